@@ -1,0 +1,130 @@
+"""ember's sessions: one test session per package (that package and its lower layers only, in a
+fresh venv), plus integration, CUDA-simulator, PTX, lint, docs, bench and the opt-in torch run.
+
+`nox` runs the default sessions (the whole suite); `nox -s bench` runs the main job.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import nox
+
+nox.options.default_venv_backend = "uv|virtualenv"
+nox.options.error_on_missing_interpreters = False
+
+ROOT = Path(__file__).parent
+# each layer and the layers it stands on, lowest first
+LAYERS = {
+    "core": ["core"],
+    "autograd": ["core", "autograd"],
+    "data": ["core", "data"],
+    "nn": ["core", "autograd", "nn"],
+    "bench": ["core", "autograd", "nn", "data", "bench"],
+}
+PRESENT = [p for p in LAYERS if (ROOT / "packages" / p / "pyproject.toml").exists()]
+TEST_DEPS = ["pytest>=8", "hypothesis>=6.100"]
+# Numba's on-disk cache lives beside the installed sources; keep one per session run.
+ENV = {"PYTHONDONTWRITEBYTECODE": "0", "NUMBA_CACHE_DIR": str(ROOT / ".nox" / "numba-cache")}
+
+nox.options.sessions = [f"tests({p})" for p in PRESENT] + ["integration", "cudasim", "ptx", "docs", "lint"]
+
+
+def _install_layers(session: nox.Session, *layers: str, extras: str = "") -> None:
+    pkgs = []
+    for layer in layers:
+        for p in LAYERS[layer]:
+            if p in PRESENT and f"./packages/{p}" not in pkgs:
+                pkgs.append(f"./packages/{p}")
+    if extras:
+        pkgs[0] = pkgs[0] + extras
+    session.install(*pkgs)
+
+
+@nox.session
+@nox.parametrize("package", PRESENT)
+def tests(session: nox.Session, package: str) -> None:
+    """One package's tests, with only that package and its lower layers installed."""
+    _install_layers(session, package)
+    session.install(*TEST_DEPS, *_extra_test_deps(package))
+    session.run("pytest", f"packages/{package}/tests", "-q", "-m", "not cuda", *session.posargs, env=ENV)
+
+
+def _extra_test_deps(package: str) -> list[str]:
+    return {"nn": ["scikit-learn"], "bench": ["scikit-learn", "matplotlib"]}.get(package, [])
+
+
+@nox.session
+def integration(session: nox.Session) -> None:
+    """Cross-layer tests (the paper's listings, training to accuracy) in tests/."""
+    _install_layers(session, *[p for p in PRESENT])
+    session.install(*TEST_DEPS, "scikit-learn")
+    session.run("pytest", "tests", "-q", *session.posargs, env=ENV)
+
+
+@nox.session
+def cudasim(session: nox.Session) -> None:
+    """The CUDA tests in Numba's CUDA simulator (tiny sizes)."""
+    _install_layers(session, *PRESENT)
+    session.install(*TEST_DEPS)
+    dirs = [f"packages/{p}/tests" for p in PRESENT]
+    session.run("pytest", *dirs, "-q", "-m", "cuda", *session.posargs,
+                env={**ENV, "NUMBA_ENABLE_CUDASIM": "1"}, success_codes=[0, 5])
+
+
+@nox.session
+def ptx(session: nox.Session) -> None:
+    """Compile every CUDA kernel to PTX for sm_90 (type-checks what the simulator accepts blindly)."""
+    _install_layers(session, "core", extras="[cuda]")
+    session.install(*TEST_DEPS)
+    session.run("python", "-m", "ember.core.cuda.ptx_check", env=ENV)
+
+
+@nox.session
+def lint(session: nox.Session) -> None:
+    """ruff, and the layering contract (import-linter): no layer imports one above it."""
+    session.install("ruff", "import-linter")
+    session.run("ruff", "check", ".")
+    _install_layers(session, *PRESENT)
+    session.run("lint-imports")
+
+
+@nox.session
+def docs(session: nox.Session) -> None:
+    """Run the tutorials in docs/tutorials and the doctests of public docstrings."""
+    _install_layers(session, *PRESENT)
+    session.install(*TEST_DEPS, "scikit-learn")
+    session.run("pytest", "-q", "--doctest-modules", *[f"packages/{p}/src" for p in PRESENT],
+                "-p", "no:cacheprovider", env=ENV, success_codes=[0, 5])
+    tutorials = sorted((ROOT / "docs" / "tutorials").glob("*.py"))
+    for script in tutorials:
+        session.run("python", str(script), env={**ENV, "EMBER_TUTORIAL_QUICK": "1"})
+
+
+@nox.session
+def bench(session: nox.Session) -> None:
+    """The main job: `ember-bench` (digits training, then the small Table 1)."""
+    if "bench" in PRESENT:
+        _install_layers(session, "bench")
+        session.install("scikit-learn", "matplotlib")
+        session.run("ember-bench", *session.posargs, env=ENV)
+    else:
+        _install_layers(session, "core")
+        session.run("python", "-m", "ember.core.demo", env=ENV)
+
+
+@nox.session
+def bench_core(session: nox.Session) -> None:
+    """Per-op overhead and matmul/conv GFLOP/s of ember-core next to numpy."""
+    _install_layers(session, "core")
+    session.run("python", "-m", "ember.core.bench_ops", *session.posargs, env=ENV)
+
+
+@nox.session
+def torch(session: nox.Session) -> None:
+    """Opt-in: compare values, gradients and trajectories against PyTorch 2.13.0 (CPU build)."""
+    _install_layers(session, *PRESENT)
+    session.install(*TEST_DEPS, "scikit-learn", "torch==2.13.0")
+    dirs = [f"packages/{p}/tests" for p in PRESENT] + ["tests"]
+    session.run("pytest", *dirs, "-q", "-m", "torch", *session.posargs, env=ENV)
+

@@ -1,0 +1,24 @@
+"""ember-core: devices, dtypes, strided tensors, the op registry and CPU/CUDA kernels.
+
+Importing it compiles nothing: Numba kernels are built on first use and cached on disk.
+"""
+
+from ember.core import dtypes as _dtypes
+from ember.core.device import device
+from ember.core.dispatch import get_op, register_dispatch_hook, registered_ops, remove_dispatch_hook
+from ember.core.dtypes import (
+    bool, double, dtype, float, float16, float32, float64, get_default_dtype, half, int, int8, int16, int32,
+    int64, long, promote_types, result_type, set_default_dtype, short, uint8,
+)
+from ember.core.storage import Storage
+from ember.core.tensor import Size, Tensor
+from ember.core.creation import (
+    arange, as_tensor, asarray, empty, empty_like, empty_strided, eye, from_numpy, full, full_like, linspace,
+    logspace, ones, ones_like, scalar_tensor, tensor, zeros, zeros_like,
+)
+from ember.core.printing import set_printoptions
+from ember.core.ops.elementwise import *  # noqa: F403
+from ember.core.ops.arith import *  # noqa: F403
+from ember.core.ops.layout import *  # noqa: F403
+
+__version__ = "0.1.0"

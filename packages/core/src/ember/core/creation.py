@@ -1,0 +1,299 @@
+"""Tensor creation: from data, from numpy (sharing memory), filled, ranges, `*_like`."""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+from ember.core import dtypes
+from ember.core.device import CPU, as_device
+from ember.core.ops import shape as _shape_ops
+from ember.core.storage import Storage
+from ember.core.tensor import Tensor, contiguous_strides
+
+__all__ = ["tensor", "as_tensor", "from_numpy", "asarray", "empty", "empty_strided", "zeros", "ones",
+           "full", "arange", "range", "linspace", "logspace", "eye", "empty_like", "zeros_like",
+           "ones_like", "full_like", "scalar_tensor", "new_empty"]
+
+def _shape_arg(size) -> tuple[int, ...]:
+    if len(size) == 1 and isinstance(size[0], tuple | list):
+        size = size[0]
+    out = []
+    for s in size:
+        if isinstance(s, Tensor):
+            s = int(s)
+        if not isinstance(s, numbers.Integral):
+            raise TypeError(f"size must be a tuple of ints, but got an element of type {type(s).__name__}")
+        if s < 0:
+            raise RuntimeError(f"Trying to create tensor with negative dimension {s}: {list(size)}")
+        out.append(int(s))
+    return tuple(out)
+
+
+def new_empty(shape: tuple[int, ...], dtype, dev=CPU) -> Tensor:
+    """An uninitialised contiguous tensor (the allocation every op's output starts from)."""
+    n = 1
+    for s in shape:
+        n *= s
+    nbytes = n * dtype.itemsize
+    st = Storage.cpu(nbytes) if dev.type == "cpu" else _shape_ops.new_storage_like(nbytes, dev)
+    return Tensor._make(st, 0, shape, contiguous_strides(shape), dtype)
+
+
+def _finish(t: Tensor, requires_grad: bool, dev, pin_memory: bool = False) -> Tensor:
+    if dev.type != t.device.type or dev != t.device:
+        t = t.to(dev)
+    if pin_memory:
+        t = t.pin_memory()
+    if requires_grad:
+        t.requires_grad_(True)
+    return t
+
+
+def _infer_np(data, dtype):
+    """A numpy array of `data` (nested lists/tuples of numbers or tensors) in ember's dtype."""
+    if isinstance(data, Tensor):
+        a = data.detach()._host_array() if data._storage.device.type != "cpu" else data._np()
+        return a if dtype is None else a.astype(dtype.np)
+    if isinstance(data, np.ndarray):
+        a = data
+    else:
+        if isinstance(data, list | tuple) and any(isinstance(x, Tensor) for x in _flat_first(data)):
+            data = _tensors_to_lists(data)
+        a = np.array(data)
+    if dtype is not None:
+        return a.astype(dtype.np)
+    if a.dtype.kind == "f":
+        return a.astype(dtypes.get_default_dtype().np) if not isinstance(data, np.ndarray) else a
+    if a.dtype.kind in "iu" and not isinstance(data, np.ndarray):
+        return a.astype(np.int64)
+    if a.dtype.kind == "b":
+        return a
+    if a.dtype.kind == "c":
+        raise TypeError("complex tensors are not supported by ember")
+    if a.dtype == np.object_ or a.dtype.kind in "USV":
+        raise TypeError(f"Could not infer dtype of {type(_first_leaf(data)).__name__}")
+    return a
+
+
+def _flat_first(data):
+    while isinstance(data, list | tuple) and data:
+        yield data[0]
+        data = data[0]
+
+
+def _first_leaf(data):
+    while isinstance(data, list | tuple) and data:
+        data = data[0]
+    return data
+
+
+def _tensors_to_lists(data):
+    if isinstance(data, Tensor):
+        return data.tolist()
+    if isinstance(data, list | tuple):
+        return [_tensors_to_lists(x) for x in data]
+    return data
+
+
+def tensor(data, *, dtype=None, device=None, requires_grad: bool = False, pin_memory: bool = False) -> Tensor:
+    """A new tensor holding a copy of `data` (nested sequences, numbers, numpy arrays, tensors).
+
+    Example:
+        >>> tensor([[1, 2], [3, 4]]).shape
+        ember.Size([2, 2])
+    """
+    dtype = None if dtype is None else dtypes.as_dtype(dtype)
+    a = np.array(_infer_np(data, dtype), copy=True)
+    t = Tensor._wrap(a)
+    return _finish(t, requires_grad, as_device(device), pin_memory)
+
+
+def as_tensor(data, dtype=None, device=None) -> Tensor:
+    """`data` as a tensor, sharing memory with a tensor or numpy array when dtype and device allow."""
+    dtype = None if dtype is None else dtypes.as_dtype(dtype)
+    if isinstance(data, Tensor):
+        return data.to(device=device if device is not None else data.device, dtype=dtype or data.dtype)
+    if isinstance(data, np.ndarray) and (dtype is None or data.dtype == dtype.np) and data.dtype in dtypes._BY_NP:
+        t = from_numpy(data) if all(s >= 0 for s in data.strides) else Tensor._wrap(data.copy())
+        return t if device is None else t.to(device)
+    return tensor(data, dtype=dtype, device=device)
+
+
+asarray = as_tensor
+
+
+def from_numpy(ndarray: np.ndarray) -> Tensor:
+    """A tensor sharing memory with `ndarray` (writes show through both ways)."""
+    if not isinstance(ndarray, np.ndarray):
+        raise TypeError(f"expected np.ndarray (got {type(ndarray).__name__})")
+    dt = dtypes._BY_NP.get(ndarray.dtype)
+    if dt is None:
+        raise TypeError(f"can't convert np.ndarray of type {ndarray.dtype}. The only supported types are: "
+                        + ", ".join(d.name for d in dtypes.ALL))
+    isz = ndarray.itemsize
+    if any(s < 0 for s in ndarray.strides):
+        raise ValueError("At least one stride in the given numpy array is negative, and tensors with negative "
+                         "strides are not currently supported. (You can probably work around this by making a "
+                         "copy of your array  with array.copy().)")
+    if any(s % isz for s in ndarray.strides):
+        raise ValueError(f"from_numpy: strides {ndarray.strides} are not multiples of the element size {isz}")
+    if ndarray.size == 0:
+        span = 0
+    else:
+        span = sum((n - 1) * s for n, s in zip(ndarray.shape, ndarray.strides, strict=True)) + isz
+    if not ndarray.flags.writeable:
+        import warnings
+
+        warnings.warn("The given NumPy array is not writable; ember does not support non-writable tensors. "
+                      "Writing to the tensor is undefined behaviour.", UserWarning, stacklevel=2)
+    st = Storage.wrap_cpu(_byte_span(ndarray, span) if span else np.empty(0, np.uint8))
+    return Tensor._make(st, 0, ndarray.shape, tuple(s // isz for s in ndarray.strides), dt)
+
+
+class _ByteSpan:
+    """Exposes `span` bytes from an array's first element; keeps the array (the owner) alive."""
+
+    def __init__(self, owner: np.ndarray, span: int) -> None:
+        self.owner = owner
+        self.__array_interface__ = {"data": (owner.__array_interface__["data"][0], False), "shape": (span,),
+                                    "typestr": "|u1", "version": 3}
+
+
+def _byte_span(a: np.ndarray, span: int) -> np.ndarray:
+    return np.asarray(_ByteSpan(a, span))
+
+
+def _dtype_or_default(dtype):
+    return dtypes.get_default_dtype() if dtype is None else dtypes.as_dtype(dtype)
+
+
+def empty(*size, out=None, dtype=None, device=None, requires_grad: bool = False, pin_memory: bool = False,
+          memory_format=None) -> Tensor:
+    shape = _shape_arg(size)
+    dev = as_device(device)
+    t = new_empty(shape, _dtype_or_default(dtype), dev)
+    if pin_memory:
+        t = t.pin_memory()
+    if requires_grad:
+        t.requires_grad_(True)
+    return t
+
+
+def empty_strided(size, stride, *, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+    shape, strides = _shape_arg((size,)), tuple(int(s) for s in stride)
+    n = 1 + sum((a - 1) * b for a, b in zip(shape, strides, strict=True)) if all(shape) else 0
+    base = empty(n, dtype=dtype, device=device)
+    t = Tensor._make(base._storage, 0, shape, strides, base._dtype)
+    return t.requires_grad_(True) if requires_grad else t
+
+
+def full(size, fill_value, *, out=None, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+    """A tensor of `size` filled with `fill_value` (dtype inferred from the value, as PyTorch)."""
+    if dtype is None:
+        if isinstance(fill_value, bool):
+            dtype = dtypes.bool
+        elif isinstance(fill_value, numbers.Integral):
+            dtype = dtypes.int64
+        else:
+            dtype = dtypes.get_default_dtype()
+    t = empty(*_shape_arg((size,) if not isinstance(size, int) else (size,)), dtype=dtype, device=device)
+    t.fill_(fill_value)
+    if out is not None:
+        return out.resize_(t.shape).copy_(t)
+    return t.requires_grad_(True) if requires_grad else t
+
+
+def zeros(*size, out=None, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+    return full(_shape_arg(size), 0, out=out, dtype=_dtype_or_default(dtype), device=device,
+                requires_grad=requires_grad)
+
+
+def ones(*size, out=None, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+    return full(_shape_arg(size), 1, out=out, dtype=_dtype_or_default(dtype), device=device,
+                requires_grad=requires_grad)
+
+
+def scalar_tensor(s, *, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+    return full((), s, dtype=_dtype_or_default(dtype), device=device, requires_grad=requires_grad)
+
+
+def _like(x: Tensor, dtype, device):
+    return (x._shape, x._dtype if dtype is None else dtypes.as_dtype(dtype), x.device if device is None else device)
+
+
+def empty_like(input: Tensor, *, dtype=None, device=None, requires_grad: bool = False, memory_format=None) -> Tensor:
+    shape, dt, dev = _like(input, dtype, device)
+    return empty(shape, dtype=dt, device=dev, requires_grad=requires_grad)
+
+
+def zeros_like(input: Tensor, *, dtype=None, device=None, requires_grad: bool = False, memory_format=None) -> Tensor:
+    shape, dt, dev = _like(input, dtype, device)
+    return zeros(shape, dtype=dt, device=dev, requires_grad=requires_grad)
+
+
+def ones_like(input: Tensor, *, dtype=None, device=None, requires_grad: bool = False, memory_format=None) -> Tensor:
+    shape, dt, dev = _like(input, dtype, device)
+    return ones(shape, dtype=dt, device=dev, requires_grad=requires_grad)
+
+
+def full_like(input: Tensor, fill_value, *, dtype=None, device=None, requires_grad: bool = False,
+              memory_format=None) -> Tensor:
+    shape, dt, dev = _like(input, dtype, device)
+    return full(shape, fill_value, dtype=dt, device=dev, requires_grad=requires_grad)
+
+
+def _num(x):
+    return x.item() if isinstance(x, Tensor) else x
+
+
+def arange(start, end=None, step=1, *, out=None, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+    """Values from `start` up to (not including) `end`, every `step`."""
+    start, end, step = _num(start), _num(end), _num(step)
+    if end is None:
+        start, end = 0, start
+    if step == 0:
+        raise RuntimeError("step must be nonzero")
+    if (end - start) * step < 0:
+        raise RuntimeError(f"upper bound and larger bound inconsistent with step sign; got start={start}, "
+                           f"end={end}, step={step}")
+    if dtype is None:
+        all_int = all(isinstance(v, numbers.Integral) for v in (start, end, step))
+        dtype = dtypes.int64 if all_int else dtypes.get_default_dtype()
+    dtype = dtypes.as_dtype(dtype)
+    n = int(np.ceil((end - start) / step))
+    a = (start + np.arange(n, dtype=np.float64 if dtype.is_floating_point else np.int64) * step).astype(dtype.np)
+    t = _finish(Tensor._wrap(a), requires_grad, as_device(device))
+    return out.resize_(t.shape).copy_(t) if out is not None else t
+
+
+def range(start, end, step=1, *, dtype=None, device=None, requires_grad: bool = False) -> Tensor:  # noqa: A001
+    """Deprecated PyTorch `range`: like `arange` but including `end`."""
+    n = int(np.floor((end - start) / step)) + 1
+    dtype = _dtype_or_default(dtype)
+    a = (start + np.arange(n, dtype=np.float64) * step).astype(dtype.np)
+    return _finish(Tensor._wrap(a), requires_grad, as_device(device))
+
+
+def linspace(start, end, steps: int, *, out=None, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+    if steps < 0:
+        raise RuntimeError("number of steps must be non-negative")
+    dtype = _dtype_or_default(dtype)
+    a = np.linspace(_num(start), _num(end), steps, dtype=np.float64).astype(dtype.np)
+    t = _finish(Tensor._wrap(a), requires_grad, as_device(device))
+    return out.resize_(t.shape).copy_(t) if out is not None else t
+
+
+def logspace(start, end, steps: int, base: float = 10.0, *, dtype=None, device=None,
+             requires_grad: bool = False) -> Tensor:
+    dtype = _dtype_or_default(dtype)
+    a = np.logspace(_num(start), _num(end), steps, base=base, dtype=np.float64).astype(dtype.np)
+    return _finish(Tensor._wrap(a), requires_grad, as_device(device))
+
+
+def eye(n: int, m: int | None = None, *, out=None, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+    dtype = _dtype_or_default(dtype)
+    t = _finish(Tensor._wrap(np.eye(n, n if m is None else m, dtype=dtype.np)), requires_grad, as_device(device))
+    return out.resize_(t.shape).copy_(t) if out is not None else t
+

@@ -1,0 +1,81 @@
+"""Devices: `device("cpu")`, `device("cuda:1")`; strings are accepted wherever a device is."""
+
+from __future__ import annotations
+
+__all__ = ["device", "as_device"]
+
+_TYPES = ("cpu", "cuda")
+
+
+class device:
+    """Where a tensor's storage lives: a type (`cpu` or `cuda`) and, for CUDA, an index."""
+
+    __slots__ = ("type", "index")
+
+    def __new__(cls, type, index: int | None = None):
+        if isinstance(type, device):
+            return type
+        if isinstance(type, int) and not isinstance(type, bool):
+            type, index = "cuda", type
+        if not isinstance(type, str):
+            raise TypeError(f"device: expected a string, an int or a device; got {type!r}")
+        key = (type, index)
+        cached = _CACHE.get(key)
+        if cached is not None:
+            return cached
+        kind, sep, idx = type.partition(":")
+        if kind not in _TYPES:
+            raise RuntimeError(f"Expected one of cpu, cuda device type at start of device string: {type}")
+        if sep:
+            if index is not None:
+                raise RuntimeError(f"device: index given twice in {type!r} and index={index}")
+            if not idx.isdigit():
+                raise RuntimeError(f"Invalid device string: '{type}'")
+            index = int(idx)
+        if index is not None and index < 0:
+            raise RuntimeError(f"Device index must not be negative; got {index}")
+        self = object.__new__(cls)
+        object.__setattr__(self, "type", kind)
+        object.__setattr__(self, "index", index)
+        _CACHE[key] = self
+        return self
+
+    def __setattr__(self, name, value):
+        raise AttributeError("device is immutable")
+
+    def __repr__(self) -> str:
+        return f"device(type='{self.type}')" if self.index is None else (
+            f"device(type='{self.type}', index={self.index})")
+
+    def __str__(self) -> str:
+        return self.type if self.index is None else f"{self.type}:{self.index}"
+
+    def __eq__(self, other) -> bool:
+        if isinstance(other, str):
+            try:
+                other = device(other)
+            except RuntimeError:
+                return False
+        return isinstance(other, device) and self.type == other.type and self.index == other.index
+
+    def __hash__(self) -> int:
+        return hash((self.type, self.index))
+
+    def __reduce__(self):
+        return (device, (str(self),))
+
+
+_CACHE: dict = {}
+CPU = device("cpu")
+
+
+def as_device(d) -> device:
+    """A concrete device: `None` means the CPU; a bare "cuda" means the current CUDA device."""
+    if d is None:
+        return CPU
+    d = device(d)
+    if d.type == "cuda" and d.index is None:
+        from ember.core.cuda import current_device
+
+        return device("cuda", current_device())
+    return d

@@ -1,0 +1,153 @@
+"""dtypes and PyTorch's type-promotion rules."""
+
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = [
+    "dtype", "bool", "uint8", "int8", "int16", "int32", "int64", "float16", "float32", "float64",
+    "half", "float", "double", "short", "int", "long", "result_type", "promote_types",
+    "get_default_dtype", "set_default_dtype", "can_cast", "as_dtype",
+]
+
+_builtin_bool, _builtin_int, _builtin_float = bool, int, float
+
+# promotion categories: bool < integer < floating
+_BOOL, _INT, _FLOAT = 0, 1, 2
+
+
+class dtype:
+    """An element type of tensors; `ember.core.float32` and friends are its only instances."""
+
+    __slots__ = ("name", "np", "itemsize", "is_floating_point", "is_signed", "_category", "_rank")
+
+    def __init__(self, name: str, np_dtype, category: int, rank: int) -> None:
+        self.name = name
+        self.np = np.dtype(np_dtype)
+        self.itemsize = self.np.itemsize
+        self.is_floating_point = category == _FLOAT
+        self.is_signed = name not in ("bool", "uint8")
+        self._category = category
+        self._rank = rank
+
+    @property
+    def is_complex(self) -> _builtin_bool:
+        return False
+
+    def to_real(self) -> dtype:
+        return self
+
+    def __repr__(self) -> str:
+        return f"ember.{self.name}"
+
+    def __reduce__(self):
+        return (as_dtype, (self.name,))
+
+
+bool = dtype("bool", np.bool_, _BOOL, 0)  # noqa: A001 - PyTorch's public name
+uint8 = dtype("uint8", np.uint8, _INT, 1)
+int8 = dtype("int8", np.int8, _INT, 1)
+int16 = dtype("int16", np.int16, _INT, 2)
+int32 = dtype("int32", np.int32, _INT, 3)
+int64 = dtype("int64", np.int64, _INT, 4)
+float16 = dtype("float16", np.float16, _FLOAT, 1)
+float32 = dtype("float32", np.float32, _FLOAT, 2)
+float64 = dtype("float64", np.float64, _FLOAT, 3)
+half, float, double = float16, float32, float64  # noqa: A001
+short, int, long = int16, int32, int64  # noqa: A001
+
+ALL = (bool, uint8, int8, int16, int32, int64, float16, float32, float64)
+_BY_NAME = {d.name: d for d in ALL} | {
+    "half": float16, "float": float32, "double": float64, "short": int16, "int": int32, "long": int64,
+}
+_BY_NP = {d.np: d for d in ALL}
+
+_default_float = float32
+
+
+def get_default_dtype() -> dtype:
+    """The floating dtype that Python floats and integer division produce (float32 unless set)."""
+    return _default_float
+
+
+def set_default_dtype(d: dtype) -> None:
+    """Set the default floating dtype; only float16, float32 and float64 are allowed."""
+    global _default_float
+    d = as_dtype(d)
+    if not d.is_floating_point:
+        raise TypeError(f"set_default_dtype: only floating-point dtypes are allowed; got {d}")
+    _default_float = d
+
+
+def as_dtype(d) -> dtype:
+    """Turn an ember dtype, a numpy dtype, a Python type or a name into an ember dtype."""
+    if type(d) is dtype:
+        return d
+    if d is _builtin_float:
+        return _default_float
+    if d is _builtin_int:
+        return int64
+    if d is _builtin_bool:
+        return bool
+    if isinstance(d, str) and d in _BY_NAME:
+        return _BY_NAME[d]
+    try:
+        return _BY_NP[np.dtype(d)]
+    except (TypeError, KeyError):
+        raise TypeError(f"unsupported dtype: {d!r}; ember supports {', '.join(x.name for x in ALL)}") from None
+
+
+def promote_types(a: dtype, b: dtype) -> dtype:
+    """The smallest dtype both `a` and `b` convert to without losing range (PyTorch's table)."""
+    if a is b:
+        return a
+    if a._category != b._category:
+        return a if a._category > b._category else b
+    if a._category == _INT:
+        if uint8 in (a, b):
+            other = b if a is uint8 else a
+            return int16 if other is int8 else other
+    return a if a._rank >= b._rank else b
+
+
+def _scalar_category(x) -> int:
+    if isinstance(x, _builtin_bool | np.bool_):
+        return _BOOL
+    if isinstance(x, _builtin_int | np.integer):
+        return _INT
+    return _FLOAT
+
+
+def result_type(*operands) -> dtype:
+    """The dtype of an op over `operands` (tensors and Python scalars), as PyTorch computes it.
+
+    Tensors with dims win over 0-dim tensors, which win over Python scalars, unless a lower
+    priority operand is of a higher category (bool < integer < floating).
+    """
+    dims = zero = None
+    scalar_cat = -1
+    for x in operands:
+        d = getattr(x, "dtype", None)
+        if type(d) is dtype and hasattr(x, "_shape"):
+            if x._shape:
+                dims = d if dims is None else promote_types(dims, d)
+            else:
+                zero = d if zero is None else promote_types(zero, d)
+        elif isinstance(x, dtype):
+            dims = x if dims is None else promote_types(dims, x)
+        else:
+            scalar_cat = max(scalar_cat, _scalar_category(x))
+    out = dims
+    if zero is not None:
+        out = zero if out is None or zero._category > out._category else out
+    if scalar_cat >= 0:
+        if out is None or scalar_cat > out._category:
+            out = (bool, int64, _default_float)[scalar_cat]
+    if out is None:
+        raise TypeError("result_type: no operands")
+    return out
+
+
+def can_cast(from_: dtype, to: dtype) -> _builtin_bool:
+    """Whether an in-place op may write a `from_` result into a `to` tensor (no category downcast)."""
+    return from_._category <= to._category

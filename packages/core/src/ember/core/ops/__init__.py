@@ -1,0 +1,1 @@
+"""ember-core's ops: each module declares its primitives once and registers their CPU kernels."""

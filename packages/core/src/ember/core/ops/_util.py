@@ -1,0 +1,73 @@
+"""Shared helpers for CPU kernels: numpy views of arguments, `out=` handling, shape errors."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+
+from ember.core import dtypes
+from ember.core.tensor import Tensor, describe
+
+__all__ = ["arr", "wrap", "write_out", "broadcast_shapes", "normalize_dims", "shape_error"]
+
+
+def arr(x):
+    """The numpy view of a CPU tensor; Python scalars pass through."""
+    return x._np() if isinstance(x, Tensor) else x
+
+
+wrap = Tensor._wrap
+
+
+def shape_error(op: str, *xs) -> ValueError:
+    return ValueError(f"{op}: shapes are not broadcastable; got " + " and ".join(describe(x) for x in xs))
+
+
+def broadcast_shapes(*shapes) -> tuple[int, ...]:
+    """The broadcast of `shapes`, raising with every shape named when they do not broadcast."""
+    try:
+        return tuple(np.broadcast_shapes(*shapes))
+    except ValueError:
+        raise ValueError("shapes cannot be broadcast together: " + ", ".join(str(tuple(s)) for s in shapes)) from None
+
+
+def write_out(out: Tensor, result, op: str) -> Tensor:
+    """Copy `result` (a numpy array or scalar) into `out`, resizing `out` as PyTorch does."""
+    result = np.asarray(result)
+    if tuple(out._shape) != result.shape:
+        if out.numel() != 0:
+            warnings.warn(f"{op}: an output with one or more elements was resized since it had shape "
+                          f"{tuple(out._shape)}, which does not match the required output shape {result.shape}",
+                          UserWarning, stacklevel=4)
+        from ember.core.ops.shape import resize_
+
+        resize_(out, result.shape)
+    rt = dtypes._BY_NP[result.dtype]
+    if not dtypes.can_cast(rt, out._dtype):
+        raise RuntimeError(f"{op}: result type {rt.name} can't be cast to the desired output type "
+                           f"{out._dtype.name}")
+    if out._storage.device.type == "cpu":
+        np.copyto(out._np(), result, casting="unsafe")
+    else:
+        out.copy_(wrap(result))
+    return out
+
+
+def normalize_dims(dim, ndim: int, op: str) -> tuple[int, ...] | None:
+    """`dim` (None, an int or a sequence of ints) as a sorted tuple of non-negative dims."""
+    if dim is None:
+        return None
+    if isinstance(dim, int | np.integer):
+        dim = (int(dim),)
+    n = max(ndim, 1)
+    out = []
+    for d in dim:
+        d = int(d)
+        if not -n <= d < n:
+            raise IndexError(f"{op}: Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {d})")
+        d = d % n
+        if d in out:
+            raise RuntimeError(f"{op}: dim {d} appears multiple times in the list of dims")
+        out.append(d)
+    return tuple(sorted(out)) if ndim else ()

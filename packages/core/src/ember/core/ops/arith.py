@@ -1,0 +1,175 @@
+"""The public elementwise API over the primitives: `add(alpha=)`, `div(rounding_mode=)`, the
+Python operators, in-place twins, `addcmul`/`addcdiv`, and the unary ops as methods."""
+
+from __future__ import annotations
+
+from ember.core import dtypes
+from ember.core.methods import attach, inplace, method
+from ember.core.ops import elementwise as ew
+from ember.core.tensor import Tensor
+
+_UNARY_INPLACE = [r[0] for r in ew.UNARY if r[2] != ew.BOOL]
+for _name, *_ in ew.UNARY:
+    attach(_name, getattr(ew, _name))
+for _name in _UNARY_INPLACE:
+    inplace(getattr(ew, _name), _name + "_")
+
+for _name in ("maximum", "minimum", "fmax", "fmin", "atan2", "hypot", "copysign", "xlogy", "eq", "ne", "lt", "le",
+              "gt", "ge", "logical_and", "logical_or", "logical_xor", "bitwise_and", "bitwise_or",
+              "bitwise_xor", "fmod", "remainder", "where", "lerp"):
+    attach(_name, getattr(ew, _name))
+for _name in ("atan2", "hypot", "copysign", "xlogy", "eq", "ne", "lt", "le", "gt", "ge", "logical_and",
+              "logical_or", "logical_xor", "bitwise_and", "bitwise_or", "bitwise_xor", "fmod", "remainder",
+              "lerp"):
+    inplace(getattr(ew, _name), _name + "_")
+
+greater, greater_equal, less, less_equal, not_equal = ew.gt, ew.ge, ew.lt, ew.le, ew.ne
+for _alias, _op in (("greater", ew.gt), ("greater_equal", ew.ge), ("less", ew.lt), ("less_equal", ew.le),
+                    ("not_equal", ew.ne), ("absolute", ew.abs), ("negative", ew.neg), ("arcsin", ew.asin),
+                    ("arccos", ew.acos), ("arctan", ew.atan), ("arctan2", ew.atan2), ("fix", ew.trunc)):
+    attach(_alias, _op)
+negative, absolute, fix = ew.neg, ew.abs, ew.trunc
+arcsin, arccos, arctan, arctan2 = ew.asin, ew.acos, ew.atan, ew.atan2
+
+
+@method
+def add(input, other, *, alpha=1, out=None) -> Tensor:
+    """`input + alpha * other`, broadcasting."""
+    if alpha != 1:
+        other = ew.mul(other, alpha)
+    return ew.add(input, other, out=out)
+
+
+@method
+def sub(input, other, *, alpha=1, out=None) -> Tensor:
+    """`input - alpha * other`, broadcasting."""
+    if isinstance(input, Tensor) and input._dtype is dtypes.bool and isinstance(other, Tensor) \
+            and other._dtype is dtypes.bool:
+        raise TypeError("Subtraction, the `-` operator, with two bool tensors is not supported. "
+                        "Use the `^` or `logical_xor()` operator instead.")
+    if alpha != 1:
+        other = ew.mul(other, alpha)
+    return ew.sub(input, other, out=out)
+
+
+subtract = sub
+attach("subtract", sub)
+
+
+@method
+def mul(input, other, *, out=None) -> Tensor:
+    return ew.mul(input, other, out=out)
+
+
+multiply = mul
+attach("multiply", mul)
+
+
+@method
+def div(input, other, *, rounding_mode: str | None = None, out=None) -> Tensor:
+    """True division, or `rounding_mode="trunc"`/`"floor"` division."""
+    if rounding_mode is None:
+        return ew.div(input, other, out=out)
+    if rounding_mode == "floor":
+        return ew.floor_divide(input, other, out=out)
+    if rounding_mode == "trunc":
+        return ew.trunc_divide(input, other, out=out)
+    raise ValueError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but found '{rounding_mode}'")
+
+
+divide = true_divide = div
+attach("divide", div)
+attach("true_divide", div)
+
+
+@method
+def floor_divide(input, other, *, out=None) -> Tensor:
+    return ew.floor_divide(input, other, out=out)
+
+
+@method
+def pow(input, exponent, *, out=None) -> Tensor:  # noqa: A001
+    return ew.pow(input, exponent, out=out)
+
+
+@method
+def float_power(input, exponent, *, out=None) -> Tensor:
+    return ew.pow(_as_float64(input), _as_float64(exponent), out=out)
+
+
+def _as_float64(x):
+    return x.to(dtypes.float64) if isinstance(x, Tensor) else float(x)
+
+
+@method
+def clamp(input, min=None, max=None, *, out=None) -> Tensor:  # noqa: A002
+    """Limit every element to [min, max] (either bound may be None, a number or a tensor)."""
+    return ew.clamp(input, min, max, out=out)
+
+
+clip = clamp
+attach("clip", clamp)
+
+
+@method
+def clamp_min(input, min, *, out=None) -> Tensor:  # noqa: A002
+    return ew.clamp(input, min, None, out=out)
+
+
+@method
+def clamp_max(input, max, *, out=None) -> Tensor:  # noqa: A002
+    return ew.clamp(input, None, max, out=out)
+
+
+@method
+def addcmul(input, tensor1, tensor2, *, value=1, out=None) -> Tensor:
+    """`input + value * tensor1 * tensor2`."""
+    prod = ew.mul(tensor1, tensor2)
+    return ew.add(input, prod if value == 1 else ew.mul(prod, value), out=out)
+
+
+@method
+def addcdiv(input, tensor1, tensor2, *, value=1, out=None) -> Tensor:
+    """`input + value * tensor1 / tensor2`."""
+    q = ew.div(tensor1, tensor2)
+    return ew.add(input, q if value == 1 else ew.mul(q, value), out=out)
+
+
+@method
+def rsub(input, other, *, alpha=1) -> Tensor:
+    return sub(other, input, alpha=alpha)
+
+
+for _fn in (add, sub, mul, div, pow, clamp, clamp_min, clamp_max, addcmul, addcdiv, floor_divide, float_power):
+    inplace(_fn)
+inplace(sub, "subtract_")
+inplace(mul, "multiply_")
+inplace(div, "divide_")
+inplace(div, "true_divide_")
+inplace(clamp, "clip_")
+
+
+def _reflected(fn):
+    return lambda self, other: fn(other, self)
+
+
+def _inplace_op(fn):
+    def op(self, other):
+        return fn(self, other, out=self)
+    return op
+
+
+_OPERATORS = {
+    "add": add, "sub": sub, "mul": mul, "truediv": div, "floordiv": floor_divide, "mod": ew.remainder,
+    "pow": pow, "and": ew.bitwise_and, "or": ew.bitwise_or, "xor": ew.bitwise_xor,
+}
+for _name, _fn in _OPERATORS.items():
+    attach(f"__{_name}__", lambda self, other, _fn=_fn: _fn(self, other))
+    attach(f"__r{_name}__", _reflected(_fn))
+    attach(f"__i{_name}__", _inplace_op(_fn))
+for _name, _fn in (("eq", ew.eq), ("ne", ew.ne), ("lt", ew.lt), ("le", ew.le), ("gt", ew.gt), ("ge", ew.ge)):
+    attach(f"__{_name}__", lambda self, other, _fn=_fn: _fn(self, other))
+attach("__neg__", lambda self: ew.neg(self))
+attach("__pos__", lambda self: self)
+attach("__abs__", lambda self: ew.abs(self))
+attach("__invert__", lambda self: ew.logical_not(self) if self._dtype is dtypes.bool else ew.bitwise_xor(self, -1))

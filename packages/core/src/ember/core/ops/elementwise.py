@@ -1,0 +1,343 @@
+"""Elementwise ops: unary math, binary arithmetic with broadcasting, comparisons, logic.
+
+Each op is declared once from a table row (name, numpy reference, dtype rule); its CPU kernel
+is generated from the same row and computes in the result dtype (PyTorch's promotion, not
+numpy's) without temporaries where numpy's ufunc can write straight into `out`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ember.core import dtypes
+from ember.core.dispatch import declare
+from ember.core.ops._util import arr, shape_error, wrap, write_out
+from ember.core.ops import numba_cpu
+from ember.core.tensor import Tensor
+
+# dtype rules
+SAME = "same"          # result keeps the input's dtype (neg, abs, floor of ints)
+FLOAT = "float"        # integers and bools compute in the default float dtype (exp, sqrt)
+BOOL = "bool"          # the result is bool (isnan, logical_not)
+
+
+def _sigmoid(x, dtype=None, out=None):
+    return np.divide(1, np.add(1, np.exp(np.negative(x, dtype=dtype), dtype=dtype), dtype=dtype), out=out,
+                     dtype=dtype)
+
+
+def _relu(x, dtype=None, out=None):
+    return np.maximum(x, np.zeros((), dtype=x.dtype), out=out, dtype=dtype)
+
+
+def _rsqrt(x, dtype=None, out=None):
+    return np.reciprocal(np.sqrt(x, dtype=dtype), out=out, dtype=dtype)
+
+
+def _silu(x, dtype=None, out=None):
+    return np.multiply(x, _sigmoid(x, dtype), out=out, dtype=dtype)
+
+
+def _erf(x, dtype=None, out=None):
+    return numba_cpu.erf(x, dtype=dtype, out=out)
+
+
+def _erfinv(x, dtype=None, out=None):
+    return numba_cpu.erfinv(x, dtype=dtype, out=out)
+
+
+def _sign(x, dtype=None, out=None):
+    if x.dtype == np.bool_:
+        return np.copyto(out, x) if out is not None else x.copy()
+    return np.sign(x, out=out, dtype=dtype)
+
+
+def _abs(x, dtype=None, out=None):
+    if x.dtype == np.bool_:
+        return np.copyto(out, x) if out is not None else x.copy()
+    return np.abs(x, out=out, dtype=dtype)
+
+
+def _neg(x, dtype=None, out=None):
+    if x.dtype == np.bool_:
+        raise TypeError("Negation, the `-` operator, on a bool tensor is not supported. "
+                        "If you are trying to invert a mask, use the `~` or `logical_not()` operator instead.")
+    return np.negative(x, out=out, dtype=dtype)
+
+
+def _square(x, dtype=None, out=None):
+    return np.multiply(x, x, out=out, dtype=dtype)
+
+
+def _frac(x, dtype=None, out=None):
+    return np.subtract(x, np.trunc(x, dtype=dtype), out=out, dtype=dtype)
+
+
+def _same_int(fn):
+    """floor/ceil/round/trunc of an integer tensor is the tensor itself."""
+    def kernel(x, dtype=None, out=None):
+        if x.dtype.kind in "biu":
+            if out is not None:
+                np.copyto(out, x, casting="unsafe")
+                return out
+            return x.copy()
+        return fn(x, out=out, dtype=dtype)
+    return kernel
+
+
+UNARY = [
+    # name, numpy implementation, dtype rule
+    ("neg", _neg, SAME),
+    ("abs", _abs, SAME),
+    ("sign", _sign, SAME),
+    ("square", _square, SAME),
+    ("floor", _same_int(np.floor), SAME),
+    ("ceil", _same_int(np.ceil), SAME),
+    ("trunc", _same_int(np.trunc), SAME),
+    ("frac", _frac, FLOAT),
+    ("relu", _relu, SAME),
+    ("exp", np.exp, FLOAT),
+    ("exp2", np.exp2, FLOAT),
+    ("expm1", np.expm1, FLOAT),
+    ("log", np.log, FLOAT),
+    ("log1p", np.log1p, FLOAT),
+    ("log2", np.log2, FLOAT),
+    ("log10", np.log10, FLOAT),
+    ("sqrt", np.sqrt, FLOAT),
+    ("rsqrt", _rsqrt, FLOAT),
+    ("reciprocal", np.reciprocal, FLOAT),
+    ("sin", np.sin, FLOAT),
+    ("cos", np.cos, FLOAT),
+    ("tan", np.tan, FLOAT),
+    ("asin", np.arcsin, FLOAT),
+    ("acos", np.arccos, FLOAT),
+    ("atan", np.arctan, FLOAT),
+    ("sinh", np.sinh, FLOAT),
+    ("cosh", np.cosh, FLOAT),
+    ("tanh", np.tanh, FLOAT),
+    ("asinh", np.arcsinh, FLOAT),
+    ("acosh", np.arccosh, FLOAT),
+    ("atanh", np.arctanh, FLOAT),
+    ("sigmoid", _sigmoid, FLOAT),
+    ("silu", _silu, FLOAT),
+    ("erf", _erf, FLOAT),
+    ("erfinv", _erfinv, FLOAT),
+    ("isnan", np.isnan, BOOL),
+    ("isinf", np.isinf, BOOL),
+    ("isfinite", np.isfinite, BOOL),
+    ("logical_not", np.logical_not, BOOL),
+    ("signbit", np.signbit, BOOL),
+]
+
+_NOT_DIFFERENTIABLE = {"sign", "floor", "ceil", "trunc", "isnan", "isinf", "isfinite", "logical_not", "signbit"}
+
+
+def _unary_dtype(rule: str, x: Tensor) -> dtypes.dtype:
+    if rule == SAME:
+        return x._dtype
+    if rule == BOOL:
+        return dtypes.bool
+    return x._dtype if x._dtype.is_floating_point else dtypes.get_default_dtype()
+
+
+def _make_unary(name: str, fn, rule: str):
+    op = declare(name, fn, differentiable=name not in _NOT_DIFFERENTIABLE)
+
+    @op.register("cpu")
+    def kernel(x, *, out=None):
+        dt = _unary_dtype(rule, x)
+        a = x._np()
+        if rule == BOOL:
+            r = fn(a) if a.dtype.kind == "f" or name == "logical_not" else _bool_of_int(name, a)
+        else:
+            if out is not None and out._dtype is dt and out._shape == x._shape:
+                fn(a, out=out._np(), dtype=dt.np)
+                return out
+            r = fn(a, dtype=dt.np)
+        if out is not None:
+            return write_out(out, r, name)
+        return wrap(r)
+
+    return op
+
+
+def _bool_of_int(name: str, a):
+    """isnan/isinf/isfinite/signbit of an integer array (numpy lacks some integer loops)."""
+    if name == "isfinite":
+        return np.ones(a.shape, dtype=np.bool_)
+    if name == "signbit":
+        return a < 0
+    return np.zeros(a.shape, dtype=np.bool_)
+
+
+for _row in UNARY:
+    globals()[_row[0]] = _make_unary(*_row)
+
+
+# --- binary ---------------------------------------------------------------------------
+def _floor_divide(a, b, dtype=None, out=None):
+    return np.floor_divide(a, b, out=out, dtype=dtype)
+
+
+def _trunc_divide(a, b, dtype=None, out=None):
+    if np.dtype(dtype).kind == "f":
+        return np.trunc(np.divide(a, b, dtype=dtype), out=out, dtype=dtype)
+    q = np.floor_divide(a, b, dtype=dtype)
+    fix = (np.remainder(a, b, dtype=dtype) != 0) & ((np.asarray(a) < 0) != (np.asarray(b) < 0))
+    return np.add(q, fix, out=out, dtype=dtype, casting="unsafe")
+
+
+def _pow(a, b, dtype=None, out=None):
+    if np.dtype(dtype).kind in "iu" and np.any(np.asarray(b) < 0):
+        raise RuntimeError("Integers to negative integer powers are not allowed.")
+    return np.power(a, b, out=out, dtype=dtype)
+
+
+# name, numpy implementation, dtype rule: "promote" (PyTorch's result_type), "float"
+# (promote, then integers go to the default float), "bool" (comparisons and logic)
+BINARY = [
+    ("add", np.add, "promote"),
+    ("sub", np.subtract, "promote"),
+    ("mul", np.multiply, "promote"),
+    ("div", np.true_divide, "float"),
+    ("floor_divide", _floor_divide, "promote"),
+    ("trunc_divide", _trunc_divide, "promote"),
+    ("remainder", np.remainder, "promote"),
+    ("fmod", np.fmod, "promote"),
+    ("pow", _pow, "promote"),
+    ("maximum", np.maximum, "promote"),
+    ("minimum", np.minimum, "promote"),
+    ("fmax", np.fmax, "promote"),
+    ("fmin", np.fmin, "promote"),
+    ("atan2", np.arctan2, "float"),
+    ("hypot", np.hypot, "float"),
+    ("copysign", np.copysign, "float"),
+    ("xlogy", None, "float"),
+    ("eq", np.equal, "bool"),
+    ("ne", np.not_equal, "bool"),
+    ("lt", np.less, "bool"),
+    ("le", np.less_equal, "bool"),
+    ("gt", np.greater, "bool"),
+    ("ge", np.greater_equal, "bool"),
+    ("logical_and", np.logical_and, "bool"),
+    ("logical_or", np.logical_or, "bool"),
+    ("logical_xor", np.logical_xor, "bool"),
+    ("bitwise_and", np.bitwise_and, "promote"),
+    ("bitwise_or", np.bitwise_or, "promote"),
+    ("bitwise_xor", np.bitwise_xor, "promote"),
+]
+
+_BINARY_NOT_DIFFERENTIABLE = {"floor_divide", "trunc_divide", "eq", "ne", "lt", "le", "gt", "ge",
+                              "logical_and", "logical_or", "logical_xor", "bitwise_and", "bitwise_or",
+                              "bitwise_xor"}
+_INTEGER_ONLY = {"bitwise_and", "bitwise_or", "bitwise_xor"}
+
+
+def _xlogy(a, b, dtype=None, out=None):
+    a = np.asarray(a, dtype=dtype)
+    r = np.where(a == 0, np.zeros((), dtype), a * np.log(np.asarray(b, dtype=dtype)))
+    r = np.where(np.isnan(np.asarray(b, dtype=dtype)), np.asarray(np.nan, dtype), r)
+    if out is not None:
+        np.copyto(out, r, casting="unsafe")
+        return out
+    return r.astype(dtype, copy=False)
+
+
+def binary_dtype(rule: str, a, b) -> dtypes.dtype:
+    """The dtype an elementwise binary op computes in (and returns, but for comparisons)."""
+    dt = dtypes.result_type(a, b)
+    if rule == "float" and not dt.is_floating_point:
+        return dtypes.get_default_dtype()
+    return dt
+
+
+def _check_int_div(name: str, b, dt) -> None:
+    if name in ("floor_divide", "trunc_divide", "remainder", "fmod") and not dt.is_floating_point:
+        if np.any(np.asarray(arr(b)) == 0):
+            raise ZeroDivisionError(f"{name}: integer division by zero")
+
+
+def _make_binary(name: str, fn, rule: str):
+    fn = fn or _xlogy
+    op = declare(name, fn, differentiable=name not in _BINARY_NOT_DIFFERENTIABLE)
+
+    @op.register("cpu")
+    def kernel(a, b, *, out=None):
+        dt = binary_dtype(rule, a, b)
+        if name in _INTEGER_ONLY and dt.is_floating_point:
+            raise TypeError(f"{name}: only integer and bool tensors are supported; got {dt.name}")
+        _check_int_div(name, b, dt)
+        x, y = arr(a), arr(b)
+        try:
+            if rule == "bool":
+                r = fn(x, y)
+            else:
+                if out is not None and out._dtype is dt and out._shape == _shape_of(a, b):
+                    fn(x, y, out=out._np(), dtype=dt.np)
+                    return out
+                r = fn(x, y, dtype=dt.np)
+        except ValueError as e:
+            if "broadcast" in str(e):
+                raise shape_error(name, a, b) from None
+            raise
+        if out is not None:
+            return write_out(out, r, name)
+        return wrap(r)
+
+    return op
+
+
+def _shape_of(a, b):
+    sa = a._shape if isinstance(a, Tensor) else ()
+    sb = b._shape if isinstance(b, Tensor) else ()
+    return sa if sa == sb or not sb else (sb if not sa else np.broadcast_shapes(sa, sb))
+
+
+for _row in BINARY:
+    globals()[_row[0]] = _make_binary(*_row)
+
+
+# --- ternary ---------------------------------------------------------------------------
+where = declare("where", np.where)
+
+
+@where.register("cpu")
+def _where_cpu(condition, input, other, *, out=None):
+    if isinstance(condition, Tensor) and condition._dtype is not dtypes.bool:
+        raise TypeError(f"where: expected condition to be a bool tensor; got {condition._dtype.name}")
+    dt = dtypes.result_type(input, other)
+    try:
+        r = np.where(arr(condition), arr(input), arr(other)).astype(dt.np, copy=False)
+    except ValueError:
+        raise shape_error("where", condition, input, other) from None
+    return write_out(out, r, "where") if out is not None else wrap(r)
+
+
+clamp = declare("clamp", np.clip)
+
+
+@clamp.register("cpu")
+def _clamp_cpu(input, min=None, max=None, *, out=None):  # noqa: A002 - PyTorch's names
+    if min is None and max is None:
+        raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+    dt = dtypes.result_type(*(v for v in (input, min, max) if v is not None))
+    x = arr(input).astype(dt.np, copy=False)
+    r = x
+    if min is not None:
+        r = np.maximum(r, arr(min), dtype=dt.np)
+    if max is not None:
+        r = np.minimum(r, arr(max), dtype=dt.np)
+    if r is x:
+        r = x.copy()
+    return write_out(out, r, "clamp") if out is not None else wrap(r)
+
+
+lerp = declare("lerp", lambda a, b, w: a + w * (b - a))
+
+
+@lerp.register("cpu")
+def _lerp_cpu(input, end, weight, *, out=None):
+    dt = dtypes.result_type(input, end)
+    x, y, w = arr(input), arr(end), arr(weight)
+    r = np.add(x, np.multiply(w, np.subtract(y, x, dtype=dt.np), dtype=dt.np), dtype=dt.np)
+    return write_out(out, r, "lerp") if out is not None else wrap(r)

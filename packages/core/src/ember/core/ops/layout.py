@@ -1,0 +1,445 @@
+"""The public shape and layout API: view/reshape/permute/..., basic indexing, `to`, `fill_`."""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+from ember.core import dtypes
+from ember.core.device import as_device, device
+from ember.core.dispatch import declare
+from ember.core.methods import attach, method
+from ember.core.ops import shape as S
+from ember.core.tensor import Tensor
+
+
+def _sizes(args) -> tuple:
+    if len(args) == 1 and isinstance(args[0], tuple | list):
+        return tuple(args[0])
+    return tuple(args)
+
+
+@method
+def view(input, *shape) -> Tensor:
+    """A view with `shape` (one dim may be -1), or `view(dtype)` reinterpreting same-size elements."""
+    if len(shape) == 1 and not isinstance(shape[0], int | tuple | list):
+        return S.view_dtype(input, shape[0])
+    return S.view(input, _sizes(shape))
+
+
+@method
+def view_as(input, other) -> Tensor:
+    return S.view(input, other._shape)
+
+
+@method
+def reshape(input, *shape) -> Tensor:
+    """`input` with `shape`: a view when the strides allow, else a copy."""
+    shape = S.infer_shape(_sizes(shape), input.numel(), "reshape")
+    if S.view_strides(input._shape, input._strides, shape) is not None:
+        return S.view(input, shape)
+    return S.view(S.clone(input), shape)
+
+
+@method
+def reshape_as(input, other) -> Tensor:
+    return reshape(input, other._shape)
+
+
+@method
+def contiguous(input, memory_format=None) -> Tensor:
+    return input if input.is_contiguous() else S.clone(input)
+
+
+@method
+def clone(input, *, memory_format=None) -> Tensor:
+    return S.clone(input)
+
+
+@method
+def permute(input, *dims) -> Tensor:
+    return S.permute(input, _sizes(dims))
+
+
+@method
+def transpose(input, dim0: int, dim1: int) -> Tensor:
+    return S.transpose(input, dim0, dim1)
+
+
+swapaxes = swapdims = transpose
+attach("swapaxes", transpose)
+attach("swapdims", transpose)
+
+
+@method
+def t(input) -> Tensor:
+    """Transpose a tensor of at most 2 dims."""
+    if input.ndim > 2:
+        raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {input.ndim}D")
+    return S.transpose(input, 0, 1) if input.ndim == 2 else S.view(input, input._shape)
+
+
+@method
+def adjoint(input) -> Tensor:
+    return S.transpose(input, -2, -1)
+
+
+attach("T", property(lambda self: S.permute(self, tuple(range(self.ndim - 1, -1, -1)))))
+attach("mT", property(lambda self: S.transpose(self, -2, -1)))
+attach("H", property(lambda self: S.permute(self, tuple(range(self.ndim - 1, -1, -1)))))
+attach("mH", property(lambda self: S.transpose(self, -2, -1)))
+
+
+@method
+def movedim(input, source, destination) -> Tensor:
+    src = [s % max(input.ndim, 1) for s in ((source,) if isinstance(source, int) else source)]
+    dst = [d % max(input.ndim, 1) for d in ((destination,) if isinstance(destination, int) else destination)]
+    if len(src) != len(dst):
+        raise RuntimeError(f"movedim: Invalid source or destination dims: source ({list(src)} dims) should "
+                           f"contain the same number of dims as destination ({list(dst)} dims)")
+    order = [None] * input.ndim
+    for s, d in zip(src, dst, strict=True):
+        order[d] = s
+    rest = iter(i for i in range(input.ndim) if i not in src)
+    order = [o if o is not None else next(rest) for o in order]
+    return S.permute(input, tuple(order))
+
+
+moveaxis = movedim
+attach("moveaxis", movedim)
+
+
+@method
+def expand(input, *sizes) -> Tensor:
+    return S.expand(input, _sizes(sizes))
+
+
+@method
+def expand_as(input, other) -> Tensor:
+    return S.expand(input, other._shape)
+
+
+@method
+def broadcast_to(input, size) -> Tensor:
+    return S.expand(input, tuple(size))
+
+
+def broadcast_tensors(*tensors) -> tuple[Tensor, ...]:
+    shape = tuple(np.broadcast_shapes(*(t._shape for t in tensors)))
+    return tuple(S.expand(t, shape) for t in tensors)
+
+
+@method
+def squeeze(input, dim=None) -> Tensor:
+    return S.squeeze(input, dim)
+
+
+@method
+def unsqueeze(input, dim: int) -> Tensor:
+    return S.unsqueeze(input, dim)
+
+
+@method
+def flatten(input, start_dim: int = 0, end_dim: int = -1) -> Tensor:
+    """Merge dims `start_dim`..`end_dim` into one (a view when possible)."""
+    if input.ndim == 0:
+        return reshape(input, (1,))
+    s, e = input._wrap_dim(start_dim), input._wrap_dim(end_dim)
+    if s > e:
+        raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
+    if s == e:
+        return input
+    n = 1
+    for d in input._shape[s:e + 1]:
+        n *= d
+    return reshape(input, input._shape[:s] + (n,) + input._shape[e + 1:])
+
+
+@method
+def unflatten(input, dim: int, sizes) -> Tensor:
+    d = input._wrap_dim(dim)
+    sizes = S.infer_shape(tuple(sizes), input._shape[d], "unflatten")
+    return S.view(input, input._shape[:d] + sizes + input._shape[d + 1:]) \
+        if S.view_strides(input._shape, input._strides, input._shape[:d] + sizes + input._shape[d + 1:]) \
+        else reshape(input, input._shape[:d] + sizes + input._shape[d + 1:])
+
+
+@method
+def ravel(input) -> Tensor:
+    return reshape(input, (-1,))
+
+
+@method
+def narrow(input, dim: int, start, length: int) -> Tensor:
+    return S.narrow(input, dim, int(start), length)
+
+
+@method
+def select(input, dim: int, index: int) -> Tensor:
+    return S.select(input, dim, int(index))
+
+
+@method
+def unfold(input, dimension: int, size: int, step: int) -> Tensor:
+    return S.unfold(input, dimension, size, step)
+
+
+@method
+def as_strided(input, size, stride, storage_offset: int | None = None) -> Tensor:
+    return S.as_strided(input, size, stride, storage_offset)
+
+
+@method
+def diagonal(input, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor:
+    return S.diagonal(input, offset, dim1, dim2)
+
+
+@method
+def unbind(input, dim: int = 0) -> tuple[Tensor, ...]:
+    d = input._wrap_dim(dim)
+    return tuple(S.select(input, d, i) for i in range(input._shape[d]))
+
+
+@method
+def copy_(input, src, non_blocking: bool = False) -> Tensor:
+    """Copy `src` (broadcast, cast, possibly from another device) into `input`."""
+    return S.copy_(input, src, non_blocking)
+
+
+@method
+def resize_(input, *sizes, memory_format=None) -> Tensor:
+    return S.resize_(input, *sizes)
+
+
+@method
+def resize_as_(input, other, memory_format=None) -> Tensor:
+    return S.resize_(input, other._shape)
+
+
+# --- filling -------------------------------------------------------------------------------
+_fill = declare("fill_", mutates=0)
+
+
+@_fill.register("cpu")
+def _fill_cpu(self, value):
+    self._np()[...] = value
+    return self
+
+
+@method
+def fill_(input, value) -> Tensor:
+    """Set every element to `value` (a number or a 0-dim tensor)."""
+    if isinstance(value, Tensor):
+        if value.ndim != 0:
+            raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor with {value.ndim} "
+                               "dimensions.")
+        value = value.item()
+    return _fill(input, value)
+
+
+@method
+def zero_(input) -> Tensor:
+    return _fill(input, 0)
+
+
+# --- conversion ----------------------------------------------------------------------------
+def _parse_to(args, kwargs):
+    dev = kwargs.get("device")
+    dt = kwargs.get("dtype")
+    for a in args:
+        if isinstance(a, Tensor):
+            dev, dt = a.device, a.dtype
+        elif isinstance(a, dtypes.dtype) or (isinstance(a, type) and a in (float, int, bool)):
+            dt = a
+        elif isinstance(a, str | device) or (isinstance(a, int) and not isinstance(a, bool)):
+            dev = a
+        elif a is not None:
+            raise TypeError(f"to() received an invalid combination of arguments; got {a!r}")
+    return dev, dt
+
+
+@method
+def to(input, *args, **kwargs) -> Tensor:
+    """`to(dtype)`, `to(device)`, `to(device, dtype)` or `to(other)`: self when nothing changes."""
+    dev, dt = _parse_to(args, kwargs)
+    copy = kwargs.get("copy", False)
+    non_blocking = kwargs.get("non_blocking", False)
+    out = input
+    if dt is not None:
+        dt = dtypes.as_dtype(dt)
+        if dt is not out._dtype:
+            out = S.to_dtype(out, dt)
+            copy = False
+    if dev is not None:
+        dev = as_device(dev)
+        if dev != out.device:
+            from ember.core.cuda import to_device
+
+            out = to_device(out, dev, non_blocking)
+            copy = False
+    if copy:
+        out = S.clone(out)
+    return out
+
+
+@method
+def type(input, dtype=None, non_blocking: bool = False):  # noqa: A001 - PyTorch's method name
+    """The type name (`"ember.FloatTensor"`) without arguments, else a converted tensor."""
+    if dtype is None:
+        names = {"float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long", "int32": "Int",
+                 "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool"}
+        prefix = "ember.cuda." if input.is_cuda else "ember."
+        return f"{prefix}{names[input._dtype.name]}Tensor"
+    if isinstance(dtype, str):
+        rev = {"Float": "float32", "Double": "float64", "Half": "float16", "Long": "int64", "Int": "int32",
+               "Short": "int16", "Char": "int8", "Byte": "uint8", "Bool": "bool"}
+        key = dtype.rsplit(".", 1)[-1].removesuffix("Tensor")
+        if key not in rev:
+            raise ValueError(f"invalid type: '{dtype}'")
+        dtype = rev[key]
+    return to(input, dtypes.as_dtype(dtype))
+
+
+def _converter(dt):
+    def conv(self, memory_format=None):
+        return to(self, dt)
+    return conv
+
+
+for _name, _dt in (("float", dtypes.float32), ("double", dtypes.float64), ("half", dtypes.float16),
+                   ("long", dtypes.int64), ("int", dtypes.int32), ("short", dtypes.int16), ("char", dtypes.int8),
+                   ("byte", dtypes.uint8), ("bool", dtypes.bool)):
+    attach(_name, _converter(_dt))
+
+
+@method
+def cpu(input, memory_format=None) -> Tensor:
+    return to(input, "cpu")
+
+
+@method
+def cuda(input, device=None, non_blocking: bool = False, memory_format=None) -> Tensor:  # noqa: F811
+    return to(input, "cuda" if device is None else as_device(device if not isinstance(device, int) else
+                                                               f"cuda:{device}"), non_blocking=non_blocking)
+
+
+@method
+def new_tensor(input, data, *, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+    from ember.core.creation import tensor
+
+    return tensor(data, dtype=dtype or input.dtype, device=device or input.device, requires_grad=requires_grad)
+
+
+def _new_filled(fill):
+    def new(self, *size, dtype=None, device=None, requires_grad: bool = False, pin_memory: bool = False):
+        from ember.core.creation import full
+
+        shape = _sizes(size)
+        return full(shape, fill, dtype=dtype or self.dtype, device=device or self.device,
+                    requires_grad=requires_grad)
+    return new
+
+
+attach("new_zeros", _new_filled(0))
+attach("new_ones", _new_filled(1))
+
+
+@method
+def new_empty(input, *size, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+    from ember.core.creation import empty
+
+    return empty(_sizes(size), dtype=dtype or input.dtype, device=device or input.device,
+                 requires_grad=requires_grad)
+
+
+@method
+def new_full(input, size, fill_value, *, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+    from ember.core.creation import full
+
+    return full(tuple(size), fill_value, dtype=dtype or input.dtype, device=device or input.device,
+                requires_grad=requires_grad)
+
+
+# --- basic indexing ------------------------------------------------------------------------
+def _is_basic(key) -> bool:
+    return all(k is None or k is Ellipsis or isinstance(k, slice) or
+               (isinstance(k, numbers.Integral) and not isinstance(k, bool)) for k in key)
+
+
+def basic_index(x: Tensor, key: tuple) -> Tensor:
+    """x[key] for ints, slices (any positive step), None and Ellipsis: always a view."""
+    n_ell = sum(k is Ellipsis for k in key)
+    if n_ell > 1:
+        raise IndexError("an index can only have a single ellipsis ('...')")
+    consumed = sum(1 for k in key if k is not None and k is not Ellipsis)
+    if consumed > x.ndim:
+        raise IndexError(f"too many indices for tensor of dimension {x.ndim}")
+    out = x
+    dim = 0
+    for k in key:
+        if k is Ellipsis:
+            dim += x.ndim - consumed
+        elif k is None:
+            out = S.unsqueeze(out, dim)
+            dim += 1
+        elif isinstance(k, slice):
+            step = 1 if k.step is None else int(k.step)
+            if step <= 0:
+                raise ValueError("step must be greater than zero")
+            if not (k.start is None and k.stop is None and step == 1):
+                out = S.slice(out, dim, _int_or_none(k.start), _int_or_none(k.stop), step)
+            dim += 1
+        else:
+            size = out._shape[dim]
+            if not -size <= k < size:
+                raise IndexError(f"index {k} is out of bounds for dimension {dim} with size {size}")
+            out = S.select(out, dim, int(k))
+    return out if out is not x else S.view(x, x._shape)
+
+
+def _int_or_none(v):
+    return None if v is None else int(v)
+
+
+def _normalize_key(key) -> tuple:
+    if isinstance(key, tuple):
+        return key
+    if isinstance(key, list) and not any(isinstance(k, list | tuple | Tensor | slice) or k is None or
+                                         k is Ellipsis for k in key):
+        return (key,)
+    return (key,)
+
+
+def _unwrap_0d_int(key: tuple) -> tuple:
+    return tuple(int(k) if isinstance(k, Tensor) and k.ndim == 0 and not k._dtype.is_floating_point
+                 and k._dtype is not dtypes.bool else k for k in key)
+
+
+def getitem(self, key):
+    key = _unwrap_0d_int(_normalize_key(key))
+    if _is_basic(key):
+        return basic_index(self, key)
+    from ember.core.ops.indexing import advanced_index
+
+    return advanced_index(self, key)
+
+
+def setitem(self, key, value) -> None:
+    key = _unwrap_0d_int(_normalize_key(key))
+    if _is_basic(key):
+        S.copy_(basic_index(self, key), value)
+        return
+    from ember.core.ops.indexing import advanced_index_put_
+
+    advanced_index_put_(self, key, value)
+
+
+attach("__getitem__", getitem)
+attach("__setitem__", setitem)
+
+
+@method
+def dim_order(input) -> tuple[int, ...]:
+    return tuple(sorted(range(input.ndim), key=lambda d: -input._strides[d]))
+

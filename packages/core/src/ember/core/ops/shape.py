@@ -1,0 +1,371 @@
+"""Views (metadata-only ops that share storage), copies and dtype conversion.
+
+A view op computes a new (offset, shape, strides) over the same storage and runs on every
+device (`"any"` kernel). `copy_` and `clone` are the primitives every materialisation uses.
+"""
+
+from __future__ import annotations
+
+import builtins
+
+import numpy as np
+
+from ember.core import dtypes
+from ember.core.dispatch import declare
+from ember.core.ops._util import normalize_dims, wrap
+from ember.core.storage import Storage
+from ember.core.tensor import Tensor, contiguous_strides, describe
+
+
+def _view_of(x: Tensor, offset: int, shape, strides) -> Tensor:
+    return Tensor._make(x._storage, offset, tuple(shape), tuple(strides), x._dtype)
+
+
+def _numel(shape) -> int:
+    n = 1
+    for s in shape:
+        n *= s
+    return n
+
+
+def infer_shape(shape, numel: int, op: str = "view") -> tuple[int, ...]:
+    """`shape` with a single -1 replaced so the product is `numel`."""
+    if len(shape) == 1 and isinstance(shape[0], tuple | list):
+        shape = shape[0]
+    shape = [int(s) for s in shape]
+    neg = [i for i, s in enumerate(shape) if s == -1]
+    if len(neg) > 1:
+        raise RuntimeError(f"{op}: only one dimension can be inferred")
+    if any(s < -1 for s in shape):
+        raise RuntimeError(f"{op}: invalid shape dimension {min(shape)}")
+    known = _numel(s for s in shape if s != -1)
+    if neg:
+        if known == 0 or numel % known:
+            raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {numel}")
+        shape[neg[0]] = numel // known
+    elif known != numel:
+        raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {numel}")
+    return tuple(shape)
+
+
+def view_strides(old_shape, old_strides, new_shape):
+    """Strides that view `old` as `new_shape` without copying, or None (PyTorch's computeStride)."""
+    if not old_shape:
+        return contiguous_strides(new_shape)
+    numel = _numel(old_shape)
+    if numel == 0:
+        return contiguous_strides(new_shape) if tuple(old_shape) != tuple(new_shape) else tuple(old_strides)
+    new_strides = [0] * len(new_shape)
+    view_d = len(new_shape) - 1
+    chunk_base_stride = old_strides[-1]
+    tensor_numel = 1
+    view_numel = 1
+    for tensor_d in range(len(old_shape) - 1, -1, -1):
+        tensor_numel *= old_shape[tensor_d]
+        if tensor_d == 0 or (old_shape[tensor_d - 1] != 1 and
+                             old_strides[tensor_d - 1] != tensor_numel * chunk_base_stride):
+            while view_d >= 0 and (view_numel < tensor_numel or new_shape[view_d] == 1):
+                new_strides[view_d] = view_numel * chunk_base_stride
+                view_numel *= new_shape[view_d]
+                view_d -= 1
+            if view_numel != tensor_numel:
+                return None
+            if tensor_d > 0:
+                chunk_base_stride = old_strides[tensor_d - 1]
+                tensor_numel = 1
+                view_numel = 1
+    if view_d != -1:
+        return None
+    return tuple(new_strides)
+
+
+# --- view ops ----------------------------------------------------------------------------
+view = declare("view", np.reshape, view=True)
+
+
+@view.register("any")
+def _view(x, shape):
+    shape = infer_shape(shape, x.numel())
+    strides = view_strides(x._shape, x._strides, shape)
+    if strides is None:
+        raise RuntimeError("view size is not compatible with input tensor's size and stride (at least one "
+                           "dimension spans across two contiguous subspaces). Use .reshape(...) instead.")
+    return _view_of(x, x._offset, shape, strides)
+
+
+view_dtype = declare("view_dtype", view=True, differentiable=False)
+
+
+@view_dtype.register("any")
+def _view_dtype(x, dtype):
+    dtype = dtypes.as_dtype(dtype)
+    if dtype.itemsize != x._dtype.itemsize:
+        raise RuntimeError(f"view(dtype): {x._dtype.name} -> {dtype.name} changes the element size; "
+                           "only same-size dtypes are supported")
+    return Tensor._make(x._storage, x._offset, x._shape, x._strides, dtype)
+
+
+as_strided = declare("as_strided", view=True)
+
+
+@as_strided.register("any")
+def _as_strided(x, size, stride, storage_offset=None):
+    size, stride = tuple(int(s) for s in size), tuple(int(s) for s in stride)
+    if len(size) != len(stride):
+        raise RuntimeError(f"as_strided: mismatch in length of strides and shape: {size} and {stride}")
+    offset = x._offset if storage_offset is None else int(storage_offset)
+    if any(s < 0 for s in stride) or any(s < 0 for s in size):
+        raise RuntimeError(f"as_strided: negative sizes or strides are not supported; got {size}, {stride}")
+    if _numel(size):
+        last = offset + sum((n - 1) * s for n, s in zip(size, stride, strict=True))
+        if (last + 1) * x._dtype.itemsize > x._storage.nbytes or offset < 0:
+            raise RuntimeError(f"as_strided: setStorage: sizes {list(size)}, strides {list(stride)}, storage offset "
+                               f"{offset} require {(last + 1) * x._dtype.itemsize} bytes, but the storage has "
+                               f"{x._storage.nbytes}")
+    return _view_of(x, offset, size, stride)
+
+
+permute = declare("permute", np.transpose, view=True)
+
+
+@permute.register("any")
+def _permute(x, dims):
+    dims = tuple(x._wrap_dim(d) for d in dims) if x.ndim else tuple(dims)
+    if sorted(dims) != list(range(x.ndim)):
+        raise RuntimeError(f"permute(sparse_coo): number of dimensions in the tensor input does not match the "
+                           f"length of the desired ordering of dimensions i.e. input.dim() = {x.ndim} is not equal "
+                           f"to len(dims) = {len(dims)}" if len(dims) != x.ndim else
+                           f"permute: repeated dim in {list(dims)}")
+    return _view_of(x, x._offset, [x._shape[d] for d in dims], [x._strides[d] for d in dims])
+
+
+transpose = declare("transpose", view=True)
+
+
+@transpose.register("any")
+def _transpose(x, dim0, dim1):
+    if x.ndim == 0:
+        return _view_of(x, x._offset, (), ())
+    d0, d1 = x._wrap_dim(dim0), x._wrap_dim(dim1)
+    shape, strides = list(x._shape), list(x._strides)
+    shape[d0], shape[d1] = shape[d1], shape[d0]
+    strides[d0], strides[d1] = strides[d1], strides[d0]
+    return _view_of(x, x._offset, shape, strides)
+
+
+expand = declare("expand", np.broadcast_to, view=True)
+
+
+@expand.register("any")
+def _expand(x, size):
+    size = tuple(int(s) for s in size)
+    if len(size) < x.ndim:
+        raise RuntimeError(f"expand: the number of sizes provided ({len(size)}) must be greater or equal to the "
+                           f"number of dimensions in the tensor ({x.ndim})")
+    lead = len(size) - x.ndim
+    shape, strides = [], []
+    for i, n in enumerate(size):
+        if i < lead:
+            if n < 0:
+                raise RuntimeError(f"expand: the expanded size {n} is not allowed in a leading, non-existing dimension")
+            shape.append(n)
+            strides.append(0)
+            continue
+        cur, st = x._shape[i - lead], x._strides[i - lead]
+        if n == -1:
+            n = cur
+        if cur == n:
+            shape.append(n)
+            strides.append(st)
+        elif cur == 1:
+            shape.append(n)
+            strides.append(0)
+        else:
+            raise RuntimeError(f"The expanded size of the tensor ({n}) must match the existing size ({cur}) at "
+                               f"non-singleton dimension {i}.  Target sizes: {list(size)}.  Tensor sizes: "
+                               f"{list(x._shape)}")
+    return _view_of(x, x._offset, shape, strides)
+
+
+squeeze = declare("squeeze", np.squeeze, view=True)
+
+
+@squeeze.register("any")
+def _squeeze(x, dim=None):
+    dims = normalize_dims(dim, x.ndim, "squeeze")
+    keep = [i for i in range(x.ndim) if not (x._shape[i] == 1 and (dims is None or i in dims))]
+    return _view_of(x, x._offset, [x._shape[i] for i in keep], [x._strides[i] for i in keep])
+
+
+unsqueeze = declare("unsqueeze", np.expand_dims, view=True)
+
+
+@unsqueeze.register("any")
+def _unsqueeze(x, dim):
+    n = x.ndim + 1
+    if not -n <= dim < n:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {dim})")
+    dim %= n
+    shape, strides = list(x._shape), list(x._strides)
+    st = shape[dim] * strides[dim] if dim < x.ndim else 1
+    shape.insert(dim, 1)
+    strides.insert(dim, st)
+    return _view_of(x, x._offset, shape, strides)
+
+
+select = declare("select", view=True)
+
+
+@select.register("any")
+def _select(x, dim, index):
+    if x.ndim == 0:
+        raise IndexError("select() cannot be applied to a 0-dim tensor.")
+    d = x._wrap_dim(dim)
+    n = x._shape[d]
+    if not -n <= index < n:
+        raise IndexError(f"select(): index {index} out of range for tensor of size {list(x._shape)} at dimension {d}")
+    index %= n
+    shape = x._shape[:d] + x._shape[d + 1:]
+    strides = x._strides[:d] + x._strides[d + 1:]
+    return _view_of(x, x._offset + index * x._strides[d], shape, strides)
+
+
+slice = declare("slice", view=True)  # noqa: A001 - the op is named like PyTorch's
+
+
+@slice.register("any")
+def _slice(x, dim, start, stop, step=1):
+    """x[..., start:stop:step, ...] along `dim` (Python slice semantics, step > 0)."""
+    if step <= 0:
+        raise ValueError("slice step must be positive")
+    d = x._wrap_dim(dim)
+    start, stop, step = builtins.slice(start, stop, step).indices(x._shape[d])
+    n = max(0, (stop - start + step - 1) // step)
+    shape = list(x._shape)
+    strides = list(x._strides)
+    shape[d] = n
+    strides[d] = x._strides[d] * step
+    offset = x._offset + (start * x._strides[d] if n else 0)
+    return _view_of(x, offset, shape, strides)
+
+
+narrow = declare("narrow", view=True)
+
+
+@narrow.register("any")
+def _narrow(x, dim, start, length):
+    d = x._wrap_dim(dim)
+    size = x._shape[d]
+    if not -size <= start <= size:
+        raise IndexError(f"start out of range (expected to be in range of [{-size}, {size}], but got {start})")
+    start %= size if size else 1
+    if length < 0 or start + length > size:
+        raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size ({size}).")
+    return _slice(x, d, start, start + length)
+
+
+unfold = declare("unfold", view=True)
+
+
+@unfold.register("any")
+def _unfold(x, dimension, size, step):
+    d = x._wrap_dim(dimension) if x.ndim else 0
+    n = x._shape[d] if x.ndim else 1
+    if size > n:
+        raise RuntimeError(f"maximum size for tensor at dimension {d} is {n} but size is {size}")
+    if step <= 0:
+        raise RuntimeError(f"step is {step} but must be > 0")
+    count = (n - size) // step + 1
+    shape, strides = list(x._shape), list(x._strides)
+    st = strides[d] if x.ndim else 1
+    if x.ndim:
+        shape[d] = count
+        strides[d] = st * step
+    return _view_of(x, x._offset, shape + [size], strides + [st])
+
+
+diagonal = declare("diagonal", np.diagonal, view=True)
+
+
+@diagonal.register("any")
+def _diagonal(x, offset=0, dim1=0, dim2=1):
+    d1, d2 = x._wrap_dim(dim1), x._wrap_dim(dim2)
+    if d1 == d2:
+        raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
+    n1, n2 = x._shape[d1], x._shape[d2]
+    if offset >= 0:
+        length = max(0, min(n1, n2 - offset))
+        start = offset * x._strides[d2]
+    else:
+        length = max(0, min(n1 + offset, n2))
+        start = -offset * x._strides[d1]
+    keep = [i for i in range(x.ndim) if i not in (d1, d2)]
+    shape = [x._shape[i] for i in keep] + [length]
+    strides = [x._strides[i] for i in keep] + [x._strides[d1] + x._strides[d2]]
+    return _view_of(x, x._offset + (start if length else 0), shape, strides)
+
+
+# --- copies ------------------------------------------------------------------------------
+copy_ = declare("copy_", mutates=0)
+
+
+@copy_.register("cpu")
+def _copy_cpu(self, src, non_blocking=False):
+    if isinstance(src, Tensor) and src._storage.device.type != "cpu":
+        from ember.core.cuda import copy_device_to_host
+
+        return copy_device_to_host(self, src, non_blocking)
+    s = src._np() if isinstance(src, Tensor) else src
+    try:
+        np.copyto(self._np(), s, casting="unsafe")
+    except ValueError:
+        raise RuntimeError(f"copy_: the source of shape {describe(src)} can't be broadcast to the destination "
+                           f"{describe(self)}") from None
+    return self
+
+
+clone = declare("clone", np.copy)
+
+
+@clone.register("cpu")
+def _clone_cpu(x, *, memory_format=None):
+    return wrap(np.array(x._np(), copy=True, order="K" if memory_format is not None else "C"))
+
+
+to_dtype = declare("to_dtype", lambda a, d: a.astype(d))
+
+
+@to_dtype.register("cpu")
+def _to_dtype_cpu(x, dtype):
+    return wrap(x._np().astype(dtype.np))
+
+
+resize_ = declare("resize_", mutates=0, differentiable=False)
+
+
+@resize_.register("any")
+def _resize(x, *size):
+    """Give `x` the contiguous shape `size`, keeping its storage when it is large enough."""
+    shape = tuple(size[0]) if len(size) == 1 and isinstance(size[0], tuple | list) else tuple(size)
+    nbytes = (x._offset + _numel(shape)) * x._dtype.itemsize
+    st = x._storage
+    if nbytes > st.nbytes:
+        if st.device.type == "cpu":
+            data = np.zeros(nbytes, np.uint8)
+            data[: st.nbytes] = st.data
+            st.data = data
+            st.nbytes = nbytes
+        else:
+            from ember.core.cuda import grow_storage
+
+            grow_storage(st, nbytes)
+    x._set_meta(st, x._offset, shape, contiguous_strides(shape))
+    return x
+
+
+def new_storage_like(nbytes: int, dev) -> Storage:
+    if dev.type == "cpu":
+        return Storage.cpu(nbytes)
+    from ember.core.cuda import device_storage
+
+    return device_storage(nbytes, dev)

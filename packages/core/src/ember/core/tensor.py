@@ -1,0 +1,358 @@
+"""The one tensor type of the whole stack: storage + offset + shape + strides + dtype.
+
+`Tensor` holds metadata only; every computation is an op of the registry (`ember.core.ops`),
+attached to the class as methods and operators by `ember.core.methods`. The autograd layer
+attaches gradient tracking from above through the dispatch hook and the slots reserved for it
+(`_requires_grad`, `_grad`, `_grad_fn`, `_ag`); core never reads their meaning.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ember.core import dtypes
+from ember.core.device import CPU, device
+from ember.core.storage import Storage
+
+__all__ = ["Tensor", "contiguous_strides", "describe"]
+
+
+def contiguous_strides(shape: tuple[int, ...]) -> tuple[int, ...]:
+    """Row-major strides, in elements, of a dense tensor of `shape`."""
+    strides = []
+    acc = 1
+    for n in reversed(shape):
+        strides.append(acc)
+        acc *= max(n, 1)
+    return tuple(reversed(strides))
+
+
+def describe(x) -> str:
+    """`Tensor(shape=(3, 4), dtype=float32, device=cpu)` for errors; repr for anything else."""
+    if isinstance(x, Tensor):
+        return f"Tensor(shape={tuple(x._shape)}, dtype={x._dtype.name}, device={x.device})"
+    return repr(x)
+
+
+class Tensor:
+    """A strided view of a storage: `shape`, `stride()`, `storage_offset()`, `dtype`, `device`."""
+
+    __slots__ = ("_storage", "_offset", "_shape", "_strides", "_dtype", "_npc",
+                 "_requires_grad", "_grad", "_grad_fn", "_ag", "__dict__", "__weakref__")
+
+    __array_priority__ = 1000  # numpy defers to our reflected operators
+
+    def __new__(cls, *args, **kwargs):
+        """`Tensor(2, 3)` is uninitialised float storage; `Tensor([[1, 2]])` copies data."""
+        from ember.core import creation
+
+        if len(args) == 1 and not isinstance(args[0], int):
+            src = args[0]
+            if isinstance(src, Tensor):
+                return src
+            t = creation.tensor(src, dtype=dtypes.get_default_dtype())
+        else:
+            shape = args[0] if len(args) == 1 and isinstance(args[0], tuple) else args
+            t = creation.empty(*shape, device=kwargs.get("device"))
+        if cls is not Tensor:
+            t = t._as_subclass(cls)
+        return t
+
+    # --- construction (internal) -------------------------------------------------------
+    @staticmethod
+    def _make(storage: Storage, offset: int, shape: tuple, strides: tuple, dtype, cls=None) -> Tensor:
+        t = object.__new__(cls or Tensor)
+        t._storage = storage
+        t._offset = offset
+        t._shape = shape
+        t._strides = strides
+        t._dtype = dtype
+        t._npc = None
+        t._requires_grad = False
+        t._grad = None
+        t._grad_fn = None
+        t._ag = None
+        return t
+
+    @staticmethod
+    def _wrap(arr) -> Tensor:
+        """A tensor that owns the numpy result `arr` (no copy when its layout allows)."""
+        arr = np.asarray(arr)
+        dt = dtypes._BY_NP.get(arr.dtype)
+        if dt is None:
+            raise TypeError(f"can't convert np.ndarray of type {arr.dtype}; ember supports "
+                            f"{', '.join(d.name for d in dtypes.ALL)}")
+        isz = arr.itemsize
+        if arr.flags.c_contiguous:
+            flat = arr.reshape(-1)
+            strides = contiguous_strides(arr.shape)
+        elif arr.flags.f_contiguous:
+            flat = arr.T.reshape(-1)
+            strides = tuple(s // isz for s in arr.strides)
+        else:
+            arr = np.ascontiguousarray(arr)
+            flat = arr.reshape(-1)
+            strides = contiguous_strides(arr.shape)
+        st = Storage(flat.view(np.uint8), flat.nbytes)
+        t = Tensor._make(st, 0, arr.shape, strides, dt)
+        return t
+
+    def _as_subclass(self, cls) -> Tensor:
+        t = Tensor._make(self._storage, self._offset, self._shape, self._strides, self._dtype, cls)
+        return t
+
+    def _np(self) -> np.ndarray:
+        """The numpy view of this CPU tensor's elements (shares memory)."""
+        a = self._npc
+        if a is None:
+            st = self._storage
+            if st.device.type != "cpu":
+                raise RuntimeError(f"{describe(self)} is not on the CPU; call .cpu() first")
+            isz = self._dtype.itemsize
+            a = np.ndarray(self._shape, self._dtype.np, st.data, self._offset * isz,
+                           tuple(s * isz for s in self._strides))
+            self._npc = a
+        return a
+
+    def _set_meta(self, storage: Storage, offset: int, shape: tuple, strides: tuple) -> None:
+        """Re-point this tensor (in-place metadata ops: `set_`, `t_`, `squeeze_`, `resize_`)."""
+        self._storage = storage
+        self._offset = offset
+        self._shape = tuple(shape)
+        self._strides = tuple(strides)
+        self._npc = None
+
+    # --- metadata ----------------------------------------------------------------------
+    @property
+    def shape(self) -> Size:
+        return Size(self._shape)
+
+    def size(self, dim: int | None = None):
+        if dim is None:
+            return Size(self._shape)
+        return self._shape[self._wrap_dim(dim)]
+
+    def stride(self, dim: int | None = None):
+        if dim is None:
+            return self._strides
+        return self._strides[self._wrap_dim(dim)]
+
+    def storage_offset(self) -> int:
+        return self._offset
+
+    def untyped_storage(self) -> Storage:
+        return self._storage
+
+    @property
+    def dtype(self):
+        return self._dtype
+
+    @property
+    def device(self) -> device:
+        return self._storage.device
+
+    @property
+    def is_cuda(self) -> bool:
+        return self._storage.device.type == "cuda"
+
+    @property
+    def is_cpu(self) -> bool:
+        return self._storage.device.type == "cpu"
+
+    @property
+    def ndim(self) -> int:
+        return len(self._shape)
+
+    def dim(self) -> int:
+        return len(self._shape)
+
+    ndimension = dim
+
+    def numel(self) -> int:
+        n = 1
+        for s in self._shape:
+            n *= s
+        return n
+
+    nelement = numel
+
+    def element_size(self) -> int:
+        return self._dtype.itemsize
+
+    @property
+    def itemsize(self) -> int:
+        return self._dtype.itemsize
+
+    @property
+    def nbytes(self) -> int:
+        return self.numel() * self._dtype.itemsize
+
+    def is_floating_point(self) -> bool:
+        return self._dtype.is_floating_point
+
+    def is_complex(self) -> bool:
+        return False
+
+    def is_signed(self) -> bool:
+        return self._dtype.is_signed
+
+    def is_contiguous(self, memory_format=None) -> bool:
+        expected = 1
+        for n, s in zip(reversed(self._shape), reversed(self._strides), strict=True):
+            if n != 1 and s != expected:
+                return False
+            expected *= n
+        return True
+
+    def data_ptr(self) -> int:
+        return self._storage.data_ptr() + self._offset * self._dtype.itemsize
+
+    def _version_get(self) -> int:
+        return self._storage.version
+
+    _version = property(_version_get)
+
+    def _wrap_dim(self, dim: int) -> int:
+        n = len(self._shape)
+        lo = -max(n, 1)
+        if not lo <= dim < max(n, 1):
+            raise IndexError(f"Dimension out of range (expected to be in range of [{lo}, {max(n, 1) - 1}], "
+                             f"but got {dim})")
+        return dim + n if dim < 0 else dim
+
+    # --- autograd slots: defaults that the autograd layer overrides ----------------------
+    @property
+    def requires_grad(self) -> bool:
+        return self._requires_grad
+
+    @property
+    def grad(self):
+        return self._grad
+
+    @property
+    def grad_fn(self):
+        return self._grad_fn
+
+    @property
+    def is_leaf(self) -> bool:
+        return self._grad_fn is None
+
+    # --- Python protocols ----------------------------------------------------------------
+    def __len__(self) -> int:
+        if not self._shape:
+            raise TypeError("len() of a 0-d tensor")
+        return self._shape[0]
+
+    def __hash__(self) -> int:
+        return id(self)
+
+    def __array__(self, dtype=None, copy=None):
+        a = self.numpy()
+        if dtype is not None:
+            a = a.astype(dtype, copy=False)
+        return a
+
+    def __iter__(self):
+        if not self._shape:
+            raise TypeError("iteration over a 0-d tensor")
+        return (self[i] for i in range(self._shape[0]))
+
+    def __bool__(self) -> bool:
+        if self.numel() != 1:
+            raise RuntimeError(f"Boolean value of Tensor with {self.numel()} elements is ambiguous")
+        return bool(self.item())
+
+    def __float__(self) -> float:
+        return float(self._scalar_value())
+
+    def __int__(self) -> int:
+        return int(self._scalar_value())
+
+    def __index__(self) -> int:
+        if self._dtype.is_floating_point or self.numel() != 1:
+            raise TypeError("only integer tensors of a single element can be converted to an index")
+        return int(self._scalar_value())
+
+    def __complex__(self) -> complex:
+        return complex(self._scalar_value())
+
+    def __format__(self, spec: str) -> str:
+        if self.ndim == 0 and spec:
+            return format(self.item(), spec)
+        return object.__format__(self, spec) if spec else repr(self)
+
+    def _scalar_value(self):
+        if self.numel() != 1:
+            raise RuntimeError(f"a Tensor with {self.numel()} elements cannot be converted to Scalar")
+        return self._host_array().reshape(()).item()
+
+    def _host_array(self) -> np.ndarray:
+        """The elements as a numpy array on the host (synchronises with a device)."""
+        if self._storage.device.type == "cpu":
+            return self._np()
+        from ember.core.cuda import to_host
+
+        return to_host(self)
+
+    def item(self):
+        """The value of a one-element tensor as a Python number."""
+        return self._scalar_value()
+
+    def tolist(self):
+        return self._host_array().tolist()
+
+    def numpy(self, *, force: bool = False) -> np.ndarray:
+        """The elements as a numpy array sharing this CPU tensor's memory."""
+        if self._storage.device.type != "cpu":
+            if not force:
+                raise TypeError(f"can't convert {self.device} device type tensor to numpy. "
+                                "Use Tensor.cpu() to copy the tensor to host memory first.")
+            return self._host_array()
+        if self._requires_grad and not force:
+            raise RuntimeError("Can't call numpy() on Tensor that requires grad. "
+                               "Use tensor.detach().numpy() instead.")
+        return self._np()
+
+    def __repr__(self) -> str:
+        from ember.core.printing import tensor_repr
+
+        return tensor_repr(self)
+
+    __str__ = __repr__
+
+    def __reduce_ex__(self, protocol):
+        from ember.core.sharing import reduce_tensor
+
+        return reduce_tensor(self)
+
+    def __deepcopy__(self, memo):
+        if id(self) in memo:
+            return memo[id(self)]
+        from ember.core.copying import deepcopy_tensor
+
+        result = deepcopy_tensor(self, memo)
+        memo[id(self)] = result
+        return result
+
+
+class Size(tuple):
+    """A tensor's shape: a tuple of ints that prints as `ember.Size([2, 3])`."""
+
+    def numel(self) -> int:
+        n = 1
+        for s in self:
+            n *= s
+        return n
+
+    def __repr__(self) -> str:
+        return f"ember.Size({list(self)})"
+
+    def __getitem__(self, key):
+        r = tuple.__getitem__(self, key)
+        return Size(r) if isinstance(key, slice) else r
+
+    def __add__(self, other):
+        return Size(tuple(self) + tuple(other))
+
+    def __radd__(self, other):
+        return Size(tuple(other) + tuple(self))
