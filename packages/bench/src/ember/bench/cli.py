@@ -1,0 +1,112 @@
+"""`ember-bench`: the main job and the paper's evaluation.
+
+  ember-bench                 digits training, then the small Table 1 (+ PyTorch when installed)
+  ember-bench table           Table 1 only (--size small|paper, --compare torch, --models ...)
+  ember-bench trace           Figure 1: host issue vs kernel execution timeline
+  ember-bench memory          Figure 2: per-iteration memory and allocator cache hits (CUDA)
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+from ember.bench import frameworks
+from ember.bench.models import MODELS
+
+TORCH_HINT = ("PyTorch is not installed, so ember runs alone. For the side-by-side table: "
+              "pip install torch==2.13.0  (the CPU build)")
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="ember-bench", description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("command", nargs="?", default="run", choices=("run", "table", "trace", "memory", "digits"))
+    p.add_argument("--size", default="small", choices=("tiny", "small", "paper"))
+    p.add_argument("--compare", choices=("torch", "none", "auto"), default="auto",
+                   help="run PyTorch beside ember (auto: when it is installed)")
+    p.add_argument("--models", nargs="*", default=list(MODELS), choices=list(MODELS))
+    p.add_argument("--repeats", type=int, default=3)
+    p.add_argument("--warmup", type=int, default=1)
+    p.add_argument("--device", default="cpu")
+    p.add_argument("--epochs", type=int, default=8)
+    p.add_argument("--workers", type=int, default=2)
+    p.add_argument("--steps", type=int, default=3, help="training steps for trace and memory")
+    p.add_argument("--results", default="bench-results", help="folder for JSON, Markdown and PNG output")
+    p.add_argument("--skip", nargs="*", default=[], choices=("digits", "table", "overhead", "dataloader"))
+    return p
+
+
+def _compare(args) -> bool:
+    if args.compare == "none":
+        return False
+    have = frameworks.available("torch")
+    if not have:
+        print(TORCH_HINT, file=sys.stderr)
+    return have
+
+
+def _run(args) -> dict:
+    from ember.bench.machine import describe_machine
+    from ember.bench.overhead import run_overhead
+    from ember.bench.table import run_table
+
+    compare = _compare(args)
+    results: dict = {"machine": describe_machine(), "command": "ember-bench " + " ".join(sys.argv[1:])}
+    if args.command == "run" and "digits" not in args.skip:
+        from ember.bench.digits import train_digits
+
+        d = train_digits(epochs=args.epochs, num_workers=args.workers)
+        results["digits"] = d
+        print(f"digits: test accuracy {d['test_accuracy']:.4f} after {d['epochs']} epochs "
+              f"({d['seconds']:.1f} s, {d['samples_per_s']:.0f} samples/s, {d['num_workers']} workers)")
+    if "table" not in args.skip:
+        results["table1"] = run_table(args.models, args.size, compare, args.device, args.repeats, args.warmup)
+    if "overhead" not in args.skip:
+        results["overhead"] = run_overhead(compare, calls=500)
+    if "dataloader" not in args.skip:
+        from ember.data.bench import run as run_loader
+
+        results["dataloader"] = run_loader(compare=compare, quick=True)
+    return results
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    out = Path(args.results)
+    t0 = time.perf_counter()
+    if args.command == "trace":
+        from ember.bench.trace import run_trace
+
+        paths = run_trace(out, steps=args.steps, size=args.size, device=args.device)
+        print("trace written:", *paths, sep="\n  ")
+        return 0
+    if args.command == "memory":
+        from ember.bench.memory import run_memory
+
+        paths = run_memory(out, iterations=max(args.steps, 2), size=args.size)
+        print("memory figure written:", *paths, sep="\n  ")
+        return 0
+    if args.command == "digits":
+        from ember.bench.digits import train_digits
+
+        d = train_digits(epochs=args.epochs, num_workers=args.workers)
+        print(f"digits: test accuracy {d['test_accuracy']:.4f}")
+        return 0 if d["test_accuracy"] >= 0.97 else 1
+    if args.command == "table":
+        args.skip = [*args.skip, "digits"]
+    from ember.bench.report import markdown_table, write_results
+
+    results = _run(args)
+    print()
+    print(markdown_table(results))
+    paths = write_results(results, out)
+    print(f"results written to {out.resolve()}/ (results.json, table1.md, " +
+          ", ".join(Path(p).name for p in paths["png"]) + f") in {time.perf_counter() - t0:.0f} s")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

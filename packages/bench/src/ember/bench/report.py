@@ -1,0 +1,116 @@
+"""Writing results: a JSON file with every figure, a Markdown table, PNG bar charts."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+__all__ = ["write_results", "markdown_table", "terminal_table", "SCHEMA_KEYS"]
+
+SCHEMA_KEYS = ("schema", "machine", "digits", "table1", "overhead", "dataloader", "command")
+
+
+def _fmt(stat: dict | None, digits: int = 1) -> str:
+    if not stat:
+        return "—"
+    return f"{stat['median']:,.{digits}f} ± {stat['spread']:,.{digits}f}"
+
+
+def markdown_table(results: dict) -> str:
+    lines = []
+    rows = results.get("table1") or []
+    has_torch = any("torch" in r for r in rows)
+    if rows:
+        head = "| model | unit | ember |" + (" PyTorch | ember/PyTorch |" if has_torch else "")
+        lines += [head, "|" + "---|" * (head.count("|") - 1)]
+        for r in rows:
+            line = f"| {r['model']} | {r['unit']} | {_fmt(r.get('ember'))} |"
+            if has_torch:
+                ratio = f"{r['ratio']:.2f}" if "ratio" in r else "—"
+                line += f" {_fmt(r.get('torch'))} | {ratio} |"
+            lines.append(line)
+    ov = results.get("overhead") or {}
+    if ov:
+        lines += ["", "Per-op overhead on 10×10 float32 tensors (µs, median ± spread):", ""]
+        fws = [k for k in ("ember", "torch") if any(k in v for v in ov.values())]
+        head = "| op | numpy |" + "".join(f" {f} fwd | {f} fwd+bwd |" for f in fws)
+        lines += [head, "|" + "---|" * (head.count("|") - 1)]
+        for op, v in ov.items():
+            line = f"| {op} | {_fmt(v['numpy_us'], 2)} |"
+            for f in fws:
+                line += f" {_fmt(v[f]['forward_us'], 2)} | {_fmt(v[f]['forward_backward_us'], 2)} |"
+            lines.append(line)
+    dl = results.get("dataloader") or {}
+    if dl:
+        lines += ["", "DataLoader, 3×32×32 images, batch 64 (batches/s):", "", "| loader | workers | batches/s |",
+                  "|---|---|---|"]
+        for r in dl.get("rows", []):
+            lines.append(f"| {r['loader']} | {r['num_workers']} | {r['batches_per_s']:.1f} |")
+    return "\n".join(lines) + "\n"
+
+
+def terminal_table(results: dict) -> str:
+    return markdown_table(results)
+
+
+def _charts(results: dict, out: Path) -> list[str]:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    written = []
+    rows = results.get("table1") or []
+    if rows:
+        fig, ax = plt.subplots(figsize=(7, 3.5))
+        names = [r["model"] for r in rows]
+        if any("ratio" in r for r in rows):
+            vals = [r.get("ratio", 0.0) for r in rows]
+            ax.bar(names, vals, color="#d9534f")
+            ax.axhline(1.0, color="black", lw=0.8)
+            ax.set_ylabel("ember / PyTorch throughput")
+        else:
+            vals = [r["ember"]["median"] for r in rows]
+            ax.bar(names, vals, color="#d9534f")
+            ax.set_ylabel("items / s (ember)")
+            ax.set_yscale("log")
+        ax.set_title(f"Table 1 ({rows[0]['size']} size), training throughput")
+        fig.autofmt_xdate(rotation=20)
+        fig.tight_layout()
+        path = out / "table1.png"
+        fig.savefig(path, dpi=110)
+        plt.close(fig)
+        written.append(str(path))
+    ov = results.get("overhead") or {}
+    if ov:
+        fig, ax = plt.subplots(figsize=(7, 3.5))
+        ops = list(ov)
+        series = [("numpy", [ov[o]["numpy_us"]["median"] for o in ops])]
+        for f in ("ember", "torch"):
+            if all(f in ov[o] for o in ops):
+                series.append((f"{f} fwd", [ov[o][f]["forward_us"]["median"] for o in ops]))
+                series.append((f"{f} fwd+bwd", [ov[o][f]["forward_backward_us"]["median"] for o in ops]))
+        width = 0.8 / len(series)
+        for i, (label, vals) in enumerate(series):
+            ax.bar([j + i * width for j in range(len(ops))], vals, width, label=label)
+        ax.set_xticks([j + 0.4 - width / 2 for j in range(len(ops))], ops)
+        ax.set_ylabel("µs per op")
+        ax.set_title("Per-op overhead, 10×10 float32")
+        ax.legend(fontsize=7)
+        fig.tight_layout()
+        path = out / "overhead.png"
+        fig.savefig(path, dpi=110)
+        plt.close(fig)
+        written.append(str(path))
+    return written
+
+
+def write_results(results: dict, out_dir: str | Path) -> dict:
+    """Write results.json, table1.md and the charts under `out_dir`; returns the paths."""
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    results = {"schema": 1, **results}
+    (out / "results.json").write_text(json.dumps(results, indent=2, default=float))
+    (out / "table1.md").write_text(markdown_table(results))
+    pngs = _charts(results, out)
+    return {"json": str(out / "results.json"), "markdown": str(out / "table1.md"), "png": pngs}

@@ -1,0 +1,32 @@
+"""The results folder: JSON with every figure and the machine, a Markdown table, PNG charts."""
+
+import json
+
+from ember.bench.machine import describe_machine
+from ember.bench.overhead import run_overhead
+from ember.bench.report import markdown_table, write_results
+from ember.bench.table import run_table
+
+
+def test_table_json_markdown_and_charts(tmp_path):
+    rows = run_table(["ncf", "gnmt"], size="tiny", compare=False, repeats=2, warmup=1)
+    results = {"machine": describe_machine(), "table1": rows, "overhead": run_overhead(calls=20),
+               "command": "test"}
+    paths = write_results(results, tmp_path)
+    data = json.loads((tmp_path / "results.json").read_text())
+    assert data["schema"] == 1
+    assert {"cpu", "cores", "blas", "versions"} <= set(data["machine"])
+    assert [r["key"] for r in data["table1"]] == ["ncf", "gnmt"]
+    for r in data["table1"]:
+        assert r["ember"]["median"] > 0 and r["ember"]["spread"] >= 0 and r["ember"]["n"] == 2
+        assert r["unit"] in ("samples/s", "tokens/s")
+    for op in ("add", "matmul", "sum"):
+        ov = data["overhead"][op]["ember"]
+        assert 0 < ov["forward_us"]["median"] < ov["forward_backward_us"]["median"]
+    md = (tmp_path / "table1.md").read_text()
+    assert md == markdown_table(data)
+    assert "| NCF | samples/s |" in md and "| GNMTv2 | tokens/s |" in md
+    for png in paths["png"]:
+        with open(png, "rb") as f:
+            assert f.read(8) == b"\x89PNG\r\n\x1a\n"
+    assert {p.split("/")[-1] for p in paths["png"]} == {"table1.png", "overhead.png"}
