@@ -124,6 +124,11 @@ def result_type(*operands) -> dtype:
     Tensors with dims win over 0-dim tensors, which win over Python scalars, unless a lower
     priority operand is of a higher category (bool < integer < floating).
     """
+    if len(operands) == 2:
+        a, b = operands
+        da, db = getattr(a, "_dtype", None), getattr(b, "_dtype", None)
+        if da is not None and da is db and a._shape and b._shape:
+            return da
     dims = zero = None
     scalar_cat = -1
     for x in operands:

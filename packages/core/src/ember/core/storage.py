@@ -18,15 +18,33 @@ __all__ = ["Storage"]
 class Storage:
     """A flat buffer of `nbytes` bytes on `device`, with a version counter."""
 
-    __slots__ = ("data", "nbytes", "device", "version", "_block", "_shared", "__weakref__")
+    __slots__ = ("_raw", "_bytes", "nbytes", "device", "version", "_block", "_shared", "__weakref__")
 
     def __init__(self, data, nbytes: int, dev: device = CPU, block=None) -> None:
-        self.data = data
+        self._raw = data  # CPU: any C-contiguous numpy array holding the bytes (a fresh op result, as is)
+        self._bytes = None
         self.nbytes = nbytes
         self.device = dev
         self.version = 0
         self._block = block
         self._shared = None
+
+    @property
+    def data(self):
+        """The buffer: a flat uint8 numpy array on the CPU, the device array on CUDA."""
+        if self.device.type != "cpu":
+            return self._raw
+        b = self._bytes
+        if b is None:
+            raw = self._raw
+            b = raw if raw.dtype == np.uint8 and raw.ndim == 1 else raw.reshape(-1).view(np.uint8)
+            self._bytes = b
+        return b
+
+    @data.setter
+    def data(self, value) -> None:
+        self._raw = value
+        self._bytes = None
 
     @classmethod
     def cpu(cls, nbytes: int) -> Storage:
@@ -46,6 +64,11 @@ class Storage:
         if self.device.type == "cpu":
             return self.data.ctypes.data
         return self.data.__cuda_array_interface__["data"][0]
+
+    def __reduce__(self):
+        from ember.core.sharing import reduce_storage
+
+        return reduce_storage(self)
 
     def __repr__(self) -> str:
         return f"Storage(nbytes={self.nbytes}, device={self.device}, version={self.version})"

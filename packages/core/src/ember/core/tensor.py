@@ -76,25 +76,23 @@ class Tensor:
 
     @staticmethod
     def _wrap(arr) -> Tensor:
-        """A tensor that owns the numpy result `arr` (no copy when its layout allows)."""
-        arr = np.asarray(arr)
+        """A tensor that takes ownership of the fresh numpy result `arr` (no copy when its layout allows)."""
+        if type(arr) is not np.ndarray:
+            arr = np.asarray(arr)
         dt = dtypes._BY_NP.get(arr.dtype)
         if dt is None:
             raise TypeError(f"can't convert np.ndarray of type {arr.dtype}; ember supports "
                             f"{', '.join(d.name for d in dtypes.ALL)}")
-        isz = arr.itemsize
-        if arr.flags.c_contiguous:
-            flat = arr.reshape(-1)
-            strides = contiguous_strides(arr.shape)
-        elif arr.flags.f_contiguous:
-            flat = arr.T.reshape(-1)
-            strides = tuple(s // isz for s in arr.strides)
+        flags = arr.flags
+        if flags.c_contiguous:
+            raw = arr
+        elif flags.f_contiguous:
+            raw = arr.T
         else:
-            arr = np.ascontiguousarray(arr)
-            flat = arr.reshape(-1)
-            strides = contiguous_strides(arr.shape)
-        st = Storage(flat.view(np.uint8), flat.nbytes)
-        t = Tensor._make(st, 0, arr.shape, strides, dt)
+            arr = raw = np.ascontiguousarray(arr)
+        isz = dt.itemsize
+        t = Tensor._make(Storage(raw, arr.nbytes), 0, arr.shape, tuple([s // isz for s in arr.strides]), dt)
+        t._npc = arr
         return t
 
     def _as_subclass(self, cls) -> Tensor:
@@ -103,15 +101,17 @@ class Tensor:
 
     def _np(self) -> np.ndarray:
         """The numpy view of this CPU tensor's elements (shares memory)."""
-        a = self._npc
-        if a is None:
-            st = self._storage
-            if st.device.type != "cpu":
-                raise RuntimeError(f"{describe(self)} is not on the CPU; call .cpu() first")
-            isz = self._dtype.itemsize
-            a = np.ndarray(self._shape, self._dtype.np, st.data, self._offset * isz,
-                           tuple(s * isz for s in self._strides))
-            self._npc = a
+        # The cache remembers the buffer it views: `share_memory_` and `resize_` swap `Storage.data`.
+        st = self._storage
+        c = self._npc
+        if c is not None and c[0] is st.data:
+            return c[1]
+        if st.device.type != "cpu":
+            raise RuntimeError(f"{describe(self)} is not on the CPU; call .cpu() first")
+        isz = self._dtype.itemsize
+        a = np.ndarray(self._shape, self._dtype.np, st.data, self._offset * isz,
+                       tuple(s * isz for s in self._strides))
+        self._npc = (st.data, a)
         return a
 
     def _set_meta(self, storage: Storage, offset: int, shape: tuple, strides: tuple) -> None:
@@ -319,6 +319,18 @@ class Tensor:
         return tensor_repr(self)
 
     __str__ = __repr__
+
+    def share_memory_(self) -> Tensor:
+        """Move the storage into shared memory in place (a no-op if already shared); returns self."""
+        from ember.core.sharing import share_memory_
+
+        return share_memory_(self)
+
+    def is_shared(self) -> bool:
+        """Whether the storage lives in shared memory (CUDA storages always do)."""
+        from ember.core.sharing import is_shared
+
+        return is_shared(self)
 
     def __reduce_ex__(self, protocol):
         from ember.core.sharing import reduce_tensor

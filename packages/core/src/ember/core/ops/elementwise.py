@@ -252,7 +252,7 @@ def binary_dtype(rule: str, a, b) -> dtypes.dtype:
 
 
 def _check_int_div(name: str, b, dt) -> None:
-    if name in ("floor_divide", "trunc_divide", "remainder", "fmod") and not dt.is_floating_point:
+    if not dt.is_floating_point:
         if np.any(np.asarray(arr(b)) == 0):
             raise ZeroDivisionError(f"{name}: integer division by zero")
 
@@ -260,14 +260,18 @@ def _check_int_div(name: str, b, dt) -> None:
 def _make_binary(name: str, fn, rule: str):
     fn = fn or _xlogy
     op = declare(name, fn, differentiable=name not in _BINARY_NOT_DIFFERENTIABLE)
+    integer_only = name in _INTEGER_ONLY
+    divides = name in ("floor_divide", "trunc_divide", "remainder", "fmod")
 
     @op.register("cpu")
     def kernel(a, b, *, out=None):
         dt = binary_dtype(rule, a, b)
-        if name in _INTEGER_ONLY and dt.is_floating_point:
+        if integer_only and dt.is_floating_point:
             raise TypeError(f"{name}: only integer and bool tensors are supported; got {dt.name}")
-        _check_int_div(name, b, dt)
-        x, y = arr(a), arr(b)
+        if divides:
+            _check_int_div(name, b, dt)
+        x = a._np() if isinstance(a, Tensor) else a
+        y = b._np() if isinstance(b, Tensor) else b
         try:
             if rule == "bool":
                 r = fn(x, y)
