@@ -42,7 +42,7 @@ def _install_layers(session: nox.Session, *layers: str, extras: str = "") -> Non
 
 
 @nox.session
-@nox.parametrize("package", PRESENT)
+@nox.parametrize("package", PRESENT, ids=PRESENT)
 def tests(session: nox.Session, package: str) -> None:
     """One package's tests, with only that package and its lower layers installed."""
     _install_layers(session, package)
