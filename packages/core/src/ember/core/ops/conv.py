@@ -1,0 +1,347 @@
+"""Convolutions: conv1d/conv2d/conv_transpose1d/conv_transpose2d and the conv backward kernels.
+
+NOTE [ Convolution as one GEMM ]
+The forward unfolds the padded input into columns `(N, C, kh, kw, Ho, Wo)` (a parallel Numba
+copy; a 1x1 stride-1 conv needs none), then multiplies by the weight `(G, O/G, C/G*kh*kw)` in
+one batched GEMM. The input gradient is the transposed GEMM followed by `col2im`, a Numba
+scatter-add over the same window geometry; the weight gradient is GEMM of the gradient with the
+columns. A transposed convolution is exactly a convolution's input gradient, so it reuses it.
+"""
+
+# ruff: noqa: A001, A002 - PyTorch's argument is named `input`
+from __future__ import annotations
+
+import numpy as np
+
+from ember.core.dispatch import declare
+from ember.core.ops import numba_nn
+from ember.core.ops._util import wrap
+from ember.core.tensor import Tensor, describe
+
+__all__ = ["conv1d", "conv2d", "conv_transpose1d", "conv_transpose2d", "conv2d_backward_input",
+           "conv2d_backward_weight"]
+
+
+def _ntuple(v, n: int, name: str, op: str) -> tuple[int, ...]:
+    if isinstance(v, int | np.integer):
+        return (int(v),) * n
+    v = tuple(int(x) for x in v)
+    if len(v) == 1:
+        return v * n
+    if len(v) != n:
+        raise RuntimeError(f"{op}: expected {name} to be a single integer value or a list of {n} values to "
+                           f"match the convolution dimensions, but got {name}={list(v)}")
+    return v
+
+
+def _out_size(n: int, k: int, s: int, p: int, d: int) -> int:
+    return (n + 2 * p - d * (k - 1) - 1) // s + 1
+
+
+def _unfold(x: np.ndarray, kh: int, kw: int, stride, padding, dilation) -> np.ndarray:
+    """The columns `(N, C, kh, kw, Ho, Wo)` of `x (N, C, H, W)` (see NOTE [ Convolution as one GEMM ])."""
+    (sh, sw), (ph, pw), (dh, dw) = stride, padding, dilation
+    n, c, h, w = x.shape
+    ho, wo = _out_size(h, kh, sh, ph, dh), _out_size(w, kw, sw, pw, dw)
+    if kh == kw == 1 and sh == sw == 1 and ph == pw == 0:
+        return np.ascontiguousarray(x).reshape(n, c, 1, 1, ho, wo)
+    xp = np.pad(x, ((0, 0), (0, 0), (ph, ph), (pw, pw))) if ph or pw else np.ascontiguousarray(x)
+    cols = np.empty((n, c, kh, kw, ho, wo), dtype=x.dtype)
+    numba_nn.im2col()(xp, cols, sh, sw, dh, dw)
+    return cols
+
+
+def _fold(cols: np.ndarray, shape, stride, padding, dilation) -> np.ndarray:
+    """The adjoint of `_unfold`: sum columns `(N, C, kh, kw, Ho, Wo)` back into an input of `shape`."""
+    (sh, sw), (ph, pw), (dh, dw) = stride, padding, dilation
+    n, c, h, w = shape
+    if cols.shape[2] == cols.shape[3] == 1 and sh == sw == 1 and ph == pw == 0 and cols.shape[4:] == (h, w):
+        return cols.reshape(n, c, h, w)
+    out = np.zeros((n, c, h + 2 * ph, w + 2 * pw), dtype=cols.dtype)
+    numba_nn.col2im()(np.ascontiguousarray(cols), out, sh, sw, dh, dw)
+    return out[:, :, ph:ph + h, pw:pw + w]
+
+
+conv2d_op = declare("conv2d", doc="""2-D cross-correlation (PyTorch's conv2d), batched input only.
+
+Positional signature: `conv2d(input, weight, bias, stride, padding, dilation, groups)` with
+input `(N, C, H, W)`, weight `(O, C/groups, kh, kw)`, bias `(O,)` or None, and `stride`,
+`padding`, `dilation` pairs of ints (symmetric padding), `groups` an int.
+Backward: grad_input = `conv2d_backward_input(grad, weight, input.shape, stride, padding,
+dilation, groups)`, grad_weight = `conv2d_backward_weight(grad, input, weight.shape, stride,
+padding, dilation, groups)`, grad_bias = `grad.sum((0, 2, 3))`.""")
+
+
+@conv2d_op.register("cpu")
+def _conv2d_cpu(input, weight, bias, stride, padding, dilation, groups):
+    x, w = input._np(), weight._np()
+    n, o, kh, kw = x.shape[0], w.shape[0], w.shape[2], w.shape[3]
+    cols = _unfold(x, kh, kw, stride, padding, dilation)
+    ho, wo = cols.shape[4:]
+    cols = cols.reshape(n, groups, -1, ho * wo)
+    out = np.matmul(w.reshape(groups, o // groups, -1), cols).reshape(n, o, ho, wo)
+    if bias is not None:
+        out += bias._np().reshape(o, 1, 1)
+    return wrap(out)
+
+
+conv2d_backward_input = declare("conv2d_backward_input", doc="""The gradient of conv2d with respect to its input.
+
+Positional signature: `conv2d_backward_input(grad, weight, input_shape, stride, padding,
+dilation, groups)` with grad `(N, O, Ho, Wo)` -> grad_input of `input_shape` `(N, C, H, W)`.
+It is also the forward of `conv_transpose2d`. Its backward: grad wrt grad is
+`conv2d(gg, weight, None, stride, padding, dilation, groups)`, grad wrt weight is
+`conv2d_backward_weight(grad, gg, weight.shape, stride, padding, dilation, groups)`.""")
+
+
+@conv2d_backward_input.register("cpu")
+def _conv2d_backward_input_cpu(grad, weight, input_shape, stride, padding, dilation, groups):
+    g, w = grad._np(), weight._np()
+    n, o, ho, wo = g.shape
+    cg, kh, kw = w.shape[1:]
+    wt = np.ascontiguousarray(w.reshape(groups, o // groups, cg * kh * kw).transpose(0, 2, 1))
+    cols = np.matmul(wt, g.reshape(n, groups, o // groups, ho * wo))
+    cols = cols.reshape(n, groups * cg, kh, kw, ho, wo)
+    return wrap(np.ascontiguousarray(_fold(cols, tuple(input_shape), stride, padding, dilation)))
+
+
+conv2d_backward_weight = declare("conv2d_backward_weight", doc="""The gradient of conv2d with respect to its weight.
+
+Positional signature: `conv2d_backward_weight(grad, input, weight_shape, stride, padding,
+dilation, groups)` with grad `(N, O, Ho, Wo)`, input `(N, C, H, W)` -> grad_weight of
+`weight_shape` `(O, C/groups, kh, kw)`. Bilinear in (grad, input): its backward is
+grad wrt grad = `conv2d(input, gw, None, ...)`, grad wrt input =
+`conv2d_backward_input(grad, gw, input.shape, ...)` with gw the incoming gradient.""")
+
+
+@conv2d_backward_weight.register("cpu")
+def _conv2d_backward_weight_cpu(grad, input, weight_shape, stride, padding, dilation, groups):
+    g, x = grad._np(), input._np()
+    o, cg, kh, kw = weight_shape
+    n, _, ho, wo = g.shape
+    cols = _unfold(x, kh, kw, stride, padding, dilation)[:, :, :, :, :ho, :wo]
+    cols = np.ascontiguousarray(cols).reshape(n, groups, cg * kh * kw, ho * wo)
+    gg = g.reshape(n, groups, o // groups, ho * wo)
+    if n == 1:
+        gw = np.matmul(gg[0], cols[0].transpose(0, 2, 1))
+    else:
+        gw = np.matmul(gg, cols.transpose(0, 1, 3, 2)).sum(0)
+    return wrap(np.ascontiguousarray(gw.reshape(o, cg, kh, kw), dtype=g.dtype))
+
+
+conv_transpose2d_op = declare("conv_transpose2d", doc="""2-D transposed convolution (PyTorch's conv_transpose2d).
+
+Positional signature: `conv_transpose2d(input, weight, bias, stride, padding, output_padding,
+groups, dilation)` with input `(N, C, H, W)`, weight `(C, O/groups, kh, kw)`, bias `(O,)` or None,
+pairs of ints for stride/padding/output_padding/dilation. The result is conv2d's input gradient
+for an input of the output's shape. Backward: grad_input = `conv2d(grad, weight, None, stride,
+padding, dilation, groups)`, grad_weight = `conv2d_backward_weight(input, grad, weight.shape,
+stride, padding, dilation, groups)`, grad_bias = `grad.sum((0, 2, 3))`.""")
+
+
+def _transpose_out_shape(x_shape, w_shape, stride, padding, output_padding, dilation, groups):
+    n, _, h, w = x_shape
+    return (n, w_shape[1] * groups,
+            (h - 1) * stride[0] - 2 * padding[0] + dilation[0] * (w_shape[2] - 1) + output_padding[0] + 1,
+            (w - 1) * stride[1] - 2 * padding[1] + dilation[1] * (w_shape[3] - 1) + output_padding[1] + 1)
+
+
+@conv_transpose2d_op.register("cpu")
+def _conv_transpose2d_cpu(input, weight, bias, stride, padding, output_padding, groups, dilation):
+    shape = _transpose_out_shape(input._shape, weight._shape, stride, padding, output_padding, dilation, groups)
+    out = _conv2d_backward_input_cpu(input, weight, shape, stride, padding, dilation, groups)
+    if bias is not None:
+        out._np()[...] += bias._np().reshape(-1, 1, 1)
+    return out
+
+
+# --- validation and the public functions ------------------------------------------------
+def _check(op: str, input: Tensor, weight: Tensor, bias, groups: int, nd: int, transposed: bool) -> None:
+    if not isinstance(input, Tensor) or not isinstance(weight, Tensor):
+        raise TypeError(f"{op}: expected input and weight to be tensors; got {describe(input)} and "
+                        f"{describe(weight)}")
+    if input.ndim not in (nd + 1, nd + 2):
+        raise RuntimeError(f"Expected {nd + 1}D (unbatched) or {nd + 2}D (batched) input to {op}, but got "
+                           f"input of size: {list(input.shape)}")
+    if weight.ndim != nd + 2:
+        raise RuntimeError(f"{op}: expected weight to be {nd + 2}-dimensional; got {describe(weight)}")
+    if not input.dtype.is_floating_point or input.dtype is not weight.dtype:
+        raise TypeError(f"{op}: expected floating point input and weight of the same dtype; got "
+                        f"{describe(input)} and {describe(weight)}")
+    if input.device != weight.device:
+        raise RuntimeError(f"{op}: expected input and weight on the same device; got {describe(input)} and "
+                           f"{describe(weight)}")
+    if groups < 1:
+        raise RuntimeError("non-positive groups is not supported")
+    ws = list(weight.shape)
+    shape = list(input.shape) if input.ndim == nd + 2 else [1, *input.shape]
+    if transposed:
+        if shape[1] != ws[0]:
+            raise RuntimeError(f"Given transposed=1, weight of size {ws}, expected input{shape} to have {ws[0]} "
+                               f"channels, but got {shape[1]} channels instead")
+        if ws[0] % groups:
+            raise RuntimeError(f"Given groups={groups}, expected weight to be divisible by {groups} at "
+                               f"dimension 0, but got weight of size {ws} instead")
+        out_ch = ws[1] * groups
+    else:
+        if ws[0] % groups:
+            raise RuntimeError(f"Given groups={groups}, expected weight to be divisible by {groups} at "
+                               f"dimension 0, but got weight of size {ws} instead")
+        if shape[1] != ws[1] * groups:
+            raise RuntimeError(f"Given groups={groups}, weight of size {ws}, expected input{shape} to have "
+                               f"{ws[1] * groups} channels, but got {shape[1]} channels instead")
+        out_ch = ws[0]
+    if bias is not None and (bias.ndim != 1 or bias.shape[0] != out_ch):
+        raise RuntimeError(f"Given weight of size {ws}, expected bias to be 1-dimensional with {out_ch} "
+                           f"elements, but got bias of size {list(bias.shape)} instead")
+    if bias is not None and bias.dtype is not input.dtype:
+        raise TypeError(f"{op}: expected bias of the input's dtype; got {describe(input)} and {describe(bias)}")
+
+
+def _check_sizes(op: str, hw, k, padding, dilation) -> None:
+    padded = [n + 2 * p for n, p in zip(hw, padding)]
+    eff = [d * (kk - 1) + 1 for kk, d in zip(k, dilation)]
+    if any(p < e for p, e in zip(padded, eff)):
+        raise RuntimeError(f"Calculated padded input size per channel: ({' x '.join(map(str, padded))}). "
+                           f"Kernel size: ({' x '.join(map(str, eff))}). Kernel size can't be greater than "
+                           f"actual input size")
+
+
+def _same_padding(op: str, input: Tensor, k, stride, dilation):
+    """PyTorch's padding='same': symmetric pads, plus one extra row/col at the end when odd."""
+    if any(s != 1 for s in stride):
+        raise ValueError("padding='same' is not supported for strided convolutions")
+    total = [d * (kk - 1) for kk, d in zip(k, dilation)]
+    sym = tuple(t // 2 for t in total)
+    extra = [t - 2 * s for t, s in zip(total, sym)]
+    if any(extra):
+        from ember.core.ops.padding import pad
+
+        flat: list[int] = []
+        for e in reversed(extra):
+            flat += [0, e]
+        input = pad(input, tuple(flat))
+    return input, sym
+
+
+def _conv_nd(op: str, nd: int, input, weight, bias, stride, padding, dilation, groups) -> Tensor:
+    from ember.core.ops.layout import squeeze, unsqueeze
+
+    _check(op, input, weight, bias, groups, nd, False)
+    stride = _ntuple(stride, nd, "stride", op)
+    dilation = _ntuple(dilation, nd, "dilation", op)
+    k = tuple(weight.shape[2:])
+    batched = input.ndim == nd + 2
+    if not batched:
+        input = unsqueeze(input, 0)
+    if isinstance(padding, str):
+        if padding == "valid":
+            padding = (0,) * nd
+        elif padding == "same":
+            input, padding = _same_padding(op, input, k, stride, dilation)
+        else:
+            raise ValueError(f"Invalid padding string '{padding}', should be one of {{'valid', 'same'}}")
+    else:
+        padding = _ntuple(padding, nd, "padding", op)
+    if any(s < 1 for s in stride) or any(d < 1 for d in dilation) or any(p < 0 for p in padding):
+        raise RuntimeError(f"{op}: stride and dilation must be positive and padding non-negative; got "
+                           f"stride={stride}, padding={padding}, dilation={dilation}")
+    _check_sizes(op, tuple(input.shape[2:]), k, padding, dilation)
+    if nd == 1:
+        out = conv2d_op(unsqueeze(input, 2), unsqueeze(weight, 2), bias, (1, *stride), (0, *padding),
+                        (1, *dilation), groups)
+        out = squeeze(out, 2)
+    else:
+        out = conv2d_op(input, weight, bias, stride, padding, dilation, groups)
+    return out if batched else squeeze(out, 0)
+
+
+def conv2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride=1, padding=0, dilation=1,
+           groups: int = 1) -> Tensor:
+    """2-D convolution (cross-correlation) of `input` with `weight`, as `torch.nn.functional.conv2d`.
+
+    Args:
+        input: `(N, C, H, W)` or unbatched `(C, H, W)`.
+        weight: `(O, C/groups, kh, kw)`.
+        bias: `(O,)` or None.
+        stride, dilation: an int or a pair.
+        padding: an int, a pair, 'valid' or 'same' (stride 1 only).
+        groups: split input and output channels into this many independent groups.
+    Returns:
+        `(N, O, Ho, Wo)` with `Ho = (H + 2p - d(k - 1) - 1) // s + 1`.
+    Raises:
+        RuntimeError: channel or size mismatches, with PyTorch's messages.
+        TypeError: non-float or mixed dtypes.
+
+    >>> import ember.core as ec
+    >>> ec.conv2d(ec.ones(1, 1, 3, 3), ec.ones(1, 1, 2, 2)).tolist()
+    [[[[4.0, 4.0], [4.0, 4.0]]]]
+    """
+    return _conv_nd("conv2d", 2, input, weight, bias, stride, padding, dilation, groups)
+
+
+def conv1d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride=1, padding=0, dilation=1,
+           groups: int = 1) -> Tensor:
+    """1-D convolution, as `torch.nn.functional.conv1d`: input `(N, C, L)` or `(C, L)`, weight `(O, C/groups, k)`.
+
+    >>> import ember.core as ec
+    >>> ec.conv1d(ec.ones(1, 1, 4), ec.ones(1, 1, 2), padding=1).tolist()
+    [[[1.0, 2.0, 2.0, 2.0, 1.0]]]
+    """
+    return _conv_nd("conv1d", 1, input, weight, bias, stride, padding, dilation, groups)
+
+
+def _conv_transpose_nd(op: str, nd: int, input, weight, bias, stride, padding, output_padding, groups,
+                       dilation) -> Tensor:
+    from ember.core.ops.layout import squeeze, unsqueeze
+
+    _check(op, input, weight, bias, groups, nd, True)
+    stride = _ntuple(stride, nd, "stride", op)
+    padding = _ntuple(padding, nd, "padding", op)
+    output_padding = _ntuple(output_padding, nd, "output_padding", op)
+    dilation = _ntuple(dilation, nd, "dilation", op)
+    for op_, s, d in zip(output_padding, stride, dilation):
+        if op_ >= max(s, d) or op_ < 0:
+            raise RuntimeError(f"output padding must be smaller than either stride or dilation, but got "
+                               f"output_padding={list(output_padding)}, stride={list(stride)}, "
+                               f"dilation={list(dilation)}")
+    batched = input.ndim == nd + 2
+    if not batched:
+        input = unsqueeze(input, 0)
+    if nd == 1:
+        input, weight = unsqueeze(input, 2), unsqueeze(weight, 2)
+        stride, padding, output_padding, dilation = (1, *stride), (0, *padding), (0, *output_padding), \
+            (1, *dilation)
+    shape = _transpose_out_shape(tuple(input.shape), tuple(weight.shape), stride, padding, output_padding,
+                                 dilation, groups)
+    if shape[2] <= 0 or shape[3] <= 0:
+        raise RuntimeError(f"{op}: the output size {list(shape)} is too small; got {describe(input)} and "
+                           f"{describe(weight)}")
+    out = conv_transpose2d_op(input, weight, bias, stride, padding, output_padding, groups, dilation)
+    if nd == 1:
+        out = squeeze(out, 2)
+    return out if batched else squeeze(out, 0)
+
+
+def conv_transpose2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride=1, padding=0,
+                     output_padding=0, groups: int = 1, dilation=1) -> Tensor:
+    """2-D transposed convolution, as `torch.nn.functional.conv_transpose2d`.
+
+    Args:
+        input: `(N, C, H, W)` or `(C, H, W)`; weight `(C, O/groups, kh, kw)`; bias `(O,)` or None.
+    Returns:
+        `(N, O, Ho, Wo)` with `Ho = (H - 1)s - 2p + d(k - 1) + output_padding + 1`.
+
+    >>> import ember.core as ec
+    >>> ec.conv_transpose2d(ec.ones(1, 1, 2, 2), ec.ones(1, 1, 2, 2)).tolist()
+    [[[[1.0, 2.0, 1.0], [2.0, 4.0, 2.0], [1.0, 2.0, 1.0]]]]
+    """
+    return _conv_transpose_nd("conv_transpose2d", 2, input, weight, bias, stride, padding, output_padding,
+                              groups, dilation)
+
+
+def conv_transpose1d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride=1, padding=0,
+                     output_padding=0, groups: int = 1, dilation=1) -> Tensor:
+    """1-D transposed convolution, as `torch.nn.functional.conv_transpose1d`: input `(N, C, L)`."""
+    return _conv_transpose_nd("conv_transpose1d", 1, input, weight, bias, stride, padding, output_padding,
+                              groups, dilation)

@@ -1,0 +1,315 @@
+"""Private Numba CPU kernels of the nn ops: im2col/col2im, pooling, scatter-adds.
+
+Each kernel is built on first use by its `@cache`d getter (so `import ember.core` compiles
+nothing), cached on disk, and releases the GIL. Launchers in `conv.py`, `pool.py`,
+`embedding.py` validate shapes and indices first: no kernel here checks a bound.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+
+import numpy as np
+
+
+def _njit(parallel: bool = False):
+    import numba
+
+    return numba.njit(cache=True, nogil=True, parallel=parallel, fastmath=False)
+
+
+@cache
+def im2col():
+    import numba
+
+    # x: (N, C, Hp, Wp) padded input; cols: (N, C, kh, kw, Ho, Wo), written densely.
+    @_njit(parallel=True)
+    def kernel(x, cols, sh, sw, dh, dw):
+        n, c, kh, kw, ho, wo = cols.shape
+        for nc in numba.prange(n * c):
+            b = nc // c
+            ch = nc % c
+            for i in range(kh):
+                for j in range(kw):
+                    for oh in range(ho):
+                        row = oh * sh + i * dh
+                        for ow in range(wo):
+                            cols[b, ch, i, j, oh, ow] = x[b, ch, row, ow * sw + j * dw]
+
+    return kernel
+
+
+@cache
+def col2im():
+    import numba
+
+    # cols: (N, C, kh, kw, Ho, Wo); out: (N, C, Hp, Wp) zeroed, accumulated into.
+    @_njit(parallel=True)
+    def kernel(cols, out, sh, sw, dh, dw):
+        n, c, kh, kw, ho, wo = cols.shape
+        for nc in numba.prange(n * c):
+            b = nc // c
+            ch = nc % c
+            for i in range(kh):
+                for j in range(kw):
+                    for oh in range(ho):
+                        row = oh * sh + i * dh
+                        for ow in range(wo):
+                            out[b, ch, row, ow * sw + j * dw] += cols[b, ch, i, j, oh, ow]
+
+    return kernel
+
+
+@cache
+def max_pool2d():
+    import numba
+
+    # x: (NC, H, W); out, idx: (NC, Ho, Wo); idx is the flat h * W + w of the max (NaN wins).
+    @_njit(parallel=True)
+    def kernel(x, out, idx, kh, kw, sh, sw, ph, pw, dh, dw):
+        nc, h, w = x.shape
+        _, ho, wo = out.shape
+        for p in numba.prange(nc):
+            for oh in range(ho):
+                for ow in range(wo):
+                    best = -np.inf
+                    arg = -1
+                    found = False
+                    for i in range(kh):
+                        r = oh * sh - ph + i * dh
+                        if r < 0 or r >= h:
+                            continue
+                        for j in range(kw):
+                            s = ow * sw - pw + j * dw
+                            if s < 0 or s >= w:
+                                continue
+                            v = x[p, r, s]
+                            if not found or v > best or v != v:
+                                best = v
+                                arg = r * w + s
+                                found = True
+                                if v != v:
+                                    break
+                        if found and best != best:
+                            break
+                    out[p, oh, ow] = best
+                    idx[p, oh, ow] = arg
+
+    return kernel
+
+
+@cache
+def index_scatter_add():
+    import numba
+
+    # grad, idx: (NC, L); out: (NC, HW) zeroed; parallel over NC (rows never collide).
+    @_njit(parallel=True)
+    def kernel(grad, idx, out):
+        nc, n = grad.shape
+        for p in numba.prange(nc):
+            for k in range(n):
+                out[p, idx[p, k]] += grad[p, k]
+
+    return kernel
+
+
+@cache
+def avg_pool2d():
+    import numba
+
+    # x: (NC, H, W); out: (NC, Ho, Wo); PyTorch's divisor rules (padding counted up to H + ph).
+    @_njit(parallel=True)
+    def kernel(x, out, kh, kw, sh, sw, ph, pw, count_include_pad, divisor):
+        nc, h, w = x.shape
+        _, ho, wo = out.shape
+        for p in numba.prange(nc):
+            for oh in range(ho):
+                h0 = oh * sh - ph
+                h1 = min(h0 + kh, h + ph)
+                for ow in range(wo):
+                    w0 = ow * sw - pw
+                    w1 = min(w0 + kw, w + pw)
+                    size = (h1 - h0) * (w1 - w0)
+                    a0, a1, b0, b1 = max(h0, 0), min(h1, h), max(w0, 0), min(w1, w)
+                    acc = 0.0
+                    for r in range(a0, a1):
+                        for s in range(b0, b1):
+                            acc += x[p, r, s]
+                    if divisor > 0:
+                        d = divisor
+                    elif count_include_pad:
+                        d = size
+                    else:
+                        d = (a1 - a0) * (b1 - b0)
+                    out[p, oh, ow] = acc / d if d > 0 else 0.0
+
+    return kernel
+
+
+@cache
+def avg_pool2d_backward():
+    import numba
+
+    # grad: (NC, Ho, Wo); out: (NC, H, W) zeroed; the transpose of `avg_pool2d`.
+    @_njit(parallel=True)
+    def kernel(grad, out, kh, kw, sh, sw, ph, pw, count_include_pad, divisor):
+        nc, h, w = out.shape
+        _, ho, wo = grad.shape
+        for p in numba.prange(nc):
+            for oh in range(ho):
+                h0 = oh * sh - ph
+                h1 = min(h0 + kh, h + ph)
+                for ow in range(wo):
+                    w0 = ow * sw - pw
+                    w1 = min(w0 + kw, w + pw)
+                    size = (h1 - h0) * (w1 - w0)
+                    a0, a1, b0, b1 = max(h0, 0), min(h1, h), max(w0, 0), min(w1, w)
+                    if divisor > 0:
+                        d = divisor
+                    elif count_include_pad:
+                        d = size
+                    else:
+                        d = (a1 - a0) * (b1 - b0)
+                    if d <= 0:
+                        continue
+                    g = grad[p, oh, ow] / d
+                    for r in range(a0, a1):
+                        for s in range(b0, b1):
+                            out[p, r, s] += g
+
+    return kernel
+
+
+@cache
+def adaptive_pool2d():
+    import numba
+
+    # x: (NC, H, W); out, idx: (NC, Ho, Wo); bins [floor(i*H/Ho), ceil((i+1)*H/Ho)); idx only for max.
+    @_njit(parallel=True)
+    def kernel(x, out, idx, is_max):
+        nc, h, w = x.shape
+        _, ho, wo = out.shape
+        for p in numba.prange(nc):
+            for oh in range(ho):
+                h0 = (oh * h) // ho
+                h1 = -((-(oh + 1) * h) // ho)
+                for ow in range(wo):
+                    w0 = (ow * w) // wo
+                    w1 = -((-(ow + 1) * w) // wo)
+                    if is_max:
+                        best = x[p, h0, w0]
+                        arg = h0 * w + w0
+                        for r in range(h0, h1):
+                            for s in range(w0, w1):
+                                v = x[p, r, s]
+                                if v > best or v != v:
+                                    best = v
+                                    arg = r * w + s
+                        out[p, oh, ow] = best
+                        idx[p, oh, ow] = arg
+                    else:
+                        acc = 0.0
+                        for r in range(h0, h1):
+                            for s in range(w0, w1):
+                                acc += x[p, r, s]
+                        out[p, oh, ow] = acc / ((h1 - h0) * (w1 - w0))
+
+    return kernel
+
+
+@cache
+def adaptive_avg_pool2d_backward():
+    import numba
+
+    # grad: (NC, Ho, Wo); out: (NC, H, W) zeroed.
+    @_njit(parallel=True)
+    def kernel(grad, out):
+        nc, h, w = out.shape
+        _, ho, wo = grad.shape
+        for p in numba.prange(nc):
+            for oh in range(ho):
+                h0 = (oh * h) // ho
+                h1 = -((-(oh + 1) * h) // ho)
+                for ow in range(wo):
+                    w0 = (ow * w) // wo
+                    w1 = -((-(ow + 1) * w) // wo)
+                    g = grad[p, oh, ow] / ((h1 - h0) * (w1 - w0))
+                    for r in range(h0, h1):
+                        for s in range(w0, w1):
+                            out[p, r, s] += g
+
+    return kernel
+
+
+@cache
+def rows_scatter_add():
+    # grad: (M, D); idx: (M,); scale: (M,); out: (V, D) zeroed; out[idx[m]] += scale[m] * grad[m],
+    # skipping rows whose index equals `skip` (padding_idx, or -1 for none). Serial over M: rows collide.
+    @_njit()
+    def kernel(grad, idx, scale, out, skip):
+        m, d = grad.shape
+        for k in range(m):
+            r = idx[k]
+            if r == skip:
+                continue
+            s = scale[k]
+            for j in range(d):
+                out[r, j] += s * grad[k, j]
+
+    return kernel
+
+
+@cache
+def embedding_bag():
+    import numba
+
+    # weight: (V, D); indices, bag_of, psw: (M,); out: (B, D) zeroed; argmax: (B, D) for max mode.
+    # mode 0 sum, 1 mean, 2 max; indices equal to `skip` (padding_idx or -1) are left out of the bag.
+    @_njit(parallel=True)
+    def kernel(weight, indices, starts, ends, psw, out, argmax, count, mode, skip):
+        b, d = out.shape
+        for bag in numba.prange(b):
+            n = 0
+            for k in range(starts[bag], ends[bag]):
+                r = indices[k]
+                if r == skip:
+                    continue
+                n += 1
+                for j in range(d):
+                    v = weight[r, j] * psw[k]
+                    if mode == 2:
+                        if n == 1 or v > out[bag, j]:
+                            out[bag, j] = v
+                            argmax[bag, j] = r
+                    else:
+                        out[bag, j] += v
+            count[bag] = n
+            if mode == 1 and n > 0:
+                for j in range(d):
+                    out[bag, j] /= n
+
+    return kernel
+
+
+@cache
+def embedding_bag_backward():
+    # grad: (B, D); out: (V, D) zeroed; serial over bags (rows collide).
+    @_njit()
+    def kernel(grad, indices, starts, ends, psw, argmax, count, out, mode, skip):
+        b, d = grad.shape
+        for bag in range(b):
+            if mode == 2:
+                if count[bag] > 0:
+                    for j in range(d):
+                        out[argmax[bag, j], j] += grad[bag, j]
+                continue
+            scale = 1.0 / count[bag] if (mode == 1 and count[bag] > 0) else 1.0
+            for k in range(starts[bag], ends[bag]):
+                r = indices[k]
+                if r == skip:
+                    continue
+                s = scale * psw[k]
+                for j in range(d):
+                    out[r, j] += s * grad[bag, j]
+
+    return kernel

@@ -1,0 +1,136 @@
+"""Padding: `pad(input, pad, mode, value)` as one primitive (`pad_nd`) and its backward.
+
+Every padding mode is a separable index map: along each padded dim, output position `j` reads
+input position `src[j]` (or the fill value when `src[j] == -1`). The forward gathers by the
+map, the backward sums the gradient back through it, so the four modes share both kernels.
+"""
+
+# ruff: noqa: A002 - PyTorch's argument is named `input`
+from __future__ import annotations
+
+import numpy as np
+
+from ember.core.dispatch import declare
+from ember.core.ops._util import wrap
+from ember.core.tensor import Tensor, describe
+
+__all__ = ["pad", "pad_nd", "pad_nd_backward"]
+
+_MODES = ("constant", "reflect", "replicate", "circular")
+
+
+def _source_map(n: int, before: int, after: int, mode: str) -> np.ndarray:
+    """`src[j]`: the input index output position `j` reads along one dim (-1: the fill value)."""
+    j = np.arange(-before, n + after)
+    if mode == "constant":
+        return np.where((j >= 0) & (j < n), j, -1)
+    if mode == "replicate":
+        return np.clip(j, 0, n - 1)
+    if mode == "circular":
+        return j % n
+    period = 2 * (n - 1)
+    k = np.abs(j) % period if period else np.zeros_like(j)
+    return np.where(k < n, k, period - k)
+
+
+def _maps(shape: tuple[int, ...], pad: tuple[int, ...], mode: str) -> list[tuple[int, np.ndarray]]:
+    out = []
+    for i in range(len(pad) // 2):
+        d = len(shape) - 1 - i
+        out.append((d, _source_map(shape[d], pad[2 * i], pad[2 * i + 1], mode)))
+    return out
+
+
+pad_nd = declare("pad_nd", np.pad, doc="""Pad the last `len(pad) // 2` dims of `input`.
+
+Positional signature: `pad_nd(input, pad, mode, value)`; `pad` is PyTorch's flat tuple
+(last dim first: `(left, right, top, bottom, ...)`), `mode` one of 'constant', 'reflect',
+'replicate', 'circular', `value` the constant fill (a float). Negative constant pads crop.
+Backward: `pad_nd_backward(grad, input.shape, pad, mode)` -> grad_input.""")
+
+
+@pad_nd.register("cpu")
+def _pad_nd_cpu(input, pad, mode, value=0.0):
+    a = input._np()
+    fill = mode == "constant"
+    for d, src in _maps(a.shape, pad, mode):
+        a = np.take(a, np.maximum(src, 0), axis=d) if a.shape[d] else np.zeros(
+            a.shape[:d] + (len(src),) + a.shape[d + 1:], a.dtype)
+        if fill and (src < 0).any():
+            idx = [slice(None)] * a.ndim
+            idx[d] = src < 0
+            a[tuple(idx)] = value
+    return wrap(np.ascontiguousarray(a))
+
+
+pad_nd_backward = declare("pad_nd_backward", doc="""The gradient of `pad_nd` with respect to its input.
+
+Positional signature: `pad_nd_backward(grad, input_shape, pad, mode)` -> grad_input of
+`input_shape`: each output position's gradient is added to the input position it read.
+It is linear in `grad`; its own backward is `pad_nd(grad_grad, pad, mode, 0.0)`.""")
+
+
+@pad_nd_backward.register("cpu")
+def _pad_nd_backward_cpu(grad, input_shape, pad, mode):
+    g = grad._np()
+    for d, src in _maps(tuple(input_shape), pad, mode):
+        m = np.zeros((len(src), input_shape[d]), dtype=g.dtype)
+        keep = src >= 0
+        m[np.nonzero(keep)[0], src[keep]] = 1
+        g = np.moveaxis(np.tensordot(g, m, axes=([d], [0])), -1, d)
+    return wrap(np.ascontiguousarray(g))
+
+
+def pad(input: Tensor, pad: tuple[int, ...] | list[int], mode: str = "constant",
+        value: float | None = None) -> Tensor:
+    """Pad `input` as `torch.nn.functional.pad`: `pad` lists (before, after) pairs, last dim first.
+
+    Args:
+        input: a tensor of any shape (reflect/replicate/circular pad at most its last 3 dims).
+        pad: an even-length sequence of ints.
+        mode: 'constant', 'reflect', 'replicate' or 'circular'.
+        value: the fill of 'constant' mode (default 0).
+    Returns:
+        the padded tensor.
+    Raises:
+        ValueError: odd-length `pad`, too many padded dims, or an unknown mode.
+        RuntimeError: a reflect pad not smaller than its dim.
+
+    >>> import ember.core as ec
+    >>> ec.pad(ec.tensor([1.0, 2.0]), (1, 2)).tolist()
+    [0.0, 1.0, 2.0, 0.0, 0.0]
+    """
+    pad = tuple(int(p) for p in pad)
+    if len(pad) % 2:
+        raise ValueError("Padding length must be divisible by 2")
+    if len(pad) // 2 > input.ndim:
+        raise ValueError(f"Padding length should be less than or equal to two times the input dimension "
+                         f"but got padding length {len(pad)} and input of dimension {input.ndim}")
+    if mode not in _MODES:
+        raise NotImplementedError(f"Unsupported padding mode: {mode}")
+    if mode != "constant":
+        if value not in (None, 0, 0.0):
+            raise ValueError(f"Padding mode \"{mode}\" doesn't take in value argument.")
+        if len(pad) > 6:
+            raise NotImplementedError(f"pad: only 1, 2 or 3 trailing dims can be padded in {mode} mode; "
+                                      f"got pad={pad} for {describe(input)}")
+        for d, (lo, hi) in enumerate(zip(pad[::2], pad[1::2])):
+            n = input.shape[input.ndim - 1 - d]
+            if min(lo, hi) < 0:
+                raise RuntimeError(f"pad: negative padding is only supported in constant mode; got pad={pad}")
+            if mode == "reflect" and max(lo, hi) >= max(n, 1):
+                raise RuntimeError(f"Argument #4: Padding size should be less than the corresponding input "
+                                   f"dimension, but got: padding ({lo}, {hi}) at dimension "
+                                   f"{input.ndim - 1 - d} of input {list(input.shape)}")
+            if mode == "circular" and max(lo, hi) > n:
+                raise RuntimeError("Padding value causes wrapping around more than once.")
+            if n == 0:
+                raise RuntimeError(f"pad: {mode} padding of an empty dim; got {describe(input)}")
+    else:
+        for d, (lo, hi) in enumerate(zip(pad[::2], pad[1::2])):
+            n = input.shape[input.ndim - 1 - d]
+            if n + lo + hi < 0:
+                raise RuntimeError(f"The input size {n}, plus negative padding {lo} and {hi} resulted in a "
+                                   f"negative output size, which is invalid. Check dimension "
+                                   f"{input.ndim - 1 - d} of your input.")
+    return pad_nd(input, pad, mode, float(value or 0.0))
