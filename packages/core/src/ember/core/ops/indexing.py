@@ -1,0 +1,749 @@
+"""Advanced indexing and the gather/scatter family: `x[idx]`, `index_put_`, `gather`, `scatter`, masks.
+
+NOTE [ Indexing by storage offsets ]
+Every scatter-like kernel here (accumulating `index_put_`, `scatter*`, `index_add_`, `put_`)
+first turns its indices into the storage offsets (in elements) of the elements it writes, then
+one Numba loop applies `flat[offs[i]] (op)= vals[i]` in order. Working on offsets makes strided
+(non-contiguous) targets free and makes repeated indices accumulate correctly, which the
+embedding backward depends on. Indices are validated on the host before any kernel runs, so a
+kernel never sees an offset out of its storage.
+"""
+
+# ruff: noqa: A002 - `input` is PyTorch's argument name
+
+from __future__ import annotations
+
+import numbers
+from functools import cache
+
+import numpy as np
+
+from ember.core import dtypes
+from ember.core.dispatch import declare
+from ember.core.methods import inplace, method
+from ember.core.ops import shape as S
+from ember.core.ops._util import arr, wrap, write_out
+from ember.core.tensor import Tensor, describe
+
+__all__ = ["advanced_index", "advanced_index_put_", "index_put_", "index_put", "gather", "scatter", "scatter_add",
+           "scatter_reduce", "index_select", "index_add", "index_copy", "index_fill", "masked_fill",
+           "masked_select", "masked_scatter", "nonzero", "argwhere", "take", "put", "one_hot"]
+
+_SET, _ADD, _MUL, _MAX, _MIN = 0, 1, 2, 3, 4
+
+
+@cache
+def _scatter_kernel():
+    import numba
+
+    # flat: the 1-D typed storage; offs: int64 offsets into it; vals: one value per offset
+    @numba.njit(cache=True, nogil=True)
+    def scatter(flat, offs, vals, mode):
+        for i in range(offs.size):
+            o = offs[i]
+            v = vals[i]
+            if mode == 1:
+                flat[o] += v
+            elif mode == 2:
+                flat[o] *= v
+            elif mode == 3:
+                if v > flat[o] or v != v:
+                    flat[o] = v
+            elif mode == 4:
+                if v < flat[o] or v != v:
+                    flat[o] = v
+            else:
+                flat[o] = v
+
+    return scatter
+
+
+def _flat(t: Tensor) -> np.ndarray:
+    """The whole CPU storage of `t` as a 1-D array of its dtype (offsets index into it)."""
+    isz = t._dtype.itemsize
+    data = t._storage.data
+    return data[: data.size - data.size % isz].view(t._dtype.np)
+
+
+def _apply(target: Tensor, offs: np.ndarray, vals, mode: int) -> None:
+    """`flat[offs] (mode)= vals` in index order (see NOTE [ Indexing by storage offsets ])."""
+    offs = np.ascontiguousarray(offs, dtype=np.int64).reshape(-1)
+    if offs.size == 0:
+        return
+    flat = _flat(target)
+    vals = np.ascontiguousarray(np.broadcast_to(np.asarray(vals), offs.shape if np.ndim(vals) == 0 else
+                                                np.shape(vals))).reshape(-1)
+    dt = flat.dtype
+    if dt == np.bool_:
+        mode = {_ADD: _MAX, _MUL: _MIN}.get(mode, mode)
+    if dt == np.float16:
+        uniq, inv = np.unique(offs, return_inverse=True)
+        work = flat[uniq].astype(np.float32)
+        _scatter_kernel()(work, inv.astype(np.int64), vals.astype(np.float32), mode)
+        flat[uniq] = work.astype(np.float16)
+        return
+    _scatter_kernel()(flat, offs, vals.astype(dt, copy=False), mode)
+
+
+# --- index validation --------------------------------------------------------------------
+def _index_array(t, size: int, dim: int, *, allow_negative: bool = True) -> np.ndarray:
+    """Host int64 copy of index tensor `t`, bounds-checked against `size` and wrapped."""
+    a = np.asarray(arr(t) if t._storage.device.type == "cpu" else t._host_array()).astype(np.int64)
+    lo = -size if allow_negative else 0
+    bad = (a < lo) | (a >= size)
+    if bad.any():
+        raise IndexError(f"index {a[bad].flat[0]} is out of bounds for dimension {dim} with size {size}")
+    return np.where(a < 0, a + size, a) if allow_negative else a
+
+
+def _check_long(op: str, index: Tensor) -> None:
+    if not isinstance(index, Tensor):
+        raise TypeError(f"{op}(): index must be a tensor; got {describe(index)}")
+    if index._dtype not in (dtypes.int64, dtypes.int32) or (op in ("gather", "scatter") and
+                                                           index._dtype is not dtypes.int64):
+        raise RuntimeError(f"{op}(): Expected dtype int64 for index; got {describe(index)}")
+
+
+def _target(input: Tensor, out: Tensor | None) -> Tensor:
+    """What a kernel writes into: `input` itself for the in-place form, else a fresh copy."""
+    return input if out is input else wrap(np.array(input._np(), copy=True))
+
+
+def _finish(target: Tensor, out: Tensor | None, op: str) -> Tensor:
+    if out is None or out is target:
+        return target
+    return write_out(out, target._np(), op)
+
+
+def _grid_offsets(shape: tuple, strides: tuple, base: int, skip: int | None = None) -> np.ndarray:
+    """Storage offsets of every element of a `shape`/`strides` grid, omitting dim `skip`."""
+    off = np.full((1,) * len(shape), base, np.int64)
+    for d, (n, s) in enumerate(zip(shape, strides, strict=True)):
+        if d != skip:
+            off = off + (np.arange(n, dtype=np.int64) * s).reshape((n,) + (1,) * (len(shape) - d - 1))
+    return off
+
+
+def _dim_offsets(x: Tensor, dim: int, idx: np.ndarray, shape: tuple) -> np.ndarray:
+    """Offsets into `x` of a `shape` grid whose coordinate along `dim` is `idx` (broadcast)."""
+    off = _grid_offsets(shape, x._strides, x._offset, skip=dim) + idx * x._strides[dim]
+    return np.broadcast_to(off, shape)
+
+
+def _wrap_dim(x: Tensor, dim: int) -> int:
+    return x._wrap_dim(dim) if x.ndim else 0
+
+
+# --- index / index_put_ (the primitives behind x[idx] and x[idx] = v) ---------------------
+_index = declare("index", lambda a, idx: a[idx])
+
+
+def _checked_key(x: Tensor, indices) -> list:
+    if len(indices) > x.ndim:
+        raise IndexError(f"too many indices for tensor of dimension {x.ndim} (got {len(indices)})")
+    key = [None if t is None else _index_array(t, x._shape[d], d) for d, t in enumerate(indices)]
+    shapes = [k.shape for k in key if k is not None]
+    try:
+        np.broadcast_shapes(*shapes)
+    except ValueError:
+        raise IndexError("shape mismatch: indexing tensors could not be broadcast together with shapes "
+                         + ", ".join(str(list(s)) for s in shapes)) from None
+    return key + [None] * (x.ndim - len(key))
+
+
+@_index.register("cpu")
+def _index_cpu(x, indices):
+    key = _checked_key(x, indices)
+    return wrap(np.ascontiguousarray(x._np()[tuple(slice(None) if k is None else k for k in key)]))
+
+
+def _fancy_offsets(x: Tensor, key: list) -> np.ndarray:
+    """Storage offsets of x[key] (numpy's placement: adjacent advanced dims stay, split ones go first)."""
+    adv = [d for d, k in enumerate(key) if k is not None]
+    rest = [d for d, k in enumerate(key) if k is None]
+    b = np.broadcast_shapes(*(key[d].shape for d in adv))
+    adv_off = sum(np.broadcast_to(key[d] * x._strides[d], b) for d in adv)
+    first = adv[0] if adv == list(range(adv[0], adv[-1] + 1)) else 0
+    before = [d for d in rest if d < first]
+    after = [d for d in rest if d not in before]
+    shape = tuple(x._shape[d] for d in before) + b + tuple(x._shape[d] for d in after)
+    nb, na = len(before), len(after)
+    off = np.asarray(adv_off, np.int64).reshape((1,) * nb + b + (1,) * na) + x._offset
+    for i, d in enumerate(before):
+        off = off + (np.arange(x._shape[d], dtype=np.int64) * x._strides[d]).reshape(
+            (-1,) + (1,) * (len(shape) - i - 1))
+    for i, d in enumerate(after):
+        off = off + (np.arange(x._shape[d], dtype=np.int64) * x._strides[d]).reshape((-1,) + (1,) * (na - i - 1))
+    return np.broadcast_to(off, shape)
+
+
+_index_put = declare("index_put_", mutates=0)
+
+
+@_index_put.register("cpu")
+def _index_put_cpu(x, indices, values, accumulate=False):
+    key = _checked_key(x, indices)
+    v = arr(values)
+    if accumulate:
+        offs = _fancy_offsets(x, key)
+        try:
+            vals = np.broadcast_to(np.asarray(v, dtype=x._dtype.np), offs.shape)
+        except ValueError:
+            raise RuntimeError(f"shape mismatch: value tensor of shape {list(np.shape(v))} cannot be broadcast to "
+                               f"indexing result of shape {list(offs.shape)}") from None
+        _apply(x, offs, vals, _ADD)
+        return x
+    k = tuple(slice(None) if i is None else i for i in key)
+    try:
+        x._np()[k] = np.asarray(v).astype(x._dtype.np, copy=False)
+    except ValueError:
+        raise RuntimeError(f"shape mismatch: value tensor of shape {list(np.shape(v))} cannot be broadcast to "
+                           f"indexing result of shape {list(x._np()[k].shape)}") from None
+    return x
+
+
+def _as_index_tensor(k, dev) -> Tensor:
+    from ember.core.creation import tensor
+
+    if isinstance(k, Tensor):
+        t = k
+    else:
+        a = np.asarray(k)
+        if a.dtype == np.float64 and a.size == 0:
+            a = a.astype(np.int64)
+        t = tensor(a)
+    if t._dtype.is_floating_point:
+        raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
+    if t._dtype is dtypes.uint8:
+        t = t.to(dtypes.bool)
+    return t if t.device == dev else t.to(dev)
+
+
+def _expand_masks(x: Tensor, indices) -> list:
+    """Replace each bool mask in `indices` by the int index tensors of its nonzero elements."""
+    out = []
+    for t in indices:
+        if t is not None and not isinstance(t, Tensor):
+            t = _as_index_tensor(t, x.device)
+        if t is not None and t._dtype is dtypes.bool:
+            out.extend(_nonzero(t).unbind(1))
+        else:
+            out.append(t)
+    return out
+
+
+def _parse_key(x: Tensor, key: tuple) -> tuple[Tensor, list]:
+    """Apply the basic parts of `key` as views; return the view and one index entry per its dims."""
+    items = []
+    for k in key:
+        if k is None or k is Ellipsis or isinstance(k, slice):
+            items.append(k)
+        elif isinstance(k, bool | np.bool_):
+            items.append(_as_index_tensor(bool(k), x.device))
+        elif isinstance(k, numbers.Integral):
+            items.append(int(k))
+        else:
+            items.append(_as_index_tensor(k, x.device))
+    if sum(k is Ellipsis for k in items) > 1:
+        raise IndexError("an index can only have a single ellipsis ('...')")
+    consumed = sum(k.ndim if isinstance(k, Tensor) and k._dtype is dtypes.bool else
+                   0 if k is None or k is Ellipsis else 1 for k in items)
+    if consumed > x.ndim:
+        raise IndexError(f"too many indices for tensor of dimension {x.ndim}")
+    v, entries, dim = x, [], 0
+    for k in items:
+        if k is Ellipsis:
+            entries.extend([None] * (x.ndim - consumed))
+            dim += x.ndim - consumed
+        elif k is None:
+            v = S.unsqueeze(v, dim)
+            entries.append(None)
+            dim += 1
+        elif isinstance(k, slice):
+            step = 1 if k.step is None else int(k.step)
+            if step <= 0:
+                raise ValueError("step must be greater than zero")
+            v = S.slice(v, dim, None if k.start is None else int(k.start), None if k.stop is None else int(k.stop),
+                        step)
+            entries.append(None)
+            dim += 1
+        elif isinstance(k, int):
+            size = v._shape[dim]
+            if not -size <= k < size:
+                raise IndexError(f"index {k} is out of bounds for dimension {dim} with size {size}")
+            v = S.select(v, dim, k)
+        elif k._dtype is dtypes.bool:
+            if k.ndim == 0:
+                v = S.unsqueeze(v, dim)
+                k = S.unsqueeze(k, 0)
+            for j, n in enumerate(k._shape):
+                if v._shape[dim + j] != n:
+                    raise IndexError(f"The shape of the mask {list(k._shape)} at index {j} does not match the shape "
+                                     f"of the indexed tensor {list(v._shape)} at index {dim + j}")
+            entries.extend(_nonzero(k).unbind(1))
+            dim += k.ndim
+        else:
+            entries.append(k)
+            dim += 1
+    while entries and entries[-1] is None:
+        entries.pop()
+    return v, entries
+
+
+def advanced_index(x: Tensor, key: tuple) -> Tensor:
+    """x[key] where `key` holds int lists/arrays/tensors or bool masks next to slices/None/Ellipsis/ints."""
+    v, entries = _parse_key(x, key)
+    if not entries:
+        return S.view(v, v._shape)
+    return _index(v, tuple(entries))
+
+
+def advanced_index_put_(x: Tensor, key: tuple, value) -> Tensor:
+    """x[key] = value for an advanced `key`; `value` broadcasts and is cast to x's dtype."""
+    v, entries = _parse_key(x, key)
+    value = _value_tensor(value, x)
+    if not entries:
+        return S.copy_(v, value)
+    return _index_put(v, tuple(entries), value, False)
+
+
+def _value_tensor(value, x: Tensor) -> Tensor:
+    from ember.core.creation import tensor
+
+    if not isinstance(value, Tensor):
+        return tensor(value, dtype=x._dtype, device=x.device)
+    if value._dtype is not x._dtype:
+        value = value.to(x._dtype)
+    return value if value.device == x.device else value.to(x.device)
+
+
+@method
+def index_put_(input, indices, values, accumulate: bool = False) -> Tensor:
+    """input[indices] = values (or += with `accumulate`, correct for repeated indices)."""
+    return _index_put(input, tuple(_expand_masks(input, indices)), _value_tensor(values, input), accumulate)
+
+
+@method
+def index_put(input, indices, values, accumulate: bool = False) -> Tensor:
+    """Out-of-place `index_put_` on a copy of `input`."""
+    return index_put_(S.clone(input), indices, values, accumulate)
+
+
+# --- gather / scatter --------------------------------------------------------------------
+def _check_dim_shapes(op: str, index: Tensor, other: Tensor, dim: int, what: str) -> None:
+    if index.ndim != max(other.ndim, 1) and not (index.ndim == 0 and other.ndim == 0) and index.numel():
+        raise RuntimeError(f"{op}(): Index tensor must have the same number of dimensions as {what} tensor; got "
+                           f"{describe(index)} and {describe(other)}")
+    for d in range(index.ndim):
+        if d != dim and other.ndim and index._shape[d] > other._shape[d]:
+            raise RuntimeError(f"Size does not match at dimension {d} expected index {list(index._shape)} to be "
+                               f"smaller than {what} {list(other._shape)} apart from dimension {dim}")
+
+
+_gather = declare("gather", np.take_along_axis)
+
+
+@_gather.register("cpu")
+def _gather_cpu(input, dim, index, *, sparse_grad=False, out=None):
+    _check_long("gather", index)
+    d = _wrap_dim(input, dim)
+    _check_dim_shapes("gather", index, input, d, "input")
+    size = input._shape[d] if input.ndim else 1
+    idx = _index_array(index, size, d, allow_negative=False)
+    shape = index._shape
+    if input.ndim == 0:
+        r = np.broadcast_to(input._np(), shape).copy()
+    else:
+        r = _flat(input)[_dim_offsets(input, d, idx, shape)]
+    return write_out(out, r, "gather") if out is not None else wrap(r)
+
+
+def _scatter_offsets(op: str, target: Tensor, dim: int, index: Tensor, src) -> tuple[np.ndarray, object]:
+    _check_long(op, index)
+    d = _wrap_dim(target, dim)
+    _check_dim_shapes(op, index, target, d, "self")
+    if isinstance(src, Tensor):
+        _check_dim_shapes(op, index, src, d, "src")
+    size = target._shape[d] if target.ndim else 1
+    idx = _index_array(index, size, d, allow_negative=False)
+    if target.ndim == 0:
+        offs = np.full(index._shape, target._offset, np.int64)
+    else:
+        offs = _dim_offsets(target, d, idx, index._shape)
+    if isinstance(src, Tensor):
+        s = src._np()
+        vals = s[tuple(slice(0, n) for n in index._shape)] if s.ndim else np.broadcast_to(s, index._shape)
+    else:
+        vals = np.full(index._shape, arr(src), dtype=target._dtype.np)
+    return offs, vals
+
+
+_REDUCE_MODES = {None: _SET, "add": _ADD, "multiply": _MUL}
+_scatter = declare("scatter")
+
+
+@_scatter.register("cpu")
+def _scatter_cpu(input, dim, index, src, reduce=None, *, out=None):
+    if reduce not in _REDUCE_MODES:
+        raise RuntimeError(f"reduce argument must be either add or multiply.; got {reduce!r}")
+    t = _target(input, out)
+    offs, vals = _scatter_offsets("scatter", t, dim, index, src)
+    _apply(t, offs, vals, _REDUCE_MODES[reduce])
+    return _finish(t, out, "scatter")
+
+
+_scatter_add = declare("scatter_add")
+
+
+@_scatter_add.register("cpu")
+def _scatter_add_cpu(input, dim, index, src, *, out=None):
+    t = _target(input, out)
+    offs, vals = _scatter_offsets("scatter_add", t, dim, index, src)
+    _apply(t, offs, vals, _ADD)
+    return _finish(t, out, "scatter_add")
+
+
+_scatter_reduce = declare("scatter_reduce")
+_IDENTITY = {"sum": 0, "mean": 0, "prod": 1}
+_REDUCTIONS = {"sum": _ADD, "mean": _ADD, "prod": _MUL, "amax": _MAX, "amin": _MIN}
+
+
+@_scatter_reduce.register("cpu")
+def _scatter_reduce_cpu(input, dim, index, src, reduce, *, include_self=True, out=None):
+    if reduce not in _REDUCTIONS:
+        raise RuntimeError(f"reduce argument must be either sum, prod, mean, amax or amin, got {reduce}")
+    t = _target(input, out)
+    offs, vals = _scatter_offsets("scatter_reduce", t, dim, index, src)
+    offs = np.ascontiguousarray(offs).reshape(-1)
+    vals = np.ascontiguousarray(vals).reshape(-1)
+    flat = _flat(t)
+    touched = np.unique(offs)
+    if not include_self:
+        if reduce in _IDENTITY:
+            flat[touched] = _IDENTITY[reduce]
+        else:  # amax/amin start from the first value scattered to each place
+            first = np.unique(offs, return_index=True)[1]
+            flat[offs[first]] = vals[first]
+    _apply(t, offs, vals, _REDUCTIONS[reduce])
+    if reduce == "mean" and offs.size:
+        count = np.zeros(flat.size, np.int64)
+        _scatter_kernel()(count, offs, np.ones(offs.size, np.int64), _ADD)
+        c = count[touched] + (1 if include_self else 0)
+        q = flat[touched] / c if t._dtype.is_floating_point else np.floor_divide(flat[touched], c)
+        flat[touched] = q.astype(flat.dtype)
+    return _finish(t, out, "scatter_reduce")
+
+
+@method
+def gather(input, dim: int, index: Tensor, *, sparse_grad: bool = False, out=None) -> Tensor:
+    """out[i][j] = input[index[i][j]][j] for dim=0 (and likewise for other dims).
+
+    Example:
+        >>> from ember.core import tensor
+        >>> gather(tensor([[1, 2], [3, 4]]), 1, tensor([[0, 0], [1, 0]])).tolist()
+        [[1, 1], [4, 3]]
+    """
+    return _gather(input, dim, index, out=out)
+
+
+@method
+def scatter(input, dim: int, index: Tensor, src=None, *, value=None, reduce: str | None = None, out=None) -> Tensor:
+    """Write `src` (a tensor, or the number `value`) into `input` at `index` along `dim`."""
+    source = src if src is not None else value
+    if source is None:
+        raise TypeError("scatter() missing 1 required argument: 'src' or 'value'")
+    return _scatter(input, dim, index, source, reduce, out=out)
+
+
+@method
+def scatter_add(input, dim: int, index: Tensor, src: Tensor, *, out=None) -> Tensor:
+    """`input` with `src` added at `index` along `dim` (repeated indices accumulate)."""
+    return _scatter_add(input, dim, index, src, out=out)
+
+
+@method
+def scatter_reduce(input, dim: int, index: Tensor, src: Tensor, reduce: str, *, include_self: bool = True,
+                   out=None) -> Tensor:
+    """Reduce `src` into `input` at `index` along `dim` with sum/prod/mean/amax/amin."""
+    return _scatter_reduce(input, dim, index, src, reduce, include_self=include_self, out=out)
+
+
+# --- index_select / index_add / index_copy / index_fill ---------------------------------------
+def _dim_index(op: str, input: Tensor, dim: int, index: Tensor) -> tuple[int, np.ndarray]:
+    _check_long(op, index)
+    if index.ndim > 1:
+        raise IndexError(f"{op}(): Index is supposed to be a vector; got {describe(index)}")
+    d = _wrap_dim(input, dim)
+    size = input._shape[d] if input.ndim else 1
+    return d, _index_array(index, size, d, allow_negative=False).reshape(-1)
+
+
+_index_select = declare("index_select", np.take)
+
+
+@_index_select.register("cpu")
+def _index_select_cpu(input, dim, index, *, out=None):
+    d, idx = _dim_index("index_select", input, dim, index)
+    r = np.take(input._np(), idx, axis=d) if input.ndim else input._np().reshape(1)[idx].reshape(())
+    return write_out(out, r, "index_select") if out is not None else wrap(r)
+
+
+def _source_offsets(op: str, t: Tensor, dim: int, index: Tensor, source: Tensor) -> np.ndarray:
+    d, idx = _dim_index(op, t, dim, index)
+    src_shape = source._shape if source.ndim else (1,)
+    want = t._shape[:d] + (idx.size,) + t._shape[d + 1:] if t.ndim else (idx.size,)
+    if tuple(src_shape) != tuple(want) and source.numel() != idx.size:
+        raise RuntimeError(f"{op}(): source of shape {list(source._shape)} does not match self of shape "
+                           f"{list(t._shape)} with {idx.size} indices along dimension {d}")
+    if t.ndim == 0:
+        return np.full(idx.shape, t._offset, np.int64)
+    return _dim_offsets(t, d, idx.reshape((-1,) + (1,) * (t.ndim - d - 1)), want)
+
+
+_index_add = declare("index_add")
+
+
+@_index_add.register("cpu")
+def _index_add_cpu(input, dim, index, source, *, alpha=1, out=None):
+    t = _target(input, out)
+    offs = _source_offsets("index_add", t, dim, index, source)
+    vals = source._np() if alpha == 1 else source._np() * alpha
+    _apply(t, offs, np.broadcast_to(np.asarray(vals).reshape(offs.shape), offs.shape), _ADD)
+    return _finish(t, out, "index_add")
+
+
+_index_copy = declare("index_copy")
+
+
+@_index_copy.register("cpu")
+def _index_copy_cpu(input, dim, index, source, *, out=None):
+    t = _target(input, out)
+    offs = _source_offsets("index_copy", t, dim, index, source)
+    _apply(t, offs, source._np().reshape(offs.shape), _SET)
+    return _finish(t, out, "index_copy")
+
+
+_index_fill = declare("index_fill")
+
+
+@_index_fill.register("cpu")
+def _index_fill_cpu(input, dim, index, value, *, out=None):
+    t = _target(input, out)
+    d, idx = _dim_index("index_fill", t, dim, index)
+    a = t._np()
+    if a.ndim:
+        a[(slice(None),) * d + (idx,)] = arr(value)
+    elif idx.size:
+        a[...] = arr(value)
+    return _finish(t, out, "index_fill")
+
+
+@method
+def index_select(input, dim: int, index: Tensor, *, out=None) -> Tensor:
+    """The slices of `input` along `dim` at the positions in the 1-D `index`."""
+    return _index_select(input, dim, index, out=out)
+
+
+@method
+def index_add(input, dim: int, index: Tensor, source: Tensor, *, alpha=1, out=None) -> Tensor:
+    """`input` with `alpha * source` added to the slices at `index` along `dim` (repeats accumulate)."""
+    return _index_add(input, dim, index, source, alpha=alpha, out=out)
+
+
+@method
+def index_copy(input, dim: int, index: Tensor, source: Tensor, *, out=None) -> Tensor:
+    """`input` with the slices at `index` along `dim` replaced by those of `source`."""
+    return _index_copy(input, dim, index, source, out=out)
+
+
+@method
+def index_fill(input, dim: int, index: Tensor, value, *, out=None) -> Tensor:
+    """`input` with the slices at `index` along `dim` set to `value` (a number or 0-dim tensor)."""
+    if isinstance(value, Tensor) and value.ndim:
+        raise RuntimeError(f"index_fill_ only supports a 0-dimensional value tensor, but got tensor with "
+                           f"{value.ndim} dimension(s).")
+    return _index_fill(input, dim, index, value, out=out)
+
+
+# --- masks -------------------------------------------------------------------------------
+def _check_mask(op: str, mask: Tensor) -> None:
+    if not isinstance(mask, Tensor) or mask._dtype is not dtypes.bool:
+        raise TypeError(f"{op} only supports boolean masks, but got mask with dtype "
+                        f"{mask._dtype.name if isinstance(mask, Tensor) else type(mask).__name__}")
+
+
+_masked_fill = declare("masked_fill")
+
+
+@_masked_fill.register("cpu")
+def _masked_fill_cpu(input, mask, value, *, out=None):
+    if out is input:
+        try:
+            np.copyto(input._np(), arr(value), casting="unsafe", where=mask._np())
+        except ValueError:
+            raise RuntimeError(f"masked_fill_: the mask can't be broadcast to the tensor; got {describe(mask)} and "
+                               f"{describe(input)}") from None
+        return input
+    try:
+        r = np.where(mask._np(), np.asarray(arr(value)).astype(input._dtype.np), input._np())
+    except ValueError:
+        raise RuntimeError(f"masked_fill: the mask can't be broadcast to the tensor; got {describe(mask)} and "
+                           f"{describe(input)}") from None
+    return write_out(out, r, "masked_fill") if out is not None else wrap(r)
+
+
+@method
+def masked_fill(input, mask: Tensor, value, *, out=None) -> Tensor:
+    """`input` with `value` (a number or 0-dim tensor) where the bool `mask` (broadcast) is True."""
+    _check_mask("masked_fill_", mask)
+    if isinstance(value, Tensor) and value.ndim:
+        raise RuntimeError(f"masked_fill_ only supports a 0-dimensional value tensor, but got tensor with "
+                           f"{value.ndim} dimension(s).")
+    return _masked_fill(input, mask, value, out=out)
+
+
+_masked_select = declare("masked_select")
+
+
+@_masked_select.register("cpu")
+def _masked_select_cpu(input, mask, *, out=None):
+    try:
+        a, m = np.broadcast_arrays(input._np(), mask._np())
+    except ValueError:
+        raise RuntimeError(f"masked_select: the mask can't be broadcast to the tensor; got {describe(mask)} and "
+                           f"{describe(input)}") from None
+    r = a[m]
+    return write_out(out, r, "masked_select") if out is not None else wrap(r)
+
+
+@method
+def masked_select(input, mask: Tensor, *, out=None) -> Tensor:
+    """The 1-D tensor of the elements of `input` where the bool `mask` (broadcast) is True."""
+    _check_mask("masked_select", mask)
+    return _masked_select(input, mask, out=out)
+
+
+_masked_scatter = declare("masked_scatter")
+
+
+@_masked_scatter.register("cpu")
+def _masked_scatter_cpu(input, mask, source, *, out=None):
+    t = _target(input, out)
+    a = t._np()
+    m = np.broadcast_to(mask._np(), a.shape)
+    n = int(m.sum())
+    if n > source.numel():
+        raise RuntimeError(f"masked_scatter: expected source to have at least {n} elements (the mask's True count); "
+                           f"got {describe(source)}")
+    a[m] = np.ravel(source._np())[:n]
+    return _finish(t, out, "masked_scatter")
+
+
+@method
+def masked_scatter(input, mask: Tensor, source: Tensor, *, out=None) -> Tensor:
+    """`input` with the first elements of `source`, in order, where the bool `mask` is True."""
+    _check_mask("masked_scatter_", mask)
+    return _masked_scatter(input, mask, source, out=out)
+
+
+# --- nonzero / take / put / one_hot ---------------------------------------------------------
+_nonzero = declare("nonzero", np.argwhere, differentiable=False)
+
+
+@_nonzero.register("cpu")
+def _nonzero_cpu(input, *, out=None):
+    r = np.argwhere(input._np()).astype(np.int64)
+    return write_out(out, r, "nonzero") if out is not None else wrap(r)
+
+
+@method
+def nonzero(input, *, out=None, as_tuple: bool = False):
+    """The (n, ndim) indices of the nonzero elements, or with `as_tuple` one 1-D tensor per dim."""
+    if not as_tuple:
+        return _nonzero(input, out=out)
+    if input.ndim == 0:
+        return (S.view(_nonzero(S.view(input, (1,))), (-1,)),)
+    nz = _nonzero(input)
+    return tuple(S.clone(S.select(nz, 1, d)) for d in range(input.ndim))
+
+
+@method
+def argwhere(input) -> Tensor:
+    """The (n, ndim) indices of the nonzero elements (`nonzero()`)."""
+    return _nonzero(input)
+
+
+def _flat_index(op: str, input: Tensor, index: Tensor) -> np.ndarray:
+    _check_long(op, index)
+    n = input.numel()
+    a = np.asarray(index._host_array()).astype(np.int64)
+    bad = (a < -n) | (a >= n)
+    if bad.any():
+        raise IndexError(f"out of range: tried to access index {a[bad].flat[0]} on a tensor of {n} elements.")
+    return np.where(a < 0, a + n, a)
+
+
+_take = declare("take")
+
+
+@_take.register("cpu")
+def _take_cpu(input, index, *, out=None):
+    r = np.ravel(input._np())[_flat_index("take", input, index)]
+    return write_out(out, r, "take") if out is not None else wrap(r)
+
+
+@method
+def take(input, index: Tensor, *, out=None) -> Tensor:
+    """The elements of `input`, read as 1-D, at `index` (negative indices count from the end)."""
+    return _take(input, index, out=out)
+
+
+_put = declare("put")
+
+
+@_put.register("cpu")
+def _put_cpu(input, index, source, accumulate=False, *, out=None):
+    t = _target(input, out)
+    idx = _flat_index("put", t, index).reshape(-1)
+    if idx.size != source.numel():
+        raise RuntimeError(f"put_(): Expected source and index to have the same number of elements; got "
+                           f"{describe(source)} and {describe(index)}")
+    coords = np.unravel_index(idx, t._shape) if t.ndim else ()
+    offs = t._offset + sum((c * s for c, s in zip(coords, t._strides, strict=True)), np.zeros_like(idx))
+    _apply(t, offs, np.ravel(source._np()), _ADD if accumulate else _SET)
+    return _finish(t, out, "put")
+
+
+@method
+def put(input, index: Tensor, source: Tensor, accumulate: bool = False, *, out=None) -> Tensor:
+    """`input` with the elements at flat positions `index` set to (or, accumulating, increased by) `source`."""
+    return _put(input, index, source, accumulate, out=out)
+
+
+def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
+    """int64 tensor of shape `tensor.shape + (num_classes,)` with a 1 at each class index.
+
+    Example:
+        >>> from ember.core import tensor
+        >>> one_hot(tensor([0, 2])).tolist()
+        [[1, 0, 0], [0, 0, 1]]
+    """
+    from ember.core.creation import zeros
+
+    if tensor._dtype is not dtypes.int64:
+        raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
+    a = np.asarray(tensor._host_array())
+    if num_classes == -1:
+        if a.size == 0:
+            raise RuntimeError("Can not infer total number of classes from empty tensor.")
+        num_classes = int(a.max()) + 1
+    if a.size and a.min() < 0:
+        raise RuntimeError("Class values must be non-negative.")
+    if a.size and a.max() >= num_classes:
+        raise RuntimeError("Class values must be smaller than num_classes.")
+    out = zeros(tuple(tensor._shape) + (num_classes,), dtype=dtypes.int64, device=tensor.device)
+    return _scatter(out, -1, S.unsqueeze(tensor, -1), 1, None, out=out)
+
+
+for _fn in (scatter, scatter_add, scatter_reduce, index_add, index_copy, index_fill, masked_fill, masked_scatter, put):
+    inplace(_fn)
