@@ -91,8 +91,9 @@ class Tensor:
         else:
             arr = raw = np.ascontiguousarray(arr)
         isz = dt.itemsize
-        t = Tensor._make(Storage(raw, arr.nbytes), 0, arr.shape, tuple([s // isz for s in arr.strides]), dt)
-        t._npc = arr
+        st = Storage(raw, arr.nbytes)
+        t = Tensor._make(st, 0, arr.shape, tuple([s // isz for s in arr.strides]), dt)
+        t._npc = (raw, arr)
         return t
 
     def _as_subclass(self, cls) -> Tensor:
@@ -104,14 +105,14 @@ class Tensor:
         # The cache remembers the buffer it views: `share_memory_` and `resize_` swap `Storage.data`.
         st = self._storage
         c = self._npc
-        if c is not None and c[0] is st.data:
+        if c is not None and c[0] is st._raw:
             return c[1]
         if st.device.type != "cpu":
             raise RuntimeError(f"{describe(self)} is not on the CPU; call .cpu() first")
         isz = self._dtype.itemsize
         a = np.ndarray(self._shape, self._dtype.np, st.data, self._offset * isz,
                        tuple(s * isz for s in self._strides))
-        self._npc = (st.data, a)
+        self._npc = (st._raw, a)
         return a
 
     def _set_meta(self, storage: Storage, offset: int, shape: tuple, strides: tuple) -> None:
