@@ -1,0 +1,396 @@
+"""Matrix products: mm/bmm/dot/einsum primitives on BLAS, and everything PyTorch composes from
+them (matmul's 1-D and batched broadcasting rules, mv, addmm, baddbmm, outer, tensordot, kron).
+
+numpy's matmul calls BLAS when each operand is C- or F-contiguous in its last two dims; an
+operand that is (e.g. a transposed view) goes in as is, any other is made contiguous once.
+"""
+
+from __future__ import annotations
+
+import types
+
+import numpy as np
+
+from ember.core import dtypes
+from ember.core.dispatch import declare
+from ember.core.methods import attach, inplace, method
+from ember.core.ops import elementwise as ew
+from ember.core.ops import shape as S
+from ember.core.ops._util import wrap, write_out
+from ember.core.ops.reduce import _TORCH_NAMES, _sum, vector_norm
+from ember.core.tensor import Tensor
+
+__all__ = ["mm", "bmm", "matmul", "mv", "dot", "vdot", "inner", "outer", "ger", "addmm", "addmv", "addbmm",
+           "baddbmm", "addr", "einsum", "tensordot", "kron", "linalg"]
+
+
+def _blas(a: np.ndarray) -> np.ndarray:
+    """`a` itself when its matrices are BLAS-addressable (row- or column-major), else a copy."""
+    if a.ndim < 2:
+        return a
+    s0, s1 = a.strides[-2:]
+    isz = a.itemsize
+    if (s1 == isz and s0 >= isz * max(a.shape[-1], 1)) or (s0 == isz and s1 >= isz * max(a.shape[-2], 1)):
+        return a
+    return np.ascontiguousarray(a)
+
+
+def _product(a: np.ndarray, b: np.ndarray, dt: dtypes.dtype) -> np.ndarray:
+    """a @ b in dtype `dt`; float16 multiplies in float32 (numpy has no half BLAS)."""
+    if dt is dtypes.float16:
+        return np.matmul(a.astype(np.float32), b.astype(np.float32)).astype(np.float16)
+    if dt is dtypes.bool:
+        return np.matmul(a.astype(np.uint8), b.astype(np.uint8)) != 0
+    return np.matmul(_blas(a), _blas(b))
+
+
+def _same_dtype(a: Tensor, b: Tensor) -> None:
+    if a._dtype is not b._dtype:
+        raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {_c_name(a)} != {_c_name(b)}")
+
+
+def _c_name(x: Tensor) -> str:
+    """PyTorch's C++ scalar type names in mm's dtype error: float, double, long ..."""
+    return {"float32": "float", "float64": "double", "float16": "c10::Half", "int64": "long int", "int32": "int",
+            "int16": "short int", "int8": "signed char", "uint8": "unsigned char", "bool": "bool"}[x._dtype.name]
+
+
+def _finish(r: np.ndarray, out, op: str) -> Tensor:
+    return write_out(out, r, op) if out is not None else wrap(r)
+
+
+# --- primitives ----------------------------------------------------------------------------------
+_mm = declare("mm", np.matmul)
+
+
+@_mm.register("cpu")
+def _mm_cpu(a, b, *, out=None):
+    """mm(a, b): (n, k) @ (k, m) -> (n, m), same dtypes."""
+    if a.ndim != 2:
+        raise RuntimeError(f"self must be a matrix; got a {a.ndim}-D tensor")
+    if b.ndim != 2:
+        raise RuntimeError(f"mat2 must be a matrix; got a {b.ndim}-D tensor")
+    if a._shape[1] != b._shape[0]:
+        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({a._shape[0]}x{a._shape[1]} and "
+                           f"{b._shape[0]}x{b._shape[1]})")
+    _same_dtype(a, b)
+    return _finish(_product(a._np(), b._np(), a._dtype), out, "mm")
+
+
+_bmm = declare("bmm", np.matmul)
+
+
+@_bmm.register("cpu")
+def _bmm_cpu(a, b, *, out=None):
+    """bmm(a, b): (B, n, k) @ (B, k, m) -> (B, n, m), same dtypes."""
+    if a.ndim != 3:
+        raise RuntimeError(f"batch1 must be a 3D tensor; got a {a.ndim}-D tensor")
+    if b.ndim != 3:
+        raise RuntimeError(f"batch2 must be a 3D tensor; got a {b.ndim}-D tensor")
+    if b._shape[:2] != (a._shape[0], a._shape[2]):
+        raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: "
+                           f"[{a._shape[0]}, {a._shape[2]}] but got: [{b._shape[0]}, {b._shape[1]}].")
+    _same_dtype(a, b)
+    return _finish(_product(a._np(), b._np(), a._dtype), out, "bmm")
+
+
+_dot = declare("dot", np.dot)
+
+
+@_dot.register("cpu")
+def _dot_cpu(a, b, *, out=None):
+    """dot(a, b): (n,) . (n,) -> 0-dim, same dtypes."""
+    if a.ndim != 1 or b.ndim != 1:
+        raise RuntimeError(f"1D tensors expected, but got {a.ndim}D and {b.ndim}D tensors")
+    if a._shape[0] != b._shape[0]:
+        raise RuntimeError(f"inconsistent tensor size, expected tensor [{a._shape[0]}] and src [{b._shape[0]}] to "
+                           f"have the same number of elements, but got {a._shape[0]} and {b._shape[0]} elements "
+                           "respectively")
+    if a._dtype is not b._dtype:
+        raise RuntimeError(f"dot : expected both vectors to have same dtype, but found "
+                           f"{_TORCH_NAMES[a._dtype.name]} and {_TORCH_NAMES[b._dtype.name]}")
+    return _finish(np.asarray(_product(a._np(), b._np(), a._dtype)), out, "dot")
+
+
+_einsum = declare("einsum", np.einsum)
+
+
+@_einsum.register("cpu")
+def _einsum_cpu(equation, *operands, out=None):
+    """einsum(equation: str, *operands): numpy's einsum (optimize=True picks BLAS contractions)."""
+    if not operands:
+        raise RuntimeError("einsum(): must provide at least one operand")
+    dt = operands[0]._dtype
+    for o in operands[1:]:
+        if o._dtype is not dt:
+            raise RuntimeError(f"einsum(): expected all operands to have the same dtype; got "
+                               f"{', '.join(o._dtype.name for o in operands)}")
+    arrays = [o._np().astype(np.float32) if dt is dtypes.float16 else o._np() for o in operands]
+    try:
+        r = np.einsum(equation, *arrays, optimize=len(arrays) > 1)
+    except ValueError as e:
+        raise RuntimeError(f"einsum(): {e}; got operands of shapes "
+                           f"{', '.join(str(tuple(o._shape)) for o in operands)}") from None
+    return _finish(np.asarray(r).astype(dt.np, copy=False), out, "einsum")
+
+
+# --- public API ------------------------------------------------------------------------------------
+@method
+def mm(input: Tensor, mat2: Tensor, *, out=None) -> Tensor:
+    """The matrix product of `input` (n, k) and `mat2` (k, m): (n, m)."""
+    return _mm(input, mat2, out=out)
+
+
+@method
+def bmm(input: Tensor, mat2: Tensor, *, out=None) -> Tensor:
+    """Batched matrix product: (B, n, k) @ (B, k, m) -> (B, n, m)."""
+    return _bmm(input, mat2, out=out)
+
+
+@method
+def dot(input: Tensor, tensor: Tensor, *, out=None) -> Tensor:
+    """The dot product of two 1-D tensors (a 0-dim tensor)."""
+    return _dot(input, tensor, out=out)
+
+
+@method
+def vdot(input: Tensor, other: Tensor, *, out=None) -> Tensor:
+    """The dot product, conjugating the first argument (the same as `dot` for real tensors)."""
+    return _dot(input, other, out=out)
+
+
+@method
+def mv(input: Tensor, vec: Tensor, *, out=None) -> Tensor:
+    """Matrix (n, m) times vector (m,): (n,)."""
+    if input.ndim != 2 or vec.ndim != 1:
+        raise RuntimeError(f"vector + matrix @ vector expected, got {input.ndim}, {vec.ndim}")
+    if input._shape[1] != vec._shape[0]:
+        raise RuntimeError(f"size mismatch, got input ({input._shape[0]}), mat ({input._shape[0]}x{input._shape[1]}),"
+                           f" vec ({vec._shape[0]})")
+    r = S.squeeze(_mm(input, S.unsqueeze(vec, 1)), 1)
+    return S.copy_(_out_like(out, r), r) if out is not None else r
+
+
+def _out_like(out: Tensor, r: Tensor) -> Tensor:
+    if out._shape != r._shape:
+        S.resize_(out, r._shape)
+    return out
+
+
+@method
+def matmul(input: Tensor, other: Tensor, *, out=None) -> Tensor:
+    """torch.matmul: dot (1-D, 1-D), mm (2-D), mv, and batched products that broadcast the batch
+    dims; a 1-D operand gains a dim for the product and loses it after."""
+    r = _matmul(input, other)
+    if out is not None:
+        return S.copy_(_out_like(out, r), r)
+    return r
+
+
+def _matmul(a: Tensor, b: Tensor) -> Tensor:
+    da, db = a.ndim, b.ndim
+    if da == 0 or db == 0:
+        raise RuntimeError(f"both arguments to matmul need to be at least 1D, but they are {da}D and {db}D")
+    if da == 1 and db == 1:
+        return _dot(a, b)
+    if da == 2 and db == 2:
+        return _mm(a, b)
+    if da == 2 and db == 1:
+        return mv(a, b)
+    if da == 1 and db == 2:
+        return S.squeeze(_mm(S.unsqueeze(a, 0), b), 0)
+    if da >= 3 and db <= 2:
+        # fold a's batch dims into its rows: one mm, as PyTorch does
+        from ember.core.ops.layout import reshape
+
+        b2 = S.unsqueeze(b, 1) if db == 1 else b
+        r = _mm(reshape(a, (-1, a._shape[-1])), b2)
+        shape = a._shape[:-1] + (() if db == 1 else (b._shape[-1],))
+        return reshape(r, shape)
+    return _batched(a, b)
+
+
+def _batched(a: Tensor, b: Tensor) -> Tensor:
+    from ember.core.ops.layout import reshape
+
+    a2 = S.unsqueeze(a, 0) if a.ndim == 1 else a
+    b2 = S.unsqueeze(b, 1) if b.ndim == 1 else b
+    n, k = a2._shape[-2:]
+    k2, m = b2._shape[-2:]
+    try:
+        batch = tuple(np.broadcast_shapes(a2._shape[:-2], b2._shape[:-2]))
+    except ValueError:
+        raise RuntimeError(f"The size of tensor a ({a2._shape[:-2]}) must match the size of tensor b "
+                           f"({b2._shape[:-2]}) at non-singleton dimension; got shapes {tuple(a._shape)} and "
+                           f"{tuple(b._shape)}") from None
+    nb = int(np.prod(batch, dtype=np.int64))
+    a3 = reshape(S.expand(a2, batch + (n, k)), (nb, n, k))
+    b3 = reshape(S.expand(b2, batch + (k2, m)), (nb, k2, m))
+    r = reshape(_bmm(a3, b3), batch + (n, m))
+    if a.ndim == 1:
+        r = S.squeeze(r, -2)
+    if b.ndim == 1:
+        r = S.squeeze(r, -1)
+    return r
+
+
+def _scaled_sum(input, prod: Tensor, beta, alpha, out, op: str) -> Tensor:
+    """beta * input + alpha * prod; beta == 0 ignores input (NaN and inf included), as PyTorch."""
+    if alpha != 1:
+        prod = ew.mul(prod, alpha)
+    if beta == 0:
+        return S.copy_(_out_like(out, prod), prod) if out is not None else prod
+    if beta != 1:
+        input = ew.mul(input, beta)
+    try:
+        return ew.add(input, prod, out=out)
+    except ValueError:
+        raise RuntimeError(f"{op}: the input of shape {tuple(getattr(input, '_shape', ()))} can't be broadcast to "
+                           f"the product's shape {tuple(prod._shape)}") from None
+
+
+@method
+def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta=1, alpha=1, out=None) -> Tensor:
+    """`beta * input + alpha * (mat1 @ mat2)`; `input` broadcasts to (n, m)."""
+    return _scaled_sum(input, _mm(mat1, mat2), beta, alpha, out, "addmm")
+
+
+@method
+def addmv(input: Tensor, mat: Tensor, vec: Tensor, *, beta=1, alpha=1, out=None) -> Tensor:
+    """`beta * input + alpha * (mat @ vec)`."""
+    return _scaled_sum(input, mv(mat, vec), beta, alpha, out, "addmv")
+
+
+@method
+def baddbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta=1, alpha=1, out=None) -> Tensor:
+    """`beta * input + alpha * bmm(batch1, batch2)`."""
+    return _scaled_sum(input, _bmm(batch1, batch2), beta, alpha, out, "baddbmm")
+
+
+@method
+def addbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta=1, alpha=1, out=None) -> Tensor:
+    """`beta * input + alpha * sum_b(batch1[b] @ batch2[b])`."""
+    return _scaled_sum(input, _sum(_bmm(batch1, batch2), (0,), False, None), beta, alpha, out, "addbmm")
+
+
+@method
+def addr(input: Tensor, vec1: Tensor, vec2: Tensor, *, beta=1, alpha=1, out=None) -> Tensor:
+    """`beta * input + alpha * outer(vec1, vec2)`."""
+    return _scaled_sum(input, outer(vec1, vec2), beta, alpha, out, "addr")
+
+
+for _fn in (addmm, addmv, baddbmm, addbmm, addr):
+    inplace(_fn)
+
+
+@method
+def outer(input: Tensor, vec2: Tensor, *, out=None) -> Tensor:
+    """The outer product of two 1-D tensors: (n,) x (m,) -> (n, m)."""
+    if input.ndim != 1 or vec2.ndim != 1:
+        raise RuntimeError(f"outer: expected 1-D tensors, but got {input.ndim}D and {vec2.ndim}D tensors")
+    return ew.mul(S.unsqueeze(input, 1), vec2, out=out)
+
+
+ger = outer
+attach("ger", outer)
+
+
+@method
+def inner(input: Tensor, other: Tensor, *, out=None) -> Tensor:
+    """The sum of products over the last dims (a scalar operand multiplies)."""
+    if input.ndim == 0 or other.ndim == 0:
+        return ew.mul(input, other, out=out)
+    if input._shape[-1] != other._shape[-1]:
+        raise RuntimeError(f"inner() the last dimension must match on both input tensors but got shapes "
+                           f"{list(input._shape)} and {list(other._shape)}")
+    r = tensordot(input, other, ([-1], [-1]))
+    return S.copy_(_out_like(out, r), r) if out is not None else r
+
+
+def tensordot(a: Tensor, b: Tensor, dims=2, out=None) -> Tensor:
+    """Contract `dims` (a count of trailing/leading dims, or two lists of dims) of `a` and `b`."""
+    from ember.core.ops.layout import reshape
+
+    if isinstance(dims, Tensor):
+        dims = dims.tolist()
+    if isinstance(dims, int):
+        if dims < 0:
+            raise RuntimeError(f"tensordot expects dims >= 0, but got dims={dims}")
+        da, db = list(range(a.ndim - dims, a.ndim)), list(range(dims))
+    else:
+        da, db = ([d] if isinstance(d, int) else list(d) for d in dims)
+    if len(da) != len(db):
+        raise RuntimeError(f"both dimension lists should have same length; got {da} and {db}")
+    da = [d % a.ndim for d in da]
+    db = [d % b.ndim for d in db]
+    for x, y in zip(da, db, strict=True):
+        if a._shape[x] != b._shape[y]:
+            raise RuntimeError(f"contracted dimensions need to match, but first has size {a._shape[x]} in dim {x} "
+                               f"and second has size {b._shape[y]} in dim {y}")
+    free_a = [d for d in range(a.ndim) if d not in da]
+    free_b = [d for d in range(b.ndim) if d not in db]
+    k = int(np.prod([a._shape[d] for d in da], dtype=np.int64))
+    a2 = reshape(S.permute(a, tuple(free_a + da)), (-1, k))
+    b2 = reshape(S.permute(b, tuple(db + free_b)), (k, -1))
+    r = reshape(_mm(a2, b2), tuple(a._shape[d] for d in free_a) + tuple(b._shape[d] for d in free_b))
+    return S.copy_(_out_like(out, r), r) if out is not None else r
+
+
+def einsum(equation: str, *operands) -> Tensor:
+    """Einstein summation, e.g. `einsum("bij,bjk->bik", a, b)`; operands may also come as one list."""
+    if len(operands) == 1 and isinstance(operands[0], list | tuple):
+        operands = tuple(operands[0])
+    return _einsum(equation, *operands)
+
+
+@method
+def kron(input: Tensor, other: Tensor, *, out=None) -> Tensor:
+    """The Kronecker product: a block tensor of `input[i] * other`."""
+    from ember.core.ops.layout import reshape
+
+    nd = max(input.ndim, other.ndim)
+    a = reshape(input, (1,) * (nd - input.ndim) + tuple(input._shape))
+    b = reshape(other, (1,) * (nd - other.ndim) + tuple(other._shape))
+    # interleave: a's dims at even positions, b's at odd, then merge each pair
+    a2 = reshape(a, tuple(x for s in a._shape for x in (s, 1)))
+    b2 = reshape(b, tuple(x for s in b._shape for x in (1, s)))
+    r = reshape(ew.mul(a2, b2), tuple(x * y for x, y in zip(a._shape, b._shape, strict=True)))
+    return S.copy_(_out_like(out, r), r) if out is not None else r
+
+
+def _imatmul(self: Tensor, other: Tensor) -> Tensor:
+    r = _matmul(self, other)
+    if r._shape != self._shape:
+        raise RuntimeError(f"matmul: the result of shape {tuple(r._shape)} can't be written in place into a tensor "
+                           f"of shape {tuple(self._shape)}")
+    return S.copy_(self, r)
+
+
+attach("__matmul__", lambda self, other: _matmul(self, other))
+attach("__rmatmul__", lambda self, other: _matmul(other, self))
+attach("__imatmul__", _imatmul)
+
+
+def _matrix_norm(A: Tensor, ord="fro", dim=(-2, -1), keepdim: bool = False, *, dtype=None) -> Tensor:  # noqa: A002
+    """The Frobenius matrix norm over `dim` (the other orders need an SVD ember does not have)."""
+    if ord != "fro":
+        raise RuntimeError(f"linalg.matrix_norm: ord={ord!r} is not supported; only 'fro' is")
+    return vector_norm(A, 2, dim, keepdim, dtype=dtype)
+
+
+def _linalg_norm(A: Tensor, ord=None, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:  # noqa: A002
+    """`torch.linalg.norm`: the 2-norm of vectors, Frobenius of matrices, or `ord` over `dim`."""
+    if ord == "fro" or (ord is None and dim is not None and not isinstance(dim, int) and len(dim) == 2):
+        return _matrix_norm(A, "fro", dim if dim is not None else (-2, -1), keepdim, dtype=dtype)
+    return vector_norm(A, 2 if ord is None else ord, dim, keepdim, dtype=dtype)
+
+
+def _vecdot(x: Tensor, y: Tensor, *, dim: int = -1) -> Tensor:
+    """The dot product of `x` and `y` along `dim`, broadcasting the other dims."""
+    p = ew.mul(x, y)
+    return _sum(p, (dim % max(p.ndim, 1),) if p.ndim else (), False, None)
+
+
+# `torch.linalg`, for the functions ember has
+linalg = types.SimpleNamespace(vector_norm=vector_norm, matrix_norm=_matrix_norm, norm=_linalg_norm, matmul=matmul,
+                               vecdot=_vecdot)

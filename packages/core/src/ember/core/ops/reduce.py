@@ -1,0 +1,630 @@
+"""Reductions: sum/mean/prod, max/min (values and indices), var/std, logsumexp, norms,
+all/any, cumulative sums and products, and closeness tests.
+
+Every primitive takes its dims already normalised (a sorted tuple of non-negative ints, the
+whole tensor when empty) so kernels and derivatives never re-parse `dim`. The public functions
+parse PyTorch's signatures (`dim` int/tuple/None, `keepdim`, `dtype=`, `out=`) and call them.
+Sorting, selection and `unique` live in `ember.core.ops.sorting`.
+"""
+
+from __future__ import annotations
+
+import builtins
+import math
+import types
+import warnings
+from collections import namedtuple
+
+import numpy as np
+
+from ember.core import dtypes
+from ember.core.dispatch import declare
+from ember.core.methods import method
+from ember.core.ops import elementwise as ew
+from ember.core.ops._util import normalize_dims, wrap, write_out
+from ember.core.tensor import Tensor, describe
+
+__all__ = [
+    "return_types", "sum", "nansum", "mean", "nanmean", "prod", "amax", "amin", "max", "min", "aminmax",
+    "argmax", "argmin", "var", "std", "var_mean", "std_mean", "logsumexp", "norm", "vector_norm", "all",
+    "any", "count_nonzero", "cumsum", "cumprod", "isclose", "allclose", "equal",
+]
+
+
+def _values_indices(name: str):
+    cls = namedtuple(name, ["values", "indices"])
+    cls.__module__ = __name__
+    cls.__qualname__ = f"return_types.{name}"
+    return cls
+
+
+# `ember.core.return_types.max(values=..., indices=...)`, like `torch.return_types`
+return_types = types.SimpleNamespace(**{n: _values_indices(n) for n in (
+    "max", "min", "sort", "topk", "kthvalue", "median", "mode", "cummax", "cummin")})
+_mm = namedtuple("aminmax", ["min", "max"])
+_mm.__module__, _mm.__qualname__ = __name__, "return_types.aminmax"
+return_types.aminmax = _mm
+
+_TORCH_NAMES = {"float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long", "int32": "Int",
+                "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool"}
+
+
+# --- helpers ------------------------------------------------------------------------------
+def _dims(dim, x: Tensor, op: str) -> tuple[int, ...]:
+    """`dim` as a sorted tuple of non-negative dims; None or () means every dim."""
+    d = normalize_dims(dim, x.ndim, op)
+    return d if d else tuple(range(x.ndim))
+
+
+def _one_dim(dim, x: Tensor, op: str) -> int:
+    """A single dim (0 for 0-dim tensors, which accept dim 0 and -1)."""
+    d = normalize_dims(int(dim), x.ndim, op)
+    return d[0] if d else 0
+
+
+def _accumulate_np(dt: dtypes.dtype):
+    """numpy dtype to accumulate in: float16 sums in float32, as PyTorch's CPU kernels do."""
+    return np.float32 if dt is dtypes.float16 else dt.np
+
+
+def _finish(r, dt: dtypes.dtype, out, op: str) -> Tensor:
+    r = np.asarray(r).astype(dt.np, copy=False)
+    return write_out(out, r, op) if out is not None else wrap(r)
+
+
+def _numel_over(x: Tensor, dims: tuple[int, ...]) -> int:
+    n = 1
+    for d in dims:
+        n *= x._shape[d]
+    return n
+
+
+def _int_to_long(x: Tensor, dtype) -> dtypes.dtype:
+    """The result dtype of sum/prod/cumsum: `dtype=` if given, int64 for ints and bools."""
+    if dtype is not None:
+        return dtypes.as_dtype(dtype)
+    return x._dtype if x._dtype.is_floating_point else dtypes.int64
+
+
+def _float_only(x: Tensor, dtype, op: str) -> dtypes.dtype:
+    dt = dtypes.as_dtype(dtype) if dtype is not None else x._dtype
+    if not dt.is_floating_point:
+        raise RuntimeError(f"{op}(): could not infer output dtype. Input dtype must be either a floating point or "
+                           f"complex dtype. Got: {_TORCH_NAMES[dt.name]}")
+    return dt
+
+
+def _check_nonempty(x: Tensor, dims: tuple[int, ...], op: str, full: bool) -> None:
+    """max/min/argmax have no identity: PyTorch's errors for reducing over nothing."""
+    if x.numel():
+        return
+    if full:
+        raise RuntimeError(f"{op}(): Expected reduction dim to be specified for input.numel() == 0. "
+                           "Specify the reduction dim with the 'dim' argument.")
+    for d in dims:
+        if x.ndim and x._shape[d] == 0:
+            raise IndexError(f"{op}(): Expected reduction dim {d} to have non-zero size.")
+
+
+def _reduced_shape(shape: tuple[int, ...], dims: tuple[int, ...], keepdim: bool) -> tuple[int, ...]:
+    if keepdim:
+        return tuple(1 if i in dims else s for i, s in enumerate(shape))
+    return tuple(s for i, s in enumerate(shape) if i not in dims)
+
+
+# --- sum, mean, prod -------------------------------------------------------------------------
+_sum = declare("sum", np.sum, doc="sum(x, dims, keepdim, dtype)")
+
+
+@_sum.register("cpu")
+def _sum_cpu(x, dims, keepdim=False, dtype=None, *, out=None):
+    """sum(x, dims: tuple[int, ...], keepdim: bool, dtype: dtype | None): the result dtype is
+    `dtype`, else x's for floats and int64 for integers and bools."""
+    dt = _int_to_long(x, dtype)
+    return _finish(np.sum(x._np(), axis=dims, keepdims=keepdim, dtype=_accumulate_np(dt)), dt, out, "sum")
+
+
+_nansum = declare("nansum", np.nansum)
+
+
+@_nansum.register("cpu")
+def _nansum_cpu(x, dims, keepdim=False, dtype=None, *, out=None):
+    """nansum(x, dims, keepdim, dtype): sum treating NaN as zero."""
+    dt = _int_to_long(x, dtype)
+    return _finish(np.nansum(x._np(), axis=dims, keepdims=keepdim, dtype=_accumulate_np(dt)), dt, out, "nansum")
+
+
+_mean = declare("mean", np.mean)
+
+
+@_mean.register("cpu")
+def _mean_cpu(x, dims, keepdim=False, dtype=None, *, out=None):
+    """mean(x, dims, keepdim, dtype): float only; the mean over nothing is NaN."""
+    dt = _float_only(x, dtype, "mean")
+    s = np.sum(x._np(), axis=dims, keepdims=keepdim, dtype=_accumulate_np(dt))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        r = np.true_divide(s, _numel_over(x, dims))
+    return _finish(r, dt, out, "mean")
+
+
+_nanmean = declare("nanmean", np.nanmean)
+
+
+@_nanmean.register("cpu")
+def _nanmean_cpu(x, dims, keepdim=False, dtype=None, *, out=None):
+    """nanmean(x, dims, keepdim, dtype): the mean of the non-NaN elements."""
+    dt = _float_only(x, dtype, "nanmean")
+    a = x._np()
+    s = np.nansum(a, axis=dims, keepdims=keepdim, dtype=_accumulate_np(dt))
+    n = np.sum(~np.isnan(a), axis=dims, keepdims=keepdim)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        r = np.true_divide(s, n, dtype=_accumulate_np(dt))
+    return _finish(r, dt, out, "nanmean")
+
+
+_prod = declare("prod", np.prod)
+
+
+@_prod.register("cpu")
+def _prod_cpu(x, dims, keepdim=False, dtype=None, *, out=None):
+    """prod(x, dims, keepdim, dtype): dtype rule as sum."""
+    dt = _int_to_long(x, dtype)
+    return _finish(np.prod(x._np(), axis=dims, keepdims=keepdim, dtype=_accumulate_np(dt)), dt, out, "prod")
+
+
+@method
+def sum(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None, out=None) -> Tensor:  # noqa: A001
+    """The sum over `dim` (an int, a tuple, or None for all); ints and bools sum to int64."""
+    return _sum(input, _dims(dim, input, "sum"), keepdim, dtype, out=out)
+
+
+@method
+def nansum(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None, out=None) -> Tensor:
+    """The sum over `dim`, treating NaN as zero."""
+    return _nansum(input, _dims(dim, input, "nansum"), keepdim, dtype, out=out)
+
+
+@method
+def mean(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None, out=None) -> Tensor:
+    """The mean over `dim`; integer inputs need `dtype=` (RuntimeError otherwise, as PyTorch)."""
+    return _mean(input, _dims(dim, input, "mean"), keepdim, dtype, out=out)
+
+
+@method
+def nanmean(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None, out=None) -> Tensor:
+    """The mean over `dim` of the elements that are not NaN."""
+    return _nanmean(input, _dims(dim, input, "nanmean"), keepdim, dtype, out=out)
+
+
+@method
+def prod(input: Tensor, dim: int | None = None, keepdim: bool = False, *, dtype=None, out=None) -> Tensor:
+    """The product over one `dim`, or over everything when `dim` is None."""
+    dims = tuple(range(input.ndim)) if dim is None else (_one_dim(dim, input, "prod"),)
+    return _prod(input, dims if input.ndim else (), keepdim, dtype, out=out)
+
+
+# --- max, min, argmax ------------------------------------------------------------------------
+_amax = declare("amax", np.amax)
+_amin = declare("amin", np.amin)
+
+
+def _make_extreme(op, fn, name):
+    @op.register("cpu")
+    def kernel(x, dims, keepdim=False, *, out=None):
+        """amax/amin(x, dims, keepdim): NaN propagates; reducing over nothing raises."""
+        _check_nonempty(x, dims, name, full=False)
+        return _finish(fn(x._np(), axis=dims, keepdims=keepdim), x._dtype, out, name)
+
+    return kernel
+
+
+_make_extreme(_amax, np.amax, "amax")
+_make_extreme(_amin, np.amin, "amin")
+
+_max_dim = declare("max_dim")
+_min_dim = declare("min_dim")
+_argmax = declare("argmax", np.argmax, differentiable=False)
+_argmin = declare("argmin", np.argmin, differentiable=False)
+
+
+def _arg_extreme(a: np.ndarray, dim: int, fn) -> np.ndarray:
+    """argmax/argmin over `dim` with keepdims (first occurrence; NaN counts as the extreme)."""
+    if a.ndim == 0:
+        return np.zeros((), np.int64)
+    return fn(a, axis=dim, keepdims=True).astype(np.int64, copy=False)
+
+
+def _make_dim_extreme(op, fn, name):
+    @op.register("cpu")
+    def kernel(x, dim, keepdim=False, *, out=None):
+        """max_dim/min_dim(x, dim: int, keepdim) -> (values, indices int64); the index of the first
+        extreme (or first NaN) along `dim`."""
+        _check_nonempty(x, (dim,), name, full=False)
+        a = x._np()
+        idx = _arg_extreme(a, dim, fn)
+        vals = np.take_along_axis(a, idx, dim) if a.ndim else a.copy()
+        if not keepdim and a.ndim:
+            idx, vals = np.squeeze(idx, dim), np.squeeze(vals, dim)
+        if out is not None:
+            return write_out(out[0], vals, name), write_out(out[1], idx, name)
+        return wrap(np.ascontiguousarray(vals)), wrap(np.ascontiguousarray(idx))
+
+    return kernel
+
+
+_make_dim_extreme(_max_dim, np.argmax, "max")
+_make_dim_extreme(_min_dim, np.argmin, "min")
+
+
+def _make_arg(op, fn, name):
+    @op.register("cpu")
+    def kernel(x, dim=None, keepdim=False, *, out=None):
+        """argmax/argmin(x, dim: int | None, keepdim): int64 indices; dim None indexes the flattened tensor."""
+        _check_nonempty(x, () if dim is None else (dim,), name, full=dim is None)
+        a = x._np()
+        if dim is None:
+            r = np.asarray(fn(a), np.int64)
+            if keepdim:
+                r = r.reshape((1,) * a.ndim)
+        else:
+            r = _arg_extreme(a, dim, fn)
+            if not keepdim and a.ndim:
+                r = np.squeeze(r, dim)
+        return _finish(r, dtypes.int64, out, name)
+
+    return kernel
+
+
+_make_arg(_argmax, np.argmax, "argmax")
+_make_arg(_argmin, np.argmin, "argmin")
+
+
+@method
+def amax(input: Tensor, dim=(), keepdim: bool = False, *, out=None) -> Tensor:
+    """The maximum over `dim` (int or tuple; () for all); NaN propagates."""
+    return _amax(input, _dims(dim, input, "amax"), keepdim, out=out)
+
+
+@method
+def amin(input: Tensor, dim=(), keepdim: bool = False, *, out=None) -> Tensor:
+    """The minimum over `dim` (int or tuple; () for all); NaN propagates."""
+    return _amin(input, _dims(dim, input, "amin"), keepdim, out=out)
+
+
+def _extreme(name, full_op, dim_op, binary_op, input, dim, keepdim, out):
+    if isinstance(dim, Tensor):
+        return binary_op(input, dim, out=out)
+    if dim is None:
+        _check_nonempty(input, (), name, full=True)
+        return full_op(input, tuple(range(input.ndim)), False, out=out)
+    d = _one_dim(dim, input, name)
+    rt = getattr(return_types, name)
+    return rt(*dim_op(input, d, keepdim, out=None if out is None else tuple(out)))
+
+
+@method
+def max(input: Tensor, dim=None, keepdim: bool = False, *, out=None):  # noqa: A001
+    """`max(x)`: the largest element; `max(x, dim)`: `(values, indices)`; `max(x, other)`: maximum."""
+    return _extreme("max", _amax, _max_dim, ew.maximum, input, dim, keepdim, out)
+
+
+@method
+def min(input: Tensor, dim=None, keepdim: bool = False, *, out=None):  # noqa: A001
+    """`min(x)`: the smallest element; `min(x, dim)`: `(values, indices)`; `min(x, other)`: minimum."""
+    return _extreme("min", _amin, _min_dim, ew.minimum, input, dim, keepdim, out)
+
+
+@method
+def aminmax(input: Tensor, *, dim: int | None = None, keepdim: bool = False):
+    """`(min, max)` over `dim` (or everything)."""
+    dims = tuple(range(input.ndim)) if dim is None else (_one_dim(dim, input, "aminmax"),)
+    if dim is None:
+        _check_nonempty(input, (), "aminmax", full=True)
+    return return_types.aminmax(_amin(input, dims, keepdim), _amax(input, dims, keepdim))
+
+
+@method
+def argmax(input: Tensor, dim: int | None = None, keepdim: bool = False, *, out=None) -> Tensor:
+    """The index of the largest element over `dim`, or in the flattened tensor when `dim` is None."""
+    d = None if dim is None else _one_dim(dim, input, "argmax")
+    return _argmax(input, d, keepdim, out=out)
+
+
+@method
+def argmin(input: Tensor, dim: int | None = None, keepdim: bool = False, *, out=None) -> Tensor:
+    """The index of the smallest element over `dim`, or in the flattened tensor when `dim` is None."""
+    d = None if dim is None else _one_dim(dim, input, "argmin")
+    return _argmin(input, d, keepdim, out=out)
+
+
+# --- var, std --------------------------------------------------------------------------------
+_var = declare("var", np.var)
+_std = declare("std", np.std)
+_var_mean = declare("var_mean")
+_std_mean = declare("std_mean")
+
+
+def _moments(x: Tensor, dims, correction, keepdim, op: str):
+    """(variance, mean) in x's float dtype, dividing by max(0, N - correction) like PyTorch."""
+    if not x._dtype.is_floating_point:
+        raise RuntimeError(f"{op}(): std and var only support floating point and complex dtypes; got {describe(x)}")
+    acc = _accumulate_np(x._dtype)
+    a = x._np()
+    n = _numel_over(x, dims)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        m = np.true_divide(np.sum(a, axis=dims, keepdims=True, dtype=acc), n)
+        d = np.subtract(a, m, dtype=acc)
+        ss = np.sum(np.multiply(d, d), axis=dims, keepdims=keepdim)
+        dof = n - correction
+        if dof <= 0:
+            warnings.warn(f"{op}(): degrees of freedom is <= 0. Correction should be strictly less than the "
+                          "reduction factor (input numel divided by output numel).", UserWarning, stacklevel=5)
+        v = np.true_divide(ss, builtins.max(dof, 0))
+    if not keepdim:
+        m = np.squeeze(m, dims) if dims else m
+    return v, m
+
+
+def _make_moment(op, name, sqrt, with_mean):
+    @op.register("cpu")
+    def kernel(x, dims, correction=1, keepdim=False, *, out=None):
+        """var/std/var_mean/std_mean(x, dims, correction: float, keepdim); the *_mean ops return
+        (var or std, mean)."""
+        v, m = _moments(x, dims, correction, keepdim, name)
+        if sqrt:
+            v = np.sqrt(v)
+        if with_mean:
+            return wrap(np.asarray(v).astype(x._dtype.np)), wrap(np.asarray(m).astype(x._dtype.np))
+        return _finish(v, x._dtype, out, name)
+
+    return kernel
+
+
+_make_moment(_var, "var", False, False)
+_make_moment(_std, "std", True, False)
+_make_moment(_var_mean, "var_mean", False, True)
+_make_moment(_std_mean, "std_mean", True, True)
+
+
+def _moment_args(input, dim, unbiased, keepdim, correction, op):
+    """PyTorch's overloads: (dim, unbiased, keepdim), (unbiased) and (dim, *, correction)."""
+    if isinstance(dim, builtins.bool):
+        dim, unbiased = None, dim
+    if unbiased is not None and correction is not None:
+        raise RuntimeError(f"{op}: can't specify both unbiased and correction")
+    if correction is None:
+        correction = 1 if unbiased is None or unbiased else 0
+    return _dims(dim, input, op), correction, keepdim
+
+
+@method
+def var(input: Tensor, dim=None, unbiased: bool | None = None, keepdim: bool = False, *,
+        correction: float | None = None, out=None) -> Tensor:
+    """The variance over `dim` with Bessel's `correction` (default 1; `unbiased=False` means 0)."""
+    return _var(input, *_moment_args(input, dim, unbiased, keepdim, correction, "var"), out=out)
+
+
+@method
+def std(input: Tensor, dim=None, unbiased: bool | None = None, keepdim: bool = False, *,
+        correction: float | None = None, out=None) -> Tensor:
+    """The standard deviation over `dim` with Bessel's `correction` (default 1)."""
+    return _std(input, *_moment_args(input, dim, unbiased, keepdim, correction, "std"), out=out)
+
+
+def var_mean(input: Tensor, dim=None, unbiased: bool | None = None, keepdim: bool = False, *,
+             correction: float | None = None) -> tuple[Tensor, Tensor]:
+    """`(var, mean)` over `dim` in one pass over the data."""
+    return _var_mean(input, *_moment_args(input, dim, unbiased, keepdim, correction, "var_mean"))
+
+
+def std_mean(input: Tensor, dim=None, unbiased: bool | None = None, keepdim: bool = False, *,
+             correction: float | None = None) -> tuple[Tensor, Tensor]:
+    """`(std, mean)` over `dim` in one pass over the data."""
+    return _std_mean(input, *_moment_args(input, dim, unbiased, keepdim, correction, "std_mean"))
+
+
+# --- logsumexp, norms ------------------------------------------------------------------------
+_logsumexp = declare("logsumexp")
+
+
+@_logsumexp.register("cpu")
+def _logsumexp_cpu(x, dims, keepdim=False, *, out=None):
+    """logsumexp(x, dims, keepdim): log(sum(exp(x))) shifted by the max for stability; integers
+    compute in the default float dtype; over nothing it is -inf."""
+    dt = x._dtype if x._dtype.is_floating_point else dtypes.get_default_dtype()
+    a = x._np().astype(_accumulate_np(dt), copy=False)
+    if a.size:
+        m = np.amax(a, axis=dims, keepdims=True)
+        m = np.where(np.isfinite(m), m, 0)
+    else:
+        m = np.zeros(_reduced_shape(a.shape, dims, True), a.dtype)
+    with np.errstate(divide="ignore"):
+        r = np.log(np.sum(np.exp(a - m), axis=dims, keepdims=True)) + m
+    if not keepdim and dims:
+        r = np.squeeze(r, dims)
+    return _finish(r, dt, out, "logsumexp")
+
+
+@method
+def logsumexp(input: Tensor, dim=(), keepdim: bool = False, *, out=None) -> Tensor:
+    """`log(sum(exp(input), dim))`, computed without overflow."""
+    return _logsumexp(input, _dims(dim, input, "logsumexp"), keepdim, out=out)
+
+
+_vector_norm = declare("vector_norm")
+
+
+@_vector_norm.register("cpu")
+def _vector_norm_cpu(x, ord=2, dims=(), keepdim=False, dtype=None, *, out=None):  # noqa: A002
+    """vector_norm(x, ord: float, dims, keepdim, dtype): (sum |x|^ord)^(1/ord); ord inf/-inf is
+    max/min |x|, ord 0 counts nonzeros."""
+    dt = dtypes.as_dtype(dtype) if dtype is not None else x._dtype
+    if not x._dtype.is_floating_point or not dt.is_floating_point:
+        raise RuntimeError(f"linalg.vector_norm: Expected a floating point or complex tensor as input. "
+                           f"Got {_TORCH_NAMES[x._dtype.name]}")
+    a = np.abs(x._np().astype(_accumulate_np(dt), copy=False))
+    if math.isinf(ord):
+        if a.size == 0 or builtins.any(a.shape[d] == 0 for d in dims):
+            raise RuntimeError("linalg.vector_norm cannot compute the inf norm on an empty tensor because the "
+                               "operation does not have an identity")
+        r = (np.amax if ord > 0 else np.amin)(a, axis=dims, keepdims=keepdim)
+    elif ord == 0:
+        r = np.sum(a != 0, axis=dims, keepdims=keepdim, dtype=a.dtype)
+    elif ord == 1:
+        r = np.sum(a, axis=dims, keepdims=keepdim)
+    elif ord == 2:
+        r = np.sqrt(np.sum(a * a, axis=dims, keepdims=keepdim))
+    else:
+        with np.errstate(divide="ignore"):
+            r = np.power(np.sum(np.power(a, ord), axis=dims, keepdims=keepdim), 1.0 / ord)
+    return _finish(r, dt, out, "linalg.vector_norm")
+
+
+def vector_norm(x: Tensor, ord: float = 2, dim=None, keepdim: bool = False, *, dtype=None,  # noqa: A002
+                out=None) -> Tensor:
+    """The vector `ord`-norm of `x` over `dim` (all elements when None), as `torch.linalg.vector_norm`."""
+    return _vector_norm(x, float(ord), _dims(dim, x, "linalg.vector_norm"), keepdim, dtype, out=out)
+
+
+@method
+def norm(input: Tensor, p="fro", dim=None, keepdim: bool = False, out=None, dtype=None) -> Tensor:
+    """The `p`-norm over `dim` ("fro" and None mean 2); "nuc" is not supported."""
+    if p is None or p == "fro":
+        p = 2
+    elif isinstance(p, str):
+        raise RuntimeError(f"norm: p={p!r} is not supported; use 'fro' or a number")
+    return _vector_norm(input, float(p), _dims(dim, input, "norm"), keepdim, dtype, out=out)
+
+
+# --- all, any, count_nonzero -------------------------------------------------------------------
+_all = declare("all", np.all, differentiable=False)
+_any = declare("any", np.any, differentiable=False)
+
+
+def _make_logical(op, fn, name):
+    @op.register("cpu")
+    def kernel(x, dims, keepdim=False, *, out=None):
+        """all/any(x, dims, keepdim): bool, or uint8 for uint8 inputs as PyTorch."""
+        dt = dtypes.uint8 if x._dtype is dtypes.uint8 else dtypes.bool
+        return _finish(fn(x._np(), axis=dims, keepdims=keepdim), dt, out, name)
+
+    return kernel
+
+
+_make_logical(_all, np.all, "all")
+_make_logical(_any, np.any, "any")
+
+
+@method
+def all(input: Tensor, dim=None, keepdim: bool = False, *, out=None) -> Tensor:  # noqa: A001
+    """Whether every element over `dim` is nonzero."""
+    return _all(input, _dims(dim, input, "all"), keepdim, out=out)
+
+
+@method
+def any(input: Tensor, dim=None, keepdim: bool = False, *, out=None) -> Tensor:  # noqa: A001
+    """Whether any element over `dim` is nonzero."""
+    return _any(input, _dims(dim, input, "any"), keepdim, out=out)
+
+
+_count_nonzero = declare("count_nonzero", np.count_nonzero, differentiable=False)
+
+
+@_count_nonzero.register("cpu")
+def _count_nonzero_cpu(x, dims):
+    """count_nonzero(x, dims): int64 counts."""
+    return wrap(np.asarray(np.count_nonzero(x._np(), axis=dims), np.int64))
+
+
+@method
+def count_nonzero(input: Tensor, dim=None) -> Tensor:
+    """The number of nonzero elements over `dim` (int, tuple or None)."""
+    return _count_nonzero(input, _dims(dim, input, "count_nonzero"))
+
+
+# --- cumulative --------------------------------------------------------------------------------
+_cumsum = declare("cumsum", np.cumsum)
+_cumprod = declare("cumprod", np.cumprod)
+
+
+def _make_cumulative(op, fn, name):
+    @op.register("cpu")
+    def kernel(x, dim, dtype=None, *, out=None):
+        """cumsum/cumprod(x, dim: int, dtype): ints and bools accumulate in int64."""
+        dt = _int_to_long(x, dtype)
+        a = x._np()
+        r = fn(a.reshape(1), axis=0, dtype=_accumulate_np(dt)).reshape(()) if a.ndim == 0 else \
+            fn(a, axis=dim, dtype=_accumulate_np(dt))
+        return _finish(r, dt, out, name)
+
+    return kernel
+
+
+_make_cumulative(_cumsum, np.cumsum, "cumsum")
+_make_cumulative(_cumprod, np.cumprod, "cumprod")
+
+
+@method
+def cumsum(input: Tensor, dim: int, *, dtype=None, out=None) -> Tensor:
+    """The running sum along `dim`."""
+    return _cumsum(input, _one_dim(dim, input, "cumsum"), dtype, out=out)
+
+
+@method
+def cumprod(input: Tensor, dim: int, *, dtype=None, out=None) -> Tensor:
+    """The running product along `dim`."""
+    return _cumprod(input, _one_dim(dim, input, "cumprod"), dtype, out=out)
+
+
+@method
+def cumsum_(input: Tensor, dim: int, *, dtype=None) -> Tensor:
+    """In-place running sum along `dim`."""
+    return _cumsum(input, _one_dim(dim, input, "cumsum_"), dtype, out=input)
+
+
+@method
+def cumprod_(input: Tensor, dim: int, *, dtype=None) -> Tensor:
+    """In-place running product along `dim`."""
+    return _cumprod(input, _one_dim(dim, input, "cumprod_"), dtype, out=input)
+
+
+# --- closeness -----------------------------------------------------------------------------------
+_isclose = declare("isclose", np.isclose, differentiable=False)
+
+
+@_isclose.register("cpu")
+def _isclose_cpu(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
+    """isclose(a, b, rtol, atol, equal_nan): |a - b| <= atol + rtol * |b|, elementwise, bool."""
+    if a._dtype is not b._dtype:
+        raise RuntimeError(f"{_TORCH_NAMES[a._dtype.name]} did not match {_TORCH_NAMES[b._dtype.name]}")
+    x, y = a._np(), b._np()
+    if a._dtype is dtypes.bool or (not a._dtype.is_floating_point and rtol == 0 and atol == 0):
+        return wrap(np.equal(x, y))
+    try:
+        with np.errstate(invalid="ignore", over="ignore"):
+            r = np.isclose(x, y, rtol=rtol, atol=atol, equal_nan=equal_nan)
+    except ValueError:
+        raise RuntimeError(f"isclose: shapes are not broadcastable; got {describe(a)} and {describe(b)}") from None
+    return wrap(r)
+
+
+@method
+def isclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08,
+            equal_nan: bool = False) -> Tensor:
+    """Elementwise `|input - other| <= atol + rtol * |other|` (inf equals inf of the same sign)."""
+    return _isclose(input, other, rtol, atol, equal_nan)
+
+
+@method
+def allclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08,
+             equal_nan: bool = False) -> builtins.bool:
+    """Whether every element of `input` is close to `other` (see `isclose`)."""
+    return builtins.bool(_isclose(input, other, rtol, atol, equal_nan)._np().all())
+
+
+@method
+def equal(input: Tensor, other: Tensor) -> builtins.bool:
+    """True when both tensors have the same shape and the same values (NaN is never equal)."""
+    if input._shape != other._shape:
+        return False
+    return builtins.bool(np.array_equal(input._host_array(), other._host_array()))
