@@ -1,0 +1,579 @@
+"""Joining, splitting and rearranging: cat/stack, split/chunk (views), flip/roll, repeat/tile, tril/triu, diag.
+
+Only `cat`, `flip`, `tril`, `triu`, `diag_embed` and `trace` are primitives with kernels; the rest
+compose them with views (`narrow`, `unsqueeze`, `expand`) so they work on every device and need
+no derivative of their own.
+"""
+
+# ruff: noqa: A002 - `input` is PyTorch's argument name
+
+from __future__ import annotations
+
+import math
+import numbers
+import warnings
+from collections.abc import Sequence
+
+import numpy as np
+
+from ember.core import dtypes
+from ember.core.dispatch import declare
+from ember.core.methods import attach, inplace, method
+from ember.core.ops import elementwise as ew
+from ember.core.ops import shape as S
+from ember.core.ops._util import wrap, write_out
+from ember.core.tensor import Tensor, describe
+
+__all__ = ["cat", "concat", "concatenate", "stack", "hstack", "vstack", "dstack", "column_stack", "row_stack",
+           "atleast_1d", "atleast_2d", "atleast_3d", "split", "chunk", "tensor_split", "flip", "fliplr", "flipud",
+           "roll", "repeat_interleave", "tile", "tril", "triu", "diag", "diagflat", "diag_embed", "meshgrid",
+           "cartesian_prod", "block_diag", "trace", "where"]
+
+
+def _tensor_list(op: str, tensors) -> list[Tensor]:
+    if isinstance(tensors, Tensor) or not isinstance(tensors, Sequence):
+        raise TypeError(f"{op}(): argument 'tensors' must be a tuple or list of Tensors, not "
+                        f"{type(tensors).__name__}")
+    for i, t in enumerate(tensors):
+        if not isinstance(t, Tensor):
+            raise TypeError(f"{op}(): expected Tensor as element {i} in argument 0, but got {type(t).__name__}")
+    return list(tensors)
+
+
+def _same_device(op: str, tensors: list[Tensor]) -> None:
+    devs = {t.device for t in tensors}
+    if len(devs) > 1:
+        a, b = sorted(str(d) for d in devs)[:2]
+        raise RuntimeError(f"{op}: Expected all tensors to be on the same device, but found at least two devices, "
+                           f"{a} and {b}!")
+
+
+# --- cat / stack -------------------------------------------------------------------------
+_cat = declare("cat", np.concatenate)
+
+
+@_cat.register("cpu")
+def _cat_cpu(tensors, dim, *, out=None):
+    dt = tensors[0]._dtype
+    for t in tensors[1:]:
+        dt = dtypes.promote_types(dt, t._dtype)
+    r = np.concatenate([t._np() for t in tensors], axis=dim, dtype=dt.np, casting="unsafe")
+    return write_out(out, r, "cat") if out is not None else wrap(r)
+
+
+def cat(tensors, dim: int = 0, *, out: Tensor | None = None) -> Tensor:
+    """Concatenate `tensors` along the existing dimension `dim` (dtypes promote; 1-D empties are skipped).
+
+    Example:
+        >>> from ember.core import tensor
+        >>> cat([tensor([1, 2]), tensor([3])]).tolist()
+        [1, 2, 3]
+    """
+    ts = _tensor_list("cat", tensors)
+    if not ts:
+        raise RuntimeError("torch.cat(): expected a non-empty list of Tensors")
+    for i, t in enumerate(ts):
+        if t.ndim == 0:
+            raise RuntimeError(f"zero-dimensional tensor (at position {i}) cannot be concatenated")
+    _same_device("cat", ts)
+    # PyTorch's legacy rule: 1-D tensors of size 0 are skipped, whatever the others' shapes
+    kept = [t for t in ts if not (t.ndim == 1 and t._shape[0] == 0)]
+    if not kept:
+        dt = ts[0]._dtype
+        for t in ts[1:]:
+            dt = dtypes.promote_types(dt, t._dtype)
+        kept = [t if t._dtype is dt else t.to(dt) for t in ts[:1]]
+    ref = kept[0]
+    d = ref._wrap_dim(dim)
+    for i, t in enumerate(ts):
+        if t.ndim == 1 and t._shape[0] == 0 and len(kept) != len(ts):
+            continue
+        if t.ndim != ref.ndim:
+            raise RuntimeError(f"Tensors must have same number of dimensions: got {ref.ndim} and {t.ndim}")
+        for k in range(ref.ndim):
+            if k != d and t._shape[k] != ref._shape[k]:
+                raise RuntimeError(f"Sizes of tensors must match except in dimension {d}. Expected size "
+                                   f"{ref._shape[k]} but got size {t._shape[k]} for tensor number {i} in the list.")
+    if len(kept) != len(ts):
+        dt = ts[0]._dtype
+        for t in ts[1:]:
+            dt = dtypes.promote_types(dt, t._dtype)
+        if kept[0]._dtype is not dt:
+            kept[0] = kept[0].to(dt)
+    return _cat(tuple(kept), d, out=out)
+
+
+def concat(tensors, dim: int = 0, *, out: Tensor | None = None) -> Tensor:
+    """Alias of `cat`."""
+    return cat(tensors, dim, out=out)
+
+
+def concatenate(tensors, axis: int = 0, out: Tensor | None = None) -> Tensor:
+    """Alias of `cat` with numpy's argument name."""
+    return cat(tensors, axis, out=out)
+
+
+def stack(tensors, dim: int = 0, *, out: Tensor | None = None) -> Tensor:
+    """Join equal-shaped `tensors` along a new dimension `dim`.
+
+    Example:
+        >>> from ember.core import tensor
+        >>> stack([tensor([1, 2]), tensor([3, 4])], dim=1).tolist()
+        [[1, 3], [2, 4]]
+    """
+    ts = _tensor_list("stack", tensors)
+    if not ts:
+        raise RuntimeError("stack expects a non-empty TensorList")
+    for i, t in enumerate(ts[1:], 1):
+        if t._shape != ts[0]._shape:
+            raise RuntimeError(f"stack expects each tensor to be equal size, but got {list(ts[0]._shape)} at entry 0 "
+                               f"and {list(t._shape)} at entry {i}")
+    n = ts[0].ndim + 1
+    if not -n <= dim < n:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {dim})")
+    d = dim % n
+    _same_device("stack", ts)
+    return _cat(tuple(S.unsqueeze(t, d) for t in ts), d, out=out)
+
+
+def atleast_1d(*tensors):
+    """Each tensor viewed with at least 1 dimension (one tensor in, one out)."""
+    out = [S.view(t, (1,)) if t.ndim == 0 else t for t in _flatten_args(tensors)]
+    return out[0] if len(out) == 1 else tuple(out)
+
+
+def atleast_2d(*tensors):
+    """Each tensor viewed with at least 2 dimensions (a 1-D tensor becomes a row)."""
+    out = [S.view(t, (1,) * (2 - t.ndim) + t._shape) if t.ndim < 2 else t for t in _flatten_args(tensors)]
+    return out[0] if len(out) == 1 else tuple(out)
+
+
+def atleast_3d(*tensors):
+    """Each tensor viewed with at least 3 dimensions ((n,) -> (1, n, 1), (m, n) -> (m, n, 1))."""
+    def up(t):
+        if t.ndim == 0:
+            return S.view(t, (1, 1, 1))
+        if t.ndim == 1:
+            return S.view(t, (1, t._shape[0], 1))
+        return S.unsqueeze(t, -1) if t.ndim == 2 else t
+    out = [up(t) for t in _flatten_args(tensors)]
+    return out[0] if len(out) == 1 else tuple(out)
+
+
+def _flatten_args(tensors) -> list[Tensor]:
+    if len(tensors) == 1 and isinstance(tensors[0], list | tuple):
+        return list(tensors[0])
+    return list(tensors)
+
+
+def hstack(tensors, *, out: Tensor | None = None) -> Tensor:
+    """Concatenate column-wise (along dim 0 for 1-D tensors, else dim 1)."""
+    ts = [atleast_1d(t) for t in _tensor_list("hstack", tensors)]
+    return cat(ts, 0 if ts and ts[0].ndim == 1 else 1, out=out)
+
+
+def vstack(tensors, *, out: Tensor | None = None) -> Tensor:
+    """Concatenate row-wise after making every tensor at least 2-D."""
+    return cat([atleast_2d(t) for t in _tensor_list("vstack", tensors)], 0, out=out)
+
+
+row_stack = vstack
+
+
+def dstack(tensors, *, out: Tensor | None = None) -> Tensor:
+    """Concatenate depth-wise (dim 2) after making every tensor at least 3-D."""
+    return cat([atleast_3d(t) for t in _tensor_list("dstack", tensors)], 2, out=out)
+
+
+def column_stack(tensors, *, out: Tensor | None = None) -> Tensor:
+    """Stack 0/1-D tensors as columns (and 2-D ones as they are) into a matrix."""
+    ts = [S.view(t, (t.numel(), 1)) if t.ndim <= 1 else t for t in _tensor_list("column_stack", tensors)]
+    return cat(ts, 1, out=out)
+
+
+# --- split / chunk (views) ------------------------------------------------------------------
+@method
+def split(tensor: Tensor, split_size_or_sections, dim: int = 0) -> tuple[Tensor, ...]:
+    """Views of `tensor` along `dim`: pieces of `split_size` (the last may be smaller) or of the given sizes."""
+    d = tensor._wrap_dim(dim)
+    n = tensor._shape[d]
+    if isinstance(split_size_or_sections, numbers.Integral):
+        size = int(split_size_or_sections)
+        if size < 0 or (size == 0 and n != 0):
+            raise RuntimeError(f"split_size can only be 0 if dimension size is 0, but got dimension size of {n}"
+                               if size == 0 else f"split expects split_size be non-negative, but got split_size={size}")
+        sizes = [size] * (n // size) + ([n % size] if n % size else []) if size else [0]
+    else:
+        sizes = [int(s) for s in split_size_or_sections]
+        if sum(sizes) != n or any(s < 0 for s in sizes):
+            raise RuntimeError(f"split_with_sizes expects split_sizes to sum exactly to {n} (input tensor's size at "
+                               f"dimension {d}), but got split_sizes={sizes}")
+    out, start = [], 0
+    for s in sizes:
+        out.append(S.narrow(tensor, d, start, s))
+        start += s
+    return tuple(out)
+
+
+@method
+def chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple[Tensor, ...]:
+    """At most `chunks` views of equal size (ceil(n / chunks)) along `dim`; the last may be smaller."""
+    if chunks <= 0:
+        raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
+    n = input._shape[input._wrap_dim(dim)]
+    return split(input, max(math.ceil(n / chunks), 1) if n else 1, dim) if n else \
+        tuple(S.narrow(input, input._wrap_dim(dim), 0, 0) for _ in range(chunks))
+
+
+@method
+def tensor_split(input: Tensor, indices_or_sections, dim: int = 0) -> tuple[Tensor, ...]:
+    """Views split into `sections` near-equal parts, or at the given indices along `dim`."""
+    d = input._wrap_dim(dim)
+    n = input._shape[d]
+    if isinstance(indices_or_sections, Tensor):
+        if indices_or_sections.ndim == 0:
+            indices_or_sections = int(indices_or_sections)
+        else:
+            indices_or_sections = indices_or_sections.tolist()
+    if isinstance(indices_or_sections, numbers.Integral):
+        k = int(indices_or_sections)
+        if k <= 0:
+            raise RuntimeError(f"number of sections must be larger than 0, got {k}")
+        q, r = divmod(n, k)
+        bounds, acc = [], 0
+        for i in range(k - 1):
+            acc += q + (1 if i < r else 0)
+            bounds.append(acc)
+    else:
+        bounds = [int(i) for i in indices_or_sections]
+    out, prev = [], 0
+    for b in bounds + [n]:
+        b = min(max(b if b >= 0 else b + n, 0), n)
+        start = min(prev, n)
+        out.append(S.narrow(input, d, start, max(b - start, 0)))
+        prev = max(b, start)
+    return tuple(out)
+
+
+# --- flip / roll --------------------------------------------------------------------------
+_flip = declare("flip", np.flip)
+
+
+@_flip.register("cpu")
+def _flip_cpu(input, dims):
+    return wrap(np.ascontiguousarray(np.flip(input._np(), axis=dims)))
+
+
+def _dims(input: Tensor, dims, op: str) -> tuple[int, ...]:
+    dims = (dims,) if isinstance(dims, numbers.Integral) else tuple(dims)
+    wrapped = tuple(input._wrap_dim(int(d)) for d in dims)
+    if len(set(wrapped)) != len(wrapped):
+        raise RuntimeError(f"dims has duplicates, original flip dims size={len(dims)}, but unique flip dims "
+                           f"size={len(set(wrapped))}" if op == "flip" else f"{op}: repeated dim in {list(dims)}")
+    return wrapped
+
+
+@method
+def flip(input: Tensor, dims) -> Tensor:
+    """A copy with the order of elements reversed along each of `dims`."""
+    return _flip(input, _dims(input, dims, "flip") if input.ndim else ())
+
+
+@method
+def fliplr(input: Tensor) -> Tensor:
+    """Reverse the columns (dim 1) of a tensor of at least 2 dims."""
+    if input.ndim < 2:
+        raise RuntimeError("Input must be >= 2-d.")
+    return _flip(input, (1,))
+
+
+@method
+def flipud(input: Tensor) -> Tensor:
+    """Reverse the rows (dim 0) of a tensor of at least 1 dim."""
+    if input.ndim < 1:
+        raise RuntimeError("Input must be >= 1-d.")
+    return _flip(input, (0,))
+
+
+@method
+def roll(input: Tensor, shifts, dims=None) -> Tensor:
+    """Rotate elements by `shifts` along `dims` (the flattened tensor when `dims` is None)."""
+    shifts = (shifts,) if isinstance(shifts, numbers.Integral) else tuple(shifts)
+    if dims is None:
+        if len(shifts) != 1:
+            raise RuntimeError(f"roll: shifts and dims must align; got shifts={list(shifts)} and dims=None")
+        flat = S.clone(input) if not input.is_contiguous() else input
+        return S.view(roll(S.view(flat, (input.numel(),)), shifts, 0), input._shape)
+    dims = (dims,) if isinstance(dims, numbers.Integral) else tuple(dims)
+    if len(shifts) != len(dims):
+        raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts)}, dims:{len(dims)}")
+    out = input
+    for s, d in zip(shifts, dims, strict=True):
+        d = input._wrap_dim(d)
+        n = input._shape[d]
+        k = int(s) % n if n else 0
+        if k:
+            out = _cat((S.narrow(out, d, n - k, k), S.narrow(out, d, 0, n - k)), d)
+    return S.clone(out) if out is input else out
+
+
+# --- repeat / tile / repeat_interleave ------------------------------------------------------
+def _repeat(input: Tensor, *sizes) -> Tensor:
+    """Tile `input` `sizes[i]` times along each dim (a copy; `sizes` may add leading dims)."""
+    reps = tuple(sizes[0]) if len(sizes) == 1 and isinstance(sizes[0], tuple | list) else tuple(sizes)
+    reps = tuple(int(r) for r in reps)
+    if len(reps) < input.ndim:
+        raise RuntimeError("Number of dimensions of repeat dims can not be smaller than number of dimensions of "
+                           "tensor")
+    if any(r < 0 for r in reps):
+        raise RuntimeError(f"Trying to create tensor with negative dimension {min(reps)}: {list(reps)}")
+    shape = (1,) * (len(reps) - input.ndim) + input._shape
+    x = S.view(input, shape) if input.is_contiguous() else S.view(S.clone(input), shape)
+    pairs, expanded = [], []
+    for r, n in zip(reps, shape, strict=True):
+        pairs += [1, n]
+        expanded += [r, n]
+    grid = S.expand(S.view(x, tuple(pairs)), tuple(expanded))
+    return S.view(S.clone(grid), tuple(r * n for r, n in zip(reps, shape, strict=True)))
+
+
+attach("repeat", _repeat)
+
+
+def tile(input: Tensor, dims) -> Tensor:
+    """Repeat `input` along each dim by `dims` (padded with leading 1s when shorter than `input.ndim`)."""
+    dims = tuple(dims)
+    return _repeat(input, (1,) * (input.ndim - len(dims)) + dims)
+
+
+attach("tile", lambda self, *dims: tile(self, dims[0] if len(dims) == 1 and isinstance(dims[0], tuple | list)
+                                         else dims))
+
+
+def repeat_interleave(input: Tensor, repeats=None, dim: int | None = None, *, output_size: int | None = None) -> Tensor:
+    """Repeat each element (or slice along `dim`) `repeats` times (an int or one count per element).
+
+    Example:
+        >>> from ember.core import tensor
+        >>> repeat_interleave(tensor([1, 2]), 2).tolist()
+        [1, 1, 2, 2]
+    """
+    from ember.core.creation import tensor as make
+    from ember.core.ops.indexing import index_select
+
+    if repeats is None:
+        counts = np.asarray(input._host_array()).astype(np.int64)
+        if input.ndim != 1:
+            raise RuntimeError("repeat_interleave only accept 1D vector as repeat")
+        if (counts < 0).any():
+            raise RuntimeError("repeats can not be negative")
+        return make(np.repeat(np.arange(counts.size), counts), device=input.device)
+    x = input
+    if dim is None:
+        x = S.view(x if x.is_contiguous() else S.clone(x), (x.numel(),))
+        dim = 0
+    d = x._wrap_dim(dim) if x.ndim else 0
+    if x.ndim == 0:
+        x = S.view(x, (1,))
+    if isinstance(repeats, Tensor) and repeats.numel() == 1 and repeats.ndim <= 1:
+        repeats = int(repeats.reshape(()).item())
+    if isinstance(repeats, numbers.Integral):
+        r = int(repeats)
+        if r < 0:
+            raise RuntimeError("repeats can not be negative")
+        u = S.unsqueeze(x, d + 1)
+        shape = list(u._shape)
+        shape[d + 1] = r
+        merged = x._shape[:d] + (x._shape[d] * r,) + x._shape[d + 1:]
+        return S.view(S.clone(S.expand(u, tuple(shape))), merged)
+    counts = np.asarray(repeats._host_array() if isinstance(repeats, Tensor) else repeats).astype(np.int64)
+    if counts.ndim != 1:
+        raise RuntimeError("repeats must be 0-dim or 1-dim tensor")
+    if counts.size != x._shape[d]:
+        raise RuntimeError(f"repeats must have the same size as input along dim, but got repeats.size(0) = "
+                           f"{counts.size} and input.size({d}) = {x._shape[d]}")
+    if (counts < 0).any():
+        raise RuntimeError("repeats can not be negative")
+    idx = make(np.repeat(np.arange(counts.size), counts), device=x.device)
+    return index_select(x, d, idx)
+
+
+attach("repeat_interleave", repeat_interleave)
+
+
+# --- triangles and diagonals ----------------------------------------------------------------
+def _make_tri(name: str, fn):
+    op = declare(name, fn)
+
+    @op.register("cpu")
+    def kernel(input, diagonal=0, *, out=None):
+        if input.ndim < 2:
+            raise RuntimeError(f"{name}: input tensor must have at least 2 dimensions")
+        r = fn(input._np(), int(diagonal))
+        if out is input:
+            np.copyto(input._np(), r)
+            return input
+        return write_out(out, r, name) if out is not None else wrap(r)
+
+    return op
+
+
+_tril = _make_tri("tril", np.tril)
+_triu = _make_tri("triu", np.triu)
+
+
+@method
+def tril(input: Tensor, diagonal: int = 0, *, out: Tensor | None = None) -> Tensor:
+    """The lower triangle (on and below `diagonal`) of the last two dims; the rest is zero."""
+    return _tril(input, diagonal, out=out)
+
+
+@method
+def triu(input: Tensor, diagonal: int = 0, *, out: Tensor | None = None) -> Tensor:
+    """The upper triangle (on and above `diagonal`) of the last two dims; the rest is zero."""
+    return _triu(input, diagonal, out=out)
+
+
+inplace(tril)
+inplace(triu)
+
+_diag_embed = declare("diag_embed")
+
+
+@_diag_embed.register("cpu")
+def _diag_embed_cpu(input, offset=0, dim1=-2, dim2=-1):
+    a = input._np()
+    n = a.shape[-1]
+    m = n + abs(offset)
+    out = np.zeros(a.shape[:-1] + (m, m), a.dtype)
+    i = np.arange(n)
+    out[..., i + max(-offset, 0), i + max(offset, 0)] = a
+    nd = out.ndim
+    d1, d2 = dim1 % nd, dim2 % nd
+    return wrap(np.ascontiguousarray(np.moveaxis(out, (-2, -1), (d1, d2))))
+
+
+@method
+def diag_embed(input: Tensor, offset: int = 0, dim1: int = -2, dim2: int = -1) -> Tensor:
+    """Matrices (in dims `dim1`, `dim2`) whose `offset` diagonals hold the last dim of `input`."""
+    nd = input.ndim + 1
+    for d in (dim1, dim2):
+        if not -nd <= d < nd:
+            raise IndexError(f"Dimension out of range (expected to be in range of [{-nd}, {nd - 1}], but got {d})")
+    if dim1 % nd == dim2 % nd:
+        raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
+    if input.ndim == 0:
+        raise RuntimeError("diag_embed: input must have at least 1 dimension")
+    return _diag_embed(input, offset, dim1, dim2)
+
+
+@method
+def diag(input: Tensor, diagonal: int = 0, *, out: Tensor | None = None) -> Tensor:
+    """A square matrix with the 1-D `input` on a diagonal, or the diagonal (a copy) of a matrix."""
+    if input.ndim == 1:
+        r = _diag_embed(input, diagonal, 0, 1)
+    elif input.ndim == 2:
+        r = S.clone(S.diagonal(input, diagonal, 0, 1))
+    else:
+        raise RuntimeError(f"diag(): Supports 1D or 2D tensors. Got {input.ndim}D")
+    return r if out is None else out.resize_(r._shape).copy_(r)
+
+
+@method
+def diagflat(input: Tensor, offset: int = 0) -> Tensor:
+    """A square matrix with the flattened `input` on diagonal `offset`."""
+    flat = S.view(input if input.is_contiguous() else S.clone(input), (input.numel(),))
+    return _diag_embed(flat, offset, 0, 1)
+
+
+_trace = declare("trace", np.trace)
+
+
+@_trace.register("cpu")
+def _trace_cpu(input):
+    a = input._np()
+    dt = a.dtype if input._dtype.is_floating_point else np.int64
+    return wrap(np.asarray(np.trace(a, dtype=dt)))
+
+
+@method
+def trace(input: Tensor) -> Tensor:
+    """The sum of the main diagonal of a matrix (int64 for integer and bool inputs)."""
+    if input.ndim != 2:
+        raise RuntimeError(f"trace: expected a matrix, but got tensor with dim {input.ndim}")
+    return _trace(input)
+
+
+def meshgrid(*tensors, indexing: str | None = None) -> tuple[Tensor, ...]:
+    """Coordinate grids (expanded views) from 1-D tensors, in "ij" (matrix) or "xy" (Cartesian) indexing."""
+    ts = _flatten_args(tensors)
+    if indexing is None:
+        warnings.warn("torch.meshgrid: in an upcoming release, it will be required to pass the indexing argument.",
+                      UserWarning, stacklevel=2)
+        indexing = "ij"
+    if indexing not in ("ij", "xy"):
+        raise ValueError(f'torch.meshgrid: indexing must be one of "xy" or "ij", but received: {indexing}')
+    for t in ts:
+        if t.ndim > 1:
+            raise RuntimeError(f"torch.meshgrid: Expected 0D or 1D tensor in the tensor list but got: {describe(t)}")
+    sizes = [t.numel() for t in ts]
+    pos = list(range(len(ts)))
+    if indexing == "xy" and len(ts) >= 2:
+        pos[0], pos[1] = 1, 0
+    grid = [0] * len(ts)
+    for i, p in enumerate(pos):
+        grid[p] = sizes[i]
+    out = []
+    for i, t in enumerate(ts):
+        shape = [1] * len(ts)
+        shape[pos[i]] = sizes[i]
+        out.append(S.expand(S.view(t, tuple(shape)), tuple(grid)))
+    return tuple(out)
+
+
+def cartesian_prod(*tensors: Tensor) -> Tensor:
+    """Every combination of the elements of the 1-D `tensors`, one per row (itertools.product order)."""
+    if len(tensors) == 1:
+        return tensors[0]
+    grids = meshgrid(*tensors, indexing="ij")
+    return stack([S.view(S.clone(g), (g.numel(),)) for g in grids], dim=1)
+
+
+def block_diag(*tensors: Tensor) -> Tensor:
+    """A block-diagonal matrix of the given 0/1/2-D tensors (dtypes promote)."""
+    from ember.core.creation import zeros
+
+    blocks = [S.view(t, (1, max(t.numel(), 1) if t.ndim == 0 else t._shape[0])) if t.ndim < 2 else t
+              for t in tensors]
+    for i, b in enumerate(blocks):
+        if b.ndim != 2:
+            raise RuntimeError(f"torch.block_diag: Input tensors must have 2 or fewer dimensions. Input {i} has "
+                               f"{b.ndim} dimensions")
+    if not blocks:
+        return zeros((1, 0))
+    dt = blocks[0]._dtype
+    for b in blocks[1:]:
+        dt = dtypes.promote_types(dt, b._dtype)
+    ncols = sum(b._shape[1] for b in blocks)
+    rows, left = [], 0
+    for b in blocks:
+        r, c = b._shape
+        parts = [zeros((r, left), dtype=dt, device=b.device), b if b._dtype is dt else b.to(dt),
+                 zeros((r, ncols - left - c), dtype=dt, device=b.device)]
+        rows.append(_cat(tuple(parts), 1))
+        left += c
+    return _cat(tuple(rows), 0)
+
+
+def where(condition: Tensor, input=None, other=None, *, out: Tensor | None = None):
+    """Elements of `input` where `condition`, else of `other`; with only `condition`, `nonzero(as_tuple=True)`."""
+    if input is None and other is None:
+        from ember.core.ops.indexing import nonzero
+
+        return nonzero(condition, as_tuple=True)
+    if input is None or other is None:
+        raise TypeError("where() takes 1 or 3 arguments: where(condition) or where(condition, input, other)")
+    return ew.where(condition, input, other, out=out)
+
+
+attach("where", lambda self, condition, other: ew.where(condition, self, other))
