@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import builtins
 import numbers
 
 import numpy as np
@@ -250,7 +251,7 @@ def _parse_to(args, kwargs):
     for a in args:
         if isinstance(a, Tensor):
             dev, dt = a.device, a.dtype
-        elif isinstance(a, dtypes.dtype) or (isinstance(a, type) and a in (float, int, bool)):
+        elif isinstance(a, dtypes.dtype) or (isinstance(a, builtins.type) and a in (float, int, bool)):
             dt = a
         elif isinstance(a, str | device) or (isinstance(a, int) and not isinstance(a, bool)):
             dev = a
@@ -403,11 +404,12 @@ def _int_or_none(v):
 
 
 def _normalize_key(key) -> tuple:
+    """A tuple of index items; like PyTorch, a short list holding sequences, slices, None or ... is a tuple."""
     if isinstance(key, tuple):
         return key
-    if isinstance(key, list) and not any(isinstance(k, list | tuple | Tensor | slice) or k is None or
-                                         k is Ellipsis for k in key):
-        return (key,)
+    if isinstance(key, list) and len(key) < 32 and any(isinstance(k, list | tuple | Tensor | slice | np.ndarray)
+                                                       or k is None or k is Ellipsis for k in key):
+        return tuple(key)
     return (key,)
 
 
