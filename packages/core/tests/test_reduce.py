@@ -1,0 +1,390 @@
+"""Reductions, sorting and selection against numpy float64 references, and PyTorch's errors."""
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import ember.core as E
+from ember.core.testing import assert_close, make_tensor
+
+
+def ref(x):
+    return x.numpy().astype(np.float64)
+
+
+shapes = st.lists(st.integers(1, 5), min_size=1, max_size=4).map(tuple)
+
+
+def dims_for(ndim):
+    return st.one_of(st.none(), st.integers(-ndim, ndim - 1),
+                     st.lists(st.integers(0, ndim - 1), min_size=1, max_size=ndim, unique=True).map(tuple))
+
+
+@st.composite
+def tensor_and_dim(draw, noncontiguous=st.booleans()):
+    shape = draw(shapes)
+    x = make_tensor(shape, dtype=E.float64, noncontiguous=draw(noncontiguous), seed=draw(st.integers(0, 2**16)))
+    return x, draw(dims_for(len(shape))), draw(st.booleans())
+
+
+def np_axis(dim, ndim):
+    if dim is None:
+        return None
+    return tuple(d % ndim for d in dim) if isinstance(dim, tuple) else dim % ndim
+
+
+# --- sum / mean / prod / amax ---------------------------------------------------------------
+@settings(max_examples=25, deadline=None)
+@given(tensor_and_dim())
+@pytest.mark.parametrize("name,npfn", [("sum", np.sum), ("mean", np.mean), ("nansum", np.nansum),
+                                        ("amax", np.amax), ("amin", np.amin), ("logsumexp", None)])
+def test_multi_dim_reductions_match_numpy(name, npfn, case):
+    x, dim, keepdim = case
+    axis = np_axis(dim, x.ndim)
+    if name == "logsumexp":
+        a = ref(x)
+        expected = np.log(np.sum(np.exp(a), axis=axis, keepdims=keepdim))
+    else:
+        expected = npfn(ref(x), axis=axis, keepdims=keepdim)
+    fn = getattr(E, name)
+    got = fn(x, dim, keepdim) if dim is not None else fn(x, keepdim=keepdim)
+    assert got.dtype is E.float64
+    assert_close(got, np.asarray(expected), rtol=1e-10, atol=1e-10)
+
+
+@settings(max_examples=25, deadline=None)
+@given(tensor_and_dim())
+@pytest.mark.parametrize("correction", [0, 1, 2])
+def test_var_and_std_match_numpy(correction, case):
+    x, dim, keepdim = case
+    axis = np_axis(dim, x.ndim)
+    n = x.numel() if axis is None else int(np.prod([x.shape[d] for d in np.atleast_1d(axis)]))
+    if n <= correction:
+        return
+    v = np.var(ref(x), axis=axis, ddof=correction, keepdims=keepdim)
+    assert_close(E.var(x, dim, correction=correction, keepdim=keepdim), np.asarray(v), rtol=1e-10, atol=1e-10)
+    assert_close(E.std(x, dim, correction=correction, keepdim=keepdim), np.sqrt(v), rtol=1e-10, atol=1e-10)
+    vv, mm = E.var_mean(x, dim, correction=correction, keepdim=keepdim)
+    assert_close(vv, np.asarray(v), rtol=1e-10, atol=1e-10)
+    assert_close(mm, np.asarray(np.mean(ref(x), axis=axis, keepdims=keepdim)), rtol=1e-10, atol=1e-10)
+
+
+def test_var_legacy_unbiased_argument():
+    x = make_tensor(4, 5, seed=1)
+    assert_close(x.var(1, False), np.var(ref(x), axis=1).astype(np.float32))
+    assert_close(x.var(unbiased=False), np.asarray(np.var(ref(x))).astype(np.float32))
+    assert_close(x.std(False), np.asarray(np.std(ref(x))).astype(np.float32))
+    assert_close(x.std(dim=0, keepdim=True), np.std(ref(x), axis=0, ddof=1, keepdims=True).astype(np.float32))
+    sm = E.std_mean(x, 1)
+    assert_close(sm[0], np.std(ref(x), axis=1, ddof=1).astype(np.float32))
+
+
+def test_var_with_too_few_elements_is_nan_with_a_warning():
+    with pytest.warns(UserWarning, match="degrees of freedom is <= 0"):
+        v = E.tensor([1.0]).var()
+    assert math.isnan(v.item())
+
+
+def test_sum_dtype_rules():
+    assert E.tensor([1, 2], dtype=E.int32).sum().dtype is E.int64
+    assert E.tensor([True, True, False]).sum().item() == 2
+    assert E.tensor([True]).sum().dtype is E.int64
+    assert E.tensor([1.5], dtype=E.float16).sum().dtype is E.float16
+    assert E.tensor([1, 2]).sum(dtype=E.float64).dtype is E.float64
+    assert E.tensor([3, 4], dtype=E.int8).prod().dtype is E.int64
+    assert E.tensor([1, 2], dtype=E.uint8).cumsum(0).dtype is E.int64
+    assert E.tensor([1, 2]).mean(dtype=E.float32).item() == 1.5
+
+
+def test_float16_sum_accumulates_in_float32():
+    x = E.ones(4096, dtype=E.float16)
+    assert x.sum().item() == 4096.0
+
+
+def test_mean_of_integers_raises_like_pytorch():
+    with pytest.raises(RuntimeError, match=r"mean\(\): could not infer output dtype.*Got: Long"):
+        E.tensor([1, 2]).mean()
+    with pytest.raises(RuntimeError, match="std and var only support floating point"):
+        E.tensor([1, 2]).var()
+
+
+def test_reductions_of_empty_tensors():
+    e = E.empty(0)
+    assert e.sum().item() == 0
+    assert e.prod().item() == 1
+    assert math.isnan(e.mean().item())
+    assert e.logsumexp(0).item() == -math.inf
+    assert E.empty(0, 3).sum(0).tolist() == [0.0, 0.0, 0.0]
+    assert E.empty(0, 3).amax(1).shape == (0,)
+    assert e.all().item() is True and e.any().item() is False
+    with pytest.raises(RuntimeError, match=r"max\(\): Expected reduction dim to be specified for input.numel\(\) == 0"):
+        e.max()
+    with pytest.raises(RuntimeError, match=r"argmax\(\): Expected reduction dim to be specified"):
+        e.argmax()
+    with pytest.raises(IndexError, match=r"max\(\): Expected reduction dim 0 to have non-zero size"):
+        E.empty(0, 3).max(0)
+    with pytest.raises(IndexError, match=r"amax\(\): Expected reduction dim 0 to have non-zero size"):
+        E.empty(0, 3).amax(0)
+
+
+def test_zero_dim_tensors_reduce_over_dim_0_and_minus_1():
+    s = E.tensor(3.0)
+    assert s.sum().item() == 3.0 and s.sum(0).shape == () and s.sum(-1, keepdim=True).shape == ()
+    assert s.max(0).indices.item() == 0
+    assert s.argmax().item() == 0 and s.cumsum(0).item() == 3.0
+    with pytest.raises(IndexError, match="Dimension out of range"):
+        s.sum(1)
+
+
+def test_dim_errors():
+    x = E.ones(2, 3)
+    with pytest.raises(IndexError, match=r"Dimension out of range \(expected to be in range of \[-2, 1\], but got 2\)"):
+        x.sum(2)
+    with pytest.raises(RuntimeError, match="appears multiple times"):
+        x.sum((1, -1))
+
+
+def test_sum_on_noncontiguous_views_and_out():
+    x = make_tensor(6, 8, dtype=E.float64, noncontiguous=True, seed=3)
+    t = x.t()
+    assert_close(t.sum(1), ref(x).sum(0), rtol=1e-12, atol=1e-12)
+    out = E.empty(8, dtype=E.float64)
+    v0 = out._version
+    r = E.sum(t, 1, out=out)
+    assert r is out and out._version > v0
+    assert_close(out, ref(x).sum(0), rtol=1e-12, atol=1e-12)
+
+
+def test_prod_dim_and_nanmean():
+    x = make_tensor(3, 4, dtype=E.float64, low=0.5, high=2, seed=4)
+    assert_close(x.prod(1), ref(x).prod(1), rtol=1e-12, atol=0)
+    assert_close(x.prod(), np.asarray(ref(x).prod()), rtol=1e-12, atol=0)
+    y = E.tensor([[1.0, float("nan"), 3.0], [float("nan")] * 3])
+    got = y.nanmean(1)
+    assert got[0].item() == 2.0 and math.isnan(got[1].item())
+    assert y.nansum().item() == 4.0
+
+
+# --- max / min / argmax ----------------------------------------------------------------------
+@settings(max_examples=25, deadline=None)
+@given(tensor_and_dim(), st.sampled_from(["max", "min"]))
+def test_max_min_with_dim_return_values_and_first_indices(case, name):
+    x, dim, keepdim = case
+    d = dim[0] if isinstance(dim, tuple) else (0 if dim is None else dim)
+    a = ref(x)
+    r = getattr(x, name)(d, keepdim=keepdim)
+    assert type(r).__name__ == name and r.values is r[0] and r.indices is r[1]
+    argfn = np.argmax if name == "max" else np.argmin
+    expected_idx = argfn(a, axis=d, keepdims=keepdim)
+    assert r.indices.dtype is E.int64
+    np.testing.assert_array_equal(r.indices.numpy(), expected_idx)
+    np.testing.assert_array_equal(r.values.numpy(), (np.amax if name == "max" else np.amin)(a, d, keepdims=keepdim))
+    np.testing.assert_array_equal(getattr(x, "arg" + name)(d, keepdim=keepdim).numpy(), expected_idx)
+
+
+def test_max_overloads():
+    x = E.tensor([[1.0, 5.0, 5.0], [7.0, 2.0, 7.0]])
+    assert x.max().item() == 7.0 and E.min(x).item() == 1.0
+    assert x.max(dim=1).indices.tolist() == [1, 0]  # first occurrence
+    assert E.max(x, E.tensor([3.0, 3.0, 6.0])).tolist() == [[3.0, 5.0, 6.0], [7.0, 3.0, 7.0]]
+    assert x.argmax().item() == 3 and x.argmin().item() == 0
+    assert x.argmax(keepdim=True).shape == (1, 1)
+    mn, mx = E.aminmax(x)
+    assert (mn.item(), mx.item()) == (1.0, 7.0)
+    assert E.amax(x, (0, 1)).item() == 7.0
+
+
+def test_max_propagates_nan_and_points_at_it():
+    x = E.tensor([1.0, float("nan"), 3.0, float("nan")])
+    assert math.isnan(x.max().item()) and math.isnan(x.amin().item())
+    r = x.max(0)
+    assert math.isnan(r.values.item()) and r.indices.item() == 1
+    assert x.argmin().item() == 1
+
+
+def test_max_with_tuple_out():
+    x = make_tensor(3, 4, seed=5)
+    v, i = E.empty(3), E.empty(3, dtype=E.int64)
+    r = E.max(x, 1, out=(v, i))
+    assert r.values is v and r.indices is i
+    np.testing.assert_array_equal(i.numpy(), x.numpy().argmax(1))
+
+
+def test_bool_and_int_max():
+    b = E.tensor([[True, False], [False, False]])
+    assert b.max(1).values.tolist() == [True, False] and b.any().item() and not b.all().item()
+    i = E.tensor([3, -2, 9], dtype=E.int16)
+    assert i.max().dtype is E.int16 and i.max().item() == 9
+
+
+# --- norms, all/any, count_nonzero -------------------------------------------------------------
+@settings(max_examples=25, deadline=None)
+@given(tensor_and_dim(), st.sampled_from([2, 1, 3, 0.5, math.inf, -math.inf, 0]))
+def test_vector_norm_matches_numpy(case, p):
+    x, dim, keepdim = case
+    axis = np_axis(dim, x.ndim)
+    a = np.abs(ref(x))
+    if p == math.inf:
+        expected = a.max(axis=axis, keepdims=keepdim)
+    elif p == -math.inf:
+        expected = a.min(axis=axis, keepdims=keepdim)
+    elif p == 0:
+        expected = (a != 0).sum(axis=axis, keepdims=keepdim).astype(np.float64)
+    else:
+        expected = (a ** p).sum(axis=axis, keepdims=keepdim) ** (1 / p)
+    assert_close(E.linalg.vector_norm(x, p, dim, keepdim), np.asarray(expected), rtol=1e-10, atol=1e-10)
+    assert_close(x.norm(p, dim, keepdim), np.asarray(expected), rtol=1e-10, atol=1e-10)
+
+
+def test_norm_defaults_and_errors():
+    x = E.tensor([[3.0, 4.0], [0.0, 0.0]])
+    assert x.norm().item() == 5.0 and x.norm("fro").item() == 5.0
+    assert x.norm(dim=1).tolist() == [5.0, 0.0]
+    assert E.linalg.norm(x).item() == 5.0 and E.linalg.matrix_norm(x).item() == 5.0
+    assert E.empty(0).norm().item() == 0.0
+    with pytest.raises(RuntimeError, match="Expected a floating point or complex tensor as input. Got Long"):
+        E.tensor([1, 2]).norm()
+    with pytest.raises(RuntimeError, match="inf norm on an empty tensor"):
+        E.linalg.vector_norm(E.empty(0), math.inf)
+
+
+def test_all_any_count_nonzero():
+    x = E.tensor([[0, 1, 2], [3, 4, 5]])
+    assert x.all(1).tolist() == [False, True] and x.any(0).tolist() == [True, True, True]
+    assert x.all(dim=(0, 1)).item() is False
+    assert x.all(1, keepdim=True).shape == (2, 1)
+    assert E.tensor([1, 0], dtype=E.uint8).all().dtype is E.uint8
+    assert x.count_nonzero().item() == 5 and x.count_nonzero(0).tolist() == [1, 2, 2]
+    assert x.count_nonzero().dtype is E.int64
+
+
+# --- cumulative ----------------------------------------------------------------------------
+@settings(max_examples=25, deadline=None)
+@given(tensor_and_dim(noncontiguous=st.just(True)))
+def test_cumsum_cumprod_cummax_cummin(case):
+    x, dim, _ = case
+    d = dim[0] if isinstance(dim, tuple) else (0 if dim is None else dim)
+    a = ref(x)
+    assert_close(x.cumsum(d), np.cumsum(a, d), rtol=1e-10, atol=1e-10)
+    assert_close(x.cumprod(d), np.cumprod(a, d), rtol=1e-10, atol=1e-10)
+    r = x.cummax(d)
+    np.testing.assert_array_equal(r.values.numpy(), np.maximum.accumulate(a, d))
+    np.testing.assert_array_equal(np.take_along_axis(a, r.indices.numpy(), d), r.values.numpy())
+    r = E.cummin(x, d)
+    np.testing.assert_array_equal(r.values.numpy(), np.minimum.accumulate(a, d))
+
+
+def test_cummax_ties_take_the_latest_index_and_nan_wins():
+    r = E.tensor([1.0, 3.0, 3.0, 2.0, float("nan"), 5.0]).cummax(0)
+    assert r.indices.tolist() == [0, 1, 2, 2, 4, 4]
+    assert math.isnan(r.values[5].item())
+    assert E.tensor([True, False, True]).cummin(0).values.tolist() == [True, False, False]
+
+
+def test_cumsum_inplace_and_dtype():
+    x = E.tensor([1.0, 2.0, 3.0])
+    v = x._version
+    assert x.cumsum_(0) is x and x.tolist() == [1.0, 3.0, 6.0] and x._version > v
+    assert E.tensor([1, 2]).cumsum(0, dtype=E.float64).dtype is E.float64
+
+
+# --- sorting and selection --------------------------------------------------------------------
+@settings(max_examples=25, deadline=None)
+@given(shapes, st.integers(0, 2**16), st.booleans(), st.booleans())
+def test_sort_is_stable_in_both_directions(shape, seed, descending, noncontig):
+    x = make_tensor(shape, dtype=E.int64, low=0, high=3, seed=seed, noncontiguous=noncontig)
+    a = x.numpy()
+    d = seed % len(shape)
+    r = x.sort(d, descending=descending)
+    key = -a if descending else a
+    expected = np.argsort(key, axis=d, kind="stable")
+    np.testing.assert_array_equal(r.indices.numpy(), expected)
+    np.testing.assert_array_equal(r.values.numpy(), np.take_along_axis(a, expected, d))
+    np.testing.assert_array_equal(x.argsort(d, descending=descending).numpy(), expected)
+
+
+def test_sort_puts_nan_last_ascending_and_first_descending():
+    x = E.tensor([2.0, float("nan"), 1.0])
+    assert x.sort().indices.tolist() == [2, 0, 1]
+    assert x.sort(descending=True).indices.tolist() == [1, 0, 2]
+    assert type(x.sort()).__name__ == "sort"
+
+
+def test_topk_kthvalue_median_mode():
+    x = E.tensor([[4.0, 1.0, 3.0, 1.0], [2.0, 2.0, 8.0, 0.0]])
+    t = x.topk(2)
+    assert t.values.tolist() == [[4.0, 3.0], [8.0, 2.0]] and t.indices.tolist() == [[0, 2], [2, 0]]
+    assert x.topk(1, dim=0, largest=False).values.tolist() == [[2.0, 1.0, 3.0, 0.0]]
+    k = x.kthvalue(2, 1)
+    assert k.values.tolist() == [1.0, 0.0 + 2.0] and k.indices.tolist() == [3, 0]
+    assert x.median().item() == 2.0  # the lower of the two middle values
+    m = x.median(1)
+    assert m.values.tolist() == [1.0, 2.0]
+    assert x[0][m.indices[0]].item() == 1.0
+    mo = x.mode(1)
+    assert mo.values.tolist() == [1.0, 2.0] and mo.indices.tolist() == [3, 1]
+    assert E.tensor([3, 3, 1, 1, 2]).mode().values.item() == 1  # smallest of the most frequent
+    with pytest.raises(RuntimeError, match="selected index k out of range"):
+        x.topk(5)
+    with pytest.raises(IndexError, match="kthvalue"):
+        x.kthvalue(0)
+
+
+def test_median_of_nan_is_nan_with_first_nan_index():
+    x = E.tensor([[1.0, float("nan"), 2.0, float("nan")]])
+    r = x.median(1)
+    assert math.isnan(r.values.item()) and r.indices.item() == 1
+    assert math.isnan(x.median().item())
+
+
+@settings(max_examples=25, deadline=None)
+@given(shapes, st.integers(0, 2**16))
+def test_topk_and_median_match_numpy(shape, seed):
+    x = make_tensor(shape, dtype=E.float64, seed=seed)
+    a = x.numpy()
+    d = seed % len(shape)
+    k = 1 + seed % shape[d]
+    t = x.topk(k, d)
+    np.testing.assert_array_equal(t.values.numpy(), np.take(-np.sort(-a, d), range(k), axis=d))
+    np.testing.assert_array_equal(np.take_along_axis(a, t.indices.numpy(), d), t.values.numpy())
+    med = x.median(d)
+    np.testing.assert_array_equal(med.values.numpy(), np.take(np.sort(a, d), (shape[d] - 1) // 2, axis=d))
+
+
+def test_unique():
+    x = E.tensor([[3, 1], [3, 2]])
+    assert x.unique().tolist() == [1, 2, 3]
+    v, inv, c = E.unique(x, return_inverse=True, return_counts=True)
+    assert inv.tolist() == [[2, 0], [2, 1]] and c.tolist() == [1, 1, 2]
+    assert inv.dtype is E.int64
+    v, c = x.unique(return_counts=True)
+    assert c.tolist() == [1, 1, 2]
+    rows = E.tensor([[1, 2], [0, 5], [1, 2]]).unique(dim=0)
+    assert rows.tolist() == [[0, 5], [1, 2]]
+
+
+# --- closeness ----------------------------------------------------------------------------------
+def test_isclose_allclose_equal():
+    a = E.tensor([1.0, 2.0, float("nan"), float("inf")])
+    b = E.tensor([1.0 + 1e-7, 2.1, float("nan"), float("inf")])
+    assert a.isclose(b).tolist() == [True, False, False, True]
+    assert E.isclose(a, b, equal_nan=True).tolist() == [True, False, True, True]
+    assert E.allclose(a[:1], b[:1]) is True and not E.allclose(a, b)
+    assert E.allclose(a, b, rtol=0.1, equal_nan=True)
+    assert E.equal(E.tensor([1, 2]), E.tensor([1, 2])) is True
+    assert not E.equal(E.tensor([1, 2]), E.tensor([1, 2, 3]))
+    assert not E.equal(a, a)  # NaN is never equal
+    with pytest.raises(RuntimeError, match="Float did not match Double"):
+        E.isclose(E.ones(2), E.ones(2, dtype=E.float64))
+
+
+def test_reductions_are_declared_once_with_flags():
+    ops = E.registered_ops()
+    for name in ("sum", "mean", "amax", "max_dim", "var", "std", "logsumexp", "vector_norm", "cumsum", "sort",
+                 "topk", "kthvalue", "median_dim", "mode", "cummax"):
+        assert ops[name].differentiable, name
+    for name in ("argmax", "argmin", "all", "any", "count_nonzero", "unique", "isclose"):
+        assert not ops[name].differentiable, name
