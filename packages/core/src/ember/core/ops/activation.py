@@ -1,0 +1,273 @@
+"""Activations with one forward and one backward kernel each, from a single table.
+
+Each row declares `<name>(input, *attrs)` and `<name>_backward(grad, input, *attrs)`; both
+compute in the input's floating dtype. `sigmoid_backward`/`tanh_backward` take the forward's
+result instead of its input (cheaper, and all their derivative needs), `silu_backward` and
+`threshold_backward` (relu's backward with threshold 0) the input.
+"""
+
+# ruff: noqa: A002 - PyTorch's argument is named `input`
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ember.core.dispatch import declare
+from ember.core.ops import numba_cpu
+from ember.core.ops._util import write_out, wrap
+from ember.core.tensor import Tensor, describe
+
+__all__ = ["leaky_relu", "elu", "selu", "celu", "gelu", "hardtanh", "relu6", "hardsigmoid", "hardswish",
+           "softplus", "mish", "logsigmoid", "softsign", "tanhshrink", "threshold", "hardshrink", "softshrink",
+           "sigmoid_backward", "tanh_backward", "silu_backward"]
+
+_SQRT_2_PI = math.sqrt(2.0 / math.pi)
+_SELU_ALPHA = 1.6732632423543772848170429916717
+_SELU_SCALE = 1.0507009873554804934193349852946
+
+
+def _sigmoid(x):
+    return 0.5 * (1.0 + np.tanh(0.5 * x))
+
+
+def _softplus(x, beta=1.0, threshold=20.0):
+    bx = x * beta
+    return np.where(bx > threshold, x, np.logaddexp(0, bx) / beta)
+
+
+def _elu_f(x, alpha, scale, input_scale):
+    return np.where(x > 0, x * scale, scale * alpha * np.expm1(np.minimum(x, 0) * input_scale))
+
+
+def _elu_b(g, x, alpha, scale, input_scale):
+    return g * np.where(x > 0, scale, scale * alpha * input_scale * np.exp(np.minimum(x, 0) * input_scale))
+
+
+def _gelu_f(x, approximate):
+    if approximate == "tanh":
+        return 0.5 * x * (1.0 + np.tanh(_SQRT_2_PI * (x + 0.044715 * x ** 3)))
+    return 0.5 * x * (1.0 + numba_cpu.erf(x / math.sqrt(2.0), dtype=x.dtype))
+
+
+def _gelu_b(g, x, approximate):
+    if approximate == "tanh":
+        t = np.tanh(_SQRT_2_PI * (x + 0.044715 * x ** 3))
+        return g * (0.5 * (1 + t) + 0.5 * x * (1 - t * t) * _SQRT_2_PI * (1 + 3 * 0.044715 * x * x))
+    cdf = 0.5 * (1.0 + numba_cpu.erf(x / math.sqrt(2.0), dtype=x.dtype))
+    return g * (cdf + x * np.exp(-0.5 * x * x) / math.sqrt(2 * math.pi))
+
+
+def _hardswish_b(g, x):
+    return g * np.where(x < -3, 0, np.where(x <= 3, x / 3 + 0.5, 1))
+
+
+def _mish_b(g, x):
+    t = np.tanh(_softplus(x))
+    return g * (t + x * _sigmoid(x) * (1 - t * t))
+
+
+def _softplus_b(g, x, beta, threshold):
+    return g * np.where(x * beta > threshold, 1, _sigmoid(x * beta))
+
+
+# name, forward(x, *attrs), backward(grad, x, *attrs), positional attrs (for the docstring)
+ACTIVATIONS = [
+    ("leaky_relu", lambda x, s: np.where(x > 0, x, x * s),
+     lambda g, x, s: g * np.where(x > 0, 1, s), "negative_slope"),
+    ("elu", _elu_f, _elu_b, "alpha, scale, input_scale"),
+    ("gelu", _gelu_f, _gelu_b, "approximate ('none' | 'tanh')"),
+    ("hardtanh", lambda x, lo, hi: np.clip(x, lo, hi),
+     lambda g, x, lo, hi: g * ((x > lo) & (x < hi)), "min_val, max_val"),
+    ("hardsigmoid", lambda x: np.clip(x / 6 + 0.5, 0, 1), lambda g, x: g * ((x > -3) & (x < 3)) / 6, ""),
+    ("hardswish", lambda x: x * np.clip(x + 3, 0, 6) / 6, _hardswish_b, ""),
+    ("softplus", _softplus, _softplus_b, "beta, threshold"),
+    ("mish", lambda x: x * np.tanh(_softplus(x)), _mish_b, ""),
+    ("log_sigmoid", lambda x: np.minimum(x, 0) - np.log1p(np.exp(-np.abs(x))),
+     lambda g, x: g * _sigmoid(-x), ""),
+    ("softsign", lambda x: x / (1 + np.abs(x)), lambda g, x: g / (1 + np.abs(x)) ** 2, ""),
+    ("tanhshrink", lambda x: x - np.tanh(x), lambda g, x: g * np.tanh(x) ** 2, ""),
+    ("threshold", lambda x, th, v: np.where(x > th, x, v), lambda g, x, th: g * (x > th), "threshold, value"),
+    ("hardshrink", lambda x, l: np.where(np.abs(x) > l, x, 0), lambda g, x, l: g * (np.abs(x) > l), "lambd"),
+    ("softshrink", lambda x, l: np.where(x > l, x - l, np.where(x < -l, x + l, 0)),
+     lambda g, x, l: g * (np.abs(x) > l), "lambd"),
+]
+
+
+def _float_input(op: str, x) -> np.ndarray:
+    if not isinstance(x, Tensor):
+        raise TypeError(f"{op}(): argument 'input' must be Tensor, not {type(x).__name__}")
+    if not x._dtype.is_floating_point:
+        raise TypeError(f"{op}: expected a floating point tensor; got {describe(x)}")
+    return x._np()
+
+
+def _make(name: str, fwd, bwd, attrs: str):
+    sig = f"{name}(input{', ' + attrs if attrs else ''})"
+    bsig = "threshold_backward(grad, input, threshold)" if name == "threshold" else \
+        f"{name}_backward(grad, input{', ' + attrs if attrs else ''})"
+    op = declare(name, fwd, doc=f"The {name} activation.\n\nPositional signature: `{sig}`; accepts `out=` "
+                                f"(in place when it is the input).\nBackward: `{bsig}` -> grad_input.")
+
+    @op.register("cpu")
+    def kernel(input, *args, out=None):
+        x = _float_input(name, input)
+        r = np.asarray(fwd(x, *args)).astype(x.dtype, copy=False)
+        return write_out(out, r, name) if out is not None else wrap(r)
+
+    bop = declare(bsig.split("(")[0], bwd, doc=f"The gradient of {name}.\n\nPositional signature: `{bsig}`.")
+
+    @bop.register("cpu")
+    def bkernel(grad, input, *args):
+        x = input._np()
+        return wrap(np.asarray(bwd(grad._np(), x, *args)).astype(x.dtype, copy=False))
+
+    return op, bop
+
+
+_OPS = {name: _make(name, f, b, a) for name, f, b, a in ACTIVATIONS}
+leaky_relu_op, leaky_relu_backward = _OPS["leaky_relu"]
+elu_op, elu_backward = _OPS["elu"]
+gelu_op, gelu_backward = _OPS["gelu"]
+hardtanh_op, hardtanh_backward = _OPS["hardtanh"]
+hardsigmoid_op, hardsigmoid_backward = _OPS["hardsigmoid"]
+hardswish_op, hardswish_backward = _OPS["hardswish"]
+softplus_op, softplus_backward = _OPS["softplus"]
+mish_op, mish_backward = _OPS["mish"]
+log_sigmoid_op, log_sigmoid_backward = _OPS["log_sigmoid"]
+softsign_op, softsign_backward = _OPS["softsign"]
+tanhshrink_op, tanhshrink_backward = _OPS["tanhshrink"]
+threshold_op, threshold_backward = _OPS["threshold"]
+hardshrink_op, hardshrink_backward = _OPS["hardshrink"]
+softshrink_op, softshrink_backward = _OPS["softshrink"]
+
+
+def _fused_backward(name: str, fn, doc: str):
+    op = declare(name, fn, doc=doc)
+
+    @op.register("cpu")
+    def kernel(grad, saved):
+        s = saved._np()
+        return wrap(np.asarray(fn(grad._np(), s)).astype(s.dtype, copy=False))
+
+    return op
+
+
+sigmoid_backward = _fused_backward("sigmoid_backward", lambda g, y: g * y * (1 - y),
+                                   "The gradient of sigmoid from its result.\n\nPositional signature: "
+                                   "`sigmoid_backward(grad, output)` -> `grad * y * (1 - y)`.")
+tanh_backward = _fused_backward("tanh_backward", lambda g, y: g * (1 - y * y),
+                                "The gradient of tanh from its result.\n\nPositional signature: "
+                                "`tanh_backward(grad, output)` -> `grad * (1 - y^2)`.")
+silu_backward = _fused_backward("silu_backward",
+                                lambda g, x: g * _sigmoid(x) * (1 + x * (1 - _sigmoid(x))),
+                                "The gradient of silu.\n\nPositional signature: `silu_backward(grad, input)` "
+                                "-> `grad * s * (1 + x (1 - s))`, s = sigmoid(x).")
+
+
+# --- public functions with torch.nn.functional signatures ---------------------------------
+def _call(op, input: Tensor, *args, inplace: bool = False) -> Tensor:
+    return op(input, *args, out=input) if inplace else op(input, *args)
+
+
+def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = False) -> Tensor:
+    """`x if x > 0 else negative_slope * x`.
+
+    >>> import ember.core as ec
+    >>> ec.leaky_relu(ec.tensor([-1.0, 2.0]), 0.1).tolist()
+    [-0.10000000149011612, 2.0]
+    """
+    return _call(leaky_relu_op, input, float(negative_slope), inplace=inplace)
+
+
+def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
+    """`x if x > 0 else alpha * (exp(x) - 1)`."""
+    return _call(elu_op, input, float(alpha), 1.0, 1.0, inplace=inplace)
+
+
+def selu(input: Tensor, inplace: bool = False) -> Tensor:
+    """`scale * elu(x, alpha)` with the self-normalising constants (elu(input, alpha, scale, 1))."""
+    return _call(elu_op, input, _SELU_ALPHA, _SELU_SCALE, 1.0, inplace=inplace)
+
+
+def celu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
+    """`max(0, x) + min(0, alpha * (exp(x / alpha) - 1))` (elu(input, alpha, 1, 1 / alpha))."""
+    if alpha == 0:
+        raise RuntimeError("ZeroDivisionError")
+    return _call(elu_op, input, float(alpha), 1.0, 1.0 / alpha, inplace=inplace)
+
+
+def gelu(input: Tensor, approximate: str = "none") -> Tensor:
+    """`x * Phi(x)` with the exact normal CDF (erf), or its tanh approximation.
+
+    >>> import ember.core as ec
+    >>> round(ec.gelu(ec.tensor([1.0])).item(), 4)
+    0.8413
+    """
+    if approximate not in ("none", "tanh"):
+        raise RuntimeError(f"approximate argument must be either none or tanh; got {approximate!r}")
+    return gelu_op(input, approximate)
+
+
+def hardtanh(input: Tensor, min_val: float = -1.0, max_val: float = 1.0, inplace: bool = False) -> Tensor:
+    """`clamp(x, min_val, max_val)` (zero gradient at and beyond the bounds)."""
+    if min_val > max_val:
+        raise ValueError("min_val cannot be greater than max_val")
+    return _call(hardtanh_op, input, float(min_val), float(max_val), inplace=inplace)
+
+
+def relu6(input: Tensor, inplace: bool = False) -> Tensor:
+    """`min(max(0, x), 6)`."""
+    return hardtanh(input, 0.0, 6.0, inplace)
+
+
+def hardsigmoid(input: Tensor, inplace: bool = False) -> Tensor:
+    """`relu6(x + 3) / 6`."""
+    return _call(hardsigmoid_op, input, inplace=inplace)
+
+
+def hardswish(input: Tensor, inplace: bool = False) -> Tensor:
+    """`x * relu6(x + 3) / 6`."""
+    return _call(hardswish_op, input, inplace=inplace)
+
+
+def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tensor:
+    """`log(1 + exp(beta x)) / beta`, linear where `beta x > threshold`."""
+    return softplus_op(input, float(beta), float(threshold))
+
+
+def mish(input: Tensor, inplace: bool = False) -> Tensor:
+    """`x * tanh(softplus(x))`."""
+    return _call(mish_op, input, inplace=inplace)
+
+
+def logsigmoid(input: Tensor) -> Tensor:
+    """`log(sigmoid(x))`, computed without overflow."""
+    return log_sigmoid_op(input)
+
+
+def softsign(input: Tensor) -> Tensor:
+    """`x / (1 + |x|)`."""
+    return softsign_op(input)
+
+
+def tanhshrink(input: Tensor) -> Tensor:
+    """`x - tanh(x)`."""
+    return tanhshrink_op(input)
+
+
+def threshold(input: Tensor, threshold: float, value: float, inplace: bool = False) -> Tensor:
+    """`x if x > threshold else value`."""
+    return _call(threshold_op, input, float(threshold), float(value), inplace=inplace)
+
+
+def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
+    """`x if |x| > lambd else 0`."""
+    return hardshrink_op(input, float(lambd))
+
+
+def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
+    """`x - lambd if x > lambd, x + lambd if x < -lambd, else 0`."""
+    if lambd < 0:
+        raise RuntimeError(f"lambda must be greater or equal to 0, but found to be {lambd}.")
+    return softshrink_op(input, float(lambd))

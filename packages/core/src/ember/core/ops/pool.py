@@ -1,0 +1,327 @@
+"""Pooling: max/avg/adaptive pooling in 1-D and 2-D over Numba kernels, with their backward ops.
+
+Every kernel runs on `(N*C, H, W)` contiguous planes, parallel over the planes. Max pooling
+returns the flat `h * W + w` index of each maximum (PyTorch's convention), so its backward is
+one scatter-add by index shared by `max_pool2d` and `adaptive_max_pool2d`.
+"""
+
+# ruff: noqa: A002 - PyTorch's argument is named `input`
+from __future__ import annotations
+
+import numpy as np
+
+from ember.core.dispatch import declare
+from ember.core.ops import numba_nn
+from ember.core.ops._util import wrap
+from ember.core.tensor import Tensor, describe
+
+__all__ = ["max_pool1d", "max_pool2d", "avg_pool1d", "avg_pool2d", "adaptive_avg_pool1d", "adaptive_avg_pool2d",
+           "adaptive_max_pool1d", "adaptive_max_pool2d", "max_pool2d_backward", "avg_pool2d_backward",
+           "adaptive_avg_pool2d_backward"]
+
+
+def _pair(v, name: str, op: str) -> tuple[int, int]:
+    if isinstance(v, int | np.integer):
+        return int(v), int(v)
+    v = tuple(int(x) for x in v)
+    if len(v) == 1:
+        return v[0], v[0]
+    if len(v) != 2:
+        raise RuntimeError(f"{op}: {name} must either be a single int, or a tuple of two ints; got {v}")
+    return v
+
+
+def _pool_out(n: int, k: int, s: int, p: int, d: int, ceil_mode: bool) -> int:
+    num = n + 2 * p - d * (k - 1) - 1
+    out = (-(-num // s) if ceil_mode else num // s) + 1
+    if ceil_mode and (out - 1) * s >= n + p:
+        out -= 1
+    return out
+
+
+def _planes(x: Tensor) -> np.ndarray:
+    a = x._np()
+    return np.ascontiguousarray(a).reshape(-1, a.shape[-2], a.shape[-1])
+
+
+max_pool2d_with_indices = declare("max_pool2d_with_indices", doc="""2-D max pooling returning (output, indices).
+
+Positional signature: `max_pool2d_with_indices(input, kernel_size, stride, padding, dilation,
+ceil_mode)`, input `(N, C, H, W)` or `(C, H, W)`, pairs of ints. Returns `(output, indices)`;
+indices (int64) hold each maximum's flat position `h * W + w` in its input plane and carry no
+gradient. Backward: `max_pool2d_backward(grad, indices, input.shape)` -> grad_input.""")
+
+
+@max_pool2d_with_indices.register("cpu")
+def _max_pool2d_cpu(input, kernel_size, stride, padding, dilation, ceil_mode):
+    (kh, kw), (sh, sw), (ph, pw), (dh, dw) = kernel_size, stride, padding, dilation
+    x = _planes(input)
+    ho = _pool_out(x.shape[1], kh, sh, ph, dh, ceil_mode)
+    wo = _pool_out(x.shape[2], kw, sw, pw, dw, ceil_mode)
+    out = np.empty((x.shape[0], ho, wo), dtype=x.dtype)
+    idx = np.empty((x.shape[0], ho, wo), dtype=np.int64)
+    numba_nn.max_pool2d()(x, out, idx, kh, kw, sh, sw, ph, pw, dh, dw)
+    shape = input._shape[:-2] + (ho, wo)
+    return wrap(out.reshape(shape)), wrap(idx.reshape(shape))
+
+
+max_pool2d_backward = declare("max_pool2d_backward", doc="""The gradient of 2-D max pooling by its indices.
+
+Positional signature: `max_pool2d_backward(grad, indices, input_shape)` with grad and indices of
+the pooled shape -> grad_input of `input_shape`: each gradient is added at its index (a Numba
+scatter, parallel over planes). Linear in grad; its backward is gathering `gg` at `indices`.""")
+
+
+@max_pool2d_backward.register("cpu")
+def _max_pool2d_backward_cpu(grad, indices, input_shape):
+    g = np.ascontiguousarray(grad._np())
+    planes = int(np.prod(input_shape[:-2], dtype=np.int64))
+    out = np.zeros((planes, input_shape[-2] * input_shape[-1]), dtype=g.dtype)
+    numba_nn.index_scatter_add()(g.reshape(planes, -1), np.ascontiguousarray(indices._np()).reshape(planes, -1),
+                                 out)
+    return wrap(out.reshape(tuple(input_shape)))
+
+
+avg_pool2d_op = declare("avg_pool2d", doc="""2-D average pooling.
+
+Positional signature: `avg_pool2d(input, kernel_size, stride, padding, ceil_mode,
+count_include_pad, divisor_override)`, pairs of ints, `divisor_override` an int or None.
+Backward: `avg_pool2d_backward(grad, input.shape, kernel_size, stride, padding, ceil_mode,
+count_include_pad, divisor_override)` -> grad_input.""")
+
+
+@avg_pool2d_op.register("cpu")
+def _avg_pool2d_cpu(input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override):
+    (kh, kw), (sh, sw), (ph, pw) = kernel_size, stride, padding
+    x = _planes(input)
+    ho = _pool_out(x.shape[1], kh, sh, ph, 1, ceil_mode)
+    wo = _pool_out(x.shape[2], kw, sw, pw, 1, ceil_mode)
+    out = np.empty((x.shape[0], ho, wo), dtype=x.dtype)
+    numba_nn.avg_pool2d()(x, out, kh, kw, sh, sw, ph, pw, bool(count_include_pad), int(divisor_override or 0))
+    return wrap(out.reshape(input._shape[:-2] + (ho, wo)))
+
+
+avg_pool2d_backward = declare("avg_pool2d_backward", doc="""The gradient of 2-D average pooling.
+
+Positional signature: `avg_pool2d_backward(grad, input_shape, kernel_size, stride, padding,
+ceil_mode, count_include_pad, divisor_override)` -> grad_input of `input_shape`. Linear in grad;
+its backward is `avg_pool2d(gg, kernel_size, stride, padding, ceil_mode, count_include_pad,
+divisor_override)`.""")
+
+
+@avg_pool2d_backward.register("cpu")
+def _avg_pool2d_backward_cpu(grad, input_shape, kernel_size, stride, padding, ceil_mode, count_include_pad,
+                             divisor_override):
+    (kh, kw), (sh, sw), (ph, pw) = kernel_size, stride, padding
+    g = _planes(grad)
+    out = np.zeros((g.shape[0], input_shape[-2], input_shape[-1]), dtype=g.dtype)
+    numba_nn.avg_pool2d_backward()(g, out, kh, kw, sh, sw, ph, pw, bool(count_include_pad),
+                                   int(divisor_override or 0))
+    return wrap(out.reshape(tuple(input_shape)))
+
+
+adaptive_avg_pool2d_op = declare("adaptive_avg_pool2d", doc="""2-D adaptive average pooling.
+
+Positional signature: `adaptive_avg_pool2d(input, output_size)`, output_size a pair of ints;
+bin `i` of a dim of size H covers `[floor(i H / Ho), ceil((i + 1) H / Ho))`.
+Backward: `adaptive_avg_pool2d_backward(grad, input.shape)` -> grad_input.""")
+
+
+@adaptive_avg_pool2d_op.register("cpu")
+def _adaptive_avg_pool2d_cpu(input, output_size):
+    x = _planes(input)
+    out = np.empty((x.shape[0], *output_size), dtype=x.dtype)
+    numba_nn.adaptive_pool2d()(x, out, np.empty((1, 1, 1), np.int64), False)
+    return wrap(out.reshape(input._shape[:-2] + tuple(output_size)))
+
+
+adaptive_avg_pool2d_backward = declare("adaptive_avg_pool2d_backward", doc="""The gradient of adaptive average pooling.
+
+Positional signature: `adaptive_avg_pool2d_backward(grad, input_shape)` -> grad_input. Linear in
+grad; its backward is `adaptive_avg_pool2d(gg, grad.shape[-2:])`.""")
+
+
+@adaptive_avg_pool2d_backward.register("cpu")
+def _adaptive_avg_pool2d_backward_cpu(grad, input_shape):
+    g = _planes(grad)
+    out = np.zeros((g.shape[0], input_shape[-2], input_shape[-1]), dtype=g.dtype)
+    numba_nn.adaptive_avg_pool2d_backward()(g, out)
+    return wrap(out.reshape(tuple(input_shape)))
+
+
+adaptive_max_pool2d_op = declare("adaptive_max_pool2d", doc="""2-D adaptive max pooling returning (output, indices).
+
+Positional signature: `adaptive_max_pool2d(input, output_size)`; indices as in
+`max_pool2d_with_indices`, so the backward is `max_pool2d_backward(grad, indices, input.shape)`.""")
+
+
+@adaptive_max_pool2d_op.register("cpu")
+def _adaptive_max_pool2d_cpu(input, output_size):
+    x = _planes(input)
+    out = np.empty((x.shape[0], *output_size), dtype=x.dtype)
+    idx = np.empty((x.shape[0], *output_size), dtype=np.int64)
+    numba_nn.adaptive_pool2d()(x, out, idx, True)
+    shape = input._shape[:-2] + tuple(output_size)
+    return wrap(out.reshape(shape)), wrap(idx.reshape(shape))
+
+
+# --- validation and the public functions ------------------------------------------------
+def _check_input(op: str, input, nd: int) -> None:
+    if not isinstance(input, Tensor):
+        raise TypeError(f"{op}: expected a tensor; got {describe(input)}")
+    if input.ndim not in (nd + 1, nd + 2) or any(s == 0 for s in input.shape[1:]):
+        raise RuntimeError(f"{op}: Expected {nd + 1}D or {nd + 2}D (batch mode) tensor with optional 0 dim batch "
+                           f"size for input, but got: {list(input.shape)}")
+    if not input.dtype.is_floating_point:
+        raise TypeError(f"{op}: expected a floating point input; got {describe(input)}")
+
+
+def _check_window(op: str, input, k, s, p, d, ceil_mode) -> tuple[int, int]:
+    if min(k) <= 0:
+        raise RuntimeError(f"{op}: kernel_size must be greater than zero, but got kH: {k[0]} kW: {k[1]}")
+    if min(s) <= 0:
+        raise RuntimeError(f"{op}: stride should be greater than zero, but got dH: {s[0]} dW: {s[1]}")
+    if min(d) <= 0:
+        raise RuntimeError(f"{op}: dilation should be greater than zero, but got dilationH: {d[0]} "
+                           f"dilationW: {d[1]}")
+    if any(pp < 0 or pp > kk // 2 for pp, kk in zip(p, k)):
+        raise RuntimeError(f"{op}: pad should be at most half of effective kernel size, but got pad={p}, "
+                           f"kernel_size={k} and dilation={d}")
+    h, w = input.shape[-2:]
+    ho, wo = _pool_out(h, k[0], s[0], p[0], d[0], ceil_mode), _pool_out(w, k[1], s[1], p[1], d[1], ceil_mode)
+    if ho < 1 or wo < 1:
+        raise RuntimeError(f"Given input size: ({input.shape[-3]}x{h}x{w}). Calculated output size: "
+                           f"({input.shape[-3]}x{ho}x{wo}). Output size is too small")
+    return ho, wo
+
+
+def max_pool2d(input: Tensor, kernel_size, stride=None, padding=0, dilation=1, ceil_mode: bool = False,
+               return_indices: bool = False):
+    """2-D max pooling, as `torch.nn.functional.max_pool2d`.
+
+    Args:
+        input: `(N, C, H, W)` or `(C, H, W)`.
+        kernel_size, stride (default: kernel_size), padding (at most half the kernel), dilation: int or pair.
+        ceil_mode: round the output size up (windows that start inside the input or left padding).
+        return_indices: also return the flat `h * W + w` index of each maximum.
+    Returns:
+        the pooled tensor, or `(output, indices)`.
+
+    >>> import ember.core as ec
+    >>> ec.max_pool2d(ec.arange(16.0).reshape(1, 1, 4, 4), 2).tolist()
+    [[[[5.0, 7.0], [13.0, 15.0]]]]
+    """
+    _check_input("max_pool2d", input, 2)
+    k = _pair(kernel_size, "kernel_size", "max_pool2d")
+    s = k if stride is None or (not isinstance(stride, int) and len(stride) == 0) else \
+        _pair(stride, "stride", "max_pool2d")
+    p, d = _pair(padding, "padding", "max_pool2d"), _pair(dilation, "dilation", "max_pool2d")
+    _check_window("max_pool2d", input, k, s, p, d, ceil_mode)
+    out, idx = max_pool2d_with_indices(input, k, s, p, d, bool(ceil_mode))
+    return (out, idx) if return_indices else out
+
+
+def _via_2d(fn, input: Tensor, *args, **kwargs):
+    from ember.core.ops.layout import squeeze, unsqueeze
+
+    r = fn(unsqueeze(input, -2), *args, **kwargs)
+    if isinstance(r, tuple):
+        return tuple(squeeze(t, -2) for t in r)
+    return squeeze(r, -2)
+
+
+def _one(v, default=None):
+    if v is None:
+        return default
+    if isinstance(v, int | np.integer):
+        return int(v)
+    v = tuple(v)
+    return default if not v else int(v[0])
+
+
+def max_pool1d(input: Tensor, kernel_size, stride=None, padding=0, dilation=1, ceil_mode: bool = False,
+               return_indices: bool = False):
+    """1-D max pooling over `(N, C, L)` or `(C, L)`, as `torch.nn.functional.max_pool1d` (via the 2-D kernel).
+
+    Indices are positions along L.
+    """
+    _check_input("max_pool1d", input, 1)
+    k = _one(kernel_size)
+    return _via_2d(max_pool2d, input, (1, k), (1, _one(stride, k)), (0, _one(padding)), (1, _one(dilation)),
+                   ceil_mode, return_indices)
+
+
+def avg_pool2d(input: Tensor, kernel_size, stride=None, padding=0, ceil_mode: bool = False,
+               count_include_pad: bool = True, divisor_override: int | None = None) -> Tensor:
+    """2-D average pooling, as `torch.nn.functional.avg_pool2d`.
+
+    Args:
+        input: `(N, C, H, W)` or `(C, H, W)`.
+        count_include_pad: divide by the window size including zero padding (else only real elements).
+        divisor_override: divide by this instead.
+
+    >>> import ember.core as ec
+    >>> ec.avg_pool2d(ec.arange(16.0).reshape(1, 1, 4, 4), 2).tolist()
+    [[[[2.5, 4.5], [10.5, 12.5]]]]
+    """
+    _check_input("avg_pool2d", input, 2)
+    k = _pair(kernel_size, "kernel_size", "avg_pool2d")
+    s = k if stride is None or (not isinstance(stride, int) and len(stride) == 0) else \
+        _pair(stride, "stride", "avg_pool2d")
+    p = _pair(padding, "padding", "avg_pool2d")
+    if divisor_override is not None and divisor_override == 0:
+        raise RuntimeError("divisor must be not zero")
+    _check_window("avg_pool2d", input, k, s, p, (1, 1), ceil_mode)
+    return avg_pool2d_op(input, k, s, p, bool(ceil_mode), bool(count_include_pad), divisor_override)
+
+
+def avg_pool1d(input: Tensor, kernel_size, stride=None, padding=0, ceil_mode: bool = False,
+               count_include_pad: bool = True) -> Tensor:
+    """1-D average pooling over `(N, C, L)` or `(C, L)`, as `torch.nn.functional.avg_pool1d`."""
+    _check_input("avg_pool1d", input, 1)
+    k = _one(kernel_size)
+    return _via_2d(avg_pool2d, input, (1, k), (1, _one(stride, k)), (0, _one(padding)), ceil_mode,
+                   count_include_pad)
+
+
+def _adaptive_size(op: str, input: Tensor, output_size, nd: int) -> tuple[int, ...]:
+    if isinstance(output_size, int | np.integer):
+        output_size = (int(output_size),) * nd
+    sizes = tuple(input.shape[input.ndim - nd + i] if v is None else int(v) for i, v in enumerate(output_size))
+    if len(sizes) != nd:
+        raise ValueError(f"{op}: output_size must be {nd} integers; got {output_size}")
+    if any(v < 0 for v in sizes):
+        raise RuntimeError(f"{op}: elements of output_size must be greater than or equal to 0 but received "
+                           f"{list(sizes)}")
+    return sizes
+
+
+def adaptive_avg_pool2d(input: Tensor, output_size) -> Tensor:
+    """Adaptive 2-D average pooling to `output_size` (an int, a pair, None keeps a dim).
+
+    >>> import ember.core as ec
+    >>> ec.adaptive_avg_pool2d(ec.arange(16.0).reshape(1, 1, 4, 4), 1).tolist()
+    [[[[7.5]]]]
+    """
+    _check_input("adaptive_avg_pool2d", input, 2)
+    return adaptive_avg_pool2d_op(input, _adaptive_size("adaptive_avg_pool2d", input, output_size, 2))
+
+
+def adaptive_max_pool2d(input: Tensor, output_size, return_indices: bool = False):
+    """Adaptive 2-D max pooling to `output_size`, optionally returning the flat indices."""
+    _check_input("adaptive_max_pool2d", input, 2)
+    out, idx = adaptive_max_pool2d_op(input, _adaptive_size("adaptive_max_pool2d", input, output_size, 2))
+    return (out, idx) if return_indices else out
+
+
+def adaptive_avg_pool1d(input: Tensor, output_size) -> Tensor:
+    """Adaptive 1-D average pooling over `(N, C, L)` or `(C, L)`."""
+    _check_input("adaptive_avg_pool1d", input, 1)
+    return _via_2d(adaptive_avg_pool2d, input, (1, _one(output_size)))
+
+
+def adaptive_max_pool1d(input: Tensor, output_size, return_indices: bool = False):
+    """Adaptive 1-D max pooling over `(N, C, L)` or `(C, L)`."""
+    _check_input("adaptive_max_pool1d", input, 1)
+    return _via_2d(adaptive_max_pool2d, input, (1, _one(output_size)), return_indices)
+

@@ -1,0 +1,372 @@
+"""softmax/log_softmax over any dim, the fused cross_entropy and nll_loss, with their backward ops.
+
+All are numerically stable (the row max is subtracted before `exp`) and compute in the input's
+floating dtype. The losses lay the class dim last (`(M, C)` rows) and validate targets before
+any kernel runs, so an out-of-range class index raises PyTorch's "Target 7 is out of bounds.".
+"""
+
+# ruff: noqa: A001, A002 - PyTorch's argument is named `input`
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+
+from ember.core import dtypes
+from ember.core.dispatch import declare
+from ember.core.ops._util import normalize_dims, wrap
+from ember.core.tensor import Tensor, describe
+
+__all__ = ["softmax", "log_softmax", "softmin", "softmax_backward", "log_softmax_backward", "cross_entropy",
+           "nll_loss", "cross_entropy_backward", "nll_loss_backward"]
+
+
+def _log_softmax_np(x: np.ndarray, dim: int) -> np.ndarray:
+    m = np.max(x, axis=dim, keepdims=True) if x.size else x
+    m = np.where(np.isfinite(m), m, 0) if x.size else m
+    z = x - m
+    return z - np.log(np.sum(np.exp(z), axis=dim, keepdims=True))
+
+
+softmax_op = declare("softmax", doc="""Softmax along one dim (PyTorch's _softmax).
+
+Positional signature: `softmax(input, dim)` with `dim` a non-negative int.
+Backward: `softmax_backward(grad, result, dim)` -> grad_input.""")
+
+
+@softmax_op.register("cpu")
+def _softmax_cpu(input, dim):
+    x = input._np()
+    if x.ndim == 0:
+        return wrap(np.ones((), x.dtype))
+    m = np.max(x, axis=dim, keepdims=True) if x.size else 0
+    e = np.exp(x - m)
+    e /= np.sum(e, axis=dim, keepdims=True)
+    return wrap(e)
+
+
+log_softmax_op = declare("log_softmax", doc="""Log-softmax along one dim (PyTorch's _log_softmax).
+
+Positional signature: `log_softmax(input, dim)` with `dim` a non-negative int.
+Backward: `log_softmax_backward(grad, result, dim)` -> grad_input.""")
+
+
+@log_softmax_op.register("cpu")
+def _log_softmax_cpu(input, dim):
+    x = input._np()
+    if x.ndim == 0:
+        return wrap(np.zeros((), x.dtype))
+    return wrap(_log_softmax_np(x, dim).astype(x.dtype, copy=False))
+
+
+softmax_backward = declare("softmax_backward", doc="""The gradient of softmax: `y * (grad - sum(grad * y, dim))`.
+
+Positional signature: `softmax_backward(grad, output, dim)` with `output` softmax's result.""")
+
+
+@softmax_backward.register("cpu")
+def _softmax_backward_cpu(grad, output, dim):
+    g, y = grad._np(), output._np()
+    if y.ndim == 0:
+        return wrap(np.zeros((), y.dtype))
+    gy = g * y
+    return wrap(gy - y * np.sum(gy, axis=dim, keepdims=True))
+
+
+log_softmax_backward = declare("log_softmax_backward", doc="""The gradient of log_softmax.
+
+Positional signature: `log_softmax_backward(grad, output, dim)` with `output` log_softmax's result;
+grad_input = `grad - exp(output) * sum(grad, dim)`.""")
+
+
+@log_softmax_backward.register("cpu")
+def _log_softmax_backward_cpu(grad, output, dim):
+    g, y = grad._np(), output._np()
+    if y.ndim == 0:
+        return wrap(np.zeros((), y.dtype))
+    return wrap(g - np.exp(y) * np.sum(g, axis=dim, keepdims=True))
+
+
+# --- losses ---------------------------------------------------------------------------------
+def _rows(x: np.ndarray) -> np.ndarray:
+    """`(N, C, d1, ...)` or `(C,)` as `(M, C)` rows with the class dim last."""
+    if x.ndim == 1:
+        return x.reshape(1, -1)
+    return np.moveaxis(x, 1, -1).reshape(-1, x.shape[1])
+
+
+def _unrows(r: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
+    if len(shape) == 1:
+        return r.reshape(shape)
+    moved = (shape[0], *shape[2:], shape[1])
+    return np.ascontiguousarray(np.moveaxis(r.reshape(moved), -1, 1))
+
+
+def _class_terms(x: Tensor, target: Tensor, weight, ignore_index: int):
+    """Per-row valid targets (clamped to 0 where ignored) and their weights, as float arrays."""
+    c = x._shape[1] if x.ndim > 1 else x._shape[0]
+    t = target._np().reshape(-1).astype(np.int64, copy=False)
+    valid = t != ignore_index
+    tt = np.where(valid, t, 0)
+    w = weight._np() if weight is not None else np.ones(c, x._dtype.np)
+    wt = w[tt] * valid
+    return tt, valid, w, wt
+
+
+def _reduce(per_row: np.ndarray, reduction: str, denom, target_shape, dt) -> np.ndarray:
+    if reduction == "none":
+        return per_row.reshape(target_shape).astype(dt, copy=False)
+    s = per_row.sum()
+    if reduction == "sum":
+        return np.asarray(s, dtype=dt)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.asarray(s / denom, dtype=dt)
+
+
+def _row_scale(grad: np.ndarray, reduction: str, denom, m: int) -> np.ndarray:
+    if reduction == "none":
+        return grad.reshape(m, 1)
+    g = grad.reshape(())
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.full((m, 1), g / denom if reduction == "mean" else g, dtype=grad.dtype)
+
+
+cross_entropy_op = declare("cross_entropy", doc="""Fused log_softmax + negative log likelihood.
+
+Positional signature: `cross_entropy(input, target, weight, reduction, ignore_index,
+label_smoothing)`, input `(N, C, d1, ...)` or `(C,)`; target either class indices (an integer
+tensor of shape `(N, d1, ...)`, validated in range) or class probabilities (input's shape and
+dtype); weight `(C,)` or None; reduction 'none' | 'mean' | 'sum'. 'mean' divides by the summed
+weights of non-ignored targets (class indices) or by the number of rows (probabilities).
+Backward: `cross_entropy_backward(grad, input, target, weight, reduction, ignore_index,
+label_smoothing)` -> grad_input (target and weight get no gradient).""")
+
+
+@cross_entropy_op.register("cpu")
+def _cross_entropy_cpu(input, target, weight, reduction, ignore_index, label_smoothing):
+    x = input._np()
+    dt = x.dtype
+    lp = _log_softmax_np(_rows(x), 1)
+    m, c = lp.shape
+    if target._dtype.is_floating_point:
+        p = _rows(target._np()) * (1 - label_smoothing) + label_smoothing / c
+        w = weight._np() if weight is not None else 1
+        per_row = -(lp * p * w).sum(1)
+        return wrap(_reduce(per_row, reduction, m, target._shape[:1] + target._shape[2:], dt))
+    tt, valid, w, wt = _class_terms(input, target, weight, ignore_index)
+    per_row = -lp[np.arange(m), tt] * wt
+    if label_smoothing > 0:
+        smooth = -(lp * w).sum(1) * valid
+        per_row = (1 - label_smoothing) * per_row + label_smoothing / c * smooth
+    return wrap(_reduce(per_row, reduction, wt.sum(), target._shape, dt))
+
+
+cross_entropy_backward = declare("cross_entropy_backward", doc="""The gradient of cross_entropy wrt its input.
+
+Positional signature: `cross_entropy_backward(grad, input, target, weight, reduction,
+ignore_index, label_smoothing)`, grad of the loss's shape -> grad_input of input's shape. It
+recomputes the softmax: grad_input = A - softmax(input) * A.sum(class dim), A = dloss/dlog_softmax.""")
+
+
+@cross_entropy_backward.register("cpu")
+def _cross_entropy_backward_cpu(grad, input, target, weight, reduction, ignore_index, label_smoothing):
+    x = input._np()
+    lp = _log_softmax_np(_rows(x), 1)
+    m, c = lp.shape
+    g = grad._np()
+    if target._dtype.is_floating_point:
+        p = _rows(target._np()) * (1 - label_smoothing) + label_smoothing / c
+        w = weight._np() if weight is not None else 1
+        a = -(p * w) * _row_scale(g, reduction, m, m)
+    else:
+        tt, valid, w, wt = _class_terms(input, target, weight, ignore_index)
+        a = np.zeros((m, c), dtype=lp.dtype)
+        a[np.arange(m), tt] = -(1 - label_smoothing) * wt
+        if label_smoothing > 0:
+            a -= (label_smoothing / c) * (valid[:, None] * w)
+        a *= _row_scale(g, reduction, wt.sum(), m)
+    gi = a - np.exp(lp) * a.sum(1, keepdims=True)
+    return wrap(_unrows(gi.astype(x.dtype, copy=False), x.shape))
+
+
+nll_loss_op = declare("nll_loss", doc="""Negative log likelihood of log-probabilities (PyTorch's nll_loss_forward).
+
+Positional signature: `nll_loss(input, target, weight, reduction, ignore_index)` with input
+`(N, C, d1, ...)` or `(C,)` log-probabilities and integer targets (validated in range). Returns
+`(output, total_weight)`: total_weight (0-dim, no gradient) is the summed weight of non-ignored
+targets. Backward: `nll_loss_backward(grad, input, target, weight, reduction, ignore_index,
+total_weight)` -> grad_input.""")
+
+
+@nll_loss_op.register("cpu")
+def _nll_loss_cpu(input, target, weight, reduction, ignore_index):
+    x = input._np()
+    r = _rows(x)
+    tt, _, _, wt = _class_terms(input, target, weight, ignore_index)
+    per_row = -r[np.arange(r.shape[0]), tt] * wt
+    total = np.asarray(wt.sum(), dtype=x.dtype)
+    return wrap(_reduce(per_row, reduction, total, target._shape, x.dtype)), wrap(total)
+
+
+nll_loss_backward = declare("nll_loss_backward", doc="""The gradient of nll_loss wrt its input.
+
+Positional signature: `nll_loss_backward(grad, input, target, weight, reduction, ignore_index,
+total_weight)` -> grad_input: `-weight[target] * grad` (divided by total_weight for 'mean') at
+each target position, zero elsewhere. Linear in grad.""")
+
+
+@nll_loss_backward.register("cpu")
+def _nll_loss_backward_cpu(grad, input, target, weight, reduction, ignore_index, total_weight):
+    x = input._np()
+    r = _rows(x)
+    m = r.shape[0]
+    tt, _, _, wt = _class_terms(input, target, weight, ignore_index)
+    a = np.zeros(r.shape, dtype=x.dtype)
+    a[np.arange(m), tt] = -wt * _row_scale(grad._np(), reduction, total_weight._np(), m)[:, 0]
+    return wrap(_unrows(a, x.shape))
+
+
+# --- validation and the public functions --------------------------------------------------
+def _implicit_dim(op: str, ndim: int, stacklevel: int) -> int:
+    warnings.warn(f"Implicit dimension choice for {op} has been deprecated. Change the call to include dim=X "
+                  f"as an argument.", UserWarning, stacklevel=stacklevel)
+    return 0 if ndim in (0, 1, 3) else 1
+
+
+def _prep(op: str, input: Tensor, dim, dtype, stacklevel: int) -> tuple[Tensor, int]:
+    if not isinstance(input, Tensor):
+        raise TypeError(f"{op}(): argument 'input' must be Tensor, not {type(input).__name__}")
+    if dim is None:
+        dim = _implicit_dim(op, input.ndim, stacklevel + 1)
+    (d,) = normalize_dims(int(dim), input.ndim, op) or (0,)
+    if dtype is not None:
+        from ember.core.ops.layout import to
+
+        input = to(input, dtype)
+    if not input._dtype.is_floating_point:
+        raise TypeError(f"{op}: expected a floating point tensor (or pass dtype=); got {describe(input)}")
+    return input, d
+
+
+def softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype=None) -> Tensor:
+    """`exp(x) / sum(exp(x), dim)`, computed stably, as `torch.nn.functional.softmax`.
+
+    Args:
+        input: any shape. dim: the dim that sums to one. dtype: cast the input to it first.
+
+    >>> import ember.core as ec
+    >>> [round(v, 4) for v in ec.softmax(ec.tensor([1.0, 2.0, 3.0]), dim=0).tolist()]
+    [0.09, 0.2447, 0.6652]
+    """
+    x, d = _prep("softmax", input, dim, dtype, _stacklevel)
+    return softmax_op(x, d)
+
+
+def log_softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype=None) -> Tensor:
+    """`x - logsumexp(x, dim)`, as `torch.nn.functional.log_softmax`.
+
+    >>> import ember.core as ec
+    >>> [round(v, 4) for v in ec.log_softmax(ec.tensor([1.0, 2.0, 3.0]), dim=0).tolist()]
+    [-2.4076, -1.4076, -0.4076]
+    """
+    x, d = _prep("log_softmax", input, dim, dtype, _stacklevel)
+    return log_softmax_op(x, d)
+
+
+def softmin(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype=None) -> Tensor:
+    """`softmax(-input, dim)`, as `torch.nn.functional.softmin`."""
+    from ember.core.ops import elementwise as ew
+
+    x, d = _prep("softmin", input, dim, dtype, _stacklevel)
+    return softmax_op(ew.neg(x), d)
+
+
+_REDUCTIONS = ("none", "mean", "sum")
+
+
+def _legacy_reduction(size_average, reduce, reduction: str) -> str:
+    if size_average is None and reduce is None:
+        return reduction
+    size_average = True if size_average is None else size_average
+    reduce = True if reduce is None else reduce
+    return "none" if not reduce else ("mean" if size_average else "sum")
+
+
+def _check_loss(op: str, input, target, weight, reduction: str, ignore_index: int, probabilities: bool) -> None:
+    if not isinstance(input, Tensor) or not isinstance(target, Tensor):
+        raise TypeError(f"{op}: expected input and target tensors; got {describe(input)} and {describe(target)}")
+    if reduction not in _REDUCTIONS:
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+    if not input._dtype.is_floating_point:
+        raise TypeError(f"{op}: expected a floating point input; got {describe(input)}")
+    if input.ndim == 0:
+        raise ValueError(f"{op}: input must have a class dim; got {describe(input)}")
+    c = input.shape[1] if input.ndim > 1 else input.shape[0]
+    if weight is not None and (weight.ndim != 1 or weight.shape[0] != c or weight.dtype is not input.dtype):
+        raise RuntimeError(f"weight tensor should be defined either for all {c} classes or no classes but got "
+                           f"weight tensor of shape: {list(weight.shape)}")
+    if probabilities:
+        if target._dtype is not input._dtype:
+            raise TypeError(f"{op}: expected class-probability targets of the input's dtype; got "
+                            f"{describe(input)} and {describe(target)}")
+        if target.shape != input.shape:
+            raise RuntimeError(f"{op}: Expected target of the input's shape for class probabilities; got "
+                               f"{describe(input)} and {describe(target)}")
+        return
+    if target._dtype.is_floating_point or target._dtype is dtypes.bool:
+        raise RuntimeError(f"expected scalar type Long but found {target._dtype.name}")
+    if input.ndim == 1:
+        if target.ndim != 0:
+            raise RuntimeError(f"{op}: 1D target tensor expected, multi-target not supported; got "
+                               f"{describe(input)} and {describe(target)}")
+    elif target.ndim == 0 or input.shape[0] != target.shape[0]:
+        n = target.shape[0] if target.ndim else 1
+        raise ValueError(f"Expected input batch_size ({input.shape[0]}) to match target batch_size ({n}).")
+    elif tuple(target.shape[1:]) != tuple(input.shape[2:]):
+        expected = [input.shape[0], *input.shape[2:]]
+        raise RuntimeError(f"Expected target size {expected}, got {list(target.shape)}")
+    t = target._np()
+    bad = (t != ignore_index) & ((t < 0) | (t >= c))
+    if bad.any():
+        raise IndexError(f"Target {int(t[bad].flat[0])} is out of bounds.")
+
+
+def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, size_average=None,
+                  ignore_index: int = -100, reduce=None, reduction: str = "mean",
+                  label_smoothing: float = 0.0) -> Tensor:
+    """Cross entropy of logits `input` against class indices or probabilities, as `F.cross_entropy`.
+
+    Args:
+        input: `(N, C)`, `(N, C, d1, ...)` or `(C,)` unnormalised scores.
+        target: class indices `(N)`, `(N, d1, ...)` or `()`, or probabilities of the input's shape.
+        weight: `(C,)` per-class rescaling.
+        ignore_index: a target value that contributes neither loss nor gradient.
+        reduction: 'none' | 'mean' | 'sum'.
+        label_smoothing: in [0, 1]; mixes the target with the uniform distribution.
+    Raises:
+        IndexError: a class index outside [0, C) ("Target 7 is out of bounds.").
+        ValueError: batch size mismatch or an unknown reduction.
+
+    >>> import ember.core as ec
+    >>> round(ec.cross_entropy(ec.tensor([[0.0, 0.0]]), ec.tensor([1])).item(), 4)
+    0.6931
+    """
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    probabilities = isinstance(target, Tensor) and target._dtype.is_floating_point
+    _check_loss("cross_entropy", input, target, weight, reduction, ignore_index, probabilities)
+    if not 0.0 <= label_smoothing <= 1.0:
+        raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
+    return cross_entropy_op(input, target, weight, reduction, int(ignore_index), float(label_smoothing))
+
+
+def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, size_average=None,
+             ignore_index: int = -100, reduce=None, reduction: str = "mean") -> Tensor:
+    """Negative log likelihood of log-probabilities `input` at class indices `target`, as `F.nll_loss`.
+
+    >>> import ember.core as ec
+    >>> ec.nll_loss(ec.tensor([[-1.0, -2.0]]), ec.tensor([1])).item()
+    2.0
+    """
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    _check_loss("nll_loss", input, target, weight, reduction, ignore_index, False)
+    return nll_loss_op(input, target, weight, reduction, int(ignore_index))[0]
