@@ -1,0 +1,209 @@
+"""Matrix products against numpy float64 references, and PyTorch's shape and dtype errors."""
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import ember.core as E
+from ember.core.testing import assert_close, make_tensor
+
+
+def ref(x):
+    return x.numpy().astype(np.float64)
+
+
+TOL = {"rtol": 1e-10, "atol": 1e-10}
+
+
+@st.composite
+def matmul_shapes(draw):
+    """Operand shapes torch.matmul accepts: 1-D/2-D/batched, with broadcasting batch dims."""
+    n, k, m = draw(st.integers(1, 4)), draw(st.integers(1, 4)), draw(st.integers(1, 4))
+    batch = draw(st.lists(st.integers(1, 3), max_size=2))
+    ba = [b if draw(st.booleans()) else 1 for b in batch]
+    bb = [b if draw(st.booleans()) else 1 for b in batch]
+    ba = ba[draw(st.integers(0, len(ba))):]
+    bb = bb[draw(st.integers(0, len(bb))):]
+    a = (k,) if draw(st.booleans()) and not ba else (*ba, n, k)
+    b = (k,) if draw(st.booleans()) and not bb else (*bb, k, m)
+    return a, b
+
+
+@settings(max_examples=25, deadline=None)
+@given(matmul_shapes(), st.booleans(), st.integers(0, 2**16))
+def test_matmul_matches_numpy_for_every_rank(shapes, noncontig, seed):
+    sa, sb = shapes
+    a = make_tensor(sa, dtype=E.float64, noncontiguous=noncontig, seed=seed)
+    b = make_tensor(sb, dtype=E.float64, noncontiguous=noncontig, seed=seed + 1)
+    expected = np.matmul(ref(a), ref(b))
+    got = E.matmul(a, b)
+    assert got.shape == expected.shape
+    assert_close(got, np.asarray(expected), **TOL)
+    assert_close(a @ b, np.asarray(expected), **TOL)
+
+
+@pytest.mark.parametrize("dtype", [E.float32, E.float64, E.float16, E.int64, E.int32])
+def test_mm_dtypes(dtype):
+    a = make_tensor(5, 3, dtype=dtype, low=-3, high=3, seed=1)
+    b = make_tensor(3, 4, dtype=dtype, low=-3, high=3, seed=2)
+    r = E.mm(a, b)
+    assert r.dtype is dtype
+    tol = {"rtol": 2e-3, "atol": 2e-3} if dtype is E.float16 else {}
+    assert_close(r, E.from_numpy((ref(a) @ ref(b)).astype(dtype.np)), **tol)
+
+
+def test_mm_on_transposed_and_strided_views_without_copy():
+    base = make_tensor(6, 8, dtype=E.float64, seed=3)
+    at = base.t()                       # column-major: goes to BLAS as is
+    b = make_tensor(6, 5, dtype=E.float64, seed=4)
+    assert_close(at.mm(b), ref(base).T @ ref(b), **TOL)
+    strided = base[::2, ::2]            # neither layout: copied once
+    assert_close(strided.mm(make_tensor(4, 2, dtype=E.float64, seed=5)),
+                 ref(base)[::2, ::2] @ make_tensor(4, 2, dtype=E.float64, seed=5).numpy(), **TOL)
+
+
+def test_mm_errors_name_both_shapes_and_dtypes():
+    with pytest.raises(RuntimeError, match=r"^mat1 and mat2 shapes cannot be multiplied \(2x3 and 4x5\)$"):
+        E.mm(E.ones(2, 3), E.ones(4, 5))
+    with pytest.raises(RuntimeError, match=r"mat1 and mat2 shapes cannot be multiplied \(2x3 and 4x5\)"):
+        E.ones(2, 3) @ E.ones(4, 5)
+    with pytest.raises(RuntimeError, match="expected m1 and m2 to have the same dtype, but got: float != double"):
+        E.mm(E.ones(2, 3), E.ones(3, 2, dtype=E.float64))
+    with pytest.raises(RuntimeError, match="self must be a matrix"):
+        E.mm(E.ones(3), E.ones(3, 2))
+    with pytest.raises(RuntimeError, match=r"Expected size for first two dimensions of batch2 tensor to be: "
+                                           r"\[2, 3\] but got: \[2, 4\]\."):
+        E.bmm(E.ones(2, 5, 3), E.ones(2, 4, 5))
+    with pytest.raises(RuntimeError, match="batch1 must be a 3D tensor"):
+        E.bmm(E.ones(5, 3), E.ones(3, 5))
+    with pytest.raises(RuntimeError, match=r"inconsistent tensor size, expected tensor \[3\] and src \[4\]"):
+        E.dot(E.ones(3), E.ones(4))
+    with pytest.raises(RuntimeError, match="1D tensors expected, but got 2D and 1D tensors"):
+        E.dot(E.ones(1, 3), E.ones(3))
+    with pytest.raises(RuntimeError, match="dot : expected both vectors to have same dtype, but found Float and Long"):
+        E.dot(E.ones(3), E.ones(3, dtype=E.int64))
+    with pytest.raises(RuntimeError, match=r"size mismatch, got input \(2\), mat \(2x3\), vec \(4\)"):
+        E.mv(E.ones(2, 3), E.ones(4))
+    with pytest.raises(RuntimeError, match="both arguments to matmul need to be at least 1D"):
+        E.matmul(E.tensor(1.0), E.ones(2))
+
+
+def test_matmul_folds_batched_left_operand_into_mm_like_pytorch():
+    with pytest.raises(RuntimeError, match=r"mat1 and mat2 shapes cannot be multiplied \(6x4 and 5x6\)"):
+        E.matmul(E.ones(2, 3, 4), E.ones(5, 6))
+
+
+def test_bmm_dot_vdot_mv_outer_inner():
+    a = make_tensor(3, 2, 4, dtype=E.float64, seed=6)
+    b = make_tensor(3, 4, 5, dtype=E.float64, seed=7)
+    assert_close(E.bmm(a, b), ref(a) @ ref(b), **TOL)
+    v, w = make_tensor(4, dtype=E.float64, seed=8), make_tensor(4, dtype=E.float64, seed=9)
+    assert E.dot(v, w).shape == ()
+    assert_close(v.dot(w), np.asarray(ref(v) @ ref(w)), **TOL)
+    assert_close(E.vdot(v, w), np.asarray(ref(v) @ ref(w)), **TOL)
+    m = make_tensor(3, 4, dtype=E.float64, seed=10)
+    assert_close(m.mv(v), ref(m) @ ref(v), **TOL)
+    assert_close(E.outer(v, w[:3]), np.outer(ref(v), ref(w)[:3]), **TOL)
+    assert_close(v.ger(w), np.outer(ref(v), ref(w)), **TOL)
+    assert_close(E.inner(m, v), np.inner(ref(m), ref(v)), **TOL)
+    assert_close(E.inner(a, m), np.inner(ref(a), ref(m)), **TOL)
+    assert_close(E.inner(E.tensor(2.0, dtype=E.float64), v), 2 * ref(v), **TOL)
+
+
+@pytest.mark.parametrize("beta,alpha", [(1, 1), (0.5, 2.0), (0, 3.0)])
+def test_addmm_family(beta, alpha):
+    inp = make_tensor(4, dtype=E.float64, seed=11)      # broadcasts over rows
+    m1, m2 = make_tensor(3, 5, dtype=E.float64, seed=12), make_tensor(5, 4, dtype=E.float64, seed=13)
+    expected = beta * ref(inp) + alpha * (ref(m1) @ ref(m2))
+    assert_close(E.addmm(inp, m1, m2, beta=beta, alpha=alpha), expected, **TOL)
+    vec = make_tensor(5, dtype=E.float64, seed=14)
+    i3 = make_tensor(3, dtype=E.float64, seed=15)
+    assert_close(E.addmv(i3, m1, vec, beta=beta, alpha=alpha), beta * ref(i3) + alpha * ref(m1) @ ref(vec), **TOL)
+    b1, b2 = make_tensor(2, 3, 5, dtype=E.float64, seed=16), make_tensor(2, 5, 4, dtype=E.float64, seed=17)
+    i34 = make_tensor(3, 4, dtype=E.float64, seed=18)
+    assert_close(E.baddbmm(i34, b1, b2, beta=beta, alpha=alpha), beta * ref(i34) + alpha * (ref(b1) @ ref(b2)), **TOL)
+    assert_close(E.addbmm(i34, b1, b2, beta=beta, alpha=alpha),
+                 beta * ref(i34) + alpha * (ref(b1) @ ref(b2)).sum(0), **TOL)
+    assert_close(E.addr(i34, i3, inp, beta=beta, alpha=alpha),
+                 beta * ref(i34) + alpha * np.outer(ref(i3), ref(inp)), **TOL)
+
+
+def test_addmm_with_beta_zero_ignores_nan_input():
+    inp = E.full((2, 2), float("nan"))
+    r = E.addmm(inp, E.eye(2), E.ones(2, 2), beta=0)
+    assert r.tolist() == [[1.0, 1.0], [1.0, 1.0]]
+
+
+def test_inplace_and_out_variants():
+    x = E.zeros(2, 2)
+    v = x._version
+    x.addmm_(E.ones(2, 3), E.ones(3, 2))
+    assert x.tolist() == [[3.0, 3.0], [3.0, 3.0]] and x._version > v
+    out = E.empty(2, 2)
+    assert E.mm(E.ones(2, 3), E.ones(3, 2), out=out) is out and out.tolist() == [[3.0, 3.0]] * 2
+    assert E.matmul(E.ones(2, 3), E.ones(3), out=E.empty(2)).tolist() == [3.0, 3.0]
+    y = E.eye(2) * 2
+    y @= E.ones(2, 2)
+    assert y.tolist() == [[2.0, 2.0], [2.0, 2.0]]
+    with pytest.raises(RuntimeError, match="can't be written in place"):
+        z = E.ones(2, 3)
+        z @= E.ones(3, 4)
+
+
+def test_rmatmul_with_numpy_left_operand_is_not_needed_but_tensor_left_works():
+    a, b = E.ones(2, 3), E.ones(3, 1)
+    assert (a @ b).tolist() == [[3.0], [3.0]]
+    assert b.__rmatmul__(a).tolist() == [[3.0], [3.0]]
+
+
+@pytest.mark.parametrize("eq,shapes", [
+    ("ij,jk->ik", [(2, 3), (3, 4)]),
+    ("bij,bjk->bik", [(2, 3, 4), (2, 4, 5)]),
+    ("ii->i", [(3, 3)]),
+    ("ij->", [(3, 4)]),
+    ("i,j->ij", [(3,), (4,)]),
+    ("...ij,...jk", [(2, 3, 4), (4, 2)]),
+    ("ij,jk,kl->il", [(2, 3), (3, 4), (4, 5)]),
+])
+def test_einsum_matches_numpy(eq, shapes):
+    ops = [make_tensor(s, dtype=E.float64, seed=i) for i, s in enumerate(shapes)]
+    expected = np.einsum(eq, *(ref(o) for o in ops))
+    assert_close(E.einsum(eq, *ops), np.asarray(expected), **TOL)
+    assert_close(E.einsum(eq, ops), np.asarray(expected), **TOL)
+
+
+def test_einsum_errors():
+    with pytest.raises(RuntimeError, match="einsum"):
+        E.einsum("ij,jk->ik", E.ones(2, 3), E.ones(4, 5))
+    with pytest.raises(RuntimeError, match="same dtype"):
+        E.einsum("ij,jk->ik", E.ones(2, 3), E.ones(3, 5, dtype=E.float64))
+
+
+@pytest.mark.parametrize("dims", [0, 1, 2, ([1, 0], [0, 1]), ([2], [0])])
+def test_tensordot_matches_numpy(dims):
+    a = make_tensor(3, 4, 5, dtype=E.float64, seed=20)
+    b = make_tensor(4, 3, 5, dtype=E.float64, seed=21) if dims == ([1, 0], [0, 1]) else \
+        make_tensor(5, 2, dtype=E.float64, seed=21) if dims in (([2], [0]), 1) else \
+        make_tensor(4, 5, 2, dtype=E.float64, seed=21)
+    expected = np.tensordot(ref(a), ref(b), axes=dims)
+    assert_close(E.tensordot(a, b, dims=dims), np.asarray(expected), **TOL)
+
+
+def test_kron_matches_numpy():
+    a = make_tensor(2, 3, dtype=E.float64, seed=22)
+    b = make_tensor(4, 2, 2, dtype=E.float64, seed=23)
+    assert_close(E.kron(a, b), np.kron(ref(a), ref(b)), **TOL)
+    assert_close(a.kron(a), np.kron(ref(a), ref(a)), **TOL)
+
+
+def test_matmul_primitives_are_declared_and_differentiable():
+    ops = E.registered_ops()
+    for name in ("mm", "bmm", "dot", "einsum"):
+        assert ops[name].differentiable
+
+
+def test_empty_matmul():
+    assert E.mm(E.ones(0, 3), E.ones(3, 2)).shape == (0, 2)
+    assert E.mm(E.ones(2, 0), E.ones(0, 3)).tolist() == [[0.0] * 3] * 2
+    assert E.matmul(E.ones(0, 2, 3), E.ones(3, 4)).shape == (0, 2, 4)
