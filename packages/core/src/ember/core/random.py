@@ -1,0 +1,541 @@
+"""Random numbers: `Generator`, seeding, and the sampling ops (`rand`, `randn`, `normal_`, `multinomial`, ...).
+
+NOTE [ Philox streams ]
+A generator's whole state is (seed, offset). Each draw of `numel` values takes the pair through
+`philox_seed_offset(generator, numel)`, which returns it and advances `offset` by `numel` rounded
+up to a whole Philox block (4 values). The CPU kernels then read a numpy `Philox` stream keyed by
+`seed` whose counter starts at `offset * 2**64`, so every draw owns a disjoint subsequence
+whatever it consumes; a CUDA kernel keys its own Philox with the same (seed, offset). A given
+seed and sequence of draws therefore reproduces its numbers on each device (the CPU and CUDA
+streams differ from each other, as in PyTorch), and `manual_seed` resets the offset to 0, so
+the same seed gives the same numbers whatever was drawn before.
+"""
+
+# ruff: noqa: A002 - `input` is PyTorch's argument name
+
+from __future__ import annotations
+
+import numbers
+import os
+
+import numpy as np
+
+from ember.core import dtypes
+from ember.core.device import device as _device
+from ember.core.dispatch import declare
+from ember.core.methods import method
+from ember.core.ops import elementwise as ew
+from ember.core.ops._util import write_out
+from ember.core.tensor import Tensor, describe
+
+__all__ = ["Generator", "default_generator", "default_generator_for", "manual_seed", "seed", "initial_seed",
+           "get_rng_state", "set_rng_state", "philox_seed_offset", "rand", "rand_like", "randn", "randn_like",
+           "randint", "randint_like", "randperm", "normal", "bernoulli", "multinomial", "dropout_mask"]
+
+_DEFAULT_SEED = 67280421310721  # PyTorch's default CPU seed
+_U64 = 1 << 64
+
+
+def _check_seed(seed) -> int:
+    seed = int(seed)
+    if not -(1 << 63) <= seed < _U64:
+        raise RuntimeError(f"Overflow when unpacking long; seed {seed} does not fit in 64 bits")
+    return seed % _U64
+
+
+class Generator:
+    """A Philox random-number generator for one device; its state is (seed, offset).
+
+    Example:
+        >>> g = Generator().manual_seed(42)
+        >>> g.initial_seed()
+        42
+    """
+
+    def __init__(self, device="cpu") -> None:
+        d = _device(device)
+        self.device = _device("cuda", 0) if d.type == "cuda" and d.index is None else d
+        self._seed = _DEFAULT_SEED
+        self._offset = 0
+
+    def manual_seed(self, seed: int) -> Generator:
+        """Reset the stream to the start of `seed`'s sequence; returns self."""
+        self._seed = _check_seed(seed)
+        self._offset = 0
+        return self
+
+    def seed(self) -> int:
+        """Seed from the operating system's entropy and return the seed."""
+        s = int.from_bytes(os.urandom(8), "little") >> 1
+        self.manual_seed(s)
+        return s
+
+    def initial_seed(self) -> int:
+        return self._seed
+
+    def get_state(self) -> Tensor:
+        """The state as a uint8 tensor of 16 bytes (seed and offset, little-endian uint64)."""
+        return Tensor._wrap(np.array([self._seed, self._offset], dtype="<u8").view(np.uint8))
+
+    def set_state(self, new_state: Tensor) -> Generator:
+        if not isinstance(new_state, Tensor) or new_state._dtype is not dtypes.uint8:
+            raise TypeError(f"expected a torch.ByteTensor as the new state; got {describe(new_state)}")
+        if new_state.numel() != 16:
+            raise RuntimeError(f"Expected a state of 16 bytes (seed, offset); got {describe(new_state)}")
+        s, o = np.ascontiguousarray(new_state._host_array()).reshape(-1).view("<u8")
+        self._seed, self._offset = int(s), int(o)
+        return self
+
+    def __repr__(self) -> str:
+        return f"<ember.Generator device={self.device} seed={self._seed} offset={self._offset}>"
+
+
+_defaults: dict = {}
+default_generator = Generator("cpu")
+_defaults[default_generator.device] = default_generator
+
+
+def default_generator_for(device) -> Generator:
+    """The default generator of `device` (one per device, made on first use, seeded like the CPU's)."""
+    d = _device(device)
+    if d.type == "cuda" and d.index is None:
+        d = _device("cuda", 0)
+    g = _defaults.get(d)
+    if g is None:
+        g = _defaults[d] = Generator(d).manual_seed(default_generator.initial_seed())
+    return g
+
+
+def manual_seed(seed: int) -> Generator:
+    """Seed the default generators of every device; returns the CPU one."""
+    for g in _defaults.values():
+        g.manual_seed(seed)
+    return default_generator
+
+
+def seed() -> int:
+    """Seed every default generator from the operating system's entropy; returns the seed."""
+    s = default_generator.seed()
+    for g in _defaults.values():
+        g.manual_seed(s)
+    return s
+
+
+def initial_seed() -> int:
+    return default_generator.initial_seed()
+
+
+def get_rng_state() -> Tensor:
+    """The CPU default generator's state (a uint8 tensor)."""
+    return default_generator.get_state()
+
+
+def set_rng_state(new_state: Tensor) -> None:
+    default_generator.set_state(new_state)
+
+
+def philox_seed_offset(generator: Generator | None, numel: int, device="cpu") -> tuple[int, int]:
+    """(seed, offset) for a draw of `numel` values; advances the generator (NOTE [ Philox streams ])."""
+    g = generator if generator is not None else default_generator_for(device)
+    out = (g._seed, g._offset)
+    g._offset += (int(numel) + 3) // 4 * 4
+    return out
+
+
+def _stream(generator: Generator | None, x: Tensor) -> np.random.Generator:
+    s, o = philox_seed_offset(generator, x.numel(), x.device)
+    return np.random.Generator(np.random.Philox(key=s, counter=[0, o % _U64, o // _U64, 0]))
+
+
+def _work_dtype(x: Tensor, op: str):
+    if not x._dtype.is_floating_point:
+        raise TypeError(f'"{op}" not implemented for \'{x._dtype.name}\'; got {describe(x)}')
+    return np.float64 if x._dtype is dtypes.float64 else np.float32
+
+
+def _fill(x: Tensor, values) -> Tensor:
+    np.copyto(x._np(), values, casting="unsafe")
+    return x
+
+
+# --- in-place sampling primitives -------------------------------------------------------------
+_uniform = declare("uniform_", mutates=0, differentiable=False)
+
+
+@_uniform.register("cpu")
+def _uniform_cpu(x, low=0.0, high=1.0, *, generator=None):
+    wd = _work_dtype(x, "uniform_")
+    u = _stream(generator, x).random(x._shape, dtype=wd)
+    r = (low + (high - low) * u).astype(wd)
+    if high > low:
+        r = np.minimum(r, np.nextafter(wd(high), wd(low)))
+    return _fill(x, r)
+
+
+_normal = declare("normal_", mutates=0, differentiable=False)
+
+
+@_normal.register("cpu")
+def _normal_cpu(x, mean=0.0, std=1.0, *, generator=None):
+    wd = _work_dtype(x, "normal_")
+    return _fill(x, _stream(generator, x).standard_normal(x._shape, dtype=wd) * wd(std) + wd(mean))
+
+
+_bernoulli = declare("bernoulli_", mutates=0, differentiable=False)
+
+
+@_bernoulli.register("cpu")
+def _bernoulli_cpu(x, p=0.5, *, generator=None):
+    prob = p._host_array() if isinstance(p, Tensor) else p
+    u = _stream(generator, x).random(x._shape)
+    try:
+        return _fill(x, u < prob)
+    except ValueError:
+        raise RuntimeError(f"bernoulli_: p can't be broadcast to self; got {describe(p)} and {describe(x)}") from None
+
+
+_exponential = declare("exponential_", mutates=0, differentiable=False)
+
+
+@_exponential.register("cpu")
+def _exponential_cpu(x, lambd=1.0, *, generator=None):
+    wd = _work_dtype(x, "exponential_")
+    return _fill(x, _stream(generator, x).standard_exponential(x._shape, dtype=wd) / wd(lambd))
+
+
+_random = declare("random_", mutates=0, differentiable=False)
+
+
+@_random.register("cpu")
+def _random_cpu(x, low, high, *, generator=None):
+    return _fill(x, _stream(generator, x).integers(low, high, x._shape, dtype=np.int64))
+
+
+_cauchy = declare("cauchy_", mutates=0, differentiable=False)
+
+
+@_cauchy.register("cpu")
+def _cauchy_cpu(x, median=0.0, sigma=1.0, *, generator=None):
+    wd = _work_dtype(x, "cauchy_")
+    u = _stream(generator, x).random(x._shape)
+    return _fill(x, (median + sigma * np.tan(np.pi * (u - 0.5))).astype(wd))
+
+
+_log_normal = declare("log_normal_", mutates=0, differentiable=False)
+
+
+@_log_normal.register("cpu")
+def _log_normal_cpu(x, mean=1.0, std=2.0, *, generator=None):
+    wd = _work_dtype(x, "log_normal_")
+    return _fill(x, np.exp(_stream(generator, x).standard_normal(x._shape) * std + mean).astype(wd))
+
+
+_geometric = declare("geometric_", mutates=0, differentiable=False)
+
+
+@_geometric.register("cpu")
+def _geometric_cpu(x, p, *, generator=None):
+    return _fill(x, _stream(generator, x).geometric(p, x._shape))
+
+
+# --- the public in-place methods --------------------------------------------------------------
+@method
+def uniform_(input: Tensor, a: float = 0.0, b: float = 1.0, *, generator: Generator | None = None,
+             **kwargs) -> Tensor:
+    """Fill with numbers drawn uniformly from [a, b) (`from=`/`to=` are accepted too)."""
+    low, high = float(kwargs.pop("from", a)), float(kwargs.pop("to", b))
+    if kwargs:
+        raise TypeError(f"uniform_() got unexpected keyword arguments {sorted(kwargs)}")
+    if low > high:
+        raise RuntimeError(f"uniform_ expects to return a [from, to) range, but found from={low} > to={high}")
+    return _uniform(input, low, high, generator=generator)
+
+
+@method
+def normal_(input: Tensor, mean: float = 0.0, std: float = 1.0, *, generator: Generator | None = None) -> Tensor:
+    """Fill with numbers drawn from N(mean, std**2)."""
+    if std < 0:
+        raise RuntimeError(f"normal expects std >= 0.0, but found std {std}")
+    return _normal(input, float(mean), float(std), generator=generator)
+
+
+def _check_p(p) -> None:
+    a = np.asarray(p._host_array() if isinstance(p, Tensor) else p, dtype=np.float64)
+    if ((a < 0) | (a > 1) | np.isnan(a)).any():
+        if isinstance(p, Tensor):
+            raise RuntimeError("Expected p_in >= 0 && p_in <= 1 to be true, but got false.")
+        raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={p}")
+
+
+@method
+def bernoulli_(input: Tensor, p=0.5, *, generator: Generator | None = None) -> Tensor:
+    """Fill with 1 with probability `p` (a number or a tensor broadcast to `input`), else 0."""
+    _check_p(p)
+    return _bernoulli(input, p, generator=generator)
+
+
+@method
+def exponential_(input: Tensor, lambd: float = 1.0, *, generator: Generator | None = None) -> Tensor:
+    """Fill with numbers drawn from the exponential distribution of rate `lambd`."""
+    if not lambd > 0:
+        raise RuntimeError(f"exponential_ expects lambda > 0.0, but found lambda={lambd}")
+    return _exponential(input, float(lambd), generator=generator)
+
+
+def _default_high(dt) -> int:
+    if dt.is_floating_point:
+        return (1 << {"float16": 11, "float32": 24, "float64": 53}[dt.name]) + 1
+    if dt is dtypes.bool:
+        return 2
+    return int(np.iinfo(dt.np).max) + 1
+
+
+@method
+def random_(input: Tensor, *args, generator: Generator | None = None, **kwargs) -> Tensor:
+    """Fill with integers from [from, to): `random_(to)`, `random_(from, to)`, or the dtype's full range."""
+    low, high = 0, None
+    if len(args) == 1:
+        high = args[0]
+    elif len(args) == 2:
+        low, high = args
+    elif args:
+        raise TypeError(f"random_() takes at most 2 positional arguments ({len(args)} given)")
+    low, high = kwargs.pop("from", low), kwargs.pop("to", high)
+    if kwargs:
+        raise TypeError(f"random_() got unexpected keyword arguments {sorted(kwargs)}")
+    high = _default_high(input._dtype) if high is None else int(high)
+    if int(low) >= high:
+        raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}")
+    return _random(input, int(low), high, generator=generator)
+
+
+@method
+def cauchy_(input: Tensor, median: float = 0.0, sigma: float = 1.0, *, generator: Generator | None = None) -> Tensor:
+    """Fill with numbers drawn from the Cauchy distribution."""
+    return _cauchy(input, float(median), float(sigma), generator=generator)
+
+
+@method
+def log_normal_(input: Tensor, mean: float = 1.0, std: float = 2.0, *, generator: Generator | None = None) -> Tensor:
+    """Fill with numbers whose logarithm is drawn from N(mean, std**2)."""
+    if not std > 0:
+        raise RuntimeError(f"log_normal_ expects std > 0.0, but found std={std}")
+    return _log_normal(input, float(mean), float(std), generator=generator)
+
+
+@method
+def geometric_(input: Tensor, p: float, *, generator: Generator | None = None) -> Tensor:
+    """Fill with the number of Bernoulli(p) trials up to the first success."""
+    if not 0 < p < 1:
+        raise RuntimeError(f"geometric_ expects p to be in (0, 1), but got p={p}")
+    return _geometric(input, float(p), generator=generator)
+
+
+# --- creating random tensors -----------------------------------------------------------------
+def _size(args, size) -> tuple[int, ...]:
+    if size is not None:
+        args = (size,)
+    if len(args) == 1 and isinstance(args[0], tuple | list):
+        args = tuple(args[0])
+    return tuple(int(s) for s in args)
+
+
+def _new(shape, dtype, device, out: Tensor | None):
+    from ember.core.creation import empty
+
+    if out is not None:
+        if tuple(out._shape) != tuple(shape):
+            out.resize_(shape)
+        return out
+    return empty(shape, dtype=dtype, device=device)
+
+
+def _finish(t: Tensor, requires_grad: bool) -> Tensor:
+    return t.requires_grad_(True) if requires_grad else t
+
+
+def rand(*size, generator: Generator | None = None, out: Tensor | None = None, dtype=None, layout=None, device=None,
+         requires_grad: bool = False, pin_memory: bool = False, **kwargs) -> Tensor:
+    """Numbers drawn uniformly from [0, 1) in a tensor of `size`.
+
+    Example:
+        >>> rand(2, 3).shape
+        ember.Size([2, 3])
+    """
+    t = _new(_size(size, kwargs.pop("size", None)), dtype, device, out)
+    return _finish(_uniform(t, 0.0, 1.0, generator=generator), requires_grad)
+
+
+def randn(*size, generator: Generator | None = None, out: Tensor | None = None, dtype=None, layout=None,
+          device=None, requires_grad: bool = False, pin_memory: bool = False, **kwargs) -> Tensor:
+    """Numbers drawn from the standard normal distribution in a tensor of `size`."""
+    t = _new(_size(size, kwargs.pop("size", None)), dtype, device, out)
+    return _finish(_normal(t, 0.0, 1.0, generator=generator), requires_grad)
+
+
+def _like(input: Tensor, dtype, device):
+    return input._shape, input._dtype if dtype is None else dtypes.as_dtype(dtype), device or input.device
+
+
+def rand_like(input: Tensor, *, dtype=None, layout=None, device=None, requires_grad: bool = False,
+              memory_format=None, generator: Generator | None = None) -> Tensor:
+    shape, dt, dev = _like(input, dtype, device)
+    return rand(shape, dtype=dt, device=dev, requires_grad=requires_grad, generator=generator)
+
+
+def randn_like(input: Tensor, *, dtype=None, layout=None, device=None, requires_grad: bool = False,
+               memory_format=None, generator: Generator | None = None) -> Tensor:
+    shape, dt, dev = _like(input, dtype, device)
+    return randn(shape, dtype=dt, device=dev, requires_grad=requires_grad, generator=generator)
+
+
+def randint(*args, size=None, generator: Generator | None = None, out: Tensor | None = None, dtype=None,
+            layout=None, device=None, requires_grad: bool = False, pin_memory: bool = False, **kwargs) -> Tensor:
+    """Integers drawn uniformly from [low, high): `randint(high, size)` or `randint(low, high, size)`.
+
+    Example:
+        >>> randint(3, 10, (2,)).dtype
+        ember.int64
+    """
+    args = list(args)
+    if size is None and args and isinstance(args[-1], tuple | list):
+        size = args.pop()
+    low = kwargs.pop("low", 0)
+    high = kwargs.pop("high", None)
+    if len(args) == 2:
+        low, high = args
+    elif len(args) == 1:
+        high = args[0]
+    if high is None or size is None or kwargs:
+        raise TypeError("randint() received an invalid combination of arguments; expected (high, size) or "
+                        "(low, high, size)")
+    if int(low) >= int(high):
+        raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}")
+    t = _new(_size((), size), dtypes.int64 if dtype is None else dtype, device, out)
+    return _finish(_random(t, int(low), int(high), generator=generator), requires_grad)
+
+
+def randint_like(input: Tensor, low: int = 0, high: int | None = None, *, dtype=None, layout=None, device=None,
+                 requires_grad: bool = False, memory_format=None, generator: Generator | None = None) -> Tensor:
+    """Integers from [low, high) in a tensor shaped like `input` (`randint_like(x, high)` works too)."""
+    if high is None:
+        low, high = 0, low
+    shape, dt, dev = _like(input, dtype, device)
+    return randint(low, high, shape, dtype=dt, device=dev, requires_grad=requires_grad, generator=generator)
+
+
+def randperm(n: int, *, generator: Generator | None = None, out: Tensor | None = None, dtype=None, layout=None,
+             device=None, requires_grad: bool = False, pin_memory: bool = False) -> Tensor:
+    """A random permutation of 0..n-1 (int64 unless `dtype` says otherwise)."""
+    from ember.core.creation import tensor
+
+    if n < 0:
+        raise RuntimeError(f"n must be non-negative, got {n}")
+    dt = dtypes.int64 if dtype is None else dtypes.as_dtype(dtype)
+    g = generator if generator is not None else default_generator
+    s, o = philox_seed_offset(g, n)
+    perm = np.random.Generator(np.random.Philox(key=s, counter=[0, o % _U64, o // _U64, 0])).permutation(n)
+    t = tensor(perm, dtype=dt, device=device)
+    if out is not None:
+        return write_out(out, perm.astype(dt.np), "randperm")
+    return _finish(t, requires_grad)
+
+
+def normal(mean=0.0, std=1.0, size=None, *, generator: Generator | None = None, out: Tensor | None = None,
+           dtype=None, layout=None, device=None, requires_grad: bool = False, pin_memory: bool = False) -> Tensor:
+    """Numbers drawn from N(mean, std**2): elementwise for tensor `mean`/`std`, else of `size`."""
+    mt, st = isinstance(mean, Tensor), isinstance(std, Tensor)
+    if not mt and not st:
+        if size is None:
+            raise TypeError("normal() received an invalid combination of arguments; with float mean and std, "
+                            "size is required")
+        if std < 0:
+            raise RuntimeError(f"normal expects std >= 0.0, but found std {std}")
+        t = _new(_size((), size), dtype, device, out)
+        return _finish(_normal(t, float(mean), float(std), generator=generator), requires_grad)
+    if st and (np.asarray(std._host_array()) < 0).any():
+        raise RuntimeError("normal expects all elements of std >= 0.0")
+    if not st and std < 0:
+        raise RuntimeError(f"normal expects std >= 0.0, but found std {std}")
+    shape = np.broadcast_shapes(mean._shape if mt else (), std._shape if st else ())
+    dt = dtypes.result_type(*(v for v in (mean, std) if isinstance(v, Tensor)))
+    dev = (mean if mt else std).device
+    eps = _normal(_new(shape, dt, dev, None), 0.0, 1.0, generator=generator)
+    r = ew.add(ew.mul(eps, std), mean)
+    return r if out is None else out.resize_(r._shape).copy_(r)
+
+
+@method
+def bernoulli(input: Tensor, p=None, *, generator: Generator | None = None, out: Tensor | None = None) -> Tensor:
+    """0/1 draws (in `input`'s dtype) with the probabilities in `input`, or with `p` for every element."""
+    from ember.core.creation import empty_like
+
+    prob = input if p is None else p
+    _check_p(prob)
+    t = out if out is not None else empty_like(input)
+    return _bernoulli(t, prob, generator=generator)
+
+
+_multinomial = declare("multinomial", differentiable=False)
+
+
+@_multinomial.register("cpu")
+def _multinomial_cpu(input, num_samples, replacement=False, *, generator=None):
+    p = np.asarray(input._np(), dtype=np.float64)
+    rows = p.reshape(-1, p.shape[-1])
+    nonzero = (rows > 0).sum(-1)
+    if not replacement and (nonzero < num_samples).any():
+        raise RuntimeError("invalid multinomial distribution (with replacement=False, not enough non-negative "
+                           "category to sample)")
+    g = generator if generator is not None else default_generator
+    s, o = philox_seed_offset(g, rows.shape[0] * (num_samples if replacement else rows.shape[1]))
+    rng = np.random.Generator(np.random.Philox(key=s, counter=[0, o % _U64, o // _U64, 0]))
+    out = np.empty((rows.shape[0], num_samples), np.int64)
+    for i, row in enumerate(rows):
+        if replacement:
+            cdf = np.cumsum(row)
+            cdf /= cdf[-1]
+            last = np.flatnonzero(row)[-1]
+            out[i] = np.minimum(np.searchsorted(cdf, rng.random(num_samples), side="right"), last)
+        else:  # exponential race: the k smallest E_j / p_j are a draw without replacement
+            with np.errstate(divide="ignore"):
+                keys = rng.standard_exponential(row.size) / row
+            out[i] = np.argsort(keys, kind="stable")[:num_samples]
+    return Tensor._wrap(out.reshape(p.shape[:-1] + (num_samples,)))
+
+
+@method
+def multinomial(input: Tensor, num_samples: int, replacement: bool = False, *, generator: Generator | None = None,
+                out: Tensor | None = None) -> Tensor:
+    """Category indices drawn from each row of the (unnormalised) probabilities in `input`."""
+    if input.ndim not in (1, 2):
+        raise RuntimeError(f"prob_dist must be 1 or 2 dim; got {describe(input)}")
+    if not input._dtype.is_floating_point:
+        raise RuntimeError(f"multinomial only supports floating-point dtypes for input, got: {input._dtype.name}")
+    if num_samples <= 0:
+        raise RuntimeError("cannot sample n_sample <= 0 samples")
+    if not replacement and num_samples > input._shape[-1]:
+        raise RuntimeError("cannot sample n_sample > prob_dist.size(-1) samples without replacement")
+    a = np.asarray(input._host_array(), dtype=np.float64)
+    if not np.isfinite(a).all() or (a < 0).any():
+        raise RuntimeError("probability tensor contains either `inf`, `nan` or element < 0")
+    if (a.reshape(-1, a.shape[-1]).sum(-1) <= 0).any():
+        raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
+    r = _multinomial(input, int(num_samples), bool(replacement), generator=generator)
+    return r if out is None else out.resize_(r._shape).copy_(r)
+
+
+def dropout_mask(shape, p: float, generator: Generator | None = None, *, dtype=None, device=None) -> Tensor:
+    """Dropout's multiplier: 0 with probability `p`, else 1 / (1 - p), so `x * mask` is dropout(x).
+
+    Example:
+        >>> sorted(set(dropout_mask((100,), 0.5).tolist())) == [0.0, 2.0]
+        True
+    """
+    if not isinstance(p, numbers.Real) or not 0 <= p <= 1:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    m = _new(tuple(shape), dtype, device, None)
+    _bernoulli(m, 1.0 - p, generator=generator)
+    if p < 1:
+        ew.mul(m, 1.0 / (1.0 - p), out=m)
+    return m
