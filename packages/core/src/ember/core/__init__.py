@@ -20,6 +20,9 @@ from ember.core.printing import set_printoptions
 from ember.core.ops.elementwise import *  # noqa: F403
 from ember.core.ops.arith import *  # noqa: F403
 from ember.core.ops.layout import *  # noqa: F403
+from ember.core.ops.indexing import *  # noqa: F403
+from ember.core.ops.join import *  # noqa: F403
+from ember.core.random import *  # noqa: F403
 from ember.core.ops.reduce import *  # noqa: F403
 from ember.core.ops.sorting import *  # noqa: F403
 from ember.core.ops.linalg import *  # noqa: F403
