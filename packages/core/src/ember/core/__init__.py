@@ -26,5 +26,7 @@ from ember.core.random import *  # noqa: F403
 from ember.core.ops.reduce import *  # noqa: F403
 from ember.core.ops.sorting import *  # noqa: F403
 from ember.core.ops.linalg import *  # noqa: F403
+from ember.core import cuda  # noqa: E402 - after the star imports, which export the method `cuda`
+from ember.core.cuda.interop import from_dlpack
 
 __version__ = "0.1.0"

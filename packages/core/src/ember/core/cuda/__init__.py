@@ -1,0 +1,252 @@
+"""`ember.core.cuda`: devices, streams, events, memory statistics and the CUDA kernels.
+
+Importing this module is cheap and touches no GPU: `numba.cuda` is imported, and the CUDA
+kernels are registered against the ops, on first use (the first CUDA tensor, stream or query).
+The memory functions report the caching allocator's statistics under PyTorch's names.
+
+Example:
+    >>> import ember.core.cuda as cuda
+    >>> callable(cuda.is_available)
+    True
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+from ember.core.cuda.allocator import OutOfMemoryError
+from ember.core.device import device
+
+__all__ = [
+    "is_available", "device_count", "current_device", "set_device", "synchronize", "Stream", "Event",
+    "current_stream", "default_stream", "stream", "set_stream", "memory_allocated", "max_memory_allocated",
+    "memory_reserved", "max_memory_reserved", "memory_stats", "reset_peak_memory_stats", "empty_cache",
+    "memory_summary", "memory_snapshot", "OutOfMemoryError", "sync_count", "manual_seed", "manual_seed_all",
+    "to_device", "to_host", "copy_device_to_host", "device_storage", "grow_storage", "record_stream",
+]
+
+_local = threading.local()
+_init_lock = threading.Lock()
+_initialized = False
+
+
+def _lazy_init() -> None:
+    """Register the CUDA kernels of every op (once, on the first CUDA tensor)."""
+    global _initialized
+    if _initialized:
+        return
+    with _init_lock:
+        if _initialized:
+            return
+        from ember.core.cuda import registry
+
+        registry.register_all()
+        _initialized = True
+
+
+def is_available() -> bool:
+    """Whether a CUDA device (or Numba's CUDA simulator) can be used."""
+    try:
+        from numba import cuda
+    except ImportError:
+        return False
+    return bool(cuda.is_available())
+
+
+def device_count() -> int:
+    """How many CUDA devices there are (1 in the simulator)."""
+    if not is_available():
+        return 0
+    from numba import cuda
+
+    return len(cuda.gpus)
+
+
+def current_device() -> int:
+    """The index of the device that `device("cuda")` means in this thread."""
+    return getattr(_local, "index", 0)
+
+
+def set_device(d) -> None:
+    """Make device `d` (an index, "cuda:N" or a device) current in this thread."""
+    idx = _device_index(d)
+    if idx >= max(device_count(), 1):
+        raise RuntimeError(f"set_device: invalid device ordinal {idx}; {device_count()} CUDA device(s) available")
+    _local.index = idx
+
+
+def _device_index(d) -> int:
+    if d is None:
+        return current_device()
+    if isinstance(d, int):
+        return d
+    d = device(d)
+    if d.type != "cuda":
+        raise ValueError(f"Expected a cuda device, but got: {d}")
+    return current_device() if d.index is None else d.index
+
+
+def synchronize(device=None) -> None:
+    """Block the host until all queued device work has finished (a counted synchronization)."""
+    from ember.core.cuda import streams
+
+    streams.synchronize(device)
+
+
+def current_stream(device=None):
+    """The stream kernels of this thread launch on."""
+    from ember.core.cuda import streams
+
+    _lazy_init()
+    return streams.current_stream(device)
+
+
+def default_stream(device=None):
+    """The device's legacy default stream."""
+    from ember.core.cuda import streams
+
+    _lazy_init()
+    return streams.default_stream(device)
+
+
+def stream(s):
+    """`with ember.core.cuda.stream(s):` makes `s` the current stream inside the block."""
+    from ember.core.cuda import streams
+
+    return streams.stream(s)
+
+
+def set_stream(s) -> None:
+    from ember.core.cuda import streams
+
+    streams.set_stream(s)
+
+
+def sync_count() -> int:
+    """How many times the host has waited for the device (tests assert it does not grow)."""
+    from ember.core.cuda import streams
+
+    return streams.sync_count()
+
+
+def __getattr__(name: str):
+    if name in ("Stream", "Event"):
+        from ember.core.cuda import streams
+
+        _lazy_init()
+        return getattr(streams, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+# --- memory ------------------------------------------------------------------------------
+def _allocator(device=None):
+    from ember.core.cuda.storage import allocator
+
+    return allocator(_device_index(device))
+
+
+def memory_allocated(device=None) -> int:
+    """Bytes held by live tensors on the device."""
+    return _allocator(device).memory_allocated()
+
+
+def max_memory_allocated(device=None) -> int:
+    return _allocator(device).max_memory_allocated()
+
+
+def memory_reserved(device=None) -> int:
+    """Bytes the caching allocator holds from the device (live and cached)."""
+    return _allocator(device).memory_reserved()
+
+
+def max_memory_reserved(device=None) -> int:
+    return _allocator(device).max_memory_reserved()
+
+
+def memory_stats(device=None) -> dict[str, Any]:
+    """PyTorch's `memory_stats()` keys (`allocated_bytes.all.current`, `num_alloc_retries`, ...)."""
+    return _allocator(device).memory_stats()
+
+
+def reset_peak_memory_stats(device=None) -> None:
+    _allocator(device).reset_peak_memory_stats()
+
+
+def empty_cache() -> None:
+    """Give every cached, unused segment back to the device."""
+    _allocator(None).empty_cache()
+
+
+def memory_summary(device=None, abbreviated: bool = False) -> str:
+    """A readable table of the allocator's statistics."""
+    return _allocator(device).memory_summary()
+
+
+def memory_snapshot(device=None) -> dict:
+    """Segments with their blocks, and the trace of allocations and frees (see `record_memory_history`)."""
+    return _allocator(device).snapshot()
+
+
+def record_memory_history(enabled: bool = True, max_entries: int = 100_000, device=None) -> None:
+    """Start or stop recording a timestamped trace of allocations and frees for `memory_snapshot`."""
+    _allocator(device).record_history(enabled, max_entries)
+
+
+# --- random ------------------------------------------------------------------------------
+def manual_seed(seed: int) -> None:
+    """Seed the generator (one generator drives every device, as `ember.core.random` does)."""
+    from ember.core import random
+
+    random.manual_seed(seed)
+
+
+manual_seed_all = manual_seed
+
+
+# --- what core's device-independent code calls -------------------------------------------
+def device_storage(nbytes: int, dev):
+    """A new storage of `nbytes` bytes on CUDA device `dev`, from its caching allocator."""
+    _lazy_init()
+    from ember.core.cuda.storage import device_storage as make
+
+    return make(nbytes, dev)
+
+
+def grow_storage(st, nbytes: int) -> None:
+    from ember.core.cuda.storage import grow_storage as grow
+
+    grow(st, nbytes)
+
+
+def to_device(t, dev, non_blocking: bool = False):
+    """A copy of tensor `t` on `dev` (queued on the current stream)."""
+    _lazy_init()
+    from ember.core.cuda import transfer
+
+    return transfer.to_device(t, dev, non_blocking)
+
+
+def to_host(t):
+    """The elements of CUDA tensor `t` as a numpy array (a counted synchronization)."""
+    from ember.core.cuda import transfer
+
+    return transfer.to_host(t)
+
+
+def copy_device_to_host(dst, src, non_blocking: bool = False):
+    from ember.core.cuda import transfer
+
+    return transfer.copy_device_to_host(dst, src, non_blocking)
+
+
+def record_stream(t, s) -> None:
+    """Keep `t`'s memory out of reuse until the work queued on stream `s` so far is done."""
+    from ember.core.cuda.storage import record_stream as record
+
+    record(t._storage, s)
+
+
+from ember.core.cuda import interop as _interop  # noqa: E402 - attaches methods; imports no numba
+
+_interop.attach_methods()

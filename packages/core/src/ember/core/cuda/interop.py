@@ -1,0 +1,133 @@
+"""Array protocols: `__cuda_array_interface__` and DLPack, `from_dlpack`, and the Tensor
+methods of this package (`pin_memory`, `is_pinned`, `record_stream`).
+
+Nothing here imports `numba.cuda` at import time; `ember.core.cuda` attaches the methods when
+it is imported.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ember.core import dtypes
+from ember.core.methods import attach
+from ember.core.tensor import Tensor, describe
+
+__all__ = ["from_dlpack", "attach_methods"]
+
+_DLPACK_CPU, _DLPACK_CUDA = 1, 2
+
+
+def _cuda_array_interface(self: Tensor) -> dict:
+    """The CUDA Array Interface (v3) of a CUDA tensor: no copy, strides in bytes."""
+    if self._storage.device.type != "cuda":
+        raise AttributeError(f"Can't get __cuda_array_interface__ on non-CUDA tensor type: {describe(self)}. "
+                             "If CUDA data is required use tensor.cuda() to copy tensor to device memory.")
+    from ember.core.cuda import streams
+
+    isz = self._dtype.itemsize
+    base = self._storage.data.__cuda_array_interface__["data"][0]
+    s = streams.current_stream()
+    return {
+        "shape": tuple(self._shape),
+        "strides": tuple(st * isz for st in self._strides),
+        "typestr": self._dtype.np.str,
+        "data": (base + self._offset * isz if self.numel() else 0, False),
+        "version": 3,
+        # the consumer orders its work after ours on this stream (1: the legacy default stream)
+        "stream": s.cuda_stream or 1,
+    }
+
+
+def _dlpack(self: Tensor, *, stream=None, max_version=None, dl_device=None, copy=None):
+    if self._storage.device.type != "cpu":
+        raise BufferError(f"__dlpack__: only CPU tensors export DLPack; got {describe(self)}; CUDA tensors "
+                          "share memory through __cuda_array_interface__ (from_dlpack consumes it)")
+    kwargs = {} if max_version is None else {"max_version": max_version}
+    return self._np().__dlpack__(**kwargs)
+
+
+def _dlpack_device(self: Tensor) -> tuple[int, int]:
+    if self._storage.device.type == "cuda":
+        return (_DLPACK_CUDA, self._storage.device.index or 0)
+    return (_DLPACK_CPU, 0)
+
+
+class _ByteView:
+    """A byte-typed CUDA Array Interface over the whole span of another array's memory."""
+
+    def __init__(self, owner, ptr: int, nbytes: int) -> None:
+        self.owner = owner
+        self.__cuda_array_interface__ = {"shape": (nbytes,), "strides": None, "typestr": "|u1",
+                                         "data": (ptr, False), "version": 3}
+
+
+def from_dlpack(ext) -> Tensor:
+    """A tensor sharing memory with `ext`: a DLPack producer (CPU) or any object with
+    `__cuda_array_interface__` (CuPy, PyTorch, Numba device arrays)."""
+    cai = getattr(ext, "__cuda_array_interface__", None)
+    if cai is None:
+        from ember.core.creation import from_numpy
+
+        return from_numpy(np.from_dlpack(ext))
+    return _from_cuda_array_interface(ext, cai)
+
+
+def _from_cuda_array_interface(ext, cai: dict) -> Tensor:
+    from numba import cuda
+
+    from ember.core.cuda import _lazy_init, current_device
+    from ember.core.cuda.storage import storage_from_array
+    from ember.core.device import device
+
+    _lazy_init()
+    dt = dtypes.as_dtype(np.dtype(cai["typestr"]))
+    shape = tuple(cai["shape"])
+    isz = dt.itemsize
+    strides = cai.get("strides")
+    strides = tuple(s // isz for s in strides) if strides else _contiguous(shape)
+    ptr = cai["data"][0]
+    n = 1
+    for s in shape:
+        n *= s
+    span = (sum((a - 1) * b for a, b in zip(shape, strides, strict=True)) + 1) * isz if n else 0
+    data = cuda.as_cuda_array(_ByteView(ext, ptr, span), sync=False) if span else cuda.device_array(0, np.uint8)
+    st = storage_from_array(data, span, device("cuda", current_device()), ext)
+    return Tensor._make(st, 0, shape, strides, dt)
+
+
+def _contiguous(shape) -> tuple[int, ...]:
+    from ember.core.tensor import contiguous_strides
+
+    return contiguous_strides(shape)
+
+
+def _pin_memory(self: Tensor, device=None) -> Tensor:
+    """A copy of this CPU tensor in page-locked memory, for truly asynchronous copies."""
+    from ember.core.cuda import transfer
+
+    return transfer.pin_memory(self)
+
+
+def _is_pinned(self: Tensor, device=None) -> bool:
+    if self._storage.device.type != "cpu":
+        return False
+    from ember.core.cuda import transfer
+
+    return transfer.is_pinned(self)
+
+
+def _record_stream(self: Tensor, stream) -> None:
+    """Tell the allocator this tensor is used on `stream` (see NOTE [ Stream safety in the allocator ])."""
+    from ember.core.cuda import record_stream
+
+    record_stream(self, stream)
+
+
+def attach_methods() -> None:
+    attach("__cuda_array_interface__", property(_cuda_array_interface))
+    attach("__dlpack__", _dlpack)
+    attach("__dlpack_device__", _dlpack_device)
+    attach("pin_memory", _pin_memory)
+    attach("is_pinned", _is_pinned)
+    attach("record_stream", _record_stream)

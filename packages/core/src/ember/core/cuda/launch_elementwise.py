@@ -1,0 +1,230 @@
+"""CUDA kernels of the elementwise ops, generated from the UNARY/BINARY tables of
+`ember.core.ops.elementwise`, plus where/clamp/lerp and the copies (copy_, fill_, clone, to_dtype).
+
+Every launch queues on the current stream and returns at once.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ember.core import dtypes
+from ember.core.cuda import launch_util as lu
+from ember.core.cuda.kernels import elementwise as K
+from ember.core.dispatch import get_op
+from ember.core.ops import elementwise as ew
+from ember.core.ops._util import shape_error
+from ember.core.tensor import Tensor, describe
+
+__all__ = ["launch", "register", "copy_into"]
+
+
+def _scalar(x):
+    """A Python scalar operand, or a CPU 0-dim tensor read as one (no device sync)."""
+    if isinstance(x, Tensor):
+        return x._np().item()
+    return x
+
+
+def _is_device_tensor(x) -> bool:
+    return isinstance(x, Tensor) and not (x._storage.device.type == "cpu" and x.ndim == 0)
+
+
+def _bstrides(t: Tensor, shape: tuple[int, ...]) -> tuple[int, ...]:
+    lead = len(shape) - t.ndim
+    return (0,) * lead + tuple(0 if n == 1 else s for n, s in zip(t._shape, t._strides, strict=True))
+
+
+def launch(fn, operands: tuple, out: Tensor, casts: tuple) -> Tensor:
+    """Run `out[i] = fn(*(cast(op[i]) ...))` over `out`'s shape; operands broadcast to it."""
+    shape = out._shape
+    n = out.numel()
+    if n == 0:
+        return out
+    tensors = [x for x in operands if _is_device_tensor(x)]
+    if any(x._storage.device.type != "cuda" for x in tensors):
+        bad = next(x for x in tensors if x._storage.device.type != "cuda")
+        raise RuntimeError(f"Expected all tensors to be on the same device, but found at least two devices; got "
+                           f"{describe(bad)} and {describe(out)}")
+    dense = all(lu.is_dense(t, shape) for t in (*tensors, out))
+    kinds = "".join("t" if _is_device_tensor(x) else "s" for x in operands)
+    if dense:
+        m = lu.meta(((1,),))
+    else:
+        m = lu.meta((shape, out._strides, *(_bstrides(t, shape) for t in tensors)))
+    args = [n, m, lu.typed(out), out._offset]
+    for x in operands:
+        if _is_device_tensor(x):
+            args += [lu.typed(x), x._offset]
+        else:
+            args.append(_scalar(x))
+    blocks, threads = lu.grid(n)
+    K.kernel(fn, kinds, casts, dense)[blocks, threads, lu.stream()](*args)
+    return out
+
+
+def _result_shape(name: str, *xs) -> tuple[int, ...]:
+    shapes = [x._shape for x in xs if _is_device_tensor(x)]
+    try:
+        return tuple(np.broadcast_shapes(*shapes)) if shapes else ()
+    except ValueError:
+        raise shape_error(name, *xs) from None
+
+
+def _device(*xs):
+    for x in xs:
+        if isinstance(x, Tensor) and x._storage.device.type == "cuda":
+            return x._storage.device
+    raise RuntimeError("no CUDA tensor among the operands")
+
+
+def _make_unary(name: str, rule: str):
+    f_float, f_int = K.UNARY[name]
+
+    def kernel(x, *, out=None):
+        if name == "neg" and x._dtype is dtypes.bool:
+            raise TypeError("Negation, the `-` operator, on a bool tensor is not supported. "
+                            "If you are trying to invert a mask, use the `~` or `logical_not()` operator instead.")
+        dt = ew._unary_dtype(rule, x)
+        # BOOL-rule ops compute in the input's type; the others in the result dtype
+        ct = lu.compute_type(x._dtype if rule == ew.BOOL else dt)
+        fn = f_float if ct.name.startswith("float") else f_int
+        res = lu.prepare_out(out, x._shape, dt, x._storage.device, name)
+        return launch(fn, (x,), res, (ct,))
+
+    return kernel
+
+
+def _make_binary(name: str, rule: str):
+    f_float, f_int = K.BINARY[name]
+
+    def kernel(a, b, *, out=None):
+        dt = ew.binary_dtype(rule, a, b)
+        if name in ew._INTEGER_ONLY and dt.is_floating_point:
+            raise TypeError(f"{name}: only integer and bool tensors are supported; got {dt.name}")
+        if name == "pow" and not dt.is_floating_point and not isinstance(b, Tensor) and b < 0:
+            raise RuntimeError("Integers to negative integer powers are not allowed.")
+        shape = _result_shape(name, a, b)
+        ct = lu.compute_type(dt)
+        fn = f_float if ct.name.startswith("float") else f_int
+        res_dt = dtypes.bool if rule == "bool" else dt
+        res = lu.prepare_out(out, shape, res_dt, _device(a, b), name)
+        return launch(fn, (a, b), res, (ct, ct))
+
+    return kernel
+
+
+def _where(condition, x, other, *, out=None):
+    if isinstance(condition, Tensor) and condition._dtype is not dtypes.bool:
+        raise TypeError(f"where: expected condition to be a bool tensor; got {condition._dtype.name}")
+    dt = dtypes.result_type(x, other)
+    shape = _result_shape("where", condition, x, other)
+    ct = lu.compute_type(dt)
+    res = lu.prepare_out(out, shape, dt, _device(condition, x, other), "where")
+    return launch(K.OTHER["where"], (condition, x, other), res, (None, ct, ct))
+
+
+def _clamp(input, min=None, max=None, *, out=None):  # noqa: A002 - PyTorch's names
+    if min is None and max is None:
+        raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+    bounds = tuple(v for v in (min, max) if v is not None)
+    dt = dtypes.result_type(input, *bounds)
+    shape = _result_shape("clamp", input, *bounds)
+    ct = lu.compute_type(dt)
+    res = lu.prepare_out(out, shape, dt, input._storage.device, "clamp")
+    fn = K.OTHER["clamp" if len(bounds) == 2 else ("clamp_min" if max is None else "clamp_max")]
+    return launch(fn, (input, *bounds), res, (ct,) * (1 + len(bounds)))
+
+
+def _lerp(x, end, weight, *, out=None):
+    dt = dtypes.result_type(x, end)
+    shape = _result_shape("lerp", x, end, weight)
+    ct = lu.compute_type(dt)
+    res = lu.prepare_out(out, shape, dt, x._storage.device, "lerp")
+    return launch(K.OTHER["lerp"], (x, end, weight), res, (ct, ct, ct))
+
+
+def copy_into(dst: Tensor, src) -> Tensor:
+    """dst[...] = src on the device: broadcast and cast (src a CUDA tensor or a scalar)."""
+    if isinstance(src, Tensor):
+        try:
+            ok = np.broadcast_shapes(src._shape, dst._shape) == dst._shape
+        except ValueError:
+            ok = False
+        if not ok:
+            raise RuntimeError(f"copy_: the source of shape {describe(src)} can't be broadcast to the destination "
+                               f"{describe(dst)}")
+    return launch(K.OTHER["identity"], (src,), dst, (None,))
+
+
+def _copy(self, src, non_blocking=False):
+    from ember.core.cuda import transfer
+
+    if isinstance(src, Tensor) and src._storage.device.type == "cpu" and src.ndim:
+        src = transfer.to_device(src, self._storage.device, non_blocking)
+    return copy_into(self, src)
+
+
+def _fill(self, value):
+    return launch(K.OTHER["identity"], (value,), self, (None,))
+
+
+def _clone(x, *, memory_format=None):
+    return copy_into(lu.empty(x._shape, x._dtype, x._storage.device), x)
+
+
+def _to_dtype(x, dtype):
+    return copy_into(lu.empty(x._shape, dtype, x._storage.device), x)
+
+
+def register() -> None:
+    """Register the CUDA kernels of every elementwise op against the CPU ops' declarations."""
+    for name, _fn, rule in ew.UNARY:
+        get_op(name).register("cuda")(_make_unary(name, rule))
+    for name, _fn, rule in ew.BINARY:
+        get_op(name).register("cuda")(_make_binary(name, rule))
+    for name, fn in (("where", _where), ("clamp", _clamp), ("lerp", _lerp), ("copy_", _copy), ("fill_", _fill),
+                     ("clone", _clone), ("to_dtype", _to_dtype)):
+        get_op(name).register("cuda")(fn)
+
+
+def ptx_cases():
+    """(label, Python kernel function, argument types) for `ptx_check`: every op of the family."""
+    from numba import types as T
+
+    meta = T.int64[:, ::1]
+    f16, f32, f64, i64, b1 = T.float16[::1], T.float32[::1], T.float64[::1], T.int64[::1], T.boolean[::1]
+    arrays = {"float16": (f16, T.float32), "float32": (f32, T.float32), "float64": (f64, T.float64),
+              "int64": (i64, T.int64)}
+    for name, _fn, rule in ew.UNARY:
+        for dname, (arr, ct) in arrays.items():
+            if rule == ew.FLOAT and dname == "int64":
+                continue
+            out = b1 if rule == ew.BOOL else arr
+            fn = K.UNARY[name][0 if ct is not T.int64 else 1]
+            for dense in (False, True):
+                yield (f"{name}[{dname}{', dense' if dense else ''}]", K.kernel_function(fn, "t", (ct,), dense),
+                       (T.int64, meta, out, T.int64, arr, T.int64))
+    for name, _fn, rule in ew.BINARY:
+        for dname, (arr, ct) in arrays.items():
+            if (rule == "float" and dname == "int64") or (name in ew._INTEGER_ONLY and dname != "int64"):
+                continue
+            out = b1 if rule == "bool" else arr
+            fn = K.BINARY[name][0 if ct is not T.int64 else 1]
+            yield (f"{name}[{dname}]", K.kernel_function(fn, "tt", (ct, ct), False),
+                   (T.int64, meta, out, T.int64, arr, T.int64, arr, T.int64))
+            yield (f"{name}[{dname}, scalar, dense]", K.kernel_function(fn, "ts", (ct, ct), True),
+                   (T.int64, meta, out, T.int64, arr, T.int64, T.float64 if ct is not T.int64 else T.int64))
+    yield ("where[float32]", K.kernel_function(K.OTHER["where"], "ttt", (None, T.float32, T.float32), False),
+           (T.int64, meta, f32, T.int64, b1, T.int64, f32, T.int64, f32, T.int64))
+    yield ("clamp[float32]", K.kernel_function(K.OTHER["clamp"], "tss", (T.float32,) * 3, False),
+           (T.int64, meta, f32, T.int64, f32, T.int64, T.float64, T.float64))
+    yield ("clamp_min[int64]", K.kernel_function(K.OTHER["clamp_min"], "tt", (T.int64,) * 2, True),
+           (T.int64, meta, i64, T.int64, i64, T.int64, i64, T.int64))
+    yield ("lerp[float32]", K.kernel_function(K.OTHER["lerp"], "tts", (T.float32,) * 3, False),
+           (T.int64, meta, f32, T.int64, f32, T.int64, f32, T.int64, T.float64))
+    for src, dst in ((f32, f16), (f64, i64), (f32, b1), (b1, f32), (i64, f16), (f16, f64)):
+        yield (f"copy[{src.dtype}->{dst.dtype}]", K.kernel_function(K.OTHER["identity"], "t", (None,), False),
+               (T.int64, meta, dst, T.int64, src, T.int64))
+    yield ("fill[float32]", K.kernel_function(K.OTHER["identity"], "s", (None,), True),
+           (T.int64, meta, f32, T.int64, T.float64))

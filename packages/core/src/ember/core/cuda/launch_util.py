@@ -1,0 +1,111 @@
+"""What every CUDA launcher needs: typed device views of tensors, launch shapes, cached
+shape/stride metadata on the device, output allocation and `out=` handling.
+
+Metadata (shapes and strides) travels to the device as small int64 arrays; they are cached by
+value, so a training loop that repeats its shapes uploads each one once.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections import OrderedDict
+
+import numpy as np
+from numba import cuda
+from numba import types as nbt
+
+from ember.core import dtypes
+from ember.core.cuda import streams
+from ember.core.tensor import Tensor, contiguous_strides, describe
+
+__all__ = ["stream", "typed", "meta", "grid", "empty", "prepare_out", "compute_type", "SIMULATOR",
+           "THREADS", "is_dense"]
+
+SIMULATOR = streams.SIMULATOR
+# The simulator runs one OS thread per CUDA thread: keep launches small there.
+THREADS = 32 if SIMULATOR else 256
+_MAX_BLOCKS = 4 if SIMULATOR else 8192
+
+_meta_cache: OrderedDict[tuple, object] = OrderedDict()
+_META_CACHE_SIZE = 4096
+
+
+def stream():
+    """The numba stream that kernels launch on now."""
+    return streams.current_stream()._s
+
+
+def typed(t: Tensor):
+    """The flat device array of `t`'s storage, typed as `t`'s dtype (index it with offsets)."""
+    return t._storage.data.view(t._dtype.np)
+
+
+def meta(rows: tuple[tuple[int, ...], ...]):
+    """`rows` (shape, then strides of each operand) as a cached int64 device array."""
+    arr = _meta_cache.get(rows)
+    if arr is None:
+        host = np.array(rows, dtype=np.int64).reshape(len(rows), -1)
+        if host.shape[1] == 0:
+            host = np.zeros((len(rows), 1), np.int64)
+            host[0, 0] = 1
+        arr = cuda.to_device(host, stream=stream())
+        _meta_cache[rows] = arr
+        if len(_meta_cache) > _META_CACHE_SIZE:
+            _meta_cache.popitem(last=False)
+    else:
+        _meta_cache.move_to_end(rows)
+    return arr
+
+
+def grid(n: int, threads: int = THREADS) -> tuple[int, int]:
+    """(blocks, threads) for a grid-stride loop over `n` items."""
+    blocks = max(1, min(_MAX_BLOCKS, -(-n // threads)))
+    return blocks, threads
+
+
+def empty(shape: tuple[int, ...], dtype: dtypes.dtype, dev) -> Tensor:
+    from ember.core.creation import new_empty
+
+    return new_empty(tuple(shape), dtype, dev)
+
+
+def is_dense(t: Tensor, shape: tuple[int, ...]) -> bool:
+    """Whether `t` has `shape` and row-major contiguous strides (flat index = element index)."""
+    return t._shape == shape and (t.numel() <= 1 or t._strides == contiguous_strides(shape))
+
+
+def prepare_out(out: Tensor | None, shape: tuple[int, ...], dt: dtypes.dtype, dev, op: str) -> Tensor:
+    """The tensor a kernel writes: `out` (checked, resized like PyTorch) or a new one."""
+    if out is None:
+        return empty(shape, dt, dev)
+    if out.device != dev:
+        raise RuntimeError(f"{op}: Expected all tensors to be on the same device; got {describe(out)} as out= "
+                           f"for a result on {dev}")
+    if not dtypes.can_cast(dt, out._dtype):
+        raise RuntimeError(f"{op}: result type {dt.name} can't be cast to the desired output type {out._dtype.name}")
+    if out._shape != tuple(shape):
+        if out.numel() != 0:
+            warnings.warn(f"{op}: an output with one or more elements was resized since it had shape "
+                          f"{tuple(out._shape)}, which does not match the required output shape {tuple(shape)}",
+                          UserWarning, stacklevel=5)
+        from ember.core.ops.shape import resize_
+
+        resize_(out, tuple(shape))
+    return out
+
+
+def compute_type(dt: dtypes.dtype):
+    """The numba type kernels compute in for a result of `dt` (half computes in float32, as PyTorch)."""
+    if dt is dtypes.float64:
+        return nbt.float64
+    if dt.is_floating_point:
+        return nbt.float32
+    return nbt.int64
+
+
+def same_device(op: str, *xs) -> None:
+    """Raise unless every tensor in `xs` is on one CUDA device (CPU 0-dim tensors excepted)."""
+    devs = {x.device for x in xs if isinstance(x, Tensor) and not (x.device.type == "cpu" and x.ndim == 0)}
+    if len(devs) > 1:
+        raise RuntimeError(f"{op}: Expected all tensors to be on the same device, but found at least two devices; "
+                           "got " + " and ".join(describe(x) for x in xs if isinstance(x, Tensor)))

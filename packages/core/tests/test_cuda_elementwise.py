@@ -1,0 +1,208 @@
+"""Elementwise ops on both devices: every UNARY/BINARY row, strided and broadcast operands,
+dtypes, scalars, where/clamp/lerp, copies and casts; CUDA must match the CPU to float tolerance.
+
+Run in Numba's CUDA simulator (`NUMBA_ENABLE_CUDASIM=1`) with tiny shapes."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import ember.core as E
+from ember.core.ops import elementwise as ew
+from ember.core.testing import assert_close, make_tensor
+
+pytestmark = [pytest.mark.cuda,
+              pytest.mark.skipif(not E.cuda.is_available(), reason="no CUDA device or simulator")]
+
+DEVICES = ["cpu", "cuda"]
+# input ranges where each op is defined (the simulator runs Python's math, which raises outside)
+DOMAIN = {"log": (0.1, 5), "log1p": (-0.9, 5), "log2": (0.1, 5), "log10": (0.1, 5), "sqrt": (0, 5),
+          "rsqrt": (0.1, 5), "asin": (-0.99, 0.99), "acos": (-0.99, 0.99), "acosh": (1, 5),
+          "atanh": (-0.9, 0.9), "erfinv": (-0.9, 0.9), "reciprocal": (0.5, 3)}
+
+
+def _on(t: E.Tensor, device: str) -> E.Tensor:
+    return t if device == "cpu" else t.to(device)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("name", [r[0] for r in ew.UNARY])
+@pytest.mark.parametrize("dtype", [E.float32, E.float64, E.int64])
+def test_unary_matches_cpu(name, dtype, device):
+    lo, hi = DOMAIN.get(name, (-3, 3))
+    if dtype is E.int64:
+        lo, hi = np.floor(lo), np.ceil(hi) + 1
+        if name in DOMAIN and lo <= 0 < hi and name not in ("log1p", "sqrt", "asin", "acos", "atanh", "erfinv"):
+            lo = 1
+        if name in ("asin", "acos", "atanh", "erfinv"):
+            lo, hi = 0, 1
+    x = make_tensor(2, 3, dtype=dtype, low=lo, high=hi, seed=1, noncontiguous=True)
+    expected = getattr(E, name)(x)
+    actual = getattr(E, name)(_on(x, device))
+    assert actual.device.type == device
+    assert_close(actual, _on(expected, device), rtol=1e-5, atol=1e-6, equal_nan=True)
+
+
+def _binary_inputs(name, dtype):
+    lo, hi = (0.5, 3) if name in ("pow", "xlogy") else (-5, 5)
+    a = make_tensor(3, 1, 4, dtype=dtype, low=lo, high=hi, seed=2)
+    b = make_tensor(2, 1, dtype=dtype, low=lo, high=hi, seed=3, noncontiguous=True)
+    if name in ("floor_divide", "trunc_divide", "remainder", "fmod", "div"):
+        b = b.abs() + 1
+    if name == "pow" and not dtype.is_floating_point:
+        b = b.clamp(0, 3)
+    return a, b
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("name", [r[0] for r in ew.BINARY])
+@pytest.mark.parametrize("dtype", [E.float32, E.int32])
+def test_binary_broadcast_matches_cpu(name, dtype, device):
+    if name in ew._INTEGER_ONLY and dtype.is_floating_point:
+        dtype = E.int64
+    a, b = _binary_inputs(name, dtype)
+    op = getattr(E, name)
+    expected = op(a, b)
+    actual = op(_on(a, device), _on(b, device))
+    assert actual.dtype is expected.dtype and actual.shape == (3, 2, 4)
+    assert_close(actual, _on(expected, device), rtol=1e-5, atol=1e-5, equal_nan=True)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("scalar", [2, 0.5, True])
+def test_binary_with_python_scalar_follows_promotion(device, scalar):
+    x = _on(make_tensor(4, dtype=E.int32, seed=4), device)
+    for r in (x + scalar, scalar * x, x - scalar):
+        cpu = r.cpu()
+        assert r.dtype is E.result_type(x, scalar)
+        assert_close(cpu, E.tensor(cpu.tolist(), dtype=r.dtype))
+    assert_close((x * scalar).cpu(), x.cpu() * scalar)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_cpu_zero_dim_tensor_goes_with_cuda_operand(device):
+    x = _on(E.tensor([1.0, 2.0]), device)
+    r = x * E.tensor(3.0)
+    assert r.device.type == device
+    assert r.tolist() == [3.0, 6.0]
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("dtype", [E.float16, E.float64, E.uint8, E.bool])
+def test_add_of_every_dtype(device, dtype):
+    a = make_tensor(5, dtype=dtype, low=0, high=4, seed=5)
+    b = make_tensor(5, dtype=dtype, low=0, high=4, seed=6)
+    assert_close(E.add(_on(a, device), _on(b, device)), _on(a + b, device))
+
+
+@settings(max_examples=25, deadline=None)
+@given(shape=st.lists(st.integers(1, 3), min_size=0, max_size=4), data=st.data())
+def test_strided_broadcast_mul_matches_numpy(shape, data):
+    shape = tuple(shape)
+    a = np.random.default_rng(len(shape)).standard_normal(shape).astype(np.float32)
+    bshape = tuple(data.draw(st.sampled_from([1, n])) for n in shape)[data.draw(st.integers(0, len(shape))):]
+    b = np.random.default_rng(7).standard_normal(bshape).astype(np.float32)
+    x = E.from_numpy(a).cuda()
+    perm = data.draw(st.permutations(range(len(shape))))
+    xt = x.permute(*perm) if shape else x
+    y = E.from_numpy(b).cuda()
+    expected = np.transpose(a, perm) if shape else a
+    try:
+        want = expected * b
+    except ValueError:
+        with pytest.raises(ValueError, match="broadcast"):
+            E.mul(xt, y)
+        return
+    assert_close(E.mul(xt, y).cpu(), E.from_numpy(np.array(want, dtype=np.float32)))
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_out_and_inplace_write_into_the_given_tensor(device):
+    x = _on(E.tensor([[1.0, -2.0], [3.0, -4.0]]), device)
+    out = _on(E.empty(2, 2), device)
+    r = E.add(x, 1, out=out)
+    assert r is out and out.tolist() == [[2.0, -1.0], [4.0, -3.0]]
+    v = x._storage.version
+    x.mul_(2)
+    x.abs_()
+    assert x.tolist() == [[2.0, 4.0], [6.0, 8.0]] and x._storage.version == v + 2
+    col = x[:, 1]
+    col.add_(E.tensor([10.0, 20.0], device=device))
+    assert x.tolist() == [[2.0, 14.0], [6.0, 28.0]]
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_out_of_wrong_shape_is_resized_with_a_warning(device):
+    out = _on(E.zeros(5), device)
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        E.exp(_on(E.zeros(2, 2), device), out=out)
+    assert out.shape == (2, 2) and out.tolist() == [[1.0, 1.0], [1.0, 1.0]]
+    assert any("resized" in str(m.message) for m in w)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_errors_match_the_cpu(device):
+    with pytest.raises(ValueError, match="broadcast"):
+        E.add(_on(E.zeros(2, 3), device), _on(E.zeros(4), device))
+    with pytest.raises(TypeError, match="Negation"):
+        -_on(E.tensor([True]), device)
+    with pytest.raises(TypeError, match="integer"):
+        E.bitwise_and(_on(E.zeros(2), device), _on(E.zeros(2), device))
+    with pytest.raises(RuntimeError, match="can't be cast"):
+        E.add(_on(E.zeros(2), device), 1.5, out=_on(E.zeros(2, dtype=E.int64), device))
+
+
+def test_mixing_cpu_and_cuda_tensors_raises():
+    with pytest.raises(RuntimeError, match="same device"):
+        E.add(E.zeros(2, device="cuda"), E.zeros(2))
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_where_clamp_lerp(device):
+    x = _on(E.tensor([[-2.0, 0.5], [3.0, float("nan")]]), device)
+    c = x > 0
+    assert_close(E.where(c, x, _on(E.zeros(1), device)).cpu(), E.tensor([[0.0, 0.5], [3.0, 0.0]]))
+    assert_close(E.clamp(x, -1, 1).cpu(), E.tensor([[-1.0, 0.5], [1.0, float("nan")]]), equal_nan=True)
+    assert_close(x.clamp(min=0).cpu(), E.tensor([[0.0, 0.5], [3.0, float("nan")]]), equal_nan=True)
+    assert_close(x.clamp(max=0).cpu(), E.tensor([[-2.0, 0.0], [0.0, float("nan")]]), equal_nan=True)
+    y = _on(E.ones(2, 2), device)
+    assert_close(E.lerp(y, _on(E.full((2, 2), 3.0), device), 0.25).cpu(), E.full((2, 2), 1.5))
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("dst", [E.float16, E.int32, E.bool, E.float64])
+def test_copy_casts_and_broadcasts(device, dst):
+    src = _on(E.tensor([[0.0, 1.5, -2.25]]), device)
+    out = _on(E.zeros(2, 3, dtype=dst), device)
+    out.copy_(src)
+    want = np.broadcast_to(np.array([[0.0, 1.5, -2.25]], np.float32).astype(dst.np), (2, 3))
+    assert out.cpu().numpy().tolist() == want.tolist()
+    assert_close(src.to(dst).cpu(), E.from_numpy(want[:1].copy()))
+
+
+def test_copy_between_devices_and_views():
+    host = E.arange(12.0).view(3, 4)
+    dev = E.zeros(4, 3, device="cuda")
+    dev.copy_(host.t())
+    assert dev.tolist() == host.t().tolist()
+    back = E.zeros(3, 4)
+    back.copy_(dev.t())
+    assert back.tolist() == host.tolist()
+    dev[1] = 7.0
+    dev[:, 0] = E.tensor([1.0, 2.0, 3.0, 4.0])
+    assert dev.cpu()[:, 0].tolist() == [1.0, 2.0, 3.0, 4.0] and dev.cpu()[1, 1:].tolist() == [7.0, 7.0]
+
+
+def test_fill_clone_contiguous_and_repr():
+    x = E.empty(2, 3, device="cuda").fill_(2.5)
+    assert x.tolist() == [[2.5] * 3] * 2
+    t = x.t().contiguous()
+    assert t.is_contiguous() and t.shape == (3, 2) and t.device == x.device
+    assert "device='cuda:0'" in repr(x)
+    assert E.zeros(0, 3, device="cuda").cpu().shape == (0, 3)
