@@ -1,0 +1,40 @@
+"""ember-autograd: define-by-run reverse-mode autodiff, and the namespace that replaces `torch`.
+
+`import ember.autograd as torch` gives every public name of `ember.core` (tensors, creation
+functions, ops, dtypes, devices), with gradient tracking attached to the one `Tensor` type, plus
+`torch.autograd`'s API: `Function`, `grad`, `backward`, grad modes, `gradcheck`, anomaly
+detection, and `save`/`load`.
+"""
+
+import ember.core as _core
+from ember.core import Tensor
+from ember.core import dispatch as _dispatch
+from ember.autograd.grad_mode import (
+    enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled, no_grad, set_grad_enabled,
+)
+from ember.autograd.anomaly import detect_anomaly, is_anomaly_enabled, set_detect_anomaly
+from ember.autograd.engine import backward, grad
+from ember.autograd.graph import Node
+from ember.autograd import tensor_api as _tensor_api
+from ember.autograd.record import dispatch_hook as _dispatch_hook
+from ember.autograd import cuda
+
+_tensor_api.install()
+if _dispatch_hook not in _dispatch._hooks:
+    _dispatch.register_dispatch_hook(_dispatch_hook)
+
+__version__ = "0.1.0"
+
+# the torch-like namespace: every public name of ember.core that this package does not define
+globals().update({_k: _v for _k, _v in vars(_core).items()
+                  if not _k.startswith("_") and _k not in globals() and not isinstance(_v, type(_core))})
+
+
+def __getattr__(name: str):
+    """Names that ember.core gains after this package was imported (lazily added ops)."""
+    if not name.startswith("__"):
+        try:
+            return getattr(_core, name)
+        except AttributeError:
+            pass
+    raise AttributeError(f"module 'ember.autograd' has no attribute '{name}'")

@@ -1,0 +1,172 @@
+"""One derivative entry per primitive op, as data, and the node class each entry makes.
+
+NOTE [ Derivative entries ]
+An entry is `derivative("mul(input, other)", input=lambda grad, other: grad * other, ...)`: the
+primitive's signature (positional names, defaults, `*` before keyword-only attributes) in
+PyTorch's vocabulary, then one rule per differentiable input. A rule's parameter names say
+what it needs, and the node saves exactly that when it is recorded, for the inputs that require
+grad only:
+
+- `grad` (the gradient w.r.t. output 0), `grads` (all of them, None where none flowed),
+- `result` / `result0`, `result1` ... (the forward outputs, saved without a reference cycle),
+- any signature name (an input tensor is saved with its version; attributes as they are),
+- `<name>_shape`, `<name>_dtype`, `<name>_device`, `<name>_geometry` (shape, strides, offset and
+  storage size in elements): metadata only, the tensor is not kept alive,
+- `grad_input_mask` (which of a joint rule's inputs need a gradient).
+
+A key naming several inputs (`"input, weight"`) is a joint rule returning one gradient per
+name (None where not needed). A rule of `None` declares the input not differentiable. A rule
+may return a gradient with the broadcast shape or a wider dtype: the engine sums it back to
+the input's shape and casts it to the input's dtype (`reduce_grad`).
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Callable
+
+from ember.autograd.graph import FREED, Node, SavedTensor
+
+__all__ = ["Derivative", "derivative", "RuleNode", "REQUIRED"]
+
+REQUIRED = object()
+_SUFFIXES = ("_shape", "_dtype", "_device", "_geometry")
+
+
+def _parse(sig: str) -> tuple[str, list[tuple[str, object]], int]:
+    """`"sum(input, dim=None, *, dtype=None)"` -> ("sum", [(name, default)...], n_positional)."""
+    fn = ast.parse(f"def {sig}: pass").body[0]
+    a = fn.args
+    pos = [x.arg for x in a.args]
+    defaults = [REQUIRED] * (len(pos) - len(a.defaults)) + [ast.literal_eval(d) for d in a.defaults]
+    params = list(zip(pos, defaults))
+    params += [(x.arg, REQUIRED if d is None else ast.literal_eval(d)) for x, d in zip(a.kwonlyargs, a.kw_defaults)]
+    return fn.name, params, len(pos)
+
+
+def _camel(name: str) -> str:
+    return "".join(p[:1].upper() + p[1:] for p in name.strip("_").split("_"))
+
+
+class Derivative:
+    """The parsed entry of one op: its signature and its rules (see NOTE [ Derivative entries ])."""
+
+    def __init__(self, sig: str, rules: dict, name: str | None) -> None:
+        self.op_name, params, self.n_positional = _parse(sig)
+        self.params = [p for p, _ in params]
+        self.defaults = dict(params)
+        self.position = {p: i for i, p in enumerate(self.params[:self.n_positional])}
+        self.groups: list[tuple[tuple[str, ...], Callable, tuple[str, ...]]] = []
+        self.nondiff: set[str] = set()
+        for key, fn in rules.items():
+            keys = tuple(k.strip() for k in key.split(","))
+            for k in keys:
+                if k not in self.defaults:
+                    raise ValueError(f"derivative of {self.op_name}: '{k}' is not in the signature {sig}")
+            if fn is None:
+                self.nondiff.update(keys)
+                continue
+            code = fn.__code__
+            names = code.co_varnames[:code.co_argcount]
+            for n in names:
+                if not self._known(n):
+                    raise ValueError(f"derivative of {self.op_name}: rule for '{key}' takes unknown name '{n}'")
+            self.groups.append((keys, fn, names))
+        order = {p: i for i, p in enumerate(self.params)}
+        self.diff_params = sorted((k for keys, _, _ in self.groups for k in keys), key=order.__getitem__)
+        self.group_of = {k: g for g in self.groups for k in g[0]}
+        self.node_cls = type(name or f"{_camel(self.op_name)}Backward0", (RuleNode,), {"__slots__": (), "entry": self})
+
+    def _known(self, n: str) -> bool:
+        if n in ("grad", "grads", "grad_input_mask") or n in self.defaults:
+            return True
+        if n == "result" or (n.startswith("result") and n[6:].isdigit()):
+            return True
+        return any(n.endswith(s) and n[: -len(s)] in self.defaults for s in _SUFFIXES)
+
+    def value(self, name: str, args: tuple, kwargs: dict):
+        """The argument `name` of a call `op(*args, **kwargs)` (its default when not passed)."""
+        i = self.position.get(name)
+        if i is not None and i < len(args):
+            return args[i]
+        if kwargs and name in kwargs:
+            return kwargs[name]
+        d = self.defaults[name]
+        if d is REQUIRED:
+            raise TypeError(f"{self.op_name}: missing argument '{name}'")
+        return d
+
+
+def derivative(sig: str, rules: dict | None = None, /, *, name: str | None = None, **kw_rules) -> Derivative:
+    """Declare the derivative entry of one primitive op (see NOTE [ Derivative entries ])."""
+    return Derivative(sig, {**(rules or {}), **kw_rules}, name)
+
+
+class RuleNode(Node):
+    """A node made from a derivative entry: evaluates the entry's rules on backward."""
+
+    __slots__ = ("_saved", "_slots", "_in_meta")
+    entry: Derivative
+
+    def __init__(self) -> None:
+        Node.__init__(self)
+        self._saved: dict | None = {}
+        self._slots: tuple = ()    # per next_functions entry: (param, index in a list param or -1)
+        self._in_meta: tuple = ()  # per next_functions entry: (shape, dtype) of that input
+
+    def release(self) -> None:
+        saved = self._saved
+        if saved:
+            for v in saved.values():
+                if isinstance(v, SavedTensor):
+                    v.release()
+                elif isinstance(v, list):
+                    for s in v:
+                        if isinstance(s, SavedTensor):
+                            s.release()
+        self._saved = None
+
+    def _resolve(self, n: str, grads: list, mask: tuple):
+        if n == "grad":
+            return grads[0]
+        if n == "grads":
+            return grads
+        if n == "grad_input_mask":
+            return mask
+        saved = self._saved
+        if saved is None:
+            raise RuntimeError(FREED)
+        v = saved[n]
+        if isinstance(v, SavedTensor):
+            return v.unpack(self)
+        if isinstance(v, list) and v and isinstance(v[0], SavedTensor | type(None)):
+            return [s.unpack(self) if s is not None else None for s in v]
+        return v
+
+    def apply(self, grads: list) -> list:
+        from ember.autograd.engine import reduce_grad
+
+        slots = self._slots
+        nf = self.next_functions
+        out: list = [None] * len(nf)
+        need = {}
+        for i, (p, _) in enumerate(slots):
+            if nf[i][0] is not None:
+                need[p] = True
+        for keys, fn, names in self.entry.groups:
+            mask = tuple(k in need for k in keys)
+            if not any(mask):
+                continue
+            r = fn(*[self._resolve(n, grads, mask) for n in names])
+            if len(keys) == 1:
+                r = (r,)
+            for k, g in zip(keys, r):
+                if g is None or k not in need:
+                    continue
+                for i, (p, j) in enumerate(slots):
+                    if p == k and nf[i][0] is not None:
+                        out[i] = g[j] if j >= 0 else g
+        for i, g in enumerate(out):
+            if g is not None:
+                out[i] = reduce_grad(self, i, g, self._in_meta[i])
+        return out

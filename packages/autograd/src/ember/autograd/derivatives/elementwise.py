@@ -1,0 +1,140 @@
+"""Derivatives of the elementwise primitives (unary math, binary arithmetic, where, clamp, lerp)."""
+
+# ruff: noqa: A002, A006 - rules take PyTorch's argument names (input, min, max)
+
+from __future__ import annotations
+
+import math
+
+from ember.core.ops import elementwise as ew
+from ember.core.tensor import Tensor
+
+from ember.autograd.derivatives._entry import derivative as d
+from ember.autograd.derivatives._helpers import where0
+
+_LN2, _LN10 = math.log(2.0), math.log(10.0)
+_TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
+
+
+def _unary(name: str, rule, node_name: str | None = None):
+    return d(f"{name}(input)", name=node_name, input=rule)
+
+
+def _pow_input(grad, input, exponent):
+    if isinstance(exponent, Tensor):
+        return where0(exponent != 0, grad * exponent * input ** (exponent - 1))
+    if exponent == 0:
+        return grad * 0.0
+    return grad * exponent * input ** (exponent - 1)
+
+
+def _pow_exponent(grad, input, exponent, result):
+    if isinstance(input, Tensor):
+        return where0(ew.logical_not(ew.logical_and(input == 0, exponent >= 0)), grad * result * ew.log(input))
+    if input == 0:
+        return where0(exponent < 0, grad * result * -math.inf)
+    return grad * result * (math.log(input) if input > 0 else math.nan)
+
+
+def _max_input(grad, input, other):
+    return ew.where(input == other, grad * 0.5, where0(input > other, grad))
+
+
+def _max_other(grad, input, other):
+    return ew.where(input == other, grad * 0.5, where0(input < other, grad))
+
+
+def _fmax_mask(input, other):
+    return ew.logical_or(input >= other, ew.isnan(other))
+
+
+def _fmin_mask(input, other):
+    return ew.logical_or(input <= other, ew.isnan(other))
+
+
+def _clamp_input(grad, input, min, max):
+    mask = None if min is None else input >= min
+    if max is not None:
+        upper = input <= max
+        mask = upper if mask is None else ew.logical_and(mask, upper)
+    return where0(mask, grad)
+
+
+def _clamp_min(grad, input, min, max):
+    mask = input < min
+    if max is not None:
+        mask = ew.logical_and(mask, min < max)
+    return where0(mask, grad)
+
+
+def _clamp_max(grad, input, min, max):
+    mask = input > max
+    if min is not None:
+        mask = ew.logical_and(mask, min < max)
+    return where0(mask, grad)
+
+
+ENTRIES = [
+    _unary("neg", lambda grad: -grad),
+    _unary("abs", lambda grad, input: grad * ew.sign(input)),
+    _unary("square", lambda grad, input: grad * 2.0 * input),
+    _unary("frac", lambda grad: grad),
+    _unary("relu", lambda grad, result: where0(result > 0, grad)),
+    _unary("exp", lambda grad, result: grad * result),
+    _unary("exp2", lambda grad, result: grad * result * _LN2),
+    _unary("expm1", lambda grad, result: grad * (result + 1.0)),
+    _unary("log", lambda grad, input: grad / input),
+    _unary("log1p", lambda grad, input: grad / (input + 1.0), "Log1PBackward0"),
+    _unary("log2", lambda grad, input: grad / (input * _LN2)),
+    _unary("log10", lambda grad, input: grad / (input * _LN10)),
+    _unary("sqrt", lambda grad, result: grad / (2.0 * result)),
+    _unary("rsqrt", lambda grad, result: -0.5 * grad * result * result * result),
+    _unary("reciprocal", lambda grad, result: -grad * result * result),
+    _unary("sin", lambda grad, input: grad * ew.cos(input)),
+    _unary("cos", lambda grad, input: -grad * ew.sin(input)),
+    _unary("tan", lambda grad, result: grad * (1.0 + result * result)),
+    _unary("asin", lambda grad, input: grad * ew.rsqrt(1.0 - input * input)),
+    _unary("acos", lambda grad, input: -grad * ew.rsqrt(1.0 - input * input)),
+    _unary("atan", lambda grad, input: grad / (1.0 + input * input)),
+    _unary("sinh", lambda grad, input: grad * ew.cosh(input)),
+    _unary("cosh", lambda grad, input: grad * ew.sinh(input)),
+    _unary("tanh", lambda grad, result: grad * (1.0 - result * result)),
+    _unary("asinh", lambda grad, input: grad * ew.rsqrt(input * input + 1.0)),
+    _unary("acosh", lambda grad, input: grad * ew.rsqrt(input * input - 1.0)),
+    _unary("atanh", lambda grad, input: grad / (1.0 - input * input)),
+    _unary("sigmoid", lambda grad, result: grad * result * (1.0 - result)),
+    _unary("silu", lambda grad, input: grad * ew.sigmoid(input) * (1.0 + input * (1.0 - ew.sigmoid(input)))),
+    _unary("erf", lambda grad, input: grad * _TWO_OVER_SQRT_PI * ew.exp(-input * input)),
+    _unary("erfinv", lambda grad, result: grad * (0.5 * math.sqrt(math.pi)) * ew.exp(result * result)),
+
+    d("add(input, other)", input=lambda grad: grad, other=lambda grad: grad),
+    d("sub(input, other)", input=lambda grad: grad, other=lambda grad: -grad),
+    d("mul(input, other)", input=lambda grad, other: grad * other, other=lambda grad, input: grad * input),
+    d("div(input, other)", input=lambda grad, other: grad / other,
+      other=lambda grad, input, other: -grad * input / (other * other)),
+    d("remainder(input, other)", input=lambda grad: grad,
+      other=lambda grad, input, other: -grad * ew.floor_divide(input, other)),
+    d("fmod(input, other)", input=lambda grad: grad,
+      other=lambda grad, input, other: -grad * ew.trunc_divide(input, other)),
+    d("pow(input, exponent)", input=_pow_input, exponent=_pow_exponent),
+    d("maximum(input, other)", input=_max_input, other=lambda grad, input, other: _max_input(grad, other, input)),
+    d("minimum(input, other)", input=_max_other, other=lambda grad, input, other: _max_other(grad, other, input)),
+    d("fmax(input, other)", input=lambda grad, input, other: where0(_fmax_mask(input, other), grad),
+      other=lambda grad, input, other: where0(ew.logical_not(_fmax_mask(input, other)), grad)),
+    d("fmin(input, other)", input=lambda grad, input, other: where0(_fmin_mask(input, other), grad),
+      other=lambda grad, input, other: where0(ew.logical_not(_fmin_mask(input, other)), grad)),
+    d("atan2(input, other)", input=lambda grad, input, other: grad * other / (input * input + other * other),
+      other=lambda grad, input, other: -grad * input / (input * input + other * other)),
+    d("hypot(input, other)", input=lambda grad, input, result: grad * input / result,
+      other=lambda grad, other, result: grad * other / result),
+    d("copysign(input, other)", other=None,
+      input=lambda grad, input, result: grad * ew.where(input == 0, 0.0, result / input)),
+    d("xlogy(input, other)", input=lambda grad, input, other: grad * ew.xlogy(input != 0, other),
+      other=lambda grad, input, other: grad * input / other),
+    d("where(condition, input, other)", condition=None, input=lambda grad, condition: where0(condition, grad),
+      other=lambda grad, condition: ew.where(condition, 0.0, grad)),
+    d("clamp(input, min=None, max=None)", name="ClampBackward1", input=_clamp_input, min=_clamp_min,
+      max=_clamp_max),
+    d("lerp(input, end, weight)", input=lambda grad, weight: grad * (1.0 - weight),
+      end=lambda grad, weight: grad * weight, weight=lambda grad, input, end: grad * (end - input)),
+]

@@ -1,0 +1,85 @@
+"""Derivatives of views (metadata-only ops), copies and fills."""
+
+from __future__ import annotations
+
+from ember.core.ops import shape as S
+from ember.core.tensor import Tensor
+
+from ember.autograd.derivatives._entry import derivative as d
+from ember.autograd.derivatives._helpers import scatter_view, sum_to, zeros_with
+
+
+def _permute_back(grad, dims):
+    n = len(dims)
+    inv = [0] * n
+    for i, p in enumerate(dims):
+        inv[p % n if n else 0] = i
+    return S.permute(grad, tuple(inv))
+
+
+def _non_overlapping(size, stride) -> bool:
+    """Whether no two elements of a strided geometry share memory (stride-0 dims already summed)."""
+    span = 1
+    for n, s in sorted((p for p in zip(size, stride) if p[0] > 1), key=lambda p: p[1]):
+        if s < span:
+            return False
+        span = s * (n - 1) + span
+    return True
+
+
+def _as_strided_backward(grad, input_geometry, size, stride, storage_offset):
+    """Scatter `grad` into a zeroed copy of the storage, then read the input's elements back."""
+    ishape, istrides, ioff, n_storage = input_geometry
+    off = ioff if storage_offset is None else storage_offset
+    size, stride = list(size), list(stride)
+    zero_dims = tuple(i for i, (n, s) in enumerate(zip(size, stride)) if s == 0 and n > 1)
+    if zero_dims:
+        grad = grad.sum(zero_dims, keepdim=True)
+        for i in zero_dims:
+            size[i] = 1
+    if not _non_overlapping(size, stride):
+        raise NotImplementedError("as_strided backward: overlapping output geometries other than broadcast "
+                                  f"(stride 0) dims are not supported; got size {size}, stride {stride}")
+    buf = zeros_with((n_storage,), grad)
+    S.as_strided(buf, tuple(size), tuple(stride), off).copy_(grad)
+    return S.as_strided(buf, ishape, istrides, ioff)
+
+
+def _unfold_backward(grad, input_shape, dimension, size, step):
+    g = zeros_with(input_shape, grad)
+    if not input_shape:
+        return g + grad.reshape(())
+    d_ = dimension % len(input_shape)
+    for i in range(grad.shape[d_]):
+        window = S.narrow(g, d_, i * step, size)
+        window.copy_(window + S.select(grad, d_, i).movedim(-1, d_))
+    return g
+
+
+def _to_device(grad: Tensor, device) -> Tensor:
+    return grad if grad.device == device else grad.to(device)
+
+
+ENTRIES = [
+    d("view(input, shape)", input=lambda grad, input_shape: grad.reshape(input_shape)),
+    d("as_strided(input, size, stride, storage_offset=None)", input=_as_strided_backward),
+    d("permute(input, dims)", input=lambda grad, dims: _permute_back(grad, dims)),
+    d("transpose(input, dim0, dim1)", input=lambda grad, dim0, dim1: S.transpose(grad, dim0, dim1)),
+    d("expand(input, size)", input=lambda grad, input_shape: sum_to(grad, input_shape)),
+    d("squeeze(input, dim=None)", input=lambda grad, input_shape: grad.reshape(input_shape)),
+    d("unsqueeze(input, dim)", input=lambda grad, input_shape: grad.reshape(input_shape)),
+    d("select(input, dim, index)", input=lambda grad, input_shape, dim, index: scatter_view(
+        grad, input_shape, lambda z: S.select(z, dim, index))),
+    d("slice(input, dim, start, stop, step=1)", input=lambda grad, input_shape, dim, start, stop, step: scatter_view(
+        grad, input_shape, lambda z: S.slice(z, dim, start, stop, step))),
+    d("narrow(input, dim, start, length)", input=lambda grad, input_shape, dim, start, length: scatter_view(
+        grad, input_shape, lambda z: S.narrow(z, dim, start, length))),
+    d("unfold(input, dimension, size, step)", input=_unfold_backward),
+    d("diagonal(input, offset=0, dim1=0, dim2=1)", input=lambda grad, input_shape, offset, dim1, dim2: scatter_view(
+        grad, input_shape, lambda z: S.diagonal(z, offset, dim1, dim2))),
+    d("copy_(self, src, non_blocking=False)", name="CopyBackwards", self=None,
+      src=lambda grad, src_device: _to_device(grad, src_device)),
+    d("clone(input, *, memory_format=None)", input=lambda grad: grad),
+    d("to_dtype(input, dtype)", name="ToCopyBackward0", input=lambda grad: grad),
+    d("fill_(self, value)", self=None, value=None),
+]

@@ -1,0 +1,394 @@
+"""The backward engine: runs each node once, in dependency order, without recursion.
+
+`backward` accumulates into leaves' `.grad`; `grad` returns the gradients w.r.t. given inputs
+instead. Both walk the graph from the outputs once to count, for every reachable node, how many
+edges lead into it; a node runs when all of them have delivered their gradients (summed in its
+input buffer). Among ready nodes the most recently created runs first, like PyTorch's engine.
+"""
+
+from __future__ import annotations
+
+import heapq
+from ember.core.tensor import Size, Tensor, describe
+
+from ember.autograd import anomaly
+from ember.autograd.graph import AccumulateGrad, Node, edge_of
+from ember.autograd.grad_mode import _state
+
+__all__ = ["backward", "grad", "reduce_grad", "accumulate_into"]
+
+
+def _sum_to(g: Tensor, shape: tuple) -> Tensor | None:
+    """`g` summed over the dims it was broadcast along to reach its shape from `shape`, or None."""
+    lead = g.ndim - len(shape)
+    if lead < 0:
+        return None
+    dims = list(range(lead))
+    for i, n in enumerate(shape):
+        gn = g._shape[lead + i]
+        if n == gn:
+            continue
+        if n != 1:
+            return None
+        dims.append(lead + i)
+    if dims:
+        g = g.sum(tuple(dims), keepdim=True)
+    return g.view(shape) if g._shape != tuple(shape) else g
+
+
+def reduce_grad(node: Node, i: int, g, in_meta: tuple) -> Tensor:
+    """The gradient `g` for input `i` of `node`, summed to the input's shape and cast to its dtype."""
+    shape, dtype = in_meta
+    if not isinstance(g, Tensor):
+        raise TypeError(f"Function {node.name()} returned an invalid gradient at index {i} - expected a Tensor "
+                        f"or None, but got {type(g).__name__}")
+    if g._shape != shape:
+        r = _sum_to(g, shape)
+        if r is None:
+            raise RuntimeError(f"Function {node.name()} returned an invalid gradient at index {i} - got "
+                               f"{list(g._shape)} but expected shape compatible with {list(shape)}")
+        g = r
+    if g._dtype is not dtype and dtype.is_floating_point:
+        g = g.to(dtype)
+    return g
+
+
+def accumulate_into(t: Tensor, g: Tensor | None) -> None:
+    """AccumulateGrad: run the leaf's hooks, then add `g` into `t.grad` (creating it if None)."""
+    if g is None:
+        return
+    m = t._ag
+    if m is not None and m.hooks:
+        for h in tuple(m.hooks.values()):
+            r = h(g)
+            if r is not None:
+                g = r
+    old = t._grad
+    if old is None:
+        t._grad = g if _state.enabled else _fresh(g)
+    elif _state.enabled:
+        t._grad = old + g
+    else:
+        old.add_(g)
+    if m is not None and m.post_hooks:
+        for h in tuple(m.post_hooks.values()):
+            h(t)
+
+
+def _fresh(g: Tensor) -> Tensor:
+    """A gradient `.grad` may own and later update in place: a detached copy, because the engine
+    hands one gradient object to several inputs (`x + y`) and may pass the user's own tensor."""
+    return g.detach().clone()
+
+
+def _run_tensor_hooks(node: Node, grads: list) -> None:
+    th = node._tensor_hooks
+    if th:
+        for nr, hooks in th.items():
+            if grads[nr] is None:
+                continue
+            for h in tuple(hooks.values()):
+                r = h(grads[nr])
+                if r is not None:
+                    grads[nr] = r
+    ret = node._retained
+    if ret:
+        for nr, ref in ret.items():
+            t = ref()
+            if t is not None and grads[nr] is not None:
+                g = grads[nr]
+                t._grad = _fresh(g) if t._grad is None else t._grad + g.detach()
+
+
+def _collect(roots: list[Node]) -> tuple[dict, list]:
+    """Dependency counts of every node reachable from `roots`, and the nodes in post-order."""
+    deps: dict[Node, int] = {}
+    order: list[Node] = []
+    seen = set()
+    stack = []
+    for r in roots:
+        if r not in seen:
+            seen.add(r)
+            stack.append((r, iter(r.next_functions)))
+    while stack:
+        node, it = stack[-1]
+        for child, _ in it:
+            if child is None:
+                continue
+            deps[child] = deps.get(child, 0) + 1
+            if child not in seen:
+                seen.add(child)
+                stack.append((child, iter(child.next_functions)))
+                break
+        else:
+            stack.pop()
+            order.append(node)
+    return deps, order
+
+
+def execute(root_edges: list, root_grads: list, *, retain_graph: bool, create_graph: bool,
+            capture: list | None = None, accumulate: bool = True) -> list:
+    """Run backward from `root_edges`; return the gradients at the `capture` edges (or [])."""
+    roots = [e[0] for e in root_edges]
+    deps, order = _collect(roots)
+    cap: dict[Node, list[tuple[int, int]]] = {}
+    if capture is not None:
+        for k, (n, nr) in enumerate(capture):
+            if n is not None:
+                cap.setdefault(n, []).append((nr, k))
+        needed = set()
+        for n in order:
+            if n in cap or any(c in needed for c, _ in n.next_functions if c is not None):
+                needed.add(n)
+    else:
+        needed = None
+    captured = [None] * (len(capture) if capture is not None else 0)
+
+    buffers: dict[Node, list] = {}
+    ready: list = []
+
+    def deliver(node: Node, nr: int, g) -> None:
+        buf = buffers.get(node)
+        if buf is None:
+            buf = buffers[node] = [None] * max(node._n_out, nr + 1)
+        elif nr >= len(buf):
+            buf.extend([None] * (nr + 1 - len(buf)))
+        if g is not None:
+            buf[nr] = g if buf[nr] is None else buf[nr] + g
+
+    for (n, nr), g in zip(root_edges, root_grads):
+        deliver(n, nr, g)
+    pending = {n for n in roots}
+    for n in pending:
+        if deps.get(n, 0) == 0:
+            heapq.heappush(ready, (-n._seq, id(n), n))
+
+    prev = _state.enabled
+    _state.enabled = create_graph
+    try:
+        while ready:
+            _, _, node = heapq.heappop(ready)
+            grads = buffers.pop(node, None) or [None]
+            _run_tensor_hooks(node, grads)
+            if node in cap:
+                for nr, k in cap[node]:
+                    g = grads[nr] if nr < len(grads) else None
+                    if isinstance(node, AccumulateGrad) and g is not None:
+                        g = _leaf_hooks(node.variable, g)
+                    captured[k] = g if captured[k] is None or g is None else captured[k] + g
+            if needed is not None and (node not in needed or (isinstance(node, AccumulateGrad) and not accumulate)):
+                run = False
+            else:
+                run = any(g is not None for g in grads)
+            if run:
+                outs = _apply(node, grads)
+                if not retain_graph:
+                    node.release()
+            else:
+                outs = None
+            for i, (child, nr) in enumerate(node.next_functions):
+                if child is None:
+                    continue
+                deliver(child, nr, outs[i] if outs is not None and i < len(outs) else None)
+                deps[child] -= 1
+                if deps[child] == 0:
+                    heapq.heappush(ready, (-child._seq, id(child), child))
+    finally:
+        _state.enabled = prev
+    return captured
+
+
+def _leaf_hooks(t: Tensor, g: Tensor) -> Tensor:
+    m = t._ag
+    if m is not None and m.hooks:
+        for h in tuple(m.hooks.values()):
+            r = h(g)
+            if r is not None:
+                g = r
+    return g
+
+
+def _apply(node: Node, grads: list) -> list:
+    if node._pre_hooks:
+        for h in tuple(node._pre_hooks.values()):
+            r = h(tuple(grads))
+            if r is not None:
+                grads = list(r)
+    try:
+        outs = node.apply(grads)
+    except Exception as e:
+        if node._trace is not None:
+            anomaly.report(node, e)
+        raise
+    if node._post_hooks:
+        for h in tuple(node._post_hooks.values()):
+            r = h(tuple(outs), tuple(grads))
+            if r is not None:
+                outs = list(r)
+    if anomaly._enabled and anomaly._check_nan:
+        anomaly.check_nan(node, outs)
+    return outs
+
+
+def _as_list(x) -> list:
+    if x is None:
+        return []
+    if isinstance(x, Tensor):
+        return [x]
+    return list(x)
+
+
+def _root_grads(outputs: list[Tensor], grad_outputs: list, what: str) -> list:
+    from ember.core import ones_like
+
+    if len(grad_outputs) not in (0, len(outputs)):
+        raise RuntimeError(f"{what}: got {len(grad_outputs)} gradients for {len(outputs)} outputs")
+    res = []
+    for i, t in enumerate(outputs):
+        g = grad_outputs[i] if grad_outputs else None
+        if g is None:
+            if t.numel() != 1:
+                raise RuntimeError("grad can be implicitly created only for scalar outputs")
+            if not t._dtype.is_floating_point:
+                raise RuntimeError(f"grad can be implicitly created only for real scalar outputs but got {t._dtype!r}")
+            g = ones_like(t)
+        elif isinstance(g, Tensor):
+            if g._shape != t._shape:
+                raise RuntimeError(f"Mismatch in shape: grad_output[{i}] has a shape of {Size(g._shape)!r} and "
+                                   f"output[{i}] has a shape of {Size(t._shape)!r}.")
+        else:
+            raise TypeError(f"{what}: grad_outputs[{i}] must be a Tensor or None; got {describe(g)}")
+        res.append(g)
+    return res
+
+
+def _root_edges(outputs: list[Tensor]) -> list:
+    edges = []
+    for i, t in enumerate(outputs):
+        if not isinstance(t, Tensor):
+            raise TypeError(f"expected a Tensor as element {i} of outputs; got {type(t).__name__}")
+        e = edge_of(t)
+        if e[0] is None:
+            raise RuntimeError(f"element {i} of tensors does not require grad and does not have a grad_fn")
+        edges.append(e)
+    return edges
+
+
+def backward(tensors, grad_tensors=None, retain_graph: bool | None = None, create_graph: bool = False,
+             grad_variables=None, inputs=None) -> None:
+    """Accumulate d(tensors)/d(leaf) into every leaf's `.grad` (or only into `inputs`' `.grad`).
+
+    Args:
+        tensors: outputs to differentiate (a tensor or a sequence of them).
+        grad_tensors: the gradient w.r.t. each output (None: 1 for a one-element output).
+        retain_graph: keep saved tensors for another backward (default: `create_graph`).
+        create_graph: record the backward pass, for higher-order derivatives.
+        inputs: accumulate only into these tensors' `.grad`.
+
+    Raises:
+        RuntimeError: an output does not require grad, or a non-scalar output has no gradient.
+    """
+    outputs = _as_list(tensors)
+    grads = _root_grads(outputs, _as_list(grad_tensors if grad_tensors is not None else grad_variables),
+                        "backward")
+    if retain_graph is None:
+        retain_graph = create_graph
+    edges = _root_edges(outputs)
+    if inputs is None:
+        execute(edges, grads, retain_graph=retain_graph, create_graph=create_graph)
+        return
+    ins = _as_list(inputs)
+    if not ins:
+        raise RuntimeError("'inputs' argument to backward() cannot be empty.")
+    cap = [edge_of(x) for x in ins]
+    for e in cap:
+        if e[0] is None:
+            raise RuntimeError("One of the differentiated Tensors does not require grad")
+    got = execute(edges, grads, retain_graph=retain_graph, create_graph=create_graph, capture=cap,
+                  accumulate=False)
+    prev = _state.enabled
+    _state.enabled = create_graph
+    try:
+        for x, g in zip(ins, got):
+            if g is None:
+                continue
+            if x._grad_fn is None:
+                accumulate_into_no_hooks(x, g)
+            else:
+                x._grad = _fresh(g) if x._grad is None else x._grad + g
+    finally:
+        _state.enabled = prev
+
+
+def accumulate_into_no_hooks(t: Tensor, g: Tensor) -> None:
+    """Accumulate a gradient whose leaf hooks already ran (captured at the leaf)."""
+    old = t._grad
+    if old is None:
+        t._grad = g if _state.enabled else _fresh(g)
+    elif _state.enabled:
+        t._grad = old + g
+    else:
+        old.add_(g)
+
+
+def grad(outputs, inputs, grad_outputs=None, retain_graph: bool | None = None, create_graph: bool = False,
+         only_inputs: bool = True, allow_unused: bool | None = None, is_grads_batched: bool = False,
+         materialize_grads: bool = False) -> tuple[Tensor | None, ...]:
+    """The gradients of `outputs` w.r.t. `inputs` (nothing is accumulated into `.grad`).
+
+    Args:
+        outputs: tensor(s) to differentiate.
+        inputs: tensor(s) to differentiate with respect to.
+        grad_outputs: the gradient w.r.t. each output (None: 1 for a one-element output).
+        retain_graph: keep saved tensors for another backward (default: `create_graph`).
+        create_graph: record the backward pass, so the result can be differentiated again.
+        allow_unused: return None for an input that `outputs` do not depend on (else raise).
+        materialize_grads: return zeros instead of None for unused inputs.
+
+    Returns:
+        A tuple with one gradient per input.
+
+    Example:
+        >>> from ember.autograd import tensor
+        >>> x = tensor([3.0], requires_grad=True)
+        >>> grad((x * x).sum(), x)[0]
+        tensor([6.])
+    """
+    if is_grads_batched:
+        raise NotImplementedError("grad: is_grads_batched=True is not supported by ember")
+    if allow_unused is None:
+        allow_unused = materialize_grads
+    if materialize_grads and not allow_unused:
+        raise ValueError("Expected allow_unused to be True or not passed when materialize_grads=True, "
+                         "but got: allow_unused=False.")
+    outs = _as_list(outputs)
+    ins = _as_list(inputs)
+    grads = _root_grads(outs, _as_list(grad_outputs), "grad")
+    if retain_graph is None:
+        retain_graph = create_graph
+    edges = _root_edges(outs)
+    cap = []
+    for x in ins:
+        if not isinstance(x, Tensor):
+            raise TypeError(f"grad: inputs must be tensors; got {type(x).__name__}")
+        e = edge_of(x)
+        if e[0] is None:
+            raise RuntimeError("One of the differentiated Tensors does not require grad")
+        cap.append(e)
+    got = execute(edges, grads, retain_graph=retain_graph, create_graph=create_graph, capture=cap,
+                  accumulate=False)
+    res = []
+    for x, g in zip(ins, got):
+        if g is None:
+            if materialize_grads:
+                from ember.core import zeros_like
+
+                g = zeros_like(x)
+            elif not allow_unused:
+                raise RuntimeError("One of the differentiated Tensors appears to not have been used in the graph. "
+                                   "Set allow_unused=True if this is the desired behavior.")
+        elif not create_graph:
+            g = g.detach()
+        res.append(g)
+    return tuple(res)
+

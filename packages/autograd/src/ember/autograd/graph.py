@@ -1,0 +1,233 @@
+"""The recorded graph: nodes, edges, saved tensors and the per-tensor autograd metadata.
+
+NOTE [ Graph ownership ]
+Ownership only points backwards in time, so plain reference counting frees a graph the moment
+its last output dies: a tensor owns its `grad_fn`; a node owns its `next_functions` (the
+producers of its inputs) and what its rule saved. Two references would point forwards and make
+cycles, so they are weak or recreated instead: a leaf's `AccumulateGrad` node is cached in the
+leaf's metadata through a weak reference (the node owns the leaf, not the other way round), and
+a node that saves its own output keeps a grad_fn-less alias of it (`SavedTensor.is_output`),
+re-attaching itself only when backward unpacks it.
+"""
+
+from __future__ import annotations
+
+import itertools
+import weakref
+from collections import OrderedDict
+from collections.abc import Callable
+
+from ember.core.tensor import Tensor
+
+__all__ = ["Node", "AccumulateGrad", "SavedTensor", "RemovableHandle", "meta", "edge_of"]
+
+_sequence = itertools.count()
+
+FREED = ("Trying to backward through the graph a second time (or directly access saved tensors after they "
+         "have already been freed). Saved intermediate values of the graph are freed when you call .backward() "
+         "or autograd.grad(). Specify retain_graph=True if you need to backward through the graph a second time "
+         "or if you need to access saved tensors after calling backward.")
+
+
+class AutogradMeta:
+    """What autograd keeps per tensor beyond the core slots (`Tensor._ag`), made on demand."""
+
+    __slots__ = ("base", "chain", "view_gen", "gen", "output_nr", "hooks", "post_hooks", "retains_grad",
+                 "acc")
+
+    def __init__(self) -> None:
+        self.base = None        # the tensor this is a view of (never itself a view)
+        self.chain = ()         # ((op, args, kwargs), ...) that rebuild this view from `base`
+        self.view_gen = 0       # base's `gen` when this view's grad_fn was made
+        self.gen = 0            # bumped when this (base) tensor's history is rebased in place
+        self.output_nr = 0
+        self.hooks = None       # OrderedDict of a leaf's tensor hooks
+        self.post_hooks = None  # OrderedDict of post-accumulate-grad hooks
+        self.retains_grad = False
+        self.acc = None         # weakref to the leaf's AccumulateGrad node
+
+
+def meta(t: Tensor) -> AutogradMeta:
+    m = t._ag
+    if m is None:
+        m = t._ag = AutogradMeta()
+    return m
+
+
+class RemovableHandle:
+    """Returned by `register_hook`: `.remove()` unregisters the hook (also a context manager)."""
+
+    _ids = itertools.count()
+
+    def __init__(self, hooks: OrderedDict) -> None:
+        self.id = next(RemovableHandle._ids)
+        self._hooks = weakref.ref(hooks)
+
+    def remove(self) -> None:
+        hooks = self._hooks()
+        if hooks is not None:
+            hooks.pop(self.id, None)
+
+    def __enter__(self) -> RemovableHandle:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.remove()
+
+
+class _Hooks(OrderedDict):
+    """An OrderedDict that a handle can reference weakly."""
+
+
+def add_hook(hooks: _Hooks | None, fn: Callable) -> tuple[_Hooks, RemovableHandle]:
+    hooks = hooks if hooks is not None else _Hooks()
+    handle = RemovableHandle(hooks)
+    hooks[handle.id] = fn
+    return hooks, handle
+
+
+class Node:
+    """A backward function: gradients w.r.t. its outputs in, w.r.t. its inputs out.
+
+    `next_functions` holds one `(node, output_nr)` per differentiable input, `(None, 0)` where an
+    input does not require grad.
+    """
+
+    __slots__ = ("next_functions", "_seq", "_pre_hooks", "_post_hooks", "_tensor_hooks", "_retained",
+                 "_trace", "_n_out", "__weakref__")
+
+    def __init__(self) -> None:
+        self.next_functions: tuple = ()
+        self._seq = next(_sequence)
+        self._pre_hooks = None
+        self._post_hooks = None
+        self._tensor_hooks = None  # {output_nr: _Hooks} registered through Tensor.register_hook
+        self._retained = None      # {output_nr: weakref to the tensor that retains its grad}
+        self._trace = None         # the forward stack, under detect_anomaly
+        self._n_out = 1            # how many outputs (gradients in)
+
+    def name(self) -> str:
+        return type(self).__name__
+
+    def apply(self, grads: list) -> list:
+        """Gradients w.r.t. the inputs (one per `next_functions` entry, None for none)."""
+        raise NotImplementedError
+
+    def release(self) -> None:
+        """Free what was saved for backward (after a backward without retain_graph)."""
+
+    def __call__(self, *grads):
+        return self.apply(list(grads))
+
+    @property
+    def metadata(self) -> dict:
+        return {}
+
+    def register_hook(self, fn: Callable) -> RemovableHandle:
+        """`fn(grad_inputs, grad_outputs)` after this node runs; may return new grad_inputs."""
+        self._post_hooks, h = add_hook(self._post_hooks, fn)
+        return h
+
+    def register_prehook(self, fn: Callable) -> RemovableHandle:
+        """`fn(grad_outputs)` before this node runs; may return new grad_outputs."""
+        self._pre_hooks, h = add_hook(self._pre_hooks, fn)
+        return h
+
+    def _sequence_nr(self) -> int:
+        return self._seq
+
+    def __repr__(self) -> str:
+        return f"<{self.name()} object at {id(self):#x}>"
+
+
+class AccumulateGrad(Node):
+    """The sink of a leaf that requires grad: runs the leaf's hooks and adds into `.grad`."""
+
+    __slots__ = ("variable",)
+
+    def __init__(self, variable: Tensor) -> None:
+        super().__init__()
+        self.variable = variable
+
+    def apply(self, grads: list) -> list:
+        from ember.autograd.engine import accumulate_into
+
+        accumulate_into(self.variable, grads[0])
+        return []
+
+
+def acc_node(t: Tensor) -> AccumulateGrad:
+    """The (cached) AccumulateGrad node of leaf `t`."""
+    m = meta(t)
+    node = m.acc() if m.acc is not None else None
+    if node is None:
+        node = AccumulateGrad(t)
+        m.acc = weakref.ref(node)
+    return node
+
+
+def edge_of(t: Tensor) -> tuple:
+    """`(node, output_nr)` through which gradients reach `t`, or `(None, 0)`."""
+    fn = t._grad_fn
+    m = t._ag
+    if fn is None:
+        if t._requires_grad:
+            return acc_node(t), 0
+        return None, 0
+    if m is None:
+        return fn, 0
+    if m.base is not None and m.view_gen != (m.base._ag.gen if m.base._ag is not None else 0):
+        from ember.autograd.record import regenerate_view
+
+        regenerate_view(t)
+        fn = t._grad_fn
+    return fn, m.output_nr
+
+
+def type_name(t: Tensor) -> str:
+    """`[ember.FloatTensor [3, 4]]`, as PyTorch names a tensor in autograd errors."""
+    return f"[{t.type()} {list(t._shape)}]"
+
+
+class SavedTensor:
+    """A tensor saved for backward, with its storage version at save time."""
+
+    __slots__ = ("tensor", "version", "is_output", "output_nr", "producer")
+
+    def __init__(self, t: Tensor, is_output: bool = False, output_nr: int = 0) -> None:
+        self.is_output = is_output
+        self.output_nr = output_nr
+        if is_output:
+            self.producer = None
+            t = Tensor._make(t._storage, t._offset, t._shape, t._strides, t._dtype)
+        else:
+            fn = t._grad_fn
+            self.producer = (fn.name(), t._ag.output_nr if t._ag is not None else 0) if fn is not None else None
+        self.tensor = t
+        self.version = t._storage.version
+
+    def unpack(self, node: Node | None = None) -> Tensor:
+        t = self.tensor
+        if t is None:
+            raise RuntimeError(FREED)
+        if t._storage.version != self.version:
+            producer = (node.name(), self.output_nr) if self.is_output else self.producer
+            which = f", which is output {producer[1]} of {producer[0]}," if producer else ""
+            raise RuntimeError(
+                f"one of the variables needed for gradient computation has been modified by an inplace operation: "
+                f"{type_name(t)}{which} is at version {t._storage.version}; expected version {self.version} "
+                "instead. Hint: enable anomaly detection to find the operation that failed to compute its "
+                "gradient, with ember.autograd.set_detect_anomaly(True).")
+        if self.is_output and node is not None:
+            from ember.autograd.grad_mode import _state
+
+            if _state.enabled:
+                t = Tensor._make(t._storage, t._offset, t._shape, t._strides, t._dtype)
+                t._grad_fn = node
+                t._requires_grad = True
+                if self.output_nr:
+                    meta(t).output_nr = self.output_nr
+        return t
+
+    def release(self) -> None:
+        self.tensor = None

@@ -1,0 +1,311 @@
+"""Recording the graph: the one dispatch hook, in-place ops, views and CopySlices.
+
+NOTE [ In-place ops and views ]
+An op writes in place when it is called with `out=` being its first argument (`x.add_(y)` is
+`add(x, y, out=x)`) or when its `mutates` flag names an argument (`copy_`, `fill_`). The
+written tensor's history is rebased onto the op's node: its old `grad_fn` becomes the node's
+input edge (so `x.mul_(2)` chains onto whatever made `x`). A rule that needs the old value of
+the written tensor gets a clone taken before the kernel runs.
+
+Every view (an op declared `view=True`) remembers its `base` (the root tensor that owns the
+memory, never a view itself) and the chain of view ops that rebuild it from the base; this is
+tracked even when nothing requires grad, because `buf[0] = w` must make `buf` require grad.
+An in-place op on a view rebases the *base*: its new node is a `CopySlices` that sends the
+base's gradient through unchanged outside the view and through the op's node inside it. The
+base's `gen` counter is bumped, and every view whose `view_gen` lags behind regenerates its
+`grad_fn` by replaying its chain on the base (`regenerate_view`), as PyTorch's views do.
+"""
+
+from __future__ import annotations
+
+import traceback
+
+from ember.core.tensor import Tensor
+
+from ember.autograd import anomaly
+from ember.autograd.derivatives import TABLE
+from ember.autograd.derivatives._entry import _SUFFIXES
+from ember.autograd.graph import AutogradMeta, Node, SavedTensor, edge_of, meta
+from ember.autograd.grad_mode import _state
+
+__all__ = ["dispatch_hook", "regenerate_view", "check_inplace"]
+
+
+def dispatch_hook(op, args: tuple, kwargs: dict, call_next):
+    """Autograd's dispatch hook: the fast path returns at once when nothing requires grad."""
+    if _state.enabled:
+        for a in args:
+            if isinstance(a, Tensor):
+                if a._requires_grad:
+                    return _record(op, args, kwargs, call_next)
+            elif isinstance(a, list | tuple):
+                for b in a:
+                    if isinstance(b, Tensor) and b._requires_grad:
+                        return _record(op, args, kwargs, call_next)
+        if kwargs:
+            o = kwargs.get("out")
+            if isinstance(o, Tensor) and o._requires_grad:
+                return _record(op, args, kwargs, call_next)
+    if op.view and not _state.inference:
+        r = call_next(op, args, kwargs)
+        _track_view(r, op, args, kwargs)
+        return r
+    return call_next(op, args, kwargs)
+
+
+def _track_view(r: Tensor, op, args: tuple, kwargs: dict) -> None:
+    src = args[0]
+    sm = src._ag
+    m = r._ag = AutogradMeta()
+    step = ((op, args[1:], kwargs),)
+    if sm is not None and sm.base is not None:
+        m.base, m.chain = sm.base, sm.chain + step
+    else:
+        m.base, m.chain = src, step
+    bm = m.base._ag
+    m.view_gen = bm.gen if bm is not None else 0
+
+
+def check_inplace(t: Tensor) -> None:
+    """PyTorch's error for an in-place write into a leaf that requires grad, or a view of one."""
+    if t._grad_fn is None and t._requires_grad:
+        raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
+    m = t._ag
+    if m is not None and m.base is not None and m.base._grad_fn is None and m.base._requires_grad:
+        raise RuntimeError("a view of a leaf Variable that requires grad is being used in an in-place operation.")
+
+
+def _requires_grad_anywhere(args: tuple, kwargs: dict) -> bool:
+    for a in (*args, *kwargs.values()):
+        if isinstance(a, Tensor) and a._requires_grad:
+            return True
+        if isinstance(a, list | tuple) and any(isinstance(b, Tensor) and b._requires_grad for b in a):
+            return True
+    return False
+
+
+def _run_below(op, args: tuple, kwargs: dict, call_next):
+    _state.enabled = False
+    try:
+        r = call_next(op, args, kwargs)
+    finally:
+        _state.enabled = True
+    if op.view and not _state.inference:
+        _track_view(r, op, args, kwargs)
+    return r
+
+
+def _record(op, args: tuple, kwargs: dict, call_next):
+    out = kwargs.get("out") if kwargs else None
+    target = None
+    if op.mutates is not None:
+        target = args[op.mutates]
+    elif out is not None:
+        if out is not args[0]:
+            raise RuntimeError(f"{op.name}(): functions with out=... arguments don't support automatic "
+                               "differentiation, but one of the arguments requires grad.")
+        target = out
+    if target is not None:
+        check_inplace(target)
+    if not op.differentiable:
+        r = _run_below(op, args, kwargs, call_next)
+        if target is not None and target._requires_grad:
+            _rebase(target, _NonDifferentiable(op.name), 0)
+        return r
+    entry = TABLE.get(op.name)
+    if entry is None:
+        raise NotImplementedError(f"the derivative for '{op.name}' is not implemented.")
+
+    # the edges of the differentiable inputs, before a kernel may rebase them
+    value = entry.value
+    edges, slots, in_meta, need = [], [], [], set()
+    target_slot = -1
+    for p in entry.diff_params:
+        v = value(p, args, kwargs)
+        if isinstance(v, Tensor):
+            if v is target:
+                target_slot = len(edges)
+            e = edge_of(v) if v._requires_grad else (None, 0)
+            edges.append(e)
+            slots.append((p, -1))
+            in_meta.append((v._shape, v._dtype))
+            if e[0] is not None:
+                need.add(p)
+        elif isinstance(v, list | tuple):
+            for j, t in enumerate(v):
+                if isinstance(t, Tensor):
+                    e = edge_of(t) if t._requires_grad else (None, 0)
+                    edges.append(e)
+                    slots.append((p, j))
+                    in_meta.append((t._shape, t._dtype))
+                    if e[0] is not None:
+                        need.add(p)
+
+    node = entry.node_cls()
+    saved = node._saved
+    names = set()
+    for p in need:
+        names.update(entry.group_of[p][2])
+    results = []
+    for n in names:
+        if n in ("grad", "grads", "grad_input_mask"):
+            continue
+        if n.startswith("result") and (n == "result" or n[6:].isdigit()):
+            results.append(n)
+            continue
+        for suffix in _SUFFIXES:
+            if n.endswith(suffix) and n[: -len(suffix)] in entry.defaults:
+                v = value(n[: -len(suffix)], args, kwargs)
+                saved[n] = _meta_of(v, suffix)
+                break
+        else:
+            saved[n] = _save(value(n, args, kwargs), target)
+
+    r = _run_below(op, args, kwargs, call_next)
+
+    node.next_functions = tuple(edges)
+    node._slots = tuple(slots)
+    node._in_meta = tuple(in_meta)
+    if anomaly._enabled:
+        node._trace = traceback.extract_stack()[:-3]
+    outs = r if isinstance(r, tuple | list) else (r,)
+    node._n_out = len(outs)
+    for n in results:
+        i = 0 if n == "result" else int(n[6:])
+        saved[n] = SavedTensor(outs[i], is_output=True, output_nr=i)
+
+    if target is not None:
+        _rebase_inplace(target, node, target_slot)
+        return r
+    if not need:
+        return r
+    for i, o in enumerate(outs):
+        if isinstance(o, Tensor) and o._dtype.is_floating_point:
+            o._grad_fn = node
+            o._requires_grad = True
+            if i:
+                meta(o).output_nr = i
+    return r
+
+
+def _meta_of(v, suffix: str):
+    if isinstance(v, Tensor):
+        if suffix == "_geometry":
+            return v._shape, v._strides, v._offset, v._storage.nbytes // v._dtype.itemsize
+        return v._shape if suffix == "_shape" else v._dtype if suffix == "_dtype" else v.device
+    if isinstance(v, list | tuple):
+        return [_meta_of(t, suffix) for t in v]
+    return None
+
+
+def _save(v, target: Tensor | None):
+    if isinstance(v, Tensor):
+        if target is not None and v._storage is target._storage:
+            _state.enabled = False
+            try:
+                v = v.clone()
+            finally:
+                _state.enabled = True
+        return SavedTensor(v)
+    if isinstance(v, list | tuple) and any(isinstance(t, Tensor) for t in v):
+        return [_save(t, target) if isinstance(t, Tensor) else None for t in v]
+    return v
+
+
+def _rebase(t: Tensor, node: Node, output_nr: int) -> None:
+    t._grad_fn = node
+    t._requires_grad = True
+    m = t._ag
+    if m is not None or output_nr:
+        meta(t).output_nr = output_nr
+
+
+def _rebase_inplace(target: Tensor, node: Node, target_slot: int) -> None:
+    m = target._ag
+    if m is None or m.base is None:
+        _rebase(target, node, 0)
+        if m is not None:
+            m.gen += 1
+        return
+    base = m.base
+    cs = CopySlices(base, target, node, target_slot)
+    _rebase(base, cs, 0)
+    meta(base).gen += 1
+    regenerate_view(target)
+
+
+def regenerate_view(t: Tensor) -> None:
+    """Give view `t` a grad_fn that replays its view chain on its base's current history."""
+    m = t._ag
+    base = m.base
+    bm = base._ag
+    m.view_gen = bm.gen if bm is not None else 0
+    if not base._requires_grad:
+        return
+    prev = _state.enabled
+    _state.enabled = True
+    try:
+        v = base
+        for op, a, kw in m.chain:
+            v = op(v, *a, **(kw or {}))
+    finally:
+        _state.enabled = prev
+    t._grad_fn = v._grad_fn
+    t._requires_grad = v._requires_grad
+    m.output_nr = 0
+
+
+class _NonDifferentiable(Node):
+    """The history of a tensor a non-differentiable in-place op wrote to: no gradient flows."""
+
+    __slots__ = ("_name",)
+
+    def __init__(self, op_name: str) -> None:
+        super().__init__()
+        self._name = "".join(p.capitalize() for p in op_name.strip("_").split("_")) + "Backward0"
+
+    def name(self) -> str:
+        return self._name
+
+    def apply(self, grads: list) -> list:
+        return []
+
+
+class CopySlices(Node):
+    """The base's node after an in-place op on one of its views (see NOTE [ In-place ops and views ])."""
+
+    __slots__ = ("fn", "target_slot", "base_geom", "view_geom")
+
+    def __init__(self, base: Tensor, view: Tensor, fn: Node, target_slot: int) -> None:
+        super().__init__()
+        self.fn = fn
+        self.target_slot = target_slot
+        self.base_geom = (base._shape, base._strides, base._offset)
+        self.view_geom = (view._shape, view._strides, view._offset)
+        self.next_functions = (edge_of(base) if base._requires_grad else (None, 0),) + tuple(
+            e for i, e in enumerate(fn.next_functions) if i != target_slot)
+        if anomaly._enabled:
+            self._trace = fn._trace
+
+    def release(self) -> None:
+        self.fn.release()
+
+    def apply(self, grads: list) -> list:
+        from ember.core import as_strided, zeros
+
+        grad = grads[0]
+        bshape, bstrides, boff = self.base_geom
+        vshape, vstrides, voff = self.view_geom
+        extent = 1 + sum((n - 1) * s for n, s in zip(bshape, bstrides)) if all(bshape) else 0
+        buf = zeros(max(extent, voff - boff + 1), dtype=grad.dtype, device=grad.device)
+        result = as_strided(buf, bshape, bstrides, 0)
+        result.copy_(grad)
+        region = as_strided(buf, vshape, vstrides, voff - boff)
+        inner = self.fn.apply([region.clone()])
+        own = inner[self.target_slot] if self.target_slot >= 0 else None
+        if own is None:
+            region.zero_()
+        else:
+            region.copy_(own)
+        rest = [g for i, g in enumerate(inner) if i != self.target_slot]
+        return [result, *rest]

@@ -1,0 +1,204 @@
+"""Gradient tracking on `Tensor`: attributes and methods attached through core's `attach`.
+
+`requires_grad`, `grad`, `grad_fn`, `is_leaf`, `data`, `output_nr` become settable/working
+properties and `backward`, `detach`, `register_hook`, `retain_grad` ... methods, on the one
+tensor type of the stack, so every tensor (from a data loader, from `ember.core`) has them.
+"""
+
+from __future__ import annotations
+
+import warnings
+import weakref
+from collections.abc import Callable
+
+from ember.core.methods import attach
+from ember.core.tensor import Tensor, describe
+
+from ember.autograd import engine
+from ember.autograd.graph import RemovableHandle, _Hooks, add_hook, edge_of, meta
+
+__all__ = ["install"]
+
+
+def _check_can_require_grad(t: Tensor) -> None:
+    if not t._dtype.is_floating_point:
+        raise RuntimeError("only Tensors of floating point and complex dtype can require gradients")
+
+
+def _get_requires_grad(self: Tensor) -> bool:
+    return self._requires_grad
+
+
+def _set_requires_grad(self: Tensor, value: bool) -> None:
+    value = bool(value)
+    if self._grad_fn is not None:
+        if not value:
+            raise RuntimeError("you can only change requires_grad flags of leaf variables. If you want to use a "
+                               "computed variable in a subgraph that doesn't require differentiation use "
+                               "var_no_grad = var.detach().")
+        return
+    if value:
+        _check_can_require_grad(self)
+    self._requires_grad = value
+
+
+def requires_grad_(self: Tensor, requires_grad: bool = True) -> Tensor:
+    """Set `requires_grad` in place (leaves only, floating dtypes only) and return self."""
+    _set_requires_grad(self, requires_grad)
+    return self
+
+
+def _get_grad(self: Tensor):
+    if self._grad_fn is not None and self._grad is None and not (self._ag is not None and self._ag.retains_grad):
+        warnings.warn("The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad "
+                      "attribute won't be populated during autograd.backward(). If you indeed want the .grad field "
+                      "to be populated for a non-leaf Tensor, use .retain_grad() on the non-leaf Tensor.",
+                      UserWarning, stacklevel=2)
+    return self._grad
+
+
+def _set_grad(self: Tensor, value) -> None:
+    if value is not None:
+        if not isinstance(value, Tensor):
+            raise TypeError(f"assigned grad expected to be a Tensor or None but got grad of type "
+                            f"{type(value).__name__}")
+        if value._shape != self._shape:
+            raise RuntimeError(f"assigned grad has data of a different size; got {describe(value)} for "
+                               f"{describe(self)}")
+        if value._dtype is not self._dtype:
+            raise RuntimeError(f"assigned grad has data of a different type; got {describe(value)} for "
+                               f"{describe(self)}")
+        if value.device != self.device:
+            raise RuntimeError(f"assigned grad has data located on a different device; got {describe(value)} for "
+                               f"{describe(self)}")
+    self._grad = value
+
+
+def _del_grad(self: Tensor) -> None:
+    self._grad = None
+
+
+def _get_grad_fn(self: Tensor):
+    if self._grad_fn is None:
+        return None
+    return edge_of(self)[0]
+
+
+def _get_is_leaf(self: Tensor) -> bool:
+    return self._grad_fn is None
+
+
+def _get_data(self: Tensor) -> Tensor:
+    return Tensor._make(self._storage, self._offset, self._shape, self._strides, self._dtype)
+
+
+def _set_data(self: Tensor, value: Tensor) -> None:
+    if not isinstance(value, Tensor):
+        raise TypeError(f"data must be a Tensor; got {type(value).__name__}")
+    self._set_meta(value._storage, value._offset, value._shape, value._strides)
+    self._dtype = value._dtype
+
+
+def _get_output_nr(self: Tensor) -> int:
+    return self._ag.output_nr if self._ag is not None else 0
+
+
+def _get_base(self: Tensor):
+    return self._ag.base if self._ag is not None else None
+
+
+def _get_is_view(self: Tensor) -> bool:
+    return self._ag is not None and self._ag.base is not None
+
+
+def backward(self: Tensor, gradient: Tensor | None = None, retain_graph: bool | None = None,
+             create_graph: bool = False, inputs=None) -> None:
+    """Accumulate the gradient of this tensor w.r.t. the graph's leaves into their `.grad`.
+
+    Args:
+        gradient: d(loss)/d(self), required unless self has one element.
+        retain_graph: keep the graph's saved tensors for another backward (default: create_graph).
+        create_graph: record the backward pass (for higher-order derivatives).
+        inputs: accumulate only into these tensors' `.grad`.
+    """
+    engine.backward(self, gradient, retain_graph, create_graph, inputs=inputs)
+
+
+def detach(self: Tensor) -> Tensor:
+    """A new tensor sharing this one's memory (and version counter), outside the graph."""
+    return Tensor._make(self._storage, self._offset, self._shape, self._strides, self._dtype)
+
+
+def detach_(self: Tensor) -> Tensor:
+    """Take this tensor out of the graph in place (it becomes a leaf that does not require grad)."""
+    m = self._ag
+    if m is not None and m.base is not None and m.base._requires_grad:
+        raise RuntimeError("Can't detach views in-place. Use detach() instead.")
+    self._grad_fn = None
+    self._requires_grad = False
+    if m is not None:
+        m.output_nr = 0
+    return self
+
+
+def retain_grad(self: Tensor) -> None:
+    """Populate `.grad` of this non-leaf tensor during backward (a no-op on leaves)."""
+    if not self._requires_grad:
+        raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
+    if self._grad_fn is None:
+        return
+    m = meta(self)
+    if m.retains_grad:
+        return
+    m.retains_grad = True
+    node, nr = edge_of(self)
+    if node._retained is None:
+        node._retained = {}
+    node._retained[nr] = weakref.ref(self)
+
+
+def _get_retains_grad(self: Tensor) -> bool:
+    return self._grad_fn is not None and self._ag is not None and self._ag.retains_grad
+
+
+def register_hook(self: Tensor, hook: Callable) -> RemovableHandle:
+    """Call `hook(grad)` when this tensor's gradient is computed; a returned tensor replaces it."""
+    if not self._requires_grad:
+        raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+    if self._grad_fn is None:
+        m = meta(self)
+        m.hooks, handle = add_hook(m.hooks, hook)
+        return handle
+    node, nr = edge_of(self)
+    if node._tensor_hooks is None:
+        node._tensor_hooks = {}
+    hooks = node._tensor_hooks.setdefault(nr, _Hooks())
+    _, handle = add_hook(hooks, hook)
+    return handle
+
+
+def register_post_accumulate_grad_hook(self: Tensor, hook: Callable) -> RemovableHandle:
+    """Call `hook(tensor)` after this leaf's `.grad` has been accumulated."""
+    if self._grad_fn is not None:
+        raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf tensors")
+    if not self._requires_grad:
+        raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+    m = meta(self)
+    m.post_hooks, handle = add_hook(m.post_hooks, hook)
+    return handle
+
+
+def install() -> None:
+    """Attach everything above to `Tensor` (idempotent)."""
+    attach("requires_grad", property(_get_requires_grad, _set_requires_grad))
+    attach("grad", property(_get_grad, _set_grad, _del_grad))
+    attach("grad_fn", property(_get_grad_fn))
+    attach("is_leaf", property(_get_is_leaf))
+    attach("data", property(_get_data, _set_data))
+    attach("output_nr", property(_get_output_nr))
+    attach("_base", property(_get_base))
+    attach("_is_view", _get_is_view)
+    attach("retains_grad", property(_get_retains_grad))
+    for fn in (requires_grad_, backward, detach, detach_, retain_grad, register_hook,
+               register_post_accumulate_grad_hook):
+        attach(fn.__name__, fn)
