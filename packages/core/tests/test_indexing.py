@@ -1,0 +1,332 @@
+"""Advanced indexing and the gather/scatter family against numpy references."""
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import ember.core as E
+from ember.core.ops import indexing as I
+from ember.core.testing import assert_close
+
+
+def _arr(shape=(3, 4, 5)):
+    return np.arange(np.prod(shape), dtype=np.float64).reshape(shape)
+
+
+def _t(a):
+    return E.tensor(a)
+
+
+# --- getitem ---------------------------------------------------------------------------------
+GET_KEYS = [
+    ([0, 2],),
+    ([[0, 1], [2, 2]],),
+    (slice(None), [0, 3]),
+    (slice(None), [0, 1], [1, 2]),
+    ([0, 1], slice(None), [1, 2]),        # separated advanced indices move to the front
+    (Ellipsis, [4, -1]),
+    (None, [1], None),
+    ([-1, -3],),
+    (slice(1, None), [[0], [2]], slice(None, None, 2)),
+    ([],),
+]
+
+
+@pytest.mark.parametrize("key", GET_KEYS, ids=str)
+def test_getitem_int_arrays_match_numpy(key):
+    a = _arr()
+    assert_close(_t(a)[key], _t(a[key]))
+
+
+def test_getitem_int_then_array_selects_first_like_pytorch():
+    a = _arr()
+    r = _t(a)[0, :, [0, 1]]
+    assert r.shape == (4, 2)
+    np.testing.assert_array_equal(r.numpy(), a[0][:, [0, 1]])
+
+
+def test_getitem_bool_mask_and_mixed():
+    a = _arr()
+    m = a % 3 == 0
+    assert_close(_t(a)[E.tensor(m)], _t(a[m]))
+    m2 = a[0] > 7
+    assert_close(_t(a)[:, E.tensor(m2)], _t(a[:, m2]))
+    rows = np.array([True, False, True])
+    assert_close(_t(a)[E.tensor(rows), 1:3], _t(a[rows, 1:3]))
+
+
+def test_getitem_index_tensor_numpy_array_and_int32():
+    a = _arr()
+    idx = np.array([2, 0])
+    assert_close(_t(a)[idx], _t(a[idx]))
+    assert_close(_t(a)[E.tensor(idx, dtype=E.int32)], _t(a[idx]))
+    assert_close(_t(a)[E.tensor(idx), E.tensor(1)], _t(a[idx, 1]))
+
+
+def test_getitem_python_bool_adds_a_dim():
+    x = E.arange(3)
+    assert x[True].shape == (1, 3)
+    assert x[False].shape == (0, 3)
+
+
+def test_getitem_list_of_lists_is_a_tuple_like_pytorch():
+    a = _arr((3, 4))
+    assert_close(_t(a)[[[0, 1], [1, 2]]], _t(a[[0, 1], [1, 2]]))
+
+
+def test_getitem_result_is_a_copy():
+    x = E.arange(6)
+    y = x[[0, 1]]
+    y[0] = 100
+    assert x[0].item() == 0
+
+
+def test_getitem_out_of_range_raises_index_error_with_size():
+    x = E.zeros(3, 4)
+    with pytest.raises(IndexError, match="index 5 is out of bounds for dimension 0 with size 3"):
+        x[[0, 5]]
+    with pytest.raises(IndexError, match="index -5 is out of bounds for dimension 1 with size 4"):
+        x[:, [-5]]
+    with pytest.raises(IndexError, match="index 3 is out of bounds for dimension 0 with size 3"):
+        x[3, [0]]
+
+
+def test_getitem_errors():
+    x = E.zeros(3, 4)
+    with pytest.raises(IndexError, match="tensors used as indices must be long, int, byte or bool"):
+        x[E.tensor([0.0])]
+    with pytest.raises(IndexError, match="shape of the mask"):
+        x[E.tensor([True, False])]
+    with pytest.raises(IndexError, match="too many indices"):
+        x[[0], [0], [0]]
+    with pytest.raises(IndexError, match="could not be broadcast"):
+        x[[0, 1], [0, 1, 2]]
+
+
+# --- setitem ---------------------------------------------------------------------------------
+@pytest.mark.parametrize("key", GET_KEYS[:9], ids=str)
+def test_setitem_broadcasts_value_like_numpy(key):
+    a = _arr()
+    x = _t(a)
+    shape = a[key].shape
+    value = np.arange(shape[-1], dtype=np.float64) + 1000 if shape else 1000.0
+    x[key] = _t(value)
+    a[key] = value
+    np.testing.assert_array_equal(x.numpy(), a)
+
+
+def test_setitem_casts_scalar_and_mask_and_bumps_version():
+    x = E.arange(6)
+    v = x._version
+    x[x > 2] = 7.9
+    assert x.tolist() == [0, 1, 2, 7, 7, 7]
+    assert x._version > v
+    y = E.zeros(2, 3)
+    y[[0, 1], [2, 0]] = E.tensor([1, 2])
+    assert y.tolist() == [[0, 0, 1], [2, 0, 0]]
+
+
+def test_setitem_through_a_strided_view_writes_the_base():
+    base = E.zeros(4, 6)
+    view = base[:, ::2]
+    view[[1, 3], [0, 2]] = 5.0
+    expect = np.zeros((4, 6))
+    expect[1, 0] = expect[3, 4] = 5.0
+    np.testing.assert_array_equal(base.numpy(), expect)
+
+
+def test_setitem_value_shape_mismatch():
+    x = E.zeros(3, 4)
+    with pytest.raises(RuntimeError, match="shape mismatch"):
+        x[[0, 1]] = E.ones(3)
+
+
+# --- index / index_put_ --------------------------------------------------------------------------
+def test_index_put_accumulate_sums_repeated_indices():
+    w = E.zeros(5, 3)
+    idx = E.tensor([0, 1, 1, 4, 1])
+    g = E.tensor(np.arange(15.0).reshape(5, 3), dtype=E.float32)
+    w.index_put_((idx,), g, accumulate=True)
+    ref = np.zeros((5, 3))
+    np.add.at(ref, idx.numpy(), g.numpy())
+    assert_close(w, E.tensor(ref, dtype=E.float32))
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.lists(st.integers(-6, 5), min_size=0, max_size=30), st.sampled_from(["float32", "float64", "int64",
+                                                                                  "float16"]))
+def test_index_put_accumulate_property(indices, dt):
+    dtype = getattr(E, dt)
+    x = E.ones(6, 2, dtype=dtype)
+    vals = np.arange(len(indices) * 2).reshape(len(indices), 2) % 7
+    x.index_put_((E.tensor(indices, dtype=E.int64),), E.tensor(vals, dtype=dtype), accumulate=True)
+    ref = np.ones((6, 2))
+    np.add.at(ref, np.array(indices, dtype=np.int64), vals)
+    np.testing.assert_allclose(x.numpy().astype(np.float64), ref)
+
+
+def test_index_put_accumulate_on_non_contiguous_target_and_multi_index():
+    base = E.zeros(4, 3)
+    t = base.t()                                    # (3, 4), strides (1, 3)
+    t.index_put_((E.tensor([0, 0, 2]), E.tensor([1, 1, 3])), E.tensor([1.0, 2.0, 5.0]), accumulate=True)
+    ref = np.zeros((3, 4))
+    np.add.at(ref, (np.array([0, 0, 2]), np.array([1, 1, 3])), [1.0, 2.0, 5.0])
+    np.testing.assert_array_equal(base.numpy(), ref.T)
+
+
+def test_index_put_bool_accumulate_is_logical_or():
+    x = E.zeros(3, dtype=E.bool)
+    x.index_put_((E.tensor([0, 0]),), E.tensor([True, True]), accumulate=True)
+    assert x.tolist() == [True, False, False]
+
+
+def test_index_put_out_of_place_and_mask():
+    x = E.zeros(4)
+    y = x.index_put((E.tensor([True, False, True, False]),), E.tensor(3.0))
+    assert y.tolist() == [3, 0, 3, 0] and x.tolist() == [0, 0, 0, 0]
+
+
+def test_index_primitive_with_none_entries():
+    a = _arr()
+    r = I._index(_t(a), (None, E.tensor([0, 2])))
+    assert_close(r, _t(a[:, [0, 2]]))
+
+
+# --- gather / scatter --------------------------------------------------------------------------
+@settings(max_examples=25, deadline=None)
+@given(st.integers(0, 2), st.integers(1, 4), st.data())
+def test_gather_matches_take_along_axis(dim, n, data):
+    a = _arr((3, 4, 5))
+    shape = list(a.shape)
+    shape[dim] = n
+    idx = np.array(data.draw(st.lists(st.integers(0, a.shape[dim] - 1), min_size=int(np.prod(shape)),
+                                      max_size=int(np.prod(shape))))).reshape(shape)
+    assert_close(E.gather(_t(a), dim, E.tensor(idx)), _t(np.take_along_axis(a, idx, dim)))
+
+
+def test_gather_smaller_index_and_errors():
+    x = E.tensor([[1, 2, 3], [4, 5, 6]])
+    assert E.gather(x, 1, E.tensor([[2], [0]])).tolist() == [[3], [4]]
+    with pytest.raises(IndexError, match="index 3 is out of bounds for dimension 1 with size 3"):
+        E.gather(x, 1, E.tensor([[3]]))
+    with pytest.raises(RuntimeError, match="Expected dtype int64"):
+        E.gather(x, 1, E.tensor([[0]], dtype=E.int32))
+    with pytest.raises(RuntimeError, match="Size does not match at dimension 0"):
+        E.gather(x, 1, E.zeros(3, 1, dtype=E.int64))
+
+
+def test_scatter_src_value_and_reduce():
+    src = E.arange(1, 11).reshape(2, 5).float()
+    idx = E.tensor([[0, 1, 2, 0, 0], [2, 0, 0, 1, 2]])
+    out = E.zeros(3, 5).scatter_(0, idx, src)
+    assert out.tolist() == [[1, 7, 8, 4, 5], [0, 2, 0, 9, 0], [6, 0, 3, 0, 10]]
+    r = E.full((2, 4), 2.0).scatter(1, E.tensor([[2], [3]]), value=1.5, reduce="add")
+    assert r.tolist() == [[2, 2, 3.5, 2], [2, 2, 2, 3.5]]
+    r = E.full((2, 4), 2.0).scatter(1, E.tensor([[2, 2], [3, 3]]), src, reduce="multiply")
+    assert r.tolist() == [[2, 2, 4, 2], [2, 2, 2, 84]]
+
+
+def test_scatter_add_accumulates_repeats():
+    idx = np.array([0, 1, 0, 1, 2, 1])
+    src = np.arange(1.0, 7.0)
+    ref = np.zeros(4)
+    np.add.at(ref, idx, src)
+    assert_close(E.zeros(4, dtype=E.float64).scatter_add(0, E.tensor(idx), E.tensor(src)), E.tensor(ref))
+
+
+@pytest.mark.parametrize("reduce,include_self,expect", [
+    ("sum", True, [13, 16, 3, 4]), ("sum", False, [12, 14, 3, 4]), ("prod", True, [35, 96, 3, 4]),
+    ("amax", False, [7, 8, 3, 4]), ("amin", True, [1, 2, 3, 4]), ("mean", True, [13 / 3, 16 / 3, 3, 4]),
+    ("mean", False, [6, 7, 3, 4]),
+])
+def test_scatter_reduce_modes(reduce, include_self, expect):
+    x = E.tensor([1.0, 2, 3, 4], dtype=E.float64)
+    r = x.scatter_reduce(0, E.tensor([0, 1, 0, 1]), E.tensor([5.0, 6, 7, 8], dtype=E.float64), reduce,
+                         include_self=include_self)
+    np.testing.assert_allclose(r.numpy(), expect)
+
+
+# --- index_* -----------------------------------------------------------------------------------
+def test_index_select_add_copy_fill():
+    a = _arr((3, 4))
+    x = _t(a)
+    idx = E.tensor([2, 0, 2])
+    assert_close(x.index_select(1, idx), _t(a[:, [2, 0, 2]]))
+    ref = a.copy()
+    np.add.at(ref, (slice(None), [2, 0, 2]), 2 * np.ones((3, 3)))
+    assert_close(x.index_add(1, idx, E.ones(3, 3, dtype=E.float64), alpha=2), _t(ref))
+    y = x.clone()
+    y.index_copy_(0, E.tensor([1]), E.full((1, 4), -1.0, dtype=E.float64))
+    assert y[1].tolist() == [-1] * 4
+    z = x.index_fill(1, E.tensor([0, 3]), 9)
+    assert z[:, 0].tolist() == [9] * 3 and z[:, 3].tolist() == [9] * 3 and z[:, 1].tolist() == a[:, 1].tolist()
+
+
+def test_index_add_inplace_bumps_version_and_writes_view():
+    base = E.zeros(3, 4)
+    v = base._version
+    base.t().index_add_(0, E.tensor([1, 1]), E.ones(2, 3))
+    assert base[:, 1].tolist() == [2, 2, 2]
+    assert base._version > v
+
+
+def test_index_select_out_of_range():
+    with pytest.raises(IndexError, match="index 3 is out of bounds for dimension 0 with size 3"):
+        E.zeros(3).index_select(0, E.tensor([3]))
+
+
+# --- masks / nonzero / take / put / one_hot -------------------------------------------------------
+def test_masked_fill_broadcast_and_tensor_value():
+    x = E.arange(6).reshape(2, 3)
+    m = E.tensor([True, False, True])
+    assert x.masked_fill(m, -1).tolist() == [[-1, 1, -1], [-1, 4, -1]]
+    assert x.masked_fill(m, E.tensor(7)).tolist() == [[7, 1, 7], [7, 4, 7]]
+    y = x.float()
+    y.masked_fill_(y > 3, float("-inf"))
+    assert y.tolist() == [[0, 1, 2], [3, float("-inf"), float("-inf")]]
+    with pytest.raises(TypeError, match="only supports boolean masks"):
+        x.masked_fill(E.tensor([1, 0, 1]), 0)
+    with pytest.raises(RuntimeError, match="0-dimensional value tensor"):
+        x.masked_fill(m, E.tensor([1]))
+
+
+def test_masked_select_and_scatter():
+    a = _arr((2, 3))
+    m = a > 2
+    assert_close(E.masked_select(_t(a), E.tensor(m)), _t(a[m]))
+    x = E.zeros(2, 3)
+    x.masked_scatter_(E.tensor(m), E.tensor([1.0, 2, 3, 4]))
+    assert x.tolist() == [[0, 0, 0], [1, 2, 3]]
+
+
+def test_nonzero_argwhere_where():
+    a = np.array([[0, 1, 0], [2, 0, 3]])
+    assert E.nonzero(E.tensor(a)).tolist() == np.argwhere(a).tolist()
+    rows, cols = E.tensor(a).nonzero(as_tuple=True)
+    assert rows.tolist() == [0, 1, 1] and cols.tolist() == [1, 0, 2]
+    assert E.argwhere(E.tensor(a)).dtype is E.int64
+    assert [t.tolist() for t in E.where(E.tensor(a) > 0)] == [[0, 1, 1], [1, 0, 2]]
+    assert E.tensor(5).nonzero().shape == (1, 0)
+
+
+def test_take_and_put():
+    x = E.tensor([[4, 3, 5], [6, 7, 8]])
+    assert E.take(x, E.tensor([0, 2, -1])).tolist() == [4, 5, 8]
+    assert E.take(x.t(), E.tensor([1])).tolist() == [6]
+    with pytest.raises(IndexError, match="out of range: tried to access index 6 on a tensor of 6 elements"):
+        E.take(x, E.tensor([6]))
+    y = x.clone()
+    y.put_(E.tensor([1, 1, 5]), E.tensor([1, 2, 3]), accumulate=True)
+    assert y.tolist() == [[4, 6, 5], [6, 7, 11]]
+
+
+def test_one_hot():
+    assert I.one_hot(E.tensor([0, 2])).tolist() == [[1, 0, 0], [0, 0, 1]]
+    assert I.one_hot(E.tensor([[1]]), 4).shape == (1, 1, 4)
+    with pytest.raises(RuntimeError, match="smaller than num_classes"):
+        I.one_hot(E.tensor([3]), 3)
+    with pytest.raises(RuntimeError, match="non-negative"):
+        I.one_hot(E.tensor([-1]))
+    with pytest.raises(RuntimeError, match="LongTensor"):
+        I.one_hot(E.tensor([1.0]))
