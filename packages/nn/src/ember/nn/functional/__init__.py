@@ -1,0 +1,6 @@
+"""`ember.nn.functional`: PyTorch's `torch.nn.functional` (activations, losses, layers, attention)."""
+
+from ember.nn.functional._activation import *
+from ember.nn.functional._attention import *
+from ember.nn.functional._layers import *
+from ember.nn.functional._loss import *

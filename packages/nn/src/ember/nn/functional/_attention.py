@@ -1,0 +1,121 @@
+"""Attention: `scaled_dot_product_attention` and the multi-head forward behind `MultiheadAttention`."""
+
+from __future__ import annotations
+
+import math
+
+from ember import autograd as ea
+from ember.core import Tensor
+from ember.core.tensor import describe
+
+from ember.nn.functional._layers import dropout, linear
+
+__all__ = ["scaled_dot_product_attention", "multi_head_attention_forward"]
+
+
+def _additive_mask(mask: Tensor | None, dtype) -> Tensor | None:
+    """A boolean mask (True = take part) or float mask (added) as an additive float mask."""
+    if mask is None or mask.is_floating_point():
+        return mask
+    neg_inf = ea.full(tuple(mask.shape), float("-inf"), dtype=dtype, device=mask.device)
+    return ea.where(mask, ea.zeros_like(neg_inf), neg_inf)
+
+
+def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn_mask: Tensor | None = None,
+                                 dropout_p: float = 0.0, is_causal: bool = False, scale: float | None = None,
+                                 enable_gqa: bool = False) -> Tensor:
+    """softmax(Q K^T * scale + mask) V; query (..., L, E), key (..., S, E), value (..., S, Ev).
+    A boolean `attn_mask` marks the positions that take part (True), a float one is added."""
+    if query.shape[-1] != key.shape[-1]:
+        raise RuntimeError(f"scaled_dot_product_attention: query and key must have the same embedding size; got "
+                           f"{describe(query)} and {describe(key)}")
+    L, S = query.shape[-2], key.shape[-2]
+    scale_factor = 1 / math.sqrt(query.shape[-1]) if scale is None else scale
+    scores = ea.matmul(query, key.transpose(-2, -1)) * scale_factor
+    if is_causal:
+        if attn_mask is not None:
+            raise RuntimeError("_scaled_dot_product_attention: Explicit attn_mask should not be set when "
+                               "is_causal=True")
+        causal = ea.ones(L, S, dtype=ea.bool, device=query.device).tril()
+        scores = scores + _additive_mask(causal, scores.dtype)
+    elif attn_mask is not None:
+        scores = scores + _additive_mask(attn_mask, scores.dtype)
+    weights = ea.softmax(scores, -1)
+    if dropout_p > 0.0:
+        weights = dropout(weights, dropout_p, True)
+    return ea.matmul(weights, value)
+
+
+def multi_head_attention_forward(query: Tensor, key: Tensor, value: Tensor, embed_dim_to_check: int, num_heads: int,
+                                 in_proj_weight: Tensor, in_proj_bias: Tensor | None, bias_k, bias_v,
+                                 add_zero_attn: bool, dropout_p: float, out_proj_weight: Tensor,
+                                 out_proj_bias: Tensor | None, training: bool = True,
+                                 key_padding_mask: Tensor | None = None, need_weights: bool = True,
+                                 attn_mask: Tensor | None = None, use_separate_proj_weight: bool = False,
+                                 q_proj_weight: Tensor | None = None, k_proj_weight: Tensor | None = None,
+                                 v_proj_weight: Tensor | None = None, static_k=None, static_v=None,
+                                 average_attn_weights: bool = True, is_causal: bool = False):
+    """Multi-head attention on sequence-first inputs: query (L, N, E), key/value (S, N, E).
+
+    Returns `(output (L, N, E), weights)`; weights are (N, L, S) averaged over heads, (N, heads,
+    L, S) when `average_attn_weights=False`, or None without `need_weights`. Masks: a boolean
+    `key_padding_mask` (N, S) is True where a key is padding; a boolean `attn_mask` (L, S) or
+    (N * heads, L, S) is True where attention is not allowed (float masks are added).
+    """
+    if bias_k is not None or bias_v is not None or add_zero_attn or static_k is not None or static_v is not None:
+        raise NotImplementedError("multi_head_attention_forward: bias_k/bias_v, add_zero_attn and static_k/static_v "
+                                  "are not supported")
+    unbatched = query.dim() == 2
+    if unbatched:
+        query, key, value = query.unsqueeze(1), key.unsqueeze(1), value.unsqueeze(1)
+        if key_padding_mask is not None:
+            key_padding_mask = key_padding_mask.unsqueeze(0)
+    L, N, E = query.shape
+    S = key.shape[0]
+    if E != embed_dim_to_check:
+        raise AssertionError(f"was expecting embedding dimension of {embed_dim_to_check}, but got {E}")
+    head_dim = E // num_heads
+    if use_separate_proj_weight:
+        bq = bk = bv = None
+        if in_proj_bias is not None:
+            bq, bk, bv = in_proj_bias.chunk(3)
+        q = linear(query, q_proj_weight, bq)
+        k = linear(key, k_proj_weight, bk)
+        v = linear(value, v_proj_weight, bv)
+    else:
+        wq, wk, wv = in_proj_weight.chunk(3)
+        bq = bk = bv = None
+        if in_proj_bias is not None:
+            bq, bk, bv = in_proj_bias.chunk(3)
+        q, k, v = linear(query, wq, bq), linear(key, wk, bk), linear(value, wv, bv)
+    # (L, N, E) -> (N, heads, L, head_dim)
+    q = q.reshape(L, N, num_heads, head_dim).permute(1, 2, 0, 3)
+    k = k.reshape(S, N, num_heads, head_dim).permute(1, 2, 0, 3)
+    v = v.reshape(S, N, num_heads, head_dim).permute(1, 2, 0, 3)
+    mask = None
+    if attn_mask is not None:
+        mask = attn_mask if attn_mask.is_floating_point() else _additive_mask(attn_mask.logical_not(), q.dtype)
+        mask = mask.reshape(N, num_heads, L, S) if mask.dim() == 3 else mask
+    elif is_causal:
+        mask = _additive_mask(ea.ones(L, S, dtype=ea.bool, device=q.device).tril(), q.dtype)
+    if key_padding_mask is not None:
+        kpm = key_padding_mask if key_padding_mask.is_floating_point() else \
+            _additive_mask(key_padding_mask.logical_not(), q.dtype)
+        kpm = kpm.reshape(N, 1, 1, S)
+        mask = kpm if mask is None else mask + kpm
+    scores = ea.matmul(q, k.transpose(-2, -1)) * (1 / math.sqrt(head_dim))
+    if mask is not None:
+        scores = scores + mask
+    weights = ea.softmax(scores, -1)
+    if dropout_p > 0.0 and training:
+        weights = dropout(weights, dropout_p, True)
+    out = ea.matmul(weights, v).permute(2, 0, 1, 3).reshape(L, N, E)
+    out = linear(out, out_proj_weight, out_proj_bias)
+    attn = None
+    if need_weights:
+        attn = weights.mean(1) if average_attn_weights else weights
+        if unbatched:
+            attn = attn.squeeze(0)
+    if unbatched:
+        out = out.squeeze(1)
+    return out, attn

@@ -1,0 +1,193 @@
+"""Layer functions: linear maps and thin PyTorch-signature wrappers over ember-core's nn kernels
+(convolution, pooling, normalization, dropout, embedding, padding, resampling)."""
+# ruff: noqa: A002 - PyTorch's argument is named `input`
+
+from __future__ import annotations
+
+from ember import autograd as ea
+from ember.core import Tensor
+from ember.core.tensor import describe
+
+__all__ = ["linear", "bilinear", "conv1d", "conv2d", "conv_transpose2d", "max_pool2d", "avg_pool2d",
+           "adaptive_avg_pool2d", "batch_norm", "layer_norm", "group_norm", "dropout", "dropout2d", "embedding",
+           "embedding_bag", "pad", "interpolate", "one_hot", "flatten"]
+
+
+def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
+    """input @ weight.T + bias; input (*, in_features), weight (out_features, in_features)."""
+    if input.dim() == 0 or input.shape[-1] != weight.shape[-1]:
+        raise RuntimeError(f"linear: expected input with last dimension {weight.shape[-1]} (in_features); got "
+                           f"{describe(input)} and {describe(weight)}")
+    out = ea.matmul(input, weight.t()) if weight.dim() == 2 else ea.matmul(input, weight)
+    return out + bias if bias is not None else out
+
+
+def bilinear(input1: Tensor, input2: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
+    """y_k = x1^T W_k x2 + b_k; input1 (*, in1), input2 (*, in2), weight (out, in1, in2)."""
+    out_f, in1, in2 = weight.shape
+    if input1.shape[-1] != in1 or input2.shape[-1] != in2:
+        raise RuntimeError(f"bilinear: expected inputs with last dimensions {in1} and {in2}; got "
+                           f"{describe(input1)} and {describe(input2)}")
+    lead = tuple(input1.shape[:-1])
+    x1 = input1.reshape(-1, in1)
+    x2 = input2.reshape(-1, in2)
+    tmp = ea.matmul(x1, weight.permute(1, 0, 2).reshape(in1, out_f * in2)).reshape(-1, out_f, in2)
+    out = (tmp * x2.unsqueeze(1)).sum(-1)
+    if bias is not None:
+        out = out + bias
+    return out.reshape(*lead, out_f)
+
+
+def conv1d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride=1, padding=0, dilation=1,
+           groups: int = 1) -> Tensor:
+    """1-D cross-correlation; input (N, C_in, L) or (C_in, L), weight (C_out, C_in / groups, k)."""
+    return ea.conv1d(input, weight, bias, stride, padding, dilation, groups)
+
+
+def conv2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride=1, padding=0, dilation=1,
+           groups: int = 1) -> Tensor:
+    """2-D cross-correlation; input (N, C_in, H, W) or (C_in, H, W), weight (C_out, C_in / groups, kH, kW)."""
+    return ea.conv2d(input, weight, bias, stride, padding, dilation, groups)
+
+
+def conv_transpose2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride=1, padding=0,
+                     output_padding=0, groups: int = 1, dilation=1) -> Tensor:
+    """The gradient of conv2d with respect to its input; weight (C_in, C_out / groups, kH, kW)."""
+    return ea.conv_transpose2d(input, weight, bias, stride, padding, output_padding, groups, dilation)
+
+
+def max_pool2d(input: Tensor, kernel_size, stride=None, padding=0, dilation=1, ceil_mode: bool = False,
+               return_indices: bool = False):
+    """Maximum over kernel_size windows; `return_indices` also gives the flat argmax per window."""
+    return ea.max_pool2d(input, kernel_size, stride, padding, dilation, ceil_mode=ceil_mode,
+                         return_indices=return_indices)
+
+
+def avg_pool2d(input: Tensor, kernel_size, stride=None, padding=0, ceil_mode: bool = False,
+               count_include_pad: bool = True, divisor_override: int | None = None) -> Tensor:
+    """Mean over kernel_size windows."""
+    return ea.avg_pool2d(input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
+
+
+def adaptive_avg_pool2d(input: Tensor, output_size) -> Tensor:
+    """Mean pooling to a fixed output size (H_out, W_out)."""
+    return ea.adaptive_avg_pool2d(input, output_size)
+
+
+def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor | None, weight: Tensor | None = None,
+               bias: Tensor | None = None, training: bool = False, momentum: float = 0.1,
+               eps: float = 1e-5) -> Tensor:
+    """(x - mean) / sqrt(var + eps) * weight + bias per channel (dim 1); in training the batch
+    statistics are used and the running ones updated in place."""
+    if training and input.numel() // input.shape[1] <= 1:
+        raise ValueError(f"Expected more than 1 value per channel when training, got input size {input.shape}")
+    return ea.batch_norm(input, running_mean, running_var, weight, bias, training, momentum, eps)
+
+
+def layer_norm(input: Tensor, normalized_shape, weight: Tensor | None = None, bias: Tensor | None = None,
+               eps: float = 1e-5) -> Tensor:
+    """Normalise over the trailing `normalized_shape` dimensions."""
+    return ea.layer_norm(input, tuple(normalized_shape), weight, bias, eps)
+
+
+def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None, bias: Tensor | None = None,
+               eps: float = 1e-5) -> Tensor:
+    """Normalise each of `num_groups` channel groups of each sample."""
+    if input.dim() < 2 or input.shape[1] % num_groups:
+        raise RuntimeError(f"Expected number of channels in input to be divisible by num_groups, but got input "
+                           f"of shape {input.shape} and num_groups={num_groups}")
+    return ea.group_norm(input, num_groups, weight, bias, eps)
+
+
+def _check_p(p: float) -> None:
+    if p < 0.0 or p > 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+
+
+def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
+    """Zero each element with probability p in training and scale the rest by 1 / (1 - p)."""
+    _check_p(p)
+    if not training or p == 0.0:
+        return input
+    result = ea.dropout(input, p, True)
+    return input.copy_(result) if inplace else result
+
+
+def dropout2d(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
+    """Zero whole channels (N, C, H, W) with probability p in training."""
+    _check_p(p)
+    if not training or p == 0.0:
+        return input
+    result = ea.dropout2d(input, p, True)
+    return input.copy_(result) if inplace else result
+
+
+def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None, max_norm: float | None = None,
+              norm_type: float = 2.0, scale_grad_by_freq: bool = False, sparse: bool = False) -> Tensor:
+    """Rows of `weight` selected by the integer tensor `input`; output (*input.shape, embedding_dim)."""
+    if input.is_floating_point():
+        raise RuntimeError(f"Expected tensor for argument #1 'indices' to have one of the following scalar types: "
+                           f"Long, Int; but got {input.type()} instead (while checking arguments for embedding)")
+    if padding_idx is not None:
+        if padding_idx < 0:
+            padding_idx += weight.shape[0]
+        if not 0 <= padding_idx < weight.shape[0]:
+            raise AssertionError("Padding_idx must be within num_embeddings")
+    return ea.embedding(input, weight, padding_idx)
+
+
+def embedding_bag(input: Tensor, weight: Tensor, offsets: Tensor | None = None, max_norm: float | None = None,
+                  norm_type: float = 2, scale_grad_by_freq: bool = False, mode: str = "mean", sparse: bool = False,
+                  per_sample_weights: Tensor | None = None, include_last_offset: bool = False,
+                  padding_idx: int | None = None) -> Tensor:
+    """Sum/mean/max of the embeddings of each bag (rows of a 2-D `input`, or 1-D `input` cut at `offsets`)."""
+    if mode not in ("sum", "mean", "max"):
+        raise ValueError(f"mode has to be one of sum, mean or max; got {mode!r}")
+    if input.dim() == 2 and offsets is not None:
+        raise ValueError("if input is 2D, then offsets has to be None, as input is treated is a mini-batch of "
+                         "fixed length sequences.")
+    if input.dim() == 1 and offsets is None:
+        raise ValueError("offsets has to be a 1D Tensor but got None")
+    return ea.embedding_bag(input, weight, offsets, mode=mode, per_sample_weights=per_sample_weights,
+                            include_last_offset=include_last_offset, padding_idx=padding_idx)
+
+
+def pad(input: Tensor, pad: tuple[int, ...], mode: str = "constant", value: float | None = None) -> Tensor:
+    """Pad the last len(pad) / 2 dimensions: pad = (left, right, top, bottom, ...)."""
+    if len(pad) % 2:
+        raise ValueError("Padding length must be divisible by 2")
+    if len(pad) // 2 > input.dim():
+        raise ValueError("Padding length should be less than or equal to two times the input dimension but got "
+                         f"padding length {len(pad)} and input of dimension {input.dim()}")
+    return ea.pad(input, tuple(pad), mode, value)
+
+
+def interpolate(input: Tensor, size=None, scale_factor=None, mode: str = "nearest", align_corners: bool | None = None,
+                recompute_scale_factor: bool | None = None, antialias: bool = False) -> Tensor:
+    """Resample the spatial dimensions to `size` or by `scale_factor` (nearest, bilinear, ...)."""
+    if (size is None) == (scale_factor is None):
+        raise ValueError("only one of size or scale_factor should be defined")
+    if align_corners is not None and mode in ("nearest", "area", "nearest-exact"):
+        raise ValueError("align_corners option can only be set with the interpolating modes: "
+                         "linear | bilinear | bicubic | trilinear")
+    return ea.interpolate(input, size, scale_factor, mode, align_corners)
+
+
+def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
+    """An int64 tensor (*tensor.shape, num_classes) with a 1 at each class id."""
+    if tensor.is_floating_point():
+        raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
+    if tensor.numel() and int(tensor.min()) < 0:
+        raise RuntimeError("Class values must be non-negative.")
+    if num_classes == -1:
+        if tensor.numel() == 0:
+            raise RuntimeError("Can not infer total number of classes from empty tensor.")
+        num_classes = int(tensor.max()) + 1
+    elif tensor.numel() and int(tensor.max()) >= num_classes:
+        raise RuntimeError("Class values must be smaller than num_classes.")
+    classes = ea.arange(num_classes, device=tensor.device)
+    return (tensor.unsqueeze(-1) == classes).long()
+
+
+def flatten(input: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
+    return input.flatten(start_dim, end_dim)

@@ -1,0 +1,281 @@
+"""Loss functions composed from differentiable primitives (autograd derives their gradients)."""
+# ruff: noqa: A002 - PyTorch's argument is named `input`
+
+from __future__ import annotations
+
+import warnings
+
+from ember import autograd as ea
+from ember.core import Tensor
+from ember.core.tensor import describe
+
+__all__ = ["mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss", "binary_cross_entropy",
+           "binary_cross_entropy_with_logits", "nll_loss", "cross_entropy", "kl_div", "cosine_embedding_loss",
+           "cosine_similarity", "normalize", "margin_ranking_loss", "soft_margin_loss"]
+
+
+def _legacy_reduction(size_average, reduce, reduction: str) -> str:
+    if size_average is None and reduce is None:
+        return reduction
+    size_average = True if size_average is None else size_average
+    reduce = True if reduce is None else reduce
+    if not reduce:
+        return "none"
+    return "mean" if size_average else "sum"
+
+
+def _reduce(loss: Tensor, reduction: str) -> Tensor:
+    if reduction == "none":
+        return loss
+    if reduction == "mean":
+        return loss.mean()
+    if reduction == "sum":
+        return loss.sum()
+    raise ValueError(f"{reduction} is not a valid value for reduction")
+
+
+def _check_reduction(reduction: str) -> None:
+    if reduction not in ("none", "mean", "sum"):
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+
+
+def _warn_broadcast(name: str, input: Tensor, target: Tensor) -> None:
+    if tuple(target.shape) != tuple(input.shape):
+        warnings.warn(f"Using a target size ({target.shape}) that is different to the input size ({input.shape}). "
+                      "This will likely lead to incorrect results due to broadcasting. Please ensure they have the "
+                      "same size.", stacklevel=3)
+
+
+def mse_loss(input: Tensor, target: Tensor, size_average=None, reduce=None, reduction: str = "mean",
+             weight: Tensor | None = None) -> Tensor:
+    """(input - target)^2, reduced."""
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    _warn_broadcast("mse_loss", input, target)
+    loss = (input - target) ** 2
+    if weight is not None:
+        loss = loss * weight
+    return _reduce(loss, reduction)
+
+
+def l1_loss(input: Tensor, target: Tensor, size_average=None, reduce=None, reduction: str = "mean",
+            weight: Tensor | None = None) -> Tensor:
+    """|input - target|, reduced."""
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    _warn_broadcast("l1_loss", input, target)
+    loss = (input - target).abs()
+    if weight is not None:
+        loss = loss * weight
+    return _reduce(loss, reduction)
+
+
+def smooth_l1_loss(input: Tensor, target: Tensor, size_average=None, reduce=None, reduction: str = "mean",
+                   beta: float = 1.0) -> Tensor:
+    """0.5 d^2 / beta where d = |input - target| < beta, else d - 0.5 beta."""
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    _warn_broadcast("smooth_l1_loss", input, target)
+    if beta < 0:
+        raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
+    d = (input - target).abs()
+    if beta == 0:
+        return _reduce(d, reduction)
+    return _reduce(ea.where(d < beta, 0.5 * d * d / beta, d - 0.5 * beta), reduction)
+
+
+def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean", delta: float = 1.0,
+               weight: Tensor | None = None) -> Tensor:
+    """0.5 d^2 where d = |input - target| < delta, else delta (d - 0.5 delta)."""
+    _warn_broadcast("huber_loss", input, target)
+    d = (input - target).abs()
+    loss = ea.where(d < delta, 0.5 * d * d, delta * (d - 0.5 * delta))
+    if weight is not None:
+        loss = loss * weight
+    return _reduce(loss, reduction)
+
+
+def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, size_average=None,
+                         reduce=None, reduction: str = "mean") -> Tensor:
+    """-(t log x + (1 - t) log(1 - x)), each log clamped at -100 as PyTorch does."""
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    if tuple(target.shape) != tuple(input.shape):
+        raise ValueError(f"Using a target size ({target.shape}) that is different to the input size "
+                         f"({input.shape}) is deprecated. Please ensure they have the same size.")
+    log_x = ea.clamp(ea.log(input), min=-100)
+    log_1mx = ea.clamp(ea.log(1 - input), min=-100)
+    loss = -(target * log_x + (1 - target) * log_1mx)
+    if weight is not None:
+        loss = loss * weight
+    return _reduce(loss, reduction)
+
+
+def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight: Tensor | None = None,
+                                     size_average=None, reduce=None, reduction: str = "mean",
+                                     pos_weight: Tensor | None = None) -> Tensor:
+    """BCE of sigmoid(input), computed stably: (1 - t) x + w_log (log(1 + e^-|x|) + max(-x, 0))."""
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    if tuple(target.shape) != tuple(input.shape):
+        raise ValueError(f"Target size ({target.shape}) must be the same as input size ({input.shape})")
+    softplus_neg = ea.log1p(ea.exp(-input.abs())) + ea.relu(-input)
+    if pos_weight is not None:
+        log_weight = (pos_weight - 1) * target + 1
+        loss = (1 - target) * input + log_weight * softplus_neg
+    else:
+        loss = (1 - target) * input + softplus_neg
+    if weight is not None:
+        loss = loss * weight
+    return _reduce(loss, reduction)
+
+
+def _class_last(input: Tensor) -> Tensor:
+    """(N, C, d1, ...) -> (N, d1, ..., C); (C,) and (N, C) unchanged."""
+    return input.movedim(1, -1) if input.dim() > 2 else input
+
+
+def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, size_average=None,
+             ignore_index: int = -100, reduce=None, reduction: str = "mean") -> Tensor:
+    """-input[n, target[n]] (times weight[target[n]]), skipping `ignore_index`; input (N, C, d...)."""
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    _check_reduction(reduction)
+    if input.dim() < 1:
+        raise ValueError(f"nll_loss: input must have at least 1 dimension; got {describe(input)}")
+    expected = tuple(input.shape[:1]) + tuple(input.shape[2:]) if input.dim() > 1 else ()
+    if tuple(target.shape) != expected:
+        if input.dim() == 2 and target.dim() == 1:
+            raise ValueError(f"Expected input batch_size ({input.shape[0]}) to match target batch_size "
+                             f"({target.shape[0]}).")
+        raise RuntimeError(f"nll_loss: expected target of shape {list(expected)}; got {describe(input)} and "
+                           f"{describe(target)}")
+    if target.is_floating_point():
+        raise RuntimeError(f"nll_loss: expected target of an integer dtype (class indices); got {describe(target)}")
+    n_classes = input.shape[1] if input.dim() > 1 else input.shape[0]
+    valid = target != ignore_index
+    safe = ea.where(valid, target, ea.zeros_like(target))
+    if safe.numel():
+        lo, hi = int(safe.min()), int(safe.max())
+        if lo < 0 or hi >= n_classes:
+            raise IndexError(f"Target {lo if lo < 0 else hi} is out of bounds.")
+    logp = _class_last(input)
+    picked = logp.gather(-1, safe.unsqueeze(-1)).squeeze(-1)
+    w = valid.to(input.dtype)
+    if weight is not None:
+        w = weight[safe] * w
+    loss = -picked * w
+    if reduction == "none":
+        return loss
+    if reduction == "sum":
+        return loss.sum()
+    return loss.sum() / w.sum()
+
+
+def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, size_average=None,
+                  ignore_index: int = -100, reduce=None, reduction: str = "mean",
+                  label_smoothing: float = 0.0) -> Tensor:
+    """Cross entropy of the logits `input` (N, C, d...) against class ids (N, d...) or class
+    probabilities (same shape as `input`), with optional label smoothing."""
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    _check_reduction(reduction)
+    if not 0.0 <= label_smoothing <= 1.0:
+        raise ValueError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
+    class_dim = 1 if input.dim() > 1 else 0
+    n_classes = input.shape[class_dim]
+    logp = ea.log_softmax(input, class_dim)
+    wshape = [1] * input.dim()
+    wshape[class_dim] = n_classes
+    if target.is_floating_point():
+        if tuple(target.shape) != tuple(input.shape):
+            raise RuntimeError(f"cross_entropy: class-probability targets must have the input's shape; got "
+                               f"{describe(input)} and {describe(target)}")
+        if label_smoothing > 0:
+            target = target * (1 - label_smoothing) + label_smoothing / n_classes
+        prod = logp * target
+        if weight is not None:
+            prod = prod * weight.reshape(wshape)
+        loss = -prod.sum(class_dim)
+        if reduction == "mean":
+            return loss.sum() / (input.numel() // n_classes)
+        return _reduce(loss, reduction)
+    nll = nll_loss(logp, target, weight, ignore_index=ignore_index, reduction=reduction)
+    if label_smoothing <= 0:
+        return nll
+    valid = target != ignore_index
+    lw = logp * weight.reshape(wshape) if weight is not None else logp
+    smooth = -lw.sum(class_dim) * valid.to(input.dtype)
+    if reduction == "none":
+        ret = smooth
+    elif reduction == "sum":
+        ret = smooth.sum()
+    elif weight is not None:
+        safe = ea.where(valid, target, ea.zeros_like(target))
+        ret = smooth.sum() / (weight[safe] * valid.to(input.dtype)).sum()
+    else:
+        ret = smooth.sum() / valid.sum()
+    return (1 - label_smoothing) * nll + ret * (label_smoothing / n_classes)
+
+
+def kl_div(input: Tensor, target: Tensor, size_average=None, reduce=None, reduction: str = "mean",
+           log_target: bool = False) -> Tensor:
+    """target * (log target - input) with `input` log-probabilities; `reduction="batchmean"` divides
+    the sum by the batch size (the mathematically correct KL)."""
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    if log_target:
+        loss = ea.exp(target) * (target - input)
+    else:
+        loss = ea.xlogy(target, target) - target * input
+    if reduction == "batchmean":
+        return loss.sum() / input.shape[0] if input.dim() else loss.sum()
+    if reduction == "mean":
+        warnings.warn("reduction: 'mean' divides the total loss by both the batch size and the support size."
+                      "'batchmean' divides only by the batch size, and aligns with the KL div math definition."
+                      "'mean' will be changed to behave the same as 'batchmean' in the next major release.",
+                      stacklevel=2)
+    return _reduce(loss, reduction)
+
+
+def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -> Tensor:
+    """sum(x1 * x2) / (max(||x1||, eps) * max(||x2||, eps)) along `dim` (inputs broadcast)."""
+    n1 = ea.clamp((x1 * x1).sum(dim, keepdim=True).sqrt(), min=eps)
+    n2 = ea.clamp((x2 * x2).sum(dim, keepdim=True).sqrt(), min=eps)
+    return ((x1 / n1) * (x2 / n2)).sum(dim)
+
+
+def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12, out: Tensor | None = None) -> Tensor:
+    """input / max(||input||_p, eps) along `dim`."""
+    if p == 2:
+        norm = (input * input).sum(dim, keepdim=True).sqrt()
+    elif p == 1:
+        norm = input.abs().sum(dim, keepdim=True)
+    else:
+        norm = (input.abs() ** p).sum(dim, keepdim=True) ** (1.0 / p)
+    result = input / ea.clamp(norm, min=eps)
+    return result if out is None else out.copy_(result)
+
+
+def cosine_embedding_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: float = 0.0, size_average=None,
+                          reduce=None, reduction: str = "mean") -> Tensor:
+    """1 - cos(x1, x2) where target is 1, max(0, cos(x1, x2) - margin) where it is -1."""
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    if input1.dim() != input2.dim() or input1.dim() not in (1, 2):
+        raise RuntimeError(f"cosine_embedding_loss: expected 1D or 2D inputs of the same rank; got "
+                           f"{describe(input1)} and {describe(input2)}")
+    dim = input1.dim() - 1
+    eps = 1e-12
+    prod = (input1 * input2).sum(dim)
+    mag1 = (input1 * input1).sum(dim) + eps
+    mag2 = (input2 * input2).sum(dim) + eps
+    cos = prod / (mag1 * mag2).sqrt()
+    zeros = ea.zeros_like(cos)
+    pos = ea.where(target == 1, 1 - cos, zeros)
+    neg = ea.where(target == -1, ea.clamp(cos - margin, min=0), zeros)
+    return _reduce(pos + neg, reduction)
+
+
+def margin_ranking_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: float = 0.0, size_average=None,
+                        reduce=None, reduction: str = "mean") -> Tensor:
+    """max(0, -target * (x1 - x2) + margin)."""
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    return _reduce(ea.clamp(-target * (input1 - input2) + margin, min=0), reduction)
+
+
+def soft_margin_loss(input: Tensor, target: Tensor, size_average=None, reduce=None, reduction: str = "mean") -> Tensor:
+    """log(1 + exp(-target * input))."""
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    return _reduce(ea.log1p(ea.exp(-target * input)), reduction)

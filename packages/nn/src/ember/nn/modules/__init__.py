@@ -1,0 +1,17 @@
+"""`ember.nn.modules`: every layer class (re-exported by `ember.nn`)."""
+
+from ember.nn.modules.module import Module, register_module_forward_hook, register_module_forward_pre_hook
+from ember.nn.modules.container import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
+from ember.nn.modules.linear import Bilinear, Flatten, Identity, Linear, Unflatten
+from ember.nn.modules.activation import *
+from ember.nn.modules.conv import Conv1d, Conv2d, ConvTranspose2d
+from ember.nn.modules.pooling import AdaptiveAvgPool2d, AvgPool2d, MaxPool2d
+from ember.nn.modules.normalization import BatchNorm1d, BatchNorm2d, GroupNorm, LayerNorm
+from ember.nn.modules.dropout import Dropout, Dropout2d
+from ember.nn.modules.sparse import Embedding, EmbeddingBag
+from ember.nn.modules.rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell, RNNCellBase
+from ember.nn.modules.loss import *
+from ember.nn.modules.transformer import (
+    MultiheadAttention, NonDynamicallyQuantizableLinear, TransformerEncoder, TransformerEncoderLayer,
+)
+from ember.nn.modules.upsampling import Upsample

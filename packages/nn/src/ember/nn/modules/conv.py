@@ -1,0 +1,185 @@
+"""`Conv1d`, `Conv2d`, `ConvTranspose2d` with PyTorch's attributes, initialisation and repr."""
+# ruff: noqa: A002 - PyTorch's argument is named `input`
+
+from __future__ import annotations
+
+import math
+
+from ember import autograd as ea
+from ember.core import Tensor
+from ember.nn import functional as F
+from ember.nn import init
+from ember.nn.modules.module import Module
+from ember.nn.parameter import Parameter
+
+__all__ = ["Conv1d", "Conv2d", "ConvTranspose2d"]
+
+_PADDING_MODES = ("zeros", "reflect", "replicate", "circular")
+
+
+def _ntuple(v, n: int) -> tuple:
+    if isinstance(v, tuple | list):
+        return tuple(v)
+    return (v,) * n
+
+
+class _ConvNd(Module):
+    _nd = 2
+    _transposed = False
+
+    def __init__(self, in_channels: int, out_channels: int, kernel_size, stride, padding, dilation, groups: int,
+                 bias: bool, padding_mode: str, output_padding=0, device=None, dtype=None) -> None:
+        super().__init__()
+        nd = self._nd
+        if groups <= 0:
+            raise ValueError("groups must be a positive integer")
+        if in_channels % groups != 0:
+            raise ValueError("in_channels must be divisible by groups")
+        if out_channels % groups != 0:
+            raise ValueError("out_channels must be divisible by groups")
+        if isinstance(padding, str):
+            if padding not in ("same", "valid"):
+                raise ValueError(f"Invalid padding string {padding!r}, should be one of {{'valid', 'same'}}")
+            if padding == "same" and any(s != 1 for s in _ntuple(stride, nd)):
+                raise ValueError("padding='same' is not supported for strided convolutions")
+        if padding_mode not in _PADDING_MODES:
+            raise ValueError(f"padding_mode must be one of {_PADDING_MODES}, but got padding_mode='{padding_mode}'")
+        self.in_channels = in_channels
+        self.out_channels = out_channels
+        self.kernel_size = _ntuple(kernel_size, nd)
+        self.stride = _ntuple(stride, nd)
+        self.padding = padding if isinstance(padding, str) else _ntuple(padding, nd)
+        self.dilation = _ntuple(dilation, nd)
+        self.transposed = self._transposed
+        self.output_padding = _ntuple(output_padding, nd)
+        self.groups = groups
+        self.padding_mode = padding_mode
+        if self._transposed:
+            shape = (in_channels, out_channels // groups, *self.kernel_size)
+        else:
+            shape = (out_channels, in_channels // groups, *self.kernel_size)
+        self.weight = Parameter(ea.empty(shape, device=device, dtype=dtype))
+        if bias:
+            self.bias = Parameter(ea.empty(out_channels, device=device, dtype=dtype))
+        else:
+            self.register_parameter("bias", None)
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        init.kaiming_uniform_(self.weight, a=math.sqrt(5))
+        if self.bias is not None:
+            fan_in, _ = init._calculate_fan_in_and_fan_out(self.weight)
+            if fan_in != 0:
+                bound = 1 / math.sqrt(fan_in)
+                init.uniform_(self.bias, -bound, bound)
+
+    def _check_input(self, input: Tensor) -> None:
+        nd = self._nd
+        if input.dim() not in (nd + 1, nd + 2):
+            raise RuntimeError(f"{type(self).__name__}: expected {nd + 1}D (unbatched) or {nd + 2}D (batched) input, "
+                               f"but got input of size: {list(input.shape)}")
+        got = input.shape[-nd - 1]
+        if got != self.in_channels:
+            w = list(self.weight.shape)
+            raise RuntimeError(f"Given groups={self.groups}, weight of size {w}, expected input"
+                               f"{list(input.shape)} to have {self.in_channels} channels, but got {got} channels "
+                               "instead")
+
+    def _padded(self, input: Tensor) -> tuple[Tensor, object]:
+        """Non-zero padding modes pad explicitly and convolve without padding."""
+        if self.padding_mode == "zeros" or isinstance(self.padding, str):
+            return input, self.padding
+        pads = []
+        for p in reversed(self.padding):
+            pads += [p, p]
+        return F.pad(input, tuple(pads), mode=self.padding_mode), 0
+
+    def extra_repr(self) -> str:
+        s = f"{self.in_channels}, {self.out_channels}, kernel_size={self.kernel_size}, stride={self.stride}"
+        if isinstance(self.padding, str) or self.padding != (0,) * len(self.padding):
+            s += f", padding={self.padding}"
+        if self.dilation != (1,) * len(self.dilation):
+            s += f", dilation={self.dilation}"
+        if self.output_padding != (0,) * len(self.output_padding):
+            s += f", output_padding={self.output_padding}"
+        if self.groups != 1:
+            s += f", groups={self.groups}"
+        if self.bias is None:
+            s += ", bias=False"
+        if self.padding_mode != "zeros":
+            s += f", padding_mode={self.padding_mode}"
+        return s
+
+
+class Conv1d(_ConvNd):
+    """1-D convolution over (N, C_in, L) inputs; weight (out_channels, in_channels / groups, k)."""
+
+    _nd = 1
+
+    def __init__(self, in_channels: int, out_channels: int, kernel_size, stride=1, padding=0, dilation=1,
+                 groups: int = 1, bias: bool = True, padding_mode: str = "zeros", device=None, dtype=None) -> None:
+        super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation, groups, bias,
+                         padding_mode, device=device, dtype=dtype)
+
+    def forward(self, input: Tensor) -> Tensor:
+        self._check_input(input)
+        x, padding = self._padded(input)
+        return F.conv1d(x, self.weight, self.bias, self.stride, padding, self.dilation, self.groups)
+
+
+class Conv2d(_ConvNd):
+    """2-D convolution over (N, C_in, H, W) inputs; weight (out_channels, in_channels / groups, kH, kW).
+
+    >>> from ember import nn
+    >>> nn.Conv2d(1, 8, 3, padding=1)
+    Conv2d(1, 8, kernel_size=(3, 3), stride=(1, 1), padding=(1, 1))
+    """
+
+    _nd = 2
+
+    def __init__(self, in_channels: int, out_channels: int, kernel_size, stride=1, padding=0, dilation=1,
+                 groups: int = 1, bias: bool = True, padding_mode: str = "zeros", device=None, dtype=None) -> None:
+        super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation, groups, bias,
+                         padding_mode, device=device, dtype=dtype)
+
+    def forward(self, input: Tensor) -> Tensor:
+        self._check_input(input)
+        x, padding = self._padded(input)
+        return F.conv2d(x, self.weight, self.bias, self.stride, padding, self.dilation, self.groups)
+
+
+class ConvTranspose2d(_ConvNd):
+    """Transposed 2-D convolution; weight (in_channels, out_channels / groups, kH, kW)."""
+
+    _nd = 2
+    _transposed = True
+
+    def __init__(self, in_channels: int, out_channels: int, kernel_size, stride=1, padding=0, output_padding=0,
+                 groups: int = 1, bias: bool = True, dilation=1, padding_mode: str = "zeros", device=None,
+                 dtype=None) -> None:
+        if padding_mode != "zeros":
+            raise ValueError(f'Only "zeros" padding mode is supported for {type(self).__name__}')
+        super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation, groups, bias,
+                         padding_mode, output_padding, device=device, dtype=dtype)
+
+    def _check_input(self, input: Tensor) -> None:
+        if input.dim() not in (3, 4):
+            raise RuntimeError(f"ConvTranspose2d: expected 3D (unbatched) or 4D (batched) input, but got input of "
+                               f"size: {list(input.shape)}")
+        got = input.shape[-3]
+        if got != self.in_channels:
+            raise RuntimeError(f"Given transposed=1, weight of size {list(self.weight.shape)}, expected input"
+                               f"{list(input.shape)} to have {self.in_channels} channels, but got {got} channels "
+                               "instead")
+
+    def forward(self, input: Tensor, output_size: list[int] | None = None) -> Tensor:
+        self._check_input(input)
+        output_padding = self.output_padding
+        if output_size is not None:
+            output_size = list(output_size)[-2:]
+            hw = input.shape[-2:]
+            output_padding = tuple(
+                output_size[i] - ((hw[i] - 1) * self.stride[i] - 2 * self.padding[i]
+                                  + self.dilation[i] * (self.kernel_size[i] - 1) + 1) for i in range(2))
+        return F.conv_transpose2d(input, self.weight, self.bias, self.stride, self.padding, output_padding,
+                                  self.groups, self.dilation)

@@ -1,0 +1,655 @@
+"""`Module`: the base class of every layer and model.
+
+A module owns three ordered dicts (`_parameters`, `_buffers`, `_modules`) that attribute
+assignment fills (`self.fc = Linear(...)`, `self.w = Parameter(...)`); everything else
+(`parameters()`, `state_dict()`, `to()`, `train()`, hooks) walks them, exactly as PyTorch does.
+"""
+# ruff: noqa: A002 - PyTorch's argument is named `input`
+
+from __future__ import annotations
+
+import itertools
+from collections import OrderedDict
+from collections.abc import Callable, Iterator
+from typing import Any, NamedTuple
+
+from ember import autograd as ea
+from ember.core import Tensor, dtypes
+from ember.core.device import device as _device
+from ember.nn.modules._hooks import RemovableHandle
+from ember.nn.parameter import Buffer, Parameter, _detached
+
+__all__ = ["Module", "register_module_forward_hook", "register_module_forward_pre_hook"]
+
+_global_forward_pre_hooks: dict[int, Callable] = OrderedDict()
+_global_forward_hooks: dict[int, Callable] = OrderedDict()
+
+
+def register_module_forward_pre_hook(hook: Callable) -> RemovableHandle:
+    """A forward pre-hook run before every module's own ones."""
+    handle = RemovableHandle(_global_forward_pre_hooks)
+    _global_forward_pre_hooks[handle.id] = hook
+    return handle
+
+
+def register_module_forward_hook(hook: Callable) -> RemovableHandle:
+    """A forward hook run before every module's own ones."""
+    handle = RemovableHandle(_global_forward_hooks)
+    _global_forward_hooks[handle.id] = hook
+    return handle
+
+
+class _IncompatibleKeys(NamedTuple):
+    missing_keys: list[str]
+    unexpected_keys: list[str]
+
+    def __repr__(self) -> str:
+        if not self.missing_keys and not self.unexpected_keys:
+            return "<All keys matched successfully>"
+        return f"_IncompatibleKeys(missing_keys={self.missing_keys}, unexpected_keys={self.unexpected_keys})"
+
+    __str__ = __repr__
+
+
+def _typename(value) -> str:
+    return value.type() if isinstance(value, Tensor) else type(value).__name__
+
+
+def _addindent(s: str, num_spaces: int) -> str:
+    lines = s.split("\n")
+    if len(lines) == 1:
+        return s
+    first = lines.pop(0)
+    return first + "\n" + "\n".join(" " * num_spaces + line for line in lines)
+
+
+def _set_data(t: Tensor, new: Tensor) -> None:
+    """Re-point `t` at `new`'s storage, keeping the object (so optimizers holding it stay valid)."""
+    t._set_meta(new._storage, new._offset, new._shape, new._strides)
+    t._dtype = new._dtype
+
+
+class Module:
+    """Base class for all neural network modules; subclasses define `forward`.
+
+    >>> import ember.autograd as torch
+    >>> from ember import nn
+    >>> class Net(nn.Module):
+    ...     def __init__(self):
+    ...         super().__init__()
+    ...         self.fc = nn.Linear(4, 2)
+    ...     def forward(self, x):
+    ...         return self.fc(x).relu()
+    >>> Net()
+    Net(
+      (fc): Linear(in_features=4, out_features=2, bias=True)
+    )
+    """
+
+    training: bool
+    dump_patches: bool = False
+    call_super_init: bool = False
+
+    def __init__(self, *args, **kwargs) -> None:
+        if args or kwargs:
+            raise TypeError(f"{type(self).__name__}.__init__() got unexpected arguments; got {args} and {kwargs}")
+        d = self.__dict__
+        d["training"] = True
+        d["_parameters"] = OrderedDict()
+        d["_buffers"] = OrderedDict()
+        d["_non_persistent_buffers_set"] = set()
+        d["_modules"] = OrderedDict()
+        d["_forward_pre_hooks"] = OrderedDict()
+        d["_forward_pre_hooks_with_kwargs"] = {}
+        d["_forward_hooks"] = OrderedDict()
+        d["_forward_hooks_with_kwargs"] = {}
+        d["_forward_hooks_always_called"] = {}
+        d["_backward_hooks"] = OrderedDict()
+        d["_backward_pre_hooks"] = OrderedDict()
+        d["_state_dict_hooks"] = OrderedDict()
+        d["_load_state_dict_pre_hooks"] = OrderedDict()
+
+    forward: Callable[..., Any]
+
+    def _forward_unimplemented(self, *input: Any) -> None:
+        raise NotImplementedError(f'Module [{type(self).__name__}] is missing the required "forward" function')
+
+    forward = _forward_unimplemented
+
+    # --- registration --------------------------------------------------------------------
+    def register_buffer(self, name: str, tensor: Tensor | None, persistent: bool = True) -> None:
+        """Add a buffer (saved in `state_dict` when `persistent`, moved by `to()`, not trained)."""
+        if "_buffers" not in self.__dict__:
+            raise AttributeError("cannot assign buffer before Module.__init__() call")
+        self._check_name(name, "buffer")
+        if hasattr(self, name) and name not in self._buffers:
+            raise KeyError(f"attribute '{name}' already exists")
+        if tensor is not None and not isinstance(tensor, Tensor):
+            raise TypeError(f"cannot assign '{_typename(tensor)}' object to buffer '{name}' (ember Tensor or None "
+                            "required)")
+        self._buffers[name] = tensor
+        if persistent:
+            self._non_persistent_buffers_set.discard(name)
+        else:
+            self._non_persistent_buffers_set.add(name)
+
+    def register_parameter(self, name: str, param: Parameter | None) -> None:
+        """Add a parameter; `None` registers the name without a tensor (like a missing bias)."""
+        if "_parameters" not in self.__dict__:
+            raise AttributeError("cannot assign parameter before Module.__init__() call")
+        self._check_name(name, "parameter")
+        if hasattr(self, name) and name not in self._parameters:
+            raise KeyError(f"attribute '{name}' already exists")
+        if param is not None and not isinstance(param, Parameter):
+            raise TypeError(f"cannot assign '{_typename(param)}' object to parameter '{name}' "
+                            "(ember.nn.Parameter or None required)")
+        if param is not None and param.grad_fn is not None:
+            raise ValueError(f"Cannot assign non-leaf Tensor to parameter '{name}'. Model parameters must be "
+                             f"created explicitly. To express '{name}' as a function of another Tensor, compute "
+                             "the value in the forward() method.")
+        self._parameters[name] = param
+
+    def add_module(self, name: str, module: Module | None) -> None:
+        """Add a child module, reachable as the attribute `name`."""
+        if not isinstance(module, Module) and module is not None:
+            raise TypeError(f"{_typename(module)} is not a Module subclass")
+        if not isinstance(name, str):
+            raise TypeError(f"module name should be a string. Got {_typename(name)}")
+        if hasattr(self, name) and name not in self._modules:
+            raise KeyError(f"attribute '{name}' already exists")
+        if "." in name:
+            raise KeyError(f'module name can\'t contain ".", got: {name}')
+        if name == "":
+            raise KeyError('module name can\'t be empty string ""')
+        self._modules[name] = module
+
+    register_module = add_module
+
+    @staticmethod
+    def _check_name(name, kind: str) -> None:
+        if not isinstance(name, str):
+            raise TypeError(f"{kind} name should be a string. Got {_typename(name)}")
+        if "." in name:
+            raise KeyError(f'{kind} name can\'t contain "."')
+        if name == "":
+            raise KeyError(f'{kind} name can\'t be empty string ""')
+
+    def get_submodule(self, target: str) -> Module:
+        """The submodule at the dotted path `target` (`"encoder.layers.0"`)."""
+        if target == "":
+            return self
+        mod = self
+        for item in target.split("."):
+            if not hasattr(mod, item):
+                raise AttributeError(f"{mod._get_name()} has no attribute `{item}`")
+            mod = getattr(mod, item)
+            if not isinstance(mod, Module):
+                raise AttributeError(f"`{item}` is not an nn.Module")
+        return mod
+
+    def get_parameter(self, target: str) -> Parameter:
+        """The parameter at the dotted path `target` (`"fc.weight"`)."""
+        module_path, _, name = target.rpartition(".")
+        mod = self.get_submodule(module_path)
+        if not hasattr(mod, name):
+            raise AttributeError(f"{mod._get_name()} has no attribute `{name}`")
+        param = getattr(mod, name)
+        if not isinstance(param, Parameter):
+            raise AttributeError(f"`{name}` is not an nn.Parameter")
+        return param
+
+    def get_buffer(self, target: str) -> Tensor:
+        """The buffer at the dotted path `target` (`"bn.running_mean"`)."""
+        module_path, _, name = target.rpartition(".")
+        mod = self.get_submodule(module_path)
+        if name not in mod._buffers:
+            raise AttributeError(f"`{name}` is not a buffer")
+        return mod._buffers[name]
+
+    # --- attribute protocol ----------------------------------------------------------------
+    def __getattr__(self, name: str):
+        d = self.__dict__
+        for store in ("_parameters", "_buffers", "_modules"):
+            if store in d and name in d[store]:
+                return d[store][name]
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+
+    def __setattr__(self, name: str, value) -> None:
+        d = self.__dict__
+
+        def remove_from(*dicts_or_sets):
+            for s in dicts_or_sets:
+                if name in s:
+                    if isinstance(s, dict):
+                        del s[name]
+                    else:
+                        s.discard(name)
+
+        params = d.get("_parameters")
+        if isinstance(value, Parameter):
+            if params is None:
+                raise AttributeError("cannot assign parameters before Module.__init__() call")
+            remove_from(d, self._buffers, self._modules, self._non_persistent_buffers_set)
+            self.register_parameter(name, value)
+        elif params is not None and name in params:
+            if value is not None:
+                raise TypeError(f"cannot assign '{_typename(value)}' as parameter '{name}' "
+                                "(ember.nn.Parameter or None expected)")
+            self.register_parameter(name, value)
+        elif isinstance(value, Module):
+            modules = d.get("_modules")
+            if modules is None:
+                raise AttributeError("cannot assign module before Module.__init__() call")
+            remove_from(d, self._parameters, self._buffers, self._non_persistent_buffers_set)
+            modules[name] = value
+        elif d.get("_modules") is not None and name in d["_modules"]:
+            if value is not None:
+                raise TypeError(f"cannot assign '{_typename(value)}' as child module '{name}' "
+                                "(ember.nn.Module or None expected)")
+            d["_modules"][name] = value
+        elif isinstance(value, Buffer):
+            if d.get("_buffers") is None:
+                raise AttributeError("cannot assign buffer before Module.__init__() call")
+            remove_from(d, self._parameters, self._modules)
+            self.register_buffer(name, value.data, value.persistent)
+        elif d.get("_buffers") is not None and name in d["_buffers"]:
+            if value is not None and not isinstance(value, Tensor):
+                raise TypeError(f"cannot assign '{_typename(value)}' as buffer '{name}' "
+                                "(ember.nn.Buffer, ember.Tensor or None expected)")
+            self._buffers[name] = value
+        else:
+            object.__setattr__(self, name, value)
+
+    def __delattr__(self, name: str) -> None:
+        if name in self._parameters:
+            del self._parameters[name]
+        elif name in self._buffers:
+            del self._buffers[name]
+            self._non_persistent_buffers_set.discard(name)
+        elif name in self._modules:
+            del self._modules[name]
+        else:
+            object.__delattr__(self, name)
+
+    def __dir__(self) -> list[str]:
+        attrs = dir(type(self)) + list(self.__dict__)
+        keys = attrs + list(self._parameters) + list(self._modules) + list(self._buffers)
+        return sorted(k for k in set(keys) if not k[0].isdigit())
+
+    def __getstate__(self):
+        return self.__dict__.copy()
+
+    def __setstate__(self, state) -> None:
+        self.__dict__.update(state)
+
+    # --- iteration -------------------------------------------------------------------------
+    def _named_members(self, get_members_fn, prefix: str = "", recurse: bool = True,
+                       remove_duplicate: bool = True) -> Iterator[tuple[str, Any]]:
+        memo = set()
+        modules = self.named_modules(prefix=prefix, remove_duplicate=remove_duplicate) if recurse \
+            else [(prefix, self)]
+        for module_prefix, module in modules:
+            for k, v in get_members_fn(module):
+                if v is None or (remove_duplicate and id(v) in memo):
+                    continue
+                if remove_duplicate:
+                    memo.add(id(v))
+                yield (module_prefix + ("." if module_prefix else "") + k, v)
+
+    def parameters(self, recurse: bool = True) -> Iterator[Parameter]:
+        """Every parameter of this module (and, with `recurse`, of its submodules), once each."""
+        for _, p in self.named_parameters(recurse=recurse):
+            yield p
+
+    def named_parameters(self, prefix: str = "", recurse: bool = True,
+                         remove_duplicate: bool = True) -> Iterator[tuple[str, Parameter]]:
+        """`(dotted name, parameter)` pairs, like `("fc.weight", Parameter)`."""
+        yield from self._named_members(lambda m: m._parameters.items(), prefix, recurse, remove_duplicate)
+
+    def buffers(self, recurse: bool = True) -> Iterator[Tensor]:
+        for _, b in self.named_buffers(recurse=recurse):
+            yield b
+
+    def named_buffers(self, prefix: str = "", recurse: bool = True,
+                      remove_duplicate: bool = True) -> Iterator[tuple[str, Tensor]]:
+        yield from self._named_members(lambda m: m._buffers.items(), prefix, recurse, remove_duplicate)
+
+    def children(self) -> Iterator[Module]:
+        for _, m in self.named_children():
+            yield m
+
+    def named_children(self) -> Iterator[tuple[str, Module]]:
+        memo = set()
+        for name, m in self._modules.items():
+            if m is not None and id(m) not in memo:
+                memo.add(id(m))
+                yield name, m
+
+    def modules(self) -> Iterator[Module]:
+        for _, m in self.named_modules():
+            yield m
+
+    def named_modules(self, memo: set | None = None, prefix: str = "",
+                      remove_duplicate: bool = True) -> Iterator[tuple[str, Module]]:
+        """This module and every submodule, depth first, with dotted names ("" for self)."""
+        if memo is None:
+            memo = set()
+        if id(self) in memo:
+            return
+        if remove_duplicate:
+            memo.add(id(self))
+        yield prefix, self
+        for name, module in self._modules.items():
+            if module is None:
+                continue
+            yield from module.named_modules(memo, prefix + ("." if prefix else "") + name, remove_duplicate)
+
+    # --- modes -----------------------------------------------------------------------------
+    def train(self, mode: bool = True) -> Module:
+        """Set training mode (Dropout drops, BatchNorm uses batch statistics) here and below."""
+        if not isinstance(mode, bool):
+            raise ValueError("training mode is expected to be boolean")
+        self.training = mode
+        for m in self.children():
+            m.train(mode)
+        return self
+
+    def eval(self) -> Module:
+        return self.train(False)
+
+    def requires_grad_(self, requires_grad: bool = True) -> Module:
+        for p in self.parameters():
+            p.requires_grad_(requires_grad)
+        return self
+
+    def zero_grad(self, set_to_none: bool = True) -> None:
+        """Reset every parameter's `.grad`: to None (default) or to zeros in place."""
+        for p in self.parameters():
+            if p.grad is None:
+                continue
+            if set_to_none:
+                p.grad = None
+            else:
+                g = p.grad
+                if g.grad_fn is not None:
+                    g = g.detach()
+                    p.grad = g
+                else:
+                    g.requires_grad_(False)
+                g.zero_()
+
+    def apply(self, fn: Callable[[Module], None]) -> Module:
+        """Call `fn` on every submodule (children first) and then on self (e.g. custom init)."""
+        for m in self.children():
+            m.apply(fn)
+        fn(self)
+        return self
+
+    # --- conversions -----------------------------------------------------------------------
+    def _apply(self, fn: Callable[[Tensor], Tensor], recurse: bool = True) -> Module:
+        if recurse:
+            for m in self.children():
+                m._apply(fn)
+        for p in self._parameters.values():
+            if p is None:
+                continue
+            with ea.no_grad():
+                new = fn(p)
+            if new is not p:
+                _set_data(p, new)
+            if p.grad is not None:
+                with ea.no_grad():
+                    g = fn(p.grad)
+                if g is not p.grad:
+                    _set_data(p.grad, g)
+        for k, b in self._buffers.items():
+            if b is not None:
+                self._buffers[k] = fn(b)
+        return self
+
+    def to(self, *args, **kwargs) -> Module:
+        """`to(device)`, `to(dtype)`, `to(device, dtype)` or `to(tensor)`: moves parameters and
+        buffers in place; dtypes change only for floating-point tensors."""
+        dev, dt = kwargs.get("device"), kwargs.get("dtype")
+        non_blocking = kwargs.get("non_blocking", False)
+        for a in args:
+            if isinstance(a, Tensor):
+                dev, dt = a.device, a.dtype
+            elif isinstance(a, dtypes.dtype):
+                dt = a
+            elif isinstance(a, str | _device | int) and not isinstance(a, bool):
+                dev = a
+            elif isinstance(a, bool):
+                non_blocking = a
+            else:
+                raise TypeError(f"to() received an invalid combination of arguments; got {a!r}")
+        if dt is not None and not dt.is_floating_point:
+            raise TypeError(f"nn.Module.to only accepts floating point dtypes, but got desired dtype={dt}")
+
+        def convert(t: Tensor) -> Tensor:
+            if dt is not None and t.is_floating_point():
+                return t.to(dev, dt, non_blocking=non_blocking) if dev is not None else t.to(dt)
+            return t.to(dev, non_blocking=non_blocking) if dev is not None else t
+
+        return self._apply(convert)
+
+    def cuda(self, device=None) -> Module:
+        return self._apply(lambda t: t.cuda(device))
+
+    def cpu(self) -> Module:
+        return self._apply(lambda t: t.cpu())
+
+    def type(self, dst_type) -> Module:
+        return self._apply(lambda t: t.type(dst_type))
+
+    def float(self) -> Module:
+        return self._apply(lambda t: t.float() if t.is_floating_point() else t)
+
+    def double(self) -> Module:
+        return self._apply(lambda t: t.double() if t.is_floating_point() else t)
+
+    def half(self) -> Module:
+        return self._apply(lambda t: t.half() if t.is_floating_point() else t)
+
+    # --- state dict ------------------------------------------------------------------------
+    def _save_to_state_dict(self, destination: dict, prefix: str, keep_vars: bool) -> None:
+        for name, p in self._parameters.items():
+            if p is not None:
+                destination[prefix + name] = p if keep_vars else _detached(p)
+        for name, b in self._buffers.items():
+            if b is not None and name not in self._non_persistent_buffers_set:
+                destination[prefix + name] = b if keep_vars else _detached(b)
+
+    def state_dict(self, *args, destination=None, prefix: str = "", keep_vars: bool = False) -> OrderedDict:
+        """Every parameter and persistent buffer by dotted name, detached (unless `keep_vars`)."""
+        if args:
+            destination, prefix, keep_vars = (list(args) + [destination, prefix, keep_vars][len(args):])[:3]
+        if destination is None:
+            destination = OrderedDict()
+        self._save_to_state_dict(destination, prefix, keep_vars)
+        for name, module in self._modules.items():
+            if module is not None:
+                module.state_dict(destination=destination, prefix=prefix + name + ".", keep_vars=keep_vars)
+        for hook in self._state_dict_hooks.values():
+            result = hook(self, destination, prefix, {})
+            if result is not None:
+                destination = result
+        return destination
+
+    def _load_from_state_dict(self, state_dict: dict, prefix: str, local_metadata: dict, strict: bool,
+                              missing_keys: list, unexpected_keys: list, error_msgs: list) -> None:
+        for hook in self._load_state_dict_pre_hooks.values():
+            hook(state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys, error_msgs)
+        persistent = {k: v for k, v in self._buffers.items() if k not in self._non_persistent_buffers_set}
+        local = {k: v for k, v in itertools.chain(self._parameters.items(), persistent.items()) if v is not None}
+        for name, param in local.items():
+            key = prefix + name
+            if key not in state_dict:
+                if strict:
+                    missing_keys.append(key)
+                continue
+            input_param = state_dict[key]
+            if not isinstance(input_param, Tensor):
+                error_msgs.append(f'While copying the parameter named "{key}", expected torch.Tensor or '
+                                  f"Tensor-like object from checkpoint but received {type(input_param)}")
+                continue
+            if tuple(input_param.shape) != tuple(param.shape):
+                error_msgs.append(f"size mismatch for {key}: copying a param with shape "
+                                  f"{list(input_param.shape)} from checkpoint, the shape in current model is "
+                                  f"{list(param.shape)}.")
+                continue
+            try:
+                with ea.no_grad():
+                    param.copy_(input_param)
+            except Exception as ex:
+                error_msgs.append(f'While copying the parameter named "{key}", whose dimensions in the model are '
+                                  f"{list(param.shape)} and whose dimensions in the checkpoint are "
+                                  f"{list(input_param.shape)}, an exception occurred : {ex.args}.")
+        if strict:
+            for key in state_dict:
+                if key.startswith(prefix):
+                    input_name = key[len(prefix):].split(".", 1)
+                    if input_name[0] not in self._modules and input_name[0] not in local:
+                        unexpected_keys.append(key)
+
+    def load_state_dict(self, state_dict: dict, strict: bool = True, assign: bool = False) -> _IncompatibleKeys:
+        """Copy `state_dict`'s tensors into this module's parameters and buffers.
+
+        Returns `(missing_keys, unexpected_keys)`; with `strict`, either non-empty raises a
+        RuntimeError listing them, and a shape mismatch always raises, naming the key and shapes.
+        """
+        if not isinstance(state_dict, dict):
+            raise TypeError(f"Expected state_dict to be dict-like, got {type(state_dict)}.")
+        missing: list[str] = []
+        unexpected: list[str] = []
+        errors: list[str] = []
+
+        def load(module: Module, prefix: str = "") -> None:
+            module._load_from_state_dict(state_dict, prefix, {}, True, missing, unexpected, errors)
+            for name, child in module._modules.items():
+                if child is not None:
+                    load(child, prefix + name + ".")
+
+        load(self)
+        if strict:
+            if unexpected:
+                errors.insert(0, "Unexpected key(s) in state_dict: {}. ".format(
+                    ", ".join(f'"{k}"' for k in unexpected)))
+            if missing:
+                errors.insert(0, "Missing key(s) in state_dict: {}. ".format(", ".join(f'"{k}"' for k in missing)))
+        if errors:
+            raise RuntimeError("Error(s) in loading state_dict for {}:\n\t{}".format(
+                self._get_name(), "\n\t".join(errors)))
+        return _IncompatibleKeys(missing if strict else [], unexpected if strict else [])
+
+    def register_state_dict_pre_hook(self, hook: Callable) -> RemovableHandle:
+        handle = RemovableHandle(self._state_dict_hooks)
+        self._state_dict_hooks[handle.id] = hook
+        return handle
+
+    def register_load_state_dict_pre_hook(self, hook: Callable) -> RemovableHandle:
+        handle = RemovableHandle(self._load_state_dict_pre_hooks)
+        self._load_state_dict_pre_hooks[handle.id] = hook
+        return handle
+
+    # --- hooks and calling -----------------------------------------------------------------
+    def register_forward_pre_hook(self, hook: Callable, *, prepend: bool = False,
+                                  with_kwargs: bool = False) -> RemovableHandle:
+        """`hook(module, args)` (or `(module, args, kwargs)`) before `forward`; may replace the args."""
+        handle = RemovableHandle(self._forward_pre_hooks, extra_dict=self._forward_pre_hooks_with_kwargs)
+        self._forward_pre_hooks[handle.id] = hook
+        if with_kwargs:
+            self._forward_pre_hooks_with_kwargs[handle.id] = True
+        if prepend:
+            self._forward_pre_hooks.move_to_end(handle.id, last=False)
+        return handle
+
+    def register_forward_hook(self, hook: Callable, *, prepend: bool = False, with_kwargs: bool = False,
+                              always_call: bool = False) -> RemovableHandle:
+        """`hook(module, args, output)` (or `(module, args, kwargs, output)`) after `forward`; may
+        replace the output."""
+        handle = RemovableHandle(self._forward_hooks, extra_dict=self._forward_hooks_with_kwargs)
+        self._forward_hooks[handle.id] = hook
+        if with_kwargs:
+            self._forward_hooks_with_kwargs[handle.id] = True
+        if always_call:
+            self._forward_hooks_always_called[handle.id] = True
+        if prepend:
+            self._forward_hooks.move_to_end(handle.id, last=False)
+        return handle
+
+    def register_full_backward_hook(self, hook: Callable, prepend: bool = False) -> RemovableHandle:
+        """`hook(module, grad_input, grad_output)` when the gradients of the module's inputs are
+        computed; it may return a replacement `grad_input`."""
+        handle = RemovableHandle(self._backward_hooks)
+        self._backward_hooks[handle.id] = hook
+        if prepend:
+            self._backward_hooks.move_to_end(handle.id, last=False)
+        return handle
+
+    def register_full_backward_pre_hook(self, hook: Callable, prepend: bool = False) -> RemovableHandle:
+        """`hook(module, grad_output)` before the module's input gradients are computed."""
+        handle = RemovableHandle(self._backward_pre_hooks)
+        self._backward_pre_hooks[handle.id] = hook
+        if prepend:
+            self._backward_pre_hooks.move_to_end(handle.id, last=False)
+        return handle
+
+    def _call_impl(self, *args, **kwargs):
+        if not (self._forward_pre_hooks or self._forward_hooks or self._backward_hooks or self._backward_pre_hooks
+                or _global_forward_pre_hooks or _global_forward_hooks):
+            return self.forward(*args, **kwargs)
+        pre = OrderedDict(itertools.chain(_global_forward_pre_hooks.items(), self._forward_pre_hooks.items()))
+        for hid, hook in pre.items():
+            if hid in self._forward_pre_hooks_with_kwargs:
+                result = hook(self, args, kwargs)
+                if result is not None:
+                    if not (isinstance(result, tuple) and len(result) == 2):
+                        raise RuntimeError("forward pre-hook must return None or a tuple of (new_args, new_kwargs), "
+                                           f"but got {result}.")
+                    args, kwargs = result
+            else:
+                result = hook(self, args)
+                if result is not None:
+                    args = result if isinstance(result, tuple) else (result,)
+        bw_hook = None
+        if self._backward_hooks or self._backward_pre_hooks:
+            from ember.nn.modules._backward_hook import BackwardHook
+
+            bw_hook = BackwardHook(self, self._backward_hooks, self._backward_pre_hooks)
+            args = bw_hook.setup_input_hook(args)
+        result = self.forward(*args, **kwargs)
+        post = OrderedDict(itertools.chain(_global_forward_hooks.items(), self._forward_hooks.items()))
+        for hid, hook in post.items():
+            if hid in self._forward_hooks_with_kwargs:
+                hook_result = hook(self, args, kwargs, result)
+            else:
+                hook_result = hook(self, args, result)
+            if hook_result is not None:
+                result = hook_result
+        if bw_hook is not None:
+            result = bw_hook.setup_output_hook(result)
+        return result
+
+    __call__ = _call_impl
+
+    # --- printing --------------------------------------------------------------------------
+    def extra_repr(self) -> str:
+        """The text inside this module's parentheses in `repr` (layers override it)."""
+        return ""
+
+    def _get_name(self) -> str:
+        return type(self).__name__
+
+    def __repr__(self) -> str:
+        extra = self.extra_repr()
+        extra_lines = extra.split("\n") if extra else []
+        child_lines = [f"({key}): " + _addindent(repr(module), 2) for key, module in self._modules.items()]
+        lines = extra_lines + child_lines
+        main = self._get_name() + "("
+        if lines:
+            if len(extra_lines) == 1 and not child_lines:
+                main += extra_lines[0]
+            else:
+                main += "\n  " + "\n  ".join(lines) + "\n"
+        return main + ")"

@@ -1,0 +1,321 @@
+"""Recurrent layers `RNN`, `LSTM`, `GRU` and cells `RNNCell`, `LSTMCell`, `GRUCell`.
+
+The cells are compositions of `linear`, `sigmoid` and `tanh`, so autograd derives them. A layer
+projects the whole input sequence through W_ih in one matmul, then steps through time with W_hh.
+"""
+# ruff: noqa: A001, A002 - PyTorch's argument is named `input`
+
+from __future__ import annotations
+
+import math
+
+from ember import autograd as ea
+from ember.core import Tensor
+from ember.nn import functional as F
+from ember.nn import init
+from ember.nn.modules.module import Module
+from ember.nn.parameter import Parameter
+
+__all__ = ["RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell"]
+
+
+def _lstm_step(gi: Tensor, h: Tensor, c: Tensor, w_hh: Tensor, b_hh: Tensor | None) -> tuple[Tensor, Tensor]:
+    gates = gi + F.linear(h, w_hh, b_hh)
+    i, f, g, o = gates.chunk(4, -1)
+    c = ea.sigmoid(f) * c + ea.sigmoid(i) * ea.tanh(g)
+    return ea.sigmoid(o) * ea.tanh(c), c
+
+
+def _gru_step(gi: Tensor, h: Tensor, w_hh: Tensor, b_hh: Tensor | None) -> Tensor:
+    gh = F.linear(h, w_hh, b_hh)
+    i_r, i_z, i_n = gi.chunk(3, -1)
+    h_r, h_z, h_n = gh.chunk(3, -1)
+    r = ea.sigmoid(i_r + h_r)
+    z = ea.sigmoid(i_z + h_z)
+    n = ea.tanh(i_n + r * h_n)
+    return (1 - z) * n + z * h
+
+
+def _rnn_step(gi: Tensor, h: Tensor, w_hh: Tensor, b_hh: Tensor | None, nonlinearity: str) -> Tensor:
+    pre = gi + F.linear(h, w_hh, b_hh)
+    return ea.tanh(pre) if nonlinearity == "tanh" else ea.relu(pre)
+
+
+class RNNBase(Module):
+    """Shared parameters, checks and the time loop of `RNN`, `LSTM` and `GRU`."""
+
+    def __init__(self, mode: str, input_size: int, hidden_size: int, num_layers: int = 1, bias: bool = True,
+                 batch_first: bool = False, dropout: float = 0.0, bidirectional: bool = False, proj_size: int = 0,
+                 device=None, dtype=None) -> None:
+        super().__init__()
+        if not 0 <= dropout <= 1 or isinstance(dropout, bool):
+            raise ValueError("dropout should be a number in range [0, 1] representing the probability of an "
+                             "element being zeroed")
+        if hidden_size <= 0:
+            raise ValueError("hidden_size must be greater than zero")
+        if num_layers <= 0:
+            raise ValueError("num_layers must be greater than zero")
+        if proj_size != 0:
+            raise NotImplementedError("proj_size is not supported by ember's recurrent layers")
+        self.mode = mode
+        self.input_size = input_size
+        self.hidden_size = hidden_size
+        self.num_layers = num_layers
+        self.bias = bias
+        self.batch_first = batch_first
+        self.dropout = float(dropout)
+        self.bidirectional = bidirectional
+        self.proj_size = proj_size
+        gate_size = {"LSTM": 4, "GRU": 3}.get(mode, 1) * hidden_size
+        num_directions = 2 if bidirectional else 1
+        self._flat_weights_names: list[str] = []
+        for layer in range(num_layers):
+            for direction in range(num_directions):
+                layer_input = input_size if layer == 0 else hidden_size * num_directions
+                suffix = "_reverse" if direction == 1 else ""
+                params = [("weight_ih", (gate_size, layer_input)), ("weight_hh", (gate_size, hidden_size))]
+                if bias:
+                    params += [("bias_ih", (gate_size,)), ("bias_hh", (gate_size,))]
+                for kind, shape in params:
+                    name = f"{kind}_l{layer}{suffix}"
+                    setattr(self, name, Parameter(ea.empty(shape, device=device, dtype=dtype)))
+                    self._flat_weights_names.append(name)
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        stdv = 1.0 / math.sqrt(self.hidden_size) if self.hidden_size > 0 else 0
+        for weight in self.parameters():
+            init.uniform_(weight, -stdv, stdv)
+
+    @property
+    def all_weights(self) -> list[list[Parameter]]:
+        n = 4 if self.bias else 2
+        names = self._flat_weights_names
+        return [[getattr(self, w) for w in names[i:i + n]] for i in range(0, len(names), n)]
+
+    def _layer_params(self, layer: int, direction: int):
+        suffix = "_reverse" if direction == 1 else ""
+        get = lambda kind: getattr(self, f"{kind}_l{layer}{suffix}") if self.bias or "weight" in kind else None
+        return get("weight_ih"), get("weight_hh"), get("bias_ih"), get("bias_hh")
+
+    def _check_input(self, input: Tensor) -> bool:
+        """Validates `input`; returns whether it is batched."""
+        if input.dim() not in (2, 3):
+            raise ValueError(f"{self.mode}: Expected input to be 2D or 3D, got {input.dim()}D tensor instead")
+        if input.shape[-1] != self.input_size:
+            raise RuntimeError(f"input.size(-1) must be equal to input_size. Expected {self.input_size}, "
+                               f"got {input.shape[-1]}")
+        return input.dim() == 3
+
+    def _check_hidden(self, hx: Tensor, batch: int, what: str = "hidden") -> None:
+        expected = (self.num_layers * (2 if self.bidirectional else 1), batch, self.hidden_size)
+        if tuple(hx.shape) != expected:
+            raise RuntimeError(f"Expected {what} size {expected}, got {list(hx.shape)}")
+
+    def _run(self, input: Tensor, hx: tuple[Tensor, ...] | None):
+        """The time loop over (L, N, H_in) input; hx holds (layers * dirs, N, H) states."""
+        seq_len, batch = input.shape[0], input.shape[1]
+        num_directions = 2 if self.bidirectional else 1
+        n_states = 2 if self.mode == "LSTM" else 1
+        if hx is None:
+            zeros = ea.zeros(self.num_layers * num_directions, batch, self.hidden_size, dtype=input.dtype,
+                             device=input.device)
+            hx = (zeros,) * n_states
+        finals: list[list[Tensor]] = [[] for _ in range(n_states)]
+        layer_input = input
+        for layer in range(self.num_layers):
+            dir_outputs = []
+            for direction in range(num_directions):
+                w_ih, w_hh, b_ih, b_hh = self._layer_params(layer, direction)
+                idx = layer * num_directions + direction
+                state = [s[idx] for s in hx]
+                gi_all = F.linear(layer_input, w_ih, b_ih)
+                steps = range(seq_len - 1, -1, -1) if direction == 1 else range(seq_len)
+                outs: list[Tensor] = [None] * seq_len  # type: ignore[list-item]
+                for t in steps:
+                    if self.mode == "LSTM":
+                        state = list(_lstm_step(gi_all[t], state[0], state[1], w_hh, b_hh))
+                    elif self.mode == "GRU":
+                        state = [_gru_step(gi_all[t], state[0], w_hh, b_hh)]
+                    else:
+                        state = [_rnn_step(gi_all[t], state[0], w_hh, b_hh, self.nonlinearity)]
+                    outs[t] = state[0]
+                for k in range(n_states):
+                    finals[k].append(state[k])
+                dir_outputs.append(ea.stack(outs, 0) if seq_len else ea.zeros(0, batch, self.hidden_size))
+            layer_input = dir_outputs[0] if num_directions == 1 else ea.cat(dir_outputs, -1)
+            if self.dropout and self.training and layer < self.num_layers - 1:
+                layer_input = F.dropout(layer_input, self.dropout, True)
+        return layer_input, tuple(ea.stack(f, 0) for f in finals)
+
+    def forward(self, input: Tensor, hx=None):
+        batched = self._check_input(input)
+        if not batched:
+            input = input.unsqueeze(1)
+        elif self.batch_first:
+            input = input.transpose(0, 1)
+        batch = input.shape[1]
+        if hx is not None:
+            states = hx if isinstance(hx, tuple | list) else (hx,)
+            if self.mode == "LSTM" and len(states) != 2:
+                raise RuntimeError("LSTM: hx must be a tuple (h_0, c_0)")
+            if not batched:
+                states = tuple(s.unsqueeze(1) for s in states)
+            for s, what in zip(states, ("hidden", "cell")):
+                self._check_hidden(s, batch, what)
+            hx = tuple(states)
+        output, finals = self._run(input, hx)
+        if not batched:
+            output = output.squeeze(1)
+            finals = tuple(f.squeeze(1) for f in finals)
+        elif self.batch_first:
+            output = output.transpose(0, 1)
+        return output, (finals if self.mode == "LSTM" else finals[0])
+
+    def extra_repr(self) -> str:
+        s = f"{self.input_size}, {self.hidden_size}"
+        if self.num_layers != 1:
+            s += f", num_layers={self.num_layers}"
+        if self.bias is not True:
+            s += f", bias={self.bias}"
+        if self.batch_first is not False:
+            s += f", batch_first={self.batch_first}"
+        if self.dropout != 0:
+            s += f", dropout={self.dropout}"
+        if self.bidirectional is not False:
+            s += f", bidirectional={self.bidirectional}"
+        return s
+
+
+class RNN(RNNBase):
+    """Elman RNN: h_t = tanh(x_t W_ih^T + b_ih + h_{t-1} W_hh^T + b_hh) (or relu)."""
+
+    def __init__(self, input_size: int, hidden_size: int, num_layers: int = 1, nonlinearity: str = "tanh",
+                 bias: bool = True, batch_first: bool = False, dropout: float = 0.0, bidirectional: bool = False,
+                 device=None, dtype=None) -> None:
+        if nonlinearity not in ("tanh", "relu"):
+            raise ValueError(f"Unknown nonlinearity '{nonlinearity}'. Select from 'tanh' or 'relu'.")
+        self.nonlinearity = nonlinearity
+        super().__init__("RNN_TANH" if nonlinearity == "tanh" else "RNN_RELU", input_size, hidden_size, num_layers,
+                         bias, batch_first, dropout, bidirectional, device=device, dtype=dtype)
+
+    def extra_repr(self) -> str:
+        s = super().extra_repr()
+        return s + (f", nonlinearity={self.nonlinearity}" if self.nonlinearity != "tanh" else "")
+
+
+class LSTM(RNNBase):
+    """Long short-term memory; returns `output, (h_n, c_n)`.
+
+    output is (L, N, D * hidden_size) ((N, L, ...) with `batch_first`); h_n and c_n are
+    (D * num_layers, N, hidden_size), D = 2 if bidirectional else 1.
+    """
+
+    def __init__(self, input_size: int, hidden_size: int, num_layers: int = 1, bias: bool = True,
+                 batch_first: bool = False, dropout: float = 0.0, bidirectional: bool = False, proj_size: int = 0,
+                 device=None, dtype=None) -> None:
+        super().__init__("LSTM", input_size, hidden_size, num_layers, bias, batch_first, dropout, bidirectional,
+                         proj_size, device=device, dtype=dtype)
+
+
+class GRU(RNNBase):
+    """Gated recurrent unit; returns `output, h_n`."""
+
+    def __init__(self, input_size: int, hidden_size: int, num_layers: int = 1, bias: bool = True,
+                 batch_first: bool = False, dropout: float = 0.0, bidirectional: bool = False, device=None,
+                 dtype=None) -> None:
+        super().__init__("GRU", input_size, hidden_size, num_layers, bias, batch_first, dropout, bidirectional,
+                         device=device, dtype=dtype)
+
+
+class RNNCellBase(Module):
+    """Parameters (`weight_ih`, `weight_hh`, `bias_ih`, `bias_hh`) and checks of the cells."""
+
+    def __init__(self, input_size: int, hidden_size: int, bias: bool, num_chunks: int, device=None,
+                 dtype=None) -> None:
+        super().__init__()
+        self.input_size = input_size
+        self.hidden_size = hidden_size
+        self.bias = bias
+        self.weight_ih = Parameter(ea.empty((num_chunks * hidden_size, input_size), device=device, dtype=dtype))
+        self.weight_hh = Parameter(ea.empty((num_chunks * hidden_size, hidden_size), device=device, dtype=dtype))
+        if bias:
+            self.bias_ih = Parameter(ea.empty(num_chunks * hidden_size, device=device, dtype=dtype))
+            self.bias_hh = Parameter(ea.empty(num_chunks * hidden_size, device=device, dtype=dtype))
+        else:
+            self.register_parameter("bias_ih", None)
+            self.register_parameter("bias_hh", None)
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        stdv = 1.0 / math.sqrt(self.hidden_size) if self.hidden_size > 0 else 0
+        for weight in self.parameters():
+            init.uniform_(weight, -stdv, stdv)
+
+    def _prepare(self, input: Tensor, hx: Tensor | None) -> tuple[Tensor, bool]:
+        if input.dim() not in (1, 2):
+            raise ValueError(f"{type(self).__name__}: Expected input to be 1D or 2D, got {input.dim()}D instead")
+        if input.shape[-1] != self.input_size:
+            raise RuntimeError(f"input has inconsistent input_size: got {input.shape[-1]} expected "
+                               f"{self.input_size}")
+        batched = input.dim() == 2
+        return (input if batched else input.unsqueeze(0)), batched
+
+    def _zeros(self, input: Tensor) -> Tensor:
+        return ea.zeros(input.shape[0], self.hidden_size, dtype=input.dtype, device=input.device)
+
+    def extra_repr(self) -> str:
+        s = f"{self.input_size}, {self.hidden_size}"
+        if self.bias is not True:
+            s += f", bias={self.bias}"
+        nl = getattr(self, "nonlinearity", "tanh")
+        if nl != "tanh":
+            s += f", nonlinearity={nl}"
+        return s
+
+
+class RNNCell(RNNCellBase):
+    """h' = tanh(x W_ih^T + b_ih + h W_hh^T + b_hh) (or relu)."""
+
+    def __init__(self, input_size: int, hidden_size: int, bias: bool = True, nonlinearity: str = "tanh", device=None,
+                 dtype=None) -> None:
+        super().__init__(input_size, hidden_size, bias, 1, device, dtype)
+        self.nonlinearity = nonlinearity
+
+    def forward(self, input: Tensor, hx: Tensor | None = None) -> Tensor:
+        x, batched = self._prepare(input, hx)
+        h = self._zeros(x) if hx is None else (hx if batched else hx.unsqueeze(0))
+        if self.nonlinearity not in ("tanh", "relu"):
+            raise RuntimeError(f"Unknown nonlinearity: {self.nonlinearity}")
+        out = _rnn_step(F.linear(x, self.weight_ih, self.bias_ih), h, self.weight_hh, self.bias_hh,
+                        self.nonlinearity)
+        return out if batched else out.squeeze(0)
+
+
+class LSTMCell(RNNCellBase):
+    """One LSTM step: `(h', c') = cell(x, (h, c))`; gates i, f, g, o in that order."""
+
+    def __init__(self, input_size: int, hidden_size: int, bias: bool = True, device=None, dtype=None) -> None:
+        super().__init__(input_size, hidden_size, bias, 4, device, dtype)
+
+    def forward(self, input: Tensor, hx: tuple[Tensor, Tensor] | None = None) -> tuple[Tensor, Tensor]:
+        x, batched = self._prepare(input, None)
+        if hx is None:
+            h = c = self._zeros(x)
+        else:
+            h, c = hx if batched else (hx[0].unsqueeze(0), hx[1].unsqueeze(0))
+        h, c = _lstm_step(F.linear(x, self.weight_ih, self.bias_ih), h, c, self.weight_hh, self.bias_hh)
+        return (h, c) if batched else (h.squeeze(0), c.squeeze(0))
+
+
+class GRUCell(RNNCellBase):
+    """One GRU step: h' = (1 - z) n + z h; gates r, z, n in that order."""
+
+    def __init__(self, input_size: int, hidden_size: int, bias: bool = True, device=None, dtype=None) -> None:
+        super().__init__(input_size, hidden_size, bias, 3, device, dtype)
+
+    def forward(self, input: Tensor, hx: Tensor | None = None) -> Tensor:
+        x, batched = self._prepare(input, hx)
+        h = self._zeros(x) if hx is None else (hx if batched else hx.unsqueeze(0))
+        out = _gru_step(F.linear(x, self.weight_ih, self.bias_ih), h, self.weight_hh, self.bias_hh)
+        return out if batched else out.squeeze(0)

@@ -1,0 +1,61 @@
+"""`clip_grad_norm_` and `clip_grad_value_`: in-place gradient clipping, as PyTorch."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+
+from ember import autograd as ea
+from ember.core import Tensor
+
+__all__ = ["clip_grad_norm_", "clip_grad_value_", "get_total_norm"]
+
+
+def _as_list(parameters) -> list[Tensor]:
+    return [parameters] if isinstance(parameters, Tensor) else list(parameters)
+
+
+def get_total_norm(tensors: Iterable[Tensor], norm_type: float = 2.0, error_if_nonfinite: bool = False,
+                   foreach: bool | None = None) -> Tensor:
+    """The `norm_type`-norm of all `tensors` together, as if concatenated into one vector."""
+    tensors = _as_list(tensors)
+    if not tensors:
+        return ea.tensor(0.0)
+    norm_type = float(norm_type)
+    with ea.no_grad():
+        if norm_type == math.inf:
+            total = ea.stack([t.abs().max().to(ea.float64) for t in tensors]).max()
+        else:
+            total = ea.stack([ea.vector_norm(t.to(ea.float64), norm_type) for t in tensors])
+            total = ea.vector_norm(total, norm_type)
+        total = total.to(tensors[0].dtype)
+    if error_if_nonfinite and not bool(ea.isfinite(total)):
+        raise RuntimeError(f"The total norm of order {norm_type} for gradients from `parameters` is non-finite, so "
+                           "it cannot be clipped. To disable this error and scale the gradients by the non-finite "
+                           "norm anyway, set `error_if_nonfinite=False`")
+    return total
+
+
+def clip_grad_norm_(parameters: Tensor | Iterable[Tensor], max_norm: float, norm_type: float = 2.0,
+                    error_if_nonfinite: bool = False, foreach: bool | None = None) -> Tensor:
+    """Scale all gradients together so that their total norm is at most `max_norm`; returns the
+    norm before clipping."""
+    grads = [p.grad for p in _as_list(parameters) if p.grad is not None]
+    total = get_total_norm(grads, norm_type, error_if_nonfinite)
+    if not grads:
+        return total
+    coef = float(max_norm) / (float(total) + 1e-6)
+    if coef < 1.0:
+        with ea.no_grad():
+            for g in grads:
+                g.mul_(coef)
+    return total
+
+
+def clip_grad_value_(parameters: Tensor | Iterable[Tensor], clip_value: float, foreach: bool | None = None) -> None:
+    """Clamp every gradient elementwise to [-clip_value, clip_value]."""
+    clip_value = float(clip_value)
+    with ea.no_grad():
+        for p in _as_list(parameters):
+            if p.grad is not None:
+                p.grad.clamp_(min=-clip_value, max=clip_value)

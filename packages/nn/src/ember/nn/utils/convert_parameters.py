@@ -1,0 +1,40 @@
+"""`parameters_to_vector` / `vector_to_parameters`: flatten parameters into one vector and back."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from ember import autograd as ea
+from ember.core import Tensor
+from ember.core.tensor import describe
+
+__all__ = ["parameters_to_vector", "vector_to_parameters"]
+
+
+def parameters_to_vector(parameters: Iterable[Tensor]) -> Tensor:
+    """One 1-D tensor: every parameter flattened, concatenated in order."""
+    vec = []
+    device = None
+    for p in parameters:
+        if device is not None and p.device != device:
+            raise TypeError(f"Found two parameters on different devices, this is currently not supported; got "
+                            f"{describe(p)} after a parameter on {device}")
+        device = p.device
+        vec.append(p.reshape(-1))
+    return ea.cat(vec)
+
+
+def vector_to_parameters(vec: Tensor, parameters: Iterable[Tensor]) -> None:
+    """Copy consecutive slices of the 1-D `vec` into `parameters` (their data, not their graph)."""
+    if not isinstance(vec, Tensor):
+        raise TypeError(f"expected torch.Tensor, but got: {type(vec).__name__}")
+    params = list(parameters)
+    total = sum(p.numel() for p in params)
+    if vec.dim() != 1 or vec.numel() != total:
+        raise RuntimeError(f"vector_to_parameters: expected a 1-D vector of {total} elements; got {describe(vec)}")
+    pointer = 0
+    with ea.no_grad():
+        for p in params:
+            n = p.numel()
+            p.copy_(vec[pointer:pointer + n].view_as(p))
+            pointer += n
