@@ -249,9 +249,8 @@ def tensor_split(input: Tensor, indices_or_sections, dim: int = 0) -> tuple[Tens
     out, prev = [], 0
     for b in bounds + [n]:
         b = min(max(b if b >= 0 else b + n, 0), n)
-        start = min(prev, n)
-        out.append(S.narrow(input, d, start, max(b - start, 0)))
-        prev = max(b, start)
+        out.append(S.narrow(input, d, prev, max(b - prev, 0)))
+        prev = b
     return tuple(out)
 
 
@@ -274,8 +273,9 @@ def _dims(input: Tensor, dims, op: str) -> tuple[int, ...]:
 
 
 @method
-def flip(input: Tensor, dims) -> Tensor:
-    """A copy with the order of elements reversed along each of `dims`."""
+def flip(input: Tensor, *dims) -> Tensor:
+    """A copy with the order of elements reversed along each of `dims` (`x.flip(0, 1)` works too)."""
+    dims = dims[0] if len(dims) == 1 else dims
     return _flip(input, _dims(input, dims, "flip") if input.ndim else ())
 
 

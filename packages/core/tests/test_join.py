@@ -1,0 +1,201 @@
+"""Joining, splitting and rearranging ops against numpy references."""
+
+import warnings
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import ember.core as E
+from ember.core.testing import assert_close
+
+
+def _a(*shape, dtype=np.float32):
+    return np.arange(int(np.prod(shape))).reshape(shape).astype(dtype)
+
+
+# --- cat / stack ------------------------------------------------------------------------------
+@settings(max_examples=25, deadline=None)
+@given(st.integers(1, 3), st.data())
+def test_cat_matches_concatenate(ndim, data):
+    shape = data.draw(st.lists(st.integers(0, 3), min_size=ndim, max_size=ndim))
+    dim = data.draw(st.integers(-ndim, ndim - 1))
+    parts = []
+    for n in data.draw(st.lists(st.integers(0, 3), min_size=1, max_size=3)):
+        s = list(shape)
+        s[dim] = n
+        parts.append(_a(*s))
+    assert_close(E.cat([E.tensor(p) for p in parts], dim), E.tensor(np.concatenate(parts, dim)))
+
+
+def test_cat_promotes_dtypes_and_skips_legacy_empty():
+    r = E.cat([E.tensor([1, 2]), E.tensor([0.5])])
+    assert r.dtype is E.float32 and r.tolist() == [1, 2, 0.5]
+    assert E.cat([E.tensor([True]), E.tensor([2], dtype=E.uint8)]).dtype is E.uint8
+    r = E.cat([E.zeros(0), E.ones(2, 3, dtype=E.float64)])
+    assert r.shape == (2, 3) and r.dtype is E.float64
+    assert E.cat([E.zeros(0, dtype=E.int64), E.zeros(0)]).dtype is E.float32
+
+
+def test_cat_out_and_aliases():
+    out = E.empty(0)
+    E.cat([E.ones(2), E.zeros(1)], out=out)
+    assert out.tolist() == [1, 1, 0]
+    assert E.concat([E.ones(1), E.ones(1)]).shape == (2,)
+    assert E.concatenate([E.ones(1, 2), E.ones(1, 2)], axis=1).shape == (1, 4)
+
+
+def test_cat_errors_name_the_mismatch():
+    with pytest.raises(RuntimeError, match="Expected size 3 but got size 2 for tensor number 1 in the list"):
+        E.cat([E.zeros(2, 3), E.zeros(2, 2)], 0)
+    with pytest.raises(RuntimeError, match="same number of dimensions: got 2 and 1"):
+        E.cat([E.zeros(2, 3), E.zeros(3)])
+    with pytest.raises(RuntimeError, match="zero-dimensional tensor \\(at position 1\\)"):
+        E.cat([E.zeros(1), E.tensor(1.0)])
+    with pytest.raises(RuntimeError, match="non-empty list"):
+        E.cat([])
+    with pytest.raises(TypeError, match="tuple or list of Tensors"):
+        E.cat(E.zeros(2))
+    with pytest.raises(IndexError, match="Dimension out of range"):
+        E.cat([E.zeros(2)], 1)
+
+
+def test_stack_and_friends():
+    a, b = _a(2, 3), _a(2, 3) + 10
+    for dim in (-3, 0, 1, 2):
+        assert_close(E.stack([E.tensor(a), E.tensor(b)], dim), E.tensor(np.stack([a, b], dim)))
+    with pytest.raises(RuntimeError, match=r"equal size, but got \[2, 3\] at entry 0 and \[3\] at entry 1"):
+        E.stack([E.zeros(2, 3), E.zeros(3)])
+    x, y = E.tensor([1, 2]), E.tensor([3, 4])
+    assert E.hstack([x, y]).tolist() == [1, 2, 3, 4]
+    assert E.vstack([x, y]).tolist() == [[1, 2], [3, 4]]
+    assert E.hstack([E.ones(2, 1), E.zeros(2, 2)]).shape == (2, 3)
+    assert E.dstack([x, y]).shape == (1, 2, 2)
+    assert E.column_stack([x, y]).tolist() == [[1, 3], [2, 4]]
+    assert E.atleast_2d(E.tensor(1.0)).shape == (1, 1)
+
+
+# --- split / chunk ------------------------------------------------------------------------------
+def test_split_int_and_sizes_are_views():
+    x = E.arange(10)
+    parts = x.split(4)
+    assert [p.tolist() for p in parts] == [[0, 1, 2, 3], [4, 5, 6, 7], [8, 9]]
+    assert all(p.untyped_storage() is x.untyped_storage() for p in parts)
+    parts[1][0] = 100
+    assert x[4].item() == 100
+    m = E.arange(12).reshape(3, 4)
+    a, b = E.split(m, [1, 3], dim=1)
+    assert a.shape == (3, 1) and b.shape == (3, 3) and b.storage_offset() == 1
+    with pytest.raises(RuntimeError, match="split_with_sizes expects split_sizes to sum exactly to 4"):
+        m.split([1, 2], 1)
+
+
+@pytest.mark.parametrize("n,chunks,sizes", [(10, 3, [4, 4, 2]), (6, 4, [2, 2, 2]), (5, 5, [1] * 5), (3, 5, [1, 1, 1])])
+def test_chunk_sizes_match_pytorch(n, chunks, sizes):
+    assert [c.numel() for c in E.arange(n).chunk(chunks)] == sizes
+
+
+def test_chunk_errors_and_tensor_split():
+    with pytest.raises(RuntimeError, match="chunk expects `chunks` to be greater than 0"):
+        E.arange(3).chunk(0)
+    assert [t.tolist() for t in E.arange(7).tensor_split(3)] == [[0, 1, 2], [3, 4], [5, 6]]
+    assert [t.tolist() for t in E.arange(7).tensor_split([1, 5])] == [[0], [1, 2, 3, 4], [5, 6]]
+    assert [t.numel() for t in E.tensor_split(E.arange(3), [2, 1])] == [2, 0, 2]
+
+
+# --- flip / roll / repeat -----------------------------------------------------------------------
+def test_flip_roll_match_numpy():
+    a = _a(2, 3, 4)
+    x = E.tensor(a)
+    assert_close(x.flip(0, 2), E.tensor(np.flip(a, (0, 2)).copy()))
+    assert_close(E.flip(x, [1]), E.tensor(np.flip(a, 1).copy()))
+    assert_close(E.fliplr(x), E.tensor(np.fliplr(a).copy()))
+    assert_close(E.flipud(x), E.tensor(np.flipud(a).copy()))
+    for shifts, dims in [(1, 0), (-2, 2), ((1, 5), (1, 2)), (3, None)]:
+        assert_close(x.roll(shifts, dims), E.tensor(np.roll(a, shifts, dims)))
+    with pytest.raises(RuntimeError, match="Input must be >= 2-d"):
+        E.fliplr(E.zeros(3))
+
+
+def test_repeat_tile_repeat_interleave_match_numpy():
+    a = _a(2, 3)
+    x = E.tensor(a)
+    assert_close(x.repeat(2, 1, 3), E.tensor(np.tile(a, (2, 1, 3))))
+    r = x.repeat(1, 1)
+    r[0, 0] = 99
+    assert x[0, 0].item() == 0
+    assert_close(E.tile(x, (2,)), E.tensor(np.tile(a, 2)))
+    assert_close(x.repeat_interleave(2), E.tensor(np.repeat(a, 2)))
+    assert_close(x.repeat_interleave(2, dim=1), E.tensor(np.repeat(a, 2, 1)))
+    assert_close(E.repeat_interleave(x, E.tensor([1, 0]), dim=0), E.tensor(np.repeat(a, [1, 0], 0)))
+    assert E.repeat_interleave(E.tensor([2, 1])).tolist() == [0, 0, 1]
+    with pytest.raises(RuntimeError, match="can not be smaller than number of dimensions"):
+        x.repeat(2)
+    with pytest.raises(RuntimeError, match="repeats must have the same size as input along dim"):
+        x.repeat_interleave(E.tensor([1, 2, 3]), dim=0)
+
+
+# --- triangles, diagonals, grids --------------------------------------------------------------
+@pytest.mark.parametrize("k", [-1, 0, 2])
+def test_tril_triu(k):
+    a = _a(2, 3, 4)
+    assert_close(E.tril(E.tensor(a), k), E.tensor(np.tril(a, k)))
+    assert_close(E.tensor(a).triu(k), E.tensor(np.triu(a, k)))
+    x = E.tensor(a)
+    x.tril_(k)
+    assert_close(x, E.tensor(np.tril(a, k)))
+    with pytest.raises(RuntimeError, match="at least 2 dimensions"):
+        E.tril(E.zeros(3))
+
+
+def test_diag_diag_embed_diagflat_trace():
+    v = np.array([1.0, 2.0, 3.0], dtype=np.float32)
+    for k in (-1, 0, 2):
+        assert_close(E.diag(E.tensor(v), k), E.tensor(np.diag(v, k)))
+    m = _a(3, 4)
+    assert_close(E.diag(E.tensor(m), 1), E.tensor(np.diag(m, 1).copy()))
+    b = _a(2, 3)
+    emb = E.diag_embed(E.tensor(b))
+    assert emb.shape == (2, 3, 3)
+    assert_close(emb[1], E.tensor(np.diag(b[1])))
+    assert E.diag_embed(E.tensor(b), 1, 0, 2).shape == (4, 2, 4)
+    assert_close(E.diagflat(E.tensor([[1.0, 2.0]])), E.tensor(np.diagflat([1.0, 2.0]).astype(np.float32)))
+    assert E.trace(E.tensor(m)).item() == np.trace(m)
+    assert E.trace(E.tensor([[1, 2], [3, 4]])).dtype is E.int64
+    with pytest.raises(RuntimeError, match="expected a matrix"):
+        E.trace(E.zeros(2, 2, 2))
+    with pytest.raises(RuntimeError, match="Supports 1D or 2D"):
+        E.diag(E.zeros(1, 1, 1))
+
+
+def test_meshgrid_ij_xy_are_views_and_cartesian_prod():
+    x, y = E.tensor([1, 2, 3]), E.tensor([4, 5])
+    gx, gy = E.meshgrid(x, y, indexing="ij")
+    nx, ny = np.meshgrid([1, 2, 3], [4, 5], indexing="ij")
+    assert gx.tolist() == nx.tolist() and gy.tolist() == ny.tolist()
+    assert gx.untyped_storage() is x.untyped_storage()
+    gx, gy = E.meshgrid([x, y], indexing="xy")
+    nx, ny = np.meshgrid([1, 2, 3], [4, 5], indexing="xy")
+    assert gx.tolist() == nx.tolist() and gy.tolist() == ny.tolist()
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        E.meshgrid(x, y)
+    assert any("indexing argument" in str(m.message) for m in w)
+    assert E.cartesian_prod(x, y).tolist() == [[1, 4], [1, 5], [2, 4], [2, 5], [3, 4], [3, 5]]
+
+
+def test_block_diag():
+    r = E.block_diag(E.ones(1, 1), E.tensor([[2, 3]]), E.tensor(4))
+    assert r.tolist() == [[1, 0, 0, 0], [0, 2, 3, 0], [0, 0, 0, 4]]
+    assert r.dtype is E.float32
+
+
+def test_where_one_and_three_arguments_and_method():
+    c = E.tensor([[True, False], [False, True]])
+    assert [t.tolist() for t in E.where(c)] == [[0, 1], [0, 1]]
+    x = E.tensor([[1.0, 2.0], [3.0, 4.0]])
+    assert E.where(c, x, 0.0).tolist() == [[1, 0], [0, 4]]
+    assert x.where(c, E.tensor(-1.0)).tolist() == [[1, -1], [-1, 4]]
+    with pytest.raises(TypeError, match="1 or 3 arguments"):
+        E.where(c, x)
