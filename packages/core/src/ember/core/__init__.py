@@ -26,7 +26,18 @@ from ember.core.random import *  # noqa: F403
 from ember.core.ops.reduce import *  # noqa: F403
 from ember.core.ops.sorting import *  # noqa: F403
 from ember.core.ops.linalg import *  # noqa: F403
+from ember.core.ops.activation import *  # noqa: F403
+from ember.core.ops.conv import *  # noqa: F403
+from ember.core.ops.dropout import *  # noqa: F403
+from ember.core.ops.embedding import *  # noqa: F403
+from ember.core.ops.normalization import *  # noqa: F403
+from ember.core.ops.padding import *  # noqa: F403
+from ember.core.ops.pool import *  # noqa: F403
+from ember.core.ops.rnn_cells import *  # noqa: F403
+from ember.core.ops.softmax import *  # noqa: F403
+from ember.core.ops.upsample import *  # noqa: F403
 from ember.core import cuda  # noqa: E402 - after the star imports, which export the method `cuda`
 from ember.core.cuda.interop import from_dlpack
+from ember.core import testing
 
 __version__ = "0.1.0"

@@ -1,0 +1,121 @@
+"""Dropout: `native_dropout` (output and the bool mask it kept) with its backward, and the channel
+variants (dropout1d/2d/3d) as one mask multiply.
+
+Random bits come from `ember.core.random` (its `dropout_mask`), so dropout follows
+`manual_seed` and explicit `Generator`s like every other sampler.
+"""
+
+# ruff: noqa: A002 - PyTorch's argument is named `input`
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+from ember.core.dispatch import declare
+from ember.core.ops._util import wrap, write_out
+from ember.core.tensor import Tensor, describe
+
+__all__ = ["dropout", "dropout1d", "dropout2d", "dropout3d", "feature_dropout", "native_dropout_backward"]
+
+
+native_dropout = declare("native_dropout", doc="""Dropout returning (output, mask).
+
+Positional signature: `native_dropout(input, p, generator)` (accepts `out=`): each element is
+zeroed with probability p and the rest scaled by 1 / (1 - p); mask (bool, no gradient) marks the
+kept elements. Backward: `native_dropout_backward(grad, mask, 1 / (1 - p))` -> grad_input.""")
+
+
+@native_dropout.register("cpu")
+def _native_dropout_cpu(input, p, generator=None, *, out=None):
+    from ember.core import random
+
+    m = random.dropout_mask(tuple(input._shape), p, generator, dtype=input._dtype, device=input.device)._np()
+    r = input._np() * m
+    keep = wrap(m != 0)
+    return (write_out(out, r, "dropout") if out is not None else wrap(r)), keep
+
+
+native_dropout_backward = declare("native_dropout_backward", doc="""The gradient of dropout.
+
+Positional signature: `native_dropout_backward(grad, mask, scale)` -> `grad * mask * scale`.
+Linear in grad; its backward is itself.""")
+
+
+@native_dropout_backward.register("cpu")
+def _native_dropout_backward_cpu(grad, mask, scale):
+    g = grad._np()
+    return wrap((g * mask._np() * np.asarray(scale, dtype=g.dtype)).astype(g.dtype, copy=False))
+
+
+def _check(op: str, input, p) -> None:
+    if not isinstance(input, Tensor):
+        raise TypeError(f"{op}(): argument 'input' must be Tensor, not {type(input).__name__}")
+    if not isinstance(p, numbers.Real) or not 0.0 <= p <= 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    if not input.dtype.is_floating_point:
+        raise TypeError(f"{op}: expected a floating point tensor; got {describe(input)}")
+
+
+def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False,
+            generator=None) -> Tensor:
+    """Zero each element with probability `p` and scale the rest by `1 / (1 - p)` when training.
+
+    Args:
+        input: any shape, floating point.
+        p: the drop probability in [0, 1].
+        training: off means identity (returns `input` itself).
+        inplace: write into `input`.
+        generator: an `ember.core.random.Generator` (default: the global one).
+
+    >>> import ember.core as ec
+    >>> ec.dropout(ec.ones(3), 0.0).tolist()
+    [1.0, 1.0, 1.0]
+    """
+    _check("dropout", input, p)
+    if not training or p == 0:
+        return input
+    if inplace:
+        return native_dropout(input, float(p), generator, out=input)[0]
+    return native_dropout(input, float(p), generator)[0]
+
+
+def _feature(op: str, input: Tensor, p: float, training: bool, inplace: bool, batched_ndim: int) -> Tensor:
+    from ember.core import random
+    from ember.core.ops import elementwise as ew
+
+    _check(op, input, p)
+    if input.ndim not in (batched_ndim - 1, batched_ndim):
+        raise RuntimeError(f"{op}: Expected {batched_ndim - 1}D or {batched_ndim}D input, but received a "
+                           f"{input.ndim}D input")
+    if not training or p == 0:
+        return input
+    lead = 1 if input.ndim == batched_ndim else 0
+    shape = tuple(input.shape[:lead + 1]) + (1,) * (input.ndim - lead - 1)
+    mask = random.dropout_mask(shape, float(p), None, dtype=input.dtype, device=input.device)
+    return ew.mul(input, mask, out=input) if inplace else ew.mul(input, mask)
+
+
+def dropout1d(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
+    """Zero whole channels of `(N, C, L)` or `(C, L)` with probability `p`, scaling the rest."""
+    return _feature("dropout1d", input, p, training, inplace, 3)
+
+
+def dropout2d(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
+    """Zero whole channels of `(N, C, H, W)` or `(C, H, W)` with probability `p`, scaling the rest.
+
+    >>> import ember.core as ec
+    >>> ec.dropout2d(ec.ones(1, 2, 1, 1), 0.0).tolist()
+    [[[[1.0]], [[1.0]]]]
+    """
+    return _feature("dropout2d", input, p, training, inplace, 4)
+
+
+def dropout3d(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
+    """Zero whole channels of `(N, C, D, H, W)` or `(C, D, H, W)` with probability `p`, scaling the rest."""
+    return _feature("dropout3d", input, p, training, inplace, 5)
+
+
+def feature_dropout(input: Tensor, p: float, train: bool) -> Tensor:
+    """`torch.feature_dropout`: channel dropout of a batched `(N, C, *)` input."""
+    return _feature("feature_dropout", input, p, train, False, input.ndim)

@@ -1,0 +1,231 @@
+"""Embedding lookups: `embedding` (a row gather) and `embedding_bag` (sum/mean/max of bags), with
+their backward ops as Numba scatter-adds into a dense `(num_weights, D)` gradient.
+
+Indices are validated on the host first ("index out of range in self"), so the kernels never
+read outside the weight.
+"""
+
+# ruff: noqa: A001, A002 - PyTorch's argument is named `input`
+from __future__ import annotations
+
+import numpy as np
+
+from ember.core.dispatch import declare
+from ember.core.ops import numba_nn
+from ember.core.ops._util import wrap
+from ember.core.tensor import Tensor, describe
+
+__all__ = ["embedding", "embedding_bag", "embedding_backward", "embedding_bag_backward", "embedding_renorm_"]
+
+_MODES = {"sum": 0, "mean": 1, "max": 2}
+
+
+def _flat_indices(indices: Tensor) -> np.ndarray:
+    return np.ascontiguousarray(indices._np(), dtype=np.int64).reshape(-1)
+
+
+embedding_op = declare("embedding", doc="""Rows of `weight` at `indices` (PyTorch's aten::embedding).
+
+Positional signature: `embedding(weight, indices, padding_idx, scale_grad_by_freq)`, weight
+`(V, D)`, integer indices of any shape (validated in [0, V)), padding_idx an int in [0, V) or
+-1 for none -> `indices.shape + (D,)`. Backward (weight only): `embedding_backward(grad,
+indices, V, padding_idx, scale_grad_by_freq)`.""")
+
+
+@embedding_op.register("cpu")
+def _embedding_cpu(weight, indices, padding_idx=-1, scale_grad_by_freq=False):
+    w = weight._np()
+    return wrap(w[_flat_indices(indices)].reshape(indices._shape + w.shape[1:]))
+
+
+embedding_backward = declare("embedding_backward", doc="""The gradient of embedding wrt its weight.
+
+Positional signature: `embedding_backward(grad, indices, num_weights, padding_idx,
+scale_grad_by_freq=False)`, grad `indices.shape + (D,)` -> `(num_weights, D)`: each gradient
+row added to its index's row (a Numba scatter-add); rows of padding_idx stay zero; with
+scale_grad_by_freq each row is divided by its index's count in `indices`. Linear in grad; its
+backward is `embedding(gg, indices, -1, False)`.""")
+
+
+@embedding_backward.register("cpu")
+def _embedding_backward_cpu(grad, indices, num_weights, padding_idx=-1, scale_grad_by_freq=False):
+    idx = _flat_indices(indices)
+    g = np.ascontiguousarray(grad._np()).reshape(idx.size, -1)
+    if scale_grad_by_freq:
+        scale = (1.0 / np.bincount(idx, minlength=num_weights)[idx]).astype(g.dtype)
+    else:
+        scale = np.ones(idx.size, dtype=g.dtype)
+    out = np.zeros((num_weights, g.shape[1]), dtype=g.dtype)
+    numba_nn.rows_scatter_add()(g, idx, scale, out, int(padding_idx))
+    return wrap(out)
+
+
+embedding_renorm_ = declare("embedding_renorm_", mutates=0, differentiable=False,
+                            doc="""Rescale referenced rows in place.
+
+Positional signature: `embedding_renorm_(weight, indices, max_norm, norm_type)`: every row of
+`weight` named in `indices` whose `norm_type`-norm exceeds max_norm is scaled down to it.""")
+
+
+@embedding_renorm_.register("cpu")
+def _embedding_renorm_cpu(weight, indices, max_norm, norm_type):
+    w = weight._np()
+    rows = np.unique(_flat_indices(indices))
+    norms = np.linalg.norm(w[rows].astype(np.float64), ord=norm_type, axis=1)
+    big = norms > max_norm
+    w[rows[big]] *= (max_norm / (norms[big] + 1e-7)).astype(w.dtype)[:, None]
+    return weight
+
+
+def _bags(indices: np.ndarray, offsets: np.ndarray, include_last_offset: bool):
+    if include_last_offset:
+        return offsets[:-1].copy(), offsets[1:].copy()
+    return offsets.copy(), np.append(offsets[1:], indices.size).astype(np.int64)
+
+
+embedding_bag_op = declare("embedding_bag", doc="""Sums, means or maxima of bags of embedding rows.
+
+Positional signature: `embedding_bag(weight, indices, offsets, mode, per_sample_weights,
+include_last_offset, padding_idx)` with 1-D indices, 1-D int64 offsets (bag starts), mode
+'sum' | 'mean' | 'max', per_sample_weights `(len(indices),)` or None (sum only), padding_idx an
+int or -1 (its entries are left out of their bag). Returns `(output (B, D), bag_size (B,),
+max_indices (B, D))`; empty bags give zeros. Backward (weight only): `embedding_bag_backward(grad,
+indices, offsets, bag_size, max_indices, num_weights, mode, per_sample_weights,
+include_last_offset, padding_idx)`.""")
+
+
+@embedding_bag_op.register("cpu")
+def _embedding_bag_cpu(weight, indices, offsets, mode, per_sample_weights, include_last_offset, padding_idx):
+    w = np.ascontiguousarray(weight._np())
+    idx = _flat_indices(indices)
+    starts, ends = _bags(idx, _flat_indices(offsets), include_last_offset)
+    psw = per_sample_weights._np().astype(w.dtype) if per_sample_weights is not None else np.ones(idx.size, w.dtype)
+    out = np.zeros((starts.size, w.shape[1]), dtype=w.dtype)
+    argmax = np.full(out.shape, -1, dtype=np.int64)
+    count = np.zeros(starts.size, dtype=np.int64)
+    numba_nn.embedding_bag()(w, idx, starts, ends, np.ascontiguousarray(psw), out, argmax, count, _MODES[mode],
+                             int(padding_idx))
+    return wrap(out), wrap(count), wrap(argmax)
+
+
+embedding_bag_backward = declare("embedding_bag_backward", doc="""The gradient of embedding_bag wrt its weight.
+
+Positional signature: `embedding_bag_backward(grad, indices, offsets, bag_size, max_indices,
+num_weights, mode, per_sample_weights, include_last_offset, padding_idx)` with bag_size and
+max_indices embedding_bag's 2nd and 3rd results -> `(num_weights, D)`.""")
+
+
+@embedding_bag_backward.register("cpu")
+def _embedding_bag_backward_cpu(grad, indices, offsets, bag_size, max_indices, num_weights, mode,
+                                per_sample_weights, include_last_offset, padding_idx):
+    g = np.ascontiguousarray(grad._np())
+    idx = _flat_indices(indices)
+    starts, ends = _bags(idx, _flat_indices(offsets), include_last_offset)
+    psw = per_sample_weights._np().astype(g.dtype) if per_sample_weights is not None else np.ones(idx.size, g.dtype)
+    out = np.zeros((num_weights, g.shape[1]), dtype=g.dtype)
+    numba_nn.embedding_bag_backward()(g, idx, starts, ends, np.ascontiguousarray(psw),
+                                      np.ascontiguousarray(max_indices._np()), bag_size._np(), out, _MODES[mode],
+                                      int(padding_idx))
+    return wrap(out)
+
+
+# --- validation and the public functions ------------------------------------------------
+def _check(op: str, input, weight) -> None:
+    if not isinstance(input, Tensor) or not isinstance(weight, Tensor):
+        raise TypeError(f"{op}: expected input and weight tensors; got {describe(input)} and {describe(weight)}")
+    if input.dtype.is_floating_point or input.dtype.name == "bool":
+        raise RuntimeError(f"Expected tensor for argument #1 'indices' to have one of the following scalar types: "
+                           f"Long, Int; but got {describe(input)} instead (while checking arguments for {op})")
+    if weight.ndim != 2:
+        raise RuntimeError(f"'weight' must be 2-D; got {describe(weight)}")
+    i = input._np()
+    if i.size and (i.min() < 0 or i.max() >= weight.shape[0]):
+        raise IndexError("index out of range in self")
+
+
+def _padding(padding_idx, num: int) -> int:
+    if padding_idx is None:
+        return -1
+    if not -num <= padding_idx < num:
+        raise ValueError("Padding_idx must be within num_embeddings")
+    return padding_idx % num
+
+
+def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None, max_norm: float | None = None,
+              norm_type: float = 2.0, scale_grad_by_freq: bool = False, sparse: bool = False) -> Tensor:
+    """Look up rows of `weight` `(V, D)` at integer `input`, as `torch.nn.functional.embedding`.
+
+    Args:
+        padding_idx: a row that receives no gradient.
+        max_norm: renormalize looked-up rows to at most this norm first (in place, no gradient).
+        scale_grad_by_freq: divide each row's gradient by its index's frequency in the batch.
+    Raises:
+        IndexError: an index outside [0, V).
+
+    >>> import ember.core as ec
+    >>> ec.embedding(ec.tensor([1]), ec.tensor([[0.0, 1.0], [2.0, 3.0]])).tolist()
+    [[2.0, 3.0]]
+    """
+    _check("embedding", input, weight)
+    if sparse:
+        raise NotImplementedError("embedding: sparse gradients are not supported by ember")
+    if max_norm is not None:
+        embedding_renorm_(weight, input, float(max_norm), float(norm_type))
+    return embedding_op(weight, input, _padding(padding_idx, weight.shape[0]), bool(scale_grad_by_freq))
+
+
+def embedding_bag(input: Tensor, weight: Tensor, offsets: Tensor | None = None, max_norm: float | None = None,
+                  norm_type: float = 2, scale_grad_by_freq: bool = False, mode: str = "mean", sparse: bool = False,
+                  per_sample_weights: Tensor | None = None, include_last_offset: bool = False,
+                  padding_idx: int | None = None) -> Tensor:
+    """Reduce bags of embedding rows, as `torch.nn.functional.embedding_bag`.
+
+    Args:
+        input: `(B, L)` (each row a bag, offsets None) or 1-D with `offsets` (bag starts).
+        mode: 'sum', 'mean' or 'max'. per_sample_weights: multiply each row first ('sum' only).
+
+    >>> import ember.core as ec
+    >>> w = ec.tensor([[0.0, 1.0], [2.0, 3.0]])
+    >>> ec.embedding_bag(ec.tensor([0, 1, 1]), w, ec.tensor([0, 1]), mode="sum").tolist()
+    [[0.0, 1.0], [4.0, 6.0]]
+    """
+    from ember.core import creation
+    from ember.core.ops.layout import reshape
+
+    _check("embedding_bag", input, weight)
+    if mode not in _MODES:
+        raise ValueError(f"mode has to be one of sum, mean or max; got {mode!r}")
+    if scale_grad_by_freq or sparse:
+        raise NotImplementedError("embedding_bag: scale_grad_by_freq and sparse are not supported by ember")
+    if per_sample_weights is not None:
+        if mode != "sum":
+            raise NotImplementedError(f"embedding_bag: per_sample_weights was not None. per_sample_weights is only "
+                                      f"supported for mode='sum' (got mode='{mode}'). Please open a feature "
+                                      f"request on GitHub.")
+        if tuple(per_sample_weights.shape) != tuple(input.shape):
+            raise ValueError(f"embedding_bag: If per_sample_weights ({list(per_sample_weights.shape)}) is not None, "
+                             f"then it must have the same shape as the input ({list(input.shape)})")
+        per_sample_weights = reshape(per_sample_weights, (-1,))
+    if input.ndim == 2:
+        if offsets is not None:
+            raise ValueError("if input is 2D, then offsets has to be None, as input is treated is a mini-batch of "
+                             "fixed length sequences.")
+        b, length = input.shape
+        offsets = creation.from_numpy(np.arange(b, dtype=np.int64) * length)
+        input = reshape(input, (-1,))
+        include_last_offset = False
+    elif input.ndim == 1:
+        if offsets is None:
+            raise ValueError("offsets has to be a 1D Tensor but got None")
+        if offsets.ndim != 1:
+            raise ValueError("offsets has to be a 1D Tensor")
+        o = offsets._np()
+        if o.size and (o[0] != 0 or (np.diff(o) < 0).any() or o[-1] > input.shape[0]):
+            raise RuntimeError(f"embedding_bag: offsets must start at 0, be non-decreasing and at most the number "
+                               f"of indices; got {describe(offsets)}")
+    else:
+        raise ValueError(f"input has to be 1D or 2D Tensor, but got Tensor of dimension {input.ndim}")
+    if max_norm is not None:
+        embedding_renorm_(weight, input, float(max_norm), float(norm_type))
+    return embedding_bag_op(weight, input, offsets, mode, per_sample_weights, bool(include_last_offset),
+                            _padding(padding_idx, weight.shape[0]))[0]

@@ -1,0 +1,327 @@
+"""Normalization: batch_norm, layer_norm, group_norm primitives with one fused backward each, and
+instance_norm composed over batch_norm.
+
+Statistics accumulate in float64 (a float32 sum over a large batch loses digits), results are in
+the input's dtype. Each forward returns the mean and inverse standard deviation it used, which
+is all its backward needs besides the input and the weight.
+"""
+
+# ruff: noqa: A002 - PyTorch's argument is named `input`
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+from ember.core.dispatch import declare
+from ember.core.ops._util import wrap
+from ember.core.tensor import Tensor, describe
+
+__all__ = ["batch_norm", "layer_norm", "group_norm", "instance_norm", "batch_norm_backward", "layer_norm_backward",
+           "group_norm_backward"]
+
+
+def _bshape(x: np.ndarray) -> tuple[int, ...]:
+    """The shape that broadcasts a per-channel `(C,)` vector against `(N, C, *)`."""
+    return (1, x.shape[1]) + (1,) * (x.ndim - 2)
+
+
+def _channel_axes(x: np.ndarray) -> tuple[int, ...]:
+    return (0, *range(2, x.ndim))
+
+
+batch_norm_op = declare("batch_norm", doc="""Batch normalization over the channel dim 1 (PyTorch's native_batch_norm).
+
+Positional signature: `batch_norm(input, weight, bias, running_mean, running_var, training,
+momentum, eps)`, input `(N, C, *)`, the rest `(C,)` or None. Returns `(output, save_mean,
+save_invstd)`, both `(C,)`: the batch statistics when training (and then running_mean/var are
+updated in place with `momentum` and the unbiased variance, their versions bumped), the running
+ones otherwise. Backward: `batch_norm_backward(grad, input, weight, save_mean, save_invstd,
+training)` -> (grad_input, grad_weight, grad_bias).""")
+
+
+@batch_norm_op.register("cpu")
+def _batch_norm_cpu(input, weight, bias, running_mean, running_var, training, momentum, eps):
+    x = input._np()
+    axes, bs = _channel_axes(x), _bshape(x)
+    if training:
+        n = x.size // max(x.shape[1], 1)
+        mean = x.mean(axis=axes, dtype=np.float64)
+        var = np.square(x - mean.reshape(bs).astype(x.dtype), dtype=np.float64).mean(axis=axes)
+        for t, v in ((running_mean, mean), (running_var, var * n / max(n - 1, 1))):
+            if t is not None:
+                r = t._np()
+                r[...] = (1 - momentum) * r + momentum * v
+                t._storage.version += 1
+    else:
+        mean = running_mean._np().astype(np.float64)
+        var = running_var._np().astype(np.float64)
+    invstd = 1.0 / np.sqrt(var + eps)
+    scale = invstd * (weight._np() if weight is not None else 1.0)
+    shift = (bias._np() if bias is not None else 0.0) - mean * scale
+    out = x * scale.astype(x.dtype).reshape(bs) + shift.astype(x.dtype).reshape(bs)
+    return wrap(out), wrap(mean.astype(x.dtype)), wrap(invstd.astype(x.dtype))
+
+
+batch_norm_backward = declare("batch_norm_backward", doc="""The gradients of batch_norm, fused.
+
+Positional signature: `batch_norm_backward(grad, input, weight, save_mean, save_invstd,
+training)` with save_mean/save_invstd batch_norm's 2nd and 3rd results -> `(grad_input,
+grad_weight, grad_bias)` (all three always computed; weight None means ones). In training the
+statistics depend on the input; in eval they are constants.""")
+
+
+@batch_norm_backward.register("cpu")
+def _batch_norm_backward_cpu(grad, input, weight, save_mean, save_invstd, training):
+    g, x = grad._np(), input._np()
+    axes, bs = _channel_axes(x), _bshape(x)
+    mean, invstd = save_mean._np().astype(np.float64), save_invstd._np().astype(np.float64)
+    w = weight._np().astype(np.float64) if weight is not None else np.ones(x.shape[1])
+    xhat = (x - mean.astype(x.dtype).reshape(bs)) * invstd.astype(x.dtype).reshape(bs)
+    gb = g.sum(axis=axes, dtype=np.float64)
+    gw = (g * xhat).sum(axis=axes, dtype=np.float64)
+    if training:
+        m = x.size // max(x.shape[1], 1)
+        k = (w * invstd).astype(x.dtype).reshape(bs)
+        gi = k * (g - (gb / m).astype(x.dtype).reshape(bs) - xhat * (gw / m).astype(x.dtype).reshape(bs))
+    else:
+        gi = g * (w * invstd).astype(x.dtype).reshape(bs)
+    return wrap(gi.astype(x.dtype, copy=False)), wrap(gw.astype(x.dtype)), wrap(gb.astype(x.dtype))
+
+
+def _rows_norm(x: np.ndarray, k: int, eps: float):
+    """Mean and rstd over the last `k` dims (keepdims), in float64."""
+    axes = tuple(range(x.ndim - k, x.ndim))
+    mean = x.mean(axis=axes, dtype=np.float64, keepdims=True)
+    var = np.square(x - mean, dtype=np.float64).mean(axis=axes, keepdims=True)
+    return mean, 1.0 / np.sqrt(var + eps)
+
+
+def _affine_backward(g, xhat, w, rstd, axes):
+    """Input gradient of `xhat * w` given normalization over `axes`: the layer/group norm formula."""
+    gx = g * w
+    return rstd * (gx - gx.mean(axis=axes, keepdims=True) - xhat * (gx * xhat).mean(axis=axes, keepdims=True))
+
+
+layer_norm_op = declare("layer_norm", doc="""Layer normalization over the trailing `normalized_shape` dims.
+
+Positional signature: `layer_norm(input, normalized_shape, weight, bias, eps)`; weight/bias of
+`normalized_shape` or None. Returns `(output, mean, rstd)`, mean/rstd of shape
+`input.shape[:-k] + (1,) * k`. Backward: `layer_norm_backward(grad, input, normalized_shape, mean,
+rstd, weight)` -> (grad_input, grad_weight, grad_bias).""")
+
+
+@layer_norm_op.register("cpu")
+def _layer_norm_cpu(input, normalized_shape, weight, bias, eps):
+    x = input._np()
+    mean, rstd = _rows_norm(x, len(normalized_shape), eps)
+    out = ((x - mean) * rstd).astype(x.dtype)
+    if weight is not None:
+        out *= weight._np()
+    if bias is not None:
+        out += bias._np()
+    return wrap(out), wrap(mean.astype(x.dtype)), wrap(rstd.astype(x.dtype))
+
+
+layer_norm_backward = declare("layer_norm_backward", doc="""The gradients of layer_norm, fused.
+
+Positional signature: `layer_norm_backward(grad, input, normalized_shape, mean, rstd, weight)`
+with mean/rstd layer_norm's 2nd and 3rd results -> `(grad_input, grad_weight, grad_bias)`.""")
+
+
+@layer_norm_backward.register("cpu")
+def _layer_norm_backward_cpu(grad, input, normalized_shape, mean, rstd, weight):
+    g, x = grad._np().astype(np.float64), input._np()
+    k = len(normalized_shape)
+    axes = tuple(range(x.ndim - k, x.ndim))
+    lead = tuple(range(x.ndim - k))
+    r = rstd._np().astype(np.float64)
+    xhat = (x - mean._np().astype(np.float64)) * r
+    w = weight._np().astype(np.float64) if weight is not None else 1.0
+    gi = _affine_backward(g, xhat, w, r, axes)
+    gw, gb = (g * xhat).sum(axis=lead), g.sum(axis=lead)
+    dt = x.dtype
+    return wrap(gi.astype(dt)), wrap(np.asarray(gw, dtype=dt)), wrap(np.asarray(gb, dtype=dt))
+
+
+group_norm_op = declare("group_norm", doc="""Group normalization: channels split into `num_groups` groups.
+
+Positional signature: `group_norm(input, weight, bias, num_groups, eps)`, input `(N, C, *)`,
+weight/bias `(C,)` or None. Returns `(output, mean, rstd)`, mean/rstd `(N, num_groups)`.
+Backward: `group_norm_backward(grad, input, mean, rstd, weight, num_groups)` -> (grad_input,
+grad_weight, grad_bias).""")
+
+
+def _grouped(x: np.ndarray, groups: int) -> np.ndarray:
+    return x.reshape(x.shape[0], groups, -1)
+
+
+@group_norm_op.register("cpu")
+def _group_norm_cpu(input, weight, bias, num_groups, eps):
+    x = input._np()
+    xg = _grouped(x, num_groups)
+    mean, rstd = _rows_norm(xg, 1, eps)
+    out = ((xg - mean) * rstd).astype(x.dtype).reshape(x.shape)
+    bs = _bshape(x)
+    if weight is not None:
+        out *= weight._np().reshape(bs)
+    if bias is not None:
+        out += bias._np().reshape(bs)
+    n = x.shape[0]
+    return wrap(out), wrap(mean.reshape(n, num_groups).astype(x.dtype)), \
+        wrap(rstd.reshape(n, num_groups).astype(x.dtype))
+
+
+group_norm_backward = declare("group_norm_backward", doc="""The gradients of group_norm, fused.
+
+Positional signature: `group_norm_backward(grad, input, mean, rstd, weight, num_groups)` with
+mean/rstd group_norm's 2nd and 3rd results -> `(grad_input, grad_weight, grad_bias)`.""")
+
+
+@group_norm_backward.register("cpu")
+def _group_norm_backward_cpu(grad, input, mean, rstd, weight, num_groups):
+    g, x = grad._np().astype(np.float64), input._np()
+    n, c = x.shape[:2]
+    bs = _bshape(x)
+    r = rstd._np().astype(np.float64).reshape(n, num_groups, 1)
+    xhat = ((_grouped(x, num_groups) - mean._np().astype(np.float64).reshape(n, num_groups, 1)) * r)
+    w = weight._np().astype(np.float64).reshape(bs) if weight is not None else np.ones(bs)
+    wg = _grouped(np.broadcast_to(w, x.shape), num_groups)
+    gi = _affine_backward(_grouped(g, num_groups), xhat, wg, r, (2,)).reshape(x.shape)
+    xh = xhat.reshape(x.shape)
+    axes = _channel_axes(x)
+    dt = x.dtype
+    return wrap(gi.astype(dt)), wrap((g * xh).sum(axis=axes).astype(dt)), wrap(g.sum(axis=axes).astype(dt))
+
+
+# --- validation and the public functions ------------------------------------------------
+def _check_vec(op: str, name: str, t, c: int, x: Tensor) -> None:
+    if t is None:
+        return
+    if not isinstance(t, Tensor):
+        raise TypeError(f"{op}: expected {name} to be a tensor or None; got {describe(t)}")
+    if t.numel() != c:
+        raise RuntimeError(f"{name} should contain {c} elements not {t.numel()}")
+    if t.dtype is not x.dtype:
+        raise TypeError(f"{op}: expected {name} of the input's dtype; got {describe(x)} and {describe(t)}")
+
+
+def _check_float(op: str, x) -> None:
+    if not isinstance(x, Tensor):
+        raise TypeError(f"{op}(): argument 'input' must be Tensor, not {type(x).__name__}")
+    if not x.dtype.is_floating_point:
+        raise TypeError(f"{op}: expected a floating point input; got {describe(x)}")
+
+
+def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor | None, weight: Tensor | None = None,
+               bias: Tensor | None = None, training: bool = False, momentum: float = 0.1,
+               eps: float = 1e-5) -> Tensor:
+    """Batch normalization over dim 1, as `torch.nn.functional.batch_norm`.
+
+    Args:
+        input: `(N, C)` or `(N, C, *)`.
+        running_mean, running_var: `(C,)`, updated in place when training (may be None then).
+        weight, bias: `(C,)` affine parameters or None.
+        training: use batch statistics; else the running ones.
+    Raises:
+        ValueError: training with a single value per channel.
+        RuntimeError: statistics or parameters of the wrong size.
+
+    >>> import ember.core as ec
+    >>> ec.batch_norm(ec.tensor([[1.0], [3.0]]), None, None, training=True).tolist()
+    [[-0.9999949932098389], [0.9999949932098389]]
+    """
+    _check_float("batch_norm", input)
+    if input.ndim < 2:
+        raise ValueError(f"batch_norm: expected 2D or more input (N, C, *); got {describe(input)}")
+    c = input.shape[1]
+    for name, t in (("running_mean", running_mean), ("running_var", running_var), ("weight", weight),
+                    ("bias", bias)):
+        _check_vec("batch_norm", name, t, c, input)
+    if training:
+        if input.numel() // max(c, 1) <= 1:
+            raise ValueError(f"Expected more than 1 value per channel when training, got input size "
+                             f"{input.shape}")
+    elif running_mean is None or running_var is None:
+        raise RuntimeError("running_mean and running_var must be defined in evaluation mode")
+    return batch_norm_op(input, weight, bias, running_mean, running_var, bool(training), float(momentum),
+                         float(eps))[0]
+
+
+def layer_norm(input: Tensor, normalized_shape, weight: Tensor | None = None, bias: Tensor | None = None,
+               eps: float = 1e-5) -> Tensor:
+    """Normalize over the trailing `normalized_shape` dims, as `torch.nn.functional.layer_norm`.
+
+    >>> import ember.core as ec
+    >>> ec.layer_norm(ec.tensor([[1.0, 3.0]]), (2,)).tolist()
+    [[-0.9999949932098389, 0.9999949932098389]]
+    """
+    _check_float("layer_norm", input)
+    if isinstance(normalized_shape, numbers.Integral):
+        normalized_shape = (int(normalized_shape),)
+    shape = tuple(int(s) for s in normalized_shape)
+    k = len(shape)
+    if k == 0 or tuple(input.shape[input.ndim - k:]) != shape or input.ndim < k:
+        raise RuntimeError(f"Given normalized_shape={list(shape)}, expected input with shape "
+                           f"[*, {', '.join(map(str, shape))}], but got input of size{list(input.shape)}")
+    for name, t in (("weight", weight), ("bias", bias)):
+        if t is not None and tuple(t.shape) != shape:
+            raise RuntimeError(f"layer_norm: expected {name} of shape {list(shape)}; got {describe(t)}")
+        _check_vec("layer_norm", name, t, t.numel() if t is not None else 0, input)
+    return layer_norm_op(input, shape, weight, bias, float(eps))[0]
+
+
+def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None, bias: Tensor | None = None,
+               eps: float = 1e-5) -> Tensor:
+    """Group normalization, as `torch.nn.functional.group_norm`: input `(N, C, *)`, C divisible by num_groups."""
+    _check_float("group_norm", input)
+    if input.ndim < 2:
+        raise RuntimeError(f"Expected at least 2 dimensions for input tensor but received {input.ndim}")
+    c = input.shape[1]
+    if num_groups <= 0 or c % num_groups:
+        raise ValueError(f"Expected number of channels in input to be divisible by num_groups, but got input of "
+                         f"shape {list(input.shape)} and num_groups={num_groups}")
+    for name, t in (("weight", weight), ("bias", bias)):
+        _check_vec("group_norm", name, t, c, input)
+    return group_norm_op(input, weight, bias, int(num_groups), float(eps))[0]
+
+
+def instance_norm(input: Tensor, running_mean: Tensor | None = None, running_var: Tensor | None = None,
+                  weight: Tensor | None = None, bias: Tensor | None = None, use_input_stats: bool = True,
+                  momentum: float = 0.1, eps: float = 1e-5) -> Tensor:
+    """Instance normalization, as `torch.nn.functional.instance_norm`: batch_norm of each `(n, c)` plane.
+
+    Running statistics, when given, are updated with the batch mean of the per-instance ones.
+    """
+    from ember.core.ops import elementwise as ew
+    from ember.core.ops.layout import reshape
+
+    _check_float("instance_norm", input)
+    if input.ndim < 3:
+        raise ValueError(f"instance_norm: expected 3D or more input (N, C, *); got {describe(input)}")
+    n, c = input.shape[:2]
+    for name, t in (("running_mean", running_mean), ("running_var", running_var), ("weight", weight),
+                    ("bias", bias)):
+        _check_vec("instance_norm", name, t, c, input)
+    if not use_input_stats:
+        return batch_norm(input, running_mean, running_var, weight, bias, False, momentum, eps)
+    if input.numel() // (n * c) <= 1:
+        raise ValueError(f"Expected more than 1 spatial element when training, got input size {input.shape}")
+    planes = reshape(input, (1, n * c, *input.shape[2:]))
+    out, mean, invstd = batch_norm_op(planes, None, None, None, None, True, 0.0, float(eps))
+    out = reshape(out, tuple(input.shape))
+    if running_mean is not None or running_var is not None:
+        m = input.numel() // (n * c)
+        stats = {"running_mean": mean._np().reshape(n, c).mean(0),
+                 "running_var": (1.0 / np.square(invstd._np()) - eps).reshape(n, c).mean(0) * m / (m - 1)}
+        for name, t in (("running_mean", running_mean), ("running_var", running_var)):
+            if t is not None:
+                r = t._np()
+                r[...] = (1 - momentum) * r + momentum * stats[name]
+                t._storage.version += 1
+    bs = (1, c) + (1,) * (input.ndim - 2)
+    if weight is not None:
+        out = ew.mul(out, reshape(weight, bs))
+    if bias is not None:
+        out = ew.add(out, reshape(bias, bs))
+    return out

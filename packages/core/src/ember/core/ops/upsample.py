@@ -1,0 +1,162 @@
+"""interpolate/upsample: nearest, nearest-exact and (bi/tri)linear resizing, forward and backward.
+
+Each mode is separable: along every spatial dim the output is a fixed `(out, in)` matrix times
+the input, built from PyTorch's source-index formulas. The forward applies the matrices, the
+backward their transposes, so all modes and dims share two kernels.
+"""
+
+# ruff: noqa: A002 - PyTorch's argument is named `input`
+from __future__ import annotations
+
+import math
+import numbers
+
+import numpy as np
+
+from ember.core.dispatch import declare
+from ember.core.ops._util import wrap
+from ember.core.tensor import Tensor, describe
+
+__all__ = ["interpolate", "upsample", "upsample_nearest", "upsample_bilinear", "upsample_backward"]
+
+_LINEAR = {"linear": 3, "bilinear": 4, "trilinear": 5}
+
+
+def _matrix(n_in: int, n_out: int, mode: str, align_corners: bool, scale: float | None) -> np.ndarray:
+    """The `(n_out, n_in)` interpolation matrix of one dim."""
+    dst = np.arange(n_out, dtype=np.float64)
+    ratio = (1.0 / scale) if scale else n_in / n_out
+    m = np.zeros((n_out, n_in))
+    if mode in ("nearest", "nearest-exact"):
+        src = np.floor((dst + 0.5) * ratio if mode == "nearest-exact" else dst * ratio).astype(np.int64)
+        m[np.arange(n_out), np.minimum(src, n_in - 1)] = 1.0
+        return m
+    if align_corners:
+        src = dst * ((n_in - 1) / (n_out - 1)) if n_out > 1 else np.zeros(n_out)
+    else:
+        src = np.maximum((dst + 0.5) * ratio - 0.5, 0.0)
+    i0 = np.minimum(np.floor(src).astype(np.int64), n_in - 1)
+    i1 = np.minimum(i0 + 1, n_in - 1)
+    lam = src - i0
+    rows = np.arange(n_out)
+    np.add.at(m, (rows, i0), 1.0 - lam)
+    np.add.at(m, (rows, i1), lam)
+    return m
+
+
+def _apply(a: np.ndarray, mats: list[np.ndarray], transpose: bool) -> np.ndarray:
+    for k, m in enumerate(mats):
+        d = a.ndim - len(mats) + k
+        mm = (m if transpose else m.T).astype(a.dtype)
+        a = np.moveaxis(np.tensordot(a, mm, axes=([d], [0])), -1, d)
+    return np.ascontiguousarray(a)
+
+
+upsample_op = declare("upsample", doc="""Resize the spatial dims (all but the first two) of `input`.
+
+Positional signature: `upsample(input, output_size, mode, align_corners, scales)`, output_size a
+tuple of ints per spatial dim, mode 'nearest' | 'nearest-exact' | 'linear' | 'bilinear' |
+'trilinear', align_corners a bool (ignored by nearest), scales a tuple of floats or None per dim
+(the user's scale_factor, used by PyTorch's source-index formula). Backward:
+`upsample_backward(grad, input.shape, mode, align_corners, scales)` -> grad_input.""")
+
+
+def _mats(in_sizes, out_sizes, mode, align_corners, scales):
+    scales = scales or (None,) * len(in_sizes)
+    return [_matrix(i, o, mode, align_corners, s) for i, o, s in zip(in_sizes, out_sizes, scales)]
+
+
+@upsample_op.register("cpu")
+def _upsample_cpu(input, output_size, mode, align_corners, scales):
+    x = input._np()
+    return wrap(_apply(x, _mats(x.shape[2:], output_size, mode, align_corners, scales), False))
+
+
+upsample_backward = declare("upsample_backward", doc="""The gradient of upsample wrt its input.
+
+Positional signature: `upsample_backward(grad, input_shape, mode, align_corners, scales)`:
+each output gradient spread back with the interpolation weights. Linear in grad; its backward
+is `upsample(gg, grad.shape[2:], mode, align_corners, scales)`.""")
+
+
+@upsample_backward.register("cpu")
+def _upsample_backward_cpu(grad, input_shape, mode, align_corners, scales):
+    g = grad._np()
+    return wrap(_apply(g, _mats(tuple(input_shape[2:]), g.shape[2:], mode, align_corners, scales), True))
+
+
+def interpolate(input: Tensor, size=None, scale_factor=None, mode: str = "nearest", align_corners: bool | None = None,
+                recompute_scale_factor: bool | None = None, antialias: bool = False) -> Tensor:
+    """Resize `(N, C, *spatial)` to `size` or by `scale_factor`, as `torch.nn.functional.interpolate`.
+
+    Args:
+        size: an int or a tuple per spatial dim. scale_factor: a float or a tuple (exactly one of the two).
+        mode: 'nearest', 'nearest-exact', 'linear' (3-D), 'bilinear' (4-D) or 'trilinear' (5-D).
+        align_corners: linear modes only; align the corner pixels' centres.
+    Raises:
+        ValueError: both or neither of size and scale_factor, or a bad mode/argument combination.
+
+    >>> import ember.core as ec
+    >>> ec.interpolate(ec.tensor([[[1.0, 2.0]]]), scale_factor=2).tolist()
+    [[[1.0, 1.0, 2.0, 2.0]]]
+    """
+    if not isinstance(input, Tensor):
+        raise TypeError(f"interpolate(): argument 'input' must be Tensor, not {type(input).__name__}")
+    nd = input.ndim - 2
+    if nd < 1:
+        raise ValueError(f"interpolate: expected an input of at least 3 dims (N, C, *); got {describe(input)}")
+    if mode in _LINEAR:
+        if _LINEAR[mode] != input.ndim:
+            raise NotImplementedError(f"Got {input.ndim}D input, but {mode} mode needs {_LINEAR[mode]}D input")
+        align_corners = bool(align_corners)
+    elif mode in ("nearest", "nearest-exact"):
+        if align_corners is not None:
+            raise ValueError("align_corners option can only be set with the interpolating modes: "
+                             "linear | bilinear | bicubic | trilinear")
+        align_corners = False
+    else:
+        raise NotImplementedError(f"interpolate: mode {mode!r} is not supported by ember")
+    if antialias:
+        raise NotImplementedError("interpolate: antialias is not supported by ember")
+    if not input.dtype.is_floating_point:
+        raise TypeError(f"interpolate: expected a floating point input; got {describe(input)}")
+    if (size is None) == (scale_factor is None):
+        raise ValueError("only one of size or scale_factor should be defined" if size is not None
+                         else "either size or scale_factor should be defined")
+    spatial = tuple(input.shape[2:])
+    scales = None
+    if size is not None:
+        out = (int(size),) * nd if isinstance(size, numbers.Integral) else tuple(int(s) for s in size)
+        if len(out) != nd:
+            raise ValueError(f"Input and output must have the same number of spatial dimensions, but got input with "
+                             f"spatial dimensions of {list(spatial)} and output size of {list(out)}. Please provide "
+                             f"input tensor in (N, C, d1, d2, ...,dK) format and output size in (o1, o2, ...,oK) "
+                             f"format.")
+    else:
+        sf = (float(scale_factor),) * nd if isinstance(scale_factor, numbers.Real) else \
+            tuple(float(s) for s in scale_factor)
+        if len(sf) != nd:
+            raise ValueError(f"Input and scale_factor must have the same number of spatial dimensions, but got input "
+                             f"with spatial dimensions of {list(spatial)} and scale_factor of shape {list(sf)}.")
+        out = tuple(int(math.floor(n * s)) for n, s in zip(spatial, sf))
+        scales = None if recompute_scale_factor else sf
+    if any(o <= 0 for o in out) or any(n <= 0 for n in spatial):
+        raise RuntimeError(f"interpolate: input and output sizes should be greater than 0, but got input "
+                           f"{list(spatial)} and output {list(out)}")
+    return upsample_op(input, out, mode, align_corners, scales)
+
+
+def upsample(input: Tensor, size=None, scale_factor=None, mode: str = "nearest",
+             align_corners: bool | None = None) -> Tensor:
+    """The deprecated `F.upsample`: `interpolate` with the same arguments."""
+    return interpolate(input, size, scale_factor, mode, align_corners)
+
+
+def upsample_nearest(input: Tensor, size=None, scale_factor=None) -> Tensor:
+    """`interpolate(input, size, scale_factor, mode='nearest')` (the deprecated F.upsample_nearest)."""
+    return interpolate(input, size, scale_factor, mode="nearest")
+
+
+def upsample_bilinear(input: Tensor, size=None, scale_factor=None) -> Tensor:
+    """`interpolate(input, size, scale_factor, mode='bilinear', align_corners=True)`."""
+    return interpolate(input, size, scale_factor, mode="bilinear", align_corners=True)
