@@ -1,0 +1,70 @@
+"""DistributedSampler: each of `num_replicas` processes gets its own, equally long share of the keys."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator, Sized
+
+from ember.data.sampler import Sampler, seeded_generator
+
+__all__ = ["DistributedSampler"]
+
+
+class DistributedSampler(Sampler):
+    """The keys of replica `rank`: every `num_replicas`-th key of one shared (shuffled) order.
+
+    The order is `randperm(len(dataset))` from a generator seeded with `seed + epoch` (call
+    `set_epoch` each epoch), padded by repeating its head to a multiple of `num_replicas`, or cut
+    to one if `drop_last`. ember has no process groups, so `num_replicas` and `rank` are required.
+
+    >>> DistributedSampler(range(10), num_replicas=4, rank=1, shuffle=False).indices_for_epoch()
+    [1, 5, 9]
+    """
+
+    def __init__(self, dataset: Sized, num_replicas: int | None = None, rank: int | None = None,
+                 shuffle: bool = True, seed: int = 0, drop_last: bool = False) -> None:
+        if num_replicas is None or rank is None:
+            raise RuntimeError("Requires distributed package to be available")
+        if rank >= num_replicas or rank < 0:
+            raise ValueError(f"Invalid rank {rank}, rank should be in the interval [0, {num_replicas - 1}]")
+        self.dataset = dataset
+        self.num_replicas = num_replicas
+        self.rank = rank
+        self.epoch = 0
+        self.drop_last = drop_last
+        n = len(dataset)
+        if drop_last and n % num_replicas != 0:
+            self.num_samples = math.ceil((n - num_replicas) / num_replicas)
+        else:
+            self.num_samples = math.ceil(n / num_replicas)
+        self.total_size = self.num_samples * num_replicas
+        self.shuffle = shuffle
+        self.seed = seed
+
+    def indices_for_epoch(self) -> list[int]:
+        """This replica's keys for the current epoch (what `iter()` yields)."""
+        from ember.core import randperm
+
+        if self.shuffle:
+            indices = randperm(len(self.dataset), generator=seeded_generator(self.seed + self.epoch)).tolist()
+        else:
+            indices = list(range(len(self.dataset)))
+        if not self.drop_last:
+            padding = self.total_size - len(indices)
+            if padding <= len(indices):
+                indices += indices[:padding]
+            else:
+                indices += (indices * math.ceil(padding / len(indices)))[:padding]
+        else:
+            indices = indices[: self.total_size]
+        return indices[self.rank: self.total_size: self.num_replicas]
+
+    def __iter__(self) -> Iterator[int]:
+        return iter(self.indices_for_epoch())
+
+    def __len__(self) -> int:
+        return self.num_samples
+
+    def set_epoch(self, epoch: int) -> None:
+        """Reshuffle differently for `epoch` (all replicas must use the same epoch)."""
+        self.epoch = epoch

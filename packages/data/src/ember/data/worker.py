@@ -1,0 +1,342 @@
+"""DataLoader worker processes: the loop each runs, its shared-memory pool, and how faults travel.
+
+NOTE [ DataLoader worker protocol ]
+Processes and queues. The main process starts `num_workers` processes (fork, spawn or
+forkserver). Each worker has its own index queue (main -> worker) and all share one result
+queue (worker -> main). On the index queue the main process sends
+
+* `("task", idx, index)`: fetch and collate the batch numbered `idx` (keys `index`);
+* `("free", name)`: the main process no longer maps segment `name`; reuse it;
+* `("resume",)`: a new epoch of persistent workers (a fresh iterator of an iterable dataset),
+  acknowledged with `(worker_id, RESUMED, None)`;
+* `None`: exit.
+
+A worker answers each task with `(worker_id, idx, payload)`, where `payload` is the pickled
+batch, an `ExceptionWrapper` (the exception, where it happened and which keys, with the
+original traceback as text), or `IterableEnd` (its copy of an iterable dataset is exhausted).
+The worker pickles the payload itself (`dumps_batch`), so that it knows exactly which of its
+segments a batch carries before the queue's feeder thread sends the bytes.
+
+Zero-copy batches. In a worker, `default_collate` stacks tensors into `empty_shared`, which
+takes memory from the worker's `SegmentPool`: POSIX shared-memory segments named
+`<loader prefix>w<worker id>_...`, created on demand and kept mapped. A tensor over a shared
+storage pickles as a handle (`ember.core.sharing`), so the main process receives a segment name
+and maps it: the bytes are written once, by the worker, and never copied. The main process hooks
+every mapping of its loader's prefix (`sharing.on_attach`); when the mapping dies (the batch,
+and every numpy view of it, is gone) a finalizer queues `("free", name)` for the worker that
+owns the segment. Finalizers only append to a deque (they may run in the middle of any code,
+where taking a queue's lock could deadlock); the main process sends the queued frees the next
+time it sends a task. A worker reuses a segment only when the main process has freed it (or it
+never left the worker) and the worker itself holds no view of it, so a batch is never
+overwritten while anyone can see it.
+
+Order and prefetch. Tasks are numbered in sampler order and handed out round-robin to the
+workers still active; `prefetch_factor * num_workers` tasks are in flight; results that arrive
+early wait in a reorder buffer, so batches come out in sampler order (unless `in_order=False`).
+
+Release. Workers unlink every segment of their pool when they exit (mappings in the main
+process stay valid: unlinking removes only the name). The main process shuts the workers down
+when iteration ends, when the iterator or loader is garbage-collected (`weakref.finalize`, which
+also runs at interpreter exit), on KeyboardInterrupt, and when it sees a worker die; after
+joining them it unlinks whatever is left under the loader's prefix (a worker killed by a
+signal cannot clean up after itself), so no segment outlives the loader.
+
+Faults. While waiting for a result the main process polls the result queue every
+`MP_STATUS_CHECK_INTERVAL` seconds and checks that every worker is alive, so a worker killed
+by a signal is reported within a fraction of a second instead of hanging; `timeout=` bounds the
+whole wait. Workers ignore SIGINT (Ctrl-C is the main process's to handle) and exit when their
+parent process disappears.
+
+Seeds. Worker `i` seeds Python's `random`, ember's default generator (with
+`base_seed + i`) and numpy's global generator (from `(i, base_seed)`), where `base_seed` is
+drawn from the loader's `generator` once per iterator, hence per epoch.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import pickle
+import queue
+import random
+import signal
+import sys
+import traceback
+import weakref
+from dataclasses import dataclass
+from multiprocessing.reduction import ForkingPickler
+from typing import Any
+
+import numpy as np
+
+from ember.core import Tensor, sharing
+from ember.core.storage import Storage
+from ember.core.tensor import contiguous_strides
+from ember.data.fetch import make_fetcher
+
+__all__ = ["WorkerInfo", "get_worker_info", "ExceptionWrapper", "IterableEnd", "SegmentPool", "WorkerSpec",
+           "empty_shared", "dumps_batch", "worker_loop", "RESUMED", "MP_STATUS_CHECK_INTERVAL"]
+
+MP_STATUS_CHECK_INTERVAL = 0.2  # seconds between the main process's liveness checks
+_WORKER_POLL_S = 0.5  # how often an idle worker checks that its parent still exists
+_MAX_FREE_SEGMENTS = 8  # beyond this, a worker unlinks freed segments instead of keeping them
+RESUMED = -1
+
+_worker_info: WorkerInfo | None = None
+_pool: SegmentPool | None = None
+
+
+class WorkerInfo:
+    """What `get_worker_info()` returns in a worker: `id`, `num_workers`, `seed` and its `dataset` copy."""
+
+    __initialized = False
+
+    def __init__(self, **kwargs: Any) -> None:
+        for k, v in kwargs.items():
+            setattr(self, k, v)
+        self.__keys = tuple(kwargs)
+        self.__initialized = True
+
+    def __setattr__(self, key: str, val: Any) -> None:
+        if self.__initialized:
+            raise RuntimeError(f"Cannot assign attributes to {self.__class__.__name__} objects")
+        super().__setattr__(key, val)
+
+    def __repr__(self) -> str:
+        items = ", ".join(f"{k}={getattr(self, k)}" for k in self.__keys)
+        return f"{self.__class__.__name__}({items})"
+
+
+def get_worker_info() -> WorkerInfo | None:
+    """This worker's `WorkerInfo` in a DataLoader worker process; None in the main process."""
+    return _worker_info
+
+
+class KeyErrorMessage(str):
+    """A KeyError's message printed as is (KeyError would show the repr, newlines escaped)."""
+
+    def __repr__(self) -> str:
+        return self
+
+
+class ExceptionWrapper:
+    """An exception caught in a worker, sent to the main process with its traceback as text."""
+
+    def __init__(self, exc_info=None, where: str = "in background", detail: str = "") -> None:
+        exc_type, exc, tb = exc_info if exc_info is not None else sys.exc_info()
+        try:
+            pickle.dumps(exc_type)
+        except Exception:
+            exc_type = RuntimeError  # a class the main process could not import
+        self.exc_type = exc_type
+        self.exc_msg = "".join(traceback.format_exception(exc_type, exc, tb)) + detail
+        self.where = where
+
+    def reraise(self):
+        """Raise the exception again, here, as `exc_type` when it takes a message (else RuntimeError)."""
+        msg = f"Caught {self.exc_type.__name__} {self.where}.\nOriginal {self.exc_msg}"
+        if self.exc_type is KeyError:
+            msg = KeyErrorMessage(msg)
+        elif getattr(self.exc_type, "message", None):
+            raise self.exc_type(message=msg)
+        try:
+            exception = self.exc_type(msg)
+        except Exception:
+            raise RuntimeError(msg) from None
+        raise exception
+
+
+@dataclass(frozen=True)
+class IterableEnd:
+    """A worker's copy of an iterable dataset is exhausted."""
+
+    worker_id: int
+
+
+class SegmentPool:
+    """A worker's shared-memory segments: mapped once, lent to the main process, reused when freed.
+
+    See NOTE [ DataLoader worker protocol ]. `_maps` holds every segment's mapping, `_free` the
+    reusable ones; `_views` a weak reference to this process's own storage buffer over each
+    segment, so a segment still seen here is never reused.
+    """
+
+    def __init__(self, prefix: str) -> None:
+        self.prefix = prefix
+        self._maps: dict[str, Any] = {}
+        self._free: list[str] = []
+        self._views: dict[str, weakref.ref] = {}
+        self._fresh: list[str] = []  # allocated during the current batch
+        self._local: list[str] = []  # never sent: free once this process drops them
+
+    def empty(self, shape: tuple[int, ...], dtype) -> Tensor:
+        """An uninitialised contiguous tensor over a pooled segment (the best fit, or a new one)."""
+        numel = 1
+        for n in shape:
+            numel *= n
+        nbytes = numel * dtype.itemsize
+        fits = [n for n in self._free if nbytes <= len(self._maps[n]) <= 2 * nbytes + 4096]
+        if fits:
+            name = min(fits, key=lambda n: len(self._maps[n]))
+            self._free.remove(name)
+        else:
+            name = sharing.new_segment_name(self.prefix)
+            self._maps[name] = sharing.create_segment(name, nbytes)
+        st = sharing.segment_storage(name, self._maps[name], nbytes)
+        self._views[name] = weakref.ref(st.data)
+        self._fresh.append(name)
+        return Tensor._make(st, 0, tuple(shape), contiguous_strides(tuple(shape)), dtype)
+
+    def settle(self, sent: set[str]) -> None:
+        """After a batch is pickled: segments it did not carry come back once unseen here."""
+        self._local.extend(n for n in self._fresh if n not in sent)
+        self._fresh = []
+        local, self._local = self._local, []
+        for name in local:
+            self.release(name)
+
+    def release(self, name: str) -> None:
+        """The main process freed `name` (or it was never sent): reuse it when this process lets go."""
+        if name not in self._maps:
+            return
+        if self._views[name]() is not None:
+            self._local.append(name)
+        elif len(self._free) < _MAX_FREE_SEGMENTS:
+            self._free.append(name)
+        else:
+            del self._maps[name]
+            sharing.unlink_segment(name)
+
+    def close(self) -> None:
+        """Unlink every segment (mappings elsewhere stay valid until they die)."""
+        for name in self._maps:
+            sharing.unlink_segment(name)
+        self._maps.clear()
+        self._free.clear()
+
+
+def empty_shared(shape: tuple[int, ...], dtype) -> Tensor | None:
+    """In a worker, an uninitialised tensor in the worker's shared-memory pool; None elsewhere."""
+    return None if _pool is None else _pool.empty(shape, dtype)
+
+
+class _BatchPickler(ForkingPickler):
+    """Pickles a batch and notes the names of the shared segments it carries."""
+
+    def __init__(self, file, sent: set[str]) -> None:
+        super().__init__(file, pickle.HIGHEST_PROTOCOL)
+        self._sent = sent
+
+    def reducer_override(self, obj):
+        if type(obj) is Storage and obj._shared is not None:
+            self._sent.add(obj._shared.name)
+        return NotImplemented
+
+
+def dumps_batch(obj: Any, sent: set[str]) -> bytes:
+    """Pickle `obj` for the result queue, adding to `sent` the segments it refers to."""
+    buf = io.BytesIO()
+    _BatchPickler(buf, sent).dump(obj)
+    return buf.getvalue()
+
+
+@dataclass(frozen=True)
+class WorkerSpec:
+    """Everything a worker process needs, in one picklable object."""
+
+    worker_id: int
+    num_workers: int
+    dataset: Any
+    is_iterable: bool
+    auto_collation: bool
+    collate_fn: Any
+    drop_last: bool
+    base_seed: int
+    init_fn: Any
+    shm_prefix: str
+    index_queue: Any
+    result_queue: Any
+    done_event: Any
+
+
+def _seed(spec: WorkerSpec) -> int:
+    from ember.core import manual_seed
+
+    seed = spec.base_seed + spec.worker_id
+    random.seed(seed)
+    manual_seed(seed)
+    np.random.seed(np.random.SeedSequence([spec.worker_id, spec.base_seed]).generate_state(4))
+    return seed
+
+
+def _fetch_result(fetcher, spec: WorkerSpec, index) -> Any:
+    try:
+        return fetcher.fetch(index)
+    except StopIteration:
+        if spec.is_iterable:
+            return IterableEnd(spec.worker_id)
+        return ExceptionWrapper(where=f"in DataLoader worker process {spec.worker_id}",
+                                detail=f"(while fetching index {index!r})\n")
+    except Exception:
+        return ExceptionWrapper(where=f"in DataLoader worker process {spec.worker_id}",
+                                detail=f"(while fetching index {index!r})\n")
+
+
+def _payload(data: Any, spec: WorkerSpec, pool: SegmentPool) -> bytes:
+    sent: set[str] = set()
+    try:
+        payload = dumps_batch(data, sent)
+    except Exception:
+        sent.clear()
+        payload = dumps_batch(ExceptionWrapper(where=f"in DataLoader worker process {spec.worker_id}",
+                                               detail="(while sending the batch to the main process)\n"), sent)
+    del data
+    pool.settle(sent)
+    return payload
+
+
+def worker_loop(spec: WorkerSpec) -> None:
+    """The body of a worker process (NOTE [ DataLoader worker protocol ])."""
+    global _worker_info, _pool
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    parent = os.getppid()
+    pool = _pool = SegmentPool(spec.shm_prefix)
+    init_error = None
+    try:
+        seed = _seed(spec)
+        _worker_info = WorkerInfo(id=spec.worker_id, num_workers=spec.num_workers, seed=seed, dataset=spec.dataset)
+        if spec.init_fn is not None:
+            spec.init_fn(spec.worker_id)
+        fetcher = make_fetcher(spec.dataset, spec.is_iterable, spec.auto_collation, spec.collate_fn, spec.drop_last)
+    except Exception:
+        init_error = ExceptionWrapper(where=f"in DataLoader worker process {spec.worker_id}")
+    try:
+        while os.getppid() == parent:
+            try:
+                msg = spec.index_queue.get(timeout=_WORKER_POLL_S)
+            except queue.Empty:
+                continue
+            if msg is None:
+                break
+            if msg[0] == "free":
+                pool.release(msg[1])
+                continue
+            if msg[0] == "resume":
+                if init_error is None:
+                    fetcher = make_fetcher(spec.dataset, spec.is_iterable, spec.auto_collation, spec.collate_fn,
+                                           spec.drop_last)
+                spec.result_queue.put((spec.worker_id, RESUMED, None))
+                continue
+            _, idx, index = msg
+            if spec.done_event.is_set():
+                continue
+            data = init_error if init_error is not None else _fetch_result(fetcher, spec, index)
+            spec.result_queue.put((spec.worker_id, idx, _payload(data, spec, pool)))
+            del data
+    except KeyboardInterrupt:
+        pass
+    finally:
+        pool.close()
+        if spec.done_event.is_set() or os.getppid() != parent:
+            spec.result_queue.cancel_join_thread()
+            spec.result_queue.close()
