@@ -166,9 +166,10 @@ _uniform = declare("uniform_", mutates=0, differentiable=False)
 def _uniform_cpu(x, low=0.0, high=1.0, *, generator=None):
     wd = _work_dtype(x, "uniform_")
     u = _stream(generator, x).random(x._shape, dtype=wd)
-    r = (low + (high - low) * u).astype(wd)
-    if high > low:
-        r = np.minimum(r, np.nextafter(wd(high), wd(low)))
+    td = x._dtype.np.type
+    r = (low + (high - low) * u).astype(td)
+    if high > low:  # rounding to x's dtype may reach `high`; keep [low, high)
+        r = np.minimum(r, np.nextafter(td(high), td(low)))
     return _fill(x, r)
 
 

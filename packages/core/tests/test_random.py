@@ -1,0 +1,213 @@
+"""Generators, seeding and the sampling ops: reproducibility, ranges, moments, errors."""
+
+import math
+
+import numpy as np
+import pytest
+
+import ember.core as E
+from ember.core import random as R
+
+
+def test_manual_seed_reproduces_whatever_was_drawn_before():
+    E.manual_seed(0)
+    a = E.randn(3)
+    E.manual_seed(0)
+    E.rand(1000)
+    E.randint(0, 5, (7,))
+    E.manual_seed(0)
+    b = E.randn(3)
+    assert a.tolist() == b.tolist()
+    assert E.initial_seed() == 0
+
+
+def test_successive_draws_differ_and_generators_are_independent():
+    E.manual_seed(1)
+    a, b = E.rand(4), E.rand(4)
+    assert a.tolist() != b.tolist()
+    g1 = R.Generator().manual_seed(5)
+    g2 = R.Generator().manual_seed(5)
+    E.rand(10)                       # the default generator does not disturb g1/g2
+    assert E.randn(4, generator=g1).tolist() == E.randn(4, generator=g2).tolist()
+    assert R.Generator().manual_seed(6).initial_seed() == 6
+
+
+def test_generator_state_round_trips():
+    g = R.Generator().manual_seed(3)
+    E.rand(5, generator=g)
+    state = g.get_state()
+    assert state.dtype is E.uint8 and state.numel() == 16
+    x = E.rand(5, generator=g)
+    g.set_state(state)
+    assert E.rand(5, generator=g).tolist() == x.tolist()
+    s = E.get_rng_state()
+    y = E.randn(3)
+    E.set_rng_state(s)
+    assert E.randn(3).tolist() == y.tolist()
+    with pytest.raises(TypeError, match="ByteTensor"):
+        g.set_state(E.zeros(16))
+
+
+def test_seed_and_negative_seed():
+    s = E.seed()
+    assert E.initial_seed() == s
+    E.manual_seed(-1)
+    assert E.initial_seed() == 2 ** 64 - 1
+    with pytest.raises(RuntimeError, match="Overflow"):
+        E.manual_seed(2 ** 64)
+
+
+def test_philox_seed_offset_advances_in_blocks_of_four():
+    g = R.Generator().manual_seed(9)
+    assert R.philox_seed_offset(g, 5) == (9, 0)
+    assert R.philox_seed_offset(g, 1) == (9, 8)
+    assert R.philox_seed_offset(g, 0) == (9, 12)
+    g.manual_seed(9)
+    assert R.philox_seed_offset(g, 3) == (9, 0)
+
+
+@pytest.mark.parametrize("dtype", [E.float32, E.float64, E.float16])
+def test_rand_randn_dtypes_ranges_and_moments(dtype):
+    E.manual_seed(2)
+    u = E.rand(20000, dtype=dtype)
+    assert u.dtype is dtype and u.shape == (20000,)
+    a = u.numpy().astype(np.float64)
+    assert a.min() >= 0 and a.max() < 1 and abs(a.mean() - 0.5) < 0.01
+    z = E.randn((100, 200), dtype=dtype).numpy().astype(np.float64)
+    assert abs(z.mean()) < 0.02 and abs(z.std() - 1) < 0.02
+
+
+def test_size_forms_like_and_requires_grad_flag_default():
+    assert E.rand(2, 3).shape == E.rand((2, 3)).shape == E.rand([2, 3]).shape == E.randn(size=(2, 3)).shape
+    x = E.zeros(2, 2, dtype=E.float64)
+    assert R.rand_like(x).dtype is E.float64 and R.randn_like(x).shape == (2, 2)
+    assert E.rand(3).dtype is E.get_default_dtype()
+    out = E.empty(0)
+    E.randn(4, out=out)
+    assert out.shape == (4,)
+
+
+def test_randint_forms_range_and_errors():
+    E.manual_seed(4)
+    r = E.randint(3, 10, (1000,))
+    assert r.dtype is E.int64 and r.min().item() >= 3 and r.max().item() <= 9
+    assert set(E.randint(2, (100,)).tolist()) == {0, 1}
+    assert E.randint(0, 5, (3,), dtype=E.int32).dtype is E.int32
+    assert R.randint_like(E.zeros(2, 2), 7).max().item() < 7
+    with pytest.raises(RuntimeError, match="'from' to be less than 'to'"):
+        E.randint(5, 5, (2,))
+
+
+def test_randperm_is_a_permutation():
+    E.manual_seed(0)
+    p = E.randperm(50)
+    assert p.dtype is E.int64 and sorted(p.tolist()) == list(range(50))
+    assert E.randperm(0).shape == (0,)
+
+
+def test_normal_forms():
+    E.manual_seed(0)
+    mean = E.arange(4, dtype=E.float64) * 100
+    r = E.normal(mean, E.full((4,), 0.01, dtype=E.float64))
+    assert r.dtype is E.float64
+    np.testing.assert_allclose(r.numpy(), mean.numpy(), atol=0.1)
+    assert E.normal(2.0, 3.0, (5,)).shape == (5,)
+    assert E.normal(mean).shape == (4,)
+    assert E.normal(0.0, E.ones(2, 3)).shape == (2, 3)
+    with pytest.raises(RuntimeError, match="std >= 0.0"):
+        E.normal(0.0, -1.0, (2,))
+    with pytest.raises(RuntimeError, match="all elements of std >= 0.0"):
+        E.normal(E.zeros(2), E.tensor([1.0, -1.0]))
+
+
+def test_inplace_samplers_ranges_and_versions():
+    E.manual_seed(7)
+    x = E.empty(5000)
+    v = x._version
+    x.uniform_(-2, 3)
+    assert x._version > v and x.min().item() >= -2 and x.max().item() < 3
+    x.normal_(5, 0.5)
+    assert abs(x.numpy().mean() - 5) < 0.05
+    x.exponential_(2.0)
+    assert x.min().item() >= 0 and abs(x.numpy().mean() - 0.5) < 0.05
+    x.bernoulli_(0.25)
+    assert set(np.unique(x.numpy())) <= {0.0, 1.0} and abs(x.numpy().mean() - 0.25) < 0.03
+    x.log_normal_(0.0, 0.25)
+    assert x.min().item() > 0
+    x.geometric_(0.5)
+    assert x.min().item() >= 1
+    x.cauchy_()
+    assert np.isfinite(x.numpy()).all()
+    i = E.empty(1000, dtype=E.int64).random_(3)
+    assert set(i.tolist()) == {0, 1, 2}
+    i.random_(10, 12)
+    assert set(i.tolist()) == {10, 11}
+    b = E.empty(100, dtype=E.bool).random_()
+    assert set(b.tolist()) == {False, True}
+
+
+def test_inplace_sampler_errors():
+    with pytest.raises(RuntimeError, match="from=3.0 > to=1.0"):
+        E.empty(2).uniform_(3, 1)
+    with pytest.raises(RuntimeError, match="lambda > 0.0"):
+        E.empty(2).exponential_(0)
+    with pytest.raises(RuntimeError, match=r"p to be in \[0, 1\]"):
+        E.empty(2).bernoulli_(1.5)
+    with pytest.raises(TypeError, match="normal_"):
+        E.empty(2, dtype=E.int64).normal_()
+
+
+def test_bernoulli_tensor_probabilities():
+    p = E.tensor([0.0, 1.0, 0.0, 1.0])
+    assert E.bernoulli(p).tolist() == [0, 1, 0, 1]
+    assert E.empty(4).bernoulli_(p).tolist() == [0, 1, 0, 1]
+    assert E.bernoulli(E.zeros(3), 1.0).tolist() == [1, 1, 1]
+    with pytest.raises(RuntimeError, match="p_in >= 0 && p_in <= 1"):
+        E.bernoulli(E.tensor([1.5]))
+
+
+def test_multinomial_with_and_without_replacement():
+    E.manual_seed(0)
+    w = E.tensor([0.0, 1.0, 3.0])
+    s = E.multinomial(w, 4000, replacement=True)
+    counts = np.bincount(s.numpy(), minlength=3)
+    assert counts[0] == 0 and abs(counts[2] / 4000 - 0.75) < 0.03
+    rows = E.multinomial(E.tensor([[1.0, 1, 1, 0], [0, 5, 1, 1]]), 3)
+    assert rows.shape == (2, 3) and rows.dtype is E.int64
+    for r in rows.tolist():
+        assert len(set(r)) == 3
+    assert 3 not in rows[0].tolist() and 0 not in rows[1].tolist()
+
+
+def test_multinomial_errors_like_pytorch():
+    with pytest.raises(RuntimeError, match="cannot sample n_sample > prob_dist.size"):
+        E.multinomial(E.ones(2), 3)
+    with pytest.raises(RuntimeError, match="not enough non-negative category"):
+        E.multinomial(E.tensor([1.0, 0.0]), 2)
+    with pytest.raises(RuntimeError, match="`inf`, `nan` or element < 0"):
+        E.multinomial(E.tensor([1.0, -1.0]), 1)
+    with pytest.raises(RuntimeError, match="sum of probabilities <= 0"):
+        E.multinomial(E.zeros(3), 1, True)
+    with pytest.raises(RuntimeError, match="1 or 2 dim"):
+        E.multinomial(E.ones(1, 1, 1), 1)
+
+
+@pytest.mark.parametrize("p", [0.0, 0.3, 1.0])
+def test_dropout_mask_scales_kept_elements(p):
+    E.manual_seed(0)
+    m = R.dropout_mask((10000,), p).numpy()
+    kept = m[m != 0]
+    if p < 1:
+        np.testing.assert_allclose(kept, 1 / (1 - p), rtol=1e-6)
+        assert math.isclose(1 - kept.size / m.size, p, abs_tol=0.02)
+    else:
+        assert kept.size == 0
+    with pytest.raises(ValueError, match="between 0 and 1"):
+        R.dropout_mask((2,), 1.5)
+
+
+def test_random_primitives_are_not_differentiable():
+    from ember.core import get_op
+
+    for name in ("uniform_", "normal_", "bernoulli_", "random_", "exponential_", "multinomial"):
+        assert get_op(name).differentiable is False
