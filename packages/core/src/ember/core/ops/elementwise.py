@@ -7,6 +7,8 @@ numpy's) without temporaries where numpy's ufunc can write straight into `out`.
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 
 from ember.core import dtypes
@@ -14,6 +16,10 @@ from ember.core.dispatch import declare
 from ember.core.ops._util import arr, shape_error, wrap, write_out
 from ember.core.ops import numba_cpu
 from ember.core.tensor import Tensor
+
+# PyTorch computes inf and nan silently; numpy's floating-point RuntimeWarnings ("divide by zero
+# encountered") from ember's own kernels are noise. A filter costs nothing per op, np.errstate ~2 µs.
+warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"ember\.core\.ops\.")
 
 # dtype rules
 SAME = "same"          # result keeps the input's dtype (neg, abs, floor of ints)
@@ -272,6 +278,8 @@ def _make_binary(name: str, fn, rule: str):
             _check_int_div(name, b, dt)
         x = a._np() if isinstance(a, Tensor) else a
         y = b._np() if isinstance(b, Tensor) else b
+        if rule != "bool":
+            x, y = _as_operand(x, dt), _as_operand(y, dt)
         try:
             if rule == "bool":
                 r = fn(x, y)
@@ -285,10 +293,23 @@ def _make_binary(name: str, fn, rule: str):
                 raise shape_error(name, a, b) from None
             raise
         if out is not None:
+            if (out is a or out is b) and out._shape != np.shape(r):
+                raise RuntimeError(f"{name}: output with shape {list(out._shape)} doesn't match the broadcast "
+                                   f"shape {list(np.shape(r))}")
             return write_out(out, r, name)
         return wrap(r)
 
     return op
+
+
+def _as_operand(v, dt: dtypes.dtype):
+    """Cast what numpy would refuse or widen: 0-dim arrays of another dtype (uint8 + tensor(-1)) and
+    Python ints outside the result's range, which wrap like PyTorch (int8 + 1000)."""
+    if type(v) is np.ndarray:
+        return v.astype(dt.np) if v.ndim == 0 and v.dtype != dt.np else v
+    if type(v) is int and dt.np.kind in "iu" and not 0 <= v <= 127:
+        return np.array(v).astype(dt.np)
+    return v
 
 
 def _shape_of(a, b):
