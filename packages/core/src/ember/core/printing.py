@@ -51,15 +51,33 @@ def _special(v) -> str | None:
     return None
 
 
+def _shown(a: np.ndarray) -> np.ndarray:
+    """The elements a summarised print shows (the `edgeitems` at both ends of each long dim)."""
+    k = _options["edgeitems"]
+    if a.size <= _options["threshold"]:
+        return a
+    for ax in range(a.ndim):
+        if a.shape[ax] > 2 * k:
+            a = np.concatenate([a.take(range(k), ax), a.take(range(-k, 0), ax)], ax)
+    return a
+
+
 def _body(a: np.ndarray) -> str:
+    """The bracketed elements, each right-aligned to the widest shown one, as PyTorch prints them."""
     if a.dtype.kind == "f":
-        fmt = {"float_kind": _float_formatter(a.astype(np.float64))}
+        fmt = _float_formatter(_shown(a).astype(np.float64))
+        key = "float_kind"
     elif a.dtype.kind == "b":
-        fmt = {"bool": lambda v: " True" if v else "False"}
+        fmt, key = (lambda v: "True" if v else "False"), "bool"
     else:
-        fmt = {"int_kind": lambda v: str(int(v))}
-    return np.array2string(a, separator=", ", prefix="tensor(", formatter=fmt, threshold=_options["threshold"],
-                           edgeitems=_options["edgeitems"], max_line_width=_options["linewidth"])
+        fmt, key = (lambda v: str(int(v))), "int_kind"
+    shown = _shown(a)
+    if a.dtype.kind == "f":  # like PyTorch, nan and inf do not widen the columns
+        shown = shown[np.isfinite(shown)]
+    width = max((len(fmt(v)) for v in shown.flat), default=0)
+    return np.array2string(a, separator=", ", prefix="tensor(", formatter={key: lambda v: fmt(v).rjust(width)},
+                           threshold=_options["threshold"], edgeitems=_options["edgeitems"],
+                           max_line_width=_options["linewidth"])
 
 
 def tensor_repr(t, prefix: str = "tensor") -> str:
