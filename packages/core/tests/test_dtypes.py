@@ -1,0 +1,167 @@
+"""dtypes and PyTorch's type promotion: the cases of PyTorch's "Type Promotion" docs, run through
+`result_type` and through real ops, plus in-place casting rules and the default dtype."""
+
+import pickle
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import ember.core as E
+
+ALL = [E.bool, E.uint8, E.int8, E.int16, E.int32, E.int64, E.float16, E.float32, E.float64]
+
+
+def t(dtype, dim=True):
+    return E.ones(1, dtype=dtype) if dim else E.ones((), dtype=dtype)
+
+
+# (operand a, operand b, expected dtype); from PyTorch's "Type Promotion" documentation
+PROMOTION_CASES = [
+    (lambda: t(E.int32), lambda: 5, E.int32),                       # scalar of the same category: not considered
+    (lambda: t(E.int32), lambda: t(E.int64, dim=False), E.int32),   # 0-dim of the same category: not considered
+    (lambda: t(E.int64), lambda: t(E.int32), E.int64),
+    (lambda: t(E.bool), lambda: t(E.int64), E.int64),
+    (lambda: t(E.bool), lambda: t(E.uint8), E.uint8),
+    (lambda: t(E.float32), lambda: t(E.float64), E.float64),
+    (lambda: t(E.bool), lambda: t(E.int32), E.int32),
+    (lambda: t(E.int64), lambda: t(E.float32), E.float32),          # a different kind only needs to hold the float
+    (lambda: t(E.int32), lambda: 2.5, E.float32),                   # Python float: the default dtype
+    (lambda: t(E.uint8), lambda: t(E.int8), E.int16),
+    (lambda: t(E.uint8), lambda: t(E.int64, dim=False), E.uint8),   # torch.result_type(uint8 tensor, tensor(1))
+    (lambda: t(E.int64), lambda: t(E.float64, dim=False), E.float64),  # 0-dim of a higher category: its dtype
+    (lambda: t(E.int32), lambda: t(E.float16, dim=False), E.float16),
+    (lambda: t(E.float16), lambda: t(E.float64, dim=False), E.float16),
+    (lambda: t(E.float16), lambda: 1e3, E.float16),
+    (lambda: t(E.bool), lambda: 1, E.int64),
+    (lambda: t(E.bool), lambda: True, E.bool),
+    (lambda: t(E.bool), lambda: 1.5, E.float32),
+    (lambda: t(E.int8, dim=False), lambda: t(E.uint8, dim=False), E.int16),
+    (lambda: t(E.int32, dim=False), lambda: 2.5, E.float32),
+    (lambda: t(E.float64, dim=False), lambda: 2, E.float64),
+    (lambda: 2, lambda: 3.0, E.float32),
+    (lambda: True, lambda: 2, E.int64),
+]
+
+
+@pytest.mark.parametrize("a,b,expected", PROMOTION_CASES)
+def test_result_type_follows_pytorch_docs(a, b, expected):
+    x, y = a(), b()
+    assert E.result_type(x, y) is expected
+    assert E.result_type(y, x) is expected
+    if isinstance(x, E.Tensor) or isinstance(y, E.Tensor):
+        if expected is E.bool:
+            assert (x * y).dtype is expected
+        else:
+            assert (x + y).dtype is expected
+            assert (y + x).dtype is expected
+            assert (x * y).dtype is expected
+
+
+def test_promote_types_table():
+    assert E.promote_types(E.int32, E.float32) is E.float32
+    assert E.promote_types(E.uint8, E.int64) is E.int64
+    assert E.promote_types(E.uint8, E.int8) is E.int16
+    assert E.promote_types(E.bool, E.float16) is E.float16
+    assert E.promote_types(E.float16, E.int64) is E.float16
+    assert E.promote_types(E.int16, E.int32) is E.int32
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.sampled_from(ALL), st.sampled_from(ALL), st.sampled_from(ALL))
+def test_promote_types_is_commutative_associative_and_never_loses_category(a, b, c):
+    ab = E.promote_types(a, b)
+    assert ab is E.promote_types(b, a)
+    assert E.promote_types(ab, c) is E.promote_types(a, E.promote_types(b, c))
+    assert E.promote_types(a, a) is a
+    cat = {E.bool: 0, E.float16: 2, E.float32: 2, E.float64: 2}
+    assert cat.get(ab, 1) == max(cat.get(a, 1), cat.get(b, 1))
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.sampled_from(ALL), st.sampled_from(ALL))
+def test_binary_ops_compute_in_the_promoted_dtype(a, b):
+    if a is E.bool and b is E.bool:
+        return
+    x = E.full((2,), 3, dtype=a) if a is not E.bool else E.ones(2, dtype=E.bool)
+    y = E.full((2,), 2, dtype=b) if b is not E.bool else E.ones(2, dtype=E.bool)
+    rt = E.promote_types(a, b)
+    r = x + y
+    assert r.dtype is rt
+    np.testing.assert_array_equal(r.numpy(), (x.numpy().astype(np.float64) + y.numpy().astype(np.float64))
+                                  .astype(rt.np))
+    assert (x < y).dtype is E.bool
+    assert (x / y).dtype is (rt if rt.is_floating_point else E.float32)
+
+
+def test_inplace_ops_may_not_downcast_category():
+    i = E.ones(2, dtype=E.int32)
+    with pytest.raises(RuntimeError, match="result type float32 can't be cast to the desired output type int32"):
+        i.add_(1.5)
+    with pytest.raises(RuntimeError, match="can't be cast"):
+        i.mul_(E.ones(2))
+    f = E.ones(2)
+    f.mul_(E.ones(2, dtype=E.float64))      # same category, narrower: allowed, stays float32
+    assert f.dtype is E.float32
+    i.add_(E.ones(2, dtype=E.int64))
+    assert i.dtype is E.int32 and i.tolist() == [2, 2]
+    b = E.ones(2, dtype=E.bool)
+    with pytest.raises(RuntimeError, match="can't be cast"):
+        b.add_(1)
+
+
+def test_can_cast():
+    assert E.dtypes.can_cast(E.int64, E.float16)
+    assert not E.dtypes.can_cast(E.float32, E.int64)
+    assert not E.dtypes.can_cast(E.int8, E.bool)
+    assert E.dtypes.can_cast(E.bool, E.uint8)
+
+
+def test_default_dtype_drives_python_floats_and_integer_math():
+    assert E.get_default_dtype() is E.float32
+    try:
+        E.set_default_dtype(E.float64)
+        assert E.tensor([1.0]).dtype is E.float64
+        assert (E.tensor([1]) + 2.5).dtype is E.float64
+        assert E.tensor([1]).exp().dtype is E.float64
+        assert (E.tensor([1]) / 2).dtype is E.float64
+        assert (E.ones(1, dtype=E.float32) + 2.5).dtype is E.float32
+    finally:
+        E.set_default_dtype(E.float32)
+    assert E.tensor([1.0]).dtype is E.float32
+    with pytest.raises(TypeError, match="only floating-point"):
+        E.set_default_dtype(E.int64)
+
+
+def test_dtype_attributes_names_and_aliases():
+    assert E.float is E.float32 and E.double is E.float64 and E.half is E.float16
+    assert E.long is E.int64 and E.int is E.int32 and E.short is E.int16
+    assert repr(E.float32) == "ember.float32"
+    assert E.float64.itemsize == 8 and E.int16.itemsize == 2 and E.bool.itemsize == 1
+    assert E.float16.is_floating_point and not E.int64.is_floating_point
+    assert E.int8.is_signed and not E.uint8.is_signed and not E.bool.is_signed
+    assert not E.float32.is_complex
+    for d in ALL:
+        assert pickle.loads(pickle.dumps(d)) is d
+        assert E.dtypes.as_dtype(d.name) is d and E.dtypes.as_dtype(d.np) is d
+
+
+def test_as_dtype_accepts_python_types_and_rejects_others():
+    assert E.dtypes.as_dtype(float) is E.float32 and E.dtypes.as_dtype(int) is E.int64
+    assert E.dtypes.as_dtype(bool) is E.bool and E.dtypes.as_dtype("double") is E.float64
+    with pytest.raises(TypeError, match="unsupported dtype"):
+        E.dtypes.as_dtype(np.complex64)
+    with pytest.raises(TypeError, match="unsupported dtype"):
+        E.dtypes.as_dtype("float128x")
+
+
+def test_tensor_dtype_inference_and_conversion():
+    assert E.tensor([1, 2]).dtype is E.int64
+    assert E.tensor([1.0, 2]).dtype is E.float32
+    assert E.tensor([True]).dtype is E.bool
+    assert E.from_numpy(np.ones(2, np.float64)).dtype is E.float64
+    assert E.tensor([1.7, -2.7]).int().tolist() == [1, -2]         # truncation toward zero
+    assert E.tensor([1, 2]).to(E.float16).dtype is E.float16
+    assert E.tensor([0, 2]).bool().tolist() == [False, True]
+    assert E.tensor([300]).to(E.uint8).tolist() == [44]           # wraps like a C cast
