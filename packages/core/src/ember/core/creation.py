@@ -200,6 +200,7 @@ def full(size, fill_value, *, out=None, dtype=None, device=None, requires_grad: 
             dtype = dtypes.get_default_dtype()
     t = empty(*_shape_arg((size,) if not isinstance(size, int) else (size,)), dtype=dtype, device=device)
     t.fill_(fill_value)
+    t._storage.version = 0  # a new tensor starts at version 0, as in PyTorch, however it was filled
     if out is not None:
         return out.resize_(t.shape).copy_(t)
     return t.requires_grad_(True) if requires_grad else t

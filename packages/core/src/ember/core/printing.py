@@ -75,9 +75,10 @@ def _body(a: np.ndarray) -> str:
     if a.dtype.kind == "f":  # like PyTorch, nan and inf do not widen the columns
         shown = shown[np.isfinite(shown)]
     width = max((len(fmt(v)) for v in shown.flat), default=0)
-    return np.array2string(a, separator=", ", prefix="tensor(", formatter={key: lambda v: fmt(v).rjust(width)},
+    text = np.array2string(a, separator=", ", prefix="tensor(", formatter={key: lambda v: fmt(v).rjust(width)},
                            threshold=_options["threshold"], edgeitems=_options["edgeitems"],
                            max_line_width=_options["linewidth"])
+    return text.replace(", ..., ", ",  ..., ")  # PyTorch's elided elements print as " ..."
 
 
 def tensor_repr(t, prefix: str = "tensor") -> str:

@@ -198,6 +198,8 @@ class Tensor:
         return self._dtype.is_signed
 
     def is_contiguous(self, memory_format=None) -> bool:
+        if 0 in self._shape:
+            return True  # PyTorch: a tensor without elements is contiguous whatever its strides
         expected = 1
         for n, s in zip(reversed(self._shape), reversed(self._strides), strict=True):
             if n != 1 and s != expected:

@@ -1,0 +1,147 @@
+"""Tensor metadata, Python protocols, numpy interop and repr (PyTorch's formats)."""
+
+import pickle
+
+import numpy as np
+import pytest
+
+import ember.core as E
+
+
+def test_shape_size_stride_offset_of_a_contiguous_tensor():
+    x = E.zeros(2, 3, 4)
+    assert x.shape == (2, 3, 4) and isinstance(x.shape, tuple) and isinstance(x.shape, E.Size)
+    assert x.size() == (2, 3, 4) and x.size(1) == 3 and x.size(-1) == 4
+    assert x.stride() == (12, 4, 1) and x.stride(0) == 12 and x.stride(-2) == 4
+    assert x.storage_offset() == 0
+    assert x.ndim == x.dim() == 3 and x.numel() == 24 and len(x) == 2
+    assert repr(x.shape) == "ember.Size([2, 3, 4])"
+    assert x.shape.numel() == 24
+    with pytest.raises(IndexError, match="Dimension out of range"):
+        x.size(3)
+
+
+@pytest.mark.parametrize("dtype,itemsize", [(E.float32, 4), (E.float64, 8), (E.float16, 2), (E.int64, 8),
+                                            (E.int32, 4), (E.int16, 2), (E.int8, 1), (E.uint8, 1), (E.bool, 1)])
+def test_dtype_element_size_and_flags(dtype, itemsize):
+    x = E.zeros(3, dtype=dtype)
+    assert x.dtype is dtype and x.element_size() == itemsize and x.itemsize == itemsize
+    assert x.nbytes == 3 * itemsize
+    assert x.is_floating_point() == (dtype in (E.float16, E.float32, E.float64))
+    assert x.numpy().dtype == dtype.np
+
+
+def test_device_and_dtype_aliases():
+    x = E.ones(2)
+    assert x.device == E.device("cpu") and x.device == "cpu" and str(x.device) == "cpu"
+    assert x.is_cpu and not x.is_cuda
+    assert E.float is E.float32 and E.double is E.float64 and E.long is E.int64 and E.int is E.int32
+    assert repr(E.float32) == "ember.float32"
+
+
+def test_is_contiguous_for_views():
+    x = E.zeros(3, 4)
+    assert x.is_contiguous()
+    assert not x.t().is_contiguous()
+    assert x[:, :2].is_contiguous() is False
+    assert x[1:].is_contiguous()
+    assert not x[:, 1:2].is_contiguous()
+    assert x[1:2].is_contiguous() and E.zeros(3).unsqueeze(1).t().is_contiguous()   # size-1 dims do not matter
+    assert E.zeros(0, 3).t().is_contiguous()
+
+
+def test_data_ptr_moves_with_offset():
+    x = E.zeros(3, 4)
+    assert x[1].data_ptr() == x.data_ptr() + 4 * 4
+    assert x[:, 2].data_ptr() == x.data_ptr() + 2 * 4
+    assert x.data_ptr() == x.numpy().ctypes.data
+
+
+def test_item_and_number_protocols():
+    assert E.tensor(2.5).item() == 2.5 and isinstance(E.tensor(2.5).item(), float)
+    assert E.tensor([7]).item() == 7 and isinstance(E.tensor([7]).item(), int)
+    assert E.tensor(True).item() is True
+    assert float(E.tensor([1.5])) == 1.5 and int(E.tensor(3.7)) == 3 and bool(E.tensor([1]))
+    assert [10, 20, 30][E.tensor(1)] == 20
+    with pytest.raises(RuntimeError, match="a Tensor with 2 elements cannot be converted to Scalar"):
+        E.zeros(2).item()
+    with pytest.raises(RuntimeError, match="Boolean value of Tensor with 2 elements is ambiguous"):
+        bool(E.zeros(2))
+    with pytest.raises(TypeError, match="only integer tensors of a single element"):
+        [1, 2][E.tensor(0.0)]
+    with pytest.raises(TypeError, match="len\\(\\) of a 0-d tensor"):
+        len(E.tensor(1))
+
+
+def test_tolist_and_iteration():
+    x = E.tensor([[1, 2], [3, 4]])
+    assert x.tolist() == [[1, 2], [3, 4]] and isinstance(x.tolist()[0][0], int)
+    assert E.tensor(1.5).tolist() == 1.5
+    assert [r.tolist() for r in x] == [[1, 2], [3, 4]]
+    with pytest.raises(TypeError, match="iteration over a 0-d tensor"):
+        iter(E.tensor(1))
+
+
+def test_numpy_shares_memory_both_ways():
+    x = E.zeros(2, 3)
+    a = x.numpy()
+    a[0, 1] = 5
+    assert x[0, 1].item() == 5
+    x[1, 2] = 7
+    assert a[1, 2] == 7
+    t = x.t()
+    assert np.shares_memory(t.numpy(), a) and t.numpy().shape == (3, 2)
+
+
+def test_array_protocol():
+    x = E.tensor([[1.0, 2.0]])
+    a = np.asarray(x)
+    assert a.dtype == np.float32 and a.shape == (1, 2)
+    assert np.shares_memory(a, x.numpy())
+    assert np.asarray(x, dtype=np.float64).dtype == np.float64
+    assert np.add(x, 1).tolist() == [[2.0, 3.0]]
+
+
+@pytest.mark.parametrize("t,text", [
+    (lambda: E.tensor([1.0, 2.0]), "tensor([1., 2.])"),
+    (lambda: E.tensor([1.5, 2.0]), "tensor([1.5000, 2.0000])"),
+    (lambda: E.tensor([1.0, -2.0]), "tensor([ 1., -2.])"),
+    (lambda: E.tensor([[1, 2], [30, 4]]), "tensor([[ 1,  2],\n        [30,  4]])"),
+    (lambda: E.tensor([True, False]), "tensor([ True, False])"),
+    (lambda: E.tensor(True), "tensor(True)"),
+    (lambda: E.tensor(3.0), "tensor(3.)"),
+    (lambda: E.tensor(-7), "tensor(-7)"),
+    (lambda: E.zeros(0), "tensor([])"),
+    (lambda: E.zeros(0, 3), "tensor([], size=(0, 3))"),
+    (lambda: E.zeros(0, dtype=E.int64), "tensor([], dtype=ember.int64)"),
+    (lambda: E.tensor([1.0, 2.0], dtype=E.float64), "tensor([1., 2.], dtype=ember.float64)"),
+    (lambda: E.tensor([1, 2], dtype=E.int32), "tensor([1, 2], dtype=ember.int32)"),
+    (lambda: E.tensor([1e-5, 1.0]), "tensor([1.0000e-05, 1.0000e+00])"),
+    (lambda: E.tensor([float("nan"), 1.0]), "tensor([nan, 1.])"),
+    (lambda: E.tensor([float("inf"), 1.5]), "tensor([   inf, 1.5000])"),
+])
+def test_repr_like_pytorch(t, text):
+    assert repr(t()) == text
+    assert str(t()) == text
+
+
+def test_repr_summarises_large_tensors():
+    r = repr(E.arange(2000.0))
+    assert r == "tensor([   0.,    1.,    2.,  ..., 1997., 1998., 1999.])"
+
+
+def test_format_of_scalar_tensors():
+    assert f"{E.tensor(0.5):.2f}" == "0.50"
+
+
+def test_pickle_round_trip():
+    x = E.arange(6).reshape(2, 3)
+    y = pickle.loads(pickle.dumps(x))
+    assert y.tolist() == x.tolist() and y.dtype is E.int64
+
+
+def test_version_counter_starts_at_zero_and_hash_is_identity():
+    x = E.zeros(2)
+    assert x._version == 0
+    assert hash(x) == id(x)
+    assert len({x, E.zeros(2)}) == 2
