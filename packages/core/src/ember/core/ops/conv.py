@@ -135,7 +135,8 @@ Positional signature: `conv_transpose2d(input, weight, bias, stride, padding, ou
 groups, dilation)` with input `(N, C, H, W)`, weight `(C, O/groups, kh, kw)`, bias `(O,)` or None,
 pairs of ints for stride/padding/output_padding/dilation. The result is conv2d's input gradient
 for an input of the output's shape. Backward: grad_input = `conv2d(grad, weight, None, stride,
-padding, dilation, groups)`, grad_weight = `conv2d_backward_weight(input, grad, weight.shape,
+padding, dilation, groups)` narrowed to the input's (H, W) (larger only when output_padding >=
+stride), grad_weight = `conv2d_backward_weight(input, grad, weight.shape,
 stride, padding, dilation, groups)`, grad_bias = `grad.sum((0, 2, 3))`.""")
 
 

@@ -1,0 +1,224 @@
+"""conv1d/conv2d/conv_transpose against float64 loop references; their backward ops against
+central differences of the forward; PyTorch's validation messages."""
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import ember.core as E
+from ember.core.ops import conv as C
+
+
+def ref_conv2d(x, w, b, stride, padding, dilation, groups):
+    """out[n, o, i, j] = sum_{c, ki, kj} xpad[n, g cg + c, i s + ki d, j s + kj d] w[o, c, ki, kj]."""
+    n, _, h, wd = x.shape
+    o, cg, kh, kw = w.shape
+    (sh, sw), (ph, pw), (dh, dw) = stride, padding, dilation
+    xp = np.zeros((n, x.shape[1], h + 2 * ph, wd + 2 * pw))
+    xp[:, :, ph:ph + h, pw:pw + wd] = x
+    ho, wo = (h + 2 * ph - dh * (kh - 1) - 1) // sh + 1, (wd + 2 * pw - dw * (kw - 1) - 1) // sw + 1
+    out = np.zeros((n, o, ho, wo))
+    og = o // groups
+    for oc in range(o):
+        g = oc // og
+        for ki in range(kh):
+            for kj in range(kw):
+                patch = xp[:, g * cg:(g + 1) * cg, ki * dh:ki * dh + sh * (ho - 1) + 1:sh,
+                           kj * dw:kj * dw + sw * (wo - 1) + 1:sw]
+                out[:, oc] += np.einsum("nchw,c->nhw", patch, w[oc, :, ki, kj])
+    if b is not None:
+        out += b.reshape(1, -1, 1, 1)
+    return out
+
+
+def ref_conv_transpose2d(x, w, b, stride, padding, output_padding, groups, dilation):
+    """Scatter definition: every input pixel adds its weighted kernel into the (uncropped) output."""
+    n, c, h, wd = x.shape
+    _, og, kh, kw = w.shape
+    (sh, sw), (ph, pw), (dh, dw) = stride, padding, dilation
+    hf, wf = (h - 1) * sh + dh * (kh - 1) + 1 + output_padding[0], (wd - 1) * sw + dw * (kw - 1) + 1 + output_padding[1]
+    full = np.zeros((n, og * groups, hf, wf))
+    cg = c // groups
+    for ci in range(c):
+        g = ci // cg
+        for i in range(h):
+            for j in range(wd):
+                for ki in range(kh):
+                    for kj in range(kw):
+                        full[:, g * og:(g + 1) * og, i * sh + ki * dh, j * sw + kj * dw] += \
+                            x[:, ci, i, j, None] * w[ci, :, ki, kj]
+    out = full[:, :, ph:hf - ph, pw:wf - pw]
+    if b is not None:
+        out = out + b.reshape(1, -1, 1, 1)
+    return out
+
+
+def fd_vjp(f, x, g, eps=1e-6, directions=3, seed=0):
+    """<g, J v> by central differences along random directions v, paired with v (for <vjp, v>)."""
+    rng = np.random.default_rng(seed)
+    out = []
+    for _ in range(directions):
+        v = rng.standard_normal(x.shape)
+        jv = (f(x + eps * v) - f(x - eps * v)) / (2 * eps)
+        out.append((float(np.sum(g * jv)), v))
+    return out
+
+
+def check_vjp(f, x, g, vjp):
+    for expected, v in fd_vjp(f, x, g):
+        assert np.isclose(np.sum(vjp * v), expected, rtol=1e-6, atol=1e-7)
+
+
+def T(a):
+    return E.from_numpy(np.ascontiguousarray(a))
+
+
+conv_cases = st.fixed_dictionaries({
+    "n": st.integers(1, 2), "groups": st.sampled_from([1, 2]), "cg": st.integers(1, 2), "og": st.integers(1, 2),
+    "h": st.integers(3, 7), "w": st.integers(3, 7), "kh": st.integers(1, 3), "kw": st.integers(1, 3),
+    "stride": st.tuples(st.integers(1, 2), st.integers(1, 2)),
+    "padding": st.tuples(st.integers(0, 2), st.integers(0, 2)),
+    "dilation": st.tuples(st.integers(1, 2), st.integers(1, 2)), "bias": st.booleans(),
+})
+
+
+def make_case(p, seed=0):
+    rng = np.random.default_rng(seed)
+    x = rng.standard_normal((p["n"], p["cg"] * p["groups"], p["h"], p["w"]))
+    w = rng.standard_normal((p["og"] * p["groups"], p["cg"], p["kh"], p["kw"]))
+    b = rng.standard_normal(p["og"] * p["groups"]) if p["bias"] else None
+    return x, w, b
+
+
+def fits(p):
+    return all(n + 2 * pp >= d * (k - 1) + 1 for n, pp, d, k in
+               zip((p["h"], p["w"]), p["padding"], p["dilation"], (p["kh"], p["kw"])))
+
+
+@settings(max_examples=25, deadline=None)
+@given(conv_cases)
+def test_conv2d_matches_loop_reference(p):
+    if not fits(p):
+        return
+    x, w, b = make_case(p)
+    got = E.conv2d(T(x), T(w), None if b is None else T(b), p["stride"], p["padding"], p["dilation"], p["groups"])
+    np.testing.assert_allclose(got.numpy(), ref_conv2d(x, w, b, p["stride"], p["padding"], p["dilation"],
+                                                       p["groups"]), rtol=1e-10, atol=1e-10)
+
+
+@settings(max_examples=25, deadline=None)
+@given(conv_cases)
+def test_conv2d_backward_ops_match_finite_differences(p):
+    if not fits(p):
+        return
+    x, w, _ = make_case(p)
+    args = (p["stride"], p["padding"], p["dilation"], p["groups"])
+    y = ref_conv2d(x, w, None, *args)
+    g = np.random.default_rng(1).standard_normal(y.shape)
+    gi = C.conv2d_backward_input(T(g), T(w), x.shape, *args).numpy()
+    gw = C.conv2d_backward_weight(T(g), T(x), w.shape, *args).numpy()
+    assert gi.shape == x.shape and gw.shape == w.shape
+    check_vjp(lambda xx: C.conv2d_op(T(xx), T(w), None, *args).numpy(), x, g, gi)
+    check_vjp(lambda ww: C.conv2d_op(T(x), T(ww), None, *args).numpy(), w, g, gw)
+
+
+def test_conv2d_float32_matches_float64_reference():
+    rng = np.random.default_rng(3)
+    x, w, b = rng.standard_normal((4, 6, 9, 9)), rng.standard_normal((8, 6, 3, 3)), rng.standard_normal(8)
+    got = E.conv2d(T(x.astype(np.float32)), T(w.astype(np.float32)), T(b.astype(np.float32)), padding=1)
+    assert got.dtype is E.float32
+    np.testing.assert_allclose(got.numpy(), ref_conv2d(x, w, b, (1, 1), (1, 1), (1, 1), 1), rtol=1e-4, atol=1e-4)
+
+
+def test_conv2d_accepts_unbatched_and_noncontiguous_input():
+    rng = np.random.default_rng(4)
+    x, w = rng.standard_normal((3, 5, 6)), rng.standard_normal((2, 3, 2, 2))
+    got = E.conv2d(T(x), T(w), stride=2)
+    np.testing.assert_allclose(got.numpy(), ref_conv2d(x[None], w, None, (2, 2), (0, 0), (1, 1), 1)[0], atol=1e-12)
+    xt = T(x.transpose(0, 2, 1).copy()).transpose(1, 2)
+    np.testing.assert_allclose(E.conv2d(xt, T(w)).numpy(), ref_conv2d(x[None], w, None, (1, 1), (0, 0), (1, 1), 1)[0],
+                               atol=1e-12)
+
+
+@pytest.mark.parametrize("k,dilation", [(3, 1), (4, 1), (2, 3), (3, 2)])
+def test_conv_same_padding_keeps_the_size_and_pads_the_extra_at_the_end(k, dilation):
+    rng = np.random.default_rng(5)
+    x, w = rng.standard_normal((1, 2, 7, 8)), rng.standard_normal((3, 2, k, k))
+    got = E.conv2d(T(x), T(w), padding="same", dilation=dilation)
+    total = dilation * (k - 1)
+    lo = total // 2
+    xp = np.pad(x, ((0, 0), (0, 0), (lo, total - lo), (lo, total - lo)))
+    np.testing.assert_allclose(got.numpy(), ref_conv2d(xp, w, None, (1, 1), (0, 0), (dilation,) * 2, 1), atol=1e-12)
+    assert E.conv2d(T(x), T(w), padding="valid", dilation=dilation).shape == (1, 3, 7 - total, 8 - total)
+
+
+def test_conv1d_matches_reference_and_same_padding():
+    rng = np.random.default_rng(6)
+    x, w, b = rng.standard_normal((2, 4, 11)), rng.standard_normal((6, 2, 3)), rng.standard_normal(6)
+    got = E.conv1d(T(x), T(w), T(b), stride=2, padding=1, dilation=2, groups=2)
+    want = ref_conv2d(x[:, :, None], w[:, :, None], b, (1, 2), (0, 1), (1, 2), 2)[:, :, 0]
+    np.testing.assert_allclose(got.numpy(), want, atol=1e-12)
+    assert E.conv1d(T(x), T(w), padding="same", groups=2).shape == (2, 6, 11)
+    assert E.conv1d(T(x[0]), T(w), groups=2).shape == (6, 9)
+
+
+@settings(max_examples=20, deadline=None)
+@given(st.fixed_dictionaries({
+    "groups": st.sampled_from([1, 2]), "h": st.integers(1, 4), "w": st.integers(1, 4), "k": st.integers(1, 3),
+    "stride": st.integers(1, 3), "padding": st.integers(0, 1), "dilation": st.integers(1, 2), "op": st.integers(0, 2),
+    "bias": st.booleans()}))
+def test_conv_transpose2d_matches_scatter_reference_and_its_backward(p):
+    s, d = p["stride"], p["dilation"]
+    opad = min(p["op"], max(s, d) - 1)
+    rng = np.random.default_rng(7)
+    x = rng.standard_normal((2, 2 * p["groups"], p["h"], p["w"]))
+    w = rng.standard_normal((2 * p["groups"], 3, p["k"], p["k"]))
+    b = rng.standard_normal(3 * p["groups"]) if p["bias"] else None
+    hf = (p["h"] - 1) * s + d * (p["k"] - 1) + 1 + opad
+    if hf - 2 * p["padding"] <= 0 or (p["w"] - 1) * s + d * (p["k"] - 1) + 1 + opad - 2 * p["padding"] <= 0:
+        return
+    args = dict(stride=s, padding=p["padding"], output_padding=opad, groups=p["groups"], dilation=d)
+    got = E.conv_transpose2d(T(x), T(w), None if b is None else T(b), **args)
+    want = ref_conv_transpose2d(x, w, b, (s, s), (p["padding"],) * 2, (opad, opad), p["groups"], (d, d))
+    np.testing.assert_allclose(got.numpy(), want, atol=1e-10)
+    # backward as documented: grad_input = conv2d(grad, w) narrowed to (H, W),
+    # grad_weight = conv2d_backward_weight(x, grad, ...)
+    g = rng.standard_normal(want.shape)
+    cargs = ((s, s), (p["padding"],) * 2, (d, d), p["groups"])
+    gi = C.conv2d_op(T(g), T(w), None, *cargs).numpy()[:, :, :p["h"], :p["w"]]
+    gw = C.conv2d_backward_weight(T(x), T(g), w.shape, *cargs).numpy()
+    check_vjp(lambda xx: E.conv_transpose2d(T(xx), T(w), **args).numpy(), x, g, gi)
+    check_vjp(lambda ww: E.conv_transpose2d(T(x), T(ww), **args).numpy(), w, g, gw)
+
+
+def test_conv_transpose1d_is_conv_transpose2d_on_a_unit_height():
+    rng = np.random.default_rng(8)
+    x, w = rng.standard_normal((2, 4, 5)), rng.standard_normal((4, 3, 3))
+    got = E.conv_transpose1d(T(x), T(w), stride=2, padding=1, output_padding=1)
+    want = ref_conv_transpose2d(x[:, :, None], w[:, :, None], None, (1, 2), (0, 1), (0, 1), 1, (1, 1))[:, :, 0]
+    np.testing.assert_allclose(got.numpy(), want, atol=1e-12)
+
+
+def test_conv_errors_use_pytorchs_messages():
+    x, w = E.zeros(32, 4, 32, 32), E.zeros(64, 3, 3, 3)
+    with pytest.raises(RuntimeError, match=r"^Given groups=1, weight of size \[64, 3, 3, 3\], expected "
+                                           r"input\[32, 4, 32, 32\] to have 3 channels, but got 4 channels instead$"):
+        E.conv2d(x, w)
+    with pytest.raises(RuntimeError, match=r"expected weight to be divisible by 2 at dimension 0"):
+        E.conv2d(E.zeros(1, 6, 5, 5), E.zeros(3, 3, 3, 3), groups=2)
+    with pytest.raises(RuntimeError, match=r"expected bias to be 1-dimensional with 64 elements, but got bias of "
+                                           r"size \[32\] instead"):
+        E.conv2d(E.zeros(1, 3, 5, 5), w, E.zeros(32))
+    with pytest.raises(RuntimeError, match=r"Kernel size can't be greater than actual input size"):
+        E.conv2d(E.zeros(1, 3, 2, 2), w)
+    with pytest.raises(RuntimeError, match=r"Expected 3D \(unbatched\) or 4D \(batched\) input to conv2d"):
+        E.conv2d(E.zeros(3, 5), w)
+    with pytest.raises(TypeError, match="same dtype"):
+        E.conv2d(E.zeros(1, 3, 5, 5, dtype=E.float64), w)
+    with pytest.raises(ValueError, match="padding='same' is not supported for strided convolutions"):
+        E.conv2d(E.zeros(1, 3, 5, 5), w, padding="same", stride=2)
+    with pytest.raises(ValueError, match="Invalid padding string 'full'"):
+        E.conv2d(E.zeros(1, 3, 5, 5), w, padding="full")
+    with pytest.raises(RuntimeError, match="output padding must be smaller than either stride or dilation"):
+        E.conv_transpose2d(E.zeros(1, 3, 5, 5), E.zeros(3, 2, 3, 3), output_padding=1)
