@@ -1,0 +1,155 @@
+"""Views share storage with their base; copies happen only when they must; version counters are shared."""
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import ember.core as E
+
+
+def _base():
+    return E.arange(24, dtype=E.float32).reshape(2, 3, 4)
+
+
+# (name, view function, numpy equivalent)
+VIEWS = [
+    ("view", lambda x: x.view(6, 4), lambda a: a.reshape(6, 4)),
+    ("view_minus1", lambda x: x.view(-1), lambda a: a.reshape(-1)),
+    ("reshape_viewable", lambda x: x.reshape(4, 6), lambda a: a.reshape(4, 6)),
+    ("permute", lambda x: x.permute(2, 0, 1), lambda a: a.transpose(2, 0, 1)),
+    ("transpose", lambda x: x.transpose(0, 2), lambda a: a.swapaxes(0, 2)),
+    ("mT", lambda x: x.mT, lambda a: a.swapaxes(-1, -2)),
+    ("select", lambda x: x.select(1, 2), lambda a: a[:, 2]),
+    ("getitem_int", lambda x: x[1], lambda a: a[1]),
+    ("getitem_slices", lambda x: x[:, 1:, ::2], lambda a: a[:, 1:, ::2]),
+    ("getitem_none_ellipsis", lambda x: x[None, ..., 1], lambda a: a[None, ..., 1]),
+    ("narrow", lambda x: x.narrow(2, 1, 2), lambda a: a[:, :, 1:3]),
+    ("squeeze", lambda x: x[:, :1].squeeze(1), lambda a: a[:, 0]),
+    ("unsqueeze", lambda x: x.unsqueeze(1), lambda a: a[:, None]),
+    ("expand", lambda x: x[:, :1].expand(2, 3, 4), lambda a: np.broadcast_to(a[:, :1], (2, 3, 4))),
+    ("diagonal", lambda x: x.diagonal(0, 1, 2), lambda a: np.einsum("ijj->ij", a[:, :, :3])),
+    ("unfold", lambda x: x.unfold(2, 2, 2), lambda a: a.reshape(2, 3, 2, 2)),
+    ("as_strided", lambda x: x.as_strided((2, 2), (1, 4), 1), lambda a: np.lib.stride_tricks.as_strided(
+        a.reshape(-1)[1:], (2, 2), (4, 16))),
+    ("movedim", lambda x: x.movedim(0, -1), lambda a: np.moveaxis(a, 0, -1)),
+    ("flatten", lambda x: x.flatten(1), lambda a: a.reshape(2, 12)),
+    ("unflatten", lambda x: x.unflatten(2, (2, 2)), lambda a: a.reshape(2, 3, 2, 2)),
+    ("split", lambda x: x.split(2, dim=2)[1], lambda a: a[:, :, 2:]),
+    ("chunk", lambda x: x.chunk(3, dim=1)[2], lambda a: a[:, 2:]),
+    ("unbind", lambda x: x.unbind(1)[1], lambda a: a[:, 1]),
+    ("view_dtype", lambda x: x.view(E.int32), lambda a: a.view(np.int32)),
+]
+
+
+@pytest.mark.parametrize("name,fn,ref", VIEWS, ids=[v[0] for v in VIEWS])
+def test_view_shares_storage_and_matches_numpy(name, fn, ref):
+    x = _base()
+    a = x.numpy().copy()
+    v = fn(x)
+    assert v.untyped_storage() is x.untyped_storage()
+    expected = ref(a)
+    np.testing.assert_array_equal(v.numpy(), expected)
+    # offset and strides are the ones numpy computes for the same view of the same buffer
+    assert v.storage_offset() * 4 == v.numpy().ctypes.data - x.numpy().ctypes.data
+    assert tuple(s * 4 for s in v.stride()) == v.numpy().strides
+
+
+@pytest.mark.parametrize("name,fn,ref", [v for v in VIEWS if v[0] not in ("expand", "view_dtype")],
+                         ids=[v[0] for v in VIEWS if v[0] not in ("expand", "view_dtype")])
+def test_writes_through_a_view_show_in_the_base(name, fn, ref):
+    x = _base()
+    a = x.numpy().copy()
+    v = fn(x)
+    v.fill_(-1.0)
+    ref(a)[...] = -1.0
+    np.testing.assert_array_equal(x.numpy(), a)
+
+
+def test_inplace_op_bumps_the_version_seen_by_every_view():
+    x = _base()
+    v1, v2 = x[0], x.t() if x.ndim == 2 else x.permute(2, 1, 0)
+    before = x._version
+    v1.add_(1)
+    assert x._version == v1._version == v2._version == before + 1
+    x.mul_(2)
+    assert v2._version == before + 2
+    x[1, 1] = 3.0
+    assert v1._version == before + 3
+    v1.copy_(E.zeros(3, 4))
+    assert x._version == before + 4
+
+
+def test_reshape_copies_only_when_it_must():
+    x = _base()
+    assert x.reshape(6, 4).untyped_storage() is x.untyped_storage()
+    t = x.transpose(1, 2)                         # (2, 4, 3), not viewable as (2, 12)
+    r = t.reshape(2, 12)
+    assert r.untyped_storage() is not x.untyped_storage()
+    np.testing.assert_array_equal(r.numpy(), x.numpy().transpose(0, 2, 1).reshape(2, 12))
+    assert t.reshape(8, 3).untyped_storage() is not x.untyped_storage()
+    assert t.reshape(2, 4, 3).untyped_storage() is x.untyped_storage()
+    s = x[:, :, ::2]                              # merging the first two dims is still a view
+    assert s.reshape(6, 2).untyped_storage() is x.untyped_storage()
+
+
+def test_contiguous_copies_only_when_needed():
+    x = _base()
+    assert x.contiguous() is x
+    t = x.transpose(0, 1)
+    c = t.contiguous()
+    assert c.is_contiguous() and c.untyped_storage() is not x.untyped_storage()
+    np.testing.assert_array_equal(c.numpy(), t.numpy())
+    assert c.stride() == (8, 4, 1)
+
+
+def test_view_on_incompatible_strides_raises_pytorch_message():
+    t = _base().transpose(1, 2)
+    with pytest.raises(RuntimeError, match=r"view size is not compatible with input tensor's size and stride "
+                                           r"\(at least one dimension spans across two contiguous subspaces\)\. "
+                                           r"Use \.reshape\(\.\.\.\) instead\."):
+        t.view(2, 12)
+    with pytest.raises(RuntimeError, match=r"shape '\[5, -1\]' is invalid for input of size 24"):
+        _base().view(5, -1)
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.permutations([0, 1, 2]), st.sampled_from([(24,), (4, 6), (2, 12), (3, 2, 4), (2, 2, 2, 3)]))
+def test_reshape_of_permuted_matches_numpy_and_view_shares_when_allowed(perm, shape):
+    x = _base().permute(*perm)
+    a = x.numpy()
+    r = x.reshape(shape)
+    np.testing.assert_array_equal(r.numpy(), a.reshape(shape))
+    try:
+        v = x.view(shape)
+    except RuntimeError:
+        return
+    assert v.untyped_storage() is x.untyped_storage()
+    np.testing.assert_array_equal(v.numpy(), a.reshape(shape))
+
+
+def test_copy_broadcasts_and_casts():
+    x = E.zeros(2, 3)
+    x.copy_(E.tensor([1, 2, 3]))
+    assert x.tolist() == [[1, 2, 3], [1, 2, 3]] and x.dtype is E.float32
+    y = E.zeros(3, dtype=E.int64)
+    y.copy_(E.tensor([1.7, -2.2, 3.9]))
+    assert y.tolist() == [1, -2, 3]
+    b = E.zeros(2, dtype=E.bool)
+    b.copy_(E.tensor([0.0, 2.0]))
+    assert b.tolist() == [False, True]
+    with pytest.raises(RuntimeError, match="copy_"):
+        x.copy_(E.ones(4))
+
+
+def test_copy_into_a_transposed_view_writes_the_base():
+    x = E.zeros(2, 3)
+    x.t().copy_(E.arange(6).reshape(3, 2))
+    assert x.tolist() == [[0, 2, 4], [1, 3, 5]]
+
+
+def test_clone_is_independent_and_detached_from_storage():
+    x = _base()
+    c = x.clone()
+    c.fill_(0)
+    assert x.sum().item() == sum(range(24))
