@@ -132,7 +132,7 @@ def default_convert(data):
     if elem_type.__module__ == "numpy" and elem_type.__name__ not in ("str_", "bytes_", "string_"):
         if isinstance(data, np.ndarray) and _NP_STRINGS.search(data.dtype.str) is not None:
             return data
-        return E.as_tensor(data)
+        return E.as_tensor(np.asarray(data))
     if isinstance(data, collections.abc.Mapping):
         fields = {key: default_convert(data[key]) for key in data}
         if isinstance(data, collections.abc.MutableMapping):

@@ -1,0 +1,155 @@
+"""Datasets for the DataLoader tests, in a module of their own so that spawned workers can import them."""
+
+from __future__ import annotations
+
+import os
+import random
+import signal
+import time
+
+import numpy as np
+
+import ember.core as E
+from ember.data import Dataset, IterableDataset, get_worker_info
+
+SHM_DIR = "/dev/shm"
+
+
+def segments() -> set[str]:
+    """ember's shared-memory segments that exist now."""
+    return {f for f in os.listdir(SHM_DIR) if f.startswith("ember_")}
+
+
+class Squares(Dataset):
+    """Sample i: (a 2x3 float32 array filled with i*i, i)."""
+
+    def __init__(self, n: int = 40) -> None:
+        self.n = n
+
+    def __len__(self) -> int:
+        return self.n
+
+    def __getitem__(self, i):
+        return np.full((2, 3), i * i, np.float32), i
+
+
+class Jittery(Squares):
+    """Like Squares, but sample times vary, so workers finish out of order."""
+
+    def __getitem__(self, i):
+        time.sleep(0.02 * ((i * 7919) % 5))
+        return super().__getitem__(i)
+
+
+class Failing(Squares):
+    """Raises `exc_type` at key `bad` (other keys behave like Squares)."""
+
+    def __init__(self, bad: int, exc_type: type = ValueError, n: int = 40) -> None:
+        super().__init__(n)
+        self.bad = bad
+        self.exc_type = exc_type
+
+    def __getitem__(self, i):
+        if i == self.bad:
+            raise self.exc_type(f"bad sample {i}")
+        return super().__getitem__(i)
+
+
+class NeedsTwoArgs(Exception):
+    """An exception that cannot be rebuilt from a message alone."""
+
+    def __init__(self, a, b) -> None:
+        super().__init__(f"{a}/{b}")
+
+
+class FailingTwoArgs(Squares):
+    def __getitem__(self, i):
+        raise NeedsTwoArgs(i, "x")
+
+
+class SelfKilling(Squares):
+    """The worker that fetches key `bad` kills itself with SIGKILL."""
+
+    def __init__(self, bad: int, n: int = 40) -> None:
+        super().__init__(n)
+        self.bad = bad
+
+    def __getitem__(self, i):
+        if i == self.bad and get_worker_info() is not None:
+            os.kill(os.getpid(), signal.SIGKILL)
+        return super().__getitem__(i)
+
+
+class Slow(Squares):
+    """Every sample takes `delay` seconds."""
+
+    def __init__(self, delay: float, n: int = 40) -> None:
+        super().__init__(n)
+        self.delay = delay
+
+    def __getitem__(self, i):
+        time.sleep(self.delay)
+        return super().__getitem__(i)
+
+
+class RandomDraws(Dataset):
+    """Sample i: draws from Python's, numpy's and ember's global generators, and the worker's id and seed."""
+
+    def __len__(self) -> int:
+        return 8
+
+    def __getitem__(self, i):
+        info = get_worker_info()
+        return {"py": random.random(), "np": float(np.random.rand()),
+                "ember": int(E.randint(0, 2**30, (1,)).item()),
+                "worker": -1 if info is None else info.id, "seed": -1 if info is None else info.seed}
+
+
+class Range(IterableDataset):
+    """The integers [start, stop), sharded across workers when `shard`."""
+
+    def __init__(self, start: int, stop: int, shard: bool = True) -> None:
+        self.start, self.stop, self.shard = start, stop, shard
+
+    def __iter__(self):
+        info = get_worker_info()
+        if info is None or not self.shard:
+            return iter(range(self.start, self.stop))
+        return iter(range(self.start + info.id, self.stop, info.num_workers))
+
+    def __len__(self) -> int:
+        return self.stop - self.start
+
+
+class WorkerInfoProbe(Dataset):
+    def __len__(self) -> int:
+        return 4
+
+    def __getitem__(self, i):
+        info = get_worker_info()
+        return [info.id, info.num_workers, info.seed, type(info.dataset).__name__]
+
+
+def record_init(worker_id: int) -> None:
+    """worker_init_fn: leaves a mark the dataset can read back."""
+    os.environ["EMBER_TEST_INIT"] = f"init-{worker_id}"
+
+
+class InitProbe(Dataset):
+    def __len__(self) -> int:
+        return 4
+
+    def __getitem__(self, i):
+        return os.environ.get("EMBER_TEST_INIT", "none")
+
+
+def failing_init(worker_id: int) -> None:
+    raise ValueError(f"init failed in {worker_id}")
+
+
+def scaled_collate(batch):
+    """A custom collate_fn that discards default_collate's (shared) result for a new tensor."""
+    from ember.data import default_collate
+
+    x, y = default_collate(batch)
+    return E.tensor(x.numpy() * 2), y
