@@ -1,0 +1,10 @@
+"""`ember.optim`: PyTorch's `torch.optim` optimizers over fused per-parameter update kernels."""
+
+from ember.optim.optimizer import Optimizer
+from ember.optim.sgd import SGD
+from ember.optim.adam import Adam, AdamW
+from ember.optim.rmsprop import RMSprop
+from ember.optim.adagrad import Adagrad
+from ember.optim import lr_scheduler
+
+__all__ = ["Optimizer", "SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "lr_scheduler"]

@@ -1,0 +1,54 @@
+"""`Adagrad` (lr_decay, initial_accumulator_value), as PyTorch."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+
+from ember import autograd as ea
+from ember.core import Tensor
+from ember.core.ops.optim_kernels import adagrad_step
+from ember.optim.optimizer import Optimizer
+
+__all__ = ["Adagrad"]
+
+
+class Adagrad(Optimizer):
+    """s += g^2; p -= lr / (1 + (t - 1) lr_decay) * g / (sqrt(s) + eps)."""
+
+    def __init__(self, params: Iterable[Tensor] | Iterable[dict], lr: float = 1e-2, lr_decay: float = 0,
+                 weight_decay: float = 0, initial_accumulator_value: float = 0, eps: float = 1e-10,
+                 foreach: bool | None = None, *, maximize: bool = False, differentiable: bool = False,
+                 fused: bool | None = None) -> None:
+        if not 0.0 <= lr:
+            raise ValueError(f"Invalid learning rate: {lr}")
+        if not 0.0 <= lr_decay:
+            raise ValueError(f"Invalid lr_decay value: {lr_decay}")
+        if not 0.0 <= weight_decay:
+            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        if not 0.0 <= initial_accumulator_value:
+            raise ValueError(f"Invalid initial_accumulator_value value: {initial_accumulator_value}")
+        if not 0.0 <= eps:
+            raise ValueError(f"Invalid epsilon value: {eps}")
+        defaults = {"lr": lr, "lr_decay": lr_decay, "eps": eps, "weight_decay": weight_decay,
+                    "initial_accumulator_value": initial_accumulator_value, "foreach": foreach, "maximize": maximize,
+                    "differentiable": differentiable, "fused": fused}
+        super().__init__(params, defaults)
+        for group in self.param_groups:
+            for p in group["params"]:
+                state = self.state[p]
+                state["step"] = ea.tensor(0.0)
+                state["sum"] = ea.full_like(p, initial_accumulator_value).contiguous()
+
+    def step(self, closure: Callable | None = None):
+        """One Adagrad update of every parameter with a gradient."""
+        loss = self._closure_loss(closure)
+        for group in self.param_groups:
+            for p in group["params"]:
+                if p.grad is None:
+                    continue
+                state = self.state[p]
+                step = float(state["step"]) + 1
+                state["step"].fill_(step)
+                adagrad_step(p, p.grad, state["sum"], step, float(group["lr"]), group["lr_decay"], group["eps"],
+                             group["weight_decay"], group["maximize"])
+        return loss

@@ -1,0 +1,57 @@
+"""`SGD` with momentum, dampening, Nesterov, weight decay and maximize, as PyTorch."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+
+from ember.core import Tensor
+from ember.core.ops.optim_kernels import sgd_step
+from ember.optim.optimizer import Optimizer
+
+__all__ = ["SGD"]
+
+
+class SGD(Optimizer):
+    """Stochastic gradient descent.
+
+    d = g + weight_decay * p; with momentum, b = momentum * b + (1 - dampening) * d (b = d at the
+    first step) and d = b (or d + momentum * b with `nesterov`); then p -= lr * d.
+    """
+
+    def __init__(self, params: Iterable[Tensor] | Iterable[dict], lr: float = 1e-3, momentum: float = 0,
+                 dampening: float = 0, weight_decay: float = 0, nesterov: bool = False, *,
+                 maximize: bool = False, foreach: bool | None = None, differentiable: bool = False,
+                 fused: bool | None = None) -> None:
+        if lr < 0.0:
+            raise ValueError(f"Invalid learning rate: {lr}")
+        if momentum < 0.0:
+            raise ValueError(f"Invalid momentum value: {momentum}")
+        if weight_decay < 0.0:
+            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        if nesterov and (momentum <= 0 or dampening != 0):
+            raise ValueError("Nesterov momentum requires a momentum and zero dampening")
+        defaults = {"lr": lr, "momentum": momentum, "dampening": dampening, "weight_decay": weight_decay,
+                    "nesterov": nesterov, "maximize": maximize, "foreach": foreach, "differentiable": differentiable,
+                    "fused": fused}
+        super().__init__(params, defaults)
+
+    def step(self, closure: Callable | None = None):
+        """One SGD update of every parameter with a gradient; returns `closure()`'s loss if given."""
+        loss = self._closure_loss(closure)
+        for group in self.param_groups:
+            momentum = group["momentum"]
+            for p in group["params"]:
+                if p.grad is None:
+                    continue
+                state = self.state[p]
+                buf = None
+                first = False
+                if momentum != 0:
+                    buf = state.get("momentum_buffer")
+                    if buf is None:
+                        buf = p.grad.detach().clone().contiguous()
+                        state["momentum_buffer"] = buf
+                        first = True
+                sgd_step(p, p.grad, buf, float(group["lr"]), momentum, group["dampening"], group["weight_decay"],
+                         group["nesterov"], group["maximize"], first)
+        return loss
