@@ -1,5 +1,7 @@
 """Tensor creation: from data, from numpy (sharing memory), filled, ranges, `*_like`."""
 
+# ruff: noqa: A002 - `input` is PyTorch's argument name
+
 from __future__ import annotations
 
 import numbers
@@ -56,17 +58,21 @@ def _infer_np(data, dtype):
     if isinstance(data, Tensor):
         a = data.detach()._host_array() if data._storage.device.type != "cpu" else data._np()
         return a if dtype is None else a.astype(dtype.np)
-    if isinstance(data, np.ndarray):
-        a = data
+    from_numpy_data = isinstance(data, np.ndarray | np.generic)  # numpy data keeps its dtype
+    if from_numpy_data:
+        a = np.asarray(data)
     else:
         if isinstance(data, list | tuple) and any(isinstance(x, Tensor) for x in _flat_first(data)):
             data = _tensors_to_lists(data)
-        a = np.array(data)
+        try:
+            a = np.array(data)
+        except ValueError:
+            raise ValueError(_ragged_message(data)) from None
     if dtype is not None:
         return a.astype(dtype.np)
     if a.dtype.kind == "f":
-        return a.astype(dtypes.get_default_dtype().np) if not isinstance(data, np.ndarray) else a
-    if a.dtype.kind in "iu" and not isinstance(data, np.ndarray):
+        return a if from_numpy_data else a.astype(dtypes.get_default_dtype().np)
+    if a.dtype.kind in "iu" and not from_numpy_data:
         return a.astype(np.int64)
     if a.dtype.kind == "b":
         return a
@@ -75,6 +81,21 @@ def _infer_np(data, dtype):
     if a.dtype == np.object_ or a.dtype.kind in "USV":
         raise TypeError(f"Could not infer dtype of {type(_first_leaf(data)).__name__}")
     return a
+
+
+def _ragged_message(data, dim: int = 0) -> str:
+    """PyTorch's error for nested sequences of unequal lengths."""
+    if isinstance(data, list | tuple) and data and isinstance(data[0], list | tuple):
+        n = len(data[0])
+        for x in data:
+            if not isinstance(x, list | tuple) or len(x) != n:
+                got = len(x) if isinstance(x, list | tuple) else type(x).__name__
+                return f"expected sequence of length {n} at dim {dim + 1} (got {got})"
+        for x in data:
+            msg = _ragged_message(x, dim + 1)
+            if msg:
+                return msg
+    return "" if dim else f"could not convert {type(data).__name__} to a tensor"
 
 
 def _flat_first(data):
@@ -191,6 +212,8 @@ def empty_strided(size, stride, *, dtype=None, device=None, requires_grad: bool 
 
 def full(size, fill_value, *, out=None, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
     """A tensor of `size` filled with `fill_value` (dtype inferred from the value, as PyTorch)."""
+    if isinstance(fill_value, Tensor):
+        fill_value = fill_value.item()
     if dtype is None:
         if isinstance(fill_value, bool):
             dtype = dtypes.bool

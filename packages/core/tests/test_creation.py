@@ -1,0 +1,195 @@
+"""Tensor creation: dtype inference of Python and numpy data, memory sharing, filled tensors and ranges."""
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import ember.core as E
+
+
+@pytest.fixture
+def float64_default():
+    E.set_default_dtype(E.float64)
+    yield
+    E.set_default_dtype(E.float32)
+
+
+@pytest.mark.parametrize("data,dtype,shape", [
+    ([1, 2], E.int64, (2,)),
+    ([1.0, 2], E.float32, (2,)),
+    ([True, False], E.bool, (2,)),
+    ([True, 1], E.int64, (2,)),
+    ([[1, 2.5], [3, 4]], E.float32, (2, 2)),
+    (3, E.int64, ()),
+    (2.5, E.float32, ()),
+    (True, E.bool, ()),
+    ([], E.float32, (0,)),
+    ([[], []], E.float32, (2, 0)),
+    (np.array([1, 2], dtype=np.int32), E.int32, (2,)),
+    (np.array([1.0], dtype=np.float64), E.float64, (1,)),
+    (np.float64(2.0), E.float64, ()),
+    (np.int16(2), E.int16, ()),
+    ((1, 2, 3), E.int64, (3,)),
+])
+def test_tensor_infers_dtype_like_pytorch(data, dtype, shape):
+    t = E.tensor(data)
+    assert t.dtype is dtype and t.shape == shape
+    np.testing.assert_array_equal(t.numpy(), np.asarray(data))
+
+
+def test_tensor_copies_and_accepts_dtype_device():
+    a = np.arange(3.0)
+    t = E.tensor(a)
+    a[0] = 100
+    assert t[0].item() == 0
+    assert E.tensor([1, 2], dtype=E.float64).dtype is E.float64
+    assert E.tensor([1.7], dtype=E.int32).tolist() == [1]
+    assert E.tensor([1], device="cpu").device == "cpu"
+    assert E.tensor([E.tensor(1.0), E.tensor(2.0)]).tolist() == [1.0, 2.0]
+    x = E.ones(2)
+    y = E.tensor(x)
+    y[0] = 5
+    assert x[0].item() == 1
+
+
+def test_tensor_errors():
+    with pytest.raises(ValueError, match="expected sequence of length 2 at dim 1 \\(got 1\\)"):
+        E.tensor([[1, 2], [3]])
+    with pytest.raises(TypeError, match="Could not infer dtype of str"):
+        E.tensor(["a"])
+    with pytest.raises(TypeError, match="complex"):
+        E.tensor([1j])
+
+
+def test_default_dtype_governs_python_floats(float64_default):
+    assert E.get_default_dtype() is E.float64
+    assert E.tensor([1.0]).dtype is E.float64
+    assert E.tensor([1]).dtype is E.int64
+    assert E.zeros(2).dtype is E.float64 and E.arange(0.0, 1.0, 0.5).dtype is E.float64
+    assert E.full((1,), 2.0).dtype is E.float64
+    assert repr(E.tensor([1.5])) == "tensor([1.5000])"
+
+
+def test_set_default_dtype_rejects_integers():
+    with pytest.raises(TypeError, match="floating-point"):
+        E.set_default_dtype(E.int64)
+    assert E.get_default_dtype() is E.float32
+
+
+def test_as_tensor_shares_when_it_can():
+    a = np.arange(4.0)
+    t = E.as_tensor(a)
+    a[1] = 10
+    assert t[1].item() == 10 and t.dtype is E.float64
+    c = E.as_tensor(a, dtype=E.float32)
+    a[2] = 20
+    assert c[2].item() == 2
+    x = E.ones(2)
+    assert E.as_tensor(x) is x
+    assert E.as_tensor(x, dtype=E.float64).dtype is E.float64
+    assert E.as_tensor([1, 2]).dtype is E.int64
+    assert E.asarray(a).tolist() == a.tolist()
+
+
+def test_from_numpy_shares_memory_and_strides():
+    a = np.arange(12, dtype=np.int32).reshape(3, 4)
+    t = E.from_numpy(a)
+    assert t.dtype is E.int32 and t.shape == (3, 4) and t.stride() == (4, 1)
+    t[0, 0] = 99
+    assert a[0, 0] == 99
+    a[2, 3] = -1
+    assert t[2, 3].item() == -1
+    s = E.from_numpy(a[:, ::2])
+    assert s.stride() == (4, 2) and s.tolist() == a[:, ::2].tolist()
+    assert E.from_numpy(a.T).stride() == (1, 4)
+    assert E.from_numpy(np.zeros((0, 3))).shape == (0, 3)
+
+
+def test_from_numpy_errors():
+    with pytest.raises(ValueError, match="negative"):
+        E.from_numpy(np.arange(3)[::-1])
+    with pytest.raises(TypeError, match="can't convert np.ndarray of type complex128"):
+        E.from_numpy(np.zeros(2, dtype=np.complex128))
+    with pytest.raises(TypeError, match="expected np.ndarray"):
+        E.from_numpy([1, 2])
+    ro = np.zeros(2)
+    ro.flags.writeable = False
+    with pytest.warns(UserWarning, match="not writable"):
+        E.from_numpy(ro)
+
+
+def test_empty_zeros_ones_size_forms_and_errors():
+    for make in (E.empty, E.zeros, E.ones):
+        assert make(2, 3).shape == make((2, 3)).shape == make([2, 3]).shape == (2, 3)
+        assert make(()).shape == () and make(0).shape == (0,)
+    assert E.zeros(2, 2).tolist() == [[0, 0], [0, 0]] and E.ones(2, dtype=E.int64).tolist() == [1, 1]
+    with pytest.raises(RuntimeError, match="Trying to create tensor with negative dimension -1"):
+        E.zeros(2, -1)
+    with pytest.raises(TypeError, match="size must be a tuple of ints"):
+        E.ones(2.5)
+
+
+@pytest.mark.parametrize("value,dtype", [(1, E.int64), (True, E.bool), (1.5, E.float32), (E.tensor(2), E.int64)])
+def test_full_infers_dtype_from_the_value(value, dtype):
+    t = E.full((2, 2), value)
+    assert t.dtype is dtype
+
+
+def test_full_values_and_out():
+    assert E.full((2,), 7, dtype=E.float64).tolist() == [7.0, 7.0]
+    out = E.empty(0)
+    E.zeros(3, out=out)
+    assert out.tolist() == [0, 0, 0]
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(-20, 20), st.integers(-20, 20), st.integers(-5, 5).filter(lambda s: s != 0))
+def test_arange_matches_numpy_for_ints(start, end, step):
+    if (end - start) * step < 0:
+        with pytest.raises(RuntimeError, match="upper bound and larger bound inconsistent with step sign"):
+            E.arange(start, end, step)
+        return
+    t = E.arange(start, end, step)
+    assert t.dtype is E.int64
+    assert t.tolist() == np.arange(start, end, step).tolist()
+
+
+def test_arange_float_forms():
+    assert E.arange(5).tolist() == [0, 1, 2, 3, 4]
+    t = E.arange(0, 1, 0.25)
+    assert t.dtype is E.float32 and t.tolist() == [0, 0.25, 0.5, 0.75]
+    assert E.arange(1, 2.5).tolist() == [1.0, 2.0]
+    assert E.arange(3, dtype=E.float64).dtype is E.float64
+    assert E.arange(E.tensor(3)).tolist() == [0, 1, 2]
+    with pytest.raises(RuntimeError, match="step must be nonzero"):
+        E.arange(0, 1, 0)
+
+
+def test_linspace_logspace_eye():
+    np.testing.assert_allclose(E.linspace(0, 1, 5).numpy(), np.linspace(0, 1, 5, dtype=np.float32))
+    assert E.linspace(0, 1, 5).dtype is E.float32
+    assert E.linspace(2, 3, 1).tolist() == [2.0]
+    assert E.linspace(0, 1, 0).shape == (0,)
+    np.testing.assert_allclose(E.logspace(0, 2, 3).numpy(), [1, 10, 100], rtol=1e-6)
+    assert E.eye(3).tolist() == np.eye(3).tolist()
+    assert E.eye(2, 3).shape == (2, 3) and E.eye(2, dtype=E.int64).dtype is E.int64
+    with pytest.raises(RuntimeError, match="number of steps must be non-negative"):
+        E.linspace(0, 1, -1)
+
+
+def test_like_constructors_keep_shape_and_dtype():
+    x = E.zeros(2, 3, dtype=E.float64).t()
+    for t in (E.empty_like(x), E.zeros_like(x), E.ones_like(x), E.full_like(x, 4)):
+        assert t.shape == (3, 2) and t.dtype is E.float64
+    assert E.ones_like(x).tolist() == [[1, 1]] * 3
+    assert E.full_like(x, 4).tolist() == [[4, 4]] * 3
+    assert E.zeros_like(x, dtype=E.int32).dtype is E.int32
+
+
+def test_new_constructors_inherit_dtype():
+    x = E.zeros(2, dtype=E.int32)
+    assert x.new_zeros(3).dtype is E.int32 and x.new_ones((2, 2)).shape == (2, 2)
+    assert x.new_full((2,), 5).tolist() == [5, 5]
+    assert x.new_tensor([1.5]).dtype is E.int32
+    assert x.new_empty(4).shape == (4,)
