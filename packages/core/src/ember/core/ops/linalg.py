@@ -7,6 +7,7 @@ operand that is (e.g. a transposed view) goes in as is, any other is made contig
 
 from __future__ import annotations
 
+import builtins
 import types
 
 import numpy as np
@@ -60,7 +61,7 @@ def _finish(r: np.ndarray, out, op: str) -> Tensor:
 
 
 # --- primitives ----------------------------------------------------------------------------------
-_mm = declare("mm", np.matmul)
+_mm = declare("mm", np.matmul, doc="mm(a, b) -> Tensor")
 
 
 @_mm.register("cpu")
@@ -77,7 +78,7 @@ def _mm_cpu(a, b, *, out=None):
     return _finish(_product(a._np(), b._np(), a._dtype), out, "mm")
 
 
-_bmm = declare("bmm", np.matmul)
+_bmm = declare("bmm", np.matmul, doc="bmm(a, b) -> Tensor")
 
 
 @_bmm.register("cpu")
@@ -94,7 +95,7 @@ def _bmm_cpu(a, b, *, out=None):
     return _finish(_product(a._np(), b._np(), a._dtype), out, "bmm")
 
 
-_dot = declare("dot", np.dot)
+_dot = declare("dot", np.dot, doc="dot(a, b) -> Tensor")
 
 
 @_dot.register("cpu")
@@ -112,7 +113,7 @@ def _dot_cpu(a, b, *, out=None):
     return _finish(np.asarray(_product(a._np(), b._np(), a._dtype)), out, "dot")
 
 
-_einsum = declare("einsum", np.einsum)
+_einsum = declare("einsum", np.einsum, doc="einsum(equation, *operands) -> Tensor")
 
 
 @_einsum.register("cpu")
@@ -131,7 +132,10 @@ def _einsum_cpu(equation, *operands, out=None):
     except ValueError as e:
         raise RuntimeError(f"einsum(): {e}; got operands of shapes "
                            f"{', '.join(str(tuple(o._shape)) for o in operands)}") from None
-    return _finish(np.asarray(r).astype(dt.np, copy=False), out, "einsum")
+    r = np.asarray(r).astype(dt.np, copy=False)
+    if builtins.any(np.may_share_memory(r, a) for a in arrays):
+        r = r.copy()  # numpy returns views for "ii->i" and "ij->ji"; a result owns its storage
+    return _finish(r, out, "einsum")
 
 
 # --- public API ------------------------------------------------------------------------------------

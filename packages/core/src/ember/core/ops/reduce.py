@@ -68,7 +68,9 @@ def _accumulate_np(dt: dtypes.dtype):
 
 
 def _finish(r, dt: dtypes.dtype, out, op: str) -> Tensor:
-    r = np.asarray(r).astype(dt.np, copy=False)
+    """The tensor of the fresh numpy result `r` (wrap takes ownership), or `r` written into `out`."""
+    if r.dtype != dt.np:
+        r = r.astype(dt.np)
     return write_out(out, r, op) if out is not None else wrap(r)
 
 
@@ -113,7 +115,8 @@ def _reduced_shape(shape: tuple[int, ...], dims: tuple[int, ...], keepdim: bool)
 
 
 # --- sum, mean, prod -------------------------------------------------------------------------
-_sum = declare("sum", np.sum, doc="sum(x, dims, keepdim, dtype)")
+_sum = declare("sum", lambda a, dims, keepdim=False, dtype=None: np.sum(a, dims, keepdims=keepdim),
+               doc="sum(x, dims, keepdim, dtype) -> Tensor")
 
 
 @_sum.register("cpu")
@@ -121,10 +124,11 @@ def _sum_cpu(x, dims, keepdim=False, dtype=None, *, out=None):
     """sum(x, dims: tuple[int, ...], keepdim: bool, dtype: dtype | None): the result dtype is
     `dtype`, else x's for floats and int64 for integers and bools."""
     dt = _int_to_long(x, dtype)
-    return _finish(np.sum(x._np(), axis=dims, keepdims=keepdim, dtype=_accumulate_np(dt)), dt, out, "sum")
+    return _finish(np.add.reduce(x._np(), dims, _accumulate_np(dt), None, keepdim), dt, out, "sum")
 
 
-_nansum = declare("nansum", np.nansum)
+_nansum = declare("nansum", lambda a, dims, keepdim=False, dtype=None: np.nansum(a, dims, keepdims=keepdim),
+                  doc="nansum(x, dims, keepdim, dtype) -> Tensor")
 
 
 @_nansum.register("cpu")
@@ -134,20 +138,25 @@ def _nansum_cpu(x, dims, keepdim=False, dtype=None, *, out=None):
     return _finish(np.nansum(x._np(), axis=dims, keepdims=keepdim, dtype=_accumulate_np(dt)), dt, out, "nansum")
 
 
-_mean = declare("mean", np.mean)
+_mean = declare("mean", lambda a, dims, keepdim=False, dtype=None: np.mean(a, dims, keepdims=keepdim),
+                doc="mean(x, dims, keepdim, dtype) -> Tensor")
 
 
 @_mean.register("cpu")
 def _mean_cpu(x, dims, keepdim=False, dtype=None, *, out=None):
     """mean(x, dims, keepdim, dtype): float only; the mean over nothing is NaN."""
     dt = _float_only(x, dtype, "mean")
-    s = np.sum(x._np(), axis=dims, keepdims=keepdim, dtype=_accumulate_np(dt))
-    with np.errstate(invalid="ignore", divide="ignore"):
-        r = np.true_divide(s, _numel_over(x, dims))
+    s = np.add.reduce(x._np(), dims, _accumulate_np(dt), None, keepdim)
+    n = _numel_over(x, dims)
+    if n:
+        r = np.true_divide(s, n)
+    else:
+        r = np.full(np.shape(s), np.nan, s.dtype)
     return _finish(r, dt, out, "mean")
 
 
-_nanmean = declare("nanmean", np.nanmean)
+_nanmean = declare("nanmean", lambda a, dims, keepdim=False, dtype=None: np.nanmean(a, dims, keepdims=keepdim),
+                   doc="nanmean(x, dims, keepdim, dtype) -> Tensor")
 
 
 @_nanmean.register("cpu")
@@ -162,14 +171,15 @@ def _nanmean_cpu(x, dims, keepdim=False, dtype=None, *, out=None):
     return _finish(r, dt, out, "nanmean")
 
 
-_prod = declare("prod", np.prod)
+_prod = declare("prod", lambda a, dims, keepdim=False, dtype=None: np.prod(a, dims, keepdims=keepdim),
+                doc="prod(x, dims, keepdim, dtype) -> Tensor")
 
 
 @_prod.register("cpu")
 def _prod_cpu(x, dims, keepdim=False, dtype=None, *, out=None):
     """prod(x, dims, keepdim, dtype): dtype rule as sum."""
     dt = _int_to_long(x, dtype)
-    return _finish(np.prod(x._np(), axis=dims, keepdims=keepdim, dtype=_accumulate_np(dt)), dt, out, "prod")
+    return _finish(np.multiply.reduce(x._np(), dims, _accumulate_np(dt), None, keepdim), dt, out, "prod")
 
 
 @method
@@ -204,8 +214,10 @@ def prod(input: Tensor, dim: int | None = None, keepdim: bool = False, *, dtype=
 
 
 # --- max, min, argmax ------------------------------------------------------------------------
-_amax = declare("amax", np.amax)
-_amin = declare("amin", np.amin)
+_amax = declare("amax", lambda a, dims, keepdim=False: np.amax(a, dims, keepdims=keepdim),
+                doc="amax(x, dims, keepdim) -> Tensor")
+_amin = declare("amin", lambda a, dims, keepdim=False: np.amin(a, dims, keepdims=keepdim),
+                doc="amin(x, dims, keepdim) -> Tensor")
 
 
 def _make_extreme(op, fn, name):
@@ -213,18 +225,20 @@ def _make_extreme(op, fn, name):
     def kernel(x, dims, keepdim=False, *, out=None):
         """amax/amin(x, dims, keepdim): NaN propagates; reducing over nothing raises."""
         _check_nonempty(x, dims, name, full=False)
-        return _finish(fn(x._np(), axis=dims, keepdims=keepdim), x._dtype, out, name)
+        return _finish(fn(x._np(), dims, None, None, keepdim), x._dtype, out, name)
 
     return kernel
 
 
-_make_extreme(_amax, np.amax, "amax")
-_make_extreme(_amin, np.amin, "amin")
+_make_extreme(_amax, np.maximum.reduce, "amax")
+_make_extreme(_amin, np.minimum.reduce, "amin")
 
-_max_dim = declare("max_dim")
-_min_dim = declare("min_dim")
-_argmax = declare("argmax", np.argmax, differentiable=False)
-_argmin = declare("argmin", np.argmin, differentiable=False)
+_max_dim = declare("max_dim", doc="max_dim(x, dim, keepdim) -> (values, indices)")
+_min_dim = declare("min_dim", doc="min_dim(x, dim, keepdim) -> (values, indices)")
+_argmax = declare("argmax", lambda a, dim=None, keepdim=False: np.argmax(a, dim, keepdims=keepdim),
+                  differentiable=False, doc="argmax(x, dim, keepdim) -> Tensor")
+_argmin = declare("argmin", lambda a, dim=None, keepdim=False: np.argmin(a, dim, keepdims=keepdim),
+                  differentiable=False, doc="argmin(x, dim, keepdim) -> Tensor")
 
 
 def _arg_extreme(a: np.ndarray, dim: int, fn) -> np.ndarray:
@@ -338,10 +352,12 @@ def argmin(input: Tensor, dim: int | None = None, keepdim: bool = False, *, out=
 
 
 # --- var, std --------------------------------------------------------------------------------
-_var = declare("var", np.var)
-_std = declare("std", np.std)
-_var_mean = declare("var_mean")
-_std_mean = declare("std_mean")
+_var = declare("var", lambda a, dims, correction=1, keepdim=False: np.var(a, dims, ddof=correction, keepdims=keepdim),
+               doc="var(x, dims, correction, keepdim) -> Tensor")
+_std = declare("std", lambda a, dims, correction=1, keepdim=False: np.std(a, dims, ddof=correction, keepdims=keepdim),
+               doc="std(x, dims, correction, keepdim) -> Tensor")
+_var_mean = declare("var_mean", doc="var_mean(x, dims, correction, keepdim) -> (var, mean)")
+_std_mean = declare("std_mean", doc="std_mean(x, dims, correction, keepdim) -> (std, mean)")
 
 
 def _moments(x: Tensor, dims, correction, keepdim, op: str):
@@ -424,7 +440,8 @@ def std_mean(input: Tensor, dim=None, unbiased: bool | None = None, keepdim: boo
 
 
 # --- logsumexp, norms ------------------------------------------------------------------------
-_logsumexp = declare("logsumexp")
+_logsumexp = declare("logsumexp", lambda a, dims, keepdim=False: np.log(np.sum(np.exp(a), dims, keepdims=keepdim)),
+                     doc="logsumexp(x, dims, keepdim) -> Tensor")
 
 
 @_logsumexp.register("cpu")
@@ -451,7 +468,7 @@ def logsumexp(input: Tensor, dim=(), keepdim: bool = False, *, out=None) -> Tens
     return _logsumexp(input, _dims(dim, input, "logsumexp"), keepdim, out=out)
 
 
-_vector_norm = declare("vector_norm")
+_vector_norm = declare("vector_norm", doc="vector_norm(x, ord, dims, keepdim, dtype) -> Tensor")
 
 
 @_vector_norm.register("cpu")
@@ -497,8 +514,10 @@ def norm(input: Tensor, p="fro", dim=None, keepdim: bool = False, out=None, dtyp
 
 
 # --- all, any, count_nonzero -------------------------------------------------------------------
-_all = declare("all", np.all, differentiable=False)
-_any = declare("any", np.any, differentiable=False)
+_all = declare("all", lambda a, dims, keepdim=False: np.all(a, dims, keepdims=keepdim), differentiable=False,
+               doc="all(x, dims, keepdim) -> Tensor")
+_any = declare("any", lambda a, dims, keepdim=False: np.any(a, dims, keepdims=keepdim), differentiable=False,
+               doc="any(x, dims, keepdim) -> Tensor")
 
 
 def _make_logical(op, fn, name):
@@ -527,7 +546,8 @@ def any(input: Tensor, dim=None, keepdim: bool = False, *, out=None) -> Tensor: 
     return _any(input, _dims(dim, input, "any"), keepdim, out=out)
 
 
-_count_nonzero = declare("count_nonzero", np.count_nonzero, differentiable=False)
+_count_nonzero = declare("count_nonzero", lambda a, dims: np.count_nonzero(a, dims), differentiable=False,
+                         doc="count_nonzero(x, dims) -> Tensor")
 
 
 @_count_nonzero.register("cpu")
@@ -543,8 +563,8 @@ def count_nonzero(input: Tensor, dim=None) -> Tensor:
 
 
 # --- cumulative --------------------------------------------------------------------------------
-_cumsum = declare("cumsum", np.cumsum)
-_cumprod = declare("cumprod", np.cumprod)
+_cumsum = declare("cumsum", lambda a, dim, dtype=None: np.cumsum(a, dim), doc="cumsum(x, dim, dtype) -> Tensor")
+_cumprod = declare("cumprod", lambda a, dim, dtype=None: np.cumprod(a, dim), doc="cumprod(x, dim, dtype) -> Tensor")
 
 
 def _make_cumulative(op, fn, name):
@@ -589,7 +609,7 @@ def cumprod_(input: Tensor, dim: int, *, dtype=None) -> Tensor:
 
 
 # --- closeness -----------------------------------------------------------------------------------
-_isclose = declare("isclose", np.isclose, differentiable=False)
+_isclose = declare("isclose", np.isclose, differentiable=False, doc="isclose(a, b, rtol, atol, equal_nan) -> Tensor")
 
 
 @_isclose.register("cpu")

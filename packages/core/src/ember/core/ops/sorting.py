@@ -41,7 +41,7 @@ def _as_1d(a: np.ndarray) -> np.ndarray:
 
 
 # --- sort, topk, kthvalue ----------------------------------------------------------------------
-_sort = declare("sort", np.sort)
+_sort = declare("sort", doc="sort(x, dim, descending) -> (values, indices)")
 
 
 @_sort.register("cpu")
@@ -72,7 +72,7 @@ def msort(input: Tensor) -> Tensor:
     return _sort(input, 0, False)[0]
 
 
-_topk = declare("topk")
+_topk = declare("topk", doc="topk(x, k, dim, largest, sorted) -> (values, indices)")
 
 
 @_topk.register("cpu")
@@ -97,7 +97,7 @@ def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: boo
     return return_types.topk(*r)
 
 
-_kthvalue = declare("kthvalue")
+_kthvalue = declare("kthvalue", doc="kthvalue(x, k, dim, keepdim) -> (values, indices)")
 
 
 @_kthvalue.register("cpu")
@@ -121,8 +121,8 @@ def kthvalue(input: Tensor, k: int, dim: int = -1, keepdim: bool = False, *, out
 
 
 # --- median, mode ------------------------------------------------------------------------------
-_median = declare("median", np.median)
-_median_dim = declare("median_dim")
+_median = declare("median", doc="median(x) -> Tensor")
+_median_dim = declare("median_dim", doc="median_dim(x, dim, keepdim) -> (values, indices)")
 
 
 def _median_along(a: np.ndarray, dim: int):
@@ -196,7 +196,7 @@ def _mode_rows():
     return mode_rows
 
 
-_mode = declare("mode")
+_mode = declare("mode", doc="mode(x, dim, keepdim) -> (values, indices)")
 
 
 @_mode.register("cpu")
@@ -249,7 +249,7 @@ def _cum_extreme_rows():
 
 
 def _make_cum_extreme(name: str, is_max: bool):
-    op = declare(name)
+    op = declare(name, doc=f"{name}(x, dim) -> (values, indices)")
 
     @op.register("cpu")
     def kernel(x, dim, *, out=None):
@@ -288,7 +288,7 @@ def cummin(input: Tensor, dim: int, *, out=None):
 
 
 # --- unique ------------------------------------------------------------------------------------
-_unique = declare("unique", np.unique, differentiable=False)
+_unique = declare("unique", differentiable=False, doc="unique(x, dim) -> (values, inverse, counts)")
 
 
 @_unique.register("cpu")
