@@ -152,7 +152,8 @@ def _cross_entropy_cpu(input, target, weight, reduction, ignore_index, label_smo
         p = _rows(target._np()) * (1 - label_smoothing) + label_smoothing / c
         w = weight._np() if weight is not None else 1
         per_row = -(lp * p * w).sum(1)
-        return wrap(_reduce(per_row, reduction, m, target._shape[:1] + target._shape[2:], dt))
+        shape = target._shape[:1] + target._shape[2:] if target.ndim > 1 else ()
+        return wrap(_reduce(per_row, reduction, m, shape, dt))
     tt, valid, w, wt = _class_terms(input, target, weight, ignore_index)
     per_row = -lp[np.arange(m), tt] * wt
     if label_smoothing > 0:

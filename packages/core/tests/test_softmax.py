@@ -1,0 +1,178 @@
+"""softmax/log_softmax and the fused cross_entropy/nll_loss against float64 references written
+from PyTorch's documented formulas; every backward op against central differences."""
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import ember.core as E
+from ember.core.ops import softmax as S
+
+
+def T(a):
+    return E.from_numpy(np.array(a))
+
+
+def check_vjp(f, x, g, vjp, eps=1e-6, seed=0, rtol=1e-6):
+    rng = np.random.default_rng(seed)
+    for _ in range(3):
+        v = rng.standard_normal(x.shape)
+        jv = (np.asarray(f(x + eps * v)) - np.asarray(f(x - eps * v))) / (2 * eps)
+        assert np.isclose(np.sum(vjp * v), np.sum(g * jv), rtol=rtol, atol=1e-7)
+
+
+def ref_log_softmax(x, dim):
+    m = x.max(axis=dim, keepdims=True)
+    return x - m - np.log(np.exp(x - m).sum(axis=dim, keepdims=True))
+
+
+def ref_cross_entropy(x, t, weight=None, ignore_index=-100, reduction="mean", label_smoothing=0.0):
+    """Loops over rows: x (N, C, *) logits, t (N, *) class indices or (N, C, *) probabilities."""
+    unbatched = x.ndim == 1
+    if unbatched:
+        x, t = x[None], np.asarray(t)[None]
+    c = x.shape[1]
+    xr = np.moveaxis(x, 1, -1).reshape(-1, c)
+    w = np.ones(c) if weight is None else weight
+    losses, denom = [], 0.0
+    if t.shape == x.shape:
+        tr = np.moveaxis(t, 1, -1).reshape(-1, c) * (1 - label_smoothing) + label_smoothing / c
+        for row, p in zip(xr, tr):
+            losses.append(-np.sum(ref_log_softmax(row, 0) * p * w))
+        denom = len(losses)
+        shape = (x.shape[0], *x.shape[2:])
+    else:
+        for row, k in zip(xr, t.reshape(-1)):
+            if k == ignore_index:
+                losses.append(0.0)
+                continue
+            lp = ref_log_softmax(row, 0)
+            losses.append((1 - label_smoothing) * -lp[k] * w[k] + label_smoothing / c * -np.sum(lp * w))
+            denom += w[k]
+        shape = t.shape
+    losses = np.array(losses)
+    if reduction == "none":
+        return losses.reshape(()) if unbatched else losses.reshape(shape)
+    return losses.sum() if reduction == "sum" else losses.sum() / denom
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.lists(st.integers(1, 4), min_size=1, max_size=3), st.integers(0, 2), st.floats(1, 50))
+def test_softmax_and_log_softmax_match_reference_and_backward(shape, dim, scale):
+    dim = dim % len(shape)
+    x = np.random.default_rng(0).standard_normal(shape) * scale
+    np.testing.assert_allclose(E.softmax(T(x), dim).numpy(), np.exp(ref_log_softmax(x, dim)), rtol=1e-12, atol=1e-300)
+    np.testing.assert_allclose(E.log_softmax(T(x), dim).numpy(), ref_log_softmax(x, dim), rtol=1e-12, atol=1e-12)
+    g = np.random.default_rng(1).standard_normal(shape)
+    y, ly = E.softmax(T(x), dim), E.log_softmax(T(x), dim)
+    check_vjp(lambda xx: np.exp(ref_log_softmax(xx, dim)), x, g, S.softmax_backward(T(g), y, dim).numpy())
+    check_vjp(lambda xx: ref_log_softmax(xx, dim), x, g, S.log_softmax_backward(T(g), ly, dim).numpy())
+
+
+def test_softmax_is_stable_takes_negative_dims_and_dtype():
+    x = np.array([[1000.0, 1001.0, -1000.0]], dtype=np.float32)
+    got = E.softmax(T(x), -1)
+    assert got.dtype is E.float32 and np.isfinite(got.numpy()).all()
+    np.testing.assert_allclose(got.numpy(), np.exp(ref_log_softmax(x.astype(np.float64), 1)), rtol=1e-6)
+    assert E.log_softmax(T(x), 1, dtype=E.float64).dtype is E.float64
+    assert E.softmax(E.tensor([1, 2]), 0, dtype=E.float32).dtype is E.float32
+    np.testing.assert_allclose(E.softmin(T(x), 1).numpy(), np.exp(ref_log_softmax(-x.astype(np.float64), 1)),
+                               rtol=1e-6, atol=1e-30)
+    with pytest.raises(TypeError, match="floating point"):
+        E.softmax(E.tensor([1, 2]), 0)
+    with pytest.warns(UserWarning, match="Implicit dimension choice for softmax"):
+        E.softmax(T(x))
+
+
+ce_cases = st.fixed_dictionaries({
+    "shape": st.sampled_from([(4, 3), (2, 3, 2), (2, 4, 2, 2), (5,)]), "weighted": st.booleans(),
+    "ignore": st.booleans(), "reduction": st.sampled_from(["mean", "sum", "none"]),
+    "smoothing": st.sampled_from([0.0, 0.2]), "probabilities": st.booleans()})
+
+
+def make_ce(c, seed=0):
+    rng = np.random.default_rng(seed)
+    x = rng.standard_normal(c["shape"]) * 2
+    ncls = x.shape[1] if x.ndim > 1 else x.shape[0]
+    if c["probabilities"]:
+        t = rng.random(x.shape)
+        t /= t.sum(axis=1 if x.ndim > 1 else 0, keepdims=True)
+        tt = T(t)
+    else:
+        tshape = (x.shape[0], *x.shape[2:]) if x.ndim > 1 else ()
+        t = rng.integers(0, ncls, tshape)
+        if c["ignore"] and t.ndim:
+            t.reshape(-1)[0] = -100
+        tt = T(t)
+    w = rng.random(ncls) + 0.5 if c["weighted"] else None
+    return x, t, tt, w
+
+
+@settings(max_examples=25, deadline=None)
+@given(ce_cases)
+def test_cross_entropy_matches_reference_and_its_backward_matches_finite_differences(c):
+    x, t, tt, w = make_ce(c)
+    kw = dict(reduction=c["reduction"], label_smoothing=c["smoothing"])
+    got = E.cross_entropy(T(x), tt, None if w is None else T(w), **kw)
+    want = ref_cross_entropy(x, t, w, **kw)
+    np.testing.assert_allclose(got.numpy(), want, rtol=1e-10, atol=1e-12)
+    g = np.random.default_rng(2).standard_normal(np.shape(want))
+    gi = S.cross_entropy_backward(T(g), T(x), tt, None if w is None else T(w), c["reduction"], -100,
+                                  c["smoothing"]).numpy()
+    check_vjp(lambda xx: ref_cross_entropy(xx, t, w, **kw), x, g, gi)
+
+
+@settings(max_examples=25, deadline=None)
+@given(ce_cases)
+def test_nll_loss_matches_reference_and_backward(c):
+    x, t, tt, w = make_ce({**c, "probabilities": False})
+    lp = ref_log_softmax(x, 1 if x.ndim > 1 else 0)
+    got = E.nll_loss(T(lp), tt, None if w is None else T(w), reduction=c["reduction"])
+    rows = np.moveaxis(lp, 1, -1).reshape(-1, lp.shape[1]) if lp.ndim > 1 else lp[None]
+    tr = np.asarray(t).reshape(-1)
+    ww = np.ones(rows.shape[1]) if w is None else w
+    per = np.array([0.0 if k == -100 else -r[k] * ww[k] for r, k in zip(rows, tr)])
+    total = sum(ww[k] for k in tr if k != -100)
+    want = {"none": per.reshape(np.shape(t)), "sum": per.sum(), "mean": per.sum() / total}[c["reduction"]]
+    np.testing.assert_allclose(got.numpy(), want, rtol=1e-12)
+    out, tw = S.nll_loss_op(T(lp), tt, None if w is None else T(w), c["reduction"], -100)
+    assert np.isclose(tw.item(), total)
+    g = np.random.default_rng(3).standard_normal(np.shape(want))
+    gi = S.nll_loss_backward(T(g), T(lp), tt, None if w is None else T(w), c["reduction"], -100, tw).numpy()
+
+    def f(xx):
+        rr = np.moveaxis(xx, 1, -1).reshape(-1, xx.shape[1]) if xx.ndim > 1 else xx[None]
+        p = np.array([0.0 if k == -100 else -r[k] * ww[k] for r, k in zip(rr, tr)])
+        return {"none": p.reshape(np.shape(t)), "sum": p.sum(), "mean": p.sum() / total}[c["reduction"]]
+
+    check_vjp(f, lp, g, gi)
+
+
+def test_cross_entropy_float32_all_ignored_and_legacy_arguments():
+    x = np.random.default_rng(4).standard_normal((3, 4)).astype(np.float32)
+    got = E.cross_entropy(T(x), E.tensor([0, 3, 1]))
+    assert got.dtype is E.float32 and got.shape == ()
+    np.testing.assert_allclose(got.item(), ref_cross_entropy(x.astype(np.float64), np.array([0, 3, 1])), rtol=1e-6)
+    assert np.isnan(E.cross_entropy(T(x), E.tensor([-100, -100, -100])).item())
+    assert E.cross_entropy(T(x), E.tensor([7, 1, 1]), ignore_index=7, reduction="sum").shape == ()
+    np.testing.assert_allclose(E.nll_loss(T(x), E.tensor([0, 3, 1]), size_average=False).item(),
+                               -(x[0, 0] + x[1, 3] + x[2, 1]), rtol=1e-6)
+
+
+def test_loss_errors_use_pytorchs_messages():
+    x = E.zeros(2, 5)
+    with pytest.raises(IndexError, match=r"^Target 7 is out of bounds\.$"):
+        E.cross_entropy(x, E.tensor([1, 7]))
+    with pytest.raises(IndexError, match=r"^Target -3 is out of bounds\.$"):
+        E.nll_loss(x, E.tensor([-3, 1]))
+    with pytest.raises(ValueError, match=r"Expected input batch_size \(2\) to match target batch_size \(3\)\."):
+        E.cross_entropy(x, E.tensor([1, 2, 3]))
+    with pytest.raises(RuntimeError, match=r"Expected target size \[2, 3\], got \[2, 4\]"):
+        E.cross_entropy(E.zeros(2, 5, 3), E.zeros(2, 4, dtype=E.int64))
+    with pytest.raises(ValueError, match="foo is not a valid value for reduction"):
+        E.cross_entropy(x, E.tensor([1, 2]), reduction="foo")
+    with pytest.raises(RuntimeError, match="label_smoothing must be between 0.0 and 1.0"):
+        E.cross_entropy(x, E.tensor([1, 2]), label_smoothing=1.5)
+    with pytest.raises(RuntimeError, match="weight tensor should be defined either for all 5 classes"):
+        E.cross_entropy(x, E.tensor([1, 2]), weight=E.ones(4))
