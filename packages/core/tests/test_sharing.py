@@ -243,3 +243,12 @@ def test_deepcopy_keeps_class_attributes_grad_and_requires_grad():
     assert c.grad is not t.grad
     np.testing.assert_array_equal(c.grad.numpy(), np.ones((3, 4)))
     assert copy.deepcopy([t, t])[1] is not t
+
+
+@linux_only
+def test_only_the_creating_process_unlinks():
+    """A forked child inherits the creator's finalizer; running it there must not unlink."""
+    t = _matrix().share_memory_()
+    name = t._storage._shared.name
+    sharing._unlink_owned(name, os.getpid() + 1)
+    assert name.lstrip("/") in _segments()

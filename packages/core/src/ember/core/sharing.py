@@ -108,8 +108,9 @@ def segment_storage(name: str, mapping: mmap.mmap, nbytes: int) -> Storage:
     return st
 
 
-def _unlink_owned(name: str) -> None:
-    if unlink_segment(name):
+def _unlink_owned(name: str, creator_pid: int) -> None:
+    # A forked child inherits the mapping and its finalizer; only the creator may unlink.
+    if os.getpid() == creator_pid and unlink_segment(name):
         resource_tracker.unregister(name, "shared_memory")
 
 
@@ -118,7 +119,7 @@ def _new_owned_storage(nbytes: int) -> Storage:
     name = new_segment_name()
     mapping = create_segment(name, nbytes)
     resource_tracker.register(name, "shared_memory")
-    weakref.finalize(mapping, _unlink_owned, name)
+    weakref.finalize(mapping, _unlink_owned, name, os.getpid())
     return segment_storage(name, mapping, nbytes)
 
 

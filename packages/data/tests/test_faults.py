@@ -1,0 +1,141 @@
+"""DataLoader faults: worker exceptions, killed workers, timeouts, and clean shutdown with no leaks."""
+
+from __future__ import annotations
+
+import gc
+import os
+import signal
+import threading
+import time
+
+import pytest
+
+from ember.data import DataLoader
+
+from loader_datasets import Failing, FailingTwoArgs, SelfKilling, Slow, Squares, failing_init, segments
+
+pytestmark = pytest.mark.skipif(not os.path.isdir("/dev/shm"), reason="counts segments in /dev/shm")
+
+
+@pytest.fixture
+def no_leaks():
+    before = segments()
+    yield
+    gc.collect()
+    assert segments() == before
+
+
+def gone(pids: list[int]) -> bool:
+    """No process left, not even a zombie (a zombie still has a /proc entry)."""
+    return not any(os.path.exists(f"/proc/{pid}") for pid in pids)
+
+
+@pytest.mark.parametrize("method", ["fork", "spawn"])
+def test_worker_exception_reraises_with_worker_index_and_traceback(method, no_leaks):
+    it = iter(DataLoader(Failing(bad=5), batch_size=2, num_workers=2, multiprocessing_context=method))
+    assert next(it)[1].tolist() == [0, 1]
+    assert next(it)[1].tolist() == [2, 3]
+    with pytest.raises(ValueError) as info:
+        next(it)
+    msg = str(info.value)
+    assert msg.startswith("Caught ValueError in DataLoader worker process 0.\nOriginal Traceback (most recent call "
+                          "last):\n")
+    assert "in __getitem__" in msg and "ValueError: bad sample 5" in msg and "index [4, 5]" in msg
+    assert next(it)[1].tolist() == [6, 7]  # the loader goes on, as PyTorch's does
+    del it
+
+
+def test_key_error_keeps_its_type_and_readable_message(no_leaks):
+    with pytest.raises(KeyError) as info:
+        list(DataLoader(Failing(bad=0, exc_type=KeyError), batch_size=2, num_workers=1))
+    assert "Caught KeyError in DataLoader worker process 0.\nOriginal Traceback" in repr(info.value)
+
+
+def test_exception_that_cannot_be_rebuilt_becomes_runtime_error(no_leaks):
+    with pytest.raises(RuntimeError, match="Caught NeedsTwoArgs in DataLoader worker process 0"):
+        list(DataLoader(FailingTwoArgs(), batch_size=2, num_workers=1))
+
+
+def test_worker_init_fn_failure_is_reported(no_leaks):
+    with pytest.raises(ValueError, match="Caught ValueError in DataLoader worker process 0.(.|\n)*init failed in 0"):
+        list(DataLoader(Squares(8), batch_size=1, num_workers=2, worker_init_fn=failing_init))
+
+
+def test_killed_worker_raises_quickly_and_releases_everything(no_leaks):
+    loader = DataLoader(SelfKilling(bad=9), batch_size=2, num_workers=2)
+    it = iter(loader)
+    pids = [p.pid for p in it._workers.processes]
+    kept = next(it)
+    start = time.monotonic()
+    with pytest.raises(RuntimeError, match=r"DataLoader worker \(pid\(s\) \d+\) exited unexpectedly") as info:
+        for _ in it:
+            pass
+    assert time.monotonic() - start < 2.0
+    assert "exit code -9" in str(info.value)
+    assert gone(pids)
+    del kept, it
+
+
+def test_timeout_raises(no_leaks):
+    it = iter(DataLoader(Slow(1.0), batch_size=1, num_workers=1, timeout=0.3))
+    start = time.monotonic()
+    with pytest.raises(RuntimeError, match="DataLoader timed out after 0.3 seconds"):
+        next(it)
+    assert time.monotonic() - start < 1.0
+    del it
+
+
+def first_batch_then_break(loader):
+    for batch in loader:
+        return batch
+
+
+def test_break_then_drop_the_iterator_shuts_workers_down(no_leaks):
+    loader = DataLoader(Slow(0.01, n=400), batch_size=2, num_workers=2)
+    it = iter(loader)
+    pids = [p.pid for p in it._workers.processes]
+    x, _ = next(it)
+    del it
+    assert gone(pids)
+    assert x.numpy()[1, 0, 0] == 1.0  # a batch kept past shutdown stays valid
+    del x
+
+
+def test_exception_in_the_training_loop_shuts_workers_down(no_leaks):
+    loader = DataLoader(Squares(40), batch_size=2, num_workers=2)
+
+    def train():
+        for i, _ in enumerate(loader):
+            if i == 2:
+                raise ArithmeticError("diverged")
+
+    with pytest.raises(ArithmeticError):
+        train()
+    assert not [p for p in _children() if p.is_alive()]
+
+
+def _children():
+    import multiprocessing as mp
+
+    return mp.active_children()
+
+
+def test_deleting_a_persistent_loader_shuts_workers_down(no_leaks):
+    loader = DataLoader(Squares(40), batch_size=2, num_workers=2, persistent_workers=True)
+    batch = first_batch_then_break(loader)
+    pids = [p.pid for p in loader._iterator._workers.processes]
+    del loader
+    assert gone(pids)
+    del batch
+
+
+def test_keyboard_interrupt_shuts_workers_down(no_leaks):
+    it = iter(DataLoader(Slow(1.0), batch_size=1, num_workers=2))
+    pids = [p.pid for p in it._workers.processes]
+    timer = threading.Timer(0.3, os.kill, (os.getpid(), signal.SIGINT))
+    timer.start()
+    with pytest.raises(KeyboardInterrupt):
+        next(it)
+    timer.join()
+    assert gone(pids)
+    del it
