@@ -1,0 +1,122 @@
+"""Every activation against a float64 reference written from its definition; every backward op
+against central differences of the forward; dtypes, in-place and errors."""
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import ember.core as E
+from ember.core.ops import activation as A
+
+erf = np.vectorize(math.erf)
+
+
+def T(a):
+    return E.from_numpy(np.array(a))
+
+
+def sig(x):
+    return 1 / (1 + np.exp(-x))
+
+
+def softplus(x, beta=1.0, threshold=20.0):
+    return np.where(beta * x > threshold, x, np.log(1 + np.exp(np.minimum(beta * x, 50))) / beta)
+
+
+SELU_A, SELU_S = 1.6732632423543772, 1.0507009873554805
+# public function, keyword arguments, forward op attrs (positional), reference
+CASES = [
+    (E.leaky_relu, {"negative_slope": 0.2}, (0.2,), lambda x: np.where(x > 0, x, 0.2 * x)),
+    (E.elu, {"alpha": 1.5}, (1.5, 1.0, 1.0), lambda x: np.where(x > 0, x, 1.5 * (np.exp(x) - 1))),
+    (E.selu, {}, (SELU_A, SELU_S, 1.0), lambda x: SELU_S * np.where(x > 0, x, SELU_A * (np.exp(x) - 1))),
+    (E.celu, {"alpha": 2.0}, (2.0, 1.0, 0.5), lambda x: np.maximum(x, 0) + np.minimum(0, 2 * (np.exp(x / 2) - 1))),
+    (E.gelu, {}, ("none",), lambda x: 0.5 * x * (1 + erf(x / math.sqrt(2)))),
+    (E.gelu, {"approximate": "tanh"}, ("tanh",),
+     lambda x: 0.5 * x * (1 + np.tanh(math.sqrt(2 / math.pi) * (x + 0.044715 * x ** 3)))),
+    (E.hardtanh, {"min_val": -0.5, "max_val": 2.0}, (-0.5, 2.0), lambda x: np.minimum(np.maximum(x, -0.5), 2.0)),
+    (E.relu6, {}, (0.0, 6.0), lambda x: np.minimum(np.maximum(x, 0), 6)),
+    (E.hardsigmoid, {}, (), lambda x: np.minimum(np.maximum(x + 3, 0), 6) / 6),
+    (E.hardswish, {}, (), lambda x: x * np.minimum(np.maximum(x + 3, 0), 6) / 6),
+    (E.softplus, {"beta": 2.0, "threshold": 5.0}, (2.0, 5.0), lambda x: softplus(x, 2.0, 5.0)),
+    (E.mish, {}, (), lambda x: x * np.tanh(softplus(x))),
+    (E.logsigmoid, {}, (), lambda x: np.log(sig(x))),
+    (E.softsign, {}, (), lambda x: x / (1 + np.abs(x))),
+    (E.tanhshrink, {}, (), lambda x: x - np.tanh(x)),
+    (E.threshold, {"threshold": 0.5, "value": -2.0}, (0.5,), lambda x: np.where(x > 0.5, x, -2.0)),
+    (E.hardshrink, {"lambd": 0.7}, (0.7,), lambda x: np.where(np.abs(x) > 0.7, x, 0)),
+    (E.softshrink, {"lambd": 0.7}, (0.7,), lambda x: np.sign(x) * np.maximum(np.abs(x) - 0.7, 0)),
+]
+NAMES = {E.logsigmoid: "log_sigmoid", E.relu6: "hardtanh", E.selu: "elu", E.celu: "elu"}
+IDS = [f"{f.__name__}-{'-'.join(map(str, kw.values()))}" for f, kw, _, _ in CASES]
+
+
+def backward_op(fn):
+    return getattr(A, NAMES.get(fn, fn.__name__) + "_backward")
+
+
+def away_from_kinks(x):
+    """Move points off the non-differentiable corners (0, +-0.5, +-0.7, 2, +-3, 6, 2.5) for differences."""
+    for k in (0.0, 0.5, -0.5, 0.7, -0.7, 2.0, 2.5, 3.0, -3.0, 6.0):
+        x = np.where(np.abs(x - k) < 1e-3, x + 3e-3, x)
+    return x
+
+
+@pytest.mark.parametrize("fn,kwargs,attrs,ref", CASES, ids=IDS)
+def test_activation_forward_and_backward(fn, kwargs, attrs, ref):
+    x = away_from_kinks(np.random.default_rng(0).uniform(-7, 7, (5, 13)))
+    got = fn(T(x), **kwargs)
+    assert got.dtype is E.float64
+    np.testing.assert_allclose(got.numpy(), ref(x), rtol=1e-12, atol=1e-12)
+    x32 = x.astype(np.float32)
+    got32 = fn(T(x32), **kwargs)
+    assert got32.dtype is E.float32
+    np.testing.assert_allclose(got32.numpy(), ref(x32.astype(np.float64)), rtol=1e-5, atol=1e-6)
+    g = np.random.default_rng(1).standard_normal(x.shape)
+    gi = backward_op(fn)(T(g), T(x), *attrs).numpy()
+    eps = 1e-6
+    want = (ref(x + eps) - ref(x - eps)) / (2 * eps) * g
+    np.testing.assert_allclose(gi, want, rtol=1e-6, atol=1e-6)
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.lists(st.floats(-30, 30), min_size=1, max_size=20))
+def test_fused_sigmoid_tanh_silu_backward_match_finite_differences(values):
+    x = np.array(values)
+    g = np.random.default_rng(2).standard_normal(x.shape)
+    eps = 1e-6
+    for bw, saved, ref in ((A.sigmoid_backward, sig(x), sig), (A.tanh_backward, np.tanh(x), np.tanh),
+                           (A.silu_backward, x, lambda v: v * sig(v))):
+        want = (ref(x + eps) - ref(x - eps)) / (2 * eps) * g
+        np.testing.assert_allclose(bw(T(g), T(saved)).numpy(), want, rtol=1e-5, atol=1e-7)
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.lists(st.floats(-80, 80), min_size=1, max_size=20))
+def test_softplus_logsigmoid_and_mish_do_not_overflow(values):
+    x = np.array(values, dtype=np.float32)
+    for fn in (E.softplus, E.logsigmoid, E.mish, E.gelu, E.elu):
+        assert np.isfinite(fn(T(x)).numpy()).all()
+
+
+def test_inplace_activations_write_into_the_input_and_bump_its_version():
+    x = E.tensor([-2.0, 0.5, 8.0])
+    v = x._version
+    y = E.relu6(x, inplace=True)
+    assert y is x and x.tolist() == [0.0, 0.5, 6.0] and x._version > v
+    E.leaky_relu(x, 0.5, inplace=True)
+    E.threshold(x, 1.0, 9.0, inplace=True)
+    assert x.tolist() == [9.0, 9.0, 6.0]
+
+
+def test_activation_errors():
+    with pytest.raises(TypeError, match="floating point"):
+        E.gelu(E.tensor([1, 2]))
+    with pytest.raises(RuntimeError, match="approximate argument must be either none or tanh"):
+        E.gelu(E.tensor([1.0]), approximate="fast")
+    with pytest.raises(ValueError, match="min_val cannot be greater than max_val"):
+        E.hardtanh(E.tensor([1.0]), 2.0, 1.0)
+    with pytest.raises(TypeError, match="argument 'input' must be Tensor"):
+        E.softsign([1.0])
