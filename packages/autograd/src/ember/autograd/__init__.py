@@ -15,6 +15,8 @@ from ember.autograd.grad_mode import (
 from ember.autograd.anomaly import detect_anomaly, is_anomaly_enabled, set_detect_anomaly
 from ember.autograd.engine import backward, grad
 from ember.autograd.graph import Node
+from ember.autograd.function import Function, FunctionCtx, once_differentiable
+from ember.autograd.gradcheck import GradcheckError, gradcheck, gradgradcheck
 from ember.autograd import tensor_api as _tensor_api
 from ember.autograd.record import dispatch_hook as _dispatch_hook
 from ember.autograd import cuda

@@ -33,15 +33,18 @@ REQUIRED = object()
 _SUFFIXES = ("_shape", "_dtype", "_device", "_geometry")
 
 
-def _parse(sig: str) -> tuple[str, list[tuple[str, object]], int]:
-    """`"sum(input, dim=None, *, dtype=None)"` -> ("sum", [(name, default)...], n_positional)."""
+def _parse(sig: str) -> tuple[str, list[tuple[str, object]], int, str | None]:
+    """`"sum(input, dim=None, *, dtype=None)"` -> ("sum", [(name, default)...], n_positional, vararg)."""
     fn = ast.parse(f"def {sig}: pass").body[0]
     a = fn.args
     pos = [x.arg for x in a.args]
     defaults = [REQUIRED] * (len(pos) - len(a.defaults)) + [ast.literal_eval(d) for d in a.defaults]
     params = list(zip(pos, defaults))
+    vararg = a.vararg.arg if a.vararg is not None else None
+    if vararg:
+        params.append((vararg, ()))
     params += [(x.arg, REQUIRED if d is None else ast.literal_eval(d)) for x, d in zip(a.kwonlyargs, a.kw_defaults)]
-    return fn.name, params, len(pos)
+    return fn.name, params, len(pos), vararg
 
 
 def _camel(name: str) -> str:
@@ -52,7 +55,7 @@ class Derivative:
     """The parsed entry of one op: its signature and its rules (see NOTE [ Derivative entries ])."""
 
     def __init__(self, sig: str, rules: dict, name: str | None) -> None:
-        self.op_name, params, self.n_positional = _parse(sig)
+        self.op_name, params, self.n_positional, self.vararg = _parse(sig)
         self.params = [p for p, _ in params]
         self.defaults = dict(params)
         self.position = {p: i for i, p in enumerate(self.params[:self.n_positional])}
@@ -86,6 +89,8 @@ class Derivative:
 
     def value(self, name: str, args: tuple, kwargs: dict):
         """The argument `name` of a call `op(*args, **kwargs)` (its default when not passed)."""
+        if name == self.vararg:
+            return args[self.n_positional:]
         i = self.position.get(name)
         if i is not None and i < len(args):
             return args[i]

@@ -33,3 +33,30 @@ def where0(mask: Tensor, g: Tensor) -> Tensor:
     from ember.core import where
 
     return where(mask, g, 0.0)
+
+
+def unreduce(grad: Tensor, input_shape: tuple, dims: tuple, keepdim: bool) -> Tensor:
+    """`grad` of a reduction over `dims` expanded back to `input_shape` (keepdim-aware)."""
+    kshape = tuple(1 if i in dims else n for i, n in enumerate(input_shape))
+    return grad.reshape(kshape).expand(input_shape)
+
+
+def keep(t: Tensor, input_shape: tuple, dims: tuple) -> Tensor:
+    """A reduced tensor (values or indices) reshaped with size-1 dims at `dims`."""
+    return t.reshape(tuple(1 if i in dims else n for i, n in enumerate(input_shape)))
+
+
+def scatter_into(grad: Tensor, input_shape: tuple, dim: int, indices: Tensor) -> Tensor:
+    """Zeros of `input_shape` with `grad` added at `indices` along `dim` (index-selecting ops)."""
+    from ember.core.ops.indexing import scatter_add
+
+    if not input_shape:
+        return grad.reshape(())
+    return scatter_add(zeros_with(input_shape, grad), dim, indices, grad)
+
+
+def not_implemented(what: str):
+    """A rule that raises when it is needed: a derivative ember does not provide (yet)."""
+    def rule():
+        raise NotImplementedError(f"the derivative for '{what}' is not implemented.")
+    return rule

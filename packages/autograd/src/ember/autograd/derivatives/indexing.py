@@ -1,0 +1,117 @@
+"""Derivatives of advanced indexing, gather/scatter, masks, and joining/flipping/triangles."""
+
+
+
+from __future__ import annotations
+
+from ember.core.dispatch import get_op
+from ember.core.ops import elementwise as ew
+from ember.core.ops import indexing as ix
+from ember.core.ops import shape as S
+
+from ember.autograd.derivatives._entry import derivative as d
+from ember.autograd.derivatives._helpers import not_implemented, where0, zeros_with
+
+
+def _index_backward(grad, input_shape, indices):
+    g = zeros_with(input_shape, grad)
+    return get_op("index_put_")(g, indices, grad, True)
+
+
+def _masked_select_backward(grad, input_shape, mask):
+    from ember.core import broadcast_shapes
+
+    shape = tuple(broadcast_shapes(input_shape, tuple(mask.shape)))
+    return ix.masked_scatter(zeros_with(shape, grad), mask.expand(shape), grad)
+
+
+def _masked_scatter_source(grad, mask, source_shape):
+    sel = ix.masked_select(grad, mask)
+    n = 1
+    for s in source_shape:
+        n *= s
+    flat = zeros_with((n,), grad)
+    S.narrow(flat, 0, 0, sel.shape[0]).copy_(sel)
+    return flat.reshape(source_shape)
+
+
+def _cat_backward(grad, tensors_shape, dim):
+    d_ = dim % grad.ndim
+    res, off = [], 0
+    for shape in tensors_shape:
+        if shape is None:
+            res.append(None)
+            continue
+        if len(shape) == 1 and shape[0] == 0 and grad.ndim != 1:
+            res.append(zeros_with(shape, grad))
+            continue
+        res.append(S.narrow(grad, d_, off, shape[d_]))
+        off += shape[d_]
+    return res
+
+
+def _scatter_reduce_input(grad, reduce, include_self, dim, index):
+    if reduce != "sum":
+        return not_implemented(f"scatter_reduce with reduce='{reduce}'")()
+    return grad if include_self else ix.scatter(grad, dim, index, 0.0)
+
+
+def _scatter_reduce_src(grad, reduce, dim, index):
+    if reduce != "sum":
+        return not_implemented(f"scatter_reduce with reduce='{reduce}'")()
+    return ix.gather(grad, dim, index)
+
+
+def _scatter_input(grad, reduce, dim, index):
+    if reduce is not None:
+        return not_implemented(f"scatter with reduce='{reduce}'")()
+    return ix.scatter(grad, dim, index, 0.0)
+
+
+def _scatter_src(grad, reduce, dim, index):
+    if reduce is not None:
+        return not_implemented(f"scatter with reduce='{reduce}'")()
+    return ix.gather(grad, dim, index)
+
+
+ENTRIES = [
+    d("index(input, indices)", indices=None, input=_index_backward),
+    d("index_put_(self, indices, values, accumulate=False)", name="IndexPutBackward0", indices=None,
+      self=lambda grad, indices, accumulate: grad if accumulate else get_op("index_put_")(grad.clone(), indices,
+                                                                                          0.0, False),
+      values=lambda grad, indices: get_op("index")(grad, indices)),
+    d("gather(input, dim, index, *, sparse_grad=False)", index=None,
+      input=lambda grad, input_shape, dim, index: ix.scatter_add(zeros_with(input_shape, grad), dim, index, grad)),
+    d("scatter(input, dim, index, src, reduce=None)", index=None, input=_scatter_input, src=_scatter_src),
+    d("scatter_add(input, dim, index, src)", index=None, input=lambda grad: grad,
+      src=lambda grad, dim, index: ix.gather(grad, dim, index)),
+    d("scatter_reduce(input, dim, index, src, reduce, *, include_self=True)", index=None,
+      input=_scatter_reduce_input, src=_scatter_reduce_src),
+    d("index_select(input, dim, index)", index=None,
+      input=lambda grad, input_shape, dim, index: ix.index_add(zeros_with(input_shape, grad), dim, index, grad)),
+    d("index_add(input, dim, index, source, *, alpha=1)", index=None, input=lambda grad: grad,
+      source=lambda grad, dim, index, alpha, source_shape: (ix.index_select(grad, dim, index) * alpha).reshape(
+          source_shape) if len(source_shape) == 0 else ix.index_select(grad, dim, index) * alpha),
+    d("index_copy(input, dim, index, source)", index=None,
+      input=lambda grad, dim, index: ix.index_fill(grad, dim, index, 0.0),
+      source=lambda grad, dim, index, source_shape: ix.index_select(grad, dim, index).reshape(source_shape)),
+    d("index_fill(input, dim, index, value)", index=None,
+      input=lambda grad, dim, index: ix.index_fill(grad, dim, index, 0.0),
+      value=lambda grad, dim, index: ix.index_select(grad, dim, index).sum()),
+    d("masked_fill(input, mask, value)", mask=None, input=lambda grad, mask: ew.where(mask, 0.0, grad),
+      value=lambda grad, mask: where0(mask, grad).sum()),
+    d("masked_select(input, mask)", mask=None, input=_masked_select_backward),
+    d("masked_scatter(input, mask, source)", mask=None, input=lambda grad, mask: ew.where(mask, 0.0, grad),
+      source=_masked_scatter_source),
+    d("take(input, index)", index=None,
+      input=lambda grad, input_shape, index: ix.put(zeros_with(input_shape, grad), index, grad, True)),
+    d("put(input, index, source, accumulate=False)", index=None,
+      input=lambda grad, index, accumulate, source: grad if accumulate else ix.put(grad, index, source * 0.0),
+      source=lambda grad, index, source_shape: ix.take(grad, index).reshape(source_shape)),
+    d("cat(tensors, dim)", tensors=_cat_backward),
+    d("flip(input, dims)", input=lambda grad, dims: grad.flip(dims)),
+    d("tril(input, diagonal=0)", input=lambda grad, diagonal: grad.tril(diagonal)),
+    d("triu(input, diagonal=0)", input=lambda grad, diagonal: grad.triu(diagonal)),
+    d("diag_embed(input, offset=0, dim1=-2, dim2=-1)",
+      input=lambda grad, offset, dim1, dim2: S.diagonal(grad, offset, dim1, dim2)),
+]

@@ -1,0 +1,304 @@
+"""Derivatives of the neural-network kernels and of their backward ops (double backward).
+
+Each nn primitive of ember-core documents its backward op (`conv2d_backward_input` ...); the
+first-order rules call those. The backward ops are themselves differentiable: linear in the
+incoming gradient (their "transpose" is the forward op or a gather), and for activations the
+second derivative is written out. Second derivatives ember does not have raise when needed.
+"""
+
+# ruff: noqa: A002, A006 - rules take PyTorch's argument names (input)
+
+from __future__ import annotations
+
+import math
+
+from ember.core.dispatch import get_op
+from ember.core.ops import elementwise as ew
+
+from ember.autograd.derivatives._entry import derivative as d
+from ember.autograd.derivatives._helpers import not_implemented, where0
+
+_INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
+
+
+def op(name: str):
+    """The primitive `name`, looked up on use (ops of optional core modules stay optional)."""
+    return lambda *args, **kwargs: get_op(name)(*args, **kwargs)
+
+
+conv2d = op("conv2d")
+conv2d_backward_input = op("conv2d_backward_input")
+conv2d_backward_weight = op("conv2d_backward_weight")
+
+
+def _bwd(name: str):
+    return op(f"{name}_backward")
+
+
+def _elu2(grad, grad_output, input, alpha, scale, input_scale):
+    k = scale * alpha * input_scale * input_scale
+    return grad * grad_output * where0(input <= 0, k * ew.exp(input * input_scale))
+
+
+def _gelu2(grad, grad_output, input, approximate):
+    if approximate != "none":
+        return not_implemented("gelu_backward w.r.t. input (approximate='tanh')")()
+    return grad * grad_output * ew.exp(-0.5 * input * input) * _INV_SQRT_2PI * (2.0 - input * input)
+
+
+def _hardswish2(grad, grad_output, input):
+    return grad * grad_output * where0(ew.logical_and(input > -3.0, input < 3.0), 1.0 / 3.0 + 0.0 * input)
+
+
+def _log_sigmoid2(grad, grad_output, input):
+    s = ew.sigmoid(input)
+    return -grad * grad_output * s * (1.0 - s)
+
+
+def _silu2(grad, grad_output, input):
+    s = ew.sigmoid(input)
+    return grad * grad_output * s * (1.0 - s) * (2.0 + input * (1.0 - 2.0 * s))
+
+
+def _softplus2(grad, grad_output, input, beta, threshold):
+    s = ew.sigmoid(input * beta)
+    return grad * grad_output * where0(input * beta <= threshold, beta * s * (1.0 - s))
+
+
+def _softsign2(grad, grad_output, input):
+    a = 1.0 + ew.abs(input)
+    return grad * grad_output * -2.0 * ew.sign(input) / (a * a * a)
+
+
+def _tanhshrink2(grad, grad_output, input):
+    t = ew.tanh(input)
+    return grad * grad_output * 2.0 * t * (1.0 - t * t)
+
+
+def _linear_transpose(unit_fn, gg, grad_output, class_dim):
+    """VJP w.r.t. the per-sample scale `grad_output` of a backward op linear in it."""
+    from ember.core import ones_like
+
+    unit = unit_fn(ones_like(grad_output))
+    prod = gg * unit
+    return prod.sum() if grad_output.ndim == 0 else prod.sum(class_dim)
+
+
+def _ce_grad_output(grad, grad_output, input, target, weight, reduction, ignore_index, label_smoothing):
+    return _linear_transpose(lambda g: get_op("cross_entropy_backward")(g, input, target, weight, reduction,
+                                                                         ignore_index, label_smoothing),
+                             grad, grad_output, 1 if input.ndim >= 2 else 0)
+
+
+def _max_pool_gather(grad, indices):
+    """max_pool2d_backward's transpose: `grad` (the input's shape) read at the pooled `indices`."""
+    flat = grad.flatten(-2)
+    return flat.gather(-1, indices.flatten(-2)).reshape(tuple(indices.shape))
+
+
+def _bag_transpose(grad, indices, offsets, mode, per_sample_weights, include_last_offset, padding_idx):
+    if mode == "max":
+        return not_implemented("embedding_bag_backward w.r.t. grad_output (mode='max')")()
+    return get_op("embedding_bag")(grad, indices, offsets, mode, per_sample_weights, include_last_offset,
+                                   padding_idx)[0]
+
+
+def _lstm(grads, cx, result1, result2):
+    gates, gcx = get_op("lstm_cell_backward")(grads[0], grads[1], cx, result1, result2)
+    return gates, gates, gcx, gates.sum(0), gates.sum(0)
+
+
+def _gru(grad, result1):
+    gi, gh, ghx = get_op("gru_cell_backward")(grad, result1)
+    return gi, gh, ghx, gi.sum(0), gh.sum(0)
+
+
+_NO_DOUBLE = not_implemented("double backward of this fused backward op")
+
+ENTRIES = [
+    d("conv2d(input, weight, bias, stride, padding, dilation, groups)",
+      input=lambda grad, weight, input_shape, stride, padding, dilation, groups: conv2d_backward_input(
+          grad, weight, input_shape, stride, padding, dilation, groups),
+      weight=lambda grad, input, weight_shape, stride, padding, dilation, groups: conv2d_backward_weight(
+          grad, input, weight_shape, stride, padding, dilation, groups),
+      bias=lambda grad: grad.sum((0, 2, 3))),
+    d("conv2d_backward_input(grad_output, weight, input_shape, stride, padding, dilation, groups)",
+      grad_output=lambda grad, weight, stride, padding, dilation, groups: conv2d(
+          grad, weight, None, stride, padding, dilation, groups),
+      weight=lambda grad, grad_output, weight_shape, stride, padding, dilation, groups: conv2d_backward_weight(
+          grad_output, grad, weight_shape, stride, padding, dilation, groups)),
+    d("conv2d_backward_weight(grad_output, input, weight_shape, stride, padding, dilation, groups)",
+      grad_output=lambda grad, input, stride, padding, dilation, groups: conv2d(
+          input, grad, None, stride, padding, dilation, groups),
+      input=lambda grad, grad_output, input_shape, stride, padding, dilation, groups: conv2d_backward_input(
+          grad_output, grad, input_shape, stride, padding, dilation, groups)),
+    d("conv_transpose2d(input, weight, bias, stride, padding, output_padding, groups, dilation)",
+      input=lambda grad, weight, stride, padding, dilation, groups: conv2d(
+          grad, weight, None, stride, padding, dilation, groups),
+      weight=lambda grad, input, weight_shape, stride, padding, dilation, groups: conv2d_backward_weight(
+          input, grad, weight_shape, stride, padding, dilation, groups),
+      bias=lambda grad: grad.sum((0, 2, 3))),
+
+    d("max_pool2d_with_indices(input, kernel_size, stride, padding, dilation, ceil_mode)",
+      name="MaxPool2DWithIndicesBackward0",
+      input=lambda grad, result1, input_shape: get_op("max_pool2d_backward")(grad, result1, input_shape)),
+    d("max_pool2d_backward(grad_output, indices, input_shape)", indices=None,
+      grad_output=lambda grad, indices: _max_pool_gather(grad, indices)),
+    d("adaptive_max_pool2d(input, output_size)", name="AdaptiveMaxPool2DBackward0",
+      input=lambda grad, result1, input_shape: get_op("max_pool2d_backward")(grad, result1, input_shape)),
+    d("avg_pool2d(input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)",
+      name="AvgPool2DBackward0",
+      input=lambda grad, input_shape, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override:
+      get_op("avg_pool2d_backward")(grad, input_shape, kernel_size, stride, padding, ceil_mode, count_include_pad,
+                                    divisor_override)),
+    d("avg_pool2d_backward(grad_output, input_shape, kernel_size, stride, padding, ceil_mode, count_include_pad, "
+      "divisor_override)",
+      grad_output=lambda grad, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override:
+      get_op("avg_pool2d")(grad, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)),
+    d("adaptive_avg_pool2d(input, output_size)", name="AdaptiveAvgPool2DBackward0",
+      input=lambda grad, input_shape: get_op("adaptive_avg_pool2d_backward")(grad, input_shape)),
+    d("adaptive_avg_pool2d_backward(grad_output, input_shape)",
+      grad_output=lambda grad, grad_output_shape: get_op("adaptive_avg_pool2d")(grad, tuple(grad_output_shape[-2:]))),
+    d("upsample(input, output_size, mode, align_corners, scales)",
+      input=lambda grad, input_shape, mode, align_corners, scales: get_op("upsample_backward")(
+          grad, input_shape, mode, align_corners, scales)),
+    d("upsample_backward(grad_output, input_shape, mode, align_corners, scales)",
+      grad_output=lambda grad, grad_output_shape, mode, align_corners, scales: get_op("upsample")(
+          grad, tuple(grad_output_shape[2:]), mode, align_corners, scales)),
+    d("pad_nd(input, pad, mode, value)", name="PadBackward0",
+      input=lambda grad, input_shape, pad, mode: get_op("pad_nd_backward")(grad, input_shape, pad, mode)),
+    d("pad_nd_backward(grad_output, input_shape, pad, mode)",
+      grad_output=lambda grad, pad, mode: get_op("pad_nd")(grad, pad, mode, 0.0)),
+
+    d("softmax(input, dim)", input=lambda grad, result, dim: get_op("softmax_backward")(grad, result, dim)),
+    d("softmax_backward(grad_output, output, dim)",
+      grad_output=lambda grad, output, dim: get_op("softmax_backward")(grad, output, dim),
+      output=lambda grad, grad_output, output, dim: grad * (grad_output - (grad_output * output).sum(dim, True))
+      - grad_output * (grad * output).sum(dim, True)),
+    d("log_softmax(input, dim)",
+      input=lambda grad, result, dim: get_op("log_softmax_backward")(grad, result, dim)),
+    d("log_softmax_backward(grad_output, output, dim)",
+      grad_output=lambda grad, output, dim: grad - (grad * ew.exp(output)).sum(dim, True),
+      output=lambda grad, grad_output, output, dim: -grad * ew.exp(output) * grad_output.sum(dim, True)),
+    d("cross_entropy(input, target, weight, reduction, ignore_index, label_smoothing)", weight=None,
+      input=lambda grad, input, target, weight, reduction, ignore_index, label_smoothing: get_op(
+          "cross_entropy_backward")(grad, input, target, weight, reduction, ignore_index, label_smoothing),
+      target=not_implemented("cross_entropy w.r.t. probability targets")),
+    d("cross_entropy_backward(grad_output, input, target, weight, reduction, ignore_index, label_smoothing)",
+      weight=None, target=None, grad_output=_ce_grad_output,
+      input=not_implemented("cross_entropy_backward w.r.t. input (double backward of cross_entropy)")),
+    d("nll_loss(input, target, weight, reduction, ignore_index)", name="NllLossBackward0", target=None, weight=None,
+      input=lambda grad, input, target, weight, reduction, ignore_index, result1: get_op("nll_loss_backward")(
+          grad, input, target, weight, reduction, ignore_index, result1)),
+    d("nll_loss_backward(grad_output, input, target, weight, reduction, ignore_index, total_weight)",
+      input=None, target=None, weight=None, total_weight=None,
+      grad_output=lambda grad, target, weight, reduction, ignore_index: get_op("nll_loss")(
+          grad, target, weight, reduction, ignore_index)[0]),
+
+    d("batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps)",
+      name="NativeBatchNormBackward0", running_mean=None, running_var=None,
+      **{"input, weight, bias": lambda grad, input, weight, result1, result2, training: get_op(
+          "batch_norm_backward")(grad, input, weight, result1, result2, training)}),
+    d("batch_norm_backward(grad_output, input, weight, save_mean, save_invstd, training)",
+      **{"grad_output, input, weight, save_mean, save_invstd": _NO_DOUBLE}),
+    d("layer_norm(input, normalized_shape, weight, bias, eps)", name="NativeLayerNormBackward0",
+      **{"input, weight, bias": lambda grad, input, normalized_shape, weight, result1, result2: get_op(
+          "layer_norm_backward")(grad, input, normalized_shape, result1, result2, weight)}),
+    d("layer_norm_backward(grad_output, input, normalized_shape, mean, rstd, weight)",
+      **{"grad_output, input, mean, rstd, weight": _NO_DOUBLE}),
+    d("group_norm(input, weight, bias, num_groups, eps)", name="NativeGroupNormBackward0",
+      **{"input, weight, bias": lambda grad, input, weight, num_groups, result1, result2: get_op(
+          "group_norm_backward")(grad, input, result1, result2, weight, num_groups)}),
+    d("group_norm_backward(grad_output, input, mean, rstd, weight, num_groups)",
+      **{"grad_output, input, mean, rstd, weight": _NO_DOUBLE}),
+
+    d("embedding(weight, indices, padding_idx, scale_grad_by_freq)", indices=None,
+      weight=lambda grad, indices, weight_shape, padding_idx, scale_grad_by_freq: get_op("embedding_backward")(
+          grad, indices, weight_shape[0], padding_idx, scale_grad_by_freq)),
+    d("embedding_backward(grad_output, indices, num_weights, padding_idx, scale_grad_by_freq=False)", indices=None,
+      grad_output=lambda grad, indices, scale_grad_by_freq: get_op("embedding")(grad, indices, -1, False)
+      if not scale_grad_by_freq else not_implemented("embedding_backward with scale_grad_by_freq")()),
+    d("embedding_bag(weight, indices, offsets, mode, per_sample_weights, include_last_offset, padding_idx)",
+      indices=None, offsets=None,
+      weight=lambda grad, indices, offsets, result1, result2, weight_shape, mode, per_sample_weights,
+      include_last_offset, padding_idx: get_op("embedding_bag_backward")(
+          grad, indices, offsets, result1, result2, weight_shape[0], mode, per_sample_weights, include_last_offset,
+          padding_idx),
+      per_sample_weights=not_implemented("embedding_bag w.r.t. per_sample_weights")),
+    d("embedding_bag_backward(grad_output, indices, offsets, bag_size, max_indices, num_weights, mode, "
+      "per_sample_weights, include_last_offset, padding_idx)",
+      indices=None, offsets=None, bag_size=None, max_indices=None,
+      per_sample_weights=not_implemented("embedding_bag_backward w.r.t. per_sample_weights"),
+      grad_output=lambda grad, indices, offsets, mode, per_sample_weights, include_last_offset, padding_idx:
+      _bag_transpose(grad, indices, offsets, mode, per_sample_weights, include_last_offset, padding_idx)),
+
+    d("native_dropout(input, p, generator)",
+      input=lambda grad, result1, p: get_op("native_dropout_backward")(grad, result1,
+                                                                       1.0 / (1.0 - p) if p < 1 else 0.0)),
+    d("native_dropout_backward(grad_output, mask, scale)", mask=None,
+      grad_output=lambda grad, mask, scale: get_op("native_dropout_backward")(grad, mask, scale)),
+
+    d("lstm_cell(input_gates, hidden_gates, cx, input_bias=None, hidden_bias=None)",
+      **{"input_gates, hidden_gates, cx, input_bias, hidden_bias": _lstm}),
+    d("lstm_cell_backward(grad_hy, grad_cy, cx, cy, workspace)", **{"grad_hy, grad_cy, cx, cy, workspace": _NO_DOUBLE}),
+    d("gru_cell(input_gates, hidden_gates, hx, input_bias=None, hidden_bias=None)",
+      **{"input_gates, hidden_gates, hx, input_bias, hidden_bias": _gru}),
+    d("gru_cell_backward(grad_hy, workspace)", **{"grad_hy, workspace": _NO_DOUBLE}),
+
+    d("sigmoid_backward(grad_output, output)",
+      grad_output=lambda grad, output: get_op("sigmoid_backward")(grad, output),
+      output=lambda grad, grad_output, output: grad * grad_output * (1.0 - 2.0 * output)),
+    d("tanh_backward(grad_output, output)",
+      grad_output=lambda grad, output: get_op("tanh_backward")(grad, output),
+      output=lambda grad, grad_output, output: -2.0 * grad * grad_output * output),
+    d("silu_backward(grad_output, input)",
+      grad_output=lambda grad, input: get_op("silu_backward")(grad, input),
+      input=_silu2),
+    d("elu(input, alpha, scale, input_scale)", input=lambda grad, input, alpha, scale, input_scale: _bwd("elu")(
+        grad, input, alpha, scale, input_scale)),
+    d("elu_backward(grad_output, input, alpha, scale, input_scale)", input=_elu2,
+      grad_output=lambda grad, input, alpha, scale, input_scale: _bwd("elu")(grad, input, alpha, scale, input_scale)),
+    d("gelu(input, approximate)", input=lambda grad, input, approximate: _bwd("gelu")(grad, input, approximate)),
+    d("gelu_backward(grad_output, input, approximate)", input=_gelu2,
+      grad_output=lambda grad, input, approximate: _bwd("gelu")(grad, input, approximate)),
+    d("hardshrink(input, lambd)", input=lambda grad, input, lambd: _bwd("hardshrink")(grad, input, lambd)),
+    d("hardshrink_backward(grad_output, input, lambd)", input=None,
+      grad_output=lambda grad, input, lambd: _bwd("hardshrink")(grad, input, lambd)),
+    d("hardsigmoid(input)", input=lambda grad, input: _bwd("hardsigmoid")(grad, input)),
+    d("hardsigmoid_backward(grad_output, input)", input=None,
+      grad_output=lambda grad, input: _bwd("hardsigmoid")(grad, input)),
+    d("hardswish(input)", input=lambda grad, input: _bwd("hardswish")(grad, input)),
+    d("hardswish_backward(grad_output, input)", input=_hardswish2,
+      grad_output=lambda grad, input: _bwd("hardswish")(grad, input)),
+    d("hardtanh(input, min_val, max_val)",
+      input=lambda grad, input, min_val, max_val: _bwd("hardtanh")(grad, input, min_val, max_val)),
+    d("hardtanh_backward(grad_output, input, min_val, max_val)", input=None,
+      grad_output=lambda grad, input, min_val, max_val: _bwd("hardtanh")(grad, input, min_val, max_val)),
+    d("leaky_relu(input, negative_slope)",
+      input=lambda grad, input, negative_slope: _bwd("leaky_relu")(grad, input, negative_slope)),
+    d("leaky_relu_backward(grad_output, input, negative_slope)", input=None,
+      grad_output=lambda grad, input, negative_slope: _bwd("leaky_relu")(grad, input, negative_slope)),
+    d("log_sigmoid(input)", input=lambda grad, input: _bwd("log_sigmoid")(grad, input)),
+    d("log_sigmoid_backward(grad_output, input)", input=_log_sigmoid2,
+      grad_output=lambda grad, input: _bwd("log_sigmoid")(grad, input)),
+    d("mish(input)", input=lambda grad, input: _bwd("mish")(grad, input)),
+    d("mish_backward(grad_output, input)", input=not_implemented("mish_backward w.r.t. input"),
+      grad_output=lambda grad, input: _bwd("mish")(grad, input)),
+    d("softplus(input, beta, threshold)",
+      input=lambda grad, input, beta, threshold: _bwd("softplus")(grad, input, beta, threshold)),
+    d("softplus_backward(grad_output, input, beta, threshold)", input=_softplus2,
+      grad_output=lambda grad, input, beta, threshold: _bwd("softplus")(grad, input, beta, threshold)),
+    d("softshrink(input, lambd)", input=lambda grad, input, lambd: _bwd("softshrink")(grad, input, lambd)),
+    d("softshrink_backward(grad_output, input, lambd)", input=None,
+      grad_output=lambda grad, input, lambd: _bwd("softshrink")(grad, input, lambd)),
+    d("softsign(input)", input=lambda grad, input: _bwd("softsign")(grad, input)),
+    d("softsign_backward(grad_output, input)", input=_softsign2,
+      grad_output=lambda grad, input: _bwd("softsign")(grad, input)),
+    d("tanhshrink(input)", input=lambda grad, input: _bwd("tanhshrink")(grad, input)),
+    d("tanhshrink_backward(grad_output, input)", input=_tanhshrink2,
+      grad_output=lambda grad, input: _bwd("tanhshrink")(grad, input)),
+    d("threshold(input, threshold, value)",
+      input=lambda grad, input, threshold: _bwd("threshold")(grad, input, threshold)),
+    d("threshold_backward(grad_output, input, threshold)", input=None,
+      grad_output=lambda grad, input, threshold: _bwd("threshold")(grad, input, threshold)),
+]

@@ -1,0 +1,236 @@
+"""Derivatives of reductions, scans, sorting and selection, and the linear-algebra primitives."""
+
+# ruff: noqa: A002, A006 - rules take PyTorch's argument names (input, ord)
+
+from __future__ import annotations
+
+import math
+
+from ember.core.ops import elementwise as ew
+from ember.core.tensor import Tensor
+
+from ember.autograd.derivatives._entry import derivative as d
+from ember.autograd.derivatives._helpers import keep, scatter_into, unreduce, where0, zeros_with
+
+
+def _count(shape: tuple, dims: tuple) -> int:
+    return math.prod(shape[i] for i in dims)
+
+
+def _evenly(grad, input, result, dims, keepdim):
+    """Gradient of max/min over `dims` shared evenly among the elements equal to the result."""
+    shape = input.shape
+    mask = input == keep(result, shape, dims) if not keepdim else input == result
+    g = unreduce(grad, shape, dims, keepdim) * mask
+    return g / keep(mask.sum(dims), shape, dims)
+
+
+def _prod_backward(grad, input, dims, keepdim):
+    """prod's gradient as the product of all other elements (exact with zeros): exclusive
+    running products from both ends of the reduced elements laid out along one axis."""
+    from ember.core import cat, ones
+
+    if input.ndim == 0:
+        return grad
+    rest = [i for i in range(input.ndim) if i not in dims]
+    perm = rest + list(dims)
+    x = input.permute(perm)
+    lead = tuple(x.shape[:len(rest)])
+    n = _count(tuple(input.shape), dims)
+    if n == 0:
+        return zeros_with(tuple(input.shape), grad)
+    x = x.reshape(lead + (n,))
+    one = ones(lead + (1,), dtype=x.dtype, device=x.device)
+    left = cat([one, x.narrow(-1, 0, n - 1)], -1).cumprod(-1)
+    right = cat([one, x.flip((-1,)).narrow(-1, 0, n - 1)], -1).cumprod(-1).flip((-1,))
+    g = (grad.reshape(lead + (1,)) * left * right).reshape(tuple(input.permute(perm).shape))
+    inv = [0] * len(perm)
+    for i, p in enumerate(perm):
+        inv[p] = i
+    return g.permute(inv)
+
+
+def _moment_grads(grads, input, dims, correction, keepdim, sqrt, result0):
+    """var/std (and their *_mean twins) backward: grads[0] for var or std, grads[1] for the mean."""
+    shape = tuple(input.shape)
+    n = _count(shape, dims)
+    out = None
+    if grads[0] is not None:
+        mean = input.mean(dims, keepdim=True)
+        g = unreduce(grads[0], shape, dims, keepdim)
+        if sqrt:
+            g = g / keep(result0, shape, dims) * 0.5 if not keepdim else g / result0 * 0.5
+        out = g * 2.0 * (input - mean) / max(n - correction, 0)
+    if len(grads) > 1 and grads[1] is not None:
+        gm = unreduce(grads[1], shape, dims, keepdim) / n
+        out = gm if out is None else out + gm
+    return out
+
+
+def _norm_backward(grad, input, ord, dims, keepdim, result):
+    shape = tuple(input.shape)
+    r = result if keepdim else keep(result, shape, dims)
+    g = unreduce(grad, shape, dims, keepdim)
+    if ord == 0:
+        return g * 0.0
+    if ord == 1:
+        return g * ew.sign(input)
+    if ord == 2:
+        return g * ew.where(r == 0, 0.0, input / r)
+    if math.isinf(ord):
+        mask = ew.abs(input) == r
+        return g * ew.sign(input) * mask / keep(mask.sum(dims), shape, dims)
+    scaled = ew.sign(input) * ew.abs(input) ** (ord - 1)
+    return g * ew.where(r == 0, 0.0, scaled / r ** (ord - 1))
+
+
+def _cumprod_backward(grad, input, dim):
+    """Exact with zeros: dx_k = left_k * sum_{i >= k} g_i * prod_{k < j <= i} x_j, via an (L, L) table."""
+    from ember.core import arange, cat, ones
+
+    if input.ndim == 0:
+        return grad
+    x = input.movedim(dim, -1)
+    g = grad.movedim(dim, -1)
+    n = x.shape[-1]
+    if n == 0:
+        return grad
+    idx = arange(n, device=x.device)
+    after = idx.unsqueeze(0) > idx.unsqueeze(1)            # [k, j]: j > k
+    table = ew.where(after, x.unsqueeze(-2), 1.0).cumprod(-1)  # [k, i]: prod_{k < j <= i} x_j
+    upper = idx.unsqueeze(0) >= idx.unsqueeze(1)           # [k, i]: i >= k
+    inner = (where0(upper, g.unsqueeze(-2) * table)).sum(-1)
+    one = ones(tuple(x.shape[:-1]) + (1,), dtype=x.dtype, device=x.device)
+    left = cat([one, x.narrow(-1, 0, n - 1)], -1).cumprod(-1)
+    return (left * inner).movedim(-1, dim)
+
+
+def _index_unkeep(indices, input_shape, dim, keepdim):
+    return indices if keepdim or not input_shape else indices.unsqueeze(dim)
+
+
+def _selected(grad, indices, input_shape, dim, keepdim):
+    """Backward of ops returning values picked at `indices` along `dim` (max_dim, kthvalue ...)."""
+    return scatter_into(_index_unkeep(grad, input_shape, dim, keepdim), input_shape, dim,
+                        _index_unkeep(indices, input_shape, dim, keepdim))
+
+
+def _einsum_backward(grads, equation, operands):
+    """Each operand's gradient is another einsum: grad with the other operands, to its subscripts."""
+    from ember.core import einsum
+
+    grad = grads[0]
+    ins, out = _einsum_parse(equation, operands)
+    res = []
+    for i, op in enumerate(operands):
+        if not isinstance(op, Tensor):
+            res.append(None)
+            continue
+        sub = ins[i]
+        if len(set(sub)) != len(sub):
+            raise NotImplementedError(f"einsum backward: repeated subscripts in one operand ('{sub}') are not "
+                                      "supported")
+        others = [(s, o) for j, (s, o) in enumerate(zip(ins, operands)) if j != i]
+        avail = set(out).union(*(set(s) for s, _ in others))
+        target = "".join(c for c in sub if c in avail)
+        eq = ",".join([out] + [s for s, _ in others]) + "->" + target
+        g = einsum(eq, grad, *[o for _, o in others])
+        if target != sub:
+            shape = tuple(op.shape)
+            g = g.reshape(tuple(shape[k] if c in avail else 1 for k, c in enumerate(sub))).expand(shape)
+        res.append(g)
+    return res
+
+
+def _einsum_parse(equation: str, operands) -> tuple[list[str], str]:
+    """Operand subscripts and output subscripts, with '...' spelled out as unused letters."""
+    eq = equation.replace(" ", "")
+    lhs, _, rhs = eq.partition("->")
+    ins = lhs.split(",")
+    used = set(c for c in eq if c.isalpha())
+    spare = [c for c in "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz" if c not in used]
+    n_ell = max((op.ndim - len(s.replace("...", "")) for s, op in zip(ins, operands) if "..." in s), default=0)
+    ell = "".join(spare[:n_ell])
+    ins = [s.replace("...", ell[n_ell - (op.ndim - len(s.replace("...", ""))):]) for s, op in zip(ins, operands)]
+    if "->" in eq:
+        out = rhs.replace("...", ell)
+    else:
+        counts = {}
+        for s in ins:
+            for c in s:
+                counts[c] = counts.get(c, 0) + 1
+        out = ell + "".join(sorted(c for c, k in counts.items() if k == 1 and c not in ell))
+    return ins, out
+
+
+def _trace_backward(grad, input_shape):
+    g = zeros_with(input_shape, grad)
+    n = min(input_shape)
+    g.diagonal().copy_(grad.expand((n,)))
+    return g
+
+
+ENTRIES = [
+    d("sum(input, dims, keepdim=False, dtype=None)",
+      input=lambda grad, input_shape, dims, keepdim: unreduce(grad, input_shape, dims, keepdim)),
+    d("nansum(input, dims, keepdim=False, dtype=None)",
+      input=lambda grad, input, dims, keepdim: where0(ew.logical_not(ew.isnan(input)),
+                                                      unreduce(grad, tuple(input.shape), dims, keepdim))),
+    d("mean(input, dims, keepdim=False, dtype=None)",
+      input=lambda grad, input_shape, dims, keepdim: unreduce(grad, input_shape, dims, keepdim)
+      / max(_count(input_shape, dims), 1)),
+    d("nanmean(input, dims, keepdim=False, dtype=None)",
+      input=lambda grad, input, dims, keepdim: where0(
+          ew.logical_not(ew.isnan(input)), unreduce(grad, tuple(input.shape), dims, keepdim))
+      / ew.logical_not(ew.isnan(input)).sum(dims, keepdim=True)),
+    d("prod(input, dims, keepdim=False, dtype=None)", input=_prod_backward),
+    d("amax(input, dims, keepdim=False)", input=_evenly),
+    d("amin(input, dims, keepdim=False)", input=_evenly),
+    d("max_dim(input, dim, keepdim=False)", name="MaxBackward0",
+      input=lambda grad, result1, input_shape, dim, keepdim: _selected(grad, result1, input_shape, dim, keepdim)),
+    d("min_dim(input, dim, keepdim=False)", name="MinBackward0",
+      input=lambda grad, result1, input_shape, dim, keepdim: _selected(grad, result1, input_shape, dim, keepdim)),
+    d("var(input, dims, correction=1, keepdim=False)",
+      input=lambda grads, input, dims, correction, keepdim: _moment_grads(grads, input, dims, correction, keepdim,
+                                                                          False, None)),
+    d("std(input, dims, correction=1, keepdim=False)",
+      input=lambda grads, input, dims, correction, keepdim, result: _moment_grads(
+          grads, input, dims, correction, keepdim, True, result)),
+    d("var_mean(input, dims, correction=1, keepdim=False)",
+      input=lambda grads, input, dims, correction, keepdim: _moment_grads(grads, input, dims, correction, keepdim,
+                                                                          False, None)),
+    d("std_mean(input, dims, correction=1, keepdim=False)",
+      input=lambda grads, input, dims, correction, keepdim, result0: _moment_grads(
+          grads, input, dims, correction, keepdim, True, result0)),
+    d("logsumexp(input, dims, keepdim=False)",
+      input=lambda grad, input, result, dims, keepdim: unreduce(grad, tuple(input.shape), dims, keepdim)
+      * ew.exp(input - (result if keepdim else keep(result, tuple(input.shape), dims)))),
+    d("vector_norm(input, ord=2, dims=(), keepdim=False, dtype=None)", name="LinalgVectorNormBackward0",
+      input=_norm_backward),
+    d("cumsum(input, dim, dtype=None)", input=lambda grad, dim: grad.flip((dim,)).cumsum(dim).flip((dim,))),
+    d("cumprod(input, dim, dtype=None)", input=_cumprod_backward),
+    d("cummax(input, dim)", input=lambda grad, result1, input_shape, dim: scatter_into(grad, input_shape, dim,
+                                                                                         result1)),
+    d("cummin(input, dim)", input=lambda grad, result1, input_shape, dim: scatter_into(grad, input_shape, dim,
+                                                                                         result1)),
+    d("sort(input, dim=-1, descending=False)",
+      input=lambda grad, result1, input_shape, dim: scatter_into(grad, input_shape, dim, result1)),
+    d("topk(input, k, dim=-1, largest=True, sorted=True)",
+      input=lambda grad, result1, input_shape, dim: scatter_into(grad, input_shape, dim, result1)),
+    d("kthvalue(input, k, dim=-1, keepdim=False)",
+      input=lambda grad, result1, input_shape, dim, keepdim: _selected(grad, result1, input_shape, dim, keepdim)),
+    d("median_dim(input, dim, keepdim=False)", name="MedianBackward1",
+      input=lambda grad, result1, input_shape, dim, keepdim: _selected(grad, result1, input_shape, dim, keepdim)),
+    d("mode(input, dim=-1, keepdim=False)",
+      input=lambda grad, result1, input_shape, dim, keepdim: _selected(grad, result1, input_shape, dim, keepdim)),
+    d("median(input)", input=lambda grad, input, result: _evenly(grad, input, result, tuple(range(input.ndim)),
+                                                                  False)),
+
+    d("mm(input, mat2)", input=lambda grad, mat2: grad.mm(mat2.t()), mat2=lambda grad, input: input.t().mm(grad)),
+    d("bmm(input, mat2)", input=lambda grad, mat2: grad.bmm(mat2.transpose(1, 2)),
+      mat2=lambda grad, input: input.transpose(1, 2).bmm(grad)),
+    d("dot(input, other)", input=lambda grad, other: grad * other, other=lambda grad, input: grad * input),
+    d("einsum(equation, *operands)", operands=lambda grads, equation, operands: _einsum_backward(
+        grads, equation, operands)),
+    d("trace(input)", input=lambda grad, input_shape: _trace_backward(grad, input_shape)),
+]

@@ -1,0 +1,271 @@
+"""Custom differentiable ops: `Function` with static `forward(ctx, ...)` / `backward(ctx, ...)`.
+
+As in PyTorch, the `ctx` that `forward` receives *is* the backward node of that call: an
+instance of `<Name>Backward`, a class made for each Function subclass, whose `apply` calls the
+user's `backward`. `forward` runs with grad mode off; its outputs are then attached to the node.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from typing import Any
+
+from ember.core.tensor import Tensor
+
+from ember.autograd import anomaly
+from ember.autograd.graph import FREED, Node, SavedTensor, edge_of, meta
+from ember.autograd.grad_mode import _state
+from ember.autograd.record import check_inplace
+
+__all__ = ["Function", "FunctionCtx", "BackwardCFunction", "once_differentiable"]
+
+
+class FunctionCtx:
+    """The `ctx` API: saving tensors and flags for backward."""
+
+    def save_for_backward(self, *tensors: Tensor | None) -> None:
+        """Save tensors (or None) for backward; `ctx.saved_tensors` returns them, version-checked."""
+        for t in tensors:
+            if t is not None and not isinstance(t, Tensor):
+                raise TypeError(f"save_for_backward can only save variables, but argument {tensors.index(t)} is of "
+                                f"type {type(t).__name__}")
+        self._to_save = tensors
+
+    def save_for_forward(self, *tensors: Tensor | None) -> None:
+        self._to_save_forward = tensors
+
+    def mark_dirty(self, *tensors: Tensor) -> None:
+        """Declare that forward modified these inputs in place."""
+        self._dirty = tensors
+
+    def mark_non_differentiable(self, *tensors: Tensor) -> None:
+        """Declare outputs that never require grad (indices, masks)."""
+        self._non_differentiable = tensors
+
+    def set_materialize_grads(self, value: bool) -> None:
+        """Whether backward receives zeros (True, the default) or None for outputs with no gradient."""
+        self._materialize = bool(value)
+
+
+class BackwardCFunction(Node, FunctionCtx):
+    """The node (and ctx) of one `Function.apply` call."""
+
+    _forward_cls: type
+
+    def __init__(self) -> None:
+        Node.__init__(self)
+        self._to_save: tuple = ()
+        self._saved: list | None = None
+        self._dirty: tuple = ()
+        self._non_differentiable: tuple = ()
+        self._materialize = True
+        self._out_meta: list = []
+        self._n_inputs = 0
+        self._input_tensor_pos: list[int] = []
+        self.needs_input_grad: tuple[bool, ...] = ()
+
+    @property
+    def saved_tensors(self) -> tuple:
+        if self._saved is None:
+            if self._to_save:  # inside forward or setup_context, before the node is recorded
+                return tuple(self._to_save)
+            raise RuntimeError(FREED)
+        return tuple(s.unpack(self) if s is not None else None for s in self._saved)
+
+    @property
+    def saved_variables(self) -> tuple:
+        return self.saved_tensors
+
+    def release(self) -> None:
+        if self._saved is not None:
+            for s in self._saved:
+                if s is not None:
+                    s.release()
+        self._saved = None
+        self._to_save = ()
+
+    def apply(self, grads: list) -> list:
+        from ember.core import zeros
+
+        grads = list(grads)
+        if self._materialize:
+            for i, g in enumerate(grads):
+                if g is None and i < len(self._out_meta) and self._out_meta[i] is not None:
+                    shape, dtype, device = self._out_meta[i]
+                    grads[i] = zeros(shape, dtype=dtype, device=device)
+        res = self._forward_cls.backward(self, *grads)
+        if not isinstance(res, tuple):
+            res = (res,)
+        n = self._n_inputs
+        if len(res) != n:
+            if len(res) > n and all(r is None for r in res[n:]):
+                res = res[:n]
+            else:
+                raise RuntimeError(f"function {self.name()} returned an incorrect number of gradients (expected "
+                                   f"{n}, got {len(res)})")
+        out = []
+        for pos, g in enumerate(res):
+            if pos not in self._input_tensor_pos:
+                if g is not None:
+                    raise RuntimeError(f"function {self.name()} returned a gradient different than None at position "
+                                       f"{pos + 1}, but the corresponding forward input was not a Variable")
+                continue
+            out.append(g)
+        from ember.autograd.engine import reduce_grad
+
+        return [None if g is None or nf[0] is None else reduce_grad(self, i, g, self._in_meta[i])
+                for i, (g, nf) in enumerate(zip(out, self.next_functions))]
+
+
+class _FunctionMeta(type):
+    """Gives each Function subclass its own backward node class, `<Name>Backward`."""
+
+    def __init__(cls, name, bases, attrs) -> None:
+        cls._backward_cls = type(name + "Backward", (BackwardCFunction,), {"_forward_cls": cls})
+        super().__init__(name, bases, attrs)
+
+
+class Function(FunctionCtx, metaclass=_FunctionMeta):
+    """Base class of custom differentiable operations.
+
+    Example:
+        >>> from ember.autograd import tensor
+        >>> class Square(Function):
+        ...     @staticmethod
+        ...     def forward(ctx, x):
+        ...         ctx.save_for_backward(x)
+        ...         return x * x
+        ...     @staticmethod
+        ...     def backward(ctx, grad):
+        ...         (x,) = ctx.saved_tensors
+        ...         return 2 * x * grad
+        >>> x = tensor([3.0], requires_grad=True)
+        >>> Square.apply(x).backward()
+        >>> x.grad
+        tensor([6.])
+    """
+
+    @staticmethod
+    def forward(*args: Any, **kwargs: Any) -> Any:
+        raise NotImplementedError("You must implement the forward function for custom autograd.Function.")
+
+    @staticmethod
+    def setup_context(ctx: Any, inputs: tuple, output: Any) -> Any:
+        raise NotImplementedError("setup_context is not implemented.")
+
+    @staticmethod
+    def backward(ctx: Any, *grad_outputs: Any) -> Any:
+        raise NotImplementedError("You must implement either the backward or vjp method for your custom "
+                                  "autograd.Function to use it with backward mode AD.")
+
+    vjp = backward
+
+    @classmethod
+    def apply(cls, *args, **kwargs):
+        """Run `forward` and, when an input requires grad, record a `<Name>Backward` node."""
+        ctx = cls._backward_cls()
+        is_setup_separate = cls.setup_context is not Function.setup_context
+        prev = _state.enabled
+        _state.enabled = False
+        try:
+            if is_setup_separate:
+                output = cls.forward(*args, **kwargs)
+                cls.setup_context(ctx, args, output)
+            else:
+                output = cls.forward(ctx, *args, **kwargs)
+        finally:
+            _state.enabled = prev
+        tensor_pos = [i for i, a in enumerate(args) if isinstance(a, Tensor)]
+        ctx.needs_input_grad = tuple(isinstance(a, Tensor) and a._requires_grad for a in args)
+        if not (prev and any(ctx.needs_input_grad)):
+            return output
+        return _attach(ctx, args, tensor_pos, output)
+
+
+def _attach(ctx: BackwardCFunction, args: tuple, tensor_pos: list[int], output):
+    ctx._n_inputs = len(args)
+    ctx._input_tensor_pos = tensor_pos
+    ctx.next_functions = tuple(edge_of(args[i]) if args[i]._requires_grad else (None, 0) for i in tensor_pos)
+    ctx._in_meta = [(args[i]._shape, args[i]._dtype) for i in tensor_pos]
+    if anomaly._enabled:
+        import traceback
+
+        ctx._trace = traceback.extract_stack()[:-3]
+    dirty = {id(t) for t in ctx._dirty}
+    non_diff = {id(t) for t in ctx._non_differentiable}
+    inputs = {id(args[i]) for i in tensor_pos}
+    single = not isinstance(output, tuple)
+    outs = [output] if single else list(output)
+    ctx._n_out = len(outs)
+    for i, o in enumerate(outs):
+        if not isinstance(o, Tensor):
+            ctx._out_meta.append(None)
+            continue
+        if id(o) in dirty:
+            check_inplace(o)
+        elif id(o) in inputs:
+            o = outs[i] = Tensor._make(o._storage, o._offset, o._shape, o._strides, o._dtype)
+        ctx._out_meta.append((o._shape, o._dtype, o.device))
+        if id(o) in non_diff or not o._dtype.is_floating_point:
+            continue
+        o._grad_fn = ctx
+        o._requires_grad = True
+        if i or o._ag is not None:
+            meta(o).output_nr = i
+    out_ids = {id(o): i for i, o in enumerate(outs) if isinstance(o, Tensor)}
+    saved = []
+    for t in ctx._to_save:
+        if t is None:
+            saved.append(None)
+        elif id(t) in out_ids and id(t) not in dirty:
+            saved.append(SavedTensor(t, is_output=True, output_nr=out_ids[id(t)]))
+        else:
+            saved.append(SavedTensor(t))
+    ctx._saved = saved
+    ctx._to_save = ()
+    return outs[0] if single else tuple(outs)
+
+
+class _DelayedError(Node):
+    """The node of a once_differentiable backward's outputs under create_graph: differentiating
+    them again raises."""
+
+    __slots__ = ("msg",)
+
+    def __init__(self, msg: str) -> None:
+        super().__init__()
+        self.msg = msg
+
+    def apply(self, grads: list) -> list:
+        raise RuntimeError(self.msg)
+
+
+def once_differentiable(fn: Callable) -> Callable:
+    """Decorate a Function's `backward` that is not itself differentiable (runs under no_grad)."""
+    @functools.wraps(fn)
+    def wrapper(ctx, *args):
+        prev = _state.enabled
+        _state.enabled = False
+        try:
+            outputs = fn(ctx, *args)
+        finally:
+            _state.enabled = prev
+        if not prev:
+            return outputs
+        requires = [a for a in args if isinstance(a, Tensor) and a._requires_grad]
+        if not requires:
+            return outputs
+        err = _DelayedError("trying to differentiate twice a function that was marked with @once_differentiable")
+        err.next_functions = tuple(edge_of(a) for a in requires)
+        single = not isinstance(outputs, tuple)
+        outs = (outputs,) if single else outputs
+        res = []
+        for o in outs:
+            if isinstance(o, Tensor) and o._dtype.is_floating_point:
+                o = Tensor._make(o._storage, o._offset, o._shape, o._strides, o._dtype)
+                o._grad_fn = err
+                o._requires_grad = True
+            res.append(o)
+        return res[0] if single else tuple(res)
+    return wrapper

@@ -1,0 +1,163 @@
+"""`gradcheck` / `gradgradcheck`: analytical gradients against central finite differences.
+
+Inputs should be float64: the check perturbs each element of every input that requires grad by
+`±eps`, builds the numerical Jacobian column by column, and compares it with the analytical
+one, built row by row by `grad` with one-hot output gradients.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Callable, Sequence
+
+import numpy as np
+
+from ember.core.tensor import Tensor
+
+from ember.autograd.engine import grad as autograd_grad
+from ember.autograd.grad_mode import no_grad
+
+__all__ = ["gradcheck", "gradgradcheck", "GradcheckError"]
+
+
+class GradcheckError(RuntimeError):
+    """A gradient check failed: the message holds both Jacobians."""
+
+
+def _as_tuple(x) -> tuple:
+    return tuple(x) if isinstance(x, tuple | list) else (x,)
+
+
+def _host(t: Tensor) -> np.ndarray:
+    return np.asarray(t.detach().to("cpu").numpy(), dtype=np.float64)
+
+
+def _diff_outputs(outputs: tuple) -> list[Tensor]:
+    return [o for o in outputs if isinstance(o, Tensor) and o.is_floating_point()]
+
+
+def _perturb(x: Tensor, idx: tuple, value: float) -> None:
+    with no_grad():
+        if x.device.type == "cpu":
+            x.detach().numpy()[idx] = value
+        else:
+            x.detach()[idx] = value
+
+
+def _numerical(func: Callable, inputs: tuple, i: int, eps: float, n_out: list[int]) -> list[np.ndarray]:
+    """d(outputs)/d(inputs[i]) by central differences: one (numel(out), numel(in)) array per output."""
+    x = inputs[i]
+    base = _host(x)
+    cols = [np.zeros((n, base.size)) for n in n_out]
+    for k, idx in enumerate(np.ndindex(base.shape)):
+        orig = float(base[idx])
+        _perturb(x, idx, orig - eps)
+        lo = [_host(o).reshape(-1) for o in _diff_outputs(_as_tuple(func(*inputs)))]
+        _perturb(x, idx, orig + eps)
+        hi = [_host(o).reshape(-1) for o in _diff_outputs(_as_tuple(func(*inputs)))]
+        _perturb(x, idx, orig)
+        for j in range(len(n_out)):
+            cols[j][:, k] = (hi[j] - lo[j]) / (2 * eps)
+    return cols
+
+
+def _analytical(outputs: list[Tensor], diff_inputs: list[Tensor]) -> list[list[np.ndarray]]:
+    """[output][input] -> (numel(out), numel(in)) Jacobian rows from one backward per output element."""
+    from ember.core import zeros_like
+
+    jac = [[np.zeros((o.numel(), x.numel())) for x in diff_inputs] for o in outputs]
+    for j, o in enumerate(outputs):
+        if not o.requires_grad:
+            continue
+        for r in range(o.numel()):
+            onehot = zeros_like(o)
+            onehot.view(-1)[r] = 1.0
+            gs = autograd_grad(o, diff_inputs, onehot, retain_graph=True, allow_unused=True)
+            for i, g in enumerate(gs):
+                if g is not None:
+                    jac[j][i][r] = _host(g).reshape(-1)
+    return jac
+
+
+def gradcheck(func: Callable, inputs, *, eps: float = 1e-6, atol: float = 1e-5, rtol: float = 1e-3,
+              raise_exception: bool = True, nondet_tol: float = 0.0, check_undefined_grad: bool = True,
+              check_grad_dtypes: bool = False, check_batched_grad: bool = False,
+              check_batched_forward_grad: bool = False, check_forward_ad: bool = False,
+              check_backward_ad: bool = True, fast_mode: bool = False, masked: bool | None = None) -> bool:
+    """Check the gradients of `func` at `inputs` against float64 central differences.
+
+    Args:
+        func: a function of tensors returning a tensor or a tuple of tensors.
+        inputs: a tensor or a tuple of arguments; those requiring grad are checked.
+        eps: the finite-difference step.
+        atol, rtol: the tolerance: |analytical - numerical| <= atol + rtol * |numerical|.
+        raise_exception: raise `GradcheckError` on a mismatch (else return False).
+
+    Returns:
+        True when every Jacobian matches.
+
+    Example:
+        >>> from ember.autograd import randn, float64
+        >>> gradcheck(lambda x: (x * x).sum(), randn(3, dtype=float64, requires_grad=True))
+        True
+    """
+    if check_batched_grad or check_forward_ad or check_batched_forward_grad:
+        raise NotImplementedError("gradcheck: batched and forward-mode checks are not supported by ember")
+    tupled = _as_tuple(inputs)
+    diff_idx = [i for i, x in enumerate(tupled) if isinstance(x, Tensor) and x.requires_grad]
+    if not diff_idx:
+        raise ValueError("gradcheck expects at least one input tensor to require gradient, but none of the them "
+                         "have requires_grad=True.")
+    for i in diff_idx:
+        if tupled[i].dtype.name != "float64":
+            warnings.warn(f"Input #{i} requires gradient and is not a double precision floating point or complex. "
+                          "This check will likely fail if all the inputs are not of double precision floating "
+                          "point or complex. ", UserWarning, stacklevel=2)
+    outputs = _diff_outputs(_as_tuple(func(*tupled)))
+    if not check_backward_ad:
+        return True
+    analytical = _analytical(outputs, [tupled[i] for i in diff_idx])
+    n_out = [o.numel() for o in outputs]
+    for k, i in enumerate(diff_idx):
+        numerical = _numerical(func, tupled, i, eps, n_out)
+        for j in range(len(outputs)):
+            a, n = analytical[j][k], numerical[j]
+            if not np.allclose(a, n, rtol=rtol, atol=atol, equal_nan=True):
+                msg = (f"Jacobian mismatch for output {j} with respect to input {i},\n"
+                       f"numerical:{n}\nanalytical:{a}\n")
+                if raise_exception:
+                    raise GradcheckError(msg)
+                return False
+    return True
+
+
+def gradgradcheck(func: Callable, inputs, grad_outputs: Sequence | None = None, *, eps: float = 1e-6,
+                  atol: float = 1e-5, rtol: float = 1e-3, gen_non_contig_grad_outputs: bool = False,
+                  raise_exception: bool = True, nondet_tol: float = 0.0, check_undefined_grad: bool = True,
+                  check_grad_dtypes: bool = False, check_batched_grad: bool = False,
+                  check_fwd_over_rev: bool = False, check_rev_over_rev: bool = True, fast_mode: bool = False,
+                  masked: bool = False) -> bool:
+    """Check second derivatives: `gradcheck` of the function (inputs, grad_outputs) -> input gradients.
+
+    Random float64 `grad_outputs` (fixed seed) are made when none are given.
+    """
+    from ember.core import tensor
+
+    tupled = _as_tuple(inputs)
+    diff_idx = [i for i, x in enumerate(tupled) if isinstance(x, Tensor) and x.requires_grad]
+    if grad_outputs is None:
+        rng = np.random.default_rng(0)
+        outs = _diff_outputs(_as_tuple(func(*tupled)))
+        grad_outputs = [tensor(rng.standard_normal(tuple(o.shape)), dtype=o.dtype, device=o.device,
+                               requires_grad=True) for o in outs]
+    grad_outputs = list(_as_tuple(grad_outputs))
+    n = len(tupled)
+
+    def first_order(*args):
+        ins, gos = args[:n], args[n:]
+        outs = _diff_outputs(_as_tuple(func(*ins)))
+        gs = autograd_grad(outs, [ins[i] for i in diff_idx], list(gos), create_graph=True, allow_unused=True)
+        return tuple(g for g in gs if g is not None)
+
+    return gradcheck(first_order, tupled + tuple(grad_outputs), eps=eps, atol=atol, rtol=rtol,
+                     raise_exception=raise_exception)
