@@ -1,0 +1,159 @@
+"""batch_norm/layer_norm/group_norm/instance_norm against float64 references; the fused backward
+ops against central differences of the forward; running-statistics updates and errors."""
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import ember.core as E
+from ember.core.ops import normalization as N
+
+
+def T(a):
+    return E.from_numpy(np.array(a))
+
+
+def check_vjp(f, x, g, vjp, eps=1e-6, seed=0):
+    rng = np.random.default_rng(seed)
+    for _ in range(3):
+        v = rng.standard_normal(np.shape(x))
+        jv = (f(x + eps * v) - f(x - eps * v)) / (2 * eps)
+        assert np.isclose(np.sum(vjp * v), np.sum(g * jv), rtol=1e-5, atol=1e-7)
+
+
+def ref_bn_train(x, w, b, eps):
+    axes = (0, *range(2, x.ndim))
+    shape = (1, -1) + (1,) * (x.ndim - 2)
+    mean, var = x.mean(axes, keepdims=True), x.var(axes, keepdims=True)
+    return (x - mean) / np.sqrt(var + eps) * w.reshape(shape) + b.reshape(shape)
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.sampled_from([(4, 3), (2, 3, 5), (3, 2, 2, 3)]), st.booleans(), st.floats(0.05, 0.9))
+def test_batch_norm_training_output_running_stats_and_backward(shape, affine, momentum):
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal(shape) * 3 + 1
+    c = shape[1]
+    w, b = (rng.standard_normal(c), rng.standard_normal(c)) if affine else (np.ones(c), np.zeros(c))
+    rm, rv = T(rng.standard_normal(c)), T(rng.random(c) + 0.5)
+    rm0, rv0, ver = rm.numpy().copy(), rv.numpy().copy(), rm._version
+    wt, bt = (T(w), T(b)) if affine else (None, None)
+    out, mean, invstd = N.batch_norm_op(T(x), wt, bt, rm, rv, True, momentum, 1e-5)
+    np.testing.assert_allclose(out.numpy(), ref_bn_train(x, w, b, 1e-5), rtol=1e-10, atol=1e-10)
+    axes = (0, *range(2, x.ndim))
+    n = x.size // c
+    np.testing.assert_allclose(rm.numpy(), (1 - momentum) * rm0 + momentum * x.mean(axes), rtol=1e-12)
+    np.testing.assert_allclose(rv.numpy(), (1 - momentum) * rv0 + momentum * x.var(axes) * n / (n - 1), rtol=1e-12)
+    assert rm._version > ver
+    g = rng.standard_normal(shape)
+    gi, gw, gb = (t.numpy() for t in N.batch_norm_backward(T(g), T(x), wt, mean, invstd, True))
+    check_vjp(lambda xx: ref_bn_train(xx, w, b, 1e-5), x, g, gi)
+    check_vjp(lambda ww: ref_bn_train(x, ww, b, 1e-5), w, g, gw)
+    check_vjp(lambda bb: ref_bn_train(x, w, bb, 1e-5), b, g, gb)
+
+
+def test_batch_norm_eval_uses_running_stats_and_its_backward():
+    rng = np.random.default_rng(1)
+    x, w, b = rng.standard_normal((4, 3, 2)), rng.standard_normal(3), rng.standard_normal(3)
+    rm, rv = rng.standard_normal(3), rng.random(3) + 0.5
+    shape = (1, 3, 1)
+
+    def ref(xx, ww):
+        return (xx - rm.reshape(shape)) / np.sqrt(rv.reshape(shape) + 1e-3) * ww.reshape(shape) + b.reshape(shape)
+
+    rmt, rvt = T(rm), T(rv)
+    got = E.batch_norm(T(x), rmt, rvt, T(w), T(b), training=False, eps=1e-3)
+    np.testing.assert_allclose(got.numpy(), ref(x, w), rtol=1e-12)
+    np.testing.assert_array_equal(rmt.numpy(), rm)
+    _, mean, invstd = N.batch_norm_op(T(x), T(w), T(b), rmt, rvt, False, 0.1, 1e-3)
+    g = rng.standard_normal(x.shape)
+    gi, gw, _ = (t.numpy() for t in N.batch_norm_backward(T(g), T(x), T(w), mean, invstd, False))
+    check_vjp(lambda xx: ref(xx, w), x, g, gi)
+    check_vjp(lambda ww: ref(x, ww), w, g, gw)
+
+
+def test_batch_norm_float32_is_accurate_on_offset_data():
+    x = (np.random.default_rng(2).standard_normal((256, 4, 8, 8)) + 1000).astype(np.float32)
+    got = E.batch_norm(T(x), None, None, training=True)
+    assert got.dtype is E.float32
+    x64 = x.astype(np.float64)
+    np.testing.assert_allclose(got.numpy(), ref_bn_train(x64, np.ones(4), np.zeros(4), 1e-5), atol=2e-3)
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.sampled_from([((3, 4), (4,)), ((2, 3, 4), (3, 4)), ((2, 5), (5,)), ((2, 2, 3), (3,))]), st.booleans())
+def test_layer_norm_matches_reference_and_backward(shapes, affine):
+    shape, norm = shapes
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal(shape) * 2 + 0.5
+    w, b = (rng.standard_normal(norm), rng.standard_normal(norm)) if affine else (np.ones(norm), np.zeros(norm))
+    axes = tuple(range(x.ndim - len(norm), x.ndim))
+
+    def ref(xx, ww, bb):
+        m, v = xx.mean(axes, keepdims=True), xx.var(axes, keepdims=True)
+        return (xx - m) / np.sqrt(v + 1e-5) * ww + bb
+
+    wt, bt = (T(w), T(b)) if affine else (None, None)
+    out, mean, rstd = N.layer_norm_op(T(x), norm, wt, bt, 1e-5)
+    np.testing.assert_allclose(out.numpy(), ref(x, w, b), rtol=1e-10, atol=1e-10)
+    assert mean.shape == shape[:x.ndim - len(norm)] + (1,) * len(norm)
+    np.testing.assert_allclose(E.layer_norm(T(x), norm, wt, bt).numpy(), ref(x, w, b), rtol=1e-10, atol=1e-10)
+    g = rng.standard_normal(shape)
+    gi, gw, gb = (t.numpy() for t in N.layer_norm_backward(T(g), T(x), norm, mean, rstd, wt))
+    check_vjp(lambda xx: ref(xx, w, b), x, g, gi)
+    check_vjp(lambda ww: ref(x, ww, b), w, g, gw)
+    check_vjp(lambda bb: ref(x, w, bb), b, g, gb)
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.sampled_from([((2, 4, 3), 2), ((3, 6), 3), ((2, 6, 2, 2), 1), ((1, 4, 5), 4)]), st.booleans())
+def test_group_norm_matches_reference_and_backward(case, affine):
+    shape, groups = case
+    rng = np.random.default_rng(4)
+    x = rng.standard_normal(shape)
+    c = shape[1]
+    w, b = (rng.standard_normal(c), rng.standard_normal(c)) if affine else (np.ones(c), np.zeros(c))
+    bshape = (1, c) + (1,) * (x.ndim - 2)
+
+    def ref(xx, ww, bb):
+        xg = xx.reshape(shape[0], groups, -1)
+        y = (xg - xg.mean(-1, keepdims=True)) / np.sqrt(xg.var(-1, keepdims=True) + 1e-5)
+        return y.reshape(shape) * ww.reshape(bshape) + bb.reshape(bshape)
+
+    wt, bt = (T(w), T(b)) if affine else (None, None)
+    out, mean, rstd = N.group_norm_op(T(x), wt, bt, groups, 1e-5)
+    np.testing.assert_allclose(out.numpy(), ref(x, w, b), rtol=1e-10, atol=1e-10)
+    assert mean.shape == (shape[0], groups)
+    g = rng.standard_normal(shape)
+    gi, gw, gb = (t.numpy() for t in N.group_norm_backward(T(g), T(x), mean, rstd, wt, groups))
+    check_vjp(lambda xx: ref(xx, w, b), x, g, gi)
+    check_vjp(lambda ww: ref(x, ww, b), w, g, gw)
+    check_vjp(lambda bb: ref(x, w, bb), b, g, gb)
+
+
+def test_instance_norm_normalizes_each_plane_and_updates_running_stats():
+    rng = np.random.default_rng(5)
+    x, w, b = rng.standard_normal((2, 3, 4, 5)) * 2 + 1, rng.standard_normal(3), rng.standard_normal(3)
+    rm, rv = T(np.zeros(3)), T(np.ones(3))
+    got = E.instance_norm(T(x), rm, rv, T(w), T(b), momentum=0.5)
+    m, v = x.mean((2, 3), keepdims=True), x.var((2, 3), keepdims=True)
+    want = (x - m) / np.sqrt(v + 1e-5) * w.reshape(1, 3, 1, 1) + b.reshape(1, 3, 1, 1)
+    np.testing.assert_allclose(got.numpy(), want, rtol=1e-10, atol=1e-10)
+    np.testing.assert_allclose(rm.numpy(), 0.5 * m.reshape(2, 3).mean(0), rtol=1e-10)
+    np.testing.assert_allclose(rv.numpy(), 0.5 + 0.5 * (v * 20 / 19).reshape(2, 3).mean(0), rtol=1e-6)
+
+
+def test_normalization_errors_use_pytorchs_messages():
+    with pytest.raises(ValueError, match=r"Expected more than 1 value per channel when training"):
+        E.batch_norm(E.zeros(1, 3), None, None, training=True)
+    with pytest.raises(RuntimeError, match="running_mean should contain 3 elements not 4"):
+        E.batch_norm(E.zeros(2, 3), E.zeros(4), E.ones(3))
+    with pytest.raises(RuntimeError, match=r"Given normalized_shape=\[5\], expected input with shape \[\*, 5\], "
+                                           r"but got input of size\[2, 4\]"):
+        E.layer_norm(E.zeros(2, 4), [5])
+    with pytest.raises(ValueError, match=r"Expected number of channels in input to be divisible by num_groups, but "
+                                         r"got input of shape \[2, 5, 3\] and num_groups=2"):
+        E.group_norm(E.zeros(2, 5, 3), 2)
+    with pytest.raises(TypeError, match="floating point"):
+        E.layer_norm(E.zeros(2, 4, dtype=E.int64), [4])
