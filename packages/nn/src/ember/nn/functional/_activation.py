@@ -1,21 +1,14 @@
-"""Activation functions: PyTorch's `torch.nn.functional` signatures over ember's ops."""
-# ruff: noqa: A002 - PyTorch's argument is named `input`
+"""Activation functions: PyTorch's `torch.nn.functional` names over ember-core's activation kernels."""
 
+# ruff: noqa: A002 - PyTorch's argument is named `input`
 from __future__ import annotations
 
 from ember import autograd as ea
 from ember.core import Tensor
 
-__all__ = ["relu", "relu_", "relu6", "leaky_relu", "leaky_relu_", "elu", "elu_", "gelu", "silu", "mish", "tanh",
-           "sigmoid", "hardtanh", "hardtanh_", "softplus", "softmax", "log_softmax", "softmin", "logsigmoid",
-           "softsign", "hardsigmoid", "hardswish", "tanhshrink", "glu", "threshold"]
-
-
-def _inplace(input: Tensor, result: Tensor, inplace: bool) -> Tensor:
-    """PyTorch's `inplace=True`: write `result` into `input` (a recorded in-place copy) and return it."""
-    if not inplace:
-        return result
-    return input.copy_(result)
+__all__ = ["relu", "relu_", "relu6", "leaky_relu", "leaky_relu_", "elu", "elu_", "selu", "celu", "gelu", "silu",
+           "mish", "tanh", "sigmoid", "hardtanh", "hardtanh_", "softplus", "softmax", "log_softmax", "softmin",
+           "logsigmoid", "softsign", "hardsigmoid", "hardswish", "tanhshrink", "glu", "threshold"]
 
 
 def relu(input: Tensor, inplace: bool = False) -> Tensor:
@@ -29,42 +22,48 @@ def relu_(input: Tensor) -> Tensor:
 
 def relu6(input: Tensor, inplace: bool = False) -> Tensor:
     """min(max(0, x), 6)."""
-    return hardtanh(input, 0.0, 6.0, inplace)
+    return ea.relu6(input, inplace)
 
 
 def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = False) -> Tensor:
     """x where x > 0, else negative_slope * x."""
-    return _inplace(input, ea.leaky_relu(input, negative_slope), inplace)
+    return ea.leaky_relu(input, negative_slope, inplace)
 
 
 def leaky_relu_(input: Tensor, negative_slope: float = 0.01) -> Tensor:
-    return leaky_relu(input, negative_slope, True)
+    return ea.leaky_relu(input, negative_slope, True)
 
 
 def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
     """x where x > 0, else alpha * (exp(x) - 1)."""
-    return _inplace(input, ea.elu(input, alpha), inplace)
+    return ea.elu(input, alpha, inplace)
 
 
 def elu_(input: Tensor, alpha: float = 1.0) -> Tensor:
-    return elu(input, alpha, True)
+    return ea.elu(input, alpha, True)
+
+
+def selu(input: Tensor, inplace: bool = False) -> Tensor:
+    return ea.selu(input, inplace)
+
+
+def celu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
+    return ea.celu(input, alpha, inplace)
 
 
 def gelu(input: Tensor, approximate: str = "none") -> Tensor:
     """x * Phi(x) (`approximate="tanh"`: the tanh approximation)."""
-    if approximate not in ("none", "tanh"):
-        raise RuntimeError(f"approximate argument must be either none or tanh; got {approximate!r}")
     return ea.gelu(input, approximate=approximate)
 
 
 def silu(input: Tensor, inplace: bool = False) -> Tensor:
     """x * sigmoid(x)."""
-    return _inplace(input, ea.silu(input), inplace)
+    return input.copy_(ea.silu(input)) if inplace else ea.silu(input)
 
 
 def mish(input: Tensor, inplace: bool = False) -> Tensor:
     """x * tanh(softplus(x))."""
-    return _inplace(input, input * ea.tanh(softplus(input)), inplace)
+    return ea.mish(input, inplace)
 
 
 def tanh(input: Tensor) -> Tensor:
@@ -79,7 +78,7 @@ def hardtanh(input: Tensor, min_val: float = -1.0, max_val: float = 1.0, inplace
     """x clamped to [min_val, max_val]."""
     if min_val > max_val:
         raise ValueError("min_val cannot be greater than max_val")
-    return _inplace(input, ea.hardtanh(input, min_val, max_val), inplace)
+    return ea.hardtanh(input, min_val, max_val, inplace)
 
 
 def hardtanh_(input: Tensor, min_val: float = -1.0, max_val: float = 1.0) -> Tensor:
@@ -91,47 +90,39 @@ def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tenso
     return ea.softplus(input, beta, threshold)
 
 
-def _softmax_dim(ndim: int) -> int:
-    return 0 if ndim in (0, 1, 3) else 1
-
-
 def softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype=None) -> Tensor:
     """exp(x) / sum(exp(x)) along `dim`."""
-    if dim is None:
-        dim = _softmax_dim(input.dim())
     return ea.softmax(input, dim, dtype=dtype)
 
 
 def log_softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype=None) -> Tensor:
     """x - logsumexp(x) along `dim`."""
-    if dim is None:
-        dim = _softmax_dim(input.dim())
     return ea.log_softmax(input, dim, dtype=dtype)
 
 
 def softmin(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype=None) -> Tensor:
-    return softmax(-input, dim, dtype=dtype)
+    return ea.softmin(input, dim, dtype=dtype)
 
 
 def logsigmoid(input: Tensor) -> Tensor:
-    """log(sigmoid(x)) = -softplus(-x), stable for large |x|."""
-    return -softplus(-input)
+    """log(sigmoid(x)), stable for large |x|."""
+    return ea.logsigmoid(input)
 
 
 def softsign(input: Tensor) -> Tensor:
-    return input / (input.abs() + 1)
+    return ea.softsign(input)
 
 
 def hardsigmoid(input: Tensor, inplace: bool = False) -> Tensor:
-    return _inplace(input, ea.clamp(input / 6 + 0.5, 0.0, 1.0), inplace)
+    return ea.hardsigmoid(input, inplace)
 
 
 def hardswish(input: Tensor, inplace: bool = False) -> Tensor:
-    return _inplace(input, input * ea.clamp(input / 6 + 0.5, 0.0, 1.0), inplace)
+    return ea.hardswish(input, inplace)
 
 
 def tanhshrink(input: Tensor) -> Tensor:
-    return input - ea.tanh(input)
+    return ea.tanhshrink(input)
 
 
 def glu(input: Tensor, dim: int = -1) -> Tensor:
@@ -145,4 +136,4 @@ def glu(input: Tensor, dim: int = -1) -> Tensor:
 
 def threshold(input: Tensor, threshold: float, value: float, inplace: bool = False) -> Tensor:
     """x where x > threshold, else value."""
-    return _inplace(input, ea.where(input > threshold, input, ea.full_like(input, value)), inplace)
+    return ea.threshold(input, threshold, value, inplace)

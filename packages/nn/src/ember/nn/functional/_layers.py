@@ -107,19 +107,13 @@ def _check_p(p: float) -> None:
 def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
     """Zero each element with probability p in training and scale the rest by 1 / (1 - p)."""
     _check_p(p)
-    if not training or p == 0.0:
-        return input
-    result = ea.dropout(input, p, True)
-    return input.copy_(result) if inplace else result
+    return ea.dropout(input, p, training, inplace)
 
 
 def dropout2d(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
     """Zero whole channels (N, C, H, W) with probability p in training."""
     _check_p(p)
-    if not training or p == 0.0:
-        return input
-    result = ea.dropout2d(input, p, True)
-    return input.copy_(result) if inplace else result
+    return ea.dropout2d(input, p, training, inplace)
 
 
 def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None, max_norm: float | None = None,
@@ -133,7 +127,7 @@ def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None, max
             padding_idx += weight.shape[0]
         if not 0 <= padding_idx < weight.shape[0]:
             raise AssertionError("Padding_idx must be within num_embeddings")
-    return ea.embedding(input, weight, padding_idx)
+    return ea.embedding(input, weight, padding_idx, max_norm, norm_type, scale_grad_by_freq, sparse)
 
 
 def embedding_bag(input: Tensor, weight: Tensor, offsets: Tensor | None = None, max_norm: float | None = None,
@@ -148,8 +142,8 @@ def embedding_bag(input: Tensor, weight: Tensor, offsets: Tensor | None = None, 
                          "fixed length sequences.")
     if input.dim() == 1 and offsets is None:
         raise ValueError("offsets has to be a 1D Tensor but got None")
-    return ea.embedding_bag(input, weight, offsets, mode=mode, per_sample_weights=per_sample_weights,
-                            include_last_offset=include_last_offset, padding_idx=padding_idx)
+    return ea.embedding_bag(input, weight, offsets, max_norm, norm_type, scale_grad_by_freq, mode, sparse,
+                            per_sample_weights, include_last_offset, padding_idx)
 
 
 def pad(input: Tensor, pad: tuple[int, ...], mode: str = "constant", value: float | None = None) -> Tensor:
@@ -170,23 +164,12 @@ def interpolate(input: Tensor, size=None, scale_factor=None, mode: str = "neares
     if align_corners is not None and mode in ("nearest", "area", "nearest-exact"):
         raise ValueError("align_corners option can only be set with the interpolating modes: "
                          "linear | bilinear | bicubic | trilinear")
-    return ea.interpolate(input, size, scale_factor, mode, align_corners)
+    return ea.interpolate(input, size, scale_factor, mode, align_corners, recompute_scale_factor, antialias)
 
 
 def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
     """An int64 tensor (*tensor.shape, num_classes) with a 1 at each class id."""
-    if tensor.is_floating_point():
-        raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
-    if tensor.numel() and int(tensor.min()) < 0:
-        raise RuntimeError("Class values must be non-negative.")
-    if num_classes == -1:
-        if tensor.numel() == 0:
-            raise RuntimeError("Can not infer total number of classes from empty tensor.")
-        num_classes = int(tensor.max()) + 1
-    elif tensor.numel() and int(tensor.max()) >= num_classes:
-        raise RuntimeError("Class values must be smaller than num_classes.")
-    classes = ea.arange(num_classes, device=tensor.device)
-    return (tensor.unsqueeze(-1) == classes).long()
+    return ea.one_hot(tensor, num_classes)
 
 
 def flatten(input: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:

@@ -125,90 +125,18 @@ def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight: Tens
     return _reduce(loss, reduction)
 
 
-def _class_last(input: Tensor) -> Tensor:
-    """(N, C, d1, ...) -> (N, d1, ..., C); (C,) and (N, C) unchanged."""
-    return input.movedim(1, -1) if input.dim() > 2 else input
-
-
 def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, size_average=None,
              ignore_index: int = -100, reduce=None, reduction: str = "mean") -> Tensor:
     """-input[n, target[n]] (times weight[target[n]]), skipping `ignore_index`; input (N, C, d...)."""
-    reduction = _legacy_reduction(size_average, reduce, reduction)
-    _check_reduction(reduction)
-    if input.dim() < 1:
-        raise ValueError(f"nll_loss: input must have at least 1 dimension; got {describe(input)}")
-    expected = tuple(input.shape[:1]) + tuple(input.shape[2:]) if input.dim() > 1 else ()
-    if tuple(target.shape) != expected:
-        if input.dim() == 2 and target.dim() == 1:
-            raise ValueError(f"Expected input batch_size ({input.shape[0]}) to match target batch_size "
-                             f"({target.shape[0]}).")
-        raise RuntimeError(f"nll_loss: expected target of shape {list(expected)}; got {describe(input)} and "
-                           f"{describe(target)}")
-    if target.is_floating_point():
-        raise RuntimeError(f"nll_loss: expected target of an integer dtype (class indices); got {describe(target)}")
-    n_classes = input.shape[1] if input.dim() > 1 else input.shape[0]
-    valid = target != ignore_index
-    safe = ea.where(valid, target, ea.zeros_like(target))
-    if safe.numel():
-        lo, hi = int(safe.min()), int(safe.max())
-        if lo < 0 or hi >= n_classes:
-            raise IndexError(f"Target {lo if lo < 0 else hi} is out of bounds.")
-    logp = _class_last(input)
-    picked = logp.gather(-1, safe.unsqueeze(-1)).squeeze(-1)
-    w = valid.to(input.dtype)
-    if weight is not None:
-        w = weight[safe] * w
-    loss = -picked * w
-    if reduction == "none":
-        return loss
-    if reduction == "sum":
-        return loss.sum()
-    return loss.sum() / w.sum()
+    return ea.nll_loss(input, target, weight, size_average, ignore_index, reduce, reduction)
 
 
 def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, size_average=None,
                   ignore_index: int = -100, reduce=None, reduction: str = "mean",
                   label_smoothing: float = 0.0) -> Tensor:
     """Cross entropy of the logits `input` (N, C, d...) against class ids (N, d...) or class
-    probabilities (same shape as `input`), with optional label smoothing."""
-    reduction = _legacy_reduction(size_average, reduce, reduction)
-    _check_reduction(reduction)
-    if not 0.0 <= label_smoothing <= 1.0:
-        raise ValueError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
-    class_dim = 1 if input.dim() > 1 else 0
-    n_classes = input.shape[class_dim]
-    logp = ea.log_softmax(input, class_dim)
-    wshape = [1] * input.dim()
-    wshape[class_dim] = n_classes
-    if target.is_floating_point():
-        if tuple(target.shape) != tuple(input.shape):
-            raise RuntimeError(f"cross_entropy: class-probability targets must have the input's shape; got "
-                               f"{describe(input)} and {describe(target)}")
-        if label_smoothing > 0:
-            target = target * (1 - label_smoothing) + label_smoothing / n_classes
-        prod = logp * target
-        if weight is not None:
-            prod = prod * weight.reshape(wshape)
-        loss = -prod.sum(class_dim)
-        if reduction == "mean":
-            return loss.sum() / (input.numel() // n_classes)
-        return _reduce(loss, reduction)
-    nll = nll_loss(logp, target, weight, ignore_index=ignore_index, reduction=reduction)
-    if label_smoothing <= 0:
-        return nll
-    valid = target != ignore_index
-    lw = logp * weight.reshape(wshape) if weight is not None else logp
-    smooth = -lw.sum(class_dim) * valid.to(input.dtype)
-    if reduction == "none":
-        ret = smooth
-    elif reduction == "sum":
-        ret = smooth.sum()
-    elif weight is not None:
-        safe = ea.where(valid, target, ea.zeros_like(target))
-        ret = smooth.sum() / (weight[safe] * valid.to(input.dtype)).sum()
-    else:
-        ret = smooth.sum() / valid.sum()
-    return (1 - label_smoothing) * nll + ret * (label_smoothing / n_classes)
+    probabilities (same shape as `input`), with optional label smoothing (ember-core's fused kernel)."""
+    return ea.cross_entropy(input, target, weight, size_average, ignore_index, reduce, reduction, label_smoothing)
 
 
 def kl_div(input: Tensor, target: Tensor, size_average=None, reduce=None, reduction: str = "mean",

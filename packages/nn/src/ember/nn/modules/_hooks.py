@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import itertools
-import weakref
 
 __all__ = ["RemovableHandle"]
 
@@ -14,15 +13,12 @@ class RemovableHandle:
     _ids = itertools.count()
 
     def __init__(self, hooks_dict: dict, *, extra_dict: dict | None = None) -> None:
-        self.hooks_dict_ref = weakref.ref(hooks_dict)
+        self.hooks_dicts = [hooks_dict] + ([extra_dict] if extra_dict is not None else [])
         self.id = next(RemovableHandle._ids)
-        self.extra_dict_ref = weakref.ref(extra_dict) if extra_dict is not None else None
 
     def remove(self) -> None:
-        for ref in (self.hooks_dict_ref, self.extra_dict_ref):
-            d = ref() if ref is not None else None
-            if d is not None and self.id in d:
-                del d[self.id]
+        for d in self.hooks_dicts:
+            d.pop(self.id, None)
 
     def __enter__(self) -> RemovableHandle:
         return self

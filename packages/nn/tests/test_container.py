@@ -1,0 +1,85 @@
+"""Containers: Sequential, ModuleList, ModuleDict, ParameterList, ParameterDict."""
+
+from collections import OrderedDict
+
+import numpy as np
+import pytest
+
+import ember.autograd as torch
+from ember import nn
+
+
+def test_sequential_positional_and_ordered_dict():
+    a, b = nn.Linear(2, 3), nn.ReLU()
+    seq = nn.Sequential(a, b)
+    assert len(seq) == 2 and seq[0] is a and seq[-1] is b and list(seq) == [a, b]
+    named = nn.Sequential(OrderedDict(fc=a, act=b))
+    assert named.fc is a and named[1] is b
+    x = torch.randn(4, 2)
+    np.testing.assert_allclose(seq(x).detach().numpy(), np.maximum(a(x).detach().numpy(), 0), rtol=1e-6)
+
+
+def test_sequential_slicing_and_mutation():
+    layers = [nn.Linear(2, 2) for _ in range(4)]
+    seq = nn.Sequential(*layers)
+    sub = seq[1:3]
+    assert isinstance(sub, nn.Sequential) and list(sub) == layers[1:3]
+    seq.append(nn.ReLU())
+    assert len(seq) == 5 and isinstance(seq[4], nn.ReLU)
+    seq.insert(0, nn.Identity())
+    assert isinstance(seq[0], nn.Identity) and seq[1] is layers[0]
+    del seq[0]
+    assert seq[0] is layers[0] and list(seq._modules) == ["0", "1", "2", "3", "4"]
+    popped = seq.pop(-1)
+    assert isinstance(popped, nn.ReLU) and len(seq) == 4
+    seq.extend([nn.Tanh()])
+    assert isinstance(seq[-1], nn.Tanh)
+    seq[0] = nn.Identity()
+    assert isinstance(seq[0], nn.Identity)
+    with pytest.raises(IndexError, match="index 10 is out of range"):
+        seq[10]
+    assert len(seq + nn.Sequential(nn.ReLU())) == 6
+
+
+def test_module_list():
+    ml = nn.ModuleList([nn.Linear(1, 1), nn.Linear(1, 1)])
+    ml.append(nn.ReLU())
+    ml += [nn.Tanh()]
+    assert len(ml) == 4 and isinstance(ml[-1], nn.Tanh)
+    assert len(list(ml.parameters())) == 4
+    ml.insert(0, nn.Identity())
+    assert isinstance(ml[0], nn.Identity) and len(ml) == 5
+    del ml[0]
+    assert isinstance(ml[0], nn.Linear)
+    assert isinstance(ml[1:], nn.ModuleList) and len(ml[1:]) == 3
+    assert [type(m).__name__ for m in ml] == ["Linear", "Linear", "ReLU", "Tanh"]
+    assert repr(nn.ModuleList()) == "ModuleList()"
+    with pytest.raises(TypeError, match="iterable"):
+        ml.extend(3)
+
+
+def test_module_dict():
+    md = nn.ModuleDict({"a": nn.Linear(1, 1)})
+    md["b"] = nn.ReLU()
+    md.update([("c", nn.Tanh())])
+    assert list(md.keys()) == ["a", "b", "c"] and "b" in md and len(md) == 3
+    assert md["a"] is md.a
+    assert isinstance(md.pop("b"), nn.ReLU) and "b" not in md
+    assert [k for k, _ in md.items()] == ["a", "c"]
+    with pytest.raises(ValueError, match="has length 1; 2 is required"):
+        md.update([("x",)])
+
+
+def test_parameter_list_and_dict():
+    pl = nn.ParameterList([torch.zeros(2), nn.Parameter(torch.ones(3))])
+    assert all(isinstance(p, nn.Parameter) for p in pl) and len(pl) == 2
+    pl.append(torch.zeros(1))
+    assert len(list(pl.parameters())) == 3
+    assert repr(nn.ParameterList([torch.zeros(2, 3)])) == (
+        "ParameterList(  (0): Parameter containing: [ember.float32 of size 2x3]\n)".replace("(  ", "(\n  "))
+    pd = nn.ParameterDict({"w": torch.zeros(2)})
+    pd["b"] = nn.Parameter(torch.ones(1))
+    assert isinstance(pd["w"], nn.Parameter) and list(pd.keys()) == ["w", "b"] and "b" in pd
+    assert [n for n, _ in pd.named_parameters()] == ["w", "b"]
+    del pd["w"]
+    assert list(pd) == ["b"]

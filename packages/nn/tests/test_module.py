@@ -1,0 +1,297 @@
+"""Module: registration, iteration, state dicts, modes, conversions, hooks, repr, misuse errors."""
+
+import copy
+import pickle
+from collections import OrderedDict
+
+import numpy as np
+import pytest
+
+import ember.autograd as torch
+from ember import nn
+from ember.core import Tensor
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 3)
+        self.bn = nn.BatchNorm1d(3)
+        self.scale = nn.Parameter(torch.ones(1))
+        self.register_buffer("steps", torch.zeros(1))
+        self.register_buffer("scratch", torch.zeros(2), persistent=False)
+
+    def forward(self, x):
+        return self.bn(self.fc(x)) * self.scale
+
+
+def test_parameter_is_a_tensor_sharing_storage():
+    data = torch.zeros(2, 3)
+    p = nn.Parameter(data)
+    assert isinstance(p, Tensor) and isinstance(p, nn.Parameter)
+    assert p.requires_grad and p.is_leaf
+    assert p.data_ptr() == data.data_ptr()
+    assert not nn.Parameter(data, requires_grad=False).requires_grad
+    assert nn.Parameter().shape == (0,)
+    assert repr(nn.Parameter(torch.tensor([1.0, 2.0]))) == \
+        "Parameter containing:\ntensor([1., 2.], requires_grad=True)"
+
+
+def test_parameter_deepcopy_and_pickle():
+    p = nn.Parameter(torch.tensor([1.0, 2.0]))
+    q = copy.deepcopy(p)
+    assert isinstance(q, nn.Parameter) and q.requires_grad
+    assert q.data_ptr() != p.data_ptr() and q.tolist() == [1.0, 2.0]
+    r = pickle.loads(pickle.dumps(p))
+    assert isinstance(r, nn.Parameter) and r.tolist() == [1.0, 2.0] and r.requires_grad
+
+
+def test_registration_by_assignment():
+    net = Net()
+    assert [n for n, _ in net.named_parameters()] == ["scale", "fc.weight", "fc.bias", "bn.weight", "bn.bias"]
+    assert [n for n, _ in net.named_buffers()] == ["steps", "scratch", "bn.running_mean", "bn.running_var",
+                                                   "bn.num_batches_tracked"]
+    assert [n for n, _ in net.named_children()] == ["fc", "bn"]
+    assert [n for n, _ in net.named_modules()] == ["", "fc", "bn"]
+    assert net.fc.weight is net._modules["fc"]._parameters["weight"]
+    assert len(list(net.parameters(recurse=False))) == 1
+    assert [n for n, _ in net.named_parameters(prefix="model")][0] == "model.scale"
+    assert "fc" in dir(net) and "scale" in dir(net) and "steps" in dir(net)
+
+
+def test_shared_parameters_are_listed_once():
+    lin = nn.Linear(2, 2)
+    seq = nn.Sequential(lin, lin)
+    assert len(list(seq.parameters())) == 2
+    assert len(list(seq.named_parameters(remove_duplicate=False))) == 4
+
+
+def test_assigning_a_tensor_to_a_parameter_name_raises():
+    lin = nn.Linear(4, 2)
+    with pytest.raises(TypeError, match=r"cannot assign 'ember.FloatTensor' as parameter 'weight' "
+                                        r"\(ember.nn.Parameter or None expected\)"):
+        lin.weight = torch.zeros(2, 4)
+    lin.bias = None
+    assert lin.bias is None and "bias" in lin._parameters
+    with pytest.raises(TypeError, match="as child module"):
+        net = Net()
+        net.fc = 3
+    with pytest.raises(AttributeError, match="cannot assign parameters before Module.__init__"):
+        class Bad(nn.Module):
+            def __init__(self):
+                self.w = nn.Parameter(torch.zeros(1))
+        Bad()
+
+
+def test_register_errors():
+    m = nn.Module()
+    with pytest.raises(KeyError, match="name can.*t contain"):
+        m.register_buffer("a.b", torch.zeros(1))
+    with pytest.raises(TypeError, match="cannot assign 'int' object to parameter 'w'"):
+        m.register_parameter("w", 3)
+    m.x = 1
+    with pytest.raises(KeyError, match="attribute 'x' already exists"):
+        m.register_buffer("x", torch.zeros(1))
+    with pytest.raises(AttributeError, match="'Module' object has no attribute 'nope'"):
+        _ = m.nope
+
+
+def test_delattr_and_reassignment_moves_between_kinds():
+    net = Net()
+    del net.scale
+    assert "scale" not in dict(net.named_parameters())
+    net.steps = None
+    assert net.steps is None
+    net.extra = nn.Linear(1, 1)
+    del net.extra
+    assert "extra" not in net._modules
+    net.register_buffer("steps", torch.ones(1))
+    assert net.steps.tolist() == [1.0]
+
+
+def test_state_dict_contents_and_keep_vars():
+    net = Net()
+    sd = net.state_dict()
+    assert isinstance(sd, OrderedDict)
+    assert list(sd) == ["scale", "steps", "fc.weight", "fc.bias", "bn.weight", "bn.bias", "bn.running_mean",
+                        "bn.running_var", "bn.num_batches_tracked"]
+    assert not sd["fc.weight"].requires_grad and not isinstance(sd["fc.weight"], nn.Parameter)
+    assert sd["fc.weight"].data_ptr() == net.fc.weight.data_ptr()
+    assert net.state_dict(keep_vars=True)["fc.weight"] is net.fc.weight
+    assert list(net.state_dict(prefix="m."))[0] == "m.scale"
+
+
+def test_load_state_dict_round_trip_copies_values():
+    a, b = Net(), Net()
+    result = b.load_state_dict(a.state_dict())
+    assert result.missing_keys == [] and result.unexpected_keys == []
+    assert repr(result) == "<All keys matched successfully>"
+    for (n, x), (_, y) in zip(a.state_dict().items(), b.state_dict().items()):
+        np.testing.assert_array_equal(x.numpy(), y.numpy(), err_msg=n)
+        assert x.data_ptr() != y.data_ptr()
+
+
+def test_load_state_dict_strict_reports_missing_and_unexpected():
+    net = Net()
+    sd = net.state_dict()
+    del sd["fc.bias"]
+    sd["fc.extra"] = torch.zeros(1)
+    with pytest.raises(RuntimeError) as err:
+        net.load_state_dict(sd)
+    msg = str(err.value)
+    assert msg.startswith("Error(s) in loading state_dict for Net:")
+    assert 'Missing key(s) in state_dict: "fc.bias".' in msg
+    assert 'Unexpected key(s) in state_dict: "fc.extra".' in msg
+    missing, unexpected = net.load_state_dict(sd, strict=False)
+    assert missing == [] and unexpected == []
+
+
+def test_load_state_dict_shape_mismatch_names_key_and_shapes():
+    net = nn.Sequential(OrderedDict(fc=nn.Linear(4, 10)))
+    sd = nn.Sequential(OrderedDict(fc=nn.Linear(5, 10))).state_dict()
+    with pytest.raises(RuntimeError, match=r"size mismatch for fc.weight: copying a param with shape \[10, 5\] "
+                                           r"from checkpoint, the shape in current model is \[10, 4\]."):
+        net.load_state_dict(sd)
+    with pytest.raises(RuntimeError, match="size mismatch"):
+        net.load_state_dict(sd, strict=False)
+
+
+def test_train_eval_flags_propagate():
+    net = Net()
+    assert net.training and net.bn.training
+    assert net.eval() is net
+    assert not net.training and not net.fc.training and not net.bn.training
+    net.train()
+    assert net.bn.training
+    with pytest.raises(ValueError, match="training mode is expected to be boolean"):
+        net.train("yes")
+
+
+def test_double_float_and_to_keep_parameter_objects():
+    net = Net()
+    w = net.fc.weight
+    net.double()
+    assert net.fc.weight is w and w.dtype == torch.float64
+    assert net.bn.num_batches_tracked.dtype == torch.int64
+    assert net.steps.dtype == torch.float64
+    net.to(torch.float32)
+    assert w.dtype == torch.float32
+    net.to("cpu")
+    net.to(torch.zeros(1, dtype=torch.float64))
+    assert w.dtype == torch.float64
+    net.float()
+    assert w.dtype == torch.float32 and net.cpu() is net
+    with pytest.raises(TypeError, match="floating point"):
+        net.to(torch.int32)
+
+
+def test_zero_grad_and_requires_grad():
+    net = nn.Linear(2, 2)
+    net.weight.grad = torch.ones(2, 2)
+    net.zero_grad(set_to_none=False)
+    assert net.weight.grad.tolist() == [[0.0, 0.0], [0.0, 0.0]]
+    net.zero_grad()
+    assert net.weight.grad is None
+    net.requires_grad_(False)
+    assert not net.weight.requires_grad and not net.bias.requires_grad
+
+
+def test_apply_visits_children_then_self():
+    seen = []
+    net = Net()
+    net.apply(lambda m: seen.append(type(m).__name__))
+    assert seen == ["Linear", "BatchNorm1d", "Net"]
+
+
+def test_get_submodule_parameter_buffer():
+    net = nn.Sequential(OrderedDict(enc=nn.Sequential(nn.Linear(2, 2)), bn=nn.BatchNorm1d(2)))
+    assert net.get_submodule("enc.0") is net.enc[0]
+    assert net.get_parameter("enc.0.weight") is net.enc[0].weight
+    assert net.get_buffer("bn.running_mean") is net.bn.running_mean
+    with pytest.raises(AttributeError, match="has no attribute `nope`"):
+        net.get_submodule("enc.nope")
+    with pytest.raises(AttributeError, match="is not an nn.Parameter"):
+        net.get_parameter("bn.running_mean")
+
+
+def test_forward_hooks_can_replace_args_and_outputs():
+    lin = nn.Linear(2, 2)
+    calls = []
+    h1 = lin.register_forward_pre_hook(lambda m, args: (args[0] * 0,))
+    h2 = lin.register_forward_hook(lambda m, args, out: calls.append(out.shape) or out + 1)
+    y = lin(torch.ones(3, 2))
+    np.testing.assert_allclose(y.detach().numpy(), (lin.bias.detach().numpy() + 1)[None].repeat(3, 0), rtol=1e-6)
+    assert calls == [(3, 2)]
+    h1.remove()
+    h2.remove()
+    assert not lin._forward_hooks and not lin._forward_pre_hooks
+    kw = []
+    lin.register_forward_pre_hook(lambda m, a, k: kw.append(k), with_kwargs=True)
+    lin.register_forward_hook(lambda m, a, k, o: kw.append("post"), with_kwargs=True)
+    lin(torch.ones(1, 2))
+    assert kw == [{}, "post"]
+
+
+def test_forward_unimplemented():
+    with pytest.raises(NotImplementedError, match='missing the required "forward" function'):
+        nn.Module()(1)
+
+
+def test_repr_nested_like_pytorch():
+    net = nn.Sequential(nn.Conv2d(1, 4, 3, padding=1), nn.ReLU(inplace=True),
+                        nn.Sequential(nn.Flatten(), nn.Linear(4, 2, bias=False)), nn.Dropout(0.25))
+    assert repr(net) == (
+        "Sequential(\n"
+        "  (0): Conv2d(1, 4, kernel_size=(3, 3), stride=(1, 1), padding=(1, 1))\n"
+        "  (1): ReLU(inplace=True)\n"
+        "  (2): Sequential(\n"
+        "    (0): Flatten(start_dim=1, end_dim=-1)\n"
+        "    (1): Linear(in_features=4, out_features=2, bias=False)\n"
+        "  )\n"
+        "  (3): Dropout(p=0.25, inplace=False)\n"
+        ")")
+
+
+@pytest.mark.parametrize("module, text", [
+    (nn.BatchNorm1d(3, momentum=None),
+     "BatchNorm1d(3, eps=1e-05, momentum=None, affine=True, track_running_stats=True)"),
+    (nn.Conv2d(2, 4, 3, padding="same", padding_mode="reflect"),
+     "Conv2d(2, 4, kernel_size=(3, 3), stride=(1, 1), padding=same, padding_mode=reflect)"),
+    (nn.LayerNorm(5), "LayerNorm((5,), eps=1e-05, elementwise_affine=True)"),
+    (nn.GroupNorm(2, 4), "GroupNorm(2, 4, eps=1e-05, affine=True)"),
+    (nn.Embedding(10, 3, padding_idx=0), "Embedding(10, 3, padding_idx=0)"),
+    (nn.EmbeddingBag(10, 3, mode="sum"), "EmbeddingBag(10, 3, mode='sum')"),
+    (nn.LSTM(3, 4, num_layers=2, batch_first=True), "LSTM(3, 4, num_layers=2, batch_first=True)"),
+    (nn.GRUCell(3, 4), "GRUCell(3, 4)"),
+    (nn.MaxPool2d(2), "MaxPool2d(kernel_size=2, stride=2, padding=0, dilation=1, ceil_mode=False)"),
+    (nn.AvgPool2d(2), "AvgPool2d(kernel_size=2, stride=2, padding=0)"),
+    (nn.AdaptiveAvgPool2d((1, 1)), "AdaptiveAvgPool2d(output_size=(1, 1))"),
+    (nn.Conv2d(2, 4, 3, bias=False, groups=2),
+     "Conv2d(2, 4, kernel_size=(3, 3), stride=(1, 1), groups=2, bias=False)"),
+    (nn.ConvTranspose2d(4, 2, 2, stride=2), "ConvTranspose2d(4, 2, kernel_size=(2, 2), stride=(2, 2))"),
+    (nn.LeakyReLU(0.2), "LeakyReLU(negative_slope=0.2)"),
+    (nn.Softmax(dim=1), "Softmax(dim=1)"),
+    (nn.GELU(), "GELU(approximate='none')"),
+    (nn.Upsample(scale_factor=2), "Upsample(scale_factor=2.0, mode='nearest')"),
+    (nn.Hardtanh(), "Hardtanh(min_val=-1.0, max_val=1.0)"),
+    (nn.Unflatten(1, (2, 3)), "Unflatten(dim=1, unflattened_size=(2, 3))"),
+])
+def test_layer_reprs(module, text):
+    assert repr(module) == text
+
+
+def test_multihead_attention_repr():
+    assert repr(nn.MultiheadAttention(8, 2)) == (
+        "MultiheadAttention(\n"
+        "  (out_proj): NonDynamicallyQuantizableLinear(in_features=8, out_features=8, bias=True)\n"
+        ")")
+
+
+def test_module_deepcopy_is_independent():
+    net = Net()
+    twin = copy.deepcopy(net)
+    assert twin.fc.weight is not net.fc.weight
+    np.testing.assert_array_equal(twin.fc.weight.detach().numpy(), net.fc.weight.detach().numpy())
+    with torch.no_grad():
+        twin.fc.weight.fill_(0)
+    assert net.fc.weight.abs().sum().item() > 0
