@@ -19,11 +19,13 @@ from ember.core.cuda import streams
 from ember.core.tensor import Tensor, contiguous_strides, describe
 
 __all__ = ["stream", "typed", "meta", "grid", "empty", "prepare_out", "compute_type", "SIMULATOR",
-           "THREADS", "is_dense"]
+           "THREADS", "REDUCE_THREADS", "is_dense"]
 
 SIMULATOR = streams.SIMULATOR
 # The simulator runs one OS thread per CUDA thread: keep launches small there.
 THREADS = 32 if SIMULATOR else 256
+# Block size of the reductions (a power of two: their shared-memory tree halves it).
+REDUCE_THREADS = 8 if SIMULATOR else 256
 _MAX_BLOCKS = 4 if SIMULATOR else 8192
 
 _meta_cache: OrderedDict[tuple, object] = OrderedDict()

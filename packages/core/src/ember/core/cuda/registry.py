@@ -12,7 +12,7 @@ from ember.core.dispatch import registered_ops
 
 __all__ = ["LAUNCHERS", "register_all", "missing_cuda_kernels"]
 
-LAUNCHERS = ("launch_elementwise",)
+LAUNCHERS = ("launch_elementwise", "launch_reduce")
 
 
 def register_all() -> None:
