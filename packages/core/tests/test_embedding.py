@@ -1,0 +1,117 @@
+"""embedding/embedding_bag against float64 loop references; their weight gradients (Numba
+scatter-adds) against central differences; max_norm renormalization and errors."""
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import ember.core as E
+from ember.core.ops import embedding as M
+
+
+def T(a):
+    return E.from_numpy(np.array(a))
+
+
+def check_vjp(f, x, g, vjp, eps=1e-6, seed=0):
+    rng = np.random.default_rng(seed)
+    for _ in range(3):
+        v = rng.standard_normal(x.shape)
+        jv = (f(x + eps * v) - f(x - eps * v)) / (2 * eps)
+        assert np.isclose(np.sum(vjp * v), np.sum(g * jv), rtol=1e-6, atol=1e-7)
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(1, 6), st.integers(1, 4), st.lists(st.integers(0, 5), min_size=1, max_size=12),
+       st.sampled_from([None, 0, 2, -1]), st.booleans())
+def test_embedding_gathers_rows_and_scatters_gradients(v, d, idx, padding_idx, freq):
+    idx = np.array([i % v for i in idx]).reshape(-1, 1) if len(idx) % 2 else np.array([i % v for i in idx])
+    if padding_idx is not None and padding_idx >= v:
+        return
+    w = np.random.default_rng(0).standard_normal((v, d))
+    got = E.embedding(T(idx), T(w), padding_idx=padding_idx, scale_grad_by_freq=freq)
+    np.testing.assert_array_equal(got.numpy(), w[idx])
+    g = np.random.default_rng(1).standard_normal(idx.shape + (d,))
+    pad = -1 if padding_idx is None else padding_idx % v
+    gw = M.embedding_backward(T(g), T(idx), v, pad, freq).numpy()
+    want = np.zeros((v, d))
+    counts = np.bincount(idx.reshape(-1), minlength=v)
+    for k, row in zip(idx.reshape(-1), g.reshape(-1, d)):
+        if k != pad:
+            want[k] += row / (counts[k] if freq else 1)
+    np.testing.assert_allclose(gw, want, rtol=1e-12, atol=1e-12)
+    if not freq and padding_idx is None:
+        check_vjp(lambda ww: ww[idx], w, g, gw)
+
+
+def test_embedding_max_norm_renormalizes_referenced_rows_in_place():
+    w = np.array([[3.0, 4.0], [0.3, 0.4], [6.0, 8.0]])
+    wt = T(w)
+    v = wt._version
+    out = E.embedding(E.tensor([0, 1]), wt, max_norm=1.0)
+    np.testing.assert_allclose(np.linalg.norm(out.numpy(), axis=1), [1.0, 0.5], rtol=1e-6)
+    np.testing.assert_array_equal(wt.numpy()[2], [6.0, 8.0])
+    assert wt._version > v
+
+
+def ref_bag(w, idx, offsets, mode, psw=None, padding_idx=None, include_last=False):
+    ends = list(offsets[1:]) + ([] if include_last else [len(idx)])
+    starts = offsets[:-1] if include_last else offsets
+    rows = []
+    for s, e in zip(starts, ends):
+        sel = [k for k in range(s, e) if idx[k] != padding_idx]
+        vals = np.array([w[idx[k]] * (1 if psw is None else psw[k]) for k in sel]).reshape(len(sel), w.shape[1])
+        if not sel:
+            rows.append(np.zeros(w.shape[1]))
+        else:
+            rows.append({"sum": vals.sum(0), "mean": vals.mean(0), "max": vals.max(0)}[mode])
+    return np.array(rows)
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.sampled_from(["sum", "mean", "max"]), st.lists(st.integers(0, 4), min_size=1, max_size=10),
+       st.lists(st.integers(0, 10), min_size=1, max_size=4), st.booleans(), st.sampled_from([None, 1]))
+def test_embedding_bag_matches_reference_and_backward(mode, idx, cuts, weighted, padding_idx):
+    idx = np.array(idx)
+    offsets = np.array(sorted({0, *(c % len(idx) for c in cuts)}), dtype=np.int64)
+    w = np.random.default_rng(2).standard_normal((5, 3))
+    psw = np.random.default_rng(3).random(len(idx)) + 0.5 if weighted and mode == "sum" else None
+    got = E.embedding_bag(T(idx), T(w), T(offsets), mode=mode, per_sample_weights=None if psw is None else T(psw),
+                          padding_idx=padding_idx)
+    want = ref_bag(w, idx, offsets, mode, psw, padding_idx)
+    np.testing.assert_allclose(got.numpy(), want, rtol=1e-12, atol=1e-12)
+    out, bag_size, max_idx = M.embedding_bag_op(T(w), T(idx), T(offsets), mode, None if psw is None else T(psw),
+                                                False, -1 if padding_idx is None else padding_idx)
+    g = np.random.default_rng(4).standard_normal(want.shape)
+    gw = M.embedding_bag_backward(T(g), T(idx), T(offsets), bag_size, max_idx, 5, mode,
+                                  None if psw is None else T(psw), False,
+                                  -1 if padding_idx is None else padding_idx).numpy()
+    check_vjp(lambda ww: ref_bag(ww, idx, offsets, mode, psw, padding_idx), w, g, gw)
+
+
+def test_embedding_bag_2d_input_and_include_last_offset():
+    w = np.random.default_rng(5).standard_normal((6, 2))
+    idx = np.array([[0, 2, 5], [1, 1, 4]])
+    np.testing.assert_allclose(E.embedding_bag(T(idx), T(w)).numpy(), w[idx].mean(1), rtol=1e-12)
+    flat, offs = np.array([0, 2, 5, 1]), np.array([0, 1, 4])
+    got = E.embedding_bag(T(flat), T(w), T(offs), mode="sum", include_last_offset=True)
+    np.testing.assert_allclose(got.numpy(), [w[0], w[2] + w[5] + w[1]], rtol=1e-12)
+
+
+def test_embedding_errors_use_pytorchs_messages():
+    w = E.zeros(4, 2)
+    with pytest.raises(IndexError, match="index out of range in self"):
+        E.embedding(E.tensor([4]), w)
+    with pytest.raises(IndexError, match="index out of range in self"):
+        E.embedding(E.tensor([-1]), w)
+    with pytest.raises(ValueError, match="Padding_idx must be within num_embeddings"):
+        E.embedding(E.tensor([1]), w, padding_idx=4)
+    with pytest.raises(RuntimeError, match="'indices' to have one of the following scalar types: Long, Int"):
+        E.embedding(E.tensor([1.0]), w)
+    with pytest.raises(ValueError, match="offsets has to be a 1D Tensor but got None"):
+        E.embedding_bag(E.tensor([1, 2]), w)
+    with pytest.raises(ValueError, match="if input is 2D, then offsets has to be None"):
+        E.embedding_bag(E.tensor([[1, 2]]), w, E.tensor([0]))
+    with pytest.raises(NotImplementedError, match="per_sample_weights is only supported for mode='sum'"):
+        E.embedding_bag(E.tensor([[1, 2]]), w, per_sample_weights=E.ones(1, 2))
