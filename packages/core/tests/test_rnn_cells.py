@@ -1,0 +1,93 @@
+"""Fused LSTM/GRU cell gates against float64 references of PyTorch's cell equations; their
+backward ops against central differences of the forward."""
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import ember.core as E
+from ember.core.ops import rnn_cells as R
+
+
+def T(a):
+    return E.from_numpy(np.array(a))
+
+
+def sig(x):
+    return 1 / (1 + np.exp(-x))
+
+
+def ref_lstm(ig, hg, cx, bi, bh):
+    i, f, g, o = np.split(ig + hg + bi + bh, 4, axis=1)
+    cy = sig(f) * cx + sig(i) * np.tanh(g)
+    return sig(o) * np.tanh(cy), cy
+
+
+def ref_gru(ig, hg, hx, bi, bh):
+    ir, iz, in_ = np.split(ig + bi, 3, axis=1)
+    hr, hz, hn = np.split(hg + bh, 3, axis=1)
+    r, z = sig(ir + hr), sig(iz + hz)
+    n = np.tanh(in_ + r * hn)
+    return (1 - z) * n + z * hx
+
+
+def vjp_check(f, x, vjp, eps=1e-6, seed=0):
+    """f maps x to a scalar <g, out>; compare <vjp, v> with its directional derivative."""
+    rng = np.random.default_rng(seed)
+    for _ in range(3):
+        v = rng.standard_normal(x.shape)
+        assert np.isclose(np.sum(vjp * v), (f(x + eps * v) - f(x - eps * v)) / (2 * eps), rtol=1e-6, atol=1e-8)
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(1, 3), st.integers(1, 4), st.booleans(), st.booleans(), st.booleans())
+def test_lstm_cell_matches_reference_and_backward(n, h, bias, use_ghy, use_gcy):
+    rng = np.random.default_rng(0)
+    ig, hg = rng.standard_normal((n, 4 * h)), rng.standard_normal((n, 4 * h))
+    cx = rng.standard_normal((n, h))
+    bi, bh = (rng.standard_normal(4 * h), rng.standard_normal(4 * h)) if bias else (np.zeros(4 * h),) * 2
+    hy, cy, ws = R.lstm_cell(T(ig), T(hg), T(cx), T(bi) if bias else None, T(bh) if bias else None)
+    want_h, want_c = ref_lstm(ig, hg, cx, bi, bh)
+    np.testing.assert_allclose(hy.numpy(), want_h, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(cy.numpy(), want_c, rtol=1e-12, atol=1e-12)
+    ghy, gcy = rng.standard_normal((n, h)), rng.standard_normal((n, h))
+    ghy, gcy = (ghy if use_ghy else None), (gcy if use_gcy else None)
+    gg, gcx = R.lstm_cell_backward(T(ghy) if use_ghy else None, T(gcy) if use_gcy else None, T(cx), cy, ws)
+
+    def loss(ig_, hg_, cx_):
+        a, b = ref_lstm(ig_, hg_, cx_, bi, bh)
+        return (np.sum(ghy * a) if use_ghy else 0.0) + (np.sum(gcy * b) if use_gcy else 0.0)
+
+    vjp_check(lambda x: loss(x, hg, cx), ig, gg.numpy())
+    vjp_check(lambda x: loss(ig, x, cx), hg, gg.numpy())
+    vjp_check(lambda x: loss(ig, hg, x), cx, gcx.numpy())
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(1, 3), st.integers(1, 4), st.booleans())
+def test_gru_cell_matches_reference_and_backward(n, h, bias):
+    rng = np.random.default_rng(1)
+    ig, hg = rng.standard_normal((n, 3 * h)), rng.standard_normal((n, 3 * h))
+    hx = rng.standard_normal((n, h))
+    bi, bh = (rng.standard_normal(3 * h), rng.standard_normal(3 * h)) if bias else (np.zeros(3 * h),) * 2
+    hy, ws = R.gru_cell(T(ig), T(hg), T(hx), T(bi) if bias else None, T(bh) if bias else None)
+    np.testing.assert_allclose(hy.numpy(), ref_gru(ig, hg, hx, bi, bh), rtol=1e-12, atol=1e-12)
+    assert ws.shape == (n, 5 * h)
+    g = rng.standard_normal((n, h))
+    gi, gh, ghx = (t.numpy() for t in R.gru_cell_backward(T(g), ws))
+    vjp_check(lambda x: np.sum(g * ref_gru(x, hg, hx, bi, bh)), ig, gi)
+    vjp_check(lambda x: np.sum(g * ref_gru(ig, x, hx, bi, bh)), hg, gh)
+    vjp_check(lambda x: np.sum(g * ref_gru(ig, hg, x, bi, bh)), hx, ghx)
+    vjp_check(lambda x: np.sum(g * ref_gru(ig, hg, hx, x, bh)), bi, gi.sum(0))
+    vjp_check(lambda x: np.sum(g * ref_gru(ig, hg, hx, bi, x)), bh, gh.sum(0))
+
+
+def test_cells_keep_float32_and_reject_mismatched_gates():
+    rng = np.random.default_rng(2)
+    hy, cy, _ = E._thnn_fused_lstm_cell(T(rng.standard_normal((2, 8)).astype(np.float32)),
+                                        T(rng.standard_normal((2, 8)).astype(np.float32)),
+                                        T(rng.standard_normal((2, 2)).astype(np.float32)))
+    assert hy.dtype is E.float32 and cy.dtype is E.float32
+    with pytest.raises(RuntimeError, match=r"gru_cell: expected input_gates and hidden_gates of shape \(N, 3\*H\)"):
+        E._thnn_fused_gru_cell(E.zeros(2, 6), E.zeros(2, 5), E.zeros(2, 2))
