@@ -1,0 +1,58 @@
+"""Dropout: kept elements scaled by 1 / (1 - p), the mask it returns, its backward, seeding,
+channel dropout, and errors."""
+
+import numpy as np
+import pytest
+
+import ember.core as E
+from ember.core.ops import dropout as D
+
+
+def test_native_dropout_scales_kept_elements_and_returns_the_mask():
+    x = E.from_numpy(np.random.default_rng(0).standard_normal((200, 50)).astype(np.float32))
+    out, mask = D.native_dropout(x, 0.3, None)
+    m = mask.numpy()
+    assert mask.dtype is E.bool and out.dtype is E.float32
+    np.testing.assert_allclose(out.numpy(), np.where(m, x.numpy() / 0.7, 0), rtol=1e-6)
+    assert abs(m.mean() - 0.7) < 0.02
+    g = np.random.default_rng(1).standard_normal(x.shape).astype(np.float32)
+    gi = D.native_dropout_backward(E.from_numpy(g), mask, 1 / 0.7).numpy()
+    np.testing.assert_allclose(gi, g * m / 0.7, rtol=1e-6)
+
+
+def test_dropout_follows_manual_seed_and_is_identity_when_not_training():
+    x = E.ones(1000)
+    E.manual_seed(7)
+    a = E.dropout(x, 0.5).numpy()
+    E.manual_seed(7)
+    b = E.dropout(x, 0.5).numpy()
+    np.testing.assert_array_equal(a, b)
+    assert set(np.unique(a)) <= {0.0, 2.0}
+    assert E.dropout(x, 0.5, training=False) is x
+    assert E.dropout(x, 1.0).numpy().sum() == 0
+
+
+def test_inplace_dropout_writes_the_input():
+    x = E.ones(100)
+    v = x._version
+    y = E.dropout(x, 0.5, inplace=True)
+    assert y is x and x._version > v and set(np.unique(x.numpy())) <= {0.0, 2.0}
+
+
+def test_dropout2d_zeroes_whole_channels():
+    x = E.ones(8, 16, 3, 3)
+    out = E.dropout2d(x, 0.5).numpy()
+    per_channel = out.reshape(8, 16, -1)
+    assert (per_channel.min(-1) == per_channel.max(-1)).all()
+    assert set(np.unique(per_channel)) <= {0.0, 2.0}
+    assert E.dropout1d(E.ones(4, 5, 6), 0.2).shape == (4, 5, 6)
+    assert E.dropout2d(E.ones(5, 3, 3), 0.2).shape == (5, 3, 3)
+
+
+def test_dropout_errors():
+    with pytest.raises(ValueError, match="dropout probability has to be between 0 and 1, but got 1.5"):
+        E.dropout(E.ones(3), 1.5)
+    with pytest.raises(TypeError, match="floating point"):
+        E.dropout(E.tensor([1, 2]), 0.5)
+    with pytest.raises(RuntimeError, match="Expected 3D or 4D input"):
+        E.dropout2d(E.ones(3, 3), 0.5)

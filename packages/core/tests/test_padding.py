@@ -1,0 +1,66 @@
+"""pad (constant/reflect/replicate/circular) against numpy.pad; its backward against central
+differences; negative (cropping) constant pads and errors."""
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import ember.core as E
+from ember.core.ops import padding as P
+
+NP_MODE = {"constant": "constant", "reflect": "reflect", "replicate": "edge", "circular": "wrap"}
+
+
+def T(a):
+    return E.from_numpy(np.array(a))
+
+
+def np_pad(x, pad, mode, value=0.0):
+    widths = [(0, 0)] * x.ndim
+    for i in range(len(pad) // 2):
+        widths[x.ndim - 1 - i] = (pad[2 * i], pad[2 * i + 1])
+    if mode == "constant":
+        return np.pad(x, widths, constant_values=value)
+    return np.pad(x, widths, mode=NP_MODE[mode])
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.sampled_from(["constant", "reflect", "replicate", "circular"]), st.integers(1, 3),
+       st.lists(st.integers(0, 2), min_size=2, max_size=6))
+def test_pad_matches_numpy_and_backward(mode, nd, pads):
+    pads = tuple(pads[:2 * nd]) + (0,) * max(0, 2 * nd - len(pads))
+    x = np.random.default_rng(0).standard_normal((2, 3, 4, 5)[-(nd + 1):])
+    value = 1.5 if mode == "constant" else None
+    got = E.pad(T(x), pads, mode, value)
+    want = np_pad(x, pads, mode, value or 0.0)
+    np.testing.assert_array_equal(got.numpy(), want)
+    g = np.random.default_rng(1).standard_normal(want.shape)
+    gi = P.pad_nd_backward(T(g), x.shape, pads, mode).numpy()
+    rng = np.random.default_rng(2)
+    for _ in range(3):
+        v = rng.standard_normal(x.shape)
+        jv = (np_pad(x + 1e-6 * v, pads, mode, value or 0.0) - np_pad(x - 1e-6 * v, pads, mode, value or 0.0)) / 2e-6
+        assert np.isclose(np.sum(gi * v), np.sum(g * jv), rtol=1e-6, atol=1e-8)
+
+
+def test_negative_constant_padding_crops_and_its_backward_zero_fills():
+    x = np.arange(20.0).reshape(4, 5)
+    got = E.pad(T(x), (-1, 2, 0, -2))
+    np.testing.assert_array_equal(got.numpy(), np.pad(x[:2, 1:], ((0, 0), (0, 2))))
+    g = np.ones(got.shape)
+    gi = P.pad_nd_backward(T(g), x.shape, (-1, 2, 0, -2), "constant").numpy()
+    want = np.zeros_like(x)
+    want[:2, 1:] = 1
+    np.testing.assert_array_equal(gi, want)
+
+
+def test_pad_keeps_dtype_and_validates():
+    assert E.pad(E.tensor([[1, 2]]), (1, 1), value=7).tolist() == [[7, 1, 2, 7]]
+    with pytest.raises(ValueError, match="Padding length must be divisible by 2"):
+        E.pad(E.zeros(3), (1,))
+    with pytest.raises(RuntimeError, match=r"Padding size should be less than the corresponding input dimension, "
+                                           r"but got: padding \(3, 3\) at dimension 2 of input \[1, 1, 3\]"):
+        E.pad(E.zeros(1, 1, 3), (3, 3), mode="reflect")
+    with pytest.raises(NotImplementedError, match="Unsupported padding mode: wrap"):
+        E.pad(E.zeros(1, 3), (1, 1), mode="wrap")

@@ -1,0 +1,97 @@
+"""interpolate (nearest, nearest-exact, linear/bilinear with and without align_corners) against
+float64 loop references of PyTorch's source-index formulas; its backward by central differences."""
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import ember.core as E
+from ember.core.ops import upsample as U
+
+
+def T(a):
+    return E.from_numpy(np.array(a))
+
+
+def src_linear(o, n_in, n_out, align_corners, scale):
+    if align_corners:
+        return o * (n_in - 1) / (n_out - 1) if n_out > 1 else 0.0
+    ratio = 1 / scale if scale else n_in / n_out
+    return max((o + 0.5) * ratio - 0.5, 0.0)
+
+
+def ref_resize_1d(row, n_out, mode, align_corners, scale):
+    n_in = len(row)
+    out = np.zeros(n_out)
+    ratio = 1 / scale if scale else n_in / n_out
+    for o in range(n_out):
+        if mode == "nearest":
+            out[o] = row[min(int(math.floor(o * ratio)), n_in - 1)]
+        elif mode == "nearest-exact":
+            out[o] = row[min(int(math.floor((o + 0.5) * ratio)), n_in - 1)]
+        else:
+            s = src_linear(o, n_in, n_out, align_corners, scale)
+            i0 = min(int(math.floor(s)), n_in - 1)
+            i1 = min(i0 + 1, n_in - 1)
+            lam = s - i0
+            out[o] = (1 - lam) * row[i0] + lam * row[i1]
+    return out
+
+
+def ref_resize(x, size, mode, align_corners, scales):
+    """Separable: resize the last dims one at a time (PyTorch's bilinear is the product of linears)."""
+    for k, n_out in enumerate(size):
+        d = x.ndim - len(size) + k
+        x = np.apply_along_axis(ref_resize_1d, d, x, n_out, mode, align_corners, scales[k] if scales else None)
+    return x
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.sampled_from(["nearest", "nearest-exact", "bilinear"]), st.tuples(st.integers(1, 5), st.integers(1, 5)),
+       st.one_of(st.tuples(st.integers(1, 9), st.integers(1, 9)), st.sampled_from([0.5, 1.5, 2.0, 3.0])),
+       st.booleans())
+def test_interpolate_2d_matches_reference_and_backward(mode, hw, target, align_corners):
+    x = np.random.default_rng(0).standard_normal((2, 3, *hw))
+    ac = align_corners if mode == "bilinear" else None
+    if isinstance(target, tuple):
+        got = E.interpolate(T(x), size=target, mode=mode, align_corners=ac)
+        size, scales = target, None
+    else:
+        size = tuple(int(math.floor(n * target)) for n in hw)
+        if min(size) < 1:
+            return
+        got = E.interpolate(T(x), scale_factor=target, mode=mode, align_corners=ac)
+        scales = (target, target)
+    want = ref_resize(x, size, mode, bool(ac), scales)
+    np.testing.assert_allclose(got.numpy(), want, rtol=1e-12, atol=1e-12)
+    g = np.random.default_rng(1).standard_normal(want.shape)
+    gi = U.upsample_backward(T(g), x.shape, mode, bool(ac), scales).numpy()
+    rng = np.random.default_rng(2)
+    for _ in range(3):
+        v = rng.standard_normal(x.shape)
+        jv = (ref_resize(x + 1e-6 * v, size, mode, bool(ac), scales)
+              - ref_resize(x - 1e-6 * v, size, mode, bool(ac), scales)) / 2e-6
+        assert np.isclose(np.sum(gi * v), np.sum(g * jv), rtol=1e-6, atol=1e-8)
+
+
+def test_interpolate_linear_1d_and_recompute_scale_factor():
+    x = np.random.default_rng(3).standard_normal((1, 2, 5))
+    got = E.interpolate(T(x), scale_factor=1.7, mode="linear", recompute_scale_factor=True)
+    np.testing.assert_allclose(got.numpy(), ref_resize(x, (8,), "linear", False, None), atol=1e-12)
+    got = E.interpolate(T(x), size=9, mode="linear", align_corners=True)
+    np.testing.assert_allclose(got.numpy()[..., ::2], x, atol=1e-12)
+
+
+def test_interpolate_errors():
+    x = E.zeros(1, 1, 4, 4)
+    with pytest.raises(ValueError, match="only one of size or scale_factor should be defined"):
+        E.interpolate(x, size=2, scale_factor=2)
+    with pytest.raises(ValueError, match="either size or scale_factor should be defined"):
+        E.interpolate(x)
+    with pytest.raises(ValueError, match="align_corners option can only be set with the interpolating modes"):
+        E.interpolate(x, size=2, align_corners=True)
+    with pytest.raises(NotImplementedError, match="Got 3D input, but bilinear mode needs 4D input"):
+        E.interpolate(E.zeros(1, 1, 4), size=2, mode="bilinear")
