@@ -96,6 +96,8 @@ def test_getitem_errors():
     x = E.zeros(3, 4)
     with pytest.raises(IndexError, match="tensors used as indices must be long, int, byte or bool"):
         x[E.tensor([0.0])]
+    with pytest.raises(IndexError, match=r"only integers, slices .* are valid indices \(got float\)"):
+        x[1.5]
     with pytest.raises(IndexError, match="shape of the mask"):
         x[E.tensor([True, False])]
     with pytest.raises(IndexError, match="too many indices"):

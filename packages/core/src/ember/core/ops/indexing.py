@@ -242,8 +242,11 @@ def _parse_key(x: Tensor, key: tuple) -> tuple[Tensor, list]:
             items.append(_as_index_tensor(bool(k), x.device))
         elif isinstance(k, numbers.Integral):
             items.append(int(k))
-        else:
+        elif isinstance(k, Tensor | list | tuple | np.ndarray):
             items.append(_as_index_tensor(k, x.device))
+        else:
+            raise IndexError("only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables are "
+                             f"valid indices (got {type(k).__name__})")
     if sum(k is Ellipsis for k in items) > 1:
         raise IndexError("an index can only have a single ellipsis ('...')")
     consumed = sum(k.ndim if isinstance(k, Tensor) and k._dtype is dtypes.bool else
