@@ -1,0 +1,122 @@
+"""scaled_dot_product_attention, MultiheadAttention and TransformerEncoderLayer against numpy."""
+
+import numpy as np
+import pytest
+
+import ember.autograd as torch
+from ember import nn
+from ember.nn import functional as F
+
+
+def softmax(a):
+    e = np.exp(a - a.max(-1, keepdims=True))
+    return e / e.sum(-1, keepdims=True)
+
+
+def mha_ref(q, k, v, mod, key_padding_mask=None, attn_mask=None):
+    """Sequence-first (L, N, E) multi-head attention, masks True = not allowed."""
+    wi, bi = mod.in_proj_weight.detach().numpy(), mod.in_proj_bias.detach().numpy()
+    wo, bo = mod.out_proj.weight.detach().numpy(), mod.out_proj.bias.detach().numpy()
+    E, H = mod.embed_dim, mod.num_heads
+    d = E // H
+    Q, K, V = (x @ wi[i * E:(i + 1) * E].T + bi[i * E:(i + 1) * E] for i, x in enumerate((q, k, v)))
+    L, N, _ = Q.shape
+    S = K.shape[0]
+    Q, K, V = (x.reshape(x.shape[0], N, H, d).transpose(1, 2, 0, 3) for x in (Q, K, V))
+    scores = Q @ K.transpose(0, 1, 3, 2) / np.sqrt(d)
+    if attn_mask is not None:
+        scores = np.where(attn_mask[None, None], -np.inf, scores)
+    if key_padding_mask is not None:
+        scores = np.where(key_padding_mask[:, None, None, :], -np.inf, scores)
+    a = softmax(scores)
+    out = (a @ V).transpose(2, 0, 1, 3).reshape(L, N, E) @ wo.T + bo
+    return out, a.mean(1)
+
+
+def test_sdpa_matches_formula_with_masks():
+    q = torch.randn(2, 3, 4, 8, dtype=torch.float64)
+    k = torch.randn(2, 3, 5, 8, dtype=torch.float64)
+    v = torch.randn(2, 3, 5, 6, dtype=torch.float64)
+    ref = softmax(q.numpy() @ k.numpy().swapaxes(-1, -2) / np.sqrt(8)) @ v.numpy()
+    np.testing.assert_allclose(F.scaled_dot_product_attention(q, k, v).numpy(), ref, rtol=1e-10)
+    mask = torch.rand(4, 5) > 0.3
+    mask[:, 0] = True
+    s = q.numpy() @ k.numpy().swapaxes(-1, -2) / np.sqrt(8)
+    ref = softmax(np.where(mask.numpy(), s, -np.inf)) @ v.numpy()
+    np.testing.assert_allclose(F.scaled_dot_product_attention(q, k, v, attn_mask=mask).numpy(), ref, rtol=1e-10)
+    kc = torch.randn(2, 3, 4, 8, dtype=torch.float64)
+    vc = torch.randn(2, 3, 4, 6, dtype=torch.float64)
+    s = q.numpy() @ kc.numpy().swapaxes(-1, -2) * 0.5
+    ref = softmax(np.where(np.tril(np.ones((4, 4), bool)), s, -np.inf)) @ vc.numpy()
+    np.testing.assert_allclose(F.scaled_dot_product_attention(q, kc, vc, is_causal=True, scale=0.5).numpy(), ref,
+                               rtol=1e-10)
+
+
+def test_multihead_attention_matches_reference_and_masks():
+    torch.manual_seed(0)
+    mha = nn.MultiheadAttention(8, 2).double()
+    with torch.no_grad():
+        mha.in_proj_bias.normal_()
+        mha.out_proj.bias.normal_()
+    q = torch.randn(4, 3, 8, dtype=torch.float64)
+    kv = torch.randn(5, 3, 8, dtype=torch.float64)
+    out, attn = mha(q, kv, kv)
+    ref, ref_a = mha_ref(q.numpy(), kv.numpy(), kv.numpy(), mha)
+    np.testing.assert_allclose(out.detach().numpy(), ref, rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(attn.detach().numpy(), ref_a, rtol=1e-10, atol=1e-12)
+    kpm = torch.zeros(3, 5, dtype=torch.bool)
+    kpm[0, 3:] = True
+    am = torch.zeros(4, 5, dtype=torch.bool)
+    am[1, 0] = True
+    out, attn = mha(q, kv, kv, key_padding_mask=kpm, attn_mask=am)
+    ref, ref_a = mha_ref(q.numpy(), kv.numpy(), kv.numpy(), mha, kpm.numpy(), am.numpy())
+    np.testing.assert_allclose(out.detach().numpy(), ref, rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(attn.detach().numpy(), ref_a, rtol=1e-10, atol=1e-12)
+    _, per_head = mha(q, kv, kv, average_attn_weights=False)
+    assert per_head.shape == (3, 2, 4, 5)
+    assert mha(q, kv, kv, need_weights=False)[1] is None
+
+
+def test_multihead_attention_batch_first_and_init():
+    mha = nn.MultiheadAttention(8, 4, batch_first=True).double()
+    assert mha.in_proj_weight.shape == (24, 8) and mha.in_proj_bias.abs().sum().item() == 0
+    x = torch.randn(3, 4, 8, dtype=torch.float64)
+    out, _ = mha(x, x, x)
+    ref, _ = mha_ref(x.numpy().transpose(1, 0, 2), *(x.numpy().transpose(1, 0, 2),) * 2, mha)
+    np.testing.assert_allclose(out.detach().numpy(), ref.transpose(1, 0, 2), rtol=1e-10, atol=1e-12)
+    with pytest.raises(AssertionError, match="embed_dim must be divisible by num_heads"):
+        nn.MultiheadAttention(10, 4)
+
+
+def layer_norm(x, w, b, eps=1e-5):
+    return (x - x.mean(-1, keepdims=True)) / np.sqrt(x.var(-1, keepdims=True) + eps) * w + b
+
+
+@pytest.mark.parametrize("norm_first", [False, True])
+def test_transformer_encoder_layer_matches_reference(norm_first):
+    layer = nn.TransformerEncoderLayer(8, 2, dim_feedforward=16, norm_first=norm_first, batch_first=True).double()
+    layer.eval()
+    x = torch.randn(2, 5, 8, dtype=torch.float64)
+    a = x.numpy()
+
+    def sa(h):
+        return mha_ref(h.transpose(1, 0, 2), h.transpose(1, 0, 2), h.transpose(1, 0, 2), layer.self_attn)[0] \
+            .transpose(1, 0, 2)
+
+    def ff(h):
+        w1, b1 = layer.linear1.weight.detach().numpy(), layer.linear1.bias.detach().numpy()
+        w2, b2 = layer.linear2.weight.detach().numpy(), layer.linear2.bias.detach().numpy()
+        return np.maximum(h @ w1.T + b1, 0) @ w2.T + b2
+
+    n1 = lambda h: layer_norm(h, layer.norm1.weight.detach().numpy(), layer.norm1.bias.detach().numpy())
+    n2 = lambda h: layer_norm(h, layer.norm2.weight.detach().numpy(), layer.norm2.bias.detach().numpy())
+    if norm_first:
+        h = a + sa(n1(a))
+        ref = h + ff(n2(h))
+    else:
+        h = n1(a + sa(a))
+        ref = n2(h + ff(h))
+    np.testing.assert_allclose(layer(x).detach().numpy(), ref, rtol=1e-9, atol=1e-11)
+    enc = nn.TransformerEncoder(layer, num_layers=2)
+    assert len(enc.layers) == 2 and enc.layers[0] is not layer
+    assert enc(x).shape == (2, 5, 8)

@@ -1,0 +1,260 @@
+"""Layers against float64 numpy references of their formulas, with the layer's own weights."""
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import ember.autograd as torch
+from ember import nn
+
+
+def w(t):
+    return t.detach().numpy()
+
+
+def conv2d_ref(x, weight, bias, stride=(1, 1), padding=(0, 0), dilation=(1, 1), groups=1):
+    n, c, h, wd = x.shape
+    oc, icg, kh, kw = weight.shape
+    xp = np.pad(x, ((0, 0), (0, 0), (padding[0], padding[0]), (padding[1], padding[1])))
+    oh = (h + 2 * padding[0] - dilation[0] * (kh - 1) - 1) // stride[0] + 1
+    ow = (wd + 2 * padding[1] - dilation[1] * (kw - 1) - 1) // stride[1] + 1
+    out = np.zeros((n, oc, oh, ow))
+    ocg = oc // groups
+    for o in range(oc):
+        g = o // ocg
+        for i in range(oh):
+            for j in range(ow):
+                patch = xp[:, g * icg:(g + 1) * icg, i * stride[0]:i * stride[0] + dilation[0] * (kh - 1) + 1:dilation[0],
+                           j * stride[1]:j * stride[1] + dilation[1] * (kw - 1) + 1:dilation[1]]
+                out[:, o, i, j] = (patch * weight[o]).sum(axis=(1, 2, 3))
+    if bias is not None:
+        out += bias[None, :, None, None]
+    return out
+
+
+def conv_transpose2d_ref(x, weight, bias, stride, padding):
+    n, c, h, wd = x.shape
+    _, oc, kh, kw = weight.shape
+    full = np.zeros((n, oc, (h - 1) * stride + kh, (wd - 1) * stride + kw))
+    for i in range(h):
+        for j in range(wd):
+            full[:, :, i * stride:i * stride + kh, j * stride:j * stride + kw] += np.einsum("nc,cokl->nokl", x[:, :, i, j],
+                                                                                           weight)
+    out = full[:, :, padding:full.shape[2] - padding, padding:full.shape[3] - padding]
+    return out + bias[None, :, None, None]
+
+
+def test_linear_formula_and_default_init_bounds():
+    torch.manual_seed(0)
+    lin = nn.Linear(16, 5).double()
+    bound = 1 / np.sqrt(16)
+    assert np.abs(w(lin.weight)).max() <= bound and np.abs(w(lin.bias)).max() <= bound
+    assert np.abs(w(lin.weight)).max() > 0.5 * bound
+    x = torch.randn(3, 7, 16, dtype=torch.float64)
+    np.testing.assert_allclose(w(lin(x)), w(x) @ w(lin.weight).T + w(lin.bias), rtol=1e-12)
+    assert lin.weight.shape == (5, 16) and lin.in_features == 16 and lin.out_features == 5
+    assert nn.Linear(3, 2, bias=False).bias is None
+
+
+def test_linear_wrong_features_names_expected_and_got():
+    with pytest.raises(RuntimeError, match=r"expected input with 4 features in its last dimension, got input of "
+                                           r"shape \[2, 3\]"):
+        nn.Linear(4, 2)(torch.zeros(2, 3))
+
+
+def test_bilinear_identity_flatten_unflatten():
+    bl = nn.Bilinear(3, 4, 2).double()
+    x1, x2 = torch.randn(5, 3, dtype=torch.float64), torch.randn(5, 4, dtype=torch.float64)
+    ref = np.einsum("ni,kij,nj->nk", w(x1), w(bl.weight), w(x2)) + w(bl.bias)
+    np.testing.assert_allclose(w(bl(x1, x2)), ref, rtol=1e-12)
+    x = torch.randn(2, 3, 4)
+    assert nn.Identity(1, k=2)(x) is x
+    assert nn.Flatten()(x).shape == (2, 12) and nn.Flatten(0, 1)(x).shape == (6, 4)
+    assert nn.Unflatten(1, (3, 1))(x).shape == (2, 3, 1, 4)
+
+
+@settings(max_examples=10, deadline=None)
+@given(stride=st.integers(1, 2), padding=st.integers(0, 2), dilation=st.integers(1, 2), groups=st.sampled_from([1, 2]))
+def test_conv2d_matches_reference(stride, padding, dilation, groups):
+    conv = nn.Conv2d(4, 6, 3, stride=stride, padding=padding, dilation=dilation, groups=groups).double()
+    x = torch.randn(2, 4, 7, 8, dtype=torch.float64)
+    ref = conv2d_ref(w(x), w(conv.weight), w(conv.bias), (stride,) * 2, (padding,) * 2, (dilation,) * 2, groups)
+    np.testing.assert_allclose(w(conv(x)), ref, rtol=1e-10, atol=1e-12)
+
+
+def test_conv2d_same_valid_and_padding_modes():
+    conv = nn.Conv2d(2, 3, (3, 5), padding="same").double()
+    x = torch.randn(1, 2, 6, 7, dtype=torch.float64)
+    ref = conv2d_ref(w(x), w(conv.weight), w(conv.bias), padding=(1, 2))
+    np.testing.assert_allclose(w(conv(x)), ref, rtol=1e-10, atol=1e-12)
+    assert nn.Conv2d(2, 3, 3, padding="valid")(torch.zeros(1, 2, 5, 5)).shape == (1, 3, 3, 3)
+    refl = nn.Conv2d(2, 3, 3, padding=1, padding_mode="reflect").double()
+    xr = np.pad(w(x), ((0, 0), (0, 0), (1, 1), (1, 1)), mode="reflect")
+    np.testing.assert_allclose(w(refl(x)), conv2d_ref(xr, w(refl.weight), w(refl.bias)), rtol=1e-10, atol=1e-12)
+    with pytest.raises(ValueError, match="padding='same' is not supported for strided convolutions"):
+        nn.Conv2d(1, 1, 3, stride=2, padding="same")
+    with pytest.raises(ValueError, match="in_channels must be divisible by groups"):
+        nn.Conv2d(3, 4, 3, groups=2)
+
+
+def test_conv_wrong_channels_names_expected_and_got():
+    with pytest.raises(RuntimeError, match=r"expected input\[2, 3, 8, 8\] to have 4 channels, but got 3 channels"):
+        nn.Conv2d(4, 8, 3)(torch.zeros(2, 3, 8, 8))
+    with pytest.raises(RuntimeError, match="to have 2 channels, but got 5 channels"):
+        nn.Conv1d(2, 4, 3)(torch.zeros(1, 5, 10))
+    with pytest.raises(RuntimeError, match="expected 3D .* or 4D"):
+        nn.Conv2d(1, 1, 3)(torch.zeros(8, 8))
+
+
+def test_conv1d_and_unbatched_conv2d():
+    conv = nn.Conv1d(3, 2, 3, padding=1).double()
+    x = torch.randn(2, 3, 9, dtype=torch.float64)
+    ref = conv2d_ref(w(x)[:, :, None], w(conv.weight)[:, :, None], w(conv.bias), padding=(0, 1))[:, :, 0]
+    np.testing.assert_allclose(w(conv(x)), ref, rtol=1e-10, atol=1e-12)
+    c2 = nn.Conv2d(2, 3, 3).double()
+    x2 = torch.randn(2, 5, 5, dtype=torch.float64)
+    np.testing.assert_allclose(w(c2(x2)), w(c2(x2.unsqueeze(0)))[0], rtol=1e-12)
+
+
+def test_conv_transpose2d_matches_reference():
+    ct = nn.ConvTranspose2d(3, 2, 3, stride=2, padding=1).double()
+    assert ct.weight.shape == (3, 2, 3, 3)
+    x = torch.randn(2, 3, 4, 5, dtype=torch.float64)
+    np.testing.assert_allclose(w(ct(x)), conv_transpose2d_ref(w(x), w(ct.weight), w(ct.bias), 2, 1), rtol=1e-10,
+                               atol=1e-12)
+    assert ct(x, output_size=[8, 10]).shape == (2, 2, 8, 10)
+
+
+def test_pooling_layers():
+    x = torch.randn(2, 3, 6, 8, dtype=torch.float64)
+    a = w(x)
+    mp = nn.MaxPool2d(2)(x)
+    np.testing.assert_array_equal(w(mp), a.reshape(2, 3, 3, 2, 4, 2).max(axis=(3, 5)))
+    ap = nn.AvgPool2d(2)(x)
+    np.testing.assert_allclose(w(ap), a.reshape(2, 3, 3, 2, 4, 2).mean(axis=(3, 5)), rtol=1e-12)
+    gp = nn.AdaptiveAvgPool2d((1, 1))(x)
+    np.testing.assert_allclose(w(gp), a.mean(axis=(2, 3), keepdims=True), rtol=1e-12)
+    out, idx = nn.MaxPool2d(2, return_indices=True)(x)
+    assert idx.dtype == torch.int64 and idx.shape == out.shape
+
+
+def bn_ref(x, mean, var, weight, bias, eps):
+    shape = [1, -1] + [1] * (x.ndim - 2)
+    return (x - mean.reshape(shape)) / np.sqrt(var.reshape(shape) + eps) * weight.reshape(shape) + bias.reshape(shape)
+
+
+@pytest.mark.parametrize("cls, shape", [(nn.BatchNorm1d, (8, 3)), (nn.BatchNorm1d, (8, 3, 5)),
+                                        (nn.BatchNorm2d, (4, 3, 5, 6))])
+def test_batchnorm_training_eval_and_running_stats(cls, shape):
+    bn = cls(3, momentum=0.2).double()
+    with torch.no_grad():
+        bn.weight.copy_(torch.tensor([1.0, 2.0, 0.5], dtype=torch.float64))
+        bn.bias.copy_(torch.tensor([0.0, -1.0, 3.0], dtype=torch.float64))
+    x = torch.randn(*shape, dtype=torch.float64) * 2 + 1
+    a = w(x)
+    axes = tuple(i for i in range(a.ndim) if i != 1)
+    mean, var = a.mean(axis=axes), a.var(axis=axes)
+    n = a.size // 3
+    np.testing.assert_allclose(w(bn(x)), bn_ref(a, mean, var, w(bn.weight), w(bn.bias), 1e-5), rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(w(bn.running_mean), 0.2 * mean, rtol=1e-10)
+    np.testing.assert_allclose(w(bn.running_var), 0.8 + 0.2 * var * n / (n - 1), rtol=1e-10)
+    assert bn.num_batches_tracked.item() == 1
+    bn.eval()
+    np.testing.assert_allclose(w(bn(x)), bn_ref(a, w(bn.running_mean), w(bn.running_var), w(bn.weight), w(bn.bias),
+                                                  1e-5), rtol=1e-10, atol=1e-12)
+    assert bn.num_batches_tracked.item() == 1
+
+
+def test_batchnorm_cumulative_average_and_no_running_stats():
+    bn = nn.BatchNorm1d(2, momentum=None).double()
+    xs = [torch.randn(6, 2, dtype=torch.float64) for _ in range(3)]
+    for x in xs:
+        bn(x)
+    means = np.stack([w(x).mean(0) for x in xs])
+    np.testing.assert_allclose(w(bn.running_mean), means.mean(0), rtol=1e-10)
+    free = nn.BatchNorm1d(2, track_running_stats=False, affine=False).double()
+    assert free.running_mean is None and free.weight is None
+    free.eval()
+    x = xs[0]
+    np.testing.assert_allclose(w(free(x)), (w(x) - w(x).mean(0)) / np.sqrt(w(x).var(0) + 1e-5), rtol=1e-10)
+
+
+def test_batchnorm_errors():
+    with pytest.raises(ValueError, match=r"expected 4D input \(got 3D input\)"):
+        nn.BatchNorm2d(3)(torch.zeros(2, 3, 4))
+    with pytest.raises(RuntimeError, match="expected input with 3 channels .*but got 4 channels"):
+        nn.BatchNorm2d(3)(torch.zeros(2, 4, 2, 2))
+    with pytest.raises(ValueError, match="Expected more than 1 value per channel when training"):
+        nn.BatchNorm1d(3)(torch.zeros(1, 3))
+
+
+def test_layer_norm_and_group_norm():
+    ln = nn.LayerNorm((3, 4)).double()
+    with torch.no_grad():
+        ln.weight.normal_()
+        ln.bias.normal_()
+    x = torch.randn(2, 5, 3, 4, dtype=torch.float64)
+    a = w(x)
+    mu, var = a.mean(axis=(2, 3), keepdims=True), a.var(axis=(2, 3), keepdims=True)
+    np.testing.assert_allclose(w(ln(x)), (a - mu) / np.sqrt(var + 1e-5) * w(ln.weight) + w(ln.bias), rtol=1e-10,
+                               atol=1e-12)
+    with pytest.raises(RuntimeError, match=r"Given normalized_shape=\[3, 4\]"):
+        ln(torch.zeros(2, 4, 3))
+    gn = nn.GroupNorm(2, 4).double()
+    x = torch.randn(3, 4, 5, dtype=torch.float64)
+    g = w(x).reshape(3, 2, 10)
+    ref = ((g - g.mean(-1, keepdims=True)) / np.sqrt(g.var(-1, keepdims=True) + 1e-5)).reshape(3, 4, 5)
+    np.testing.assert_allclose(w(gn(x)), ref, rtol=1e-10, atol=1e-12)
+    with pytest.raises(ValueError, match="num_channels must be divisible by num_groups"):
+        nn.GroupNorm(3, 4)
+
+
+def test_dropout_train_and_eval():
+    torch.manual_seed(0)
+    d = nn.Dropout(0.3)
+    x = torch.ones(200, 100)
+    y = w(d(x))
+    kept = y != 0
+    assert abs(kept.mean() - 0.7) < 0.02
+    np.testing.assert_allclose(y[kept], 1 / 0.7, rtol=1e-6)
+    d.eval()
+    np.testing.assert_array_equal(w(d(x)), w(x))
+    d2 = nn.Dropout2d(0.5)
+    y2 = w(d2(torch.ones(8, 16, 3, 3)))
+    per_channel = y2.reshape(8, 16, 9)
+    assert np.all((per_channel == 0).all(-1) | (per_channel == 2).all(-1))
+    with pytest.raises(ValueError, match="dropout probability has to be between 0 and 1, but got 1.5"):
+        nn.Dropout(1.5)
+
+
+def test_embedding_lookup_padding_and_from_pretrained():
+    emb = nn.Embedding(10, 3, padding_idx=2)
+    assert emb.weight[2].abs().sum().item() == 0
+    idx = torch.tensor([[1, 2], [9, 0]])
+    np.testing.assert_array_equal(w(emb(idx)), w(emb.weight)[w(idx)])
+    pre = torch.arange(12, dtype=torch.float32).reshape(4, 3)
+    frozen = nn.Embedding.from_pretrained(pre)
+    assert not frozen.weight.requires_grad and frozen.num_embeddings == 4 and frozen.embedding_dim == 3
+    assert nn.Embedding.from_pretrained(pre, freeze=False).weight.requires_grad
+    np.testing.assert_array_equal(w(frozen(torch.tensor([3]))), [[9.0, 10.0, 11.0]])
+    with pytest.raises(AssertionError, match="Padding_idx must be within num_embeddings"):
+        nn.Embedding(3, 2, padding_idx=5)
+    assert nn.Embedding(5, 2, padding_idx=-1).padding_idx == 4
+
+
+def test_embedding_bag_sum_and_mean():
+    bag = nn.EmbeddingBag(6, 2, mode="sum").double()
+    inp = torch.tensor([0, 1, 2, 5, 4])
+    off = torch.tensor([0, 2])
+    wt = w(bag.weight)
+    np.testing.assert_allclose(w(bag(inp, off)), [wt[[0, 1]].sum(0), wt[[2, 5, 4]].sum(0)], rtol=1e-12)
+    mean = nn.EmbeddingBag(6, 2).double()
+    wt = w(mean.weight)
+    np.testing.assert_allclose(w(mean(torch.tensor([[0, 1], [2, 3]]))), [wt[[0, 1]].mean(0), wt[[2, 3]].mean(0)],
+                               rtol=1e-12)
+
+
+def test_upsample_nearest():
+    x = torch.arange(4, dtype=torch.float32).reshape(1, 1, 2, 2)
+    np.testing.assert_array_equal(w(nn.Upsample(scale_factor=2)(x))[0, 0], np.repeat(np.repeat(w(x)[0, 0], 2, 0), 2, 1))

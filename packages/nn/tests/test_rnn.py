@@ -1,0 +1,141 @@
+"""RNN/LSTM/GRU and their cells against float64 numpy recurrences with the same weights."""
+
+import numpy as np
+import pytest
+
+import ember.autograd as torch
+from ember import nn
+
+
+def sig(x):
+    return 1 / (1 + np.exp(-x))
+
+
+def lstm_cell_ref(x, h, c, w_ih, w_hh, b_ih, b_hh):
+    i, f, g, o = np.split(x @ w_ih.T + b_ih + h @ w_hh.T + b_hh, 4, axis=-1)
+    c = sig(f) * c + sig(i) * np.tanh(g)
+    return sig(o) * np.tanh(c), c
+
+
+def gru_cell_ref(x, h, w_ih, w_hh, b_ih, b_hh):
+    ir, iz, in_ = np.split(x @ w_ih.T + b_ih, 3, axis=-1)
+    hr, hz, hn = np.split(h @ w_hh.T + b_hh, 3, axis=-1)
+    r, z = sig(ir + hr), sig(iz + hz)
+    n = np.tanh(in_ + r * hn)
+    return (1 - z) * n + z * h
+
+
+def rnn_cell_ref(x, h, w_ih, w_hh, b_ih, b_hh):
+    return np.tanh(x @ w_ih.T + b_ih + h @ w_hh.T + b_hh)
+
+
+def run_ref(mod, x, states):
+    """(L, N, I) reference of a multi-layer, maybe bidirectional, recurrent module."""
+    dirs = 2 if mod.bidirectional else 1
+    finals = [[] for _ in states]
+    inp = x
+    for layer in range(mod.num_layers):
+        outs = []
+        for d in range(dirs):
+            sfx = "_reverse" if d else ""
+            p = [getattr(mod, f"{k}_l{layer}{sfx}").detach().numpy() for k in ("weight_ih", "weight_hh", "bias_ih",
+                                                                                   "bias_hh")]
+            st = [s[layer * dirs + d] for s in states]
+            seq = [None] * len(inp)
+            order = range(len(inp) - 1, -1, -1) if d else range(len(inp))
+            for t in order:
+                if isinstance(mod, nn.LSTM):
+                    st = list(lstm_cell_ref(inp[t], st[0], st[1], *p))
+                elif isinstance(mod, nn.GRU):
+                    st = [gru_cell_ref(inp[t], st[0], *p)]
+                else:
+                    st = [rnn_cell_ref(inp[t], st[0], *p)]
+                seq[t] = st[0]
+            for k in range(len(states)):
+                finals[k].append(st[k])
+            outs.append(np.stack(seq))
+        inp = np.concatenate(outs, -1)
+    return inp, [np.stack(f) for f in finals]
+
+
+@pytest.mark.parametrize("cls", [nn.LSTM, nn.GRU, nn.RNN])
+@pytest.mark.parametrize("num_layers, bidirectional, batch_first", [(1, False, False), (2, True, True),
+                                                                    (2, False, True)])
+def test_recurrent_layers_match_reference(cls, num_layers, bidirectional, batch_first):
+    torch.manual_seed(1)
+    mod = cls(3, 4, num_layers=num_layers, bidirectional=bidirectional, batch_first=batch_first).double()
+    dirs = 2 if bidirectional else 1
+    x = torch.randn(2, 5, 3, dtype=torch.float64) if batch_first else torch.randn(5, 2, 3, dtype=torch.float64)
+    h0 = torch.randn(num_layers * dirs, 2, 4, dtype=torch.float64)
+    c0 = torch.randn(num_layers * dirs, 2, 4, dtype=torch.float64)
+    hx = (h0, c0) if cls is nn.LSTM else h0
+    out, hn = mod(x, hx)
+    xs = x.detach().numpy()
+    xs = xs.transpose(1, 0, 2) if batch_first else xs
+    states = [h0.numpy(), c0.numpy()] if cls is nn.LSTM else [h0.numpy()]
+    ref_out, ref_finals = run_ref(mod, xs, states)
+    ref_out = ref_out.transpose(1, 0, 2) if batch_first else ref_out
+    assert out.shape == ((2, 5, 4 * dirs) if batch_first else (5, 2, 4 * dirs))
+    np.testing.assert_allclose(out.detach().numpy(), ref_out, rtol=1e-10, atol=1e-12)
+    got = hn if cls is nn.LSTM else (hn,)
+    for g, r in zip(got, ref_finals):
+        assert g.shape == (num_layers * dirs, 2, 4)
+        np.testing.assert_allclose(g.detach().numpy(), r, rtol=1e-10, atol=1e-12)
+
+
+def test_lstm_default_state_unbatched_and_parameter_names():
+    lstm = nn.LSTM(3, 4, num_layers=2, bidirectional=True)
+    names = [n for n, _ in lstm.named_parameters()]
+    assert names[:4] == ["weight_ih_l0", "weight_hh_l0", "bias_ih_l0", "bias_hh_l0"]
+    assert "weight_ih_l1_reverse" in names and lstm.weight_ih_l1.shape == (16, 8)
+    bound = 1 / 2
+    assert all(np.abs(p.detach().numpy()).max() <= bound for p in lstm.parameters())
+    x = torch.randn(5, 3)
+    out, (h, c) = lstm(x)
+    assert out.shape == (5, 8) and h.shape == (4, 4) and c.shape == (4, 4)
+    out_b, _ = lstm(x.unsqueeze(1))
+    np.testing.assert_allclose(out.detach().numpy(), out_b.detach().numpy()[:, 0], rtol=1e-6)
+
+
+def test_recurrent_errors():
+    lstm = nn.LSTM(3, 4)
+    with pytest.raises(RuntimeError, match="input.size\\(-1\\) must be equal to input_size. Expected 3, got 2"):
+        lstm(torch.zeros(5, 1, 2))
+    with pytest.raises(RuntimeError, match=r"Expected hidden size \(1, 1, 4\), got \[2, 1, 4\]"):
+        lstm(torch.zeros(5, 1, 3), (torch.zeros(2, 1, 4), torch.zeros(1, 1, 4)))
+    with pytest.raises(ValueError, match="dropout should be a number in range"):
+        nn.GRU(3, 4, dropout=2.0)
+
+
+def test_dropout_between_layers_only_in_training():
+    torch.manual_seed(0)
+    lstm = nn.LSTM(3, 4, num_layers=2, dropout=0.5)
+    x = torch.randn(4, 2, 3)
+    lstm.eval()
+    a, _ = lstm(x)
+    b, _ = lstm(x)
+    np.testing.assert_array_equal(a.detach().numpy(), b.detach().numpy())
+    lstm.train()
+    c, _ = lstm(x)
+    assert not np.allclose(a.detach().numpy(), c.detach().numpy())
+
+
+def test_cells_match_reference():
+    x = torch.randn(3, 5, dtype=torch.float64)
+    h = torch.randn(3, 4, dtype=torch.float64)
+    c = torch.randn(3, 4, dtype=torch.float64)
+    lc = nn.LSTMCell(5, 4).double()
+    p = [t.detach().numpy() for t in (lc.weight_ih, lc.weight_hh, lc.bias_ih, lc.bias_hh)]
+    h1, c1 = lc(x, (h, c))
+    rh, rc = lstm_cell_ref(x.numpy(), h.numpy(), c.numpy(), *p)
+    np.testing.assert_allclose(h1.detach().numpy(), rh, rtol=1e-12)
+    np.testing.assert_allclose(c1.detach().numpy(), rc, rtol=1e-12)
+    gc = nn.GRUCell(5, 4).double()
+    p = [t.detach().numpy() for t in (gc.weight_ih, gc.weight_hh, gc.bias_ih, gc.bias_hh)]
+    np.testing.assert_allclose(gc(x, h).detach().numpy(), gru_cell_ref(x.numpy(), h.numpy(), *p), rtol=1e-12)
+    rc_ = nn.RNNCell(5, 4).double()
+    p = [t.detach().numpy() for t in (rc_.weight_ih, rc_.weight_hh, rc_.bias_ih, rc_.bias_hh)]
+    np.testing.assert_allclose(rc_(x, h).detach().numpy(), rnn_cell_ref(x.numpy(), h.numpy(), *p), rtol=1e-12)
+    assert gc(x[0]).shape == (4,)
+    relu_cell = nn.RNNCell(5, 4, nonlinearity="relu")
+    assert (relu_cell(x.float()).detach().numpy() >= 0).all()
