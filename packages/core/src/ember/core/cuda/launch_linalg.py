@@ -1,0 +1,96 @@
+"""CUDA kernels of mm, bmm and dot: the tiled shared-memory GEMM of `kernels.matmul`.
+
+A cuBLAS fast path (CuPy or nvmath over `__cuda_array_interface__`) would pay on a real GPU;
+the Numba GEMM is what runs everywhere, the simulator included.
+"""
+
+from __future__ import annotations
+
+from ember.core import dtypes
+from ember.core.cuda import launch_util as lu
+from ember.core.cuda.kernels import matmul as KM
+from ember.core.dispatch import get_op
+from ember.core.ops import linalg as L
+from ember.core.tensor import Tensor
+
+__all__ = ["register", "gemm"]
+
+# 16 x 16 tiles on a GPU; 8 x 8 in the simulator, which runs one OS thread per CUDA thread
+TILE = 8 if lu.SIMULATOR else 16
+
+
+def _acc(dt: dtypes.dtype):
+    return lu.compute_type(dt)
+
+
+def gemm(a: Tensor, b: Tensor, c: Tensor) -> Tensor:
+    """c[z] = a[z] @ b[z] for 3-D a (B, m, k), b (B, k, n) and c (B, m, n), any strides."""
+    bat, m, k = a._shape
+    n = b._shape[2]
+    if bat * m * n == 0:
+        return c
+    if k == 0:
+        return c.fill_(0)
+    t = TILE
+    grid = (-(-n // t), -(-m // t), bat)
+    kern = KM.gemm(t, _acc(c._dtype))
+    kern[grid, (t, t), lu.stream()](m, n, k, lu.typed(a), a._offset, *a._strides, lu.typed(b), b._offset,
+                                    *b._strides, lu.typed(c), c._offset, *c._strides)
+    return c
+
+
+def _mm(a, b, *, out=None):
+    if a.ndim != 2:
+        raise RuntimeError(f"self must be a matrix; got a {a.ndim}-D tensor")
+    if b.ndim != 2:
+        raise RuntimeError(f"mat2 must be a matrix; got a {b.ndim}-D tensor")
+    if a._shape[1] != b._shape[0]:
+        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({a._shape[0]}x{a._shape[1]} and "
+                           f"{b._shape[0]}x{b._shape[1]})")
+    L._same_dtype(a, b)
+    c = lu.prepare_out(out, (a._shape[0], b._shape[1]), a._dtype, a._storage.device, "mm")
+    gemm(a.unsqueeze(0), b.unsqueeze(0), c.unsqueeze(0))
+    return c
+
+
+def _bmm(a, b, *, out=None):
+    if a.ndim != 3:
+        raise RuntimeError(f"batch1 must be a 3D tensor; got a {a.ndim}-D tensor")
+    if b.ndim != 3:
+        raise RuntimeError(f"batch2 must be a 3D tensor; got a {b.ndim}-D tensor")
+    if b._shape[:2] != (a._shape[0], a._shape[2]):
+        raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: "
+                           f"[{a._shape[0]}, {a._shape[2]}] but got: [{b._shape[0]}, {b._shape[1]}].")
+    L._same_dtype(a, b)
+    c = lu.prepare_out(out, (a._shape[0], a._shape[1], b._shape[2]), a._dtype, a._storage.device, "bmm")
+    return gemm(a, b, c)
+
+
+def _dot(a, b, *, out=None):
+    if a.ndim != 1 or b.ndim != 1:
+        raise RuntimeError(f"1D tensors expected, but got {a.ndim}D and {b.ndim}D tensors")
+    if a._shape[0] != b._shape[0]:
+        raise RuntimeError(f"inconsistent tensor size, expected tensor [{a._shape[0]}] and src [{b._shape[0]}] to "
+                           f"have the same number of elements, but got {a._shape[0]} and {b._shape[0]} elements "
+                           "respectively")
+    if a._dtype is not b._dtype:
+        raise RuntimeError(f"dot : expected both vectors to have same dtype, but found "
+                           f"{L._TORCH_NAMES[a._dtype.name]} and {L._TORCH_NAMES[b._dtype.name]}")
+    c = lu.prepare_out(out, (), a._dtype, a._storage.device, "dot")
+    gemm(a.view(1, 1, -1), b.view(1, -1, 1), c.view(1, 1, 1))
+    return c
+
+
+def register() -> None:
+    for name, fn in (("mm", _mm), ("bmm", _bmm), ("dot", _dot)):
+        get_op(name).register("cuda")(fn)
+
+
+def ptx_cases():
+    from numba import types as T
+
+    i = T.int64
+    for label, arr, acc in (("float32", T.float32[::1], T.float32), ("float64", T.float64[::1], T.float64),
+                            ("float16", T.float16[::1], T.float32), ("int64", T.int64[::1], T.int64)):
+        yield (f"gemm[{label}]", KM.gemm_function(16, acc),
+               (i, i, i, arr, i, i, i, i, arr, i, i, i, i, arr, i, i, i, i))

@@ -1,0 +1,67 @@
+"""mm, bmm, dot and the composites over them (matmul, addmm, ...) on both devices: CUDA must match
+the CPU, for transposed and strided operands and tile edges. Run in the CUDA simulator."""
+
+from __future__ import annotations
+
+import pytest
+
+import ember.core as E
+from ember.core.testing import assert_close, make_tensor
+
+pytestmark = [pytest.mark.cuda,
+              pytest.mark.skipif(not E.cuda.is_available(), reason="no CUDA device or simulator")]
+
+DEVICES = ["cpu", "cuda"]
+
+
+def _on(t, device):
+    return t if device == "cpu" else t.to(device)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize(("m", "k", "n"), [(1, 1, 1), (3, 5, 2), (9, 4, 10), (2, 17, 3)])
+def test_mm_matches_cpu_across_tile_edges(m, k, n, device):
+    a = make_tensor(m, k, seed=1)
+    b = make_tensor(k, n, seed=2)
+    assert_close(E.mm(_on(a, device), _on(b, device)), _on(a @ b, device), rtol=1e-5, atol=1e-4)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("dtype", [E.float64, E.float16, E.int64, E.bool])
+def test_mm_of_transposed_operands_and_dtypes(dtype, device):
+    a = make_tensor(4, 3, dtype=dtype, low=0, high=3, seed=3)
+    b = make_tensor(5, 4, dtype=dtype, low=0, high=3, seed=4, noncontiguous=True)
+    want = a.t() @ b.t()
+    got = E.mm(_on(a, device).t(), _on(b, device).t())
+    assert got.dtype is dtype
+    assert_close(got, _on(want, device), rtol=1e-3, atol=1e-3)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_bmm_dot_matmul_addmm(device):
+    a, b = make_tensor(2, 3, 4, seed=5), make_tensor(2, 4, 2, seed=6)
+    assert_close(E.bmm(_on(a, device), _on(b, device)), _on(E.bmm(a, b), device), rtol=1e-5, atol=1e-4)
+    v, w = make_tensor(6, seed=7), make_tensor(6, seed=8)
+    assert_close(E.dot(_on(v, device), _on(w, device)), _on(E.dot(v, w), device), rtol=1e-5, atol=1e-4)
+    x, y = make_tensor(3, 2, 4, seed=9), make_tensor(4, 5, seed=10)
+    assert_close(E.matmul(_on(x, device), _on(y, device)), _on(x @ y, device), rtol=1e-5, atol=1e-4)
+    c = make_tensor(3, 5, seed=11)
+    p, q = make_tensor(3, 4, seed=12), make_tensor(4, 5, seed=13)
+    assert_close(E.addmm(_on(c, device), _on(p, device), _on(q, device), beta=0.5, alpha=2),
+                 _on(E.addmm(c, p, q, beta=0.5, alpha=2), device), rtol=1e-5, atol=1e-4)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_mm_errors_match_the_cpu(device):
+    with pytest.raises(RuntimeError, match="cannot be multiplied"):
+        E.mm(_on(E.zeros(2, 3), device), _on(E.zeros(2, 3), device))
+    with pytest.raises(RuntimeError, match="same dtype"):
+        E.mm(_on(E.zeros(2, 2), device), _on(E.zeros(2, 2, dtype=E.float64), device))
+    with pytest.raises(RuntimeError, match="3D"):
+        E.bmm(_on(E.zeros(2, 2), device), _on(E.zeros(2, 2), device))
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_empty_inner_dimension_gives_zeros(device):
+    r = E.mm(_on(E.zeros(2, 0), device), _on(E.zeros(0, 3), device))
+    assert r.tolist() == [[0.0] * 3] * 2
