@@ -26,6 +26,7 @@ from ember.core.random import *  # noqa: F403
 from ember.core.ops.reduce import *  # noqa: F403
 from ember.core.ops.sorting import *  # noqa: F403
 from ember.core.ops.linalg import *  # noqa: F403
+from ember.core.ops.linalg_solvers import *  # noqa: F403
 from ember.core.ops.activation import *  # noqa: F403
 from ember.core.ops.conv import *  # noqa: F403
 from ember.core.ops.dropout import *  # noqa: F403

@@ -1,0 +1,370 @@
+"""Matrix functions on LAPACK (through numpy.linalg, batched over leading dims): inv, det,
+slogdet, solve, cholesky, qr, svd, eigh as primitives; pinv, matrix_rank, matrix_power,
+multi_dot, cross, logdet composed from them. They fill `ember.core.linalg` (`torch.linalg`) and
+PyTorch's older top-level names (`inverse`, `det`, `svd` with V, `qr`, `pinverse` ...).
+"""
+
+from __future__ import annotations
+
+from collections import namedtuple
+
+import numpy as np
+
+from ember.core import dtypes
+from ember.core.dispatch import declare
+from ember.core.methods import method
+from ember.core.ops import elementwise as ew
+from ember.core.ops import shape as S
+from ember.core.ops._util import wrap
+from ember.core.ops.linalg import _matmul, linalg
+from ember.core.ops.reduce import _TORCH_NAMES, _amax, _sum
+from ember.core.tensor import Tensor
+
+__all__ = ["inverse", "det", "logdet", "slogdet", "cholesky", "qr", "svd", "pinverse", "matrix_power",
+           "chain_matmul", "cross", "LinAlgError"]
+
+
+class LinAlgError(RuntimeError):
+    """A matrix function failed on its input (singular, not positive-definite ...), as `torch.linalg.LinAlgError`."""
+
+
+def _rt(name: str, fields: list[str]):
+    cls = namedtuple(name, fields)
+    cls.__module__, cls.__qualname__ = __name__, f"return_types.{name}"
+    return cls
+
+
+_Slogdet = _rt("slogdet", ["sign", "logabsdet"])
+_QR = _rt("qr", ["Q", "R"])
+_SVD = _rt("svd", ["U", "S", "Vh"])
+_SVD_V = _rt("svd", ["U", "S", "V"])
+_Eigh = _rt("eigh", ["eigenvalues", "eigenvectors"])
+
+
+def _matrices(A: Tensor, op: str, square: bool = True) -> np.ndarray:
+    """A's numpy view after PyTorch's checks: at least 2-D, (square,) float32/float64."""
+    if A.ndim < 2:
+        raise RuntimeError(f"{op}: The input tensor A must have at least 2 dimensions.")
+    if square and A._shape[-1] != A._shape[-2]:
+        raise RuntimeError(f"{op}: A must be batches of square matrices, but they are {A._shape[-2]} by "
+                           f"{A._shape[-1]} matrices")
+    if A._dtype is dtypes.float16:
+        raise RuntimeError(f"{op}: Low precision dtypes not supported. Got Half")
+    if not A._dtype.is_floating_point:
+        raise RuntimeError(f"{op}: Expected a floating point or complex tensor as input. Got "
+                           f"{_TORCH_NAMES[A._dtype.name]}")
+    return A._np()
+
+
+def _lapack(op: str, fn, *args, problem: str):
+    try:
+        return fn(*args)
+    except np.linalg.LinAlgError:
+        raise LinAlgError(f"{op}: {problem}") from None
+
+
+def _own(r: np.ndarray, dt: dtypes.dtype) -> Tensor:
+    """The tensor of LAPACK's fresh result `r` (wrap takes ownership; it copies odd layouts itself)."""
+    return wrap(np.asarray(r, dtype=dt.np))
+
+
+# --- primitives ------------------------------------------------------------------------------
+_inv = declare("linalg_inv", np.linalg.inv, doc="linalg_inv(A) -> Tensor")
+
+
+@_inv.register("cpu")
+def _inv_cpu(A):
+    """linalg_inv(A): (*, n, n) -> (*, n, n)."""
+    a = _matrices(A, "linalg.inv")
+    r = _lapack("linalg.inv", np.linalg.inv, a,
+                problem="The diagonal of the LU factorization has a zero, the inversion could not be completed "
+                        "because the input matrix is singular.")
+    return _own(r, A._dtype)
+
+
+_det = declare("linalg_det", np.linalg.det, doc="linalg_det(A) -> Tensor")
+
+
+@_det.register("cpu")
+def _det_cpu(A):
+    """linalg_det(A): (*, n, n) -> (*)."""
+    return _own(np.linalg.det(_matrices(A, "linalg.det")), A._dtype)
+
+
+_slogdet = declare("linalg_slogdet", np.linalg.slogdet, doc="linalg_slogdet(A) -> (sign, logabsdet)")
+
+
+@_slogdet.register("cpu")
+def _slogdet_cpu(A):
+    """linalg_slogdet(A): (*, n, n) -> (sign (*), log|det| (*)); sign 0 and -inf for singular A."""
+    sign, logabs = np.linalg.slogdet(_matrices(A, "linalg.slogdet"))
+    return _own(sign, A._dtype), _own(logabs, A._dtype)
+
+
+_solve = declare("linalg_solve", np.linalg.solve, doc="linalg_solve(A, B) -> Tensor")
+
+
+@_solve.register("cpu")
+def _solve_cpu(A, B):
+    """linalg_solve(A, B): X with A @ X = B; A (*, n, n), B (*, n, k) or a vector (*, n)."""
+    a = _matrices(A, "linalg.solve")
+    if B._dtype is not A._dtype:
+        raise RuntimeError(f"linalg.solve: Expected A and B to have the same dtype, but found A of type "
+                           f"{_TORCH_NAMES[A._dtype.name]} and B of type {_TORCH_NAMES[B._dtype.name]} instead")
+    b = B._np()
+    vector = B.ndim == 1 or (B.ndim == A.ndim - 1 and B._shape == A._shape[:-1])
+    n = A._shape[-1]
+    if (b.shape[-1] if vector else b.shape[-2] if b.ndim >= 2 else -1) != n:
+        raise RuntimeError(f"linalg.solve: Incompatible shapes of A and B for the equation AX = B "
+                           f"({'x'.join(map(str, A._shape))} and {'x'.join(map(str, B._shape))})")
+    if vector:
+        b = b[..., None]
+    try:
+        r = _lapack("linalg.solve", np.linalg.solve, a, b,
+                    problem="The solver failed because the input matrix is singular.")
+    except ValueError:
+        raise RuntimeError(f"linalg.solve: the batch dims of A {tuple(A._shape[:-2])} and B "
+                           f"{tuple(B._shape[:-2])} do not broadcast") from None
+    return _own(r[..., 0] if vector else r, A._dtype)
+
+
+_cholesky = declare("linalg_cholesky", np.linalg.cholesky, doc="linalg_cholesky(A, upper) -> Tensor")
+
+
+@_cholesky.register("cpu")
+def _cholesky_cpu(A, upper=False):
+    """linalg_cholesky(A, upper: bool): L (lower) with A = L @ L.mT, or its transpose when `upper`."""
+    r = _lapack("linalg.cholesky", np.linalg.cholesky, _matrices(A, "linalg.cholesky"),
+                problem="The factorization could not be completed because the input is not positive-definite.")
+    return _own(np.swapaxes(r, -1, -2) if upper else r, A._dtype)
+
+
+_qr = declare("linalg_qr", np.linalg.qr, doc="linalg_qr(A, mode) -> (Q, R)")
+
+
+@_qr.register("cpu")
+def _qr_cpu(A, mode="reduced"):
+    """linalg_qr(A, mode: 'reduced' | 'complete' | 'r'): A = Q @ R; mode 'r' returns an empty Q."""
+    a = _matrices(A, "linalg.qr", square=False)
+    if mode not in ("reduced", "complete", "r"):
+        raise RuntimeError(f"qr received unrecognized mode '{mode}' but expected one of 'reduced' (default), "
+                           "'r', or 'complete'")
+    if mode == "r":
+        return _own(np.empty((0,), a.dtype), A._dtype), _own(np.linalg.qr(a, mode="r"), A._dtype)
+    q, r = np.linalg.qr(a, mode=mode)
+    return _own(q, A._dtype), _own(r, A._dtype)
+
+
+_svd = declare("linalg_svd", np.linalg.svd, doc="linalg_svd(A, full_matrices) -> (U, S, Vh)")
+
+
+@_svd.register("cpu")
+def _svd_cpu(A, full_matrices=True):
+    """linalg_svd(A, full_matrices: bool): A = U @ diag(S) @ Vh, S descending."""
+    a = _matrices(A, "linalg.svd", square=False)
+    u, s, vh = _lapack("linalg.svd", np.linalg.svd, a, full_matrices, problem="The algorithm failed to converge.")
+    return _own(u, A._dtype), _own(s, A._dtype), _own(vh, A._dtype)
+
+
+_eigh = declare("linalg_eigh", np.linalg.eigh, doc="linalg_eigh(A, UPLO) -> (eigenvalues, eigenvectors)")
+
+
+@_eigh.register("cpu")
+def _eigh_cpu(A, UPLO="L"):
+    """linalg_eigh(A, UPLO: 'L' | 'U'): ascending eigenvalues and orthonormal eigenvectors of symmetric A,
+    reading its lower (or upper) triangle."""
+    a = _matrices(A, "linalg.eigh")
+    if UPLO not in ("L", "U"):
+        raise RuntimeError(f"Expected UPLO argument to be 'L' or 'U', but got {UPLO}")
+    w, v = _lapack("linalg.eigh", np.linalg.eigh, a, UPLO, problem="The algorithm failed to converge.")
+    return _own(w, A._dtype), _own(v, A._dtype)
+
+
+# --- torch.linalg -------------------------------------------------------------------------------
+def inv(A: Tensor) -> Tensor:
+    """The inverse of each square matrix in A (*, n, n); raises `LinAlgError` when one is singular."""
+    return _inv(A)
+
+
+def det(A: Tensor) -> Tensor:
+    """The determinant of each square matrix in A (*, n, n)."""
+    return _det(A)
+
+
+def slogdet(A: Tensor):
+    """`(sign, logabsdet)` of the determinant of each square matrix in A."""
+    return _Slogdet(*_slogdet(A))
+
+
+def solve(A: Tensor, B: Tensor, *, left: bool = True) -> Tensor:
+    """X with A @ X = B (or X @ A = B when `left=False`); B may be a batch of vectors."""
+    if left:
+        return _solve(A, B)
+    return S.transpose(_solve(S.transpose(A, -2, -1), S.transpose(B, -2, -1)), -2, -1)
+
+
+def _linalg_cholesky(A: Tensor, upper: bool = False) -> Tensor:
+    """The Cholesky factor of each symmetric positive-definite matrix in A."""
+    return _cholesky(A, upper)
+
+
+def _linalg_qr(A: Tensor, mode: str = "reduced"):
+    """`(Q, R)` with A = Q @ R, Q orthonormal, R upper triangular."""
+    return _QR(*_qr(A, mode))
+
+
+def _linalg_svd(A: Tensor, full_matrices: bool = True):
+    """`(U, S, Vh)` with A = U @ diag(S) @ Vh."""
+    return _SVD(*_svd(A, full_matrices))
+
+
+def svdvals(A: Tensor) -> Tensor:
+    """The singular values of A, descending."""
+    return _svd(A, False)[1]
+
+
+def eigh(A: Tensor, UPLO: str = "L"):
+    """`(eigenvalues, eigenvectors)` of symmetric A, eigenvalues ascending."""
+    return _Eigh(*_eigh(A, UPLO))
+
+
+def eigvalsh(A: Tensor, UPLO: str = "L") -> Tensor:
+    """The eigenvalues of symmetric A, ascending."""
+    return _eigh(A, UPLO)[0]
+
+
+def _tolerance(A: Tensor, s: Tensor, atol, rtol):
+    """PyTorch's cutoff max(atol, rtol * s_max) for pinv and matrix_rank; rtol defaults to eps * max(m, n)."""
+    if rtol is None:
+        rtol = 0.0 if atol not in (None, 0) else float(np.finfo(A._dtype.np).eps) * max(A._shape[-2:])
+    smax = _amax(s, (s.ndim - 1,), True) if s._shape[-1] else s
+    cut = ew.mul(smax, rtol)
+    return ew.maximum(cut, atol) if atol is not None else cut
+
+
+def pinv(A: Tensor, *, atol=None, rtol=None, hermitian: bool = False) -> Tensor:
+    """The Moore-Penrose pseudo-inverse, from the SVD (singular values at or below the cutoff count as 0)."""
+    u, s, vh = _svd(A, False)
+    keep = ew.gt(s, _tolerance(A, s, atol, rtol))
+    sinv = ew.where(keep, ew.reciprocal(ew.where(keep, s, 1.0)), 0.0)
+    return _matmul(ew.mul(S.transpose(vh, -2, -1), S.unsqueeze(sinv, -2)), S.transpose(u, -2, -1))
+
+
+def matrix_rank(A: Tensor, *, atol=None, rtol=None, hermitian: bool = False) -> Tensor:
+    """The number of singular values above the cutoff, per matrix (int64)."""
+    s = _svd(A, False)[1]
+    return _sum(ew.gt(s, _tolerance(A, s, atol, rtol)), (s.ndim - 1,), False, None)
+
+
+@method
+def matrix_power(input: Tensor, n: int) -> Tensor:
+    """A @ A @ ... (n times) by repeated squaring; n = 0 is the identity, n < 0 powers the inverse."""
+    if n < 0:
+        _matrices(input, "linalg.matrix_power")
+    if input.ndim < 2 or input._shape[-1] != input._shape[-2]:
+        raise RuntimeError(f"linalg.matrix_power: A must be batches of square matrices, but they are "
+                           f"{'x'.join(map(str, input._shape))}")
+    if n == 0:
+        from ember.core.creation import eye
+
+        return S.expand(eye(input._shape[-1], dtype=input._dtype), input._shape).contiguous()
+    base = _inv(input) if n < 0 else input
+    n = abs(n)
+    result = None
+    while n:
+        if n & 1:
+            result = base if result is None else _matmul(result, base)
+        n >>= 1
+        if n:
+            base = _matmul(base, base)
+    return result if result is not input else S.clone(input)
+
+
+def multi_dot(tensors) -> Tensor:
+    """The product of a chain of matrices (the first may be a vector, as may the last)."""
+    tensors = list(tensors)
+    if len(tensors) < 2:
+        raise RuntimeError(f"multi_dot(): expected at least 2 tensors but got {len(tensors)}")
+    r = tensors[0]
+    for t in tensors[1:]:
+        r = _matmul(r, t)
+    return r
+
+
+def _cross(input: Tensor, other: Tensor, dim: int) -> Tensor:
+    from ember.core.ops.join import roll
+
+    if input._shape[dim] != 3 or other._shape[dim] != 3:
+        raise RuntimeError(f"linalg.cross: inputs dimension {dim} must have length 3. Got {input._shape[dim]} and "
+                           f"{other._shape[dim]}")
+    return ew.sub(ew.mul(roll(input, -1, dim), roll(other, -2, dim)),
+                  ew.mul(roll(input, -2, dim), roll(other, -1, dim)))
+
+
+def linalg_cross(input: Tensor, other: Tensor, *, dim: int = -1) -> Tensor:
+    """The 3-vector cross product along `dim`, broadcasting the other dims."""
+    return _cross(input, other, dim)
+
+
+@method
+def cross(input: Tensor, other: Tensor, dim: int | None = None) -> Tensor:
+    """The cross product along `dim` (None: the first dim of size 3, as PyTorch's deprecated default)."""
+    if dim is None:
+        dim = next((i for i, n in enumerate(input._shape) if n == 3), -1)
+    return _cross(input, other, dim)
+
+
+# --- PyTorch's top-level names -----------------------------------------------------------------------
+@method
+def inverse(input: Tensor) -> Tensor:
+    """The inverse of each square matrix (`torch.inverse`)."""
+    return _inv(input)
+
+
+method(det)
+method(slogdet)
+
+
+@method
+def logdet(input: Tensor) -> Tensor:
+    """log(det(A)): NaN for a negative determinant, -inf for a singular matrix."""
+    sign, logabs = _slogdet(input)
+    return ew.where(ew.lt(sign, 0), float("nan"), logabs)
+
+
+@method
+def cholesky(input: Tensor, upper: bool = False) -> Tensor:
+    """`torch.cholesky` (deprecated in PyTorch for `linalg.cholesky`)."""
+    return _cholesky(input, upper)
+
+
+@method
+def qr(input: Tensor, some: bool = True):
+    """`torch.qr`: `(Q, R)`, reduced unless `some=False`."""
+    return _QR(*_qr(input, "reduced" if some else "complete"))
+
+
+@method
+def svd(input: Tensor, some: bool = True, compute_uv: bool = True):
+    """`torch.svd`: `(U, S, V)` with V (not Vh); `some=False` gives full U and V."""
+    u, s, vh = _svd(input, not some)
+    return _SVD_V(u, s, S.transpose(vh, -2, -1))
+
+
+@method
+def pinverse(input: Tensor, rcond: float = 1e-15) -> Tensor:
+    """`torch.pinverse`: the pseudo-inverse with relative cutoff `rcond`."""
+    return pinv(input, rtol=rcond)
+
+
+def chain_matmul(*matrices) -> Tensor:
+    """`torch.chain_matmul`: the product of 2-D matrices, left to right."""
+    return multi_dot(matrices)
+
+
+for _name, _fn in (("inv", inv), ("det", det), ("slogdet", slogdet), ("solve", solve),
+                   ("cholesky", _linalg_cholesky), ("qr", _linalg_qr), ("svd", _linalg_svd), ("svdvals", svdvals),
+                   ("eigh", eigh), ("eigvalsh", eigvalsh), ("pinv", pinv), ("matrix_rank", matrix_rank),
+                   ("matrix_power", matrix_power), ("multi_dot", multi_dot), ("cross", linalg_cross),
+                   ("LinAlgError", LinAlgError)):
+    setattr(linalg, _name, _fn)

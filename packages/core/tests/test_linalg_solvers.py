@@ -1,0 +1,150 @@
+"""Matrix functions (inv, det, solve, cholesky, qr, svd, eigh, pinv ...) against numpy.linalg and
+their defining identities, batched, in float32 and float64, and PyTorch's errors."""
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import ember.core as E
+from ember.core.testing import assert_close
+
+L = E.linalg
+
+
+def spd(n, batch=(), seed=0, dtype=np.float64):
+    """A well-conditioned symmetric positive-definite matrix (batch)."""
+    rng = np.random.default_rng(seed)
+    a = rng.standard_normal((*batch, n, n))
+    return E.from_numpy((a @ np.swapaxes(a, -1, -2) + n * np.eye(n)).astype(dtype))
+
+
+def rand(*shape, seed=0, dtype=np.float64):
+    return E.from_numpy(np.random.default_rng(seed).standard_normal(shape).astype(dtype))
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(1, 5), st.lists(st.integers(1, 3), max_size=2).map(tuple), st.sampled_from([np.float32, np.float64]),
+       st.integers(0, 2**16))
+def test_inverse_det_solve_cholesky_on_batches(n, batch, dtype, seed):
+    A = spd(n, batch, seed, dtype)
+    a = A.numpy().astype(np.float64)
+    tol = {"rtol": 1e-4, "atol": 1e-4} if dtype == np.float32 else {"rtol": 1e-9, "atol": 1e-9}
+    eye = np.broadcast_to(np.eye(n), a.shape)
+    assert L.inv(A).dtype is A.dtype
+    assert_close(A @ L.inv(A), E.from_numpy(eye.astype(dtype)), **tol)
+    assert_close(E.det(A), E.from_numpy(np.asarray(np.linalg.det(a)).astype(dtype)), **tol)
+    sign, logabs = E.slogdet(A)
+    assert_close(logabs, E.from_numpy(np.asarray(np.linalg.slogdet(a)[1]).astype(dtype)), **tol)
+    assert (sign.numpy() == 1).all()
+    b = rand(*batch, n, 2, seed=seed + 1, dtype=dtype)
+    x = L.solve(A, b)
+    assert_close(A @ x, b, **tol)
+    chol = L.cholesky(A)
+    assert_close(chol @ chol.mT, A, **tol)
+    assert np.allclose(np.triu(chol.numpy(), 1), 0)
+
+
+def test_solve_with_vectors_and_on_the_right():
+    A = spd(3, seed=1)
+    v = rand(3, seed=2)
+    assert_close(L.solve(A, v), E.from_numpy(np.linalg.solve(A.numpy(), v.numpy())))
+    B = rand(4, 3, seed=3)
+    X = L.solve(A, B, left=False)
+    assert_close(X @ A, B)
+    batch = spd(3, (2,), seed=4)
+    vs = rand(2, 3, seed=5)
+    assert L.solve(batch, vs).shape == (2, 3)
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(1, 5), st.integers(1, 5), st.sampled_from(["reduced", "complete"]), st.integers(0, 2**16))
+def test_qr_and_svd_reconstruct_their_input(m, n, mode, seed):
+    A = rand(m, n, seed=seed)
+    Q, R = L.qr(A, mode=mode)
+    assert_close(Q @ R, A, rtol=1e-9, atol=1e-9)
+    assert_close(Q.mT @ Q, E.eye(Q.shape[-1], dtype=E.float64), rtol=1e-9, atol=1e-9)
+    assert np.allclose(np.tril(R.numpy(), -1), 0)
+    U, S, Vh = L.svd(A, full_matrices=False)
+    assert_close((U * S.unsqueeze(-2)) @ Vh, A, rtol=1e-9, atol=1e-9)
+    assert_close(S, E.from_numpy(np.linalg.svd(A.numpy(), compute_uv=False)), rtol=1e-9, atol=1e-9)
+    assert_close(L.svdvals(A), S)
+    full = L.svd(A)
+    assert full.U.shape == (m, m) and full.Vh.shape == (n, n)
+
+
+def test_legacy_svd_returns_v_and_legacy_qr():
+    A = rand(4, 3, seed=6)
+    U, S, V = E.svd(A)
+    assert U.shape == (4, 3) and V.shape == (3, 3)
+    assert_close((U * S) @ V.t(), A, rtol=1e-9, atol=1e-9)
+    assert E.svd(A, some=False).U.shape == (4, 4)
+    Q, R = A.qr()
+    assert_close(Q @ R, A, rtol=1e-9, atol=1e-9)
+
+
+def test_eigh_and_eigvalsh():
+    A = spd(4, (2,), seed=7)
+    w, V = L.eigh(A)
+    assert (np.diff(w.numpy(), axis=-1) >= 0).all()
+    assert_close(A @ V, V * w.unsqueeze(-2), rtol=1e-9, atol=1e-9)
+    assert_close(L.eigvalsh(A), w)
+    up = A.clone()
+    up.numpy()[..., 1, 0] = 1e6            # the lower triangle is ignored with UPLO="U"
+    assert_close(L.eigvalsh(up, UPLO="U"), w, rtol=1e-9, atol=1e-9)
+
+
+def test_pinv_matrix_rank_matrix_power_multi_dot_cross():
+    A = rand(4, 3, seed=8)
+    assert_close(L.pinv(A), E.from_numpy(np.linalg.pinv(A.numpy())), rtol=1e-9, atol=1e-9)
+    assert_close(A.pinverse(), E.from_numpy(np.linalg.pinv(A.numpy())), rtol=1e-9, atol=1e-9)
+    low_rank = E.from_numpy(np.outer(np.arange(1.0, 5.0), np.arange(1.0, 4.0)))
+    assert L.matrix_rank(low_rank).item() == 1 and L.matrix_rank(A).item() == 3
+    assert L.matrix_rank(low_rank).dtype is E.int64
+    M = spd(3, seed=9)
+    for n in (0, 1, 2, 5, -1, -3):
+        assert_close(E.matrix_power(M, n), E.from_numpy(np.linalg.matrix_power(M.numpy(), n)), rtol=1e-9, atol=1e-9)
+    assert E.matrix_power(M, 1).untyped_storage() is not M.untyped_storage()
+    B, C = rand(3, 5, seed=10), rand(5, 2, seed=11)
+    assert_close(L.multi_dot([A, B, C]), E.from_numpy(A.numpy() @ B.numpy() @ C.numpy()))
+    assert_close(E.chain_matmul(A, B, C), L.multi_dot([A, B, C]))
+    u, v = rand(2, 3, seed=12), rand(2, 3, seed=13)
+    assert_close(L.cross(u, v), E.from_numpy(np.cross(u.numpy(), v.numpy())))
+    assert_close(E.cross(u.t(), v.t(), dim=0), E.from_numpy(np.cross(u.numpy(), v.numpy()).T.copy()))
+    assert_close(u.cross(v), E.from_numpy(np.cross(u.numpy(), v.numpy())))
+
+
+def test_logdet_of_negative_and_singular_matrices():
+    assert math.isnan(E.logdet(E.tensor([[-1.0, 0.0], [0.0, 1.0]])).item())
+    assert E.logdet(E.zeros(2, 2)).item() == -math.inf
+    assert_close(E.logdet(spd(3, seed=14)), E.from_numpy(np.asarray(np.log(np.linalg.det(spd(3, seed=14).numpy())))))
+
+
+def test_errors_like_pytorch():
+    with pytest.raises(L.LinAlgError, match="linalg.inv: .*singular"):
+        L.inv(E.zeros(2, 2))
+    assert issubclass(L.LinAlgError, RuntimeError)
+    with pytest.raises(RuntimeError, match="linalg.inv: A must be batches of square matrices, but they are 2 by 3"):
+        E.inverse(E.ones(2, 3))
+    with pytest.raises(RuntimeError, match="Expected a floating point or complex tensor as input. Got Long"):
+        L.det(E.ones(2, 2, dtype=E.int64))
+    with pytest.raises(RuntimeError, match="Low precision dtypes not supported. Got Half"):
+        L.inv(E.ones(2, 2, dtype=E.float16))
+    with pytest.raises(RuntimeError, match="must have at least 2 dimensions"):
+        L.inv(E.ones(3))
+    with pytest.raises(L.LinAlgError, match="not positive-definite"):
+        L.cholesky(-E.eye(2))
+    with pytest.raises(RuntimeError, match="Incompatible shapes of A and B"):
+        L.solve(E.eye(3), E.ones(4, 2))
+    with pytest.raises(RuntimeError, match="cross: inputs dimension -1 must have length 3"):
+        L.cross(E.ones(2, 2), E.ones(2, 2))
+
+
+def test_matrix_primitives_are_declared_differentiable():
+    ops = E.registered_ops()
+    for name in ("linalg_inv", "linalg_det", "linalg_slogdet", "linalg_solve", "linalg_cholesky", "linalg_qr",
+                 "linalg_svd", "linalg_eigh"):
+        assert ops[name].differentiable and "cpu" in ops[name].kernels
+        assert ops[name].doc.startswith(name + "(")
