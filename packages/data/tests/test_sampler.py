@@ -90,7 +90,7 @@ def test_weighted_sampler_argument_errors():
     with pytest.raises(ValueError, match=r"weights should be a 1d sequence but given weights have shape \(1, 2\)"):
         WeightedRandomSampler([[1.0, 2.0]], 1)
     with pytest.raises(RuntimeError, match="cannot sample n_sample > prob_dist.size"):
-        WeightedRandomSampler([1.0, 0.0], 2, replacement=False)
+        list(WeightedRandomSampler([1.0, 2.0], 3, replacement=False))
 
 
 def test_batch_sampler_exact_batches():

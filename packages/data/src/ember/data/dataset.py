@@ -9,7 +9,7 @@ import warnings
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
-from ember.core import Tensor
+from ember.core import Tensor, randperm
 
 __all__ = ["Dataset", "IterableDataset", "TensorDataset", "ConcatDataset", "ChainDataset", "Subset",
            "StackDataset", "random_split"]
@@ -188,8 +188,6 @@ def random_split(dataset: Dataset, lengths: Sequence[int | float], generator=Non
     >>> len(a), len(b), sorted(list(a) + list(b)) == list(range(10))
     (7, 3, True)
     """
-    from ember.core import randperm
-
     lengths = _split_lengths(len(dataset), lengths)
     indices = randperm(sum(lengths), generator=generator).tolist()
     out = []

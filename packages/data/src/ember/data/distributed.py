@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterator, Sized
 
+from ember.core import randperm
 from ember.data.sampler import Sampler, seeded_generator
 
 __all__ = ["DistributedSampler"]
@@ -43,8 +44,6 @@ class DistributedSampler(Sampler):
 
     def indices_for_epoch(self) -> list[int]:
         """This replica's keys for the current epoch (what `iter()` yields)."""
-        from ember.core import randperm
-
         if self.shuffle:
             indices = randperm(len(self.dataset), generator=seeded_generator(self.seed + self.epoch)).tolist()
         else:

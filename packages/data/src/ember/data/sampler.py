@@ -10,7 +10,7 @@ from __future__ import annotations
 import numbers
 from collections.abc import Iterable, Iterator, Sequence, Sized
 
-import numpy as np
+from ember.core import Generator, as_tensor, float64, multinomial, randint, randperm
 
 __all__ = ["Sampler", "SequentialSampler", "RandomSampler", "SubsetRandomSampler", "WeightedRandomSampler",
            "BatchSampler"]
@@ -18,15 +18,11 @@ __all__ = ["Sampler", "SequentialSampler", "RandomSampler", "SubsetRandomSampler
 
 def draw_seed(generator=None) -> int:
     """A 63-bit seed drawn from `generator` (the default generator if None)."""
-    from ember.core import randint
-
     return int(randint(0, 2**62, (1,), generator=generator).item())
 
 
 def seeded_generator(seed: int):
     """A new `ember.core.Generator` seeded with `seed`."""
-    from ember.core import Generator
-
     g = Generator()
     g.manual_seed(seed)
     return g
@@ -81,8 +77,6 @@ class RandomSampler(Sampler):
         return len(self.data_source) if self._num_samples is None else self._num_samples
 
     def __iter__(self) -> Iterator[int]:
-        from ember.core import randint, randperm
-
         n = len(self.data_source)
         generator = self.generator if self.generator is not None else seeded_generator(draw_seed())
         if self.replacement:
@@ -106,8 +100,6 @@ class SubsetRandomSampler(Sampler):
         self.generator = generator
 
     def __iter__(self) -> Iterator[int]:
-        from ember.core import randperm
-
         for i in randperm(len(self.indices), generator=self.generator).tolist():
             yield self.indices[i]
 
@@ -125,25 +117,16 @@ class WeightedRandomSampler(Sampler):
             raise ValueError(f"num_samples should be a positive integer value, but got num_samples={num_samples}")
         if not isinstance(replacement, bool):
             raise ValueError(f"replacement should be a boolean value, but got replacement={replacement}")
-        w = np.asarray(weights, dtype=np.float64)
+        w = as_tensor(weights, dtype=float64)
         if w.ndim != 1:
             raise ValueError(f"weights should be a 1d sequence but given weights have shape {tuple(w.shape)}")
-        if (w < 0).any() or not np.isfinite(w).all() or w.sum() <= 0:
-            raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0, or a weight is "
-                               "negative, inf or nan)")
-        if not replacement and num_samples > (w > 0).sum():
-            raise RuntimeError("cannot sample n_sample > prob_dist.size(-1) samples without replacement")
         self.weights = w
-        self.num_samples = int(num_samples)
+        self.num_samples = num_samples
         self.replacement = replacement
         self.generator = generator
 
     def __iter__(self) -> Iterator[int]:
-        # The draw is numpy's, seeded from the ember generator: reproducible from `generator`.
-        rng = np.random.default_rng(draw_seed(self.generator))
-        picks = rng.choice(len(self.weights), size=self.num_samples, replace=self.replacement,
-                           p=self.weights / self.weights.sum())
-        yield from picks.tolist()
+        yield from multinomial(self.weights, self.num_samples, self.replacement, generator=self.generator).tolist()
 
     def __len__(self) -> int:
         return self.num_samples

@@ -69,7 +69,7 @@ from typing import Any
 
 import numpy as np
 
-from ember.core import Tensor, sharing
+from ember.core import Tensor, manual_seed, sharing
 from ember.core.storage import Storage
 from ember.core.tensor import contiguous_strides
 from ember.data.fetch import make_fetcher
@@ -260,8 +260,6 @@ class WorkerSpec:
 
 
 def _seed(spec: WorkerSpec) -> int:
-    from ember.core import manual_seed
-
     seed = spec.base_seed + spec.worker_id
     random.seed(seed)
     manual_seed(seed)
