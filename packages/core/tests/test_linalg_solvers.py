@@ -148,3 +148,28 @@ def test_matrix_primitives_are_declared_differentiable():
                  "linalg_svd", "linalg_eigh"):
         assert ops[name].differentiable and "cpu" in ops[name].kernels
         assert ops[name].doc.startswith(name + "(")
+
+
+@pytest.mark.parametrize("ord", ["fro", "nuc", 2, -2, 1, -1, math.inf, -math.inf])
+@pytest.mark.parametrize("dim", [(-2, -1), (0, 2), (2, 0)])
+def test_matrix_norms_match_numpy(ord, dim):
+    A = rand(3, 2, 4, seed=15)
+    expected = np.linalg.norm(A.numpy(), ord, axis=dim)
+    assert_close(L.matrix_norm(A, ord, dim), E.from_numpy(np.asarray(expected)), rtol=1e-9, atol=1e-9)
+    kept = L.matrix_norm(A, ord, dim, keepdim=True)
+    assert kept.shape == np.linalg.norm(A.numpy(), ord, axis=dim, keepdims=True).shape
+    if dim == (-2, -1):
+        assert_close(L.norm(A[0], ord), E.from_numpy(np.asarray(np.linalg.norm(A.numpy()[0], ord))),
+                     rtol=1e-9, atol=1e-9)
+
+
+def test_linalg_norm_dispatches_on_dim_and_ord():
+    A = rand(2, 3, 4, seed=16)
+    a = A.numpy()
+    assert_close(L.norm(A), E.from_numpy(np.asarray(np.linalg.norm(a.ravel()))))
+    assert_close(L.norm(A, dim=1), E.from_numpy(np.linalg.norm(a, axis=1)))
+    assert_close(L.norm(A, 1, dim=(1, 2)), E.from_numpy(np.linalg.norm(a, 1, axis=(1, 2))))
+    with pytest.raises(RuntimeError, match="must be 1D or 2D"):
+        L.norm(A, 2)
+    with pytest.raises(RuntimeError, match="Order 3 not supported"):
+        L.matrix_norm(A, 3)

@@ -375,20 +375,6 @@ attach("__rmatmul__", lambda self, other: _matmul(other, self))
 attach("__imatmul__", _imatmul)
 
 
-def _matrix_norm(A: Tensor, ord="fro", dim=(-2, -1), keepdim: bool = False, *, dtype=None) -> Tensor:  # noqa: A002
-    """The Frobenius matrix norm over `dim` (the other orders need an SVD ember does not have)."""
-    if ord != "fro":
-        raise RuntimeError(f"linalg.matrix_norm: ord={ord!r} is not supported; only 'fro' is")
-    return vector_norm(A, 2, dim, keepdim, dtype=dtype)
-
-
-def _linalg_norm(A: Tensor, ord=None, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:  # noqa: A002
-    """`torch.linalg.norm`: the 2-norm of vectors, Frobenius of matrices, or `ord` over `dim`."""
-    if ord == "fro" or (ord is None and dim is not None and not isinstance(dim, int) and len(dim) == 2):
-        return _matrix_norm(A, "fro", dim if dim is not None else (-2, -1), keepdim, dtype=dtype)
-    return vector_norm(A, 2 if ord is None else ord, dim, keepdim, dtype=dtype)
-
-
 def _vecdot(x: Tensor, y: Tensor, *, dim: int = -1) -> Tensor:
     """The dot product of `x` and `y` along `dim`, broadcasting the other dims."""
     p = ew.mul(x, y)
@@ -396,5 +382,5 @@ def _vecdot(x: Tensor, y: Tensor, *, dim: int = -1) -> Tensor:
 
 
 # `torch.linalg`, for the functions ember has
-linalg = types.SimpleNamespace(vector_norm=vector_norm, matrix_norm=_matrix_norm, norm=_linalg_norm, matmul=matmul,
-                               vecdot=_vecdot)
+# (`ember.core.ops.linalg_solvers` adds the matrix functions and norms)
+linalg = types.SimpleNamespace(vector_norm=vector_norm, matmul=matmul, vecdot=_vecdot)

@@ -1,11 +1,12 @@
 """Matrix functions on LAPACK (through numpy.linalg, batched over leading dims): inv, det,
 slogdet, solve, cholesky, qr, svd, eigh as primitives; pinv, matrix_rank, matrix_power,
-multi_dot, cross, logdet composed from them. They fill `ember.core.linalg` (`torch.linalg`) and
+multi_dot, cross, logdet and the matrix norms composed from them. They fill `ember.core.linalg` (`torch.linalg`) and
 PyTorch's older top-level names (`inverse`, `det`, `svd` with V, `qr`, `pinverse` ...).
 """
 
 from __future__ import annotations
 
+import math
 from collections import namedtuple
 
 import numpy as np
@@ -17,7 +18,7 @@ from ember.core.ops import elementwise as ew
 from ember.core.ops import shape as S
 from ember.core.ops._util import wrap
 from ember.core.ops.linalg import _matmul, linalg
-from ember.core.ops.reduce import _TORCH_NAMES, _amax, _sum
+from ember.core.ops.reduce import _TORCH_NAMES, _amax, _amin, _sum, vector_norm
 from ember.core.tensor import Tensor
 
 __all__ = ["inverse", "det", "logdet", "slogdet", "cholesky", "qr", "svd", "pinverse", "matrix_power",
@@ -233,6 +234,50 @@ def eigvalsh(A: Tensor, UPLO: str = "L") -> Tensor:
     return _eigh(A, UPLO)[0]
 
 
+def matrix_norm(A: Tensor, ord="fro", dim=(-2, -1), keepdim: bool = False, *, dtype=None) -> Tensor:  # noqa: A002
+    """The matrix norm over the two dims `dim`: 'fro', 'nuc', 2/-2 (largest/smallest singular value),
+    1/-1 (max/min column abs sum), inf/-inf (max/min row abs sum)."""
+    if A.ndim < 2:
+        raise RuntimeError("linalg.matrix_norm: The input tensor A must have at least 2 dimensions.")
+    d0, d1 = (d % A.ndim for d in dim)
+    if ord == "fro":
+        return vector_norm(A, 2, (d0, d1), keepdim, dtype=dtype)
+    if dtype is not None:
+        A = A.to(dtype)
+    kept = tuple(1 if i in (d0, d1) else n for i, n in enumerate(A._shape))
+    if ord in ("nuc", 2, -2):
+        s = svdvals(S.permute(A, tuple(i for i in range(A.ndim) if i not in (d0, d1)) + (d0, d1)))
+        last = (s.ndim - 1,)
+        r = _sum(s, last, False, None) if ord == "nuc" else (_amax if ord == 2 else _amin)(s, last, False)
+    elif ord in (1, -1, math.inf, -math.inf):
+        inner, outer = (d0, d1) if ord in (1, -1) else (d1, d0)
+        sums = _sum(ew.abs(A), (inner,), True, None)
+        r = (_amax if ord > 0 else _amin)(sums, (outer,), True)
+    else:
+        raise RuntimeError(f"linalg.matrix_norm: Order {ord} not supported.")
+    from ember.core.ops.layout import reshape
+
+    return reshape(r, kept if keepdim else tuple(n for i, n in enumerate(A._shape) if i not in (d0, d1)))
+
+
+def norm(A: Tensor, ord=None, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:  # noqa: A002
+    """`torch.linalg.norm`: a vector norm over one dim (or all, when neither `ord` nor `dim` is
+    given), a matrix norm over two."""
+    if dim is None:
+        if ord is None:
+            return vector_norm(A, 2, None, keepdim, dtype=dtype)
+        if A.ndim == 2:
+            return matrix_norm(A, ord, (-2, -1), keepdim, dtype=dtype)
+        if A.ndim != 1:
+            raise RuntimeError("linalg.norm: If dim is not specified but ord is, the input must be 1D or 2D. "
+                               f"Got {A.ndim}D.")
+        return vector_norm(A, ord, None, keepdim, dtype=dtype)
+    dims = (dim,) if isinstance(dim, int) else tuple(dim)
+    if len(dims) == 1:
+        return vector_norm(A, 2 if ord is None else ord, dims, keepdim, dtype=dtype)
+    return matrix_norm(A, "fro" if ord is None else ord, dims, keepdim, dtype=dtype)
+
+
 def _tolerance(A: Tensor, s: Tensor, atol, rtol):
     """PyTorch's cutoff max(atol, rtol * s_max) for pinv and matrix_rank; rtol defaults to eps * max(m, n)."""
     if rtol is None:
@@ -366,5 +411,5 @@ for _name, _fn in (("inv", inv), ("det", det), ("slogdet", slogdet), ("solve", s
                    ("cholesky", _linalg_cholesky), ("qr", _linalg_qr), ("svd", _linalg_svd), ("svdvals", svdvals),
                    ("eigh", eigh), ("eigvalsh", eigvalsh), ("pinv", pinv), ("matrix_rank", matrix_rank),
                    ("matrix_power", matrix_power), ("multi_dot", multi_dot), ("cross", linalg_cross),
-                   ("LinAlgError", LinAlgError)):
+                   ("matrix_norm", matrix_norm), ("norm", norm), ("LinAlgError", LinAlgError)):
     setattr(linalg, _name, _fn)
