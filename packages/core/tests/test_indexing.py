@@ -2,7 +2,7 @@
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 import ember.core as E
@@ -332,3 +332,51 @@ def test_one_hot():
         I.one_hot(E.tensor([-1]))
     with pytest.raises(RuntimeError, match="LongTensor"):
         I.one_hot(E.tensor([1.0]))
+
+
+@st.composite
+def _mixed_keys(draw):
+    """A shape and a key mixing slices, int lists (one shared length), None and maybe one Ellipsis."""
+    shape = tuple(draw(st.lists(st.integers(1, 4), min_size=1, max_size=4)))
+    n_idx = draw(st.integers(1, 3))
+    kinds = [draw(st.sampled_from(["slice", "list", "full"])) for _ in shape]
+    kinds[draw(st.integers(0, len(shape) - 1))] = "list"
+    items = []
+    for n, kind in zip(shape, kinds):
+        if draw(st.booleans()) and draw(st.booleans()):
+            items.append(None)
+        if kind == "list":
+            items.append(draw(st.lists(st.integers(-n, n - 1), min_size=n_idx, max_size=n_idx)))
+        elif kind == "slice":
+            items.append(slice(draw(st.integers(-n, n)), None, draw(st.integers(1, 3))))
+        else:
+            items.append(slice(None))
+    if draw(st.booleans()):
+        i = draw(st.integers(0, len(items)))
+        j = draw(st.integers(i, len(items)))
+        items[i:j] = [Ellipsis]
+    return shape, tuple(items)
+
+
+@settings(max_examples=25, deadline=None)
+@given(_mixed_keys())
+def test_mixed_advanced_get_and_set_match_numpy(shape_key):
+    shape, key = shape_key
+    lists = [i for i, k in enumerate(key) if isinstance(k, list)]
+    # numpy (not PyTorch) counts an Ellipsis that expands to nothing as separating advanced indices
+    assume(not lists or not any(k is Ellipsis and lists[0] < i < lists[-1] for i, k in enumerate(key)))
+    a = np.arange(int(np.prod(shape)), dtype=np.float64).reshape(shape)
+    try:
+        expected = a[key]
+    except IndexError:
+        with pytest.raises(IndexError):
+            E.tensor(a)[key]
+        return
+    x = E.tensor(a)
+    r = x[key]
+    assert r.shape == expected.shape
+    np.testing.assert_array_equal(r.numpy(), expected)
+    value = -np.arange(expected.shape[-1], dtype=np.float64) - 1 if expected.ndim else -1.0
+    x[key] = E.tensor(value)
+    a[key] = value
+    np.testing.assert_array_equal(x.numpy(), a)
