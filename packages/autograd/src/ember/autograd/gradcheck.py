@@ -29,7 +29,7 @@ def _as_tuple(x) -> tuple:
 
 
 def _host(t: Tensor) -> np.ndarray:
-    return np.asarray(t.detach().to("cpu").numpy(), dtype=np.float64)
+    return np.array(t.detach().to("cpu").numpy(), dtype=np.float64)  # a copy: outputs may be views of inputs
 
 
 def _diff_outputs(outputs: tuple) -> list[Tensor]:

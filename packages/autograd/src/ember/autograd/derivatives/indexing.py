@@ -4,6 +4,8 @@
 
 from __future__ import annotations
 
+import numpy as np
+
 from ember.core.dispatch import get_op
 from ember.core.ops import elementwise as ew
 from ember.core.ops import indexing as ix
@@ -19,9 +21,7 @@ def _index_backward(grad, input_shape, indices):
 
 
 def _masked_select_backward(grad, input_shape, mask):
-    from ember.core import broadcast_shapes
-
-    shape = tuple(broadcast_shapes(input_shape, tuple(mask.shape)))
+    shape = tuple(np.broadcast_shapes(input_shape, tuple(mask.shape)))
     return ix.masked_scatter(zeros_with(shape, grad), mask.expand(shape), grad)
 
 

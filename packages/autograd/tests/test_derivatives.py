@@ -1,0 +1,399 @@
+"""Every derivative entry against float64 central differences, driven by the op registry.
+
+`SAMPLES` maps each op with a derivative entry to sample calls (a function and its inputs);
+the completeness tests fail when a differentiable op of ember-core has no entry, or an entry
+no sample. Elementwise ops also run over random shapes with broadcasting and non-contiguous
+inputs (hypothesis).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from conftest import make
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import ember.autograd as E
+from ember.autograd.derivatives import TABLE
+from ember.core.dispatch import get_op, registered_ops
+
+F64 = E.float64
+
+
+def op(name):
+    return get_op(name)
+
+
+def idx(values) -> E.Tensor:
+    return E.tensor(values, dtype=E.int64)
+
+
+UNARY_DOMAIN = {
+    "log": (0.5, 2.0), "log2": (0.5, 2.0), "log10": (0.5, 2.0), "sqrt": (0.5, 2.0), "rsqrt": (0.5, 2.0),
+    "reciprocal": (0.5, 2.0), "log1p": (-0.5, 2.0), "acosh": (1.5, 3.0), "asin": (-0.8, 0.8),
+    "acos": (-0.8, 0.8), "atanh": (-0.8, 0.8), "erfinv": (-0.8, 0.8), "frac": (0.1, 0.9),
+}
+UNARY = ["neg", "abs", "square", "frac", "relu", "exp", "exp2", "expm1", "log", "log1p", "log2", "log10", "sqrt",
+         "rsqrt", "reciprocal", "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh", "asinh", "acosh",
+         "atanh", "sigmoid", "silu", "erf", "erfinv"]
+BINARY_DOMAIN = {
+    "div": ((-1, 1), (0.5, 2.0)), "remainder": ((0.1, 0.4), (1.0, 2.0)), "fmod": ((0.1, 0.4), (1.0, 2.0)),
+    "pow": ((0.5, 2.0), (-1.0, 2.0)), "xlogy": ((-1, 1), (0.5, 2.0)), "copysign": ((0.2, 1.0), (-1, 1)),
+}
+BINARY = ["add", "sub", "mul", "div", "remainder", "fmod", "pow", "maximum", "minimum", "fmax", "fmin", "atan2",
+          "hypot", "copysign", "xlogy"]
+
+
+def _unary(name):
+    lo, hi = UNARY_DOMAIN.get(name, (-1.0, 1.0))
+    f = getattr(E, name)
+    return [(f, (make((2, 3), lo, hi),)), (f, (make((3, 2), lo, hi, noncontig=True),))]
+
+
+def _binary(name):
+    (alo, ahi), (blo, bhi) = BINARY_DOMAIN.get(name, ((-1, 1), (-1, 1)))
+    f = op(name)
+    rng = np.random.default_rng(7)
+    return [(f, (make((2, 3), alo, ahi, rng=rng), make((2, 3), blo, bhi, rng=rng))),
+            (f, (make((2, 1, 3), alo, ahi, rng=rng), make((4, 1), blo, bhi, rng=rng))),
+            (f, (make((3,), alo, ahi, rng=rng), make((), blo, bhi, rng=rng)))]
+
+
+def _distinct(*shape, noncontig=False):
+    """Distinct values (no ties) for max/sort-like ops."""
+    n = int(np.prod(shape))
+    a = np.random.default_rng(3).permutation(n).astype(np.float64).reshape(shape) / n
+    t = E.from_numpy(a)
+    if noncontig and a.ndim >= 2:
+        t = E.from_numpy(np.ascontiguousarray(a.T)).T
+    return t.requires_grad_()
+
+
+def _with_zero(shape):
+    t = make(shape, 0.5, 1.5, requires_grad=False)
+    t.view(-1)[1] = 0.0
+    return t.requires_grad_()
+
+
+def _fresh_zeros_copy(x):
+    return E.zeros(tuple(x.shape), dtype=x.dtype).copy_(x)
+
+
+SAMPLES = {name: _unary(name) for name in UNARY}
+SAMPLES.update({name: _binary(name) for name in BINARY})
+SAMPLES["mul"].append((lambda x: x * 2.5, (make((3,)),)))
+SAMPLES["pow"] += [(lambda x: x ** 3, (make((3,)),)), (lambda x: 2.0 ** x, (make((3,)),)),
+                   (lambda x: x ** 0, (make((3,)),))]
+SAMPLES.update({
+    "where": [(lambda a, b: E.where(idx([[1, 0, 1], [0, 0, 1]]).bool(), a, b), (make((2, 3)), make((3,))))],
+    "clamp": [(lambda x: E.clamp(x, -0.5, 0.5), (make((4, 3)),)),
+              (lambda x, lo, hi: E.clamp(x, lo, hi), (make((4, 3)), make((3,), -0.6, -0.3), make((4, 1), 0.3, 0.6)))],
+    "lerp": [(op("lerp"), (make((2, 3)), make((2, 3)), make((3,))))],
+    # views and copies
+    "view": [(lambda x: x.view(3, 2), (make((2, 3)),))],
+    "as_strided": [(lambda x: x.as_strided((2, 2), (1, 2), 1), (make((6,)),)),
+                   (lambda x: x.as_strided((3, 2), (0, 1)), (make((2,)),))],
+    "permute": [(lambda x: x.permute(2, 0, 1), (make((2, 3, 2)),))],
+    "transpose": [(lambda x: x.transpose(0, 1), (make((2, 3), noncontig=True),))],
+    "expand": [(lambda x: x.expand(2, 3, 3), (make((3, 1)),))],
+    "squeeze": [(lambda x: x.squeeze(1), (make((2, 1, 3)),))],
+    "unsqueeze": [(lambda x: x.unsqueeze(-1), (make((2, 3)),))],
+    "select": [(lambda x: x[1], (make((3, 2)),)), (lambda x: x[:, -1], (make((3, 2), noncontig=True),))],
+    "slice": [(lambda x: x[1:, ::2], (make((3, 4)),))],
+    "narrow": [(lambda x: x.narrow(1, 1, 2), (make((2, 4)),))],
+    "unfold": [(lambda x: x.unfold(1, 3, 1), (make((2, 5)),))],
+    "diagonal": [(lambda x: x.diagonal(1), (make((3, 4)),))],
+    "copy_": [(_fresh_zeros_copy, (make((2, 3)),)), (lambda x: E.zeros(2, 3, dtype=F64).copy_(x), (make((3,)),))],
+    "clone": [(lambda x: x.clone(), (make((2, 3), noncontig=True),))],
+    "to_dtype": [(lambda x: x.to(E.float32).to(F64) * 3.0, (make((2, 2)),), {"eps": 1e-2, "atol": 1e-4})],
+    "fill_": [(lambda x: (x * 1.0).fill_(2.0) + x, (make((2, 2)),))],
+    # reductions
+    "sum": [(lambda x: x.sum(), (make((2, 3)),)), (lambda x: x.sum((0, 2), keepdim=True), (make((2, 3, 2)),)),
+            (lambda x: x.sum(-1), (make((3, 2), noncontig=True),))],
+    "nansum": [(lambda x: E.nansum(x, 1), (make((2, 3)),))],
+    "mean": [(lambda x: x.mean(), (make((2, 3)),)), (lambda x: x.mean(0, keepdim=True), (make((2, 3)),))],
+    "nanmean": [(lambda x: E.nanmean(x, 1), (make((2, 3)),))],
+    "prod": [(lambda x: x.prod(1), (make((2, 3), 0.5, 1.5),)), (lambda x: x.prod(), (_with_zero((2, 3)),)),
+             (lambda x: x.prod(0, keepdim=True), (_with_zero((3, 2)),))],
+    "amax": [(lambda x: x.amax(1), (_distinct(2, 3),)), (lambda x: x.max(), (_distinct(2, 3),))],
+    "amin": [(lambda x: x.amin((0, 1), keepdim=True), (_distinct(2, 3),))],
+    "max_dim": [(lambda x: x.max(1)[0], (_distinct(2, 3),)), (lambda x: x.max(0, keepdim=True)[0], (_distinct(3, 2),))],
+    "min_dim": [(lambda x: x.min(1)[0], (_distinct(2, 3, noncontig=True),))],
+    "var": [(lambda x: x.var(1), (make((2, 3)),)), (lambda x: x.var(0, keepdim=True, correction=0), (make((3, 2)),))],
+    "std": [(lambda x: x.std(1), (make((2, 3)),)), (lambda x: x.std(), (make((2, 3)),))],
+    "var_mean": [(lambda x: E.var_mean(x, 1), (make((2, 3)),))],
+    "std_mean": [(lambda x: E.std_mean(x, 0), (make((3, 2)),))],
+    "logsumexp": [(lambda x: x.logsumexp(1), (make((2, 3)),)), (lambda x: x.logsumexp((0, 1), keepdim=True),
+                                                                 (make((2, 3)),))],
+    "vector_norm": [(lambda x: x.norm(), (make((2, 3)),)), (lambda x: x.norm(1, dim=1), (make((2, 3)),)),
+                    (lambda x: x.norm(3, dim=0, keepdim=True), (make((2, 3)),)),
+                    (lambda x: x.norm(float("inf"), dim=1), (_distinct(2, 3),))],
+    "cumsum": [(lambda x: x.cumsum(1), (make((2, 3)),))],
+    "cumprod": [(lambda x: x.cumprod(1), (make((2, 3), 0.5, 1.5),)), (lambda x: x.cumprod(0), (_with_zero((4,)),))],
+    "cummax": [(lambda x: E.cummax(x, 1)[0], (_distinct(2, 4),))],
+    "cummin": [(lambda x: E.cummin(x, 0)[0], (_distinct(4, 2),))],
+    "sort": [(lambda x: x.sort(1)[0], (_distinct(2, 3),)), (lambda x: x.sort(0, descending=True)[0],
+                                                          (_distinct(3, 2),))],
+    "topk": [(lambda x: x.topk(2, 1)[0], (_distinct(2, 4),))],
+    "kthvalue": [(lambda x: x.kthvalue(2, 1)[0], (_distinct(2, 4),))],
+    "median_dim": [(lambda x: x.median(1)[0], (_distinct(2, 3),))],
+    "mode": [(lambda x: x.mode(1)[0], (_distinct(2, 3),))],
+    "median": [(lambda x: x.median(), (_distinct(2, 3),))],
+    # linear algebra
+    "mm": [(op("mm"), (make((2, 3)), make((3, 2), noncontig=True)))],
+    "bmm": [(op("bmm"), (make((2, 2, 3)), make((2, 3, 2))))],
+    "dot": [(op("dot"), (make((3,)), make((3,), noncontig=True)))],
+    "einsum": [(lambda a, b: E.einsum("ij,jk->ik", a, b), (make((2, 3)), make((3, 2)))),
+               (lambda a, b: E.einsum("i,j", a, b), (make((2,)), make((3,)))),
+               (lambda a: E.einsum("ij->j", a), (make((2, 3)),)),
+               (lambda a, b: E.einsum("...ij,...jk->...ik", a, b), (make((2, 2, 3)), make((2, 3, 1))))],
+    "trace": [(lambda x: x.trace(), (make((3, 3)),))],
+    # indexing and joining
+    "index": [(lambda x: x[idx([0, 2, 0])], (make((3, 2)),)), (lambda x: x[:, idx([1, 1])], (make((2, 3)),))],
+    "index_put_": [(lambda x, v: E.index_put(x, (idx([0, 2]),), v), (make((3, 2)), make((2, 2)))),
+                   (lambda x, v: E.index_put(x, (idx([0, 0]),), v, accumulate=True), (make((3, 2)), make((2,))))],
+    "gather": [(lambda x: x.gather(1, idx([[0, 0], [1, 2]])), (make((2, 3)),))],
+    "scatter": [(lambda x, s: x.scatter(1, idx([[0, 2], [1, 0]]), s), (make((2, 3)), make((2, 2))))],
+    "scatter_add": [(lambda x, s: x.scatter_add(1, idx([[0, 0], [1, 2]]), s), (make((2, 3)), make((2, 2))))],
+    "scatter_reduce": [(lambda x, s: x.scatter_reduce(1, idx([[0, 0], [1, 2]]), s, "sum"), (make((2, 3)),
+                                                                                            make((2, 2))))],
+    "index_select": [(lambda x: x.index_select(0, idx([2, 0, 2])), (make((3, 2)),))],
+    "index_add": [(lambda x, s: x.index_add(0, idx([0, 0]), s, alpha=2.0), (make((3, 2)), make((2, 2))))],
+    "index_copy": [(lambda x, s: x.index_copy(0, idx([2, 0]), s), (make((3, 2)), make((2, 2))))],
+    "index_fill": [(lambda x, v: x.index_fill(1, idx([1]), v), (make((2, 3)), make(())))],
+    "masked_fill": [(lambda x, v: x.masked_fill(idx([1, 0, 1]).bool(), v), (make((2, 3)), make(())))],
+    "masked_select": [(lambda x: x.masked_select(idx([1, 0, 1]).bool()), (make((2, 3)),))],
+    "masked_scatter": [(lambda x, s: x.masked_scatter(idx([[1, 0], [0, 1]]).bool(), s), (make((2, 2)),
+                                                                                        make((5,))))],
+    "take": [(lambda x: x.take(idx([0, 5, 5])), (make((2, 3)),))],
+    "put": [(lambda x, s: x.put(idx([1, 4]), s), (make((2, 3)), make((2,)))),
+            (lambda x, s: x.put(idx([1, 1]), s, accumulate=True), (make((2, 3)), make((2,))))],
+    "cat": [(lambda a, b: E.cat([a, b], 1), (make((2, 2)), make((2, 3)))),
+            (lambda a, b: E.cat([a, b]), (make((0,)), make((2,))))],
+    "flip": [(lambda x: x.flip(0, 1), (make((2, 3)),))],
+    "tril": [(lambda x: x.tril(), (make((3, 3)),))],
+    "triu": [(lambda x: x.triu(1), (make((3, 3)),))],
+    "diag_embed": [(lambda x: E.diag_embed(x), (make((2, 3)),))],
+})
+
+
+def _gen_dropout(x):
+    g = E.Generator().manual_seed(5)
+    return op("native_dropout")(x, 0.5, g)[0]
+
+
+def _lstm(ig, hg, cx, ib, hb):
+    hy, cy, _ = op("lstm_cell")(ig, hg, cx, ib, hb)
+    return hy, cy
+
+
+def _gru(ig, hg, hx, ib, hb):
+    return op("gru_cell")(ig, hg, hx, ib, hb)[0]
+
+
+_TARGET = idx([0, 2])
+_ACT = {"elu": (1.0, 1.0, 1.0), "gelu": ("none",), "hardshrink": (0.3,), "hardsigmoid": (), "hardswish": (),
+        "hardtanh": (-0.5, 0.5), "leaky_relu": (0.1,), "log_sigmoid": (), "mish": (), "softplus": (1.5, 20.0),
+        "softshrink": (0.3,), "softsign": (), "tanhshrink": (), "threshold": (0.1, -2.0)}
+_ACT_BACKWARD_ATTRS = {"threshold": (0.1,)}
+_NO_SECOND = {"mish"}  # raises NotImplementedError on double backward w.r.t. input (tested below)
+
+for _name, _attrs in _ACT.items():
+    battrs = _ACT_BACKWARD_ATTRS.get(_name, _attrs)
+    SAMPLES[_name] = [(lambda x, _n=_name, _a=_attrs: op(_n)(x, *_a), (make((2, 3), -2.0, 2.0),))]
+    if _name in _NO_SECOND:
+        SAMPLES[_name + "_backward"] = [(lambda g, _n=_name, _a=battrs: op(_n + "_backward")(g, make(
+            (2, 3), requires_grad=False), *_a), (make((2, 3)),))]
+    else:
+        SAMPLES[_name + "_backward"] = [(lambda g, x, _n=_name, _a=battrs: op(_n + "_backward")(g, x, *_a),
+                                         (make((2, 3)), make((2, 3), -2.0, 2.0)))]
+for _name, _out in (("sigmoid", E.sigmoid), ("tanh", E.tanh)):
+    SAMPLES[_name + "_backward"] = [(lambda g, x, _n=_name, _f=_out: op(_n + "_backward")(g, _f(x)),
+                                     (make((2, 3)), make((2, 3))))]
+SAMPLES["silu_backward"] = [(op("silu_backward"), (make((2, 3)), make((2, 3))))]
+
+_CONV = ((1, 1), (1, 1), (1, 1), 1)
+SAMPLES.update({
+    "conv2d": [(lambda x, w, b: op("conv2d")(x, w, b, *_CONV), (make((1, 2, 4, 4)), make((3, 2, 3, 3)), make((3,)))),
+               (lambda x, w: op("conv2d")(x, w, None, (2, 2), (0, 0), (1, 1), 2), (make((1, 4, 5, 5)),
+                                                                                   make((2, 2, 2, 2))))],
+    "conv2d_backward_input": [(lambda g, w: op("conv2d_backward_input")(g, w, (1, 2, 3, 3), *_CONV),
+                               (make((1, 2, 3, 3)), make((2, 2, 3, 3))))],
+    "conv2d_backward_weight": [(lambda g, x: op("conv2d_backward_weight")(g, x, (2, 2, 3, 3), *_CONV),
+                                (make((1, 2, 3, 3)), make((1, 2, 3, 3))))],
+    "conv_transpose2d": [(lambda x, w, b: op("conv_transpose2d")(x, w, b, (2, 2), (0, 0), (0, 0), 1, (1, 1)),
+                          (make((1, 2, 2, 2)), make((2, 3, 2, 2)), make((3,))))],
+    "max_pool2d_with_indices": [(lambda x: op("max_pool2d_with_indices")(x, (2, 2), (2, 2), (0, 0), (1, 1), False)[0],
+                                 (_distinct(1, 1, 4, 4),))],
+    "max_pool2d_backward": [(lambda g: op("max_pool2d_backward")(g, idx([[[[0, 3], [10, 15]]]]), (1, 1, 4, 4)),
+                             (make((1, 1, 2, 2)),))],
+    "adaptive_max_pool2d": [(lambda x: op("adaptive_max_pool2d")(x, (2, 2))[0], (_distinct(1, 1, 4, 4),))],
+    "avg_pool2d": [(lambda x: op("avg_pool2d")(x, (2, 2), (1, 1), (1, 1), False, True, None), (make((1, 1, 3, 3)),))],
+    "avg_pool2d_backward": [(lambda g: op("avg_pool2d_backward")(g, (1, 1, 3, 3), (2, 2), (1, 1), (0, 0), False,
+                                                                 True, None), (make((1, 1, 2, 2)),))],
+    "adaptive_avg_pool2d": [(lambda x: op("adaptive_avg_pool2d")(x, (2, 2)), (make((1, 1, 3, 3)),))],
+    "adaptive_avg_pool2d_backward": [(lambda g: op("adaptive_avg_pool2d_backward")(g, (1, 1, 3, 3)),
+                                      (make((1, 1, 2, 2)),))],
+    "upsample": [(lambda x: op("upsample")(x, (4, 4), "bilinear", False, None), (make((1, 1, 2, 2)),)),
+                 (lambda x: op("upsample")(x, (4, 4), "nearest", False, None), (make((1, 1, 2, 2)),))],
+    "upsample_backward": [(lambda g: op("upsample_backward")(g, (1, 1, 2, 2), "bilinear", False, None),
+                           (make((1, 1, 4, 4)),))],
+    "pad_nd": [(lambda x: op("pad_nd")(x, (1, 2), "constant", 0.5), (make((2, 3)),)),
+               (lambda x: op("pad_nd")(x, (1, 1, 1, 0), "reflect", 0.0), (make((1, 1, 3, 3)),))],
+    "pad_nd_backward": [(lambda g: op("pad_nd_backward")(g, (2, 2), (1, 1), "replicate"), (make((2, 4)),))],
+    "softmax": [(lambda x: op("softmax")(x, 1), (make((2, 3)),))],
+    "softmax_backward": [(lambda g, x: op("softmax_backward")(g, op("softmax")(x, 1), 1), (make((2, 3)),
+                                                                                         make((2, 3))))],
+    "log_softmax": [(lambda x: op("log_softmax")(x, 0), (make((3, 2)),))],
+    "log_softmax_backward": [(lambda g, x: op("log_softmax_backward")(g, op("log_softmax")(x, 1), 1),
+                              (make((2, 3)), make((2, 3))))],
+    "cross_entropy": [(lambda x: op("cross_entropy")(x, _TARGET, None, "mean", -100, 0.0), (make((2, 3)),)),
+                      (lambda x: op("cross_entropy")(x, _TARGET, E.tensor([1.0, 2.0, 0.5], dtype=F64), "none",
+                                                     -100, 0.1), (make((2, 3)),))],
+    "cross_entropy_backward": [(lambda g: op("cross_entropy_backward")(g, make((2, 3), requires_grad=False),
+                                                                       _TARGET, None, "sum", -100, 0.0),
+                                (make(()),)),
+                               (lambda g: op("cross_entropy_backward")(g, make((2, 3), requires_grad=False),
+                                                                       _TARGET, None, "none", -100, 0.0),
+                                (make((2,)),))],
+    "nll_loss": [(lambda x: op("nll_loss")(x, _TARGET, None, "mean", -100)[0], (make((2, 3)),))],
+    "nll_loss_backward": [(lambda g: op("nll_loss_backward")(g, make((2, 3), requires_grad=False), _TARGET, None,
+                                                             "none", -100, E.tensor(2.0, dtype=F64)),
+                           (make((2,)),))],
+    "batch_norm": [(lambda x, w, b: op("batch_norm")(x, w, b, None, None, True, 0.1, 1e-5)[0],
+                    (make((3, 2, 2)), make((2,)), make((2,)))),
+                   (lambda x, w: op("batch_norm")(x, w, None, E.zeros(2, dtype=F64), E.ones(2, dtype=F64), False,
+                                                  0.1, 1e-5)[0], (make((3, 2)), make((2,))))],
+    "layer_norm": [(lambda x, w, b: op("layer_norm")(x, (3,), w, b, 1e-5)[0], (make((2, 3)), make((3,)),
+                                                                                 make((3,))))],
+    "group_norm": [(lambda x, w, b: op("group_norm")(x, w, b, 2, 1e-5)[0], (make((2, 4, 2)), make((4,)),
+                                                                              make((4,))))],
+    "embedding": [(lambda w: op("embedding")(w, idx([[0, 2], [2, 2]]), -1, False), (make((3, 2)),))],
+    "embedding_backward": [(lambda g: op("embedding_backward")(g, idx([0, 2, 2]), 4, -1, False), (make((3, 2)),))],
+    "embedding_bag": [(lambda w: op("embedding_bag")(w, idx([0, 2, 2, 1]), idx([0, 2]), "mean", None, False,
+                                                     -1)[0], (make((3, 2)),))],
+    "embedding_bag_backward": [(lambda g: op("embedding_bag_backward")(g, idx([0, 2, 2, 1]), idx([0, 2]),
+                                                                       idx([2, 2]), idx([[0, 0], [0, 0]]), 3, "sum",
+                                                                       None, False, -1), (make((2, 2)),))],
+    "native_dropout": [(_gen_dropout, (make((2, 3)),))],
+    "native_dropout_backward": [(lambda g: op("native_dropout_backward")(g, idx([[1, 0, 1], [0, 1, 1]]).bool(), 2.0),
+                                 (make((2, 3)),))],
+    "lstm_cell": [(_lstm, (make((2, 8)), make((2, 8)), make((2, 2)), make((8,)), make((8,))))],
+    "gru_cell": [(_gru, (make((2, 6)), make((2, 6)), make((2, 2)), make((6,)), make((6,))))],
+})
+
+# fused backward ops whose own derivative ember does not provide: differentiating them raises
+NO_DOUBLE_BACKWARD = {
+    "batch_norm_backward": lambda x, g: op("batch_norm_backward")(g, x, None, x.mean((0,)), x.var((0,)), True)[0],
+    "layer_norm_backward": lambda x, g: op("layer_norm_backward")(
+        g, x, (3,), *op("layer_norm")(x.detach(), (3,), None, None, 1e-5)[1:], None)[0],
+    "group_norm_backward": lambda x, g: op("group_norm_backward")(
+        g.view(2, 3, 1), x.view(2, 3, 1), *op("group_norm")(x.detach().view(2, 3, 1), None, None, 1, 1e-5)[1:],
+        None, 1)[0],
+    "lstm_cell_backward": lambda x, g: op("lstm_cell_backward")(g, None, x, x, x.repeat(1, 4))[1],
+    "gru_cell_backward": lambda x, g: op("gru_cell_backward")(g, x.repeat(1, 5))[2],
+}
+
+
+def test_every_differentiable_op_has_a_derivative_entry():
+    missing = sorted(n for n, o in registered_ops().items() if o.differentiable and n not in TABLE)
+    assert missing == []
+
+
+def test_every_entry_names_a_registered_op():
+    assert sorted(n for n in TABLE if n not in registered_ops()) == []
+
+
+def test_every_entry_has_samples():
+    assert sorted(n for n in TABLE if n not in SAMPLES and n not in NO_DOUBLE_BACKWARD) == []
+
+
+def _cases():
+    for name in sorted(SAMPLES):
+        for k, case in enumerate(SAMPLES[name]):
+            yield pytest.param(name, case, id=f"{name}-{k}")
+
+
+@pytest.mark.parametrize(("name", "case"), list(_cases()))
+def test_gradcheck(name, case):
+    fn, inputs, *opts = case
+    assert E.gradcheck(fn, inputs, **(opts[0] if opts else {}))
+
+
+def test_samples_record_their_op():
+    """Each sample really goes through the op its entry is for (its node appears in the graph)."""
+    for name, cases in SAMPLES.items():
+        node_name = TABLE[name].node_cls.__name__
+        found = False
+        for fn, inputs, *_ in cases:
+            outs = fn(*inputs)
+            outs = outs if isinstance(outs, tuple) else (outs,)
+            for o in outs:
+                found = found or _graph_has(o.grad_fn, node_name)
+        assert found, f"no {node_name} in the graph of the samples for {name}"
+
+
+def _graph_has(node, node_name: str) -> bool:
+    stack, seen = [node], set()
+    while stack:
+        n = stack.pop()
+        if n is None or n in seen:
+            continue
+        seen.add(n)
+        if n.name() == node_name or getattr(getattr(n, "fn", None), "name", lambda: "")() == node_name:
+            return True
+        stack.extend(c for c, _ in n.next_functions)
+    return False
+
+
+SECOND_ORDER = ["exp", "log", "sin", "tanh", "sigmoid", "sqrt", "mul", "div", "pow", "atan2", "maximum", "where",
+                "view", "permute", "expand", "select", "slice", "sum", "mean", "prod", "var", "std", "logsumexp",
+                "amax", "mm", "bmm", "cat", "index", "gather", "softmax", "log_softmax", "conv2d",
+                "max_pool2d_with_indices", "avg_pool2d", "pad_nd", "elu", "gelu", "softplus", "silu", "log_sigmoid",
+                "cumsum", "nll_loss", "embedding", "sort"]
+
+
+@pytest.mark.parametrize("name", SECOND_ORDER)
+def test_gradgradcheck(name):
+    fn, inputs, *_ = SAMPLES[name][0]
+    assert E.gradgradcheck(fn, inputs)
+
+
+@pytest.mark.parametrize("name", sorted(NO_DOUBLE_BACKWARD))
+def test_missing_double_backward_raises(name):
+    x = make((2, 3))
+    g = make((2, 3))
+    out = NO_DOUBLE_BACKWARD[name](x, g)
+    with pytest.raises(NotImplementedError, match="is not implemented"):
+        out.sum().backward()
+
+
+def test_mish_second_derivative_raises():
+    x = make((3,))
+    g = op("mish_backward")(E.ones(3, dtype=F64), x)
+    with pytest.raises(NotImplementedError, match="mish_backward w.r.t. input"):
+        g.sum().backward()
+
+
+_shapes = st.lists(st.integers(1, 3), min_size=0, max_size=3).map(tuple)
+
+
+@settings(max_examples=25, deadline=None)
+@given(name=st.sampled_from(["add", "sub", "mul", "div", "maximum", "atan2", "hypot"]), a=_shapes, b=_shapes,
+       nc=st.booleans(), seed=st.integers(0, 2**16))
+def test_binary_broadcasting_gradients(name, a, b, nc, seed):
+    rng = np.random.default_rng(seed)
+    (alo, ahi), (blo, bhi) = BINARY_DOMAIN.get(name, ((-1, 1), (-1, 1)))
+    # make b broadcastable against a by taking a's trailing dims, some set to 1
+    b = tuple(1 if rng.random() < 0.4 else n for n in a[len(a) - min(len(a), len(b)):])
+    x, y = make(a, alo, ahi, rng=rng, noncontig=nc), make(b, blo, bhi, rng=rng)
+    assert E.gradcheck(op(name), (x, y))
+
+
+@settings(max_examples=25, deadline=None)
+@given(name=st.sampled_from(UNARY), shape=_shapes, nc=st.booleans(), seed=st.integers(0, 2**16))
+def test_unary_gradients_random_shapes(name, shape, nc, seed):
+    lo, hi = UNARY_DOMAIN.get(name, (-1.0, 1.0))
+    x = make(shape, lo, hi, rng=np.random.default_rng(seed), noncontig=nc)
+    assert E.gradcheck(getattr(E, name), (x,))
