@@ -1,0 +1,163 @@
+"""Losses against float64 numpy formulas, for every reduction."""
+
+import numpy as np
+import pytest
+
+import ember.autograd as torch
+from ember import nn
+from ember.nn import functional as F
+
+REDUCTIONS = ["none", "mean", "sum"]
+
+
+def reduce(a, reduction):
+    return {"none": a, "mean": a.mean(), "sum": a.sum()}[reduction]
+
+
+def log_softmax(a, axis=1):
+    m = a.max(axis, keepdims=True)
+    return a - m - np.log(np.exp(a - m).sum(axis, keepdims=True))
+
+
+def pair(*shape):
+    return torch.randn(*shape, dtype=torch.float64), torch.randn(*shape, dtype=torch.float64)
+
+
+@pytest.mark.parametrize("reduction", REDUCTIONS)
+def test_regression_losses(reduction):
+    x, y = pair(4, 5)
+    a, b = x.numpy(), y.numpy()
+    d = np.abs(a - b)
+    cases = [
+        (nn.MSELoss(reduction=reduction), (a - b) ** 2),
+        (nn.L1Loss(reduction=reduction), d),
+        (nn.SmoothL1Loss(reduction=reduction, beta=0.5), np.where(d < 0.5, 0.5 * d ** 2 / 0.5, d - 0.25)),
+        (nn.HuberLoss(reduction=reduction, delta=0.7), np.where(d < 0.7, 0.5 * d ** 2, 0.7 * (d - 0.35))),
+    ]
+    for loss, ref in cases:
+        np.testing.assert_allclose(loss(x, y).numpy(), reduce(ref, reduction), rtol=1e-12, err_msg=repr(loss))
+
+
+def test_invalid_reduction_and_broadcast_warning():
+    x, y = pair(3)
+    with pytest.raises(ValueError, match="bogus is not a valid value for reduction"):
+        F.mse_loss(x, y, reduction="bogus")
+    with pytest.warns(UserWarning, match="Using a target size"):
+        F.mse_loss(x, torch.zeros(1, dtype=torch.float64))
+    assert F.mse_loss(x, y, size_average=False).item() == pytest.approx(((x.numpy() - y.numpy()) ** 2).sum())
+
+
+@pytest.mark.parametrize("reduction", REDUCTIONS)
+def test_binary_cross_entropy_and_with_logits(reduction):
+    logits = torch.randn(6, 3, dtype=torch.float64) * 3
+    target = (torch.rand(6, 3) > 0.5).double()
+    weight = torch.rand(3, dtype=torch.float64)
+    pos_weight = torch.tensor([1.0, 2.0, 0.5], dtype=torch.float64)
+    z, t, wt, pw = logits.numpy(), target.numpy(), weight.numpy(), pos_weight.numpy()
+    p = 1 / (1 + np.exp(-z))
+    bce = -(t * np.maximum(np.log(p), -100) + (1 - t) * np.maximum(np.log(1 - p), -100)) * wt
+    np.testing.assert_allclose(nn.BCELoss(weight, reduction=reduction)(torch.sigmoid(logits), target).numpy(),
+                               reduce(bce, reduction), rtol=1e-10)
+    ref = -(pw * t * np.log(p) + (1 - t) * np.log(1 - p)) * wt
+    got = nn.BCEWithLogitsLoss(weight, reduction=reduction, pos_weight=pos_weight)(logits, target)
+    np.testing.assert_allclose(got.numpy(), reduce(ref, reduction), rtol=1e-10)
+
+
+def test_bce_with_logits_is_stable_for_large_logits():
+    x = torch.tensor([100.0, -100.0], dtype=torch.float64)
+    t = torch.tensor([0.0, 1.0], dtype=torch.float64)
+    np.testing.assert_allclose(F.binary_cross_entropy_with_logits(x, t, reduction="none").numpy(), [100.0, 100.0])
+    with pytest.raises(ValueError, match="Target size"):
+        F.binary_cross_entropy_with_logits(x, t[:1])
+    with pytest.raises(ValueError, match="Using a target size"):
+        F.binary_cross_entropy(torch.sigmoid(x), t[:1])
+
+
+@pytest.mark.parametrize("reduction", REDUCTIONS)
+def test_cross_entropy_class_ids_weight_ignore_index_and_smoothing(reduction):
+    x = torch.randn(5, 4, 3, dtype=torch.float64)
+    t = torch.tensor([[0, 1, 3], [2, 2, -100], [1, 0, 0], [3, 3, 1], [-100, 2, 1]])
+    wt = torch.tensor([0.5, 1.0, 2.0, 1.5], dtype=torch.float64)
+    lp = log_softmax(x.numpy())
+    tn = t.numpy()
+    valid = tn != -100
+    safe = np.where(valid, tn, 0)
+    picked = np.take_along_axis(lp, safe[:, None], 1)[:, 0]
+    w_t = wt.numpy()[safe] * valid
+    nll = -picked * w_t
+    ref = {"none": nll, "sum": nll.sum(), "mean": nll.sum() / w_t.sum()}[reduction]
+    got = nn.CrossEntropyLoss(weight=wt, reduction=reduction)(x, t)
+    np.testing.assert_allclose(got.numpy(), ref, rtol=1e-10)
+    ls = 0.2
+    smooth = -(lp * wt.numpy()[None, :, None]).sum(1) * valid
+    sref = {"none": smooth, "sum": smooth.sum(), "mean": smooth.sum() / w_t.sum()}[reduction]
+    got = F.cross_entropy(x, t, weight=wt, reduction=reduction, label_smoothing=ls)
+    np.testing.assert_allclose(got.numpy(), (1 - ls) * ref + ls / 4 * sref, rtol=1e-10)
+    nll_mod = nn.NLLLoss(reduction=reduction)(torch.tensor(lp), t)
+    plain = -picked * valid
+    np.testing.assert_allclose(nll_mod.numpy(), {"none": plain, "sum": plain.sum(),
+                                                  "mean": plain.sum() / valid.sum()}[reduction], rtol=1e-10)
+
+
+def test_cross_entropy_probability_targets():
+    x = torch.randn(4, 5, dtype=torch.float64)
+    p = torch.softmax(torch.randn(4, 5, dtype=torch.float64), 1)
+    lp = log_softmax(x.numpy())
+    np.testing.assert_allclose(F.cross_entropy(x, p).item(), -(lp * p.numpy()).sum(1).mean(), rtol=1e-10)
+    sm = p.numpy() * 0.9 + 0.1 / 5
+    np.testing.assert_allclose(F.cross_entropy(x, p, label_smoothing=0.1).item(), -(lp * sm).sum(1).mean(), rtol=1e-10)
+
+
+def test_cross_entropy_errors():
+    with pytest.raises(IndexError, match="out of bounds"):
+        F.cross_entropy(torch.randn(2, 3), torch.tensor([0, 3]))
+    with pytest.raises(ValueError, match=r"Expected input batch_size \(2\) to match target batch_size \(3\)"):
+        F.cross_entropy(torch.randn(2, 3), torch.tensor([0, 1, 2]))
+
+
+@pytest.mark.parametrize("reduction", REDUCTIONS + ["batchmean"])
+def test_kl_div(reduction):
+    inp = torch.log_softmax(torch.randn(3, 4, dtype=torch.float64), 1)
+    tgt = torch.softmax(torch.randn(3, 4, dtype=torch.float64), 1)
+    tgt[0, 0] = 0.0
+    a, b = inp.numpy(), tgt.numpy()
+    pointwise = np.where(b > 0, b * (np.log(np.where(b > 0, b, 1)) - a), 0.0)
+    ref = pointwise.sum() / 3 if reduction == "batchmean" else reduce(pointwise, reduction)
+    if reduction == "mean":
+        with pytest.warns(UserWarning, match="batchmean"):
+            got = nn.KLDivLoss(reduction=reduction)(inp, tgt)
+    else:
+        got = nn.KLDivLoss(reduction=reduction)(inp, tgt)
+    np.testing.assert_allclose(got.numpy(), ref, rtol=1e-10)
+    lt = torch.log(tgt + 0.1)
+    log_ref = np.exp(lt.numpy()) * (lt.numpy() - a)
+    expect = log_ref.sum() / 3 if reduction == "batchmean" else reduce(log_ref, reduction)
+    if reduction == "mean":
+        with pytest.warns(UserWarning):
+            got = F.kl_div(inp, lt, reduction=reduction, log_target=True)
+    else:
+        got = F.kl_div(inp, lt, reduction=reduction, log_target=True)
+    np.testing.assert_allclose(got.numpy(), expect, rtol=1e-10)
+
+
+@pytest.mark.parametrize("reduction", REDUCTIONS)
+def test_cosine_embedding_loss(reduction):
+    x1, x2 = pair(5, 3)
+    t = torch.tensor([1, -1, 1, -1, -1])
+    a, b = x1.numpy(), x2.numpy()
+    cos = (a * b).sum(1) / np.sqrt(((a * a).sum(1) + 1e-12) * ((b * b).sum(1) + 1e-12))
+    ref = np.where(t.numpy() == 1, 1 - cos, np.maximum(cos - 0.1, 0))
+    got = nn.CosineEmbeddingLoss(margin=0.1, reduction=reduction)(x1, x2, t)
+    np.testing.assert_allclose(got.numpy(), reduce(ref, reduction), rtol=1e-10)
+
+
+def test_cosine_similarity_normalize_one_hot():
+    x1, x2 = pair(4, 6)
+    a, b = x1.numpy(), x2.numpy()
+    ref = (a * b).sum(1) / (np.linalg.norm(a, axis=1) * np.linalg.norm(b, axis=1))
+    np.testing.assert_allclose(F.cosine_similarity(x1, x2).numpy(), ref, rtol=1e-10)
+    np.testing.assert_allclose(F.normalize(x1).numpy(), a / np.linalg.norm(a, axis=1, keepdims=True), rtol=1e-12)
+    np.testing.assert_allclose(F.normalize(x1, p=1, dim=0).numpy(), a / np.abs(a).sum(0), rtol=1e-12)
+    oh = F.one_hot(torch.tensor([0, 2, 1]), 4)
+    assert oh.dtype == torch.int64 and oh.tolist() == [[1, 0, 0, 0], [0, 0, 1, 0], [0, 1, 0, 0]]
+    assert F.one_hot(torch.tensor([1, 3])).shape == (2, 4)

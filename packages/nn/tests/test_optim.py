@@ -1,0 +1,271 @@
+"""Optimizers: float64 trajectories against PyTorch's update rules written out in numpy; the
+Optimizer base's groups, state dicts, zero_grad, hooks and argument checks."""
+
+import numpy as np
+import pytest
+
+import ember.autograd as torch
+from ember import nn, optim
+
+STEPS = 6
+
+
+def grads_for(seed, shape):
+    rng = np.random.default_rng(seed)
+    return [rng.standard_normal(shape) for _ in range(STEPS)]
+
+
+def run_ember(cls, p0, grads, **kw):
+    p = nn.Parameter(torch.tensor(p0.copy(), dtype=torch.float64))
+    opt = cls([p], **kw)
+    traj = []
+    for g in grads:
+        p.grad = torch.tensor(g, dtype=torch.float64)
+        opt.step()
+        traj.append(p.detach().numpy().copy())
+    return np.array(traj), opt
+
+
+def sgd_ref(p, grads, lr, momentum=0.0, dampening=0.0, weight_decay=0.0, nesterov=False, maximize=False):
+    buf, out = None, []
+    for g in grads:
+        g = -g if maximize else g
+        if weight_decay:
+            g = g + weight_decay * p
+        if momentum:
+            buf = g.copy() if buf is None else momentum * buf + (1 - dampening) * g
+            g = g + momentum * buf if nesterov else buf
+        p = p - lr * g
+        out.append(p)
+    return np.array(out)
+
+
+def adam_ref(p, grads, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0.0, amsgrad=False, maximize=False,
+             decoupled=False):
+    m = np.zeros_like(p)
+    v = np.zeros_like(p)
+    vmax = np.zeros_like(p)
+    out = []
+    for t, g in enumerate(grads, 1):
+        g = -g if maximize else g
+        if weight_decay:
+            if decoupled:
+                p = p * (1 - lr * weight_decay)
+            else:
+                g = g + weight_decay * p
+        m = m + (1 - betas[0]) * (g - m)
+        v = betas[1] * v + (1 - betas[1]) * g * g
+        bc1, bc2 = 1 - betas[0] ** t, 1 - betas[1] ** t
+        if amsgrad:
+            vmax = np.maximum(vmax, v)
+            denom = np.sqrt(vmax) / np.sqrt(bc2) + eps
+        else:
+            denom = np.sqrt(v) / np.sqrt(bc2) + eps
+        p = p - lr / bc1 * m / denom
+        out.append(p)
+    return np.array(out)
+
+
+def rmsprop_ref(p, grads, lr=1e-2, alpha=0.99, eps=1e-8, weight_decay=0.0, momentum=0.0, centered=False,
+                maximize=False):
+    sq = np.zeros_like(p)
+    gavg = np.zeros_like(p)
+    buf = np.zeros_like(p)
+    out = []
+    for g in grads:
+        g = -g if maximize else g
+        if weight_decay:
+            g = g + weight_decay * p
+        sq = alpha * sq + (1 - alpha) * g * g
+        if centered:
+            gavg = gavg + (1 - alpha) * (g - gavg)
+            avg = np.sqrt(sq - gavg * gavg) + eps
+        else:
+            avg = np.sqrt(sq) + eps
+        if momentum > 0:
+            buf = momentum * buf + g / avg
+            p = p - lr * buf
+        else:
+            p = p - lr * g / avg
+        out.append(p)
+    return np.array(out)
+
+
+def adagrad_ref(p, grads, lr=1e-2, lr_decay=0.0, weight_decay=0.0, initial_accumulator_value=0.0, eps=1e-10,
+                maximize=False):
+    s = np.full_like(p, initial_accumulator_value)
+    out = []
+    for t, g in enumerate(grads, 1):
+        g = -g if maximize else g
+        if weight_decay:
+            g = g + weight_decay * p
+        clr = lr / (1 + (t - 1) * lr_decay)
+        s = s + g * g
+        p = p - clr * g / (np.sqrt(s) + eps)
+        out.append(p)
+    return np.array(out)
+
+
+P0 = np.random.default_rng(0).standard_normal((3, 4))
+G = grads_for(1, (3, 4))
+
+
+@pytest.mark.parametrize("kw", [
+    {"lr": 0.1},
+    {"lr": 0.1, "momentum": 0.9},
+    {"lr": 0.05, "momentum": 0.9, "dampening": 0.3, "weight_decay": 0.01},
+    {"lr": 0.05, "momentum": 0.8, "nesterov": True, "weight_decay": 0.1},
+    {"lr": 0.1, "maximize": True, "momentum": 0.5},
+])
+def test_sgd_trajectory(kw):
+    got, _ = run_ember(optim.SGD, P0, G, **kw)
+    np.testing.assert_allclose(got, sgd_ref(P0, G, **kw), rtol=1e-13, atol=1e-15)
+
+
+@pytest.mark.parametrize("kw", [
+    {},
+    {"lr": 0.01, "betas": (0.8, 0.9), "eps": 1e-6},
+    {"lr": 0.01, "weight_decay": 0.1},
+    {"lr": 0.01, "amsgrad": True},
+    {"lr": 0.01, "maximize": True, "weight_decay": 0.05},
+])
+def test_adam_trajectory(kw):
+    got, _ = run_ember(optim.Adam, P0, G, **kw)
+    np.testing.assert_allclose(got, adam_ref(P0, G, **kw), rtol=1e-12, atol=1e-14)
+
+
+@pytest.mark.parametrize("kw", [{}, {"lr": 0.01, "weight_decay": 0.3, "amsgrad": True}])
+def test_adamw_trajectory(kw):
+    got, opt = run_ember(optim.AdamW, P0, G, **kw)
+    ref_kw = {"weight_decay": 1e-2, **kw}
+    np.testing.assert_allclose(got, adam_ref(P0, G, decoupled=True, **ref_kw), rtol=1e-12, atol=1e-14)
+    assert opt.defaults["weight_decay"] == ref_kw["weight_decay"]
+
+
+@pytest.mark.parametrize("kw", [
+    {},
+    {"lr": 0.01, "alpha": 0.9, "centered": True},
+    {"lr": 0.01, "momentum": 0.9, "weight_decay": 0.1},
+    {"lr": 0.01, "momentum": 0.5, "centered": True, "maximize": True},
+])
+def test_rmsprop_trajectory(kw):
+    got, _ = run_ember(optim.RMSprop, P0, G, **kw)
+    np.testing.assert_allclose(got, rmsprop_ref(P0, G, **kw), rtol=1e-12, atol=1e-14)
+
+
+@pytest.mark.parametrize("kw", [{}, {"lr": 0.1, "lr_decay": 0.1, "weight_decay": 0.05,
+                                     "initial_accumulator_value": 0.5}])
+def test_adagrad_trajectory(kw):
+    got, _ = run_ember(optim.Adagrad, P0, G, **kw)
+    np.testing.assert_allclose(got, adagrad_ref(P0, G, **kw), rtol=1e-12, atol=1e-14)
+
+
+def test_float32_parameters_and_strided_parameters_update():
+    p = nn.Parameter(torch.ones(4, 3).t())
+    assert not p.is_contiguous()
+    opt = optim.SGD([p], lr=0.5)
+    p.grad = torch.ones(3, 4)
+    opt.step()
+    np.testing.assert_allclose(p.detach().numpy(), 0.5)
+    v = p._version
+    opt.step()
+    assert p._version > v and p.dtype == torch.float32
+
+
+def test_param_groups_defaults_and_per_group_lr():
+    a, b = nn.Parameter(torch.zeros(2)), nn.Parameter(torch.zeros(2))
+    opt = optim.SGD([{"params": [a]}, {"params": b, "lr": 1.0}], lr=0.1, momentum=0.0)
+    assert opt.param_groups[0]["lr"] == 0.1 and opt.param_groups[1]["lr"] == 1.0
+    assert opt.defaults["lr"] == 0.1
+    a.grad, b.grad = torch.ones(2), torch.ones(2)
+    opt.param_groups[0]["lr"] = 0.01
+    opt.step()
+    np.testing.assert_allclose(a.detach().numpy(), -0.01, rtol=1e-6)
+    np.testing.assert_allclose(b.detach().numpy(), -1.0)
+    c = nn.Parameter(torch.zeros(1))
+    opt.add_param_group({"params": [c], "momentum": 0.5})
+    assert opt.param_groups[2]["lr"] == 0.1 and opt.param_groups[2]["momentum"] == 0.5
+    with pytest.raises(ValueError, match="some parameters appear in more than one parameter group"):
+        opt.add_param_group({"params": [a]})
+
+
+def test_optimizer_argument_errors():
+    p = [nn.Parameter(torch.zeros(1))]
+    with pytest.raises(ValueError, match="optimizer got an empty parameter list"):
+        optim.SGD([], lr=0.1)
+    with pytest.raises(ValueError, match="Invalid learning rate: -1"):
+        optim.Adam(p, lr=-1)
+    with pytest.raises(ValueError, match="Invalid beta parameter at index 1: 1.0"):
+        optim.Adam(p, betas=(0.9, 1.0))
+    with pytest.raises(ValueError, match="Nesterov momentum requires a momentum and zero dampening"):
+        optim.SGD(p, lr=0.1, nesterov=True)
+    with pytest.raises(TypeError, match="ordering of tensors in sets"):
+        optim.SGD([{"params": set(p)}], lr=0.1)
+    with pytest.raises(ValueError, match="can't optimize a non-leaf Tensor"):
+        optim.SGD([p[0] * 2], lr=0.1)
+
+
+def test_zero_grad_and_skipped_parameters():
+    a, b = nn.Parameter(torch.ones(2)), nn.Parameter(torch.ones(2))
+    opt = optim.Adam([a, b], lr=0.1)
+    a.grad = torch.ones(2)
+    opt.step()
+    assert b.detach().tolist() == [1.0, 1.0] and b not in opt.state
+    opt.zero_grad(set_to_none=False)
+    assert a.grad.tolist() == [0.0, 0.0]
+    opt.zero_grad()
+    assert a.grad is None
+
+
+def test_state_dict_format_and_round_trip():
+    model = nn.Linear(3, 2).double()
+    opt = optim.Adam(model.parameters(), lr=0.01, amsgrad=True)
+    x = torch.randn(4, 3, dtype=torch.float64)
+    for _ in range(2):
+        opt.zero_grad()
+        model(x).pow(2).sum().backward()
+        opt.step()
+    sd = opt.state_dict()
+    assert sorted(sd["state"]) == [0, 1] and sd["param_groups"][0]["params"] == [0, 1]
+    assert set(sd["state"][0]) == {"step", "exp_avg", "exp_avg_sq", "max_exp_avg_sq"}
+    assert sd["state"][0]["step"].item() == 2
+    twin = nn.Linear(3, 2).double()
+    twin.load_state_dict(model.state_dict())
+    opt2 = optim.Adam(twin.parameters(), lr=0.5)
+    opt2.load_state_dict(sd)
+    assert opt2.param_groups[0]["lr"] == 0.01 and opt2.param_groups[0]["params"][0] is twin.weight
+    assert opt2.state[twin.weight]["exp_avg"].data_ptr() != opt.state[model.weight]["exp_avg"].data_ptr()
+    for m, o in ((model, opt), (twin, opt2)):
+        o.zero_grad()
+        m(x).pow(2).sum().backward()
+        o.step()
+    np.testing.assert_allclose(twin.weight.detach().numpy(), model.weight.detach().numpy(), rtol=1e-14)
+    with pytest.raises(ValueError, match="different number of parameter groups"):
+        opt2.load_state_dict({"state": {}, "param_groups": []})
+
+
+def test_sgd_closure_and_hooks():
+    p = nn.Parameter(torch.tensor([2.0], dtype=torch.float64))
+    opt = optim.SGD([p], lr=0.25)
+    calls = []
+    opt.register_step_pre_hook(lambda o, a, k: calls.append("pre"))
+    h = opt.register_step_post_hook(lambda o, a, k: calls.append("post"))
+
+    def closure():
+        opt.zero_grad()
+        loss = (p * p).sum()
+        loss.backward()
+        return loss
+
+    loss = opt.step(closure)
+    assert loss.item() == 4.0 and p.item() == 1.0 and calls == ["pre", "post"]
+    h.remove()
+    opt.step(closure)
+    assert calls == ["pre", "post", "pre"]
+
+
+def test_repr_lists_group_options():
+    opt = optim.SGD([nn.Parameter(torch.zeros(1))], lr=0.1, momentum=0.9)
+    text = repr(opt)
+    assert text.startswith("SGD (\nParameter Group 0\n    dampening: 0\n") and "    lr: 0.1\n" in text
+    assert text.endswith(")")
