@@ -4,7 +4,11 @@ from __future__ import annotations
 
 import gc
 import os
+import pickle
 import signal
+import subprocess
+import sys
+import textwrap
 import threading
 import time
 
@@ -139,3 +143,53 @@ def test_keyboard_interrupt_shuts_workers_down(no_leaks):
     timer.join()
     assert gone(pids)
     del it
+
+
+class Unpicklable(Squares):
+    def __init__(self):
+        super().__init__(8)
+        self.transform = lambda x: x
+
+
+def test_a_dataset_spawn_cannot_pickle_fails_cleanly(no_leaks):
+    before = {p.pid for p in _children()}
+    with pytest.raises((AttributeError, TypeError, pickle.PicklingError)):
+        iter(DataLoader(Unpicklable(), batch_size=2, num_workers=2, multiprocessing_context="spawn"))
+    assert {p.pid for p in _children()} == before
+
+
+def test_after_a_worker_died_the_iterator_ends_and_a_persistent_loader_restarts(no_leaks):
+    loader = DataLoader(SelfKilling(bad=3, n=8), batch_size=2, num_workers=2, persistent_workers=True)
+    it = iter(loader)
+    with pytest.raises(RuntimeError, match="exited unexpectedly"):
+        list(it)
+    with pytest.raises(StopIteration):
+        next(it)
+    loader.dataset.bad = -1  # a copy in fresh workers: nothing kills them now
+    assert [y.tolist() for _, y in loader] == [[0, 1], [2, 3], [4, 5], [6, 7]]
+    del loader, it
+
+
+def test_workers_clean_up_when_the_main_process_is_killed(tmp_path):
+    script = tmp_path / "killed.py"
+    script.write_text(textwrap.dedent(f"""
+        import os, sys
+        sys.path.insert(0, {os.path.dirname(__file__)!r})
+        from loader_datasets import Squares
+        from ember.data import DataLoader
+
+        if __name__ == "__main__":
+            it = iter(DataLoader(Squares(400), batch_size=2, num_workers=2))
+            batch = next(it)
+            print(it._workers.prefix, *(p.pid for p in it._workers.processes), flush=True)
+            os.kill(os.getpid(), 9)
+    """))
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
+    res = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, env=env, timeout=60)
+    assert res.returncode == -9, res.stderr
+    prefix, *pids = res.stdout.split()
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline and not gone([int(p) for p in pids]):
+        time.sleep(0.1)
+    assert gone([int(p) for p in pids])
+    assert not [s for s in segments() if s.startswith(prefix.lstrip("/"))]

@@ -182,3 +182,10 @@ def test_no_warnings_in_a_clean_run(no_leaks):
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert len(labels(DataLoader(Squares(8), batch_size=4, num_workers=2))) == 2
+
+
+def test_pin_memory_thread_pins_batches_in_order(monkeypatch, no_leaks):
+    monkeypatch.setattr("ember.data.dataloader.cuda_available", lambda: True)
+    monkeypatch.setattr(E.Tensor, "pin_memory", lambda self: E.tensor(self.numpy() + 1000), raising=False)
+    loader = DataLoader(Jittery(12), batch_size=3, num_workers=2, pin_memory=True)
+    assert labels(loader) == [[1000 + i, 1001 + i, 1002 + i] for i in range(0, 12, 3)]

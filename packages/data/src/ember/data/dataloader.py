@@ -195,7 +195,7 @@ class DataLoader:
 
     def __iter__(self) -> _BaseIter:
         if self.persistent_workers and self.num_workers > 0:
-            if self._iterator is None:
+            if self._iterator is None or self._iterator._workers.closed:
                 self._iterator = self._get_iterator()
             else:
                 self._iterator._reset(self)
@@ -286,6 +286,13 @@ class _Workers:
         self.processes: list = []
         self.closed = False
         self._unhooks = []
+        try:
+            self._start(ctx, loader, base_seed, collate_fn, auto_collation)
+        except BaseException:
+            self.shutdown()  # e.g. spawn could not pickle the dataset: stop the workers already started
+            raise
+
+    def _start(self, ctx, loader: DataLoader, base_seed: int, collate_fn: Callable, auto_collation: bool) -> None:
         for wid in range(loader.num_workers):
             index_queue = ctx.Queue()
             index_queue.cancel_join_thread()
@@ -323,6 +330,8 @@ class _Workers:
             q.put(None)
         deadline = time.monotonic() + _JOIN_S
         for p in self.processes:
+            if p.pid is None:
+                continue  # never started
             p.join(max(deadline - time.monotonic(), 0.0))
             if p.exitcode is None:
                 p.terminate()
@@ -427,6 +436,8 @@ class _MultiProcessIter(_BaseIter):
             raise
 
     def _next_batch(self):
+        if self._workers.closed:
+            raise StopIteration
         while True:
             while self._rcvd_idx < self._send_idx:
                 info = self._task_info.get(self._rcvd_idx)
