@@ -1,9 +1,10 @@
 """Convolutions: conv1d/conv2d/conv_transpose1d/conv_transpose2d and the conv backward kernels.
 
 NOTE [ Convolution as one GEMM ]
-The forward unfolds the padded input into columns `(N, C, kh, kw, Ho, Wo)` (a parallel Numba
-copy; a 1x1 stride-1 conv needs none), then multiplies by the weight `(G, O/G, C/G*kh*kw)` in
-one batched GEMM. The input gradient is the transposed GEMM followed by `col2im`, a Numba
+The forward unfolds the padded input into columns `(C, kh, kw, N, Ho, Wo)` (a parallel Numba
+copy; a 1x1 stride-1 conv only a transpose), then multiplies the weight `(G, O/G, C/G*kh*kw)` by
+them in one GEMM per group, over the whole batch at once (a single large GEMM is several times
+faster than N small ones). The input gradient is the transposed GEMM followed by `col2im`, a Numba
 scatter-add over the same window geometry; the weight gradient is GEMM of the gradient with the
 columns. A transposed convolution is exactly a convolution's input gradient, so it reuses it.
 """
@@ -39,27 +40,38 @@ def _out_size(n: int, k: int, s: int, p: int, d: int) -> int:
 
 
 def _unfold(x: np.ndarray, kh: int, kw: int, stride, padding, dilation) -> np.ndarray:
-    """The columns `(N, C, kh, kw, Ho, Wo)` of `x (N, C, H, W)` (see NOTE [ Convolution as one GEMM ])."""
+    """The columns `(C, kh, kw, N, Ho, Wo)` of `x (N, C, H, W)` (see NOTE [ Convolution as one GEMM ])."""
     (sh, sw), (ph, pw), (dh, dw) = stride, padding, dilation
     n, c, h, w = x.shape
     ho, wo = _out_size(h, kh, sh, ph, dh), _out_size(w, kw, sw, pw, dw)
     if kh == kw == 1 and sh == sw == 1 and ph == pw == 0:
-        return np.ascontiguousarray(x).reshape(n, c, 1, 1, ho, wo)
+        return np.ascontiguousarray(x.transpose(1, 0, 2, 3)).reshape(c, 1, 1, n, ho, wo)
     xp = np.pad(x, ((0, 0), (0, 0), (ph, ph), (pw, pw))) if ph or pw else np.ascontiguousarray(x)
-    cols = np.empty((n, c, kh, kw, ho, wo), dtype=x.dtype)
+    cols = np.empty((c, kh, kw, n, ho, wo), dtype=x.dtype)
     numba_nn.im2col()(xp, cols, sh, sw, dh, dw)
     return cols
 
 
 def _fold(cols: np.ndarray, shape, stride, padding, dilation) -> np.ndarray:
-    """The adjoint of `_unfold`: sum columns `(N, C, kh, kw, Ho, Wo)` back into an input of `shape`."""
+    """The adjoint of `_unfold`: sum columns `(C, kh, kw, N, Ho, Wo)` back into an input of `shape`."""
     (sh, sw), (ph, pw), (dh, dw) = stride, padding, dilation
     n, c, h, w = shape
-    if cols.shape[2] == cols.shape[3] == 1 and sh == sw == 1 and ph == pw == 0 and cols.shape[4:] == (h, w):
-        return cols.reshape(n, c, h, w)
+    if cols.shape[1] == cols.shape[2] == 1 and sh == sw == 1 and ph == pw == 0 and cols.shape[4:] == (h, w):
+        return cols.reshape(c, n, h, w).transpose(1, 0, 2, 3)
     out = np.zeros((n, c, h + 2 * ph, w + 2 * pw), dtype=cols.dtype)
     numba_nn.col2im()(np.ascontiguousarray(cols), out, sh, sw, dh, dw)
     return out[:, :, ph:ph + h, pw:pw + w]
+
+
+def _gemm(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Per-group `a[g] @ b[g]`; one plain 2-D GEMM (BLAS's fastest path) when there is one group."""
+    return (a[0] @ b[0])[None] if a.shape[0] == 1 else np.matmul(a, b)
+
+
+def _channels_first(g: np.ndarray, groups: int) -> np.ndarray:
+    """`(N, O, Ho, Wo)` as `(G, O/G, N*Ho*Wo)`: the GEMM layout of an output gradient."""
+    n, o = g.shape[:2]
+    return np.ascontiguousarray(g.transpose(1, 0, 2, 3)).reshape(groups, o // groups, -1)
 
 
 conv2d_op = declare("conv2d", doc="""2-D cross-correlation (PyTorch's conv2d), batched input only.
@@ -78,11 +90,14 @@ def _conv2d_cpu(input, weight, bias, stride, padding, dilation, groups):
     n, o, kh, kw = x.shape[0], w.shape[0], w.shape[2], w.shape[3]
     cols = _unfold(x, kh, kw, stride, padding, dilation)
     ho, wo = cols.shape[4:]
-    cols = cols.reshape(n, groups, -1, ho * wo)
-    out = np.matmul(w.reshape(groups, o // groups, -1), cols).reshape(n, o, ho, wo)
+    out = _gemm(w.reshape(groups, o // groups, -1), cols.reshape(groups, -1, n * ho * wo))
+    out = out.reshape(o, n, ho, wo).transpose(1, 0, 2, 3)
+    res = np.empty((n, o, ho, wo), dtype=x.dtype)
     if bias is not None:
-        out += bias._np().reshape(o, 1, 1)
-    return wrap(out)
+        np.add(out, bias._np().reshape(o, 1, 1), out=res)
+    else:
+        np.copyto(res, out)
+    return wrap(res)
 
 
 conv2d_backward_input = declare("conv2d_backward_input", doc="""The gradient of conv2d with respect to its input.
@@ -99,9 +114,8 @@ def _conv2d_backward_input_cpu(grad, weight, input_shape, stride, padding, dilat
     g, w = grad._np(), weight._np()
     n, o, ho, wo = g.shape
     cg, kh, kw = w.shape[1:]
-    wt = np.ascontiguousarray(w.reshape(groups, o // groups, cg * kh * kw).transpose(0, 2, 1))
-    cols = np.matmul(wt, g.reshape(n, groups, o // groups, ho * wo))
-    cols = cols.reshape(n, groups * cg, kh, kw, ho, wo)
+    wt = w.reshape(groups, o // groups, cg * kh * kw).transpose(0, 2, 1)
+    cols = _gemm(wt, _channels_first(g, groups)).reshape(groups * cg, kh, kw, n, ho, wo)
     return wrap(np.ascontiguousarray(_fold(cols, tuple(input_shape), stride, padding, dilation)))
 
 
@@ -119,13 +133,11 @@ def _conv2d_backward_weight_cpu(grad, input, weight_shape, stride, padding, dila
     g, x = grad._np(), input._np()
     o, cg, kh, kw = weight_shape
     n, _, ho, wo = g.shape
-    cols = _unfold(x, kh, kw, stride, padding, dilation)[:, :, :, :, :ho, :wo]
-    cols = np.ascontiguousarray(cols).reshape(n, groups, cg * kh * kw, ho * wo)
-    gg = g.reshape(n, groups, o // groups, ho * wo)
-    if n == 1:
-        gw = np.matmul(gg[0], cols[0].transpose(0, 2, 1))
-    else:
-        gw = np.matmul(gg, cols.transpose(0, 1, 3, 2)).sum(0)
+    cols = _unfold(x, kh, kw, stride, padding, dilation)
+    if cols.shape[4:] != (ho, wo):
+        cols = np.ascontiguousarray(cols[..., :ho, :wo])
+    cols = cols.reshape(groups, cg * kh * kw, n * ho * wo)
+    gw = _gemm(_channels_first(g, groups), cols.transpose(0, 2, 1))
     return wrap(np.ascontiguousarray(gw.reshape(o, cg, kh, kw), dtype=g.dtype))
 
 

@@ -22,19 +22,19 @@ def _njit(parallel: bool = False):
 def im2col():
     import numba
 
-    # x: (N, C, Hp, Wp) padded input; cols: (N, C, kh, kw, Ho, Wo), written densely.
+    # x: (N, C, Hp, Wp) padded input; cols: (C, kh, kw, N, Ho, Wo), written densely (one GEMM operand).
     @_njit(parallel=True)
     def kernel(x, cols, sh, sw, dh, dw):
-        n, c, kh, kw, ho, wo = cols.shape
-        for nc in numba.prange(n * c):
-            b = nc // c
-            ch = nc % c
-            for i in range(kh):
-                for j in range(kw):
-                    for oh in range(ho):
-                        row = oh * sh + i * dh
-                        for ow in range(wo):
-                            cols[b, ch, i, j, oh, ow] = x[b, ch, row, ow * sw + j * dw]
+        c, kh, kw, n, ho, wo = cols.shape
+        for cij in numba.prange(c * kh * kw):
+            ch = cij // (kh * kw)
+            i = (cij // kw) % kh
+            j = cij % kw
+            for b in range(n):
+                for oh in range(ho):
+                    row = oh * sh + i * dh
+                    for ow in range(wo):
+                        cols[ch, i, j, b, oh, ow] = x[b, ch, row, ow * sw + j * dw]
 
     return kernel
 
@@ -43,19 +43,19 @@ def im2col():
 def col2im():
     import numba
 
-    # cols: (N, C, kh, kw, Ho, Wo); out: (N, C, Hp, Wp) zeroed, accumulated into.
+    # cols: (C, kh, kw, N, Ho, Wo); out: (N, C, Hp, Wp) zeroed, accumulated into; parallel over C
+    # (the windows of one channel overlap, those of different channels never do).
     @_njit(parallel=True)
     def kernel(cols, out, sh, sw, dh, dw):
-        n, c, kh, kw, ho, wo = cols.shape
-        for nc in numba.prange(n * c):
-            b = nc // c
-            ch = nc % c
+        c, kh, kw, n, ho, wo = cols.shape
+        for ch in numba.prange(c):
             for i in range(kh):
                 for j in range(kw):
-                    for oh in range(ho):
-                        row = oh * sh + i * dh
-                        for ow in range(wo):
-                            out[b, ch, row, ow * sw + j * dw] += cols[b, ch, i, j, oh, ow]
+                    for b in range(n):
+                        for oh in range(ho):
+                            row = oh * sh + i * dh
+                            for ow in range(wo):
+                                out[b, ch, row, ow * sw + j * dw] += cols[ch, i, j, b, oh, ow]
 
     return kernel
 
