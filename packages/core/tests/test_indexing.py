@@ -75,6 +75,13 @@ def test_getitem_list_of_lists_is_a_tuple_like_pytorch():
     assert_close(_t(a)[[[0, 1], [1, 2]]], _t(a[[0, 1], [1, 2]]))
 
 
+def test_getitem_result_is_contiguous_like_pytorch():
+    x = E.arange(24).reshape(2, 3, 4)
+    r = x[:, [0, 1], [1, 2]]
+    assert r.is_contiguous() and r.view(-1).tolist() == [1, 6, 13, 18]
+    assert x.permute(2, 0, 1)[[0, 1]].is_contiguous()
+
+
 def test_getitem_result_is_a_copy():
     x = E.arange(6)
     y = x[[0, 1]]

@@ -154,7 +154,9 @@ def _checked_key(x: Tensor, indices) -> list:
 @_index.register("cpu")
 def _index_cpu(x, indices):
     key = _checked_key(x, indices)
-    return wrap(np.ascontiguousarray(x._np()[tuple(slice(None) if k is None else k for k in key)]))
+    a = x._np()
+    r = a[tuple(slice(None) if k is None else k for k in key)]
+    return wrap(r.copy() if np.may_share_memory(r, a) else np.ascontiguousarray(r) if r.ndim else r)
 
 
 def _fancy_offsets(x: Tensor, key: list) -> np.ndarray:

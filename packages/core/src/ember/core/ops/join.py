@@ -260,7 +260,7 @@ _flip = declare("flip", np.flip)
 
 @_flip.register("cpu")
 def _flip_cpu(input, dims):
-    return wrap(np.ascontiguousarray(np.flip(input._np(), axis=dims)))
+    return wrap(np.flip(input._np(), axis=dims).copy())
 
 
 def _dims(input: Tensor, dims, op: str) -> tuple[int, ...]:
