@@ -397,3 +397,24 @@ def test_unary_gradients_random_shapes(name, shape, nc, seed):
     lo, hi = UNARY_DOMAIN.get(name, (-1.0, 1.0))
     x = make(shape, lo, hi, rng=np.random.default_rng(seed), noncontig=nc)
     assert E.gradcheck(getattr(E, name), (x,))
+
+
+def _spd_base():
+    a = np.random.default_rng(5).uniform(-1, 1, (3, 3)) + 3 * np.eye(3)
+    return E.from_numpy(a).requires_grad_()
+
+
+SAMPLES.update({
+    "linalg_inv": [(op("linalg_inv"), (_spd_base(),))],
+    "linalg_det": [(op("linalg_det"), (_spd_base(),))],
+    "linalg_slogdet": [(lambda a: op("linalg_slogdet")(a)[1], (_spd_base(),))],
+    "linalg_solve": [(op("linalg_solve"), (_spd_base(), make((3, 2)))), (op("linalg_solve"), (_spd_base(),
+                                                                                            make((3,))))],
+    "linalg_cholesky": [(lambda a: op("linalg_cholesky")(a @ a.mT, False), (_spd_base(),)),
+                        (lambda a: op("linalg_cholesky")(a @ a.mT, True), (_spd_base(),))],
+    "linalg_eigh": [(lambda a: op("linalg_eigh")(a + a.mT, "L"), (_spd_base(),))],
+})
+NO_DOUBLE_BACKWARD.update({  # decompositions without a backward: differentiating them raises
+    "linalg_qr": lambda x, g: op("linalg_qr")(x, "reduced")[1] * g[:2, :2].sum(),
+    "linalg_svd": lambda x, g: op("linalg_svd")(x, False)[1] * g.sum(),
+})
