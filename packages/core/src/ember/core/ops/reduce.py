@@ -40,7 +40,7 @@ def _values_indices(name: str):
 
 # `ember.core.return_types.max(values=..., indices=...)`, like `torch.return_types`
 return_types = types.SimpleNamespace(**{n: _values_indices(n) for n in (
-    "max", "min", "sort", "topk", "kthvalue", "median", "mode", "cummax", "cummin")})
+    "max", "min", "sort", "topk", "kthvalue", "median", "nanmedian", "mode", "cummax", "cummin")})
 _mm = namedtuple("aminmax", ["min", "max"])
 _mm.__module__, _mm.__qualname__ = __name__, "return_types.aminmax"
 return_types.aminmax = _mm

@@ -1,4 +1,5 @@
-"""Sorting and selection: sort/argsort, topk, kthvalue, median, mode, cummax/cummin, unique.
+"""Sorting and selection: sort/argsort, topk, kthvalue, median, mode, quantile, cummax/cummin,
+unique, and searching/counting (searchsorted, bucketize, bincount, histc, isin).
 
 Orders follow PyTorch: NaN sorts above every number (last ascending, first descending), equal
 elements keep their order (every sort here is stable), and each primitive returns
@@ -11,13 +12,16 @@ from functools import cache
 
 import numpy as np
 
+from ember.core import dtypes
 from ember.core.dispatch import declare
 from ember.core.methods import method
+from ember.core.ops import elementwise as ew
 from ember.core.ops._util import wrap, write_out
-from ember.core.ops.reduce import _one_dim, return_types
+from ember.core.ops.reduce import _TORCH_NAMES, _one_dim, return_types
 from ember.core.tensor import Tensor
 
-__all__ = ["sort", "argsort", "msort", "topk", "kthvalue", "median", "mode", "cummax", "cummin", "unique"]
+__all__ = ["sort", "argsort", "msort", "topk", "kthvalue", "median", "nanmedian", "mode", "cummax", "cummin", "unique",
+           "unique_consecutive", "searchsorted", "bucketize", "bincount", "histc", "isin", "quantile", "nanquantile"]
 
 
 def _argsort(a: np.ndarray, axis: int, descending: bool) -> np.ndarray:
@@ -318,3 +322,282 @@ def unique(input: Tensor, sorted: bool = True, return_inverse: bool = False,  # 
     if return_counts:
         return vals, counts
     return vals
+
+
+@method
+def unique_consecutive(input: Tensor, return_inverse: bool = False, return_counts: bool = False,
+                       dim: int | None = None):
+    """Collapse runs of equal consecutive elements (or slices along `dim`); inverse and counts on request."""
+    d = None if dim is None else _one_dim(dim, input, "unique_consecutive")
+    vals, inv, counts = _unique_consecutive(input, d)
+    extra = tuple(r for r, want in ((inv, return_inverse), (counts, return_counts)) if want)
+    return (vals, *extra) if extra else vals
+
+
+_unique_consecutive = declare("unique_consecutive", differentiable=False,
+                              doc="unique_consecutive(x, dim) -> (values, inverse, counts)")
+
+
+@_unique_consecutive.register("cpu")
+def _unique_consecutive_cpu(x, dim=None):
+    """unique_consecutive(x, dim: int | None) -> (values, inverse, counts)."""
+    a = x._np().reshape(-1) if dim is None else np.moveaxis(x._np(), dim, 0)
+    n = a.shape[0]
+    rows = a.reshape(n, -1)
+    starts = np.ones(n, bool)
+    if n > 1:
+        starts[1:] = (rows[1:] != rows[:-1]).any(axis=1)
+    vals = a[starts]
+    inv = np.cumsum(starts) - 1
+    counts = np.diff(np.append(np.flatnonzero(starts), n))
+    if dim is None:
+        inv = inv.reshape(x._shape)
+    else:
+        vals = np.moveaxis(vals, 0, dim)
+    return wrap(np.ascontiguousarray(vals)), wrap(inv.astype(np.int64)), wrap(counts.astype(np.int64))
+
+
+# --- searching and counting ----------------------------------------------------------------------
+_searchsorted = declare("searchsorted", np.searchsorted, differentiable=False,
+                        doc="searchsorted(sorted_sequence, values, right, sorter, out_int32) -> Tensor")
+
+
+@_searchsorted.register("cpu")
+def _searchsorted_cpu(seq, values, right=False, sorter=None, out_int32=False):
+    """searchsorted(sorted_sequence (*, M), values (*, K) or any shape for 1-D sequences, right: bool,
+    sorter: Tensor | None, out_int32: bool): insertion indices that keep each row sorted."""
+    s = seq._np()
+    v = values._np() if isinstance(values, Tensor) else np.asarray(values)
+    srt = None if sorter is None else sorter._np()
+    side = "right" if right else "left"
+    if s.ndim == 1:
+        r = np.searchsorted(s, v, side=side, sorter=srt)
+    else:
+        if v.ndim != s.ndim or v.shape[:-1] != s.shape[:-1]:
+            raise RuntimeError(f"torch.searchsorted(): boundaries tensor should be 1 dimension or the first N-1 "
+                               f"dimensions of boundaries tensor and input value tensor must match, but we got "
+                               f"boundaries tensor {list(s.shape)} and input value tensor {list(v.shape)}")
+        s2, v2 = s.reshape(-1, s.shape[-1]), v.reshape(-1, v.shape[-1])
+        s2srt = None if srt is None else srt.reshape(-1, s.shape[-1])
+        r = np.stack([np.searchsorted(s2[i], v2[i], side=side, sorter=None if s2srt is None else s2srt[i])
+                      for i in range(s2.shape[0])]).reshape(v.shape) if s2.shape[0] else np.empty(v.shape, np.int64)
+    return wrap(np.asarray(r, np.int32 if out_int32 else np.int64))
+
+
+def searchsorted(sorted_sequence: Tensor, input, *, out_int32: bool = False, right: bool = False,
+                 side: str | None = None, sorter: Tensor | None = None) -> Tensor:
+    """Indices where `input` would be inserted into the innermost dim of `sorted_sequence` to keep it sorted."""
+    if side is not None:
+        if side not in ("left", "right"):
+            raise RuntimeError(f"torch.searchsorted(): side can only be 'left' or 'right' but got {side}")
+        if right and side == "left":
+            raise RuntimeError("torch.searchsorted(): side and right can't be set to opposites, got side of left "
+                               "while right was True")
+        right = side == "right"
+    if not isinstance(input, Tensor) and sorted_sequence.ndim != 1:
+        raise RuntimeError("torch.searchsorted(): input value can be a scalar only when boundaries tensor "
+                           f"dimension is 1, but we got boundaries tensor dim({sorted_sequence.ndim})")
+    return _searchsorted(sorted_sequence, input, right, sorter, out_int32)
+
+
+@method
+def bucketize(input, boundaries: Tensor, *, out_int32: bool = False, right: bool = False) -> Tensor:
+    """The index of the bucket of each element: boundaries[i-1] < x <= boundaries[i] (`right=True`: < and <=
+    swap sides)."""
+    if boundaries.ndim != 1:
+        raise RuntimeError(f"boundaries tensor must be 1 dimension, but got dim({boundaries.ndim})")
+    return _searchsorted(boundaries, input, right, None, out_int32)
+
+
+_bincount = declare("bincount", np.bincount, differentiable=False, doc="bincount(x, weights, minlength) -> Tensor")
+
+
+@_bincount.register("cpu")
+def _bincount_cpu(x, weights=None, minlength=0):
+    """bincount(x (n,) non-negative ints, weights (n,) | None, minlength: int): int64 counts, or sums of
+    weights (float32 for float32 weights, float64 otherwise)."""
+    if x.ndim != 1 or x._dtype.is_floating_point or x._dtype is dtypes.bool:
+        raise RuntimeError("bincount only supports 1-d non-negative integral inputs.")
+    a = x._np()
+    if a.size and a.min() < 0:
+        raise RuntimeError("bincount only supports 1-d non-negative integral inputs.")
+    if minlength < 0:
+        raise RuntimeError("minlength should be >= 0")
+    if weights is None:
+        return wrap(np.bincount(a, minlength=minlength).astype(np.int64))
+    if weights._shape != x._shape:
+        raise RuntimeError("weights should be 1-d and have the same length as input")
+    dt = np.float32 if weights._dtype is dtypes.float32 else np.float64
+    return wrap(np.bincount(a, weights._np().astype(np.float64), minlength).astype(dt))
+
+
+@method
+def bincount(input: Tensor, weights: Tensor | None = None, minlength: int = 0) -> Tensor:
+    """How often each non-negative integer occurs in `input` (or the sum of its `weights`)."""
+    return _bincount(input, weights, minlength)
+
+
+_histc = declare("histc", differentiable=False, doc="histc(x, bins, min, max) -> Tensor")
+
+
+@_histc.register("cpu")
+def _histc_cpu(x, bins=100, min=0, max=0, *, out=None):  # noqa: A002 - PyTorch's names
+    """histc(x, bins: int, min: float, max: float): equal-width counts over [min, max] (the data's range
+    when min == max); elements outside are ignored; x's float dtype."""
+    if not x._dtype.is_floating_point:
+        raise RuntimeError(f"\"histogram_cpu\" not implemented for '{_TORCH_NAMES[x._dtype.name]}'")
+    if bins <= 0:
+        raise RuntimeError("torch.histc: bins must be > 0")
+    a = x._np().reshape(-1)
+    lo, hi = float(min), float(max)
+    if lo == hi and a.size:
+        lo, hi = float(a.min()), float(a.max())
+    if lo == hi:
+        lo, hi = lo - 1, hi + 1
+    if lo > hi:
+        raise RuntimeError("torch.histc: max must be larger than min")
+    finite = a[np.isfinite(a)]
+    counts = np.histogram(finite.astype(np.float64), bins=bins, range=(lo, hi))[0]
+    r = counts.astype(x._dtype.np)
+    return write_out(out, r, "histc") if out is not None else wrap(r)
+
+
+@method
+def histc(input: Tensor, bins: int = 100, min: float = 0, max: float = 0, *, out=None) -> Tensor:  # noqa: A002
+    """A histogram of `input` in `bins` equal-width bins over [min, max]."""
+    return _histc(input, int(bins), min, max, out=out)
+
+
+_isin = declare("isin", np.isin, differentiable=False, doc="isin(elements, test_elements, invert) -> Tensor")
+
+
+@_isin.register("cpu")
+def _isin_cpu(elements, test_elements, invert=False):
+    """isin(elements, test_elements, invert: bool): whether each element occurs in test_elements (bool)."""
+    e = elements._np() if isinstance(elements, Tensor) else np.asarray(elements)
+    t = test_elements._np() if isinstance(test_elements, Tensor) else np.asarray(test_elements)
+    return wrap(np.asarray(np.isin(e, t, invert=invert)))
+
+
+def isin(elements, test_elements, *, assume_unique: bool = False, invert: bool = False) -> Tensor:
+    """Elementwise membership of `elements` in `test_elements` (either may be a scalar)."""
+    return _isin(elements, test_elements, invert)
+
+
+# --- nanmedian, quantile ---------------------------------------------------------------------------
+_nanmedian = declare("nanmedian", doc="nanmedian(x) -> Tensor")
+_nanmedian_dim = declare("nanmedian_dim", doc="nanmedian_dim(x, dim, keepdim) -> (values, indices)")
+
+
+def _nanmedian_along(a: np.ndarray, dim: int):
+    """Lower median of the non-NaN values along `dim` and its index (keepdims); NaN when all are NaN."""
+    order = _argsort(a, dim, False)
+    nan_count = np.isnan(a).sum(axis=dim, keepdims=True) if a.dtype.kind == "f" else \
+        np.zeros(np.take(a, [0], axis=dim).shape, np.int64)
+    pos = np.maximum(a.shape[dim] - nan_count - 1, 0) // 2
+    idx = np.take_along_axis(order, pos, dim)
+    return np.take_along_axis(a, idx, dim), idx
+
+
+@_nanmedian.register("cpu")
+def _nanmedian_cpu(x, *, out=None):
+    """nanmedian(x): the lower median of the non-NaN elements (NaN if there are none)."""
+    a = x._np().reshape(-1)
+    r = np.full((), np.nan, a.dtype) if a.size == 0 else _nanmedian_along(a, 0)[0].reshape(())
+    return write_out(out, r, "nanmedian") if out is not None else wrap(r)
+
+
+@_nanmedian_dim.register("cpu")
+def _nanmedian_dim_cpu(x, dim, keepdim=False, *, out=None):
+    """nanmedian_dim(x, dim: int, keepdim: bool) -> (values, indices), ignoring NaN."""
+    a = _as_1d(x._np())
+    if a.shape[dim] == 0:
+        raise IndexError(f"nanmedian(): Expected reduction dim {dim} to have non-zero size.")
+    vals, idx = _nanmedian_along(a, dim)
+    if not keepdim or x.ndim == 0:
+        vals, idx = np.squeeze(vals, dim), np.squeeze(idx, dim)
+    return _pair(vals, idx, out, "nanmedian")
+
+
+@method
+def nanmedian(input: Tensor, dim: int | None = None, keepdim: bool = False, *, out=None):
+    """The lower median ignoring NaN, of everything or `(values, indices)` along `dim`."""
+    if dim is None:
+        return _nanmedian(input, out=out)
+    r = _nanmedian_dim(input, _one_dim(dim, input, "nanmedian"), keepdim, out=None if out is None else tuple(out))
+    return return_types.nanmedian(*r)
+
+
+_INTERPOLATIONS = ("linear", "lower", "higher", "midpoint", "nearest")
+
+
+def _quantile(input: Tensor, q, dim, keepdim: bool, interpolation: str, ignore_nan: bool, op: str) -> Tensor:
+    """Quantiles from the sorted values: gather the two neighbours of each rank and interpolate
+    (composite, so it differentiates through sort, gather and lerp)."""
+    from ember.core.ops.indexing import gather
+    from ember.core.ops.join import stack
+    from ember.core.ops.layout import reshape
+
+    if not input._dtype.is_floating_point or input._dtype is dtypes.float16:
+        raise RuntimeError(f"{op}() input tensor must be either float or double dtype")
+    if interpolation not in _INTERPOLATIONS:
+        raise RuntimeError(f"{op}() interpolation must be one of linear, lower, higher, midpoint or nearest. "
+                           f"Got {interpolation}")
+    if isinstance(q, Tensor):
+        if q.ndim > 1:
+            raise RuntimeError(f"{op}() q must be a scalar or 1D tensor")
+        if q._dtype is not input._dtype:
+            raise RuntimeError(f"{op}() q tensor must be same dtype as the input tensor")
+        qs, scalar_q = [float(v) for v in q._host_array().reshape(-1)], q.ndim == 0
+    else:
+        qs, scalar_q = [float(q)], True
+    if any(not 0 <= v <= 1 for v in qs):
+        raise RuntimeError(f"{op}() q values must be in the range [0, 1]")
+    if input.numel() == 0:
+        raise RuntimeError(f"{op}() input tensor must be non-empty")
+    x = reshape(input, (-1,)) if dim is None else input
+    d = 0 if dim is None else _one_dim(dim, input, op)
+    x = reshape(x, (1,)) if x.ndim == 0 else x
+    srt = _sort(x, d, False)[0]
+    a = srt._host_array()
+    n = a.shape[d]
+    nan_count = np.isnan(a).sum(axis=d, keepdims=True)
+    # the last usable rank: NaN-free count - 1 (nanquantile), or n - 1 where a NaN must win (quantile)
+    last = np.where(nan_count == n, n - 1, n - 1 - nan_count) if ignore_nan else np.full(nan_count.shape, n - 1)
+    has_nan = nan_count > 0
+    results = []
+    for v in qs:
+        rank = v * last
+        if not ignore_nan:
+            rank = np.where(has_nan, n - 1, rank)
+        lo, hi = np.floor(rank).astype(np.int64), np.ceil(rank).astype(np.int64)
+        if interpolation == "nearest":
+            lo = hi = np.round(rank).astype(np.int64)
+        elif interpolation == "lower":
+            hi = lo
+        elif interpolation == "higher":
+            lo = hi
+        vlo = gather(srt, d, wrap(lo))
+        if interpolation in ("linear", "midpoint") and not np.array_equal(lo, hi):
+            frac = rank - lo if interpolation == "linear" else np.where(lo == hi, 0.0, 0.5)
+            vlo = ew.lerp(vlo, gather(srt, d, wrap(hi)), wrap(np.asarray(frac, a.dtype)))
+        if not keepdim:
+            vlo = reshape(vlo, tuple(s for i, s in enumerate(vlo._shape) if i != d))
+        elif dim is None:
+            vlo = reshape(vlo, (1,) * input.ndim)
+        results.append(vlo)
+    return results[0] if scalar_q else stack(results, 0)
+
+
+@method
+def quantile(input: Tensor, q, dim: int | None = None, keepdim: bool = False, *,
+             interpolation: str = "linear") -> Tensor:
+    """The `q`-th quantiles (a float or a 1-D tensor in [0, 1]) over `dim` or everything; NaN propagates."""
+    return _quantile(input, q, dim, keepdim, interpolation, False, "quantile")
+
+
+@method
+def nanquantile(input: Tensor, q, dim: int | None = None, keepdim: bool = False, *,
+                interpolation: str = "linear") -> Tensor:
+    """Like `quantile`, ignoring NaN (NaN only where a slice is all NaN)."""
+    return _quantile(input, q, dim, keepdim, interpolation, True, "nanquantile")

@@ -1,0 +1,138 @@
+"""Searching, counting and order statistics (searchsorted, bucketize, bincount, histc, isin,
+unique_consecutive, nanmedian, quantile) against numpy; sort/topk/median live in test_reduce.py."""
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import ember.core as E
+from ember.core.testing import assert_close, make_tensor
+
+NAN = float("nan")
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(0, 2**16), st.booleans())
+def test_searchsorted_and_bucketize_match_numpy(seed, right):
+    rng = np.random.default_rng(seed)
+    seq = np.sort(rng.integers(0, 10, 8))
+    vals = rng.integers(-1, 12, (3, 4))
+    side = "right" if right else "left"
+    expected = np.searchsorted(seq, vals, side=side)
+    got = E.searchsorted(E.from_numpy(seq), E.from_numpy(vals), right=right)
+    assert got.dtype is E.int64
+    np.testing.assert_array_equal(got.numpy(), expected)
+    np.testing.assert_array_equal(E.searchsorted(E.from_numpy(seq), E.from_numpy(vals), side=side).numpy(), expected)
+    np.testing.assert_array_equal(E.bucketize(E.from_numpy(vals), E.from_numpy(seq), right=right).numpy(), expected)
+    rows = np.sort(rng.standard_normal((3, 6)), axis=1)
+    v = rng.standard_normal((3, 2))
+    got = E.searchsorted(E.from_numpy(rows), E.from_numpy(v), right=right)
+    np.testing.assert_array_equal(got.numpy(), np.stack([np.searchsorted(rows[i], v[i], side) for i in range(3)]))
+
+
+def test_searchsorted_options_and_errors():
+    seq = E.tensor([1, 3, 5, 7])
+    assert E.searchsorted(seq, 5).item() == 2 and E.searchsorted(seq, 5).shape == ()
+    assert E.searchsorted(seq, E.tensor([5]), out_int32=True).dtype is E.int32
+    unsorted = E.tensor([5, 1, 7, 3])
+    assert E.searchsorted(unsorted, E.tensor([4]), sorter=E.argsort(unsorted)).tolist() == [2]
+    with pytest.raises(RuntimeError, match="side and right can't be set to opposites"):
+        E.searchsorted(seq, 3, right=True, side="left")
+    with pytest.raises(RuntimeError, match="input value can be a scalar only when boundaries tensor dimension is 1"):
+        E.searchsorted(E.ones(2, 3), 1.0)
+    with pytest.raises(RuntimeError, match="first N-1 dimensions"):
+        E.searchsorted(E.ones(2, 3), E.ones(3, 3))
+
+
+def test_bincount():
+    x = E.tensor([4, 3, 6, 3, 4])
+    assert x.bincount().tolist() == [0, 0, 0, 2, 2, 0, 1] and x.bincount().dtype is E.int64
+    assert E.bincount(x, minlength=9).shape == (9,)
+    w = E.tensor([0.5, 1.0, 1.0, 0.25, 0.5])
+    r = E.bincount(x, w)
+    assert r.dtype is E.float32 and r.tolist() == [0, 0, 0, 1.25, 1.0, 0, 1.0]
+    assert E.bincount(x, E.tensor([1, 1, 1, 1, 1])).dtype is E.float64
+    assert E.bincount(E.tensor([], dtype=E.int64)).tolist() == []
+    with pytest.raises(RuntimeError, match="bincount only supports 1-d non-negative integral inputs"):
+        E.bincount(E.tensor([-1, 2]))
+    with pytest.raises(RuntimeError, match="bincount only supports 1-d non-negative integral inputs"):
+        E.bincount(E.tensor([1.0]))
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(0, 2**16), st.integers(1, 12))
+def test_histc_matches_numpy_histogram(seed, bins):
+    x = make_tensor(50, dtype=E.float64, seed=seed, low=-3, high=3)
+    got = E.histc(x, bins=bins, min=-2, max=2)
+    a = x.numpy()
+    expected = np.histogram(a[(a >= -2) & (a <= 2)], bins=bins, range=(-2, 2))[0]
+    np.testing.assert_array_equal(got.numpy(), expected)
+    assert got.dtype is E.float64
+    auto = E.histc(x, bins=bins)
+    assert auto.sum().item() == 50
+
+
+def test_histc_errors_and_constant_input():
+    assert E.histc(E.tensor([2.0, 2.0]), bins=2).tolist() == [0.0, 2.0]
+    with pytest.raises(RuntimeError, match="not implemented for 'Long'"):
+        E.histc(E.tensor([1, 2]))
+
+
+def test_isin():
+    e = E.tensor([[1, 2], [3, 4]])
+    assert E.isin(e, E.tensor([2, 3])).tolist() == [[False, True], [True, False]]
+    assert E.isin(e, 4).tolist() == [[False, False], [False, True]]
+    assert E.isin(e, E.tensor([2, 3]), invert=True).tolist() == [[True, False], [False, True]]
+
+
+def test_unique_consecutive():
+    x = E.tensor([1, 1, 2, 2, 3, 1, 1, 2])
+    v, inv, c = E.unique_consecutive(x, return_inverse=True, return_counts=True)
+    assert v.tolist() == [1, 2, 3, 1, 2] and inv.tolist() == [0, 0, 1, 1, 2, 3, 3, 4] and c.tolist() == [2, 2, 1, 2, 1]
+    assert x.unique_consecutive().tolist() == [1, 2, 3, 1, 2]
+    rows = E.tensor([[1, 2], [1, 2], [3, 4], [1, 2]])
+    assert E.unique_consecutive(rows, dim=0).tolist() == [[1, 2], [3, 4], [1, 2]]
+    v, c = E.unique_consecutive(rows.t(), return_counts=True, dim=1)
+    assert v.tolist() == [[1, 3, 1], [2, 4, 2]] and c.tolist() == [2, 1, 1]
+
+
+def test_nanmedian_ignores_nan():
+    x = E.tensor([[3.0, NAN, 1.0, 2.0], [NAN, NAN, NAN, NAN], [4.0, 1.0, 2.0, 3.0]])
+    r = x.nanmedian(1)
+    assert r.values[0].item() == 2.0 and math.isnan(r.values[1].item()) and r.values[2].item() == 2.0
+    assert x[0][r.indices[0]].item() == 2.0
+    assert x.nanmedian().item() == 2.0
+    assert type(r).__name__ == "nanmedian"
+    assert E.tensor([5, 1, 3]).nanmedian().item() == 3
+
+
+@pytest.mark.parametrize("interpolation", ["linear", "lower", "higher", "midpoint", "nearest"])
+@pytest.mark.parametrize("dim,keepdim", [(None, False), (None, True), (0, False), (1, True), (-1, False)])
+def test_quantile_matches_numpy(interpolation, dim, keepdim):
+    x = make_tensor(4, 7, dtype=E.float64, seed=3)
+    a = x.numpy()
+    for q in (0.0, 0.3, 0.5, 1.0):
+        expected = np.quantile(a, q, axis=dim, keepdims=keepdim, method=interpolation)
+        assert_close(E.quantile(x, q, dim, keepdim, interpolation=interpolation), E.from_numpy(np.asarray(expected)))
+    qs = E.tensor([0.1, 0.5, 0.9], dtype=E.float64)
+    expected = np.quantile(a, qs.numpy(), axis=dim, keepdims=keepdim, method=interpolation)
+    assert_close(x.quantile(qs, dim, keepdim, interpolation=interpolation), E.from_numpy(np.asarray(expected)))
+
+
+def test_quantile_nan_handling_and_errors():
+    x = E.tensor([[3.0, NAN, 1.0, 2.0], [NAN] * 4, [4.0, 1.0, 2.0, 3.0]])
+    q = E.quantile(x, 0.5, dim=1)
+    assert math.isnan(q[0].item()) and math.isnan(q[1].item()) and q[2].item() == 2.5
+    nq = E.nanquantile(x, 0.5, dim=1)
+    assert nq[0].item() == 2.0 and math.isnan(nq[1].item()) and nq[2].item() == 2.5
+    with pytest.raises(RuntimeError, match=r"q values must be in the range \[0, 1\]"):
+        E.quantile(E.ones(3), 1.5)
+    with pytest.raises(RuntimeError, match="input tensor must be either float or double dtype"):
+        E.quantile(E.tensor([1, 2]), 0.5)
+    with pytest.raises(RuntimeError, match="q tensor must be same dtype as the input tensor"):
+        E.quantile(E.ones(3), E.tensor([0.5], dtype=E.float64))
+    with pytest.raises(RuntimeError, match="interpolation must be one of"):
+        E.quantile(E.ones(3), 0.5, interpolation="cubic")
