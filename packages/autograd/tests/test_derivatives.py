@@ -140,6 +140,8 @@ SAMPLES.update({
     "median_dim": [(lambda x: x.median(1)[0], (_distinct(2, 3),))],
     "mode": [(lambda x: x.mode(1)[0], (_distinct(2, 3),))],
     "median": [(lambda x: x.median(), (_distinct(2, 3),))],
+    "nanmedian": [(lambda x: op("nanmedian")(x), (_distinct(2, 3),))],
+    "nanmedian_dim": [(lambda x: op("nanmedian_dim")(x, 1, False)[0], (_distinct(2, 3),))],
     # linear algebra
     "mm": [(op("mm"), (make((2, 3)), make((3, 2), noncontig=True)))],
     "bmm": [(op("bmm"), (make((2, 2, 3)), make((2, 3, 2))))],

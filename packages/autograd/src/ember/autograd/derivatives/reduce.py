@@ -225,6 +225,10 @@ ENTRIES = [
       input=lambda grad, result1, input_shape, dim, keepdim: _selected(grad, result1, input_shape, dim, keepdim)),
     d("median(input)", input=lambda grad, input, result: _evenly(grad, input, result, tuple(range(input.ndim)),
                                                                   False)),
+    d("nanmedian(input)", input=lambda grad, input, result: _evenly(grad, input, result, tuple(range(input.ndim)),
+                                                                     False)),
+    d("nanmedian_dim(input, dim, keepdim=False)", name="NanmedianBackward1",
+      input=lambda grad, result1, input_shape, dim, keepdim: _selected(grad, result1, input_shape, dim, keepdim)),
 
     d("mm(input, mat2)", input=lambda grad, mat2: grad.mm(mat2.t()), mat2=lambda grad, input: input.t().mm(grad)),
     d("bmm(input, mat2)", input=lambda grad, mat2: grad.bmm(mat2.transpose(1, 2)),
