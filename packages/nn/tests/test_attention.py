@@ -21,7 +21,6 @@ def mha_ref(q, k, v, mod, key_padding_mask=None, attn_mask=None):
     d = E // H
     Q, K, V = (x @ wi[i * E:(i + 1) * E].T + bi[i * E:(i + 1) * E] for i, x in enumerate((q, k, v)))
     L, N, _ = Q.shape
-    S = K.shape[0]
     Q, K, V = (x.reshape(x.shape[0], N, H, d).transpose(1, 2, 0, 3) for x in (Q, K, V))
     scores = Q @ K.transpose(0, 1, 3, 2) / np.sqrt(d)
     if attn_mask is not None:

@@ -25,8 +25,9 @@ def conv2d_ref(x, weight, bias, stride=(1, 1), padding=(0, 0), dilation=(1, 1), 
         g = o // ocg
         for i in range(oh):
             for j in range(ow):
-                patch = xp[:, g * icg:(g + 1) * icg, i * stride[0]:i * stride[0] + dilation[0] * (kh - 1) + 1:dilation[0],
-                           j * stride[1]:j * stride[1] + dilation[1] * (kw - 1) + 1:dilation[1]]
+                r0, c0 = i * stride[0], j * stride[1]
+                patch = xp[:, g * icg:(g + 1) * icg, r0:r0 + dilation[0] * (kh - 1) + 1:dilation[0],
+                           c0:c0 + dilation[1] * (kw - 1) + 1:dilation[1]]
                 out[:, o, i, j] = (patch * weight[o]).sum(axis=(1, 2, 3))
     if bias is not None:
         out += bias[None, :, None, None]
@@ -39,8 +40,8 @@ def conv_transpose2d_ref(x, weight, bias, stride, padding):
     full = np.zeros((n, oc, (h - 1) * stride + kh, (wd - 1) * stride + kw))
     for i in range(h):
         for j in range(wd):
-            full[:, :, i * stride:i * stride + kh, j * stride:j * stride + kw] += np.einsum("nc,cokl->nokl", x[:, :, i, j],
-                                                                                           weight)
+            contrib = np.einsum("nc,cokl->nokl", x[:, :, i, j], weight)
+            full[:, :, i * stride:i * stride + kh, j * stride:j * stride + kw] += contrib
     out = full[:, :, padding:full.shape[2] - padding, padding:full.shape[3] - padding]
     return out + bias[None, :, None, None]
 

@@ -1,0 +1,168 @@
+"""LR schedulers: lr sequences against PyTorch's closed forms and its own test targets."""
+
+import math
+import warnings
+
+import pytest
+
+import ember.autograd as torch
+from ember import nn, optim
+from ember.optim import lr_scheduler as S
+
+
+def make_opt(lr=0.05, cls=optim.SGD, **kw):
+    return cls([nn.Parameter(torch.zeros(1))], lr=lr, **kw)
+
+
+def run(sched, opt, epochs):
+    lrs = []
+    for _ in range(epochs):
+        lrs.append(opt.param_groups[0]["lr"])
+        opt.step()
+        sched.step()
+    return lrs
+
+
+CLOSED = [
+    (lambda o: S.StepLR(o, step_size=3, gamma=0.1), lambda e: 0.05 * 0.1 ** (e // 3)),
+    (lambda o: S.MultiStepLR(o, milestones=[2, 5, 5, 9], gamma=0.5),
+     lambda e: 0.05 * 0.5 ** sum(m <= e for m in [2, 5, 5, 9])),
+    (lambda o: S.ExponentialLR(o, gamma=0.9), lambda e: 0.05 * 0.9 ** e),
+    (lambda o: S.CosineAnnealingLR(o, T_max=10, eta_min=0.001),
+     lambda e: 0.001 + (0.05 - 0.001) * (1 + math.cos(math.pi * e / 10)) / 2),
+    (lambda o: S.LinearLR(o, start_factor=0.25, end_factor=1.0, total_iters=4),
+     lambda e: 0.05 * (0.25 + 0.75 * min(4, e) / 4)),
+    (lambda o: S.ConstantLR(o, factor=0.5, total_iters=3), lambda e: 0.05 * (0.5 if e < 3 else 1.0)),
+    (lambda o: S.LambdaLR(o, lambda e: 1 / (e + 1)), lambda e: 0.05 / (e + 1)),
+    (lambda o: S.PolynomialLR(o, total_iters=4, power=2.0), lambda e: 0.05 * (1 - min(e, 4) / 4) ** 2),
+]
+
+
+@pytest.mark.parametrize("make, closed", CLOSED, ids=["StepLR", "MultiStepLR", "ExponentialLR", "CosineAnnealingLR",
+                                                      "LinearLR", "ConstantLR", "LambdaLR", "PolynomialLR"])
+def test_recursive_form_follows_closed_form(make, closed):
+    opt = make_opt()
+    sched = make(opt)
+    lrs = run(sched, opt, 11)
+    for e, lr in enumerate(lrs):
+        assert lr == pytest.approx(closed(e), rel=1e-12, abs=1e-15), e
+    assert sched.get_last_lr() == [opt.param_groups[0]["lr"]]
+    assert sched.last_epoch == 11
+
+
+def test_step_with_epoch_uses_closed_form_and_warns():
+    opt = make_opt()
+    sched = S.StepLR(opt, step_size=2, gamma=0.5)
+    with pytest.warns(UserWarning, match="epoch parameter"):
+        sched.step(5)
+    assert opt.param_groups[0]["lr"] == pytest.approx(0.05 * 0.25)
+
+
+def test_multiplicative_lr():
+    opt = make_opt()
+    sched = S.MultiplicativeLR(opt, lambda e: 0.9)
+    assert run(sched, opt, 4) == pytest.approx([0.05, 0.045, 0.0405, 0.03645])
+
+
+def test_sequential_lr_matches_pytorch_targets():
+    opt = make_opt()
+    s1 = S.ExponentialLR(opt, gamma=0.8)
+    s2 = S.StepLR(opt, gamma=0.1, step_size=4)
+    sched = S.SequentialLR(opt, schedulers=[s1, s2], milestones=[3])
+    targets = [0.05, 0.04, 0.032] + [0.05] * 4 + [0.005] * 4 + [0.0005] * 4 + [0.00005] * 4
+    assert run(sched, opt, 19) == pytest.approx(targets, rel=1e-12)
+    with pytest.raises(ValueError, match="one more than the number of milestone points"):
+        S.SequentialLR(opt, schedulers=[s1, s2], milestones=[3, 4])
+
+
+def annealing_cos(start, end, pct):
+    return end + (start - end) / 2.0 * (math.cos(math.pi * pct) + 1)
+
+
+@pytest.mark.parametrize("strategy", ["linear", "cos"])
+def test_one_cycle_lr_matches_pytorch_targets(strategy):
+    opt = make_opt(cls=optim.SGD, momentum=0.5)
+    sched = S.OneCycleLR(opt, max_lr=25, final_div_factor=2, base_momentum=1, max_momentum=22, total_steps=10,
+                         anneal_strategy=strategy)
+    if strategy == "linear":
+        lr_t = [1, 13, 25, 21.5, 18, 14.5, 11, 7.5, 4, 0.5]
+        m_t = [22, 11.5, 1, 4, 7, 10, 13, 16, 19, 22]
+    else:
+        lr_t = [1, 13, 25] + [annealing_cos(25, 0.5, k / 7.0) for k in range(1, 8)]
+        m_t = [22, 11.5, 1] + [annealing_cos(1, 22, k / 7.0) for k in range(1, 8)]
+    lrs, moms = [], []
+    for _ in range(10):
+        lrs.append(opt.param_groups[0]["lr"])
+        moms.append(opt.param_groups[0]["momentum"])
+        opt.step()
+        sched.step()
+    if strategy == "linear":
+        assert lrs == pytest.approx(lr_t) and moms == pytest.approx(m_t)
+    else:
+        assert lrs[:3] == pytest.approx([1, annealing_cos(1, 25, 0.5), 25]) and lrs[3:] == pytest.approx(lr_t[3:])
+    with pytest.raises(ValueError, match="Tried to step 11 times"):
+        sched.step()
+
+
+def test_one_cycle_cycles_adam_beta1():
+    opt = make_opt(cls=optim.Adam)
+    S.OneCycleLR(opt, max_lr=0.1, total_steps=20)
+    assert opt.param_groups[0]["betas"] == (0.95, 0.999)
+    with pytest.raises(ValueError, match="optimizer must support momentum or beta1"):
+        S.OneCycleLR(make_opt(cls=optim.Adagrad), max_lr=0.1, total_steps=5)
+
+
+def test_reduce_lr_on_plateau():
+    opt = make_opt(lr=1.0)
+    sched = S.ReduceLROnPlateau(opt, mode="min", factor=0.5, patience=2, cooldown=1, min_lr=0.2)
+    metrics = [10, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9]
+    lrs = []
+    for m in metrics:
+        sched.step(m)
+        lrs.append(opt.param_groups[0]["lr"])
+    assert lrs == [1.0, 1.0, 1.0, 1.0, 0.5, 0.5, 0.5, 0.5, 0.25, 0.25, 0.25]
+    assert sched.get_last_lr() == [0.25]
+    for _ in range(10):
+        sched.step(9)
+    assert opt.param_groups[0]["lr"] == 0.2
+    maxer = S.ReduceLROnPlateau(make_opt(lr=1.0), mode="max", patience=0, threshold=0.1, threshold_mode="abs")
+    maxer.step(1.0)
+    maxer.step(1.05)
+    assert maxer.optimizer.param_groups[0]["lr"] == pytest.approx(0.1)
+    with pytest.raises(ValueError, match="Factor should be < 1.0."):
+        S.ReduceLROnPlateau(opt, factor=1.0)
+
+
+def test_reduce_lr_on_plateau_exact_sequence():
+    opt = make_opt(lr=1.0)
+    sched = S.ReduceLROnPlateau(opt, factor=0.5, patience=1)
+    out = []
+    for m in [5, 6, 7, 4, 4, 4, 4]:
+        sched.step(m)
+        out.append(opt.param_groups[0]["lr"])
+    assert out == [1.0, 1.0, 0.5, 0.5, 0.5, 0.25, 0.25]
+
+
+def test_state_dict_round_trip_and_resume_errors():
+    opt = make_opt()
+    sched = S.StepLR(opt, step_size=2)
+    run(sched, opt, 3)
+    sd = sched.state_dict()
+    assert "optimizer" not in sd and sd["last_epoch"] == 3
+    opt2 = make_opt()
+    sched2 = S.StepLR(opt2, step_size=5)
+    sched2.load_state_dict(sd)
+    assert sched2.step_size == 2 and sched2.last_epoch == 3 and sched2.base_lrs == [0.05]
+    with pytest.raises(KeyError, match="initial_lr"):
+        S.StepLR(make_opt(), step_size=2, last_epoch=3)
+    lam = S.LambdaLR(make_opt(), lambda e: 1.0)
+    assert lam.state_dict()["lr_lambdas"] == [None]
+
+
+def test_chained_scheduler_multiplies_effects():
+    opt = make_opt(lr=1.0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        chained = S.ChainedScheduler([S.ExponentialLR(opt, 0.5), S.StepLR(opt, step_size=2, gamma=0.1)])
+    run(chained, opt, 2)
+    assert opt.param_groups[0]["lr"] == pytest.approx(0.25 * 0.1)

@@ -1,0 +1,56 @@
+"""ember.nn.utils: gradient clipping and parameter/vector conversion."""
+
+import math
+
+import numpy as np
+import pytest
+
+import ember.autograd as torch
+from ember import nn
+from ember.nn.utils import clip_grad_norm_, clip_grad_value_, parameters_to_vector, vector_to_parameters
+
+
+def params_with_grads():
+    ps = [nn.Parameter(torch.zeros(3, dtype=torch.float64)), nn.Parameter(torch.zeros(2, 2, dtype=torch.float64))]
+    ps[0].grad = torch.tensor([3.0, -4.0, 0.0], dtype=torch.float64)
+    ps[1].grad = torch.tensor([[1.0, 2.0], [-2.0, 0.0]], dtype=torch.float64)
+    return ps
+
+
+def test_clip_grad_norm_scales_all_gradients_together():
+    ps = params_with_grads()
+    total = math.sqrt(9 + 16 + 1 + 4 + 4)
+    norm = clip_grad_norm_(ps, max_norm=1.0)
+    assert norm.item() == pytest.approx(total)
+    coef = 1.0 / (total + 1e-6)
+    np.testing.assert_allclose(ps[0].grad.numpy(), np.array([3.0, -4.0, 0.0]) * coef, rtol=1e-12)
+    assert clip_grad_norm_(ps, max_norm=10.0).item() == pytest.approx(total * coef)
+    inf_ps = params_with_grads()
+    assert clip_grad_norm_(inf_ps, 100.0, norm_type="inf").item() == 4.0
+    assert clip_grad_norm_(params_with_grads(), 100.0, norm_type=1).item() == pytest.approx(12.0)
+
+
+def test_clip_grad_norm_nonfinite_error():
+    ps = params_with_grads()
+    ps[0].grad[0] = float("nan")
+    with pytest.raises(RuntimeError, match="non-finite"):
+        clip_grad_norm_(ps, 1.0, error_if_nonfinite=True)
+
+
+def test_clip_grad_value():
+    ps = params_with_grads()
+    clip_grad_value_(ps, 1.5)
+    np.testing.assert_array_equal(ps[0].grad.numpy(), [1.5, -1.5, 0.0])
+    np.testing.assert_array_equal(ps[1].grad.numpy(), [[1.0, 1.5], [-1.5, 0.0]])
+
+
+def test_parameters_vector_round_trip():
+    model = nn.Sequential(nn.Linear(3, 2), nn.Linear(2, 1))
+    vec = parameters_to_vector(model.parameters())
+    assert vec.shape == (sum(p.numel() for p in model.parameters()),)
+    np.testing.assert_array_equal(vec.detach().numpy()[:6], model[0].weight.detach().numpy().ravel())
+    vector_to_parameters(torch.arange(vec.numel(), dtype=torch.float32), model.parameters())
+    assert model[0].weight.detach().numpy().ravel().tolist() == [0, 1, 2, 3, 4, 5]
+    assert model[1].bias.item() == vec.numel() - 1
+    with pytest.raises(RuntimeError, match="expected a 1-D vector of 11 elements"):
+        vector_to_parameters(torch.zeros(3), model.parameters())
