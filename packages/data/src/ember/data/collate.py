@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import collections.abc
 import copy
+import functools
 import re
 
 import numpy as np
 
 import ember.core as E
 from ember.core import Tensor
+from ember.core.dtypes import as_dtype
 from ember.data import worker as _worker
 
 __all__ = ["default_collate", "default_convert"]
@@ -27,24 +29,32 @@ def _is_namedtuple(x) -> bool:
     return isinstance(x, tuple) and hasattr(x, "_fields")
 
 
-def _stack(batch: list[Tensor]) -> Tensor:
-    """Stack same-shaped tensors along a new first dimension (into shared memory in a worker)."""
-    elem = batch[0]
-    shape = tuple(elem.shape)
-    dtype = elem.dtype
-    for i, t in enumerate(batch):
-        if tuple(t.shape) != shape:
+def _stacked(arrays: list[np.ndarray], dtype) -> Tensor:
+    """Stack same-shaped arrays along a new first dimension into a new tensor of `dtype` (in a
+    worker, in shared memory)."""
+    shape = arrays[0].shape
+    for i, a in enumerate(arrays):
+        if a.shape != shape:
             raise RuntimeError(f"stack expects each tensor to be equal size, but got {list(shape)} at entry 0 "
-                               f"and {list(t.shape)} at entry {i}")
-        dtype = E.promote_types(dtype, t.dtype)
-    if any(t.device.type != "cpu" for t in batch):
-        return E.stack(batch)
-    out_shape = (len(batch), *shape)
+                               f"and {list(a.shape)} at entry {i}")
+    out_shape = (len(arrays), *shape)
     out = _worker.empty_shared(out_shape, dtype)
     if out is None:
         out = E.empty(out_shape, dtype=dtype)
-    np.stack([t._np() for t in batch], out=out._np())
+    np.stack(arrays, out=out._np())
     return out
+
+
+def _stack(batch: list[Tensor]) -> Tensor:
+    if any(t.device.type != "cpu" for t in batch):
+        return E.stack(batch)
+    return _stacked([t._np() for t in batch], functools.reduce(E.promote_types, {t.dtype for t in batch}))
+
+
+def _stack_numpy(batch: list[np.ndarray]) -> Tensor:
+    # Straight from numpy (no tensor per sample); dtypes promote as the tensors' would.
+    dtypes = {as_dtype(a.dtype) for a in batch}
+    return _stacked(batch, functools.reduce(E.promote_types, dtypes))
 
 
 def default_collate(batch: list):
@@ -77,7 +87,7 @@ def default_collate(batch: list):
         if isinstance(elem, np.ndarray) and elem.shape != ():
             if _NP_STRINGS.search(elem.dtype.str) is not None:
                 raise TypeError(_ERR.format(elem.dtype))
-            return default_collate([E.as_tensor(b) for b in batch])
+            return _stack_numpy(batch)
         if _NP_STRINGS.search(np.asarray(elem).dtype.str) is not None:
             raise TypeError(_ERR.format(np.asarray(elem).dtype))
         return E.as_tensor(np.asarray(batch))
