@@ -1,0 +1,76 @@
+"""CUDA kernels of the activations and their backward ops, on the elementwise template: the
+tensor operands are strided and broadcast like any elementwise op, the attributes are scalars."""
+
+from __future__ import annotations
+
+from ember.core.cuda import launch_util as lu
+from ember.core.cuda.kernels import activation as KA
+from ember.core.cuda.launch_elementwise import launch
+from ember.core.dispatch import get_op
+from ember.core.tensor import Tensor, describe
+
+__all__ = ["register"]
+
+
+def _check_float(op: str, x) -> None:
+    if not isinstance(x, Tensor):
+        raise TypeError(f"{op}(): argument 'input' must be Tensor, not {type(x).__name__}")
+    if not x._dtype.is_floating_point:
+        raise TypeError(f"{op}: expected a floating point tensor; got {describe(x)}")
+
+
+def _attrs(name: str, args: tuple) -> tuple:
+    # gelu's `approximate` is a string on the host and a flag on the device
+    return (args[0] == "tanh",) if name == "gelu" else tuple(float(a) for a in args)
+
+
+def _make(name: str, fwd, bwd):
+    def forward(x, *args, out=None):
+        _check_float(name, x)
+        ct = lu.compute_type(x._dtype)
+        res = lu.prepare_out(out, x._shape, x._dtype, x._storage.device, name)
+        attrs = _attrs(name, args)
+        return launch(fwd, (x, *attrs), res, (ct,) * (1 + len(attrs)))
+
+    def backward(grad, x, *args):
+        ct = lu.compute_type(x._dtype)
+        res = lu.empty(x._shape, x._dtype, x._storage.device)
+        attrs = _attrs(name, args)
+        return launch(bwd, (grad, x, *attrs), res, (ct,) * (2 + len(attrs)))
+
+    return forward, backward
+
+
+def _fused(fn):
+    def backward(grad, saved):
+        ct = lu.compute_type(saved._dtype)
+        return launch(fn, (grad, saved), lu.empty(saved._shape, saved._dtype, saved._storage.device), (ct, ct))
+    return backward
+
+
+def register() -> None:
+    for name, (fwd, bwd, _, _) in KA.ACTIVATIONS.items():
+        f, b = _make(name, fwd, bwd)
+        get_op(name).register("cuda")(f)
+        get_op("threshold_backward" if name == "threshold" else f"{name}_backward").register("cuda")(b)
+    for name, fn in KA.FUSED_BACKWARD.items():
+        get_op(name).register("cuda")(_fused(fn))
+
+
+def ptx_cases():
+    from numba import types as T
+
+    from ember.core.cuda.kernels import elementwise as K
+
+    m, f32, i = T.int64[:, ::1], T.float32[::1], T.int64
+    for name, (fwd, bwd, nf, nb) in KA.ACTIVATIONS.items():
+        fa = (T.boolean,) if name == "gelu" else (T.float64,) * nf
+        ba = (T.boolean,) if name == "gelu" else (T.float64,) * nb
+        yield (f"{name}[float32]", K.kernel_function(fwd, "t" + "s" * nf, (T.float32,) * (1 + nf), False),
+               (i, m, f32, i, f32, i, *fa))
+        yield (f"{name}_backward[float32]",
+               K.kernel_function(bwd, "tt" + "s" * nb, (T.float32,) * (2 + nb), True),
+               (i, m, f32, i, f32, i, f32, i, *ba))
+    for name, fn in KA.FUSED_BACKWARD.items():
+        yield (f"{name}[float64]", K.kernel_function(fn, "tt", (T.float64, T.float64), False),
+               (i, m, T.float64[::1], i, T.float64[::1], i, T.float64[::1], i))
