@@ -224,8 +224,7 @@ def _rebase_inplace(target: Tensor, node: Node, target_slot: int) -> None:
     m = target._ag
     if m is None or m.base is None:
         _rebase(target, node, 0)
-        if m is not None:
-            m.gen += 1
+        meta(target).gen += 1  # views of target made earlier now replay onto the new history
         return
     base = m.base
     cs = CopySlices(base, target, node, target_slot)

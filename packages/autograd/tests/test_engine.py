@@ -1,0 +1,374 @@
+"""The engine and the graph: accumulation, retain_graph, hooks, create_graph, grad(), views and
+in-place ops, version counters, and the errors PyTorch raises."""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+from conftest import make
+
+import ember.autograd as E
+from ember.autograd.record import CopySlices
+
+
+def test_backward_accumulates_into_leaves_across_calls():
+    x = E.tensor([1.0, 2.0], requires_grad=True)
+    (x * x).sum().backward()
+    (x * 3).sum().backward()
+    assert x.grad.tolist() == [5.0, 7.0]
+    assert x.is_leaf and x.grad.is_leaf and not x.grad.requires_grad
+
+
+def test_shared_gradient_is_not_aliased_between_leaves():
+    a = E.tensor([1.0, 2.0], requires_grad=True)
+    b = E.tensor([3.0, 4.0], requires_grad=True)
+    (a + b).sum().backward()
+    a.grad.mul_(10)
+    assert b.grad.tolist() == [1.0, 1.0]
+
+
+def test_each_node_runs_once_in_dependency_order():
+    x = E.tensor(2.0, requires_grad=True)
+    y = x * x
+    z = y + y * y + y.exp()  # y feeds three consumers
+    z.backward()
+    expected = 2 * 2 + 2 * 4 * 2 * 2 + np.exp(4) * 2 * 2
+    assert np.isclose(x.grad.item(), expected)
+
+
+def test_second_backward_without_retain_graph_raises():
+    x = E.tensor([1.0, 2.0], requires_grad=True)
+    y = (x.exp() * x).sum()
+    y.backward(retain_graph=True)
+    y.backward()
+    assert np.allclose(x.grad.numpy(), 2 * (np.exp([1, 2]) * np.array([2, 3])))
+    with pytest.raises(RuntimeError, match="Trying to backward through the graph a second time"):
+        y.backward()
+
+
+def test_backward_on_non_scalar_needs_a_gradient():
+    x = E.tensor([1.0, 2.0], requires_grad=True)
+    with pytest.raises(RuntimeError, match="grad can be implicitly created only for scalar outputs"):
+        (x * 2).backward()
+    (x * 2).backward(E.tensor([1.0, -1.0]))
+    assert x.grad.tolist() == [2.0, -2.0]
+
+
+def test_backward_of_tensor_without_grad_raises():
+    with pytest.raises(RuntimeError, match="element 0 of tensors does not require grad and does not have a grad_fn"):
+        E.tensor([1.0]).sum().backward()
+
+
+def test_grad_returns_gradients_without_touching_dot_grad():
+    x = E.tensor([1.0, 2.0], requires_grad=True)
+    y = E.tensor([3.0, 4.0], requires_grad=True)
+    gx, gy = E.grad((x * y).sum(), (x, y))
+    assert gx.tolist() == [3.0, 4.0] and gy.tolist() == [1.0, 2.0]
+    assert x.grad is None and y.grad is None
+
+
+def test_grad_allow_unused_and_materialize():
+    x = E.tensor([1.0], requires_grad=True)
+    unused = E.tensor([1.0], requires_grad=True)
+    with pytest.raises(RuntimeError, match="appears to not have been used in the graph"):
+        E.grad((x * 2).sum(), (x, unused))
+    gx, gu = E.grad((x * 2).sum(), (x, unused), allow_unused=True)
+    assert gu is None and gx.tolist() == [2.0]
+    _, gu = E.grad((x * 2).sum(), (x, unused), materialize_grads=True)
+    assert gu.tolist() == [0.0]
+
+
+def test_grad_with_respect_to_an_intermediate():
+    x = E.tensor([1.0, 2.0], requires_grad=True)
+    h = x * 3
+    y = (h * h).sum()
+    (gh,) = E.grad(y, h)
+    assert gh.tolist() == [6.0, 12.0]
+
+
+def test_grad_of_inputs_not_requiring_grad_raises():
+    x = E.tensor([1.0], requires_grad=True)
+    with pytest.raises(RuntimeError, match="One of the differentiated Tensors does not require grad"):
+        E.grad((x * 2).sum(), E.tensor([1.0]))
+
+
+def test_grad_outputs_shape_mismatch():
+    x = E.tensor([1.0, 2.0], requires_grad=True)
+    with pytest.raises(RuntimeError, match=re.escape("Mismatch in shape: grad_output[0] has a shape of "
+                                                     "ember.Size([3]) and output[0] has a shape of ember.Size([2]).")):
+        E.grad(x * 2, x, E.ones(3))
+
+
+def test_create_graph_gives_higher_order_derivatives():
+    x = E.tensor(1.5, dtype=E.float64, requires_grad=True)
+    y = x ** 3
+    (g,) = E.grad(y, x, create_graph=True)
+    (gg,) = E.grad(g, x, create_graph=True)
+    (ggg,) = E.grad(gg, x)
+    assert np.isclose(g.item(), 3 * 1.5 ** 2) and np.isclose(gg.item(), 6 * 1.5) and np.isclose(ggg.item(), 6)
+
+
+def test_backward_create_graph_keeps_grad_differentiable():
+    x = E.tensor([1.0, 2.0], dtype=E.float64, requires_grad=True)
+    (x ** 2).sum().backward(create_graph=True)
+    assert x.grad.requires_grad
+    gnorm = (x.grad * x.grad).sum()
+    x.grad = None
+    gnorm.backward()
+    assert x.grad.tolist() == [8.0, 16.0]
+
+
+def test_backward_inputs_restricts_accumulation():
+    a = E.tensor([1.0], requires_grad=True)
+    b = E.tensor([2.0], requires_grad=True)
+    (a * b).sum().backward(inputs=[a])
+    assert a.grad.tolist() == [2.0] and b.grad is None
+
+
+def test_ten_thousand_op_chain_does_not_recurse():
+    x = E.tensor([1.0], requires_grad=True)
+    y = x
+    for _ in range(10_000):
+        y = y * 1.0
+    y.sum().backward()
+    assert x.grad.tolist() == [1.0]
+
+
+def test_tensor_hooks_see_and_replace_gradients():
+    x = E.tensor([1.0, 2.0], requires_grad=True)
+    seen = []
+    h = x.register_hook(lambda g: seen.append(g.tolist()))
+    y = x * 2
+    y.register_hook(lambda g: g * 10)
+    y.sum().backward()
+    assert seen == [[20.0, 20.0]] and x.grad.tolist() == [20.0, 20.0]
+    h.remove()
+    x.grad = None
+    (x * 1).sum().backward()
+    assert len(seen) == 1
+
+
+def test_hook_on_tensor_without_grad_raises():
+    with pytest.raises(RuntimeError, match="cannot register a hook on a tensor that doesn't require gradient"):
+        E.tensor([1.0]).register_hook(lambda g: g)
+
+
+def test_retain_grad_populates_non_leaf_grad():
+    x = E.tensor([1.0, 2.0], requires_grad=True)
+    y = x * 3
+    y.retain_grad()
+    assert y.retains_grad and not x.retains_grad
+    (y * y).sum().backward()
+    assert y.grad.tolist() == [6.0, 12.0]
+
+
+def test_non_leaf_grad_access_warns():
+    y = E.tensor([1.0], requires_grad=True) * 2
+    with pytest.warns(UserWarning, match="is not a leaf Tensor is being accessed"):
+        assert y.grad is None
+
+
+def test_post_accumulate_grad_hook_runs_after_accumulation():
+    x = E.tensor([1.0], requires_grad=True)
+    seen = []
+    x.register_post_accumulate_grad_hook(lambda t: seen.append(t.grad.item()))
+    (x * 4).sum().backward()
+    assert seen == [4.0]
+
+
+def test_grad_fn_names_and_next_functions():
+    a = E.tensor([1.0], requires_grad=True)
+    b = E.tensor([2.0], requires_grad=True)
+    y = (a * b).exp()
+    assert y.grad_fn.name() == "ExpBackward0" and type(y.grad_fn).__name__ == "ExpBackward0"
+    (mul, nr), = y.grad_fn.next_functions
+    assert mul.name() == "MulBackward0" and nr == 0
+    (acc_a, _), (acc_b, _) = mul.next_functions
+    assert acc_a.name() == "AccumulateGrad" and acc_a.variable is a and acc_b.variable is b
+    assert (a * 2).grad_fn.next_functions[0][0] is acc_a  # one AccumulateGrad per leaf
+    assert "grad_fn=<ExpBackward0>" in repr(y)
+    assert "requires_grad=True" in repr(a)
+    c = a * E.tensor([1.0])
+    assert c.grad_fn.next_functions[1] == (None, 0)
+
+
+def test_requires_grad_rules():
+    x = E.tensor([1.0])
+    assert not (x * 2).requires_grad
+    x.requires_grad = True
+    y = x * 2
+    assert y.requires_grad and not y.is_leaf
+    with pytest.raises(RuntimeError, match="you can only change requires_grad flags of leaf variables"):
+        y.requires_grad = False
+    with pytest.raises(RuntimeError, match="only Tensors of floating point and complex dtype can require gradients"):
+        E.tensor([1, 2]).requires_grad_()
+    assert E.ones(2, requires_grad=True).requires_grad
+    assert not E.tensor([1, 2.0]).int().requires_grad
+
+
+def test_integer_and_bool_outputs_never_require_grad():
+    x = E.tensor([1.0, -2.0], requires_grad=True)
+    assert not (x > 0).requires_grad
+    assert not x.argmax().requires_grad
+    values, indices = x.max(0)
+    assert values.requires_grad and not indices.requires_grad
+
+
+def test_grad_setter_validates():
+    x = E.tensor([1.0, 2.0], requires_grad=True)
+    x.grad = E.tensor([0.5, 0.5])
+    x.grad = None
+    with pytest.raises(RuntimeError, match="assigned grad has data of a different size"):
+        x.grad = E.tensor([1.0])
+    with pytest.raises(RuntimeError, match="assigned grad has data of a different type"):
+        x.grad = E.tensor([1.0, 2.0], dtype=E.float64)
+
+
+def test_detach_shares_memory_and_leaves_the_graph():
+    x = E.tensor([1.0, 2.0], requires_grad=True)
+    y = x * 2
+    d = y.detach()
+    assert not d.requires_grad and d.grad_fn is None
+    d[0] = 7.0
+    assert y[0].item() == 7.0 and y._version == d._version == 1
+    y2 = x * 3
+    y2.detach_()
+    assert y2.is_leaf and not y2.requires_grad
+
+
+def test_data_is_a_detached_alias_and_settable():
+    x = E.tensor([1.0, 2.0], requires_grad=True)
+    with E.no_grad():
+        pass
+    x.data.mul_(2)
+    assert x.tolist() == [2.0, 4.0] and x.requires_grad
+    x.data = E.tensor([5.0, 6.0])
+    assert x.tolist() == [5.0, 6.0] and x.requires_grad and x.is_leaf
+
+
+def test_numpy_of_tensor_requiring_grad_raises():
+    with pytest.raises(RuntimeError, match="Can't call numpy\\(\\) on Tensor that requires grad"):
+        E.tensor([1.0], requires_grad=True).numpy()
+
+
+# --- in-place ops ---------------------------------------------------------------------------
+def test_inplace_on_leaf_requiring_grad_raises():
+    x = E.tensor([1.0], requires_grad=True)
+    with pytest.raises(RuntimeError, match="a leaf Variable that requires grad is being used in an in-place "
+                                           "operation."):
+        x.add_(1)
+    with pytest.raises(RuntimeError, match="a view of a leaf Variable that requires grad is being used in an "
+                                           "in-place operation."):
+        x[0:1].mul_(2)
+    with E.no_grad():
+        x.add_(1)  # allowed without grad mode (optimizer steps)
+    assert x.item() == 2.0
+
+
+def test_inplace_on_non_leaf_rebases_history():
+    x = E.tensor([1.0, 2.0], dtype=E.float64, requires_grad=True)
+    y = x * 2
+    y.mul_(y)  # needs y's old value for both inputs
+    assert y.grad_fn.name() == "MulBackward0"
+    y.sum().backward()
+    assert x.grad.tolist() == [8.0, 16.0]  # d/dx (2x)^2
+
+
+def test_inplace_exp_uses_its_result():
+    x = E.tensor([0.5], dtype=E.float64, requires_grad=True)
+    y = x * 1.0
+    y.exp_()
+    y.backward(E.ones(1, dtype=E.float64))
+    assert np.isclose(x.grad.item(), np.exp(0.5))
+
+
+def test_inplace_on_view_of_non_leaf_rebases_base_with_copyslices():
+    a = make((2, 3))
+    b = a * 2
+    v = b[0]
+    v.mul_(3)
+    assert isinstance(b.grad_fn, CopySlices) and b.grad_fn.name() == "CopySlices"
+    assert v.grad_fn.name() == "SelectBackward0"
+    b.backward(E.ones(2, 3, dtype=E.float64))
+    assert a.grad.tolist() == [[6.0] * 3, [2.0] * 3]
+    assert E.gradcheck(lambda t: _mul_row(t), (make((2, 3)),))
+
+
+def _mul_row(t):
+    b = t * 1.0
+    b[1:, ::2] *= b[:1, ::2] + 1.0
+    return b
+
+
+def test_setitem_into_a_buffer_makes_it_require_grad():
+    w = E.tensor([1.5, -2.0], dtype=E.float64, requires_grad=True)
+    buf = E.zeros(4, dtype=E.float64)
+    buf[1:3] = w * w
+    assert buf.requires_grad and buf.grad_fn.name() == "CopySlices"
+    (buf * E.arange(4, dtype=E.float64)).sum().backward()
+    assert w.grad.tolist() == [2 * 1.5 * 1, 2 * -2.0 * 2]
+
+
+def test_views_created_before_an_inplace_see_the_new_history():
+    x = E.tensor([1.0, 2.0], dtype=E.float64, requires_grad=True)
+    b = x * 1.0
+    v = b[:1]
+    b.mul_(5)
+    v.sum().backward()
+    assert x.grad.tolist() == [5.0, 0.0]
+
+
+def test_modified_saved_tensor_raises_with_versions():
+    x = E.ones(3, 4, requires_grad=True)
+    y = x.exp()
+    z = y * 2
+    y.add_(1)
+    msg = ("one of the variables needed for gradient computation has been modified by an inplace operation: "
+           "[ember.FloatTensor [3, 4]], which is output 0 of ExpBackward0, is at version 1; expected version 0 "
+           "instead.")
+    with pytest.raises(RuntimeError, match=re.escape(msg)):
+        z.sum().backward()
+
+
+def test_modified_saved_input_names_its_producer():
+    x = E.ones(2, requires_grad=True)
+    h = x * 3
+    y = h * h
+    h.add_(1)
+    with pytest.raises(RuntimeError, match=r"\[ember.FloatTensor \[2\]\], which is output 0 of MulBackward0, is at "
+                                           r"version 1; expected version 0 instead"):
+        y.sum().backward()
+
+
+def test_out_argument_with_grad_raises():
+    x = E.tensor([1.0], requires_grad=True)
+    with pytest.raises(RuntimeError, match=re.escape("functions with out=... arguments don't support automatic "
+                                                     "differentiation, but one of the arguments requires grad.")):
+        E.add(x, x, out=E.empty(1))
+
+
+def test_fill_and_zero_on_non_leaf_cut_the_gradient():
+    x = E.tensor([1.0, 2.0], requires_grad=True)
+    y = x * 2
+    y.zero_()
+    (y + x).sum().backward()
+    assert x.grad.tolist() == [1.0, 1.0]
+
+
+def test_broadcast_gradients_reduce_to_input_shapes_and_dtypes():
+    a = E.ones(2, 1, 3, requires_grad=True)
+    b = E.ones(4, 1, dtype=E.float64, requires_grad=True)
+    (a * b).sum().backward()
+    assert tuple(a.grad.shape) == (2, 1, 3) and a.grad.dtype == E.float32 and a.grad[0, 0, 0].item() == 4.0
+    assert tuple(b.grad.shape) == (4, 1) and b.grad.dtype == E.float64 and b.grad[0, 0].item() == 6.0
+
+
+def test_non_contiguous_and_strided_views_get_gradients():
+    base = make((4, 6))
+    t = base.t()[::2, 1:]
+    (t * t).sum().backward()
+    expected = np.zeros((4, 6))
+    expected[1:, ::2] = 2 * base.detach().numpy()[1:, ::2]
+    assert np.allclose(base.grad.numpy(), expected)
