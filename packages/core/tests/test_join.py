@@ -199,3 +199,48 @@ def test_where_one_and_three_arguments_and_method():
     assert x.where(c, E.tensor(-1.0)).tolist() == [[1, -1], [-1, 4]]
     with pytest.raises(TypeError, match="1 or 3 arguments"):
         E.where(c, x)
+
+
+@pytest.mark.parametrize("k", [-1, 0, 1, 2, 3, 5])
+def test_rot90_matches_numpy(k):
+    a = _a(2, 3, 4)
+    assert_close(E.rot90(E.tensor(a), k, (1, 2)), E.tensor(np.rot90(a, k, (1, 2)).copy()))
+    assert_close(E.tensor(a).rot90(k), E.tensor(np.rot90(a, k).copy()))
+
+
+def test_rot90_errors():
+    with pytest.raises(RuntimeError, match="expected total rotation dims == 2"):
+        E.rot90(E.zeros(2, 2), 1, [0])
+    with pytest.raises(RuntimeError, match="expected rotation dims to be different"):
+        E.rot90(E.zeros(2, 2), 1, [1, -1])
+
+
+def test_hsplit_vsplit_dsplit():
+    x = E.arange(16.0).reshape(2, 2, 4)
+    assert [t.shape for t in E.hsplit(x, 2)] == [(2, 1, 4)] * 2
+    assert [t.shape for t in x.vsplit([1])] == [(1, 2, 4), (1, 2, 4)]
+    assert [t.shape for t in E.dsplit(x, [1, 3])] == [(2, 2, 1), (2, 2, 2), (2, 2, 1)]
+    assert [t.tolist() for t in E.hsplit(E.arange(4), 2)] == [[0, 1], [2, 3]]
+    with pytest.raises(RuntimeError, match="not divisible by the split_size 3"):
+        E.dsplit(x, 3)
+    with pytest.raises(RuntimeError, match="at least 2 dimension"):
+        E.vsplit(E.arange(4), 2)
+
+
+@pytest.mark.parametrize("row,col,offset", [(3, 3, 0), (4, 3, 1), (3, 5, -1), (0, 3, 0)])
+def test_tril_triu_indices_match_numpy(row, col, offset):
+    t = E.tril_indices(row, col, offset)
+    assert t.dtype is E.int64 and t.shape[0] == 2
+    assert t.tolist() == [list(v) for v in np.tril_indices(row, offset, col)]
+    assert E.triu_indices(row, col, offset).tolist() == [list(v) for v in np.triu_indices(row, offset, col)]
+
+
+def test_take_along_dim_broadcasts_and_flattens():
+    a = _a(3, 4)
+    idx = np.argsort(a, axis=1)[:, ::-1].copy()
+    assert_close(E.take_along_dim(E.tensor(a), E.tensor(idx), 1), E.tensor(np.take_along_axis(a, idx, 1)))
+    assert E.take_along_dim(E.tensor(a), E.tensor([0, 11])).tolist() == [0, 11]
+    r = E.take_along_dim(E.tensor(a), E.tensor([[0, 2]]), 1)  # (1, 2) indices broadcast over the 3 rows
+    assert_close(r, E.tensor(a[:, [0, 2]]))
+    r = E.tensor(a).take_along_dim(E.tensor([[1]]), dim=0)
+    assert r.tolist() == [a[1].tolist()]

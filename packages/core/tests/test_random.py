@@ -211,3 +211,12 @@ def test_random_primitives_are_not_differentiable():
 
     for name in ("uniform_", "normal_", "bernoulli_", "random_", "exponential_", "multinomial"):
         assert get_op(name).differentiable is False
+
+
+def test_poisson_mean_and_errors():
+    E.manual_seed(0)
+    r = E.poisson(E.full((20000,), 3.0, dtype=E.float64))
+    assert r.dtype is E.float64 and abs(r.numpy().mean() - 3) < 0.05
+    assert (r.numpy() == np.round(r.numpy())).all()
+    with pytest.raises(RuntimeError, match="non-negative"):
+        E.poisson(E.tensor([-1.0]))

@@ -30,7 +30,7 @@ from ember.core.tensor import Tensor, describe
 
 __all__ = ["Generator", "default_generator", "default_generator_for", "manual_seed", "seed", "initial_seed",
            "get_rng_state", "set_rng_state", "philox_seed_offset", "rand", "rand_like", "randn", "randn_like",
-           "randint", "randint_like", "randperm", "normal", "bernoulli", "multinomial", "dropout_mask"]
+           "randint", "randint_like", "randperm", "normal", "bernoulli", "poisson", "multinomial", "dropout_mask"]
 
 _DEFAULT_SEED = 67280421310721  # PyTorch's default CPU seed
 _U64 = 1 << 64
@@ -475,6 +475,23 @@ def bernoulli(input: Tensor, p=None, *, generator: Generator | None = None, out:
     _check_p(prob)
     t = out if out is not None else empty_like(input)
     return _bernoulli(t, prob, generator=generator)
+
+
+_poisson = declare("poisson", differentiable=False)
+
+
+@_poisson.register("cpu")
+def _poisson_cpu(input, *, generator=None):
+    return Tensor._wrap(_stream(generator, input).poisson(input._np()).astype(input._dtype.np))
+
+
+def poisson(input: Tensor, generator: Generator | None = None) -> Tensor:
+    """Counts drawn from Poisson distributions with the rates in `input` (same shape and dtype)."""
+    if not input._dtype.is_floating_point:
+        raise TypeError(f'"poisson" not implemented for \'{input._dtype.name}\'; got {describe(input)}')
+    if (np.asarray(input._host_array()) < 0).any():
+        raise RuntimeError("invalid Poisson rate, expected rate to be non-negative")
+    return _poisson(input, generator=generator)
 
 
 _multinomial = declare("multinomial", differentiable=False)

@@ -26,7 +26,7 @@ from ember.core.ops._util import arr, wrap, write_out
 from ember.core.tensor import Tensor, describe
 
 __all__ = ["advanced_index", "advanced_index_put_", "index_put_", "index_put", "gather", "scatter", "scatter_add",
-           "scatter_reduce", "index_select", "index_add", "index_copy", "index_fill", "masked_fill",
+           "scatter_reduce", "take_along_dim", "index_select", "index_add", "index_copy", "index_fill", "masked_fill",
            "masked_select", "masked_scatter", "nonzero", "argwhere", "take", "put", "one_hot"]
 
 _SET, _ADD, _MUL, _MAX, _MIN = 0, 1, 2, 3, 4
@@ -449,6 +449,24 @@ def gather(input, dim: int, index: Tensor, *, sparse_grad: bool = False, out=Non
         [[1, 1], [4, 3]]
     """
     return _gather(input, dim, index, out=out)
+
+
+@method
+def take_along_dim(input, indices: Tensor, dim: int | None = None, *, out=None) -> Tensor:
+    """Values of `input` at `indices` along `dim` (both broadcast elsewhere); flattened when `dim` is None."""
+    if dim is None:
+        return _gather(S.view(input if input.is_contiguous() else S.clone(input), (input.numel(),)), 0,
+                       S.view(indices if indices.is_contiguous() else S.clone(indices), (indices.numel(),)), out=out)
+    if input.ndim != indices.ndim:
+        raise RuntimeError(f"torch.take_along_dim(): input and indices should have the same number of dimensions, "
+                           f"but got {input.ndim} dimensions for input, and {indices.ndim} dimensions for indices")
+    d = _wrap_dim(input, dim)
+    a, b = list(input._shape), list(indices._shape)
+    a[d] = b[d] = 1
+    shape = np.broadcast_shapes(tuple(a), tuple(b))
+    x_shape = shape[:d] + (input._shape[d],) + shape[d + 1:]
+    i_shape = shape[:d] + (indices._shape[d],) + shape[d + 1:]
+    return _gather(S.expand(input, x_shape), d, S.expand(indices, i_shape), out=out)
 
 
 @method

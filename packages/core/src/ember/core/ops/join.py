@@ -25,9 +25,10 @@ from ember.core.ops._util import wrap, write_out
 from ember.core.tensor import Tensor, describe
 
 __all__ = ["cat", "concat", "concatenate", "stack", "hstack", "vstack", "dstack", "column_stack", "row_stack",
-           "atleast_1d", "atleast_2d", "atleast_3d", "split", "chunk", "tensor_split", "flip", "fliplr", "flipud",
-           "roll", "repeat_interleave", "tile", "tril", "triu", "diag", "diagflat", "diag_embed", "meshgrid",
-           "cartesian_prod", "block_diag", "trace", "where"]
+           "atleast_1d", "atleast_2d", "atleast_3d", "split", "chunk", "tensor_split", "hsplit", "vsplit", "dsplit",
+           "flip", "fliplr", "flipud", "roll", "rot90", "tril_indices", "triu_indices", "repeat_interleave", "tile",
+           "tril", "triu", "diag", "diagflat", "diag_embed", "meshgrid", "cartesian_prod", "block_diag", "trace",
+           "where"]
 
 
 def _tensor_list(op: str, tensors) -> list[Tensor]:
@@ -254,6 +255,34 @@ def tensor_split(input: Tensor, indices_or_sections, dim: int = 0) -> tuple[Tens
     return tuple(out)
 
 
+def _split_dim(op: str, input: Tensor, sections, dim: int, min_dims: int) -> tuple[Tensor, ...]:
+    if input.ndim < min_dims:
+        raise RuntimeError(f"torch.{op} requires a tensor with at least {min_dims} dimension, but got a tensor with "
+                           f"{input.ndim} dimensions!")
+    if isinstance(sections, numbers.Integral) and (sections == 0 or input._shape[dim] % sections):
+        raise RuntimeError(f"torch.{op} attempted to split along dimension {dim}, but the size of the dimension "
+                           f"{input._shape[dim]} is not divisible by the split_size {sections}!")
+    return tensor_split(input, sections, dim)
+
+
+@method
+def hsplit(input: Tensor, indices_or_sections) -> tuple[Tensor, ...]:
+    """`tensor_split` along dim 1 (dim 0 for 1-D tensors); an int must divide the size."""
+    return _split_dim("hsplit", input, indices_or_sections, 0 if input.ndim == 1 else 1, 1)
+
+
+@method
+def vsplit(input: Tensor, indices_or_sections) -> tuple[Tensor, ...]:
+    """`tensor_split` along dim 0 of a tensor of at least 2 dims; an int must divide the size."""
+    return _split_dim("vsplit", input, indices_or_sections, 0, 2)
+
+
+@method
+def dsplit(input: Tensor, indices_or_sections) -> tuple[Tensor, ...]:
+    """`tensor_split` along dim 2 of a tensor of at least 3 dims; an int must divide the size."""
+    return _split_dim("dsplit", input, indices_or_sections, 2, 3)
+
+
 # --- flip / roll --------------------------------------------------------------------------
 _flip = declare("flip", np.flip)
 
@@ -315,6 +344,27 @@ def roll(input: Tensor, shifts, dims=None) -> Tensor:
         if k:
             out = _cat((S.narrow(out, d, n - k, k), S.narrow(out, d, 0, n - k)), d)
     return S.clone(out) if out is input else out
+
+
+@method
+def rot90(input: Tensor, k: int = 1, dims=(0, 1)) -> Tensor:
+    """Rotate by 90 degrees `k` times in the plane of `dims`, from the first towards the second."""
+    dims = tuple(dims)
+    if len(dims) != 2:
+        raise RuntimeError(f"expected total rotation dims == 2, but got dims = {len(dims)}")
+    if input.ndim < 2:
+        raise RuntimeError(f"expected total dims >= 2, but got total dims = {input.ndim}")
+    d0, d1 = input._wrap_dim(dims[0]), input._wrap_dim(dims[1])
+    if d0 == d1:
+        raise RuntimeError(f"expected rotation dims to be different, but got dim0 = {d0} and dim1 = {d1}")
+    k %= 4
+    if k == 1:
+        return S.transpose(_flip(input, (d1,)), d0, d1)
+    if k == 2:
+        return _flip(input, (d0, d1))
+    if k == 3:
+        return S.transpose(_flip(input, (d0,)), d0, d1)
+    return S.clone(input)
 
 
 # --- repeat / tile / repeat_interleave ------------------------------------------------------
@@ -502,6 +552,23 @@ def trace(input: Tensor) -> Tensor:
     if input.ndim != 2:
         raise RuntimeError(f"trace: expected a matrix, but got tensor with dim {input.ndim}")
     return _trace(input)
+
+
+def _tri_indices(fn, row: int, col: int, offset: int, dtype, device) -> Tensor:
+    from ember.core.creation import tensor
+
+    r, c = fn(row, offset, col)
+    return tensor(np.stack([r, c]) if row and col else np.zeros((2, 0)), dtype=dtype or dtypes.int64, device=device)
+
+
+def tril_indices(row: int, col: int, offset: int = 0, *, dtype=None, device=None, layout=None) -> Tensor:
+    """The (2, N) coordinates of the lower triangle of a `row` x `col` matrix, row by row."""
+    return _tri_indices(np.tril_indices, row, col, offset, dtype, device)
+
+
+def triu_indices(row: int, col: int, offset: int = 0, *, dtype=None, device=None, layout=None) -> Tensor:
+    """The (2, N) coordinates of the upper triangle of a `row` x `col` matrix, row by row."""
+    return _tri_indices(np.triu_indices, row, col, offset, dtype, device)
 
 
 def meshgrid(*tensors, indexing: str | None = None) -> tuple[Tensor, ...]:
