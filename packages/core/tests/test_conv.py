@@ -222,3 +222,13 @@ def test_conv_errors_use_pytorchs_messages():
         E.conv2d(E.zeros(1, 3, 5, 5), w, padding="full")
     with pytest.raises(RuntimeError, match="output padding must be smaller than either stride or dilation"):
         E.conv_transpose2d(E.zeros(1, 3, 5, 5), E.zeros(3, 2, 3, 3), output_padding=1)
+
+
+def test_conv2d_half_input_computes_in_float32_and_returns_half():
+    rng = np.random.default_rng(9)
+    x, w = rng.standard_normal((2, 3, 6, 6)), rng.standard_normal((4, 3, 3, 3))
+    got = E.conv2d(T(x.astype(np.float16)), T(w.astype(np.float16)), padding=1)
+    assert got.dtype is E.float16
+    want = ref_conv2d(x.astype(np.float16).astype(np.float64), w.astype(np.float16).astype(np.float64), None,
+                      (1, 1), (1, 1), (1, 1), 1)
+    np.testing.assert_allclose(got.numpy().astype(np.float64), want, rtol=1e-2, atol=1e-2)

@@ -180,3 +180,11 @@ def test_pool_errors_use_pytorchs_messages():
         E.avg_pool2d(x, 2, divisor_override=0)
     with pytest.raises(TypeError, match="floating point"):
         E.max_pool2d(E.zeros(1, 1, 4, 4, dtype=E.int64), 2)
+
+
+def test_half_inputs_pool_in_float32_and_stay_half():
+    x = np.random.default_rng(8).standard_normal((1, 2, 4, 4)).astype(np.float16)
+    for fn in (lambda t: E.max_pool2d(t, 2), lambda t: E.avg_pool2d(t, 2), lambda t: E.adaptive_avg_pool2d(t, 3)):
+        got, want = fn(T(x)), fn(T(x.astype(np.float32)))
+        assert got.dtype is E.float16
+        np.testing.assert_allclose(got.numpy().astype(np.float32), want.numpy(), rtol=2e-3, atol=2e-3)

@@ -79,6 +79,8 @@ def test_softmax_is_stable_takes_negative_dims_and_dtype():
     assert E.softmax(E.tensor([1, 2]), 0, dtype=E.float32).dtype is E.float32
     np.testing.assert_allclose(E.softmin(T(x), 1).numpy(), np.exp(ref_log_softmax(-x.astype(np.float64), 1)),
                                rtol=1e-6, atol=1e-30)
+    np.testing.assert_array_equal(T(x).softmax(1).numpy(), E.softmax(T(x), 1).numpy())
+    np.testing.assert_array_equal(T(x).log_softmax(dim=-1).numpy(), E.log_softmax(T(x), 1).numpy())
     with pytest.raises(TypeError, match="floating point"):
         E.softmax(E.tensor([1, 2]), 0)
     with pytest.warns(UserWarning, match="Implicit dimension choice for softmax"):

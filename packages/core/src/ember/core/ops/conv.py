@@ -86,7 +86,7 @@ padding, dilation, groups)`, grad_bias = `grad.sum((0, 2, 3))`.""")
 
 @conv2d_op.register("cpu")
 def _conv2d_cpu(input, weight, bias, stride, padding, dilation, groups):
-    x, w = input._np(), weight._np()
+    x, w = numba_nn.kernel_array(input._np()), numba_nn.kernel_array(weight._np())
     n, o, kh, kw = x.shape[0], w.shape[0], w.shape[2], w.shape[3]
     cols = _unfold(x, kh, kw, stride, padding, dilation)
     ho, wo = cols.shape[4:]
@@ -97,7 +97,7 @@ def _conv2d_cpu(input, weight, bias, stride, padding, dilation, groups):
         np.add(out, bias._np().reshape(o, 1, 1), out=res)
     else:
         np.copyto(res, out)
-    return wrap(res)
+    return wrap(res.astype(input._dtype.np, copy=False))
 
 
 conv2d_backward_input = declare("conv2d_backward_input", doc="""The gradient of conv2d with respect to its input.
@@ -111,12 +111,13 @@ It is also the forward of `conv_transpose2d`. Its backward: grad wrt grad is
 
 @conv2d_backward_input.register("cpu")
 def _conv2d_backward_input_cpu(grad, weight, input_shape, stride, padding, dilation, groups):
-    g, w = grad._np(), weight._np()
+    g, w = numba_nn.kernel_array(grad._np()), numba_nn.kernel_array(weight._np())
     n, o, ho, wo = g.shape
     cg, kh, kw = w.shape[1:]
     wt = w.reshape(groups, o // groups, cg * kh * kw).transpose(0, 2, 1)
     cols = _gemm(wt, _channels_first(g, groups)).reshape(groups * cg, kh, kw, n, ho, wo)
-    return wrap(np.ascontiguousarray(_fold(cols, tuple(input_shape), stride, padding, dilation)))
+    gi = _fold(cols, tuple(input_shape), stride, padding, dilation)
+    return wrap(np.ascontiguousarray(gi, dtype=grad._dtype.np))
 
 
 conv2d_backward_weight = declare("conv2d_backward_weight", doc="""The gradient of conv2d with respect to its weight.
@@ -130,7 +131,7 @@ grad wrt grad = `conv2d(input, gw, None, ...)`, grad wrt input =
 
 @conv2d_backward_weight.register("cpu")
 def _conv2d_backward_weight_cpu(grad, input, weight_shape, stride, padding, dilation, groups):
-    g, x = grad._np(), input._np()
+    g, x = numba_nn.kernel_array(grad._np()), numba_nn.kernel_array(input._np())
     o, cg, kh, kw = weight_shape
     n, _, ho, wo = g.shape
     cols = _unfold(x, kh, kw, stride, padding, dilation)
@@ -138,7 +139,7 @@ def _conv2d_backward_weight_cpu(grad, input, weight_shape, stride, padding, dila
         cols = np.ascontiguousarray(cols[..., :ho, :wo])
     cols = cols.reshape(groups, cg * kh * kw, n * ho * wo)
     gw = _gemm(_channels_first(g, groups), cols.transpose(0, 2, 1))
-    return wrap(np.ascontiguousarray(gw.reshape(o, cg, kh, kw), dtype=g.dtype))
+    return wrap(np.ascontiguousarray(gw.reshape(o, cg, kh, kw), dtype=grad._dtype.np))
 
 
 conv_transpose2d_op = declare("conv_transpose2d", doc="""2-D transposed convolution (PyTorch's conv_transpose2d).

@@ -50,14 +50,14 @@ backward is `embedding(gg, indices, -1, False)`.""")
 @embedding_backward.register("cpu")
 def _embedding_backward_cpu(grad, indices, num_weights, padding_idx=-1, scale_grad_by_freq=False):
     idx = _flat_indices(indices)
-    g = np.ascontiguousarray(grad._np()).reshape(idx.size, -1)
+    g = np.ascontiguousarray(numba_nn.kernel_array(grad._np())).reshape(idx.size, -1)
     if scale_grad_by_freq:
         scale = (1.0 / np.bincount(idx, minlength=num_weights)[idx]).astype(g.dtype)
     else:
         scale = np.ones(idx.size, dtype=g.dtype)
     out = np.zeros((num_weights, g.shape[1]), dtype=g.dtype)
     numba_nn.rows_scatter_add()(g, idx, scale, out, int(padding_idx))
-    return wrap(out)
+    return wrap(out.astype(grad._dtype.np, copy=False))
 
 
 embedding_renorm_ = declare("embedding_renorm_", mutates=0, differentiable=False,
@@ -96,7 +96,7 @@ include_last_offset, padding_idx)`.""")
 
 @embedding_bag_op.register("cpu")
 def _embedding_bag_cpu(weight, indices, offsets, mode, per_sample_weights, include_last_offset, padding_idx):
-    w = np.ascontiguousarray(weight._np())
+    w = np.ascontiguousarray(numba_nn.kernel_array(weight._np()))
     idx = _flat_indices(indices)
     starts, ends = _bags(idx, _flat_indices(offsets), include_last_offset)
     psw = per_sample_weights._np().astype(w.dtype) if per_sample_weights is not None else np.ones(idx.size, w.dtype)
@@ -105,7 +105,7 @@ def _embedding_bag_cpu(weight, indices, offsets, mode, per_sample_weights, inclu
     count = np.zeros(starts.size, dtype=np.int64)
     numba_nn.embedding_bag()(w, idx, starts, ends, np.ascontiguousarray(psw), out, argmax, count, _MODES[mode],
                              int(padding_idx))
-    return wrap(out), wrap(count), wrap(argmax)
+    return wrap(out.astype(weight._dtype.np, copy=False)), wrap(count), wrap(argmax)
 
 
 embedding_bag_backward = declare("embedding_bag_backward", doc="""The gradient of embedding_bag wrt its weight.
@@ -118,7 +118,7 @@ max_indices embedding_bag's 2nd and 3rd results -> `(num_weights, D)`.""")
 @embedding_bag_backward.register("cpu")
 def _embedding_bag_backward_cpu(grad, indices, offsets, bag_size, max_indices, num_weights, mode,
                                 per_sample_weights, include_last_offset, padding_idx):
-    g = np.ascontiguousarray(grad._np())
+    g = np.ascontiguousarray(numba_nn.kernel_array(grad._np()))
     idx = _flat_indices(indices)
     starts, ends = _bags(idx, _flat_indices(offsets), include_last_offset)
     psw = per_sample_weights._np().astype(g.dtype) if per_sample_weights is not None else np.ones(idx.size, g.dtype)
@@ -126,7 +126,7 @@ def _embedding_bag_backward_cpu(grad, indices, offsets, bag_size, max_indices, n
     numba_nn.embedding_bag_backward()(g, idx, starts, ends, np.ascontiguousarray(psw),
                                       np.ascontiguousarray(max_indices._np()), bag_size._np(), out, _MODES[mode],
                                       int(padding_idx))
-    return wrap(out)
+    return wrap(out.astype(grad._dtype.np, copy=False))
 
 
 # --- validation and the public functions ------------------------------------------------

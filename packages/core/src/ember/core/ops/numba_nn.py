@@ -12,6 +12,11 @@ from functools import cache
 import numpy as np
 
 
+def kernel_array(a: np.ndarray) -> np.ndarray:
+    """`a` in a dtype the kernels compile for: Numba has no float16 arithmetic on the CPU."""
+    return a.astype(np.float32) if a.dtype == np.float16 else a
+
+
 def _njit(parallel: bool = False):
     import numba
 

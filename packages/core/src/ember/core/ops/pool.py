@@ -40,8 +40,13 @@ def _pool_out(n: int, k: int, s: int, p: int, d: int, ceil_mode: bool) -> int:
 
 
 def _planes(x: Tensor) -> np.ndarray:
-    a = x._np()
+    a = numba_nn.kernel_array(x._np())
     return np.ascontiguousarray(a).reshape(-1, a.shape[-2], a.shape[-1])
+
+
+def _result(a: np.ndarray, like: Tensor):
+    """Wrap a kernel's result in the dtype of `like` (half inputs are computed in float32)."""
+    return wrap(a.astype(like._dtype.np, copy=False))
 
 
 max_pool2d_with_indices = declare("max_pool2d_with_indices", doc="""2-D max pooling returning (output, indices).
@@ -62,7 +67,7 @@ def _max_pool2d_cpu(input, kernel_size, stride, padding, dilation, ceil_mode):
     idx = np.empty((x.shape[0], ho, wo), dtype=np.int64)
     numba_nn.max_pool2d()(x, out, idx, kh, kw, sh, sw, ph, pw, dh, dw)
     shape = input._shape[:-2] + (ho, wo)
-    return wrap(out.reshape(shape)), wrap(idx.reshape(shape))
+    return _result(out.reshape(shape), input), wrap(idx.reshape(shape))
 
 
 max_pool2d_backward = declare("max_pool2d_backward", doc="""The gradient of 2-D max pooling by its indices.
@@ -74,12 +79,12 @@ scatter, parallel over planes). Linear in grad; its backward is gathering `gg` a
 
 @max_pool2d_backward.register("cpu")
 def _max_pool2d_backward_cpu(grad, indices, input_shape):
-    g = np.ascontiguousarray(grad._np())
+    g = _planes(grad)
     planes = int(np.prod(input_shape[:-2], dtype=np.int64))
     out = np.zeros((planes, input_shape[-2] * input_shape[-1]), dtype=g.dtype)
     numba_nn.index_scatter_add()(g.reshape(planes, -1), np.ascontiguousarray(indices._np()).reshape(planes, -1),
                                  out)
-    return wrap(out.reshape(tuple(input_shape)))
+    return _result(out.reshape(tuple(input_shape)), grad)
 
 
 avg_pool2d_op = declare("avg_pool2d", doc="""2-D average pooling.
@@ -98,7 +103,7 @@ def _avg_pool2d_cpu(input, kernel_size, stride, padding, ceil_mode, count_includ
     wo = _pool_out(x.shape[2], kw, sw, pw, 1, ceil_mode)
     out = np.empty((x.shape[0], ho, wo), dtype=x.dtype)
     numba_nn.avg_pool2d()(x, out, kh, kw, sh, sw, ph, pw, bool(count_include_pad), int(divisor_override or 0))
-    return wrap(out.reshape(input._shape[:-2] + (ho, wo)))
+    return _result(out.reshape(input._shape[:-2] + (ho, wo)), input)
 
 
 avg_pool2d_backward = declare("avg_pool2d_backward", doc="""The gradient of 2-D average pooling.
@@ -117,7 +122,7 @@ def _avg_pool2d_backward_cpu(grad, input_shape, kernel_size, stride, padding, ce
     out = np.zeros((g.shape[0], input_shape[-2], input_shape[-1]), dtype=g.dtype)
     numba_nn.avg_pool2d_backward()(g, out, kh, kw, sh, sw, ph, pw, bool(count_include_pad),
                                    int(divisor_override or 0))
-    return wrap(out.reshape(tuple(input_shape)))
+    return _result(out.reshape(tuple(input_shape)), grad)
 
 
 adaptive_avg_pool2d_op = declare("adaptive_avg_pool2d", doc="""2-D adaptive average pooling.
@@ -132,7 +137,7 @@ def _adaptive_avg_pool2d_cpu(input, output_size):
     x = _planes(input)
     out = np.empty((x.shape[0], *output_size), dtype=x.dtype)
     numba_nn.adaptive_pool2d()(x, out, np.empty((1, 1, 1), np.int64), False)
-    return wrap(out.reshape(input._shape[:-2] + tuple(output_size)))
+    return _result(out.reshape(input._shape[:-2] + tuple(output_size)), input)
 
 
 adaptive_avg_pool2d_backward = declare("adaptive_avg_pool2d_backward", doc="""The gradient of adaptive average pooling.
@@ -146,7 +151,7 @@ def _adaptive_avg_pool2d_backward_cpu(grad, input_shape):
     g = _planes(grad)
     out = np.zeros((g.shape[0], input_shape[-2], input_shape[-1]), dtype=g.dtype)
     numba_nn.adaptive_avg_pool2d_backward()(g, out)
-    return wrap(out.reshape(tuple(input_shape)))
+    return _result(out.reshape(tuple(input_shape)), grad)
 
 
 adaptive_max_pool2d_op = declare("adaptive_max_pool2d", doc="""2-D adaptive max pooling returning (output, indices).
@@ -162,7 +167,7 @@ def _adaptive_max_pool2d_cpu(input, output_size):
     idx = np.empty((x.shape[0], *output_size), dtype=np.int64)
     numba_nn.adaptive_pool2d()(x, out, idx, True)
     shape = input._shape[:-2] + tuple(output_size)
-    return wrap(out.reshape(shape)), wrap(idx.reshape(shape))
+    return _result(out.reshape(shape), input), wrap(idx.reshape(shape))
 
 
 # --- validation and the public functions ------------------------------------------------

@@ -14,6 +14,7 @@ import numpy as np
 
 from ember.core import dtypes
 from ember.core.dispatch import declare
+from ember.core.methods import attach
 from ember.core.ops._util import normalize_dims, wrap
 from ember.core.tensor import Tensor, describe
 
@@ -281,6 +282,9 @@ def softmin(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype=N
     x, d = _prep("softmin", input, dim, dtype, _stacklevel)
     return softmax_op(ew.neg(x), d)
 
+
+attach("softmax", softmax)
+attach("log_softmax", log_softmax)
 
 _REDUCTIONS = ("none", "mean", "sum")
 
