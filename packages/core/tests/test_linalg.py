@@ -1,5 +1,7 @@
 """Matrix products against numpy float64 references, and PyTorch's shape and dtype errors."""
 
+import math
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -207,3 +209,29 @@ def test_empty_matmul():
     assert E.mm(E.ones(0, 3), E.ones(3, 2)).shape == (0, 2)
     assert E.mm(E.ones(2, 0), E.ones(0, 3)).tolist() == [[0.0] * 3] * 2
     assert E.matmul(E.ones(0, 2, 3), E.ones(3, 4)).shape == (0, 2, 4)
+
+
+def _minkowski(a, b, p):
+    d = np.abs(a[..., :, None, :] - b[..., None, :, :])
+    if p == math.inf:
+        return d.max(-1)
+    if p == 0:
+        return (d != 0).sum(-1).astype(a.dtype)
+    return (d ** p).sum(-1) ** (1 / p)
+
+
+@pytest.mark.parametrize("p", [2.0, 1.0, 3.0, 0.5, 0.0, math.inf])
+@pytest.mark.parametrize("rows", [(3, 4), (30, 40)])
+def test_cdist_matches_brute_force(p, rows):
+    a = make_tensor(2, rows[0], 5, dtype=E.float64, seed=30)
+    b = make_tensor(2, rows[1], 5, dtype=E.float64, seed=31)
+    assert_close(E.cdist(a, b, p), _minkowski(ref(a), ref(b), p), rtol=1e-9, atol=1e-6)
+
+
+def test_cdist_errors_and_dist():
+    with pytest.raises(RuntimeError, match="X1 and X2 must have the same number of columns. X1: 3 X2: 4"):
+        E.cdist(E.ones(2, 3), E.ones(2, 4))
+    with pytest.raises(RuntimeError, match="cdist only supports at least 2D tensors"):
+        E.cdist(E.ones(3), E.ones(2, 3))
+    assert E.dist(E.ones(3), E.zeros(3)).item() == pytest.approx(math.sqrt(3))
+    assert E.ones(2, 2).dist(E.zeros(2), 1).item() == 4.0

@@ -415,3 +415,54 @@ def test_every_primitive_here_has_a_cpu_kernel_and_documents_its_signature():
     for op in ops:
         assert "cpu" in op.kernels, op.name
         assert op.doc.startswith(op.name + "("), op.name
+
+
+# --- logcumsumexp, diff, cov, corrcoef ---------------------------------------------------------------
+@settings(max_examples=25, deadline=None)
+@given(tensor_and_dim())
+def test_logcumsumexp_matches_numpy(case):
+    x, dim, _ = case
+    d = dim[0] if isinstance(dim, tuple) else (0 if dim is None else dim)
+    expected = np.log(np.cumsum(np.exp(ref(x)), axis=d))
+    assert_close(x.logcumsumexp(d), expected, rtol=1e-10, atol=1e-10)
+
+
+def test_logcumsumexp_does_not_overflow_and_rejects_integers():
+    r = E.tensor([1000.0, 1000.0]).logcumsumexp(0)
+    assert r.tolist() == pytest.approx([1000.0, 1000.0 + math.log(2)])
+    with pytest.raises(RuntimeError, match="not implemented for 'Long'"):
+        E.tensor([1, 2]).logcumsumexp(0)
+
+
+@pytest.mark.parametrize("n,dim", [(1, -1), (2, 1), (1, 0), (3, 1)])
+def test_diff_matches_numpy(n, dim):
+    x = make_tensor(4, 5, dtype=E.int64, seed=13)
+    np.testing.assert_array_equal(E.diff(x, n, dim).numpy(), np.diff(x.numpy(), n, axis=dim))
+    pre, app = make_tensor(4, 1, dtype=E.int64, seed=14), make_tensor(4, 2, dtype=E.int64, seed=15)
+    np.testing.assert_array_equal(x.diff(n, 1, prepend=pre, append=app).numpy(),
+                                  np.diff(x.numpy(), n, axis=1, prepend=pre.numpy(), append=app.numpy()))
+
+
+def test_diff_of_bools_and_short_inputs():
+    assert E.diff(E.tensor([True, False, False])).tolist() == [True, False]
+    assert E.diff(E.tensor([1.0])).shape == (0,)
+    assert E.diff(E.tensor([1, 2, 3]), n=5).shape == (0,)
+    with pytest.raises(RuntimeError, match="at least one-dimensional"):
+        E.diff(E.tensor(1.0))
+
+
+def test_cov_and_corrcoef_match_numpy():
+    x = make_tensor(3, 8, dtype=E.float64, seed=16)
+    a = x.numpy()
+    assert_close(E.cov(x), np.cov(a), rtol=1e-12, atol=1e-12)
+    assert_close(x.cov(correction=0), np.cov(a, ddof=0), rtol=1e-12, atol=1e-12)
+    fw = E.tensor([1, 2, 1, 1, 3, 1, 2, 1])
+    aw = make_tensor(8, dtype=E.float64, low=0.1, high=1, seed=17)
+    assert_close(E.cov(x, fweights=fw, aweights=aw), np.cov(a, fweights=fw.numpy(), aweights=aw.numpy()),
+                 rtol=1e-12, atol=1e-12)
+    assert_close(E.corrcoef(x), np.corrcoef(a), rtol=1e-12, atol=1e-12)
+    v = E.tensor([1.0, 2.0, 4.0], dtype=E.float64)
+    assert E.cov(v).shape == () and E.cov(v).item() == pytest.approx(np.cov(v.numpy()))
+    assert E.cov(E.tensor([[1, 2, 3], [2, 4, 7]])).dtype is E.float32
+    with pytest.warns(UserWarning, match="degrees of freedom is <= 0"):
+        E.cov(E.ones(2, 1))

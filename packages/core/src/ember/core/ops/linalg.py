@@ -22,7 +22,7 @@ from ember.core.ops.reduce import _TORCH_NAMES, _sum, vector_norm
 from ember.core.tensor import Tensor
 
 __all__ = ["mm", "bmm", "matmul", "mv", "dot", "vdot", "inner", "outer", "ger", "addmm", "addmv", "addbmm",
-           "baddbmm", "addr", "einsum", "tensordot", "kron", "linalg"]
+           "baddbmm", "addr", "einsum", "tensordot", "kron", "cdist", "dist", "linalg"]
 
 
 def _blas(a: np.ndarray) -> np.ndarray:
@@ -360,6 +360,35 @@ def kron(input: Tensor, other: Tensor, *, out=None) -> Tensor:
     b2 = reshape(b, tuple(x for s in b._shape for x in (1, s)))
     r = reshape(ew.mul(a2, b2), tuple(x * y for x, y in zip(a._shape, b._shape, strict=True)))
     return S.copy_(_out_like(out, r), r) if out is not None else r
+
+
+def cdist(x1: Tensor, x2: Tensor, p: float = 2.0,
+          compute_mode: str = "use_mm_for_euclid_dist_if_necessary") -> Tensor:
+    """The p-norm distance between each row of x1 (*, P, M) and each row of x2 (*, R, M): (*, P, R).
+    Euclidean distances of more than 25 rows go through one matmul, as PyTorch does."""
+    if x1.ndim < 2 or x2.ndim < 2:
+        raise RuntimeError(f"cdist only supports at least 2D tensors, X{1 if x1.ndim < 2 else 2} got: "
+                           f"{min(x1.ndim, x2.ndim)}D")
+    if x1._shape[-1] != x2._shape[-1]:
+        raise RuntimeError(f"X1 and X2 must have the same number of columns. X1: {x1._shape[-1]} X2: {x2._shape[-1]}")
+    if p < 0:
+        raise RuntimeError(f"cdist only supports non-negative p values; got {p}")
+    rows = max(x1._shape[-2], x2._shape[-2])
+    if p == 2 and (compute_mode == "use_mm_for_euclid_dist" or
+                   (compute_mode == "use_mm_for_euclid_dist_if_necessary" and rows > 25)):
+        sq1 = _sum(ew.mul(x1, x1), (x1.ndim - 1,), True, None)
+        sq2 = _sum(ew.mul(x2, x2), (x2.ndim - 1,), True, None)
+        cross = _matmul(x1, S.transpose(x2, -2, -1))
+        d2 = ew.add(ew.sub(sq1, ew.mul(cross, 2)), S.transpose(sq2, -2, -1))
+        return ew.sqrt(ew.clamp(d2, 1e-30, None))
+    diff = ew.sub(S.unsqueeze(x1, -2), S.unsqueeze(x2, -3))
+    return vector_norm(diff, p, -1)
+
+
+@method
+def dist(input: Tensor, other: Tensor, p: float = 2) -> Tensor:
+    """The p-norm of `input - other` (broadcast), as one number."""
+    return vector_norm(ew.sub(input, other), p)
 
 
 def _imatmul(self: Tensor, other: Tensor) -> Tensor:

@@ -27,7 +27,8 @@ from ember.core.tensor import Tensor, describe
 __all__ = [
     "return_types", "sum", "nansum", "mean", "nanmean", "prod", "amax", "amin", "max", "min", "aminmax",
     "argmax", "argmin", "var", "std", "var_mean", "std_mean", "logsumexp", "norm", "vector_norm", "all",
-    "any", "count_nonzero", "cumsum", "cumprod", "isclose", "allclose", "equal",
+    "any", "count_nonzero", "cumsum", "cumprod", "logcumsumexp", "diff", "cov", "corrcoef", "isclose", "allclose",
+    "equal",
 ]
 
 
@@ -606,6 +607,91 @@ def cumsum_(input: Tensor, dim: int, *, dtype=None) -> Tensor:
 def cumprod_(input: Tensor, dim: int, *, dtype=None) -> Tensor:
     """In-place running product along `dim`."""
     return _cumprod(input, _one_dim(dim, input, "cumprod_"), dtype, out=input)
+
+
+_logcumsumexp = declare("logcumsumexp", lambda a, dim: np.logaddexp.accumulate(a, dim),
+                        doc="logcumsumexp(x, dim) -> Tensor")
+
+
+@_logcumsumexp.register("cpu")
+def _logcumsumexp_cpu(x, dim, *, out=None):
+    """logcumsumexp(x, dim: int): log of the running sum of exp along `dim`, without overflow (floats)."""
+    if not x._dtype.is_floating_point:
+        raise RuntimeError(f"\"logcumsumexp_out_cpu\" not implemented for '{_TORCH_NAMES[x._dtype.name]}'")
+    a = x._np()
+    acc = _accumulate_np(x._dtype)
+    r = np.logaddexp.accumulate(a.reshape(1) if a.ndim == 0 else a, dim, dtype=acc).reshape(a.shape)
+    return _finish(r, x._dtype, out, "logcumsumexp")
+
+
+@method
+def logcumsumexp(input: Tensor, dim: int, *, out=None) -> Tensor:
+    """`log(cumsum(exp(input), dim))`, computed without overflow."""
+    return _logcumsumexp(input, _one_dim(dim, input, "logcumsumexp"), out=out)
+
+
+@method
+def diff(input: Tensor, n: int = 1, dim: int = -1, prepend: Tensor | None = None,
+         append: Tensor | None = None) -> Tensor:
+    """The `n`-th forward difference along `dim` (`!=` for bools), after joining `prepend`/`append`."""
+    from ember.core.ops.join import cat
+    from ember.core.ops.shape import narrow
+
+    if input.ndim == 0:
+        raise RuntimeError("diff expects input to be at least one-dimensional")
+    d = _one_dim(dim, input, "diff")
+    x = input
+    if prepend is not None or append is not None:
+        x = cat([t for t in (prepend, input, append) if t is not None], d)
+    for _ in range(n):
+        m = builtins.max(x._shape[d] - 1, 0)
+        hi, lo = narrow(x, d, builtins.min(1, x._shape[d]), m), narrow(x, d, 0, m)
+        x = ew.ne(hi, lo) if x._dtype is dtypes.bool else ew.sub(hi, lo)
+    return x
+
+
+@method
+def cov(input: Tensor, *, correction: int = 1, fweights: Tensor | None = None,
+        aweights: Tensor | None = None) -> Tensor:
+    """The covariance matrix of the variables in the rows of `input` (N, M), observations in the columns."""
+    from ember.core.ops.layout import reshape
+    from ember.core.ops.linalg import mm
+
+    if input.ndim > 2:
+        raise ValueError(f"cov(): expected input to have two or fewer dimensions but got an input with "
+                         f"{input.ndim} dimensions")
+    x = reshape(input, (1, -1)) if input.ndim < 2 else input
+    if not x._dtype.is_floating_point:
+        x = x.to(dtypes.get_default_dtype())
+    w = fweights
+    if aweights is not None:
+        w = aweights if w is None else ew.mul(w, aweights)
+    if w is None:
+        avg = mean(x, 1, True)
+        norm_factor = x._shape[1] - correction
+    else:
+        w_sum = sum(w)
+        avg = ew.div(sum(ew.mul(x, w), 1, True), w_sum)
+        norm_factor = ew.sub(w_sum, correction) if aweights is None else \
+            ew.sub(w_sum, ew.div(ew.mul(sum(ew.mul(w, aweights)), correction), w_sum))
+    if isinstance(norm_factor, int) and norm_factor <= 0:
+        warnings.warn("cov(): degrees of freedom is <= 0. Correction should be strictly less than the number of "
+                      "observations.", UserWarning, stacklevel=2)
+        norm_factor = 0
+    xm = ew.sub(x, avg)
+    c = ew.div(mm(xm if w is None else ew.mul(xm, w), xm.t()), norm_factor)
+    return reshape(c, ()) if input.ndim < 2 else c
+
+
+@method
+def corrcoef(input: Tensor) -> Tensor:
+    """Pearson correlation coefficients of the variables in the rows of `input`, clipped to [-1, 1]."""
+    c = cov(input)
+    if c.ndim == 0:
+        return ew.div(c, c)
+    sd = ew.sqrt(c.diagonal())
+    c = ew.div(ew.div(c, sd.unsqueeze(1)), sd.unsqueeze(0))
+    return ew.clamp(c, -1, 1)
 
 
 # --- closeness -----------------------------------------------------------------------------------
