@@ -1,0 +1,229 @@
+"""Custom Functions: ctx API, non-tensor arguments and outputs, errors, once_differentiable."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from conftest import make
+
+import ember.autograd as E
+from ember.autograd import Function, once_differentiable
+
+
+class MulConst(Function):
+    @staticmethod
+    def forward(ctx, x, k):
+        ctx.k = k
+        ctx.save_for_backward(x)
+        return x * k, "tag"
+
+    @staticmethod
+    def backward(ctx, grad, _unused):
+        (x,) = ctx.saved_tensors
+        assert ctx.needs_input_grad == (True, False)
+        return grad * ctx.k, None
+
+
+def test_function_apply_records_a_named_node():
+    x = E.tensor([1.0, 2.0], requires_grad=True)
+    y, tag = MulConst.apply(x, 3.0)
+    assert tag == "tag" and y.grad_fn.name() == "MulConstBackward"
+    assert y.grad_fn.next_functions[0][0].variable is x
+    y.sum().backward()
+    assert x.grad.tolist() == [3.0, 3.0]
+
+
+def test_function_without_grad_returns_plain_outputs():
+    y, _ = MulConst.apply(E.tensor([1.0]), 2.0)
+    assert y.grad_fn is None and not y.requires_grad
+    with E.no_grad():
+        y, _ = MulConst.apply(E.tensor([1.0], requires_grad=True), 2.0)
+    assert not y.requires_grad
+
+
+def test_function_gradcheck_and_saved_output():
+    class Exp(Function):
+        @staticmethod
+        def forward(ctx, x):
+            r = x.exp()
+            ctx.save_for_backward(r)
+            return r
+
+        @staticmethod
+        def backward(ctx, grad):
+            (r,) = ctx.saved_tensors
+            return grad * r
+
+    assert E.gradcheck(Exp.apply, (make((2, 3)),))
+    assert E.gradgradcheck(Exp.apply, (make((2, 3)),))
+
+
+def test_setup_context_style():
+    class Cube(Function):
+        @staticmethod
+        def forward(x):
+            return x ** 3
+
+        @staticmethod
+        def setup_context(ctx, inputs, output):
+            (x,) = inputs
+            ctx.save_for_backward(x)
+
+        @staticmethod
+        def backward(ctx, grad):
+            (x,) = ctx.saved_tensors
+            return 3 * x * x * grad
+
+    assert E.gradcheck(Cube.apply, (make((3,)),))
+
+
+def test_wrong_number_of_gradients():
+    class Bad(Function):
+        @staticmethod
+        def forward(ctx, x, y):
+            return x + y
+
+        @staticmethod
+        def backward(ctx, grad):
+            return grad
+
+    x = E.tensor([1.0], requires_grad=True)
+    with pytest.raises(RuntimeError, match=re.escape("function BadBackward returned an incorrect number of "
+                                                     "gradients (expected 2, got 1)")):
+        Bad.apply(x, x).sum().backward()
+
+
+def test_gradient_of_wrong_shape_names_the_function():
+    class BadShape(Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x * 2
+
+        @staticmethod
+        def backward(ctx, grad):
+            return grad.sum(0)
+
+    x = E.ones(2, 3, requires_grad=True)
+    with pytest.raises(RuntimeError, match=re.escape("Function BadShapeBackward returned an invalid gradient at "
+                                                     "index 0 - got [3] but expected shape compatible with [2, 3]")):
+        BadShape.apply(x).sum().backward()
+
+
+def test_gradient_for_non_tensor_input_raises():
+    class BadNone(Function):
+        @staticmethod
+        def forward(ctx, x, k):
+            return x * k
+
+        @staticmethod
+        def backward(ctx, grad):
+            return grad, grad
+
+    with pytest.raises(RuntimeError, match="returned a gradient different than None at position 2"):
+        BadNone.apply(E.ones(2, requires_grad=True), 2.0).sum().backward()
+
+
+def test_mark_dirty_and_non_differentiable():
+    class AddOneInplace(Function):
+        @staticmethod
+        def forward(ctx, x):
+            x.add_(1)
+            ctx.mark_dirty(x)
+            mask = x > 1.5
+            ctx.mark_non_differentiable(mask)
+            return x, mask
+
+        @staticmethod
+        def backward(ctx, grad, _):
+            return grad
+
+    leaf = E.tensor([1.0, 2.0], requires_grad=True)
+    y = leaf * 1.0
+    out, mask = AddOneInplace.apply(y)
+    assert out is y and y.grad_fn.name() == "AddOneInplaceBackward" and not mask.requires_grad
+    out.sum().backward()
+    assert leaf.grad.tolist() == [1.0, 1.0]
+    with pytest.raises(RuntimeError, match="a leaf Variable that requires grad is being used in an in-place"):
+        AddOneInplace.apply(E.tensor([1.0], requires_grad=True))
+
+
+def test_materialize_grads_flag():
+    seen = []
+
+    class Two(Function):
+        @staticmethod
+        def forward(ctx, x, materialize):
+            ctx.set_materialize_grads(materialize)
+            return x * 1.0, x * 2.0
+
+        @staticmethod
+        def backward(ctx, g1, g2):
+            seen.append(g2)
+            return g1, None
+
+    x = E.ones(2, requires_grad=True)
+    Two.apply(x, True)[0].sum().backward()
+    Two.apply(x, False)[0].sum().backward()
+    assert seen[0].tolist() == [0.0, 0.0] and seen[1] is None
+
+
+def test_saved_tensors_version_check_and_release():
+    class Save(Function):
+        @staticmethod
+        def forward(ctx, x):
+            ctx.save_for_backward(x)
+            return x * 2
+
+        @staticmethod
+        def backward(ctx, grad):
+            (x,) = ctx.saved_tensors
+            return grad * 2
+
+    h = E.ones(2, requires_grad=True) * 1.0
+    y = Save.apply(h)
+    h.add_(1)
+    with pytest.raises(RuntimeError, match="has been modified by an inplace operation"):
+        y.sum().backward()
+    y = Save.apply(E.ones(2, requires_grad=True) * 1.0)
+    y.sum().backward()
+    with pytest.raises(RuntimeError, match="Trying to backward through the graph a second time"):
+        y.sum().backward()
+
+
+def test_once_differentiable_blocks_double_backward():
+    class Sq(Function):
+        @staticmethod
+        def forward(ctx, x):
+            ctx.save_for_backward(x)
+            return x * x
+
+        @staticmethod
+        @once_differentiable
+        def backward(ctx, grad):
+            (x,) = ctx.saved_tensors
+            return 2 * x * grad
+
+    x = E.tensor([3.0], requires_grad=True)
+    (g,) = E.grad(Sq.apply(x), x, E.ones(1, requires_grad=True), create_graph=True)
+    assert g.item() == 6.0
+    with pytest.raises(RuntimeError, match="trying to differentiate twice a function that was marked with "
+                                           "@once_differentiable"):
+        g.sum().backward()
+
+
+def test_input_returned_unchanged_becomes_a_new_output():
+    class Identity(Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x
+
+        @staticmethod
+        def backward(ctx, grad):
+            return grad * 5
+
+    x = E.ones(2, requires_grad=True)
+    y = Identity.apply(x)
+    assert y is not x and x.is_leaf and y.grad_fn.name() == "IdentityBackward"
+    y.sum().backward()
+    assert x.grad.tolist() == [5.0, 5.0]
