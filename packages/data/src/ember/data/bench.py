@@ -71,7 +71,7 @@ def _measure(make: Any, dataset: Dataset, batch_size: int, workers: int, epochs:
 
     result: dict[str, float | None] = {"batches_per_s": _throughput(make_loader, epochs), "receive_ms": None}
     if workers:
-        result["receive_ms"] = _receive_ms(make_loader, batches=10, pause_s=0.05)
+        result["receive_ms"] = _receive_ms(make_loader, batches=min(10, len(dataset) // batch_size - 1), pause_s=0.05)
     return result
 
 
