@@ -1,0 +1,91 @@
+"""Module backward hooks: identity `Function`s around a module's inputs and outputs.
+
+The node on the outputs sees `grad_output` (and runs the backward pre-hooks); the node on the
+inputs, reached later by the engine, sees `grad_input` and runs the full backward hooks with both,
+letting them replace `grad_input`, as PyTorch's `register_full_backward_hook`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from ember import autograd as ea
+from ember.core import Tensor
+
+__all__ = ["BackwardHook"]
+
+
+class _HookIdentity(ea.Function):
+    """Returns its tensors unchanged; its backward hands the incoming gradients to `callback`."""
+
+    @staticmethod
+    def forward(ctx, callback, *tensors):
+        ctx.callback = callback
+        return tensors
+
+    @staticmethod
+    def backward(ctx, *grads):
+        return (None, *ctx.callback(grads))
+
+
+def _wrap(tensors: list[Tensor], callback: Callable) -> list[Tensor]:
+    return list(_HookIdentity.apply(callback, *tensors))
+
+
+class BackwardHook:
+    """The hooks of one module call: set up on its inputs before `forward`, on its outputs after."""
+
+    def __init__(self, module, hooks: dict, pre_hooks: dict) -> None:
+        self.module = module
+        self.hooks = hooks
+        self.pre_hooks = pre_hooks
+        self.grad_outputs: tuple | None = None
+        self.n_inputs = 0
+        self.inputs_hooked = False
+
+    def _call_full_hooks(self, grad_input: tuple) -> tuple:
+        for hook in list(self.hooks.values()):
+            result = hook(self.module, grad_input, self.grad_outputs)
+            if result is None:
+                continue
+            result = tuple(result) if isinstance(result, tuple | list) else (result,)
+            if len(result) != len(grad_input):
+                raise RuntimeError(f"Backward hook returned an invalid number of grad_input, got {len(result)}, but "
+                                   f"expected {len(grad_input)}")
+            grad_input = result
+        return grad_input
+
+    def _on_output_grads(self, grads: tuple) -> tuple:
+        for hook in list(self.pre_hooks.values()):
+            result = hook(self.module, grads)
+            if result is not None:
+                grads = tuple(result) if isinstance(result, tuple | list) else (result,)
+        self.grad_outputs = grads
+        if not self.inputs_hooked and self.hooks:
+            self._call_full_hooks((None,) * max(self.n_inputs, 1))
+        return grads
+
+    def setup_input_hook(self, args: tuple) -> tuple:
+        pos = [i for i, a in enumerate(args) if isinstance(a, Tensor)]
+        self.n_inputs = len(pos)
+        if not (ea.is_grad_enabled() and any(args[i].requires_grad for i in pos)):
+            return args
+        self.inputs_hooked = True
+        new = _wrap([args[i] for i in pos], self._call_full_hooks)
+        args = list(args)
+        for k, i in enumerate(pos):
+            args[i] = new[k]
+        return tuple(args)
+
+    def setup_output_hook(self, result):
+        single = isinstance(result, Tensor)
+        outs = [result] if single else list(result) if isinstance(result, tuple | list) else None
+        if outs is None:
+            return result
+        pos = [i for i, o in enumerate(outs) if isinstance(o, Tensor) and o.requires_grad]
+        if not pos or not ea.is_grad_enabled():
+            return result
+        new = _wrap([outs[i] for i in pos], self._on_output_grads)
+        for k, i in enumerate(pos):
+            outs[i] = new[k]
+        return outs[0] if single else type(result)(outs)
