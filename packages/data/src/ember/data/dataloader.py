@@ -227,11 +227,9 @@ class _BaseIter:
             warnings.warn(NO_ACCELERATOR_WARNING, stacklevel=3)
         self._base_seed = draw_seed(loader.generator)
         self._sampler_iter = iter(self._index_sampler)
-        self._num_yielded = 0
 
     def _reset(self, loader: DataLoader) -> None:
         self._sampler_iter = iter(self._index_sampler)
-        self._num_yielded = 0
 
     def _next_index(self):
         return next(self._sampler_iter)
@@ -243,9 +241,7 @@ class _BaseIter:
         return self
 
     def __next__(self):
-        data = self._next_data()
-        self._num_yielded += 1
-        return data
+        return self._next_data()
 
     def __len__(self) -> int:
         return len(self._index_sampler)
@@ -479,9 +475,6 @@ class _MultiProcessIter(_BaseIter):
 
     def _shutdown(self) -> None:
         self._finalizer()
-
-    def __len__(self) -> int:
-        return len(self._index_sampler)
 
 
 def _shutdown(workers: _Workers, pin_thread: PinMemoryThread | None) -> None:

@@ -288,7 +288,6 @@ def _payload(data: Any, spec: WorkerSpec, pool: SegmentPool) -> bytes:
         sent.clear()
         payload = dumps_batch(ExceptionWrapper(where=f"in DataLoader worker process {spec.worker_id}",
                                                detail="(while sending the batch to the main process)\n"), sent)
-    del data
     pool.settle(sent)
     return payload
 
