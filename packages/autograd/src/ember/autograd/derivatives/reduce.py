@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 from ember.core.ops import elementwise as ew
 from ember.core.tensor import Tensor
 
@@ -115,6 +117,18 @@ def _selected(grad, indices, input_shape, dim, keepdim):
                         _index_unkeep(indices, input_shape, dim, keepdim))
 
 
+def _logcumsumexp_backward(grad, input, result, dim):
+    """Stable: positive and negative parts of grad through a reversed logcumsumexp (as PyTorch)."""
+    def rev(x):
+        return x.flip((dim,)).logcumsumexp(dim).flip((dim,))
+
+    lowest = float(np.finfo(input.dtype.np).min)
+    log_abs = ew.log(ew.abs(grad))
+    pos = ew.exp(rev(ew.where(grad > 0, log_abs, lowest) - result) + input)
+    neg = ew.exp(rev(ew.where(grad < 0, log_abs, lowest) - result) + input)
+    return pos - neg
+
+
 def _einsum_backward(grads, equation, operands):
     """Each operand's gradient is another einsum: grad with the other operands, to its subscripts."""
     from ember.core import einsum
@@ -209,6 +223,7 @@ ENTRIES = [
       input=_norm_backward),
     d("cumsum(input, dim, dtype=None)", input=lambda grad, dim: grad.flip((dim,)).cumsum(dim).flip((dim,))),
     d("cumprod(input, dim, dtype=None)", input=_cumprod_backward),
+    d("logcumsumexp(input, dim)", input=_logcumsumexp_backward),
     d("cummax(input, dim)", input=lambda grad, result1, input_shape, dim: scatter_into(grad, input_shape, dim,
                                                                                          result1)),
     d("cummin(input, dim)", input=lambda grad, result1, input_shape, dim: scatter_into(grad, input_shape, dim,

@@ -1,0 +1,295 @@
+"""`save` / `load`: ember's checkpoint format, which never executes code when loading.
+
+NOTE [ Checkpoint format ]
+A checkpoint is one file (or byte stream), all integers little-endian:
+
+    offset 0   magic b"EMBERCKP"
+           8   format version, u32 (1)
+          12   header length N, u64
+          20   header: N bytes of UTF-8 JSON
+               zero padding to a multiple of 64
+        data   the storages' raw bytes, each starting at a multiple of 64 from the data start
+         end   SHA-256 of every byte before it (32 bytes)
+
+The header holds the storages (`nbytes`, `offset` from the data start, `device`) and the saved
+object, encoded with tagged JSON objects: `{"__tensor__": {storage, offset, shape, stride,
+dtype, requires_grad}}`, `{"__list__": [...]}`, `{"__tuple__": [...]}`, `{"__dict__": [[k, v],
+...]}` (keys of any supported type, order kept), `{"__odict__": ...}`, `{"__float__": "nan"}`,
+`{"__dtype__": "float32"}`, `{"__device__": "cuda:0"}`, `{"__size__": [...]}`; None, bools,
+ints, strings and finite floats are plain JSON. Tensors that share a storage share its single
+copy in the file, so views stay views after loading. Loading checks, in order: the magic, the
+length (truncation), the checksum, then every tensor's geometry against its storage; it builds
+only tensors and the containers above. Saving to a path writes a temporary file in the same
+directory and renames it over the target (`os.replace`), so a crash mid-save leaves the old file.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import os
+import struct
+import sys
+import tempfile
+from collections import OrderedDict
+from typing import Any, BinaryIO
+
+import numpy as np
+
+from ember.core import dtypes
+from ember.core.device import device as Device
+from ember.core.storage import Storage
+from ember.core.tensor import Size, Tensor
+
+__all__ = ["save", "load"]
+
+MAGIC = b"EMBERCKP"
+VERSION = 1
+_PREAMBLE = struct.Struct("<8sIQ")
+_ALIGN = 64
+_DIGEST = 32
+
+
+def _align(n: int) -> int:
+    return (n + _ALIGN - 1) // _ALIGN * _ALIGN
+
+
+class _Encoder:
+    """Turns the object into tagged JSON and collects the storages it references (each once)."""
+
+    def __init__(self) -> None:
+        self.storages: list[Storage] = []
+        self.index: dict[int, int] = {}
+
+    def encode(self, obj: Any) -> Any:
+        if obj is None or isinstance(obj, bool | int | str):
+            return obj
+        if isinstance(obj, float):
+            return obj if math.isfinite(obj) else {"__float__": repr(obj)}
+        if isinstance(obj, Tensor):
+            return {"__tensor__": self._tensor(obj)}
+        if isinstance(obj, Size):
+            return {"__size__": list(obj)}
+        if isinstance(obj, OrderedDict):
+            return {"__odict__": [[self.encode(k), self.encode(v)] for k, v in obj.items()]}
+        if isinstance(obj, dict):
+            return {"__dict__": [[self.encode(k), self.encode(v)] for k, v in obj.items()]}
+        if isinstance(obj, list):
+            return {"__list__": [self.encode(v) for v in obj]}
+        if isinstance(obj, tuple):
+            return {"__tuple__": [self.encode(v) for v in obj]}
+        if isinstance(obj, dtypes.dtype):
+            return {"__dtype__": obj.name}
+        if isinstance(obj, Device):
+            return {"__device__": str(obj)}
+        if isinstance(obj, np.generic):
+            return self.encode(obj.item())
+        raise TypeError(f"save: can't serialize an object of type {type(obj).__name__}; ember checkpoints hold "
+                        "tensors, numbers, strings, None, dtypes, devices and lists/tuples/dicts of them")
+
+    def _tensor(self, t: Tensor) -> dict:
+        st = t._storage
+        i = self.index.get(id(st))
+        if i is None:
+            i = self.index[id(st)] = len(self.storages)
+            self.storages.append(st)
+        return {"storage": i, "offset": t._offset, "shape": list(t._shape), "stride": list(t._strides),
+                "dtype": t._dtype.name, "requires_grad": bool(t._requires_grad)}
+
+
+def _storage_bytes(st: Storage) -> bytes:
+    if st.device.type == "cpu":
+        return st.data[: st.nbytes].tobytes()
+    u8 = Tensor._make(st, 0, (st.nbytes,), (1,), dtypes.uint8)
+    return u8._host_array().tobytes()
+
+
+def _serialize(obj: Any) -> list[bytes]:
+    """The checkpoint's bytes as chunks (preamble+header, each storage, padding, digest)."""
+    if sys.byteorder != "little":
+        raise NotImplementedError("save: ember checkpoints are written on little-endian machines only")
+    enc = _Encoder()
+    root = enc.encode(obj)
+    entries, offset = [], 0
+    for st in enc.storages:
+        entries.append({"nbytes": st.nbytes, "offset": offset, "device": str(st.device)})
+        offset = _align(offset + st.nbytes)
+    header = json.dumps({"storages": entries, "data_nbytes": offset, "object": root},
+                        separators=(",", ":")).encode()
+    head = _PREAMBLE.pack(MAGIC, VERSION, len(header)) + header
+    chunks = [head + b"\0" * (_align(len(head)) - len(head))]
+    pos = 0
+    for st, e in zip(enc.storages, entries):
+        data = _storage_bytes(st)
+        chunks.append(data)
+        pos = e["offset"] + len(data)
+        chunks.append(b"\0" * (_align(pos) - pos))
+    digest = hashlib.sha256()
+    for c in chunks:
+        digest.update(c)
+    chunks.append(digest.digest())
+    return chunks
+
+
+def _write_chunks(f: BinaryIO, chunks: list[bytes]) -> None:
+    for c in chunks:
+        f.write(c)
+
+
+def save(obj: Any, f, pickle_module: Any = None, pickle_protocol: int = 2,
+         _use_new_zipfile_serialization: bool = True, _disable_byteorder_record: bool = False) -> None:
+    """Save tensors and (nested) lists/tuples/dicts of tensors and Python scalars to `f`.
+
+    Args:
+        obj: what to save (a state dict, an optimizer state, a tensor ...).
+        f: a path, or a binary file object such as `io.BytesIO`. A path is written atomically.
+
+    The pickle arguments of `torch.save` are accepted and ignored (see NOTE [ Checkpoint format ]).
+
+    Example:
+        >>> import io
+        >>> from ember.autograd import tensor
+        >>> buf = io.BytesIO()
+        >>> save({"w": tensor([1.0, 2.0])}, buf)
+        >>> _ = buf.seek(0)
+        >>> load(buf)["w"]
+        tensor([1., 2.])
+    """
+    chunks = _serialize(obj)
+    if hasattr(f, "write"):
+        _write_chunks(f, chunks)
+        return
+    path = os.fspath(f)
+    directory = os.path.dirname(os.path.abspath(path))
+    fd, tmp = tempfile.mkstemp(dir=directory, prefix="." + os.path.basename(path) + ".", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as out:
+            _write_chunks(out, chunks)
+            out.flush()
+            os.fsync(out.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+def _read_all(f) -> tuple[bytes, str]:
+    if hasattr(f, "read"):
+        return f.read(), getattr(f, "name", "<file object>")
+    path = os.fspath(f)
+    with open(path, "rb") as fh:
+        return fh.read(), path
+
+
+def _check(data: bytes, name: str) -> dict:
+    """Validate magic, length and checksum; return the parsed header."""
+    if len(data) < _PREAMBLE.size or data[:8] != MAGIC:
+        hint = " (it looks like a zip archive, e.g. a PyTorch checkpoint)" if data[:4] == b"PK\x03\x04" else ""
+        raise RuntimeError(f"load: {name} is not an ember checkpoint{hint}: bad magic number")
+    _, version, n = _PREAMBLE.unpack_from(data)
+    if version != VERSION:
+        raise RuntimeError(f"load: {name} is an ember checkpoint of format version {version}; this ember reads "
+                           f"version {VERSION}")
+    head_end = _PREAMBLE.size + n
+    if len(data) < head_end + _DIGEST:
+        raise RuntimeError(f"load: {name} is truncated: the header needs {head_end + _DIGEST} bytes, the file has "
+                           f"{len(data)}")
+    try:
+        header = json.loads(data[_PREAMBLE.size:head_end])
+        total = _align(head_end) + int(header["data_nbytes"]) + _DIGEST
+    except (ValueError, KeyError, TypeError):
+        raise RuntimeError(f"load: {name} is corrupted: checksum mismatch (unreadable header)") from None
+    if len(data) < total:
+        raise RuntimeError(f"load: {name} is truncated: expected {total} bytes, found {len(data)}")
+    if len(data) > total:
+        raise RuntimeError(f"load: {name} is corrupted: {len(data) - total} unexpected bytes after the checkpoint")
+    if hashlib.sha256(memoryview(data)[:-_DIGEST]).digest() != data[-_DIGEST:]:
+        raise RuntimeError(f"load: {name} is corrupted: checksum mismatch")
+    header["_data_start"] = _align(head_end)
+    return header
+
+
+def _target_device(saved: str, map_location) -> Device:
+    if map_location is None:
+        return Device(saved)
+    if isinstance(map_location, dict):
+        return Device(map_location.get(saved, saved))
+    if isinstance(map_location, str | Device):
+        return Device(map_location)
+    raise TypeError(f"load: map_location must be None, a device, a string or a dict; got "
+                    f"{type(map_location).__name__}")
+
+
+class _Decoder:
+    def __init__(self, data: bytes, header: dict, name: str, map_location) -> None:
+        self.name = name
+        start = header["_data_start"]
+        self.storages = []
+        for e in header["storages"]:
+            buf = np.frombuffer(data, np.uint8, e["nbytes"], start + e["offset"]).copy()
+            st = Storage.wrap_cpu(buf)
+            dev = _target_device(e["device"], map_location)
+            if dev.type != "cpu":
+                st = Tensor._make(st, 0, (st.nbytes,), (1,), dtypes.uint8).to(dev)._storage
+            self.storages.append(st)
+
+    def decode(self, v: Any) -> Any:
+        if not isinstance(v, dict):
+            return v
+        (tag, body), = v.items()
+        if tag == "__tensor__":
+            return self._tensor(body)
+        if tag == "__list__":
+            return [self.decode(x) for x in body]
+        if tag == "__tuple__":
+            return tuple(self.decode(x) for x in body)
+        if tag == "__dict__":
+            return {self._key(k): self.decode(x) for k, x in body}
+        if tag == "__odict__":
+            return OrderedDict((self._key(k), self.decode(x)) for k, x in body)
+        if tag == "__float__":
+            return float(body)
+        if tag == "__size__":
+            return Size(body)
+        if tag == "__dtype__":
+            return dtypes.as_dtype(body)
+        if tag == "__device__":
+            return Device(body)
+        raise RuntimeError(f"load: {self.name} is corrupted: unknown entry '{tag}'")
+
+    def _key(self, k):
+        k = self.decode(k)
+        return tuple(k) if isinstance(k, list) else k
+
+    def _tensor(self, b: dict) -> Tensor:
+        st = self.storages[b["storage"]]
+        dt = dtypes._BY_NAME[b["dtype"]]
+        shape, stride, offset = tuple(b["shape"]), tuple(b["stride"]), int(b["offset"])
+        if math.prod(shape):
+            last = offset + sum((n - 1) * s for n, s in zip(shape, stride))
+            if offset < 0 or min(stride, default=0) < 0 or (last + 1) * dt.itemsize > st.nbytes:
+                raise RuntimeError(f"load: {self.name} is corrupted: a tensor reaches past its storage")
+        t = Tensor._make(st, offset, shape, stride, dt)
+        if b.get("requires_grad"):
+            t.requires_grad_(True)
+        return t
+
+
+def load(f, map_location=None, pickle_module: Any = None, *, weights_only: bool = True, mmap: bool | None = None,
+         **pickle_load_args: Any) -> Any:
+    """Load what `save` wrote, building only tensors and plain containers (no code runs).
+
+    Args:
+        f: a path or a binary file object.
+        map_location: None (each tensor back on its saved device), a device or string for all of
+            them, or a dict mapping saved device strings to new ones (`{"cuda:0": "cpu"}`).
+
+    Raises:
+        RuntimeError: the file is not an ember checkpoint, is truncated, or fails its checksum.
+    """
+    data, name = _read_all(f)
+    header = _check(bytes(data) if not isinstance(data, bytes) else data, name)
+    return _Decoder(data, header, name, map_location).decode(header["object"])
+

@@ -1,0 +1,141 @@
+"""save/load round trips, shared storages, and the errors for foreign, truncated and corrupted
+files; atomic saving; safetensors files."""
+
+from __future__ import annotations
+
+import io
+import math
+import os
+from collections import OrderedDict
+
+import numpy as np
+import pytest
+
+import ember.autograd as E
+from ember.autograd import serialization
+from ember.autograd.safetensors import SafetensorError, metadata_of
+
+
+def _roundtrip(obj, **kw):
+    buf = io.BytesIO()
+    E.save(obj, buf)
+    buf.seek(0)
+    return E.load(buf, **kw)
+
+
+def test_state_dict_round_trip_keeps_types_values_and_order():
+    state = OrderedDict(weight=E.randn(3, 4), bias=E.zeros(4, dtype=E.float64), steps=E.tensor([1, 2]),
+                        mask=E.tensor([True, False]))
+    opt = {"state": {0: {"step": 3, "exp_avg": E.ones(2)}}, "param_groups": [{"lr": 0.1, "betas": (0.9, 0.999),
+                                                                               "params": [0, 1], "nesterov": False,
+                                                                               "name": None}]}
+    out = _roundtrip({"model": state, "optim": opt, "epoch": 7, "loss": float("inf")})
+    assert isinstance(out["model"], OrderedDict) and list(out["model"]) == ["weight", "bias", "steps", "mask"]
+    for k, v in state.items():
+        assert out["model"][k].dtype == v.dtype and E.equal(out["model"][k], v)
+    assert out["optim"]["state"][0]["step"] == 3 and 0 in out["optim"]["state"]
+    assert out["optim"]["param_groups"][0]["betas"] == (0.9, 0.999)
+    assert out["epoch"] == 7 and math.isinf(out["loss"])
+
+
+def test_views_share_one_storage_after_loading():
+    base = E.arange(12.0).view(3, 4)
+    row, col = base[1], base[:, 2]
+    out = _roundtrip([base, row, col])
+    assert out[1]._storage is out[0]._storage is out[2]._storage
+    out[0][1, 2] = 100.0
+    assert out[1][2].item() == 100.0 and out[2][1].item() == 100.0
+    assert out[2].stride() == (4,) and not out[2].is_contiguous()
+
+
+def test_requires_grad_and_scalars_dtypes_devices():
+    w = E.ones(2, requires_grad=True)
+    out = _roundtrip((w, E.float16, E.device("cpu"), E.Size([2, 3]), np.float32(1.5)))
+    assert out[0].requires_grad and out[0].is_leaf
+    assert out[1] is E.float16 and out[2] == E.device("cpu") and out[3] == (2, 3) and out[4] == 1.5
+
+
+def test_unsupported_objects_are_rejected():
+    with pytest.raises(TypeError, match="can't serialize an object of type object"):
+        E.save({"x": object()}, io.BytesIO())
+
+
+def test_foreign_file_is_rejected(tmp_path):
+    p = tmp_path / "foreign.bin"
+    p.write_bytes(b"hello, this is not a checkpoint at all")
+    with pytest.raises(RuntimeError, match="is not an ember checkpoint"):
+        E.load(p)
+    p.write_bytes(b"PK\x03\x04" + b"\0" * 100)
+    with pytest.raises(RuntimeError, match="looks like a zip archive"):
+        E.load(p)
+
+
+def test_truncated_file_is_rejected(tmp_path):
+    p = tmp_path / "ckpt.pt"
+    E.save({"w": E.randn(100)}, p)
+    data = p.read_bytes()
+    for cut in (len(data) - 1, len(data) - 200, 30):
+        p.write_bytes(data[:cut])
+        with pytest.raises(RuntimeError, match="truncated"):
+            E.load(p)
+
+
+def test_corrupted_file_fails_its_checksum(tmp_path):
+    p = tmp_path / "ckpt.pt"
+    E.save({"w": E.randn(100)}, p)
+    data = bytearray(p.read_bytes())
+    data[-100] ^= 0xFF  # a byte of tensor data
+    p.write_bytes(bytes(data))
+    with pytest.raises(RuntimeError, match="checksum mismatch"):
+        E.load(p)
+
+
+def test_save_to_path_is_atomic(tmp_path, monkeypatch):
+    p = tmp_path / "ckpt.pt"
+    E.save({"version": 1}, p)
+    before = p.read_bytes()
+
+    def crash(f, chunks):
+        f.write(chunks[0][:10])
+        raise OSError("disk full")
+
+    monkeypatch.setattr(serialization, "_write_chunks", crash)
+    with pytest.raises(OSError, match="disk full"):
+        E.save({"version": 2, "w": E.ones(1000)}, p)
+    assert p.read_bytes() == before
+    assert os.listdir(tmp_path) == ["ckpt.pt"]
+    monkeypatch.undo()
+    E.save({"version": 2}, p)
+    assert E.load(p) == {"version": 2}
+
+
+def test_map_location_dict_and_string():
+    out = _roundtrip(E.ones(2), map_location="cpu")
+    assert out.device == E.device("cpu")
+    out = _roundtrip(E.ones(2), map_location={"cuda:0": "cpu"})
+    assert out.device == E.device("cpu")
+
+
+def test_safetensors_round_trip(tmp_path):
+    tensors = {"w": E.randn(3, 4), "b": E.arange(5), "m": E.tensor([True, False]), "t": E.randn(4, 3).t(),
+               "h": E.ones(2, dtype=E.float16)}
+    p = tmp_path / "model.safetensors"
+    E.save_safetensors(tensors, p, metadata={"format": "pt"})
+    out = E.load_safetensors(p)
+    assert set(out) == set(tensors)
+    for k, v in tensors.items():
+        assert out[k].dtype == v.dtype and E.equal(out[k], v.contiguous())
+    assert metadata_of(p.read_bytes()) == {"format": "pt"}
+    raw = p.read_bytes()
+    n = int.from_bytes(raw[:8], "little")
+    assert n % 8 == 0 and raw[8 + n - 1:8 + n] in (b"}", b" ")
+
+
+def test_safetensors_rejects_bad_files():
+    data = E.safetensors.save({"w": E.ones(4)})
+    with pytest.raises(SafetensorError, match="truncated"):
+        E.safetensors.load(data[:-3])
+    with pytest.raises(SafetensorError, match="invalid header length"):
+        E.safetensors.load(b"\xff" * 16)
+    with pytest.raises(SafetensorError, match="too small"):
+        E.safetensors.load(b"abc")
