@@ -131,6 +131,7 @@ SAMPLES.update({
                     (lambda x: x.norm(float("inf"), dim=1), (_distinct(2, 3),))],
     "cumsum": [(lambda x: x.cumsum(1), (make((2, 3)),))],
     "cumprod": [(lambda x: x.cumprod(1), (make((2, 3), 0.5, 1.5),)), (lambda x: x.cumprod(0), (_with_zero((4,)),))],
+    "logcumsumexp": [(lambda x: x.logcumsumexp(1), (make((2, 3)),))],
     "cummax": [(lambda x: E.cummax(x, 1)[0], (_distinct(2, 4),))],
     "cummin": [(lambda x: E.cummin(x, 0)[0], (_distinct(4, 2),))],
     "sort": [(lambda x: x.sort(1)[0], (_distinct(2, 3),)), (lambda x: x.sort(0, descending=True)[0],

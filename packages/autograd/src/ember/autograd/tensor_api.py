@@ -17,7 +17,7 @@ from ember.core.tensor import Tensor, describe
 from ember.autograd import engine
 from ember.autograd.graph import RemovableHandle, _Hooks, add_hook, edge_of, meta
 
-__all__ = ["install"]
+__all__ = ["install", "is_tensor", "is_floating_point", "numel", "is_nonzero", "detach"]
 
 
 def _check_can_require_grad(t: Tensor) -> None:
@@ -202,3 +202,25 @@ def install() -> None:
     for fn in (requires_grad_, backward, detach, detach_, retain_grad, register_hook,
                register_post_accumulate_grad_hook):
         attach(fn.__name__, fn)
+
+
+# --- torch-level functions that ember.core does not provide ---------------------------------
+def is_tensor(obj) -> bool:
+    """Whether `obj` is an ember tensor (of any subclass, such as nn.Parameter)."""
+    return isinstance(obj, Tensor)
+
+
+def is_floating_point(input: Tensor) -> bool:  # noqa: A002 - PyTorch's argument name
+    return input.is_floating_point()
+
+
+def numel(input: Tensor) -> int:  # noqa: A002
+    return input.numel()
+
+
+def is_nonzero(input: Tensor) -> bool:  # noqa: A002
+    """The truth value of a one-element tensor (PyTorch's errors for other sizes)."""
+    if input.numel() != 1:
+        raise RuntimeError(f"Boolean value of Tensor with {'no values' if input.numel() == 0 else 'more than one value'}"
+                           " is ambiguous")
+    return bool(input.item())

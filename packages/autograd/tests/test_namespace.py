@@ -1,0 +1,40 @@
+"""The torch-like namespace: ember.core's names, autograd's API, one Tensor type, cuda."""
+
+from __future__ import annotations
+
+import ember.autograd as E
+import ember.core as core
+
+
+def test_reexports_every_public_name_of_core():
+    missing = [n for n in vars(core) if not n.startswith("_") and not hasattr(E, n)]
+    assert missing == []
+
+
+def test_one_tensor_type():
+    assert E.Tensor is core.Tensor
+    t = core.ones(2)
+    assert isinstance(t, E.Tensor) and hasattr(t, "backward")
+
+
+def test_torch_api_floor_names_exist():
+    names = ("tensor as_tensor from_numpy empty zeros zeros_like ones ones_like full full_like arange linspace randn "
+             "randint randperm manual_seed Generator cat stack flatten reshape mm sum mean max maximum exp log log1p "
+             "sin cos tanh sigmoid relu sqrt softmax log_softmax isfinite isnan all allclose equal no_grad "
+             "enable_grad set_grad_enabled is_grad_enabled get_default_dtype save load Tensor float32 float float64 "
+             "double int32 int64 long bool Function grad backward gradcheck gradgradcheck detect_anomaly "
+             "set_detect_anomaly inference_mode is_tensor").split()
+    assert [n for n in names if not hasattr(E, n)] == []
+
+
+def test_creation_functions_take_requires_grad():
+    for t in (E.zeros(2, requires_grad=True), E.tensor([1.0], requires_grad=True), E.randn(2, requires_grad=True),
+              E.ones_like(E.ones(2), requires_grad=True), E.full((2,), 3.0, requires_grad=True)):
+        assert t.requires_grad and t.is_leaf
+
+
+def test_cuda_submodule():
+    assert isinstance(E.cuda.is_available(), bool)
+    assert E.cuda.device_count() >= 0
+    if E.cuda.is_available():
+        assert E.cuda.device_count() >= 1
