@@ -115,3 +115,9 @@ def test_embedding_errors_use_pytorchs_messages():
         E.embedding_bag(E.tensor([[1, 2]]), w, E.tensor([0]))
     with pytest.raises(NotImplementedError, match="per_sample_weights is only supported for mode='sum'"):
         E.embedding_bag(E.tensor([[1, 2]]), w, per_sample_weights=E.ones(1, 2))
+
+
+def test_torch_embedding_argument_order_weight_first():
+    w = np.random.default_rng(6).standard_normal((4, 2))
+    np.testing.assert_array_equal(E.embedding(T(w), E.tensor([3, 0])).numpy(), w[[3, 0]])
+    np.testing.assert_array_equal(E.embedding(T(w), E.tensor([3, 0]), -1).numpy(), w[[3, 0]])

@@ -157,3 +157,18 @@ def test_normalization_errors_use_pytorchs_messages():
         E.group_norm(E.zeros(2, 5, 3), 2)
     with pytest.raises(TypeError, match="floating point"):
         E.layer_norm(E.zeros(2, 4, dtype=E.int64), [4])
+
+
+def test_torch_level_argument_orders_of_batch_and_instance_norm():
+    rng = np.random.default_rng(6)
+    x, w, b = rng.standard_normal((4, 3, 5)), rng.standard_normal(3), rng.standard_normal(3)
+    rm1, rv1, rm2, rv2 = T(np.zeros(3)), T(np.ones(3)), T(np.zeros(3)), T(np.ones(3))
+    f = E.batch_norm(T(x), rm1, rv1, T(w), T(b), True, 0.1, 1e-5)
+    t = E.batch_norm(T(x), T(w), T(b), rm2, rv2, True, 0.1, 1e-5, False)
+    np.testing.assert_array_equal(f.numpy(), t.numpy())
+    np.testing.assert_array_equal(rm1.numpy(), rm2.numpy())
+    f = E.instance_norm(T(x), None, None, T(w), T(b), True, 0.1, 1e-5)
+    t = E.instance_norm(T(x), T(w), T(b), None, None, True, 0.1, 1e-5, False)
+    np.testing.assert_array_equal(f.numpy(), t.numpy())
+    np.testing.assert_array_equal(E.layer_norm(T(x), (5,), None, None, 1e-5, True).numpy(),
+                                  E.layer_norm(T(x), (5,)).numpy())

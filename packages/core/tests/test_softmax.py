@@ -77,6 +77,7 @@ def test_softmax_is_stable_takes_negative_dims_and_dtype():
     np.testing.assert_allclose(got.numpy(), np.exp(ref_log_softmax(x.astype(np.float64), 1)), rtol=1e-6)
     assert E.log_softmax(T(x), 1, dtype=E.float64).dtype is E.float64
     assert E.softmax(E.tensor([1, 2]), 0, dtype=E.float32).dtype is E.float32
+    assert E.log_softmax(T(x), 1, E.float64).dtype is E.float64
     np.testing.assert_allclose(E.softmin(T(x), 1).numpy(), np.exp(ref_log_softmax(-x.astype(np.float64), 1)),
                                rtol=1e-6, atol=1e-30)
     np.testing.assert_array_equal(T(x).softmax(1).numpy(), E.softmax(T(x), 1).numpy())

@@ -162,10 +162,17 @@ def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None, max
     Raises:
         IndexError: an index outside [0, V).
 
+    `torch.embedding(weight, indices, padding_idx=-1, ...)` passes the weight first; a floating
+    point first argument with integer second one is read that way (there -1 means no padding_idx).
+
     >>> import ember.core as ec
     >>> ec.embedding(ec.tensor([1]), ec.tensor([[0.0, 1.0], [2.0, 3.0]])).tolist()
     [[2.0, 3.0]]
     """
+    if isinstance(input, Tensor) and isinstance(weight, Tensor) and input.dtype.is_floating_point \
+            and not weight.dtype.is_floating_point:
+        input, weight = weight, input
+        padding_idx = None if padding_idx in (None, -1) else padding_idx
     _check("embedding", input, weight)
     if sparse:
         raise NotImplementedError("embedding: sparse gradients are not supported by ember")

@@ -214,9 +214,13 @@ def _check_float(op: str, x) -> None:
 
 
 def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor | None, weight: Tensor | None = None,
-               bias: Tensor | None = None, training: bool = False, momentum: float = 0.1,
-               eps: float = 1e-5) -> Tensor:
+               bias: Tensor | None = None, training: bool = False, momentum: float = 0.1, eps: float = 1e-5,
+               cudnn_enabled: bool | None = None) -> Tensor:
     """Batch normalization over dim 1, as `torch.nn.functional.batch_norm`.
+
+    Called with a 9th argument it is `torch.batch_norm(input, weight, bias, running_mean,
+    running_var, training, momentum, eps, cudnn_enabled)`, whose first four tensors come in
+    another order.
 
     Args:
         input: `(N, C)` or `(N, C, *)`.
@@ -231,6 +235,8 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
     >>> ec.batch_norm(ec.tensor([[1.0], [3.0]]), None, None, training=True).tolist()
     [[-0.9999949932098389], [0.9999949932098389]]
     """
+    if cudnn_enabled is not None:
+        running_mean, running_var, weight, bias = weight, bias, running_mean, running_var
     _check_float("batch_norm", input)
     if input.ndim < 2:
         raise ValueError(f"batch_norm: expected 2D or more input (N, C, *); got {describe(input)}")
@@ -249,8 +255,9 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
 
 
 def layer_norm(input: Tensor, normalized_shape, weight: Tensor | None = None, bias: Tensor | None = None,
-               eps: float = 1e-5) -> Tensor:
-    """Normalize over the trailing `normalized_shape` dims, as `torch.nn.functional.layer_norm`.
+               eps: float = 1e-5, cudnn_enable: bool = True) -> Tensor:
+    """Normalize over the trailing `normalized_shape` dims, as `torch.nn.functional.layer_norm`
+    (`cudnn_enable`, of `torch.layer_norm`, is ignored).
 
     >>> import ember.core as ec
     >>> ec.layer_norm(ec.tensor([[1.0, 3.0]]), (2,)).tolist()
@@ -272,8 +279,9 @@ def layer_norm(input: Tensor, normalized_shape, weight: Tensor | None = None, bi
 
 
 def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None, bias: Tensor | None = None,
-               eps: float = 1e-5) -> Tensor:
-    """Group normalization, as `torch.nn.functional.group_norm`: input `(N, C, *)`, C divisible by num_groups."""
+               eps: float = 1e-5, cudnn_enabled: bool = True) -> Tensor:
+    """Group normalization, as `torch.nn.functional.group_norm`: input `(N, C, *)`, C divisible by num_groups
+    (`cudnn_enabled`, of `torch.group_norm`, is ignored)."""
     _check_float("group_norm", input)
     if input.ndim < 2:
         raise RuntimeError(f"Expected at least 2 dimensions for input tensor but received {input.ndim}")
@@ -288,11 +296,14 @@ def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None, bia
 
 def instance_norm(input: Tensor, running_mean: Tensor | None = None, running_var: Tensor | None = None,
                   weight: Tensor | None = None, bias: Tensor | None = None, use_input_stats: bool = True,
-                  momentum: float = 0.1, eps: float = 1e-5) -> Tensor:
+                  momentum: float = 0.1, eps: float = 1e-5, cudnn_enabled: bool | None = None) -> Tensor:
     """Instance normalization, as `torch.nn.functional.instance_norm`: batch_norm of each `(n, c)` plane.
 
-    Running statistics, when given, are updated with the batch mean of the per-instance ones.
+    Running statistics, when given, are updated with the batch mean of the per-instance ones. With
+    a 9th argument it is `torch.instance_norm(input, weight, bias, running_mean, running_var, ...)`.
     """
+    if cudnn_enabled is not None:
+        running_mean, running_var, weight, bias = weight, bias, running_mean, running_var
     from ember.core.ops import elementwise as ew
     from ember.core.ops.layout import reshape
 

@@ -235,7 +235,9 @@ def _implicit_dim(op: str, ndim: int, stacklevel: int) -> int:
     return 0 if ndim in (0, 1, 3) else 1
 
 
-def _prep(op: str, input: Tensor, dim, dtype, stacklevel: int) -> tuple[Tensor, int]:
+def _prep(op: str, input: Tensor, dim, dtype, stacklevel) -> tuple[Tensor, int]:
+    if isinstance(stacklevel, dtypes.dtype):  # torch.softmax(input, dim, dtype): dtype third
+        dtype, stacklevel = stacklevel, 3
     if not isinstance(input, Tensor):
         raise TypeError(f"{op}(): argument 'input' must be Tensor, not {type(input).__name__}")
     if dim is None:
@@ -330,6 +332,8 @@ def _check_loss(op: str, input, target, weight, reduction: str, ignore_index: in
     elif tuple(target.shape[1:]) != tuple(input.shape[2:]):
         expected = [input.shape[0], *input.shape[2:]]
         raise RuntimeError(f"Expected target size {expected}, got {list(target.shape)}")
+    if target._storage.device.type != "cpu":
+        return  # checking device targets would synchronize; the CUDA kernels give NaN for bad ones
     t = target._np()
     bad = (t != ignore_index) & ((t < 0) | (t >= c))
     if bad.any():
