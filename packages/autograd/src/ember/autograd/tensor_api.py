@@ -221,6 +221,6 @@ def numel(input: Tensor) -> int:  # noqa: A002
 def is_nonzero(input: Tensor) -> bool:  # noqa: A002
     """The truth value of a one-element tensor (PyTorch's errors for other sizes)."""
     if input.numel() != 1:
-        raise RuntimeError(f"Boolean value of Tensor with {'no values' if input.numel() == 0 else 'more than one value'}"
-                           " is ambiguous")
+        what = "no values" if input.numel() == 0 else "more than one value"
+        raise RuntimeError(f"Boolean value of Tensor with {what} is ambiguous")
     return bool(input.item())
