@@ -236,6 +236,13 @@ def test_scatter_src_value_and_reduce():
     assert r.tolist() == [[2, 2, 4, 2], [2, 2, 2, 84]]
 
 
+def test_scatter_and_index_add_require_matching_dtypes():
+    with pytest.raises(RuntimeError, match="Expected self.dtype to be equal to src.dtype"):
+        E.zeros(3).scatter_(0, E.tensor([0]), E.tensor([1]))
+    with pytest.raises(RuntimeError, match="same dtype"):
+        E.zeros(3).index_add_(0, E.tensor([0]), E.tensor([1]))
+
+
 def test_scatter_add_accumulates_repeats():
     idx = np.array([0, 1, 0, 1, 2, 1])
     src = np.arange(1.0, 7.0)

@@ -368,6 +368,9 @@ def _scatter_offsets(op: str, target: Tensor, dim: int, index: Tensor, src) -> t
     d = _wrap_dim(target, dim)
     _check_dim_shapes(op, index, target, d, "self")
     if isinstance(src, Tensor):
+        if src._dtype is not target._dtype:
+            raise RuntimeError(f"{op}(): Expected self.dtype to be equal to src.dtype; got {describe(target)} and "
+                               f"{describe(src)}")
         _check_dim_shapes(op, index, src, d, "src")
     size = target._shape[d] if target.ndim else 1
     idx = _index_array(index, size, d, allow_negative=False)
@@ -512,6 +515,9 @@ def _index_select_cpu(input, dim, index, *, out=None):
 
 
 def _source_offsets(op: str, t: Tensor, dim: int, index: Tensor, source: Tensor) -> np.ndarray:
+    if source._dtype is not t._dtype:
+        raise RuntimeError(f"{op}_(): self and source expected to have the same dtype; got {describe(t)} and "
+                           f"{describe(source)}")
     d, idx = _dim_index(op, t, dim, index)
     src_shape = source._shape if source.ndim else (1,)
     want = t._shape[:d] + (idx.size,) + t._shape[d + 1:] if t.ndim else (idx.size,)
