@@ -69,7 +69,7 @@ def _run(args) -> dict:
     if "dataloader" not in args.skip:
         from ember.data.bench import run as run_loader
 
-        results["dataloader"] = run_loader(compare=compare, quick=True)
+        results["dataloader"] = run_loader(num_batches=30, epochs=1, compare_torch=compare)
     return results
 
 
