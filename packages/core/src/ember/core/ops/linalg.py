@@ -25,23 +25,25 @@ __all__ = ["mm", "bmm", "matmul", "mv", "dot", "vdot", "inner", "outer", "ger", 
            "baddbmm", "addr", "einsum", "tensordot", "kron", "cdist", "dist", "linalg"]
 
 
-def _blas(a: np.ndarray) -> np.ndarray:
-    """`a` itself when its matrices are BLAS-addressable (row- or column-major), else a copy."""
-    if a.ndim < 2:
+def _blas(x: Tensor) -> np.ndarray:
+    """x's numpy view when its matrices are BLAS-addressable (row- or column-major), else a copy;
+    decided on the tensor's own strides, which is cheaper than asking numpy."""
+    a = x._np()
+    st = x._strides
+    if len(st) < 2:
         return a
-    s0, s1 = a.strides[-2:]
-    isz = a.itemsize
-    if (s1 == isz and s0 >= isz * max(a.shape[-1], 1)) or (s0 == isz and s1 >= isz * max(a.shape[-2], 1)):
+    s0, s1 = st[-2], st[-1]
+    if (s1 == 1 and s0 >= max(x._shape[-1], 1)) or (s0 == 1 and s1 >= max(x._shape[-2], 1)):
         return a
     return np.ascontiguousarray(a)
 
 
-def _product(a: np.ndarray, b: np.ndarray, dt: dtypes.dtype) -> np.ndarray:
+def _product(a: Tensor, b: Tensor, dt: dtypes.dtype) -> np.ndarray:
     """a @ b in dtype `dt`; float16 multiplies in float32 (numpy has no half BLAS)."""
     if dt is dtypes.float16:
-        return np.matmul(a.astype(np.float32), b.astype(np.float32)).astype(np.float16)
+        return np.matmul(a._np().astype(np.float32), b._np().astype(np.float32)).astype(np.float16)
     if dt is dtypes.bool:
-        return np.matmul(a.astype(np.uint8), b.astype(np.uint8)) != 0
+        return np.matmul(a._np().astype(np.uint8), b._np().astype(np.uint8)) != 0
     return np.matmul(_blas(a), _blas(b))
 
 
@@ -75,7 +77,7 @@ def _mm_cpu(a, b, *, out=None):
         raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({a._shape[0]}x{a._shape[1]} and "
                            f"{b._shape[0]}x{b._shape[1]})")
     _same_dtype(a, b)
-    return _finish(_product(a._np(), b._np(), a._dtype), out, "mm")
+    return _finish(_product(a, b, a._dtype), out, "mm")
 
 
 _bmm = declare("bmm", np.matmul, doc="bmm(a, b) -> Tensor")
@@ -92,7 +94,7 @@ def _bmm_cpu(a, b, *, out=None):
         raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: "
                            f"[{a._shape[0]}, {a._shape[2]}] but got: [{b._shape[0]}, {b._shape[1]}].")
     _same_dtype(a, b)
-    return _finish(_product(a._np(), b._np(), a._dtype), out, "bmm")
+    return _finish(_product(a, b, a._dtype), out, "bmm")
 
 
 _dot = declare("dot", np.dot, doc="dot(a, b) -> Tensor")
@@ -110,7 +112,7 @@ def _dot_cpu(a, b, *, out=None):
     if a._dtype is not b._dtype:
         raise RuntimeError(f"dot : expected both vectors to have same dtype, but found "
                            f"{_TORCH_NAMES[a._dtype.name]} and {_TORCH_NAMES[b._dtype.name]}")
-    return _finish(np.asarray(_product(a._np(), b._np(), a._dtype)), out, "dot")
+    return _finish(np.asarray(_product(a, b, a._dtype)), out, "dot")
 
 
 _einsum = declare("einsum", np.einsum, doc="einsum(equation, *operands) -> Tensor")
