@@ -143,7 +143,7 @@ def test_load_state_dict_strict_reports_missing_and_unexpected():
     assert 'Missing key(s) in state_dict: "fc.bias".' in msg
     assert 'Unexpected key(s) in state_dict: "fc.extra".' in msg
     missing, unexpected = net.load_state_dict(sd, strict=False)
-    assert missing == [] and unexpected == []
+    assert missing == ["fc.bias"] and unexpected == ["fc.extra"]
 
 
 def test_load_state_dict_shape_mismatch_names_key_and_shapes():

@@ -99,6 +99,8 @@ def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = 
     if tuple(target.shape) != tuple(input.shape):
         raise ValueError(f"Using a target size ({target.shape}) that is different to the input size "
                          f"({input.shape}) is deprecated. Please ensure they have the same size.")
+    if input.numel() and bool(((input < 0) | (input > 1)).any()):
+        raise RuntimeError("all elements of input should be between 0 and 1")
     log_x = ea.clamp(ea.log(input), min=-100)
     log_1mx = ea.clamp(ea.log(1 - input), min=-100)
     loss = -(target * log_x + (1 - target) * log_1mx)

@@ -540,7 +540,7 @@ class Module:
         if errors:
             raise RuntimeError("Error(s) in loading state_dict for {}:\n\t{}".format(
                 self._get_name(), "\n\t".join(errors)))
-        return _IncompatibleKeys(missing if strict else [], unexpected if strict else [])
+        return _IncompatibleKeys(missing, unexpected)
 
     def register_state_dict_pre_hook(self, hook: Callable) -> RemovableHandle:
         handle = RemovableHandle(self._state_dict_hooks)
