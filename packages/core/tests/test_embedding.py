@@ -121,3 +121,10 @@ def test_torch_embedding_argument_order_weight_first():
     w = np.random.default_rng(6).standard_normal((4, 2))
     np.testing.assert_array_equal(E.embedding(T(w), E.tensor([3, 0])).numpy(), w[[3, 0]])
     np.testing.assert_array_equal(E.embedding(T(w), E.tensor([3, 0]), -1).numpy(), w[[3, 0]])
+
+
+def test_backward_primitives_validate_indices_before_the_scatter():
+    with pytest.raises(IndexError, match="index out of range in self"):
+        M.embedding_backward(E.ones(2, 3), E.tensor([0, 5]), 4, -1)
+    with pytest.raises(RuntimeError, match="offsets must be non-decreasing"):
+        M.embedding_bag_op(E.ones(4, 2), E.tensor([0, 1]), E.tensor([0, 3]), "sum", None, False, -1)

@@ -188,3 +188,16 @@ def test_half_inputs_pool_in_float32_and_stay_half():
         got, want = fn(T(x)), fn(T(x.astype(np.float32)))
         assert got.dtype is E.float16
         np.testing.assert_allclose(got.numpy().astype(np.float32), want.numpy(), rtol=2e-3, atol=2e-3)
+
+
+def test_max_unpool_scatters_values_back_and_backward_rejects_bad_indices():
+    x = np.random.default_rng(9).standard_normal((2, 3, 4, 6))
+    out, idx = E.max_pool2d(T(x), 2, return_indices=True)
+    un = E.max_unpool2d(out, idx, 2).numpy()
+    keep = np.zeros(x.shape, dtype=bool)
+    np.put_along_axis(keep.reshape(2, 3, -1), idx.numpy().reshape(2, 3, -1), True, axis=2)
+    np.testing.assert_array_equal(un, np.where(keep, x, 0))
+    o1, i1 = E.max_pool1d(T(x[0]), 2, return_indices=True)
+    assert E.max_unpool1d(o1, i1, 2, output_size=(7,)).shape == (3, 4, 7)
+    with pytest.raises(IndexError, match="Found an invalid max index"):
+        P.max_pool2d_backward(out, E.full(tuple(out.shape), 24, dtype=E.int64), x.shape)

@@ -20,8 +20,12 @@ __all__ = ["embedding", "embedding_bag", "embedding_backward", "embedding_bag_ba
 _MODES = {"sum": 0, "mean": 1, "max": 2}
 
 
-def _flat_indices(indices: Tensor) -> np.ndarray:
-    return np.ascontiguousarray(indices._np(), dtype=np.int64).reshape(-1)
+def _flat_indices(indices: Tensor, num_weights: int | None = None) -> np.ndarray:
+    """Indices as flat int64, checked in [0, num_weights) when given (kernels write by them)."""
+    idx = np.ascontiguousarray(indices._np(), dtype=np.int64).reshape(-1)
+    if num_weights is not None and idx.size and (idx.min() < 0 or idx.max() >= num_weights):
+        raise IndexError("index out of range in self")
+    return idx
 
 
 embedding_op = declare("embedding", doc="""Rows of `weight` at `indices` (PyTorch's aten::embedding).
@@ -49,7 +53,7 @@ backward is `embedding(gg, indices, -1, False)`.""")
 
 @embedding_backward.register("cpu")
 def _embedding_backward_cpu(grad, indices, num_weights, padding_idx=-1, scale_grad_by_freq=False):
-    idx = _flat_indices(indices)
+    idx = _flat_indices(indices, num_weights)
     g = np.ascontiguousarray(numba_nn.kernel_array(grad._np())).reshape(idx.size, -1)
     if scale_grad_by_freq:
         scale = (1.0 / np.bincount(idx, minlength=num_weights)[idx]).astype(g.dtype)
@@ -78,6 +82,10 @@ def _embedding_renorm_cpu(weight, indices, max_norm, norm_type):
 
 
 def _bags(indices: np.ndarray, offsets: np.ndarray, include_last_offset: bool):
+    """(starts, ends) of the bags, checked so that no kernel reads past `indices`."""
+    if offsets.size and (offsets[0] < 0 or (np.diff(offsets) < 0).any() or offsets[-1] > indices.size):
+        raise RuntimeError(f"embedding_bag: offsets must be non-decreasing and within [0, {indices.size}]; got "
+                           f"{offsets.tolist()}")
     if include_last_offset:
         return offsets[:-1].copy(), offsets[1:].copy()
     return offsets.copy(), np.append(offsets[1:], indices.size).astype(np.int64)
@@ -97,7 +105,7 @@ include_last_offset, padding_idx)`.""")
 @embedding_bag_op.register("cpu")
 def _embedding_bag_cpu(weight, indices, offsets, mode, per_sample_weights, include_last_offset, padding_idx):
     w = np.ascontiguousarray(numba_nn.kernel_array(weight._np()))
-    idx = _flat_indices(indices)
+    idx = _flat_indices(indices, w.shape[0])
     starts, ends = _bags(idx, _flat_indices(offsets), include_last_offset)
     psw = per_sample_weights._np().astype(w.dtype) if per_sample_weights is not None else np.ones(idx.size, w.dtype)
     out = np.zeros((starts.size, w.shape[1]), dtype=w.dtype)
@@ -119,7 +127,7 @@ max_indices embedding_bag's 2nd and 3rd results -> `(num_weights, D)`.""")
 def _embedding_bag_backward_cpu(grad, indices, offsets, bag_size, max_indices, num_weights, mode,
                                 per_sample_weights, include_last_offset, padding_idx):
     g = np.ascontiguousarray(numba_nn.kernel_array(grad._np()))
-    idx = _flat_indices(indices)
+    idx = _flat_indices(indices, num_weights)
     starts, ends = _bags(idx, _flat_indices(offsets), include_last_offset)
     psw = per_sample_weights._np().astype(g.dtype) if per_sample_weights is not None else np.ones(idx.size, g.dtype)
     out = np.zeros((num_weights, g.shape[1]), dtype=g.dtype)
