@@ -295,8 +295,19 @@ def _parse_key(x: Tensor, key: tuple) -> tuple[Tensor, list]:
     return v, entries
 
 
+def _full_mask(x: Tensor, key: tuple) -> Tensor | None:
+    """The mask of `x[mask]` when it covers every dim of x (the fast masked_select/masked_fill_ path)."""
+    if len(key) == 1 and isinstance(key[0], Tensor) and key[0]._dtype is dtypes.bool and key[0]._shape == x._shape \
+            and x.ndim and key[0].device == x.device:
+        return key[0]
+    return None
+
+
 def advanced_index(x: Tensor, key: tuple) -> Tensor:
     """x[key] where `key` holds int lists/arrays/tensors or bool masks next to slices/None/Ellipsis/ints."""
+    mask = _full_mask(x, key)
+    if mask is not None:
+        return _masked_select(x, mask)
     v, entries = _parse_key(x, key)
     if not entries:
         return S.view(v, v._shape)
@@ -305,8 +316,11 @@ def advanced_index(x: Tensor, key: tuple) -> Tensor:
 
 def advanced_index_put_(x: Tensor, key: tuple, value) -> Tensor:
     """x[key] = value for an advanced `key`; `value` broadcasts and is cast to x's dtype."""
-    v, entries = _parse_key(x, key)
     value = _value_tensor(value, x)
+    mask = _full_mask(x, key)
+    if mask is not None and value.numel() == 1:
+        return _masked_fill(x, mask, S.view(value, ()), out=x)
+    v, entries = _parse_key(x, key)
     if not entries:
         return S.copy_(v, value)
     return _index_put(v, tuple(entries), value, False)
