@@ -12,7 +12,8 @@ from ember.core.dispatch import registered_ops
 
 __all__ = ["LAUNCHERS", "register_all", "missing_cuda_kernels"]
 
-LAUNCHERS = ("launch_elementwise", "launch_reduce", "launch_linalg", "launch_activation")
+LAUNCHERS = ("launch_elementwise", "launch_reduce", "launch_linalg", "launch_activation",
+             "launch_softmax")
 
 
 def register_all() -> None:
