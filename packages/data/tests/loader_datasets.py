@@ -15,9 +15,11 @@ from ember.data import Dataset, IterableDataset, get_worker_info
 SHM_DIR = "/dev/shm"
 
 
-def segments() -> set[str]:
-    """ember's shared-memory segments that exist now."""
-    return {f for f in os.listdir(SHM_DIR) if f.startswith("ember_")}
+def segments(pid: int | None = None) -> set[str]:
+    """The shared-memory segments of this process's tensors and loaders (of process `pid` if given):
+    other programs on the machine may use ember at the same time."""
+    head = f"ember_{os.getpid() if pid is None else pid}_"
+    return {f for f in os.listdir(SHM_DIR) if f.startswith(head)}
 
 
 class Squares(Dataset):
