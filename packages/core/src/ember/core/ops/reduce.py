@@ -725,7 +725,7 @@ def isclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-
 def allclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08,
              equal_nan: bool = False) -> builtins.bool:
     """Whether every element of `input` is close to `other` (see `isclose`)."""
-    return builtins.bool(_isclose(input, other, rtol, atol, equal_nan)._np().all())
+    return builtins.bool(_isclose(input, other, rtol, atol, equal_nan)._host_array().all())
 
 
 @method

@@ -565,6 +565,11 @@ def _quantile(input: Tensor, q, dim, keepdim: bool, interpolation: str, ignore_n
     # the last usable rank: NaN-free count - 1 (nanquantile), or n - 1 where a NaN must win (quantile)
     last = np.where(nan_count == n, n - 1, n - 1 - nan_count) if ignore_nan else np.full(nan_count.shape, n - 1)
     has_nan = nan_count > 0
+
+    def on_device(arr: np.ndarray) -> Tensor:
+        t = wrap(arr)
+        return t if input.device.type == "cpu" else t.to(input.device)
+
     results = []
     for v in qs:
         rank = v * last
@@ -577,10 +582,10 @@ def _quantile(input: Tensor, q, dim, keepdim: bool, interpolation: str, ignore_n
             hi = lo
         elif interpolation == "higher":
             lo = hi
-        vlo = gather(srt, d, wrap(lo))
+        vlo = gather(srt, d, on_device(lo))
         if interpolation in ("linear", "midpoint") and not np.array_equal(lo, hi):
             frac = rank - lo if interpolation == "linear" else np.where(lo == hi, 0.0, 0.5)
-            vlo = ew.lerp(vlo, gather(srt, d, wrap(hi)), wrap(np.asarray(frac, a.dtype)))
+            vlo = ew.lerp(vlo, gather(srt, d, on_device(hi)), on_device(np.asarray(frac, a.dtype)))
         if not keepdim:
             vlo = reshape(vlo, tuple(s for i, s in enumerate(vlo._shape) if i != d))
         elif dim is None:
