@@ -189,3 +189,17 @@ def test_pin_memory_thread_pins_batches_in_order(monkeypatch, no_leaks):
     monkeypatch.setattr(E.Tensor, "pin_memory", lambda self: E.tensor(self.numpy() + 1000), raising=False)
     loader = DataLoader(Jittery(12), batch_size=3, num_workers=2, pin_memory=True)
     assert labels(loader) == [[1000 + i, 1001 + i, 1002 + i] for i in range(0, 12, 3)]
+
+
+def test_pin_memory_failure_is_reraised_not_hung(monkeypatch, no_leaks):
+    def broken_pin(self):
+        raise MemoryError("cannot pin")
+
+    monkeypatch.setattr("ember.data.dataloader.cuda_available", lambda: True)
+    monkeypatch.setattr(E.Tensor, "pin_memory", broken_pin, raising=False)
+    with pytest.raises(MemoryError, match="Caught MemoryError in pin memory thread"):
+        list(DataLoader(Squares(4), batch_size=2, num_workers=1, pin_memory=True))
+
+
+def test_iterable_dataset_without_batching(no_leaks):
+    assert list(DataLoader(Range(0, 5), batch_size=None, num_workers=2)) == [0, 1, 2, 3, 4]

@@ -9,6 +9,7 @@ import threading
 from typing import Any
 
 from ember.core import Tensor
+from ember.data.worker import ExceptionWrapper
 
 __all__ = ["cuda_available", "pin_memory", "PinMemoryThread", "NO_ACCELERATOR_WARNING"]
 
@@ -68,8 +69,11 @@ class PinMemoryThread:
                 continue
             except (OSError, ValueError, EOFError):
                 return  # the queue was closed under us: the iterator is shutting down
-            data = pickle.loads(payload) if payload is not None else None
-            self.out.put((wid, idx, pin_memory(data)))
+            try:
+                data = pin_memory(pickle.loads(payload)) if payload is not None else None
+            except Exception:
+                data = ExceptionWrapper(where="in pin memory thread")  # re-raised by the iterator
+            self.out.put((wid, idx, data))
 
     def stop(self) -> None:
         """Stop and join the thread (it notices within `_POLL_S` seconds)."""
