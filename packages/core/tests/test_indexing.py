@@ -394,3 +394,25 @@ def test_mixed_advanced_get_and_set_match_numpy(shape_key):
     x[key] = E.tensor(value)
     a[key] = value
     np.testing.assert_array_equal(x.numpy(), a)
+
+
+REGISTRY_CASES = [
+    ("index", lambda a: (a, (None, np.array([2, 0]))), lambda t, i: (t, (None, E.tensor(i[1])))),
+    ("gather", lambda a: (a, 1, np.array([[0, 3], [1, 1], [2, 0]])), lambda t, d, i: (t, d, E.tensor(i))),
+    ("index_select", lambda a: (a, 1, np.array([3, 0, 3])), lambda t, d, i: (t, d, E.tensor(i))),
+    ("take", lambda a: (a, np.array([[0, -1], [5, 2]])), lambda t, i: (t, E.tensor(i))),
+    ("masked_select", lambda a: (a, a[0] > 1), lambda t, m: (t, E.tensor(m))),
+    ("nonzero", lambda a: (a > 4,), lambda m: (E.tensor(m),)),
+]
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int64, np.int32])
+@pytest.mark.parametrize("name,make,convert", REGISTRY_CASES, ids=[c[0] for c in REGISTRY_CASES])
+def test_registered_op_matches_its_declared_reference(name, make, convert, dtype):
+    op = E.get_op(name)
+    a = np.arange(12).reshape(3, 4).astype(dtype)
+    args = make(a)
+    expected = op.ref(*args)
+    got = op(*convert(E.tensor(args[0]), *args[1:]))
+    np.testing.assert_array_equal(got.numpy(), expected)
+    assert got.numpy().dtype == np.asarray(expected).dtype or name == "nonzero"

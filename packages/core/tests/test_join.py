@@ -244,3 +244,16 @@ def test_take_along_dim_broadcasts_and_flattens():
     assert_close(r, E.tensor(a[:, [0, 2]]))
     r = E.tensor(a).take_along_dim(E.tensor([[1]]), dim=0)
     assert r.tolist() == [a[1].tolist()]
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int64, np.bool_])
+@pytest.mark.parametrize("name,args", [("cat", (1,)), ("flip", ((0, 1),)), ("tril", (1,)), ("triu", (-1,)),
+                                       ("trace", ())])
+def test_registered_op_matches_its_declared_reference(name, args, dtype):
+    op = E.get_op(name)
+    a = (np.arange(12).reshape(3, 4) % 5).astype(dtype)
+    if name == "cat":
+        got, expected = op((E.tensor(a), E.tensor(a[:, :1])), *args), op.ref((a, a[:, :1]), *args)
+    else:
+        got, expected = op(E.tensor(a), *args), op.ref(a, *args)
+    np.testing.assert_array_equal(got.numpy(), expected)

@@ -135,7 +135,7 @@ def _wrap_dim(x: Tensor, dim: int) -> int:
 
 
 # --- index / index_put_ (the primitives behind x[idx] and x[idx] = v) ---------------------
-_index = declare("index", lambda a, idx: a[idx])
+_index = declare("index", lambda a, idx: a[tuple(slice(None) if i is None else i for i in idx)])
 
 
 def _checked_key(x: Tensor, indices) -> list:
@@ -359,7 +359,7 @@ def _check_dim_shapes(op: str, index: Tensor, other: Tensor, dim: int, what: str
                                f"smaller than {what} {list(other._shape)} apart from dimension {dim}")
 
 
-_gather = declare("gather", np.take_along_axis)
+_gather = declare("gather", lambda a, dim, idx: np.take_along_axis(a, idx, dim))
 
 
 @_gather.register("cpu")
@@ -518,7 +518,7 @@ def _dim_index(op: str, input: Tensor, dim: int, index: Tensor) -> tuple[int, np
     return d, _index_array(index, size, d, allow_negative=False).reshape(-1)
 
 
-_index_select = declare("index_select", np.take)
+_index_select = declare("index_select", lambda a, dim, idx: np.take(a, idx, axis=dim))
 
 
 @_index_select.register("cpu")
@@ -645,7 +645,7 @@ def masked_fill(input, mask: Tensor, value, *, out=None) -> Tensor:
     return _masked_fill(input, mask, value, out=out)
 
 
-_masked_select = declare("masked_select")
+_masked_select = declare("masked_select", lambda a, m: np.broadcast_arrays(a, m)[0][np.broadcast_arrays(a, m)[1]])
 
 
 @_masked_select.register("cpu")
@@ -726,7 +726,7 @@ def _flat_index(op: str, input: Tensor, index: Tensor) -> np.ndarray:
     return np.where(a < 0, a + n, a)
 
 
-_take = declare("take")
+_take = declare("take", lambda a, idx: np.ravel(a)[idx])
 
 
 @_take.register("cpu")
