@@ -173,7 +173,7 @@ def execute(root_edges: list, root_grads: list, *, retain_graph: bool, create_gr
             if node in cap:
                 for nr, k in cap[node]:
                     g = grads[nr] if nr < len(grads) else None
-                    if isinstance(node, AccumulateGrad) and g is not None:
+                    if isinstance(node, AccumulateGrad) and g is not None and node.variable is not None:
                         g = _leaf_hooks(node.variable, g)
                     captured[k] = g if captured[k] is None or g is None else captured[k] + g
             if needed is not None and (node not in needed or (isinstance(node, AccumulateGrad) and not accumulate)):

@@ -4,8 +4,8 @@ NOTE [ Graph ownership ]
 Ownership only points backwards in time, so plain reference counting frees a graph the moment
 its last output dies: a tensor owns its `grad_fn`; a node owns its `next_functions` (the
 producers of its inputs) and what its rule saved. Two references would point forwards and make
-cycles, so they are weak or recreated instead: a leaf's `AccumulateGrad` node is cached in the
-leaf's metadata through a weak reference (the node owns the leaf, not the other way round), and
+cycles, so they are weak or recreated instead: a leaf's `AccumulateGrad` node refers back to the
+leaf through a weak reference (the leaf owns its node, not the other way round), and
 a node that saves its own output keeps a grad_fn-less alias of it (`SavedTensor.is_output`),
 re-attaching itself only when backward unpacks it.
 """
@@ -44,7 +44,7 @@ class AutogradMeta:
         self.hooks = None       # OrderedDict of a leaf's tensor hooks
         self.post_hooks = None  # OrderedDict of post-accumulate-grad hooks
         self.retains_grad = False
-        self.acc = None         # weakref to the leaf's AccumulateGrad node
+        self.acc = None         # the leaf's AccumulateGrad node
 
 
 def meta(t: Tensor) -> AutogradMeta:
@@ -141,28 +141,37 @@ class Node:
 
 
 class AccumulateGrad(Node):
-    """The sink of a leaf that requires grad: runs the leaf's hooks and adds into `.grad`."""
+    """The sink of a leaf that requires grad: runs the leaf's hooks and adds into `.grad`.
 
-    __slots__ = ("variable",)
+    The leaf owns its AccumulateGrad (one per leaf, made once); the node refers back to the leaf
+    weakly, so the pair is no reference cycle (a leaf nobody holds has no `.grad` to fill).
+    """
+
+    __slots__ = ("_variable",)
 
     def __init__(self, variable: Tensor) -> None:
         super().__init__()
-        self.variable = variable
+        self._variable = weakref.ref(variable)
+
+    @property
+    def variable(self) -> Tensor | None:
+        return self._variable()
 
     def apply(self, grads: list) -> list:
         from ember.autograd.engine import accumulate_into
 
-        accumulate_into(self.variable, grads[0])
+        t = self._variable()
+        if t is not None:
+            accumulate_into(t, grads[0])
         return []
 
 
 def acc_node(t: Tensor) -> AccumulateGrad:
-    """The (cached) AccumulateGrad node of leaf `t`."""
+    """The AccumulateGrad node of leaf `t` (the same object for every op that uses `t`)."""
     m = meta(t)
-    node = m.acc() if m.acc is not None else None
+    node = m.acc
     if node is None:
-        node = AccumulateGrad(t)
-        m.acc = weakref.ref(node)
+        node = m.acc = AccumulateGrad(t)
     return node
 
 
@@ -202,7 +211,7 @@ class SavedTensor:
             t = Tensor._make(t._storage, t._offset, t._shape, t._strides, t._dtype)
         else:
             fn = t._grad_fn
-            self.producer = (fn.name(), t._ag.output_nr if t._ag is not None else 0) if fn is not None else None
+            self.producer = (fn, t._ag.output_nr if t._ag is not None else 0) if fn is not None else None
         self.tensor = t
         self.version = t._storage.version
 
@@ -211,8 +220,8 @@ class SavedTensor:
         if t is None:
             raise RuntimeError(FREED)
         if t._storage.version != self.version:
-            producer = (node.name(), self.output_nr) if self.is_output else self.producer
-            which = f", which is output {producer[1]} of {producer[0]}," if producer else ""
+            producer = (node, self.output_nr) if self.is_output else self.producer
+            which = f", which is output {producer[1]} of {producer[0].name()}," if producer else ""
             raise RuntimeError(
                 f"one of the variables needed for gradient computation has been modified by an inplace operation: "
                 f"{type_name(t)}{which} is at version {t._storage.version}; expected version {self.version} "

@@ -24,7 +24,6 @@ from ember.core.tensor import Tensor
 
 from ember.autograd import anomaly
 from ember.autograd.derivatives import TABLE
-from ember.autograd.derivatives._entry import _SUFFIXES
 from ember.autograd.graph import AutogradMeta, Node, SavedTensor, edge_of, meta
 from ember.autograd.grad_mode import _state
 
@@ -117,20 +116,24 @@ def _record(op, args: tuple, kwargs: dict, call_next):
         raise NotImplementedError(f"the derivative for '{op.name}' is not implemented.")
 
     # the edges of the differentiable inputs, before a kernel may rebase them
-    value = entry.value
-    edges, slots, in_meta, need = [], [], [], set()
+    edges, slots, in_meta, need = [], [], [], []
     target_slot = -1
-    for p in entry.diff_params:
-        v = value(p, args, kwargs)
+    n_args = len(args)
+    for p, i in entry.diff_index:
+        v = args[i] if 0 <= i < n_args else entry.value(p, args, kwargs)
         if isinstance(v, Tensor):
             if v is target:
                 target_slot = len(edges)
-            e = edge_of(v) if v._requires_grad else (None, 0)
+            if v._requires_grad:
+                fn = v._grad_fn
+                e = (fn, 0) if fn is not None and v._ag is None else edge_of(v)
+                if p not in need:
+                    need.append(p)
+            else:
+                e = (None, 0)
             edges.append(e)
             slots.append((p, -1))
             in_meta.append((v._shape, v._dtype))
-            if e[0] is not None:
-                need.add(p)
         elif isinstance(v, list | tuple):
             for j, t in enumerate(v):
                 if isinstance(t, Tensor):
@@ -138,28 +141,15 @@ def _record(op, args: tuple, kwargs: dict, call_next):
                     edges.append(e)
                     slots.append((p, j))
                     in_meta.append((t._shape, t._dtype))
-                    if e[0] is not None:
-                        need.add(p)
+                    if e[0] is not None and p not in need:
+                        need.append(p)
 
     node = entry.node_cls()
     saved = node._saved
-    names = set()
-    for p in need:
-        names.update(entry.group_of[p][2])
-    results = []
-    for n in names:
-        if n in ("grad", "grads", "grad_input_mask"):
-            continue
-        if n.startswith("result") and (n == "result" or n[6:].isdigit()):
-            results.append(n)
-            continue
-        for suffix in _SUFFIXES:
-            if n.endswith(suffix) and n[: -len(suffix)] in entry.defaults:
-                v = value(n[: -len(suffix)], args, kwargs)
-                saved[n] = _meta_of(v, suffix)
-                break
-        else:
-            saved[n] = _save(value(n, args, kwargs), target)
+    inputs_plan, results = entry.save_plan(tuple(need))
+    for n, p, suffix in inputs_plan:
+        v = entry.value(p, args, kwargs)
+        saved[n] = _save(v, target) if suffix is None else _meta_of(v, suffix)
 
     r = _run_below(op, args, kwargs, call_next)
 
@@ -170,8 +160,7 @@ def _record(op, args: tuple, kwargs: dict, call_next):
         node._trace = traceback.extract_stack()[:-3]
     outs = r if isinstance(r, tuple | list) else (r,)
     node._n_out = len(outs)
-    for n in results:
-        i = 0 if n == "result" else int(n[6:])
+    for n, i in results:
         saved[n] = SavedTensor(outs[i], is_output=True, output_nr=i)
 
     if target is not None:
