@@ -1,5 +1,5 @@
 """Reductions: sum/mean/prod, max/min (values and indices), var/std, logsumexp, norms,
-all/any, cumulative sums and products, and closeness tests.
+all/any, scans (cumsum, cumprod, logcumsumexp), diff, cov/corrcoef and closeness tests.
 
 Every primitive takes its dims already normalised (a sorted tuple of non-negative ints, the
 whole tensor when empty) so kernels and derivatives never re-parse `dim`. The public functions
@@ -110,6 +110,7 @@ def _check_nonempty(x: Tensor, dims: tuple[int, ...], op: str, full: bool) -> No
 
 
 def _reduced_shape(shape: tuple[int, ...], dims: tuple[int, ...], keepdim: bool) -> tuple[int, ...]:
+    """The shape of a reduction of `shape` over `dims` (device launchers use it too)."""
     if keepdim:
         return tuple(1 if i in dims else s for i, s in enumerate(shape))
     return tuple(s for i, s in enumerate(shape) if i not in dims)
