@@ -245,6 +245,8 @@ def test_norm_defaults_and_errors():
     assert x.norm(dim=1).tolist() == [5.0, 0.0]
     assert E.linalg.norm(x).item() == 5.0 and E.linalg.matrix_norm(x).item() == 5.0
     assert E.empty(0).norm().item() == 0.0
+    m = make_tensor(3, 4, dtype=E.float64, seed=2)
+    assert m.norm("nuc").item() == pytest.approx(np.linalg.norm(ref(m), "nuc"))
     with pytest.raises(RuntimeError, match="Expected a floating point or complex tensor as input. Got Long"):
         E.tensor([1, 2]).norm()
     with pytest.raises(RuntimeError, match="inf norm on an empty tensor"):

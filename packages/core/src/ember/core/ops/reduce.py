@@ -507,11 +507,16 @@ def vector_norm(x: Tensor, ord: float = 2, dim=None, keepdim: bool = False, *, d
 
 @method
 def norm(input: Tensor, p="fro", dim=None, keepdim: bool = False, out=None, dtype=None) -> Tensor:
-    """The `p`-norm over `dim` ("fro" and None mean 2); "nuc" is not supported."""
+    """The `p`-norm over `dim` ("fro" and None mean 2); "nuc" is the nuclear norm of the matrices
+    over `dim` (the last two dims by default)."""
+    if p == "nuc":
+        from ember.core.ops.linalg_solvers import matrix_norm
+
+        return matrix_norm(input, "nuc", (-2, -1) if dim is None else dim, keepdim, dtype=dtype)
     if p is None or p == "fro":
         p = 2
     elif isinstance(p, str):
-        raise RuntimeError(f"norm: p={p!r} is not supported; use 'fro' or a number")
+        raise RuntimeError(f"norm: p={p!r} is not supported; use 'fro', 'nuc' or a number")
     return _vector_norm(input, float(p), _dims(dim, input, "norm"), keepdim, dtype, out=out)
 
 
