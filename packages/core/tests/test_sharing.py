@@ -254,3 +254,15 @@ def test_only_the_creating_process_unlinks():
     name = t._storage._shared.name
     sharing._unlink_owned(name, os.getpid() + 1)
     assert name.lstrip("/") in _segments()
+
+
+@linux_only
+def test_full_shared_memory_is_a_clear_error_and_leaves_nothing(monkeypatch):
+    def full(fd, offset, size):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(os, "posix_fallocate", full)
+    before = _segments()
+    with pytest.raises(RuntimeError, match=r"shared memory is full: cannot allocate 4000 bytes .*--shm-size"):
+        E.zeros(1000).share_memory_()
+    assert _segments() == before

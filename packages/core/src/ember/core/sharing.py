@@ -26,6 +26,7 @@ mapping dies through `on_attach` (see NOTE [ DataLoader worker protocol ] in emb
 
 from __future__ import annotations
 
+import errno
 import itertools
 import mmap
 import os
@@ -75,7 +76,16 @@ def create_segment(name: str, nbytes: int) -> mmap.mmap:
     fd = _posixshmem.shm_open(name, os.O_CREAT | os.O_EXCL | os.O_RDWR, 0o600)
     try:
         os.ftruncate(fd, size)
+        if hasattr(os, "posix_fallocate"):
+            # Reserve the pages now: on a full /dev/shm a write would otherwise die of SIGBUS.
+            os.posix_fallocate(fd, 0, size)
         return mmap.mmap(fd, size)
+    except OSError as e:
+        unlink_segment(name)
+        if e.errno == errno.ENOSPC:
+            raise RuntimeError(f"shared memory is full: cannot allocate {size} bytes for segment {name}; free "
+                               "space in /dev/shm or make it larger (docker run --shm-size)") from e
+        raise
     except BaseException:
         unlink_segment(name)
         raise

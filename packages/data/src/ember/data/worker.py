@@ -79,7 +79,7 @@ __all__ = ["WorkerInfo", "get_worker_info", "ExceptionWrapper", "IterableEnd", "
 
 MP_STATUS_CHECK_INTERVAL = 0.2  # seconds between the main process's liveness checks
 _WORKER_POLL_S = 0.5  # how often an idle worker checks that its parent still exists
-_MAX_FREE_SEGMENTS = 8  # beyond this, a worker unlinks freed segments instead of keeping them
+_MIN_FREE_SEGMENTS = 4  # a worker keeps this many freed segments, plus two batches' worth; unlinks the rest
 RESUMED = -1
 
 _worker_info: WorkerInfo | None = None
@@ -168,6 +168,7 @@ class SegmentPool:
         self._views: dict[str, weakref.ref] = {}
         self._fresh: list[str] = []  # allocated during the current batch
         self._local: list[str] = []  # never sent: free once this process drops them
+        self._most_per_batch = 0
 
     def empty(self, shape: tuple[int, ...], dtype) -> Tensor:
         """An uninitialised contiguous tensor over a pooled segment (the best fit, or a new one)."""
@@ -189,6 +190,7 @@ class SegmentPool:
 
     def settle(self, sent: set[str]) -> None:
         """After a batch is pickled: segments it did not carry come back once unseen here."""
+        self._most_per_batch = max(self._most_per_batch, len(self._fresh))
         self._local.extend(n for n in self._fresh if n not in sent)
         self._fresh = []
         local, self._local = self._local, []
@@ -201,10 +203,10 @@ class SegmentPool:
             return
         if self._views[name]() is not None:
             self._local.append(name)
-        elif len(self._free) < _MAX_FREE_SEGMENTS:
+        elif len(self._free) < _MIN_FREE_SEGMENTS + 2 * self._most_per_batch:
             self._free.append(name)
         else:
-            del self._maps[name]
+            del self._maps[name], self._views[name]
             sharing.unlink_segment(name)
 
     def close(self) -> None:
