@@ -1,0 +1,245 @@
+"""CUDA kernels of gather, scatter, scatter_add, index_select, index_add, index_copy, index_fill,
+masked_fill, embedding and embedding_backward: one dim-indexed kernel (atomics where it
+accumulates) and the elementwise template. Index values are not range-checked on the host (that
+would synchronize); the kernel skips out-of-range ones, see `kernels.indexing`."""
+
+# ruff: noqa: A002 - the ops' argument is named `input`, as PyTorch's
+from __future__ import annotations
+
+import numpy as np
+from numba import types as nbt
+
+from ember.core import dtypes
+from ember.core.cuda import launch_util as lu
+from ember.core.cuda.kernels import elementwise as K
+from ember.core.cuda.kernels import indexing as KI
+from ember.core.cuda.launch_elementwise import launch
+from ember.core.dispatch import get_op
+from ember.core.ops import indexing as I
+from ember.core.tensor import Tensor, describe
+
+__all__ = ["register", "dim_indexed"]
+
+_ATOMIC = (dtypes.float32, dtypes.float64, dtypes.int32, dtypes.int64)
+
+
+def _numel(shape) -> int:
+    n = 1
+    for s in shape:
+        n *= s
+    return n
+
+
+def _value_type(dt: dtypes.dtype):
+    return nbt.boolean if dt is dtypes.bool else getattr(nbt, dt.name)
+
+
+def dim_indexed(dst: Tensor, src, idx: Tensor, shape, dst_strides, src_strides, idx_strides, size: int,
+                dst_ks: int, src_ks: int, *, accumulate: bool = False, alpha=1, wrap: bool = False,
+                zero_missing: bool = False) -> Tensor:
+    """Run the dim-indexed kernel over `shape` (see `kernels.indexing` for the layout)."""
+    n = _numel(shape)
+    if n == 0:
+        return dst
+    if accumulate and dst._dtype not in _ATOMIC:
+        raise NotImplementedError(f"accumulating into {describe(dst)} has no CUDA kernel (atomic adds exist for "
+                                  "float32, float64, int32 and int64)")
+    use_scalar = not isinstance(src, Tensor)
+    m = lu.meta((tuple(shape), tuple(dst_strides), tuple(src_strides) if not use_scalar else (0,) * len(shape),
+                 tuple(idx_strides)))
+    s_arr, s_off = (lu.typed(dst), 0) if use_scalar else (lu.typed(src), src._offset)
+    scalar = src if use_scalar else 0
+    blocks, threads = lu.grid(n)
+    KI.dim_index(accumulate, _value_type(dst._dtype))[blocks, threads, lu.stream()](
+        n, m, size, wrap, lu.typed(dst), dst._offset, dst_ks, s_arr, s_off, src_ks, scalar, use_scalar, alpha,
+        lu.typed(idx), idx._offset, zero_missing)
+    return dst
+
+
+def _scalar_or_device(value):
+    """A fill value as a Python scalar, or a CUDA 0-dim tensor read on the device (no sync)."""
+    if isinstance(value, Tensor):
+        return value if value._storage.device.type == "cuda" else value._np().item()
+    return value
+
+
+def _zero_at(strides, d: int) -> tuple[int, ...]:
+    return tuple(0 if i == d else s for i, s in enumerate(strides))
+
+
+def _only_at(stride: int, ndim: int, d: int) -> tuple[int, ...]:
+    return tuple(stride if i == d else 0 for i in range(ndim))
+
+
+def _as_1d(x: Tensor) -> Tensor:
+    return x.view(1) if x.ndim == 0 else x
+
+
+def _target(input: Tensor, out) -> Tensor:
+    return input if out is input else get_op("clone")(input)
+
+
+def _finish(t: Tensor, out, op: str) -> Tensor:
+    if out is None or out is t:
+        return t
+    return lu.prepare_out(out, t._shape, t._dtype, t._storage.device, op).copy_(t)
+
+
+def _gather(input, dim, index, *, sparse_grad=False, out=None):
+    I._check_long("gather", index)
+    d = I._wrap_dim(input, dim)
+    I._check_dim_shapes("gather", index, input, d, "input")
+    res = lu.prepare_out(out, index._shape, input._dtype, input._storage.device, "gather")
+    x, idx, r = _as_1d(input), _as_1d(index), _as_1d(res)
+    dim_indexed(r, x, idx, idx._shape, r._strides, _zero_at(x._strides, d), idx._strides, x._shape[d], 0,
+                x._strides[d], zero_missing=True)
+    return res
+
+
+def _scatter_any(op: str, input, dim, index, src, accumulate: bool, out):
+    I._check_long(op, index)
+    d = I._wrap_dim(input, dim)
+    I._check_dim_shapes(op, index, input, d, "self")
+    if isinstance(src, Tensor):
+        if src._dtype is not input._dtype:
+            raise RuntimeError(f"{op}(): Expected self.dtype to be equal to src.dtype; got {describe(input)} and "
+                               f"{describe(src)}")
+        I._check_dim_shapes(op, index, src, d, "src")
+    t = _target(input, out)
+    tt, idx = _as_1d(t), _as_1d(index)
+    s = _as_1d(src) if isinstance(src, Tensor) else src
+    s_strides = (s._strides if s.ndim == idx.ndim else (0,) * idx.ndim) if isinstance(s, Tensor) else ()
+    dim_indexed(tt, s, idx, idx._shape, _zero_at(tt._strides, d), s_strides, idx._strides, tt._shape[d],
+                tt._strides[d], 0, accumulate=accumulate)
+    return _finish(t, out, op)
+
+
+def _scatter(input, dim, index, src, reduce=None, *, out=None):
+    if reduce not in (None, "add", "multiply"):
+        raise RuntimeError(f"reduce argument must be either add or multiply.; got {reduce!r}")
+    if reduce == "multiply":
+        raise NotImplementedError("scatter(reduce='multiply') has no CUDA kernel (there is no atomic multiply)")
+    return _scatter_any("scatter", input, dim, index, src, reduce == "add", out)
+
+
+def _scatter_add(input, dim, index, src, *, out=None):
+    return _scatter_any("scatter_add", input, dim, index, src, True, out)
+
+
+def _check_vector(op: str, input: Tensor, dim, index: Tensor) -> int:
+    I._check_long(op, index)
+    if index.ndim > 1:
+        raise IndexError(f"{op}(): Index is supposed to be a vector; got {describe(index)}")
+    return I._wrap_dim(input, dim)
+
+
+def _index_select(input, dim, index, *, out=None):
+    d = _check_vector("index_select", input, dim, index)
+    x, idx = _as_1d(input), _as_1d(index)
+    shape = x._shape[:d] + (idx._shape[0],) + x._shape[d + 1:]
+    res = lu.prepare_out(out, shape if input.ndim else (), input._dtype, input._storage.device, "index_select")
+    r = _as_1d(res) if input.ndim else res.view(1)
+    dim_indexed(r, x, idx, shape, r._strides, _zero_at(x._strides, d), _only_at(idx._strides[0], x.ndim, d),
+                x._shape[d], 0, x._strides[d], zero_missing=True)
+    return res
+
+
+def _index_source(op: str, input, dim, index, source, accumulate: bool, alpha, out):
+    d = _check_vector(op, input, dim, index)
+    if source._dtype is not input._dtype:
+        raise RuntimeError(f"{op}_(): self and source expected to have the same dtype; got {describe(input)} and "
+                           f"{describe(source)}")
+    t = _target(input, out)
+    tt, idx, s = _as_1d(t), _as_1d(index), _as_1d(source)
+    want = tt._shape[:d] + (idx._shape[0],) + tt._shape[d + 1:]
+    if s._shape != want:
+        if s.numel() != _numel(want):
+            raise RuntimeError(f"{op}(): source of shape {list(source._shape)} does not match self of shape "
+                               f"{list(input._shape)} with {idx._shape[0]} indices along dimension {d}")
+        s = s.reshape(want)
+    dim_indexed(tt, s, idx, want, _zero_at(tt._strides, d), s._strides, _only_at(idx._strides[0], tt.ndim, d),
+                tt._shape[d], tt._strides[d], 0, accumulate=accumulate, alpha=alpha)
+    return _finish(t, out, op)
+
+
+def _index_add(input, dim, index, source, *, alpha=1, out=None):
+    return _index_source("index_add", input, dim, index, source, True, alpha, out)
+
+
+def _index_copy(input, dim, index, source, *, out=None):
+    return _index_source("index_copy", input, dim, index, source, False, 1, out)
+
+
+def _index_fill(input, dim, index, value, *, out=None):
+    d = _check_vector("index_fill", input, dim, index)
+    t = _target(input, out)
+    tt, idx = _as_1d(t), _as_1d(index)
+    shape = tt._shape[:d] + (idx._shape[0],) + tt._shape[d + 1:]
+    v = _scalar_or_device(value)
+    v_strides = (0,) * tt.ndim if isinstance(v, Tensor) else ()
+    dim_indexed(tt, v.view(1) if isinstance(v, Tensor) else v, idx, shape, _zero_at(tt._strides, d), v_strides,
+                _only_at(idx._strides[0], tt.ndim, d), tt._shape[d], tt._strides[d], 0)
+    return _finish(t, out, "index_fill")
+
+
+def _masked_fill(input, mask, value, *, out=None):
+    try:
+        shape = tuple(np.broadcast_shapes(mask._shape, input._shape))
+    except ValueError:
+        shape = None
+    if shape != input._shape:
+        raise RuntimeError(f"masked_fill: the mask can't be broadcast to the tensor; got {describe(mask)} and "
+                           f"{describe(input)}")
+    res = input if out is input else lu.prepare_out(out, input._shape, input._dtype, input._storage.device,
+                                                     "masked_fill")
+    ct = lu.compute_type(input._dtype)
+    return launch(K.OTHER["where"], (mask, value, input), res, (None, ct, ct))
+
+
+def _embedding(weight, indices, padding_idx=-1, scale_grad_by_freq=False):
+    idx = indices.reshape(-1)
+    n, dim = idx._shape[0], weight._shape[1]
+    out = lu.empty((n, dim), weight._dtype, weight._storage.device)
+    dim_indexed(out, weight, idx, (n, dim), out._strides, (0, weight._strides[1]), (idx._strides[0], 0),
+                weight._shape[0], 0, weight._strides[0], zero_missing=True)
+    return out.view(indices._shape + (dim,))
+
+
+def _embedding_backward(grad, indices, num_weights, padding_idx=-1, scale_grad_by_freq=False):
+    idx = indices.reshape(-1)
+    n = idx._shape[0]
+    g = grad.reshape(n, -1)
+    dev = grad._storage.device
+    out = lu.empty((num_weights, g._shape[1]), grad._dtype, dev).fill_(0)
+    dim_indexed(out, g, idx, g._shape, (0, out._strides[1]), g._strides, (idx._strides[0], 0), num_weights,
+                out._strides[0], 0, accumulate=True)
+    if scale_grad_by_freq:
+        counts = lu.empty((num_weights,), grad._dtype, dev).fill_(0)
+        dim_indexed(counts, 1, idx, (n,), (0,), (), idx._strides, num_weights, counts._strides[0], 0,
+                    accumulate=True)
+        out = get_op("div")(out, get_op("clamp")(counts, 1, None).unsqueeze(1), out=out)
+    if 0 <= padding_idx < num_weights:
+        out[padding_idx].fill_(0)
+    return out
+
+
+def register() -> None:
+    for name, fn in (("gather", _gather), ("scatter", _scatter), ("scatter_add", _scatter_add),
+                     ("index_select", _index_select), ("index_add", _index_add), ("index_copy", _index_copy),
+                     ("index_fill", _index_fill), ("masked_fill", _masked_fill), ("embedding", _embedding),
+                     ("embedding_backward", _embedding_backward)):
+        get_op(name).register("cuda")(fn)
+
+
+def ptx_cases():
+    from numba import types as T
+
+    m, i, b = T.int64[:, ::1], T.int64, T.boolean
+    for acc in (False, True):
+        for label, arr, vt in (("float32", T.float32[::1], T.float32), ("float64", T.float64[::1], T.float64),
+                               ("int64", T.int64[::1], T.int64), ("int32", T.int32[::1], T.int32)):
+            yield (f"dim_index[{label}{', add' if acc else ''}]", KI.dim_index_function(acc, vt),
+                   (i, m, i, b, arr, i, i, arr, i, i, T.float64, b, i, T.int64[::1], i, b))
+    for label, arr, vt in (("float16", T.float16[::1], T.float16), ("bool", T.boolean[::1], T.boolean)):
+        yield (f"dim_index[{label}]", KI.dim_index_function(False, vt),
+               (i, m, i, b, arr, i, i, arr, i, i, T.int64, b, i, T.int32[::1], i, b))
