@@ -257,3 +257,27 @@ def test_registered_op_matches_its_declared_reference(name, args, dtype):
     else:
         got, expected = op(E.tensor(a), *args), op.ref(a, *args)
     np.testing.assert_array_equal(got.numpy(), expected)
+
+
+def test_combinations_match_itertools():
+    import itertools
+
+    x = E.tensor([1, 2, 3, 4])
+    assert E.combinations(x).tolist() == [list(c) for c in itertools.combinations([1, 2, 3, 4], 2)]
+    assert E.combinations(x, 3, with_replacement=True).tolist() == [
+        list(c) for c in itertools.combinations_with_replacement([1, 2, 3, 4], 3)]
+    assert E.combinations(E.tensor([1.0]), 2).shape == (0, 2)
+    with pytest.raises(RuntimeError, match="Expect a 1D vector"):
+        E.combinations(E.zeros(2, 2))
+
+
+def test_select_slice_diagonal_scatter_are_out_of_place():
+    x = E.zeros(3, 4)
+    r = E.select_scatter(x, E.ones(4), 0, 1)
+    assert r[1].tolist() == [1] * 4 and x.sum().item() == 0
+    r = x.slice_scatter(E.ones(3, 2), 1, 0, 4, 2)
+    assert r.tolist() == [[1, 0, 1, 0]] * 3
+    r = E.diagonal_scatter(x, E.tensor([1.0, 2.0, 3.0]), 1)
+    assert r.tolist() == [[0, 1, 0, 0], [0, 0, 2, 0], [0, 0, 0, 3]]
+    with pytest.raises(RuntimeError, match="expected src to have a size equal to the slice"):
+        E.select_scatter(x, E.ones(3), 0, 0)

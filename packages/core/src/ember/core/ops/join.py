@@ -27,8 +27,8 @@ from ember.core.tensor import Tensor, describe
 __all__ = ["cat", "concat", "concatenate", "stack", "hstack", "vstack", "dstack", "column_stack", "row_stack",
            "atleast_1d", "atleast_2d", "atleast_3d", "split", "chunk", "tensor_split", "hsplit", "vsplit", "dsplit",
            "flip", "fliplr", "flipud", "roll", "rot90", "tril_indices", "triu_indices", "repeat_interleave", "tile",
-           "tril", "triu", "diag", "diagflat", "diag_embed", "meshgrid", "cartesian_prod", "block_diag", "trace",
-           "where"]
+           "tril", "triu", "diag", "diagflat", "diag_embed", "meshgrid", "cartesian_prod", "combinations",
+           "select_scatter", "slice_scatter", "diagonal_scatter", "block_diag", "trace", "where"]
 
 
 def _tensor_list(op: str, tensors) -> list[Tensor]:
@@ -604,6 +604,55 @@ def cartesian_prod(*tensors: Tensor) -> Tensor:
         return tensors[0]
     grids = meshgrid(*tensors, indexing="ij")
     return stack([S.view(S.clone(g), (g.numel(),)) for g in grids], dim=1)
+
+
+def combinations(input: Tensor, r: int = 2, with_replacement: bool = False) -> Tensor:
+    """The length-`r` combinations of the elements of a 1-D tensor, one per row (itertools' order)."""
+    import itertools
+
+    from ember.core.creation import tensor
+
+    if input.ndim != 1:
+        raise RuntimeError(f"Expect a 1D vector, but got shape {list(input._shape)}")
+    if r < 0:
+        raise RuntimeError(f"Expect a non-negative number, but got {r}")
+    pick = itertools.combinations_with_replacement if with_replacement else itertools.combinations
+    idx = np.array(list(pick(range(input._shape[0]), r)), dtype=np.int64).reshape(-1, r)
+    if r == 0:
+        return S.view(S.clone(input[:0]), (0,))
+    from ember.core.ops.indexing import index_select
+
+    flat = index_select(input, 0, tensor(idx.reshape(-1), device=input.device))
+    return S.view(flat, (idx.shape[0], r))
+
+
+def _scatter_into_view(input: Tensor, src: Tensor, view_fn) -> Tensor:
+    out = S.clone(input)
+    target = view_fn(out)
+    if tuple(src._shape) != tuple(target._shape):
+        raise RuntimeError(f"expected src to have a size equal to the slice of self. src size = {list(src._shape)}, "
+                           f"slice size = {list(target._shape)}")
+    S.copy_(target, src)
+    return out
+
+
+@method
+def select_scatter(input: Tensor, src: Tensor, dim: int, index: int) -> Tensor:
+    """A copy of `input` with `src` written at `index` along `dim` (the out-of-place `x.select(...).copy_`)."""
+    return _scatter_into_view(input, src, lambda t: S.select(t, dim, int(index)))
+
+
+@method
+def slice_scatter(input: Tensor, src: Tensor, dim: int = 0, start: int | None = None, end: int | None = None,
+                  step: int = 1) -> Tensor:
+    """A copy of `input` with `src` written into the slice `start:end:step` along `dim`."""
+    return _scatter_into_view(input, src, lambda t: S.slice(t, dim, start, end, step))
+
+
+@method
+def diagonal_scatter(input: Tensor, src: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor:
+    """A copy of `input` with `src` written onto the diagonal `offset` of dims `dim1`, `dim2`."""
+    return _scatter_into_view(input, src, lambda t: S.diagonal(t, offset, dim1, dim2))
 
 
 def block_diag(*tensors: Tensor) -> Tensor:
