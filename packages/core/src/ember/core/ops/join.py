@@ -50,15 +50,19 @@ def _same_device(op: str, tensors: list[Tensor]) -> None:
 
 
 # --- cat / stack -------------------------------------------------------------------------
+def _promoted(tensors) -> dtypes.dtype:
+    dt = tensors[0]._dtype
+    for t in tensors[1:]:
+        dt = dtypes.promote_types(dt, t._dtype)
+    return dt
+
+
 _cat = declare("cat", np.concatenate)
 
 
 @_cat.register("cpu")
 def _cat_cpu(tensors, dim, *, out=None):
-    dt = tensors[0]._dtype
-    for t in tensors[1:]:
-        dt = dtypes.promote_types(dt, t._dtype)
-    r = np.concatenate([t._np() for t in tensors], axis=dim, dtype=dt.np, casting="unsafe")
+    r = np.concatenate([t._np() for t in tensors], axis=dim, dtype=_promoted(tensors).np, casting="unsafe")
     return write_out(out, r, "cat") if out is not None else wrap(r)
 
 
@@ -78,30 +82,22 @@ def cat(tensors, dim: int = 0, *, out: Tensor | None = None) -> Tensor:
             raise RuntimeError(f"zero-dimensional tensor (at position {i}) cannot be concatenated")
     _same_device("cat", ts)
     # PyTorch's legacy rule: 1-D tensors of size 0 are skipped, whatever the others' shapes
-    kept = [t for t in ts if not (t.ndim == 1 and t._shape[0] == 0)]
-    if not kept:
-        dt = ts[0]._dtype
-        for t in ts[1:]:
-            dt = dtypes.promote_types(dt, t._dtype)
-        kept = [t if t._dtype is dt else t.to(dt) for t in ts[:1]]
-    ref = kept[0]
+    kept = [(i, t) for i, t in enumerate(ts) if not (t.ndim == 1 and t._shape[0] == 0)] or [(0, ts[0])]
+    ref = kept[0][1]
     d = ref._wrap_dim(dim)
-    for i, t in enumerate(ts):
-        if t.ndim == 1 and t._shape[0] == 0 and len(kept) != len(ts):
-            continue
+    for i, t in kept:
         if t.ndim != ref.ndim:
             raise RuntimeError(f"Tensors must have same number of dimensions: got {ref.ndim} and {t.ndim}")
         for k in range(ref.ndim):
             if k != d and t._shape[k] != ref._shape[k]:
                 raise RuntimeError(f"Sizes of tensors must match except in dimension {d}. Expected size "
                                    f"{ref._shape[k]} but got size {t._shape[k]} for tensor number {i} in the list.")
-    if len(kept) != len(ts):
-        dt = ts[0]._dtype
-        for t in ts[1:]:
-            dt = dtypes.promote_types(dt, t._dtype)
-        if kept[0]._dtype is not dt:
-            kept[0] = kept[0].to(dt)
-    return _cat(tuple(kept), d, out=out)
+    parts = [t for _, t in kept]
+    if len(parts) != len(ts):  # the skipped tensors still take part in the type promotion
+        dt = _promoted(ts)
+        if parts[0]._dtype is not dt:
+            parts[0] = parts[0].to(dt)
+    return _cat(tuple(parts), d, out=out)
 
 
 def concat(tensors, dim: int = 0, *, out: Tensor | None = None) -> Tensor:
@@ -667,9 +663,7 @@ def block_diag(*tensors: Tensor) -> Tensor:
                                f"{b.ndim} dimensions")
     if not blocks:
         return zeros((1, 0))
-    dt = blocks[0]._dtype
-    for b in blocks[1:]:
-        dt = dtypes.promote_types(dt, b._dtype)
+    dt = _promoted(blocks)
     ncols = sum(b._shape[1] for b in blocks)
     rows, left = [], 0
     for b in blocks:
