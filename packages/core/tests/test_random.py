@@ -220,3 +220,11 @@ def test_poisson_mean_and_errors():
     assert (r.numpy() == np.round(r.numpy())).all()
     with pytest.raises(RuntimeError, match="non-negative"):
         E.poisson(E.tensor([-1.0]))
+
+
+def test_argument_errors():
+    with pytest.raises(TypeError, match="unexpected keyword argument 'shape'"):
+        E.rand(shape=(2,))
+    with pytest.raises(RuntimeError, match="Expected a 'cpu' device type for generator but found 'cuda'"):
+        R.philox_seed_offset(R.Generator("cuda"), 4, "cpu")
+    assert R.Generator("cuda").device == E.device("cuda", 0)

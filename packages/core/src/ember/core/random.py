@@ -137,6 +137,9 @@ def set_rng_state(new_state: Tensor) -> None:
 def philox_seed_offset(generator: Generator | None, numel: int, device="cpu") -> tuple[int, int]:
     """(seed, offset) for a draw of `numel` values; advances the generator (NOTE [ Philox streams ])."""
     g = generator if generator is not None else default_generator_for(device)
+    if g.device.type != _device(device).type:
+        raise RuntimeError(f"Expected a '{_device(device).type}' device type for generator but found "
+                           f"'{g.device.type}'")
     out = (g._seed, g._offset)
     g._offset += (int(numel) + 3) // 4 * 4
     return out
@@ -341,6 +344,13 @@ def _size(args, size) -> tuple[int, ...]:
     return tuple(int(s) for s in args)
 
 
+def _size_kwarg(op: str, kwargs: dict):
+    size = kwargs.pop("size", None)
+    if kwargs:
+        raise TypeError(f"{op}() got an unexpected keyword argument '{next(iter(kwargs))}'")
+    return size
+
+
 def _new(shape, dtype, device, out: Tensor | None):
     from ember.core.creation import empty
 
@@ -363,14 +373,14 @@ def rand(*size, generator: Generator | None = None, out: Tensor | None = None, d
         >>> rand(2, 3).shape
         ember.Size([2, 3])
     """
-    t = _new(_size(size, kwargs.pop("size", None)), dtype, device, out)
+    t = _new(_size(size, _size_kwarg("rand", kwargs)), dtype, device, out)
     return _finish(_uniform(t, 0.0, 1.0, generator=generator), requires_grad)
 
 
 def randn(*size, generator: Generator | None = None, out: Tensor | None = None, dtype=None, layout=None,
           device=None, requires_grad: bool = False, pin_memory: bool = False, **kwargs) -> Tensor:
     """Numbers drawn from the standard normal distribution in a tensor of `size`."""
-    t = _new(_size(size, kwargs.pop("size", None)), dtype, device, out)
+    t = _new(_size(size, _size_kwarg("randn", kwargs)), dtype, device, out)
     return _finish(_normal(t, 0.0, 1.0, generator=generator), requires_grad)
 
 
