@@ -13,7 +13,7 @@ from ember.core.dispatch import registered_ops
 __all__ = ["LAUNCHERS", "register_all", "missing_cuda_kernels"]
 
 LAUNCHERS = ("launch_elementwise", "launch_reduce", "launch_linalg", "launch_activation",
-             "launch_softmax", "launch_indexing")
+             "launch_softmax", "launch_indexing", "launch_join")
 
 
 def register_all() -> None:
