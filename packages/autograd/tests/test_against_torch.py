@@ -1,0 +1,109 @@
+"""Values and gradients against PyTorch for the same inputs (skipped where torch is absent)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import ember.autograd as E
+from ember.core.dispatch import get_op
+
+torch = pytest.importorskip("torch")
+pytestmark = pytest.mark.torch
+
+RNG = np.random.default_rng(0)
+
+
+def _pair(*shape, lo=-1.0, hi=1.0):
+    a = RNG.uniform(lo, hi, shape)
+    return E.tensor(a, dtype=E.float64, requires_grad=True), torch.tensor(a, dtype=torch.float64, requires_grad=True)
+
+
+def _close(e, t, atol=1e-8):
+    return np.allclose(np.asarray(e.detach().numpy()), t.detach().numpy(), atol=atol, rtol=1e-6)
+
+
+CASES = {
+    "exp_log_mul": lambda m, a, b: (m.exp(a) * m.log(b.abs() + 1)).sum(),
+    "broadcast_div": lambda m, a, b: (a / (b[0] + 2)).pow(2).mean(),
+    "tanh_sigmoid": lambda m, a, b: (m.tanh(a) + m.sigmoid(b)).prod(),
+    "matmul": lambda m, a, b: (a @ b.T).relu().sum(),
+    "softmax": lambda m, a, b: (m.softmax(a, 1) * b).sum(),
+    "log_softmax": lambda m, a, b: (m.log_softmax(a, 0) * b).sum(),
+    "max_values": lambda m, a, b: a.max(1)[0].sum() + b.amax(),
+    "var_std": lambda m, a, b: a.var(1).sum() + b.std(),
+    "logsumexp": lambda m, a, b: m.logsumexp(a * b, 1).sum(),
+    "cumprod_cumsum": lambda m, a, b: (a.cumprod(1) + b.cumsum(0)).sum(),
+    "views": lambda m, a, b: (a.t()[1:, ::2] * b.t()[1:, ::2]).sum() + a.unsqueeze(0).expand(2, 3, 4).sum(),
+    "index_gather": lambda m, a, b: a[[0, 2, 2]].sum() + b.gather(1, m.tensor([[0, 1], [3, 3], [2, 0]])).sum(),
+    "cat_stack": lambda m, a, b: (m.cat([a, b], 0) ** 2).sum() + m.stack([a, b]).prod(0).sum(),
+    "where_clamp": lambda m, a, b: m.where(a > 0, a, b).clamp(-0.5, 0.5).sum(),
+    "norm": lambda m, a, b: a.norm() + b.norm(1, dim=1).sum(),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_values_and_gradients_match_torch(name):
+    ea, ta = _pair(3, 4)
+    eb, tb = _pair(3, 4)
+    ey, ty = CASES[name](E, ea, eb), CASES[name](torch, ta, tb)
+    assert _close(ey, ty)
+    ey.backward()
+    ty.backward()
+    assert _close(ea.grad, ta.grad) and _close(eb.grad, tb.grad)
+
+
+def test_second_derivatives_match_torch():
+    ea, ta = _pair(4)
+    ey = (ea.sin() * ea.exp()).sum()
+    ty = (ta.sin() * ta.exp()).sum()
+    (eg,) = E.grad(ey, ea, create_graph=True)
+    (tg,) = torch.autograd.grad(ty, ta, create_graph=True)
+    (egg,) = E.grad(eg.sum(), ea)
+    (tgg,) = torch.autograd.grad(tg.sum(), ta)
+    assert _close(eg, tg) and _close(egg, tgg)
+
+
+def test_inplace_on_views_matches_torch():
+    def f(m, a):
+        b = a * 2
+        b[1:, ::2] *= b[:2, 1::2] + 1
+        b[0].exp_()
+        return (b * b).sum()
+
+    ea, ta = _pair(3, 4)
+    f(E, ea).backward()
+    f(torch, ta).backward()
+    assert _close(ea.grad, ta.grad)
+
+
+def test_conv_pool_cross_entropy_match_torch():
+    x = RNG.normal(size=(2, 3, 6, 6))
+    w = RNG.normal(size=(4, 3, 3, 3))
+    b = RNG.normal(size=(4,))
+    target = [1, 3]
+    ex, ew, eb = (E.tensor(v, dtype=E.float64, requires_grad=True) for v in (x, w, b))
+    tx, tw, tb = (torch.tensor(v, dtype=torch.float64, requires_grad=True) for v in (x, w, b))
+    F = torch.nn.functional
+
+    def ember_loss():
+        h = get_op("conv2d")(ex, ew, eb, (1, 1), (1, 1), (1, 1), 1).relu()
+        h = get_op("max_pool2d_with_indices")(h, (2, 2), (2, 2), (0, 0), (1, 1), False)[0]
+        logits = h.mean((2, 3))
+        return get_op("cross_entropy")(logits, E.tensor(target), None, "mean", -100, 0.0)
+
+    th = F.max_pool2d(F.conv2d(tx, tw, tb, padding=1).relu(), 2)
+    tloss = F.cross_entropy(th.mean((2, 3)), torch.tensor(target))
+    eloss = ember_loss()
+    assert _close(eloss, tloss)
+    eloss.backward()
+    tloss.backward()
+    assert _close(ex.grad, tx.grad) and _close(ew.grad, tw.grad) and _close(eb.grad, tb.grad)
+
+
+def test_grad_fn_names_match_torch():
+    ea, ta = _pair(2, 3)
+    for f in (lambda m, a: a * 2, lambda m, a: a.exp(), lambda m, a: a + 1, lambda m, a: a.sum(),
+              lambda m, a: a.transpose(0, 1), lambda m, a: a[0], lambda m, a: a.view(6), lambda m, a: a.relu(),
+              lambda m, a: a.sigmoid(), lambda m, a: a.tanh(), lambda m, a: a / 3, lambda m, a: a.unsqueeze(0)):
+        assert f(E, ea).grad_fn.name() == f(torch, ta).grad_fn.name()
