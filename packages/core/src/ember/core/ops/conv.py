@@ -138,7 +138,8 @@ def _conv2d_backward_weight_cpu(grad, input, weight_shape, stride, padding, dila
     if cols.shape[4:] != (ho, wo):
         cols = np.ascontiguousarray(cols[..., :ho, :wo])
     cols = cols.reshape(groups, cg * kh * kw, n * ho * wo)
-    gw = _gemm(_channels_first(g, groups), cols.transpose(0, 2, 1))
+    # (cols @ grad^T)^T: BLAS is several times faster with the long K x L operand on the left
+    gw = _gemm(cols, _channels_first(g, groups).transpose(0, 2, 1)).transpose(0, 2, 1)
     return wrap(np.ascontiguousarray(gw.reshape(o, cg, kh, kw), dtype=grad._dtype.np))
 
 
