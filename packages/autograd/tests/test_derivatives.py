@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from conftest import make
+from ag_util import make
 from hypothesis import given, settings
 from hypothesis import strategies as st
 

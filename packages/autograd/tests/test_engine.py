@@ -7,7 +7,7 @@ import re
 
 import numpy as np
 import pytest
-from conftest import make
+from ag_util import make
 
 import ember.autograd as E
 from ember.autograd.record import CopySlices

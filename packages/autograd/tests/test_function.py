@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from conftest import make
+from ag_util import make
 
 import ember.autograd as E
 from ember.autograd import Function, once_differentiable

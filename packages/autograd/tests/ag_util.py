@@ -1,9 +1,8 @@
-"""Shared fixtures: float64 inputs that require grad, contiguous or not, from a seeded RNG."""
+"""Test helpers: float64 inputs that require grad, contiguous or not, from a seeded RNG."""
 
 from __future__ import annotations
 
 import numpy as np
-import pytest
 
 import ember.autograd as E
 
@@ -20,8 +19,3 @@ def make(shape, lo: float = -1.0, hi: float = 1.0, *, noncontig: bool = False, r
     else:
         t = E.from_numpy(a.copy())
     return t.requires_grad_(requires_grad)
-
-
-@pytest.fixture
-def rng() -> np.random.Generator:
-    return np.random.default_rng(1234)
