@@ -87,7 +87,7 @@ def test_nested_structures():
     assert set(out) == {"img", "meta", "p"}
     assert out["img"].tolist() == [[0.0, 0.0], [1.0, 1.0]]
     meta = out["meta"]
-    assert isinstance(meta, list) and meta[0].tolist() == [1, 2] and meta[1] == ["x", "y"]  # tuples -> lists
+    assert isinstance(meta, list) and meta[0].tolist() == [1, 2] and meta[1] == ("x", "y")  # as PyTorch
     p = out["p"]
     assert isinstance(p, Point) and p.x.dtype == E.float64 and p.x.tolist() == [1.0, 2.0]
     assert isinstance(p.y, list) and [t.tolist() for t in p.y] == [[2, 4], [3, 5]]

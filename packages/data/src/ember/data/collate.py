@@ -57,7 +57,7 @@ def _stack_numpy(batch: list[np.ndarray]) -> Tensor:
     return _stacked(batch, functools.reduce(E.promote_types, dtypes))
 
 
-def default_collate(batch: list):
+def default_collate(batch: list | tuple):
     """Merge a list of samples into a batch, recursively by the type of the first sample.
 
     Tensors, numpy arrays and numpy scalars are stacked into one tensor with a new first
@@ -108,12 +108,12 @@ def default_collate(batch: list):
         except TypeError:
             return fields
     if _is_namedtuple(elem):
-        return elem_type(*(default_collate(list(samples)) for samples in zip(*batch)))
+        return elem_type(*(default_collate(samples) for samples in zip(*batch)))
     if isinstance(elem, collections.abc.Sequence):
         size = len(elem)
         if not all(len(e) == size for e in batch):
             raise RuntimeError("each element in list of batch should be of equal size")
-        transposed = [default_collate(list(samples)) for samples in zip(*batch)]
+        transposed = [default_collate(samples) for samples in zip(*batch)]
         if isinstance(elem, tuple):
             return transposed
         if isinstance(elem, collections.abc.MutableSequence):
