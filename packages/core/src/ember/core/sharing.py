@@ -41,8 +41,9 @@ import numpy as np
 from ember.core.storage import Storage
 from ember.core.tensor import Tensor, describe
 
-__all__ = ["SHM_PREFIX", "SharedSegment", "create_segment", "attach_segment", "unlink_segment",
-           "segment_storage", "share_memory_", "is_shared", "reduce_tensor", "reduce_storage", "on_attach"]
+__all__ = ["SHM_PREFIX", "SharedSegment", "new_segment_name", "create_segment", "attach_segment", "unlink_segment",
+           "segment_storage", "share_memory_", "is_shared", "reduce_tensor", "reduce_storage", "on_attach",
+           "restore_requires_grad"]
 
 SHM_PREFIX = "/ember_"
 
