@@ -416,3 +416,18 @@ def test_registered_op_matches_its_declared_reference(name, make, convert, dtype
     got = op(*convert(E.tensor(args[0]), *args[1:]))
     np.testing.assert_array_equal(got.numpy(), expected)
     assert got.numpy().dtype == np.asarray(expected).dtype or name == "nonzero"
+
+
+@pytest.mark.parametrize("call", [
+    lambda x: x.index_put_((E.tensor([0, 5]),), E.tensor([1.0, 2.0]), accumulate=True),
+    lambda x: x.scatter_(0, E.tensor([1, 3]), E.tensor([1.0, 2.0])),
+    lambda x: x.scatter_add_(0, E.tensor([-1]), E.tensor([1.0])),
+    lambda x: x.index_add_(0, E.tensor([2, 3]), E.ones(2)),
+    lambda x: x.put_(E.tensor([0, 3]), E.ones(2)),
+])
+def test_out_of_range_indices_fail_before_any_write(call):
+    x = E.zeros(3)
+    v = x._version
+    with pytest.raises(IndexError):
+        call(x)
+    assert x.tolist() == [0, 0, 0] and x._version == v
