@@ -2885,3 +2885,92 @@ def test_dataloader_worker_exception_is_reraised_in_main_process():
     assert "bad sample 5" in msg and "worker process" in msg
     with pytest.raises(ValueError):
         list(data.DataLoader(FailingDataset(), batch_size=2))
+
+
+# ---------------------------------------------------------------------------------------------
+# torch comparisons of modules, losses, optimizers and collation
+# ---------------------------------------------------------------------------------------------
+
+def _module_layouts(t):
+    nn_ = t.nn
+    mods = [nn_.Linear(3, 2), nn_.Linear(3, 2, bias=False), nn_.Conv2d(2, 4, 3, padding=1), nn_.BatchNorm1d(3),
+            nn_.BatchNorm2d(3, affine=False), nn_.Embedding(5, 2), nn_.Embedding(5, 2, padding_idx=1),
+            nn_.LSTM(3, 4, num_layers=2, batch_first=True), nn_.LSTM(3, 4, bias=False), nn_.Dropout(0.3),
+            nn_.Sequential(nn_.Linear(2, 2), nn_.ReLU(), nn_.Sequential(nn_.Linear(2, 1))),
+            nn_.ModuleList([nn_.Linear(1, 1), nn_.Tanh()]), nn_.ModuleDict({"a": nn_.Linear(1, 2)})]
+    out = []
+    for m in mods:
+        out.append([(k, list(v.shape), dtype_of(v)) for k, v in m.state_dict().items()])
+        out.append([(k, p.requires_grad) for k, p in m.named_parameters()])
+        out.append([k for k, _ in m.named_modules()])
+    return out
+
+
+def dtype_of(v):
+    return str(v.dtype).rsplit(".", 1)[-1]
+
+
+@pytest.mark.torch
+def test_module_state_dict_layouts_match_torch():
+    compare_with_torch(_module_layouts)
+
+
+def _losses_program(t):
+    F_ = t.nn.functional
+    g = np.random.default_rng(0)
+    logits = t.tensor(g.normal(size=(4, 3, 5)), requires_grad=True)
+    tgt = t.tensor(g.integers(0, 3, size=(4, 5)))
+    tgt[0, 0] = -100
+    probs = t.tensor(g.uniform(0.05, 0.95, size=(4, 3)))
+    y = t.tensor(g.integers(0, 2, size=(4, 3)).astype(np.float64))
+    out = [F_.cross_entropy(logits, tgt), F_.cross_entropy(logits, tgt, reduction="none"),
+           F_.cross_entropy(logits[:, :, 0], tgt[:, 1], reduction="sum"),
+           F_.nll_loss(F_.log_softmax(logits[:, :, 1], dim=1), tgt[:, 2]),
+           F_.mse_loss(probs, y), F_.l1_loss(probs, y, reduction="sum"),
+           F_.binary_cross_entropy(probs, y), F_.binary_cross_entropy_with_logits(logits[:, :, 0], y),
+           F_.one_hot(tgt[1], num_classes=3), t.nn.CrossEntropyLoss(ignore_index=2)(logits, tgt.clamp(min=0)),
+           t.nn.BCEWithLogitsLoss(pos_weight=t.tensor([1.0, 2.0, 3.0], dtype=t.float64))(logits[:, :, 1], y)]
+    sum(o.sum() for o in out if o.dtype == t.float64).backward()
+    return out + [logits.grad]
+
+
+@pytest.mark.torch
+def test_losses_and_their_gradients_match_torch():
+    compare_with_torch(_losses_program, rtol=1e-10, atol=1e-12)
+
+
+def _optim_program(t):
+    out = []
+    for cls, kw in (("SGD", dict(lr=0.1, momentum=0.9, nesterov=True, weight_decay=0.01)),
+                    ("Adam", dict(lr=0.05, betas=(0.8, 0.9), weight_decay=0.1)), ("AdamW", dict(lr=0.05))):
+        w = t.nn.Parameter(t.tensor([[1.0, -2.0], [0.5, 3.0]], dtype=t.float64))
+        b = t.nn.Parameter(t.tensor([0.1, -0.1], dtype=t.float64))
+        opt = getattr(t.optim, cls)([{"params": [w]}, {"params": [b], "lr": 0.01}], **kw)
+        sched = t.optim.lr_scheduler.StepLR(opt, step_size=2, gamma=0.5)
+        for _ in range(5):
+            opt.zero_grad()
+            ((w @ t.tensor([1.0, 2.0], dtype=t.float64) + b) ** 2).sum().backward()
+            opt.step()
+            sched.step()
+        out += [w.detach().clone(), b.detach().clone(), sched.get_last_lr(),
+                sorted(k for k in opt.state[w]), opt.state_dict()["param_groups"][1]["params"]]
+    return out
+
+
+@pytest.mark.torch
+def test_optimizers_and_schedulers_match_torch():
+    compare_with_torch(_optim_program, rtol=1e-12, atol=1e-14)
+
+
+def _collate_program(t):
+    d = t.utils.data
+    samples = [{"x": np.full(2, float(i)), "y": i, "f": 0.5 * i, "t": t.ones(2, dtype=t.int32) * i,
+                "pair": (i, t.tensor([float(i)]))} for i in range(3)]
+    batch = d.default_collate(samples)
+    loader = d.DataLoader(d.TensorDataset(t.arange(10), t.arange(10.0)), batch_size=4, drop_last=False)
+    return [batch, [list(b) for b in loader], len(loader), d.default_collate([(1, 2.0), (3, 4.0)])]
+
+
+@pytest.mark.torch
+def test_default_collate_and_loader_batches_match_torch():
+    compare_with_torch(_collate_program)
