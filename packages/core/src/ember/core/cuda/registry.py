@@ -13,7 +13,8 @@ from ember.core.dispatch import registered_ops
 __all__ = ["LAUNCHERS", "register_all", "missing_cuda_kernels"]
 
 LAUNCHERS = ("launch_elementwise", "launch_reduce", "launch_linalg", "launch_activation",
-             "launch_softmax", "launch_indexing", "launch_join")
+             "launch_softmax", "launch_indexing", "launch_join",
+             "launch_conv")
 
 
 def register_all() -> None:
