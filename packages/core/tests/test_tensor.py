@@ -119,6 +119,10 @@ def test_array_protocol():
     (lambda: E.tensor([1e-5, 1.0]), "tensor([1.0000e-05, 1.0000e+00])"),
     (lambda: E.tensor([float("nan"), 1.0]), "tensor([nan, 1.])"),
     (lambda: E.tensor([float("inf"), 1.5]), "tensor([   inf, 1.5000])"),
+    (lambda: E.tensor([0.0, 1e-5]), "tensor([0.0000e+00, 1.0000e-05])"),
+    (lambda: E.tensor([1.0, 10000.0]), "tensor([1.0000e+00, 1.0000e+04])"),
+    (lambda: E.tensor([1.0, 1000.0]), "tensor([   1., 1000.])"),
+    (lambda: E.tensor([0.0, 0.0]), "tensor([0., 0.])"),
 ])
 def test_repr_like_pytorch(t, text):
     assert repr(t()) == text
@@ -126,8 +130,10 @@ def test_repr_like_pytorch(t, text):
 
 
 def test_repr_summarises_large_tensors():
-    r = repr(E.arange(2000.0))
-    assert r == "tensor([   0.,    1.,    2.,  ..., 1997., 1998., 1999.])"
+    r = repr(E.arange(2000.0, dtype=E.float64) / 2000 + 1)
+    assert r == "tensor([1.0000, 1.0005, 1.0010,  ..., 1.9985, 1.9990, 1.9995], dtype=ember.float64)"
+    assert repr(E.arange(2000.0)) == ("tensor([0.0000e+00, 1.0000e+00, 2.0000e+00,  ..., 1.9970e+03, 1.9980e+03,\n"
+                                      "        1.9990e+03])")
 
 
 def test_format_of_scalar_tensors():

@@ -26,16 +26,14 @@ def set_printoptions(precision: int | None = None, threshold: int | None = None,
 
 
 def _float_formatter(a: np.ndarray):
-    finite = a[np.isfinite(a)]
+    """PyTorch's choice among integer (`1.`), fixed (`1.5000`) and scientific (`1.5000e+00`) formats,
+    made from the nonzero finite values shown."""
     p = _options["precision"]
-    if finite.size == 0:
-        return lambda v: _special(v) or f"{v:.{p}f}"
-    absmax, absmin = np.abs(finite).max(), np.abs(finite).min()
-    ints = bool(np.all(finite == np.round(finite)))
+    nz = np.abs(a[np.isfinite(a) & (a != 0)])
+    ints = bool(np.all(nz == np.ceil(nz)))
     sci = _options["sci_mode"]
     if sci is None:
-        sci = absmax > 1e8 or (absmin < 1e-4 and absmin != 0) or (absmin != 0 and absmax / absmin > 1000 and
-                                                                   not ints)
+        sci = bool(nz.size) and bool(nz.max() / nz.min() > 1000 or nz.max() > 1e8 or nz.min() < 1e-4)
     if sci:
         return lambda v: _special(v) or f"{v:.{p}e}"
     if ints:
