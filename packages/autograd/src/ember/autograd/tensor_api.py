@@ -15,7 +15,8 @@ from ember.core.methods import attach
 from ember.core.tensor import Tensor, describe
 
 from ember.autograd import engine
-from ember.autograd.graph import RemovableHandle, _Hooks, add_hook, edge_of, meta
+from ember.autograd.graph import Node, RemovableHandle, _Hooks, add_hook, edge_of, meta
+from ember.autograd.grad_mode import _state
 
 __all__ = ["install", "is_tensor", "is_floating_point", "numel", "is_nonzero", "detach"]
 
@@ -188,6 +189,40 @@ def register_post_accumulate_grad_hook(self: Tensor, hook: Callable) -> Removabl
     return handle
 
 
+class ToCopyBackward0(Node):
+    """A copy to another device (core's device transfers are not ops): the gradient goes back."""
+
+    __slots__ = ("_src",)
+
+    def __init__(self, src: Tensor) -> None:
+        super().__init__()
+        self._src = (src._shape, src._dtype, src.device)
+        self.next_functions = (edge_of(src),)
+
+    def apply(self, grads: list) -> list:
+        shape, dtype, device = self._src
+        g = grads[0]
+        if g.device != device:
+            g = g.to(device)
+        return [engine.reduce_grad(self, 0, g, (shape, dtype))]
+
+
+def _tracking_device(fn: Callable) -> Callable:
+    """Wrap core's `to`/`cuda`/`cpu` so a transfer of a tensor that requires grad is recorded."""
+    def method(self, *args, **kwargs):
+        out = fn(self, *args, **kwargs)
+        if (out is not self and self._requires_grad and _state.enabled and out._grad_fn is None
+                and out.device != self.device):
+            out._grad_fn = ToCopyBackward0(self)
+            out._requires_grad = True
+        return out
+
+    method.__name__ = fn.__name__
+    method.__doc__ = fn.__doc__
+    method.__wrapped__ = fn
+    return method
+
+
 def install() -> None:
     """Attach everything above to `Tensor` (idempotent)."""
     attach("requires_grad", property(_get_requires_grad, _set_requires_grad))
@@ -202,6 +237,9 @@ def install() -> None:
     for fn in (requires_grad_, backward, detach, detach_, retain_grad, register_hook,
                register_post_accumulate_grad_hook):
         attach(fn.__name__, fn)
+    for name in ("to", "cuda", "cpu"):
+        fn = getattr(Tensor, name)
+        attach(name, _tracking_device(getattr(fn, "__wrapped__", fn)))
 
 
 # --- torch-level functions that ember.core does not provide ---------------------------------
