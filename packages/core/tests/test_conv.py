@@ -232,3 +232,43 @@ def test_conv2d_half_input_computes_in_float32_and_returns_half():
     want = ref_conv2d(x.astype(np.float16).astype(np.float64), w.astype(np.float16).astype(np.float64), None,
                       (1, 1), (1, 1), (1, 1), 1)
     np.testing.assert_allclose(got.numpy().astype(np.float64), want, rtol=1e-2, atol=1e-2)
+
+
+def ref_unfold(x, k, d, p, s):
+    """Blocks in PyTorch's order: row c*kh*kw + i*kw + j, column oh*Wo + ow."""
+    n, c, h, w = x.shape
+    xp = np.pad(x, ((0, 0), (0, 0), (p[0], p[0]), (p[1], p[1])))
+    ho, wo = (h + 2 * p[0] - d[0] * (k[0] - 1) - 1) // s[0] + 1, (w + 2 * p[1] - d[1] * (k[1] - 1) - 1) // s[1] + 1
+    out = np.zeros((n, c * k[0] * k[1], ho * wo))
+    for ci in range(c):
+        for i in range(k[0]):
+            for j in range(k[1]):
+                for oh in range(ho):
+                    for ow in range(wo):
+                        out[:, (ci * k[0] + i) * k[1] + j, oh * wo + ow] = xp[:, ci, oh * s[0] + i * d[0],
+                                                                             ow * s[1] + j * d[1]]
+    return out
+
+
+@settings(max_examples=20, deadline=None)
+@given(conv_cases)
+def test_unfold_matches_block_reference_and_fold_is_its_adjoint(p):
+    if not fits(p):
+        return
+    x, _, _ = make_case(p)
+    k = (p["kh"], p["kw"])
+    args = dict(dilation=p["dilation"], padding=p["padding"], stride=p["stride"])
+    got = C.unfold(T(x), k, **args)
+    want = ref_unfold(x, k, p["dilation"], p["padding"], p["stride"])
+    np.testing.assert_allclose(got.numpy(), want, atol=1e-12)
+    g = np.random.default_rng(1).standard_normal(want.shape)
+    back = E.fold(T(g), x.shape[2:], k, **args).numpy()
+    check_vjp(lambda xx: ref_unfold(xx, k, p["dilation"], p["padding"], p["stride"]), x, g, back)
+    assert C.unfold(T(x[0]), k, **args).shape == want.shape[1:]
+
+
+def test_fold_errors_use_pytorchs_messages():
+    with pytest.raises(RuntimeError, match="expected size of input's dimension 2 to match the calculated number"):
+        E.fold(E.ones(1, 4, 5), (3, 3), 2)
+    with pytest.raises(RuntimeError, match="divisible by the product of kernel_size"):
+        E.fold(E.ones(1, 5, 4), (3, 3), 2)

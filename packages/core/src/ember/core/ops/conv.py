@@ -20,7 +20,7 @@ from ember.core.ops._util import wrap
 from ember.core.tensor import Tensor, describe
 
 __all__ = ["conv1d", "conv2d", "conv_transpose1d", "conv_transpose2d", "conv2d_backward_input",
-           "conv2d_backward_weight"]
+           "conv2d_backward_weight", "fold"]  # F.unfold stays here: ember.core.unfold is Tensor.unfold
 
 
 def _ntuple(v, n: int, name: str, op: str) -> tuple[int, ...]:
@@ -168,6 +168,41 @@ def _conv_transpose2d_cpu(input, weight, bias, stride, padding, output_padding, 
     if bias is not None:
         out._np()[...] += bias._np().reshape(-1, 1, 1)
     return out
+
+
+im2col = declare("im2col", doc="""Sliding blocks of a batched input as columns (PyTorch's im2col, F.unfold).
+
+Positional signature: `im2col(input, kernel_size, dilation, padding, stride)`, input `(N, C, H, W)`,
+pairs of ints -> `(N, C*kh*kw, L)` with L the number of block positions. Linear; its backward is
+`col2im(grad, (H, W), kernel_size, dilation, padding, stride)`.""")
+
+
+@im2col.register("cpu")
+def _im2col_cpu(input, kernel_size, dilation, padding, stride):
+    x = numba_nn.kernel_array(input._np())
+    n, c = x.shape[:2]
+    cols = _unfold(x, *kernel_size, stride, padding, dilation)
+    out = cols.reshape(c * kernel_size[0] * kernel_size[1], n, -1).transpose(1, 0, 2)
+    return wrap(np.ascontiguousarray(out, dtype=input._dtype.np))
+
+
+col2im = declare("col2im", doc="""Sum columns of sliding blocks back into an image (PyTorch's col2im, F.fold).
+
+Positional signature: `col2im(input, output_size, kernel_size, dilation, padding, stride)`, input
+`(N, C*kh*kw, L)` -> `(N, C, H, W)` with `(H, W) = output_size`; overlapping blocks add up. Linear;
+its backward is `im2col(grad, kernel_size, dilation, padding, stride)`.""")
+
+
+@col2im.register("cpu")
+def _col2im_cpu(input, output_size, kernel_size, dilation, padding, stride):
+    x = numba_nn.kernel_array(input._np())
+    (kh, kw), (h, w) = kernel_size, output_size
+    n, ck = x.shape[:2]
+    ho, wo = (_out_size(h, kh, stride[0], padding[0], dilation[0]), _out_size(w, kw, stride[1], padding[1],
+                                                                               dilation[1]))
+    cols = x.transpose(1, 0, 2).reshape(ck // (kh * kw), kh, kw, n, ho, wo)
+    out = _fold(cols, (n, ck // (kh * kw), h, w), stride, padding, dilation)
+    return wrap(np.ascontiguousarray(out, dtype=input._dtype.np))
 
 
 # --- validation and the public functions ------------------------------------------------
@@ -360,3 +395,69 @@ def conv_transpose1d(input: Tensor, weight: Tensor, bias: Tensor | None = None, 
     """1-D transposed convolution, as `torch.nn.functional.conv_transpose1d`: input `(N, C, L)`."""
     return _conv_transpose_nd("conv_transpose1d", 1, input, weight, bias, stride, padding, output_padding,
                               groups, dilation)
+
+
+def _block_args(op: str, kernel_size, dilation, padding, stride):
+    args = [_ntuple(v, 2, name, op) for v, name in ((kernel_size, "kernel_size"), (dilation, "dilation"),
+                                                     (padding, "padding"), (stride, "stride"))]
+    k, d, p, s = args
+    if min(k) <= 0 or min(d) <= 0 or min(s) <= 0 or min(p) < 0:
+        raise RuntimeError(f"{op}: kernel_size, dilation and stride must be positive and padding non-negative; "
+                           f"got kernel_size={k}, dilation={d}, padding={p}, stride={s}")
+    return k, d, p, s
+
+
+def unfold(input: Tensor, kernel_size, dilation=1, padding=0, stride=1) -> Tensor:
+    """Extract sliding local blocks as columns, as `torch.nn.functional.unfold`.
+
+    Args:
+        input: `(N, C, H, W)` or unbatched `(C, H, W)`.
+    Returns:
+        `(N, C * kh * kw, L)`, L the number of block positions.
+
+    >>> import ember.core as ec
+    >>> ec.unfold(ec.arange(4.0).reshape(1, 1, 2, 2), 1).tolist()
+    [[[0.0, 1.0, 2.0, 3.0]]]
+    """
+    from ember.core.ops.layout import squeeze, unsqueeze
+
+    if not isinstance(input, Tensor) or input.ndim not in (3, 4):
+        raise RuntimeError(f"Input Error: Only 3D or 4D input Tensors are supported (got {describe(input)})")
+    k, d, p, s = _block_args("unfold", kernel_size, dilation, padding, stride)
+    batched = input.ndim == 4
+    x = input if batched else unsqueeze(input, 0)
+    _check_sizes("unfold", tuple(x.shape[2:]), k, p, d)
+    out = im2col(x, k, d, p, s)
+    return out if batched else squeeze(out, 0)
+
+
+def fold(input: Tensor, output_size, kernel_size, dilation=1, padding=0, stride=1) -> Tensor:
+    """Sum sliding local blocks back into an image, as `torch.nn.functional.fold` (unfold's adjoint).
+
+    Args:
+        input: `(N, C * kh * kw, L)` or unbatched `(C * kh * kw, L)`.
+        output_size: the image's `(H, W)`.
+
+    >>> import ember.core as ec
+    >>> ec.fold(ec.ones(1, 4, 4), (3, 3), 2).tolist()
+    [[[[1.0, 2.0, 1.0], [2.0, 4.0, 2.0], [1.0, 2.0, 1.0]]]]
+    """
+    from ember.core.ops.layout import squeeze, unsqueeze
+
+    if not isinstance(input, Tensor) or input.ndim not in (2, 3):
+        raise RuntimeError(f"Input Error: Only unbatched (2D) or batched (3D) input Tensors are supported "
+                           f"(got {describe(input)})")
+    size = _ntuple(output_size, 2, "output_size", "fold")
+    k, d, p, s = _block_args("fold", kernel_size, dilation, padding, stride)
+    batched = input.ndim == 3
+    x = input if batched else unsqueeze(input, 0)
+    if x.shape[1] % (k[0] * k[1]):
+        raise RuntimeError(f"Expected size of input's dimension 1 to be divisible by the product of kernel_size, "
+                           f"but got input.size(1)={x.shape[1]} and kernel_size={k}")
+    blocks = [_out_size(n, kk, ss, pp, dd) for n, kk, ss, pp, dd in zip(size, k, s, p, d)]
+    if x.shape[2] != blocks[0] * blocks[1]:
+        raise RuntimeError(f"Given output_size={size}, kernel_size={k}, dilation={d}, padding={p}, stride={s}, "
+                           f"expected size of input's dimension 2 to match the calculated number of sliding blocks "
+                           f"{blocks[0]} * {blocks[1]} = {blocks[0] * blocks[1]}, but got input.size(2)={x.shape[2]}.")
+    out = col2im(x, size, k, d, p, s)
+    return out if batched else squeeze(out, 0)
