@@ -1,0 +1,63 @@
+"""2-D max/avg/adaptive pooling and their backward ops on both devices: CUDA must match the CPU
+(padding, dilation, ceil_mode, count_include_pad, divisor_override). CUDA simulator."""
+
+from __future__ import annotations
+
+import pytest
+
+import ember.core as E
+from ember.core.dispatch import get_op
+from ember.core.testing import assert_close, make_tensor
+
+pytestmark = [pytest.mark.cuda,
+              pytest.mark.skipif(not E.cuda.is_available(), reason="no CUDA device or simulator")]
+
+DEVICES = ["cpu", "cuda"]
+
+
+def _on(t, device):
+    return t.to(device) if isinstance(t, E.Tensor) and device != "cpu" else t
+
+
+def _both(fn, device, *args):
+    expected = fn(*args)
+    actual = fn(*(_on(a, device) for a in args))
+    if isinstance(expected, tuple):
+        for a, e in zip(actual, expected, strict=True):
+            assert_close(a, _on(e, device), rtol=1e-5, atol=1e-5)
+    else:
+        assert actual.device.type == device
+        assert_close(actual, _on(expected, device), rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize(("k", "s", "p", "d", "ceil"), [((2, 2), (2, 2), (0, 0), (1, 1), False),
+                                                       ((3, 2), (2, 1), (1, 1), (1, 2), True)])
+def test_max_pool_and_backward(k, s, p, d, ceil, device):
+    x = make_tensor(2, 2, 5, 6, seed=1, noncontiguous=True)
+    _both(lambda t: get_op("max_pool2d_with_indices")(t, k, s, p, d, ceil), device, x)
+    out, idx = get_op("max_pool2d_with_indices")(x, k, s, p, d, ceil)
+    g = make_tensor(*out.shape, seed=2)
+    _both(lambda gg, ii: get_op("max_pool2d_backward")(gg, ii, x.shape), device, g, idx)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize(("ceil", "include_pad", "divisor"), [(False, True, None), (True, False, None),
+                                                              (False, True, 3)])
+def test_avg_pool_and_backward(ceil, include_pad, divisor, device):
+    x = make_tensor(1, 2, 5, 5, seed=3)
+    args = ((3, 3), (2, 2), (1, 1), ceil, include_pad, divisor)
+    _both(lambda t: get_op("avg_pool2d")(t, *args), device, x)
+    y = get_op("avg_pool2d")(x, *args)
+    g = make_tensor(*y.shape, seed=4)
+    _both(lambda gg: get_op("avg_pool2d_backward")(gg, x.shape, *args), device, g)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("size", [(1, 1), (2, 3), (4, 4)])
+def test_adaptive_pooling(size, device):
+    x = make_tensor(2, 1, 5, 7, seed=5)
+    _both(lambda t: get_op("adaptive_avg_pool2d")(t, size), device, x)
+    _both(lambda t: get_op("adaptive_max_pool2d")(t, size), device, x)
+    g = make_tensor(2, 1, *size, seed=6)
+    _both(lambda gg: get_op("adaptive_avg_pool2d_backward")(gg, x.shape), device, g)
