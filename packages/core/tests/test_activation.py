@@ -120,3 +120,19 @@ def test_activation_errors():
         E.hardtanh(E.tensor([1.0]), 2.0, 1.0)
     with pytest.raises(TypeError, match="argument 'input' must be Tensor"):
         E.softsign([1.0])
+
+
+def test_prelu_glu_and_rrelu():
+    rng = np.random.default_rng(3)
+    x, w = rng.standard_normal((2, 3, 4)), rng.random(3)
+    np.testing.assert_allclose(E.prelu(T(x), T(w)).numpy(), np.where(x > 0, x, w[:, None] * x), rtol=1e-12)
+    np.testing.assert_allclose(E.prelu(T(x), T(w[:1])).numpy(), np.where(x > 0, x, w[0] * x), rtol=1e-12)
+    with pytest.raises(RuntimeError, match="Found parameter numbers = 2 and channel size = 3"):
+        E.prelu(T(x), T(w[:2]))
+    np.testing.assert_allclose(E.glu(T(x), 2).numpy(), x[..., :2] * sig(x[..., 2:]), rtol=1e-12)
+    with pytest.raises(RuntimeError, match="Halving dimension must be even, but dimension 1 is size 3"):
+        E.glu(T(x), 1)
+    y = E.rrelu(T(x), 0.1, 0.3, training=True).numpy()
+    ratio = y[x < 0] / x[x < 0]
+    assert (ratio >= 0.1).all() and (ratio <= 0.3).all() and np.array_equal(y[x >= 0], x[x >= 0])
+    np.testing.assert_allclose(E.rrelu(T(x), 0.1, 0.3).numpy(), np.where(x > 0, x, 0.2 * x), rtol=1e-12)

@@ -95,3 +95,18 @@ def test_interpolate_errors():
         E.interpolate(x, size=2, align_corners=True)
     with pytest.raises(NotImplementedError, match="Got 3D input, but bilinear mode needs 4D input"):
         E.interpolate(E.zeros(1, 1, 4), size=2, mode="bilinear")
+
+
+def test_pixel_shuffle_matches_reference_and_unshuffle_inverts_it():
+    x = np.random.default_rng(4).standard_normal((2, 8, 3, 5))
+    got = E.pixel_shuffle(T(x), 2).numpy()
+    want = np.zeros((2, 2, 6, 10))
+    for c in range(2):
+        for i in range(2):
+            for j in range(2):
+                want[:, c, i::2, j::2] = x[:, c * 4 + i * 2 + j]
+    np.testing.assert_array_equal(got, want)
+    np.testing.assert_array_equal(E.pixel_unshuffle(T(got), 2).numpy(), x)
+    assert E.pixel_shuffle(T(x[0]), 2).shape == (2, 6, 10)
+    with pytest.raises(RuntimeError, match="divisible by the square of upscale_factor"):
+        E.pixel_shuffle(T(x), 3)

@@ -20,7 +20,7 @@ from ember.core.tensor import Tensor, describe
 
 __all__ = ["leaky_relu", "elu", "selu", "celu", "gelu", "hardtanh", "relu6", "hardsigmoid", "hardswish",
            "softplus", "mish", "logsigmoid", "softsign", "tanhshrink", "threshold", "hardshrink", "softshrink",
-           "sigmoid_backward", "tanh_backward", "silu_backward"]
+           "prelu", "rrelu", "glu", "sigmoid_backward", "tanh_backward", "silu_backward"]
 
 _SQRT_2_PI = math.sqrt(2.0 / math.pi)
 _SELU_ALPHA = 1.6732632423543772848170429916717
@@ -271,3 +271,61 @@ def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
     if lambd < 0:
         raise RuntimeError(f"lambda must be greater or equal to 0, but found to be {lambd}.")
     return softshrink_op(input, float(lambd))
+
+
+def prelu(input: Tensor, weight: Tensor) -> Tensor:
+    """`max(0, x) + weight * min(0, x)` with one learnable slope or one per channel (dim 1).
+
+    Composed of relu, sub, mul and add, so it is differentiable in both arguments.
+
+    >>> import ember.core as ec
+    >>> ec.prelu(ec.tensor([[-2.0, 3.0]]), ec.tensor([0.25])).tolist()
+    [[-0.5, 3.0]]
+    """
+    from ember.core.ops import elementwise as ew
+    from ember.core.ops.layout import reshape
+
+    _float_input("prelu", input)
+    n = weight.numel()
+    channels = input.shape[1] if input.ndim >= 2 else (input.shape[0] if input.ndim == 1 else 1)
+    if n != 1 and n != channels:
+        raise RuntimeError(f"Mismatch of parameter numbers and input channel size. Found parameter numbers = {n} "
+                           f"and channel size = {channels}.")
+    w = reshape(weight, (n,) + (1,) * (input.ndim - 2)) if input.ndim >= 2 and n > 1 else weight
+    pos = ew.relu(input)
+    return ew.add(pos, ew.mul(w, ew.sub(input, pos)))
+
+
+def rrelu(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, training: bool = False,
+          inplace: bool = False) -> Tensor:
+    """Leaky ReLU with a random slope per negative element, uniform in [lower, upper], when training;
+    the mean slope `(lower + upper) / 2` otherwise."""
+    from ember.core import random
+    from ember.core.ops import elementwise as ew
+
+    x = _float_input("rrelu", input)
+    if not training:
+        return leaky_relu(input, (lower + upper) / 2, inplace)
+    slopes = random.rand(*input.shape, dtype=input.dtype)._np() * (upper - lower) + lower
+    factor = wrap(np.where(x >= 0, 1, slopes).astype(x.dtype))
+    return ew.mul(input, factor, out=input) if inplace else ew.mul(input, factor)
+
+
+def glu(input: Tensor, dim: int = -1) -> Tensor:
+    """Gated linear unit: `a * sigmoid(b)` for the two halves `a`, `b` of `input` along `dim`.
+
+    >>> import ember.core as ec
+    >>> ec.glu(ec.tensor([2.0, 0.0])).tolist()
+    [1.0]
+    """
+    from ember.core.ops import elementwise as ew
+    from ember.core.ops.layout import narrow
+
+    _float_input("glu", input)
+    if input.ndim == 0:
+        raise RuntimeError("glu does not support scalars because halving size must be even")
+    d = input._wrap_dim(dim)
+    n = input.shape[d]
+    if n % 2:
+        raise RuntimeError(f"Halving dimension must be even, but dimension {d} is size {n}")
+    return ew.mul(narrow(input, d, 0, n // 2), ew.sigmoid(narrow(input, d, n // 2, n // 2)))

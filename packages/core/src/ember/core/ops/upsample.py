@@ -17,7 +17,8 @@ from ember.core.dispatch import declare
 from ember.core.ops._util import wrap
 from ember.core.tensor import Tensor, describe
 
-__all__ = ["interpolate", "upsample", "upsample_nearest", "upsample_bilinear", "upsample_backward"]
+__all__ = ["interpolate", "upsample", "upsample_nearest", "upsample_bilinear", "upsample_backward", "pixel_shuffle",
+           "pixel_unshuffle"]
 
 _LINEAR = {"linear": 3, "bilinear": 4, "trilinear": 5}
 
@@ -160,3 +161,44 @@ def upsample_nearest(input: Tensor, size=None, scale_factor=None) -> Tensor:
 def upsample_bilinear(input: Tensor, size=None, scale_factor=None) -> Tensor:
     """`interpolate(input, size, scale_factor, mode='bilinear', align_corners=True)`."""
     return interpolate(input, size, scale_factor, mode="bilinear", align_corners=True)
+
+
+def pixel_shuffle(input: Tensor, upscale_factor: int) -> Tensor:
+    """`(*, C r^2, H, W)` -> `(*, C, H r, W r)`, as `torch.nn.functional.pixel_shuffle` (a reshape and permute).
+
+    >>> import ember.core as ec
+    >>> ec.pixel_shuffle(ec.arange(4.0).reshape(1, 4, 1, 1), 2).tolist()
+    [[[[0.0, 1.0], [2.0, 3.0]]]]
+    """
+    from ember.core.ops.layout import permute, reshape
+
+    r = int(upscale_factor)
+    if input.ndim < 3:
+        raise RuntimeError(f"pixel_shuffle expects input to have at least 3 dimensions, but got input with "
+                           f"{input.ndim} dimension(s)")
+    *lead, c, h, w = input.shape
+    if r <= 0 or c % (r * r):
+        raise RuntimeError(f"pixel_shuffle expects its input's 'channel' dimension to be divisible by the square of "
+                           f"upscale_factor, but input.size(-3)={c} is not divisible by {r * r}")
+    k = len(lead)
+    x = reshape(input, (*lead, c // (r * r), r, r, h, w))
+    x = permute(x, (*range(k), k, k + 3, k + 1, k + 4, k + 2))
+    return reshape(x, (*lead, c // (r * r), h * r, w * r))
+
+
+def pixel_unshuffle(input: Tensor, downscale_factor: int) -> Tensor:
+    """`(*, C, H r, W r)` -> `(*, C r^2, H, W)`: the inverse of `pixel_shuffle`."""
+    from ember.core.ops.layout import permute, reshape
+
+    r = int(downscale_factor)
+    if input.ndim < 3:
+        raise RuntimeError(f"pixel_unshuffle expects input to have at least 3 dimensions, but got input with "
+                           f"{input.ndim} dimension(s)")
+    *lead, c, h, w = input.shape
+    if r <= 0 or h % r or w % r:
+        raise RuntimeError(f"pixel_unshuffle expects height and width to be divisible by downscale_factor, but got "
+                           f"input of size {list(input.shape)} and downscale_factor={r}")
+    k = len(lead)
+    x = reshape(input, (*lead, c, h // r, r, w // r, r))
+    x = permute(x, (*range(k), k, k + 2, k + 4, k + 1, k + 3))
+    return reshape(x, (*lead, c * r * r, h // r, w // r))
