@@ -16,6 +16,7 @@ import os
 import pickle
 import queue
 import secrets
+import signal
 import time
 import warnings
 import weakref
@@ -414,9 +415,8 @@ class _MultiProcessIter(_BaseIter):
                 if dead:
                     self._shutdown()
                     pids = ", ".join(str(p.pid) for p in dead)
-                    codes = ", ".join(f"worker {self._workers.processes.index(p)}: exit code {p.exitcode}"
-                                      for p in dead)
-                    raise RuntimeError(f"DataLoader worker (pid(s) {pids}) exited unexpectedly ({codes})") from None
+                    why = "; ".join(_exit_reason(self._workers.processes.index(p), p.exitcode) for p in dead)
+                    raise RuntimeError(f"DataLoader worker (pid(s) {pids}) exited unexpectedly ({why})") from None
                 if deadline is not None and time.monotonic() >= deadline:
                     raise RuntimeError(f"DataLoader timed out after {self._timeout} seconds") from None
                 continue
@@ -475,6 +475,14 @@ class _MultiProcessIter(_BaseIter):
 
     def _shutdown(self) -> None:
         self._finalizer()
+
+
+def _exit_reason(worker_id: int, exitcode: int) -> str:
+    if exitcode >= 0:
+        return f"worker {worker_id}: exit code {exitcode}"
+    name = signal.Signals(-exitcode).name if -exitcode in signal.valid_signals() else str(-exitcode)
+    hint = ", which may mean that /dev/shm is too small" if -exitcode == signal.SIGBUS else ""
+    return f"worker {worker_id}: killed by signal {name}{hint}"
 
 
 def _shutdown(workers: _Workers, pin_thread: PinMemoryThread | None) -> None:
