@@ -1,0 +1,145 @@
+"""CUDA kernels of batch/layer/group norm and their fused backward ops, composed from the CUDA
+primitives (Welford var_mean, sums, elementwise ops), as the house style starts composites:
+every step queues on the stream, nothing synchronizes. A fused kernel is the next step once a
+benchmark shows the composition's extra passes over memory matter."""
+
+# ruff: noqa: A002 - the ops' argument is named `input`, as PyTorch's
+from __future__ import annotations
+
+from ember.core.dispatch import get_op
+from ember.core.tensor import Tensor
+
+__all__ = ["register"]
+
+
+def _op(name: str):
+    return get_op(name)
+
+
+def _bshape(x: Tensor) -> tuple[int, ...]:
+    return (1, x._shape[1]) + (1,) * (x.ndim - 2)
+
+
+def _channel_axes(x: Tensor) -> tuple[int, ...]:
+    return (0,) + tuple(range(2, x.ndim))
+
+
+def _sum(x: Tensor, dims, keepdim: bool = False) -> Tensor:
+    return _op("sum")(x, tuple(dims), keepdim)
+
+
+def _mean(x: Tensor, dims, keepdim: bool = False) -> Tensor:
+    return _op("mean")(x, tuple(dims), keepdim)
+
+
+def _batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps):
+    x = input
+    axes, bs = _channel_axes(x), _bshape(x)
+    mul, add, sub = _op("mul"), _op("add"), _op("sub")
+    if training:
+        var, mean = _op("var_mean")(x, axes, 0, False)
+        n = x.numel() // max(x._shape[1], 1)
+        for t, v in ((running_mean, mean), (running_var, mul(var, n / max(n - 1, 1)))):
+            if t is not None:
+                _op("lerp")(t, v, momentum, out=t)
+    else:
+        mean, var = running_mean, running_var
+    invstd = _op("rsqrt")(add(var, eps))
+    scale = mul(invstd, weight) if weight is not None else invstd
+    shift = sub(bias, mul(mean, scale)) if bias is not None else _op("neg")(mul(mean, scale))
+    out = add(mul(x, scale.view(bs)), shift.view(bs))
+    return out, mean if training else _op("clone")(mean), invstd
+
+
+def _batch_norm_backward(grad, input, weight, save_mean, save_invstd, training):
+    x, g = input, grad
+    axes, bs = _channel_axes(x), _bshape(x)
+    mul, sub, div = _op("mul"), _op("sub"), _op("div")
+    xhat = mul(sub(x, save_mean.view(bs)), save_invstd.view(bs))
+    gb = _sum(g, axes)
+    gw = _sum(mul(g, xhat), axes)
+    k = mul(save_invstd, weight) if weight is not None else save_invstd
+    if training:
+        m = x.numel() // max(x._shape[1], 1)
+        inner = sub(sub(g, div(gb, m).view(bs)), mul(xhat, div(gw, m).view(bs)))
+        gi = mul(k.view(bs), inner)
+    else:
+        gi = mul(g, k.view(bs))
+    return gi, gw, gb
+
+
+def _normalize_rows(x: Tensor, axes: tuple[int, ...], eps: float):
+    var, mean = _op("var_mean")(x, axes, 0, True)
+    rstd = _op("rsqrt")(_op("add")(var, eps))
+    return mean, rstd
+
+
+def _affine_backward(g: Tensor, xhat: Tensor, w, rstd: Tensor, axes) -> Tensor:
+    mul, sub = _op("mul"), _op("sub")
+    gx = mul(g, w) if w is not None else g
+    return mul(rstd, sub(sub(gx, _mean(gx, axes, True)), mul(xhat, _mean(mul(gx, xhat), axes, True))))
+
+
+def _layer_norm(input, normalized_shape, weight, bias, eps):
+    x = input
+    axes = tuple(range(x.ndim - len(normalized_shape), x.ndim))
+    mean, rstd = _normalize_rows(x, axes, eps)
+    out = _op("mul")(_op("sub")(x, mean), rstd)
+    if weight is not None:
+        out = _op("mul")(out, weight, out=out)
+    if bias is not None:
+        out = _op("add")(out, bias, out=out)
+    return out, mean, rstd
+
+
+def _layer_norm_backward(grad, input, normalized_shape, mean, rstd, weight):
+    x = input
+    k = len(normalized_shape)
+    axes = tuple(range(x.ndim - k, x.ndim))
+    lead = tuple(range(x.ndim - k))
+    xhat = _op("mul")(_op("sub")(x, mean), rstd)
+    gi = _affine_backward(grad, xhat, weight, rstd, axes)
+    return gi, _sum(_op("mul")(grad, xhat), lead), _sum(grad, lead)
+
+
+def _grouped(x: Tensor, groups: int) -> Tensor:
+    return x.reshape(x._shape[0], groups, -1)
+
+
+def _group_norm(input, weight, bias, num_groups, eps):
+    x = input
+    xg = _grouped(x, num_groups)
+    mean, rstd = _normalize_rows(xg, (2,), eps)
+    out = _op("mul")(_op("sub")(xg, mean), rstd).reshape(x._shape)
+    bs = _bshape(x)
+    if weight is not None:
+        out = _op("mul")(out, weight.view(bs), out=out)
+    if bias is not None:
+        out = _op("add")(out, bias.view(bs), out=out)
+    n = x._shape[0]
+    return out, mean.view(n, num_groups), rstd.view(n, num_groups)
+
+
+def _group_norm_backward(grad, input, mean, rstd, weight, num_groups):
+    x = input
+    n = x._shape[0]
+    bs = _bshape(x)
+    r = rstd.reshape(n, num_groups, 1)
+    xhat = _op("mul")(_op("sub")(_grouped(x, num_groups), mean.reshape(n, num_groups, 1)), r)
+    gx = _op("mul")(grad, weight.view(bs)) if weight is not None else grad
+    gi = _affine_backward(_grouped(gx, num_groups), xhat, None, r, (2,)).reshape(x._shape)
+    axes = _channel_axes(x)
+    xh = xhat.reshape(x._shape)
+    return gi, _sum(_op("mul")(grad, xh), axes), _sum(grad, axes)
+
+
+def register() -> None:
+    for name, fn in (("batch_norm", _batch_norm), ("batch_norm_backward", _batch_norm_backward),
+                     ("layer_norm", _layer_norm), ("layer_norm_backward", _layer_norm_backward),
+                     ("group_norm", _group_norm), ("group_norm_backward", _group_norm_backward)):
+        get_op(name).register("cuda")(fn)
+
+
+def ptx_cases():
+    """No kernels of its own: the norms run on the other launchers' kernels."""
+    return iter(())
