@@ -227,6 +227,8 @@ SAMPLES.update({
                                 (make((1, 2, 3, 3)), make((1, 2, 3, 3))))],
     "conv_transpose2d": [(lambda x, w, b: op("conv_transpose2d")(x, w, b, (2, 2), (0, 0), (0, 0), 1, (1, 1)),
                           (make((1, 2, 2, 2)), make((2, 3, 2, 2)), make((3,))))],
+    "im2col": [(lambda x: op("im2col")(x, (2, 2), (1, 1), (1, 1), (2, 1)), (make((1, 2, 3, 3)),))],
+    "col2im": [(lambda x: op("col2im")(x, (3, 3), (2, 2), (1, 1), (0, 0), (1, 1)), (make((1, 8, 4)),))],
     "max_pool2d_with_indices": [(lambda x: op("max_pool2d_with_indices")(x, (2, 2), (2, 2), (0, 0), (1, 1), False)[0],
                                  (_distinct(1, 1, 4, 4),))],
     "max_pool2d_backward": [(lambda g: op("max_pool2d_backward")(g, idx([[[[0, 3], [10, 15]]]]), (1, 1, 4, 4)),

@@ -139,6 +139,12 @@ ENTRIES = [
           input, grad, weight_shape, stride, padding, dilation, groups),
       bias=lambda grad: grad.sum((0, 2, 3))),
 
+    d("im2col(input, kernel_size, dilation, padding, stride)",
+      input=lambda grad, input_shape, kernel_size, dilation, padding, stride: get_op("col2im")(
+          grad, tuple(input_shape[-2:]), kernel_size, dilation, padding, stride)),
+    d("col2im(input, output_size, kernel_size, dilation, padding, stride)",
+      input=lambda grad, kernel_size, dilation, padding, stride: get_op("im2col")(
+          grad, kernel_size, dilation, padding, stride)),
     d("max_pool2d_with_indices(input, kernel_size, stride, padding, dilation, ceil_mode)",
       name="MaxPool2DWithIndicesBackward0",
       input=lambda grad, result1, input_shape: get_op("max_pool2d_backward")(grad, result1, input_shape)),
