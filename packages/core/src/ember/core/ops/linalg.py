@@ -143,7 +143,14 @@ def _einsum_cpu(equation, *operands, out=None):
 # --- public API ------------------------------------------------------------------------------------
 @method
 def mm(input: Tensor, mat2: Tensor, *, out=None) -> Tensor:
-    """The matrix product of `input` (n, k) and `mat2` (k, m): (n, m)."""
+    """The matrix product of `input` (n, k) and `mat2` (k, m): (n, m).
+
+    >>> from ember.core import mm, tensor
+    >>> x = tensor([[1.0, 2.0], [3.0, 4.0]])
+    >>> mm(x, x)
+    tensor([[ 7., 10.],
+            [15., 22.]])
+    """
     return _mm(input, mat2, out=out)
 
 
@@ -186,7 +193,12 @@ def _out_like(out: Tensor, r: Tensor) -> Tensor:
 @method
 def matmul(input: Tensor, other: Tensor, *, out=None) -> Tensor:
     """torch.matmul: dot (1-D, 1-D), mm (2-D), mv, and batched products that broadcast the batch
-    dims; a 1-D operand gains a dim for the product and loses it after."""
+    dims; a 1-D operand gains a dim for the product and loses it after.
+
+    >>> from ember.core import matmul, ones
+    >>> matmul(ones(5, 2, 3), ones(3, 4)).shape
+    ember.Size([5, 2, 4])
+    """
     r = _matmul(input, other)
     if out is not None:
         return S.copy_(_out_like(out, r), r)
@@ -343,7 +355,12 @@ def tensordot(a: Tensor, b: Tensor, dims=2, out=None) -> Tensor:
 
 
 def einsum(equation: str, *operands) -> Tensor:
-    """Einstein summation, e.g. `einsum("bij,bjk->bik", a, b)`; operands may also come as one list."""
+    """Einstein summation, e.g. `einsum("bij,bjk->bik", a, b)`; operands may also come as one list.
+
+    >>> from ember.core import einsum, tensor
+    >>> einsum("ij->j", tensor([[1.0, 2.0], [3.0, 4.0]]))
+    tensor([4., 6.])
+    """
     if len(operands) == 1 and isinstance(operands[0], list | tuple):
         operands = tuple(operands[0])
     return _einsum(equation, *operands)

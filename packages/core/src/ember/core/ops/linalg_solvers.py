@@ -198,7 +198,12 @@ def slogdet(A: Tensor):
 
 
 def solve(A: Tensor, B: Tensor, *, left: bool = True) -> Tensor:
-    """X with A @ X = B (or X @ A = B when `left=False`); B may be a batch of vectors."""
+    """X with A @ X = B (or X @ A = B when `left=False`); B may be a batch of vectors.
+
+    >>> from ember.core import linalg, tensor
+    >>> linalg.solve(tensor([[2.0, 0.0], [0.0, 4.0]]), tensor([2.0, 2.0]))
+    tensor([1.0000, 0.5000])
+    """
     if left:
         return _solve(A, B)
     return S.transpose(_solve(S.transpose(A, -2, -1), S.transpose(B, -2, -1)), -2, -1)

@@ -186,7 +186,13 @@ def _prod_cpu(x, dims, keepdim=False, dtype=None, *, out=None):
 
 @method
 def sum(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None, out=None) -> Tensor:  # noqa: A001
-    """The sum over `dim` (an int, a tuple, or None for all); ints and bools sum to int64."""
+    """The sum over `dim` (an int, a tuple, or None for all); ints and bools sum to int64.
+
+    >>> from ember.core import tensor
+    >>> x = tensor([[1.0, 2.0], [3.0, 4.0]])
+    >>> x.sum(), x.sum(dim=0), tensor([True, False, True]).sum()
+    (tensor(10.), tensor([4., 6.]), tensor(2))
+    """
     return _sum(input, _dims(dim, input, "sum"), keepdim, dtype, out=out)
 
 
@@ -198,7 +204,13 @@ def nansum(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None, out=No
 
 @method
 def mean(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None, out=None) -> Tensor:
-    """The mean over `dim`; integer inputs need `dtype=` (RuntimeError otherwise, as PyTorch)."""
+    """The mean over `dim`; integer inputs need `dtype=` (RuntimeError otherwise, as PyTorch).
+
+    >>> from ember.core import tensor
+    >>> tensor([[1.0, 2.0], [3.0, 4.0]]).mean(1, keepdim=True)
+    tensor([[1.5000],
+            [3.5000]])
+    """
     return _mean(input, _dims(dim, input, "mean"), keepdim, dtype, out=out)
 
 
@@ -320,7 +332,15 @@ def _extreme(name, full_op, dim_op, binary_op, input, dim, keepdim, out):
 
 @method
 def max(input: Tensor, dim=None, keepdim: bool = False, *, out=None):  # noqa: A001
-    """`max(x)`: the largest element; `max(x, dim)`: `(values, indices)`; `max(x, other)`: maximum."""
+    """`max(x)`: the largest element; `max(x, dim)`: `(values, indices)`; `max(x, other)`: maximum.
+
+    >>> from ember.core import tensor
+    >>> x = tensor([[1.0, 2.0], [3.0, 4.0]])
+    >>> x.max()
+    tensor(4.)
+    >>> x.max(dim=1)
+    max(values=tensor([2., 4.]), indices=tensor([1, 1]))
+    """
     return _extreme("max", _amax, _max_dim, ew.maximum, input, dim, keepdim, out)
 
 
@@ -418,7 +438,12 @@ def _moment_args(input, dim, unbiased, keepdim, correction, op):
 @method
 def var(input: Tensor, dim=None, unbiased: bool | None = None, keepdim: bool = False, *,
         correction: float | None = None, out=None) -> Tensor:
-    """The variance over `dim` with Bessel's `correction` (default 1; `unbiased=False` means 0)."""
+    """The variance over `dim` with Bessel's `correction` (default 1; `unbiased=False` means 0).
+
+    >>> from ember.core import tensor
+    >>> tensor([1.0, 2.0, 3.0, 4.0]).var()
+    tensor(1.6667)
+    """
     return _var(input, *_moment_args(input, dim, unbiased, keepdim, correction, "var"), out=out)
 
 
@@ -593,7 +618,12 @@ _make_cumulative(_cumprod, np.cumprod, "cumprod")
 
 @method
 def cumsum(input: Tensor, dim: int, *, dtype=None, out=None) -> Tensor:
-    """The running sum along `dim`."""
+    """The running sum along `dim`.
+
+    >>> from ember.core import cumsum, tensor
+    >>> cumsum(tensor([1, 2, 3]), 0)
+    tensor([1, 3, 6])
+    """
     return _cumsum(input, _one_dim(dim, input, "cumsum"), dtype, out=out)
 
 
@@ -723,7 +753,12 @@ def _isclose_cpu(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
 @method
 def isclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08,
             equal_nan: bool = False) -> Tensor:
-    """Elementwise `|input - other| <= atol + rtol * |other|` (inf equals inf of the same sign)."""
+    """Elementwise `|input - other| <= atol + rtol * |other|` (inf equals inf of the same sign).
+
+    >>> from ember.core import tensor
+    >>> tensor([1.0, 2.0]).isclose(tensor([1.0, 2.1]))
+    tensor([ True, False])
+    """
     return _isclose(input, other, rtol, atol, equal_nan)
 
 

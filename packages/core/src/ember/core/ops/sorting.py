@@ -59,7 +59,12 @@ def _sort_cpu(x, dim=-1, descending=False, *, out=None):
 
 @method
 def sort(input: Tensor, dim: int = -1, descending: bool = False, stable: bool = False, *, out=None):
-    """`(values, indices)` of `input` sorted along `dim`; always stable."""
+    """`(values, indices)` of `input` sorted along `dim`; always stable.
+
+    >>> from ember.core import tensor
+    >>> tensor([3, 1, 2]).sort()
+    sort(values=tensor([1, 2, 3]), indices=tensor([1, 2, 0]))
+    """
     rt = return_types.sort
     return rt(*_sort(input, _one_dim(dim, input, "sort"), descending, out=None if out is None else tuple(out)))
 
@@ -96,7 +101,12 @@ def _topk_cpu(x, k, dim=-1, largest=True, sorted=True, *, out=None):  # noqa: A0
 
 @method
 def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: bool = True, *, out=None):  # noqa: A002
-    """`(values, indices)` of the `k` largest (`largest=False`: smallest) elements along `dim`."""
+    """`(values, indices)` of the `k` largest (`largest=False`: smallest) elements along `dim`.
+
+    >>> from ember.core import tensor
+    >>> tensor([3, 1, 2]).topk(2)
+    topk(values=tensor([3, 2]), indices=tensor([0, 2]))
+    """
     r = _topk(input, int(k), _one_dim(dim, input, "topk"), largest, sorted, out=None if out is None else tuple(out))
     return return_types.topk(*r)
 
@@ -312,7 +322,12 @@ def _unique_cpu(x, dim=None):
 @method
 def unique(input: Tensor, sorted: bool = True, return_inverse: bool = False,  # noqa: A002
            return_counts: bool = False, dim: int | None = None):
-    """The distinct elements of `input` (sorted), with the inverse indices and counts on request."""
+    """The distinct elements of `input` (sorted), with the inverse indices and counts on request.
+
+    >>> from ember.core import tensor, unique
+    >>> unique(tensor([2, 1, 2]), return_counts=True)
+    (tensor([1, 2]), tensor([1, 2]))
+    """
     d = None if dim is None else _one_dim(dim, input, "unique")
     vals, inv, counts = _unique(input, d)
     if return_inverse and return_counts:
@@ -597,7 +612,12 @@ def _quantile(input: Tensor, q, dim, keepdim: bool, interpolation: str, ignore_n
 @method
 def quantile(input: Tensor, q, dim: int | None = None, keepdim: bool = False, *,
              interpolation: str = "linear") -> Tensor:
-    """The `q`-th quantiles (a float or a 1-D tensor in [0, 1]) over `dim` or everything; NaN propagates."""
+    """The `q`-th quantiles (a float or a 1-D tensor in [0, 1]) over `dim` or everything; NaN propagates.
+
+    >>> from ember.core import quantile, tensor
+    >>> quantile(tensor([1.0, 2.0, 3.0, 4.0]), 0.5)
+    tensor(2.5000)
+    """
     return _quantile(input, q, dim, keepdim, interpolation, False, "quantile")
 
 
