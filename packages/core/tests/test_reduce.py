@@ -366,6 +366,8 @@ def test_unique():
     assert c.tolist() == [1, 1, 2]
     rows = E.tensor([[1, 2], [0, 5], [1, 2]]).unique(dim=0)
     assert rows.tolist() == [[0, 5], [1, 2]]
+    v, c = E.tensor([1.0, float("nan"), float("nan"), 1.0]).unique(return_counts=True)
+    assert c.tolist() == [2, 1, 1] and math.isnan(v[1].item())  # every NaN is distinct, as in PyTorch
 
 
 # --- closeness ----------------------------------------------------------------------------------

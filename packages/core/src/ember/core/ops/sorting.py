@@ -308,13 +308,14 @@ _unique = declare("unique", differentiable=False, doc="unique(x, dim) -> (values
 @_unique.register("cpu")
 def _unique_cpu(x, dim=None):
     """unique(x, dim: int | None) -> (values, inverse, counts): sorted distinct values (or slices
-    along `dim`), the index of each input element (slice) in them, and how often each occurs."""
+    along `dim`), the index of each input element (slice) in them, and how often each occurs;
+    every NaN is distinct, as in PyTorch."""
     a = x._np()
     if dim is None:
-        vals, inv, counts = np.unique(a.reshape(-1), return_inverse=True, return_counts=True)
+        vals, inv, counts = np.unique(a.reshape(-1), return_inverse=True, return_counts=True, equal_nan=False)
         inv = inv.reshape(x._shape)
     else:
-        vals, inv, counts = np.unique(a, return_inverse=True, return_counts=True, axis=dim)
+        vals, inv, counts = np.unique(a, return_inverse=True, return_counts=True, axis=dim, equal_nan=False)
         inv = inv.reshape(-1)
     return wrap(vals), wrap(inv.astype(np.int64)), wrap(counts.astype(np.int64))
 
