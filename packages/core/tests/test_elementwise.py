@@ -93,6 +93,17 @@ def test_unary_matches_float64_reference(name, dtype):
     check_unary(name, E.empty(0, 3, dtype=dtype))                                  # empty
 
 
+@settings(max_examples=25, deadline=None)
+@given(st.sampled_from(sorted(UNARY_REF)), st.sampled_from([E.float32, E.float64, E.int8, E.int16, E.int64]),
+       st.lists(st.integers(0, 4), min_size=0, max_size=4).map(tuple), st.booleans(), st.integers(0, 2**16))
+def test_unary_random_shapes_dtypes_and_layouts(name, dtype, shape, noncontiguous, seed):
+    if dtype.is_floating_point:
+        lo, hi = DOMAIN.get(name, (-4, 4))
+    else:
+        lo, hi = INT_DOMAIN.get(name, (-4, 5))
+    check_unary(name, make_tensor(shape, dtype=dtype, low=lo, high=hi, noncontiguous=noncontiguous, seed=seed))
+
+
 @pytest.mark.parametrize("name", ["isnan", "isinf", "isfinite", "signbit", "sign", "abs", "relu", "floor"])
 def test_unary_special_values(name):
     x = E.tensor([float("nan"), float("inf"), -float("inf"), -0.0, 0.0, -2.5], dtype=E.float64)
