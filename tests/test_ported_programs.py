@@ -24,7 +24,10 @@ from collections.abc import Callable
 import numpy as np
 import pytest
 
-from conftest import ember_import
+try:  # tests/ is a rootdir module or, with consider_namespace_packages, the package `tests`
+    from tests.conftest import ember_import
+except ImportError:
+    from conftest import ember_import
 
 
 @dataclasses.dataclass

@@ -17,7 +17,10 @@ import pickle
 import numpy as np
 import pytest
 
-from conftest import LazyModule, assert_same, compare_with_torch, to_numpy
+try:  # tests/ is a rootdir module or, with consider_namespace_packages, the package `tests`
+    from tests.conftest import LazyModule, api_module, assert_same, compare_with_torch, to_numpy
+except ImportError:
+    from conftest import LazyModule, api_module, assert_same, compare_with_torch, to_numpy
 
 ea = LazyModule("torch")                      # ember.autograd
 nn = LazyModule("torch.nn")                   # ember.nn
@@ -2974,3 +2977,93 @@ def _collate_program(t):
 @pytest.mark.torch
 def test_default_collate_and_loader_batches_match_torch():
     compare_with_torch(_collate_program)
+
+
+# ---------------------------------------------------------------------------------------------
+# argument names and defaults, against PyTorch's own signatures
+# ---------------------------------------------------------------------------------------------
+
+SIGNATURES = [
+    # (module path, attribute path)
+    *[("torch.nn", n) for n in (
+        "Linear", "Conv2d", "MaxPool2d", "BatchNorm1d", "BatchNorm2d", "Dropout", "ReLU", "LeakyReLU", "Sigmoid",
+        "Tanh", "Softmax", "LogSoftmax", "Embedding", "Embedding.from_pretrained", "CrossEntropyLoss", "NLLLoss",
+        "MSELoss", "BCELoss", "BCEWithLogitsLoss", "Module.parameters", "Module.named_parameters",
+        "Module.named_buffers", "Module.named_children", "Module.named_modules", "Module.modules",
+        "Module.state_dict", "Module.load_state_dict", "Module.train", "Module.eval", "Module.zero_grad",
+        "Module.apply", "Module.requires_grad_", "Module.double", "Module.add_module", "Module.register_buffer",
+        "Module.register_forward_hook", "Module.register_forward_pre_hook", "Sequential.append",
+        "ModuleList.append", "ModuleDict.keys", "utils.clip_grad_norm_")],
+    *[("torch.nn.functional", n) for n in (
+        "relu", "softmax", "log_softmax", "dropout", "cross_entropy", "nll_loss", "mse_loss", "l1_loss",
+        "binary_cross_entropy", "binary_cross_entropy_with_logits")],
+    *[("torch.nn.init", n) for n in (
+        "kaiming_uniform_", "kaiming_normal_", "xavier_uniform_", "xavier_normal_", "normal_", "uniform_",
+        "constant_", "zeros_", "ones_", "calculate_gain")],
+    *[("torch.optim", n) for n in (
+        "SGD", "Adam", "AdamW", "Optimizer.zero_grad", "Optimizer.step", "Optimizer.state_dict",
+        "Optimizer.load_state_dict", "Optimizer.add_param_group")],
+    *[("torch.optim.lr_scheduler", n) for n in ("StepLR", "CosineAnnealingLR")],
+    *[("torch.utils.data", n) for n in ("DataLoader", "TensorDataset", "default_collate")],
+    *[("torch.autograd", n) for n in ("grad", "Function.apply")],
+    *[("torch", n) for n in ("Tensor.backward", "Tensor.register_hook", "save", "load", "set_grad_enabled")],
+]
+
+# names PyTorch keeps only for backward compatibility
+_DEPRECATED = {"size_average", "reduce"}
+# defaults spelled differently with the same meaning (load's None means True; save's None means pickle)
+_EQUIVALENT_DEFAULTS = {"weights_only", "pickle_module"}
+
+
+def _callable_signature(obj):
+    import inspect
+    target = obj.__init__ if isinstance(obj, type) else obj
+    sig = inspect.signature(target)
+    params = [p for p in sig.parameters.values() if p.name not in ("self", "cls")]
+    return params
+
+
+def _default_repr(d):
+    import inspect
+    if d is inspect.Parameter.empty:
+        return "<required>"
+    if hasattr(d, "is_floating_point") and not callable(getattr(d, "shape", None)):
+        return f"dtype:{str(d).rsplit('.', 1)[-1]}"
+    return repr(d)
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("module, attr", SIGNATURES, ids=[f"{m}.{a}" for m, a in SIGNATURES])
+def test_argument_names_and_defaults_match_torch(module, attr):
+    import importlib
+    import inspect
+    torch = pytest.importorskip("torch")  # noqa: F841
+    t_obj = importlib.import_module(module)
+    e_obj = api_module(module)
+    for part in attr.split("."):
+        t_obj = getattr(t_obj, part)
+        e_obj = getattr(e_obj, part)
+    t_params = _callable_signature(t_obj)
+    try:
+        e_params = {p.name: p for p in _callable_signature(e_obj)}
+    except (TypeError, ValueError):
+        pytest.fail(f"{module}.{attr}: ember's signature cannot be inspected")
+    e_var_kw = any(p.kind is inspect.Parameter.VAR_KEYWORD for p in e_params.values())
+    problems = []
+    positional = [p.name for p in t_params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    e_positional = [n for n, p in e_params.items()
+                    if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) and n not in _DEPRECATED]
+    for p in t_params:
+        if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) or p.name in _DEPRECATED:
+            continue
+        q = e_params.get(p.name)
+        if q is None:
+            problems.append(f"missing argument {p.name}={_default_repr(p.default)}"
+                            + (" (ember takes **kwargs)" if e_var_kw else ""))
+            continue
+        if p.name not in _EQUIVALENT_DEFAULTS and _default_repr(p.default) != _default_repr(q.default):
+            problems.append(f"{p.name}: default {_default_repr(q.default)}, PyTorch's {_default_repr(p.default)}")
+    kept = [n for n in positional if n not in _DEPRECATED]
+    if e_positional[:len(kept)] != kept and not any(p.kind is p.VAR_POSITIONAL for p in e_params.values()):
+        problems.append(f"positional order {e_positional}, PyTorch's {kept}")
+    assert not problems, f"{module}.{attr}: " + "; ".join(problems)
