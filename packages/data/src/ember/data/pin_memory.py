@@ -78,4 +78,5 @@ class PinMemoryThread:
     def stop(self) -> None:
         """Stop and join the thread (it notices within `_POLL_S` seconds)."""
         self._stop.set()
-        self._thread.join()
+        if threading.current_thread() is not self._thread:  # a finalizer may run on this very thread
+            self._thread.join()
