@@ -136,3 +136,15 @@ def test_quantile_nan_handling_and_errors():
         E.quantile(E.ones(3), E.tensor([0.5], dtype=E.float64))
     with pytest.raises(RuntimeError, match="interpolation must be one of"):
         E.quantile(E.ones(3), 0.5, interpolation="cubic")
+
+
+def test_empty_inputs():
+    e2 = E.empty(0, 3)
+    assert e2.cummax(0).values.shape == (0, 3) and e2.cummin(1).indices.shape == (0, 3)
+    assert E.empty(0).unique_consecutive().shape == (0,)
+    assert E.unique_consecutive(e2, dim=0).shape == (0, 3)
+    assert e2.mode(1).values.shape == (0,)
+    assert e2.sort(0).values.shape == (0, 3) and E.empty(0).topk(0).values.shape == (0,)
+    assert math.isnan(E.empty(0).median().item())
+    with pytest.raises(IndexError, match="mode"):
+        e2.mode(0)

@@ -40,6 +40,14 @@ def _pair(vals: np.ndarray, idx: np.ndarray, out, name: str):
     return wrap(np.ascontiguousarray(vals)), wrap(np.ascontiguousarray(idx))
 
 
+def _rows(shape: tuple[int, ...]) -> int:
+    """The product of `shape` (numpy cannot infer -1 next to a zero-size dim)."""
+    n = 1
+    for s in shape:
+        n *= s
+    return n
+
+
 def _as_1d(a: np.ndarray) -> np.ndarray:
     return a.reshape(1) if a.ndim == 0 else a
 
@@ -220,7 +228,7 @@ def _mode_cpu(x, dim=-1, keepdim=False, *, out=None):
     a = np.moveaxis(_as_1d(x._np()), dim, -1)
     if a.shape[-1] == 0:
         raise IndexError(f"mode(): Expected reduction dim {dim} to have non-zero size.")
-    rows = np.ascontiguousarray(a.reshape(-1, a.shape[-1]))
+    rows = np.ascontiguousarray(a.reshape(_rows(a.shape[:-1]), a.shape[-1]))
     work = rows.view(np.uint8) if rows.dtype == np.bool_ else rows
     vals = np.empty(rows.shape[0], work.dtype)
     idx = np.empty(rows.shape[0], np.int64)
@@ -270,7 +278,7 @@ def _make_cum_extreme(name: str, is_max: bool):
         """cummax/cummin(x, dim: int) -> (values, indices): the running max/min along `dim` and
         where it was found (the latest of equal values)."""
         a = np.moveaxis(_as_1d(x._np()), dim, -1)
-        rows = np.ascontiguousarray(a.reshape(-1, a.shape[-1]))
+        rows = np.ascontiguousarray(a.reshape(_rows(a.shape[:-1]), a.shape[-1]))
         work = rows.view(np.uint8) if rows.dtype == np.bool_ else rows
         vals = np.empty_like(work)
         idx = np.empty(rows.shape, np.int64)
@@ -359,7 +367,7 @@ def _unique_consecutive_cpu(x, dim=None):
     """unique_consecutive(x, dim: int | None) -> (values, inverse, counts)."""
     a = x._np().reshape(-1) if dim is None else np.moveaxis(x._np(), dim, 0)
     n = a.shape[0]
-    rows = a.reshape(n, -1)
+    rows = a.reshape(n, _rows(a.shape[1:]))
     starts = np.ones(n, bool)
     if n > 1:
         starts[1:] = (rows[1:] != rows[:-1]).any(axis=1)
