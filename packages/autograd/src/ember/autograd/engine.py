@@ -9,6 +9,8 @@ input buffer). Among ready nodes the most recently created runs first, like PyTo
 from __future__ import annotations
 
 import heapq
+
+import numpy as np
 from ember.core.tensor import Size, Tensor, describe
 
 from ember.autograd import anomaly
@@ -146,41 +148,29 @@ def execute(root_edges: list, root_grads: list, *, retain_graph: bool, create_gr
 
     buffers: dict[Node, list] = {}
     ready: list = []
-
-    def deliver(node: Node, nr: int, g) -> None:
-        buf = buffers.get(node)
-        if buf is None:
-            buf = buffers[node] = [None] * max(node._n_out, nr + 1)
-        elif nr >= len(buf):
-            buf.extend([None] * (nr + 1 - len(buf)))
-        if g is not None:
-            buf[nr] = g if buf[nr] is None else buf[nr] + g
-
     for (n, nr), g in zip(root_edges, root_grads):
-        deliver(n, nr, g)
-    pending = {n for n in roots}
-    for n in pending:
-        if deps.get(n, 0) == 0:
-            heapq.heappush(ready, (-n._seq, id(n), n))
+        _deliver(buffers, n, nr, g)
+    for n in set(roots):
+        if n not in deps:
+            heapq.heappush(ready, (-n._seq, n))
 
     prev = _state.enabled
     _state.enabled = create_graph
     try:
         while ready:
-            _, _, node = heapq.heappop(ready)
+            node = heapq.heappop(ready)[1]
             grads = buffers.pop(node, None) or [None]
-            _run_tensor_hooks(node, grads)
-            if node in cap:
+            if node._tensor_hooks or node._retained:
+                _run_tensor_hooks(node, grads)
+            if cap and node in cap:
                 for nr, k in cap[node]:
                     g = grads[nr] if nr < len(grads) else None
                     if isinstance(node, AccumulateGrad) and g is not None and node.variable is not None:
                         g = _leaf_hooks(node.variable, g)
                     captured[k] = g if captured[k] is None or g is None else captured[k] + g
-            if needed is not None and (node not in needed or (isinstance(node, AccumulateGrad) and not accumulate)):
-                run = False
-            else:
-                run = any(g is not None for g in grads)
-            if run:
+            if needed is not None and (node not in needed or (not accumulate and isinstance(node, AccumulateGrad))):
+                outs = None
+            elif any(g is not None for g in grads):
                 outs = _apply(node, grads)
                 if not retain_graph:
                     node.release()
@@ -189,13 +179,27 @@ def execute(root_edges: list, root_grads: list, *, retain_graph: bool, create_gr
             for i, (child, nr) in enumerate(node.next_functions):
                 if child is None:
                     continue
-                deliver(child, nr, outs[i] if outs is not None and i < len(outs) else None)
-                deps[child] -= 1
-                if deps[child] == 0:
-                    heapq.heappush(ready, (-child._seq, id(child), child))
+                if outs is not None:
+                    _deliver(buffers, child, nr, outs[i] if i < len(outs) else None)
+                d = deps[child] - 1
+                deps[child] = d
+                if d == 0:
+                    heapq.heappush(ready, (-child._seq, child))
     finally:
         _state.enabled = prev
     return captured
+
+
+def _deliver(buffers: dict, node: Node, nr: int, g) -> None:
+    """Add gradient `g` for output `nr` of `node` into its input buffer."""
+    buf = buffers.get(node)
+    if buf is None:
+        buf = buffers[node] = [None] * max(node._n_out, nr + 1)
+    elif nr >= len(buf):
+        buf.extend([None] * (nr + 1 - len(buf)))
+    if g is not None:
+        old = buf[nr]
+        buf[nr] = g if old is None else old + g
 
 
 def _leaf_hooks(t: Tensor, g: Tensor) -> Tensor:
@@ -251,7 +255,7 @@ def _root_grads(outputs: list[Tensor], grad_outputs: list, what: str) -> list:
                 raise RuntimeError("grad can be implicitly created only for scalar outputs")
             if not t._dtype.is_floating_point:
                 raise RuntimeError(f"grad can be implicitly created only for real scalar outputs but got {t._dtype!r}")
-            g = ones_like(t)
+            g = Tensor._wrap(np.ones(t._shape, t._dtype.np)) if t.device.type == "cpu" else ones_like(t)
         elif isinstance(g, Tensor):
             if g._shape != t._shape:
                 raise RuntimeError(f"Mismatch in shape: grad_output[{i}] has a shape of {Size(g._shape)!r} and "

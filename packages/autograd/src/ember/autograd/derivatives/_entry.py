@@ -175,24 +175,28 @@ class RuleNode(Node):
         slots = self._slots
         nf = self.next_functions
         out: list = [None] * len(nf)
-        need = {}
-        for i, (p, _) in enumerate(slots):
-            if nf[i][0] is not None:
-                need[p] = True
+        need = {p for (p, _), (n, _) in zip(slots, nf) if n is not None}
         for keys, fn, names in self.entry.groups:
-            mask = tuple(k in need for k in keys)
-            if not any(mask):
-                continue
-            r = fn(*[self._resolve(n, grads, mask) for n in names])
             if len(keys) == 1:
-                r = (r,)
+                if keys[0] not in need:
+                    continue
+                mask = (True,)
+                r = (fn(*[self._resolve(n, grads, mask) for n in names]),)
+            else:
+                mask = tuple(k in need for k in keys)
+                if not any(mask):
+                    continue
+                r = fn(*[self._resolve(n, grads, mask) for n in names])
             for k, g in zip(keys, r):
                 if g is None or k not in need:
                     continue
                 for i, (p, j) in enumerate(slots):
                     if p == k and nf[i][0] is not None:
                         out[i] = g[j] if j >= 0 else g
+        in_meta = self._in_meta
         for i, g in enumerate(out):
             if g is not None:
-                out[i] = reduce_grad(self, i, g, self._in_meta[i])
+                shape, dtype = in_meta[i]
+                if g._shape != shape or g._dtype is not dtype:
+                    out[i] = reduce_grad(self, i, g, in_meta[i])
         return out
