@@ -1,5 +1,6 @@
 """Matrix products: mm/bmm/dot/einsum primitives on BLAS, and everything PyTorch composes from
-them (matmul's 1-D and batched broadcasting rules, mv, addmm, baddbmm, outer, tensordot, kron).
+them (matmul's 1-D and batched broadcasting rules, mv, addmm, baddbmm, outer, tensordot, kron,
+cdist). `linalg` is the `torch.linalg` namespace; `ember.core.ops.linalg_solvers` fills it.
 
 numpy's matmul calls BLAS when each operand is C- or F-contiguous in its last two dims; an
 operand that is (e.g. a transposed view) goes in as is, any other is made contiguous once.
