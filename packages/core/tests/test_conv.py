@@ -167,14 +167,14 @@ def test_conv1d_matches_reference_and_same_padding():
 @given(st.fixed_dictionaries({
     "groups": st.sampled_from([1, 2]), "h": st.integers(1, 4), "w": st.integers(1, 4), "k": st.integers(1, 3),
     "stride": st.integers(1, 3), "padding": st.integers(0, 1), "dilation": st.integers(1, 2), "op": st.integers(0, 2),
-    "bias": st.booleans()}))
+    "bias": st.booleans(), "og": st.sampled_from([1, 3])}))
 def test_conv_transpose2d_matches_scatter_reference_and_its_backward(p):
     s, d = p["stride"], p["dilation"]
     opad = min(p["op"], max(s, d) - 1)
     rng = np.random.default_rng(7)
     x = rng.standard_normal((2, 2 * p["groups"], p["h"], p["w"]))
-    w = rng.standard_normal((2 * p["groups"], 3, p["k"], p["k"]))
-    b = rng.standard_normal(3 * p["groups"]) if p["bias"] else None
+    w = rng.standard_normal((2 * p["groups"], p["og"], p["k"], p["k"]))
+    b = rng.standard_normal(p["og"] * p["groups"]) if p["bias"] else None
     hf = (p["h"] - 1) * s + d * (p["k"] - 1) + 1 + opad
     if hf - 2 * p["padding"] <= 0 or (p["w"] - 1) * s + d * (p["k"] - 1) + 1 + opad - 2 * p["padding"] <= 0:
         return

@@ -4,9 +4,11 @@ NOTE [ Convolution as one GEMM ]
 The forward unfolds the padded input into columns `(C, kh, kw, N, Ho, Wo)` (a parallel Numba
 copy; a 1x1 stride-1 conv only a transpose), then multiplies the weight `(G, O/G, C/G*kh*kw)` by
 them in one GEMM per group, over the whole batch at once (a single large GEMM is several times
-faster than N small ones). The input gradient is the transposed GEMM followed by `col2im`, a Numba
-scatter-add over the same window geometry; the weight gradient is GEMM of the gradient with the
-columns. A transposed convolution is exactly a convolution's input gradient, so it reuses it.
+faster than N small ones). The input gradient is the transposed GEMM followed by `col2im`, a
+Numba scatter-add over the same window geometry; the weight gradient is GEMM of the gradient
+with the columns. Convolutions with one input channel per group (depthwise, or a single-channel
+input) run direct Numba loops instead: their GEMM would have K = kh * kw. A transposed
+convolution is exactly a convolution's input gradient, so it reuses it.
 """
 
 # ruff: noqa: A001, A002 - PyTorch's argument is named `input`
@@ -84,10 +86,31 @@ dilation, groups)`, grad_weight = `conv2d_backward_weight(grad, input, weight.sh
 padding, dilation, groups)`, grad_bias = `grad.sum((0, 2, 3))`.""")
 
 
+def _padded(x: np.ndarray, padding) -> np.ndarray:
+    ph, pw = padding
+    return np.pad(x, ((0, 0), (0, 0), (ph, ph), (pw, pw))) if ph or pw else np.ascontiguousarray(x)
+
+
+def _depthwise(x: np.ndarray, w: np.ndarray, stride, padding, dilation) -> np.ndarray:
+    """A convolution with one input channel per group, by direct loops (see `numba_nn.depthwise_conv`)."""
+    n, o, kh, kw = x.shape[0], w.shape[0], w.shape[2], w.shape[3]
+    ho = _out_size(x.shape[2], kh, stride[0], padding[0], dilation[0])
+    wo = _out_size(x.shape[3], kw, stride[1], padding[1], dilation[1])
+    out = np.empty((n, o, ho, wo), dtype=x.dtype)
+    numba_nn.depthwise_conv()(_padded(x, padding), np.ascontiguousarray(w).reshape(o, kh, kw), out, *stride,
+                              *dilation)
+    return out
+
+
 @conv2d_op.register("cpu")
 def _conv2d_cpu(input, weight, bias, stride, padding, dilation, groups):
     x, w = numba_nn.kernel_array(input._np()), numba_nn.kernel_array(weight._np())
     n, o, kh, kw = x.shape[0], w.shape[0], w.shape[2], w.shape[3]
+    if w.shape[1] == 1:
+        res = _depthwise(x, w, stride, padding, dilation)
+        if bias is not None:
+            res += bias._np().reshape(o, 1, 1)
+        return wrap(res.astype(input._dtype.np, copy=False))
     cols = _unfold(x, kh, kw, stride, padding, dilation)
     ho, wo = cols.shape[4:]
     out = _gemm(w.reshape(groups, o // groups, -1), cols.reshape(groups, -1, n * ho * wo))
@@ -114,6 +137,12 @@ def _conv2d_backward_input_cpu(grad, weight, input_shape, stride, padding, dilat
     g, w = numba_nn.kernel_array(grad._np()), numba_nn.kernel_array(weight._np())
     n, o, ho, wo = g.shape
     cg, kh, kw = w.shape[1:]
+    if cg == 1:
+        (ph, pw), (h, wd) = padding, input_shape[2:]
+        out = np.zeros((n, groups, h + 2 * ph, wd + 2 * pw), dtype=g.dtype)
+        numba_nn.depthwise_conv_backward_input()(np.ascontiguousarray(g), np.ascontiguousarray(w).reshape(o, kh, kw),
+                                                 out, *stride, *dilation)
+        return wrap(np.ascontiguousarray(out[:, :, ph:ph + h, pw:pw + wd], dtype=grad._dtype.np))
     wt = w.reshape(groups, o // groups, cg * kh * kw).transpose(0, 2, 1)
     cols = _gemm(wt, _channels_first(g, groups)).reshape(groups * cg, kh, kw, n, ho, wo)
     gi = _fold(cols, tuple(input_shape), stride, padding, dilation)
@@ -134,6 +163,11 @@ def _conv2d_backward_weight_cpu(grad, input, weight_shape, stride, padding, dila
     g, x = numba_nn.kernel_array(grad._np()), numba_nn.kernel_array(input._np())
     o, cg, kh, kw = weight_shape
     n, _, ho, wo = g.shape
+    if cg == 1:
+        out = np.empty((o, kh, kw), dtype=g.dtype)
+        numba_nn.depthwise_conv_backward_weight()(np.ascontiguousarray(g), _padded(x, padding), out, *stride,
+                                                  *dilation)
+        return wrap(out.reshape(o, 1, kh, kw).astype(grad._dtype.np, copy=False))
     cols = _unfold(x, kh, kw, stride, padding, dilation)
     if cols.shape[4:] != (ho, wo):
         cols = np.ascontiguousarray(cols[..., :ho, :wo])

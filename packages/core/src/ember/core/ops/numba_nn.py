@@ -66,6 +66,95 @@ def col2im():
 
 
 @cache
+def depthwise_conv():
+    import numba
+
+    # One input channel per group (C/groups == 1): xp (N, G, Hp, Wp) padded, w (O, kh, kw), out (N, O, Ho, Wo);
+    # output channel o reads input channel o // (O / G). Direct loops beat a GEMM with K = kh * kw.
+    @_njit(parallel=True)
+    def kernel(xp, w, out, sh, sw, dh, dw):
+        n, o, ho, wo = out.shape
+        og = o // xp.shape[1]
+        kh, kw = w.shape[1], w.shape[2]
+        for p in numba.prange(n * o):
+            b = p // o
+            oc = p % o
+            g = oc // og
+            for oh in range(ho):
+                for ow in range(wo):
+                    out[b, oc, oh, ow] = 0.0
+                for i in range(kh):
+                    row = oh * sh + i * dh
+                    for j in range(kw):
+                        wij = w[oc, i, j]
+                        col = j * dw
+                        if sw == 1:  # unit stride: a loop LLVM vectorizes
+                            for ow in range(wo):
+                                out[b, oc, oh, ow] += xp[b, g, row, ow + col] * wij
+                        else:
+                            for ow in range(wo):
+                                out[b, oc, oh, ow] += xp[b, g, row, ow * sw + col] * wij
+
+    return kernel
+
+
+@cache
+def depthwise_conv_backward_input():
+    import numba
+
+    # grad (N, O, Ho, Wo), w (O, kh, kw); out (N, G, Hp, Wp) zeroed; parallel over (sample, input channel).
+    @_njit(parallel=True)
+    def kernel(grad, w, out, sh, sw, dh, dw):
+        n, o, ho, wo = grad.shape
+        groups = out.shape[1]
+        og = o // groups
+        kh, kw = w.shape[1], w.shape[2]
+        for p in numba.prange(n * groups):
+            b = p // groups
+            g = p % groups
+            for oc in range(g * og, (g + 1) * og):
+                for oh in range(ho):
+                    for i in range(kh):
+                        row = oh * sh + i * dh
+                        for j in range(kw):
+                            wij = w[oc, i, j]
+                            col = j * dw
+                            if sw == 1:
+                                for ow in range(wo):
+                                    out[b, g, row, ow + col] += grad[b, oc, oh, ow] * wij
+                            else:
+                                for ow in range(wo):
+                                    out[b, g, row, ow * sw + col] += grad[b, oc, oh, ow] * wij
+
+    return kernel
+
+
+@cache
+def depthwise_conv_backward_weight():
+    import numba
+
+    # grad (N, O, Ho, Wo), xp (N, G, Hp, Wp) padded; out (O, kh, kw); parallel over output channels.
+    @_njit(parallel=True)
+    def kernel(grad, xp, out, sh, sw, dh, dw):
+        n, o, ho, wo = grad.shape
+        og = o // xp.shape[1]
+        kh, kw = out.shape[1], out.shape[2]
+        for oc in numba.prange(o):
+            g = oc // og
+            for i in range(kh):
+                for j in range(kw):
+                    acc = 0.0
+                    for b in range(n):
+                        for oh in range(ho):
+                            row = oh * sh + i * dh
+                            for ow in range(wo):
+                                acc += grad[b, oc, oh, ow] * xp[b, g, row, ow * sw + j * dw]
+                    out[oc, i, j] = acc
+
+    return kernel
+
+
+@cache
 def max_pool2d():
     import numba
 
