@@ -3067,3 +3067,97 @@ def test_argument_names_and_defaults_match_torch(module, attr):
     if e_positional[:len(kept)] != kept and not any(p.kind is p.VAR_POSITIONAL for p in e_params.values()):
         problems.append(f"positional order {e_positional}, PyTorch's {kept}")
     assert not problems, f"{module}.{attr}: " + "; ".join(problems)
+
+
+# ---------------------------------------------------------------------------------------------
+# PyTorch's keyword names on functions and methods (torch's own are builtins without signatures)
+# ---------------------------------------------------------------------------------------------
+
+def _x():
+    return ea.arange(12.0).reshape(3, 4)
+
+
+KEYWORD_CALLS = {
+    "tensor": (lambda: ea.tensor(data=[1.0, 2.0], dtype=ea.float64, device="cpu", requires_grad=True), (2,)),
+    "as_tensor": (lambda: ea.as_tensor(data=[1, 2], dtype=ea.float32, device="cpu"), (2,)),
+    "zeros": (lambda: ea.zeros(2, 3, dtype=ea.float32, device="cpu", requires_grad=False), (2, 3)),
+    "ones": (lambda: ea.ones(size=(2,), dtype=ea.int64), (2,)),
+    "empty": (lambda: ea.empty(3, dtype=ea.float64, device=ea.device("cpu")), (3,)),
+    "zeros_like": (lambda: ea.zeros_like(input=_x(), dtype=ea.float64), (3, 4)),
+    "ones_like": (lambda: ea.ones_like(_x(), requires_grad=True), (3, 4)),
+    "full": (lambda: ea.full(size=(2, 2), fill_value=1.5, dtype=ea.float32), (2, 2)),
+    "full_like": (lambda: ea.full_like(input=_x(), fill_value=2), (3, 4)),
+    "arange": (lambda: ea.arange(start=0, end=6, step=2, dtype=ea.float32), (3,)),
+    "linspace": (lambda: ea.linspace(start=0.0, end=1.0, steps=4, dtype=ea.float64), (4,)),
+    "randn": (lambda: ea.randn(2, 3, generator=ea.Generator().manual_seed(0), dtype=ea.float32), (2, 3)),
+    "randint": (lambda: ea.randint(low=0, high=3, size=(4,), generator=ea.Generator().manual_seed(0)), (4,)),
+    "randperm": (lambda: ea.randperm(n=5, generator=ea.Generator().manual_seed(0), dtype=ea.int64), (5,)),
+    "cat": (lambda: ea.cat(tensors=[_x(), _x()], dim=1), (3, 8)),
+    "stack": (lambda: ea.stack(tensors=[_x(), _x()], dim=0), (2, 3, 4)),
+    "flatten": (lambda: ea.flatten(input=_x(), start_dim=0, end_dim=-1), (12,)),
+    "reshape": (lambda: ea.reshape(input=_x(), shape=(4, 3)), (4, 3)),
+    "mm": (lambda: ea.mm(input=_x(), mat2=_x().t()), (3, 3)),
+    "sum": (lambda: ea.sum(input=_x(), dim=1, keepdim=True, dtype=ea.float64), (3, 1)),
+    "mean": (lambda: ea.mean(input=_x(), dim=(0, 1), keepdim=False), ()),
+    "max": (lambda: ea.max(input=_x(), dim=1, keepdim=True).values, (3, 1)),
+    "maximum": (lambda: ea.maximum(input=_x(), other=_x()), (3, 4)),
+    "exp": (lambda: ea.exp(input=_x()), (3, 4)),
+    "log": (lambda: ea.log(input=_x() + 1), (3, 4)),
+    "sigmoid": (lambda: ea.sigmoid(input=_x()), (3, 4)),
+    "softmax": (lambda: ea.softmax(input=_x(), dim=1, dtype=ea.float64), (3, 4)),
+    "log_softmax": (lambda: ea.log_softmax(input=_x(), dim=0), (3, 4)),
+    "all": (lambda: ea.all(input=_x() > 0, dim=1, keepdim=True), (3, 1)),
+    "allclose": (lambda: ea.tensor(ea.allclose(input=_x(), other=_x(), rtol=1e-5, atol=1e-8, equal_nan=False)), ()),
+    "equal": (lambda: ea.tensor(ea.equal(_x(), _x())), ()),
+    "isnan": (lambda: ea.isnan(input=_x()), (3, 4)),
+    "sum_method": (lambda: _x().sum(dim=(0, 1), keepdim=True), (1, 1)),
+    "mean_method": (lambda: _x().mean(dim=0, keepdim=True), (1, 4)),
+    "std_method": (lambda: _x().std(dim=1, unbiased=False, keepdim=True), (3, 1)),
+    "var_method": (lambda: _x().var(dim=1, keepdim=False, unbiased=True), (3,)),
+    "max_method": (lambda: _x().max(dim=0, keepdim=False).indices, (4,)),
+    "min_method": (lambda: _x().min(dim=-1, keepdim=True).values, (3, 1)),
+    "argmax_method": (lambda: _x().argmax(dim=1, keepdim=True), (3, 1)),
+    "argmin_method": (lambda: _x().argmin(dim=None), ()),
+    "transpose_method": (lambda: _x().transpose(dim0=0, dim1=1), (4, 3)),
+    "permute_method": (lambda: _x().permute(dims=(1, 0)), (4, 3)),
+    "squeeze_method": (lambda: _x()[None].squeeze(dim=0), (3, 4)),
+    "unsqueeze_method": (lambda: _x().unsqueeze(dim=-1), (3, 4, 1)),
+    "flatten_method": (lambda: _x().flatten(start_dim=0, end_dim=1), (12,)),
+    "chunk_method": (lambda: _x().chunk(chunks=2, dim=1)[0], (3, 2)),
+    "gather_method": (lambda: _x().gather(dim=1, index=ea.zeros(3, 1, dtype=ea.int64)), (3, 1)),
+    "clamp_method": (lambda: _x().clamp(min=1.0, max=5.0), (3, 4)),
+    "pow_method": (lambda: _x().pow(exponent=2), (3, 4)),
+    "repeat_interleave_method": (lambda: _x().repeat_interleave(repeats=2, dim=0), (6, 4)),
+    "softmax_method": (lambda: _x().softmax(dim=-1), (3, 4)),
+    "add_method": (lambda: _x().add(other=_x(), alpha=2), (3, 4)),
+    "mul_method": (lambda: _x().mul(other=2.0), (3, 4)),
+    "add__method": (lambda: _x().add_(other=1.0, alpha=2.0), (3, 4)),
+    "sub__method": (lambda: _x().sub_(other=_x(), alpha=0.5), (3, 4)),
+    "to_method": (lambda: _x().to(device="cpu", dtype=ea.float64, non_blocking=False, copy=True), (3, 4)),
+    "expand_method": (lambda: ea.ones(1, 4).expand(size=(3, 4)), (3, 4)),
+    "view_method": (lambda: _x().view(4, 3), (4, 3)),
+    "requires_grad__method": (lambda: _x().requires_grad_(requires_grad=True), (3, 4)),
+    "type_method": (lambda: _x().type(dtype=ea.float64), (3, 4)),
+    "fill__method": (lambda: _x().fill_(value=0.0), (3, 4)),
+    "F.relu": (lambda: F.relu(input=_x(), inplace=False), (3, 4)),
+    "F.softmax": (lambda: F.softmax(input=_x(), dim=1, dtype=ea.float64), (3, 4)),
+    "F.log_softmax": (lambda: F.log_softmax(input=_x(), dim=1), (3, 4)),
+    "F.dropout": (lambda: F.dropout(input=_x(), p=0.1, training=False, inplace=False), (3, 4)),
+    "F.one_hot": (lambda: F.one_hot(ea.tensor([0, 1]), num_classes=3), (2, 3)),
+    "F.cross_entropy": (lambda: F.cross_entropy(input=_x(), target=ea.tensor([0, 1, 3]), weight=None, ignore_index=-100,
+                                                reduction="none", label_smoothing=0.0), (3,)),
+    "nn.LSTM": (lambda: nn.LSTM(input_size=2, hidden_size=3, num_layers=2, bias=True, batch_first=True, dropout=0.0,
+                                bidirectional=False)(ea.ones(1, 5, 2))[0], (1, 5, 3)),
+    "nn.Linear": (lambda: nn.Linear(in_features=4, out_features=2, bias=True)(_x()), (3, 2)),
+    "nn.Conv2d": (lambda: nn.Conv2d(in_channels=1, out_channels=2, kernel_size=3, stride=1, padding=1, dilation=1,
+                                    groups=1, bias=True, padding_mode="zeros")(ea.ones(1, 1, 4, 4)), (1, 2, 4, 4)),
+    "nn.Embedding": (lambda: nn.Embedding(num_embeddings=4, embedding_dim=2, padding_idx=None)(ea.tensor([1])),
+                     (1, 2)),
+}
+
+
+@pytest.mark.parametrize("name", list(KEYWORD_CALLS))
+def test_pytorch_keyword_arguments_are_accepted(name):
+    fn, shape = KEYWORD_CALLS[name]
+    out = fn()
+    assert isinstance(out, ea.Tensor) and out.shape == shape
