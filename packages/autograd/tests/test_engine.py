@@ -372,3 +372,24 @@ def test_non_contiguous_and_strided_views_get_gradients():
     expected = np.zeros((4, 6))
     expected[1:, ::2] = 2 * base.detach().numpy()[1:, ::2]
     assert np.allclose(base.grad.numpy(), expected)
+
+
+def test_graph_is_freed_by_reference_counting():
+    import weakref
+
+    x = E.ones(3, requires_grad=True)
+    y = (x * 2).exp()
+    y.grad_fn.metadata["tag"] = 1
+    node, mul = weakref.ref(y.grad_fn), weakref.ref(y.grad_fn.next_functions[0][0])
+    del y
+    assert node() is None and mul() is None
+
+
+def test_node_hooks():
+    x = E.tensor([1.0, 2.0], requires_grad=True)
+    y = x * 3
+    seen = []
+    y.grad_fn.register_prehook(lambda gout: seen.append(("pre", gout[0].tolist())))
+    y.grad_fn.register_hook(lambda gin, gout: (gin[0] * 2,))
+    y.sum().backward()
+    assert seen == [("pre", [1.0, 1.0])] and x.grad.tolist() == [6.0, 6.0]

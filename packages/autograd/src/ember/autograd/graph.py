@@ -94,7 +94,7 @@ class Node:
     """
 
     __slots__ = ("next_functions", "_seq", "_pre_hooks", "_post_hooks", "_tensor_hooks", "_retained",
-                 "_trace", "_n_out", "__weakref__")
+                 "_trace", "_n_out", "_metadata", "__weakref__")
 
     def __init__(self) -> None:
         self.next_functions: tuple = ()
@@ -105,6 +105,7 @@ class Node:
         self._retained = None      # {output_nr: weakref to the tensor that retains its grad}
         self._trace = None         # the forward stack, under detect_anomaly
         self._n_out = 1            # how many outputs (gradients in)
+        self._metadata = None
 
     def name(self) -> str:
         return type(self).__name__
@@ -121,7 +122,10 @@ class Node:
 
     @property
     def metadata(self) -> dict:
-        return {}
+        """A dict for the user's own annotations of this node."""
+        if self._metadata is None:
+            self._metadata = {}
+        return self._metadata
 
     def register_hook(self, fn: Callable) -> RemovableHandle:
         """`fn(grad_inputs, grad_outputs)` after this node runs; may return new grad_inputs."""

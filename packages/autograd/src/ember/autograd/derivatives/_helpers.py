@@ -30,7 +30,7 @@ def scatter_view(grad: Tensor, shape: tuple, view_fn) -> Tensor:
 
 def where0(mask: Tensor, g: Tensor) -> Tensor:
     """`g` where `mask` holds, 0 elsewhere."""
-    from ember.core import where
+    from ember.core.ops.elementwise import where
 
     return where(mask, g, 0.0)
 
