@@ -155,3 +155,21 @@ def scaled_collate(batch):
 
     x, y = default_collate(batch)
     return E.tensor(x.numpy() * 2), y
+
+
+def large_collate(batch):
+    """A custom collate_fn whose result is an ordinary (not shared) tensor of 256 KiB."""
+    return E.full((len(batch), 65536), float(batch[0][1]))
+
+
+class Rows(Dataset):
+    """Row views of one 1000x1000 float32 tensor (4 MB): each sample's storage is the whole matrix."""
+
+    def __init__(self) -> None:
+        self.matrix = E.arange(1_000_000, dtype=E.float32).view(1000, 1000)
+
+    def __len__(self) -> int:
+        return 3
+
+    def __getitem__(self, i):
+        return self.matrix[i, :4]

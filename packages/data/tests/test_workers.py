@@ -12,8 +12,10 @@ import pytest
 import ember.core as E
 from ember.data import DataLoader
 
+from ember.data.worker import dumps_batch
 from loader_datasets import (
-    InitProbe, Jittery, RandomDraws, Range, Squares, WorkerInfoProbe, record_init, scaled_collate, segments,
+    InitProbe, Jittery, RandomDraws, Range, Rows, Squares, WorkerInfoProbe, large_collate, record_init,
+    scaled_collate, segments,
 )
 
 pytestmark = pytest.mark.skipif(not os.path.isdir("/dev/shm"), reason="counts segments in /dev/shm")
@@ -203,3 +205,18 @@ def test_pin_memory_failure_is_reraised_not_hung(monkeypatch, no_leaks):
 
 def test_iterable_dataset_without_batching(no_leaks):
     assert list(DataLoader(Range(0, 5), batch_size=None, num_workers=2)) == [0, 1, 2, 3, 4]
+
+
+def test_large_tensors_from_a_custom_collate_cross_in_shared_memory(no_leaks):
+    it = iter(DataLoader(Squares(8), batch_size=2, num_workers=1, collate_fn=large_collate))
+    batches = list(it)
+    assert all(b.is_shared() and b.untyped_storage()._shared.name.startswith(it._workers.prefix) for b in batches)
+    assert [float(b.numpy()[1, -1]) for b in batches] == [0.0, 2.0, 4.0, 6.0]
+    del batches, it
+
+
+def test_a_small_view_of_a_large_storage_sends_only_its_elements(no_leaks):
+    rows = list(DataLoader(Rows(), batch_size=None, num_workers=1))
+    assert [r.tolist() for r in rows] == [[0, 1, 2, 3], [1000, 1001, 1002, 1003], [2000, 2001, 2002, 2003]]
+    assert all(not r.is_shared() and r.untyped_storage().nbytes == 16 for r in rows)
+    assert len(dumps_batch(Rows()[1], set())) < 1000

@@ -21,7 +21,9 @@ Zero-copy batches. In a worker, `default_collate` stacks tensors into `empty_sha
 takes memory from the worker's `SegmentPool`: POSIX shared-memory segments named
 `<loader prefix>w<worker id>_...`, created on demand and kept mapped. A tensor over a shared
 storage pickles as a handle (`ember.core.sharing`), so the main process receives a segment name
-and maps it: the bytes are written once, by the worker, and never copied. The main process hooks
+and maps it: the bytes are written once, by the worker, and never copied. Large tensors made
+outside the pool (by a custom `collate_fn`) are copied into it while the batch is pickled; small
+ones travel as bytes, a view with only its own elements. The main process hooks
 every mapping of its loader's prefix (`sharing.on_attach`); when the mapping dies (the batch,
 and every numpy view of it, is gone) a finalizer queues `("free", name)` for the worker that
 owns the segment. Finalizers only append to a deque (they may run in the middle of any code,
@@ -80,6 +82,7 @@ __all__ = ["WorkerInfo", "get_worker_info", "ExceptionWrapper", "IterableEnd", "
 MP_STATUS_CHECK_INTERVAL = 0.2  # seconds between the main process's liveness checks
 _WORKER_POLL_S = 0.5  # how often an idle worker checks that its parent still exists
 _MIN_FREE_SEGMENTS = 4  # a worker keeps this many freed segments, plus two batches' worth; unlinks the rest
+_SHARE_ABOVE_NBYTES = 1 << 17  # below this, sending the bytes costs less than mapping a segment
 RESUMED = -1
 
 _worker_info: WorkerInfo | None = None
@@ -223,22 +226,40 @@ def empty_shared(shape: tuple[int, ...], dtype) -> Tensor | None:
 
 
 class _BatchPickler(ForkingPickler):
-    """Pickles a batch and notes the names of the shared segments it carries."""
+    """Pickles a batch; notes the shared segments it carries. With a `pool`, a large tensor that is
+    not in shared memory yet (a custom `collate_fn`'s) is copied into the pool so that it, too,
+    crosses as a handle; a small view of a larger storage sends only its own elements."""
 
-    def __init__(self, file, sent: set[str]) -> None:
+    def __init__(self, file, sent: set[str], pool: SegmentPool | None) -> None:
         super().__init__(file, pickle.HIGHEST_PROTOCOL)
         self._sent = sent
+        self._pool = pool
 
     def reducer_override(self, obj):
-        if type(obj) is Storage and obj._shared is not None:
-            self._sent.add(obj._shared.name)
+        if type(obj) is Storage:
+            if obj._shared is not None:
+                self._sent.add(obj._shared.name)
+        elif type(obj) is Tensor and obj._storage.device.type == "cpu" and not sharing.is_shared(obj):
+            return self._reduce_unshared(obj)
         return NotImplemented
 
+    def _reduce_unshared(self, t: Tensor):
+        if self._pool is not None and t.nbytes >= _SHARE_ABOVE_NBYTES:
+            moved = self._pool.empty(t._shape, t._dtype)
+        elif t._storage.nbytes > t.nbytes:
+            moved = Tensor._make(Storage.cpu(t.nbytes), 0, t._shape, contiguous_strides(t._shape), t._dtype)
+        else:
+            return NotImplemented
+        np.copyto(moved._np(), t._np())
+        moved._requires_grad = t._requires_grad
+        moved.__dict__.update(t.__dict__)
+        return sharing.reduce_tensor(moved)
 
-def dumps_batch(obj: Any, sent: set[str]) -> bytes:
-    """Pickle `obj` for the result queue, adding to `sent` the segments it refers to."""
+
+def dumps_batch(obj: Any, sent: set[str], pool: SegmentPool | None = None) -> bytes:
+    """Pickle `obj` for the result queue, adding to `sent` the segments it refers to (see `_BatchPickler`)."""
     buf = io.BytesIO()
-    _BatchPickler(buf, sent).dump(obj)
+    _BatchPickler(buf, sent, pool).dump(obj)
     return buf.getvalue()
 
 
@@ -285,7 +306,7 @@ def _fetch_result(fetcher, spec: WorkerSpec, index) -> Any:
 def _payload(data: Any, spec: WorkerSpec, pool: SegmentPool) -> bytes:
     sent: set[str] = set()
     try:
-        payload = dumps_batch(data, sent)
+        payload = dumps_batch(data, sent, pool)
     except Exception:
         sent.clear()
         payload = dumps_batch(ExceptionWrapper(where=f"in DataLoader worker process {spec.worker_id}",
