@@ -431,3 +431,21 @@ def test_out_of_range_indices_fail_before_any_write(call):
     with pytest.raises(IndexError):
         call(x)
     assert x.tolist() == [0, 0, 0] and x._version == v
+
+
+def test_out_variants_and_strided_inplace_scatter():
+    x = E.arange(6.0).reshape(2, 3)
+    out = E.empty(0)
+    assert E.gather(x, 1, E.tensor([[2], [0]]), out=out) is out and out.tolist() == [[2], [3]]
+    out = E.empty(0)
+    E.index_select(x, 0, E.tensor([1]), out=out)
+    assert out.tolist() == [[3, 4, 5]]
+    out = E.empty(0)
+    E.masked_select(x, x > 3, out=out)
+    assert out.tolist() == [4, 5]
+    out = E.empty(0)
+    E.scatter(x, 1, E.tensor([[0], [0]]), -1.0, out=out)
+    assert out.tolist() == [[-1, 1, 2], [-1, 4, 5]] and x[0, 0].item() == 0
+    base = E.zeros(3, 2)
+    base.t().scatter_(1, E.tensor([[2], [0]]), E.tensor([[7.0], [8.0]]))
+    assert base.tolist() == [[0, 8], [0, 0], [7, 0]]
