@@ -272,3 +272,13 @@ def test_fold_errors_use_pytorchs_messages():
         E.fold(E.ones(1, 4, 5), (3, 3), 2)
     with pytest.raises(RuntimeError, match="divisible by the product of kernel_size"):
         E.fold(E.ones(1, 5, 4), (3, 3), 2)
+
+
+def test_empty_batches_give_empty_results_and_zero_weight_gradients():
+    x, w = E.zeros(0, 3, 5, 5), E.ones(4, 3, 3, 3)
+    assert E.conv2d(x, w, padding=1).shape == (0, 4, 5, 5)
+    assert E.conv2d(x, E.ones(3, 1, 3, 3), groups=3).shape == (0, 3, 3, 3)
+    assert C.conv2d_backward_input(E.zeros(0, 4, 5, 5), w, x.shape, (1, 1), (1, 1), (1, 1), 1).shape == x.shape
+    gw = C.conv2d_backward_weight(E.zeros(0, 4, 5, 5), x, w.shape, (1, 1), (1, 1), (1, 1), 1)
+    assert gw.shape == w.shape and not gw.numpy().any()
+    assert C.unfold(x, 2).shape == (0, 12, 16)

@@ -73,7 +73,7 @@ def _gemm(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 def _channels_first(g: np.ndarray, groups: int) -> np.ndarray:
     """`(N, O, Ho, Wo)` as `(G, O/G, N*Ho*Wo)`: the GEMM layout of an output gradient."""
     n, o = g.shape[:2]
-    return np.ascontiguousarray(g.transpose(1, 0, 2, 3)).reshape(groups, o // groups, -1)
+    return np.ascontiguousarray(g.transpose(1, 0, 2, 3)).reshape(groups, o // groups, n * g.shape[2] * g.shape[3])
 
 
 conv2d_op = declare("conv2d", doc="""2-D cross-correlation (PyTorch's conv2d), batched input only.
@@ -113,7 +113,8 @@ def _conv2d_cpu(input, weight, bias, stride, padding, dilation, groups):
         return wrap(res.astype(input._dtype.np, copy=False))
     cols = _unfold(x, kh, kw, stride, padding, dilation)
     ho, wo = cols.shape[4:]
-    out = _gemm(w.reshape(groups, o // groups, -1), cols.reshape(groups, -1, n * ho * wo))
+    k = w.shape[1] * kh * kw
+    out = _gemm(w.reshape(groups, o // groups, k), cols.reshape(groups, k, n * ho * wo))
     out = out.reshape(o, n, ho, wo).transpose(1, 0, 2, 3)
     res = np.empty((n, o, ho, wo), dtype=x.dtype)
     if bias is not None:
@@ -216,7 +217,7 @@ def _im2col_cpu(input, kernel_size, dilation, padding, stride):
     x = numba_nn.kernel_array(input._np())
     n, c = x.shape[:2]
     cols = _unfold(x, *kernel_size, stride, padding, dilation)
-    out = cols.reshape(c * kernel_size[0] * kernel_size[1], n, -1).transpose(1, 0, 2)
+    out = cols.reshape(c * kernel_size[0] * kernel_size[1], n, cols.shape[4] * cols.shape[5]).transpose(1, 0, 2)
     return wrap(np.ascontiguousarray(out, dtype=input._dtype.np))
 
 
