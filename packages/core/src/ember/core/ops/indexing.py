@@ -58,6 +58,43 @@ def _scatter_kernel():
     return scatter
 
 
+@cache
+def _rows_add_kernel():
+    import numba
+
+    # flat: 1-D typed storage; rows of `row` contiguous elements start at base + idx[i] * stride0
+    @numba.njit(cache=True, nogil=True)
+    def rows_add(flat, base, stride0, idx, vals):
+        n, row = vals.shape
+        for i in range(n):
+            o = base + idx[i] * stride0
+            for j in range(row):
+                flat[o + j] += vals[i, j]
+
+    return rows_add
+
+
+def _accumulate_rows(x: Tensor, idx: np.ndarray, v) -> bool:
+    """x[idx] += v for an index of dim 0 over dense rows (the embedding backward); False if not that case."""
+    if x._dtype in (dtypes.float16, dtypes.bool) or x.ndim < 2:
+        return False
+    rest = x._shape[1:]
+    expected = 1
+    for n, st in zip(reversed(rest), reversed(x._strides[1:]), strict=True):
+        if n != 1 and st != expected:
+            return False
+        expected *= n
+    row = expected
+    try:
+        vals = np.broadcast_to(np.asarray(v, dtype=x._dtype.np), idx.shape + rest)
+    except ValueError:
+        return False
+    vals = np.ascontiguousarray(vals).reshape(-1, row)
+    if vals.shape[0]:
+        _rows_add_kernel()(_flat(x), x._offset, x._strides[0], np.ascontiguousarray(idx, np.int64).reshape(-1), vals)
+    return True
+
+
 def _flat(t: Tensor) -> np.ndarray:
     """The whole CPU storage of `t` as a 1-D array of its dtype (offsets index into it)."""
     isz = t._dtype.itemsize
@@ -187,6 +224,8 @@ def _index_put_cpu(x, indices, values, accumulate=False):
     key = _checked_key(x, indices)
     v = arr(values)
     if accumulate:
+        if all(k is None for k in key[1:]) and _accumulate_rows(x, key[0], v):
+            return x
         offs = _fancy_offsets(x, key)
         try:
             vals = np.broadcast_to(np.asarray(v, dtype=x._dtype.np), offs.shape)
