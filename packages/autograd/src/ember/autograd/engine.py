@@ -102,8 +102,8 @@ def _run_tensor_hooks(node: Node, grads: list) -> None:
                 t._grad = _fresh(g) if t._grad is None else t._grad + g.detach()
 
 
-def _collect(roots: list[Node]) -> tuple[dict, list]:
-    """Dependency counts of every node reachable from `roots`, and the nodes in post-order."""
+def _collect(roots: list[Node], want_order: bool) -> tuple[dict, list]:
+    """Dependency counts of every node reachable from `roots`, and (on request) the nodes in post-order."""
     deps: dict[Node, int] = {}
     order: list[Node] = []
     seen = set()
@@ -124,7 +124,8 @@ def _collect(roots: list[Node]) -> tuple[dict, list]:
                 break
         else:
             stack.pop()
-            order.append(node)
+            if want_order:
+                order.append(node)
     return deps, order
 
 
@@ -132,7 +133,7 @@ def execute(root_edges: list, root_grads: list, *, retain_graph: bool, create_gr
             capture: list | None = None, accumulate: bool = True) -> list:
     """Run backward from `root_edges`; return the gradients at the `capture` edges (or [])."""
     roots = [e[0] for e in root_edges]
-    deps, order = _collect(roots)
+    deps, order = _collect(roots, capture is not None)
     cap: dict[Node, list[tuple[int, int]]] = {}
     if capture is not None:
         for k, (n, nr) in enumerate(capture):
@@ -150,7 +151,7 @@ def execute(root_edges: list, root_grads: list, *, retain_graph: bool, create_gr
     ready: list = []
     for (n, nr), g in zip(root_edges, root_grads):
         _deliver(buffers, n, nr, g)
-    for n in set(roots):
+    for n in (roots if len(roots) == 1 else set(roots)):
         if n not in deps:
             heapq.heappush(ready, (-n._seq, n))
 
@@ -170,7 +171,7 @@ def execute(root_edges: list, root_grads: list, *, retain_graph: bool, create_gr
                     captured[k] = g if captured[k] is None or g is None else captured[k] + g
             if needed is not None and (node not in needed or (not accumulate and isinstance(node, AccumulateGrad))):
                 outs = None
-            elif any(g is not None for g in grads):
+            elif not all(g is None for g in grads):
                 outs = _apply(node, grads)
                 if not retain_graph:
                     node.release()
