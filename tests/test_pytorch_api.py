@@ -3161,3 +3161,201 @@ def test_pytorch_keyword_arguments_are_accepted(name):
     fn, shape = KEYWORD_CALLS[name]
     out = fn()
     assert isinstance(out, ea.Tensor) and out.shape == shape
+
+
+# ---------------------------------------------------------------------------------------------
+# semantics that ported programs lean on (identity, copying, sharing)
+# ---------------------------------------------------------------------------------------------
+
+def test_parameter_shares_storage_with_its_data():
+    t = ea.zeros(3)
+    p = nn.Parameter(t)
+    t[0] = 5
+    assert p[0].item() == 5
+    assert p.dtype is ea.float32 and p.shape == (3,)
+
+
+def test_same_seed_gives_same_module_init():
+    ea.manual_seed(42)
+    a = nn.Linear(4, 3)
+    ea.manual_seed(42)
+    b = nn.Linear(4, 3)
+    assert ea.equal(a.weight, b.weight) and ea.equal(a.bias, b.bias)
+    c = nn.Linear(4, 3)
+    assert not ea.equal(a.weight, c.weight)
+
+
+def test_tied_parameters_are_listed_once():
+    class Tied(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.enc = nn.Embedding(5, 3)
+            self.dec = nn.Linear(3, 5, bias=False)
+            self.dec.weight = self.enc.weight
+
+    m = Tied()
+    assert len(list(m.parameters())) == 1
+    assert [n for n, _ in m.named_parameters()] == ["enc.weight"]
+    assert list(m.state_dict()) == ["enc.weight", "dec.weight"]
+    out = m.dec(m.enc(ea.tensor([1, 2])))
+    out.sum().backward()
+    assert m.enc.weight.grad is m.dec.weight.grad
+
+
+def test_load_state_dict_keeps_parameter_objects_and_dtype():
+    m = nn.Linear(2, 2)
+    w = m.weight
+    opt = optim.SGD(m.parameters(), lr=1.0)
+    m.load_state_dict({"weight": ea.ones(2, 2, dtype=ea.float64), "bias": ea.zeros(2, dtype=ea.float64)})
+    assert m.weight is w and w.dtype is ea.float32 and w.tolist() == [[1.0, 1.0], [1.0, 1.0]]
+    m(ea.ones(1, 2)).sum().backward()
+    opt.step()
+    assert m.weight.tolist() == [[0.0, 0.0], [0.0, 0.0]]
+
+
+def test_module_double_keeps_parameter_objects():
+    m = nn.Linear(2, 2)
+    w = m.weight
+    opt = optim.SGD(m.parameters(), lr=1.0)
+    m.double()
+    assert m.weight is w and w.dtype is ea.float64 and isinstance(w, nn.Parameter)
+    m(ea.ones(1, 2, dtype=ea.float64)).sum().backward()
+    before = m.weight.detach().clone()
+    opt.step()
+    assert not ea.equal(before, m.weight)
+
+
+def test_deepcopy_of_a_module_and_a_tensor():
+    m = nn.Sequential(nn.Linear(3, 3), nn.BatchNorm1d(3))
+    m(ea.randn(4, 3)).sum().backward()
+    c = copy.deepcopy(m)
+    assert c is not m and c[0].weight is not m[0].weight and isinstance(c[0].weight, nn.Parameter)
+    assert ea.equal(c[0].weight, m[0].weight) and ea.equal(c[1].running_mean, m[1].running_mean)
+    with ea.no_grad():
+        c[0].weight.add_(1)
+    assert not ea.equal(c[0].weight, m[0].weight)
+    x = ea.ones(2, requires_grad=True)
+    y = copy.deepcopy(x)
+    assert y.requires_grad and y.is_leaf and y is not x
+    with pytest.raises(RuntimeError):
+        copy.deepcopy(x * 2)   # only leaves can be deep-copied
+
+
+def test_save_load_of_a_whole_module():
+    m = nn.Sequential(nn.Linear(3, 2), nn.ReLU())
+    buf = io.BytesIO()
+    ea.save(m, buf)
+    buf.seek(0)
+    m2 = ea.load(buf, weights_only=False)
+    assert isinstance(m2, nn.Sequential) and isinstance(m2[0].weight, nn.Parameter)
+    x = ea.randn(2, 3)
+    assert ea.equal(m(x), m2(x))
+
+
+def test_grad_with_respect_to_an_intermediate():
+    x = t64([1.0, 2.0], requires_grad=True)
+    z = x * 3
+    y = (z ** 2).sum()
+    (gz,) = autograd.grad(y, z)
+    close(gz, [6.0, 12.0])
+
+
+def test_function_backward_with_wrong_number_of_grads_raises():
+    class Bad(autograd.Function):
+        @staticmethod
+        def forward(ctx, a, b):
+            return a * b
+
+        @staticmethod
+        def backward(ctx, g):
+            return g
+
+    with pytest.raises(RuntimeError):
+        Bad.apply(ea.ones(2, requires_grad=True), ea.ones(2, requires_grad=True)).sum().backward()
+
+
+def test_inplace_on_a_leaf_view_requiring_grad_raises():
+    w = ea.ones(3, requires_grad=True)
+    with pytest.raises(RuntimeError):
+        w[0] = 2.0
+    with pytest.raises(RuntimeError):
+        w.zero_()
+
+
+def test_non_leaf_requires_grad_cannot_be_switched_off():
+    y = ea.ones(2, requires_grad=True) * 2
+    with pytest.raises(RuntimeError):
+        y.requires_grad = False
+
+
+def test_iterating_a_0d_tensor_raises():
+    with pytest.raises(TypeError):
+        iter(ea.tensor(1.0))
+
+
+def test_default_collate_of_numpy_scalars_and_arrays():
+    b = data.default_collate([np.float32(1.5), np.float32(2.5)])
+    assert isinstance(b, ea.Tensor) and b.dtype is ea.float32 and b.tolist() == [1.5, 2.5]
+    c = data.default_collate([np.int64(1), np.int64(2)])
+    assert c.dtype is ea.int64
+    d = data.default_collate([np.zeros(3, dtype=np.int32), np.ones(3, dtype=np.int32)])
+    assert d.dtype is ea.int32 and d.shape == (2, 3)
+
+
+def test_tensor_of_numpy_scalars_and_mixed_lists():
+    assert ea.tensor(np.float64(1.0)).dtype is ea.float64
+    assert ea.tensor([True, 2]).dtype is ea.int64
+    assert ea.tensor([np.array([1.0, 2.0]), np.array([3.0, 4.0])]).shape == (2, 2)
+
+
+# ---------------------------------------------------------------------------------------------
+# beyond the floor: the next names ported programs use most
+# ---------------------------------------------------------------------------------------------
+
+def test_beyond_floor_tensor_data_attribute():
+    p = nn.Parameter(ea.ones(2))
+    d = p.data
+    assert not d.requires_grad and d.is_leaf
+    p.data.add_(1)              # the pre-no_grad idiom: update a parameter in place
+    assert p.tolist() == [2.0, 2.0] and p.is_leaf
+    p.data = ea.zeros(2)
+    assert p.tolist() == [0.0, 0.0] and isinstance(p, nn.Parameter)
+
+
+def test_beyond_floor_common_functions():
+    x = ea.tensor([[1.0, -2.0, 3.0], [0.5, 4.0, -1.0]])
+    assert x.T.shape == (3, 2) and x.ndim == 2
+    assert ea.where(x > 0, x, ea.zeros_like(x)).tolist() == [[1.0, 0.0, 3.0], [0.5, 4.0, 0.0]]
+    assert ea.matmul(x, x.T).shape == (2, 2)
+    v, i = ea.topk(x, k=2, dim=1)
+    assert v.tolist() == [[3.0, 1.0], [4.0, 0.5]] and i.tolist() == [[2, 0], [1, 0]]
+    assert ea.argmax(x, dim=1).tolist() == [2, 1]
+    assert ea.clamp(x, min=0).tolist() == [[1.0, 0.0, 3.0], [0.5, 4.0, 0.0]]
+    assert F.pad(x, (1, 1)).shape == (2, 5)
+    assert ea.bmm(ea.ones(2, 3, 4), ea.ones(2, 4, 5)).shape == (2, 3, 5)
+    assert ea.einsum("ij,kj->ik", x, x).shape == (2, 2)
+    assert x.sort(dim=1).values.tolist() == [[-2.0, 1.0, 3.0], [-1.0, 0.5, 4.0]]
+    assert ea.no_grad is not None and ea.is_tensor(x) and not ea.is_tensor(1.0)
+    assert ea.numel(x) == 6
+
+
+def test_beyond_floor_common_modules_and_schedulers():
+    x = ea.randn(4, 3, 5)
+    assert nn.Flatten()(x).shape == (4, 15)
+    assert nn.Identity()(x) is x
+    assert nn.LayerNorm(5)(x).shape == (4, 3, 5)
+    assert nn.GELU()(x).shape == (4, 3, 5)
+    out, h = nn.GRU(5, 6, batch_first=True)(x)
+    assert out.shape == (4, 3, 6) and h.shape == (1, 4, 6)
+    p = nn.Parameter(ea.ones(1))
+    opt = optim.SGD([p], lr=1.0)
+    s = lr_scheduler.LambdaLR(opt, lambda epoch: 0.5 ** epoch)
+    opt.step()
+    s.step()
+    assert s.get_last_lr() == [0.5]
+    r = lr_scheduler.ReduceLROnPlateau(opt, patience=0, factor=0.1)
+    r.step(1.0)
+    r.step(2.0)
+    assert opt.param_groups[0]["lr"] == pytest.approx(0.05)
+    a, b = data.random_split(data.TensorDataset(ea.arange(10)), [7, 3], generator=ea.Generator().manual_seed(0))
+    assert len(a) == 7 and len(b) == 3
