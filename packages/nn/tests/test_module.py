@@ -254,11 +254,11 @@ def test_repr_nested_like_pytorch():
 
 @pytest.mark.parametrize("module, text", [
     (nn.BatchNorm1d(3, momentum=None),
-     "BatchNorm1d(3, eps=1e-05, momentum=None, affine=True, track_running_stats=True)"),
+     "BatchNorm1d(3, eps=1e-05, momentum=None, affine=True, bias=True, track_running_stats=True)"),
     (nn.Conv2d(2, 4, 3, padding="same", padding_mode="reflect"),
      "Conv2d(2, 4, kernel_size=(3, 3), stride=(1, 1), padding=same, padding_mode=reflect)"),
-    (nn.LayerNorm(5), "LayerNorm((5,), eps=1e-05, elementwise_affine=True)"),
-    (nn.GroupNorm(2, 4), "GroupNorm(2, 4, eps=1e-05, affine=True)"),
+    (nn.LayerNorm(5), "LayerNorm((5,), eps=1e-05, elementwise_affine=True, bias=True)"),
+    (nn.GroupNorm(2, 4), "GroupNorm(2, 4, eps=1e-05, affine=True, bias=True)"),
     (nn.Embedding(10, 3, padding_idx=0), "Embedding(10, 3, padding_idx=0)"),
     (nn.EmbeddingBag(10, 3, mode="sum"), "EmbeddingBag(10, 3, mode='sum')"),
     (nn.LSTM(3, 4, num_layers=2, batch_first=True), "LSTM(3, 4, num_layers=2, batch_first=True)"),

@@ -287,10 +287,6 @@ class ParameterList(Module):
                 lines.append(f"  ({k}): Object of type: {type(p).__name__}")
         return "\n".join(lines)
 
-    def __repr__(self) -> str:
-        body = self.extra_repr()
-        return self._get_name() + ("(\n" + body + "\n)" if body else "()")
-
 
 class ParameterDict(Module):
     """An ordered dict of parameters (tensors given to it become `Parameter`s)."""
@@ -362,8 +358,4 @@ class ParameterDict(Module):
             else:
                 lines.append(f"  ({k}): Object of type: {type(p).__name__}")
         return "\n".join(lines)
-
-    def __repr__(self) -> str:
-        body = self.extra_repr()
-        return self._get_name() + ("(\n" + body + "\n)" if body else "()")
 
