@@ -1,12 +1,7 @@
 """Advanced indexing and the gather/scatter family: `x[idx]`, `index_put_`, `gather`, `scatter`, masks.
 
-NOTE [ Indexing by storage offsets ]
-Every scatter-like kernel here (accumulating `index_put_`, `scatter*`, `index_add_`, `put_`)
-first turns its indices into the storage offsets (in elements) of the elements it writes, then
-one Numba loop applies `flat[offs[i]] (op)= vals[i]` in order. Working on offsets makes strided
-(non-contiguous) targets free and makes repeated indices accumulate correctly, which the
-embedding backward depends on. Indices are validated on the host before any kernel runs, so a
-kernel never sees an offset out of its storage.
+The CPU kernels write through storage offsets (NOTE [ Indexing by storage offsets ] in
+`ember.core.ops.scatter_cpu`); every index is validated on the host before a kernel runs.
 """
 
 # ruff: noqa: A002 - `input` is PyTorch's argument name
@@ -14,7 +9,6 @@ kernel never sees an offset out of its storage.
 from __future__ import annotations
 
 import numbers
-from functools import cache
 
 import numpy as np
 
@@ -23,116 +17,19 @@ from ember.core.dispatch import declare
 from ember.core.methods import inplace, method
 from ember.core.ops import shape as S
 from ember.core.ops._util import arr, wrap, write_out
+from ember.core.ops.scatter_cpu import (
+    ADD, MAX, MIN, MUL, SET, accumulate_rows, dim_offsets, fancy_offsets, flat_storage, index_array, scatter_apply,
+    scatter_kernel,
+)
 from ember.core.tensor import Tensor, describe
 
 __all__ = ["advanced_index", "advanced_index_put_", "index_put_", "index_put", "gather", "scatter", "scatter_add",
            "scatter_reduce", "take_along_dim", "index_select", "index_add", "index_copy", "index_fill", "masked_fill",
            "masked_select", "masked_scatter", "nonzero", "argwhere", "take", "put", "one_hot"]
 
-_SET, _ADD, _MUL, _MAX, _MIN = 0, 1, 2, 3, 4
-
-
-@cache
-def _scatter_kernel():
-    import numba
-
-    # flat: the 1-D typed storage; offs: int64 offsets into it; vals: one value per offset
-    @numba.njit(cache=True, nogil=True)
-    def scatter(flat, offs, vals, mode):
-        for i in range(offs.size):
-            o = offs[i]
-            v = vals[i]
-            if mode == 1:
-                flat[o] += v
-            elif mode == 2:
-                flat[o] *= v
-            elif mode == 3:
-                if v > flat[o] or v != v:
-                    flat[o] = v
-            elif mode == 4:
-                if v < flat[o] or v != v:
-                    flat[o] = v
-            else:
-                flat[o] = v
-
-    return scatter
-
-
-@cache
-def _rows_add_kernel():
-    import numba
-
-    # flat: 1-D typed storage; rows of `row` contiguous elements start at base + idx[i] * stride0
-    @numba.njit(cache=True, nogil=True)
-    def rows_add(flat, base, stride0, idx, vals):
-        n, row = vals.shape
-        for i in range(n):
-            o = base + idx[i] * stride0
-            for j in range(row):
-                flat[o + j] += vals[i, j]
-
-    return rows_add
-
-
-def _accumulate_rows(x: Tensor, idx: np.ndarray, v) -> bool:
-    """x[idx] += v for an index of dim 0 over dense rows (the embedding backward); False if not that case."""
-    if x._dtype in (dtypes.float16, dtypes.bool) or x.ndim < 2:
-        return False
-    rest = x._shape[1:]
-    expected = 1
-    for n, st in zip(reversed(rest), reversed(x._strides[1:]), strict=True):
-        if n != 1 and st != expected:
-            return False
-        expected *= n
-    row = expected
-    try:
-        vals = np.broadcast_to(np.asarray(v, dtype=x._dtype.np), idx.shape + rest)
-    except ValueError:
-        return False
-    vals = np.ascontiguousarray(vals).reshape(-1, row)
-    if vals.shape[0]:
-        _rows_add_kernel()(_flat(x), x._offset, x._strides[0], np.ascontiguousarray(idx, np.int64).reshape(-1), vals)
-    return True
-
-
-def _flat(t: Tensor) -> np.ndarray:
-    """The whole CPU storage of `t` as a 1-D array of its dtype (offsets index into it)."""
-    isz = t._dtype.itemsize
-    data = t._storage.data
-    return data[: data.size - data.size % isz].view(t._dtype.np)
-
-
-def _apply(target: Tensor, offs: np.ndarray, vals, mode: int) -> None:
-    """`flat[offs] (mode)= vals` in index order (see NOTE [ Indexing by storage offsets ])."""
-    offs = np.ascontiguousarray(offs, dtype=np.int64).reshape(-1)
-    if offs.size == 0:
-        return
-    flat = _flat(target)
-    vals = np.ascontiguousarray(np.broadcast_to(np.asarray(vals), offs.shape if np.ndim(vals) == 0 else
-                                                np.shape(vals))).reshape(-1)
-    dt = flat.dtype
-    if dt == np.bool_:
-        mode = {_ADD: _MAX, _MUL: _MIN}.get(mode, mode)
-    if dt == np.float16:
-        uniq, inv = np.unique(offs, return_inverse=True)
-        work = flat[uniq].astype(np.float32)
-        _scatter_kernel()(work, inv.astype(np.int64), vals.astype(np.float32), mode)
-        flat[uniq] = work.astype(np.float16)
-        return
-    _scatter_kernel()(flat, offs, vals.astype(dt, copy=False), mode)
 
 
 # --- index validation --------------------------------------------------------------------
-def _index_array(t, size: int, dim: int, *, allow_negative: bool = True) -> np.ndarray:
-    """Host int64 copy of index tensor `t`, bounds-checked against `size` and wrapped."""
-    a = np.asarray(arr(t) if t._storage.device.type == "cpu" else t._host_array()).astype(np.int64)
-    lo = -size if allow_negative else 0
-    bad = (a < lo) | (a >= size)
-    if bad.any():
-        raise IndexError(f"index {a[bad].flat[0]} is out of bounds for dimension {dim} with size {size}")
-    return np.where(a < 0, a + size, a) if allow_negative else a
-
-
 def _check_long(op: str, index: Tensor) -> None:
     if not isinstance(index, Tensor):
         raise TypeError(f"{op}(): index must be a tensor; got {describe(index)}")
@@ -152,21 +49,6 @@ def _finish(target: Tensor, out: Tensor | None, op: str) -> Tensor:
     return write_out(out, target._np(), op)
 
 
-def _grid_offsets(shape: tuple, strides: tuple, base: int, skip: int | None = None) -> np.ndarray:
-    """Storage offsets of every element of a `shape`/`strides` grid, omitting dim `skip`."""
-    off = np.full((1,) * len(shape), base, np.int64)
-    for d, (n, s) in enumerate(zip(shape, strides, strict=True)):
-        if d != skip:
-            off = off + (np.arange(n, dtype=np.int64) * s).reshape((n,) + (1,) * (len(shape) - d - 1))
-    return off
-
-
-def _dim_offsets(x: Tensor, dim: int, idx: np.ndarray, shape: tuple) -> np.ndarray:
-    """Offsets into `x` of a `shape` grid whose coordinate along `dim` is `idx` (broadcast)."""
-    off = _grid_offsets(shape, x._strides, x._offset, skip=dim) + idx * x._strides[dim]
-    return np.broadcast_to(off, shape)
-
-
 def _wrap_dim(x: Tensor, dim: int) -> int:
     return x._wrap_dim(dim) if x.ndim else 0
 
@@ -178,7 +60,7 @@ _index = declare("index", lambda a, idx: a[tuple(slice(None) if i is None else i
 def _checked_key(x: Tensor, indices) -> list:
     if len(indices) > x.ndim:
         raise IndexError(f"too many indices for tensor of dimension {x.ndim} (got {len(indices)})")
-    key = [None if t is None else _index_array(t, x._shape[d], d) for d, t in enumerate(indices)]
+    key = [None if t is None else index_array(t, x._shape[d], d) for d, t in enumerate(indices)]
     shapes = [k.shape for k in key if k is not None]
     try:
         np.broadcast_shapes(*shapes)
@@ -196,26 +78,6 @@ def _index_cpu(x, indices):
     return wrap(r.copy() if np.may_share_memory(r, a) else np.ascontiguousarray(r) if r.ndim else r)
 
 
-def _fancy_offsets(x: Tensor, key: list) -> np.ndarray:
-    """Storage offsets of x[key] (numpy's placement: adjacent advanced dims stay, split ones go first)."""
-    adv = [d for d, k in enumerate(key) if k is not None]
-    rest = [d for d, k in enumerate(key) if k is None]
-    b = np.broadcast_shapes(*(key[d].shape for d in adv))
-    adv_off = sum(np.broadcast_to(key[d] * x._strides[d], b) for d in adv)
-    first = adv[0] if adv == list(range(adv[0], adv[-1] + 1)) else 0
-    before = [d for d in rest if d < first]
-    after = [d for d in rest if d not in before]
-    shape = tuple(x._shape[d] for d in before) + b + tuple(x._shape[d] for d in after)
-    nb, na = len(before), len(after)
-    off = np.asarray(adv_off, np.int64).reshape((1,) * nb + b + (1,) * na) + x._offset
-    for i, d in enumerate(before):
-        off = off + (np.arange(x._shape[d], dtype=np.int64) * x._strides[d]).reshape(
-            (-1,) + (1,) * (len(shape) - i - 1))
-    for i, d in enumerate(after):
-        off = off + (np.arange(x._shape[d], dtype=np.int64) * x._strides[d]).reshape((-1,) + (1,) * (na - i - 1))
-    return np.broadcast_to(off, shape)
-
-
 _index_put = declare("index_put_", mutates=0)
 
 
@@ -224,15 +86,15 @@ def _index_put_cpu(x, indices, values, accumulate=False):
     key = _checked_key(x, indices)
     v = arr(values)
     if accumulate:
-        if all(k is None for k in key[1:]) and _accumulate_rows(x, key[0], v):
+        if all(k is None for k in key[1:]) and accumulate_rows(x, key[0], v):
             return x
-        offs = _fancy_offsets(x, key)
+        offs = fancy_offsets(x, key)
         try:
             vals = np.broadcast_to(np.asarray(v, dtype=x._dtype.np), offs.shape)
         except ValueError:
             raise RuntimeError(f"shape mismatch: value tensor of shape {list(np.shape(v))} cannot be broadcast to "
                                f"indexing result of shape {list(offs.shape)}") from None
-        _apply(x, offs, vals, _ADD)
+        scatter_apply(x, offs, vals, ADD)
         return x
     k = tuple(slice(None) if i is None else i for i in key)
     try:
@@ -407,12 +269,12 @@ def _gather_cpu(input, dim, index, *, sparse_grad=False, out=None):
     d = _wrap_dim(input, dim)
     _check_dim_shapes("gather", index, input, d, "input")
     size = input._shape[d] if input.ndim else 1
-    idx = _index_array(index, size, d, allow_negative=False)
+    idx = index_array(index, size, d, allow_negative=False)
     shape = index._shape
     if input.ndim == 0:
         r = np.broadcast_to(input._np(), shape).copy()
     else:
-        r = _flat(input)[_dim_offsets(input, d, idx, shape)]
+        r = flat_storage(input)[dim_offsets(input, d, idx, shape)]
     return write_out(out, r, "gather") if out is not None else wrap(r)
 
 
@@ -426,11 +288,11 @@ def _scatter_offsets(op: str, target: Tensor, dim: int, index: Tensor, src) -> t
                                f"{describe(src)}")
         _check_dim_shapes(op, index, src, d, "src")
     size = target._shape[d] if target.ndim else 1
-    idx = _index_array(index, size, d, allow_negative=False)
+    idx = index_array(index, size, d, allow_negative=False)
     if target.ndim == 0:
         offs = np.full(index._shape, target._offset, np.int64)
     else:
-        offs = _dim_offsets(target, d, idx, index._shape)
+        offs = dim_offsets(target, d, idx, index._shape)
     if isinstance(src, Tensor):
         s = src._np()
         vals = s[tuple(slice(0, n) for n in index._shape)] if s.ndim else np.broadcast_to(s, index._shape)
@@ -439,7 +301,7 @@ def _scatter_offsets(op: str, target: Tensor, dim: int, index: Tensor, src) -> t
     return offs, vals
 
 
-_REDUCE_MODES = {None: _SET, "add": _ADD, "multiply": _MUL}
+_REDUCE_MODES = {None: SET, "add": ADD, "multiply": MUL}
 _scatter = declare("scatter")
 
 
@@ -449,7 +311,7 @@ def _scatter_cpu(input, dim, index, src, reduce=None, *, out=None):
         raise RuntimeError(f"reduce argument must be either add or multiply.; got {reduce!r}")
     t = _target(input, out)
     offs, vals = _scatter_offsets("scatter", t, dim, index, src)
-    _apply(t, offs, vals, _REDUCE_MODES[reduce])
+    scatter_apply(t, offs, vals, _REDUCE_MODES[reduce])
     return _finish(t, out, "scatter")
 
 
@@ -460,13 +322,13 @@ _scatter_add = declare("scatter_add")
 def _scatter_add_cpu(input, dim, index, src, *, out=None):
     t = _target(input, out)
     offs, vals = _scatter_offsets("scatter_add", t, dim, index, src)
-    _apply(t, offs, vals, _ADD)
+    scatter_apply(t, offs, vals, ADD)
     return _finish(t, out, "scatter_add")
 
 
 _scatter_reduce = declare("scatter_reduce")
 _IDENTITY = {"sum": 0, "mean": 0, "prod": 1}
-_REDUCTIONS = {"sum": _ADD, "mean": _ADD, "prod": _MUL, "amax": _MAX, "amin": _MIN}
+_REDUCTIONS = {"sum": ADD, "mean": ADD, "prod": MUL, "amax": MAX, "amin": MIN}
 
 
 @_scatter_reduce.register("cpu")
@@ -477,7 +339,7 @@ def _scatter_reduce_cpu(input, dim, index, src, reduce, *, include_self=True, ou
     offs, vals = _scatter_offsets("scatter_reduce", t, dim, index, src)
     offs = np.ascontiguousarray(offs).reshape(-1)
     vals = np.ascontiguousarray(vals).reshape(-1)
-    flat = _flat(t)
+    flat = flat_storage(t)
     touched = np.unique(offs)
     if not include_self:
         if reduce in _IDENTITY:
@@ -485,10 +347,10 @@ def _scatter_reduce_cpu(input, dim, index, src, reduce, *, include_self=True, ou
         else:  # amax/amin start from the first value scattered to each place
             first = np.unique(offs, return_index=True)[1]
             flat[offs[first]] = vals[first]
-    _apply(t, offs, vals, _REDUCTIONS[reduce])
+    scatter_apply(t, offs, vals, _REDUCTIONS[reduce])
     if reduce == "mean" and offs.size:
         count = np.zeros(flat.size, np.int64)
-        _scatter_kernel()(count, offs, np.ones(offs.size, np.int64), _ADD)
+        scatter_kernel()(count, offs, np.ones(offs.size, np.int64), ADD)
         c = count[touched] + (1 if include_self else 0)
         q = flat[touched] / c if t._dtype.is_floating_point else np.floor_divide(flat[touched], c)
         flat[touched] = q.astype(flat.dtype)
@@ -554,7 +416,7 @@ def _dim_index(op: str, input: Tensor, dim: int, index: Tensor) -> tuple[int, np
         raise IndexError(f"{op}(): Index is supposed to be a vector; got {describe(index)}")
     d = _wrap_dim(input, dim)
     size = input._shape[d] if input.ndim else 1
-    return d, _index_array(index, size, d, allow_negative=False).reshape(-1)
+    return d, index_array(index, size, d, allow_negative=False).reshape(-1)
 
 
 _index_select = declare("index_select", lambda a, dim, idx: np.take(a, idx, axis=dim))
@@ -579,7 +441,7 @@ def _source_offsets(op: str, t: Tensor, dim: int, index: Tensor, source: Tensor)
                            f"{list(t._shape)} with {idx.size} indices along dimension {d}")
     if t.ndim == 0:
         return np.full(idx.shape, t._offset, np.int64)
-    return _dim_offsets(t, d, idx.reshape((-1,) + (1,) * (t.ndim - d - 1)), want)
+    return dim_offsets(t, d, idx.reshape((-1,) + (1,) * (t.ndim - d - 1)), want)
 
 
 _index_add = declare("index_add")
@@ -590,7 +452,7 @@ def _index_add_cpu(input, dim, index, source, *, alpha=1, out=None):
     t = _target(input, out)
     offs = _source_offsets("index_add", t, dim, index, source)
     vals = source._np() if alpha == 1 else source._np() * alpha
-    _apply(t, offs, np.broadcast_to(np.asarray(vals).reshape(offs.shape), offs.shape), _ADD)
+    scatter_apply(t, offs, np.broadcast_to(np.asarray(vals).reshape(offs.shape), offs.shape), ADD)
     return _finish(t, out, "index_add")
 
 
@@ -601,7 +463,7 @@ _index_copy = declare("index_copy")
 def _index_copy_cpu(input, dim, index, source, *, out=None):
     t = _target(input, out)
     offs = _source_offsets("index_copy", t, dim, index, source)
-    _apply(t, offs, source._np().reshape(offs.shape), _SET)
+    scatter_apply(t, offs, source._np().reshape(offs.shape), SET)
     return _finish(t, out, "index_copy")
 
 
@@ -792,7 +654,7 @@ def _put_cpu(input, index, source, accumulate=False, *, out=None):
                            f"{describe(source)} and {describe(index)}")
     coords = np.unravel_index(idx, t._shape) if t.ndim else ()
     offs = t._offset + sum((c * s for c, s in zip(coords, t._strides, strict=True)), np.zeros_like(idx))
-    _apply(t, offs, np.ravel(source._np()), _ADD if accumulate else _SET)
+    scatter_apply(t, offs, np.ravel(source._np()), ADD if accumulate else SET)
     return _finish(t, out, "put")
 
 
