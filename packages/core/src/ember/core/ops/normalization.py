@@ -14,6 +14,7 @@ import numbers
 import numpy as np
 
 from ember.core.dispatch import declare
+from ember.core.ops import numba_nn
 from ember.core.ops._util import wrap
 from ember.core.tensor import Tensor, describe
 
@@ -40,14 +41,20 @@ ones otherwise. Backward: `batch_norm_backward(grad, input, weight, save_mean, s
 training)` -> (grad_input, grad_weight, grad_bias).""")
 
 
+def _ncl(t: Tensor) -> np.ndarray:
+    """`(N, C, *)` as a contiguous `(N, C, L)` array in a dtype the Numba kernels compile for."""
+    a = numba_nn.kernel_array(t._np())
+    return np.ascontiguousarray(a).reshape(a.shape[0], a.shape[1], -1)
+
+
 @batch_norm_op.register("cpu")
 def _batch_norm_cpu(input, weight, bias, running_mean, running_var, training, momentum, eps):
-    x = input._np()
-    axes, bs = _channel_axes(x), _bshape(x)
+    x = _ncl(input)
+    c = x.shape[1]
     if training:
-        n = x.size // max(x.shape[1], 1)
-        mean = x.mean(axis=axes, dtype=np.float64)
-        var = np.square(x - mean.reshape(bs).astype(x.dtype), dtype=np.float64).mean(axis=axes)
+        n = x.shape[0] * x.shape[2]
+        mean, var = np.empty(c), np.empty(c)
+        numba_nn.channel_stats()(x, mean, var)
         for t, v in ((running_mean, mean), (running_var, var * n / max(n - 1, 1))):
             if t is not None:
                 r = t._np()
@@ -59,8 +66,10 @@ def _batch_norm_cpu(input, weight, bias, running_mean, running_var, training, mo
     invstd = 1.0 / np.sqrt(var + eps)
     scale = invstd * (weight._np() if weight is not None else 1.0)
     shift = (bias._np() if bias is not None else 0.0) - mean * scale
-    out = x * scale.astype(x.dtype).reshape(bs) + shift.astype(x.dtype).reshape(bs)
-    return wrap(out), wrap(mean.astype(x.dtype)), wrap(invstd.astype(x.dtype))
+    out = np.empty_like(x)
+    numba_nn.channel_affine()(x, scale.astype(x.dtype), shift.astype(x.dtype), out)
+    dt = input._dtype.np
+    return wrap(out.reshape(input._shape).astype(dt, copy=False)), wrap(mean.astype(dt)), wrap(invstd.astype(dt))
 
 
 batch_norm_backward = declare("batch_norm_backward", doc="""The gradients of batch_norm, fused.
@@ -73,20 +82,14 @@ statistics depend on the input; in eval they are constants.""")
 
 @batch_norm_backward.register("cpu")
 def _batch_norm_backward_cpu(grad, input, weight, save_mean, save_invstd, training):
-    g, x = grad._np(), input._np()
-    axes, bs = _channel_axes(x), _bshape(x)
-    mean, invstd = save_mean._np().astype(np.float64), save_invstd._np().astype(np.float64)
-    w = weight._np().astype(np.float64) if weight is not None else np.ones(x.shape[1])
-    xhat = (x - mean.astype(x.dtype).reshape(bs)) * invstd.astype(x.dtype).reshape(bs)
-    gb = g.sum(axis=axes, dtype=np.float64)
-    gw = (g * xhat).sum(axis=axes, dtype=np.float64)
-    if training:
-        m = x.size // max(x.shape[1], 1)
-        k = (w * invstd).astype(x.dtype).reshape(bs)
-        gi = k * (g - (gb / m).astype(x.dtype).reshape(bs) - xhat * (gw / m).astype(x.dtype).reshape(bs))
-    else:
-        gi = g * (w * invstd).astype(x.dtype).reshape(bs)
-    return wrap(gi.astype(x.dtype, copy=False)), wrap(gw.astype(x.dtype)), wrap(gb.astype(x.dtype))
+    g, x = _ncl(grad), _ncl(input)
+    c = x.shape[1]
+    w = weight._np().astype(np.float64) if weight is not None else np.ones(c)
+    gi, gw, gb = np.empty_like(x), np.empty(c), np.empty(c)
+    numba_nn.batch_norm_backward()(g, x, save_mean._np().astype(np.float64), save_invstd._np().astype(np.float64),
+                                   w, bool(training), gi, gw, gb)
+    dt = input._dtype.np
+    return wrap(gi.reshape(input._shape).astype(dt, copy=False)), wrap(gw.astype(dt)), wrap(gb.astype(dt))
 
 
 def _rows_norm(x: np.ndarray, k: int, eps: float):
