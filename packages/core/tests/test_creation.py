@@ -47,6 +47,8 @@ def test_tensor_copies_and_accepts_dtype_device():
     assert E.tensor([1.7], dtype=E.int32).tolist() == [1]
     assert E.tensor([1], device="cpu").device == "cpu"
     assert E.tensor([E.tensor(1.0), E.tensor(2.0)]).tolist() == [1.0, 2.0]
+    assert E.tensor([E.tensor(1.0, dtype=E.float64), E.tensor(2.0, dtype=E.float64)]).dtype is E.float64
+    assert E.tensor([E.tensor(1, dtype=E.int32), E.tensor(2, dtype=E.int32)]).dtype is E.int32
     x = E.ones(2)
     y = E.tensor(x)
     y[0] = 5

@@ -63,7 +63,12 @@ def _infer_np(data, dtype):
         a = np.asarray(data)
     else:
         if isinstance(data, list | tuple) and any(isinstance(x, Tensor) for x in _flat_first(data)):
-            data = _tensors_to_lists(data)
+            found: list = []
+            data = _tensors_to_lists(data, found)
+            if dtype is None and all(found):  # only tensors inside: PyTorch keeps their (promoted) dtype
+                dtype = found[0]
+                for d in found[1:]:
+                    dtype = dtypes.promote_types(dtype, d)
         try:
             a = np.array(data)
         except ValueError:
@@ -110,11 +115,14 @@ def _first_leaf(data):
     return data
 
 
-def _tensors_to_lists(data):
+def _tensors_to_lists(data, found: list):
+    """`data` with its tensors as nested lists; `found` gets each leaf's dtype (None for a number)."""
     if isinstance(data, Tensor):
+        found.append(data._dtype)
         return data.tolist()
     if isinstance(data, list | tuple):
-        return [_tensors_to_lists(x) for x in data]
+        return [_tensors_to_lists(x, found) for x in data]
+    found.append(None)
     return data
 
 
