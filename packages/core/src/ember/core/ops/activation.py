@@ -6,7 +6,6 @@ result instead of its input (cheaper, and all their derivative needs), `silu_bac
 `threshold_backward` (relu's backward with threshold 0) the input.
 """
 
-# ruff: noqa: A002 - PyTorch's argument is named `input`
 from __future__ import annotations
 
 import math

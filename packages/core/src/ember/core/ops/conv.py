@@ -1,7 +1,7 @@
 """Convolutions: conv1d/conv2d/conv_transpose1d/conv_transpose2d and the conv backward kernels.
 
 NOTE [ Convolution as one GEMM ]
-The forward unfolds the padded input into columns `(C, kh, kw, N, Ho, Wo)` (a parallel Numba
+The forward unfolds the padded input into columns `(C, kh, kw, N, Ho, Wo)` (a Numba
 copy; a 1x1 stride-1 conv only a transpose), then multiplies the weight `(G, O/G, C/G*kh*kw)` by
 them in one GEMM per group, over the whole batch at once (a single large GEMM is several times
 faster than N small ones). The input gradient is the transposed GEMM followed by `col2im`, a
@@ -11,7 +11,6 @@ input) run direct Numba loops instead: their GEMM would have K = kh * kw. A tran
 convolution is exactly a convolution's input gradient, so it reuses it.
 """
 
-# ruff: noqa: A001, A002 - PyTorch's argument is named `input`
 from __future__ import annotations
 
 import numpy as np

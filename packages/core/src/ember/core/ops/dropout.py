@@ -5,7 +5,6 @@ Random bits come from `ember.core.random` (its `dropout_mask`), so dropout follo
 `manual_seed` and explicit `Generator`s like every other sampler.
 """
 
-# ruff: noqa: A002 - PyTorch's argument is named `input`
 from __future__ import annotations
 
 import numbers

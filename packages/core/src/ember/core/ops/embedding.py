@@ -5,7 +5,6 @@ Indices are validated on the host first ("index out of range in self"), so the k
 read outside the weight.
 """
 
-# ruff: noqa: A001, A002 - PyTorch's argument is named `input`
 from __future__ import annotations
 
 import numpy as np

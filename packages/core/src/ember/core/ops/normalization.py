@@ -6,7 +6,6 @@ the input's dtype. Each forward returns the mean and inverse standard deviation 
 is all its backward needs besides the input and the weight.
 """
 
-# ruff: noqa: A002 - PyTorch's argument is named `input`
 from __future__ import annotations
 
 import numbers

@@ -25,13 +25,12 @@ def _njit(parallel: bool = False):
 
 @cache
 def im2col():
-    import numba
-
     # x: (N, C, Hp, Wp) padded input; cols: (C, kh, kw, N, Ho, Wo), written densely (one GEMM operand).
-    @_njit(parallel=True)
+    # Memory-bound like every serial kernel here: on two cores a parallel loop only adds its wake-up cost.
+    @_njit()
     def kernel(x, cols, sh, sw, dh, dw):
         c, kh, kw, n, ho, wo = cols.shape
-        for cij in numba.prange(c * kh * kw):
+        for cij in range(c * kh * kw):
             ch = cij // (kh * kw)
             i = (cij // kw) % kh
             j = cij % kw
@@ -46,14 +45,11 @@ def im2col():
 
 @cache
 def col2im():
-    import numba
-
-    # cols: (C, kh, kw, N, Ho, Wo); out: (N, C, Hp, Wp) zeroed, accumulated into; parallel over C
-    # (the windows of one channel overlap, those of different channels never do).
-    @_njit(parallel=True)
+    # cols: (C, kh, kw, N, Ho, Wo); out: (N, C, Hp, Wp) zeroed, accumulated into.
+    @_njit()
     def kernel(cols, out, sh, sw, dh, dw):
         c, kh, kw, n, ho, wo = cols.shape
-        for ch in numba.prange(c):
+        for ch in range(c):
             for i in range(kh):
                 for j in range(kw):
                     for b in range(n):
@@ -232,14 +228,12 @@ def batch_norm_backward():
 
 @cache
 def max_pool2d():
-    import numba
-
     # x: (NC, H, W); out, idx: (NC, Ho, Wo); idx is the flat h * W + w of the max (NaN wins).
-    @_njit(parallel=True)
+    @_njit()
     def kernel(x, out, idx, kh, kw, sh, sw, ph, pw, dh, dw):
         nc, h, w = x.shape
         _, ho, wo = out.shape
-        for p in numba.prange(nc):
+        for p in range(nc):
             for oh in range(ho):
                 for ow in range(wo):
                     best = -np.inf
@@ -270,13 +264,11 @@ def max_pool2d():
 
 @cache
 def index_scatter_add():
-    import numba
-
-    # grad, idx: (NC, L); out: (NC, HW) zeroed; parallel over NC (rows never collide).
-    @_njit(parallel=True)
+    # grad, idx: (NC, L); out: (NC, HW) zeroed: out[p, idx[p, k]] += grad[p, k].
+    @_njit()
     def kernel(grad, idx, out):
         nc, n = grad.shape
-        for p in numba.prange(nc):
+        for p in range(nc):
             for k in range(n):
                 out[p, idx[p, k]] += grad[p, k]
 
@@ -285,14 +277,12 @@ def index_scatter_add():
 
 @cache
 def avg_pool2d():
-    import numba
-
     # x: (NC, H, W); out: (NC, Ho, Wo); PyTorch's divisor rules (padding counted up to H + ph).
-    @_njit(parallel=True)
+    @_njit()
     def kernel(x, out, kh, kw, sh, sw, ph, pw, count_include_pad, divisor):
         nc, h, w = x.shape
         _, ho, wo = out.shape
-        for p in numba.prange(nc):
+        for p in range(nc):
             for oh in range(ho):
                 h0 = oh * sh - ph
                 h1 = min(h0 + kh, h + ph)
@@ -318,14 +308,12 @@ def avg_pool2d():
 
 @cache
 def avg_pool2d_backward():
-    import numba
-
     # grad: (NC, Ho, Wo); out: (NC, H, W) zeroed; the transpose of `avg_pool2d`.
-    @_njit(parallel=True)
+    @_njit()
     def kernel(grad, out, kh, kw, sh, sw, ph, pw, count_include_pad, divisor):
         nc, h, w = out.shape
         _, ho, wo = grad.shape
-        for p in numba.prange(nc):
+        for p in range(nc):
             for oh in range(ho):
                 h0 = oh * sh - ph
                 h1 = min(h0 + kh, h + ph)
@@ -352,14 +340,12 @@ def avg_pool2d_backward():
 
 @cache
 def adaptive_pool2d():
-    import numba
-
     # x: (NC, H, W); out, idx: (NC, Ho, Wo); bins [floor(i*H/Ho), ceil((i+1)*H/Ho)); idx only for max.
-    @_njit(parallel=True)
+    @_njit()
     def kernel(x, out, idx, is_max):
         nc, h, w = x.shape
         _, ho, wo = out.shape
-        for p in numba.prange(nc):
+        for p in range(nc):
             for oh in range(ho):
                 h0 = (oh * h) // ho
                 h1 = -((-(oh + 1) * h) // ho)
@@ -389,14 +375,12 @@ def adaptive_pool2d():
 
 @cache
 def adaptive_avg_pool2d_backward():
-    import numba
-
     # grad: (NC, Ho, Wo); out: (NC, H, W) zeroed.
-    @_njit(parallel=True)
+    @_njit()
     def kernel(grad, out):
         nc, h, w = out.shape
         _, ho, wo = grad.shape
-        for p in numba.prange(nc):
+        for p in range(nc):
             for oh in range(ho):
                 h0 = (oh * h) // ho
                 h1 = -((-(oh + 1) * h) // ho)
@@ -431,14 +415,12 @@ def rows_scatter_add():
 
 @cache
 def embedding_bag():
-    import numba
-
     # weight: (V, D); indices, bag_of, psw: (M,); out: (B, D) zeroed; argmax: (B, D) for max mode.
     # mode 0 sum, 1 mean, 2 max; indices equal to `skip` (padding_idx or -1) are left out of the bag.
-    @_njit(parallel=True)
+    @_njit()
     def kernel(weight, indices, starts, ends, psw, out, argmax, count, mode, skip):
         b, d = out.shape
-        for bag in numba.prange(b):
+        for bag in range(b):
             n = 0
             for k in range(starts[bag], ends[bag]):
                 r = indices[k]

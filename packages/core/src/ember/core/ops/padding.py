@@ -5,7 +5,6 @@ input position `src[j]` (or the fill value when `src[j] == -1`). The forward gat
 map, the backward sums the gradient back through it, so the four modes share both kernels.
 """
 
-# ruff: noqa: A002 - PyTorch's argument is named `input`
 from __future__ import annotations
 
 import numpy as np

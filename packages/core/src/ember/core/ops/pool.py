@@ -1,11 +1,10 @@
 """Pooling: max/avg/adaptive pooling in 1-D and 2-D over Numba kernels, with their backward ops.
 
-Every kernel runs on `(N*C, H, W)` contiguous planes, parallel over the planes. Max pooling
+Every kernel runs on `(N*C, H, W)` contiguous planes (serially: see `numba_nn`). Max pooling
 returns the flat `h * W + w` index of each maximum (PyTorch's convention), so its backward is
 one scatter-add by index shared by `max_pool2d` and `adaptive_max_pool2d`.
 """
 
-# ruff: noqa: A002 - PyTorch's argument is named `input`
 from __future__ import annotations
 
 import numpy as np
@@ -74,7 +73,7 @@ max_pool2d_backward = declare("max_pool2d_backward", doc="""The gradient of 2-D 
 
 Positional signature: `max_pool2d_backward(grad, indices, input_shape)` with grad and indices of
 the pooled shape -> grad_input of `input_shape`: each gradient is added at its index (a Numba
-scatter, parallel over planes). Linear in grad; its backward is gathering `gg` at `indices`.""")
+scatter-add). Linear in grad; its backward is gathering `gg` at `indices`.""")
 
 
 @max_pool2d_backward.register("cpu")

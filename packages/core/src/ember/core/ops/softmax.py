@@ -5,7 +5,6 @@ floating dtype. The losses lay the class dim last (`(M, C)` rows) and validate t
 any kernel runs, so an out-of-range class index raises PyTorch's "Target 7 is out of bounds.".
 """
 
-# ruff: noqa: A001, A002 - PyTorch's argument is named `input`
 from __future__ import annotations
 
 import warnings

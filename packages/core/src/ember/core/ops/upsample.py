@@ -5,7 +5,6 @@ the input, built from PyTorch's source-index formulas. The forward applies the m
 backward their transposes, so all modes and dims share two kernels.
 """
 
-# ruff: noqa: A002 - PyTorch's argument is named `input`
 from __future__ import annotations
 
 import math
