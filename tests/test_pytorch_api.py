@@ -3359,3 +3359,178 @@ def test_beyond_floor_common_modules_and_schedulers():
     assert opt.param_groups[0]["lr"] == pytest.approx(0.05)
     a, b = data.random_split(data.TensorDataset(ea.arange(10)), [7, 3], generator=ea.Generator().manual_seed(0))
     assert len(a) == 7 and len(b) == 3
+
+
+# ---------------------------------------------------------------------------------------------
+# broad torch comparisons: operators over dtype pairs, reductions over dims, indexing forms
+# ---------------------------------------------------------------------------------------------
+
+_DTYPES = ["bool", "int32", "int64", "float32", "float64"]
+
+
+def _make(t, dtype, shape, seed):
+    g = np.random.default_rng(seed)
+    if dtype == "bool":
+        a = g.integers(0, 2, size=shape).astype(bool)
+    elif dtype.startswith("int"):
+        a = g.integers(1, 6, size=shape).astype(dtype) * np.where(g.uniform(size=shape) < 0.3, -1, 1).astype(dtype)
+    else:
+        a = (g.uniform(0.5, 3.0, size=shape) * np.where(g.uniform(size=shape) < 0.3, -1, 1)).astype(dtype)
+    return t.tensor(a)
+
+
+_BINARY = {
+    "add": lambda t, a, b: a + b, "sub": lambda t, a, b: a - b, "mul": lambda t, a, b: a * b,
+    "div": lambda t, a, b: a / b, "floordiv": lambda t, a, b: a // b, "mod": lambda t, a, b: a % b,
+    "pow": lambda t, a, b: a ** b, "lt": lambda t, a, b: a < b, "eq": lambda t, a, b: a == b,
+    "ge": lambda t, a, b: a >= b, "and": lambda t, a, b: a & b, "radd": lambda t, a, b: b + a,
+    "rsub": lambda t, a, b: b - a, "rdiv": lambda t, a, b: b / a,
+    "iadd": lambda t, a, b: a.__iadd__(b), "imul": lambda t, a, b: a.__imul__(b),
+}
+_OPERANDS = _DTYPES + ["py_int", "py_float", "py_bool", "0d_float64", "0d_int64"]
+
+
+def _operand(t, kind):
+    if kind == "py_int":
+        return -3
+    if kind == "py_float":
+        return 1.5
+    if kind == "py_bool":
+        return True
+    if kind.startswith("0d_"):
+        return t.tensor(2, dtype=getattr(t, kind[3:]))
+    return _make(t, kind, (2, 4), 1)
+
+
+def _raised(outcome) -> bool:
+    return isinstance(outcome, tuple) and len(outcome) == 2 and isinstance(outcome[0], str)
+
+
+def _outcome(fn):
+    try:
+        return fn()
+    except Exception as e:  # noqa: BLE001
+        return ("raises", type(e).__name__)
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("op", list(_BINARY))
+@pytest.mark.parametrize("da", _DTYPES)
+def test_binary_operators_match_torch_over_dtypes(op, da):
+    torch = pytest.importorskip("torch")
+    problems = []
+    for db in _OPERANDS:
+        def prog(t):
+            a = _make(t, da, (3, 1, 4), 0)
+            if op in ("pow",) and da != "bool" and not da.startswith("float"):
+                a = a.abs()
+            return _outcome(lambda: _BINARY[op](t, a, _operand(t, db)))
+
+        expected = prog(torch)
+        actual = prog(_ember_ns())
+        if _raised(expected):   # a program that runs on PyTorch never does this: not checked here
+            continue
+        if _raised(actual):
+            problems.append(f"{da} {op} {db}: ember raises {actual[1]}, PyTorch gives {expected.dtype}")
+            continue
+        try:
+            assert_same(expected, actual, rtol=1e-6, atol=1e-6)
+        except AssertionError as e:
+            problems.append(f"{da} {op} {db}: {str(e).splitlines()[0]}")
+    assert not problems, "\n".join(problems)
+
+
+def _ember_ns():
+    try:
+        from tests.conftest import ember_torch
+    except ImportError:
+        from conftest import ember_torch
+    return ember_torch()
+
+
+_REDUCTIONS = {
+    "sum": lambda x, **k: x.sum(**k), "mean": lambda x, **k: x.mean(**k), "std": lambda x, **k: x.std(**k),
+    "var": lambda x, **k: x.var(**k), "amax": lambda x, **k: x.amax(**k) if k else x.max(),
+    "max_dim": lambda x, **k: x.max(**k) if "dim" in k and isinstance(k["dim"], int) else x.max(),
+    "min_dim": lambda x, **k: x.min(**k) if "dim" in k and isinstance(k["dim"], int) else x.min(),
+    "argmax": lambda x, **k: x.argmax(**k) if not isinstance(k.get("dim"), tuple) else x.argmax(),
+    "all": lambda x, **k: x.all(**k) if not isinstance(k.get("dim"), tuple) else x.all(),
+    "any": lambda x, **k: x.any(**k) if not isinstance(k.get("dim"), tuple) else x.any(),
+}
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("name", list(_REDUCTIONS))
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int64", "bool"])
+def test_reductions_match_torch_over_dims(name, dtype):
+    torch = pytest.importorskip("torch")
+    problems = []
+    for kw in ({}, {"dim": 0}, {"dim": -1}, {"dim": 1, "keepdim": True}, {"dim": (0, 2)},
+               {"dim": (-1, 0), "keepdim": True}):
+        def prog(t):
+            x = _make(t, dtype, (2, 3, 4), 5)
+            return _outcome(lambda: _REDUCTIONS[name](x, **kw))
+
+        expected, actual = prog(torch), prog(_ember_ns())
+        if _raised(expected):
+            continue
+        if _raised(actual):
+            problems.append(f"{name}({dtype}, {kw}): ember raises {actual[1]}")
+            continue
+        try:
+            assert_same(expected, actual, rtol=1e-5, atol=1e-5)
+        except AssertionError as e:
+            problems.append(f"{name}({dtype}, {kw}): {str(e).splitlines()[0]}")
+    assert not problems, "\n".join(problems)
+
+
+_INDEXES = {
+    "int": lambda t: 1, "neg_int": lambda t: -1, "slice_step": lambda t: slice(None, None, 2),
+    "tuple_mixed": lambda t: (slice(1, None), 0), "ellipsis_none": lambda t: (Ellipsis, None, 1),
+    "list": lambda t: [0, 2, 2], "nested_lists": lambda t: ([0, 1], [1, 0]), "int_tensor": lambda t: t.tensor([1, 0]),
+    "2d_int_tensor": lambda t: t.tensor([[0], [2]]), "bool_row_mask": lambda t: t.tensor([True, False, True]),
+    "bool_full_mask": lambda t: t.arange(24).reshape(3, 2, 4) % 3 == 0, "0d_tensor": lambda t: t.tensor(2),
+    "slice_and_list": lambda t: (slice(None), [1, 0], slice(None, None, 3)),
+    "split_advanced": lambda t: ([0, 2], slice(None), [3, 1]),
+    "none_and_tensor": lambda t: (None, t.tensor([2, 0]), Ellipsis),
+    "neg_step_free": lambda t: (slice(-2, None), slice(None), -1),
+}
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("name", list(_INDEXES))
+def test_indexing_matches_torch(name):
+    def prog(t):
+        x = t.arange(24.0).reshape(3, 2, 4).requires_grad_()
+        y = x[_INDEXES[name](t)]
+        (y * t.arange(1.0, y.numel() + 1).reshape(y.shape)).sum().backward()
+        z = t.zeros(3, 2, 4)
+        z[_INDEXES[name](t)] = -1.0
+        return [y, x.grad, z]
+
+    compare_with_torch(prog)
+
+
+_SHAPE_OPS = {
+    "view": lambda t, x: x.view(4, -1), "reshape_t": lambda t, x: x.transpose(0, 2).reshape(-1, 3),
+    "permute": lambda t, x: x.permute(2, 0, 1) * 1, "flatten": lambda t, x: x.flatten(1),
+    "squeeze_unsqueeze": lambda t, x: x.unsqueeze(1).unsqueeze(-1).squeeze(1) * 1,
+    "expand": lambda t, x: x[:, :1].expand(3, 5, 4) * 1, "repeat": lambda t, x: x.repeat(2, 1, 1),
+    "chunk": lambda t, x: t.cat(x.chunk(2, dim=2)[::-1], dim=2), "stack": lambda t, x: t.stack([x, x * 2], dim=-1),
+    "t": lambda t, x: x[0].t(), "expand_as": lambda t, x: x[:1].expand_as(x) * 1,
+    "repeat_interleave": lambda t, x: x.repeat_interleave(2, dim=1),
+    "gather": lambda t, x: x.gather(2, t.tensor([[[3, 0]] * 2] * 3)),
+    "contiguous": lambda t, x: x.transpose(1, 2).contiguous().view(3, -1),
+}
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("name", list(_SHAPE_OPS))
+def test_shape_ops_and_their_gradients_match_torch(name):
+    def prog(t):
+        x = t.arange(24.0, dtype=t.float64).reshape(3, 2, 4).requires_grad_()
+        y = _SHAPE_OPS[name](t, x)
+        (y * t.arange(1.0, y.numel() + 1, dtype=t.float64).reshape(y.shape)).sum().backward()
+        return [y, x.grad]
+
+    compare_with_torch(prog)
