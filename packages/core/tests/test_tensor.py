@@ -131,7 +131,7 @@ def test_repr_like_pytorch(t, text):
 
 def test_repr_summarises_large_tensors():
     r = repr(E.arange(2000.0, dtype=E.float64) / 2000 + 1)
-    assert r == "tensor([1.0000, 1.0005, 1.0010,  ..., 1.9985, 1.9990, 1.9995], dtype=ember.float64)"
+    assert r == "tensor([1.0000, 1.0005, 1.0010,  ..., 1.9985, 1.9990, 1.9995],\n       dtype=ember.float64)"
     assert repr(E.arange(2000.0)) == ("tensor([0.0000e+00, 1.0000e+00, 2.0000e+00,  ..., 1.9970e+03, 1.9980e+03,\n"
                                       "        1.9990e+03])")
 
@@ -151,3 +151,35 @@ def test_version_counter_starts_at_zero_and_hash_is_identity():
     assert x._version == 0
     assert hash(x) == id(x)
     assert len({x, E.zeros(2)}) == 2
+
+
+_RNG = np.random.default_rng(0)
+REPR_ARRAYS = [
+    _RNG.standard_normal((3, 4)), _RNG.standard_normal((2, 3, 5)) * 100, _RNG.standard_normal(20) * 1e-3,
+    _RNG.integers(-1000, 1000, (5, 7)), _RNG.standard_normal((60, 60)), _RNG.standard_normal((3, 30)),
+    _RNG.integers(0, 2, (4, 5)).astype(bool), _RNG.standard_normal((2, 2000)), np.array([1e20, -1e-20]),
+    _RNG.integers(0, 10 ** 12, 6), (_RNG.standard_normal((4, 20)) * 10).astype(np.float16),
+    np.arange(40.0).reshape(4, 10) * 1.5, np.array([[0.0, -0.0]]), _RNG.integers(-5, 5, (3, 1001)),
+    np.array([np.nan, np.inf, -1.5]), _RNG.standard_normal((3, 30)).astype(np.float32),
+]
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("i", range(len(REPR_ARRAYS)))
+def test_repr_matches_pytorch_exactly(i):
+    torch = pytest.importorskip("torch")
+    a = REPR_ARRAYS[i]
+    assert repr(E.from_numpy(a.copy())) == repr(torch.from_numpy(a.copy())).replace("torch.", "ember.")
+
+
+@pytest.mark.torch
+def test_repr_follows_precision_option_like_pytorch():
+    torch = pytest.importorskip("torch")
+    a = REPR_ARRAYS[0]
+    try:
+        E.set_printoptions(precision=2)
+        torch.set_printoptions(precision=2)
+        assert repr(E.from_numpy(a)) == repr(torch.from_numpy(a)).replace("torch.", "ember.")
+    finally:
+        E.set_printoptions(profile="default")
+        torch.set_printoptions(profile="default")

@@ -60,23 +60,48 @@ def _shown(a: np.ndarray) -> np.ndarray:
     return a
 
 
-def _body(a: np.ndarray) -> str:
-    """The bracketed elements, each right-aligned to the widest shown one, as PyTorch prints them."""
-    if a.dtype.kind == "f":
-        fmt = _float_formatter(_shown(a).astype(np.float64))
-        key = "float_kind"
-    elif a.dtype.kind == "b":
-        fmt, key = (lambda v: "True" if v else "False"), "bool"
+def _element_formatter(shown: np.ndarray):
+    """`fmt(v)`: one element as PyTorch prints it, right-aligned to the width of the widest shown one."""
+    if shown.dtype.kind == "f":
+        fmt = _float_formatter(shown.astype(np.float64))
+        sized = shown[np.isfinite(shown) & (shown != 0)]  # like PyTorch: zeros, nan and inf do not set the width
+    elif shown.dtype.kind == "b":
+        fmt, sized = (lambda v: "True" if v else "False"), shown
     else:
-        fmt, key = (lambda v: str(int(v))), "int_kind"
-    shown = _shown(a)
-    if a.dtype.kind == "f":  # like PyTorch, nan and inf do not widen the columns
-        shown = shown[np.isfinite(shown)]
-    width = max((len(fmt(v)) for v in shown.flat), default=0)
-    text = np.array2string(a, separator=", ", prefix="tensor(", formatter={key: lambda v: fmt(v).rjust(width)},
-                           threshold=_options["threshold"], edgeitems=_options["edgeitems"],
-                           max_line_width=_options["linewidth"])
-    return text.replace(", ..., ", ",  ..., ")  # PyTorch's elided elements print as " ..."
+        fmt, sized = (lambda v: str(int(v))), shown
+    width = max((len(fmt(v)) for v in sized.flat), default=1)
+    return lambda v: fmt(v).rjust(width), width
+
+
+def _tensor_str(a: np.ndarray, indent: int, summarize: bool, fmt, width: int) -> str:
+    """PyTorch's layout: rows of as many elements as fit the line width, summarised dims elided by "..."."""
+    k = _options["edgeitems"]
+    if a.ndim == 0:
+        return fmt(a.item())
+    elide = summarize and a.shape[0] > 2 * k
+    if a.ndim == 1:
+        per_line = max(1, (_options["linewidth"] - indent) // (width + 2))
+        items = [fmt(v) for v in a[:k]] + [" ..."] + [fmt(v) for v in a[-k:]] if elide else [fmt(v) for v in a]
+        lines = [", ".join(items[i:i + per_line]) for i in range(0, len(items), per_line)]
+        return "[" + (",\n" + " " * (indent + 1)).join(lines) + "]"
+    rows = [_tensor_str(a[i], indent + 1, summarize, fmt, width) for i in range(a.shape[0])] if not elide else (
+        [_tensor_str(a[i], indent + 1, summarize, fmt, width) for i in range(k)] + ["..."]
+        + [_tensor_str(a[i], indent + 1, summarize, fmt, width) for i in range(a.shape[0] - k, a.shape[0])])
+    return "[" + ("," + "\n" * (a.ndim - 1) + " " * (indent + 1)).join(rows) + "]"
+
+
+def _add_suffixes(text: str, suffixes: list[str], indent: int) -> str:
+    """Append `, dtype=...` and friends, starting a new line where the current one would pass the width."""
+    parts = [text]
+    last = len(text) - text.rfind("\n") + 1
+    for suffix in suffixes:
+        if last + len(suffix) + 2 > _options["linewidth"]:
+            parts.append(",\n" + " " * indent + suffix)
+            last = indent + len(suffix)
+        else:
+            parts.append(", " + suffix)
+            last += len(suffix) + 2
+    return "".join(parts) + ")"
 
 
 def tensor_repr(t, prefix: str = "tensor") -> str:
@@ -87,7 +112,9 @@ def tensor_repr(t, prefix: str = "tensor") -> str:
         if t.ndim != 1:
             suffix.append(f"size={tuple(t._shape)}")
     else:
-        body = _body(a)
+        summarize = a.size > _options["threshold"]
+        fmt, width = _element_formatter(_shown(a))
+        body = _tensor_str(a, len(prefix) + 1, summarize, fmt, width)
     if t.device.type != "cpu":
         suffix.insert(0, f"device='{t.device}'")
     if t._dtype not in (dtypes.get_default_dtype(), dtypes.int64, dtypes.bool) or (
@@ -99,5 +126,4 @@ def tensor_repr(t, prefix: str = "tensor") -> str:
         suffix.append(f"grad_fn=<{name}>")
     elif t._requires_grad:
         suffix.append("requires_grad=True")
-    inner = body + "".join(", " + s for s in suffix)
-    return f"{prefix}({inner})"
+    return _add_suffixes(f"{prefix}({body}", suffix, len(prefix) + 1)
