@@ -1,6 +1,6 @@
 """Activation functions: PyTorch's `torch.nn.functional` names over ember-core's activation kernels."""
 
-# ruff: noqa: A002 - PyTorch's argument is named `input`
+
 from __future__ import annotations
 
 from ember import autograd as ea

@@ -1,6 +1,6 @@
 """Layer functions: linear maps and thin PyTorch-signature wrappers over ember-core's nn kernels
 (convolution, pooling, normalization, dropout, embedding, padding, resampling)."""
-# ruff: noqa: A002 - PyTorch's argument is named `input`
+
 
 from __future__ import annotations
 

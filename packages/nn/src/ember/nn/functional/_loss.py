@@ -1,5 +1,5 @@
 """Loss functions composed from differentiable primitives (autograd derives their gradients)."""
-# ruff: noqa: A002 - PyTorch's argument is named `input`
+
 
 from __future__ import annotations
 

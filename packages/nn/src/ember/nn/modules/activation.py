@@ -1,5 +1,5 @@
 """Activation modules: thin wrappers over `ember.nn.functional` with PyTorch's reprs."""
-# ruff: noqa: A002 - PyTorch's argument is named `input`
+
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """Containers: `Sequential`, `ModuleList`, `ModuleDict`, `ParameterList`, `ParameterDict`."""
-# ruff: noqa: A001, A002 - PyTorch's argument is named `input`
+
 
 from __future__ import annotations
 

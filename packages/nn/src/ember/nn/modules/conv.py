@@ -1,5 +1,5 @@
 """`Conv1d`, `Conv2d`, `ConvTranspose2d` with PyTorch's attributes, initialisation and repr."""
-# ruff: noqa: A002 - PyTorch's argument is named `input`
+
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """`Dropout`, `Dropout2d`: active in training mode only."""
-# ruff: noqa: A002 - PyTorch's argument is named `input`
+
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """`Identity`, `Linear`, `Bilinear`, `Flatten`, `Unflatten`."""
-# ruff: noqa: A002 - PyTorch's argument is named `input`
+
 
 from __future__ import annotations
 

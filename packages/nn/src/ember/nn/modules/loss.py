@@ -1,5 +1,5 @@
 """Loss modules: hold the options and call `ember.nn.functional`."""
-# ruff: noqa: A002 - PyTorch's argument is named `input`
+
 
 from __future__ import annotations
 

@@ -4,7 +4,7 @@ A module owns three ordered dicts (`_parameters`, `_buffers`, `_modules`) that a
 assignment fills (`self.fc = Linear(...)`, `self.w = Parameter(...)`); everything else
 (`parameters()`, `state_dict()`, `to()`, `train()`, hooks) walks them, exactly as PyTorch does.
 """
-# ruff: noqa: A002 - PyTorch's argument is named `input`
+
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """`BatchNorm1d`, `BatchNorm2d` (running statistics), `LayerNorm`, `GroupNorm`."""
-# ruff: noqa: A002 - PyTorch's argument is named `input`
+
 
 from __future__ import annotations
 

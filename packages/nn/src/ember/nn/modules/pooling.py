@@ -1,5 +1,5 @@
 """`MaxPool2d`, `AvgPool2d`, `AdaptiveAvgPool2d`."""
-# ruff: noqa: A002 - PyTorch's argument is named `input`
+
 
 from __future__ import annotations
 

@@ -3,7 +3,7 @@
 The cells are compositions of `linear`, `sigmoid` and `tanh`, so autograd derives them. A layer
 projects the whole input sequence through W_ih in one matmul, then steps through time with W_hh.
 """
-# ruff: noqa: A001, A002 - PyTorch's argument is named `input`
+
 
 from __future__ import annotations
 

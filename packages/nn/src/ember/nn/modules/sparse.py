@@ -1,5 +1,5 @@
 """`Embedding` (padding_idx, from_pretrained) and `EmbeddingBag` (sum/mean/max)."""
-# ruff: noqa: A002 - PyTorch's argument is named `input`
+
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """`Upsample`: resampling by `F.interpolate`."""
-# ruff: noqa: A002 - PyTorch's argument is named `input`
+
 
 from __future__ import annotations
 
