@@ -3534,3 +3534,71 @@ def test_shape_ops_and_their_gradients_match_torch(name):
         return [y, x.grad]
 
     compare_with_torch(prog)
+
+
+def test_beyond_floor_device_boilerplate():
+    device = ea.device("cuda" if ea.cuda.is_available() else "cpu")
+    assert isinstance(ea.cuda.is_available(), bool)
+    m = nn.Linear(2, 2)
+    assert m.to(device) is m and m.cpu() is m
+    assert m.to(ea.float64) is m and m.weight.dtype is ea.float64
+    m.float()
+    x = ea.ones(3, 2).to(device)
+    assert m(x).device.type == device.type
+    assert next(m.parameters()).device == x.device
+
+
+def test_beyond_floor_loader_pin_memory_and_early_break():
+    ds = data.TensorDataset(ea.arange(40.0).reshape(20, 2), ea.arange(20))
+
+    def run():
+        dl = data.DataLoader(ds, batch_size=4, num_workers=2, pin_memory=True)
+        first = next(iter(dl))          # an abandoned iterator must shut its workers down
+        for i, (xb, yb) in enumerate(dl):
+            if i == 1:
+                break
+        full = [yb.tolist() for _, yb in dl]
+        return first, full
+
+    first, full = _within(120, run)
+    assert first[1].tolist() == [0, 1, 2, 3] and len(full) == 5 and full[-1] == [16, 17, 18, 19]
+
+
+def test_beyond_floor_worker_info_and_init_fn():
+    def run():
+        dl = data.DataLoader(_WorkerIdDataset(), batch_size=2, num_workers=2, worker_init_fn=_record_worker)
+        return sorted(v for b in dl for v in b.tolist())
+
+    ids = _within(120, run)
+    assert set(ids) == {0, 1} and len(ids) == 8
+    assert data.get_worker_info() is None
+
+
+class _WorkerIdDataset:
+    def __len__(self):
+        return 8
+
+    def __getitem__(self, i):
+        info = data.get_worker_info()
+        return info.id if info is not None else -1
+
+
+def _record_worker(worker_id):
+    assert data.get_worker_info().id == worker_id
+
+
+def _loss_extras(t):
+    F_ = t.nn.functional
+    g = np.random.default_rng(3)
+    logits = t.tensor(g.normal(size=(5, 4)), requires_grad=True)
+    tgt = t.tensor(g.integers(0, 4, size=5))
+    soft = t.softmax(t.tensor(g.normal(size=(5, 4))), dim=1)
+    out = [F_.cross_entropy(logits, tgt, label_smoothing=0.1), F_.cross_entropy(logits, soft),
+           t.nn.CrossEntropyLoss(reduction="sum", label_smoothing=0.2)(logits, tgt)]
+    sum(out).backward()
+    return out + [logits.grad]
+
+
+@pytest.mark.torch
+def test_label_smoothing_and_probability_targets_match_torch():
+    compare_with_torch(_loss_extras, rtol=1e-10, atol=1e-12)
