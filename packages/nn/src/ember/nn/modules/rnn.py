@@ -1,6 +1,7 @@
 """Recurrent layers `RNN`, `LSTM`, `GRU` and cells `RNNCell`, `LSTMCell`, `GRUCell`.
 
-The cells are compositions of `linear`, `sigmoid` and `tanh`, so autograd derives them. A layer
+LSTM and GRU steps use ember-core's fused cell ops (gates, nonlinearities and state update in one
+kernel) where the device has them, else compositions of `linear`, `sigmoid` and `tanh`. A layer
 projects the whole input sequence through W_ih in one matmul, then steps through time with W_hh.
 """
 
@@ -11,6 +12,7 @@ import math
 
 from ember import autograd as ea
 from ember.core import Tensor
+from ember.core.dispatch import get_op
 from ember.nn import functional as F
 from ember.nn import init
 from ember.nn.modules.module import Module
@@ -19,14 +21,25 @@ from ember.nn.parameter import Parameter
 __all__ = ["RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell"]
 
 
+def _fused(name: str, t: Tensor) -> bool:
+    """Whether ember-core's fused cell op `name` has a kernel for `t`'s device (else compose)."""
+    return t.device.type in get_op(name).kernels
+
+
 def _lstm_step(gi: Tensor, h: Tensor, c: Tensor, w_hh: Tensor, b_hh: Tensor | None) -> tuple[Tensor, Tensor]:
-    gates = gi + F.linear(h, w_hh, b_hh)
+    hg = F.linear(h, w_hh)
+    if _fused("lstm_cell", h):
+        hy, cy, _ = ea._thnn_fused_lstm_cell(gi, hg, c, None, b_hh)
+        return hy, cy
+    gates = gi + hg if b_hh is None else gi + hg + b_hh
     i, f, g, o = gates.chunk(4, -1)
     c = ea.sigmoid(f) * c + ea.sigmoid(i) * ea.tanh(g)
     return ea.sigmoid(o) * ea.tanh(c), c
 
 
 def _gru_step(gi: Tensor, h: Tensor, w_hh: Tensor, b_hh: Tensor | None) -> Tensor:
+    if _fused("gru_cell", h):
+        return ea._thnn_fused_gru_cell(gi, F.linear(h, w_hh), h, None, b_hh)[0]
     gh = F.linear(h, w_hh, b_hh)
     i_r, i_z, i_n = gi.chunk(3, -1)
     h_r, h_z, h_n = gh.chunk(3, -1)
