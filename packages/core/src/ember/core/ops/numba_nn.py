@@ -37,8 +37,13 @@ def im2col():
             for b in range(n):
                 for oh in range(ho):
                     row = oh * sh + i * dh
-                    for ow in range(wo):
-                        cols[ch, i, j, b, oh, ow] = x[b, ch, row, ow * sw + j * dw]
+                    col = j * dw
+                    if sw == 1:  # unit stride: a contiguous copy LLVM vectorizes
+                        for ow in range(wo):
+                            cols[ch, i, j, b, oh, ow] = x[b, ch, row, ow + col]
+                    else:
+                        for ow in range(wo):
+                            cols[ch, i, j, b, oh, ow] = x[b, ch, row, ow * sw + col]
 
     return kernel
 
@@ -55,8 +60,13 @@ def col2im():
                     for b in range(n):
                         for oh in range(ho):
                             row = oh * sh + i * dh
-                            for ow in range(wo):
-                                out[b, ch, row, ow * sw + j * dw] += cols[ch, i, j, b, oh, ow]
+                            col = j * dw
+                            if sw == 1:
+                                for ow in range(wo):
+                                    out[b, ch, row, ow + col] += cols[ch, i, j, b, oh, ow]
+                            else:
+                                for ow in range(wo):
+                                    out[b, ch, row, ow * sw + col] += cols[ch, i, j, b, oh, ow]
 
     return kernel
 
