@@ -54,3 +54,15 @@ def test_parameters_vector_round_trip():
     assert model[1].bias.item() == vec.numel() - 1
     with pytest.raises(RuntimeError, match="expected a 1-D vector of 11 elements"):
         vector_to_parameters(torch.zeros(3), model.parameters())
+
+
+def test_pad_sequence():
+    from ember.nn.utils.rnn import pad_sequence
+
+    a, b = torch.arange(6, dtype=torch.float32).reshape(3, 2), torch.ones(1, 2)
+    out = pad_sequence([a, b], padding_value=-1.0)
+    assert out.shape == (3, 2, 2)
+    np.testing.assert_array_equal(out[:, 1].numpy(), [[1, 1], [-1, -1], [-1, -1]])
+    left = pad_sequence([a, b], batch_first=True, padding_side="left")
+    np.testing.assert_array_equal(left[1].numpy(), [[0, 0], [0, 0], [1, 1]])
+    np.testing.assert_array_equal(left[0].numpy(), a.numpy())
