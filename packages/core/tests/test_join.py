@@ -53,7 +53,7 @@ def test_cat_errors_name_the_mismatch():
         E.cat([E.zeros(2, 3), E.zeros(3)])
     with pytest.raises(RuntimeError, match="zero-dimensional tensor \\(at position 1\\)"):
         E.cat([E.zeros(1), E.tensor(1.0)])
-    with pytest.raises(RuntimeError, match="non-empty list"):
+    with pytest.raises(ValueError, match="non-empty list"):
         E.cat([])
     with pytest.raises(TypeError, match="tuple or list of Tensors"):
         E.cat(E.zeros(2))
@@ -116,6 +116,8 @@ def test_flip_roll_match_numpy():
         assert_close(x.roll(shifts, dims), E.tensor(np.roll(a, shifts, dims)))
     with pytest.raises(RuntimeError, match="Input must be >= 2-d"):
         E.fliplr(E.zeros(3))
+    with pytest.raises(RuntimeError, match="dim 0 appears multiple times in the list of dims"):
+        x.flip(0, -3)
 
 
 def test_repeat_tile_repeat_interleave_match_numpy():

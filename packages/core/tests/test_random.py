@@ -147,7 +147,7 @@ def test_inplace_samplers_ranges_and_versions():
 
 
 def test_inplace_sampler_errors():
-    with pytest.raises(RuntimeError, match="from=3.0 > to=1.0"):
+    with pytest.raises(RuntimeError, match="from=3 > to=1"):
         E.empty(2).uniform_(3, 1)
     with pytest.raises(RuntimeError, match="lambda > 0.0"):
         E.empty(2).exponential_(0)

@@ -1,7 +1,5 @@
 """Tensor creation: from data, from numpy (sharing memory), filled, ranges, `*_like`."""
 
-# ruff: noqa: A002 - `input` is PyTorch's argument name
-
 from __future__ import annotations
 
 import numbers
@@ -288,7 +286,7 @@ def arange(start, end=None, step=1, *, out=None, dtype=None, device=None, requir
     if step == 0:
         raise RuntimeError("step must be nonzero")
     if (end - start) * step < 0:
-        raise RuntimeError(f"upper bound and larger bound inconsistent with step sign; got start={start}, "
+        raise RuntimeError(f"upper bound and lower bound inconsistent with step sign; got start={start}, "
                            f"end={end}, step={step}")
     if dtype is None:
         all_int = all(isinstance(v, numbers.Integral) for v in (start, end, step))
@@ -300,7 +298,7 @@ def arange(start, end=None, step=1, *, out=None, dtype=None, device=None, requir
     return out.resize_(t.shape).copy_(t) if out is not None else t
 
 
-def range(start, end, step=1, *, dtype=None, device=None, requires_grad: bool = False) -> Tensor:  # noqa: A001
+def range(start, end, step=1, *, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
     """Deprecated PyTorch `range`: like `arange` but including `end`."""
     n = int(np.floor((end - start) / step)) + 1
     dtype = _dtype_or_default(dtype)

@@ -11,8 +11,6 @@ streams differ from each other, as in PyTorch), and `manual_seed` resets the off
 the same seed gives the same numbers whatever was drawn before.
 """
 
-# ruff: noqa: A002 - `input` is PyTorch's argument name
-
 from __future__ import annotations
 
 import numbers
@@ -247,12 +245,12 @@ def _geometric_cpu(x, p, *, generator=None):
 def uniform_(input: Tensor, a: float = 0.0, b: float = 1.0, *, generator: Generator | None = None,
              **kwargs) -> Tensor:
     """Fill with numbers drawn uniformly from [a, b) (`from=`/`to=` are accepted too)."""
-    low, high = float(kwargs.pop("from", a)), float(kwargs.pop("to", b))
+    low, high = kwargs.pop("from", a), kwargs.pop("to", b)
     if kwargs:
         raise TypeError(f"uniform_() got unexpected keyword arguments {sorted(kwargs)}")
     if low > high:
         raise RuntimeError(f"uniform_ expects to return a [from, to) range, but found from={low} > to={high}")
-    return _uniform(input, low, high, generator=generator)
+    return _uniform(input, float(low), float(high), generator=generator)
 
 
 @method

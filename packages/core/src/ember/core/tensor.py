@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from ember.core import dtypes
-from ember.core.device import CPU, device
+from ember.core.device import device
 from ember.core.storage import Storage
 
 __all__ = ["Tensor", "contiguous_strides", "describe"]

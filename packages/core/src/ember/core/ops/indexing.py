@@ -4,8 +4,6 @@ The CPU kernels write through storage offsets (NOTE [ Indexing by storage offset
 `ember.core.ops.scatter_cpu`); every index is validated on the host before a kernel runs.
 """
 
-# ruff: noqa: A002 - `input` is PyTorch's argument name
-
 from __future__ import annotations
 
 import numbers
@@ -33,8 +31,7 @@ __all__ = ["advanced_index", "advanced_index_put_", "index_put_", "index_put", "
 def _check_long(op: str, index: Tensor) -> None:
     if not isinstance(index, Tensor):
         raise TypeError(f"{op}(): index must be a tensor; got {describe(index)}")
-    if index._dtype not in (dtypes.int64, dtypes.int32) or (op in ("gather", "scatter") and
-                                                           index._dtype is not dtypes.int64):
+    if index._dtype not in (dtypes.int64, dtypes.int32):
         raise RuntimeError(f"{op}(): Expected dtype int64 for index; got {describe(index)}")
 
 
@@ -416,7 +413,8 @@ def _dim_index(op: str, input: Tensor, dim: int, index: Tensor) -> tuple[int, np
         raise IndexError(f"{op}(): Index is supposed to be a vector; got {describe(index)}")
     d = _wrap_dim(input, dim)
     size = input._shape[d] if input.ndim else 1
-    return d, index_array(index, size, d, allow_negative=False).reshape(-1)
+    prefix = "index out of range in self: " if op == "index_select" else ""
+    return d, index_array(index, size, d, allow_negative=False, prefix=prefix).reshape(-1)
 
 
 _index_select = declare("index_select", lambda a, dim, idx: np.take(a, idx, axis=dim))

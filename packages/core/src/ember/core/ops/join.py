@@ -5,8 +5,6 @@ compose them with views (`narrow`, `unsqueeze`, `expand`) so they work on every 
 no derivative of their own.
 """
 
-# ruff: noqa: A002 - `input` is PyTorch's argument name
-
 from __future__ import annotations
 
 import math
@@ -76,7 +74,7 @@ def cat(tensors, dim: int = 0, *, out: Tensor | None = None) -> Tensor:
     """
     ts = _tensor_list("cat", tensors)
     if not ts:
-        raise RuntimeError("torch.cat(): expected a non-empty list of Tensors")
+        raise ValueError("torch.cat(): expected a non-empty list of Tensors")
     for i, t in enumerate(ts):
         if t.ndim == 0:
             raise RuntimeError(f"zero-dimensional tensor (at position {i}) cannot be concatenated")
@@ -291,9 +289,9 @@ def _flip_cpu(input, dims):
 def _dims(input: Tensor, dims, op: str) -> tuple[int, ...]:
     dims = (dims,) if isinstance(dims, numbers.Integral) else tuple(dims)
     wrapped = tuple(input._wrap_dim(int(d)) for d in dims)
-    if len(set(wrapped)) != len(wrapped):
-        raise RuntimeError(f"dims has duplicates, original flip dims size={len(dims)}, but unique flip dims "
-                           f"size={len(set(wrapped))}" if op == "flip" else f"{op}: repeated dim in {list(dims)}")
+    for i, d in enumerate(wrapped):
+        if d in wrapped[:i]:
+            raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
     return wrapped
 
 
@@ -352,7 +350,7 @@ def rot90(input: Tensor, k: int = 1, dims=(0, 1)) -> Tensor:
         raise RuntimeError(f"expected total dims >= 2, but got total dims = {input.ndim}")
     d0, d1 = input._wrap_dim(dims[0]), input._wrap_dim(dims[1])
     if d0 == d1:
-        raise RuntimeError(f"expected rotation dims to be different, but got dim0 = {d0} and dim1 = {d1}")
+        raise RuntimeError(f"expected rotation dims to be different, but got dim0 = {dims[0]} and dim1 = {dims[1]}")
     k %= 4
     if k == 1:
         return S.transpose(_flip(input, (d1,)), d0, d1)

@@ -19,8 +19,9 @@ from ember.core import dtypes
 from ember.core.ops._util import arr
 from ember.core.tensor import Tensor
 
-__all__ = ["SET", "ADD", "MUL", "MAX", "MIN", "scatter_kernel", "rows_add_kernel", "accumulate_rows", "flat_storage",
-           "scatter_apply", "index_array", "grid_offsets", "dim_offsets", "fancy_offsets"]
+__all__ = ["SET", "ADD", "MUL", "MAX", "MIN", "IndexOutOfRangeError", "scatter_kernel", "rows_add_kernel",
+           "accumulate_rows", "flat_storage", "scatter_apply", "index_array", "grid_offsets", "dim_offsets",
+           "fancy_offsets"]
 
 SET, ADD, MUL, MAX, MIN = 0, 1, 2, 3, 4
 
@@ -117,13 +118,21 @@ def scatter_apply(target: Tensor, offs: np.ndarray, vals, mode: int) -> None:
 
 
 
-def index_array(t, size: int, dim: int, *, allow_negative: bool = True) -> np.ndarray:
-    """Host int64 copy of index tensor `t`, bounds-checked against `size` and wrapped."""
+class IndexOutOfRangeError(IndexError, RuntimeError):
+    """An index out of its dimension: an IndexError, and the RuntimeError PyTorch raises for gather/scatter."""
+
+
+def index_array(t, size: int, dim: int, *, allow_negative: bool = True, prefix: str = "") -> np.ndarray:
+    """Host int64 copy of index tensor `t`, bounds-checked against `size` and wrapped.
+
+    Advanced indexing wraps negative indices (`allow_negative`) and raises a plain IndexError, as
+    PyTorch; the dim ops (gather, scatter, index_*) reject negatives with `IndexOutOfRangeError`."""
     a = np.asarray(arr(t) if t._storage.device.type == "cpu" else t._host_array()).astype(np.int64)
     lo = -size if allow_negative else 0
     bad = (a < lo) | (a >= size)
     if bad.any():
-        raise IndexError(f"index {a[bad].flat[0]} is out of bounds for dimension {dim} with size {size}")
+        err = IndexError if allow_negative else IndexOutOfRangeError
+        raise err(f"{prefix}index {a[bad].flat[0]} is out of bounds for dimension {dim} with size {size}")
     return np.where(a < 0, a + size, a) if allow_negative else a
 
 
