@@ -238,34 +238,36 @@ def batch_norm_backward():
 
 @cache
 def max_pool2d():
-    # x: (NC, H, W); out, idx: (NC, Ho, Wo); idx is the flat h * W + w of the max (NaN wins).
+    # x: (NC, H, W); out, idx: (NC, Ho, Wo); idx is the flat h * W + w of the max; the first NaN wins.
+    # The valid taps of each window are found first, so the inner loops carry no bounds tests.
     @_njit()
     def kernel(x, out, idx, kh, kw, sh, sw, ph, pw, dh, dw):
         nc, h, w = x.shape
         _, ho, wo = out.shape
         for p in range(nc):
             for oh in range(ho):
+                r0 = oh * sh - ph
+                i0, i1 = 0, kh
+                while r0 + i0 * dh < 0:
+                    i0 += 1
+                while i1 > i0 and r0 + (i1 - 1) * dh >= h:
+                    i1 -= 1
                 for ow in range(wo):
-                    best = -np.inf
-                    arg = -1
-                    found = False
-                    for i in range(kh):
-                        r = oh * sh - ph + i * dh
-                        if r < 0 or r >= h:
-                            continue
-                        for j in range(kw):
-                            s = ow * sw - pw + j * dw
-                            if s < 0 or s >= w:
-                                continue
-                            v = x[p, r, s]
-                            if not found or v > best or v != v:
+                    c0 = ow * sw - pw
+                    j0, j1 = 0, kw
+                    while c0 + j0 * dw < 0:
+                        j0 += 1
+                    while j1 > j0 and c0 + (j1 - 1) * dw >= w:
+                        j1 -= 1
+                    best = x[p, r0 + i0 * dh, c0 + j0 * dw]
+                    arg = (r0 + i0 * dh) * w + c0 + j0 * dw
+                    for i in range(i0, i1):
+                        r = r0 + i * dh
+                        for j in range(j0, j1):
+                            v = x[p, r, c0 + j * dw]
+                            if v > best or (v != v and best == best):
                                 best = v
-                                arg = r * w + s
-                                found = True
-                                if v != v:
-                                    break
-                        if found and best != best:
-                            break
+                                arg = r * w + c0 + j * dw
                     out[p, oh, ow] = best
                     idx[p, oh, ow] = arg
 
