@@ -257,7 +257,7 @@ def uniform_(input: Tensor, a: float = 0.0, b: float = 1.0, *, generator: Genera
 def normal_(input: Tensor, mean: float = 0.0, std: float = 1.0, *, generator: Generator | None = None) -> Tensor:
     """Fill with numbers drawn from N(mean, std**2)."""
     if std < 0:
-        raise RuntimeError(f"normal expects std >= 0.0, but found std {std}")
+        raise RuntimeError(f"normal expects std >= 0.0, but found std {std:g}")
     return _normal(input, float(mean), float(std), generator=generator)
 
 
@@ -459,13 +459,13 @@ def normal(mean=0.0, std=1.0, size=None, *, generator: Generator | None = None, 
             raise TypeError("normal() received an invalid combination of arguments; with float mean and std, "
                             "size is required")
         if std < 0:
-            raise RuntimeError(f"normal expects std >= 0.0, but found std {std}")
+            raise RuntimeError(f"normal expects std >= 0.0, but found std {std:g}")
         t = _new(_size((), size), dtype, device, out)
         return _finish(_normal(t, float(mean), float(std), generator=generator), requires_grad)
     if st and (np.asarray(std._host_array()) < 0).any():
         raise RuntimeError("normal expects all elements of std >= 0.0")
     if not st and std < 0:
-        raise RuntimeError(f"normal expects std >= 0.0, but found std {std}")
+        raise RuntimeError(f"normal expects std >= 0.0, but found std {std:g}")
     shape = np.broadcast_shapes(mean._shape if mt else (), std._shape if st else ())
     dt = dtypes.result_type(*(v for v in (mean, std) if isinstance(v, Tensor)))
     dev = (mean if mt else std).device
