@@ -295,3 +295,16 @@ def test_module_deepcopy_is_independent():
     with torch.no_grad():
         twin.fc.weight.fill_(0)
     assert net.fc.weight.abs().sum().item() > 0
+
+
+def test_state_dict_round_trip_through_save_and_load(tmp_path):
+    net = Net()
+    net(torch.randn(5, 4))
+    net.eval()
+    torch.save(net.state_dict(), tmp_path / "net.pt")
+    twin = Net()
+    twin.load_state_dict(torch.load(tmp_path / "net.pt"))
+    twin.eval()
+    x = torch.randn(3, 4)
+    np.testing.assert_array_equal(twin(x).detach().numpy(), net(x).detach().numpy())
+    assert twin.bn.num_batches_tracked.item() == 1
