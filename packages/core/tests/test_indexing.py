@@ -453,3 +453,59 @@ def test_out_variants_and_strided_inplace_scatter():
     base = E.zeros(3, 2)
     base.t().scatter_(1, E.tensor([[2], [0]]), E.tensor([[7.0], [8.0]]))
     assert base.tolist() == [[0, 8], [0, 0], [7, 0]]
+
+
+@st.composite
+def _torch_keys(draw):
+    """Keys mixing ints, slices, int lists, 2-D index arrays, bool masks, None and Ellipsis."""
+    shape = tuple(draw(st.lists(st.integers(1, 4), min_size=1, max_size=4)))
+    n_idx = draw(st.integers(1, 3))
+    items = []
+    for n in shape:
+        if draw(st.booleans()) and draw(st.booleans()):
+            items.append(None)
+        kind = draw(st.sampled_from(["slice", "list", "full", "int", "mask", "column"]))
+        ints = st.lists(st.integers(-n, n - 1), min_size=n_idx, max_size=n_idx)
+        if kind == "list":
+            items.append(draw(ints))
+        elif kind == "column":
+            items.append(np.array(draw(ints)).reshape(n_idx, 1))
+        elif kind == "slice":
+            items.append(slice(draw(st.integers(-n, n)), None, draw(st.integers(1, 3))))
+        elif kind == "int":
+            items.append(draw(st.integers(-n, n - 1)))
+        elif kind == "mask":
+            items.append(np.array(draw(st.lists(st.booleans(), min_size=n, max_size=n))))
+        else:
+            items.append(slice(None))
+    if draw(st.booleans()):
+        i = draw(st.integers(0, len(items)))
+        items[i:draw(st.integers(i, len(items)))] = [Ellipsis]
+    return shape, tuple(items)
+
+
+@pytest.mark.torch
+@settings(max_examples=25, deadline=None)
+@given(_torch_keys())
+def test_get_and_set_match_pytorch(shape_key):
+    torch = pytest.importorskip("torch")
+    shape, key = shape_key
+    a = np.arange(int(np.prod(shape)), dtype=np.float64).reshape(shape)
+
+    def conv(mod):
+        return tuple(mod.from_numpy(k) if isinstance(k, np.ndarray) else k for k in key)
+
+    try:
+        expected = torch.from_numpy(a.copy())[conv(torch)]
+    except IndexError:
+        with pytest.raises(IndexError):
+            E.from_numpy(a.copy())[conv(E)]
+        return
+    got = E.from_numpy(a.copy())[conv(E)]
+    assert tuple(got.shape) == tuple(expected.shape)
+    np.testing.assert_array_equal(got.numpy(), expected.numpy())
+    value = -np.arange(expected.shape[-1], dtype=np.float64) - 1 if expected.ndim else np.array(-1.0)
+    t, x = torch.from_numpy(a.copy()), E.from_numpy(a.copy())
+    t[conv(torch)] = torch.from_numpy(value)
+    x[conv(E)] = E.from_numpy(value)
+    np.testing.assert_array_equal(x.numpy(), t.numpy())
