@@ -308,3 +308,26 @@ def test_state_dict_round_trip_through_save_and_load(tmp_path):
     x = torch.randn(3, 4)
     np.testing.assert_array_equal(twin(x).detach().numpy(), net(x).detach().numpy())
     assert twin.bn.num_batches_tracked.item() == 1
+
+
+def test_state_dict_and_load_hooks():
+    net = nn.Sequential(nn.Linear(2, 2))
+    calls = []
+    net.register_state_dict_pre_hook(lambda m, prefix, keep_vars: calls.append(("pre", prefix)))
+
+    def post(m, sd, prefix, meta):
+        sd[prefix + "extra"] = torch.zeros(1)
+
+    net.register_state_dict_post_hook(post)
+    sd = net.state_dict()
+    assert calls == [("pre", "")] and "extra" in sd
+
+    def rename(m, state_dict, prefix, meta, strict, missing, unexpected, errors):
+        if prefix + "w" in state_dict:
+            state_dict[prefix + "weight"] = state_dict.pop(prefix + "w")
+
+    net[0].register_load_state_dict_pre_hook(rename)
+    net[0].register_load_state_dict_post_hook(lambda m, keys: keys.unexpected_keys.clear())
+    sd = {"0.w": torch.ones(2, 2), "0.bias": torch.zeros(2), "extra": torch.zeros(1)}
+    net.load_state_dict(sd)
+    assert net[0].weight.detach().tolist() == [[1.0, 1.0], [1.0, 1.0]]

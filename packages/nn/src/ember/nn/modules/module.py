@@ -106,8 +106,10 @@ class Module:
         d["_forward_hooks_always_called"] = {}
         d["_backward_hooks"] = OrderedDict()
         d["_backward_pre_hooks"] = OrderedDict()
+        d["_state_dict_pre_hooks"] = OrderedDict()
         d["_state_dict_hooks"] = OrderedDict()
         d["_load_state_dict_pre_hooks"] = OrderedDict()
+        d["_load_state_dict_post_hooks"] = OrderedDict()
 
     forward: Callable[..., Any]
 
@@ -466,6 +468,8 @@ class Module:
             destination, prefix, keep_vars = (list(args) + [destination, prefix, keep_vars][len(args):])[:3]
         if destination is None:
             destination = OrderedDict()
+        for hook in self._state_dict_pre_hooks.values():
+            hook(self, prefix, keep_vars)
         self._save_to_state_dict(destination, prefix, keep_vars)
         for name, module in self._modules.items():
             if module is not None:
@@ -479,7 +483,7 @@ class Module:
     def _load_from_state_dict(self, state_dict: dict, prefix: str, local_metadata: dict, strict: bool,
                               missing_keys: list, unexpected_keys: list, error_msgs: list) -> None:
         for hook in self._load_state_dict_pre_hooks.values():
-            hook(state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys, error_msgs)
+            hook(self, state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys, error_msgs)
         persistent = {k: v for k, v in self._buffers.items() if k not in self._non_persistent_buffers_set}
         local = {k: v for k, v in itertools.chain(self._parameters.items(), persistent.items()) if v is not None}
         for name, param in local.items():
@@ -531,6 +535,10 @@ class Module:
                     load(child, prefix + name + ".")
 
         load(self)
+        keys = _IncompatibleKeys(missing, unexpected)
+        for module in self.modules():
+            for hook in module._load_state_dict_post_hooks.values():
+                hook(module, keys)
         if strict:
             if unexpected:
                 errors.insert(0, "Unexpected key(s) in state_dict: {}. ".format(
@@ -543,14 +551,33 @@ class Module:
         return _IncompatibleKeys(missing, unexpected)
 
     def register_state_dict_pre_hook(self, hook: Callable) -> RemovableHandle:
+        """`hook(module, prefix, keep_vars)` before `state_dict` saves this module's tensors."""
+        handle = RemovableHandle(self._state_dict_pre_hooks)
+        self._state_dict_pre_hooks[handle.id] = hook
+        return handle
+
+    def register_state_dict_post_hook(self, hook: Callable) -> RemovableHandle:
+        """`hook(module, state_dict, prefix, local_metadata)` after; it may edit `state_dict`."""
         handle = RemovableHandle(self._state_dict_hooks)
         self._state_dict_hooks[handle.id] = hook
         return handle
 
     def register_load_state_dict_pre_hook(self, hook: Callable) -> RemovableHandle:
+        """`hook(module, state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
+        error_msgs)` before this module's tensors are loaded (it may rename keys)."""
         handle = RemovableHandle(self._load_state_dict_pre_hooks)
         self._load_state_dict_pre_hooks[handle.id] = hook
         return handle
+
+    def register_load_state_dict_post_hook(self, hook: Callable) -> RemovableHandle:
+        """`hook(module, incompatible_keys)` after `load_state_dict`; it may edit the key lists."""
+        handle = RemovableHandle(self._load_state_dict_post_hooks)
+        self._load_state_dict_post_hooks[handle.id] = hook
+        return handle
+
+    def share_memory(self) -> Module:
+        """Move every parameter and buffer to shared memory (for multiprocessing)."""
+        return self._apply(lambda t: t.share_memory_())
 
     # --- hooks and calling -----------------------------------------------------------------
     def register_forward_pre_hook(self, hook: Callable, *, prepend: bool = False,
