@@ -179,3 +179,10 @@ def test_loss_errors_use_pytorchs_messages():
         E.cross_entropy(x, E.tensor([1, 2]), label_smoothing=1.5)
     with pytest.raises(RuntimeError, match="weight tensor should be defined either for all 5 classes"):
         E.cross_entropy(x, E.tensor([1, 2]), weight=E.ones(4))
+
+
+def test_loss_primitives_validate_targets_themselves():
+    with pytest.raises(IndexError, match=r"^Target -2 is out of bounds\.$"):
+        S.cross_entropy_op(E.zeros(2, 3), E.tensor([0, -2]), None, "mean", -100, 0.0)
+    with pytest.raises(IndexError, match=r"^Target 3 is out of bounds\.$"):
+        S.nll_loss_backward(E.ones(()), E.zeros(2, 3), E.tensor([3, 0]), None, "mean", -100, E.tensor(1.0))

@@ -22,9 +22,11 @@ __all__ = ["softmax", "log_softmax", "softmin", "softmax_backward", "log_softmax
 
 
 def _log_softmax_np(x: np.ndarray, dim: int) -> np.ndarray:
-    m = np.max(x, axis=dim, keepdims=True) if x.size else x
-    m = np.where(np.isfinite(m), m, 0) if x.size else m
-    z = x - m
+    """`x - logsumexp(x)` along `dim`; an all -inf row gives NaN like PyTorch."""
+    if not x.size:
+        return x.copy()
+    m = np.max(x, axis=dim, keepdims=True)
+    z = x - np.where(np.isfinite(m), m, 0)
     return z - np.log(np.sum(np.exp(z), axis=dim, keepdims=True))
 
 
@@ -103,10 +105,15 @@ def _unrows(r: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
 
 
 def _class_terms(x: Tensor, target: Tensor, weight, ignore_index: int):
-    """Per-row valid targets (clamped to 0 where ignored) and their weights, as float arrays."""
+    """Per-row valid targets (clamped to 0 where ignored) and their weights, as float arrays. A target
+    outside [0, C) raises here, before anything reads by it (the CUDA kernels give NaN instead:
+    checking device targets on the host would synchronize)."""
     c = x._shape[1] if x.ndim > 1 else x._shape[0]
     t = target._np().reshape(-1).astype(np.int64, copy=False)
     valid = t != ignore_index
+    bad = valid & ((t < 0) | (t >= c))
+    if bad.any():
+        raise IndexError(f"Target {int(t[bad][0])} is out of bounds.")
     tt = np.where(valid, t, 0)
     w = weight._np() if weight is not None else np.ones(c, x._dtype.np)
     wt = w[tt] * valid
@@ -298,7 +305,7 @@ def _legacy_reduction(size_average, reduce, reduction: str) -> str:
     return "none" if not reduce else ("mean" if size_average else "sum")
 
 
-def _check_loss(op: str, input, target, weight, reduction: str, ignore_index: int, probabilities: bool) -> None:
+def _check_loss(op: str, input, target, weight, reduction: str, probabilities: bool) -> None:
     if not isinstance(input, Tensor) or not isinstance(target, Tensor):
         raise TypeError(f"{op}: expected input and target tensors; got {describe(input)} and {describe(target)}")
     if reduction not in _REDUCTIONS:
@@ -331,12 +338,6 @@ def _check_loss(op: str, input, target, weight, reduction: str, ignore_index: in
     elif tuple(target.shape[1:]) != tuple(input.shape[2:]):
         expected = [input.shape[0], *input.shape[2:]]
         raise RuntimeError(f"Expected target size {expected}, got {list(target.shape)}")
-    if target._storage.device.type != "cpu":
-        return  # checking device targets would synchronize; the CUDA kernels give NaN for bad ones
-    t = target._np()
-    bad = (t != ignore_index) & ((t < 0) | (t >= c))
-    if bad.any():
-        raise IndexError(f"Target {int(t[bad].flat[0])} is out of bounds.")
 
 
 def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, size_average=None,
@@ -361,7 +362,7 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, s
     """
     reduction = _legacy_reduction(size_average, reduce, reduction)
     probabilities = isinstance(target, Tensor) and target._dtype.is_floating_point
-    _check_loss("cross_entropy", input, target, weight, reduction, ignore_index, probabilities)
+    _check_loss("cross_entropy", input, target, weight, reduction, probabilities)
     if not 0.0 <= label_smoothing <= 1.0:
         raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
     return cross_entropy_op(input, target, weight, reduction, int(ignore_index), float(label_smoothing))
@@ -376,5 +377,5 @@ def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, size_a
     2.0
     """
     reduction = _legacy_reduction(size_average, reduce, reduction)
-    _check_loss("nll_loss", input, target, weight, reduction, ignore_index, False)
+    _check_loss("nll_loss", input, target, weight, reduction, False)
     return nll_loss_op(input, target, weight, reduction, int(ignore_index))[0]
