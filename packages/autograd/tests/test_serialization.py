@@ -6,6 +6,7 @@ from __future__ import annotations
 import io
 import math
 import os
+import pickle
 from collections import OrderedDict
 
 import numpy as np
@@ -55,9 +56,45 @@ def test_requires_grad_and_scalars_dtypes_devices():
     assert out[1] is E.float16 and out[2] == E.device("cpu") and out[3] == (2, 3) and out[4] == 1.5
 
 
-def test_unsupported_objects_are_rejected():
-    with pytest.raises(TypeError, match="can't serialize an object of type object"):
-        E.save({"x": object()}, io.BytesIO())
+class Box:
+    """An arbitrary object (as a whole nn.Module would be)."""
+
+    def __init__(self, w):
+        self.w = w
+        self.view = w[1:]
+
+
+def test_arbitrary_objects_need_weights_only_false():
+    buf = io.BytesIO()
+    E.save({"box": Box(E.arange(4.0)), "t": E.ones(2)}, buf)
+    buf.seek(0)
+    with pytest.raises(pickle.UnpicklingError, match="Weights only load failed"):
+        E.load(buf)
+    buf.seek(0)
+    out = E.load(buf, weights_only=False)
+    assert isinstance(out["box"], Box) and out["box"].w.tolist() == [0.0, 1.0, 2.0, 3.0]
+    assert out["box"].view._storage is out["box"].w._storage
+
+
+def test_tensor_subclasses_come_back_as_their_class():
+    class Marked(E.Tensor):
+        pass
+
+    Marked.__module__ = __name__
+    Marked.__qualname__ = "Marked"
+    globals()["Marked"] = Marked
+    out = _roundtrip({"m": E.ones(2)._as_subclass(Marked).requires_grad_()})
+    assert type(out["m"]) is Marked and out["m"].requires_grad
+
+
+def test_deepcopy_only_of_leaves():
+    import copy
+
+    x = E.ones(2, requires_grad=True)
+    y = copy.deepcopy(x)
+    assert y.requires_grad and y.is_leaf and y is not x
+    with pytest.raises(RuntimeError, match="Only Tensors created explicitly by the user"):
+        copy.deepcopy(x * 2)
 
 
 def test_foreign_file_is_rejected(tmp_path):

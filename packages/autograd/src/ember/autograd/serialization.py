@@ -17,18 +17,28 @@ dtype, requires_grad}}`, `{"__list__": [...]}`, `{"__tuple__": [...]}`, `{"__dic
 ...]}` (keys of any supported type, order kept), `{"__odict__": ...}`, `{"__float__": "nan"}`,
 `{"__dtype__": "float32"}`, `{"__device__": "cuda:0"}`, `{"__size__": [...]}`; None, bools,
 ints, strings and finite floats are plain JSON. Tensors that share a storage share its single
-copy in the file, so views stay views after loading. Loading checks, in order: the magic, the
-length (truncation), the checksum, then every tensor's geometry against its storage; it builds
-only tensors and the containers above. Saving to a path writes a temporary file in the same
-directory and renames it over the target (`os.replace`), so a crash mid-save leaves the old file.
+copy in the file, so views stay views after loading. A tensor subclass (`nn.Parameter`) records
+its class name and comes back as that class when its module is already imported (nothing is
+imported for it). Loading checks, in order: the magic, the length (truncation), the checksum,
+then every tensor's geometry against its storage; it builds only tensors and the containers
+above.
+
+Any other object (a whole `nn.Module`) is stored as `{"__pickle__": base64}`, with its tensors
+still in the storages (pickle's persistent ids). `load` refuses such a checkpoint unless the
+caller passes `weights_only=False`, because unpickling runs code named by the file; the default
+load never unpickles. Saving to a path writes a temporary file in the same directory and
+renames it over the target (`os.replace`), so a crash mid-save leaves the old file.
 """
 
 from __future__ import annotations
 
+import base64
 import hashlib
+import io
 import json
 import math
 import os
+import pickle
 import struct
 import sys
 import tempfile
@@ -85,8 +95,9 @@ class _Encoder:
             return {"__device__": str(obj)}
         if isinstance(obj, np.generic):
             return self.encode(obj.item())
-        raise TypeError(f"save: can't serialize an object of type {type(obj).__name__}; ember checkpoints hold "
-                        "tensors, numbers, strings, None, dtypes, devices and lists/tuples/dicts of them")
+        buf = io.BytesIO()
+        _TensorPickler(buf, self).dump(obj)
+        return {"__pickle__": base64.b64encode(buf.getvalue()).decode("ascii")}
 
     def _tensor(self, t: Tensor) -> dict:
         st = t._storage
@@ -94,8 +105,33 @@ class _Encoder:
         if i is None:
             i = self.index[id(st)] = len(self.storages)
             self.storages.append(st)
-        return {"storage": i, "offset": t._offset, "shape": list(t._shape), "stride": list(t._strides),
-                "dtype": t._dtype.name, "requires_grad": bool(t._requires_grad)}
+        enc = {"storage": i, "offset": t._offset, "shape": list(t._shape), "stride": list(t._strides),
+               "dtype": t._dtype.name, "requires_grad": bool(t._requires_grad)}
+        if type(t) is not Tensor:
+            enc["cls"] = f"{type(t).__module__}:{type(t).__qualname__}"
+        return enc
+
+
+class _TensorPickler(pickle.Pickler):
+    """Pickles an arbitrary object, leaving its tensors to the checkpoint's storages."""
+
+    def __init__(self, f, encoder: _Encoder) -> None:
+        super().__init__(f, protocol=4)
+        self.encoder = encoder
+
+    def persistent_id(self, obj):
+        if isinstance(obj, Tensor):
+            return ("tensor", self.encoder._tensor(obj))
+        return None
+
+
+class _TensorUnpickler(pickle.Unpickler):
+    def __init__(self, f, decoder: _Decoder) -> None:
+        super().__init__(f)
+        self.decoder = decoder
+
+    def persistent_load(self, pid):
+        return self.decoder._tensor(pid[1])
 
 
 def _storage_bytes(st: Storage) -> bytes:
@@ -142,7 +178,8 @@ def save(obj: Any, f, pickle_module: Any = None, pickle_protocol: int = 2,
     """Save tensors and (nested) lists/tuples/dicts of tensors and Python scalars to `f`.
 
     Args:
-        obj: what to save (a state dict, an optimizer state, a tensor ...).
+        obj: what to save (a state dict, an optimizer state, a tensor ...); any other object (a
+            whole module) is pickled, and loading it then needs `weights_only=False`.
         f: a path, or a binary file object such as `io.BytesIO`. A path is written atomically.
 
     The pickle arguments of `torch.save` are accepted and ignored (see NOTE [ Checkpoint format ]).
@@ -223,8 +260,9 @@ def _target_device(saved: str, map_location) -> Device:
 
 
 class _Decoder:
-    def __init__(self, data: bytes, header: dict, name: str, map_location) -> None:
+    def __init__(self, data: bytes, header: dict, name: str, map_location, weights_only: bool) -> None:
         self.name = name
+        self.weights_only = weights_only
         start = header["_data_start"]
         self.storages = []
         for e in header["storages"]:
@@ -257,6 +295,13 @@ class _Decoder:
             return dtypes.as_dtype(body)
         if tag == "__device__":
             return Device(body)
+        if tag == "__pickle__":
+            if self.weights_only:
+                raise pickle.UnpicklingError(
+                    f"load: {self.name} holds pickled Python objects (such as a whole module), and loading them "
+                    "runs code named by the file. Weights only load failed: pass weights_only=False only if you "
+                    "trust where this file comes from, or save a state_dict instead.")
+            return _TensorUnpickler(io.BytesIO(base64.b64decode(body)), self).load()
         raise RuntimeError(f"load: {self.name} is corrupted: unknown entry '{tag}'")
 
     def _key(self, k):
@@ -271,10 +316,21 @@ class _Decoder:
             last = offset + sum((n - 1) * s for n, s in zip(shape, stride))
             if offset < 0 or min(stride, default=0) < 0 or (last + 1) * dt.itemsize > st.nbytes:
                 raise RuntimeError(f"load: {self.name} is corrupted: a tensor reaches past its storage")
-        t = Tensor._make(st, offset, shape, stride, dt)
+        t = Tensor._make(st, offset, shape, stride, dt, _loaded_class(b.get("cls")))
         if b.get("requires_grad"):
             t.requires_grad_(True)
         return t
+
+
+def _loaded_class(name: str | None) -> type:
+    """The tensor subclass named `module:qualname` if its module is imported, else Tensor."""
+    if not name:
+        return Tensor
+    module, _, qualname = name.partition(":")
+    obj = sys.modules.get(module)
+    for part in qualname.split("."):
+        obj = getattr(obj, part, None)
+    return obj if isinstance(obj, type) and issubclass(obj, Tensor) else Tensor
 
 
 def load(f, map_location=None, pickle_module: Any = None, *, weights_only: bool = True, mmap: bool | None = None,
@@ -285,11 +341,14 @@ def load(f, map_location=None, pickle_module: Any = None, *, weights_only: bool 
         f: a path or a binary file object.
         map_location: None (each tensor back on its saved device), a device or string for all of
             them, or a dict mapping saved device strings to new ones (`{"cuda:0": "cpu"}`).
+        weights_only: True (the default) refuses checkpoints holding pickled objects (whole
+            modules); False unpickles them, which runs code named by the file.
 
     Raises:
         RuntimeError: the file is not an ember checkpoint, is truncated, or fails its checksum.
+        pickle.UnpicklingError: the checkpoint holds pickled objects and `weights_only` is True.
     """
     data, name = _read_all(f)
     header = _check(bytes(data) if not isinstance(data, bytes) else data, name)
-    return _Decoder(data, header, name, map_location).decode(header["object"])
+    return _Decoder(data, header, name, map_location, weights_only).decode(header["object"])
 

@@ -223,6 +223,20 @@ def _tracking_device(fn: Callable) -> Callable:
     return method
 
 
+def _leaf_only_deepcopy(fn: Callable) -> Callable:
+    """Wrap core's `__deepcopy__`: as in PyTorch, only graph leaves can be deep-copied."""
+    def __deepcopy__(self, memo):
+        if self._grad_fn is not None:
+            raise RuntimeError("Only Tensors created explicitly by the user (graph leaves) support the deepcopy "
+                               "protocol at the moment.  If you were attempting to deepcopy a module, this may be "
+                               "because of a torch.nn.utils.weight_norm usage, see "
+                               "https://github.com/pytorch/pytorch/pull/103001")
+        return fn(self, memo)
+
+    __deepcopy__.__wrapped__ = fn
+    return __deepcopy__
+
+
 def install() -> None:
     """Attach everything above to `Tensor` (idempotent)."""
     attach("requires_grad", property(_get_requires_grad, _set_requires_grad))
@@ -240,6 +254,8 @@ def install() -> None:
     for name in ("to", "cuda", "cpu"):
         fn = getattr(Tensor, name)
         attach(name, _tracking_device(getattr(fn, "__wrapped__", fn)))
+    fn = Tensor.__deepcopy__
+    attach("__deepcopy__", _leaf_only_deepcopy(getattr(fn, "__wrapped__", fn)))
 
 
 # --- torch-level functions that ember.core does not provide ---------------------------------
@@ -248,15 +264,15 @@ def is_tensor(obj) -> bool:
     return isinstance(obj, Tensor)
 
 
-def is_floating_point(input: Tensor) -> bool:  # noqa: A002 - PyTorch's argument name
+def is_floating_point(input: Tensor) -> bool:
     return input.is_floating_point()
 
 
-def numel(input: Tensor) -> int:  # noqa: A002
+def numel(input: Tensor) -> int:
     return input.numel()
 
 
-def is_nonzero(input: Tensor) -> bool:  # noqa: A002
+def is_nonzero(input: Tensor) -> bool:
     """The truth value of a one-element tensor (PyTorch's errors for other sizes)."""
     if input.numel() != 1:
         what = "no values" if input.numel() == 0 else "more than one value"

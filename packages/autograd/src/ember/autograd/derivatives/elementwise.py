@@ -1,6 +1,6 @@
 """Derivatives of the elementwise primitives (unary math, binary arithmetic, where, clamp, lerp)."""
 
-# ruff: noqa: A002, A006 - rules take PyTorch's argument names (input, min, max)
+
 
 from __future__ import annotations
 

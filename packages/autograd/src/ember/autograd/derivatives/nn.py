@@ -6,7 +6,7 @@ incoming gradient (their "transpose" is the forward op or a gather), and for act
 second derivative is written out. Second derivatives ember does not have raise when needed.
 """
 
-# ruff: noqa: A002, A006 - rules take PyTorch's argument names (input)
+
 
 from __future__ import annotations
 

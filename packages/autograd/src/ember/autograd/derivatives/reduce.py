@@ -1,6 +1,6 @@
 """Derivatives of reductions, scans, sorting and selection, and the linear-algebra primitives."""
 
-# ruff: noqa: A002, A006 - rules take PyTorch's argument names (input, ord)
+# ruff: noqa: A002 - rules take PyTorch's argument names (input, ord)
 
 from __future__ import annotations
 
