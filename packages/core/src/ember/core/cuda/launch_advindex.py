@@ -102,7 +102,7 @@ def _nonzero(x, *, out=None):
     return r if out is None else lu.prepare_out(out, r._shape, r._dtype, r._storage.device, "nonzero").copy_(r)
 
 
-def _masked_select(input, mask, *, out=None):  # noqa: A002 - PyTorch's name
+def _masked_select(input, mask, *, out=None):
     shape = tuple(np.broadcast_shapes(input._shape, mask._shape))
     idx = _nonzero(mask.expand(shape))
     r = _index(input.expand(shape), tuple(idx.unbind(1))) if idx._shape[0] else lu.empty((0,), input._dtype,

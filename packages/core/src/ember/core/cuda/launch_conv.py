@@ -5,7 +5,6 @@ broadcast over the batch by a zero batch stride); grad_input is col2im(W_g^T @ g
 grad_weight is the batch sum of grad_g @ cols_g^T.
 """
 
-# ruff: noqa: A002 - the ops' argument is named `input`, as PyTorch's
 from __future__ import annotations
 
 from ember.core.cuda import launch_util as lu

@@ -124,7 +124,7 @@ def _where(condition, x, other, *, out=None):
     return launch(K.OTHER["where"], (condition, x, other), res, (None, ct, ct))
 
 
-def _clamp(input, min=None, max=None, *, out=None):  # noqa: A002 - PyTorch's names
+def _clamp(input, min=None, max=None, *, out=None):
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
     bounds = tuple(v for v in (min, max) if v is not None)

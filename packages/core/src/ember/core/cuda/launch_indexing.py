@@ -3,7 +3,6 @@ masked_fill, embedding and embedding_backward: one dim-indexed kernel (atomics w
 accumulates) and the elementwise template. Index values are not range-checked on the host (that
 would synchronize); the kernel skips out-of-range ones, see `kernels.indexing`."""
 
-# ruff: noqa: A002 - the ops' argument is named `input`, as PyTorch's
 from __future__ import annotations
 
 import numpy as np

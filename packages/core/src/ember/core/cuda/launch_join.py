@@ -1,7 +1,6 @@
 """CUDA kernels of cat, flip, tril/triu and cumsum/cumprod: copies on the elementwise template
 (flip reads through negative strides) and a row scan."""
 
-# ruff: noqa: A002 - the ops' argument is named `input`, as PyTorch's
 from __future__ import annotations
 
 from ember.core import dtypes

@@ -3,7 +3,6 @@ primitives (Welford var_mean, sums, elementwise ops), as the house style starts 
 every step queues on the stream, nothing synchronizes. A fused kernel is the next step once a
 benchmark shows the composition's extra passes over memory matter."""
 
-# ruff: noqa: A002 - the ops' argument is named `input`, as PyTorch's
 from __future__ import annotations
 
 from ember.core.dispatch import get_op

@@ -1,7 +1,6 @@
 """CUDA kernels of max/avg/adaptive 2-D pooling and their backward ops (`kernels.pool`); inputs
 are made contiguous `(planes, H, W)` first, as the CPU kernels do."""
 
-# ruff: noqa: A002 - the ops' argument is named `input`, as PyTorch's
 from __future__ import annotations
 
 from ember.core import dtypes

@@ -3,7 +3,6 @@ log_normal_, geometric_) and native_dropout: Philox keyed by the generator's (se
 a seeded sequence of draws is reproducible on the device (its numbers differ from the CPU's, as
 in PyTorch)."""
 
-# ruff: noqa: A002 - the ops' argument is named `input`, as PyTorch's
 from __future__ import annotations
 
 import numpy as np

@@ -3,7 +3,6 @@
 compose log_softmax with elementwise ops and a sum. The 'mean'/'sum' reductions run on the
 device too, so a loss never synchronizes."""
 
-# ruff: noqa: A002 - the ops' argument is named `input`, as PyTorch's
 from __future__ import annotations
 
 from ember.core.cuda import launch_util as lu

@@ -1,0 +1,158 @@
+"""CUDA kernels of ops that compose from the CUDA primitives without kernels of their own:
+pad_nd (+ backward) over index maps, the fused LSTM/GRU cells (+ backward), isclose and trace.
+Every step queues on the stream; nothing synchronizes."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ember.core import dtypes
+from ember.core.dispatch import get_op
+from ember.core.ops import padding as PD
+from ember.core.tensor import Tensor, describe
+
+__all__ = ["register"]
+
+
+def _op(name: str):
+    return get_op(name)
+
+
+def _device_ints(a: np.ndarray, dev) -> Tensor:
+    from ember.core.creation import from_numpy
+
+    return from_numpy(np.ascontiguousarray(a, dtype=np.int64)).to(dev)
+
+
+def _pad_nd(input, pad, mode, value=0.0):
+    a = input
+    dev = input._storage.device
+    for d, src in PD._maps(tuple(a._shape), pad, mode):
+        shape = a._shape[:d] + (len(src),) + a._shape[d + 1:]
+        if a._shape[d] == 0:
+            a = _op("fill_")(_empty(shape, a._dtype, dev), 0)
+        else:
+            a = _op("index_select")(a, d, _device_ints(np.maximum(src, 0), dev))
+        if mode == "constant" and (src < 0).any():
+            mask = _device_ints(src < 0, dev).to(dtypes.bool).view((-1,) + (1,) * (a.ndim - d - 1))
+            a = _op("masked_fill")(a, mask, value, out=a)
+    return a if a is not input else _op("clone")(a)
+
+
+def _pad_nd_backward(grad, input_shape, pad, mode):
+    g = grad
+    dev = grad._storage.device
+    for d, src in PD._maps(tuple(input_shape), pad, mode):
+        keep = np.nonzero(src >= 0)[0]
+        shape = g._shape[:d] + (input_shape[d],) + g._shape[d + 1:]
+        acc = _op("fill_")(_empty(shape, g._dtype, dev), 0)
+        if keep.size:
+            sel = _op("index_select")(g, d, _device_ints(keep, dev))
+            acc = _op("index_add")(acc, d, _device_ints(src[keep], dev), sel, out=acc)
+        g = acc
+    return g
+
+
+def _empty(shape, dt, dev) -> Tensor:
+    from ember.core.cuda.launch_util import empty
+
+    return empty(tuple(shape), dt, dev)
+
+
+def _gates(op: str, ig: Tensor, hg: Tensor, state: Tensor, ib, hb, k: int):
+    h = state._shape[-1]
+    if ig._shape != hg._shape or ig._shape[-1] != k * h or ig._shape[:-1] != state._shape[:-1]:
+        raise RuntimeError(f"{op}: expected input_gates and hidden_gates of shape (N, {k}*H) with state (N, H); got "
+                           f"{describe(ig)}, {describe(hg)} and {describe(state)}")
+    add = _op("add")
+    if ib is not None:
+        ig = add(ig, ib)
+    if hb is not None:
+        hg = add(hg, hb)
+    return ig, hg, h
+
+
+def _lstm_cell(input_gates, hidden_gates, cx, input_bias=None, hidden_bias=None):
+    ig, hg, h = _gates("lstm_cell", input_gates, hidden_gates, cx, input_bias, hidden_bias, 4)
+    gates = _op("add")(ig, hg)
+    sig, tanh, mul, add = _op("sigmoid"), _op("tanh"), _op("mul"), _op("add")
+    ws = _op("cat")([sig(gates.narrow(-1, 0, 2 * h)), tanh(gates.narrow(-1, 2 * h, h)),
+                     sig(gates.narrow(-1, 3 * h, h))], gates.ndim - 1)
+    i, f, g, o = (ws.narrow(-1, k * h, h) for k in range(4))
+    cy = add(mul(f, cx), mul(i, g))
+    hy = mul(o, tanh(cy))
+    return hy, cy, ws
+
+
+def _lstm_cell_backward(grad_hy, grad_cy, cx, cy, workspace):
+    h = cx._shape[-1]
+    mul, add, sub, tanh = _op("mul"), _op("add"), _op("sub"), _op("tanh")
+    i, f, g, o = (workspace.narrow(-1, k * h, h) for k in range(4))
+    zeros = _op("fill_")(_empty(cx._shape, cx._dtype, cx._storage.device), 0)
+    ghy = grad_hy if grad_hy is not None else zeros
+    gcy = grad_cy if grad_cy is not None else zeros
+    tc = tanh(cy)
+    gc = add(gcy, mul(mul(ghy, o), sub(1, mul(tc, tc))))
+    parts = [mul(mul(gc, g), mul(i, sub(1, i))), mul(mul(gc, cx), mul(f, sub(1, f))),
+             mul(mul(gc, i), sub(1, mul(g, g))), mul(mul(ghy, tc), mul(o, sub(1, o)))]
+    return _op("cat")(parts, workspace.ndim - 1), mul(gc, f)
+
+
+def _gru_cell(input_gates, hidden_gates, hx, input_bias=None, hidden_bias=None):
+    ig, hg, h = _gates("gru_cell", input_gates, hidden_gates, hx, input_bias, hidden_bias, 3)
+    sig, tanh, mul, add, sub = _op("sigmoid"), _op("tanh"), _op("mul"), _op("add"), _op("sub")
+    r = sig(add(ig.narrow(-1, 0, h), hg.narrow(-1, 0, h)))
+    z = sig(add(ig.narrow(-1, h, h), hg.narrow(-1, h, h)))
+    hn = hg.narrow(-1, 2 * h, h)
+    n = tanh(add(ig.narrow(-1, 2 * h, h), mul(r, hn)))
+    hy = add(n, mul(z, sub(hx, n)))
+    return hy, _op("cat")([r, z, n, hn, hx], hx.ndim - 1)
+
+
+def _gru_cell_backward(grad_hy, workspace):
+    h = workspace._shape[-1] // 5
+    mul, sub = _op("mul"), _op("sub")
+    r, z, n, hn, hxa = (workspace.narrow(-1, k * h, h) for k in range(5))
+    g = grad_hy
+    gn = mul(mul(g, sub(1, z)), sub(1, mul(n, n)))
+    gz = mul(mul(g, sub(hxa, n)), mul(z, sub(1, z)))
+    gr = mul(mul(gn, hn), mul(r, sub(1, r)))
+    last = workspace.ndim - 1
+    return _op("cat")([gr, gz, gn], last), _op("cat")([gr, gz, mul(gn, r)], last), mul(g, z)
+
+
+def _isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
+    if a._dtype is not b._dtype:
+        from ember.core.ops.reduce import _TORCH_NAMES
+
+        raise RuntimeError(f"{_TORCH_NAMES[a._dtype.name]} did not match {_TORCH_NAMES[b._dtype.name]}")
+    eq = _op("eq")(a, b)
+    if a._dtype is dtypes.bool or (not a._dtype.is_floating_point and rtol == 0 and atol == 0):
+        return eq
+    diff = _op("abs")(_op("sub")(a, b))
+    tol = _op("add")(_op("mul")(_op("abs")(b), rtol), atol)
+    close = _op("logical_and")(_op("le")(diff, tol), _op("isfinite")(diff)) if a._dtype.is_floating_point \
+        else _op("le")(diff, tol)
+    r = _op("logical_or")(eq, close)
+    if equal_nan and a._dtype.is_floating_point:
+        r = _op("logical_or")(r, _op("logical_and")(_op("isnan")(a), _op("isnan")(b)))
+    return r
+
+
+def _trace(input):
+    if input.ndim != 2:
+        raise RuntimeError(f"trace: expected a matrix, but got tensor with dim {input.ndim}")
+    dt = input._dtype if input._dtype.is_floating_point else dtypes.int64
+    return _op("sum")(input.diagonal(), (0,), False, dt)
+
+
+def register() -> None:
+    for name, fn in (("pad_nd", _pad_nd), ("pad_nd_backward", _pad_nd_backward), ("lstm_cell", _lstm_cell),
+                     ("lstm_cell_backward", _lstm_cell_backward), ("gru_cell", _gru_cell),
+                     ("gru_cell_backward", _gru_cell_backward), ("isclose", _isclose), ("trace", _trace)):
+        get_op(name).register("cuda")(fn)
+
+
+def ptx_cases():
+    """No kernels of its own: these ops run on the other launchers' kernels."""
+    return iter(())

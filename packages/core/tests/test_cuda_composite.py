@@ -1,0 +1,67 @@
+"""pad_nd (+ backward), the LSTM/GRU cells (+ backward), isclose and trace on both devices: CUDA
+must match the CPU. CUDA simulator."""
+
+from __future__ import annotations
+
+import pytest
+
+import ember.core as E
+from ember.core.dispatch import get_op
+from ember.core.testing import assert_close, make_tensor
+
+pytestmark = [pytest.mark.cuda,
+              pytest.mark.skipif(not E.cuda.is_available(), reason="no CUDA device or simulator")]
+
+DEVICES = ["cpu", "cuda"]
+
+
+def _on(t, device):
+    return t.to(device) if isinstance(t, E.Tensor) and device != "cpu" else t
+
+
+def _both(fn, device, *args):
+    expected = fn(*args)
+    actual = fn(*(_on(a, device) for a in args))
+    if not isinstance(expected, tuple):
+        expected, actual = (expected,), (actual,)
+    for a, e in zip(actual, expected, strict=True):
+        assert a.device.type == device
+        assert_close(a, _on(e, device), rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize(("pad", "mode"), [((1, 2), "constant"), ((2, 1, 1, 0), "reflect"), ((1, 1), "replicate"),
+                                           ((2, 2, 1, 1), "circular"), ((-1, 1), "constant")])
+def test_pad_and_backward(pad, mode, device):
+    x = make_tensor(2, 3, 4, seed=1, noncontiguous=True)
+    _both(lambda t: get_op("pad_nd")(t, pad, mode, 0.5), device, x)
+    y = get_op("pad_nd")(x, pad, mode, 0.5)
+    g = make_tensor(*y.shape, seed=2)
+    _both(lambda gg: get_op("pad_nd_backward")(gg, x.shape, pad, mode), device, g)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_lstm_and_gru_cells_and_backward(device):
+    n, h = 3, 2
+    ig, hg = make_tensor(n, 4 * h, seed=3), make_tensor(n, 4 * h, seed=4)
+    cx, ib = make_tensor(n, h, seed=5), make_tensor(4 * h, seed=6)
+    _both(lambda a, b, c, d: get_op("lstm_cell")(a, b, c, d, None), device, ig, hg, cx, ib)
+    hy, cy, ws = get_op("lstm_cell")(ig, hg, cx, ib, None)
+    ghy, gcy = make_tensor(n, h, seed=7), make_tensor(n, h, seed=8)
+    _both(lambda a, b, c, d, e: get_op("lstm_cell_backward")(a, b, c, d, e), device, ghy, gcy, cx, cy, ws)
+    _both(lambda a, c, d, e: get_op("lstm_cell_backward")(a, None, c, d, e), device, ghy, cx, cy, ws)
+    gi, gh, hx = make_tensor(n, 3 * h, seed=9), make_tensor(n, 3 * h, seed=10), make_tensor(n, h, seed=11)
+    _both(lambda a, b, c: get_op("gru_cell")(a, b, c), device, gi, gh, hx)
+    _, gws = get_op("gru_cell")(gi, gh, hx)
+    _both(lambda a, b: get_op("gru_cell_backward")(a, b), device, ghy, gws)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_isclose_and_trace(device):
+    a = E.tensor([1.0, float("nan"), float("inf"), 2.0, 1e-9])
+    b = E.tensor([1.0 + 1e-7, float("nan"), float("inf"), 2.1, 0.0])
+    for equal_nan in (False, True):
+        got = E.isclose(_on(a, device), _on(b, device), equal_nan=equal_nan)
+        assert got.tolist() == E.isclose(a, b, equal_nan=equal_nan).tolist()
+    m = make_tensor(3, 3, dtype=E.int32, seed=12)
+    assert E.trace(_on(m, device)).item() == E.trace(m).item()
