@@ -172,3 +172,13 @@ def test_torch_level_argument_orders_of_batch_and_instance_norm():
     np.testing.assert_array_equal(f.numpy(), t.numpy())
     np.testing.assert_array_equal(E.layer_norm(T(x), (5,), None, None, 1e-5, True).numpy(),
                                   E.layer_norm(T(x), (5,)).numpy())
+
+
+def test_local_response_norm_matches_channel_window_reference():
+    x = np.random.default_rng(7).standard_normal((2, 5, 3, 2))
+    size, alpha, beta, k = 3, 0.5, 0.75, 2.0
+    sq = np.pad(x * x, ((0, 0), (size // 2, (size - 1) // 2), (0, 0), (0, 0)))
+    avg = np.stack([sq[:, c:c + size].sum(1) / size for c in range(5)], axis=1)
+    want = x / (k + alpha * avg) ** beta
+    np.testing.assert_allclose(E.local_response_norm(T(x), size, alpha, beta, k).numpy(), want, rtol=1e-12)
+    assert E.local_response_norm(T(x[:, :, :, 0]), 2).shape == (2, 5, 3)

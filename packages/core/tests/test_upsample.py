@@ -110,3 +110,11 @@ def test_pixel_shuffle_matches_reference_and_unshuffle_inverts_it():
     assert E.pixel_shuffle(T(x[0]), 2).shape == (2, 6, 10)
     with pytest.raises(RuntimeError, match="divisible by the square of upscale_factor"):
         E.pixel_shuffle(T(x), 3)
+
+
+def test_area_mode_is_adaptive_average_pooling():
+    x = np.random.default_rng(5).standard_normal((1, 2, 6, 4))
+    np.testing.assert_allclose(E.interpolate(T(x), size=(3, 2), mode="area").numpy(),
+                               x.reshape(1, 2, 3, 2, 2, 2).mean((3, 5)), rtol=1e-12)
+    np.testing.assert_allclose(E.interpolate(T(x[:, :, 0]), scale_factor=0.5, mode="area").numpy(),
+                               x[:, :, 0].reshape(1, 2, 2, 2).mean(-1), rtol=1e-12)

@@ -17,8 +17,8 @@ from ember.core.ops import numba_nn
 from ember.core.ops._util import wrap
 from ember.core.tensor import Tensor, describe
 
-__all__ = ["batch_norm", "layer_norm", "group_norm", "instance_norm", "batch_norm_backward", "layer_norm_backward",
-           "group_norm_backward"]
+__all__ = ["batch_norm", "layer_norm", "group_norm", "instance_norm", "local_response_norm", "batch_norm_backward",
+           "layer_norm_backward", "group_norm_backward"]
 
 
 def _bshape(x: np.ndarray) -> tuple[int, ...]:
@@ -338,3 +338,28 @@ def instance_norm(input: Tensor, running_mean: Tensor | None = None, running_var
     if bias is not None:
         out = ew.add(out, reshape(bias, bs))
     return out
+
+
+def local_response_norm(input: Tensor, size: int, alpha: float = 1e-4, beta: float = 0.75, k: float = 1.0) -> Tensor:
+    """Divide each element by `(k + alpha * mean of squares over `size` neighbouring channels) ** beta`,
+    as `torch.nn.functional.local_response_norm` (composed of pad, avg_pool2d and elementwise ops).
+
+    >>> import ember.core as ec
+    >>> ec.local_response_norm(ec.ones(1, 2, 1, 1), 2, alpha=1.0, beta=1.0).tolist()
+    [[[[0.6666666865348816]], [[0.5]]]]
+    """
+    from ember.core.ops import elementwise as ew
+    from ember.core.ops.layout import reshape
+    from ember.core.ops.padding import pad
+    from ember.core.ops.pool import avg_pool2d
+
+    _check_float("local_response_norm", input)
+    if input.ndim < 3:
+        raise ValueError(f"Expected 3D or higher dimensionality input (got {input.ndim} dimensions)")
+    if input.numel() == 0:
+        return input
+    n, c = input.shape[:2]
+    sq = reshape(ew.mul(input, input), (n, 1, c, -1))
+    sq = pad(sq, (0, 0, size // 2, (size - 1) // 2))
+    avg = reshape(avg_pool2d(sq, (size, 1), stride=1), tuple(input.shape))
+    return ew.div(input, ew.pow(ew.add(ew.mul(avg, alpha), k), beta))

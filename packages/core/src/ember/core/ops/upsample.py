@@ -91,7 +91,8 @@ def interpolate(input: Tensor, size=None, scale_factor=None, mode: str = "neares
 
     Args:
         size: an int or a tuple per spatial dim. scale_factor: a float or a tuple (exactly one of the two).
-        mode: 'nearest', 'nearest-exact', 'linear' (3-D), 'bilinear' (4-D) or 'trilinear' (5-D).
+        mode: 'nearest', 'nearest-exact', 'linear' (3-D), 'bilinear' (4-D), 'trilinear' (5-D) or 'area'
+            (adaptive average pooling, 3-D and 4-D).
         align_corners: linear modes only; align the corner pixels' centres.
     Raises:
         ValueError: both or neither of size and scale_factor, or a bad mode/argument combination.
@@ -109,6 +110,12 @@ def interpolate(input: Tensor, size=None, scale_factor=None, mode: str = "neares
         if _LINEAR[mode] != input.ndim:
             raise NotImplementedError(f"Got {input.ndim}D input, but {mode} mode needs {_LINEAR[mode]}D input")
         align_corners = bool(align_corners)
+    elif mode == "area":
+        if align_corners is not None:
+            raise ValueError("align_corners option can only be set with the interpolating modes: "
+                             "linear | bilinear | bicubic | trilinear")
+        if nd > 2:
+            raise NotImplementedError("interpolate: mode 'area' of 3-D data is not supported by ember")
     elif mode in ("nearest", "nearest-exact"):
         if align_corners is not None:
             raise ValueError("align_corners option can only be set with the interpolating modes: "
@@ -143,6 +150,10 @@ def interpolate(input: Tensor, size=None, scale_factor=None, mode: str = "neares
     if any(o <= 0 for o in out) or any(n <= 0 for n in spatial):
         raise RuntimeError(f"interpolate: input and output sizes should be greater than 0, but got input "
                            f"{list(spatial)} and output {list(out)}")
+    if mode == "area":
+        from ember.core.ops import pool
+
+        return pool.adaptive_avg_pool2d(input, out) if nd == 2 else pool.adaptive_avg_pool1d(input, out)
     return upsample_op(input, out, mode, align_corners, scales)
 
 
