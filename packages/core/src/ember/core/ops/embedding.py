@@ -145,6 +145,8 @@ def _check(op: str, input, weight) -> None:
                            f"Long, Int; but got {describe(input)} instead (while checking arguments for {op})")
     if weight.ndim != 2:
         raise RuntimeError(f"'weight' must be 2-D; got {describe(weight)}")
+    if input._storage.device.type != "cpu":
+        return  # checking device indices would synchronize; the CUDA kernel reads 0 for bad ones
     i = input._np()
     if i.size and (i.min() < 0 or i.max() >= weight.shape[0]):
         raise IndexError("index out of range in self")
