@@ -516,17 +516,18 @@ def _multinomial_cpu(input, num_samples, replacement=False, *, generator=None):
     g = generator if generator is not None else default_generator
     s, o = philox_seed_offset(g, rows.shape[0] * (num_samples if replacement else rows.shape[1]))
     rng = np.random.Generator(np.random.Philox(key=s, counter=[0, o % _U64, o // _U64, 0]))
-    out = np.empty((rows.shape[0], num_samples), np.int64)
-    for i, row in enumerate(rows):
-        if replacement:
-            cdf = np.cumsum(row)
-            cdf /= cdf[-1]
-            last = np.flatnonzero(row)[-1]
-            out[i] = np.minimum(np.searchsorted(cdf, rng.random(num_samples), side="right"), last)
-        else:  # exponential race: the k smallest E_j / p_j are a draw without replacement
-            with np.errstate(divide="ignore"):
-                keys = rng.standard_exponential(row.size) / row
-            out[i] = np.argsort(keys, kind="stable")[:num_samples]
+    n, c = rows.shape
+    if replacement:  # inverse CDF, all rows at once: row i's CDF is shifted into [i, i + 1]
+        cdf = np.cumsum(rows, axis=1)
+        cdf /= cdf[:, -1:]
+        shift = np.arange(n, dtype=np.float64)[:, None]
+        hits = np.searchsorted((cdf + shift).ravel(), (rng.random((n, num_samples)) + shift).ravel(), side="right")
+        last = c - 1 - np.argmax(rows[:, ::-1] > 0, axis=1)  # rounding must not pick a zero-weight tail
+        out = np.minimum(hits.reshape(n, num_samples) - np.arange(n)[:, None] * c, last[:, None])
+    else:  # exponential race: the k smallest E_j / p_j are a draw without replacement
+        with np.errstate(divide="ignore"):
+            keys = rng.standard_exponential((n, c)) / rows
+        out = np.argsort(keys, axis=1, kind="stable")[:, :num_samples]
     return Tensor._wrap(out.reshape(p.shape[:-1] + (num_samples,)))
 
 
