@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import warnings
+
 from ember.core import Tensor
 from ember.nn import functional as F
 from ember.nn.modules.module import Module
@@ -33,8 +35,14 @@ class ReLU(Module):
 class Hardtanh(Module):
     """x clamped to [min_val, max_val]."""
 
-    def __init__(self, min_val: float = -1.0, max_val: float = 1.0, inplace: bool = False) -> None:
+    def __init__(self, min_val: float = -1.0, max_val: float = 1.0, inplace: bool = False,
+                 min_value: float | None = None, max_value: float | None = None) -> None:
         super().__init__()
+        if min_value is not None or max_value is not None:
+            warnings.warn("keyword argument `min_value`/`max_value` is deprecated and renamed to `min_val`/`max_val`",
+                          FutureWarning, stacklevel=2)
+            min_val = min_val if min_value is None else min_value
+            max_val = max_val if max_value is None else max_value
         if max_val <= min_val:
             raise ValueError("max_val must be greater than min_val")
         self.min_val = min_val

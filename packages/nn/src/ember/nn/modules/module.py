@@ -327,8 +327,8 @@ class Module:
                 memo.add(id(m))
                 yield name, m
 
-    def modules(self) -> Iterator[Module]:
-        for _, m in self.named_modules():
+    def modules(self, remove_duplicate: bool = True) -> Iterator[Module]:
+        for _, m in self.named_modules(remove_duplicate=remove_duplicate):
             yield m
 
     def named_modules(self, memo: set | None = None, prefix: str = "",
