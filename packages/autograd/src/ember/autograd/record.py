@@ -42,9 +42,9 @@ def dispatch_hook(op, args: tuple, kwargs: dict, call_next):
                     if isinstance(b, Tensor) and b._requires_grad:
                         return _record(op, args, kwargs, call_next)
         if kwargs:
-            o = kwargs.get("out")
-            if isinstance(o, Tensor) and o._requires_grad:
-                return _record(op, args, kwargs, call_next)
+            for v in kwargs.values():
+                if isinstance(v, Tensor) and v._requires_grad:
+                    return _record(op, args, kwargs, call_next)
     if op.view and not _state.inference:
         r = call_next(op, args, kwargs)
         _track_view(r, op, args, kwargs)
