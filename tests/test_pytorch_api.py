@@ -3602,3 +3602,28 @@ def _loss_extras(t):
 @pytest.mark.torch
 def test_label_smoothing_and_probability_targets_match_torch():
     compare_with_torch(_loss_extras, rtol=1e-10, atol=1e-12)
+
+
+def test_format_of_a_scalar_tensor_in_training_logs():
+    loss = ea.tensor(0.123456)
+    assert f"{loss:.4f}" == "0.1235"
+    assert "%.2f" % loss == "0.12"
+    assert f"{ea.tensor([2.5]).item():.1f}" == "2.5"
+    assert "{:d}".format(ea.tensor(3).item()) == "3"
+    assert round(float(ea.tensor(2.6))) == 3
+
+
+def test_module_repr_is_pytorchs():
+    m = nn.Sequential(nn.Linear(4, 3), nn.ReLU(), nn.Dropout(0.5))
+    assert str(m) == ("Sequential(\n  (0): Linear(in_features=4, out_features=3, bias=True)\n  (1): ReLU()\n"
+                      "  (2): Dropout(p=0.5, inplace=False)\n)")
+    assert repr(nn.Conv2d(1, 2, 3, padding=1)) == "Conv2d(1, 2, kernel_size=(3, 3), stride=(1, 1), padding=(1, 1))"
+    assert repr(nn.BatchNorm1d(3)) == "BatchNorm1d(3, eps=1e-05, momentum=0.1, affine=True, bias=True, track_running_stats=True)"
+    assert repr(nn.LSTM(2, 3, num_layers=2, batch_first=True)) == "LSTM(2, 3, num_layers=2, batch_first=True)"
+    assert repr(nn.Embedding(5, 2)) == "Embedding(5, 2)"
+
+
+def test_legacy_tensor_constructor():
+    x = ea.Tensor([1, 2])
+    assert x.dtype is ea.float32 and x.tolist() == [1.0, 2.0]
+    assert ea.Tensor(2, 3).shape == (2, 3)
