@@ -1,0 +1,154 @@
+"""`torch.autograd.functional`: Jacobians, Hessians and vector products of a function.
+
+All are built on `grad` (reverse mode): a Jacobian is one backward per output element, a
+Jacobian-vector product the double-backward trick (the vjp of a vjp), a Hessian the Jacobian of
+the gradient. Inputs are detached copies that require grad, so `func` sees fresh leaves.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from ember.core.tensor import Tensor
+
+from ember.autograd.engine import grad
+from ember.autograd.grad_mode import enable_grad
+
+__all__ = ["vjp", "jvp", "jacobian", "hessian", "hvp", "vhp"]
+
+
+def _tuple(x) -> tuple[bool, tuple]:
+    return (True, tuple(x)) if isinstance(x, tuple | list) else (False, (x,))
+
+
+def _prepare(inputs, create_graph: bool) -> tuple:
+    return tuple(x if create_graph and x.requires_grad else x.detach().requires_grad_(True) for x in inputs)
+
+
+def _grads(outputs, inputs, grad_outputs, create_graph: bool, strict: bool, what: str) -> tuple:
+    diff_out = [(o, g) for o, g in zip(outputs, grad_outputs) if o.requires_grad]
+    if not diff_out:
+        if strict:
+            raise RuntimeError(f"{what}: the output of the user-provided function does not require gradients; "
+                               "it is independent of the inputs (strict=True)")
+        return tuple(None for _ in inputs)
+    gs = grad([o for o, _ in diff_out], inputs, [g for _, g in diff_out], create_graph=create_graph,
+              retain_graph=True, allow_unused=True)
+    if strict and any(g is None for g in gs):
+        raise RuntimeError(f"{what}: the output of the user-provided function is independent of an input "
+                           "(strict=True)")
+    return gs
+
+
+def _zeros_for_none(gs, like) -> tuple:
+    from ember.core import zeros_like
+
+    return tuple(zeros_like(x) if g is None else g for g, x in zip(gs, like))
+
+
+def _finish(x: Tensor, create_graph: bool) -> Tensor:
+    return x if create_graph else x.detach()
+
+
+def vjp(func: Callable, inputs, v=None, create_graph: bool = False, strict: bool = False):
+    """`(func(inputs), v^T J)`: the vector-Jacobian product at `inputs`."""
+    in_tuple, ins = _tuple(inputs)
+    with enable_grad():
+        ins = _prepare(ins, create_graph)
+        out_tuple, outs = _tuple(func(*ins))
+        _, vs = _tuple(v) if v is not None else (False, (None,) * len(outs))
+        gs = _zeros_for_none(_grads(outs, ins, vs, create_graph, strict, "vjp"), ins)
+    outs = tuple(_finish(o, create_graph) for o in outs)
+    gs = tuple(_finish(g, create_graph) for g in gs)
+    return (outs if out_tuple else outs[0]), (gs if in_tuple else gs[0])
+
+
+def jvp(func: Callable, inputs, v=None, create_graph: bool = False, strict: bool = False):
+    """`(func(inputs), J v)`: the Jacobian-vector product, by differentiating a vjp w.r.t. its vector."""
+    from ember.core import zeros_like
+
+    in_tuple, ins = _tuple(inputs)
+    with enable_grad():
+        ins = _prepare(ins, create_graph)
+        out_tuple, outs = _tuple(func(*ins))
+        _, vs = _tuple(v) if v is not None else (False, (None,) * len(ins))
+        dummies = tuple(zeros_like(o).requires_grad_(True) for o in outs)
+        gs = _zeros_for_none(_grads(outs, ins, dummies, True, strict, "jvp"), ins)
+        diff = [(g, w) for g, w in zip(gs, vs) if g.requires_grad]
+        if diff:
+            jv = grad([g for g, _ in diff], dummies, [w for _, w in diff], create_graph=create_graph,
+                      allow_unused=True)
+        else:
+            jv = (None,) * len(outs)
+        jv = _zeros_for_none(jv, outs)
+    outs = tuple(_finish(o, create_graph) for o in outs)
+    jv = tuple(_finish(j, create_graph) for j in jv)
+    return (outs if out_tuple else outs[0]), (jv if out_tuple else jv[0])
+
+
+def jacobian(func: Callable, inputs, create_graph: bool = False, strict: bool = False, vectorize: bool = False,
+             strategy: str = "reverse-mode"):
+    """d func(inputs) / d inputs: for each output and input a tensor of shape `out.shape + in.shape`."""
+    from ember.core import stack, zeros
+
+    in_tuple, ins = _tuple(inputs)
+    with enable_grad():
+        ins = _prepare(ins, create_graph)
+        out_tuple, outs = _tuple(func(*ins))
+        rows = []
+        for o in outs:
+            per_input = [[] for _ in ins]
+            flat = o.reshape(-1)
+            for k in range(flat.numel()):
+                if o.requires_grad:
+                    gs = _grads((flat[k],), ins, (None,), create_graph, strict, "jacobian")
+                else:
+                    gs = _grads((o,), ins, (None,), create_graph, strict, "jacobian")
+                for i, (g, x) in enumerate(zip(gs, ins)):
+                    per_input[i].append(zeros(tuple(x.shape), dtype=x.dtype, device=x.device) if g is None else g)
+            rows.append(tuple(
+                _finish(stack(p).reshape(tuple(o.shape) + tuple(x.shape)) if p else
+                        zeros(tuple(o.shape) + tuple(x.shape), dtype=x.dtype, device=x.device), create_graph)
+                for p, x in zip(per_input, ins)))
+    if not out_tuple and not in_tuple:
+        return rows[0][0]
+    if not out_tuple:
+        return rows[0]
+    if not in_tuple:
+        return tuple(r[0] for r in rows)
+    return tuple(rows)
+
+
+def hessian(func: Callable, inputs, create_graph: bool = False, strict: bool = False, vectorize: bool = False,
+            outer_jacobian_strategy: str = "reverse-mode"):
+    """The Hessian of a scalar function: the Jacobian of its gradient."""
+    in_tuple, ins = _tuple(inputs)
+
+    def gradient(*xs):
+        out = func(*xs)
+        gs = _grads((out,), xs, (None,), True, strict, "hessian")
+        gs = _zeros_for_none(gs, xs)
+        return gs if in_tuple else gs[0]
+
+    return jacobian(gradient, inputs, create_graph=create_graph, strict=strict)
+
+
+def vhp(func: Callable, inputs, v=None, create_graph: bool = False, strict: bool = False):
+    """`(func(inputs), v^T H)` for a scalar function."""
+    in_tuple, ins = _tuple(inputs)
+    with enable_grad():
+        ins = _prepare(ins, create_graph)
+        out = func(*ins)
+        gs = _zeros_for_none(_grads((out,), ins, (None,), True, strict, "vhp"), ins)
+        _, vs = _tuple(v)
+        diff = [(g, w, x) for g, w, x in zip(gs, vs, ins) if g.requires_grad]
+        res = grad([g for g, _, _ in diff], ins, [w for _, w, _ in diff], create_graph=create_graph,
+                   allow_unused=True) if diff else (None,) * len(ins)
+        res = _zeros_for_none(res, ins)
+    res = tuple(_finish(r, create_graph) for r in res)
+    return _finish(out, create_graph), (res if in_tuple else res[0])
+
+
+def hvp(func: Callable, inputs, v=None, create_graph: bool = False, strict: bool = False):
+    """`(func(inputs), H v)` for a scalar function (H is symmetric, so this equals `vhp`)."""
+    return vhp(func, inputs, v, create_graph, strict)
