@@ -3627,3 +3627,70 @@ def test_legacy_tensor_constructor():
     x = ea.Tensor([1, 2])
     assert x.dtype is ea.float32 and x.tolist() == [1.0, 2.0]
     assert ea.Tensor(2, 3).shape == (2, 3)
+
+
+# ---------------------------------------------------------------------------------------------
+# autograd edge cases against torch
+# ---------------------------------------------------------------------------------------------
+
+def _edge(t, body):
+    x = t.tensor([[-1.0, 0.0, 2.0], [2.0, 2.0, 0.5]], dtype=t.float64, requires_grad=True)
+    y = body(t, x)
+    y.backward(t.ones_like(y)) if y.dim() else y.backward()
+    return [y, x.grad]
+
+
+_EDGES = {
+    "abs_at_zero": lambda t, x: x.abs().sum(),
+    "relu_at_zero": lambda t, x: t.relu(x).sum(),
+    "clamp_boundaries": lambda t, x: x.clamp(min=0.0, max=2.0).sum(),
+    "max_ties_full": lambda t, x: x.max(),
+    "max_ties_dim": lambda t, x: x.max(dim=1).values.sum(),
+    "maximum_ties": lambda t, x: t.maximum(x, t.full_like(x, 2.0)).sum(),
+    "amax_ties": lambda t, x: x.amax(dim=1).sum(),
+    "broadcast_reduce": lambda t, x: (x[:, :1] * x[:1, :] + x.sum(0, keepdim=True)).sum(),
+    "inplace_on_view": lambda t, x: _inplace_view(x),
+    "relu_inplace_nonleaf": lambda t, x: (x * 2).relu_().sum(),
+    "iadd_nonleaf": lambda t, x: _iadd(x),
+    "setitem_nonleaf": lambda t, x: _setitem(t, x),
+    "where": lambda t, x: t.where(x > 0, x * 3, x ** 2).sum(),
+    "masked_mean": lambda t, x: x[x > 0.4].mean(),
+    "softmax_chain": lambda t, x: (t.softmax(x, dim=1) * t.log_softmax(x, dim=0)).sum(),
+    "var_std_keepdim": lambda t, x: (x.var(1, keepdim=True) * x.std(0, keepdim=True)).sum(),
+    "mean_tuple_dims": lambda t, x: x.mean(dim=(0, 1)),
+    "expand_then_inplace_mul": lambda t, x: (x.unsqueeze(0).expand(2, 2, 3) * 1.0).mul_(3).sum(),
+    "detach_blocks": lambda t, x: (x * x.detach()).sum(),
+    "repeat_interleave": lambda t, x: (x.repeat_interleave(2, dim=1) * t.arange(12.0, dtype=t.float64).view(2, 6)).sum(),
+    "gather_duplicates": lambda t, x: x.gather(1, t.tensor([[0, 0, 2], [1, 1, 1]])).sum(),
+    "index_with_repeats": lambda t, x: x[[0, 0, 1]].sum(),
+    "pow_tensor_exponent": lambda t, x: (x.abs() + 1).pow(x).sum(),
+    "div_by_tensor": lambda t, x: (x / (x.abs() + 1)).sum(),
+    "cat_stack_chunk": lambda t, x: t.stack(t.cat([x, x * 2], dim=1).chunk(3, dim=1)).pow(2).sum(),
+    "matmul_batched": lambda t, x: (x.unsqueeze(0).expand(4, 2, 3) @ x.t()).sum(),
+    "log1p_sigmoid_tanh": lambda t, x: (t.log1p(x.abs()) + t.sigmoid(x) * t.tanh(x)).sum(),
+}
+
+
+def _inplace_view(x):
+    y = x * 1
+    y[0].mul_(5)
+    return y.sum()
+
+
+def _iadd(x):
+    y = x * 2
+    y += x
+    return y.sum()
+
+
+def _setitem(t, x):
+    y = x.clone()
+    y[:, 1] = x[:, 0] * 10
+    y[y > 3] = 0.5
+    return (y * y).sum()
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("name", list(_EDGES))
+def test_autograd_edge_cases_match_torch(name):
+    compare_with_torch(lambda t: _edge(t, _EDGES[name]), rtol=1e-12, atol=1e-12)
