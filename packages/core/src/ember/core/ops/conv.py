@@ -20,6 +20,8 @@ from ember.core.ops import numba_nn
 from ember.core.ops._util import wrap
 from ember.core.tensor import Tensor, describe
 
+Size2 = int | tuple[int, ...]  # an int, or one int per spatial dim
+
 __all__ = ["conv1d", "conv2d", "conv_transpose1d", "conv_transpose2d", "conv2d_backward_input",
            "conv2d_backward_weight", "fold"]  # F.unfold stays here: ember.core.unfold is Tensor.unfold
 
@@ -340,8 +342,8 @@ def _conv_nd(op: str, nd: int, input, weight, bias, stride, padding, dilation, g
     return out if batched else squeeze(out, 0)
 
 
-def conv2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride=1, padding=0, dilation=1,
-           groups: int = 1) -> Tensor:
+def conv2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Size2 = 1,
+           padding: Size2 | str = 0, dilation: Size2 = 1, groups: int = 1) -> Tensor:
     """2-D convolution (cross-correlation) of `input` with `weight`, as `torch.nn.functional.conv2d`.
 
     Args:
@@ -364,8 +366,8 @@ def conv2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride=1, 
     return _conv_nd("conv2d", 2, input, weight, bias, stride, padding, dilation, groups)
 
 
-def conv1d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride=1, padding=0, dilation=1,
-           groups: int = 1) -> Tensor:
+def conv1d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Size2 = 1,
+           padding: Size2 | str = 0, dilation: Size2 = 1, groups: int = 1) -> Tensor:
     """1-D convolution, as `torch.nn.functional.conv1d`: input `(N, C, L)` or `(C, L)`, weight `(O, C/groups, k)`.
 
     >>> import ember.core as ec
@@ -407,8 +409,8 @@ def _conv_transpose_nd(op: str, nd: int, input, weight, bias, stride, padding, o
     return out if batched else squeeze(out, 0)
 
 
-def conv_transpose2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride=1, padding=0,
-                     output_padding=0, groups: int = 1, dilation=1) -> Tensor:
+def conv_transpose2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Size2 = 1,
+                     padding: Size2 = 0, output_padding: Size2 = 0, groups: int = 1, dilation: Size2 = 1) -> Tensor:
     """2-D transposed convolution, as `torch.nn.functional.conv_transpose2d`.
 
     Args:
@@ -424,8 +426,8 @@ def conv_transpose2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, 
                               groups, dilation)
 
 
-def conv_transpose1d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride=1, padding=0,
-                     output_padding=0, groups: int = 1, dilation=1) -> Tensor:
+def conv_transpose1d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Size2 = 1,
+                     padding: Size2 = 0, output_padding: Size2 = 0, groups: int = 1, dilation: Size2 = 1) -> Tensor:
     """1-D transposed convolution, as `torch.nn.functional.conv_transpose1d`: input `(N, C, L)`."""
     return _conv_transpose_nd("conv_transpose1d", 1, input, weight, bias, stride, padding, output_padding,
                               groups, dilation)
@@ -441,7 +443,7 @@ def _block_args(op: str, kernel_size, dilation, padding, stride):
     return k, d, p, s
 
 
-def unfold(input: Tensor, kernel_size, dilation=1, padding=0, stride=1) -> Tensor:
+def unfold(input: Tensor, kernel_size: Size2, dilation: Size2 = 1, padding: Size2 = 0, stride: Size2 = 1) -> Tensor:
     """Extract sliding local blocks as columns, as `torch.nn.functional.unfold`.
 
     Args:
@@ -465,7 +467,8 @@ def unfold(input: Tensor, kernel_size, dilation=1, padding=0, stride=1) -> Tenso
     return out if batched else squeeze(out, 0)
 
 
-def fold(input: Tensor, output_size, kernel_size, dilation=1, padding=0, stride=1) -> Tensor:
+def fold(input: Tensor, output_size: Size2, kernel_size: Size2, dilation: Size2 = 1, padding: Size2 = 0,
+         stride: Size2 = 1) -> Tensor:
     """Sum sliding local blocks back into an image, as `torch.nn.functional.fold` (unfold's adjoint).
 
     Args:

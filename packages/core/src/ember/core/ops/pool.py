@@ -11,6 +11,7 @@ import numpy as np
 
 from ember.core.dispatch import declare
 from ember.core.ops import numba_nn
+from ember.core.ops.conv import Size2
 from ember.core.ops._util import wrap
 from ember.core.tensor import Tensor, describe
 
@@ -203,7 +204,8 @@ def _check_window(op: str, input, k, s, p, d, ceil_mode) -> tuple[int, int]:
     return ho, wo
 
 
-def max_pool2d(input: Tensor, kernel_size, stride=None, padding=0, dilation=1, ceil_mode: bool = False,
+def max_pool2d(input: Tensor, kernel_size: Size2, stride: Size2 | None = None, padding: Size2 = 0, dilation: Size2 = 1,
+               ceil_mode: bool = False,
                return_indices: bool = False):
     """2-D max pooling, as `torch.nn.functional.max_pool2d`.
 
@@ -229,7 +231,8 @@ def max_pool2d(input: Tensor, kernel_size, stride=None, padding=0, dilation=1, c
     return (out, idx) if return_indices else out
 
 
-def max_unpool2d(input: Tensor, indices: Tensor, kernel_size, stride=None, padding=0, output_size=None) -> Tensor:
+def max_unpool2d(input: Tensor, indices: Tensor, kernel_size: Size2, stride: Size2 | None = None, padding: Size2 = 0,
+                 output_size: tuple[int, ...] | None = None) -> Tensor:
     """The partial inverse of max_pool2d: each value written at its index, zeros elsewhere.
 
     Args:
@@ -255,7 +258,8 @@ def max_unpool2d(input: Tensor, indices: Tensor, kernel_size, stride=None, paddi
     return max_pool2d_backward(input, indices, tuple(input.shape[:-2]) + hw)
 
 
-def max_unpool1d(input: Tensor, indices: Tensor, kernel_size, stride=None, padding=0, output_size=None) -> Tensor:
+def max_unpool1d(input: Tensor, indices: Tensor, kernel_size: Size2, stride: Size2 | None = None, padding: Size2 = 0,
+                 output_size: tuple[int, ...] | None = None) -> Tensor:
     """The partial inverse of max_pool1d over `(N, C, L)` or `(C, L)`."""
     from ember.core.ops.layout import squeeze, unsqueeze
 
@@ -284,7 +288,8 @@ def _one(v, default=None):
     return default if not v else int(v[0])
 
 
-def max_pool1d(input: Tensor, kernel_size, stride=None, padding=0, dilation=1, ceil_mode: bool = False,
+def max_pool1d(input: Tensor, kernel_size: Size2, stride: Size2 | None = None, padding: Size2 = 0, dilation: Size2 = 1,
+               ceil_mode: bool = False,
                return_indices: bool = False):
     """1-D max pooling over `(N, C, L)` or `(C, L)`, as `torch.nn.functional.max_pool1d` (via the 2-D kernel).
 
@@ -296,8 +301,8 @@ def max_pool1d(input: Tensor, kernel_size, stride=None, padding=0, dilation=1, c
                    ceil_mode, return_indices)
 
 
-def avg_pool2d(input: Tensor, kernel_size, stride=None, padding=0, ceil_mode: bool = False,
-               count_include_pad: bool = True, divisor_override: int | None = None) -> Tensor:
+def avg_pool2d(input: Tensor, kernel_size: Size2, stride: Size2 | None = None, padding: Size2 = 0,
+               ceil_mode: bool = False, count_include_pad: bool = True, divisor_override: int | None = None) -> Tensor:
     """2-D average pooling, as `torch.nn.functional.avg_pool2d`.
 
     Args:
@@ -320,8 +325,8 @@ def avg_pool2d(input: Tensor, kernel_size, stride=None, padding=0, ceil_mode: bo
     return avg_pool2d_op(input, k, s, p, bool(ceil_mode), bool(count_include_pad), divisor_override)
 
 
-def avg_pool1d(input: Tensor, kernel_size, stride=None, padding=0, ceil_mode: bool = False,
-               count_include_pad: bool = True) -> Tensor:
+def avg_pool1d(input: Tensor, kernel_size: Size2, stride: Size2 | None = None, padding: Size2 = 0,
+               ceil_mode: bool = False, count_include_pad: bool = True) -> Tensor:
     """1-D average pooling over `(N, C, L)` or `(C, L)`, as `torch.nn.functional.avg_pool1d`."""
     _check_input("avg_pool1d", input, 1)
     k = _one(kernel_size)
@@ -341,7 +346,7 @@ def _adaptive_size(op: str, input: Tensor, output_size, nd: int) -> tuple[int, .
     return sizes
 
 
-def adaptive_avg_pool2d(input: Tensor, output_size) -> Tensor:
+def adaptive_avg_pool2d(input: Tensor, output_size: Size2 | tuple[int | None, ...]) -> Tensor:
     """Adaptive 2-D average pooling to `output_size` (an int, a pair, None keeps a dim).
 
     >>> import ember.core as ec
@@ -352,20 +357,20 @@ def adaptive_avg_pool2d(input: Tensor, output_size) -> Tensor:
     return adaptive_avg_pool2d_op(input, _adaptive_size("adaptive_avg_pool2d", input, output_size, 2))
 
 
-def adaptive_max_pool2d(input: Tensor, output_size, return_indices: bool = False):
+def adaptive_max_pool2d(input: Tensor, output_size: Size2 | tuple[int | None, ...], return_indices: bool = False):
     """Adaptive 2-D max pooling to `output_size`, optionally returning the flat indices."""
     _check_input("adaptive_max_pool2d", input, 2)
     out, idx = adaptive_max_pool2d_op(input, _adaptive_size("adaptive_max_pool2d", input, output_size, 2))
     return (out, idx) if return_indices else out
 
 
-def adaptive_avg_pool1d(input: Tensor, output_size) -> Tensor:
+def adaptive_avg_pool1d(input: Tensor, output_size: Size2 | tuple[int | None, ...]) -> Tensor:
     """Adaptive 1-D average pooling over `(N, C, L)` or `(C, L)`."""
     _check_input("adaptive_avg_pool1d", input, 1)
     return _via_2d(adaptive_avg_pool2d, input, (1, _one(output_size)))
 
 
-def adaptive_max_pool1d(input: Tensor, output_size, return_indices: bool = False):
+def adaptive_max_pool1d(input: Tensor, output_size: Size2 | tuple[int | None, ...], return_indices: bool = False):
     """Adaptive 1-D max pooling over `(N, C, L)` or `(C, L)`."""
     _check_input("adaptive_max_pool1d", input, 1)
     return _via_2d(adaptive_max_pool2d, input, (1, _one(output_size)), return_indices)

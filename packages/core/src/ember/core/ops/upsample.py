@@ -85,8 +85,10 @@ def _upsample_backward_cpu(grad, input_shape, mode, align_corners, scales):
     return wrap(_apply(g, _mats(tuple(input_shape[2:]), g.shape[2:], mode, align_corners, scales), True))
 
 
-def interpolate(input: Tensor, size=None, scale_factor=None, mode: str = "nearest", align_corners: bool | None = None,
-                recompute_scale_factor: bool | None = None, antialias: bool = False) -> Tensor:
+def interpolate(input: Tensor, size: int | tuple[int, ...] | None = None,
+                scale_factor: float | tuple[float, ...] | None = None, mode: str = "nearest",
+                align_corners: bool | None = None, recompute_scale_factor: bool | None = None,
+                antialias: bool = False) -> Tensor:
     """Resize `(N, C, *spatial)` to `size` or by `scale_factor`, as `torch.nn.functional.interpolate`.
 
     Args:
