@@ -282,3 +282,14 @@ def test_empty_batches_give_empty_results_and_zero_weight_gradients():
     gw = C.conv2d_backward_weight(E.zeros(0, 4, 5, 5), x, w.shape, (1, 1), (1, 1), (1, 1), 1)
     assert gw.shape == w.shape and not gw.numpy().any()
     assert C.unfold(x, 2).shape == (0, 12, 16)
+
+
+def test_importing_ember_core_builds_no_nn_kernel():
+    import subprocess
+    import sys
+
+    code = ("import ember.core, functools; from ember.core.ops import numba_nn as K; "
+            "built = [n for n, f in vars(K).items() if isinstance(f, functools._lru_cache_wrapper) "
+            "and f.cache_info().currsize]; print(built)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
