@@ -3694,3 +3694,74 @@ def _setitem(t, x):
 @pytest.mark.parametrize("name", list(_EDGES))
 def test_autograd_edge_cases_match_torch(name):
     compare_with_torch(lambda t: _edge(t, _EDGES[name]), rtol=1e-12, atol=1e-12)
+
+
+# ---------------------------------------------------------------------------------------------
+# layers with the same weights as PyTorch's: outputs, input grads and parameter grads
+# ---------------------------------------------------------------------------------------------
+
+_LAYERS = {
+    "linear": (lambda nn_: nn_.Linear(5, 3), (4, 5)),
+    "linear_nobias_3d": (lambda nn_: nn_.Linear(5, 3, bias=False), (2, 4, 5)),
+    "conv_pad": (lambda nn_: nn_.Conv2d(3, 4, 3, padding=1), (2, 3, 7, 6)),
+    "conv_stride_dilation": (lambda nn_: nn_.Conv2d(3, 4, 3, stride=2, padding=2, dilation=2), (2, 3, 9, 8)),
+    "conv_groups_same": (lambda nn_: nn_.Conv2d(4, 6, 3, groups=2, padding="same"), (2, 4, 6, 6)),
+    "conv_rect_nobias": (lambda nn_: nn_.Conv2d(3, 2, (3, 1), padding=(1, 0), bias=False), (1, 3, 5, 4)),
+    "conv_reflect": (lambda nn_: nn_.Conv2d(2, 2, 3, padding=1, padding_mode="reflect"), (1, 2, 5, 5)),
+    "conv_unbatched": (lambda nn_: nn_.Conv2d(2, 3, 3), (2, 5, 5)),
+    "maxpool": (lambda nn_: nn_.MaxPool2d(2), (2, 3, 6, 6)),
+    "maxpool_stride_pad": (lambda nn_: nn_.MaxPool2d(3, stride=2, padding=1), (2, 3, 7, 7)),
+    "maxpool_ceil": (lambda nn_: nn_.MaxPool2d(2, ceil_mode=True), (1, 2, 5, 5)),
+    "maxpool_dilation": (lambda nn_: nn_.MaxPool2d(2, stride=1, dilation=2), (1, 2, 5, 5)),
+    "bn1d_2d": (lambda nn_: nn_.BatchNorm1d(4), (6, 4)),
+    "bn1d_3d": (lambda nn_: nn_.BatchNorm1d(4, momentum=0.3), (3, 4, 5)),
+    "bn2d": (lambda nn_: nn_.BatchNorm2d(3, eps=1e-3), (2, 3, 4, 4)),
+    "bn2d_eval": (lambda nn_: nn_.BatchNorm2d(3).eval(), (2, 3, 4, 4)),
+    "bn2d_cumulative": (lambda nn_: nn_.BatchNorm2d(3, momentum=None), (2, 3, 4, 4)),
+    "bn2d_no_affine": (lambda nn_: nn_.BatchNorm2d(3, affine=False), (2, 3, 4, 4)),
+    "leaky_relu": (lambda nn_: nn_.LeakyReLU(0.1), (3, 4)),
+    "softmax": (lambda nn_: nn_.Softmax(dim=1), (3, 4, 2)),
+    "log_softmax": (lambda nn_: nn_.LogSoftmax(dim=-1), (3, 4)),
+    "sigmoid_tanh": (lambda nn_: nn_.Sequential(nn_.Sigmoid(), nn_.Tanh()), (3, 4)),
+    "dropout_eval": (lambda nn_: nn_.Dropout(0.5).eval(), (3, 4)),
+    "lstm_2layer_bf": (lambda nn_: nn_.LSTM(4, 5, num_layers=2, batch_first=True), (2, 6, 4)),
+    "lstm_nobias": (lambda nn_: nn_.LSTM(4, 5, bias=False), (6, 2, 4)),
+    "lstm_unbatched": (lambda nn_: nn_.LSTM(4, 5), (6, 4)),
+    "lstm_bidirectional": (lambda nn_: nn_.LSTM(4, 5, num_layers=2, bidirectional=True, batch_first=True), (2, 6, 4)),
+    "lstm_proj_size": (lambda nn_: nn_.LSTM(4, 5, proj_size=3, batch_first=True), (2, 6, 4)),
+}
+
+
+def _layer_program(name):
+    make, shape = _LAYERS[name]
+
+    def prog(t):
+        t.manual_seed(0)
+        layer = make(t.nn).double()
+        if prog.weights is None:            # the torch run goes first and records its weights
+            prog.weights = {k: v.detach().numpy().copy() for k, v in layer.state_dict().items()}
+        else:
+            with t.no_grad():
+                for k, v in list(layer.named_parameters()) + list(layer.named_buffers()):
+                    v.copy_(t.from_numpy(prog.weights[k].copy()))
+        g = np.random.default_rng(1)
+        x = t.tensor(g.normal(size=shape), requires_grad=True)
+        out = layer(x)
+        outs = list(out) if isinstance(out, tuple) else [out]
+        flat = []
+        for o in outs:
+            flat.extend(o if isinstance(o, tuple) else [o])
+        w = [t.tensor(np.random.default_rng(2 + i).normal(size=tuple(o.shape))) for i, o in enumerate(flat)]
+        sum((o * wi).sum() for o, wi in zip(flat, w)).backward()
+        grads = [p.grad for _, p in layer.named_parameters()]
+        buffers = [b for _, b in layer.named_buffers()]
+        return [flat, x.grad, grads, buffers]
+
+    prog.weights = None
+    return prog
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("name", list(_LAYERS))
+def test_layers_match_torch_with_the_same_weights(name):
+    compare_with_torch(_layer_program(name), rtol=1e-9, atol=1e-10)
