@@ -58,6 +58,26 @@ LAYERS = [
      lambda m: m.TransformerEncoderLayer(8, 2, 16, dropout=0.0, norm_first=True, activation="gelu"), (5, 2, 8)),
     ("Upsample", lambda m: m.Upsample(scale_factor=2, mode="nearest"), (1, 2, 3, 3)),
     ("Mish", lambda m: m.Mish(), (3, 4)),
+    ("MaxPool1d", lambda m: m.MaxPool1d(3, stride=2, padding=1), (2, 3, 9)),
+    ("AvgPool1d", lambda m: m.AvgPool1d(2, count_include_pad=False, padding=1), (2, 3, 8)),
+    ("AdaptiveAvgPool1d", lambda m: m.AdaptiveAvgPool1d(3), (2, 3, 8)),
+    ("AdaptiveMaxPool2d", lambda m: m.AdaptiveMaxPool2d((2, 3)), (2, 3, 5, 7)),
+    ("ConvTranspose1d", lambda m: m.ConvTranspose1d(3, 2, 3, stride=2, padding=1), (2, 3, 5)),
+    ("Hardshrink", lambda m: m.Hardshrink(0.3), (3, 4)),
+    ("Softshrink", lambda m: m.Softshrink(0.3), (3, 4)),
+    ("SELU", lambda m: m.SELU(), (3, 4)),
+    ("CELU", lambda m: m.CELU(0.7), (3, 4)),
+    ("PReLU", lambda m: m.PReLU(3, 0.1), (2, 3, 4)),
+    ("RMSNorm", lambda m: m.RMSNorm([3, 4]), (2, 3, 4)),
+    ("RMSNormEps", lambda m: m.RMSNorm(4, eps=1e-3), (2, 3, 4)),
+    ("Softmax2d", lambda m: m.Softmax2d(), (2, 3, 2, 2)),
+    ("PixelShuffle", lambda m: m.PixelShuffle(2), (1, 8, 2, 3)),
+    ("PixelUnshuffle", lambda m: m.PixelUnshuffle(2), (1, 2, 4, 6)),
+    ("ZeroPad2d", lambda m: m.ZeroPad2d((1, 2, 0, 1)), (1, 2, 3, 3)),
+    ("ConstantPad1d", lambda m: m.ConstantPad1d(2, 3.5), (1, 2, 3)),
+    ("ReflectionPad2d", lambda m: m.ReflectionPad2d(1), (1, 2, 3, 3)),
+    ("ReplicationPad1d", lambda m: m.ReplicationPad1d((2, 1)), (1, 2, 3)),
+    ("CircularPad2d", lambda m: m.CircularPad2d(1), (1, 2, 3, 3)),
     ("GELU", lambda m: m.GELU(approximate="tanh"), (3, 4)),
 ]
 
@@ -135,6 +155,7 @@ LOSSES = [
     ("cosine_embedding", lambda F, x, y: F.cosine_embedding_loss(x, y.detach(), (y[:, 0] > 0).long() * 2 - 1,
                                                                  margin=0.2)),
     ("cosine_similarity", lambda F, x, y: F.cosine_similarity(x, y).sum()),
+    ("pairwise_distance", lambda F, x, y: F.pairwise_distance(x, y, p=3.0, keepdim=True)),
     ("normalize", lambda F, x, y: F.normalize(x, dim=0).sum() * 0 + (F.normalize(x, dim=0) * y.detach()).sum()),
 ]
 
@@ -213,6 +234,7 @@ SCHEDULES = [
     ("OneCycleLR", {"max_lr": 1.0, "total_steps": 16}),
     ("OneCycleLR", {"max_lr": 1.0, "total_steps": 16, "three_phase": True, "anneal_strategy": "linear"}),
     ("PolynomialLR", {"total_iters": 6, "power": 2.0}),
+    ("CosineAnnealingWarmRestarts", {"T_0": 3, "T_mult": 2, "eta_min": 0.01}),
 ]
 
 

@@ -4,3 +4,4 @@ from ember.nn.functional._activation import *
 from ember.nn.functional._attention import *
 from ember.nn.functional._layers import *
 from ember.nn.functional._loss import *
+from ember.nn.functional._extra import *

@@ -4,8 +4,10 @@ from ember.nn.modules.module import Module, register_module_forward_hook, regist
 from ember.nn.modules.container import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
 from ember.nn.modules.linear import Bilinear, Flatten, Identity, Linear, Unflatten
 from ember.nn.modules.activation import *
-from ember.nn.modules.conv import Conv1d, Conv2d, ConvTranspose2d
-from ember.nn.modules.pooling import AdaptiveAvgPool2d, AvgPool2d, MaxPool2d
+from ember.nn.modules.conv import Conv1d, Conv2d, ConvTranspose1d, ConvTranspose2d
+from ember.nn.modules.pooling import (
+    AdaptiveAvgPool1d, AdaptiveAvgPool2d, AdaptiveMaxPool2d, AvgPool1d, AvgPool2d, MaxPool1d, MaxPool2d,
+)
 from ember.nn.modules.normalization import BatchNorm1d, BatchNorm2d, GroupNorm, LayerNorm
 from ember.nn.modules.dropout import Dropout, Dropout2d
 from ember.nn.modules.sparse import Embedding, EmbeddingBag
@@ -15,3 +17,4 @@ from ember.nn.modules.transformer import (
     MultiheadAttention, NonDynamicallyQuantizableLinear, TransformerEncoder, TransformerEncoderLayer,
 )
 from ember.nn.modules.upsampling import Upsample
+from ember.nn.modules.extra import *

@@ -12,7 +12,7 @@ from ember.nn import init
 from ember.nn.modules.module import Module
 from ember.nn.parameter import Parameter
 
-__all__ = ["Conv1d", "Conv2d", "ConvTranspose2d"]
+__all__ = ["Conv1d", "Conv2d", "ConvTranspose1d", "ConvTranspose2d"]
 
 _PADDING_MODES = ("zeros", "reflect", "replicate", "circular")
 
@@ -182,4 +182,30 @@ class ConvTranspose2d(_ConvNd):
                 output_size[i] - ((hw[i] - 1) * self.stride[i] - 2 * self.padding[i]
                                   + self.dilation[i] * (self.kernel_size[i] - 1) + 1) for i in range(2))
         return F.conv_transpose2d(input, self.weight, self.bias, self.stride, self.padding, output_padding,
+                                  self.groups, self.dilation)
+
+
+class ConvTranspose1d(ConvTranspose2d):
+    """Transposed 1-D convolution; weight (in_channels, out_channels / groups, k)."""
+
+    _nd = 1
+
+    def _check_input(self, input: Tensor) -> None:
+        if input.dim() not in (2, 3):
+            raise RuntimeError(f"ConvTranspose1d: expected 2D (unbatched) or 3D (batched) input, but got input of "
+                               f"size: {list(input.shape)}")
+        got = input.shape[-2]
+        if got != self.in_channels:
+            raise RuntimeError(f"Given transposed=1, weight of size {list(self.weight.shape)}, expected input"
+                               f"{list(input.shape)} to have {self.in_channels} channels, but got {got} channels "
+                               "instead")
+
+    def forward(self, input: Tensor, output_size: list[int] | None = None) -> Tensor:
+        self._check_input(input)
+        output_padding = self.output_padding
+        if output_size is not None:
+            n = list(output_size)[-1]
+            output_padding = (n - ((input.shape[-1] - 1) * self.stride[0] - 2 * self.padding[0]
+                                   + self.dilation[0] * (self.kernel_size[0] - 1) + 1),)
+        return F.conv_transpose1d(input, self.weight, self.bias, self.stride, self.padding, output_padding,
                                   self.groups, self.dilation)

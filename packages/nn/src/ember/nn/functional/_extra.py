@@ -1,0 +1,112 @@
+"""More of `torch.nn.functional`: 1-D pooling, shrinkage activations, PReLU, RMS norm, distances,
+pixel shuffling and channel dropout; ember-core kernels where they exist, else compositions."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ember import autograd as ea
+from ember.core import Tensor
+from ember.core.tensor import describe
+
+__all__ = ["max_pool1d", "avg_pool1d", "adaptive_avg_pool1d", "adaptive_max_pool2d", "conv_transpose1d",
+           "hardshrink", "softshrink", "selu_", "celu_", "threshold_", "prelu", "rms_norm", "pairwise_distance",
+           "pixel_shuffle", "pixel_unshuffle", "dropout1d", "instance_norm"]
+
+
+def max_pool1d(input: Tensor, kernel_size, stride=None, padding=0, dilation=1, ceil_mode: bool = False,
+               return_indices: bool = False):
+    """Maximum over windows of (N, C, L) inputs."""
+    return ea.max_pool1d(input, kernel_size, stride, padding, dilation, ceil_mode, return_indices)
+
+
+def avg_pool1d(input: Tensor, kernel_size, stride=None, padding=0, ceil_mode: bool = False,
+               count_include_pad: bool = True) -> Tensor:
+    """Mean over windows of (N, C, L) inputs."""
+    return ea.avg_pool1d(input, kernel_size, stride, padding, ceil_mode, count_include_pad)
+
+
+def adaptive_avg_pool1d(input: Tensor, output_size) -> Tensor:
+    return ea.adaptive_avg_pool1d(input, output_size)
+
+
+def adaptive_max_pool2d(input: Tensor, output_size, return_indices: bool = False):
+    return ea.adaptive_max_pool2d(input, output_size, return_indices)
+
+
+def conv_transpose1d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride=1, padding=0,
+                     output_padding=0, groups: int = 1, dilation=1) -> Tensor:
+    """Transposed 1-D convolution; weight (C_in, C_out / groups, k)."""
+    return ea.conv_transpose1d(input, weight, bias, stride, padding, output_padding, groups, dilation)
+
+
+def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
+    """x where |x| > lambd, else 0."""
+    return ea.hardshrink(input, lambd)
+
+
+def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
+    """x - lambd * sign(x) where |x| > lambd, else 0."""
+    return ea.softshrink(input, lambd)
+
+
+def selu_(input: Tensor) -> Tensor:
+    return ea.selu(input, True)
+
+
+def celu_(input: Tensor, alpha: float = 1.0) -> Tensor:
+    return ea.celu(input, alpha, True)
+
+
+def threshold_(input: Tensor, threshold: float, value: float) -> Tensor:
+    return ea.threshold(input, threshold, value, True)
+
+
+def prelu(input: Tensor, weight: Tensor) -> Tensor:
+    """max(0, x) + weight * min(0, x), weight per channel (dim 1) or shared."""
+    return ea.prelu(input, weight)
+
+
+def rms_norm(input: Tensor, normalized_shape, weight: Tensor | None = None, eps: float | None = None) -> Tensor:
+    """x / sqrt(mean(x^2) + eps) over the trailing `normalized_shape` dims (eps: the dtype's epsilon)."""
+    shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
+    if tuple(input.shape[input.dim() - len(shape):]) != shape:
+        raise RuntimeError(f"Given normalized_shape={list(shape)}, expected input with shape [*, "
+                           f"{', '.join(map(str, shape))}], but got input of size{list(input.shape)}")
+    if eps is None:
+        eps = float(np.finfo(input.dtype.np).eps)
+    dims = tuple(range(input.dim() - len(shape), input.dim()))
+    out = input * ea.rsqrt((input * input).mean(dims, keepdim=True) + eps)
+    return out * weight if weight is not None else out
+
+
+def pairwise_distance(x1: Tensor, x2: Tensor, p: float = 2.0, eps: float = 1e-6, keepdim: bool = False) -> Tensor:
+    """||x1 - x2 + eps||_p over the last dimension."""
+    return ea.vector_norm(x1 - x2 + eps, p, -1, keepdim)
+
+
+def pixel_shuffle(input: Tensor, upscale_factor: int) -> Tensor:
+    """(*, C r^2, H, W) -> (*, C, H r, W r)."""
+    return ea.pixel_shuffle(input, upscale_factor)
+
+
+def pixel_unshuffle(input: Tensor, downscale_factor: int) -> Tensor:
+    """(*, C, H r, W r) -> (*, C r^2, H, W)."""
+    return ea.pixel_unshuffle(input, downscale_factor)
+
+
+def dropout1d(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
+    """Zero whole channels of (N, C, L) or (C, L) inputs with probability p in training."""
+    if p < 0.0 or p > 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    if input.dim() not in (2, 3):
+        raise RuntimeError(f"dropout1d: Expected 2D or 3D input, but received a {input.dim()}D input; got "
+                           f"{describe(input)}")
+    return ea.dropout1d(input, p, training, inplace)
+
+
+def instance_norm(input: Tensor, running_mean: Tensor | None = None, running_var: Tensor | None = None,
+                  weight: Tensor | None = None, bias: Tensor | None = None, use_input_stats: bool = True,
+                  momentum: float = 0.1, eps: float = 1e-5) -> Tensor:
+    """Normalise each channel of each sample over its spatial dims."""
+    return ea.instance_norm(input, running_mean, running_var, weight, bias, use_input_stats, momentum, eps)

@@ -1,0 +1,245 @@
+"""More layers: shrinkage and parametric activations, `RMSNorm`, distances, padding, pixel
+shuffling and `Dropout1d`."""
+
+from __future__ import annotations
+
+from ember import autograd as ea
+from ember.core import Tensor
+from ember.nn import functional as F
+from ember.nn import init
+from ember.nn.modules.activation import _inplace_repr
+from ember.nn.modules.dropout import _DropoutNd
+from ember.nn.modules.module import Module
+from ember.nn.parameter import Parameter
+
+__all__ = ["Hardshrink", "Softshrink", "SELU", "CELU", "PReLU", "RMSNorm", "CosineSimilarity", "PairwiseDistance",
+           "Softmax2d", "PixelShuffle", "PixelUnshuffle", "Dropout1d", "ZeroPad1d", "ZeroPad2d", "ConstantPad1d",
+           "ConstantPad2d", "ReflectionPad1d", "ReflectionPad2d", "ReplicationPad1d", "ReplicationPad2d",
+           "CircularPad1d", "CircularPad2d"]
+
+
+class Hardshrink(Module):
+    """x where |x| > lambd, else 0."""
+
+    def __init__(self, lambd: float = 0.5) -> None:
+        super().__init__()
+        self.lambd = lambd
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.hardshrink(input, self.lambd)
+
+    def extra_repr(self) -> str:
+        return f"{self.lambd}"
+
+
+class Softshrink(Hardshrink):
+    """x - lambd sign(x) where |x| > lambd, else 0."""
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.softshrink(input, self.lambd)
+
+
+class SELU(Module):
+    """scale * (max(0, x) + min(0, alpha (exp(x) - 1))) with the self-normalising constants."""
+
+    def __init__(self, inplace: bool = False) -> None:
+        super().__init__()
+        self.inplace = inplace
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.selu(input, self.inplace)
+
+    def extra_repr(self) -> str:
+        return _inplace_repr(self.inplace)
+
+
+class CELU(Module):
+    """max(0, x) + min(0, alpha (exp(x / alpha) - 1))."""
+
+    def __init__(self, alpha: float = 1.0, inplace: bool = False) -> None:
+        super().__init__()
+        self.alpha = alpha
+        self.inplace = inplace
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.celu(input, self.alpha, self.inplace)
+
+    def extra_repr(self) -> str:
+        return f"alpha={self.alpha}" + (", inplace=True" if self.inplace else "")
+
+
+class PReLU(Module):
+    """max(0, x) + a min(0, x) with a learnt slope a (one, or one per channel)."""
+
+    def __init__(self, num_parameters: int = 1, init: float = 0.25, device=None, dtype=None) -> None:
+        self.num_parameters = num_parameters
+        self.init = init
+        super().__init__()
+        self.weight = Parameter(ea.empty(num_parameters, device=device, dtype=dtype))
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        init.constant_(self.weight, self.init)
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.prelu(input, self.weight)
+
+    def extra_repr(self) -> str:
+        return f"num_parameters={self.num_parameters}"
+
+
+class RMSNorm(Module):
+    """x / sqrt(mean(x^2) + eps) * weight over the trailing `normalized_shape` dims."""
+
+    def __init__(self, normalized_shape, eps: float | None = None, elementwise_affine: bool = True, device=None,
+                 dtype=None) -> None:
+        super().__init__()
+        self.normalized_shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
+        self.eps = eps
+        self.elementwise_affine = elementwise_affine
+        if elementwise_affine:
+            self.weight = Parameter(ea.empty(self.normalized_shape, device=device, dtype=dtype))
+        else:
+            self.register_parameter("weight", None)
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        if self.elementwise_affine:
+            init.ones_(self.weight)
+
+    def forward(self, x: Tensor) -> Tensor:
+        return F.rms_norm(x, self.normalized_shape, self.weight, self.eps)
+
+    def extra_repr(self) -> str:
+        return f"{self.normalized_shape}, eps={self.eps}, elementwise_affine={self.elementwise_affine}"
+
+
+class CosineSimilarity(Module):
+    def __init__(self, dim: int = 1, eps: float = 1e-8) -> None:
+        super().__init__()
+        self.dim = dim
+        self.eps = eps
+
+    def forward(self, x1: Tensor, x2: Tensor) -> Tensor:
+        return F.cosine_similarity(x1, x2, self.dim, self.eps)
+
+
+class PairwiseDistance(Module):
+    def __init__(self, p: float = 2.0, eps: float = 1e-6, keepdim: bool = False) -> None:
+        super().__init__()
+        self.norm = p
+        self.eps = eps
+        self.keepdim = keepdim
+
+    def forward(self, x1: Tensor, x2: Tensor) -> Tensor:
+        return F.pairwise_distance(x1, x2, self.norm, self.eps, self.keepdim)
+
+
+class Softmax2d(Module):
+    """Softmax over the channels of (N, C, H, W) or (C, H, W) inputs."""
+
+    def forward(self, input: Tensor) -> Tensor:
+        if input.dim() not in (3, 4):
+            raise ValueError(f"Softmax2d: expected input to be 3D or 4D, got {input.dim()}D instead")
+        return F.softmax(input, -3)
+
+
+class PixelShuffle(Module):
+    def __init__(self, upscale_factor: int) -> None:
+        super().__init__()
+        self.upscale_factor = upscale_factor
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.pixel_shuffle(input, self.upscale_factor)
+
+    def extra_repr(self) -> str:
+        return f"upscale_factor={self.upscale_factor}"
+
+
+class PixelUnshuffle(Module):
+    def __init__(self, downscale_factor: int) -> None:
+        super().__init__()
+        self.downscale_factor = downscale_factor
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.pixel_unshuffle(input, self.downscale_factor)
+
+    def extra_repr(self) -> str:
+        return f"downscale_factor={self.downscale_factor}"
+
+
+class Dropout1d(_DropoutNd):
+    """Zeroes whole channels of (N, C, L) inputs with probability p while training."""
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.dropout1d(input, self.p, self.training, self.inplace)
+
+
+class _PadNd(Module):
+    _nd = 1
+    _mode = "constant"
+
+    def __init__(self, padding) -> None:
+        super().__init__()
+        self.padding = tuple(padding) if isinstance(padding, tuple | list) else (padding,) * (2 * self._nd)
+
+    def forward(self, input: Tensor) -> Tensor:
+        value = getattr(self, "value", None)
+        return F.pad(input, self.padding, self._mode, value if self._mode == "constant" else None)
+
+    def extra_repr(self) -> str:
+        return f"{self.padding}"
+
+
+class ConstantPad1d(_PadNd):
+    """Pads the last dimension with `value`: padding int or (left, right)."""
+
+    def __init__(self, padding, value: float) -> None:
+        super().__init__(padding)
+        self.value = value
+
+    def extra_repr(self) -> str:
+        return f"padding={self.padding}, value={self.value}"
+
+
+class ConstantPad2d(ConstantPad1d):
+    """Pads the last two dimensions with `value`: padding int or (left, right, top, bottom)."""
+
+    _nd = 2
+
+
+class ZeroPad1d(_PadNd):
+    def __init__(self, padding) -> None:
+        super().__init__(padding)
+        self.value = 0.0
+
+
+class ZeroPad2d(ZeroPad1d):
+    _nd = 2
+
+
+class ReflectionPad1d(_PadNd):
+    _mode = "reflect"
+
+
+class ReflectionPad2d(_PadNd):
+    _nd = 2
+    _mode = "reflect"
+
+
+class ReplicationPad1d(_PadNd):
+    _mode = "replicate"
+
+
+class ReplicationPad2d(_PadNd):
+    _nd = 2
+    _mode = "replicate"
+
+
+class CircularPad1d(_PadNd):
+    _mode = "circular"
+
+
+class CircularPad2d(_PadNd):
+    _nd = 2
+    _mode = "circular"

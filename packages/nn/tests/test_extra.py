@@ -1,0 +1,123 @@
+"""The extra layers against numpy formulas: shrinkage, PReLU, RMSNorm, distances, padding,
+pixel shuffling, 1-D pooling, channel dropout, SGDR restarts."""
+
+import math
+
+import numpy as np
+import pytest
+
+import ember.autograd as torch
+from ember import nn, optim
+from ember.nn import functional as F
+from ember.optim import lr_scheduler as S
+
+
+def x64(*shape, seed=0):
+    return torch.tensor(np.random.default_rng(seed).standard_normal(shape), dtype=torch.float64)
+
+
+def test_shrink_selu_celu_prelu():
+    x = x64(4, 3, 5)
+    a = x.numpy()
+    np.testing.assert_allclose(nn.Hardshrink(0.4)(x).numpy(), np.where(np.abs(a) > 0.4, a, 0))
+    np.testing.assert_allclose(nn.Softshrink(0.4)(x).numpy(), np.where(np.abs(a) > 0.4, a - 0.4 * np.sign(a), 0),
+                               rtol=1e-12)
+    alpha, scale = 1.6732632423543772, 1.0507009873554805
+    np.testing.assert_allclose(nn.SELU()(x).numpy(), scale * np.where(a > 0, a, alpha * np.expm1(a)), rtol=1e-12)
+    np.testing.assert_allclose(nn.CELU(0.5)(x).numpy(), np.where(a > 0, a, 0.5 * np.expm1(a / 0.5)), rtol=1e-12)
+    pr = nn.PReLU(3, 0.2).double()
+    with torch.no_grad():
+        pr.weight.copy_(torch.tensor([0.1, 0.2, 0.3], dtype=torch.float64))
+    np.testing.assert_allclose(pr(x).detach().numpy(),
+                               np.where(a > 0, a, np.array([0.1, 0.2, 0.3])[None, :, None] * a), rtol=1e-12)
+
+
+def test_rms_norm():
+    x = x64(2, 3, 4)
+    a = x.numpy()
+    norm = nn.RMSNorm(4, eps=1e-3).double()
+    with torch.no_grad():
+        norm.weight.copy_(torch.arange(4, dtype=torch.float64))
+    ref = a / np.sqrt((a * a).mean(-1, keepdims=True) + 1e-3) * np.arange(4)
+    np.testing.assert_allclose(norm(x).detach().numpy(), ref, rtol=1e-12)
+    ref = a / np.sqrt((a * a).mean((1, 2), keepdims=True) + np.finfo(np.float64).eps)
+    np.testing.assert_allclose(F.rms_norm(x, (3, 4)).numpy(), ref, rtol=1e-12)
+    with pytest.raises(RuntimeError, match="normalized_shape"):
+        F.rms_norm(x, (5,))
+
+
+def test_distances_and_softmax2d():
+    x1, x2 = x64(5, 3, seed=1), x64(5, 3, seed=2)
+    d = x1.numpy() - x2.numpy() + 1e-6
+    np.testing.assert_allclose(nn.PairwiseDistance()(x1, x2).numpy(), np.linalg.norm(d, axis=-1), rtol=1e-12)
+    np.testing.assert_allclose(nn.PairwiseDistance(p=1, keepdim=True)(x1, x2).numpy(),
+                               np.abs(d).sum(-1, keepdims=True), rtol=1e-12)
+    np.testing.assert_allclose(nn.CosineSimilarity(dim=0)(x1, x2).numpy(), F.cosine_similarity(x1, x2, 0).numpy())
+    x = x64(2, 3, 2, 2)
+    e = np.exp(x.numpy())
+    np.testing.assert_allclose(nn.Softmax2d()(x).numpy(), e / e.sum(1, keepdims=True), rtol=1e-12)
+
+
+def test_padding_layers():
+    x = x64(1, 2, 3, 4)
+    a = x.numpy()
+    np.testing.assert_array_equal(nn.ZeroPad2d((1, 2, 0, 1))(x).numpy(), np.pad(a, ((0, 0), (0, 0), (0, 1), (1, 2))))
+    np.testing.assert_array_equal(nn.ConstantPad2d(1, 2.5)(x).numpy(),
+                                  np.pad(a, ((0, 0), (0, 0), (1, 1), (1, 1)), constant_values=2.5))
+    for layer, mode in ((nn.ReflectionPad2d(1), "reflect"), (nn.ReplicationPad2d(1), "edge"),
+                        (nn.CircularPad2d(1), "wrap")):
+        np.testing.assert_array_equal(layer(x).numpy(), np.pad(a, ((0, 0), (0, 0), (1, 1), (1, 1)), mode=mode))
+    y = x64(1, 2, 5)
+    np.testing.assert_array_equal(nn.ReflectionPad1d((2, 1))(y).numpy(),
+                                  np.pad(y.numpy(), ((0, 0), (0, 0), (2, 1)), mode="reflect"))
+
+
+def test_pixel_shuffle_round_trip():
+    x = x64(1, 8, 2, 3)
+    up = nn.PixelShuffle(2)(x)
+    assert up.shape == (1, 2, 4, 6)
+    ref = x.numpy().reshape(1, 2, 2, 2, 2, 3).transpose(0, 1, 4, 2, 5, 3).reshape(1, 2, 4, 6)
+    np.testing.assert_array_equal(up.numpy(), ref)
+    np.testing.assert_array_equal(nn.PixelUnshuffle(2)(up).numpy(), x.numpy())
+
+
+def test_pool1d_and_conv_transpose1d():
+    x = x64(2, 3, 8)
+    a = x.numpy()
+    np.testing.assert_array_equal(nn.MaxPool1d(2)(x).numpy(), a.reshape(2, 3, 4, 2).max(-1))
+    np.testing.assert_allclose(nn.AvgPool1d(4)(x).numpy(), a.reshape(2, 3, 2, 4).mean(-1), rtol=1e-12)
+    np.testing.assert_allclose(nn.AdaptiveAvgPool1d(1)(x).numpy(), a.mean(-1, keepdims=True), rtol=1e-12)
+    np.testing.assert_array_equal(nn.AdaptiveMaxPool2d(1)(x64(2, 3, 4, 4)).numpy(),
+                                  x64(2, 3, 4, 4).numpy().max((2, 3), keepdims=True))
+    ct = nn.ConvTranspose1d(3, 2, 2, stride=2).double()
+    w = ct.weight.detach().numpy()
+    ref = np.einsum("ncl,cok->nolk", a, w).reshape(2, 2, 16) + ct.bias.detach().numpy()[None, :, None]
+    np.testing.assert_allclose(ct(x).detach().numpy(), ref, rtol=1e-12)
+    with pytest.raises(RuntimeError, match="to have 3 channels, but got 2 channels"):
+        ct(x64(2, 2, 8))
+
+
+def test_dropout1d_zeroes_whole_channels():
+    torch.manual_seed(0)
+    y = nn.Dropout1d(0.5)(torch.ones(16, 32, 5)).numpy()
+    assert np.all((y == 0).all(-1) | (y == 2).all(-1))
+    assert 0.3 < (y == 0).all(-1).mean() < 0.7
+    with pytest.raises(RuntimeError, match="Expected 2D or 3D input"):
+        F.dropout1d(torch.ones(2, 3, 4, 5))
+
+
+def test_cosine_annealing_warm_restarts():
+    opt = optim.SGD([nn.Parameter(torch.zeros(1))], lr=1.0)
+    sched = S.CosineAnnealingWarmRestarts(opt, T_0=2, T_mult=2, eta_min=0.1)
+    lrs = []
+    for _ in range(8):
+        lrs.append(opt.param_groups[0]["lr"])
+        opt.step()
+        sched.step()
+    cos = lambda t, T: 0.1 + 0.9 * (1 + math.cos(math.pi * t / T)) / 2
+    assert lrs == pytest.approx([cos(0, 2), cos(1, 2), cos(0, 4), cos(1, 4), cos(2, 4), cos(3, 4), cos(0, 8),
+                                 cos(1, 8)])
+    sched.step(5.5)
+    assert opt.param_groups[0]["lr"] == pytest.approx(cos(3.5, 4))
+    with pytest.raises(ValueError, match="Expected positive integer T_0"):
+        S.CosineAnnealingWarmRestarts(opt, T_0=0)
