@@ -1,0 +1,58 @@
+"""kthvalue, median, take/put and im2col/col2im (F.unfold/F.fold) on both devices: CUDA must match
+the CPU. CUDA simulator."""
+
+from __future__ import annotations
+
+import pytest
+
+import ember.core as E
+from ember.core.dispatch import get_op
+from ember.core.testing import assert_close, make_tensor
+
+pytestmark = [pytest.mark.cuda,
+              pytest.mark.skipif(not E.cuda.is_available(), reason="no CUDA device or simulator")]
+
+DEVICES = ["cpu", "cuda"]
+
+
+def _on(t, device):
+    return t.to(device) if isinstance(t, E.Tensor) and device != "cpu" else t
+
+
+def _both(fn, device, *args):
+    expected = fn(*args)
+    actual = fn(*(_on(a, device) for a in args))
+    if not isinstance(expected, tuple):
+        expected, actual = (expected,), (actual,)
+    for a, e in zip(actual, expected, strict=True):
+        assert a.device.type == device
+        assert_close(a, _on(e, device), equal_nan=True)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("dim", [0, 1])
+def test_kthvalue_and_median(dim, device):
+    x = E.tensor([[3.0, 1.0, 2.0, 2.0], [float("nan"), 0.0, 5.0, float("nan")], [4.0, 4.0, -1.0, 0.5]])
+    _both(lambda t: tuple(E.kthvalue(t, 2, dim)), device, x)
+    _both(lambda t: tuple(E.median(t, dim, keepdim=True)), device, x)
+    _both(lambda t: E.median(t), device, x)
+    _both(lambda t: E.median(t), device, x[0])
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_take_and_put(device):
+    x = make_tensor(3, 4, seed=1, noncontiguous=True)
+    idx = E.tensor([[0, 11], [-1, 5]])
+    _both(lambda t, i: E.take(t, i), device, x, idx)
+    src = make_tensor(2, 2, seed=2)
+    _both(lambda t, i, s: t.put(i, s), device, x, E.tensor([[0, 11], [3, 5]]), src)
+    _both(lambda t, i, s: t.put(i, s, accumulate=True), device, x, E.tensor([[0, 0], [3, 5]]), src)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_im2col_and_col2im(device):
+    x = make_tensor(2, 2, 4, 5, seed=3)
+    args = ((2, 3), (1, 1), (1, 0), (2, 1))
+    _both(lambda t: get_op("im2col")(t, *args), device, x)
+    cols = get_op("im2col")(x, *args)
+    _both(lambda c: get_op("col2im")(c, (4, 5), *args), device, cols)
