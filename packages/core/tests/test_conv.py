@@ -293,3 +293,18 @@ def test_importing_ember_core_builds_no_nn_kernel():
             "and f.cache_info().currsize]; print(built)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+def test_batch_chunking_of_the_column_buffer_gives_the_same_results(monkeypatch):
+    rng = np.random.default_rng(10)
+    x, w, g = rng.standard_normal((5, 4, 7, 6)), rng.standard_normal((6, 2, 3, 3)), rng.standard_normal((5, 6, 4, 3))
+    args = ((2, 2), (1, 1), (1, 1), 2)
+    whole = [C.conv2d_op(T(x), T(w), T(np.ones(6)), *args).numpy(),
+             C.conv2d_backward_input(T(g), T(w), x.shape, *args).numpy(),
+             C.conv2d_backward_weight(T(g), T(x), w.shape, *args).numpy()]
+    monkeypatch.setattr(C, "_COLS_BYTES", 1)  # one sample per chunk
+    chunked = [C.conv2d_op(T(x), T(w), T(np.ones(6)), *args).numpy(),
+               C.conv2d_backward_input(T(g), T(w), x.shape, *args).numpy(),
+               C.conv2d_backward_weight(T(g), T(x), w.shape, *args).numpy()]
+    for a, b in zip(whole, chunked):
+        np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-12)

@@ -66,6 +66,15 @@ def _fold(cols: np.ndarray, shape, stride, padding, dilation) -> np.ndarray:
     return out[:, :, ph:ph + h, pw:pw + w]
 
 
+_COLS_BYTES = 1 << 27  # one chunk's column buffer: a whole large-image batch would need gigabytes
+
+
+def _chunks(n: int, per_sample_nbytes: int) -> list[slice]:
+    """Batch slices whose columns stay within `_COLS_BYTES` (at least one sample each)."""
+    step = max(1, _COLS_BYTES // max(per_sample_nbytes, 1))
+    return [slice(i, min(i + step, n)) for i in range(0, n, step)] or [slice(0, 0)]
+
+
 def _gemm(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """Per-group `a[g] @ b[g]`; one plain 2-D GEMM (BLAS's fastest path) when there is one group."""
     return (a[0] @ b[0])[None] if a.shape[0] == 1 else np.matmul(a, b)
@@ -112,16 +121,19 @@ def _conv2d_cpu(input, weight, bias, stride, padding, dilation, groups):
         if bias is not None:
             res += bias._np().reshape(o, 1, 1)
         return wrap(res.astype(input._dtype.np, copy=False))
-    cols = _unfold(x, kh, kw, stride, padding, dilation)
-    ho, wo = cols.shape[4:]
+    ho = _out_size(x.shape[2], kh, stride[0], padding[0], dilation[0])
+    wo = _out_size(x.shape[3], kw, stride[1], padding[1], dilation[1])
     k = w.shape[1] * kh * kw
-    out = _gemm(w.reshape(groups, o // groups, k), cols.reshape(groups, k, n * ho * wo))
-    out = out.reshape(o, n, ho, wo).transpose(1, 0, 2, 3)
+    wg = w.reshape(groups, o // groups, k)
     res = np.empty((n, o, ho, wo), dtype=x.dtype)
-    if bias is not None:
-        np.add(out, bias._np().reshape(o, 1, 1), out=res)
-    else:
-        np.copyto(res, out)
+    for sl in _chunks(n, groups * k * ho * wo * x.itemsize):
+        nb = len(range(n)[sl])
+        cols = _unfold(x[sl], kh, kw, stride, padding, dilation)
+        out = _gemm(wg, cols.reshape(groups, k, nb * ho * wo)).reshape(o, nb, ho, wo).transpose(1, 0, 2, 3)
+        if bias is not None:
+            np.add(out, bias._np().reshape(o, 1, 1), out=res[sl])
+        else:
+            np.copyto(res[sl], out)
     return wrap(res.astype(input._dtype.np, copy=False))
 
 
@@ -146,9 +158,12 @@ def _conv2d_backward_input_cpu(grad, weight, input_shape, stride, padding, dilat
                                                  out, *stride, *dilation)
         return wrap(np.ascontiguousarray(out[:, :, ph:ph + h, pw:pw + wd], dtype=grad._dtype.np))
     wt = w.reshape(groups, o // groups, cg * kh * kw).transpose(0, 2, 1)
-    cols = _gemm(wt, _channels_first(g, groups)).reshape(groups * cg, kh, kw, n, ho, wo)
-    gi = _fold(cols, tuple(input_shape), stride, padding, dilation)
-    return wrap(np.ascontiguousarray(gi, dtype=grad._dtype.np))
+    res = np.empty(tuple(input_shape), dtype=g.dtype)
+    for sl in _chunks(n, groups * cg * kh * kw * ho * wo * g.itemsize):
+        nb = len(range(n)[sl])
+        cols = _gemm(wt, _channels_first(g[sl], groups)).reshape(groups * cg, kh, kw, nb, ho, wo)
+        res[sl] = _fold(cols, (nb, *input_shape[1:]), stride, padding, dilation)
+    return wrap(res.astype(grad._dtype.np, copy=False))
 
 
 conv2d_backward_weight = declare("conv2d_backward_weight", doc="""The gradient of conv2d with respect to its weight.
@@ -170,13 +185,16 @@ def _conv2d_backward_weight_cpu(grad, input, weight_shape, stride, padding, dila
         numba_nn.depthwise_conv_backward_weight()(np.ascontiguousarray(g), _padded(x, padding), out, *stride,
                                                   *dilation)
         return wrap(out.reshape(o, 1, kh, kw).astype(grad._dtype.np, copy=False))
-    cols = _unfold(x, kh, kw, stride, padding, dilation)
-    if cols.shape[4:] != (ho, wo):
-        cols = np.ascontiguousarray(cols[..., :ho, :wo])
-    cols = cols.reshape(groups, cg * kh * kw, n * ho * wo)
-    # (cols @ grad^T)^T: BLAS is several times faster with the long K x L operand on the left
-    gw = _gemm(cols, _channels_first(g, groups).transpose(0, 2, 1)).transpose(0, 2, 1)
-    return wrap(np.ascontiguousarray(gw.reshape(o, cg, kh, kw), dtype=grad._dtype.np))
+    gw = np.zeros((groups, cg * kh * kw, o // groups), dtype=g.dtype)
+    for sl in _chunks(n, groups * cg * kh * kw * ho * wo * g.itemsize):
+        nb = len(range(n)[sl])
+        cols = _unfold(x[sl], kh, kw, stride, padding, dilation)
+        if cols.shape[4:] != (ho, wo):
+            cols = np.ascontiguousarray(cols[..., :ho, :wo])
+        cols = cols.reshape(groups, cg * kh * kw, nb * ho * wo)
+        # cols @ grad^T, transposed at the end: BLAS is several times faster with the long K x L operand first
+        gw += _gemm(cols, _channels_first(g[sl], groups).transpose(0, 2, 1))
+    return wrap(np.ascontiguousarray(gw.transpose(0, 2, 1).reshape(o, cg, kh, kw), dtype=grad._dtype.np))
 
 
 conv_transpose2d_op = declare("conv_transpose2d", doc="""2-D transposed convolution (PyTorch's conv_transpose2d).
