@@ -3765,3 +3765,55 @@ def _layer_program(name):
 @pytest.mark.parametrize("name", list(_LAYERS))
 def test_layers_match_torch_with_the_same_weights(name):
     compare_with_torch(_layer_program(name), rtol=1e-9, atol=1e-10)
+
+
+_OPTIM_CONFIGS = {
+    "sgd_plain": ("SGD", dict(lr=0.1)),
+    "sgd_momentum_dampening": ("SGD", dict(lr=0.1, momentum=0.9, dampening=0.5, weight_decay=1e-2)),
+    "sgd_nesterov_maximize": ("SGD", dict(lr=0.05, momentum=0.8, nesterov=True, maximize=True)),
+    "adam_default": ("Adam", dict()),
+    "adam_amsgrad_wd": ("Adam", dict(lr=0.02, amsgrad=True, weight_decay=0.1)),
+    "adam_maximize": ("Adam", dict(lr=0.02, maximize=True, eps=1e-4)),
+    "adamw_amsgrad": ("AdamW", dict(lr=0.03, amsgrad=True, weight_decay=0.5, betas=(0.7, 0.95))),
+}
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("name", list(_OPTIM_CONFIGS))
+def test_optimizer_options_match_torch(name):
+    cls, kw = _OPTIM_CONFIGS[name]
+
+    def prog(t):
+        w = t.nn.Parameter(t.tensor([[1.0, -2.0], [0.5, 3.0]], dtype=t.float64))
+        b = t.nn.Parameter(t.tensor([0.1, -0.1], dtype=t.float64))
+        frozen = t.nn.Parameter(t.tensor([1.0], dtype=t.float64))     # never gets a grad
+        opt = getattr(t.optim, cls)([w, b, frozen], **kw)
+        for i in range(6):
+            opt.zero_grad()
+            loss = ((w @ t.tensor([1.0, 2.0 + i], dtype=t.float64) + b) ** 2).sum()
+            loss.backward()
+            opt.step()
+        return [w.detach().clone(), b.detach().clone(), frozen.detach().clone(), len(opt.state),
+                sorted(opt.state_dict()["param_groups"][0])]
+
+    compare_with_torch(prog, rtol=1e-12, atol=1e-14)
+
+
+@pytest.mark.torch
+def test_schedulers_past_their_period_match_torch():
+    def prog(t):
+        p = t.nn.Parameter(t.ones(1))
+        opt = t.optim.SGD([p], lr=0.1)
+        cos = t.optim.lr_scheduler.CosineAnnealingLR(opt, T_max=3, eta_min=0.01)
+        opt2 = t.optim.SGD([p], lr=1.0)
+        step = t.optim.lr_scheduler.StepLR(opt2, step_size=3, gamma=0.3)
+        seen = []
+        for _ in range(10):
+            opt.step()
+            cos.step()
+            opt2.step()
+            step.step()
+            seen.append([cos.get_last_lr()[0], step.get_last_lr()[0], opt.param_groups[0]["lr"]])
+        return [seen, cos.state_dict()["last_epoch"], step.last_epoch]
+
+    compare_with_torch(prog, rtol=1e-9, atol=1e-12)
