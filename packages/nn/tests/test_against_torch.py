@@ -46,6 +46,12 @@ LAYERS = [
     ("BatchNorm1d", lambda m: m.BatchNorm1d(4), (6, 4)),
     ("BatchNorm2d", lambda m: m.BatchNorm2d(3, momentum=None), (4, 3, 3, 3)),
     ("LayerNorm", lambda m: m.LayerNorm([3, 4]), (2, 3, 4)),
+    ("BatchNorm3d", lambda m: m.BatchNorm3d(2), (3, 2, 2, 2, 3)),
+    ("InstanceNorm1d", lambda m: m.InstanceNorm1d(3, affine=True), (2, 3, 5)),
+    ("InstanceNorm2d", lambda m: m.InstanceNorm2d(3, track_running_stats=True), (2, 3, 4, 4)),
+    ("InstanceNorm2dUnbatched", lambda m: m.InstanceNorm2d(3), (3, 4, 4)),
+    ("UpsampleBilinear", lambda m: m.Upsample(scale_factor=2, mode="bilinear"), (1, 2, 3, 4)),
+    ("UpsampleBilinearAligned", lambda m: m.Upsample(size=(5, 7), mode="bilinear", align_corners=True), (1, 2, 3, 4)),
     ("GroupNorm", lambda m: m.GroupNorm(2, 4), (2, 4, 5)),
     ("LSTM", lambda m: m.LSTM(3, 4, num_layers=2, bidirectional=True, batch_first=True), (2, 5, 3)),
     ("GRU", lambda m: m.GRU(3, 4, num_layers=2), (5, 2, 3)),
@@ -283,6 +289,7 @@ REPRS = [
                             m.AdaptiveAvgPool2d(1), m.Upsample(size=4), m.ELU(alpha=0.5), m.Softplus(),
                             m.Hardtanh(-2, 2), m.ReLU6(), m.SiLU(), m.Mish(), m.GELU(), m.Identity(),
                             m.Unflatten(1, (2, 2)), m.Bilinear(2, 3, 4), m.Conv1d(2, 2, 3, stride=2)]),
+    lambda m: m.ModuleList([m.InstanceNorm2d(3), m.InstanceNorm1d(2, affine=True), m.BatchNorm3d(4)]),
     lambda m: m.ParameterList([m.Parameter(__import__("torch").zeros(2, 3)) if m is tnn else
                                m.Parameter(ea.zeros(2, 3))]),
 ]

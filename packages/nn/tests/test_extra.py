@@ -121,3 +121,18 @@ def test_cosine_annealing_warm_restarts():
     assert opt.param_groups[0]["lr"] == pytest.approx(cos(3.5, 4))
     with pytest.raises(ValueError, match="Expected positive integer T_0"):
         S.CosineAnnealingWarmRestarts(opt, T_0=0)
+
+
+def test_instance_norm_and_batchnorm3d():
+    x = x64(2, 3, 4, 5)
+    a = x.numpy()
+    mu, var = a.mean((2, 3), keepdims=True), a.var((2, 3), keepdims=True)
+    np.testing.assert_allclose(nn.InstanceNorm2d(3)(x).numpy(), (a - mu) / np.sqrt(var + 1e-5), rtol=1e-10)
+    np.testing.assert_allclose(nn.InstanceNorm2d(3)(x[0]).numpy(), ((a - mu) / np.sqrt(var + 1e-5))[0], rtol=1e-10)
+    with pytest.raises(ValueError, match="expected input's size at dim=1 to match num_features"):
+        nn.InstanceNorm1d(4, affine=True)(x64(2, 3, 5))
+    bn = nn.BatchNorm3d(2).double()
+    y = x64(3, 2, 2, 2, 2)
+    b = y.numpy()
+    m, v = b.mean((0, 2, 3, 4), keepdims=True), b.var((0, 2, 3, 4), keepdims=True)
+    np.testing.assert_allclose(bn(y).detach().numpy(), (b - m) / np.sqrt(v + 1e-5), rtol=1e-10)

@@ -8,7 +8,9 @@ from ember.nn.modules.conv import Conv1d, Conv2d, ConvTranspose1d, ConvTranspose
 from ember.nn.modules.pooling import (
     AdaptiveAvgPool1d, AdaptiveAvgPool2d, AdaptiveMaxPool2d, AvgPool1d, AvgPool2d, MaxPool1d, MaxPool2d,
 )
-from ember.nn.modules.normalization import BatchNorm1d, BatchNorm2d, GroupNorm, LayerNorm
+from ember.nn.modules.normalization import (
+    BatchNorm1d, BatchNorm2d, BatchNorm3d, GroupNorm, InstanceNorm1d, InstanceNorm2d, LayerNorm,
+)
 from ember.nn.modules.dropout import Dropout, Dropout2d
 from ember.nn.modules.sparse import Embedding, EmbeddingBag
 from ember.nn.modules.rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell, RNNCellBase

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import warnings
+
 from ember import autograd as ea
 from ember.core import Tensor
 from ember.nn import functional as F
@@ -10,7 +12,7 @@ from ember.nn import init
 from ember.nn.modules.module import Module
 from ember.nn.parameter import Parameter
 
-__all__ = ["BatchNorm1d", "BatchNorm2d", "LayerNorm", "GroupNorm"]
+__all__ = ["BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "InstanceNorm1d", "InstanceNorm2d", "LayerNorm", "GroupNorm"]
 
 
 class _BatchNorm(Module):
@@ -96,6 +98,50 @@ class BatchNorm2d(_BatchNorm):
     """
 
     _dims = (4,)
+
+
+class BatchNorm3d(_BatchNorm):
+    """Batch normalisation over (N, C, D, H, W) inputs, per channel C."""
+
+    _dims = (5,)
+
+
+class _InstanceNorm(_BatchNorm):
+    """Per-sample, per-channel normalisation over the spatial dims (no batch statistics)."""
+
+    _spatial = 1
+
+    def __init__(self, num_features: int, eps: float = 1e-5, momentum: float = 0.1, affine: bool = False,
+                 track_running_stats: bool = False, device=None, dtype=None, *, bias: bool = True) -> None:
+        super().__init__(num_features, eps, momentum, affine, track_running_stats, device, dtype, bias=bias)
+
+    def forward(self, input: Tensor) -> Tensor:
+        no_batch = self._spatial + 1
+        if input.dim() not in (no_batch, no_batch + 1):
+            raise ValueError(f"expected {no_batch}D or {no_batch + 1}D input (got {input.dim()}D input)")
+        feature_dim = input.dim() - no_batch
+        if input.shape[feature_dim] != self.num_features:
+            if self.affine:
+                raise ValueError(f"expected input's size at dim={feature_dim} to match num_features "
+                                 f"({self.num_features}), but got: {input.shape[feature_dim]}.")
+            warnings.warn(f"input's size at dim={feature_dim} does not match num_features. You can silence this "
+                          "warning by not passing in num_features, which is not used because affine=False",
+                          stacklevel=2)
+        x = input.unsqueeze(0) if input.dim() == no_batch else input
+        out = F.instance_norm(x, self.running_mean, self.running_var, self.weight, self.bias,
+                              self.training or not self.track_running_stats,
+                              self.momentum if self.momentum is not None else 0.0, self.eps)
+        return out.squeeze(0) if input.dim() == no_batch else out
+
+
+class InstanceNorm1d(_InstanceNorm):
+    """Instance normalisation of (N, C, L) or (C, L) inputs."""
+
+
+class InstanceNorm2d(_InstanceNorm):
+    """Instance normalisation of (N, C, H, W) or (C, H, W) inputs."""
+
+    _spatial = 2
 
 
 class LayerNorm(Module):
