@@ -107,3 +107,47 @@ def test_grad_fn_names_match_torch():
               lambda m, a: a.transpose(0, 1), lambda m, a: a[0], lambda m, a: a.view(6), lambda m, a: a.relu(),
               lambda m, a: a.sigmoid(), lambda m, a: a.tanh(), lambda m, a: a / 3, lambda m, a: a.unsqueeze(0)):
         assert f(E, ea).grad_fn.name() == f(torch, ta).grad_fn.name()
+
+
+from hypothesis import given, settings  # noqa: E402 - after importorskip on purpose
+from hypothesis import strategies as st  # noqa: E402
+
+_VIEWS = [lambda b: b[1], lambda b: b[:, 1:3], lambda b: b[::2, ::2], lambda b: b.t()[2], lambda b: b.view(12)[3:9],
+          lambda b: b.narrow(1, 0, 2).unsqueeze(0), lambda b: b, lambda b: b.diagonal(1), lambda b: b[1:][:, 1:][0],
+          lambda b: b.as_strided((2, 2), (4, 1), 5)]
+_INPLACE = [lambda v: v.mul_(1.5), lambda v: v.add_(v * v), lambda v: v.exp_(), lambda v: v.sigmoid_(),
+            lambda v: v.copy_(v.detach() * 0 + 0.5), lambda v: v.zero_()]
+
+
+@settings(max_examples=25, deadline=None)
+@given(steps=st.lists(st.tuples(st.integers(0, len(_VIEWS) - 1), st.integers(0, len(_INPLACE) - 1),
+                                st.booleans()), min_size=1, max_size=4))
+def test_random_inplace_view_programs_match_torch(steps):
+    def program(m, a):
+        b = a * 1.0
+        kept = []
+        for vi, oi, keep in steps:
+            v = _VIEWS[vi](b)
+            _INPLACE[oi](v)
+            if keep:
+                kept.append(v)
+        w = m.arange(12, dtype=a.dtype).view(3, 4) / 10
+        loss = (b * w).sum()
+        for v in kept:
+            loss = loss + (v * v).sum()
+        return loss
+
+    a = RNG.uniform(-1, 1, (3, 4))
+    ea = E.tensor(a, dtype=E.float64, requires_grad=True)
+    ta = torch.tensor(a, dtype=torch.float64, requires_grad=True)
+    el, tl = program(E, ea), program(torch, ta)
+    assert _close(el, tl)
+    try:
+        tl.backward()
+    except RuntimeError as e:  # a saved tensor was modified: ember must refuse the same program
+        assert "modified by an inplace operation" in str(e)
+        with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+            el.backward()
+        return
+    el.backward()
+    assert _close(ea.grad, ta.grad)

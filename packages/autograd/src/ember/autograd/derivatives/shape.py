@@ -77,9 +77,10 @@ ENTRIES = [
     d("unfold(input, dimension, size, step)", input=_unfold_backward),
     d("diagonal(input, offset=0, dim1=0, dim2=1)", input=lambda grad, input_shape, offset, dim1, dim2: scatter_view(
         grad, input_shape, lambda z: S.diagonal(z, offset, dim1, dim2))),
-    d("copy_(self, src, non_blocking=False)", name="CopyBackwards", self=None,
-      src=lambda grad, src_device: _to_device(grad, src_device)),
+    # overwritten values get a zero gradient (an edge, not None: the old history is still visited)
+    d("copy_(self, src, non_blocking=False)", name="CopyBackwards",
+      self=lambda grad: zeros_with(tuple(grad.shape), grad), src=lambda grad, src_device: _to_device(grad, src_device)),
     d("clone(input, *, memory_format=None)", input=lambda grad: grad),
     d("to_dtype(input, dtype)", name="ToCopyBackward0", input=lambda grad: grad),
-    d("fill_(self, value)", self=None, value=None),
+    d("fill_(self, value)", self=lambda grad: zeros_with(tuple(grad.shape), grad), value=None),
 ]
