@@ -1,8 +1,10 @@
 """interpolate/upsample: nearest, nearest-exact and (bi/tri)linear resizing, forward and backward.
 
-Each mode is separable: along every spatial dim the output is a fixed `(out, in)` matrix times
-the input, built from PyTorch's source-index formulas. The forward applies the matrices, the
-backward their transposes, so all modes and dims share two kernels.
+Each mode is separable: along every spatial dim, output position `j` blends at most two input
+positions `i0[j]`, `i1[j]` with weights `1 - lam[j]`, `lam[j]` (nearest: one position, lam = 0),
+from PyTorch's source-index formulas. The forward gathers those taps dim by dim; the backward
+sums each output's gradient back into its taps. The taps are non-decreasing in `j`, so that sum
+is a segmented `np.add.reduceat`: no scatter, and O(output) work in both directions.
 """
 
 from __future__ import annotations
@@ -22,33 +24,53 @@ __all__ = ["interpolate", "upsample", "upsample_nearest", "upsample_bilinear", "
 _LINEAR = {"linear": 3, "bilinear": 4, "trilinear": 5}
 
 
-def _matrix(n_in: int, n_out: int, mode: str, align_corners: bool, scale: float | None) -> np.ndarray:
-    """The `(n_out, n_in)` interpolation matrix of one dim."""
+def _taps(n_in: int, n_out: int, mode: str, align_corners: bool, scale: float | None):
+    """`(i0, i1, lam)` of one dim: output `j` is `(1 - lam[j]) * x[i0[j]] + lam[j] * x[i1[j]]`."""
     dst = np.arange(n_out, dtype=np.float64)
     ratio = (1.0 / scale) if scale else n_in / n_out
-    m = np.zeros((n_out, n_in))
     if mode in ("nearest", "nearest-exact"):
         src = np.floor((dst + 0.5) * ratio if mode == "nearest-exact" else dst * ratio).astype(np.int64)
-        m[np.arange(n_out), np.minimum(src, n_in - 1)] = 1.0
-        return m
+        i0 = np.minimum(src, n_in - 1)
+        return i0, i0, None
     if align_corners:
         src = dst * ((n_in - 1) / (n_out - 1)) if n_out > 1 else np.zeros(n_out)
     else:
         src = np.maximum((dst + 0.5) * ratio - 0.5, 0.0)
     i0 = np.minimum(np.floor(src).astype(np.int64), n_in - 1)
-    i1 = np.minimum(i0 + 1, n_in - 1)
-    lam = src - i0
-    rows = np.arange(n_out)
-    np.add.at(m, (rows, i0), 1.0 - lam)
-    np.add.at(m, (rows, i1), lam)
-    return m
+    return i0, np.minimum(i0 + 1, n_in - 1), src - i0
 
 
-def _apply(a: np.ndarray, mats: list[np.ndarray], transpose: bool) -> np.ndarray:
-    for k, m in enumerate(mats):
-        d = a.ndim - len(mats) + k
-        mm = (m if transpose else m.T).astype(a.dtype)
-        a = np.moveaxis(np.tensordot(a, mm, axes=([d], [0])), -1, d)
+def _along(v: np.ndarray, d: int, ndim: int) -> np.ndarray:
+    """A per-position vector of dim `d`, shaped to broadcast against an `ndim`-dim array."""
+    return v.reshape((-1,) + (1,) * (ndim - 1 - d))
+
+
+def _segment_sum(v: np.ndarray, idx: np.ndarray, n_in: int, d: int) -> np.ndarray:
+    """Sum the slices of `v` along `d` that share a (non-decreasing) index into `n_in` positions."""
+    uniq, starts = np.unique(idx, return_index=True)
+    out_shape = v.shape[:d] + (n_in,) + v.shape[d + 1:]
+    out = np.zeros(out_shape, dtype=v.dtype)
+    sel = [slice(None)] * v.ndim
+    sel[d] = uniq
+    out[tuple(sel)] = np.add.reduceat(v, starts, axis=d)
+    return out
+
+
+def _resize(a: np.ndarray, taps, backward: bool, in_sizes) -> np.ndarray:
+    for k, (i0, i1, lam) in enumerate(taps):
+        d = a.ndim - len(taps) + k
+        if backward:
+            n_in = in_sizes[k]
+            if lam is None:
+                a = _segment_sum(a, i0, n_in, d)
+            else:
+                w = _along(lam.astype(a.dtype), d, a.ndim)
+                a = _segment_sum(a * (1 - w), i0, n_in, d) + _segment_sum(a * w, i1, n_in, d)
+        elif lam is None:
+            a = np.take(a, i0, axis=d)
+        else:
+            w = _along(lam.astype(a.dtype), d, a.ndim)
+            a = np.take(a, i0, axis=d) * (1 - w) + np.take(a, i1, axis=d) * w
     return np.ascontiguousarray(a)
 
 
@@ -61,15 +83,15 @@ tuple of ints per spatial dim, mode 'nearest' | 'nearest-exact' | 'linear' | 'bi
 `upsample_backward(grad, input.shape, mode, align_corners, scales)` -> grad_input.""")
 
 
-def _mats(in_sizes, out_sizes, mode, align_corners, scales):
+def _all_taps(in_sizes, out_sizes, mode, align_corners, scales):
     scales = scales or (None,) * len(in_sizes)
-    return [_matrix(i, o, mode, align_corners, s) for i, o, s in zip(in_sizes, out_sizes, scales)]
+    return [_taps(i, o, mode, align_corners, s) for i, o, s in zip(in_sizes, out_sizes, scales)]
 
 
 @upsample_op.register("cpu")
 def _upsample_cpu(input, output_size, mode, align_corners, scales):
     x = input._np()
-    return wrap(_apply(x, _mats(x.shape[2:], output_size, mode, align_corners, scales), False))
+    return wrap(_resize(x, _all_taps(x.shape[2:], output_size, mode, align_corners, scales), False, x.shape[2:]))
 
 
 upsample_backward = declare("upsample_backward", doc="""The gradient of upsample wrt its input.
@@ -81,8 +103,8 @@ is `upsample(gg, grad.shape[2:], mode, align_corners, scales)`.""")
 
 @upsample_backward.register("cpu")
 def _upsample_backward_cpu(grad, input_shape, mode, align_corners, scales):
-    g = grad._np()
-    return wrap(_apply(g, _mats(tuple(input_shape[2:]), g.shape[2:], mode, align_corners, scales), True))
+    g, sizes = grad._np(), tuple(input_shape[2:])
+    return wrap(_resize(g, _all_taps(sizes, g.shape[2:], mode, align_corners, scales), True, sizes))
 
 
 def interpolate(input: Tensor, size: int | tuple[int, ...] | None = None,
