@@ -3817,3 +3817,43 @@ def test_schedulers_past_their_period_match_torch():
         return [seen, cos.state_dict()["last_epoch"], step.last_epoch]
 
     compare_with_torch(prog, rtol=1e-9, atol=1e-12)
+
+
+class _RaggedDataset:
+    def __len__(self):
+        return 4
+
+    def __getitem__(self, i):
+        return np.zeros(i + 1, dtype=np.float32)
+
+
+def test_dataloader_collate_of_unequal_sizes_raises_runtime_error():
+    with pytest.raises(RuntimeError):
+        list(data.DataLoader(_RaggedDataset(), batch_size=2))
+
+
+def test_dataloader_batch_size_none_sampler_and_batch_sampler():
+    ds = data.TensorDataset(ea.arange(10))
+    unbatched = list(data.DataLoader(SquaresDataset(3), batch_size=None))
+    assert all(isinstance(v, int) for v in unbatched) and unbatched == [0, 1, 4]
+    arr = list(data.DataLoader(_RaggedDataset(), batch_size=None))
+    assert isinstance(arr[1], ea.Tensor) and arr[1].shape == (2,)
+    sampled = [b[0].tolist() for b in data.DataLoader(ds, batch_size=3, sampler=[9, 0, 5, 1])]
+    assert sampled == [[9, 0, 5], [1]]
+    bs = data.BatchSampler(data.SequentialSampler(range(7)), batch_size=3, drop_last=False)
+    assert list(bs) == [[0, 1, 2], [3, 4, 5], [6]] and len(bs) == 3
+    by_batch = [b[0].tolist() for b in data.DataLoader(ds, batch_sampler=[[1, 2], [7]])]
+    assert by_batch == [[1, 2], [7]]
+    with pytest.raises(ValueError):
+        data.DataLoader(ds, batch_size=2, shuffle=True, sampler=[0, 1])
+    assert data.DataLoader(ds).sampler.__class__.__name__ == "SequentialSampler"
+    assert data.DataLoader(ds, shuffle=True).sampler.__class__.__name__ == "RandomSampler"
+
+
+def test_dataloader_persistent_workers_reiterate():
+    def run():
+        dl = data.DataLoader(SquaresDataset(6), batch_size=2, num_workers=2, persistent_workers=True)
+        return [b.tolist() for b in dl], [b.tolist() for b in dl]
+
+    a, b = _within(120, run)
+    assert a == b == [[0, 1], [4, 9], [16, 25]]
