@@ -1,4 +1,4 @@
-"""cat, flip, tril/triu, cumsum/cumprod on both devices: CUDA must match the CPU. CUDA simulator."""
+"""cat, flip, tril/triu, diag_embed and the scans on both devices: CUDA must match the CPU. CUDA simulator."""
 
 from __future__ import annotations
 
@@ -51,3 +51,22 @@ def test_cumsum_and_cumprod(dim, device):
     _both(lambda t: E.cumprod(t, dim), device, x)
     i = E.tensor([[1, 2, 3], [4, 5, 6]], dtype=E.int32)
     _both(lambda t: E.cumsum(t, dim), device, i)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("dim", [0, 1])
+def test_logcumsumexp_cummax_cummin(dim, device):
+    x = E.tensor([[1.0, 3.0, 3.0, float("nan")], [-1.0, -5.0, 2.0, 2.0], [0.0, 0.0, -1.0, 4.0]])
+    _both(lambda t: E.logcumsumexp(t, dim), device, x[:, :3])
+    for fn in (E.cummax, E.cummin):
+        want = fn(x, dim)
+        got = fn(_on(x, device), dim)
+        assert_close(got.values, _on(want.values, device), equal_nan=True)
+        assert got.indices.tolist() == want.indices.tolist()
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize(("offset", "dim1", "dim2"), [(0, -2, -1), (1, 0, 2), (-1, 1, 0)])
+def test_diag_embed(offset, dim1, dim2, device):
+    x = make_tensor(2, 3, seed=5)
+    _both(lambda t: E.diag_embed(t, offset, dim1, dim2), device, x)

@@ -1,5 +1,6 @@
-"""CUDA kernels of cat, flip, tril/triu and cumsum/cumprod: copies on the elementwise template
-(flip reads through negative strides) and a row scan."""
+"""CUDA kernels of cat, flip, tril/triu, diag_embed and the scans (cumsum, cumprod, logcumsumexp,
+cummax, cummin): copies on the elementwise template (flip reads through negative strides) and
+row scans."""
 
 from __future__ import annotations
 
@@ -63,31 +64,79 @@ def _make_tri(name: str, lower: bool):
     return kernel
 
 
-def _make_scan(name: str, multiply: bool):
+def _rows_plan(x: Tensor, res: tuple[Tensor, ...], dim: int):
+    """(nrows, km, rm) of a row scan along `dim` of `x` writing `res` (tensors of x's shape)."""
+    kept = tuple(d for d in range(x.ndim) if d != dim)
+    shape = tuple(x._shape[d] for d in kept)
+    nrows = 1
+    for s in shape:
+        nrows *= s
+    rows = [shape, tuple(res[0]._strides[d] for d in kept), tuple(x._strides[d] for d in kept)]
+    rows += [tuple(r._strides[d] for d in kept) for r in res[1:]]
+    km = lu.meta(tuple(rows))
+    rm = lu.meta(((x._strides[dim], *(r._strides[dim] for r in res)),))
+    return nrows, km, rm
+
+
+def _make_scan(name: str, mode: int):
     def kernel(x, dim, dtype=None, *, out=None):
-        dt = R._int_to_long(x, dtype)
+        if mode == KS.LOGSUMEXP:
+            if not x._dtype.is_floating_point:
+                raise RuntimeError(f"\"logcumsumexp_out_cpu\" not implemented for '{R._TORCH_NAMES[x._dtype.name]}'")
+            dt = x._dtype
+        else:
+            dt = R._int_to_long(x, dtype)
         res = lu.prepare_out(out, x._shape, dt, x._storage.device, name)
         xx, rr = (x.view(1), res.view(1)) if x.ndim == 0 else (x, res)
-        kept = tuple(d for d in range(xx.ndim) if d != dim)
-        shape = tuple(xx._shape[d] for d in kept)
-        nrows = 1
-        for s in shape:
-            nrows *= s
+        nrows, km, rm = _rows_plan(xx, (rr,), dim)
         if nrows == 0 or xx._shape[dim] == 0:
             return res
-        km = lu.meta((shape, tuple(rr._strides[d] for d in kept), tuple(xx._strides[d] for d in kept)))
-        rm = lu.meta(((xx._strides[dim], rr._strides[dim]),))
         blocks, threads = lu.grid(nrows)
-        KS.scan(multiply, lu.compute_type(dt))[blocks, threads, lu.stream()](
+        KS.scan(mode, lu.compute_type(dt))[blocks, threads, lu.stream()](
             nrows, xx._shape[dim], km, rm, lu.typed(rr), rr._offset, lu.typed(xx), xx._offset)
         return res
     return kernel
 
 
+def _make_extreme_scan(name: str, is_max: bool):
+    def kernel(x, dim, *, out=None):
+        dev = x._storage.device
+        vals = lu.prepare_out(out[0] if out is not None else None, x._shape, x._dtype, dev, name)
+        idx = lu.prepare_out(out[1] if out is not None else None, x._shape, dtypes.int64, dev, name)
+        xx, vv, ii = (x.view(1), vals.view(1), idx.view(1)) if x.ndim == 0 else (x, vals, idx)
+        nrows, km, rm = _rows_plan(xx, (vv, ii), dim)
+        if nrows and xx._shape[dim]:
+            blocks, threads = lu.grid(nrows)
+            KS.extreme_scan(is_max, lu.compute_type(x._dtype))[blocks, threads, lu.stream()](
+                nrows, xx._shape[dim], km, rm, lu.typed(vv), vv._offset, lu.typed(ii), ii._offset, lu.typed(xx),
+                xx._offset)
+        return vals, idx
+    return kernel
+
+
+def _diag_embed(input, offset=0, dim1=-2, dim2=-1):
+    n = input._shape[-1]
+    m = n + abs(offset)
+    nd = input.ndim + 1
+    d1, d2 = dim1 % nd, dim2 % nd
+    rest = [s for s in input._shape[:-1]]
+    shape = [0] * nd
+    it = iter(rest)
+    for d in range(nd):
+        shape[d] = m if d in (d1, d2) else next(it)
+    out = lu.empty(tuple(shape), input._dtype, input._storage.device).fill_(0)
+    diag = out.diagonal(offset, d1, d2)
+    copy_into(diag, input)
+    return out
+
+
 def register() -> None:
     for name, fn in (("cat", _cat), ("flip", _flip), ("tril", _make_tri("tril", True)),
-                     ("triu", _make_tri("triu", False)), ("cumsum", _make_scan("cumsum", False)),
-                     ("cumprod", _make_scan("cumprod", True))):
+                     ("triu", _make_tri("triu", False)), ("cumsum", _make_scan("cumsum", KS.SUM)),
+                     ("cumprod", _make_scan("cumprod", KS.PROD)),
+                     ("logcumsumexp", _make_scan("logcumsumexp", KS.LOGSUMEXP)),
+                     ("cummax", _make_extreme_scan("cummax", True)), ("cummin", _make_extreme_scan("cummin", False)),
+                     ("diag_embed", _diag_embed)):
         get_op(name).register("cuda")(fn)
 
 
@@ -95,8 +144,13 @@ def ptx_cases():
     from numba import types as T
 
     m, i = T.int64[:, ::1], T.int64
-    for mult in (False, True):
+    for mode, name in ((KS.SUM, "cumsum"), (KS.PROD, "cumprod"), (KS.LOGSUMEXP, "logcumsumexp")):
         for label, xa, oa, acc in (("float32", T.float32[::1], T.float32[::1], T.float32),
                                    ("int32->int64", T.int32[::1], T.int64[::1], T.int64)):
-            yield (f"{'cumprod' if mult else 'cumsum'}[{label}]", KS.scan_function(mult, acc),
-                   (i, i, m, m, oa, i, xa, i))
+            if mode == KS.LOGSUMEXP and acc is T.int64:
+                continue
+            yield (f"{name}[{label}]", KS.scan_function(mode, acc), (i, i, m, m, oa, i, xa, i))
+    for is_max in (True, False):
+        for label, arr, acc in (("float32", T.float32[::1], T.float32), ("int64", T.int64[::1], T.int64)):
+            yield (f"{'cummax' if is_max else 'cummin'}[{label}]", KS.extreme_scan_function(is_max, acc),
+                   (i, i, m, m, arr, i, T.int64[::1], i, arr, i))

@@ -1,4 +1,5 @@
-"""Running sums and products along one dim: one thread per row, a sequential scan.
+"""Running sums, products, log-sum-exps and extremes along one dim: one thread per row, a
+sequential scan.
 
 Layout assumption: `km` rows are (row-index shape, output strides, input strides) over the dims
 other than the scanned one; `rm[0]` holds the scanned dim's (input, output) strides. Rows are
@@ -7,14 +8,25 @@ independent, so a grid of threads covers them; a block-parallel scan would pay o
 
 from __future__ import annotations
 
+import math
 from functools import cache
 
 from numba import cuda
 
 from ember.core.cuda.kernels.reduce import _offset
 
+SUM, PROD, LOGSUMEXP = 0, 1, 2
 
-def scan_function(multiply: bool, acc_t):
+
+@cuda.jit(device=True)
+def _logaddexp(a, b):
+    m = a if a > b else b
+    if m == -math.inf:
+        return m
+    return m + math.log(math.exp(a - m) + math.exp(b - m))
+
+
+def scan_function(mode: int, acc_t):
     def kernel(nrows, n, km, rm, out, out_off, x, x_off):
         o = cuda.grid(1)
         sx = rm[0, 0]
@@ -22,16 +34,52 @@ def scan_function(multiply: bool, acc_t):
         while o < nrows:
             po = _offset(o, out_off, km, 1)
             px = _offset(o, x_off, km, 2)
-            acc = acc_t(1) if multiply else acc_t(0)
+            acc = acc_t(1) if mode == PROD else (acc_t(-math.inf) if mode == LOGSUMEXP else acc_t(0))
             for j in range(n):
                 v = acc_t(x[px + j * sx])
-                acc = acc * v if multiply else acc + v
+                if mode == PROD:
+                    acc = acc * v
+                elif mode == LOGSUMEXP:
+                    acc = _logaddexp(acc, v)
+                else:
+                    acc = acc + v
                 out[po + j * so] = acc
             o += cuda.gridsize(1)
 
     return kernel
 
 
+def extreme_scan_function(is_max: bool, acc_t):
+    """Running max/min and the index where it was found (a NaN, or the latest equal value, takes over)."""
+
+    def kernel(nrows, n, km, rm, vals, v_off, idx, i_off, x, x_off):
+        o = cuda.grid(1)
+        sx = rm[0, 0]
+        sv = rm[0, 1]
+        si = rm[0, 2]
+        while o < nrows:
+            pv = _offset(o, v_off, km, 1)
+            px = _offset(o, x_off, km, 2)
+            pi = _offset(o, i_off, km, 3)
+            best = acc_t(x[px])
+            at = 0
+            for j in range(n):
+                v = acc_t(x[px + j * sx])
+                if v != v or (best == best and (v >= best if is_max else v <= best)):
+                    best = v
+                    at = j
+                vals[pv + j * sv] = best
+                idx[pi + j * si] = at
+            o += cuda.gridsize(1)
+
+    return kernel
+
+
 @cache
-def scan(multiply: bool, acc_t):
-    return cuda.jit(scan_function(multiply, acc_t))
+def scan(mode: int, acc_t):
+    return cuda.jit(scan_function(mode, acc_t))
+
+
+@cache
+def extreme_scan(is_max: bool, acc_t):
+    return cuda.jit(extreme_scan_function(is_max, acc_t))
