@@ -3857,3 +3857,20 @@ def test_dataloader_persistent_workers_reiterate():
 
     a, b = _within(120, run)
     assert a == b == [[0, 1], [4, 9], [16, 25]]
+
+
+@pytest.mark.torch
+def test_beyond_floor_load_a_checkpoint_written_by_pytorch(tmp_path):
+    torch = pytest.importorskip("torch")
+    torch.manual_seed(0)
+    tm = torch.nn.Sequential(torch.nn.Linear(3, 2), torch.nn.BatchNorm1d(2))
+    path = tmp_path / "from_torch.pt"
+    torch.save({"model": tm.state_dict(), "epoch": 3}, path)
+    ckpt = ea.load(path)
+    em = nn.Sequential(nn.Linear(3, 2), nn.BatchNorm1d(2))
+    em.load_state_dict(ckpt["model"])
+    assert ckpt["epoch"] == 3
+    x = np.random.default_rng(0).normal(size=(4, 3)).astype(np.float32)
+    tm.eval()
+    em.eval()
+    np.testing.assert_allclose(N(em(ea.tensor(x))), tm(torch.tensor(x)).detach().numpy(), rtol=1e-6, atol=1e-6)
