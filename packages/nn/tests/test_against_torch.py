@@ -133,6 +133,29 @@ def test_multihead_attention_matches_torch_with_masks():
     np.testing.assert_allclose(me.in_proj_weight.grad.numpy(), mt.in_proj_weight.grad.numpy(), rtol=1e-7, atol=1e-9)
 
 
+@pytest.mark.parametrize("norm_first, batch_first", [(False, False), (True, True)])
+def test_transformer_matches_torch(norm_first, batch_first):
+    torch.manual_seed(0)
+    kw = {"d_model": 8, "nhead": 2, "num_encoder_layers": 2, "num_decoder_layers": 2, "dim_feedforward": 16,
+          "dropout": 0.0, "norm_first": norm_first, "batch_first": batch_first}
+    mt, me = tnn.Transformer(**kw), nn.Transformer(**kw)
+    to_ember(mt, me)
+    st, se = pair_input(*((2, 5, 8) if batch_first else (5, 2, 8)), seed=6)
+    tt, te = pair_input(*((2, 4, 8) if batch_first else (4, 2, 8)), seed=7)
+    mask_t = tnn.Transformer.generate_square_subsequent_mask(4, dtype=torch.float64)
+    mask_e = nn.Transformer.generate_square_subsequent_mask(4, dtype=ea.float64)
+    np.testing.assert_array_equal(mask_e.numpy(), mask_t.numpy())
+    kpm = np.zeros((2, 5), bool)
+    kpm[1, 3:] = True
+    yt = mt(st, tt, tgt_mask=mask_t, src_key_padding_mask=torch.tensor(kpm), memory_key_padding_mask=torch.tensor(kpm))
+    ye = me(se, te, tgt_mask=mask_e, src_key_padding_mask=ea.tensor(kpm), memory_key_padding_mask=ea.tensor(kpm))
+    np.testing.assert_allclose(ye.detach().numpy(), yt.detach().numpy(), rtol=1e-8, atol=1e-10)
+    yt.sum().backward()
+    ye.sum().backward()
+    np.testing.assert_allclose(te.grad.numpy(), tt.grad.numpy(), rtol=1e-7, atol=1e-9)
+    np.testing.assert_allclose(se.grad.numpy(), st.grad.numpy(), rtol=1e-7, atol=1e-9)
+
+
 def test_embedding_and_bag_match_torch():
     et, ee = tnn.Embedding(7, 3, padding_idx=1), nn.Embedding(7, 3, padding_idx=1)
     to_ember(et, ee)
@@ -284,6 +307,7 @@ REPRS = [
                            m.MaxPool2d(2), m.Flatten(), m.Linear(16, 2), m.Dropout(0.2), m.LogSoftmax(dim=1)),
     lambda m: m.ModuleDict({"lstm": m.LSTM(3, 4, 2, dropout=0.1, bidirectional=True), "gru": m.GRUCell(2, 3)}),
     lambda m: m.TransformerEncoderLayer(8, 2, 16),
+    lambda m: m.Transformer(8, 2, 1, 1, 16),
     lambda m: m.ModuleList([m.Embedding(5, 2, padding_idx=0), m.EmbeddingBag(5, 2), m.LayerNorm(3),
                             m.GroupNorm(1, 2), m.ConvTranspose2d(2, 2, 2, stride=2), m.AvgPool2d(2, 1),
                             m.AdaptiveAvgPool2d(1), m.Upsample(size=4), m.ELU(alpha=0.5), m.Softplus(),

@@ -119,3 +119,20 @@ def test_transformer_encoder_layer_matches_reference(norm_first):
     enc = nn.TransformerEncoder(layer, num_layers=2)
     assert len(enc.layers) == 2 and enc.layers[0] is not layer
     assert enc(x).shape == (2, 5, 8)
+
+
+def test_transformer_causal_mask_hides_the_future():
+    torch.manual_seed(0)
+    model = nn.Transformer(8, 2, 1, 1, 16, dropout=0.0, batch_first=True).double()
+    src = torch.randn(2, 5, 8, dtype=torch.float64)
+    tgt = torch.randn(2, 4, 8, dtype=torch.float64)
+    mask = nn.Transformer.generate_square_subsequent_mask(4, dtype=torch.float64)
+    assert mask.numpy()[0, 1] == -np.inf and mask.numpy()[1, 0] == 0
+    out = model(src, tgt, tgt_mask=mask).detach().numpy()
+    changed = tgt.clone()
+    changed[:, 3] = 100.0
+    out2 = model(src, changed, tgt_mask=mask).detach().numpy()
+    np.testing.assert_allclose(out2[:, :3], out[:, :3], rtol=1e-12)
+    assert not np.allclose(out2[:, 3], out[:, 3])
+    with pytest.raises(RuntimeError, match="feature number of src and tgt must be equal to d_model"):
+        model(src, torch.randn(2, 4, 6, dtype=torch.float64))

@@ -16,7 +16,8 @@ from ember.nn.modules.sparse import Embedding, EmbeddingBag
 from ember.nn.modules.rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell, RNNCellBase
 from ember.nn.modules.loss import *
 from ember.nn.modules.transformer import (
-    MultiheadAttention, NonDynamicallyQuantizableLinear, TransformerEncoder, TransformerEncoderLayer,
+    MultiheadAttention, NonDynamicallyQuantizableLinear, Transformer, TransformerDecoder, TransformerDecoderLayer,
+    TransformerEncoder, TransformerEncoderLayer,
 )
 from ember.nn.modules.upsampling import Upsample
 from ember.nn.modules.extra import *
