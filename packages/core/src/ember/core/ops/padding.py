@@ -2,7 +2,8 @@
 
 Every padding mode is a separable index map: along each padded dim, output position `j` reads
 input position `src[j]` (or the fill value when `src[j] == -1`). The forward gathers by the
-map, the backward sums the gradient back through it, so the four modes share both kernels.
+map, the backward copies the unpadded block back and adds each padded position onto its source,
+so the four modes share both kernels.
 """
 
 from __future__ import annotations
@@ -72,12 +73,25 @@ It is linear in `grad`; its own backward is `pad_nd(grad_grad, pad, mode, 0.0)`.
 @pad_nd_backward.register("cpu")
 def _pad_nd_backward_cpu(grad, input_shape, pad, mode):
     g = grad._np()
-    for d, src in _maps(tuple(input_shape), pad, mode):
-        m = np.zeros((len(src), input_shape[d]), dtype=g.dtype)
-        keep = src >= 0
-        m[np.nonzero(keep)[0], src[keep]] = 1
-        g = np.moveaxis(np.tensordot(g, m, axes=([d], [0])), -1, d)
+    for i, (d, src) in enumerate(_maps(tuple(input_shape), pad, mode)):
+        # the input's own positions copy back as one block; each padded position adds onto its source
+        before = pad[2 * i]
+        pos = np.arange(len(src))
+        own = (src >= 0) & (src == pos - before)
+        out = np.zeros(g.shape[:d] + (input_shape[d],) + g.shape[d + 1:], dtype=g.dtype)
+        lo, hi = (int(pos[own][0]), int(pos[own][-1]) + 1) if own.any() else (0, 0)
+        _at(out, d, slice(lo - before, hi - before))[...] = _at(g, d, slice(lo, hi))
+        for j in np.nonzero(~own & (src >= 0))[0]:
+            _at(out, d, int(src[j]))[...] += _at(g, d, int(j))
+        g = out
     return wrap(np.ascontiguousarray(g))
+
+
+def _at(a: np.ndarray, d: int, index) -> np.ndarray:
+    """The view `a[..., index, ...]` with `index` on dim `d`."""
+    sel = [slice(None)] * a.ndim
+    sel[d] = index
+    return a[tuple(sel)]
 
 
 def pad(input: Tensor, pad: tuple[int, ...] | list[int], mode: str = "constant",
