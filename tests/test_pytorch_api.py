@@ -3874,3 +3874,31 @@ def test_beyond_floor_load_a_checkpoint_written_by_pytorch(tmp_path):
     tm.eval()
     em.eval()
     np.testing.assert_allclose(N(em(ea.tensor(x))), tm(torch.tensor(x)).detach().numpy(), rtol=1e-6, atol=1e-6)
+
+
+def test_from_numpy_of_a_strided_view_shares_memory():
+    a = np.arange(12.0).reshape(3, 4)
+    x = ea.from_numpy(a[:, ::2])
+    assert x.shape == (3, 2) and x.tolist() == [[0.0, 2.0], [4.0, 6.0], [8.0, 10.0]]
+    a[0, 2] = 99
+    assert x[0, 1].item() == 99
+    assert ea.from_numpy(np.zeros(2, dtype=np.uint8)).dtype is ea.uint8
+
+
+@pytest.mark.torch
+def test_more_index_forms_match_torch():
+    def prog(t):
+        x = t.arange(24.0).reshape(4, 6)
+        out = [x[t.tensor([3, -1, 0], dtype=t.int32)], x[[True, False, True, True]], x[:, t.tensor([-1, -6])],
+               x[t.tensor([[True] * 6, [False] * 6, [True] * 3 + [False] * 3, [False] * 6])], x[1:3, 4:],
+               x[-1], x[..., -1], x[None, None, 2, ::2]]
+        z = t.zeros(4, 6)
+        m = x % 5 == 0
+        z[m] = t.arange(float(int(m.sum())))
+        z[[0, 3], 1:3] = t.tensor([[7.0, 8.0]])
+        z[2, [0, 0]] = t.tensor([1.0, 2.0])   # repeated index: last write wins on the CPU
+        z[..., 5] += 1
+        out.append(z)
+        return out
+
+    compare_with_torch(prog)
