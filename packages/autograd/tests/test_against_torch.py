@@ -151,3 +151,34 @@ def test_random_inplace_view_programs_match_torch(steps):
         return
     el.backward()
     assert _close(ea.grad, ta.grad)
+
+
+@settings(max_examples=25, deadline=None)
+@given(steps=st.lists(st.tuples(st.integers(0, len(_VIEWS) - 1), st.integers(0, 3), st.booleans()),
+                      min_size=1, max_size=3), seed=st.integers(0, 2**16))
+def test_second_derivatives_through_inplace_views_match_torch(steps, seed):
+    def program(m, a):
+        b = a * a
+        loss = 0.0
+        for vi, oi, keep in steps:
+            v = _VIEWS[vi](b)
+            _INPLACE[oi](v)
+            if keep:
+                loss = loss + (v * v).sum()
+        return loss + (b * b).sum()
+
+    a = np.random.default_rng(seed).uniform(-1, 1, (3, 4))
+    ea = E.tensor(a, dtype=E.float64, requires_grad=True)
+    ta = torch.tensor(a, dtype=torch.float64, requires_grad=True)
+    try:
+        (tg,) = torch.autograd.grad(program(torch, ta), ta, create_graph=True)
+        (tgg,) = torch.autograd.grad((tg * tg).sum(), ta)
+    except RuntimeError as e:
+        assert "modified by an inplace operation" in str(e)
+        with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+            (eg,) = E.grad(program(E, ea), ea, create_graph=True)
+            E.grad((eg * eg).sum(), ea)
+        return
+    (eg,) = E.grad(program(E, ea), ea, create_graph=True)
+    (egg,) = E.grad((eg * eg).sum(), ea)
+    assert _close(eg, tg) and _close(egg, tgg)

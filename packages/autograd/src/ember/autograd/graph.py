@@ -205,11 +205,12 @@ def type_name(t: Tensor) -> str:
 class SavedTensor:
     """A tensor saved for backward, with its storage version at save time."""
 
-    __slots__ = ("tensor", "version", "is_output", "output_nr", "producer")
+    __slots__ = ("tensor", "version", "is_output", "output_nr", "producer", "view_ref")
 
     def __init__(self, t: Tensor, is_output: bool = False, output_nr: int = 0) -> None:
         self.is_output = is_output
         self.output_nr = output_nr
+        self.view_ref = None  # weakref to the CopySlices of an in-place op on a view (see unpack)
         if is_output:
             self.producer = None
             t = Tensor._make(t._storage, t._offset, t._shape, t._strides, t._dtype)
@@ -235,6 +236,9 @@ class SavedTensor:
             from ember.autograd.grad_mode import _state
 
             if _state.enabled:
+                cs = self.view_ref() if self.view_ref is not None else None
+                if cs is not None:
+                    return _view_of_copyslices(t, cs)
                 t = Tensor._make(t._storage, t._offset, t._shape, t._strides, t._dtype)
                 t._grad_fn = node
                 t._requires_grad = True
@@ -244,3 +248,16 @@ class SavedTensor:
 
     def release(self) -> None:
         self.tensor = None
+
+
+def _view_of_copyslices(t: Tensor, cs) -> Tensor:
+    """The output of an in-place op on a view, for double backward: the view replayed (as_strided)
+    on the base, whose history is the CopySlices node (the op's own node is inside it)."""
+    from ember.core.ops.shape import as_strided
+
+    shape, strides, offset = cs.base_geom
+    base = Tensor._make(t._storage, offset, shape, strides, t._dtype)
+    base._grad_fn = cs
+    base._requires_grad = True
+    vshape, vstrides, voffset = cs.view_geom
+    return as_strided(base, vshape, vstrides, voffset)

@@ -19,6 +19,7 @@ base's `gen` counter is bumped, and every view whose `view_gen` lags behind rege
 from __future__ import annotations
 
 import traceback
+import weakref
 
 from ember.core.tensor import Tensor
 
@@ -220,6 +221,11 @@ def _rebase_inplace(target: Tensor, node: Node, target_slot: int) -> None:
     _rebase(base, cs, 0)
     meta(base).gen += 1
     regenerate_view(target)
+    if node._saved:
+        ref = weakref.ref(cs)
+        for v in node._saved.values():
+            if isinstance(v, SavedTensor) and v.is_output:
+                v.view_ref = ref
 
 
 def regenerate_view(t: Tensor) -> None:
