@@ -1,5 +1,5 @@
-"""pad_nd (+ backward), the LSTM/GRU cells (+ backward), isclose and trace on both devices: CUDA
-must match the CPU. CUDA simulator."""
+"""pad_nd and upsample (+ backward), the LSTM/GRU cells (+ backward), isclose, trace, isin,
+masked_scatter and embedding_renorm_ on both devices: CUDA must match the CPU. CUDA simulator."""
 
 from __future__ import annotations
 
@@ -65,3 +65,28 @@ def test_isclose_and_trace(device):
         assert got.tolist() == E.isclose(a, b, equal_nan=equal_nan).tolist()
     m = make_tensor(3, 3, dtype=E.int32, seed=12)
     assert E.trace(_on(m, device)).item() == E.trace(m).item()
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize(("mode", "align"), [("nearest", False), ("bilinear", False), ("bilinear", True)])
+def test_upsample_and_backward(mode, align, device):
+    x = make_tensor(1, 2, 3, 4, seed=13, noncontiguous=True)
+    _both(lambda t: get_op("upsample")(t, (5, 7), mode, align, None), device, x)
+    g = make_tensor(1, 2, 5, 7, seed=14)
+    _both(lambda gg: get_op("upsample_backward")(gg, x.shape, mode, align, None), device, g)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_isin_masked_scatter_embedding_renorm(device):
+    e = E.tensor([[1, 5, 3], [7, 3, 0]])
+    assert E.isin(_on(e, device), _on(E.tensor([3, 7]), device)).tolist() == E.isin(e, E.tensor([3, 7])).tolist()
+    assert E.isin(_on(e, device), 5, invert=True).tolist() == E.isin(e, 5, invert=True).tolist()
+    x = make_tensor(2, 3, seed=15)
+    m = E.tensor([[True, False, True], [False, True, True]])
+    src = make_tensor(6, seed=16)
+    _both(lambda t, mm, s: t.masked_scatter(mm, s), device, x, m, src)
+    w = make_tensor(4, 3, seed=17)
+    wd = _on(w.clone(), device)
+    get_op("embedding_renorm_")(w, E.tensor([1, 3, 1]), 1.0, 2.0)
+    get_op("embedding_renorm_")(wd, _on(E.tensor([1, 3, 1]), device), 1.0, 2.0)
+    assert_close(wd, _on(w, device), rtol=1e-5, atol=1e-6)

@@ -1,6 +1,8 @@
 """CUDA kernels of ops that compose from the CUDA primitives without kernels of their own:
-pad_nd (+ backward) over index maps, the fused LSTM/GRU cells (+ backward), isclose and trace.
-Every step queues on the stream; nothing synchronizes."""
+pad_nd (+ backward) over index maps, upsample (+ backward) as one small matmul per spatial dim,
+the fused LSTM/GRU cells (+ backward), isclose, trace, isin, masked_scatter (a running count
+of the mask picks each source element) and embedding_renorm_. Every step queues on the stream;
+nothing synchronizes."""
 
 from __future__ import annotations
 
@@ -9,6 +11,7 @@ import numpy as np
 from ember.core import dtypes
 from ember.core.dispatch import get_op
 from ember.core.ops import padding as PD
+from ember.core.ops import upsample as UP
 from ember.core.tensor import Tensor, describe
 
 __all__ = ["register"]
@@ -146,10 +149,94 @@ def _trace(input):
     return _op("sum")(input.diagonal(), (0,), False, dt)
 
 
+def _device_matrix(m: np.ndarray, like: Tensor) -> Tensor:
+    from ember.core.creation import from_numpy
+
+    return from_numpy(np.ascontiguousarray(m, dtype=like._dtype.np)).to(like._storage.device)
+
+
+def _apply_mats(a: Tensor, mats, transpose: bool) -> Tensor:
+    """Contract each trailing spatial dim of `a` with its `(out, in)` matrix (or its transpose)."""
+    for k, m in enumerate(mats):
+        d = a.ndim - len(mats) + k
+        mm = _device_matrix(m if transpose else m.T, a)
+        moved = a.movedim(d, -1)
+        lead = moved._shape[:-1]
+        r = _op("mm")(moved.reshape(-1, moved._shape[-1]), mm)
+        a = r.reshape(lead + (mm._shape[1],)).movedim(-1, d)
+    return _op("clone")(a) if not a.is_contiguous() else a
+
+
+def _mats(in_sizes, out_sizes, mode, align_corners, scales) -> list[np.ndarray]:
+    """The `(out, in)` interpolation matrix of each spatial dim, from the CPU op's taps."""
+    mats = []
+    for n_in, (i0, i1, lam) in zip(in_sizes, UP._all_taps(in_sizes, out_sizes, mode, align_corners, scales),
+                                   strict=True):
+        m = np.zeros((len(i0), n_in))
+        rows = np.arange(len(i0))
+        if lam is None:
+            m[rows, i0] = 1.0
+        else:
+            np.add.at(m, (rows, i0), 1.0 - lam)
+            np.add.at(m, (rows, i1), lam)
+        mats.append(m)
+    return mats
+
+
+def _upsample(input, output_size, mode, align_corners, scales):
+    return _apply_mats(input, _mats(input._shape[2:], output_size, mode, align_corners, scales), False)
+
+
+def _upsample_backward(grad, input_shape, mode, align_corners, scales):
+    return _apply_mats(grad, _mats(tuple(input_shape[2:]), grad._shape[2:], mode, align_corners, scales), True)
+
+
+def _on_device(v, like: Tensor, dtype=None) -> Tensor:
+    from ember.core.creation import tensor
+
+    if isinstance(v, Tensor):
+        return v if v._storage.device == like._storage.device else v.to(like._storage.device)
+    return tensor(v, dtype=dtype, device=like._storage.device)
+
+
+def _isin(elements, test_elements, invert=False):
+    like = elements if isinstance(elements, Tensor) else test_elements
+    e = _on_device(elements, like)
+    t = _on_device(test_elements, like).reshape(-1)
+    hit = _op("any")(_op("eq")(e.unsqueeze(-1), t), (e.ndim,), False) if t.numel() else \
+        _op("fill_")(_empty(e._shape, dtypes.bool, e._storage.device), False)
+    return _op("logical_not")(hit) if invert else hit
+
+
+def _masked_scatter(input, mask, source, *, out=None):
+    t = input if out is input else _op("clone")(input)
+    shape = t._shape
+    m = mask.expand(shape).reshape(-1)
+    pos = _op("sub")(_op("cumsum")(m, 0, dtypes.int64), 1)
+    vals = _op("index")(source.reshape(-1), (_op("clamp")(pos, 0, None),))
+    merged = _op("where")(m, vals, t.reshape(-1))
+    t.copy_(merged.view(shape))
+    if out is None or out is t:
+        return t
+    return out.resize_(shape).copy_(t)
+
+
+def _embedding_renorm(weight, indices, max_norm, norm_type):
+    idx = indices.reshape(-1)
+    rows = _op("index_select")(weight, 0, idx)
+    norms = _op("vector_norm")(rows, float(norm_type), (1,), False, None)
+    big = _op("gt")(norms, max_norm)
+    scale = _op("where")(big, _op("div")(max_norm, _op("add")(norms, 1e-7)), 1.0)
+    _op("index_put_")(weight, (idx,), _op("mul")(rows, scale.unsqueeze(1)), False)
+    return weight
+
+
 def register() -> None:
     for name, fn in (("pad_nd", _pad_nd), ("pad_nd_backward", _pad_nd_backward), ("lstm_cell", _lstm_cell),
                      ("lstm_cell_backward", _lstm_cell_backward), ("gru_cell", _gru_cell),
-                     ("gru_cell_backward", _gru_cell_backward), ("isclose", _isclose), ("trace", _trace)):
+                     ("gru_cell_backward", _gru_cell_backward), ("isclose", _isclose), ("trace", _trace),
+                     ("upsample", _upsample), ("upsample_backward", _upsample_backward), ("isin", _isin),
+                     ("masked_scatter", _masked_scatter), ("embedding_renorm_", _embedding_renorm)):
         get_op(name).register("cuda")(fn)
 
 
