@@ -126,8 +126,13 @@ def _record(op, args: tuple, kwargs: dict, call_next):
             if v is target:
                 target_slot = len(edges)
             if v._requires_grad:
-                fn = v._grad_fn
-                e = (fn, 0) if fn is not None and v._ag is None else edge_of(v)
+                fn, m = v._grad_fn, v._ag
+                if m is None and fn is not None:
+                    e = (fn, 0)
+                elif fn is None and m is not None and m.acc is not None:
+                    e = (m.acc, 0)  # a leaf's AccumulateGrad
+                else:
+                    e = edge_of(v)
                 if p not in need:
                     need.append(p)
             else:
