@@ -65,3 +65,17 @@ def test_mm_errors_match_the_cpu(device):
 def test_empty_inner_dimension_gives_zeros(device):
     r = E.mm(_on(E.zeros(2, 0), device), _on(E.zeros(0, 3), device))
     assert r.tolist() == [[0.0] * 3] * 2
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize(("eq", "shapes"), [("ij,jk->ik", [(2, 3), (3, 4)]), ("bij,bjk->bik", [(2, 2, 3), (2, 3, 2)]),
+                                            ("ii->i", [(3, 3)]), ("ii", [(3, 3)]), ("ij->", [(2, 3)]),
+                                            ("i,j->ij", [(2,), (3,)]), ("...ij,...jk", [(2, 2, 3), (3, 2)]),
+                                            ("bhqd,bhkd->bhqk", [(1, 2, 3, 4), (1, 2, 2, 4)]),
+                                            ("ij,jk,kl->il", [(2, 3), (3, 2), (2, 2)]), ("ijk->kji", [(2, 3, 1)])])
+def test_einsum_matches_cpu(eq, shapes, device):
+    ops = [make_tensor(*s, seed=i) for i, s in enumerate(shapes)]
+    want = E.einsum(eq, *ops)
+    got = E.einsum(eq, *(_on(o, device) for o in ops))
+    assert got.shape == want.shape
+    assert_close(got, _on(want, device), rtol=1e-5, atol=1e-4)
