@@ -38,3 +38,11 @@ def test_cuda_submodule():
     assert E.cuda.device_count() >= 0
     if E.cuda.is_available():
         assert E.cuda.device_count() >= 1
+
+
+def test_variable_is_the_old_wrapper():
+    x = E.ones(2)
+    v = E.Variable(x, requires_grad=True)
+    assert isinstance(x, E.Variable) and v.requires_grad and v.is_leaf and not x.requires_grad
+    v.data[0] = 3.0
+    assert x[0].item() == 3.0

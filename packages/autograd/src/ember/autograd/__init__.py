@@ -21,7 +21,7 @@ from ember.autograd.serialization import load, save
 from ember.autograd import safetensors
 from ember.autograd.safetensors import load_file as load_safetensors, save_file as save_safetensors
 from ember.autograd import tensor_api as _tensor_api
-from ember.autograd.tensor_api import detach, is_floating_point, is_nonzero, is_tensor, numel
+from ember.autograd.tensor_api import Variable, detach, is_floating_point, is_nonzero, is_tensor, numel
 from ember.autograd.record import dispatch_hook as _dispatch_hook
 from ember.autograd import cuda, functional
 

@@ -18,7 +18,7 @@ from ember.autograd import engine
 from ember.autograd.graph import Node, RemovableHandle, _Hooks, add_hook, edge_of, meta
 from ember.autograd.grad_mode import _state
 
-__all__ = ["install", "is_tensor", "is_floating_point", "numel", "is_nonzero", "detach"]
+__all__ = ["install", "is_tensor", "is_floating_point", "numel", "is_nonzero", "detach", "Variable"]
 
 
 def _check_can_require_grad(t: Tensor) -> None:
@@ -278,3 +278,18 @@ def is_nonzero(input: Tensor) -> bool:
         what = "no values" if input.numel() == 0 else "more than one value"
         raise RuntimeError(f"Boolean value of Tensor with {what} is ambiguous")
     return bool(input.item())
+
+
+class _VariableMeta(type):
+    def __instancecheck__(cls, other) -> bool:
+        return isinstance(other, Tensor)
+
+
+class Variable(metaclass=_VariableMeta):
+    """The pre-0.4 PyTorch wrapper, kept for old programs: `Variable(t, requires_grad=True)` is a
+    tensor sharing `t`'s memory, a leaf with the given `requires_grad`; every tensor is a Variable."""
+
+    def __new__(cls, data: Tensor, requires_grad: bool = False, volatile: bool = False) -> Tensor:
+        if not isinstance(data, Tensor):
+            raise TypeError(f"Variable data has to be a tensor, but got {type(data).__name__}")
+        return detach(data).requires_grad_(requires_grad)
