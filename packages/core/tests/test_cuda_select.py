@@ -1,5 +1,5 @@
-"""kthvalue, median, take/put and im2col/col2im (F.unfold/F.fold) on both devices: CUDA must match
-the CPU. CUDA simulator."""
+"""kthvalue, median, take/put, searchsorted/bucketize, bincount, histc and im2col/col2im
+(F.unfold/F.fold) on both devices: CUDA must match the CPU. CUDA simulator."""
 
 from __future__ import annotations
 
@@ -56,3 +56,27 @@ def test_im2col_and_col2im(device):
     _both(lambda t: get_op("im2col")(t, *args), device, x)
     cols = get_op("im2col")(x, *args)
     _both(lambda c: get_op("col2im")(c, (4, 5), *args), device, cols)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("right", [False, True])
+def test_searchsorted_and_bucketize(right, device):
+    seq = E.tensor([1.0, 2.0, 2.0, 5.0])
+    v = E.tensor([[0.0, 2.0, 6.0], [5.0, 1.5, 2.0]])
+    assert E.searchsorted(_on(seq, device), _on(v, device), right=right).tolist() == \
+        E.searchsorted(seq, v, right=right).tolist()
+    seq2 = E.tensor([[1.0, 3.0, 5.0], [0.0, 0.0, 9.0]])
+    assert E.searchsorted(_on(seq2, device), _on(v, device), right=right, out_int32=True).tolist() == \
+        E.searchsorted(seq2, v, right=right, out_int32=True).tolist()
+    assert E.bucketize(_on(v, device), _on(seq, device)).tolist() == E.bucketize(v, seq).tolist()
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_bincount_and_histc(device):
+    x = E.tensor([1, 3, 3, 0, 7])
+    w = E.tensor([0.5, 1.0, 1.0, 2.0, 0.25])
+    _both(lambda t: E.bincount(t), device, x)
+    _both(lambda t, ww: E.bincount(t, ww, minlength=10), device, x, w)
+    y = E.tensor([0.0, 1.0, 1.5, 2.0, 3.0, float("inf"), -1.0])
+    _both(lambda t: E.histc(t, 4, 0, 2), device, y)
+    _both(lambda t: E.histc(t, 3), device, y[:5])

@@ -1,6 +1,8 @@
 """CUDA kernels of selections built on the bitonic sort and the index kernels: kthvalue, median
 (all elements, and along a dim, NaN winning with its first index as on the CPU), take and put,
-and the im2col/col2im ops (F.unfold / F.fold) on the convolution kernels."""
+searchsorted (a count of the boundaries below each value), bincount and histc (atomic adds;
+their data-dependent sizes synchronize once, as in PyTorch), and the im2col/col2im ops
+(F.unfold / F.fold) on the convolution kernels."""
 
 from __future__ import annotations
 
@@ -110,9 +112,72 @@ def _col2im_op(input, output_size, kernel_size, dilation, padding, stride):
     return out
 
 
+def _searchsorted(seq, values, right=False, sorter=None, out_int32=False):
+    if sorter is not None:
+        seq = get_op("gather")(seq, seq.ndim - 1, sorter)
+    if not isinstance(values, Tensor):
+        from ember.core.creation import tensor
+
+        values = tensor(values, dtype=seq._dtype, device=seq._storage.device)
+    if seq.ndim > 1 and (values.ndim != seq.ndim or values._shape[:-1] != seq._shape[:-1]):
+        raise RuntimeError(f"torch.searchsorted(): boundaries tensor should be 1 dimension or the first N-1 "
+                           f"dimensions of boundaries tensor and input value tensor must match, but we got "
+                           f"boundaries tensor {list(seq._shape)} and input value tensor {list(values._shape)}")
+    below = get_op("le" if right else "lt")(seq.unsqueeze(-2) if seq.ndim > 1 else seq, values.unsqueeze(-1))
+    dt = dtypes.int32 if out_int32 else dtypes.int64
+    return get_op("sum")(below, (below.ndim - 1,), False, dt)
+
+
+def _bincount(x, weights=None, minlength=0):
+    if x.ndim != 1 or x._dtype.is_floating_point or x._dtype is dtypes.bool:
+        raise RuntimeError("bincount only supports 1-d non-negative integral inputs.")
+    if minlength < 0:
+        raise RuntimeError("minlength should be >= 0")
+    n = x.numel()
+    size = max(int(get_op("amax")(x, (0,), False).item()) + 1 if n else 0, minlength)
+    dev = x._storage.device
+    if weights is None:
+        counts = lu.empty((size,), dtypes.int64, dev).fill_(0)
+        vals = lu.empty((n,), dtypes.int64, dev).fill_(1)
+    else:
+        if weights._shape != x._shape:
+            raise RuntimeError("weights should be 1-d and have the same length as input")
+        dt = dtypes.float32 if weights._dtype is dtypes.float32 else dtypes.float64
+        counts = lu.empty((size,), dt, dev).fill_(0)
+        vals = weights if weights._dtype is dt else get_op("to_dtype")(weights, dt)
+    return get_op("index_add")(counts, 0, x, vals, out=counts) if n else counts
+
+
+def _histc(x, bins=100, min=0, max=0, *, out=None):
+    if not x._dtype.is_floating_point:
+        raise RuntimeError(f"\"histogram_cpu\" not implemented for '{x._dtype.name}'")
+    if bins <= 0:
+        raise RuntimeError("torch.histc: bins must be > 0")
+    flat = x.reshape(-1)
+    lo, hi = float(min), float(max)
+    if lo == hi and flat.numel():
+        finite = get_op("isfinite")(flat)
+        lo = float(get_op("amin")(get_op("where")(finite, flat, math.inf), (0,), False).item())
+        hi = float(get_op("amax")(get_op("where")(finite, flat, -math.inf), (0,), False).item())
+    if lo == hi:
+        lo, hi = lo - 1, hi + 1
+    if lo > hi:
+        raise RuntimeError("torch.histc: max must be larger than min")
+    op = get_op
+    pos = op("floor")(op("mul")(op("sub")(op("to_dtype")(flat, dtypes.float64), lo), bins / (hi - lo)))
+    pos = op("where")(op("eq")(flat, hi), bins - 1, pos)
+    inside = op("logical_and")(op("logical_and")(op("ge")(flat, lo), op("le")(flat, hi)), op("isfinite")(flat))
+    idx = op("to_dtype")(op("clamp")(pos, 0, bins - 1), dtypes.int64)
+    counts = lu.empty((bins,), dtypes.float64, x._storage.device).fill_(0)
+    op("index_add")(counts, 0, idx, op("to_dtype")(inside, dtypes.float64), out=counts)
+    r = op("to_dtype")(counts, x._dtype)
+    return r if out is None else lu.prepare_out(out, r._shape, r._dtype, r._storage.device, "histc").copy_(r)
+
+
 def register() -> None:
     for name, fn in (("kthvalue", _kthvalue), ("median", _median), ("median_dim", _median_dim), ("take", _take),
-                     ("put", _put), ("im2col", _im2col_op), ("col2im", _col2im_op)):
+                     ("put", _put), ("im2col", _im2col_op), ("col2im", _col2im_op), ("searchsorted", _searchsorted),
+                     ("bincount", _bincount), ("histc", _histc)):
         get_op(name).register("cuda")(fn)
 
 
