@@ -3902,3 +3902,18 @@ def test_more_index_forms_match_torch():
         return out
 
     compare_with_torch(prog)
+
+
+def test_inf_and_nan_results_raise_no_warnings():
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        ea.log(ea.tensor([0.0, -1.0]))
+        ea.sqrt(ea.tensor([-1.0]))
+        ea.tensor([1.0, 0.0]) / 0
+        ea.tensor([1.0]) // 0.0
+        ea.tensor([0.0]) ** -1.0
+        ea.tensor([1.0]) % 0.0
+        ea.exp(ea.tensor([1000.0]))
+        ea.tensor([1e38]) * 10
+        F.binary_cross_entropy(ea.tensor([0.0, 1.0]), ea.tensor([1.0, 0.0]))
