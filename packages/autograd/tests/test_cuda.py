@@ -46,3 +46,11 @@ def test_device_transfers_are_differentiable():
     z = y.to(E.float64).cpu()
     (z * z).sum().backward()
     assert x.grad.device.type == "cpu" and x.grad.dtype == E.float32 and x.grad.tolist() == [2.0, 4.0]
+
+
+def test_cpu_scalar_tensor_in_a_cuda_op_gets_a_cpu_gradient():
+    s = E.tensor(2.0, dtype=E.float64, requires_grad=True)
+    x = _cuda([1.0, 3.0])
+    (x * s).sum().backward()
+    assert s.grad.device.type == "cpu" and s.grad.item() == 4.0
+    assert x.grad.device.type == "cuda" and x.grad.cpu().tolist() == [2.0, 2.0]

@@ -39,8 +39,9 @@ def _sum_to(g: Tensor, shape: tuple) -> Tensor | None:
 
 
 def reduce_grad(node: Node, i: int, g, in_meta: tuple) -> Tensor:
-    """The gradient `g` for input `i` of `node`, summed to the input's shape and cast to its dtype."""
-    shape, dtype = in_meta
+    """The gradient `g` for input `i` of `node`, summed to the input's shape, cast to its dtype and
+    moved to its device (a CPU 0-dim input of a CUDA op gets a CPU gradient)."""
+    shape, dtype, device = in_meta
     if not isinstance(g, Tensor):
         raise TypeError(f"Function {node.name()} returned an invalid gradient at index {i} - expected a Tensor "
                         f"or None, but got {type(g).__name__}")
@@ -52,6 +53,8 @@ def reduce_grad(node: Node, i: int, g, in_meta: tuple) -> Tensor:
         g = r
     if g._dtype is not dtype and dtype.is_floating_point:
         g = g.to(dtype)
+    if g._storage.device != device:
+        g = g.to(device)
     return g
 
 

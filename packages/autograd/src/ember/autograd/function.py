@@ -187,7 +187,7 @@ def _attach(ctx: BackwardCFunction, args: tuple, tensor_pos: list[int], output):
     ctx._n_inputs = len(args)
     ctx._input_tensor_pos = tensor_pos
     ctx.next_functions = tuple(edge_of(args[i]) if args[i]._requires_grad else (None, 0) for i in tensor_pos)
-    ctx._in_meta = [(args[i]._shape, args[i]._dtype) for i in tensor_pos]
+    ctx._in_meta = [(args[i]._shape, args[i]._dtype, args[i]._storage.device) for i in tensor_pos]
     if anomaly._enabled:
         import traceback
 

@@ -139,14 +139,14 @@ def _record(op, args: tuple, kwargs: dict, call_next):
                 e = (None, 0)
             edges.append(e)
             slots.append((p, -1))
-            in_meta.append((v._shape, v._dtype))
+            in_meta.append((v._shape, v._dtype, v._storage.device))
         elif isinstance(v, list | tuple):
             for j, t in enumerate(v):
                 if isinstance(t, Tensor):
                     e = edge_of(t) if t._requires_grad else (None, 0)
                     edges.append(e)
                     slots.append((p, j))
-                    in_meta.append((t._shape, t._dtype))
+                    in_meta.append((t._shape, t._dtype, t._storage.device))
                     if e[0] is not None and p not in need:
                         need.append(p)
 

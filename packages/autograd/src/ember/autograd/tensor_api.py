@@ -200,11 +200,7 @@ class ToCopyBackward0(Node):
         self.next_functions = (edge_of(src),)
 
     def apply(self, grads: list) -> list:
-        shape, dtype, device = self._src
-        g = grads[0]
-        if g.device != device:
-            g = g.to(device)
-        return [engine.reduce_grad(self, 0, g, (shape, dtype))]
+        return [engine.reduce_grad(self, 0, grads[0], self._src)]
 
 
 def _tracking_device(fn: Callable) -> Callable:

@@ -138,7 +138,7 @@ class RuleNode(Node):
         Node.__init__(self)
         self._saved: dict | None = {}
         self._slots: tuple = ()    # per next_functions entry: (param, index in a list param or -1)
-        self._in_meta: tuple = ()  # per next_functions entry: (shape, dtype) of that input
+        self._in_meta: tuple = ()  # per next_functions entry: (shape, dtype, device) of that input
 
     def release(self) -> None:
         saved = self._saved
@@ -196,7 +196,7 @@ class RuleNode(Node):
         in_meta = self._in_meta
         for i, g in enumerate(out):
             if g is not None:
-                shape, dtype = in_meta[i]
-                if g._shape != shape or g._dtype is not dtype:
+                shape, dtype, device = in_meta[i]
+                if g._shape != shape or g._dtype is not dtype or g._storage.device is not device:
                     out[i] = reduce_grad(self, i, g, in_meta[i])
         return out
