@@ -3917,3 +3917,22 @@ def test_inf_and_nan_results_raise_no_warnings():
         ea.exp(ea.tensor([1000.0]))
         ea.tensor([1e38]) * 10
         F.binary_cross_entropy(ea.tensor([0.0, 1.0]), ea.tensor([1.0, 0.0]))
+
+
+def test_module_call_with_keywords_state_dict_options_and_shared_submodules():
+    lin = nn.Linear(2, 3)
+    assert lin(input=ea.ones(1, 2)).shape == (1, 3)
+    sd = lin.state_dict(keep_vars=True)
+    assert sd["weight"] is lin.weight
+    assert list(lin.state_dict(prefix="enc.")) == ["enc.weight", "enc.bias"]
+    assert [n for n, _ in lin.named_parameters(prefix="m")] == ["m.weight", "m.bias"]
+    shared = nn.Linear(2, 2)
+    seq = nn.Sequential(shared, nn.ReLU(), shared)
+    assert [n for n, _ in seq.named_modules()] == ["", "0", "1"]
+    assert len(list(seq.parameters())) == 2
+    assert list(seq.state_dict()) == ["0.weight", "0.bias", "2.weight", "2.bias"]
+    bn = nn.BatchNorm1d(3, track_running_stats=False)
+    assert bn.running_mean is None and "running_mean" not in bn.state_dict()
+    m = nn.Module()
+    m.register_buffer("maybe", None)
+    assert m.maybe is None and list(m.state_dict()) == []
