@@ -87,3 +87,16 @@ def test_out_of_range_cuda_index_is_skipped_without_synchronizing():
     r = E.gather(x, 0, E.tensor([1, 9], device="cuda"))
     assert E.cuda.sync_count() == n
     assert r.tolist() == [1.0, 0.0]
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("reduce", ["sum", "mean", "amax", "amin"])
+@pytest.mark.parametrize("include_self", [True, False])
+def test_scatter_reduce(reduce, include_self, device):
+    x = make_tensor(3, 4, seed=8)
+    idx = E.tensor([[0, 2, 0, 1], [2, 2, 0, 1]])
+    src = make_tensor(2, 4, seed=9)
+    _both(lambda a, i, s: E.scatter_reduce(a, 0, i, s, reduce, include_self=include_self), device, x, idx, src)
+    xi = make_tensor(3, 4, dtype=E.int64, seed=10)
+    si = make_tensor(2, 4, dtype=E.int64, seed=11)
+    _both(lambda a, i, s: E.scatter_reduce(a, 0, i, s, reduce, include_self=include_self), device, xi, idx, si)

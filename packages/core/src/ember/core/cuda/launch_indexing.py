@@ -1,9 +1,11 @@
-"""CUDA kernels of gather, scatter, scatter_add, index_select, index_add, index_copy, index_fill,
-masked_fill, embedding and embedding_backward: one dim-indexed kernel (atomics where it
-accumulates) and the elementwise template. Index values are not range-checked on the host (that
+"""CUDA kernels of gather, scatter, scatter_add, scatter_reduce, index_select, index_add,
+index_copy, index_fill, masked_fill, embedding and embedding_backward: one dim-indexed kernel
+(atomics where it accumulates) and the elementwise template. Index values are not range-checked on the host (that
 would synchronize); the kernel skips out-of-range ones, see `kernels.indexing`."""
 
 from __future__ import annotations
+
+import math
 
 import numpy as np
 from numba import types as nbt
@@ -35,13 +37,15 @@ def _value_type(dt: dtypes.dtype):
 
 def dim_indexed(dst: Tensor, src, idx: Tensor, shape, dst_strides, src_strides, idx_strides, size: int,
                 dst_ks: int, src_ks: int, *, accumulate: bool = False, alpha=1, wrap: bool = False,
-                zero_missing: bool = False) -> Tensor:
-    """Run the dim-indexed kernel over `shape` (see `kernels.indexing` for the layout)."""
+                zero_missing: bool = False, mode: int | None = None) -> Tensor:
+    """Run the dim-indexed kernel over `shape` (see `kernels.indexing` for the layout); `accumulate`
+    means `mode=ADD`."""
     n = _numel(shape)
     if n == 0:
         return dst
-    if accumulate and dst._dtype not in _ATOMIC:
-        raise NotImplementedError(f"accumulating into {describe(dst)} has no CUDA kernel (atomic adds exist for "
+    mode = (KI.ADD if accumulate else KI.SET) if mode is None else mode
+    if mode != KI.SET and dst._dtype not in _ATOMIC:
+        raise NotImplementedError(f"accumulating into {describe(dst)} has no CUDA kernel (atomics exist for "
                                   "float32, float64, int32 and int64)")
     use_scalar = not isinstance(src, Tensor)
     m = lu.meta((tuple(shape), tuple(dst_strides), tuple(src_strides) if not use_scalar else (0,) * len(shape),
@@ -49,7 +53,7 @@ def dim_indexed(dst: Tensor, src, idx: Tensor, shape, dst_strides, src_strides, 
     s_arr, s_off = (lu.typed(dst), 0) if use_scalar else (lu.typed(src), src._offset)
     scalar = src if use_scalar else 0
     blocks, threads = lu.grid(n)
-    KI.dim_index(accumulate, _value_type(dst._dtype))[blocks, threads, lu.stream()](
+    KI.dim_index(mode, _value_type(dst._dtype))[blocks, threads, lu.stream()](
         n, m, size, wrap, lu.typed(dst), dst._offset, dst_ks, s_arr, s_off, src_ks, scalar, use_scalar, alpha,
         lu.typed(idx), idx._offset, zero_missing)
     return dst
@@ -123,6 +127,43 @@ def _scatter(input, dim, index, src, reduce=None, *, out=None):
 
 def _scatter_add(input, dim, index, src, *, out=None):
     return _scatter_any("scatter_add", input, dim, index, src, True, out)
+
+
+def _extreme(dt: dtypes.dtype, largest: bool):
+    if dt.is_floating_point:
+        return -math.inf if largest else math.inf
+    info = np.iinfo(dt.np)
+    return int(info.min if largest else info.max)
+
+
+def _scatter_reduce(input, dim, index, src, reduce, *, include_self=True, out=None):
+    modes = {"sum": KI.ADD, "mean": KI.ADD, "amax": KI.MAX, "amin": KI.MIN}
+    if reduce == "prod":
+        raise NotImplementedError("scatter_reduce(reduce='prod') has no CUDA kernel (there is no atomic multiply)")
+    if reduce not in modes:
+        raise RuntimeError(f"reduce argument must be either sum, prod, mean, amax or amin, got {reduce}")
+    I._check_long("scatter_reduce", index)
+    d = I._wrap_dim(input, dim)
+    I._check_dim_shapes("scatter_reduce", index, input, d, "self")
+    if src._dtype is not input._dtype:
+        raise RuntimeError(f"scatter_reduce(): Expected self.dtype to be equal to src.dtype; got {describe(input)} "
+                           f"and {describe(src)}")
+    t = _target(input, out)
+    tt, idx, s = _as_1d(t), _as_1d(index), _as_1d(src)
+    plan = (idx._shape, _zero_at(tt._strides, d), s._strides if s.ndim == idx.ndim else (0,) * idx.ndim,
+            idx._strides, tt._shape[d], tt._strides[d], 0)
+    if not include_self:
+        start = 0 if reduce in ("sum", "mean") else _extreme(t._dtype, reduce == "amax")
+        dim_indexed(tt, start, idx, plan[0], plan[1], (), plan[3], plan[4], plan[5], 0)
+    dim_indexed(tt, s, idx, *plan, mode=modes[reduce])
+    if reduce == "mean":
+        counts = lu.empty(tt._shape, dtypes.int64, tt._storage.device).fill_(0)
+        dim_indexed(counts, 1, idx, plan[0], _zero_at(counts._strides, d), (), plan[3], plan[4], counts._strides[d],
+                    0, accumulate=True)
+        denom = get_op("add")(counts, int(include_self))
+        q = get_op("div" if t._dtype.is_floating_point else "floor_divide")(tt, get_op("clamp")(denom, 1, None))
+        get_op("where")(get_op("gt")(counts, 0), q, tt, out=tt)
+    return _finish(t, out, "scatter_reduce")
 
 
 def _check_vector(op: str, input: Tensor, dim, index: Tensor) -> int:
@@ -224,6 +265,7 @@ def _embedding_backward(grad, indices, num_weights, padding_idx=-1, scale_grad_b
 
 def register() -> None:
     for name, fn in (("gather", _gather), ("scatter", _scatter), ("scatter_add", _scatter_add),
+                     ("scatter_reduce", _scatter_reduce),
                      ("index_select", _index_select), ("index_add", _index_add), ("index_copy", _index_copy),
                      ("index_fill", _index_fill), ("masked_fill", _masked_fill), ("embedding", _embedding),
                      ("embedding_backward", _embedding_backward)):
@@ -234,11 +276,11 @@ def ptx_cases():
     from numba import types as T
 
     m, i, b = T.int64[:, ::1], T.int64, T.boolean
-    for acc in (False, True):
+    for mode, mname in ((KI.SET, ""), (KI.ADD, ", add"), (KI.MAX, ", max"), (KI.MIN, ", min")):
         for label, arr, vt in (("float32", T.float32[::1], T.float32), ("float64", T.float64[::1], T.float64),
                                ("int64", T.int64[::1], T.int64), ("int32", T.int32[::1], T.int32)):
-            yield (f"dim_index[{label}{', add' if acc else ''}]", KI.dim_index_function(acc, vt),
+            yield (f"dim_index[{label}{mname}]", KI.dim_index_function(mode, vt),
                    (i, m, i, b, arr, i, i, arr, i, i, T.float64, b, i, T.int64[::1], i, b))
     for label, arr, vt in (("float16", T.float16[::1], T.float16), ("bool", T.boolean[::1], T.boolean)):
-        yield (f"dim_index[{label}]", KI.dim_index_function(False, vt),
+        yield (f"dim_index[{label}]", KI.dim_index_function(KI.SET, vt),
                (i, m, i, b, arr, i, i, arr, i, i, T.int64, b, i, T.int32[::1], i, b))

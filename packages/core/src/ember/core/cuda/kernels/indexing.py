@@ -6,7 +6,7 @@ indexed side has stride 0 along `dim` and instead moves by `k * dst_ks` (or `k *
 with `k = idx[...]`. Negative indices wrap when `wrap` is set; an index outside `[0, size)`
 is skipped (a gather writes 0 there): the host cannot check device indices without a
 synchronization, and a kernel must never touch memory outside its tensors. Accumulation
-uses atomic adds, so repeated indices add up correctly.
+uses atomics (add, max, min), so repeated indices combine correctly.
 """
 
 from __future__ import annotations
@@ -16,8 +16,11 @@ from functools import cache
 from numba import cuda
 
 
-def dim_index_function(accumulate: bool, vt):
-    """The kernel; `accumulate` adds atomically instead of storing; `vt` is the destination's type."""
+SET, ADD, MAX, MIN = range(4)
+
+
+def dim_index_function(mode: int, vt):
+    """The kernel; `mode` stores (SET) or combines atomically (ADD, MAX, MIN); `vt` is the destination's type."""
 
     def kernel(n, meta, size, wrap, dst, dst_off, dst_ks, src, src_off, src_ks, scalar, use_scalar, alpha, idx,
                idx_off, zero_missing):
@@ -41,8 +44,12 @@ def dim_index_function(accumulate: bool, vt):
                 k += size
             if 0 <= k < size:
                 v = vt(scalar) if use_scalar else vt(src[ps + k * src_ks])
-                if accumulate:
+                if mode == ADD:
                     cuda.atomic.add(dst, pd + k * dst_ks, vt(v * alpha))
+                elif mode == MAX:
+                    cuda.atomic.max(dst, pd + k * dst_ks, v)
+                elif mode == MIN:
+                    cuda.atomic.min(dst, pd + k * dst_ks, v)
                 else:
                     dst[pd + k * dst_ks] = v
             elif zero_missing:
@@ -53,5 +60,5 @@ def dim_index_function(accumulate: bool, vt):
 
 
 @cache
-def dim_index(accumulate: bool, vt):
-    return cuda.jit(dim_index_function(accumulate, vt))
+def dim_index(mode: int, vt):
+    return cuda.jit(dim_index_function(mode, vt))
