@@ -228,6 +228,14 @@ OPTIMS = [
     ("RMSprop", {"lr": 1e-2, "centered": True, "momentum": 0.9, "weight_decay": 0.1}),
     ("RMSprop", {"lr": 1e-2, "alpha": 0.9}),
     ("Adagrad", {"lr": 0.1, "lr_decay": 0.01, "initial_accumulator_value": 0.1, "weight_decay": 0.1}),
+    ("Adamax", {"lr": 1e-2, "weight_decay": 0.1}),
+    ("Adamax", {"lr": 1e-2, "betas": (0.5, 0.9), "maximize": True}),
+    ("NAdam", {"lr": 1e-2, "weight_decay": 0.1}),
+    ("NAdam", {"lr": 1e-2, "momentum_decay": 0.01, "decoupled_weight_decay": True, "weight_decay": 0.1}),
+    ("RAdam", {"lr": 1e-2}),
+    ("RAdam", {"lr": 1e-2, "weight_decay": 0.1, "decoupled_weight_decay": True, "betas": (0.8, 0.5)}),
+    ("Adadelta", {"lr": 0.5, "weight_decay": 0.1}),
+    ("Adadelta", {"rho": 0.5, "maximize": True}),
 ]
 
 

@@ -39,12 +39,16 @@ def test_small_cnn_step_matches_cpu():
                                       ("Adam", {"lr": 0.1, "amsgrad": True, "weight_decay": 0.1}),
                                       ("AdamW", {"lr": 0.1}),
                                       ("RMSprop", {"centered": True, "momentum": 0.5}),
-                                      ("Adagrad", {"lr_decay": 0.1})])
+                                      ("Adagrad", {"lr_decay": 0.1}),
+                                      ("Adamax", {"weight_decay": 0.1}),
+                                      ("NAdam", {"decoupled_weight_decay": True, "weight_decay": 0.1}),
+                                      ("RAdam", {"lr": 0.1}),
+                                      ("Adadelta", {"weight_decay": 0.1})])
 def test_optimizer_kernels_match_cpu(name, kw):
     p0 = torch.randn(7, dtype=torch.float64)
     pc, pg = nn.Parameter(p0.clone()), nn.Parameter(p0.clone().cuda())
     oc, og = getattr(optim, name)([pc], **kw), getattr(optim, name)([pg], **kw)
-    for _ in range(3):
+    for _ in range(7):
         g = torch.randn(7, dtype=torch.float64)
         pc.grad, pg.grad = g, g.cuda()
         oc.step()

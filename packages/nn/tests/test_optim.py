@@ -269,3 +269,69 @@ def test_repr_lists_group_options():
     text = repr(opt)
     assert text.startswith("SGD (\nParameter Group 0\n    dampening: 0\n") and "    lr: 0.1\n" in text
     assert text.endswith(")")
+
+
+def adamax_ref(p, grads, lr=2e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0.0):
+    m, u, out = np.zeros_like(p), np.zeros_like(p), []
+    for t, g in enumerate(grads, 1):
+        g = g + weight_decay * p
+        m = m + (1 - betas[0]) * (g - m)
+        u = np.maximum(betas[1] * u, np.abs(g) + eps)
+        p = p - lr / (1 - betas[0] ** t) * m / u
+        out.append(p)
+    return np.array(out)
+
+
+def nadam_ref(p, grads, lr=2e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0.0, momentum_decay=4e-3):
+    m, v, mu_prod, out = np.zeros_like(p), np.zeros_like(p), 1.0, []
+    for t, g in enumerate(grads, 1):
+        g = g + weight_decay * p
+        mu = betas[0] * (1 - 0.5 * 0.96 ** (t * momentum_decay))
+        mu_next = betas[0] * (1 - 0.5 * 0.96 ** ((t + 1) * momentum_decay))
+        mu_prod = float(np.float32(mu_prod) * np.float32(mu))  # PyTorch keeps it in a float32 tensor
+        m = m + (1 - betas[0]) * (g - m)
+        v = betas[1] * v + (1 - betas[1]) * g * g
+        denom = np.sqrt(v / (1 - betas[1] ** t)) + eps
+        p = p - lr * (1 - mu) / (1 - mu_prod) * g / denom - lr * mu_next / (1 - mu_prod * mu_next) * m / denom
+        out.append(p)
+    return np.array(out)
+
+
+def radam_ref(p, grads, lr=1e-3, betas=(0.9, 0.999), eps=1e-8):
+    m, v, out = np.zeros_like(p), np.zeros_like(p), []
+    rho_inf = 2 / (1 - betas[1]) - 1
+    for t, g in enumerate(grads, 1):
+        m = m + (1 - betas[0]) * (g - m)
+        v = betas[1] * v + (1 - betas[1]) * g * g
+        bc1, bc2 = 1 - betas[0] ** t, 1 - betas[1] ** t
+        rho_t = rho_inf - 2 * t * betas[1] ** t / bc2
+        step = m / bc1 * lr
+        if rho_t > 5:
+            rect = np.sqrt((rho_t - 4) * (rho_t - 2) * rho_inf / ((rho_inf - 4) * (rho_inf - 2) * rho_t))
+            step = step * np.sqrt(bc2) / (np.sqrt(v) + eps) * rect
+        p = p - step
+        out.append(p)
+    return np.array(out)
+
+
+def adadelta_ref(p, grads, lr=1.0, rho=0.9, eps=1e-6, weight_decay=0.0):
+    sq, acc, out = np.zeros_like(p), np.zeros_like(p), []
+    for g in grads:
+        g = g + weight_decay * p
+        sq = rho * sq + (1 - rho) * g * g
+        delta = np.sqrt(acc + eps) / np.sqrt(sq + eps) * g
+        acc = rho * acc + (1 - rho) * delta * delta
+        p = p - lr * delta
+        out.append(p)
+    return np.array(out)
+
+
+@pytest.mark.parametrize("cls, ref, kw", [
+    (optim.Adamax, adamax_ref, {"lr": 0.01, "weight_decay": 0.1}),
+    (optim.NAdam, nadam_ref, {"lr": 0.01, "weight_decay": 0.1, "momentum_decay": 0.01}),
+    (optim.RAdam, radam_ref, {"lr": 0.01}),
+    (optim.Adadelta, adadelta_ref, {"lr": 0.5, "rho": 0.8, "weight_decay": 0.05}),
+], ids=["Adamax", "NAdam", "RAdam", "Adadelta"])
+def test_adam_variants_and_adadelta_trajectories(cls, ref, kw):
+    got, _ = run_ember(cls, P0, G, **kw)
+    np.testing.assert_allclose(got, ref(P0, G, **kw), rtol=1e-12, atol=1e-14)

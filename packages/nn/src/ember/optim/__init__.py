@@ -5,6 +5,9 @@ from ember.optim.sgd import SGD
 from ember.optim.adam import Adam, AdamW
 from ember.optim.rmsprop import RMSprop
 from ember.optim.adagrad import Adagrad
+from ember.optim.adam_variants import Adamax, NAdam, RAdam
+from ember.optim.adadelta import Adadelta
 from ember.optim import lr_scheduler
 
-__all__ = ["Optimizer", "SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "lr_scheduler"]
+__all__ = ["Optimizer", "SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Adamax", "NAdam", "RAdam", "Adadelta",
+           "lr_scheduler"]

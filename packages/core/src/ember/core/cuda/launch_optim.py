@@ -89,6 +89,77 @@ def _adagrad(p, po, g, go, s, so, n, clr, eps, wd, maximize):
         p[po + i] = p[po + i] + (-clr) * (d / (math.sqrt(s[so + i]) + eps))
 
 
+def _adamax(p, po, g, go, m, mo, u, uo, n, beta1, beta2, eps, wd, clr, maximize):
+    w1 = 1 - beta1
+    for i in range(cuda.grid(1), n, cuda.gridsize(1)):
+        d = -g[go + i] if maximize else g[go + i]
+        if wd != 0:
+            d = d + wd * p[po + i]
+        if w1 < 0.5:
+            m[mo + i] = m[mo + i] + w1 * (d - m[mo + i])
+        else:
+            m[mo + i] = d - (d - m[mo + i]) * (1 - w1)
+        a = abs(d) + eps
+        b = u[uo + i] * beta2
+        u[uo + i] = b if b >= a or b != b else a
+        p[po + i] = p[po + i] + (-clr) * (m[mo + i] / u[uo + i])
+
+
+def _nadam(p, po, g, go, m, mo, v, vo, n, decay, beta1, beta2, eps, wd, bc2, coef_grad, coef_avg, maximize,
+           decoupled):
+    w1 = 1 - beta1
+    w2 = 1 - beta2
+    for i in range(cuda.grid(1), n, cuda.gridsize(1)):
+        d = -g[go + i] if maximize else g[go + i]
+        if wd != 0:
+            if decoupled:
+                p[po + i] = p[po + i] * decay
+            else:
+                d = d + wd * p[po + i]
+        if w1 < 0.5:
+            m[mo + i] = m[mo + i] + w1 * (d - m[mo + i])
+        else:
+            m[mo + i] = d - (d - m[mo + i]) * (1 - w1)
+        v[vo + i] = v[vo + i] * beta2 + w2 * (d * d)
+        denom = math.sqrt(v[vo + i] / bc2) + eps
+        p[po + i] = p[po + i] + coef_grad * (d / denom)
+        p[po + i] = p[po + i] + coef_avg * (m[mo + i] / denom)
+
+
+def _radam(p, po, g, go, m, mo, v, vo, n, decay, beta1, beta2, eps, wd, lr, bc1, bc2_sqrt, rect, maximize,
+           decoupled):
+    w1 = 1 - beta1
+    w2 = 1 - beta2
+    for i in range(cuda.grid(1), n, cuda.gridsize(1)):
+        d = -g[go + i] if maximize else g[go + i]
+        if wd != 0:
+            if decoupled:
+                p[po + i] = p[po + i] * decay
+            else:
+                d = d + wd * p[po + i]
+        if w1 < 0.5:
+            m[mo + i] = m[mo + i] + w1 * (d - m[mo + i])
+        else:
+            m[mo + i] = d - (d - m[mo + i]) * (1 - w1)
+        v[vo + i] = v[vo + i] * beta2 + w2 * (d * d)
+        t = m[mo + i] / bc1 * lr
+        if rect > 0:
+            t = t * (bc2_sqrt / (math.sqrt(v[vo + i]) + eps)) * rect
+        p[po + i] = p[po + i] - t
+
+
+def _adadelta(p, po, g, go, sq, so, acc, ao, n, lr, rho, eps, wd, maximize):
+    w = 1 - rho
+    for i in range(cuda.grid(1), n, cuda.gridsize(1)):
+        d = -g[go + i] if maximize else g[go + i]
+        if wd != 0:
+            d = d + wd * p[po + i]
+        sq[so + i] = sq[so + i] * rho + w * (d * d)
+        delta = math.sqrt(acc[ao + i] + eps) / math.sqrt(sq[so + i] + eps) * d
+        acc[ao + i] = acc[ao + i] * rho + w * (delta * delta)
+        p[po + i] = p[po + i] + (-lr) * delta
+
+
 @cache
 def _jit(fn):
     return cuda.jit(fn)
@@ -147,11 +218,39 @@ def _adagrad_cuda(param, grad, state_sum, step, lr, lr_decay, eps, weight_decay,
     return _launch(_adagrad, param, grad, (state_sum,), (float(clr), float(eps), float(weight_decay), bool(maximize)))
 
 
+def _adamax_cuda(param, grad, exp_avg, exp_inf, step, lr, beta1, beta2, eps, weight_decay, maximize):
+    return _launch(_adamax, param, grad, (exp_avg, exp_inf),
+                   (float(beta1), float(beta2), float(eps), float(weight_decay), float(lr / (1 - beta1 ** step)),
+                    bool(maximize)))
+
+
+def _nadam_cuda(param, grad, exp_avg, exp_avg_sq, step, lr, beta1, beta2, eps, weight_decay, coef_grad, coef_avg,
+                maximize, decoupled):
+    return _launch(_nadam, param, grad, (exp_avg, exp_avg_sq),
+                   (float(1 - lr * weight_decay), float(beta1), float(beta2), float(eps), float(weight_decay),
+                    float(1 - beta2 ** step), float(coef_grad), float(coef_avg), bool(maximize), bool(decoupled)))
+
+
+def _radam_cuda(param, grad, exp_avg, exp_avg_sq, step, lr, beta1, beta2, eps, weight_decay, maximize, decoupled):
+    from ember.core.ops.optim_kernels import radam_rect
+
+    return _launch(_radam, param, grad, (exp_avg, exp_avg_sq),
+                   (float(1 - lr * weight_decay), float(beta1), float(beta2), float(eps), float(weight_decay),
+                    float(lr), float(1 - beta1 ** step), float((1 - beta2 ** step) ** 0.5),
+                    float(radam_rect(step, beta2)), bool(maximize), bool(decoupled)))
+
+
+def _adadelta_cuda(param, grad, square_avg, acc_delta, lr, rho, eps, weight_decay, maximize):
+    return _launch(_adadelta, param, grad, (square_avg, acc_delta),
+                   (float(lr), float(rho), float(eps), float(weight_decay), bool(maximize)))
+
+
 def register() -> None:
     import ember.core.ops.optim_kernels  # noqa: F401 - declares the ops
 
     for name, fn in (("sgd_step", _sgd_cuda), ("adam_step", _adam_cuda), ("rmsprop_step", _rmsprop_cuda),
-                     ("adagrad_step", _adagrad_cuda)):
+                     ("adagrad_step", _adagrad_cuda), ("adamax_step", _adamax_cuda), ("nadam_step", _nadam_cuda),
+                     ("radam_step", _radam_cuda), ("adadelta_step", _adadelta_cuda)):
         get_op(name).register("cuda")(fn)
 
 
@@ -166,3 +265,7 @@ def ptx_cases():
         yield (f"rmsprop_step[{label}]", _rmsprop,
                (arr, i, arr, i, arr, i, arr, i, arr, i, i, s, s, s, s, s, b, b))
         yield f"adagrad_step[{label}]", _adagrad, (arr, i, arr, i, arr, i, i, s, s, s, b)
+        yield f"adamax_step[{label}]", _adamax, (arr, i, arr, i, arr, i, arr, i, i, s, s, s, s, s, b)
+        yield (f"nadam_step[{label}]", _nadam, (arr, i, arr, i, arr, i, arr, i, i, s, s, s, s, s, s, s, s, b, b))
+        yield (f"radam_step[{label}]", _radam, (arr, i, arr, i, arr, i, arr, i, i, s, s, s, s, s, s, s, s, s, b, b))
+        yield f"adadelta_step[{label}]", _adadelta, (arr, i, arr, i, arr, i, arr, i, i, s, s, s, s, b)

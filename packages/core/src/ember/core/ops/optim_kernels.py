@@ -18,7 +18,8 @@ import numpy as np
 from ember.core.dispatch import declare
 from ember.core.tensor import Tensor, describe
 
-__all__ = ["sgd_step", "adam_step", "rmsprop_step", "adagrad_step"]
+__all__ = ["sgd_step", "adam_step", "rmsprop_step", "adagrad_step", "adamax_step", "nadam_step", "radam_step",
+           "adadelta_step"]
 
 
 @cache
@@ -101,7 +102,77 @@ def _kernels():
             s[i] = s[i] + d * d
             p[i] = p[i] + (-clr) * (d / (math.sqrt(s[i]) + eps))
 
-    return {"sgd": sgd, "adam": adam, "rmsprop": rmsprop, "adagrad": adagrad}
+    @jit
+    def adamax(p, g, m, u, beta1, beta2, eps, wd, clr, maximize):
+        w1 = 1 - beta1
+        for i in range(p.size):
+            d = -g[i] if maximize else g[i]
+            if wd != 0:
+                d = d + wd * p[i]
+            if w1 < 0.5:
+                m[i] = m[i] + w1 * (d - m[i])
+            else:
+                m[i] = d - (d - m[i]) * (1 - w1)
+            a = abs(d) + eps
+            b = u[i] * beta2
+            u[i] = b if b >= a or b != b else a
+            p[i] = p[i] + (-clr) * (m[i] / u[i])
+
+    @jit
+    def nadam(p, g, m, v, decay, beta1, beta2, eps, wd, bc2, coef_grad, coef_avg, maximize, decoupled):
+        w1 = 1 - beta1
+        w2 = 1 - beta2
+        for i in range(p.size):
+            d = -g[i] if maximize else g[i]
+            if wd != 0:
+                if decoupled:
+                    p[i] = p[i] * decay
+                else:
+                    d = d + wd * p[i]
+            if w1 < 0.5:
+                m[i] = m[i] + w1 * (d - m[i])
+            else:
+                m[i] = d - (d - m[i]) * (1 - w1)
+            v[i] = v[i] * beta2 + w2 * (d * d)
+            denom = math.sqrt(v[i] / bc2) + eps
+            p[i] = p[i] + coef_grad * (d / denom)
+            p[i] = p[i] + coef_avg * (m[i] / denom)
+
+    @jit
+    def radam(p, g, m, v, decay, beta1, beta2, eps, wd, lr, bc1, bc2_sqrt, rect, maximize, decoupled):
+        w1 = 1 - beta1
+        w2 = 1 - beta2
+        for i in range(p.size):
+            d = -g[i] if maximize else g[i]
+            if wd != 0:
+                if decoupled:
+                    p[i] = p[i] * decay
+                else:
+                    d = d + wd * p[i]
+            if w1 < 0.5:
+                m[i] = m[i] + w1 * (d - m[i])
+            else:
+                m[i] = d - (d - m[i]) * (1 - w1)
+            v[i] = v[i] * beta2 + w2 * (d * d)
+            t = m[i] / bc1 * lr
+            if rect > 0:
+                t = t * (bc2_sqrt / (math.sqrt(v[i]) + eps)) * rect
+            p[i] = p[i] - t
+
+    @jit
+    def adadelta(p, g, sq, acc, lr, rho, eps, wd, maximize):
+        w = 1 - rho
+        for i in range(p.size):
+            d = -g[i] if maximize else g[i]
+            if wd != 0:
+                d = d + wd * p[i]
+            sq[i] = sq[i] * rho + w * (d * d)
+            delta = math.sqrt(acc[i] + eps) / math.sqrt(sq[i] + eps) * d
+            acc[i] = acc[i] * rho + w * (delta * delta)
+            p[i] = p[i] + (-lr) * delta
+
+    return {"sgd": sgd, "adam": adam, "rmsprop": rmsprop, "adagrad": adagrad, "adamax": adamax, "nadam": nadam,
+            "radam": radam, "adadelta": adadelta}
 
 
 def _check(op: str, param: Tensor, *others: Tensor | None) -> None:
@@ -210,4 +281,89 @@ def _adagrad_cpu(param, grad, state_sum, step, lr, lr_decay, eps, weight_decay, 
     clr = lr / (1 + (step - 1) * lr_decay)
     k = _kernels()["adagrad"]
     _run(param, grad, (state_sum,), lambda p, g, s: k(p, g, s, c(clr), c(eps), c(weight_decay), bool(maximize)))
+    return param
+
+
+adamax_step = declare("adamax_step", differentiable=False, mutates=0, doc="""Adamax update of one parameter.
+
+`adamax_step(param, grad, exp_avg, exp_inf, step, lr, beta1, beta2, eps, weight_decay, maximize)`;
+`step` is the count after this update's increment.""")
+
+
+@adamax_step.register("cpu")
+def _adamax_cpu(param, grad, exp_avg, exp_inf, step, lr, beta1, beta2, eps, weight_decay, maximize):
+    _check("adamax_step", param, grad, exp_avg, exp_inf)
+    c = param._dtype.np.type
+    clr = lr / (1 - beta1 ** step)
+    k = _kernels()["adamax"]
+    _run(param, grad, (exp_avg, exp_inf), lambda p, g, m, u: k(p, g, m, u, c(beta1), c(beta2), c(eps),
+                                                                c(weight_decay), c(clr), bool(maximize)))
+    return param
+
+
+def nadam_scalars(step: float, lr: float, beta1: float, momentum_decay: float, mu_product: float) -> tuple:
+    """NAdam's momentum schedule: (mu, coefficient of the gradient, of the average, given the
+    product of mu over the steps so far including this one)."""
+    mu = beta1 * (1.0 - 0.5 * 0.96 ** (step * momentum_decay))
+    mu_next = beta1 * (1.0 - 0.5 * 0.96 ** ((step + 1) * momentum_decay))
+    return mu, -lr * (1.0 - mu) / (1.0 - mu_product), -lr * mu_next / (1.0 - mu_product * mu_next)
+
+
+nadam_step = declare("nadam_step", differentiable=False, mutates=0, doc="""NAdam update of one parameter.
+
+`nadam_step(param, grad, exp_avg, exp_avg_sq, step, lr, beta1, beta2, eps, weight_decay, coef_grad,
+coef_avg, maximize, decoupled)`; the coefficients come from `nadam_scalars`.""")
+
+
+@nadam_step.register("cpu")
+def _nadam_cpu(param, grad, exp_avg, exp_avg_sq, step, lr, beta1, beta2, eps, weight_decay, coef_grad, coef_avg,
+               maximize, decoupled):
+    _check("nadam_step", param, grad, exp_avg, exp_avg_sq)
+    c = param._dtype.np.type
+    k = _kernels()["nadam"]
+    _run(param, grad, (exp_avg, exp_avg_sq),
+         lambda p, g, m, v: k(p, g, m, v, c(1 - lr * weight_decay), c(beta1), c(beta2), c(eps), c(weight_decay),
+                              c(1 - beta2 ** step), c(coef_grad), c(coef_avg), bool(maximize), bool(decoupled)))
+    return param
+
+
+def radam_rect(step: float, beta2: float) -> float:
+    """RAdam's variance rectification term, or 0 while the approximation is not yet tractable."""
+    rho_inf = 2 / (1 - beta2) - 1
+    rho_t = rho_inf - 2 * step * (beta2 ** step) / (1 - beta2 ** step)
+    if rho_t <= 5.0:
+        return 0.0
+    return ((rho_t - 4) * (rho_t - 2) * rho_inf / ((rho_inf - 4) * (rho_inf - 2) * rho_t)) ** 0.5
+
+
+radam_step = declare("radam_step", differentiable=False, mutates=0, doc="""RAdam update of one parameter.
+
+`radam_step(param, grad, exp_avg, exp_avg_sq, step, lr, beta1, beta2, eps, weight_decay, maximize,
+decoupled)`.""")
+
+
+@radam_step.register("cpu")
+def _radam_cpu(param, grad, exp_avg, exp_avg_sq, step, lr, beta1, beta2, eps, weight_decay, maximize, decoupled):
+    _check("radam_step", param, grad, exp_avg, exp_avg_sq)
+    c = param._dtype.np.type
+    k = _kernels()["radam"]
+    _run(param, grad, (exp_avg, exp_avg_sq),
+         lambda p, g, m, v: k(p, g, m, v, c(1 - lr * weight_decay), c(beta1), c(beta2), c(eps), c(weight_decay),
+                              c(lr), c(1 - beta1 ** step), c((1 - beta2 ** step) ** 0.5), c(radam_rect(step, beta2)),
+                              bool(maximize), bool(decoupled)))
+    return param
+
+
+adadelta_step = declare("adadelta_step", differentiable=False, mutates=0, doc="""Adadelta update of one parameter.
+
+`adadelta_step(param, grad, square_avg, acc_delta, lr, rho, eps, weight_decay, maximize)`.""")
+
+
+@adadelta_step.register("cpu")
+def _adadelta_cpu(param, grad, square_avg, acc_delta, lr, rho, eps, weight_decay, maximize):
+    _check("adadelta_step", param, grad, square_avg, acc_delta)
+    c = param._dtype.np.type
+    k = _kernels()["adadelta"]
+    _run(param, grad, (square_avg, acc_delta),
+         lambda p, g, sq, acc: k(p, g, sq, acc, c(lr), c(rho), c(eps), c(weight_decay), bool(maximize)))
     return param
