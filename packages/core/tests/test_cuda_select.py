@@ -80,3 +80,20 @@ def test_bincount_and_histc(device):
     y = E.tensor([0.0, 1.0, 1.5, 2.0, 3.0, float("inf"), -1.0])
     _both(lambda t: E.histc(t, 4, 0, 2), device, y)
     _both(lambda t: E.histc(t, 3), device, y[:5])
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_nanmedian(device):
+    x = E.tensor([[float("nan"), 1.0, 3.0, 2.0], [float("nan")] * 4, [5.0, 4.0, float("nan"), 4.0]])
+    _both(lambda t: tuple(E.nanmedian(t, 1)), device, x)
+    _both(lambda t: E.nanmedian(t), device, x)
+
+
+def test_multinomial_on_cuda_draws_from_the_right_support():
+    E.manual_seed(0)
+    p = E.tensor([[0.0, 1.0, 3.0, 0.0], [2.0, 0.0, 0.0, 2.0]], device="cuda")
+    with_rep = E.multinomial(p, 64, replacement=True).cpu().numpy()
+    assert set(with_rep[0].tolist()) <= {1, 2} and set(with_rep[1].tolist()) <= {0, 3}
+    assert (with_rep[0] == 2).mean() > 0.5
+    without = E.multinomial(p, 2).cpu().numpy()
+    assert sorted(without[0].tolist()) == [1, 2] and sorted(without[1].tolist()) == [0, 3]

@@ -1,5 +1,6 @@
 """CUDA kernels of selections built on the bitonic sort and the index kernels: kthvalue, median
-(all elements, and along a dim, NaN winning with its first index as on the CPU), take and put,
+(all elements, and along a dim, NaN winning with its first index as on the CPU), nanmedian,
+multinomial (inverse CDF or the exponential race over Philox draws), take and put,
 searchsorted (a count of the boundaries below each value), bincount and histc (atomic adds;
 their data-dependent sizes synchronize once, as in PyTorch), and the im2col/col2im ops
 (F.unfold / F.fold) on the convolution kernels."""
@@ -63,6 +64,62 @@ def _median_dim(x, dim, keepdim=False, *, out=None):
     if n == 0:
         raise IndexError(f"median(): Expected reduction dim {dim} to have non-zero size.")
     return _pick(x, dim if x.ndim else 0, (n - 1) // 2, keepdim, True, out, "median")
+
+
+def _nanmedian_pick(x: Tensor, dim: int, keepdim: bool, out, name: str):
+    xx = x.view(1) if x.ndim == 0 else x
+    n = xx._shape[dim]
+    _, order = _sorted_rows(xx, n, dim, False, None, name)
+    nan_count = get_op("sum")(get_op("isnan")(xx), (dim,), True, dtypes.int64)
+    pos = get_op("floor_divide")(get_op("clamp")(get_op("sub")(n - 1, nan_count), 0, None), 2)
+    idx = get_op("gather")(order, dim, pos)
+    vals = get_op("gather")(xx, dim, idx)
+    if not keepdim or x.ndim == 0:
+        vals, idx = vals.squeeze(dim), idx.squeeze(dim)
+    if x.ndim == 0:
+        vals, idx = vals.view(()), idx.view(())
+    if out is not None:
+        dev = x._storage.device
+        vals = lu.prepare_out(out[0], vals._shape, vals._dtype, dev, name).copy_(vals)
+        idx = lu.prepare_out(out[1], idx._shape, idx._dtype, dev, name).copy_(idx)
+    return vals, idx
+
+
+def _nanmedian(x, *, out=None):
+    if x.numel() == 0:
+        r = lu.empty((), x._dtype, x._storage.device).fill_(math.nan)
+    else:
+        r = _nanmedian_pick(x.reshape(-1), 0, False, None, "nanmedian")[0]
+    return r if out is None else lu.prepare_out(out, (), r._dtype, r._storage.device, "nanmedian").copy_(r)
+
+
+def _nanmedian_dim(x, dim, keepdim=False, *, out=None):
+    if x.ndim and x._shape[dim] == 0:
+        raise IndexError(f"nanmedian(): Expected reduction dim {dim} to have non-zero size.")
+    return _nanmedian_pick(x, dim if x.ndim else 0, keepdim, out, "nanmedian")
+
+
+def _multinomial(input, num_samples, replacement=False, *, generator=None):
+    """Inverse CDF (with replacement) or the exponential race (without), as the CPU kernel, on
+    Philox draws; the CPU's validation of the weights would synchronize and is left out."""
+    rows = input.reshape(-1, input._shape[-1])
+    n, c = rows._shape
+    dev = input._storage.device
+    op = get_op
+    p = op("to_dtype")(rows, dtypes.float64)
+    if replacement:
+        cdf = op("cumsum")(p, 1, None)
+        cdf = op("div")(cdf, cdf.narrow(1, c - 1, 1))
+        u = op("uniform_")(lu.empty((n, num_samples), dtypes.float64, dev), 0.0, 1.0, generator=generator)
+        hits = _searchsorted(cdf, u, True)
+        positive = op("gt")(p, 0)
+        last = op("sub")(c - 1, op("argmax")(op("flip")(positive, (1,)), 1, True))
+        out = op("minimum")(hits, last)
+    else:
+        e = op("exponential_")(lu.empty((n, c), dtypes.float64, dev), 1.0, generator=generator)
+        keys = op("div")(e, p)
+        out = _sorted_rows(keys, num_samples, 1, False, None, "multinomial")[1]
+    return out.reshape(input._shape[:-1] + (num_samples,))
 
 
 def _check_long(op: str, index: Tensor) -> None:
@@ -177,7 +234,8 @@ def _histc(x, bins=100, min=0, max=0, *, out=None):
 def register() -> None:
     for name, fn in (("kthvalue", _kthvalue), ("median", _median), ("median_dim", _median_dim), ("take", _take),
                      ("put", _put), ("im2col", _im2col_op), ("col2im", _col2im_op), ("searchsorted", _searchsorted),
-                     ("bincount", _bincount), ("histc", _histc)):
+                     ("bincount", _bincount), ("histc", _histc), ("nanmedian", _nanmedian),
+                     ("nanmedian_dim", _nanmedian_dim), ("multinomial", _multinomial)):
         get_op(name).register("cuda")(fn)
 
 
