@@ -1,8 +1,12 @@
-"""Private Numba CPU kernels of the nn ops: im2col/col2im, pooling, scatter-adds.
+"""Private Numba CPU kernels of the nn ops: im2col/col2im, depthwise convolution, pooling,
+batch-norm channel passes, scatter-adds.
 
 Each kernel is built on first use by its `@cache`d getter (so `import ember.core` compiles
 nothing), cached on disk, and releases the GIL. Launchers in `conv.py`, `pool.py`,
-`embedding.py` validate shapes and indices first: no kernel here checks a bound.
+`normalization.py`, `embedding.py` validate shapes and indices first: no kernel here checks a
+bound. Most kernels are serial: they are memory-bound, and on two cores an OpenMP parallel loop
+measured no faster when idle and up to 10x slower when the cores are shared; only the
+compute-bound depthwise convolution kernels run in parallel.
 """
 
 from __future__ import annotations
@@ -26,7 +30,6 @@ def _njit(parallel: bool = False):
 @cache
 def im2col():
     # x: (N, C, Hp, Wp) padded input; cols: (C, kh, kw, N, Ho, Wo), written densely (one GEMM operand).
-    # Memory-bound like every serial kernel here: on two cores a parallel loop only adds its wake-up cost.
     @_njit()
     def kernel(x, cols, sh, sw, dh, dw):
         c, kh, kw, n, ho, wo = cols.shape
@@ -163,7 +166,6 @@ def depthwise_conv_backward_weight():
 @cache
 def channel_stats():
     # x: (N, C, L); mean, var: (C,) float64 (biased var, two passes over each channel).
-    # Serial: memory-bound, and as fast as a parallel loop on two cores without its wake-up cost.
     @_njit()
     def kernel(x, mean, var):
         n, c, m = x.shape
@@ -186,7 +188,7 @@ def channel_stats():
 
 @cache
 def channel_affine():
-    # out[b, c, :] = x[b, c, :] * scale[c] + shift[c]; x, out: (N, C, L); serial like `channel_stats`.
+    # out[b, c, :] = x[b, c, :] * scale[c] + shift[c]; x, out: (N, C, L).
     @_njit()
     def kernel(x, scale, shift, out):
         n, c, m = x.shape
@@ -204,7 +206,7 @@ def channel_affine():
 @cache
 def batch_norm_backward():
     # g, x, gi: (N, C, L); mean, invstd, w: (C,); gw, gb: (C,) float64 outputs. Channel sums first, then the
-    # input gradient (training subtracts the statistics' terms); serial like `channel_stats`.
+    # input gradient (training subtracts the statistics' terms).
     @_njit()
     def kernel(g, x, mean, invstd, w, training, gi, gw, gb):
         n, c, m = x.shape
