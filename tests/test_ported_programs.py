@@ -760,7 +760,8 @@ record["grads"] = np.concatenate([p.grad.numpy().ravel() for p in model.paramete
 ''',
     compare={"critic_losses": 1e-4, "penalties": 1e-4, "grads": 1e-5},
     trains=_all(_decreasing("critic_losses"),
-                lambda r: r["accumulation_error"] < 1e-5 or pytest.fail(f"accumulation error {r['accumulation_error']}")),
+                lambda r: r["accumulation_error"] < 1e-5
+                or pytest.fail(f"accumulation error {r['accumulation_error']}")),
     atol=1e-5,
 )
 
