@@ -46,3 +46,10 @@ def test_variable_is_the_old_wrapper():
     assert isinstance(x, E.Variable) and v.requires_grad and v.is_leaf and not x.requires_grad
     v.data[0] = 3.0
     assert x[0].item() == 3.0
+
+
+def test_torch_autograd_spelling_works_on_the_namespace():
+    torch = E
+    x = torch.tensor([2.0], requires_grad=True)
+    assert torch.autograd.grad((x * x).sum(), x)[0].item() == 4.0
+    assert torch.autograd.Function is E.Function and torch.autograd.functional is E.functional

@@ -6,6 +6,8 @@ functions, ops, dtypes, devices), with gradient tracking attached to the one `Te
 detection, and `save`/`load`.
 """
 
+import sys as _sys
+
 import ember.core as _core
 from ember.core import Tensor
 from ember.core import dispatch as _dispatch
@@ -30,6 +32,9 @@ if _dispatch_hook not in _dispatch._hooks:
     _dispatch.register_dispatch_hook(_dispatch_hook)
 
 __version__ = "0.1.0"
+
+# `torch.autograd.grad(...)` after `import ember.autograd as torch`: the namespace is its own autograd
+autograd = _sys.modules[__name__]
 
 # the torch-like namespace: every public name of ember.core that this package does not define
 globals().update({_k: _v for _k, _v in vars(_core).items()
