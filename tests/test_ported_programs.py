@@ -766,6 +766,76 @@ record["grads"] = np.concatenate([p.grad.numpy().ravel() for p in model.paramete
 )
 
 
+PROGRAMS["validation_early_stopping"] = Program(
+    source='''
+import copy
+import numpy as np
+import torch
+import torch.nn as nn
+from torch.utils.data import DataLoader, TensorDataset
+
+torch.manual_seed(0)
+rng = np.random.default_rng(9)
+X = rng.normal(size=(200, 5)).astype(np.float32)
+y = (X @ rng.normal(size=(5, 1)) + 0.3 * np.sin(3 * X[:, :1])).astype(np.float32)
+train_ds = TensorDataset(torch.from_numpy(X[:150]), torch.from_numpy(y[:150]))
+val_ds = TensorDataset(torch.from_numpy(X[150:]), torch.from_numpy(y[150:]))
+train_loader = DataLoader(train_ds, batch_size=25)
+val_loader = DataLoader(val_ds, batch_size=100)
+
+model = nn.Sequential(nn.Linear(5, 32), nn.BatchNorm1d(32), nn.ReLU(), nn.Linear(32, 1))
+share_init(model)
+criterion = nn.MSELoss()
+optimizer = torch.optim.SGD(model.parameters(), lr=0.05, momentum=0.9, weight_decay=1e-4)
+scheduler = torch.optim.lr_scheduler.StepLR(optimizer, step_size=3, gamma=0.5)
+
+
+def evaluate(model, loader):
+    model.eval()
+    total, n = 0.0, 0
+    with torch.no_grad():
+        for xb, yb in loader:
+            total += criterion(model(xb), yb).item() * len(xb)
+            n += len(xb)
+    return total / n
+
+
+best_loss, best_epoch, best_state = float("inf"), -1, None
+record["val_losses"], record["train_losses"] = [], []
+for epoch in range(8):
+    model.train()
+    running = 0.0
+    for xb, yb in train_loader:
+        optimizer.zero_grad()
+        loss = criterion(model(xb), yb)
+        loss.backward()
+        optimizer.step()
+        running += loss.item()
+    scheduler.step()
+    val_loss = evaluate(model, val_loader)
+    record["train_losses"].append(running / len(train_loader))
+    record["val_losses"].append(val_loss)
+    if val_loss < best_loss:
+        best_loss, best_epoch = val_loss, epoch
+        best_state = copy.deepcopy(model.state_dict())
+
+with torch.no_grad():        # spoil the live weights: the deep copy must not share them
+    for p in model.parameters():
+        p.mul_(0.5)
+record["spoiled_val_loss"] = evaluate(model, val_loader)
+model.load_state_dict(best_state)
+record["best_epoch"] = best_epoch
+record["restored_val_loss"] = evaluate(model, val_loader)
+record["best_val_loss"] = best_loss
+''',
+    compare={"val_losses": 1e-4, "train_losses": 1e-4, "best_epoch": 0, "restored_val_loss": 1e-4,
+             "spoiled_val_loss": 1e-4},
+    trains=_all(_decreasing("train_losses", 0.5),
+                lambda r: np.testing.assert_allclose(r["restored_val_loss"], r["best_val_loss"], rtol=1e-6),
+                lambda r: r["spoiled_val_loss"] > r["best_val_loss"] or pytest.fail(str(r))),
+)
+
+
 # ---------------------------------------------------------------------------------------------
 # the harness
 # ---------------------------------------------------------------------------------------------
