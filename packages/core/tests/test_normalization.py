@@ -152,7 +152,7 @@ def test_normalization_errors_use_pytorchs_messages():
     with pytest.raises(RuntimeError, match=r"Given normalized_shape=\[5\], expected input with shape \[\*, 5\], "
                                            r"but got input of size\[2, 4\]"):
         E.layer_norm(E.zeros(2, 4), [5])
-    with pytest.raises(ValueError, match=r"Expected number of channels in input to be divisible by num_groups, but "
+    with pytest.raises(RuntimeError, match=r"Expected number of channels in input to be divisible by num_groups, but "
                                          r"got input of shape \[2, 5, 3\] and num_groups=2"):
         E.group_norm(E.zeros(2, 5, 3), 2)
     with pytest.raises(TypeError, match="floating point"):

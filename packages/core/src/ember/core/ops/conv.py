@@ -290,7 +290,7 @@ def _check(op: str, input: Tensor, weight: Tensor, bias, groups: int, nd: int, t
     else:
         if ws[0] % groups:
             raise RuntimeError(f"Given groups={groups}, expected weight to be divisible by {groups} at "
-                               f"dimension 0, but got weight of size {ws} instead")
+                               f"dimension 0, but got weight of size [{ws}] instead")
         if shape[1] != ws[1] * groups:
             raise RuntimeError(f"Given groups={groups}, weight of size {ws}, expected input{shape} to have "
                                f"{ws[1] * groups} channels, but got {shape[1]} channels instead")
@@ -406,9 +406,11 @@ def _conv_transpose_nd(op: str, nd: int, input, weight, bias, stride, padding, o
     dilation = _ntuple(dilation, nd, "dilation", op)
     for op_, s, d in zip(output_padding, stride, dilation):
         if op_ >= max(s, d) or op_ < 0:
-            raise RuntimeError(f"output padding must be smaller than either stride or dilation, but got "
-                               f"output_padding={list(output_padding)}, stride={list(stride)}, "
-                               f"dilation={list(dilation)}")
+            names = ("height", "width")[2 - nd:]
+            got = " ".join(f"{label}_{n}: {v}" for label, vals in (("output_padding", output_padding),
+                                                                   ("stride", stride), ("dilation", dilation))
+                           for n, v in zip(names, vals))
+            raise RuntimeError(f"output padding must be smaller than either stride or dilation, but got {got}")
     batched = input.ndim == nd + 2
     if not batched:
         input = unsqueeze(input, 0)

@@ -289,7 +289,7 @@ def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None, bia
         raise RuntimeError(f"Expected at least 2 dimensions for input tensor but received {input.ndim}")
     c = input.shape[1]
     if num_groups <= 0 or c % num_groups:
-        raise ValueError(f"Expected number of channels in input to be divisible by num_groups, but got input of "
+        raise RuntimeError(f"Expected number of channels in input to be divisible by num_groups, but got input of "
                          f"shape {list(input.shape)} and num_groups={num_groups}")
     for name, t in (("weight", weight), ("bias", bias)):
         _check_vec("group_norm", name, t, c, input)

@@ -193,9 +193,13 @@ def _check_window(op: str, input, k, s, p, d, ceil_mode) -> tuple[int, int]:
     if min(d) <= 0:
         raise RuntimeError(f"{op}: dilation should be greater than zero, but got dilationH: {d[0]} "
                            f"dilationW: {d[1]}")
-    if any(pp < 0 or pp > kk // 2 for pp, kk in zip(p, k)):
-        raise RuntimeError(f"{op}: pad should be at most half of effective kernel size, but got pad={p}, "
-                           f"kernel_size={k} and dilation={d}")
+    for i in (1, 0):
+        if p[i] < 0 or p[i] > ((k[i] - 1) * d[i] + 1) // 2:
+            raise RuntimeError(f"pad should be at most half of effective kernel size, but got pad={p[i]}, "
+                               f"kernel_size={k[i]} and dilation={d[i]}")
+    if p[0] > k[0] // 2 or p[1] > k[1] // 2:
+        raise RuntimeError(f"pad should be smaller than or equal to half of kernel size, but got padW = {p[1]}, "
+                           f"padH = {p[0]}, kW = {k[1]}, kH = {k[0]}")
     h, w = input.shape[-2:]
     ho, wo = _pool_out(h, k[0], s[0], p[0], d[0], ceil_mode), _pool_out(w, k[1], s[1], p[1], d[1], ceil_mode)
     if ho < 1 or wo < 1:
