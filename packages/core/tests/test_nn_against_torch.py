@@ -202,3 +202,47 @@ def test_lstm_and_gru_cells_match_torch_cells():
     p = {k: v.detach().numpy() for k, v in cell.named_parameters()}
     hy, _ = R.gru_cell(e(x @ p["weight_ih"].T), e(h @ p["weight_hh"].T), e(h), e(p["bias_ih"]), e(p["bias_hh"]))
     close(hy, cell(t(x), t(h)))
+
+
+def _error(fn) -> str:
+    try:
+        fn()
+    except Exception as ex:
+        return f"{type(ex).__name__}: {ex}"
+    return "no error"
+
+
+ERRORS = {
+    "conv channels": (lambda M, F: F.conv2d(M.zeros(32, 4, 32, 32), M.zeros(64, 3, 3, 3))),
+    "conv groups": (lambda M, F: F.conv2d(M.zeros(1, 6, 5, 5), M.zeros(3, 3, 3, 3), groups=2)),
+    "conv bias": (lambda M, F: F.conv2d(M.zeros(1, 3, 5, 5), M.zeros(64, 3, 3, 3), M.zeros(32))),
+    "conv too small": (lambda M, F: F.conv2d(M.zeros(1, 3, 2, 2), M.zeros(64, 3, 3, 3))),
+    "conv dims": (lambda M, F: F.conv2d(M.zeros(3, 5), M.zeros(64, 3, 3, 3))),
+    "conv_transpose output_padding": (lambda M, F: F.conv_transpose2d(M.zeros(1, 3, 5, 5), M.zeros(3, 2, 3, 3),
+                                                                      output_padding=1)),
+    "target out of bounds": (lambda M, F: F.cross_entropy(M.zeros(2, 5), M.tensor([1, 7]))),
+    "batch mismatch": (lambda M, F: F.cross_entropy(M.zeros(2, 5), M.tensor([1, 2, 3]))),
+    "target size": (lambda M, F: F.cross_entropy(M.zeros(2, 5, 3), M.zeros(2, 4, dtype=M.int64))),
+    "reduction": (lambda M, F: F.nll_loss(M.zeros(2, 5), M.tensor([1, 2]), reduction="foo")),
+    "layer_norm shape": (lambda M, F: F.layer_norm(M.zeros(2, 4), [5])),
+    "group_norm groups": (lambda M, F: F.group_norm(M.zeros(2, 5, 3), 2)),
+    "running_mean size": (lambda M, F: F.batch_norm(M.zeros(2, 3), M.zeros(4), M.ones(3))),
+    "max_pool pad": (lambda M, F: F.max_pool2d(M.zeros(1, 1, 4, 4), 2, padding=2)),
+    "max_pool dilated pad": (lambda M, F: F.max_pool2d(M.zeros(1, 1, 9, 9), 3, padding=2, dilation=2)),
+    "max_pool output": (lambda M, F: F.max_pool2d(M.zeros(1, 1, 2, 2), 3, dilation=2, padding=1)),
+    "embedding index": (lambda M, F: F.embedding(M.tensor([4]), M.zeros(4, 2))),
+    "dropout p": (lambda M, F: F.dropout(M.ones(3), 1.5)),
+    "reflect pad": (lambda M, F: F.pad(M.zeros(1, 1, 3), (3, 3), mode="reflect")),
+    "interpolate args": (lambda M, F: F.interpolate(M.zeros(1, 1, 4, 4), size=2, scale_factor=2)),
+    "glu": (lambda M, F: F.glu(M.zeros(2, 3), 1)),
+    "prelu": (lambda M, F: F.prelu(M.zeros(2, 3, 4), M.zeros(2))),
+    "fold blocks": (lambda M, F: F.fold(M.ones(1, 4, 5), (3, 3), 2)),
+    "pixel_shuffle": (lambda M, F: F.pixel_shuffle(M.zeros(1, 5, 2, 2), 2)),
+}
+
+
+@pytest.mark.parametrize("case", sorted(ERRORS))
+def test_errors_have_pytorchs_type_and_message(case):
+    ours = _error(lambda: ERRORS[case](E, E))
+    theirs = _error(lambda: ERRORS[case](torch, TF))
+    assert ours == theirs != "no error"
