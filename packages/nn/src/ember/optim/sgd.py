@@ -43,10 +43,10 @@ class SGD(Optimizer):
             for p in group["params"]:
                 if p.grad is None:
                     continue
-                state = self.state[p]
                 buf = None
                 first = False
                 if momentum != 0:
+                    state = self.state[p]
                     buf = state.get("momentum_buffer")
                     if buf is None:
                         buf = p.grad.detach().clone().contiguous()

@@ -68,8 +68,12 @@ class RNNBase(Module):
             raise ValueError("hidden_size must be greater than zero")
         if num_layers <= 0:
             raise ValueError("num_layers must be greater than zero")
-        if proj_size != 0:
-            raise NotImplementedError("proj_size is not supported by ember's recurrent layers")
+        if proj_size < 0:
+            raise ValueError("proj_size should be a positive integer or zero to disable projections")
+        if proj_size >= hidden_size:
+            raise ValueError("proj_size has to be smaller than hidden_size")
+        if proj_size and mode != "LSTM":
+            raise ValueError("proj_size argument is only supported for LSTM, not RNN or GRU")
         self.mode = mode
         self.input_size = input_size
         self.hidden_size = hidden_size
@@ -81,14 +85,17 @@ class RNNBase(Module):
         self.proj_size = proj_size
         gate_size = {"LSTM": 4, "GRU": 3}.get(mode, 1) * hidden_size
         num_directions = 2 if bidirectional else 1
+        real_hidden = proj_size or hidden_size
         self._flat_weights_names: list[str] = []
         for layer in range(num_layers):
             for direction in range(num_directions):
-                layer_input = input_size if layer == 0 else hidden_size * num_directions
+                layer_input = input_size if layer == 0 else real_hidden * num_directions
                 suffix = "_reverse" if direction == 1 else ""
-                params = [("weight_ih", (gate_size, layer_input)), ("weight_hh", (gate_size, hidden_size))]
+                params = [("weight_ih", (gate_size, layer_input)), ("weight_hh", (gate_size, real_hidden))]
                 if bias:
                     params += [("bias_ih", (gate_size,)), ("bias_hh", (gate_size,))]
+                if proj_size:
+                    params.append(("weight_hr", (proj_size, hidden_size)))
                 for kind, shape in params:
                     name = f"{kind}_l{layer}{suffix}"
                     setattr(self, name, Parameter(ea.empty(shape, device=device, dtype=dtype)))
@@ -102,14 +109,15 @@ class RNNBase(Module):
 
     @property
     def all_weights(self) -> list[list[Parameter]]:
-        n = 4 if self.bias else 2
+        n = (4 if self.bias else 2) + (1 if self.proj_size else 0)
         names = self._flat_weights_names
         return [[getattr(self, w) for w in names[i:i + n]] for i in range(0, len(names), n)]
 
     def _layer_params(self, layer: int, direction: int):
         suffix = "_reverse" if direction == 1 else ""
         get = lambda kind: getattr(self, f"{kind}_l{layer}{suffix}") if self.bias or "weight" in kind else None
-        return get("weight_ih"), get("weight_hh"), get("bias_ih"), get("bias_hh")
+        w_hr = get("weight_hr") if self.proj_size else None
+        return get("weight_ih"), get("weight_hh"), get("bias_ih"), get("bias_hh"), w_hr
 
     def _check_input(self, input: Tensor) -> bool:
         """Validates `input`; returns whether it is batched."""
@@ -121,7 +129,8 @@ class RNNBase(Module):
         return input.dim() == 3
 
     def _check_hidden(self, hx: Tensor, batch: int, what: str = "hidden") -> None:
-        expected = (self.num_layers * (2 if self.bidirectional else 1), batch, self.hidden_size)
+        size = self.proj_size if what == "hidden" and self.proj_size else self.hidden_size
+        expected = (self.num_layers * (2 if self.bidirectional else 1), batch, size)
         if tuple(hx.shape) != expected:
             raise RuntimeError(f"Expected {what} size {expected}, got {list(hx.shape)}")
 
@@ -131,15 +140,15 @@ class RNNBase(Module):
         num_directions = 2 if self.bidirectional else 1
         n_states = 2 if self.mode == "LSTM" else 1
         if hx is None:
-            zeros = ea.zeros(self.num_layers * num_directions, batch, self.hidden_size, dtype=input.dtype,
-                             device=input.device)
-            hx = (zeros,) * n_states
+            sizes = (self.proj_size or self.hidden_size, self.hidden_size)[:n_states]
+            hx = tuple(ea.zeros(self.num_layers * num_directions, batch, size, dtype=input.dtype, device=input.device)
+                       for size in sizes)
         finals: list[list[Tensor]] = [[] for _ in range(n_states)]
         layer_input = input
         for layer in range(self.num_layers):
             dir_outputs = []
             for direction in range(num_directions):
-                w_ih, w_hh, b_ih, b_hh = self._layer_params(layer, direction)
+                w_ih, w_hh, b_ih, b_hh, w_hr = self._layer_params(layer, direction)
                 idx = layer * num_directions + direction
                 state = [s[idx] for s in hx]
                 gi_all = F.linear(layer_input, w_ih, b_ih)
@@ -148,6 +157,8 @@ class RNNBase(Module):
                 for t in steps:
                     if self.mode == "LSTM":
                         state = list(_lstm_step(gi_all[t], state[0], state[1], w_hh, b_hh))
+                        if w_hr is not None:
+                            state[0] = F.linear(state[0], w_hr)
                     elif self.mode == "GRU":
                         state = [_gru_step(gi_all[t], state[0], w_hh, b_hh)]
                     else:
@@ -155,7 +166,8 @@ class RNNBase(Module):
                     outs[t] = state[0]
                 for k in range(n_states):
                     finals[k].append(state[k])
-                dir_outputs.append(ea.stack(outs, 0) if seq_len else ea.zeros(0, batch, self.hidden_size))
+                dir_outputs.append(ea.stack(outs, 0) if seq_len else
+                                   ea.zeros(0, batch, self.proj_size or self.hidden_size))
             layer_input = dir_outputs[0] if num_directions == 1 else ea.cat(dir_outputs, -1)
             if self.dropout and self.training and layer < self.num_layers - 1:
                 layer_input = F.dropout(layer_input, self.dropout, True)
@@ -197,6 +209,8 @@ class RNNBase(Module):
             s += f", dropout={self.dropout}"
         if self.bidirectional is not False:
             s += f", bidirectional={self.bidirectional}"
+        if self.proj_size != 0:
+            s += f", proj_size={self.proj_size}"
         return s
 
 
