@@ -200,7 +200,7 @@ _ACT = {"elu": (1.0, 1.0, 1.0), "gelu": ("none",), "hardshrink": (0.3,), "hardsi
         "hardtanh": (-0.5, 0.5), "leaky_relu": (0.1,), "log_sigmoid": (), "mish": (), "softplus": (1.5, 20.0),
         "softshrink": (0.3,), "softsign": (), "tanhshrink": (), "threshold": (0.1, -2.0)}
 _ACT_BACKWARD_ATTRS = {"threshold": (0.1,)}
-_NO_SECOND = {"mish"}  # raises NotImplementedError on double backward w.r.t. input (tested below)
+_NO_SECOND: set[str] = set()
 
 for _name, _attrs in _ACT.items():
     battrs = _ACT_BACKWARD_ATTRS.get(_name, _attrs)
@@ -288,14 +288,29 @@ SAMPLES.update({
     "gru_cell": [(_gru, (make((2, 6)), make((2, 6)), make((2, 2)), make((6,)), make((6,))))],
 })
 
+def _ln_backward(g, x, w):
+    _, mean, rstd = op("layer_norm")(x, (3,), None, None, 1e-5)
+    return op("layer_norm_backward")(g, x, (3,), mean, rstd, w)[:2]
+
+
+def _gn_backward(g, x, w):
+    _, mean, rstd = op("group_norm")(x, None, None, 2, 1e-5)
+    return op("group_norm_backward")(g, x, mean, rstd, w, 2)[:2]
+
+
+def _bn_backward(g, x, w):
+    _, mean, invstd = op("batch_norm")(x, None, None, None, None, True, 0.1, 1e-5)
+    return op("batch_norm_backward")(g, x, w, mean, invstd, True)[:2]
+
+
+SAMPLES.update({
+    "layer_norm_backward": [(_ln_backward, (make((2, 3)), make((2, 3)), make((3,))), {"atol": 1e-4})],
+    "group_norm_backward": [(_gn_backward, (make((2, 4, 2)), make((2, 4, 2)), make((4,))), {"atol": 1e-4})],
+    "batch_norm_backward": [(_bn_backward, (make((3, 2, 2)), make((3, 2, 2)), make((2,))), {"atol": 1e-4})],
+})
+
 # fused backward ops whose own derivative ember does not provide: differentiating them raises
 NO_DOUBLE_BACKWARD = {
-    "batch_norm_backward": lambda x, g: op("batch_norm_backward")(g, x, None, x.mean((0,)), x.var((0,)), True)[0],
-    "layer_norm_backward": lambda x, g: op("layer_norm_backward")(
-        g, x, (3,), *op("layer_norm")(x.detach(), (3,), None, None, 1e-5)[1:], None)[0],
-    "group_norm_backward": lambda x, g: op("group_norm_backward")(
-        g.view(2, 3, 1), x.view(2, 3, 1), *op("group_norm")(x.detach().view(2, 3, 1), None, None, 1, 1e-5)[1:],
-        None, 1)[0],
     "lstm_cell_backward": lambda x, g: op("lstm_cell_backward")(g, None, x, x, x.repeat(1, 4))[1],
     "gru_cell_backward": lambda x, g: op("gru_cell_backward")(g, x.repeat(1, 5))[2],
 }
@@ -374,11 +389,30 @@ def test_missing_double_backward_raises(name):
         out.sum().backward()
 
 
-def test_mish_second_derivative_raises():
-    x = make((3,))
-    g = op("mish_backward")(E.ones(3, dtype=F64), x)
-    with pytest.raises(NotImplementedError, match="mish_backward w.r.t. input"):
-        g.sum().backward()
+def _bn(x, w, b, training):
+    rm, rv = E.zeros(2, dtype=F64), E.ones(2, dtype=F64)
+    return op("batch_norm")(x, w, b, rm, rv, training, 0.1, 1e-5)[0]
+
+
+# second derivatives of the fused normalization and loss kernels, by recomputation
+FUSED_SECOND_ORDER = {
+    "layer_norm": (lambda x, w, b: op("layer_norm")(x, (3,), w, b, 1e-5)[0], (make((2, 3)), make((3,)),
+                                                                              make((3,)))),
+    "group_norm": (lambda x, w, b: op("group_norm")(x, w, b, 2, 1e-5)[0], (make((2, 4, 2)), make((4,)),
+                                                                          make((4,)))),
+    "batch_norm_train": (lambda x, w, b: _bn(x, w, b, True), (make((3, 2, 2)), make((2,)), make((2,)))),
+    "batch_norm_eval": (lambda x, w, b: _bn(x, w, b, False), (make((3, 2)), make((2,)), make((2,)))),
+    "cross_entropy": (lambda x: op("cross_entropy")(x, _TARGET, E.tensor([1.0, 2.0, 0.5], dtype=F64), "mean",
+                                                    -100, 0.0), (make((2, 3)),)),
+    "mish": (lambda x: op("mish")(x), (make((2, 3), -2.0, 2.0),)),
+    "gelu_tanh": (lambda x: op("gelu")(x, "tanh"), (make((2, 3), -2.0, 2.0),)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(FUSED_SECOND_ORDER))
+def test_gradgradcheck_of_fused_kernels(name):
+    fn, inputs = FUSED_SECOND_ORDER[name]
+    assert E.gradgradcheck(fn, inputs, atol=1e-4)
 
 
 _shapes = st.lists(st.integers(1, 3), min_size=0, max_size=3).map(tuple)

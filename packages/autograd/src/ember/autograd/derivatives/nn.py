@@ -15,8 +15,9 @@ import math
 from ember.core.dispatch import get_op
 from ember.core.ops import elementwise as ew
 
+from ember.autograd.derivatives import _recompute as rc
 from ember.autograd.derivatives._entry import derivative as d
-from ember.autograd.derivatives._helpers import not_implemented, where0
+from ember.autograd.derivatives._helpers import not_implemented, where0, zeros_with
 
 _INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
 
@@ -40,9 +41,13 @@ def _elu2(grad, grad_output, input, alpha, scale, input_scale):
     return grad * grad_output * where0(input <= 0, k * ew.exp(input * input_scale))
 
 
+def _gelu_tanh(x):
+    return 0.5 * x * (1.0 + ew.tanh(math.sqrt(2.0 / math.pi) * (x + 0.044715 * x * x * x)))
+
+
 def _gelu2(grad, grad_output, input, approximate):
     if approximate != "none":
-        return not_implemented("gelu_backward w.r.t. input (approximate='tanh')")()
+        return rc.second_order(_gelu_tanh, grad_output, [input], [grad])[1]
     return grad * grad_output * ew.exp(-0.5 * input * input) * _INV_SQRT_2PI * (2.0 - input * input)
 
 
@@ -114,6 +119,39 @@ def _gru(grad, result1):
 
 
 _NO_DOUBLE = not_implemented("double backward of this fused backward op")
+
+
+def _norm_double(fn, grads, grad_output, input, weight, n_affine: tuple):
+    """(d/d grad_output, d/d input, d/d weight) of a fused normalization backward (see _recompute)."""
+    bias = zeros_with(n_affine, input)
+    r = rc.second_order(fn, grad_output, [input, weight, bias], list(grads))
+    return r[0], r[1], r[2]
+
+
+def _layer_norm_double(grads, grad_output, input, normalized_shape, rstd, weight):
+    dims = tuple(range(input.ndim - len(normalized_shape), input.ndim))
+    fn = rc.layer_norm_fn(tuple(normalized_shape), rc.eps_from(input, dims, rstd))
+    return _norm_double(fn, grads, grad_output, input, weight, tuple(normalized_shape))
+
+
+def _group_norm_double(grads, grad_output, input, rstd, weight, num_groups):
+    x = input.reshape(input.shape[0], num_groups, -1)
+    fn = rc.group_norm_fn(num_groups, rc.eps_from(x, (2,), rstd))
+    return _norm_double(fn, grads, grad_output, input, weight, (input.shape[1],))
+
+
+def _batch_norm_double(grads, grad_output, input, weight, save_mean, save_invstd, training):
+    dims = tuple(d for d in range(input.ndim) if d != 1)
+    eps = rc.eps_from(input, dims, save_invstd) if training else 0.0
+    fn = rc.batch_norm_fn(training, eps, save_mean, save_invstd)
+    return _norm_double(fn, grads, grad_output, input, weight, (input.shape[1],))
+
+
+def _ce_double(grad, grad_output, input, target, weight, reduction, ignore_index, label_smoothing):
+    if label_smoothing != 0.0 or target.is_floating_point():
+        return not_implemented("cross_entropy double backward with probability targets or label smoothing")()
+    fn = rc.cross_entropy_fn(target, weight, reduction, ignore_index)
+    return rc.second_order(fn, grad_output, [input], [grad])[1]
 
 ENTRIES = [
     d("conv2d(input, weight, bias, stride, padding, dilation, groups)",
@@ -191,8 +229,7 @@ ENTRIES = [
           "cross_entropy_backward")(grad, input, target, weight, reduction, ignore_index, label_smoothing),
       target=not_implemented("cross_entropy w.r.t. probability targets")),
     d("cross_entropy_backward(grad_output, input, target, weight, reduction, ignore_index, label_smoothing)",
-      weight=None, target=None, grad_output=_ce_grad_output,
-      input=not_implemented("cross_entropy_backward w.r.t. input (double backward of cross_entropy)")),
+      weight=None, target=None, grad_output=_ce_grad_output, input=_ce_double),
     d("nll_loss(input, target, weight, reduction, ignore_index)", name="NllLossBackward0", target=None, weight=None,
       input=lambda grad, input, target, weight, reduction, ignore_index, result1: get_op("nll_loss_backward")(
           grad, input, target, weight, reduction, ignore_index, result1)),
@@ -205,18 +242,18 @@ ENTRIES = [
       name="NativeBatchNormBackward0", running_mean=None, running_var=None,
       **{"input, weight, bias": lambda grad, input, weight, result1, result2, training: get_op(
           "batch_norm_backward")(grad, input, weight, result1, result2, training)}),
-    d("batch_norm_backward(grad_output, input, weight, save_mean, save_invstd, training)",
-      **{"grad_output, input, weight, save_mean, save_invstd": _NO_DOUBLE}),
+    d("batch_norm_backward(grad_output, input, weight, save_mean, save_invstd, training)", save_mean=None,
+      save_invstd=None, **{"grad_output, input, weight": _batch_norm_double}),
     d("layer_norm(input, normalized_shape, weight, bias, eps)", name="NativeLayerNormBackward0",
       **{"input, weight, bias": lambda grad, input, normalized_shape, weight, result1, result2: get_op(
           "layer_norm_backward")(grad, input, normalized_shape, result1, result2, weight)}),
-    d("layer_norm_backward(grad_output, input, normalized_shape, mean, rstd, weight)",
-      **{"grad_output, input, mean, rstd, weight": _NO_DOUBLE}),
+    d("layer_norm_backward(grad_output, input, normalized_shape, mean, rstd, weight)", mean=None, rstd=None,
+      **{"grad_output, input, weight": _layer_norm_double}),
     d("group_norm(input, weight, bias, num_groups, eps)", name="NativeGroupNormBackward0",
       **{"input, weight, bias": lambda grad, input, weight, num_groups, result1, result2: get_op(
           "group_norm_backward")(grad, input, result1, result2, weight, num_groups)}),
-    d("group_norm_backward(grad_output, input, mean, rstd, weight, num_groups)",
-      **{"grad_output, input, mean, rstd, weight": _NO_DOUBLE}),
+    d("group_norm_backward(grad_output, input, mean, rstd, weight, num_groups)", mean=None, rstd=None,
+      **{"grad_output, input, weight": _group_norm_double}),
 
     d("embedding(weight, indices, padding_idx, scale_grad_by_freq)", indices=None,
       weight=lambda grad, indices, weight_shape, padding_idx, scale_grad_by_freq: get_op("embedding_backward")(
@@ -288,7 +325,8 @@ ENTRIES = [
     d("log_sigmoid_backward(grad_output, input)", input=_log_sigmoid2,
       grad_output=lambda grad, input: _bwd("log_sigmoid")(grad, input)),
     d("mish(input)", input=lambda grad, input: _bwd("mish")(grad, input)),
-    d("mish_backward(grad_output, input)", input=not_implemented("mish_backward w.r.t. input"),
+    d("mish_backward(grad_output, input)", input=lambda grad, grad_output, input: rc.second_order(
+        lambda x: x * ew.tanh(ew.where(x > 20.0, x, ew.log1p(ew.exp(x)))), grad_output, [input], [grad])[1],
       grad_output=lambda grad, input: _bwd("mish")(grad, input)),
     d("softplus(input, beta, threshold)",
       input=lambda grad, input, beta, threshold: _bwd("softplus")(grad, input, beta, threshold)),

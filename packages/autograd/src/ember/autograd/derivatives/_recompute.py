@@ -1,0 +1,95 @@
+"""Double backward of fused backward ops by recomputing their forward with differentiable ops.
+
+A fused backward op (`layer_norm_backward` ...) returns the gradients of `<grad_output, f(p)>`
+w.r.t. the primals `p` of a forward `f`. Its own derivative, for incoming gradients `gg`, is the
+gradient of `<gg, those gradients>` w.r.t. `grad_output` and `p`: here `f` is rebuilt from ember
+ops (means, rsqrt, log_softmax ...), differentiated once with `create_graph`, then again. The
+result is exact for second order; differentiating it a third time gives zero (it is computed
+on detached copies), which `gradgradcheck` does not need.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from ember.core.dispatch import get_op
+from ember.core.ops import elementwise as ew
+from ember.core.tensor import Tensor
+
+__all__ = ["second_order", "layer_norm_fn", "group_norm_fn", "batch_norm_fn", "eps_from"]
+
+
+def second_order(fn: Callable, grad_output: Tensor, primals: list, ggs: list) -> list:
+    """d<ggs, d<grad_output, fn(*primals)>/d primals> / d(grad_output, *primals); None for a None primal."""
+    from ember.autograd.engine import grad
+    from ember.autograd.grad_mode import enable_grad
+
+    with enable_grad():
+        go = grad_output.detach().requires_grad_()
+        ps = [p.detach().requires_grad_() if isinstance(p, Tensor) else None for p in primals]
+        live = [p for p in ps if p is not None]
+        firsts = grad(fn(*ps), live, go, create_graph=True, allow_unused=True)
+        gg_live = [g for p, g in zip(ps, ggs) if p is not None]
+        terms = [(f * g).sum() for f, g in zip(firsts, gg_live) if f is not None and g is not None]
+        if not terms:
+            return [None] * (1 + len(primals))
+        total = terms[0]
+        for t in terms[1:]:
+            total = total + t
+        outs = iter(grad(total, [go] + live, allow_unused=True))
+    go_grad = next(outs)
+    return [go_grad] + [next(outs) if p is not None else None for p in ps]
+
+
+def eps_from(x: Tensor, dims: tuple, rstd: Tensor) -> float:
+    """The epsilon a normalization used, recovered from its saved 1 / sqrt(var + eps)."""
+    xd = x.detach().double()
+    var = xd.var(dims, correction=0, keepdim=True)
+    r = rstd.detach().double().reshape(tuple(var.shape))
+    return max(float((1.0 / (r * r) - var).mean().item()), 0.0)
+
+
+def _normalize(x: Tensor, dims: tuple, eps: float) -> Tensor:
+    xc = x - x.mean(dims, keepdim=True)
+    return xc * ew.rsqrt((xc * xc).mean(dims, keepdim=True) + eps)
+
+
+def _affine(y: Tensor, w, b, shape: tuple) -> Tensor:
+    if w is not None:
+        y = y * w.reshape(shape)
+    if b is not None:
+        y = y + b.reshape(shape)
+    return y
+
+
+def layer_norm_fn(normalized_shape: tuple, eps: float) -> Callable:
+    def f(x, w, b):
+        dims = tuple(range(x.ndim - len(normalized_shape), x.ndim))
+        return _affine(_normalize(x, dims, eps), w, b, tuple(normalized_shape))
+    return f
+
+
+def group_norm_fn(num_groups: int, eps: float) -> Callable:
+    def f(x, w, b):
+        n, c = x.shape[0], x.shape[1]
+        y = _normalize(x.reshape(n, num_groups, -1), (2,), eps).reshape(tuple(x.shape))
+        return _affine(y, w, b, (1, c) + (1,) * (x.ndim - 2))
+    return f
+
+
+def batch_norm_fn(training: bool, eps: float, mean: Tensor, invstd: Tensor) -> Callable:
+    def f(x, w, b):
+        shape = (1, x.shape[1]) + (1,) * (x.ndim - 2)
+        if training:
+            y = _normalize(x, tuple(d for d in range(x.ndim) if d != 1), eps)
+        else:
+            y = (x - mean.detach().reshape(shape)) * invstd.detach().reshape(shape)
+        return _affine(y, w, b, shape)
+    return f
+
+
+def cross_entropy_fn(target, weight, reduction: str, ignore_index: int) -> Callable:
+    def f(x):
+        cdim = 1 if x.ndim >= 2 else 0
+        return get_op("nll_loss")(get_op("log_softmax")(x, cdim), target, weight, reduction, ignore_index)[0]
+    return f
