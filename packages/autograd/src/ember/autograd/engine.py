@@ -60,14 +60,13 @@ def reduce_grad(node: Node, i: int, g, in_meta: tuple) -> Tensor:
 
 def accumulate_into(t: Tensor, g: Tensor | None) -> None:
     """AccumulateGrad: run the leaf's hooks, then add `g` into `t.grad` (creating it if None)."""
-    if g is None:
-        return
+    if g is not None:
+        _accumulate(t, _leaf_hooks(t, g))
+
+
+def _accumulate(t: Tensor, g: Tensor) -> None:
+    """Add `g` into `t.grad` (in place unless recording a graph), then run post-accumulate hooks."""
     m = t._ag
-    if m is not None and m.hooks:
-        for h in tuple(m.hooks.values()):
-            r = h(g)
-            if r is not None:
-                g = r
     old = t._grad
     if old is None:
         t._grad = g if _state.enabled else _fresh(g)
@@ -321,22 +320,11 @@ def backward(tensors, grad_tensors=None, retain_graph: bool | None = None, creat
             if g is None:
                 continue
             if x._grad_fn is None:
-                accumulate_into_no_hooks(x, g)
+                _accumulate(x, g)  # its hooks ran when the gradient was captured
             else:
                 x._grad = _fresh(g) if x._grad is None else x._grad + g
     finally:
         _state.enabled = prev
-
-
-def accumulate_into_no_hooks(t: Tensor, g: Tensor) -> None:
-    """Accumulate a gradient whose leaf hooks already ran (captured at the leaf)."""
-    old = t._grad
-    if old is None:
-        t._grad = g if _state.enabled else _fresh(g)
-    elif _state.enabled:
-        t._grad = old + g
-    else:
-        old.add_(g)
 
 
 def grad(outputs, inputs, grad_outputs=None, retain_graph: bool | None = None, create_graph: bool = False,

@@ -5,15 +5,6 @@ from __future__ import annotations
 from ember.core.tensor import Tensor
 
 
-def sum_to(g: Tensor, shape: tuple) -> Tensor:
-    """`g` summed over the dims along which `shape` was broadcast to `g`'s shape."""
-    lead = g.ndim - len(shape)
-    dims = tuple(range(lead)) + tuple(lead + i for i, n in enumerate(shape) if n == 1 and g.shape[lead + i] != 1)
-    if dims:
-        g = g.sum(dims, keepdim=True)
-    return g.reshape(shape) if tuple(g.shape) != tuple(shape) else g
-
-
 def zeros_with(shape: tuple, like: Tensor) -> Tensor:
     """Zeros of `shape` with `like`'s dtype and device."""
     from ember.core import zeros

@@ -6,7 +6,7 @@ from ember.core.ops import shape as S
 from ember.core.tensor import Tensor
 
 from ember.autograd.derivatives._entry import derivative as d
-from ember.autograd.derivatives._helpers import scatter_view, sum_to, zeros_with
+from ember.autograd.derivatives._helpers import scatter_view, zeros_with
 
 
 def _permute_back(grad, dims):
@@ -65,7 +65,7 @@ ENTRIES = [
     d("as_strided(input, size, stride, storage_offset=None)", input=_as_strided_backward),
     d("permute(input, dims)", input=lambda grad, dims: _permute_back(grad, dims)),
     d("transpose(input, dim0, dim1)", input=lambda grad, dim0, dim1: S.transpose(grad, dim0, dim1)),
-    d("expand(input, size)", input=lambda grad, input_shape: sum_to(grad, input_shape)),
+    d("expand(input, size)", input=lambda grad: grad),  # the engine sums over the expanded dims
     d("squeeze(input, dim=None)", input=lambda grad, input_shape: grad.reshape(input_shape)),
     d("unsqueeze(input, dim)", input=lambda grad, input_shape: grad.reshape(input_shape)),
     d("select(input, dim, index)", input=lambda grad, input_shape, dim, index: scatter_view(
