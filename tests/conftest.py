@@ -121,6 +121,8 @@ def assert_same(expected, actual, *, rtol: float = 1e-5, atol: float = 1e-6, pat
             np.testing.assert_allclose(a, e, rtol=rtol, atol=atol, err_msg=path)
         else:
             np.testing.assert_array_equal(a, e, err_msg=path)
+    elif type(expected).__name__ == "dtype" and not isinstance(expected, np.dtype):
+        assert dtype_name(actual) == dtype_name(expected), f"{path}: {actual} != torch's {expected}"
     elif isinstance(expected, dict):
         assert isinstance(actual, dict), f"{path}: expected a dict, got {type(actual).__name__}"
         assert list(actual.keys()) == list(expected.keys()), f"{path}: keys {list(actual)} != {list(expected)}"

@@ -3938,3 +3938,44 @@ def test_module_call_with_keywords_state_dict_options_and_shared_submodules():
     m = nn.Module()
     m.register_buffer("maybe", None)
     assert m.maybe is None and list(m.state_dict()) == []
+
+
+_BEYOND = {
+    "rand_like_family": lambda t: [t.rand(3, 4).shape, t.rand_like(t.ones(2)).dtype, t.randn_like(t.ones(2, 2)).shape,
+                                   t.normal(0.0, 1.0, size=(3,)).shape, t.eye(3), t.tril(t.ones(3, 3)),
+                                   t.triu(t.ones(3, 3), diagonal=1)],
+    "norms": lambda t: [t.tensor([[3.0, 4.0], [1.0, 2.0]]).norm(), t.tensor([[3.0, 4.0]]).norm(dim=1),
+                        t.tensor([[3.0, 4.0]]).norm(p=1), t.norm(t.tensor([3.0, 4.0]))],
+    "scans_products": lambda t: [t.arange(1.0, 5.0).cumsum(0), t.arange(1.0, 5.0).prod(),
+                                 t.cumsum(t.tensor([[1, 2], [3, 4]]), dim=1), t.logsumexp(t.tensor([[1.0, 2.0]]), 1)],
+    "sorting": lambda t: [t.tensor([3, 1, 2]).argsort(), t.sort(t.tensor([3.0, 1.0, 2.0]), descending=True),
+                          t.unique(t.tensor([3, 1, 3, 2])), t.topk(t.tensor([1.0, 5.0, 3.0]), 2)],
+    "masking": lambda t: [t.arange(6.0).masked_fill(t.arange(6) > 3, -1.0), t.nonzero(t.tensor([0, 1, 0, 2])),
+                          t.arange(6.0).reshape(2, 3).index_select(1, t.tensor([2, 0])),
+                          t.zeros(3).scatter_(0, t.tensor([2, 0]), t.tensor([5.0, 6.0])),
+                          t.where(t.tensor([True, False]))],
+    "rounding": lambda t: [t.tensor([-1.5, 0.5, 2.5]).round(), t.tensor([-1.5, 2.2]).floor(),
+                           t.tensor([-1.5, 2.2]).ceil(), t.tensor([-2.0, 0.0, 3.0]).sign(), t.tensor([-1.7]).trunc()],
+    "shapes": lambda t: [t.arange(10).split([3, 7]), t.arange(10).narrow(0, 2, 3), t.outer(t.ones(2), t.arange(3.0)),
+                         t.diag(t.tensor([1.0, 2.0])), t.arange(6).reshape(2, 3).flip(0),
+                         t.arange(6).reshape(2, 3).unflatten(1, (3, 1)).shape, t.arange(4).roll(1)],
+    "nn_extras": lambda t: [t.nn.functional.gelu(t.tensor([-1.0, 0.5])), t.nn.functional.silu(t.tensor([1.0])),
+                            t.nn.functional.normalize(t.tensor([[3.0, 4.0]]), dim=1),
+                            t.nn.functional.pad(t.ones(1, 2), (1, 2), value=3.0),
+                            t.nn.functional.avg_pool2d(t.ones(1, 1, 4, 4), 2),
+                            t.nn.functional.interpolate(t.ones(1, 1, 2, 2), scale_factor=2).shape,
+                            t.nn.functional.cosine_similarity(t.ones(2, 3), t.ones(2, 3)),
+                            t.nn.functional.smooth_l1_loss(t.tensor([0.0, 2.0]), t.tensor([0.5, 0.0])),
+                            t.nn.functional.kl_div(t.log_softmax(t.tensor([[1.0, 2.0]]), 1),
+                                                   t.softmax(t.tensor([[0.5, 0.5]]), 1), reduction="batchmean")],
+}
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("name", list(_BEYOND))
+def test_beyond_floor_common_ops_match_torch(name):
+    def prog(t):
+        out = _BEYOND[name](t)
+        return [tuple(o) if hasattr(o, "numel") and not hasattr(o, "dtype") else o for o in out]
+
+    compare_with_torch(prog)
