@@ -161,3 +161,33 @@ def test_cosine_similarity_normalize_one_hot():
     oh = F.one_hot(torch.tensor([0, 2, 1]), 4)
     assert oh.dtype == torch.int64 and oh.tolist() == [[1, 0, 0, 0], [0, 0, 1, 0], [0, 1, 0, 0]]
     assert F.one_hot(torch.tensor([1, 3])).shape == (2, 4)
+
+
+def test_more_losses_against_formulas():
+    x, y = pair(4, 3)
+    a, b = x.numpy(), y.numpy()
+    var = np.abs(b) + 0.1
+    np.testing.assert_allclose(nn.GaussianNLLLoss(full=True)(x, y, torch.tensor(var)).numpy(),
+                               (0.5 * (np.log(var) + (a - b) ** 2 / var) + 0.5 * np.log(2 * np.pi)).mean(), rtol=1e-12)
+    counts = np.floor(np.abs(b) * 3)
+    np.testing.assert_allclose(nn.PoissonNLLLoss()(x, torch.tensor(counts)).numpy(), (np.exp(a) - counts * a).mean(),
+                               rtol=1e-12)
+    t = np.where(b > 0, 1.0, -1.0)
+    np.testing.assert_allclose(nn.HingeEmbeddingLoss(margin=0.5)(x, torch.tensor(t)).numpy(),
+                               np.where(t == 1, a, np.maximum(0, 0.5 - a)).mean(), rtol=1e-12)
+    cls = np.array([0, 2, 1, 2])
+    picked = a[np.arange(4), cls][:, None]
+    hinge = np.maximum(0, 1.0 - picked + a)
+    hinge[np.arange(4), cls] = 0
+    np.testing.assert_allclose(nn.MultiMarginLoss()(x, torch.tensor(cls)).numpy(), (hinge.sum(1) / 3).mean(),
+                               rtol=1e-12)
+    n = b[::-1].copy()
+    d = lambda u, v: np.linalg.norm(u - v + 1e-6, axis=-1)
+    np.testing.assert_allclose(nn.TripletMarginLoss(margin=2.0)(x, y, torch.tensor(n)).numpy(),
+                               np.maximum(2.0 + d(a, b) - d(a, n), 0).mean(), rtol=1e-12)
+    tgt = (b > 0).astype(np.float64)
+    ls = lambda z: -np.log1p(np.exp(-z))
+    ref = -(tgt * ls(a) + (1 - tgt) * ls(-a)).mean(1).mean()
+    np.testing.assert_allclose(nn.MultiLabelSoftMarginLoss()(x, torch.tensor(tgt)).numpy(), ref, rtol=1e-12)
+    with pytest.raises(ValueError, match="var has negative entry"):
+        F.gaussian_nll_loss(x, y, -torch.ones(4, 3, dtype=torch.float64))

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import math
 import warnings
 
 from ember import autograd as ea
@@ -11,7 +12,9 @@ from ember.core.tensor import describe
 
 __all__ = ["mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss", "binary_cross_entropy",
            "binary_cross_entropy_with_logits", "nll_loss", "cross_entropy", "kl_div", "cosine_embedding_loss",
-           "cosine_similarity", "normalize", "margin_ranking_loss", "soft_margin_loss"]
+           "cosine_similarity", "normalize", "margin_ranking_loss", "soft_margin_loss", "gaussian_nll_loss",
+           "poisson_nll_loss", "hinge_embedding_loss", "multi_margin_loss", "triplet_margin_loss",
+           "multilabel_soft_margin_loss"]
 
 
 def _legacy_reduction(size_average, reduce, reduction: str) -> str:
@@ -209,3 +212,98 @@ def soft_margin_loss(input: Tensor, target: Tensor, size_average=None, reduce=No
     """log(1 + exp(-target * input))."""
     reduction = _legacy_reduction(size_average, reduce, reduction)
     return _reduce(ea.log1p(ea.exp(-target * input)), reduction)
+
+
+def gaussian_nll_loss(input: Tensor, target: Tensor, var: Tensor | float, full: bool = False, eps: float = 1e-6,
+                      reduction: str = "mean") -> Tensor:
+    """0.5 (log var + (input - target)^2 / var) (+ 0.5 log 2 pi with `full`); var is clamped at eps
+    for the value only (its gradient passes through, as PyTorch)."""
+    if not isinstance(var, Tensor):
+        var = ea.full_like(input, float(var))
+    if tuple(var.shape) != tuple(input.shape):
+        if tuple(input.shape[:-1]) == tuple(var.shape):
+            var = var.unsqueeze(-1)
+        elif not (tuple(input.shape[:-1]) == tuple(var.shape[:-1]) and var.shape[-1] == 1):
+            raise ValueError("var is of incorrect size")
+    _check_reduction(reduction)
+    if bool((var < 0).any()):
+        raise ValueError("var has negative entry/entries")
+    var = var + (ea.clamp(var, min=eps) - var).detach()
+    loss = 0.5 * (ea.log(var) + (input - target) ** 2 / var)
+    if full:
+        loss = loss + 0.5 * math.log(2 * math.pi)
+    return _reduce(loss, reduction)
+
+
+def poisson_nll_loss(input: Tensor, target: Tensor, log_input: bool = True, full: bool = False, size_average=None,
+                     eps: float = 1e-8, reduce=None, reduction: str = "mean") -> Tensor:
+    """exp(input) - target * input (log_input), else input - target * log(input + eps); `full` adds
+    Stirling's approximation of log(target!) where target > 1."""
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    _check_reduction(reduction)
+    loss = ea.exp(input) - target * input if log_input else input - target * ea.log(input + eps)
+    if full:
+        stirling = target * ea.log(target) - target + 0.5 * ea.log(2 * math.pi * target)
+        loss = loss + ea.where(target > 1, stirling, ea.zeros_like(stirling))
+    return _reduce(loss, reduction)
+
+
+def hinge_embedding_loss(input: Tensor, target: Tensor, margin: float = 1.0, size_average=None, reduce=None,
+                         reduction: str = "mean") -> Tensor:
+    """input where target is 1, max(0, margin - input) where it is -1."""
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    zeros = ea.zeros_like(input)
+    loss = ea.where(target != 1, ea.clamp(margin - input, min=0), zeros) + ea.where(target != -1, input, zeros)
+    return _reduce(loss, reduction)
+
+
+def multi_margin_loss(input: Tensor, target: Tensor, p: int = 1, margin: float = 1.0, weight: Tensor | None = None,
+                      size_average=None, reduce=None, reduction: str = "mean") -> Tensor:
+    """sum over i != y of max(0, margin - x[y] + x[i])^p / C (times weight[y]); input (N, C) or (C,)."""
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    if p not in (1, 2):
+        raise ValueError("only p == 1 and p == 2 supported")
+    x = input if input.dim() == 2 else input.unsqueeze(0)
+    if target.dim() > 1 or target.numel() != x.shape[0]:
+        raise RuntimeError(f"multi_margin_loss: target tensor should be 1-D with size equal to the number of input "
+                           f"samples (batch size). Expected target size [{x.shape[0]}], but got "
+                           f"{list(target.shape)}. Input has shape {list(input.shape)}.")
+    y = target.reshape(-1)
+    picked = x.gather(1, y.unsqueeze(1))
+    margins = ea.clamp(margin - picked + x, min=0)
+    if p == 2:
+        margins = margins * margins
+    if weight is not None:
+        margins = margins * weight[y].unsqueeze(1)
+    not_target = ea.arange(x.shape[1], device=x.device).unsqueeze(0) != y.unsqueeze(1)
+    loss = (margins * not_target.to(x.dtype)).sum(1) / x.shape[1]
+    if input.dim() == 1:
+        loss = loss.squeeze(0)
+    return _reduce(loss, reduction)
+
+
+def triplet_margin_loss(anchor: Tensor, positive: Tensor, negative: Tensor, margin: float = 1.0, p: float = 2,
+                        eps: float = 1e-6, swap: bool = False, size_average=None, reduce=None,
+                        reduction: str = "mean") -> Tensor:
+    """max(0, margin + d(a, p) - d(a, n)) with d the p-norm distance (`swap`: d(a, n) is replaced by
+    d(p, n) where that is smaller)."""
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+
+    def dist(a: Tensor, b: Tensor) -> Tensor:
+        return ea.vector_norm(a - b + eps, p, -1)
+
+    d_pos, d_neg = dist(anchor, positive), dist(anchor, negative)
+    if swap:
+        d_neg = ea.minimum(d_neg, dist(positive, negative))
+    return _reduce(ea.clamp(margin + d_pos - d_neg, min=0), reduction)
+
+
+def multilabel_soft_margin_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, size_average=None,
+                                reduce=None, reduction: str = "mean") -> Tensor:
+    """Per-class binary cross entropy of logits, averaged over the classes (dim 1)."""
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    loss = -(target * ea.logsigmoid(input) + (1 - target) * ea.logsigmoid(-input))
+    if weight is not None:
+        loss = loss * weight
+    loss = loss.sum(input.dim() - 1) / input.shape[-1]
+    return _reduce(loss, reduction)
