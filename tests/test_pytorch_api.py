@@ -3979,3 +3979,52 @@ def test_beyond_floor_common_ops_match_torch(name):
         return [tuple(o) if hasattr(o, "numel") and not hasattr(o, "dtype") else o for o in out]
 
     compare_with_torch(prog)
+
+
+def test_function_returning_a_view_or_its_input_gradient_reversal():
+    class GradReverse(autograd.Function):
+        @staticmethod
+        def forward(ctx, x, alpha):
+            ctx.alpha = alpha
+            return x.view_as(x)
+
+        @staticmethod
+        def backward(ctx, grad_output):
+            return grad_output.neg() * ctx.alpha, None
+
+    class Identity(autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x
+
+        @staticmethod
+        def backward(ctx, g):
+            return g * 2
+
+    x = ea.tensor([1.0, 2.0], requires_grad=True)
+    y = GradReverse.apply(x * 1, 0.5)
+    (y * ea.tensor([1.0, 3.0])).sum().backward()
+    assert x.grad.tolist() == [-0.5, -1.5]
+    x.grad = None
+    z = Identity.apply(x)
+    assert z.grad_fn is not None
+    (z * 3).sum().backward()
+    assert x.grad.tolist() == [6.0, 6.0]
+
+
+def test_dataloader_workers_move_large_batches_intact():
+    images = ea.from_numpy(np.random.default_rng(0).normal(size=(320, 3, 32, 32)).astype(np.float32))
+    labels = ea.arange(320)
+    ds = data.TensorDataset(images, labels)
+
+    def run():
+        out = []
+        for xb, yb in data.DataLoader(ds, batch_size=64, num_workers=2):
+            out.append((xb.numpy().copy(), yb.tolist()))
+        return out
+
+    batches = _within(180, run)
+    assert len(batches) == 5
+    for i, (xb, yb) in enumerate(batches):
+        assert yb == list(range(64 * i, 64 * (i + 1)))
+        np.testing.assert_array_equal(xb, N(images[64 * i:64 * (i + 1)]))
