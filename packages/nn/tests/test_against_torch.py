@@ -288,10 +288,13 @@ SCHEDULES = [
     ("OneCycleLR", {"max_lr": 1.0, "total_steps": 16, "three_phase": True, "anneal_strategy": "linear"}),
     ("PolynomialLR", {"total_iters": 6, "power": 2.0}),
     ("CosineAnnealingWarmRestarts", {"T_0": 3, "T_mult": 2, "eta_min": 0.01}),
+    ("CyclicLR", {"base_lr": 0.1, "max_lr": 1.0, "step_size_up": 3, "step_size_down": 2}),
+    ("CyclicLR", {"base_lr": 0.1, "max_lr": 1.0, "step_size_up": 2, "mode": "triangular2"}),
+    ("CyclicLR", {"base_lr": 0.1, "max_lr": 1.0, "step_size_up": 2, "mode": "exp_range", "gamma": 0.9}),
 ]
 
 
-@pytest.mark.parametrize("name, kw", SCHEDULES, ids=[n for n, _ in SCHEDULES])
+@pytest.mark.parametrize("name, kw", SCHEDULES, ids=[f"{n}-{i}" for i, (n, _) in enumerate(SCHEDULES)])
 def test_schedules_match_torch(name, kw):
     ot = torch.optim.SGD([torch.nn.Parameter(torch.zeros(1))], lr=0.5, momentum=0.9)
     oe = optim.SGD([nn.Parameter(ea.zeros(1))], lr=0.5, momentum=0.9)

@@ -105,3 +105,10 @@ def test_manual_seed_makes_layers_reproducible():
     torch.manual_seed(3)
     b = nn.Linear(4, 4).weight.detach().numpy()
     np.testing.assert_array_equal(a, b)
+
+
+def test_deprecated_aliases_warn_and_fill():
+    t = torch.empty(3, 3)
+    with pytest.warns(FutureWarning, match=r"nn.init.constant` is now deprecated in favor of `nn.init.constant_"):
+        init.constant(t, 2.0)
+    assert (t.numpy() == 2.0).all()

@@ -166,3 +166,18 @@ def test_chained_scheduler_multiplies_effects():
         chained = S.ChainedScheduler([S.ExponentialLR(opt, 0.5), S.StepLR(opt, step_size=2, gamma=0.1)])
     run(chained, opt, 2)
     assert opt.param_groups[0]["lr"] == pytest.approx(0.25 * 0.1)
+
+
+def test_cyclic_lr_triangles_and_momentum():
+    opt = make_opt(lr=5.0, momentum=0.9)
+    sched = S.CyclicLR(opt, base_lr=0.1, max_lr=1.0, step_size_up=2, step_size_down=2, mode="triangular2")
+    lrs, moms = [], []
+    for _ in range(9):
+        lrs.append(opt.param_groups[0]["lr"])
+        moms.append(opt.param_groups[0]["momentum"])
+        opt.step()
+        sched.step()
+    assert lrs == pytest.approx([0.1, 0.55, 1.0, 0.55, 0.1, 0.325, 0.55, 0.325, 0.1])
+    assert moms == pytest.approx([0.9, 0.85, 0.8, 0.85, 0.9, 0.875, 0.85, 0.875, 0.9])
+    with pytest.raises(ValueError, match="mode is invalid and scale_fn is None"):
+        S.CyclicLR(opt, 0.1, 1.0, mode="zigzag")

@@ -12,7 +12,8 @@ from ember.core import Tensor
 
 __all__ = ["calculate_gain", "uniform_", "normal_", "constant_", "zeros_", "ones_", "eye_", "dirac_",
            "xavier_uniform_", "xavier_normal_", "kaiming_uniform_", "kaiming_normal_", "orthogonal_",
-           "trunc_normal_", "sparse_"]
+           "trunc_normal_", "sparse_", "uniform", "normal", "constant", "eye", "dirac", "xavier_uniform",
+           "xavier_normal", "kaiming_uniform", "kaiming_normal", "orthogonal", "sparse"]
 
 
 def calculate_gain(nonlinearity: str, param: float | None = None) -> float:
@@ -202,3 +203,30 @@ def sparse_(tensor: Tensor, sparsity: float, std: float = 0.01, generator=None) 
         mask[idx, c] = 0
     with ea.no_grad():
         return tensor.mul_(ea.from_numpy(mask).to(tensor.dtype))
+
+
+def _deprecated(fn):
+    """PyTorch's old names without the trailing underscore: warn, then call the new one."""
+    old = fn.__name__[:-1]
+
+    def wrapper(*args, **kwargs):
+        warnings.warn(f"`nn.init.{old}` is now deprecated in favor of `nn.init.{fn.__name__}`.", FutureWarning,
+                      stacklevel=2)
+        return fn(*args, **kwargs)
+
+    wrapper.__name__ = old
+    wrapper.__doc__ = f"Deprecated alias of `{fn.__name__}`."
+    return wrapper
+
+
+uniform = _deprecated(uniform_)
+normal = _deprecated(normal_)
+constant = _deprecated(constant_)
+eye = _deprecated(eye_)
+dirac = _deprecated(dirac_)
+xavier_uniform = _deprecated(xavier_uniform_)
+xavier_normal = _deprecated(xavier_normal_)
+kaiming_uniform = _deprecated(kaiming_uniform_)
+kaiming_normal = _deprecated(kaiming_normal_)
+orthogonal = _deprecated(orthogonal_)
+sparse = _deprecated(sparse_)
