@@ -4028,3 +4028,14 @@ def test_dataloader_workers_move_large_batches_intact():
     for i, (xb, yb) in enumerate(batches):
         assert yb == list(range(64 * i, 64 * (i + 1)))
         np.testing.assert_array_equal(xb, N(images[64 * i:64 * (i + 1)]))
+
+
+def test_beyond_floor_numpy_style_axis_and_keepdims_aliases():
+    x = ea.arange(6.0).reshape(2, 3)
+    assert x.sum(axis=1).tolist() == [3.0, 12.0]
+    assert ea.mean(x, axis=0).tolist() == [1.5, 2.5, 3.5]
+    assert x.max(axis=1).values.tolist() == [2.0, 5.0]
+    assert x.argmax(axis=1).tolist() == [2, 2]
+    assert ea.cat([x, x], axis=0).shape == (4, 3)
+    assert x.sum(dim=1, keepdims=True).shape == (2, 1)
+    assert x.size(dim=1) == 3
