@@ -4039,3 +4039,26 @@ def test_beyond_floor_numpy_style_axis_and_keepdims_aliases():
     assert ea.cat([x, x], axis=0).shape == (4, 3)
     assert x.sum(dim=1, keepdims=True).shape == (2, 1)
     assert x.size(dim=1) == 3
+
+
+def test_beyond_floor_seed_and_backend_boilerplate():
+    ea.manual_seed(0)
+    ea.cuda.manual_seed(0)
+    ea.cuda.manual_seed_all(0)
+    ea.backends.cudnn.deterministic = True
+    ea.backends.cudnn.benchmark = False
+    ea.set_num_threads(ea.get_num_threads())
+    assert isinstance(ea.cuda.device_count(), int)
+
+
+def test_beyond_floor_set_default_dtype():
+    try:
+        ea.set_default_dtype(ea.float64)
+        assert ea.get_default_dtype() is ea.float64
+        assert ea.tensor([1.0]).dtype is ea.float64 and ea.zeros(2).dtype is ea.float64
+        assert ea.arange(0.0, 1.0, 0.5).dtype is ea.float64 and ea.randn(2).dtype is ea.float64
+        assert nn.Linear(2, 2).weight.dtype is ea.float64
+        assert ea.tensor([1]).dtype is ea.int64
+    finally:
+        ea.set_default_dtype(ea.float32)
+    assert ea.tensor([1.0]).dtype is ea.float32
