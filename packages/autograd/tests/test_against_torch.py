@@ -182,3 +182,18 @@ def test_second_derivatives_through_inplace_views_match_torch(steps, seed):
     (eg,) = E.grad(program(E, ea), ea, create_graph=True)
     (egg,) = E.grad((eg * eg).sum(), ea)
     assert _close(eg, tg) and _close(egg, tgg)
+
+
+def test_load_reads_checkpoints_written_by_torch(tmp_path):
+    tm = torch.nn.Sequential(torch.nn.Linear(3, 2), torch.nn.BatchNorm1d(2))
+    base = torch.arange(6.0).view(2, 3)
+    path = tmp_path / "from_torch.pt"
+    torch.save({"model": tm.state_dict(), "epoch": 3, "half": torch.ones(2, dtype=torch.float16),
+                "views": [base, base[:, 1]], "param": torch.nn.Parameter(torch.ones(2))}, path)
+    ck = E.load(path)
+    assert ck["epoch"] == 3 and list(ck["model"]) == list(tm.state_dict())
+    for k, v in tm.state_dict().items():
+        assert np.array_equal(ck["model"][k].numpy(), v.numpy())
+    assert ck["half"].dtype == E.float16 and ck["param"].requires_grad
+    b, col = ck["views"]
+    assert col._storage is b._storage and col.tolist() == [1.0, 4.0]

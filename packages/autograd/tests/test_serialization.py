@@ -176,3 +176,19 @@ def test_safetensors_rejects_bad_files():
         E.safetensors.load(b"\xff" * 16)
     with pytest.raises(SafetensorError, match="too small"):
         E.safetensors.load(b"abc")
+
+
+class _Evil:
+    def __reduce__(self):
+        return (os.system, ("echo pwned",))
+
+
+def test_pytorch_style_zip_with_foreign_globals_is_refused(tmp_path):
+    import zipfile
+
+    p = tmp_path / "evil.pt"
+    with zipfile.ZipFile(p, "w") as z:
+        z.writestr("evil/data.pkl", pickle.dumps({"x": _Evil()}, protocol=2))
+        z.writestr("evil/byteorder", "little")
+    with pytest.raises(pickle.UnpicklingError, match="needs the global (posix|nt|os).system"):
+        E.load(p)

@@ -52,6 +52,8 @@ from ember.core.device import device as Device
 from ember.core.storage import Storage
 from ember.core.tensor import Size, Tensor
 
+from ember.autograd import torch_checkpoint
+
 __all__ = ["save", "load"]
 
 MAGIC = b"EMBERCKP"
@@ -223,8 +225,7 @@ def _read_all(f) -> tuple[bytes, str]:
 def _check(data: bytes, name: str) -> dict:
     """Validate magic, length and checksum; return the parsed header."""
     if len(data) < _PREAMBLE.size or data[:8] != MAGIC:
-        hint = " (it looks like a zip archive, e.g. a PyTorch checkpoint)" if data[:4] == b"PK\x03\x04" else ""
-        raise RuntimeError(f"load: {name} is not an ember checkpoint{hint}: bad magic number")
+        raise RuntimeError(f"load: {name} is not an ember checkpoint: bad magic number")
     _, version, n = _PREAMBLE.unpack_from(data)
     if version != VERSION:
         raise RuntimeError(f"load: {name} is an ember checkpoint of format version {version}; this ember reads "
@@ -344,11 +345,17 @@ def load(f, map_location=None, pickle_module: Any = None, *, weights_only: bool 
         weights_only: True (the default) refuses checkpoints holding pickled objects (whole
             modules); False unpickles them, which runs code named by the file.
 
+    Checkpoints written by `torch.save` (PyTorch's zip format) load too: their tensors, state
+    dicts and containers, through a restricted unpickler (see `torch_checkpoint`).
+
     Raises:
         RuntimeError: the file is not an ember checkpoint, is truncated, or fails its checksum.
         pickle.UnpicklingError: the checkpoint holds pickled objects and `weights_only` is True.
     """
     data, name = _read_all(f)
-    header = _check(bytes(data) if not isinstance(data, bytes) else data, name)
+    data = bytes(data) if not isinstance(data, bytes) else data
+    if torch_checkpoint.is_torch_zip(data):
+        return torch_checkpoint.load_torch_zip(data, name, map_location)
+    header = _check(data, name)
     return _Decoder(data, header, name, map_location, weights_only).decode(header["object"])
 
