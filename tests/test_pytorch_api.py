@@ -4062,3 +4062,13 @@ def test_beyond_floor_set_default_dtype():
     finally:
         ea.set_default_dtype(ea.float32)
     assert ea.tensor([1.0]).dtype is ea.float32
+
+
+def test_batchnorm_loads_a_state_dict_without_num_batches_tracked():
+    # checkpoints from before num_batches_tracked existed (no version metadata) load strictly
+    bn = nn.BatchNorm1d(3)
+    sd = {k: v.clone() for k, v in bn.state_dict().items() if k != "num_batches_tracked"}
+    sd["running_mean"].fill_(0.5)
+    res = bn.load_state_dict(sd)
+    assert list(res.missing_keys) == [] and bn.running_mean.tolist() == [0.5, 0.5, 0.5]
+    assert bn.num_batches_tracked.item() == 0
