@@ -364,3 +364,41 @@ def test_default_init_statistics_match_torch():
             if make(nn)._get_name() != "Embedding":
                 assert np.abs(b).max() == pytest.approx(np.abs(a).max(), rel=0.1), n
             assert b.std() == pytest.approx(a.std(), rel=0.15), n
+
+
+@pytest.mark.parametrize("cls, kw", [("LSTM", {"bidirectional": True, "num_layers": 2}), ("GRU", {}),
+                                     ("RNN", {"bidirectional": True}), ("LSTM", {"proj_size": 2})])
+@pytest.mark.parametrize("enforce_sorted", [True, False])
+def test_packed_sequences_match_torch(cls, kw, enforce_sorted):
+    torch.manual_seed(0)
+    mt, me = getattr(tnn, cls)(3, 4, batch_first=True, **kw), getattr(nn, cls)(3, 4, batch_first=True, **kw)
+    to_ember(mt, me)
+    lengths = [5, 3, 2] if enforce_sorted else [2, 5, 3]
+    xt, xe = pair_input(3, 5, 3, seed=8)
+    from ember.nn.utils import rnn as ernn
+    pt = tnn.utils.rnn.pack_padded_sequence(xt, lengths, batch_first=True, enforce_sorted=enforce_sorted)
+    pe = ernn.pack_padded_sequence(xe, lengths, batch_first=True, enforce_sorted=enforce_sorted)
+    np.testing.assert_array_equal(pe.batch_sizes.numpy(), pt.batch_sizes.numpy())
+    np.testing.assert_array_equal(pe.data.detach().numpy(), pt.data.detach().numpy())
+    yt, ht = mt(pt)
+    ye, he = me(pe)
+    np.testing.assert_allclose(ye.data.detach().numpy(), yt.data.detach().numpy(), rtol=1e-8, atol=1e-10)
+    for a, b in zip(outputs(ht), outputs(he)):
+        np.testing.assert_allclose(b.detach().numpy(), a.detach().numpy(), rtol=1e-8, atol=1e-10)
+    padt, lent = tnn.utils.rnn.pad_packed_sequence(yt, batch_first=True, padding_value=-1.0)
+    pade, lene = ernn.pad_packed_sequence(ye, batch_first=True, padding_value=-1.0)
+    np.testing.assert_array_equal(lene.numpy(), lent.numpy())
+    np.testing.assert_allclose(pade.detach().numpy(), padt.detach().numpy(), rtol=1e-8, atol=1e-10)
+    padt.sum().backward()
+    pade.sum().backward()
+    np.testing.assert_allclose(xe.grad.numpy(), xt.grad.numpy(), rtol=1e-7, atol=1e-9)
+
+
+def test_pack_sequence_matches_torch():
+    seqs = [np.arange(6.0).reshape(3, 2), np.ones((1, 2)), np.full((2, 2), 2.0)]
+    from ember.nn.utils import rnn as ernn
+    pt = tnn.utils.rnn.pack_sequence([torch.tensor(s) for s in seqs], enforce_sorted=False)
+    pe = ernn.pack_sequence([ea.tensor(s) for s in seqs], enforce_sorted=False)
+    np.testing.assert_array_equal(pe.data.numpy(), pt.data.numpy())
+    np.testing.assert_array_equal(pe.sorted_indices.numpy(), pt.sorted_indices.numpy())
+    np.testing.assert_array_equal(pe.unsorted_indices.numpy(), pt.unsorted_indices.numpy())

@@ -66,3 +66,29 @@ def test_pad_sequence():
     left = pad_sequence([a, b], batch_first=True, padding_side="left")
     np.testing.assert_array_equal(left[1].numpy(), [[0, 0], [0, 0], [1, 1]])
     np.testing.assert_array_equal(left[0].numpy(), a.numpy())
+
+
+def test_pack_round_trip_and_packed_lstm_equals_per_sequence_runs():
+    from ember.nn.utils.rnn import pack_padded_sequence, pack_sequence, pad_packed_sequence
+
+    torch.manual_seed(0)
+    x = torch.randn(4, 3, 2, dtype=torch.float64)
+    lengths = [2, 4, 1]
+    packed = pack_padded_sequence(x, lengths, enforce_sorted=False)
+    assert packed.batch_sizes.tolist() == [3, 2, 1, 1]
+    padded, lens = pad_packed_sequence(packed, padding_value=9.0)
+    assert lens.tolist() == lengths
+    for b, n in enumerate(lengths):
+        np.testing.assert_array_equal(padded[:n, b].numpy(), x[:n, b].numpy())
+        assert (padded[n:, b].numpy() == 9.0).all()
+    with pytest.raises(RuntimeError, match="must be sorted in decreasing order"):
+        pack_padded_sequence(x, lengths)
+    lstm = nn.LSTM(2, 3, bidirectional=True).double()
+    out, (h, c) = lstm(packed)
+    out_padded, _ = pad_packed_sequence(out)
+    for b, n in enumerate(lengths):
+        ref, (rh, rc) = lstm(x[:n, b:b + 1])
+        np.testing.assert_allclose(out_padded[:n, b].detach().numpy(), ref[:, 0].detach().numpy(), rtol=1e-12)
+        np.testing.assert_allclose(h[:, b].detach().numpy(), rh[:, 0].detach().numpy(), rtol=1e-12)
+    seqs = pack_sequence([torch.ones(3, 2), torch.ones(1, 2)])
+    assert seqs.data.shape == (4, 2) and seqs.sorted_indices is None

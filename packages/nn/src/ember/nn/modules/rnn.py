@@ -17,6 +17,7 @@ from ember.nn import functional as F
 from ember.nn import init
 from ember.nn.modules.module import Module
 from ember.nn.parameter import Parameter
+from ember.nn.utils.rnn import PackedSequence, _unpack_sorted
 
 __all__ = ["RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell"]
 
@@ -134,8 +135,9 @@ class RNNBase(Module):
         if tuple(hx.shape) != expected:
             raise RuntimeError(f"Expected {what} size {expected}, got {list(hx.shape)}")
 
-    def _run(self, input: Tensor, hx: tuple[Tensor, ...] | None):
-        """The time loop over (L, N, H_in) input; hx holds (layers * dirs, N, H) states."""
+    def _run(self, input: Tensor, hx: tuple[Tensor, ...] | None, lengths: list[int] | None = None):
+        """The time loop over (L, N, H_in) input; hx holds (layers * dirs, N, H) states. With
+        `lengths` (packed input), a sequence's state stops changing after its last step."""
         seq_len, batch = input.shape[0], input.shape[1]
         num_directions = 2 if self.bidirectional else 1
         n_states = 2 if self.mode == "LSTM" else 1
@@ -144,6 +146,9 @@ class RNNBase(Module):
             hx = tuple(ea.zeros(self.num_layers * num_directions, batch, size, dtype=input.dtype, device=input.device)
                        for size in sizes)
         finals: list[list[Tensor]] = [[] for _ in range(n_states)]
+        masks = None
+        if lengths is not None:
+            masks = [ea.tensor([n > t for n in lengths], device=input.device).unsqueeze(-1) for t in range(seq_len)]
         layer_input = input
         for layer in range(self.num_layers):
             dir_outputs = []
@@ -156,13 +161,14 @@ class RNNBase(Module):
                 outs: list[Tensor] = [None] * seq_len  # type: ignore[list-item]
                 for t in steps:
                     if self.mode == "LSTM":
-                        state = list(_lstm_step(gi_all[t], state[0], state[1], w_hh, b_hh))
+                        new = list(_lstm_step(gi_all[t], state[0], state[1], w_hh, b_hh))
                         if w_hr is not None:
-                            state[0] = F.linear(state[0], w_hr)
+                            new[0] = F.linear(new[0], w_hr)
                     elif self.mode == "GRU":
-                        state = [_gru_step(gi_all[t], state[0], w_hh, b_hh)]
+                        new = [_gru_step(gi_all[t], state[0], w_hh, b_hh)]
                     else:
-                        state = [_rnn_step(gi_all[t], state[0], w_hh, b_hh, self.nonlinearity)]
+                        new = [_rnn_step(gi_all[t], state[0], w_hh, b_hh, self.nonlinearity)]
+                    state = new if masks is None else [ea.where(masks[t], n, o) for n, o in zip(new, state)]
                     outs[t] = state[0]
                 for k in range(n_states):
                     finals[k].append(state[k])
@@ -173,22 +179,43 @@ class RNNBase(Module):
                 layer_input = F.dropout(layer_input, self.dropout, True)
         return layer_input, tuple(ea.stack(f, 0) for f in finals)
 
-    def forward(self, input: Tensor, hx=None):
+    def _states(self, hx, batch: int, unsqueeze: bool) -> tuple[Tensor, ...]:
+        states = hx if isinstance(hx, tuple | list) else (hx,)
+        if self.mode == "LSTM" and len(states) != 2:
+            raise RuntimeError("LSTM: hx must be a tuple (h_0, c_0)")
+        if unsqueeze:
+            states = tuple(s.unsqueeze(1) for s in states)
+        for s, what in zip(states, ("hidden", "cell")):
+            self._check_hidden(s, batch, what)
+        return tuple(states)
+
+    def _forward_packed(self, packed: PackedSequence, hx):
+        padded, lengths = _unpack_sorted(packed)
+        if padded.shape[-1] != self.input_size:
+            raise RuntimeError(f"input.size(-1) must be equal to input_size. Expected {self.input_size}, "
+                               f"got {padded.shape[-1]}")
+        if hx is not None:
+            hx = self._states(hx, padded.shape[1], False)
+            if packed.sorted_indices is not None:
+                hx = tuple(s.index_select(1, packed.sorted_indices) for s in hx)
+        output, finals = self._run(padded, hx, lengths)
+        sizes = [int(b) for b in packed.batch_sizes.tolist()]
+        data = ea.cat([output[t, :b] for t, b in enumerate(sizes)], 0)
+        if packed.unsorted_indices is not None:
+            finals = tuple(f.index_select(1, packed.unsorted_indices) for f in finals)
+        out = PackedSequence(data, packed.batch_sizes, packed.sorted_indices, packed.unsorted_indices)
+        return out, (finals if self.mode == "LSTM" else finals[0])
+
+    def forward(self, input: Tensor | PackedSequence, hx=None):
+        if isinstance(input, PackedSequence):
+            return self._forward_packed(input, hx)
         batched = self._check_input(input)
         if not batched:
             input = input.unsqueeze(1)
         elif self.batch_first:
             input = input.transpose(0, 1)
-        batch = input.shape[1]
         if hx is not None:
-            states = hx if isinstance(hx, tuple | list) else (hx,)
-            if self.mode == "LSTM" and len(states) != 2:
-                raise RuntimeError("LSTM: hx must be a tuple (h_0, c_0)")
-            if not batched:
-                states = tuple(s.unsqueeze(1) for s in states)
-            for s, what in zip(states, ("hidden", "cell")):
-                self._check_hidden(s, batch, what)
-            hx = tuple(states)
+            hx = self._states(hx, input.shape[1], not batched)
         output, finals = self._run(input, hx)
         if not batched:
             output = output.squeeze(1)

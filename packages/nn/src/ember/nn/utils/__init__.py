@@ -1,4 +1,4 @@
-"""`ember.nn.utils`: gradient clipping and parameter/vector conversion."""
+"""`ember.nn.utils`: gradient clipping, parameter/vector conversion, `rnn` (padding and packing)."""
 
 from ember.nn.utils.clip_grad import clip_grad_norm_, clip_grad_value_, get_total_norm
 from ember.nn.utils.convert_parameters import parameters_to_vector, vector_to_parameters

@@ -1,13 +1,36 @@
-"""`pad_sequence`: stack variable-length sequences into one padded tensor."""
+"""Variable-length sequences: `pad_sequence`, and `PackedSequence` with `pack_padded_sequence`,
+`pad_packed_sequence`, `pack_sequence` (the recurrent layers accept packed input).
+
+A PackedSequence holds the valid time steps of a batch sorted by decreasing length, time-major:
+`data` is (sum of lengths, *), `batch_sizes[t]` the number of sequences still running at step t.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import NamedTuple
 
 from ember import autograd as ea
 from ember.core import Tensor
 
-__all__ = ["pad_sequence"]
+__all__ = ["PackedSequence", "pad_sequence", "pack_padded_sequence", "pad_packed_sequence", "pack_sequence",
+           "invert_permutation"]
+
+
+class PackedSequence(NamedTuple):
+    data: Tensor
+    batch_sizes: Tensor
+    sorted_indices: Tensor | None = None
+    unsorted_indices: Tensor | None = None
+
+
+def invert_permutation(permutation: Tensor | None) -> Tensor | None:
+    """The inverse of a permutation of 0..n-1."""
+    if permutation is None:
+        return None
+    out = ea.empty_like(permutation)
+    out[permutation] = ea.arange(permutation.numel(), device=permutation.device)
+    return out
 
 
 def pad_sequence(sequences: Sequence[Tensor], batch_first: bool = False, padding_value: float = 0.0,
@@ -31,3 +54,77 @@ def pad_sequence(sequences: Sequence[Tensor], batch_first: bool = False, padding
         padded.append(ea.pad(s, tuple(pads), value=padding_value) if extra else s)
     out = ea.stack(padded, 0)
     return out if batch_first else out.transpose(0, 1)
+
+
+def _lengths_list(lengths) -> list[int]:
+    if isinstance(lengths, Tensor):
+        return [int(v) for v in lengths.tolist()]
+    return [int(v) for v in lengths]
+
+
+def pack_padded_sequence(input: Tensor, lengths: Tensor | Sequence[int], batch_first: bool = False,
+                         enforce_sorted: bool = True) -> PackedSequence:
+    """Pack a padded batch (T, B, *) ((B, T, *) with `batch_first`) of sequences of `lengths`."""
+    lens = _lengths_list(lengths)
+    if enforce_sorted:
+        if any(a < b for a, b in zip(lens, lens[1:])):
+            raise RuntimeError("`lengths` array must be sorted in decreasing order when `enforce_sorted` is True. "
+                               "You can pass `enforce_sorted=False` to pack_padded_sequence and/or pack_sequence to "
+                               "sidestep this requirement if you do not need ONNX exportability.")
+        sorted_indices = None
+    else:
+        order = sorted(range(len(lens)), key=lambda i: -lens[i])
+        sorted_indices = ea.tensor(order, dtype=ea.int64, device=input.device)
+        input = input.index_select(0 if batch_first else 1, sorted_indices)
+        lens = [lens[i] for i in order]
+    if lens and lens[-1] <= 0:
+        raise RuntimeError("Length of all samples has to be greater than 0, but found an element in 'lengths' that "
+                           "is <= 0")
+    if batch_first:
+        input = input.transpose(0, 1)
+    batch_sizes = [sum(1 for n in lens if n > t) for t in range(lens[0] if lens else 0)]
+    data = ea.cat([input[t, :b] for t, b in enumerate(batch_sizes)], 0)
+    return PackedSequence(data, ea.tensor(batch_sizes, dtype=ea.int64), sorted_indices,
+                          invert_permutation(sorted_indices))
+
+
+def _unpack_sorted(sequence: PackedSequence, padding_value: float = 0.0,
+                   total_length: int | None = None) -> tuple[Tensor, list[int]]:
+    """The padded (T, B, *) batch in sorted order, and the sorted lengths."""
+    sizes = _lengths_list(sequence.batch_sizes)
+    batch = sizes[0] if sizes else 0
+    steps = max(len(sizes), total_length or 0)
+    rows = []
+    offset = 0
+    feature = tuple(sequence.data.shape[1:])
+    for t in range(steps):
+        b = sizes[t] if t < len(sizes) else 0
+        row = sequence.data[offset:offset + b]
+        offset += b
+        if b < batch:
+            pad = ea.full((batch - b, *feature), padding_value, dtype=sequence.data.dtype,
+                          device=sequence.data.device)
+            row = ea.cat([row, pad], 0) if b else pad
+        rows.append(row)
+    lengths = [sum(1 for s in sizes if s > i) for i in range(batch)]
+    return ea.stack(rows, 0), lengths
+
+
+def pad_packed_sequence(sequence: PackedSequence, batch_first: bool = False, padding_value: float = 0.0,
+                        total_length: int | None = None) -> tuple[Tensor, Tensor]:
+    """The inverse of `pack_padded_sequence`: `(padded, lengths)` in the original batch order."""
+    if total_length is not None and total_length < len(sequence.batch_sizes):
+        raise ValueError("Expected total_length to be at least the length of the longest sequence in input, but got "
+                         f"total_length={total_length} and max sequence length being {len(sequence.batch_sizes)}")
+    padded, lengths = _unpack_sorted(sequence, padding_value, total_length)
+    lengths_t = ea.tensor(lengths, dtype=ea.int64)
+    if sequence.unsorted_indices is not None:
+        padded = padded.index_select(1, sequence.unsorted_indices)
+        lengths_t = lengths_t[sequence.unsorted_indices.cpu()]
+    return (padded.transpose(0, 1) if batch_first else padded), lengths_t
+
+
+def pack_sequence(sequences: Sequence[Tensor], enforce_sorted: bool = True) -> PackedSequence:
+    """Pack a list of (L_i, *) tensors."""
+    lengths = [s.shape[0] for s in sequences]
+    return pack_padded_sequence(pad_sequence(sequences), lengths, enforce_sorted=enforce_sorted)
