@@ -100,3 +100,25 @@ def test_scatter_reduce(reduce, include_self, device):
     xi = make_tensor(3, 4, dtype=E.int64, seed=10)
     si = make_tensor(2, 4, dtype=E.int64, seed=11)
     _both(lambda a, i, s: E.scatter_reduce(a, 0, i, s, reduce, include_self=include_self), device, xi, idx, si)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("mode", ["sum", "mean", "max"])
+@pytest.mark.parametrize(("include_last", "padding_idx"), [(False, -1), (True, 2)])
+def test_embedding_bag_and_backward(mode, include_last, padding_idx, device):
+    w = make_tensor(5, 3, seed=12)
+    idx = E.tensor([1, 2, 4, 4, 0, 2, 3])
+    off = E.tensor([0, 3, 3, 5] + ([7] if include_last else []))
+    psw = make_tensor(7, seed=13) if mode == "sum" else None
+    args = (mode, psw, include_last, padding_idx)
+    want = get_op("embedding_bag")(w, idx, off, *args)
+    got = get_op("embedding_bag")(_on(w, device), _on(idx, device), _on(off, device), mode, _on(psw, device),
+                                  include_last, padding_idx)
+    for a, e in zip(got, want, strict=True):
+        assert_close(a, _on(e, device), rtol=1e-5, atol=1e-6)
+    g = make_tensor(*want[0].shape, seed=14)
+    bargs = (5, mode, psw, include_last, padding_idx)
+    gw = get_op("embedding_bag_backward")(g, idx, off, want[1], want[2], *bargs)
+    gd = get_op("embedding_bag_backward")(_on(g, device), _on(idx, device), _on(off, device), _on(want[1], device),
+                                          _on(want[2], device), 5, mode, _on(psw, device), include_last, padding_idx)
+    assert_close(gd, _on(gw, device), rtol=1e-5, atol=1e-6)

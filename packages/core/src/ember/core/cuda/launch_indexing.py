@@ -1,5 +1,5 @@
 """CUDA kernels of gather, scatter, scatter_add, scatter_reduce, index_select, index_add,
-index_copy, index_fill, masked_fill, embedding and embedding_backward: one dim-indexed kernel
+index_copy, index_fill, masked_fill, embedding and embedding_bag (+ backward): one dim-indexed kernel
 (atomics where it accumulates) and the elementwise template. Index values are not range-checked on the host (that
 would synchronize); the kernel skips out-of-range ones, see `kernels.indexing`."""
 
@@ -13,6 +13,7 @@ from numba import types as nbt
 from ember.core import dtypes
 from ember.core.cuda import launch_util as lu
 from ember.core.cuda.kernels import elementwise as K
+from ember.core.cuda.kernels import bag as KB
 from ember.core.cuda.kernels import indexing as KI
 from ember.core.cuda.launch_elementwise import launch
 from ember.core.dispatch import get_op
@@ -263,12 +264,59 @@ def _embedding_backward(grad, indices, num_weights, padding_idx=-1, scale_grad_b
     return out
 
 
+_BAG_MODES = {"sum": KB.SUM, "mean": KB.MEAN, "max": KB.MAX}
+
+
+def _bag_args(indices: Tensor, offsets: Tensor, include_last_offset: bool, per_sample_weights, like: Tensor):
+    idx = indices.reshape(-1).contiguous()
+    off = offsets.reshape(-1).contiguous()
+    nbags = off._shape[0] - 1 if include_last_offset else off._shape[0]
+    psw = per_sample_weights.contiguous() if per_sample_weights is not None else None
+    return (max(nbags, 0), off._shape[0], idx._shape[0], lu.typed(idx)[idx._offset:], lu.typed(off)[off._offset:],
+            lu.typed(psw)[psw._offset:] if psw is not None else lu.typed(like)[:1], psw is not None)
+
+
+def _embedding_bag(weight, indices, offsets, mode, per_sample_weights, include_last_offset, padding_idx):
+    w = weight.contiguous()
+    v, d = w._shape
+    nbags, nb_off, m, idx, off, psw, has_psw = _bag_args(indices, offsets, include_last_offset, per_sample_weights, w)
+    dev = w._storage.device
+    out = lu.empty((nbags, d), w._dtype, dev)
+    argmax = lu.empty((nbags, d), dtypes.int64, dev)
+    count = lu.empty((nbags,), dtypes.int64, dev)
+    if nbags * d:
+        blocks, threads = lu.grid(nbags * d)
+        KB.bag(lu.compute_type(w._dtype))[blocks, threads, lu.stream()](
+            nbags, d, nb_off, m, v, lu.typed(w)[w._offset:], idx, off, psw, has_psw, lu.typed(out), lu.typed(argmax),
+            lu.typed(count), _BAG_MODES[mode], int(padding_idx))
+    elif nbags:
+        count.fill_(0)
+    return out, count, argmax
+
+
+def _embedding_bag_backward(grad, indices, offsets, bag_size, max_indices, num_weights, mode, per_sample_weights,
+                            include_last_offset, padding_idx):
+    g = grad.contiguous()
+    d = g._shape[1]
+    nbags, nb_off, m, idx, off, psw, has_psw = _bag_args(indices, offsets, include_last_offset, per_sample_weights, g)
+    acc_dt = g._dtype if g._dtype in (dtypes.float32, dtypes.float64) else dtypes.float32
+    out = lu.empty((num_weights, d), acc_dt, g._storage.device).fill_(0)
+    if nbags * d:
+        am, cnt = max_indices.contiguous(), bag_size.contiguous()
+        blocks, threads = lu.grid(nbags * d)
+        KB.bag_backward(lu.compute_type(acc_dt))[blocks, threads, lu.stream()](
+            nbags, d, nb_off, m, num_weights, lu.typed(g)[g._offset:], idx, off, psw, has_psw,
+            lu.typed(am)[am._offset:], lu.typed(cnt)[cnt._offset:], lu.typed(out), _BAG_MODES[mode], int(padding_idx))
+    return out if acc_dt is g._dtype else get_op("to_dtype")(out, g._dtype)
+
+
 def register() -> None:
     for name, fn in (("gather", _gather), ("scatter", _scatter), ("scatter_add", _scatter_add),
                      ("scatter_reduce", _scatter_reduce),
                      ("index_select", _index_select), ("index_add", _index_add), ("index_copy", _index_copy),
                      ("index_fill", _index_fill), ("masked_fill", _masked_fill), ("embedding", _embedding),
-                     ("embedding_backward", _embedding_backward)):
+                     ("embedding_backward", _embedding_backward), ("embedding_bag", _embedding_bag),
+                     ("embedding_bag_backward", _embedding_bag_backward)):
         get_op(name).register("cuda")(fn)
 
 
@@ -281,6 +329,11 @@ def ptx_cases():
                                ("int64", T.int64[::1], T.int64), ("int32", T.int32[::1], T.int32)):
             yield (f"dim_index[{label}{mname}]", KI.dim_index_function(mode, vt),
                    (i, m, i, b, arr, i, i, arr, i, i, T.float64, b, i, T.int64[::1], i, b))
+    for label, arr, acc in (("float32", T.float32[::1], T.float32), ("float64", T.float64[::1], T.float64)):
+        yield (f"embedding_bag[{label}]", KB.bag_function(acc),
+               (i, i, i, i, i, arr, T.int64[::1], T.int64[::1], arr, b, arr, T.int64[::1], T.int64[::1], i, i))
+        yield (f"embedding_bag_backward[{label}]", KB.bag_backward_function(acc),
+               (i, i, i, i, i, arr, T.int64[::1], T.int64[::1], arr, b, T.int64[::1], T.int64[::1], arr, i, i))
     for label, arr, vt in (("float16", T.float16[::1], T.float16), ("bool", T.boolean[::1], T.boolean)):
         yield (f"dim_index[{label}]", KI.dim_index_function(KI.SET, vt),
                (i, m, i, b, arr, i, i, arr, i, i, T.int64, b, i, T.int32[::1], i, b))
