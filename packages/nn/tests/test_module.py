@@ -331,3 +331,13 @@ def test_state_dict_and_load_hooks():
     sd = {"0.w": torch.ones(2, 2), "0.bias": torch.zeros(2), "extra": torch.zeros(1)}
     net.load_state_dict(sd)
     assert net[0].weight.detach().tolist() == [[1.0, 1.0], [1.0, 1.0]]
+
+
+def test_always_call_forward_hook_runs_when_forward_raises():
+    lin = nn.Linear(2, 2)
+    seen = []
+    lin.register_forward_hook(lambda m, a, out: seen.append(out), always_call=True)
+    lin.register_forward_hook(lambda m, a, out: seen.append("plain"))
+    with pytest.raises(RuntimeError):
+        lin(torch.zeros(3, 5))
+    assert seen == [None]

@@ -594,8 +594,9 @@ class Module:
     def register_forward_hook(self, hook: Callable, *, prepend: bool = False, with_kwargs: bool = False,
                               always_call: bool = False) -> RemovableHandle:
         """`hook(module, args, output)` (or `(module, args, kwargs, output)`) after `forward`; may
-        replace the output."""
+        replace the output. With `always_call`, it also runs (output None) when `forward` raises."""
         handle = RemovableHandle(self._forward_hooks, extra_dict=self._forward_hooks_with_kwargs)
+        handle.hooks_dicts.append(self._forward_hooks_always_called)
         self._forward_hooks[handle.id] = hook
         if with_kwargs:
             self._forward_hooks_with_kwargs[handle.id] = True
@@ -645,7 +646,17 @@ class Module:
 
             bw_hook = BackwardHook(self, self._backward_hooks, self._backward_pre_hooks)
             args = bw_hook.setup_input_hook(args)
-        result = self.forward(*args, **kwargs)
+        try:
+            result = self.forward(*args, **kwargs)
+        except Exception:
+            # hooks registered with always_call=True still see the call (with no output)
+            for hid, hook in self._forward_hooks.items():
+                if hid in self._forward_hooks_always_called:
+                    if hid in self._forward_hooks_with_kwargs:
+                        hook(self, args, kwargs, None)
+                    else:
+                        hook(self, args, None)
+            raise
         post = OrderedDict(itertools.chain(_global_forward_hooks.items(), self._forward_hooks.items()))
         for hid, hook in post.items():
             if hid in self._forward_hooks_with_kwargs:
