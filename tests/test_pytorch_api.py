@@ -4072,3 +4072,20 @@ def test_batchnorm_loads_a_state_dict_without_num_batches_tracked():
     res = bn.load_state_dict(sd)
     assert list(res.missing_keys) == [] and bn.running_mean.tolist() == [0.5, 0.5, 0.5]
     assert bn.num_batches_tracked.item() == 0
+
+
+def test_optimizer_load_state_dict_checks_groups_and_casts_state():
+    a = [nn.Parameter(ea.ones(2)), nn.Parameter(ea.ones(3))]
+    opt = optim.Adam(a, lr=0.1)
+    sum(p.sum() for p in a).backward()
+    opt.step()
+    sd = copy.deepcopy(opt.state_dict())
+    with pytest.raises(ValueError):
+        optim.Adam([nn.Parameter(ea.ones(2))], lr=0.1).load_state_dict(sd)
+    b = [nn.Parameter(ea.ones(2, dtype=ea.float64)), nn.Parameter(ea.ones(3, dtype=ea.float64))]
+    opt2 = optim.Adam(b, lr=0.1)
+    opt2.load_state_dict(sd)
+    assert opt2.state[b[0]]["exp_avg"].dtype is ea.float64
+    sum(p.sum() for p in b).backward()
+    opt2.step()
+    assert b[0].dtype is ea.float64
