@@ -153,9 +153,14 @@ def _record(op, args: tuple, kwargs: dict, call_next):
     node = entry.node_cls()
     saved = node._saved
     inputs_plan, results = entry.save_plan(tuple(need))
-    for n, p, suffix in inputs_plan:
-        v = entry.value(p, args, kwargs)
-        saved[n] = _save(v, target) if suffix is None else _meta_of(v, suffix)
+    for n, p, suffix, i in inputs_plan:
+        v = args[i] if 0 <= i < n_args else entry.value(p, args, kwargs)
+        if suffix is not None:
+            saved[n] = _meta_of(v, suffix)
+        elif isinstance(v, Tensor) or (type(v) in (list, tuple) and any(isinstance(t, Tensor) for t in v)):
+            saved[n] = _save(v, target)
+        else:
+            saved[n] = v
 
     r = _run_below(op, args, kwargs, call_next)
 

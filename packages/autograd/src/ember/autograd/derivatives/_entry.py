@@ -78,7 +78,7 @@ class Derivative:
         order = {p: i for i, p in enumerate(self.params)}
         self.diff_params = sorted((k for keys, _, _ in self.groups for k in keys), key=order.__getitem__)
         self.group_of = {k: g for g in self.groups for k in g[0]}
-        self.diff_index = [(p, self.position.get(p, -1) if p != self.vararg else -1) for p in self.diff_params]
+        self.diff_index = [(p, self._pos(p)) for p in self.diff_params]
         self._plans: dict[tuple, tuple] = {}
         self.node_cls = type(name or f"{_camel(self.op_name)}Backward0", (RuleNode,), {"__slots__": (), "entry": self})
 
@@ -90,7 +90,8 @@ class Derivative:
         return any(n.endswith(s) and n[: -len(s)] in self.defaults for s in _SUFFIXES)
 
     def save_plan(self, need: tuple) -> tuple[list, list]:
-        """What to save when the inputs `need` require grad: ([(name, param, suffix)], [(name, output)])."""
+        """What to save when the inputs `need` require grad:
+        ([(name, param, suffix, position)], [(name, output)])."""
         plan = self._plans.get(need)
         if plan is None:
             names = sorted({n for p in need for n in self.group_of[p][2]})
@@ -101,12 +102,16 @@ class Derivative:
                 if n == "result" or (n.startswith("result") and n[6:].isdigit()):
                     results.append((n, 0 if n == "result" else int(n[6:])))
                 elif n in self.defaults:
-                    inputs.append((n, n, None))
+                    inputs.append((n, n, None, self._pos(n)))
                 else:
                     suffix = next(s for s in _SUFFIXES if n.endswith(s) and n[: -len(s)] in self.defaults)
-                    inputs.append((n, n[: -len(suffix)], suffix))
+                    inputs.append((n, n[: -len(suffix)], suffix, self._pos(n[: -len(suffix)])))
             plan = self._plans[need] = (inputs, results)
         return plan
+
+    def _pos(self, param: str) -> int:
+        """The positional index of `param`, or -1 (keyword-only, or the *args of a variadic op)."""
+        return -1 if param == self.vararg else self.position.get(param, -1)
 
     def value(self, name: str, args: tuple, kwargs: dict):
         """The argument `name` of a call `op(*args, **kwargs)` (its default when not passed)."""
