@@ -335,3 +335,16 @@ def adadelta_ref(p, grads, lr=1.0, rho=0.9, eps=1e-6, weight_decay=0.0):
 def test_adam_variants_and_adadelta_trajectories(cls, ref, kw):
     got, _ = run_ember(cls, P0, G, **kw)
     np.testing.assert_allclose(got, ref(P0, G, **kw), rtol=1e-12, atol=1e-14)
+
+
+def test_named_parameters_keep_their_names():
+    model = nn.Linear(2, 2)
+    opt = optim.SGD(model.named_parameters(), lr=0.1)
+    assert opt.param_groups[0]["param_names"] == ["weight", "bias"]
+    assert opt.param_groups[0]["params"][0] is model.weight
+    group = opt.state_dict()["param_groups"][0]
+    assert group["param_names"] == ["weight", "bias"] and group["params"] == [0, 1]
+    opt.add_param_group({"params": [("extra", nn.Parameter(torch.zeros(1)))]})
+    assert opt.state_dict()["param_groups"][1]["params"] == [2]
+    with pytest.raises(ValueError, match="Some param names are missing"):
+        optim.SGD([("w", model.weight), model.bias], lr=0.1)

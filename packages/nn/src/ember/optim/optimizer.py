@@ -92,6 +92,15 @@ class Optimizer:
                             "tensors in sets will change between runs. Please use a list instead.")
         else:
             param_group["params"] = list(params)
+        # named parameters (`model.named_parameters()`): keep the names beside the tensors, as PyTorch
+        named = [isinstance(p, tuple) and len(p) == 2 and isinstance(p[0], str) for p in param_group["params"]]
+        if any(named):
+            if not all(named):
+                raise ValueError("all optimizer params should be with/without names. Some param names are missing")
+            names, tensors = zip(*param_group["params"])
+            param_group["params"] = list(tensors)
+            param_group = {"params": param_group["params"], "param_names": list(names),
+                           **{k: v for k, v in param_group.items() if k not in ("params", "param_names")}}
         for p in param_group["params"]:
             if not isinstance(p, Tensor):
                 raise TypeError("optimizer can only optimize Tensors, but one of the params is " + type(p).__name__)
