@@ -80,3 +80,12 @@ def test_sampling_does_not_synchronize():
     get_op("normal_")(x)
     E.dropout(x, 0.5)
     assert E.cuda.sync_count() == n
+
+
+def test_poisson_mean_and_variance_for_small_and_large_rates():
+    E.manual_seed(7)
+    rates = E.tensor([0.0, 3.0, 40.0], device="cuda").repeat_interleave(N // 2)
+    x = E.poisson(rates).cpu().numpy().reshape(3, -1)
+    assert np.all(x[0] == 0) and np.all(x == np.round(x)) and x.min() >= 0
+    for row, lam in ((x[1], 3.0), (x[2], 40.0)):
+        assert abs(row.mean() - lam) < 0.15 * lam and abs(row.var() - lam) < 0.35 * lam

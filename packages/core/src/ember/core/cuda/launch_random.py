@@ -1,5 +1,5 @@
 """CUDA kernels of the sampling ops (uniform_, normal_, bernoulli_, exponential_, random_, cauchy_,
-log_normal_, geometric_) and native_dropout: Philox keyed by the generator's (seed, offset), so
+log_normal_, geometric_, poisson) and native_dropout: Philox keyed by the generator's (seed, offset), so
 a seeded sequence of draws is reproducible on the device (its numbers differ from the CPU's, as
 in PyTorch)."""
 
@@ -99,6 +99,11 @@ def _geometric(x, p, *, generator=None):
     return _sample(x, KR.GEOMETRIC, generator, p)
 
 
+def _poisson(input, *, generator=None):
+    out = lu.empty(input._shape, input._dtype, input._storage.device)
+    return _sample(out, KR.POISSON, generator, p=input)
+
+
 def _native_dropout(input, p, generator=None, *, out=None):
     res = lu.prepare_out(out, input._shape, input._dtype, input._storage.device, "dropout")
     mask = lu.empty(input._shape, dtypes.bool, input._storage.device)
@@ -117,7 +122,8 @@ def _native_dropout_backward(grad, mask, scale):
 def register() -> None:
     for name, fn in (("uniform_", _uniform), ("normal_", _normal), ("bernoulli_", _bernoulli),
                      ("exponential_", _exponential), ("random_", _random), ("cauchy_", _cauchy),
-                     ("log_normal_", _log_normal), ("geometric_", _geometric), ("native_dropout", _native_dropout),
+                     ("log_normal_", _log_normal), ("geometric_", _geometric), ("poisson", _poisson),
+                     ("native_dropout", _native_dropout),
                      ("native_dropout_backward", _native_dropout_backward)):
         get_op(name).register("cuda")(fn)
 
@@ -127,7 +133,7 @@ def ptx_cases():
 
     m, i, f = T.int64[:, ::1], T.int64, T.float64
     names = ("uniform", "normal", "bernoulli", "exponential", "random", "cauchy", "log_normal", "geometric",
-             "dropout")
+             "dropout", "poisson")
     for kind, name in enumerate(names):
         for label, arr, vt in (("float32", T.float32[::1], T.float32), ("float64", T.float64[::1], T.float64),
                                ("int64", T.int64[::1], T.int64)):

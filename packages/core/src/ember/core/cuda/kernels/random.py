@@ -22,7 +22,7 @@ _MASK = 0xFFFFFFFF
 _INV53 = 1.0 / 9007199254740992.0
 
 # sample kinds
-UNIFORM, NORMAL, BERNOULLI, EXPONENTIAL, RANDOM, CAUCHY, LOG_NORMAL, GEOMETRIC, DROPOUT = range(9)
+UNIFORM, NORMAL, BERNOULLI, EXPONENTIAL, RANDOM, CAUCHY, LOG_NORMAL, GEOMETRIC, DROPOUT, POISSON = range(10)
 
 
 @cuda.jit(device=True)
@@ -42,13 +42,55 @@ def philox(c0, c1, c2, c3, k0, k1):
 
 
 @cuda.jit(device=True)
-def uniforms(i, seed_lo, seed_hi, off):
-    """Two independent uniforms in [0, 1) for element `i` (53 bits each)."""
+def uniforms(i, seed_lo, seed_hi, off, rnd=0):
+    """Two independent uniforms in [0, 1) for element `i` (53 bits each); `rnd` > 0 gives more."""
     n = off + i
-    w0, w1, w2, w3 = philox(n & _MASK, (n >> 32) & _MASK, 0, 0, seed_lo, seed_hi)
+    w0, w1, w2, w3 = philox(n & _MASK, (n >> 32) & _MASK, rnd & _MASK, 0, seed_lo, seed_hi)
     u = ((w0 << 21) ^ (w1 >> 11)) * _INV53
     v = ((w2 << 21) ^ (w3 >> 11)) * _INV53
     return u, v
+
+
+@cuda.jit(device=True)
+def poisson(lam, i, seed_lo, seed_hi, off):
+    """A Poisson(lam) count: Knuth's product of uniforms below 10, Hormann's PTRS above (numpy's
+    algorithms), drawing two uniforms per Philox round of element `i`."""
+    if lam <= 0:
+        return 0.0
+    rnd = 1
+    if lam < 10:
+        limit = math.exp(-lam)
+        prod = 1.0
+        k = 0
+        while True:
+            u, v = uniforms(i, seed_lo, seed_hi, off, rnd)
+            rnd += 1
+            prod *= u
+            if prod <= limit:
+                return float(k)
+            k += 1
+            prod *= v
+            if prod <= limit:
+                return float(k)
+            k += 1
+    slam = math.sqrt(lam)
+    loglam = math.log(lam)
+    b = 0.931 + 2.53 * slam
+    a = -0.059 + 0.02483 * b
+    invalpha = 1.1239 + 1.1328 / (b - 3.4)
+    vr = 0.9277 - 3.6224 / (b - 2)
+    while True:
+        u, v = uniforms(i, seed_lo, seed_hi, off, rnd)
+        rnd += 1
+        u -= 0.5
+        us = 0.5 - abs(u)
+        k = math.floor((2 * a / us + b) * u + lam + 0.43)
+        if us >= 0.07 and v <= vr:
+            return float(k)
+        if k < 0 or (us < 0.013 and v > us):
+            continue
+        if math.log(v) + math.log(invalpha) - math.log(a / (us * us) + b) <= -lam + k * loglam - math.lgamma(k + 1):
+            return float(k)
 
 
 def sample_function(kind: int, vt):
@@ -86,6 +128,8 @@ def sample_function(kind: int, vt):
                 out[po] = vt(a + min(int(u * (b - a)), b - a - 1))
             elif kind == CAUCHY:
                 out[po] = vt(a + b * math.tan(math.pi * (u - 0.5)))
+            elif kind == POISSON:
+                out[po] = vt(poisson(p[pp], i, seed_lo, seed_hi, off))
             elif kind == GEOMETRIC:
                 out[po] = vt(math.ceil(math.log(1.0 - u) / math.log(1.0 - a)) if a < 1 else 1)
             else:  # DROPOUT: out = src * keep / (1 - a); p holds the bool mask
