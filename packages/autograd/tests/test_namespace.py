@@ -53,3 +53,12 @@ def test_torch_autograd_spelling_works_on_the_namespace():
     x = torch.tensor([2.0], requires_grad=True)
     assert torch.autograd.grad((x * x).sum(), x)[0].item() == 4.0
     assert torch.autograd.Function is E.Function and torch.autograd.functional is E.functional
+
+
+def test_import_compiles_nothing():
+    import subprocess
+    import sys
+
+    code = "import sys, ember.autograd; print('numba' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
