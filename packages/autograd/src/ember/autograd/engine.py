@@ -11,6 +11,7 @@ from __future__ import annotations
 import heapq
 
 import numpy as np
+
 from ember.core.tensor import Size, Tensor, describe
 
 from ember.autograd import anomaly
