@@ -341,3 +341,11 @@ def test_always_call_forward_hook_runs_when_forward_raises():
     with pytest.raises(RuntimeError):
         lin(torch.zeros(3, 5))
     assert seen == [None]
+
+
+def test_load_state_dict_assign_uses_the_given_tensors():
+    lin = nn.Linear(2, 2)
+    w = torch.ones(2, 2)
+    lin.load_state_dict({"weight": w, "bias": torch.zeros(2)}, assign=True)
+    assert isinstance(lin.weight, nn.Parameter) and lin.weight.requires_grad
+    assert lin.weight.data_ptr() == w.data_ptr()

@@ -502,6 +502,12 @@ class Module:
                                   f"{list(input_param.shape)} from checkpoint, the shape in current model is "
                                   f"{list(param.shape)}.")
                 continue
+            if local_metadata.get("assign_to_params_buffers", False):
+                if name in self._parameters:
+                    self._parameters[name] = Parameter(input_param, requires_grad=param.requires_grad)
+                else:
+                    self._buffers[name] = input_param
+                continue
             try:
                 with ea.no_grad():
                     param.copy_(input_param)
@@ -521,6 +527,7 @@ class Module:
 
         Returns `(missing_keys, unexpected_keys)`; with `strict`, either non-empty raises a
         RuntimeError listing them, and a shape mismatch always raises, naming the key and shapes.
+        `assign=True` makes the state dict's tensors the module's parameters and buffers (no copy).
         """
         if not isinstance(state_dict, dict):
             raise TypeError(f"Expected state_dict to be dict-like, got {type(state_dict)}.")
@@ -529,7 +536,8 @@ class Module:
         errors: list[str] = []
 
         def load(module: Module, prefix: str = "") -> None:
-            module._load_from_state_dict(state_dict, prefix, {}, True, missing, unexpected, errors)
+            module._load_from_state_dict(state_dict, prefix, {"assign_to_params_buffers": assign}, True, missing,
+                                         unexpected, errors)
             for name, child in module._modules.items():
                 if child is not None:
                     load(child, prefix + name + ".")
