@@ -97,3 +97,12 @@ def test_multinomial_on_cuda_draws_from_the_right_support():
     assert (with_rep[0] == 2).mean() > 0.5
     without = E.multinomial(p, 2).cpu().numpy()
     assert sorted(without[0].tolist()) == [1, 2] and sorted(without[1].tolist()) == [0, 3]
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("dim", [0, 1])
+def test_mode(dim, device):
+    x = E.tensor([[1, 3, 3, 2, 1], [4, 4, 0, 0, 7], [5, 5, 5, 1, 5]])
+    want = E.mode(x, dim, keepdim=dim == 1)
+    got = E.mode(_on(x, device), dim, keepdim=dim == 1)
+    assert got.values.tolist() == want.values.tolist() and got.indices.tolist() == want.indices.tolist()

@@ -1,5 +1,5 @@
 """CUDA kernels of selections built on the bitonic sort and the index kernels: kthvalue, median
-(all elements, and along a dim, NaN winning with its first index as on the CPU), nanmedian,
+(all elements, and along a dim, NaN winning with its first index as on the CPU), nanmedian, mode,
 multinomial (inverse CDF or the exponential race over Philox draws), take and put,
 searchsorted (a count of the boundaries below each value), bincount and histc (atomic adds;
 their data-dependent sizes synchronize once, as in PyTorch), and the im2col/col2im ops
@@ -12,6 +12,7 @@ import math
 from ember.core import dtypes
 from ember.core.cuda import launch_util as lu
 from ember.core.cuda.kernels import conv as KC
+from ember.core.cuda.kernels import scan as KS
 from ember.core.cuda.launch_conv import _im2col, _out_hw
 from ember.core.cuda.launch_reduce import argfold
 from ember.core.cuda.launch_sort import _sorted_rows
@@ -120,6 +121,33 @@ def _multinomial(input, num_samples, replacement=False, *, generator=None):
         keys = op("div")(e, p)
         out = _sorted_rows(keys, num_samples, 1, False, None, "multinomial")[1]
     return out.reshape(input._shape[:-1] + (num_samples,))
+
+
+def _mode(x, dim=-1, keepdim=False, *, out=None):
+    xx = x.view(1) if x.ndim == 0 else x
+    d = dim if x.ndim else 0
+    n = xx._shape[d]
+    if n == 0:
+        raise IndexError(f"mode(): Expected reduction dim {dim} to have non-zero size.")
+    moved = xx.movedim(d, -1)
+    sv, so = _sorted_rows(moved, n, moved.ndim - 1, False, None, "mode")
+    sv, so = sv.contiguous(), so.contiguous()
+    lead = moved._shape[:-1]
+    nrows = sv.numel() // n
+    dev = x._storage.device
+    vals = lu.empty(lead, x._dtype, dev)
+    idx = lu.empty(lead, dtypes.int64, dev)
+    if nrows:
+        blocks, threads = lu.grid(nrows)
+        KS.mode()[blocks, threads, lu.stream()](nrows, n, lu.typed(sv), lu.typed(so), lu.typed(vals), lu.typed(idx))
+    if keepdim and x.ndim:
+        vals, idx = vals.unsqueeze(d), idx.unsqueeze(d)
+    if x.ndim == 0:
+        vals, idx = vals.view(()), idx.view(())
+    if out is not None:
+        vals = lu.prepare_out(out[0], vals._shape, vals._dtype, dev, "mode").copy_(vals)
+        idx = lu.prepare_out(out[1], idx._shape, idx._dtype, dev, "mode").copy_(idx)
+    return vals, idx
 
 
 def _check_long(op: str, index: Tensor) -> None:
@@ -235,10 +263,14 @@ def register() -> None:
     for name, fn in (("kthvalue", _kthvalue), ("median", _median), ("median_dim", _median_dim), ("take", _take),
                      ("put", _put), ("im2col", _im2col_op), ("col2im", _col2im_op), ("searchsorted", _searchsorted),
                      ("bincount", _bincount), ("histc", _histc), ("nanmedian", _nanmedian),
-                     ("nanmedian_dim", _nanmedian_dim), ("multinomial", _multinomial)):
+                     ("nanmedian_dim", _nanmedian_dim), ("multinomial", _multinomial), ("mode", _mode)):
         get_op(name).register("cuda")(fn)
 
 
 def ptx_cases():
-    """No kernels of its own: the sort, index and convolution launchers' kernels run these ops."""
-    return iter(())
+    """The mode scan; everything else here runs on the sort, index and convolution kernels."""
+    from numba import types as T
+
+    i = T.int64
+    for label, arr in (("float32", T.float32[::1]), ("int64", T.int64[::1]), ("bool", T.boolean[::1])):
+        yield (f"mode[{label}]", KS.mode_function(), (i, i, arr, T.int64[::1], arr, T.int64[::1]))

@@ -1,5 +1,5 @@
-"""Running sums, products, log-sum-exps and extremes along one dim: one thread per row, a
-sequential scan.
+"""Running sums, products, log-sum-exps and extremes along one dim, and the mode of sorted rows:
+one thread per row, a sequential scan.
 
 Layout assumption: `km` rows are (row-index shape, output strides, input strides) over the dims
 other than the scanned one; `rm[0]` holds the scanned dim's (input, output) strides. Rows are
@@ -75,6 +75,37 @@ def extreme_scan_function(is_max: bool, acc_t):
     return kernel
 
 
+def mode_function():
+    """Per row of sorted values `sv` and their original positions `so` (contiguous (rows, n)):
+    the most frequent value (the smallest on ties; NaN never equals itself) and the last
+    original position holding it."""
+
+    def kernel(nrows, n, sv, so, vals, idx):
+        r = cuda.grid(1)
+        while r < nrows:
+            base = r * n
+            best_count = 0
+            best_start = 0
+            best_end = 0
+            start = 0
+            for i in range(1, n + 1):
+                if i == n or sv[base + i] != sv[base + start]:
+                    if i - start > best_count:
+                        best_count = i - start
+                        best_start = start
+                        best_end = i
+                    start = i
+            vals[r] = sv[base + best_start]
+            last = so[base + best_start]
+            for j in range(best_start, best_end):
+                if so[base + j] > last:
+                    last = so[base + j]
+            idx[r] = last
+            r += cuda.gridsize(1)
+
+    return kernel
+
+
 @cache
 def scan(mode: int, acc_t):
     return cuda.jit(scan_function(mode, acc_t))
@@ -83,3 +114,8 @@ def scan(mode: int, acc_t):
 @cache
 def extreme_scan(is_max: bool, acc_t):
     return cuda.jit(extreme_scan_function(is_max, acc_t))
+
+
+@cache
+def mode():
+    return cuda.jit(mode_function())
