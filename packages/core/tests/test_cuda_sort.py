@@ -49,3 +49,17 @@ def test_sort_of_random_rows_matches_numpy_stable_argsort(rows, n, seed):
     a = np.random.default_rng(seed).integers(0, 4, (rows, n)).astype(np.float32)
     got = E.from_numpy(a).cuda().sort(1)
     assert got.indices.tolist() == np.argsort(a, 1, kind="stable").tolist()
+
+
+@pytest.mark.parametrize("descending", [False, True])
+def test_rows_longer_than_shared_memory_sort_in_global_memory(descending):
+    from ember.core.cuda.launch_sort import MAX_SORT
+
+    a = np.random.default_rng(3).integers(0, 9, (2, MAX_SORT + 7)).astype(np.float32)
+    a[1, 5] = np.nan
+    x = E.from_numpy(a)
+    want, got = E.sort(x, 1, descending), E.sort(x.cuda(), 1, descending)
+    assert got.indices.tolist() == want.indices.tolist()
+    assert_close(got.values.cpu(), want.values, equal_nan=True)
+    top = E.topk(x.cuda().t(), 5, 0)
+    assert top.indices.tolist() == E.topk(x.t(), 5, 0).indices.tolist()
