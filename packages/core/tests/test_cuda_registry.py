@@ -15,7 +15,7 @@ pytestmark = [pytest.mark.cuda,
 
 # ops whose CUDA kernels are not written yet (docs/cuda.md, "Kernels")
 KNOWN_MISSING = {"linalg_cholesky", "linalg_det", "linalg_eigh", "linalg_inv", "linalg_qr", "linalg_slogdet",
-                 "linalg_solve", "linalg_svd", "unique", "unique_consecutive"}
+                 "linalg_solve", "linalg_svd"}
 
 
 def test_every_op_has_a_cuda_kernel_but_the_known_missing_ones():

@@ -106,3 +106,14 @@ def test_mode(dim, device):
     want = E.mode(x, dim, keepdim=dim == 1)
     got = E.mode(_on(x, device), dim, keepdim=dim == 1)
     assert got.values.tolist() == want.values.tolist() and got.indices.tolist() == want.indices.tolist()
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_unique_and_unique_consecutive(device):
+    x = E.tensor([[3.0, 1.0, 3.0], [float("nan"), 1.0, 1.0]])
+    for fn in (lambda t: E.unique(t, return_inverse=True, return_counts=True),
+               lambda t: E.unique_consecutive(t, return_inverse=True, return_counts=True),
+               lambda t: E.unique_consecutive(t, return_inverse=True, return_counts=True, dim=1)):
+        want, got = fn(x), fn(_on(x, device))
+        for a, e in zip(got, want, strict=True):
+            assert_close(a, _on(e, device), equal_nan=True)

@@ -1,5 +1,6 @@
 """CUDA kernels of selections built on the bitonic sort and the index kernels: kthvalue, median
 (all elements, and along a dim, NaN winning with its first index as on the CPU), nanmedian, mode,
+unique and unique_consecutive (one synchronization for their data-dependent size),
 multinomial (inverse CDF or the exponential race over Philox draws), take and put,
 searchsorted (a count of the boundaries below each value), bincount and histc (atomic adds;
 their data-dependent sizes synchronize once, as in PyTorch), and the im2col/col2im ops
@@ -150,6 +151,43 @@ def _mode(x, dim=-1, keepdim=False, *, out=None):
     return vals, idx
 
 
+def _unique_consecutive(x, dim=None):
+    """Runs of equal elements (slices along `dim`): a run starts where a row differs from the one
+    before; the number of runs is data-dependent, so `nonzero` synchronizes once."""
+    op = get_op
+    a = x.reshape(-1) if dim is None else x.movedim(dim, 0)
+    n = a._shape[0]
+    rows = a.reshape(n, -1)
+    dev = x._storage.device
+    starts = lu.empty((n,), dtypes.bool, dev).fill_(True)
+    if n > 1 and rows._shape[1]:
+        op("any")(op("ne")(rows[1:], rows[:-1]), (1,), False, out=starts[1:])
+    inv = op("sub")(op("cumsum")(starts, 0, dtypes.int64), 1)
+    first = op("nonzero")(starts).reshape(-1)
+    vals = op("index_select")(a, 0, first)
+    end = lu.empty((1,), dtypes.int64, dev).fill_(n)
+    counts = op("sub")(op("cat")([first[1:], end], 0), first)
+    if dim is None:
+        inv = inv.view(x._shape)
+    else:
+        vals = vals.movedim(0, dim).contiguous()
+    return vals, inv, counts
+
+
+def _unique(x, dim=None):
+    if dim is not None:
+        raise NotImplementedError("unique(dim=...) has no CUDA kernel (it sorts slices lexicographically); "
+                                  "flattened unique (dim=None) runs on the device")
+    flat = x.reshape(-1)
+    n = flat._shape[0]
+    sv, so = _sorted_rows(flat, n, 0, False, None, "unique")
+    vals, inv_sorted, counts = _unique_consecutive(sv)
+    inv = lu.empty((n,), dtypes.int64, x._storage.device)
+    if n:
+        get_op("scatter")(inv, 0, so, inv_sorted, out=inv)
+    return vals, inv.view(x._shape), counts
+
+
 def _check_long(op: str, index: Tensor) -> None:
     if index._dtype not in (dtypes.int64, dtypes.int32):
         raise RuntimeError(f"{op}(): Expected dtype int64 for index; got {describe(index)}")
@@ -263,7 +301,8 @@ def register() -> None:
     for name, fn in (("kthvalue", _kthvalue), ("median", _median), ("median_dim", _median_dim), ("take", _take),
                      ("put", _put), ("im2col", _im2col_op), ("col2im", _col2im_op), ("searchsorted", _searchsorted),
                      ("bincount", _bincount), ("histc", _histc), ("nanmedian", _nanmedian),
-                     ("nanmedian_dim", _nanmedian_dim), ("multinomial", _multinomial), ("mode", _mode)):
+                     ("nanmedian_dim", _nanmedian_dim), ("multinomial", _multinomial), ("mode", _mode),
+                     ("unique", _unique), ("unique_consecutive", _unique_consecutive)):
         get_op(name).register("cuda")(fn)
 
 
