@@ -53,6 +53,7 @@ def test_recursive_form_follows_closed_form(make, closed):
 def test_step_with_epoch_uses_closed_form_and_warns():
     opt = make_opt()
     sched = S.StepLR(opt, step_size=2, gamma=0.5)
+    opt.step()
     with pytest.warns(UserWarning, match="epoch parameter"):
         sched.step(5)
     assert opt.param_groups[0]["lr"] == pytest.approx(0.05 * 0.25)
@@ -181,3 +182,16 @@ def test_cyclic_lr_triangles_and_momentum():
     assert moms == pytest.approx([0.9, 0.85, 0.8, 0.85, 0.9, 0.875, 0.85, 0.875, 0.9])
     with pytest.raises(ValueError, match="mode is invalid and scale_fn is None"):
         S.CyclicLR(opt, 0.1, 1.0, mode="zigzag")
+
+
+def test_stepping_the_scheduler_before_the_optimizer_warns():
+    opt = make_opt()
+    sched = S.StepLR(opt, step_size=2)
+    with pytest.warns(UserWarning, match=r"Detected call of `lr_scheduler.step\(\)` before `optimizer.step\(\)`"):
+        sched.step()
+    opt2 = make_opt()
+    sched2 = S.StepLR(opt2, step_size=2)
+    opt2.step()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        sched2.step()

@@ -229,6 +229,7 @@ def _with_hooks(step: Callable) -> Callable:
                 args, kwargs = result
         with ea.no_grad():
             out = step(self, *args, **kwargs)
+        self._opt_called = True  # read by LR schedulers to warn when they step first
         for hook in list(self._optimizer_step_post_hooks.values()):
             hook(self, args, kwargs)
         return out
