@@ -309,10 +309,25 @@ SAMPLES.update({
     "batch_norm_backward": [(_bn_backward, (make((3, 2, 2)), make((3, 2, 2)), make((2,))), {"atol": 1e-4})],
 })
 
-# fused backward ops whose own derivative ember does not provide: differentiating them raises
+def _lstm_backward(ghy, gcy, ig, cx):
+    _, cy, ws = op("lstm_cell")(ig, ig * 0.5, cx, None, None)
+    return op("lstm_cell_backward")(ghy, gcy, cx, cy, ws)
+
+
+def _gru_backward(ghy, ig, hx):
+    _, ws = op("gru_cell")(ig, ig * 0.5, hx, None, None)
+    return op("gru_cell_backward")(ghy, ws)
+
+
+SAMPLES.update({
+    "lstm_cell_backward": [(_lstm_backward, (make((2, 2)), make((2, 2)), make((2, 8)), make((2, 2))))],
+    "gru_cell_backward": [(_gru_backward, (make((2, 2)), make((2, 6)), make((2, 2))))],
+})
+
+# decompositions without a backward in ember: differentiating them raises
 NO_DOUBLE_BACKWARD = {
-    "lstm_cell_backward": lambda x, g: op("lstm_cell_backward")(g, None, x, x, x.repeat(1, 4))[1],
-    "gru_cell_backward": lambda x, g: op("gru_cell_backward")(g, x.repeat(1, 5))[2],
+    "linalg_qr": lambda x, g: op("linalg_qr")(x, "reduced")[1] * g[:2, :2].sum(),
+    "linalg_svd": lambda x, g: op("linalg_svd")(x, False)[1] * g.sum(),
 }
 
 
@@ -371,7 +386,7 @@ SECOND_ORDER = ["exp", "log", "sin", "tanh", "sigmoid", "sqrt", "mul", "div", "p
                 "view", "permute", "expand", "select", "slice", "sum", "mean", "prod", "var", "std", "logsumexp",
                 "amax", "mm", "bmm", "cat", "index", "gather", "softmax", "log_softmax", "conv2d",
                 "max_pool2d_with_indices", "avg_pool2d", "pad_nd", "elu", "gelu", "softplus", "silu", "log_sigmoid",
-                "cumsum", "nll_loss", "embedding", "sort"]
+                "cumsum", "nll_loss", "embedding", "sort", "lstm_cell", "gru_cell"]
 
 
 @pytest.mark.parametrize("name", SECOND_ORDER)
@@ -452,8 +467,4 @@ SAMPLES.update({
     "linalg_cholesky": [(lambda a: op("linalg_cholesky")(a @ a.mT, False), (_spd_base(),)),
                         (lambda a: op("linalg_cholesky")(a @ a.mT, True), (_spd_base(),))],
     "linalg_eigh": [(lambda a: op("linalg_eigh")(a + a.mT, "L"), (_spd_base(),))],
-})
-NO_DOUBLE_BACKWARD.update({  # decompositions without a backward: differentiating them raises
-    "linalg_qr": lambda x, g: op("linalg_qr")(x, "reduced")[1] * g[:2, :2].sum(),
-    "linalg_svd": lambda x, g: op("linalg_svd")(x, False)[1] * g.sum(),
 })

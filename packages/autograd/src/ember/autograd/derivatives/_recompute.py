@@ -93,3 +93,50 @@ def cross_entropy_fn(target, weight, reduction: str, ignore_index: int) -> Calla
         cdim = 1 if x.ndim >= 2 else 0
         return get_op("nll_loss")(get_op("log_softmax")(x, cdim), target, weight, reduction, ignore_index)[0]
     return f
+
+
+def vjp_of(fn: Callable, primals: list, ggs: list) -> list:
+    """The vector-Jacobian product of `fn(*primals)` (a tuple of outputs) with `ggs`: a fused
+    backward op written out with ops, differentiated once (None for a None primal)."""
+    from ember.autograd.engine import grad
+    from ember.autograd.grad_mode import enable_grad
+
+    with enable_grad():
+        ps = [p.detach().requires_grad_() if isinstance(p, Tensor) else None for p in primals]
+        outs = fn(*ps)
+        pairs = [(o, g) for o, g in zip(outs, ggs) if g is not None and o.requires_grad]
+        if not pairs:
+            return [None] * len(primals)
+        res = iter(grad([o for o, _ in pairs], [p for p in ps if p is not None], [g for _, g in pairs],
+                        allow_unused=True))
+    return [next(res) if p is not None else None for p in ps]
+
+
+def _split(t: Tensor, n: int) -> list:
+    h = t.shape[-1] // n
+    return [t.narrow(-1, k * h, h) for k in range(n)]
+
+
+def lstm_backward_fn(grad_hy, grad_cy, cx, cy, workspace):
+    """`lstm_cell_backward` written with ops: (grad_gates, grad_cx)."""
+    from ember.core import cat
+
+    i, f, g, o = _split(workspace, 4)
+    tc = ew.tanh(cy)
+    gc = 0.0 * cy if grad_cy is None else grad_cy
+    if grad_hy is not None:
+        gc = gc + grad_hy * o * (1.0 - tc * tc)
+    go = 0.0 * cy if grad_hy is None else grad_hy * tc * o * (1.0 - o)
+    gates = cat([gc * g * i * (1.0 - i), gc * cx * f * (1.0 - f), gc * i * (1.0 - g * g), go], -1)
+    return gates, gc * f
+
+
+def gru_backward_fn(grad_hy, workspace):
+    """`gru_cell_backward` written with ops: (grad_input_gates, grad_hidden_gates, grad_hx)."""
+    from ember.core import cat
+
+    r, z, n, hn, hx = _split(workspace, 5)
+    gn = grad_hy * (1.0 - z) * (1.0 - n * n)
+    gz = grad_hy * (hx - n) * z * (1.0 - z)
+    gr = gn * hn * r * (1.0 - r)
+    return cat([gr, gz, gn], -1), cat([gr, gz, gn * r], -1), grad_hy * z

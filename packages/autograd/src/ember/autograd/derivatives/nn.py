@@ -110,15 +110,38 @@ def _bag_transpose(grad, indices, offsets, mode, per_sample_weights, include_las
 
 def _lstm(grads, cx, result1, result2):
     gates, gcx = get_op("lstm_cell_backward")(grads[0], grads[1], cx, result1, result2)
+    if len(grads) > 2 and grads[2] is not None:  # the workspace is used (double backward)
+        gates = gates + grads[2] * _lstm_activation_slopes(result2)
     return gates, gates, gcx, gates.sum(0), gates.sum(0)
 
 
-def _gru(grad, result1):
-    gi, gh, ghx = get_op("gru_cell_backward")(grad, result1)
+def _lstm_activation_slopes(ws):
+    """d(activated gates)/d(gates) from the activated gates: s(1 - s) for i, f, o, 1 - g^2 for g."""
+    from ember.core import cat
+
+    i, f, g, o = (ws.narrow(-1, k * (ws.shape[-1] // 4), ws.shape[-1] // 4) for k in range(4))
+    return cat([i * (1.0 - i), f * (1.0 - f), 1.0 - g * g, o * (1.0 - o)], -1)
+
+
+def _gru(grads, result1):
+    gi, gh, ghx = get_op("gru_cell_backward")(grads[0], result1) if grads[0] is not None else (None,) * 3
+    if len(grads) > 1 and grads[1] is not None:  # the workspace is used (double backward)
+        wi, wh, whx = _gru_workspace_grads(grads[1], result1)
+        gi, gh, ghx = (w if a is None else a + w for a, w in ((gi, wi), (gh, wh), (ghx, whx)))
     return gi, gh, ghx, gi.sum(0), gh.sum(0)
 
 
-_NO_DOUBLE = not_implemented("double backward of this fused backward op")
+def _gru_workspace_grads(gw, ws):
+    """Gradients of the gates and hx from a gradient of the workspace [r, z, n, h_n, hx]."""
+    from ember.core import cat
+
+    h = ws.shape[-1] // 5
+    r, z, n, hn, _ = (ws.narrow(-1, k * h, h) for k in range(5))
+    wr, wz, wn, whn, whx = (gw.narrow(-1, k * h, h) for k in range(5))
+    pre_n = wn * (1.0 - n * n)
+    pre_r = (wr + pre_n * hn) * r * (1.0 - r)
+    pre_z = wz * z * (1.0 - z)
+    return cat([pre_r, pre_z, pre_n], -1), cat([pre_r, pre_z, pre_n * r + whn], -1), whx
 
 
 def _norm_double(fn, grads, grad_output, input, weight, n_affine: tuple):
@@ -283,10 +306,14 @@ ENTRIES = [
 
     d("lstm_cell(input_gates, hidden_gates, cx, input_bias=None, hidden_bias=None)",
       **{"input_gates, hidden_gates, cx, input_bias, hidden_bias": _lstm}),
-    d("lstm_cell_backward(grad_hy, grad_cy, cx, cy, workspace)", **{"grad_hy, grad_cy, cx, cy, workspace": _NO_DOUBLE}),
+    d("lstm_cell_backward(grad_hy, grad_cy, cx, cy, workspace)", **{
+        "grad_hy, grad_cy, cx, cy, workspace": lambda grads, grad_hy, grad_cy, cx, cy, workspace: rc.vjp_of(
+            rc.lstm_backward_fn, [grad_hy, grad_cy, cx, cy, workspace], list(grads))}),
     d("gru_cell(input_gates, hidden_gates, hx, input_bias=None, hidden_bias=None)",
       **{"input_gates, hidden_gates, hx, input_bias, hidden_bias": _gru}),
-    d("gru_cell_backward(grad_hy, workspace)", **{"grad_hy, workspace": _NO_DOUBLE}),
+    d("gru_cell_backward(grad_hy, workspace)", **{
+        "grad_hy, workspace": lambda grads, grad_hy, workspace: rc.vjp_of(rc.gru_backward_fn, [grad_hy, workspace],
+                                                                        list(grads))}),
 
     d("sigmoid_backward(grad_output, output)",
       grad_output=lambda grad, output: get_op("sigmoid_backward")(grad, output),
