@@ -79,3 +79,37 @@ def test_einsum_matches_cpu(eq, shapes, device):
     got = E.einsum(eq, *(_on(o, device) for o in ops))
     assert got.shape == want.shape
     assert_close(got, _on(want, device), rtol=1e-5, atol=1e-4)
+
+
+def _spd(n: int, seed: int) -> E.Tensor:
+    a = make_tensor(n, n, dtype=E.float64, seed=seed)
+    return a @ a.t() + E.eye(n, dtype=E.float64) * n
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_solve_inv_det_slogdet_cholesky(device):
+    a = make_tensor(2, 3, 3, dtype=E.float64, seed=20)
+    b = make_tensor(2, 3, 2, dtype=E.float64, seed=21)
+    v = make_tensor(3, dtype=E.float64, seed=22)
+    tol = {"rtol": 1e-9, "atol": 1e-9}
+    assert_close(E.linalg.solve(_on(a, device), _on(b, device)), _on(E.linalg.solve(a, b), device), **tol)
+    assert_close(E.linalg.solve(_on(a[0], device), _on(v, device)), _on(E.linalg.solve(a[0], v), device), **tol)
+    assert_close(E.linalg.inv(_on(a, device)), _on(E.linalg.inv(a), device), **tol)
+    assert_close(E.linalg.det(_on(a, device)), _on(E.linalg.det(a), device), **tol)
+    for got, want in zip(E.linalg.slogdet(_on(a, device)), E.linalg.slogdet(a), strict=True):
+        assert_close(got, _on(want, device), **tol)
+    s = _spd(4, 23)
+    assert_close(E.linalg.cholesky(_on(s, device)), _on(E.linalg.cholesky(s), device), **tol)
+    assert_close(E.linalg.cholesky(_on(s, device), upper=True), _on(E.linalg.cholesky(s, upper=True), device), **tol)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_singular_and_indefinite_inputs_raise(device):
+    sing = _on(E.tensor([[1.0, 2.0], [2.0, 4.0]], dtype=E.float64), device)
+    with pytest.raises(RuntimeError, match="singular"):
+        E.linalg.inv(sing)
+    with pytest.raises(RuntimeError, match="singular"):
+        E.linalg.solve(sing, _on(E.ones(2, dtype=E.float64), device))
+    with pytest.raises(RuntimeError, match="positive-definite"):
+        E.linalg.cholesky(_on(E.tensor([[1.0, 2.0], [2.0, 1.0]], dtype=E.float64), device))
+    assert E.linalg.det(sing).item() == 0.0

@@ -1,0 +1,138 @@
+"""CUDA kernels of linalg_solve, linalg_inv, linalg_det, linalg_slogdet and linalg_cholesky: the
+batched one-thread-per-matrix LU and Cholesky of `kernels.lu`. Like PyTorch's (non-`_ex`)
+functions, solve, inv and cholesky read the factorization's status on the host (one
+synchronization) to raise `LinAlgError` for singular or indefinite inputs; det and slogdet
+never synchronize."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ember.core import dtypes
+from ember.core.cuda import launch_util as lu
+from ember.core.cuda.kernels import lu as KL
+from ember.core.dispatch import get_op
+from ember.core.ops.linalg_solvers import LinAlgError
+from ember.core.ops.reduce import _TORCH_NAMES
+from ember.core.tensor import Tensor
+
+__all__ = ["register"]
+
+
+def _check(a: Tensor, op: str, square: bool = True) -> None:
+    if a.ndim < 2:
+        raise RuntimeError(f"{op}: The input tensor A must have at least 2 dimensions.")
+    if square and a._shape[-1] != a._shape[-2]:
+        raise RuntimeError(f"{op}: A must be batches of square matrices, but they are {a._shape[-2]} by "
+                           f"{a._shape[-1]} matrices")
+    if a._dtype is dtypes.float16:
+        raise RuntimeError(f"{op}: Low precision dtypes not supported. Got Half")
+    if not a._dtype.is_floating_point:
+        raise RuntimeError(f"{op}: Expected a floating point or complex tensor as input. Got "
+                           f"{_TORCH_NAMES[a._dtype.name]}")
+
+
+def _factor(a: Tensor, b: Tensor | None):
+    """LU of the (batch, n, n) matrices `a`, solving for the (batch, n, k) `b`: (X, sign, logabs, info)."""
+    batch, n = a._shape[0], a._shape[-1]
+    w = get_op("cat")([a, b], 2) if b is not None else get_op("clone")(a)
+    w = w if lu.is_dense(w, w._shape) else get_op("clone")(w)
+    k = w._shape[2] - n
+    dev = a._storage.device
+    sign = lu.empty((batch,), a._dtype, dev)
+    logabs = lu.empty((batch,), a._dtype, dev)
+    info = lu.empty((batch,), dtypes.int64, dev)
+    if batch:
+        blocks, threads = lu.grid(batch)
+        KL.lu_solve(lu.compute_type(a._dtype))[blocks, threads, lu.stream()](
+            batch, n, k, lu.typed(w), lu.typed(sign), lu.typed(logabs), lu.typed(info))
+    return w.narrow(2, n, k), sign, logabs, info
+
+
+def _raise_if(info: Tensor, message: str) -> None:
+    if info.numel() and bool(get_op("any")(info, (0,), False).item()):
+        raise LinAlgError(message)
+
+
+def _batched(a: Tensor) -> Tensor:
+    n = a._shape[-1]
+    return a.reshape(-1, a._shape[-2], n)
+
+
+def _inv(A):
+    _check(A, "linalg.inv")
+    from ember.core.creation import eye
+
+    a = _batched(A)
+    n = A._shape[-1]
+    ident = eye(n, dtype=A._dtype, device=A._storage.device).expand(a._shape[0], n, n)
+    x, _, _, info = _factor(a, ident)
+    _raise_if(info, "linalg.inv: The diagonal of the LU factorization has a zero, the inversion could not be "
+                    "completed because the input matrix is singular.")
+    return x.reshape(A._shape)
+
+
+def _det(A):
+    _check(A, "linalg.det")
+    _, sign, logabs, _ = _factor(_batched(A), None)
+    return get_op("mul")(sign, get_op("exp")(logabs)).reshape(A._shape[:-2])
+
+
+def _slogdet(A):
+    _check(A, "linalg.slogdet")
+    _, sign, logabs, _ = _factor(_batched(A), None)
+    return sign.reshape(A._shape[:-2]), logabs.reshape(A._shape[:-2])
+
+
+def _solve(A, B):
+    _check(A, "linalg.solve")
+    if B._dtype is not A._dtype:
+        raise RuntimeError(f"linalg.solve: Expected A and B to have the same dtype, but found A of type "
+                           f"{_TORCH_NAMES[A._dtype.name]} and B of type {_TORCH_NAMES[B._dtype.name]} instead")
+    vector = B.ndim == 1 or (B.ndim == A.ndim - 1 and B._shape == A._shape[:-1])
+    n = A._shape[-1]
+    if (B._shape[-1] if vector else B._shape[-2] if B.ndim >= 2 else -1) != n:
+        raise RuntimeError(f"linalg.solve: Incompatible shapes of A and B for the equation AX = B "
+                           f"({'x'.join(map(str, A._shape))} and {'x'.join(map(str, B._shape))})")
+    b = B.unsqueeze(-1) if vector else B
+    try:
+        lead = tuple(np.broadcast_shapes(A._shape[:-2], b._shape[:-2]))
+    except ValueError:
+        raise RuntimeError(f"linalg.solve: the batch dims of A {tuple(A._shape[:-2])} and B "
+                           f"{tuple(B._shape[:-2])} do not broadcast") from None
+    k = b._shape[-1]
+    a3 = A.expand(lead + (n, n)).reshape(-1, n, n)
+    b3 = b.expand(lead + (n, k)).reshape(-1, n, k)
+    x, _, _, info = _factor(a3, b3)
+    _raise_if(info, "linalg.solve: The solver failed because the input matrix is singular.")
+    x = x.reshape(lead + (n, k))
+    return x.squeeze(-1) if vector else x
+
+
+def _cholesky(A, upper=False):
+    _check(A, "linalg.cholesky")
+    a = get_op("clone")(_batched(A))
+    info = lu.empty((a._shape[0],), dtypes.int64, a._storage.device)
+    if a._shape[0]:
+        blocks, threads = lu.grid(a._shape[0])
+        KL.cholesky(lu.compute_type(A._dtype))[blocks, threads, lu.stream()](
+            a._shape[0], A._shape[-1], lu.typed(a), lu.typed(info))
+    _raise_if(info, "linalg.cholesky: The factorization could not be completed because the input is not "
+                    "positive-definite.")
+    r = a.reshape(A._shape)
+    return get_op("clone")(r.transpose(-2, -1)) if upper else r
+
+
+def register() -> None:
+    for name, fn in (("linalg_inv", _inv), ("linalg_det", _det), ("linalg_slogdet", _slogdet),
+                     ("linalg_solve", _solve), ("linalg_cholesky", _cholesky)):
+        get_op(name).register("cuda")(fn)
+
+
+def ptx_cases():
+    from numba import types as T
+
+    i = T.int64
+    for label, arr, acc in (("float32", T.float32[::1], T.float32), ("float64", T.float64[::1], T.float64)):
+        yield (f"lu_solve[{label}]", KL.lu_solve_function(acc), (i, i, i, arr, arr, arr, T.int64[::1]))
+        yield (f"cholesky[{label}]", KL.cholesky_function(acc), (i, i, arr, T.int64[::1]))
