@@ -133,3 +133,82 @@ def test_train_and_eval_switch_batchnorm_and_dropout():
     y = (net[0](x).detach().numpy() - bn.running_mean.numpy()[None, :, None, None]) / \
         np.sqrt(bn.running_var.numpy()[None, :, None, None] + bn.eps)
     np.testing.assert_allclose(bn(net[0](x)).detach().numpy(), y, rtol=1e-4, atol=1e-5)
+
+
+class MnistExampleNet(nn.Module):
+    """The network of PyTorch's MNIST example (on 14x14 inputs), imports changed only."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv1 = nn.Conv2d(1, 8, 3, 1)
+        self.conv2 = nn.Conv2d(8, 16, 3, 1)
+        self.dropout1 = nn.Dropout(0.25)
+        self.dropout2 = nn.Dropout(0.5)
+        self.fc1 = nn.Linear(16 * 5 * 5, 32)
+        self.fc2 = nn.Linear(32, 10)
+
+    def forward(self, x):
+        x = F.relu(self.conv1(x))
+        x = F.relu(self.conv2(x))
+        x = F.max_pool2d(x, 2)
+        x = self.dropout1(x)
+        x = torch.flatten(x, 1)
+        x = F.relu(self.fc1(x))
+        x = self.dropout2(x)
+        return F.log_softmax(self.fc2(x), dim=1)
+
+
+def test_pytorch_mnist_example_trains_with_adadelta_and_steplr():
+    from ember.optim.lr_scheduler import StepLR
+
+    torch.manual_seed(0)
+    model = MnistExampleNet()
+    opt = optim.Adadelta(model.parameters(), lr=1.0)
+    sched = StepLR(opt, step_size=1, gamma=0.7)
+    x, y = torch.randn(16, 1, 14, 14), torch.randint(0, 10, (16,))
+    losses = []
+    for _ in range(6):
+        model.train()
+        opt.zero_grad()
+        loss = F.nll_loss(model(x), y)
+        loss.backward()
+        opt.step()
+        sched.step()
+        losses.append(loss.item())
+    assert losses[-1] < losses[0]
+    assert sched.get_last_lr() == pytest.approx([0.7 ** 6])
+
+
+def test_word_language_model_with_tied_weights():
+    torch.manual_seed(0)
+
+    class RNNModel(nn.Module):
+        def __init__(self, ntoken, nhid):
+            super().__init__()
+            self.drop = nn.Dropout(0.2)
+            self.encoder = nn.Embedding(ntoken, nhid)
+            self.rnn = nn.LSTM(nhid, nhid, 2, dropout=0.2)
+            self.decoder = nn.Linear(nhid, ntoken)
+            self.decoder.weight = self.encoder.weight
+
+        def forward(self, input, hidden):
+            output, hidden = self.rnn(self.drop(self.encoder(input)), hidden)
+            return F.log_softmax(self.decoder(self.drop(output)), dim=-1), hidden
+
+    model = RNNModel(12, 16)
+    assert model.decoder.weight is model.encoder.weight and len(list(model.parameters())) == 10
+    data = torch.randint(0, 12, (9, 4))
+    weight = next(model.parameters())
+    hidden = (weight.new_zeros(2, 4, 16), weight.new_zeros(2, 4, 16))
+    first = None
+    for _ in range(30):
+        model.zero_grad()
+        hidden = tuple(h.detach() for h in hidden)
+        out, hidden = model(data[:-1], hidden)
+        loss = F.nll_loss(out.view(-1, 12), data[1:].reshape(-1))
+        loss.backward()
+        nn.utils.clip_grad_norm_(model.parameters(), 0.25)
+        for p in model.parameters():
+            p.data.add_(p.grad, alpha=-5.0)
+        first = loss.item() if first is None else first
+    assert loss.item() < first
