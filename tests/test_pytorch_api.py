@@ -4089,3 +4089,47 @@ def test_optimizer_load_state_dict_checks_groups_and_casts_state():
     sum(p.sum() for p in b).backward()
     opt2.step()
     assert b[0].dtype is ea.float64
+
+
+def _embedding_variants(t):
+    out = []
+    for kw in ({"padding_idx": 1}, {"max_norm": 1.0}, {"scale_grad_by_freq": True}, {"max_norm": 0.5, "norm_type": 1.0}):
+        t.manual_seed(0)
+        e = t.nn.Embedding(6, 3, **kw).double()
+        with t.no_grad():
+            e.weight.copy_(t.tensor(np.random.default_rng(4).normal(size=(6, 3))))
+        idx = t.tensor([[1, 2, 2], [5, 1, 0]])
+        y = e(idx)
+        (y * t.tensor(np.random.default_rng(5).normal(size=(2, 3, 3)))).sum().backward()
+        out += [y, e.weight.grad, e.weight.detach().clone()]
+    return out
+
+
+@pytest.mark.torch
+def test_embedding_options_match_torch():
+    compare_with_torch(_embedding_variants, rtol=1e-10, atol=1e-12)
+
+
+def _combined_losses(t):
+    F_ = t.nn.functional
+    g = np.random.default_rng(6)
+    x = t.tensor(g.normal(size=(4, 3, 2, 2)), requires_grad=True)
+    tgt = t.tensor(g.integers(0, 3, size=(4, 2, 2)))
+    tgt[0, 0, 0] = -100
+    w = t.tensor([0.2, 1.0, 3.0], dtype=t.float64)
+    p = t.tensor(g.uniform(0.05, 0.95, size=(4, 3)), requires_grad=True)
+    y = t.tensor(g.integers(0, 2, size=(4, 3)).astype(np.float64))
+    out = [F_.cross_entropy(x, tgt, weight=w, label_smoothing=0.1),
+           F_.cross_entropy(x, tgt, weight=w, reduction="sum"),
+           F_.nll_loss(F_.log_softmax(x, 1), tgt, weight=w, reduction="none"),
+           F_.binary_cross_entropy(p, y, weight=t.tensor([1.0, 2.0, 0.5], dtype=t.float64)),
+           F_.binary_cross_entropy_with_logits(p, y, weight=t.tensor([[2.0], [1.0], [1.0], [0.5]], dtype=t.float64),
+                                               pos_weight=t.tensor([1.0, 3.0, 0.5], dtype=t.float64)),
+           F_.l1_loss(p, y, reduction="none"), F_.mse_loss(p, y, reduction="sum")]
+    sum(o.sum() for o in out).backward()
+    return out + [x.grad, p.grad]
+
+
+@pytest.mark.torch
+def test_weighted_and_combined_losses_match_torch():
+    compare_with_torch(_combined_losses, rtol=1e-10, atol=1e-12)
