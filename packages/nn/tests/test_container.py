@@ -83,3 +83,12 @@ def test_parameter_list_and_dict():
     assert [n for n, _ in pd.named_parameters()] == ["w", "b"]
     del pd["w"]
     assert list(pd) == ["b"]
+
+
+def test_data_parallel_wraps_one_device():
+    lin = nn.Linear(2, 2)
+    dp = nn.DataParallel(lin)
+    x = torch.randn(3, 2)
+    np.testing.assert_array_equal(dp(x).detach().numpy(), lin(x).detach().numpy())
+    assert list(dp.state_dict()) == ["module.weight", "module.bias"]
+    assert repr(dp) == "DataParallel(\n  (module): Linear(in_features=2, out_features=2, bias=True)\n)"

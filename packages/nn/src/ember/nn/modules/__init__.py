@@ -21,3 +21,4 @@ from ember.nn.modules.transformer import (
 )
 from ember.nn.modules.upsampling import Upsample
 from ember.nn.modules.extra import *
+from ember.nn.modules.parallel import DataParallel
