@@ -113,3 +113,27 @@ def test_singular_and_indefinite_inputs_raise(device):
     with pytest.raises(RuntimeError, match="positive-definite"):
         E.linalg.cholesky(_on(E.tensor([[1.0, 2.0], [2.0, 1.0]], dtype=E.float64), device))
     assert E.linalg.det(sing).item() == 0.0
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("shape", [(3, 3), (4, 2), (2, 4), (2, 3, 2)])
+def test_qr_matches_lapack(shape, device):
+    a = make_tensor(*shape, dtype=E.float64, seed=24)
+    for mode in ("reduced", "complete", "r"):
+        want, got = E.linalg.qr(a, mode), E.linalg.qr(_on(a, device), mode)
+        for g, w in zip(got, want, strict=True):
+            assert_close(g, _on(w, device), rtol=1e-9, atol=1e-9)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_eigh_and_svd_decompose_their_input(device):
+    s = _spd(4, 25)
+    w, v = E.linalg.eigh(_on(s, device))
+    assert_close(w, _on(E.linalg.eigh(s)[0], device), rtol=1e-9, atol=1e-9)
+    assert_close(v @ E.diag_embed(w) @ v.mT, _on(s, device), rtol=1e-9, atol=1e-9)
+    assert_close(v.mT @ v, _on(E.eye(4, dtype=E.float64), device), rtol=1e-9, atol=1e-9)
+    for shape in ((3, 3), (4, 2), (2, 3)):
+        a = make_tensor(*shape, dtype=E.float64, seed=26)
+        u, sv, vh = E.linalg.svd(_on(a, device), full_matrices=False)
+        assert_close(sv, _on(E.linalg.svd(a, full_matrices=False)[1], device), rtol=1e-8, atol=1e-8)
+        assert_close(u @ E.diag_embed(sv) @ vh, _on(a, device), rtol=1e-8, atol=1e-8)

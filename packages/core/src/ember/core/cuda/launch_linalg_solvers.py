@@ -1,5 +1,6 @@
-"""CUDA kernels of linalg_solve, linalg_inv, linalg_det, linalg_slogdet and linalg_cholesky: the
-batched one-thread-per-matrix LU and Cholesky of `kernels.lu`. Like PyTorch's (non-`_ex`)
+"""CUDA kernels of linalg_solve, linalg_inv, linalg_det, linalg_slogdet, linalg_cholesky, linalg_qr,
+linalg_eigh and linalg_svd (through eigh of A^T A): the batched one-thread-per-matrix LU,
+Cholesky, Householder QR and Jacobi kernels of `kernels.lu`. Like PyTorch's (non-`_ex`)
 functions, solve, inv and cholesky read the factorization's status on the host (one
 synchronization) to raise `LinAlgError` for singular or indefinite inputs; det and slogdet
 never synchronize."""
@@ -123,9 +124,94 @@ def _cholesky(A, upper=False):
     return get_op("clone")(r.transpose(-2, -1)) if upper else r
 
 
+def _identity(batch: int, n: int, like: Tensor) -> Tensor:
+    from ember.core.creation import eye
+
+    return get_op("clone")(eye(n, dtype=like._dtype, device=like._storage.device).expand(batch, n, n))
+
+
+def _qr(A, mode="reduced"):
+    _check(A, "linalg.qr", square=False)
+    if mode not in ("reduced", "complete", "r"):
+        raise RuntimeError(f"qr received unrecognized mode '{mode}' but expected one of 'reduced' (default), "
+                           "'r', or 'complete'")
+    m, n = A._shape[-2:]
+    k = min(m, n)
+    r = get_op("clone")(A.reshape(-1, m, n))
+    batch = r._shape[0]
+    q = _identity(batch, m, A)
+    if batch and m and n:
+        scratch = lu.empty((batch, m), A._dtype, A._storage.device)
+        blocks, threads = lu.grid(batch)
+        KL.householder_qr(lu.compute_type(A._dtype))[blocks, threads, lu.stream()](
+            batch, m, n, lu.typed(r), lu.typed(q), lu.typed(scratch))
+    lead = A._shape[:-2]
+    if mode == "complete":
+        return q.reshape(lead + (m, m)), r.reshape(lead + (m, n))
+    r_k = get_op("clone")(r.narrow(1, 0, k)).reshape(lead + (k, n))
+    if mode == "r":
+        return lu.empty((0,), A._dtype, A._storage.device), r_k
+    return get_op("clone")(q.narrow(2, 0, k)).reshape(lead + (m, k)), r_k
+
+
+def _eigh_batched(a3: Tensor) -> tuple[Tensor, Tensor]:
+    """Ascending eigenvalues (batch, n) and eigenvectors (batch, n, n) of symmetric (batch, n, n)."""
+    batch, n = a3._shape[0], a3._shape[-1]
+    work = get_op("clone")(a3)
+    vecs = _identity(batch, n, a3)
+    if batch and n:
+        blocks, threads = lu.grid(batch)
+        KL.jacobi_eigh(lu.compute_type(a3._dtype))[blocks, threads, lu.stream()](
+            batch, n, lu.typed(work), lu.typed(vecs), 64)
+    w = get_op("clone")(work.diagonal(0, 1, 2))
+    order = get_op("sort")(w, 1, False)[1]
+    w = get_op("gather")(w, 1, order)
+    vecs = get_op("gather")(vecs, 2, order.unsqueeze(1).expand(batch, n, n))
+    return w, vecs
+
+
+def _eigh(A, UPLO="L"):
+    _check(A, "linalg.eigh")
+    if UPLO not in ("L", "U"):
+        raise RuntimeError(f"Expected UPLO argument to be 'L' or 'U', but got {UPLO}")
+    n = A._shape[-1]
+    a3 = A.reshape(-1, n, n)
+    tri = get_op("tril" if UPLO == "L" else "triu")(a3, 0)
+    strict = get_op("tril" if UPLO == "L" else "triu")(a3, -1 if UPLO == "L" else 1)
+    sym = get_op("add")(tri, strict.transpose(1, 2))
+    w, v = _eigh_batched(sym)
+    return w.reshape(A._shape[:-1]), v.reshape(A._shape)
+
+
+def _svd(A, full_matrices=True):
+    """U, S (descending), Vh from the eigen-decomposition of A^T A (or A A^T, the smaller); the
+    condition number squares, so ill-conditioned inputs lose accuracy against LAPACK's SVD."""
+    _check(A, "linalg.svd", square=False)
+    m, n = A._shape[-2:]
+    if full_matrices and m != n:
+        raise NotImplementedError("linalg.svd(full_matrices=True) of a non-square matrix has no CUDA kernel; "
+                                  "pass full_matrices=False")
+    k = min(m, n)
+    a3 = A.reshape(-1, m, n)
+    at = a3.transpose(1, 2)
+    wide = m < n
+    w, vecs = _eigh_batched(get_op("bmm")(a3, at) if wide else get_op("bmm")(at, a3))
+    w, vecs = get_op("flip")(w, (1,)), get_op("flip")(vecs, (2,))
+    s = get_op("sqrt")(get_op("clamp")(w, 0, None))
+    inv_s = get_op("where")(get_op("gt")(s, 0), get_op("reciprocal")(s), 0.0).unsqueeze(1)
+    if wide:
+        u, v = vecs, get_op("mul")(get_op("bmm")(at, vecs), inv_s)
+    else:
+        u, v = get_op("mul")(get_op("bmm")(a3, vecs), inv_s), vecs
+    lead = A._shape[:-2]
+    return (u.reshape(lead + (m, k)), s.reshape(lead + (k,)),
+            get_op("clone")(v.transpose(1, 2)).reshape(lead + (k, n)))
+
+
 def register() -> None:
     for name, fn in (("linalg_inv", _inv), ("linalg_det", _det), ("linalg_slogdet", _slogdet),
-                     ("linalg_solve", _solve), ("linalg_cholesky", _cholesky)):
+                     ("linalg_solve", _solve), ("linalg_cholesky", _cholesky), ("linalg_qr", _qr),
+                     ("linalg_eigh", _eigh), ("linalg_svd", _svd)):
         get_op(name).register("cuda")(fn)
 
 
@@ -136,3 +222,5 @@ def ptx_cases():
     for label, arr, acc in (("float32", T.float32[::1], T.float32), ("float64", T.float64[::1], T.float64)):
         yield (f"lu_solve[{label}]", KL.lu_solve_function(acc), (i, i, i, arr, arr, arr, T.int64[::1]))
         yield (f"cholesky[{label}]", KL.cholesky_function(acc), (i, i, arr, T.int64[::1]))
+        yield (f"householder_qr[{label}]", KL.householder_qr_function(acc), (i, i, i, arr, arr, arr))
+        yield (f"jacobi_eigh[{label}]", KL.jacobi_eigh_function(acc), (i, i, arr, arr, i))

@@ -5,8 +5,9 @@ kernel eliminates with partial pivoting in place, accumulates the determinant's 
 log|det|, records the first zero pivot (1-based) in `info`, and back-substitutes each of the k
 right-hand columns, which then hold X with A X = B. The Cholesky kernel factors a contiguous
 (batch, n, n) buffer in place (lower triangle), recording in `info` the first non-positive
-pivot. Sequential per matrix: fine for the small batched systems of deep learning; large
-matrices want cuSOLVER.
+pivot. Householder QR and cyclic-Jacobi eigh follow the same one-thread-per-matrix pattern.
+Sequential per matrix: fine for the small batched systems of deep learning; large matrices want
+cuSOLVER.
 """
 
 from __future__ import annotations
@@ -104,3 +105,108 @@ def lu_solve(acc_t):
 @cache
 def cholesky(acc_t):
     return cuda.jit(cholesky_function(acc_t))
+
+
+def householder_qr_function(acc_t):
+    """Householder QR of contiguous (batch, m, n) `r` in place (it becomes R), accumulating the
+    (batch, m, m) `q` (identity on entry); `v` is (batch, m) scratch. The reflector of column j
+    maps it to (alpha, 0, ...) with alpha = -sign(r[j, j]) * norm, as LAPACK's geqrf, so Q and R
+match LAPACK's signs."""
+
+    def kernel(batch, m, n, r, q, v):
+        b = cuda.grid(1)
+        k = min(m, n)
+        while b < batch:
+            rb = b * m * n
+            qb = b * m * m
+            vb = b * m
+            for j in range(k):
+                below = acc_t(0)
+                for i in range(j + 1, m):
+                    below += r[rb + i * n + j] * r[rb + i * n + j]
+                if below == 0:  # nothing to annihilate: no reflection, as LAPACK's larfg
+                    continue
+                x0 = r[rb + j * n + j]
+                norm2 = below + x0 * x0
+                alpha = -math.sqrt(norm2) if x0 >= 0 else math.sqrt(norm2)
+                vn2 = acc_t(0)
+                for i in range(j, m):
+                    vi = r[rb + i * n + j] - (alpha if i == j else 0)
+                    v[vb + i] = vi
+                    vn2 += vi * vi
+                if vn2 == 0:
+                    continue
+                for c in range(j, n):
+                    s = acc_t(0)
+                    for i in range(j, m):
+                        s += v[vb + i] * r[rb + i * n + c]
+                    f = 2 * s / vn2
+                    for i in range(j, m):
+                        r[rb + i * n + c] -= f * v[vb + i]
+                for row in range(m):
+                    s = acc_t(0)
+                    for i in range(j, m):
+                        s += q[qb + row * m + i] * v[vb + i]
+                    f = 2 * s / vn2
+                    for i in range(j, m):
+                        q[qb + row * m + i] -= f * v[vb + i]
+            b += cuda.gridsize(1)
+
+    return kernel
+
+
+def jacobi_eigh_function(acc_t):
+    """Cyclic Jacobi on contiguous symmetric (batch, n, n) `a` (destroyed: its diagonal ends as the
+    eigenvalues), accumulating the eigenvectors as the columns of `v` (identity on entry); sweeps
+    until the off-diagonal mass is negligible (at most `max_sweeps`)."""
+
+    def kernel(batch, n, a, v, max_sweeps):
+        b = cuda.grid(1)
+        while b < batch:
+            base = b * n * n
+            for _ in range(max_sweeps):
+                off = acc_t(0)
+                diag = acc_t(0)
+                for p in range(n):
+                    diag += a[base + p * n + p] * a[base + p * n + p]
+                    for q2 in range(p + 1, n):
+                        off += a[base + p * n + q2] * a[base + p * n + q2]
+                if off <= 1e-30 * diag or off == 0:
+                    break
+                for p in range(n - 1):
+                    for q2 in range(p + 1, n):
+                        apq = a[base + p * n + q2]
+                        if apq == 0:
+                            continue
+                        theta = (a[base + q2 * n + q2] - a[base + p * n + p]) / (2 * apq)
+                        t = (1 if theta >= 0 else -1) / (abs(theta) + math.sqrt(theta * theta + 1))
+                        c = 1 / math.sqrt(t * t + 1)
+                        s = t * c
+                        for k in range(n):
+                            akp = a[base + k * n + p]
+                            akq = a[base + k * n + q2]
+                            a[base + k * n + p] = c * akp - s * akq
+                            a[base + k * n + q2] = s * akp + c * akq
+                        for k in range(n):
+                            apk = a[base + p * n + k]
+                            aqk = a[base + q2 * n + k]
+                            a[base + p * n + k] = c * apk - s * aqk
+                            a[base + q2 * n + k] = s * apk + c * aqk
+                        for k in range(n):
+                            vkp = v[base + k * n + p]
+                            vkq = v[base + k * n + q2]
+                            v[base + k * n + p] = c * vkp - s * vkq
+                            v[base + k * n + q2] = s * vkp + c * vkq
+            b += cuda.gridsize(1)
+
+    return kernel
+
+
+@cache
+def householder_qr(acc_t):
+    return cuda.jit(householder_qr_function(acc_t))
+
+
+@cache
+def jacobi_eigh(acc_t):
+    return cuda.jit(jacobi_eigh_function(acc_t))
