@@ -53,6 +53,23 @@ def test_values_and_gradients_match_torch(name):
     assert _close(ea.grad, ta.grad) and _close(eb.grad, tb.grad)
 
 
+@pytest.mark.parametrize("reduce", ["sum", "mean", "amax", "amin", "prod"])
+@pytest.mark.parametrize("include_self", [True, False])
+def test_scatter_reduce_gradients_with_ties_match_torch(reduce, include_self):
+    x = np.array([[1.0, 2.0, 3.0], [0.5, 0.5, 2.0]])
+    s = np.array([[1.0, 1.0], [0.5, 2.0]])
+    index = [[0, 0], [1, 2]]
+    ex, es = (E.tensor(v, dtype=E.float64, requires_grad=True) for v in (x, s))
+    tx, ts = (torch.tensor(v, dtype=torch.float64, requires_grad=True) for v in (x, s))
+    ey = ex.scatter_reduce(1, E.tensor(index), es, reduce, include_self=include_self)
+    ty = tx.scatter_reduce(1, torch.tensor(index), ts, reduce, include_self=include_self)
+    assert _close(ey, ty)
+    w = np.arange(6.0).reshape(2, 3)
+    (ey * E.tensor(w, dtype=E.float64)).sum().backward()
+    (ty * torch.tensor(w, dtype=torch.float64)).sum().backward()
+    assert _close(ex.grad, tx.grad) and _close(es.grad, ts.grad)
+
+
 def test_second_derivatives_match_torch():
     ea, ta = _pair(4)
     ey = (ea.sin() * ea.exp()).sum()

@@ -50,27 +50,45 @@ def _cat_backward(grad, tensors_shape, dim):
     return res
 
 
-def _scatter_reduce_input(grad, reduce, include_self, dim, index):
-    if reduce != "sum":
-        return not_implemented(f"scatter_reduce with reduce='{reduce}'")()
-    return grad if include_self else ix.scatter(grad, dim, index, 0.0)
+def _counts(input, dim, index, include_self):
+    """How many values each element of a scatter_reduce result combines."""
+    from ember.core import ones_like
+
+    base = ones_like(input) if include_self else input * 0.0
+    return ix.scatter_add(base, dim, index, ones_like(index, dtype=input.dtype))
 
 
-def _scatter_reduce_src(grad, reduce, dim, index):
-    if reduce != "sum":
-        return not_implemented(f"scatter_reduce with reduce='{reduce}'")()
-    return ix.gather(grad, dim, index)
+def _scatter_reduce_grads(grad, input, dim, index, src, reduce, include_self, result, grad_input_mask):
+    """scatter_reduce's gradients: sum and mean spread the gradient; amax/amin share it evenly
+    among the values equal to the result; prod divides the result (inputs must be nonzero)."""
+    if reduce == "sum":
+        gi = grad if include_self else ix.scatter(grad, dim, index, 0.0)
+        return gi, ix.gather(grad, dim, index)
+    if reduce == "mean":
+        g = grad / ew.maximum(_counts(input, dim, index, include_self), 1.0)
+        gi = g if include_self else ix.scatter(grad, dim, index, 0.0)
+        return gi, ix.gather(g, dim, index)
+    if reduce in ("amax", "amin"):  # ties with self count even without include_self, as in PyTorch
+        hit_self = input == result
+        hit_src = src == ix.gather(result, dim, index)
+        n = ix.scatter_add(hit_self.to(grad.dtype), dim, index, hit_src.to(grad.dtype))
+        g = grad / ew.maximum(n, 1.0)
+        gi = where0(hit_self, g)
+        return (gi if include_self else ix.scatter(gi, dim, index, 0.0)), where0(hit_src, ix.gather(g, dim, index))
+    gr = grad * result  # prod
+    gi = gr / input if include_self else ix.scatter(grad, dim, index, 0.0)
+    return gi, ix.gather(gr, dim, index) / src
 
 
 def _scatter_input(grad, reduce, dim, index):
-    if reduce is not None:
-        return not_implemented(f"scatter with reduce='{reduce}'")()
-    return ix.scatter(grad, dim, index, 0.0)
+    if reduce == "multiply":
+        return not_implemented("scatter with reduce='multiply'")()
+    return grad if reduce == "add" else ix.scatter(grad, dim, index, 0.0)
 
 
 def _scatter_src(grad, reduce, dim, index):
-    if reduce is not None:
-        return not_implemented(f"scatter with reduce='{reduce}'")()
+    if reduce == "multiply":
+        return not_implemented("scatter with reduce='multiply'")()
     return ix.gather(grad, dim, index)
 
 
@@ -86,7 +104,7 @@ ENTRIES = [
     d("scatter_add(input, dim, index, src)", index=None, input=lambda grad: grad,
       src=lambda grad, dim, index: ix.gather(grad, dim, index)),
     d("scatter_reduce(input, dim, index, src, reduce, *, include_self=True)", index=None,
-      input=_scatter_reduce_input, src=_scatter_reduce_src),
+      **{"input, src": _scatter_reduce_grads}),
     d("index_select(input, dim, index)", index=None,
       input=lambda grad, input_shape, dim, index: ix.index_add(zeros_with(input_shape, grad), dim, index, grad)),
     d("index_add(input, dim, index, source, *, alpha=1)", index=None, input=lambda grad: grad,
