@@ -1,6 +1,7 @@
 """Per-op cost of autograd on small tensors: `python -m ember.autograd.bench`.
 
-For each op on 10x10 float32 tensors it prints, in µs per call (best of several runs): the
+For each op on 10x10 float32 tensors it prints, in µs per call (the best of many short runs,
+which filters out other processes' interference): the
 forward alone (no_grad, i.e. ember-core plus the hook's fast path), the forward while recording
 the graph, and forward plus backward; then the recording overhead as a ratio (the aim: <= 2).
 """
@@ -27,7 +28,7 @@ def _best(fn, number: int, repeat: int) -> float:
     return min(timeit.repeat(fn, number=number, repeat=repeat)) / number * 1e6
 
 
-def run(n: int = 10, number: int = 2000, repeat: int = 5) -> list[tuple[str, float, float, float]]:
+def run(n: int = 10, number: int = 100, repeat: int = 60) -> list[tuple[str, float, float, float]]:
     """(op, forward µs, forward-recording µs, forward+backward µs) for each op."""
     E.manual_seed(0)
     x = E.randn(n, n, requires_grad=True)
