@@ -18,9 +18,9 @@ import numpy as np
 import pytest
 
 try:  # tests/ is a rootdir module or, with consider_namespace_packages, the package `tests`
-    from tests.conftest import LazyModule, api_module, assert_same, compare_with_torch, to_numpy
+    from tests.conftest import LazyModule, api_module, assert_same, compare_with_torch, ember_torch, to_numpy
 except ImportError:
-    from conftest import LazyModule, api_module, assert_same, compare_with_torch, to_numpy
+    from conftest import LazyModule, api_module, assert_same, compare_with_torch, ember_torch, to_numpy
 
 ea = LazyModule("torch")                      # ember.autograd
 nn = LazyModule("torch.nn")                   # ember.nn
@@ -3447,10 +3447,6 @@ def test_binary_operators_match_torch_over_dtypes(op, da):
 
 
 def _ember_ns():
-    try:
-        from tests.conftest import ember_torch
-    except ImportError:
-        from conftest import ember_torch
     return ember_torch()
 
 
