@@ -259,3 +259,23 @@ def test_embedding_bag_sum_and_mean():
 def test_upsample_nearest():
     x = torch.arange(4, dtype=torch.float32).reshape(1, 1, 2, 2)
     np.testing.assert_array_equal(w(nn.Upsample(scale_factor=2)(x))[0, 0], np.repeat(np.repeat(w(x)[0, 0], 2, 0), 2, 1))
+
+
+def test_embedding_max_norm_renormalises_rows_in_place_outside_the_graph():
+    emb = nn.Embedding(4, 3, max_norm=1.0).double()
+    with torch.no_grad():
+        emb.weight.copy_(torch.tensor([[3.0, 4.0, 0.0], [0.1, 0.0, 0.0], [0.0, 2.0, 0.0], [1.0, 1.0, 1.0]],
+                                      dtype=torch.float64))
+    out = emb(torch.tensor([0, 1]))
+    np.testing.assert_allclose(out.detach().numpy(), [[0.6, 0.8, 0.0], [0.1, 0.0, 0.0]], rtol=1e-6)
+    np.testing.assert_allclose(w(emb.weight)[2], [0.0, 2.0, 0.0])
+    out.sum().backward()
+    assert emb.weight.is_leaf and emb.weight.grad is not None
+
+
+def test_batchnorm_loads_checkpoints_without_num_batches_tracked():
+    bn = nn.BatchNorm1d(3)
+    sd = {k: v.clone() for k, v in bn.state_dict().items() if k != "num_batches_tracked"}
+    sd["running_mean"].fill_(0.5)
+    assert bn.load_state_dict(sd).missing_keys == []
+    assert bn.running_mean.tolist() == [0.5, 0.5, 0.5] and bn.num_batches_tracked.item() == 0

@@ -127,7 +127,16 @@ def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None, max
             padding_idx += weight.shape[0]
         if not 0 <= padding_idx < weight.shape[0]:
             raise AssertionError("Padding_idx must be within num_embeddings")
-    return ea.embedding(input, weight, padding_idx, max_norm, norm_type, scale_grad_by_freq, sparse)
+    if max_norm is not None:
+        _renorm(weight, input, max_norm, norm_type)
+    return ea.embedding(input, weight, padding_idx, None, norm_type, scale_grad_by_freq, sparse)
+
+
+def _renorm(weight: Tensor, input: Tensor, max_norm: float, norm_type: float) -> None:
+    """Scale the looked-up rows of `weight` down to `max_norm` in place, outside the graph (PyTorch
+    renormalises under no_grad, so the weight stays a leaf)."""
+    with ea.no_grad():
+        ea.embedding_renorm_(weight, input, float(max_norm), float(norm_type))
 
 
 def embedding_bag(input: Tensor, weight: Tensor, offsets: Tensor | None = None, max_norm: float | None = None,
@@ -142,7 +151,9 @@ def embedding_bag(input: Tensor, weight: Tensor, offsets: Tensor | None = None, 
                          "fixed length sequences.")
     if input.dim() == 1 and offsets is None:
         raise ValueError("offsets has to be a 1D Tensor but got None")
-    return ea.embedding_bag(input, weight, offsets, max_norm, norm_type, scale_grad_by_freq, mode, sparse,
+    if max_norm is not None:
+        _renorm(weight, input, max_norm, norm_type)
+    return ea.embedding_bag(input, weight, offsets, None, norm_type, scale_grad_by_freq, mode, sparse,
                             per_sample_weights, include_last_offset, padding_idx)
 
 

@@ -58,6 +58,16 @@ class _BatchNorm(Module):
             if self.bias is not None:
                 init.zeros_(self.bias)
 
+    def _load_from_state_dict(self, state_dict: dict, prefix: str, local_metadata: dict, strict: bool,
+                              missing_keys: list, unexpected_keys: list, error_msgs: list) -> None:
+        # checkpoints from before `num_batches_tracked` existed load strictly, as in PyTorch
+        key = prefix + "num_batches_tracked"
+        if self.track_running_stats and key not in state_dict:
+            state_dict[key] = self.num_batches_tracked if self.num_batches_tracked is not None else \
+                ea.tensor(0, dtype=ea.long)
+        super()._load_from_state_dict(state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
+                                      error_msgs)
+
     def _check_input_dim(self, input: Tensor) -> None:
         if input.dim() not in self._dims:
             want = " or ".join(f"{d}D" for d in self._dims)
