@@ -4137,3 +4137,13 @@ def _combined_losses(t):
 @pytest.mark.torch
 def test_weighted_and_combined_losses_match_torch():
     compare_with_torch(_combined_losses, rtol=1e-10, atol=1e-12)
+
+
+def test_backward_with_create_graph_makes_grad_differentiable():
+    x = t64([0.5, 2.0], requires_grad=True)
+    (x ** 3).sum().backward(create_graph=True)
+    g = x.grad
+    assert g.requires_grad and g.grad_fn is not None
+    close(g, 3 * np.array([0.5, 2.0]) ** 2)
+    (h,) = autograd.grad(g.sum(), x)
+    close(h, 6 * np.array([0.5, 2.0]))
