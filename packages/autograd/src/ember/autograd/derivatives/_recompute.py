@@ -88,10 +88,32 @@ def batch_norm_fn(training: bool, eps: float, mean: Tensor, invstd: Tensor) -> C
     return f
 
 
-def cross_entropy_fn(target, weight, reduction: str, ignore_index: int) -> Callable:
+def cross_entropy_fn(target, weight, reduction: str, ignore_index: int, label_smoothing: float) -> Callable:
+    """cross_entropy from log_softmax, as PyTorch defines it for class indices (ignore_index,
+    weights, label smoothing; 'mean' divides by the summed weights of the kept targets) and for
+    class probabilities ('mean' divides by the number of rows)."""
     def f(x):
         cdim = 1 if x.ndim >= 2 else 0
-        return get_op("nll_loss")(get_op("log_softmax")(x, cdim), target, weight, reduction, ignore_index)[0]
+        n_classes = x.shape[cdim]
+        logp = get_op("log_softmax")(x, cdim)
+        wshape = tuple(n_classes if d == cdim else 1 for d in range(x.ndim))
+        wlogp = logp * weight.reshape(wshape) if weight is not None else logp
+        if target.is_floating_point():
+            t = target * (1.0 - label_smoothing) + label_smoothing / n_classes
+            per = -(wlogp * t).sum(cdim)
+            return per.mean() if reduction == "mean" else per.sum() if reduction == "sum" else per
+        keep = target != ignore_index
+        per = get_op("nll_loss")(logp, target, weight, "none", ignore_index)[0]
+        if label_smoothing:
+            smooth = ew.where(keep, -wlogp.sum(cdim), 0.0)
+            per = per * (1.0 - label_smoothing) + smooth * (label_smoothing / n_classes)
+        if reduction == "none":
+            return per
+        if reduction == "sum":
+            return per.sum()
+        safe = ew.where(keep, target, 0)
+        kept = weight[safe] * keep if weight is not None else keep.to(x.dtype)
+        return per.sum() / kept.sum()
     return f
 
 

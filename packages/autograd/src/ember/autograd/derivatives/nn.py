@@ -170,11 +170,29 @@ def _batch_norm_double(grads, grad_output, input, weight, save_mean, save_invstd
     return _norm_double(fn, grads, grad_output, input, weight, (input.shape[1],))
 
 
+def _ce_target(grad, input, target, weight, reduction, label_smoothing):
+    """d loss / d target for class probabilities: -(1 - smoothing) * weight * log_softmax(input)."""
+    cdim = 1 if input.ndim >= 2 else 0
+    logp = get_op("log_softmax")(input, cdim)
+    if weight is not None:
+        logp = logp * weight.reshape(tuple(input.shape[cdim] if d == cdim else 1 for d in range(input.ndim)))
+    if reduction == "none":
+        g = grad.unsqueeze(cdim)
+    elif reduction == "mean":
+        g = grad / (input.numel() // input.shape[cdim])
+    else:
+        g = grad
+    return -(1.0 - label_smoothing) * logp * g
+
+
 def _ce_double(grad, grad_output, input, target, weight, reduction, ignore_index, label_smoothing):
-    if label_smoothing != 0.0 or target.is_floating_point():
-        return not_implemented("cross_entropy double backward with probability targets or label smoothing")()
-    fn = rc.cross_entropy_fn(target, weight, reduction, ignore_index)
-    return rc.second_order(fn, grad_output, [input], [grad])[1]
+    """Second derivatives of cross_entropy w.r.t. (input, probability target), by recomputation."""
+    def fn(x, t):
+        return rc.cross_entropy_fn(target if t is None else t, weight, reduction, ignore_index, label_smoothing)(x)
+
+    probs = target if target.is_floating_point() else None
+    r = rc.second_order(fn, grad_output, [input, probs], [grad, None])
+    return r[1], r[2]
 
 ENTRIES = [
     d("conv2d(input, weight, bias, stride, padding, dilation, groups)",
@@ -250,9 +268,9 @@ ENTRIES = [
     d("cross_entropy(input, target, weight, reduction, ignore_index, label_smoothing)", weight=None,
       input=lambda grad, input, target, weight, reduction, ignore_index, label_smoothing: get_op(
           "cross_entropy_backward")(grad, input, target, weight, reduction, ignore_index, label_smoothing),
-      target=not_implemented("cross_entropy w.r.t. probability targets")),
+      target=_ce_target),
     d("cross_entropy_backward(grad_output, input, target, weight, reduction, ignore_index, label_smoothing)",
-      weight=None, target=None, grad_output=_ce_grad_output, input=_ce_double),
+      weight=None, grad_output=_ce_grad_output, **{"input, target": _ce_double}),
     d("nll_loss(input, target, weight, reduction, ignore_index)", name="NllLossBackward0", target=None, weight=None,
       input=lambda grad, input, target, weight, reduction, ignore_index, result1: get_op("nll_loss_backward")(
           grad, input, target, weight, reduction, ignore_index, result1)),
