@@ -4147,3 +4147,19 @@ def test_backward_with_create_graph_makes_grad_differentiable():
     close(g, 3 * np.array([0.5, 2.0]) ** 2)
     (h,) = autograd.grad(g.sum(), x)
     close(h, 6 * np.array([0.5, 2.0]))
+
+
+def test_lstm_dropout_between_layers_only_in_training():
+    ea.manual_seed(0)
+    m = nn.LSTM(3, 4, num_layers=2, dropout=0.5, batch_first=True)
+    ref = nn.LSTM(3, 4, num_layers=2, batch_first=True)
+    ref.load_state_dict(m.state_dict())
+    x = ea.randn(2, 5, 3)
+    m.eval()
+    ref.eval()
+    assert ea.allclose(m(x)[0], ref(x)[0])
+    m.train()
+    ea.manual_seed(1)
+    a = m(x)[0]
+    assert not ea.allclose(a, ref(x)[0])
+    assert m.dropout == 0.5
