@@ -4163,3 +4163,15 @@ def test_lstm_dropout_between_layers_only_in_training():
     a = m(x)[0]
     assert not ea.allclose(a, ref(x)[0])
     assert m.dropout == 0.5
+
+
+def test_container_slices_share_modules_and_accept_assignment():
+    s = nn.Sequential(nn.Linear(2, 2), nn.ReLU(), nn.Linear(2, 1))
+    assert s[1:][0] is s[1] and s[-2:][1] is s[2]
+    ml = nn.ModuleList([nn.Linear(1, 1), nn.Linear(1, 1)])
+    new = nn.Linear(1, 2)
+    ml[0] = new
+    assert ml[0] is new and list(ml.parameters())[0] is new.weight
+    md = nn.ModuleDict()
+    md.update({"x": nn.ReLU()})
+    assert "x" in md and md.pop("x").__class__.__name__ == "ReLU" and len(md) == 0
