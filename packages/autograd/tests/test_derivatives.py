@@ -332,7 +332,6 @@ SAMPLES.update({
 # decompositions without a backward in ember: differentiating them raises
 NO_DOUBLE_BACKWARD = {
     "linalg_qr": lambda x, g: op("linalg_qr")(x, "reduced")[1] * g[:2, :2].sum(),
-    "linalg_svd": lambda x, g: op("linalg_svd")(x, False)[1] * g.sum(),
 }
 
 
@@ -463,6 +462,14 @@ def test_unary_gradients_random_shapes(name, shape, nc, seed):
     assert E.gradcheck(getattr(E, name), (x,))
 
 
+def _svd_invariants(a, full_matrices):
+    """Sign-independent functions of the SVD: S, the projections U U^T and V V^T, and U S V^T."""
+    u, s, vh = op("linalg_svd")(a, full_matrices)
+    k = s.shape[-1]
+    u, vh = u[:, :k], vh[:k]
+    return s, u @ u.mT, vh.mT @ vh, (u * s) @ vh
+
+
 def _spd_base():
     a = np.random.default_rng(5).uniform(-1, 1, (3, 3)) + 3 * np.eye(3)
     return E.from_numpy(a).requires_grad_()
@@ -477,4 +484,6 @@ SAMPLES.update({
     "linalg_cholesky": [(lambda a: op("linalg_cholesky")(a @ a.mT, False), (_spd_base(),)),
                         (lambda a: op("linalg_cholesky")(a @ a.mT, True), (_spd_base(),))],
     "linalg_eigh": [(lambda a: op("linalg_eigh")(a + a.mT, "L"), (_spd_base(),))],
+    "linalg_svd": [(lambda a, full=full: _svd_invariants(a, full), (make(shape),))
+                   for shape in ((3, 3), (4, 2), (2, 4)) for full in (False, True)],
 })

@@ -1,5 +1,6 @@
 """Derivatives of the matrix decompositions and solvers (inverse, determinants, solve, Cholesky,
-symmetric eigendecomposition). QR and SVD have no backward in ember yet; it raises when needed."""
+symmetric eigendecomposition, SVD), after PyTorch's formulas. QR has no backward in ember yet;
+it raises when needed."""
 
 from __future__ import annotations
 
@@ -57,6 +58,43 @@ def _eigh_backward(grads, result0, result1):
     return V @ inner @ _mT(V)
 
 
+def _svd_backward(grads, A, full_matrices, result0, result1, result2):
+    """PyTorch's svd_backward (real case); with full_matrices the extra singular vectors are dropped."""
+    gU, gS, gVh = grads
+    U, S, Vh = result0, result1, result2
+    k = S.shape[-1]
+    if full_matrices:
+        U, Vh = U.narrow(-1, 0, k), Vh.narrow(-2, 0, k)
+        gU = None if gU is None else gU.narrow(-1, 0, k)
+        gVh = None if gVh is None else gVh.narrow(-2, 0, k)
+    m, n = A.shape[-2], A.shape[-1]
+    if gU is None and gVh is None:
+        return U @ (gS.unsqueeze(-1) * Vh) if m >= n else (U * gS.unsqueeze(-2)) @ Vh
+    from ember.core import eye
+
+    S2 = S * S
+    E = S2.unsqueeze(-2) - S2.unsqueeze(-1) + eye(k, dtype=S.dtype, device=S.device)
+    uhgu = None if gU is None else _mT(U) @ gU
+    vhgv = None if gVh is None else Vh @ _mT(gVh)
+    uhgu = None if uhgu is None else uhgu - _mT(uhgu)
+    vhgv = None if vhgv is None else vhgv - _mT(vhgv)
+    if uhgu is not None and vhgv is not None:
+        gA = (uhgu * S.unsqueeze(-2) + S.unsqueeze(-1) * vhgv) / E
+    elif uhgu is None:
+        gA = S.unsqueeze(-1) * (vhgv / E)
+    else:
+        gA = (uhgu / E) * S.unsqueeze(-2)
+    if gS is not None:
+        gA = gA + gS.diag_embed()
+    if m > n and gU is not None:
+        gUSinv = gU / S.unsqueeze(-2)
+        return (U @ gA + gUSinv - U @ (_mT(U) @ gUSinv)) @ Vh
+    if m < n and gVh is not None:
+        SinvgVh = gVh / S.unsqueeze(-1)
+        return U @ (gA @ Vh + SinvgVh - (SinvgVh @ _mT(Vh)) @ Vh)
+    return U @ gA @ Vh
+
+
 ENTRIES = [
     d("linalg_inv(A)", A=lambda grad, result: -(_mT(result) @ grad @ _mT(result))),
     d("linalg_det(A)", A=lambda grad, A, result: (grad * result).unsqueeze(-1).unsqueeze(-1) * _mT(_inv(A))),
@@ -66,5 +104,5 @@ ENTRIES = [
     d("linalg_cholesky(A, upper=False)", A=_cholesky_backward),
     d("linalg_eigh(A, UPLO='L')", A=_eigh_backward),
     d("linalg_qr(A, mode='reduced')", A=not_implemented("linalg_qr")),
-    d("linalg_svd(A, full_matrices=True)", A=not_implemented("linalg_svd")),
+    d("linalg_svd(A, full_matrices=True)", A=_svd_backward),
 ]
