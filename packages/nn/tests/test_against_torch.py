@@ -402,3 +402,25 @@ def test_pack_sequence_matches_torch():
     np.testing.assert_array_equal(pe.data.numpy(), pt.data.numpy())
     np.testing.assert_array_equal(pe.sorted_indices.numpy(), pt.sorted_indices.numpy())
     np.testing.assert_array_equal(pe.unsorted_indices.numpy(), pt.unsorted_indices.numpy())
+
+
+@pytest.mark.parametrize("dim", [0, 1, None])
+def test_weight_norm_matches_torch(dim):
+    torch.manual_seed(0)
+    mt, me = tnn.Conv2d(2, 3, 3), nn.Conv2d(2, 3, 3)
+    to_ember(mt, me)
+    with pytest.warns(FutureWarning):
+        tnn.utils.weight_norm(mt, dim=dim)
+    with pytest.warns(FutureWarning):
+        nn.utils.weight_norm(me, dim=dim)
+    assert [n for n, _ in me.named_parameters()] == [n for n, _ in mt.named_parameters()]
+    np.testing.assert_allclose(me.weight_g.detach().numpy(), mt.weight_g.detach().numpy(), rtol=1e-12)
+    xt, xe = pair_input(1, 2, 5, 5, seed=9)
+    mt(xt).sum().backward()
+    me(xe).sum().backward()
+    np.testing.assert_allclose(me.weight_g.grad.numpy(), mt.weight_g.grad.numpy(), rtol=1e-9)
+    np.testing.assert_allclose(me.weight_v.grad.numpy(), mt.weight_v.grad.numpy(), rtol=1e-9, atol=1e-12)
+    tnn.utils.remove_weight_norm(mt)
+    nn.utils.remove_weight_norm(me)
+    assert isinstance(me.weight, nn.Parameter) and "weight_g" not in dict(me.named_parameters())
+    np.testing.assert_allclose(me.weight.detach().numpy(), mt.weight.detach().numpy(), rtol=1e-12)

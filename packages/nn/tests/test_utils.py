@@ -92,3 +92,22 @@ def test_pack_round_trip_and_packed_lstm_equals_per_sequence_runs():
         np.testing.assert_allclose(h[:, b].detach().numpy(), rh[:, 0].detach().numpy(), rtol=1e-12)
     seqs = pack_sequence([torch.ones(3, 2), torch.ones(1, 2)])
     assert seqs.data.shape == (4, 2) and seqs.sorted_indices is None
+
+
+def test_weight_norm_reparametrises_and_removes():
+    lin = nn.Linear(4, 3).double()
+    w0 = lin.weight.detach().numpy().copy()
+    with pytest.warns(FutureWarning, match="deprecated"):
+        nn.utils.weight_norm(lin)
+    assert [n for n, _ in lin.named_parameters()] == ["bias", "weight_g", "weight_v"]
+    np.testing.assert_allclose(lin.weight_g.detach().numpy()[:, 0], np.linalg.norm(w0, axis=1), rtol=1e-12)
+    with torch.no_grad():
+        lin.weight_g.mul_(2.0)
+    x = torch.randn(2, 4, dtype=torch.float64)
+    np.testing.assert_allclose(lin(x).detach().numpy(), x.numpy() @ (2 * w0).T + lin.bias.detach().numpy(),
+                               rtol=1e-12)
+    nn.utils.remove_weight_norm(lin)
+    assert isinstance(lin.weight, nn.Parameter)
+    np.testing.assert_allclose(lin.weight.detach().numpy(), 2 * w0, rtol=1e-12)
+    with pytest.raises(ValueError, match="weight_norm of 'weight' not found"):
+        nn.utils.remove_weight_norm(lin)
