@@ -136,3 +136,18 @@ def test_instance_norm_and_batchnorm3d():
     b = y.numpy()
     m, v = b.mean((0, 2, 3, 4), keepdims=True), b.var((0, 2, 3, 4), keepdims=True)
     np.testing.assert_allclose(bn(y).detach().numpy(), (b - m) / np.sqrt(v + 1e-5), rtol=1e-10)
+
+
+def test_gumbel_softmax_samples_the_categorical_and_passes_gradients():
+    torch.manual_seed(0)
+    probs = np.array([0.1, 0.2, 0.7])
+    logits = torch.tensor(np.log(probs), dtype=torch.float64).expand(20000, 3)
+    hard = F.gumbel_softmax(logits, tau=0.5, hard=True)
+    h = hard.numpy()
+    assert set(np.unique(h)) <= {0.0, 1.0} and (h.sum(1) == 1).all()
+    np.testing.assert_allclose(h.mean(0), probs, atol=0.015)
+    soft = F.gumbel_softmax(logits[:5], tau=2.0)
+    np.testing.assert_allclose(soft.numpy().sum(1), 1.0, rtol=1e-12)
+    x = torch.zeros(4, 3, dtype=torch.float64, requires_grad=True)
+    (F.gumbel_softmax(x, hard=True) * torch.arange(3, dtype=torch.float64)).sum().backward()
+    assert x.grad is not None and np.abs(x.grad.numpy()).sum() > 0

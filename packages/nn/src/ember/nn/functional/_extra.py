@@ -11,7 +11,7 @@ from ember.core.tensor import describe
 
 __all__ = ["max_pool1d", "avg_pool1d", "adaptive_avg_pool1d", "adaptive_max_pool2d", "conv_transpose1d",
            "hardshrink", "softshrink", "selu_", "celu_", "threshold_", "prelu", "rms_norm", "pairwise_distance",
-           "pixel_shuffle", "pixel_unshuffle", "dropout1d", "instance_norm"]
+           "pixel_shuffle", "pixel_unshuffle", "dropout1d", "instance_norm", "gumbel_softmax"]
 
 
 def max_pool1d(input: Tensor, kernel_size, stride=None, padding=0, dilation=1, ceil_mode: bool = False,
@@ -110,3 +110,15 @@ def instance_norm(input: Tensor, running_mean: Tensor | None = None, running_var
                   momentum: float = 0.1, eps: float = 1e-5) -> Tensor:
     """Normalise each channel of each sample over its spatial dims."""
     return ea.instance_norm(input, running_mean, running_var, weight, bias, use_input_stats, momentum, eps)
+
+
+def gumbel_softmax(logits: Tensor, tau: float = 1.0, hard: bool = False, eps: float = 1e-10, dim: int = -1) -> Tensor:
+    """softmax((logits + Gumbel noise) / tau); `hard` returns one-hot samples whose gradient is
+    the soft sample's (straight-through estimator)."""
+    gumbels = -ea.empty_like(logits).exponential_().log()
+    y_soft = ((logits + gumbels) / tau).softmax(dim)
+    if not hard:
+        return y_soft
+    index = y_soft.argmax(dim, keepdim=True)
+    y_hard = ea.zeros_like(logits).scatter(dim, index, 1.0)
+    return y_hard - y_soft.detach() + y_soft
