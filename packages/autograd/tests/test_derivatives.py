@@ -329,6 +329,33 @@ SAMPLES.update({
     "gru_cell_backward": [(_gru_backward, (make((2, 2)), make((2, 6)), make((2, 2))))],
 })
 
+def _svd_invariants(a, full_matrices):
+    """Sign-independent functions of the SVD: S, the projections U U^T and V V^T, and U S V^T."""
+    u, s, vh = op("linalg_svd")(a, full_matrices)
+    k = s.shape[-1]
+    u, vh = u[:, :k], vh[:k]
+    return s, u @ u.mT, vh.mT @ vh, (u * s) @ vh
+
+
+def _spd_base():
+    a = np.random.default_rng(5).uniform(-1, 1, (3, 3)) + 3 * np.eye(3)
+    return E.from_numpy(a).requires_grad_()
+
+
+SAMPLES.update({
+    "linalg_inv": [(op("linalg_inv"), (_spd_base(),))],
+    "linalg_det": [(op("linalg_det"), (_spd_base(),))],
+    "linalg_slogdet": [(lambda a: op("linalg_slogdet")(a)[1], (_spd_base(),))],
+    "linalg_solve": [(op("linalg_solve"), (_spd_base(), make((3, 2)))), (op("linalg_solve"), (_spd_base(),
+                                                                                            make((3,))))],
+    "linalg_cholesky": [(lambda a: op("linalg_cholesky")(a @ a.mT, False), (_spd_base(),)),
+                        (lambda a: op("linalg_cholesky")(a @ a.mT, True), (_spd_base(),))],
+    "linalg_eigh": [(lambda a: op("linalg_eigh")(a + a.mT, "L"), (_spd_base(),))],
+    "linalg_svd": [(lambda a, full=full: _svd_invariants(a, full), (make(shape),))
+                   for shape in ((3, 3), (4, 2), (2, 4)) for full in (False, True)],
+})
+
+
 # decompositions without a backward in ember: differentiating them raises
 NO_DOUBLE_BACKWARD = {
     "linalg_qr": lambda x, g: op("linalg_qr")(x, "reduced")[1] * g[:2, :2].sum(),
@@ -346,6 +373,8 @@ def test_every_entry_names_a_registered_op():
 
 def test_every_entry_has_samples():
     assert sorted(n for n in TABLE if n not in SAMPLES and n not in NO_DOUBLE_BACKWARD) == []
+    # every sample is parametrized (none added after the parametrization was built)
+    assert sum(len(v) for v in SAMPLES.values()) == len(_PARAMS)
 
 
 def _cases():
@@ -354,7 +383,10 @@ def _cases():
             yield pytest.param(name, case, id=f"{name}-{k}")
 
 
-@pytest.mark.parametrize(("name", "case"), list(_cases()))
+_PARAMS = list(_cases())
+
+
+@pytest.mark.parametrize(("name", "case"), _PARAMS)
 def test_gradcheck(name, case):
     fn, inputs, *opts = case
     assert E.gradcheck(fn, inputs, **(opts[0] if opts else {}))
@@ -460,30 +492,3 @@ def test_unary_gradients_random_shapes(name, shape, nc, seed):
     lo, hi = UNARY_DOMAIN.get(name, (-1.0, 1.0))
     x = make(shape, lo, hi, rng=np.random.default_rng(seed), noncontig=nc)
     assert E.gradcheck(getattr(E, name), (x,))
-
-
-def _svd_invariants(a, full_matrices):
-    """Sign-independent functions of the SVD: S, the projections U U^T and V V^T, and U S V^T."""
-    u, s, vh = op("linalg_svd")(a, full_matrices)
-    k = s.shape[-1]
-    u, vh = u[:, :k], vh[:k]
-    return s, u @ u.mT, vh.mT @ vh, (u * s) @ vh
-
-
-def _spd_base():
-    a = np.random.default_rng(5).uniform(-1, 1, (3, 3)) + 3 * np.eye(3)
-    return E.from_numpy(a).requires_grad_()
-
-
-SAMPLES.update({
-    "linalg_inv": [(op("linalg_inv"), (_spd_base(),))],
-    "linalg_det": [(op("linalg_det"), (_spd_base(),))],
-    "linalg_slogdet": [(lambda a: op("linalg_slogdet")(a)[1], (_spd_base(),))],
-    "linalg_solve": [(op("linalg_solve"), (_spd_base(), make((3, 2)))), (op("linalg_solve"), (_spd_base(),
-                                                                                            make((3,))))],
-    "linalg_cholesky": [(lambda a: op("linalg_cholesky")(a @ a.mT, False), (_spd_base(),)),
-                        (lambda a: op("linalg_cholesky")(a @ a.mT, True), (_spd_base(),))],
-    "linalg_eigh": [(lambda a: op("linalg_eigh")(a + a.mT, "L"), (_spd_base(),))],
-    "linalg_svd": [(lambda a, full=full: _svd_invariants(a, full), (make(shape),))
-                   for shape in ((3, 3), (4, 2), (2, 4)) for full in (False, True)],
-})
