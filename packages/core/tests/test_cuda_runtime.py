@@ -38,6 +38,21 @@ def test_devices():
         E.cuda.set_device(99)
 
 
+def test_device_queries_and_the_device_context():
+    E.cuda.init()
+    assert E.cuda.is_initialized()
+    props = E.cuda.get_device_properties(0)
+    assert props.total_memory > 0 and props.multi_processor_count >= 1
+    assert E.cuda.get_device_name() == props.name
+    assert E.cuda.get_device_capability() == (props.major, props.minor)
+    free, total = E.cuda.mem_get_info()
+    assert 0 <= free <= total
+    with E.cuda.device(0):
+        assert E.cuda.current_device() == 0
+    with E.cuda.device(None):
+        assert E.cuda.current_device() == 0
+
+
 def test_training_step_performs_no_synchronization():
     x = E.tensor(np.random.default_rng(0).standard_normal((4, 3)).astype(np.float32), device="cuda")
     w = E.tensor(np.random.default_rng(1).standard_normal((3, 2)).astype(np.float32), device="cuda")

@@ -16,7 +16,7 @@ import threading
 from typing import Any
 
 from ember.core.cuda.allocator import OutOfMemoryError
-from ember.core.device import device
+from ember.core.device import device as _device_type
 
 __all__ = [
     "is_available", "device_count", "current_device", "set_device", "synchronize", "Stream", "Event",
@@ -24,6 +24,8 @@ __all__ = [
     "memory_reserved", "max_memory_reserved", "memory_stats", "reset_peak_memory_stats", "empty_cache",
     "memory_summary", "memory_snapshot", "OutOfMemoryError", "sync_count", "manual_seed", "manual_seed_all",
     "to_device", "to_host", "copy_device_to_host", "device_storage", "grow_storage", "record_stream",
+    "init", "is_initialized", "get_device_name", "get_device_capability", "get_device_properties",
+    "mem_get_info", "device", "record_memory_history",
 ]
 
 _local = threading.local()
@@ -76,12 +78,95 @@ def set_device(d) -> None:
     _local.index = idx
 
 
+def init() -> None:
+    """Register the CUDA kernels now instead of on first use (`torch.cuda.init`)."""
+    _lazy_init()
+
+
+def is_initialized() -> bool:
+    return _initialized
+
+
+class DeviceProperties:
+    """What `get_device_properties` reports, under PyTorch's attribute names."""
+
+    def __init__(self, name: str, major: int, minor: int, total_memory: int, multi_processor_count: int) -> None:
+        self.name = name
+        self.major = major
+        self.minor = minor
+        self.total_memory = total_memory
+        self.multi_processor_count = multi_processor_count
+
+    def __repr__(self) -> str:
+        return (f"_CudaDeviceProperties(name='{self.name}', major={self.major}, minor={self.minor}, "
+                f"total_memory={self.total_memory >> 20}MB, multi_processor_count={self.multi_processor_count})")
+
+
+def get_device_properties(device=None) -> DeviceProperties:
+    """Name, compute capability, memory and multiprocessor count of a device."""
+    from numba import cuda
+
+    from ember.core.cuda.streams import SIMULATOR
+
+    idx = _device_index(device)
+    if SIMULATOR:
+        return DeviceProperties("Numba CUDA simulator", 5, 2, _allocator(idx)._backend.total_memory(), 1)
+    dev = cuda.gpus[idx]
+    with dev:
+        d = cuda.get_current_device()
+        name = d.name.decode() if isinstance(d.name, bytes) else str(d.name)
+        total = cuda.current_context().get_memory_info().total
+        return DeviceProperties(name, *d.compute_capability, total, d.MULTIPROCESSOR_COUNT)
+
+
+def get_device_name(device=None) -> str:
+    return get_device_properties(device).name
+
+
+def get_device_capability(device=None) -> tuple[int, int]:
+    p = get_device_properties(device)
+    return p.major, p.minor
+
+
+def mem_get_info(device=None) -> tuple[int, int]:
+    """(free, total) bytes of the device, as the driver sees them (cached blocks count as used)."""
+    from numba import cuda
+
+    from ember.core.cuda.streams import SIMULATOR
+
+    idx = _device_index(device)
+    if SIMULATOR:
+        total = _allocator(idx)._backend.total_memory()
+        return total - memory_reserved(idx), total
+    with cuda.gpus[idx]:
+        info = cuda.current_context().get_memory_info()
+        return info.free, info.total
+
+
+class device:
+    """`with ember.core.cuda.device(i):` makes device `i` current inside the block."""
+
+    def __init__(self, device) -> None:
+        self.idx = -1 if device is None else _device_index(device)
+        self.prev = -1
+
+    def __enter__(self):
+        self.prev = current_device()
+        if self.idx >= 0:
+            set_device(self.idx)
+        return self
+
+    def __exit__(self, *exc) -> None:
+        if self.idx >= 0:
+            set_device(self.prev)
+
+
 def _device_index(d) -> int:
     if d is None:
         return current_device()
     if isinstance(d, int):
         return d
-    d = device(d)
+    d = _device_type(d)
     if d.type != "cuda":
         raise ValueError(f"Expected a cuda device, but got: {d}")
     return current_device() if d.index is None else d.index
