@@ -104,10 +104,3 @@ def compute_type(dt: dtypes.dtype):
         return nbt.float32
     return nbt.int64
 
-
-def same_device(op: str, *xs) -> None:
-    """Raise unless every tensor in `xs` is on one CUDA device (CPU 0-dim tensors excepted)."""
-    devs = {x.device for x in xs if isinstance(x, Tensor) and not (x.device.type == "cpu" and x.ndim == 0)}
-    if len(devs) > 1:
-        raise RuntimeError(f"{op}: Expected all tensors to be on the same device, but found at least two devices; "
-                           "got " + " and ".join(describe(x) for x in xs if isinstance(x, Tensor)))
