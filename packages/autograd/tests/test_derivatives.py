@@ -351,12 +351,14 @@ SAMPLES.update({
     "linalg_cholesky": [(lambda a: op("linalg_cholesky")(a @ a.mT, False), (_spd_base(),)),
                         (lambda a: op("linalg_cholesky")(a @ a.mT, True), (_spd_base(),))],
     "linalg_eigh": [(lambda a: op("linalg_eigh")(a + a.mT, "L"), (_spd_base(),))],
+    "linalg_qr": [(lambda a: op("linalg_qr")(a, "reduced"), (make(shape, rng=np.random.default_rng(sum(shape))),))
+                  for shape in ((3, 3), (4, 2))],
     "linalg_svd": [(lambda a, full=full: _svd_invariants(a, full), (make(shape),))
                    for shape in ((3, 3), (4, 2), (2, 4)) for full in (False, True)],
 })
 
 
-# decompositions without a backward in ember: differentiating them raises
+# derivatives ember does not provide: differentiating them raises (QR of a wide matrix)
 NO_DOUBLE_BACKWARD = {
     "linalg_qr": lambda x, g: op("linalg_qr")(x, "reduced")[1] * g[:2, :2].sum(),
 }

@@ -1,6 +1,5 @@
 """Derivatives of the matrix decompositions and solvers (inverse, determinants, solve, Cholesky,
-symmetric eigendecomposition, SVD), after PyTorch's formulas. QR has no backward in ember yet;
-it raises when needed."""
+symmetric eigendecomposition, SVD, QR of tall or square matrices), after PyTorch's formulas."""
 
 from __future__ import annotations
 
@@ -95,6 +94,34 @@ def _svd_backward(grads, A, full_matrices, result0, result1, result2):
     return U @ gA @ Vh
 
 
+def _qr_backward(grads, A, mode, result0, result1):
+    """PyTorch's linalg_qr_backward for m >= n: (gQ + Q syminvadj(triu(gR R^T - Q^T gQ))) R^-T."""
+    gQ, gR = grads
+    Q, R = result0, result1
+    m, n = A.shape[-2], A.shape[-1]
+    if mode == "r":
+        raise RuntimeError("The derivative of linalg.qr depends on Q, which is not computed when mode='r'. "
+                           "Please use linalg.qr(A, mode='reduced') if you are going to differentiate through "
+                           "linalg.qr.")
+    if m < n:
+        return not_implemented("linalg_qr of a matrix with more columns than rows")()
+    if mode == "complete" and m > n:
+        raise RuntimeError("The QR decomposition is not differentiable when mode='complete' and nrows > ncols.")
+    inner = None
+    if gR is not None:
+        inner = gR @ _mT(R)
+    if gQ is not None:
+        qtgq = _mT(Q) @ gQ
+        inner = -qtgq if inner is None else inner - qtgq
+    inner = inner.triu()
+    sym = inner + _mT(inner)
+    sym = sym - 0.5 * sym.diagonal(0, -2, -1).diag_embed()
+    gA = Q @ sym
+    if gQ is not None:
+        gA = gA + gQ
+    return _mT(get_op("linalg_solve")(R, _mT(gA)))
+
+
 ENTRIES = [
     d("linalg_inv(A)", A=lambda grad, result: -(_mT(result) @ grad @ _mT(result))),
     d("linalg_det(A)", A=lambda grad, A, result: (grad * result).unsqueeze(-1).unsqueeze(-1) * _mT(_inv(A))),
@@ -103,6 +130,6 @@ ENTRIES = [
     d("linalg_solve(A, B)", **{"A, B": _solve_grads}),
     d("linalg_cholesky(A, upper=False)", A=_cholesky_backward),
     d("linalg_eigh(A, UPLO='L')", A=_eigh_backward),
-    d("linalg_qr(A, mode='reduced')", A=not_implemented("linalg_qr")),
+    d("linalg_qr(A, mode='reduced')", A=_qr_backward),
     d("linalg_svd(A, full_matrices=True)", A=_svd_backward),
 ]
