@@ -424,3 +424,37 @@ def test_weight_norm_matches_torch(dim):
     nn.utils.remove_weight_norm(me)
     assert isinstance(me.weight, nn.Parameter) and "weight_g" not in dict(me.named_parameters())
     np.testing.assert_allclose(me.weight.detach().numpy(), mt.weight.detach().numpy(), rtol=1e-12)
+
+
+def test_parametrizations_match_torch():
+    torch.manual_seed(0)
+    mt, me = tnn.Linear(3, 3), nn.Linear(3, 3)
+    to_ember(mt, me)
+    tnn.utils.parametrizations.weight_norm(mt)
+    nn.utils.parametrizations.weight_norm(me)
+    assert repr(me) == repr(mt)
+    assert list(me.state_dict()) == list(mt.state_dict())
+
+    def symmetric(m):
+        class Symmetric(m.Module):
+            def forward(self, X):
+                return X.triu() + X.triu(1).transpose(-1, -2)
+
+        return Symmetric()
+
+    tnn.utils.parametrize.register_parametrization(mt, "bias", tnn.Identity())
+    nn.utils.parametrize.register_parametrization(me, "bias", nn.Identity())
+    xt, xe = pair_input(2, 3, seed=10)
+    mt(xt).sum().backward()
+    me(xe).sum().backward()
+    for (n, a), (_, b) in zip(mt.named_parameters(), me.named_parameters()):
+        np.testing.assert_allclose(b.grad.numpy(), a.grad.numpy(), rtol=1e-9, err_msg=n)
+    st, se = tnn.Linear(3, 3).double(), nn.Linear(3, 3).double()
+    tnn.utils.parametrize.register_parametrization(st, "weight", symmetric(tnn))
+    nn.utils.parametrize.register_parametrization(se, "weight", symmetric(nn))
+    w = se.weight.detach().numpy()
+    np.testing.assert_array_equal(w, w.T)
+    assert type(se).__name__ == type(st).__name__ == "ParametrizedLinear"
+    nn.utils.parametrize.remove_parametrizations(se, "weight")
+    assert type(se) is nn.Linear and isinstance(se.weight, nn.Parameter)
+    np.testing.assert_array_equal(se.weight.detach().numpy(), w)

@@ -111,3 +111,29 @@ def test_weight_norm_reparametrises_and_removes():
     np.testing.assert_allclose(lin.weight.detach().numpy(), 2 * w0, rtol=1e-12)
     with pytest.raises(ValueError, match="weight_norm of 'weight' not found"):
         nn.utils.remove_weight_norm(lin)
+
+
+def test_register_parametrization_property_right_inverse_and_removal():
+    from ember.nn.utils import parametrize
+
+    class Scale(nn.Module):
+        def forward(self, x):
+            return 2 * x
+
+        def right_inverse(self, y):
+            return y / 2
+
+    lin = nn.Linear(2, 2).double()
+    w0 = lin.weight.detach().numpy().copy()
+    parametrize.register_parametrization(lin, "weight", Scale())
+    assert parametrize.is_parametrized(lin) and parametrize.is_parametrized(lin, "weight")
+    np.testing.assert_allclose(lin.weight.detach().numpy(), w0, rtol=1e-12)
+    np.testing.assert_allclose(lin.parametrizations.weight.original.detach().numpy(), w0 / 2, rtol=1e-12)
+    lin.weight = torch.ones(2, 2, dtype=torch.float64)
+    np.testing.assert_allclose(lin.parametrizations.weight.original.detach().numpy(), 0.5)
+    assert parametrize.type_before_parametrizations(lin) is nn.Linear
+    parametrize.remove_parametrizations(lin, "weight", leave_parametrized=False)
+    np.testing.assert_allclose(lin.weight.detach().numpy(), 0.5)
+    assert type(lin) is nn.Linear and not parametrize.is_parametrized(lin)
+    with pytest.raises(ValueError, match="does not have a parameter, a buffer, or a parametrized element"):
+        parametrize.register_parametrization(lin, "nope", Scale())

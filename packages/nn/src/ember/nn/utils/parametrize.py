@@ -1,0 +1,155 @@
+"""`register_parametrization`: a tensor of a module computed by modules from its `original`.
+
+NOTE [ Parametrizations ]
+As in PyTorch, the module's class is swapped for a generated subclass
+(`ParametrizedLinear`) that has a property for the parametrized name; the property evaluates
+`module.parametrizations[name]`, a `ParametrizationList` holding the original tensor(s)
+(`original`, or `original0`, `original1`... when `right_inverse` returns several) and the
+parametrizing modules, applied in order. Assigning to the name calls `right_inverse`.
+"""
+
+from __future__ import annotations
+
+from contextlib import contextmanager
+
+from ember import autograd as ea
+from ember.core import Tensor
+from ember.nn.modules.container import ModuleDict, ModuleList
+from ember.nn.modules.module import Module, _set_data
+from ember.nn.parameter import Parameter, _detached
+
+__all__ = ["register_parametrization", "remove_parametrizations", "is_parametrized", "cached",
+           "ParametrizationList", "type_before_parametrizations"]
+
+
+def _register(module: Module, name: str, tensor: Tensor) -> None:
+    if isinstance(tensor, Parameter):
+        module.register_parameter(name, tensor)
+    else:
+        module.register_buffer(name, tensor)
+
+
+class ParametrizationList(ModuleList):
+    """The parametrizing modules of one tensor and its original tensor(s)."""
+
+    def __init__(self, modules, original: Tensor, unsafe: bool = False) -> None:
+        super().__init__(modules)
+        self.unsafe = unsafe
+        with ea.no_grad():
+            new = original
+            for module in reversed(list(self)):
+                if hasattr(module, "right_inverse"):
+                    new = module.right_inverse(new)
+        if isinstance(new, Tensor):
+            self.is_tensor = True
+            if new is not original:
+                with ea.no_grad():
+                    _set_data(original, _detached(new).clone())
+            _register(self, "original", original)
+        else:
+            self.is_tensor = False
+            self.ntensors = len(new)
+            for i, t in enumerate(new):
+                t = Parameter(_detached(t).clone(), original.requires_grad) if isinstance(original, Parameter) else t
+                _register(self, f"original{i}", t)
+
+    def right_inverse(self, value: Tensor) -> None:
+        """Set the original(s) so that the parametrization evaluates to `value`."""
+        with ea.no_grad():
+            for module in reversed(list(self)):
+                if hasattr(module, "right_inverse"):
+                    value = module.right_inverse(value)
+                elif not self.unsafe:
+                    raise RuntimeError(f"parametrization {type(module).__name__} does not implement right_inverse.")
+            if self.is_tensor:
+                self.original.copy_(value)
+            else:
+                for i, t in enumerate(value):
+                    getattr(self, f"original{i}").copy_(t)
+
+    def forward(self) -> Tensor:
+        if self.is_tensor:
+            x = self[0](self.original)
+        else:
+            x = self[0](*(getattr(self, f"original{i}") for i in range(self.ntensors)))
+        for module in list(self)[1:]:
+            x = module(x)
+        return x
+
+
+def is_parametrized(module: Module, tensor_name: str | None = None) -> bool:
+    parametrizations = module.__dict__.get("_modules", {}).get("parametrizations")
+    if not isinstance(parametrizations, ModuleDict):
+        return False
+    return len(parametrizations) > 0 if tensor_name is None else tensor_name in parametrizations
+
+
+def type_before_parametrizations(module: Module) -> type:
+    return type(module).__bases__[0] if is_parametrized(module) else type(module)
+
+
+def _inject_property(module: Module, name: str) -> None:
+    def get(self):
+        return self.parametrizations[name]()
+
+    def set_(self, value):
+        self.parametrizations[name].right_inverse(value)
+
+    setattr(type(module), name, property(get, set_))
+
+
+def register_parametrization(module: Module, tensor_name: str, parametrization: Module, *,
+                             unsafe: bool = False) -> Module:
+    """Make `module.<tensor_name>` the output of `parametrization` applied to the original tensor."""
+    parametrization.train(module.training)
+    if is_parametrized(module, tensor_name):
+        module.parametrizations[tensor_name].append(parametrization)
+        return module
+    if tensor_name not in module._parameters and tensor_name not in module._buffers:
+        raise ValueError(f"Module '{module}' does not have a parameter, a buffer, or a parametrized element with "
+                         f"name '{tensor_name}'")
+    original = getattr(module, tensor_name)
+    plist = ParametrizationList([parametrization], original, unsafe=unsafe)
+    delattr(module, tensor_name)
+    if not is_parametrized(module):
+        cls = type(module)
+        module.__class__ = type(f"Parametrized{cls.__name__}", (cls,), {})
+        module.parametrizations = ModuleDict()
+    _inject_property(module, tensor_name)
+    module.parametrizations[tensor_name] = plist
+    return module
+
+
+def remove_parametrizations(module: Module, tensor_name: str, leave_parametrized: bool = True) -> Module:
+    """Undo `register_parametrization`: the tensor becomes a plain parameter (or buffer) again,
+    holding the parametrized value (`leave_parametrized`) or the original one."""
+    if not is_parametrized(module, tensor_name):
+        raise ValueError(f"Module {module} does not have a parametrization on {tensor_name}")
+    plist = module.parametrizations[tensor_name]
+    if plist.is_tensor:
+        original = plist.original
+        if leave_parametrized:
+            with ea.no_grad():
+                value = getattr(module, tensor_name)
+                _set_data(original, _detached(value).clone())
+    else:
+        if not leave_parametrized:
+            raise ValueError("Cannot leave unparametrized (`leave_parametrized=False`) a tensor that is parametrized "
+                             "in terms of a sequence of tensors.")
+        with ea.no_grad():
+            value = getattr(module, tensor_name)
+        requires_grad = plist.original0.requires_grad
+        original = Parameter(_detached(value).clone(), requires_grad) if requires_grad else _detached(value).clone()
+    delattr(type(module), tensor_name)
+    del module.parametrizations[tensor_name]
+    _register(module, tensor_name, original)
+    if not is_parametrized(module):
+        delattr(module, "parametrizations")
+        module.__class__ = type(module).__bases__[0]
+    return module
+
+
+@contextmanager
+def cached():
+    """PyTorch caches parametrized tensors inside this context; ember recomputes them (same values)."""
+    yield
