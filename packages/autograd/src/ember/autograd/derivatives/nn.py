@@ -108,6 +108,19 @@ def _bag_transpose(grad, indices, offsets, mode, per_sample_weights, include_las
                                    padding_idx)[0]
 
 
+def _bag_per_sample_weights(grad, weight, indices, offsets, mode, include_last_offset, padding_idx):
+    """mode='sum': each weight's gradient is its bag's gradient dotted with the row it scaled."""
+    from ember.core import arange
+
+    if mode != "sum":
+        raise RuntimeError("embedding_bag: per_sample_weights is only supported for mode='sum'")
+    starts = offsets[:-1] if include_last_offset else offsets
+    pos = arange(indices.shape[0], device=indices.device)
+    bag = (starts.unsqueeze(0) <= pos.unsqueeze(1)).sum(1) - 1
+    g = (weight.index_select(0, indices) * grad.index_select(0, bag)).sum(1)
+    return ew.where(indices == padding_idx, 0.0, g) if padding_idx >= 0 else g
+
+
 def _lstm(grads, cx, result1, result2):
     gates, gcx = get_op("lstm_cell_backward")(grads[0], grads[1], cx, result1, result2)
     if len(grads) > 2 and grads[2] is not None:  # the workspace is used (double backward)
@@ -308,7 +321,7 @@ ENTRIES = [
       include_last_offset, padding_idx: get_op("embedding_bag_backward")(
           grad, indices, offsets, result1, result2, weight_shape[0], mode, per_sample_weights, include_last_offset,
           padding_idx),
-      per_sample_weights=not_implemented("embedding_bag w.r.t. per_sample_weights")),
+      per_sample_weights=_bag_per_sample_weights),
     d("embedding_bag_backward(grad_output, indices, offsets, bag_size, max_indices, num_weights, mode, "
       "per_sample_weights, include_last_offset, padding_idx)",
       indices=None, offsets=None, bag_size=None, max_indices=None,
