@@ -458,3 +458,25 @@ def test_parametrizations_match_torch():
     nn.utils.parametrize.remove_parametrizations(se, "weight")
     assert type(se) is nn.Linear and isinstance(se.weight, nn.Parameter)
     np.testing.assert_array_equal(se.weight.detach().numpy(), w)
+
+
+@pytest.mark.parametrize("make", [lambda m: m.Linear(5, 4), lambda m: m.Conv2d(2, 3, 3),
+                                  lambda m: m.ConvTranspose2d(3, 2, 3)])
+def test_spectral_norm_matches_torch_given_the_same_vectors(make):
+    torch.manual_seed(0)
+    mt, me = tnn.utils.parametrizations.spectral_norm(make(tnn)), nn.utils.parametrizations.spectral_norm(make(nn))
+    assert list(me.state_dict()) == list(mt.state_dict())
+    to_ember(mt, me)
+    shape = (2, 5) if isinstance(mt, tnn.Linear) else (1, mt.in_channels, 5, 5)
+    xt, xe = pair_input(*shape, seed=11)
+    for train in (True, False):
+        mt.train(train)
+        me.train(train)
+        yt, ye = mt(xt), me(xe)
+        np.testing.assert_allclose(ye.detach().numpy(), yt.detach().numpy(), rtol=1e-9, atol=1e-12)
+    yt.sum().backward()
+    ye.sum().backward()
+    np.testing.assert_allclose(me.parametrizations.weight.original.grad.numpy(),
+                               mt.parametrizations.weight.original.grad.numpy(), rtol=1e-8, atol=1e-12)
+    np.testing.assert_allclose(me.parametrizations.weight[0]._u.numpy(), mt.parametrizations.weight[0]._u.numpy(),
+                               rtol=1e-10)

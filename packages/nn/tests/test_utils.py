@@ -137,3 +137,17 @@ def test_register_parametrization_property_right_inverse_and_removal():
     assert type(lin) is nn.Linear and not parametrize.is_parametrized(lin)
     with pytest.raises(ValueError, match="does not have a parameter, a buffer, or a parametrized element"):
         parametrize.register_parametrization(lin, "nope", Scale())
+
+
+def test_spectral_norm_bounds_the_largest_singular_value():
+    torch.manual_seed(0)
+    lin = nn.utils.parametrizations.spectral_norm(nn.Linear(6, 4).double())
+    for _ in range(10):
+        lin(torch.randn(3, 6, dtype=torch.float64))
+    s = np.linalg.svd(lin.weight.detach().numpy(), compute_uv=False)
+    assert s[0] == pytest.approx(1.0, rel=1e-6)
+    lin.eval()
+    w = lin.weight.detach().numpy()
+    np.testing.assert_array_equal(lin.weight.detach().numpy(), w)
+    with pytest.raises(ValueError, match="has no parameter or buffer with name 'nope'"):
+        nn.utils.parametrizations.spectral_norm(nn.Linear(2, 2), name="nope")
