@@ -108,6 +108,24 @@ def _bag_transpose(grad, indices, offsets, mode, per_sample_weights, include_las
                                    padding_idx)[0]
 
 
+def _embedding_transpose(grad, indices, num_weights, padding_idx, scale_grad_by_freq):
+    """embedding_backward is linear in its gradient; its transpose reads rows back at `indices`
+    (zero at padding_idx, divided by each index's count when scaled by frequency)."""
+    from ember.core import ones, zeros
+
+    rows = get_op("embedding")(grad, indices, -1, False)
+    scale = None
+    if scale_grad_by_freq:
+        flat = indices.reshape(-1)
+        counts = zeros(num_weights, dtype=grad.dtype, device=grad.device).index_add(
+            0, flat, ones(flat.shape[0], dtype=grad.dtype, device=grad.device))
+        scale = 1.0 / counts.index_select(0, flat).reshape(tuple(indices.shape))
+    if padding_idx >= 0:
+        keep = (indices != padding_idx).to(grad.dtype)
+        scale = keep if scale is None else scale * keep
+    return rows if scale is None else rows * scale.unsqueeze(-1)
+
+
 def _bag_per_sample_weights(grad, weight, indices, offsets, mode, include_last_offset, padding_idx):
     """mode='sum': each weight's gradient is its bag's gradient dotted with the row it scaled."""
     from ember.core import arange
@@ -313,8 +331,7 @@ ENTRIES = [
       weight=lambda grad, indices, weight_shape, padding_idx, scale_grad_by_freq: get_op("embedding_backward")(
           grad, indices, weight_shape[0], padding_idx, scale_grad_by_freq)),
     d("embedding_backward(grad_output, indices, num_weights, padding_idx, scale_grad_by_freq=False)", indices=None,
-      grad_output=lambda grad, indices, scale_grad_by_freq: get_op("embedding")(grad, indices, -1, False)
-      if not scale_grad_by_freq else not_implemented("embedding_backward with scale_grad_by_freq")()),
+      grad_output=_embedding_transpose),
     d("embedding_bag(weight, indices, offsets, mode, per_sample_weights, include_last_offset, padding_idx)",
       indices=None, offsets=None,
       weight=lambda grad, indices, offsets, result1, result2, weight_shape, mode, per_sample_weights,
