@@ -85,6 +85,8 @@ LAYERS = [
     ("ReflectionPad2d", lambda m: m.ReflectionPad2d(1), (1, 2, 3, 3)),
     ("ReplicationPad1d", lambda m: m.ReplicationPad1d((2, 1)), (1, 2, 3)),
     ("CircularPad2d", lambda m: m.CircularPad2d(1), (1, 2, 3, 3)),
+    ("Unfold", lambda m: m.Unfold((2, 3), dilation=1, padding=1, stride=2), (2, 3, 5, 6)),
+    ("Fold", lambda m: m.Fold((4, 5), 2, padding=1), (2, 8, 30)),
     ("GELU", lambda m: m.GELU(approximate="tanh"), (3, 4)),
 ]
 
@@ -341,6 +343,7 @@ REPRS = [
                             m.AdaptiveAvgPool2d(1), m.Upsample(size=4), m.ELU(alpha=0.5), m.Softplus(),
                             m.Hardtanh(-2, 2), m.ReLU6(), m.SiLU(), m.Mish(), m.GELU(), m.Identity(),
                             m.Unflatten(1, (2, 2)), m.Bilinear(2, 3, 4), m.Conv1d(2, 2, 3, stride=2)]),
+    lambda m: m.ModuleList([m.Unfold(2), m.Fold((4, 5), 2), m.Unfold((2, 3), stride=2)]),
     lambda m: m.ModuleList([m.InstanceNorm2d(3), m.InstanceNorm1d(2, affine=True), m.BatchNorm3d(4)]),
     lambda m: m.ParameterList([m.Parameter(__import__("torch").zeros(2, 3)) if m is tnn else
                                m.Parameter(ea.zeros(2, 3))]),

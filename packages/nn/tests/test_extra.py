@@ -151,3 +151,13 @@ def test_gumbel_softmax_samples_the_categorical_and_passes_gradients():
     x = torch.zeros(4, 3, dtype=torch.float64, requires_grad=True)
     (F.gumbel_softmax(x, hard=True) * torch.arange(3, dtype=torch.float64)).sum().backward()
     assert x.grad is not None and np.abs(x.grad.numpy()).sum() > 0
+
+
+def test_unfold_columns_and_fold_round_trip():
+    x = x64(1, 2, 3, 4)
+    cols = nn.Unfold(2)(x)
+    assert cols.shape == (1, 8, 6)
+    np.testing.assert_array_equal(cols[0, :, 0].numpy(), x.numpy()[0, :, :2, :2].reshape(-1))
+    back = nn.Fold((3, 4), 2)(cols)
+    overlap = nn.Fold((3, 4), 2)(nn.Unfold(2)(torch.ones(1, 2, 3, 4, dtype=torch.float64)))
+    np.testing.assert_allclose(back.numpy(), x.numpy() * overlap.numpy(), rtol=1e-12)

@@ -7,11 +7,12 @@ import numpy as np
 
 from ember import autograd as ea
 from ember.core import Tensor
+from ember.core.ops import conv as _conv
 from ember.core.tensor import describe
 
 __all__ = ["max_pool1d", "avg_pool1d", "adaptive_avg_pool1d", "adaptive_max_pool2d", "conv_transpose1d",
            "hardshrink", "softshrink", "selu_", "celu_", "threshold_", "prelu", "rms_norm", "pairwise_distance",
-           "pixel_shuffle", "pixel_unshuffle", "dropout1d", "instance_norm", "gumbel_softmax"]
+           "pixel_shuffle", "pixel_unshuffle", "dropout1d", "instance_norm", "gumbel_softmax", "unfold", "fold"]
 
 
 def max_pool1d(input: Tensor, kernel_size, stride=None, padding=0, dilation=1, ceil_mode: bool = False,
@@ -122,3 +123,13 @@ def gumbel_softmax(logits: Tensor, tau: float = 1.0, hard: bool = False, eps: fl
     index = y_soft.argmax(dim, keepdim=True)
     y_hard = ea.zeros_like(logits).scatter(dim, index, 1.0)
     return y_hard - y_soft.detach() + y_soft
+
+
+def unfold(input: Tensor, kernel_size, dilation=1, padding=0, stride=1) -> Tensor:
+    """Sliding blocks of (N, C, H, W) as columns: (N, C * kH * kW, L) (im2col)."""
+    return _conv.unfold(input, kernel_size, dilation, padding, stride)
+
+
+def fold(input: Tensor, output_size, kernel_size, dilation=1, padding=0, stride=1) -> Tensor:
+    """Sum columns (N, C * kH * kW, L) back into an (N, C, H, W) image (col2im, unfold's adjoint)."""
+    return _conv.fold(input, output_size, kernel_size, dilation, padding, stride)

@@ -15,7 +15,7 @@ from ember.nn.parameter import Parameter
 __all__ = ["Hardshrink", "Softshrink", "SELU", "CELU", "PReLU", "RMSNorm", "CosineSimilarity", "PairwiseDistance",
            "Softmax2d", "PixelShuffle", "PixelUnshuffle", "Dropout1d", "ZeroPad1d", "ZeroPad2d", "ConstantPad1d",
            "ConstantPad2d", "ReflectionPad1d", "ReflectionPad2d", "ReplicationPad1d", "ReplicationPad2d",
-           "CircularPad1d", "CircularPad2d"]
+           "CircularPad1d", "CircularPad2d", "Unfold", "Fold"]
 
 
 class Hardshrink(Module):
@@ -243,3 +243,40 @@ class CircularPad1d(_PadNd):
 class CircularPad2d(_PadNd):
     _nd = 2
     _mode = "circular"
+
+
+class Unfold(Module):
+    """Extracts sliding local blocks as columns (im2col)."""
+
+    def __init__(self, kernel_size, dilation=1, padding=0, stride=1) -> None:
+        super().__init__()
+        self.kernel_size = kernel_size
+        self.dilation = dilation
+        self.padding = padding
+        self.stride = stride
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.unfold(input, self.kernel_size, self.dilation, self.padding, self.stride)
+
+    def extra_repr(self) -> str:
+        return (f"kernel_size={self.kernel_size}, dilation={self.dilation}, padding={self.padding}, "
+                f"stride={self.stride}")
+
+
+class Fold(Module):
+    """Combines columns of sliding blocks into an image, summing overlaps (col2im)."""
+
+    def __init__(self, output_size, kernel_size, dilation=1, padding=0, stride=1) -> None:
+        super().__init__()
+        self.output_size = output_size
+        self.kernel_size = kernel_size
+        self.dilation = dilation
+        self.padding = padding
+        self.stride = stride
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.fold(input, self.output_size, self.kernel_size, self.dilation, self.padding, self.stride)
+
+    def extra_repr(self) -> str:
+        return (f"output_size={self.output_size}, kernel_size={self.kernel_size}, dilation={self.dilation}, "
+                f"padding={self.padding}, stride={self.stride}")
