@@ -87,6 +87,11 @@ LAYERS = [
     ("CircularPad2d", lambda m: m.CircularPad2d(1), (1, 2, 3, 3)),
     ("Unfold", lambda m: m.Unfold((2, 3), dilation=1, padding=1, stride=2), (2, 3, 5, 6)),
     ("Fold", lambda m: m.Fold((4, 5), 2, padding=1), (2, 8, 30)),
+    ("LPPool2d", lambda m: m.LPPool2d(2, 2), (1, 2, 4, 6)),
+    ("LPPool1d", lambda m: m.LPPool1d(3, 2, stride=1), (1, 2, 5)),
+    ("ChannelShuffle", lambda m: m.ChannelShuffle(2), (1, 6, 2, 2)),
+    ("UpsamplingNearest2d", lambda m: m.UpsamplingNearest2d(scale_factor=2), (1, 2, 3, 3)),
+    ("UpsamplingBilinear2d", lambda m: m.UpsamplingBilinear2d(size=(5, 7)), (1, 2, 3, 4)),
     ("GELU", lambda m: m.GELU(approximate="tanh"), (3, 4)),
 ]
 
@@ -344,6 +349,8 @@ REPRS = [
                             m.Hardtanh(-2, 2), m.ReLU6(), m.SiLU(), m.Mish(), m.GELU(), m.Identity(),
                             m.Unflatten(1, (2, 2)), m.Bilinear(2, 3, 4), m.Conv1d(2, 2, 3, stride=2)]),
     lambda m: m.ModuleList([m.Unfold(2), m.Fold((4, 5), 2), m.Unfold((2, 3), stride=2)]),
+    lambda m: m.ModuleList([m.UpsamplingNearest2d(scale_factor=2), m.UpsamplingBilinear2d(size=(3, 4)),
+                            m.ChannelShuffle(2), m.LPPool2d(2, 2), m.LPPool1d(3, 2, stride=1)]),
     lambda m: m.ModuleList([m.InstanceNorm2d(3), m.InstanceNorm1d(2, affine=True), m.BatchNorm3d(4)]),
     lambda m: m.ParameterList([m.Parameter(__import__("torch").zeros(2, 3)) if m is tnn else
                                m.Parameter(ea.zeros(2, 3))]),

@@ -161,3 +161,12 @@ def test_unfold_columns_and_fold_round_trip():
     back = nn.Fold((3, 4), 2)(cols)
     overlap = nn.Fold((3, 4), 2)(nn.Unfold(2)(torch.ones(1, 2, 3, 4, dtype=torch.float64)))
     np.testing.assert_allclose(back.numpy(), x.numpy() * overlap.numpy(), rtol=1e-12)
+
+
+def test_lp_pool_and_channel_shuffle():
+    x = x64(1, 2, 4, 4).abs()
+    a = x.numpy()
+    np.testing.assert_allclose(nn.LPPool2d(2, 2)(x).numpy(),
+                               np.sqrt((a ** 2).reshape(1, 2, 2, 2, 2, 2).sum((3, 5))), rtol=1e-12)
+    y = torch.arange(6, dtype=torch.float64).reshape(1, 6, 1)
+    assert nn.ChannelShuffle(2)(y).reshape(-1).tolist() == [0, 3, 1, 4, 2, 5]

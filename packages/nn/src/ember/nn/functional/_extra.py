@@ -12,7 +12,8 @@ from ember.core.tensor import describe
 
 __all__ = ["max_pool1d", "avg_pool1d", "adaptive_avg_pool1d", "adaptive_max_pool2d", "conv_transpose1d",
            "hardshrink", "softshrink", "selu_", "celu_", "threshold_", "prelu", "rms_norm", "pairwise_distance",
-           "pixel_shuffle", "pixel_unshuffle", "dropout1d", "instance_norm", "gumbel_softmax", "unfold", "fold"]
+           "pixel_shuffle", "pixel_unshuffle", "dropout1d", "instance_norm", "gumbel_softmax", "unfold", "fold",
+           "lp_pool1d", "lp_pool2d", "channel_shuffle"]
 
 
 def max_pool1d(input: Tensor, kernel_size, stride=None, padding=0, dilation=1, ceil_mode: bool = False,
@@ -133,3 +134,29 @@ def unfold(input: Tensor, kernel_size, dilation=1, padding=0, stride=1) -> Tenso
 def fold(input: Tensor, output_size, kernel_size, dilation=1, padding=0, stride=1) -> Tensor:
     """Sum columns (N, C * kH * kW, L) back into an (N, C, H, W) image (col2im, unfold's adjoint)."""
     return _conv.fold(input, output_size, kernel_size, dilation, padding, stride)
+
+
+def _lp_finish(out: Tensor, window: int, norm_type: float) -> Tensor:
+    return (ea.sign(out) * ea.relu(out.abs()) * window) ** (1.0 / norm_type)
+
+
+def lp_pool1d(input: Tensor, norm_type: float, kernel_size: int, stride=None, ceil_mode: bool = False) -> Tensor:
+    """(sum over the window of x^p)^(1/p) over (N, C, L) inputs."""
+    out = ea.avg_pool1d(input ** norm_type, kernel_size, stride, 0, ceil_mode)
+    return _lp_finish(out, kernel_size if isinstance(kernel_size, int) else kernel_size[0], norm_type)
+
+
+def lp_pool2d(input: Tensor, norm_type: float, kernel_size, stride=None, ceil_mode: bool = False) -> Tensor:
+    """(sum over the window of x^p)^(1/p) over (N, C, H, W) inputs."""
+    kh, kw = (kernel_size, kernel_size) if isinstance(kernel_size, int) else kernel_size
+    out = ea.avg_pool2d(input ** norm_type, kernel_size, stride, 0, ceil_mode)
+    return _lp_finish(out, kh * kw, norm_type)
+
+
+def channel_shuffle(input: Tensor, groups: int) -> Tensor:
+    """Interleave the channels of `groups` groups: (N, g * k, *) -> channels ordered k-major."""
+    n, c = input.shape[0], input.shape[1]
+    if c % groups:
+        raise RuntimeError(f"Number of channels must be divisible by groups. Got {c} channels and {groups} groups.")
+    rest = tuple(input.shape[2:])
+    return input.reshape(n, groups, c // groups, *rest).transpose(1, 2).reshape(n, c, *rest)

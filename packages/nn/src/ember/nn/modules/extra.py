@@ -10,12 +10,14 @@ from ember.nn import init
 from ember.nn.modules.activation import _inplace_repr
 from ember.nn.modules.dropout import _DropoutNd
 from ember.nn.modules.module import Module
+from ember.nn.modules.upsampling import Upsample
 from ember.nn.parameter import Parameter
 
 __all__ = ["Hardshrink", "Softshrink", "SELU", "CELU", "PReLU", "RMSNorm", "CosineSimilarity", "PairwiseDistance",
            "Softmax2d", "PixelShuffle", "PixelUnshuffle", "Dropout1d", "ZeroPad1d", "ZeroPad2d", "ConstantPad1d",
            "ConstantPad2d", "ReflectionPad1d", "ReflectionPad2d", "ReplicationPad1d", "ReplicationPad2d",
-           "CircularPad1d", "CircularPad2d", "Unfold", "Fold"]
+           "CircularPad1d", "CircularPad2d", "Unfold", "Fold", "LPPool1d", "LPPool2d", "ChannelShuffle",
+           "UpsamplingNearest2d", "UpsamplingBilinear2d"]
 
 
 class Hardshrink(Module):
@@ -280,3 +282,51 @@ class Fold(Module):
     def extra_repr(self) -> str:
         return (f"output_size={self.output_size}, kernel_size={self.kernel_size}, dilation={self.dilation}, "
                 f"padding={self.padding}, stride={self.stride}")
+
+
+class LPPool1d(Module):
+    """Power-average pooling: (sum over the window of x^p)^(1/p)."""
+
+    _fn = staticmethod(F.lp_pool1d)
+
+    def __init__(self, norm_type: float, kernel_size, stride=None, ceil_mode: bool = False) -> None:
+        super().__init__()
+        self.norm_type = norm_type
+        self.kernel_size = kernel_size
+        self.stride = stride
+        self.ceil_mode = ceil_mode
+
+    def forward(self, input: Tensor) -> Tensor:
+        return type(self)._fn(input, float(self.norm_type), self.kernel_size, self.stride, self.ceil_mode)
+
+    def extra_repr(self) -> str:
+        return (f"norm_type={self.norm_type}, kernel_size={self.kernel_size}, stride={self.stride}, "
+                f"ceil_mode={self.ceil_mode}")
+
+
+class LPPool2d(LPPool1d):
+    _fn = staticmethod(F.lp_pool2d)
+
+
+class ChannelShuffle(Module):
+    def __init__(self, groups: int) -> None:
+        super().__init__()
+        self.groups = groups
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.channel_shuffle(input, self.groups)
+
+    def extra_repr(self) -> str:
+        return f"groups={self.groups}"
+
+
+class UpsamplingNearest2d(Upsample):
+    def __init__(self, size=None, scale_factor=None) -> None:
+        super().__init__(size, scale_factor, mode="nearest")
+
+
+class UpsamplingBilinear2d(Upsample):
+    """Bilinear upsampling with `align_corners=True` (PyTorch's legacy module)."""
+
+    def __init__(self, size=None, scale_factor=None) -> None:
+        super().__init__(size, scale_factor, mode="bilinear", align_corners=True)
