@@ -31,6 +31,15 @@ def _shape_arg(size) -> tuple[int, ...]:
     return tuple(out)
 
 
+def _size_of(args: tuple, size) -> tuple[int, ...]:
+    """The shape of `zeros(2, 3)`, `zeros((2, 3))` or `zeros(size=(2, 3))`."""
+    if size is not None:
+        if args:
+            raise TypeError("size given both positionally and as a keyword")
+        return _shape_arg((size,) if not isinstance(size, int) else (size,))
+    return _shape_arg(args)
+
+
 def new_empty(shape: tuple[int, ...], dtype, dev=CPU) -> Tensor:
     """An uninitialised contiguous tensor (the allocation every op's output starts from)."""
     n = 1
@@ -196,9 +205,9 @@ def _dtype_or_default(dtype):
     return dtypes.get_default_dtype() if dtype is None else dtypes.as_dtype(dtype)
 
 
-def empty(*size, out=None, dtype=None, device=None, requires_grad: bool = False, pin_memory: bool = False,
+def empty(*args, size=None, out=None, dtype=None, device=None, requires_grad: bool = False, pin_memory: bool = False,
           memory_format=None) -> Tensor:
-    shape = _shape_arg(size)
+    shape = _size_of(args, size)
     dev = as_device(device)
     t = new_empty(shape, _dtype_or_default(dtype), dev)
     if pin_memory:
@@ -235,13 +244,13 @@ def full(size, fill_value, *, out=None, dtype=None, device=None, requires_grad: 
     return t.requires_grad_(True) if requires_grad else t
 
 
-def zeros(*size, out=None, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
-    return full(_shape_arg(size), 0, out=out, dtype=_dtype_or_default(dtype), device=device,
+def zeros(*args, size=None, out=None, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+    return full(_size_of(args, size), 0, out=out, dtype=_dtype_or_default(dtype), device=device,
                 requires_grad=requires_grad)
 
 
-def ones(*size, out=None, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
-    return full(_shape_arg(size), 1, out=out, dtype=_dtype_or_default(dtype), device=device,
+def ones(*args, size=None, out=None, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+    return full(_size_of(args, size), 1, out=out, dtype=_dtype_or_default(dtype), device=device,
                 requires_grad=requires_grad)
 
 

@@ -40,10 +40,11 @@ _entry: Callable | None = None
 class Op:
     """A primitive operation: one declaration, one kernel per device."""
 
-    __slots__ = ("name", "kernels", "ref", "mutates", "view", "differentiable", "doc", "__weakref__")
+    __slots__ = ("name", "kernels", "ref", "mutates", "view", "differentiable", "doc", "argnames", "__weakref__")
 
     def __init__(self, name: str, ref: Callable | None = None, *, mutates: int | None = None,
-                 view: bool = False, differentiable: bool = True, doc: str = "") -> None:
+                 view: bool = False, differentiable: bool = True, doc: str = "",
+                 argnames: tuple[str, ...] = ()) -> None:
         self.name = name
         self.kernels: dict[str, Callable] = {}
         self.ref = ref
@@ -51,6 +52,7 @@ class Op:
         self.view = view
         self.differentiable = differentiable
         self.doc = doc
+        self.argnames = argnames  # PyTorch's names of the leading positional arguments (`input`, `other`)
 
     def register(self, device_type: str) -> Callable:
         """Decorator: register `fn` as this op's kernel for `device_type` ("cpu", "cuda" or "any")."""
@@ -60,9 +62,22 @@ class Op:
         return deco
 
     def __call__(self, *args, **kwargs):
+        if kwargs and len(args) < len(self.argnames):
+            args, kwargs = self._bind(args, kwargs)
         if _entry is not None:
             return _entry(self, args, kwargs)
         return self.redispatch(args, kwargs)
+
+    def _bind(self, args: tuple, kwargs: dict) -> tuple[tuple, dict]:
+        """Move `input=`/`other=`-style keywords into their positions: hooks and kernels see
+        inputs positionally, however the user passed them."""
+        kwargs = dict(kwargs)
+        args = list(args)
+        for name in self.argnames[len(args):]:
+            if name not in kwargs:
+                break
+            args.append(kwargs.pop(name))
+        return tuple(args), kwargs
 
     def redispatch(self, args: tuple, kwargs: dict):
         """Run the device kernel, below every hook."""

@@ -89,7 +89,20 @@ def floor_divide(input, other, *, out=None) -> Tensor:
 
 @method
 def pow(input, exponent, *, out=None) -> Tensor:  # noqa: A001
+    """`input ** exponent`; an integer tensor to a negative Python integer power raises, as in PyTorch."""
+    if (isinstance(exponent, int) and not isinstance(exponent, bool) and exponent < 0 and isinstance(input, Tensor)
+            and not input._dtype.is_floating_point):
+        raise RuntimeError("Integers to negative integer powers are not allowed.")
     return ew.pow(input, exponent, out=out)
+
+
+@method
+def round(input, *, decimals: int = 0, out=None) -> Tensor:  # noqa: A001
+    """Round half to even; with `decimals`, `round(input * 10**decimals) / 10**decimals` as PyTorch."""
+    if decimals == 0:
+        return ew.round(input, out=out)
+    scale = 10.0 ** decimals
+    return ew.div(ew.round(ew.mul(input, scale)), scale, out=out)
 
 
 @method
@@ -140,7 +153,7 @@ def rsub(input, other, *, alpha=1) -> Tensor:
     return sub(other, input, alpha=alpha)
 
 
-for _fn in (add, sub, mul, div, pow, clamp, clamp_min, clamp_max, addcmul, addcdiv, floor_divide, float_power):
+for _fn in (add, sub, mul, div, pow, round, clamp, clamp_min, clamp_max, addcmul, addcdiv, floor_divide, float_power):
     inplace(_fn)
 inplace(sub, "subtract_")
 inplace(mul, "multiply_")

@@ -13,12 +13,13 @@ import numpy as np
 
 from ember.core import dtypes
 from ember.core.dispatch import declare
-from ember.core.ops._util import arr, shape_error, wrap, write_out
+from ember.core.ops._util import arr, shape_error, silenced, wrap, write_out
 from ember.core.ops import numba_cpu
 from ember.core.tensor import Tensor
 
 # PyTorch computes inf and nan silently; numpy's floating-point RuntimeWarnings ("divide by zero
-# encountered") from ember's own kernels are noise. A filter costs nothing per op, np.errstate ~2 µs.
+# encountered") from ember's own kernels are noise. The elementwise kernels switch them off
+# (`silenced`); this filter catches the rest at no cost per op.
 warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"ember\.core\.ops\.")
 
 # dtype rules
@@ -100,6 +101,7 @@ UNARY = [
     ("floor", _same_int(np.floor), SAME),
     ("ceil", _same_int(np.ceil), SAME),
     ("trunc", _same_int(np.trunc), SAME),
+    ("round", _same_int(np.rint), SAME),  # half to even, as PyTorch; `decimals` is composed in arith
     ("frac", _frac, FLOAT),
     ("relu", _relu, SAME),
     ("exp", np.exp, FLOAT),
@@ -135,7 +137,7 @@ UNARY = [
     ("signbit", np.signbit, BOOL),
 ]
 
-_NOT_DIFFERENTIABLE = {"sign", "floor", "ceil", "trunc", "isnan", "isinf", "isfinite", "logical_not", "signbit"}
+_NOT_DIFFERENTIABLE = {"sign", "floor", "ceil", "trunc", "round", "isnan", "isinf", "isfinite", "logical_not", "signbit"}
 
 
 def _unary_dtype(rule: str, x: Tensor) -> dtypes.dtype:
@@ -147,7 +149,7 @@ def _unary_dtype(rule: str, x: Tensor) -> dtypes.dtype:
 
 
 def _make_unary(name: str, fn, rule: str):
-    op = declare(name, fn, differentiable=name not in _NOT_DIFFERENTIABLE)
+    op = declare(name, fn, differentiable=name not in _NOT_DIFFERENTIABLE, argnames=("input",))
 
     @op.register("cpu")
     def kernel(x, *, out=None):
@@ -177,7 +179,7 @@ def _bool_of_int(name: str, a):
 
 
 for _row in UNARY:
-    globals()[_row[0]] = _make_unary(*_row)
+    globals()[_row[0]] = _make_unary(_row[0], silenced(_row[1]), _row[2])
 
 
 # --- binary ---------------------------------------------------------------------------
@@ -194,9 +196,21 @@ def _trunc_divide(a, b, dtype=None, out=None):
 
 
 def _pow(a, b, dtype=None, out=None):
-    if np.dtype(dtype).kind in "iu" and np.any(np.asarray(b) < 0):
-        raise RuntimeError("Integers to negative integer powers are not allowed.")
-    return np.power(a, b, out=out, dtype=dtype)
+    dt = np.dtype(dtype)
+    if dt.kind not in "biu":
+        return np.power(a, b, out=out, dtype=dtype)
+    # integer powers: a negative exponent tensor gives 1, ±1 or 0 (the Python scalar case raises
+    # in `arith.pow`); bool powers compute in int64
+    x, y = np.asarray(a, np.int64), np.asarray(b, np.int64)
+    neg = y < 0
+    r = np.power(x, np.where(neg, 0, y))
+    if neg.any():
+        ones = np.where(x == 1, 1, np.where(x == -1, np.where(y % 2 == 0, 1, -1), 0))
+        r = np.where(neg, ones, r)
+    if out is not None:
+        np.copyto(out, r, casting="unsafe")
+        return out
+    return r.astype(dt)
 
 
 # name, numpy implementation, dtype rule: "promote" (PyTorch's result_type), "float"
@@ -257,15 +271,24 @@ def binary_dtype(rule: str, a, b) -> dtypes.dtype:
     return dt
 
 
+class DtypeNotSupported(TypeError, RuntimeError):
+    """An op given a dtype it has no kernel for: TypeError by ember's rule, RuntimeError as PyTorch raises."""
+
+
+class IntegerDivisionByZero(RuntimeError, ZeroDivisionError):
+    """Integer division by zero: PyTorch raises RuntimeError("ZeroDivisionError"); Python users
+    catch ZeroDivisionError. Both work."""
+
+
 def _check_int_div(name: str, b, dt) -> None:
     if not dt.is_floating_point:
         if np.any(np.asarray(arr(b)) == 0):
-            raise ZeroDivisionError(f"{name}: integer division by zero")
+            raise IntegerDivisionByZero(f"ZeroDivisionError: {name}: integer division by zero")
 
 
 def _make_binary(name: str, fn, rule: str):
     fn = fn or _xlogy
-    op = declare(name, fn, differentiable=name not in _BINARY_NOT_DIFFERENTIABLE)
+    op = declare(name, fn, differentiable=name not in _BINARY_NOT_DIFFERENTIABLE, argnames=("input", "other"))
     integer_only = name in _INTEGER_ONLY
     divides = name in ("floor_divide", "trunc_divide", "remainder", "fmod")
 
@@ -273,7 +296,8 @@ def _make_binary(name: str, fn, rule: str):
     def kernel(a, b, *, out=None):
         dt = binary_dtype(rule, a, b)
         if integer_only and dt.is_floating_point:
-            raise TypeError(f"{name}: only integer and bool tensors are supported; got {dt.name}")
+            raise DtypeNotSupported(f"\"{name}_cpu\" not implemented for '{dt.name}': only integer and bool "
+                                    "tensors are supported")
         if divides:
             _check_int_div(name, b, dt)
         x = a._np() if isinstance(a, Tensor) else a
@@ -319,11 +343,11 @@ def _shape_of(a, b):
 
 
 for _row in BINARY:
-    globals()[_row[0]] = _make_binary(*_row)
+    globals()[_row[0]] = _make_binary(_row[0], silenced(_row[1] or _xlogy), _row[2])
 
 
 # --- ternary ---------------------------------------------------------------------------
-where = declare("where", np.where)
+where = declare("where", np.where, argnames=("condition", "input", "other"))
 
 
 @where.register("cpu")
@@ -338,7 +362,7 @@ def _where_cpu(condition, input, other, *, out=None):
     return write_out(out, r, "where") if out is not None else wrap(r)
 
 
-clamp = declare("clamp", np.clip)
+clamp = declare("clamp", np.clip, argnames=("input", "min", "max"))
 
 
 @clamp.register("cpu")
@@ -357,7 +381,7 @@ def _clamp_cpu(input, min=None, max=None, *, out=None):  # noqa: A002 - PyTorch'
     return write_out(out, r, "clamp") if out is not None else wrap(r)
 
 
-lerp = declare("lerp", lambda a, b, w: a + w * (b - a))
+lerp = declare("lerp", lambda a, b, w: a + w * (b - a), argnames=("input", "end", "weight"))
 
 
 @lerp.register("cpu")

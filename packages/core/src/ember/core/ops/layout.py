@@ -15,18 +15,21 @@ from ember.core.ops import shape as S
 from ember.core.tensor import Tensor
 
 
-def _sizes(args) -> tuple:
+def _sizes(args, keyword=None) -> tuple:
+    """`f(2, 3)`, `f((2, 3))` or `f(size=(2, 3))` (PyTorch's varargs-or-sequence convention)."""
+    if keyword is not None:
+        return tuple(keyword) if isinstance(keyword, tuple | list) else (keyword,)
     if len(args) == 1 and isinstance(args[0], tuple | list):
         return tuple(args[0])
     return tuple(args)
 
 
 @method
-def view(input, *shape) -> Tensor:
+def view(input, *shape, size=None) -> Tensor:
     """A view with `shape` (one dim may be -1), or `view(dtype)` reinterpreting same-size elements."""
     if len(shape) == 1 and not isinstance(shape[0], int | tuple | list):
         return S.view_dtype(input, shape[0])
-    return S.view(input, _sizes(shape))
+    return S.view(input, _sizes(shape, size))
 
 
 @method
@@ -35,9 +38,9 @@ def view_as(input, other) -> Tensor:
 
 
 @method
-def reshape(input, *shape) -> Tensor:
+def reshape(input, *args, shape=None) -> Tensor:
     """`input` with `shape`: a view when the strides allow, else a copy."""
-    shape = S.infer_shape(_sizes(shape), input.numel(), "reshape")
+    shape = S.infer_shape(_sizes(args, shape), input.numel(), "reshape")
     if S.view_strides(input._shape, input._strides, shape) is not None:
         return S.view(input, shape)
     return S.view(S.clone(input), shape)
@@ -59,8 +62,8 @@ def clone(input, *, memory_format=None) -> Tensor:
 
 
 @method
-def permute(input, *dims) -> Tensor:
-    return S.permute(input, _sizes(dims))
+def permute(input, *args, dims=None) -> Tensor:
+    return S.permute(input, _sizes(args, dims))
 
 
 @method
@@ -112,8 +115,8 @@ attach("moveaxis", movedim)
 
 
 @method
-def expand(input, *sizes) -> Tensor:
-    return S.expand(input, _sizes(sizes))
+def expand(input, *args, size=None) -> Tensor:
+    return S.expand(input, _sizes(args, size))
 
 
 @method

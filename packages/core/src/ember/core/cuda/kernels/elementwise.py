@@ -66,6 +66,15 @@ def _same(x):
     return x
 
 
+def _round(x):
+    # half to even, like numpy's rint and PyTorch's round
+    f = _ffloor(x)
+    d = x - f
+    if d > 0.5 or (d == 0.5 and f % 2.0 != 0.0):
+        return f + 1.0
+    return f
+
+
 def _frac(x):
     return x - _ftrunc(x)
 
@@ -435,7 +444,8 @@ def _identity(x):
 # (name -> function for floating compute, function for integer compute)
 UNARY = {
     "neg": (_neg, _neg), "abs": (_abs, _abs), "sign": (_sign, _sign), "square": (_square, _square),
-    "floor": (_floor, _same), "ceil": (_ceil, _same), "trunc": (_trunc, _same), "frac": (_frac, _frac),
+    "floor": (_floor, _same), "ceil": (_ceil, _same), "trunc": (_trunc, _same), "round": (_round, _same),
+    "frac": (_frac, _frac),
     "relu": (_relu, _relu), "exp": (_exp, _exp), "exp2": (_exp2, _exp2), "expm1": (_expm1, _expm1),
     "log": (_log, _log), "log1p": (_log1p, _log1p), "log2": (_log2, _log2), "log10": (_log10, _log10),
     "sqrt": (_sqrt, _sqrt), "rsqrt": (_rsqrt, _rsqrt), "reciprocal": (_reciprocal, _reciprocal),
