@@ -25,7 +25,7 @@ from ember.autograd.safetensors import load_file as load_safetensors, save_file 
 from ember.autograd import tensor_api as _tensor_api
 from ember.autograd.tensor_api import Variable, detach, is_floating_point, is_nonzero, is_tensor, numel
 from ember.autograd.record import dispatch_hook as _dispatch_hook
-from ember.autograd import cuda, functional
+from ember.autograd import backends, cuda, functional
 
 _tensor_api.install()
 if _dispatch_hook not in _dispatch._hooks:

@@ -7,11 +7,34 @@ twin (`add_`) by `inplace(...)`. The layers above attach their own methods (auto
 
 from __future__ import annotations
 
+import functools
+import inspect
 from collections.abc import Callable
 
 from ember.core.tensor import Tensor
 
-__all__ = ["method", "inplace", "attach"]
+__all__ = ["method", "inplace", "attach", "numpy_aliases"]
+
+
+def numpy_aliases(fn: Callable) -> Callable:
+    """`fn` also accepting numpy's `axis=`/`keepdims=` for `dim=`/`keepdim=`, as PyTorch does;
+    `fn` itself when it has neither parameter."""
+    try:
+        params = inspect.signature(fn).parameters
+    except (TypeError, ValueError):
+        return fn
+    if "dim" not in params and "keepdim" not in params:
+        return fn
+
+    @functools.wraps(fn)
+    def aliased(*args, **kwargs):
+        if kwargs:
+            if "axis" in kwargs:
+                kwargs["dim"] = kwargs.pop("axis")
+            if "keepdims" in kwargs:
+                kwargs["keepdim"] = kwargs.pop("keepdims")
+        return fn(*args, **kwargs)
+    return aliased
 
 
 def attach(name: str, fn) -> None:
@@ -20,8 +43,10 @@ def attach(name: str, fn) -> None:
 
 
 def method(fn: Callable | None = None, *, name: str | None = None, also: tuple[str, ...] = ()):
-    """Decorator: make the public function `fn(input, ...)` also the method `Tensor.<name>`."""
+    """Decorator: make the public function `fn(input, ...)` also the method `Tensor.<name>`
+    (accepting numpy's `axis=`/`keepdims=` spellings where it takes `dim`/`keepdim`)."""
     def deco(f):
+        f = numpy_aliases(f)
         for n in (name or f.__name__, *also):
             setattr(Tensor, n, f)
         return f

@@ -84,7 +84,7 @@ class DataLoader:
                  num_workers: int = 0, collate_fn: Callable | None = None, pin_memory: bool = False,
                  drop_last: bool = False, timeout: float = 0, worker_init_fn: Callable | None = None,
                  multiprocessing_context=None, generator=None, *, prefetch_factor: int | None = None,
-                 persistent_workers: bool = False, in_order: bool = True) -> None:
+                 persistent_workers: bool = False, pin_memory_device: str = "", in_order: bool = True) -> None:
         if num_workers < 0:
             raise ValueError("num_workers option should be non-negative; use num_workers=0 to disable "
                              "multiprocessing.")
@@ -104,6 +104,7 @@ class DataLoader:
         self.num_workers = num_workers
         self.prefetch_factor = prefetch_factor
         self.pin_memory = pin_memory
+        self.pin_memory_device = pin_memory_device  # pinned memory serves the one CUDA device there is
         self.timeout = timeout
         self.worker_init_fn = worker_init_fn
         self.multiprocessing_context = multiprocessing_context

@@ -16,7 +16,7 @@ import numpy as np
 
 from ember.core import dtypes
 from ember.core.dispatch import declare
-from ember.core.methods import attach, inplace, method
+from ember.core.methods import attach, inplace, method, numpy_aliases
 from ember.core.ops import elementwise as ew
 from ember.core.ops import shape as S
 from ember.core.ops._util import wrap, write_out
@@ -64,6 +64,7 @@ def _cat_cpu(tensors, dim, *, out=None):
     return write_out(out, r, "cat") if out is not None else wrap(r)
 
 
+@numpy_aliases
 def cat(tensors, dim: int = 0, *, out: Tensor | None = None) -> Tensor:
     """Concatenate `tensors` along the existing dimension `dim` (dtypes promote; 1-D empties are skipped).
 
@@ -98,6 +99,7 @@ def cat(tensors, dim: int = 0, *, out: Tensor | None = None) -> Tensor:
     return _cat(tuple(parts), d, out=out)
 
 
+@numpy_aliases
 def concat(tensors, dim: int = 0, *, out: Tensor | None = None) -> Tensor:
     """Alias of `cat`."""
     return cat(tensors, dim, out=out)
@@ -108,6 +110,7 @@ def concatenate(tensors, axis: int = 0, out: Tensor | None = None) -> Tensor:
     return cat(tensors, axis, out=out)
 
 
+@numpy_aliases
 def stack(tensors, dim: int = 0, *, out: Tensor | None = None) -> Tensor:
     """Join equal-shaped `tensors` along a new dimension `dim`.
 
