@@ -30,7 +30,7 @@ ENV = {"PYTHONDONTWRITEBYTECODE": "0", "NUMBA_CACHE_DIR": str(ROOT / ".nox" / "n
 nox.options.sessions = [f"tests({p})" for p in PRESENT] + ["integration", "cudasim", "ptx", "docs", "lint"]
 
 
-def _install_layers(session: nox.Session, *layers: str, extras: str = "") -> None:
+def _install_layers(session: nox.Session, *layers: str, extras: str = "", editable: bool = False) -> None:
     pkgs = []
     for layer in layers:
         for p in LAYERS[layer]:
@@ -38,6 +38,8 @@ def _install_layers(session: nox.Session, *layers: str, extras: str = "") -> Non
                 pkgs.append(f"./packages/{p}")
     if extras:
         pkgs[0] = pkgs[0] + extras
+    if editable:
+        pkgs = [arg for p in pkgs for arg in ("-e", p)]
     session.install(*pkgs)
 
 
@@ -51,7 +53,8 @@ def tests(session: nox.Session, package: str) -> None:
 
 
 def _extra_test_deps(package: str) -> list[str]:
-    return {"nn": ["scikit-learn"], "bench": ["scikit-learn", "matplotlib"]}.get(package, [])
+    # scipy gives independent references (erf, erfinv) for core's elementwise tests
+    return {"core": ["scipy"], "nn": ["scikit-learn"], "bench": ["scikit-learn", "matplotlib"]}.get(package, [])
 
 
 @nox.session
@@ -92,7 +95,8 @@ def lint(session: nox.Session) -> None:
 @nox.session
 def docs(session: nox.Session) -> None:
     """Run the tutorials in docs/tutorials and the doctests of public docstrings."""
-    _install_layers(session, *PRESENT)
+    # editable, so the doctests import the very files they collect (one copy of each module)
+    _install_layers(session, *PRESENT, editable=True)
     session.install(*TEST_DEPS, "scikit-learn")
     # ember is a PEP 420 namespace: without consider_namespace_packages, --doctest-modules imports
     # ember/core/... a second time under another name and every op is declared twice

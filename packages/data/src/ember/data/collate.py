@@ -77,7 +77,7 @@ def default_collate(batch: list | tuple):
 
     >>> b = default_collate([(1, 0.5, "a"), (2, 1.5, "b")])
     >>> b[0].tolist(), b[0].dtype, b[1].dtype, b[2]
-    ([1, 2], ember.int64, ember.float64, ['a', 'b'])
+    ([1, 2], ember.int64, ember.float64, ('a', 'b'))
     """
     elem = batch[0]
     elem_type = type(elem)

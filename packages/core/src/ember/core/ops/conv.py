@@ -472,7 +472,8 @@ def unfold(input: Tensor, kernel_size: Size2, dilation: Size2 = 1, padding: Size
         `(N, C * kh * kw, L)`, L the number of block positions.
 
     >>> import ember.core as ec
-    >>> ec.unfold(ec.arange(4.0).reshape(1, 1, 2, 2), 1).tolist()
+    >>> from ember.core.ops.conv import unfold
+    >>> unfold(ec.arange(4.0).reshape(1, 1, 2, 2), 1).tolist()
     [[[0.0, 1.0, 2.0, 3.0]]]
     """
     from ember.core.ops.layout import squeeze, unsqueeze
