@@ -4175,3 +4175,52 @@ def test_container_slices_share_modules_and_accept_assignment():
     md = nn.ModuleDict()
     md.update({"x": nn.ReLU()})
     assert "x" in md and md.pop("x").__class__.__name__ == "ReLU" and len(md) == 0
+
+
+def test_beyond_floor_type_as():
+    x = ea.tensor([1, 2]).type_as(ea.ones(1, dtype=ea.float64))
+    assert x.dtype is ea.float64 and x.tolist() == [1.0, 2.0]
+
+
+def _schedule(t, make, n=12):
+    p = t.nn.Parameter(t.ones(1))
+    opt = t.optim.SGD([p], lr=0.1, momentum=0.9)
+    s = make(t, opt)
+    out = []
+    for _ in range(n):
+        opt.step()
+        s.step()
+        out.append(opt.param_groups[0]["lr"])
+    return out
+
+
+def _optimize(t, cls, **kw):
+    w = t.nn.Parameter(t.tensor([[1.0, -2.0], [0.5, 3.0]], dtype=t.float64))
+    o = getattr(t.optim, cls)([w], **kw)
+    for i in range(5):
+        o.zero_grad()
+        ((w @ t.tensor([1.0, 2.0 + i], dtype=t.float64)) ** 2).sum().backward()
+        o.step()
+    return w.detach().clone()
+
+
+_MORE_OPTIM = {
+    "MultiStepLR": lambda t: _schedule(
+        t, lambda t, o: t.optim.lr_scheduler.MultiStepLR(o, milestones=[3, 7], gamma=0.5)),
+    "ExponentialLR": lambda t: _schedule(t, lambda t, o: t.optim.lr_scheduler.ExponentialLR(o, gamma=0.9)),
+    "OneCycleLR": lambda t: _schedule(t, lambda t, o: t.optim.lr_scheduler.OneCycleLR(o, max_lr=1.0, total_steps=13)),
+    "CosineAnnealingWarmRestarts": lambda t: _schedule(
+        t, lambda t, o: t.optim.lr_scheduler.CosineAnnealingWarmRestarts(o, T_0=4, T_mult=2)),
+    "LinearLR": lambda t: _schedule(t, lambda t, o: t.optim.lr_scheduler.LinearLR(o, start_factor=0.1, total_iters=5)),
+    "RMSprop": lambda t: _optimize(t, "RMSprop", lr=0.01, momentum=0.5, alpha=0.9),
+    "Adagrad": lambda t: _optimize(t, "Adagrad", lr=0.1),
+    "Adadelta": lambda t: _optimize(t, "Adadelta"),
+    "NAdam": lambda t: _optimize(t, "NAdam", lr=0.01),
+    "RAdam": lambda t: _optimize(t, "RAdam", lr=0.01),
+}
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("name", list(_MORE_OPTIM))
+def test_beyond_floor_schedulers_and_optimizers_match_torch(name):
+    compare_with_torch(_MORE_OPTIM[name], rtol=1e-9, atol=1e-12)
