@@ -25,7 +25,7 @@ def run_table(models: list[str], size: str = "small", compare: bool = False, dev
             loads = {fw.name: make_workload(fw, key, size, device) for fw in fws}
             syncs = {fw.name: (lambda fw=fw: fw.synchronize(device)) for fw in fws}
             secs = time_calls({n: w.step for n, w in loads.items()}, repeats, warmup, syncs,
-                              tick=lambda: bar.update(1, model=spec.name))
+                              tick=lambda spec=spec: bar.update(1, model=spec.name))
             row = {"key": key, "model": spec.name, "unit": spec.unit, "size": size,
                    "parameters": loads["ember"].num_parameters}
             for name, samples in secs.items():

@@ -167,5 +167,9 @@ def _rebuild() -> None:
     global _entry
     fn = _call_kernel
     for h in _hooks:
-        fn = (lambda h, nxt: lambda op, a, k: h(op, a, k, nxt))(h, fn)
+        fn = _chain(h, fn)
     _entry = fn if _hooks else None
+
+
+def _chain(hook: Callable, call_next: Callable) -> Callable:
+    return lambda op, args, kwargs: hook(op, args, kwargs, call_next)

@@ -137,7 +137,8 @@ UNARY = [
     ("signbit", np.signbit, BOOL),
 ]
 
-_NOT_DIFFERENTIABLE = {"sign", "floor", "ceil", "trunc", "round", "isnan", "isinf", "isfinite", "logical_not", "signbit"}
+_NOT_DIFFERENTIABLE = {"sign", "floor", "ceil", "trunc", "round", "isnan", "isinf", "isfinite", "logical_not",
+                       "signbit"}
 
 
 def _unary_dtype(rule: str, x: Tensor) -> dtypes.dtype:
@@ -366,7 +367,7 @@ clamp = declare("clamp", np.clip, argnames=("input", "min", "max"))
 
 
 @clamp.register("cpu")
-def _clamp_cpu(input, min=None, max=None, *, out=None):  # noqa: A002 - PyTorch's names
+def _clamp_cpu(input, min=None, max=None, *, out=None):
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
     dt = dtypes.result_type(*(v for v in (input, min, max) if v is not None))
