@@ -4224,3 +4224,28 @@ _MORE_OPTIM = {
 @pytest.mark.parametrize("name", list(_MORE_OPTIM))
 def test_beyond_floor_schedulers_and_optimizers_match_torch(name):
     compare_with_torch(_MORE_OPTIM[name], rtol=1e-9, atol=1e-12)
+
+
+class _SeedDataset:
+    def __len__(self):
+        return 4
+
+    def __getitem__(self, i):
+        return ea.tensor([float(data.get_worker_info().id), float(ea.initial_seed() % 1000003), float(ea.rand(1))])
+
+
+def test_dataloader_worker_seeds_follow_pytorch():
+    def epochs():
+        ea.manual_seed(0)
+        dl = data.DataLoader(_SeedDataset(), batch_size=1, num_workers=2)
+        return [[b[0].tolist() for b in dl] for _ in range(2)]
+
+    first, second = _within(120, epochs)
+    again, _ = _within(120, epochs)
+    w0 = [r for r in first if r[0] == 0]
+    w1 = [r for r in first if r[0] == 1]
+    assert len(w0) == 2 and len(w1) == 2
+    assert w1[0][1] == (w0[0][1] + 1) % 1000003          # base_seed + worker_id
+    assert w0[0][2] != w1[0][2] and w0[0][2] != w0[1][2]   # workers draw different numbers
+    assert second[0][1] != first[0][1]                     # a new base seed each epoch
+    assert again == first                                  # and all of it follows manual_seed
