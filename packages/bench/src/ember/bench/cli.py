@@ -28,7 +28,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--compare", choices=("torch", "none", "auto"), default="auto",
                    help="run PyTorch beside ember (auto: when it is installed)")
     p.add_argument("--models", nargs="*", default=list(MODELS), choices=list(MODELS))
-    p.add_argument("--repeats", type=int, default=3)
+    p.add_argument("--repeats", type=int, default=5)
     p.add_argument("--warmup", type=int, default=1)
     p.add_argument("--device", default="cpu")
     p.add_argument("--epochs", type=int, default=8)
