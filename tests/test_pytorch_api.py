@@ -4249,3 +4249,49 @@ def test_dataloader_worker_seeds_follow_pytorch():
     assert w0[0][2] != w1[0][2] and w0[0][2] != w0[1][2]   # workers draw different numbers
     assert second[0][1] != first[0][1]                     # a new base seed each epoch
     assert again == first                                  # and all of it follows manual_seed
+
+
+# ---------------------------------------------------------------------------------------------
+# unbatched and empty inputs, and the error type where PyTorch raises
+# ---------------------------------------------------------------------------------------------
+
+_EMPTY_AND_UNBATCHED = {
+    "ce_unbatched": lambda t: t.nn.functional.cross_entropy(t.tensor([1.0, 2.0, 0.5]), t.tensor(1)),
+    "nll_unbatched": lambda t: t.nn.functional.nll_loss(t.log_softmax(t.tensor([1.0, 2.0]), 0), t.tensor(0)),
+    "empty_mask_sum_mean": lambda t: [t.arange(3.0)[t.arange(3.0) > 5].sum(), t.arange(3.0)[t.arange(3.0) > 5].mean()],
+    "linear_empty_batch": lambda t: t.nn.Linear(3, 2)(t.zeros(0, 3)).shape,
+    "conv_empty_batch": lambda t: t.nn.Conv2d(1, 2, 3)(t.zeros(0, 1, 5, 5)).shape,
+    "ce_empty_batch": lambda t: t.nn.functional.cross_entropy(t.zeros(0, 3), t.zeros(0, dtype=t.long)),
+    "max_of_empty": lambda t: t.zeros(0).max(),
+    "cat_of_nothing": lambda t: t.cat([]),
+    "softmax_empty": lambda t: t.softmax(t.zeros(0, 3), dim=1).shape,
+    "embedding_empty": lambda t: t.nn.Embedding(3, 2)(t.zeros(0, dtype=t.long)).shape,
+    "bn_train_single_value": lambda t: t.nn.BatchNorm2d(2)(t.zeros(1, 2, 1, 1)),
+    "mse_empty": lambda t: t.nn.functional.mse_loss(t.zeros(0), t.zeros(0)),
+    "argmax_empty_dim": lambda t: t.zeros(0, 3).argmax(1).shape,
+    "sum_empty_dim": lambda t: t.zeros(0, 3).sum(0),
+    "view_empty": lambda t: t.zeros(0, 3).view(0, -1),
+    "cat_legacy_empty": lambda t: t.cat([t.tensor([]), t.ones(2, 3)]),
+    "ragged_list": lambda t: t.tensor([[1, 2], [3]]),
+    "matmul_mismatch": lambda t: t.ones(2, 3) @ t.ones(2, 3),
+    "view_bad_shape": lambda t: t.ones(6).view(4, -1),
+    "index_out_of_range": lambda t: t.ones(3)[5],
+    "cross_entropy_bad_target": lambda t: t.nn.functional.cross_entropy(t.ones(2, 3), t.tensor([0, 3])),
+    "linear_bad_features": lambda t: t.nn.Linear(3, 2)(t.ones(2, 4)),
+    "backward_twice": lambda t: (lambda y: (y.backward(), y.backward()))((t.ones(1, requires_grad=True).exp()).sum()),
+    "item_of_many": lambda t: t.ones(2).item(),
+    "int_requires_grad": lambda t: t.tensor([1, 2], requires_grad=True),
+}
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("name", list(_EMPTY_AND_UNBATCHED))
+def test_empty_unbatched_and_error_cases_match_torch(name):
+    torch = pytest.importorskip("torch")
+    expected = _outcome(lambda: _EMPTY_AND_UNBATCHED[name](torch))
+    actual = _outcome(lambda: _EMPTY_AND_UNBATCHED[name](ember_torch()))
+    if _raised(expected) or _raised(actual):
+        assert _raised(expected) and _raised(actual) and expected[1] == actual[1], (
+            f"PyTorch: {expected!r}; ember: {actual!r}")
+    else:
+        assert_same(expected, actual)
