@@ -305,6 +305,12 @@ def type(input, dtype=None, non_blocking: bool = False):  # noqa: A001 - PyTorch
     return to(input, dtypes.as_dtype(dtype))
 
 
+@method
+def type_as(input, other) -> Tensor:
+    """`input` converted to `other`'s dtype (itself when they match)."""
+    return to(input, other.dtype)
+
+
 def _converter(dt):
     def conv(self, memory_format=None):
         return to(self, dt)
