@@ -15,6 +15,8 @@ from functools import cache
 
 from numba import cuda
 
+from ember.core.ops.scalar_math import erfinv as _erfinv_py
+
 # --- unary scalar functions ---------------------------------------------------------------
 # Layout assumption for every function below: x (and y) already hold the compute type.
 
@@ -183,39 +185,11 @@ def _erf(x):
     return math.erf(x)
 
 
+_erfinv_scalar = cuda.jit(device=True)(_erfinv_py)
+
+
 def _erfinv(y):
-    # Giles' single-precision start, then two Newton steps on erf (as the CPU kernel)
-    if y <= -1:
-        return -math.inf if y == -1 else math.nan
-    if y >= 1:
-        return math.inf if y == 1 else math.nan
-    w = -math.log((1 - y) * (1 + y))
-    if w < 5:
-        w -= 2.5
-        p = 2.81022636e-08
-        p = 3.43273939e-07 + p * w
-        p = -3.5233877e-06 + p * w
-        p = -4.39150654e-06 + p * w
-        p = 0.00021858087 + p * w
-        p = -0.00125372503 + p * w
-        p = -0.00417768164 + p * w
-        p = 0.246640727 + p * w
-        p = 1.50140941 + p * w
-    else:
-        w = math.sqrt(w) - 3
-        p = -0.000200214257
-        p = 0.000100950558 + p * w
-        p = 0.00134934322 + p * w
-        p = -0.00367342844 + p * w
-        p = 0.00573950773 + p * w
-        p = -0.0076224613 + p * w
-        p = 0.00943887047 + p * w
-        p = 1.00167406 + p * w
-        p = 2.83297682 + p * w
-    x = p * y
-    for _ in range(2):
-        x -= (math.erf(x) - y) / (1.1283791670955126 * math.exp(-x * x))
-    return x
+    return _erfinv_scalar(y)
 
 
 def _isnan(x):
