@@ -4295,3 +4295,15 @@ def test_empty_unbatched_and_error_cases_match_torch(name):
             f"PyTorch: {expected!r}; ember: {actual!r}")
     else:
         assert_same(expected, actual)
+
+
+@pytest.mark.parametrize("map_location", ["cpu", "device", "callable", "dict", None])
+def test_load_map_location_forms(map_location):
+    ml = {"device": ea.device("cpu"), "callable": lambda storage, loc: storage,
+          "dict": {"cuda:0": "cpu"}}.get(map_location, map_location)
+    buf = io.BytesIO()
+    ea.save({"w": ea.arange(3.0), "dtype": ea.float64, "dev": ea.device("cpu"), "size": ea.Size([2, 3])}, buf)
+    buf.seek(0)
+    d = ea.load(buf, map_location=ml)
+    assert d["w"].tolist() == [0.0, 1.0, 2.0] and d["w"].device == ea.device("cpu")
+    assert d["dtype"] is ea.float64 and d["dev"] == ea.device("cpu") and d["size"] == (2, 3)
