@@ -4307,3 +4307,25 @@ def test_load_map_location_forms(map_location):
     d = ea.load(buf, map_location=ml)
     assert d["w"].tolist() == [0.0, 1.0, 2.0] and d["w"].device == ea.device("cpu")
     assert d["dtype"] is ea.float64 and d["dev"] == ea.device("cpu") and d["size"] == (2, 3)
+
+
+def _hooks_program(t):
+    t.manual_seed(0)
+    m = t.nn.Sequential(t.nn.Linear(3, 4), t.nn.ReLU(), t.nn.Linear(4, 2)).double()
+    with t.no_grad():
+        for i, p in enumerate(m.parameters()):
+            p.copy_(t.linspace(-1, 1, p.numel(), dtype=t.float64).reshape(p.shape) * (i + 1))
+    acts, grads, outs = [], [], []
+    m[0].register_forward_hook(lambda mod, inp, out: acts.append(out.detach().clone()))
+    m[0].register_full_backward_hook(lambda mod, gin, gout: grads.append([g.clone() for g in gout]))
+    lstm = t.nn.LSTM(2, 3, batch_first=True)
+    lstm.register_forward_hook(lambda mod, inp, out: outs.append((type(out).__name__, len(out), len(out[1]))))
+    lstm(t.zeros(1, 2, 2))
+    x = t.tensor([[1.0, -2.0, 0.5]], dtype=t.float64, requires_grad=True)
+    m(x).sum().backward()
+    return [acts, grads, outs, x.grad]
+
+
+@pytest.mark.torch
+def test_forward_hooks_on_lstm_and_full_backward_hooks_match_torch():
+    compare_with_torch(_hooks_program, rtol=1e-12, atol=1e-12)
