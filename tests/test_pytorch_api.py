@@ -4329,3 +4329,33 @@ def _hooks_program(t):
 @pytest.mark.torch
 def test_forward_hooks_on_lstm_and_full_backward_hooks_match_torch():
     compare_with_torch(_hooks_program, rtol=1e-12, atol=1e-12)
+
+
+_BEYOND_NN = {
+    "pad_sequence": lambda t: t.nn.utils.rnn.pad_sequence([t.ones(2), t.ones(3) * 2], batch_first=True,
+                                                          padding_value=-1),
+    "pack_unpack": lambda t: t.nn.utils.rnn.pad_packed_sequence(t.nn.utils.rnn.pack_padded_sequence(
+        t.arange(12.0).view(2, 3, 2), t.tensor([3, 1]), batch_first=True), batch_first=True),
+    "clip_grad_norm_inf": lambda t: (lambda p: (p.sum().mul(3).backward(),
+                                                t.nn.utils.clip_grad_norm_([p], 1.0, norm_type=float("inf")))[1])(
+        t.nn.Parameter(t.ones(2))),
+    "flatten_unflatten": lambda t: [t.nn.Flatten(0, 1)(t.ones(2, 3, 4)).shape,
+                                    t.nn.Unflatten(1, (2, 2))(t.ones(3, 4)).shape],
+    "init_extras": lambda t: [
+        bool(t.nn.init.trunc_normal_(t.empty(1000), std=0.02, a=-0.04, b=0.04).abs().max() <= 0.04),
+        t.nn.init.eye_(t.empty(2, 3))],
+    "attention_shapes": lambda t: [o.shape for o in t.nn.MultiheadAttention(4, 2, batch_first=True)(
+        t.ones(1, 3, 4), t.ones(1, 3, 4), t.ones(1, 3, 4))],
+    "transformer_layer": lambda t: t.nn.TransformerEncoderLayer(8, 2, dim_feedforward=16, batch_first=True)(
+        t.ones(2, 3, 8)).shape,
+    "more_layers": lambda t: [t.nn.Conv1d(2, 3, 3, padding=1)(t.ones(1, 2, 5)).shape,
+                              t.nn.AdaptiveAvgPool2d((1, 1))(t.ones(1, 2, 5, 5)).shape,
+                              t.nn.ConvTranspose2d(2, 3, 2, stride=2)(t.ones(1, 2, 3, 3)).shape,
+                              t.nn.GroupNorm(2, 4)(t.ones(1, 4, 2, 2)).shape],
+}
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("name", list(_BEYOND_NN))
+def test_beyond_floor_nn_utilities_match_torch(name):
+    compare_with_torch(_BEYOND_NN[name])
