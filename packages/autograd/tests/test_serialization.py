@@ -192,3 +192,21 @@ def test_pytorch_style_zip_with_foreign_globals_is_refused(tmp_path):
         z.writestr("evil/byteorder", "little")
     with pytest.raises(pickle.UnpicklingError, match="needs the global (posix|nt|os).system"):
         E.load(p)
+
+
+def test_load_map_location_callable_sees_each_storage_and_its_saved_location():
+    buf = io.BytesIO()
+    E.save({"a": E.arange(3.0), "b": E.ones(2)}, buf)
+    seen = []
+
+    def keep(storage, location):
+        seen.append(location)
+        return storage
+
+    buf.seek(0)
+    d = E.load(buf, map_location=keep)
+    assert seen == ["cpu", "cpu"]
+    assert d["a"].tolist() == [0.0, 1.0, 2.0] and d["b"].tolist() == [1.0, 1.0]
+    buf.seek(0)
+    with pytest.raises(TypeError, match="map_location returned int"):
+        E.load(buf, map_location=lambda storage, location: 3)

@@ -256,8 +256,20 @@ def _target_device(saved: str, map_location) -> Device:
         return Device(map_location.get(saved, saved))
     if isinstance(map_location, str | Device):
         return Device(map_location)
-    raise TypeError(f"load: map_location must be None, a device, a string or a dict; got "
+    raise TypeError(f"load: map_location must be None, a device, a string, a dict or a callable; got "
                     f"{type(map_location).__name__}")
+
+
+def _mapped_by(fn, storage: Storage, location: str) -> Storage:
+    """PyTorch's callable `map_location(storage, location)`: given the CPU storage and the saved
+    location ("cpu", "cuda:0"), it returns the storage to use (None keeps the CPU one)."""
+    out = fn(storage, location)
+    if out is None:
+        return storage
+    if not isinstance(out, Storage):
+        raise TypeError(f"load: map_location returned {type(out).__name__}; it must return the storage it was "
+                        "given (or another Storage)")
+    return out
 
 
 class _Decoder:
@@ -269,6 +281,9 @@ class _Decoder:
         for e in header["storages"]:
             buf = np.frombuffer(data, np.uint8, e["nbytes"], start + e["offset"]).copy()
             st = Storage.wrap_cpu(buf)
+            if callable(map_location) and not isinstance(map_location, dict | str | Device):
+                self.storages.append(_mapped_by(map_location, st, e["device"]))
+                continue
             dev = _target_device(e["device"], map_location)
             if dev.type != "cpu":
                 st = Tensor._make(st, 0, (st.nbytes,), (1,), dtypes.uint8).to(dev)._storage
@@ -341,7 +356,8 @@ def load(f, map_location=None, pickle_module: Any = None, *, weights_only: bool 
     Args:
         f: a path or a binary file object.
         map_location: None (each tensor back on its saved device), a device or string for all of
-            them, or a dict mapping saved device strings to new ones (`{"cuda:0": "cpu"}`).
+            them, a dict mapping saved device strings to new ones (`{"cuda:0": "cpu"}`), or a
+            callable `(storage, location) -> storage` given each storage on the CPU.
         weights_only: True (the default) refuses checkpoints holding pickled objects (whole
             modules); False unpickles them, which runs code named by the file.
 
