@@ -126,9 +126,11 @@ def bench_core(session: nox.Session) -> None:
     session.run("python", "-m", "ember.core.bench_ops", *session.posargs, env=ENV)
 
 
-@nox.session
+@nox.session(venv_backend="virtualenv")
 def torch(session: nox.Session) -> None:
-    """Opt-in: compare values, gradients and trajectories against PyTorch 2.13.0 (CPU build)."""
+    """Opt-in: compare values, gradients and trajectories against PyTorch 2.13.0 (CPU build).
+
+    pip, not uv: pip finds the CPU wheel this machine keeps on disk; uv would download a CUDA build."""
     _install_layers(session, *PRESENT)
     session.install(*TEST_DEPS, "scikit-learn", "torch==2.13.0")
     for d in [f"packages/{p}/tests" for p in PRESENT] + ["tests"]:
