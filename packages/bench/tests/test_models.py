@@ -25,6 +25,7 @@ def test_model_trains_one_step(ember_fw, key):
     assert w.items_per_step > 0 and w.num_parameters > 0
 
 
+@pytest.mark.torch
 @pytest.mark.parametrize("key", list(MODELS))
 def test_torch_twin_has_same_parameter_shapes(ember_fw, key):
     pytest.importorskip("torch")
