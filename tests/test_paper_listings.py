@@ -3,6 +3,9 @@ GAN step: two Adam optimizers, `backward()` on each loss, `fake.detach()`), impo
 
 from __future__ import annotations
 
+import importlib.util
+from pathlib import Path
+
 import numpy as np
 
 import ember.autograd as torch
@@ -10,30 +13,17 @@ import ember.nn as nn
 import ember.optim as optim
 
 
-class LinearLayer(nn.Module):
-    def __init__(self, in_sz, out_sz):
-        super().__init__()
-        t1 = torch.randn(in_sz, out_sz)
-        self.w = nn.Parameter(t1)
-        t2 = torch.randn(out_sz)
-        self.b = nn.Parameter(t2)
-
-    def forward(self, activations):
-        t = torch.mm(activations, self.w)
-        return t + self.b
+def _tutorial(name: str):
+    """A docs/tutorials script as a module: the tests check the very code the docs show."""
+    path = Path(__file__).resolve().parents[1] / "docs" / "tutorials" / f"{name}.py"
+    spec = importlib.util.spec_from_file_location(f"tutorial_{name}", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
-class FullBasicModel(nn.Module):
-    def __init__(self):
-        super().__init__()
-        self.conv = nn.Conv2d(1, 128, 3)
-        self.fc = LinearLayer(128, 10)
-
-    def forward(self, x):
-        t1 = self.conv(x)
-        t2 = nn.functional.relu(t1)
-        t3 = self.fc(t2.flatten(1))
-        return nn.functional.softmax(t3, dim=1)
+_listing1 = _tutorial("listing1_custom_layer")
+LinearLayer, FullBasicModel = _listing1.LinearLayer, _listing1.FullBasicModel
 
 
 def test_listing1_custom_layer_registers_parameters_and_computes_mm_plus_b():
