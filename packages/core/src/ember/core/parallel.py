@@ -1,4 +1,5 @@
-"""Intra-op parallelism: how many threads ember's Numba kernels use (PyTorch's set_num_threads)."""
+"""Intra-op parallelism: one thread budget for ember's Numba kernels and numpy's BLAS
+(PyTorch's set_num_threads), so the two pools never oversubscribe the cores."""
 
 from __future__ import annotations
 
@@ -17,12 +18,16 @@ def get_num_threads() -> int:
 
 
 def set_num_threads(num: int) -> None:
-    """Use `num` threads in the parallel CPU kernels (at most Numba's NUMBA_NUM_THREADS)."""
-    import numba
+    """Use `num` threads in the parallel CPU kernels and in the BLAS behind matmul and conv.
 
-    if not isinstance(num, int) or num < 1:
-        raise ValueError(f"set_num_threads expects a positive integer; got {num!r}")
+    Numba's pool is capped at NUMBA_NUM_THREADS; the BLAS (OpenBLAS, MKL, BLIS) is set through
+    threadpoolctl, which talks to whichever of them numpy loaded."""
+    import numba
+    from threadpoolctl import threadpool_limits
+
+    _check_count("set_num_threads", num)
     numba.set_num_threads(min(num, numba.config.NUMBA_NUM_THREADS))
+    threadpool_limits(limits=num, user_api="blas")
 
 
 def get_num_interop_threads() -> int:
@@ -32,6 +37,13 @@ def get_num_interop_threads() -> int:
 def set_num_interop_threads(num: int) -> None:
     """Recorded for PyTorch compatibility: ember runs one op at a time per Python thread."""
     global _interop_threads
-    if not isinstance(num, int) or num < 1:
-        raise ValueError(f"set_num_interop_threads expects a positive integer; got {num!r}")
+    _check_count("set_num_interop_threads", num)
     _interop_threads = num
+
+
+def _check_count(fn: str, num: object) -> None:
+    """PyTorch's checks and messages: an int (not a bool), and positive."""
+    if isinstance(num, bool) or not isinstance(num, int):
+        raise RuntimeError(f"{fn} expects an int, but got {type(num).__name__}")
+    if num < 1:
+        raise RuntimeError(f"{fn} expects a positive integer; got {num}")
