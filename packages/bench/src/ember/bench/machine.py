@@ -1,13 +1,11 @@
-"""What the numbers were measured on: CPU, cores, BLAS, library versions."""
+"""What the numbers were measured on: ember-core's environment report, plus the comparison
+frameworks' versions and a one-line BLAS summary for the tables."""
 
 from __future__ import annotations
 
-import os
-import platform
-import sys
 from importlib.metadata import PackageNotFoundError, version
 
-import numpy as np
+from ember.core.env_info import collect_env
 
 __all__ = ["describe_machine"]
 
@@ -19,33 +17,16 @@ def _version(dist: str) -> str | None:
         return None
 
 
-def _blas() -> str:
-    try:
-        cfg = np.show_config(mode="dicts")
-        blas = cfg.get("Build Dependencies", {}).get("blas", {})
-        return f"{blas.get('name', '?')} {blas.get('version', '')}".strip()
-    except Exception:  # noqa: BLE001 - numpy's config layout varies between versions
-        return "unknown"
-
-
-def _cpu() -> str:
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or platform.machine()
-
-
 def describe_machine() -> dict:
+    env = collect_env()
+    blas = [f"{p['internal_api']} {p['version']} ({p['num_threads']} threads)"
+            for p in env["threads"]["pools"] if p["user_api"] == "blas"]
     return {
-        "cpu": _cpu(),
-        "cores": os.cpu_count(),
-        "platform": platform.platform(),
-        "python": sys.version.split()[0],
-        "blas": _blas(),
-        "versions": {d: _version(d) for d in ("ember-core", "ember-autograd", "ember-nn", "ember-data",
-                                             "ember-bench", "numpy", "numba", "numba-cuda", "torch")},
+        "cpu": env["cpu"]["model"],
+        "cores": env["cpu"]["logical_cores"],
+        "platform": env["platform"],
+        "python": env["python"],
+        "blas": ", ".join(blas) or "unknown",
+        "versions": {**env["ember"], **env["versions"], "torch": _version("torch")},
+        "environment": env,
     }
