@@ -43,11 +43,52 @@ def _install_layers(session: nox.Session, *layers: str, extras: str = "", editab
     session.install(*pkgs)
 
 
+def _build_wheels(session: nox.Session, layers: list[str], out: Path) -> None:
+    """Wheels of `layers` into `out` (emptied first), built in isolation as a release would be."""
+    import shutil
+
+    shutil.rmtree(out, ignore_errors=True)
+    for layer in layers:
+        if session.venv_backend == "uv":
+            session.run("uv", "build", "--wheel", "-q", "-o", str(out), f"packages/{layer}", external=True)
+        else:
+            session.run("python", "-m", "pip", "wheel", "-q", "--no-deps", "-w", str(out), f"packages/{layer}")
+
+
+def _install_from_wheelhouse(session: nox.Session, package: str) -> None:
+    """Install ember-<package> by name from a fresh wheelhouse of the tree's layers, so that only the
+    lower layers it declares arrive: a missing dependency declaration fails its tests."""
+    house = ROOT / ".nox" / "wheelhouse" / package
+    _build_wheels(session, [p for p in LAYERS[package] if p in PRESENT], house)
+    fresh = [arg for p in LAYERS[package] for arg in ("--refresh-package", f"ember-{p}")]
+    session.install("--find-links", str(house), *(fresh if session.venv_backend == "uv" else []), f"ember-{package}")
+
+
+@nox.session
+def build(session: nox.Session) -> None:
+    """A wheel and an sdist of every package into dist/ (`pip install --find-links dist ember-nn`)."""
+    import shutil
+
+    shutil.rmtree(ROOT / "dist", ignore_errors=True)
+    session.install("build")
+    for p in PRESENT:
+        session.run("python", "-m", "build", "-q", "--installer", "uv" if session.venv_backend == "uv" else "pip",
+                    "-o", str(ROOT / "dist"), f"packages/{p}")
+
+
+@nox.session
+def release_check(session: nox.Session) -> None:
+    """Each package's version covers its sources (bumped, with a CHANGELOG entry, when they changed)
+    and the lower-layer ranges it declares admit the versions in this tree."""
+    session.install("packaging")
+    session.run("python", "scripts/release_check.py", str(ROOT))
+
+
 @nox.session
 @nox.parametrize("package", PRESENT, ids=PRESENT)
 def tests(session: nox.Session, package: str) -> None:
-    """One package's tests, with only that package and its lower layers installed."""
-    _install_layers(session, package)
+    """One package's tests, with only its wheel installed by name (its declared lower layers follow)."""
+    _install_from_wheelhouse(session, package)
     session.install(*TEST_DEPS, *_extra_test_deps(package))
     session.run("pytest", f"packages/{package}/tests", "-q", "-m", "not cuda", *session.posargs, env=ENV)
 
