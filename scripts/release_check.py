@@ -102,7 +102,7 @@ def main(argv: list[str]) -> int:
     for line in found:
         print(f"release_check: {line}")
     if not found:
-        print(f"release_check: {len(read_packages(root.resolve()))} packages, each at a version that covers its sources")
+        print(f"release_check: {len(read_packages(root.resolve()))} packages, each at a version covering its sources")
     return 1 if found else 0
 
 
