@@ -30,3 +30,29 @@ def test_table_json_markdown_and_charts(tmp_path):
         with open(png, "rb") as f:
             assert f.read(8) == b"\x89PNG\r\n\x1a\n"
     assert {p.split("/")[-1] for p in paths["png"]} == {"table1.png", "overhead.png"}
+
+
+def _row(model, unit, ember, torch=None):
+    row = {"model": model, "unit": unit, "size": "small", "ember": {"median": ember, "spread": 1.0}}
+    if torch is not None:
+        row.update(torch={"median": torch, "spread": 1.0}, ratio=ember / torch)
+    return row
+
+
+def test_table1_chart_shows_ratios_to_pytorch_when_it_ran(tmp_path):
+    import matplotlib.pyplot as plt
+
+    from ember.bench.report import _table1_chart
+
+    rows = [_row("AlexNet", "img/s", 50.0, 100.0), _row("NCF", "samples/s", 3000.0, 2000.0)]
+    assert _table1_chart(plt, rows, tmp_path / "t.png") == {"ratio": {"AlexNet": 0.5, "NCF": 1.5}}
+
+
+def test_table1_chart_groups_absolute_figures_by_unit_without_pytorch(tmp_path):
+    import matplotlib.pyplot as plt
+
+    from ember.bench.report import _table1_chart
+
+    rows = [_row("AlexNet", "img/s", 50.0), _row("GNMT", "tokens/s", 4000.0), _row("VGG", "img/s", 10.0)]
+    plotted = _table1_chart(plt, rows, tmp_path / "t.png")
+    assert plotted == {"img/s": {"AlexNet": 50.0, "VGG": 10.0}, "tokens/s": {"GNMT": 4000.0}}

@@ -65,24 +65,8 @@ def _charts(results: dict, out: Path) -> list[str]:
     written = []
     rows = results.get("table1") or []
     if rows:
-        fig, ax = plt.subplots(figsize=(7, 3.5))
-        names = [r["model"] for r in rows]
-        if any("ratio" in r for r in rows):
-            vals = [r.get("ratio", 0.0) for r in rows]
-            ax.bar(names, vals, color="#d9534f")
-            ax.axhline(1.0, color="black", lw=0.8)
-            ax.set_ylabel("ember / PyTorch throughput")
-        else:
-            vals = [r["ember"]["median"] for r in rows]
-            ax.bar(names, vals, color="#d9534f")
-            ax.set_ylabel("items / s (ember)")
-            ax.set_yscale("log")
-        ax.set_title(f"Table 1 ({rows[0]['size']} size), training throughput")
-        fig.autofmt_xdate(rotation=20)
-        fig.tight_layout()
         path = out / "table1.png"
-        fig.savefig(path, dpi=110)
-        plt.close(fig)
+        _table1_chart(plt, rows, path)
         written.append(str(path))
     ov = results.get("overhead") or {}
     if ov:
@@ -106,6 +90,45 @@ def _charts(results: dict, out: Path) -> list[str]:
         plt.close(fig)
         written.append(str(path))
     return written
+
+
+def _table1_chart(plt, rows: list[dict], path: Path) -> dict:
+    """Ember's throughput as a ratio to PyTorch's per model (a line at 1.0) when PyTorch ran;
+    otherwise ember's absolute throughput, one panel per unit on a linear axis."""
+    title = f"Table 1 ({rows[0]['size']} size), training throughput"
+    if any("ratio" in r for r in rows):
+        fig, ax = plt.subplots(figsize=(7, 3.5))
+        ratio_rows = [r for r in rows if "ratio" in r]
+        names = [r["model"] for r in ratio_rows]
+        vals = [r["ratio"] for r in ratio_rows]
+        bars = ax.bar(names, vals, color=["#5cb85c" if v >= 1.0 else "#d9534f" for v in vals])
+        ax.bar_label(bars, labels=[f"{v:.2f}×" for v in vals], fontsize=8)
+        ax.axhline(1.0, color="black", lw=0.8, ls="--", label="PyTorch")
+        ax.set_ylabel("ember throughput / PyTorch's")
+        ax.set_ylim(0, max([1.2, *vals]) * 1.15)
+        ax.legend(fontsize=8, loc="upper right")
+        ax.set_title(title + ", ember relative to PyTorch")
+        fig.autofmt_xdate(rotation=20)
+        plotted = {"ratio": dict(zip(names, vals, strict=True))}
+    else:
+        units = list(dict.fromkeys(r["unit"] for r in rows))
+        widths = [sum(r["unit"] == u for r in rows) + 1 for u in units]
+        fig, axes = plt.subplots(1, len(units), figsize=(1.1 * sum(widths) + 1, 3.5), squeeze=False,
+                                 gridspec_kw={"width_ratios": widths})
+        plotted = {}
+        for ax, unit in zip(axes[0], units, strict=True):
+            group = [r for r in rows if r["unit"] == unit]
+            vals = [r["ember"]["median"] for r in group]
+            errs = [r["ember"]["spread"] for r in group]
+            ax.bar([r["model"] for r in group], vals, yerr=errs, color="#d9534f", capsize=3)
+            ax.set_ylabel(f"{unit} (ember)")
+            ax.tick_params(axis="x", rotation=20)
+            plotted[unit] = {r["model"]: r["ember"]["median"] for r in group}
+        fig.suptitle(title + " (no PyTorch in this run)")
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return plotted
 
 
 def write_results(results: dict, out_dir: str | Path) -> dict:
