@@ -135,7 +135,7 @@ def lint(session: nox.Session) -> None:
 
 @nox.session
 def docs(session: nox.Session) -> None:
-    """Run the tutorials in docs/tutorials and the doctests of public docstrings."""
+    """Run the tutorials in docs/tutorials and the doctests of public docstrings; build the site into site/."""
     # editable, so the doctests import the very files they collect (one copy of each module)
     _install_layers(session, *PRESENT, editable=True)
     session.install(*TEST_DEPS, "scikit-learn")
@@ -146,6 +146,9 @@ def docs(session: nox.Session) -> None:
     tutorials = sorted((ROOT / "docs" / "tutorials").glob("*.py"))
     for script in tutorials:
         session.run("python", str(script), env={**ENV, "EMBER_TUTORIAL_QUICK": "1"})
+    # the site: docs/ plus the API reference from the docstrings; strict, so a warning or a broken link fails
+    session.install("mkdocs-material>=9.5", "mkdocstrings[python]>=0.26")
+    session.run("mkdocs", "build", "--strict", "-q", env={**ENV, "NO_MKDOCS_2_WARNING": "1"})
 
 
 @nox.session

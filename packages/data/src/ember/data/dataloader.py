@@ -71,10 +71,11 @@ class DataLoader:
     Raises:
         ValueError: arguments PyTorch rejects (`batch_size=0`, `sampler` with `shuffle`, ...).
 
-    >>> import ember.core as E
-    >>> from ember.data import TensorDataset
-    >>> [b[0].tolist() for b in DataLoader(TensorDataset(E.arange(5)), batch_size=2)]
-    [[0, 1], [2, 3], [4]]
+    Examples:
+        >>> import ember.core as E
+        >>> from ember.data import TensorDataset
+        >>> [b[0].tolist() for b in DataLoader(TensorDataset(E.arange(5)), batch_size=2)]
+        [[0, 1], [2, 3], [4]]
     """
 
     __initialized = False

@@ -39,10 +39,11 @@ class IterableDataset(Dataset):
 class TensorDataset(Dataset):
     """Samples are the `index`-th rows of tensors that share their first dimension.
 
-    >>> import ember.core as E
-    >>> ds = TensorDataset(E.arange(6).view(3, 2), E.tensor([0, 1, 0]))
-    >>> len(ds), [int(v) for v in ds[1][0]], int(ds[1][1])
-    (3, [2, 3], 1)
+    Examples:
+        >>> import ember.core as E
+        >>> ds = TensorDataset(E.arange(6).view(3, 2), E.tensor([0, 1, 0]))
+        >>> len(ds), [int(v) for v in ds[1][0]], int(ds[1][1])
+        (3, [2, 3], 1)
     """
 
     def __init__(self, *tensors: Tensor) -> None:

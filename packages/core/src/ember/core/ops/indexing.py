@@ -356,7 +356,7 @@ def _scatter_reduce_cpu(input, dim, index, src, reduce, *, include_self=True, ou
 
 @method
 def gather(input, dim: int, index: Tensor, *, sparse_grad: bool = False, out=None) -> Tensor:
-    """out[i][j] = input[index[i][j]][j] for dim=0 (and likewise for other dims).
+    """`out[i][j] = input[index[i][j]][j]` for dim=0 (and likewise for other dims).
 
     Example:
         >>> from ember.core import tensor

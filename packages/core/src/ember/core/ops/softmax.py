@@ -264,9 +264,10 @@ def softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype=N
     Args:
         input: any shape. dim: the dim that sums to one. dtype: cast the input to it first.
 
-    >>> import ember.core as ec
-    >>> [round(v, 4) for v in ec.softmax(ec.tensor([1.0, 2.0, 3.0]), dim=0).tolist()]
-    [0.09, 0.2447, 0.6652]
+    Examples:
+        >>> import ember.core as ec
+        >>> [round(v, 4) for v in ec.softmax(ec.tensor([1.0, 2.0, 3.0]), dim=0).tolist()]
+        [0.09, 0.2447, 0.6652]
     """
     x, d = _prep("softmax", input, dim, dtype, _stacklevel)
     return softmax_op(x, d)
@@ -275,9 +276,10 @@ def softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype=N
 def log_softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype=None) -> Tensor:
     """`x - logsumexp(x, dim)`, as `torch.nn.functional.log_softmax`.
 
-    >>> import ember.core as ec
-    >>> [round(v, 4) for v in ec.log_softmax(ec.tensor([1.0, 2.0, 3.0]), dim=0).tolist()]
-    [-2.4076, -1.4076, -0.4076]
+    Examples:
+        >>> import ember.core as ec
+        >>> [round(v, 4) for v in ec.log_softmax(ec.tensor([1.0, 2.0, 3.0]), dim=0).tolist()]
+        [-2.4076, -1.4076, -0.4076]
     """
     x, d = _prep("log_softmax", input, dim, dtype, _stacklevel)
     return log_softmax_op(x, d)
