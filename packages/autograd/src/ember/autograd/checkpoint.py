@@ -1,0 +1,195 @@
+"""Activation checkpointing (`torch.utils.checkpoint`): run a segment without keeping its
+activations, and recompute them during backward, trading compute for memory.
+
+NOTE [How a checkpointed segment reaches the graph]
+The segment runs once under `no_grad`, so nothing inside it is saved. While it runs, a dispatch
+hook notes every tensor that requires grad and enters one of its ops from outside the segment
+(its inputs, the parameters its modules use, activations it closes over). One `Function` node then
+stands for the whole segment, with those tensors as its inputs: gradients reach parameters even
+when no explicit input requires grad (PyTorch's `use_reentrant=False` behaviour). Its backward
+restores the RNG state the forward saw (so dropout draws the same mask), reruns the segment with
+grad enabled on detached inputs, and takes `autograd.grad` of the recomputed outputs with respect
+to the inputs and the captured tensors.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import warnings
+from collections.abc import Callable, Iterable
+
+from ember.core import random as _random
+from ember.core.dispatch import register_dispatch_hook, remove_dispatch_hook
+from ember.core.tensor import Tensor
+
+from ember.autograd.function import Function
+from ember.autograd.grad_mode import enable_grad, is_grad_enabled, no_grad
+
+__all__ = ["checkpoint", "checkpoint_sequential", "noop_context_fn"]
+
+_REENTRANT_WARNING = (
+    "torch.utils.checkpoint: the use_reentrant parameter should be passed explicitly. use_reentrant=False is "
+    "recommended, but if you need to preserve the current default behavior, you can pass use_reentrant=True.")
+
+
+def noop_context_fn():
+    """The default `context_fn`: no extra context around the forward and the recomputation."""
+    return contextlib.nullcontext(), contextlib.nullcontext()
+
+
+def _tensors_in(value) -> Iterable[Tensor]:
+    if isinstance(value, Tensor):
+        yield value
+    elif isinstance(value, list | tuple):
+        for v in value:
+            yield from _tensors_in(v)
+    elif isinstance(value, dict):
+        for v in value.values():
+            yield from _tensors_in(v)
+
+
+class _Capture:
+    """A dispatch hook noting the tensors that require grad and flow into the segment's ops."""
+
+    def __init__(self) -> None:
+        self.seen: dict[int, Tensor] = {}
+        self.made: set[int] = set()
+
+    def __call__(self, op, args, kwargs, call_next):
+        for t in _tensors_in(args):
+            if t._requires_grad and id(t) not in self.made:
+                self.seen.setdefault(id(t), t)
+        result = call_next(op, args, kwargs)
+        self.made.update(id(t) for t in _tensors_in(result))
+        return result
+
+
+def _rng_states(tensors: list[Tensor]) -> dict:
+    """The default generators' states of the CPU and of every device the inputs live on."""
+    devices = {"cpu", *(str(t.device) for t in tensors)}
+    return {d: _random.default_generator_for(d).get_state() for d in devices}
+
+
+@contextlib.contextmanager
+def _rng_restored(states: dict):
+    """Run with the RNG states the forward saw, then put back the states of now."""
+    generators = {d: _random.default_generator_for(d) for d in states}
+    now = {d: g.get_state() for d, g in generators.items()}
+    for d, g in generators.items():
+        g.set_state(states[d])
+    try:
+        yield
+    finally:
+        for d, g in generators.items():
+            g.set_state(now[d])
+
+
+class _Checkpoint(Function):
+    """One node for a whole segment; inputs: the segment's tensor arguments, then captured tensors."""
+
+    @staticmethod
+    def forward(ctx, run, n_args: int, outputs: tuple, *tensors):
+        ctx.run, ctx.n_args = run, n_args
+        ctx.inputs = tensors
+        return tuple(o.detach() for o in outputs)
+
+    @staticmethod
+    def backward(ctx, *grads):
+        from ember.autograd.engine import grad as autograd_grad
+
+        if ctx.run is None:
+            raise RuntimeError("Trying to backward through a checkpointed segment a second time; "
+                               "specify retain_graph=True the first time")
+        args, captured = ctx.inputs[:ctx.n_args], ctx.inputs[ctx.n_args:]
+        detached = [a.detach().requires_grad_(a._requires_grad) for a in args]
+        with enable_grad():
+            outputs = ctx.run(detached)
+        pairs = [(o, g) for o, g in zip(outputs, grads, strict=True) if o._requires_grad and g is not None]
+        wrt = [d for d in detached if d._requires_grad] + [c for c in captured if c._requires_grad]
+        found = autograd_grad([o for o, _ in pairs], wrt, [g for _, g in pairs], allow_unused=True) \
+            if pairs and wrt else [None] * len(wrt)
+        by_id = dict(zip(map(id, wrt), found, strict=True))
+        result = [by_id.get(id(d)) for d in detached] + [by_id.get(id(c)) for c in captured]
+        return (None, None, None, *result)
+
+
+def checkpoint(function: Callable, *args, use_reentrant: bool | None = None, context_fn: Callable = noop_context_fn,
+               determinism_check: str = "default", debug: bool = False, preserve_rng_state: bool = True, **kwargs):
+    """`function(*args, **kwargs)` without keeping its activations; they are recomputed in backward.
+
+    As `torch.utils.checkpoint.checkpoint`: the result and every gradient equal those of a plain
+    call; dropout inside recomputes the same mask (`preserve_rng_state`).
+    """
+    if use_reentrant is None:
+        warnings.warn(_REENTRANT_WARNING, stacklevel=2)
+        use_reentrant = True
+    if use_reentrant and kwargs:
+        raise ValueError("Unexpected keyword arguments: " + ",".join(kwargs))
+    if use_reentrant and context_fn is not noop_context_fn:
+        raise ValueError("Passing context_fn or debug is only supported when use_reentrant=False.")
+    if determinism_check not in ("default", "none"):
+        raise ValueError(f"determinism_check should be one of 'default', 'none', but got {determinism_check}")
+    tensor_args = [a for a in args if isinstance(a, Tensor)]
+    if not is_grad_enabled():
+        return function(*args, **kwargs)
+    if use_reentrant and not any(t._requires_grad for t in tensor_args):
+        warnings.warn("None of the inputs have requires_grad=True. Gradients will be None", stacklevel=2)
+        with no_grad():
+            return function(*args, **kwargs)
+    states = _rng_states(tensor_args) if preserve_rng_state else None
+    forward_ctx, recompute_ctx = context_fn()
+    capture = _Capture()
+    capture.made.update(id(t) for t in tensor_args)  # the explicit inputs are routed separately
+    register_dispatch_hook(capture)
+    try:
+        with no_grad(), forward_ctx:
+            output = function(*args, **kwargs)
+    finally:
+        remove_dispatch_hook(capture)
+    outputs = list(output) if isinstance(output, tuple) else [output]
+    positions = [i for i, o in enumerate(outputs) if isinstance(o, Tensor) and o.dtype.is_floating_point]
+    captured = [t for t in capture.seen.values() if not any(t is a for a in tensor_args)]
+
+    def run(detached: list[Tensor]) -> list[Tensor]:
+        it = iter(detached)
+        call_args = [next(it) if isinstance(a, Tensor) else a for a in args]
+        with contextlib.ExitStack() as stack:
+            if states is not None:
+                stack.enter_context(_rng_restored(states))
+            stack.enter_context(recompute_ctx)
+            again = function(*call_args, **kwargs)
+        again = list(again) if isinstance(again, tuple) else [again]
+        return [again[i] for i in positions]
+
+    attached = _Checkpoint.apply(run, len(tensor_args), tuple(outputs[i] for i in positions), *tensor_args,
+                                 *captured)
+    for i, t in zip(positions, attached, strict=True):
+        outputs[i] = t
+    return tuple(outputs) if isinstance(output, tuple) else outputs[0]
+
+
+def checkpoint_sequential(functions, segments: int, input, use_reentrant: bool | None = None, **kwargs):
+    """Run a `Sequential` (or a list of modules) in `segments` checkpointed chunks; the last chunk
+    runs normally, as `torch.utils.checkpoint.checkpoint_sequential`."""
+    if use_reentrant is None:
+        warnings.warn(_REENTRANT_WARNING, stacklevel=2)
+        use_reentrant = True
+    if hasattr(functions, "children") and not isinstance(functions, list | tuple):
+        functions = list(functions.children())
+    functions = list(functions)
+    if segments < 1:
+        raise ValueError(f"checkpoint_sequential: segments should be a positive integer; got {segments}")
+    size = len(functions) // segments
+
+    def run_range(start: int, end: int) -> Callable:
+        def forward(x):
+            for j in range(start, end + 1):
+                x = functions[j](x)
+            return x
+        return forward
+
+    end = -1
+    for start in range(0, size * (segments - 1), size):
+        end = start + size - 1
+        input = checkpoint(run_range(start, end), input, use_reentrant=use_reentrant, **kwargs)
+    return run_range(end + 1, len(functions) - 1)(input)

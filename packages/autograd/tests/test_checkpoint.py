@@ -1,0 +1,157 @@
+"""Activation checkpointing: the same values and gradients as a plain call, dropout's mask
+recomputed identically, gradients reaching parameters, and less memory held between forward
+and backward."""
+
+import tracemalloc
+import warnings
+
+import numpy as np
+import pytest
+
+import ember.autograd as ea
+from ember.autograd.checkpoint import checkpoint, checkpoint_sequential
+
+
+def _mlp_params(seed: int, width: int = 16, depth: int = 4, dtype=np.float64):
+    g = np.random.default_rng(seed)
+    return [ea.tensor((g.normal(size=(width, width)) / 4).astype(dtype), requires_grad=True) for _ in range(depth)]
+
+
+def _block(x, weights):
+    for w in weights:
+        x = (x @ w).tanh()
+    return x
+
+
+@pytest.mark.parametrize("use_reentrant", [False, True])
+def test_values_and_gradients_equal_a_plain_call(use_reentrant):
+    x = ea.tensor(np.random.default_rng(0).normal(size=(5, 16)), requires_grad=True)
+    ws = _mlp_params(1)
+    plain = _block(x, ws).square().sum()
+    plain.backward()
+    expected = [x.grad.numpy().copy()] + [w.grad.numpy().copy() for w in ws]
+    x.grad = None
+    for w in ws:
+        w.grad = None
+    out = checkpoint(_block, x, ws, use_reentrant=use_reentrant).square().sum()
+    assert out.item() == pytest.approx(plain.item(), rel=1e-12)
+    out.backward()
+    got = [x.grad.numpy()] + [w.grad.numpy() for w in ws]
+    for e, g in zip(expected, got, strict=True):
+        np.testing.assert_allclose(g, e, rtol=1e-12)
+
+
+def test_parameters_get_gradients_when_no_input_requires_grad():
+    x = ea.tensor(np.random.default_rng(0).normal(size=(3, 16)))
+    ws = _mlp_params(2)
+    checkpoint(_block, x, ws, use_reentrant=False).sum().backward()
+    ref = _mlp_params(2)
+    _block(x, ref).sum().backward()
+    for w, r in zip(ws, ref, strict=True):
+        np.testing.assert_allclose(w.grad.numpy(), r.grad.numpy(), rtol=1e-12)
+
+
+def test_reentrant_with_no_input_requiring_grad_warns_as_pytorch():
+    x = ea.ones(2, 16, dtype=ea.float64)
+    ws = _mlp_params(3)
+    with pytest.warns(UserWarning, match="None of the inputs have requires_grad=True"):
+        out = checkpoint(_block, x, ws, use_reentrant=True)
+    assert not out.requires_grad
+
+
+def test_dropout_recomputes_the_same_mask():
+    import ember.nn.functional as F
+
+    x = ea.ones(200, requires_grad=True)
+    ea.manual_seed(7)
+    out = checkpoint(lambda t: F.dropout(t * 2.0, p=0.5, training=True), x, use_reentrant=False)
+    kept = out.detach().numpy() != 0
+    out.sum().backward()
+    # d/dx of dropout(2x) is 2/(1-p) where the forward kept the value and 0 elsewhere
+    np.testing.assert_array_equal(x.grad.numpy(), np.where(kept, 4.0, 0.0))
+    assert 0 < kept.sum() < 200
+
+
+def test_rng_state_after_the_call_is_untouched_by_the_recomputation():
+    x = ea.ones(10, requires_grad=True)
+    ea.manual_seed(0)
+    out = checkpoint(lambda t: t * ea.rand(10), x, use_reentrant=False)
+    after_forward = ea.rand(3).numpy()
+    ea.manual_seed(0)
+    ea.rand(10)
+    assert np.array_equal(after_forward, ea.rand(3).numpy())
+    state = ea.get_rng_state()
+    out.sum().backward()
+    assert np.array_equal(ea.get_rng_state().numpy(), state.numpy())
+
+
+def test_multiple_outputs_and_non_tensor_outputs():
+    x = ea.tensor([1.0, 2.0], requires_grad=True)
+    a, b, tag = checkpoint(lambda t: (t.sin(), t.exp(), "tag"), x, use_reentrant=False)
+    assert tag == "tag"
+    (a.sum() + 2 * b.sum()).backward()
+    np.testing.assert_allclose(x.grad.numpy(), np.cos([1.0, 2.0]) + 2 * np.exp([1.0, 2.0]))
+
+
+def test_without_use_reentrant_warns_and_kwargs_need_non_reentrant():
+    x = ea.ones(2, requires_grad=True)
+    with pytest.warns(UserWarning, match="use_reentrant parameter should be passed explicitly"):
+        checkpoint(lambda t: t * 2, x)
+    with pytest.raises(ValueError, match="Unexpected keyword arguments: scale"):
+        checkpoint(lambda t, scale: t * scale, x, use_reentrant=True, scale=2.0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        y = checkpoint(lambda t, scale: t * scale, x, use_reentrant=False, scale=3.0)
+    y.sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), [3.0, 3.0])
+
+
+def test_checkpoint_sequential_matches_the_plain_sequence():
+    import ember.nn as nn
+
+    ea.manual_seed(0)
+    model = nn.Sequential(*[nn.Sequential(nn.Linear(8, 8), nn.Tanh()) for _ in range(6)])
+    x = ea.randn(4, 8, requires_grad=True)
+    model(x).sum().backward()
+    expected = [p.grad.numpy().copy() for p in model.parameters()] + [x.grad.numpy().copy()]
+    model.zero_grad()
+    x.grad = None
+    checkpoint_sequential(model, 3, x, use_reentrant=False).sum().backward()
+    got = [p.grad.numpy() for p in model.parameters()] + [x.grad.numpy()]
+    for e, g in zip(expected, got, strict=True):
+        np.testing.assert_allclose(g, e, rtol=1e-6)
+
+
+def test_backward_twice_without_retain_graph_raises():
+    x = ea.ones(3, requires_grad=True)
+    out = checkpoint(lambda t: (t * 3).sin(), x, use_reentrant=False).sum()
+    out.backward()
+    with pytest.raises(RuntimeError, match="backward through"):
+        out.backward()
+
+
+def _peak_between_forward_and_backward(use_checkpoint: bool) -> int:
+    """Bytes still allocated after forward (what backward will need), over a deep stack."""
+    ws = _mlp_params(4, width=256, depth=8, dtype=np.float32)
+    x = ea.tensor(np.random.default_rng(5).normal(size=(256, 256)).astype(np.float32), requires_grad=True)
+    tracemalloc.start()
+    base = tracemalloc.get_traced_memory()[0]
+    segments = [ws[:4], ws[4:]]
+    h = x
+    for seg in segments:
+        h = checkpoint(_block, h, seg, use_reentrant=False) if use_checkpoint else _block(h, seg)
+    held = tracemalloc.get_traced_memory()[0] - base
+    tracemalloc.stop()
+    h.sum().backward()
+    assert x.grad is not None
+    return held
+
+
+def test_checkpointing_holds_less_memory_until_backward():
+    activation = 256 * 256 * 4
+    plain = _peak_between_forward_and_backward(False)
+    ckpt = _peak_between_forward_and_backward(True)
+    # plain keeps every layer's tanh output (the next matmul's input): 8 activations;
+    # checkpointing keeps only the two segments' outputs
+    assert plain >= 8 * activation
+    assert ckpt <= 2 * activation + 64 * 1024
