@@ -268,6 +268,7 @@ SAMPLES.update({
                                                                        _TARGET, None, "none", -100, 0.0),
                                 (make((2,)),))],
     "nll_loss": [(lambda x: op("nll_loss")(x, _TARGET, None, "mean", -100)[0], (make((2, 3)),))],
+    "binary_cross_entropy": [(op("binary_cross_entropy"), (make((2, 3), 0.1, 0.9), make((2, 3), 0.0, 1.0)))],
     "nll_loss_backward": [(lambda g: op("nll_loss_backward")(g, make((2, 3), requires_grad=False), _TARGET, None,
                                                              "none", -100, E.tensor(2.0, dtype=F64)),
                            (make((2,)),))],

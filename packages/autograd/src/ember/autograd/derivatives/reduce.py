@@ -60,8 +60,9 @@ def _moment_grads(grads, input, dims, correction, keepdim, sqrt, result0):
     if grads[0] is not None:
         mean = input.mean(dims, keepdim=True)
         g = unreduce(grads[0], shape, dims, keepdim)
-        if sqrt:
-            g = g / keep(result0, shape, dims) * 0.5 if not keepdim else g / result0 * 0.5
+        if sqrt:  # std's gradient is 0 where std is 0 (all-equal inputs), as PyTorch's masked rule
+            std = keep(result0, shape, dims) if not keepdim else result0
+            g = ew.where(std == 0, 0.0, g / std * 0.5)
         out = g * 2.0 * (input - mean) / max(n - correction, 0)
     if len(grads) > 1 and grads[1] is not None:
         gm = unreduce(grads[1], shape, dims, keepdim) / n
@@ -82,7 +83,7 @@ def _norm_backward(grad, input, ord, dims, keepdim, result):
     if math.isinf(ord):
         mask = ew.abs(input) == r
         return g * ew.sign(input) * mask / keep(mask.sum(dims), shape, dims)
-    scaled = ew.sign(input) * ew.abs(input) ** (ord - 1)
+    scaled = ew.where(input == 0, 0.0, ew.sign(input) * ew.abs(input) ** (ord - 1))  # 0 ** (p - 1) is inf for p < 1
     return g * ew.where(r == 0, 0.0, scaled / r ** (ord - 1))
 
 

@@ -63,10 +63,10 @@ def _batch_norm_cpu(input, weight, bias, running_mean, running_var, training, mo
         mean = running_mean._np().astype(np.float64)
         var = running_var._np().astype(np.float64)
     invstd = 1.0 / np.sqrt(var + eps)
-    scale = invstd * (weight._np() if weight is not None else 1.0)
-    shift = (bias._np() if bias is not None else 0.0) - mean * scale
+    scale = invstd * (weight._np().astype(np.float64) if weight is not None else np.ones(c))
+    shift = bias._np().astype(np.float64) if bias is not None else np.zeros(c)
     out = np.empty_like(x)
-    numba_nn.channel_affine()(x, scale.astype(x.dtype), shift.astype(x.dtype), out)
+    numba_nn.channel_affine()(x, mean, scale, shift, out)
     dt = input._dtype.np
     return wrap(out.reshape(input._shape).astype(dt, copy=False)), wrap(mean.astype(dt)), wrap(invstd.astype(dt))
 
