@@ -27,6 +27,14 @@ def _evenly(grad, input, result, dims, keepdim):
     return g / keep(mask.sum(dims), shape, dims)
 
 
+def _softmax_over(input, dims):
+    """exp(x - logsumexp(x)) over `dims`, computed as exp(x - max) / sum: exp(x - result) loses the
+    digits of a rounded result (1e4 + log 2 in float32 is off by 5e-4, and so is the gradient)."""
+    m = input.amax(dims, keepdim=True).detach()
+    e = ew.exp(input - ew.where(ew.isfinite(m), m, 0.0))  # rows of -inf (or +inf) give NaN, as PyTorch
+    return e / e.sum(dims, keepdim=True)
+
+
 def _prod_backward(grad, input, dims, keepdim):
     """prod's gradient as the product of all other elements (exact with zeros): exclusive
     running products from both ends of the reduced elements laid out along one axis."""
@@ -218,8 +226,8 @@ ENTRIES = [
       input=lambda grads, input, dims, correction, keepdim, result0: _moment_grads(
           grads, input, dims, correction, keepdim, True, result0)),
     d("logsumexp(input, dims, keepdim=False)",
-      input=lambda grad, input, result, dims, keepdim: unreduce(grad, tuple(input.shape), dims, keepdim)
-      * ew.exp(input - (result if keepdim else keep(result, tuple(input.shape), dims)))),
+      input=lambda grad, input, dims, keepdim: unreduce(grad, tuple(input.shape), dims, keepdim)
+      * _softmax_over(input, dims)),
     d("vector_norm(input, ord=2, dims=(), keepdim=False, dtype=None)", name="LinalgVectorNormBackward0",
       input=_norm_backward),
     d("cumsum(input, dim, dtype=None)", input=lambda grad, dim: grad.flip((dim,)).cumsum(dim).flip((dim,))),
