@@ -224,6 +224,9 @@ EDGES = [
     Edge("abs_relu_at_0", lambda L: (L.t.stack([(x := L.x([0., -1., 2.])).abs(), L.F.relu(x)]), [x]), [[0.0, 1.0, 2.0], [0.0, 0.0, 2.0]], ([0.0, -0.5403023059, -0.1324846511],)),
     Edge("clamp_at_bounds", lambda L: (L.t.clamp(x := L.x([0., 1., .5, -1., 2.]), 0., 1.), [x]), [0.0, 1.0, 0.5, 0.0, 1.0], ([1.0, 0.5403023059, -0.4161468365, 0.0, 0.0],)),
     Edge("clamp_min_equals_max", lambda L: (L.t.clamp(x := L.x([0., 1., .5]), .5, .5), [x]), [0.5, 0.5, 0.5], ([0.0, 0.0, -0.4161468365],)),
+    Edge("sign_floor_ceil_trunc_round_zero_gradient", lambda L: (L.t.stack([
+        L.t.sign(x := L.x([1.5, -.5, 0.])), L.t.floor(x), L.t.ceil(x), L.t.trunc(x), L.t.round(x)]), [x]),
+         [[1.0, -1.0, 0.0], [1.0, -1.0, 0.0], [2.0, 0.0, 0.0], [1.0, 0.0, 0.0], [2.0, 0.0, 0.0]], ([0.0, 0.0, 0.0],)),
     Edge("maximum_tie", lambda L: (L.t.maximum(x := L.x([1., 2.]), y := L.x([1., 1.])), [x, y]), [1.0, 2.0], ([0.5, 0.5403023059], [0.5, 0.0],)),
     Edge("minimum_tie", lambda L: (L.t.minimum(x := L.x([1., 2.]), y := L.x([1., 1.])), [x, y]), [1.0, 1.0], ([0.5, 0.0], [0.5, 0.5403023059],)),
 

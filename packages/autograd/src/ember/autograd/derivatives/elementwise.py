@@ -84,6 +84,7 @@ ENTRIES = [
     _unary("abs", lambda grad, input: grad * ew.sign(input)),
     _unary("square", lambda grad, input: grad * 2.0 * input),
     _unary("frac", lambda grad: grad),
+    *(_unary(name, lambda grad: grad * 0.0) for name in ("sign", "floor", "ceil", "trunc", "round")),  # flat steps
     _unary("relu", lambda grad, result: where0(result > 0, grad)),
     _unary("exp", lambda grad, result: grad * result),
     _unary("exp2", lambda grad, result: grad * result * _LN2),
