@@ -33,10 +33,11 @@ UNARY_DOMAIN = {
     "log": (0.5, 2.0), "log2": (0.5, 2.0), "log10": (0.5, 2.0), "sqrt": (0.5, 2.0), "rsqrt": (0.5, 2.0),
     "reciprocal": (0.5, 2.0), "log1p": (-0.5, 2.0), "acosh": (1.5, 3.0), "asin": (-0.8, 0.8),
     "acos": (-0.8, 0.8), "atanh": (-0.8, 0.8), "erfinv": (-0.8, 0.8), "frac": (0.1, 0.9),
+    "floor": (0.1, 0.4), "ceil": (0.1, 0.4), "trunc": (0.1, 0.4), "round": (0.1, 0.4), "sign": (0.1, 0.9),
 }
 UNARY = ["neg", "abs", "square", "frac", "relu", "exp", "exp2", "expm1", "log", "log1p", "log2", "log10", "sqrt",
          "rsqrt", "reciprocal", "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh", "asinh", "acosh",
-         "atanh", "sigmoid", "silu", "erf", "erfinv"]
+         "atanh", "sigmoid", "silu", "erf", "erfinv", "sign", "floor", "ceil", "trunc", "round"]
 BINARY_DOMAIN = {
     "div": ((-1, 1), (0.5, 2.0)), "remainder": ((0.1, 0.4), (1.0, 2.0)), "fmod": ((0.1, 0.4), (1.0, 2.0)),
     "pow": ((0.5, 2.0), (-1.0, 2.0)), "xlogy": ((-1, 1), (0.5, 2.0)), "copysign": ((0.2, 1.0), (-1, 1)),
@@ -268,6 +269,7 @@ SAMPLES.update({
                                                                        _TARGET, None, "none", -100, 0.0),
                                 (make((2,)),))],
     "nll_loss": [(lambda x: op("nll_loss")(x, _TARGET, None, "mean", -100)[0], (make((2, 3)),))],
+    "binary_cross_entropy": [(op("binary_cross_entropy"), (make((2, 3), 0.1, 0.9), make((2, 3), 0.0, 1.0)))],
     "nll_loss_backward": [(lambda g: op("nll_loss_backward")(g, make((2, 3), requires_grad=False), _TARGET, None,
                                                              "none", -100, E.tensor(2.0, dtype=F64)),
                            (make((2,)),))],

@@ -58,10 +58,13 @@ def test_cross_entropy_class_indices_forward_and_backward(reduction, weighted, s
     x = make_tensor(4, 5, 2, seed=3)
     t = E.tensor([[0, 4], [2, -100], [1, 1], [3, 0]])
     w = make_tensor(5, low=0.5, high=2, seed=4) if weighted else None
-    args = (w, reduction, -100, smoothing)
-    _both(lambda a, b: get_op("cross_entropy")(a, b, *args), device, x, t)
+
+    def args(d):  # the weight on the inputs' device: tensors on two devices raise
+        return (None if w is None else w.to(d), reduction, -100, smoothing)
+
+    _both(lambda a, b: get_op("cross_entropy")(a, b, *args(a.device)), device, x, t)
     g = make_tensor(4, 2, seed=5) if reduction == "none" else E.tensor(1.5)
-    _both(lambda gg, a, b: get_op("cross_entropy_backward")(gg, a, b, *args), device, g, x, t)
+    _both(lambda gg, a, b: get_op("cross_entropy_backward")(gg, a, b, *args(a.device)), device, g, x, t)
 
 
 @pytest.mark.parametrize("device", DEVICES)

@@ -430,5 +430,7 @@ def test_elementwise_ops_are_declared_with_differentiability_flags():
     ops = E.registered_ops()
     for name in ("exp", "add", "mul", "pow", "sigmoid", "where", "clamp"):
         assert ops[name].differentiable
-    for name in ("eq", "lt", "isnan", "floor", "sign", "logical_and", "bitwise_xor"):
+    for name in ("sign", "floor", "round"):  # a zero gradient, as PyTorch's
+        assert ops[name].differentiable
+    for name in ("eq", "lt", "isnan", "signbit", "logical_and", "bitwise_xor"):
         assert not ops[name].differentiable

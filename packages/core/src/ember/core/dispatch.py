@@ -16,6 +16,9 @@ Flags the layers above read:
   `index_put_`); its version is bumped too.
 - `view=True`: the result shares the storage of `args[0]`.
 - `differentiable=False`: the result never carries gradients (comparisons, argmax, ...).
+- `mixed_devices=True`: the op takes tensors of another device on purpose (`copy_` from the
+  CPU, indexing a CUDA tensor with CPU indices); every other op raises PyTorch's "Expected all
+  tensors to be on the same device" naming both devices (CPU 0-dim tensors go along, as scalars).
 """
 
 from __future__ import annotations
@@ -40,11 +43,12 @@ _entry: Callable | None = None
 class Op:
     """A primitive operation: one declaration, one kernel per device."""
 
-    __slots__ = ("name", "kernels", "ref", "mutates", "view", "differentiable", "doc", "argnames", "__weakref__")
+    __slots__ = ("name", "kernels", "ref", "mutates", "view", "differentiable", "doc", "argnames", "mixed_devices",
+                 "__weakref__")
 
     def __init__(self, name: str, ref: Callable | None = None, *, mutates: int | None = None,
                  view: bool = False, differentiable: bool = True, doc: str = "",
-                 argnames: tuple[str, ...] = ()) -> None:
+                 argnames: tuple[str, ...] = (), mixed_devices: bool = False) -> None:
         self.name = name
         self.kernels: dict[str, Callable] = {}
         self.ref = ref
@@ -53,6 +57,7 @@ class Op:
         self.differentiable = differentiable
         self.doc = doc
         self.argnames = argnames  # PyTorch's names of the leading positional arguments (`input`, `other`)
+        self.mixed_devices = mixed_devices
 
     def register(self, device_type: str) -> Callable:
         """Decorator: register `fn` as this op's kernel for `device_type` ("cpu", "cuda" or "any")."""
@@ -81,7 +86,7 @@ class Op:
 
     def redispatch(self, args: tuple, kwargs: dict):
         """Run the device kernel, below every hook."""
-        dev = device_of(args)
+        dev = device_of(args, not self.mixed_devices)
         kernel = self.kernels.get(dev) or self.kernels.get("any")
         if kernel is None:
             raise NotImplementedError(f"{self.name}: no kernel for device type '{dev}'")
@@ -110,10 +115,10 @@ def _bump(out) -> None:
         out._storage.version += 1
 
 
-def device_of(args) -> str:
+def device_of(args, strict: bool = False) -> str:
     """The device type an op runs on: that of its tensor arguments; CPU 0-dim tensors and
-    Python scalars go along with any device."""
-    found = None
+    Python scalars go along with any device. `strict`: tensors on two devices raise PyTorch's
+    RuntimeError naming both (tensors inside list arguments count too)."""
     for a in args:
         st = getattr(a, "_storage", None)
         if st is None:
@@ -123,11 +128,29 @@ def device_of(args) -> str:
                     continue
             else:
                 continue
-        t = st.device.type
-        if t != "cpu":
-            return t
-        found = t
-    return found or "cpu"
+        dev = st.device
+        if dev.type != "cpu":
+            if strict:
+                _check_same_device(args, dev)
+            return dev.type
+    return "cpu"
+
+
+def _check_same_device(args, dev) -> None:
+    """Raise when a tensor of `args` (or of a list in them) is on another device than `dev`."""
+    for a in args:
+        for t in (a if isinstance(a, list | tuple) else (a,)):
+            st = getattr(t, "_storage", None)
+            if st is None or st.device is dev:
+                continue
+            other = st.device
+            if other.type == "cpu":
+                if t._shape:
+                    raise RuntimeError(f"Expected all tensors to be on the same device, but found at least two "
+                                       f"devices, {dev} and cpu!")
+            elif other != dev:
+                raise RuntimeError(f"Expected all tensors to be on the same device, but found at least two devices, "
+                                   f"{dev} and {other}!")
 
 
 def declare(name: str, ref: Callable | None = None, **flags) -> Op:

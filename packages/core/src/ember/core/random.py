@@ -183,7 +183,7 @@ def _normal_cpu(x, mean=0.0, std=1.0, *, generator=None):
     return _fill(x, _stream(generator, x).standard_normal(x._shape, dtype=wd) * wd(std) + wd(mean))
 
 
-_bernoulli = declare("bernoulli_", mutates=0, differentiable=False)
+_bernoulli = declare("bernoulli_", mutates=0, differentiable=False, mixed_devices=True)
 
 
 @_bernoulli.register("cpu")

@@ -36,6 +36,11 @@ def _pow_exponent(grad, input, exponent, result):
     return grad * result * (math.log(input) if input > 0 else math.nan)
 
 
+def _inv_or_zero(t):
+    """1 / t, 0 where t is 0 (atan2 at the origin has gradient 0 in PyTorch, not NaN)."""
+    return ew.where(t == 0, 0.0, 1.0 / t)
+
+
 def _max_input(grad, input, other):
     return ew.where(input == other, grad * 0.5, where0(input > other, grad))
 
@@ -79,6 +84,7 @@ ENTRIES = [
     _unary("abs", lambda grad, input: grad * ew.sign(input)),
     _unary("square", lambda grad, input: grad * 2.0 * input),
     _unary("frac", lambda grad: grad),
+    *(_unary(name, lambda grad: grad * 0.0) for name in ("sign", "floor", "ceil", "trunc", "round")),  # flat steps
     _unary("relu", lambda grad, result: where0(result > 0, grad)),
     _unary("exp", lambda grad, result: grad * result),
     _unary("exp2", lambda grad, result: grad * result * _LN2),
@@ -123,8 +129,9 @@ ENTRIES = [
       other=lambda grad, input, other: where0(ew.logical_not(_fmax_mask(input, other)), grad)),
     d("fmin(input, other)", input=lambda grad, input, other: where0(_fmin_mask(input, other), grad),
       other=lambda grad, input, other: where0(ew.logical_not(_fmin_mask(input, other)), grad)),
-    d("atan2(input, other)", input=lambda grad, input, other: grad * other / (input * input + other * other),
-      other=lambda grad, input, other: -grad * input / (input * input + other * other)),
+    d("atan2(input, other)",
+      input=lambda grad, input, other: grad * other * _inv_or_zero(input * input + other * other),
+      other=lambda grad, input, other: -grad * input * _inv_or_zero(input * input + other * other)),
     d("hypot(input, other)", input=lambda grad, input, result: grad * input / result,
       other=lambda grad, other, result: grad * other / result),
     d("copysign(input, other)", other=None,

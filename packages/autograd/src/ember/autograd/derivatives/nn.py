@@ -20,6 +20,7 @@ from ember.autograd.derivatives._entry import derivative as d
 from ember.autograd.derivatives._helpers import not_implemented, where0, zeros_with
 
 _INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
+_BCE_EPS = 1e-12
 
 
 def op(name: str):
@@ -201,6 +202,15 @@ def _batch_norm_double(grads, grad_output, input, weight, save_mean, save_invstd
     return _norm_double(fn, grads, grad_output, input, weight, (input.shape[1],))
 
 
+def _bce_input(grad, input, target):
+    """PyTorch's rule, written for the boundary: finite where x(1 - x) underflows (x = 0 or 1)."""
+    return grad * (input - target) / ew.clamp((1.0 - input) * input, _BCE_EPS, None)
+
+
+def _bce_target(grad, input):
+    return grad * (ew.clamp(ew.log1p(-input), -100.0, None) - ew.clamp(ew.log(input), -100.0, None))
+
+
 def _ce_target(grad, input, target, weight, reduction, label_smoothing):
     """d loss / d target for class probabilities: -(1 - smoothing) * weight * log_softmax(input)."""
     cdim = 1 if input.ndim >= 2 else 0
@@ -302,6 +312,7 @@ ENTRIES = [
       target=_ce_target),
     d("cross_entropy_backward(grad_output, input, target, weight, reduction, ignore_index, label_smoothing)",
       weight=None, grad_output=_ce_grad_output, **{"input, target": _ce_double}),
+    d("binary_cross_entropy(input, target)", input=_bce_input, target=_bce_target),
     d("nll_loss(input, target, weight, reduction, ignore_index)", name="NllLossBackward0", target=None, weight=None,
       input=lambda grad, input, target, weight, reduction, ignore_index, result1: get_op("nll_loss_backward")(
           grad, input, target, weight, reduction, ignore_index, result1)),

@@ -27,6 +27,14 @@ def _evenly(grad, input, result, dims, keepdim):
     return g / keep(mask.sum(dims), shape, dims)
 
 
+def _softmax_over(input, dims):
+    """exp(x - logsumexp(x)) over `dims`, computed as exp(x - max) / sum: exp(x - result) loses the
+    digits of a rounded result (1e4 + log 2 in float32 is off by 5e-4, and so is the gradient)."""
+    m = input.amax(dims, keepdim=True).detach()
+    e = ew.exp(input - ew.where(ew.isfinite(m), m, 0.0))  # rows of -inf (or +inf) give NaN, as PyTorch
+    return e / e.sum(dims, keepdim=True)
+
+
 def _prod_backward(grad, input, dims, keepdim):
     """prod's gradient as the product of all other elements (exact with zeros): exclusive
     running products from both ends of the reduced elements laid out along one axis."""
@@ -60,8 +68,9 @@ def _moment_grads(grads, input, dims, correction, keepdim, sqrt, result0):
     if grads[0] is not None:
         mean = input.mean(dims, keepdim=True)
         g = unreduce(grads[0], shape, dims, keepdim)
-        if sqrt:
-            g = g / keep(result0, shape, dims) * 0.5 if not keepdim else g / result0 * 0.5
+        if sqrt:  # std's gradient is 0 where std is 0 (all-equal inputs), as PyTorch's masked rule
+            std = keep(result0, shape, dims) if not keepdim else result0
+            g = ew.where(std == 0, 0.0, g / std * 0.5)
         out = g * 2.0 * (input - mean) / max(n - correction, 0)
     if len(grads) > 1 and grads[1] is not None:
         gm = unreduce(grads[1], shape, dims, keepdim) / n
@@ -82,7 +91,7 @@ def _norm_backward(grad, input, ord, dims, keepdim, result):
     if math.isinf(ord):
         mask = ew.abs(input) == r
         return g * ew.sign(input) * mask / keep(mask.sum(dims), shape, dims)
-    scaled = ew.sign(input) * ew.abs(input) ** (ord - 1)
+    scaled = ew.where(input == 0, 0.0, ew.sign(input) * ew.abs(input) ** (ord - 1))  # 0 ** (p - 1) is inf for p < 1
     return g * ew.where(r == 0, 0.0, scaled / r ** (ord - 1))
 
 
@@ -217,8 +226,8 @@ ENTRIES = [
       input=lambda grads, input, dims, correction, keepdim, result0: _moment_grads(
           grads, input, dims, correction, keepdim, True, result0)),
     d("logsumexp(input, dims, keepdim=False)",
-      input=lambda grad, input, result, dims, keepdim: unreduce(grad, tuple(input.shape), dims, keepdim)
-      * ew.exp(input - (result if keepdim else keep(result, tuple(input.shape), dims)))),
+      input=lambda grad, input, dims, keepdim: unreduce(grad, tuple(input.shape), dims, keepdim)
+      * _softmax_over(input, dims)),
     d("vector_norm(input, ord=2, dims=(), keepdim=False, dtype=None)", name="LinalgVectorNormBackward0",
       input=_norm_backward),
     d("cumsum(input, dim, dtype=None)", input=lambda grad, dim: grad.flip((dim,)).cumsum(dim).flip((dim,))),

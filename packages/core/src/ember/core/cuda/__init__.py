@@ -34,13 +34,16 @@ _initialized = False
 
 
 def _lazy_init() -> None:
-    """Register the CUDA kernels of every op (once, on the first CUDA tensor)."""
+    """Register the CUDA kernels of every op (once, on the first CUDA tensor); without a usable
+    device, raise a RuntimeError saying why instead of Numba's driver error."""
     global _initialized
     if _initialized:
         return
     with _init_lock:
         if _initialized:
             return
+        if not is_available():
+            raise RuntimeError(f"CUDA is not available: {_unavailable_reason()}")
         from ember.core.cuda import registry
 
         registry.register_all()
@@ -54,6 +57,19 @@ def is_available() -> bool:
     except ImportError:
         return False
     return bool(cuda.is_available())
+
+
+def _unavailable_reason() -> str:
+    """Why no CUDA device can be used, with Numba's own message (cleaned of its layout)."""
+    try:
+        from numba.cuda.cudadrv.driver import driver
+    except ImportError as e:
+        return f"numba-cuda is not installed or cannot be imported ({e})"
+    err = getattr(driver, "initialization_error", None)
+    if not err:
+        return "no NVIDIA GPU was found (the driver reports no device)"
+    text = " ".join(str(err).split()).removeprefix("Error at driver init:").strip().rstrip(":").strip()
+    return f"no NVIDIA driver or GPU was found (Numba: {text})"
 
 
 def device_count() -> int:
@@ -104,6 +120,7 @@ class DeviceProperties:
 
 def get_device_properties(device=None) -> DeviceProperties:
     """Name, compute capability, memory and multiprocessor count of a device."""
+    _lazy_init()
     from numba import cuda
 
     from ember.core.cuda.streams import SIMULATOR
@@ -130,6 +147,7 @@ def get_device_capability(device=None) -> tuple[int, int]:
 
 def mem_get_info(device=None) -> tuple[int, int]:
     """(free, total) bytes of the device, as the driver sees them (cached blocks count as used)."""
+    _lazy_init()
     from numba import cuda
 
     from ember.core.cuda.streams import SIMULATOR
@@ -176,6 +194,7 @@ def synchronize(device=None) -> None:
     """Block the host until all queued device work has finished (a counted synchronization)."""
     from ember.core.cuda import streams
 
+    _lazy_init()
     streams.synchronize(device)
 
 

@@ -45,8 +45,10 @@ def _batch_norm(input, weight, bias, running_mean, running_var, training, moment
         mean, var = running_mean, running_var
     invstd = _op("rsqrt")(add(var, eps))
     scale = mul(invstd, weight) if weight is not None else invstd
-    shift = sub(bias, mul(mean, scale)) if bias is not None else _op("neg")(mul(mean, scale))
-    out = add(mul(x, scale.view(bs)), shift.view(bs))
+    # centre first: x * scale - mean * scale cancels when the mean is large against the spread
+    out = mul(sub(x, mean.view(bs)), scale.view(bs))
+    if bias is not None:
+        out = add(out, bias.view(bs), out=out)
     return out, mean if training else _op("clone")(mean), invstd
 
 

@@ -58,7 +58,8 @@ def _gelu_b(g, x, approximate):
 
 
 def _hardswish_b(g, x):
-    return g * np.where(x < -3, 0, np.where(x <= 3, x / 3 + 0.5, 1))
+    # PyTorch's one-sided choice at the kinks: slope 0 at x = -3 and 1 at x = 3
+    return g * np.where(x <= -3, 0, np.where(x < 3, x / 3 + 0.5, 1))
 
 
 def _mish_b(g, x):

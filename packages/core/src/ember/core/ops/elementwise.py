@@ -137,8 +137,8 @@ UNARY = [
     ("signbit", np.signbit, BOOL),
 ]
 
-_NOT_DIFFERENTIABLE = {"sign", "floor", "ceil", "trunc", "round", "isnan", "isinf", "isfinite", "logical_not",
-                       "signbit"}
+# sign, floor, ceil, trunc and round are differentiable, with a zero gradient, as in PyTorch
+_NOT_DIFFERENTIABLE = {"isnan", "isinf", "isfinite", "logical_not", "signbit"}
 
 
 def _unary_dtype(rule: str, x: Tensor) -> dtypes.dtype:

@@ -51,7 +51,7 @@ def _wrap_dim(x: Tensor, dim: int) -> int:
 
 
 # --- index / index_put_ (the primitives behind x[idx] and x[idx] = v) ---------------------
-_index = declare("index", lambda a, idx: a[tuple(slice(None) if i is None else i for i in idx)])
+_index = declare("index", mixed_devices=True, ref=lambda a, idx: a[tuple(slice(None) if i is None else i for i in idx)])
 
 
 def _checked_key(x: Tensor, indices) -> list:
@@ -75,7 +75,7 @@ def _index_cpu(x, indices):
     return wrap(r.copy() if np.may_share_memory(r, a) else np.ascontiguousarray(r) if r.ndim else r)
 
 
-_index_put = declare("index_put_", mutates=0)
+_index_put = declare("index_put_", mutates=0, mixed_devices=True)
 
 
 @_index_put.register("cpu")

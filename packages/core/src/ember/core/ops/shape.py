@@ -306,7 +306,7 @@ def _diagonal(x, offset=0, dim1=0, dim2=1):
 
 
 # --- copies ------------------------------------------------------------------------------
-copy_ = declare("copy_", mutates=0)
+copy_ = declare("copy_", mutates=0, mixed_devices=True)
 
 
 @copy_.register("cpu")

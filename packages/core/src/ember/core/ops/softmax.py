@@ -1,4 +1,5 @@
-"""softmax/log_softmax over any dim, the fused cross_entropy and nll_loss, with their backward ops.
+"""softmax/log_softmax over any dim, the fused cross_entropy and nll_loss, with their backward ops,
+and the elementwise binary_cross_entropy primitive.
 
 All are numerically stable (the row max is subtracted before `exp`) and compute in the input's
 floating dtype. The losses lay the class dim last (`(M, C)` rows) and validate targets before
@@ -18,7 +19,7 @@ from ember.core.ops._util import normalize_dims, wrap
 from ember.core.tensor import Tensor, describe
 
 __all__ = ["softmax", "log_softmax", "softmin", "softmax_backward", "log_softmax_backward", "cross_entropy",
-           "nll_loss", "cross_entropy_backward", "nll_loss_backward"]
+           "nll_loss", "cross_entropy_backward", "nll_loss_backward", "binary_cross_entropy"]
 
 
 def _log_softmax_np(x: np.ndarray, dim: int) -> np.ndarray:
@@ -192,7 +193,9 @@ def _cross_entropy_backward_cpu(grad, input, target, weight, reduction, ignore_i
         a[np.arange(m), tt] = -(1 - label_smoothing) * wt
         if label_smoothing > 0:
             a -= (label_smoothing / c) * (valid[:, None] * w)
-        a *= _row_scale(g, reduction, wt.sum(), m)
+        # ignored rows get 0, also when 'mean' divides by a total weight of 0 (all ignored), as PyTorch
+        with np.errstate(invalid="ignore"):
+            a = np.where(valid[:, None], a * _row_scale(g, reduction, wt.sum(), m), 0)
     gi = a - np.exp(lp) * a.sum(1, keepdims=True)
     return wrap(_unrows(gi.astype(x.dtype, copy=False), x.shape))
 
@@ -228,10 +231,29 @@ def _nll_loss_backward_cpu(grad, input, target, weight, reduction, ignore_index,
     x = input._np()
     r = _rows(x)
     m = r.shape[0]
-    tt, _, _, wt = _class_terms(input, target, weight, ignore_index)
+    tt, valid, _, wt = _class_terms(input, target, weight, ignore_index)
     a = np.zeros(r.shape, dtype=x.dtype)
-    a[np.arange(m), tt] = -wt * _row_scale(grad._np(), reduction, total_weight._np(), m)[:, 0]
+    with np.errstate(invalid="ignore"):  # ignored rows get 0 even when 'mean' divides by 0 (all ignored)
+        a[np.arange(m), tt] = np.where(valid, -wt * _row_scale(grad._np(), reduction, total_weight._np(), m)[:, 0], 0)
     return wrap(_unrows(a, x.shape))
+
+
+binary_cross_entropy_op = declare("binary_cross_entropy", doc="""Elementwise binary cross entropy of probabilities.
+
+Positional signature: `binary_cross_entropy(input, target)`, same shapes, input in [0, 1]:
+`-(t * max(log x, -100) + (1 - t) * max(log1p(-x), -100))`, each log clamped as PyTorch does so
+that x = 0 or 1 gives a finite loss. Its derivative (autograd's table) is written for the
+boundary, `(x - t) / max(x (1 - x), 1e-12)`, rather than derived through the clamps (NaN at 0, 1).""")
+
+
+@binary_cross_entropy_op.register("any")
+def _binary_cross_entropy_any(input, target):
+    # composed of primitives, so every device runs it (kernels run below autograd's recording)
+    from ember.core.ops import elementwise as ew
+
+    log_x = ew.clamp(ew.log(input), -100.0, None)
+    log_1mx = ew.clamp(ew.log1p(ew.neg(input)), -100.0, None)
+    return ew.neg(ew.add(ew.mul(target, log_x), ew.mul(ew.sub(1.0, target), log_1mx)))
 
 
 # --- validation and the public functions --------------------------------------------------
@@ -381,3 +403,24 @@ def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, size_a
     reduction = _legacy_reduction(size_average, reduce, reduction)
     _check_loss("nll_loss", input, target, weight, reduction, False)
     return nll_loss_op(input, target, weight, reduction, int(ignore_index))[0]
+
+
+def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None,
+                         reduction: str = "mean") -> Tensor:
+    """Binary cross entropy of probabilities `input` against `target` (same shape), as
+    `F.binary_cross_entropy`: finite, with finite gradients, at inputs of exactly 0 and 1.
+
+    >>> import ember.core as ec
+    >>> round(ec.binary_cross_entropy(ec.tensor([0.0, 0.5]), ec.tensor([0.0, 1.0])).item(), 4)
+    0.3466
+    """
+    from ember.core.ops import elementwise as ew
+
+    if reduction not in _REDUCTIONS:
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+    loss = binary_cross_entropy_op(input, target)
+    if weight is not None:
+        loss = ew.mul(loss, weight)
+    if reduction == "none":
+        return loss
+    return loss.mean() if reduction == "mean" else loss.sum()

@@ -97,34 +97,28 @@ def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean", delta: fl
 
 def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, size_average=None,
                          reduce=None, reduction: str = "mean") -> Tensor:
-    """-(t log x + (1 - t) log(1 - x)), each log clamped at -100 as PyTorch does."""
+    """-(t log x + (1 - t) log(1 - x)), each log clamped at -100 as PyTorch does; the gradient is
+    finite at x = 0 and 1 (ember-core's primitive, whose derivative is written for the boundary)."""
     reduction = _legacy_reduction(size_average, reduce, reduction)
     if tuple(target.shape) != tuple(input.shape):
         raise ValueError(f"Using a target size ({target.shape}) that is different to the input size "
                          f"({input.shape}) is deprecated. Please ensure they have the same size.")
     if input.numel() and bool(((input < 0) | (input > 1)).any()):
         raise RuntimeError("all elements of input should be between 0 and 1")
-    log_x = ea.clamp(ea.log(input), min=-100)
-    log_1mx = ea.clamp(ea.log(1 - input), min=-100)
-    loss = -(target * log_x + (1 - target) * log_1mx)
-    if weight is not None:
-        loss = loss * weight
-    return _reduce(loss, reduction)
+    return ea.binary_cross_entropy(input, target, weight, reduction)
 
 
 def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight: Tensor | None = None,
                                      size_average=None, reduce=None, reduction: str = "mean",
                                      pos_weight: Tensor | None = None) -> Tensor:
-    """BCE of sigmoid(input), computed stably: (1 - t) x + w_log (log(1 + e^-|x|) + max(-x, 0))."""
+    """BCE of sigmoid(input): (1 - t) x - w_log * log_sigmoid(x), with w_log = 1 + (pos_weight - 1) t.
+    log_sigmoid is stable at any |x| and smooth, so the gradient (1 - t) - w_log sigmoid(-x) is
+    exact everywhere (at x = 0 too, where a composition through abs/max had a wrong subgradient)."""
     reduction = _legacy_reduction(size_average, reduce, reduction)
     if tuple(target.shape) != tuple(input.shape):
         raise ValueError(f"Target size ({target.shape}) must be the same as input size ({input.shape})")
-    softplus_neg = ea.log1p(ea.exp(-input.abs())) + ea.relu(-input)
-    if pos_weight is not None:
-        log_weight = (pos_weight - 1) * target + 1
-        loss = (1 - target) * input + log_weight * softplus_neg
-    else:
-        loss = (1 - target) * input + softplus_neg
+    log_weight = 1 if pos_weight is None else (pos_weight - 1) * target + 1
+    loss = (1 - target) * input - log_weight * ea.logsigmoid(input)
     if weight is not None:
         loss = loss * weight
     return _reduce(loss, reduction)
@@ -163,21 +157,23 @@ def kl_div(input: Tensor, target: Tensor, size_average=None, reduce=None, reduct
     return _reduce(loss, reduction)
 
 
+def _clamp_value(norm: Tensor, eps: float) -> Tensor:
+    """max(norm, eps) in value, with norm's own gradient (PyTorch clamps its norms in place under
+    no_grad): a zero vector then gets the finite gradient PyTorch gives, not 0 * inf."""
+    return norm + (ea.clamp(norm, min=eps) - norm).detach()
+
+
 def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -> Tensor:
-    """sum(x1 * x2) / (max(||x1||, eps) * max(||x2||, eps)) along `dim` (inputs broadcast)."""
-    n1 = ea.clamp((x1 * x1).sum(dim, keepdim=True).sqrt(), min=eps)
-    n2 = ea.clamp((x2 * x2).sum(dim, keepdim=True).sqrt(), min=eps)
+    """sum(x1 / max(||x1||, eps) * x2 / max(||x2||, eps)) along `dim` (inputs broadcast); the
+    norms' gradient is 0 at a zero vector (vector_norm's rule), so zero vectors stay finite."""
+    n1 = _clamp_value(ea.linalg.vector_norm(x1, 2, dim, keepdim=True), eps)
+    n2 = _clamp_value(ea.linalg.vector_norm(x2, 2, dim, keepdim=True), eps)
     return ((x1 / n1) * (x2 / n2)).sum(dim)
 
 
 def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12, out: Tensor | None = None) -> Tensor:
-    """input / max(||input||_p, eps) along `dim`."""
-    if p == 2:
-        norm = (input * input).sum(dim, keepdim=True).sqrt()
-    elif p == 1:
-        norm = input.abs().sum(dim, keepdim=True)
-    else:
-        norm = (input.abs() ** p).sum(dim, keepdim=True) ** (1.0 / p)
+    """input / max(||input||_p, eps) along `dim` (a zero row gives 0 and the gradient 1 / eps, as PyTorch)."""
+    norm = ea.linalg.vector_norm(input, p, dim, keepdim=True)
     result = input / ea.clamp(norm, min=eps)
     return result if out is None else out.copy_(result)
 

@@ -75,7 +75,7 @@ def hardswish(x):
 
 
 def hardswish_b(g, x):
-    return 0 * g if x < -3 else (g * (x / 3 + 0.5) if x <= 3 else g)
+    return 0 * g if x <= -3 else (g * (x / 3 + 0.5) if x < 3 else g)
 
 
 def softplus(x, beta, threshold):

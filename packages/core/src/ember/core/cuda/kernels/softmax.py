@@ -232,7 +232,8 @@ def cross_entropy_backward_function(threads: int, acc_t):
                     if j == t:
                         a -= (1 - smoothing) * w
                 p = math.exp(acc_t(x[px + j * sx]) - m) / s
-                out[po + j * so] = (a - p * sa) * scale
+                # an ignored row's gradient is 0, also when 'mean' divides by a total weight of 0
+                out[po + j * so] = (a - p * sa) * scale if valid else acc_t(0)
                 j += threads
             o += cuda.gridDim.x
 

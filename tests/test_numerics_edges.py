@@ -1,0 +1,357 @@
+"""Numerics at the edges: one table of cases, each a formula at the boundary of its domain or at an
+extreme magnitude (probabilities of exactly 0 and 1, logits of +-1e4, all-equal and -inf inputs,
+zero vectors, ties, empty and single-element reductions, ignored targets, a mean of 1e4 against a
+spread of 1e-2), with its expected forward value and gradients.
+
+The expectations are float64 values: PyTorch 2.13's results computed in float64 on the same
+(float32-rounded) inputs, which agree with the float64 math; `ref="float32"` marks the few cases
+whose edge exists only in float32 (a sigmoid that rounds to exactly 1), expected as PyTorch
+computes them in float32. ember runs every case in float32 with autograd: the unmarked test
+asserts it is finite where the expectation is and within the case's tolerance of it; the
+torch-marked test recomputes each expectation with PyTorch and checks the table against it.
+The gradient of a case is that of `(out * w).sum()` with fixed weights w = cos(0, 1, 2, ...),
+so symmetric outputs (softmax rows) do not hide a wrong gradient behind a zero.
+"""
+
+# ruff: noqa: E501 - the table's rows carry their expected values on one line
+
+from __future__ import annotations
+
+import math
+import warnings
+from dataclasses import dataclass
+from collections.abc import Callable
+
+import numpy as np
+import pytest
+
+try:  # tests/ is a rootdir module or, with consider_namespace_packages, the package `tests`
+    from tests.conftest import ember_torch
+except ImportError:
+    from conftest import ember_torch
+
+INF, NAN = math.inf, math.nan
+
+
+class Lib:
+    """The torch-like module `t`, its functional `F`, and makers of inputs in the run's dtype."""
+
+    def __init__(self, t, F, dtype: str) -> None:
+        self.t, self.F, self.dtype = t, F, getattr(t, dtype)
+
+    def _t(self, v, grad: bool):
+        a = np.asarray(v, dtype=np.float32)  # every run sees the same float32-rounded inputs
+        return self.t.tensor(a.astype(np.float64), dtype=self.dtype, requires_grad=grad)
+
+    def x(self, v):
+        """A leaf that requires grad."""
+        return self._t(v, True)
+
+    def c(self, v):
+        """A constant."""
+        return self._t(v, False)
+
+    def i(self, v):
+        """Class indices."""
+        return self.t.tensor(np.asarray(v, dtype=np.int64))
+
+
+@dataclass(frozen=True)
+class Edge:
+    name: str
+    build: Callable      # build(Lib) -> (output, [leaves])
+    forward: object      # expected output (nested lists, float64)
+    grads: tuple = ()    # expected gradient of each leaf (none without leaves)
+    rtol: float = 1e-5
+    atol: float = 1e-6
+    ref: str = "float64"
+    differs: str = ""    # why ember deliberately differs from PyTorch here (the torch test skips it)
+
+
+_BIG = [[-1.5, .5], [.3, -.2], [1.1, 1.9], [.1, -2.2]]  # x 1e-2 around 1e4: a spread 1e6 times below the mean
+
+
+def _stats_input(shape):
+    return (1e4 + 1e-2 * np.asarray(_BIG).reshape(-1)[:int(np.prod(shape))].reshape(shape)).tolist()
+
+
+def _var_large_mean(L):
+    x = L.x([1e4 + 0.01, 1e4 - 0.01, 1e4 + 0.02, 1e4])
+    return x.var(), [x]
+
+
+def _running_var(L):
+    rm, rv = L.t.zeros(2, dtype=L.dtype), L.t.ones(2, dtype=L.dtype)
+    L.F.batch_norm(L.c(_stats_input((4, 2))), rm, rv, training=True, momentum=1.0)
+    return rv * 1e4, []
+
+
+def _var_mean(L):
+    x = L.x([1e4 + 0.01, 1e4 - 0.01, 1e4 + 0.02, 1e4])
+    v, m = L.t.var_mean(x)
+    return L.t.stack([v * 1e4, m - 1e4]), [x]
+
+
+EDGES = [
+    # binary cross entropy: the logs clamp at -100; the gradient is PyTorch's boundary rule
+    Edge("bce_at_0_and_1", lambda L: (L.F.binary_cross_entropy(x := L.x([0., 1., .5]), L.c([0., 1., 1.])), [x]),
+         0.2310490602, ([0.0, 0.0, -0.6666666667],)),
+    Edge("bce_wrong_side_of_0_and_1", lambda L: (L.F.binary_cross_entropy(
+        x := L.x([0., 1., 1e-30]), L.c([1., 0., 1.]), reduction="none"), [x]), [100.0, 100.0, 69.07755279], ([-1000000004000.0, 540302308000.0, 416146838200.0],)),
+    Edge("bce_weight_sum", lambda L: (L.F.binary_cross_entropy(
+        x := L.x([0., 1., .25]), L.c([.3, 1., 0.]), weight=L.c([2., 3., 4.]), reduction="sum"), [x]), 61.15073067, ([-600000026200.0, 0.0, 5.333333333],)),
+    Edge("bce_target_grad_at_0_and_1", lambda L: (L.F.binary_cross_entropy(
+        x := L.x([0., 1., .25]), y := L.x([.3, 1., 0.]), reduction="sum"), [x, y]), 30.28768326, ([-300000013100.0, 0.0, 1.333333333], [100.0, -100.0, 1.098612289],),
+         differs="the target's gradient is that of the clamped logs, finite; PyTorch's is +-inf at 0 and 1"),
+    Edge("bce_of_saturated_sigmoid", lambda L: (L.F.binary_cross_entropy(
+        L.t.sigmoid(x := L.x([20., -20.])), L.c([0., 1.])), [x]), 60.0, ([0.0, -0.5],), ref="float32"),
+    Edge("bce_logits_at_0", lambda L: (L.F.binary_cross_entropy_with_logits(
+        x := L.x([0., 0., 0., 0.]), L.c([0., 1., .5, 1.])), [x]), 0.6931471806, ([0.125, -0.125, 0.0, -0.125],)),
+    Edge("bce_logits_at_0_pos_weight_weight", lambda L: (L.F.binary_cross_entropy_with_logits(
+        x := L.x([[0., 0.], [0., 0.]]), L.c([[0., 1.], [.5, 1.]]), weight=L.c([2., .5]),
+        pos_weight=L.c([3., .25])), [x]), 1.08304247, ([[0.25, -0.015625], [-0.25, -0.015625]],)),
+    Edge("bce_logits_1e4", lambda L: (L.F.binary_cross_entropy_with_logits(
+        x := L.x([1e4, -1e4, 1e4, -1e4, 88.7, -104.]), L.c([0., 1., 1., 0., 0., 1.]), reduction="none"), [x]), [10000.0, 10000.0, 0.0, 0.0, 88.69999695, 104.0], ([1.0, -0.5403023059, 0.0, 0.0, -0.6536436209, -0.2836621855],)),
+    Edge("bce_logits_1e4_pos_weight", lambda L: (L.F.binary_cross_entropy_with_logits(
+        x := L.x([1e4, -1e4, 1e4, -1e4]), L.c([0., 1., 1., .5]), pos_weight=L.c([2., 2., 2., 2.]),
+        reduction="none"), [x]), [10000.0, 20000.0, 0.0, 10000.0], ([1.0, -1.080604612, 0.0, 0.9899924966],)),
+    Edge("multilabel_soft_margin_1e4", lambda L: (L.F.multilabel_soft_margin_loss(
+        x := L.x([[1e4, -1e4, 0.]]), L.c([[0., 1., 1.]])), [x]), 6666.897716, ([[0.3333333333, -0.3333333333, -0.1666666667]],)),
+    Edge("soft_margin_1e4", lambda L: (L.F.soft_margin_loss(
+        x := L.x([1e4, -1e4, 0.]), L.c([-1., 1., -1.]), reduction="none"), [x]), [INF, INF, 0.6931471806], ([NAN, NAN, -0.2080734183],)),
+
+    # softmax family: huge logits, ties, -inf entries and rows
+    Edge("softmax_1e4_and_all_equal", lambda L: (L.F.softmax(x := L.x([[1e4, -1e4, 0.], [3., 3., 3.]]), 1), [x]),
+         [[1.0, 0.0, 0.0], [0.3333333333, 0.3333333333, 0.3333333333]], ([[0.0, 0.0, 0.0], [-0.1788892842, -0.06677299229, 0.2456622765]],)),
+    Edge("log_softmax_1e4_and_all_equal", lambda L: (L.F.log_softmax(
+        x := L.x([[1e4, -1e4, 0.], [3., 3., 3.]]), 1), [x]), [[0.0, -20000.0, -10000.0], [-1.098612289, -1.098612289, -1.098612289]], ([[-0.1241554693, 0.5403023059, -0.4161468365], [-0.5366678526, -0.2003189769, 0.7369868295]],)),
+    Edge("softmax_neg_inf_entry", lambda L: (L.F.softmax(x := L.x([[0., -INF, 1.]]), 1), [x]), [[0.2689414214, 0.0, 0.7310585786]], ([[0.2784313673, 0.0, -0.2784313673]],)),
+    Edge("softmax_all_neg_inf_row", lambda L: (L.F.softmax(x := L.x([[0., -INF, 1.], [-INF, -INF, -INF]]), 1),
+                                               [x]), [[0.2689414214, 0.0, 0.7310585786], [NAN, NAN, NAN]], ([[0.2784313673, 0.0, -0.2784313673], [NAN, NAN, NAN]],)),
+    Edge("log_softmax_neg_inf_entry", lambda L: (L.F.log_softmax(x := L.x([[0., -INF, 1.]]), 1), [x]), [[-1.313261688, -INF, -0.3132616875]], ([[0.6976680302, 0.5403023059, -1.237970336]],)),
+    Edge("softmin_1e4", lambda L: (L.F.softmin(x := L.x([[1e4, -1e4, 0.]]), 1), [x]), [[0.0, 1.0, 0.0]], ([[0.0, 0.0, 0.0]],)),
+    Edge("logsumexp_1e4_and_all_equal", lambda L: (L.t.logsumexp(x := L.x([[1e4, -1e4, 1e4], [3., 3., 3.]]), 1),
+                                                   [x]), [10000.69315, 4.098612289], ([[0.5, 0.0, 0.5], [0.1801007686, 0.1801007686, 0.1801007686]],)),
+    Edge("logsumexp_neg_inf", lambda L: (L.t.logsumexp(x := L.x([[-INF, -INF], [0., -INF]]), 1), [x]), [-INF, 0.0], ([[NAN, NAN], [0.5403023059, 0.0]],)),
+
+    # cross entropy / nll: ignore_index, label smoothing, huge logits
+    Edge("cross_entropy_all_ignored_mean", lambda L: (L.F.cross_entropy(x := L.x([[1., 2.], [3., 4.]]),
+                                                                        L.i([-100, -100])), [x]), NAN, ([[0.0, 0.0], [0.0, 0.0]],)),
+    Edge("cross_entropy_some_ignored", lambda L: (L.F.cross_entropy(x := L.x([[1., 2.], [3., 4.]]),
+                                                                    L.i([1, -100])), [x]), 0.3132616875, ([[0.2689414214, -0.2689414214], [0.0, 0.0]],)),
+    Edge("cross_entropy_ignored_with_label_smoothing", lambda L: (L.F.cross_entropy(
+        x := L.x([[1., 2., 0.], [3., 4., 1.]]), L.i([1, 5]), ignore_index=5, label_smoothing=.2), [x]), 0.6076059644, ([[0.1780618044, -0.2014257109, 0.0233639065], [0.0, 0.0, 0.0]],)),
+    Edge("cross_entropy_label_smoothing_weight", lambda L: (L.F.cross_entropy(
+        x := L.x([[1., 2., 0.], [3., 4., 1.]]), L.i([1, 0]), weight=L.c([1., 2., 3.]), label_smoothing=.3), [x]),
+         1.222975937, ([[0.1298189807, -0.08983936282, -0.03997961789], [-0.1542182005, 0.2389999555, -0.08478175498]],)),
+    Edge("cross_entropy_1e4", lambda L: (L.F.cross_entropy(x := L.x([[1e4, -1e4, 0.], [0., 0., 0.]]),
+                                                           L.i([1, 2])), [x]), 10000.54931, ([[0.5, -0.5, 0.0], [0.1666666667, 0.1666666667, -0.3333333333]],)),
+    Edge("cross_entropy_probabilities_1e4", lambda L: (L.F.cross_entropy(
+        x := L.x([[1e4, -1e4, 0.]]), L.c([[0., 1., 0.]])), [x]), 20000.0, ([[1.0, -1.0, 0.0]],)),
+    Edge("nll_all_ignored_mean", lambda L: (L.F.nll_loss(x := L.x([[-1., -2.], [-3., -4.]]), L.i([-100, -100])),
+                                            [x]), NAN, ([[0.0, 0.0], [0.0, 0.0]],)),
+    Edge("nll_all_ignored_sum", lambda L: (L.F.nll_loss(x := L.x([[-1., -2.], [-3., -4.]]), L.i([-100, -100]),
+                                                        reduction="sum"), [x]), 0.0, ([[0.0, 0.0], [0.0, 0.0]],)),
+
+    # other losses at their kinks and boundaries
+    Edge("kl_div_zero_target", lambda L: (L.F.kl_div(x := L.x([-1., -2., -INF]), L.c([0., .5, 0.]),
+                                                     reduction="sum"), [x]), NAN, ([0.0, -0.5, 0.0],)),
+    Edge("kl_div_log_target_neg_inf", lambda L: (L.F.kl_div(x := L.x([-1., -2., -3.]), L.c([-INF, -.5, -1e4]),
+                                                            reduction="sum", log_target=True), [x]), NAN, ([0.0, -0.6065306597, 0.0],)),
+    Edge("kl_div_target_grad_at_0", lambda L: (L.F.kl_div(x := L.x([-1., -2.]), y := L.x([0., .5]),
+                                                           reduction="sum"), [x, y]), 0.6534264097, ([0.0, -0.5], [NAN, 2.306852819],)),
+    Edge("poisson_nll_log_input_extremes", lambda L: (L.F.poisson_nll_loss(
+        x := L.x([0., 50., -1e4]), L.c([0., 2., 1.]), reduction="sum"), [x]), 5.184705529e+21, ([1.0, 5.184705529e+21, -1.0],)),
+    Edge("poisson_nll_full_target_0_and_1", lambda L: (L.F.poisson_nll_loss(
+        x := L.x([.5, 1., 0.]), L.c([0., 1., 3.]), log_input=False, full=True, reduction="sum"), [x]), 58.52612377, ([1.0, 9.999999828e-09, -299999999.0],)),
+    Edge("smooth_l1_beta_0", lambda L: (L.F.smooth_l1_loss(x := L.x([0., 1., -2.]), L.c([0., 0., 0.]), beta=0.,
+                                                           reduction="sum"), [x]), 3.0, ([0.0, 1.0, -1.0],)),
+    Edge("smooth_l1_at_kinks", lambda L: (L.F.smooth_l1_loss(x := L.x([0., 1., -1., 2.]), L.c([0., 0., 0., 0.]),
+                                                             reduction="sum"), [x]), 2.5, ([0.0, 1.0, -1.0, 1.0],)),
+    Edge("huber_at_kinks", lambda L: (L.F.huber_loss(x := L.x([0., 1., -1., 2.]), L.c([0., 0., 0., 0.]),
+                                                     reduction="sum"), [x]), 2.5, ([0.0, 1.0, -1.0, 1.0],)),
+    Edge("l1_at_0", lambda L: (L.F.l1_loss(x := L.x([0., 1.]), L.c([0., 0.])), [x]), 0.5, ([0.0, 0.5],)),
+    Edge("margin_ranking_at_kink", lambda L: (L.F.margin_ranking_loss(
+        a := L.x([1., 2.]), b := L.x([1., 1.]), L.c([1., -1.]), reduction="sum"), [a, b]), 1.0, ([-1.0, 1.0], [1.0, -1.0],)),
+    Edge("hinge_embedding_at_kink", lambda L: (L.F.hinge_embedding_loss(x := L.x([1., .5]), L.c([-1., -1.]),
+                                                                        reduction="sum"), [x]), 0.5, ([-1.0, -1.0],)),
+    Edge("gaussian_nll_var_0", lambda L: (L.F.gaussian_nll_loss(x := L.x([1., 2.]), L.c([1., 1.]),
+                                                                v := L.x([0., 1.]), reduction="sum"), [x, v]),
+         -6.407755279, ([0.0, 1.0], [500000.0, 0.0],), rtol=1e-4),
+    Edge("cosine_embedding_zero_vector", lambda L: (L.F.cosine_embedding_loss(
+        a := L.x([[0., 0.], [1., 2.]]), b := L.x([[1., 2.], [1., 2.]]), L.c([1., -1.])), [a, b]), 1.0, ([[-223606.7982, -447213.5964], [1.999789223e-14, 3.999578446e-14]], [[0.0, 0.0], [1.999789223e-14, 3.999578446e-14]],)),
+    Edge("triplet_margin_equal_points", lambda L: (L.F.triplet_margin_loss(
+        a := L.x([[1., 2.]]), p := L.x([[1., 2.]]), n := L.x([[3., 2.]])), [a, p, n]), 0.0, ([[0.0, 0.0]], [[0.0, 0.0]], [[0.0, 0.0]],)),
+
+    # norms, distances and normalizations of zero vectors
+    Edge("norm_at_0", lambda L: ((x := L.x([0., 0., 0.])).norm(), [x]), 0.0, ([0.0, 0.0, 0.0],)),
+    Edge("vector_norm_ord_1_3_inf_at_0", lambda L: (L.t.linalg.vector_norm(x := L.x([0., 0.]), 3)
+                                                    + L.t.linalg.vector_norm(x, 1)
+                                                    + L.t.linalg.vector_norm(x, INF), [x]), 0.0, ([0.0, 0.0],)),
+    Edge("vector_norm_ord_half_with_a_0", lambda L: (L.t.linalg.vector_norm(x := L.x([0., 1.]), .5), [x]), 1.0, ([0.0, 1.0],)),
+    Edge("norm_dim_zero_row", lambda L: ((x := L.x([[0., 0.], [3., 4.]])).norm(dim=1), [x]), [0.0, 5.0], ([[0.0, 0.0], [0.3241813835, 0.4322418447]],)),
+    Edge("norm_huge_and_tiny", lambda L: (L.t.stack([(x := L.x([3e30, 4e30])).norm() * 1e-30,
+                                                     (y := L.x([3e-30, 4e-30])).norm() * 1e30]), [x, y]),
+         [INF, 0.0], ([0.0, 0.0], [0.0, 0.0],), ref="float32"),  # float32 squares overflow and underflow, as in PyTorch
+    Edge("cosine_similarity_zero_vectors", lambda L: (L.F.cosine_similarity(
+        a := L.x([[0., 0.], [1., 0.]]), b := L.x([[1., 2.], [0., 0.]])), [a, b]), [0.0, 0.0], ([[44721359.55, 89442719.1], [0.0, 0.0]], [[0.0, 0.0], [54030230.59, 0.0]],)),
+    Edge("cosine_similarity_below_eps", lambda L: (L.F.cosine_similarity(a := L.x([[1e-10, 0.]]),
+                                                                         b := L.x([[1., 2.]])), [a, b]), [0.004472136015], ([[44274145.95, 89442719.1]], [[0.003577708812, -0.001788854406]],)),
+    Edge("normalize_zero_row", lambda L: (L.F.normalize(x := L.x([[0., 0.], [3., 4.]])), [x]), [[0.0, 0.0], [0.6, 0.8]], ([[1000000000000.0, 540302305900.0], [0.0417724846, -0.03132936345]],)),
+    Edge("normalize_p1_zero_row", lambda L: (L.F.normalize(x := L.x([[0., 0.], [3., -4.]]), p=1), [x]), [[0.0, 0.0], [0.4285714286, -0.5714285714]], ([[1000000000000.0, 540302305900.0], [-0.1147868843, -0.08609016325]],)),
+    Edge("cdist_zero_distance", lambda L: (L.t.cdist(a := L.x([[0., 0.], [1., 1.]]), b := L.x([[0., 0.], [1., 2.]])),
+                                           [a, b]), [[0.0, 2.236067977], [1.414213562, 1.0]], ([[-0.2416305369, -0.4832610737], [-0.2942602501, 0.6957322465]], [[0.2942602501, 0.2942602501], [0.2416305369, -0.5067314229]],)),
+    Edge("cdist_p1_zero_distance", lambda L: (L.t.cdist(a := L.x([[0., 0.], [1., 1.]]), b := L.x([[0., 0.]]), p=1),
+                                              [a, b]), [[0.0], [2.0]], ([[0.0, 0.0], [0.5403023059, 0.5403023059]], [[-0.5403023059, -0.5403023059]],)),
+    Edge("pairwise_distance_equal_points", lambda L: (L.F.pairwise_distance(a := L.x([[1., 2.]]),
+                                                                            b := L.x([[1., 2.]])), [a, b]), [1.414213562e-06], ([[0.7071067812, 0.7071067812]], [[-0.7071067812, -0.7071067812]],)),
+    Edge("dist_equal_points", lambda L: (L.t.dist(a := L.x([1., 2.]), b := L.x([1., 2.])), [a, b]), 0.0, ([0.0, 0.0], [0.0, 0.0],)),
+
+    # elementwise math at 0 and at kinks
+    Edge("sqrt_at_0", lambda L: ((x := L.x([0., 4.])).sqrt(), [x]), [0.0, 2.0], ([INF, 0.1350755765],)),
+    Edge("pow_half_at_0", lambda L: ((x := L.x([0., 4.])) ** .5, [x]), [0.0, 2.0], ([INF, 0.1350755765],)),
+    Edge("pow_2_at_0", lambda L: ((x := L.x([0., 3.])) ** 2, [x]), [0.0, 9.0], ([0.0, 3.241813835],)),
+    Edge("pow_0_at_0", lambda L: ((x := L.x([0., 3.])) ** 0, [x]), [1.0, 1.0], ([0.0, 0.0],)),
+    Edge("pow_tensor_exponent_base_0", lambda L: (L.t.pow(x := L.x([0., 0., 2.]), e := L.x([2., 0., 3.])), [x, e]),
+         [0.0, 1.0, 8.0], ([0.0, 0.0, -4.993762039], [0.0, 0.0, -2.307608052],)),
+    Edge("pow_scalar_base_0", lambda L: (L.t.pow(0., e := L.x([2., 0., .5])), [e]), [0.0, 1.0, 0.0], ([0.0, 0.0, 0.0],)),
+    Edge("rsqrt_and_log_at_0", lambda L: (L.t.stack([L.t.rsqrt(x := L.x([0., 4.])), L.t.log(x)]), [x]), [[INF, 0.5], [-INF, 1.386294361]], ([-INF, -0.2812670183],)),
+    Edge("log1p_at_minus_1", lambda L: (L.t.log1p(x := L.x([-1., 0.])), [x]), [-INF, 0.0], ([INF, 0.5403023059],)),
+    Edge("xlogy_at_0", lambda L: (L.t.xlogy(x := L.x([0., 1.]), y := L.x([0., 2.])), [x, y]), [0.0, 0.6931471806], ([0.0, 0.37450902], [NAN, 0.2701511529],)),
+    Edge("atan2_at_origin", lambda L: (L.t.atan2(x := L.x([0., 1.]), y := L.x([0., 2.])), [x, y]), [0.0, 0.463647609], ([0.0, 0.2161209223], [0.0, -0.1080604612],)),
+    Edge("hypot_at_origin", lambda L: (L.t.hypot(x := L.x([0., 3.]), y := L.x([0., 4.])), [x, y]), [0.0, 5.0], ([NAN, 0.3241813835], [NAN, 0.4322418447],)),
+    Edge("expm1_log1p_tiny", lambda L: (L.t.expm1(x := L.x([1e-10, -1e-10])) + L.t.log1p(x), [x]), [2.000000027e-10, -2.000000027e-10], ([2.0, 1.080604612],)),
+    Edge("abs_relu_at_0", lambda L: (L.t.stack([(x := L.x([0., -1., 2.])).abs(), L.F.relu(x)]), [x]), [[0.0, 1.0, 2.0], [0.0, 0.0, 2.0]], ([0.0, -0.5403023059, -0.1324846511],)),
+    Edge("clamp_at_bounds", lambda L: (L.t.clamp(x := L.x([0., 1., .5, -1., 2.]), 0., 1.), [x]), [0.0, 1.0, 0.5, 0.0, 1.0], ([1.0, 0.5403023059, -0.4161468365, 0.0, 0.0],)),
+    Edge("clamp_min_equals_max", lambda L: (L.t.clamp(x := L.x([0., 1., .5]), .5, .5), [x]), [0.5, 0.5, 0.5], ([0.0, 0.0, -0.4161468365],)),
+    Edge("sign_floor_ceil_trunc_round_zero_gradient", lambda L: (L.t.stack([
+        L.t.sign(x := L.x([1.5, -.5, 0.])), L.t.floor(x), L.t.ceil(x), L.t.trunc(x), L.t.round(x)]), [x]),
+         [[1.0, -1.0, 0.0], [1.0, -1.0, 0.0], [2.0, 0.0, 0.0], [1.0, 0.0, 0.0], [2.0, 0.0, 0.0]], ([0.0, 0.0, 0.0],)),
+    Edge("maximum_tie", lambda L: (L.t.maximum(x := L.x([1., 2.]), y := L.x([1., 1.])), [x, y]), [1.0, 2.0], ([0.5, 0.5403023059], [0.5, 0.0],)),
+    Edge("minimum_tie", lambda L: (L.t.minimum(x := L.x([1., 2.]), y := L.x([1., 1.])), [x, y]), [1.0, 1.0], ([0.5, 0.0], [0.5, 0.5403023059],)),
+
+    # activations at extreme inputs and at kinks
+    Edge("sigmoid_tanh_1e4", lambda L: (L.t.stack([L.t.sigmoid(x := L.x([1e4, -1e4, 0.])), L.t.tanh(x)]), [x]),
+         [[1.0, 0.0, 0.5], [1.0, -1.0, 0.0]], ([0.0, 0.0, 0.1796254763],)),
+    Edge("logsigmoid_extremes", lambda L: (L.F.logsigmoid(x := L.x([1e4, -1e4, 0., -100., 100.])), [x]), [0.0, -10000.0, -0.6931471806, -100.0, -3.720075976e-44], ([0.0, 0.5403023059, -0.2080734183, -0.9899924966, -2.431603931e-44],)),
+    Edge("softplus_extremes_and_threshold", lambda L: (L.F.softplus(x := L.x([1e4, -1e4, 0., 20., 21., -100.])),
+                                                       [x]), [10000.0, 0.0, 0.6931471806, 20.0, 21.0, 3.720075976e-44], ([1.0, 0.0, -0.2080734183, -0.9899924946, -0.6536436209, 1.055244881e-44],)),
+    Edge("softplus_beta_threshold", lambda L: (L.F.softplus(x := L.x([1e4, -1e4, 0., 10., 11.]), beta=2.), [x]),
+         [10000.0, 0.0, 0.3465735903, 10.0, 11.0], ([1.0, 0.0, -0.2080734183, -0.9899924946, -0.6536436209],)),
+    Edge("gelu_extremes", lambda L: (L.F.gelu(x := L.x([1e4, -1e4, 0., -10.])), [x]), [10000.0, 0.0, 0.0, 0.0], ([1.0, 0.0, -0.2080734183, 7.617594905e-22],)),
+    Edge("gelu_tanh_extremes", lambda L: (L.F.gelu(x := L.x([1e4, -1e4, 0., -10.]), approximate="tanh"), [x]),
+         [10000.0, 0.0, 0.0, 0.0], ([1.0, 0.0, -0.2080734183, 0.0],)),
+    Edge("elu_selu_celu_extremes", lambda L: (L.t.stack([L.F.elu(x := L.x([1e4, -1e4, 0.])), L.F.selu(x),
+                                                         L.F.celu(x, alpha=.5)]), [x]), [[10000.0, -1.0, 0.0], [10507.00987, -1.758099341, 0.0], [10000.0, -0.5, 0.0]], ([0.919984193, 0.0, -0.06294056907],)),
+    Edge("mish_extremes", lambda L: (L.F.mish(x := L.x([1e4, -1e4, 0., 30., -30.])), [x]), [10000.0, 0.0, 0.0, 30.0, -2.807286891e-12], ([1.0, 0.0, -0.2496881019, -0.9899924966, 1.773799662e-12],)),
+    Edge("silu_extremes", lambda L: (L.F.silu(x := L.x([1e4, -1e4, 0., -100.])), [x]), [10000.0, 0.0, 0.0, -3.720075976e-42], ([1.0, 0.0, -0.2080734183, 3.64601883e-42],)),
+    Edge("softsign_tanhshrink_extremes", lambda L: (L.t.stack([L.F.softsign(x := L.x([1e4, -1e4, 0.])),
+                                                               L.F.tanhshrink(x)]), [x]), [[0.99990001, -0.99990001, 0.0], [9999.0, -9999.0, 0.0]], ([-0.9899924866, -0.6536436155, -0.4161468365],)),
+    Edge("hardtanh_at_bounds", lambda L: (L.F.hardtanh(x := L.x([-1., 1., 0., 2.])), [x]), [-1.0, 1.0, 0.0, 1.0], ([0.0, 0.0, -0.4161468365, 0.0],)),
+    Edge("hardswish_at_kinks", lambda L: (L.F.hardswish(x := L.x([-3., 3., 0.])), [x]), [0.0, 3.0, 0.0], ([0.0, 0.5403023059, -0.2080734183],)),
+    Edge("hardsigmoid_at_kinks", lambda L: (L.F.hardsigmoid(x := L.x([-3., 3., 0.])), [x]), [0.0, 1.0, 0.5], ([0.0, 0.0, -0.06935780816],)),
+    Edge("relu6_at_kinks", lambda L: (L.F.relu6(x := L.x([0., 6., 3.])), [x]), [0.0, 6.0, 3.0], ([0.0, 0.0, -0.4161468365],)),
+    Edge("leaky_relu_at_0", lambda L: (L.F.leaky_relu(x := L.x([0., -1.]), .1), [x]), [0.0, -0.1], ([0.1, 0.05403023059],)),
+    Edge("glu_extremes", lambda L: (L.F.glu(x := L.x([1., 2., 1e4, -1e4]), 0), [x]), [1.0, 0.0], ([1.0, 0.0, 0.0, 0.0],)),
+
+    # reductions: ties, empty and single-element inputs
+    Edge("amax_ties_split_evenly", lambda L: ((x := L.x([[1., 3., 3.], [2., 2., 2.]])).amax(1), [x]), [3.0, 2.0], ([[0.0, 0.5, 0.5], [0.1801007686, 0.1801007686, 0.1801007686]],)),
+    Edge("max_all_ties", lambda L: ((x := L.x([1., 3., 3.])).max(), [x]), 3.0, ([0.0, 0.5, 0.5],)),
+    Edge("min_all_ties", lambda L: ((x := L.x([1., 1., 3.])).min(), [x]), 1.0, ([0.5, 0.5, 0.0],)),
+    Edge("max_dim_ties", lambda L: ((x := L.x([[1., 3., 3.]])).max(1).values, [x]), [3.0], ([[0.0, 1.0, 0.0]],)),
+    Edge("sort_ties", lambda L: (L.t.sort(x := L.x([2., 1., 2., 1.])).values, [x]), [1.0, 1.0, 2.0, 2.0], ([-0.4161468365, 1.0, -0.9899924966, 0.5403023059],)),
+    Edge("topk_ties", lambda L: (L.t.topk(x := L.x([2., 1., 2., 1.]), 2).values, [x]), [2.0, 2.0], ([1.0, 0.0, 0.5403023059, 0.0],)),
+    Edge("median_ties", lambda L: ((x := L.x([2., 1., 2., 1.])).median(), [x]), 1.0, ([0.0, 0.5, 0.0, 0.5],)),
+    Edge("median_dim_ties", lambda L: ((x := L.x([[2., 1., 2., 1.]])).median(1).values, [x]), [1.0], ([[0.0, 0.0, 0.0, 1.0]],)),
+    Edge("mean_of_empty", lambda L: ((x := L.x(np.zeros(0))).mean(), [x]), NAN, ([],)),
+    Edge("sum_of_empty", lambda L: ((x := L.x(np.zeros(0))).sum(), [x]), 0.0, ([],)),
+    Edge("var_std_of_one_element", lambda L: (L.t.stack([(x := L.x([3.])).var(), x.std()]), [x]), [NAN, NAN], ([NAN],)),
+    Edge("var_of_one_element_correction_0", lambda L: ((x := L.x([3.])).var(correction=0), [x]), 0.0, ([0.0],)),
+    Edge("std_all_equal", lambda L: ((x := L.x([3., 3., 3.])).std(), [x]), 0.0, ([0.0, 0.0, 0.0],)),
+    Edge("prod_with_a_0", lambda L: ((x := L.x([0., 2., 3.])).prod(), [x]), 0.0, ([6.0, 0.0, 0.0],)),
+    Edge("cumprod_with_a_0", lambda L: (L.t.cumprod(x := L.x([2., 0., 3.]), 0), [x]), [2.0, 0.0, 0.0], ([1.0, -1.416276408, 0.0],)),
+    Edge("logcumsumexp_neg_inf", lambda L: (L.t.logcumsumexp(x := L.x([-INF, 0., -INF]), 0), [x]), [-INF, 0.0, 0.0], ([NAN, 0.1241554693, 0.0],)),
+    Edge("nanmean_all_nan", lambda L: (L.t.nanmean(x := L.x([NAN, NAN])), [x]), NAN, ([NAN, NAN],)),
+
+    # statistics of a large mean against a small spread: two-pass float64, no cancellation
+    Edge("var_large_mean", _var_large_mean, 0.0001589457194, ([0.003255208333, -0.009765625, 0.009765625, -0.003255208333],), rtol=1e-4),
+    Edge("var_mean_large_mean", _var_mean, [1.589457194, 0.0048828125], ([32.68715891, -97.52117442, 97.79132558, -32.41700776],), rtol=1e-4, atol=1e-4),
+    Edge("batch_norm_large_mean", lambda L: (L.F.batch_norm(x := L.x(_stats_input((4, 2))), None, None,
+                                                            training=True), [x]), [[-1.503871739, 0.3387637852], [0.3007743478, -0.1129212618], [1.102839275, 1.242133879], [0.1002581159, -1.467976403]], ([[-7.175230791, 28.5611123], [-48.17858926, -75.98196717], [-26.16797498, 18.46108581], [81.52179503, 28.95976905]],), rtol=1e-4, atol=1e-4),
+    Edge("batch_norm_running_stats_large_mean", _running_var, [1.131693522, 2.920627594], (), rtol=1e-4, atol=1e-4),
+    Edge("batch_norm_all_equal", lambda L: (L.F.batch_norm(x := L.x(np.full((3, 2), 5.)), None, None,
+                                                           training=True), [x]), [[0.0, 0.0], [0.0, 0.0], [0.0, 0.0]], ([[323.5843262, 188.3594796], [-124.2406243, -295.5622272], [-199.3437019, 107.2027476]],), atol=1e-3),
+    Edge("layer_norm_large_mean", lambda L: (L.F.layer_norm(x := L.x(_stats_input((2, 4))), (4,)), [x]), [[-1.511303734, 0.8593687901, 0.6223015377, 0.02963340656], [0.5587090994, 1.05533941, -0.06207878883, -1.551969721]], ([[56.07099683, 96.33057341, -29.36742123, -123.034149], [-51.40912152, 18.39876201, 38.39815934, -5.387799827]],),
+         rtol=1e-4, atol=1e-4),
+    Edge("group_norm_large_mean", lambda L: (L.F.group_norm(x := L.x(_stats_input((1, 4, 2))), 2), [x]), [[[-1.511303734, 0.8593687901], [0.6223015377, 0.02963340656], [0.5587090994, 1.05533941], [-0.06207878883, -1.551969721]]], ([[[56.07099683, 96.33057341], [-29.36742123, -123.034149], [-51.40912152, 18.39876201], [38.39815934, -5.387799827]]],),
+         rtol=1e-4, atol=1e-4),
+    Edge("instance_norm_large_mean", lambda L: (L.F.instance_norm(x := L.x(_stats_input((1, 2, 4)))), [x]), [[[-1.511303734, 0.8593687901, 0.6223015377, 0.02963340654], [0.5587090994, 1.05533941, -0.06207878883, -1.551969721]]], ([[[56.07099682, 96.33057341, -29.36742123, -123.034149], [-51.40912152, 18.39876201, 38.39815934, -5.38779983]]],),
+         rtol=1e-4, atol=1e-4),
+    Edge("layer_norm_all_equal", lambda L: (L.F.layer_norm(x := L.x(np.full((2, 3), 7.)), (3,)), [x]), [[0.0, 0.0, 0.0], [0.0, 0.0, 0.0]], ([[197.7313751, 52.36220025, -250.0935754], [-169.7092761, -63.34642254, 233.0556987]],),
+         atol=1e-3),
+]
+
+
+def run(edge: Edge, t, F, dtype: str) -> tuple[np.ndarray, list]:
+    """The case's output and its leaves' gradients (of `(out * w).sum()`), as float64 arrays."""
+    L = Lib(t, F, dtype)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        out, leaves = edge.build(L)
+        if leaves:
+            w = np.cos(np.arange(out.numel())).reshape(tuple(out.shape))
+            out.backward(t.tensor(w, dtype=out.dtype))
+    grads = [None if x.grad is None else np.asarray(x.grad.numpy(), dtype=np.float64) for x in leaves]
+    return np.asarray(out.detach().numpy(), dtype=np.float64), grads
+
+
+def _ember():
+    import ember.nn.functional as F
+
+    return ember_torch(), F
+
+
+def _check(edge: Edge, out: np.ndarray, grads: list, expected_out, expected_grads, who: str) -> None:
+    expected_out = np.asarray(expected_out, dtype=np.float64)
+    assert out.shape == expected_out.shape, f"{edge.name}: {who} output shape {out.shape} != {expected_out.shape}"
+    finite = np.isfinite(expected_out)
+    assert np.isfinite(out[finite]).all(), f"{edge.name}: {who} output not finite where expected: {out}"
+    np.testing.assert_allclose(out, expected_out, rtol=edge.rtol, atol=edge.atol, equal_nan=True,
+                               err_msg=f"{edge.name}: {who} output")
+    assert len(grads) == len(expected_grads), f"{edge.name}: {len(grads)} gradients, expected {len(expected_grads)}"
+    for k, (g, e) in enumerate(zip(grads, expected_grads)):
+        if e is None:
+            assert g is None, f"{edge.name}: {who} leaf {k} has a gradient, expected none"
+            continue
+        e = np.asarray(e, dtype=np.float64)
+        assert g is not None, f"{edge.name}: {who} leaf {k} got no gradient"
+        assert np.isfinite(g[np.isfinite(e)]).all(), f"{edge.name}: {who} gradient {k} not finite: {g}"
+        np.testing.assert_allclose(g.reshape(e.shape), e, rtol=edge.rtol, atol=edge.atol, equal_nan=True,
+                                   err_msg=f"{edge.name}: {who} gradient of leaf {k}")
+
+
+@pytest.mark.parametrize("edge", EDGES, ids=[e.name for e in EDGES])
+def test_edge_against_float64(edge):
+    t, F = _ember()
+    out, grads = run(edge, t, F, "float32")
+    _check(edge, out, grads, edge.forward, edge.grads, "ember")
+
+
+def test_case_names_are_unique():
+    assert len({e.name for e in EDGES}) == len(EDGES)
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("edge", EDGES, ids=[e.name for e in EDGES])
+def test_edge_against_torch(edge):
+    torch = pytest.importorskip("torch")
+    import torch.nn.functional as TF
+
+    if edge.differs:
+        pytest.skip(f"ember differs from PyTorch on purpose: {edge.differs}")
+    t_out, t_grads = run(edge, torch, TF, edge.ref)
+    # the table's expectations are PyTorch's (float64 unless the case says float32) ...
+    _check(edge, t_out, t_grads, edge.forward, edge.grads, "torch vs the table")
+    # ... and ember, in float32, agrees with them
+    out, grads = run(edge, *_ember(), "float32")
+    _check(edge, out, grads, t_out, t_grads, "ember vs torch")
