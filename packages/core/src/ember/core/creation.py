@@ -8,6 +8,7 @@ import numpy as np
 
 from ember.core import dtypes
 from ember.core.device import CPU, as_device
+from ember.core.geometry import make_tensor
 from ember.core.ops import shape as _shape_ops
 from ember.core.storage import Storage
 from ember.core.tensor import Tensor, contiguous_strides
@@ -164,6 +165,9 @@ def from_numpy(ndarray: np.ndarray) -> Tensor:
     """A tensor sharing memory with `ndarray` (writes show through both ways)."""
     if not isinstance(ndarray, np.ndarray):
         raise TypeError(f"expected np.ndarray (got {type(ndarray).__name__})")
+    if not ndarray.dtype.isnative:
+        raise ValueError("given numpy array has byte order different from the native byte order. Conversion "
+                         "between byte orders is currently not supported.")
     dt = dtypes._BY_NP.get(ndarray.dtype)
     if dt is None:
         raise TypeError(f"can't convert np.ndarray of type {ndarray.dtype}. The only supported types are: "
@@ -185,7 +189,7 @@ def from_numpy(ndarray: np.ndarray) -> Tensor:
         warnings.warn("The given NumPy array is not writable; ember does not support non-writable tensors. "
                       "Writing to the tensor is undefined behaviour.", UserWarning, stacklevel=2)
     st = Storage.wrap_cpu(_byte_span(ndarray, span) if span else np.empty(0, np.uint8))
-    return Tensor._make(st, 0, ndarray.shape, tuple(s // isz for s in ndarray.strides), dt)
+    return make_tensor(st, 0, ndarray.shape, tuple(s // isz for s in ndarray.strides), dt, op="from_numpy")
 
 
 class _ByteSpan:

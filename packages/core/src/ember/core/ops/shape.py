@@ -12,6 +12,7 @@ import numpy as np
 
 from ember.core import dtypes
 from ember.core.dispatch import declare
+from ember.core.geometry import make_tensor
 from ember.core.ops._util import normalize_dims, wrap
 from ember.core.storage import Storage
 from ember.core.tensor import Tensor, contiguous_strides, describe
@@ -110,19 +111,8 @@ as_strided = declare("as_strided", view=True)
 
 @as_strided.register("any")
 def _as_strided(x, size, stride, storage_offset=None):
-    size, stride = tuple(int(s) for s in size), tuple(int(s) for s in stride)
-    if len(size) != len(stride):
-        raise RuntimeError(f"as_strided: mismatch in length of strides and shape: {size} and {stride}")
-    offset = x._offset if storage_offset is None else int(storage_offset)
-    if any(s < 0 for s in stride) or any(s < 0 for s in size):
-        raise RuntimeError(f"as_strided: negative sizes or strides are not supported; got {size}, {stride}")
-    if _numel(size):
-        last = offset + sum((n - 1) * s for n, s in zip(size, stride, strict=True))
-        if (last + 1) * x._dtype.itemsize > x._storage.nbytes or offset < 0:
-            raise RuntimeError(f"as_strided: setStorage: sizes {list(size)}, strides {list(stride)}, storage offset "
-                               f"{offset} require {(last + 1) * x._dtype.itemsize} bytes, but the storage has "
-                               f"{x._storage.nbytes}")
-    return _view_of(x, offset, size, stride)
+    offset = x._offset if storage_offset is None else storage_offset
+    return make_tensor(x._storage, offset, size, stride, x._dtype)  # NOTE [ The geometry gate ]
 
 
 permute = declare("permute", np.transpose, view=True)
