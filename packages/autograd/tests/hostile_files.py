@@ -89,9 +89,12 @@ def _op(v) -> bytes:
     if v is True or v is False:
         return b"\x88" if v else b"\x89"
     if isinstance(v, int):
-        return b"L%d\n" % v
+        if -2**31 <= v < 2**31:
+            return b"J" + struct.pack("<i", v)
+        return b"\x8a" + bytes([(v.bit_length() + 8) // 8]) + v.to_bytes((v.bit_length() + 8) // 8, "little",
+                                                                          signed=True)
     if isinstance(v, float):
-        return b"F" + repr(v).encode() + b"\n"
+        return b"G" + struct.pack(">d", v)
     if isinstance(v, str):
         b = v.encode()
         return b"X" + struct.pack("<I", len(b)) + b
@@ -124,6 +127,7 @@ def torch_zip(obj, storages: dict[str, bytes], *, pkl: bytes | None = None, byte
     with zipfile.ZipFile(buf, "w", compress) as z:
         z.writestr("archive/data.pkl", pickle_bytes(obj) if pkl is None else pkl)
         z.writestr("archive/byteorder", byteorder)
+        z.writestr("archive/version", "3\n")
         for key, raw in storages.items():
             z.writestr(f"archive/data/{key}", raw)
     return buf.getvalue()

@@ -86,19 +86,19 @@ def check_geometry(storage_nbytes: int, itemsize: int, size, stride, offset, *,
             raise RuntimeError(f"Trying to create tensor with negative dimension {n}: {list(size)}")
     if any(s < 0 for s in stride):
         raise RuntimeError(f"{op}: Negative strides are not supported at the moment, got strides: {list(stride)}")
-    if offset > INT64_MAX or any(s > INT64_MAX for s in stride):
+    if offset > INT64_MAX or any(s > INT64_MAX for s in stride) or any(n > INT64_MAX for n in size):
+        raise RuntimeError(f"Storage size calculation overflowed with sizes={list(size)} and strides={list(stride)}")
+    if 0 in size:
+        return size, stride, offset
+    # PyTorch's order: the extent's overflow (computeStorageNbytes), then numel's
+    need = (offset + sum((n - 1) * s for n, s in zip(size, stride)) + 1) * itemsize
+    if need > INT64_MAX:
         raise RuntimeError(f"Storage size calculation overflowed with sizes={list(size)} and strides={list(stride)}")
     numel = 1
     for n in size:
         numel *= n
         if numel > INT64_MAX:
             raise RuntimeError(f"numel: integer multiplication overflow (sizes {list(size)})")
-    if numel == 0:
-        return size, stride, offset
-    last = offset + sum((n - 1) * s for n, s in zip(size, stride))
-    need = (last + 1) * itemsize
-    if need > INT64_MAX:
-        raise RuntimeError(f"Storage size calculation overflowed with sizes={list(size)} and strides={list(stride)}")
     if need > storage_nbytes:
         raise RuntimeError(f"setStorage: sizes {list(size)}, strides {list(stride)}, storage offset {offset}, and "
                            f"itemsize {itemsize} requiring a storage size of {need} are out of bounds for storage "
