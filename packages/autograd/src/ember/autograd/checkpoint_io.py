@@ -50,7 +50,8 @@ def reraise(e: Exception, name: str, record: str):
         raise e.error.with_traceback(e.error.__traceback__) from None
     if isinstance(e, RecursionError):
         raise CheckpointError(f"load: {name}: {record}: nesting too deep (more than {MAX_DEPTH} levels)") from None
-    raise CheckpointError(f"load: {name}: {record}: {type(e).__name__}: {e}") from e
+    detail = str(e) or ("unexpected end of data" if isinstance(e, EOFError) else "no detail")
+    raise CheckpointError(f"load: {name}: {record}: {type(e).__name__}: {detail}") from e
 
 
 def check_depth(obj, name: str, record: str, limit: int = MAX_DEPTH) -> None:

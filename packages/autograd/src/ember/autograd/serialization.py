@@ -20,14 +20,19 @@ ints, strings and finite floats are plain JSON. Tensors that share a storage sha
 copy in the file, so views stay views after loading. A tensor subclass (`nn.Parameter`) records
 its class name and comes back as that class when its module is already imported (nothing is
 imported for it). Loading checks, in order: the magic, the length (truncation), the checksum,
-then every tensor's geometry against its storage; it builds only tensors and the containers
-above.
+the storage table (integer byte ranges inside the data section), then every entry as it is
+decoded: tags, types, nesting depth (`MAX_DEPTH`), dtypes, storage indices, and each tensor's
+geometry through the gate (NOTE [ The geometry gate ]); it builds only tensors and the
+containers above. Every failure is a `CheckpointError` naming the file and the entry
+(NOTE [ Load errors ]).
 
 Any other object (a whole `nn.Module`) is stored as `{"__pickle__": base64}`, with its tensors
 still in the storages (pickle's persistent ids). `load` refuses such a checkpoint unless the
 caller passes `weights_only=False`, because unpickling runs code named by the file; the default
 load never unpickles. Saving to a path writes a temporary file in the same directory and
-renames it over the target (`os.replace`), so a crash mid-save leaves the old file.
+renames it over the target (`os.replace`), so a crash mid-save leaves the old file; the
+temporary of a save killed outright is removed by the next save into that directory
+(`checkpoint_io.atomic_write`).
 """
 
 from __future__ import annotations
@@ -365,7 +370,7 @@ class _Decoder:
             return Device(body)
         if self.weights_only:
             raise CheckpointError(
-                f"load: {self.name} holds pickled Python objects (such as a whole module), and loading them "
+                f"load: {self.name}: {path}: holds pickled Python objects (such as a whole module), and loading them "
                 "runs code named by the file. Weights only load failed: pass weights_only=False only if you "
                 "trust where this file comes from, or save a state_dict instead.")
         if not isinstance(body, str):

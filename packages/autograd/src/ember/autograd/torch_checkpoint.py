@@ -46,8 +46,11 @@ _REFUSED_OPCODES = (pickle.INST, pickle.OBJ, pickle.NEWOBJ, pickle.NEWOBJ_EX, pi
 class _StorageType:
     """Stands for `torch.FloatStorage` & co. inside the pickle: just a dtype."""
 
-    def __init__(self, dtype: dtypes.dtype) -> None:
-        self.dtype = dtype
+    def __init__(self, name: str, dtype: dtypes.dtype) -> None:
+        self.name, self.dtype = name, dtype
+
+    def __repr__(self) -> str:
+        return f"torch.{self.name}"
 
 
 class _TypedStorage:
@@ -72,11 +75,16 @@ def _build(self) -> None:
     inst.__dict__.update(state)
 
 
+class _Opcodes(dict):
+    def __missing__(self, key: int):
+        raise pickle.UnpicklingError(f"invalid load key {bytes([key])!r}")
+
+
 class _Unpickler(pickle._Unpickler):
     """The pure-Python unpickler with a restricted opcode table (`BUILD` checked, object builders
     refused); its speed does not matter, the pickle holds metadata only."""
 
-    dispatch = dict(pickle._Unpickler.dispatch)
+    dispatch = _Opcodes(pickle._Unpickler.dispatch)
     dispatch[pickle.BUILD[0]] = _build
     for _op in _REFUSED_OPCODES:
         dispatch[_op[0]] = _refuse
@@ -90,7 +98,7 @@ class _Unpickler(pickle._Unpickler):
                         ("torch._utils", "_rebuild_tensor_v2"): self._rebuild_tensor_v2,
                         ("torch._utils", "_rebuild_parameter"): _rebuild_parameter}
         for cls, dt in _STORAGE_DTYPES.items():
-            self.allowed[("torch", cls)] = _StorageType(dtypes._BY_NAME[dt])
+            self.allowed[("torch", cls)] = _StorageType(cls, dtypes._BY_NAME[dt])
         self.storages: dict[str, Storage] = {}
 
     def fail(self, problem: str) -> CheckpointError:
