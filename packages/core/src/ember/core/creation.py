@@ -8,7 +8,7 @@ import numpy as np
 
 from ember.core import dtypes
 from ember.core.device import CPU, as_device
-from ember.core.geometry import make_tensor
+from ember.core.geometry import INT64_MAX, check_geometry, make_tensor
 from ember.core.ops import shape as _shape_ops
 from ember.core.storage import Storage
 from ember.core.tensor import Tensor, contiguous_strides
@@ -222,10 +222,12 @@ def empty(*args, size=None, out=None, dtype=None, device=None, requires_grad: bo
 
 
 def empty_strided(size, stride, *, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
-    shape, strides = _shape_arg((size,)), tuple(int(s) for s in stride)
-    n = 1 + sum((a - 1) * b for a, b in zip(shape, strides, strict=True)) if all(shape) else 0
-    base = empty(n, dtype=dtype, device=device)
-    t = Tensor._make(base._storage, 0, shape, strides, base._dtype)
+    dt = _dtype_or_default(dtype)
+    # NOTE [ The geometry gate ]: the geometry is checked before the storage it needs is allocated
+    shape, strides, _ = check_geometry(INT64_MAX, dt.itemsize, _shape_arg((size,)), stride, 0, op="empty_strided")
+    n = 1 + sum((a - 1) * b for a, b in zip(shape, strides)) if all(shape) else 0
+    base = empty(n, dtype=dt, device=device)
+    t = make_tensor(base._storage, 0, shape, strides, dt, op="empty_strided")
     return t.requires_grad_(True) if requires_grad else t
 
 

@@ -12,7 +12,7 @@ import numpy as np
 
 from ember.core import dtypes
 from ember.core.dispatch import declare
-from ember.core.geometry import make_tensor
+from ember.core.geometry import INT64_MAX, check_geometry, make_tensor
 from ember.core.ops._util import normalize_dims, wrap
 from ember.core.storage import Storage
 from ember.core.tensor import Tensor, contiguous_strides, describe
@@ -261,6 +261,8 @@ unfold = declare("unfold", view=True)
 def _unfold(x, dimension, size, step):
     d = x._wrap_dim(dimension) if x.ndim else 0
     n = x._shape[d] if x.ndim else 1
+    if size < 0:
+        raise RuntimeError(f"size is {size} but must be >= 0")
     if size > n:
         raise RuntimeError(f"maximum size for tensor at dimension {d} is {n} but size is {size}")
     if step <= 0:
@@ -337,6 +339,9 @@ resize_ = declare("resize_", mutates=0, differentiable=False)
 def _resize(x, *size):
     """Give `x` the contiguous shape `size`, keeping its storage when it is large enough."""
     shape = tuple(size[0]) if len(size) == 1 and isinstance(size[0], tuple | list) else tuple(size)
+    # NOTE [ The geometry gate ]: the new sizes are checked before any memory is grown
+    shape, _, _ = check_geometry(INT64_MAX, x._dtype.itemsize, shape, contiguous_strides(shape), x._offset,
+                                 op="resize_")
     nbytes = (x._offset + _numel(shape)) * x._dtype.itemsize
     st = x._storage
     if nbytes > st.nbytes:
