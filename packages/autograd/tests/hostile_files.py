@@ -281,6 +281,14 @@ def corpus() -> list[Case]:
         "not a storage of the archive")
     add("torch-ordereddict-bad-args", "torch",
         torch_zip({"w": Reduce(Global("collections", "OrderedDict"), (5,))}, {}), "TypeError")
+    od = Reduce(Global("collections", "OrderedDict"), ())
+    add("torch-parameter-of-a-dict", "torch",
+        torch_zip({"w": Reduce(Global("torch._utils", "_rebuild_parameter"), (od, True, od))}, {}),
+        "_rebuild_parameter expects a tensor and a bool; got OrderedDict")
+    add("torch-persistent-id-too-long", "torch",
+        torch_state(Reduce(Global("torch._utils", "_rebuild_tensor_v2"),
+                           (PersId(("storage", Global("torch", "FloatStorage"), "0", "cpu", 4, 5)), 0, (4,), (1,)))),
+        "unsupported persistent id")
     add("torch-big-endian", "torch", torch_zip({"w": tt()}, {"0": b"\0" * 16}, byteorder="big"), "little-endian")
     add("torch-garbage-pickle", "torch", torch_zip(None, {}, pkl=b"\x80\x02\xff\xfe\xfd"), "data.pkl")
     add("torch-empty-pickle", "torch", torch_zip(None, {}, pkl=b""), "data.pkl")

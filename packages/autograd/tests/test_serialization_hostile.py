@@ -182,3 +182,15 @@ def test_crafted_pytorch_zips_are_what_pytorch_reads_and_refuses(tmp_path):
     bad.write_bytes(H.torch_state(H.torch_tensor(offset=-1000)))
     with pytest.raises((RuntimeError, pickle.UnpicklingError)):
         torch.load(bad, weights_only=True)
+
+
+def test_map_location_callable_sees_the_storages_of_a_pytorch_zip():
+    data = H.torch_state(H.torch_tensor(), struct.pack("<4f", 1, 2, 3, 4))
+    seen = []
+
+    def keep(storage, location):
+        seen.append((storage.nbytes, location))
+        return storage
+
+    assert E.load(io.BytesIO(data), map_location=keep)["w"].tolist() == [1.0, 2.0, 3.0, 4.0]
+    assert seen == [(16, "cpu")]
