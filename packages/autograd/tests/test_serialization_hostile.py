@@ -14,7 +14,6 @@ import struct
 import subprocess
 import sys
 import textwrap
-import time
 from pathlib import Path
 
 import pytest
@@ -22,9 +21,9 @@ import pytest
 import ember.autograd as E
 from ember.autograd import CheckpointError, checkpoint_io
 
+import hostile_files as H  # importable through conftest.py
+
 HERE = Path(__file__).parent
-sys.path.insert(0, str(HERE))
-import hostile_files as H  # noqa: E402
 
 
 def _run_corpus(tmp_path: Path) -> tuple[dict[str, H.Case], dict[str, dict], subprocess.CompletedProcess]:
@@ -163,7 +162,6 @@ def test_temporaries_of_live_processes_and_other_hosts_are_kept(tmp_path):
     unrelated = tmp_path / ".a.pt.tmp"
     for p in (mine, other_host, stale, unrelated):
         p.write_bytes(b"x")
-    time.sleep(0)
     E.safetensors.save_file({"w": E.ones(2)}, tmp_path / "a.safetensors")
     assert not stale.exists() and mine.exists() and other_host.exists() and unrelated.exists()
 
