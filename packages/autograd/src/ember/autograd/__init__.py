@@ -20,6 +20,7 @@ from ember.autograd.graph import Node
 from ember.autograd.function import Function, FunctionCtx, once_differentiable
 from ember.autograd.gradcheck import GradcheckError, gradcheck, gradgradcheck
 from ember.autograd.serialization import load, save
+from ember.autograd.checkpoint_io import CheckpointError
 from ember.autograd import safetensors
 from ember.autograd.safetensors import load_file as load_safetensors, save_file as save_safetensors
 from ember.autograd import tensor_api as _tensor_api

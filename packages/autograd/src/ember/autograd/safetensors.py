@@ -12,11 +12,16 @@ from __future__ import annotations
 import json
 import os
 import struct
+import sys
 
 import numpy as np
 
 from ember.core import dtypes
-from ember.core.tensor import Tensor
+from ember.core.geometry import make_tensor
+from ember.core.storage import Storage
+from ember.core.tensor import Tensor, contiguous_strides
+
+from ember.autograd.checkpoint_io import CheckpointError, atomic_write
 
 __all__ = ["save", "load", "save_file", "load_file", "SafetensorError"]
 
@@ -26,8 +31,9 @@ _DTYPES = {code: name for name, code in _CODES.items()}
 _MAX_HEADER = 100_000_000
 
 
-class SafetensorError(ValueError):
-    """A file or buffer that is not a valid safetensors file."""
+class SafetensorError(CheckpointError, ValueError):
+    """A file or buffer that is not a valid safetensors file: ember's one load error
+    (NOTE [ Load errors ]), and a `ValueError` as before."""
 
 
 def save(tensors: dict[str, Tensor], metadata: dict[str, str] | None = None) -> bytes:
@@ -54,64 +60,106 @@ def save(tensors: dict[str, Tensor], metadata: dict[str, str] | None = None) -> 
     return struct.pack("<Q", len(h)) + h + b"".join(blobs)
 
 
-def load(data: bytes, device: str = "cpu") -> dict[str, Tensor]:
+def load(data: bytes, device: str = "cpu", *, _name: str = "<bytes>") -> dict[str, Tensor]:
     """The tensors of a safetensors buffer, validated (dtypes, shapes, offsets in bounds)."""
     if len(data) < 8:
-        raise SafetensorError("safetensors: the buffer is too small to hold a header length")
+        raise _error(_name, "header", "the buffer is too small to hold a header length")
     (n,) = struct.unpack_from("<Q", data)
-    if n > _MAX_HEADER or 8 + n > len(data):
-        raise SafetensorError(f"safetensors: invalid header length {n} for a buffer of {len(data)} bytes "
-                              "(truncated or not a safetensors file)")
+    if n > _MAX_HEADER:
+        raise _error(_name, "header", f"header too large: invalid header length {n} (the limit is {_MAX_HEADER})")
+    if 8 + n > len(data):
+        raise _error(_name, "header", f"invalid header length {n} for a buffer of {len(data)} bytes (truncated or "
+                     "not a safetensors file)")
     try:
-        header = json.loads(data[8:8 + n])
+        header = json.loads(bytes(data[8:8 + n]))
+    except RecursionError:
+        raise _error(_name, "header", "the header nests too deep") from None
     except ValueError as e:
-        raise SafetensorError(f"safetensors: the header is not valid JSON ({e})") from None
+        raise _error(_name, "header", f"the header is not valid JSON ({e})") from None
     if not isinstance(header, dict):
-        raise SafetensorError("safetensors: the header must be a JSON object")
-    header.pop("__metadata__", None)
+        raise _error(_name, "header", "the header must be a JSON object")
+    meta = header.pop("__metadata__", {})
+    if not isinstance(meta, dict) or not all(isinstance(v, str) for v in meta.values()):
+        raise _error(_name, "__metadata__", "must map strings to strings")
     body = memoryview(data)[8 + n:]
-    out, spans = {}, []
+    entries = []
     for name, info in header.items():
-        try:
-            code, shape, (begin, end) = info["dtype"], [int(s) for s in info["shape"]], info["data_offsets"]
-        except (KeyError, TypeError, ValueError):
-            raise SafetensorError(f"safetensors: malformed entry for tensor '{name}'") from None
-        if code not in _DTYPES:
-            raise SafetensorError(f"safetensors: tensor '{name}' has unsupported dtype {code}")
-        dt = dtypes._BY_NAME[_DTYPES[code]]
-        if any(s < 0 for s in shape) or not 0 <= begin <= end <= len(body):
-            raise SafetensorError(f"safetensors: tensor '{name}' has invalid shape or offsets (truncated file?)")
-        if int(np.prod(shape)) * dt.itemsize != end - begin:
-            raise SafetensorError(f"safetensors: tensor '{name}' of shape {shape} and dtype {code} needs "
-                                  f"{int(np.prod(shape)) * dt.itemsize} bytes but its offsets span {end - begin}")
-        spans.append((begin, end, name))
-        arr = np.frombuffer(body[begin:end], dtype=dt.np.newbyteorder("<")).astype(dt.np).reshape(shape)
-        out[name] = Tensor._wrap(arr.copy())
-    spans.sort()
-    for (_, e0, a), (b1, _, b) in zip(spans, spans[1:]):
+        code, shape, begin, end = _entry(_name, name, info, len(body))
+        entries.append((begin, end, name, code, shape))
+    entries.sort(key=lambda e: (e[0], e[1]))
+    for (_, e0, a, *_), (b1, _, b, *_) in zip(entries, entries[1:]):
         if b1 < e0:
-            raise SafetensorError(f"safetensors: tensors '{a}' and '{b}' overlap")
+            raise _error(_name, f"tensor '{b}'", f"its bytes overlap those of tensor '{a}'")
+    out = {}
+    for begin, end, name, code, shape in entries:
+        dt = dtypes._BY_NAME[_DTYPES[code]]
+        buf = np.frombuffer(body, np.uint8, end - begin, begin).copy()
+        if sys.byteorder != "little":
+            buf = buf.view(dt.np.newbyteorder("<")).astype(dt.np).view(np.uint8)
+        # NOTE [ The geometry gate ]
+        out[name] = make_tensor(Storage.wrap_cpu(buf), 0, shape, contiguous_strides(shape), dt, op="safetensors")
     if device != "cpu":
         out = {k: v.to(device) for k, v in out.items()}
     return out
 
 
+def _error(name: str, record: str, problem: str) -> SafetensorError:
+    return SafetensorError(f"safetensors: load: {name}: {record}: {problem}")
+
+
+def _is_int(v) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def _entry(file: str, name: str, info, body_nbytes: int) -> tuple[str, tuple[int, ...], int, int]:
+    """A header entry's (dtype code, shape, begin, end), each checked against the format and the body."""
+    record = f"tensor '{name:.80}'"
+    if not (isinstance(info, dict) and isinstance(info.get("dtype"), str) and isinstance(info.get("shape"), list)
+            and isinstance(info.get("data_offsets"), list) and len(info["data_offsets"]) == 2):
+        raise _error(file, record, "malformed entry (needs a dtype string, a shape list and two data_offsets)")
+    code, shape, (begin, end) = info["dtype"], info["shape"], info["data_offsets"]
+    if code not in _DTYPES:
+        raise _error(file, record, f"unsupported dtype {code:.40}")
+    if not all(_is_int(s) and s >= 0 for s in shape):
+        raise _error(file, record, f"the shape must hold non-negative integers; got {shape!r:.80}")
+    if not (_is_int(begin) and _is_int(end)):
+        raise _error(file, record, f"data_offsets must be integers; got {[begin, end]!r:.80}")
+    if not 0 <= begin <= end <= body_nbytes:
+        raise _error(file, record, f"invalid offsets [{begin}, {end}) for a data buffer of {body_nbytes} bytes "
+                     "(truncated file?)")
+    numel = 1
+    for s in shape:
+        numel *= s
+    itemsize = dtypes._BY_NAME[_DTYPES[code]].itemsize
+    if numel * itemsize != end - begin:
+        raise _error(file, record, f"shape {shape} and dtype {code} need {numel * itemsize} bytes but its offsets "
+                     f"span {end - begin}")
+    return code, tuple(shape), begin, end
+
+
 def save_file(tensors: dict[str, Tensor], filename: str | os.PathLike, metadata: dict[str, str] | None = None) -> None:
     """Write `tensors` to a `.safetensors` file (atomically: a temporary file renamed over it)."""
     data = save(tensors, metadata)
-    tmp = os.fspath(filename) + ".tmp"
-    with open(tmp, "wb") as f:
-        f.write(data)
-    os.replace(tmp, filename)
+    atomic_write(filename, lambda f: f.write(data))
 
 
 def load_file(filename: str | os.PathLike, device: str = "cpu") -> dict[str, Tensor]:
     """Read every tensor of a `.safetensors` file."""
     with open(filename, "rb") as f:
-        return load(f.read(), device)
+        return load(f.read(), device, _name=os.fspath(filename))
 
 
 def metadata_of(data: bytes) -> dict[str, str]:
     """The `__metadata__` strings of a safetensors buffer ({} when absent)."""
+    if len(data) < 8:
+        raise _error("<bytes>", "header", "the buffer is too small to hold a header length")
     (n,) = struct.unpack_from("<Q", data)
-    return json.loads(data[8:8 + n]).get("__metadata__", {})
+    if n > _MAX_HEADER or 8 + n > len(data):
+        raise _error("<bytes>", "header", f"invalid header length {n} for a buffer of {len(data)} bytes")
+    try:
+        meta = json.loads(bytes(data[8:8 + n])).get("__metadata__", {})
+    except (ValueError, RecursionError, AttributeError) as e:
+        raise _error("<bytes>", "header", f"unreadable header ({type(e).__name__})") from None
+    if not isinstance(meta, dict) or not all(isinstance(v, str) for v in meta.values()):
+        raise _error("<bytes>", "__metadata__", "must map strings to strings")
+    return meta

@@ -20,14 +20,19 @@ ints, strings and finite floats are plain JSON. Tensors that share a storage sha
 copy in the file, so views stay views after loading. A tensor subclass (`nn.Parameter`) records
 its class name and comes back as that class when its module is already imported (nothing is
 imported for it). Loading checks, in order: the magic, the length (truncation), the checksum,
-then every tensor's geometry against its storage; it builds only tensors and the containers
-above.
+the storage table (integer byte ranges inside the data section), then every entry as it is
+decoded: tags, types, nesting depth (`MAX_DEPTH`), dtypes, storage indices, and each tensor's
+geometry through the gate (NOTE [ The geometry gate ]); it builds only tensors and the
+containers above. Every failure is a `CheckpointError` naming the file and the entry
+(NOTE [ Load errors ]).
 
 Any other object (a whole `nn.Module`) is stored as `{"__pickle__": base64}`, with its tensors
 still in the storages (pickle's persistent ids). `load` refuses such a checkpoint unless the
 caller passes `weights_only=False`, because unpickling runs code named by the file; the default
 load never unpickles. Saving to a path writes a temporary file in the same directory and
-renames it over the target (`os.replace`), so a crash mid-save leaves the old file.
+renames it over the target (`os.replace`), so a crash mid-save leaves the old file; the
+temporary of a save killed outright is removed by the next save into that directory
+(`checkpoint_io.atomic_write`).
 """
 
 from __future__ import annotations
@@ -41,7 +46,6 @@ import os
 import pickle
 import struct
 import sys
-import tempfile
 from collections import OrderedDict
 from typing import Any, BinaryIO
 
@@ -49,12 +53,14 @@ import numpy as np
 
 from ember.core import dtypes
 from ember.core.device import device as Device
+from ember.core.geometry import make_tensor
 from ember.core.storage import Storage
 from ember.core.tensor import Size, Tensor
 
 from ember.autograd import torch_checkpoint
+from ember.autograd.checkpoint_io import MAX_DEPTH, CallerError, CheckpointError, atomic_write, check_depth, reraise
 
-__all__ = ["save", "load"]
+__all__ = ["save", "load", "CheckpointError"]
 
 MAGIC = b"EMBERCKP"
 VERSION = 1
@@ -199,19 +205,7 @@ def save(obj: Any, f, pickle_module: Any = None, pickle_protocol: int = 2,
     if hasattr(f, "write"):
         _write_chunks(f, chunks)
         return
-    path = os.fspath(f)
-    directory = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(dir=directory, prefix="." + os.path.basename(path) + ".", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as out:
-            _write_chunks(out, chunks)
-            out.flush()
-            os.fsync(out.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+    atomic_write(f, lambda out: _write_chunks(out, chunks))
 
 
 def _read_all(f) -> tuple[bytes, str]:
@@ -222,31 +216,61 @@ def _read_all(f) -> tuple[bytes, str]:
         return fh.read(), path
 
 
+def _fail(name: str, record: str, problem: str) -> CheckpointError:
+    return CheckpointError(f"load: {name}: {record}: {problem}")
+
+
+def _is_int(v) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
 def _check(data: bytes, name: str) -> dict:
-    """Validate magic, length and checksum; return the parsed header."""
+    """Validate magic, length, checksum and the storage table; return the parsed header."""
     if len(data) < _PREAMBLE.size or data[:8] != MAGIC:
-        raise RuntimeError(f"load: {name} is not an ember checkpoint: bad magic number")
+        raise _fail(name, "preamble", "is not an ember checkpoint: bad magic number")
     _, version, n = _PREAMBLE.unpack_from(data)
     if version != VERSION:
-        raise RuntimeError(f"load: {name} is an ember checkpoint of format version {version}; this ember reads "
-                           f"version {VERSION}")
+        raise _fail(name, "preamble", f"is an ember checkpoint of format version {version}; this ember reads "
+                    f"version {VERSION}")
     head_end = _PREAMBLE.size + n
     if len(data) < head_end + _DIGEST:
-        raise RuntimeError(f"load: {name} is truncated: the header needs {head_end + _DIGEST} bytes, the file has "
-                           f"{len(data)}")
+        raise _fail(name, "header", f"truncated: the header needs {head_end + _DIGEST} bytes, the file has "
+                    f"{len(data)}")
     try:
         header = json.loads(data[_PREAMBLE.size:head_end])
-        total = _align(head_end) + int(header["data_nbytes"]) + _DIGEST
-    except (ValueError, KeyError, TypeError):
-        raise RuntimeError(f"load: {name} is corrupted: checksum mismatch (unreadable header)") from None
+    except RecursionError:
+        raise _fail(name, "header", f"nesting too deep (more than {MAX_DEPTH} levels)") from None
+    except ValueError as e:
+        raise _fail(name, "header", f"corrupted: checksum mismatch (unreadable header: {e})") from None
+    if not isinstance(header, dict) or not _is_int(header.get("data_nbytes")) or header["data_nbytes"] < 0 \
+            or not isinstance(header.get("storages"), list) or "object" not in header:
+        raise _fail(name, "header", "corrupted: the header lacks its storages, data_nbytes or object")
+    total = _align(head_end) + header["data_nbytes"] + _DIGEST
     if len(data) < total:
-        raise RuntimeError(f"load: {name} is truncated: expected {total} bytes, found {len(data)}")
+        raise _fail(name, "data", f"truncated: expected {total} bytes, found {len(data)}")
     if len(data) > total:
-        raise RuntimeError(f"load: {name} is corrupted: {len(data) - total} unexpected bytes after the checkpoint")
+        raise _fail(name, "data", f"corrupted: {len(data) - total} unexpected bytes after the checkpoint")
     if hashlib.sha256(memoryview(data)[:-_DIGEST]).digest() != data[-_DIGEST:]:
-        raise RuntimeError(f"load: {name} is corrupted: checksum mismatch")
+        raise _fail(name, "digest", "corrupted: checksum mismatch")
+    for i, e in enumerate(header["storages"]):
+        if not (isinstance(e, dict) and _is_int(e.get("nbytes")) and _is_int(e.get("offset"))
+                and isinstance(e.get("device"), str)):
+            raise _fail(name, f"storage {i}", "malformed entry (needs integer nbytes and offset and a device string)")
+        if e["nbytes"] < 0 or e["offset"] < 0 or e["offset"] + e["nbytes"] > header["data_nbytes"]:
+            raise _fail(name, f"storage {i}", f"bytes [{e['offset']}, {e['offset'] + e['nbytes']}) lie outside the "
+                        f"data section of {header['data_nbytes']} bytes")
+        try:
+            e["device"] = Device(e["device"])
+        except Exception as err:
+            raise _fail(name, f"storage {i}", f"invalid device {e['device']!r:.40} ({err})") from None
     header["_data_start"] = _align(head_end)
     return header
+
+
+def _check_map_location(map_location) -> None:
+    if not (map_location is None or callable(map_location) or isinstance(map_location, dict | str | Device)):
+        raise TypeError(f"load: map_location must be None, a device, a string, a dict or a callable; got "
+                        f"{type(map_location).__name__}")
 
 
 def _target_device(saved: str, map_location) -> Device:
@@ -263,77 +287,130 @@ def _target_device(saved: str, map_location) -> Device:
 def _mapped_by(fn, storage: Storage, location: str) -> Storage:
     """PyTorch's callable `map_location(storage, location)`: given the CPU storage and the saved
     location ("cpu", "cuda:0"), it returns the storage to use (None keeps the CPU one)."""
-    out = fn(storage, location)
+    try:
+        out = fn(storage, location)
+    except Exception as e:
+        raise CallerError(e) from None
     if out is None:
         return storage
     if not isinstance(out, Storage):
-        raise TypeError(f"load: map_location returned {type(out).__name__}; it must return the storage it was "
-                        "given (or another Storage)")
+        raise CallerError(TypeError(f"load: map_location returned {type(out).__name__}; it must return the "
+                                    "storage it was given (or another Storage)"))
     return out
 
 
+_TAGS = ("__tensor__", "__list__", "__tuple__", "__dict__", "__odict__", "__float__", "__size__", "__dtype__",
+         "__device__", "__pickle__")
+
+
 class _Decoder:
+    """Builds the saved object from the header, checking every entry; `self.record` names the
+    entry being read, for the load error (NOTE [ Load errors ])."""
+
     def __init__(self, data: bytes, header: dict, name: str, map_location, weights_only: bool) -> None:
         self.name = name
         self.weights_only = weights_only
+        self.record = "object"
         start = header["_data_start"]
         self.storages = []
         for e in header["storages"]:
             buf = np.frombuffer(data, np.uint8, e["nbytes"], start + e["offset"]).copy()
             st = Storage.wrap_cpu(buf)
             if callable(map_location) and not isinstance(map_location, dict | str | Device):
-                self.storages.append(_mapped_by(map_location, st, e["device"]))
+                self.storages.append(_mapped_by(map_location, st, str(e["device"])))
                 continue
-            dev = _target_device(e["device"], map_location)
+            dev = _target_device(str(e["device"]), map_location)
             if dev.type != "cpu":
                 st = Tensor._make(st, 0, (st.nbytes,), (1,), dtypes.uint8).to(dev)._storage
             self.storages.append(st)
 
-    def decode(self, v: Any) -> Any:
-        if not isinstance(v, dict):
+    def fail(self, problem: str) -> CheckpointError:
+        return _fail(self.name, self.record, problem)
+
+    def decode(self, v: Any, path: str = "object", depth: int = 0) -> Any:
+        self.record = path
+        if v is None or isinstance(v, bool | int | float | str):
             return v
+        if not isinstance(v, dict) or len(v) != 1:
+            raise self.fail(f"unexpected JSON {type(v).__name__} (expected a value or a single-tag object)")
+        if depth >= MAX_DEPTH:
+            raise self.fail(f"containers nested deeper than {MAX_DEPTH} levels")
         (tag, body), = v.items()
+        if tag not in _TAGS:
+            raise self.fail(f"corrupted: unknown entry '{tag:.40}'")
         if tag == "__tensor__":
             return self._tensor(body)
-        if tag == "__list__":
-            return [self.decode(x) for x in body]
-        if tag == "__tuple__":
-            return tuple(self.decode(x) for x in body)
-        if tag == "__dict__":
-            return {self._key(k): self.decode(x) for k, x in body}
-        if tag == "__odict__":
-            return OrderedDict((self._key(k), self.decode(x)) for k, x in body)
+        if tag in ("__list__", "__tuple__"):
+            items = [self.decode(x, f"{path}[{i}]", depth + 1) for i, x in enumerate(self._list(body, tag))]
+            return items if tag == "__list__" else tuple(items)
+        if tag in ("__dict__", "__odict__"):
+            out = {} if tag == "__dict__" else OrderedDict()
+            for i, kv in enumerate(self._list(body, tag)):
+                if not (isinstance(kv, list) and len(kv) == 2):
+                    raise self.fail(f"entry {i} of {tag} is not a [key, value] pair")
+                k = self._key(self.decode(kv[0], f"{path}.key[{i}]", depth + 1))
+                out[k] = self.decode(kv[1], f"{path}[{k!r:.40}]", depth + 1)
+            return out
         if tag == "__float__":
+            if body not in ("nan", "inf", "-inf"):
+                raise self.fail(f"invalid non-finite float {body!r:.40}")
             return float(body)
         if tag == "__size__":
-            return Size(body)
+            sizes = self._list(body, tag)
+            if not all(_is_int(n) and n >= 0 for n in sizes):
+                raise self.fail(f"a Size must hold non-negative integers; got {sizes!r:.80}")
+            return Size(sizes)
         if tag == "__dtype__":
-            return dtypes.as_dtype(body)
+            if not isinstance(body, str) or body not in dtypes._BY_NAME:
+                raise self.fail(f"unknown dtype {body!r:.40}")
+            return dtypes._BY_NAME[body]
         if tag == "__device__":
+            if not isinstance(body, str):
+                raise self.fail(f"a device must be a string; got {type(body).__name__}")
             return Device(body)
-        if tag == "__pickle__":
-            if self.weights_only:
-                raise pickle.UnpicklingError(
-                    f"load: {self.name} holds pickled Python objects (such as a whole module), and loading them "
-                    "runs code named by the file. Weights only load failed: pass weights_only=False only if you "
-                    "trust where this file comes from, or save a state_dict instead.")
-            return _TensorUnpickler(io.BytesIO(base64.b64decode(body)), self).load()
-        raise RuntimeError(f"load: {self.name} is corrupted: unknown entry '{tag}'")
+        if self.weights_only:
+            raise CheckpointError(
+                f"load: {self.name}: {path}: holds pickled Python objects (such as a whole module), and loading them "
+                "runs code named by the file. Weights only load failed: pass weights_only=False only if you "
+                "trust where this file comes from, or save a state_dict instead.")
+        if not isinstance(body, str):
+            raise self.fail("a pickled entry must be a base64 string")
+        obj = _TensorUnpickler(io.BytesIO(base64.b64decode(body, validate=True)), self).load()
+        self.record = path
+        check_depth(obj, self.name, path, MAX_DEPTH - depth)
+        return obj
+
+    def _list(self, body, tag: str) -> list:
+        if not isinstance(body, list):
+            raise self.fail(f"{tag} must hold a JSON array; got {type(body).__name__}")
+        return body
 
     def _key(self, k):
-        k = self.decode(k)
-        return tuple(k) if isinstance(k, list) else k
+        k = tuple(k) if isinstance(k, list) else k
+        try:
+            hash(k)
+        except TypeError:
+            raise self.fail(f"unhashable dict key of type {type(k).__name__}") from None
+        return k
 
-    def _tensor(self, b: dict) -> Tensor:
-        st = self.storages[b["storage"]]
-        dt = dtypes._BY_NAME[b["dtype"]]
-        shape, stride, offset = tuple(b["shape"]), tuple(b["stride"]), int(b["offset"])
-        if math.prod(shape):
-            last = offset + sum((n - 1) * s for n, s in zip(shape, stride))
-            if offset < 0 or min(stride, default=0) < 0 or (last + 1) * dt.itemsize > st.nbytes:
-                raise RuntimeError(f"load: {self.name} is corrupted: a tensor reaches past its storage")
-        t = Tensor._make(st, offset, shape, stride, dt, _loaded_class(b.get("cls")))
+    def _tensor(self, b) -> Tensor:
+        if not isinstance(b, dict):
+            raise self.fail("a tensor entry must be a JSON object")
+        i, dt = b.get("storage"), b.get("dtype")
+        if not _is_int(i) or not 0 <= i < len(self.storages):
+            raise self.fail(f"invalid storage index {i!r:.40} (the file has {len(self.storages)} storages)")
+        if not isinstance(dt, str) or dt not in dtypes._BY_NAME:
+            raise self.fail(f"unknown dtype {dt!r:.40}")
+        if not isinstance(b.get("requires_grad", False), bool) or not isinstance(b.get("cls"), str | None):
+            raise self.fail("requires_grad must be a bool and cls a string")
+        try:  # NOTE [ The geometry gate ]
+            t = make_tensor(self.storages[i], b.get("offset"), b.get("shape"), b.get("stride"), dtypes._BY_NAME[dt],
+                            _loaded_class(b.get("cls")), op="load")
+        except (TypeError, RuntimeError) as e:
+            raise self.fail(f"tensor over storage {i}: {e}") from None
         if b.get("requires_grad"):
+            if not t._dtype.is_floating_point:
+                raise self.fail(f"only floating point tensors can require gradients; got {dt}")
             t.requires_grad_(True)
         return t
 
@@ -365,13 +442,21 @@ def load(f, map_location=None, pickle_module: Any = None, *, weights_only: bool 
     dicts and containers, through a restricted unpickler (see `torch_checkpoint`).
 
     Raises:
-        RuntimeError: the file is not an ember checkpoint, is truncated, or fails its checksum.
-        pickle.UnpicklingError: the checkpoint holds pickled objects and `weights_only` is True.
+        CheckpointError: (a `RuntimeError` and a `pickle.UnpicklingError`) the file is not a
+            checkpoint, is truncated or corrupted, holds a tensor outside its storage, nests too
+            deep, or holds pickled objects while `weights_only` is True; the message names the
+            file and the record (NOTE [ Load errors ]).
+        TypeError: `map_location` is of an unsupported type or returned something else than a storage.
     """
+    _check_map_location(map_location)
     data, name = _read_all(f)
     data = bytes(data) if not isinstance(data, bytes) else data
     if torch_checkpoint.is_torch_zip(data):
         return torch_checkpoint.load_torch_zip(data, name, map_location)
     header = _check(data, name)
-    return _Decoder(data, header, name, map_location, weights_only).decode(header["object"])
-
+    decoder = None
+    try:
+        decoder = _Decoder(data, header, name, map_location, weights_only)
+        return decoder.decode(header["object"])
+    except Exception as e:
+        reraise(e, name, decoder.record if decoder is not None else "storages")

@@ -8,6 +8,7 @@ import numpy as np
 
 from ember.core import dtypes
 from ember.core.device import CPU, as_device
+from ember.core.geometry import INT64_MAX, check_geometry, make_tensor
 from ember.core.ops import shape as _shape_ops
 from ember.core.storage import Storage
 from ember.core.tensor import Tensor, contiguous_strides
@@ -164,6 +165,9 @@ def from_numpy(ndarray: np.ndarray) -> Tensor:
     """A tensor sharing memory with `ndarray` (writes show through both ways)."""
     if not isinstance(ndarray, np.ndarray):
         raise TypeError(f"expected np.ndarray (got {type(ndarray).__name__})")
+    if not ndarray.dtype.isnative:
+        raise ValueError("given numpy array has byte order different from the native byte order. Conversion "
+                         "between byte orders is currently not supported.")
     dt = dtypes._BY_NP.get(ndarray.dtype)
     if dt is None:
         raise TypeError(f"can't convert np.ndarray of type {ndarray.dtype}. The only supported types are: "
@@ -185,7 +189,7 @@ def from_numpy(ndarray: np.ndarray) -> Tensor:
         warnings.warn("The given NumPy array is not writable; ember does not support non-writable tensors. "
                       "Writing to the tensor is undefined behaviour.", UserWarning, stacklevel=2)
     st = Storage.wrap_cpu(_byte_span(ndarray, span) if span else np.empty(0, np.uint8))
-    return Tensor._make(st, 0, ndarray.shape, tuple(s // isz for s in ndarray.strides), dt)
+    return make_tensor(st, 0, ndarray.shape, tuple(s // isz for s in ndarray.strides), dt, op="from_numpy")
 
 
 class _ByteSpan:
@@ -218,10 +222,12 @@ def empty(*args, size=None, out=None, dtype=None, device=None, requires_grad: bo
 
 
 def empty_strided(size, stride, *, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
-    shape, strides = _shape_arg((size,)), tuple(int(s) for s in stride)
-    n = 1 + sum((a - 1) * b for a, b in zip(shape, strides, strict=True)) if all(shape) else 0
-    base = empty(n, dtype=dtype, device=device)
-    t = Tensor._make(base._storage, 0, shape, strides, base._dtype)
+    dt = _dtype_or_default(dtype)
+    # NOTE [ The geometry gate ]: the geometry is checked before the storage it needs is allocated
+    shape, strides, _ = check_geometry(INT64_MAX, dt.itemsize, _shape_arg((size,)), stride, 0, op="empty_strided")
+    n = 1 + sum((a - 1) * b for a, b in zip(shape, strides)) if all(shape) else 0
+    base = empty(n, dtype=dt, device=device)
+    t = make_tensor(base._storage, 0, shape, strides, dt, op="empty_strided")
     return t.requires_grad_(True) if requires_grad else t
 
 

@@ -38,6 +38,7 @@ from multiprocessing import resource_tracker
 import _posixshmem
 import numpy as np
 
+from ember.core.geometry import make_tensor
 from ember.core.storage import Storage
 from ember.core.tensor import Tensor, describe
 
@@ -192,7 +193,9 @@ def reduce_storage(storage: Storage):
 
 def _rebuild_tensor(storage: Storage, offset: int, shape: tuple, strides: tuple, dtype, cls, requires_grad: bool,
                     state: dict) -> Tensor:
-    t = Tensor._make(storage, offset, shape, strides, dtype, cls)
+    if not (isinstance(cls, type) and issubclass(cls, Tensor)):
+        raise TypeError(f"rebuilding a shared tensor: {cls!r} is not a Tensor class")
+    t = make_tensor(storage, offset, shape, strides, dtype, cls, op="rebuild_tensor")  # NOTE [ The geometry gate ]
     if state:
         t.__dict__.update(state)
     if requires_grad:

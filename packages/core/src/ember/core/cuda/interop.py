@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from ember.core import dtypes
+from ember.core.geometry import INT64_MAX
 from ember.core.methods import attach
 from ember.core.tensor import Tensor, describe
 
@@ -73,27 +74,48 @@ def from_dlpack(ext) -> Tensor:
     return _from_cuda_array_interface(ext, cai)
 
 
+def _cai_geometry(cai: dict) -> tuple[dtypes.dtype, tuple[int, ...], tuple[int, ...], int]:
+    """The dtype, size, strides (in elements) and byte span of a CUDA Array Interface dict, each
+    checked by the geometry gate (NOTE [ The geometry gate ]) before any memory is touched."""
+    from ember.core.geometry import check_geometry
+
+    try:
+        dt = dtypes.as_dtype(np.dtype(cai["typestr"]))
+    except (KeyError, TypeError, ValueError):
+        raise TypeError(f"from_dlpack: unsupported __cuda_array_interface__ typestr {cai.get('typestr')!r}") from None
+    isz = dt.itemsize
+    shape = cai.get("shape")
+    shape = tuple(shape) if isinstance(shape, tuple | list) else shape
+    byte_strides = cai.get("strides")
+    if byte_strides is None:
+        strides = _contiguous(shape if isinstance(shape, tuple) else ())
+    else:
+        if not isinstance(byte_strides, tuple | list) or any(type(b) is int and b % isz for b in byte_strides):
+            raise RuntimeError(f"from_dlpack: strides {byte_strides!r} (bytes) are not multiples of the element size "
+                               f"{isz}")
+        strides = tuple(b // isz if type(b) is int else b for b in byte_strides)
+    shape, strides, _ = check_geometry(INT64_MAX, isz, shape, strides, 0, op="from_dlpack")
+    n = 1
+    for s in shape:
+        n *= s
+    span = (sum((a - 1) * b for a, b in zip(shape, strides)) + 1) * isz if n else 0
+    return dt, shape, strides, span
+
+
 def _from_cuda_array_interface(ext, cai: dict) -> Tensor:
     from numba import cuda
 
     from ember.core.cuda import _lazy_init, current_device
     from ember.core.cuda.storage import storage_from_array
     from ember.core.device import device
+    from ember.core.geometry import make_tensor
 
+    dt, shape, strides, span = _cai_geometry(cai)
     _lazy_init()
-    dt = dtypes.as_dtype(np.dtype(cai["typestr"]))
-    shape = tuple(cai["shape"])
-    isz = dt.itemsize
-    strides = cai.get("strides")
-    strides = tuple(s // isz for s in strides) if strides else _contiguous(shape)
     ptr = cai["data"][0]
-    n = 1
-    for s in shape:
-        n *= s
-    span = (sum((a - 1) * b for a, b in zip(shape, strides, strict=True)) + 1) * isz if n else 0
     data = cuda.as_cuda_array(_ByteView(ext, ptr, span), sync=False) if span else cuda.device_array(0, np.uint8)
     st = storage_from_array(data, span, device("cuda", current_device()), ext)
-    return Tensor._make(st, 0, shape, strides, dt)
+    return make_tensor(st, 0, shape, strides, dt, op="from_dlpack")
 
 
 def _contiguous(shape) -> tuple[int, ...]:

@@ -12,6 +12,7 @@ import numpy as np
 
 from ember.core import dtypes
 from ember.core.dispatch import declare
+from ember.core.geometry import INT64_MAX, check_geometry, make_tensor
 from ember.core.ops._util import normalize_dims, wrap
 from ember.core.storage import Storage
 from ember.core.tensor import Tensor, contiguous_strides, describe
@@ -110,19 +111,8 @@ as_strided = declare("as_strided", view=True)
 
 @as_strided.register("any")
 def _as_strided(x, size, stride, storage_offset=None):
-    size, stride = tuple(int(s) for s in size), tuple(int(s) for s in stride)
-    if len(size) != len(stride):
-        raise RuntimeError(f"as_strided: mismatch in length of strides and shape: {size} and {stride}")
-    offset = x._offset if storage_offset is None else int(storage_offset)
-    if any(s < 0 for s in stride) or any(s < 0 for s in size):
-        raise RuntimeError(f"as_strided: negative sizes or strides are not supported; got {size}, {stride}")
-    if _numel(size):
-        last = offset + sum((n - 1) * s for n, s in zip(size, stride, strict=True))
-        if (last + 1) * x._dtype.itemsize > x._storage.nbytes or offset < 0:
-            raise RuntimeError(f"as_strided: setStorage: sizes {list(size)}, strides {list(stride)}, storage offset "
-                               f"{offset} require {(last + 1) * x._dtype.itemsize} bytes, but the storage has "
-                               f"{x._storage.nbytes}")
-    return _view_of(x, offset, size, stride)
+    offset = x._offset if storage_offset is None else storage_offset
+    return make_tensor(x._storage, offset, size, stride, x._dtype)  # NOTE [ The geometry gate ]
 
 
 permute = declare("permute", np.transpose, view=True)
@@ -271,6 +261,8 @@ unfold = declare("unfold", view=True)
 def _unfold(x, dimension, size, step):
     d = x._wrap_dim(dimension) if x.ndim else 0
     n = x._shape[d] if x.ndim else 1
+    if size < 0:
+        raise RuntimeError(f"size is {size} but must be >= 0")
     if size > n:
         raise RuntimeError(f"maximum size for tensor at dimension {d} is {n} but size is {size}")
     if step <= 0:
@@ -347,6 +339,9 @@ resize_ = declare("resize_", mutates=0, differentiable=False)
 def _resize(x, *size):
     """Give `x` the contiguous shape `size`, keeping its storage when it is large enough."""
     shape = tuple(size[0]) if len(size) == 1 and isinstance(size[0], tuple | list) else tuple(size)
+    # NOTE [ The geometry gate ]: the new sizes are checked before any memory is grown
+    shape, _, _ = check_geometry(INT64_MAX, x._dtype.itemsize, shape, contiguous_strides(shape), x._offset,
+                                 op="resize_")
     nbytes = (x._offset + _numel(shape)) * x._dtype.itemsize
     st = x._storage
     if nbytes > st.nbytes:
