@@ -19,6 +19,8 @@ from collections.abc import Callable
 
 from ember.core.tensor import Tensor
 
+from ember.autograd.grad_mode import _state
+
 __all__ = ["Node", "AccumulateGrad", "SavedTensor", "RemovableHandle", "meta", "edge_of"]
 
 _sequence = itertools.count()
@@ -162,12 +164,48 @@ class AccumulateGrad(Node):
         return self._variable()
 
     def apply(self, grads: list) -> list:
-        from ember.autograd.engine import accumulate_into
-
         t = self._variable()
         if t is not None:
             accumulate_into(t, grads[0])
         return []
+
+
+def accumulate_into(t: Tensor, g: Tensor | None) -> None:
+    """AccumulateGrad: run the leaf's hooks, then add `g` into `t.grad` (creating it if None)."""
+    if g is not None:
+        _accumulate(t, _leaf_hooks(t, g))
+
+
+def _accumulate(t: Tensor, g: Tensor) -> None:
+    """Add `g` into `t.grad` (in place unless recording a graph), then run post-accumulate hooks."""
+    m = t._ag
+    old = t._grad
+    if old is None:
+        t._grad = g if _state.enabled else _fresh(g)
+    elif _state.enabled:
+        t._grad = old + g
+    else:
+        old.add_(g)
+    if m is not None and m.post_hooks:
+        for h in tuple(m.post_hooks.values()):
+            h(t)
+
+
+def _fresh(g: Tensor) -> Tensor:
+    """A gradient `.grad` may own and later update in place: a copy, because the engine hands one
+    gradient object to several inputs (`x + y`) and may pass the user's own tensor; detached
+    first when it carries a history (under create_graph)."""
+    return g.clone() if not g._requires_grad else g.detach().clone()
+
+
+def _leaf_hooks(t: Tensor, g: Tensor) -> Tensor:
+    m = t._ag
+    if m is not None and m.hooks:
+        for h in tuple(m.hooks.values()):
+            r = h(g)
+            if r is not None:
+                g = r
+    return g
 
 
 def acc_node(t: Tensor) -> AccumulateGrad:
@@ -233,8 +271,6 @@ class SavedTensor:
                 "instead. Hint: enable anomaly detection to find the operation that failed to compute its "
                 "gradient, with ember.autograd.set_detect_anomaly(True).")
         if self.is_output and node is not None:
-            from ember.autograd.grad_mode import _state
-
             if _state.enabled:
                 cs = self.view_ref() if self.view_ref is not None else None
                 if cs is not None:

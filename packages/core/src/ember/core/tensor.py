@@ -27,11 +27,25 @@ def contiguous_strides(shape: tuple[int, ...]) -> tuple[int, ...]:
     return tuple(reversed(strides))
 
 
+_CSTRIDES: dict[tuple, tuple] = {}  # shape -> contiguous strides, for `Tensor._wrap`
+
+
+def _contiguous_strides_cached(shape: tuple) -> tuple:
+    if len(_CSTRIDES) > 4096:
+        _CSTRIDES.clear()
+    r = _CSTRIDES[shape] = contiguous_strides(shape)
+    return r
+
+
 def describe(x) -> str:
     """`Tensor(shape=(3, 4), dtype=float32, device=cpu)` for errors; repr for anything else."""
     if isinstance(x, Tensor):
         return f"Tensor(shape={tuple(x._shape)}, dtype={x._dtype.name}, device={x.device})"
     return repr(x)
+
+
+_new = object.__new__
+_BY_NP = dtypes._BY_NP
 
 
 class Tensor:
@@ -79,21 +93,36 @@ class Tensor:
         """A tensor that takes ownership of the fresh numpy result `arr` (no copy when its layout allows)."""
         if type(arr) is not np.ndarray:
             arr = np.asarray(arr)
-        dt = dtypes._BY_NP.get(arr.dtype)
+        dt = _BY_NP.get(arr.dtype)
         if dt is None:
             raise TypeError(f"can't convert np.ndarray of type {arr.dtype}; ember supports "
                             f"{', '.join(d.name for d in dtypes.ALL)}")
         flags = arr.flags
+        shape = arr.shape
         if flags.c_contiguous:
             raw = arr
-        elif flags.f_contiguous:
-            raw = arr.T
+            strides = _CSTRIDES.get(shape)
+            if strides is None:
+                strides = _contiguous_strides_cached(shape)
         else:
-            arr = raw = np.ascontiguousarray(arr)
-        isz = dt.itemsize
-        st = Storage(raw, arr.nbytes)
-        t = Tensor._make(st, 0, arr.shape, tuple([s // isz for s in arr.strides]), dt)
+            if flags.f_contiguous:
+                raw = arr.T
+            else:
+                arr = raw = np.ascontiguousarray(arr)
+            isz = dt.itemsize
+            strides = tuple([s // isz for s in arr.strides])
+        # Tensor._make, inlined: this runs once per op result
+        t = _new(Tensor)
+        t._storage = Storage(raw, arr.nbytes)
+        t._offset = 0
+        t._shape = shape
+        t._strides = strides
+        t._dtype = dt
         t._npc = (raw, arr)
+        t._requires_grad = False
+        t._grad = None
+        t._grad_fn = None
+        t._ag = None
         return t
 
     def _as_subclass(self, cls) -> Tensor:
