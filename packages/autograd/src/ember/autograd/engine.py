@@ -241,11 +241,14 @@ def _root_grads(outputs: list[Tensor], grad_outputs: list, what: str) -> list:
     for i, t in enumerate(outputs):
         g = grad_outputs[i] if grad_outputs else None
         if g is None:
-            if t.numel() != 1:
+            if t._shape and t.numel() != 1:
                 raise RuntimeError("grad can be implicitly created only for scalar outputs")
             if not t._dtype.is_floating_point:
                 raise RuntimeError(f"grad can be implicitly created only for real scalar outputs but got {t._dtype!r}")
-            g = Tensor._wrap(np.ones(t._shape, t._dtype.np)) if t.device.type == "cpu" else ones_like(t)
+            if t._storage.device.type != "cpu":
+                g = ones_like(t)
+            else:
+                g = Tensor._wrap(np.ones(t._shape, t._dtype.np) if t._shape else np.array(1, t._dtype.np))
         elif isinstance(g, Tensor):
             if g._shape != t._shape:
                 raise RuntimeError(f"Mismatch in shape: grad_output[{i}] has a shape of {Size(g._shape)!r} and "

@@ -28,8 +28,11 @@ def where0(mask: Tensor, g: Tensor) -> Tensor:
 
 def unreduce(grad: Tensor, input_shape: tuple, dims: tuple, keepdim: bool) -> Tensor:
     """`grad` of a reduction over `dims` expanded back to `input_shape` (keepdim-aware)."""
-    kshape = tuple(1 if i in dims else n for i, n in enumerate(input_shape))
-    return grad.reshape(kshape).expand(input_shape)
+    if grad._shape:  # a 0-dim grad (a full reduction) expands as it is
+        kshape = tuple([1 if i in dims else n for i, n in enumerate(input_shape)])
+        if grad._shape != kshape:
+            grad = grad.reshape(kshape)
+    return grad.expand(input_shape)
 
 
 def keep(t: Tensor, input_shape: tuple, dims: tuple) -> Tensor:
