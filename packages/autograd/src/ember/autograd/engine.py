@@ -154,7 +154,11 @@ def execute(root_edges: list, root_grads: list, *, retain_graph: bool, create_gr
             if needed is not None and (node not in needed or (not accumulate and isinstance(node, AccumulateGrad))):
                 outs = None
             elif grads[0] is not None or len(grads) > 1 and any(g is not None for g in grads):
-                outs = _apply(node, grads)
+                if node._pre_hooks is None and node._post_hooks is None and node._trace is None \
+                        and not anomaly._enabled:
+                    outs = node.apply(grads)  # _apply without hooks or anomaly checks
+                else:
+                    outs = _apply(node, grads)
                 if not retain_graph:
                     node.release()
             else:
@@ -285,7 +289,7 @@ def backward(tensors, grad_tensors=None, retain_graph: bool | None = None, creat
     Raises:
         RuntimeError: an output does not require grad, or a non-scalar output has no gradient.
     """
-    outputs = _as_list(tensors)
+    outputs = [tensors] if isinstance(tensors, Tensor) else _as_list(tensors)
     grads = _root_grads(outputs, _as_list(grad_tensors if grad_tensors is not None else grad_variables),
                         "backward")
     if retain_graph is None:

@@ -17,6 +17,7 @@ import weakref
 from collections import OrderedDict
 from collections.abc import Callable
 
+from ember.core.ops.elementwise import add as _add
 from ember.core.tensor import Tensor
 
 from ember.autograd.grad_mode import _state
@@ -165,8 +166,10 @@ class AccumulateGrad(Node):
 
     def apply(self, grads: list) -> list:
         t = self._variable()
-        if t is not None:
-            accumulate_into(t, grads[0])
+        g = grads[0]
+        if t is not None and g is not None:
+            m = t._ag
+            _accumulate(t, _leaf_hooks(t, g) if m is not None and m.hooks else g)
         return []
 
 
@@ -185,7 +188,7 @@ def _accumulate(t: Tensor, g: Tensor) -> None:
     elif _state.enabled:
         t._grad = old + g
     else:
-        old.add_(g)
+        _add(old, g, out=old)  # old.add_(g)
     if m is not None and m.post_hooks:
         for h in tuple(m.post_hooks.values()):
             h(t)

@@ -38,7 +38,8 @@ _top_next: Callable | None = None  # the `call_next` it receives
 class Op:
     """A primitive operation: one declaration, one kernel per device."""
 
-    __slots__ = ("name", "kernels", "ref", "mutates", "view", "differentiable", "doc", "argnames", "__weakref__")
+    __slots__ = ("name", "kernels", "ref", "mutates", "view", "differentiable", "doc", "argnames", "method",
+                 "__weakref__")
 
     def __init__(self, name: str, ref: Callable | None = None, *, mutates: int | None = None,
                  view: bool = False, differentiable: bool = True, doc: str = "",
@@ -51,6 +52,7 @@ class Op:
         self.differentiable = differentiable
         self.doc = doc
         self.argnames = argnames  # PyTorch's names of the leading positional arguments (`input`, `other`)
+        self.method = _method_of(self)  # what `attach` puts on Tensor: `x.exp()` calls it in one frame
 
     def register(self, device_type: str) -> Callable:
         """Decorator: register `fn` as this op's kernel for `device_type` ("cpu", "cuda" or "any")."""
@@ -112,6 +114,22 @@ class Op:
 
     def __repr__(self) -> str:
         return f"<op {self.name}>"
+
+
+def _method_of(op: Op) -> Callable:
+    """`op`'s call as a plain function: stored on `Tensor`, it binds in C, without `Op.__get__`."""
+    n_named = len(op.argnames)
+
+    def call(*args, **kwargs):
+        if kwargs and len(args) < n_named:
+            args, kwargs = op._bind(args, kwargs)
+        if _top is not None:
+            return _top(op, args, kwargs, _top_next)
+        return op.redispatch(args, kwargs)
+
+    call.__name__ = call.__qualname__ = op.name
+    call.__doc__ = op.doc or None
+    return call
 
 
 def _bump(out) -> None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from ember.core import dtypes
-from ember.core.device import device
+from ember.core.device import CPU, device
 from ember.core.storage import Storage
 
 __all__ = ["Tensor", "contiguous_strides", "describe"]
@@ -111,9 +111,15 @@ class Tensor:
                 arr = raw = np.ascontiguousarray(arr)
             isz = dt.itemsize
             strides = tuple([s // isz for s in arr.strides])
-        # Tensor._make, inlined: this runs once per op result
+        # Storage(raw, nbytes) and Tensor._make, inlined: this runs once per op result
+        st = _new(Storage)
+        st._raw = raw
+        st._bytes = st._block = st._shared = None
+        st.nbytes = arr.nbytes
+        st.device = CPU
+        st.version = 0
         t = _new(Tensor)
-        t._storage = Storage(raw, arr.nbytes)
+        t._storage = st
         t._offset = 0
         t._shape = shape
         t._strides = strides
@@ -140,7 +146,7 @@ class Tensor:
             raise RuntimeError(f"{describe(self)} is not on the CPU; call .cpu() first")
         isz = self._dtype.itemsize
         a = np.ndarray(self._shape, self._dtype.np, st.data, self._offset * isz,
-                       tuple(s * isz for s in self._strides))
+                       tuple([s * isz for s in self._strides]))
         self._npc = (st._raw, a)
         return a
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ember.core.ops.shape import expand as _expand
 from ember.core.tensor import Tensor
 
 
@@ -32,7 +33,7 @@ def unreduce(grad: Tensor, input_shape: tuple, dims: tuple, keepdim: bool) -> Te
         kshape = tuple([1 if i in dims else n for i, n in enumerate(input_shape)])
         if grad._shape != kshape:
             grad = grad.reshape(kshape)
-    return grad.expand(input_shape)
+    return _expand(grad, input_shape)
 
 
 def keep(t: Tensor, input_shape: tuple, dims: tuple) -> Tensor:

@@ -179,9 +179,9 @@ _OPERATORS = {
 # `a + b` calls the primitive itself where the public function only adds defaults (alpha=1, out=None)
 _DIRECT = {"add": ew.add, "mul": ew.mul, "truediv": ew.div}
 for _name, _fn in _OPERATORS.items():
-    _call = _DIRECT.get(_name, _fn)
-    attach(f"__{_name}__", lambda self, other, _fn=_call: _fn(self, other))
-    attach(f"__r{_name}__", _reflected(_call))
+    _call = _DIRECT.get(_name)
+    attach(f"__{_name}__", _call if _call is not None else lambda self, other, _fn=_fn: _fn(self, other))
+    attach(f"__r{_name}__", _reflected(_call or _fn))
     attach(f"__i{_name}__", _inplace_op(_fn))
 for _name, _fn in (("eq", ew.eq), ("ne", ew.ne), ("lt", ew.lt), ("le", ew.le), ("gt", ew.gt), ("ge", ew.ge)):
     attach(f"__{_name}__", lambda self, other, _fn=_fn: _fn(self, other))

@@ -155,7 +155,8 @@ def _make_unary(name: str, fn, rule: str):
     @op.register("cpu")
     def kernel(x, *, out=None):
         dt = _unary_dtype(rule, x)
-        a = x._np()
+        c = x._npc  # Tensor._np's cache, read inline
+        a = c[1] if c is not None and c[0] is x._storage._raw else x._np()
         token = ERRSTATE.set(IGNORE_ALL)  # PyTorch makes inf and nan silently
         try:
             if rule == BOOL:
@@ -302,7 +303,9 @@ def _make_binary(name: str, fn, rule: str):
         if (isinstance(a, Tensor) and isinstance(b, Tensor) and a._dtype is b._dtype and a._shape and b._shape
                 and (rule != "float" or a._dtype.is_floating_point)):
             dt = a._dtype  # the common case, where binary_dtype gives the inputs' dtype at once
-            x, y = a._np(), b._np()
+            c, d = a._npc, b._npc  # Tensor._np's cache, read inline
+            x = c[1] if c is not None and c[0] is a._storage._raw else a._np()
+            y = d[1] if d is not None and d[0] is b._storage._raw else b._np()
         else:
             dt = binary_dtype(rule, a, b)
             x = a._np() if isinstance(a, Tensor) else a
