@@ -18,7 +18,7 @@ from ember.core.tensor import Size, Tensor, describe
 from ember.autograd import anomaly
 from ember.autograd.graph import (AccumulateGrad, Node, _accumulate, _fresh, _leaf_hooks, accumulate_into,
                                   edge_of)
-from ember.autograd.grad_mode import _state
+from ember.autograd.grad_mode import _enabled, _state
 
 __all__ = ["backward", "grad", "reduce_grad", "accumulate_into"]
 
@@ -141,8 +141,7 @@ def execute(root_edges: list, root_grads: list, *, retain_graph: bool, create_gr
     heapq.heapify(ready)
     heappush, heappop = heapq.heappush, heapq.heappop
 
-    prev = _state.enabled
-    _state.enabled = create_graph
+    token = _enabled.set(create_graph)
     try:
         while ready:
             node = heappop(ready)[1]
@@ -183,7 +182,7 @@ def execute(root_edges: list, root_grads: list, *, retain_graph: bool, create_gr
                 if d == 0:
                     heappush(ready, (-child._seq, child))
     finally:
-        _state.enabled = prev
+        _enabled.reset(token)
     return captured
 
 

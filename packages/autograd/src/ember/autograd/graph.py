@@ -20,7 +20,7 @@ from collections.abc import Callable
 from ember.core.ops.elementwise import add as _add
 from ember.core.tensor import Tensor
 
-from ember.autograd.grad_mode import _state
+from ember.autograd.grad_mode import _enabled
 
 __all__ = ["Node", "AccumulateGrad", "SavedTensor", "RemovableHandle", "meta", "edge_of"]
 
@@ -184,8 +184,8 @@ def _accumulate(t: Tensor, g: Tensor) -> None:
     m = t._ag
     old = t._grad
     if old is None:
-        t._grad = g if _state.enabled else _fresh(g)
-    elif _state.enabled:
+        t._grad = g if _enabled.get() else _fresh(g)
+    elif _enabled.get():
         t._grad = old + g
     else:
         _add(old, g, out=old)  # old.add_(g)
@@ -274,7 +274,7 @@ class SavedTensor:
                 "instead. Hint: enable anomaly detection to find the operation that failed to compute its "
                 "gradient, with ember.autograd.set_detect_anomaly(True).")
         if self.is_output and node is not None:
-            if _state.enabled:
+            if _enabled.get():
                 cs = self.view_ref() if self.view_ref is not None else None
                 if cs is not None:
                     return _view_of_copyslices(t, cs)

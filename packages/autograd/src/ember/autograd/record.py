@@ -26,14 +26,14 @@ from ember.core.tensor import Tensor
 from ember.autograd import anomaly
 from ember.autograd.derivatives import TABLE
 from ember.autograd.graph import AutogradMeta, Node, SavedTensor, edge_of, meta
-from ember.autograd.grad_mode import _state
+from ember.autograd.grad_mode import _enabled, _inference, _state
 
 __all__ = ["dispatch_hook", "regenerate_view", "check_inplace"]
 
 
 def dispatch_hook(op, args: tuple, kwargs: dict, call_next):
     """Autograd's dispatch hook: the fast path returns at once when nothing requires grad."""
-    if _state.enabled:
+    if _enabled.get():
         for a in args:
             if isinstance(a, Tensor):
                 if a._requires_grad:
@@ -46,7 +46,7 @@ def dispatch_hook(op, args: tuple, kwargs: dict, call_next):
             for v in kwargs.values():
                 if isinstance(v, Tensor) and v._requires_grad:
                     return _record(op, args, kwargs, call_next)
-    if op.view and not _state.inference:
+    if op.view and not _inference.get():
         r = call_next(op, args, kwargs)
         _track_view(r, op, args, kwargs)
         return r
@@ -76,12 +76,12 @@ def check_inplace(t: Tensor) -> None:
 
 
 def _run_below(op, args: tuple, kwargs: dict, call_next):
-    _state.enabled = False
+    token = _enabled.set(False)
     try:
         r = call_next(op, args, kwargs)
     finally:
-        _state.enabled = True
-    if op.view and not _state.inference:
+        _enabled.reset(token)
+    if op.view and not _inference.get():
         _track_view(r, op, args, kwargs)
     return r
 
@@ -155,12 +155,12 @@ def _record(op, args: tuple, kwargs: dict, call_next):
             saved[n] = v
 
     # the kernel, with recording off for any op it calls (_run_below, inlined)
-    _state.enabled = False
+    token = _enabled.set(False)
     try:
         r = call_next(op, args, kwargs)
     finally:
-        _state.enabled = True
-    if op.view and not _state.inference:
+        _enabled.reset(token)
+    if op.view and not _inference.get():
         _track_view(r, op, args, kwargs)
 
     if anomaly._enabled:
