@@ -12,11 +12,13 @@ import heapq
 
 import numpy as np
 
+from ember.core.creation import ones_like, zeros_like
 from ember.core.tensor import Size, Tensor, describe
 
 from ember.autograd import anomaly
-from ember.autograd.graph import AccumulateGrad, Node, edge_of
-from ember.autograd.grad_mode import _state
+from ember.autograd.graph import (AccumulateGrad, Node, _accumulate, _fresh, _leaf_hooks, accumulate_into,
+                                  edge_of)
+from ember.autograd.grad_mode import _enabled, _state
 
 __all__ = ["backward", "grad", "reduce_grad", "accumulate_into"]
 
@@ -59,33 +61,6 @@ def reduce_grad(node: Node, i: int, g, in_meta: tuple) -> Tensor:
     return g
 
 
-def accumulate_into(t: Tensor, g: Tensor | None) -> None:
-    """AccumulateGrad: run the leaf's hooks, then add `g` into `t.grad` (creating it if None)."""
-    if g is not None:
-        _accumulate(t, _leaf_hooks(t, g))
-
-
-def _accumulate(t: Tensor, g: Tensor) -> None:
-    """Add `g` into `t.grad` (in place unless recording a graph), then run post-accumulate hooks."""
-    m = t._ag
-    old = t._grad
-    if old is None:
-        t._grad = g if _state.enabled else _fresh(g)
-    elif _state.enabled:
-        t._grad = old + g
-    else:
-        old.add_(g)
-    if m is not None and m.post_hooks:
-        for h in tuple(m.post_hooks.values()):
-            h(t)
-
-
-def _fresh(g: Tensor) -> Tensor:
-    """A gradient `.grad` may own and later update in place: a detached copy, because the engine
-    hands one gradient object to several inputs (`x + y`) and may pass the user's own tensor."""
-    return g.detach().clone()
-
-
 def _run_tensor_hooks(node: Node, grads: list) -> None:
     th = node._tensor_hooks
     if th:
@@ -105,9 +80,23 @@ def _run_tensor_hooks(node: Node, grads: list) -> None:
                 t._grad = _fresh(g) if t._grad is None else t._grad + g.detach()
 
 
-def _collect(roots: list[Node], want_order: bool) -> tuple[dict, list]:
-    """Dependency counts of every node reachable from `roots`, and (on request) the nodes in post-order."""
+def _collect(roots: list[Node]) -> dict:
+    """How many edges lead into each node reachable from `roots` (an iterative walk)."""
     deps: dict[Node, int] = {}
+    seen = set(roots)
+    stack = list(seen)
+    while stack:
+        for child, _ in stack.pop().next_functions:
+            if child is not None:
+                deps[child] = deps.get(child, 0) + 1
+                if child not in seen:
+                    seen.add(child)
+                    stack.append(child)
+    return deps
+
+
+def _post_order(roots: list[Node]) -> list[Node]:
+    """The nodes reachable from `roots`, every node after the nodes it leads to."""
     order: list[Node] = []
     seen = set()
     stack = []
@@ -118,80 +107,92 @@ def _collect(roots: list[Node], want_order: bool) -> tuple[dict, list]:
     while stack:
         node, it = stack[-1]
         for child, _ in it:
-            if child is None:
-                continue
-            deps[child] = deps.get(child, 0) + 1
-            if child not in seen:
+            if child is not None and child not in seen:
                 seen.add(child)
                 stack.append((child, iter(child.next_functions)))
                 break
         else:
             stack.pop()
-            if want_order:
-                order.append(node)
-    return deps, order
+            order.append(node)
+    return order
 
 
 def execute(root_edges: list, root_grads: list, *, retain_graph: bool, create_graph: bool,
             capture: list | None = None, accumulate: bool = True) -> list:
     """Run backward from `root_edges`; return the gradients at the `capture` edges (or [])."""
     roots = [e[0] for e in root_edges]
-    deps, order = _collect(roots, capture is not None)
+    deps = _collect(roots)
     cap: dict[Node, list[tuple[int, int]]] = {}
+    needed = None
     if capture is not None:
         for k, (n, nr) in enumerate(capture):
             if n is not None:
                 cap.setdefault(n, []).append((nr, k))
         needed = set()
-        for n in order:
+        for n in _post_order(roots):
             if n in cap or any(c in needed for c, _ in n.next_functions if c is not None):
                 needed.add(n)
-    else:
-        needed = None
     captured = [None] * (len(capture) if capture is not None else 0)
 
     buffers: dict[Node, list] = {}
-    ready: list = []
     for (n, nr), g in zip(root_edges, root_grads):
         _deliver(buffers, n, nr, g)
-    for n in (roots if len(roots) == 1 else set(roots)):
-        if n not in deps:
-            heapq.heappush(ready, (-n._seq, n))
+    ready = [(-n._seq, n) for n in (roots if len(roots) == 1 else set(roots)) if n not in deps]
+    heapq.heapify(ready)
+    heappush, heappop = heapq.heappush, heapq.heappop
 
-    prev = _state.enabled
-    _state.enabled = create_graph
+    token = _enabled.set(create_graph)
     try:
         while ready:
-            node = heapq.heappop(ready)[1]
-            grads = buffers.pop(node, None) or [None]
+            node = heappop(ready)[1]
+            grads = buffers.pop(node, None) or [None] * max(node._n_out, 1)
             if node._tensor_hooks or node._retained:
                 _run_tensor_hooks(node, grads)
             if cap and node in cap:
-                for nr, k in cap[node]:
-                    g = grads[nr] if nr < len(grads) else None
-                    if isinstance(node, AccumulateGrad) and g is not None and node.variable is not None:
-                        g = _leaf_hooks(node.variable, g)
-                    captured[k] = g if captured[k] is None or g is None else captured[k] + g
+                _capture(node, grads, cap[node], captured)
             if needed is not None and (node not in needed or (not accumulate and isinstance(node, AccumulateGrad))):
                 outs = None
-            elif not all(g is None for g in grads):
-                outs = _apply(node, grads)
+            elif grads[0] is not None or len(grads) > 1 and any(g is not None for g in grads):
+                if node._pre_hooks is None and node._post_hooks is None and node._trace is None \
+                        and not anomaly._enabled:
+                    outs = node.apply(grads)  # _apply without hooks or anomaly checks
+                else:
+                    outs = _apply(node, grads)
                 if not retain_graph:
                     node.release()
             else:
                 outs = None
-            for i, (child, nr) in enumerate(node.next_functions):
+            i = -1
+            for child, nr in node.next_functions:
+                i += 1
                 if child is None:
                     continue
-                if outs is not None:
-                    _deliver(buffers, child, nr, outs[i] if i < len(outs) else None)
+                if outs is not None and i < len(outs):
+                    g = outs[i]
+                    if g is not None:  # _deliver, inlined: this runs once per edge
+                        buf = buffers.get(child)
+                        if buf is None:
+                            buf = buffers[child] = [None] * max(child._n_out, nr + 1)
+                        elif nr >= len(buf):
+                            buf.extend([None] * (nr + 1 - len(buf)))
+                        old = buf[nr]
+                        buf[nr] = g if old is None else old + g
                 d = deps[child] - 1
                 deps[child] = d
                 if d == 0:
-                    heapq.heappush(ready, (-child._seq, child))
+                    heappush(ready, (-child._seq, child))
     finally:
-        _state.enabled = prev
+        _enabled.reset(token)
     return captured
+
+
+def _capture(node: Node, grads: list, wanted: list, captured: list) -> None:
+    """Keep the gradients flowing into `node` that `grad(...)`/`backward(inputs=...)` asked for."""
+    for nr, k in wanted:
+        g = grads[nr] if nr < len(grads) else None
+        if isinstance(node, AccumulateGrad) and g is not None and node.variable is not None:
+            g = _leaf_hooks(node.variable, g)
+        captured[k] = g if captured[k] is None or g is None else captured[k] + g
 
 
 def _deliver(buffers: dict, node: Node, nr: int, g) -> None:
@@ -204,16 +205,6 @@ def _deliver(buffers: dict, node: Node, nr: int, g) -> None:
     if g is not None:
         old = buf[nr]
         buf[nr] = g if old is None else old + g
-
-
-def _leaf_hooks(t: Tensor, g: Tensor) -> Tensor:
-    m = t._ag
-    if m is not None and m.hooks:
-        for h in tuple(m.hooks.values()):
-            r = h(g)
-            if r is not None:
-                g = r
-    return g
 
 
 def _apply(node: Node, grads: list) -> list:
@@ -247,19 +238,20 @@ def _as_list(x) -> list:
 
 
 def _root_grads(outputs: list[Tensor], grad_outputs: list, what: str) -> list:
-    from ember.core import ones_like
-
     if len(grad_outputs) not in (0, len(outputs)):
         raise RuntimeError(f"{what}: got {len(grad_outputs)} gradients for {len(outputs)} outputs")
     res = []
     for i, t in enumerate(outputs):
         g = grad_outputs[i] if grad_outputs else None
         if g is None:
-            if t.numel() != 1:
+            if t._shape and t.numel() != 1:
                 raise RuntimeError("grad can be implicitly created only for scalar outputs")
             if not t._dtype.is_floating_point:
                 raise RuntimeError(f"grad can be implicitly created only for real scalar outputs but got {t._dtype!r}")
-            g = Tensor._wrap(np.ones(t._shape, t._dtype.np)) if t.device.type == "cpu" else ones_like(t)
+            if t._storage.device.type != "cpu":
+                g = ones_like(t)
+            else:
+                g = Tensor._wrap(np.ones(t._shape, t._dtype.np) if t._shape else np.array(1, t._dtype.np))
         elif isinstance(g, Tensor):
             if g._shape != t._shape:
                 raise RuntimeError(f"Mismatch in shape: grad_output[{i}] has a shape of {Size(g._shape)!r} and "
@@ -296,7 +288,7 @@ def backward(tensors, grad_tensors=None, retain_graph: bool | None = None, creat
     Raises:
         RuntimeError: an output does not require grad, or a non-scalar output has no gradient.
     """
-    outputs = _as_list(tensors)
+    outputs = [tensors] if isinstance(tensors, Tensor) else _as_list(tensors)
     grads = _root_grads(outputs, _as_list(grad_tensors if grad_tensors is not None else grad_variables),
                         "backward")
     if retain_graph is None:
@@ -378,8 +370,6 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph: bool | None = None, c
     for x, g in zip(ins, got):
         if g is None:
             if materialize_grads:
-                from ember.core import zeros_like
-
                 g = zeros_like(x)
             elif not allow_unused:
                 raise RuntimeError("One of the differentiated Tensors appears to not have been used in the graph. "

@@ -17,7 +17,10 @@ import weakref
 from collections import OrderedDict
 from collections.abc import Callable
 
+from ember.core.ops.elementwise import add as _add
 from ember.core.tensor import Tensor
+
+from ember.autograd.grad_mode import _enabled
 
 __all__ = ["Node", "AccumulateGrad", "SavedTensor", "RemovableHandle", "meta", "edge_of"]
 
@@ -162,12 +165,50 @@ class AccumulateGrad(Node):
         return self._variable()
 
     def apply(self, grads: list) -> list:
-        from ember.autograd.engine import accumulate_into
-
         t = self._variable()
-        if t is not None:
-            accumulate_into(t, grads[0])
+        g = grads[0]
+        if t is not None and g is not None:
+            m = t._ag
+            _accumulate(t, _leaf_hooks(t, g) if m is not None and m.hooks else g)
         return []
+
+
+def accumulate_into(t: Tensor, g: Tensor | None) -> None:
+    """AccumulateGrad: run the leaf's hooks, then add `g` into `t.grad` (creating it if None)."""
+    if g is not None:
+        _accumulate(t, _leaf_hooks(t, g))
+
+
+def _accumulate(t: Tensor, g: Tensor) -> None:
+    """Add `g` into `t.grad` (in place unless recording a graph), then run post-accumulate hooks."""
+    m = t._ag
+    old = t._grad
+    if old is None:
+        t._grad = g if _enabled.get() else _fresh(g)
+    elif _enabled.get():
+        t._grad = old + g
+    else:
+        _add(old, g, out=old)  # old.add_(g)
+    if m is not None and m.post_hooks:
+        for h in tuple(m.post_hooks.values()):
+            h(t)
+
+
+def _fresh(g: Tensor) -> Tensor:
+    """A gradient `.grad` may own and later update in place: a copy, because the engine hands one
+    gradient object to several inputs (`x + y`) and may pass the user's own tensor; detached
+    first when it carries a history (under create_graph)."""
+    return g.clone() if not g._requires_grad else g.detach().clone()
+
+
+def _leaf_hooks(t: Tensor, g: Tensor) -> Tensor:
+    m = t._ag
+    if m is not None and m.hooks:
+        for h in tuple(m.hooks.values()):
+            r = h(g)
+            if r is not None:
+                g = r
+    return g
 
 
 def acc_node(t: Tensor) -> AccumulateGrad:
@@ -233,9 +274,7 @@ class SavedTensor:
                 "instead. Hint: enable anomaly detection to find the operation that failed to compute its "
                 "gradient, with ember.autograd.set_detect_anomaly(True).")
         if self.is_output and node is not None:
-            from ember.autograd.grad_mode import _state
-
-            if _state.enabled:
+            if _enabled.get():
                 cs = self.view_ref() if self.view_ref is not None else None
                 if cs is not None:
                     return _view_of_copyslices(t, cs)

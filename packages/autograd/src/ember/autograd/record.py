@@ -26,14 +26,14 @@ from ember.core.tensor import Tensor
 from ember.autograd import anomaly
 from ember.autograd.derivatives import TABLE
 from ember.autograd.graph import AutogradMeta, Node, SavedTensor, edge_of, meta
-from ember.autograd.grad_mode import _state
+from ember.autograd.grad_mode import _enabled, _inference, _state
 
 __all__ = ["dispatch_hook", "regenerate_view", "check_inplace"]
 
 
 def dispatch_hook(op, args: tuple, kwargs: dict, call_next):
     """Autograd's dispatch hook: the fast path returns at once when nothing requires grad."""
-    if _state.enabled:
+    if _enabled.get():
         for a in args:
             if isinstance(a, Tensor):
                 if a._requires_grad:
@@ -46,7 +46,7 @@ def dispatch_hook(op, args: tuple, kwargs: dict, call_next):
             for v in kwargs.values():
                 if isinstance(v, Tensor) and v._requires_grad:
                     return _record(op, args, kwargs, call_next)
-    if op.view and not _state.inference:
+    if op.view and not _inference.get():
         r = call_next(op, args, kwargs)
         _track_view(r, op, args, kwargs)
         return r
@@ -75,22 +75,13 @@ def check_inplace(t: Tensor) -> None:
         raise RuntimeError("a view of a leaf Variable that requires grad is being used in an in-place operation.")
 
 
-def _requires_grad_anywhere(args: tuple, kwargs: dict) -> bool:
-    for a in (*args, *kwargs.values()):
-        if isinstance(a, Tensor) and a._requires_grad:
-            return True
-        if isinstance(a, list | tuple) and any(isinstance(b, Tensor) and b._requires_grad for b in a):
-            return True
-    return False
-
-
 def _run_below(op, args: tuple, kwargs: dict, call_next):
-    _state.enabled = False
+    token = _enabled.set(False)
     try:
         r = call_next(op, args, kwargs)
     finally:
-        _state.enabled = True
-    if op.view and not _state.inference:
+        _enabled.reset(token)
+    if op.view and not _inference.get():
         _track_view(r, op, args, kwargs)
     return r
 
@@ -128,16 +119,15 @@ def _record(op, args: tuple, kwargs: dict, call_next):
             if v._requires_grad:
                 fn, m = v._grad_fn, v._ag
                 if m is None and fn is not None:
-                    e = (fn, 0)
+                    edges.append((fn, 0))
                 elif fn is None and m is not None and m.acc is not None:
-                    e = (m.acc, 0)  # a leaf's AccumulateGrad
+                    edges.append((m.acc, 0))  # a leaf's AccumulateGrad
                 else:
-                    e = edge_of(v)
+                    edges.append(edge_of(v))
                 if p not in need:
                     need.append(p)
             else:
-                e = (None, 0)
-            edges.append(e)
+                edges.append((None, 0))
             slots.append((p, -1))
             in_meta.append((v._shape, v._dtype, v._storage.device))
         elif isinstance(v, list | tuple):
@@ -150,27 +140,37 @@ def _record(op, args: tuple, kwargs: dict, call_next):
                     if e[0] is not None and p not in need:
                         need.append(p)
 
-    node = entry.node_cls()
+    node = entry.node_cls(tuple(edges), tuple(slots), tuple(in_meta))
     saved = node._saved
     inputs_plan, results = entry.save_plan(tuple(need))
     for n, p, suffix, i in inputs_plan:
         v = args[i] if 0 <= i < n_args else entry.value(p, args, kwargs)
         if suffix is not None:
             saved[n] = _meta_of(v, suffix)
-        elif isinstance(v, Tensor) or (type(v) in (list, tuple) and any(isinstance(t, Tensor) for t in v)):
+        elif isinstance(v, Tensor):
+            saved[n] = SavedTensor(v) if target is None else _save(v, target)
+        elif type(v) in (list, tuple) and any(isinstance(t, Tensor) for t in v):
             saved[n] = _save(v, target)
         else:
             saved[n] = v
 
-    r = _run_below(op, args, kwargs, call_next)
+    # the kernel, with recording off for any op it calls (_run_below, inlined)
+    token = _enabled.set(False)
+    try:
+        r = call_next(op, args, kwargs)
+    finally:
+        _enabled.reset(token)
+    if op.view and not _inference.get():
+        _track_view(r, op, args, kwargs)
 
-    node.next_functions = tuple(edges)
-    node._slots = tuple(slots)
-    node._in_meta = tuple(in_meta)
     if anomaly._enabled:
         node._trace = traceback.extract_stack()[:-3]
-    outs = r if isinstance(r, tuple | list) else (r,)
-    node._n_out = len(outs)
+    single = isinstance(r, Tensor)
+    if single:
+        outs = (r,)
+    else:
+        outs = r if isinstance(r, tuple | list) else (r,)
+        node._n_out = len(outs)
     for n, i in results:
         saved[n] = SavedTensor(outs[i], is_output=True, output_nr=i)
 
@@ -178,6 +178,11 @@ def _record(op, args: tuple, kwargs: dict, call_next):
         _rebase_inplace(target, node, target_slot)
         return r
     if not need:
+        return r
+    if single:
+        if r._dtype.is_floating_point:
+            r._grad_fn = node
+            r._requires_grad = True
         return r
     for i, o in enumerate(outs):
         if isinstance(o, Tensor) and o._dtype.is_floating_point:

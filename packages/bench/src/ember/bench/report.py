@@ -31,14 +31,21 @@ def markdown_table(results: dict) -> str:
             lines.append(line)
     ov = results.get("overhead") or {}
     if ov:
-        lines += ["", "Per-op overhead on 10×10 float32 tensors (µs, median ± spread):", ""]
+        lines += ["", "Per-op cost on 10×10 float32 tensors (µs, median ± spread; ratio = ember / PyTorch, "
+                  "one interleaved run):", ""]
         fws = [k for k in ("ember", "torch") if any(k in v for v in ov.values())]
-        head = "| op | numpy |" + "".join(f" {f} fwd | {f} fwd+bwd |" for f in fws)
+        measures = (("forward_us", "fwd"), ("recorded_us", "recorded"), ("forward_backward_us", "+ .sum().backward()"))
+        head = "| op | numpy |"
+        for _, label in measures:
+            head += "".join(f" {f} {label} |" for f in fws) + (" ratio |" if len(fws) > 1 else "")
         lines += [head, "|" + "---|" * (head.count("|") - 1)]
         for op, v in ov.items():
-            line = f"| {op} | {_fmt(v['numpy_us'], 2)} |"
-            for f in fws:
-                line += f" {_fmt(v[f]['forward_us'], 2)} | {_fmt(v[f]['forward_backward_us'], 2)} |"
+            line = f"| {op} | {_fmt(v.get('numpy_us'), 2)} |"
+            for m, _ in measures:
+                line += "".join(f" {_fmt(v.get(f, {}).get(m), 2)} |" for f in fws)
+                if len(fws) > 1:
+                    r = v.get("ratio", {}).get(m)
+                    line += f" {r:.2f} |" if r is not None else " — |"
             lines.append(line)
     dl = results.get("dataloader") or {}
     if dl:
@@ -71,11 +78,12 @@ def _charts(results: dict, out: Path) -> list[str]:
     ov = results.get("overhead") or {}
     if ov:
         fig, ax = plt.subplots(figsize=(7, 3.5))
-        ops = list(ov)
+        ops = [o for o in ov if "numpy_us" in ov[o]]
         series = [("numpy", [ov[o]["numpy_us"]["median"] for o in ops])]
         for f in ("ember", "torch"):
             if all(f in ov[o] for o in ops):
                 series.append((f"{f} fwd", [ov[o][f]["forward_us"]["median"] for o in ops]))
+                series.append((f"{f} recorded", [ov[o][f]["recorded_us"]["median"] for o in ops]))
                 series.append((f"{f} fwd+bwd", [ov[o][f]["forward_backward_us"]["median"] for o in ops]))
         width = 0.8 / len(series)
         for i, (label, vals) in enumerate(series):

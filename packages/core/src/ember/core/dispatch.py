@@ -6,8 +6,9 @@ under its name. Device kernels register against it (`@op.register("cpu")`); an o
 is only metadata (views) registers one kernel for every device (`"any"`). Calling an op goes
 through the hook chain first: a layer above core (autograd, a profiler) installs a hook with
 `register_dispatch_hook(hook)`; a hook is called as `hook(op, args, kwargs, call_next)` and
-continues below itself with `call_next(op, args, kwargs)`. Without hooks, a call costs one
-attribute lookup and one dict lookup before the kernel runs.
+continues below itself with `call_next(op, args, kwargs)`. `Op.__call__` calls the newest hook
+directly (no wrapper frame between them); the oldest hook's `call_next` is `Op.redispatch`
+itself. Without hooks, a call costs one global lookup and one dict lookup before the kernel runs.
 
 Flags the layers above read:
 - `out=` (a keyword of elementwise and reduction kernels) is written in place; the dispatcher
@@ -26,25 +27,22 @@ from __future__ import annotations
 from collections.abc import Callable
 from types import MethodType
 
+from ember.core.tensor import Tensor
+
 __all__ = ["Op", "declare", "get_op", "registered_ops", "register_dispatch_hook",
            "remove_dispatch_hook", "device_of"]
 
 _REGISTRY: dict[str, Op] = {}
 _hooks: list[Callable] = []
-
-
-def _call_kernel(op: Op, args: tuple, kwargs: dict):
-    return op.redispatch(args, kwargs)
-
-
-_entry: Callable | None = None
+_top: Callable | None = None  # the newest hook, which `Op.__call__` calls first
+_top_next: Callable | None = None  # the `call_next` it receives
 
 
 class Op:
     """A primitive operation: one declaration, one kernel per device."""
 
-    __slots__ = ("name", "kernels", "ref", "mutates", "view", "differentiable", "doc", "argnames", "mixed_devices",
-                 "__weakref__")
+    __slots__ = ("name", "kernels", "ref", "mutates", "view", "differentiable", "doc", "argnames", "method",
+                 "mixed_devices", "__weakref__")
 
     def __init__(self, name: str, ref: Callable | None = None, *, mutates: int | None = None,
                  view: bool = False, differentiable: bool = True, doc: str = "",
@@ -58,6 +56,7 @@ class Op:
         self.doc = doc
         self.argnames = argnames  # PyTorch's names of the leading positional arguments (`input`, `other`)
         self.mixed_devices = mixed_devices
+        self.method = _method_of(self)  # what `attach` puts on Tensor: `x.exp()` calls it in one frame
 
     def register(self, device_type: str) -> Callable:
         """Decorator: register `fn` as this op's kernel for `device_type` ("cpu", "cuda" or "any")."""
@@ -69,8 +68,8 @@ class Op:
     def __call__(self, *args, **kwargs):
         if kwargs and len(args) < len(self.argnames):
             args, kwargs = self._bind(args, kwargs)
-        if _entry is not None:
-            return _entry(self, args, kwargs)
+        if _top is not None:
+            return _top(self, args, kwargs, _top_next)
         return self.redispatch(args, kwargs)
 
     def _bind(self, args: tuple, kwargs: dict) -> tuple[tuple, dict]:
@@ -86,15 +85,31 @@ class Op:
 
     def redispatch(self, args: tuple, kwargs: dict):
         """Run the device kernel, below every hook."""
-        dev = device_of(args, not self.mixed_devices)
-        kernel = self.kernels.get(dev) or self.kernels.get("any")
+        dev = "cpu"
+        for a in args:  # device_of, inlined: it runs on every op
+            if isinstance(a, Tensor):
+                t = a._storage.device.type
+            elif isinstance(a, list | tuple) and a and isinstance(a[0], Tensor):
+                t = a[0]._storage.device.type
+            else:
+                continue
+            if t != "cpu":
+                dev = t
+                if not self.mixed_devices:
+                    _check_same_device(args, a._storage.device if isinstance(a, Tensor) else a[0]._storage.device)
+                break
+        kernel = self.kernels.get(dev)
         if kernel is None:
-            raise NotImplementedError(f"{self.name}: no kernel for device type '{dev}'")
-        result = kernel(*args, **kwargs)
+            kernel = self.kernels.get("any")
+            if kernel is None:
+                raise NotImplementedError(f"{self.name}: no kernel for device type '{dev}'")
         if kwargs:
+            result = kernel(*args, **kwargs)
             out = kwargs.get("out")
             if out is not None:
                 _bump(out)
+        else:
+            result = kernel(*args)
         if self.mutates is not None:
             args[self.mutates]._storage.version += 1
         return result
@@ -105,6 +120,22 @@ class Op:
 
     def __repr__(self) -> str:
         return f"<op {self.name}>"
+
+
+def _method_of(op: Op) -> Callable:
+    """`op`'s call as a plain function: stored on `Tensor`, it binds in C, without `Op.__get__`."""
+    n_named = len(op.argnames)
+
+    def call(*args, **kwargs):
+        if kwargs and len(args) < n_named:
+            args, kwargs = op._bind(args, kwargs)
+        if _top is not None:
+            return _top(op, args, kwargs, _top_next)
+        return op.redispatch(args, kwargs)
+
+    call.__name__ = call.__qualname__ = op.name
+    call.__doc__ = op.doc or None
+    return call
 
 
 def _bump(out) -> None:
@@ -120,19 +151,16 @@ def device_of(args, strict: bool = False) -> str:
     Python scalars go along with any device. `strict`: tensors on two devices raise PyTorch's
     RuntimeError naming both (tensors inside list arguments count too)."""
     for a in args:
-        st = getattr(a, "_storage", None)
-        if st is None:
-            if isinstance(a, list | tuple) and a:
-                st = getattr(a[0], "_storage", None)
-                if st is None:
-                    continue
-            else:
-                continue
-        dev = st.device
-        if dev.type != "cpu":
+        if isinstance(a, Tensor):
+            t = a._storage.device.type
+        elif isinstance(a, list | tuple) and a and isinstance(a[0], Tensor):
+            t = a[0]._storage.device.type
+        else:
+            continue
+        if t != "cpu":
             if strict:
-                _check_same_device(args, dev)
-            return dev.type
+                _check_same_device(args, a._storage.device if isinstance(a, Tensor) else a[0]._storage.device)
+            return t
     return "cpu"
 
 
@@ -187,11 +215,11 @@ def remove_dispatch_hook(hook: Callable) -> None:
 
 
 def _rebuild() -> None:
-    global _entry
-    fn = _call_kernel
-    for h in _hooks:
+    global _top, _top_next
+    fn = Op.redispatch  # called as fn(op, args, kwargs)
+    for h in _hooks[:-1]:
         fn = _chain(h, fn)
-    _entry = fn if _hooks else None
+    _top, _top_next = (_hooks[-1], fn) if _hooks else (None, None)
 
 
 def _chain(hook: Callable, call_next: Callable) -> Callable:

@@ -11,6 +11,7 @@ import functools
 import inspect
 from collections.abc import Callable
 
+from ember.core.dispatch import Op
 from ember.core.tensor import Tensor
 
 __all__ = ["method", "inplace", "attach", "numpy_aliases"]
@@ -38,8 +39,9 @@ def numpy_aliases(fn: Callable) -> Callable:
 
 
 def attach(name: str, fn) -> None:
-    """Set `Tensor.<name>` (a function, property or descriptor); the extension point for layers above."""
-    setattr(Tensor, name, fn)
+    """Set `Tensor.<name>` (a function, property or descriptor); the extension point for layers above.
+    An `Op` is set as its plain-function twin (`op.method`), which binds without a Python frame."""
+    setattr(Tensor, name, fn.method if isinstance(fn, Op) else fn)
 
 
 def method(fn: Callable | None = None, *, name: str | None = None, also: tuple[str, ...] = ()):

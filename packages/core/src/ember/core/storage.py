@@ -21,6 +21,7 @@ class Storage:
     __slots__ = ("_raw", "_bytes", "nbytes", "device", "version", "_block", "_shared", "__weakref__")
 
     def __init__(self, data, nbytes: int, dev: device = CPU, block=None) -> None:
+        # `Tensor._wrap` inlines this for CPU op results: a new slot is set there too
         self._raw = data  # CPU: any C-contiguous numpy array holding the bytes (a fresh op result, as is)
         self._bytes = None
         self.nbytes = nbytes

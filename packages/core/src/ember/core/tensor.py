@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from ember.core import dtypes
-from ember.core.device import device
+from ember.core.device import CPU, device
 from ember.core.storage import Storage
 
 __all__ = ["Tensor", "contiguous_strides", "describe"]
@@ -27,11 +27,25 @@ def contiguous_strides(shape: tuple[int, ...]) -> tuple[int, ...]:
     return tuple(reversed(strides))
 
 
+_CSTRIDES: dict[tuple, tuple] = {}  # shape -> contiguous strides, for `Tensor._wrap`
+
+
+def _contiguous_strides_cached(shape: tuple) -> tuple:
+    if len(_CSTRIDES) > 4096:
+        _CSTRIDES.clear()
+    r = _CSTRIDES[shape] = contiguous_strides(shape)
+    return r
+
+
 def describe(x) -> str:
     """`Tensor(shape=(3, 4), dtype=float32, device=cpu)` for errors; repr for anything else."""
     if isinstance(x, Tensor):
         return f"Tensor(shape={tuple(x._shape)}, dtype={x._dtype.name}, device={x.device})"
     return repr(x)
+
+
+_new = object.__new__
+_BY_NP = dtypes._BY_NP
 
 
 class Tensor:
@@ -79,21 +93,42 @@ class Tensor:
         """A tensor that takes ownership of the fresh numpy result `arr` (no copy when its layout allows)."""
         if type(arr) is not np.ndarray:
             arr = np.asarray(arr)
-        dt = dtypes._BY_NP.get(arr.dtype)
+        dt = _BY_NP.get(arr.dtype)
         if dt is None:
             raise TypeError(f"can't convert np.ndarray of type {arr.dtype}; ember supports "
                             f"{', '.join(d.name for d in dtypes.ALL)}")
         flags = arr.flags
+        shape = arr.shape
         if flags.c_contiguous:
             raw = arr
-        elif flags.f_contiguous:
-            raw = arr.T
+            strides = _CSTRIDES.get(shape)
+            if strides is None:
+                strides = _contiguous_strides_cached(shape)
         else:
-            arr = raw = np.ascontiguousarray(arr)
-        isz = dt.itemsize
-        st = Storage(raw, arr.nbytes)
-        t = Tensor._make(st, 0, arr.shape, tuple([s // isz for s in arr.strides]), dt)
+            if flags.f_contiguous:
+                raw = arr.T
+            else:
+                arr = raw = np.ascontiguousarray(arr)
+            isz = dt.itemsize
+            strides = tuple([s // isz for s in arr.strides])
+        # Storage(raw, nbytes) and Tensor._make, inlined: this runs once per op result
+        st = _new(Storage)
+        st._raw = raw
+        st._bytes = st._block = st._shared = None
+        st.nbytes = arr.nbytes
+        st.device = CPU
+        st.version = 0
+        t = _new(Tensor)
+        t._storage = st
+        t._offset = 0
+        t._shape = shape
+        t._strides = strides
+        t._dtype = dt
         t._npc = (raw, arr)
+        t._requires_grad = False
+        t._grad = None
+        t._grad_fn = None
+        t._ag = None
         return t
 
     def _as_subclass(self, cls) -> Tensor:
@@ -111,7 +146,7 @@ class Tensor:
             raise RuntimeError(f"{describe(self)} is not on the CPU; call .cpu() first")
         isz = self._dtype.itemsize
         a = np.ndarray(self._shape, self._dtype.np, st.data, self._offset * isz,
-                       tuple(s * isz for s in self._strides))
+                       tuple([s * isz for s in self._strides]))
         self._npc = (st._raw, a)
         return a
 

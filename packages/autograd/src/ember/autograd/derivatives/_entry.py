@@ -25,7 +25,8 @@ from __future__ import annotations
 import ast
 from collections.abc import Callable
 
-from ember.autograd.graph import FREED, Node, SavedTensor
+from ember.autograd.engine import reduce_grad
+from ember.autograd.graph import FREED, Node, SavedTensor, _sequence
 
 __all__ = ["Derivative", "derivative", "RuleNode", "REQUIRED"]
 
@@ -139,11 +140,16 @@ class RuleNode(Node):
     __slots__ = ("_saved", "_slots", "_in_meta")
     entry: Derivative
 
-    def __init__(self) -> None:
-        Node.__init__(self)
+    def __init__(self, next_functions: tuple = (), slots: tuple = (), in_meta: tuple = ()) -> None:
+        # Node.__init__, inlined: one node is made per recorded op
+        self.next_functions = next_functions
+        self._seq = next(_sequence)
+        self._pre_hooks = self._post_hooks = self._tensor_hooks = self._retained = None
+        self._trace = self._metadata = None
+        self._n_out = 1
         self._saved: dict | None = {}
-        self._slots: tuple = ()    # per next_functions entry: (param, index in a list param or -1)
-        self._in_meta: tuple = ()  # per next_functions entry: (shape, dtype, device) of that input
+        self._slots = slots      # per next_functions entry: (param, index in a list param or -1)
+        self._in_meta = in_meta  # per next_functions entry: (shape, dtype, device) of that input
 
     def release(self) -> None:
         saved = self._saved
@@ -175,23 +181,32 @@ class RuleNode(Node):
         return v
 
     def apply(self, grads: list) -> list:
-        from ember.autograd.engine import reduce_grad
-
         slots = self._slots
         nf = self.next_functions
         out: list = [None] * len(nf)
-        need = {p for (p, _), (n, _) in zip(slots, nf) if n is not None}
+        if len(nf) == 1:
+            need = (slots[0][0],) if nf[0][0] is not None else ()
+        else:
+            need = {p for (p, _), (n, _) in zip(slots, nf) if n is not None}
+        saved = self._saved
         for keys, fn, names in self.entry.groups:
             if len(keys) == 1:
                 if keys[0] not in need:
                     continue
                 mask = (True,)
-                r = (fn(*[self._resolve(n, grads, mask) for n in names]),)
             else:
                 mask = tuple(k in need for k in keys)
                 if not any(mask):
                     continue
-                r = fn(*[self._resolve(n, grads, mask) for n in names])
+            args = []
+            for n in names:  # _resolve, with its two commonest cases first
+                if n == "grad":
+                    args.append(grads[0])
+                elif saved is not None and type(saved.get(n)) is SavedTensor:
+                    args.append(saved[n].unpack(self))
+                else:
+                    args.append(self._resolve(n, grads, mask))
+            r = (fn(*args),) if len(keys) == 1 else fn(*args)
             for k, g in zip(keys, r):
                 if g is None or k not in need:
                     continue

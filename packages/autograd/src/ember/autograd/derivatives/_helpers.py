@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ember.core.ops.shape import expand as _expand
 from ember.core.tensor import Tensor
 
 
@@ -28,8 +29,11 @@ def where0(mask: Tensor, g: Tensor) -> Tensor:
 
 def unreduce(grad: Tensor, input_shape: tuple, dims: tuple, keepdim: bool) -> Tensor:
     """`grad` of a reduction over `dims` expanded back to `input_shape` (keepdim-aware)."""
-    kshape = tuple(1 if i in dims else n for i, n in enumerate(input_shape))
-    return grad.reshape(kshape).expand(input_shape)
+    if grad._shape:  # a 0-dim grad (a full reduction) expands as it is
+        kshape = tuple([1 if i in dims else n for i, n in enumerate(input_shape)])
+        if grad._shape != kshape:
+            grad = grad.reshape(kshape)
+    return _expand(grad, input_shape)
 
 
 def keep(t: Tensor, input_shape: tuple, dims: tuple) -> Tensor:

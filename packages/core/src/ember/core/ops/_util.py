@@ -22,6 +22,23 @@ except (ImportError, AttributeError):  # pragma: no cover - other numpy versions
     _ERRSTATE = None
 
 
+class _SeterrState:  # pragma: no cover - other numpy versions
+    """`set`/`reset` like the context variable, through the slower `np.seterr`."""
+
+    @staticmethod
+    def set(_):
+        return np.seterr(all="ignore")
+
+    @staticmethod
+    def reset(old) -> None:
+        np.seterr(**old)
+
+
+# `token = ERRSTATE.set(IGNORE_ALL)` ... `ERRSTATE.reset(token)`: warnings off, inlined in hot kernels
+ERRSTATE = _ERRSTATE if _ERRSTATE is not None else _SeterrState()
+IGNORE_ALL = _IGNORE_ALL if _ERRSTATE is not None else None
+
+
 def silenced(fn):
     """`fn` with numpy's floating-point warnings off: PyTorch makes inf and nan silently."""
     if _ERRSTATE is None:  # pragma: no cover

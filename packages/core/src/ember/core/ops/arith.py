@@ -37,7 +37,7 @@ def add(input, other, *, alpha=1, out=None) -> Tensor:
     """`input + alpha * other`, broadcasting."""
     if alpha != 1:
         other = ew.mul(other, alpha)
-    return ew.add(input, other, out=out)
+    return ew.add(input, other) if out is None else ew.add(input, other, out=out)
 
 
 @method
@@ -58,7 +58,7 @@ attach("subtract", sub)
 
 @method
 def mul(input, other, *, out=None) -> Tensor:
-    return ew.mul(input, other, out=out)
+    return ew.mul(input, other) if out is None else ew.mul(input, other, out=out)
 
 
 multiply = mul
@@ -69,7 +69,7 @@ attach("multiply", mul)
 def div(input, other, *, rounding_mode: str | None = None, out=None) -> Tensor:
     """True division, or `rounding_mode="trunc"`/`"floor"` division."""
     if rounding_mode is None:
-        return ew.div(input, other, out=out)
+        return ew.div(input, other) if out is None else ew.div(input, other, out=out)
     if rounding_mode == "floor":
         return ew.floor_divide(input, other, out=out)
     if rounding_mode == "trunc":
@@ -176,9 +176,12 @@ _OPERATORS = {
     "add": add, "sub": sub, "mul": mul, "truediv": div, "floordiv": floor_divide, "mod": ew.remainder,
     "pow": pow, "and": ew.bitwise_and, "or": ew.bitwise_or, "xor": ew.bitwise_xor,
 }
+# `a + b` calls the primitive itself where the public function only adds defaults (alpha=1, out=None)
+_DIRECT = {"add": ew.add, "mul": ew.mul, "truediv": ew.div}
 for _name, _fn in _OPERATORS.items():
-    attach(f"__{_name}__", lambda self, other, _fn=_fn: _fn(self, other))
-    attach(f"__r{_name}__", _reflected(_fn))
+    _call = _DIRECT.get(_name)
+    attach(f"__{_name}__", _call if _call is not None else lambda self, other, _fn=_fn: _fn(self, other))
+    attach(f"__r{_name}__", _reflected(_call or _fn))
     attach(f"__i{_name}__", _inplace_op(_fn))
 for _name, _fn in (("eq", ew.eq), ("ne", ew.ne), ("lt", ew.lt), ("le", ew.le), ("gt", ew.gt), ("ge", ew.ge)):
     attach(f"__{_name}__", lambda self, other, _fn=_fn: _fn(self, other))

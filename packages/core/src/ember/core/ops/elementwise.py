@@ -13,7 +13,7 @@ import numpy as np
 
 from ember.core import dtypes
 from ember.core.dispatch import declare
-from ember.core.ops._util import arr, shape_error, silenced, wrap, write_out
+from ember.core.ops._util import ERRSTATE, IGNORE_ALL, arr, shape_error, wrap, write_out
 from ember.core.ops import numba_cpu
 from ember.core.tensor import Tensor
 
@@ -155,14 +155,19 @@ def _make_unary(name: str, fn, rule: str):
     @op.register("cpu")
     def kernel(x, *, out=None):
         dt = _unary_dtype(rule, x)
-        a = x._np()
-        if rule == BOOL:
-            r = fn(a) if a.dtype.kind == "f" or name == "logical_not" else _bool_of_int(name, a)
-        else:
-            if out is not None and out._dtype is dt and out._shape == x._shape:
-                fn(a, out=out._np(), dtype=dt.np)
-                return out
-            r = fn(a, dtype=dt.np)
+        c = x._npc  # Tensor._np's cache, read inline
+        a = c[1] if c is not None and c[0] is x._storage._raw else x._np()
+        token = ERRSTATE.set(IGNORE_ALL)  # PyTorch makes inf and nan silently
+        try:
+            if rule == BOOL:
+                r = fn(a) if a.dtype.kind == "f" or name == "logical_not" else _bool_of_int(name, a)
+            else:
+                if out is not None and out._dtype is dt and out._shape == x._shape:
+                    fn(a, out=out._np(), dtype=dt.np)
+                    return out
+                r = fn(a, dtype=dt.np)
+        finally:
+            ERRSTATE.reset(token)
         if out is not None:
             return write_out(out, r, name)
         return wrap(r)
@@ -180,7 +185,7 @@ def _bool_of_int(name: str, a):
 
 
 for _row in UNARY:
-    globals()[_row[0]] = _make_unary(_row[0], silenced(_row[1]), _row[2])
+    globals()[_row[0]] = _make_unary(_row[0], _row[1], _row[2])
 
 
 # --- binary ---------------------------------------------------------------------------
@@ -295,16 +300,30 @@ def _make_binary(name: str, fn, rule: str):
 
     @op.register("cpu")
     def kernel(a, b, *, out=None):
-        dt = binary_dtype(rule, a, b)
+        if (isinstance(a, Tensor) and isinstance(b, Tensor) and a._dtype is b._dtype and a._shape and b._shape
+                and (rule != "float" or a._dtype.is_floating_point)):
+            dt = a._dtype  # the common case, where binary_dtype gives the inputs' dtype at once
+            c, d = a._npc, b._npc  # Tensor._np's cache, read inline
+            x = c[1] if c is not None and c[0] is a._storage._raw else a._np()
+            y = d[1] if d is not None and d[0] is b._storage._raw else b._np()
+        elif (isinstance(a, Tensor) and a._dtype.is_floating_point and a._shape and rule != "bool"
+              and (type(b) is float or type(b) is int)):
+            dt = a._dtype  # a float tensor and a Python number: result_type keeps the tensor's dtype
+            c = a._npc
+            x = c[1] if c is not None and c[0] is a._storage._raw else a._np()
+            y = b
+        else:
+            dt = binary_dtype(rule, a, b)
+            x = a._np() if isinstance(a, Tensor) else a
+            y = b._np() if isinstance(b, Tensor) else b
+            if rule != "bool":
+                x, y = _as_operand(x, dt), _as_operand(y, dt)
         if integer_only and dt.is_floating_point:
             raise DtypeNotSupported(f"\"{name}_cpu\" not implemented for '{dt.name}': only integer and bool "
                                     "tensors are supported")
         if divides:
             _check_int_div(name, b, dt)
-        x = a._np() if isinstance(a, Tensor) else a
-        y = b._np() if isinstance(b, Tensor) else b
-        if rule != "bool":
-            x, y = _as_operand(x, dt), _as_operand(y, dt)
+        token = ERRSTATE.set(IGNORE_ALL)  # PyTorch makes inf and nan silently
         try:
             if rule == "bool":
                 r = fn(x, y)
@@ -317,6 +336,8 @@ def _make_binary(name: str, fn, rule: str):
             if "broadcast" in str(e):
                 raise shape_error(name, a, b) from None
             raise
+        finally:
+            ERRSTATE.reset(token)
         if out is not None:
             if (out is a or out is b) and out._shape != np.shape(r):
                 raise RuntimeError(f"{name}: output with shape {list(out._shape)} doesn't match the broadcast "
@@ -344,7 +365,7 @@ def _shape_of(a, b):
 
 
 for _row in BINARY:
-    globals()[_row[0]] = _make_binary(_row[0], silenced(_row[1] or _xlogy), _row[2])
+    globals()[_row[0]] = _make_binary(_row[0], _row[1] or _xlogy, _row[2])
 
 
 # --- ternary ---------------------------------------------------------------------------

@@ -70,15 +70,18 @@ _mm = declare("mm", np.matmul, doc="mm(a, b) -> Tensor")
 @_mm.register("cpu")
 def _mm_cpu(a, b, *, out=None):
     """mm(a, b): (n, k) @ (k, m) -> (n, m), same dtypes."""
-    if a.ndim != 2:
-        raise RuntimeError(f"self must be a matrix; got a {a.ndim}-D tensor")
-    if b.ndim != 2:
-        raise RuntimeError(f"mat2 must be a matrix; got a {b.ndim}-D tensor")
-    if a._shape[1] != b._shape[0]:
-        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({a._shape[0]}x{a._shape[1]} and "
-                           f"{b._shape[0]}x{b._shape[1]})")
-    _same_dtype(a, b)
-    return _finish(_product(a, b, a._dtype), out, "mm")
+    sa, sb = a._shape, b._shape
+    if len(sa) != 2:
+        raise RuntimeError(f"self must be a matrix; got a {len(sa)}-D tensor")
+    if len(sb) != 2:
+        raise RuntimeError(f"mat2 must be a matrix; got a {len(sb)}-D tensor")
+    if sa[1] != sb[0]:
+        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({sa[0]}x{sa[1]} and {sb[0]}x{sb[1]})")
+    dt = a._dtype
+    if b._dtype is not dt:
+        _same_dtype(a, b)
+    r = np.matmul(_blas(a), _blas(b)) if dt.is_floating_point and dt is not dtypes.float16 else _product(a, b, dt)
+    return wrap(r) if out is None else write_out(out, r, "mm")
 
 
 _bmm = declare("bmm", np.matmul, doc="bmm(a, b) -> Tensor")
@@ -207,7 +210,7 @@ def matmul(input: Tensor, other: Tensor, *, out=None) -> Tensor:
 
 
 def _matmul(a: Tensor, b: Tensor) -> Tensor:
-    da, db = a.ndim, b.ndim
+    da, db = len(a._shape), len(b._shape)
     if da == 0 or db == 0:
         raise RuntimeError(f"both arguments to matmul need to be at least 1D, but they are {da}D and {db}D")
     if da == 1 and db == 1:

@@ -53,6 +53,8 @@ _TORCH_NAMES = {"float32": "Float", "float64": "Double", "float16": "Half", "int
 # --- helpers ------------------------------------------------------------------------------
 def _dims(dim, x: Tensor, op: str) -> tuple[int, ...]:
     """`dim` as a sorted tuple of non-negative dims; None or () means every dim."""
+    if dim is None:
+        return tuple(range(len(x._shape)))
     d = normalize_dims(dim, x.ndim, op)
     return d if d else tuple(range(x.ndim))
 
@@ -193,6 +195,8 @@ def sum(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None, out=None)
     >>> x.sum(), x.sum(dim=0), tensor([True, False, True]).sum()
     (tensor(10.), tensor([4., 6.]), tensor(2))
     """
+    if out is None:
+        return _sum(input, _dims(dim, input, "sum"), keepdim, dtype)
     return _sum(input, _dims(dim, input, "sum"), keepdim, dtype, out=out)
 
 

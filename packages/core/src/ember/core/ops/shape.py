@@ -148,11 +148,12 @@ expand = declare("expand", np.broadcast_to, view=True)
 
 @expand.register("any")
 def _expand(x, size):
-    size = tuple(int(s) for s in size)
-    if len(size) < x.ndim:
+    size = tuple([int(s) for s in size])
+    ndim = len(x._shape)
+    if len(size) < ndim:
         raise RuntimeError(f"expand: the number of sizes provided ({len(size)}) must be greater or equal to the "
-                           f"number of dimensions in the tensor ({x.ndim})")
-    lead = len(size) - x.ndim
+                           f"number of dimensions in the tensor ({ndim})")
+    lead = len(size) - ndim
     shape, strides = [], []
     for i, n in enumerate(size):
         if i < lead:
