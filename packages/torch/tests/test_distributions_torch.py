@@ -24,11 +24,11 @@ LOWER = np.linalg.cholesky(np.array([[1.0, 0.2, 0.0], [0.2, 2.0, 0.4], [0.0, 0.4
 
 
 def _e(a):
-    return et.tensor(np.ascontiguousarray(a), dtype=et.float64)
+    return et.tensor(np.array(a), dtype=et.float64)
 
 
 def _t(a):
-    return torch.tensor(np.ascontiguousarray(a), dtype=torch.float64)
+    return torch.tensor(np.array(a), dtype=torch.float64)
 
 
 def _np(x):
@@ -177,3 +177,22 @@ def test_validation_message_matches_pytorch_apart_from_the_module_name():
     first = str(t_err.value).split("\n")[0].replace("torch.Size", "ember.Size")
     assert str(e_err.value).split("\n")[0] == first
     assert math.isfinite(1.0)
+
+
+@pytest.mark.parametrize("key", sorted(FAMILIES))
+def test_family_with_unbatched_parameters_has_pytorch_shapes(key):
+    name, kwargs, value = FAMILIES[key]
+    matrices = {"covariance_matrix", "scale_tril", "precision_matrix", "temperature"}
+    while True:
+        t = getattr(td, name)(**{k: _t(v) for k, v in kwargs.items()})
+        if not tuple(t.batch_shape):
+            break
+        kwargs = {k: v if k in matrices or np.ndim(v) == 0 else v[0] for k, v in kwargs.items()}
+        value = value[0]
+    e = getattr(ed, name)(**{k: _e(v) for k, v in kwargs.items()})
+    assert tuple(e.log_prob(_e(value)).shape) == tuple(t.log_prob(_t(value)).shape)
+    assert tuple(e.sample((5,)).shape) == tuple(t.sample((5,)).shape)
+    if not key.startswith("Relaxed") and name != "Poisson":
+        assert tuple(e.entropy().shape) == tuple(t.entropy().shape)
+        assert tuple(e.mean.shape) == tuple(t.mean.shape)
+        assert tuple(e.variance.shape) == tuple(t.variance.shape)

@@ -77,7 +77,7 @@ class OneHotCategorical(Distribution):
     def log_prob(self, value):
         if self._validate_args:
             self._validate_sample(value)
-        indices = value.max(-1)[1]
+        indices = value.argmax(-1)
         return self._categorical.log_prob(indices)
 
     def entropy(self):

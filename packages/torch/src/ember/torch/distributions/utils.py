@@ -135,7 +135,7 @@ def _to_numpy(x: Tensor) -> np.ndarray:
 
 def _like(array: np.ndarray, x: Tensor) -> Tensor:
     """`array` as a tensor of x's dtype and device."""
-    return torch.as_tensor(np.ascontiguousarray(array).astype(x.dtype.np, copy=False)).to(x.device)
+    return torch.as_tensor(np.array(array, dtype=x.dtype.np, order="C")).to(x.device)
 
 
 _EMPTY = Size()  # the default sample_shape: one sample
