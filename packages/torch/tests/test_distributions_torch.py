@@ -196,3 +196,49 @@ def test_family_with_unbatched_parameters_has_pytorch_shapes(key):
         assert tuple(e.entropy().shape) == tuple(t.entropy().shape)
         assert tuple(e.mean.shape) == tuple(t.mean.shape)
         assert tuple(e.variance.shape) == tuple(t.variance.shape)
+
+
+@pytest.mark.parametrize("key", sorted(FAMILIES))
+def test_log_prob_and_entropy_gradients_match_pytorch(key):
+    name, kwargs, value = FAMILIES[key]
+    grads = {}
+    for lib, make in (("e", _e), ("t", _t)):
+        params = {k: make(v) for k, v in kwargs.items()}
+        for k, p in params.items():
+            if k != "total_count":
+                p.requires_grad_()
+        d = getattr(ed if lib == "e" else td, name)(**params)
+        loss = d.log_prob(make(value)).sum()
+        if not key.startswith("Relaxed") and name != "Poisson":
+            loss = loss + d.entropy().sum()
+        loss.backward()
+        grads[lib] = {k: _np(p.grad) for k, p in params.items() if p.grad is not None}
+    assert grads["e"].keys() == grads["t"].keys()
+    for k in grads["t"]:
+        np.testing.assert_allclose(grads["e"][k], grads["t"][k], rtol=1e-7, atol=1e-9, err_msg=k)
+
+
+INFINITE_KL = {("Normal", "Gamma"), ("Laplace", "Exponential"), ("Poisson", "Bernoulli"), ("Gamma", "Uniform")}
+
+
+@pytest.mark.parametrize(("kp", "kq"), [pair for pair in KL_PAIRS if pair not in INFINITE_KL])
+def test_kl_gradients_match_pytorch(kp, kq):
+    grads = {}
+    for lib, make in (("e", _e), ("t", _t)):
+        dists, params = [], []
+        for key in (kp, kq):
+            name, kwargs, _ = FAMILIES[key]
+            ps = {k: make(v) for k, v in kwargs.items()}
+            for k, p in ps.items():
+                if k != "total_count":
+                    p.requires_grad_()
+                    params.append(p)
+            dists.append(getattr(ed if lib == "e" else td, name)(**ps))
+        kl = (ed if lib == "e" else td).kl_divergence(*dists)
+        kl.sum().backward()
+        grads[lib] = [None if p.grad is None else _np(p.grad) for p in params]
+    for ge, gt in zip(grads["e"], grads["t"]):
+        if gt is None or ge is None:
+            assert ge is None or not np.any(ge), (ge, gt)
+            continue
+        np.testing.assert_allclose(ge, gt, rtol=1e-7, atol=1e-9)

@@ -26,7 +26,7 @@ from ember.torch.distributions.exponential import Exponential
 from ember.torch.distributions.gamma import Gamma
 from ember.torch.distributions.independent import Independent
 from ember.torch.distributions.laplace import Laplace
-from ember.torch.distributions.multivariate_normal import MultivariateNormal, _batch_mahalanobis
+from ember.torch.distributions.multivariate_normal import MultivariateNormal, _batch_mahalanobis, _solve_lower
 from ember.torch.distributions.normal import Normal
 from ember.torch.distributions.one_hot_categorical import OneHotCategorical
 from ember.torch.distributions.poisson import Poisson
@@ -44,8 +44,12 @@ def register_kl(type_p: type, type_q: type) -> Callable:
     """Register a function `fn(p, q)` computing KL(p || q) for p of `type_p` and q of `type_q` (or subclasses).
 
     Example:
-        >>> @register_kl(Normal, Normal)
-        ... def kl_normal_normal(p, q): ...
+        >>> class UnitNormal(Normal): ...
+        >>> @register_kl(UnitNormal, UnitNormal)
+        ... def _kl_unit(p, q):
+        ...     return 0.5 * (p.loc - q.loc).pow(2)
+        >>> float(kl_divergence(UnitNormal(0.0, 1.0), UnitNormal(2.0, 1.0)))
+        2.0
     """
     for t in (type_p, type_q):
         if not (isinstance(t, type) and issubclass(t, Distribution)):
@@ -195,7 +199,7 @@ def _kl_mvn_mvn(p, q):
     n = p.event_shape[0]
     q_tril = q._unbroadcasted_scale_tril.expand(batch + (n, n))
     p_tril = p._unbroadcasted_scale_tril.expand(batch + (n, n))
-    term2 = torch.linalg.solve(q_tril, p_tril).pow(2).sum((-2, -1))  # trace of Sigma_q^-1 Sigma_p
+    term2 = _solve_lower(q_tril, p_tril).pow(2).sum((-2, -1))  # trace of Sigma_q^-1 Sigma_p
     term3 = _batch_mahalanobis(q._unbroadcasted_scale_tril, q.loc - p.loc)
     return half_term1 + 0.5 * (term2 + term3 - n)
 

@@ -19,11 +19,17 @@ def _batch_mv(bmat, bvec):
     return torch.matmul(bmat, bvec.unsqueeze(-1)).squeeze(-1)
 
 
+def _solve_lower(L, B):
+    """L^{-1} B for lower-triangular L; through `tril`, so gradients reach only L's lower triangle (as with
+    PyTorch's solve_triangular)."""
+    return torch.linalg.solve(L.tril(), B)
+
+
 def _batch_mahalanobis(bL, bx):
     """x^T (L L^T)^{-1} x over broadcast batches, by solving L y = x (L is lower triangular)."""
     n = bx.shape[-1]
     batch = tuple(_infer_size(bL.shape[:-2], bx.shape[:-1]))
-    y = torch.linalg.solve(bL.expand(batch + (n, n)), bx.expand(batch + (n,)).unsqueeze(-1)).squeeze(-1)
+    y = _solve_lower(bL.expand(batch + (n, n)), bx.expand(batch + (n,)).unsqueeze(-1)).squeeze(-1)
     return y.pow(2).sum(-1)
 
 
