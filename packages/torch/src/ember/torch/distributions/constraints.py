@@ -18,6 +18,11 @@ __all__ = ["Constraint", "boolean", "cat", "corr_cholesky", "dependent", "depend
            "real_vector", "simplex", "square", "stack", "symmetric", "unit_interval"]
 
 
+def _fmt(bound) -> str:
+    """A bound as PyTorch's f-strings show it: a 0-dim tensor as its number."""
+    return str(bound.item()) if isinstance(bound, Tensor) and bound.dim() == 0 else str(bound)
+
+
 class Constraint:
     """A region of a tensor space; `is_discrete` and `event_dim` describe it, `check` tests membership."""
 
@@ -141,7 +146,8 @@ class _IntegerInterval(Constraint):
         return (value % 1 == 0) & (self.lower_bound <= value) & (value <= self.upper_bound)
 
     def __repr__(self) -> str:
-        return f"{self.__class__.__name__[1:]}(lower_bound={self.lower_bound}, upper_bound={self.upper_bound})"
+        bounds = f"lower_bound={_fmt(self.lower_bound)}, upper_bound={_fmt(self.upper_bound)}"
+        return f"{self.__class__.__name__[1:]}({bounds})"
 
 
 class _IntegerLessThan(Constraint):
@@ -154,7 +160,7 @@ class _IntegerLessThan(Constraint):
         return (value % 1 == 0) & (value <= self.upper_bound)
 
     def __repr__(self) -> str:
-        return f"{self.__class__.__name__[1:]}(upper_bound={self.upper_bound})"
+        return f"{self.__class__.__name__[1:]}(upper_bound={_fmt(self.upper_bound)})"
 
 
 class _IntegerGreaterThan(Constraint):
@@ -167,7 +173,7 @@ class _IntegerGreaterThan(Constraint):
         return (value % 1 == 0) & (value >= self.lower_bound)
 
     def __repr__(self) -> str:
-        return f"{self.__class__.__name__[1:]}(lower_bound={self.lower_bound})"
+        return f"{self.__class__.__name__[1:]}(lower_bound={_fmt(self.lower_bound)})"
 
 
 class _Real(Constraint):
@@ -183,7 +189,7 @@ class _GreaterThan(Constraint):
         return self.lower_bound < value
 
     def __repr__(self) -> str:
-        return f"{self.__class__.__name__[1:]}(lower_bound={self.lower_bound})"
+        return f"{self.__class__.__name__[1:]}(lower_bound={_fmt(self.lower_bound)})"
 
 
 class _GreaterThanEq(_GreaterThan):
@@ -199,7 +205,7 @@ class _LessThan(Constraint):
         return value < self.upper_bound
 
     def __repr__(self) -> str:
-        return f"{self.__class__.__name__[1:]}(upper_bound={self.upper_bound})"
+        return f"{self.__class__.__name__[1:]}(upper_bound={_fmt(self.upper_bound)})"
 
 
 class _Interval(Constraint):
@@ -211,7 +217,8 @@ class _Interval(Constraint):
         return (self.lower_bound <= value) & (value <= self.upper_bound)
 
     def __repr__(self) -> str:
-        return f"{self.__class__.__name__[1:]}(lower_bound={self.lower_bound}, upper_bound={self.upper_bound})"
+        bounds = f"lower_bound={_fmt(self.lower_bound)}, upper_bound={_fmt(self.upper_bound)}"
+        return f"{self.__class__.__name__[1:]}({bounds})"
 
 
 class _HalfOpenInterval(_Interval):

@@ -59,7 +59,7 @@ class Distribution:
                     raise ValueError(
                         f"Expected parameter {param} ({type(value).__name__} of shape {tuple(value.shape)}) of "
                         f"distribution {self!r} to satisfy the constraint {constraint!r}, but found invalid values:\n"
-                        f"{value}")
+                        f"{constraints._fmt(value)}")
 
     def expand(self, batch_shape, _instance=None) -> Distribution:
         """This distribution with its batch broadcast to `batch_shape` (parameters expanded, not copied)."""
@@ -179,7 +179,7 @@ class Distribution:
         if not bool(valid.all()):
             raise ValueError(f"Expected value argument ({type(value).__name__} of shape {tuple(value.shape)}) to be "
                              f"within the support ({support!r}) of the distribution {self!r}, but found invalid "
-                             f"values:\n{value}")
+                             f"values:\n{constraints._fmt(value)}")
 
     def __repr__(self) -> str:
         names = [k for k in self.arg_constraints if k in self.__dict__]

@@ -17,9 +17,11 @@ __all__ = ["Uniform"]
 class Uniform(Distribution):
     """Uniformly distributed samples on the half-open interval [low, high)."""
 
-    arg_constraints = {"low": constraints.dependent(is_discrete=False, event_dim=0),
-                       "high": constraints.dependent(is_discrete=False, event_dim=0)}
     has_rsample = True
+
+    @property
+    def arg_constraints(self):
+        return {"low": constraints.less_than(self.high), "high": constraints.greater_than(self.low)}
 
     def __init__(self, low, high, validate_args: bool | None = None) -> None:
         self.low, self.high = broadcast_all(low, high)
@@ -28,8 +30,6 @@ class Uniform(Distribution):
         else:
             batch_shape = self.low.shape
         super().__init__(batch_shape, validate_args=validate_args)
-        if self._validate_args and not bool(torch.lt(self.low, self.high).all()):
-            raise ValueError("Uniform is not defined when low>= high")
 
     def expand(self, batch_shape, _instance=None):
         return self._expand_params(Uniform, batch_shape, ("low", "high"), _instance)
