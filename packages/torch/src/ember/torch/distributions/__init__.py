@@ -1,0 +1,46 @@
+"""`torch.distributions`: parameterizable probability distributions with sampling, log densities and KL.
+
+Families draw from ember's default generators (so `manual_seed` reproduces them); reparametrised samples
+(`rsample`) carry gradients to the parameters, including gamma-based families (NOTE [ Implicit
+reparametrisation of gamma samples ] in `_special`).
+
+Example:
+    >>> import ember.autograd as torch
+    >>> from ember.torch.distributions import Normal, kl_divergence
+    >>> float(kl_divergence(Normal(0.0, 1.0), Normal(1.0, 1.0)))
+    0.5
+"""
+
+from ember.torch.distributions import constraints, transforms
+from ember.torch.distributions.bernoulli import Bernoulli
+from ember.torch.distributions.beta import Beta
+from ember.torch.distributions.binomial import Binomial
+from ember.torch.distributions.categorical import Categorical
+from ember.torch.distributions.dirichlet import Dirichlet
+from ember.torch.distributions.distribution import Distribution
+from ember.torch.distributions.exp_family import ExponentialFamily
+from ember.torch.distributions.exponential import Exponential
+from ember.torch.distributions.gamma import Gamma
+from ember.torch.distributions.independent import Independent
+from ember.torch.distributions.kl import kl_divergence, register_kl
+from ember.torch.distributions.laplace import Laplace
+from ember.torch.distributions.log_normal import LogNormal
+from ember.torch.distributions.multivariate_normal import MultivariateNormal
+from ember.torch.distributions.normal import Normal
+from ember.torch.distributions.one_hot_categorical import OneHotCategorical, OneHotCategoricalStraightThrough
+from ember.torch.distributions.poisson import Poisson
+from ember.torch.distributions.relaxed_bernoulli import LogitRelaxedBernoulli, RelaxedBernoulli
+from ember.torch.distributions.relaxed_categorical import ExpRelaxedCategorical, RelaxedOneHotCategorical
+from ember.torch.distributions.transformed_distribution import TransformedDistribution
+from ember.torch.distributions.transforms import (AffineTransform, ComposeTransform, ExpTransform,
+                                                  IndependentTransform, PowerTransform, SigmoidTransform,
+                                                  SoftplusTransform, TanhTransform, Transform, identity_transform)
+from ember.torch.distributions.uniform import Uniform
+
+__all__ = ["AffineTransform", "Bernoulli", "Beta", "Binomial", "Categorical", "ComposeTransform", "Dirichlet",
+           "Distribution", "ExpRelaxedCategorical", "ExpTransform", "Exponential", "ExponentialFamily", "Gamma",
+           "Independent", "IndependentTransform", "Laplace", "LogNormal", "LogitRelaxedBernoulli",
+           "MultivariateNormal", "Normal", "OneHotCategorical", "OneHotCategoricalStraightThrough", "Poisson",
+           "PowerTransform", "RelaxedBernoulli", "RelaxedOneHotCategorical", "SigmoidTransform",
+           "SoftplusTransform", "TanhTransform", "Transform", "TransformedDistribution", "Uniform", "constraints",
+           "identity_transform", "kl_divergence", "register_kl", "transforms"]

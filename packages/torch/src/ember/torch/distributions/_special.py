@@ -1,0 +1,249 @@
+"""Special functions the families need (`lgamma`, `digamma`, `polygamma`, `gammainc`) and reparametrised
+gamma sampling, as autograd Functions over numpy (no scipy: it is not a dependency of ember).
+
+NOTE [ Implicit reparametrisation of gamma samples ]
+A standard gamma sample x ~ Gamma(a, 1) is drawn by rejection, so it is not a differentiable function of
+`a` by construction. It is one implicitly: with u = P(a, x) (the regularised lower incomplete gamma, the
+CDF) held fixed, dx/da = -(dP/da)(a, x) / p(x; a), where p is the density. Writing
+P(a, x) = x^a e^-x sum_n x^n / Gamma(a + n + 1) and differentiating term by term gives
+
+    dx/da = -x * sum_n c_n (log x - digamma(a + n + 1)),    c_n = x^n / (a (a + 1) ... (a + n)),
+
+which `_standard_gamma_grad` sums until the terms vanish. Beta and Dirichlet samples are ratios of such
+gamma samples, so their gradients follow by the chain rule.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+import ember.autograd as torch
+from ember.autograd import Function, Tensor
+
+from ember.torch.distributions.utils import _like, _numpy_generator, _to_numpy
+
+__all__ = ["lgamma", "digamma", "polygamma", "gammainc", "standard_gamma"]
+
+
+def _lgamma_one(v: float) -> float:
+    if math.isnan(v):
+        return v
+    if v <= 0 and v == math.floor(v):
+        return math.inf
+    return math.lgamma(v)
+
+
+_lgamma_np = np.vectorize(_lgamma_one, otypes=[np.float64])
+
+# Bernoulli numbers B_2 .. B_14, for the asymptotic series of digamma and polygamma.
+_B2K = np.array([1 / 6, -1 / 30, 1 / 42, -1 / 30, 5 / 66, -691 / 2730, 7 / 6])
+
+
+def _digamma_np(x: np.ndarray) -> np.ndarray:
+    """digamma in float64: reflection below 0.5, the recurrence up to 10, then the asymptotic series."""
+    x = np.asarray(x, dtype=np.float64)
+    out = np.zeros_like(x)
+    reflect = x < 0.5
+    with np.errstate(divide="ignore", invalid="ignore"):
+        out = np.where(reflect, -np.pi / np.tan(np.pi * x), 0.0)
+        z = np.where(reflect, 1.0 - x, x)
+        for _ in range(10):
+            small = z < 10
+            out = out - np.where(small, 1.0 / np.where(small, z, 1.0), 0.0)
+            z = np.where(small, z + 1, z)
+        zz = 1.0 / (z * z)
+        series = zz * (_B2K[0] / 2 + zz * (_B2K[1] / 4 + zz * (_B2K[2] / 6 + zz * (_B2K[3] / 8 + zz * _B2K[4] / 10))))
+        out = out + np.log(z) - 0.5 / z - series
+    out = np.where(x == 0, -np.inf, out)
+    out = np.where((x < 0) & (x == np.floor(x)), np.nan, out)
+    return np.where(np.isposinf(x), np.inf, out)
+
+
+def _polygamma_np(n: int, x: np.ndarray) -> np.ndarray:
+    """The n-th derivative of digamma (n >= 1): the recurrence up to 20, then the asymptotic series."""
+    x = np.asarray(x, dtype=np.float64)
+    sign = (-1.0) ** (n + 1)
+    fact_n = math.factorial(n)
+    out = np.zeros_like(x)
+    z = x.copy()
+    with np.errstate(divide="ignore", invalid="ignore"):
+        while True:
+            small = z < 20
+            if not small.any():
+                break
+            out = out + np.where(small, sign * fact_n / np.where(small, z, 1.0) ** (n + 1), 0.0)
+            z = np.where(small, z + 1, z)
+        series = math.factorial(n - 1) / z**n + fact_n / (2 * z ** (n + 1))
+        for k, b in enumerate(_B2K, start=1):
+            series = series + b * math.factorial(2 * k + n - 1) / math.factorial(2 * k) / z ** (2 * k + n)
+        out = out + sign * series
+    return np.where((x <= 0) & (x == np.floor(x)), np.inf if n % 2 else np.nan, out)
+
+
+def _gammainc_np(a: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """The regularised lower incomplete gamma P(a, x): its series below a + 1, Legendre's fraction above."""
+    a, x = np.broadcast_arrays(np.asarray(a, np.float64), np.asarray(x, np.float64))
+    out = np.full(a.shape, np.nan)
+    ok = (a > 0) & (x >= 0)
+    out[ok & (x == 0)] = 0.0
+    out[ok & np.isposinf(x)] = 1.0
+    finite = ok & (x > 0) & np.isfinite(x)
+    log_pre = np.where(finite, np.where(finite, a, 1) * np.log(np.where(finite, x, 1)) - x - _lgamma_np(a), 0)
+    low = finite & (x < a + 1)
+    if low.any():
+        aa, xx = a[low], x[low]
+        term = 1.0 / aa
+        total = term.copy()
+        for k in range(1, 10000):
+            term = term * xx / (aa + k)
+            total += term
+            if (np.abs(term) <= 1e-17 * np.abs(total)).all():
+                break
+        out[low] = np.exp(log_pre[low]) * total
+    high = finite & ~low
+    if high.any():  # modified Lentz's method on Q(a, x)'s continued fraction
+        aa, xx = a[high], x[high]
+        tiny = 1e-300
+        b = xx + 1.0 - aa
+        c = np.full_like(b, 1 / tiny)
+        d = 1.0 / b
+        h = d.copy()
+        for i in range(1, 10000):
+            an = -i * (i - aa)
+            b = b + 2.0
+            d = an * d + b
+            d = np.where(np.abs(d) < tiny, tiny, d)
+            c = b + an / c
+            c = np.where(np.abs(c) < tiny, tiny, c)
+            d = 1.0 / d
+            delta = d * c
+            h = h * delta
+            if (np.abs(delta - 1.0) <= 1e-16).all():
+                break
+        out[high] = 1.0 - np.exp(log_pre[high]) * h
+    return out
+
+
+def _standard_gamma_grad_np(x: np.ndarray, a: np.ndarray) -> np.ndarray:
+    """dx/da of standard gamma samples x at concentrations a (NOTE [ Implicit reparametrisation ... ])."""
+    x, a = np.broadcast_arrays(np.asarray(x, np.float64), np.asarray(a, np.float64))
+    logx = np.log(x)
+    c = 1.0 / a
+    psi = _digamma_np(a + 1)
+    total = c * (logx - psi)
+    for n in range(1, 100000):
+        c = c * x / (a + n)
+        psi = psi + 1.0 / (a + n)
+        term = c * (logx - psi)
+        total = total + term
+        if (np.abs(term) <= 1e-16 * np.maximum(np.abs(total), c)).all() and (x < a + n).all():
+            break
+    return -x * total
+
+
+def _np_op(fn, x: Tensor) -> Tensor:
+    return _like(fn(_to_numpy(x).astype(np.float64)), x)
+
+
+class _Lgamma(Function):
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return _np_op(_lgamma_np, x)
+
+    @staticmethod
+    def backward(ctx, grad):
+        (x,) = ctx.saved_tensors
+        return grad * digamma(x)
+
+
+class _Digamma(Function):
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return _np_op(_digamma_np, x)
+
+    @staticmethod
+    def backward(ctx, grad):
+        (x,) = ctx.saved_tensors
+        return grad * polygamma(1, x)
+
+
+class _Polygamma(Function):
+    @staticmethod
+    def forward(ctx, n, x):
+        ctx.n = n
+        ctx.save_for_backward(x)
+        return _np_op(lambda v: _polygamma_np(n, v), x)
+
+    @staticmethod
+    def backward(ctx, grad):
+        (x,) = ctx.saved_tensors
+        return None, grad * polygamma(ctx.n + 1, x)
+
+
+class _Gammainc(Function):
+    @staticmethod
+    def forward(ctx, a, x):
+        ctx.save_for_backward(a, x)
+        return _like(_gammainc_np(_to_numpy(a), _to_numpy(x)), x)
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, x = ctx.saved_tensors
+        if ctx.needs_input_grad[0]:
+            raise NotImplementedError("the derivative of gammainc with respect to its first argument (a) is not "
+                                      "implemented")
+        density = torch.exp((a - 1) * torch.log(x) - x - lgamma(a))
+        return None, grad * density
+
+
+class _StandardGamma(Function):
+    @staticmethod
+    def forward(ctx, concentration):
+        a = _to_numpy(concentration).astype(np.float64)
+        rng = _numpy_generator(a.size, concentration.device)
+        x = rng.standard_gamma(a)
+        x = np.maximum(x.astype(concentration.dtype.np), np.finfo(concentration.dtype.np).tiny)
+        out = _like(x, concentration)
+        ctx.save_for_backward(concentration, out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, x = ctx.saved_tensors
+        return grad * _like(_standard_gamma_grad_np(_to_numpy(x), _to_numpy(a)), x)
+
+
+def _tensor(x) -> Tensor:
+    return x if isinstance(x, Tensor) else torch.tensor(float(x))
+
+
+def lgamma(input: Tensor) -> Tensor:
+    """log |Gamma(input)| elementwise (inf at 0 and the negative integers)."""
+    return _Lgamma.apply(_tensor(input))
+
+
+def digamma(input: Tensor) -> Tensor:
+    """The logarithmic derivative of the gamma function (-inf at 0, nan at the negative integers)."""
+    return _Digamma.apply(_tensor(input))
+
+
+def polygamma(n: int, input: Tensor) -> Tensor:
+    """The n-th derivative of digamma; n = 0 is digamma itself."""
+    if n < 0:
+        raise RuntimeError(f"polygamma(n, x) does not support negative n; got n={n}")
+    return digamma(input) if n == 0 else _Polygamma.apply(int(n), _tensor(input))
+
+
+def gammainc(input: Tensor, other: Tensor) -> Tensor:
+    """The regularised lower incomplete gamma P(input, other), differentiable in `other`."""
+    a, x = torch.broadcast_tensors(_tensor(input), _tensor(other))
+    return _Gammainc.apply(a, x)
+
+
+def standard_gamma(concentration: Tensor) -> Tensor:
+    """Samples of Gamma(concentration, 1), differentiable in the concentration (NOTE [ Implicit ... ])."""
+    return _StandardGamma.apply(concentration)

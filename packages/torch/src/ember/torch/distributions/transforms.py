@@ -1,0 +1,524 @@
+"""Bijective transforms with log-det-Jacobians, for `TransformedDistribution` (LogNormal, relaxed families)."""
+
+from __future__ import annotations
+
+import functools
+import math
+import numbers
+import operator
+import weakref
+
+import numpy as np
+
+import ember.autograd as torch
+from ember.autograd import Size, Tensor
+
+from ember.torch.distributions import constraints
+from ember.torch.distributions.utils import _sum_rightmost, clamp_probs
+
+__all__ = ["Transform", "AffineTransform", "ComposeTransform", "ExpTransform", "IndependentTransform",
+           "PowerTransform", "SigmoidTransform", "SoftplusTransform", "TanhTransform", "identity_transform"]
+
+
+class Transform:
+    """An invertible map y = t(x) with `log_abs_det_jacobian(x, y)`; `inv` is the inverse transform.
+
+    Args:
+        cache_size: 0 (no cache) or 1 (remember the last (x, y) pair, so `t.inv(t(x))` returns x itself).
+    """
+
+    bijective = False
+    domain: constraints.Constraint
+    codomain: constraints.Constraint
+
+    def __init__(self, cache_size: int = 0) -> None:
+        if cache_size not in (0, 1):
+            raise ValueError("cache_size must be 0 or 1")
+        self._cache_size = cache_size
+        self._inv = None
+        self._cached_x_y = (None, None)
+
+    def __getstate__(self):
+        state = self.__dict__.copy()
+        state["_inv"] = None
+        return state
+
+    @property
+    def event_dim(self) -> int:
+        if self.domain.event_dim == self.codomain.event_dim:
+            return self.domain.event_dim
+        raise ValueError("Please use either .domain.event_dim or .codomain.event_dim")
+
+    @property
+    def inv(self) -> Transform:
+        """The inverse transform (held weakly, so a transform and its inverse do not keep each other alive)."""
+        inv = None
+        if self._inv is not None:
+            inv = self._inv()
+        if inv is None:
+            inv = _InverseTransform(self)
+            self._inv = weakref.ref(inv)
+        return inv
+
+    @property
+    def sign(self) -> int | Tensor:
+        """The sign of the Jacobian's determinant, for monotone elementwise transforms."""
+        raise NotImplementedError
+
+    def with_cache(self, cache_size: int = 1) -> Transform:
+        if self._cache_size == cache_size:
+            return self
+        if type(self).__init__ is Transform.__init__:
+            return type(self)(cache_size=cache_size)
+        raise NotImplementedError(f"{type(self)}.with_cache is not implemented")
+
+    def __eq__(self, other) -> bool:
+        return self is other
+
+    def __ne__(self, other) -> bool:
+        return not self.__eq__(other)
+
+    __hash__ = object.__hash__
+
+    def __call__(self, x: Tensor) -> Tensor:
+        if self._cache_size == 0:
+            return self._call(x)
+        x_old, y_old = self._cached_x_y
+        if x is x_old:
+            return y_old
+        y = self._call(x)
+        self._cached_x_y = x, y
+        return y
+
+    def _inv_call(self, y: Tensor) -> Tensor:
+        if self._cache_size == 0:
+            return self._inverse(y)
+        x_old, y_old = self._cached_x_y
+        if y is y_old:
+            return x_old
+        x = self._inverse(y)
+        self._cached_x_y = x, y
+        return x
+
+    def _call(self, x):
+        raise NotImplementedError
+
+    def _inverse(self, y):
+        raise NotImplementedError
+
+    def log_abs_det_jacobian(self, x: Tensor, y: Tensor) -> Tensor:
+        """log |dy/dx|, summed over the transform's event dims."""
+        raise NotImplementedError
+
+    def forward_shape(self, shape) -> Size:
+        return Size(shape)
+
+    def inverse_shape(self, shape) -> Size:
+        return Size(shape)
+
+    def __repr__(self) -> str:
+        return self.__class__.__name__ + "()"
+
+
+class _InverseTransform(Transform):
+    """The inverse of a transform: calls swap with the inverse calls, the log-det-Jacobian changes sign."""
+
+    def __init__(self, transform: Transform) -> None:
+        super().__init__(cache_size=transform._cache_size)
+        self._inv = transform  # a strong reference: the inverse keeps its forward alive
+
+    @property
+    def inv(self) -> Transform:
+        return self._inv
+
+    @property
+    def domain(self):
+        return self._inv.codomain
+
+    @property
+    def codomain(self):
+        return self._inv.domain
+
+    @property
+    def bijective(self):
+        return self._inv.bijective
+
+    @property
+    def sign(self):
+        return self._inv.sign
+
+    def with_cache(self, cache_size: int = 1) -> Transform:
+        return self.inv.with_cache(cache_size).inv
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, _InverseTransform) and self._inv == other._inv
+
+    __hash__ = object.__hash__
+
+    def __repr__(self) -> str:
+        return f"{self.__class__.__name__}({self._inv!r})"
+
+    def __call__(self, x):
+        return self._inv._inv_call(x)
+
+    def log_abs_det_jacobian(self, x, y):
+        return -self._inv.log_abs_det_jacobian(y, x)
+
+    def forward_shape(self, shape):
+        return self._inv.inverse_shape(shape)
+
+    def inverse_shape(self, shape):
+        return self._inv.forward_shape(shape)
+
+
+class ComposeTransform(Transform):
+    """Applies `parts` in order; an empty list is the identity."""
+
+    def __init__(self, parts: list[Transform], cache_size: int = 0) -> None:
+        if cache_size:
+            parts = [part.with_cache(cache_size) for part in parts]
+        super().__init__(cache_size=cache_size)
+        self.parts = list(parts)
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, ComposeTransform) and self.parts == other.parts
+
+    __hash__ = object.__hash__
+
+    @property
+    def domain(self):
+        if not self.parts:
+            return constraints.real
+        domain = self.parts[0].domain
+        event_dim = self.parts[-1].codomain.event_dim
+        for part in reversed(self.parts):
+            event_dim += part.domain.event_dim - part.codomain.event_dim
+            event_dim = max(event_dim, part.domain.event_dim)
+        if event_dim > domain.event_dim:
+            domain = constraints.independent(domain, event_dim - domain.event_dim)
+        return domain
+
+    @property
+    def codomain(self):
+        if not self.parts:
+            return constraints.real
+        codomain = self.parts[-1].codomain
+        event_dim = self.parts[0].domain.event_dim
+        for part in self.parts:
+            event_dim += part.codomain.event_dim - part.domain.event_dim
+            event_dim = max(event_dim, part.codomain.event_dim)
+        if event_dim > codomain.event_dim:
+            codomain = constraints.independent(codomain, event_dim - codomain.event_dim)
+        return codomain
+
+    @property
+    def bijective(self):
+        return all(p.bijective for p in self.parts)
+
+    @property
+    def sign(self):
+        sign = 1
+        for p in self.parts:
+            sign = sign * p.sign
+        return sign
+
+    @property
+    def inv(self):
+        inv = None
+        if self._inv is not None:
+            inv = self._inv()
+        if inv is None:
+            inv = ComposeTransform([p.inv for p in reversed(self.parts)])
+            self._inv = weakref.ref(inv)
+            inv._inv = weakref.ref(self)
+        return inv
+
+    def with_cache(self, cache_size: int = 1):
+        return self if self._cache_size == cache_size else ComposeTransform(self.parts, cache_size=cache_size)
+
+    def __call__(self, x):
+        for part in self.parts:
+            x = part(x)
+        return x
+
+    def log_abs_det_jacobian(self, x, y):
+        if not self.parts:
+            return torch.zeros_like(x)
+        xs = [x]
+        for part in self.parts[:-1]:
+            xs.append(part(xs[-1]))
+        xs.append(y)
+        terms = []
+        event_dim = self.domain.event_dim
+        for part, x_, y_ in zip(self.parts, xs[:-1], xs[1:]):
+            terms.append(_sum_rightmost(part.log_abs_det_jacobian(x_, y_), event_dim - part.domain.event_dim))
+            event_dim += part.codomain.event_dim - part.domain.event_dim
+        return functools.reduce(operator.add, terms)
+
+    def forward_shape(self, shape):
+        for part in self.parts:
+            shape = part.forward_shape(shape)
+        return Size(shape)
+
+    def inverse_shape(self, shape):
+        for part in reversed(self.parts):
+            shape = part.inverse_shape(shape)
+        return Size(shape)
+
+    def __repr__(self) -> str:
+        return self.__class__.__name__ + "(\n    " + ",\n    ".join(repr(p) for p in self.parts) + "\n)"
+
+
+identity_transform = ComposeTransform([])
+
+
+class IndependentTransform(Transform):
+    """Wraps `base_transform` so that its rightmost `reinterpreted_batch_ndims` dims count as event dims."""
+
+    def __init__(self, base_transform: Transform, reinterpreted_batch_ndims: int, cache_size: int = 0) -> None:
+        super().__init__(cache_size=cache_size)
+        self.base_transform = base_transform.with_cache(cache_size)
+        self.reinterpreted_batch_ndims = reinterpreted_batch_ndims
+
+    def with_cache(self, cache_size: int = 1):
+        if self._cache_size == cache_size:
+            return self
+        return IndependentTransform(self.base_transform, self.reinterpreted_batch_ndims, cache_size=cache_size)
+
+    @property
+    def domain(self):
+        return constraints.independent(self.base_transform.domain, self.reinterpreted_batch_ndims)
+
+    @property
+    def codomain(self):
+        return constraints.independent(self.base_transform.codomain, self.reinterpreted_batch_ndims)
+
+    @property
+    def bijective(self):
+        return self.base_transform.bijective
+
+    @property
+    def sign(self):
+        return self.base_transform.sign
+
+    def _call(self, x):
+        return self.base_transform(x)
+
+    def _inverse(self, y):
+        return self.base_transform.inv(y)
+
+    def log_abs_det_jacobian(self, x, y):
+        return _sum_rightmost(self.base_transform.log_abs_det_jacobian(x, y), self.reinterpreted_batch_ndims)
+
+    def __repr__(self) -> str:
+        return f"{self.__class__.__name__}({self.base_transform!r}, {self.reinterpreted_batch_ndims})"
+
+
+class ExpTransform(Transform):
+    """y = exp(x)."""
+
+    domain = constraints.real
+    codomain = constraints.positive
+    bijective = True
+    sign = +1
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, ExpTransform)
+
+    __hash__ = object.__hash__
+
+    def _call(self, x):
+        return x.exp()
+
+    def _inverse(self, y):
+        return y.log()
+
+    def log_abs_det_jacobian(self, x, y):
+        return x
+
+
+class PowerTransform(Transform):
+    """y = x ** exponent on the positive reals."""
+
+    domain = constraints.positive
+    codomain = constraints.positive
+    bijective = True
+
+    def __init__(self, exponent, cache_size: int = 0) -> None:
+        super().__init__(cache_size=cache_size)
+        self.exponent = exponent if isinstance(exponent, Tensor) else torch.tensor(float(exponent))
+
+    def with_cache(self, cache_size: int = 1):
+        return self if self._cache_size == cache_size else PowerTransform(self.exponent, cache_size=cache_size)
+
+    @property
+    def sign(self):
+        return self.exponent.sign()
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, PowerTransform) and bool(self.exponent.eq(other.exponent).all())
+
+    __hash__ = object.__hash__
+
+    def _call(self, x):
+        return x.pow(self.exponent)
+
+    def _inverse(self, y):
+        return y.pow(1 / self.exponent)
+
+    def log_abs_det_jacobian(self, x, y):
+        return (self.exponent * y / x).abs().log()
+
+    def forward_shape(self, shape):
+        return Size(_broadcast_shapes(shape, self.exponent.shape))
+
+    def inverse_shape(self, shape):
+        return self.forward_shape(shape)
+
+
+def _broadcast_shapes(a, b) -> tuple[int, ...]:
+    return tuple(np.broadcast_shapes(tuple(a), tuple(b)))
+
+
+class SigmoidTransform(Transform):
+    """y = 1 / (1 + exp(-x)), clamped away from 0 and 1 so that the inverse stays finite."""
+
+    domain = constraints.real
+    codomain = constraints.unit_interval
+    bijective = True
+    sign = +1
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, SigmoidTransform)
+
+    __hash__ = object.__hash__
+
+    def _call(self, x):
+        return clamp_probs(torch.sigmoid(x))
+
+    def _inverse(self, y):
+        y = clamp_probs(y)
+        return y.log() - (-y).log1p()
+
+    def log_abs_det_jacobian(self, x, y):
+        return -torch.softplus(-x) - torch.softplus(x)
+
+
+class SoftplusTransform(Transform):
+    """y = log(1 + exp(x))."""
+
+    domain = constraints.real
+    codomain = constraints.positive
+    bijective = True
+    sign = +1
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, SoftplusTransform)
+
+    __hash__ = object.__hash__
+
+    def _call(self, x):
+        return torch.softplus(x)
+
+    def _inverse(self, y):
+        return (-y).expm1().neg().log() + y
+
+    def log_abs_det_jacobian(self, x, y):
+        return -torch.softplus(-x)
+
+
+class TanhTransform(Transform):
+    """y = tanh(x); its log-det-Jacobian is written as 2 (log 2 - x - softplus(-2x)) to stay stable."""
+
+    domain = constraints.real
+    codomain = constraints.interval(-1.0, 1.0)
+    bijective = True
+    sign = +1
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, TanhTransform)
+
+    __hash__ = object.__hash__
+
+    def _call(self, x):
+        return x.tanh()
+
+    def _inverse(self, y):
+        return torch.atanh(y)
+
+    def log_abs_det_jacobian(self, x, y):
+        return 2.0 * (math.log(2.0) - x - torch.softplus(-2.0 * x))
+
+
+class AffineTransform(Transform):
+    """y = loc + scale * x, with `event_dim` dims per event (the log-det-Jacobian sums over them)."""
+
+    bijective = True
+
+    def __init__(self, loc, scale, event_dim: int = 0, cache_size: int = 0) -> None:
+        super().__init__(cache_size=cache_size)
+        self.loc = loc
+        self.scale = scale
+        self._event_dim = event_dim
+
+    @property
+    def event_dim(self) -> int:
+        return self._event_dim
+
+    @property
+    def domain(self):
+        return constraints.real if self._event_dim == 0 else constraints.independent(constraints.real,
+                                                                                     self._event_dim)
+
+    @property
+    def codomain(self):
+        return self.domain
+
+    def with_cache(self, cache_size: int = 1):
+        if self._cache_size == cache_size:
+            return self
+        return AffineTransform(self.loc, self.scale, self._event_dim, cache_size=cache_size)
+
+    def __eq__(self, other) -> bool:
+        if not isinstance(other, AffineTransform):
+            return False
+        for a, b in ((self.loc, other.loc), (self.scale, other.scale)):
+            if isinstance(a, numbers.Number) and isinstance(b, numbers.Number):
+                if a != b:
+                    return False
+            elif not bool(torch.as_tensor(a).eq(torch.as_tensor(b)).all()):
+                return False
+        return True
+
+    __hash__ = object.__hash__
+
+    @property
+    def sign(self):
+        if isinstance(self.scale, numbers.Real):
+            return 1 if float(self.scale) > 0 else -1 if float(self.scale) < 0 else 0
+        return self.scale.sign()
+
+    def _call(self, x):
+        return self.loc + self.scale * x
+
+    def _inverse(self, y):
+        return (y - self.loc) / self.scale
+
+    def log_abs_det_jacobian(self, x, y):
+        shape = tuple(x.shape)
+        scale = self.scale
+        if isinstance(scale, numbers.Real):
+            result = torch.full_like(x, math.log(abs(scale)))
+        else:
+            result = torch.abs(scale).log()
+        if self._event_dim:
+            result = result.reshape(tuple(result.shape[:result.dim() - self._event_dim]) + (-1,)).sum(-1)
+            shape = shape[:len(shape) - self._event_dim]
+        return result.expand(shape)
+
+    def forward_shape(self, shape):
+        return Size(_broadcast_shapes(_broadcast_shapes(shape, getattr(self.loc, "shape", ())),
+                                      getattr(self.scale, "shape", ())))
+
+    def inverse_shape(self, shape):
+        return self.forward_shape(shape)

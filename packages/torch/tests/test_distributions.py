@@ -1,0 +1,456 @@
+"""ember.torch.distributions against closed forms in float64 (math/numpy), sampling statistics and gradients."""
+
+import math
+
+import numpy as np
+import pytest
+
+import ember.autograd as torch
+import ember.torch.distributions as D
+from ember.torch.distributions import constraints
+from ember.torch.distributions._special import _gammainc_np, digamma, gammainc, lgamma, polygamma
+
+lg = np.vectorize(math.lgamma)
+
+
+def T(a, **kw):
+    return torch.tensor(np.array(a, dtype=np.float64), **kw)
+
+
+def N(x):
+    return np.asarray(x.detach().numpy(), dtype=np.float64)
+
+
+def close(actual, expected, rtol=1e-10, atol=1e-12):
+    np.testing.assert_allclose(N(actual), expected, rtol=rtol, atol=atol)
+
+
+def _digamma_ref(x, h=1e-5):
+    """digamma as the central difference of math.lgamma, to check the asymptotic series independently."""
+    return (lg(x + h) - lg(x - h)) / (2 * h)
+
+
+# --- special functions ------------------------------------------------------------------------------
+def test_lgamma_digamma_polygamma_against_math_and_series():
+    x = np.array([0.05, 0.5, 1.0, 2.5, 7.0, 40.0, -0.5, -2.3])
+    close(lgamma(T(x)), lg(x))
+    close(digamma(T(x)), _digamma_ref(x), rtol=1e-7)
+    # trigamma(1) = pi^2 / 6, polygamma(2, 1) = -2 zeta(3), trigamma(1/2) = pi^2 / 2
+    close(polygamma(1, T([1.0, 0.5])), [math.pi**2 / 6, math.pi**2 / 2], rtol=1e-12)
+    close(polygamma(2, T([1.0])), [-2 * 1.2020569031595942], rtol=1e-12)
+    assert np.isinf(N(lgamma(T([0.0, -2.0])))).all()
+    assert N(digamma(T([0.0])))[0] == -np.inf and np.isnan(N(digamma(T([-3.0])))[0])
+
+
+def test_special_function_gradients_by_finite_differences():
+    x = T([0.7, 2.0, 5.5], requires_grad=True)
+    (lgamma(x).sum() + digamma(x).sum()).backward()
+    h = 1e-6
+    xn = np.array([0.7, 2.0, 5.5])
+    fd = (lg(xn + h) - lg(xn - h)) / (2 * h) + (N(digamma(T(xn + h))) - N(digamma(T(xn - h)))) / (2 * h)
+    np.testing.assert_allclose(N(x.grad), fd, rtol=1e-6)
+
+
+def test_gammainc_against_the_exponential_and_erf_cases():
+    x = np.array([0.1, 1.0, 3.0, 20.0])
+    close(gammainc(T(np.ones(4)), T(x)), 1 - np.exp(-x), rtol=1e-12)  # a = 1: the exponential CDF
+    erf = np.vectorize(math.erf)
+    close(gammainc(T(np.full(4, 0.5)), T(x)), erf(np.sqrt(x)), rtol=1e-12)  # a = 1/2: erf(sqrt(x))
+
+
+# --- log_prob / entropy / moments against closed forms ------------------------------------------------
+LOC, SCALE = np.array([0.3, -1.2, 2.0]), np.array([0.5, 1.5, 2.5])
+X = np.array([0.1, 0.7, -3.0])
+
+
+def test_normal_closed_forms():
+    d = D.Normal(T(LOC), T(SCALE))
+    close(d.log_prob(T(X)), -((X - LOC) ** 2) / (2 * SCALE**2) - np.log(SCALE) - 0.5 * np.log(2 * np.pi))
+    close(d.entropy(), 0.5 + 0.5 * np.log(2 * np.pi) + np.log(SCALE))
+    erf = np.vectorize(math.erf)
+    close(d.cdf(T(X)), 0.5 * (1 + erf((X - LOC) / (SCALE * np.sqrt(2)))))
+    close(d.icdf(d.cdf(T(X))), X, rtol=1e-7)
+    close(d.mean, LOC)
+    close(d.variance, SCALE**2)
+
+
+def test_laplace_exponential_uniform_closed_forms():
+    lap = D.Laplace(T(LOC), T(SCALE))
+    close(lap.log_prob(T(X)), -np.log(2 * SCALE) - np.abs(X - LOC) / SCALE)
+    close(lap.cdf(T(X)), np.where(X < LOC, 0.5 * np.exp((X - LOC) / SCALE), 1 - 0.5 * np.exp(-(X - LOC) / SCALE)))
+    close(lap.entropy(), 1 + np.log(2 * SCALE))
+    close(lap.variance, 2 * SCALE**2)
+    rate, x = np.array([0.5, 2.0, 4.0]), np.array([0.3, 1.0, 2.0])
+    ex = D.Exponential(T(rate))
+    close(ex.log_prob(T(x)), np.log(rate) - rate * x)
+    close(ex.cdf(T(x)), 1 - np.exp(-rate * x))
+    close(ex.entropy(), 1 - np.log(rate))
+    close(ex.variance, 1 / rate**2)
+    un = D.Uniform(T([-1.0, 0.0]), T([3.0, 0.5]))
+    close(un.log_prob(T([0.0, 0.25])), -np.log([4.0, 0.5]))
+    close(un.cdf(T([0.0, 0.25])), [0.25, 0.5])
+    close(un.entropy(), np.log([4.0, 0.5]))
+    close(un.variance, np.array([16.0, 0.25]) / 12)
+
+
+def test_gamma_beta_dirichlet_closed_forms():
+    a, r, x = np.array([0.5, 2.0, 7.5]), np.array([1.0, 0.5, 3.0]), np.array([0.2, 3.0, 2.5])
+    g = D.Gamma(T(a), T(r))
+    close(g.log_prob(T(x)), a * np.log(r) + (a - 1) * np.log(x) - r * x - lg(a))
+    psi = N(digamma(T(a)))
+    close(g.entropy(), a - np.log(r) + lg(a) + (1 - a) * psi)
+    close(g.mean, a / r)
+    close(g.variance, a / r**2)
+    close(g.cdf(T(x)), _gammainc_np(a, r * x))
+    c1, c0, v = np.array([0.5, 2.0, 3.0]), np.array([0.5, 5.0, 1.0]), np.array([0.1, 0.4, 0.9])
+    b = D.Beta(T(c1), T(c0))
+    log_b = lg(c1) + lg(c0) - lg(c1 + c0)
+    close(b.log_prob(T(v)), (c1 - 1) * np.log(v) + (c0 - 1) * np.log(1 - v) - log_b)
+    close(b.mean, c1 / (c1 + c0))
+    close(b.variance, c1 * c0 / ((c1 + c0) ** 2 * (c1 + c0 + 1)))
+    alpha, s = np.array([1.5, 2.0, 0.5]), np.array([0.2, 0.5, 0.3])
+    dd = D.Dirichlet(T(alpha))
+    close(dd.log_prob(T(s)), np.sum((alpha - 1) * np.log(s)) + lg(alpha.sum()) - lg(alpha).sum())
+    close(dd.mean, alpha / alpha.sum())
+
+
+def test_discrete_families_closed_forms():
+    p = np.array([0.2, 0.5, 0.9])
+    be = D.Bernoulli(T(p))
+    close(be.log_prob(T([1.0, 0.0, 0.0])), np.log([0.2, 0.5, 0.1]))
+    close(be.entropy(), -(p * np.log(p) + (1 - p) * np.log(1 - p)))
+    close(D.Bernoulli(logits=T(np.log(p / (1 - p)))).probs, p)
+    probs = np.array([0.1, 0.2, 0.3, 0.4])
+    cat = D.Categorical(T(probs * 3))  # unnormalised probs are normalised
+    close(cat.log_prob(T([0.0, 3.0])), np.log([0.1, 0.4]))
+    close(cat.entropy(), -np.sum(probs * np.log(probs)))
+    assert N(cat.enumerate_support()).tolist() == [0, 1, 2, 3]
+    oh = D.OneHotCategorical(T(probs))
+    close(oh.log_prob(T(np.eye(4)[[1, 2]])), np.log([0.2, 0.3]))
+    rate, k = np.array([0.5, 3.0, 10.0]), np.array([0.0, 2.0, 12.0])
+    close(D.Poisson(T(rate)).log_prob(T(k)), k * np.log(rate) - rate - lg(k + 1))
+    n, q, kk = 10.0, np.array([0.3, 0.6]), np.array([3.0, 10.0])
+    comb = lg(n + 1) - lg(kk + 1) - lg(n - kk + 1)
+    binom = D.Binomial(n, T(q))
+    close(binom.log_prob(T(kk)), comb + kk * np.log(q) + (n - kk) * np.log(1 - q), rtol=1e-9)
+    ks = np.arange(11.0)[:, None]
+    pmf = np.exp(lg(n + 1) - lg(ks + 1) - lg(n - ks + 1) + ks * np.log(q) + (n - ks) * np.log(1 - q))
+    close(binom.entropy(), -np.sum(pmf * np.log(pmf), 0), rtol=1e-9)
+
+
+def test_multivariate_normal_closed_forms_for_each_parameterization():
+    cov = np.array([[2.0, 0.3], [0.3, 0.5]])
+    loc, x = np.array([1.0, -1.0]), np.array([0.2, 0.4])
+    diff = x - loc
+    expected = -0.5 * (2 * np.log(2 * np.pi) + np.log(np.linalg.det(cov)) + diff @ np.linalg.solve(cov, diff))
+    for kw in ({"covariance_matrix": T(cov)}, {"precision_matrix": T(np.linalg.inv(cov))},
+               {"scale_tril": T(np.linalg.cholesky(cov))}):
+        d = D.MultivariateNormal(T(loc), **kw)
+        close(d.log_prob(T(x)), expected, rtol=1e-9)
+        close(d.entropy(), 0.5 * np.log(np.linalg.det(2 * np.pi * np.e * cov)), rtol=1e-9)
+        close(d.covariance_matrix, cov, rtol=1e-9)
+        close(d.variance, np.diag(cov), rtol=1e-9)
+
+
+def test_lognormal_and_transformed_distribution_change_of_variables():
+    d = D.LogNormal(T(LOC), T(SCALE))
+    y = np.array([0.5, 1.0, 4.0])
+    close(d.log_prob(T(y)), -((np.log(y) - LOC) ** 2) / (2 * SCALE**2) - np.log(SCALE * y * np.sqrt(2 * np.pi)))
+    close(d.mean, np.exp(LOC + SCALE**2 / 2))
+    # an affine map with negative scale reverses the CDF
+    t = D.TransformedDistribution(D.Normal(T(0.0), T(1.0)), [D.AffineTransform(1.0, -2.0)])
+    close(t.log_prob(T(3.0)), -0.5 * 1.0 - np.log(2.0) - 0.5 * np.log(2 * np.pi))
+    close(t.cdf(T(1.0)), 0.5)
+    close(t.cdf(T(3.0)), 1 - 0.5 * (1 + math.erf(-1 / np.sqrt(2))))
+
+
+def test_independent_sums_the_reinterpreted_dims():
+    base = D.Normal(T(np.zeros((2, 3))), T(np.ones((2, 3))))
+    d = D.Independent(base, 1)
+    assert tuple(d.batch_shape) == (2,) and tuple(d.event_shape) == (3,)
+    close(d.log_prob(T(np.zeros((2, 3)))), np.full(2, -1.5 * np.log(2 * np.pi)))
+    assert repr(d.support) == "IndependentConstraint(Real(), 1)"
+
+
+# --- sampling statistics -----------------------------------------------------------------------------
+@pytest.mark.parametrize(("make", "mean", "var"), [
+    (lambda: D.Normal(T(1.5), T(2.0)), 1.5, 4.0),
+    (lambda: D.Gamma(T(0.7), T(2.0)), 0.35, 0.175),
+    (lambda: D.Gamma(T(9.0), T(1.5)), 6.0, 4.0),
+    (lambda: D.Beta(T(2.0), T(5.0)), 2 / 7, 10 / (49 * 8)),
+    (lambda: D.Exponential(T(3.0)), 1 / 3, 1 / 9),
+    (lambda: D.Laplace(T(-1.0), T(0.5)), -1.0, 0.5),
+    (lambda: D.Uniform(T(-1.0), T(3.0)), 1.0, 16 / 12),
+    (lambda: D.Poisson(T(4.0)), 4.0, 4.0),
+    (lambda: D.Binomial(12, T(0.3)), 3.6, 12 * 0.21),
+    (lambda: D.Bernoulli(T(0.3)), 0.3, 0.21),
+    (lambda: D.LogNormal(T(0.0), T(0.5)), math.exp(0.125), (math.exp(0.25) - 1) * math.exp(0.25)),
+])
+def test_sample_mean_and_variance(make, mean, var):
+    torch.manual_seed(0)
+    s = N(make().sample((20000,)))
+    se = math.sqrt(var / 20000)
+    assert abs(s.mean() - mean) < 5 * se
+    assert abs(s.var() / var - 1) < 0.1
+
+
+def test_categorical_and_dirichlet_sample_frequencies():
+    torch.manual_seed(1)
+    probs = np.array([0.1, 0.6, 0.3])
+    s = N(D.Categorical(T(probs)).sample((20000,)))
+    np.testing.assert_allclose(np.bincount(s.astype(int), minlength=3) / 20000, probs, atol=0.015)
+    oh = N(D.OneHotCategorical(T(probs)).sample((20000,)))
+    np.testing.assert_allclose(oh.mean(0), probs, atol=0.015)
+    alpha = np.array([1.0, 2.0, 5.0])
+    ds = N(D.Dirichlet(T(alpha)).sample((20000,)))
+    np.testing.assert_allclose(ds.sum(-1), 1.0, rtol=1e-12)
+    np.testing.assert_allclose(ds.mean(0), alpha / 8, atol=0.01)
+    cov = np.array([[2.0, 0.6], [0.6, 1.0]])
+    mv = N(D.MultivariateNormal(T([1.0, -2.0]), covariance_matrix=T(cov)).sample((20000,)))
+    np.testing.assert_allclose(mv.mean(0), [1.0, -2.0], atol=0.06)
+    np.testing.assert_allclose(np.cov(mv.T), cov, atol=0.08)
+
+
+def test_sample_shapes_and_manual_seed_reproduces_samples():
+    d = D.Gamma(T(np.full((2, 3), 2.0)), T(1.0))
+    assert tuple(d.sample().shape) == (2, 3) and tuple(d.sample((4, 5)).shape) == (4, 5, 2, 3)
+    for make in (lambda: D.Gamma(T(2.0), T(1.0)), lambda: D.Binomial(5, T(0.4)), lambda: D.Normal(T(0.0), T(1.0))):
+        torch.manual_seed(7)
+        a = N(make().sample((50,)))
+        torch.manual_seed(7)
+        np.testing.assert_array_equal(a, N(make().sample((50,))))
+        assert not np.array_equal(a, N(make().sample((50,))))
+
+
+def test_relaxed_one_hot_categorical_samples_lie_on_the_simplex_and_sharpen_with_temperature():
+    torch.manual_seed(2)
+    probs = T([0.2, 0.3, 0.5])
+    hot = N(D.RelaxedOneHotCategorical(T(0.05), probs).sample((5000,)))
+    np.testing.assert_allclose(hot.sum(-1), 1.0, rtol=1e-9)
+    np.testing.assert_allclose(np.bincount(hot.argmax(-1), minlength=3) / 5000, [0.2, 0.3, 0.5], atol=0.03)
+    assert hot.max(-1).mean() > 0.95
+    rb = N(D.RelaxedBernoulli(T(0.5), T(0.3)).sample((5000,)))
+    assert ((rb > 0) & (rb < 1)).all() and abs((rb > 0.5).mean() - 0.3) < 0.03
+
+
+# --- rsample gradients -------------------------------------------------------------------------------
+def test_normal_rsample_gradients_are_one_and_eps():
+    loc, scale = T([0.5, -1.0], requires_grad=True), T([2.0, 0.5], requires_grad=True)
+    torch.manual_seed(3)
+    x = D.Normal(loc, scale).rsample()
+    x.sum().backward()
+    close(loc.grad, [1.0, 1.0])
+    close(scale.grad, (N(x) - [0.5, -1.0]) / [2.0, 0.5])
+
+
+def _gamma_cdf_inverse(a, u):
+    """x with P(a, x) = u, by bisection on the float64 incomplete gamma."""
+    lo, hi = np.zeros_like(a), np.full_like(a, 1e3)
+    for _ in range(200):
+        mid = (lo + hi) / 2
+        below = _gammainc_np(a, mid) < u
+        lo, hi = np.where(below, mid, lo), np.where(below, hi, mid)
+    return (lo + hi) / 2
+
+
+def test_gamma_rsample_gradient_matches_the_derivative_of_the_inverse_cdf():
+    a = np.array([0.3, 1.0, 2.5, 8.0, 40.0])
+    conc = T(a, requires_grad=True)
+    torch.manual_seed(4)
+    x = D.Gamma(conc, T(1.0)).rsample()
+    x.sum().backward()
+    u = _gammainc_np(a, N(x))  # the quantile each sample sits at; the reparametrisation holds it fixed
+    h = 1e-5
+    fd = (_gamma_cdf_inverse(a + h, u) - _gamma_cdf_inverse(a - h, u)) / (2 * h)
+    np.testing.assert_allclose(N(conc.grad), fd, rtol=1e-5)
+
+
+def test_gamma_rate_gradient_and_beta_dirichlet_gradients_flow():
+    conc, rate = T([2.0], requires_grad=True), T([4.0], requires_grad=True)
+    torch.manual_seed(5)
+    x = D.Gamma(conc, rate).rsample()
+    x.backward()
+    close(rate.grad, -N(x) / 4.0)
+    c1, c0 = T([2.0], requires_grad=True), T([3.0], requires_grad=True)
+    D.Beta(c1, c0).rsample((100,)).mean().backward()
+    # the mean of Beta grows with concentration1 and shrinks with concentration0 (d mean = 3/25, -2/25)
+    assert N(c1.grad)[0] > 0 > N(c0.grad)[0]
+    alpha = T([1.0, 2.0, 3.0], requires_grad=True)
+    D.Dirichlet(alpha).rsample((4,)).select(-1, 0).sum().backward()
+    assert np.isfinite(N(alpha.grad)).all()
+
+
+def test_beta_rsample_mean_gradient_matches_the_mean_derivative():
+    c1, c0 = T([2.0], requires_grad=True), T([3.0], requires_grad=True)
+    torch.manual_seed(6)
+    D.Beta(c1, c0).rsample((20000,)).mean().backward()
+    np.testing.assert_allclose(N(c1.grad), [3 / 25], atol=0.01)
+    np.testing.assert_allclose(N(c0.grad), [-2 / 25], atol=0.01)
+
+
+def test_reparametrised_families_pass_gradients_to_every_parameter():
+    torch.manual_seed(8)
+    cases = [
+        lambda p: D.Exponential(p[0]), lambda p: D.Laplace(p[0], p[1]), lambda p: D.Uniform(p[0] - 3, p[1]),
+        lambda p: D.LogNormal(p[0], p[1]),
+        lambda p: D.MultivariateNormal(p[0].expand(2), scale_tril=torch.diag(p[1].expand(2))),
+        lambda p: D.RelaxedOneHotCategorical(T(0.5), logits=torch.stack([p[0], p[1]])),
+        lambda p: D.RelaxedBernoulli(T(0.5), logits=p[0]),
+    ]
+    for make in cases:
+        params = [T(1.2, requires_grad=True), T(0.8, requires_grad=True)]
+        d = make(params)
+        assert d.has_rsample
+        d.rsample((3,)).sum().backward()
+        assert params[0].grad is not None and np.isfinite(N(params[0].grad)).all(), d
+
+
+# --- KL divergence -----------------------------------------------------------------------------------
+def test_kl_closed_forms():
+    kl = D.kl_divergence
+    close(kl(D.Normal(T(0.0), T(1.0)), D.Normal(T(1.0), T(2.0))), np.log(2) + (1 + 1) / 8 - 0.5)
+    close(kl(D.Exponential(T(2.0)), D.Exponential(T(3.0))), np.log(2 / 3) + 3 / 2 - 1)
+    close(kl(D.Bernoulli(T(0.3)), D.Bernoulli(T(0.6))), 0.3 * np.log(0.3 / 0.6) + 0.7 * np.log(0.7 / 0.4))
+    p, q = np.array([0.2, 0.8]), np.array([0.5, 0.5])
+    close(kl(D.Categorical(T(p)), D.Categorical(T(q))), np.sum(p * np.log(p / q)))
+    close(kl(D.OneHotCategorical(T(p)), D.OneHotCategorical(T(q))), np.sum(p * np.log(p / q)))
+    close(kl(D.Poisson(T(2.0)), D.Poisson(T(3.0))), 2 * np.log(2 / 3) - 2 + 3)
+    close(kl(D.Uniform(T(0.0), T(1.0)), D.Uniform(T(-1.0), T(2.0))), np.log(3))
+    assert np.isinf(N(kl(D.Uniform(T(-2.0), T(1.0)), D.Uniform(T(-1.0), T(2.0)))))
+    a1, b1, a2, b2 = 2.0, 1.5, 3.0, 0.5
+    expected_gamma = ((a1 - a2) * N(digamma(T(a1))) - lg(a1) + lg(a2) + a2 * (np.log(b1) - np.log(b2))
+                      + a1 * (b2 - b1) / b1)
+    close(kl(D.Gamma(T(a1), T(b1)), D.Gamma(T(a2), T(b2))), expected_gamma)
+    c1, c2 = np.array([1.0, 2.0]), np.array([2.0, 2.0])
+    cov1, cov2 = np.diag(c1), np.diag(c2)
+    expected_mvn = 0.5 * (np.trace(np.linalg.solve(cov2, cov1)) + 1.0 / 2 + 1.0 / 2 - 2 + np.log(4 / 2))
+    close(kl(D.MultivariateNormal(T([0.0, 0.0]), T(cov1)), D.MultivariateNormal(T([1.0, 1.0]), T(cov2))),
+          expected_mvn)
+
+
+def test_kl_cross_families_by_monte_carlo():
+    torch.manual_seed(9)
+    for p, q in [(D.Normal(T(0.3), T(0.8)), D.Laplace(T(0.0), T(1.2))),
+                 (D.Gamma(T(3.0), T(2.0)), D.Normal(T(1.0), T(1.0))),
+                 (D.Beta(T(2.0), T(3.0)), D.Gamma(T(2.0), T(3.0))),
+                 (D.Uniform(T(0.2), T(0.7)), D.Beta(T(2.0), T(2.0)))]:
+        x = p.sample((40000,))
+        mc = N(p.log_prob(x) - q.log_prob(x))
+        assert abs(float(N(D.kl_divergence(p, q))) - mc.mean()) < 5 * mc.std() / 200, (p, q)
+
+
+def test_kl_registry_dispatch_and_errors():
+    with pytest.raises(NotImplementedError, match="No KL"):
+        D.kl_divergence(D.Categorical(T([0.5, 0.5])), D.Normal(T(0.0), T(1.0)))
+    assert np.isinf(N(D.kl_divergence(D.Normal(T(0.0), T(1.0)), D.Exponential(T(1.0)))))
+
+    class MyNormal(D.Normal):
+        pass
+
+    close(D.kl_divergence(MyNormal(T(0.0), T(1.0)), D.Normal(T(1.0), T(1.0))), 0.5)
+
+    @D.register_kl(MyNormal, D.Normal)
+    def _kl_mine(p, q):
+        return torch.zeros(())
+
+    close(D.kl_divergence(MyNormal(T(0.0), T(1.0)), D.Normal(T(1.0), T(1.0))), 0.0)
+    with pytest.raises(TypeError):
+        D.register_kl(int, D.Normal)
+    ip = D.Independent(D.Normal(T([0.0, 0.0]), T([1.0, 1.0])), 1)
+    iq = D.Independent(D.Normal(T([1.0, 1.0]), T([1.0, 1.0])), 1)
+    close(D.kl_divergence(ip, iq), 1.0)
+
+
+# --- validation --------------------------------------------------------------------------------------
+def test_invalid_parameters_raise_value_error_with_pytorch_message():
+    with pytest.raises(ValueError, match=r"^Expected parameter scale \(Tensor of shape \(3,\)\) of distribution "
+                                         r"Normal\(loc: ember.Size\(\[3\]\), scale: ember.Size\(\[3\]\)\) to satisfy "
+                                         r"the constraint GreaterThan\(lower_bound=0.0\), but found invalid values:"):
+        D.Normal(T([0.0, 1.0, 2.0]), T([1.0, -1.0, 1.0]))
+    with pytest.raises(ValueError, match="constraint Interval"):
+        D.Bernoulli(T([1.5]))
+    with pytest.raises(ValueError, match="constraint Simplex"):
+        D.Categorical(T([[-0.5, 1.5]]))
+    with pytest.raises(ValueError, match="Either `probs` or `logits`"):
+        D.Bernoulli(T(0.5), logits=T(0.0))
+    with pytest.raises(ValueError, match=r"constraint LessThan\(upper_bound=0.0\), but found invalid values:\n1.0"):
+        D.Uniform(T(1.0), T(0.0))
+    with pytest.raises(ValueError, match="PositiveDefinite"):
+        D.MultivariateNormal(T([0.0, 0.0]), T([[1.0, 2.0], [2.0, 1.0]]))
+    D.Normal(T([0.0]), T([-1.0]), validate_args=False)  # validation off: no error
+
+
+def test_log_prob_outside_support_raises_when_validating():
+    with pytest.raises(ValueError, match=r"Expected value argument \(Tensor of shape \(1,\)\) to be within the "
+                                         r"support \(GreaterThanEq\(lower_bound=0.0\)\) of the distribution"):
+        D.Exponential(T([1.0])).log_prob(T([-1.0]))
+    with pytest.raises(ValueError, match="within the support"):
+        D.Bernoulli(T([0.5])).log_prob(T([0.5]))
+    with pytest.raises(ValueError, match="must be a Tensor"):
+        D.Normal(T(0.0), T(1.0)).log_prob(0.5)
+    with pytest.raises(ValueError, match="not broadcastable"):
+        D.Normal(T([0.0, 1.0]), T([1.0, 1.0])).log_prob(T([0.0, 1.0, 2.0]))
+    assert N(D.Exponential(T([1.0]), validate_args=False).log_prob(T([-1.0])))[0] == 1.0
+
+
+def test_set_default_validate_args_turns_validation_off():
+    D.Distribution.set_default_validate_args(False)
+    try:
+        D.Normal(T([0.0]), T([-1.0]))
+    finally:
+        D.Distribution.set_default_validate_args(True)
+    with pytest.raises(ValueError):
+        D.Normal(T([0.0]), T([-1.0]))
+
+
+# --- shapes, expand, repr, constraints, transforms -----------------------------------------------------
+def test_expand_broadcasts_batch_and_keeps_parameterization():
+    d = D.Bernoulli(logits=T([0.0, 1.0])).expand((3, 2))
+    assert tuple(d.batch_shape) == (3, 2) and "logits" in d.__dict__ and "probs" not in d.__dict__
+    assert tuple(d.sample((4,)).shape) == (4, 3, 2)
+    m = D.MultivariateNormal(T([0.0, 0.0]), scale_tril=T(np.eye(2))).expand((5,))
+    assert tuple(m.batch_shape) == (5,) and tuple(m.log_prob(T(np.zeros((5, 2)))).shape) == (5,)
+    c = D.Categorical(T([0.2, 0.8])).expand((3,))
+    assert tuple(c.sample().shape) == (3,)
+
+
+def test_repr_and_mode():
+    assert repr(D.Normal(T(0.0), T(1.0))) == "Normal(loc: 0.0, scale: 1.0)"
+    assert repr(D.Categorical(T([0.5, 0.5]))) == "Categorical(probs: ember.Size([2]))"
+    close(D.Gamma(T([0.5, 3.0]), T([1.0, 2.0])).mode, [0.0, 1.0])
+    close(D.Beta(T(3.0), T(2.0)).mode, 2 / 3)
+    close(D.Dirichlet(T([0.5, 0.3])).mode, [1.0, 0.0])
+    assert np.isnan(N(D.Bernoulli(T([0.5])).mode)).all()
+
+
+def test_constraints_check():
+    x = T([-1.0, 0.0, 0.5, 1.0, float("nan")])
+    assert N(constraints.real.check(x)).tolist() == [True, True, True, True, False]
+    assert N(constraints.positive.check(x)).tolist()[:4] == [False, False, True, True]
+    assert N(constraints.unit_interval.check(x)).tolist()[:4] == [False, True, True, True]
+    assert N(constraints.simplex.check(T([[0.3, 0.7], [0.5, 0.6]]))).tolist() == [True, False]
+    assert N(constraints.lower_cholesky.check(T([[[1.0, 0.0], [2.0, 1.0]], [[1.0, 1.0], [0.0, 1.0]]]))).tolist() == [
+        True, False]
+    assert N(constraints.positive_definite.check(T([[2.0, 0.5], [0.5, 1.0]]))).item()
+    assert N(constraints.integer_interval(0, 3).check(T([0.0, 3.0, 1.5, 4.0]))).tolist() == [True, True, False, False]
+    assert N(constraints.nonnegative_integer.check(T([0.0, 2.0, -1.0]))).tolist() == [True, True, False]
+    assert constraints.independent(constraints.real, 1).event_dim == 1
+    assert constraints.is_dependent(D.Uniform.support) and D.Uniform(T(0.0), T(2.0)).support.upper_bound.item() == 2
+
+
+def test_transforms_inverse_and_log_det_jacobian_by_finite_differences():
+    x = np.array([-1.5, 0.2, 2.0])
+    for t in (D.ExpTransform(), D.SigmoidTransform(), D.TanhTransform(), D.AffineTransform(2.0, -3.0),
+              D.SoftplusTransform(), D.PowerTransform(2.0),
+              D.ComposeTransform([D.AffineTransform(0.5, 2.0), D.ExpTransform()])):
+        xs = np.abs(x) if isinstance(t, D.PowerTransform) else x
+        y = t(T(xs))
+        close(t.inv(y), xs, rtol=1e-9, atol=1e-9)
+        h = 1e-6
+        fd = (N(t(T(xs + h))) - N(t(T(xs - h)))) / (2 * h)
+        close(t.log_abs_det_jacobian(T(xs), y), np.log(np.abs(fd)), rtol=1e-6, atol=1e-7)
+        close(t.inv.log_abs_det_jacobian(y, T(xs)), -np.log(np.abs(fd)), rtol=1e-6, atol=1e-7)
+    assert D.ExpTransform() == D.ExpTransform() and D.ExpTransform() != D.SigmoidTransform()
+    cached = D.ExpTransform(cache_size=1)
+    xt = T(x)
+    assert cached.inv(cached(xt)) is xt

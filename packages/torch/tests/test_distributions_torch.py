@@ -1,0 +1,252 @@
+"""ember.torch.distributions against PyTorch: log_prob, entropy, mean, variance, cdf and KL for the same parameters."""
+
+import numpy as np
+import pytest
+
+import ember.autograd as et
+import ember.torch.distributions as ed
+
+torch = pytest.importorskip("torch")
+td = torch.distributions
+
+pytestmark = pytest.mark.torch
+
+rng = np.random.default_rng(0)
+POS = rng.uniform(0.5, 3.0, size=(2, 3))
+POS2 = rng.uniform(0.5, 3.0, size=(2, 3))
+REAL = rng.normal(size=(2, 3))
+PROB = rng.uniform(0.1, 0.9, size=(2, 3))
+SIMPLEX = rng.dirichlet(np.ones(4), size=2)
+COV = np.array([[2.0, 0.3, 0.1], [0.3, 1.0, -0.2], [0.1, -0.2, 1.5]])
+LOWER = np.linalg.cholesky(np.array([[1.0, 0.2, 0.0], [0.2, 2.0, 0.4], [0.0, 0.4, 0.8]]))
+
+
+def _e(a):
+    return et.tensor(np.array(a), dtype=et.float64)
+
+
+def _t(a):
+    return torch.tensor(np.array(a), dtype=torch.float64)
+
+
+def _np(x):
+    return x.detach().numpy() if isinstance(x, torch.Tensor) else np.asarray(x.detach().numpy())
+
+
+# name: (constructor name, kwargs as numpy arrays, values to score)
+FAMILIES = {
+    "Normal": ("Normal", {"loc": REAL, "scale": POS}, REAL * 2),
+    "Bernoulli": ("Bernoulli", {"probs": PROB}, (PROB > 0.5).astype(float)),
+    "Bernoulli_logits": ("Bernoulli", {"logits": REAL}, (REAL > 0).astype(float)),
+    "Categorical": ("Categorical", {"probs": SIMPLEX}, np.array([1.0, 3.0])),
+    "Categorical_logits": ("Categorical", {"logits": np.log(SIMPLEX) + 0.3}, np.array([0.0, 2.0])),
+    "OneHotCategorical": ("OneHotCategorical", {"probs": SIMPLEX}, np.eye(4)[[2, 0]]),
+    "Uniform": ("Uniform", {"low": -POS, "high": POS2}, REAL * 0.4),
+    "Beta": ("Beta", {"concentration1": POS, "concentration0": POS2}, PROB),
+    "Gamma": ("Gamma", {"concentration": POS, "rate": POS2}, POS2),
+    "Dirichlet": ("Dirichlet", {"concentration": SIMPLEX * 5}, SIMPLEX[::-1]),
+    "Exponential": ("Exponential", {"rate": POS}, POS2),
+    "Laplace": ("Laplace", {"loc": REAL, "scale": POS}, REAL[::-1]),
+    "Poisson": ("Poisson", {"rate": POS * 3}, np.floor(POS2 * 2)),
+    "Binomial": ("Binomial", {"total_count": np.full((2, 3), 7.0), "probs": PROB}, np.floor(POS * 2)),
+    "LogNormal": ("LogNormal", {"loc": REAL, "scale": POS}, POS2),
+    "MultivariateNormal_cov": ("MultivariateNormal", {"loc": REAL, "covariance_matrix": COV}, REAL[::-1]),
+    "MultivariateNormal_tril": ("MultivariateNormal", {"loc": REAL, "scale_tril": LOWER}, REAL[::-1]),
+    "MultivariateNormal_prec": ("MultivariateNormal", {"loc": REAL, "precision_matrix": COV}, REAL[::-1]),
+    "RelaxedOneHotCategorical": ("RelaxedOneHotCategorical", {"temperature": np.array(0.7), "probs": SIMPLEX},
+                                 SIMPLEX[::-1]),
+    "RelaxedBernoulli": ("RelaxedBernoulli", {"temperature": np.array(0.7), "probs": PROB}, PROB[::-1]),
+}
+
+
+def _build(key):
+    name, kwargs, value = FAMILIES[key]
+    e = getattr(ed, name)(**{k: _e(v) for k, v in kwargs.items()})
+    t = getattr(td, name)(**{k: _t(v) for k, v in kwargs.items()})
+    return e, t, value
+
+
+def _same(e_fn, t_fn, rtol=1e-9, atol=1e-10):
+    try:
+        expected = t_fn()
+    except NotImplementedError:
+        with pytest.raises(NotImplementedError):
+            e_fn()
+        return
+    np.testing.assert_allclose(_np(e_fn()), _np(expected), rtol=rtol, atol=atol)
+
+
+@pytest.mark.parametrize("key", sorted(FAMILIES))
+def test_family_matches_pytorch(key):
+    e, t, value = _build(key)
+    assert tuple(e.batch_shape) == tuple(t.batch_shape) and tuple(e.event_shape) == tuple(t.event_shape)
+    assert e.has_rsample == t.has_rsample and e.has_enumerate_support == t.has_enumerate_support
+    _same(lambda: e.log_prob(_e(value)), lambda: t.log_prob(_t(value)))
+    if not key.startswith("Relaxed"):
+        _same(e.entropy, t.entropy)
+        for prop in ("mean", "variance", "stddev", "mode"):
+            _same(lambda: getattr(e, prop), lambda: getattr(t, prop))
+    for method in ("cdf", "icdf"):
+        arg = PROB if method == "icdf" else value
+        if type(t).__dict__.get(method) or (key == "LogNormal"):
+            _same(lambda: getattr(e, method)(_e(arg)), lambda: getattr(t, method)(_t(arg)), rtol=1e-8)
+    if t.has_enumerate_support:
+        _same(lambda: e.enumerate_support(), lambda: t.enumerate_support())
+    big = e.expand((4,) + tuple(e.batch_shape))
+    assert tuple(big.batch_shape) == (4,) + tuple(t.batch_shape)
+    assert tuple(big.sample().shape) == tuple(t.expand((4,) + tuple(t.batch_shape)).sample().shape)
+
+
+KL_PAIRS = [
+    ("Normal", "Normal"), ("Bernoulli", "Bernoulli"), ("Categorical", "Categorical"),
+    ("OneHotCategorical", "OneHotCategorical"), ("Beta", "Beta"), ("Gamma", "Gamma"), ("Dirichlet", "Dirichlet"),
+    ("Exponential", "Exponential"), ("Laplace", "Laplace"), ("MultivariateNormal_cov", "MultivariateNormal_tril"),
+    ("Poisson", "Poisson"), ("Binomial", "Binomial"), ("LogNormal", "LogNormal"), ("Uniform", "Uniform"),
+    ("Bernoulli", "Poisson"), ("Beta", "Exponential"), ("Beta", "Gamma"), ("Beta", "Normal"),
+    ("Exponential", "Gamma"), ("Exponential", "Normal"), ("Gamma", "Exponential"), ("Gamma", "Normal"),
+    ("Laplace", "Normal"), ("Normal", "Laplace"), ("Normal", "Gamma"), ("Laplace", "Exponential"),
+    ("Poisson", "Bernoulli"), ("Gamma", "Uniform"),
+]
+
+
+@pytest.mark.parametrize(("kp", "kq"), KL_PAIRS)
+def test_kl_matches_pytorch(kp, kq):
+    ep, tp, _ = _build(kp)
+    eq, tq, _ = _build(kq)
+    _same(lambda: ed.kl_divergence(ep, eq), lambda: td.kl_divergence(tp, tq), rtol=1e-8)
+
+
+@pytest.mark.parametrize("q", ["Beta", "Exponential", "Gamma", "Normal"])
+def test_kl_uniform_to_matches_pytorch(q):
+    low, high = np.array([0.1, 0.2, 0.05]), np.array([0.7, 0.9, 0.3])
+    ep, tp = ed.Uniform(_e(low), _e(high)), td.Uniform(_t(low), _t(high))
+    _, kwargs, _ = FAMILIES[q]
+    eq = getattr(ed, q)(**{k: _e(v[0]) for k, v in kwargs.items()})
+    tq = getattr(td, q)(**{k: _t(v[0]) for k, v in kwargs.items()})
+    _same(lambda: ed.kl_divergence(ep, eq), lambda: td.kl_divergence(tp, tq), rtol=1e-8)
+
+
+def test_kl_beta_uniform_matches_pytorch():
+    c1, c0 = POS[0], POS2[0]
+    low, high = np.array([0.0, -1.0, 0.2]), np.array([1.0, 2.0, 1.0])
+    e = ed.kl_divergence(ed.Beta(_e(c1), _e(c0)), ed.Uniform(_e(low), _e(high)))
+    t = td.kl_divergence(td.Beta(_t(c1), _t(c0)), td.Uniform(_t(low), _t(high)))
+    np.testing.assert_allclose(_np(e), _np(t), rtol=1e-9)
+
+
+def test_independent_normal_matches_pytorch():
+    e = ed.Independent(ed.Normal(_e(REAL), _e(POS)), 1)
+    t = td.Independent(td.Normal(_t(REAL), _t(POS)), 1)
+    _same(lambda: e.log_prob(_e(REAL[::-1])), lambda: t.log_prob(_t(REAL[::-1])))
+    _same(e.entropy, t.entropy)
+    q_e, q_t = ed.Independent(ed.Normal(_e(REAL[::-1]), _e(POS2)), 1), td.Independent(
+        td.Normal(_t(REAL[::-1]), _t(POS2)), 1)
+    _same(lambda: ed.kl_divergence(e, q_e), lambda: td.kl_divergence(t, q_t))
+
+
+def test_transforms_match_pytorch():
+    x = REAL
+    pairs = [(ed.ExpTransform(), td.ExpTransform()), (ed.SigmoidTransform(), td.SigmoidTransform()),
+             (ed.TanhTransform(), td.TanhTransform()), (ed.AffineTransform(1.5, -2.0), td.AffineTransform(1.5, -2.0)),
+             (ed.SoftplusTransform(), td.SoftplusTransform()),
+             (ed.ComposeTransform([ed.AffineTransform(0.5, 3.0), ed.TanhTransform()]),
+              td.ComposeTransform([td.AffineTransform(0.5, 3.0), td.TanhTransform()]))]
+    for e, t in pairs:
+        ey, ty = e(_e(x)), t(_t(x))
+        np.testing.assert_allclose(_np(ey), _np(ty), rtol=1e-12)
+        np.testing.assert_allclose(_np(e.inv(ey)), _np(t.inv(ty)), rtol=1e-6, atol=1e-9)
+        np.testing.assert_allclose(_np(e.log_abs_det_jacobian(_e(x), ey)), _np(t.log_abs_det_jacobian(_t(x), ty)),
+                                   rtol=1e-9, atol=1e-12)
+
+
+def test_constraint_reprs_match_pytorch():
+    for name in ("real", "positive", "unit_interval", "simplex", "boolean", "nonnegative_integer", "lower_cholesky",
+                 "positive_definite", "real_vector", "nonnegative"):
+        assert repr(getattr(ed.constraints, name)) == repr(getattr(td.constraints, name)), name
+    assert repr(ed.constraints.interval(0.0, 2.0)) == repr(td.constraints.interval(0.0, 2.0))
+    assert repr(ed.constraints.integer_interval(0, 4)) == repr(td.constraints.integer_interval(0, 4))
+
+
+@pytest.mark.parametrize(("name", "args"), [
+    ("Normal", ([0.0, 1.0, 2.0], [1.0, -1.0, 1.0])), ("Uniform", (1.0, 0.0)), ("Gamma", (2.0, -1.0)),
+    ("Categorical", ([[-0.5, 1.5]],)), ("Exponential", ([1.0, -2.0],))])
+def test_validation_message_matches_pytorch_apart_from_the_module_name(name, args):
+    with pytest.raises(ValueError) as e_err:
+        getattr(ed, name)(*[_e(a) for a in args])
+    with pytest.raises(ValueError) as t_err:
+        getattr(td, name)(*[_t(a) for a in args])
+    expected = str(t_err.value).replace("torch.Size", "ember.Size").replace(", dtype=torch.float64", "")
+    assert str(e_err.value).replace(", dtype=ember.float64", "") == expected
+
+
+def test_support_message_matches_pytorch():
+    with pytest.raises(ValueError) as e_err:
+        ed.Exponential(_e(2.0)).log_prob(_e(-1.0))
+    with pytest.raises(ValueError) as t_err:
+        td.Exponential(_t(2.0)).log_prob(_t(-1.0))
+    assert str(e_err.value) == str(t_err.value)
+
+
+@pytest.mark.parametrize("key", sorted(FAMILIES))
+def test_family_with_unbatched_parameters_has_pytorch_shapes(key):
+    name, kwargs, value = FAMILIES[key]
+    matrices = {"covariance_matrix", "scale_tril", "precision_matrix", "temperature"}
+    while True:
+        t = getattr(td, name)(**{k: _t(v) for k, v in kwargs.items()})
+        if not tuple(t.batch_shape):
+            break
+        kwargs = {k: v if k in matrices or np.ndim(v) == 0 else v[0] for k, v in kwargs.items()}
+        value = value[0]
+    e = getattr(ed, name)(**{k: _e(v) for k, v in kwargs.items()})
+    assert tuple(e.log_prob(_e(value)).shape) == tuple(t.log_prob(_t(value)).shape)
+    assert tuple(e.sample((5,)).shape) == tuple(t.sample((5,)).shape)
+    if not key.startswith("Relaxed") and name != "Poisson":
+        assert tuple(e.entropy().shape) == tuple(t.entropy().shape)
+        assert tuple(e.mean.shape) == tuple(t.mean.shape)
+        assert tuple(e.variance.shape) == tuple(t.variance.shape)
+
+
+@pytest.mark.parametrize("key", sorted(FAMILIES))
+def test_log_prob_and_entropy_gradients_match_pytorch(key):
+    name, kwargs, value = FAMILIES[key]
+    grads = {}
+    for lib, make in (("e", _e), ("t", _t)):
+        params = {k: make(v) for k, v in kwargs.items()}
+        for k, p in params.items():
+            if k != "total_count":
+                p.requires_grad_()
+        d = getattr(ed if lib == "e" else td, name)(**params)
+        loss = d.log_prob(make(value)).sum()
+        if not key.startswith("Relaxed") and name != "Poisson":
+            loss = loss + d.entropy().sum()
+        loss.backward()
+        grads[lib] = {k: _np(p.grad) for k, p in params.items() if p.grad is not None}
+    assert grads["e"].keys() == grads["t"].keys()
+    for k in grads["t"]:
+        np.testing.assert_allclose(grads["e"][k], grads["t"][k], rtol=1e-7, atol=1e-9, err_msg=k)
+
+
+INFINITE_KL = {("Normal", "Gamma"), ("Laplace", "Exponential"), ("Poisson", "Bernoulli"), ("Gamma", "Uniform")}
+
+
+@pytest.mark.parametrize(("kp", "kq"), [pair for pair in KL_PAIRS if pair not in INFINITE_KL])
+def test_kl_gradients_match_pytorch(kp, kq):
+    grads = {}
+    for lib, make in (("e", _e), ("t", _t)):
+        dists, params = [], []
+        for key in (kp, kq):
+            name, kwargs, _ = FAMILIES[key]
+            ps = {k: make(v) for k, v in kwargs.items()}
+            for k, p in ps.items():
+                if k != "total_count":
+                    p.requires_grad_()
+                    params.append(p)
+            dists.append(getattr(ed if lib == "e" else td, name)(**ps))
+        kl = (ed if lib == "e" else td).kl_divergence(*dists)
+        kl.sum().backward()
+        grads[lib] = [None if p.grad is None else _np(p.grad) for p in params]
+    for ge, gt in zip(grads["e"], grads["t"]):
+        if gt is None or ge is None:
+            assert ge is None or not np.any(ge), (ge, gt)
+            continue
+        np.testing.assert_allclose(ge, gt, rtol=1e-7, atol=1e-9)
