@@ -4,7 +4,7 @@ truncation, bit flips, deep nesting and zip bombs.
 
 `corpus()` yields `Case(id, kind, data, expect)`: `expect` is a fragment of the load error's
 message, or `None` when the file is legal and must load (its values checked by the test).
-Running `python hostile_files.py DIR` loads every `*.bin` of DIR in turn and prints one JSON
+Running `python hostile_files.py DIR` loads every file of DIR in turn and prints one JSON
 line per file (the test runs it in a child process; see `test_serialization_hostile.py`).
 """
 
