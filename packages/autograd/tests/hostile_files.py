@@ -4,7 +4,7 @@ truncation, bit flips, deep nesting and zip bombs.
 
 `corpus()` yields `Case(id, kind, data, expect)`: `expect` is a fragment of the load error's
 message, or `None` when the file is legal and must load (its values checked by the test).
-Running `python hostile_files.py DIR` loads every `*.bin` of DIR in turn and prints one JSON
+Running `python hostile_files.py DIR` loads every file of DIR in turn and prints one JSON
 line per file (the test runs it in a child process; see `test_serialization_hostile.py`).
 """
 
@@ -257,6 +257,8 @@ def corpus() -> list[Case]:
     add("torch-negative-offset", "torch", torch_state(tt(offset=-1000)), "invalid storage offset -1000")
     add("torch-negative-size", "torch", torch_state(tt(size=(-4,))), "negative dimension -4")
     add("torch-negative-stride", "torch", torch_state(tt(offset=3, stride=(-1,))), "Negative strides")
+    add("torch-negative-stride-before-storage", "torch", torch_state(tt(size=(2**24,), stride=(-1,))),
+        "Negative strides")
     add("torch-negative-storage-key", "torch", torch_state(tt(key="-1")), "archive/data/-1: the record is missing")
     add("torch-float-offset", "torch", torch_state(tt(offset=1.5)), "must be int, not float")
     add("torch-string-size", "torch", torch_state(tt(size="abcd")), "must be tuple of ints, not str")

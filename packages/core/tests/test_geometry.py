@@ -143,3 +143,25 @@ def test_user_sizes_of_empty_strided_resize_and_unfold_are_checked_before_use():
         C.zeros(4).resize_(-1)
     with pytest.raises(RuntimeError, match="size is -2 but must be >= 0"):
         C.zeros(4).unfold(0, -2, 1)
+
+
+def test_set_points_a_tensor_at_a_storage_through_the_gate():
+    base = C.arange(6.0)
+    x = C.zeros(1)
+    x.set_(base.untyped_storage(), 2, (2, 2), (1, 2))
+    np.testing.assert_array_equal(x.numpy(), np.arange(6.0)[2:].reshape(2, 2, order="F"))
+    x.set_(base[1:])
+    base[2] = 9.0
+    assert x.tolist() == [1.0, 9.0, 3.0, 4.0, 5.0] and x.storage_offset() == 1
+    assert x.set_().shape == (0,)
+    st = C.zeros(4).untyped_storage()
+    for args, message in [((st, 1, (4,), (1,)), "requiring a storage size of 20 are out of bounds for storage of "
+                                                "size 16"),
+                          ((st, -1, (2,), (1,)), "invalid storage offset -1"),
+                          ((st, 0, (2,), (-1,)), "set_: Negative strides are not supported")]:
+        with pytest.raises(RuntimeError, match=_literal(message)):
+            C.zeros(1).set_(*args)
+    with pytest.raises(RuntimeError, match="Could not set tensor of type float64 to a tensor of type float32"):
+        C.zeros(1).set_(C.zeros(2, dtype=dtypes.float64))
+    with pytest.raises(TypeError, match="source must be a Tensor or a Storage, not list"):
+        C.zeros(1).set_([1.0])

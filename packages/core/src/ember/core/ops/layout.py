@@ -217,6 +217,25 @@ def resize_(input, *sizes, memory_format=None) -> Tensor:
 
 
 @method
+def set_(input, source=None, storage_offset: int = 0, size=None, stride=None) -> Tensor:
+    """Make `input` a view of `source`: a tensor, or a `Storage` read at `storage_offset` with
+    `size` and `stride` (defaults: the whole storage, contiguous); no source empties it.
+
+    Raises:
+        RuntimeError: the geometry reaches outside the storage (it is never grown), is negative
+            or overflows; the dtypes or devices differ.
+        TypeError: a source that is neither a tensor nor a storage, or non-integer sizes.
+
+    Example:
+        >>> from ember.core import arange
+        >>> x = arange(2.0)
+        >>> x.set_(arange(6.0).untyped_storage(), 2, (2, 2), (1, 2)).tolist()
+        [[2.0, 4.0], [3.0, 5.0]]
+    """
+    return S.set_(input, source, storage_offset, size, stride)
+
+
+@method
 def resize_as_(input, other, memory_format=None) -> Tensor:
     return S.resize_(input, other._shape)
 

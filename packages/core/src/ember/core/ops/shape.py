@@ -359,6 +359,37 @@ def _resize(x, *size):
     return x
 
 
+set_ = declare("set_", mutates=0, differentiable=False)
+
+
+@set_.register("any")
+def _set(x, source=None, storage_offset=0, size=None, stride=None):
+    """Point `x` at `source`'s memory: a tensor's (its view), or a Storage's with the given geometry.
+    The storage is never grown: a geometry outside it raises (NOTE [ The geometry gate ])."""
+    if source is None:
+        storage, storage_offset, size, stride = new_storage_like(0, x.device), 0, (0,), (1,)
+    elif isinstance(source, Tensor):
+        if source._dtype != x._dtype:
+            raise RuntimeError(f"Could not set tensor of type {source._dtype.name} to a tensor of type "
+                               f"{x._dtype.name}")
+        storage, storage_offset, size, stride = source._storage, source._offset, source._shape, source._strides
+    elif isinstance(source, Storage):
+        storage = source
+        if size is None:
+            size = (storage.nbytes // x._dtype.itemsize,)
+        if stride is None:
+            stride = contiguous_strides(tuple(size)) if isinstance(size, tuple | list) else size
+    else:
+        raise TypeError(f"set_(): source must be a Tensor or a Storage, not {type(source).__name__}")
+    if storage.device != x.device:
+        raise RuntimeError(f'Attempted to set the storage of a tensor on device "{x.device}" to a storage on '
+                           f'different device "{storage.device}". This is no longer allowed; the devices must '
+                           "match.")
+    t = make_tensor(storage, storage_offset, size, stride, x._dtype, op="set_")
+    x._set_meta(storage, t._offset, t._shape, t._strides)
+    return x
+
+
 def new_storage_like(nbytes: int, dev) -> Storage:
     if dev.type == "cpu":
         return Storage.cpu(nbytes)
