@@ -135,6 +135,8 @@ EDGES = [
     Edge("logsumexp_neg_inf", lambda L: (L.t.logsumexp(x := L.x([[-INF, -INF], [0., -INF]]), 1), [x]), [-INF, 0.0], ([[NAN, NAN], [0.5403023059, 0.0]],)),
 
     # cross entropy / nll: ignore_index, label smoothing, huge logits
+    Edge("cross_entropy_neg_inf_logit", lambda L: (L.F.cross_entropy(x := L.x([[0., -INF, 1.], [2., -INF, 0.]]),
+                                                                     L.i([2, 0])), [x]), 0.2200948493, ([[0.1344707107, 0.0, -0.1344707107], [-0.05960146101, 0.0, 0.05960146101]],)),
     Edge("cross_entropy_all_ignored_mean", lambda L: (L.F.cross_entropy(x := L.x([[1., 2.], [3., 4.]]),
                                                                         L.i([-100, -100])), [x]), NAN, ([[0.0, 0.0], [0.0, 0.0]],)),
     Edge("cross_entropy_some_ignored", lambda L: (L.F.cross_entropy(x := L.x([[1., 2.], [3., 4.]]),
@@ -272,10 +274,22 @@ EDGES = [
     Edge("cumprod_with_a_0", lambda L: (L.t.cumprod(x := L.x([2., 0., 3.]), 0), [x]), [2.0, 0.0, 0.0], ([1.0, -1.416276408, 0.0],)),
     Edge("logcumsumexp_neg_inf", lambda L: (L.t.logcumsumexp(x := L.x([-INF, 0., -INF]), 0), [x]), [-INF, 0.0, 0.0], ([NAN, 0.1241554693, 0.0],)),
     Edge("nanmean_all_nan", lambda L: (L.t.nanmean(x := L.x([NAN, NAN])), [x]), NAN, ([NAN, NAN],)),
+    Edge("max_amax_with_nan", lambda L: (L.t.stack([(x := L.x([1., NAN, 3.])).max(), x.amax()]), [x]), [NAN, NAN], ([0.0, 1.540302306, 0.0],),
+         differs="amax's gradient goes to the NaN, as max()'s does; PyTorch's amax gives NaN everywhere (0/0)"),
+    Edge("maximum_minimum_with_nan", lambda L: (L.t.stack([L.t.maximum(x := L.x([1., NAN]), y := L.x([NAN, 0.])),
+                                                           L.t.minimum(x, y)]), [x, y]), [[NAN, NAN], [NAN, NAN]], ([0.5838531635, -0.4496901907], [0.5838531635, -0.4496901907],)),
+    Edge("relu_of_nan", lambda L: (L.F.relu(x := L.x([NAN, 2., -1.])), [x]), [NAN, 2.0, 0.0], ([1.0, 0.5403023059, 0.0],)),
+    Edge("max_kthvalue_of_1d_are_0_dim", lambda L: (L.t.stack([(x := L.x([2., 1., 2., 1.])).max(0).values,
+                                                               x.kthvalue(2).values, x.median(0).values]), [x]), [2.0, 1.0, 1.0], ([1.0, 0.0, 0.0, 0.1241554693],)),
 
     # statistics of a large mean against a small spread: two-pass float64, no cancellation
     Edge("var_large_mean", _var_large_mean, 0.0001589457194, ([0.003255208333, -0.009765625, 0.009765625, -0.003255208333],), rtol=1e-4),
     Edge("var_mean_large_mean", _var_mean, [1.589457194, 0.0048828125], ([32.68715891, -97.52117442, 97.79132558, -32.41700776],), rtol=1e-4, atol=1e-4),
+    Edge("var_std_dim_large_mean", lambda L: (L.t.cat([(x := L.x(_stats_input((2, 4)))).var(1) * 1e4,
+                                                       x.std(0) * 1e2]), [x]), [0.7716814677, 3.166198731, 1.795388312, 0.9667475524, 0.1381067932, 1.450121329], ([[-53.58178749, 117.2035616, -12.03989618, 21.68554966], [2.232313225, -10.20395744, 42.70199054, -107.9977739]],), rtol=1e-4, atol=1e-4),
+    Edge("batch_norm_eval_large_running_mean", lambda L: (L.F.batch_norm(
+        x := L.x(_stats_input((2, 2))), L.t.full((2,), 1e4, dtype=L.dtype), L.t.full((2,), 1e-4, dtype=L.dtype)),
+        [x]), [[-1.396673715, 0.4655579049], [0.279334743, -0.186223162]], ([[95.34625892, 51.51580355], [-39.67804403, -94.39208091]],), rtol=1e-4, atol=1e-4),
     Edge("batch_norm_large_mean", lambda L: (L.F.batch_norm(x := L.x(_stats_input((4, 2))), None, None,
                                                             training=True), [x]), [[-1.503871739, 0.3387637852], [0.3007743478, -0.1129212618], [1.102839275, 1.242133879], [0.1002581159, -1.467976403]], ([[-7.175230791, 28.5611123], [-48.17858926, -75.98196717], [-26.16797498, 18.46108581], [81.52179503, 28.95976905]],), rtol=1e-4, atol=1e-4),
     Edge("batch_norm_running_stats_large_mean", _running_var, [1.131693522, 2.920627594], (), rtol=1e-4, atol=1e-4),

@@ -42,11 +42,12 @@ def _inv_or_zero(t):
 
 
 def _max_input(grad, input, other):
-    return ew.where(input == other, grad * 0.5, where0(input > other, grad))
+    # PyTorch's masks: a tie splits the gradient, and a NaN (no order either way) passes it to both
+    return ew.where(input == other, grad * 0.5, where0(ew.logical_not(input < other), grad))
 
 
 def _max_other(grad, input, other):
-    return ew.where(input == other, grad * 0.5, where0(input < other, grad))
+    return ew.where(input == other, grad * 0.5, where0(ew.logical_not(input > other), grad))
 
 
 def _fmax_mask(input, other):
@@ -85,7 +86,7 @@ ENTRIES = [
     _unary("square", lambda grad, input: grad * 2.0 * input),
     _unary("frac", lambda grad: grad),
     *(_unary(name, lambda grad: grad * 0.0) for name in ("sign", "floor", "ceil", "trunc", "round")),  # flat steps
-    _unary("relu", lambda grad, result: where0(result > 0, grad)),
+    _unary("relu", lambda grad, result: where0(ew.logical_not(result <= 0), grad)),  # NaN passes, as PyTorch
     _unary("exp", lambda grad, result: grad * result),
     _unary("exp2", lambda grad, result: grad * result * _LN2),
     _unary("expm1", lambda grad, result: grad * (result + 1.0)),

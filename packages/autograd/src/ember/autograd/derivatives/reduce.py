@@ -22,7 +22,8 @@ def _count(shape: tuple, dims: tuple) -> int:
 def _evenly(grad, input, result, dims, keepdim):
     """Gradient of max/min over `dims` shared evenly among the elements equal to the result."""
     shape = input.shape
-    mask = input == keep(result, shape, dims) if not keepdim else input == result
+    r = keep(result, shape, dims) if not keepdim else result
+    mask = ew.logical_or(input == r, ew.logical_and(ew.isnan(input), ew.isnan(r)))  # a NaN max is its NaNs'
     g = unreduce(grad, shape, dims, keepdim) * mask
     return g / keep(mask.sum(dims), shape, dims)
 
@@ -66,12 +67,15 @@ def _moment_grads(grads, input, dims, correction, keepdim, sqrt, result0):
     n = _count(shape, dims)
     out = None
     if grads[0] is not None:
-        mean = input.mean(dims, keepdim=True)
+        centred = input - input.mean(dims, keepdim=True)
+        # centre twice: the first mean is rounded to the input's dtype (1e4 +- 1e-2 in float32 is off by
+        # 5e-4); the deviations are exact and small, so their own mean removes that error
+        centred = centred - centred.mean(dims, keepdim=True)
         g = unreduce(grads[0], shape, dims, keepdim)
         if sqrt:  # std's gradient is 0 where std is 0 (all-equal inputs), as PyTorch's masked rule
             std = keep(result0, shape, dims) if not keepdim else result0
             g = ew.where(std == 0, 0.0, g / std * 0.5)
-        out = g * 2.0 * (input - mean) / max(n - correction, 0)
+        out = g * 2.0 * centred / max(n - correction, 0)
     if len(grads) > 1 and grads[1] is not None:
         gm = unreduce(grads[1], shape, dims, keepdim) / n
         out = gm if out is None else out + gm

@@ -279,7 +279,8 @@ def _make_dim_extreme(op, fn, name):
             idx, vals = np.squeeze(idx, dim), np.squeeze(vals, dim)
         if out is not None:
             return write_out(out[0], vals, name), write_out(out[1], idx, name)
-        return wrap(np.ascontiguousarray(vals)), wrap(np.ascontiguousarray(idx))
+        # asarray(order='C'), not ascontiguousarray: that makes a 0-dim result (a 1-D input's max) 1-D
+        return wrap(np.asarray(vals, order="C")), wrap(np.asarray(idx, order="C"))
 
     return kernel
 
@@ -387,10 +388,12 @@ _std_mean = declare("std_mean", doc="std_mean(x, dims, correction, keepdim) -> (
 
 
 def _moments(x: Tensor, dims, correction, keepdim, op: str):
-    """(variance, mean) in x's float dtype, dividing by max(0, N - correction) like PyTorch."""
+    """(variance, mean) dividing by max(0, N - correction) like PyTorch, two passes accumulated in
+    float64 (as PyTorch's CPU kernels): a float32 mean of 1e4 +- 1e-2 is off by 5e-4, which the
+    squares of the second pass would carry into the variance."""
     if not x._dtype.is_floating_point:
         raise RuntimeError(f"{op}(): std and var only support floating point and complex dtypes; got {describe(x)}")
-    acc = _accumulate_np(x._dtype)
+    acc = np.float64
     a = x._np()
     n = _numel_over(x, dims)
     with np.errstate(invalid="ignore", divide="ignore"):

@@ -37,7 +37,8 @@ def _pair(vals: np.ndarray, idx: np.ndarray, out, name: str):
     idx = idx.astype(np.int64, copy=False)
     if out is not None:
         return write_out(out[0], vals, name), write_out(out[1], idx, name)
-    return wrap(np.ascontiguousarray(vals)), wrap(np.ascontiguousarray(idx))
+    # asarray(order='C'), not ascontiguousarray: that makes a 0-dim result (a 1-D input's max) 1-D
+    return wrap(np.asarray(vals, order="C")), wrap(np.asarray(idx, order="C"))
 
 
 def _rows(shape: tuple[int, ...]) -> int:
