@@ -33,21 +33,25 @@ FREED = ("Trying to backward through the graph a second time (or directly access
 
 
 class AutogradMeta:
-    """What autograd keeps per tensor beyond the core slots (`Tensor._ag`), made on demand."""
+    """What autograd keeps per tensor beyond the core slots (`Tensor._ag`), made on demand.
 
-    __slots__ = ("base", "chain", "view_gen", "gen", "output_nr", "hooks", "post_hooks", "retains_grad",
-                 "acc")
+    Every view gets one, so only a view's own fields are slots; the rest are class-level
+    defaults that an instance overrides in its `__dict__` when it needs them.
+    """
 
-    def __init__(self) -> None:
-        self.base = None        # the tensor this is a view of (never itself a view)
-        self.chain = ()         # ((op, args, kwargs), ...) that rebuild this view from `base`
-        self.view_gen = 0       # base's `gen` when this view's grad_fn was made
-        self.gen = 0            # bumped when this (base) tensor's history is rebased in place
-        self.output_nr = 0
-        self.hooks = None       # OrderedDict of a leaf's tensor hooks
-        self.post_hooks = None  # OrderedDict of post-accumulate-grad hooks
-        self.retains_grad = False
-        self.acc = None         # the leaf's AccumulateGrad node
+    __slots__ = ("base", "chain", "view_gen", "__dict__")
+
+    gen = 0               # bumped when this (base) tensor's history is rebased in place
+    output_nr = 0
+    hooks = None          # OrderedDict of a leaf's tensor hooks
+    post_hooks = None     # OrderedDict of post-accumulate-grad hooks
+    retains_grad = False
+    acc = None            # the leaf's AccumulateGrad node
+
+    def __init__(self, base: Tensor | None = None, chain: tuple = (), view_gen: int = 0) -> None:
+        self.base = base          # the tensor this is a view of (never itself a view)
+        self.chain = chain        # ((op, args, kwargs), ...) that rebuild this view from `base`
+        self.view_gen = view_gen  # base's `gen` when this view's grad_fn was made
 
 
 def meta(t: Tensor) -> AutogradMeta:
@@ -93,22 +97,24 @@ class Node:
     """A backward function: gradients w.r.t. its outputs in, w.r.t. its inputs out.
 
     `next_functions` holds one `(node, output_nr)` per differentiable input, `(None, 0)` where an
-    input does not require grad.
+    input does not require grad. What most nodes never set lives in class-level defaults, so a
+    new node costs two attribute writes (one node is made per recorded op); a node that gets
+    hooks or an anomaly trace keeps them in its instance `__dict__`.
     """
 
-    __slots__ = ("next_functions", "_seq", "_pre_hooks", "_post_hooks", "_tensor_hooks", "_retained",
-                 "_trace", "_n_out", "_metadata", "__weakref__")
+    __slots__ = ("next_functions", "_seq", "__dict__", "__weakref__")
+
+    _pre_hooks = None
+    _post_hooks = None
+    _tensor_hooks = None  # {output_nr: _Hooks} registered through Tensor.register_hook
+    _retained = None      # {output_nr: weakref to the tensor that retains its grad}
+    _trace = None         # the forward stack, under detect_anomaly
+    _n_out = 1            # how many outputs (gradients in)
+    _metadata = None
 
     def __init__(self) -> None:
         self.next_functions: tuple = ()
         self._seq = next(_sequence)
-        self._pre_hooks = None
-        self._post_hooks = None
-        self._tensor_hooks = None  # {output_nr: _Hooks} registered through Tensor.register_hook
-        self._retained = None      # {output_nr: weakref to the tensor that retains its grad}
-        self._trace = None         # the forward stack, under detect_anomaly
-        self._n_out = 1            # how many outputs (gradients in)
-        self._metadata = None
 
     def name(self) -> str:
         return type(self).__name__

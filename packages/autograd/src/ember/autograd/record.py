@@ -56,14 +56,13 @@ def dispatch_hook(op, args: tuple, kwargs: dict, call_next):
 def _track_view(r: Tensor, op, args: tuple, kwargs: dict) -> None:
     src = args[0]
     sm = src._ag
-    m = r._ag = AutogradMeta()
     step = ((op, args[1:], kwargs),)
     if sm is not None and sm.base is not None:
-        m.base, m.chain = sm.base, sm.chain + step
+        base, chain = sm.base, sm.chain + step
     else:
-        m.base, m.chain = src, step
-    bm = m.base._ag
-    m.view_gen = bm.gen if bm is not None else 0
+        base, chain = src, step
+    bm = base._ag
+    r._ag = AutogradMeta(base, chain, bm.gen if bm is not None else 0)
 
 
 def check_inplace(t: Tensor) -> None:

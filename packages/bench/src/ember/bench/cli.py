@@ -36,6 +36,9 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--steps", type=int, default=3, help="training steps for trace and memory")
     p.add_argument("--results", default="bench-results", help="folder for JSON, Markdown and PNG output")
     p.add_argument("--skip", nargs="*", default=[], choices=("digits", "table", "overhead", "dataloader"))
+    p.add_argument("--overhead-calls", type=int, default=500, help="calls per timed batch of the per-op rows")
+    p.add_argument("--clock", choices=("wall", "cpu"), default="wall",
+                   help="per-op rows: wall clock, or process CPU time (steadier on a shared machine)")
     return p
 
 
@@ -65,7 +68,7 @@ def _run(args) -> dict:
     if "table" not in args.skip:
         results["table1"] = run_table(args.models, args.size, compare, args.device, args.repeats, args.warmup)
     if "overhead" not in args.skip:
-        results["overhead"] = run_overhead(compare, calls=500)
+        results["overhead"] = run_overhead(compare, calls=args.overhead_calls, clock=args.clock)
     if "dataloader" not in args.skip:
         from ember.data.bench import run as run_loader
 

@@ -4,12 +4,14 @@ Each row times, in microseconds per call: the forward op (`forward_us`), the sam
 that require grad so the graph is recorded (`recorded_us`), and `op(a, b).sum().backward()`
 (`forward_backward_us`); the `sum().backward()` row is the engine's fixed cost. Frameworks are
 interleaved batch by batch in one process, so drift hits all of them alike and the ratios
-(`ratio`, ember / PyTorch) are the measure.
+(`ratio`, ember / PyTorch) are the measure. `clock="cpu"` times with the process's CPU time
+instead of the wall clock: on a shared machine other jobs' load then stretches neither side
+(at 10×10 neither framework runs work on other threads).
 """
 
 from __future__ import annotations
 
-from time import perf_counter
+from time import perf_counter, process_time
 
 import numpy as np
 
@@ -46,7 +48,10 @@ def _calls(op, lib, a, b, ag, bg) -> dict:
             "forward_backward_us": backward}
 
 
-def _interleaved(fns: dict, calls: int, rounds: int) -> dict:
+CLOCKS = {"wall": perf_counter, "cpu": process_time}
+
+
+def _interleaved(fns: dict, calls: int, rounds: int, clock=perf_counter) -> dict:
     """Median µs per call of each fn, batches of `calls` calls alternating between the fns."""
     for fn in fns.values():
         for _ in range(max(calls // 10, 3)):
@@ -54,17 +59,18 @@ def _interleaved(fns: dict, calls: int, rounds: int) -> dict:
     samples: dict = {k: [] for k in fns}
     for _ in range(rounds):
         for k, fn in fns.items():
-            t0 = perf_counter()
+            t0 = clock()
             for _ in range(calls):
                 fn()
-            samples[k].append((perf_counter() - t0) / calls * 1e6)
+            samples[k].append((clock() - t0) / calls * 1e6)
     return {k: stat_of(v) for k, v in samples.items()}
 
 
-def run_overhead(compare: bool = False, calls: int = 2000, rounds: int = 7) -> dict:
+def run_overhead(compare: bool = False, calls: int = 2000, rounds: int = 7, clock: str = "wall") -> dict:
     """{row: {"numpy_us": stat, "ember": {measure: stat}, "torch": {...}, "ratio": {measure: float}}}.
 
     Rows are the ops of `OPS` plus `ENGINE_ROW` (`a.sum().backward()`, backward measure only)."""
+    tick = CLOCKS[clock]
     fws = [frameworks.load("ember")] + ([frameworks.load("torch")] if compare else [])
     rng = np.random.default_rng(0)
     an = rng.standard_normal((10, 10), dtype=np.float32)
@@ -76,7 +82,7 @@ def run_overhead(compare: bool = False, calls: int = 2000, rounds: int = 7) -> d
         row: dict = {}
         if op is not None:
             f = NUMPY[name]
-            row["numpy_us"] = _interleaved({"numpy": lambda f=f: f(an, bn)}, calls, rounds)["numpy"]
+            row["numpy_us"] = _interleaved({"numpy": lambda f=f: f(an, bn)}, calls, rounds, tick)["numpy"]
         for measure in MEASURES:
             if op is None and measure != "forward_backward_us":
                 continue
@@ -88,7 +94,7 @@ def run_overhead(compare: bool = False, calls: int = 2000, rounds: int = 7) -> d
                 else:
                     fns[fw.name] = _calls(op, fw.lib, a, b, ag, bg)[measure]
             n = calls if measure != "forward_backward_us" else max(calls // 8, 20)
-            for fw_name, st in _interleaved(fns, n, rounds).items():
+            for fw_name, st in _interleaved(fns, n, rounds, tick).items():
                 row.setdefault(fw_name, {})[measure] = st
         if "torch" in row:
             row["ratio"] = {m: row["ember"][m]["median"] / row["torch"][m]["median"] for m in row["ember"]}

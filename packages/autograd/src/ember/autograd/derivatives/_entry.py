@@ -144,9 +144,6 @@ class RuleNode(Node):
         # Node.__init__, inlined: one node is made per recorded op
         self.next_functions = next_functions
         self._seq = next(_sequence)
-        self._pre_hooks = self._post_hooks = self._tensor_hooks = self._retained = None
-        self._trace = self._metadata = None
-        self._n_out = 1
         self._saved: dict | None = {}
         self._slots = slots      # per next_functions entry: (param, index in a list param or -1)
         self._in_meta = in_meta  # per next_functions entry: (shape, dtype, device) of that input

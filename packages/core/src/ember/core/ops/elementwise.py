@@ -33,8 +33,15 @@ def _sigmoid(x, dtype=None, out=None):
                      dtype=dtype)
 
 
+_ZEROS: dict = {}  # numpy dtype -> a read-only 0-dim zero, made once
+
+
 def _relu(x, dtype=None, out=None):
-    return np.maximum(x, np.zeros((), dtype=x.dtype), out=out, dtype=dtype)
+    zero = _ZEROS.get(x.dtype)
+    if zero is None:
+        zero = _ZEROS[x.dtype] = np.zeros((), dtype=x.dtype)
+        zero.flags.writeable = False
+    return np.maximum(x, zero, out=out, dtype=dtype)
 
 
 def _rsqrt(x, dtype=None, out=None):

@@ -79,9 +79,10 @@ attach("swapdims", transpose)
 @method
 def t(input) -> Tensor:
     """Transpose a tensor of at most 2 dims."""
-    if input.ndim > 2:
-        raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {input.ndim}D")
-    return S.transpose(input, 0, 1) if input.ndim == 2 else S.view(input, input._shape)
+    ndim = len(input._shape)
+    if ndim > 2:
+        raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {ndim}D")
+    return S.transpose(input, 0, 1) if ndim == 2 else S.view(input, input._shape)
 
 
 @method
