@@ -454,3 +454,53 @@ def test_transforms_inverse_and_log_det_jacobian_by_finite_differences():
     cached = D.ExpTransform(cache_size=1)
     xt = T(x)
     assert cached.inv(cached(xt)) is xt
+
+
+# --- further families ----------------------------------------------------------------------------------
+def test_mixture_same_family_log_prob_and_sample_statistics():
+    w, mu, sd = np.array([0.3, 0.7]), np.array([-2.0, 1.0]), np.array([0.5, 1.0])
+    m = D.MixtureSameFamily(D.Categorical(T(w)), D.Normal(T(mu), T(sd)))
+    x = np.array([-2.0, 0.0, 1.5])
+    dens = (w * np.exp(-((x[:, None] - mu) ** 2) / (2 * sd**2)) / (sd * np.sqrt(2 * np.pi))).sum(-1)
+    close(m.log_prob(T(x)), np.log(dens))
+    mean = (w * mu).sum()
+    var = (w * (sd**2 + mu**2)).sum() - mean**2
+    close(m.mean, mean)
+    close(m.variance, var)
+    torch.manual_seed(10)
+    s = N(m.sample((20000,)))
+    assert abs(s.mean() - mean) < 5 * math.sqrt(var / 20000) and abs(s.var() / var - 1) < 0.1
+    with pytest.raises(ValueError, match="does not equal"):
+        D.MixtureSameFamily(D.Categorical(T([0.5, 0.5])), D.Normal(T([0.0, 1.0, 2.0]), T(1.0)))
+
+
+@pytest.mark.parametrize(("make", "mean", "var"), [
+    (lambda: D.StudentT(T(6.0), T(1.0), T(2.0)), 1.0, 4.0 * 6 / 4),
+    (lambda: D.Chi2(T(3.0)), 3.0, 6.0),
+    (lambda: D.HalfNormal(T(2.0)), 2 * math.sqrt(2 / math.pi), 4 * (1 - 2 / math.pi)),
+    (lambda: D.Geometric(T(0.25)), 3.0, 12.0),
+    (lambda: D.Gumbel(T(1.0), T(2.0)), 1.0 + 2 * 0.5772156649015329, math.pi**2 / 6 * 4),
+])
+def test_further_families_sample_mean_and_variance(make, mean, var):
+    torch.manual_seed(11)
+    s = N(make().sample((20000,)))
+    assert abs(s.mean() - mean) < 5 * math.sqrt(var / 20000)
+    assert abs(s.var() / var - 1) < 0.15
+
+
+def test_cauchy_multinomial_closed_forms():
+    c = D.Cauchy(T(1.0), T(2.0))
+    close(c.log_prob(T(3.0)), -np.log(np.pi * 2 * (1 + 1.0)))
+    close(c.cdf(T(3.0)), 0.75)
+    torch.manual_seed(12)
+    assert abs(np.median(N(c.sample((20000,)))) - 1.0) < 0.1
+    p = np.array([0.2, 0.3, 0.5])
+    mn = D.Multinomial(6, T(p))
+    counts = np.array([1.0, 2.0, 3.0])
+    close(mn.log_prob(T(counts)), lg(7) - lg(counts + 1).sum() + (counts * np.log(p)).sum())
+    torch.manual_seed(13)
+    s = N(mn.sample((5000,)))
+    assert (s.sum(-1) == 6).all()
+    np.testing.assert_allclose(s.mean(0), 6 * p, atol=0.08)
+    with pytest.raises(NotImplementedError, match="inhomogeneous total_count"):
+        D.Multinomial(T(6.0), T(p))

@@ -16,7 +16,7 @@ from ember.autograd import Size, Tensor
 from ember.torch.distributions import constraints
 from ember.torch.distributions.utils import _sum_rightmost, clamp_probs
 
-__all__ = ["Transform", "AffineTransform", "ComposeTransform", "ExpTransform", "IndependentTransform",
+__all__ = ["Transform", "AbsTransform", "AffineTransform", "ComposeTransform", "ExpTransform", "IndependentTransform",
            "PowerTransform", "SigmoidTransform", "SoftplusTransform", "TanhTransform", "identity_transform"]
 
 
@@ -335,6 +335,24 @@ class ExpTransform(Transform):
 
     def log_abs_det_jacobian(self, x, y):
         return x
+
+
+class AbsTransform(Transform):
+    """y = |x|; not bijective: its inverse returns the nonnegative preimage."""
+
+    domain = constraints.real
+    codomain = constraints.positive
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, AbsTransform)
+
+    __hash__ = object.__hash__
+
+    def _call(self, x):
+        return x.abs()
+
+    def _inverse(self, y):
+        return y
 
 
 class PowerTransform(Transform):
