@@ -504,3 +504,31 @@ def test_cauchy_multinomial_closed_forms():
     np.testing.assert_allclose(s.mean(0), 6 * p, atol=0.08)
     with pytest.raises(NotImplementedError, match="inhomogeneous total_count"):
         D.Multinomial(T(6.0), T(p))
+
+
+@pytest.mark.parametrize("constraint", [
+    constraints.real, constraints.positive, constraints.nonnegative, constraints.greater_than(2.0),
+    constraints.less_than(-1.0), constraints.interval(-1.0, 3.0), constraints.unit_interval, constraints.simplex,
+    constraints.real_vector, constraints.independent(constraints.positive, 1)])
+def test_biject_to_maps_onto_the_constraint_and_inverts(constraint):
+    t = D.biject_to(constraint)
+    x = T([[-2.0, 0.3, 1.5], [0.1, -0.4, 0.0]])
+    y = t(x)
+    assert bool(constraint.check(y).all())
+    close(t.inv(y), N(x), rtol=1e-9, atol=1e-9)
+    assert bool(constraint.check(D.transform_to(constraint)(x)).all())
+
+
+def test_stick_breaking_log_det_jacobian_by_finite_differences():
+    t = D.StickBreakingTransform()
+    x = np.array([0.3, -1.2, 0.8])
+    y = N(t(T(x)))
+    assert y.shape == (4,) and abs(y.sum() - 1) < 1e-12
+    h = 1e-6
+    jac = np.stack([(N(t(T(x + h * e))) - N(t(T(x - h * e)))) / (2 * h) for e in np.eye(3)], -1)[:3]
+    close(t.log_abs_det_jacobian(T(x), T(y)), np.log(abs(np.linalg.det(jac))), rtol=1e-6)
+    lc = D.transform_to(constraints.lower_cholesky)
+    m = lc(T([[0.5, 9.0], [-1.0, 0.2]]))
+    close(m, [[np.exp(0.5), 0.0], [-1.0, np.exp(0.2)]])
+    with pytest.raises(NotImplementedError):
+        D.biject_to(constraints.boolean)

@@ -285,3 +285,15 @@ def test_mixture_same_family_matches_pytorch():
         else:
             for a, b in zip(ours, out):
                 np.testing.assert_allclose(_np(a), _np(b), rtol=1e-10)
+
+
+def test_stick_breaking_and_softmax_transforms_match_pytorch():
+    x = REAL
+    for e, t in ((ed.StickBreakingTransform(), td.StickBreakingTransform()),
+                 (ed.SoftmaxTransform(), td.SoftmaxTransform())):
+        ey, ty = e(_e(x)), t(_t(x))
+        np.testing.assert_allclose(_np(ey), _np(ty), rtol=1e-12)
+        np.testing.assert_allclose(_np(e.inv(ey)), _np(t.inv(ty)), rtol=1e-9, atol=1e-12)
+        if e.bijective:
+            np.testing.assert_allclose(_np(e.log_abs_det_jacobian(_e(x), ey)),
+                                       _np(t.log_abs_det_jacobian(_t(x), ty)), rtol=1e-10)

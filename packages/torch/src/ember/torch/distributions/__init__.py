@@ -17,6 +17,7 @@ from ember.torch.distributions.beta import Beta
 from ember.torch.distributions.binomial import Binomial
 from ember.torch.distributions.categorical import Categorical
 from ember.torch.distributions.cauchy import Cauchy
+from ember.torch.distributions.constraint_registry import biject_to, transform_to
 from ember.torch.distributions.chi2 import Chi2
 from ember.torch.distributions.dirichlet import Dirichlet
 from ember.torch.distributions.distribution import Distribution
@@ -41,8 +42,10 @@ from ember.torch.distributions.relaxed_categorical import ExpRelaxedCategorical,
 from ember.torch.distributions.studentT import StudentT
 from ember.torch.distributions.transformed_distribution import TransformedDistribution
 from ember.torch.distributions.transforms import (AbsTransform, AffineTransform, ComposeTransform, ExpTransform,
-                                                  IndependentTransform, PowerTransform, SigmoidTransform,
-                                                  SoftplusTransform, TanhTransform, Transform, identity_transform)
+                                                  IndependentTransform, LowerCholeskyTransform, PowerTransform,
+                                                  SigmoidTransform, SoftmaxTransform, SoftplusTransform,
+                                                  StickBreakingTransform, TanhTransform, Transform,
+                                                  identity_transform)
 from ember.torch.distributions.uniform import Uniform
 
 __all__ = ["AbsTransform", "AffineTransform", "Bernoulli", "Beta", "Binomial", "Categorical", "Cauchy", "Chi2",
@@ -53,4 +56,5 @@ __all__ = ["AbsTransform", "AffineTransform", "Bernoulli", "Beta", "Binomial", "
            "MultivariateNormal", "Normal", "OneHotCategorical", "OneHotCategoricalStraightThrough", "Poisson",
            "PowerTransform", "RelaxedBernoulli", "RelaxedOneHotCategorical", "SigmoidTransform",
            "SoftplusTransform", "TanhTransform", "Transform", "TransformedDistribution", "Uniform", "constraints",
-           "identity_transform", "kl_divergence", "register_kl", "transforms"]
+           "identity_transform", "kl_divergence", "biject_to", "transform_to", "LowerCholeskyTransform",
+           "SoftmaxTransform", "StickBreakingTransform", "register_kl", "transforms"]
