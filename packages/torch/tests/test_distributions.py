@@ -532,3 +532,27 @@ def test_stick_breaking_log_det_jacobian_by_finite_differences():
     close(m, [[np.exp(0.5), 0.0], [-1.0, np.exp(0.2)]])
     with pytest.raises(NotImplementedError):
         D.biject_to(constraints.boolean)
+
+
+# --- as programs use them ------------------------------------------------------------------------------
+def test_reinforce_and_vae_updates_reach_the_network_weights():
+    import ember.nn as nn
+    import ember.nn.functional as F
+
+    torch.manual_seed(14)
+    policy = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 2))
+    m = D.Categorical(F.softmax(policy(torch.randn(1, 4)), dim=1))
+    action = m.sample()
+    assert tuple(action.shape) == (1,) and action.item() in (0, 1)
+    (-m.log_prob(action) * 2.0).sum().backward()
+    assert all(p.grad is not None and float(p.grad.abs().sum()) > 0 for p in policy.parameters())
+    enc = nn.Linear(6, 4)
+    h = enc(torch.randn(5, 6))
+    mu, logvar = h[:, :2], h[:, 2:]
+    q = D.Normal(mu, torch.exp(0.5 * logvar))
+    z = q.rsample()
+    kl = D.kl_divergence(q, D.Normal(torch.zeros_like(mu), torch.ones_like(mu))).sum(1)
+    expected = -0.5 * (1 + N(logvar) - N(mu) ** 2 - np.exp(N(logvar))).sum(1)  # the VAE paper's closed form
+    np.testing.assert_allclose(N(kl), expected, rtol=1e-5, atol=1e-6)
+    (kl.mean() + z.pow(2).sum()).backward()
+    assert float(enc.weight.grad.abs().sum()) > 0

@@ -297,3 +297,12 @@ def test_stick_breaking_and_softmax_transforms_match_pytorch():
         if e.bijective:
             np.testing.assert_allclose(_np(e.log_abs_det_jacobian(_e(x), ey)),
                                        _np(t.log_abs_det_jacobian(_t(x), ty)), rtol=1e-10)
+
+
+@pytest.mark.parametrize("key", ["Normal", "Exponential", "Gamma", "Bernoulli", "Poisson", "Dirichlet", "Beta"])
+def test_exponential_family_bregman_entropy_and_kl_match_pytorch(key):
+    e, t, _ = _build(key)
+    _same(lambda: ed.ExponentialFamily.entropy(e), lambda: td.ExponentialFamily.entropy(t), rtol=1e-8)
+    kl_e = ed.kl.__dict__["_kl_expfamily_expfamily"]
+    kl_t = td.kl.__dict__["_kl_expfamily_expfamily"]
+    _same(lambda: kl_e(e, e.expand(e.batch_shape)), lambda: kl_t(t, t.expand(t.batch_shape)), atol=1e-9)
