@@ -454,3 +454,105 @@ def test_transforms_inverse_and_log_det_jacobian_by_finite_differences():
     cached = D.ExpTransform(cache_size=1)
     xt = T(x)
     assert cached.inv(cached(xt)) is xt
+
+
+# --- further families ----------------------------------------------------------------------------------
+def test_mixture_same_family_log_prob_and_sample_statistics():
+    w, mu, sd = np.array([0.3, 0.7]), np.array([-2.0, 1.0]), np.array([0.5, 1.0])
+    m = D.MixtureSameFamily(D.Categorical(T(w)), D.Normal(T(mu), T(sd)))
+    x = np.array([-2.0, 0.0, 1.5])
+    dens = (w * np.exp(-((x[:, None] - mu) ** 2) / (2 * sd**2)) / (sd * np.sqrt(2 * np.pi))).sum(-1)
+    close(m.log_prob(T(x)), np.log(dens))
+    mean = (w * mu).sum()
+    var = (w * (sd**2 + mu**2)).sum() - mean**2
+    close(m.mean, mean)
+    close(m.variance, var)
+    torch.manual_seed(10)
+    s = N(m.sample((20000,)))
+    assert abs(s.mean() - mean) < 5 * math.sqrt(var / 20000) and abs(s.var() / var - 1) < 0.1
+    with pytest.raises(ValueError, match="does not equal"):
+        D.MixtureSameFamily(D.Categorical(T([0.5, 0.5])), D.Normal(T([0.0, 1.0, 2.0]), T(1.0)))
+
+
+@pytest.mark.parametrize(("make", "mean", "var"), [
+    (lambda: D.StudentT(T(6.0), T(1.0), T(2.0)), 1.0, 4.0 * 6 / 4),
+    (lambda: D.Chi2(T(3.0)), 3.0, 6.0),
+    (lambda: D.HalfNormal(T(2.0)), 2 * math.sqrt(2 / math.pi), 4 * (1 - 2 / math.pi)),
+    (lambda: D.Geometric(T(0.25)), 3.0, 12.0),
+    (lambda: D.Gumbel(T(1.0), T(2.0)), 1.0 + 2 * 0.5772156649015329, math.pi**2 / 6 * 4),
+])
+def test_further_families_sample_mean_and_variance(make, mean, var):
+    torch.manual_seed(11)
+    s = N(make().sample((20000,)))
+    assert abs(s.mean() - mean) < 5 * math.sqrt(var / 20000)
+    assert abs(s.var() / var - 1) < 0.15
+
+
+def test_cauchy_multinomial_closed_forms():
+    c = D.Cauchy(T(1.0), T(2.0))
+    close(c.log_prob(T(3.0)), -np.log(np.pi * 2 * (1 + 1.0)))
+    close(c.cdf(T(3.0)), 0.75)
+    torch.manual_seed(12)
+    assert abs(np.median(N(c.sample((20000,)))) - 1.0) < 0.1
+    p = np.array([0.2, 0.3, 0.5])
+    mn = D.Multinomial(6, T(p))
+    counts = np.array([1.0, 2.0, 3.0])
+    close(mn.log_prob(T(counts)), lg(7) - lg(counts + 1).sum() + (counts * np.log(p)).sum())
+    torch.manual_seed(13)
+    s = N(mn.sample((5000,)))
+    assert (s.sum(-1) == 6).all()
+    np.testing.assert_allclose(s.mean(0), 6 * p, atol=0.08)
+    with pytest.raises(NotImplementedError, match="inhomogeneous total_count"):
+        D.Multinomial(T(6.0), T(p))
+
+
+@pytest.mark.parametrize("constraint", [
+    constraints.real, constraints.positive, constraints.nonnegative, constraints.greater_than(2.0),
+    constraints.less_than(-1.0), constraints.interval(-1.0, 3.0), constraints.unit_interval, constraints.simplex,
+    constraints.real_vector, constraints.independent(constraints.positive, 1)])
+def test_biject_to_maps_onto_the_constraint_and_inverts(constraint):
+    t = D.biject_to(constraint)
+    x = T([[-2.0, 0.3, 1.5], [0.1, -0.4, 0.0]])
+    y = t(x)
+    assert bool(constraint.check(y).all())
+    close(t.inv(y), N(x), rtol=1e-9, atol=1e-9)
+    assert bool(constraint.check(D.transform_to(constraint)(x)).all())
+
+
+def test_stick_breaking_log_det_jacobian_by_finite_differences():
+    t = D.StickBreakingTransform()
+    x = np.array([0.3, -1.2, 0.8])
+    y = N(t(T(x)))
+    assert y.shape == (4,) and abs(y.sum() - 1) < 1e-12
+    h = 1e-6
+    jac = np.stack([(N(t(T(x + h * e))) - N(t(T(x - h * e)))) / (2 * h) for e in np.eye(3)], -1)[:3]
+    close(t.log_abs_det_jacobian(T(x), T(y)), np.log(abs(np.linalg.det(jac))), rtol=1e-6)
+    lc = D.transform_to(constraints.lower_cholesky)
+    m = lc(T([[0.5, 9.0], [-1.0, 0.2]]))
+    close(m, [[np.exp(0.5), 0.0], [-1.0, np.exp(0.2)]])
+    with pytest.raises(NotImplementedError):
+        D.biject_to(constraints.boolean)
+
+
+# --- as programs use them ------------------------------------------------------------------------------
+def test_reinforce_and_vae_updates_reach_the_network_weights():
+    import ember.nn as nn
+    import ember.nn.functional as F
+
+    torch.manual_seed(14)
+    policy = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 2))
+    m = D.Categorical(F.softmax(policy(torch.randn(1, 4)), dim=1))
+    action = m.sample()
+    assert tuple(action.shape) == (1,) and action.item() in (0, 1)
+    (-m.log_prob(action) * 2.0).sum().backward()
+    assert all(p.grad is not None and float(p.grad.abs().sum()) > 0 for p in policy.parameters())
+    enc = nn.Linear(6, 4)
+    h = enc(torch.randn(5, 6))
+    mu, logvar = h[:, :2], h[:, 2:]
+    q = D.Normal(mu, torch.exp(0.5 * logvar))
+    z = q.rsample()
+    kl = D.kl_divergence(q, D.Normal(torch.zeros_like(mu), torch.ones_like(mu))).sum(1)
+    expected = -0.5 * (1 + N(logvar) - N(mu) ** 2 - np.exp(N(logvar))).sum(1)  # the VAE paper's closed form
+    np.testing.assert_allclose(N(kl), expected, rtol=1e-5, atol=1e-6)
+    (kl.mean() + z.pow(2).sum()).backward()
+    assert float(enc.weight.grad.abs().sum()) > 0

@@ -19,11 +19,15 @@ from ember.torch.distributions.bernoulli import Bernoulli
 from ember.torch.distributions.beta import Beta
 from ember.torch.distributions.binomial import Binomial
 from ember.torch.distributions.categorical import Categorical
+from ember.torch.distributions.cauchy import Cauchy
 from ember.torch.distributions.dirichlet import Dirichlet
 from ember.torch.distributions.distribution import Distribution
 from ember.torch.distributions.exp_family import ExponentialFamily
 from ember.torch.distributions.exponential import Exponential
 from ember.torch.distributions.gamma import Gamma
+from ember.torch.distributions.geometric import Geometric
+from ember.torch.distributions.gumbel import Gumbel
+from ember.torch.distributions.half_normal import HalfNormal
 from ember.torch.distributions.independent import Independent
 from ember.torch.distributions.laplace import Laplace
 from ember.torch.distributions.multivariate_normal import MultivariateNormal, _batch_mahalanobis, _solve_lower
@@ -180,6 +184,29 @@ def _kl_gamma_gamma(p, q):
     t3 = (p.concentration - q.concentration) * digamma(p.concentration)
     t4 = (q.rate - p.rate) * (p.concentration / p.rate)
     return t1 + t2 + t3 + t4
+
+
+@register_kl(Cauchy, Cauchy)
+def _kl_cauchy_cauchy(p, q):
+    return (((p.scale + q.scale).pow(2) + (p.loc - q.loc).pow(2)).log() - (4 * p.scale * q.scale).log())
+
+
+@register_kl(Geometric, Geometric)
+def _kl_geometric_geometric(p, q):
+    return -p.entropy() - torch.log1p(-q.probs) / p.probs - q.logits
+
+
+@register_kl(Gumbel, Gumbel)
+def _kl_gumbel_gumbel(p, q):
+    # E_p[exp(-(x - mu_q) / beta_q)] = exp((mu_q - mu_p) / beta_q) Gamma(1 + beta_p / beta_q)
+    ratio = p.scale / q.scale
+    return (-ratio.log() - euler_constant - 1 + (p.loc + p.scale * euler_constant - q.loc) / q.scale
+            + torch.exp((q.loc - p.loc) / q.scale + lgamma(1 + ratio)))
+
+
+@register_kl(HalfNormal, HalfNormal)
+def _kl_halfnormal_halfnormal(p, q):
+    return _kl_normal_normal(p.base_dist, q.base_dist)
 
 
 @register_kl(Laplace, Laplace)
@@ -352,6 +379,41 @@ def _kl_uniform_normal(p, q):
     return -p.entropy() - _expected_log_normal(p.mean, p.variance, q)
 
 
+def _expected_log_gumbel(mean, mean_exp_neg, q):
+    """E[log q(x)] for q Gumbel, given E[x] and E[exp(-x / beta_q)]."""
+    return -q.scale.log() - (mean - q.loc) / q.scale - torch.exp(q.loc / q.scale) * mean_exp_neg
+
+
+@register_kl(Exponential, Gumbel)
+def _kl_exponential_gumbel(p, q):
+    return -p.entropy() - _expected_log_gumbel(p.mean, p.rate / (p.rate + 1 / q.scale), q)
+
+
+@register_kl(Gamma, Gumbel)
+def _kl_gamma_gumbel(p, q):
+    mean_exp_neg = torch.exp(-p.concentration * torch.log1p(1 / (q.scale * p.rate)))
+    return -p.entropy() - _expected_log_gumbel(p.mean, mean_exp_neg, q)
+
+
+@register_kl(Normal, Gumbel)
+def _kl_normal_gumbel(p, q):
+    # the exponential's argument is assembled before exponentiating, so large loc / scale do not overflow
+    log_term = (q.loc - p.loc) / q.scale + p.scale.pow(2) / (2 * q.scale.pow(2))
+    return -p.entropy() + q.scale.log() + (p.loc - q.loc) / q.scale + torch.exp(log_term)
+
+
+@register_kl(Uniform, Gumbel)
+def _kl_uniform_gumbel(p, q):
+    a, b = p.low, p.high
+    mean_exp_neg = q.scale * (torch.exp(-a / q.scale) - torch.exp(-b / q.scale)) / (b - a)
+    return -p.entropy() - _expected_log_gumbel(p.mean, mean_exp_neg, q)
+
+
+@register_kl(Gumbel, Normal)
+def _kl_gumbel_normal(p, q):
+    return -p.entropy() - _expected_log_normal(p.mean, p.variance, q)
+
+
 def _infinite(param: str) -> Callable:
     """KL(p || q) = inf: q's support does not cover p's."""
     return lambda p, q: _inf_like(getattr(p, param))
@@ -361,5 +423,6 @@ for _p, _q, _param in [(Exponential, Beta, "rate"), (Exponential, Uniform, "rate
                        (Gamma, Uniform, "concentration"), (Laplace, Beta, "loc"), (Laplace, Exponential, "loc"),
                        (Laplace, Gamma, "loc"), (Laplace, Uniform, "loc"), (Normal, Beta, "loc"),
                        (Normal, Exponential, "loc"), (Normal, Gamma, "loc"), (Normal, Uniform, "loc"),
-                       (Poisson, Bernoulli, "rate"), (Poisson, Binomial, "rate")]:
+                       (Poisson, Bernoulli, "rate"), (Poisson, Binomial, "rate"), (Gumbel, Beta, "loc"),
+                       (Gumbel, Exponential, "loc"), (Gumbel, Gamma, "loc"), (Gumbel, Uniform, "loc")]:
     register_kl(_p, _q)(_infinite(_param))

@@ -16,8 +16,9 @@ from ember.autograd import Size, Tensor
 from ember.torch.distributions import constraints
 from ember.torch.distributions.utils import _sum_rightmost, clamp_probs
 
-__all__ = ["Transform", "AffineTransform", "ComposeTransform", "ExpTransform", "IndependentTransform",
-           "PowerTransform", "SigmoidTransform", "SoftplusTransform", "TanhTransform", "identity_transform"]
+__all__ = ["Transform", "AbsTransform", "AffineTransform", "ComposeTransform", "ExpTransform", "IndependentTransform",
+           "LowerCholeskyTransform", "PowerTransform", "SigmoidTransform", "SoftmaxTransform", "SoftplusTransform",
+           "StickBreakingTransform", "TanhTransform", "identity_transform"]
 
 
 class Transform:
@@ -337,6 +338,24 @@ class ExpTransform(Transform):
         return x
 
 
+class AbsTransform(Transform):
+    """y = |x|; not bijective: its inverse returns the nonnegative preimage."""
+
+    domain = constraints.real
+    codomain = constraints.positive
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, AbsTransform)
+
+    __hash__ = object.__hash__
+
+    def _call(self, x):
+        return x.abs()
+
+    def _inverse(self, y):
+        return y
+
+
 class PowerTransform(Transform):
     """y = x ** exponent on the positive reals."""
 
@@ -448,6 +467,88 @@ class TanhTransform(Transform):
 
     def log_abs_det_jacobian(self, x, y):
         return 2.0 * (math.log(2.0) - x - torch.softplus(-2.0 * x))
+
+
+class SoftmaxTransform(Transform):
+    """y = softmax(x) over the last dim; not bijective (the inverse returns log y, one of many preimages)."""
+
+    domain = constraints.real_vector
+    codomain = constraints.simplex
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, SoftmaxTransform)
+
+    __hash__ = object.__hash__
+
+    def _call(self, x):
+        probs = (x - x.amax(-1, keepdim=True)).exp()
+        return probs / probs.sum(-1, keepdim=True)
+
+    def _inverse(self, y):
+        return y.log()
+
+
+class StickBreakingTransform(Transform):
+    """A bijection from R^(K-1) onto the K-simplex: each coordinate takes a sigmoid share of the stick left
+    (offset so that x = 0 maps to the simplex's centre)."""
+
+    domain = constraints.real_vector
+    codomain = constraints.simplex
+    bijective = True
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, StickBreakingTransform)
+
+    __hash__ = object.__hash__
+
+    @staticmethod
+    def _offset(n: int, like: Tensor) -> Tensor:
+        """log(n + 1 - k) for k = 1..n: the shift that centres the stick breaks."""
+        return torch.arange(n, 0, -1, dtype=like.dtype, device=like.device).log()
+
+    def _call(self, x):
+        z = torch.sigmoid(x - self._offset(x.shape[-1], x))
+        z_cumprod = (1 - z).cumprod(-1)
+        ones = torch.ones(tuple(x.shape[:-1]) + (1,), dtype=x.dtype, device=x.device)
+        return torch.cat([z, ones], -1) * torch.cat([ones, z_cumprod], -1)
+
+    def _inverse(self, y):
+        y_crop = y[..., :-1]
+        sf = (1 - y_crop.cumsum(-1)).clamp(min=float(np.finfo(y.dtype.np).tiny))
+        return y_crop.log() - sf.log() + self._offset(y_crop.shape[-1], y)
+
+    def log_abs_det_jacobian(self, x, y):
+        x = x - self._offset(x.shape[-1], x)
+        return (-x + torch.logsigmoid(x) + y[..., :-1].log()).sum(-1)
+
+    def forward_shape(self, shape):
+        if len(shape) < 1:
+            raise ValueError("Too few dimensions on input")
+        return Size(tuple(shape[:-1]) + (shape[-1] + 1,))
+
+    def inverse_shape(self, shape):
+        if len(shape) < 1:
+            raise ValueError("Too few dimensions on input")
+        return Size(tuple(shape[:-1]) + (shape[-1] - 1,))
+
+
+class LowerCholeskyTransform(Transform):
+    """A lower-triangular matrix with positive diagonal from any square matrix: the strict lower triangle
+    as is, the diagonal exponentiated."""
+
+    domain = constraints.independent(constraints.real, 2)
+    codomain = constraints.lower_cholesky
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, LowerCholeskyTransform)
+
+    __hash__ = object.__hash__
+
+    def _call(self, x):
+        return x.tril(-1) + torch.diag_embed(x.diagonal(dim1=-2, dim2=-1).exp())
+
+    def _inverse(self, y):
+        return y.tril(-1) + torch.diag_embed(y.diagonal(dim1=-2, dim2=-1).log())
 
 
 class AffineTransform(Transform):
