@@ -349,3 +349,23 @@ def test_load_state_dict_assign_uses_the_given_tensors():
     lin.load_state_dict({"weight": w, "bias": torch.zeros(2)}, assign=True)
     assert isinstance(lin.weight, nn.Parameter) and lin.weight.requires_grad
     assert lin.weight.data_ptr() == w.data_ptr()
+
+
+def test_checkpoint_sequential_over_a_sequential_matches_the_plain_run():
+    import numpy as np
+
+    import ember.autograd as ea
+    import ember.nn as nn
+    from ember.autograd.checkpoint import checkpoint_sequential
+
+    ea.manual_seed(0)
+    model = nn.Sequential(*[nn.Sequential(nn.Linear(8, 8), nn.Tanh()) for _ in range(6)])
+    x = ea.randn(4, 8, requires_grad=True)
+    model(x).sum().backward()
+    expected = [p.grad.numpy().copy() for p in model.parameters()] + [x.grad.numpy().copy()]
+    model.zero_grad()
+    x.grad = None
+    checkpoint_sequential(model, 3, x, use_reentrant=False).sum().backward()
+    got = [p.grad.numpy() for p in model.parameters()] + [x.grad.numpy()]
+    for e, g in zip(expected, got, strict=True):
+        np.testing.assert_allclose(g, e, rtol=1e-6)
