@@ -185,6 +185,7 @@ EDGES = [
     Edge("triplet_margin_equal_points", lambda L: (L.F.triplet_margin_loss(
         a := L.x([[1., 2.]]), p := L.x([[1., 2.]]), n := L.x([[3., 2.]])), [a, p, n]), 0.0, ([[0.0, 0.0]], [[0.0, 0.0]], [[0.0, 0.0]],)),
 
+    Edge("multi_margin_at_kink", lambda L: (L.F.multi_margin_loss(x := L.x([[1., 0., 1.]]), L.i([0])), [x]), 0.3333333333, ([[-0.3333333333, 0.0, 0.3333333333]],)),
     # norms, distances and normalizations of zero vectors
     Edge("norm_at_0", lambda L: ((x := L.x([0., 0., 0.])).norm(), [x]), 0.0, ([0.0, 0.0, 0.0],)),
     Edge("vector_norm_ord_1_3_inf_at_0", lambda L: (L.t.linalg.vector_norm(x := L.x([0., 0.]), 3)
@@ -281,6 +282,18 @@ EDGES = [
     Edge("relu_of_nan", lambda L: (L.F.relu(x := L.x([NAN, 2., -1.])), [x]), [NAN, 2.0, 0.0], ([1.0, 0.5403023059, 0.0],)),
     Edge("max_kthvalue_of_1d_are_0_dim", lambda L: (L.t.stack([(x := L.x([2., 1., 2., 1.])).max(0).values,
                                                                x.kthvalue(2).values, x.median(0).values]), [x]), [2.0, 1.0, 1.0], ([1.0, 0.0, 0.0, 0.1241554693],)),
+
+    Edge("logsumexp_over_an_empty_dim", lambda L: (L.t.logsumexp(x := L.x(np.zeros((2, 0))), 1), [x]), [-INF, -INF], ([[], []],)),
+    # attention with every key masked; second derivatives at the edges
+    Edge("sdpa_query_with_every_key_masked", lambda L: (L.F.scaled_dot_product_attention(
+        q := L.x(np.ones((1, 2, 2))), k := L.x(np.ones((1, 2, 2))), v := L.x([[[1., 2.], [3., 4.]]]),
+        attn_mask=L.t.tensor([[[True, True], [False, False]]])), [q, k, v]), [[[2.0, 3.0], [0.0, 0.0]]], ([[[0.0, 0.0], [0.0, 0.0]]], [[[-0.5445791028, -0.5445791028], [0.5445791028, 0.5445791028]]], [[[0.5, 0.2701511529], [0.5, 0.2701511529]]],)),
+    Edge("elu_second_derivative_at_0", lambda L: (L.t.autograd.grad(L.F.elu(x := L.x([0., -1., 1.])).sum(), x,
+                                                                    create_graph=True)[0], [x]), [1.0, 0.3678794412, 1.0], ([0.0, 0.1987661103, 0.0],)),
+    Edge("logsigmoid_softplus_second_derivative_1e4", lambda L: (L.t.autograd.grad(
+        (L.F.logsigmoid(x := L.x([1e4, -1e4, 0.])) + 2 * L.F.softplus(x)).sum(), x, create_graph=True)[0], [x]), [2.0, 1.0, 1.5], ([0.0, 0.0, -0.1040367091],)),
+    Edge("logsumexp_second_derivative_1e4", lambda L: (L.t.autograd.grad(L.t.logsumexp(x := L.x([1e4, 0., 1e4]), 0),
+                                                                         x, create_graph=True)[0], [x]), [0.5, 0.0, 0.5], ([0.3540367091, 0.0, -0.3540367091],)),
 
     # statistics of a large mean against a small spread: two-pass float64, no cancellation
     Edge("var_large_mean", _var_large_mean, 0.0001589457194, ([0.003255208333, -0.009765625, 0.009765625, -0.003255208333],), rtol=1e-4),
