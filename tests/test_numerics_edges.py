@@ -10,7 +10,9 @@ computes them in float32. ember runs every case in float32 with autograd: the un
 asserts it is finite where the expectation is and within the case's tolerance of it; the
 torch-marked test recomputes each expectation with PyTorch and checks the table against it.
 The gradient of a case is that of `(out * w).sum()` with fixed weights w = cos(0, 1, 2, ...),
-so symmetric outputs (softmax rows) do not hide a wrong gradient behind a zero.
+so symmetric outputs (softmax rows) do not hide a wrong gradient behind a zero. A numpy
+RuntimeWarning (overflow, invalid value) raised by a case fails it: PyTorch computes the same
+infinities and NaNs silently.
 """
 
 # ruff: noqa: E501 - the table's rows carry their expected values on one line
@@ -324,7 +326,8 @@ def run(edge: Edge, t, F, dtype: str) -> tuple[np.ndarray, list]:
     """The case's output and its leaves' gradients (of `(out * w).sum()`), as float64 arrays."""
     L = Lib(t, F, dtype)
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
+        warnings.simplefilter("ignore", UserWarning)  # PyTorch's own (var of one element, kl_div's 'mean')
+        warnings.simplefilter("error", RuntimeWarning)  # numpy's overflow/invalid noise: PyTorch is silent
         out, leaves = edge.build(L)
         if leaves:
             w = np.cos(np.arange(out.numel())).reshape(tuple(out.shape))
