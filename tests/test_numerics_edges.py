@@ -38,12 +38,12 @@ INF, NAN = math.inf, math.nan
 class Lib:
     """The torch-like module `t`, its functional `F`, and makers of inputs in the run's dtype."""
 
-    def __init__(self, t, F, dtype: str) -> None:
-        self.t, self.F, self.dtype = t, F, getattr(t, dtype)
+    def __init__(self, t, F, dtype: str, device: str = "cpu") -> None:
+        self.t, self.F, self.dtype, self.device = t, F, getattr(t, dtype), device
 
     def _t(self, v, grad: bool):
         a = np.asarray(v, dtype=np.float32)  # every run sees the same float32-rounded inputs
-        return self.t.tensor(a.astype(np.float64), dtype=self.dtype, requires_grad=grad)
+        return self.t.tensor(a.astype(np.float64), dtype=self.dtype, device=self.device, requires_grad=grad)
 
     def x(self, v):
         """A leaf that requires grad."""
@@ -55,7 +55,7 @@ class Lib:
 
     def i(self, v):
         """Class indices."""
-        return self.t.tensor(np.asarray(v, dtype=np.int64))
+        return self.t.tensor(np.asarray(v, dtype=np.int64), device=self.device)
 
 
 @dataclass(frozen=True)
@@ -290,7 +290,7 @@ EDGES = [
     # attention with every key masked; second derivatives at the edges
     Edge("sdpa_query_with_every_key_masked", lambda L: (L.F.scaled_dot_product_attention(
         q := L.x(np.ones((1, 2, 2))), k := L.x(np.ones((1, 2, 2))), v := L.x([[[1., 2.], [3., 4.]]]),
-        attn_mask=L.t.tensor([[[True, True], [False, False]]])), [q, k, v]), [[[2.0, 3.0], [0.0, 0.0]]], ([[[0.0, 0.0], [0.0, 0.0]]], [[[-0.5445791028, -0.5445791028], [0.5445791028, 0.5445791028]]], [[[0.5, 0.2701511529], [0.5, 0.2701511529]]],)),
+        attn_mask=L.t.tensor([[[True, True], [False, False]]], device=L.device)), [q, k, v]), [[[2.0, 3.0], [0.0, 0.0]]], ([[[0.0, 0.0], [0.0, 0.0]]], [[[-0.5445791028, -0.5445791028], [0.5445791028, 0.5445791028]]], [[[0.5, 0.2701511529], [0.5, 0.2701511529]]],)),
     Edge("elu_second_derivative_at_0", lambda L: (L.t.autograd.grad(L.F.elu(x := L.x([0., -1., 1.])).sum(), x,
                                                                     create_graph=True)[0], [x]), [1.0, 0.3678794412, 1.0], ([0.0, 0.1987661103, 0.0],)),
     Edge("logsigmoid_softplus_second_derivative_1e4", lambda L: (L.t.autograd.grad(
@@ -322,18 +322,19 @@ EDGES = [
 ]
 
 
-def run(edge: Edge, t, F, dtype: str) -> tuple[np.ndarray, list]:
+def run(edge: Edge, t, F, dtype: str, device: str = "cpu") -> tuple[np.ndarray, list]:
     """The case's output and its leaves' gradients (of `(out * w).sum()`), as float64 arrays."""
-    L = Lib(t, F, dtype)
+    L = Lib(t, F, dtype, device)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)  # PyTorch's own (var of one element, kl_div's 'mean')
-        warnings.simplefilter("error", RuntimeWarning)  # numpy's overflow/invalid noise: PyTorch is silent
+        if device == "cpu":  # numpy's overflow/invalid noise (PyTorch is silent); the simulator has its own
+            warnings.simplefilter("error", RuntimeWarning)
         out, leaves = edge.build(L)
         if leaves:
             w = np.cos(np.arange(out.numel())).reshape(tuple(out.shape))
-            out.backward(t.tensor(w, dtype=out.dtype))
-    grads = [None if x.grad is None else np.asarray(x.grad.numpy(), dtype=np.float64) for x in leaves]
-    return np.asarray(out.detach().numpy(), dtype=np.float64), grads
+            out.backward(t.tensor(w, dtype=out.dtype, device=out.device))
+    grads = [None if x.grad is None else np.asarray(x.grad.cpu().numpy(), dtype=np.float64) for x in leaves]
+    return np.asarray(out.detach().cpu().numpy(), dtype=np.float64), grads
 
 
 def _ember():
@@ -366,6 +367,26 @@ def test_edge_against_float64(edge):
     t, F = _ember()
     out, grads = run(edge, t, F, "float32")
     _check(edge, out, grads, edge.forward, edge.grads, "ember")
+
+
+# the cases whose kernels have CUDA twins (losses, softmax, norms, activations), rerun on the device
+CUDA_EDGES = ["bce_at_0_and_1", "bce_wrong_side_of_0_and_1", "bce_logits_at_0", "bce_logits_1e4",
+              "softmax_all_neg_inf_row", "log_softmax_1e4_and_all_equal", "logsumexp_1e4_and_all_equal",
+              "cross_entropy_all_ignored_mean", "cross_entropy_ignored_with_label_smoothing", "nll_all_ignored_mean",
+              "hardswish_at_kinks", "std_all_equal", "normalize_zero_row", "cosine_similarity_zero_vectors",
+              "sdpa_query_with_every_key_masked", "batch_norm_large_mean", "layer_norm_large_mean",
+              "group_norm_large_mean", "instance_norm_large_mean"]
+
+
+@pytest.mark.cuda
+@pytest.mark.parametrize("name", CUDA_EDGES)
+def test_edge_on_cuda(name):
+    t, F = _ember()
+    if not t.cuda.is_available():
+        pytest.skip("no CUDA device or simulator")
+    edge = next(e for e in EDGES if e.name == name)
+    out, grads = run(edge, t, F, "float32", "cuda")
+    _check(edge, out, grads, edge.forward, edge.grads, "ember on CUDA")
 
 
 def test_case_names_are_unique():
