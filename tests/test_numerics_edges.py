@@ -10,7 +10,9 @@ computes them in float32. ember runs every case in float32 with autograd: the un
 asserts it is finite where the expectation is and within the case's tolerance of it; the
 torch-marked test recomputes each expectation with PyTorch and checks the table against it.
 The gradient of a case is that of `(out * w).sum()` with fixed weights w = cos(0, 1, 2, ...),
-so symmetric outputs (softmax rows) do not hide a wrong gradient behind a zero.
+so symmetric outputs (softmax rows) do not hide a wrong gradient behind a zero. A numpy
+RuntimeWarning (overflow, invalid value) raised by a case fails it: PyTorch computes the same
+infinities and NaNs silently.
 """
 
 # ruff: noqa: E501 - the table's rows carry their expected values on one line
@@ -36,12 +38,12 @@ INF, NAN = math.inf, math.nan
 class Lib:
     """The torch-like module `t`, its functional `F`, and makers of inputs in the run's dtype."""
 
-    def __init__(self, t, F, dtype: str) -> None:
-        self.t, self.F, self.dtype = t, F, getattr(t, dtype)
+    def __init__(self, t, F, dtype: str, device: str = "cpu") -> None:
+        self.t, self.F, self.dtype, self.device = t, F, getattr(t, dtype), device
 
     def _t(self, v, grad: bool):
         a = np.asarray(v, dtype=np.float32)  # every run sees the same float32-rounded inputs
-        return self.t.tensor(a.astype(np.float64), dtype=self.dtype, requires_grad=grad)
+        return self.t.tensor(a.astype(np.float64), dtype=self.dtype, device=self.device, requires_grad=grad)
 
     def x(self, v):
         """A leaf that requires grad."""
@@ -53,7 +55,7 @@ class Lib:
 
     def i(self, v):
         """Class indices."""
-        return self.t.tensor(np.asarray(v, dtype=np.int64))
+        return self.t.tensor(np.asarray(v, dtype=np.int64), device=self.device)
 
 
 @dataclass(frozen=True)
@@ -185,6 +187,7 @@ EDGES = [
     Edge("triplet_margin_equal_points", lambda L: (L.F.triplet_margin_loss(
         a := L.x([[1., 2.]]), p := L.x([[1., 2.]]), n := L.x([[3., 2.]])), [a, p, n]), 0.0, ([[0.0, 0.0]], [[0.0, 0.0]], [[0.0, 0.0]],)),
 
+    Edge("multi_margin_at_kink", lambda L: (L.F.multi_margin_loss(x := L.x([[1., 0., 1.]]), L.i([0])), [x]), 0.3333333333, ([[-0.3333333333, 0.0, 0.3333333333]],)),
     # norms, distances and normalizations of zero vectors
     Edge("norm_at_0", lambda L: ((x := L.x([0., 0., 0.])).norm(), [x]), 0.0, ([0.0, 0.0, 0.0],)),
     Edge("vector_norm_ord_1_3_inf_at_0", lambda L: (L.t.linalg.vector_norm(x := L.x([0., 0.]), 3)
@@ -205,6 +208,7 @@ EDGES = [
                                            [a, b]), [[0.0, 2.236067977], [1.414213562, 1.0]], ([[-0.2416305369, -0.4832610737], [-0.2942602501, 0.6957322465]], [[0.2942602501, 0.2942602501], [0.2416305369, -0.5067314229]],)),
     Edge("cdist_p1_zero_distance", lambda L: (L.t.cdist(a := L.x([[0., 0.], [1., 1.]]), b := L.x([[0., 0.]]), p=1),
                                               [a, b]), [[0.0], [2.0]], ([[0.0, 0.0], [0.5403023059, 0.5403023059]], [[-0.5403023059, -0.5403023059]],)),
+    Edge("pdist_zero_distance", lambda L: (L.F.pdist(x := L.x([[0., 0.], [0., 0.], [1., 1.]])), [x]), [0.0, 1.414213562, 1.414213562], ([[-0.3820514244, -0.3820514244], [0.2942602501, 0.2942602501], [0.08779117428, 0.08779117428]],)),
     Edge("pairwise_distance_equal_points", lambda L: (L.F.pairwise_distance(a := L.x([[1., 2.]]),
                                                                             b := L.x([[1., 2.]])), [a, b]), [1.414213562e-06], ([[0.7071067812, 0.7071067812]], [[-0.7071067812, -0.7071067812]],)),
     Edge("dist_equal_points", lambda L: (L.t.dist(a := L.x([1., 2.]), b := L.x([1., 2.])), [a, b]), 0.0, ([0.0, 0.0], [0.0, 0.0],)),
@@ -282,6 +286,18 @@ EDGES = [
     Edge("max_kthvalue_of_1d_are_0_dim", lambda L: (L.t.stack([(x := L.x([2., 1., 2., 1.])).max(0).values,
                                                                x.kthvalue(2).values, x.median(0).values]), [x]), [2.0, 1.0, 1.0], ([1.0, 0.0, 0.0, 0.1241554693],)),
 
+    Edge("logsumexp_over_an_empty_dim", lambda L: (L.t.logsumexp(x := L.x(np.zeros((2, 0))), 1), [x]), [-INF, -INF], ([[], []],)),
+    # attention with every key masked; second derivatives at the edges
+    Edge("sdpa_query_with_every_key_masked", lambda L: (L.F.scaled_dot_product_attention(
+        q := L.x(np.ones((1, 2, 2))), k := L.x(np.ones((1, 2, 2))), v := L.x([[[1., 2.], [3., 4.]]]),
+        attn_mask=L.t.tensor([[[True, True], [False, False]]], device=L.device)), [q, k, v]), [[[2.0, 3.0], [0.0, 0.0]]], ([[[0.0, 0.0], [0.0, 0.0]]], [[[-0.5445791028, -0.5445791028], [0.5445791028, 0.5445791028]]], [[[0.5, 0.2701511529], [0.5, 0.2701511529]]],)),
+    Edge("elu_second_derivative_at_0", lambda L: (L.t.autograd.grad(L.F.elu(x := L.x([0., -1., 1.])).sum(), x,
+                                                                    create_graph=True)[0], [x]), [1.0, 0.3678794412, 1.0], ([0.0, 0.1987661103, 0.0],)),
+    Edge("logsigmoid_softplus_second_derivative_1e4", lambda L: (L.t.autograd.grad(
+        (L.F.logsigmoid(x := L.x([1e4, -1e4, 0.])) + 2 * L.F.softplus(x)).sum(), x, create_graph=True)[0], [x]), [2.0, 1.0, 1.5], ([0.0, 0.0, -0.1040367091],)),
+    Edge("logsumexp_second_derivative_1e4", lambda L: (L.t.autograd.grad(L.t.logsumexp(x := L.x([1e4, 0., 1e4]), 0),
+                                                                         x, create_graph=True)[0], [x]), [0.5, 0.0, 0.5], ([0.3540367091, 0.0, -0.3540367091],)),
+
     # statistics of a large mean against a small spread: two-pass float64, no cancellation
     Edge("var_large_mean", _var_large_mean, 0.0001589457194, ([0.003255208333, -0.009765625, 0.009765625, -0.003255208333],), rtol=1e-4),
     Edge("var_mean_large_mean", _var_mean, [1.589457194, 0.0048828125], ([32.68715891, -97.52117442, 97.79132558, -32.41700776],), rtol=1e-4, atol=1e-4),
@@ -306,17 +322,19 @@ EDGES = [
 ]
 
 
-def run(edge: Edge, t, F, dtype: str) -> tuple[np.ndarray, list]:
+def run(edge: Edge, t, F, dtype: str, device: str = "cpu") -> tuple[np.ndarray, list]:
     """The case's output and its leaves' gradients (of `(out * w).sum()`), as float64 arrays."""
-    L = Lib(t, F, dtype)
+    L = Lib(t, F, dtype, device)
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
+        warnings.simplefilter("ignore", UserWarning)  # PyTorch's own (var of one element, kl_div's 'mean')
+        if device == "cpu":  # numpy's overflow/invalid noise (PyTorch is silent); the simulator has its own
+            warnings.simplefilter("error", RuntimeWarning)
         out, leaves = edge.build(L)
         if leaves:
             w = np.cos(np.arange(out.numel())).reshape(tuple(out.shape))
-            out.backward(t.tensor(w, dtype=out.dtype))
-    grads = [None if x.grad is None else np.asarray(x.grad.numpy(), dtype=np.float64) for x in leaves]
-    return np.asarray(out.detach().numpy(), dtype=np.float64), grads
+            out.backward(t.tensor(w, dtype=out.dtype, device=out.device))
+    grads = [None if x.grad is None else np.asarray(x.grad.cpu().numpy(), dtype=np.float64) for x in leaves]
+    return np.asarray(out.detach().cpu().numpy(), dtype=np.float64), grads
 
 
 def _ember():
@@ -349,6 +367,26 @@ def test_edge_against_float64(edge):
     t, F = _ember()
     out, grads = run(edge, t, F, "float32")
     _check(edge, out, grads, edge.forward, edge.grads, "ember")
+
+
+# the cases whose kernels have CUDA twins (losses, softmax, norms, activations), rerun on the device
+CUDA_EDGES = ["bce_at_0_and_1", "bce_wrong_side_of_0_and_1", "bce_logits_at_0", "bce_logits_1e4",
+              "softmax_all_neg_inf_row", "log_softmax_1e4_and_all_equal", "logsumexp_1e4_and_all_equal",
+              "cross_entropy_all_ignored_mean", "cross_entropy_ignored_with_label_smoothing", "nll_all_ignored_mean",
+              "hardswish_at_kinks", "std_all_equal", "normalize_zero_row", "cosine_similarity_zero_vectors",
+              "sdpa_query_with_every_key_masked", "batch_norm_large_mean", "layer_norm_large_mean",
+              "group_norm_large_mean", "instance_norm_large_mean"]
+
+
+@pytest.mark.cuda
+@pytest.mark.parametrize("name", CUDA_EDGES)
+def test_edge_on_cuda(name):
+    t, F = _ember()
+    if not t.cuda.is_available():
+        pytest.skip("no CUDA device or simulator")
+    edge = next(e for e in EDGES if e.name == name)
+    out, grads = run(edge, t, F, "float32", "cuda")
+    _check(edge, out, grads, edge.forward, edge.grads, "ember on CUDA")
 
 
 def test_case_names_are_unique():

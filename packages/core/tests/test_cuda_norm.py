@@ -3,6 +3,7 @@ running statistics included. CUDA simulator."""
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 import ember.core as E
@@ -72,3 +73,38 @@ def test_group_norm_and_backward(device):
     got_b = get_op("group_norm_backward")(_on(g, device), _on(x, device), _on(want[1], device),
                                           _on(want[2], device), _on(w, device), 2)
     _close_all(got_b, want_b, device)
+
+
+def _large_mean(*shape):
+    """1e4 +- 1e-2: a float32 mean is off by 5e-4, 5% of the spread."""
+    rng = np.random.default_rng(7)
+    return E.tensor((1e4 + 1e-2 * rng.standard_normal(shape)).astype(np.float32))
+
+
+def _normalized(x: np.ndarray, axes) -> np.ndarray:
+    x = x.astype(np.float64)
+    return (x - x.mean(axes, keepdims=True)) / np.sqrt(x.var(axes, keepdims=True) + 1e-5)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_norms_of_a_large_mean_match_float64(device):
+    x = _large_mean(4, 3, 5)
+    a = x.numpy()
+    cases = [(get_op("batch_norm")(_on(x, device), None, None, None, None, True, 0.1, 1e-5)[0], (0, 2)),
+             (get_op("layer_norm")(_on(x, device), (3, 5), None, None, 1e-5)[0], (1, 2)),
+             (get_op("group_norm")(_on(x, device), None, None, 3, 1e-5)[0], (2,))]
+    for out, axes in cases:
+        np.testing.assert_allclose(out.cpu().numpy(), _normalized(a, axes), rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_norm_backward_of_a_large_mean_matches_float64(device):
+    x, g = _large_mean(6, 2), make_tensor(6, 2, seed=9)
+    _, mean, invstd = get_op("batch_norm")(x, None, None, None, None, True, 0.1, 1e-5)
+    gi = get_op("batch_norm_backward")(_on(g, device), _on(x, device), None, _on(mean, device),
+                                       _on(invstd, device), True)[0]
+    a, ga = x.numpy().astype(np.float64), g.numpy().astype(np.float64)
+    xhat = _normalized(a, (0,))
+    r = 1 / np.sqrt(a.var(0) + 1e-5)
+    want = r * (ga - ga.mean(0) - xhat * (ga * xhat).mean(0))
+    np.testing.assert_allclose(gi.cpu().numpy(), want, rtol=1e-4, atol=1e-3)

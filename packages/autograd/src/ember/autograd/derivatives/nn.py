@@ -39,7 +39,7 @@ def _bwd(name: str):
 
 def _elu2(grad, grad_output, input, alpha, scale, input_scale):
     k = scale * alpha * input_scale * input_scale
-    return grad * grad_output * where0(input <= 0, k * ew.exp(input * input_scale))
+    return grad * grad_output * where0(input < 0, k * ew.exp(input * input_scale))  # PyTorch's mask: 0 at 0
 
 
 def _gelu_tanh(x):

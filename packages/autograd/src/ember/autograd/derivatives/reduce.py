@@ -31,6 +31,8 @@ def _evenly(grad, input, result, dims, keepdim):
 def _softmax_over(input, dims):
     """exp(x - logsumexp(x)) over `dims`, computed as exp(x - max) / sum: exp(x - result) loses the
     digits of a rounded result (1e4 + log 2 in float32 is off by 5e-4, and so is the gradient)."""
+    if input.numel() == 0:
+        return input * 0.0
     m = input.amax(dims, keepdim=True).detach()
     e = ew.exp(input - ew.where(ew.isfinite(m), m, 0.0))  # rows of -inf (or +inf) give NaN, as PyTorch
     return e / e.sum(dims, keepdim=True)

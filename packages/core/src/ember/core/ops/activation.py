@@ -85,7 +85,7 @@ ACTIVATIONS = [
     ("mish", lambda x: x * np.tanh(_softplus(x)), _mish_b, ""),
     ("log_sigmoid", lambda x: np.minimum(x, 0) - np.log1p(np.exp(-np.abs(x))),
      lambda g, x: g * _sigmoid(-x), ""),
-    ("softsign", lambda x: x / (1 + np.abs(x)), lambda g, x: g / (1 + np.abs(x)) ** 2, ""),
+    ("softsign", lambda x: x / (1 + np.abs(x)), lambda g, x: g / (1 + np.abs(x)) / (1 + np.abs(x)), ""),
     ("tanhshrink", lambda x: x - np.tanh(x), lambda g, x: g * np.tanh(x) ** 2, ""),
     ("threshold", lambda x, th, v: np.where(x > th, x, v), lambda g, x, th: g * (x > th), "threshold, value"),
     ("hardshrink", lambda x, l: np.where(np.abs(x) > l, x, 0), lambda g, x, l: g * (np.abs(x) > l), "lambd"),

@@ -23,7 +23,7 @@ from ember.core.ops.reduce import _TORCH_NAMES, _sum, vector_norm
 from ember.core.tensor import Tensor
 
 __all__ = ["mm", "bmm", "matmul", "mv", "dot", "vdot", "inner", "outer", "ger", "addmm", "addmv", "addbmm",
-           "baddbmm", "addr", "einsum", "tensordot", "kron", "cdist", "dist", "linalg"]
+           "baddbmm", "addr", "einsum", "tensordot", "kron", "cdist", "pdist", "dist", "linalg"]
 
 
 def _blas(x: Tensor) -> np.ndarray:
@@ -406,6 +406,27 @@ def cdist(x1: Tensor, x2: Tensor, p: float = 2.0,
         return ew.sqrt(ew.clamp(d2, 1e-30, None))
     diff = ew.sub(S.unsqueeze(x1, -2), S.unsqueeze(x2, -3))
     return vector_norm(diff, p, -1)
+
+
+def pdist(input: Tensor, p: float = 2.0) -> Tensor:
+    """The p-norm distance between rows i < j of input (N, M), as `torch.pdist`: (N (N - 1) / 2,),
+    the pairs in row-major order. Its gradient at a zero distance is 0, as PyTorch's.
+
+    >>> from ember.core import tensor
+    >>> pdist(tensor([[0.0, 0.0], [3.0, 4.0], [0.0, 0.0]])).tolist()
+    [5.0, 0.0, 5.0]
+    """
+    from ember.core.ops.indexing import index_select
+    from ember.core.ops.join import triu_indices
+
+    if input.ndim != 2:
+        raise RuntimeError(f"pdist only supports 2D tensors, got: {input.ndim}D")
+    if p < 0:
+        raise RuntimeError(f"pdist only supports non-negative p values; got {p}")
+    n = input._shape[0]
+    ij = triu_indices(n, n, 1, device=input.device)
+    rows = S.select(ij, 0, 0), S.select(ij, 0, 1)
+    return vector_norm(ew.sub(index_select(input, 0, rows[0]), index_select(input, 0, rows[1])), p, -1)
 
 
 @method

@@ -524,9 +524,10 @@ def _vector_norm_cpu(x, ord=2, dims=(), keepdim=False, dtype=None, *, out=None):
     elif ord == 1:
         r = np.sum(a, axis=dims, keepdims=keepdim)
     elif ord == 2:
-        r = np.sqrt(np.sum(a * a, axis=dims, keepdims=keepdim))
+        with np.errstate(over="ignore"):  # squares past the dtype's range are inf, silently as in PyTorch
+            r = np.sqrt(np.sum(a * a, axis=dims, keepdims=keepdim))
     else:
-        with np.errstate(divide="ignore"):
+        with np.errstate(divide="ignore", over="ignore"):
             r = np.power(np.sum(np.power(a, ord), axis=dims, keepdims=keepdim), 1.0 / ord)
     return _finish(r, dt, out, "linalg.vector_norm")
 

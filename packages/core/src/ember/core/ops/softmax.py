@@ -27,8 +27,9 @@ def _log_softmax_np(x: np.ndarray, dim: int) -> np.ndarray:
     if not x.size:
         return x.copy()
     m = np.max(x, axis=dim, keepdims=True)
-    z = x - np.where(np.isfinite(m), m, 0)
-    return z - np.log(np.sum(np.exp(z), axis=dim, keepdims=True))
+    with np.errstate(divide="ignore", invalid="ignore"):  # silently, as PyTorch
+        z = x - np.where(np.isfinite(m), m, 0)
+        return z - np.log(np.sum(np.exp(z), axis=dim, keepdims=True))
 
 
 softmax_op = declare("softmax", doc="""Softmax along one dim (PyTorch's _softmax).
@@ -43,8 +44,9 @@ def _softmax_cpu(input, dim):
     if x.ndim == 0:
         return wrap(np.ones((), x.dtype))
     m = np.max(x, axis=dim, keepdims=True) if x.size else 0
-    e = np.exp(x - m)
-    e /= np.sum(e, axis=dim, keepdims=True)
+    with np.errstate(invalid="ignore"):  # a row all -inf (or with +inf) is NaN, silently as in PyTorch
+        e = np.exp(x - m)
+        e /= np.sum(e, axis=dim, keepdims=True)
     return wrap(e)
 
 

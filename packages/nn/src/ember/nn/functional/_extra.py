@@ -12,8 +12,8 @@ from ember.core.tensor import describe
 
 __all__ = ["max_pool1d", "avg_pool1d", "adaptive_avg_pool1d", "adaptive_max_pool2d", "conv_transpose1d",
            "hardshrink", "softshrink", "selu_", "celu_", "threshold_", "prelu", "rms_norm", "pairwise_distance",
-           "pixel_shuffle", "pixel_unshuffle", "dropout1d", "instance_norm", "gumbel_softmax", "unfold", "fold",
-           "lp_pool1d", "lp_pool2d", "channel_shuffle"]
+           "pdist", "pixel_shuffle", "pixel_unshuffle", "dropout1d", "instance_norm", "gumbel_softmax", "unfold",
+           "fold", "lp_pool1d", "lp_pool2d", "channel_shuffle"]
 
 
 def max_pool1d(input: Tensor, kernel_size, stride=None, padding=0, dilation=1, ceil_mode: bool = False,
@@ -85,6 +85,11 @@ def rms_norm(input: Tensor, normalized_shape, weight: Tensor | None = None, eps:
 def pairwise_distance(x1: Tensor, x2: Tensor, p: float = 2.0, eps: float = 1e-6, keepdim: bool = False) -> Tensor:
     """||x1 - x2 + eps||_p over the last dimension."""
     return ea.vector_norm(x1 - x2 + eps, p, -1, keepdim)
+
+
+def pdist(input: Tensor, p: float = 2.0) -> Tensor:
+    """The p-norm distances between the rows i < j of input (N, M): (N (N - 1) / 2,)."""
+    return ea.pdist(input, p)
 
 
 def pixel_shuffle(input: Tensor, upscale_factor: int) -> Tensor:

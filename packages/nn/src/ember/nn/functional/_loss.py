@@ -266,7 +266,7 @@ def multi_margin_loss(input: Tensor, target: Tensor, p: int = 1, margin: float =
                            f"{list(target.shape)}. Input has shape {list(input.shape)}.")
     y = target.reshape(-1)
     picked = x.gather(1, y.unsqueeze(1))
-    margins = ea.clamp(margin - picked + x, min=0)
+    margins = ea.relu(margin - picked + x)  # no gradient at the kink (PyTorch's z > 0), unlike clamp
     if p == 2:
         margins = margins * margins
     if weight is not None:
