@@ -313,7 +313,7 @@ def _make_binary(name: str, fn, rule: str):
             c, d = a._npc, b._npc  # Tensor._np's cache, read inline
             x = c[1] if c is not None and c[0] is a._storage._raw else a._np()
             y = d[1] if d is not None and d[0] is b._storage._raw else b._np()
-        elif (isinstance(a, Tensor) and a._dtype.is_floating_point and a._shape and rule != "bool"
+        elif (isinstance(a, Tensor) and a._dtype.is_floating_point and a._shape
               and (type(b) is float or type(b) is int)):
             dt = a._dtype  # a float tensor and a Python number: result_type keeps the tensor's dtype
             c = a._npc
