@@ -161,7 +161,9 @@ def _make_unary(name: str, fn, rule: str):
 
     @op.register("cpu")
     def kernel(x, *, out=None):
-        dt = _unary_dtype(rule, x)
+        dt = x._dtype
+        if not (rule == SAME or (rule == FLOAT and dt.is_floating_point)):
+            dt = _unary_dtype(rule, x)
         c = x._npc  # Tensor._np's cache, read inline
         a = c[1] if c is not None and c[0] is x._storage._raw else x._np()
         token = ERRSTATE.set(IGNORE_ALL)  # PyTorch makes inf and nan silently
