@@ -337,8 +337,10 @@ def _make_binary(name: str, fn, rule: str):
             if rule == "bool":
                 r = fn(x, y)
             else:
-                if out is not None and out._dtype is dt and out._shape == _shape_of(a, b):
-                    fn(x, y, out=out._np(), dtype=dt.np)
+                if out is not None and out._dtype is dt and out._shape == (
+                        a._shape if isinstance(a, Tensor) and isinstance(b, Tensor) and a._shape == b._shape
+                        else _shape_of(a, b)):
+                    fn(x, y, out=out._np(), dtype=dt.np)  # in place: x.add_(y), .grad += g
                     return out
                 r = fn(x, y, dtype=dt.np)
         except ValueError as e:
