@@ -120,7 +120,7 @@ def _post_order(roots: list[Node]) -> list[Node]:
 def execute(root_edges: list, root_grads: list, *, retain_graph: bool, create_graph: bool,
             capture: list | None = None, accumulate: bool = True) -> list:
     """Run backward from `root_edges`; return the gradients at the `capture` edges (or [])."""
-    roots = [e[0] for e in root_edges]
+    roots = [root_edges[0][0]] if len(root_edges) == 1 else [e[0] for e in root_edges]
     deps = _collect(roots)
     cap: dict[Node, list[tuple[int, int]]] = {}
     needed = None
@@ -137,7 +137,10 @@ def execute(root_edges: list, root_grads: list, *, retain_graph: bool, create_gr
     buffers: dict[Node, list] = {}
     for (n, nr), g in zip(root_edges, root_grads):
         _deliver(buffers, n, nr, g)
-    ready = [(-n._seq, n) for n in (roots if len(roots) == 1 else set(roots)) if n not in deps]
+    ready = []  # a heap of (-sequence number, node): the newest ready node runs first
+    for n in (roots if len(roots) == 1 else set(roots)):
+        if n not in deps:
+            ready.append((-n._seq, n))
     heapq.heapify(ready)
     heappush, heappop = heapq.heappush, heapq.heappop
 
@@ -172,7 +175,8 @@ def execute(root_edges: list, root_grads: list, *, retain_graph: bool, create_gr
                     if g is not None:  # _deliver, inlined: this runs once per edge
                         buf = buffers.get(child)
                         if buf is None:
-                            buf = buffers[child] = [None] * max(child._n_out, nr + 1)
+                            n_out = child._n_out
+                            buf = buffers[child] = [None] * (n_out if nr < n_out else nr + 1)
                         elif nr >= len(buf):
                             buf.extend([None] * (nr + 1 - len(buf)))
                         old = buf[nr]

@@ -141,7 +141,8 @@ def _record(op, args: tuple, kwargs: dict, call_next):
 
     node = entry.node_cls(tuple(edges), tuple(slots), tuple(in_meta))
     saved = node._saved
-    inputs_plan, results = entry.save_plan(tuple(need))
+    need_t = tuple(need)
+    inputs_plan, results = entry._plans.get(need_t) or entry.save_plan(need_t)
     for n, p, suffix, i in inputs_plan:
         v = args[i] if 0 <= i < n_args else entry.value(p, args, kwargs)
         if suffix is not None:

@@ -107,7 +107,10 @@ class Op:
             result = kernel(*args, **kwargs)
             out = kwargs.get("out")
             if out is not None:
-                _bump(out)
+                if isinstance(out, Tensor):
+                    out._storage.version += 1
+                else:
+                    _bump(out)
         else:
             result = kernel(*args)
         if self.mutates is not None:

@@ -145,7 +145,9 @@ class Tensor:
         if st.device.type != "cpu":
             raise RuntimeError(f"{describe(self)} is not on the CPU; call .cpu() first")
         isz = self._dtype.itemsize
-        a = np.ndarray(self._shape, self._dtype.np, st.data, self._offset * isz,
+        # the buffer is the storage's C-contiguous array itself (same memory as `st.data`'s bytes,
+        # without making that flat uint8 view first)
+        a = np.ndarray(self._shape, self._dtype.np, st._raw, self._offset * isz,
                        tuple([s * isz for s in self._strides]))
         self._npc = (st._raw, a)
         return a

@@ -31,6 +31,7 @@ from ember.autograd.graph import FREED, Node, SavedTensor, _sequence
 __all__ = ["Derivative", "derivative", "RuleNode", "REQUIRED"]
 
 REQUIRED = object()
+_MISSING = object()
 _SUFFIXES = ("_shape", "_dtype", "_device", "_geometry")
 
 
@@ -196,13 +197,16 @@ class RuleNode(Node):
                 if not any(mask):
                     continue
             args = []
-            for n in names:  # _resolve, with its two commonest cases first
+            for n in names:  # _resolve, inlined for grad, saved tensors and saved plain values
                 if n == "grad":
                     args.append(grads[0])
-                elif saved is not None and type(saved.get(n)) is SavedTensor:
-                    args.append(saved[n].unpack(self))
-                else:
-                    args.append(self._resolve(n, grads, mask))
+                    continue
+                v = saved.get(n, _MISSING) if saved is not None else _MISSING
+                if type(v) is SavedTensor:
+                    v = v.unpack(self)
+                elif v is _MISSING or isinstance(v, list):
+                    v = self._resolve(n, grads, mask)
+                args.append(v)
             r = (fn(*args),) if len(keys) == 1 else fn(*args)
             for k, g in zip(keys, r):
                 if g is None or k not in need:

@@ -161,7 +161,9 @@ def _make_unary(name: str, fn, rule: str):
 
     @op.register("cpu")
     def kernel(x, *, out=None):
-        dt = _unary_dtype(rule, x)
+        dt = x._dtype
+        if not (rule == SAME or (rule == FLOAT and dt.is_floating_point)):
+            dt = _unary_dtype(rule, x)
         c = x._npc  # Tensor._np's cache, read inline
         a = c[1] if c is not None and c[0] is x._storage._raw else x._np()
         token = ERRSTATE.set(IGNORE_ALL)  # PyTorch makes inf and nan silently
@@ -313,7 +315,7 @@ def _make_binary(name: str, fn, rule: str):
             c, d = a._npc, b._npc  # Tensor._np's cache, read inline
             x = c[1] if c is not None and c[0] is a._storage._raw else a._np()
             y = d[1] if d is not None and d[0] is b._storage._raw else b._np()
-        elif (isinstance(a, Tensor) and a._dtype.is_floating_point and a._shape and rule != "bool"
+        elif (isinstance(a, Tensor) and a._dtype.is_floating_point and a._shape
               and (type(b) is float or type(b) is int)):
             dt = a._dtype  # a float tensor and a Python number: result_type keeps the tensor's dtype
             c = a._npc
@@ -335,8 +337,10 @@ def _make_binary(name: str, fn, rule: str):
             if rule == "bool":
                 r = fn(x, y)
             else:
-                if out is not None and out._dtype is dt and out._shape == _shape_of(a, b):
-                    fn(x, y, out=out._np(), dtype=dt.np)
+                if out is not None and out._dtype is dt and out._shape == (
+                        a._shape if isinstance(a, Tensor) and isinstance(b, Tensor) and a._shape == b._shape
+                        else _shape_of(a, b)):
+                    fn(x, y, out=out._np(), dtype=dt.np)  # in place: x.add_(y), .grad += g
                     return out
                 r = fn(x, y, dtype=dt.np)
         except ValueError as e:
