@@ -27,15 +27,20 @@ from ember.torch.distributions.gamma import Gamma
 from ember.torch.distributions.geometric import Geometric
 from ember.torch.distributions.gumbel import Gumbel
 from ember.torch.distributions.half_normal import HalfNormal
+from ember.torch.distributions.half_cauchy import HalfCauchy
 from ember.torch.distributions.independent import Independent
+from ember.torch.distributions.inverse_gamma import InverseGamma
 from ember.torch.distributions.kl import kl_divergence, register_kl
 from ember.torch.distributions.laplace import Laplace
 from ember.torch.distributions.log_normal import LogNormal
+from ember.torch.distributions.logistic_normal import LogisticNormal
 from ember.torch.distributions.mixture_same_family import MixtureSameFamily
 from ember.torch.distributions.multinomial import Multinomial
 from ember.torch.distributions.multivariate_normal import MultivariateNormal
+from ember.torch.distributions.negative_binomial import NegativeBinomial
 from ember.torch.distributions.normal import Normal
 from ember.torch.distributions.one_hot_categorical import OneHotCategorical, OneHotCategoricalStraightThrough
+from ember.torch.distributions.pareto import Pareto
 from ember.torch.distributions.poisson import Poisson
 from ember.torch.distributions.relaxed_bernoulli import LogitRelaxedBernoulli, RelaxedBernoulli
 from ember.torch.distributions.relaxed_categorical import ExpRelaxedCategorical, RelaxedOneHotCategorical
@@ -47,6 +52,7 @@ from ember.torch.distributions.transforms import (AbsTransform, AffineTransform,
                                                   StickBreakingTransform, TanhTransform, Transform,
                                                   identity_transform)
 from ember.torch.distributions.uniform import Uniform
+from ember.torch.distributions.weibull import Weibull
 
 __all__ = ["AbsTransform", "AffineTransform", "Bernoulli", "Beta", "Binomial", "Categorical", "Cauchy", "Chi2",
            "ComposeTransform", "Dirichlet", "Geometric", "Gumbel", "HalfNormal", "MixtureSameFamily", "Multinomial",
@@ -57,4 +63,5 @@ __all__ = ["AbsTransform", "AffineTransform", "Bernoulli", "Beta", "Binomial", "
            "PowerTransform", "RelaxedBernoulli", "RelaxedOneHotCategorical", "SigmoidTransform",
            "SoftplusTransform", "TanhTransform", "Transform", "TransformedDistribution", "Uniform", "constraints",
            "identity_transform", "kl_divergence", "biject_to", "transform_to", "LowerCholeskyTransform",
-           "SoftmaxTransform", "StickBreakingTransform", "register_kl", "transforms"]
+           "SoftmaxTransform", "StickBreakingTransform", "HalfCauchy", "InverseGamma", "LogisticNormal",
+           "NegativeBinomial", "Pareto", "Weibull", "register_kl", "transforms"]

@@ -33,6 +33,7 @@ from ember.torch.distributions.laplace import Laplace
 from ember.torch.distributions.multivariate_normal import MultivariateNormal, _batch_mahalanobis, _solve_lower
 from ember.torch.distributions.normal import Normal
 from ember.torch.distributions.one_hot_categorical import OneHotCategorical
+from ember.torch.distributions.pareto import Pareto
 from ember.torch.distributions.poisson import Poisson
 from ember.torch.distributions.transformed_distribution import TransformedDistribution
 from ember.torch.distributions.uniform import Uniform
@@ -243,6 +244,13 @@ def _kl_onehotcategorical_onehotcategorical(p, q):
     return _kl_categorical_categorical(p._categorical, q._categorical)
 
 
+@register_kl(Pareto, Pareto)
+def _kl_pareto_pareto(p, q):
+    alpha_ratio = q.alpha / p.alpha
+    result = q.alpha * (p.scale / q.scale).log() - alpha_ratio.log() + alpha_ratio - 1
+    return torch.where(p.scale < q.scale, _inf_like(result), result)
+
+
 @register_kl(Poisson, Poisson)
 def _kl_poisson_poisson(p, q):
     return p.rate * (p.rate.log() - q.rate.log()) - (p.rate - q.rate)
@@ -414,6 +422,42 @@ def _kl_gumbel_normal(p, q):
     return -p.entropy() - _expected_log_normal(p.mean, p.variance, q)
 
 
+def _pareto_moments(p):
+    """E[x] (inf unless alpha > 1), E[x^2] (inf unless alpha > 2) and E[log x] of a Pareto."""
+    a = p.alpha
+    mean = torch.where(a > 1, a * p.scale / (a - 1), _inf_like(a))
+    second = torch.where(a > 2, a * p.scale.pow(2) / (a - 2), _inf_like(a))
+    return mean, second, p.scale.log() + a.reciprocal()
+
+
+@register_kl(Pareto, Exponential)
+def _kl_pareto_exponential(p, q):
+    mean, _, _ = _pareto_moments(p)
+    return -p.entropy() - q.rate.log() + q.rate * mean
+
+
+@register_kl(Pareto, Gamma)
+def _kl_pareto_gamma(p, q):
+    mean, _, mean_log = _pareto_moments(p)
+    return -p.entropy() - _expected_log_gamma(mean, mean_log, q)
+
+
+@register_kl(Pareto, Normal)
+def _kl_pareto_normal(p, q):
+    mean, second, _ = _pareto_moments(p)
+    var = second - mean.pow(2)
+    result = -p.entropy() - _expected_log_normal(mean, var, q)
+    return torch.where(p.alpha > 2, result, _inf_like(result))
+
+
+@register_kl(Uniform, Pareto)
+def _kl_uniform_pareto(p, q):
+    expected_log_q = (q.alpha.log() + q.alpha * q.scale.log()
+                      - (q.alpha + 1) * _uniform_mean_log(p.low, p.high))
+    result = -p.entropy() - expected_log_q
+    return torch.where(p.low < q.scale, _inf_like(result), result)
+
+
 def _infinite(param: str) -> Callable:
     """KL(p || q) = inf: q's support does not cover p's."""
     return lambda p, q: _inf_like(getattr(p, param))
@@ -424,5 +468,8 @@ for _p, _q, _param in [(Exponential, Beta, "rate"), (Exponential, Uniform, "rate
                        (Laplace, Gamma, "loc"), (Laplace, Uniform, "loc"), (Normal, Beta, "loc"),
                        (Normal, Exponential, "loc"), (Normal, Gamma, "loc"), (Normal, Uniform, "loc"),
                        (Poisson, Bernoulli, "rate"), (Poisson, Binomial, "rate"), (Gumbel, Beta, "loc"),
-                       (Gumbel, Exponential, "loc"), (Gumbel, Gamma, "loc"), (Gumbel, Uniform, "loc")]:
+                       (Gumbel, Exponential, "loc"), (Gumbel, Gamma, "loc"), (Gumbel, Uniform, "loc"),
+                       (Pareto, Beta, "scale"), (Pareto, Uniform, "scale"), (Beta, Pareto, "concentration1"),
+                       (Exponential, Pareto, "rate"), (Gamma, Pareto, "concentration"), (Gumbel, Pareto, "loc"),
+                       (Laplace, Pareto, "loc"), (Normal, Pareto, "loc")]:
     register_kl(_p, _q)(_infinite(_param))
