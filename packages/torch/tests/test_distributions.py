@@ -561,3 +561,21 @@ def test_reinforce_and_vae_updates_reach_the_network_weights():
     np.testing.assert_allclose(N(kl), expected, rtol=1e-5, atol=1e-6)
     (kl.mean() + z.pow(2).sum()).backward()
     assert float(enc.weight.grad.abs().sum()) > 0
+
+
+def test_lowrank_multivariate_normal_agrees_with_its_dense_covariance():
+    W, diag = np.array([[1.0, 0.2], [0.5, -0.3], [0.0, 0.8]]), np.array([0.5, 1.0, 2.0])
+    loc, x = np.array([0.1, -0.2, 0.3]), np.array([1.0, 0.0, -1.0])
+    cov = W @ W.T + np.diag(diag)
+    d = D.LowRankMultivariateNormal(T(loc), T(W), T(diag))
+    diff = x - loc
+    expected = -0.5 * (3 * np.log(2 * np.pi) + np.log(np.linalg.det(cov)) + diff @ np.linalg.solve(cov, diff))
+    close(d.log_prob(T(x)), expected, rtol=1e-10)
+    close(d.entropy(), 0.5 * np.log(np.linalg.det(2 * np.pi * np.e * cov)), rtol=1e-10)
+    close(d.precision_matrix, np.linalg.inv(cov), rtol=1e-10)
+    close(d.variance, np.diag(cov))
+    dense = D.MultivariateNormal(T(loc), T(cov))
+    close(D.kl_divergence(d, dense), 0.0, atol=1e-10)
+    torch.manual_seed(15)
+    s = N(d.sample((20000,)))
+    np.testing.assert_allclose(np.cov(s.T), cov, atol=0.1)

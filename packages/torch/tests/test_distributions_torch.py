@@ -73,6 +73,8 @@ FAMILIES = {
     "LogisticNormal": ("LogisticNormal", {"loc": REAL, "scale": POS}, SIMPLEX),
     "NegativeBinomial": ("NegativeBinomial", {"total_count": POS * 3, "probs": PROB}, np.floor(POS2 * 2)),
     "NegativeBinomial_logits": ("NegativeBinomial", {"total_count": POS * 3, "logits": REAL}, np.floor(POS2 * 2)),
+    "LowRankMultivariateNormal": ("LowRankMultivariateNormal",
+                                  {"loc": REAL, "cov_factor": REAL.T[None] * 0.5, "cov_diag": POS2[0]}, REAL[::-1]),
     "Multinomial": ("Multinomial", {"total_count": 5, "probs": SIMPLEX}, np.array([[1.0, 2, 0, 2], [0, 0, 5, 0]])),
 }
 
@@ -143,6 +145,8 @@ KL_PAIRS = [
     ("Pareto", "Pareto_heavy"), ("Pareto_heavy", "Pareto"), ("Pareto", "Exponential"), ("Pareto", "Gamma"),
     ("Pareto", "Normal"), ("Pareto_heavy", "Normal"), ("Pareto_heavy", "Exponential"), ("Normal", "Pareto"),
     ("Pareto", "Uniform"), ("InverseGamma", "InverseGamma"),
+    ("LowRankMultivariateNormal", "LowRankMultivariateNormal"), ("LowRankMultivariateNormal", "MultivariateNormal_cov"),
+    ("MultivariateNormal_tril", "LowRankMultivariateNormal"),
 ]
 
 
@@ -227,12 +231,12 @@ def test_support_message_matches_pytorch():
 @pytest.mark.parametrize("key", sorted(FAMILIES))
 def test_family_with_unbatched_parameters_has_pytorch_shapes(key):
     name, kwargs, value = FAMILIES[key]
-    matrices = {"covariance_matrix", "scale_tril", "precision_matrix", "temperature"}
+    event_ndim = {"covariance_matrix": 2, "scale_tril": 2, "precision_matrix": 2, "cov_factor": 2, "cov_diag": 1}
     while True:
         t = getattr(td, name)(**{k: _conv(_t, v) for k, v in kwargs.items()})
         if not tuple(t.batch_shape):
             break
-        kwargs = {k: v if k in matrices or np.ndim(v) == 0 else v[0] for k, v in kwargs.items()}
+        kwargs = {k: v[0] if np.ndim(v) > event_ndim.get(k, 0) else v for k, v in kwargs.items()}
         value = value[0]
     e = getattr(ed, name)(**{k: _conv(_e, v) for k, v in kwargs.items()})
     assert tuple(e.log_prob(_e(value)).shape) == tuple(t.log_prob(_t(value)).shape)

@@ -34,6 +34,7 @@ from ember.torch.distributions.kl import kl_divergence, register_kl
 from ember.torch.distributions.laplace import Laplace
 from ember.torch.distributions.log_normal import LogNormal
 from ember.torch.distributions.logistic_normal import LogisticNormal
+from ember.torch.distributions.lowrank_multivariate_normal import LowRankMultivariateNormal
 from ember.torch.distributions.mixture_same_family import MixtureSameFamily
 from ember.torch.distributions.multinomial import Multinomial
 from ember.torch.distributions.multivariate_normal import MultivariateNormal
@@ -64,4 +65,4 @@ __all__ = ["AbsTransform", "AffineTransform", "Bernoulli", "Beta", "Binomial", "
            "SoftplusTransform", "TanhTransform", "Transform", "TransformedDistribution", "Uniform", "constraints",
            "identity_transform", "kl_divergence", "biject_to", "transform_to", "LowerCholeskyTransform",
            "SoftmaxTransform", "StickBreakingTransform", "HalfCauchy", "InverseGamma", "LogisticNormal",
-           "NegativeBinomial", "Pareto", "Weibull", "register_kl", "transforms"]
+           "NegativeBinomial", "Pareto", "Weibull", "LowRankMultivariateNormal", "register_kl", "transforms"]

@@ -30,6 +30,7 @@ from ember.torch.distributions.gumbel import Gumbel
 from ember.torch.distributions.half_normal import HalfNormal
 from ember.torch.distributions.independent import Independent
 from ember.torch.distributions.laplace import Laplace
+from ember.torch.distributions.lowrank_multivariate_normal import LowRankMultivariateNormal
 from ember.torch.distributions.multivariate_normal import MultivariateNormal, _batch_mahalanobis, _solve_lower
 from ember.torch.distributions.normal import Normal
 from ember.torch.distributions.one_hot_categorical import OneHotCategorical
@@ -218,7 +219,12 @@ def _kl_laplace_laplace(p, q):
 
 
 @register_kl(MultivariateNormal, MultivariateNormal)
+@register_kl(LowRankMultivariateNormal, LowRankMultivariateNormal)
+@register_kl(MultivariateNormal, LowRankMultivariateNormal)
+@register_kl(LowRankMultivariateNormal, MultivariateNormal)
 def _kl_mvn_mvn(p, q):
+    """Between Gaussians of any parameterization, through their Cholesky factors (dense for the low-rank
+    ones: O(n^3), where PyTorch's low-rank pairs use the Woodbury identity)."""
     if p.event_shape != q.event_shape:
         raise ValueError("KL-divergence between two Multivariate Normals with different event shapes cannot be "
                          "computed")
