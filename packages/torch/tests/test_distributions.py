@@ -579,3 +579,22 @@ def test_lowrank_multivariate_normal_agrees_with_its_dense_covariance():
     torch.manual_seed(15)
     s = N(d.sample((20000,)))
     np.testing.assert_allclose(np.cov(s.T), cov, atol=0.1)
+
+
+def test_continuous_bernoulli_density_integrates_to_one_and_kl_to_unit_uniform_is_minus_entropy():
+    lam = np.array([0.1, 0.4995, 0.5, 0.8])
+    d = D.ContinuousBernoulli(T(lam))
+    grid = (np.arange(20000) + 0.5) / 20000
+    dens = np.exp(N(d.log_prob(T(np.repeat(grid[:, None], 4, 1)))))
+    np.testing.assert_allclose(dens.mean(0), 1.0, rtol=1e-6)
+    np.testing.assert_allclose(N(d.mean), (dens * grid[:, None]).mean(0), rtol=1e-6)
+    close(D.kl_divergence(d, D.Uniform(T(0.0), T(1.0))), -N(d.entropy()))
+    torch.manual_seed(16)
+    s = N(D.ContinuousBernoulli(T(0.8)).sample((20000,)))
+    assert abs(s.mean() - float(N(D.ContinuousBernoulli(T(0.8)).mean))) < 0.01
+
+
+def test_bernoulli_log_prob_gradient_at_one_half_is_exact():
+    p = T([0.5], requires_grad=True)
+    D.Bernoulli(p).log_prob(T([1.0])).sum().backward()
+    close(p.grad, [2.0])  # d/dp log p = 1/p

@@ -19,6 +19,7 @@ from ember.torch.distributions.categorical import Categorical
 from ember.torch.distributions.cauchy import Cauchy
 from ember.torch.distributions.constraint_registry import biject_to, transform_to
 from ember.torch.distributions.chi2 import Chi2
+from ember.torch.distributions.continuous_bernoulli import ContinuousBernoulli
 from ember.torch.distributions.dirichlet import Dirichlet
 from ember.torch.distributions.distribution import Distribution
 from ember.torch.distributions.exp_family import ExponentialFamily
@@ -56,13 +57,13 @@ from ember.torch.distributions.uniform import Uniform
 from ember.torch.distributions.weibull import Weibull
 
 __all__ = ["AbsTransform", "AffineTransform", "Bernoulli", "Beta", "Binomial", "Categorical", "Cauchy", "Chi2",
-           "ComposeTransform", "Dirichlet", "Geometric", "Gumbel", "HalfNormal", "MixtureSameFamily", "Multinomial",
-           "StudentT",
-           "Distribution", "ExpRelaxedCategorical", "ExpTransform", "Exponential", "ExponentialFamily", "Gamma",
-           "Independent", "IndependentTransform", "Laplace", "LogNormal", "LogitRelaxedBernoulli",
-           "MultivariateNormal", "Normal", "OneHotCategorical", "OneHotCategoricalStraightThrough", "Poisson",
-           "PowerTransform", "RelaxedBernoulli", "RelaxedOneHotCategorical", "SigmoidTransform",
-           "SoftplusTransform", "TanhTransform", "Transform", "TransformedDistribution", "Uniform", "constraints",
-           "identity_transform", "kl_divergence", "biject_to", "transform_to", "LowerCholeskyTransform",
-           "SoftmaxTransform", "StickBreakingTransform", "HalfCauchy", "InverseGamma", "LogisticNormal",
-           "NegativeBinomial", "Pareto", "Weibull", "LowRankMultivariateNormal", "register_kl", "transforms"]
+           "ComposeTransform", "ContinuousBernoulli", "Dirichlet", "Distribution", "ExpRelaxedCategorical",
+           "ExpTransform", "Exponential", "ExponentialFamily", "Gamma", "Geometric", "Gumbel", "HalfCauchy",
+           "HalfNormal", "Independent", "IndependentTransform", "InverseGamma", "Laplace", "LogNormal",
+           "LogisticNormal", "LogitRelaxedBernoulli", "LowRankMultivariateNormal", "LowerCholeskyTransform",
+           "MixtureSameFamily", "Multinomial", "MultivariateNormal", "NegativeBinomial", "Normal", "OneHotCategorical",
+           "OneHotCategoricalStraightThrough", "Pareto", "Poisson", "PowerTransform", "RelaxedBernoulli",
+           "RelaxedOneHotCategorical", "SigmoidTransform", "SoftmaxTransform", "SoftplusTransform",
+           "StickBreakingTransform", "StudentT", "TanhTransform", "Transform", "TransformedDistribution", "Uniform",
+           "Weibull", "biject_to", "constraints", "identity_transform", "kl_divergence", "register_kl", "transform_to",
+           "transforms"]

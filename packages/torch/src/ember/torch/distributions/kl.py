@@ -20,6 +20,7 @@ from ember.torch.distributions.beta import Beta
 from ember.torch.distributions.binomial import Binomial
 from ember.torch.distributions.categorical import Categorical
 from ember.torch.distributions.cauchy import Cauchy
+from ember.torch.distributions.continuous_bernoulli import ContinuousBernoulli
 from ember.torch.distributions.dirichlet import Dirichlet
 from ember.torch.distributions.distribution import Distribution
 from ember.torch.distributions.exp_family import ExponentialFamily
@@ -145,6 +146,12 @@ def _kl_categorical_categorical(p, q):
     q0, p0 = torch.broadcast_tensors(q.probs == 0, p.probs == 0)
     t = torch.where(p0, torch.zeros_like(t), torch.where(q0, _inf_like(t), t))
     return t.sum(-1)
+
+
+@register_kl(ContinuousBernoulli, ContinuousBernoulli)
+def _kl_continuous_bernoulli_continuous_bernoulli(p, q):
+    return (p.mean * (p.logits - q.logits) + p._cont_bern_log_norm() + torch.log1p(-p.probs)
+            - q._cont_bern_log_norm() - torch.log1p(-q.probs))
 
 
 @register_kl(Dirichlet, Dirichlet)
@@ -428,6 +435,38 @@ def _kl_gumbel_normal(p, q):
     return -p.entropy() - _expected_log_normal(p.mean, p.variance, q)
 
 
+def _expected_log_cb(mean, q):
+    """E[log q(x)] for q ContinuousBernoulli, given E[x]: the log density is linear in x."""
+    return mean * q.logits + torch.log1p(-q.probs) + q._cont_bern_log_norm()
+
+
+@register_kl(Beta, ContinuousBernoulli)
+def _kl_beta_continuous_bernoulli(p, q):
+    return -p.entropy() - _expected_log_cb(p.mean, q)
+
+
+@register_kl(Uniform, ContinuousBernoulli)
+def _kl_uniform_continuous_bernoulli(p, q):
+    result = -p.entropy() - _expected_log_cb(p.mean, q)
+    return torch.where((p.low < 0) | (p.high > 1), _inf_like(result), result)
+
+
+@register_kl(ContinuousBernoulli, Exponential)
+def _kl_continuous_bernoulli_exponential(p, q):
+    return -p.entropy() - q.rate.log() + q.rate * p.mean
+
+
+@register_kl(ContinuousBernoulli, Normal)
+def _kl_continuous_bernoulli_normal(p, q):
+    return -p.entropy() - _expected_log_normal(p.mean, p.variance, q)
+
+
+@register_kl(ContinuousBernoulli, Uniform)
+def _kl_continuous_bernoulli_uniform(p, q):
+    result = -p.entropy() + (q.high - q.low).log()
+    return torch.where((q.low > 0) | (q.high < 1), _inf_like(result), result)
+
+
 def _pareto_moments(p):
     """E[x] (inf unless alpha > 1), E[x^2] (inf unless alpha > 2) and E[log x] of a Pareto."""
     a = p.alpha
@@ -477,5 +516,8 @@ for _p, _q, _param in [(Exponential, Beta, "rate"), (Exponential, Uniform, "rate
                        (Gumbel, Exponential, "loc"), (Gumbel, Gamma, "loc"), (Gumbel, Uniform, "loc"),
                        (Pareto, Beta, "scale"), (Pareto, Uniform, "scale"), (Beta, Pareto, "concentration1"),
                        (Exponential, Pareto, "rate"), (Gamma, Pareto, "concentration"), (Gumbel, Pareto, "loc"),
-                       (Laplace, Pareto, "loc"), (Normal, Pareto, "loc")]:
+                       (Laplace, Pareto, "loc"), (Normal, Pareto, "loc"), (ContinuousBernoulli, Pareto, "probs"),
+                       (Exponential, ContinuousBernoulli, "rate"), (Gamma, ContinuousBernoulli, "concentration"),
+                       (Gumbel, ContinuousBernoulli, "loc"), (Laplace, ContinuousBernoulli, "loc"),
+                       (Normal, ContinuousBernoulli, "loc"), (Pareto, ContinuousBernoulli, "scale")]:
     register_kl(_p, _q)(_infinite(_param))
