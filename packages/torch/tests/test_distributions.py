@@ -51,6 +51,16 @@ def test_special_function_gradients_by_finite_differences():
     np.testing.assert_allclose(N(x.grad), fd, rtol=1e-6)
 
 
+def test_special_functions_pass_gradcheck_and_gradgradcheck():
+    x = T([0.7, 2.0, 5.5], requires_grad=True)
+    a = T([0.7, 2.0, 5.5])
+    assert torch.gradcheck(lgamma, (x,)) and torch.gradgradcheck(lgamma, (x,))
+    assert torch.gradcheck(lambda v: polygamma(2, v), (x,))
+    assert torch.gradcheck(lambda v: gammainc(a, v), (x,))
+    with pytest.raises(NotImplementedError, match="first argument"):
+        gammainc(T([1.0], requires_grad=True), T([1.0])).sum().backward()
+
+
 def test_gammainc_against_the_exponential_and_erf_cases():
     x = np.array([0.1, 1.0, 3.0, 20.0])
     close(gammainc(T(np.ones(4)), T(x)), 1 - np.exp(-x), rtol=1e-12)  # a = 1: the exponential CDF
