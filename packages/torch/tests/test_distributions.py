@@ -608,3 +608,22 @@ def test_bernoulli_log_prob_gradient_at_one_half_is_exact():
     p = T([0.5], requires_grad=True)
     D.Bernoulli(p).log_prob(T([1.0])).sum().backward()
     close(p.grad, [2.0])  # d/dp log p = 1/p
+
+
+def test_utils_probs_logits_and_triangular_vectors():
+    from ember.torch.distributions.utils import (broadcast_all, logits_to_probs, probs_to_logits, tril_matrix_to_vec,
+                                                 vec_to_tril_matrix)
+
+    p = np.array([0.1, 0.5, 0.9])
+    close(probs_to_logits(T(p), is_binary=True), np.log(p / (1 - p)))
+    close(logits_to_probs(probs_to_logits(T(p), is_binary=True), is_binary=True), p)
+    close(logits_to_probs(T(np.log([1.0, 3.0]))), [0.25, 0.75])
+    m = np.arange(18.0).reshape(2, 3, 3)
+    for diag in (0, -1):
+        v = tril_matrix_to_vec(T(m), diag)
+        assert tuple(v.shape) == (2, 6 if diag == 0 else 3)
+        close(vec_to_tril_matrix(v, diag), np.tril(m, diag))
+    a, b = broadcast_all(T([1.0, 2.0]), 3.0)
+    assert tuple(b.shape) == (2,) and b.dtype == torch.float64
+    with pytest.raises(ValueError, match="numbers.Number"):
+        broadcast_all(T([1.0]), "x")
