@@ -627,3 +627,23 @@ def test_utils_probs_logits_and_triangular_vectors():
     assert tuple(b.shape) == (2,) and b.dtype == torch.float64
     with pytest.raises(ValueError, match="numbers.Number"):
         broadcast_all(T([1.0]), "x")
+
+
+def test_kumaraswamy_and_fisher_snedecor_closed_forms():
+    a, b = np.array([2.0, 3.0]), np.array([5.0, 1.5])
+    k = D.Kumaraswamy(T(a), T(b))
+    x = np.array([0.3, 0.8])
+    close(k.log_prob(T(x)), np.log(a * b) + (a - 1) * np.log(x) + (b - 1) * np.log1p(-(x**a)), rtol=1e-9)
+    grid = (np.arange(200000) + 0.5) / 200000
+    dens = a * b * grid[:, None] ** (a - 1) * (1 - grid[:, None] ** a) ** (b - 1)
+    np.testing.assert_allclose(N(k.mode), grid[dens.argmax(0)], atol=1e-4)
+    np.testing.assert_allclose(N(k.mean), (grid[:, None] * dens).mean(0), rtol=1e-6)
+    d1, d2, v = 4.0, 10.0, 1.3
+    f = D.FisherSnedecor(T(d1), T(d2))
+    log_beta = lg(d1 / 2) + lg(d2 / 2) - lg((d1 + d2) / 2)
+    expected = (0.5 * d1 * np.log(d1 / d2) + (0.5 * d1 - 1) * np.log(v) - 0.5 * (d1 + d2) * np.log1p(d1 / d2 * v)
+                - log_beta)
+    close(f.log_prob(T(v)), expected)
+    torch.manual_seed(17)
+    s = N(f.sample((20000,)))
+    assert abs(s.mean() - d2 / (d2 - 2)) < 0.05

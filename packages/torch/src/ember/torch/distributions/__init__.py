@@ -24,6 +24,7 @@ from ember.torch.distributions.dirichlet import Dirichlet
 from ember.torch.distributions.distribution import Distribution
 from ember.torch.distributions.exp_family import ExponentialFamily
 from ember.torch.distributions.exponential import Exponential
+from ember.torch.distributions.fishersnedecor import FisherSnedecor
 from ember.torch.distributions.gamma import Gamma
 from ember.torch.distributions.geometric import Geometric
 from ember.torch.distributions.gumbel import Gumbel
@@ -32,6 +33,7 @@ from ember.torch.distributions.half_cauchy import HalfCauchy
 from ember.torch.distributions.independent import Independent
 from ember.torch.distributions.inverse_gamma import InverseGamma
 from ember.torch.distributions.kl import kl_divergence, register_kl
+from ember.torch.distributions.kumaraswamy import Kumaraswamy
 from ember.torch.distributions.laplace import Laplace
 from ember.torch.distributions.log_normal import LogNormal
 from ember.torch.distributions.logistic_normal import LogisticNormal
@@ -58,12 +60,12 @@ from ember.torch.distributions.weibull import Weibull
 
 __all__ = ["AbsTransform", "AffineTransform", "Bernoulli", "Beta", "Binomial", "Categorical", "Cauchy", "Chi2",
            "ComposeTransform", "ContinuousBernoulli", "Dirichlet", "Distribution", "ExpRelaxedCategorical",
-           "ExpTransform", "Exponential", "ExponentialFamily", "Gamma", "Geometric", "Gumbel", "HalfCauchy",
-           "HalfNormal", "Independent", "IndependentTransform", "InverseGamma", "Laplace", "LogNormal",
-           "LogisticNormal", "LogitRelaxedBernoulli", "LowRankMultivariateNormal", "LowerCholeskyTransform",
-           "MixtureSameFamily", "Multinomial", "MultivariateNormal", "NegativeBinomial", "Normal", "OneHotCategorical",
-           "OneHotCategoricalStraightThrough", "Pareto", "Poisson", "PowerTransform", "RelaxedBernoulli",
-           "RelaxedOneHotCategorical", "SigmoidTransform", "SoftmaxTransform", "SoftplusTransform",
+           "ExpTransform", "Exponential", "ExponentialFamily", "FisherSnedecor", "Gamma", "Geometric", "Gumbel",
+           "HalfCauchy", "HalfNormal", "Independent", "IndependentTransform", "InverseGamma", "Kumaraswamy", "Laplace",
+           "LogNormal", "LogisticNormal", "LogitRelaxedBernoulli", "LowRankMultivariateNormal",
+           "LowerCholeskyTransform", "MixtureSameFamily", "Multinomial", "MultivariateNormal", "NegativeBinomial",
+           "Normal", "OneHotCategorical", "OneHotCategoricalStraightThrough", "Pareto", "Poisson", "PowerTransform",
+           "RelaxedBernoulli", "RelaxedOneHotCategorical", "SigmoidTransform", "SoftmaxTransform", "SoftplusTransform",
            "StickBreakingTransform", "StudentT", "TanhTransform", "Transform", "TransformedDistribution", "Uniform",
            "Weibull", "biject_to", "constraints", "identity_transform", "kl_divergence", "register_kl", "transform_to",
            "transforms"]
