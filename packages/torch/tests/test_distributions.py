@@ -647,3 +647,17 @@ def test_kumaraswamy_and_fisher_snedecor_closed_forms():
     torch.manual_seed(17)
     s = N(f.sample((20000,)))
     assert abs(s.mean() - d2 / (d2 - 2)) < 0.05
+
+
+def test_von_mises_density_normalises_and_samples_have_its_circular_moments():
+    kappa = np.array([0.3, 2.0, 40.0])
+    d = D.VonMises(T([0.5, -2.0, 3.0]), T(kappa))
+    grid = -np.pi + (np.arange(20000) + 0.5) * (2 * np.pi / 20000)
+    dens = np.exp(N(d.log_prob(T(np.repeat(grid[:, None], 3, 1)))))
+    np.testing.assert_allclose(dens.sum(0) * 2 * np.pi / 20000, 1.0, rtol=1e-9)
+    torch.manual_seed(18)
+    s = N(d.sample((20000,)))
+    assert ((s >= -np.pi) & (s < np.pi)).all()
+    resultant = np.mean(np.exp(1j * (s - [0.5, -2.0, 3.0])), 0)
+    np.testing.assert_allclose(np.angle(resultant), 0.0, atol=0.1)
+    np.testing.assert_allclose(1 - np.abs(resultant), N(d.variance), atol=0.02)

@@ -56,6 +56,7 @@ from ember.torch.distributions.transforms import (AbsTransform, AffineTransform,
                                                   StickBreakingTransform, TanhTransform, Transform,
                                                   identity_transform)
 from ember.torch.distributions.uniform import Uniform
+from ember.torch.distributions.von_mises import VonMises
 from ember.torch.distributions.weibull import Weibull
 
 __all__ = ["AbsTransform", "AffineTransform", "Bernoulli", "Beta", "Binomial", "Categorical", "Cauchy", "Chi2",
@@ -67,5 +68,5 @@ __all__ = ["AbsTransform", "AffineTransform", "Bernoulli", "Beta", "Binomial", "
            "Normal", "OneHotCategorical", "OneHotCategoricalStraightThrough", "Pareto", "Poisson", "PowerTransform",
            "RelaxedBernoulli", "RelaxedOneHotCategorical", "SigmoidTransform", "SoftmaxTransform", "SoftplusTransform",
            "StickBreakingTransform", "StudentT", "TanhTransform", "Transform", "TransformedDistribution", "Uniform",
-           "Weibull", "biject_to", "constraints", "identity_transform", "kl_divergence", "register_kl", "transform_to",
-           "transforms"]
+           "VonMises", "Weibull", "biject_to", "constraints", "identity_transform", "kl_divergence", "register_kl",
+           "transform_to", "transforms"]
