@@ -661,3 +661,15 @@ def test_von_mises_density_normalises_and_samples_have_its_circular_moments():
     resultant = np.mean(np.exp(1j * (s - [0.5, -2.0, 3.0])), 0)
     np.testing.assert_allclose(np.angle(resultant), 0.0, atol=0.1)
     np.testing.assert_allclose(1 - np.abs(resultant), N(d.variance), atol=0.02)
+
+
+def test_generalized_pareto_reduces_to_exponential_and_samples_by_inverse_cdf():
+    d0 = D.GeneralizedPareto(T(1.0), T(2.0), T(0.0))
+    close(d0.log_prob(T(3.0)), -np.log(2.0) - 1.0)  # xi = 0: Exponential(1/2) shifted by 1
+    d = D.GeneralizedPareto(T(0.0), T(1.0), T(0.2))
+    x = 1.5
+    close(d.log_prob(T(x)), -1.2 / 0.2 * np.log1p(0.2 * x))
+    close(d.cdf(d.icdf(T(0.7))), 0.7, rtol=1e-9)
+    torch.manual_seed(19)
+    s = N(d.sample((20000,)))
+    assert abs(s.mean() - 1 / 0.8) < 5 * math.sqrt(float(N(d.variance)) / 20000)

@@ -26,6 +26,7 @@ from ember.torch.distributions.exp_family import ExponentialFamily
 from ember.torch.distributions.exponential import Exponential
 from ember.torch.distributions.fishersnedecor import FisherSnedecor
 from ember.torch.distributions.gamma import Gamma
+from ember.torch.distributions.generalized_pareto import GeneralizedPareto
 from ember.torch.distributions.geometric import Geometric
 from ember.torch.distributions.gumbel import Gumbel
 from ember.torch.distributions.half_normal import HalfNormal
@@ -61,12 +62,12 @@ from ember.torch.distributions.weibull import Weibull
 
 __all__ = ["AbsTransform", "AffineTransform", "Bernoulli", "Beta", "Binomial", "Categorical", "Cauchy", "Chi2",
            "ComposeTransform", "ContinuousBernoulli", "Dirichlet", "Distribution", "ExpRelaxedCategorical",
-           "ExpTransform", "Exponential", "ExponentialFamily", "FisherSnedecor", "Gamma", "Geometric", "Gumbel",
-           "HalfCauchy", "HalfNormal", "Independent", "IndependentTransform", "InverseGamma", "Kumaraswamy", "Laplace",
-           "LogNormal", "LogisticNormal", "LogitRelaxedBernoulli", "LowRankMultivariateNormal",
-           "LowerCholeskyTransform", "MixtureSameFamily", "Multinomial", "MultivariateNormal", "NegativeBinomial",
-           "Normal", "OneHotCategorical", "OneHotCategoricalStraightThrough", "Pareto", "Poisson", "PowerTransform",
-           "RelaxedBernoulli", "RelaxedOneHotCategorical", "SigmoidTransform", "SoftmaxTransform", "SoftplusTransform",
-           "StickBreakingTransform", "StudentT", "TanhTransform", "Transform", "TransformedDistribution", "Uniform",
-           "VonMises", "Weibull", "biject_to", "constraints", "identity_transform", "kl_divergence", "register_kl",
-           "transform_to", "transforms"]
+           "ExpTransform", "Exponential", "ExponentialFamily", "FisherSnedecor", "Gamma", "GeneralizedPareto",
+           "Geometric", "Gumbel", "HalfCauchy", "HalfNormal", "Independent", "IndependentTransform", "InverseGamma",
+           "Kumaraswamy", "Laplace", "LogNormal", "LogisticNormal", "LogitRelaxedBernoulli",
+           "LowRankMultivariateNormal", "LowerCholeskyTransform", "MixtureSameFamily", "Multinomial",
+           "MultivariateNormal", "NegativeBinomial", "Normal", "OneHotCategorical", "OneHotCategoricalStraightThrough",
+           "Pareto", "Poisson", "PowerTransform", "RelaxedBernoulli", "RelaxedOneHotCategorical", "SigmoidTransform",
+           "SoftmaxTransform", "SoftplusTransform", "StickBreakingTransform", "StudentT", "TanhTransform", "Transform",
+           "TransformedDistribution", "Uniform", "VonMises", "Weibull", "biject_to", "constraints",
+           "identity_transform", "kl_divergence", "register_kl", "transform_to", "transforms"]
