@@ -380,3 +380,26 @@ def test_generalized_pareto_matches_pytorch_in_float32():
     for fn in (lambda d, v: d.log_prob(v), lambda d, v: d.cdf(v), lambda d, v: d.icdf(v * 0 + 0.3),
                lambda d, v: d.mean, lambda d, v: d.variance, lambda d, v: d.entropy()):
         np.testing.assert_allclose(_np(fn(ds[0], vals[0])), _np(fn(ds[1], vals[1])), rtol=2e-5, atol=1e-6)
+
+
+def test_matrix_reshape_stack_and_cdf_transforms_match_pytorch():
+    m = np.array([[[0.5, 2.0], [-1.0, 0.2]], [[0.1, 0.0], [0.3, -0.4]]])
+    x = REAL
+    pairs = [
+        (ed.PositiveDefiniteTransform(), td.PositiveDefiniteTransform(), m, False),
+        (ed.ReshapeTransform((3,), (3, 1)), td.ReshapeTransform((3,), (3, 1)), x, True),
+        (ed.StackTransform([ed.ExpTransform(), ed.AffineTransform(1.0, 2.0)], dim=0),
+         td.StackTransform([td.ExpTransform(), td.AffineTransform(1.0, 2.0)], dim=0), x[:, 0], True),
+        (ed.CumulativeDistributionTransform(ed.Normal(_e(0.5), _e(2.0))),
+         td.CumulativeDistributionTransform(td.Normal(_t(0.5), _t(2.0))), x, True),
+    ]
+    for e, t, a, ladj in pairs:
+        ey, ty = e(_e(a)), t(_t(a))
+        np.testing.assert_allclose(_np(ey), _np(ty), rtol=1e-12)
+        np.testing.assert_allclose(_np(e.inv(ey)), _np(t.inv(ty)), rtol=1e-9, atol=1e-12)
+        if ladj:
+            np.testing.assert_allclose(_np(e.log_abs_det_jacobian(_e(a), ey)), _np(t.log_abs_det_jacobian(_t(a), ty)),
+                                       rtol=1e-12)
+    assert tuple(ed.ReshapeTransform((3,), (3, 1)).forward_shape((2, 3))) == (2, 3, 1)
+    y = ed.transform_to(ed.constraints.positive_definite)(_e(m))
+    assert bool(ed.constraints.positive_definite.check(y).all())

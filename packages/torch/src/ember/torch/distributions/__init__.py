@@ -51,23 +51,25 @@ from ember.torch.distributions.relaxed_bernoulli import LogitRelaxedBernoulli, R
 from ember.torch.distributions.relaxed_categorical import ExpRelaxedCategorical, RelaxedOneHotCategorical
 from ember.torch.distributions.studentT import StudentT
 from ember.torch.distributions.transformed_distribution import TransformedDistribution
-from ember.torch.distributions.transforms import (AbsTransform, AffineTransform, ComposeTransform, ExpTransform,
-                                                  IndependentTransform, LowerCholeskyTransform, PowerTransform,
-                                                  SigmoidTransform, SoftmaxTransform, SoftplusTransform,
-                                                  StickBreakingTransform, TanhTransform, Transform,
-                                                  identity_transform)
+from ember.torch.distributions.transforms import (AbsTransform, AffineTransform, ComposeTransform,
+                                                  CumulativeDistributionTransform, ExpTransform, IndependentTransform,
+                                                  LowerCholeskyTransform, PositiveDefiniteTransform, PowerTransform,
+                                                  ReshapeTransform, SigmoidTransform, SoftmaxTransform,
+                                                  SoftplusTransform, StackTransform, StickBreakingTransform,
+                                                  TanhTransform, Transform, identity_transform)
 from ember.torch.distributions.uniform import Uniform
 from ember.torch.distributions.von_mises import VonMises
 from ember.torch.distributions.weibull import Weibull
 
 __all__ = ["AbsTransform", "AffineTransform", "Bernoulli", "Beta", "Binomial", "Categorical", "Cauchy", "Chi2",
-           "ComposeTransform", "ContinuousBernoulli", "Dirichlet", "Distribution", "ExpRelaxedCategorical",
-           "ExpTransform", "Exponential", "ExponentialFamily", "FisherSnedecor", "Gamma", "GeneralizedPareto",
-           "Geometric", "Gumbel", "HalfCauchy", "HalfNormal", "Independent", "IndependentTransform", "InverseGamma",
-           "Kumaraswamy", "Laplace", "LogNormal", "LogisticNormal", "LogitRelaxedBernoulli",
-           "LowRankMultivariateNormal", "LowerCholeskyTransform", "MixtureSameFamily", "Multinomial",
-           "MultivariateNormal", "NegativeBinomial", "Normal", "OneHotCategorical", "OneHotCategoricalStraightThrough",
-           "Pareto", "Poisson", "PowerTransform", "RelaxedBernoulli", "RelaxedOneHotCategorical", "SigmoidTransform",
-           "SoftmaxTransform", "SoftplusTransform", "StickBreakingTransform", "StudentT", "TanhTransform", "Transform",
+           "ComposeTransform", "ContinuousBernoulli", "CumulativeDistributionTransform", "Dirichlet", "Distribution",
+           "ExpRelaxedCategorical", "ExpTransform", "Exponential", "ExponentialFamily", "FisherSnedecor", "Gamma",
+           "GeneralizedPareto", "Geometric", "Gumbel", "HalfCauchy", "HalfNormal", "Independent",
+           "IndependentTransform", "InverseGamma", "Kumaraswamy", "Laplace", "LogNormal", "LogisticNormal",
+           "LogitRelaxedBernoulli", "LowRankMultivariateNormal", "LowerCholeskyTransform", "MixtureSameFamily",
+           "Multinomial", "MultivariateNormal", "NegativeBinomial", "Normal", "OneHotCategorical",
+           "OneHotCategoricalStraightThrough", "Pareto", "Poisson", "PositiveDefiniteTransform", "PowerTransform",
+           "RelaxedBernoulli", "RelaxedOneHotCategorical", "ReshapeTransform", "SigmoidTransform", "SoftmaxTransform",
+           "SoftplusTransform", "StackTransform", "StickBreakingTransform", "StudentT", "TanhTransform", "Transform",
            "TransformedDistribution", "Uniform", "VonMises", "Weibull", "biject_to", "constraints",
            "identity_transform", "kl_divergence", "register_kl", "transform_to", "transforms"]
