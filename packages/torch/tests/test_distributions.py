@@ -51,6 +51,16 @@ def test_special_function_gradients_by_finite_differences():
     np.testing.assert_allclose(N(x.grad), fd, rtol=1e-6)
 
 
+def test_special_functions_pass_gradcheck_and_gradgradcheck():
+    x = T([0.7, 2.0, 5.5], requires_grad=True)
+    a = T([0.7, 2.0, 5.5])
+    assert torch.gradcheck(lgamma, (x,)) and torch.gradgradcheck(lgamma, (x,))
+    assert torch.gradcheck(lambda v: polygamma(2, v), (x,))
+    assert torch.gradcheck(lambda v: gammainc(a, v), (x,))
+    with pytest.raises(NotImplementedError, match="first argument"):
+        gammainc(T([1.0], requires_grad=True), T([1.0])).sum().backward()
+
+
 def test_gammainc_against_the_exponential_and_erf_cases():
     x = np.array([0.1, 1.0, 3.0, 20.0])
     close(gammainc(T(np.ones(4)), T(x)), 1 - np.exp(-x), rtol=1e-12)  # a = 1: the exponential CDF
@@ -480,6 +490,11 @@ def test_mixture_same_family_log_prob_and_sample_statistics():
     (lambda: D.HalfNormal(T(2.0)), 2 * math.sqrt(2 / math.pi), 4 * (1 - 2 / math.pi)),
     (lambda: D.Geometric(T(0.25)), 3.0, 12.0),
     (lambda: D.Gumbel(T(1.0), T(2.0)), 1.0 + 2 * 0.5772156649015329, math.pi**2 / 6 * 4),
+    (lambda: D.Pareto(T(1.0), T(10.0)), 10 / 9, 10 / (81 * 8)),
+    (lambda: D.Weibull(T(2.0), T(1.5)), 2 * math.gamma(1 + 1 / 1.5),
+     4 * (math.gamma(1 + 2 / 1.5) - math.gamma(1 + 1 / 1.5) ** 2)),
+    (lambda: D.InverseGamma(T(6.0), T(2.0)), 0.4, 4 / (25 * 4)),
+    (lambda: D.NegativeBinomial(T(4.0), T(0.3)), 4 * 0.3 / 0.7, 4 * 0.3 / 0.49),
 ])
 def test_further_families_sample_mean_and_variance(make, mean, var):
     torch.manual_seed(11)
@@ -556,3 +571,105 @@ def test_reinforce_and_vae_updates_reach_the_network_weights():
     np.testing.assert_allclose(N(kl), expected, rtol=1e-5, atol=1e-6)
     (kl.mean() + z.pow(2).sum()).backward()
     assert float(enc.weight.grad.abs().sum()) > 0
+
+
+def test_lowrank_multivariate_normal_agrees_with_its_dense_covariance():
+    W, diag = np.array([[1.0, 0.2], [0.5, -0.3], [0.0, 0.8]]), np.array([0.5, 1.0, 2.0])
+    loc, x = np.array([0.1, -0.2, 0.3]), np.array([1.0, 0.0, -1.0])
+    cov = W @ W.T + np.diag(diag)
+    d = D.LowRankMultivariateNormal(T(loc), T(W), T(diag))
+    diff = x - loc
+    expected = -0.5 * (3 * np.log(2 * np.pi) + np.log(np.linalg.det(cov)) + diff @ np.linalg.solve(cov, diff))
+    close(d.log_prob(T(x)), expected, rtol=1e-10)
+    close(d.entropy(), 0.5 * np.log(np.linalg.det(2 * np.pi * np.e * cov)), rtol=1e-10)
+    close(d.precision_matrix, np.linalg.inv(cov), rtol=1e-10)
+    close(d.variance, np.diag(cov))
+    dense = D.MultivariateNormal(T(loc), T(cov))
+    close(D.kl_divergence(d, dense), 0.0, atol=1e-10)
+    torch.manual_seed(15)
+    s = N(d.sample((20000,)))
+    np.testing.assert_allclose(np.cov(s.T), cov, atol=0.1)
+
+
+def test_continuous_bernoulli_density_integrates_to_one_and_kl_to_unit_uniform_is_minus_entropy():
+    lam = np.array([0.1, 0.4995, 0.5, 0.8])
+    d = D.ContinuousBernoulli(T(lam))
+    grid = (np.arange(20000) + 0.5) / 20000
+    dens = np.exp(N(d.log_prob(T(np.repeat(grid[:, None], 4, 1)))))
+    np.testing.assert_allclose(dens.mean(0), 1.0, rtol=1e-6)
+    np.testing.assert_allclose(N(d.mean), (dens * grid[:, None]).mean(0), rtol=1e-6)
+    close(D.kl_divergence(d, D.Uniform(T(0.0), T(1.0))), -N(d.entropy()))
+    torch.manual_seed(16)
+    s = N(D.ContinuousBernoulli(T(0.8)).sample((20000,)))
+    assert abs(s.mean() - float(N(D.ContinuousBernoulli(T(0.8)).mean))) < 0.01
+
+
+def test_bernoulli_log_prob_gradient_at_one_half_is_exact():
+    p = T([0.5], requires_grad=True)
+    D.Bernoulli(p).log_prob(T([1.0])).sum().backward()
+    close(p.grad, [2.0])  # d/dp log p = 1/p
+
+
+def test_utils_probs_logits_and_triangular_vectors():
+    from ember.torch.distributions.utils import (broadcast_all, logits_to_probs, probs_to_logits, tril_matrix_to_vec,
+                                                 vec_to_tril_matrix)
+
+    p = np.array([0.1, 0.5, 0.9])
+    close(probs_to_logits(T(p), is_binary=True), np.log(p / (1 - p)))
+    close(logits_to_probs(probs_to_logits(T(p), is_binary=True), is_binary=True), p)
+    close(logits_to_probs(T(np.log([1.0, 3.0]))), [0.25, 0.75])
+    m = np.arange(18.0).reshape(2, 3, 3)
+    for diag in (0, -1):
+        v = tril_matrix_to_vec(T(m), diag)
+        assert tuple(v.shape) == (2, 6 if diag == 0 else 3)
+        close(vec_to_tril_matrix(v, diag), np.tril(m, diag))
+    a, b = broadcast_all(T([1.0, 2.0]), 3.0)
+    assert tuple(b.shape) == (2,) and b.dtype == torch.float64
+    with pytest.raises(ValueError, match="numbers.Number"):
+        broadcast_all(T([1.0]), "x")
+
+
+def test_kumaraswamy_and_fisher_snedecor_closed_forms():
+    a, b = np.array([2.0, 3.0]), np.array([5.0, 1.5])
+    k = D.Kumaraswamy(T(a), T(b))
+    x = np.array([0.3, 0.8])
+    close(k.log_prob(T(x)), np.log(a * b) + (a - 1) * np.log(x) + (b - 1) * np.log1p(-(x**a)), rtol=1e-9)
+    grid = (np.arange(200000) + 0.5) / 200000
+    dens = a * b * grid[:, None] ** (a - 1) * (1 - grid[:, None] ** a) ** (b - 1)
+    np.testing.assert_allclose(N(k.mode), grid[dens.argmax(0)], atol=1e-4)
+    np.testing.assert_allclose(N(k.mean), (grid[:, None] * dens).mean(0), rtol=1e-6)
+    d1, d2, v = 4.0, 10.0, 1.3
+    f = D.FisherSnedecor(T(d1), T(d2))
+    log_beta = lg(d1 / 2) + lg(d2 / 2) - lg((d1 + d2) / 2)
+    expected = (0.5 * d1 * np.log(d1 / d2) + (0.5 * d1 - 1) * np.log(v) - 0.5 * (d1 + d2) * np.log1p(d1 / d2 * v)
+                - log_beta)
+    close(f.log_prob(T(v)), expected)
+    torch.manual_seed(17)
+    s = N(f.sample((20000,)))
+    assert abs(s.mean() - d2 / (d2 - 2)) < 0.05
+
+
+def test_von_mises_density_normalises_and_samples_have_its_circular_moments():
+    kappa = np.array([0.3, 2.0, 40.0])
+    d = D.VonMises(T([0.5, -2.0, 3.0]), T(kappa))
+    grid = -np.pi + (np.arange(20000) + 0.5) * (2 * np.pi / 20000)
+    dens = np.exp(N(d.log_prob(T(np.repeat(grid[:, None], 3, 1)))))
+    np.testing.assert_allclose(dens.sum(0) * 2 * np.pi / 20000, 1.0, rtol=1e-9)
+    torch.manual_seed(18)
+    s = N(d.sample((20000,)))
+    assert ((s >= -np.pi) & (s < np.pi)).all()
+    resultant = np.mean(np.exp(1j * (s - [0.5, -2.0, 3.0])), 0)
+    np.testing.assert_allclose(np.angle(resultant), 0.0, atol=0.1)
+    np.testing.assert_allclose(1 - np.abs(resultant), N(d.variance), atol=0.02)
+
+
+def test_generalized_pareto_reduces_to_exponential_and_samples_by_inverse_cdf():
+    d0 = D.GeneralizedPareto(T(1.0), T(2.0), T(0.0))
+    close(d0.log_prob(T(3.0)), -np.log(2.0) - 1.0)  # xi = 0: Exponential(1/2) shifted by 1
+    d = D.GeneralizedPareto(T(0.0), T(1.0), T(0.2))
+    x = 1.5
+    close(d.log_prob(T(x)), -1.2 / 0.2 * np.log1p(0.2 * x))
+    close(d.cdf(d.icdf(T(0.7))), 0.7, rtol=1e-9)
+    torch.manual_seed(19)
+    s = N(d.sample((20000,)))
+    assert abs(s.mean() - 1 / 0.8) < 5 * math.sqrt(float(N(d.variance)) / 20000)

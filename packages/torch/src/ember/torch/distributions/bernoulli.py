@@ -16,8 +16,9 @@ __all__ = ["Bernoulli"]
 
 
 def _bce_with_logits(logits, target):
-    """Binary cross-entropy from logits, written to stay finite for large |logits|."""
-    return logits.clamp(min=0) - logits * target + torch.log1p(torch.exp(-logits.abs()))
+    """Binary cross-entropy from logits: softplus keeps it finite for large |logits| and its gradient,
+    sigmoid(logits) - target, exact at logits = 0 (where a max(x, 0) + log1p(exp(-|x|)) form is not)."""
+    return torch.softplus(logits) - logits * target
 
 
 class Bernoulli(ExponentialFamily):

@@ -21,6 +21,13 @@ class Categorical(Distribution):
 
     Raises:
         ValueError: when both or neither of `probs` and `logits` are given, or the parameter has no dim.
+
+    Example:
+        >>> d = Categorical(torch.tensor([0.25, 0.25, 0.5]))
+        >>> d.log_prob(torch.tensor(2)).exp()
+        tensor(0.5000)
+        >>> d.sample((4,)).shape
+        ember.Size([4])
     """
 
     arg_constraints = {"probs": constraints.simplex, "logits": constraints.independent(constraints.real, 1)}

@@ -18,7 +18,14 @@ __all__ = ["Gamma"]
 
 
 class Gamma(ExponentialFamily):
-    """The gamma distribution with shape `concentration` and inverse scale `rate` (mean concentration / rate)."""
+    """The gamma distribution with shape `concentration` and inverse scale `rate` (mean concentration / rate).
+
+    Example:
+        >>> alpha = torch.tensor([2.0], requires_grad=True)
+        >>> Gamma(alpha, torch.tensor([1.0])).rsample((3,)).sum().backward()  # implicit reparametrisation
+        >>> alpha.grad.shape
+        ember.Size([1])
+    """
 
     arg_constraints = {"concentration": constraints.positive, "rate": constraints.positive}
     support = constraints.nonnegative

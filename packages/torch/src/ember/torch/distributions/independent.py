@@ -17,6 +17,13 @@ class Independent(Distribution):
 
     Raises:
         ValueError: when `reinterpreted_batch_ndims` exceeds the base's batch dims.
+
+    Example:
+        >>> import ember.autograd as torch
+        >>> from ember.torch.distributions.normal import Normal
+        >>> d = Independent(Normal(torch.zeros(2, 3), torch.ones(2, 3)), 1)
+        >>> d.batch_shape, d.event_shape, d.log_prob(torch.zeros(2, 3)).shape
+        (ember.Size([2]), ember.Size([3]), ember.Size([2]))
     """
 
     arg_constraints: dict = {}

@@ -20,6 +20,7 @@ from ember.torch.distributions.beta import Beta
 from ember.torch.distributions.binomial import Binomial
 from ember.torch.distributions.categorical import Categorical
 from ember.torch.distributions.cauchy import Cauchy
+from ember.torch.distributions.continuous_bernoulli import ContinuousBernoulli
 from ember.torch.distributions.dirichlet import Dirichlet
 from ember.torch.distributions.distribution import Distribution
 from ember.torch.distributions.exp_family import ExponentialFamily
@@ -30,9 +31,11 @@ from ember.torch.distributions.gumbel import Gumbel
 from ember.torch.distributions.half_normal import HalfNormal
 from ember.torch.distributions.independent import Independent
 from ember.torch.distributions.laplace import Laplace
+from ember.torch.distributions.lowrank_multivariate_normal import LowRankMultivariateNormal
 from ember.torch.distributions.multivariate_normal import MultivariateNormal, _batch_mahalanobis, _solve_lower
 from ember.torch.distributions.normal import Normal
 from ember.torch.distributions.one_hot_categorical import OneHotCategorical
+from ember.torch.distributions.pareto import Pareto
 from ember.torch.distributions.poisson import Poisson
 from ember.torch.distributions.transformed_distribution import TransformedDistribution
 from ember.torch.distributions.uniform import Uniform
@@ -145,6 +148,12 @@ def _kl_categorical_categorical(p, q):
     return t.sum(-1)
 
 
+@register_kl(ContinuousBernoulli, ContinuousBernoulli)
+def _kl_continuous_bernoulli_continuous_bernoulli(p, q):
+    return (p.mean * (p.logits - q.logits) + p._cont_bern_log_norm() + torch.log1p(-p.probs)
+            - q._cont_bern_log_norm() - torch.log1p(-q.probs))
+
+
 @register_kl(Dirichlet, Dirichlet)
 def _kl_dirichlet_dirichlet(p, q):
     sum_p = p.concentration.sum(-1)
@@ -217,7 +226,12 @@ def _kl_laplace_laplace(p, q):
 
 
 @register_kl(MultivariateNormal, MultivariateNormal)
+@register_kl(LowRankMultivariateNormal, LowRankMultivariateNormal)
+@register_kl(MultivariateNormal, LowRankMultivariateNormal)
+@register_kl(LowRankMultivariateNormal, MultivariateNormal)
 def _kl_mvn_mvn(p, q):
+    """Between Gaussians of any parameterization, through their Cholesky factors (dense for the low-rank
+    ones: O(n^3), where PyTorch's low-rank pairs use the Woodbury identity)."""
     if p.event_shape != q.event_shape:
         raise ValueError("KL-divergence between two Multivariate Normals with different event shapes cannot be "
                          "computed")
@@ -241,6 +255,13 @@ def _kl_normal_normal(p, q):
 @register_kl(OneHotCategorical, OneHotCategorical)
 def _kl_onehotcategorical_onehotcategorical(p, q):
     return _kl_categorical_categorical(p._categorical, q._categorical)
+
+
+@register_kl(Pareto, Pareto)
+def _kl_pareto_pareto(p, q):
+    alpha_ratio = q.alpha / p.alpha
+    result = q.alpha * (p.scale / q.scale).log() - alpha_ratio.log() + alpha_ratio - 1
+    return torch.where(p.scale < q.scale, _inf_like(result), result)
 
 
 @register_kl(Poisson, Poisson)
@@ -414,6 +435,74 @@ def _kl_gumbel_normal(p, q):
     return -p.entropy() - _expected_log_normal(p.mean, p.variance, q)
 
 
+def _expected_log_cb(mean, q):
+    """E[log q(x)] for q ContinuousBernoulli, given E[x]: the log density is linear in x."""
+    return mean * q.logits + torch.log1p(-q.probs) + q._cont_bern_log_norm()
+
+
+@register_kl(Beta, ContinuousBernoulli)
+def _kl_beta_continuous_bernoulli(p, q):
+    return -p.entropy() - _expected_log_cb(p.mean, q)
+
+
+@register_kl(Uniform, ContinuousBernoulli)
+def _kl_uniform_continuous_bernoulli(p, q):
+    result = -p.entropy() - _expected_log_cb(p.mean, q)
+    return torch.where((p.low < 0) | (p.high > 1), _inf_like(result), result)
+
+
+@register_kl(ContinuousBernoulli, Exponential)
+def _kl_continuous_bernoulli_exponential(p, q):
+    return -p.entropy() - q.rate.log() + q.rate * p.mean
+
+
+@register_kl(ContinuousBernoulli, Normal)
+def _kl_continuous_bernoulli_normal(p, q):
+    return -p.entropy() - _expected_log_normal(p.mean, p.variance, q)
+
+
+@register_kl(ContinuousBernoulli, Uniform)
+def _kl_continuous_bernoulli_uniform(p, q):
+    result = -p.entropy() + (q.high - q.low).log()
+    return torch.where((q.low > 0) | (q.high < 1), _inf_like(result), result)
+
+
+def _pareto_moments(p):
+    """E[x] (inf unless alpha > 1), E[x^2] (inf unless alpha > 2) and E[log x] of a Pareto."""
+    a = p.alpha
+    mean = torch.where(a > 1, a * p.scale / (a - 1), _inf_like(a))
+    second = torch.where(a > 2, a * p.scale.pow(2) / (a - 2), _inf_like(a))
+    return mean, second, p.scale.log() + a.reciprocal()
+
+
+@register_kl(Pareto, Exponential)
+def _kl_pareto_exponential(p, q):
+    mean, _, _ = _pareto_moments(p)
+    return -p.entropy() - q.rate.log() + q.rate * mean
+
+
+@register_kl(Pareto, Gamma)
+def _kl_pareto_gamma(p, q):
+    mean, _, mean_log = _pareto_moments(p)
+    return -p.entropy() - _expected_log_gamma(mean, mean_log, q)
+
+
+@register_kl(Pareto, Normal)
+def _kl_pareto_normal(p, q):
+    mean, second, _ = _pareto_moments(p)
+    var = second - mean.pow(2)
+    result = -p.entropy() - _expected_log_normal(mean, var, q)
+    return torch.where(p.alpha > 2, result, _inf_like(result))
+
+
+@register_kl(Uniform, Pareto)
+def _kl_uniform_pareto(p, q):
+    expected_log_q = (q.alpha.log() + q.alpha * q.scale.log()
+                      - (q.alpha + 1) * _uniform_mean_log(p.low, p.high))
+    result = -p.entropy() - expected_log_q
+    return torch.where(p.low < q.scale, _inf_like(result), result)
+
+
 def _infinite(param: str) -> Callable:
     """KL(p || q) = inf: q's support does not cover p's."""
     return lambda p, q: _inf_like(getattr(p, param))
@@ -424,5 +513,11 @@ for _p, _q, _param in [(Exponential, Beta, "rate"), (Exponential, Uniform, "rate
                        (Laplace, Gamma, "loc"), (Laplace, Uniform, "loc"), (Normal, Beta, "loc"),
                        (Normal, Exponential, "loc"), (Normal, Gamma, "loc"), (Normal, Uniform, "loc"),
                        (Poisson, Bernoulli, "rate"), (Poisson, Binomial, "rate"), (Gumbel, Beta, "loc"),
-                       (Gumbel, Exponential, "loc"), (Gumbel, Gamma, "loc"), (Gumbel, Uniform, "loc")]:
+                       (Gumbel, Exponential, "loc"), (Gumbel, Gamma, "loc"), (Gumbel, Uniform, "loc"),
+                       (Pareto, Beta, "scale"), (Pareto, Uniform, "scale"), (Beta, Pareto, "concentration1"),
+                       (Exponential, Pareto, "rate"), (Gamma, Pareto, "concentration"), (Gumbel, Pareto, "loc"),
+                       (Laplace, Pareto, "loc"), (Normal, Pareto, "loc"), (ContinuousBernoulli, Pareto, "probs"),
+                       (Exponential, ContinuousBernoulli, "rate"), (Gamma, ContinuousBernoulli, "concentration"),
+                       (Gumbel, ContinuousBernoulli, "loc"), (Laplace, ContinuousBernoulli, "loc"),
+                       (Normal, ContinuousBernoulli, "loc"), (Pareto, ContinuousBernoulli, "scale")]:
     register_kl(_p, _q)(_infinite(_param))

@@ -17,8 +17,9 @@ from ember.torch.distributions import constraints
 from ember.torch.distributions.utils import _sum_rightmost, clamp_probs
 
 __all__ = ["Transform", "AbsTransform", "AffineTransform", "ComposeTransform", "ExpTransform", "IndependentTransform",
-           "LowerCholeskyTransform", "PowerTransform", "SigmoidTransform", "SoftmaxTransform", "SoftplusTransform",
-           "StickBreakingTransform", "TanhTransform", "identity_transform"]
+           "LowerCholeskyTransform", "PositiveDefiniteTransform", "ReshapeTransform", "StackTransform",
+           "CumulativeDistributionTransform", "PowerTransform", "SigmoidTransform", "SoftmaxTransform",
+           "SoftplusTransform", "StickBreakingTransform", "TanhTransform", "identity_transform"]
 
 
 class Transform:
@@ -549,6 +550,151 @@ class LowerCholeskyTransform(Transform):
 
     def _inverse(self, y):
         return y.tril(-1) + torch.diag_embed(y.diagonal(dim1=-2, dim2=-1).log())
+
+
+class PositiveDefiniteTransform(Transform):
+    """A positive-definite matrix L L^T from any square matrix, L = LowerCholeskyTransform()(x)."""
+
+    domain = constraints.independent(constraints.real, 2)
+    codomain = constraints.positive_definite
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, PositiveDefiniteTransform)
+
+    __hash__ = object.__hash__
+
+    def _call(self, x):
+        L = LowerCholeskyTransform()(x)
+        return torch.matmul(L, L.transpose(-1, -2))
+
+    def _inverse(self, y):
+        return LowerCholeskyTransform().inv(torch.linalg.cholesky(y))
+
+
+class ReshapeTransform(Transform):
+    """Reshapes the rightmost `in_shape` dims to `out_shape` (unit Jacobian)."""
+
+    bijective = True
+
+    def __init__(self, in_shape, out_shape, cache_size: int = 0) -> None:
+        self.in_shape, self.out_shape = Size(in_shape), Size(out_shape)
+        if self.in_shape.numel() != self.out_shape.numel():
+            raise ValueError("in_shape, out_shape have different numbers of elements")
+        super().__init__(cache_size=cache_size)
+
+    @constraints.dependent_property
+    def domain(self):
+        return constraints.independent(constraints.real, len(self.in_shape))
+
+    @constraints.dependent_property
+    def codomain(self):
+        return constraints.independent(constraints.real, len(self.out_shape))
+
+    def with_cache(self, cache_size: int = 1):
+        return self if self._cache_size == cache_size else ReshapeTransform(self.in_shape, self.out_shape, cache_size)
+
+    def _call(self, x):
+        return x.reshape(tuple(x.shape[:x.dim() - len(self.in_shape)]) + tuple(self.out_shape))
+
+    def _inverse(self, y):
+        return y.reshape(tuple(y.shape[:y.dim() - len(self.out_shape)]) + tuple(self.in_shape))
+
+    def log_abs_det_jacobian(self, x, y):
+        return torch.zeros(tuple(x.shape[:x.dim() - len(self.in_shape)]), dtype=x.dtype, device=x.device)
+
+    @staticmethod
+    def _swap(shape, old: Size, new: Size) -> Size:
+        if len(shape) < len(old):
+            raise ValueError("Too few dimensions on input")
+        cut = len(shape) - len(old)
+        if Size(shape[cut:]) != old:
+            raise ValueError(f"Shape mismatch: expected {Size(shape[cut:])} but got {old}")
+        return Size(tuple(shape[:cut]) + tuple(new))
+
+    def forward_shape(self, shape):
+        return self._swap(shape, self.in_shape, self.out_shape)
+
+    def inverse_shape(self, shape):
+        return self._swap(shape, self.out_shape, self.in_shape)
+
+
+class StackTransform(Transform):
+    """Applies `tseq[i]` to slice i of `dim`, as `torch.stack` would assemble them."""
+
+    def __init__(self, tseq, dim: int = 0, cache_size: int = 0) -> None:
+        if not all(isinstance(t, Transform) for t in tseq):
+            raise TypeError("StackTransform: every element of tseq must be a Transform")
+        if cache_size:
+            tseq = [t.with_cache(cache_size) for t in tseq]
+        super().__init__(cache_size=cache_size)
+        self.transforms = list(tseq)
+        self.dim = dim
+
+    def with_cache(self, cache_size: int = 1):
+        return self if self._cache_size == cache_size else StackTransform(self.transforms, self.dim, cache_size)
+
+    def _check(self, z, name: str) -> None:
+        if z.shape[self.dim] != len(self.transforms):
+            raise ValueError(f"StackTransform: {name}.size({self.dim}) = {z.shape[self.dim]} must equal "
+                             f"len(transforms) {len(self.transforms)}")
+
+    def _map(self, z, fn):
+        self._check(z, "input")
+        return torch.stack([fn(t, z.select(self.dim, i)) for i, t in enumerate(self.transforms)], self.dim)
+
+    def _call(self, x):
+        return self._map(x, lambda t, xs: t(xs))
+
+    def _inverse(self, y):
+        return self._map(y, lambda t, ys: t.inv(ys))
+
+    def log_abs_det_jacobian(self, x, y):
+        self._check(x, "x")
+        self._check(y, "y")
+        return torch.stack([t.log_abs_det_jacobian(x.select(self.dim, i), y.select(self.dim, i))
+                            for i, t in enumerate(self.transforms)], self.dim)
+
+    @property
+    def bijective(self):
+        return all(t.bijective for t in self.transforms)
+
+    @property
+    def domain(self):
+        return constraints.stack([t.domain for t in self.transforms], self.dim)
+
+    @property
+    def codomain(self):
+        return constraints.stack([t.codomain for t in self.transforms], self.dim)
+
+
+class CumulativeDistributionTransform(Transform):
+    """y = distribution.cdf(x): maps the distribution's support onto [0, 1] (for copulas)."""
+
+    bijective = True
+    codomain = constraints.unit_interval
+    sign = +1
+
+    def __init__(self, distribution, cache_size: int = 0) -> None:
+        super().__init__(cache_size=cache_size)
+        self.distribution = distribution
+
+    @property
+    def domain(self):
+        return self.distribution.support
+
+    def _call(self, x):
+        return self.distribution.cdf(x)
+
+    def _inverse(self, y):
+        return self.distribution.icdf(y)
+
+    def log_abs_det_jacobian(self, x, y):
+        return self.distribution.log_prob(x)
+
+    def with_cache(self, cache_size: int = 1):
+        if self._cache_size == cache_size:
+            return self
+        return CumulativeDistributionTransform(self.distribution, cache_size=cache_size)
 
 
 class AffineTransform(Transform):

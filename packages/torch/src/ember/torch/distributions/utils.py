@@ -16,7 +16,7 @@ __all__ = ["broadcast_all", "logits_to_probs", "probs_to_logits", "clamp_probs",
 euler_constant = 0.57721566490153286060  # Euler-Mascheroni constant
 
 
-def finfo(dtype) -> np.finfo:
+def _finfo(dtype) -> np.finfo:
     """numpy's float limits for an ember floating dtype."""
     return np.finfo(dtype.np)
 
@@ -56,7 +56,7 @@ def logits_to_probs(logits: Tensor, is_binary: bool = False) -> Tensor:
 
 def clamp_probs(probs: Tensor) -> Tensor:
     """Clamp into [eps, 1 - eps] so that logarithms stay finite."""
-    eps = float(finfo(probs.dtype).eps)
+    eps = float(_finfo(probs.dtype).eps)
     return probs.clamp(min=eps, max=1 - eps)
 
 
