@@ -137,7 +137,7 @@ def _embedding_bag_backward_cpu(grad, indices, offsets, bag_size, max_indices, n
 
 
 # --- validation and the public functions ------------------------------------------------
-def _check(op: str, input, weight) -> None:
+def _check(op: str, input, weight, *, bag: bool = False) -> None:
     if not isinstance(input, Tensor) or not isinstance(weight, Tensor):
         raise TypeError(f"{op}: expected input and weight tensors; got {describe(input)} and {describe(weight)}")
     if input.dtype.is_floating_point or input.dtype.name == "bool":
@@ -149,6 +149,10 @@ def _check(op: str, input, weight) -> None:
         return  # checking device indices would synchronize; the CUDA kernel reads 0 for bad ones
     i = input._np()
     if i.size and (i.min() < 0 or i.max() >= weight.shape[0]):
+        if bag:  # PyTorch's embedding_bag names the position and value
+            k = int(np.flatnonzero((i.reshape(-1) < 0) | (i.reshape(-1) >= weight.shape[0]))[0])
+            raise RuntimeError(f"Index {k} of input takes value {int(i.reshape(-1)[k])} which is not in the valid "
+                               f"range [0, {weight.shape[0]})")
         raise IndexError("index out of range in self")
 
 
@@ -208,7 +212,7 @@ def embedding_bag(input: Tensor, weight: Tensor, offsets: Tensor | None = None, 
     from ember.core import creation
     from ember.core.ops.layout import reshape
 
-    _check("embedding_bag", input, weight)
+    _check("embedding_bag", input, weight, bag=True)
     if mode not in _MODES:
         raise ValueError(f"mode has to be one of sum, mean or max; got {mode!r}")
     if scale_grad_by_freq or sparse:
