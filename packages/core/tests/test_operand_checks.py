@@ -168,3 +168,13 @@ def test_huge_scatter_with_short_source_raises_in_a_child_process():
     assert r.returncode == 0, r.stderr
     assert r.stdout.strip() == ("RuntimeError Expected index [16777216] to be no larger than self [16777216] apart "
                                 "from dimension 0 and to be no larger size than src [1]")
+
+
+def test_resize_refuses_negative_and_non_integer_sizes():
+    x = E.zeros(2)
+    with pytest.raises(RuntimeError, match="numel: integer multiplication overflow"):
+        x.resize_(3, -1)
+    with pytest.raises(TypeError, match="must be tuple of ints"):
+        x.resize_(2.5)
+    assert x.shape == (2,)
+    assert x.resize_((3, 2)).shape == (3, 2)
