@@ -13,6 +13,7 @@ import pytest
 
 import ember.core as E
 from ember.core.dispatch import get_op
+from ember.core.ops.optim_kernels import adam_step, sgd_step
 
 L = E.int64
 
@@ -95,6 +96,13 @@ CASES = [
     ("masked_scatter dtype",
      lambda m: m(_z(3, 4)).masked_scatter_(m(E.ones(3, 4, dtype=E.bool)), m(E.ones(12, dtype=E.float64))),
      RuntimeError, "masked_scatter_: expected self and source to have same dtypes but got Float and Double"),
+    ("sgd_step grad shorter than param",
+     lambda m: sgd_step(m(_z(10)), m(_z(3)), None, 0.1, 0.0, 0.0, 0.0, False, False, True),
+     ValueError, "sgd_step: state and gradient must have the parameter's shape"),
+    ("adam_step state shorter than param",
+     lambda m: adam_step(m(_z(10)), m(_z(10)), m(_z(10)), m(_z(4)), None, 1, 0.1, 0.9, 0.999, 1e-8, 0.0, False,
+                         False, False),
+     ValueError, "adam_step: state and gradient must have the parameter's shape"),
 ]
 
 
@@ -116,7 +124,9 @@ def test_operand_shapes_are_checked_before_the_cuda_kernel(fn, exc, msg):
 
 
 @pytest.mark.parametrize("name", ["scatter", "scatter_add", "scatter_reduce", "gather", "index_select", "index_add",
-                                  "index_copy", "index_fill", "put", "masked_scatter"])
+                                  "index_copy", "index_fill", "put", "masked_scatter", "resize_", "sgd_step",
+                                  "adam_step", "rmsprop_step", "adagrad_step", "adamax_step", "nadam_step",
+                                  "radam_step", "adadelta_step"])
 def test_bounded_ops_declare_a_meta_step(name):
     """The check belongs to the op, not to one device's kernel, so every device gets it."""
     assert get_op(name).check is not None
