@@ -188,3 +188,16 @@ def test_resize_refuses_negative_and_non_integer_sizes():
         x.resize_(2.5)
     assert x.shape == (2,)
     assert x.resize_((3, 2)).shape == (3, 2)
+
+
+def test_max_pool_backward_checks_its_indices_against_the_gradient():
+    from ember.core.ops.pool import max_pool2d_backward
+
+    grad = E.ones(1, 1, 2, 2)
+    with pytest.raises(RuntimeError, match="Expected shape of indices to be same as that of the gradient"):
+        max_pool2d_backward(grad, E.zeros(1, 1, 1, 2, dtype=L), (1, 1, 4, 4))
+    with pytest.raises(RuntimeError, match="Expected shape of indices to be same as that of the gradient"):
+        max_pool2d_backward(E.ones(2, 1, 2, 2), E.zeros(2, 1, 2, 2, dtype=L), (1, 1, 4, 4))
+    with pytest.raises(IndexError, match="Found an invalid max index: 99"):
+        max_pool2d_backward(grad, E.full((1, 1, 2, 2), 99, dtype=L), (1, 1, 4, 4))
+    assert max_pool2d_backward(grad, E.tensor([[[[0, 3], [8, 15]]]]), (1, 1, 4, 4)).sum().item() == 4.0
