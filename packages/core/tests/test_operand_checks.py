@@ -96,6 +96,13 @@ CASES = [
     ("masked_scatter dtype",
      lambda m: m(_z(3, 4)).masked_scatter_(m(E.ones(3, 4, dtype=E.bool)), m(E.ones(12, dtype=E.float64))),
      RuntimeError, "masked_scatter_: expected self and source to have same dtypes but got Float and Double"),
+    ("masked_fill mask does not broadcast", lambda m: E.masked_fill(m(_z(3, 4)), m(E.ones(3, 5, dtype=E.bool)), 1.0),
+     RuntimeError, "The size of tensor a (5) must match the size of tensor b (4) at non-singleton dimension 1"),
+    ("masked_fill_ mask larger than self",
+     lambda m: m(_z(3, 4)).masked_fill_(m(E.ones(2, 3, 4, dtype=E.bool)), 1.0),
+     RuntimeError, "output with shape [3, 4] doesn't match the broadcast shape [2, 3, 4]"),
+    ("masked_select mask does not broadcast", lambda m: E.masked_select(m(_z(3, 4)), m(E.ones(3, 5, dtype=E.bool))),
+     RuntimeError, "The size of tensor a (5) must match the size of tensor b (4) at non-singleton dimension 1"),
     ("sgd_step grad shorter than param",
      lambda m: sgd_step(m(_z(10)), m(_z(3)), None, 0.1, 0.0, 0.0, 0.0, False, False, True),
      ValueError, "sgd_step: state and gradient must have the parameter's shape"),
@@ -124,7 +131,8 @@ def test_operand_shapes_are_checked_before_the_cuda_kernel(fn, exc, msg):
 
 
 @pytest.mark.parametrize("name", ["scatter", "scatter_add", "scatter_reduce", "gather", "index_select", "index_add",
-                                  "index_copy", "index_fill", "put", "masked_scatter", "resize_", "sgd_step",
+                                  "index_copy", "index_fill", "put", "masked_scatter", "masked_fill",
+                                  "masked_select", "resize_", "sgd_step",
                                   "adam_step", "rmsprop_step", "adagrad_step", "adamax_step", "nadam_step",
                                   "radam_step", "adadelta_step"])
 def test_bounded_ops_declare_a_meta_step(name):

@@ -300,7 +300,7 @@ def _meta_gather(input, dim, index, *, sparse_grad=False, out=None) -> None:
         _check_gather_shapes(index, input, d)
 
 
-def _meta_scatter_any(op: str, input, dim, index, src) -> None:
+def _meta_scatter_any(input, dim, index, src) -> None:
     _check_long("scatter", index)
     d = _wrap_dim(input, dim)
     if isinstance(src, Tensor) and src._dtype is not input._dtype:
@@ -357,7 +357,7 @@ _scatter = declare("scatter")
 
 @_scatter.meta
 def _meta_scatter(input, dim, index, src, reduce=None, *, out=None) -> None:
-    _meta_scatter_any("scatter", input, dim, index, src)
+    _meta_scatter_any(input, dim, index, src)
 
 
 @_scatter.register("cpu")
@@ -375,7 +375,7 @@ _scatter_add = declare("scatter_add")
 
 @_scatter_add.meta
 def _meta_scatter_add(input, dim, index, src, *, out=None) -> None:
-    _meta_scatter_any("scatter_add", input, dim, index, src)
+    _meta_scatter_any(input, dim, index, src)
 
 
 @_scatter_add.register("cpu")
@@ -393,7 +393,7 @@ _REDUCTIONS = {"sum": ADD, "mean": ADD, "prod": MUL, "amax": MAX, "amin": MIN}
 
 @_scatter_reduce.meta
 def _meta_scatter_reduce(input, dim, index, src, reduce, *, include_self=True, out=None) -> None:
-    _meta_scatter_any("scatter_reduce", input, dim, index, src)
+    _meta_scatter_any(input, dim, index, src)
 
 
 @_scatter_reduce.register("cpu")
@@ -650,23 +650,39 @@ def _check_mask(op: str, mask: Tensor) -> None:
                         f"{mask._dtype.name if isinstance(mask, Tensor) else type(mask).__name__}")
 
 
+def _broadcast(a: Tensor, b: Tensor) -> tuple[int, ...]:
+    """The broadcast shape of `a` and `b`, or PyTorch's error naming the first dim that differs."""
+    sa, sb = a._shape, b._shape
+    n = max(len(sa), len(sb))
+    shape = []
+    for i in range(n):
+        x = sa[len(sa) - n + i] if len(sa) - n + i >= 0 else 1
+        y = sb[len(sb) - n + i] if len(sb) - n + i >= 0 else 1
+        if x != y and x != 1 and y != 1:
+            raise RuntimeError(f"The size of tensor a ({x}) must match the size of tensor b ({y}) at non-singleton "
+                               f"dimension {i}")
+        shape.append(y if x == 1 else x)
+    return tuple(shape)
+
+
+def _meta_masked(input, mask, value=None, *, out=None) -> None:
+    """The mask broadcasts with `input`; written in place, to exactly `input`'s shape."""
+    shape = _broadcast(mask, input)
+    if out is input and shape != input._shape:
+        raise RuntimeError(f"output with shape {_sizes(input)} doesn't match the broadcast shape "
+                           f"[{', '.join(map(str, shape))}]")
+
+
 _masked_fill = declare("masked_fill")
+_masked_fill.meta(_meta_masked)
 
 
 @_masked_fill.register("cpu")
 def _masked_fill_cpu(input, mask, value, *, out=None):
     if out is input:
-        try:
-            np.copyto(input._np(), arr(value), casting="unsafe", where=mask._np())
-        except ValueError:
-            raise RuntimeError(f"masked_fill_: the mask can't be broadcast to the tensor; got {describe(mask)} and "
-                               f"{describe(input)}") from None
+        np.copyto(input._np(), arr(value), casting="unsafe", where=mask._np())
         return input
-    try:
-        r = np.where(mask._np(), np.asarray(arr(value)).astype(input._dtype.np), input._np())
-    except ValueError:
-        raise RuntimeError(f"masked_fill: the mask can't be broadcast to the tensor; got {describe(mask)} and "
-                           f"{describe(input)}") from None
+    r = np.where(mask._np(), np.asarray(arr(value)).astype(input._dtype.np), input._np())
     return write_out(out, r, "masked_fill") if out is not None else wrap(r)
 
 
@@ -683,13 +699,12 @@ def masked_fill(input, mask: Tensor, value, *, out=None) -> Tensor:
 _masked_select = declare("masked_select", lambda a, m: np.broadcast_arrays(a, m)[0][np.broadcast_arrays(a, m)[1]])
 
 
+_masked_select.meta(_meta_masked)
+
+
 @_masked_select.register("cpu")
 def _masked_select_cpu(input, mask, *, out=None):
-    try:
-        a, m = np.broadcast_arrays(input._np(), mask._np())
-    except ValueError:
-        raise RuntimeError(f"masked_select: the mask can't be broadcast to the tensor; got {describe(mask)} and "
-                           f"{describe(input)}") from None
+    a, m = np.broadcast_arrays(input._np(), mask._np())
     r = a[m]
     return write_out(out, r, "masked_select") if out is not None else wrap(r)
 
@@ -730,11 +745,8 @@ def masked_scatter(input, mask: Tensor, source: Tensor, *, out=None) -> Tensor:
     """`input` with the first elements of `source`, in order, where the bool `mask` is True."""
     _check_mask("masked_scatter_", mask)
     if out is not input:  # out of place, `input` and `mask` broadcast together
-        try:
-            shape = tuple(np.broadcast_shapes(input._shape, mask._shape))
-        except ValueError:
-            shape = None
-        if shape is not None and shape != input._shape:
+        shape = _broadcast(input, mask)
+        if shape != input._shape:
             input = S.expand(input, shape)
     return _masked_scatter(input, mask, source, out=out)
 
