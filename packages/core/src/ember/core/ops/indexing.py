@@ -311,8 +311,6 @@ def _meta_scatter_any(input, dim, index, src) -> None:
 
 
 _gather = declare("gather", lambda a, dim, idx: np.take_along_axis(a, idx, dim))
-
-
 _gather.meta(_meta_gather)
 
 
@@ -697,8 +695,6 @@ def masked_fill(input, mask: Tensor, value, *, out=None) -> Tensor:
 
 
 _masked_select = declare("masked_select", lambda a, m: np.broadcast_arrays(a, m)[0][np.broadcast_arrays(a, m)[1]])
-
-
 _masked_select.meta(_meta_masked)
 
 
