@@ -13,6 +13,7 @@ import pytest
 
 import ember.core as E
 from ember.core.dispatch import get_op
+from ember.core.ops.embedding import embedding_bag_backward, embedding_bag_op
 from ember.core.ops.optim_kernels import adam_step, sgd_step
 
 L = E.int64
@@ -103,6 +104,14 @@ CASES = [
      RuntimeError, "output with shape [3, 4] doesn't match the broadcast shape [2, 3, 4]"),
     ("masked_select mask does not broadcast", lambda m: E.masked_select(m(_z(3, 4)), m(E.ones(3, 5, dtype=E.bool))),
      RuntimeError, "The size of tensor a (5) must match the size of tensor b (4) at non-singleton dimension 1"),
+    ("embedding_bag per_sample_weights too short",
+     lambda m: embedding_bag_op(m(E.ones(5, 3)), m(E.tensor([0, 1, 2, 3])), m(E.tensor([0, 2])), "sum", m(E.ones(2)),
+                                False, -1),
+     RuntimeError, "embedding_bag: expected per_sample_weights.numel() (2) to be the same as indices.numel() (4)"),
+    ("embedding_bag_backward grad with too few bags",
+     lambda m: embedding_bag_backward(m(E.ones(1, 3)), m(E.tensor([0, 1, 2, 3])), m(E.tensor([0, 2])),
+                                      m(E.ones(2, dtype=L)), m(E.zeros(2, 3, dtype=L)), 5, "max", None, False, -1),
+     RuntimeError, "embedding_bag_backward: expected grad and max_indices of shape (2, D) and bag_size of shape (2,)"),
     ("sgd_step grad shorter than param",
      lambda m: sgd_step(m(_z(10)), m(_z(3)), None, 0.1, 0.0, 0.0, 0.0, False, False, True),
      ValueError, "sgd_step: state and gradient must have the parameter's shape"),
@@ -132,7 +141,7 @@ def test_operand_shapes_are_checked_before_the_cuda_kernel(fn, exc, msg):
 
 @pytest.mark.parametrize("name", ["scatter", "scatter_add", "scatter_reduce", "gather", "index_select", "index_add",
                                   "index_copy", "index_fill", "put", "masked_scatter", "masked_fill",
-                                  "masked_select", "resize_", "sgd_step",
+                                  "masked_select", "resize_", "embedding_bag", "embedding_bag_backward", "sgd_step",
                                   "adam_step", "rmsprop_step", "adagrad_step", "adamax_step", "nadam_step",
                                   "radam_step", "adadelta_step"])
 def test_bounded_ops_declare_a_meta_step(name):
