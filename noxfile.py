@@ -27,7 +27,8 @@ TEST_DEPS = ["pytest>=8", "hypothesis>=6.100"]
 # Numba's on-disk cache lives beside the installed sources; keep one per session run.
 ENV = {"PYTHONDONTWRITEBYTECODE": "0", "NUMBA_CACHE_DIR": str(ROOT / ".nox" / "numba-cache")}
 
-nox.options.sessions = [f"tests({p})" for p in PRESENT] + ["integration", "cudasim", "ptx", "docs", "lint"]
+nox.options.sessions = [f"tests({p})" for p in PRESENT] + ["boundscheck", "integration", "cudasim", "ptx", "docs",
+                                                           "lint"]
 
 
 def _install_layers(session: nox.Session, *layers: str, extras: str = "", editable: bool = False) -> None:
@@ -107,13 +108,28 @@ def integration(session: nox.Session) -> None:
 
 
 @nox.session
+def boundscheck(session: nox.Session) -> None:
+    """The kernel tests (core, autograd, nn) with Numba's bounds checking on: an index outside an array in
+    any compiled CPU kernel raises IndexError and fails a test instead of reading someone else's memory.
+
+    Bounds-checked machine code must never be loaded by a normal run, so it has its own Numba cache."""
+    layers = [p for p in ("core", "autograd", "nn") if p in PRESENT]
+    _install_layers(session, *layers)
+    session.install(*TEST_DEPS, "scipy")
+    env = {**ENV, "NUMBA_BOUNDSCHECK": "1", "NUMBA_CACHE_DIR": str(ROOT / ".nox" / "numba-cache-boundscheck")}
+    for p in layers:  # one run per package: test module names repeat across packages
+        session.run("pytest", f"packages/{p}/tests", "-q", "-m", "not cuda", *session.posargs, env=env)
+
+
+@nox.session
 def cudasim(session: nox.Session) -> None:
-    """The CUDA tests in Numba's CUDA simulator (tiny sizes)."""
+    """The CUDA tests in Numba's CUDA simulator (tiny sizes). The simulator runs kernels on numpy arrays, so an
+    index past an array's end raises IndexError; `ember.core.cuda.sim_bounds` also fails a negative one."""
     _install_layers(session, *PRESENT)
     session.install(*TEST_DEPS)
     for p in PRESENT:  # one run per package: test module names repeat across packages
-        session.run("pytest", f"packages/{p}/tests", "-q", "-m", "cuda", *session.posargs,
-                    env={**ENV, "NUMBA_ENABLE_CUDASIM": "1"}, success_codes=[0, 5])
+        session.run("pytest", f"packages/{p}/tests", "-q", "-m", "cuda", "-p", "ember.core.cuda.sim_bounds",
+                    *session.posargs, env={**ENV, "NUMBA_ENABLE_CUDASIM": "1"}, success_codes=[0, 5])
 
 
 @nox.session

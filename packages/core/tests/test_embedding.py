@@ -115,6 +115,8 @@ def test_embedding_errors_use_pytorchs_messages():
         E.embedding_bag(E.tensor([[1, 2]]), w, E.tensor([0]))
     with pytest.raises(NotImplementedError, match="per_sample_weights is only supported for mode='sum'"):
         E.embedding_bag(E.tensor([[1, 2]]), w, per_sample_weights=E.ones(1, 2))
+    with pytest.raises(RuntimeError, match=r"Index 2 of input takes value 7 which is not in the valid range \[0, 4\)"):
+        E.embedding_bag(E.tensor([0, 1, 7]), w, E.tensor([0, 1]))
 
 
 def test_torch_embedding_argument_order_weight_first():

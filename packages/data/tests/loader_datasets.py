@@ -94,6 +94,19 @@ class Slow(Squares):
         return super().__getitem__(i)
 
 
+class HangsAfter(Squares):
+    """Samples from `n_ok` on hang (for an hour) in `__getitem__`, as a dead network mount would."""
+
+    def __init__(self, n_ok: int, n: int = 40) -> None:
+        super().__init__(n)
+        self.n_ok = n_ok
+
+    def __getitem__(self, i):
+        if i >= self.n_ok:
+            time.sleep(3600)
+        return super().__getitem__(i)
+
+
 class RandomDraws(Dataset):
     """Sample i: draws from Python's, numpy's and ember's global generators, and the worker's id and seed."""
 

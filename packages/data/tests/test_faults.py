@@ -193,3 +193,45 @@ def test_workers_clean_up_when_the_main_process_is_killed(tmp_path):
         time.sleep(0.1)
     assert gone([int(p) for p in pids])
     assert not [s for s in os.listdir("/dev/shm") if s.startswith(prefix.lstrip("/"))]
+
+
+@pytest.mark.parametrize("method", ["fork", "spawn"])
+def test_hung_workers_unlink_their_segments_when_the_main_process_is_killed(tmp_path, method):
+    """SIGKILL gives the main process no chance to clean up, and its workers hang in __getitem__:
+    their watchdogs must still unlink every segment of the loader and end the workers."""
+    script = tmp_path / "killed_while_hung.py"
+    script.write_text(textwrap.dedent(f"""
+        import os, sys, time
+        sys.path.insert(0, {os.path.dirname(__file__)!r})
+        from loader_datasets import HangsAfter
+        from ember.data import DataLoader
+
+        if __name__ == "__main__":
+            loader = DataLoader(HangsAfter(4), batch_size=2, num_workers=2, multiprocessing_context={method!r})
+            it = iter(loader)
+            batches = [next(it), next(it)]  # held: the main process maps their segments
+            time.sleep(1.0)  # both workers are now inside a hung __getitem__
+            print(it._workers.prefix, *(p.pid for p in it._workers.processes), flush=True)
+            os.kill(os.getpid(), 9)
+    """))
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
+    out = tmp_path / "out.txt"
+    with open(out, "w") as f:  # not a pipe: hung workers would hold it open and run() would wait for them
+        res = subprocess.run([sys.executable, str(script)], stdout=f, stderr=subprocess.STDOUT, env=env, timeout=120)
+    assert res.returncode == -9, out.read_text()
+    prefix, *pids = out.read_text().split()
+    pids = [int(p) for p in pids]
+    assert len(pids) == 2
+    try:
+        deadline = time.monotonic() + 5
+        while time.monotonic() < deadline and not gone(pids):
+            time.sleep(0.1)
+        assert gone(pids)
+        assert not [s for s in os.listdir("/dev/shm") if s.startswith(prefix.lstrip("/"))]
+    finally:  # on failure, leave no hung worker and no segment behind
+        for pid in pids:
+            if os.path.exists(f"/proc/{pid}"):
+                os.kill(pid, signal.SIGKILL)
+        for s in os.listdir("/dev/shm"):
+            if s.startswith(prefix.lstrip("/")):
+                os.unlink(f"/dev/shm/{s}")

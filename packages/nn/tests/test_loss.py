@@ -191,3 +191,13 @@ def test_more_losses_against_formulas():
     np.testing.assert_allclose(nn.MultiLabelSoftMarginLoss()(x, torch.tensor(tgt)).numpy(), ref, rtol=1e-12)
     with pytest.raises(ValueError, match="var has negative entry"):
         F.gaussian_nll_loss(x, y, -torch.ones(4, 3, dtype=torch.float64))
+
+
+def test_multi_margin_loss_checks_target_range_and_weight_size():
+    x = torch.zeros(3, 5)
+    with pytest.raises(RuntimeError, match="target out of range"):
+        F.multi_margin_loss(x, torch.tensor([0, 5, 1]))
+    with pytest.raises(RuntimeError, match="target out of range"):
+        F.multi_margin_loss(x, torch.tensor([0, -1, 1]))
+    with pytest.raises(RuntimeError, match=r"inconsistent weight size, expected 5 but got \[3\]"):
+        F.multi_margin_loss(x, torch.tensor([0, 1, 1]), weight=torch.ones(3))

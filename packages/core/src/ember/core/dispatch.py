@@ -20,6 +20,15 @@ Flags the layers above read:
 - `mixed_devices=True`: the op takes tensors of another device on purpose (`copy_` from the
   CPU, indexing a CUDA tensor with CPU indices); every other op raises PyTorch's "Expected all
   tensors to be on the same device" naming both devices (CPU 0-dim tensors go along, as scalars).
+
+NOTE [ The meta step ]
+An op whose kernels read one operand over a loop bounded by another's shape (scatter's source
+over its index, index_add's source over its index ...) declares a `meta` check (`@op.meta`). It
+runs in `redispatch`, before whichever device kernel is picked, with the kernel's arguments: the
+shapes, dtypes and ranks that bound every memory access are validated once, for CPU and CUDA
+alike, and a kernel may take them as given. Checks that need the index values stay on the host
+side of the CPU kernels (a CUDA kernel would have to synchronize to read them; it skips
+out-of-range values instead).
 """
 
 from __future__ import annotations
@@ -42,7 +51,7 @@ class Op:
     """A primitive operation: one declaration, one kernel per device."""
 
     __slots__ = ("name", "kernels", "ref", "mutates", "view", "differentiable", "doc", "argnames", "method",
-                 "mixed_devices", "__weakref__")
+                 "mixed_devices", "check", "__weakref__")
 
     def __init__(self, name: str, ref: Callable | None = None, *, mutates: int | None = None,
                  view: bool = False, differentiable: bool = True, doc: str = "",
@@ -57,6 +66,7 @@ class Op:
         self.argnames = argnames  # PyTorch's names of the leading positional arguments (`input`, `other`)
         self.mixed_devices = mixed_devices
         self.method = _method_of(self)  # what `attach` puts on Tensor: `x.exp()` calls it in one frame
+        self.check: Callable | None = None  # the meta step (NOTE [ The meta step ])
 
     def register(self, device_type: str) -> Callable:
         """Decorator: register `fn` as this op's kernel for `device_type` ("cpu", "cuda" or "any")."""
@@ -64,6 +74,11 @@ class Op:
             self.kernels[device_type] = fn
             return fn
         return deco
+
+    def meta(self, fn: Callable) -> Callable:
+        """Decorator: `fn(*args, **kwargs)` validates the operands before any device's kernel runs."""
+        self.check = fn
+        return fn
 
     def __call__(self, *args, **kwargs):
         if kwargs and len(args) < len(self.argnames):
@@ -103,6 +118,8 @@ class Op:
             kernel = self.kernels.get("any")
             if kernel is None:
                 raise NotImplementedError(f"{self.name}: no kernel for device type '{dev}'")
+        if self.check is not None:
+            self.check(*args, **kwargs)
         if kwargs:
             result = kernel(*args, **kwargs)
             out = kwargs.get("out")

@@ -42,11 +42,12 @@ from ember.core.geometry import make_tensor
 from ember.core.storage import Storage
 from ember.core.tensor import Tensor, describe
 
-__all__ = ["SHM_PREFIX", "SharedSegment", "new_segment_name", "create_segment", "attach_segment", "unlink_segment",
-           "segment_storage", "share_memory_", "is_shared", "reduce_tensor", "reduce_storage", "on_attach",
-           "restore_requires_grad"]
+__all__ = ["SHM_PREFIX", "SHM_DIR", "SharedSegment", "new_segment_name", "create_segment", "attach_segment",
+           "unlink_segment", "unlink_prefixed", "segment_storage", "share_memory_", "is_shared", "reduce_tensor",
+           "reduce_storage", "on_attach", "restore_requires_grad"]
 
 SHM_PREFIX = "/ember_"
+SHM_DIR = "/dev/shm"  # where Linux keeps POSIX shared-memory segments as files
 
 _counter = itertools.count()
 _attached: weakref.WeakValueDictionary[str, Storage] = weakref.WeakValueDictionary()
@@ -111,6 +112,18 @@ def unlink_segment(name: str) -> bool:
     except FileNotFoundError:
         return False
     return True
+
+
+def unlink_prefixed(prefix: str) -> int:
+    """Unlink every segment whose name starts with `prefix` (a loader's or a worker's); returns how many.
+
+    Lists `/dev/shm` (Linux, where POSIX segments are files); elsewhere there is nothing to list."""
+    head = prefix.lstrip("/")
+    try:
+        entries = os.listdir(SHM_DIR)
+    except OSError:
+        return 0
+    return sum(unlink_segment("/" + e) for e in entries if e.startswith(head))
 
 
 def segment_storage(name: str, mapping: mmap.mmap, nbytes: int) -> Storage:

@@ -36,7 +36,6 @@ from ember.data.worker import (
 __all__ = ["DataLoader"]
 
 _JOIN_S = 2.0  # how long shutdown waits for a worker to exit before terminating it
-_SHM_DIR = "/dev/shm"
 
 
 class _InfiniteConstantSampler(Sampler):
@@ -342,12 +341,7 @@ class _Workers:
 
     def _unlink_leftovers(self) -> None:
         # Segments of workers that could not clean up (killed by a signal); see the NOTE.
-        if not os.path.isdir(_SHM_DIR):
-            return
-        head = self.prefix.lstrip("/")
-        for entry in os.listdir(_SHM_DIR):
-            if entry.startswith(head):
-                sharing.unlink_segment("/" + entry)
+        sharing.unlink_prefixed(self.prefix)
 
 
 class _MultiProcessIter(_BaseIter):

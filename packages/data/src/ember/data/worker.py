@@ -49,6 +49,17 @@ by a signal is reported within a fraction of a second instead of hanging; `timeo
 whole wait. Workers ignore SIGINT (Ctrl-C is the main process's to handle) and exit when their
 parent process disappears.
 
+A dead parent. The main process can die without running any finalizer (SIGKILL, the OOM
+killer), and then nobody but the workers knows their segments. An idle worker notices at its
+next poll of the index queue, but a worker stuck in `__getitem__` (a hung read, a deadlock)
+never polls. So each worker also runs a daemon watchdog thread that checks `os.getppid()` every
+`_WORKER_POLL_S` seconds; once the parent is gone it unlinks every segment under the worker's
+prefix (listed in /dev/shm, so one created a moment ago is not missed) and ends the process with
+`os._exit`, whatever its main thread is doing. Segments the main process had already received
+need nothing more: it is dead, and unlinking the name frees the memory when the last mapping
+goes. What this cannot cover: a worker that itself dies by SIGKILL at the same moment (a whole
+process group killed), or one stuck in native code that never releases the GIL.
+
 Seeds. Worker `i` seeds Python's `random`, ember's default generator (with
 `base_seed + i`) and numpy's global generator (from `(i, base_seed)`), where `base_seed` is
 drawn from the loader's `generator` once per iterator, hence per epoch.
@@ -63,6 +74,8 @@ import queue
 import random
 import signal
 import sys
+import threading
+import time
 import traceback
 import weakref
 from dataclasses import dataclass
@@ -315,11 +328,22 @@ def _payload(data: Any, spec: WorkerSpec, pool: SegmentPool) -> bytes:
     return payload
 
 
+def _watch_parent(parent: int, prefix: str) -> None:
+    """The watchdog thread: when the parent process is gone, unlink this worker's segments and exit at
+    once, even while the main thread hangs in user code (NOTE [ DataLoader worker protocol ], A dead parent)."""
+    while os.getppid() == parent:
+        time.sleep(_WORKER_POLL_S)
+    sharing.unlink_prefixed(prefix)
+    os._exit(1)
+
+
 def worker_loop(spec: WorkerSpec) -> None:
     """The body of a worker process (NOTE [ DataLoader worker protocol ])."""
     global _worker_info, _pool
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     parent = os.getppid()
+    threading.Thread(target=_watch_parent, args=(parent, spec.shm_prefix), name="ember-parent-watchdog",
+                     daemon=True).start()
     pool = _pool = SegmentPool(spec.shm_prefix)
     init_error = None
     try:

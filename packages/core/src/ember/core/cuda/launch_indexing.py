@@ -1,7 +1,8 @@
 """CUDA kernels of gather, scatter, scatter_add, scatter_reduce, index_select, index_add,
 index_copy, index_fill, masked_fill, embedding and embedding_bag (+ backward): one dim-indexed kernel
-(atomics where it accumulates) and the elementwise template. Index values are not range-checked on the host (that
-would synchronize); the kernel skips out-of-range ones, see `kernels.indexing`."""
+(atomics where it accumulates) and the elementwise template. Shapes, ranks and dtypes were checked by the op's
+meta step (NOTE [ The meta step ]); index values are not range-checked on the host (that would synchronize):
+the kernel skips out-of-range ones, see `kernels.indexing`."""
 
 from __future__ import annotations
 
@@ -90,9 +91,7 @@ def _finish(t: Tensor, out, op: str) -> Tensor:
 
 
 def _gather(input, dim, index, *, sparse_grad=False, out=None):
-    I._check_long("gather", index)
-    d = I._wrap_dim(input, dim)
-    I._check_dim_shapes("gather", index, input, d, "input")
+    d = I._wrap_dim(input, dim)  # the meta step (I._meta_gather) checked every shape
     res = lu.prepare_out(out, index._shape, input._dtype, input._storage.device, "gather")
     x, idx, r = _as_1d(input), _as_1d(index), _as_1d(res)
     dim_indexed(r, x, idx, idx._shape, r._strides, _zero_at(x._strides, d), idx._strides, x._shape[d], 0,
@@ -101,14 +100,7 @@ def _gather(input, dim, index, *, sparse_grad=False, out=None):
 
 
 def _scatter_any(op: str, input, dim, index, src, accumulate: bool, out):
-    I._check_long(op, index)
-    d = I._wrap_dim(input, dim)
-    I._check_dim_shapes(op, index, input, d, "self")
-    if isinstance(src, Tensor):
-        if src._dtype is not input._dtype:
-            raise RuntimeError(f"{op}(): Expected self.dtype to be equal to src.dtype; got {describe(input)} and "
-                               f"{describe(src)}")
-        I._check_dim_shapes(op, index, src, d, "src")
+    d = I._wrap_dim(input, dim)  # the meta step (I._meta_scatter_any) checked every shape
     t = _target(input, out)
     tt, idx = _as_1d(t), _as_1d(index)
     s = _as_1d(src) if isinstance(src, Tensor) else src
@@ -143,12 +135,7 @@ def _scatter_reduce(input, dim, index, src, reduce, *, include_self=True, out=No
         raise NotImplementedError("scatter_reduce(reduce='prod') has no CUDA kernel (there is no atomic multiply)")
     if reduce not in modes:
         raise RuntimeError(f"reduce argument must be either sum, prod, mean, amax or amin, got {reduce}")
-    I._check_long("scatter_reduce", index)
     d = I._wrap_dim(input, dim)
-    I._check_dim_shapes("scatter_reduce", index, input, d, "self")
-    if src._dtype is not input._dtype:
-        raise RuntimeError(f"scatter_reduce(): Expected self.dtype to be equal to src.dtype; got {describe(input)} "
-                           f"and {describe(src)}")
     t = _target(input, out)
     tt, idx, s = _as_1d(t), _as_1d(index), _as_1d(src)
     plan = (idx._shape, _zero_at(tt._strides, d), s._strides if s.ndim == idx.ndim else (0,) * idx.ndim,
@@ -168,9 +155,7 @@ def _scatter_reduce(input, dim, index, src, reduce, *, include_self=True, out=No
 
 
 def _check_vector(op: str, input: Tensor, dim, index: Tensor) -> int:
-    I._check_long(op, index)
-    if index.ndim > 1:
-        raise IndexError(f"{op}(): Index is supposed to be a vector; got {describe(index)}")
+    """The wrapped dim; the meta step checked that `index` is an integer vector."""
     return I._wrap_dim(input, dim)
 
 
@@ -187,16 +172,10 @@ def _index_select(input, dim, index, *, out=None):
 
 def _index_source(op: str, input, dim, index, source, accumulate: bool, alpha, out):
     d = _check_vector(op, input, dim, index)
-    if source._dtype is not input._dtype:
-        raise RuntimeError(f"{op}_(): self and source expected to have the same dtype; got {describe(input)} and "
-                           f"{describe(source)}")
     t = _target(input, out)
     tt, idx, s = _as_1d(t), _as_1d(index), _as_1d(source)
     want = tt._shape[:d] + (idx._shape[0],) + tt._shape[d + 1:]
-    if s._shape != want:
-        if s.numel() != _numel(want):
-            raise RuntimeError(f"{op}(): source of shape {list(source._shape)} does not match self of shape "
-                               f"{list(input._shape)} with {idx._shape[0]} indices along dimension {d}")
+    if s._shape != want:  # a 0-dim self or source: the meta step matched the element counts
         s = s.reshape(want)
     dim_indexed(tt, s, idx, want, _zero_at(tt._strides, d), s._strides, _only_at(idx._strides[0], tt.ndim, d),
                 tt._shape[d], tt._strides[d], 0, accumulate=accumulate, alpha=alpha)

@@ -200,10 +200,6 @@ def _take(input, index, *, out=None):
 
 
 def _put(input, index, source, accumulate=False, *, out=None):
-    _check_long("put", index)
-    if index.numel() != source.numel():
-        raise RuntimeError(f"put_(): Expected source and index to have the same number of elements; got "
-                           f"{describe(source)} and {describe(index)}")
     t = input if out is input else get_op("clone")(input)
     dense = lu.is_dense(t, t._shape)
     flat = t.view(-1) if dense else get_op("clone")(t).view(-1)

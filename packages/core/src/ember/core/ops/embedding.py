@@ -101,6 +101,25 @@ indices, offsets, bag_size, max_indices, num_weights, mode, per_sample_weights,
 include_last_offset, padding_idx)`.""")
 
 
+def _meta_bags(op: str, weight_rows: int | None, indices: Tensor, offsets: Tensor, per_sample_weights) -> None:
+    """The operands every bag kernel walks together: 1-D indices and offsets, one weight per index."""
+    if indices.ndim != 1 or offsets.ndim != 1:
+        raise ValueError(f"{op}: indices and offsets must be 1-D; got {describe(indices)} and {describe(offsets)}")
+    if per_sample_weights is not None and (per_sample_weights.ndim != 1
+                                           or per_sample_weights.numel() != indices.numel()):
+        raise RuntimeError(f"{op}: expected per_sample_weights.numel() ({per_sample_weights.numel()}) to be the same "
+                           f"as indices.numel() ({indices.numel()})")
+    if weight_rows is not None and weight_rows < 0:
+        raise RuntimeError(f"{op}: num_weights must be non-negative; got {weight_rows}")
+
+
+@embedding_bag_op.meta
+def _embedding_bag_meta(weight, indices, offsets, mode, per_sample_weights, include_last_offset, padding_idx):
+    if weight.ndim != 2:
+        raise RuntimeError(f"embedding_bag: 'weight' must be 2-D; got {describe(weight)}")
+    _meta_bags("embedding_bag", None, indices, offsets, per_sample_weights)
+
+
 @embedding_bag_op.register("cpu")
 def _embedding_bag_cpu(weight, indices, offsets, mode, per_sample_weights, include_last_offset, padding_idx):
     w = np.ascontiguousarray(numba_nn.kernel_array(weight._np()))
@@ -122,6 +141,19 @@ num_weights, mode, per_sample_weights, include_last_offset, padding_idx)` with b
 max_indices embedding_bag's 2nd and 3rd results -> `(num_weights, D)`.""")
 
 
+@embedding_bag_backward.meta
+def _embedding_bag_backward_meta(grad, indices, offsets, bag_size, max_indices, num_weights, mode,
+                                 per_sample_weights, include_last_offset, padding_idx):
+    """grad, bag_size and max_indices are embedding_bag's shapes for these offsets: one row per bag."""
+    _meta_bags("embedding_bag_backward", num_weights, indices, offsets, per_sample_weights)
+    nbags = max(offsets.numel() - 1, 0) if include_last_offset else offsets.numel()
+    if grad.ndim != 2 or grad._shape[0] != nbags or tuple(bag_size._shape) != (nbags,) \
+            or tuple(max_indices._shape) != tuple(grad._shape):
+        raise RuntimeError(f"embedding_bag_backward: expected grad and max_indices of shape ({nbags}, D) and bag_size "
+                           f"of shape ({nbags},) for {offsets.numel()} offsets; got {describe(grad)}, "
+                           f"{describe(max_indices)} and {describe(bag_size)}")
+
+
 @embedding_bag_backward.register("cpu")
 def _embedding_bag_backward_cpu(grad, indices, offsets, bag_size, max_indices, num_weights, mode,
                                 per_sample_weights, include_last_offset, padding_idx):
@@ -137,7 +169,7 @@ def _embedding_bag_backward_cpu(grad, indices, offsets, bag_size, max_indices, n
 
 
 # --- validation and the public functions ------------------------------------------------
-def _check(op: str, input, weight) -> None:
+def _check(op: str, input, weight, *, bag: bool = False) -> None:
     if not isinstance(input, Tensor) or not isinstance(weight, Tensor):
         raise TypeError(f"{op}: expected input and weight tensors; got {describe(input)} and {describe(weight)}")
     if input.dtype.is_floating_point or input.dtype.name == "bool":
@@ -149,6 +181,10 @@ def _check(op: str, input, weight) -> None:
         return  # checking device indices would synchronize; the CUDA kernel reads 0 for bad ones
     i = input._np()
     if i.size and (i.min() < 0 or i.max() >= weight.shape[0]):
+        if bag:  # PyTorch's embedding_bag names the position and value
+            k = int(np.flatnonzero((i.reshape(-1) < 0) | (i.reshape(-1) >= weight.shape[0]))[0])
+            raise RuntimeError(f"Index {k} of input takes value {int(i.reshape(-1)[k])} which is not in the valid "
+                               f"range [0, {weight.shape[0]})")
         raise IndexError("index out of range in self")
 
 
@@ -208,7 +244,7 @@ def embedding_bag(input: Tensor, weight: Tensor, offsets: Tensor | None = None, 
     from ember.core import creation
     from ember.core.ops.layout import reshape
 
-    _check("embedding_bag", input, weight)
+    _check("embedding_bag", input, weight, bag=True)
     if mode not in _MODES:
         raise ValueError(f"mode has to be one of sum, mean or max; got {mode!r}")
     if scale_grad_by_freq or sparse:

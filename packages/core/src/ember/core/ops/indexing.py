@@ -32,7 +32,26 @@ def _check_long(op: str, index: Tensor) -> None:
     if not isinstance(index, Tensor):
         raise TypeError(f"{op}(): index must be a tensor; got {describe(index)}")
     if index._dtype not in (dtypes.int64, dtypes.int32):
-        raise RuntimeError(f"{op}(): Expected dtype int64 for index; got {describe(index)}")
+        raise RuntimeError(f"{op}(): Expected dtype int32/int64 for index; got {describe(index)}")
+
+
+_TORCH_NAMES = {"float32": "Float", "float64": "Double", "float16": "Half", "bfloat16": "BFloat16", "int64": "Long",
+                "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool",
+                "complex64": "ComplexFloat", "complex128": "ComplexDouble"}
+
+
+def _scalar_type(t: Tensor) -> str:
+    """PyTorch's name of `t`'s dtype (`Float`), as its error messages print it."""
+    return _TORCH_NAMES.get(t._dtype.name, t._dtype.name)
+
+
+def _sizes(t: Tensor) -> str:
+    return "[" + ", ".join(str(n) for n in t._shape) + "]"
+
+
+def _size(t: Tensor, d: int) -> int:
+    """`t.size(d)`, a 0-dim tensor counting as one element of one dim (PyTorch's ensure_nonempty_size)."""
+    return t._shape[d] if t.ndim else 1
 
 
 def _target(input: Tensor, out: Tensor | None) -> Tensor:
@@ -247,24 +266,60 @@ def index_put(input, indices, values, accumulate: bool = False) -> Tensor:
 
 
 # --- gather / scatter --------------------------------------------------------------------
-def _check_dim_shapes(op: str, index: Tensor, other: Tensor, dim: int, what: str) -> None:
-    if index.ndim != max(other.ndim, 1) and not (index.ndim == 0 and other.ndim == 0) and index.numel():
-        raise RuntimeError(f"{op}(): Index tensor must have the same number of dimensions as {what} tensor; got "
-                           f"{describe(index)} and {describe(other)}")
-    for d in range(index.ndim):
-        if d != dim and other.ndim and index._shape[d] > other._shape[d]:
-            raise RuntimeError(f"Size does not match at dimension {d} expected index {list(index._shape)} to be "
-                               f"smaller than {what} {list(other._shape)} apart from dimension {dim}")
+def _check_gather_shapes(index: Tensor, input: Tensor, dim: int) -> None:
+    """PyTorch's gather rule: same rank, and index.size(d) <= input.size(d) for every d != dim."""
+    if max(index.ndim, 1) != max(input.ndim, 1):
+        raise RuntimeError("Index tensor must have the same number of dimensions as input tensor")
+    for d in range(max(index.ndim, 1)):
+        if d != dim and _size(index, d) > _size(input, d):
+            raise RuntimeError(f"Size does not match at dimension {d} expected index {_sizes(index)} to be no larger "
+                               f"than self {_sizes(input)} apart from dimension {dim}")
+
+
+def _check_scatter_shapes(index: Tensor, target: Tensor, dim: int, src) -> None:
+    """PyTorch's scatter rule: same ranks; index.size(d) <= self.size(d) for d != dim and, for a tensor
+    `src`, index.size(d) <= src.size(d) for every d: the kernel reads src over the index's extent."""
+    nd = max(target.ndim, 1)
+    if max(index.ndim, 1) != nd:
+        raise RuntimeError("Index tensor must have the same number of dimensions as self tensor")
+    has_src = isinstance(src, Tensor)
+    if has_src and max(src.ndim, 1) != nd:
+        raise RuntimeError("Index tensor must have the same number of dimensions as src tensor")
+    wrong = any(d != dim and _size(index, d) > _size(target, d) for d in range(nd))
+    wrong = wrong or (has_src and any(_size(index, d) > _size(src, d) for d in range(nd)))
+    if wrong:
+        tail = f" and to be no larger size than src {_sizes(src)}" if has_src else ""
+        raise RuntimeError(f"Expected index {_sizes(index)} to be no larger than self {_sizes(target)} apart from "
+                           f"dimension {dim}{tail}")
+
+
+def _meta_gather(input, dim, index, *, sparse_grad=False, out=None) -> None:
+    _check_long("gather", index)
+    d = _wrap_dim(input, dim)
+    if index.numel():
+        _check_gather_shapes(index, input, d)
+
+
+def _meta_scatter_any(input, dim, index, src) -> None:
+    _check_long("scatter", index)
+    d = _wrap_dim(input, dim)
+    if isinstance(src, Tensor) and src._dtype is not input._dtype:
+        raise RuntimeError(f"scatter(): Expected self.dtype to be equal to src.dtype; got {describe(input)} and "
+                           f"{describe(src)}")
+    if index.numel():
+        _check_scatter_shapes(index, input, d, src)
 
 
 _gather = declare("gather", lambda a, dim, idx: np.take_along_axis(a, idx, dim))
+_gather.meta(_meta_gather)
 
 
 @_gather.register("cpu")
 def _gather_cpu(input, dim, index, *, sparse_grad=False, out=None):
-    _check_long("gather", index)
     d = _wrap_dim(input, dim)
-    _check_dim_shapes("gather", index, input, d, "input")
+    if index.numel() == 0:
+        r = np.zeros(index._shape, input._dtype.np)
+        return write_out(out, r, "gather") if out is not None else wrap(r)
     size = input._shape[d] if input.ndim else 1
     idx = index_array(index, size, d, allow_negative=False)
     shape = index._shape
@@ -276,14 +331,10 @@ def _gather_cpu(input, dim, index, *, sparse_grad=False, out=None):
 
 
 def _scatter_offsets(op: str, target: Tensor, dim: int, index: Tensor, src) -> tuple[np.ndarray, object]:
-    _check_long(op, index)
+    """Offsets into `target` and the values to write there; the meta step checked every shape."""
     d = _wrap_dim(target, dim)
-    _check_dim_shapes(op, index, target, d, "self")
-    if isinstance(src, Tensor):
-        if src._dtype is not target._dtype:
-            raise RuntimeError(f"{op}(): Expected self.dtype to be equal to src.dtype; got {describe(target)} and "
-                               f"{describe(src)}")
-        _check_dim_shapes(op, index, src, d, "src")
+    if index.numel() == 0:
+        return np.zeros(0, np.int64), np.zeros(0, target._dtype.np)
     size = target._shape[d] if target.ndim else 1
     idx = index_array(index, size, d, allow_negative=False)
     if target.ndim == 0:
@@ -302,6 +353,11 @@ _REDUCE_MODES = {None: SET, "add": ADD, "multiply": MUL}
 _scatter = declare("scatter")
 
 
+@_scatter.meta
+def _meta_scatter(input, dim, index, src, reduce=None, *, out=None) -> None:
+    _meta_scatter_any(input, dim, index, src)
+
+
 @_scatter.register("cpu")
 def _scatter_cpu(input, dim, index, src, reduce=None, *, out=None):
     if reduce not in _REDUCE_MODES:
@@ -315,6 +371,11 @@ def _scatter_cpu(input, dim, index, src, reduce=None, *, out=None):
 _scatter_add = declare("scatter_add")
 
 
+@_scatter_add.meta
+def _meta_scatter_add(input, dim, index, src, *, out=None) -> None:
+    _meta_scatter_any(input, dim, index, src)
+
+
 @_scatter_add.register("cpu")
 def _scatter_add_cpu(input, dim, index, src, *, out=None):
     t = _target(input, out)
@@ -326,6 +387,11 @@ def _scatter_add_cpu(input, dim, index, src, *, out=None):
 _scatter_reduce = declare("scatter_reduce")
 _IDENTITY = {"sum": 0, "mean": 0, "prod": 1}
 _REDUCTIONS = {"sum": ADD, "mean": ADD, "prod": MUL, "amax": MAX, "amin": MIN}
+
+
+@_scatter_reduce.meta
+def _meta_scatter_reduce(input, dim, index, src, reduce, *, include_self=True, out=None) -> None:
+    _meta_scatter_any(input, dim, index, src)
 
 
 @_scatter_reduce.register("cpu")
@@ -408,16 +474,87 @@ def scatter_reduce(input, dim: int, index: Tensor, src: Tensor, reduce: str, *, 
 
 # --- index_select / index_add / index_copy / index_fill ---------------------------------------
 def _dim_index(op: str, input: Tensor, dim: int, index: Tensor) -> tuple[int, np.ndarray]:
-    _check_long(op, index)
-    if index.ndim > 1:
-        raise IndexError(f"{op}(): Index is supposed to be a vector; got {describe(index)}")
+    """The wrapped dim and the host copy of a 1-D `index`, its values checked against that dim."""
     d = _wrap_dim(input, dim)
     size = input._shape[d] if input.ndim else 1
     prefix = "index out of range in self: " if op == "index_select" else ""
     return d, index_array(index, size, d, allow_negative=False, prefix=prefix).reshape(-1)
 
 
+def _check_index_vector(op: str, index: Tensor) -> None:
+    _check_long(op, index)
+    if index.ndim > 1:
+        raise IndexError(f"{op}(): Index is supposed to be a vector, but got dim: {index.ndim} with type: "
+                         f"{_scalar_type(index)} and size: {_sizes(index)}")
+
+
+def _meta_index_select(input, dim, index, *, out=None) -> None:
+    _check_index_vector("index_select", index)
+    _wrap_dim(input, dim)
+
+
+def _meta_index_add(input, dim, index, source, *, alpha=1, out=None) -> None:
+    """PyTorch's index_add rule: source.size(dim) is the number of indices and every other dim matches
+    self's, so the kernel's reads of `source` stay inside it."""
+    _check_index_vector("index_add_", index)
+    d = _wrap_dim(input, dim)
+    if source._dtype is not input._dtype:
+        raise RuntimeError(f"index_add_(): self ({_scalar_type(input)}) and source ({_scalar_type(source)}) must have "
+                           "the same scalar type")
+    if not (d == 0 or d < source.ndim):
+        raise RuntimeError(f"index_add_(): Indexing dim {d} is out of bounds of the source tensor with dim "
+                           f"{source.ndim}")
+    n = index.numel()
+    if n != _size(source, d):
+        raise RuntimeError(f"index_add_(): Number of indices ({n}) should be equal to source.size(dim): "
+                           f"({_size(source, d)}), for dim: {d}")
+    a, b = list(input._shape), list(source._shape)
+    if a and b:
+        del a[d], b[d]
+    if a != b:
+        raise RuntimeError(f"source tensor shape must match self tensor shape, excluding the specified dimension. "
+                           f"Got self.shape = {_sizes(input)} source.shape = {_sizes(source)}")
+
+
+def _meta_index_copy(input, dim, index, source, *, out=None) -> None:
+    """PyTorch's index_copy rule: the slices of self and source have one shape and source.size(dim)
+    is the number of indices (a 0-dim source takes exactly one)."""
+    if index.ndim > 1:
+        raise IndexError(f"index_copy_(): Index should have dimension 1 or 0 (got {index.ndim})")
+    n = index.numel()
+    if source.ndim == 0 and n != 1:
+        raise IndexError(f"index_copy_(): When source is scalar, index should have one element (got {n})")
+    if source.ndim != input.ndim and source.ndim and input.ndim:
+        raise IndexError(f"index_copy_(): When source and destination are not scalars, their dimensionality must "
+                         f"match. Source dimensionality ({source.ndim}), destination dimensionality ({input.ndim})")
+    _check_long("index_copy_", index)
+    if source._dtype is not input._dtype:
+        raise RuntimeError(f"index_copy_(): self and source expected to have the same dtype, but got (self) "
+                           f"{_scalar_type(input)} and (source) {_scalar_type(source)}")
+    d = _wrap_dim(input, dim)
+    a, b = list(input._shape), list(source._shape)
+    if a:
+        del a[d]
+    if b:
+        del b[d]
+    if a != b:
+        raise RuntimeError(f"index_copy_(): Source/destination tensor must have same slice shapes. Destination slice "
+                           f"shape: {' '.join(map(str, a))} at dimension {d} and source slice shape: "
+                           f"{' '.join(map(str, b))} at dimension 0.")
+    if source.ndim and n != source._shape[d]:
+        raise IndexError(f"index_copy_(): Number of indices ({n}) should be equal to source.size(dim) "
+                         f"({source._shape[d]})")
+
+
+def _meta_index_fill(input, dim, index, value, *, out=None) -> None:
+    if index.ndim > 1:
+        raise RuntimeError("Index has to be a vector/scalar")
+    _check_long("index_fill_", index)
+    _wrap_dim(input, dim)
+
+
 _index_select = declare("index_select", lambda a, dim, idx: np.take(a, idx, axis=dim))
+_index_select.meta(_meta_index_select)
 
 
 @_index_select.register("cpu")
@@ -428,21 +565,16 @@ def _index_select_cpu(input, dim, index, *, out=None):
 
 
 def _source_offsets(op: str, t: Tensor, dim: int, index: Tensor, source: Tensor) -> np.ndarray:
-    if source._dtype is not t._dtype:
-        raise RuntimeError(f"{op}_(): self and source expected to have the same dtype; got {describe(t)} and "
-                           f"{describe(source)}")
+    """Offsets into `t` of the slices at `index`; the meta step matched `source` to them."""
     d, idx = _dim_index(op, t, dim, index)
-    src_shape = source._shape if source.ndim else (1,)
     want = t._shape[:d] + (idx.size,) + t._shape[d + 1:] if t.ndim else (idx.size,)
-    if tuple(src_shape) != tuple(want) and source.numel() != idx.size:
-        raise RuntimeError(f"{op}(): source of shape {list(source._shape)} does not match self of shape "
-                           f"{list(t._shape)} with {idx.size} indices along dimension {d}")
     if t.ndim == 0:
         return np.full(idx.shape, t._offset, np.int64)
     return dim_offsets(t, d, idx.reshape((-1,) + (1,) * (t.ndim - d - 1)), want)
 
 
 _index_add = declare("index_add")
+_index_add.meta(_meta_index_add)
 
 
 @_index_add.register("cpu")
@@ -455,6 +587,7 @@ def _index_add_cpu(input, dim, index, source, *, alpha=1, out=None):
 
 
 _index_copy = declare("index_copy")
+_index_copy.meta(_meta_index_copy)
 
 
 @_index_copy.register("cpu")
@@ -466,6 +599,7 @@ def _index_copy_cpu(input, dim, index, source, *, out=None):
 
 
 _index_fill = declare("index_fill")
+_index_fill.meta(_meta_index_fill)
 
 
 @_index_fill.register("cpu")
@@ -514,23 +648,39 @@ def _check_mask(op: str, mask: Tensor) -> None:
                         f"{mask._dtype.name if isinstance(mask, Tensor) else type(mask).__name__}")
 
 
+def _broadcast(a: Tensor, b: Tensor) -> tuple[int, ...]:
+    """The broadcast shape of `a` and `b`, or PyTorch's error naming the first dim that differs."""
+    sa, sb = a._shape, b._shape
+    n = max(len(sa), len(sb))
+    shape = []
+    for i in range(n):
+        x = sa[len(sa) - n + i] if len(sa) - n + i >= 0 else 1
+        y = sb[len(sb) - n + i] if len(sb) - n + i >= 0 else 1
+        if x != y and x != 1 and y != 1:
+            raise RuntimeError(f"The size of tensor a ({x}) must match the size of tensor b ({y}) at non-singleton "
+                               f"dimension {i}")
+        shape.append(y if x == 1 else x)
+    return tuple(shape)
+
+
+def _meta_masked(input, mask, value=None, *, out=None) -> None:
+    """The mask broadcasts with `input`; written in place, to exactly `input`'s shape."""
+    shape = _broadcast(mask, input)
+    if out is input and shape != input._shape:
+        raise RuntimeError(f"output with shape {_sizes(input)} doesn't match the broadcast shape "
+                           f"[{', '.join(map(str, shape))}]")
+
+
 _masked_fill = declare("masked_fill")
+_masked_fill.meta(_meta_masked)
 
 
 @_masked_fill.register("cpu")
 def _masked_fill_cpu(input, mask, value, *, out=None):
     if out is input:
-        try:
-            np.copyto(input._np(), arr(value), casting="unsafe", where=mask._np())
-        except ValueError:
-            raise RuntimeError(f"masked_fill_: the mask can't be broadcast to the tensor; got {describe(mask)} and "
-                               f"{describe(input)}") from None
+        np.copyto(input._np(), arr(value), casting="unsafe", where=mask._np())
         return input
-    try:
-        r = np.where(mask._np(), np.asarray(arr(value)).astype(input._dtype.np), input._np())
-    except ValueError:
-        raise RuntimeError(f"masked_fill: the mask can't be broadcast to the tensor; got {describe(mask)} and "
-                           f"{describe(input)}") from None
+    r = np.where(mask._np(), np.asarray(arr(value)).astype(input._dtype.np), input._np())
     return write_out(out, r, "masked_fill") if out is not None else wrap(r)
 
 
@@ -545,15 +695,12 @@ def masked_fill(input, mask: Tensor, value, *, out=None) -> Tensor:
 
 
 _masked_select = declare("masked_select", lambda a, m: np.broadcast_arrays(a, m)[0][np.broadcast_arrays(a, m)[1]])
+_masked_select.meta(_meta_masked)
 
 
 @_masked_select.register("cpu")
 def _masked_select_cpu(input, mask, *, out=None):
-    try:
-        a, m = np.broadcast_arrays(input._np(), mask._np())
-    except ValueError:
-        raise RuntimeError(f"masked_select: the mask can't be broadcast to the tensor; got {describe(mask)} and "
-                           f"{describe(input)}") from None
+    a, m = np.broadcast_arrays(input._np(), mask._np())
     r = a[m]
     return write_out(out, r, "masked_select") if out is not None else wrap(r)
 
@@ -568,6 +715,15 @@ def masked_select(input, mask: Tensor, *, out=None) -> Tensor:
 _masked_scatter = declare("masked_scatter")
 
 
+@_masked_scatter.meta
+def _meta_masked_scatter(input, mask, source, *, out=None) -> None:
+    """The mask covers exactly `input`'s shape (the kernel walks both together), dtypes agree."""
+    if source._dtype is not input._dtype:
+        raise RuntimeError(f"masked_scatter_: expected self and source to have same dtypes but got "
+                           f"{_scalar_type(input)} and {_scalar_type(source)}")
+    S.expand(mask, input._shape)
+
+
 @_masked_scatter.register("cpu")
 def _masked_scatter_cpu(input, mask, source, *, out=None):
     t = _target(input, out)
@@ -575,8 +731,7 @@ def _masked_scatter_cpu(input, mask, source, *, out=None):
     m = np.broadcast_to(mask._np(), a.shape)
     n = int(m.sum())
     if n > source.numel():
-        raise RuntimeError(f"masked_scatter: expected source to have at least {n} elements (the mask's True count); "
-                           f"got {describe(source)}")
+        raise RuntimeError("Number of elements of source < number of ones in mask")
     a[m] = np.ravel(source._np())[:n]
     return _finish(t, out, "masked_scatter")
 
@@ -585,6 +740,10 @@ def _masked_scatter_cpu(input, mask, source, *, out=None):
 def masked_scatter(input, mask: Tensor, source: Tensor, *, out=None) -> Tensor:
     """`input` with the first elements of `source`, in order, where the bool `mask` is True."""
     _check_mask("masked_scatter_", mask)
+    if out is not input:  # out of place, `input` and `mask` broadcast together
+        shape = _broadcast(input, mask)
+        if shape != input._shape:
+            input = S.expand(input, shape)
     return _masked_scatter(input, mask, source, out=out)
 
 
@@ -643,13 +802,21 @@ def take(input, index: Tensor, *, out=None) -> Tensor:
 _put = declare("put")
 
 
+@_put.meta
+def _meta_put(input, index, source, accumulate=False, *, out=None) -> None:
+    _check_long("put_", index)
+    if source._dtype is not input._dtype:
+        raise RuntimeError(f"put_(): self and source expected to have the same dtype, but got self.dtype = "
+                           f"{_scalar_type(input)} and source.dtype = {_scalar_type(source)}")
+    if index.numel() != source.numel():
+        raise IndexError(f"put_(): Expected source and index to have the same number of elements, but got "
+                         f"source.numel() = {source.numel()}, index.numel() = {index.numel()}")
+
+
 @_put.register("cpu")
 def _put_cpu(input, index, source, accumulate=False, *, out=None):
     t = _target(input, out)
     idx = _flat_index("put", t, index).reshape(-1)
-    if idx.size != source.numel():
-        raise RuntimeError(f"put_(): Expected source and index to have the same number of elements; got "
-                           f"{describe(source)} and {describe(index)}")
     coords = np.unravel_index(idx, t._shape) if t.ndim else ()
     offs = t._offset + sum((c * s for c, s in zip(coords, t._strides, strict=True)), np.zeros_like(idx))
     scatter_apply(t, offs, np.ravel(source._np()), ADD if accumulate else SET)

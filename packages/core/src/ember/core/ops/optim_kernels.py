@@ -219,7 +219,6 @@ first)`: `first` says the momentum buffer is being initialised (it becomes the g
 
 @sgd_step.register("cpu")
 def _sgd_cpu(param, grad, buf, lr, momentum, dampening, weight_decay, nesterov, maximize, first):
-    _check("sgd_step", param, grad, buf)
     c = param._dtype.np.type
     k = _kernels()["sgd"]
     _run(param, grad, (buf,), lambda p, g, b: k(p, g, b, c(lr), c(momentum), c(dampening), c(weight_decay),
@@ -237,7 +236,6 @@ increment; `decoupled` applies AdamW's weight decay (param *= 1 - lr * weight_de
 @adam_step.register("cpu")
 def _adam_cpu(param, grad, exp_avg, exp_avg_sq, max_exp_avg_sq, step, lr, beta1, beta2, eps, weight_decay,
               amsgrad, maximize, decoupled):
-    _check("adam_step", param, grad, exp_avg, exp_avg_sq, max_exp_avg_sq)
     c = param._dtype.np.type
     bc1 = 1 - beta1 ** step
     bc2 = 1 - beta2 ** step
@@ -259,7 +257,6 @@ momentum, centered, maximize)`; `grad_avg` only when centered, `momentum_buffer`
 @rmsprop_step.register("cpu")
 def _rmsprop_cpu(param, grad, square_avg, grad_avg, momentum_buffer, lr, alpha, eps, weight_decay, momentum,
                  centered, maximize):
-    _check("rmsprop_step", param, grad, square_avg, grad_avg, momentum_buffer)
     c = param._dtype.np.type
     k = _kernels()["rmsprop"]
     _run(param, grad, (square_avg, grad_avg, momentum_buffer),
@@ -276,7 +273,6 @@ the count after this update's increment.""")
 
 @adagrad_step.register("cpu")
 def _adagrad_cpu(param, grad, state_sum, step, lr, lr_decay, eps, weight_decay, maximize):
-    _check("adagrad_step", param, grad, state_sum)
     c = param._dtype.np.type
     clr = lr / (1 + (step - 1) * lr_decay)
     k = _kernels()["adagrad"]
@@ -292,7 +288,6 @@ adamax_step = declare("adamax_step", differentiable=False, mutates=0, doc="""Ada
 
 @adamax_step.register("cpu")
 def _adamax_cpu(param, grad, exp_avg, exp_inf, step, lr, beta1, beta2, eps, weight_decay, maximize):
-    _check("adamax_step", param, grad, exp_avg, exp_inf)
     c = param._dtype.np.type
     clr = lr / (1 - beta1 ** step)
     k = _kernels()["adamax"]
@@ -318,7 +313,6 @@ coef_avg, maximize, decoupled)`; the coefficients come from `nadam_scalars`.""")
 @nadam_step.register("cpu")
 def _nadam_cpu(param, grad, exp_avg, exp_avg_sq, step, lr, beta1, beta2, eps, weight_decay, coef_grad, coef_avg,
                maximize, decoupled):
-    _check("nadam_step", param, grad, exp_avg, exp_avg_sq)
     c = param._dtype.np.type
     k = _kernels()["nadam"]
     _run(param, grad, (exp_avg, exp_avg_sq),
@@ -344,7 +338,6 @@ decoupled)`.""")
 
 @radam_step.register("cpu")
 def _radam_cpu(param, grad, exp_avg, exp_avg_sq, step, lr, beta1, beta2, eps, weight_decay, maximize, decoupled):
-    _check("radam_step", param, grad, exp_avg, exp_avg_sq)
     c = param._dtype.np.type
     k = _kernels()["radam"]
     _run(param, grad, (exp_avg, exp_avg_sq),
@@ -361,9 +354,20 @@ adadelta_step = declare("adadelta_step", differentiable=False, mutates=0, doc=""
 
 @adadelta_step.register("cpu")
 def _adadelta_cpu(param, grad, square_avg, acc_delta, lr, rho, eps, weight_decay, maximize):
-    _check("adadelta_step", param, grad, square_avg, acc_delta)
     c = param._dtype.np.type
     k = _kernels()["adadelta"]
     _run(param, grad, (square_avg, acc_delta),
          lambda p, g, sq, acc: k(p, g, sq, acc, c(lr), c(rho), c(eps), c(weight_decay), bool(maximize)))
     return param
+
+
+def _meta(op: str):
+    """The meta step of an update: the gradient and every state buffer have the parameter's shape, checked
+    before the CPU or CUDA kernel walks them all over the parameter's extent."""
+    def meta(param, *args, **kwargs) -> None:
+        _check(op, param, *(a for a in args if isinstance(a, Tensor)))
+    return meta
+
+
+for _op in (sgd_step, adam_step, rmsprop_step, adagrad_step, adamax_step, nadam_step, radam_step, adadelta_step):
+    _op.meta(_meta(_op.name))

@@ -77,6 +77,15 @@ the pooled shape -> grad_input of `input_shape`: each gradient is added at its i
 scatter-add). Linear in grad; its backward is gathering `gg` at `indices`.""")
 
 
+@max_pool2d_backward.meta
+def _max_pool2d_backward_meta(grad, indices, input_shape) -> None:
+    """Indices match the gradient one to one and index planes of `input_shape` (the kernels walk both)."""
+    if tuple(indices._shape) != tuple(grad._shape) or tuple(grad._shape[:-2]) != tuple(input_shape[:-2]):
+        raise RuntimeError(f"max_pool2d_backward: Expected shape of indices to be same as that of the gradient, "
+                           f"with the input's leading dims {list(input_shape[:-2])}; got {describe(grad)} and "
+                           f"{describe(indices)}")
+
+
 @max_pool2d_backward.register("cpu")
 def _max_pool2d_backward_cpu(grad, indices, input_shape):
     g = _planes(grad)

@@ -6,7 +6,9 @@ turns its indices into the storage offsets (in elements) of the elements it writ
 Numba loop applies `flat[offs[i]] (op)= vals[i]` in order. Working on offsets makes strided
 (non-contiguous) targets free and makes repeated indices accumulate correctly, which the
 embedding backward depends on. Indices are validated on the host (`index_array`) before any
-kernel runs, so a kernel never sees an offset out of its storage.
+kernel runs, so a kernel never sees an offset out of its storage; the op's meta step (NOTE [ The
+meta step ] in ember.core.dispatch) has checked that the values cover every offset, so it never
+reads past them either.
 """
 
 from __future__ import annotations

@@ -336,10 +336,25 @@ def _to_dtype_cpu(x, dtype):
 resize_ = declare("resize_", mutates=0, differentiable=False)
 
 
+def _resize_shape(size: tuple) -> tuple:
+    return tuple(size[0]) if len(size) == 1 and isinstance(size[0], tuple | list) else tuple(size)
+
+
+@resize_.meta
+def _resize_meta(x, *size) -> None:
+    """Sizes are non-negative integers: a negative one would make a negative numel and extent."""
+    shape = _resize_shape(size)
+    for n in shape:
+        if isinstance(n, bool) or not isinstance(n, int | np.integer):
+            raise TypeError(f"resize_(): argument 'size' must be tuple of ints, not {type(n).__name__}")
+    if any(n < 0 for n in shape):
+        raise RuntimeError(f"numel: integer multiplication overflow; resize_() got negative sizes {list(shape)}")
+
+
 @resize_.register("any")
 def _resize(x, *size):
     """Give `x` the contiguous shape `size`, keeping its storage when it is large enough."""
-    shape = tuple(size[0]) if len(size) == 1 and isinstance(size[0], tuple | list) else tuple(size)
+    shape = _resize_shape(size)
     # NOTE [ The geometry gate ]: the new sizes are checked before any memory is grown
     shape, _, _ = check_geometry(INT64_MAX, x._dtype.itemsize, shape, contiguous_strides(shape), x._offset,
                                  op="resize_")

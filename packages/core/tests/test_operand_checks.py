@@ -1,0 +1,220 @@
+"""The meta step (NOTE [ The meta step ] in ember.core.dispatch): every operand whose shape bounds a
+kernel's loop over another is checked before the kernel runs, on CPU and CUDA alike, with PyTorch's
+exception type and message (hard-coded here from PyTorch 2.13)."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+import ember.core as E
+from ember.core.dispatch import get_op
+from ember.core.ops.embedding import embedding_bag_backward, embedding_bag_op
+from ember.core.ops.optim_kernels import adam_step, sgd_step
+
+L = E.int64
+
+
+def _z(*shape, dtype=E.float32):
+    return E.zeros(*shape, dtype=dtype)
+
+
+def _i(*shape, fill=0, dtype=L):
+    return E.full(shape, fill, dtype=dtype)
+
+
+# (label, fn(move) -> the op's call, exception type, PyTorch's message); `move` puts a tensor on the device
+CASES = [
+    ("scatter_add src shorter than index", lambda m: m(_z(1000)).scatter_add_(0, m(E.arange(1000)), m(E.tensor([1.0]))),
+     RuntimeError, "Expected index [1000] to be no larger than self [1000] apart from dimension 0 and to be no larger "
+                   "size than src [1]"),
+    ("scatter_ src shorter than index", lambda m: m(_z(10)).scatter_(0, m(E.arange(10)), m(E.tensor([1.0]))),
+     RuntimeError, "Expected index [10] to be no larger than self [10] apart from dimension 0 and to be no larger "
+                   "size than src [1]"),
+    ("scatter src shorter along another dim", lambda m: E.scatter(m(_z(3, 4)), 1, m(_i(2, 2)), m(E.ones(2, 1))),
+     RuntimeError, "Expected index [2, 2] to be no larger than self [3, 4] apart from dimension 1 and to be no "
+                   "larger size than src [2, 1]"),
+    ("scatter_reduce src shorter than index",
+     lambda m: E.scatter_reduce(m(_z(10)), 0, m(E.arange(10)), m(E.tensor([1.0])), "sum"),
+     RuntimeError, "Expected index [10] to be no larger than self [10] apart from dimension 0 and to be no larger "
+                   "size than src [1]"),
+    ("scatter_reduce amax src shorter", lambda m: E.scatter_reduce(m(_z(3, 4)), 1, m(_i(2, 2)), m(E.ones(2, 1)),
+                                                                    "amax"),
+     RuntimeError, "Expected index [2, 2] to be no larger than self [3, 4] apart from dimension 1 and to be no "
+                   "larger size than src [2, 1]"),
+    ("scatter value, index larger than self", lambda m: E.scatter(m(_z(3, 4)), 1, m(_i(4, 2)), value=2.0),
+     RuntimeError, "Expected index [4, 2] to be no larger than self [3, 4] apart from dimension 1"),
+    ("scatter index rank", lambda m: E.scatter_add(m(_z(3, 4)), 1, m(_i(2)), m(E.ones(2))),
+     RuntimeError, "Index tensor must have the same number of dimensions as self tensor"),
+    ("scatter src rank", lambda m: E.scatter_add(m(_z(3, 4)), 1, m(_i(2, 2)), m(E.ones(2, 2, 2))),
+     RuntimeError, "Index tensor must have the same number of dimensions as src tensor"),
+    ("scatter float index", lambda m: E.scatter_add(m(_z(3, 4)), 1, m(_z(2, 2)), m(E.ones(2, 2))),
+     RuntimeError, "scatter(): Expected dtype int32/int64 for index"),
+    ("scatter src dtype", lambda m: E.scatter(m(_z(3, 4)), 1, m(_i(2, 2)), m(E.ones(2, 2, dtype=E.float64))),
+     RuntimeError, "scatter(): Expected self.dtype to be equal to src.dtype"),
+    ("gather index larger than input", lambda m: E.gather(m(_z(3, 4)), 1, m(_i(4, 2))),
+     RuntimeError, "Size does not match at dimension 0 expected index [4, 2] to be no larger than self [3, 4] apart "
+                   "from dimension 1"),
+    ("gather index rank", lambda m: E.gather(m(_z(3, 4)), 1, m(_i(2))),
+     RuntimeError, "Index tensor must have the same number of dimensions as input tensor"),
+    ("index_select 2-D index", lambda m: E.index_select(m(_z(3, 4)), 1, m(_i(1, 1))),
+     IndexError, "index_select(): Index is supposed to be a vector"),
+    ("index_add source too short", lambda m: m(_z(3, 4)).index_add_(1, m(E.tensor([0, 1])), m(E.ones(3, 1))),
+     RuntimeError, "index_add_(): Number of indices (2) should be equal to source.size(dim): (1), for dim: 1"),
+    ("index_add source rank", lambda m: m(_z(3, 4)).index_add_(1, m(E.tensor([0, 1])), m(E.ones(6))),
+     RuntimeError, "index_add_(): Indexing dim 1 is out of bounds of the source tensor with dim 1"),
+    ("index_add source other dims", lambda m: m(_z(3, 4)).index_add_(1, m(E.tensor([0, 1])), m(E.ones(2, 2))),
+     RuntimeError, "source tensor shape must match self tensor shape, excluding the specified dimension. Got "
+                   "self.shape = [3, 4] source.shape = [2, 2]"),
+    ("index_add dtype", lambda m: m(_z(3)).index_add_(0, m(E.tensor([0])), m(E.tensor([1]))),
+     RuntimeError, "index_add_(): self (Float) and source (Long) must have the same scalar type"),
+    ("index_copy source too short", lambda m: m(_z(3, 4)).index_copy_(1, m(E.tensor([0, 1])), m(E.ones(3, 1))),
+     IndexError, "index_copy_(): Number of indices (2) should be equal to source.size(dim) (1)"),
+    ("index_copy source rank", lambda m: m(_z(3, 4)).index_copy_(1, m(E.tensor([0, 1])), m(E.ones(6))),
+     IndexError, "index_copy_(): When source and destination are not scalars, their dimensionality must match. "
+                 "Source dimensionality (1), destination dimensionality (2)"),
+    ("index_copy slices", lambda m: m(_z(3, 4)).index_copy_(1, m(E.tensor([0, 1])), m(E.ones(2, 3))),
+     RuntimeError, "index_copy_(): Source/destination tensor must have same slice shapes. Destination slice shape: "
+                   "3 at dimension 1 and source slice shape: 2 at dimension 0."),
+    ("index_copy scalar source", lambda m: m(_z(4)).index_copy_(0, m(E.tensor([0, 1])), m(E.tensor(1.0))),
+     IndexError, "index_copy_(): When source is scalar, index should have one element (got 2)"),
+    ("index_fill 2-D index", lambda m: m(_z(3, 4)).index_fill_(1, m(_i(1, 2)), 1.0),
+     RuntimeError, "Index has to be a vector/scalar"),
+    ("put_ source too short", lambda m: m(_z(3, 4)).put_(m(E.tensor([0, 1])), m(E.ones(1))),
+     IndexError, "put_(): Expected source and index to have the same number of elements, but got source.numel() = 1, "
+                 "index.numel() = 2"),
+    ("put_ dtype", lambda m: m(_z(3, 4)).put_(m(E.tensor([0, 1])), m(E.ones(2, dtype=E.float64))),
+     RuntimeError, "put_(): self and source expected to have the same dtype, but got self.dtype = Float and "
+                   "source.dtype = Double"),
+    ("masked_scatter_ mask larger than self",
+     lambda m: m(_z(3, 4)).masked_scatter_(m(E.ones(3, 5, dtype=E.bool)), m(E.ones(15))),
+     RuntimeError, "The expanded size of the tensor (4) must match the existing size (5) at non-singleton dimension 1."
+                   "  Target sizes: [3, 4].  Tensor sizes: [3, 5]"),
+    ("masked_scatter dtype",
+     lambda m: m(_z(3, 4)).masked_scatter_(m(E.ones(3, 4, dtype=E.bool)), m(E.ones(12, dtype=E.float64))),
+     RuntimeError, "masked_scatter_: expected self and source to have same dtypes but got Float and Double"),
+    ("masked_fill mask does not broadcast", lambda m: E.masked_fill(m(_z(3, 4)), m(E.ones(3, 5, dtype=E.bool)), 1.0),
+     RuntimeError, "The size of tensor a (5) must match the size of tensor b (4) at non-singleton dimension 1"),
+    ("masked_fill_ mask larger than self",
+     lambda m: m(_z(3, 4)).masked_fill_(m(E.ones(2, 3, 4, dtype=E.bool)), 1.0),
+     RuntimeError, "output with shape [3, 4] doesn't match the broadcast shape [2, 3, 4]"),
+    ("masked_select mask does not broadcast", lambda m: E.masked_select(m(_z(3, 4)), m(E.ones(3, 5, dtype=E.bool))),
+     RuntimeError, "The size of tensor a (5) must match the size of tensor b (4) at non-singleton dimension 1"),
+    ("embedding_bag per_sample_weights too short",
+     lambda m: embedding_bag_op(m(E.ones(5, 3)), m(E.tensor([0, 1, 2, 3])), m(E.tensor([0, 2])), "sum", m(E.ones(2)),
+                                False, -1),
+     RuntimeError, "embedding_bag: expected per_sample_weights.numel() (2) to be the same as indices.numel() (4)"),
+    ("embedding_bag_backward grad with too few bags",
+     lambda m: embedding_bag_backward(m(E.ones(1, 3)), m(E.tensor([0, 1, 2, 3])), m(E.tensor([0, 2])),
+                                      m(E.ones(2, dtype=L)), m(E.zeros(2, 3, dtype=L)), 5, "max", None, False, -1),
+     RuntimeError, "embedding_bag_backward: expected grad and max_indices of shape (2, D) and bag_size of shape (2,)"),
+    ("sgd_step grad shorter than param",
+     lambda m: sgd_step(m(_z(10)), m(_z(3)), None, 0.1, 0.0, 0.0, 0.0, False, False, True),
+     ValueError, "sgd_step: state and gradient must have the parameter's shape"),
+    ("adam_step state shorter than param",
+     lambda m: adam_step(m(_z(10)), m(_z(10)), m(_z(10)), m(_z(4)), None, 1, 0.1, 0.9, 0.999, 1e-8, 0.0, False,
+                         False, False),
+     ValueError, "adam_step: state and gradient must have the parameter's shape"),
+]
+
+
+def _run_case(fn, exc, msg, move):
+    with pytest.raises(exc, match=re.escape(msg)):
+        fn(move)
+
+
+@pytest.mark.parametrize("fn,exc,msg", [c[1:] for c in CASES], ids=[c[0] for c in CASES])
+def test_operand_shapes_are_checked_before_the_cpu_kernel(fn, exc, msg):
+    _run_case(fn, exc, msg, lambda t: t)
+
+
+@pytest.mark.cuda
+@pytest.mark.skipif(not E.cuda.is_available(), reason="no CUDA device or simulator")
+@pytest.mark.parametrize("fn,exc,msg", [c[1:] for c in CASES], ids=[c[0] for c in CASES])
+def test_operand_shapes_are_checked_before_the_cuda_kernel(fn, exc, msg):
+    _run_case(fn, exc, msg, lambda t: t.to("cuda"))
+
+
+@pytest.mark.parametrize("name", ["scatter", "scatter_add", "scatter_reduce", "gather", "index_select", "index_add",
+                                  "index_copy", "index_fill", "put", "masked_scatter", "masked_fill",
+                                  "masked_select", "resize_", "embedding_bag", "embedding_bag_backward", "sgd_step",
+                                  "adam_step", "rmsprop_step", "adagrad_step", "adamax_step", "nadam_step",
+                                  "radam_step", "adadelta_step"])
+def test_bounded_ops_declare_a_meta_step(name):
+    """The check belongs to the op, not to one device's kernel, so every device gets it."""
+    assert get_op(name).check is not None
+
+
+def test_rejected_scatter_leaves_self_untouched():
+    x = E.zeros(1000)
+    with pytest.raises(RuntimeError, match="no larger size than src"):
+        x.scatter_add_(0, E.arange(1000), E.tensor([1.0]))
+    assert float(x.abs().sum()) == 0.0
+
+
+def test_empty_index_scatters_and_gathers_nothing():
+    x = E.ones(3, 4)
+    assert x.scatter_add(1, E.zeros(0, dtype=L), E.ones(2)).tolist() == x.tolist()
+    assert E.gather(x, 1, E.zeros(0, 9, dtype=L)).shape == (0, 9)
+
+
+def test_out_of_range_scatter_index_is_a_runtime_error():
+    with pytest.raises(RuntimeError, match=re.escape("index 1000 is out of bounds for dimension 0 with size 1000")):
+        E.zeros(1000).scatter_add_(0, E.full((1,), 1000, dtype=L), E.tensor([1.0]))
+
+
+def test_masked_scatter_out_of_place_broadcasts_self_and_mask():
+    r = E.zeros(3, 4).masked_scatter(E.ones(2, 3, 4, dtype=E.bool), E.arange(30).float())
+    assert r.shape == (2, 3, 4)
+    assert r.reshape(-1).tolist() == list(range(24))
+
+
+def test_masked_scatter_source_too_short():
+    with pytest.raises(RuntimeError, match="Number of elements of source < number of ones in mask"):
+        E.zeros(3, 4).masked_scatter(E.ones(3, 4, dtype=E.bool), E.ones(5))
+
+
+def test_huge_scatter_with_short_source_raises_in_a_child_process():
+    """The issue's 16M-element reproduction died by SIGSEGV: it must now exit cleanly with the error."""
+    code = textwrap.dedent("""
+        import ember.core as E
+        n = 16 * 1024 * 1024
+        x = E.zeros(n)
+        try:
+            x.scatter_add_(0, E.arange(n), E.tensor([1.0]))
+        except RuntimeError as e:
+            print(type(e).__name__, e)
+        else:
+            print("no error")
+    """)
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip() == ("RuntimeError Expected index [16777216] to be no larger than self [16777216] apart "
+                                "from dimension 0 and to be no larger size than src [1]")
+
+
+def test_resize_refuses_negative_and_non_integer_sizes():
+    x = E.zeros(2)
+    with pytest.raises(RuntimeError, match="numel: integer multiplication overflow"):
+        x.resize_(3, -1)
+    with pytest.raises(TypeError, match="must be tuple of ints"):
+        x.resize_(2.5)
+    assert x.shape == (2,)
+    assert x.resize_((3, 2)).shape == (3, 2)
+
+
+def test_max_pool_backward_checks_its_indices_against_the_gradient():
+    from ember.core.ops.pool import max_pool2d_backward
+
+    grad = E.ones(1, 1, 2, 2)
+    with pytest.raises(RuntimeError, match="Expected shape of indices to be same as that of the gradient"):
+        max_pool2d_backward(grad, E.zeros(1, 1, 1, 2, dtype=L), (1, 1, 4, 4))
+    with pytest.raises(RuntimeError, match="Expected shape of indices to be same as that of the gradient"):
+        max_pool2d_backward(E.ones(2, 1, 2, 2), E.zeros(2, 1, 2, 2, dtype=L), (1, 1, 4, 4))
+    with pytest.raises(IndexError, match="Found an invalid max index: 99"):
+        max_pool2d_backward(grad, E.full((1, 1, 2, 2), 99, dtype=L), (1, 1, 4, 4))
+    assert max_pool2d_backward(grad, E.tensor([[[[0, 3], [8, 15]]]]), (1, 1, 4, 4)).sum().item() == 4.0
