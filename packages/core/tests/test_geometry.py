@@ -139,7 +139,7 @@ def test_user_sizes_of_empty_strided_resize_and_unfold_are_checked_before_use():
         C.empty_strided((2,), (-1,))
     t = C.empty_strided((2**40,), (0,))
     assert t.untyped_storage().nbytes == 4 and t.stride() == (0,)
-    with pytest.raises(RuntimeError, match=_literal("Trying to create tensor with negative dimension -1: [-1]")):
+    with pytest.raises(RuntimeError, match="numel: integer multiplication overflow"):  # PyTorch 2.13's words
         C.zeros(4).resize_(-1)
     with pytest.raises(RuntimeError, match="size is -2 but must be >= 0"):
         C.zeros(4).unfold(0, -2, 1)
