@@ -390,6 +390,12 @@ def test_matrix_reshape_stack_and_cdf_transforms_match_pytorch():
         (ed.ReshapeTransform((3,), (3, 1)), td.ReshapeTransform((3,), (3, 1)), x, True),
         (ed.StackTransform([ed.ExpTransform(), ed.AffineTransform(1.0, 2.0)], dim=0),
          td.StackTransform([td.ExpTransform(), td.AffineTransform(1.0, 2.0)], dim=0), x[:, 0], True),
+        (ed.CatTransform([ed.ExpTransform(), ed.AffineTransform(1.0, 2.0)], dim=1, lengths=[1, 2]),
+         td.CatTransform([td.ExpTransform(), td.AffineTransform(1.0, 2.0)], dim=1, lengths=[1, 2]), x, True),
+        (ed.CatTransform([ed.IndependentTransform(ed.ExpTransform(), 1),
+                          ed.IndependentTransform(ed.AffineTransform(1.0, 2.0), 1)], dim=0),
+         td.CatTransform([td.IndependentTransform(td.ExpTransform(), 1),
+                          td.IndependentTransform(td.AffineTransform(1.0, 2.0), 1)], dim=0), x, True),
         (ed.CumulativeDistributionTransform(ed.Normal(_e(0.5), _e(2.0))),
          td.CumulativeDistributionTransform(td.Normal(_t(0.5), _t(2.0))), x, True),
     ]

@@ -51,7 +51,7 @@ from ember.torch.distributions.relaxed_bernoulli import LogitRelaxedBernoulli, R
 from ember.torch.distributions.relaxed_categorical import ExpRelaxedCategorical, RelaxedOneHotCategorical
 from ember.torch.distributions.studentT import StudentT
 from ember.torch.distributions.transformed_distribution import TransformedDistribution
-from ember.torch.distributions.transforms import (AbsTransform, AffineTransform, ComposeTransform,
+from ember.torch.distributions.transforms import (AbsTransform, AffineTransform, CatTransform, ComposeTransform,
                                                   CumulativeDistributionTransform, ExpTransform, IndependentTransform,
                                                   LowerCholeskyTransform, PositiveDefiniteTransform, PowerTransform,
                                                   ReshapeTransform, SigmoidTransform, SoftmaxTransform,
@@ -62,13 +62,13 @@ from ember.torch.distributions.von_mises import VonMises
 from ember.torch.distributions.weibull import Weibull
 from ember.torch.distributions.wishart import Wishart
 
-__all__ = ["AbsTransform", "AffineTransform", "Bernoulli", "Beta", "Binomial", "Categorical", "Cauchy", "Chi2",
-           "ComposeTransform", "ContinuousBernoulli", "CumulativeDistributionTransform", "Dirichlet", "Distribution",
-           "ExpRelaxedCategorical", "ExpTransform", "Exponential", "ExponentialFamily", "FisherSnedecor", "Gamma",
-           "GeneralizedPareto", "Geometric", "Gumbel", "HalfCauchy", "HalfNormal", "Independent",
-           "IndependentTransform", "InverseGamma", "Kumaraswamy", "Laplace", "LogNormal", "LogisticNormal",
-           "LogitRelaxedBernoulli", "LowRankMultivariateNormal", "LowerCholeskyTransform", "MixtureSameFamily",
-           "Multinomial", "MultivariateNormal", "NegativeBinomial", "Normal", "OneHotCategorical",
+__all__ = ["AbsTransform", "AffineTransform", "Bernoulli", "Beta", "Binomial", "CatTransform", "Categorical", "Cauchy",
+           "Chi2", "ComposeTransform", "ContinuousBernoulli", "CumulativeDistributionTransform", "Dirichlet",
+           "Distribution", "ExpRelaxedCategorical", "ExpTransform", "Exponential", "ExponentialFamily",
+           "FisherSnedecor", "Gamma", "GeneralizedPareto", "Geometric", "Gumbel", "HalfCauchy", "HalfNormal",
+           "Independent", "IndependentTransform", "InverseGamma", "Kumaraswamy", "Laplace", "LogNormal",
+           "LogisticNormal", "LogitRelaxedBernoulli", "LowRankMultivariateNormal", "LowerCholeskyTransform",
+           "MixtureSameFamily", "Multinomial", "MultivariateNormal", "NegativeBinomial", "Normal", "OneHotCategorical",
            "OneHotCategoricalStraightThrough", "Pareto", "Poisson", "PositiveDefiniteTransform", "PowerTransform",
            "RelaxedBernoulli", "RelaxedOneHotCategorical", "ReshapeTransform", "SigmoidTransform", "SoftmaxTransform",
            "SoftplusTransform", "StackTransform", "StickBreakingTransform", "StudentT", "TanhTransform", "Transform",

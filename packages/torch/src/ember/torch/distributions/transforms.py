@@ -18,7 +18,7 @@ from ember.torch.distributions.utils import _sum_rightmost, clamp_probs
 
 __all__ = ["Transform", "AbsTransform", "AffineTransform", "ComposeTransform", "ExpTransform", "IndependentTransform",
            "LowerCholeskyTransform", "PositiveDefiniteTransform", "ReshapeTransform", "StackTransform",
-           "CumulativeDistributionTransform", "PowerTransform", "SigmoidTransform", "SoftmaxTransform",
+           "CumulativeDistributionTransform", "CatTransform", "PowerTransform", "SigmoidTransform", "SoftmaxTransform",
            "SoftplusTransform", "StickBreakingTransform", "TanhTransform", "identity_transform"]
 
 
@@ -665,6 +665,70 @@ class StackTransform(Transform):
     @property
     def codomain(self):
         return constraints.stack([t.codomain for t in self.transforms], self.dim)
+
+
+class CatTransform(Transform):
+    """Applies `tseq[i]` to consecutive pieces of `dim` of sizes `lengths`, as `torch.cat` would join them."""
+
+    def __init__(self, tseq, dim: int = 0, lengths=None, cache_size: int = 0) -> None:
+        if not all(isinstance(t, Transform) for t in tseq):
+            raise TypeError("CatTransform: every element of tseq must be a Transform")
+        if cache_size:
+            tseq = [t.with_cache(cache_size) for t in tseq]
+        super().__init__(cache_size=cache_size)
+        self.transforms = list(tseq)
+        self.lengths = [1] * len(self.transforms) if lengths is None else list(lengths)
+        if len(self.lengths) != len(self.transforms):
+            raise ValueError(f"CatTransform: {len(self.transforms)} transforms but {len(self.lengths)} lengths")
+        self.dim = dim
+
+    @property
+    def event_dim(self) -> int:
+        return max(t.event_dim for t in self.transforms)
+
+    @property
+    def length(self) -> int:
+        return sum(self.lengths)
+
+    def with_cache(self, cache_size: int = 1):
+        if self._cache_size == cache_size:
+            return self
+        return CatTransform(self.transforms, self.dim, self.lengths, cache_size)
+
+    def _pieces(self, z, name: str):
+        if z.shape[self.dim] != self.length:
+            raise ValueError(f"CatTransform: {name}.size({self.dim}) = {z.shape[self.dim]} must equal length "
+                             f"{self.length}")
+        start = 0
+        for t, length in zip(self.transforms, self.lengths):
+            yield t, z.narrow(self.dim, start, length)
+            start += length
+
+    def _call(self, x):
+        return torch.cat([t(piece) for t, piece in self._pieces(x, "x")], self.dim)
+
+    def _inverse(self, y):
+        return torch.cat([t.inv(piece) for t, piece in self._pieces(y, "y")], self.dim)
+
+    def log_abs_det_jacobian(self, x, y):
+        terms = []
+        for (t, xs), (_, ys) in zip(self._pieces(x, "x"), self._pieces(y, "y")):
+            terms.append(_sum_rightmost(t.log_abs_det_jacobian(xs, ys), self.event_dim - t.event_dim))
+        # `dim` counted from the right, within the event: concatenate there; inside the batch, sum
+        dim = (self.dim - x.dim() if self.dim >= 0 else self.dim) + self.event_dim
+        return torch.cat(terms, dim) if dim < 0 else functools.reduce(operator.add, terms)
+
+    @property
+    def bijective(self):
+        return all(t.bijective for t in self.transforms)
+
+    @property
+    def domain(self):
+        return constraints.cat([t.domain for t in self.transforms], self.dim, self.lengths)
+
+    @property
+    def codomain(self):
+        return constraints.cat([t.codomain for t in self.transforms], self.dim, self.lengths)
 
 
 class CumulativeDistributionTransform(Transform):
