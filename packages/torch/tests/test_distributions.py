@@ -687,3 +687,16 @@ def test_wishart_sample_mean_and_log_prob_normalisation_in_one_dimension():
     np.testing.assert_allclose(s.mean(0), 6.0 * cov, rtol=0.05)
     with pytest.raises(ValueError, match="greater than ndim - 1"):
         D.Wishart(T(0.5), covariance_matrix=T(cov))
+
+
+def test_lkj_cholesky_two_by_two_correlation_is_uniform_at_concentration_one():
+    d = D.LKJCholesky(2, T(1.0))
+    torch.manual_seed(21)
+    s = N(d.sample((20000,)))
+    rho = s[:, 1, 0]
+    np.testing.assert_allclose(np.einsum("nij,nkj->nik", s, s)[:, [0, 1], [0, 1]], 1.0, rtol=1e-9)
+    assert abs(rho.mean()) < 0.02 and abs(rho.var() - 1 / 3) < 0.01
+    close(d.log_prob(T(s[:3])), np.full(3, -np.log(2.0)))  # uniform density 1/2 on (-1, 1)
+    t = D.CorrCholeskyTransform()
+    y = t(T([0.3, -1.0, 2.0]))
+    assert tuple(y.shape) == (3, 3) and bool(constraints.corr_cholesky.check(y))

@@ -430,3 +430,19 @@ def test_wishart_matches_pytorch(param):
         out[1][-1] = np.tril(out[1][-1])
     for a, b in zip(*out):
         np.testing.assert_allclose(a, b, rtol=1e-8, atol=1e-10)
+
+
+def test_lkj_cholesky_and_corr_cholesky_transform_match_pytorch():
+    conc = np.array([0.5, 2.0])
+    e, t = ed.LKJCholesky(3, _e(conc)), td.LKJCholesky(3, _t(conc))
+    sample = e.sample((4,))
+    assert tuple(sample.shape) == (4, 2, 3, 3) and bool(e.support.check(sample).all())
+    np.testing.assert_allclose(_np(e.log_prob(sample)), _np(t.log_prob(_t(_np(sample)))), rtol=1e-9)
+    x = REAL  # 3 = 3 * 2 / 2 free values per matrix
+    ct_e, ct_t = ed.CorrCholeskyTransform(), td.CorrCholeskyTransform()
+    ye, yt = ct_e(_e(x)), ct_t(_t(x))
+    np.testing.assert_allclose(_np(ye), _np(yt), rtol=1e-12, atol=1e-15)
+    np.testing.assert_allclose(_np(ct_e.inv(ye)), x, rtol=1e-9)
+    np.testing.assert_allclose(_np(ct_e.log_abs_det_jacobian(_e(x), ye)), _np(ct_t.log_abs_det_jacobian(_t(x), yt)),
+                               rtol=1e-10)
+    assert type(ed.biject_to(ed.constraints.corr_cholesky)).__name__ == "CorrCholeskyTransform"

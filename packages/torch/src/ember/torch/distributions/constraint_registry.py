@@ -136,3 +136,9 @@ def _biject_to_cat(constraint):
 @transform_to.register(constraints.cat)
 def _transform_to_cat(constraint):
     return transforms.CatTransform([transform_to(c) for c in constraint.cseq], constraint.dim, constraint.lengths)
+
+
+@biject_to.register(constraints.corr_cholesky)
+@transform_to.register(constraints.corr_cholesky)
+def _transform_to_corr_cholesky(constraint):
+    return transforms.CorrCholeskyTransform()

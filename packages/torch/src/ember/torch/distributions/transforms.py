@@ -14,12 +14,13 @@ import ember.autograd as torch
 from ember.autograd import Size, Tensor
 
 from ember.torch.distributions import constraints
-from ember.torch.distributions.utils import _sum_rightmost, clamp_probs
+from ember.torch.distributions.utils import _sum_rightmost, clamp_probs, tril_matrix_to_vec, vec_to_tril_matrix
 
-__all__ = ["Transform", "AbsTransform", "AffineTransform", "ComposeTransform", "ExpTransform", "IndependentTransform",
-           "LowerCholeskyTransform", "PositiveDefiniteTransform", "ReshapeTransform", "StackTransform",
-           "CumulativeDistributionTransform", "CatTransform", "PowerTransform", "SigmoidTransform", "SoftmaxTransform",
-           "SoftplusTransform", "StickBreakingTransform", "TanhTransform", "identity_transform"]
+__all__ = ["AbsTransform", "AffineTransform", "CatTransform", "ComposeTransform", "CorrCholeskyTransform",
+           "CumulativeDistributionTransform", "ExpTransform", "IndependentTransform", "LowerCholeskyTransform",
+           "PositiveDefiniteTransform", "PowerTransform", "ReshapeTransform", "SigmoidTransform", "SoftmaxTransform",
+           "SoftplusTransform", "StackTransform", "StickBreakingTransform", "TanhTransform", "Transform",
+           "identity_transform"]
 
 
 class Transform:
@@ -531,6 +532,59 @@ class StickBreakingTransform(Transform):
         if len(shape) < 1:
             raise ValueError("Too few dimensions on input")
         return Size(tuple(shape[:-1]) + (shape[-1] - 1,))
+
+
+class CorrCholeskyTransform(Transform):
+    """A bijection from R^(D(D-1)/2) onto Cholesky factors of D x D correlation matrices: tanh into (-1, 1),
+    laid out below the diagonal, then each row stick-broken so that it has unit norm."""
+
+    domain = constraints.real_vector
+    codomain = constraints.corr_cholesky
+    bijective = True
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, CorrCholeskyTransform)
+
+    __hash__ = object.__hash__
+
+    def _call(self, x):
+        eps = float(np.finfo(x.dtype.np).eps)
+        r = vec_to_tril_matrix(torch.tanh(x).clamp(min=-1 + eps, max=1 - eps), diag=-1)
+        # each row: the remaining length sqrt(prod(1 - r_j^2)) over the earlier columns scales r_i
+        remaining = (1 - r.pow(2)).sqrt().cumprod(-1)
+        ones = torch.ones(tuple(r.shape[:-1]) + (1,), dtype=r.dtype, device=r.device)
+        scale = torch.cat([ones, remaining[..., :-1]], -1)
+        return (r + torch.eye(r.shape[-1], dtype=r.dtype, device=r.device)) * scale
+
+    def _inverse(self, y):
+        left = 1 - torch.cumsum(y * y, dim=-1)
+        ones = torch.ones(tuple(y.shape[:-1]) + (1,), dtype=y.dtype, device=y.device)
+        left_before = torch.cat([ones, left[..., :-1]], -1)
+        t = tril_matrix_to_vec(y, diag=-1) / tril_matrix_to_vec(left_before, diag=-1).sqrt()
+        return (t.log1p() - (-t).log1p()) / 2
+
+    def log_abs_det_jacobian(self, x, y, intermediates=None):
+        left = 1 - (y * y).cumsum(dim=-1)
+        stick_breaking = 0.5 * tril_matrix_to_vec(left, diag=-2).log().sum(-1)
+        tanh = -2 * (x + torch.softplus(-2 * x) - math.log(2.0)).sum(dim=-1)
+        return stick_breaking + tanh
+
+    def forward_shape(self, shape):
+        if len(shape) < 1:
+            raise ValueError("Too few dimensions on input")
+        n = shape[-1]
+        d = round((0.25 + 2 * n) ** 0.5 + 0.5)
+        if d * (d - 1) // 2 != n:
+            raise ValueError("Input is not a flattened lower-diagonal number")
+        return Size(tuple(shape[:-1]) + (d, d))
+
+    def inverse_shape(self, shape):
+        if len(shape) < 2:
+            raise ValueError("Too few dimensions on input")
+        if shape[-2] != shape[-1]:
+            raise ValueError("Input is not square")
+        d = shape[-1]
+        return Size(tuple(shape[:-2]) + (d * (d - 1) // 2,))
 
 
 class LowerCholeskyTransform(Transform):
