@@ -446,3 +446,13 @@ def test_lkj_cholesky_and_corr_cholesky_transform_match_pytorch():
     np.testing.assert_allclose(_np(ct_e.log_abs_det_jacobian(_e(x), ye)), _np(ct_t.log_abs_det_jacobian(_t(x), yt)),
                                rtol=1e-10)
     assert type(ed.biject_to(ed.constraints.corr_cholesky)).__name__ == "CorrCholeskyTransform"
+
+
+def test_mixture_support_constraint_matches_pytorch():
+    low, high = np.array([0.0, 1.0]), np.array([2.0, 3.0])
+    v = np.array([[0.5], [1.5], [2.5]])
+    out = []
+    for mod, make in ((ed, _e), (td, _t)):
+        m = mod.MixtureSameFamily(mod.Categorical(make([0.5, 0.5])), mod.Uniform(make(low), make(high)))
+        out.append((repr(m.support).replace("torch.", "ember."), _np(m.support.check(make(v))).tolist()))
+    assert out[0] == out[1]
