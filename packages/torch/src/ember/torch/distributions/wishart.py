@@ -142,7 +142,9 @@ class Wishart(ExponentialFamily):
         diag_V = V.diagonal(dim1=-2, dim2=-1)
         return self._df_matrix() * (V.pow(2) + diag_V.unsqueeze(-1) * diag_V.unsqueeze(-2))
 
-    def rsample(self, sample_shape=_EMPTY):
+    def rsample(self, sample_shape=_EMPTY, max_try_correction=None):
+        """Bartlett samples; `max_try_correction` is accepted for PyTorch's signature, but no resampling is done
+        (the diagonal is clamped away from 0, so samples are nonsingular up to rounding)."""
         sample_shape = Size(sample_shape)
         p = self._event_shape[-1]
         L = self._unbroadcasted_scale_tril
