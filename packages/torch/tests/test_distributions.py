@@ -673,3 +673,30 @@ def test_generalized_pareto_reduces_to_exponential_and_samples_by_inverse_cdf():
     torch.manual_seed(19)
     s = N(d.sample((20000,)))
     assert abs(s.mean() - 1 / 0.8) < 5 * math.sqrt(float(N(d.variance)) / 20000)
+
+
+def test_wishart_sample_mean_and_log_prob_normalisation_in_one_dimension():
+    # p = 1: Wishart(df, sigma^2) is Gamma(df / 2, 1 / (2 sigma^2))
+    d = D.Wishart(T(5.0), covariance_matrix=T([[2.0]]))
+    g = D.Gamma(T(2.5), T(0.25))
+    close(d.log_prob(T([[3.0]])), N(g.log_prob(T(3.0))), rtol=1e-10)
+    close(d.entropy(), N(g.entropy()), rtol=1e-10)
+    cov = np.array([[2.0, 0.5], [0.5, 1.0]])
+    torch.manual_seed(20)
+    s = N(D.Wishart(T(6.0), covariance_matrix=T(cov)).sample((20000,)))
+    np.testing.assert_allclose(s.mean(0), 6.0 * cov, rtol=0.05)
+    with pytest.raises(ValueError, match="greater than ndim - 1"):
+        D.Wishart(T(0.5), covariance_matrix=T(cov))
+
+
+def test_lkj_cholesky_two_by_two_correlation_is_uniform_at_concentration_one():
+    d = D.LKJCholesky(2, T(1.0))
+    torch.manual_seed(21)
+    s = N(d.sample((20000,)))
+    rho = s[:, 1, 0]
+    np.testing.assert_allclose(np.einsum("nij,nkj->nik", s, s)[:, [0, 1], [0, 1]], 1.0, rtol=1e-9)
+    assert abs(rho.mean()) < 0.02 and abs(rho.var() - 1 / 3) < 0.01
+    close(d.log_prob(T(s[:3])), np.full(3, -np.log(2.0)))  # uniform density 1/2 on (-1, 1)
+    t = D.CorrCholeskyTransform()
+    y = t(T([0.3, -1.0, 2.0]))
+    assert tuple(y.shape) == (3, 3) and bool(constraints.corr_cholesky.check(y))

@@ -390,6 +390,12 @@ def test_matrix_reshape_stack_and_cdf_transforms_match_pytorch():
         (ed.ReshapeTransform((3,), (3, 1)), td.ReshapeTransform((3,), (3, 1)), x, True),
         (ed.StackTransform([ed.ExpTransform(), ed.AffineTransform(1.0, 2.0)], dim=0),
          td.StackTransform([td.ExpTransform(), td.AffineTransform(1.0, 2.0)], dim=0), x[:, 0], True),
+        (ed.CatTransform([ed.ExpTransform(), ed.AffineTransform(1.0, 2.0)], dim=1, lengths=[1, 2]),
+         td.CatTransform([td.ExpTransform(), td.AffineTransform(1.0, 2.0)], dim=1, lengths=[1, 2]), x, True),
+        (ed.CatTransform([ed.IndependentTransform(ed.ExpTransform(), 1),
+                          ed.IndependentTransform(ed.AffineTransform(1.0, 2.0), 1)], dim=0),
+         td.CatTransform([td.IndependentTransform(td.ExpTransform(), 1),
+                          td.IndependentTransform(td.AffineTransform(1.0, 2.0), 1)], dim=0), x, True),
         (ed.CumulativeDistributionTransform(ed.Normal(_e(0.5), _e(2.0))),
          td.CumulativeDistributionTransform(td.Normal(_t(0.5), _t(2.0))), x, True),
     ]
@@ -403,3 +409,50 @@ def test_matrix_reshape_stack_and_cdf_transforms_match_pytorch():
     assert tuple(ed.ReshapeTransform((3,), (3, 1)).forward_shape((2, 3))) == (2, 3, 1)
     y = ed.transform_to(ed.constraints.positive_definite)(_e(m))
     assert bool(ed.constraints.positive_definite.check(y).all())
+
+
+@pytest.mark.parametrize("param", ["covariance_matrix", "precision_matrix", "scale_tril"])
+def test_wishart_matches_pytorch(param):
+    scale = {"covariance_matrix": COV, "precision_matrix": COV, "scale_tril": LOWER}[param]
+    df = np.array([4.5, 7.0])
+    x = np.stack([COV * 3, np.linalg.inv(COV) * 5])
+    out = []
+    for mod, make in ((ed, _e), (td, _t)):
+        dfp, sp = make(df).requires_grad_(), make(scale).requires_grad_()
+        d = mod.Wishart(dfp, **{param: sp})
+        vals = [d.log_prob(make(x)), d.entropy(), d.mean, d.variance, d.mode]
+        (vals[0].sum() + vals[1].sum()).backward()
+        out.append([_np(v) for v in vals] + [_np(dfp.grad), _np(sp.grad)])
+        if mod is ed:  # (PyTorch's rsample warns "Singular sample detected" on regular samples)
+            sample = d.rsample((3,))
+            assert tuple(sample.shape) == (3, 2, 3, 3) and bool(d.support.check(sample).all())
+    if param == "scale_tril":  # PyTorch's cholesky_solve also sends gradient to the unused upper triangle
+        out[1][-1] = np.tril(out[1][-1])
+    for a, b in zip(*out):
+        np.testing.assert_allclose(a, b, rtol=1e-8, atol=1e-10)
+
+
+def test_lkj_cholesky_and_corr_cholesky_transform_match_pytorch():
+    conc = np.array([0.5, 2.0])
+    e, t = ed.LKJCholesky(3, _e(conc)), td.LKJCholesky(3, _t(conc))
+    sample = e.sample((4,))
+    assert tuple(sample.shape) == (4, 2, 3, 3) and bool(e.support.check(sample).all())
+    np.testing.assert_allclose(_np(e.log_prob(sample)), _np(t.log_prob(_t(_np(sample)))), rtol=1e-9)
+    x = REAL  # 3 = 3 * 2 / 2 free values per matrix
+    ct_e, ct_t = ed.CorrCholeskyTransform(), td.CorrCholeskyTransform()
+    ye, yt = ct_e(_e(x)), ct_t(_t(x))
+    np.testing.assert_allclose(_np(ye), _np(yt), rtol=1e-12, atol=1e-15)
+    np.testing.assert_allclose(_np(ct_e.inv(ye)), x, rtol=1e-9)
+    np.testing.assert_allclose(_np(ct_e.log_abs_det_jacobian(_e(x), ye)), _np(ct_t.log_abs_det_jacobian(_t(x), yt)),
+                               rtol=1e-10)
+    assert type(ed.biject_to(ed.constraints.corr_cholesky)).__name__ == "CorrCholeskyTransform"
+
+
+def test_mixture_support_constraint_matches_pytorch():
+    low, high = np.array([0.0, 1.0]), np.array([2.0, 3.0])
+    v = np.array([[0.5], [1.5], [2.5]])
+    out = []
+    for mod, make in ((ed, _e), (td, _t)):
+        m = mod.MixtureSameFamily(mod.Categorical(make([0.5, 0.5])), mod.Uniform(make(low), make(high)))
+        out.append((repr(m.support).replace("torch.", "ember."), _np(m.support.check(make(v))).tolist()))
+    assert out[0] == out[1]

@@ -36,6 +36,7 @@ from ember.torch.distributions.inverse_gamma import InverseGamma
 from ember.torch.distributions.kl import kl_divergence, register_kl
 from ember.torch.distributions.kumaraswamy import Kumaraswamy
 from ember.torch.distributions.laplace import Laplace
+from ember.torch.distributions.lkj_cholesky import LKJCholesky
 from ember.torch.distributions.log_normal import LogNormal
 from ember.torch.distributions.logistic_normal import LogisticNormal
 from ember.torch.distributions.lowrank_multivariate_normal import LowRankMultivariateNormal
@@ -51,25 +52,28 @@ from ember.torch.distributions.relaxed_bernoulli import LogitRelaxedBernoulli, R
 from ember.torch.distributions.relaxed_categorical import ExpRelaxedCategorical, RelaxedOneHotCategorical
 from ember.torch.distributions.studentT import StudentT
 from ember.torch.distributions.transformed_distribution import TransformedDistribution
-from ember.torch.distributions.transforms import (AbsTransform, AffineTransform, ComposeTransform,
-                                                  CumulativeDistributionTransform, ExpTransform, IndependentTransform,
-                                                  LowerCholeskyTransform, PositiveDefiniteTransform, PowerTransform,
-                                                  ReshapeTransform, SigmoidTransform, SoftmaxTransform,
-                                                  SoftplusTransform, StackTransform, StickBreakingTransform,
-                                                  TanhTransform, Transform, identity_transform)
+from ember.torch.distributions.transforms import (AbsTransform, AffineTransform, CatTransform, ComposeTransform,
+                                                  CorrCholeskyTransform, CumulativeDistributionTransform,
+                                                  ExpTransform, IndependentTransform, LowerCholeskyTransform,
+                                                  PositiveDefiniteTransform, PowerTransform, ReshapeTransform,
+                                                  SigmoidTransform, SoftmaxTransform, SoftplusTransform,
+                                                  StackTransform, StickBreakingTransform, TanhTransform, Transform,
+                                                  identity_transform)
 from ember.torch.distributions.uniform import Uniform
 from ember.torch.distributions.von_mises import VonMises
 from ember.torch.distributions.weibull import Weibull
+from ember.torch.distributions.wishart import Wishart
 
-__all__ = ["AbsTransform", "AffineTransform", "Bernoulli", "Beta", "Binomial", "Categorical", "Cauchy", "Chi2",
-           "ComposeTransform", "ContinuousBernoulli", "CumulativeDistributionTransform", "Dirichlet", "Distribution",
-           "ExpRelaxedCategorical", "ExpTransform", "Exponential", "ExponentialFamily", "FisherSnedecor", "Gamma",
-           "GeneralizedPareto", "Geometric", "Gumbel", "HalfCauchy", "HalfNormal", "Independent",
-           "IndependentTransform", "InverseGamma", "Kumaraswamy", "Laplace", "LogNormal", "LogisticNormal",
-           "LogitRelaxedBernoulli", "LowRankMultivariateNormal", "LowerCholeskyTransform", "MixtureSameFamily",
-           "Multinomial", "MultivariateNormal", "NegativeBinomial", "Normal", "OneHotCategorical",
-           "OneHotCategoricalStraightThrough", "Pareto", "Poisson", "PositiveDefiniteTransform", "PowerTransform",
-           "RelaxedBernoulli", "RelaxedOneHotCategorical", "ReshapeTransform", "SigmoidTransform", "SoftmaxTransform",
-           "SoftplusTransform", "StackTransform", "StickBreakingTransform", "StudentT", "TanhTransform", "Transform",
-           "TransformedDistribution", "Uniform", "VonMises", "Weibull", "biject_to", "constraints",
+__all__ = ["AbsTransform", "AffineTransform", "Bernoulli", "Beta", "Binomial", "CatTransform", "Categorical", "Cauchy",
+           "Chi2", "ComposeTransform", "ContinuousBernoulli", "CorrCholeskyTransform",
+           "CumulativeDistributionTransform", "Dirichlet", "Distribution", "ExpRelaxedCategorical", "ExpTransform",
+           "Exponential", "ExponentialFamily", "FisherSnedecor", "Gamma", "GeneralizedPareto", "Geometric", "Gumbel",
+           "HalfCauchy", "HalfNormal", "Independent", "IndependentTransform", "InverseGamma", "Kumaraswamy",
+           "LKJCholesky", "Laplace", "LogNormal", "LogisticNormal", "LogitRelaxedBernoulli",
+           "LowRankMultivariateNormal", "LowerCholeskyTransform", "MixtureSameFamily", "Multinomial",
+           "MultivariateNormal", "NegativeBinomial", "Normal", "OneHotCategorical", "OneHotCategoricalStraightThrough",
+           "Pareto", "Poisson", "PositiveDefiniteTransform", "PowerTransform", "RelaxedBernoulli",
+           "RelaxedOneHotCategorical", "ReshapeTransform", "SigmoidTransform", "SoftmaxTransform", "SoftplusTransform",
+           "StackTransform", "StickBreakingTransform", "StudentT", "TanhTransform", "Transform",
+           "TransformedDistribution", "Uniform", "VonMises", "Weibull", "Wishart", "biject_to", "constraints",
            "identity_transform", "kl_divergence", "register_kl", "transform_to", "transforms"]
