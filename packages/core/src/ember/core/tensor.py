@@ -160,6 +160,10 @@ class Tensor:
     def is_cpu(self) -> bool:
         return self._storage.device.type == "cpu"
 
+    # Devices, layouts and kinds of tensor ember does not have: their predicates are always False.
+    is_xpu = is_mps = is_meta = is_ipu = is_hpu = is_mtia = is_vulkan = is_maia = property(lambda self: False)
+    is_sparse = is_sparse_csr = is_quantized = is_mkldnn = is_nested = property(lambda self: False)
+
     @property
     def ndim(self) -> int:
         return len(self._shape)
