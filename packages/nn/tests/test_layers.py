@@ -279,3 +279,26 @@ def test_batchnorm_loads_checkpoints_without_num_batches_tracked():
     sd["running_mean"].fill_(0.5)
     assert bn.load_state_dict(sd).missing_keys == []
     assert bn.running_mean.tolist() == [0.5, 0.5, 0.5] and bn.num_batches_tracked.item() == 0
+
+
+def test_dropout2d_on_2d_input_warns_and_drops_rows():
+    import warnings as _w
+
+    import ember.nn.functional as F
+
+    x = torch.ones(64, 5)
+    with pytest.warns(UserWarning, match="Received a 2-D input to dropout2d"):
+        y = F.dropout2d(x, 0.5).numpy()
+    # (C, L): every row is all zeros or all 2.0 (scaled by 1 / (1 - p))
+    assert set(np.unique(y)) <= {0.0, 2.0}
+    assert (y == y[:, :1]).all() and 0 < (y[:, 0] == 0).sum() < 64
+    with _w.catch_warnings():
+        _w.simplefilter("ignore")
+        assert np.array_equal(F.dropout2d(x, 0.5, training=False).numpy(), x.numpy())
+
+
+def test_lstm_flatten_parameters_is_a_noop():
+    lstm = nn.LSTM(2, 3)
+    before = [p.detach().clone() for p in lstm.parameters()]
+    assert lstm.flatten_parameters() is None
+    assert all(np.array_equal(a.numpy(), b.detach().numpy()) for a, b in zip(before, lstm.parameters()))

@@ -4,6 +4,8 @@
 
 from __future__ import annotations
 
+import warnings
+
 from ember import autograd as ea
 from ember.core import Tensor
 from ember.core.tensor import describe
@@ -111,8 +113,19 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool 
 
 
 def dropout2d(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
-    """Zero whole channels (N, C, H, W) with probability p in training."""
+    """Zero whole channels of (N, C, H, W) or (C, H, W) with probability p in training.
+
+    Other ranks are deprecated in PyTorch, which warns and treats the input as unbatched, so a 2-D
+    input is (C, L): whole rows are dropped."""
     _check_p(p)
+    if input.dim() not in (3, 4):
+        warnings.warn(f"dropout2d: Received a {input.dim()}-D input to dropout2d, which is deprecated and will "
+                      "result in an error in a future release. To retain the behavior and silence this warning, "
+                      "please use dropout instead. Note that dropout2d exists to provide channel-wise dropout on "
+                      "inputs with 2 spatial dimensions, a channel dimension, and an optional batch dimension "
+                      "(i.e. 3D or 4D inputs).", stacklevel=2)
+        result = ea.feature_dropout(input.unsqueeze(0), p, training).squeeze(0)
+        return input.copy_(result) if inplace and training else result
     return ea.dropout2d(input, p, training, inplace)
 
 
