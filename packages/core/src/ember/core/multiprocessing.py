@@ -23,7 +23,7 @@ from __future__ import annotations
 import mmap
 import os
 import weakref
-from multiprocessing import reduction
+from multiprocessing import context, reduction, util
 
 import _posixshmem
 
@@ -92,10 +92,17 @@ def reduce_storage(storage: Storage):
         return sharing.reduce_storage(storage)
     name = storage._shared.name
     handle = _posixshmem.shm_open(name, os.O_RDWR, 0o600)
+    popen = context.get_spawning_popen()
     try:
         dup = reduction.DupFd(handle)
-    finally:
+    except BaseException:
         os.close(handle)
+        raise
+    if popen is None:
+        os.close(handle)  # DupFd duplicated it for the resource sharer
+    else:
+        # a process being spawned inherits `handle` itself: close it once the launcher is gone
+        util.Finalize(popen, os.close, args=(handle,))
     return _rebuild_from_fd, (name, dup, storage.nbytes)
 
 

@@ -4,7 +4,6 @@ from ember.torch._unsupported import unsupported
 
 _WHY = "ONNX export traces the model into PyTorch's C++ graph IR, which ember does not have"
 export = unsupported("torch.onnx.export", _WHY)
-dynamo_export = unsupported("torch.onnx.dynamo_export", _WHY)
 
 
 def is_in_onnx_export() -> bool:
@@ -12,4 +11,4 @@ def is_in_onnx_export() -> bool:
     return False
 
 
-__all__ = ["export", "dynamo_export", "is_in_onnx_export"]
+__all__ = ["export", "is_in_onnx_export"]

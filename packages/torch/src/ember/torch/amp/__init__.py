@@ -12,5 +12,4 @@ from ember.torch.amp.autocast_mode import (
 )
 from ember.torch.amp.grad_scaler import GradScaler
 
-__all__ = ["autocast", "custom_fwd", "custom_bwd", "is_autocast_available", "is_autocast_enabled",
-           "get_autocast_dtype", "GradScaler"]
+__all__ = ["autocast", "custom_fwd", "custom_bwd", "is_autocast_available", "GradScaler"]
