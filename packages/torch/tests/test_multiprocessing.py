@@ -16,9 +16,11 @@ import ember.torch.multiprocessing as tmp
 
 def _add_one_and_reply(q, r, done):
     t = q.get()
-    t.add_(1)
-    r.put((ea.ones(3) * 7, type(t).__name__, t.is_shared()))
-    done.wait()  # keep the sender of the reply alive until the parent has received it
+    with ea.no_grad():
+        t.add_(1)
+    reply = ea.ones(3) * 7
+    r.put((reply, type(t).__name__, t.is_shared()))
+    done.wait()  # the sender and (for "file_system") `reply` stay alive until the parent has received it
 
 
 @pytest.mark.parametrize("method", ["fork", "spawn"])
@@ -29,7 +31,7 @@ def test_queue_moves_tensors_into_shared_memory(method):
     p = ctx.Process(target=_add_one_and_reply, args=(q, r, done))
     p.start()
     q.put(x)
-    y, cls, shared_there = r.get(timeout=120)
+    y, cls, shared_there = r.get(timeout=60)
     done.set()
     p.join(timeout=60)
     assert p.exitcode == 0
@@ -70,7 +72,7 @@ def test_sharing_strategies():
         p = ctx.Process(target=_add_one_and_reply, args=(q, r, done))
         p.start()
         q.put(x)
-        y, _, _ = r.get(timeout=120)
+        y, _, _ = r.get(timeout=60)
         done.set()
         p.join()
         np.testing.assert_array_equal(x.numpy(), [1.0, 1.0])
@@ -148,7 +150,7 @@ def test_no_segment_outlives_the_tensors_sent():
     p = ctx.Process(target=_add_one_and_reply, args=(q, r, done))
     p.start()
     q.put(ea.zeros(16))  # dropped by us right away: the descriptor keeps it alive for the child
-    y, _, _ = r.get(timeout=120)
+    y, _, _ = r.get(timeout=60)
     done.set()
     p.join()
     del y
