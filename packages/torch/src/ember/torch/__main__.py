@@ -4,4 +4,5 @@ import sys
 
 from ember.torch._importer import main
 
-sys.exit(main())
+if __name__ == "__main__":  # not when a doctest collector imports this file
+    sys.exit(main())
