@@ -162,3 +162,12 @@ def test_reexports_the_multiprocessing_api():
     for name in ("Process", "Queue", "SimpleQueue", "Pipe", "get_context", "set_start_method", "Event", "Lock",
                  "cpu_count", "current_process"):
         assert getattr(tmp, name) is getattr(multiprocessing, name)
+
+
+def test_dataloader_workers_keep_their_protocol_with_the_reducer_registered():
+    from ember.torch.utils.data import DataLoader, TensorDataset
+
+    ds = TensorDataset(ea.arange(64.0).reshape(32, 2), ea.arange(32))
+    batches = list(DataLoader(ds, batch_size=4, num_workers=2))
+    assert [float(x.sum()) for x, _ in batches] == [float(ea.arange(64.0)[8 * i:8 * i + 8].sum()) for i in range(8)]
+    assert all(y.tolist() == list(range(4 * i, 4 * i + 4)) for i, (_, y) in enumerate(batches))
