@@ -84,4 +84,7 @@ def __getattr__(name: str):
     if name in _NO_CPP:
         raise AttributeError(f"module 'torch' (ember.torch) has no attribute '{name}': {_NO_CPP[name]} is not "
                              "provided by ember; see docs/porting.md")
-    return getattr(_autograd, name)
+    try:
+        return getattr(_autograd, name)
+    except AttributeError:
+        raise AttributeError(f"module 'torch' (ember.torch) has no attribute '{name}'") from None
