@@ -182,3 +182,14 @@ def test_version_gates_agree_with_pytorchs():
     torch = pytest.importorskip("torch")
     for gate in ("2.0", "1.13", "2.1.0"):
         assert (torch.__version__ >= gate) == (et.__version__ >= gate)
+
+
+def test_testing_assert_close_takes_pytorchs_arguments():
+    a = ea.arange(6.0).reshape(2, 3)
+    et.testing.assert_close(a, a.clone(), check_layout=True, allow_subclasses=True)
+    with pytest.raises(AssertionError, match="stride"):
+        et.testing.assert_close(a.t(), a.t().contiguous(), check_stride=True)
+    with pytest.raises(AssertionError):
+        et.testing.assert_close(a, a + 1)
+    with pytest.raises(TypeError):
+        et.testing.assert_close(enn.Parameter(a), a, allow_subclasses=False)
