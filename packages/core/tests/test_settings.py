@@ -49,3 +49,12 @@ def test_predicates_range_index_and_broadcast_error():
     with pytest.raises(RuntimeError, match="not broadcastable") as info:
         E.add(x, E.ones(4))
     assert isinstance(info.value, ValueError)
+
+
+def test_is_contiguous_in_channels_last_reads_the_strides():
+    x = E.zeros(2, 3, 4, 5)
+    assert x.is_contiguous() and not x.is_contiguous(memory_format=E.channels_last)
+    nhwc = x.permute(0, 2, 3, 1).contiguous().permute(0, 3, 1, 2)
+    assert nhwc.is_contiguous(memory_format=E.channels_last) and not nhwc.is_contiguous()
+    assert E.zeros(2, 3, 1, 1).is_contiguous(memory_format=E.channels_last)
+    assert not E.zeros(2, 3).is_contiguous(memory_format=E.channels_last)
