@@ -85,5 +85,6 @@ for episode in range(40):
     lengths.append(steps)
     finish_episode()
 print("episode lengths:", lengths)
-assert np.mean(lengths[-10:]) < np.mean(lengths[:10]), lengths
+# a random policy needs about 25 steps to reach the goal (5 at best): the policy has learned to walk right
+assert np.mean(lengths[-10:]) < 8, lengths
 print("OK")
