@@ -21,6 +21,7 @@ LAYERS = {
     "data": ["core", "data"],
     "nn": ["core", "autograd", "nn"],
     "bench": ["core", "autograd", "nn", "data", "bench"],
+    "torch": ["core", "autograd", "nn", "data", "torch"],
 }
 PRESENT = [p for p in LAYERS if (ROOT / "packages" / p / "pyproject.toml").exists()]
 TEST_DEPS = ["pytest>=8", "hypothesis>=6.100"]

@@ -223,7 +223,10 @@ def corpus() -> list[Case]:
     add("ember-unhashable-key", "ember", ember_file({"__dict__": [[{"__dict__": []}, 1]]}, []), "unhashable")
     add("ember-bad-float", "ember", ember_file({"__float__": "1e5"}, []), "invalid non-finite float")
     add("ember-bad-device", "ember", ember_file({"__device__": "banana:7"}, []), "load: ")
-    add("ember-pickle-refused", "ember", ember_file({"__pickle__": "gASVAAAAAAAAAAAu"}, []), "Weights only load failed")
+    # os.system("true") as a pickled entry: the weights-only allowlist refuses the global before anything runs
+    add("ember-pickle-refused", "ember", ember_file({"__pickle__": "gAJjb3MKc3lzdGVtClgEAAAAdHJ1ZXEAhVIu"}, []),
+        "Unsupported global: GLOBAL os.system")
+    add("ember-pickle-malformed", "ember", ember_file({"__pickle__": "gASVAAAAAAAAAAAu"}, []), "load: ")
 
     def storages_tamper(**kw):
         def f(h):

@@ -326,7 +326,7 @@ def test_modified_saved_tensor_raises_with_versions():
     z = y * 2
     y.add_(1)
     msg = ("one of the variables needed for gradient computation has been modified by an inplace operation: "
-           "[ember.FloatTensor [3, 4]], which is output 0 of ExpBackward0, is at version 1; expected version 0 "
+           "[torch.FloatTensor [3, 4]], which is output 0 of ExpBackward0, is at version 1; expected version 0 "
            "instead.")
     with pytest.raises(RuntimeError, match=re.escape(msg)):
         z.sum().backward()
@@ -337,7 +337,7 @@ def test_modified_saved_input_names_its_producer():
     h = x * 3
     y = h * h
     h.add_(1)
-    with pytest.raises(RuntimeError, match=r"\[ember.FloatTensor \[2\]\], which is output 0 of MulBackward0, is at "
+    with pytest.raises(RuntimeError, match=r"\[torch.FloatTensor \[2\]\], which is output 0 of MulBackward0, is at "
                                            r"version 1; expected version 0 instead"):
         y.sum().backward()
 

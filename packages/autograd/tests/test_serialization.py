@@ -210,3 +210,23 @@ def test_load_map_location_callable_sees_each_storage_and_its_saved_location():
     buf.seek(0)
     with pytest.raises(TypeError, match="map_location returned int"):
         E.load(buf, map_location=lambda storage, location: 3)
+
+
+def test_safe_globals_allow_named_classes_in_a_weights_only_load():
+    buf = io.BytesIO()
+    E.save({"box": Box(E.arange(3.0))}, buf)
+    with pytest.raises(pickle.UnpicklingError, match=r"Unsupported global: GLOBAL .*Box was not an allowed global"):
+        buf.seek(0)
+        E.load(buf)
+    with serialization.safe_globals([Box]):
+        buf.seek(0)
+        out = E.load(buf)
+    assert isinstance(out["box"], Box) and out["box"].w.tolist() == [0.0, 1.0, 2.0]
+    assert Box not in serialization.get_safe_globals()  # the context manager restored the allowlist
+    serialization.add_safe_globals([Box])
+    try:
+        buf.seek(0)
+        assert isinstance(E.load(buf)["box"], Box)
+    finally:
+        serialization.clear_safe_globals()
+    assert serialization.get_safe_globals() == []

@@ -279,3 +279,29 @@ def test_batchnorm_loads_checkpoints_without_num_batches_tracked():
     sd["running_mean"].fill_(0.5)
     assert bn.load_state_dict(sd).missing_keys == []
     assert bn.running_mean.tolist() == [0.5, 0.5, 0.5] and bn.num_batches_tracked.item() == 0
+
+
+def test_dropout2d_on_other_ranks_warns_and_reads_n_c_first():
+    import warnings as _w
+
+    import ember.nn.functional as F
+
+    # PyTorch 2.13: a 2-D input is (N, C) (each element a channel), a 3-D one (N, C, L)
+    with pytest.warns(UserWarning, match="Received a 2-D input to dropout2d"):
+        y = F.dropout2d(torch.ones(64, 8), 0.5).numpy()
+    assert set(np.unique(y)) == {0.0, 2.0} and not (y == y[:, :1]).all()
+    with pytest.warns(UserWarning, match="interpreted as shape \\(N, C, L\\)"):
+        y3 = F.dropout2d(torch.ones(4, 16, 5), 0.5).numpy()
+    assert (y3 == y3[:, :, :1]).all() and set(np.unique(y3)) == {0.0, 2.0}
+    with _w.catch_warnings():
+        _w.simplefilter("ignore")
+        assert np.array_equal(F.dropout2d(torch.ones(3, 2), 0.5, training=False).numpy(), np.ones((3, 2)))
+        with pytest.raises(RuntimeError, match="at least 2 dimensions"):
+            F.dropout2d(torch.ones(3), 0.5)
+
+
+def test_lstm_flatten_parameters_is_a_noop():
+    lstm = nn.LSTM(2, 3)
+    before = [p.detach().clone() for p in lstm.parameters()]
+    assert lstm.flatten_parameters() is None
+    assert all(np.array_equal(a.numpy(), b.detach().numpy()) for a, b in zip(before, lstm.parameters()))

@@ -68,7 +68,7 @@ def test_shared_parameters_are_listed_once():
 
 def test_assigning_a_tensor_to_a_parameter_name_raises():
     lin = nn.Linear(4, 2)
-    with pytest.raises(TypeError, match=r"cannot assign 'ember.FloatTensor' as parameter 'weight' "
+    with pytest.raises(TypeError, match=r"cannot assign 'torch.FloatTensor' as parameter 'weight' "
                                         r"\(ember.nn.Parameter or None expected\)"):
         lin.weight = torch.zeros(2, 4)
     lin.bias = None

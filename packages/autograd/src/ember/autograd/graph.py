@@ -245,7 +245,7 @@ def edge_of(t: Tensor) -> tuple:
 
 
 def type_name(t: Tensor) -> str:
-    """`[ember.FloatTensor [3, 4]]`, as PyTorch names a tensor in autograd errors."""
+    """`[torch.FloatTensor [3, 4]]`, as PyTorch names a tensor in autograd errors."""
     return f"[{t.type()} {list(t._shape)}]"
 
 

@@ -27,11 +27,13 @@ containers above. Every failure is a `CheckpointError` naming the file and the e
 (NOTE [ Load errors ]).
 
 Any other object (a whole `nn.Module`) is stored as `{"__pickle__": base64}`, with its tensors
-still in the storages (pickle's persistent ids). `load` refuses such a checkpoint unless the
-caller passes `weights_only=False`, because unpickling runs code named by the file; the default
-load never unpickles. Saving to a path writes a temporary file in the same directory and
-renames it over the target (`os.replace`), so a crash mid-save leaves the old file; the
-temporary of a save killed outright is removed by the next save into that directory
+still in the storages (pickle's persistent ids). Unpickling runs code named by the file, so the
+default (weights-only) load resolves only allowlisted globals inside such an entry: containers,
+dtypes, devices and what the program allowed with `add_safe_globals`/`safe_globals` (PyTorch's
+`torch.serialization` API), and `BUILD` may not touch a tensor (its geometry passed the gate);
+`weights_only=False` resolves anything. Saving to a path writes a temporary file in the same
+directory and renames it over the target (`os.replace`), so a crash mid-save leaves the old file;
+the temporary of a save killed outright is removed by the next save into that directory
 (`checkpoint_io.atomic_write`).
 """
 
@@ -60,7 +62,58 @@ from ember.core.tensor import Size, Tensor
 from ember.autograd import torch_checkpoint
 from ember.autograd.checkpoint_io import MAX_DEPTH, CallerError, CheckpointError, atomic_write, check_depth, reraise
 
-__all__ = ["save", "load", "CheckpointError"]
+__all__ = ["save", "load", "CheckpointError", "add_safe_globals", "get_safe_globals", "clear_safe_globals",
+           "safe_globals"]
+
+# globals a weights-only load may resolve inside pickled objects: containers, dtypes and devices, and what
+# the program allowlisted (`add_safe_globals`, `safe_globals`), as PyTorch's weights-only unpickler
+_BUILTIN_SAFE = {("collections", "OrderedDict"): OrderedDict, ("builtins", "set"): set,
+                 ("builtins", "frozenset"): frozenset, ("builtins", "slice"): slice, ("builtins", "complex"): complex,
+                 ("ember.core.dtypes", "as_dtype"): dtypes.as_dtype, ("ember.core.device", "device"): Device}
+_safe_globals: list = []
+
+
+def add_safe_globals(safe_globals: list) -> None:
+    """Allow a weights-only `load` to build these classes and call these functions (each an object, or an
+    `(object, "module.name")` pair naming where the checkpoint refers to it)."""
+    _safe_globals.extend(safe_globals)
+
+
+def get_safe_globals() -> list:
+    """What `add_safe_globals` allowed so far."""
+    return list(_safe_globals)
+
+
+def clear_safe_globals() -> None:
+    """Forget everything `add_safe_globals` allowed."""
+    _safe_globals.clear()
+
+
+class safe_globals:
+    """`with safe_globals([Cls]):` allows `Cls` to weights-only loads inside the block only."""
+
+    def __init__(self, safe_globals: list) -> None:
+        self.safe_globals = list(safe_globals)
+
+    def __enter__(self) -> None:
+        self._saved = list(_safe_globals)
+        _safe_globals.extend(self.safe_globals)
+
+    def __exit__(self, *exc) -> None:
+        _safe_globals[:] = self._saved
+
+
+def _allowed_global(module: str, name: str):
+    obj = _BUILTIN_SAFE.get((module, name))
+    if obj is not None:
+        return obj
+    for entry in reversed(_safe_globals):
+        obj, full = entry if isinstance(entry, tuple) else (entry, None)
+        if full is None:
+            full = f"{getattr(obj, '__module__', '')}.{getattr(obj, '__qualname__', getattr(obj, '__name__', ''))}"
+        if full == f"{module}.{name}":
+            return obj
+    return None
 
 MAGIC = b"EMBERCKP"
 VERSION = 1
@@ -133,10 +186,39 @@ class _TensorPickler(pickle.Pickler):
         return None
 
 
-class _TensorUnpickler(pickle.Unpickler):
+class _TensorUnpickler(pickle._Unpickler):
+    """Pickled objects whose tensors come from the storages; the pure-Python unpickler, so that a
+    weights-only load can refuse `BUILD` on a tensor (it would rewrite a geometry the gate checked)."""
+
+    dispatch = dict(pickle._Unpickler.dispatch)
+
     def __init__(self, f, decoder: _Decoder) -> None:
         super().__init__(f)
         self.decoder = decoder
+
+    def _load_build(self) -> None:
+        if self.decoder.weights_only and isinstance(self.stack[-2], Tensor):
+            raise CheckpointError(f"load: {self.decoder.name}: {self.decoder.record}: a pickled object sets the "
+                                  "state of a tensor (BUILD), which a weights-only load refuses")
+        pickle._Unpickler.load_build(self)
+
+    dispatch[pickle.BUILD[0]] = _load_build
+
+    def find_class(self, module: str, name: str):
+        if not self.decoder.weights_only:
+            return super().find_class(module, name)
+        obj = _allowed_global(module, name)
+        if obj is None:
+            raise CheckpointError(
+                f"load: {self.decoder.name}: {self.decoder.record}: holds pickled Python objects (such as a whole "
+                "module), and loading them runs code named by the file. Weights only load failed: "
+                "Unsupported global: GLOBAL "
+                f"{module}.{name} was not an allowed global by default. Please use "
+                f"`torch.serialization.add_safe_globals([{name}])` or the "
+                f"`torch.serialization.safe_globals([{name}])` context manager to allowlist this global if you "
+                "trust this class/function, pass weights_only=False only if you trust where this file comes "
+                "from, or save a state_dict instead.")
+        return obj
 
     def persistent_load(self, pid):
         return self.decoder._tensor(pid[1])
@@ -368,12 +450,7 @@ class _Decoder:
             if not isinstance(body, str):
                 raise self.fail(f"a device must be a string; got {type(body).__name__}")
             return Device(body)
-        if self.weights_only:
-            raise CheckpointError(
-                f"load: {self.name}: {path}: holds pickled Python objects (such as a whole module), and loading them "
-                "runs code named by the file. Weights only load failed: pass weights_only=False only if you "
-                "trust where this file comes from, or save a state_dict instead.")
-        if not isinstance(body, str):
+        if not isinstance(body, str):  # weights-only: globals restricted to the allowlist (find_class)
             raise self.fail("a pickled entry must be a base64 string")
         obj = _TensorUnpickler(io.BytesIO(base64.b64decode(body, validate=True)), self).load()
         self.record = path
@@ -435,8 +512,9 @@ def load(f, map_location=None, pickle_module: Any = None, *, weights_only: bool 
         map_location: None (each tensor back on its saved device), a device or string for all of
             them, a dict mapping saved device strings to new ones (`{"cuda:0": "cpu"}`), or a
             callable `(storage, location) -> storage` given each storage on the CPU.
-        weights_only: True (the default) refuses checkpoints holding pickled objects (whole
-            modules); False unpickles them, which runs code named by the file.
+        weights_only: True (the default) builds pickled objects (whole modules) only from the globals
+            allowlisted with `add_safe_globals`/`safe_globals`; False unpickles anything, which runs
+            code named by the file.
 
     Checkpoints written by `torch.save` (PyTorch's zip format) load too: their tensors, state
     dicts and containers, through a restricted unpickler (see `torch_checkpoint`).
@@ -444,8 +522,8 @@ def load(f, map_location=None, pickle_module: Any = None, *, weights_only: bool 
     Raises:
         CheckpointError: (a `RuntimeError` and a `pickle.UnpicklingError`) the file is not a
             checkpoint, is truncated or corrupted, holds a tensor outside its storage, nests too
-            deep, or holds pickled objects while `weights_only` is True; the message names the
-            file and the record (NOTE [ Load errors ]).
+            deep, or, with `weights_only`, a pickled object names a global that is not allowlisted
+            (`add_safe_globals`); the message names the file and the record (NOTE [ Load errors ]).
         TypeError: `map_location` is of an unsupported type or returned something else than a storage.
     """
     _check_map_location(map_location)

@@ -4,7 +4,7 @@ Importing it compiles nothing: Numba kernels are built on first use and cached o
 """
 
 from ember.core import dtypes as _dtypes
-from ember.core.device import device
+from ember.core.device import device, get_default_device, set_default_device
 from ember.core.dispatch import get_op, register_dispatch_hook, registered_ops, remove_dispatch_hook
 from ember.core.dtypes import (
     bool, double, dtype, float, float16, float32, float64, get_default_dtype, half, int, int8, int16, int32,
@@ -17,6 +17,10 @@ from ember.core.creation import (
     logspace, ones, ones_like, scalar_tensor, tensor, zeros, zeros_like,
 )
 from ember.core.printing import set_printoptions
+from ember.core.settings import *  # noqa: F403
+from ember.core.legacy import (
+    BoolTensor, ByteTensor, CharTensor, DoubleTensor, FloatTensor, HalfTensor, IntTensor, LongTensor, ShortTensor,
+)
 from ember.core.ops.elementwise import *  # noqa: F403
 from ember.core.ops.arith import *  # noqa: F403
 from ember.core.ops.layout import *  # noqa: F403

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-__all__ = ["device", "as_device"]
+__all__ = ["device", "as_device", "set_default_device", "get_default_device"]
 
 _TYPES = ("cpu", "cuda")
 
@@ -69,10 +69,27 @@ _CACHE: dict = {}
 CPU = device("cpu")
 
 
+_default: device | None = None  # where factories put tensors given no device (`set_default_device`)
+
+
+def set_default_device(device) -> None:  # noqa: A002 - PyTorch's argument name
+    """Where factory functions (`zeros`, `tensor`, `randn` ...) put tensors given no `device`; None resets to CPU."""
+    global _default
+    _default = None if device is None else globals()["device"](device)
+
+
+def get_default_device() -> device:
+    """The device factory functions use when given none (`cpu` unless `set_default_device` changed it)."""
+    return CPU if _default is None else as_device(_default)
+
+
 def as_device(d) -> device:
-    """A concrete device: `None` means the CPU; a bare "cuda" means the current CUDA device."""
+    """A concrete device: `None` means the default device (the CPU unless `set_default_device` changed it); a
+    bare "cuda" means the current CUDA device."""
     if d is None:
-        return CPU
+        if _default is None:
+            return CPU
+        d = _default
     d = device(d)
     if d.type == "cuda" and d.index is None:
         from ember.core.cuda import current_device

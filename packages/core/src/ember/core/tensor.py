@@ -197,6 +197,10 @@ class Tensor:
     def is_cpu(self) -> bool:
         return self._storage.device.type == "cpu"
 
+    # Devices, layouts and kinds of tensor ember does not have: their predicates are always False.
+    is_xpu = is_mps = is_meta = is_ipu = is_hpu = is_mtia = is_vulkan = is_maia = property(lambda self: False)
+    is_sparse = is_sparse_csr = is_quantized = is_mkldnn = is_nested = property(lambda self: False)
+
     @property
     def ndim(self) -> int:
         return len(self._shape)
@@ -235,13 +239,20 @@ class Tensor:
         return self._dtype.is_signed
 
     def is_contiguous(self, memory_format=None) -> bool:
+        """Dense in row-major order, or in the order `memory_format` names (`channels_last`: NHWC)."""
         if 0 in self._shape:
             return True  # PyTorch: a tensor without elements is contiguous whatever its strides
-        expected = 1
-        for n, s in zip(reversed(self._shape), reversed(self._strides), strict=True):
-            if n != 1 and s != expected:
+        order = list(range(len(self._shape)))
+        name = getattr(memory_format, "name", None)
+        if name in ("channels_last", "channels_last_3d"):
+            if len(self._shape) != (4 if name == "channels_last" else 5):
                 return False
-            expected *= n
+            order = [0, *order[2:], 1]  # N, spatial dims, C: C varies fastest
+        expected = 1
+        for d in reversed(order):
+            if self._shape[d] != 1 and self._strides[d] != expected:
+                return False
+            expected *= self._shape[d]
         return True
 
     def data_ptr(self) -> int:

@@ -85,6 +85,7 @@ from typing import Any
 import numpy as np
 
 from ember.core import Tensor, manual_seed, sharing
+from ember.core.multiprocessing import plain_dispatch_table
 from ember.core.storage import Storage
 from ember.core.tensor import contiguous_strides
 from ember.data.fetch import make_fetcher
@@ -245,6 +246,8 @@ class _BatchPickler(ForkingPickler):
 
     def __init__(self, file, sent: set[str], pool: SegmentPool | None) -> None:
         super().__init__(file, pickle.HIGHEST_PROTOCOL)
+        # this protocol decides itself which storages cross as handles (not torch.multiprocessing's reducer)
+        self.dispatch_table = plain_dispatch_table(self.dispatch_table)
         self._sent = sent
         self._pool = pool
 

@@ -7,7 +7,8 @@ from ember.optim.rmsprop import RMSprop
 from ember.optim.adagrad import Adagrad
 from ember.optim.adam_variants import Adamax, NAdam, RAdam
 from ember.optim.adadelta import Adadelta
+from ember.optim.lbfgs import LBFGS
 from ember.optim import lr_scheduler
 
 __all__ = ["Optimizer", "SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Adamax", "NAdam", "RAdam", "Adadelta",
-           "lr_scheduler"]
+           "LBFGS", "lr_scheduler"]

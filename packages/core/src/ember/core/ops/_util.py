@@ -9,7 +9,12 @@ import numpy as np
 from ember.core import dtypes
 from ember.core.tensor import Tensor, describe
 
-__all__ = ["arr", "wrap", "write_out", "broadcast_shapes", "normalize_dims", "shape_error", "silenced"]
+__all__ = ["arr", "wrap", "write_out", "broadcast_shapes", "normalize_dims", "shape_error", "silenced",
+           "BroadcastError"]
+
+
+class BroadcastError(RuntimeError, ValueError):
+    """Shapes that do not broadcast: PyTorch raises `RuntimeError`, Python users expect `ValueError`."""
 
 # numpy's error state lives in a context variable; setting it directly costs ~0.3 µs per call where
 # `np.errstate` costs ~1 µs. The fallback keeps working if numpy moves its private variable.
@@ -64,8 +69,8 @@ def arr(x):
 wrap = Tensor._wrap
 
 
-def shape_error(op: str, *xs) -> ValueError:
-    return ValueError(f"{op}: shapes are not broadcastable; got " + " and ".join(describe(x) for x in xs))
+def shape_error(op: str, *xs) -> BroadcastError:
+    return BroadcastError(f"{op}: shapes are not broadcastable; got " + " and ".join(describe(x) for x in xs))
 
 
 def broadcast_shapes(*shapes) -> tuple[int, ...]:
@@ -73,7 +78,8 @@ def broadcast_shapes(*shapes) -> tuple[int, ...]:
     try:
         return tuple(np.broadcast_shapes(*shapes))
     except ValueError:
-        raise ValueError("shapes cannot be broadcast together: " + ", ".join(str(tuple(s)) for s in shapes)) from None
+        named = ", ".join(str(tuple(s)) for s in shapes)
+        raise BroadcastError(f"shapes cannot be broadcast together: {named}") from None
 
 
 def write_out(out: Tensor, result, op: str) -> Tensor:

@@ -163,6 +163,8 @@ def _parse_key(x: Tensor, key: tuple) -> tuple[Tensor, list]:
             items.append(int(k))
         elif isinstance(k, Tensor | list | tuple | np.ndarray):
             items.append(_as_index_tensor(k, x.device))
+        elif isinstance(k, range):  # PyTorch indexes with a range as with the list of its values
+            items.append(_as_index_tensor(list(k), x.device))
         else:
             raise IndexError("only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables are "
                              f"valid indices (got {type(k).__name__})")

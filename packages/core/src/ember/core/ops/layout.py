@@ -309,20 +309,24 @@ def to(input, *args, **kwargs) -> Tensor:
 
 @method
 def type(input, dtype=None, non_blocking: bool = False):  # noqa: A001 - PyTorch's method name
-    """The type name (`"ember.FloatTensor"`) without arguments, else a converted tensor."""
+    """The type name (`"torch.FloatTensor"`, PyTorch's) without arguments, else a converted tensor."""
     if dtype is None:
         names = {"float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long", "int32": "Int",
                  "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool"}
-        prefix = "ember.cuda." if input.is_cuda else "ember."
+        prefix = "torch.cuda." if input.is_cuda else "torch."
         return f"{prefix}{names[input._dtype.name]}Tensor"
-    if isinstance(dtype, str):
+    dev = None
+    if isinstance(getattr(dtype, "is_cuda", None), bool):  # a legacy type such as FloatTensor
+        dev, dtype = ("cuda" if dtype.is_cuda else "cpu"), dtype.dtype
+    elif isinstance(dtype, str):
         rev = {"Float": "float32", "Double": "float64", "Half": "float16", "Long": "int64", "Int": "int32",
                "Short": "int16", "Char": "int8", "Byte": "uint8", "Bool": "bool"}
         key = dtype.rsplit(".", 1)[-1].removesuffix("Tensor")
         if key not in rev:
             raise ValueError(f"invalid type: '{dtype}'")
-        dtype = rev[key]
-    return to(input, dtypes.as_dtype(dtype))
+        dev, dtype = ("cuda" if ".cuda." in dtype else "cpu"), rev[key]
+    out = to(input, dtypes.as_dtype(dtype))
+    return out if dev is None or out.device.type == dev else to(out, dev, non_blocking=non_blocking)
 
 
 @method

@@ -4,6 +4,8 @@
 
 from __future__ import annotations
 
+import warnings
+
 from ember import autograd as ea
 from ember.core import Tensor
 from ember.core.tensor import describe
@@ -111,9 +113,29 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool 
 
 
 def dropout2d(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
-    """Zero whole channels (N, C, H, W) with probability p in training."""
+    """Zero whole channels of (N, C, H, W) with probability p in training, scaling the rest.
+
+    As PyTorch 2.13, the first two dimensions of any other rank are (N, C), with a deprecation
+    warning: a 2-D input (N, C) drops single elements, a 3-D input is (N, C, L), as `dropout1d`."""
     _check_p(p)
-    return ea.dropout2d(input, p, training, inplace)
+    if input.dim() not in (3, 4):
+        warnings.warn(f"dropout2d: Received a {input.dim()}-D input to dropout2d, which is deprecated and will "
+                      "result in an error in a future release. To retain the behavior and silence this warning, "
+                      "please use dropout instead. Note that dropout2d exists to provide channel-wise dropout on "
+                      "inputs with 2 spatial dimensions, a channel dimension, and an optional batch dimension "
+                      "(i.e. 3D or 4D inputs).", stacklevel=2)
+    if input.dim() == 3:
+        warnings.warn("dropout2d: Received a 3D input to dropout2d and assuming that channel-wise 1D dropout "
+                      "behavior is desired - input is interpreted as shape (N, C, L), where C is the channel dim. "
+                      "This behavior will change in a future release to interpret the input as one without a "
+                      "batch dimension, i.e. shape (C, H, W). To maintain the 1D channel-wise dropout behavior, "
+                      "please switch to using dropout1d instead.", stacklevel=2)
+    if input.dim() == 4:
+        return ea.dropout2d(input, p, training, inplace)
+    if input.dim() < 2:
+        raise RuntimeError("Feature dropout requires at least 2 dimensions in the input")
+    result = ea.feature_dropout(input, p, training)
+    return input.copy_(result) if inplace and result is not input else result
 
 
 def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None, max_norm: float | None = None,

@@ -58,6 +58,9 @@ def _rnn_step(gi: Tensor, h: Tensor, w_hh: Tensor, b_hh: Tensor | None, nonlinea
 class RNNBase(Module):
     """Shared parameters, checks and the time loop of `RNN`, `LSTM` and `GRU`."""
 
+    def flatten_parameters(self) -> None:
+        """A no-op: PyTorch packs the weights into one buffer for cuDNN; ember's kernels read them in place."""
+
     def __init__(self, mode: str, input_size: int, hidden_size: int, num_layers: int = 1, bias: bool = True,
                  batch_first: bool = False, dropout: float = 0.0, bidirectional: bool = False, proj_size: int = 0,
                  device=None, dtype=None) -> None:

@@ -1,0 +1,80 @@
+"""PyTorch's legacy tensor types (`FloatTensor`, `LongTensor`, `cuda.FloatTensor` ...).
+
+Each is a class whose metaclass makes it both a constructor (`FloatTensor(2, 3)` is an
+uninitialised float32 tensor of that shape, `LongTensor([1, 2])` copies data) and an `isinstance`
+target (`isinstance(t, FloatTensor)` holds for every float32 CPU tensor, parameters included).
+No tensor is ever of these classes: ember has one `Tensor` type, as PyTorch has one C++ tensor.
+"""
+
+from __future__ import annotations
+
+import builtins
+import numbers
+
+import numpy as np
+
+from ember.core import dtypes
+from ember.core.tensor import Size, Tensor, describe
+
+__all__ = ["tensortype", "FloatTensor", "DoubleTensor", "HalfTensor", "LongTensor", "IntTensor", "ShortTensor",
+           "CharTensor", "ByteTensor", "BoolTensor", "CUDA_TYPES"]
+
+
+class tensortype(type):
+    """The metaclass of the legacy types: `isinstance` checks dtype and device type, calling constructs."""
+
+    dtype: dtypes.dtype
+    is_cuda: bool
+
+    def __instancecheck__(cls, obj) -> bool:
+        return isinstance(obj, Tensor) and obj._dtype is cls.dtype and obj.is_cuda == cls.is_cuda
+
+    def __call__(cls, *args, size=None, device=None):
+        from ember.core import creation
+
+        dev = "cuda" if cls.is_cuda else (device if device is not None else "cpu")
+        if size is not None:
+            args = (*args, *size)
+        if not args:
+            return creation.empty(0, dtype=cls.dtype, device=dev)
+        if builtins.all(isinstance(a, numbers.Integral) and not isinstance(a, bool) for a in args):
+            return creation.empty(*(int(a) for a in args), dtype=cls.dtype, device=dev)
+        if len(args) == 1 and isinstance(args[0], Size):
+            return creation.empty(*args[0], dtype=cls.dtype, device=dev)
+        if len(args) == 1 and isinstance(args[0], Tensor):
+            src = args[0]
+            if src._dtype is not cls.dtype:
+                raise TypeError(f"{cls.__module__}.{cls.__name__}: expected a {cls.dtype.name} tensor to alias; got "
+                                f"{describe(src)}")
+            return src
+        if len(args) == 1 and isinstance(args[0], list | tuple | np.ndarray):
+            return creation.tensor(args[0], dtype=cls.dtype, device=dev)
+        raise TypeError(f"{cls.__module__}.{cls.__name__}(): expected sizes (ints), a sequence or a tensor; got "
+                        + ", ".join(type(a).__name__ for a in args))
+
+    def __repr__(cls) -> str:
+        return f"<class '{cls.__module__}.{cls.__name__}'>"
+
+
+def _make(name: str, dt: dtypes.dtype, cuda: bool) -> tensortype:
+    doc = f"Legacy constructor and `isinstance` target for {dt.name} tensors on the {'GPU' if cuda else 'CPU'}."
+    return tensortype(name, (), {"dtype": dt, "is_cuda": cuda, "is_sparse": False, "__doc__": doc,
+                                 "__module__": "torch.cuda" if cuda else "torch", "__qualname__": name})
+
+
+_NAMES = {"Float": dtypes.float32, "Double": dtypes.float64, "Half": dtypes.float16, "Long": dtypes.int64,
+          "Int": dtypes.int32, "Short": dtypes.int16, "Char": dtypes.int8, "Byte": dtypes.uint8,
+          "Bool": dtypes.bool}
+
+_CPU_TYPES = {f"{k}Tensor": _make(f"{k}Tensor", dt, False) for k, dt in _NAMES.items()}
+CUDA_TYPES = {f"{k}Tensor": _make(f"{k}Tensor", dt, True) for k, dt in _NAMES.items()}
+
+FloatTensor = _CPU_TYPES["FloatTensor"]
+DoubleTensor = _CPU_TYPES["DoubleTensor"]
+HalfTensor = _CPU_TYPES["HalfTensor"]
+LongTensor = _CPU_TYPES["LongTensor"]
+IntTensor = _CPU_TYPES["IntTensor"]
+ShortTensor = _CPU_TYPES["ShortTensor"]
+CharTensor = _CPU_TYPES["CharTensor"]
+ByteTensor = _CPU_TYPES["ByteTensor"]
+BoolTensor = _CPU_TYPES["BoolTensor"]

@@ -1,0 +1,127 @@
+"""PyTorch's global switches and type-information objects: `finfo`/`iinfo`, memory formats,
+float32 matmul precision and deterministic algorithms.
+
+The switches record what a program asks for and report it back; on ember's backends they change
+nothing: kernels compute float32 matmuls in full float32 (never TF32) and the CPU kernels are
+deterministic, so every setting a program can choose is already honoured or means nothing here.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ember.core import dtypes
+
+__all__ = ["finfo", "iinfo", "memory_format", "contiguous_format", "channels_last", "channels_last_3d",
+           "preserve_format", "set_float32_matmul_precision", "get_float32_matmul_precision",
+           "use_deterministic_algorithms", "are_deterministic_algorithms_enabled",
+           "is_deterministic_algorithms_warn_only_enabled"]
+
+
+class finfo:
+    """Machine limits of a floating dtype: `bits`, `eps`, `max`, `min`, `tiny`, `smallest_normal`, `resolution`.
+
+    Example:
+        >>> finfo(dtypes.float32).eps
+        1.1920928955078125e-07
+    """
+
+    def __init__(self, type: dtypes.dtype | None = None) -> None:
+        dt = dtypes.get_default_dtype() if type is None else dtypes.as_dtype(type)
+        if not dt.is_floating_point:
+            raise TypeError(f"torch.finfo() requires a floating point input type. Use torch.iinfo to handle "
+                            f"'torch.finfo'; got {dt!r}")
+        info = np.finfo(dt.np)
+        self.bits = int(info.bits)
+        self.eps = float(info.eps)
+        self.max = float(info.max)
+        self.min = float(info.min)
+        self.tiny = self.smallest_normal = float(info.smallest_normal)
+        self.resolution = 10.0 ** -int(info.precision)
+        self.dtype = dt.name
+
+    def __repr__(self) -> str:
+        return (f"finfo(resolution={self.resolution}, min={self.min:g}, max={self.max:g}, eps={self.eps:g}, "
+                f"smallest_normal={self.smallest_normal:g}, tiny={self.tiny:g}, dtype={self.dtype})")
+
+
+class iinfo:
+    """Machine limits of an integer dtype: `bits`, `max`, `min`.
+
+    Example:
+        >>> iinfo(dtypes.int8).min
+        -128
+    """
+
+    def __init__(self, type: dtypes.dtype) -> None:
+        dt = dtypes.as_dtype(type)
+        if dt.is_floating_point:
+            raise TypeError(f"torch.iinfo() requires an integer input type. Use torch.finfo to handle "
+                            f"'torch.iinfo'; got {dt!r}")
+        if dt is dtypes.bool:
+            raise TypeError("torch.bool is not supported by torch.iinfo")
+        info = np.iinfo(dt.np)
+        self.bits = int(info.bits)
+        self.max = int(info.max)
+        self.min = int(info.min)
+        self.dtype = dt.name
+
+    def __repr__(self) -> str:
+        return f"iinfo(min={self.min}, max={self.max}, dtype={self.dtype})"
+
+
+class memory_format:
+    """A memory layout request (`channels_last` ...): accepted wherever PyTorch takes `memory_format=`;
+    ember's tensors keep their row-major layout, which gives the same values."""
+
+    __slots__ = ("name",)
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __repr__(self) -> str:
+        return f"ember.{self.name}"
+
+    def __reduce__(self):
+        return self.name
+
+
+contiguous_format = memory_format("contiguous_format")
+channels_last = memory_format("channels_last")
+channels_last_3d = memory_format("channels_last_3d")
+preserve_format = memory_format("preserve_format")
+
+_matmul_precision = "highest"
+_deterministic = False
+_deterministic_warn_only = False
+
+
+def set_float32_matmul_precision(precision: str) -> None:
+    """Record "highest", "high" or "medium"; ember's float32 matmuls are always full float32 ("highest")."""
+    global _matmul_precision
+    if precision not in ("highest", "high", "medium"):
+        raise RuntimeError(f"Invalid precision: {precision!r}; expected one of 'highest', 'high', 'medium'")
+    _matmul_precision = precision
+
+
+def get_float32_matmul_precision() -> str:
+    """The precision last set with `set_float32_matmul_precision` ("highest" by default)."""
+    return _matmul_precision
+
+
+def use_deterministic_algorithms(mode: bool, *, warn_only: bool = False) -> None:
+    """Record the request; ember's CPU kernels are deterministic whatever it says."""
+    global _deterministic, _deterministic_warn_only
+    if not isinstance(mode, bool):
+        raise TypeError(f"use_deterministic_algorithms: expected a bool for mode; got {type(mode).__name__}")
+    _deterministic, _deterministic_warn_only = mode, bool(warn_only)
+
+
+def are_deterministic_algorithms_enabled() -> bool:
+    """Whether `use_deterministic_algorithms(True)` is in force."""
+    return _deterministic
+
+
+def is_deterministic_algorithms_warn_only_enabled() -> bool:
+    """Whether deterministic mode was requested with `warn_only=True`."""
+    return _deterministic and _deterministic_warn_only

@@ -1,0 +1,60 @@
+"""finfo/iinfo against numpy and PyTorch's values, memory formats, the recorded global switches, the default
+device, legacy tensor types, device predicates, range indices and broadcast errors."""
+
+import numpy as np
+import pytest
+
+import ember.core as E
+from ember.core import legacy, settings
+
+
+def test_finfo_iinfo_values():
+    f = settings.finfo(E.float64)
+    assert (f.bits, f.eps, f.max, f.tiny, f.resolution) == (64, 2.0 ** -52, np.finfo(np.float64).max, 2.0 ** -1022,
+                                                          1e-15)
+    i = settings.iinfo(E.int64)
+    assert (i.bits, i.min, i.max) == (64, -2 ** 63, 2 ** 63 - 1)
+    with pytest.raises(TypeError):
+        settings.finfo(E.int32)
+
+
+def test_switches_and_formats():
+    assert repr(E.channels_last) == "ember.channels_last"
+    assert E.get_float32_matmul_precision() == "highest" and E.are_deterministic_algorithms_enabled() is False
+    with pytest.raises(TypeError, match="expected a bool"):
+        E.use_deterministic_algorithms("yes")
+
+
+def test_default_device_is_cpu_unless_set():
+    assert E.get_default_device() == E.device("cpu") and E.zeros(1).device == E.device("cpu")
+    E.set_default_device("cpu")
+    try:
+        assert E.tensor([1.0]).device == E.device("cpu")
+    finally:
+        E.set_default_device(None)
+
+
+def test_legacy_types():
+    assert isinstance(E.zeros(2, dtype=E.int64), legacy.LongTensor)
+    assert not isinstance(E.zeros(2), legacy.LongTensor)
+    assert legacy.ByteTensor([1, 2]).dtype is E.uint8 and legacy.FloatTensor(3).shape == (3,)
+    with pytest.raises(TypeError, match="expected sizes"):
+        legacy.FloatTensor("abc")
+
+
+def test_predicates_range_index_and_broadcast_error():
+    x = E.arange(6.0).reshape(3, 2)
+    assert not (x.is_meta or x.is_mps or x.is_xpu or x.is_sparse)
+    np.testing.assert_array_equal(x[range(1, 3)].numpy(), x.numpy()[1:3])
+    with pytest.raises(RuntimeError, match="not broadcastable") as info:
+        E.add(x, E.ones(4))
+    assert isinstance(info.value, ValueError)
+
+
+def test_is_contiguous_in_channels_last_reads_the_strides():
+    x = E.zeros(2, 3, 4, 5)
+    assert x.is_contiguous() and not x.is_contiguous(memory_format=E.channels_last)
+    nhwc = x.permute(0, 2, 3, 1).contiguous().permute(0, 3, 1, 2)
+    assert nhwc.is_contiguous(memory_format=E.channels_last) and not nhwc.is_contiguous()
+    assert E.zeros(2, 3, 1, 1).is_contiguous(memory_format=E.channels_last)
+    assert not E.zeros(2, 3).is_contiguous(memory_format=E.channels_last)

@@ -1,0 +1,90 @@
+"""ember-torch: PyTorch's `torch` module tree, assembled from ember's layers.
+
+`import ember.torch as torch` is the one line a port changes: the top namespace is
+`ember.autograd`'s (tensors, ops, dtypes, autograd), and the submodules carry PyTorch's paths
+(`torch.nn.modules.activation.MultiheadAttention`, `torch.utils.data.DataLoader`,
+`torch.backends.cudnn`, `torch.multiprocessing` ...), each the very module or class of the layer
+that implements it. `python -m ember.torch script.py` (or `install()`) runs unmodified programs,
+whose `import torch` resolves here (see `ember.torch._importer`).
+"""
+
+import math as _math
+import sys as _sys
+
+import ember.autograd as _autograd
+from ember.autograd import *  # noqa: F403 - the torch namespace is ember.autograd's
+from ember.torch._alias import alias as _alias
+from ember.torch._version import __version__
+
+# the layers' modules under PyTorch's names (the same objects: `torch.optim is ember.optim`)
+import ember.optim as optim
+
+_alias(__name__ + ".autograd", _autograd)
+autograd = _autograd
+_alias(__name__ + ".optim", optim)
+
+import ember.torch.nn as nn  # noqa: E402 - `import ... as`, not `from ember.torch import`: the star import
+import ember.torch.utils as utils  # noqa: E402   above bound some of these names to ember.autograd's modules,
+import ember.torch.backends as backends  # noqa: E402   and `from` would return those instead
+import ember.torch.cuda as cuda  # noqa: E402
+import ember.torch.amp as amp  # noqa: E402
+import ember.torch.multiprocessing as multiprocessing  # noqa: E402
+import ember.torch.serialization as serialization  # noqa: E402
+import ember.torch.linalg as linalg  # noqa: E402
+import ember.torch.special as special  # noqa: E402
+import ember.torch.testing as testing  # noqa: E402
+import ember.torch.onnx as onnx  # noqa: E402
+import ember.torch.jit as jit  # noqa: E402
+import ember.torch.profiler as profiler  # noqa: E402
+import ember.torch.distributed as distributed  # noqa: E402
+from ember.torch.amp import autocast, get_autocast_dtype, is_autocast_enabled  # noqa: E402
+from ember.torch._importer import install, uninstall  # noqa: E402
+
+inf, nan, pi, e = _math.inf, _math.nan, _math.pi, _math.e
+newaxis = None
+
+
+def compile(model=None, *, fullgraph: bool = False, dynamic=None, backend="inductor", mode=None, options=None,  # noqa: A001
+            disable: bool = False):
+    """`torch.compile`: the model (or function) itself, as a decorator too. Compilation changes speed, not
+    results, and ember runs eagerly; nothing is traced."""
+    if model is None:
+        return lambda fn: fn
+    return model
+
+
+def set_default_tensor_type(t) -> None:
+    """Deprecated PyTorch API: make the dtype of a legacy type (`torch.DoubleTensor` or its name) the default."""
+    name = t if isinstance(t, str) else f"{t.__module__}.{t.__name__}"
+    if ".cuda." in name:
+        raise TypeError(f"set_default_tensor_type: ember cannot make {name} the default (only CPU floating types)")
+    dt = getattr(_sys.modules[__name__], name.rsplit(".", 1)[-1]).dtype
+    set_default_dtype(dt)  # noqa: F405
+
+
+def typename(obj) -> str:
+    """`torch.typename`: 'torch.FloatTensor' for a tensor, the qualified class name otherwise."""
+    if isinstance(obj, Tensor):  # noqa: F405
+        return obj.type()
+    cls = obj if isinstance(obj, type) else type(obj)
+    return cls.__qualname__ if cls.__module__ in ("builtins", None) else f"{cls.__module__}.{cls.__qualname__}"
+
+
+_NO_CPP = {"_C": "PyTorch's C++ extension module (torch._C)", "ops": "PyTorch's operator registry (torch.ops)",
+           "_dynamo": "TorchDynamo", "_inductor": "TorchInductor", "fx": "torch.fx graph capture",
+           "export": "torch.export graph capture"}
+
+
+def __getattr__(name: str):
+    """Ops ember.core gains lazily; `distributions` (imported on first use); clear errors for PyTorch internals."""
+    if name == "distributions":
+        import importlib
+
+        return importlib.import_module(__name__ + ".distributions")
+    if name in _NO_CPP:
+        raise AttributeError(f"module 'torch' (ember.torch) has no attribute '{name}': {_NO_CPP[name]} is not "
+                             "provided by ember; see docs/porting.md")
+    try:
+        return getattr(_autograd, name)
+    except AttributeError:
+        raise AttributeError(f"module 'torch' (ember.torch) has no attribute '{name}'") from None

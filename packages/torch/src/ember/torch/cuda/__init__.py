@@ -1,0 +1,15 @@
+"""`torch.cuda`: ember's CUDA runtime (devices, streams, memory; `is_available()` tells the truth),
+the legacy CUDA tensor types (`torch.cuda.FloatTensor`) and `torch.cuda.amp`."""
+
+from ember.autograd import cuda as _impl
+from ember.autograd.cuda import *  # noqa: F403
+from ember.autograd.cuda import device_count, is_available
+from ember.core.legacy import CUDA_TYPES as _CUDA_TYPES
+
+globals().update(_CUDA_TYPES)
+
+from ember.torch.cuda import amp  # noqa: E402
+
+
+def __getattr__(name: str):
+    return getattr(_impl, name)

@@ -1,0 +1,10 @@
+"""`torch.nn.modules.dropout`: PyTorch's module path for these ember.nn layers.
+
+Not provided: Dropout3d, AlphaDropout, FeatureAlphaDropout.
+"""
+
+from ember.nn.modules.dropout import Dropout, Dropout2d
+from ember.nn.modules.extra import Dropout1d
+from ember.nn.modules.dropout import _DropoutNd  # noqa: F401 - base classes programs subclass
+
+__all__ = ["Dropout", "Dropout1d", "Dropout2d"]

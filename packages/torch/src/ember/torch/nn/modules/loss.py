@@ -1,0 +1,18 @@
+"""`torch.nn.modules.loss`: PyTorch's module path for these ember.nn layers.
+
+Not provided: NLLLoss2d, MultiLabelMarginLoss, LinearCrossEntropyLoss, TripletMarginWithDistanceLoss, CTCLoss.
+"""
+
+from ember.nn.modules.loss import (
+    BCELoss, BCEWithLogitsLoss, CosineEmbeddingLoss, CrossEntropyLoss, GaussianNLLLoss, HingeEmbeddingLoss,
+    HuberLoss, KLDivLoss, L1Loss, MSELoss, MarginRankingLoss, MultiLabelSoftMarginLoss, MultiMarginLoss, NLLLoss,
+    PoissonNLLLoss, SmoothL1Loss, SoftMarginLoss, TripletMarginLoss,
+)
+from ember.nn.modules.loss import _Loss, _WeightedLoss  # noqa: F401 - base classes programs subclass
+
+__all__ = [
+    "BCELoss", "BCEWithLogitsLoss", "CosineEmbeddingLoss", "CrossEntropyLoss", "GaussianNLLLoss",
+    "HingeEmbeddingLoss", "HuberLoss", "KLDivLoss", "L1Loss", "MSELoss", "MarginRankingLoss",
+    "MultiLabelSoftMarginLoss", "MultiMarginLoss", "NLLLoss", "PoissonNLLLoss", "SmoothL1Loss", "SoftMarginLoss",
+    "TripletMarginLoss"
+]

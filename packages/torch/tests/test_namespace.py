@@ -1,0 +1,195 @@
+"""The assembled torch tree: PyTorch's module paths lead to the layers' very objects; modules that ember
+does not implement import and refuse clearly; PyTorch's own tree has the same paths and names."""
+
+import importlib
+
+import numpy as np
+import pytest
+
+import ember.autograd as ea
+import ember.data as ed
+import ember.nn as enn
+import ember.optim as eo
+import ember.torch as et
+from ember.torch._unsupported import UnsupportedError
+
+NN_MODULES = ["activation", "batchnorm", "channelshuffle", "container", "conv", "distance", "dropout", "flatten",
+              "fold", "instancenorm", "linear", "loss", "module", "normalization", "padding", "pixelshuffle",
+              "pooling", "rnn", "sparse", "transformer", "upsampling"]
+SUBMODULES = ["nn", "nn.functional", "nn.init", "nn.utils", "nn.utils.rnn", "nn.utils.parametrizations",
+              "nn.parallel", "nn.modules", "nn.parameter", "optim", "optim.lr_scheduler", "utils", "utils.data",
+              "utils.data.distributed", "utils.data.dataloader", "utils.data.sampler", "utils.data.dataset",
+              "utils.checkpoint", "autograd", "autograd.functional", "multiprocessing", "serialization", "backends",
+              "backends.cudnn", "backends.cuda", "backends.mps", "cuda", "cuda.amp", "amp", "testing", "linalg",
+              "special", "onnx", "jit", "profiler", "distributed"] + [f"nn.modules.{m}" for m in NN_MODULES]
+
+
+@pytest.mark.parametrize("path", SUBMODULES)
+def test_every_torch_path_imports(path):
+    mod = importlib.import_module(f"ember.torch.{path}")
+    parent, _, leaf = f"ember.torch.{path}".rpartition(".")
+    assert getattr(importlib.import_module(parent), leaf) is mod
+
+
+def test_paths_lead_to_the_layers_objects():
+    assert et.nn.Linear is enn.Linear and et.nn.Parameter is enn.Parameter
+    assert et.nn.functional is enn.functional and et.nn.init is enn.init and et.nn.utils is enn.utils
+    assert et.optim is eo and et.optim.lr_scheduler is eo.lr_scheduler and et.optim.LBFGS is eo.LBFGS
+    assert et.utils.data is ed and et.utils.data.DataLoader is ed.DataLoader
+    assert et.autograd is ea and et.autograd.Function is ea.Function and et.autograd.grad is ea.grad
+    assert et.Tensor is ea.Tensor and et.float32 is ea.float32 and et.no_grad is ea.no_grad
+    assert et.nn.modules.activation.MultiheadAttention is enn.MultiheadAttention
+    assert et.nn.modules.loss._Loss is enn.modules.loss._Loss
+    assert et.nn.utils.clip_grad_norm_ is enn.utils.clip_grad_norm_
+
+
+def test_top_namespace_has_every_public_name_of_ember_autograd():
+    missing = [n for n in dir(ea) if not n.startswith("_") and not hasattr(et, n)]
+    assert missing == []
+
+
+def test_no_duplicate_module_is_loaded_under_the_torch_names():
+    import sys
+
+    import ember.torch.nn.utils.rnn as rnn_a
+
+    assert rnn_a is sys.modules["ember.nn.utils.rnn"]
+    assert et.nn.utils.rnn.PackedSequence is enn.utils.rnn.PackedSequence
+
+
+def test_backends_cudnn_imports_as_a_module_and_shares_its_flags():
+    import ember.torch.backends.cudnn as cudnn
+
+    saved = cudnn.benchmark
+    try:
+        cudnn.benchmark = True
+        assert ea.backends.cudnn.benchmark is True and et.backends.cudnn.benchmark is True
+    finally:
+        cudnn.benchmark = saved
+    assert et.backends.mps.is_available() is False
+
+
+def test_unsupported_functions_raise_naming_what():
+    with pytest.raises(UnsupportedError, match=r"torch.onnx.export is not supported by ember: ONNX export"):
+        et.onnx.export(enn.Linear(2, 2), ea.zeros(1, 2), "m.onnx")
+    with pytest.raises(NotImplementedError, match=r"torch.jit.script is not supported by ember: TorchScript"):
+        et.jit.script(enn.Linear(2, 2))
+    with pytest.raises(NotImplementedError, match="torch.profiler.profile"):
+        et.profiler.profile()
+    assert et.onnx.is_in_onnx_export() is False and et.jit.is_scripting() is False
+
+
+def test_jit_decorators_and_record_function_pass_through():
+    def f(x):
+        return x + 1
+
+    assert et.jit.ignore(f) is f and et.jit.unused(f) is f and et.jit.export(f) is f
+    assert et.jit.ignore(drop=True)(f) is f
+    with et.profiler.record_function("forward"):
+        y = f(1)
+    assert y == 2 and et.profiler.record_function("g")(f)(2) == 3
+
+
+def test_attribute_errors_for_pytorch_internals():
+    with pytest.raises(AttributeError, match=r"torch._C\) is not provided"):
+        et._C  # noqa: B018
+    assert not hasattr(et, "ops")
+
+
+def test_distributed_without_ember_distributed():
+    pytest.importorskip("ember.torch.distributed")
+    try:
+        importlib.import_module("ember.distributed")
+        pytest.skip("ember-distributed is installed")
+    except ImportError:
+        pass
+    assert et.distributed.is_available() is False and et.distributed.is_initialized() is False
+    with pytest.raises(NotImplementedError, match="ember-distributed package is not installed"):
+        et.distributed.init_process_group("gloo")
+    with pytest.raises(RuntimeError, match="needs the ember-distributed package"):
+        et.nn.parallel.DistributedDataParallel(enn.Linear(2, 2))
+
+
+def test_data_parallel_runs_the_module_and_prefixes_state_dict():
+    lin = enn.Linear(3, 2)
+    dp = et.nn.DataParallel(lin, device_ids=[0])
+    x = ea.randn(4, 3)
+    np.testing.assert_array_equal(dp(x).detach().numpy(), lin(x).detach().numpy())
+    assert sorted(dp.state_dict()) == ["module.bias", "module.weight"]
+
+
+def test_checkpoint_gives_the_plain_values_and_gradients():
+    lin = enn.Linear(3, 3)
+    x = ea.randn(2, 3, requires_grad=True)
+    out = et.utils.checkpoint.checkpoint(lambda t: ea.tanh(lin(t)), x, use_reentrant=False)
+    out.sum().backward()
+    w, b, xv = lin.weight.detach().numpy(), lin.bias.detach().numpy(), x.detach().numpy()
+    ref = np.tanh(xv.astype(np.float64) @ w.T + b)
+    np.testing.assert_allclose(out.detach().numpy(), ref, rtol=1e-5)
+    np.testing.assert_allclose(x.grad.numpy(), (1 - ref ** 2) @ w, rtol=1e-5)
+    with pytest.warns(UserWarning, match="use_reentrant parameter should be passed explicitly"):
+        et.utils.checkpoint.checkpoint(lin, x)
+    seq = enn.Sequential(enn.Linear(3, 3), enn.ReLU(), enn.Linear(3, 1))
+    np.testing.assert_array_equal(et.utils.checkpoint.checkpoint_sequential(seq, 2, x, use_reentrant=False)
+                                  .detach().numpy(), seq(x).detach().numpy())
+
+
+def test_compile_returns_the_model():
+    m = enn.Linear(2, 2)
+    assert et.compile(m) is m and et.compile()(m) is m and et.compile(m, mode="max-autotune") is m
+
+
+def test_special_and_linalg_are_the_core_functions():
+    x = ea.tensor([-1.0, 0.0, 2.0])
+    np.testing.assert_allclose(et.special.expit(x).numpy(), 1 / (1 + np.exp([1.0, 0.0, -2.0])), rtol=1e-6)
+    assert et.linalg.norm is ea.linalg.norm and not hasattr(et.special, "digamma")
+
+
+def test_version_compares_as_a_modern_version():
+    v = et.__version__
+    assert isinstance(v, str) and v.startswith("2.") and v.endswith("+ember")
+    assert v >= "2.0" and v > "1.13.1" and v < "3" and v >= (2, 0) and v > (1, 9) and v != "1.0"
+    assert tuple(int(p) for p in v.split("+")[0].split(".")[:2]) >= (2, 0)
+    packaging = pytest.importorskip("packaging.version")
+    assert packaging.parse(v) >= packaging.parse("2.0") and packaging.parse(v).release[:2] == (2, 13)
+
+
+def test_set_default_tensor_type_sets_the_default_dtype():
+    try:
+        et.set_default_tensor_type(et.DoubleTensor)
+        assert et.zeros(1).dtype is et.float64
+        et.set_default_tensor_type("torch.FloatTensor")
+        assert et.zeros(1).dtype is et.float32
+    finally:
+        et.set_default_dtype(et.float32)
+    assert et.typename(et.zeros(1)) == "torch.FloatTensor"
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("path", SUBMODULES)
+def test_pytorch_has_the_same_paths_and_names(path):
+    torch = pytest.importorskip("torch")
+    theirs = importlib.import_module(f"torch.{path}")
+    ours = importlib.import_module(f"ember.torch.{path}")
+    names = getattr(ours, "__all__", None)
+    if names is not None and path.startswith(("nn.modules.", "amp", "cuda.amp", "serialization", "onnx", "jit")):
+        assert [n for n in names if not hasattr(theirs, n)] == []
+    assert torch is not None
+
+
+@pytest.mark.torch
+def test_version_gates_agree_with_pytorchs():
+    torch = pytest.importorskip("torch")
+    for gate in ("2.0", "1.13", "2.1.0"):
+        assert (torch.__version__ >= gate) == (et.__version__ >= gate)
+
+
+def test_testing_assert_close_takes_pytorchs_arguments():
+    a = ea.arange(6.0).reshape(2, 3)
+    et.testing.assert_close(a, a.clone(), check_layout=True, allow_subclasses=True)
+    with pytest.raises(AssertionError, match="stride"):
+        et.testing.assert_close(a.t(), a.t().contiguous(), check_stride=True)
+    with pytest.raises(AssertionError):
+        et.testing.assert_close(a, a + 1)
+    with pytest.raises(TypeError):
+        et.testing.assert_close(enn.Parameter(a), a, allow_subclasses=False)
