@@ -97,7 +97,9 @@ def tests(session: nox.Session, package: str) -> None:
 
 def _extra_test_deps(package: str) -> list[str]:
     # scipy gives independent references (erf, erfinv) for core's elementwise tests
-    return {"core": ["scipy"], "nn": ["scikit-learn"], "bench": ["scikit-learn", "matplotlib"]}.get(package, [])
+    # tensorboard and matplotlib: SummaryWriter's event files are read back with tensorboard's own reader
+    return {"core": ["scipy"], "nn": ["scikit-learn"], "bench": ["scikit-learn", "matplotlib"],
+            "torch": ["tensorboard", "matplotlib"]}.get(package, [])
 
 
 @nox.session

@@ -72,11 +72,28 @@ def test_backends_cudnn_imports_as_a_module_and_shares_its_flags():
 def test_unsupported_functions_raise_naming_what():
     with pytest.raises(UnsupportedError, match=r"torch.onnx.export is not supported by ember: ONNX export"):
         et.onnx.export(enn.Linear(2, 2), ea.zeros(1, 2), "m.onnx")
-    with pytest.raises(NotImplementedError, match=r"torch.jit.script is not supported by ember: TorchScript"):
-        et.jit.script(enn.Linear(2, 2))
-    with pytest.raises(NotImplementedError, match="torch.profiler.profile"):
-        et.profiler.profile()
+    with pytest.raises(NotImplementedError, match=r"torch.jit.save is not supported by ember: TorchScript"):
+        et.jit.save(enn.Linear(2, 2), "m.pt")
     assert et.onnx.is_in_onnx_export() is False and et.jit.is_scripting() is False
+
+
+def test_jit_script_and_trace_return_modules_that_run_with_the_same_state():
+    lin = enn.Linear(3, 2)
+    x = ea.ones(4, 3)
+    for compiled in (et.jit.script(lin), et.jit.trace(lin, x), et.compile(lin)):
+        np.testing.assert_array_equal(compiled(x).detach().numpy(), lin(x).detach().numpy())
+        assert compiled.state_dict().keys() == lin.state_dict().keys()
+        for k, v in compiled.state_dict().items():
+            np.testing.assert_array_equal(v.numpy(), lin.state_dict()[k].numpy())
+
+
+def test_profiler_is_autograds():
+    import ember.autograd.profiler as ap
+
+    assert et.profiler.profile is ap.profile and et.profiler.record_function is ap.record_function
+    with et.profiler.profile() as prof:
+        ea.ones(2) + 1
+    assert "aten::add" in {e.key for e in prof.key_averages()}
 
 
 def test_jit_decorators_and_record_function_pass_through():

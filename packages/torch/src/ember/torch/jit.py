@@ -1,5 +1,7 @@
-"""`torch.jit`: TorchScript is not provided (`script`, `trace`, `load` raise); the decorators that only
-steer the compiler (`ignore`, `unused`, `export`) return their function, as they do in eager PyTorch."""
+"""`torch.jit`: `script` and `trace` return the module or function itself, which runs eagerly with the
+same results and state_dict (ember has no TorchScript compiler); saving or loading a TorchScript
+archive raises. The decorators that only steer the compiler (`ignore`, `unused`, `export`) return
+their function, as they do in eager PyTorch."""
 
 from __future__ import annotations
 
@@ -8,9 +10,28 @@ from typing import Final
 from ember.torch._unsupported import unsupported
 
 _WHY = "TorchScript compiles Python into PyTorch's C++ interpreter, which ember does not have; run the module eagerly"
-script = unsupported("torch.jit.script", _WHY)
-trace = unsupported("torch.jit.trace", _WHY)
-trace_module = unsupported("torch.jit.trace_module", _WHY)
+
+
+def script(obj, optimize=None, _frames_up: int = 0, _rcb=None, example_inputs=None):
+    """The module or function itself: it runs eagerly, with the results and `state_dict` a scripted
+    one would have (no TorchScript IR is built, so `jit.save` cannot write it)."""
+    return obj
+
+
+def trace(func, example_inputs=None, optimize=None, check_trace: bool = True, check_inputs=None,
+          check_tolerance: float = 1e-5, strict: bool = True, _force_outplace: bool = False,
+          _module_class=None, _compilation_unit=None, example_kwarg_inputs=None, _store_inputs: bool = True):
+    """The module or function itself (eager), like `script`: tracing would record what it runs anyway."""
+    if not callable(func):
+        raise RuntimeError(f"torch.jit.trace expects a callable module or function; got {type(func).__name__}")
+    return func
+
+
+def trace_module(mod, inputs, **kwargs):
+    """The module itself (eager), like `trace`."""
+    return mod
+
+
 load = unsupported("torch.jit.load", _WHY)
 save = unsupported("torch.jit.save", _WHY)
 freeze = unsupported("torch.jit.freeze", _WHY)

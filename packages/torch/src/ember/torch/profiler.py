@@ -1,38 +1,10 @@
-"""`torch.profiler`: `record_function` labels a region (a no-op here, as in PyTorch with no profiler
-running); `profile` is not provided, since its reports come from PyTorch's C++ profiler (Kineto)."""
+"""`torch.profiler`: ember-autograd's profiler (op events from core's dispatch hook, kernel spans,
+`key_averages().table()`, Chrome traces, schedules)."""
 
-from __future__ import annotations
+from ember.autograd.profiler import (
+    EventList, FunctionEvent, FunctionEventAvg, ProfilerAction, ProfilerActivity, profile, record_function, schedule,
+    tensorboard_trace_handler,
+)
 
-import contextlib
-import enum
-
-from ember.torch._unsupported import unsupported
-
-_WHY = "its measurements come from PyTorch's C++ profiler (Kineto); time ember code with ember.bench or cProfile"
-profile = unsupported("torch.profiler.profile", _WHY)
-schedule = unsupported("torch.profiler.schedule", _WHY)
-tensorboard_trace_handler = unsupported("torch.profiler.tensorboard_trace_handler", _WHY)
-
-
-class ProfilerActivity(enum.Enum):
-    """What a profiler records (accepted for `profile`'s arguments)."""
-
-    CPU = 0
-    CUDA = 1
-
-
-class record_function(contextlib.ContextDecorator):
-    """Label a region for a profiler; with none running it does nothing (as in PyTorch)."""
-
-    def __init__(self, name: str, args: str | None = None) -> None:
-        self.name = name
-        self.args = args
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc) -> None:
-        return None
-
-
-__all__ = ["profile", "schedule", "tensorboard_trace_handler", "ProfilerActivity", "record_function"]
+__all__ = ["profile", "record_function", "ProfilerActivity", "ProfilerAction", "schedule",
+           "tensorboard_trace_handler", "FunctionEvent", "FunctionEventAvg", "EventList"]

@@ -1,8 +1,17 @@
-"""`torch.utils`: `data` (ember.data, the same module objects) and `checkpoint`."""
+"""`torch.utils`: `data` (ember.data, the same module objects), `checkpoint`, `collect_env` and
+`tensorboard` (imported on first use: it needs the `tensorboard` package)."""
+
+import importlib
 
 import ember.data as _data
 from ember.torch._alias import alias as _alias
 
 data = _alias(__name__ + ".data", _data)
 
-from ember.torch.utils import checkpoint  # noqa: E402
+from ember.torch.utils import checkpoint, collect_env  # noqa: E402
+
+
+def __getattr__(name: str):
+    if name == "tensorboard":
+        return importlib.import_module(__name__ + ".tensorboard")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
