@@ -121,8 +121,8 @@ class FunctionEventAvg:
         self.cpu_time_total = self.self_cpu_time_total = self.device_time_total = 0.0
         self.cpu_memory_usage = self.self_cpu_memory_usage = 0
 
-    def add(self, e: FunctionEvent) -> FunctionEventAvg:
-        self.count += 1
+    def add(self, e: FunctionEvent | FunctionEventAvg) -> FunctionEventAvg:
+        self.count += e.count
         self.cpu_time_total += e.cpu_time_total
         self.self_cpu_time_total += e.self_cpu_time_total
         self.device_time_total += e.device_time_total
@@ -180,12 +180,7 @@ class EventList(list):
     def total_average(self) -> FunctionEventAvg:
         total = FunctionEventAvg("Total")
         for e in self:
-            total.count += e.count
-            total.cpu_time_total += e.cpu_time_total
-            total.self_cpu_time_total += e.self_cpu_time_total
-            total.device_time_total += e.device_time_total
-            total.cpu_memory_usage += e.cpu_memory_usage
-            total.self_cpu_memory_usage += e.self_cpu_memory_usage
+            total.add(e)
         return total
 
     def table(self, sort_by: str | None = None, row_limit: int = 100, max_src_column_width: int = 75,
