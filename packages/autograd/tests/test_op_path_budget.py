@@ -55,10 +55,10 @@ OPS = {
 # backward, and a.sum().backward() 156/145)
 FORWARD = {"add": (9, 17), "mul": (9, 17), "relu": (11, 14), "matmul": (15, 22)}       # 7/14 7/14 9/11 13/18
 RECORDED = {"add": (11, 35), "mul": (13, 37), "relu": (15, 28), "matmul": (20, 42)}    # 9/30 11/32 13/24 17/36
-OP_BACKWARD = {"add": (96, 225), "mul": (114, 262), "relu": (115, 240), "matmul": (163, 320)}
-# measured: 83/196 99/229 100/208 142/279
-SUM_BACKWARD = (70, 142)   # 60/123: the engine's fixed cost with one reduction
-PER_NODE = (20, 78)        # 16/67: one more `y * 1.5` in a chain, forward recorded + backward
+OP_BACKWARD = {"add": (85, 220), "mul": (103, 257), "relu": (104, 232), "matmul": (150, 315)}
+# measured: 73/190 89/223 90/201 130/273
+SUM_BACKWARD = (60, 137)   # 52/119: the engine's fixed cost with one reduction
+PER_NODE = (18, 75)        # 15/65: one more `y * 1.5` in a chain, forward recorded + backward
 
 
 def _check(what: str, got: tuple[int, int], budget: tuple[int, int]) -> None:
