@@ -86,15 +86,16 @@ def _run_below(op, args: tuple, kwargs: dict, call_next):
 
 
 def _record(op, args: tuple, kwargs: dict, call_next):
-    out = kwargs.get("out") if kwargs else None
-    target = None
+    target = None  # the tensor an in-place op writes
     if op.mutates is not None:
         target = args[op.mutates]
-    elif out is not None:
-        if out is not args[0]:
-            raise RuntimeError(f"{op.name}(): functions with out=... arguments don't support automatic "
-                               "differentiation, but one of the arguments requires grad.")
-        target = out
+    elif kwargs:
+        out = kwargs.get("out")
+        if out is not None:
+            if out is not args[0]:
+                raise RuntimeError(f"{op.name}(): functions with out=... arguments don't support automatic "
+                                   "differentiation, but one of the arguments requires grad.")
+            target = out
     if target is not None:
         check_inplace(target)
     if not op.differentiable:
