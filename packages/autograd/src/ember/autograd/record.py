@@ -147,7 +147,7 @@ def _record(op, args: tuple, kwargs: dict, call_next):
     for n, p, suffix, i in inputs_plan:
         v = args[i] if 0 <= i < n_args else entry.value(p, args, kwargs)
         if suffix is not None:
-            saved[n] = _meta_of(v, suffix)
+            saved[n] = v._shape if suffix == "_shape" and isinstance(v, Tensor) else _meta_of(v, suffix)
         elif isinstance(v, Tensor):
             saved[n] = SavedTensor(v) if target is None else _save(v, target)
         elif type(v) in (list, tuple) and any(isinstance(t, Tensor) for t in v):
