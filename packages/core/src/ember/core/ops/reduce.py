@@ -200,7 +200,8 @@ def sum(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None, out=None)
     (tensor(10.), tensor([4., 6.]), tensor(2))
     """
     if out is None:
-        return _sum(input, _dims(dim, input, "sum"), keepdim, dtype)
+        dims = tuple(range(len(input._shape))) if dim is None else _dims(dim, input, "sum")
+        return _sum(input, dims, keepdim, dtype)
     return _sum(input, _dims(dim, input, "sum"), keepdim, dtype, out=out)
 
 
