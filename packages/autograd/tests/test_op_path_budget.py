@@ -53,11 +53,11 @@ OPS = {
 # (Python calls, C calls) allowed, about 15% above what was measured when each was set (in the
 # comment; before the op path was trimmed, add cost 22/19 forward, 27/34 recorded, 223/222 with
 # backward, and a.sum().backward() 156/145)
-FORWARD = {"add": (9, 17), "mul": (9, 17), "relu": (11, 14), "matmul": (15, 22)}       # 7/14 7/14 9/11 13/18
-RECORDED = {"add": (11, 35), "mul": (13, 37), "relu": (15, 28), "matmul": (20, 42)}    # 9/30 11/32 13/24 17/36
-OP_BACKWARD = {"add": (85, 220), "mul": (103, 257), "relu": (104, 232), "matmul": (150, 315)}
-# measured: 73/190 89/223 90/201 130/273
-SUM_BACKWARD = (60, 137)   # 52/119: the engine's fixed cost with one reduction
+FORWARD = {"add": (9, 17), "mul": (9, 17), "relu": (11, 14), "matmul": (12, 19)}       # 7/14 7/14 9/11 10/16
+RECORDED = {"add": (11, 35), "mul": (13, 37), "relu": (15, 28), "matmul": (17, 40)}    # 9/30 11/32 13/24 14/34
+OP_BACKWARD = {"add": (78, 220), "mul": (96, 257), "relu": (97, 232), "matmul": (144, 312)}
+# measured: 67/190 83/223 84/201 125/271
+SUM_BACKWARD = (54, 137)   # 46/119: the engine's fixed cost with one reduction
 PER_NODE = (18, 75)        # 15/65: one more `y * 1.5` in a chain, forward recorded + backward
 
 
