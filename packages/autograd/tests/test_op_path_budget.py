@@ -32,13 +32,15 @@ def _count(fn) -> tuple[int, int]:
     # a garbage collection inside the counted call could run other objects' __del__ or weakref
     # callbacks, whose frames would count: collect first, and keep the collector off meanwhile
     gc.collect()
+    was_enabled = gc.isenabled()
     gc.disable()
     sys.setprofile(prof)
     try:
         fn()
     finally:
         sys.setprofile(None)
-        gc.enable()
+        if was_enabled:
+            gc.enable()
     return calls[0], calls[1] - 1  # the c_call of setprofile(None) itself
 
 
