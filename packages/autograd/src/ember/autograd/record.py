@@ -173,7 +173,7 @@ def _record(op, args: tuple, kwargs: dict, call_next):
         outs = r if isinstance(r, tuple | list) else (r,)
         node._n_out = len(outs)
     for n, i in results:
-        saved[n] = SavedTensor(outs[i], is_output=True, output_nr=i)
+        saved[n] = SavedTensor(outs[i], True, i)  # an output: is_output, output_nr
 
     if target is not None:
         _rebase_inplace(target, node, target_slot)
