@@ -252,17 +252,14 @@ def type_name(t: Tensor) -> str:
 class SavedTensor:
     """A tensor saved for backward, with its storage version at save time."""
 
-    __slots__ = ("tensor", "version", "producer", "__dict__")
+    __slots__ = ("tensor", "version", "producer", "is_output", "output_nr", "__dict__")
 
-    # what only saved outputs set: class-level defaults, so saving an input writes three slots
-    is_output = False
-    output_nr = 0
-    view_ref = None  # weakref to the CopySlices of an in-place op on a view (see unpack)
+    view_ref = None  # weakref to the CopySlices of an in-place op on a view (see unpack); rarely set
 
     def __init__(self, t: Tensor, is_output: bool = False, output_nr: int = 0) -> None:
+        self.is_output = is_output
+        self.output_nr = output_nr
         if is_output:
-            self.is_output = True
-            self.output_nr = output_nr
             self.producer = None
             t = Tensor._make(t._storage, t._offset, t._shape, t._strides, t._dtype)
         else:

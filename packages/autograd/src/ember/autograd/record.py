@@ -86,15 +86,16 @@ def _run_below(op, args: tuple, kwargs: dict, call_next):
 
 
 def _record(op, args: tuple, kwargs: dict, call_next):
-    out = kwargs.get("out") if kwargs else None
-    target = None
+    target = None  # the tensor an in-place op writes
     if op.mutates is not None:
         target = args[op.mutates]
-    elif out is not None:
-        if out is not args[0]:
-            raise RuntimeError(f"{op.name}(): functions with out=... arguments don't support automatic "
-                               "differentiation, but one of the arguments requires grad.")
-        target = out
+    elif kwargs:
+        out = kwargs.get("out")
+        if out is not None:
+            if out is not args[0]:
+                raise RuntimeError(f"{op.name}(): functions with out=... arguments don't support automatic "
+                                   "differentiation, but one of the arguments requires grad.")
+            target = out
     if target is not None:
         check_inplace(target)
     if not op.differentiable:
@@ -146,7 +147,7 @@ def _record(op, args: tuple, kwargs: dict, call_next):
     for n, p, suffix, i in inputs_plan:
         v = args[i] if 0 <= i < n_args else entry.value(p, args, kwargs)
         if suffix is not None:
-            saved[n] = _meta_of(v, suffix)
+            saved[n] = v._shape if suffix == "_shape" and isinstance(v, Tensor) else _meta_of(v, suffix)
         elif isinstance(v, Tensor):
             saved[n] = SavedTensor(v) if target is None else _save(v, target)
         elif type(v) in (list, tuple) and any(isinstance(t, Tensor) for t in v):
@@ -172,7 +173,7 @@ def _record(op, args: tuple, kwargs: dict, call_next):
         outs = r if isinstance(r, tuple | list) else (r,)
         node._n_out = len(outs)
     for n, i in results:
-        saved[n] = SavedTensor(outs[i], is_output=True, output_nr=i)
+        saved[n] = SavedTensor(outs[i], True, i)  # an output: is_output, output_nr
 
     if target is not None:
         _rebase_inplace(target, node, target_slot)

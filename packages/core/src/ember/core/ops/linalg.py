@@ -80,7 +80,16 @@ def _mm_cpu(a, b, *, out=None):
     dt = a._dtype
     if b._dtype is not dt:
         _same_dtype(a, b)
-    r = np.matmul(_blas(a), _blas(b)) if dt.is_floating_point and dt is not dtypes.float16 else _product(a, b, dt)
+    if dt.is_floating_point and dt is not dtypes.float16:
+        xa, xb = a._np(), b._np()
+        ta, tb = a._strides, b._strides
+        if not (ta[1] == 1 and ta[0] >= max(sa[1], 1)):  # _blas, inlined for the row-major common case
+            xa = _blas(a)
+        if not (tb[1] == 1 and tb[0] >= max(sb[1], 1)):
+            xb = _blas(b)
+        r = np.matmul(xa, xb)
+    else:
+        r = _product(a, b, dt)
     return wrap(r) if out is None else write_out(out, r, "mm")
 
 
@@ -443,7 +452,7 @@ def _imatmul(self: Tensor, other: Tensor) -> Tensor:
     return S.copy_(self, r)
 
 
-attach("__matmul__", lambda self, other: _matmul(self, other))
+attach("__matmul__", _matmul)
 attach("__rmatmul__", lambda self, other: _matmul(other, self))
 attach("__imatmul__", _imatmul)
 

@@ -127,6 +127,10 @@ _sum = declare("sum", lambda a, dims, keepdim=False, dtype=None: np.sum(a, dims,
 def _sum_cpu(x, dims, keepdim=False, dtype=None, *, out=None):
     """sum(x, dims: tuple[int, ...], keepdim: bool, dtype: dtype | None): the result dtype is
     `dtype`, else x's for floats and int64 for integers and bools."""
+    xd = x._dtype
+    if dtype is None and xd.is_floating_point and xd is not dtypes.float16:
+        r = np.add.reduce(x._np(), dims, xd.np, None, keepdim)  # the common case, without helper calls
+        return wrap(r) if out is None else write_out(out, r, "sum")
     dt = _int_to_long(x, dtype)
     return _finish(np.add.reduce(x._np(), dims, _accumulate_np(dt), None, keepdim), dt, out, "sum")
 
@@ -196,7 +200,8 @@ def sum(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None, out=None)
     (tensor(10.), tensor([4., 6.]), tensor(2))
     """
     if out is None:
-        return _sum(input, _dims(dim, input, "sum"), keepdim, dtype)
+        dims = tuple(range(len(input._shape))) if dim is None else _dims(dim, input, "sum")
+        return _sum(input, dims, keepdim, dtype)
     return _sum(input, _dims(dim, input, "sum"), keepdim, dtype, out=out)
 
 

@@ -148,7 +148,7 @@ expand = declare("expand", np.broadcast_to, view=True)
 
 @expand.register("any")
 def _expand(x, size):
-    size = tuple([int(s) for s in size])
+    size = tuple(map(int, size))
     ndim = len(x._shape)
     if len(size) < ndim:
         raise RuntimeError(f"expand: the number of sizes provided ({len(size)}) must be greater or equal to the "
