@@ -407,3 +407,18 @@ def test_edge_against_torch(edge):
     # ... and ember, in float32, agrees with them
     out, grads = run(edge, *_ember(), "float32")
     _check(edge, out, grads, t_out, t_grads, "ember vs torch")
+
+
+@pytest.mark.parametrize("name", ["threshold", "hardtanh", "hardsigmoid", "hardshrink", "softshrink", "relu"])
+def test_a_nan_gradient_where_an_activation_is_flat_becomes_zero(name):
+    """PyTorch selects 0 where these backward rules zero the gradient, so a NaN or inf arriving
+    there does not leak through (a product with a 0/1 mask would keep it)."""
+    import ember.autograd as E
+    import ember.nn.functional as F
+
+    fn = {"threshold": lambda x: F.threshold(x, 0.0, 0.0)}.get(name, getattr(F, name))
+    x = E.tensor([-5.0, 0.25], requires_grad=True)  # -5 lies in every flat region, 0.25 in none but the shrinks'
+    fn(x).backward(E.tensor([float("nan"), float("inf")]))
+    assert x.grad.tolist()[0] == 0.0 or name in ("hardshrink", "softshrink")
+    if name in ("hardshrink", "softshrink"):
+        assert x.grad.tolist()[1] == 0.0

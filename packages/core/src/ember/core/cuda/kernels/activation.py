@@ -59,7 +59,7 @@ def hardtanh(x, lo, hi):
 
 
 def hardtanh_b(g, x, lo, hi):
-    return g if lo < x < hi else 0 * g
+    return g if lo < x < hi else 0.0
 
 
 def hardsigmoid(x):
@@ -67,7 +67,7 @@ def hardsigmoid(x):
 
 
 def hardsigmoid_b(g, x):
-    return g / 6 if -3 < x < 3 else 0 * g
+    return g / 6 if -3 < x < 3 else 0.0
 
 
 def hardswish(x):
@@ -126,7 +126,7 @@ def threshold(x, th, v):
 
 
 def threshold_b(g, x, th):
-    return g if x > th else 0 * g
+    return g if x > th else 0.0
 
 
 def hardshrink(x, lambd):
@@ -134,7 +134,7 @@ def hardshrink(x, lambd):
 
 
 def shrink_b(g, x, lambd):
-    return g if abs(x) > lambd else 0 * g
+    return g if abs(x) > lambd else 0.0
 
 
 def softshrink(x, lambd):
