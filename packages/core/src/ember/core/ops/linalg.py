@@ -40,9 +40,10 @@ def _blas(x: Tensor) -> np.ndarray:
 
 
 def _product(a: Tensor, b: Tensor, dt: dtypes.dtype) -> np.ndarray:
-    """a @ b in dtype `dt`; float16 multiplies in float32 (numpy has no half BLAS)."""
-    if dt is dtypes.float16:
-        return np.matmul(a._np().astype(np.float32), b._np().astype(np.float32)).astype(np.float16)
+    """a @ b in dtype `dt`; float16 and bfloat16 multiply and accumulate in float32 (numpy has no
+    half BLAS), rounding once on store as PyTorch's CPU kernels do."""
+    if dt is dtypes.float16 or dt is dtypes.bfloat16:
+        return np.matmul(a._np().astype(np.float32), b._np().astype(np.float32)).astype(dt.np)
     if dt is dtypes.bool:
         return np.matmul(a._np().astype(np.uint8), b._np().astype(np.uint8)) != 0
     return np.matmul(_blas(a), _blas(b))
@@ -55,7 +56,8 @@ def _same_dtype(a: Tensor, b: Tensor) -> None:
 
 def _c_name(x: Tensor) -> str:
     """PyTorch's C++ scalar type names in mm's dtype error: float, double, long ..."""
-    return {"float32": "float", "float64": "double", "float16": "c10::Half", "int64": "long int", "int32": "int",
+    return {"float32": "float", "float64": "double", "float16": "c10::Half", "bfloat16": "c10::BFloat16",
+            "int64": "long int", "int32": "int",
             "int16": "short int", "int8": "signed char", "uint8": "unsigned char", "bool": "bool"}[x._dtype.name]
 
 
@@ -80,7 +82,7 @@ def _mm_cpu(a, b, *, out=None):
     dt = a._dtype
     if b._dtype is not dt:
         _same_dtype(a, b)
-    r = np.matmul(_blas(a), _blas(b)) if dt.is_floating_point and dt is not dtypes.float16 else _product(a, b, dt)
+    r = np.matmul(_blas(a), _blas(b)) if dt.is_floating_point and dt.itemsize > 2 else _product(a, b, dt)
     return wrap(r) if out is None else write_out(out, r, "mm")
 
 
@@ -132,7 +134,7 @@ def _einsum_cpu(equation, *operands, out=None):
         if o._dtype is not dt:
             raise RuntimeError(f"einsum(): expected all operands to have the same dtype; got "
                                f"{', '.join(o._dtype.name for o in operands)}")
-    arrays = [o._np().astype(np.float32) if dt is dtypes.float16 else o._np() for o in operands]
+    arrays = [o._np().astype(np.float32) if dt.is_floating_point and dt.itemsize == 2 else o._np() for o in operands]
     try:
         r = np.einsum(equation, *arrays, optimize=len(arrays) > 1)
     except ValueError as e:

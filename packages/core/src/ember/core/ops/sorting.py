@@ -563,7 +563,7 @@ def _quantile(input: Tensor, q, dim, keepdim: bool, interpolation: str, ignore_n
     from ember.core.ops.join import stack
     from ember.core.ops.layout import reshape
 
-    if not input._dtype.is_floating_point or input._dtype is dtypes.float16:
+    if not input._dtype.is_floating_point or input._dtype.itemsize == 2:
         raise RuntimeError(f"{op}() input tensor must be either float or double dtype")
     if interpolation not in _INTERPOLATIONS:
         raise RuntimeError(f"{op}() interpolation must be one of linear, lower, higher, midpoint or nearest. "
