@@ -14,7 +14,7 @@ import types
 import numpy as np
 
 from ember.core import dtypes
-from ember.core.dispatch import declare
+from ember.core.dispatch import composite, declare
 from ember.core.methods import attach, inplace, method
 from ember.core.ops import elementwise as ew
 from ember.core.ops import shape as S
@@ -274,30 +274,35 @@ def _scaled_sum(input, prod: Tensor, beta, alpha, out, op: str) -> Tensor:
 
 
 @method
+@composite("addmm")
 def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta=1, alpha=1, out=None) -> Tensor:
     """`beta * input + alpha * (mat1 @ mat2)`; `input` broadcasts to (n, m)."""
     return _scaled_sum(input, _mm(mat1, mat2), beta, alpha, out, "addmm")
 
 
 @method
+@composite("addmv")
 def addmv(input: Tensor, mat: Tensor, vec: Tensor, *, beta=1, alpha=1, out=None) -> Tensor:
     """`beta * input + alpha * (mat @ vec)`."""
     return _scaled_sum(input, mv(mat, vec), beta, alpha, out, "addmv")
 
 
 @method
+@composite("baddbmm")
 def baddbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta=1, alpha=1, out=None) -> Tensor:
     """`beta * input + alpha * bmm(batch1, batch2)`."""
     return _scaled_sum(input, _bmm(batch1, batch2), beta, alpha, out, "baddbmm")
 
 
 @method
+@composite("addbmm")
 def addbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta=1, alpha=1, out=None) -> Tensor:
     """`beta * input + alpha * sum_b(batch1[b] @ batch2[b])`."""
     return _scaled_sum(input, _sum(_bmm(batch1, batch2), (0,), False, None), beta, alpha, out, "addbmm")
 
 
 @method
+@composite("addr")
 def addr(input: Tensor, vec1: Tensor, vec2: Tensor, *, beta=1, alpha=1, out=None) -> Tensor:
     """`beta * input + alpha * outer(vec1, vec2)`."""
     return _scaled_sum(input, outer(vec1, vec2), beta, alpha, out, "addr")
