@@ -255,3 +255,23 @@ def test_grad_scaler_sequence_matches_pytorch():
     ours, theirs = _scaler_run(_ember_scaler, inject), _scaler_run(torch_scaler, inject_torch)
     assert [h[:2] for h in ours] == [h[:2] for h in theirs]
     np.testing.assert_allclose([h[2] for h in ours], [h[2] for h in theirs], rtol=1e-6)
+
+
+def test_checkpoint_recomputes_in_the_forwards_autocast_state():
+    from ember.autograd.checkpoint import checkpoint
+
+    _, _, _, (x, w, b) = _inputs(requires_grad=True)
+
+    def segment(x):
+        return F.linear(x, w, b).relu()
+
+    with E.autocast("cpu"):
+        y = checkpoint(segment, x, use_reentrant=False)
+        ref = segment(x)
+    assert y.dtype is E.bfloat16
+    y.float().sum().backward()
+    gw, gx = w.grad.clone(), x.grad.clone()
+    w.grad = x.grad = b.grad = None
+    ref.float().sum().backward()
+    np.testing.assert_array_equal(gw.numpy(), w.grad.numpy())
+    np.testing.assert_array_equal(gx.numpy(), x.grad.numpy())

@@ -9,8 +9,8 @@ ops (losses, linear algebra, and on CUDA also exp/log/pow, softmax, norms, sums)
 precision inputs to float32; "promote" ops cast them to the widest floating dtype among them.
 float64 tensors are never cast, as in PyTorch. The casts are ordinary `to(dtype)` calls that go
 through the autograd hook below, so gradients flow back to each parameter in its own dtype; a
-leaf parameter's cast is cached for the region (`cache_enabled`), so a weight used twice is
-cast once.
+leaf parameter's cast made in grad mode is cached for the region (`cache_enabled`), so a
+weight used twice is cast once.
 
 It is two hooks, installed only while some thread has an enabled region (ops pay nothing
 otherwise): a dispatch hook, above autograd's, sees primitive ops (`mm`, `conv2d`,
@@ -35,6 +35,7 @@ from collections.abc import Callable
 from ember.core import dispatch, dtypes
 from ember.core.tensor import Tensor
 
+from ember.autograd.grad_mode import is_grad_enabled
 from ember.autograd.grad_scaler import GradScaler, _cuda_available
 
 __all__ = ["autocast", "is_autocast_enabled", "get_autocast_dtype", "set_autocast_enabled", "set_autocast_dtype",
@@ -134,7 +135,9 @@ def _cast(x, dt: dtypes.dtype, device_type: str):
     if not _eligible(x, device_type) or x._dtype is dt:
         return x
     st = _tls
-    leaf = st.cache_enabled and x._requires_grad and x._grad_fn is None
+    # only casts recorded by autograd are cached: one made under no_grad (a checkpointed forward)
+    # would cut the gradient of a later use in grad mode
+    leaf = st.cache_enabled and x._requires_grad and x._grad_fn is None and is_grad_enabled()
     if leaf:
         hit = st.cache.get((id(x), dt))
         if hit is not None and hit[0] is x:
@@ -243,6 +246,13 @@ def is_autocast_cache_enabled() -> bool:
 
 def set_autocast_cache_enabled(enabled: bool) -> None:
     _tls.cache_enabled = bool(enabled)
+
+
+def current_regions() -> list[autocast]:
+    """Regions that reproduce this thread's autocast state (for every device type), for code that
+    reruns a forward later, as activation checkpointing does in backward."""
+    st = _tls
+    return [autocast(d, dtype=st.dtype[d], enabled=st.enabled[d], cache_enabled=st.cache_enabled) for d in _POLICIES]
 
 
 def clear_autocast_cache() -> None:
