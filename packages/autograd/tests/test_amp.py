@@ -275,3 +275,38 @@ def test_checkpoint_recomputes_in_the_forwards_autocast_state():
     ref.float().sum().backward()
     np.testing.assert_array_equal(gw.numpy(), w.grad.numpy())
     np.testing.assert_array_equal(gx.numpy(), x.grad.numpy())
+
+
+def test_older_spellings_of_the_state_queries():
+    assert not E.is_autocast_cpu_enabled() and E.get_autocast_cpu_dtype() is E.bfloat16
+    assert E.get_autocast_gpu_dtype() is E.float16
+    with E.autocast("cpu", dtype=E.float16):
+        assert E.is_autocast_cpu_enabled() and E.get_autocast_cpu_dtype() is E.float16
+    E.set_autocast_enabled("cpu", True)
+    try:
+        assert (E.ones(2, 2) @ E.ones(2, 2)).dtype is E.bfloat16
+    finally:
+        E.set_autocast_enabled("cpu", False)
+    assert dispatch._composite_hook is None
+
+
+def test_grad_scaler_refuses_float16_gradients():
+    w = E.ones(2, dtype=E.float16, requires_grad=True)
+    scaler = E.amp.GradScaler("cpu", init_scale=4.0)
+    scaler.scale((w * w).sum()).backward()
+    with pytest.raises(ValueError, match="Attempting to unscale FP16 gradients."):
+        scaler.unscale_(_SGD([w]))
+
+
+def test_grad_scaler_update_with_new_scale_and_pickling():
+    import pickle
+
+    scaler, w, opt = _ember_scaler()
+    scaler.scale((w * w).sum()).backward()
+    scaler.step(opt)
+    scaler.update(new_scale=32.0)
+    assert scaler.get_scale() == 32.0
+    with pytest.raises(ValueError, match="new_scale should be a float"):
+        scaler.update(new_scale=E.ones(2))
+    again = pickle.loads(pickle.dumps(scaler))
+    assert again.get_scale() == 32.0 and again._scale is None

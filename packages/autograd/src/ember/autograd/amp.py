@@ -40,7 +40,8 @@ from ember.autograd.grad_scaler import GradScaler, _cuda_available
 
 __all__ = ["autocast", "is_autocast_enabled", "get_autocast_dtype", "set_autocast_enabled", "set_autocast_dtype",
            "is_autocast_cache_enabled", "set_autocast_cache_enabled", "clear_autocast_cache",
-           "is_autocast_available", "custom_fwd", "custom_bwd", "cuda_autocast", "cpu_autocast", "GradScaler"]
+           "is_autocast_available", "is_autocast_cpu_enabled", "get_autocast_cpu_dtype", "get_autocast_gpu_dtype",
+           "current_regions", "custom_fwd", "custom_bwd", "cuda_autocast", "cpu_autocast", "GradScaler"]
 
 _LOWER, _FP32, _PROMOTE, _BANNED = "lower", "fp32", "promote", "banned"
 
@@ -234,6 +235,21 @@ def set_autocast_enabled(device_type: str, enabled: bool | None = None) -> None:
 def get_autocast_dtype(device_type: str) -> dtypes.dtype:
     """The low-precision dtype autocast uses on `device_type` in this thread."""
     return _tls.dtype[_check_device_type(device_type)]
+
+
+def is_autocast_cpu_enabled() -> bool:
+    """PyTorch's older spelling of `is_autocast_enabled("cpu")`."""
+    return _tls.enabled["cpu"]
+
+
+def get_autocast_cpu_dtype() -> dtypes.dtype:
+    """PyTorch's older spelling of `get_autocast_dtype("cpu")`."""
+    return _tls.dtype["cpu"]
+
+
+def get_autocast_gpu_dtype() -> dtypes.dtype:
+    """PyTorch's older spelling of `get_autocast_dtype("cuda")`."""
+    return _tls.dtype["cuda"]
 
 
 def set_autocast_dtype(device_type: str, dtype) -> None:
