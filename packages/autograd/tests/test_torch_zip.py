@@ -74,10 +74,18 @@ def test_round_trip_through_the_zip_format():
 
 
 def test_objects_outside_the_format_fall_back_to_embers():
-    assert _saved({"x": np.float32(1.0)})[:8] == b"EMBERCKP"
     assert _saved({"w": E.ones(1), "o": range(3)})[:8] == b"EMBERCKP"
     st = E.ones(2)
     assert _saved([st, st.view(E.int32)])[:8] == b"EMBERCKP"  # one storage seen as two dtypes
+
+
+def test_numpy_scalars_are_written_as_python_numbers():
+    data = _saved({"acc": np.float32(0.5), "epoch": np.int64(3), "ok": np.bool_(True)})
+    assert data[:4] == b"PK\x03\x04"
+    pkl = zipfile.ZipFile(io.BytesIO(data)).read("archive/data.pkl")
+    assert _globals(pkl) == [] and pickle.loads(pkl) == {"acc": 0.5, "epoch": 3, "ok": True}
+    out = E.load(io.BytesIO(data))
+    assert out == {"acc": 0.5, "epoch": 3, "ok": True} and type(out["epoch"]) is int
 
 
 def test_legacy_pytorch_file_is_named_in_the_error(tmp_path):

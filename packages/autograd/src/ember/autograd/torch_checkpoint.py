@@ -24,7 +24,8 @@ extra field, as PyTorch's writer does), and `version` ("3"). The pickle (protoco
 each tensor with `torch._utils._rebuild_tensor_v2(storage, offset, size, stride,
 requires_grad, OrderedDict())` (a `Parameter` with `torch._utils._rebuild_parameter` around
 it) over the persistent id `("storage", torch.FloatStorage, key, location, numel)`;
-dtypes, devices and `Size` are the globals `torch.float32`, `torch.device`, `torch.Size`. It
+dtypes, devices and `Size` are the globals `torch.float32`, `torch.device`, `torch.Size`;
+numpy scalars are written as the Python numbers they hold. It
 holds only what `weights_only` loading allows; `can_write` says whether an object is made of
 such parts (tensors, plain containers, Python scalars), and `save` writes anything else in
 ember's own format.
@@ -310,6 +311,16 @@ def _save_dtype(pickler, obj: dtypes.dtype) -> None:
     _save_global(pickler, _Global("torch", obj.name))
 
 
+def _save_number(pickler, obj: np.generic) -> None:
+    """A numpy scalar (a metric in a checkpoint dict) as the Python number it holds: PyTorch's
+    `weights_only` loader refuses numpy's globals."""
+    pickler.save(obj.item())
+
+
+_NUMPY_SCALARS = (np.bool_, np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64,
+                  np.float16, np.float32, np.float64)
+
+
 class _ZipPickler(pickle._Pickler):
     """The pure-Python pickler, with ember's tensors, dtypes, devices and Sizes written as the
     globals and calls PyTorch records."""
@@ -317,6 +328,7 @@ class _ZipPickler(pickle._Pickler):
     dispatch = dict(pickle._Pickler.dispatch)
     dispatch[_Global] = _save_global
     dispatch[dtypes.dtype] = _save_dtype
+    dispatch.update(dict.fromkeys(_NUMPY_SCALARS, _save_number))
 
     def __init__(self, f, storages: dict[int, tuple[str, Storage, dtypes.dtype]]) -> None:
         super().__init__(f, protocol=2)
@@ -359,6 +371,8 @@ def _collect(obj: Any, storages: dict, depth: int = 0) -> bool:
     if depth > 100:
         return False
     if obj is None or type(obj) in (bool, int, float, str, bytes) or isinstance(obj, dtypes.dtype | Device | Size):
+        return True
+    if type(obj) in _NUMPY_SCALARS:
         return True
     if isinstance(obj, Tensor):
         if type(obj) is not Tensor and not _is_parameter(obj):
