@@ -111,3 +111,12 @@ def test_ops_match_pytorch_bfloat16():
         t = f(torch, torch.from_numpy(a).bfloat16(), torch.from_numpy(b).bfloat16())
         assert e.dtype is E.bfloat16 and t.dtype is torch.bfloat16, name
         np.testing.assert_allclose(e.float().numpy(), t.float().numpy(), rtol=2 ** -7, atol=1e-2, err_msg=name)
+
+
+def test_numba_kernels_take_bfloat16_through_float32():
+    x = E.tensor([1.0, 3.0, 2.0, 5.0, 4.0]).bfloat16()
+    values, indices = x.cummax(0)
+    assert values.dtype is E.bfloat16 and values.float().tolist() == [1.0, 3.0, 3.0, 5.0, 5.0]
+    assert indices.tolist() == [0, 1, 1, 3, 3]
+    pooled = E.max_pool2d(E.arange(16.0).view(1, 1, 4, 4).bfloat16(), 2)
+    assert pooled.dtype is E.bfloat16 and pooled.float().flatten().tolist() == [5.0, 7.0, 13.0, 15.0]
