@@ -310,3 +310,28 @@ def test_grad_scaler_update_with_new_scale_and_pickling():
         scaler.update(new_scale=E.ones(2))
     again = pickle.loads(pickle.dumps(scaler))
     assert again.get_scale() == 32.0 and again._scale is None
+
+
+def test_custom_fwd_casts_inputs_and_turns_autocast_off():
+    seen = []
+
+    class Square(E.autograd.Function):
+        @staticmethod
+        @E.amp.custom_fwd(device_type="cpu", cast_inputs=E.float32)
+        def forward(ctx, x):
+            seen.append((x.dtype, E.is_autocast_enabled("cpu"), (x @ x.t()).dtype))
+            ctx.save_for_backward(x)
+            return x * x
+
+        @staticmethod
+        @E.amp.custom_bwd(device_type="cpu")
+        def backward(ctx, g):
+            (x,) = ctx.saved_tensors
+            return 2 * x * g
+
+    x = E.ones(2, 2, dtype=E.bfloat16, requires_grad=True)
+    with E.autocast("cpu"):
+        y = Square.apply(x)
+    assert seen == [(E.float32, False, E.float32)] and y.dtype is E.float32
+    y.sum().backward()
+    assert x.grad.dtype is E.bfloat16 and x.grad.float().tolist() == [[2.0, 2.0], [2.0, 2.0]]

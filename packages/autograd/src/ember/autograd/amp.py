@@ -36,12 +36,13 @@ from ember.core import dispatch, dtypes
 from ember.core.tensor import Tensor
 
 from ember.autograd.grad_mode import is_grad_enabled
-from ember.autograd.grad_scaler import GradScaler, _cuda_available
+from ember.autograd.grad_scaler import CpuGradScaler, CudaGradScaler, GradScaler, _cuda_available
 
 __all__ = ["autocast", "is_autocast_enabled", "get_autocast_dtype", "set_autocast_enabled", "set_autocast_dtype",
            "is_autocast_cache_enabled", "set_autocast_cache_enabled", "clear_autocast_cache",
            "is_autocast_available", "is_autocast_cpu_enabled", "get_autocast_cpu_dtype", "get_autocast_gpu_dtype",
-           "current_regions", "custom_fwd", "custom_bwd", "cuda_autocast", "cpu_autocast", "GradScaler"]
+           "current_regions", "custom_fwd", "custom_bwd", "cuda_autocast", "cpu_autocast", "cuda_custom_fwd",
+           "cuda_custom_bwd", "GradScaler", "CudaGradScaler", "CpuGradScaler"]
 
 _LOWER, _FP32, _PROMOTE, _BANNED = "lower", "fp32", "promote", "banned"
 
@@ -382,3 +383,16 @@ def custom_bwd(bwd: Callable | None = None, *, device_type: str) -> Callable:
     _check_device_type(device_type)
     return bwd
 
+
+def cuda_custom_fwd(fwd: Callable | None = None, *, cast_inputs=None) -> Callable:
+    """`torch.cuda.amp.custom_fwd`: PyTorch's deprecated spelling of `custom_fwd(device_type="cuda")`."""
+    warnings.warn("`torch.cuda.amp.custom_fwd(args...)` is deprecated. Please use "
+                  "`torch.amp.custom_fwd(args..., device_type='cuda')` instead.", FutureWarning, stacklevel=2)
+    return custom_fwd(fwd, device_type="cuda", cast_inputs=cast_inputs)
+
+
+def cuda_custom_bwd(bwd: Callable) -> Callable:
+    """`torch.cuda.amp.custom_bwd`: PyTorch's deprecated spelling of `custom_bwd(device_type="cuda")`."""
+    warnings.warn("`torch.cuda.amp.custom_bwd(args...)` is deprecated. Please use "
+                  "`torch.amp.custom_bwd(args..., device_type='cuda')` instead.", FutureWarning, stacklevel=2)
+    return custom_bwd(bwd, device_type="cuda")
