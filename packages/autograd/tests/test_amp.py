@@ -29,11 +29,28 @@ def test_op_lists_set_output_dtypes_on_cpu():
         y = F.linear(x, w, b)
         assert F.mse_loss(y, E.zeros(4, 5)).dtype is E.float32      # fp32: losses
         assert F.cross_entropy(y, E.tensor([0, 1, 2, 3])).dtype is E.float32
-        assert F.layer_norm(y, (5,)).dtype is E.float32             # ember's CPU norms run in float32
+        assert F.layer_norm(y, (5,)).dtype is E.bfloat16            # norms: float32 inside, input's dtype out
         assert y.softmax(1).dtype is E.bfloat16                     # not listed on the CPU: as given
         assert E.cat([y, x[:, :5]]).dtype is E.float32              # promote: the widest
         assert (y + 1).dtype is E.bfloat16                          # unlisted: ordinary promotion
         assert (x.double() @ w.double().t()).dtype is E.float64     # float64 is never cast
+
+
+def test_cpu_norms_compute_in_float32_and_keep_running_stats():
+    x = E.tensor(np.linspace(-2, 3, 24, dtype=np.float32).reshape(4, 6), requires_grad=True)
+    mean, var = E.zeros(6), E.ones(6)
+    w = E.ones(6, requires_grad=True)
+    with E.autocast("cpu"):
+        h = x @ E.eye(6)                                            # bfloat16
+        y = F.batch_norm(h, mean, var, w, training=True, momentum=1.0)
+        ln = F.layer_norm(h, (6,), w)
+    assert y.dtype is E.bfloat16 and ln.dtype is E.bfloat16 and mean.dtype is E.float32
+    hv = x.detach().bfloat16().float().numpy().astype(np.float64)
+    np.testing.assert_allclose(mean.numpy(), hv.mean(0), rtol=1e-6)   # the float32 buffer, updated in place
+    ref = (hv - hv.mean(0)) / np.sqrt(hv.var(0) + 1e-5)
+    np.testing.assert_allclose(y.detach().float().numpy(), ref, rtol=2 ** -8, atol=1e-6)
+    (y.float().sum() + ln.float().pow(2).sum()).backward()
+    assert x.grad.dtype is E.float32 and w.grad.dtype is E.float32
 
 
 def test_values_are_the_float32_computation_rounded():
@@ -335,3 +352,27 @@ def test_custom_fwd_casts_inputs_and_turns_autocast_off():
     assert seen == [(E.float32, False, E.float32)] and y.dtype is E.float32
     y.sum().backward()
     assert x.grad.dtype is E.bfloat16 and x.grad.float().tolist() == [[2.0, 2.0], [2.0, 2.0]]
+
+
+@pytest.mark.torch
+def test_conv_norm_chain_matches_pytorch_dtypes_and_values():
+    torch = pytest.importorskip("torch")
+    tf = torch.nn.functional
+    rng = np.random.default_rng(3)
+    x, k = rng.standard_normal((2, 3, 5, 5)).astype(np.float32), rng.standard_normal((4, 3, 3, 3)).astype(np.float32)
+
+    def chain(m, f, x, k, mean, var):
+        h = f.conv2d(x, k, padding=1)
+        b = f.batch_norm(h, mean, var, training=True)
+        g = f.group_norm(b, 2)
+        return h, b, f.layer_norm(g, (5,)), f.softmax(g, 1)
+
+    stats = [(E.zeros(4), E.ones(4)), (torch.zeros(4), torch.ones(4))]
+    with E.autocast("cpu"):
+        ours = chain(E, F, E.tensor(x), E.tensor(k), *stats[0])
+    with torch.autocast("cpu"):
+        theirs = chain(torch, tf, torch.tensor(x), torch.tensor(k), *stats[1])
+    for e, t in zip(ours, theirs, strict=True):
+        assert str(e.dtype)[6:] == str(t.dtype)[6:]
+        np.testing.assert_allclose(e.float().numpy(), t.float().numpy(), rtol=2 ** -6, atol=0.03)
+    np.testing.assert_allclose(stats[0][0].numpy(), stats[1][0].numpy(), rtol=1e-3, atol=1e-4)

@@ -19,10 +19,11 @@ otherwise): a dispatch hook, above autograd's, sees primitive ops (`mm`, `conv2d
 autocast steps aside (`_State.busy`), so the op's insides run in the dtype it was given, as
 PyTorch's autocast kernels redispatch below themselves. The region's state is per thread.
 
-Where ember differs: on the CPU, PyTorch's norm kernels take a bfloat16 input with float32
-weights and return bfloat16; ember's norms need one dtype, so CPU autocast runs layer_norm,
-group_norm and batch_norm in float32 (their output is float32), as CUDA's list does for the
-first two.
+On the CPU, PyTorch's norm kernels take a bfloat16 input with float32 weights, compute in
+float32 and return bfloat16; ember's norm kernels need one dtype, so CPU autocast gives
+layer_norm, group_norm and batch_norm the "fp32_keep" policy: inputs cast to float32 (running
+statistics stay the very float32 buffers, updated in place), the result cast back to the
+input's dtype: the same dtypes, and values rounded once as PyTorch's.
 """
 
 from __future__ import annotations
@@ -44,7 +45,7 @@ __all__ = ["autocast", "is_autocast_enabled", "get_autocast_dtype", "set_autocas
            "current_regions", "custom_fwd", "custom_bwd", "cuda_autocast", "cpu_autocast", "cuda_custom_fwd",
            "cuda_custom_bwd", "GradScaler", "CudaGradScaler", "CpuGradScaler"]
 
-_LOWER, _FP32, _PROMOTE, _BANNED = "lower", "fp32", "promote", "banned"
+_LOWER, _FP32, _PROMOTE, _BANNED, _FP32_KEEP = "lower", "fp32", "promote", "banned", "fp32_keep"
 
 # PyTorch's lists (aten/src/ATen/autocast_mode.cpp), by ember's op and composite names
 _CONV = ("conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d")
@@ -57,8 +58,8 @@ _LINALG = ("linalg_cholesky", "linalg_det", "linalg_eigh", "linalg_inv", "linalg
 _POLICIES: dict[str, dict[str, str]] = {
     "cpu": {
         **dict.fromkeys(_CONV + ("mm", "bmm", "addmm", "baddbmm", "addbmm", "linear", "prelu"), _LOWER),
-        **dict.fromkeys(_LOSSES + _LINALG + ("binary_cross_entropy", "prod", "trace", "layer_norm", "group_norm",
-                                             "batch_norm"), _FP32),
+        **dict.fromkeys(_LOSSES + _LINALG + ("binary_cross_entropy", "prod", "trace"), _FP32),
+        **dict.fromkeys(("layer_norm", "group_norm", "batch_norm"), _FP32_KEEP),
         **dict.fromkeys(("cat", "index_copy"), _PROMOTE),
     },
     "cuda": {
@@ -164,7 +165,7 @@ def _cast_all(name: str, kind: str, args: tuple, kwargs: dict, device_type: str)
         raise RuntimeError(_BANNED_MESSAGE)
     if kind == _LOWER:
         dt = _tls.dtype[device_type]
-    elif kind == _FP32:
+    elif kind == _FP32 or kind == _FP32_KEEP:
         dt = dtypes.float32
     else:
         dt = _widest((*args, *kwargs.values()), device_type, _tls.dtype[device_type])
@@ -172,6 +173,16 @@ def _cast_all(name: str, kind: str, args: tuple, kwargs: dict, device_type: str)
     if kwargs:
         kwargs = {k: (v if k == "out" else _cast(v, dt, device_type)) for k, v in kwargs.items()}
     return args, kwargs
+
+
+def _restore_dtype(kind: str, first, dev: str, result):
+    """For "fp32_keep" ops: the result (the first of several) back in the low-precision dtype of
+    the op's first input."""
+    if kind != _FP32_KEEP or not _eligible(first, dev) or first._dtype is dtypes.float32:
+        return result
+    if isinstance(result, tuple | list):
+        return type(result)((result[0].to(first._dtype), *result[1:]))
+    return result.to(first._dtype)
 
 
 def _op_hook(op, args, kwargs, call_next):
@@ -183,12 +194,14 @@ def _op_hook(op, args, kwargs, call_next):
     kind = _POLICIES.get(dev, {}).get(op.name) if st.enabled.get(dev) else None
     if kind is None:
         return call_next(op, args, kwargs)
+    first = args[0] if args else None
     args, kwargs = _cast_all(op.name, kind, args, kwargs, dev)
     st.busy += 1
     try:
-        return call_next(op, args, kwargs)
+        result = call_next(op, args, kwargs)
     finally:
         st.busy -= 1
+    return _restore_dtype(kind, first, dev, result)
 
 
 def _composite_hook(name: str, fn: Callable, args: tuple, kwargs: dict):
@@ -200,12 +213,14 @@ def _composite_hook(name: str, fn: Callable, args: tuple, kwargs: dict):
     kind = _POLICIES.get(dev, {}).get(name) if st.enabled.get(dev) else None
     if kind is None:
         return fn(*args, **kwargs)
+    first = args[0] if args else None
     args, kwargs = _cast_all(name, kind, args, kwargs, dev)
     st.busy += 1
     try:
-        return fn(*args, **kwargs)
+        result = fn(*args, **kwargs)
     finally:
         st.busy -= 1
+    return _restore_dtype(kind, first, dev, result)
 
 
 def _check_device_type(device_type) -> str:
