@@ -471,7 +471,12 @@ def tensorboard_trace_handler(dir_name: str, worker_name: str | None = None, use
     def handler(prof: profile) -> None:
         os.makedirs(dir_name, exist_ok=True)
         worker = worker_name or f"{socket.gethostname()}_{os.getpid()}"
-        name = os.path.join(dir_name, f"{worker}.{time.time_ns() // 1_000_000}.pt.trace.json")
+        stamp = time.time_ns() // 1_000_000
+        # two cycles within one millisecond would share PyTorch's `<worker>.<ms>` name: the later moves on
+        taken = os.listdir(dir_name)
+        while any(n.startswith(f"{worker}.{stamp}.pt.trace.json") for n in taken):
+            stamp += 1
+        name = os.path.join(dir_name, f"{worker}.{stamp}.pt.trace.json")
         prof.export_chrome_trace(name)
         if use_gzip:
             import gzip
