@@ -7,8 +7,9 @@ hook notes every tensor that requires grad and enters one of its ops from outsid
 (its inputs, the parameters its modules use, activations it closes over). One `Function` node then
 stands for the whole segment, with those tensors as its inputs: gradients reach parameters even
 when no explicit input requires grad (PyTorch's `use_reentrant=False` behaviour). Its backward
-restores the RNG state the forward saw (so dropout draws the same mask), reruns the segment with
-grad enabled on detached inputs, and takes `autograd.grad` of the recomputed outputs with respect
+restores the RNG state the forward saw (so dropout draws the same mask) and its autocast state
+(so the recomputed activations have the forward's dtypes), reruns the segment with grad enabled
+on detached inputs, and takes `autograd.grad` of the recomputed outputs with respect
 to the inputs and the captured tensors.
 """
 
@@ -22,6 +23,7 @@ from ember.core import random as _random
 from ember.core.dispatch import register_dispatch_hook, remove_dispatch_hook
 from ember.core.tensor import Tensor
 
+from ember.autograd import amp
 from ember.autograd.function import Function
 from ember.autograd.grad_mode import enable_grad, is_grad_enabled, no_grad
 
@@ -137,6 +139,7 @@ def checkpoint(function: Callable, *args, use_reentrant: bool | None = None, con
         with no_grad():
             return function(*args, **kwargs)
     states = _rng_states(tensor_args) if preserve_rng_state else None
+    regions = amp.current_regions()
     forward_ctx, recompute_ctx = context_fn()
     capture = _Capture()
     capture.made.update(id(t) for t in tensor_args)  # the explicit inputs are routed separately
@@ -156,6 +159,8 @@ def checkpoint(function: Callable, *args, use_reentrant: bool | None = None, con
         with contextlib.ExitStack() as stack:
             if states is not None:
                 stack.enter_context(_rng_restored(states))
+            for region in regions:
+                stack.enter_context(region)
             stack.enter_context(recompute_ctx)
             again = function(*call_args, **kwargs)
         again = list(again) if isinstance(again, tuple) else [again]

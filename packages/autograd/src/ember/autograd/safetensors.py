@@ -1,10 +1,18 @@
-"""Reading and writing `.safetensors` files (Hugging Face's format), without a dependency.
+"""Reading and writing `.safetensors` files (Hugging Face's format) through the `safetensors`
+library's numpy API, with bfloat16 (through ml_dtypes) and every dtype of the format ember has.
 
 The format: an 8-byte little-endian header length N, N bytes of JSON (padded with spaces to a
 multiple of 8) mapping each tensor name to `{"dtype", "shape", "data_offsets": [begin, end]}`
 (offsets into the byte buffer that follows), plus an optional `"__metadata__"` of strings.
 The API mirrors `safetensors.torch`: `save`/`load` (bytes) and `save_file`/`load_file` (paths).
 Tensors are written contiguous and each gets its own bytes (views are not shared).
+
+Loading runs ember's own validation pass first (header size, JSON, every entry's dtype, shape
+and offsets inside the buffer, no two tensors' bytes overlapping), so a hostile file gets the
+same `SafetensorError` naming the file and the entry whatever the library's version says; the
+library then reads the bytes (`safetensors.deserialize`), and any error it still raises is
+wrapped in `SafetensorError` naming the file. Saving to a path stays atomic (the library's
+bytes, written to a temporary renamed over the target).
 """
 
 from __future__ import annotations
@@ -12,9 +20,10 @@ from __future__ import annotations
 import json
 import os
 import struct
-import sys
 
 import numpy as np
+import safetensors as _lib
+import safetensors.numpy as _lib_np
 
 from ember.core import dtypes
 from ember.core.geometry import make_tensor
@@ -23,11 +32,13 @@ from ember.core.tensor import Tensor, contiguous_strides
 
 from ember.autograd.checkpoint_io import CheckpointError, atomic_write
 
-__all__ = ["save", "load", "save_file", "load_file", "SafetensorError"]
+__all__ = ["save", "load", "save_file", "load_file", "metadata_of", "SafetensorError"]
 
-_CODES = {"float64": "F64", "float32": "F32", "float16": "F16", "int64": "I64", "int32": "I32", "int16": "I16",
-          "int8": "I8", "uint8": "U8", "bool": "BOOL"}
+_CODES = {"float64": "F64", "float32": "F32", "float16": "F16", "bfloat16": "BF16", "int64": "I64", "int32": "I32",
+          "int16": "I16", "int8": "I8", "uint8": "U8", "bool": "BOOL"}
 _DTYPES = {code: name for name, code in _CODES.items()}
+# codes of the format that ember has no dtype for: named in the error
+_FOREIGN = ("U16", "U32", "U64", "F8_E4M3", "F8_E5M2", "F8_E8M0", "F4", "F6_E2M3", "F6_E3M2", "C64", "C128")
 _MAX_HEADER = 100_000_000
 
 
@@ -41,27 +52,41 @@ def save(tensors: dict[str, Tensor], metadata: dict[str, str] | None = None) -> 
     if not isinstance(tensors, dict) or not all(isinstance(k, str) and isinstance(v, Tensor)
                                                 for k, v in tensors.items()):
         raise TypeError("safetensors.save expects a dict mapping str to Tensor")
-    header: dict = {}
     if metadata is not None:
         if not all(isinstance(k, str) and isinstance(v, str) for k, v in metadata.items()):
             raise TypeError("safetensors metadata must map str to str")
-        header["__metadata__"] = dict(metadata)
-    blobs, offset = [], 0
-    for name in sorted(tensors, key=lambda n: (-tensors[n]._dtype.itemsize, n)):
-        t = tensors[name]
-        data = np.ascontiguousarray(t.detach()._host_array()).astype(t._dtype.np.newbyteorder("<"),
-                                                                    copy=False).tobytes()
-        header[name] = {"dtype": _CODES[t._dtype.name], "shape": list(t._shape),
-                        "data_offsets": [offset, offset + len(data)]}
-        blobs.append(data)
-        offset += len(data)
-    h = json.dumps(header, separators=(",", ":")).encode()
-    h += b" " * (-len(h) % 8)
-    return struct.pack("<Q", len(h)) + h + b"".join(blobs)
+        metadata = dict(metadata)
+    arrays = {name: np.ascontiguousarray(t.detach()._host_array()) for name, t in tensors.items()}
+    try:
+        return _lib_np.save(arrays, metadata=metadata)
+    except _lib.SafetensorError as e:
+        raise SafetensorError(f"safetensors: save: {e}") from None
 
 
 def load(data: bytes, device: str = "cpu", *, _name: str = "<bytes>") -> dict[str, Tensor]:
     """The tensors of a safetensors buffer, validated (dtypes, shapes, offsets in bounds)."""
+    entries = {name: (code, shape) for _, _, name, code, shape in _validate(data, _name)[1]}
+    try:
+        views = _lib.deserialize(bytes(data))
+    except _lib.SafetensorError as e:
+        raise _error(_name, "file", f"the safetensors library refuses it: {e}") from None
+    out = {}
+    for name, view in views:
+        code, shape = entries[name]
+        dt = dtypes._BY_NAME[_DTYPES[code]]
+        buf = np.frombuffer(view["data"], np.uint8)  # the library's fresh bytearray: owned and writable
+        if dt.itemsize > 1 and np.little_endian is False:
+            buf = buf.view(dt.np.newbyteorder("<")).astype(dt.np).view(np.uint8)
+        # NOTE [ The geometry gate ]
+        out[name] = make_tensor(Storage.wrap_cpu(buf), 0, shape, contiguous_strides(shape), dt, op="safetensors")
+    if device != "cpu":
+        out = {k: v.to(device) for k, v in out.items()}
+    return out
+
+
+def _validate(data: bytes, _name: str) -> tuple[dict[str, str], list]:
+    """ember's checks of a safetensors buffer before the library reads it: its metadata and its
+    entries `(begin, end, name, code, shape)` in byte order."""
     if len(data) < 8:
         raise _error(_name, "header", "the buffer is too small to hold a header length")
     (n,) = struct.unpack_from("<Q", data)
@@ -90,17 +115,7 @@ def load(data: bytes, device: str = "cpu", *, _name: str = "<bytes>") -> dict[st
     for (_, e0, a, *_), (b1, _, b, *_) in zip(entries, entries[1:]):
         if b1 < e0:
             raise _error(_name, f"tensor '{b}'", f"its bytes overlap those of tensor '{a}'")
-    out = {}
-    for begin, end, name, code, shape in entries:
-        dt = dtypes._BY_NAME[_DTYPES[code]]
-        buf = np.frombuffer(body, np.uint8, end - begin, begin).copy()
-        if sys.byteorder != "little":
-            buf = buf.view(dt.np.newbyteorder("<")).astype(dt.np).view(np.uint8)
-        # NOTE [ The geometry gate ]
-        out[name] = make_tensor(Storage.wrap_cpu(buf), 0, shape, contiguous_strides(shape), dt, op="safetensors")
-    if device != "cpu":
-        out = {k: v.to(device) for k, v in out.items()}
-    return out
+    return meta, entries
 
 
 def _error(name: str, record: str, problem: str) -> SafetensorError:
@@ -119,7 +134,8 @@ def _entry(file: str, name: str, info, body_nbytes: int) -> tuple[str, tuple[int
         raise _error(file, record, "malformed entry (needs a dtype string, a shape list and two data_offsets)")
     code, shape, (begin, end) = info["dtype"], info["shape"], info["data_offsets"]
     if code not in _DTYPES:
-        raise _error(file, record, f"unsupported dtype {code:.40}")
+        detail = " (a dtype of the format that ember does not have)" if code in _FOREIGN else ""
+        raise _error(file, record, f"unsupported dtype {code:.40}{detail}")
     if not all(_is_int(s) and s >= 0 for s in shape):
         raise _error(file, record, f"the shape must hold non-negative integers; got {shape!r:.80}")
     if not (_is_int(begin) and _is_int(end)):
@@ -149,17 +165,11 @@ def load_file(filename: str | os.PathLike, device: str = "cpu") -> dict[str, Ten
         return load(f.read(), device, _name=os.fspath(filename))
 
 
-def metadata_of(data: bytes) -> dict[str, str]:
-    """The `__metadata__` strings of a safetensors buffer ({} when absent)."""
-    if len(data) < 8:
-        raise _error("<bytes>", "header", "the buffer is too small to hold a header length")
-    (n,) = struct.unpack_from("<Q", data)
-    if n > _MAX_HEADER or 8 + n > len(data):
-        raise _error("<bytes>", "header", f"invalid header length {n} for a buffer of {len(data)} bytes")
-    try:
-        meta = json.loads(bytes(data[8:8 + n])).get("__metadata__", {})
-    except (ValueError, RecursionError, AttributeError) as e:
-        raise _error("<bytes>", "header", f"unreadable header ({type(e).__name__})") from None
-    if not isinstance(meta, dict) or not all(isinstance(v, str) for v in meta.values()):
-        raise _error("<bytes>", "__metadata__", "must map strings to strings")
-    return meta
+def metadata_of(data: bytes | str | os.PathLike) -> dict[str, str]:
+    """The `__metadata__` strings of a safetensors buffer or file ({} when absent), validated as a load is."""
+    name = "<bytes>"
+    if not isinstance(data, bytes | bytearray | memoryview):
+        name = os.fspath(data)
+        with open(name, "rb") as f:
+            data = f.read()
+    return dict(_validate(data, name)[0])

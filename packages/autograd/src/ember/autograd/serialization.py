@@ -1,4 +1,11 @@
-"""`save` / `load`: ember's checkpoint format, which never executes code when loading.
+"""`save` / `load`: checkpoints in PyTorch's zip format (which `torch.load` opens) and in
+ember's own format; loading never executes code from the file.
+
+`save` writes PyTorch's zip format (NOTE [ Writing PyTorch's zip format ] in `torch_checkpoint`)
+whenever the object is made of tensors (and `Parameter`s), plain dicts/lists/tuples, Python
+scalars, dtypes, devices and Sizes, i.e. what `torch.load(weights_only=True)` accepts; anything
+else (a whole module, another tensor subclass, one storage seen as two dtypes) is written in
+ember's format below. `load` reads both, and PyTorch's own files.
 
 NOTE [ Checkpoint format ]
 A checkpoint is one file (or byte stream), all integers little-endian:
@@ -268,8 +275,10 @@ def save(obj: Any, f, pickle_module: Any = None, pickle_protocol: int = 2,
     """Save tensors and (nested) lists/tuples/dicts of tensors and Python scalars to `f`.
 
     Args:
-        obj: what to save (a state dict, an optimizer state, a tensor ...); any other object (a
-            whole module) is pickled, and loading it then needs `weights_only=False`.
+        obj: what to save (a state dict, an optimizer state, a tensor ...), written in PyTorch's
+            zip format, which `torch.load(f, weights_only=True)` opens. Any other object (a
+            whole module) is pickled into ember's own format, and loading it then needs
+            `weights_only=False`.
         f: a path, or a binary file object such as `io.BytesIO`. A path is written atomically.
 
     The pickle arguments of `torch.save` are accepted and ignored (see NOTE [ Checkpoint format ]).
@@ -283,7 +292,11 @@ def save(obj: Any, f, pickle_module: Any = None, pickle_protocol: int = 2,
         >>> load(buf)["w"]
         tensor([1., 2.])
     """
-    chunks = _serialize(obj)
+    storages = torch_checkpoint.can_write(obj)
+    if storages is not None:
+        chunks = [torch_checkpoint.write_torch_zip(obj, storages, torch_checkpoint.archive_name_for(f))]
+    else:
+        chunks = _serialize(obj)
     if hasattr(f, "write"):
         _write_chunks(f, chunks)
         return
@@ -531,6 +544,10 @@ def load(f, map_location=None, pickle_module: Any = None, *, weights_only: bool 
     data = bytes(data) if not isinstance(data, bytes) else data
     if torch_checkpoint.is_torch_zip(data):
         return torch_checkpoint.load_torch_zip(data, name, map_location)
+    if torch_checkpoint.is_legacy_torch(data):
+        raise CheckpointError(f"load: {name}: preamble: is a PyTorch checkpoint in the legacy format (written by "
+                              "torch.save before PyTorch 1.6, or with _use_new_zipfile_serialization=False), which "
+                              "ember does not read; load it in PyTorch and save it again with torch.save")
     header = _check(data, name)
     decoder = None
     try:

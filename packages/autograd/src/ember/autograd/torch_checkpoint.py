@@ -1,5 +1,5 @@
-"""Reading checkpoints written by `torch.save` (PyTorch's zip format), without PyTorch and
-without running code from the file.
+"""Reading and writing checkpoints in PyTorch's zip format (what `torch.save` writes), without
+PyTorch and without running code from the file.
 
 A PyTorch checkpoint is a zip archive: `<name>/data.pkl` (a pickle whose persistent ids name the
 storages), `<name>/data/<key>` (each storage's raw little-endian bytes) and `<name>/byteorder`.
@@ -12,31 +12,54 @@ on anything but an `OrderedDict` (a state dict's `_metadata`), so no tensor's me
 rewritten after the geometry gate checked it. Before a member is decompressed its declared
 size is checked: a storage must declare exactly the bytes its persistent id names, and no
 member may claim more than deflate can expand to (zip bombs). Errors: NOTE [ Load errors ].
+The pre-1.6 format (a bare pickle stream starting with PyTorch's magic number) is recognised and
+refused with an error that says so.
+
+NOTE [ Writing PyTorch's zip format ]
+`write_torch_zip` produces what `torch.save` produces in PyTorch 2.x, so `torch.load(path,
+weights_only=True)` opens it: stored (uncompressed) records `<archive>/data.pkl`,
+`.format_version` ("1"), `.storage_alignment` ("64"), `byteorder` ("little"), one
+`data/<key>` per storage, its bytes starting at a multiple of 64 in the file (padding in an "FB"
+extra field, as PyTorch's writer does), and `version` ("3"). The pickle (protocol 2) rebuilds
+each tensor with `torch._utils._rebuild_tensor_v2(storage, offset, size, stride,
+requires_grad, OrderedDict())` (a `Parameter` with `torch._utils._rebuild_parameter` around
+it) over the persistent id `("storage", torch.FloatStorage, key, location, numel)`;
+dtypes, devices and `Size` are the globals `torch.float32`, `torch.device`, `torch.Size`;
+numpy scalars are written as the Python numbers they hold. It
+holds only what `weights_only` loading allows; `can_write` says whether an object is made of
+such parts (tensors, plain containers, Python scalars), and `save` writes anything else in
+ember's own format.
 """
 
 from __future__ import annotations
 
 import io
+import os
 import pickle
 import zipfile
 from collections import OrderedDict
+from typing import Any
 
 import numpy as np
 
 from ember.core import dtypes
+from ember.core.device import device as Device
 from ember.core.geometry import INT64_MAX, make_tensor
 from ember.core.storage import Storage
-from ember.core.tensor import Tensor
+from ember.core.tensor import Size, Tensor
 
 from ember.autograd.checkpoint_io import CheckpointError, check_depth, reraise
 
-__all__ = ["is_torch_zip", "load_torch_zip"]
+__all__ = ["is_torch_zip", "load_torch_zip", "is_legacy_torch", "can_write", "write_torch_zip"]
 
 _STORAGE_DTYPES = {
     "FloatStorage": "float32", "DoubleStorage": "float64", "HalfStorage": "float16", "LongStorage": "int64",
     "IntStorage": "int32", "ShortStorage": "int16", "CharStorage": "int8", "ByteStorage": "uint8",
-    "BoolStorage": "bool",
+    "BoolStorage": "bool", "BFloat16Storage": "bfloat16",
 }
+_STORAGE_OF = {dt: cls for cls, dt in _STORAGE_DTYPES.items()}
+# the pickle stream of a pre-1.6 `torch.save` starts with PROTO 2 and this LONG1 magic number
+_LEGACY_MAGIC = b"\x80\x02\x8a\nl\xfc\x9cF\xf9 j\xa8P\x19."
 # deflate expands at most ~1032:1; a member declaring more than this is a zip bomb, refused unread
 _MAX_DEFLATE_RATIO = 1032
 _REFUSED_OPCODES = (pickle.INST, pickle.OBJ, pickle.NEWOBJ, pickle.NEWOBJ_EX, pickle.EXT1, pickle.EXT2,
@@ -99,6 +122,10 @@ class _Unpickler(pickle._Unpickler):
                         ("torch._utils", "_rebuild_parameter"): _rebuild_parameter}
         for cls, dt in _STORAGE_DTYPES.items():
             self.allowed[("torch", cls)] = _StorageType(cls, dtypes._BY_NAME[dt])
+        for d in dtypes.ALL:
+            self.allowed[("torch", d.name)] = d
+        self.allowed[("torch", "Size")] = _size
+        self.allowed[("torch", "device")] = _device
         self.storages: dict[str, Storage] = {}
 
     def fail(self, problem: str) -> CheckpointError:
@@ -147,6 +174,22 @@ class _Unpickler(pickle._Unpickler):
         return t
 
 
+def _size(sizes) -> Size:
+    """`torch.Size(sizes)` inside the pickle: a tuple of non-negative ints only."""
+    if not (isinstance(sizes, tuple | list) and all(isinstance(n, int) and not isinstance(n, bool) and n >= 0
+                                                    for n in sizes)):
+        raise TypeError(f"torch.Size expects non-negative integers; got {sizes!r:.80}")
+    return Size(sizes)
+
+
+def _device(type_or_name, index=None) -> Device:
+    """`torch.device("cuda", 0)` inside the pickle: strings and an int index only."""
+    if not isinstance(type_or_name, str) or not (index is None or (isinstance(index, int)
+                                                                   and not isinstance(index, bool))):
+        raise TypeError(f"torch.device expects a string and an optional int; got {type_or_name!r:.40}, {index!r:.20}")
+    return Device(type_or_name if index is None else f"{type_or_name}:{index}")
+
+
 def _rebuild_parameter(data, requires_grad, backward_hooks=None) -> Tensor:
     from ember.autograd.serialization import _loaded_class
 
@@ -172,11 +215,22 @@ def _read_member(archive: zipfile.ZipFile, member: str, name: str, expected: int
     if info.file_size > limit:
         raise CheckpointError(f"load: {name}: {member}: declares {info.file_size} bytes from {info.compress_size} "
                               "compressed bytes, more than compression can produce (a zip bomb)")
-    return archive.read(info)
+    try:
+        return archive.read(info)
+    except zipfile.BadZipFile as e:
+        if "CRC" not in str(e):
+            raise
+        raise CheckpointError(f"load: {name}: {member}: corrupted: checksum mismatch (the record's CRC-32 does not "
+                              "match its bytes)") from None
 
 
 def is_torch_zip(data: bytes) -> bool:
     return data[:4] == b"PK\x03\x04"
+
+
+def is_legacy_torch(data: bytes) -> bool:
+    """Whether `data` is a checkpoint of PyTorch's pre-1.6 (non-zip) format."""
+    return data.startswith(_LEGACY_MAGIC)
 
 
 def load_torch_zip(data: bytes, name: str, map_location=None):
@@ -187,7 +241,7 @@ def load_torch_zip(data: bytes, name: str, map_location=None):
             archive = zipfile.ZipFile(io.BytesIO(data))
         except zipfile.BadZipFile as e:
             raise CheckpointError(f"load: {name}: {record}: is not an ember checkpoint (it looks like a zip "
-                                  f"archive, but it cannot be read: {e})") from None
+                                  f"archive, but it cannot be read: {e}; truncated or corrupted?)") from None
         pkls = [n for n in archive.namelist() if n.endswith("/data.pkl") and n.count("/") == 1]
         if len(pkls) != 1:
             raise CheckpointError(f"load: {name}: {record}: is not an ember checkpoint (it looks like a zip archive, "
@@ -207,3 +261,174 @@ def load_torch_zip(data: bytes, name: str, map_location=None):
         return obj
     except Exception as e:
         reraise(e, name, record)
+
+
+# --- writing (NOTE [ Writing PyTorch's zip format ]) ----------------------------------------------
+_ALIGN = 64
+_PARAMETER = ("ember.nn.parameter", "Parameter")
+
+
+class _Global:
+    """A global the pickle names (`torch._utils._rebuild_tensor_v2`), written as GLOBAL without
+    importing its module."""
+
+    __slots__ = ("module", "name")
+
+    def __init__(self, module: str, name: str) -> None:
+        self.module, self.name = module, name
+
+    def __call__(self, *args):  # pickle's save_reduce wants a callable; this one is only ever written
+        raise TypeError(f"{self.module}.{self.name} is a name written into a checkpoint, not a function")
+
+
+_REBUILD_TENSOR = _Global("torch._utils", "_rebuild_tensor_v2")
+_REBUILD_PARAMETER = _Global("torch._utils", "_rebuild_parameter")
+_ORDERED_DICT = _Global("collections", "OrderedDict")
+
+
+class _StorageRef:
+    __slots__ = ("cls", "key", "location", "numel")
+
+    def __init__(self, cls: str, key: str, location: str, numel: int) -> None:
+        self.cls, self.key, self.location, self.numel = cls, key, location, numel
+
+
+class _Call:
+    """`fn(*args)` in the pickle (a REDUCE): the tensor inside `_rebuild_parameter`, `OrderedDict()`."""
+
+    __slots__ = ("fn", "args")
+
+    def __init__(self, fn: _Global, args: tuple) -> None:
+        self.fn, self.args = fn, args
+
+
+def _save_global(pickler, obj: _Global) -> None:
+    pickler.write(pickle.GLOBAL + f"{obj.module}\n{obj.name}\n".encode("ascii"))
+    pickler.memoize(obj)
+
+
+def _save_dtype(pickler, obj: dtypes.dtype) -> None:
+    _save_global(pickler, _Global("torch", obj.name))
+
+
+def _save_number(pickler, obj: np.generic) -> None:
+    """A numpy scalar (a metric in a checkpoint dict) as the Python number it holds: PyTorch's
+    `weights_only` loader refuses numpy's globals."""
+    pickler.save(obj.item())
+
+
+_NUMPY_SCALARS = (np.bool_, np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64,
+                  np.float16, np.float32, np.float64)
+
+
+class _ZipPickler(pickle._Pickler):
+    """The pure-Python pickler, with ember's tensors, dtypes, devices and Sizes written as the
+    globals and calls PyTorch records."""
+
+    dispatch = dict(pickle._Pickler.dispatch)
+    dispatch[_Global] = _save_global
+    dispatch[dtypes.dtype] = _save_dtype
+    dispatch.update(dict.fromkeys(_NUMPY_SCALARS, _save_number))
+
+    def __init__(self, f, storages: dict[int, tuple[str, Storage, dtypes.dtype]]) -> None:
+        super().__init__(f, protocol=2)
+        self.storages = storages
+
+    def persistent_id(self, obj):
+        if type(obj) is _StorageRef:
+            return ("storage", _Global("torch", obj.cls), obj.key, obj.location, obj.numel)
+        return None
+
+    def reducer_override(self, obj):
+        if type(obj) is _Call:
+            return obj.fn, obj.args
+        if isinstance(obj, Tensor):
+            return self._tensor(obj)
+        if isinstance(obj, Size):
+            return _Global("torch", "Size"), (tuple(obj),)
+        if isinstance(obj, Device):
+            return _Global("torch", "device"), (str(obj),)
+        return NotImplemented
+
+    def _tensor(self, t: Tensor):
+        key, st, dt = self.storages[id(t._storage)]
+        ref = _StorageRef(_STORAGE_OF[dt.name], key, str(st.device), st.nbytes // dt.itemsize)
+        parameter = _is_parameter(t)
+        args = (ref, t._offset, tuple(t._shape), tuple(t._strides), bool(t._requires_grad) and not parameter,
+                _Call(_ORDERED_DICT, ()))
+        if parameter:
+            return _REBUILD_PARAMETER, (_Call(_REBUILD_TENSOR, args), bool(t._requires_grad), _Call(_ORDERED_DICT, ()))
+        return _REBUILD_TENSOR, args
+
+
+def _is_parameter(t: Tensor) -> bool:
+    return (type(t).__module__, type(t).__qualname__) == _PARAMETER
+
+
+def _collect(obj: Any, storages: dict, depth: int = 0) -> bool:
+    """Whether `obj` is made only of what the zip format holds (NOTE [ Writing PyTorch's zip
+    format ]); gathers each tensor's storage (key, storage, dtype) into `storages` on the way."""
+    if depth > 100:
+        return False
+    if obj is None or type(obj) in (bool, int, float, str, bytes) or isinstance(obj, dtypes.dtype | Device | Size):
+        return True
+    if type(obj) in _NUMPY_SCALARS:
+        return True
+    if isinstance(obj, Tensor):
+        if type(obj) is not Tensor and not _is_parameter(obj):
+            return False
+        st = obj._storage
+        seen = storages.get(id(st))
+        if seen is None:
+            storages[id(st)] = (str(len(storages)), st, obj._dtype)
+            return True
+        return seen[2] is obj._dtype  # one storage seen as two dtypes: PyTorch's format cannot say it
+    if type(obj) in (dict, OrderedDict):
+        if type(obj) is OrderedDict and obj.__dict__ and not _collect(obj.__dict__, storages, depth + 1):
+            return False
+        return all(_collect(k, storages, depth + 1) and _collect(v, storages, depth + 1) for k, v in obj.items())
+    if type(obj) in (list, tuple):
+        return all(_collect(v, storages, depth + 1) for v in obj)
+    return False
+
+
+def can_write(obj: Any) -> dict | None:
+    """The storages to write when `obj` fits PyTorch's zip format (else None)."""
+    storages: dict = {}
+    return storages if _collect(obj, storages) else None
+
+
+def _storage_bytes(st: Storage, nbytes: int) -> bytes:
+    if st.device.type == "cpu":
+        return st.data[:nbytes].tobytes()
+    u8 = Tensor._make(st, 0, (st.nbytes,), (1,), dtypes.uint8)
+    return u8._host_array()[:nbytes].tobytes()
+
+
+def write_torch_zip(obj: Any, storages: dict, archive_name: str = "archive") -> bytes:
+    """The bytes of a PyTorch zip checkpoint of `obj`, whose storages `can_write` gathered."""
+    pkl = io.BytesIO()
+    _ZipPickler(pkl, storages).dump(obj)
+    records = [("data.pkl", pkl.getvalue()), (".format_version", b"1"), (".storage_alignment", b"64"),
+               ("byteorder", b"little")]
+    for key, st, dt in storages.values():
+        records.append((f"data/{key}", _storage_bytes(st, st.nbytes // dt.itemsize * dt.itemsize)))
+    records.append(("version", b"3\n"))
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_STORED, allowZip64=True) as z:
+        for name, data in records:
+            info = zipfile.ZipInfo(f"{archive_name}/{name}", date_time=(1980, 1, 1, 0, 0, 0))
+            info.compress_type = zipfile.ZIP_STORED
+            start = out.tell() + 30 + len(info.filename.encode()) + 4  # local header, name, extra block header
+            info.extra = b"FB" + (-start % _ALIGN).to_bytes(2, "little") + b"Z" * (-start % _ALIGN)
+            z.writestr(info, data)
+    return out.getvalue()
+
+
+def archive_name_for(f) -> str:
+    """PyTorch's archive folder: the file's name without its extension, else "archive"."""
+    if isinstance(f, str | os.PathLike):
+        stem = os.path.splitext(os.path.basename(os.fspath(f)))[0]
+        if stem and stem.isascii() and stem.isprintable() and "/" not in stem:
+            return stem
+    return "archive"

@@ -7,7 +7,7 @@ from ember.core import dtypes as _dtypes
 from ember.core.device import device, get_default_device, set_default_device
 from ember.core.dispatch import get_op, register_dispatch_hook, registered_ops, remove_dispatch_hook
 from ember.core.dtypes import (
-    bool, double, dtype, float, float16, float32, float64, get_default_dtype, half, int, int8, int16, int32,
+    bfloat16, bool, double, dtype, float, float16, float32, float64, get_default_dtype, half, int, int8, int16, int32,
     int64, long, promote_types, result_type, set_default_dtype, short, uint8,
 )
 from ember.core.storage import Storage

@@ -29,22 +29,30 @@ shapes, dtypes and ranks that bound every memory access are validated once, for 
 alike, and a kernel may take them as given. Checks that need the index values stay on the host
 side of the CPU kernels (a CUDA kernel would have to synchronize to read them; it skips
 out-of-range values instead).
+
+A few composite functions matter whole to a layer above, not only through their primitives:
+autocast runs `linear`, `addmm` or `mse_loss` in one dtype, bias and all, as PyTorch's op lists
+name them. Such a function is declared `@composite("name")`; while a composite hook is set
+(`set_composite_hook(hook)`, one at a time), calling it runs `hook(name, fn, args, kwargs)`,
+which calls `fn(*args, **kwargs)` itself. Without a hook the cost is one global read.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import wraps
 from types import MethodType
 
 from ember.core.tensor import Tensor
 
 __all__ = ["Op", "declare", "get_op", "registered_ops", "register_dispatch_hook",
-           "remove_dispatch_hook", "device_of"]
+           "remove_dispatch_hook", "device_of", "composite", "set_composite_hook"]
 
 _REGISTRY: dict[str, Op] = {}
 _hooks: list[Callable] = []
 _top: Callable | None = None  # the newest hook, which `Op.__call__` calls first
 _top_next: Callable | None = None  # the `call_next` it receives
+_composite_hook: Callable | None = None  # hook(name, fn, args, kwargs) around `@composite` functions
 
 
 class Op:
@@ -244,3 +252,26 @@ def _rebuild() -> None:
 
 def _chain(hook: Callable, call_next: Callable) -> Callable:
     return lambda op, args, kwargs: hook(op, args, kwargs, call_next)
+
+
+def composite(name: str) -> Callable:
+    """Decorator: the composite function `fn` is seen whole by the composite hook, under `name`
+    (PyTorch's op name: `linear`, `addmm`, `mse_loss`)."""
+    def deco(fn: Callable) -> Callable:
+        @wraps(fn)
+        def call(*args, **kwargs):
+            if _composite_hook is None:
+                return fn(*args, **kwargs)
+            return _composite_hook(name, fn, args, kwargs)
+
+        call.composite_name = name
+        return call
+    return deco
+
+
+def set_composite_hook(hook: Callable | None) -> Callable | None:
+    """Install `hook(name, fn, args, kwargs)` around every `@composite` function (None removes it);
+    returns the hook it replaces."""
+    global _composite_hook
+    old, _composite_hook = _composite_hook, hook
+    return old

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import ml_dtypes
 import numpy as np
 
 __all__ = [
     "dtype", "bool", "uint8", "int8", "int16", "int32", "int64", "float16", "float32", "float64",
-    "half", "float", "double", "short", "int", "long", "result_type", "promote_types",
+    "bfloat16", "half", "float", "double", "short", "int", "long", "result_type", "promote_types",
     "get_default_dtype", "set_default_dtype", "can_cast", "as_dtype",
 ]
 
@@ -53,10 +54,13 @@ int64 = dtype("int64", np.int64, _INT, 4)
 float16 = dtype("float16", np.float16, _FLOAT, 1)
 float32 = dtype("float32", np.float32, _FLOAT, 2)
 float64 = dtype("float64", np.float64, _FLOAT, 3)
+# bfloat16 (8 exponent bits, 7 mantissa bits) is numpy's through ml_dtypes; its rank ties with
+# float16's, and `promote_types` sends the pair to float32 as PyTorch does
+bfloat16 = dtype("bfloat16", ml_dtypes.bfloat16, _FLOAT, 1)
 half, float, double = float16, float32, float64  # noqa: A001
 short, int, long = int16, int32, int64  # noqa: A001
 
-ALL = (bool, uint8, int8, int16, int32, int64, float16, float32, float64)
+ALL = (bool, uint8, int8, int16, int32, int64, float16, bfloat16, float32, float64)
 _BY_NAME = {d.name: d for d in ALL} | {
     "half": float16, "float": float32, "double": float64, "short": int16, "int": int32, "long": int64,
 }
@@ -103,6 +107,8 @@ def promote_types(a: dtype, b: dtype) -> dtype:
         return a
     if a._category != b._category:
         return a if a._category > b._category else b
+    if a._rank == b._rank and a._category == _FLOAT:
+        return float32  # float16 with bfloat16: neither holds the other
     if a._category == _INT:
         if uint8 in (a, b):
             other = b if a is uint8 else a

@@ -286,7 +286,7 @@ def exponential_(input: Tensor, lambd: float = 1.0, *, generator: Generator | No
 
 def _default_high(dt) -> int:
     if dt.is_floating_point:
-        return (1 << {"float16": 11, "float32": 24, "float64": 53}[dt.name]) + 1
+        return (1 << {"float16": 11, "bfloat16": 8, "float32": 24, "float64": 53}[dt.name]) + 1
     if dt is dtypes.bool:
         return 2
     return int(np.iinfo(dt.np).max) + 1

@@ -13,7 +13,8 @@ __all__ = ["assert_close", "make_tensor", "numerical_jacobian", "to_numpy"]
 
 # PyTorch's default tolerances by dtype: (rtol, atol)
 _TOLERANCES = {
-    dtypes.float16: (1e-3, 1e-5), dtypes.float32: (1.3e-6, 1e-5), dtypes.float64: (1e-7, 1e-7),
+    dtypes.float16: (1e-3, 1e-5), dtypes.bfloat16: (1.6e-2, 1e-5),
+    dtypes.float32: (1.3e-6, 1e-5), dtypes.float64: (1e-7, 1e-7),
 }
 
 

@@ -12,7 +12,7 @@ import math
 
 import numpy as np
 
-from ember.core.dispatch import declare
+from ember.core.dispatch import composite, declare
 from ember.core.ops import numba_cpu
 from ember.core.ops._util import write_out, wrap
 from ember.core.tensor import Tensor, describe
@@ -274,6 +274,7 @@ def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
     return softshrink_op(input, float(lambd))
 
 
+@composite("prelu")
 def prelu(input: Tensor, weight: Tensor) -> Tensor:
     """`max(0, x) + weight * min(0, x)` with one learnable slope or one per channel (dim 1).
 

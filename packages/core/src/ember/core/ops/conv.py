@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ember.core.dispatch import declare
+from ember.core.dispatch import composite, declare
 from ember.core.ops import numba_nn
 from ember.core.ops._util import wrap
 from ember.core.tensor import Tensor, describe
@@ -360,6 +360,7 @@ def _conv_nd(op: str, nd: int, input, weight, bias, stride, padding, dilation, g
     return out if batched else squeeze(out, 0)
 
 
+@composite("conv2d")
 def conv2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Size2 = 1,
            padding: Size2 | str = 0, dilation: Size2 = 1, groups: int = 1) -> Tensor:
     """2-D convolution (cross-correlation) of `input` with `weight`, as `torch.nn.functional.conv2d`.
@@ -384,6 +385,7 @@ def conv2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Si
     return _conv_nd("conv2d", 2, input, weight, bias, stride, padding, dilation, groups)
 
 
+@composite("conv1d")
 def conv1d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Size2 = 1,
            padding: Size2 | str = 0, dilation: Size2 = 1, groups: int = 1) -> Tensor:
     """1-D convolution, as `torch.nn.functional.conv1d`: input `(N, C, L)` or `(C, L)`, weight `(O, C/groups, k)`.
@@ -429,6 +431,7 @@ def _conv_transpose_nd(op: str, nd: int, input, weight, bias, stride, padding, o
     return out if batched else squeeze(out, 0)
 
 
+@composite("conv_transpose2d")
 def conv_transpose2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Size2 = 1,
                      padding: Size2 = 0, output_padding: Size2 = 0, groups: int = 1, dilation: Size2 = 1) -> Tensor:
     """2-D transposed convolution, as `torch.nn.functional.conv_transpose2d`.
@@ -446,6 +449,7 @@ def conv_transpose2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, 
                               groups, dilation)
 
 
+@composite("conv_transpose1d")
 def conv_transpose1d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Size2 = 1,
                      padding: Size2 = 0, output_padding: Size2 = 0, groups: int = 1, dilation: Size2 = 1) -> Tensor:
     """1-D transposed convolution, as `torch.nn.functional.conv_transpose1d`: input `(N, C, L)`."""

@@ -169,7 +169,7 @@ def _make_unary(name: str, fn, rule: str):
         token = ERRSTATE.set(IGNORE_ALL)  # PyTorch makes inf and nan silently
         try:
             if rule == BOOL:
-                r = fn(a) if a.dtype.kind == "f" or name == "logical_not" else _bool_of_int(name, a)
+                r = fn(a) if a.dtype.kind in "fV" or name == "logical_not" else _bool_of_int(name, a)
             else:
                 if out is not None and out._dtype is dt and out._shape == x._shape:
                     fn(a, out=out._np(), dtype=dt.np)

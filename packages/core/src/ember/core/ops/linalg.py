@@ -14,7 +14,7 @@ import types
 import numpy as np
 
 from ember.core import dtypes
-from ember.core.dispatch import declare
+from ember.core.dispatch import composite, declare
 from ember.core.methods import attach, inplace, method
 from ember.core.ops import elementwise as ew
 from ember.core.ops import shape as S
@@ -40,9 +40,10 @@ def _blas(x: Tensor) -> np.ndarray:
 
 
 def _product(a: Tensor, b: Tensor, dt: dtypes.dtype) -> np.ndarray:
-    """a @ b in dtype `dt`; float16 multiplies in float32 (numpy has no half BLAS)."""
-    if dt is dtypes.float16:
-        return np.matmul(a._np().astype(np.float32), b._np().astype(np.float32)).astype(np.float16)
+    """a @ b in dtype `dt`; float16 and bfloat16 multiply and accumulate in float32 (numpy has no
+    half BLAS), rounding once on store as PyTorch's CPU kernels do."""
+    if dt is dtypes.float16 or dt is dtypes.bfloat16:
+        return np.matmul(a._np().astype(np.float32), b._np().astype(np.float32)).astype(dt.np)
     if dt is dtypes.bool:
         return np.matmul(a._np().astype(np.uint8), b._np().astype(np.uint8)) != 0
     return np.matmul(_blas(a), _blas(b))
@@ -55,7 +56,8 @@ def _same_dtype(a: Tensor, b: Tensor) -> None:
 
 def _c_name(x: Tensor) -> str:
     """PyTorch's C++ scalar type names in mm's dtype error: float, double, long ..."""
-    return {"float32": "float", "float64": "double", "float16": "c10::Half", "int64": "long int", "int32": "int",
+    return {"float32": "float", "float64": "double", "float16": "c10::Half", "bfloat16": "c10::BFloat16",
+            "int64": "long int", "int32": "int",
             "int16": "short int", "int8": "signed char", "uint8": "unsigned char", "bool": "bool"}[x._dtype.name]
 
 
@@ -80,7 +82,7 @@ def _mm_cpu(a, b, *, out=None):
     dt = a._dtype
     if b._dtype is not dt:
         _same_dtype(a, b)
-    if dt.is_floating_point and dt is not dtypes.float16:
+    if dt.is_floating_point and dt.itemsize > 2:  # float16/bfloat16 accumulate in float32 (_product)
         xa, xb = a._np(), b._np()
         ta, tb = a._strides, b._strides
         if not (ta[1] == 1 and ta[0] >= max(sa[1], 1)):  # _blas, inlined for the row-major common case
@@ -141,7 +143,7 @@ def _einsum_cpu(equation, *operands, out=None):
         if o._dtype is not dt:
             raise RuntimeError(f"einsum(): expected all operands to have the same dtype; got "
                                f"{', '.join(o._dtype.name for o in operands)}")
-    arrays = [o._np().astype(np.float32) if dt is dtypes.float16 else o._np() for o in operands]
+    arrays = [o._np().astype(np.float32) if dt.is_floating_point and dt.itemsize == 2 else o._np() for o in operands]
     try:
         r = np.einsum(equation, *arrays, optimize=len(arrays) > 1)
     except ValueError as e:
@@ -281,30 +283,35 @@ def _scaled_sum(input, prod: Tensor, beta, alpha, out, op: str) -> Tensor:
 
 
 @method
+@composite("addmm")
 def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta=1, alpha=1, out=None) -> Tensor:
     """`beta * input + alpha * (mat1 @ mat2)`; `input` broadcasts to (n, m)."""
     return _scaled_sum(input, _mm(mat1, mat2), beta, alpha, out, "addmm")
 
 
 @method
+@composite("addmv")
 def addmv(input: Tensor, mat: Tensor, vec: Tensor, *, beta=1, alpha=1, out=None) -> Tensor:
     """`beta * input + alpha * (mat @ vec)`."""
     return _scaled_sum(input, mv(mat, vec), beta, alpha, out, "addmv")
 
 
 @method
+@composite("baddbmm")
 def baddbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta=1, alpha=1, out=None) -> Tensor:
     """`beta * input + alpha * bmm(batch1, batch2)`."""
     return _scaled_sum(input, _bmm(batch1, batch2), beta, alpha, out, "baddbmm")
 
 
 @method
+@composite("addbmm")
 def addbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta=1, alpha=1, out=None) -> Tensor:
     """`beta * input + alpha * sum_b(batch1[b] @ batch2[b])`."""
     return _scaled_sum(input, _sum(_bmm(batch1, batch2), (0,), False, None), beta, alpha, out, "addbmm")
 
 
 @method
+@composite("addr")
 def addr(input: Tensor, vec1: Tensor, vec2: Tensor, *, beta=1, alpha=1, out=None) -> Tensor:
     """`beta * input + alpha * outer(vec1, vec2)`."""
     return _scaled_sum(input, outer(vec1, vec2), beta, alpha, out, "addr")

@@ -49,8 +49,8 @@ def _matrices(A: Tensor, op: str, square: bool = True) -> np.ndarray:
     if square and A._shape[-1] != A._shape[-2]:
         raise RuntimeError(f"{op}: A must be batches of square matrices, but they are {A._shape[-2]} by "
                            f"{A._shape[-1]} matrices")
-    if A._dtype is dtypes.float16:
-        raise RuntimeError(f"{op}: Low precision dtypes not supported. Got Half")
+    if A._dtype is dtypes.float16 or A._dtype is dtypes.bfloat16:
+        raise RuntimeError(f"{op}: Low precision dtypes not supported. Got {_TORCH_NAMES[A._dtype.name]}")
     if not A._dtype.is_floating_point:
         raise RuntimeError(f"{op}: Expected a floating point or complex tensor as input. Got "
                            f"{_TORCH_NAMES[A._dtype.name]}")

@@ -12,7 +12,7 @@ import numbers
 
 import numpy as np
 
-from ember.core.dispatch import declare
+from ember.core.dispatch import composite, declare
 from ember.core.ops import numba_nn
 from ember.core.ops._util import wrap
 from ember.core.tensor import Tensor, describe
@@ -224,6 +224,7 @@ def _check_float(op: str, x) -> None:
         raise TypeError(f"{op}: expected a floating point input; got {describe(x)}")
 
 
+@composite("batch_norm")
 def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor | None, weight: Tensor | None = None,
                bias: Tensor | None = None, training: bool = False, momentum: float = 0.1, eps: float = 1e-5,
                cudnn_enabled: bool | None = None) -> Tensor:
@@ -265,6 +266,7 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
                          float(eps))[0]
 
 
+@composite("layer_norm")
 def layer_norm(input: Tensor, normalized_shape, weight: Tensor | None = None, bias: Tensor | None = None,
                eps: float = 1e-5, cudnn_enable: bool = True) -> Tensor:
     """Normalize over the trailing `normalized_shape` dims, as `torch.nn.functional.layer_norm`
@@ -289,6 +291,7 @@ def layer_norm(input: Tensor, normalized_shape, weight: Tensor | None = None, bi
     return layer_norm_op(input, shape, weight, bias, float(eps))[0]
 
 
+@composite("group_norm")
 def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None, bias: Tensor | None = None,
                eps: float = 1e-5, cudnn_enabled: bool = True) -> Tensor:
     """Group normalization, as `torch.nn.functional.group_norm`: input `(N, C, *)`, C divisible by num_groups

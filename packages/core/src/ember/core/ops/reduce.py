@@ -46,8 +46,8 @@ _mm = namedtuple("aminmax", ["min", "max"])
 _mm.__module__, _mm.__qualname__ = __name__, "return_types.aminmax"
 return_types.aminmax = _mm
 
-_TORCH_NAMES = {"float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long", "int32": "Int",
-                "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool"}
+_TORCH_NAMES = {"float32": "Float", "float64": "Double", "float16": "Half", "bfloat16": "BFloat16",
+                "int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool"}
 
 
 # --- helpers ------------------------------------------------------------------------------
@@ -66,8 +66,8 @@ def _one_dim(dim, x: Tensor, op: str) -> int:
 
 
 def _accumulate_np(dt: dtypes.dtype):
-    """numpy dtype to accumulate in: float16 sums in float32, as PyTorch's CPU kernels do."""
-    return np.float32 if dt is dtypes.float16 else dt.np
+    """numpy dtype to accumulate in: float16 and bfloat16 sum in float32, as PyTorch's CPU kernels do."""
+    return np.float32 if dt is dtypes.float16 or dt is dtypes.bfloat16 else dt.np
 
 
 def _finish(r, dt: dtypes.dtype, out, op: str) -> Tensor:

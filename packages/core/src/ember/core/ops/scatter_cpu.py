@@ -72,7 +72,7 @@ def rows_add_kernel():
 
 def accumulate_rows(x: Tensor, idx: np.ndarray, v) -> bool:
     """x[idx] += v for an index of dim 0 over dense rows (the embedding backward); False if not that case."""
-    if x._dtype in (dtypes.float16, dtypes.bool) or x.ndim < 2:
+    if x._dtype in (dtypes.float16, dtypes.bfloat16, dtypes.bool) or x.ndim < 2:
         return False
     rest = x._shape[1:]
     expected = 1
@@ -110,11 +110,11 @@ def scatter_apply(target: Tensor, offs: np.ndarray, vals, mode: int) -> None:
     dt = flat.dtype
     if dt == np.bool_:
         mode = {ADD: MAX, MUL: MIN}.get(mode, mode)
-    if dt == np.float16:
+    if dt == np.float16 or dt == dtypes.bfloat16.np:  # Numba has no half arithmetic: accumulate in float32
         uniq, inv = np.unique(offs, return_inverse=True)
         work = flat[uniq].astype(np.float32)
         scatter_kernel()(work, inv.astype(np.int64), vals.astype(np.float32), mode)
-        flat[uniq] = work.astype(np.float16)
+        flat[uniq] = work.astype(dt)
         return
     scatter_kernel()(flat, offs, vals.astype(dt, copy=False), mode)
 

@@ -16,6 +16,7 @@ from ember.core import dtypes
 from ember.core.dispatch import declare
 from ember.core.methods import method
 from ember.core.ops import elementwise as ew
+from ember.core.ops import numba_nn
 from ember.core.ops._util import wrap, write_out
 from ember.core.ops.reduce import _TORCH_NAMES, _one_dim, return_types
 from ember.core.tensor import Tensor
@@ -280,12 +281,14 @@ def _make_cum_extreme(name: str, is_max: bool):
         where it was found (the latest of equal values)."""
         a = np.moveaxis(_as_1d(x._np()), dim, -1)
         rows = np.ascontiguousarray(a.reshape(_rows(a.shape[:-1]), a.shape[-1]))
-        work = rows.view(np.uint8) if rows.dtype == np.bool_ else rows
+        # Numba has no bool or bfloat16 arithmetic: bytes and (exact) float32 stand in
+        work = rows.view(np.uint8) if rows.dtype == np.bool_ else numba_nn.kernel_array(rows)
         vals = np.empty_like(work)
         idx = np.empty(rows.shape, np.int64)
         if rows.size:
             _cum_extreme_rows()(work, vals, idx, is_max)
-        vals = np.moveaxis(vals.view(rows.dtype).reshape(a.shape), -1, dim).reshape(x._shape)
+        vals = vals.view(rows.dtype) if rows.dtype == np.bool_ else vals.astype(rows.dtype, copy=False)
+        vals = np.moveaxis(vals.reshape(a.shape), -1, dim).reshape(x._shape)
         idx = np.moveaxis(idx.reshape(a.shape), -1, dim).reshape(x._shape)
         return _pair(vals, idx, out, name)
 
@@ -563,7 +566,7 @@ def _quantile(input: Tensor, q, dim, keepdim: bool, interpolation: str, ignore_n
     from ember.core.ops.join import stack
     from ember.core.ops.layout import reshape
 
-    if not input._dtype.is_floating_point or input._dtype is dtypes.float16:
+    if not input._dtype.is_floating_point or input._dtype.itemsize == 2:
         raise RuntimeError(f"{op}() input tensor must be either float or double dtype")
     if interpolation not in _INTERPOLATIONS:
         raise RuntimeError(f"{op}() interpolation must be one of linear, lower, higher, midpoint or nearest. "

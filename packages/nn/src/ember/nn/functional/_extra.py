@@ -7,6 +7,7 @@ import numpy as np
 
 from ember import autograd as ea
 from ember.core import Tensor
+from ember.core.dispatch import composite
 from ember.core.ops import conv as _conv
 from ember.core.tensor import describe
 
@@ -69,6 +70,7 @@ def prelu(input: Tensor, weight: Tensor) -> Tensor:
     return ea.prelu(input, weight)
 
 
+@composite("rms_norm")
 def rms_norm(input: Tensor, normalized_shape, weight: Tensor | None = None, eps: float | None = None) -> Tensor:
     """x / sqrt(mean(x^2) + eps) over the trailing `normalized_shape` dims (eps: the dtype's epsilon)."""
     shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)

@@ -8,6 +8,7 @@ import warnings
 
 from ember import autograd as ea
 from ember.core import Tensor
+from ember.core.dispatch import composite
 from ember.core.tensor import describe
 
 __all__ = ["linear", "bilinear", "conv1d", "conv2d", "conv_transpose2d", "max_pool2d", "avg_pool2d",
@@ -15,6 +16,7 @@ __all__ = ["linear", "bilinear", "conv1d", "conv2d", "conv_transpose2d", "max_po
            "embedding_bag", "pad", "interpolate", "one_hot", "flatten"]
 
 
+@composite("linear")
 def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     """input @ weight.T + bias; input (*, in_features), weight (out_features, in_features)."""
     if input.dim() == 0 or input.shape[-1] != weight.shape[-1]:
@@ -24,6 +26,7 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     return out + bias if bias is not None else out
 
 
+@composite("bilinear")
 def bilinear(input1: Tensor, input2: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     """y_k = x1^T W_k x2 + b_k; input1 (*, in1), input2 (*, in2), weight (out, in1, in2)."""
     out_f, in1, in2 = weight.shape

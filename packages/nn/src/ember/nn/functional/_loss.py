@@ -8,6 +8,7 @@ import warnings
 
 from ember import autograd as ea
 from ember.core import Tensor
+from ember.core.dispatch import composite
 from ember.core.tensor import describe
 
 __all__ = ["mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss", "binary_cross_entropy",
@@ -49,6 +50,7 @@ def _warn_broadcast(name: str, input: Tensor, target: Tensor) -> None:
                       "same size.", stacklevel=3)
 
 
+@composite("mse_loss")
 def mse_loss(input: Tensor, target: Tensor, size_average=None, reduce=None, reduction: str = "mean",
              weight: Tensor | None = None) -> Tensor:
     """(input - target)^2, reduced."""
@@ -60,6 +62,7 @@ def mse_loss(input: Tensor, target: Tensor, size_average=None, reduce=None, redu
     return _reduce(loss, reduction)
 
 
+@composite("l1_loss")
 def l1_loss(input: Tensor, target: Tensor, size_average=None, reduce=None, reduction: str = "mean",
             weight: Tensor | None = None) -> Tensor:
     """|input - target|, reduced."""
@@ -71,6 +74,7 @@ def l1_loss(input: Tensor, target: Tensor, size_average=None, reduce=None, reduc
     return _reduce(loss, reduction)
 
 
+@composite("smooth_l1_loss")
 def smooth_l1_loss(input: Tensor, target: Tensor, size_average=None, reduce=None, reduction: str = "mean",
                    beta: float = 1.0) -> Tensor:
     """0.5 d^2 / beta where d = |input - target| < beta, else d - 0.5 beta."""
@@ -84,6 +88,7 @@ def smooth_l1_loss(input: Tensor, target: Tensor, size_average=None, reduce=None
     return _reduce(ea.where(d < beta, 0.5 * d * d / beta, d - 0.5 * beta), reduction)
 
 
+@composite("huber_loss")
 def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean", delta: float = 1.0,
                weight: Tensor | None = None) -> Tensor:
     """0.5 d^2 where d = |input - target| < delta, else delta (d - 0.5 delta)."""
@@ -95,6 +100,7 @@ def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean", delta: fl
     return _reduce(loss, reduction)
 
 
+@composite("binary_cross_entropy")
 def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, size_average=None,
                          reduce=None, reduction: str = "mean") -> Tensor:
     """-(t log x + (1 - t) log(1 - x)), each log clamped at -100 as PyTorch does; the gradient is
@@ -108,6 +114,7 @@ def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = 
     return ea.binary_cross_entropy(input, target, weight, reduction)
 
 
+@composite("binary_cross_entropy_with_logits")
 def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight: Tensor | None = None,
                                      size_average=None, reduce=None, reduction: str = "mean",
                                      pos_weight: Tensor | None = None) -> Tensor:
@@ -124,12 +131,14 @@ def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight: Tens
     return _reduce(loss, reduction)
 
 
+@composite("nll_loss")
 def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, size_average=None,
              ignore_index: int = -100, reduce=None, reduction: str = "mean") -> Tensor:
     """-input[n, target[n]] (times weight[target[n]]), skipping `ignore_index`; input (N, C, d...)."""
     return ea.nll_loss(input, target, weight, size_average, ignore_index, reduce, reduction)
 
 
+@composite("cross_entropy")
 def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, size_average=None,
                   ignore_index: int = -100, reduce=None, reduction: str = "mean",
                   label_smoothing: float = 0.0) -> Tensor:
@@ -138,6 +147,7 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, s
     return ea.cross_entropy(input, target, weight, size_average, ignore_index, reduce, reduction, label_smoothing)
 
 
+@composite("kl_div")
 def kl_div(input: Tensor, target: Tensor, size_average=None, reduce=None, reduction: str = "mean",
            log_target: bool = False) -> Tensor:
     """target * (log target - input) with `input` log-probabilities; `reduction="batchmean"` divides
@@ -163,6 +173,7 @@ def _clamp_value(norm: Tensor, eps: float) -> Tensor:
     return norm + (ea.clamp(norm, min=eps) - norm).detach()
 
 
+@composite("cosine_similarity")
 def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -> Tensor:
     """sum(x1 / max(||x1||, eps) * x2 / max(||x2||, eps)) along `dim` (inputs broadcast); the
     norms' gradient is 0 at a zero vector (vector_norm's rule), so zero vectors stay finite."""
@@ -178,6 +189,7 @@ def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12, o
     return result if out is None else out.copy_(result)
 
 
+@composite("cosine_embedding_loss")
 def cosine_embedding_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: float = 0, size_average=None,
                           reduce=None, reduction: str = "mean") -> Tensor:
     """1 - cos(x1, x2) where target is 1, max(0, cos(x1, x2) - margin) where it is -1."""
@@ -197,6 +209,7 @@ def cosine_embedding_loss(input1: Tensor, input2: Tensor, target: Tensor, margin
     return _reduce(pos + neg, reduction)
 
 
+@composite("margin_ranking_loss")
 def margin_ranking_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: float = 0, size_average=None,
                         reduce=None, reduction: str = "mean") -> Tensor:
     """max(0, -target * (x1 - x2) + margin)."""
@@ -204,6 +217,7 @@ def margin_ranking_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: 
     return _reduce(ea.clamp(-target * (input1 - input2) + margin, min=0), reduction)
 
 
+@composite("soft_margin_loss")
 def soft_margin_loss(input: Tensor, target: Tensor, size_average=None, reduce=None, reduction: str = "mean") -> Tensor:
     """log(1 + exp(-target * input))."""
     reduction = _legacy_reduction(size_average, reduce, reduction)
@@ -231,6 +245,7 @@ def gaussian_nll_loss(input: Tensor, target: Tensor, var: Tensor | float, full: 
     return _reduce(loss, reduction)
 
 
+@composite("poisson_nll_loss")
 def poisson_nll_loss(input: Tensor, target: Tensor, log_input: bool = True, full: bool = False, size_average=None,
                      eps: float = 1e-8, reduce=None, reduction: str = "mean") -> Tensor:
     """exp(input) - target * input (log_input), else input - target * log(input + eps); `full` adds
@@ -244,6 +259,7 @@ def poisson_nll_loss(input: Tensor, target: Tensor, log_input: bool = True, full
     return _reduce(loss, reduction)
 
 
+@composite("hinge_embedding_loss")
 def hinge_embedding_loss(input: Tensor, target: Tensor, margin: float = 1.0, size_average=None, reduce=None,
                          reduction: str = "mean") -> Tensor:
     """input where target is 1, max(0, margin - input) where it is -1."""
@@ -253,6 +269,7 @@ def hinge_embedding_loss(input: Tensor, target: Tensor, margin: float = 1.0, siz
     return _reduce(loss, reduction)
 
 
+@composite("multi_margin_loss")
 def multi_margin_loss(input: Tensor, target: Tensor, p: int = 1, margin: float = 1.0, weight: Tensor | None = None,
                       size_average=None, reduce=None, reduction: str = "mean") -> Tensor:
     """sum over i != y of max(0, margin - x[y] + x[i])^p / C (times weight[y]); input (N, C) or (C,)."""
@@ -283,6 +300,7 @@ def multi_margin_loss(input: Tensor, target: Tensor, p: int = 1, margin: float =
     return _reduce(loss, reduction)
 
 
+@composite("triplet_margin_loss")
 def triplet_margin_loss(anchor: Tensor, positive: Tensor, negative: Tensor, margin: float = 1.0, p: float = 2,
                         eps: float = 1e-6, swap: bool = False, size_average=None, reduce=None,
                         reduction: str = "mean") -> Tensor:
@@ -299,6 +317,7 @@ def triplet_margin_loss(anchor: Tensor, positive: Tensor, negative: Tensor, marg
     return _reduce(ea.clamp(margin + d_pos - d_neg, min=0), reduction)
 
 
+@composite("multilabel_soft_margin_loss")
 def multilabel_soft_margin_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, size_average=None,
                                 reduce=None, reduction: str = "mean") -> Tensor:
     """Per-class binary cross entropy of logits, averaged over the classes (dim 1)."""

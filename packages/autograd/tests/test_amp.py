@@ -1,0 +1,378 @@
+"""autocast (dtypes per PyTorch's op lists, nesting, decorator, casts recorded by autograd, the
+hooks installed only inside regions) and GradScaler (scale, unscale_, skip on inf, update,
+state_dict, the disabled pass-through), against float64 references and PyTorch."""
+
+import warnings
+
+import numpy as np
+import pytest
+
+import ember.autograd as E
+import ember.nn.functional as F
+from ember.core import dispatch
+
+
+def _inputs(requires_grad=False):
+    rng = np.random.default_rng(0)
+    x, w, b = (rng.standard_normal(s).astype(np.float32) for s in ((4, 8), (5, 8), (5,)))
+    return x, w, b, [E.tensor(v, requires_grad=requires_grad) for v in (x, w, b)]
+
+
+def test_op_lists_set_output_dtypes_on_cpu():
+    _, _, _, (x, w, b) = _inputs()
+    img, k = E.ones(1, 2, 5, 5), E.ones(3, 2, 3, 3)
+    with E.autocast("cpu"):
+        assert (x @ w.t()).dtype is E.bfloat16                      # lower: mm
+        assert F.linear(x, w, b).dtype is E.bfloat16                # lower, bias cast with it
+        assert E.addmm(b, x, w.t()).dtype is E.bfloat16
+        assert F.conv2d(img, k).dtype is E.bfloat16
+        y = F.linear(x, w, b)
+        assert F.mse_loss(y, E.zeros(4, 5)).dtype is E.float32      # fp32: losses
+        assert F.cross_entropy(y, E.tensor([0, 1, 2, 3])).dtype is E.float32
+        assert F.layer_norm(y, (5,)).dtype is E.bfloat16            # norms: float32 inside, input's dtype out
+        assert y.softmax(1).dtype is E.bfloat16                     # not listed on the CPU: as given
+        assert E.cat([y, x[:, :5]]).dtype is E.float32              # promote: the widest
+        assert (y + 1).dtype is E.bfloat16                          # unlisted: ordinary promotion
+        assert (x.double() @ w.double().t()).dtype is E.float64     # float64 is never cast
+
+
+def test_cpu_norms_compute_in_float32_and_keep_running_stats():
+    x = E.tensor(np.linspace(-2, 3, 24, dtype=np.float32).reshape(4, 6), requires_grad=True)
+    mean, var = E.zeros(6), E.ones(6)
+    w = E.ones(6, requires_grad=True)
+    with E.autocast("cpu"):
+        h = x @ E.eye(6)                                            # bfloat16
+        y = F.batch_norm(h, mean, var, w, training=True, momentum=1.0)
+        ln = F.layer_norm(h, (6,), w)
+    assert y.dtype is E.bfloat16 and ln.dtype is E.bfloat16 and mean.dtype is E.float32
+    hv = x.detach().bfloat16().float().numpy().astype(np.float64)
+    np.testing.assert_allclose(mean.numpy(), hv.mean(0), rtol=1e-6)   # the float32 buffer, updated in place
+    ref = (hv - hv.mean(0)) / np.sqrt(hv.var(0) + 1e-5)
+    np.testing.assert_allclose(y.detach().float().numpy(), ref, rtol=2 ** -8, atol=1e-6)
+    (y.float().sum() + ln.float().pow(2).sum()).backward()
+    assert x.grad.dtype is E.float32 and w.grad.dtype is E.float32
+
+
+def test_values_are_the_float32_computation_rounded():
+    x, w, b, (ex, ew, eb) = _inputs()
+    with E.autocast("cpu"):
+        y = F.linear(ex, ew, eb)
+    ref = x.astype(np.float64) @ w.T + b
+    # inputs rounded to bfloat16 (8 bits), float32 accumulation, the result rounded once more
+    np.testing.assert_allclose(y.float().numpy(), ref, rtol=2 ** -6, atol=0.05)
+
+
+def test_gradients_flow_back_in_the_parameters_dtype():
+    x, w, b, (ex, ew, eb) = _inputs(requires_grad=True)
+    with E.autocast("cpu"):
+        loss = F.linear(ex, ew, eb).float().sum()
+    loss.backward()
+    assert ew.grad.dtype is E.float32 and eb.grad.dtype is E.float32 and ex.grad.dtype is E.float32
+    # d sum(x w^T + b) / dw = column sums of x (in bfloat16: x rounded)
+    np.testing.assert_allclose(ew.grad.numpy(), np.tile(x.sum(0), (5, 1)), rtol=2 ** -6, atol=0.05)
+    np.testing.assert_array_equal(eb.grad.numpy(), np.full(5, 4.0, np.float32))
+
+
+def test_parameter_cast_is_cached_within_a_region():
+    _, _, _, (x, w, b) = _inputs(requires_grad=True)
+    cache = E.amp._tls.cache
+    with E.autocast("cpu"):
+        F.linear(x, w, b)
+        F.linear(x.detach(), w, b)
+        # one cast each of the leaves x, w and b; the detached x is no leaf requiring grad
+        assert sorted(id(k) for k, _ in cache.values()) == sorted(map(id, (x, w, b)))
+        assert all(v.dtype is E.bfloat16 for _, v in cache.values())
+    assert not cache
+
+
+def test_nesting_disabled_and_decorator():
+    x = E.ones(2, 2)
+
+    @E.autocast("cpu")
+    def f():
+        with E.autocast("cpu", enabled=False):
+            inner = (x @ x).dtype, E.is_autocast_enabled("cpu")
+        with E.autocast("cpu", dtype=E.float16):
+            half = (x @ x).dtype
+        return (x @ x).dtype, inner, half, E.get_autocast_dtype("cpu")
+
+    assert f() == (E.bfloat16, (E.float32, False), E.float16, E.bfloat16)
+    assert not E.is_autocast_enabled("cpu") and (x @ x).dtype is E.float32
+
+
+def test_hooks_installed_only_inside_regions():
+    before = list(dispatch._hooks)
+    with E.autocast("cpu"):
+        assert len(dispatch._hooks) == len(before) + 1 and dispatch._composite_hook is not None
+        with E.autocast("cpu", enabled=False):
+            assert len(dispatch._hooks) == len(before)
+    assert dispatch._hooks == before and dispatch._composite_hook is None
+
+
+def test_region_state_is_restored_after_an_exception():
+    with pytest.raises(ValueError), E.autocast("cpu"):
+        raise ValueError("boom")
+    assert not E.is_autocast_enabled("cpu") and dispatch._composite_hook is None
+
+
+def test_bad_arguments():
+    with pytest.raises(ValueError, match="Expected `device_type` of type `str`"):
+        E.autocast(0)
+    with pytest.raises(RuntimeError, match="unsupported autocast device_type 'tpu'"):
+        E.autocast("tpu")
+    with pytest.warns(UserWarning, match="target dtype is not supported"):
+        ac = E.autocast("cpu", dtype=E.float64)
+    with ac:
+        assert not E.is_autocast_enabled("cpu")
+
+
+def test_deprecated_spellings_warn_and_work():
+    with pytest.warns(FutureWarning, match=r"torch.amp.autocast\('cpu', args...\)"):
+        ac = E.amp.cpu_autocast()
+    with ac:
+        assert (E.ones(2, 2) @ E.ones(2, 2)).dtype is E.bfloat16
+
+
+@pytest.mark.torch
+def test_matches_pytorch_cpu_autocast():
+    torch = pytest.importorskip("torch")
+    tf = torch.nn.functional
+    x, w, b, (ex, ew, eb) = _inputs(requires_grad=True)
+    tx, tw, tb = (torch.tensor(v, requires_grad=True) for v in (x, w, b))
+    target = np.linspace(-1, 1, 20, dtype=np.float32).reshape(4, 5)
+    with E.autocast("cpu"):
+        ey = F.linear(ex, ew, eb)
+        el = F.mse_loss(ey, E.tensor(target))
+    with torch.autocast("cpu"):
+        ty = tf.linear(tx, tw, tb)
+        tl = tf.mse_loss(ty, torch.tensor(target))
+    assert (ey.dtype.name, el.dtype.name) == (str(ty.dtype)[6:], str(tl.dtype)[6:])
+    np.testing.assert_allclose(ey.float().detach().numpy(), ty.float().detach().numpy(), rtol=2 ** -7, atol=0.02)
+    np.testing.assert_allclose(el.item(), tl.item(), rtol=2 ** -7)
+    el.backward()
+    tl.backward()
+    for e, t in ((ew, tw), (eb, tb), (ex, tx)):
+        assert e.grad.dtype is E.float32 and t.grad.dtype is torch.float32
+        np.testing.assert_allclose(e.grad.numpy(), t.grad.numpy(), rtol=2 ** -6, atol=0.02)
+
+
+# --- GradScaler -----------------------------------------------------------------------------
+class _SGD:
+    """The smallest optimizer GradScaler drives: param_groups and step()."""
+
+    def __init__(self, params, lr=0.1):
+        self.param_groups = [{"params": list(params)}]
+        self.lr, self.steps = lr, 0
+
+    def step(self):
+        self.steps += 1
+        with E.no_grad():
+            for p in self.param_groups[0]["params"]:
+                p.sub_(self.lr * p.grad)
+
+
+def _scaler_run(make, grads_of):
+    """Scale history and applied steps over 6 iterations, an inf injected in the 3rd."""
+    scaler, w, opt = make()
+    history = []
+    for i in range(6):
+        w.grad = None
+        loss = scaler.scale((w * w).sum())
+        loss.backward()
+        if i == 2:
+            grads_of(w)
+        scaler.step(opt)
+        scaler.update()
+        history.append((scaler.get_scale(), scaler._get_growth_tracker(), float(w.detach().sum())))
+    return history
+
+
+def _ember_scaler():
+    w = E.tensor([1.0, -2.0], requires_grad=True)
+    return E.amp.GradScaler("cpu", init_scale=4.0, growth_interval=2), w, _SGD([w])
+
+
+def test_grad_scaler_skips_inf_steps_and_adapts_the_scale():
+    def inject(w):
+        w.grad[0] = float("inf")
+    history = _scaler_run(_ember_scaler, inject)
+    scales = [h[0] for h in history]
+    # grows after 2 good steps, halves on the inf (step skipped, tracker reset), grows again after 2 more
+    assert scales == [4.0, 8.0, 4.0, 4.0, 8.0, 8.0]
+    assert [h[1] for h in history] == [1, 0, 0, 1, 0, 1]
+    assert history[2][2] == history[1][2]  # the weights did not move on the skipped step
+    # the unscaled gradient is 2w: w <- w - 0.1 * 2w = 0.8 w per applied step (5 of them)
+    np.testing.assert_allclose(history[-1][2], -1.0 * 0.8 ** 5, rtol=1e-6)
+
+
+def test_grad_scaler_unscale_and_errors():
+    scaler, w, opt = _ember_scaler()
+    scaler.scale((w * w).sum()).backward()
+    np.testing.assert_array_equal(w.grad.numpy(), [8.0, -16.0])
+    scaler.unscale_(opt)
+    np.testing.assert_array_equal(w.grad.numpy(), [2.0, -4.0])
+    with pytest.raises(RuntimeError, match="unscale_\\(\\) has already been called"):
+        scaler.unscale_(opt)
+    scaler.step(opt)
+    with pytest.raises(RuntimeError, match="step\\(\\) has already been called"):
+        scaler.step(opt)
+    with pytest.raises(RuntimeError, match="Closure use is not currently supported"):
+        scaler.step(opt, closure=lambda: 0)
+
+
+def test_grad_scaler_state_dict_round_trip():
+    scaler, w, opt = _ember_scaler()
+    scaler.scale((w * w).sum()).backward()
+    scaler.step(opt)
+    scaler.update()
+    sd = scaler.state_dict()
+    assert sd == {"scale": 4.0, "growth_factor": 2.0, "backoff_factor": 0.5, "growth_interval": 2,
+                  "_growth_tracker": 1}
+    other = E.amp.GradScaler("cpu")
+    other.load_state_dict(sd)
+    assert other.get_scale() == 4.0 and other._get_growth_tracker() == 1
+    with pytest.raises(RuntimeError, match="source state dict is empty"):
+        other.load_state_dict({})
+
+
+def test_grad_scaler_without_cuda_disables_itself_and_passes_through(monkeypatch):
+    from ember.autograd import grad_scaler
+
+    monkeypatch.setattr(grad_scaler, "_cuda_available", lambda: False)
+    with pytest.warns(UserWarning, match="CUDA is not available.  Disabling."):
+        scaler = E.amp.GradScaler()
+    w = E.tensor([1.0], requires_grad=True)
+    opt = _SGD([w])
+    loss = (w * w).sum()
+    assert scaler.scale(loss) is loss and scaler.get_scale() == 1.0 and scaler.state_dict() == {}
+    loss.backward()
+    scaler.step(opt)
+    scaler.update()
+    assert opt.steps == 1
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert not grad_scaler.CudaGradScaler().is_enabled()
+
+
+@pytest.mark.torch
+def test_grad_scaler_sequence_matches_pytorch():
+    torch = pytest.importorskip("torch")
+
+    def torch_scaler():
+        w = torch.tensor([1.0, -2.0], requires_grad=True)
+        return torch.amp.GradScaler("cpu", init_scale=4.0, growth_interval=2), w, torch.optim.SGD([w], lr=0.1)
+
+    def inject_torch(w):
+        with torch.no_grad():
+            w.grad[0] = float("inf")
+
+    def inject(w):
+        w.grad[0] = float("inf")
+
+    ours, theirs = _scaler_run(_ember_scaler, inject), _scaler_run(torch_scaler, inject_torch)
+    assert [h[:2] for h in ours] == [h[:2] for h in theirs]
+    np.testing.assert_allclose([h[2] for h in ours], [h[2] for h in theirs], rtol=1e-6)
+
+
+def test_checkpoint_recomputes_in_the_forwards_autocast_state():
+    from ember.autograd.checkpoint import checkpoint
+
+    _, _, _, (x, w, b) = _inputs(requires_grad=True)
+
+    def segment(x):
+        return F.linear(x, w, b).relu()
+
+    with E.autocast("cpu"):
+        y = checkpoint(segment, x, use_reentrant=False)
+        ref = segment(x)
+    assert y.dtype is E.bfloat16
+    y.float().sum().backward()
+    gw, gx = w.grad.clone(), x.grad.clone()
+    w.grad = x.grad = b.grad = None
+    ref.float().sum().backward()
+    np.testing.assert_array_equal(gw.numpy(), w.grad.numpy())
+    np.testing.assert_array_equal(gx.numpy(), x.grad.numpy())
+
+
+def test_older_spellings_of_the_state_queries():
+    assert not E.is_autocast_cpu_enabled() and E.get_autocast_cpu_dtype() is E.bfloat16
+    assert E.get_autocast_gpu_dtype() is E.float16
+    with E.autocast("cpu", dtype=E.float16):
+        assert E.is_autocast_cpu_enabled() and E.get_autocast_cpu_dtype() is E.float16
+    E.set_autocast_enabled("cpu", True)
+    try:
+        assert (E.ones(2, 2) @ E.ones(2, 2)).dtype is E.bfloat16
+    finally:
+        E.set_autocast_enabled("cpu", False)
+    assert dispatch._composite_hook is None
+
+
+def test_grad_scaler_refuses_float16_gradients():
+    w = E.ones(2, dtype=E.float16, requires_grad=True)
+    scaler = E.amp.GradScaler("cpu", init_scale=4.0)
+    scaler.scale((w * w).sum()).backward()
+    with pytest.raises(ValueError, match="Attempting to unscale FP16 gradients."):
+        scaler.unscale_(_SGD([w]))
+
+
+def test_grad_scaler_update_with_new_scale_and_pickling():
+    import pickle
+
+    scaler, w, opt = _ember_scaler()
+    scaler.scale((w * w).sum()).backward()
+    scaler.step(opt)
+    scaler.update(new_scale=32.0)
+    assert scaler.get_scale() == 32.0
+    with pytest.raises(ValueError, match="new_scale should be a float"):
+        scaler.update(new_scale=E.ones(2))
+    again = pickle.loads(pickle.dumps(scaler))
+    assert again.get_scale() == 32.0 and again._scale is None
+
+
+def test_custom_fwd_casts_inputs_and_turns_autocast_off():
+    seen = []
+
+    class Square(E.autograd.Function):
+        @staticmethod
+        @E.amp.custom_fwd(device_type="cpu", cast_inputs=E.float32)
+        def forward(ctx, x):
+            seen.append((x.dtype, E.is_autocast_enabled("cpu"), (x @ x.t()).dtype))
+            ctx.save_for_backward(x)
+            return x * x
+
+        @staticmethod
+        @E.amp.custom_bwd(device_type="cpu")
+        def backward(ctx, g):
+            (x,) = ctx.saved_tensors
+            return 2 * x * g
+
+    x = E.ones(2, 2, dtype=E.bfloat16, requires_grad=True)
+    with E.autocast("cpu"):
+        y = Square.apply(x)
+    assert seen == [(E.float32, False, E.float32)] and y.dtype is E.float32
+    y.sum().backward()
+    assert x.grad.dtype is E.bfloat16 and x.grad.float().tolist() == [[2.0, 2.0], [2.0, 2.0]]
+
+
+@pytest.mark.torch
+def test_conv_norm_chain_matches_pytorch_dtypes_and_values():
+    torch = pytest.importorskip("torch")
+    tf = torch.nn.functional
+    rng = np.random.default_rng(3)
+    x, k = rng.standard_normal((2, 3, 5, 5)).astype(np.float32), rng.standard_normal((4, 3, 3, 3)).astype(np.float32)
+
+    def chain(m, f, x, k, mean, var):
+        h = f.conv2d(x, k, padding=1)
+        b = f.batch_norm(h, mean, var, training=True)
+        g = f.group_norm(b, 2)
+        return h, b, f.layer_norm(g, (5,)), f.softmax(g, 1)
+
+    stats = [(E.zeros(4), E.ones(4)), (torch.zeros(4), torch.ones(4))]
+    with E.autocast("cpu"):
+        ours = chain(E, F, E.tensor(x), E.tensor(k), *stats[0])
+    with torch.autocast("cpu"):
+        theirs = chain(torch, tf, torch.tensor(x), torch.tensor(k), *stats[1])
+    for e, t in zip(ours, theirs, strict=True):
+        assert str(e.dtype)[6:] == str(t.dtype)[6:]
+        np.testing.assert_allclose(e.float().numpy(), t.float().numpy(), rtol=2 ** -6, atol=0.03)
+    np.testing.assert_allclose(stats[0][0].numpy(), stats[1][0].numpy(), rtol=1e-3, atol=1e-4)

@@ -1,0 +1,122 @@
+"""bfloat16 (through ml_dtypes): promotion, creation, printing, ops that compute in float32 and
+round once on store, matmul/conv accumulating in float32; values against float32 references
+rounded to bfloat16, and against PyTorch's bfloat16 results where it is installed."""
+
+import ml_dtypes
+import numpy as np
+import pytest
+
+import ember.core as E
+
+BF = np.dtype(ml_dtypes.bfloat16)
+
+
+def bf(a) -> np.ndarray:
+    """float32 values rounded to bfloat16 (round to nearest even), as float32."""
+    return np.asarray(a, np.float32).astype(BF).astype(np.float32)
+
+
+def test_dtype_properties():
+    d = E.bfloat16
+    assert repr(d) == "ember.bfloat16" and d.itemsize == 2 and d.is_floating_point and d.is_signed
+    assert E.ones(2).bfloat16().dtype is d and E.ones(2).to(d).is_floating_point()
+    assert E.dtypes.as_dtype("bfloat16") is d and E.dtypes.as_dtype(BF) is d
+
+
+@pytest.mark.parametrize("other, expected", [
+    (E.float16, E.float32), (E.float32, E.float32), (E.float64, E.float64), (E.int64, E.bfloat16),
+    (E.uint8, E.bfloat16), (E.bool, E.bfloat16), (E.bfloat16, E.bfloat16),
+])
+def test_promotion_follows_pytorch(other, expected):
+    assert E.promote_types(E.bfloat16, other) is expected
+    assert E.promote_types(other, E.bfloat16) is expected
+    assert (E.ones(2, dtype=E.bfloat16) + E.ones(2, dtype=other)).dtype is expected
+
+
+def test_python_scalars_keep_bfloat16():
+    x = E.ones(3, dtype=E.bfloat16)
+    assert (x * 2.5).dtype is E.bfloat16 and (x + 1).dtype is E.bfloat16
+    assert (E.ones(3, dtype=E.int64) + E.ones((), dtype=E.bfloat16)).dtype is E.bfloat16
+
+
+def test_creation_and_rounding():
+    z = E.zeros(2, 3, dtype=E.bfloat16)
+    assert z.dtype is E.bfloat16 and z.shape == (2, 3) and not z.float().numpy().any()
+    t = E.tensor([1.1, 3.14159, 1e-3], dtype=E.bfloat16)
+    np.testing.assert_array_equal(t.float().numpy(), bf([1.1, 3.14159, 1e-3]))
+    assert E.randn(4, 5, dtype=E.bfloat16).dtype is E.bfloat16
+    assert E.full((2,), 1.7, dtype=E.bfloat16).float().numpy()[0] == bf(1.7)
+
+
+def test_printing_matches_pytorch_format():
+    t = E.tensor([[0.126, -0.1318], [1.3047, 2.0]]).bfloat16()
+    assert repr(t) == ("tensor([[ 0.1260, -0.1318],\n        [ 1.3047,  2.0000]], dtype=ember.bfloat16)")
+
+
+def test_type_names():
+    x = E.ones(1, dtype=E.bfloat16)
+    assert x.type() == "ember.BFloat16Tensor"
+    assert E.ones(1).type("ember.BFloat16Tensor").dtype is E.bfloat16
+
+
+def test_sum_accumulates_in_float32():
+    # 4096 ones: a bfloat16 accumulator stalls at 256 (256 + 1 rounds back to 256)
+    x = E.ones(4096, dtype=E.bfloat16)
+    assert x.sum().dtype is E.bfloat16 and x.sum().item() == 4096.0
+    assert x.mean().item() == 1.0
+
+
+def test_elementwise_rounds_float32_result():
+    a = np.linspace(-3, 3, 50, dtype=np.float32)
+    x = E.from_numpy(a).bfloat16()
+    np.testing.assert_array_equal(x.exp().float().numpy(), bf(np.exp(bf(a))))
+    np.testing.assert_array_equal((x * x).float().numpy(), bf(bf(a) * bf(a)))
+    assert x.isnan().dtype is E.bool and not x.isnan().any().item()
+
+
+def test_matmul_accumulates_in_float32():
+    rng = np.random.default_rng(0)
+    a, b = bf(rng.standard_normal((8, 64))), bf(rng.standard_normal((64, 5)))
+    r = E.from_numpy(a).bfloat16() @ E.from_numpy(b).bfloat16()
+    assert r.dtype is E.bfloat16
+    np.testing.assert_array_equal(r.float().numpy(), bf(a.astype(np.float64) @ b.astype(np.float64)))
+
+
+def test_matmul_dtype_mismatch_names_bfloat16():
+    with pytest.raises(RuntimeError, match="c10::BFloat16"):
+        E.mm(E.ones(2, 2, dtype=E.bfloat16), E.ones(2, 2))
+
+
+def test_conv2d_in_bfloat16():
+    rng = np.random.default_rng(1)
+    x, w = bf(rng.standard_normal((1, 2, 5, 5))), bf(rng.standard_normal((3, 2, 3, 3)))
+    r = E.conv2d(E.from_numpy(x).bfloat16(), E.from_numpy(w).bfloat16())
+    ref = E.conv2d(E.from_numpy(x).double(), E.from_numpy(w).double()).numpy()
+    assert r.dtype is E.bfloat16
+    np.testing.assert_allclose(r.float().numpy(), ref, rtol=2 ** -8, atol=1e-6)
+
+
+@pytest.mark.torch
+def test_ops_match_pytorch_bfloat16():
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(2)
+    a, b = rng.standard_normal((4, 6)).astype(np.float32), rng.standard_normal((6, 3)).astype(np.float32)
+    cases = {
+        "mm": lambda m, x, y: x @ y, "sum": lambda m, x, y: x.sum(1), "softmax": lambda m, x, y: x.softmax(1),
+        "var": lambda m, x, y: x.var(0), "tanh": lambda m, x, y: x.tanh(), "div": lambda m, x, y: x / 3,
+        "cumsum": lambda m, x, y: x.cumsum(1), "logsumexp": lambda m, x, y: x.logsumexp(1),
+    }
+    for name, f in cases.items():
+        e = f(E, E.from_numpy(a).bfloat16(), E.from_numpy(b).bfloat16())
+        t = f(torch, torch.from_numpy(a).bfloat16(), torch.from_numpy(b).bfloat16())
+        assert e.dtype is E.bfloat16 and t.dtype is torch.bfloat16, name
+        np.testing.assert_allclose(e.float().numpy(), t.float().numpy(), rtol=2 ** -7, atol=1e-2, err_msg=name)
+
+
+def test_numba_kernels_take_bfloat16_through_float32():
+    x = E.tensor([1.0, 3.0, 2.0, 5.0, 4.0]).bfloat16()
+    values, indices = x.cummax(0)
+    assert values.dtype is E.bfloat16 and values.float().tolist() == [1.0, 3.0, 3.0, 5.0, 5.0]
+    assert indices.tolist() == [0, 1, 1, 3, 3]
+    pooled = E.max_pool2d(E.arange(16.0).view(1, 1, 4, 4).bfloat16(), 2)
+    assert pooled.dtype is E.bfloat16 and pooled.float().flatten().tolist() == [5.0, 7.0, 13.0, 15.0]
