@@ -19,7 +19,8 @@ from ember.core.creation import (
 from ember.core.printing import set_printoptions
 from ember.core.settings import *  # noqa: F403
 from ember.core.legacy import (
-    BoolTensor, ByteTensor, CharTensor, DoubleTensor, FloatTensor, HalfTensor, IntTensor, LongTensor, ShortTensor,
+    BFloat16Tensor, BoolTensor, ByteTensor, CharTensor, DoubleTensor, FloatTensor, HalfTensor, IntTensor, LongTensor,
+    ShortTensor,
 )
 from ember.core.ops.elementwise import *  # noqa: F403
 from ember.core.ops.arith import *  # noqa: F403

@@ -17,7 +17,7 @@ from ember.core import dtypes
 from ember.core.tensor import Size, Tensor, describe
 
 __all__ = ["tensortype", "FloatTensor", "DoubleTensor", "HalfTensor", "LongTensor", "IntTensor", "ShortTensor",
-           "CharTensor", "ByteTensor", "BoolTensor", "CUDA_TYPES"]
+           "CharTensor", "ByteTensor", "BoolTensor", "BFloat16Tensor", "CUDA_TYPES"]
 
 
 class tensortype(type):
@@ -62,7 +62,8 @@ def _make(name: str, dt: dtypes.dtype, cuda: bool) -> tensortype:
                                  "__module__": "torch.cuda" if cuda else "torch", "__qualname__": name})
 
 
-_NAMES = {"Float": dtypes.float32, "Double": dtypes.float64, "Half": dtypes.float16, "Long": dtypes.int64,
+_NAMES = {"Float": dtypes.float32, "Double": dtypes.float64, "Half": dtypes.float16, "BFloat16": dtypes.bfloat16,
+          "Long": dtypes.int64,
           "Int": dtypes.int32, "Short": dtypes.int16, "Char": dtypes.int8, "Byte": dtypes.uint8,
           "Bool": dtypes.bool}
 
@@ -78,3 +79,4 @@ ShortTensor = _CPU_TYPES["ShortTensor"]
 CharTensor = _CPU_TYPES["CharTensor"]
 ByteTensor = _CPU_TYPES["ByteTensor"]
 BoolTensor = _CPU_TYPES["BoolTensor"]
+BFloat16Tensor = _CPU_TYPES["BFloat16Tensor"]

@@ -31,7 +31,12 @@ class finfo:
         if not dt.is_floating_point:
             raise TypeError(f"torch.finfo() requires a floating point input type. Use torch.iinfo to handle "
                             f"'torch.finfo'; got {dt!r}")
-        info = np.finfo(dt.np)
+        if dt is dtypes.bfloat16:  # numpy's finfo does not know ml_dtypes' bfloat16; ml_dtypes' own does
+            import ml_dtypes
+
+            info = ml_dtypes.finfo(dt.np)
+        else:
+            info = np.finfo(dt.np)
         self.bits = int(info.bits)
         self.eps = float(info.eps)
         self.max = float(info.max)

@@ -28,6 +28,7 @@ import ember.torch.utils as utils  # noqa: E402   above bound some of these name
 import ember.torch.backends as backends  # noqa: E402   and `from` would return those instead
 import ember.torch.cuda as cuda  # noqa: E402
 import ember.torch.amp as amp  # noqa: E402
+import ember.torch.cpu as cpu  # noqa: E402
 import ember.torch.multiprocessing as multiprocessing  # noqa: E402
 import ember.torch.serialization as serialization  # noqa: E402
 import ember.torch.linalg as linalg  # noqa: E402
