@@ -282,6 +282,9 @@ EDGES = [
          differs="amax's gradient goes to the NaN, as max()'s does; PyTorch's amax gives NaN everywhere (0/0)"),
     Edge("maximum_minimum_with_nan", lambda L: (L.t.stack([L.t.maximum(x := L.x([1., NAN]), y := L.x([NAN, 0.])),
                                                            L.t.minimum(x, y)]), [x, y]), [[NAN, NAN], [NAN, NAN]], ([0.5838531635, -0.4496901907], [0.5838531635, -0.4496901907],)),
+    Edge("activations_of_nan", lambda L: (L.t.stack([
+        L.F.elu(x := L.x([NAN, 1., -1.])), L.F.hardtanh(x), L.F.relu6(x), L.F.hardshrink(x), L.F.softshrink(x),
+        L.F.threshold(x, 0., -2.), L.t.sign(x), L.t.abs(x)]), [x]), [[NAN, 1.0, -0.6321205588], [NAN, 1.0, -1.0], [NAN, 1.0, 0.0], [NAN, 1.0, -1.0], [NAN, 0.5, -0.5], [NAN, 1.0, -2.0], [0.0, 1.0, -1.0], [NAN, 1.0, 1.0]], ([0.143213574, -0.5950404941, 0.5209040709],)),
     Edge("relu_of_nan", lambda L: (L.F.relu(x := L.x([NAN, 2., -1.])), [x]), [NAN, 2.0, 0.0], ([1.0, 0.5403023059, 0.0],)),
     Edge("max_kthvalue_of_1d_are_0_dim", lambda L: (L.t.stack([(x := L.x([2., 1., 2., 1.])).max(0).values,
                                                                x.kthvalue(2).values, x.median(0).values]), [x]), [2.0, 1.0, 1.0], ([1.0, 0.0, 0.0, 0.1241554693],)),
