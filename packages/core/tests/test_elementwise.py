@@ -21,8 +21,9 @@ special = pytest.importorskip("scipy.special")
 
 # float64 references, written independently of the kernels' numpy calls
 UNARY_REF = {
-    "neg": np.negative, "abs": np.abs, "sign": np.sign, "square": lambda x: x * x, "floor": np.floor,
-    "ceil": np.ceil, "trunc": np.trunc, "round": np.round, "frac": lambda x: x - np.trunc(x),
+    "neg": np.negative, "abs": np.abs, "sign": lambda x: np.where(np.isnan(x), 0, np.sign(x)),  # sign(nan) = 0
+    "square": lambda x: x * x, "floor": np.floor, "ceil": np.ceil, "trunc": np.trunc, "round": np.round,
+    "frac": lambda x: x - np.trunc(x),
     "relu": lambda x: np.maximum(x, 0),
     "exp": np.exp, "exp2": lambda x: 2.0 ** x, "expm1": np.expm1, "log": np.log, "log1p": np.log1p,
     "log2": np.log2, "log10": np.log10, "sqrt": np.sqrt, "rsqrt": lambda x: 1 / np.sqrt(x),

@@ -118,7 +118,7 @@ ENTRIES = [
     d("sub(input, other)", input=lambda grad: grad, other=lambda grad: -grad),
     d("mul(input, other)", input=lambda grad, other: grad * other, other=lambda grad, input: grad * input),
     d("div(input, other)", input=lambda grad, other: grad / other,
-      other=lambda grad, input, other: -grad * input / (other * other)),
+      other=lambda grad, input, other: -grad * (input / other) / other),  # other * other underflows at 1e-30
     d("remainder(input, other)", input=lambda grad: grad,
       other=lambda grad, input, other: -grad * ew.floor_divide(input, other)),
     d("fmod(input, other)", input=lambda grad: grad,
@@ -135,9 +135,10 @@ ENTRIES = [
       other=lambda grad, input, other: -grad * input * _inv_or_zero(input * input + other * other)),
     d("hypot(input, other)", input=lambda grad, input, result: grad * input / result,
       other=lambda grad, other, result: grad * other / result),
-    d("copysign(input, other)", other=None,
+    d("copysign(input, other)", other=lambda grad: grad * 0.0,
       input=lambda grad, input, result: grad * ew.where(input == 0, 0.0, result / input)),
-    d("xlogy(input, other)", input=lambda grad, input, other: grad * ew.xlogy(input != 0, other),
+    d("xlogy(input, other)",  # d/dx x log y = log y, also at x = 0 (PyTorch masks only x = 0 with y <= 0)
+      input=lambda grad, input, other: ew.where(ew.logical_and(input == 0, other <= 0), 0.0, ew.xlogy(grad, other)),
       other=lambda grad, input, other: grad * input / other),
     d("where(condition, input, other)", condition=None, input=lambda grad, condition: where0(condition, grad),
       other=lambda grad, condition: ew.where(condition, 0.0, grad)),

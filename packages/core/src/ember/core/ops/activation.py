@@ -40,7 +40,7 @@ def _elu_f(x, alpha, scale, input_scale):
 
 
 def _elu_b(g, x, alpha, scale, input_scale):
-    return g * np.where(x > 0, scale, scale * alpha * input_scale * np.exp(np.minimum(x, 0) * input_scale))
+    return g * np.where(x <= 0, scale * alpha * input_scale * np.exp(np.minimum(x, 0) * input_scale), scale)
 
 
 def _gelu_f(x, approximate):
@@ -71,15 +71,16 @@ def _softplus_b(g, x, beta, threshold):
     return g * np.where(x * beta > threshold, 1, _sigmoid(x * beta))
 
 
-# name, forward(x, *attrs), backward(grad, x, *attrs), positional attrs (for the docstring); where a
-# backward zeroes the gradient outside a range it selects 0 (a NaN or inf gradient there gives 0, as PyTorch)
+# name, forward(x, *attrs), backward(grad, x, *attrs), positional attrs (for the docstring). The masks
+# are PyTorch's: a NaN input (no order either way) keeps its value and passes its gradient; where a
+# backward zeroes the gradient it selects 0, so a NaN or inf gradient there gives 0, as PyTorch.
 ACTIVATIONS = [
     ("leaky_relu", lambda x, s: np.where(x > 0, x, x * s),
      lambda g, x, s: g * np.where(x > 0, 1, s), "negative_slope"),
     ("elu", _elu_f, _elu_b, "alpha, scale, input_scale"),
     ("gelu", _gelu_f, _gelu_b, "approximate ('none' | 'tanh')"),
     ("hardtanh", lambda x, lo, hi: np.clip(x, lo, hi),
-     lambda g, x, lo, hi: np.where((x > lo) & (x < hi), g, 0), "min_val, max_val"),
+     lambda g, x, lo, hi: np.where((x <= lo) | (x >= hi), 0, g), "min_val, max_val"),
     ("hardsigmoid", lambda x: np.clip(x / 6 + 0.5, 0, 1), lambda g, x: np.where((x > -3) & (x < 3), g / 6, 0), ""),
     ("hardswish", lambda x: x * np.clip(x + 3, 0, 6) / 6, _hardswish_b, ""),
     ("softplus", _softplus, _softplus_b, "beta, threshold"),
@@ -88,10 +89,12 @@ ACTIVATIONS = [
      lambda g, x: g * _sigmoid(-x), ""),
     ("softsign", lambda x: x / (1 + np.abs(x)), lambda g, x: g / (1 + np.abs(x)) / (1 + np.abs(x)), ""),
     ("tanhshrink", lambda x: x - np.tanh(x), lambda g, x: g * np.tanh(x) ** 2, ""),
-    ("threshold", lambda x, th, v: np.where(x > th, x, v), lambda g, x, th: np.where(x > th, g, 0), "threshold, value"),
-    ("hardshrink", lambda x, l: np.where(np.abs(x) > l, x, 0), lambda g, x, l: np.where(np.abs(x) > l, g, 0), "lambd"),
-    ("softshrink", lambda x, l: np.where(x > l, x - l, np.where(x < -l, x + l, 0)),
-     lambda g, x, l: np.where(np.abs(x) > l, g, 0), "lambd"),
+    ("threshold", lambda x, th, v: np.where(x <= th, v, x), lambda g, x, th: np.where(x <= th, 0, g),
+     "threshold, value"),
+    ("hardshrink", lambda x, l: np.where(np.abs(x) <= l, 0, x), lambda g, x, l: np.where(np.abs(x) <= l, 0, g),
+     "lambd"),
+    ("softshrink", lambda x, l: np.where(x > l, x - l, np.where(x < -l, x + l, x * 0)),
+     lambda g, x, l: np.where(np.abs(x) <= l, 0, g), "lambd"),
 ]
 
 

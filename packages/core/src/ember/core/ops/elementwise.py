@@ -63,7 +63,10 @@ def _erfinv(x, dtype=None, out=None):
 def _sign(x, dtype=None, out=None):
     if x.dtype == np.bool_:
         return np.copyto(out, x) if out is not None else x.copy()
-    return np.sign(x, out=out, dtype=dtype)
+    r = np.asarray(np.sign(x, out=out, dtype=dtype))
+    if r.dtype.kind == "f":
+        r[np.isnan(r)] = 0  # PyTorch's sign(nan) is 0: (0 < x) - (x < 0)
+    return r
 
 
 def _abs(x, dtype=None, out=None):

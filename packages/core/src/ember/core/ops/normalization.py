@@ -76,7 +76,8 @@ batch_norm_backward = declare("batch_norm_backward", doc="""The gradients of bat
 Positional signature: `batch_norm_backward(grad, input, weight, save_mean, save_invstd,
 training)` with save_mean/save_invstd batch_norm's 2nd and 3rd results -> `(grad_input,
 grad_weight, grad_bias)` (all three always computed; weight None means ones). In training the
-statistics depend on the input; in eval they are constants.""")
+statistics depend on the input, and the kernels take the mean again from it, more exactly than
+the saved one (see _exact_mean); in eval they are constants.""")
 
 
 @batch_norm_backward.register("cpu")
@@ -136,7 +137,8 @@ def _layer_norm_cpu(input, normalized_shape, weight, bias, eps):
 layer_norm_backward = declare("layer_norm_backward", doc="""The gradients of layer_norm, fused.
 
 Positional signature: `layer_norm_backward(grad, input, normalized_shape, mean, rstd, weight)`
-with mean/rstd layer_norm's 2nd and 3rd results -> `(grad_input, grad_weight, grad_bias)`.""")
+with mean/rstd layer_norm's 2nd and 3rd results -> `(grad_input, grad_weight, grad_bias)`. The
+kernels take the mean again from the input, more exactly than the saved one (see _exact_mean).""")
 
 
 @layer_norm_backward.register("cpu")
@@ -185,7 +187,8 @@ def _group_norm_cpu(input, weight, bias, num_groups, eps):
 group_norm_backward = declare("group_norm_backward", doc="""The gradients of group_norm, fused.
 
 Positional signature: `group_norm_backward(grad, input, mean, rstd, weight, num_groups)` with
-mean/rstd group_norm's 2nd and 3rd results -> `(grad_input, grad_weight, grad_bias)`.""")
+mean/rstd group_norm's 2nd and 3rd results -> `(grad_input, grad_weight, grad_bias)`. The kernels
+take the mean again from the input, more exactly than the saved one (see _exact_mean).""")
 
 
 @group_norm_backward.register("cpu")

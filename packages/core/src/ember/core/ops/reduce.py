@@ -729,7 +729,7 @@ def cov(input: Tensor, *, correction: int = 1, fweights: Tensor | None = None,
         norm_factor = 0
     xm = ew.sub(x, avg)
     c = ew.div(mm(xm if w is None else ew.mul(xm, w), xm.t()), norm_factor)
-    return reshape(c, ()) if input.ndim < 2 else c
+    return reshape(c, ()) if x._shape[0] == 1 else c  # one variable: a 0-dim variance, as PyTorch
 
 
 @method

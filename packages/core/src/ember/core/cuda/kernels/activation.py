@@ -1,5 +1,6 @@
 """Scalar device functions of the activations (`ember.core.ops.activation`): forward `f(x, *attrs)`
-and backward `b(g, x, *attrs)`, run by the elementwise kernel template."""
+and backward `b(g, x, *attrs)`, run by the elementwise kernel template. The masks are PyTorch's:
+a NaN input (no order either way) keeps its value and passes its gradient."""
 
 from __future__ import annotations
 
@@ -38,7 +39,7 @@ def elu(x, alpha, scale, input_scale):
 
 
 def elu_b(g, x, alpha, scale, input_scale):
-    return g * scale if x > 0 else g * scale * alpha * input_scale * math.exp(min(x, 0) * input_scale)
+    return g * scale * alpha * input_scale * math.exp(min(x, 0) * input_scale) if x <= 0 else g * scale
 
 
 def gelu(x, tanh_approx):
@@ -59,7 +60,7 @@ def hardtanh(x, lo, hi):
 
 
 def hardtanh_b(g, x, lo, hi):
-    return g if lo < x < hi else 0.0
+    return 0.0 if x <= lo or x >= hi else g
 
 
 def hardsigmoid(x):
@@ -122,19 +123,19 @@ def tanhshrink_b(g, x):
 
 
 def threshold(x, th, v):
-    return x if x > th else v
+    return v if x <= th else x
 
 
 def threshold_b(g, x, th):
-    return g if x > th else 0.0
+    return 0.0 if x <= th else g
 
 
 def hardshrink(x, lambd):
-    return x if abs(x) > lambd else 0 * x
+    return 0 * x if abs(x) <= lambd else x
 
 
 def shrink_b(g, x, lambd):
-    return g if abs(x) > lambd else 0.0
+    return 0.0 if abs(x) <= lambd else g
 
 
 def softshrink(x, lambd):

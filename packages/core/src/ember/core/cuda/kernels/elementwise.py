@@ -34,7 +34,7 @@ def _sign(x):
         return 1
     if x < 0:
         return -1
-    return x
+    return x if x == x else 0  # 0 keeps its sign; NaN gives 0, as PyTorch's (0 < x) - (x < 0)
 
 
 def _square(x):
