@@ -112,6 +112,42 @@ def _depthwise(x: np.ndarray, w: np.ndarray, stride, padding, dilation) -> np.nd
     return out
 
 
+def _meta_geometry(op: str, n_c_hw, weight_shape, groups: int, stride, padding, dilation) -> tuple[int, int]:
+    """Channels agree with the weight and groups, and the window fits the padded input; returns (Ho, Wo)."""
+    o, cg, kh, kw = weight_shape
+    if groups < 1 or o % groups:
+        raise RuntimeError(f"Given groups={groups}, expected weight to be divisible by {groups} at dimension 0, but "
+                           f"got weight of size {list(weight_shape)} instead")
+    if n_c_hw[1] != cg * groups:
+        raise RuntimeError(f"Given groups={groups}, weight of size {list(weight_shape)}, expected input"
+                           f"{list(n_c_hw)} to have {cg * groups} channels, but got {n_c_hw[1]} channels instead")
+    if min(stride) < 1 or min(dilation) < 1 or min(padding) < 0:
+        raise RuntimeError(f"{op}: stride and dilation must be positive and padding non-negative; got "
+                           f"stride={tuple(stride)}, padding={tuple(padding)}, dilation={tuple(dilation)}")
+    _check_sizes(op, tuple(n_c_hw[2:]), (kh, kw), padding, dilation)
+    return (_out_size(n_c_hw[2], kh, stride[0], padding[0], dilation[0]),
+            _out_size(n_c_hw[3], kw, stride[1], padding[1], dilation[1]))
+
+
+def _meta_grad(op: str, grad: Tensor, n: int, o: int, ho: int, wo: int) -> None:
+    """A gradient `(N, O, Ho', Wo')` with Ho' <= Ho, Wo' <= Wo (a transposed convolution's may be smaller)."""
+    g = grad._shape
+    if len(g) != 4 or g[0] != n or g[1] != o or g[2] > ho or g[3] > wo:
+        raise RuntimeError(f"{op}: expected grad of shape [{n}, {o}, {ho}, {wo}] (at most, spatially); got "
+                           f"{describe(grad)}")
+
+
+@conv2d_op.meta
+def _conv2d_meta(input, weight, bias, stride, padding, dilation, groups) -> None:
+    if input.ndim != 4 or weight.ndim != 4:
+        raise RuntimeError(f"conv2d: expected a batched 4-D input and a 4-D weight; got {describe(input)} and "
+                           f"{describe(weight)}")
+    _meta_geometry("conv2d", input._shape, weight._shape, groups, stride, padding, dilation)
+    if bias is not None and (bias.ndim != 1 or bias._shape[0] != weight._shape[0]):
+        raise RuntimeError(f"Given weight of size {list(weight._shape)}, expected bias to be 1-dimensional with "
+                           f"{weight._shape[0]} elements, but got bias of size {list(bias._shape)} instead")
+
+
 @conv2d_op.register("cpu")
 def _conv2d_cpu(input, weight, bias, stride, padding, dilation, groups):
     x, w = numba_nn.kernel_array(input._np()), numba_nn.kernel_array(weight._np())
@@ -146,6 +182,15 @@ It is also the forward of `conv_transpose2d`. Its backward: grad wrt grad is
 `conv2d_backward_weight(grad, gg, weight.shape, stride, padding, dilation, groups)`.""")
 
 
+@conv2d_backward_input.meta
+def _conv2d_backward_input_meta(grad, weight, input_shape, stride, padding, dilation, groups) -> None:
+    if weight.ndim != 4 or len(input_shape) != 4:
+        raise RuntimeError(f"conv2d_backward_input: expected a 4-D weight and input shape; got {describe(weight)} "
+                           f"and {list(input_shape)}")
+    ho, wo = _meta_geometry("conv2d_backward_input", input_shape, weight._shape, groups, stride, padding, dilation)
+    _meta_grad("conv2d_backward_input", grad, input_shape[0], weight._shape[0], ho, wo)
+
+
 @conv2d_backward_input.register("cpu")
 def _conv2d_backward_input_cpu(grad, weight, input_shape, stride, padding, dilation, groups):
     g, w = numba_nn.kernel_array(grad._np()), numba_nn.kernel_array(weight._np())
@@ -173,6 +218,15 @@ dilation, groups)` with grad `(N, O, Ho, Wo)`, input `(N, C, H, W)` -> grad_weig
 `weight_shape` `(O, C/groups, kh, kw)`. Bilinear in (grad, input): its backward is
 grad wrt grad = `conv2d(input, gw, None, ...)`, grad wrt input =
 `conv2d_backward_input(grad, gw, input.shape, ...)` with gw the incoming gradient.""")
+
+
+@conv2d_backward_weight.meta
+def _conv2d_backward_weight_meta(grad, input, weight_shape, stride, padding, dilation, groups) -> None:
+    if input.ndim != 4 or len(weight_shape) != 4:
+        raise RuntimeError(f"conv2d_backward_weight: expected a 4-D input and weight shape; got {describe(input)} "
+                           f"and {list(weight_shape)}")
+    ho, wo = _meta_geometry("conv2d_backward_weight", input._shape, weight_shape, groups, stride, padding, dilation)
+    _meta_grad("conv2d_backward_weight", grad, input._shape[0], weight_shape[0], ho, wo)
 
 
 @conv2d_backward_weight.register("cpu")

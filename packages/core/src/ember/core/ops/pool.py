@@ -57,6 +57,12 @@ indices (int64) hold each maximum's flat position `h * W + w` in its input plane
 gradient. Backward: `max_pool2d_backward(grad, indices, input.shape)` -> grad_input.""")
 
 
+@max_pool2d_with_indices.meta
+def _max_pool2d_meta(input, kernel_size, stride, padding, dilation, ceil_mode) -> None:
+    """The window stays inside the padded input, as the public max_pool2d checks (the kernels index by it)."""
+    _check_window("max_pool2d", input, kernel_size, stride, padding, dilation, ceil_mode)
+
+
 @max_pool2d_with_indices.register("cpu")
 def _max_pool2d_cpu(input, kernel_size, stride, padding, dilation, ceil_mode):
     (kh, kw), (sh, sw), (ph, pw), (dh, dw) = kernel_size, stride, padding, dilation
@@ -106,6 +112,11 @@ Positional signature: `avg_pool2d(input, kernel_size, stride, padding, ceil_mode
 count_include_pad, divisor_override)`, pairs of ints, `divisor_override` an int or None.
 Backward: `avg_pool2d_backward(grad, input.shape, kernel_size, stride, padding, ceil_mode,
 count_include_pad, divisor_override)` -> grad_input.""")
+
+
+@avg_pool2d_op.meta
+def _avg_pool2d_meta(input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override) -> None:
+    _check_window("avg_pool2d", input, kernel_size, stride, padding, (1, 1), ceil_mode)
 
 
 @avg_pool2d_op.register("cpu")
