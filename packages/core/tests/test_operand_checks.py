@@ -137,6 +137,13 @@ CASES = [
      lambda m: get_op("batch_norm_backward")(m(E.ones(2, 3, 4)), m(E.ones(2, 3, 4)), None, m(E.ones(1)),
                                              m(E.ones(3)), True),
      RuntimeError, "save_mean should contain 3 elements not 1"),
+    ("col2im primitive, fewer columns than blocks",
+     lambda m: get_op("col2im")(m(E.ones(1, 4, 2)), (3, 3), (2, 2), (1, 1), (0, 0), (1, 1)),
+     RuntimeError, "expected size of input's dimension 2 to match the calculated number of sliding blocks 2 * 2 = 4, "
+                   "but got input.size(2)=2."),
+    ("adaptive_avg_pool2d_backward grad with fewer planes",
+     lambda m: get_op("adaptive_avg_pool2d_backward")(m(E.ones(1, 1, 2, 2)), (2, 1, 4, 4)),
+     RuntimeError, "adaptive_avg_pool2d_backward: expected grad with the leading dims of the input [2, 1, 4, 4]"),
     ("sgd_step grad shorter than param",
      lambda m: sgd_step(m(_z(10)), m(_z(3)), None, 0.1, 0.0, 0.0, 0.0, False, False, True),
      ValueError, "sgd_step: state and gradient must have the parameter's shape"),
@@ -169,7 +176,8 @@ def test_operand_shapes_are_checked_before_the_cuda_kernel(fn, exc, msg):
                                   "masked_select", "resize_", "embedding_bag", "embedding_bag_backward",
                                   "conv2d", "conv2d_backward_input", "conv2d_backward_weight",
                                   "max_pool2d_with_indices", "avg_pool2d", "max_pool2d_backward",
-                                  "batch_norm", "batch_norm_backward", "sgd_step",
+                                  "batch_norm", "batch_norm_backward", "im2col", "col2im",
+                                  "adaptive_avg_pool2d_backward", "sgd_step",
                                   "adam_step", "rmsprop_step", "adagrad_step", "adamax_step", "nadam_step",
                                   "radam_step", "adadelta_step"])
 def test_bounded_ops_declare_a_meta_step(name):

@@ -285,6 +285,22 @@ pairs of ints -> `(N, C*kh*kw, L)` with L the number of block positions. Linear;
 `col2im(grad, (H, W), kernel_size, dilation, padding, stride)`.""")
 
 
+def _check_blocks(op: str, kernel_size, dilation, padding, stride) -> None:
+    k, d, p, st = kernel_size, dilation, padding, stride
+    if min(k) <= 0 or min(d) <= 0 or min(st) <= 0 or min(p) < 0:
+        raise RuntimeError(f"{op}: kernel_size, dilation and stride must be positive and padding non-negative; "
+                           f"got kernel_size={tuple(k)}, dilation={tuple(d)}, padding={tuple(p)}, stride={tuple(st)}")
+
+
+@im2col.meta
+def _im2col_meta(input, kernel_size, dilation, padding, stride) -> None:
+    """A batched input and a window that fits it once padded (the kernels walk every block position)."""
+    if input.ndim != 4:
+        raise RuntimeError(f"Input Error: Only 4D input Tensors are supported (got {describe(input)})")
+    _check_blocks("unfold", kernel_size, dilation, padding, stride)
+    _check_sizes("unfold", tuple(input._shape[2:]), kernel_size, padding, dilation)
+
+
 @im2col.register("cpu")
 def _im2col_cpu(input, kernel_size, dilation, padding, stride):
     x = numba_nn.kernel_array(input._np())
@@ -299,6 +315,24 @@ col2im = declare("col2im", doc="""Sum columns of sliding blocks back into an ima
 Positional signature: `col2im(input, output_size, kernel_size, dilation, padding, stride)`, input
 `(N, C*kh*kw, L)` -> `(N, C, H, W)` with `(H, W) = output_size`; overlapping blocks add up. Linear;
 its backward is `im2col(grad, kernel_size, dilation, padding, stride)`.""")
+
+
+@col2im.meta
+def _col2im_meta(input, output_size, kernel_size, dilation, padding, stride) -> None:
+    """The columns are `(N, C * kh * kw, L)` with L exactly the block positions of `output_size`."""
+    if input.ndim != 3:
+        raise RuntimeError(f"Input Error: Only batched (3D) input Tensors are supported (got {describe(input)})")
+    k, d, p, st = kernel_size, dilation, padding, stride
+    _check_blocks("fold", k, d, p, st)
+    if input._shape[1] % (k[0] * k[1]):
+        raise RuntimeError(f"Expected size of input's dimension 1 to be divisible by the product of kernel_size, "
+                           f"but got input.size(1)={input._shape[1]} and kernel_size={tuple(k)}")
+    blocks = [_out_size(n, kk, ss, pp, dd) for n, kk, ss, pp, dd in zip(output_size, k, st, p, d)]
+    if input._shape[2] != blocks[0] * blocks[1] or min(blocks) < 1:
+        raise RuntimeError(f"Given output_size={tuple(output_size)}, kernel_size={tuple(k)}, dilation={tuple(d)}, "
+                           f"padding={tuple(p)}, stride={tuple(st)}, expected size of input's dimension 2 to match "
+                           f"the calculated number of sliding blocks {blocks[0]} * {blocks[1]} = "
+                           f"{blocks[0] * blocks[1]}, but got input.size(2)={input._shape[2]}.")
 
 
 @col2im.register("cpu")
@@ -537,8 +571,7 @@ def unfold(input: Tensor, kernel_size: Size2, dilation: Size2 = 1, padding: Size
     k, d, p, s = _block_args("unfold", kernel_size, dilation, padding, stride)
     batched = input.ndim == 4
     x = input if batched else unsqueeze(input, 0)
-    _check_sizes("unfold", tuple(x.shape[2:]), k, p, d)
-    out = im2col(x, k, d, p, s)
+    out = im2col(x, k, d, p, s)  # its meta step checks the window against the padded input
     return out if batched else squeeze(out, 0)
 
 
@@ -563,13 +596,5 @@ def fold(input: Tensor, output_size: Size2, kernel_size: Size2, dilation: Size2 
     k, d, p, s = _block_args("fold", kernel_size, dilation, padding, stride)
     batched = input.ndim == 3
     x = input if batched else unsqueeze(input, 0)
-    if x.shape[1] % (k[0] * k[1]):
-        raise RuntimeError(f"Expected size of input's dimension 1 to be divisible by the product of kernel_size, "
-                           f"but got input.size(1)={x.shape[1]} and kernel_size={k}")
-    blocks = [_out_size(n, kk, ss, pp, dd) for n, kk, ss, pp, dd in zip(size, k, s, p, d)]
-    if x.shape[2] != blocks[0] * blocks[1]:
-        raise RuntimeError(f"Given output_size={size}, kernel_size={k}, dilation={d}, padding={p}, stride={s}, "
-                           f"expected size of input's dimension 2 to match the calculated number of sliding blocks "
-                           f"{blocks[0]} * {blocks[1]} = {blocks[0] * blocks[1]}, but got input.size(2)={x.shape[2]}.")
-    out = col2im(x, size, k, d, p, s)
+    out = col2im(x, size, k, d, p, s)  # its meta step checks the columns against the blocks
     return out if batched else squeeze(out, 0)

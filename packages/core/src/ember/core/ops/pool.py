@@ -170,6 +170,14 @@ Positional signature: `adaptive_avg_pool2d_backward(grad, input_shape)` -> grad_
 grad; its backward is `adaptive_avg_pool2d(gg, grad.shape[-2:])`.""")
 
 
+@adaptive_avg_pool2d_backward.meta
+def _adaptive_avg_pool2d_backward_meta(grad, input_shape) -> None:
+    """One gradient plane per input plane (the kernels pair them up)."""
+    if grad.ndim != len(input_shape) or tuple(grad._shape[:-2]) != tuple(input_shape[:-2]) or grad.ndim < 3:
+        raise RuntimeError(f"adaptive_avg_pool2d_backward: expected grad with the leading dims of the input "
+                           f"{list(input_shape)}; got {describe(grad)}")
+
+
 @adaptive_avg_pool2d_backward.register("cpu")
 def _adaptive_avg_pool2d_backward_cpu(grad, input_shape):
     g = _planes(grad)
