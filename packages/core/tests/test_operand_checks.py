@@ -273,3 +273,54 @@ def test_max_pool_backward_checks_its_indices_against_the_gradient():
     with pytest.raises(IndexError, match="Found an invalid max index: 99"):
         max_pool2d_backward(grad, E.full((1, 1, 2, 2), 99, dtype=L), (1, 1, 4, 4))
     assert max_pool2d_backward(grad, E.tensor([[[[0, 3], [8, 15]]]]), (1, 1, 4, 4)).sum().item() == 4.0
+
+
+# ops whose public functions already refused these operands with PyTorch's type and message: kept here so
+# that they stay refused (each bounds a kernel's loop by another operand's shape)
+PUBLIC = [
+    ("pad: negative pads past the input", lambda: E.pad(E.ones(1, 1, 3), (-2, -2)),
+     RuntimeError, "resulted in a negative output size"),
+    ("pad: reflect pad not below the size", lambda: E.pad(E.ones(1, 1, 3), (3, 0), mode="reflect"),
+     RuntimeError, "Padding size should be less than the corresponding input dimension"),
+    ("pad: circular pad wraps twice", lambda: E.pad(E.ones(1, 1, 3), (5, 5), mode="circular"),
+     RuntimeError, "Padding value causes wrapping around more than once."),
+    ("interpolate: output size 0", lambda: E.interpolate(E.ones(1, 1, 3), size=0),
+     RuntimeError, "input and output sizes should be greater than 0, but got input [3] and output [0]"),
+    ("interpolate: negative scale", lambda: E.interpolate(E.ones(1, 1, 3), scale_factor=-1.0),
+     RuntimeError, "input and output sizes should be greater than 0"),
+    ("repeat_interleave: repeats length", lambda: E.repeat_interleave(E.ones(3), E.tensor([1, 2])),
+     RuntimeError, "repeats must have the same size as input along dim, but got repeats.size(0) = 2 and "
+                   "input.size(0) = 3"),
+    ("repeat_interleave: negative repeats", lambda: E.repeat_interleave(E.ones(3), E.tensor([1, -2, 1])),
+     RuntimeError, "repeats can not be negative"),
+    ("bincount: weights length", lambda: E.bincount(E.tensor([0, 1, 2]), weights=E.ones(2)),
+     RuntimeError, "weights should be 1-d and have the same length as input"),
+    ("histc: bins", lambda: E.histc(E.ones(3), bins=0), RuntimeError, "bins must be > 0"),
+    ("diagonal_scatter: src size", lambda: E.diagonal_scatter(E.zeros(3, 3), E.ones(4)),
+     RuntimeError, "expected src to have a size equal to the slice of self. src size = [4], slice size = [3]"),
+    ("select_scatter: src size", lambda: E.select_scatter(E.zeros(3, 4), E.ones(5), 0, 0),
+     RuntimeError, "expected src to have a size equal to the slice of self. src size = [5], slice size = [4]"),
+    ("slice_scatter: src size", lambda: E.slice_scatter(E.zeros(3, 4), E.ones(3, 3), 1, 0, 2),
+     RuntimeError, "expected src to have a size equal to the slice of self. src size = [3, 3], slice size = [3, 2]"),
+    ("take: flat index", lambda: E.take(E.zeros(3, 4), E.tensor([12])),
+     IndexError, "out of range: tried to access index 12 on a tensor of 12 elements."),
+    ("put_: flat index", lambda: E.zeros(3, 4).put_(E.tensor([0, 12]), E.ones(2)),
+     IndexError, "out of range: tried to access index 12 on a tensor of 12 elements."),
+    ("index_put_: value shape", lambda: E.zeros(3, 4).index_put_((E.tensor([0, 1]),), E.ones(3, 4), accumulate=True),
+     RuntimeError, "shape mismatch: value tensor of shape [3, 4] cannot be broadcast to indexing result of shape "
+                   "[2, 4]"),
+    ("index_put_: index value", lambda: E.zeros(3, 4).index_put_((E.tensor([0, 3]),), E.tensor(1.0)),
+     IndexError, "index 3 is out of bounds for dimension 0 with size 3"),
+    ("embedding: index value", lambda: E.embedding(E.tensor([0, 5]), E.ones(5, 3)),
+     IndexError, "index out of range in self"),
+    ("fold: blocks", lambda: E.fold(E.ones(1, 4, 3), output_size=(3, 3), kernel_size=2),
+     RuntimeError, "expected size of input's dimension 2 to match the calculated number of sliding blocks"),
+    ("nll_loss: target value", lambda: E.nll_loss(E.zeros(3, 5), E.tensor([0, 5, 1])),
+     IndexError, "Target 5 is out of bounds."),
+]
+
+
+@pytest.mark.parametrize("fn,exc,msg", [c[1:] for c in PUBLIC], ids=[c[0] for c in PUBLIC])
+def test_public_functions_refuse_operands_that_bound_a_kernel(fn, exc, msg):
+    with pytest.raises(exc, match=re.escape(msg)):
+        fn()
