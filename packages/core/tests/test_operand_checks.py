@@ -162,6 +162,13 @@ CASES = [
     ("upsample primitive, empty input",
      lambda m: get_op("upsample")(m(E.ones(1, 1, 0)), (3,), "linear", False, None),
      RuntimeError, "interpolate: input and output sizes should be greater than 0, but got input [0] and output [3]"),
+    ("index_put_ values with an extra leading dim",
+     lambda m: m(_z(3, 4)).index_put_((m(E.tensor([0, 1])),), m(E.ones(1, 2, 4))),
+     RuntimeError, "shape mismatch: value tensor of shape [1, 2, 4] cannot be broadcast to indexing result of shape "
+                   "[2, 4]"),
+    ("index_put_ index tensors that do not broadcast",
+     lambda m: m(_z(3, 4)).index_put_((m(E.tensor([0, 1])), m(E.tensor([0, 1, 2]))), m(E.ones(3)), accumulate=True),
+     IndexError, "shape mismatch: indexing tensors could not be broadcast together with shapes [2], [3]"),
     ("sgd_step grad shorter than param",
      lambda m: sgd_step(m(_z(10)), m(_z(3)), None, 0.1, 0.0, 0.0, 0.0, False, False, True),
      ValueError, "sgd_step: state and gradient must have the parameter's shape"),
@@ -196,7 +203,7 @@ def test_operand_shapes_are_checked_before_the_cuda_kernel(fn, exc, msg):
                                   "max_pool2d_with_indices", "avg_pool2d", "max_pool2d_backward",
                                   "batch_norm", "batch_norm_backward", "im2col", "col2im",
                                   "adaptive_avg_pool2d_backward", "cross_entropy", "cross_entropy_backward",
-                                  "nll_loss", "nll_loss_backward", "upsample", "sgd_step",
+                                  "nll_loss", "nll_loss_backward", "upsample", "index", "index_put_", "sgd_step",
                                   "adam_step", "rmsprop_step", "adagrad_step", "adamax_step", "nadam_step",
                                   "radam_step", "adadelta_step"])
 def test_bounded_ops_declare_a_meta_step(name):
