@@ -112,6 +112,63 @@ CASES = [
      lambda m: embedding_bag_backward(m(E.ones(1, 3)), m(E.tensor([0, 1, 2, 3])), m(E.tensor([0, 2])),
                                       m(E.ones(2, dtype=L)), m(E.zeros(2, 3, dtype=L)), 5, "max", None, False, -1),
      RuntimeError, "embedding_bag_backward: expected grad and max_indices of shape (2, D) and bag_size of shape (2,)"),
+    ("conv2d primitive, input channels", lambda m: get_op("conv2d")(m(E.ones(1, 1, 4, 4)), m(E.ones(2, 1, 3, 3)), None,
+                                                                     (1, 1), (0, 0), (1, 1), 2),
+     RuntimeError, "Given groups=2, weight of size [2, 1, 3, 3], expected input[1, 1, 4, 4] to have 2 channels, but "
+                   "got 1 channels instead"),
+    ("conv2d_backward_input grad larger than the output",
+     lambda m: get_op("conv2d_backward_input")(m(E.ones(1, 2, 5, 5)), m(E.ones(2, 1, 3, 3)), (1, 2, 4, 4), (1, 1),
+                                               (0, 0), (1, 1), 2),
+     RuntimeError, "conv2d_backward_input: expected grad of shape [1, 2, 2, 2] (at most, spatially)"),
+    ("conv2d_backward_weight grad larger than the output",
+     lambda m: get_op("conv2d_backward_weight")(m(E.ones(1, 2, 5, 5)), m(E.ones(1, 2, 4, 4)), (2, 1, 3, 3), (1, 1),
+                                                (0, 0), (1, 1), 2),
+     RuntimeError, "conv2d_backward_weight: expected grad of shape [1, 2, 2, 2] (at most, spatially)"),
+    ("max_pool2d primitive, padding past half the window",
+     lambda m: get_op("max_pool2d_with_indices")(m(E.ones(1, 1, 4, 4)), (2, 2), (1, 1), (3, 3), (1, 1), False),
+     RuntimeError, "pad should be at most half of effective kernel size, but got pad=3, kernel_size=2 and dilation=1"),
+    ("avg_pool2d primitive, window larger than the input",
+     lambda m: get_op("avg_pool2d")(m(E.ones(1, 1, 4, 4)), (5, 5), (1, 1), (0, 0), False, True, None),
+     RuntimeError, "Given input size: (1x4x4). Calculated output size: (1x0x0). Output size is too small"),
+    ("batch_norm primitive, one-element statistics",
+     lambda m: get_op("batch_norm")(m(E.ones(2, 3, 4)), None, None, m(E.ones(1)), m(E.ones(1)), False, 0.1, 1e-5),
+     RuntimeError, "running_mean should contain 3 elements not 1"),
+    ("batch_norm_backward saved statistics too short",
+     lambda m: get_op("batch_norm_backward")(m(E.ones(2, 3, 4)), m(E.ones(2, 3, 4)), None, m(E.ones(1)),
+                                             m(E.ones(3)), True),
+     RuntimeError, "save_mean should contain 3 elements not 1"),
+    ("col2im primitive, fewer columns than blocks",
+     lambda m: get_op("col2im")(m(E.ones(1, 4, 2)), (3, 3), (2, 2), (1, 1), (0, 0), (1, 1)),
+     RuntimeError, "expected size of input's dimension 2 to match the calculated number of sliding blocks 2 * 2 = 4, "
+                   "but got input.size(2)=2."),
+    ("adaptive_avg_pool2d_backward grad with fewer planes",
+     lambda m: get_op("adaptive_avg_pool2d_backward")(m(E.ones(1, 1, 2, 2)), (2, 1, 4, 4)),
+     RuntimeError, "adaptive_avg_pool2d_backward: expected grad with the leading dims of the input [2, 1, 4, 4]"),
+    ("cross_entropy primitive, target shorter than the batch",
+     lambda m: get_op("cross_entropy")(m(E.ones(3, 5)), m(E.tensor([0, 1])), None, "mean", -100, 0.0),
+     ValueError, "Expected input batch_size (3) to match target batch_size (2)."),
+    ("cross_entropy primitive, weight shorter than the classes",
+     lambda m: get_op("cross_entropy")(m(E.ones(3, 5)), m(E.tensor([0, 1, 4])), m(E.ones(2)), "mean", -100, 0.0),
+     RuntimeError, "weight tensor should be defined either for all 5 classes or no classes but got weight tensor of "
+                   "shape: [2]"),
+    ("nll_loss_backward target shorter than the batch",
+     lambda m: get_op("nll_loss_backward")(m(E.ones(())), m(E.ones(3, 5)), m(E.tensor([0, 1])), None, "mean", -100,
+                                           m(E.ones(()))),
+     ValueError, "Expected input batch_size (3) to match target batch_size (2)."),
+    ("cross_entropy_backward gradient of the wrong size",
+     lambda m: get_op("cross_entropy_backward")(m(E.ones(2)), m(E.ones(3, 5)), m(E.tensor([0, 1, 2])), None, "none",
+                                                -100, 0.0),
+     RuntimeError, "cross_entropy_backward: expected a gradient of 3 elements (the loss's)"),
+    ("upsample primitive, empty input",
+     lambda m: get_op("upsample")(m(E.ones(1, 1, 0)), (3,), "linear", False, None),
+     RuntimeError, "interpolate: input and output sizes should be greater than 0, but got input [0] and output [3]"),
+    ("index_put_ values with an extra leading dim",
+     lambda m: m(_z(3, 4)).index_put_((m(E.tensor([0, 1])),), m(E.ones(1, 2, 4))),
+     RuntimeError, "shape mismatch: value tensor of shape [1, 2, 4] cannot be broadcast to indexing result of shape "
+                   "[2, 4]"),
+    ("index_put_ index tensors that do not broadcast",
+     lambda m: m(_z(3, 4)).index_put_((m(E.tensor([0, 1])), m(E.tensor([0, 1, 2]))), m(E.ones(3)), accumulate=True),
+     IndexError, "shape mismatch: indexing tensors could not be broadcast together with shapes [2], [3]"),
     ("sgd_step grad shorter than param",
      lambda m: sgd_step(m(_z(10)), m(_z(3)), None, 0.1, 0.0, 0.0, 0.0, False, False, True),
      ValueError, "sgd_step: state and gradient must have the parameter's shape"),
@@ -141,7 +198,12 @@ def test_operand_shapes_are_checked_before_the_cuda_kernel(fn, exc, msg):
 
 @pytest.mark.parametrize("name", ["scatter", "scatter_add", "scatter_reduce", "gather", "index_select", "index_add",
                                   "index_copy", "index_fill", "put", "masked_scatter", "masked_fill",
-                                  "masked_select", "resize_", "embedding_bag", "embedding_bag_backward", "sgd_step",
+                                  "masked_select", "resize_", "embedding_bag", "embedding_bag_backward",
+                                  "conv2d", "conv2d_backward_input", "conv2d_backward_weight",
+                                  "max_pool2d_with_indices", "avg_pool2d", "max_pool2d_backward",
+                                  "batch_norm", "batch_norm_backward", "im2col", "col2im",
+                                  "adaptive_avg_pool2d_backward", "cross_entropy", "cross_entropy_backward",
+                                  "nll_loss", "nll_loss_backward", "upsample", "index", "index_put_", "sgd_step",
                                   "adam_step", "rmsprop_step", "adagrad_step", "adamax_step", "nadam_step",
                                   "radam_step", "adadelta_step"])
 def test_bounded_ops_declare_a_meta_step(name):
@@ -218,3 +280,54 @@ def test_max_pool_backward_checks_its_indices_against_the_gradient():
     with pytest.raises(IndexError, match="Found an invalid max index: 99"):
         max_pool2d_backward(grad, E.full((1, 1, 2, 2), 99, dtype=L), (1, 1, 4, 4))
     assert max_pool2d_backward(grad, E.tensor([[[[0, 3], [8, 15]]]]), (1, 1, 4, 4)).sum().item() == 4.0
+
+
+# ops whose public functions already refused these operands with PyTorch's type and message: kept here so
+# that they stay refused (each bounds a kernel's loop by another operand's shape)
+PUBLIC = [
+    ("pad: negative pads past the input", lambda: E.pad(E.ones(1, 1, 3), (-2, -2)),
+     RuntimeError, "resulted in a negative output size"),
+    ("pad: reflect pad not below the size", lambda: E.pad(E.ones(1, 1, 3), (3, 0), mode="reflect"),
+     RuntimeError, "Padding size should be less than the corresponding input dimension"),
+    ("pad: circular pad wraps twice", lambda: E.pad(E.ones(1, 1, 3), (5, 5), mode="circular"),
+     RuntimeError, "Padding value causes wrapping around more than once."),
+    ("interpolate: output size 0", lambda: E.interpolate(E.ones(1, 1, 3), size=0),
+     RuntimeError, "input and output sizes should be greater than 0, but got input [3] and output [0]"),
+    ("interpolate: negative scale", lambda: E.interpolate(E.ones(1, 1, 3), scale_factor=-1.0),
+     RuntimeError, "input and output sizes should be greater than 0"),
+    ("repeat_interleave: repeats length", lambda: E.repeat_interleave(E.ones(3), E.tensor([1, 2])),
+     RuntimeError, "repeats must have the same size as input along dim, but got repeats.size(0) = 2 and "
+                   "input.size(0) = 3"),
+    ("repeat_interleave: negative repeats", lambda: E.repeat_interleave(E.ones(3), E.tensor([1, -2, 1])),
+     RuntimeError, "repeats can not be negative"),
+    ("bincount: weights length", lambda: E.bincount(E.tensor([0, 1, 2]), weights=E.ones(2)),
+     RuntimeError, "weights should be 1-d and have the same length as input"),
+    ("histc: bins", lambda: E.histc(E.ones(3), bins=0), RuntimeError, "bins must be > 0"),
+    ("diagonal_scatter: src size", lambda: E.diagonal_scatter(E.zeros(3, 3), E.ones(4)),
+     RuntimeError, "expected src to have a size equal to the slice of self. src size = [4], slice size = [3]"),
+    ("select_scatter: src size", lambda: E.select_scatter(E.zeros(3, 4), E.ones(5), 0, 0),
+     RuntimeError, "expected src to have a size equal to the slice of self. src size = [5], slice size = [4]"),
+    ("slice_scatter: src size", lambda: E.slice_scatter(E.zeros(3, 4), E.ones(3, 3), 1, 0, 2),
+     RuntimeError, "expected src to have a size equal to the slice of self. src size = [3, 3], slice size = [3, 2]"),
+    ("take: flat index", lambda: E.take(E.zeros(3, 4), E.tensor([12])),
+     IndexError, "out of range: tried to access index 12 on a tensor of 12 elements."),
+    ("put_: flat index", lambda: E.zeros(3, 4).put_(E.tensor([0, 12]), E.ones(2)),
+     IndexError, "out of range: tried to access index 12 on a tensor of 12 elements."),
+    ("index_put_: value shape", lambda: E.zeros(3, 4).index_put_((E.tensor([0, 1]),), E.ones(3, 4), accumulate=True),
+     RuntimeError, "shape mismatch: value tensor of shape [3, 4] cannot be broadcast to indexing result of shape "
+                   "[2, 4]"),
+    ("index_put_: index value", lambda: E.zeros(3, 4).index_put_((E.tensor([0, 3]),), E.tensor(1.0)),
+     IndexError, "index 3 is out of bounds for dimension 0 with size 3"),
+    ("embedding: index value", lambda: E.embedding(E.tensor([0, 5]), E.ones(5, 3)),
+     IndexError, "index out of range in self"),
+    ("fold: blocks", lambda: E.fold(E.ones(1, 4, 3), output_size=(3, 3), kernel_size=2),
+     RuntimeError, "expected size of input's dimension 2 to match the calculated number of sliding blocks"),
+    ("nll_loss: target value", lambda: E.nll_loss(E.zeros(3, 5), E.tensor([0, 5, 1])),
+     IndexError, "Target 5 is out of bounds."),
+]
+
+
+@pytest.mark.parametrize("fn,exc,msg", [c[1:] for c in PUBLIC], ids=[c[0] for c in PUBLIC])
+def test_public_functions_refuse_operands_that_bound_a_kernel(fn, exc, msg):
+    with pytest.raises(exc, match=re.escape(msg)):
+        fn()

@@ -81,13 +81,7 @@ def _index(x, indices):
 
 
 def _index_put(x, indices, values, accumulate=False):
-    plan = _plan(x, indices)
-    try:
-        if np.broadcast_shapes(values._shape, plan[0]) != plan[0]:
-            raise ValueError
-    except ValueError:
-        raise RuntimeError(f"shape mismatch: value tensor of shape {list(values._shape)} cannot be broadcast to "
-                           f"indexing result of shape {list(plan[0])}") from None
+    plan = _plan(x, indices)  # the meta step (I._meta_index_put) checked the values' shape
     if accumulate and x._dtype not in _ATOMIC:
         raise NotImplementedError(f"index_put_(accumulate=True) into {describe(x)} has no CUDA kernel")
     v = values if values._dtype is x._dtype else get_op("to_dtype")(values, x._dtype)

@@ -112,6 +112,42 @@ def _depthwise(x: np.ndarray, w: np.ndarray, stride, padding, dilation) -> np.nd
     return out
 
 
+def _meta_geometry(op: str, n_c_hw, weight_shape, groups: int, stride, padding, dilation) -> tuple[int, int]:
+    """Channels agree with the weight and groups, and the window fits the padded input; returns (Ho, Wo)."""
+    o, cg, kh, kw = weight_shape
+    if groups < 1 or o % groups:
+        raise RuntimeError(f"Given groups={groups}, expected weight to be divisible by {groups} at dimension 0, but "
+                           f"got weight of size {list(weight_shape)} instead")
+    if n_c_hw[1] != cg * groups:
+        raise RuntimeError(f"Given groups={groups}, weight of size {list(weight_shape)}, expected input"
+                           f"{list(n_c_hw)} to have {cg * groups} channels, but got {n_c_hw[1]} channels instead")
+    if min(stride) < 1 or min(dilation) < 1 or min(padding) < 0:
+        raise RuntimeError(f"{op}: stride and dilation must be positive and padding non-negative; got "
+                           f"stride={tuple(stride)}, padding={tuple(padding)}, dilation={tuple(dilation)}")
+    _check_sizes(op, tuple(n_c_hw[2:]), (kh, kw), padding, dilation)
+    return (_out_size(n_c_hw[2], kh, stride[0], padding[0], dilation[0]),
+            _out_size(n_c_hw[3], kw, stride[1], padding[1], dilation[1]))
+
+
+def _meta_grad(op: str, grad: Tensor, n: int, o: int, ho: int, wo: int) -> None:
+    """A gradient `(N, O, Ho', Wo')` with Ho' <= Ho, Wo' <= Wo (a transposed convolution's may be smaller)."""
+    g = grad._shape
+    if len(g) != 4 or g[0] != n or g[1] != o or g[2] > ho or g[3] > wo:
+        raise RuntimeError(f"{op}: expected grad of shape [{n}, {o}, {ho}, {wo}] (at most, spatially); got "
+                           f"{describe(grad)}")
+
+
+@conv2d_op.meta
+def _conv2d_meta(input, weight, bias, stride, padding, dilation, groups) -> None:
+    if input.ndim != 4 or weight.ndim != 4:
+        raise RuntimeError(f"conv2d: expected a batched 4-D input and a 4-D weight; got {describe(input)} and "
+                           f"{describe(weight)}")
+    _meta_geometry("conv2d", input._shape, weight._shape, groups, stride, padding, dilation)
+    if bias is not None and (bias.ndim != 1 or bias._shape[0] != weight._shape[0]):
+        raise RuntimeError(f"Given weight of size {list(weight._shape)}, expected bias to be 1-dimensional with "
+                           f"{weight._shape[0]} elements, but got bias of size {list(bias._shape)} instead")
+
+
 @conv2d_op.register("cpu")
 def _conv2d_cpu(input, weight, bias, stride, padding, dilation, groups):
     x, w = numba_nn.kernel_array(input._np()), numba_nn.kernel_array(weight._np())
@@ -146,6 +182,15 @@ It is also the forward of `conv_transpose2d`. Its backward: grad wrt grad is
 `conv2d_backward_weight(grad, gg, weight.shape, stride, padding, dilation, groups)`.""")
 
 
+@conv2d_backward_input.meta
+def _conv2d_backward_input_meta(grad, weight, input_shape, stride, padding, dilation, groups) -> None:
+    if weight.ndim != 4 or len(input_shape) != 4:
+        raise RuntimeError(f"conv2d_backward_input: expected a 4-D weight and input shape; got {describe(weight)} "
+                           f"and {list(input_shape)}")
+    ho, wo = _meta_geometry("conv2d_backward_input", input_shape, weight._shape, groups, stride, padding, dilation)
+    _meta_grad("conv2d_backward_input", grad, input_shape[0], weight._shape[0], ho, wo)
+
+
 @conv2d_backward_input.register("cpu")
 def _conv2d_backward_input_cpu(grad, weight, input_shape, stride, padding, dilation, groups):
     g, w = numba_nn.kernel_array(grad._np()), numba_nn.kernel_array(weight._np())
@@ -173,6 +218,15 @@ dilation, groups)` with grad `(N, O, Ho, Wo)`, input `(N, C, H, W)` -> grad_weig
 `weight_shape` `(O, C/groups, kh, kw)`. Bilinear in (grad, input): its backward is
 grad wrt grad = `conv2d(input, gw, None, ...)`, grad wrt input =
 `conv2d_backward_input(grad, gw, input.shape, ...)` with gw the incoming gradient.""")
+
+
+@conv2d_backward_weight.meta
+def _conv2d_backward_weight_meta(grad, input, weight_shape, stride, padding, dilation, groups) -> None:
+    if input.ndim != 4 or len(weight_shape) != 4:
+        raise RuntimeError(f"conv2d_backward_weight: expected a 4-D input and weight shape; got {describe(input)} "
+                           f"and {list(weight_shape)}")
+    ho, wo = _meta_geometry("conv2d_backward_weight", input._shape, weight_shape, groups, stride, padding, dilation)
+    _meta_grad("conv2d_backward_weight", grad, input._shape[0], weight_shape[0], ho, wo)
 
 
 @conv2d_backward_weight.register("cpu")
@@ -231,6 +285,22 @@ pairs of ints -> `(N, C*kh*kw, L)` with L the number of block positions. Linear;
 `col2im(grad, (H, W), kernel_size, dilation, padding, stride)`.""")
 
 
+def _check_blocks(op: str, kernel_size, dilation, padding, stride) -> None:
+    k, d, p, st = kernel_size, dilation, padding, stride
+    if min(k) <= 0 or min(d) <= 0 or min(st) <= 0 or min(p) < 0:
+        raise RuntimeError(f"{op}: kernel_size, dilation and stride must be positive and padding non-negative; "
+                           f"got kernel_size={tuple(k)}, dilation={tuple(d)}, padding={tuple(p)}, stride={tuple(st)}")
+
+
+@im2col.meta
+def _im2col_meta(input, kernel_size, dilation, padding, stride) -> None:
+    """A batched input and a window that fits it once padded (the kernels walk every block position)."""
+    if input.ndim != 4:
+        raise RuntimeError(f"Input Error: Only 4D input Tensors are supported (got {describe(input)})")
+    _check_blocks("unfold", kernel_size, dilation, padding, stride)
+    _check_sizes("unfold", tuple(input._shape[2:]), kernel_size, padding, dilation)
+
+
 @im2col.register("cpu")
 def _im2col_cpu(input, kernel_size, dilation, padding, stride):
     x = numba_nn.kernel_array(input._np())
@@ -245,6 +315,24 @@ col2im = declare("col2im", doc="""Sum columns of sliding blocks back into an ima
 Positional signature: `col2im(input, output_size, kernel_size, dilation, padding, stride)`, input
 `(N, C*kh*kw, L)` -> `(N, C, H, W)` with `(H, W) = output_size`; overlapping blocks add up. Linear;
 its backward is `im2col(grad, kernel_size, dilation, padding, stride)`.""")
+
+
+@col2im.meta
+def _col2im_meta(input, output_size, kernel_size, dilation, padding, stride) -> None:
+    """The columns are `(N, C * kh * kw, L)` with L exactly the block positions of `output_size`."""
+    if input.ndim != 3:
+        raise RuntimeError(f"Input Error: Only batched (3D) input Tensors are supported (got {describe(input)})")
+    k, d, p, st = kernel_size, dilation, padding, stride
+    _check_blocks("fold", k, d, p, st)
+    if input._shape[1] % (k[0] * k[1]):
+        raise RuntimeError(f"Expected size of input's dimension 1 to be divisible by the product of kernel_size, "
+                           f"but got input.size(1)={input._shape[1]} and kernel_size={tuple(k)}")
+    blocks = [_out_size(n, kk, ss, pp, dd) for n, kk, ss, pp, dd in zip(output_size, k, st, p, d)]
+    if input._shape[2] != blocks[0] * blocks[1] or min(blocks) < 1:
+        raise RuntimeError(f"Given output_size={tuple(output_size)}, kernel_size={tuple(k)}, dilation={tuple(d)}, "
+                           f"padding={tuple(p)}, stride={tuple(st)}, expected size of input's dimension 2 to match "
+                           f"the calculated number of sliding blocks {blocks[0]} * {blocks[1]} = "
+                           f"{blocks[0] * blocks[1]}, but got input.size(2)={input._shape[2]}.")
 
 
 @col2im.register("cpu")
@@ -487,8 +575,7 @@ def unfold(input: Tensor, kernel_size: Size2, dilation: Size2 = 1, padding: Size
     k, d, p, s = _block_args("unfold", kernel_size, dilation, padding, stride)
     batched = input.ndim == 4
     x = input if batched else unsqueeze(input, 0)
-    _check_sizes("unfold", tuple(x.shape[2:]), k, p, d)
-    out = im2col(x, k, d, p, s)
+    out = im2col(x, k, d, p, s)  # its meta step checks the window against the padded input
     return out if batched else squeeze(out, 0)
 
 
@@ -513,13 +600,5 @@ def fold(input: Tensor, output_size: Size2, kernel_size: Size2, dilation: Size2 
     k, d, p, s = _block_args("fold", kernel_size, dilation, padding, stride)
     batched = input.ndim == 3
     x = input if batched else unsqueeze(input, 0)
-    if x.shape[1] % (k[0] * k[1]):
-        raise RuntimeError(f"Expected size of input's dimension 1 to be divisible by the product of kernel_size, "
-                           f"but got input.size(1)={x.shape[1]} and kernel_size={k}")
-    blocks = [_out_size(n, kk, ss, pp, dd) for n, kk, ss, pp, dd in zip(size, k, s, p, d)]
-    if x.shape[2] != blocks[0] * blocks[1]:
-        raise RuntimeError(f"Given output_size={size}, kernel_size={k}, dilation={d}, padding={p}, stride={s}, "
-                           f"expected size of input's dimension 2 to match the calculated number of sliding blocks "
-                           f"{blocks[0]} * {blocks[1]} = {blocks[0] * blocks[1]}, but got input.size(2)={x.shape[2]}.")
-    out = col2im(x, size, k, d, p, s)
+    out = col2im(x, size, k, d, p, s)  # its meta step checks the columns against the blocks
     return out if batched else squeeze(out, 0)

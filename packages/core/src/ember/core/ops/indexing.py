@@ -73,16 +73,39 @@ def _wrap_dim(x: Tensor, dim: int) -> int:
 _index = declare("index", mixed_devices=True, ref=lambda a, idx: a[tuple(slice(None) if i is None else i for i in idx)])
 
 
-def _checked_key(x: Tensor, indices) -> list:
+def _index_result_shape(x: Tensor, indices) -> tuple[int, ...]:
+    """The shape of `x[indices]` (numpy's placement: adjacent index tensors stay in place, split ones go
+    first), checking the number, dtypes and broadcast of the index tensors on the way."""
     if len(indices) > x.ndim:
         raise IndexError(f"too many indices for tensor of dimension {x.ndim} (got {len(indices)})")
-    key = [None if t is None else index_array(t, x._shape[d], d) for d, t in enumerate(indices)]
-    shapes = [k.shape for k in key if k is not None]
+    entries = list(indices) + [None] * (x.ndim - len(indices))
+    adv = [d for d, t in enumerate(entries) if t is not None]
+    if not adv:
+        return tuple(x._shape)
+    if any(entries[d]._dtype.is_floating_point for d in adv):
+        raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
+    shapes = [entries[d]._shape for d in adv]
     try:
-        np.broadcast_shapes(*shapes)
+        b = tuple(np.broadcast_shapes(*shapes))
     except ValueError:
         raise IndexError("shape mismatch: indexing tensors could not be broadcast together with shapes "
-                         + ", ".join(str(list(s)) for s in shapes)) from None
+                         + ", ".join(str(list(sh)) for sh in shapes)) from None
+    rest = [d for d in range(x.ndim) if entries[d] is None]
+    first = adv[0] if adv == list(range(adv[0], adv[-1] + 1)) else 0
+    before = [d for d in rest if d < first]
+    after = [d for d in rest if d not in before]
+    return tuple(x._shape[d] for d in before) + b + tuple(x._shape[d] for d in after)
+
+
+@_index.meta
+def _meta_index(x, indices) -> None:
+    _index_result_shape(x, indices)
+
+
+def _checked_key(x: Tensor, indices) -> list:
+    """Host copies of the index tensors, their values checked against their dims (the meta step checked
+    their number and shapes)."""
+    key = [None if t is None else index_array(t, x._shape[d], d) for d, t in enumerate(indices)]
     return key + [None] * (x.ndim - len(key))
 
 
@@ -97,6 +120,20 @@ def _index_cpu(x, indices):
 _index_put = declare("index_put_", mutates=0, mixed_devices=True)
 
 
+@_index_put.meta
+def _meta_index_put(x, indices, values, accumulate=False) -> None:
+    """The values broadcast to the indexing result, as PyTorch requires (no extra leading dims)."""
+    shape = _index_result_shape(x, indices)
+    v = values._shape if isinstance(values, Tensor) else np.shape(values)
+    try:
+        ok = tuple(np.broadcast_shapes(v, shape)) == shape
+    except ValueError:
+        ok = False
+    if not ok:
+        raise RuntimeError(f"shape mismatch: value tensor of shape {list(v)} cannot be broadcast to indexing result "
+                           f"of shape {list(shape)}")
+
+
 @_index_put.register("cpu")
 def _index_put_cpu(x, indices, values, accumulate=False):
     key = _checked_key(x, indices)
@@ -105,19 +142,9 @@ def _index_put_cpu(x, indices, values, accumulate=False):
         if all(k is None for k in key[1:]) and accumulate_rows(x, key[0], v):
             return x
         offs = fancy_offsets(x, key)
-        try:
-            vals = np.broadcast_to(np.asarray(v, dtype=x._dtype.np), offs.shape)
-        except ValueError:
-            raise RuntimeError(f"shape mismatch: value tensor of shape {list(np.shape(v))} cannot be broadcast to "
-                               f"indexing result of shape {list(offs.shape)}") from None
-        scatter_apply(x, offs, vals, ADD)
+        scatter_apply(x, offs, np.broadcast_to(np.asarray(v, dtype=x._dtype.np), offs.shape), ADD)
         return x
-    k = tuple(slice(None) if i is None else i for i in key)
-    try:
-        x._np()[k] = np.asarray(v).astype(x._dtype.np, copy=False)
-    except ValueError:
-        raise RuntimeError(f"shape mismatch: value tensor of shape {list(np.shape(v))} cannot be broadcast to "
-                           f"indexing result of shape {list(x._np()[k].shape)}") from None
+    x._np()[tuple(slice(None) if i is None else i for i in key)] = np.asarray(v).astype(x._dtype.np, copy=False)
     return x
 
 

@@ -46,6 +46,22 @@ def _ncl(t: Tensor) -> np.ndarray:
     return np.ascontiguousarray(a).reshape(a.shape[0], a.shape[1], -1)
 
 
+def _check_channels(c: int, **tensors) -> None:
+    """Each per-channel operand is None or holds exactly `c` elements: the kernels read one per channel."""
+    for name, t in tensors.items():
+        if t is not None and t.numel() != c:
+            raise RuntimeError(f"{name} should contain {c} elements not {t.numel()}")
+
+
+@batch_norm_op.meta
+def _batch_norm_meta(input, weight, bias, running_mean, running_var, training, momentum, eps) -> None:
+    if input.ndim < 2:
+        raise ValueError(f"batch_norm: expected an input of shape (N, C, *); got {describe(input)}")
+    if not training and (running_mean is None or running_var is None):
+        raise RuntimeError("running_mean and running_var must be defined in evaluation mode")
+    _check_channels(input._shape[1], weight=weight, bias=bias, running_mean=running_mean, running_var=running_var)
+
+
 @batch_norm_op.register("cpu")
 def _batch_norm_cpu(input, weight, bias, running_mean, running_var, training, momentum, eps):
     x = _ncl(input)
@@ -78,6 +94,14 @@ training)` with save_mean/save_invstd batch_norm's 2nd and 3rd results -> `(grad
 grad_weight, grad_bias)` (all three always computed; weight None means ones). In training the
 statistics depend on the input, and the kernels take the mean again from it, more exactly than
 the saved one (see _exact_mean); in eval they are constants.""")
+
+
+@batch_norm_backward.meta
+def _batch_norm_backward_meta(grad, input, weight, save_mean, save_invstd, training) -> None:
+    if tuple(grad._shape) != tuple(input._shape) or input.ndim < 2:
+        raise RuntimeError(f"batch_norm_backward: expected grad of the input's shape (N, C, *); got {describe(grad)} "
+                           f"and {describe(input)}")
+    _check_channels(input._shape[1], weight=weight, save_mean=save_mean, save_invstd=save_invstd)
 
 
 @batch_norm_backward.register("cpu")

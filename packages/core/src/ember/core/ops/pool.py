@@ -57,6 +57,12 @@ indices (int64) hold each maximum's flat position `h * W + w` in its input plane
 gradient. Backward: `max_pool2d_backward(grad, indices, input.shape)` -> grad_input.""")
 
 
+@max_pool2d_with_indices.meta
+def _max_pool2d_meta(input, kernel_size, stride, padding, dilation, ceil_mode) -> None:
+    """The window stays inside the padded input, as the public max_pool2d checks (the kernels index by it)."""
+    _check_window("max_pool2d", input, kernel_size, stride, padding, dilation, ceil_mode)
+
+
 @max_pool2d_with_indices.register("cpu")
 def _max_pool2d_cpu(input, kernel_size, stride, padding, dilation, ceil_mode):
     (kh, kw), (sh, sw), (ph, pw), (dh, dw) = kernel_size, stride, padding, dilation
@@ -108,6 +114,11 @@ Backward: `avg_pool2d_backward(grad, input.shape, kernel_size, stride, padding, 
 count_include_pad, divisor_override)` -> grad_input.""")
 
 
+@avg_pool2d_op.meta
+def _avg_pool2d_meta(input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override) -> None:
+    _check_window("avg_pool2d", input, kernel_size, stride, padding, (1, 1), ceil_mode)
+
+
 @avg_pool2d_op.register("cpu")
 def _avg_pool2d_cpu(input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override):
     (kh, kw), (sh, sw), (ph, pw) = kernel_size, stride, padding
@@ -157,6 +168,14 @@ adaptive_avg_pool2d_backward = declare("adaptive_avg_pool2d_backward", doc="""Th
 
 Positional signature: `adaptive_avg_pool2d_backward(grad, input_shape)` -> grad_input. Linear in
 grad; its backward is `adaptive_avg_pool2d(gg, grad.shape[-2:])`.""")
+
+
+@adaptive_avg_pool2d_backward.meta
+def _adaptive_avg_pool2d_backward_meta(grad, input_shape) -> None:
+    """One gradient plane per input plane (the kernels pair them up)."""
+    if grad.ndim != len(input_shape) or tuple(grad._shape[:-2]) != tuple(input_shape[:-2]) or grad.ndim < 3:
+        raise RuntimeError(f"adaptive_avg_pool2d_backward: expected grad with the leading dims of the input "
+                           f"{list(input_shape)}; got {describe(grad)}")
 
 
 @adaptive_avg_pool2d_backward.register("cpu")

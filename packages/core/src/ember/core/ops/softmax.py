@@ -366,6 +366,41 @@ def _check_loss(op: str, input, target, weight, reduction: str, probabilities: b
         raise RuntimeError(f"Expected target size {expected}, got {list(target.shape)}")
 
 
+def _is_probabilities(target) -> bool:
+    return isinstance(target, Tensor) and target._dtype.is_floating_point
+
+
+def _check_loss_grad(op: str, grad, input: Tensor, reduction: str) -> None:
+    """The incoming gradient has the loss's size: one element per row of `input` (reduction 'none'), else one."""
+    c = input._shape[1] if input.ndim > 1 else input._shape[0]
+    want = input.numel() // max(c, 1) if reduction == "none" and input.ndim > 1 else 1
+    if not isinstance(grad, Tensor) or grad.numel() != want:
+        raise RuntimeError(f"{op}: expected a gradient of {want} elements (the loss's); got {describe(grad)}")
+
+
+@cross_entropy_op.meta
+def _cross_entropy_meta(input, target, weight, reduction, ignore_index, label_smoothing) -> None:
+    """Target and weight against the input's rows and classes: every kernel reads them per row and class."""
+    _check_loss("cross_entropy", input, target, weight, reduction, _is_probabilities(target))
+
+
+@cross_entropy_backward.meta
+def _cross_entropy_backward_meta(grad, input, target, weight, reduction, ignore_index, label_smoothing) -> None:
+    _check_loss("cross_entropy", input, target, weight, reduction, _is_probabilities(target))
+    _check_loss_grad("cross_entropy_backward", grad, input, reduction)
+
+
+@nll_loss_op.meta
+def _nll_loss_meta(input, target, weight, reduction, ignore_index) -> None:
+    _check_loss("nll_loss", input, target, weight, reduction, False)
+
+
+@nll_loss_backward.meta
+def _nll_loss_backward_meta(grad, input, target, weight, reduction, ignore_index, total_weight) -> None:
+    _check_loss("nll_loss", input, target, weight, reduction, False)
+    _check_loss_grad("nll_loss_backward", grad, input, reduction)
+
+
 def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, size_average=None,
                   ignore_index: int = -100, reduce=None, reduction: str = "mean",
                   label_smoothing: float = 0.0) -> Tensor:
@@ -387,8 +422,6 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, s
     0.6931
     """
     reduction = _legacy_reduction(size_average, reduce, reduction)
-    probabilities = isinstance(target, Tensor) and target._dtype.is_floating_point
-    _check_loss("cross_entropy", input, target, weight, reduction, probabilities)
     if not 0.0 <= label_smoothing <= 1.0:
         raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
     return cross_entropy_op(input, target, weight, reduction, int(ignore_index), float(label_smoothing))
@@ -403,7 +436,6 @@ def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, size_a
     2.0
     """
     reduction = _legacy_reduction(size_average, reduce, reduction)
-    _check_loss("nll_loss", input, target, weight, reduction, False)
     return nll_loss_op(input, target, weight, reduction, int(ignore_index))[0]
 
 

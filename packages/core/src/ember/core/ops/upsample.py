@@ -88,6 +88,15 @@ def _all_taps(in_sizes, out_sizes, mode, align_corners, scales):
     return [_taps(i, o, mode, align_corners, s) for i, o, s in zip(in_sizes, out_sizes, scales)]
 
 
+@upsample_op.meta
+def _upsample_meta(input, output_size, mode, align_corners, scales) -> None:
+    """One positive output size per non-empty spatial dim: the taps index the input's last element."""
+    spatial = tuple(input._shape[2:])
+    if len(output_size) != len(spatial) or any(o <= 0 for o in output_size) or any(n <= 0 for n in spatial):
+        raise RuntimeError(f"interpolate: input and output sizes should be greater than 0, but got input "
+                           f"{list(spatial)} and output {list(output_size)}")
+
+
 @upsample_op.register("cpu")
 def _upsample_cpu(input, output_size, mode, align_corners, scales):
     x = input._np()
@@ -171,9 +180,6 @@ def interpolate(input: Tensor, size: int | tuple[int, ...] | None = None,
                              f"with spatial dimensions of {list(spatial)} and scale_factor of shape {list(sf)}.")
         out = tuple(int(math.floor(n * s)) for n, s in zip(spatial, sf))
         scales = None if recompute_scale_factor else sf
-    if any(o <= 0 for o in out) or any(n <= 0 for n in spatial):
-        raise RuntimeError(f"interpolate: input and output sizes should be greater than 0, but got input "
-                           f"{list(spatial)} and output {list(out)}")
     if mode == "area":
         from ember.core.ops import pool
 
