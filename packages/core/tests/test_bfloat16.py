@@ -55,7 +55,7 @@ def test_printing_matches_pytorch_format():
 
 def test_type_names():
     x = E.ones(1, dtype=E.bfloat16)
-    assert x.type() == "ember.BFloat16Tensor"
+    assert x.type() == "torch.BFloat16Tensor"
     assert E.ones(1).type("ember.BFloat16Tensor").dtype is E.bfloat16
 
 

@@ -128,7 +128,7 @@ def _sum_cpu(x, dims, keepdim=False, dtype=None, *, out=None):
     """sum(x, dims: tuple[int, ...], keepdim: bool, dtype: dtype | None): the result dtype is
     `dtype`, else x's for floats and int64 for integers and bools."""
     xd = x._dtype
-    if dtype is None and xd.is_floating_point and xd is not dtypes.float16:
+    if dtype is None and xd.is_floating_point and xd.itemsize > 2:  # 16-bit floats accumulate in float32
         r = np.add.reduce(x._np(), dims, xd.np, None, keepdim)  # the common case, without helper calls
         return wrap(r) if out is None else write_out(out, r, "sum")
     dt = _int_to_long(x, dtype)
