@@ -131,7 +131,7 @@ class DistributedDataParallel(Module):
         for i, p in order:
             key = p.dtype.np
             cur, nbytes = open_.get(key, ([], 0))
-            cap = _FIRST_BUCKET_BYTES if not buckets else self.bucket_bytes_cap
+            cap = min(_FIRST_BUCKET_BYTES, self.bucket_bytes_cap) if not buckets else self.bucket_bytes_cap
             if cur and nbytes + p.numel() * p.element_size() > cap:
                 buckets.append(_Bucket(len(buckets), cur, key))
                 cur, nbytes = [], 0
