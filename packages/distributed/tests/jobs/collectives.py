@@ -49,6 +49,14 @@ w.wait()
 assert w.is_completed()
 ok("all_reduce async", t.numpy(), every.sum(0))
 
+# a large message (the blocking path on the communication thread), SUM and AVG
+big = np.arange(1 << 19, dtype=np.float64) % 97
+for op, want in [(dist.ReduceOp.SUM, sum(big * (k + 1) for k in range(n))),
+                 (dist.ReduceOp.AVG, sum(big * (k + 1) for k in range(n)) / n)]:
+    t = torch.tensor(big * (r + 1))
+    dist.all_reduce(t, op=op)
+    ok(f"all_reduce 4 MiB {op.name}", t.numpy(), want)
+
 # broadcast from the last rank
 t = torch.tensor(local(r))
 dist.broadcast(t, src=n - 1)
