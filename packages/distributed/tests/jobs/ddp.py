@@ -108,6 +108,7 @@ class Branchy(nn.Module):
 m = Branchy()
 d = DDP(m, find_unused_parameters=True)
 x = torch.tensor(np.ones((2, 4)) * (r + 1))
+d(x, use_b=True)  # a forward that no backward follows (evaluation with grad mode on) is allowed
 d(x, use_b=(r == 0)).sum().backward()
 # a.weight's gradient is the mean over ranks of sum(x) rows: 2 * (r + 1) per entry
 ok("find_unused: used everywhere", m.a.weight.grad.numpy(), np.full((2, 4), 2 * np.mean(np.arange(1, n + 1))))

@@ -105,6 +105,8 @@ class DistributedDataParallel(Module):
                 self._slot[i] = (b, k)
         self._hooks = [p.register_post_accumulate_grad_hook(self._make_hook(i)) for i, p in enumerate(self._params)]
         self._armed = False       # a synchronized backward is expected (set by forward)
+        self._started = False     # its first gradient has arrived (so it must finish before the next forward)
+        self._unused: list[int] = []
         self._next = 0            # the next bucket to launch
         self._used_req = None
         self._used_all = None
@@ -149,7 +151,7 @@ class DistributedDataParallel(Module):
     # ---------------------------------------------------------------------------------- forward
 
     def forward(self, *inputs, **kwargs):
-        if self._armed and self._next < len(self._buckets):
+        if self._armed and self._started:
             missing = [i for b in self._buckets for k, (i, _) in enumerate(b.params) if not b.ready and b.used[k] == 0]
             raise RuntimeError(
                 "Expected to have finished reduction in the prior iteration before starting a new one. This error "
@@ -173,6 +175,7 @@ class DistributedDataParallel(Module):
 
     def _prepare_for_backward(self, out) -> None:
         self._armed = True
+        self._started = False
         self._next = 0
         self._timeline = []
         for b in self._buckets:
@@ -182,12 +185,15 @@ class DistributedDataParallel(Module):
             b.used[:] = 0
         if self.find_unused_parameters:
             reached = _reachable_leaves(out)
-            for i, p in enumerate(self._params):
-                if id(p) not in reached:
-                    b, k = self._slot[i]
-                    b.buf[b.offsets[k]:b.offsets[k] + p.numel()] = 0
-                    self._mark_ready(b)
-            self._launch_ready()
+            self._unused = [i for i, p in enumerate(self._params) if id(p) not in reached]
+
+    def _mark_unused_ready(self) -> None:
+        """Zeros for the parameters the forward graph does not reach: at the first gradient of
+        backward, like PyTorch, so a forward that no backward follows launches nothing."""
+        for i in self._unused:
+            b, k = self._slot[i]
+            b.buf[b.offsets[k]:b.offsets[k] + self._params[i].numel()] = 0
+            self._mark_ready(b)
 
     # --------------------------------------------------------------------------------- backward
 
@@ -200,6 +206,9 @@ class DistributedDataParallel(Module):
                 raise RuntimeError(f"DistributedDataParallel: parameter {i} received its gradient twice in one "
                                    "backward; call backward once per forward (retain_graph is not supported)")
             b.used[k] = 1
+            if not self._started:
+                self._started = True
+                self._mark_unused_ready()
             self._timeline.append(("ready", i, time.perf_counter()))
             g = p.grad
             dst = b.buf[b.offsets[k]:b.offsets[k] + p.numel()]
