@@ -13,3 +13,11 @@ def test_ddp_matches_single_process_on_concatenated_batch(run_job, nproc):
                      "unused parameters without find_unused_parameters raise", "DONE"]:
             assert f"rank {r} OK {what}" in res.stdout or f"rank {r} {what}" in res.stdout, (what, res.stdout)
         assert f"rank {r} OK step 3: rank {nproc - 1} has rank 0's parameters" in res.stdout
+
+
+def test_ddp_without_a_process_group_raises():
+    import ember.nn as nn
+    from ember.distributed import DistributedDataParallel
+
+    with pytest.raises(RuntimeError, match="Default process group has not been initialized"):
+        DistributedDataParallel(nn.Linear(2, 2))

@@ -1,5 +1,6 @@
 """`python -m ember.distributed.bench`: all_reduce time against message size next to raw mpi4py, and
-DDP training throughput of a small MLP at 1 and 2 ranks (one thread per rank).
+DDP training throughput of a small MLP at 1 and 2 ranks (one thread per rank), next to PyTorch's DDP
+over gloo at 2 ranks when PyTorch is installed.
 
 Run without arguments, it starts its own jobs through `ember-run`; `--worker` is the part each
 rank runs. Figures are medians over repetitions; on a loaded machine they move from run to run.
@@ -8,6 +9,7 @@ rank runs. Figures are medians over repetitions; on a loaded machine they move f
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import os
 import subprocess
 import sys
@@ -85,6 +87,43 @@ def _ddp_worker(steps: int, batch: int) -> None:
     dist.destroy_process_group()
 
 
+def _torch_ddp_worker(steps: int, batch: int) -> None:
+    """The same DDP step in PyTorch with its gloo backend (ranks from the launcher's RANK/WORLD_SIZE)."""
+    import torch
+    import torch.distributed as tdist
+    import torch.nn.functional as F
+
+    torch.set_num_threads(1)
+    os.environ.setdefault("MASTER_ADDR", "127.0.0.1")
+    os.environ.setdefault("MASTER_PORT", "29517")
+    tdist.init_process_group("gloo")
+    rank, world = tdist.get_rank(), tdist.get_world_size()
+    torch.manual_seed(0)
+    net = torch.nn.Sequential(torch.nn.Linear(784, 512), torch.nn.ReLU(), torch.nn.Linear(512, 256),
+                              torch.nn.ReLU(), torch.nn.Linear(256, 10))
+    ddp = torch.nn.parallel.DistributedDataParallel(net)
+    opt = torch.optim.SGD(ddp.parameters(), lr=0.01)
+    x, y = torch.randn(batch, 784), torch.randint(0, 10, (batch,))
+
+    def step() -> None:
+        opt.zero_grad()
+        F.cross_entropy(ddp(x), y).backward()
+        opt.step()
+
+    for _ in range(3):
+        step()
+    tdist.barrier()
+    t0 = time.perf_counter()
+    for _ in range(steps):
+        step()
+    tdist.barrier()
+    dt = time.perf_counter() - t0
+    if rank == 0:
+        print(f"PyTorch DDP (gloo), same MLP and batch, {world} rank(s): {steps * batch * world / dt:,.0f} "
+              f"samples/s ({1e3 * dt / steps:.1f} ms/step)", flush=True)
+    tdist.destroy_process_group()
+
+
 def _launch(nproc: int, *args: str) -> None:
     env = {**os.environ, "NUMBA_NUM_THREADS": "1", "OMP_NUM_THREADS": "1"}
     cmd = [sys.executable, "-m", "ember.distributed.run", "--nproc-per-node", str(nproc), "-m",
@@ -94,7 +133,7 @@ def _launch(nproc: int, *args: str) -> None:
 
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(prog="python -m ember.distributed.bench", description=__doc__.splitlines()[0])
-    ap.add_argument("--worker", choices=["allreduce", "ddp"], help=argparse.SUPPRESS)
+    ap.add_argument("--worker", choices=["allreduce", "ddp", "torch-ddp"], help=argparse.SUPPRESS)
     ap.add_argument("--reps", type=int, default=10, help="repetitions per message size")
     ap.add_argument("--steps", type=int, default=30, help="timed DDP steps")
     ap.add_argument("--batch", type=int, default=64, help="DDP batch per rank")
@@ -103,10 +142,16 @@ def main(argv: list[str] | None = None) -> None:
         _allreduce_worker(a.reps)
     elif a.worker == "ddp":
         _ddp_worker(a.steps, a.batch)
+    elif a.worker == "torch-ddp":
+        _torch_ddp_worker(a.steps, a.batch)
     else:
         _launch(2, "allreduce", "--reps", str(a.reps))
         for n in (1, 2):
             _launch(n, "ddp", "--steps", str(a.steps), "--batch", str(a.batch))
+        if importlib.util.find_spec("torch") is not None:
+            _launch(2, "torch-ddp", "--steps", str(a.steps), "--batch", str(a.batch))
+        else:
+            print("PyTorch is not installed: no gloo DDP comparison (pip install torch==2.13.0)")
 
 
 if __name__ == "__main__":

@@ -233,6 +233,10 @@ class DistributedDataParallel(Module):
             b.req = c10d.Work([comm.Iallreduce(MPI.IN_PLACE, b.buf, MPI.SUM)], None, self.process_group,
                               f"DDP all_reduce of gradient bucket {b.index}")
             self._next += 1
+        # MPI progresses a nonblocking collective only inside MPI calls (Open MPI has no progress
+        # thread): test the buckets in flight at every gradient, so they advance during backward
+        for k in range(self._next):
+            self._buckets[k].req.is_completed()
         if self._next == len(self._buckets) and self._armed:
             self._finish()
 
