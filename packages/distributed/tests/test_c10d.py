@@ -32,3 +32,15 @@ def test_unknown_backend_raises():
 
 def test_reduce_op_names():
     assert [op.name for op in dist.ReduceOp] == ["SUM", "AVG", "PRODUCT", "MIN", "MAX"]
+
+
+def test_without_a_launcher_a_group_of_one_and_a_wait_past_the_deadline_raises():
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    pytest.importorskip("mpi4py")
+    job = Path(__file__).parent / "jobs" / "single.py"
+    res = subprocess.run([sys.executable, str(job)], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                         timeout=120)
+    assert res.returncode == 0 and "OK timeout" in res.stdout and "OK twice" in res.stdout, res.stdout

@@ -157,6 +157,15 @@ def init_process_group(backend: str | None = None, init_method: str | None = Non
 
     Raises:
         RuntimeError: called twice, an unknown backend, or a rank/world size that disagrees with MPI.
+
+    Example (a process started without a launcher is a group of one):
+        >>> import ember.autograd as torch
+        >>> init_process_group("mpi")
+        >>> t = torch.tensor([1.0, 2.0])
+        >>> all_reduce(t)
+        >>> t, get_rank(), get_world_size()
+        (tensor([1., 2.]), 0, 1)
+        >>> destroy_process_group()
     """
     if GroupMember.WORLD is not None:
         raise RuntimeError("trying to initialize the default process group twice!")
