@@ -44,3 +44,20 @@ def test_without_a_launcher_a_group_of_one_and_a_wait_past_the_deadline_raises()
     res = subprocess.run([sys.executable, str(job)], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                          timeout=120)
     assert res.returncode == 0 and "OK timeout" in res.stdout and "OK twice" in res.stdout, res.stdout
+
+
+def test_contiguous_cpu_tensors_reach_mpi_without_a_copy():
+    import numpy as np
+
+    from ember.distributed.c10d import _Buf
+
+    t = torch.arange(12.0).view(3, 4)
+    b = _Buf(t, write=True)
+    assert not b.staged and np.shares_memory(b.arr, t.numpy())
+    nc = _Buf(t.t(), write=True)  # a transposed view: staged in a contiguous copy, written back on completion
+    assert nc.staged and not np.shares_memory(nc.arr, t.numpy()) and nc.arr.flags.c_contiguous
+    nc.arr[...] = -nc.arr
+    v = t._version
+    nc.done()
+    np.testing.assert_array_equal(t.numpy(), -np.arange(12.0).reshape(3, 4))
+    assert t._version > v
