@@ -57,6 +57,20 @@ for op, want in [(dist.ReduceOp.SUM, sum(big * (k + 1) for k in range(n))),
     dist.all_reduce(t, op=op)
     ok(f"all_reduce 4 MiB {op.name}", t.numpy(), want)
 
+# bad input raises before anything is sent, so the ranks stay in step
+for bad in [lambda: dist.all_reduce(torch.tensor(local(r)), op="sum"),
+            lambda: dist.all_reduce(torch.tensor(big), op="sum"),
+            lambda: dist.all_reduce(torch.tensor(local(r, dtype=np.int64)), op=dist.ReduceOp.AVG),
+            lambda: dist.all_gather([torch.zeros(3, 4)], torch.zeros(3, 4)) if n > 1 else (_ for _ in ()).throw(
+                ValueError("world_size"))]:
+    try:
+        bad()
+    except (ValueError, TypeError) as e:
+        assert "ReduceOp" in str(e) or "floating point" in str(e) or "world_size" in str(e), e
+    else:
+        raise AssertionError("no error")
+print(f"rank {r} OK bad input raises", flush=True)
+
 # broadcast from the last rank
 t = torch.tensor(local(r))
 dist.broadcast(t, src=n - 1)

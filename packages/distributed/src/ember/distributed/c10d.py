@@ -302,7 +302,7 @@ class Work:
         while not testall(reqs, st):
             spins += 1
             if spins > 64:
-                # sleeping (not spinning) leaves the CPU to peers sharing this core; MPI progresses in Testall
+                # yield the core to a peer that shares it (oversubscribed jobs); MPI progresses in Testall
                 time.sleep(0)
                 if time.monotonic() > deadline:
                     raise DistBackendError(
@@ -442,12 +442,19 @@ def _blocking(pg: ProcessGroup, call: Callable[[], None], what: str) -> None:
         raise DistBackendError(f"rank {get_rank()}: {what} failed in MPI: {failed[0]}") from failed[0]
 
 
+_MPI_OPS: dict = {}
+
+
 def _op(op) -> object:
-    MPI = _mpi()
-    if not isinstance(op, ReduceOp):
+    """MPI's operation for `op` (AVG is a SUM divided afterwards)."""
+    if not _MPI_OPS:
+        MPI = _mpi()
+        _MPI_OPS.update({ReduceOp.SUM: MPI.SUM, ReduceOp.AVG: MPI.SUM, ReduceOp.PRODUCT: MPI.PROD,
+                         ReduceOp.MIN: MPI.MIN, ReduceOp.MAX: MPI.MAX})
+    m = _MPI_OPS.get(op)
+    if m is None:
         raise ValueError(f"op must be a ReduceOp; got {op!r}")
-    return {ReduceOp.SUM: MPI.SUM, ReduceOp.AVG: MPI.SUM, ReduceOp.PRODUCT: MPI.PROD, ReduceOp.MIN: MPI.MIN,
-            ReduceOp.MAX: MPI.MAX}[op]
+    return m
 
 
 def _avg_fixup(op: ReduceOp, buf: _Buf, n: int) -> Callable | None:
@@ -482,16 +489,17 @@ def all_reduce(tensor: Tensor, op: ReduceOp = ReduceOp.SUM, group: ProcessGroup 
     pg = _pg(group)
     if not _check_member(pg):
         return None
+    mop = _op(op)
     b = _Buf(tensor, write=True, reduce=True)
     fix = _avg_fixup(op, b, pg.size())
     MPI = _mpi()
     if not async_op and b.arr.nbytes >= _BLOCKING_MIN_BYTES and MPI.Query_thread() == MPI.THREAD_MULTIPLE:
-        _blocking(pg, lambda: pg._comm.Allreduce(MPI.IN_PLACE, b.arr, _op(op)), "all_reduce")
+        _blocking(pg, lambda: pg._comm.Allreduce(MPI.IN_PLACE, b.arr, mop), "all_reduce")
         if fix is not None:
             fix()
         b.done()
         return None
-    req = pg._comm.Iallreduce(MPI.IN_PLACE, b.arr, _op(op))
+    req = pg._comm.Iallreduce(MPI.IN_PLACE, b.arr, mop)
     return _issue(pg, [req], [b], async_op, "all_reduce", fix)
 
 
