@@ -1,5 +1,5 @@
 """`python -m ember.distributed.bench`: all_reduce time against message size next to raw mpi4py, and
-DDP training throughput of a small MLP at 1 and 2 ranks (one thread per rank), next to PyTorch's DDP
+DDP training throughput of a small MLP and a small ResNet at 1 and 2 ranks (one thread per rank), next to PyTorch's DDP
 over gloo at 2 ranks when PyTorch is installed.
 
 Run without arguments, it starts its own jobs through `ember-run`; `--worker` is the part each
@@ -53,7 +53,25 @@ def _allreduce_worker(reps: int) -> None:
     dist.destroy_process_group()
 
 
-def _ddp_worker(steps: int, batch: int) -> None:
+def _small_resnet(nn):
+    """A small ResNet: a 3x3 stem, two residual blocks of 16 channels with BatchNorm, a linear head."""
+
+    class Block(nn.Module):
+        def __init__(self, c: int) -> None:
+            super().__init__()
+            self.c1, self.b1 = nn.Conv2d(c, c, 3, padding=1, bias=False), nn.BatchNorm2d(c)
+            self.c2, self.b2 = nn.Conv2d(c, c, 3, padding=1, bias=False), nn.BatchNorm2d(c)
+
+        def forward(self, x):
+            return (x + self.b2(self.c2(self.b1(self.c1(x)).relu()))).relu()
+
+    return nn.Sequential(nn.Conv2d(3, 16, 3, padding=1, bias=False), nn.BatchNorm2d(16), nn.ReLU(), Block(16),
+                         Block(16), nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(16, 10))
+
+
+def _ddp_worker(steps: int, batch: int, model_name: str = "mlp", plain: bool = False) -> None:
+    """DDP training steps; `plain`: the same steps on every rank without DDP (no communication), the
+    ceiling that the machine's cores and memory set on scaling."""
     import ember.autograd as torch
     import ember.distributed as dist
     import ember.nn as nn
@@ -63,10 +81,17 @@ def _ddp_worker(steps: int, batch: int) -> None:
     dist.init_process_group("mpi")
     rank, world = dist.get_rank(), dist.get_world_size()
     torch.manual_seed(0)
-    model = nn.Sequential(nn.Linear(784, 512), nn.ReLU(), nn.Linear(512, 256), nn.ReLU(), nn.Linear(256, 10))
-    ddp = dist.DistributedDataParallel(model)
+    if model_name == "resnet":
+        model, x = _small_resnet(nn), torch.randn(batch, 3, 32, 32)
+        what = "DDP small ResNet (2 blocks, 16 ch, 32x32)"
+    else:
+        model = nn.Sequential(nn.Linear(784, 512), nn.ReLU(), nn.Linear(512, 256), nn.ReLU(), nn.Linear(256, 10))
+        x, what = torch.randn(batch, 784), "DDP MLP 784-512-256-10"
+    ddp = model if plain else dist.DistributedDataParallel(model)
+    if plain:
+        what = what.replace("DDP", "no DDP (each rank alone)")
     opt = optim.SGD(ddp.parameters(), lr=0.01)
-    x, y = torch.randn(batch, 784), torch.randint(0, 10, (batch,))
+    y = torch.randint(0, 10, (batch,))
 
     def step() -> None:
         opt.zero_grad()
@@ -82,7 +107,7 @@ def _ddp_worker(steps: int, batch: int) -> None:
     dist.barrier()
     dt = time.perf_counter() - t0
     if rank == 0:
-        print(f"DDP MLP 784-512-256-10, batch {batch}/rank, {world} rank(s): {steps * batch * world / dt:,.0f} "
+        print(f"{what}, batch {batch}/rank, {world} rank(s): {steps * batch * world / dt:,.0f} "
               f"samples/s ({1e3 * dt / steps:.1f} ms/step)", flush=True)
     dist.destroy_process_group()
 
@@ -136,18 +161,24 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--worker", choices=["allreduce", "ddp", "torch-ddp"], help=argparse.SUPPRESS)
     ap.add_argument("--reps", type=int, default=10, help="repetitions per message size")
     ap.add_argument("--steps", type=int, default=30, help="timed DDP steps")
-    ap.add_argument("--batch", type=int, default=64, help="DDP batch per rank")
+    ap.add_argument("--batch", type=int, default=64, help="DDP batch per rank (the ResNet gets a quarter)")
+    ap.add_argument("--model", choices=["mlp", "resnet"], default="mlp", help=argparse.SUPPRESS)
+    ap.add_argument("--plain", action="store_true", help=argparse.SUPPRESS)
     a = ap.parse_args(argv)
     if a.worker == "allreduce":
         _allreduce_worker(a.reps)
     elif a.worker == "ddp":
-        _ddp_worker(a.steps, a.batch)
+        _ddp_worker(a.steps, a.batch, a.model, a.plain)
     elif a.worker == "torch-ddp":
         _torch_ddp_worker(a.steps, a.batch)
     else:
         _launch(2, "allreduce", "--reps", str(a.reps))
-        for n in (1, 2):
-            _launch(n, "ddp", "--steps", str(a.steps), "--batch", str(a.batch))
+        for model in ("mlp", "resnet"):
+            for n in (1, 2):
+                _launch(n, "ddp", "--model", model, "--steps", str(a.steps),
+                        "--batch", str(a.batch if model == "mlp" else a.batch // 4))
+            _launch(2, "ddp", "--plain", "--model", model, "--steps", str(a.steps),
+                    "--batch", str(a.batch if model == "mlp" else a.batch // 4))
         if importlib.util.find_spec("torch") is not None:
             _launch(2, "torch-ddp", "--steps", str(a.steps), "--batch", str(a.batch))
         else:
