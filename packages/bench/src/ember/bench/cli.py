@@ -4,6 +4,7 @@
   ember-bench table           Table 1 only (--size small|paper, --compare torch, --models ...)
   ember-bench trace           Figure 1: host issue vs kernel execution timeline
   ember-bench memory          Figure 2: per-iteration memory and allocator cache hits (CUDA)
+  ember-bench distributed     all_reduce vs mpi4py, DDP throughput at 1 and 2 ranks (needs ember-distributed)
 """
 
 from __future__ import annotations
@@ -23,7 +24,8 @@ TORCH_HINT = ("PyTorch is not installed, so ember runs alone. For the side-by-si
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="ember-bench", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("command", nargs="?", default="run", choices=("run", "table", "trace", "memory", "digits"))
+    p.add_argument("command", nargs="?", default="run", choices=("run", "table", "trace", "memory", "digits",
+                                                                         "distributed"))
     p.add_argument("--size", default="small", choices=("tiny", "small", "paper"))
     p.add_argument("--compare", choices=("torch", "none", "auto"), default="auto",
                    help="run PyTorch beside ember (auto: when it is installed)")
@@ -76,6 +78,18 @@ def _run(args) -> dict:
     return results
 
 
+def _distributed() -> int:
+    """ember-distributed's benchmark, when it is installed (ember-bench does not depend on it)."""
+    try:
+        from ember.distributed.bench import main as run_distributed
+    except ImportError as e:
+        print(f"ember-bench distributed: skipped, ember-distributed is not installed ({e}); "
+              "pip install ember-distributed", file=sys.stderr)
+        return 0
+    run_distributed([])
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     out = Path(args.results)
@@ -92,6 +106,8 @@ def main(argv: list[str] | None = None) -> int:
         paths = run_memory(out, iterations=max(args.steps, 2), size=args.size)
         print("memory figure written:", *paths, sep="\n  ")
         return 0
+    if args.command == "distributed":
+        return _distributed()
     if args.command == "digits":
         from ember.bench.digits import train_digits
 

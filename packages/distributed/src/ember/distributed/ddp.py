@@ -1,0 +1,310 @@
+"""DistributedDataParallel: one model replica per process, gradients averaged during backward.
+
+NOTE [ DDP buckets and the end of backward ]
+At construction, rank 0's parameters and buffers are broadcast so every replica starts equal.
+The parameters that require grad are split, in reverse registration order (roughly the order
+backward produces their gradients), into buckets of at most `bucket_cap_mb` (the first one
+smaller, 1 MiB, so communication starts early), one dtype per bucket. A post-accumulate-grad
+hook on each parameter copies its fresh `.grad`, divided by the world size, into its bucket's flat
+buffer; when a bucket's last gradient has arrived, the bucket is all-reduced with MPI's
+nonblocking Iallreduce while backward goes on computing the earlier layers. Buckets are launched
+strictly in index order (a ready bucket waits for the ones before it) because MPI matches
+collectives by the order they are issued on every rank. When the last bucket has been launched,
+every parameter's gradient of this iteration exists, so the hook of that last gradient waits for
+all buckets and writes the averages back into `.grad`: the end of the reduction needs no callback
+from the engine. With `find_unused_parameters`, the graph of the forward output is walked and
+the parameters it does not reach are marked ready at once (zeros), and a used-mask is reduced with
+the buckets so that a parameter no rank used keeps `.grad` as it was. Inside `no_sync()`, hooks
+do nothing and gradients accumulate locally; the next synchronized backward reduces the sums.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import time
+from collections.abc import Iterator
+
+import numpy as np
+
+from ember.autograd.graph import AccumulateGrad
+from ember.autograd.grad_mode import is_grad_enabled
+from ember.core.tensor import Tensor
+from ember.nn import Module
+
+from ember.distributed import c10d
+
+__all__ = ["DistributedDataParallel"]
+
+_FIRST_BUCKET_BYTES = 1024 * 1024
+
+
+class _Bucket:
+    __slots__ = ("index", "params", "offsets", "buf", "pending", "ready", "req", "used")
+
+    def __init__(self, index: int, params: list, dtype) -> None:
+        self.index = index
+        self.params = params  # (param index, param)
+        self.offsets = []
+        n = 0
+        for _, p in params:
+            self.offsets.append(n)
+            n += p.numel()
+        self.buf = np.zeros(n, dtype)
+        self.pending = len(params)
+        self.ready = False
+        self.req = None
+        self.used = np.zeros(len(params), np.uint8)
+
+
+class DistributedDataParallel(Module):
+    """Data parallelism over the processes of a group: wrap the model, train as usual.
+
+    Args:
+        module: the model; every rank must build the same architecture.
+        device_ids, output_device, dim: accepted for PyTorch compatibility (one device per process).
+        broadcast_buffers: broadcast rank 0's buffers (e.g. BatchNorm statistics) at every forward.
+        process_group: the group to average over (the default group when None).
+        bucket_cap_mb: the size of a gradient bucket in MiB (25 by default, PyTorch's).
+        find_unused_parameters: walk the forward output's graph so that parameters it does not use
+            do not stall the reduction.
+
+    Raises:
+        RuntimeError: the process group is not initialized, or a backward left parameters without
+            gradients and `find_unused_parameters` is False (at the next forward, like PyTorch).
+    """
+
+    def __init__(self, module: Module, device_ids=None, output_device=None, dim: int = 0,
+                 broadcast_buffers: bool = True, init_sync: bool = True, process_group=None,
+                 bucket_cap_mb: float | None = None, find_unused_parameters: bool = False,
+                 check_reduction: bool = False, gradient_as_bucket_view: bool = False, static_graph: bool = False,
+                 delay_all_reduce_named_params=None, param_to_hook_all_reduce=None, mixed_precision=None,
+                 device_mesh=None, skip_all_reduce_unused_params: bool = False) -> None:
+        super().__init__()
+        if not c10d.is_initialized():
+            raise RuntimeError("Default process group has not been initialized, please make sure to call "
+                               "init_process_group.")
+        self.module = module
+        self.process_group = c10d._pg(process_group)
+        self.broadcast_buffers = broadcast_buffers
+        self.find_unused_parameters = find_unused_parameters
+        self.require_backward_grad_sync = True
+        self.bucket_bytes_cap = int((25 if bucket_cap_mb is None else bucket_cap_mb) * 1024 * 1024)
+        self._world = self.process_group.size()
+        self._params: list[Tensor] = []
+        seen = set()
+        for p in module.parameters():
+            if p.requires_grad and id(p) not in seen:
+                seen.add(id(p))
+                self._params.append(p)
+        if init_sync:
+            self._sync_module_states()
+        self._buckets = self._make_buckets()
+        self._slot = {}
+        for b in self._buckets:
+            for k, (i, _) in enumerate(b.params):
+                self._slot[i] = (b, k)
+        self._hooks = [p.register_post_accumulate_grad_hook(self._make_hook(i)) for i, p in enumerate(self._params)]
+        self._armed = False       # a synchronized backward is expected (set by forward)
+        self._started = False     # its first gradient has arrived (so it must finish before the next forward)
+        self._unused: list[int] = []
+        self._next = 0            # the next bucket to launch
+        self._used_req = None
+        self._used_all = None
+        self._timeline: list[tuple] = []   # (event, index, perf_counter()): for tests of the overlap
+
+    # ------------------------------------------------------------------------------ construction
+
+    def _src(self) -> int:
+        return self.process_group.ranks[0]
+
+    def _sync_module_states(self) -> None:
+        """Rank 0's parameters and buffers to every rank (async, then waited for together)."""
+        works = []
+        for t in list(self.module.parameters()) + list(self.module.buffers()):
+            works.append(c10d.broadcast(t.detach(), self._src(), self.process_group, async_op=True))
+        for w in works:
+            if w is not None:
+                w.wait()
+
+    def _make_buckets(self) -> list[_Bucket]:
+        buckets: list[_Bucket] = []
+        open_: dict = {}   # dtype -> (params, nbytes)
+        order = list(reversed(list(enumerate(self._params))))
+        for i, p in order:
+            key = p.dtype.np
+            cur, nbytes = open_.get(key, ([], 0))
+            cap = min(_FIRST_BUCKET_BYTES, self.bucket_bytes_cap) if not buckets else self.bucket_bytes_cap
+            if cur and nbytes + p.numel() * p.element_size() > cap:
+                buckets.append(_Bucket(len(buckets), cur, key))
+                cur, nbytes = [], 0
+            cur.append((i, p))
+            open_[key] = (cur, nbytes + p.numel() * p.element_size())
+        for key, (cur, _) in open_.items():
+            if cur:
+                buckets.append(_Bucket(len(buckets), cur, key))
+        return buckets
+
+    def bucket_sizes(self) -> list[int]:
+        """The number of parameters in each bucket, in launch order."""
+        return [len(b.params) for b in self._buckets]
+
+    # ---------------------------------------------------------------------------------- forward
+
+    def forward(self, *inputs, **kwargs):
+        if self._armed and self._started:
+            missing = [i for b in self._buckets for k, (i, _) in enumerate(b.params) if not b.ready and b.used[k] == 0]
+            raise RuntimeError(
+                "Expected to have finished reduction in the prior iteration before starting a new one. This error "
+                "indicates that your module has parameters that were not used in producing loss. You can enable "
+                "unused parameter detection by passing the keyword argument `find_unused_parameters=True` to "
+                "`torch.nn.parallel.DistributedDataParallel`; parameter indices which did not receive grad for "
+                f"rank {c10d.get_rank()}: {' '.join(map(str, sorted(missing)))}")
+        if self.broadcast_buffers:
+            bufs = list(self.module.buffers())
+            works = [c10d.broadcast(b.detach(), self._src(), self.process_group, async_op=True) for b in bufs]
+            for w in works:
+                if w is not None:
+                    w.wait()
+        out = self.module(*inputs, **kwargs)
+        sync = is_grad_enabled() and self.require_backward_grad_sync and self.process_group.rank() >= 0
+        if sync:
+            self._prepare_for_backward(out)
+        else:
+            self._armed = False
+        return out
+
+    def _prepare_for_backward(self, out) -> None:
+        self._armed = True
+        self._started = False
+        self._next = 0
+        self._timeline = []
+        for b in self._buckets:
+            b.pending = len(b.params)
+            b.ready = False
+            b.req = None
+            b.used[:] = 0
+        if self.find_unused_parameters:
+            reached = _reachable_leaves(out)
+            self._unused = [i for i, p in enumerate(self._params) if id(p) not in reached]
+
+    def _mark_unused_ready(self) -> None:
+        """Zeros for the parameters the forward graph does not reach: at the first gradient of
+        backward, like PyTorch, so a forward that no backward follows launches nothing."""
+        for i in self._unused:
+            b, k = self._slot[i]
+            b.buf[b.offsets[k]:b.offsets[k] + self._params[i].numel()] = 0
+            self._mark_ready(b)
+
+    # --------------------------------------------------------------------------------- backward
+
+    def _make_hook(self, i: int):
+        def hook(p: Tensor) -> None:
+            if not self._armed:
+                return
+            b, k = self._slot[i]
+            if b.used[k]:
+                raise RuntimeError(f"DistributedDataParallel: parameter {i} received its gradient twice in one "
+                                   "backward; call backward once per forward (retain_graph is not supported)")
+            b.used[k] = 1
+            if not self._started:
+                self._started = True
+                self._mark_unused_ready()
+            self._timeline.append(("ready", i, time.perf_counter()))
+            g = p.grad
+            dst = b.buf[b.offsets[k]:b.offsets[k] + p.numel()]
+            src = g.detach().cpu()._np() if g.device.type != "cpu" else g._np()
+            np.multiply(src.reshape(-1), 1.0 / self._world if dst.dtype.kind in "fc" else 1, out=dst, casting="unsafe")
+            self._mark_ready(b)
+            self._launch_ready()
+
+        return hook
+
+    def _mark_ready(self, b: _Bucket) -> None:
+        b.pending -= 1
+        if b.pending == 0:
+            b.ready = True
+
+    def _launch_ready(self) -> None:
+        MPI = c10d._mpi()
+        comm = self.process_group._comm
+        while self._next < len(self._buckets) and self._buckets[self._next].ready:
+            b = self._buckets[self._next]
+            self._timeline.append(("launch", b.index, time.perf_counter()))
+            b.req = c10d.Work([comm.Iallreduce(MPI.IN_PLACE, b.buf, MPI.SUM)], None, self.process_group,
+                              f"DDP all_reduce of gradient bucket {b.index}")
+            self._next += 1
+        # MPI progresses a nonblocking collective only inside MPI calls (Open MPI has no progress
+        # thread): test the buckets in flight at every gradient, so they advance during backward
+        for k in range(self._next):
+            self._buckets[k].req.is_completed()
+        if self._next == len(self._buckets) and self._armed:
+            self._finish()
+
+    def _finish(self) -> None:
+        """Every bucket is launched: wait for them and write the averaged gradients into `.grad`."""
+        self._armed = False
+        used = None
+        if self.find_unused_parameters:
+            used = np.concatenate([b.used for b in self._buckets])
+            c10d.Work([self.process_group._comm.Iallreduce(c10d._mpi().IN_PLACE, used, c10d._mpi().MAX)], None,
+                      self.process_group, "DDP all_reduce of the used-parameter mask").wait()
+        pos = 0
+        for b in self._buckets:
+            b.req.wait()
+            for k, (_, p) in enumerate(b.params):
+                if used is not None and not used[pos + k]:
+                    continue
+                avg = b.buf[b.offsets[k]:b.offsets[k] + p.numel()].reshape(p.shape)
+                g = p.grad
+                if g is None:
+                    p.grad = Tensor._wrap(avg.copy()).to(p.device)
+                else:
+                    c10d._write(g, avg)
+            pos += len(b.params)
+        self._timeline.append(("done", -1, time.perf_counter()))
+
+    @contextlib.contextmanager
+    def no_sync(self) -> Iterator[None]:
+        """Within this context backward accumulates gradients locally without communicating; the
+        first synchronized backward after it averages the accumulated sums."""
+        prev = self.require_backward_grad_sync
+        self.require_backward_grad_sync = False
+        try:
+            yield
+        finally:
+            self.require_backward_grad_sync = prev
+
+
+def _reachable_leaves(out) -> set[int]:
+    """The ids of the leaf tensors whose AccumulateGrad the graph of `out` reaches."""
+    stack = []
+    for t in _tensors(out):
+        if t.grad_fn is not None:
+            stack.append(t.grad_fn)
+    seen: set[int] = set()
+    leaves: set[int] = set()
+    while stack:
+        n = stack.pop()
+        if id(n) in seen:
+            continue
+        seen.add(id(n))
+        if isinstance(n, AccumulateGrad):
+            v = n.variable
+            if v is not None:
+                leaves.add(id(v))
+            continue
+        for nxt, _ in n.next_functions:
+            if nxt is not None:
+                stack.append(nxt)
+    return leaves
+
+
+def _tensors(out) -> Iterator[Tensor]:
+    if isinstance(out, Tensor):
+        yield out
+    elif isinstance(out, dict):
+        for v in out.values():
+            yield from _tensors(v)
+    elif isinstance(out, (list, tuple)):
+        for v in out:
+            yield from _tensors(v)

@@ -1,0 +1,63 @@
+"""The collectives on 2 and 4 (oversubscribed) ranks against numpy, and errors before initialization."""
+
+import pytest
+
+import ember.autograd as torch
+import ember.distributed as dist
+
+
+@pytest.mark.parametrize("nproc", [2, 4])
+def test_every_collective_matches_numpy(run_job, nproc):
+    res = run_job(nproc, "collectives.py")
+    assert res.returncode == 0, res.stdout
+    for r in range(nproc):
+        assert f"rank {r} DONE" in res.stdout, res.stdout
+    # one OK line per check on every rank (gather checks on its destination only)
+    assert res.stdout.count(" OK ") == nproc * 21 + 1, res.stdout
+
+
+def test_collective_before_init_raises():
+    assert not dist.is_initialized()
+    with pytest.raises(ValueError, match="Default process group has not been initialized"):
+        dist.all_reduce(torch.ones(2))
+    with pytest.raises(ValueError, match="init_process_group"):
+        dist.get_rank()
+
+
+def test_unknown_backend_raises():
+    with pytest.raises(RuntimeError, match="Invalid backend: 'nccl'"):
+        dist.init_process_group("nccl")
+    assert not dist.is_initialized()
+
+
+def test_reduce_op_names():
+    assert [op.name for op in dist.ReduceOp] == ["SUM", "AVG", "PRODUCT", "MIN", "MAX"]
+
+
+def test_without_a_launcher_a_group_of_one_and_a_wait_past_the_deadline_raises():
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    pytest.importorskip("mpi4py")
+    job = Path(__file__).parent / "jobs" / "single.py"
+    res = subprocess.run([sys.executable, str(job)], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                         timeout=120)
+    assert res.returncode == 0 and "OK timeout" in res.stdout and "OK twice" in res.stdout, res.stdout
+
+
+def test_contiguous_cpu_tensors_reach_mpi_without_a_copy():
+    import numpy as np
+
+    from ember.distributed.c10d import _Buf
+
+    t = torch.arange(12.0).view(3, 4)
+    b = _Buf(t, write=True)
+    assert not b.staged and np.shares_memory(b.arr, t.numpy())
+    nc = _Buf(t.t(), write=True)  # a transposed view: staged in a contiguous copy, written back on completion
+    assert nc.staged and not np.shares_memory(nc.arr, t.numpy()) and nc.arr.flags.c_contiguous
+    nc.arr[...] = -nc.arr
+    v = t._version
+    nc.done()
+    np.testing.assert_array_equal(t.numpy(), -np.arange(12.0).reshape(3, 4))
+    assert t._version > v

@@ -1,0 +1,23 @@
+"""DistributedDataParallel on 2 ranks (and 4, oversubscribed) against single-process training."""
+
+import pytest
+
+
+@pytest.mark.parametrize("nproc", [2, 4])
+def test_ddp_matches_single_process_on_concatenated_batch(run_job, nproc):
+    res = run_job(nproc, "ddp.py")
+    assert res.returncode == 0, res.stdout
+    for r in range(nproc):
+        for what in ["DDP == single process on the concatenated batch", "overlap: bucket 0 launched",
+                     "no_sync accumulation", "find_unused: used on rank 0 only",
+                     "unused parameters without find_unused_parameters raise", "DONE"]:
+            assert f"rank {r} OK {what}" in res.stdout or f"rank {r} {what}" in res.stdout, (what, res.stdout)
+        assert f"rank {r} OK step 3: rank {nproc - 1} has rank 0's parameters" in res.stdout
+
+
+def test_ddp_without_a_process_group_raises():
+    import ember.nn as nn
+    from ember.distributed import DistributedDataParallel
+
+    with pytest.raises(RuntimeError, match="Default process group has not been initialized"):
+        DistributedDataParallel(nn.Linear(2, 2))
