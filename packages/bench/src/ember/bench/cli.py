@@ -4,6 +4,7 @@
   ember-bench table           Table 1 only (--size small|paper, --compare torch, --models ...)
   ember-bench trace           Figure 1: host issue vs kernel execution timeline
   ember-bench memory          Figure 2: per-iteration memory and allocator cache hits (CUDA)
+  ember-bench train           the training-kernel rows (MLP, LeNet, VGG, ResNet-18, MobileNet styles)
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from pathlib import Path
 
 from ember.bench import frameworks
 from ember.bench.models import MODELS
+from ember.bench.training import TRAIN_ROWS
 
 TORCH_HINT = ("PyTorch is not installed, so ember runs alone. For the side-by-side table: "
               "pip install torch==2.13.0  (the CPU build)")
@@ -23,11 +25,15 @@ TORCH_HINT = ("PyTorch is not installed, so ember runs alone. For the side-by-si
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="ember-bench", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("command", nargs="?", default="run", choices=("run", "table", "trace", "memory", "digits"))
+    p.add_argument("command", nargs="?", default="run", choices=("run", "table", "trace", "memory", "digits", "train"))
     p.add_argument("--size", default="small", choices=("tiny", "small", "paper"))
     p.add_argument("--compare", choices=("torch", "none", "auto"), default="auto",
                    help="run PyTorch beside ember (auto: when it is installed)")
     p.add_argument("--models", nargs="*", default=list(MODELS), choices=list(MODELS))
+    p.add_argument("--rows", nargs="*", default=list(TRAIN_ROWS), choices=list(TRAIN_ROWS),
+                   help="rows of `ember-bench train`")
+    p.add_argument("--threads", type=int, default=None,
+                   help="`ember-bench train`: intra-op threads of both frameworks (default: theirs)")
     p.add_argument("--repeats", type=int, default=5)
     p.add_argument("--warmup", type=int, default=1)
     p.add_argument("--device", default="cpu")
@@ -98,6 +104,14 @@ def main(argv: list[str] | None = None) -> int:
         d = train_digits(epochs=args.epochs, num_workers=args.workers)
         print(f"digits: test accuracy {d['test_accuracy']:.4f}")
         return 0 if d["test_accuracy"] >= 0.97 else 1
+    if args.command == "train":
+        from ember.bench.training import markdown, run_training_rows
+
+        rows = run_training_rows(args.rows, _compare(args), args.repeats, args.warmup, args.threads)
+        print(markdown(rows))
+        out.mkdir(parents=True, exist_ok=True)
+        (out / "training.md").write_text(markdown(rows))
+        return 0
     if args.command == "table":
         args.skip = [*args.skip, "digits"]
     from ember.bench.report import markdown_table, write_results
