@@ -13,7 +13,7 @@ import math
 import numpy as np
 
 from ember.core.dispatch import declare
-from ember.core.ops import numba_cpu
+from ember.core.ops import numba_cpu, numba_nn
 from ember.core.ops._util import write_out, wrap
 from ember.core.tensor import Tensor, describe
 
@@ -78,7 +78,7 @@ ACTIVATIONS = [
     ("elu", _elu_f, _elu_b, "alpha, scale, input_scale"),
     ("gelu", _gelu_f, _gelu_b, "approximate ('none' | 'tanh')"),
     ("hardtanh", lambda x, lo, hi: np.clip(x, lo, hi),
-     lambda g, x, lo, hi: g * ((x > lo) & (x < hi)), "min_val, max_val"),
+     lambda g, x, lo, hi: np.where((x > lo) & (x < hi), g, 0), "min_val, max_val"),
     ("hardsigmoid", lambda x: np.clip(x / 6 + 0.5, 0, 1), lambda g, x: g * ((x > -3) & (x < 3)) / 6, ""),
     ("hardswish", lambda x: x * np.clip(x + 3, 0, 6) / 6, _hardswish_b, ""),
     ("softplus", _softplus, _softplus_b, "beta, threshold"),
@@ -87,7 +87,8 @@ ACTIVATIONS = [
      lambda g, x: g * _sigmoid(-x), ""),
     ("softsign", lambda x: x / (1 + np.abs(x)), lambda g, x: g / (1 + np.abs(x)) ** 2, ""),
     ("tanhshrink", lambda x: x - np.tanh(x), lambda g, x: g * np.tanh(x) ** 2, ""),
-    ("threshold", lambda x, th, v: np.where(x > th, x, v), lambda g, x, th: g * (x > th), "threshold, value"),
+    ("threshold", lambda x, th, v: np.where(x > th, x, v), lambda g, x, th: np.where(x <= th, 0, g),
+     "threshold, value"),
     ("hardshrink", lambda x, l: np.where(np.abs(x) > l, x, 0), lambda g, x, l: g * (np.abs(x) > l), "lambd"),
     ("softshrink", lambda x, l: np.where(x > l, x - l, np.where(x < -l, x + l, 0)),
      lambda g, x, l: g * (np.abs(x) > l), "lambd"),
@@ -100,6 +101,11 @@ def _float_input(op: str, x) -> np.ndarray:
     if not x._dtype.is_floating_point:
         raise TypeError(f"{op}: expected a floating point tensor; got {describe(x)}")
     return x._np()
+
+
+# Backward kernels that one Numba pass does without numpy's mask temporaries (ReLU's and ReLU6's).
+_FUSED_BACKWARD = {"threshold": numba_nn.threshold_backward, "hardtanh": numba_nn.hardtanh_backward}
+_KERNEL_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
 
 
 def _make(name: str, fwd, bwd, attrs: str):
@@ -117,10 +123,17 @@ def _make(name: str, fwd, bwd, attrs: str):
 
     bop = declare(bsig.split("(")[0], bwd, doc=f"The gradient of {name}.\n\nPositional signature: `{bsig}`.")
 
+    fused = _FUSED_BACKWARD.get(name)
+
     @bop.register("cpu")
     def bkernel(grad, input, *args):
-        x = input._np()
-        return wrap(np.asarray(bwd(grad._np(), x, *args)).astype(x.dtype, copy=False))
+        x, g = input._np(), grad._np()
+        if fused is not None and g.shape == x.shape and g.dtype == x.dtype and x.dtype in _KERNEL_DTYPES \
+                and x.flags.c_contiguous and g.flags.c_contiguous:
+            out = np.empty_like(x)
+            fused()(g.reshape(-1), x.reshape(-1), *args, out.reshape(-1))
+            return wrap(out)
+        return wrap(np.asarray(bwd(g, x, *args)).astype(x.dtype, copy=False))
 
     return op, bop
 

@@ -28,6 +28,29 @@ def _njit(parallel: bool = False):
 
 
 @cache
+def threshold_backward():
+    # g, x, out: 1-D contiguous, one dtype; out = 0 where x <= th, else g (NaN x passes, as PyTorch's).
+    @_njit()
+    def kernel(g, x, th, out):
+        for i in range(x.shape[0]):
+            out[i] = 0.0 if x[i] <= th else g[i]
+
+    return kernel
+
+
+@cache
+def hardtanh_backward():
+    # g, x, out: 1-D contiguous, one dtype; out = g inside the open interval (lo, hi), else 0.
+    @_njit()
+    def kernel(g, x, lo, hi, out):
+        for i in range(x.shape[0]):
+            v = x[i]
+            out[i] = g[i] if v > lo and v < hi else 0.0
+
+    return kernel
+
+
+@cache
 def im2col():
     # x: (N, C, Hp, Wp) padded input; cols: (C, kh, kw, N, Ho, Wo), written densely (one GEMM operand).
     @_njit()
