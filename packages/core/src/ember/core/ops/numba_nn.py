@@ -236,24 +236,41 @@ def depthwise_conv_backward_weight():
 
 
 @cache
+def _lanes():
+    # Sums over x[b, ch, :] for all b in 8 independent float64 lanes: a single accumulator is a chain of
+    # dependent adds that LLVM may not reorder (no fastmath), 8 lanes it vectorizes. `mu` centres each term
+    # (pass 0.0 for a plain sum); `sq` squares it.
+    @_njit()
+    def channel_sum(x, ch, mu, sq):
+        n, _, m = x.shape
+        m8 = m - m % 8
+        acc = np.zeros(8)
+        for b in range(n):
+            for k in range(0, m8, 8):
+                for lane in range(8):
+                    d = x[b, ch, k + lane] - mu
+                    acc[lane] += d * d if sq else d
+            for k in range(m8, m):
+                d = x[b, ch, k] - mu
+                acc[0] += d * d if sq else d
+        return acc.sum()
+
+    return channel_sum
+
+
+@cache
 def channel_stats():
-    # x: (N, C, L); mean, var: (C,) float64 (biased var, two passes over each channel).
+    channel_sum = _lanes()
+
+    # x: (N, C, L); mean, var: (C,) float64 (biased var, two passes over each channel: centred, stable).
     @_njit()
     def kernel(x, mean, var):
         n, c, m = x.shape
+        cnt = max(n * m, 1)
         for ch in range(c):
-            acc = 0.0
-            for b in range(n):
-                for k in range(m):
-                    acc += x[b, ch, k]
-            mu = acc / max(n * m, 1)
-            sq = 0.0
-            for b in range(n):
-                for k in range(m):
-                    d = x[b, ch, k] - mu
-                    sq += d * d
+            mu = channel_sum(x, ch, 0.0, False) / cnt
             mean[ch] = mu
-            var[ch] = sq / max(n * m, 1)
+            var[ch] = channel_sum(x, ch, mu, True) / cnt
 
     return kernel
 
@@ -280,22 +297,28 @@ def channel_affine():
 
 @cache
 def batch_norm_backward():
-    # g, x, gi: (N, C, L); mean, invstd, w: (C,); gw, gb: (C,) float64 outputs. Channel sums first, then the
-    # input gradient (training subtracts the statistics' terms).
+    channel_sum = _lanes()
+
+    # g, x, gi: (N, C, L); mean, invstd, w: (C,); gw, gb: (C,) float64 outputs. In training `mean` is an output:
+    # the batch mean recomputed here in float64 (the saved one is rounded to x's dtype). Channel sums first
+    # (centred), then the input gradient (training subtracts the statistics' terms).
     @_njit()
     def kernel(g, x, mean, invstd, w, training, gi, gw, gb):
         n, c, m = x.shape
+        cnt = max(n * m, 1)
         for ch in range(c):
+            if training:
+                mean[ch] = channel_sum(x, ch, 0.0, False) / cnt
+            mu = mean[ch]
             sg = 0.0
             sgx = 0.0
-            mu = mean[ch]
             for b in range(n):
                 for k in range(m):
-                    sg += g[b, ch, k]
-                    sgx += g[b, ch, k] * (x[b, ch, k] - mu)
+                    gv = g[b, ch, k]
+                    sg += gv
+                    sgx += gv * (x[b, ch, k] - mu)
             gb[ch] = sg
             gw[ch] = sgx * invstd[ch]
-        cnt = max(n * m, 1)
         for p in range(n * c):
             b = p // c
             ch = p % c
