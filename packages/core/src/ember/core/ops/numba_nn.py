@@ -6,10 +6,12 @@ nothing), cached on disk, and releases the GIL. Launchers in `conv.py`, `pool.py
 `normalization.py`, `embedding.py` validate shapes and indices first: no kernel here checks a
 bound. Most kernels are serial: they are memory-bound, and on two cores an OpenMP parallel loop
 measured no faster when idle and up to 10x slower when the cores are shared; only the
-compute-bound depthwise convolution kernels run in parallel.
+compute-bound depthwise convolution kernels run in parallel. A kernel never calls another
+jitted function through a closure: Numba keys its disk cache on the closure's contents, which
+for a dispatcher differ in every process, so such a kernel would recompile at every start.
 
-The convolution kernels read the unpadded input (taps in the padding are skipped by column
-spans from `_span`); a shifted column index known to be in bounds is cast to `np.uint64`, so
+The im2col/col2im kernels read the unpadded input (taps in the padding are skipped by column
+spans [lo, hi)); a shifted column index known to be in bounds is cast to `np.uint64`, so
 Numba emits no negative-index wraparound for it, which kept LLVM from vectorizing those row
 loops (1.3-1.8x slower).
 """
@@ -56,21 +58,7 @@ def hardtanh_backward():
 
 
 @cache
-def _span():
-    # The output columns [lo, hi) whose input column ow * s + off lies in [0, w): the rest is padding.
-    @_njit()
-    def span(off, s, w, wo):
-        lo = min(max(0, (s - 1 - off) // s), wo)
-        hi = min(max(lo, (w - 1 - off) // s + 1), wo)
-        return lo, hi
-
-    return span
-
-
-@cache
 def im2col():
-    span = _span()
-
     # x: (N, C, H, W) unpadded; cols: (C, kh, kw, N, Ho, Wo), written densely (one GEMM operand), zeros where
     # a tap falls in the padding (no padded copy of x).
     @_njit()
@@ -81,7 +69,8 @@ def im2col():
             for i in range(kh):
                 for j in range(kw):
                     off = j * dw - pw
-                    lo, hi = span(off, sw, w, wo)
+                    lo = min(max(0, (sw - 1 - off) // sw), wo)  # output columns [lo, hi) read inside x
+                    hi = min(max(lo, (w - 1 - off) // sw + 1), wo)
                     for b in range(n):
                         for oh in range(ho):
                             row = oh * sh - ph + i * dh
@@ -105,8 +94,6 @@ def im2col():
 
 @cache
 def col2im():
-    span = _span()
-
     # cols: (C, kh, kw, N, Ho, Wo); out: (N, C, H, W) unpadded, zeroed, accumulated into; taps in the padding
     # are dropped.
     @_njit()
@@ -117,7 +104,8 @@ def col2im():
             for i in range(kh):
                 for j in range(kw):
                     off = j * dw - pw
-                    lo, hi = span(off, sw, w, wo)
+                    lo = min(max(0, (sw - 1 - off) // sw), wo)  # output columns [lo, hi) read inside x
+                    hi = min(max(lo, (w - 1 - off) // sw + 1), wo)
                     for b in range(n):
                         for oh in range(ho):
                             row = oh * sh - ph + i * dh
@@ -201,8 +189,6 @@ def depthwise_conv_backward_input():
 def depthwise_conv_backward_weight():
     import numba
 
-    span = _span()
-
     # grad (N, O, Ho, Wo), x (N, G, H, W) unpadded; out (O, kh, kw); parallel over output channels. The sum
     # runs in a row of partial sums (one per output column) that LLVM vectorizes, added up once per tap.
     @_njit(parallel=True)
@@ -217,7 +203,8 @@ def depthwise_conv_backward_weight():
             for i in range(kh):
                 for j in range(kw):
                     off = j * dw - pw
-                    lo, hi = span(off, sw, wd, wo)
+                    lo = min(max(0, (sw - 1 - off) // sw), wo)  # output columns [lo, hi) read inside x
+                    hi = min(max(lo, (wd - 1 - off) // sw + 1), wo)
                     part[:] = 0.0
                     for b in range(n):
                         for oh in range(ho):
@@ -236,41 +223,36 @@ def depthwise_conv_backward_weight():
 
 
 @cache
-def _lanes():
-    # Sums over x[b, ch, :] for all b in 8 independent float64 lanes: a single accumulator is a chain of
-    # dependent adds that LLVM may not reorder (no fastmath), 8 lanes it vectorizes. `mu` centres each term
-    # (pass 0.0 for a plain sum); `sq` squares it.
-    @_njit()
-    def channel_sum(x, ch, mu, sq):
-        n, _, m = x.shape
-        m8 = m - m % 8
-        acc = np.zeros(8)
-        for b in range(n):
-            for k in range(0, m8, 8):
-                for lane in range(8):
-                    d = x[b, ch, k + lane] - mu
-                    acc[lane] += d * d if sq else d
-            for k in range(m8, m):
-                d = x[b, ch, k] - mu
-                acc[0] += d * d if sq else d
-        return acc.sum()
-
-    return channel_sum
-
-
-@cache
 def channel_stats():
-    channel_sum = _lanes()
-
-    # x: (N, C, L); mean, var: (C,) float64 (biased var, two passes over each channel: centred, stable).
+    # x: (N, C, L); mean, var: (C,) float64 (biased var, two passes over each channel: centred, stable). Sums
+    # run in 8 independent float64 lanes: one accumulator is a chain of dependent adds LLVM may not reorder
+    # (no fastmath), 8 lanes it vectorizes.
     @_njit()
     def kernel(x, mean, var):
         n, c, m = x.shape
         cnt = max(n * m, 1)
+        m8 = m - m % 8
+        acc = np.zeros(8)
         for ch in range(c):
-            mu = channel_sum(x, ch, 0.0, False) / cnt
+            acc[:] = 0.0
+            for b in range(n):
+                for k in range(0, m8, 8):
+                    for lane in range(8):
+                        acc[lane] += x[b, ch, k + lane]
+                for k in range(m8, m):
+                    acc[0] += x[b, ch, k]
+            mu = acc.sum() / cnt
+            acc[:] = 0.0
+            for b in range(n):
+                for k in range(0, m8, 8):
+                    for lane in range(8):
+                        d = x[b, ch, k + lane] - mu
+                        acc[lane] += d * d
+                for k in range(m8, m):
+                    d = x[b, ch, k] - mu
+                    acc[0] += d * d
             mean[ch] = mu
-            var[ch] = channel_sum(x, ch, mu, True) / cnt
+            var[ch] = acc.sum() / cnt
 
     return kernel
 
@@ -297,8 +279,6 @@ def channel_affine():
 
 @cache
 def batch_norm_backward():
-    channel_sum = _lanes()
-
     # g, x, gi: (N, C, L); mean, invstd, w: (C,); gw, gb: (C,) float64 outputs. In training `mean` is an output:
     # the batch mean recomputed here in float64 (the saved one is rounded to x's dtype). Channel sums first
     # (centred), then the input gradient (training subtracts the statistics' terms).
@@ -308,7 +288,11 @@ def batch_norm_backward():
         cnt = max(n * m, 1)
         for ch in range(c):
             if training:
-                mean[ch] = channel_sum(x, ch, 0.0, False) / cnt
+                acc = 0.0
+                for b in range(n):
+                    for k in range(m):
+                        acc += x[b, ch, k]
+                mean[ch] = acc / cnt
             mu = mean[ch]
             sg = 0.0
             sgx = 0.0
