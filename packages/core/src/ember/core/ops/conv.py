@@ -7,10 +7,11 @@ only a transpose), then multiplies the weight `(G, O/G, C/G*kh*kw)` by
 them in one GEMM per group, over the whole batch at once (a single large GEMM is several times
 faster than N small ones). The input gradient is the transposed GEMM followed by `col2im`, a
 Numba scatter-add over the same window geometry straight into the unpadded result; the weight
-gradient is GEMM of the gradient with the columns. Convolutions with one input channel per
-group (depthwise, or a single-channel input) run direct Numba loops instead: their GEMM would
-have K = kh * kw. A transposed convolution is exactly a convolution's input gradient, so it
-reuses it.
+gradient is GEMM of the gradient with the columns. Depthwise convolutions (one input channel
+per group, groups > 1) run direct Numba loops instead: their per-group GEMMs would have
+K = kh * kw. A single-channel input with groups == 1 (a first layer) stays on the GEMM: one GEMM
+with K = kh * kw measured faster than the direct loops and compiles no parallel kernel at start.
+A transposed convolution is exactly a convolution's input gradient, so it reuses it.
 """
 
 from __future__ import annotations
@@ -106,7 +107,7 @@ def _padded(x: np.ndarray, padding) -> np.ndarray:
 
 
 def _depthwise(x: np.ndarray, w: np.ndarray, stride, padding, dilation) -> np.ndarray:
-    """A convolution with one input channel per group, by direct loops (see `numba_nn.depthwise_conv`)."""
+    """A depthwise convolution (one input channel per group), by direct loops (see `numba_nn.depthwise_conv`)."""
     n, o, kh, kw = x.shape[0], w.shape[0], w.shape[2], w.shape[3]
     ho = _out_size(x.shape[2], kh, stride[0], padding[0], dilation[0])
     wo = _out_size(x.shape[3], kw, stride[1], padding[1], dilation[1])
@@ -120,7 +121,7 @@ def _depthwise(x: np.ndarray, w: np.ndarray, stride, padding, dilation) -> np.nd
 def _conv2d_cpu(input, weight, bias, stride, padding, dilation, groups):
     x, w = numba_nn.kernel_array(input._np()), numba_nn.kernel_array(weight._np())
     n, o, kh, kw = x.shape[0], w.shape[0], w.shape[2], w.shape[3]
-    if w.shape[1] == 1:
+    if w.shape[1] == 1 and groups > 1:
         res = _depthwise(x, w, stride, padding, dilation)
         if bias is not None:
             res += bias._np().reshape(o, 1, 1)
@@ -155,7 +156,7 @@ def _conv2d_backward_input_cpu(grad, weight, input_shape, stride, padding, dilat
     g, w = numba_nn.kernel_array(grad._np()), numba_nn.kernel_array(weight._np())
     n, o, ho, wo = g.shape
     cg, kh, kw = w.shape[1:]
-    if cg == 1:
+    if cg == 1 and groups > 1:
         (ph, pw), (h, wd) = padding, input_shape[2:]
         out = np.zeros((n, groups, h + 2 * ph, wd + 2 * pw), dtype=g.dtype)
         numba_nn.depthwise_conv_backward_input()(np.ascontiguousarray(g), np.ascontiguousarray(w).reshape(o, kh, kw),
@@ -184,7 +185,7 @@ def _conv2d_backward_weight_cpu(grad, input, weight_shape, stride, padding, dila
     g, x = numba_nn.kernel_array(grad._np()), numba_nn.kernel_array(input._np())
     o, cg, kh, kw = weight_shape
     n, _, ho, wo = g.shape
-    if cg == 1:
+    if cg == 1 and groups > 1:
         out = np.empty((o, kh, kw), dtype=g.dtype)
         numba_nn.depthwise_conv_backward_weight()(np.ascontiguousarray(g), np.ascontiguousarray(x), out, *stride,
                                                   *padding, *dilation)
