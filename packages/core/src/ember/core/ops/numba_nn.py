@@ -11,9 +11,9 @@ jitted function through a closure: Numba keys its disk cache on the closure's co
 for a dispatcher differ in every process, so such a kernel would recompile at every start.
 
 The im2col/col2im kernels read the unpadded input (taps in the padding are skipped by column
-spans [lo, hi)); a shifted column index known to be in bounds is cast to `np.uint64`, so
-Numba emits no negative-index wraparound for it, which kept LLVM from vectorizing those row
-loops (1.3-1.8x slower).
+spans [lo, hi)). In every convolution kernel a shifted column index known to be in bounds is
+cast to `np.uint64`, so Numba emits no negative-index wraparound for it: the wraparound kept
+LLVM from vectorizing those row loops (1.3x slower for im2col, 5x for the depthwise forward).
 """
 
 from __future__ import annotations
@@ -146,10 +146,10 @@ def depthwise_conv():
                         col = j * dw
                         if sw == 1:  # unit stride: a loop LLVM vectorizes
                             for ow in range(wo):
-                                out[b, oc, oh, ow] += xp[b, g, row, ow + col] * wij
+                                out[b, oc, oh, ow] += xp[b, g, row, np.uint64(ow + col)] * wij
                         else:
                             for ow in range(wo):
-                                out[b, oc, oh, ow] += xp[b, g, row, ow * sw + col] * wij
+                                out[b, oc, oh, ow] += xp[b, g, row, np.uint64(ow * sw + col)] * wij
 
     return kernel
 
@@ -177,10 +177,10 @@ def depthwise_conv_backward_input():
                             col = j * dw
                             if sw == 1:
                                 for ow in range(wo):
-                                    out[b, g, row, ow + col] += grad[b, oc, oh, ow] * wij
+                                    out[b, g, row, np.uint64(ow + col)] += grad[b, oc, oh, ow] * wij
                             else:
                                 for ow in range(wo):
-                                    out[b, g, row, ow * sw + col] += grad[b, oc, oh, ow] * wij
+                                    out[b, g, row, np.uint64(ow * sw + col)] += grad[b, oc, oh, ow] * wij
 
     return kernel
 
