@@ -33,7 +33,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--rows", nargs="*", default=list(TRAIN_ROWS), choices=list(TRAIN_ROWS),
                    help="rows of `ember-bench train`")
     p.add_argument("--threads", type=int, default=None,
-                   help="`ember-bench train`: intra-op threads of both frameworks (default: theirs)")
+                   help="intra-op threads of both frameworks (default: theirs)")
     p.add_argument("--repeats", type=int, default=5)
     p.add_argument("--warmup", type=int, default=1)
     p.add_argument("--device", default="cpu")
@@ -44,7 +44,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--skip", nargs="*", default=[], choices=("digits", "table", "overhead", "dataloader"))
     p.add_argument("--overhead-calls", type=int, default=500, help="calls per timed batch of the per-op rows")
     p.add_argument("--clock", choices=("wall", "cpu"), default="wall",
-                   help="per-op rows: wall clock, or process CPU time (steadier on a shared machine)")
+                   help="per-op and training rows: wall clock, or process CPU time (steadier on a shared machine)")
     return p
 
 
@@ -85,6 +85,10 @@ def _run(args) -> dict:
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     out = Path(args.results)
+    if args.threads is not None:
+        for name in ("ember", "torch"):
+            if frameworks.available(name):
+                frameworks.load(name).lib.set_num_threads(args.threads)
     t0 = time.perf_counter()
     if args.command == "trace":
         from ember.bench.trace import run_trace
@@ -107,7 +111,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "train":
         from ember.bench.training import markdown, run_training_rows
 
-        rows = run_training_rows(args.rows, _compare(args), args.repeats, args.warmup, args.threads)
+        rows = run_training_rows(args.rows, _compare(args), args.repeats, args.warmup, args.threads, args.clock)
         print(markdown(rows))
         out.mkdir(parents=True, exist_ok=True)
         (out / "training.md").write_text(markdown(rows))

@@ -8,6 +8,7 @@ The two frameworks run interleaved in one process, so the ratio is the measure.
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 from typing import Any
 
@@ -137,11 +138,12 @@ def make_train_step(fw, key: str, seed: int = 0):
 
 
 def run_training_rows(keys: list[str], compare: bool = True, repeats: int = 5, warmup: int = 1,
-                      threads: int | None = None) -> list[dict]:
+                      threads: int | None = None, clock: str = "wall") -> list[dict]:
     """Samples/s of each row (median ± spread), ember and PyTorch interleaved, with the ratio and target.
 
     `threads` sets both frameworks' intra-op threads (`set_num_threads`); on a machine whose cores
-    other work shares, one thread each keeps spinning BLAS pools from measuring the neighbours."""
+    other work shares, one thread each keeps spinning BLAS pools from measuring the neighbours, and
+    `clock="cpu"` times each step in this process's CPU time rather than wall time."""
     fws = [frameworks.load("ember")]
     if compare:
         fws.append(frameworks.load("torch"))
@@ -153,7 +155,8 @@ def run_training_rows(keys: list[str], compare: bool = True, repeats: int = 5, w
         for key in keys:
             spec = TRAIN_ROWS[key]
             steps = {fw.name: make_train_step(fw, key) for fw in fws}
-            secs = time_calls(steps, repeats, warmup, tick=lambda spec=spec: bar.update(1, model=spec.name))
+            secs = time_calls(steps, repeats, warmup, tick=lambda spec=spec: bar.update(1, model=spec.name),
+                              clock=time.process_time if clock == "cpu" else time.perf_counter)
             row: dict = {"key": key, "model": spec.name, "unit": "samples/s", "target": spec.target}
             for name, samples in secs.items():
                 row[name] = stat_of([spec.batch * spec.steps / s for s in samples])
