@@ -136,3 +136,20 @@ def test_prelu_glu_and_rrelu():
     ratio = y[x < 0] / x[x < 0]
     assert (ratio >= 0.1).all() and (ratio <= 0.3).all() and np.array_equal(y[x >= 0], x[x >= 0])
     np.testing.assert_allclose(E.rrelu(T(x), 0.1, 0.3).numpy(), np.where(x > 0, x, 0.2 * x), rtol=1e-12)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_threshold_and_hardtanh_backward_one_pass_kernels_match_their_masks(dtype):
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((3, 4, 5)).astype(dtype)
+    x[0, 0, :3] = [np.nan, 0.0, 1.0]
+    g = rng.standard_normal(x.shape).astype(dtype)
+    g[0, 0, 1] = np.inf  # masked out: 0, not inf * 0 = NaN
+    got = A.threshold_backward(E.from_numpy(g), E.from_numpy(x), 0.0).numpy()
+    np.testing.assert_array_equal(got, np.where(x <= 0, 0, g))  # NaN input passes the gradient, as PyTorch's
+    assert got.dtype == dtype and got[0, 0, 0] == g[0, 0, 0] and got[0, 0, 1] == 0
+    got = A.hardtanh_backward(E.from_numpy(g), E.from_numpy(x), -0.5, 0.5).numpy()
+    np.testing.assert_array_equal(got, np.where((x > -0.5) & (x < 0.5), g, 0))
+    # a strided gradient takes the numpy path and gives the same values
+    gt = E.from_numpy(np.ascontiguousarray(g.transpose(2, 1, 0))).permute(2, 1, 0)
+    np.testing.assert_array_equal(A.threshold_backward(gt, E.from_numpy(x), 0.0).numpy(), np.where(x <= 0, 0, g))

@@ -201,3 +201,23 @@ def test_max_unpool_scatters_values_back_and_backward_rejects_bad_indices():
     assert E.max_unpool1d(o1, i1, 2, output_size=(7,)).shape == (3, 4, 7)
     with pytest.raises(IndexError, match="Found an invalid max index"):
         P.max_pool2d_backward(out, E.full(tuple(out.shape), 24, dtype=E.int64), x.shape)
+
+
+def test_max_pool2d_first_nan_after_a_larger_value_wins_with_its_index():
+    x = np.zeros((1, 1, 4, 4), dtype=np.float32)
+    x[0, 0, 0, 0] = 5.0
+    x[0, 0, 1, 1] = np.nan  # after the max in scan order: still the result
+    x[0, 0, 3, 2] = np.nan
+    x[0, 0, 3, 3] = np.nan  # the first NaN of its window wins
+    out, idx = P.max_pool2d_with_indices(E.from_numpy(x), (2, 2), (2, 2), (0, 0), (1, 1), False)
+    o, i = out.numpy(), idx.numpy()
+    assert np.isnan(o[0, 0, 0, 0]) and i[0, 0, 0, 0] == 5
+    assert np.isnan(o[0, 0, 1, 1]) and i[0, 0, 1, 1] == 14
+    assert o[0, 0, 0, 1] == 0 and o[0, 0, 1, 0] == 0
+
+
+def test_max_pool2d_backward_rejects_an_index_outside_the_plane():
+    g = E.from_numpy(np.ones((1, 1, 1, 2), dtype=np.float32))
+    bad = E.from_numpy(np.array([[[[0, 9]]]], dtype=np.int64))
+    with pytest.raises(IndexError, match="Found an invalid max index: 9"):
+        P.max_pool2d_backward(g, bad, (1, 1, 3, 3))

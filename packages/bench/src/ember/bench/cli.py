@@ -5,6 +5,7 @@
   ember-bench trace           Figure 1: host issue vs kernel execution timeline
   ember-bench memory          Figure 2: per-iteration memory and allocator cache hits (CUDA)
   ember-bench distributed     all_reduce vs mpi4py, DDP throughput at 1 and 2 ranks (needs ember-distributed)
+  ember-bench train           the training-kernel rows (MLP, LeNet, VGG, ResNet-18, MobileNet styles)
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from pathlib import Path
 
 from ember.bench import frameworks
 from ember.bench.models import MODELS
+from ember.bench.training import TRAIN_ROWS
 
 TORCH_HINT = ("PyTorch is not installed, so ember runs alone. For the side-by-side table: "
               "pip install torch==2.13.0  (the CPU build)")
@@ -25,11 +27,15 @@ def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="ember-bench", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("command", nargs="?", default="run", choices=("run", "table", "trace", "memory", "digits",
-                                                                         "distributed"))
+                                                                         "distributed", "train"))
     p.add_argument("--size", default="small", choices=("tiny", "small", "paper"))
     p.add_argument("--compare", choices=("torch", "none", "auto"), default="auto",
                    help="run PyTorch beside ember (auto: when it is installed)")
     p.add_argument("--models", nargs="*", default=list(MODELS), choices=list(MODELS))
+    p.add_argument("--rows", nargs="*", default=list(TRAIN_ROWS), choices=list(TRAIN_ROWS),
+                   help="rows of `ember-bench train`")
+    p.add_argument("--threads", type=int, default=None,
+                   help="intra-op threads of both frameworks (default: theirs)")
     p.add_argument("--repeats", type=int, default=5)
     p.add_argument("--warmup", type=int, default=1)
     p.add_argument("--device", default="cpu")
@@ -40,7 +46,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--skip", nargs="*", default=[], choices=("digits", "table", "overhead", "dataloader"))
     p.add_argument("--overhead-calls", type=int, default=500, help="calls per timed batch of the per-op rows")
     p.add_argument("--clock", choices=("wall", "cpu"), default="wall",
-                   help="per-op rows: wall clock, or process CPU time (steadier on a shared machine)")
+                   help="per-op and training rows: wall clock, or process CPU time (steadier on a shared machine)")
     return p
 
 
@@ -93,6 +99,10 @@ def _distributed() -> int:
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     out = Path(args.results)
+    if args.threads is not None:
+        for name in ("ember", "torch"):
+            if frameworks.available(name):
+                frameworks.load(name).lib.set_num_threads(args.threads)
     t0 = time.perf_counter()
     if args.command == "trace":
         from ember.bench.trace import run_trace
@@ -114,6 +124,14 @@ def main(argv: list[str] | None = None) -> int:
         d = train_digits(epochs=args.epochs, num_workers=args.workers)
         print(f"digits: test accuracy {d['test_accuracy']:.4f}")
         return 0 if d["test_accuracy"] >= 0.97 else 1
+    if args.command == "train":
+        from ember.bench.training import markdown, run_training_rows
+
+        rows = run_training_rows(args.rows, _compare(args), args.repeats, args.warmup, args.threads, args.clock)
+        print(markdown(rows))
+        out.mkdir(parents=True, exist_ok=True)
+        (out / "training.md").write_text(markdown(rows))
+        return 0
     if args.command == "table":
         args.skip = [*args.skip, "digits"]
     from ember.bench.report import markdown_table, write_results

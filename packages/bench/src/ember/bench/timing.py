@@ -28,9 +28,10 @@ def stat_of(samples: list[float]) -> Stat:
 
 
 def time_calls(fns: dict[str, Callable[[], object]], repeats: int, warmup: int,
-               sync: dict[str, Callable[[], None]] | None = None, tick: Callable[[], None] | None = None
-               ) -> dict[str, list[float]]:
-    """Seconds per call of each fn, interleaved round by round so drift hits all of them alike."""
+               sync: dict[str, Callable[[], None]] | None = None, tick: Callable[[], None] | None = None,
+               clock: Callable[[], float] = time.perf_counter) -> dict[str, list[float]]:
+    """Seconds per call of each fn, interleaved round by round so drift hits all of them alike
+    (`clock=time.process_time` counts this process's CPU time, steadier on a shared machine)."""
     sync = sync or {}
     for name, fn in fns.items():
         for _ in range(warmup):
@@ -39,10 +40,10 @@ def time_calls(fns: dict[str, Callable[[], object]], repeats: int, warmup: int,
     out: dict[str, list[float]] = {name: [] for name in fns}
     for _ in range(repeats):
         for name, fn in fns.items():
-            t0 = time.perf_counter()
+            t0 = clock()
             fn()
             sync.get(name, _noop)()
-            out[name].append(time.perf_counter() - t0)
+            out[name].append(clock() - t0)
         if tick is not None:
             tick()
     return out

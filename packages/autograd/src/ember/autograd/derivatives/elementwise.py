@@ -7,6 +7,7 @@ from __future__ import annotations
 import math
 
 from ember.core.ops import elementwise as ew
+from ember.core.ops.activation import threshold_backward as _threshold_backward
 from ember.core.tensor import Tensor
 
 from ember.autograd.derivatives._entry import derivative as d
@@ -86,7 +87,7 @@ ENTRIES = [
     _unary("square", lambda grad, input: grad * 2.0 * input),
     _unary("frac", lambda grad: grad),
     *(_unary(name, lambda grad: grad * 0.0) for name in ("sign", "floor", "ceil", "trunc", "round")),  # flat steps
-    _unary("relu", lambda grad, result: where0(ew.logical_not(result <= 0), grad)),  # NaN passes, as PyTorch
+    _unary("relu", lambda grad, result: _threshold_backward(grad, result, 0.0)),  # one pass; NaN passes, as PyTorch
     _unary("exp", lambda grad, result: grad * result),
     _unary("exp2", lambda grad, result: grad * result * _LN2),
     _unary("expm1", lambda grad, result: grad * (result + 1.0)),

@@ -13,7 +13,7 @@ import math
 import numpy as np
 
 from ember.core.dispatch import composite, declare
-from ember.core.ops import numba_cpu
+from ember.core.ops import numba_cpu, numba_nn
 from ember.core.ops._util import write_out, wrap
 from ember.core.tensor import Tensor, describe
 
@@ -106,6 +106,11 @@ def _float_input(op: str, x) -> np.ndarray:
     return x._np()
 
 
+# Backward kernels that one Numba pass does without numpy's mask temporaries (ReLU's and ReLU6's).
+_FUSED_BACKWARD = {"threshold": numba_nn.threshold_backward, "hardtanh": numba_nn.hardtanh_backward}
+_KERNEL_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
+
+
 def _make(name: str, fwd, bwd, attrs: str):
     sig = f"{name}(input{', ' + attrs if attrs else ''})"
     bsig = "threshold_backward(grad, input, threshold)" if name == "threshold" else \
@@ -121,10 +126,17 @@ def _make(name: str, fwd, bwd, attrs: str):
 
     bop = declare(bsig.split("(")[0], bwd, doc=f"The gradient of {name}.\n\nPositional signature: `{bsig}`.")
 
+    fused = _FUSED_BACKWARD.get(name)
+
     @bop.register("cpu")
     def bkernel(grad, input, *args):
-        x = input._np()
-        return wrap(np.asarray(bwd(grad._np(), x, *args)).astype(x.dtype, copy=False))
+        x, g = input._np(), grad._np()
+        if fused is not None and g.shape == x.shape and g.dtype == x.dtype and x.dtype in _KERNEL_DTYPES \
+                and x.flags.c_contiguous and g.flags.c_contiguous:
+            out = np.empty_like(x)
+            fused()(g.reshape(-1), x.reshape(-1), *args, out.reshape(-1))
+            return wrap(out)
+        return wrap(np.asarray(bwd(g, x, *args)).astype(x.dtype, copy=False))
 
     return op, bop
 

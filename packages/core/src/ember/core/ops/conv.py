@@ -1,14 +1,17 @@
 """Convolutions: conv1d/conv2d/conv_transpose1d/conv_transpose2d and the conv backward kernels.
 
 NOTE [ Convolution as one GEMM ]
-The forward unfolds the padded input into columns `(C, kh, kw, N, Ho, Wo)` (a Numba
-copy; a 1x1 stride-1 conv only a transpose), then multiplies the weight `(G, O/G, C/G*kh*kw)` by
+The forward unfolds the input into columns `(C, kh, kw, N, Ho, Wo)` (a Numba copy that
+writes the padding's zeros itself, so no padded copy of the input is made; a 1x1 stride-1 conv
+only a transpose), then multiplies the weight `(G, O/G, C/G*kh*kw)` by
 them in one GEMM per group, over the whole batch at once (a single large GEMM is several times
 faster than N small ones). The input gradient is the transposed GEMM followed by `col2im`, a
-Numba scatter-add over the same window geometry; the weight gradient is GEMM of the gradient
-with the columns. Convolutions with one input channel per group (depthwise, or a single-channel
-input) run direct Numba loops instead: their GEMM would have K = kh * kw. A transposed
-convolution is exactly a convolution's input gradient, so it reuses it.
+Numba scatter-add over the same window geometry straight into the unpadded result; the weight
+gradient is GEMM of the gradient with the columns. Depthwise convolutions (one input channel
+per group, groups > 1) run direct Numba loops instead: their per-group GEMMs would have
+K = kh * kw. A single-channel input with groups == 1 (a first layer) stays on the GEMM: one GEMM
+with K = kh * kw measured faster than the direct loops and compiles no parallel kernel at start.
+A transposed convolution is exactly a convolution's input gradient, so it reuses it.
 """
 
 from __future__ import annotations
@@ -49,21 +52,21 @@ def _unfold(x: np.ndarray, kh: int, kw: int, stride, padding, dilation) -> np.nd
     ho, wo = _out_size(h, kh, sh, ph, dh), _out_size(w, kw, sw, pw, dw)
     if kh == kw == 1 and sh == sw == 1 and ph == pw == 0:
         return np.ascontiguousarray(x.transpose(1, 0, 2, 3)).reshape(c, 1, 1, n, ho, wo)
-    xp = np.pad(x, ((0, 0), (0, 0), (ph, ph), (pw, pw))) if ph or pw else np.ascontiguousarray(x)
     cols = np.empty((c, kh, kw, n, ho, wo), dtype=x.dtype)
-    numba_nn.im2col()(xp, cols, sh, sw, dh, dw)
+    numba_nn.im2col()(np.ascontiguousarray(x), cols, sh, sw, ph, pw, dh, dw)
     return cols
 
 
-def _fold(cols: np.ndarray, shape, stride, padding, dilation) -> np.ndarray:
-    """The adjoint of `_unfold`: sum columns `(C, kh, kw, N, Ho, Wo)` back into an input of `shape`."""
+def _fold(cols: np.ndarray, out: np.ndarray, stride, padding, dilation) -> None:
+    """The adjoint of `_unfold`: sum columns `(C, kh, kw, N, Ho, Wo)` back into `out (N, C, H, W)`
+    (contiguous; overwritten)."""
     (sh, sw), (ph, pw), (dh, dw) = stride, padding, dilation
-    n, c, h, w = shape
+    n, c, h, w = out.shape
     if cols.shape[1] == cols.shape[2] == 1 and sh == sw == 1 and ph == pw == 0 and cols.shape[4:] == (h, w):
-        return cols.reshape(c, n, h, w).transpose(1, 0, 2, 3)
-    out = np.zeros((n, c, h + 2 * ph, w + 2 * pw), dtype=cols.dtype)
-    numba_nn.col2im()(np.ascontiguousarray(cols), out, sh, sw, dh, dw)
-    return out[:, :, ph:ph + h, pw:pw + w]
+        out[...] = cols.reshape(c, n, h, w).transpose(1, 0, 2, 3)
+        return
+    out[...] = 0
+    numba_nn.col2im()(np.ascontiguousarray(cols), out, sh, sw, ph, pw, dh, dw)
 
 
 _COLS_BYTES = 1 << 27  # one chunk's column buffer: a whole large-image batch would need gigabytes
@@ -97,12 +100,14 @@ padding, dilation, groups)`, grad_bias = `grad.sum((0, 2, 3))`.""")
 
 
 def _padded(x: np.ndarray, padding) -> np.ndarray:
+    """x padded with zeros: the direct depthwise kernels measured faster on a padded copy (every
+    tap a full, vectorized row) than skipping the padding's taps in place."""
     ph, pw = padding
     return np.pad(x, ((0, 0), (0, 0), (ph, ph), (pw, pw))) if ph or pw else np.ascontiguousarray(x)
 
 
 def _depthwise(x: np.ndarray, w: np.ndarray, stride, padding, dilation) -> np.ndarray:
-    """A convolution with one input channel per group, by direct loops (see `numba_nn.depthwise_conv`)."""
+    """A depthwise convolution (one input channel per group), by direct loops (see `numba_nn.depthwise_conv`)."""
     n, o, kh, kw = x.shape[0], w.shape[0], w.shape[2], w.shape[3]
     ho = _out_size(x.shape[2], kh, stride[0], padding[0], dilation[0])
     wo = _out_size(x.shape[3], kw, stride[1], padding[1], dilation[1])
@@ -152,7 +157,7 @@ def _conv2d_meta(input, weight, bias, stride, padding, dilation, groups) -> None
 def _conv2d_cpu(input, weight, bias, stride, padding, dilation, groups):
     x, w = numba_nn.kernel_array(input._np()), numba_nn.kernel_array(weight._np())
     n, o, kh, kw = x.shape[0], w.shape[0], w.shape[2], w.shape[3]
-    if w.shape[1] == 1:
+    if w.shape[1] == 1 and groups > 1:
         res = _depthwise(x, w, stride, padding, dilation)
         if bias is not None:
             res += bias._np().reshape(o, 1, 1)
@@ -196,7 +201,7 @@ def _conv2d_backward_input_cpu(grad, weight, input_shape, stride, padding, dilat
     g, w = numba_nn.kernel_array(grad._np()), numba_nn.kernel_array(weight._np())
     n, o, ho, wo = g.shape
     cg, kh, kw = w.shape[1:]
-    if cg == 1:
+    if cg == 1 and groups > 1:
         (ph, pw), (h, wd) = padding, input_shape[2:]
         out = np.zeros((n, groups, h + 2 * ph, wd + 2 * pw), dtype=g.dtype)
         numba_nn.depthwise_conv_backward_input()(np.ascontiguousarray(g), np.ascontiguousarray(w).reshape(o, kh, kw),
@@ -207,7 +212,7 @@ def _conv2d_backward_input_cpu(grad, weight, input_shape, stride, padding, dilat
     for sl in _chunks(n, groups * cg * kh * kw * ho * wo * g.itemsize):
         nb = len(range(n)[sl])
         cols = _gemm(wt, _channels_first(g[sl], groups)).reshape(groups * cg, kh, kw, nb, ho, wo)
-        res[sl] = _fold(cols, (nb, *input_shape[1:]), stride, padding, dilation)
+        _fold(cols, res[sl], stride, padding, dilation)
     return wrap(res.astype(grad._dtype.np, copy=False))
 
 
@@ -234,10 +239,10 @@ def _conv2d_backward_weight_cpu(grad, input, weight_shape, stride, padding, dila
     g, x = numba_nn.kernel_array(grad._np()), numba_nn.kernel_array(input._np())
     o, cg, kh, kw = weight_shape
     n, _, ho, wo = g.shape
-    if cg == 1:
+    if cg == 1 and groups > 1:
         out = np.empty((o, kh, kw), dtype=g.dtype)
-        numba_nn.depthwise_conv_backward_weight()(np.ascontiguousarray(g), _padded(x, padding), out, *stride,
-                                                  *dilation)
+        numba_nn.depthwise_conv_backward_weight()(np.ascontiguousarray(g), np.ascontiguousarray(x), out, *stride,
+                                                  *padding, *dilation)
         return wrap(out.reshape(o, 1, kh, kw).astype(grad._dtype.np, copy=False))
     gw = np.zeros((groups, cg * kh * kw, o // groups), dtype=g.dtype)
     for sl in _chunks(n, groups * cg * kh * kw * ho * wo * g.itemsize):
@@ -343,8 +348,9 @@ def _col2im_cpu(input, output_size, kernel_size, dilation, padding, stride):
     ho, wo = (_out_size(h, kh, stride[0], padding[0], dilation[0]), _out_size(w, kw, stride[1], padding[1],
                                                                                dilation[1]))
     cols = x.transpose(1, 0, 2).reshape(ck // (kh * kw), kh, kw, n, ho, wo)
-    out = _fold(cols, (n, ck // (kh * kw), h, w), stride, padding, dilation)
-    return wrap(np.ascontiguousarray(out, dtype=input._dtype.np))
+    out = np.empty((n, ck // (kh * kw), h, w), dtype=x.dtype)
+    _fold(cols, out, stride, padding, dilation)
+    return wrap(out.astype(input._dtype.np, copy=False))
 
 
 # --- validation and the public functions ------------------------------------------------

@@ -6,7 +6,14 @@ nothing), cached on disk, and releases the GIL. Launchers in `conv.py`, `pool.py
 `normalization.py`, `embedding.py` validate shapes and indices first: no kernel here checks a
 bound. Most kernels are serial: they are memory-bound, and on two cores an OpenMP parallel loop
 measured no faster when idle and up to 10x slower when the cores are shared; only the
-compute-bound depthwise convolution kernels run in parallel.
+compute-bound depthwise convolution kernels run in parallel. A kernel never calls another
+jitted function through a closure: Numba keys its disk cache on the closure's contents, which
+for a dispatcher differ in every process, so such a kernel would recompile at every start.
+
+The im2col/col2im kernels read the unpadded input (taps in the padding are skipped by column
+spans [lo, hi)). In every convolution kernel a shifted column index known to be in bounds is
+cast to `np.uint64`, so Numba emits no negative-index wraparound for it: the wraparound kept
+LLVM from vectorizing those row loops (1.3x slower for im2col, 5x for the depthwise forward).
 """
 
 from __future__ import annotations
@@ -31,48 +38,88 @@ def _njit(parallel: bool = False):
 
 
 @cache
-def im2col():
-    # x: (N, C, Hp, Wp) padded input; cols: (C, kh, kw, N, Ho, Wo), written densely (one GEMM operand).
+def threshold_backward():
+    # g, x, out: 1-D contiguous, one dtype; out = 0 where x <= th, else g (NaN x passes, as PyTorch's).
     @_njit()
-    def kernel(x, cols, sh, sw, dh, dw):
+    def kernel(g, x, th, out):
+        for i in range(x.shape[0]):
+            out[i] = 0.0 if x[i] <= th else g[i]
+
+    return kernel
+
+
+@cache
+def hardtanh_backward():
+    # g, x, out: 1-D contiguous, one dtype; out = g inside the open interval (lo, hi), else 0.
+    @_njit()
+    def kernel(g, x, lo, hi, out):
+        for i in range(x.shape[0]):
+            v = x[i]
+            out[i] = g[i] if v > lo and v < hi else 0.0
+
+    return kernel
+
+
+@cache
+def im2col():
+    # x: (N, C, H, W) unpadded; cols: (C, kh, kw, N, Ho, Wo), written densely (one GEMM operand), zeros where
+    # a tap falls in the padding (no padded copy of x).
+    @_njit()
+    def kernel(x, cols, sh, sw, ph, pw, dh, dw):
         c, kh, kw, n, ho, wo = cols.shape
-        for cij in range(c * kh * kw):
-            ch = cij // (kh * kw)
-            i = (cij // kw) % kh
-            j = cij % kw
-            for b in range(n):
-                for oh in range(ho):
-                    row = oh * sh + i * dh
-                    col = j * dw
-                    if sw == 1:  # unit stride: a contiguous copy LLVM vectorizes
-                        for ow in range(wo):
-                            cols[ch, i, j, b, oh, ow] = x[b, ch, row, ow + col]
-                    else:
-                        for ow in range(wo):
-                            cols[ch, i, j, b, oh, ow] = x[b, ch, row, ow * sw + col]
+        h, w = x.shape[2], x.shape[3]
+        for ch in range(c):
+            for i in range(kh):
+                for j in range(kw):
+                    off = j * dw - pw
+                    lo = min(max(0, (sw - 1 - off) // sw), wo)  # output columns [lo, hi) read inside x
+                    hi = min(max(lo, (w - 1 - off) // sw + 1), wo)
+                    for b in range(n):
+                        for oh in range(ho):
+                            row = oh * sh - ph + i * dh
+                            if row < 0 or row >= h:
+                                for ow in range(wo):
+                                    cols[ch, i, j, b, oh, ow] = 0.0
+                                continue
+                            for ow in range(lo):
+                                cols[ch, i, j, b, oh, ow] = 0.0
+                            if sw == 1:  # unit stride: a contiguous copy LLVM vectorizes
+                                for ow in range(lo, hi):
+                                    cols[ch, i, j, b, oh, ow] = x[b, ch, row, np.uint64(ow + off)]
+                            else:
+                                for ow in range(lo, hi):
+                                    cols[ch, i, j, b, oh, ow] = x[b, ch, row, np.uint64(ow * sw + off)]
+                            for ow in range(hi, wo):
+                                cols[ch, i, j, b, oh, ow] = 0.0
 
     return kernel
 
 
 @cache
 def col2im():
-    # cols: (C, kh, kw, N, Ho, Wo); out: (N, C, Hp, Wp) zeroed, accumulated into.
+    # cols: (C, kh, kw, N, Ho, Wo); out: (N, C, H, W) unpadded, zeroed, accumulated into; taps in the padding
+    # are dropped.
     @_njit()
-    def kernel(cols, out, sh, sw, dh, dw):
+    def kernel(cols, out, sh, sw, ph, pw, dh, dw):
         c, kh, kw, n, ho, wo = cols.shape
+        h, w = out.shape[2], out.shape[3]
         for ch in range(c):
             for i in range(kh):
                 for j in range(kw):
+                    off = j * dw - pw
+                    lo = min(max(0, (sw - 1 - off) // sw), wo)  # output columns [lo, hi) read inside x
+                    hi = min(max(lo, (w - 1 - off) // sw + 1), wo)
                     for b in range(n):
                         for oh in range(ho):
-                            row = oh * sh + i * dh
-                            col = j * dw
+                            row = oh * sh - ph + i * dh
+                            if row < 0 or row >= h:
+                                continue
                             if sw == 1:
-                                for ow in range(wo):
-                                    out[b, ch, row, ow + col] += cols[ch, i, j, b, oh, ow]
+                                for ow in range(lo, hi):
+                                    out[b, ch, row, np.uint64(ow + off)] += cols[ch, i, j, b, oh, ow]
                             else:
-                                for ow in range(wo):
-                                    out[b, ch, row, ow * sw + col] += cols[ch, i, j, b, oh, ow]
+                                for ow in range(lo, hi):
+                                    out[b, ch, row, np.uint64(ow * sw + off)] += cols[ch, i, j, b, oh, ow]
 
     return kernel
 
@@ -102,10 +149,10 @@ def depthwise_conv():
                         col = j * dw
                         if sw == 1:  # unit stride: a loop LLVM vectorizes
                             for ow in range(wo):
-                                out[b, oc, oh, ow] += xp[b, g, row, ow + col] * wij
+                                out[b, oc, oh, ow] += xp[b, g, row, np.uint64(ow + col)] * wij
                         else:
                             for ow in range(wo):
-                                out[b, oc, oh, ow] += xp[b, g, row, ow * sw + col] * wij
+                                out[b, oc, oh, ow] += xp[b, g, row, np.uint64(ow * sw + col)] * wij
 
     return kernel
 
@@ -133,10 +180,10 @@ def depthwise_conv_backward_input():
                             col = j * dw
                             if sw == 1:
                                 for ow in range(wo):
-                                    out[b, g, row, ow + col] += grad[b, oc, oh, ow] * wij
+                                    out[b, g, row, np.uint64(ow + col)] += grad[b, oc, oh, ow] * wij
                             else:
                                 for ow in range(wo):
-                                    out[b, g, row, ow * sw + col] += grad[b, oc, oh, ow] * wij
+                                    out[b, g, row, np.uint64(ow * sw + col)] += grad[b, oc, oh, ow] * wij
 
     return kernel
 
@@ -145,46 +192,70 @@ def depthwise_conv_backward_input():
 def depthwise_conv_backward_weight():
     import numba
 
-    # grad (N, O, Ho, Wo), xp (N, G, Hp, Wp) padded; out (O, kh, kw); parallel over output channels.
+    # grad (N, O, Ho, Wo), x (N, G, H, W) unpadded; out (O, kh, kw); parallel over output channels. The sum
+    # runs in a row of partial sums (one per output column) that LLVM vectorizes, added up once per tap.
     @_njit(parallel=True)
-    def kernel(grad, xp, out, sh, sw, dh, dw):
+    def kernel(grad, x, out, sh, sw, ph, pw, dh, dw):
         n, o, ho, wo = grad.shape
-        og = o // xp.shape[1]
+        h, wd = x.shape[2], x.shape[3]
+        og = o // x.shape[1]
         kh, kw = out.shape[1], out.shape[2]
         for oc in numba.prange(o):
             g = oc // og
+            part = np.zeros(wo, dtype=np.float64)
             for i in range(kh):
                 for j in range(kw):
-                    acc = 0.0
+                    off = j * dw - pw
+                    lo = min(max(0, (sw - 1 - off) // sw), wo)  # output columns [lo, hi) read inside x
+                    hi = min(max(lo, (wd - 1 - off) // sw + 1), wo)
+                    part[:] = 0.0
                     for b in range(n):
                         for oh in range(ho):
-                            row = oh * sh + i * dh
-                            for ow in range(wo):
-                                acc += grad[b, oc, oh, ow] * xp[b, g, row, ow * sw + j * dw]
-                    out[oc, i, j] = acc
+                            row = oh * sh - ph + i * dh
+                            if row < 0 or row >= h:
+                                continue
+                            if sw == 1:
+                                for ow in range(lo, hi):
+                                    part[ow] += grad[b, oc, oh, ow] * x[b, g, row, np.uint64(ow + off)]
+                            else:
+                                for ow in range(lo, hi):
+                                    part[ow] += grad[b, oc, oh, ow] * x[b, g, row, np.uint64(ow * sw + off)]
+                    out[oc, i, j] = part.sum()
 
     return kernel
 
 
 @cache
 def channel_stats():
-    # x: (N, C, L); mean, var: (C,) float64 (biased var, two passes over each channel).
+    # x: (N, C, L); mean, var: (C,) float64 (biased var, two passes over each channel: centred, stable). Sums
+    # run in 8 independent float64 lanes: one accumulator is a chain of dependent adds LLVM may not reorder
+    # (no fastmath), 8 lanes it vectorizes.
     @_njit()
     def kernel(x, mean, var):
         n, c, m = x.shape
+        cnt = max(n * m, 1)
+        m8 = m - m % 8
+        acc = np.zeros(8)
         for ch in range(c):
-            acc = 0.0
+            acc[:] = 0.0
             for b in range(n):
-                for k in range(m):
-                    acc += x[b, ch, k]
-            mu = acc / max(n * m, 1)
-            sq = 0.0
+                for k in range(0, m8, 8):
+                    for lane in range(8):
+                        acc[lane] += x[b, ch, k + lane]
+                for k in range(m8, m):
+                    acc[0] += x[b, ch, k]
+            mu = acc.sum() / cnt
+            acc[:] = 0.0
             for b in range(n):
-                for k in range(m):
+                for k in range(0, m8, 8):
+                    for lane in range(8):
+                        d = x[b, ch, k + lane] - mu
+                        acc[lane] += d * d
+                for k in range(m8, m):
                     d = x[b, ch, k] - mu
-                    sq += d * d
+                    acc[0] += d * d
             mean[ch] = mu
-            var[ch] = sq / max(n * m, 1)
+            var[ch] = acc.sum() / cnt
 
     return kernel
 
@@ -211,22 +282,30 @@ def channel_affine():
 
 @cache
 def batch_norm_backward():
-    # g, x, gi: (N, C, L); mean, invstd, w: (C,); gw, gb: (C,) float64 outputs. Channel sums first, then the
-    # input gradient (training subtracts the statistics' terms).
+    # g, x, gi: (N, C, L); mean, invstd, w: (C,); gw, gb: (C,) float64 outputs. In training `mean` is an output:
+    # the batch mean recomputed here in float64 (the saved one is rounded to x's dtype). Channel sums first
+    # (centred), then the input gradient (training subtracts the statistics' terms).
     @_njit()
     def kernel(g, x, mean, invstd, w, training, gi, gw, gb):
         n, c, m = x.shape
+        cnt = max(n * m, 1)
         for ch in range(c):
+            if training:
+                acc = 0.0
+                for b in range(n):
+                    for k in range(m):
+                        acc += x[b, ch, k]
+                mean[ch] = acc / cnt
+            mu = mean[ch]
             sg = 0.0
             sgx = 0.0
-            mu = mean[ch]
             for b in range(n):
                 for k in range(m):
-                    sg += g[b, ch, k]
-                    sgx += g[b, ch, k] * (x[b, ch, k] - mu)
+                    gv = g[b, ch, k]
+                    sg += gv
+                    sgx += gv * (x[b, ch, k] - mu)
             gb[ch] = sg
             gw[ch] = sgx * invstd[ch]
-        cnt = max(n * m, 1)
         for p in range(n * c):
             b = p // c
             ch = p % c
@@ -247,7 +326,9 @@ def batch_norm_backward():
 @cache
 def max_pool2d():
     # x: (NC, H, W); out, idx: (NC, Ho, Wo); idx is the flat h * W + w of the max; the first NaN wins.
-    # The valid taps of each window are found first, so the inner loops carry no bounds tests.
+    # The valid taps of each window are found first, so the inner loops carry no bounds tests. The hot
+    # loop only compares and notes whether a NaN went by (a NaN test in the max's branch made it 3x
+    # slower); a window that held one is rescanned for its first NaN.
     @_njit()
     def kernel(x, out, idx, kh, kw, sh, sw, ph, pw, dh, dw):
         nc, h, w = x.shape
@@ -268,29 +349,45 @@ def max_pool2d():
                     while j1 > j0 and c0 + (j1 - 1) * dw >= w:
                         j1 -= 1
                     best = x[p, r0 + i0 * dh, c0 + j0 * dw]
-                    arg = (r0 + i0 * dh) * w + c0 + j0 * dw
+                    bi, bj = i0, j0
+                    nan = False
                     for i in range(i0, i1):
-                        r = r0 + i * dh
                         for j in range(j0, j1):
-                            v = x[p, r, c0 + j * dw]
-                            if v > best or (v != v and best == best):
+                            v = x[p, r0 + i * dh, c0 + j * dw]
+                            nan |= v != v
+                            if v > best:
                                 best = v
-                                arg = r * w + c0 + j * dw
+                                bi, bj = i, j
+                    if nan:
+                        found = False
+                        for i in range(i0, i1):
+                            for j in range(j0, j1):
+                                v = x[p, r0 + i * dh, c0 + j * dw]
+                                if v != v and not found:
+                                    best = v
+                                    bi, bj = i, j
+                                    found = True
                     out[p, oh, ow] = best
-                    idx[p, oh, ow] = arg
+                    idx[p, oh, ow] = (r0 + bi * dh) * w + c0 + bj * dw
 
     return kernel
 
 
 @cache
 def index_scatter_add():
-    # grad, idx: (NC, L); out: (NC, HW) zeroed: out[p, idx[p, k]] += grad[p, k].
+    # grad, idx: (NC, L); out: (NC, HW) zeroed: out[p, idx[p, k]] += grad[p, k]. Checks each index as it
+    # goes (one pass, no separate min/max scan) and returns the first out of [0, HW), or -1.
     @_njit()
     def kernel(grad, idx, out):
         nc, n = grad.shape
+        hw = out.shape[1]
         for p in range(nc):
             for k in range(n):
-                out[p, idx[p, k]] += grad[p, k]
+                q = idx[p, k]
+                if q < 0 or q >= hw:
+                    return q
+                out[p, q] += grad[p, k]
+        return -1
 
     return kernel
 

@@ -95,14 +95,13 @@ def _max_pool2d_backward_meta(grad, indices, input_shape) -> None:
 @max_pool2d_backward.register("cpu")
 def _max_pool2d_backward_cpu(grad, indices, input_shape):
     g = _planes(grad)
-    idx = indices._np()
-    if idx.size and (idx.min() < 0 or idx.max() >= input_shape[-2] * input_shape[-1]):
-        raise IndexError(f"max_pool2d_backward: Found an invalid max index: {int(idx.max())} (output volumes are "
-                         f"of size {input_shape[-2]}x{input_shape[-1]}")
     planes = int(np.prod(input_shape[:-2], dtype=np.int64))
     out = np.zeros((planes, input_shape[-2] * input_shape[-1]), dtype=g.dtype)
-    numba_nn.index_scatter_add()(g.reshape(planes, -1), np.ascontiguousarray(indices._np()).reshape(planes, -1),
-                                 out)
+    idx = np.ascontiguousarray(indices._np(), dtype=np.int64).reshape(planes, -1)
+    bad = numba_nn.index_scatter_add()(g.reshape(planes, -1), idx, out) if idx.size else -1
+    if bad != -1:
+        raise IndexError(f"max_pool2d_backward: Found an invalid max index: {int(bad)} (output volumes are "
+                         f"of size {input_shape[-2]}x{input_shape[-1]}")
     return _result(out.reshape(tuple(input_shape)), grad)
 
 
