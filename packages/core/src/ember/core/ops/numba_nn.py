@@ -50,12 +50,12 @@ def threshold_backward():
 
 @cache
 def hardtanh_backward():
-    # g, x, out: 1-D contiguous, one dtype; out = g inside the open interval (lo, hi), else 0.
+    # g, x, out: 1-D contiguous, one dtype; out = 0 where x <= lo or x >= hi, else g (NaN x passes, as PyTorch's).
     @_njit()
     def kernel(g, x, lo, hi, out):
         for i in range(x.shape[0]):
             v = x[i]
-            out[i] = g[i] if v > lo and v < hi else 0.0
+            out[i] = 0.0 if v <= lo or v >= hi else g[i]
 
     return kernel
 
