@@ -31,7 +31,7 @@ TEST_DEPS = ["pytest>=8", "hypothesis>=6.100"]
 ENV = {"PYTHONDONTWRITEBYTECODE": "0", "NUMBA_CACHE_DIR": str(ROOT / ".nox" / "numba-cache")}
 
 nox.options.sessions = [f"tests({p})" for p in PRESENT] + ["boundscheck", "integration", "cudasim", "ptx", "docs",
-                                                           "lint"]
+                                                           "lint", "release_check"]
 
 
 def _install_layers(session: nox.Session, *layers: str, extras: str = "", editable: bool = False) -> None:

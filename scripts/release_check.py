@@ -1,7 +1,9 @@
 """Separate versions that mean something: fail when a package changed without a version bump.
 
+A version is released once its CHANGELOG.md heading (`## 0.2.0`) no longer says `(unreleased)`.
 For every `packages/<layer>`:
-- its sources changed since the commit that set its current version -> it needs a new version;
+- it is released and its shipped files changed since the commit that released it (the newest that
+  touched its `version =` line or that heading) -> it needs a new version and entry;
 - its CHANGELOG.md has no entry for its current version;
 - its `__version__` differs from its pyproject's version;
 - it declares a range of a lower ember layer that excludes that layer's version in this tree.
@@ -42,15 +44,28 @@ def read_packages(root: Path) -> list[Package]:
     return found
 
 
-def _git(root: Path, *args: str) -> str:
-    return subprocess.run(["git", "-C", str(root), *args], capture_output=True, text=True, check=True).stdout
+def _git(root: Path, *args: str, check: bool = True):
+    """git's output; with `check=False`, whether it exited 0."""
+    done = subprocess.run(["git", "-C", str(root), *args], capture_output=True, text=True, check=check)
+    return done.stdout if check else done.returncode == 0
 
 
 def version_commit(root: Path, pkg: Package) -> str | None:
-    """The newest commit whose change to the pyproject touched its `version = ` line."""
-    rel = (pkg.folder / "pyproject.toml").relative_to(root)
-    sha = _git(root, "log", "-1", "--format=%H", "-G", r"^version\s*=", "--", str(rel)).strip()
-    return sha or None
+    """The release commit: the newest that touched the pyproject's `version = ` line or the
+    CHANGELOG heading of the current version (where `(unreleased)` was dropped)."""
+    shas = []
+    for name, pattern in (("pyproject.toml", r"^version\s*="),
+                          ("CHANGELOG.md", rf"^##\s+{re.escape(pkg.version)}\b")):
+        rel = (pkg.folder / name).relative_to(root)
+        sha = _git(root, "log", "-1", "--format=%H", "-G", pattern, "--", str(rel)).strip()
+        if sha:
+            shas.append(sha)
+    if not shas:
+        return None
+    if len(shas) == 1:
+        return shas[0]
+    newer = _git(root, "merge-base", "--is-ancestor", shas[0], shas[1], check=False)
+    return shas[1] if newer else shas[0]
 
 
 def changed_since(root: Path, pkg: Package, sha: str) -> list[str]:
@@ -71,8 +86,9 @@ def problems(root: Path) -> list[str]:
     for pkg in pkgs:
         label = f"{pkg.name} {pkg.version}"
         changelog = pkg.folder / "CHANGELOG.md"
-        heading = re.compile(rf"^##\s+{re.escape(pkg.version)}\b", re.M)
-        if not changelog.exists() or not heading.search(changelog.read_text()):
+        heading = re.compile(rf"^##\s+{re.escape(pkg.version)}\b.*$", re.M)
+        entry = heading.search(changelog.read_text()) if changelog.exists() else None
+        if entry is None:
             found.append(f"{label}: CHANGELOG.md has no '## {pkg.version}' entry")
         for init in pkg.folder.glob("src/ember/*/__init__.py"):
             m = re.search(r'^__version__\s*=\s*["\']([^"\']+)["\']', init.read_text(), re.M)
@@ -81,8 +97,8 @@ def problems(root: Path) -> list[str]:
         for req in pkg.requires:
             if req.name in versions and versions[req.name] not in req.specifier:
                 found.append(f"{label}: requires {req}, but this tree holds {req.name} {versions[req.name]}")
-        if shallow:
-            continue
+        if shallow or (entry is not None and "(unreleased)" in entry.group(0)):
+            continue  # changes accumulate under an unreleased entry
         sha = version_commit(root, pkg)
         if sha is None:
             continue  # never committed: nothing released to compare against

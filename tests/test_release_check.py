@@ -77,3 +77,21 @@ def test_a_bump_without_a_changelog_entry_or_with_a_stale_version_string_fails(r
     found = release_check.problems(repo)
     assert "ember-core 0.1.1: CHANGELOG.md has no '## 0.1.1' entry" in found
     assert "ember-core 0.1.1: packages/core/src/ember/core/__init__.py says __version__ = '0.1.0'" in found
+
+
+def test_changes_accumulate_under_an_unreleased_entry_until_it_is_released(repo):
+    _write_package(repo, "core", "0.2.0", [])
+    log = repo / "packages/core/CHANGELOG.md"
+    log.write_text("# Changelog: ember-core\n\n## 0.2.0 (unreleased)\n- work in progress\n")
+    _write_package(repo, "nn", "0.2.0", ["ember-core>=0.2,<0.3"])
+    _commit(repo, "open 0.2.0")
+    (repo / "packages/core/src/ember/core/ops.py").write_text("x = 1\n")
+    _commit(repo, "more work")
+    assert release_check.problems(repo) == []
+    log.write_text("# Changelog: ember-core\n\n## 0.2.0\n- released\n")
+    _commit(repo, "release core 0.2.0")
+    assert release_check.problems(repo) == []
+    (repo / "packages/core/src/ember/core/ops.py").write_text("x = 2\n")
+    _commit(repo, "a change after the release")
+    (found,) = release_check.problems(repo)
+    assert found.startswith("ember-core 0.2.0: 1 shipped file(s) changed since")
