@@ -56,3 +56,20 @@ def test_table1_chart_groups_absolute_figures_by_unit_without_pytorch(tmp_path):
     rows = [_row("AlexNet", "img/s", 50.0), _row("GNMT", "tokens/s", 4000.0), _row("VGG", "img/s", 10.0)]
     plotted = _table1_chart(plt, rows, tmp_path / "t.png")
     assert plotted == {"img/s": {"AlexNet": 50.0, "VGG": 10.0}, "tokens/s": {"GNMT": 4000.0}}
+
+
+def test_overhead_chart_puts_each_kind_on_its_own_panel_with_pytorch_beside(tmp_path):
+    import matplotlib.pyplot as plt
+
+    from ember.bench.report import _overhead_chart
+
+    def stat(v):
+        return {"median": v, "spread": 0.0, "n": 1}
+
+    ov = {"add": {"numpy_us": stat(0.7), "ember": {"forward_us": stat(4.0), "recorded_us": stat(8.0),
+                                                   "forward_backward_us": stat(90.0)},
+                  "torch": {"forward_us": stat(2.0), "recorded_us": stat(4.0), "forward_backward_us": stat(60.0)}}}
+    plotted = _overhead_chart(plt, ov, tmp_path / "o.png")
+    assert plotted["forward"] == {"numpy": {"add": 0.7}, "ember": {"add": 4.0}, "torch": {"add": 2.0}}
+    assert plotted["op + backward"] == {"ember": {"add": 90.0}, "torch": {"add": 60.0}}
+    assert (tmp_path / "o.png").read_bytes()[:4] == b"\x89PNG"

@@ -77,27 +77,43 @@ def _charts(results: dict, out: Path) -> list[str]:
         written.append(str(path))
     ov = results.get("overhead") or {}
     if ov:
-        fig, ax = plt.subplots(figsize=(7, 3.5))
-        ops = [o for o in ov if "numpy_us" in ov[o]]
-        series = [("numpy", [ov[o]["numpy_us"]["median"] for o in ops])]
-        for f in ("ember", "torch"):
-            if all(f in ov[o] for o in ops):
-                series.append((f"{f} fwd", [ov[o][f]["forward_us"]["median"] for o in ops]))
-                series.append((f"{f} recorded", [ov[o][f]["recorded_us"]["median"] for o in ops]))
-                series.append((f"{f} fwd+bwd", [ov[o][f]["forward_backward_us"]["median"] for o in ops]))
-        width = 0.8 / len(series)
-        for i, (label, vals) in enumerate(series):
-            ax.bar([j + i * width for j in range(len(ops))], vals, width, label=label)
-        ax.set_xticks([j + 0.4 - width / 2 for j in range(len(ops))], ops)
-        ax.set_ylabel("µs per op")
-        ax.set_title("Per-op overhead, 10×10 float32")
-        ax.legend(fontsize=7)
-        fig.tight_layout()
         path = out / "overhead.png"
-        fig.savefig(path, dpi=110)
-        plt.close(fig)
+        _overhead_chart(plt, ov, path)
         written.append(str(path))
     return written
+
+
+_COLORS = {"numpy": "#9e9e9e", "ember": "#d9534f", "torch": "#5b8bd9"}
+_KINDS = (("forward_us", "forward"), ("recorded_us", "recorded"), ("forward_backward_us", "op + backward"))
+
+
+def _overhead_chart(plt, ov: dict, path: Path) -> dict:
+    """One panel per kind of figure (forward, recorded, op + backward), each on its own scale, so
+    the µs of a forward op are not flattened by the ~100 µs of a backward; with PyTorch, its bars
+    stand beside ember's and the ratio sits on ember's bar."""
+    ops = [o for o in ov if "numpy_us" in ov[o]]
+    fws = [f for f in ("ember", "torch") if all(f in ov[o] for o in ops)]
+    fig, axes = plt.subplots(1, len(_KINDS), figsize=(11, 3.4), squeeze=False)
+    plotted = {}
+    width = 0.8 / (len(fws) + 1)
+    for ax, (key, title) in zip(axes[0], _KINDS, strict=True):
+        series = ([("numpy", [ov[o]["numpy_us"]["median"] for o in ops])] if key == "forward_us" else [])
+        series += [(f, [ov[o][f][key]["median"] for o in ops]) for f in fws]
+        for i, (label, vals) in enumerate(series):
+            bars = ax.bar([j + i * width for j in range(len(ops))], vals, width, label=label, color=_COLORS[label])
+            if label == "ember" and "torch" in fws:
+                theirs = [ov[o]["torch"][key]["median"] for o in ops]
+                ax.bar_label(bars, labels=[f"{v / t:.1f}×" for v, t in zip(vals, theirs, strict=True)], fontsize=6)
+        plotted[title] = {label: dict(zip(ops, vals, strict=True)) for label, vals in series}
+        ax.set_xticks([j + width * (len(series) - 1) / 2 for j in range(len(ops))], ops, fontsize=7)
+        ax.set_title(title, fontsize=9)
+        ax.set_ylabel("µs per call")
+        ax.legend(fontsize=6)
+    fig.suptitle("Per-op cost, 10×10 float32" + (" (ember / PyTorch on ember's bars)" if "torch" in fws else ""))
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return plotted
 
 
 def _table1_chart(plt, rows: list[dict], path: Path) -> dict:
