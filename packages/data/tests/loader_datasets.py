@@ -107,6 +107,23 @@ class HangsAfter(Squares):
         return super().__getitem__(i)
 
 
+class HoldsTheGIL(Squares):
+    """Samples from `n_ok` on block for an hour in native code that keeps the GIL (a C extension's
+    deadlock), so no Python thread of the worker (its watchdog) ever runs again."""
+
+    def __init__(self, n_ok: int, n: int = 40) -> None:
+        super().__init__(n)
+        self.n_ok = n_ok
+
+    def __getitem__(self, i):
+        if i >= self.n_ok:
+            import ctypes
+
+            time.sleep(0.5)  # let the queue's feeder thread send the batches already made
+            ctypes.PyDLL(None).sleep(3600)  # PyDLL calls keep the GIL
+        return super().__getitem__(i)
+
+
 class RandomDraws(Dataset):
     """Sample i: draws from Python's, numpy's and ember's global generators, and the worker's id and seed."""
 

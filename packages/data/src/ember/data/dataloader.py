@@ -17,6 +17,8 @@ import pickle
 import queue
 import secrets
 import signal
+import subprocess
+import sys
 import time
 import warnings
 import weakref
@@ -36,6 +38,7 @@ from ember.data.worker import (
 __all__ = ["DataLoader"]
 
 _JOIN_S = 2.0  # how long shutdown waits for a worker to exit before terminating it
+_REAPER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "reaper.py")  # run by path: no imports
 
 
 class _InfiniteConstantSampler(Sampler):
@@ -284,6 +287,9 @@ class _Workers:
         self.processes: list = []
         self.closed = False
         self._unhooks = []
+        self._reaper = _start_reaper(self.prefix)
+        # a forked worker inherits the reaper's pipe, which would keep it open after the main process died
+        self._inherited_fd = self._reaper.stdin.fileno() if ctx.get_start_method() == "fork" else None
         try:
             self._start(ctx, loader, base_seed, collate_fn, auto_collation)
         except BaseException:
@@ -298,12 +304,21 @@ class _Workers:
                               is_iterable=loader._is_iterable, auto_collation=auto_collation, collate_fn=collate_fn,
                               drop_last=loader.drop_last, base_seed=base_seed, init_fn=loader.worker_init_fn,
                               shm_prefix=f"{self.prefix}w{wid}_", index_queue=index_queue,
-                              result_queue=self.result_queue, done_event=self.done_event)
+                              result_queue=self.result_queue, done_event=self.done_event,
+                              close_fd=self._inherited_fd)
             self._unhooks.append(sharing.on_attach(spec.shm_prefix, functools.partial(_free_on_unmap, self.freed, wid)))
             proc = ctx.Process(target=worker_loop, args=(spec,), daemon=True)
             self.index_queues.append(index_queue)
             self.processes.append(proc)
             proc.start()
+            self._tell_reaper(str(proc.pid))
+
+    def _tell_reaper(self, line: str) -> None:
+        try:
+            self._reaper.stdin.write(line.encode() + b"\n")
+            self._reaper.stdin.flush()
+        except (BrokenPipeError, ValueError):  # the reaper is gone: the workers' watchdogs remain
+            pass
 
     def send(self, worker_id: int, msg: tuple) -> None:
         """Send `msg` to a worker, after the frees that finalizers queued since the last send."""
@@ -338,10 +353,23 @@ class _Workers:
             q.cancel_join_thread()
             q.close()
         self._unlink_leftovers()
+        self._tell_reaper("done")
+        try:
+            self._reaper.stdin.close()
+            self._reaper.wait(_JOIN_S)
+        except (BrokenPipeError, subprocess.TimeoutExpired):
+            pass
 
     def _unlink_leftovers(self) -> None:
         # Segments of workers that could not clean up (killed by a signal); see the NOTE.
         sharing.unlink_prefixed(self.prefix)
+
+
+def _start_reaper(prefix: str) -> subprocess.Popen:
+    """The iterator's reaper process (`ember.data.reaper`), in a session of its own so that a Ctrl-C
+    meant for the program does not end it before the program has cleaned up."""
+    return subprocess.Popen([sys.executable, "-I", "-S", _REAPER, prefix], stdin=subprocess.PIPE,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
 
 
 class _MultiProcessIter(_BaseIter):

@@ -57,8 +57,13 @@ never polls. So each worker also runs a daemon watchdog thread that checks `os.g
 prefix (listed in /dev/shm, so one created a moment ago is not missed) and ends the process with
 `os._exit`, whatever its main thread is doing. Segments the main process had already received
 need nothing more: it is dead, and unlinking the name frees the memory when the last mapping
-goes. What this cannot cover: a worker that itself dies by SIGKILL at the same moment (a whole
-process group killed), or one stuck in native code that never releases the GIL.
+goes. The watchdog cannot run in a worker stuck in native code that never releases the GIL, and
+a worker killed at the same moment (a whole process group) cleans nothing. For those, each
+iterator also starts a reaper (`ember.data.reaper`): a tiny process in its own session that holds
+the read end of a pipe from the main process and learns the workers' pids through it. When the
+pipe closes without a final `done` (the main process died), it SIGKILLs the workers and unlinks
+every segment under the loader's prefix. A forked worker closes its inherited copy of the pipe's
+write end first thing, so only the main process keeps it open.
 
 Seeds. Worker `i` seeds Python's `random`, ember's default generator (with
 `base_seed + i`) and numpy's global generator (from `(i, base_seed)`), where `base_seed` is
@@ -296,6 +301,7 @@ class WorkerSpec:
     index_queue: Any
     result_queue: Any
     done_event: Any
+    close_fd: int | None = None  # a descriptor a forked worker inherited and must not hold (the reaper's pipe)
 
 
 def _seed(spec: WorkerSpec) -> int:
@@ -344,6 +350,11 @@ def worker_loop(spec: WorkerSpec) -> None:
     """The body of a worker process (NOTE [ DataLoader worker protocol ])."""
     global _worker_info, _pool
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if spec.close_fd is not None:
+        try:
+            os.close(spec.close_fd)
+        except OSError:
+            pass
     parent = os.getppid()
     threading.Thread(target=_watch_parent, args=(parent, spec.shm_prefix), name="ember-parent-watchdog",
                      daemon=True).start()
