@@ -159,7 +159,7 @@ def docs(session: nox.Session) -> None:
     """Run the tutorials in docs/tutorials and the doctests of public docstrings; build the site into site/."""
     # editable, so the doctests import the very files they collect (one copy of each module)
     _install_layers(session, *PRESENT, editable=True)
-    session.install(*TEST_DEPS, "scikit-learn")
+    session.install(*TEST_DEPS, "scikit-learn", "tensorboard")  # tensorboard: SummaryWriter's doctest
     # ember is a PEP 420 namespace: without consider_namespace_packages, --doctest-modules imports
     # ember/core/... a second time under another name and every op is declared twice
     session.run("pytest", "-q", "--doctest-modules", "-o", "consider_namespace_packages=true",
