@@ -14,6 +14,7 @@ import os
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 
 import numpy as np
 
@@ -98,18 +99,24 @@ def _ddp_worker(steps: int, batch: int, model_name: str = "mlp", plain: bool = F
         F.cross_entropy(ddp(x), y).backward()
         opt.step()
 
-    for _ in range(3):
-        step()
-    dist.barrier()
-    t0 = time.perf_counter()
-    for _ in range(steps):
-        step()
-    dist.barrier()
-    dt = time.perf_counter() - t0
+    dt = _timed_steps(step, dist.barrier, steps)
     if rank == 0:
         print(f"{what}, batch {batch}/rank, {world} rank(s): {steps * batch * world / dt:,.0f} "
               f"samples/s ({1e3 * dt / steps:.1f} ms/step)", flush=True)
     dist.destroy_process_group()
+
+
+def _timed_steps(step: Callable[[], None], barrier: Callable[[], None], steps: int) -> float:
+    """Seconds for `steps` training steps after three warm-up ones, every rank starting and ending
+    together (the same measure for ember's DDP and PyTorch's)."""
+    for _ in range(3):
+        step()
+    barrier()
+    t0 = time.perf_counter()
+    for _ in range(steps):
+        step()
+    barrier()
+    return time.perf_counter() - t0
 
 
 def _torch_ddp_worker(steps: int, batch: int) -> None:
@@ -135,14 +142,7 @@ def _torch_ddp_worker(steps: int, batch: int) -> None:
         F.cross_entropy(ddp(x), y).backward()
         opt.step()
 
-    for _ in range(3):
-        step()
-    tdist.barrier()
-    t0 = time.perf_counter()
-    for _ in range(steps):
-        step()
-    tdist.barrier()
-    dt = time.perf_counter() - t0
+    dt = _timed_steps(step, tdist.barrier, steps)
     if rank == 0:
         print(f"PyTorch DDP (gloo), same MLP and batch, {world} rank(s): {steps * batch * world / dt:,.0f} "
               f"samples/s ({1e3 * dt / steps:.1f} ms/step)", flush=True)
