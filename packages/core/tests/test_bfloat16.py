@@ -120,3 +120,19 @@ def test_numba_kernels_take_bfloat16_through_float32():
     assert indices.tolist() == [0, 1, 1, 3, 3]
     pooled = E.max_pool2d(E.arange(16.0).view(1, 1, 4, 4).bfloat16(), 2)
     assert pooled.dtype is E.bfloat16 and pooled.float().flatten().tolist() == [5.0, 7.0, 13.0, 15.0]
+
+
+def test_importing_core_leaves_ml_dtypes_for_first_use():
+    """ml_dtypes takes about a second to import: `import ember.core` must not pay it; the first
+    bfloat16 use, or an array the program made with ml_dtypes, brings it in."""
+    import subprocess
+    import sys
+
+    code = ("import sys, ember.core as E; assert 'ml_dtypes' not in sys.modules; "
+            "import ml_dtypes, numpy as np; "
+            "t = E.from_numpy(np.ones(3, ml_dtypes.bfloat16)); assert t.dtype is E.bfloat16; "
+            "assert E.as_tensor(np.ones(2, ml_dtypes.bfloat16)).dtype is E.bfloat16; "
+            "assert (t + 1).dtype is E.bfloat16 and E.bfloat16.np == np.dtype(ml_dtypes.bfloat16)")
+    subprocess.run([sys.executable, "-c", code], check=True, timeout=120)
+    code = "import sys, ember.core as E; E.zeros(2, dtype=E.bfloat16); assert 'ml_dtypes' in sys.modules"
+    subprocess.run([sys.executable, "-c", code], check=True, timeout=120)

@@ -327,7 +327,7 @@ class _ZipPickler(pickle._Pickler):
 
     dispatch = dict(pickle._Pickler.dispatch)
     dispatch[_Global] = _save_global
-    dispatch[dtypes.dtype] = _save_dtype
+    dispatch.update(dict.fromkeys({type(d) for d in dtypes.ALL}, _save_dtype))  # bfloat16 has a subclass
     dispatch.update(dict.fromkeys(_NUMPY_SCALARS, _save_number))
 
     def __init__(self, f, storages: dict[int, tuple[str, Storage, dtypes.dtype]]) -> None:

@@ -152,7 +152,8 @@ def as_tensor(data, dtype=None, device=None) -> Tensor:
     dtype = None if dtype is None else dtypes.as_dtype(dtype)
     if isinstance(data, Tensor):
         return data.to(device=device if device is not None else data.device, dtype=dtype or data.dtype)
-    if isinstance(data, np.ndarray) and (dtype is None or data.dtype == dtype.np) and data.dtype in dtypes._BY_NP:
+    if (isinstance(data, np.ndarray) and (dtype is None or data.dtype == dtype.np)
+            and dtypes.from_numpy_dtype(data.dtype) is not None):
         t = from_numpy(data) if all(s >= 0 for s in data.strides) else Tensor._wrap(data.copy())
         return t if device is None else t.to(device)
     return tensor(data, dtype=dtype, device=device)
@@ -168,7 +169,7 @@ def from_numpy(ndarray: np.ndarray) -> Tensor:
     if not ndarray.dtype.isnative:
         raise ValueError("given numpy array has byte order different from the native byte order. Conversion "
                          "between byte orders is currently not supported.")
-    dt = dtypes._BY_NP.get(ndarray.dtype)
+    dt = dtypes.from_numpy_dtype(ndarray.dtype)
     if dt is None:
         raise TypeError(f"can't convert np.ndarray of type {ndarray.dtype}. The only supported types are: "
                         + ", ".join(d.name for d in dtypes.ALL))

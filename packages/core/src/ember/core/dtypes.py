@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-import ml_dtypes
+import importlib
+
 import numpy as np
 
 __all__ = [
     "dtype", "bool", "uint8", "int8", "int16", "int32", "int64", "float16", "float32", "float64",
     "bfloat16", "half", "float", "double", "short", "int", "long", "result_type", "promote_types",
-    "get_default_dtype", "set_default_dtype", "can_cast", "as_dtype",
+    "get_default_dtype", "set_default_dtype", "can_cast", "as_dtype", "from_numpy_dtype",
 ]
 
 _builtin_bool, _builtin_int, _builtin_float = bool, int, float
@@ -45,6 +46,28 @@ class dtype:
         return (as_dtype, (self.name,))
 
 
+class _LibraryDtype(dtype):
+    """A dtype whose numpy type lives in a library imported on first use: `ml_dtypes` (bfloat16)
+    takes about a second to import, which `import ember.core` must not pay."""
+
+    __slots__ = ("_np", "_where")
+
+    def __init__(self, name: str, where: tuple[str, str], itemsize: int, category: int, rank: int) -> None:
+        self.name, self._where, self._np = name, where, None
+        self.itemsize = itemsize
+        self.is_floating_point = category == _FLOAT
+        self.is_signed = True
+        self._category, self._rank = category, rank
+
+    @property
+    def np(self) -> np.dtype:
+        if self._np is None:
+            module, attr = self._where
+            self._np = np.dtype(getattr(importlib.import_module(module), attr))
+            _BY_NP[self._np] = self
+        return self._np
+
+
 bool = dtype("bool", np.bool_, _BOOL, 0)  # noqa: A001 - PyTorch's public name
 uint8 = dtype("uint8", np.uint8, _INT, 1)
 int8 = dtype("int8", np.int8, _INT, 1)
@@ -56,7 +79,7 @@ float32 = dtype("float32", np.float32, _FLOAT, 2)
 float64 = dtype("float64", np.float64, _FLOAT, 3)
 # bfloat16 (8 exponent bits, 7 mantissa bits) is numpy's through ml_dtypes; its rank ties with
 # float16's, and `promote_types` sends the pair to float32 as PyTorch does
-bfloat16 = dtype("bfloat16", ml_dtypes.bfloat16, _FLOAT, 1)
+bfloat16 = _LibraryDtype("bfloat16", ("ml_dtypes", "bfloat16"), 2, _FLOAT, 1)
 half, float, double = float16, float32, float64  # noqa: A001
 short, int, long = int16, int32, int64  # noqa: A001
 
@@ -64,7 +87,18 @@ ALL = (bool, uint8, int8, int16, int32, int64, float16, bfloat16, float32, float
 _BY_NAME = {d.name: d for d in ALL} | {
     "half": float16, "float": float32, "double": float64, "short": int16, "int": int32, "long": int64,
 }
-_BY_NP = {d.np: d for d in ALL}
+_BY_NP = {d.np: d for d in ALL if type(d) is dtype}  # a library dtype joins when its numpy type is made
+
+
+def from_numpy_dtype(npdt) -> dtype | None:
+    """The ember dtype of a numpy dtype, or None; a library dtype (bfloat16) is looked up even if
+    ember has not needed its numpy type yet (the array's creator imported the library)."""
+    found = _BY_NP.get(npdt)
+    if found is None:
+        lib = _BY_NAME.get(getattr(npdt, "name", None))
+        if isinstance(lib, _LibraryDtype) and lib.np == npdt:
+            found = lib
+    return found
 
 _default_float = float32
 
@@ -85,7 +119,7 @@ def set_default_dtype(d: dtype) -> None:
 
 def as_dtype(d) -> dtype:
     """Turn an ember dtype, a numpy dtype, a Python type or a name into an ember dtype."""
-    if type(d) is dtype:
+    if isinstance(d, dtype):
         return d
     if d is _builtin_float:
         return _default_float
@@ -96,9 +130,12 @@ def as_dtype(d) -> dtype:
     if isinstance(d, str) and d in _BY_NAME:
         return _BY_NAME[d]
     try:
-        return _BY_NP[np.dtype(d)]
-    except (TypeError, KeyError):
-        raise TypeError(f"unsupported dtype: {d!r}; ember supports {', '.join(x.name for x in ALL)}") from None
+        found = from_numpy_dtype(np.dtype(d))
+    except TypeError:
+        found = None
+    if found is None:
+        raise TypeError(f"unsupported dtype: {d!r}; ember supports {', '.join(x.name for x in ALL)}")
+    return found
 
 
 def promote_types(a: dtype, b: dtype) -> dtype:
@@ -139,7 +176,7 @@ def result_type(*operands) -> dtype:
     scalar_cat = -1
     for x in operands:
         d = getattr(x, "dtype", None)
-        if type(d) is dtype and hasattr(x, "_shape"):
+        if isinstance(d, dtype) and hasattr(x, "_shape"):
             if x._shape:
                 dims = d if dims is None else promote_types(dims, d)
             else:

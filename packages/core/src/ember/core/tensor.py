@@ -94,7 +94,7 @@ class Tensor:
         if type(arr) is not np.ndarray:
             arr = np.asarray(arr)
         dt = _BY_NP.get(arr.dtype)
-        if dt is None:
+        if dt is None and (dt := dtypes.from_numpy_dtype(arr.dtype)) is None:
             raise TypeError(f"can't convert np.ndarray of type {arr.dtype}; ember supports "
                             f"{', '.join(d.name for d in dtypes.ALL)}")
         flags = arr.flags

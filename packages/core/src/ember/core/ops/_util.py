@@ -93,7 +93,7 @@ def write_out(out: Tensor, result, op: str) -> Tensor:
         from ember.core.ops.shape import resize_
 
         resize_(out, result.shape)
-    rt = dtypes._BY_NP[result.dtype]
+    rt = dtypes.from_numpy_dtype(result.dtype)
     if not dtypes.can_cast(rt, out._dtype):
         raise RuntimeError(f"{op}: result type {rt.name} can't be cast to the desired output type "
                            f"{out._dtype.name}")

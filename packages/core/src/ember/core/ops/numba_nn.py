@@ -20,15 +20,12 @@ from __future__ import annotations
 
 from functools import cache
 
-import ml_dtypes
 import numpy as np
-
-_BF16 = np.dtype(ml_dtypes.bfloat16)
 
 
 def kernel_array(a: np.ndarray) -> np.ndarray:
     """`a` in a dtype the kernels compile for: Numba has no float16 or bfloat16 arithmetic on the CPU."""
-    return a.astype(np.float32) if a.dtype == np.float16 or a.dtype == _BF16 else a
+    return a.astype(np.float32) if a.dtype == np.float16 or a.dtype.name == "bfloat16" else a
 
 
 def _njit(parallel: bool = False):

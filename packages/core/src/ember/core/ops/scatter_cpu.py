@@ -110,7 +110,7 @@ def scatter_apply(target: Tensor, offs: np.ndarray, vals, mode: int) -> None:
     dt = flat.dtype
     if dt == np.bool_:
         mode = {ADD: MAX, MUL: MIN}.get(mode, mode)
-    if dt == np.float16 or dt == dtypes.bfloat16.np:  # Numba has no half arithmetic: accumulate in float32
+    if dt == np.float16 or dt.name == "bfloat16":  # Numba has no half arithmetic: accumulate in float32
         uniq, inv = np.unique(offs, return_inverse=True)
         work = flat[uniq].astype(np.float32)
         scatter_kernel()(work, inv.astype(np.int64), vals.astype(np.float32), mode)
