@@ -37,7 +37,7 @@ _tensor_api.install()
 if _dispatch_hook not in _dispatch._hooks:
     _dispatch.register_dispatch_hook(_dispatch_hook)
 
-__version__ = "0.2.1"
+__version__ = "0.3.0"
 
 # `torch.autograd.grad(...)` after `import ember.autograd as torch`: the namespace is its own autograd
 autograd = _sys.modules[__name__]

@@ -50,4 +50,4 @@ from ember.core.parallel import (
     get_num_interop_threads, get_num_threads, set_num_interop_threads, set_num_threads,
 )
 
-__version__ = "0.2.1"
+__version__ = "0.3.0"

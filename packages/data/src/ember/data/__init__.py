@@ -22,4 +22,4 @@ __all__ = [
     "get_worker_info",
 ]
 
-__version__ = "0.2.1"
+__version__ = "0.2.2"

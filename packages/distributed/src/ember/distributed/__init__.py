@@ -1,7 +1,7 @@
 """ember.distributed: torch.distributed over MPI (process groups, collectives on tensors) and
 DistributedDataParallel. Launch with `ember-run --nproc-per-node N script.py` or a cluster's mpirun/srun."""
 
-__version__ = "0.1.1"
+__version__ = "0.1.2"
 
 from ember.distributed.c10d import (DistBackendError, DistError, GroupMember, ProcessGroup, ReduceOp, Work,
                                     all_gather, all_gather_into_tensor, all_reduce, barrier, broadcast,
