@@ -61,3 +61,32 @@ def test_contiguous_cpu_tensors_reach_mpi_without_a_copy():
     nc.done()
     np.testing.assert_array_equal(t.numpy(), -np.arange(12.0).reshape(3, 4))
     assert t._version > v
+
+
+@pytest.mark.parametrize("nproc", [2, 4])
+def test_all_to_all_objects_p2p_batches_and_comm_hooks_match_numpy(run_job, nproc):
+    res = run_job(nproc, "exchange.py")
+    assert res.returncode == 0, res.stdout
+    for r in range(nproc):
+        assert f"rank {r} DONE" in res.stdout, res.stdout
+    # 11 checks on every rank, plus gather_object and recv_object_list on the last rank
+    assert res.stdout.count(" OK ") == nproc * 11 + 2, res.stdout
+
+
+def test_all_to_all_single_rejects_splits_that_do_not_add_up():
+    from ember.distributed.exchange import _splits
+
+    assert _splits(None, 6, 3, "all_to_all_single", "input") == [2, 2, 2]
+    with pytest.raises(ValueError, match=r"dim 0 of the input \(5\) must be divisible by the world size \(2\)"):
+        _splits(None, 5, 2, "all_to_all_single", "input")
+    with pytest.raises(ValueError, match="output_split_sizes sum to 4 but dim 0 of the output has 5 rows"):
+        _splits([1, 3], 5, 2, "all_to_all_single", "output")
+    with pytest.raises(ValueError, match=r"must have world_size \(2\) non-negative entries"):
+        _splits([5, 1, -1], 5, 2, "all_to_all_single", "input")
+
+
+def test_p2p_op_takes_only_isend_or_irecv():
+    with pytest.raises(ValueError, match="Invalid ``op``"):
+        dist.P2POp(dist.all_reduce, torch.zeros(1), 0)
+    with pytest.raises(ValueError, match="Invalid ``p2p_op_list``"):
+        dist.batch_isend_irecv([])

@@ -9,9 +9,16 @@ from ember.distributed.c10d import (DistBackendError, DistError, GroupMember, Pr
                                     init_process_group, irecv, is_available, is_initialized, is_mpi_available,
                                     isend, new_group, recv, reduce, reduce_scatter_tensor, scatter, send)
 from ember.distributed.ddp import DistributedDataParallel
+from ember.distributed.exchange import (P2POp, all_to_all, all_to_all_single, batch_isend_irecv, get_global_rank,
+                                        get_group_rank, get_process_group_ranks, monitored_barrier, reduce_scatter)
+from ember.distributed.objects import (all_gather_object, broadcast_object_list, gather_object, recv_object_list,
+                                       scatter_object_list, send_object_list)
 
 __all__ = ["DistBackendError", "DistError", "GroupMember", "ProcessGroup", "ReduceOp", "Work", "all_gather",
            "all_gather_into_tensor", "all_reduce", "barrier", "broadcast", "destroy_process_group", "gather",
            "get_backend", "get_rank", "get_world_size", "group", "init_process_group", "irecv", "is_available",
            "is_initialized", "is_mpi_available", "isend", "new_group", "recv", "reduce", "reduce_scatter_tensor",
-           "scatter", "send", "DistributedDataParallel"]
+           "scatter", "send", "DistributedDataParallel", "P2POp", "all_to_all", "all_to_all_single",
+           "batch_isend_irecv", "get_global_rank", "get_group_rank", "get_process_group_ranks", "monitored_barrier",
+           "reduce_scatter", "all_gather_object", "broadcast_object_list", "gather_object", "recv_object_list",
+           "scatter_object_list", "send_object_list"]

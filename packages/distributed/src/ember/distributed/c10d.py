@@ -24,6 +24,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
+from ember.core.futures import Future
 from ember.core.tensor import Tensor, describe
 
 __all__ = ["ReduceOp", "ProcessGroup", "Work", "DistError", "DistBackendError", "init_process_group",
@@ -322,6 +323,24 @@ class Work:
         self.wait()
         return self._result() if self._result is not None else []
 
+    def get_future(self) -> Future:
+        """A `Future` done when this operation is, holding `result()` (the output tensors)."""
+        fut = Future(drive=lambda block: self._settle(fut, block))
+        return fut
+
+    def _settle(self, fut: Future, block: bool) -> None:
+        """Drive the operation; on completion, hand its result (or its error) to `fut`."""
+        try:
+            if block:
+                self.wait()
+            elif not self.is_completed():
+                return
+            value = self.result()
+        except BaseException as e:  # noqa: BLE001 - the future carries it
+            fut.set_exception(e)
+        else:
+            fut.set_result(value)
+
 
 # --------------------------------------------------------------------------------------------- buffers
 
@@ -500,7 +519,7 @@ def all_reduce(tensor: Tensor, op: ReduceOp = ReduceOp.SUM, group: ProcessGroup 
         b.done()
         return None
     req = pg._comm.Iallreduce(MPI.IN_PLACE, b.arr, mop)
-    return _issue(pg, [req], [b], async_op, "all_reduce", fix)
+    return _issue(pg, [req], [b], async_op, "all_reduce", fix, result=lambda: [tensor])
 
 
 def reduce(tensor: Tensor, dst: int = 0, op: ReduceOp = ReduceOp.SUM, group: ProcessGroup | None = None,
@@ -517,7 +536,7 @@ def reduce(tensor: Tensor, dst: int = 0, op: ReduceOp = ReduceOp.SUM, group: Pro
         req = pg._comm.Ireduce(MPI.IN_PLACE, b.arr, _op(op), root=root)
     else:
         req = pg._comm.Ireduce(b.arr, None, _op(op), root=root)
-    return _issue(pg, [req], [b], async_op, "reduce", fix)
+    return _issue(pg, [req], [b], async_op, "reduce", fix, result=lambda: [tensor])
 
 
 def broadcast(tensor: Tensor, src: int = 0, group: ProcessGroup | None = None, async_op: bool = False,
@@ -528,7 +547,7 @@ def broadcast(tensor: Tensor, src: int = 0, group: ProcessGroup | None = None, a
         return None
     root = group_src if group_src is not None else _to_group_rank(pg, src, "broadcast")
     b = _Buf(tensor, write=pg.rank() != root)
-    return _issue(pg, [pg._comm.Ibcast(b.mpi(), root=root)], [b], async_op, "broadcast")
+    return _issue(pg, [pg._comm.Ibcast(b.mpi(), root=root)], [b], async_op, "broadcast", result=lambda: [tensor])
 
 
 def all_gather_into_tensor(output_tensor: Tensor, input_tensor: Tensor, group: ProcessGroup | None = None,

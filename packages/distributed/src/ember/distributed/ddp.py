@@ -16,6 +16,8 @@ from the engine. With `find_unused_parameters`, the graph of the forward output 
 the parameters it does not reach are marked ready at once (zeros), and a used-mask is reduced with
 the buckets so that a parameter no rank used keeps `.grad` as it was. Inside `no_sync()`, hooks
 do nothing and gradients accumulate locally; the next synchronized backward reduces the sums.
+A communication hook (`register_comm_hook`) replaces the Iallreduce of a bucket: it receives the
+bucket's undivided gradients and returns a Future of the reduced buffer, waited for at the end.
 """
 
 from __future__ import annotations
@@ -28,10 +30,12 @@ import numpy as np
 
 from ember.autograd.graph import AccumulateGrad
 from ember.autograd.grad_mode import is_grad_enabled
+from ember.core.futures import Future
 from ember.core.tensor import Tensor
 from ember.nn import Module
 
 from ember.distributed import c10d
+from ember.distributed.comm_hooks import bucket_of
 
 __all__ = ["DistributedDataParallel"]
 
@@ -111,6 +115,8 @@ class DistributedDataParallel(Module):
         self._used_req = None
         self._used_all = None
         self._timeline: list[tuple] = []   # (event, index, perf_counter()): for tests of the overlap
+        self._comm_hook = None
+        self._comm_state = None
 
     # ------------------------------------------------------------------------------ construction
 
@@ -143,6 +149,21 @@ class DistributedDataParallel(Module):
             if cur:
                 buckets.append(_Bucket(len(buckets), cur, key))
         return buckets
+
+    def register_comm_hook(self, state, hook) -> None:
+        """Reduce each gradient bucket with `hook(state, bucket)`, which returns a Future of the
+        reduced flat buffer (see `ember.distributed.comm_hooks`); once per DDP instance.
+
+        Raises:
+            RuntimeError: a hook is already registered.
+            TypeError: `hook` is not callable.
+        """
+        if self._comm_hook is not None:
+            raise RuntimeError("register_comm_hook or register_builtin_comm_hook can only be called once.")
+        if not callable(hook):
+            raise TypeError(f"Communication hook must be callable; got {type(hook).__name__}")
+        self._comm_hook = hook
+        self._comm_state = state
 
     def bucket_sizes(self) -> list[int]:
         """The number of parameters in each bucket, in launch order."""
@@ -213,7 +234,8 @@ class DistributedDataParallel(Module):
             g = p.grad
             dst = b.buf[b.offsets[k]:b.offsets[k] + p.numel()]
             src = g.detach().cpu()._np() if g.device.type != "cpu" else g._np()
-            np.multiply(src.reshape(-1), 1.0 / self._world if dst.dtype.kind in "fc" else 1, out=dst, casting="unsafe")
+            scale = 1.0 / self._world if dst.dtype.kind in "fc" and self._comm_hook is None else 1
+            np.multiply(src.reshape(-1), scale, out=dst, casting="unsafe")
             self._mark_ready(b)
             self._launch_ready()
 
@@ -230,13 +252,21 @@ class DistributedDataParallel(Module):
         while self._next < len(self._buckets) and self._buckets[self._next].ready:
             b = self._buckets[self._next]
             self._timeline.append(("launch", b.index, time.perf_counter()))
-            b.req = c10d.Work([comm.Iallreduce(MPI.IN_PLACE, b.buf, MPI.SUM)], None, self.process_group,
-                              f"DDP all_reduce of gradient bucket {b.index}")
+            if self._comm_hook is not None:
+                last = b.index == len(self._buckets) - 1
+                bucket = bucket_of(b.index, b.buf, [p for _, p in b.params], b.offsets, last)
+                b.req = self._comm_hook(self._comm_state, bucket)
+                if not isinstance(b.req, Future):
+                    raise TypeError(f"DDP communication hook must return a Future; got {type(b.req).__name__}")
+            else:
+                b.req = c10d.Work([comm.Iallreduce(MPI.IN_PLACE, b.buf, MPI.SUM)], None, self.process_group,
+                                  f"DDP all_reduce of gradient bucket {b.index}")
             self._next += 1
         # MPI progresses a nonblocking collective only inside MPI calls (Open MPI has no progress
         # thread): test the buckets in flight at every gradient, so they advance during backward
         for k in range(self._next):
-            self._buckets[k].req.is_completed()
+            req = self._buckets[k].req
+            req.done() if isinstance(req, Future) else req.is_completed()
         if self._next == len(self._buckets) and self._armed:
             self._finish()
 
@@ -250,11 +280,11 @@ class DistributedDataParallel(Module):
                       self.process_group, "DDP all_reduce of the used-parameter mask").wait()
         pos = 0
         for b in self._buckets:
-            b.req.wait()
+            flat = self._reduced(b)
             for k, (_, p) in enumerate(b.params):
                 if used is not None and not used[pos + k]:
                     continue
-                avg = b.buf[b.offsets[k]:b.offsets[k] + p.numel()].reshape(p.shape)
+                avg = flat[b.offsets[k]:b.offsets[k] + p.numel()].reshape(p.shape)
                 g = p.grad
                 if g is None:
                     p.grad = Tensor._wrap(avg.copy()).to(p.device)
@@ -262,6 +292,16 @@ class DistributedDataParallel(Module):
                     c10d._write(g, avg)
             pos += len(b.params)
         self._timeline.append(("done", -1, time.perf_counter()))
+
+    def _reduced(self, b: _Bucket) -> np.ndarray:
+        """Wait for bucket `b`'s reduction; its flat result."""
+        got = b.req.wait()
+        if self._comm_hook is None:
+            return b.buf
+        if not isinstance(got, Tensor) or got.numel() != b.buf.size:
+            raise RuntimeError(f"DDP communication hook: the Future of bucket {b.index} must hold a tensor of "
+                               f"{b.buf.size} elements; got {got!r:.80}")
+        return got.detach().cpu()._np().reshape(-1)
 
     @contextlib.contextmanager
     def no_sync(self) -> Iterator[None]:

@@ -1,0 +1,1 @@
+"""`torch.distributed.algorithms`: DDP's communication hooks (`ddp_comm_hooks`)."""

@@ -1,0 +1,6 @@
+"""`torch.distributed.algorithms.ddp_comm_hooks`: the hooks `DistributedDataParallel.register_comm_hook`
+takes (`default_hooks`); needs ember-distributed."""
+
+from ember.torch.distributed.algorithms.ddp_comm_hooks import default_hooks
+
+__all__ = ["default_hooks"]
