@@ -155,8 +155,25 @@ def test_distributed_sampler_set_epoch_reshuffles():
     assert list(s) != first and len(list(s)) == 25
 
 
-def test_distributed_sampler_argument_errors():
+def test_distributed_sampler_argument_errors(monkeypatch):
+    import ember.data.distributed as dd
+
+    monkeypatch.setattr(dd, "_group_query", None)
     with pytest.raises(RuntimeError, match="Requires distributed package to be available"):
         DistributedSampler(range(4))
     with pytest.raises(ValueError, match=r"Invalid rank 3, rank should be in the interval \[0, 2\]"):
         DistributedSampler(range(4), num_replicas=3, rank=3)
+
+
+def test_distributed_sampler_defaults_to_the_default_process_group(monkeypatch):
+    import ember.data.distributed as dd
+
+    group = [None]
+    monkeypatch.setattr(dd, "_group_query", None)
+    dd.register_group_query(lambda: group[0])
+    with pytest.raises(ValueError, match="Default process group has not been initialized"):
+        DistributedSampler(range(10))
+    group[0] = (4, 1)  # world size 4, this process rank 1
+    s = DistributedSampler(range(10), shuffle=False)
+    assert (s.num_replicas, s.rank, list(s)) == (4, 1, [1, 5, 9])
+    assert DistributedSampler(range(10), rank=3, shuffle=False).indices_for_epoch() == [3, 7, 1]

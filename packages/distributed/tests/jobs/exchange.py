@@ -111,5 +111,13 @@ for name, hook, tol in [("allreduce_hook", comm_hooks.allreduce_hook, 1e-6),
     else:
         raise AssertionError("second hook accepted")
 
+# DistributedSampler takes its shard from the default group
+from ember.data import DistributedSampler  # noqa: E402
+
+s = DistributedSampler(range(10), shuffle=False)
+total = -(-10 // n) * n  # padded by repeating the head
+assert (s.num_replicas, s.rank) == (n, r) and list(s) == (list(range(10)) * 2)[:total][r::n], list(s)
+print(f"rank {r} OK DistributedSampler", flush=True)
+
 print(f"rank {r} DONE", flush=True)
 dist.destroy_process_group()

@@ -3,12 +3,33 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator, Sized
+from collections.abc import Callable, Iterator, Sized
 
 from ember.core import randperm
 from ember.data.sampler import Sampler, seeded_generator
 
-__all__ = ["DistributedSampler"]
+__all__ = ["DistributedSampler", "register_group_query"]
+
+# set by a distributed layer above (ember.distributed): () -> (world size, rank) of the default
+# process group, or None while it is not initialized
+_group_query: Callable[[], tuple[int, int] | None] | None = None
+
+
+def register_group_query(query: Callable[[], tuple[int, int] | None]) -> None:
+    """Let `DistributedSampler` take `num_replicas` and `rank` from the default process group:
+    `query()` returns (world size, rank), or None while no group is initialized."""
+    global _group_query
+    _group_query = query
+
+
+def _default_group() -> tuple[int, int]:
+    if _group_query is None:
+        raise RuntimeError("Requires distributed package to be available")
+    got = _group_query()
+    if got is None:
+        raise ValueError("Default process group has not been initialized, please make sure to call "
+                         "init_process_group.")
+    return got
 
 
 class DistributedSampler(Sampler):
@@ -16,7 +37,8 @@ class DistributedSampler(Sampler):
 
     The order is `randperm(len(dataset))` from a generator seeded with `seed + epoch` (call
     `set_epoch` each epoch), padded by repeating its head to a multiple of `num_replicas`, or cut
-    to one if `drop_last`. ember has no process groups, so `num_replicas` and `rank` are required.
+    to one if `drop_last`. `num_replicas` and `rank` default to the world size and rank of the
+    default process group (ember-distributed's), as in PyTorch.
 
     >>> DistributedSampler(range(10), num_replicas=4, rank=1, shuffle=False).indices_for_epoch()
     [1, 5, 9]
@@ -25,7 +47,9 @@ class DistributedSampler(Sampler):
     def __init__(self, dataset: Sized, num_replicas: int | None = None, rank: int | None = None,
                  shuffle: bool = True, seed: int = 0, drop_last: bool = False) -> None:
         if num_replicas is None or rank is None:
-            raise RuntimeError("Requires distributed package to be available")
+            world, me = _default_group()
+            num_replicas = world if num_replicas is None else num_replicas
+            rank = me if rank is None else rank
         if rank >= num_replicas or rank < 0:
             raise ValueError(f"Invalid rank {rank}, rank should be in the interval [0, {num_replicas - 1}]")
         self.dataset = dataset

@@ -8,6 +8,7 @@ from ember.distributed.c10d import (DistBackendError, DistError, GroupMember, Pr
                                     destroy_process_group, gather, get_backend, get_rank, get_world_size, group,
                                     init_process_group, irecv, is_available, is_initialized, is_mpi_available,
                                     isend, new_group, recv, reduce, reduce_scatter_tensor, scatter, send)
+from ember.data.distributed import register_group_query
 from ember.distributed.ddp import DistributedDataParallel
 from ember.distributed.exchange import (P2POp, all_to_all, all_to_all_single, batch_isend_irecv, get_global_rank,
                                         get_group_rank, get_process_group_ranks, monitored_barrier, reduce_scatter)
@@ -22,3 +23,5 @@ __all__ = ["DistBackendError", "DistError", "GroupMember", "ProcessGroup", "Redu
            "batch_isend_irecv", "get_global_rank", "get_group_rank", "get_process_group_ranks", "monitored_barrier",
            "reduce_scatter", "all_gather_object", "broadcast_object_list", "gather_object", "recv_object_list",
            "scatter_object_list", "send_object_list"]
+
+register_group_query(lambda: (get_world_size(), get_rank()) if is_initialized() else None)
