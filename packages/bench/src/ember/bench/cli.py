@@ -127,10 +127,17 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "train":
         from ember.bench.training import markdown, run_training_rows
 
-        rows = run_training_rows(args.rows, _compare(args), args.repeats, args.warmup, args.threads, args.clock)
-        print(markdown(rows))
+        from ember.bench import step_memory
+
+        compare = _compare(args)
+        rows = run_training_rows(args.rows, compare, args.repeats, args.warmup, args.threads, args.clock)
+        text = markdown(rows)
+        if step_memory.supported() and "resnet18" in args.rows:
+            fws = ["ember", "torch"] if compare else ["ember"]
+            text += "\n" + step_memory.markdown(step_memory.run_step_memory(["resnet18"], fws))
+        print(text)
         out.mkdir(parents=True, exist_ok=True)
-        (out / "training.md").write_text(markdown(rows))
+        (out / "training.md").write_text(text)
         return 0
     if args.command == "table":
         args.skip = [*args.skip, "digits"]
