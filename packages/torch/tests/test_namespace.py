@@ -21,7 +21,8 @@ SUBMODULES = ["nn", "nn.functional", "nn.init", "nn.utils", "nn.utils.rnn", "nn.
               "utils.data.distributed", "utils.data.dataloader", "utils.data.sampler", "utils.data.dataset",
               "utils.checkpoint", "autograd", "autograd.functional", "multiprocessing", "serialization", "backends",
               "backends.cudnn", "backends.cuda", "backends.mps", "cuda", "cuda.amp", "amp", "testing", "linalg",
-              "special", "onnx", "jit", "profiler", "distributed"] + [f"nn.modules.{m}" for m in NN_MODULES]
+              "special", "onnx", "jit", "profiler", "distributed", "func", "futures", "nn.utils.stateless"] + [
+                 f"nn.modules.{m}" for m in NN_MODULES]
 
 
 @pytest.mark.parametrize("path", SUBMODULES)

@@ -1,0 +1,425 @@
+"""`torch.func`: composable function transforms (`grad`, `vjp`, `jvp`, `jacrev`, `jacfwd`,
+`hessian`, `vmap`) over functions of tensors and of nested tuples, lists and dicts of them.
+
+NOTE [ Transforms by the tape ]
+The derivative transforms run the function under the define-by-run tape: each input leaf is a
+fresh tensor that requires grad (or, when an outer transform already tracks it, a view of it, so
+the outer one differentiates through the inner result), and the result is `autograd.grad` with
+`create_graph` whenever an outer level needs to go on differentiating. They therefore compose
+(`jacrev(jacrev(f))`, `grad(grad(f))`, `vmap(grad(f))`), and `jacfwd` gives the same values as
+`jacrev` (computed in reverse mode). `vmap` calls the function once per index of the mapped
+dimension and stacks the results: every function vmaps, with the values and gradients of the
+batched call; the cost is one Python call per element.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from functools import wraps
+
+from ember.core import stack as _stack
+from ember.core.random import get_rng_state, set_rng_state
+from ember.core.tensor import Tensor
+
+from ember.autograd.engine import grad as _autograd_grad
+from ember.autograd.grad_mode import enable_grad, is_grad_enabled
+
+__all__ = ["grad", "grad_and_value", "vjp", "jvp", "jacrev", "jacfwd", "hessian", "vmap", "linearize"]
+
+
+# ------------------------------------------------------------------------------------ pytrees
+
+def _flatten(tree) -> tuple[list, Callable]:
+    """The leaves of nested tuples/lists/dicts, and a function that rebuilds the tree from leaves."""
+    if isinstance(tree, tuple | list):
+        parts = [_flatten(t) for t in tree]
+        counts = [len(p[0]) for p in parts]
+        leaves = [x for p in parts for x in p[0]]
+        kind = type(tree)
+
+        def build(xs):
+            out, k = [], 0
+            for (_, b), n in zip(parts, counts):
+                out.append(b(xs[k:k + n]))
+                k += n
+            return kind(out) if kind in (tuple, list) else kind(*out)
+        return leaves, build
+    if isinstance(tree, dict):
+        keys = list(tree)
+        leaves, build_values = _flatten([tree[k] for k in keys])
+        return leaves, lambda xs: dict(zip(keys, build_values(xs)))
+    return [tree], lambda xs: xs[0]
+
+
+def _argnums(argnums, n: int, what: str) -> tuple[int, ...]:
+    nums = (argnums,) if isinstance(argnums, int) else tuple(argnums)
+    if not nums:
+        raise RuntimeError(f"{what}: argnums must be non-empty")
+    for a in nums:
+        if not isinstance(a, int):
+            raise RuntimeError(f"{what}: argnums must be int or Tuple[int, ...], got: {type(a).__name__}")
+        if not -n <= a < n:
+            raise RuntimeError(f"Got argnum={a}, but only {n} positional inputs")
+    return tuple(a % n for a in nums)
+
+
+def _track(x):
+    """A leaf the tape differentiates with respect to (see NOTE [ Transforms by the tape ])."""
+    if not isinstance(x, Tensor):
+        raise RuntimeError(f"Expected inputs to be Tensors, got {type(x).__name__}")
+    if x.requires_grad and is_grad_enabled():
+        return x.view_as(x)
+    return x.detach().requires_grad_(True)
+
+
+def _outer_tracking(leaves) -> bool:
+    return is_grad_enabled() and any(isinstance(x, Tensor) and x.requires_grad for x in leaves)
+
+
+def _grads(outputs: list, inputs: list, cotangents: list | None, create_graph: bool) -> list:
+    """d outputs / d inputs (weighted by `cotangents`); zeros where an input does not reach them."""
+    pairs = [(o, c) for o, c in zip(outputs, cotangents or [None] * len(outputs)) if o.requires_grad]
+    if pairs:
+        gs = _autograd_grad([o for o, _ in pairs], inputs, [c for _, c in pairs], create_graph=create_graph,
+                            retain_graph=True, allow_unused=True)
+    else:
+        gs = [None] * len(inputs)
+    return [x.new_zeros(tuple(x.shape)) if g is None else g for g, x in zip(gs, inputs)]
+
+
+def _finish(x, keep: bool):
+    return x if keep or not isinstance(x, Tensor) else x.detach()
+
+
+def _split_aux(out, has_aux: bool, what: str):
+    if not has_aux:
+        return out, None
+    if not isinstance(out, tuple | list) or len(out) != 2:
+        raise RuntimeError(f"{what}(f, ...)(*args): output of function f should be a tuple: (output, aux) "
+                           "if has_aux is True")
+    return out[0], out[1]
+
+
+def _detach_tree(tree, keep: bool):
+    leaves, build = _flatten(tree)
+    return build([_finish(x, keep) for x in leaves])
+
+
+# --------------------------------------------------------------------------------- gradients
+
+def grad_and_value(func: Callable, argnums: int | tuple[int, ...] = 0, has_aux: bool = False) -> Callable:
+    """`f -> (gradient of f w.r.t. args[argnums], f(*args))` for a function with a scalar tensor
+    output; with `has_aux`, f returns `(output, aux)` and the value is `(output, aux)`."""
+
+    @wraps(func)
+    def wrapper(*args, **kwargs):
+        nums = _argnums(argnums, len(args), "grad_and_value")
+        trees = [_flatten(args[a]) for a in nums]
+        keep = _outer_tracking([x for leaves, _ in trees for x in leaves])
+        with enable_grad():
+            tracked = [[_track(x) for x in leaves] for leaves, _ in trees]
+            call = list(args)
+            for a, (_, build), xs in zip(nums, trees, tracked):
+                call[a] = build(xs)
+            out, aux = _split_aux(func(*call, **kwargs), has_aux, "grad_and_value")
+            if not isinstance(out, Tensor):
+                raise RuntimeError(f"grad_and_value(f)(*args): Expected f(*args) to return a Tensor, got "
+                                   f"{type(out).__name__}")
+            if out.dim() != 0:
+                raise RuntimeError(f"grad_and_value(f)(*args): Expected f(*args) to return a scalar Tensor, got "
+                                   f"tensor with {out.dim()} dims. Maybe you wanted to use the vjp or jacrev APIs "
+                                   "instead?")
+            flat = [x for xs in tracked for x in xs]
+            gs = _grads([out], flat, None, keep)
+        grads, k = [], 0
+        for (_, build), xs in zip(trees, tracked):
+            grads.append(build([_finish(g, keep) for g in gs[k:k + len(xs)]]))
+            k += len(xs)
+        g = grads[0] if isinstance(argnums, int) else tuple(grads)
+        value = _finish(out, keep)
+        if has_aux:
+            return g, (value, _detach_tree(aux, keep))
+        return g, value
+
+    return wrapper
+
+
+def grad(func: Callable, argnums: int | tuple[int, ...] = 0, has_aux: bool = False) -> Callable:
+    """`f -> the gradient of f w.r.t. args[argnums]` (f returns a scalar tensor); with `has_aux`,
+    `(gradient, aux)`. Inputs that f does not use get zeros.
+
+    >>> import ember.autograd as torch
+    >>> grad(lambda x: (x ** 3).sum())(torch.tensor([1.0, 2.0]))
+    tensor([ 3., 12.])
+    """
+    gv = grad_and_value(func, argnums, has_aux)
+
+    @wraps(func)
+    def wrapper(*args, **kwargs):
+        g, value = gv(*args, **kwargs)
+        return (g, value[1]) if has_aux else g
+
+    return wrapper
+
+
+def vjp(func: Callable, *primals, has_aux: bool = False):
+    """`(func(*primals), vjp_fn)`: `vjp_fn(cotangents)` is the tuple of cotangents^T J, one per primal
+    (cotangents shaped as the output); with `has_aux`, `(output, vjp_fn, aux)`."""
+    trees = [_flatten(p) for p in primals]
+    keep = _outer_tracking([x for leaves, _ in trees for x in leaves])
+    with enable_grad():
+        tracked = [[_track(x) for x in leaves] for leaves, _ in trees]
+        out, aux = _split_aux(func(*[b(xs) for (_, b), xs in zip(trees, tracked)]), has_aux, "vjp")
+    out_leaves, out_build = _flatten(out)
+    for o in out_leaves:
+        if not isinstance(o, Tensor):
+            raise RuntimeError(f"vjp(f, *primals): Expected f to be a function that has only Tensors as outputs, "
+                               f"got {type(o).__name__}")
+
+    def vjp_fn(cotangents, *, retain_graph: bool = True, create_graph: bool | None = None):
+        cots, _ = _flatten(cotangents)
+        if len(cots) != len(out_leaves):
+            raise RuntimeError(f"Expected pytree structure of cotangents to be the same as pytree structure of "
+                               f"outputs to the function: {len(cots)} cotangents for {len(out_leaves)} outputs")
+        for c, o in zip(cots, out_leaves):
+            if tuple(c.shape) != tuple(o.shape):
+                raise RuntimeError(f"Mismatch in shape: grad_output has a shape of {tuple(c.shape)} and output "
+                                   f"has a shape of {tuple(o.shape)}")
+        graph = keep if create_graph is None else create_graph
+        flat = [x for xs in tracked for x in xs]
+        with enable_grad():
+            gs = _grads(out_leaves, flat, cots, graph or _outer_tracking(cots))
+        res, k = [], 0
+        for (_, build), xs in zip(trees, tracked):
+            res.append(build([_finish(g, graph) for g in gs[k:k + len(xs)]]))
+            k += len(xs)
+        return tuple(res)
+
+    output = out_build([_finish(o, keep) for o in out_leaves])
+    if has_aux:
+        return output, vjp_fn, _detach_tree(aux, keep)
+    return output, vjp_fn
+
+
+def jvp(func: Callable, primals: Sequence, tangents: Sequence, *, strict: bool = False, has_aux: bool = False):
+    """`(func(*primals), J tangents)`: the Jacobian-vector product (by differentiating a vjp with
+    respect to its cotangent); with `has_aux`, `(output, jvp_out, aux)`."""
+    if not isinstance(primals, tuple | list) or not isinstance(tangents, tuple | list):
+        raise RuntimeError("jvp(f, primals, tangents): Expected primals and tangents to be tuples")
+    if len(primals) != len(tangents):
+        raise RuntimeError(f"jvp(f, primals, tangents): Expected primals and tangents to have the same length, "
+                           f"got {len(primals)} and {len(tangents)}")
+    p_trees = [_flatten(p) for p in primals]
+    t_leaves = [x for t in tangents for x in _flatten(t)[0]]
+    p_leaves = [x for leaves, _ in p_trees for x in leaves]
+    for p, t in zip(p_leaves, t_leaves):
+        if tuple(p.shape) != tuple(t.shape):
+            raise RuntimeError(f"jvp(f, primals, tangents): Expected primals and tangents to have the same shape, "
+                               f"got {tuple(p.shape)} and {tuple(t.shape)}")
+    keep = _outer_tracking(p_leaves + t_leaves)
+    with enable_grad():
+        tracked = [[_track(x) for x in leaves] for leaves, _ in p_trees]
+        out, aux = _split_aux(func(*[b(xs) for (_, b), xs in zip(p_trees, tracked)]), has_aux, "jvp")
+        out_leaves, out_build = _flatten(out)
+        dummies = [o.new_zeros(tuple(o.shape)).requires_grad_(True) for o in out_leaves]
+        flat = [x for xs in tracked for x in xs]
+        gs = _grads(out_leaves, flat, dummies, True)
+        jv = _grads(gs, dummies, list(t_leaves), keep)
+    output = out_build([_finish(o, keep) for o in out_leaves])
+    tangent_out = out_build([_finish(j, keep) for j in jv])
+    if has_aux:
+        return output, tangent_out, _detach_tree(aux, keep)
+    return output, tangent_out
+
+
+def linearize(func: Callable, *primals):
+    """`(func(*primals), jvp_fn)` with `jvp_fn(*tangents)` the Jacobian-vector product at `primals`."""
+    output = func(*primals)
+    return output, lambda *tangents: jvp(func, primals, tangents)[1]
+
+
+def jacrev(func: Callable, argnums: int | tuple[int, ...] = 0, *, has_aux: bool = False,
+           chunk_size: int | None = None, _preallocate_and_copy: bool = False) -> Callable:
+    """`f -> the Jacobian of f w.r.t. args[argnums]`, one backward per output element: for each
+    output a tensor of shape `output.shape + input.shape` (a tuple over argnums when it is a tuple)."""
+
+    @wraps(func)
+    def wrapper(*args, **kwargs):
+        nums = _argnums(argnums, len(args), "jacrev")
+        trees = [_flatten(args[a]) for a in nums]
+        keep = _outer_tracking([x for leaves, _ in trees for x in leaves])
+        with enable_grad():
+            tracked = [[_track(x) for x in leaves] for leaves, _ in trees]
+            call = list(args)
+            for a, (_, build), xs in zip(nums, trees, tracked):
+                call[a] = build(xs)
+            out, aux = _split_aux(func(*call, **kwargs), has_aux, "jacrev")
+            out_leaves, out_build = _flatten(out)
+            flat = [x for xs in tracked for x in xs]
+            jacs = []
+            for o in out_leaves:
+                if not isinstance(o, Tensor):
+                    raise RuntimeError(f"jacrev(f): Expected f to return Tensors, got {type(o).__name__}")
+                rows = [_grads([e], flat, None, keep) for e in o.reshape(-1)] if o.requires_grad else []
+                per_input = []
+                for i, x in enumerate(flat):
+                    shape = tuple(o.shape) + tuple(x.shape)
+                    if rows:
+                        j = _stack([r[i] for r in rows]).reshape(shape)
+                    else:
+                        j = x.new_zeros(shape)
+                    per_input.append(_finish(j, keep))
+                k, grouped = 0, []
+                for (_, build), xs in zip(trees, tracked):
+                    grouped.append(build(per_input[k:k + len(xs)]))
+                    k += len(xs)
+                jacs.append(grouped[0] if isinstance(argnums, int) else tuple(grouped))
+        result = out_build(jacs)
+        if has_aux:
+            return result, _detach_tree(aux, keep)
+        return result
+
+    return wrapper
+
+
+def jacfwd(func: Callable, argnums: int | tuple[int, ...] = 0, has_aux: bool = False, *,
+           randomness: str = "error") -> Callable:
+    """The Jacobian, as `jacrev` gives it (ember computes it in reverse mode; values are the same)."""
+    return jacrev(func, argnums, has_aux=has_aux)
+
+
+def hessian(func: Callable, argnums: int | tuple[int, ...] = 0) -> Callable:
+    """`f -> the Hessian of scalar f w.r.t. args[argnums]`: the Jacobian of its gradient."""
+    return jacfwd(jacrev(func, argnums), argnums)
+
+
+# -------------------------------------------------------------------------------------- vmap
+
+_RANDOM_ERROR = ("vmap: called random operation while in randomness error mode. Please either use the 'same' or "
+                 "'different' randomness flags on vmap or perform the randomness operation out of vmap")
+
+
+def vmap(func: Callable, in_dims=0, out_dims=0, randomness: str = "error", *,
+         chunk_size: int | None = None) -> Callable:
+    """`f -> f mapped over dimension in_dims of its inputs`, results stacked at `out_dims`.
+
+    `in_dims` is an int, None (not mapped) or a nested structure matching the positional
+    arguments; keyword arguments are passed unmapped. `randomness`: "error" (a random op inside
+    raises), "different" (each element draws its own numbers) or "same" (every element draws the
+    same ones). See NOTE [ Transforms by the tape ] for how it runs.
+
+    >>> import ember.autograd as torch
+    >>> vmap(torch.dot)(torch.ones(3, 2), torch.arange(6.0).reshape(3, 2))
+    tensor([1., 5., 9.])
+    """
+    if randomness not in ("error", "different", "same"):
+        raise RuntimeError(f"Only allowed values for randomness are 'error', 'different', or 'same'. Got "
+                           f"{randomness}")
+    if chunk_size is not None and (not isinstance(chunk_size, int) or chunk_size < 1):
+        raise ValueError(f"vmap: chunk_size should be None or greater than 0. (got {chunk_size})")
+
+    @wraps(func)
+    def wrapper(*args, **kwargs):
+        name = getattr(func, "__name__", type(func).__name__)
+        what = f"vmap({name}, in_dims={in_dims}, ...)(<inputs>)"
+        dims = _match_in_dims(in_dims, args, what)
+        leaves, build = _flatten(list(args))
+        size = None
+        for x, d in zip(leaves, dims):
+            if d is None:
+                continue
+            if not isinstance(x, Tensor):
+                raise ValueError(f"{what}: Got in_dim={d} for an input but the input is of type {type(x)}. "
+                                 "We cannot vmap over non-Tensor arguments, please use None as the respective "
+                                 "in_dim")
+            if not -x.dim() <= d < max(x.dim(), 0) or x.dim() == 0:
+                raise ValueError(f"{what}: Got in_dim={d} for some input, but that input is a Tensor of "
+                                 f"dimensionality {x.dim()} so expected in_dim to satisfy -{x.dim()} <= in_dim < "
+                                 f"{x.dim()}.")
+            n = x.shape[d]
+            if size is not None and n != size:
+                sizes = [x.shape[dd] for x, dd in zip(leaves, dims) if dd is not None]
+                raise ValueError(f"vmap: Expected all tensors to have the same size in the mapped dimension, got "
+                                 f"sizes {sizes} for the mapped dimension")
+            size = n
+        if size is None:
+            raise ValueError(f"{what}: at least one input must be a Tensor mapped over a dimension (in_dims are "
+                             "all None)")
+        if size == 0:
+            return _empty_batch(func, leaves, dims, build, kwargs, out_dims, name)
+        state = get_rng_state() if randomness != "different" else None
+        results = []
+        for i in range(size):
+            if randomness == "same":
+                set_rng_state(state)
+            call = build([x.select(d, i) if d is not None else x for x, d in zip(leaves, dims)])
+            results.append(func(*call, **kwargs))
+            if randomness == "error" and not get_rng_state().equal(state):
+                set_rng_state(state)
+                raise RuntimeError(_RANDOM_ERROR)
+        return _stack_outputs(results, out_dims, name)
+
+    return wrapper
+
+
+def _match_in_dims(in_dims, args: tuple, what: str) -> list:
+    """One mapped dimension (or None) per leaf of `args`."""
+    if isinstance(in_dims, int):
+        return [in_dims] * len(_flatten(list(args))[0])
+    if not isinstance(in_dims, tuple | list):
+        raise ValueError(f"{what}: expected `in_dims` to be int or a (potentially nested) tuple matching the "
+                         f"structure of inputs, got: {type(in_dims)}.")
+    if len(in_dims) != len(args):
+        raise ValueError(f"{what}: in_dims is not compatible with the structure of `inputs`. in_dims has structure "
+                         f"of {len(in_dims)} entries but inputs has {len(args)}.")
+    out = []
+    for d, a in zip(in_dims, args):
+        a_leaves, _ = _flatten(a)
+        if isinstance(d, int) or d is None:
+            out += [d] * len(a_leaves)
+        else:
+            d_leaves, _ = _flatten(d)
+            if len(d_leaves) != len(a_leaves):
+                raise ValueError(f"{what}: in_dims is not compatible with the structure of `inputs`.")
+            out += d_leaves
+    return out
+
+
+def _empty_batch(func: Callable, leaves: list, dims: list, build: Callable, kwargs: dict, out_dims, name: str):
+    """The outputs of a mapped dimension of size 0: f runs once on zero-filled elements to learn
+    the shapes, and each output is that shape with an empty mapped dimension."""
+    call = build([x.new_zeros(tuple(s for k, s in enumerate(x.shape) if k != d % x.dim())) if d is not None else x
+                  for x, d in zip(leaves, dims)])
+    one = _stack_outputs([func(*call, **kwargs)], out_dims, name)
+    out_leaves, out_build = _flatten(one)
+    d_leaves = [out_dims] * len(out_leaves) if isinstance(out_dims, int) or out_dims is None else _flatten(out_dims)[0]
+    return out_build([o if d is None else o.narrow(d, 0, 0) for o, d in zip(out_leaves, d_leaves)])
+
+
+def _stack_outputs(results: list, out_dims, name: str):
+    what = f"vmap({name}, ...)"
+    leaves0, build = _flatten(results[0])
+    per_leaf = [_flatten(r)[0] for r in results]
+    if isinstance(out_dims, int) or out_dims is None:
+        dims = [out_dims] * len(leaves0)
+    else:
+        dims, _ = _flatten(out_dims)
+        if len(dims) != len(leaves0):
+            raise ValueError(f"{what}: out_dims is not compatible with the structure of `outputs`. out_dims has "
+                             f"{len(dims)} entries but outputs has {len(leaves0)}.")
+    stacked = []
+    for k, d in enumerate(dims):
+        col = [leaves[k] for leaves in per_leaf]
+        if not all(isinstance(c, Tensor) for c in col):
+            bad = next(c for c in col if not isinstance(c, Tensor))
+            raise ValueError(f"{what}: `{name}` must only return Tensors, got type {type(bad)}. Did you mean to set "
+                             "out_dims= to None for output?")
+        if d is None:
+            stacked.append(col[0])
+            continue
+        n = col[0].dim() + 1
+        if not -n <= d < n:
+            raise ValueError(f"{what}: Got out_dim={d} for an output of dimensionality {col[0].dim()}; expected "
+                             f"-{n} <= out_dim < {n}")
+        stacked.append(_stack(col).movedim(0, d % n) if d % n else _stack(col))
+    return build(stacked)

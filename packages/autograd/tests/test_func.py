@@ -1,0 +1,151 @@
+"""torch.func's transforms against closed-form float64 derivatives, finite differences, nesting,
+and PyTorch's errors."""
+
+import numpy as np
+import pytest
+
+import ember.autograd as E
+from ember.autograd.func import grad, grad_and_value, hessian, jacfwd, jacrev, jvp, linearize, vjp, vmap
+
+
+def t(a):
+    return E.tensor(np.asarray(a, dtype=np.float64))
+
+
+def f_cubic(x):
+    return (x ** 3).sum() + (x[0] * x[1])
+
+
+def test_grad_matches_closed_form_and_composes_to_second_order():
+    x = t([1.5, -2.0, 0.5])
+    want = 3 * x.numpy() ** 2 + np.array([x.numpy()[1], x.numpy()[0], 0])
+    np.testing.assert_allclose(grad(f_cubic)(x).numpy(), want, rtol=1e-12)
+    # d/dx of sum(d f/dx) = 6x + [1, 1, 0]
+    np.testing.assert_allclose(grad(lambda v: grad(f_cubic)(v).sum())(x).numpy(), 6 * x.numpy() + [1, 1, 0])
+    h = hessian(f_cubic)(x).numpy()
+    np.testing.assert_allclose(h, np.diag(6 * x.numpy()) + np.array([[0, 1, 0], [1, 0, 0], [0, 0, 0]]))
+    assert not grad(f_cubic)(x).requires_grad and not x.requires_grad
+
+
+def test_grad_over_argnums_pytrees_aux_and_unused_inputs():
+    params = {"w": t([[1.0, 2.0], [3.0, 4.0]]), "b": t([0.5, -0.5])}
+    x = t([1.0, -1.0])
+
+    def loss(p, x, unused):
+        y = p["w"] @ x + p["b"]
+        return (y ** 2).sum(), y
+
+    g, y = grad(loss, has_aux=True)(params, x, t([7.0]))
+    yw = params["w"].numpy() @ x.numpy() + params["b"].numpy()
+    np.testing.assert_allclose(g["w"].numpy(), 2 * np.outer(yw, x.numpy()))
+    np.testing.assert_allclose(g["b"].numpy(), 2 * yw)
+    np.testing.assert_allclose(y.numpy(), yw)
+    gx, gu = grad(lambda p, x, u: loss(p, x, u)[0], argnums=(1, 2))(params, x, t([7.0]))
+    np.testing.assert_allclose(gx.numpy(), 2 * params["w"].numpy().T @ yw)
+    assert gu.tolist() == [0.0]  # an input the function does not use gets zeros
+    (gw, value) = grad_and_value(lambda w: (w * w).sum())(t([3.0]))
+    assert gw.tolist() == [6.0] and value.item() == 9.0
+
+
+def test_grad_of_a_parameter_that_requires_grad_stays_differentiable_by_autograd():
+    w = t([2.0]).requires_grad_()
+    g = grad(lambda v: (v ** 3).sum())(w)  # 3 w^2, connected to w's graph
+    g.sum().backward()
+    assert w.grad.tolist() == [12.0]
+
+
+def test_vjp_jvp_linearize_and_jacobians_against_the_analytic_jacobian():
+    a = np.array([[1.0, 2.0, 0.0], [0.0, -1.0, 3.0]])
+
+    def f(x):
+        return E.tensor(a) @ x.sin()
+
+    x0 = np.array([0.3, -0.7, 1.1])
+    jac = a * np.cos(x0)
+    x = t(x0)
+    np.testing.assert_allclose(jacrev(f)(x).numpy(), jac, rtol=1e-12)
+    np.testing.assert_allclose(jacfwd(f)(x).numpy(), jac, rtol=1e-12)
+    out, fn = vjp(f, x)
+    np.testing.assert_allclose(out.numpy(), a @ np.sin(x0))
+    (g,) = fn(t([1.0, 2.0]))
+    np.testing.assert_allclose(g.numpy(), np.array([1.0, 2.0]) @ jac)
+    v = np.array([0.5, 1.0, -2.0])
+    out, tangent = jvp(f, (x,), (t(v),))
+    np.testing.assert_allclose(tangent.numpy(), jac @ v, rtol=1e-12)
+    _, jfn = linearize(f, x)
+    np.testing.assert_allclose(jfn(t(v)).numpy(), jac @ v, rtol=1e-12)
+    # two inputs: a tuple of Jacobians, shaped output + input
+    j0, j1 = jacrev(lambda p, q: p * q.sum(), argnums=(0, 1))(t([1.0, 2.0]), t([3.0, 4.0, 5.0]))
+    assert tuple(j0.shape) == (2, 2) and tuple(j1.shape) == (2, 3)
+    np.testing.assert_allclose(j0.numpy(), 12 * np.eye(2))
+    np.testing.assert_allclose(j1.numpy(), [[1, 1, 1], [2, 2, 2]])
+
+
+def test_vmap_matches_a_loop_with_in_dims_out_dims_and_nested_outputs():
+    rng = np.random.default_rng(0)
+    a, b = rng.standard_normal((4, 3)), rng.standard_normal((3, 4))
+    got = vmap(E.dot, in_dims=(0, 1))(t(a), t(b))
+    np.testing.assert_allclose(got.numpy(), np.einsum("ij,ji->i", a, b))
+    got = vmap(lambda x, s: (x * s, x.sum()), in_dims=(1, None), out_dims=(1, 0))(t(b), t([2.0]))
+    np.testing.assert_allclose(got[0].numpy(), b * 2)
+    np.testing.assert_allclose(got[1].numpy(), b.sum(0))
+    # per-sample gradients: vmap of grad
+    w = t([1.0, -2.0, 0.5])
+    xs = t(a[:, :3])
+    per = vmap(grad(lambda w, x: (w @ x) ** 2), in_dims=(None, 0))(w, xs)
+    np.testing.assert_allclose(per.numpy(), 2 * (a[:, :3] @ w.numpy())[:, None] * a[:, :3])
+    # nested vmap is an outer product; an empty batch keeps f's output shape
+    np.testing.assert_allclose(vmap(vmap(lambda x, y: x * y, in_dims=(None, 0)), in_dims=(0, None))(
+        t([1.0, 2.0]), t([3.0, 4.0, 5.0])).numpy(), np.outer([1, 2], [3, 4, 5]))
+    assert tuple(vmap(lambda x: x.sum(0, keepdim=True))(E.ones(0, 3)).shape) == (0, 1)
+
+
+def test_vmap_randomness_modes():
+    x = E.zeros(4, 2)
+    with pytest.raises(RuntimeError, match="called random operation while in randomness error mode"):
+        vmap(lambda v: v + E.rand(2))(x)
+    E.manual_seed(3)
+    same = vmap(lambda v: v + E.rand(2), randomness="same")(x)
+    assert all(same[i].tolist() == same[0].tolist() for i in range(4))
+    diff = vmap(lambda v: v + E.rand(2), randomness="different")(x)
+    assert diff[0].tolist() != diff[1].tolist()
+
+
+def test_errors_match_pytorch():
+    with pytest.raises(RuntimeError, match=r"Expected f\(\*args\) to return a scalar Tensor, got tensor with 1 dims"):
+        grad(lambda x: x * 2)(E.ones(3))
+    with pytest.raises(RuntimeError, match="Got argnum=1, but only 1 positional inputs"):
+        grad(lambda x: x.sum(), argnums=1)(E.ones(3))
+    with pytest.raises(ValueError, match="Got in_dim=0 for an input but the input is of type <class 'float'>"):
+        vmap(lambda x, y: x * y)(E.ones(3), 2.0)
+    with pytest.raises(ValueError, match=r"got sizes \[3, 4\] for the mapped dimension"):
+        vmap(lambda x, y: x + y)(E.ones(3, 2), E.ones(4, 2))
+    with pytest.raises(ValueError, match=r"Got in_dim=2 for some input, but that input is a Tensor of dimensionality "
+                                         r"2 so expected in_dim to satisfy -2 <= in_dim < 2"):
+        vmap(lambda x: x, in_dims=2)(E.ones(3, 2))
+    with pytest.raises(ValueError, match="must only return Tensors, got type <class 'float'>"):
+        vmap(lambda x: 1.0)(E.ones(3, 2))
+    with pytest.raises(ValueError, match="expected `in_dims` to be int or a"):
+        vmap(lambda x: x, in_dims=None)(E.ones(3, 2))
+    with pytest.raises(RuntimeError, match="Only allowed values for randomness"):
+        vmap(lambda x: x, randomness="sometimes")
+
+
+@pytest.mark.torch
+def test_against_torch_func():
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(1)
+    w, xs = rng.standard_normal((3, 2)), rng.standard_normal((5, 3))
+
+    def ours(w, x):
+        return E.tanh(x @ w).pow(2).sum()
+
+    def theirs(w, x):
+        return torch.tanh(x @ w).pow(2).sum()
+
+    a = vmap(grad(ours), in_dims=(None, 0))(t(w), t(xs)).numpy()
+    b = torch.func.vmap(torch.func.grad(theirs), in_dims=(None, 0))(torch.tensor(w), torch.tensor(xs)).numpy()
+    np.testing.assert_allclose(a, b, rtol=1e-12)
+    h1 = hessian(lambda x: ours(t(w), x))(t(xs[0])).numpy()
+    h2 = torch.func.hessian(lambda x: theirs(torch.tensor(w), x))(torch.tensor(xs[0])).numpy()
+    np.testing.assert_allclose(h1, h2, rtol=1e-10, atol=1e-12)
