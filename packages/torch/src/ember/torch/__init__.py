@@ -41,6 +41,18 @@ import ember.torch.distributed as distributed  # noqa: E402
 import ember.torch.futures as futures  # noqa: E402
 import ember.torch.func as func  # noqa: E402
 from ember.torch.func import vmap  # noqa: E402
+import ember.torch.version as version  # noqa: E402
+import ember.torch.torch_version as torch_version  # noqa: E402
+import ember.torch.types as types  # noqa: E402
+import ember.torch.accelerator as accelerator  # noqa: E402
+import ember.torch.hub as hub  # noqa: E402
+from ember.torch.amp import GradScaler  # noqa: E402
+from ember.core.cuda import OutOfMemoryError  # noqa: E402
+from ember.core.futures import Future  # noqa: E402
+
+
+class AcceleratorError(RuntimeError):
+    """An error the accelerator's runtime reported (`torch.AcceleratorError`)."""
 from ember.torch.amp import autocast, get_autocast_dtype, is_autocast_enabled  # noqa: E402
 from ember.torch._importer import install, uninstall  # noqa: E402
 

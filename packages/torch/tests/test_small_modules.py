@@ -1,0 +1,57 @@
+"""torch.version, torch.types, torch.accelerator, torch.hub's checkpoint cache and the top-level
+classes PyTorch programs name (Future, GradScaler, OutOfMemoryError, AcceleratorError)."""
+
+import hashlib
+
+import numpy as np
+import pytest
+
+import ember.torch as torch
+
+
+def test_version_modules_and_types():
+    assert torch.version.__version__ == torch.__version__ and torch.version.cuda is None
+    assert torch.torch_version.TorchVersion("2.13.0") > "2.9"
+    assert isinstance(3, torch.types.Number.__args__) and torch.types.Device is not None
+
+
+def test_accelerator_without_a_gpu():
+    if torch.cuda.is_available():
+        pytest.skip("a GPU is present")
+    assert torch.accelerator.is_available() is False and torch.accelerator.current_accelerator() is None
+    assert torch.accelerator.device_count() == 0 and torch.accelerator.current_device_index() == -1
+    torch.accelerator.synchronize()
+
+
+def test_top_level_classes():
+    assert issubclass(torch.OutOfMemoryError, RuntimeError) and issubclass(torch.AcceleratorError, RuntimeError)
+    assert torch.GradScaler is torch.amp.GradScaler
+    f = torch.Future()
+    f.set_result(3)
+    assert f.wait() == 3
+
+
+def test_load_state_dict_from_url_downloads_once_checks_the_hash_and_loads(tmp_path):
+    src = tmp_path / "src.pt"
+    torch.save({"w": torch.arange(3.0)}, src)
+    digest = hashlib.sha256(src.read_bytes()).hexdigest()
+    named = tmp_path / f"net-{digest[:8]}.pt"
+    named.write_bytes(src.read_bytes())
+    torch.hub.set_dir(tmp_path / "hub")
+    try:
+        sd = torch.hub.load_state_dict_from_url(named.as_uri(), check_hash=True)
+        np.testing.assert_array_equal(sd["w"].numpy(), [0.0, 1.0, 2.0])
+        cached = tmp_path / "hub" / "checkpoints" / named.name
+        assert cached.read_bytes() == src.read_bytes()
+        named.unlink()  # served from the cache now
+        assert torch.hub.load_state_dict_from_url(named.as_uri())["w"].tolist() == [0.0, 1.0, 2.0]
+        bad = tmp_path / "other-deadbeef.pt"
+        bad.write_bytes(src.read_bytes())
+        with pytest.raises(RuntimeError, match='invalid hash value \\(expected "deadbeef"'):
+            torch.hub.load_state_dict_from_url(bad.as_uri(), check_hash=True)
+        assert not (tmp_path / "hub" / "checkpoints" / bad.name).exists()
+        assert [p.name for p in (tmp_path / "hub" / "checkpoints").iterdir()] == [named.name]
+    finally:
+        torch.hub._hub_dir = None
+    with pytest.raises(RuntimeError, match="hubconf.py, which needs PyTorch itself"):
+        torch.hub.load("pytorch/vision", "resnet18")
