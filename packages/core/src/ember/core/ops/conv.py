@@ -34,7 +34,7 @@ from ember.core.tensor import Tensor, describe
 
 Size2 = int | tuple[int, ...]  # an int, or one int per spatial dim
 
-__all__ = ["conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d",
+__all__ = ["conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d", "convolution",
            "conv2d_backward_input",
            "conv2d_backward_weight", "fold"]  # F.unfold stays here: ember.core.unfold is Tensor.unfold
 
@@ -666,6 +666,18 @@ def conv_transpose3d(input: Tensor, weight: Tensor, bias: Tensor | None = None, 
     """
     return _conv_transpose_nd("conv_transpose3d", 3, input, weight, bias, stride, padding, output_padding,
                               groups, dilation)
+
+
+def convolution(input: Tensor, weight: Tensor, bias: Tensor | None, stride: Size2, padding: Size2 | str,
+                dilation: Size2, transposed: bool, output_padding: Size2, groups: int) -> Tensor:
+    """`torch.convolution`: the 1-D, 2-D or 3-D (transposed) convolution the weight's rank names."""
+    nd = weight.ndim - 2 if isinstance(weight, Tensor) else 0
+    if nd not in (1, 2, 3):
+        raise RuntimeError(f"convolution: expected a 3-D, 4-D or 5-D weight; got {describe(weight)}")
+    if transposed:
+        fn = (conv_transpose1d, conv_transpose2d, conv_transpose3d)[nd - 1]
+        return fn(input, weight, bias, stride, padding, output_padding, groups, dilation)
+    return (conv1d, conv2d, conv3d)[nd - 1](input, weight, bias, stride, padding, dilation, groups)
 
 
 def _block_args(op: str, kernel_size, dilation, padding, stride):

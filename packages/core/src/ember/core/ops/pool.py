@@ -27,7 +27,7 @@ from ember.core.tensor import Tensor, describe
 
 __all__ = ["max_pool1d", "max_pool2d", "max_pool3d", "max_unpool1d", "max_unpool2d", "avg_pool1d", "avg_pool2d",
            "avg_pool3d", "adaptive_avg_pool1d", "adaptive_avg_pool2d", "adaptive_avg_pool3d", "adaptive_max_pool1d",
-           "adaptive_max_pool2d", "adaptive_max_pool3d",
+           "adaptive_max_pool2d", "adaptive_max_pool3d", "max_pool1d_with_indices",
            "max_pool2d_backward", "avg_pool2d_backward", "adaptive_avg_pool2d_backward"]
 
 
@@ -569,3 +569,9 @@ def adaptive_max_pool3d(input: Tensor, output_size: Size2 | tuple[int | None, ..
                            lambda x: adaptive_max_pool2d_op(x, (do, x.shape[-1])))
     out, idx = _unbatch(out, input), _unbatch(idx, input)
     return (out, idx) if return_indices else out
+
+
+def max_pool1d_with_indices(input: Tensor, kernel_size: Size2, stride: Size2 | None = None, padding: Size2 = 0,
+                            dilation: Size2 = 1, ceil_mode: bool = False, return_indices: bool = True):
+    """`max_pool1d` returning `(output, indices)`, as `torch.max_pool1d_with_indices`."""
+    return max_pool1d(input, kernel_size, stride, padding, dilation, ceil_mode, True)
