@@ -253,3 +253,11 @@ def test_trilinear_interpolate_matches_separable_reference():
     np.testing.assert_array_equal(near, x.repeat(2, 2).repeat(2, 3).repeat(2, 4))
     area = E.interpolate(T(x), size=(1, 2, 1), mode="area").numpy()
     np.testing.assert_allclose(area, E.adaptive_avg_pool3d(T(x), (1, 2, 1)).numpy())
+
+
+def test_empty_batch_gives_empty_results():
+    w = E.ones(3, 2, 2, 2, 2)
+    assert E.conv3d(E.ones(0, 2, 3, 4, 5), w, stride=(2, 1, 1)).shape == (0, 3, 1, 3, 4)
+    assert E.conv_transpose3d(E.ones(0, 3, 3, 4, 5), w, stride=2).shape == (0, 2, 6, 8, 10)
+    assert E.max_pool3d(E.ones(0, 2, 4, 4, 4), 2).shape == (0, 2, 2, 2, 2)
+    assert E.ones(0, 2, 5)[:, :, 1:4:2].numpy().shape == (0, 2, 2)  # an empty view past its storage's end
