@@ -477,8 +477,10 @@ def _conv3d_by_depth_taps(input, weight, bias, stride, padding, dilation, groups
     (sd, pd, dd) = stride[0], padding[0], dilation[0]
     do = _out_size(d, kd, sd, pd, dd)
     x = pad(input, (0, 0, 0, 0, pd, pd)) if pd else input
-    taps = stack([slice_(x, 2, i * dd, i * dd + sd * (do - 1) + 1, sd) for i in range(kd)], 2)  # (N, C, kd, Do, H, W)
-    x2 = reshape(permute(taps, (0, 3, 1, 2, 4, 5)), (n * do, c * kd, h, w))
+    # each tap (N, C, Do, H, W) seen as (N, Do, C, H, W) and stacked at dim 3: (N, Do, C, kd, H, W) in one copy
+    taps = stack([permute(slice_(x, 2, i * dd, i * dd + sd * (do - 1) + 1, sd), (0, 2, 1, 3, 4)) for i in range(kd)],
+                 3)
+    x2 = reshape(taps, (n * do, c * kd, h, w))
     out = conv2d_op(x2, reshape(weight, (o, cg * kd, kh, kw)), bias, stride[1:], padding[1:], dilation[1:], groups)
     return permute(reshape(out, (n, do, o, *out.shape[2:])), (0, 2, 1, 3, 4)).contiguous()
 
@@ -492,6 +494,11 @@ def _depth_col2im(y: Tensor, length: int, stride: int, dilation: int) -> Tensor:
     from ember.core.ops.padding import pad
 
     n, o, kd, d, h, w = y.shape
+    if (kd - 1) * dilation < stride:  # taps never overlap (an upsampling kernel = stride): one interleaving copy
+        zero = zeros_like(y[:, :, 0])
+        at = {i * dilation: y[:, :, i] for i in range(kd)}
+        out = reshape(stack([at.get(j, zero) for j in range(stride)], 3), (n, o, d * stride, h, w))
+        return narrow(out, 2, 0, length) if length <= d * stride else pad(out, (0, 0, 0, 0, 0, length - d * stride))
     if stride > 1:  # slab t lands at depth t * stride: interleave stride - 1 zero slabs
         zero = zeros_like(y)
         y = reshape(stack([y] + [zero] * (stride - 1), 4), (n, o, kd, d * stride, h, w))
