@@ -117,6 +117,8 @@ def test_conv3d_same_valid_unbatched_and_float32():
     ((1, 1, 1), (0, 0, 0), (0, 0, 0), 1, (1, 1, 1)),
     ((2, 1, 3), (1, 0, 1), (1, 0, 2), 2, (1, 2, 1)),
     ((3, 2, 1), (2, 1, 0), (0, 1, 1), 1, (2, 1, 2)),
+    ((4, 1, 2), (1, 0, 0), (3, 0, 1), 1, (1, 1, 1)),  # depth taps apart: the interleaving path
+    ((3, 2, 2), (0, 0, 0), (0, 0, 0), 2, (1, 1, 1)),  # taps exactly tile the depth (an upsampling kernel)
 ])
 def test_conv_transpose3d_matches_scatter_reference(stride, padding, output_padding, groups, dilation):
     rng = np.random.default_rng(2)
