@@ -147,8 +147,14 @@ class Tensor:
         isz = self._dtype.itemsize
         # the buffer is the storage's C-contiguous array itself (same memory as `st.data`'s bytes,
         # without making that flat uint8 view first)
-        a = np.ndarray(self._shape, self._dtype.np, st._raw, self._offset * isz,
-                       tuple([s * isz for s in self._strides]))
+        try:
+            a = np.ndarray(self._shape, self._dtype.np, st._raw, self._offset * isz,
+                           tuple([s * isz for s in self._strides]))
+        except ValueError:
+            if 0 not in self._shape:
+                raise
+            # an empty view may start past its storage's end (a slice of an empty batch): it reads nothing
+            a = np.ndarray(self._shape, self._dtype.np, st._raw, 0, tuple([s * isz for s in self._strides]))
         self._npc = (st._raw, a)
         return a
 

@@ -12,6 +12,15 @@ per group, groups > 1) run direct Numba loops instead: their per-group GEMMs wou
 K = kh * kw. A single-channel input with groups == 1 (a first layer) stays on the GEMM: one GEMM
 with K = kh * kw measured faster than the direct loops and compiles no parallel kernel at start.
 A transposed convolution is exactly a convolution's input gradient, so it reuses it.
+
+NOTE [ 3-D convolution through the 2-D op ]
+A 3-D convolution is the 2-D op with the depth taps folded into the channels: the padded input's
+kd depth slices `x[:, :, i*dd + sd*t]` are stacked as `(N*Do, C*kd, H, W)` (channel `c*kd + i`,
+which keeps each group's channels contiguous) and the weight `(O, C/g, kd, kh, kw)` is read as
+`(O, C/g*kd, kh, kw)`: one GEMM per group, as a 3-D im2col would give. The transposed one folds
+the depth taps into conv_transpose2d's output channels and sums each tap's slab back at its depth
+(`_depth_col2im`). Both are compositions of ops every device has, so the derivatives (the slices'
+scatter, the 2-D op's backward) and the CUDA path come from the 2-D op (as conv1d's do).
 """
 
 from __future__ import annotations
@@ -25,7 +34,8 @@ from ember.core.tensor import Tensor, describe
 
 Size2 = int | tuple[int, ...]  # an int, or one int per spatial dim
 
-__all__ = ["conv1d", "conv2d", "conv_transpose1d", "conv_transpose2d", "conv2d_backward_input",
+__all__ = ["conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d", "convolution",
+           "conv2d_backward_input",
            "conv2d_backward_weight", "fold"]  # F.unfold stays here: ember.core.unfold is Tensor.unfold
 
 
@@ -268,10 +278,9 @@ stride, padding, dilation, groups)`, grad_bias = `grad.sum((0, 2, 3))`.""")
 
 
 def _transpose_out_shape(x_shape, w_shape, stride, padding, output_padding, dilation, groups):
-    n, _, h, w = x_shape
-    return (n, w_shape[1] * groups,
-            (h - 1) * stride[0] - 2 * padding[0] + dilation[0] * (w_shape[2] - 1) + output_padding[0] + 1,
-            (w - 1) * stride[1] - 2 * padding[1] + dilation[1] * (w_shape[3] - 1) + output_padding[1] + 1)
+    return (x_shape[0], w_shape[1] * groups, *((n - 1) * s - 2 * p + d * (k - 1) + op + 1 for n, k, s, p, op, d in
+                                               zip(x_shape[2:], w_shape[2:], stride, padding, output_padding,
+                                                   dilation)))
 
 
 @conv_transpose2d_op.register("cpu")
@@ -449,9 +458,57 @@ def _conv_nd(op: str, nd: int, input, weight, bias, stride, padding, dilation, g
         out = conv2d_op(unsqueeze(input, 2), unsqueeze(weight, 2), bias, (1, *stride), (0, *padding),
                         (1, *dilation), groups)
         out = squeeze(out, 2)
+    elif nd == 3:
+        out = _conv3d_by_depth_taps(input, weight, bias, stride, padding, dilation, groups)
     else:
         out = conv2d_op(input, weight, bias, stride, padding, dilation, groups)
     return out if batched else squeeze(out, 0)
+
+
+def _conv3d_by_depth_taps(input, weight, bias, stride, padding, dilation, groups) -> Tensor:
+    """conv3d as one conv2d over the stacked depth taps (see NOTE [ 3-D convolution through the 2-D op ])."""
+    from ember.core.ops.join import stack
+    from ember.core.ops.layout import permute, reshape
+    from ember.core.ops.padding import pad
+    from ember.core.ops.shape import slice as slice_
+
+    n, c, d, h, w = input.shape
+    o, cg, kd, kh, kw = weight.shape
+    (sd, pd, dd) = stride[0], padding[0], dilation[0]
+    do = _out_size(d, kd, sd, pd, dd)
+    x = pad(input, (0, 0, 0, 0, pd, pd)) if pd else input
+    # each tap (N, C, Do, H, W) seen as (N, Do, C, H, W) and stacked at dim 3: (N, Do, C, kd, H, W) in one copy
+    taps = stack([permute(slice_(x, 2, i * dd, i * dd + sd * (do - 1) + 1, sd), (0, 2, 1, 3, 4)) for i in range(kd)],
+                 3)
+    x2 = reshape(taps, (n * do, c * kd, h, w))
+    out = conv2d_op(x2, reshape(weight, (o, cg * kd, kh, kw)), bias, stride[1:], padding[1:], dilation[1:], groups)
+    return permute(reshape(out, (n, do, o, *out.shape[2:])), (0, 2, 1, 3, 4)).contiguous()
+
+
+def _depth_col2im(y: Tensor, length: int, stride: int, dilation: int) -> Tensor:
+    """Sum the depth taps `y (N, O, kd, D, H, W)` into `(N, O, length, H, W)`, tap i of slab t at depth
+    `i * dilation + t * stride`: the adjoint of stacking the depth taps (a depth-only col2im)."""
+    from ember.core.creation import zeros_like
+    from ember.core.ops.join import stack
+    from ember.core.ops.layout import narrow, reshape
+    from ember.core.ops.padding import pad
+
+    n, o, kd, d, h, w = y.shape
+    if (kd - 1) * dilation < stride:  # taps never overlap (an upsampling kernel = stride): one interleaving copy
+        zero = zeros_like(y[:, :, 0])
+        at = {i * dilation: y[:, :, i] for i in range(kd)}
+        out = reshape(stack([at.get(j, zero) for j in range(stride)], 3), (n, o, d * stride, h, w))
+        return narrow(out, 2, 0, length) if length <= d * stride else pad(out, (0, 0, 0, 0, 0, length - d * stride))
+    if stride > 1:  # slab t lands at depth t * stride: interleave stride - 1 zero slabs
+        zero = zeros_like(y)
+        y = reshape(stack([y] + [zero] * (stride - 1), 4), (n, o, kd, d * stride, h, w))
+        y = narrow(y, 3, 0, (d - 1) * stride + 1)
+    span = y.shape[3]
+    out = None
+    for i in range(kd):
+        tap = pad(y[:, :, i], (0, 0, 0, 0, i * dilation, length - i * dilation - span))
+        out = tap if out is None else out + tap
+    return out
 
 
 @composite("conv2d")
@@ -502,7 +559,7 @@ def _conv_transpose_nd(op: str, nd: int, input, weight, bias, stride, padding, o
     dilation = _ntuple(dilation, nd, "dilation", op)
     for op_, s, d in zip(output_padding, stride, dilation):
         if op_ >= max(s, d) or op_ < 0:
-            names = ("height", "width")[2 - nd:]
+            names = ("depth", "height", "width")[3 - nd:]
             got = " ".join(f"{label}_{n}: {v}" for label, vals in (("output_padding", output_padding),
                                                                    ("stride", stride), ("dilation", dilation))
                            for n, v in zip(names, vals))
@@ -516,13 +573,37 @@ def _conv_transpose_nd(op: str, nd: int, input, weight, bias, stride, padding, o
             (1, *dilation)
     shape = _transpose_out_shape(tuple(input.shape), tuple(weight.shape), stride, padding, output_padding,
                                  dilation, groups)
-    if shape[2] <= 0 or shape[3] <= 0:
+    if min(shape[2:]) <= 0:
         raise RuntimeError(f"{op}: the output size {list(shape)} is too small; got {describe(input)} and "
                            f"{describe(weight)}")
-    out = conv_transpose2d_op(input, weight, bias, stride, padding, output_padding, groups, dilation)
+    if nd == 3:
+        out = _conv_transpose3d_by_depth_taps(input, weight, bias, stride, padding, output_padding, groups,
+                                              dilation, shape[2])
+    else:
+        out = conv_transpose2d_op(input, weight, bias, stride, padding, output_padding, groups, dilation)
     if nd == 1:
         out = squeeze(out, 2)
     return out if batched else squeeze(out, 0)
+
+
+def _conv_transpose3d_by_depth_taps(input, weight, bias, stride, padding, output_padding, groups, dilation,
+                                    depth: int) -> Tensor:
+    """conv_transpose3d as one conv_transpose2d with the depth taps in its output channels, summed back at
+    their depths (see NOTE [ 3-D convolution through the 2-D op ]); `depth` is the output's depth."""
+    from ember.core.ops.layout import narrow, permute, reshape
+
+    n, c, d, h, w = input.shape
+    _, og, kd, kh, kw = weight.shape
+    o = og * groups
+    x2 = reshape(permute(input, (0, 2, 1, 3, 4)), (n * d, c, h, w))
+    y = conv_transpose2d_op(x2, reshape(weight, (c, og * kd, kh, kw)), None, stride[1:], padding[1:],
+                            output_padding[1:], groups, dilation[1:])
+    y = permute(reshape(y, (n, d, o, kd, *y.shape[2:])), (0, 2, 3, 1, 4, 5))  # (N, O, kd, D, Ho, Wo)
+    full = (d - 1) * stride[0] + dilation[0] * (kd - 1) + 1
+    out = narrow(_depth_col2im(y, max(full, padding[0] + depth), stride[0], dilation[0]), 2, padding[0], depth)
+    if bias is not None:
+        out = out + reshape(bias, (1, o, 1, 1, 1))
+    return out.contiguous()
 
 
 @composite("conv_transpose2d")
@@ -549,6 +630,61 @@ def conv_transpose1d(input: Tensor, weight: Tensor, bias: Tensor | None = None, 
     """1-D transposed convolution, as `torch.nn.functional.conv_transpose1d`: input `(N, C, L)`."""
     return _conv_transpose_nd("conv_transpose1d", 1, input, weight, bias, stride, padding, output_padding,
                               groups, dilation)
+
+
+@composite("conv3d")
+def conv3d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Size2 = 1,
+           padding: Size2 | str = 0, dilation: Size2 = 1, groups: int = 1) -> Tensor:
+    """3-D convolution (cross-correlation), as `torch.nn.functional.conv3d`.
+
+    Args:
+        input: `(N, C, D, H, W)` or unbatched `(C, D, H, W)`.
+        weight: `(O, C/groups, kd, kh, kw)`.
+        bias: `(O,)` or None.
+        stride, dilation: an int or a triple.
+        padding: an int, a triple, 'valid' or 'same' (stride 1 only).
+        groups: split input and output channels into this many independent groups.
+    Returns:
+        `(N, O, Do, Ho, Wo)` with `Do = (D + 2p - d(k - 1) - 1) // s + 1` per dim.
+    Raises:
+        RuntimeError: channel or size mismatches, with PyTorch's messages.
+        TypeError: non-float or mixed dtypes.
+
+    >>> import ember.core as ec
+    >>> ec.conv3d(ec.ones(1, 1, 2, 2, 2), ec.ones(1, 1, 2, 2, 2)).tolist()
+    [[[[[8.0]]]]]
+    """
+    return _conv_nd("conv3d", 3, input, weight, bias, stride, padding, dilation, groups)
+
+
+@composite("conv_transpose3d")
+def conv_transpose3d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Size2 = 1,
+                     padding: Size2 = 0, output_padding: Size2 = 0, groups: int = 1, dilation: Size2 = 1) -> Tensor:
+    """3-D transposed convolution, as `torch.nn.functional.conv_transpose3d` (conv3d's input gradient).
+
+    Args:
+        input: `(N, C, D, H, W)` or `(C, D, H, W)`; weight `(C, O/groups, kd, kh, kw)`; bias `(O,)` or None.
+    Returns:
+        `(N, O, Do, Ho, Wo)` with `Do = (D - 1)s - 2p + d(k - 1) + output_padding + 1` per dim.
+
+    >>> import ember.core as ec
+    >>> ec.conv_transpose3d(ec.ones(1, 1, 1, 1, 2), ec.ones(1, 1, 1, 1, 2)).tolist()
+    [[[[[1.0, 2.0, 1.0]]]]]
+    """
+    return _conv_transpose_nd("conv_transpose3d", 3, input, weight, bias, stride, padding, output_padding,
+                              groups, dilation)
+
+
+def convolution(input: Tensor, weight: Tensor, bias: Tensor | None, stride: Size2, padding: Size2 | str,
+                dilation: Size2, transposed: bool, output_padding: Size2, groups: int) -> Tensor:
+    """`torch.convolution`: the 1-D, 2-D or 3-D (transposed) convolution the weight's rank names."""
+    nd = weight.ndim - 2 if isinstance(weight, Tensor) else 0
+    if nd not in (1, 2, 3):
+        raise RuntimeError(f"convolution: expected a 3-D, 4-D or 5-D weight; got {describe(weight)}")
+    if transposed:
+        fn = (conv_transpose1d, conv_transpose2d, conv_transpose3d)[nd - 1]
+        return fn(input, weight, bias, stride, padding, output_padding, groups, dilation)
+    return (conv1d, conv2d, conv3d)[nd - 1](input, weight, bias, stride, padding, dilation, groups)
 
 
 def _block_args(op: str, kernel_size, dilation, padding, stride):

@@ -1,5 +1,5 @@
 """Dropout: `native_dropout` (output and the bool mask it kept) with its backward, and the channel
-variants (dropout1d/2d/3d) as one mask multiply.
+variants (dropout1d/2d/3d) as one mask multiply; alpha dropout (SELU networks) as one affine map.
 
 Random bits come from `ember.core.random` (its `dropout_mask`), so dropout follows
 `manual_seed` and explicit `Generator`s like every other sampler.
@@ -15,7 +15,8 @@ from ember.core.dispatch import declare
 from ember.core.ops._util import wrap, write_out
 from ember.core.tensor import Tensor, describe
 
-__all__ = ["dropout", "dropout1d", "dropout2d", "dropout3d", "feature_dropout", "native_dropout_backward"]
+__all__ = ["dropout", "dropout1d", "dropout2d", "dropout3d", "feature_dropout", "native_dropout_backward",
+           "alpha_dropout", "feature_alpha_dropout", "alpha_dropout_", "feature_alpha_dropout_"]
 
 
 native_dropout = declare("native_dropout", doc="""Dropout returning (output, mask).
@@ -118,3 +119,55 @@ def dropout3d(input: Tensor, p: float = 0.5, training: bool = True, inplace: boo
 def feature_dropout(input: Tensor, p: float, train: bool) -> Tensor:
     """`torch.feature_dropout`: channel dropout of a batched `(N, C, *)` input."""
     return _feature("feature_dropout", input, p, train, False, input.ndim)
+
+
+_SELU_NEG = 1.7580993408473766  # SELU's scale * alpha: a dropped unit is set to SELU's negative saturation
+
+
+def _alpha(op: str, input: Tensor, p: float, training: bool, inplace: bool, feature: bool) -> Tensor:
+    """Alpha dropout: dropped units take SELU's saturation value, then an affine map `a x + b` restores the
+    mean and variance (PyTorch's formulas); `feature` drops whole channels of `(N, C, *)`."""
+    import math
+
+    from ember.core import random
+    from ember.core.ops import elementwise as ew
+
+    _check(op, input, p)
+    if not training or p == 0 or input.numel() == 0:
+        return input
+    if feature and input.ndim < 2:
+        raise RuntimeError("Feature dropout requires at least 2 dimensions in the input")
+    out = input if inplace else None
+    if p == 1:
+        return ew.mul(input, 0.0, out=out)
+    shape = tuple(input.shape[:2]) + (1,) * (input.ndim - 2) if feature else tuple(input.shape)
+    keep = ew.ne(random.dropout_mask(shape, float(p), None, dtype=input.dtype, device=input.device), 0).to(
+        input.dtype)
+    a = 1.0 / math.sqrt((_SELU_NEG ** 2 * p + 1) * (1 - p))
+    shift = ew.add(ew.mul(keep, _SELU_NEG * a), _SELU_NEG * a * (p - 1))
+    return ew.add(ew.mul(input, ew.mul(keep, a), out=out), shift, out=out)
+
+
+def alpha_dropout(input: Tensor, p: float = 0.5, training: bool = False) -> Tensor:
+    """Alpha dropout (keeps SELU activations' mean and variance), as `torch.alpha_dropout`.
+
+    >>> import ember.core as ec
+    >>> ec.alpha_dropout(ec.ones(2), 0.5, False).tolist()
+    [1.0, 1.0]
+    """
+    return _alpha("alpha_dropout", input, p, training, False, False)
+
+
+def feature_alpha_dropout(input: Tensor, p: float = 0.5, training: bool = False) -> Tensor:
+    """Alpha dropout of whole channels of `(N, C, *)`, as `torch.feature_alpha_dropout`."""
+    return _alpha("feature_alpha_dropout", input, p, training, False, True)
+
+
+def alpha_dropout_(input: Tensor, p: float = 0.5, training: bool = False) -> Tensor:
+    """In-place `alpha_dropout`."""
+    return _alpha("alpha_dropout_", input, p, training, True, False)
+
+
+def feature_alpha_dropout_(input: Tensor, p: float = 0.5, training: bool = False) -> Tensor:
+    """In-place `feature_alpha_dropout`."""
+    return _alpha("feature_alpha_dropout_", input, p, training, True, True)

@@ -3,7 +3,9 @@
 Every padding mode is a separable index map: along each padded dim, output position `j` reads
 input position `src[j]` (or the fill value when `src[j] == -1`). The forward gathers by the
 map, the backward copies the unpadded block back and adds each padded position onto its source,
-so the four modes share both kernels.
+so the four modes share both kernels. Constant padding, the common case (every padded convolution
+and pooling), skips the maps: one fill and one block copy each way, so a 5-D input padded along
+depth only is copied once, not once per padded dim.
 """
 
 from __future__ import annotations
@@ -49,17 +51,31 @@ Positional signature: `pad_nd(input, pad, mode, value)`; `pad` is PyTorch's flat
 Backward: `pad_nd_backward(grad, input.shape, pad, mode)` -> grad_input.""")
 
 
+def _constant_block(shape: tuple[int, ...], pad: tuple[int, ...]) -> tuple[tuple, tuple, tuple]:
+    """Constant padding as one block copy: (the output's shape, the input's kept block, where it lands)."""
+    out_shape, src, dst = list(shape), [slice(None)] * len(shape), [slice(None)] * len(shape)
+    for i in range(len(pad) // 2):
+        d, lo, hi = len(shape) - 1 - i, pad[2 * i], pad[2 * i + 1]
+        n = shape[d]
+        out_shape[d] = n + lo + hi
+        src[d] = slice(max(0, -lo), max(max(0, -lo), n - max(0, -hi)))
+        dst[d] = slice(max(0, lo), max(0, lo) + src[d].stop - src[d].start)
+    return tuple(out_shape), tuple(src), tuple(dst)
+
+
 @pad_nd.register("cpu")
 def _pad_nd_cpu(input, pad, mode, value=0.0):
     a = input._np()
-    fill = mode == "constant"
+    if mode == "constant":  # one fill and one block copy (negative pads crop the block)
+        shape, src, dst = _constant_block(a.shape, pad)
+        out = np.full(shape, value, dtype=a.dtype)
+        out[dst] = a[src]
+        return wrap(out)
     for d, src in _maps(a.shape, pad, mode):
-        a = np.take(a, np.maximum(src, 0), axis=d) if a.shape[d] else np.zeros(
-            a.shape[:d] + (len(src),) + a.shape[d + 1:], a.dtype)
-        if fill and (src < 0).any():
-            idx = [slice(None)] * a.ndim
-            idx[d] = src < 0
-            a[tuple(idx)] = value
+        if len(src) == a.shape[d] and (src == np.arange(len(src))).all():
+            continue  # an unpadded dim: taking every position in order would only copy
+        a = np.take(a, src, axis=d) if a.shape[d] else np.zeros(a.shape[:d] + (len(src),) + a.shape[d + 1:],
+                                                                  a.dtype)
     return wrap(np.ascontiguousarray(a))
 
 
@@ -73,7 +89,14 @@ It is linear in `grad`; its own backward is `pad_nd(grad_grad, pad, mode, 0.0)`.
 @pad_nd_backward.register("cpu")
 def _pad_nd_backward_cpu(grad, input_shape, pad, mode):
     g = grad._np()
+    if mode == "constant":  # the input's block of the gradient; cropped positions get zeros
+        _, src, dst = _constant_block(tuple(input_shape), pad)
+        out = np.zeros(tuple(input_shape), dtype=g.dtype)
+        out[src] = g[dst]
+        return wrap(out)
     for i, (d, src) in enumerate(_maps(tuple(input_shape), pad, mode)):
+        if pad[2 * i] == pad[2 * i + 1] == 0:
+            continue
         # the input's own positions copy back as one block; each padded position adds onto its source
         before = pad[2 * i]
         pos = np.arange(len(src))

@@ -3,6 +3,16 @@
 Every kernel runs on `(N*C, H, W)` contiguous planes (serially: see `numba_nn`). Max pooling
 returns the flat `h * W + w` index of each maximum (PyTorch's convention), so its backward is
 one scatter-add by index shared by `max_pool2d` and `adaptive_max_pool2d`.
+
+NOTE [ 3-D pooling as two 2-D passes ]
+Every 3-D pool here is separable: a window (or adaptive bin) is a box, so its max is the max over
+depth of the per-slice (H, W) maxima, and its mean (with either count_include_pad rule, whose
+divisor is a product of per-dim counts) the depth mean of the slice means. So a 3-D pool is the
+2-D op over `(N, C*D, H, W)` and then the 2-D op with a `(kd, 1)` window over `(N, C, D, Ho*Wo)`:
+no new kernels, and the derivatives and CUDA kernels of the 2-D ops serve. Flat 3-D indices
+`d*H*W + h*W + w` come from the two passes' indices: the depth pass's flat index `d*Ho*Wo + q`
+is the position of the chosen slice's 2-D index, so one gather combines them; ties keep the first
+maximum in (d, h, w) order, as PyTorch's.
 """
 
 from __future__ import annotations
@@ -15,8 +25,9 @@ from ember.core.ops.conv import Size2
 from ember.core.ops._util import wrap
 from ember.core.tensor import Tensor, describe
 
-__all__ = ["max_pool1d", "max_pool2d", "max_unpool1d", "max_unpool2d", "avg_pool1d", "avg_pool2d",
-           "adaptive_avg_pool1d", "adaptive_avg_pool2d", "adaptive_max_pool1d", "adaptive_max_pool2d",
+__all__ = ["max_pool1d", "max_pool2d", "max_pool3d", "max_unpool1d", "max_unpool2d", "avg_pool1d", "avg_pool2d",
+           "avg_pool3d", "adaptive_avg_pool1d", "adaptive_avg_pool2d", "adaptive_avg_pool3d", "adaptive_max_pool1d",
+           "adaptive_max_pool2d", "adaptive_max_pool3d", "max_pool1d_with_indices",
            "max_pool2d_backward", "avg_pool2d_backward", "adaptive_avg_pool2d_backward"]
 
 
@@ -406,3 +417,161 @@ def adaptive_max_pool1d(input: Tensor, output_size: Size2 | tuple[int | None, ..
     _check_input("adaptive_max_pool1d", input, 1)
     return _via_2d(adaptive_max_pool2d, input, (1, _one(output_size)), return_indices)
 
+
+
+# --- 3-D pooling: two 2-D passes (see NOTE [ 3-D pooling as two 2-D passes ]) --------------------
+def _triple(v, name: str, op: str) -> tuple[int, int, int]:
+    if isinstance(v, int | np.integer):
+        return (int(v),) * 3
+    v = tuple(int(x) for x in v)
+    if len(v) == 1:
+        return v * 3
+    if len(v) != 3:
+        raise RuntimeError(f"{op}: {name} must either be a single int, or a tuple of three ints")
+    return v
+
+
+def _check_window3d(op: str, input: Tensor, k, s, p, d, ceil_mode) -> None:
+    """PyTorch's 3-D window checks (the 2-D passes re-check only their own dims)."""
+    if min(k) <= 0:
+        raise RuntimeError(f"kernel size should be greater than zero, but got kT: {k[0]} kH: {k[1]} kW: {k[2]}")
+    if min(s) <= 0:
+        raise RuntimeError(f"stride should be greater than zero, but got dT: {s[0]} dH: {s[1]} dW: {s[2]}")
+    if min(d) <= 0:
+        raise RuntimeError(f"dilation should be greater than zero, but got dilationT: {d[0]} dilationH: {d[1]} "
+                           f"dilationW: {d[2]}")
+    if min(p) < 0 or any(pp > kk // 2 for pp, kk in zip(p, k)):
+        raise RuntimeError(f"pad should be smaller than or equal to half of kernel size, but got kT: {k[0]} "
+                           f"kW: {k[2]} kH: {k[1]} padT: {p[0]} padW: {p[2]} padH: {p[1]}")
+    size = tuple(input.shape[-3:])
+    out = tuple(_pool_out(n, kk, ss, pp, dd, ceil_mode) for n, kk, ss, pp, dd in zip(size, k, s, p, d))
+    if min(out) < 1:
+        raise RuntimeError(f"Given input size: ({input.shape[-4]}x{'x'.join(map(str, size))}). Calculated output "
+                           f"size: ({input.shape[-4]}x{'x'.join(map(str, out))}). Output size is too small")
+
+
+def _window3d_args(op: str, kernel_size, stride, padding, dilation):
+    k = _triple(kernel_size, "kernel_size", op)
+    s = k if stride is None or (not isinstance(stride, int) and len(stride) == 0) else _triple(stride, "stride", op)
+    return k, s, _triple(padding, "padding", op), _triple(dilation, "dilation", op)
+
+
+def _as_batched(input: Tensor) -> Tensor:
+    from ember.core.ops.layout import unsqueeze
+
+    return input if input.ndim == 5 else unsqueeze(input, 0)
+
+
+def _unbatch(t: Tensor, like: Tensor) -> Tensor:
+    from ember.core.ops.layout import squeeze
+
+    return t if like.ndim == 5 else squeeze(t, 0)
+
+
+def _two_passes(x: Tensor, plane_op, depth_op):
+    """Run `plane_op` over the (H, W) planes of `x (N, C, D, H, W)`, then `depth_op` over depth; each returns
+    a tensor or (values, flat indices). Returns the pooled `(N, C, Do, Ho, Wo)` and its 3-D flat indices."""
+    from ember.core.ops.layout import reshape
+
+    n, c, d, h, w = x.shape
+    r1 = plane_op(reshape(x, (n, c * d, h, w)))
+    v1, i1 = r1 if isinstance(r1, tuple) else (r1, None)
+    ho, wo = v1.shape[-2:]
+    r2 = depth_op(reshape(v1, (n, c, d, ho * wo)))
+    v2, i2 = r2 if isinstance(r2, tuple) else (r2, None)
+    do = v2.shape[2]
+    out = reshape(v2, (n, c, do, ho, wo))
+    if i1 is None:
+        return out, None
+    from ember.core.ops.indexing import gather
+
+    i2 = reshape(i2, (n, c, do * ho * wo))
+    picked = gather(reshape(i1, (n, c, d * ho * wo)), 2, i2)
+    idx = (i2 // (ho * wo)) * (h * w) + picked
+    return out, reshape(idx, (n, c, do, ho, wo))
+
+
+def max_pool3d(input: Tensor, kernel_size: Size2, stride: Size2 | None = None, padding: Size2 = 0, dilation: Size2 = 1,
+               ceil_mode: bool = False, return_indices: bool = False):
+    """3-D max pooling, as `torch.nn.functional.max_pool3d` (see NOTE [ 3-D pooling as two 2-D passes ]).
+
+    Args:
+        input: `(N, C, D, H, W)` or `(C, D, H, W)`.
+        kernel_size, stride (default: kernel_size), padding (at most half the kernel), dilation: int or triple.
+        ceil_mode: round the output size up.
+        return_indices: also return the flat `d * H * W + h * W + w` index of each maximum.
+    Returns:
+        the pooled tensor, or `(output, indices)`.
+
+    >>> import ember.core as ec
+    >>> ec.max_pool3d(ec.arange(8.0).reshape(1, 1, 2, 2, 2), 2, return_indices=True)[1].tolist()
+    [[[[[7]]]]]
+    """
+    _check_input("max_pool3d", input, 3)
+    k, s, p, d = _window3d_args("max_pool3d", kernel_size, stride, padding, dilation)
+    _check_window3d("max_pool3d", input, k, s, p, d, ceil_mode)
+    ceil_mode = bool(ceil_mode)
+    out, idx = _two_passes(
+        _as_batched(input),
+        lambda x: max_pool2d_with_indices(x, k[1:], s[1:], p[1:], d[1:], ceil_mode),
+        lambda x: max_pool2d_with_indices(x, (k[0], 1), (s[0], 1), (p[0], 0), (d[0], 1), ceil_mode))
+    out, idx = _unbatch(out, input), _unbatch(idx, input)
+    return (out, idx) if return_indices else out
+
+
+def avg_pool3d(input: Tensor, kernel_size: Size2, stride: Size2 | None = None, padding: Size2 = 0,
+               ceil_mode: bool = False, count_include_pad: bool = True, divisor_override: int | None = None) -> Tensor:
+    """3-D average pooling, as `torch.nn.functional.avg_pool3d` (see NOTE [ 3-D pooling as two 2-D passes ]).
+
+    Args:
+        input: `(N, C, D, H, W)` or `(C, D, H, W)`.
+        count_include_pad: divide by the window size including zero padding (else only real elements).
+        divisor_override: divide the window's sum by this instead.
+
+    >>> import ember.core as ec
+    >>> ec.avg_pool3d(ec.arange(8.0).reshape(1, 1, 2, 2, 2), 2).tolist()
+    [[[[[3.5]]]]]
+    """
+    _check_input("avg_pool3d", input, 3)
+    k, s, p, _ = _window3d_args("avg_pool3d", kernel_size, stride, padding, 1)
+    if divisor_override is not None and divisor_override == 0:
+        raise RuntimeError("divisor must be not zero")
+    _check_window3d("avg_pool3d", input, k, s, p, (1, 1, 1), ceil_mode)
+    ceil_mode, cip = bool(ceil_mode), bool(count_include_pad)
+    div = None if divisor_override is None else 1  # sums in both passes, divided once at the end
+    out, _ = _two_passes(_as_batched(input),
+                         lambda x: avg_pool2d_op(x, k[1:], s[1:], p[1:], ceil_mode, cip, div),
+                         lambda x: avg_pool2d_op(x, (k[0], 1), (s[0], 1), (p[0], 0), ceil_mode, cip, div))
+    if divisor_override is not None:
+        out = out / divisor_override
+    return _unbatch(out, input)
+
+
+def adaptive_avg_pool3d(input: Tensor, output_size: Size2 | tuple[int | None, ...]) -> Tensor:
+    """Adaptive 3-D average pooling to `output_size` (an int, a triple, None keeps a dim).
+
+    >>> import ember.core as ec
+    >>> ec.adaptive_avg_pool3d(ec.arange(8.0).reshape(1, 1, 2, 2, 2), 1).tolist()
+    [[[[[3.5]]]]]
+    """
+    _check_input("adaptive_avg_pool3d", input, 3)
+    do, ho, wo = _adaptive_size("adaptive_avg_pool3d", input, output_size, 3)
+    out, _ = _two_passes(_as_batched(input), lambda x: adaptive_avg_pool2d_op(x, (ho, wo)),
+                         lambda x: adaptive_avg_pool2d_op(x, (do, x.shape[-1])))
+    return _unbatch(out, input)
+
+
+def adaptive_max_pool3d(input: Tensor, output_size: Size2 | tuple[int | None, ...], return_indices: bool = False):
+    """Adaptive 3-D max pooling to `output_size`, optionally returning the flat `d * H * W + h * W + w` indices."""
+    _check_input("adaptive_max_pool3d", input, 3)
+    do, ho, wo = _adaptive_size("adaptive_max_pool3d", input, output_size, 3)
+    out, idx = _two_passes(_as_batched(input), lambda x: adaptive_max_pool2d_op(x, (ho, wo)),
+                           lambda x: adaptive_max_pool2d_op(x, (do, x.shape[-1])))
+    out, idx = _unbatch(out, input), _unbatch(idx, input)
+    return (out, idx) if return_indices else out
+
+
+def max_pool1d_with_indices(input: Tensor, kernel_size: Size2, stride: Size2 | None = None, padding: Size2 = 0,
+                            dilation: Size2 = 1, ceil_mode: bool = False, return_indices: bool = True):
+    """`max_pool1d` returning `(output, indices)`, as `torch.max_pool1d_with_indices`."""
+    return max_pool1d(input, kernel_size, stride, padding, dilation, ceil_mode, True)

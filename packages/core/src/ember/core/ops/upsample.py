@@ -125,7 +125,7 @@ def interpolate(input: Tensor, size: int | tuple[int, ...] | None = None,
     Args:
         size: an int or a tuple per spatial dim. scale_factor: a float or a tuple (exactly one of the two).
         mode: 'nearest', 'nearest-exact', 'linear' (3-D), 'bilinear' (4-D), 'trilinear' (5-D) or 'area'
-            (adaptive average pooling, 3-D and 4-D).
+            (adaptive average pooling).
         align_corners: linear modes only; align the corner pixels' centres.
     Raises:
         ValueError: both or neither of size and scale_factor, or a bad mode/argument combination.
@@ -147,8 +147,6 @@ def interpolate(input: Tensor, size: int | tuple[int, ...] | None = None,
         if align_corners is not None:
             raise ValueError("align_corners option can only be set with the interpolating modes: "
                              "linear | bilinear | bicubic | trilinear")
-        if nd > 2:
-            raise NotImplementedError("interpolate: mode 'area' of 3-D data is not supported by ember")
     elif mode in ("nearest", "nearest-exact"):
         if align_corners is not None:
             raise ValueError("align_corners option can only be set with the interpolating modes: "
@@ -183,7 +181,7 @@ def interpolate(input: Tensor, size: int | tuple[int, ...] | None = None,
     if mode == "area":
         from ember.core.ops import pool
 
-        return pool.adaptive_avg_pool2d(input, out) if nd == 2 else pool.adaptive_avg_pool1d(input, out)
+        return (pool.adaptive_avg_pool1d, pool.adaptive_avg_pool2d, pool.adaptive_avg_pool3d)[nd - 1](input, out)
     return upsample_op(input, out, mode, align_corners, scales)
 
 

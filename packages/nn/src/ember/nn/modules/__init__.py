@@ -4,14 +4,15 @@ from ember.nn.modules.module import Module, register_module_forward_hook, regist
 from ember.nn.modules.container import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
 from ember.nn.modules.linear import Bilinear, Flatten, Identity, Linear, Unflatten
 from ember.nn.modules.activation import *
-from ember.nn.modules.conv import Conv1d, Conv2d, ConvTranspose1d, ConvTranspose2d
+from ember.nn.modules.conv import Conv1d, Conv2d, Conv3d, ConvTranspose1d, ConvTranspose2d, ConvTranspose3d
 from ember.nn.modules.pooling import (
-    AdaptiveAvgPool1d, AdaptiveAvgPool2d, AdaptiveMaxPool2d, AvgPool1d, AvgPool2d, MaxPool1d, MaxPool2d,
+    AdaptiveAvgPool1d, AdaptiveAvgPool2d, AdaptiveAvgPool3d, AdaptiveMaxPool1d, AdaptiveMaxPool2d, AdaptiveMaxPool3d,
+    AvgPool1d, AvgPool2d, AvgPool3d, MaxPool1d, MaxPool2d, MaxPool3d,
 )
 from ember.nn.modules.normalization import (
-    BatchNorm1d, BatchNorm2d, BatchNorm3d, GroupNorm, InstanceNorm1d, InstanceNorm2d, LayerNorm,
+    BatchNorm1d, BatchNorm2d, BatchNorm3d, GroupNorm, InstanceNorm1d, InstanceNorm2d, InstanceNorm3d, LayerNorm,
 )
-from ember.nn.modules.dropout import Dropout, Dropout2d
+from ember.nn.modules.dropout import AlphaDropout, Dropout, Dropout2d, Dropout3d, FeatureAlphaDropout
 from ember.nn.modules.sparse import Embedding, EmbeddingBag
 from ember.nn.modules.rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell, RNNCellBase
 from ember.nn.modules.loss import *

@@ -1,4 +1,4 @@
-"""`Conv1d`, `Conv2d`, `ConvTranspose2d` with PyTorch's attributes, initialisation and repr."""
+"""`Conv1d/2d/3d`, `ConvTranspose1d/2d/3d` with PyTorch's attributes, initialisation and repr."""
 
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from ember.nn import init
 from ember.nn.modules.module import Module
 from ember.nn.parameter import Parameter
 
-__all__ = ["Conv1d", "Conv2d", "ConvTranspose1d", "ConvTranspose2d"]
+__all__ = ["Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d", "ConvTranspose3d"]
 
 _PADDING_MODES = ("zeros", "reflect", "replicate", "circular")
 
@@ -86,12 +86,18 @@ class _ConvNd(Module):
                                "instead")
 
     def _padded(self, input: Tensor) -> tuple[Tensor, object]:
-        """Non-zero padding modes pad explicitly and convolve without padding."""
-        if self.padding_mode == "zeros" or isinstance(self.padding, str):
+        """Non-zero padding modes pad explicitly and convolve without padding ('same': the extra element of an
+        odd total at the end, as PyTorch's)."""
+        if self.padding_mode == "zeros" or self.padding == "valid":
             return input, self.padding
         pads = []
-        for p in reversed(self.padding):
-            pads += [p, p]
+        if self.padding == "same":
+            for d, k in zip(reversed(self.dilation), reversed(self.kernel_size)):
+                total = d * (k - 1)
+                pads += [total // 2, total - total // 2]
+        else:
+            for p in reversed(self.padding):
+                pads += [p, p]
         return F.pad(input, tuple(pads), mode=self.padding_mode), 0
 
     def extra_repr(self) -> str:
@@ -148,10 +154,30 @@ class Conv2d(_ConvNd):
         return F.conv2d(x, self.weight, self.bias, self.stride, padding, self.dilation, self.groups)
 
 
-class ConvTranspose2d(_ConvNd):
-    """Transposed 2-D convolution; weight (in_channels, out_channels / groups, kH, kW)."""
+class Conv3d(_ConvNd):
+    """3-D convolution over (N, C_in, D, H, W) inputs; weight (out_channels, in_channels / groups, kD, kH, kW).
 
-    _nd = 2
+    >>> from ember import nn
+    >>> nn.Conv3d(1, 8, 3, padding=1)
+    Conv3d(1, 8, kernel_size=(3, 3, 3), stride=(1, 1, 1), padding=(1, 1, 1))
+    """
+
+    _nd = 3
+
+    def __init__(self, in_channels: int, out_channels: int, kernel_size, stride=1, padding=0, dilation=1,
+                 groups: int = 1, bias: bool = True, padding_mode: str = "zeros", device=None, dtype=None) -> None:
+        super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation, groups, bias,
+                         padding_mode, device=device, dtype=dtype)
+
+    def forward(self, input: Tensor) -> Tensor:
+        self._check_input(input)
+        x, padding = self._padded(input)
+        return F.conv3d(x, self.weight, self.bias, self.stride, padding, self.dilation, self.groups)
+
+
+class _ConvTransposeNd(_ConvNd):
+    """Transposed convolution over `_nd` spatial dims; weight (in_channels, out_channels / groups, *kernel)."""
+
     _transposed = True
 
     def __init__(self, in_channels: int, out_channels: int, kernel_size, stride=1, padding=0, output_padding=0,
@@ -163,49 +189,60 @@ class ConvTranspose2d(_ConvNd):
                          padding_mode, output_padding, device=device, dtype=dtype)
 
     def _check_input(self, input: Tensor) -> None:
-        if input.dim() not in (3, 4):
-            raise RuntimeError(f"ConvTranspose2d: expected 3D (unbatched) or 4D (batched) input, but got input of "
-                               f"size: {list(input.shape)}")
-        got = input.shape[-3]
+        nd = self._nd
+        if input.dim() not in (nd + 1, nd + 2):
+            raise RuntimeError(f"{type(self).__name__}: expected {nd + 1}D (unbatched) or {nd + 2}D (batched) "
+                               f"input, but got input of size: {list(input.shape)}")
+        got = input.shape[-nd - 1]
         if got != self.in_channels:
             raise RuntimeError(f"Given transposed=1, weight of size {list(self.weight.shape)}, expected input"
                                f"{list(input.shape)} to have {self.in_channels} channels, but got {got} channels "
                                "instead")
 
+    def _output_padding(self, input: Tensor, output_size) -> tuple[int, ...]:
+        """The output_padding that makes the output `output_size` (its last `_nd` entries), as PyTorch's."""
+        if output_size is None:
+            return self.output_padding
+        nd = self._nd
+        want = [int(v) for v in list(output_size)[-nd:]]
+        if len(want) != nd:
+            raise ValueError(f"ConvTranspose{nd}D: for {nd + 2}D input, output_size must have {nd} or {nd + 2} "
+                             f"elements (got {len(list(output_size))})")
+        pads = []
+        for i, n in enumerate(input.shape[-nd:]):
+            least = (n - 1) * self.stride[i] - 2 * self.padding[i] + self.dilation[i] * (self.kernel_size[i] - 1) + 1
+            if not least <= want[i] < least + max(self.stride[i], self.dilation[i]):
+                raise ValueError(f"requested an output size of {want}, but valid sizes range from {least} to "
+                                 f"{least + max(self.stride[i], self.dilation[i]) - 1} (for an input of "
+                                 f"{list(input.shape[-nd:])})")
+            pads.append(want[i] - least)
+        return tuple(pads)
+
     def forward(self, input: Tensor, output_size: list[int] | None = None) -> Tensor:
         self._check_input(input)
-        output_padding = self.output_padding
-        if output_size is not None:
-            output_size = list(output_size)[-2:]
-            hw = input.shape[-2:]
-            output_padding = tuple(
-                output_size[i] - ((hw[i] - 1) * self.stride[i] - 2 * self.padding[i]
-                                  + self.dilation[i] * (self.kernel_size[i] - 1) + 1) for i in range(2))
-        return F.conv_transpose2d(input, self.weight, self.bias, self.stride, self.padding, output_padding,
-                                  self.groups, self.dilation)
+        fn = (F.conv_transpose1d, F.conv_transpose2d, F.conv_transpose3d)[self._nd - 1]
+        return fn(input, self.weight, self.bias, self.stride, self.padding, self._output_padding(input, output_size),
+                  self.groups, self.dilation)
 
 
-class ConvTranspose1d(ConvTranspose2d):
+class ConvTranspose1d(_ConvTransposeNd):
     """Transposed 1-D convolution; weight (in_channels, out_channels / groups, k)."""
 
     _nd = 1
 
-    def _check_input(self, input: Tensor) -> None:
-        if input.dim() not in (2, 3):
-            raise RuntimeError(f"ConvTranspose1d: expected 2D (unbatched) or 3D (batched) input, but got input of "
-                               f"size: {list(input.shape)}")
-        got = input.shape[-2]
-        if got != self.in_channels:
-            raise RuntimeError(f"Given transposed=1, weight of size {list(self.weight.shape)}, expected input"
-                               f"{list(input.shape)} to have {self.in_channels} channels, but got {got} channels "
-                               "instead")
 
-    def forward(self, input: Tensor, output_size: list[int] | None = None) -> Tensor:
-        self._check_input(input)
-        output_padding = self.output_padding
-        if output_size is not None:
-            n = list(output_size)[-1]
-            output_padding = (n - ((input.shape[-1] - 1) * self.stride[0] - 2 * self.padding[0]
-                                   + self.dilation[0] * (self.kernel_size[0] - 1) + 1),)
-        return F.conv_transpose1d(input, self.weight, self.bias, self.stride, self.padding, output_padding,
-                                  self.groups, self.dilation)
+class ConvTranspose2d(_ConvTransposeNd):
+    """Transposed 2-D convolution; weight (in_channels, out_channels / groups, kH, kW)."""
+
+    _nd = 2
+
+
+class ConvTranspose3d(_ConvTransposeNd):
+    """Transposed 3-D convolution; weight (in_channels, out_channels / groups, kD, kH, kW).
+
+    >>> from ember import nn
+    >>> nn.ConvTranspose3d(4, 2, 2, stride=2)
+    ConvTranspose3d(4, 2, kernel_size=(2, 2, 2), stride=(2, 2, 2))
+    """
+
+    _nd = 3

@@ -1,4 +1,4 @@
-"""`Dropout`, `Dropout2d`: active in training mode only."""
+"""`Dropout`, `Dropout2d`, `Dropout3d`, `AlphaDropout`, `FeatureAlphaDropout`: active in training mode only."""
 
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ from ember.core import Tensor
 from ember.nn import functional as F
 from ember.nn.modules.module import Module
 
-__all__ = ["Dropout", "Dropout2d"]
+__all__ = ["Dropout", "Dropout2d", "Dropout3d", "AlphaDropout", "FeatureAlphaDropout"]
 
 
 class _DropoutNd(Module):
@@ -34,3 +34,24 @@ class Dropout2d(_DropoutNd):
 
     def forward(self, input: Tensor) -> Tensor:
         return F.dropout2d(input, self.p, self.training, self.inplace)
+
+
+class Dropout3d(_DropoutNd):
+    """Zeroes whole channels of (N, C, D, H, W) inputs with probability p while training."""
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.dropout3d(input, self.p, self.training, self.inplace)
+
+
+class AlphaDropout(_DropoutNd):
+    """Dropout for SELU networks: keeps the input's mean and variance (dropped units take SELU's saturation)."""
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.alpha_dropout(input, self.p, self.training)
+
+
+class FeatureAlphaDropout(_DropoutNd):
+    """Alpha dropout of whole channels of (N, C, *) inputs."""
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.feature_alpha_dropout(input, self.p, self.training)

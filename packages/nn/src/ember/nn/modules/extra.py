@@ -16,7 +16,8 @@ from ember.nn.parameter import Parameter
 __all__ = ["Hardshrink", "Softshrink", "SELU", "CELU", "PReLU", "RMSNorm", "CosineSimilarity", "PairwiseDistance",
            "Softmax2d", "PixelShuffle", "PixelUnshuffle", "Dropout1d", "ZeroPad1d", "ZeroPad2d", "ConstantPad1d",
            "ConstantPad2d", "ReflectionPad1d", "ReflectionPad2d", "ReplicationPad1d", "ReplicationPad2d",
-           "CircularPad1d", "CircularPad2d", "Unfold", "Fold", "LPPool1d", "LPPool2d", "ChannelShuffle",
+           "CircularPad1d", "CircularPad2d", "Unfold", "Fold", "LPPool1d", "LPPool2d", "LPPool3d", "ChannelShuffle",
+           "ZeroPad3d", "ConstantPad3d", "ReflectionPad3d", "ReplicationPad3d", "CircularPad3d",
            "UpsamplingNearest2d", "UpsamplingBilinear2d"]
 
 
@@ -306,6 +307,35 @@ class LPPool1d(Module):
 
 class LPPool2d(LPPool1d):
     _fn = staticmethod(F.lp_pool2d)
+
+
+class LPPool3d(LPPool1d):
+    _fn = staticmethod(F.lp_pool3d)
+
+
+class ConstantPad3d(ConstantPad1d):
+    """Pads the last three dimensions with `value`: padding int or (left, right, top, bottom, front, back)."""
+
+    _nd = 3
+
+
+class ZeroPad3d(ZeroPad1d):
+    _nd = 3
+
+
+class ReflectionPad3d(_PadNd):
+    _nd = 3
+    _mode = "reflect"
+
+
+class ReplicationPad3d(_PadNd):
+    _nd = 3
+    _mode = "replicate"
+
+
+class CircularPad3d(_PadNd):
+    _nd = 3
+    _mode = "circular"
 
 
 class ChannelShuffle(Module):

@@ -1,4 +1,4 @@
-"""`MaxPool2d`, `AvgPool2d`, `AdaptiveAvgPool2d`."""
+"""Max, average and adaptive pooling modules over 1-D, 2-D and 3-D inputs."""
 
 
 from __future__ import annotations
@@ -7,8 +7,8 @@ from ember.core import Tensor
 from ember.nn import functional as F
 from ember.nn.modules.module import Module
 
-__all__ = ["MaxPool1d", "MaxPool2d", "AvgPool1d", "AvgPool2d", "AdaptiveAvgPool1d", "AdaptiveAvgPool2d",
-           "AdaptiveMaxPool2d"]
+__all__ = ["MaxPool1d", "MaxPool2d", "MaxPool3d", "AvgPool1d", "AvgPool2d", "AvgPool3d", "AdaptiveAvgPool1d",
+           "AdaptiveAvgPool2d", "AdaptiveAvgPool3d", "AdaptiveMaxPool1d", "AdaptiveMaxPool2d", "AdaptiveMaxPool3d"]
 
 
 class MaxPool2d(Module):
@@ -120,3 +120,45 @@ class AdaptiveMaxPool2d(Module):
 
     def extra_repr(self) -> str:
         return f"output_size={self.output_size}"
+
+
+class AdaptiveMaxPool1d(AdaptiveMaxPool2d):
+    """Max pooling of (N, C, L) to a fixed length."""
+
+    def forward(self, input: Tensor):
+        return F.adaptive_max_pool1d(input, self.output_size, self.return_indices)
+
+
+class MaxPool3d(MaxPool2d):
+    """Maximum over kernel_size windows of (N, C, D, H, W) inputs; stride defaults to kernel_size.
+
+    >>> from ember import nn
+    >>> nn.MaxPool3d(2)
+    MaxPool3d(kernel_size=2, stride=2, padding=0, dilation=1, ceil_mode=False)
+    """
+
+    def forward(self, input: Tensor):
+        return F.max_pool3d(input, self.kernel_size, self.stride, self.padding, self.dilation,
+                            ceil_mode=self.ceil_mode, return_indices=self.return_indices)
+
+
+class AvgPool3d(AvgPool2d):
+    """Mean over kernel_size windows of (N, C, D, H, W) inputs; stride defaults to kernel_size."""
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.avg_pool3d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
+                            self.count_include_pad, self.divisor_override)
+
+
+class AdaptiveAvgPool3d(AdaptiveAvgPool2d):
+    """Mean pooling of (N, C, D, H, W) to a fixed (D_out, H_out, W_out)."""
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.adaptive_avg_pool3d(input, self.output_size)
+
+
+class AdaptiveMaxPool3d(AdaptiveMaxPool2d):
+    """Max pooling of (N, C, D, H, W) to a fixed (D_out, H_out, W_out)."""
+
+    def forward(self, input: Tensor):
+        return F.adaptive_max_pool3d(input, self.output_size, self.return_indices)

@@ -7,7 +7,7 @@ from __future__ import annotations
 from ember import autograd as ea
 from ember.core import Tensor
 from ember.nn import functional as F
-from ember.nn.modules.conv import ConvTranspose1d, ConvTranspose2d
+from ember.nn.modules.conv import _ConvTransposeNd
 from ember.nn.modules.module import Module
 from ember.nn.utils import parametrize
 from ember.nn.utils.weight_norm import norm_except_dim
@@ -86,6 +86,6 @@ def spectral_norm(module: Module, name: str = "weight", n_power_iterations: int 
     if not isinstance(weight, Tensor):
         raise ValueError(f"Module '{module}' has no parameter or buffer with name '{name}'")
     if dim is None:
-        dim = 1 if isinstance(module, ConvTranspose1d | ConvTranspose2d) else 0
+        dim = 1 if isinstance(module, _ConvTransposeNd) else 0
     parametrize.register_parametrization(module, name, _SpectralNorm(weight, n_power_iterations, dim, eps))
     return module

@@ -1,10 +1,7 @@
-"""`torch.nn.modules.dropout`: PyTorch's module path for these ember.nn layers.
+"""`torch.nn.modules.dropout`: PyTorch's module path for these ember.nn layers."""
 
-Not provided: Dropout3d, AlphaDropout, FeatureAlphaDropout.
-"""
-
-from ember.nn.modules.dropout import Dropout, Dropout2d
+from ember.nn.modules.dropout import AlphaDropout, Dropout, Dropout2d, Dropout3d, FeatureAlphaDropout
 from ember.nn.modules.extra import Dropout1d
 from ember.nn.modules.dropout import _DropoutNd  # noqa: F401 - base classes programs subclass
 
-__all__ = ["Dropout", "Dropout1d", "Dropout2d"]
+__all__ = ["AlphaDropout", "Dropout", "Dropout1d", "Dropout2d", "Dropout3d", "FeatureAlphaDropout"]

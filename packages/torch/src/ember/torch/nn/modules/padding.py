@@ -1,14 +1,13 @@
-"""`torch.nn.modules.padding`: PyTorch's module path for these ember.nn layers.
-
-Not provided: CircularPad3d, ConstantPad3d, ReflectionPad3d, ReplicationPad3d, ZeroPad3d.
-"""
+"""`torch.nn.modules.padding`: PyTorch's module path for these ember.nn layers."""
 
 from ember.nn.modules.extra import (
-    CircularPad1d, CircularPad2d, ConstantPad1d, ConstantPad2d, ReflectionPad1d, ReflectionPad2d,
-    ReplicationPad1d, ReplicationPad2d, ZeroPad1d, ZeroPad2d,
+    CircularPad1d, CircularPad2d, CircularPad3d, ConstantPad1d, ConstantPad2d, ConstantPad3d, ReflectionPad1d,
+    ReflectionPad2d, ReflectionPad3d, ReplicationPad1d, ReplicationPad2d, ReplicationPad3d, ZeroPad1d, ZeroPad2d,
+    ZeroPad3d,
 )
 
 __all__ = [
-    "CircularPad1d", "CircularPad2d", "ConstantPad1d", "ConstantPad2d", "ReflectionPad1d", "ReflectionPad2d",
-    "ReplicationPad1d", "ReplicationPad2d", "ZeroPad1d", "ZeroPad2d"
+    "CircularPad1d", "CircularPad2d", "CircularPad3d", "ConstantPad1d", "ConstantPad2d", "ConstantPad3d",
+    "ReflectionPad1d", "ReflectionPad2d", "ReflectionPad3d", "ReplicationPad1d", "ReplicationPad2d",
+    "ReplicationPad3d", "ZeroPad1d", "ZeroPad2d", "ZeroPad3d"
 ]

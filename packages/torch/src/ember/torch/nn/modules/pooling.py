@@ -1,15 +1,16 @@
 """`torch.nn.modules.pooling`: PyTorch's module path for these ember.nn layers.
 
-Not provided: MaxPool3d, MaxUnpool1d, MaxUnpool2d, MaxUnpool3d, AvgPool3d, FractionalMaxPool2d,
-FractionalMaxPool3d, LPPool3d, AdaptiveMaxPool1d, AdaptiveMaxPool3d, AdaptiveAvgPool3d.
+Not provided: MaxUnpool1d, MaxUnpool2d, MaxUnpool3d, FractionalMaxPool2d, FractionalMaxPool3d.
 """
 
-from ember.nn.modules.extra import LPPool1d, LPPool2d
+from ember.nn.modules.extra import LPPool1d, LPPool2d, LPPool3d
 from ember.nn.modules.pooling import (
-    AdaptiveAvgPool1d, AdaptiveAvgPool2d, AdaptiveMaxPool2d, AvgPool1d, AvgPool2d, MaxPool1d, MaxPool2d,
+    AdaptiveAvgPool1d, AdaptiveAvgPool2d, AdaptiveAvgPool3d, AdaptiveMaxPool1d, AdaptiveMaxPool2d, AdaptiveMaxPool3d,
+    AvgPool1d, AvgPool2d, AvgPool3d, MaxPool1d, MaxPool2d, MaxPool3d,
 )
 
 __all__ = [
-    "AdaptiveAvgPool1d", "AdaptiveAvgPool2d", "AdaptiveMaxPool2d", "AvgPool1d", "AvgPool2d", "LPPool1d",
-    "LPPool2d", "MaxPool1d", "MaxPool2d"
+    "AdaptiveAvgPool1d", "AdaptiveAvgPool2d", "AdaptiveAvgPool3d", "AdaptiveMaxPool1d", "AdaptiveMaxPool2d",
+    "AdaptiveMaxPool3d", "AvgPool1d", "AvgPool2d", "AvgPool3d", "LPPool1d", "LPPool2d", "LPPool3d", "MaxPool1d",
+    "MaxPool2d", "MaxPool3d"
 ]
