@@ -89,8 +89,8 @@ def _infer_np(data, dtype):
         return a.astype(np.int64)
     if a.dtype.kind == "b":
         return a
-    if a.dtype.kind == "c":
-        raise TypeError("complex tensors are not supported by ember")
+    if a.dtype.kind == "c":  # Python complex numbers give the default complex dtype, as in PyTorch
+        return a if from_numpy_data else a.astype(dtypes.get_default_complex_dtype().np)
     if a.dtype == np.object_ or a.dtype.kind in "USV":
         raise TypeError(f"Could not infer dtype of {type(_first_leaf(data)).__name__}")
     return a

@@ -233,7 +233,7 @@ class Tensor:
         return self._dtype.is_floating_point
 
     def is_complex(self) -> bool:
-        return False
+        return self._dtype.is_complex
 
     def is_signed(self) -> bool:
         return self._dtype.is_signed

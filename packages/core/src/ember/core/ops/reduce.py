@@ -88,12 +88,12 @@ def _int_to_long(x: Tensor, dtype) -> dtypes.dtype:
     """The result dtype of sum/prod/cumsum: `dtype=` if given, int64 for ints and bools."""
     if dtype is not None:
         return dtypes.as_dtype(dtype)
-    return x._dtype if x._dtype.is_floating_point else dtypes.int64
+    return x._dtype if x._dtype.is_floating_point or x._dtype.is_complex else dtypes.int64
 
 
 def _float_only(x: Tensor, dtype, op: str) -> dtypes.dtype:
     dt = dtypes.as_dtype(dtype) if dtype is not None else x._dtype
-    if not dt.is_floating_point:
+    if not dt.is_floating_point and not dt.is_complex:
         raise RuntimeError(f"{op}(): could not infer output dtype. Input dtype must be either a floating point or "
                            f"complex dtype. Got: {_TORCH_NAMES[dt.name]}")
     return dt

@@ -1,0 +1,401 @@
+"""Complex tensors: `.real`/`.imag` and `view_as_real`/`view_as_complex` as views, `complex`,
+`polar`, `angle`, `sgn`, `conj` and the elementwise ops' complex rules (what they refuse).
+
+NOTE [ Complex storage and conj ]
+A complex64 (complex128) element is two float32 (float64) values, real then imaginary, as numpy
+stores it. So `.real`, `.imag` and `view_as_real` are float views of the same storage: offset
+and strides doubled (plus one for `.imag`), and writes through them reach the complex tensor.
+
+PyTorch's `conj()` is lazy: a view of the same storage with a conjugate bit that every kernel
+reads. ember's CPU kernels are numpy ufuncs over strided views, which have no such bit, and
+a conjugated view cannot be expressed with strides (it negates every other float). So ember's
+`conj()` of a complex tensor is `conj_physical()`: a new tensor holding the conjugate,
+`is_conj()` is always False and `resolve_conj()` returns its input. Values and gradients are
+PyTorch's; what differs is aliasing: writing into `x.conj()` does not change `x`.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ember.core import dtypes
+from ember.core.dispatch import declare
+from ember.core.methods import attach, inplace, method
+from ember.core.tensor import Tensor, describe
+
+__all__ = ["real", "imag", "view_as_real", "view_as_complex", "complex", "polar", "angle", "sgn", "conj",
+           "conj_physical", "resolve_conj", "resolve_neg", "is_conj", "is_neg", "is_complex", "isreal"]
+
+# PyTorch's scalar type names, which its "not implemented for" messages use
+TORCH_NAMES = {"complex64": "ComplexFloat", "complex128": "ComplexDouble"}
+
+
+class ComplexNotSupported(NotImplementedError, TypeError):
+    """An op that has no complex kernel: NotImplementedError (a RuntimeError) as PyTorch raises,
+    TypeError by ember's dtype rule."""
+
+
+class ComplexNotSupportedRuntime(RuntimeError, TypeError):
+    """The ops for which PyTorch raises a plain RuntimeError on complex input (maximum, argmax)."""
+
+
+def _not_implemented(kernel: str, dt: dtypes.dtype) -> ComplexNotSupported:
+    return ComplexNotSupported(f"\"{kernel}_cpu\" not implemented for '{TORCH_NAMES[dt.name]}'")
+
+
+# unary ops that refuse complex input, with PyTorch's message
+_UNARY_REFUSED = {
+    "sign": "Unlike NumPy, torch.sign is not intended to support complex numbers. Please use torch.sgn instead.",
+    "floor": "floor is not supported for complex inputs", "ceil": "ceil is not supported for complex inputs",
+    "trunc": "trunc is not supported for complex inputs", "round": "round is not supported for complex inputs",
+    "relu": "clamp is not supported for complex types", "signbit": "signbit is not implemented for complex tensors.",
+}
+_UNARY_KERNEL_NAMES = {"erf": "erf_vml", "erfinv": "erfinv", "frac": "frac"}
+
+
+def complex_unary(name: str, fn, x: Tensor, out: Tensor | None):
+    """The CPU kernel of the elementwise unary op `name` on a complex tensor: numpy's complex
+    ufunc, `abs` to the real dtype, PyTorch's error for the ops without complex support."""
+    from ember.core.ops._util import silenced, wrap, write_out
+
+    dt = x._dtype
+    if name in _UNARY_REFUSED:
+        raise ComplexNotSupported(_UNARY_REFUSED[name])
+    if name in _UNARY_KERNEL_NAMES:
+        raise _not_implemented(_UNARY_KERNEL_NAMES[name], dt)
+    a = x._np()
+    if name == "abs":
+        r = np.abs(a)
+    elif name in ("isnan", "isinf", "isfinite", "logical_not"):
+        r = fn(a)
+    else:
+        r = silenced(fn)(a, dtype=dt.np)
+    return write_out(out, r, name) if out is not None else wrap(r)
+
+
+# binary ops that refuse complex input: PyTorch's message, or the kernel name its message names
+_BINARY_REFUSED = {
+    name: f"{name} not implemented for complex tensors." for name in ("maximum", "minimum", "fmax", "fmin")
+}
+_BINARY_KERNEL_NAMES = {"lt": "lt", "le": "le", "gt": "gt", "ge": "ge", "remainder": "remainder", "fmod": "fmod",
+                        "atan2": "atan2", "hypot": "hypot", "copysign": "copysign", "xlogy": "xlogy",
+                        "floor_divide": "div_floor", "trunc_divide": "div_trunc", "bitwise_and": "bitwise_and",
+                        "bitwise_or": "bitwise_or", "bitwise_xor": "bitwise_xor"}
+BINARY_REFUSING = frozenset(_BINARY_REFUSED) | frozenset(_BINARY_KERNEL_NAMES)
+
+
+def refuse_complex(name: str, dt: dtypes.dtype) -> None:
+    """Raise PyTorch's error for the binary op `name`, which has no complex kernel."""
+    if name in _BINARY_REFUSED:
+        raise ComplexNotSupportedRuntime(_BINARY_REFUSED[name])
+    raise _not_implemented(_BINARY_KERNEL_NAMES[name], dt)
+
+
+# --- views -----------------------------------------------------------------------------------
+def _float_view(x: Tensor, offset: int, shape: tuple, strides: tuple) -> Tensor:
+    return Tensor._make(x._storage, offset, shape, strides, x._dtype.to_real())
+
+
+_real = declare("real", view=True)
+
+
+@_real.register("any")
+def _real_any(x):
+    return _float_view(x, 2 * x._offset, x._shape, tuple([2 * s for s in x._strides]))
+
+
+_imag = declare("imag", view=True)
+
+
+@_imag.register("any")
+def _imag_any(x):
+    return _float_view(x, 2 * x._offset + 1, x._shape, tuple([2 * s for s in x._strides]))
+
+
+_view_as_real = declare("view_as_real", view=True)
+
+
+@_view_as_real.register("any")
+def _view_as_real_any(x):
+    if not x._dtype.is_complex:
+        raise RuntimeError("view_as_real is only supported for complex tensors")
+    return _float_view(x, 2 * x._offset, x._shape + (2,), tuple([2 * s for s in x._strides]) + (1,))
+
+
+_view_as_complex = declare("view_as_complex", view=True)
+
+
+@_view_as_complex.register("any")
+def _view_as_complex_any(x):
+    dt = x._dtype
+    if dt is not dtypes.float32 and dt is not dtypes.float64:
+        name = {"float16": "Half"}.get(dt.name, dt.name.capitalize())
+        raise RuntimeError("view_as_complex is only supported for float and double tensors (ember has no "
+                           f"complex32), but got a tensor of scalar type: {name}")
+    if not x._shape or x._shape[-1] != 2:
+        raise RuntimeError("Tensor must have a last dimension of size 2")
+    if x._strides[-1] != 1:
+        raise RuntimeError("Tensor must have a last dimension with stride 1")
+    if any(s % 2 for s in x._strides[:-1]):
+        raise RuntimeError("Tensor must have a stride divisible by 2 for all but last dimension")
+    if x._offset % 2:
+        raise RuntimeError("Tensor must have a storage_offset divisible by 2")
+    return Tensor._make(x._storage, x._offset // 2, x._shape[:-1], tuple([s // 2 for s in x._strides[:-1]]),
+                        dt.to_complex())
+
+
+def _real_prop(self: Tensor) -> Tensor:
+    return _real(self) if self._dtype.is_complex else self
+
+
+def _imag_prop(self: Tensor) -> Tensor:
+    if not self._dtype.is_complex:
+        raise RuntimeError("imag is not implemented for tensors with non-complex dtypes.")
+    return _imag(self)
+
+
+def _set_part(getter):
+    def setter(self: Tensor, value) -> None:
+        getter(self).copy_(value)
+    return setter
+
+
+@method
+def real(input: Tensor) -> Tensor:
+    """The real part: a float view of a complex tensor (writes go through); a real tensor itself.
+
+    >>> from ember.core import tensor
+    >>> real(tensor([1 + 2j, 3 - 4j]))
+    tensor([1., 3.])
+    """
+    return _real_prop(input)
+
+
+@method
+def imag(input: Tensor) -> Tensor:
+    """The imaginary part of a complex tensor, as a float view.
+
+    Raises:
+        RuntimeError: `input` is not complex (as PyTorch).
+    """
+    return _imag_prop(input)
+
+
+attach("real", property(_real_prop, _set_part(_real_prop)))
+attach("imag", property(_imag_prop, _set_part(_imag_prop)))
+
+
+@method
+def view_as_real(input: Tensor) -> Tensor:
+    """A complex tensor of shape `S` as a float view of shape `(*S, 2)` (real, imaginary)."""
+    return _view_as_real(input)
+
+
+@method
+def view_as_complex(input: Tensor) -> Tensor:
+    """A float32/float64 tensor of shape `(*S, 2)` as a complex view of shape `S`.
+
+    Raises:
+        RuntimeError: the last dim is not of size 2 and stride 1, or another stride or the offset is odd.
+    """
+    return _view_as_complex(input)
+
+
+# --- construction ----------------------------------------------------------------------------
+_complex = declare("complex", argnames=("real", "imag"))
+
+
+@_complex.register("any")
+def _complex_any(re, im, *, out=None):
+    from ember.core.creation import new_empty
+    from ember.core.ops._util import broadcast_shapes
+
+    for t in (re, im):
+        if not isinstance(t, Tensor):
+            raise TypeError(f"complex(): argument 'real' and 'imag' must be Tensor, not {type(t).__name__}")
+    if re._dtype not in (dtypes.float32, dtypes.float64) or im._dtype not in (dtypes.float32, dtypes.float64):
+        raise RuntimeError(f"Expected both inputs to be Half, Float or Double tensors but got "
+                           f"{re._dtype.name.capitalize()} and {im._dtype.name.capitalize()}")
+    if re._dtype is not im._dtype:
+        names = {"float32": "Float", "float64": "Double"}
+        raise RuntimeError(f"Expected object of scalar type {names[re._dtype.name]} but got scalar type "
+                           f"{names[im._dtype.name]} for second argument")
+    if re._storage.device != im._storage.device:
+        raise RuntimeError(f"complex(): expected both inputs on the same device; got {describe(re)} and {describe(im)}")
+    shape = broadcast_shapes(re._shape, im._shape)
+    r = new_empty(shape, re._dtype.to_complex(), re._storage.device)
+    pair = _view_as_real_any(r)
+    pair[..., 0].copy_(re)
+    pair[..., 1].copy_(im)
+    if out is not None:
+        return out.copy_(r)
+    return r
+
+
+def complex(real: Tensor, imag: Tensor, *, out: Tensor | None = None) -> Tensor:  # noqa: A001 - PyTorch's name
+    """The complex tensor `real + i imag` (both float32 or both float64; broadcast).
+
+    >>> from ember.core import tensor
+    >>> complex(tensor([1.0, 2.0]), tensor([3.0, -4.0]))
+    tensor([1.+3.j, 2.-4.j])
+    """
+    return _complex(real, imag, out=out) if out is not None else _complex(real, imag)
+
+
+def polar(abs: Tensor, angle: Tensor, *, out: Tensor | None = None) -> Tensor:  # noqa: A002
+    """The complex tensor `abs * (cos(angle) + i sin(angle))`."""
+    from ember.core.ops import elementwise as ew
+
+    return complex(ew.mul(abs, ew.cos(angle)), ew.mul(abs, ew.sin(angle)), out=out)
+
+
+# --- elementwise -----------------------------------------------------------------------------
+_angle = declare("angle", argnames=("input",))
+
+
+@_angle.register("any")
+def _angle_any(x, *, out=None):
+    from ember.core.ops import elementwise as ew
+
+    if x._dtype.is_complex:
+        r = ew.atan2(_imag_any(x), _real_any(x))
+    else:  # pi for negative numbers, 0 otherwise, nan kept
+        xf = x if x._dtype.is_floating_point else x.to(dtypes.get_default_dtype())
+        r = ew.where(ew.lt(xf, 0), math.pi, ew.mul(xf, 0.0))
+    return out.copy_(r) if out is not None else r
+
+
+@method
+def angle(input: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """The argument (phase) of each element in radians, a real tensor; pi for negative reals, else 0.
+
+    >>> from ember.core import tensor
+    >>> angle(tensor([1j, -1.0 + 0j]))
+    tensor([1.5708, 3.1416])
+    """
+    return _angle(input, out=out) if out is not None else _angle(input)
+
+
+_conj_physical = declare("conj_physical", np.conjugate, argnames=("input",))
+
+
+@_conj_physical.register("any")
+def _conj_physical_any(x, *, out=None):
+    if not x._dtype.is_complex:
+        return out.copy_(x) if out is not None else x.clone()
+    r = x.clone() if out is None else out.copy_(x)
+    im = _imag_any(r)
+    im.neg_()
+    return r
+
+
+@method
+def conj_physical(input: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """The complex conjugate, computed into a new tensor (a copy of a real tensor)."""
+    return _conj_physical(input, out=out) if out is not None else _conj_physical(input)
+
+
+inplace(conj_physical)
+
+
+@method
+def conj(input: Tensor) -> Tensor:
+    """The complex conjugate; a real tensor itself. Eager in ember: see NOTE [ Complex storage and conj ].
+
+    >>> from ember.core import tensor
+    >>> conj(tensor([1 + 2j]))
+    tensor([1.-2.j])
+    """
+    return _conj_physical(input) if input._dtype.is_complex else input
+
+
+@method
+def resolve_conj(input: Tensor) -> Tensor:
+    """`input` itself: ember's conjugates are never lazy (NOTE [ Complex storage and conj ])."""
+    return input
+
+
+@method
+def resolve_neg(input: Tensor) -> Tensor:
+    """`input` itself: ember has no lazy negation."""
+    return input
+
+
+@method
+def is_conj(input: Tensor) -> bool:
+    """Always False: ember's `conj()` materialises (NOTE [ Complex storage and conj ])."""
+    return False
+
+
+@method
+def is_neg(input: Tensor) -> bool:
+    """Always False: ember has no lazy negation."""
+    return False
+
+
+def is_complex(input: Tensor) -> bool:
+    """Whether `input`'s dtype is complex64 or complex128."""
+    return input._dtype.is_complex
+
+
+@method
+def sgn(input: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """`z / |z|` for complex elements (0 at 0); `sign` for real tensors."""
+    from ember.core.ops import elementwise as ew
+
+    if not input._dtype.is_complex:
+        return ew.sign(input, out=out) if out is not None else ew.sign(input)
+    a = ew.abs(input)
+    r = ew.where(ew.eq(a, 0), 0.0, ew.div(input, ew.where(ew.eq(a, 0), 1.0, a)))
+    return out.copy_(r) if out is not None else r
+
+
+inplace(sgn)
+
+
+@method
+def isreal(input: Tensor) -> Tensor:
+    """True where the element has no imaginary part (everywhere for a real tensor)."""
+    from ember.core.ops import elementwise as ew
+
+    if not input._dtype.is_complex:
+        from ember.core.creation import ones
+
+        return ones(input._shape, dtype=dtypes.bool, device=input.device)
+    return ew.eq(_imag_any(input), 0)
+
+
+
+# --- ordering ops refuse complex input, on every device, before their kernels ---------------------
+_ORDERING_ERRORS = {
+    "amax": (ComplexNotSupported, "\"max_values_cpu\" not implemented for '{}'"),
+    "amin": (ComplexNotSupported, "\"min_values_cpu\" not implemented for '{}'"),
+    "max_dim": (ComplexNotSupportedRuntime, "max(): does not support complex input"),
+    "min_dim": (ComplexNotSupportedRuntime, "min(): does not support complex input"),
+    "argmax": (ComplexNotSupportedRuntime, "argmax(): does not support complex input"),
+    "argmin": (ComplexNotSupportedRuntime, "argmin(): does not support complex input"),
+    "sort": (ComplexNotSupportedRuntime, "Sort does not support complex dtypes on CPU"),
+    "topk": (ComplexNotSupportedRuntime, "topk does not support complex dtypes on CPU"),
+    "kthvalue": (ComplexNotSupported, "\"kthvalue_cpu\" not implemented for '{}'"),
+    "median": (ComplexNotSupported, "\"median_cpu\" not implemented for '{}'"),
+    "median_dim": (ComplexNotSupported, "\"median_cpu\" not implemented for '{}'"),
+    "clamp": (ComplexNotSupported, "clamp is not supported for complex types"),
+}
+
+
+def _install_ordering_checks() -> None:
+    """A meta step (run before any device's kernel) on each op that orders elements: PyTorch refuses
+    complex input there; numpy would order complex numbers lexicographically."""
+    from ember.core.dispatch import get_op
+
+    for name, (exc, message) in _ORDERING_ERRORS.items():
+        op = get_op(name)
+        if op.check is not None:
+            raise RuntimeError(f"op '{name}' already has a meta step; merge the complex check into it")
+
+        def check(x, *args, _exc=exc, _message=message, **kwargs):
+            if isinstance(x, Tensor) and x._dtype.is_complex:
+                raise _exc(_message.format(TORCH_NAMES[x._dtype.name]))
+        op.check = check
