@@ -378,7 +378,8 @@ SAMPLES.update({
     "imag": [(lambda z: z.imag * z.real, (make_complex((2, 3)),))],
     "view_as_real": [(lambda z: E.view_as_real(z * z), (make_complex((3,)),))],
     "view_as_complex": [(lambda x: E.view_as_complex(x) * E.view_as_complex(x), (make((3, 2)),))],
-    "complex": [(E.complex, (make((2, 3)), make((3,)))), (lambda a, b: E.complex(a, b).abs(), (make((3,)), make((3,))))],
+    "complex": [(E.complex, (make((2, 3)), make((3,)))),
+                (lambda a, b: E.complex(a, b).abs(), (make((3,)), make((3,))))],
     "angle": [(E.angle, (make_complex((2, 3)),)), (lambda x: E.angle(x) * x, (make((4,), 0.5, 1.0),))],
     "conj_physical": [(lambda z: E.conj_physical(z) * z, (make_complex((2, 3)),)), (E.conj_physical, (make((3,)),))],
     "fft_c2c": [(lambda z, n=n, f=f: op("fft_c2c")(z, (0, 1), n, f), (make_complex((3, 4)),))
