@@ -163,7 +163,7 @@ def _einsum_backward(grads, equation, operands):
         avail = set(out).union(*(set(s) for s, _ in others))
         target = "".join(c for c in sub if c in avail)
         eq = ",".join([out] + [s for s, _ in others]) + "->" + target
-        g = einsum(eq, grad, *[o for _, o in others])
+        g = einsum(eq, grad, *[cj(o) for _, o in others])  # complex: the conjugates of the other factors
         if target != sub:
             shape = tuple(op.shape)
             g = g.reshape(tuple(shape[k] if c in avail else 1 for k, c in enumerate(sub))).expand(shape)
