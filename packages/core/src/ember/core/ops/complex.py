@@ -16,6 +16,7 @@ PyTorch's; what differs is aliasing: writing into `x.conj()` does not change `x`
 
 from __future__ import annotations
 
+import builtins
 import math
 
 import numpy as np
@@ -348,7 +349,8 @@ def sgn(input: Tensor, *, out: Tensor | None = None) -> Tensor:
     if not input._dtype.is_complex:
         return ew.sign(input, out=out) if out is not None else ew.sign(input)
     a = ew.abs(input)
-    r = ew.where(ew.eq(a, 0), 0.0, ew.div(input, ew.where(ew.eq(a, 0), 1.0, a)))
+    zero = ew.eq(a, 0)
+    r = ew.mul(input, ew.where(zero, 0.0, ew.reciprocal(ew.where(zero, 1.0, a))))  # a real scale: any device
     return out.copy_(r) if out is not None else r
 
 
@@ -399,3 +401,122 @@ def _install_ordering_checks() -> None:
             if isinstance(x, Tensor) and x._dtype.is_complex:
                 raise _exc(_message.format(TORCH_NAMES[x._dtype.name]))
         op.check = check
+
+
+# --- complex arithmetic on float views: any device whose float kernels exist ----------------------
+# ember's CUDA kernels compute in float and integer types only; these composites run complex ops
+# there as float ops on the (real, imaginary) views (NOTE [ Complex on CUDA ] in cuda/launch_complex).
+def _parts(v, dt: dtypes.dtype):
+    """(real, imaginary) of an operand: float views of a complex tensor, the tensor and 0 for a real
+    one (cast to the real dtype of the result `dt`), or the two floats of a number."""
+    if isinstance(v, Tensor):
+        if v._dtype.is_complex:
+            return _real_any(v), _imag_any(v)
+        return (v if v._dtype is dt.to_real() else v.to(dt.to_real())), 0.0
+    c = builtins.complex(v)
+    return c.real, c.imag
+
+
+def _joined(re, im, out):
+    """The complex tensor of two parts, one of which may be a number (a real operand's 0)."""
+    from ember.core.creation import full
+
+    if not isinstance(re, Tensor):
+        re = full(im._shape, re, dtype=im._dtype, device=im.device)
+    if not isinstance(im, Tensor):
+        im = full(re._shape, im, dtype=re._dtype, device=re.device)
+    return _complex_any(re, im, out=out)
+
+
+def _binary_via_real(name: str, a, b, out=None):
+    from ember.core.ops import elementwise as ew
+
+    dt = dtypes.result_type(a, b)
+    (ar, ai), (br, bi) = _parts(a, dt), _parts(b, dt)
+    if name in ("add", "sub"):
+        f = ew.add if name == "add" else ew.sub
+        return _joined(f(ar, br), f(ai, bi), out)
+    if name == "mul":
+        return _joined(ew.sub(ew.mul(ar, br), ew.mul(ai, bi)), ew.add(ew.mul(ar, bi), ew.mul(ai, br)), out)
+    if name == "div":
+        den = ew.add(ew.mul(br, br), ew.mul(bi, bi))
+        return _joined(ew.div(ew.add(ew.mul(ar, br), ew.mul(ai, bi)), den),
+                       ew.div(ew.sub(ew.mul(ai, br), ew.mul(ar, bi)), den), out)
+    same = ew.logical_and(ew.eq(ar, br), ew.eq(ai, bi))  # eq, ne
+    r = same if name == "eq" else ew.logical_not(same)
+    return out.copy_(r) if out is not None else r
+
+
+def _unary_via_real(name: str, x, out=None):
+    from ember.core.ops import elementwise as ew
+
+    re, im = _real_any(x), _imag_any(x)
+    if name == "neg":
+        return _joined(ew.neg(re), ew.neg(im), out)
+    if name == "square":
+        return _binary_via_real("mul", x, x, out)
+    if name == "abs":
+        r = ew.hypot(re, im)
+    elif name == "exp":
+        e = ew.exp(re)
+        return _joined(ew.mul(e, ew.cos(im)), ew.mul(e, ew.sin(im)), out)
+    elif name == "log":
+        return _joined(ew.log(ew.hypot(re, im)), ew.atan2(im, re), out)
+    elif name == "sqrt":
+        r, half = ew.sqrt(ew.hypot(re, im)), ew.mul(ew.atan2(im, re), 0.5)
+        return _joined(ew.mul(r, ew.cos(half)), ew.mul(r, ew.sin(half)), out)
+    elif name == "isnan":
+        r = ew.logical_or(ew.isnan(re), ew.isnan(im))
+    elif name == "isinf":
+        r = ew.logical_or(ew.isinf(re), ew.isinf(im))
+    else:  # isfinite
+        r = ew.logical_and(ew.isfinite(re), ew.isfinite(im))
+    return out.copy_(r) if out is not None else r
+
+
+def _reduce_via_real(name: str, x, dims, keepdim=False, dtype=None, *, out=None):
+    from ember.core.dispatch import get_op
+
+    if dtype is not None and dtypes.as_dtype(dtype) is not x._dtype:
+        x = x.to(dtypes.as_dtype(dtype))
+    op = get_op(name)
+    return _joined(op(_real_any(x), dims, keepdim), op(_imag_any(x), dims, keepdim), out)
+
+
+def _where_via_real(condition, a, b, *, out=None):
+    from ember.core.ops import elementwise as ew
+
+    dt = dtypes.result_type(a, b)
+    (ar, ai), (br, bi) = _parts(a, dt), _parts(b, dt)
+    return _joined(ew.where(condition, ar, br), ew.where(condition, ai, bi), out)
+
+
+def _mm_via_real(name: str, a, b, *, out=None):
+    from ember.core.dispatch import get_op
+    from ember.core.ops import elementwise as ew
+
+    dt = dtypes.result_type(a, b)
+    (ar, ai), (br, bi) = _parts(a, dt), _parts(b, dt)
+    op = get_op(name)
+
+    def prod(x, y):
+        return None if isinstance(x, float) or isinstance(y, float) else op(x, y)
+
+    rr, ii, ri, ir = prod(ar, br), prod(ai, bi), prod(ar, bi), prod(ai, br)
+    re = rr if ii is None else ew.sub(rr, ii)
+    im = ri if ir is None else (ir if ri is None else ew.add(ri, ir))
+    return _joined(re, im if im is not None else 0.0, out)
+
+
+# op name -> f(*args, **kwargs) computing it on float views
+VIA_REAL = {
+    **{n: (lambda a, b, *, out=None, _n=n: _binary_via_real(_n, a, b, out)) for n in ("add", "sub", "mul", "div",
+                                                                                      "eq", "ne")},
+    **{n: (lambda x, *, out=None, _n=n: _unary_via_real(_n, x, out)) for n in ("neg", "square", "abs", "exp", "log",
+                                                                              "sqrt", "isnan", "isinf", "isfinite")},
+    **{n: (lambda x, dims, keepdim=False, dtype=None, *, out=None, _n=n: _reduce_via_real(_n, x, dims, keepdim,
+                                                                                            dtype, out=out))
+       for n in ("sum", "mean")},
+    **{n: (lambda a, b, *, out=None, _n=n: _mm_via_real(_n, a, b, out=out)) for n in ("mm", "bmm", "dot")},
+    "where": _where_via_real,
+}

@@ -1,0 +1,66 @@
+"""The complex gate of the CUDA kernels (registered last, around every other launcher's kernels).
+
+NOTE [ Complex on CUDA ]
+ember's Numba-CUDA kernels are generated for float and integer compute types; given complex
+tensors they would compute in the wrong type. So every CUDA kernel is wrapped here: with no
+complex operand it runs as it is (one loop over the arguments); with one, the op either
+- moves data only (copies, casts, cat, flip): its kernel handles any element type; or
+- has a composite on the (real, imaginary) float views (`ember.core.ops.complex.VIA_REAL`:
+  add, sub, mul, div, neg, square, abs, exp, log, sqrt, eq, ne, isnan/isinf/isfinite, sum,
+  mean, mm, bmm), which runs the float kernels; or
+- raises NotImplementedError naming the op (move the tensor to the CPU for it).
+The complex views, `complex`, `angle`, `conj_physical` and `polar` are device-independent
+("any" kernels over float views), and the FFT runs on the host (NOTE [ FFT backends ]).
+"""
+
+from __future__ import annotations
+
+from ember.core.dispatch import registered_ops
+from ember.core.ops.complex import VIA_REAL
+from ember.core.tensor import Tensor
+
+__all__ = ["register", "ptx_cases"]
+
+# ops whose CUDA kernels move elements without computing on them
+_MOVES = frozenset({"copy_", "clone", "to_dtype", "fill_", "cat", "flip", "fft_c2c", "fft_r2c", "fft_c2r"})
+
+
+def _has_complex(args: tuple, kwargs: dict) -> bool:
+    for a in args:
+        if isinstance(a, Tensor):
+            if a._dtype.is_complex:
+                return True
+        elif isinstance(a, list | tuple):
+            for b in a:
+                if isinstance(b, Tensor) and b._dtype.is_complex:
+                    return True
+    out = kwargs.get("out") if kwargs else None
+    return isinstance(out, Tensor) and out._dtype.is_complex
+
+
+def _gate(name: str, kernel):
+    via_real = VIA_REAL.get(name)
+
+    def run(*args, **kwargs):
+        if not _has_complex(args, kwargs):
+            return kernel(*args, **kwargs)
+        if via_real is not None:
+            return via_real(*args, **kwargs)
+        raise NotImplementedError(f"{name}: ember's CUDA kernels do not compute on complex tensors (only copies and "
+                                  f"{', '.join(sorted(VIA_REAL))} do); move the tensor to the CPU for '{name}'")
+    run.__wrapped__ = kernel
+    return run
+
+
+def register() -> None:
+    """Wrap every CUDA kernel registered so far in the complex gate."""
+    for name, op in registered_ops().items():
+        kernel = op.kernels.get("cuda")
+        if kernel is None or name in _MOVES or hasattr(kernel, "__wrapped__"):
+            continue
+        op.kernels["cuda"] = _gate(name, kernel)
+
+
+def ptx_cases():
+    """No kernels of its own: the gate only routes."""
+    return iter(())
