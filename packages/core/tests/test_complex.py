@@ -221,3 +221,4 @@ def test_isnan_isfinite_and_conversions():
     assert z.isnan().tolist() == [True, False, False] and z.isfinite().tolist() == [False, False, True]
     assert complex(E.tensor(1 + 2j)) == 1 + 2j and E.tensor([1 + 2j]).item() == 1 + 2j
     assert E.tensor([1.5, 2.0]).to(E.complex64).tolist() == [1.5 + 0j, 2 + 0j]
+    assert E.ones(2).cfloat().dtype is E.complex64 and E.ones(2).cdouble().dtype is E.complex128

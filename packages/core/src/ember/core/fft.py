@@ -152,7 +152,8 @@ def fft(input: Tensor, n: int | None = None, dim: int = -1, norm: str | None = N
     Returns:
         a complex tensor.
     Raises:
-        IndexError: `dim` is out of range. RuntimeError: `n` < 1 or an unknown `norm`.
+        IndexError: `dim` is out of range.
+        RuntimeError: `n` < 1 or an unknown `norm`.
 
     >>> from ember.core import tensor
     >>> fft(tensor([1.0, 2.0, 3.0, 4.0]))

@@ -188,6 +188,17 @@ attach("real", property(_real_prop, _set_part(_real_prop)))
 attach("imag", property(_imag_prop, _set_part(_imag_prop)))
 
 
+def _cast_to(dt: dtypes.dtype):
+    def conv(self: Tensor, memory_format=None) -> Tensor:
+        return self.to(dt)
+    conv.__doc__ = f"`self.to({dt.name})`."
+    return conv
+
+
+attach("cfloat", _cast_to(dtypes.complex64))
+attach("cdouble", _cast_to(dtypes.complex128))
+
+
 @method
 def view_as_real(input: Tensor) -> Tensor:
     """A complex tensor of shape `S` as a float view of shape `(*S, 2)` (real, imaginary)."""
