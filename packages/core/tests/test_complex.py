@@ -222,3 +222,24 @@ def test_isnan_isfinite_and_conversions():
     assert complex(E.tensor(1 + 2j)) == 1 + 2j and E.tensor([1 + 2j]).item() == 1 + 2j
     assert E.tensor([1.5, 2.0]).to(E.complex64).tolist() == [1.5 + 0j, 2 + 0j]
     assert E.ones(2).cfloat().dtype is E.complex64 and E.ones(2).cdouble().dtype is E.complex128
+
+
+def test_var_std_and_norms_of_complex_are_real():
+    a = np.array([[1 + 2j, 3 - 4j, 0.5j], [2, 1j, -1 - 1j]])
+    z = E.from_numpy(a)
+    np.testing.assert_allclose(z.var().numpy(), np.var(a, ddof=1))
+    np.testing.assert_allclose(z.std(1, correction=0).numpy(), np.std(a, 1))
+    assert z.var().dtype is E.float64 and E.var_mean(z, 1)[1].dtype is E.complex128
+    np.testing.assert_allclose(z.norm().numpy(), np.linalg.norm(a))
+    np.testing.assert_allclose(E.linalg.vector_norm(z, 3, 1).numpy(), np.sum(np.abs(a) ** 3, 1) ** (1 / 3))
+    assert E.full((2,), 1j).dtype is E.complex64
+
+
+def test_ops_ember_has_not_made_complex_refuse_clearly():
+    z = E.tensor([[1 + 1j, 2j], [1, 1]])
+    with pytest.raises(NotImplementedError, match="logsumexp: complex tensors are not supported by ember yet"):
+        z.logsumexp(0)
+    with pytest.raises(NotImplementedError, match="trace: complex tensors are not supported by ember yet"):
+        z.trace()
+    with pytest.raises(NotImplementedError, match="linalg.inv: complex matrices are not supported"):
+        E.linalg.inv(z)

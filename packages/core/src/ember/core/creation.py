@@ -241,6 +241,8 @@ def full(size, fill_value, *, out=None, dtype=None, device=None, requires_grad: 
             dtype = dtypes.bool
         elif isinstance(fill_value, numbers.Integral):
             dtype = dtypes.int64
+        elif isinstance(fill_value, complex):
+            dtype = dtypes.get_default_complex_dtype()
         else:
             dtype = dtypes.get_default_dtype()
     t = empty(*_shape_arg((size,) if not isinstance(size, int) else (size,)), dtype=dtype, device=device)

@@ -395,6 +395,10 @@ _ORDERING_ERRORS = {
     "median": (ComplexNotSupported, "\"median_cpu\" not implemented for '{}'"),
     "median_dim": (ComplexNotSupported, "\"median_cpu\" not implemented for '{}'"),
     "clamp": (ComplexNotSupported, "clamp is not supported for complex types"),
+    # ops ember has not made complex yet (PyTorch computes them): refused rather than computed wrong
+    "logsumexp": (ComplexNotSupported, "logsumexp: complex tensors are not supported by ember yet ('{}')"),
+    "trace": (ComplexNotSupported, "trace: complex tensors are not supported by ember yet ('{}'); use "
+                                   "diagonal().sum()"),
 }
 
 
