@@ -243,3 +243,14 @@ def test_ops_ember_has_not_made_complex_refuse_clearly():
         z.trace()
     with pytest.raises(NotImplementedError, match="linalg.inv: complex matrices are not supported"):
         E.linalg.inv(z)
+
+
+def test_conjugate_transposes_and_vdot_conjugate():
+    a = crand(2, 3)
+    z = E.from_numpy(a)
+    np.testing.assert_array_equal(z.mH.numpy(), a.conj().T)
+    np.testing.assert_array_equal(z.H.numpy(), a.conj().T)
+    np.testing.assert_array_equal(z.adjoint().numpy(), a.conj().T)
+    np.testing.assert_allclose(E.vdot(z[0], z[1]).numpy(), np.vdot(a[0], a[1]))
+    r = E.ones(2, 3)
+    assert r.mH.shape == (3, 2)

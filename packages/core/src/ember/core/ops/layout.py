@@ -12,6 +12,7 @@ from ember.core.device import as_device, device
 from ember.core.dispatch import declare
 from ember.core.methods import attach, method
 from ember.core.ops import shape as S
+from ember.core.ops.complex import conj as _conj
 from ember.core.tensor import Tensor
 
 
@@ -87,13 +88,14 @@ def t(input) -> Tensor:
 
 @method
 def adjoint(input) -> Tensor:
-    return S.transpose(input, -2, -1)
+    """The conjugate transpose of the last two dims (the transpose of a real tensor)."""
+    return _conj(S.transpose(input, -2, -1))
 
 
 attach("T", property(lambda self: S.permute(self, tuple(range(self.ndim - 1, -1, -1)))))
 attach("mT", property(lambda self: S.transpose(self, -2, -1)))
-attach("H", property(lambda self: S.permute(self, tuple(range(self.ndim - 1, -1, -1)))))
-attach("mH", property(lambda self: S.transpose(self, -2, -1)))
+attach("H", property(lambda self: _conj(S.permute(self, tuple(range(self.ndim - 1, -1, -1))))))
+attach("mH", property(lambda self: _conj(S.transpose(self, -2, -1))))
 
 
 @method
