@@ -134,7 +134,8 @@ def test_complex_polar_angle_abs():
     assert z.abs().dtype is E.float64 and z.angle().dtype is E.float64
     p = E.polar(E.from_numpy(np.abs(re)), E.from_numpy(im))
     np.testing.assert_allclose(p.numpy(), np.abs(re) * np.exp(1j * im))
-    np.testing.assert_allclose(E.angle(E.tensor([-2.0, 0.0, 3.0])).numpy(), [np.pi, 0, 0])
+    np.testing.assert_allclose(E.angle(E.tensor([-2.0, 0.0, 3.0, np.inf, -np.inf, np.nan])).numpy(),
+                               [np.pi, 0, 0, 0, np.pi, np.nan])
     assert E.complex(E.ones(2, 1), E.zeros(3)).shape == (2, 3)
     with pytest.raises(RuntimeError, match="Expected object of scalar type Float but got scalar type Double"):
         E.complex(E.ones(2), E.ones(2, dtype=E.float64))

@@ -140,6 +140,7 @@ def test_frequencies_and_shifts():
     (lambda x: fft.ihfft(x.to(E.complex128)), RuntimeError, "ihfft expects a real input tensor, but got ComplexDouble"),
     (lambda x: fft.irfft(x[0, :1] + 0j), RuntimeError, "Invalid number of data points \\(0\\) specified"),
     (lambda x: fft.fft(x.half()), RuntimeError, "Unsupported dtype Half"),
+    (lambda x: fft.fft(x[0, 0]), IndexError, "Dimension specified as -1 but tensor has no dimensions"),
 ])
 def test_bad_input_raises_pytorchs_error(call, exc, message):
     with pytest.raises(exc, match=message):

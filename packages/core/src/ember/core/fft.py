@@ -69,6 +69,8 @@ def _dims(x: Tensor, s, dim) -> tuple[tuple[int, ...], list[int | None]]:
         dims = list(range(x.ndim - len(s), x.ndim))
     else:
         dims = list(range(x.ndim))
+    if not x._shape and dims:
+        raise IndexError(f"Dimension specified as {dims[0]} but tensor has no dimensions")
     dims = [x._wrap_dim(d) for d in dims]
     if len(set(dims)) != len(dims):
         raise RuntimeError("FFT dims must be unique")

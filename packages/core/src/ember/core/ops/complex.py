@@ -275,7 +275,7 @@ def _angle_any(x, *, out=None):
         r = ew.atan2(_imag_any(x), _real_any(x))
     else:  # pi for negative numbers, 0 otherwise, nan kept
         xf = x if x._dtype.is_floating_point else x.to(dtypes.get_default_dtype())
-        r = ew.where(ew.lt(xf, 0), math.pi, ew.mul(xf, 0.0))
+        r = ew.where(ew.lt(xf, 0), math.pi, ew.where(ew.isnan(xf), xf, 0.0))
     return out.copy_(r) if out is not None else r
 
 
