@@ -53,3 +53,23 @@ def test_fft_on_cuda_goes_through_the_host():
 def test_ops_without_a_complex_path_raise_naming_the_op():
     with pytest.raises(NotImplementedError, match="sin: ember's CUDA kernels do not compute on complex tensors"):
         dev(A).sin()
+
+
+@pytest.mark.parametrize("name", ["sgd_step", "adam_step"])
+def test_optimizer_steps_update_complex_parameters_as_pairs(name):
+    from ember.core.dispatch import get_op
+
+    rng = np.random.default_rng(0)
+    p, g = (rng.standard_normal((2, 3)) + 1j * rng.standard_normal((2, 3)) for _ in range(2))
+    results = []
+    for device in ("cpu", "cuda"):
+        param, grad = E.from_numpy(p.copy()).to(device), E.from_numpy(g).to(device)
+        states = [E.zeros(2, 3, dtype=E.complex128, device=device) for _ in range(2)]
+        if name == "sgd_step":
+            get_op(name)(param, grad, states[0], 0.1, 0.9, 0.0, 0.01, False, False, True)
+        else:
+            get_op(name)(param, grad, states[0], states[1], None, 1.0, 0.01, 0.9, 0.999, 1e-8, 0.0, False, False,
+                         False)
+        results.append(param.cpu().numpy())
+    np.testing.assert_allclose(results[1], results[0], rtol=1e-12)
+    assert not np.allclose(results[0], p)

@@ -5,6 +5,8 @@ ember's Numba-CUDA kernels are generated for float and integer compute types; gi
 tensors they would compute in the wrong type. So every CUDA kernel is wrapped here: with no
 complex operand it runs as it is (one loop over the arguments); with one, the op either
 - moves data only (copies, casts, cat, flip): its kernel handles any element type; or
+- updates elementwise in place (the optimizers' steps): it runs on the float views (each complex
+  element as a pair of floats, as PyTorch's optimizers do through view_as_real); or
 - has a composite on the (real, imaginary) float views (`ember.core.ops.complex.VIA_REAL`:
   add, sub, mul, div, neg, square, abs, exp, log, sqrt, eq, ne, isnan/isinf/isfinite, sum,
   mean, mm, bmm), which runs the float kernels; or
@@ -16,13 +18,16 @@ The complex views, `complex`, `angle`, `conj_physical` and `polar` are device-in
 from __future__ import annotations
 
 from ember.core.dispatch import registered_ops
-from ember.core.ops.complex import VIA_REAL
+from ember.core.ops.complex import VIA_REAL, view_as_real
 from ember.core.tensor import Tensor
 
 __all__ = ["register", "ptx_cases"]
 
 # ops whose CUDA kernels move elements without computing on them
 _MOVES = frozenset({"copy_", "clone", "to_dtype", "fill_", "cat", "flip", "fft_c2c", "fft_r2c", "fft_c2r"})
+# in-place elementwise updates that run on the (real, imaginary) pairs
+_AS_PAIRS = frozenset({"sgd_step", "adam_step", "rmsprop_step", "adagrad_step", "adamax_step", "nadam_step",
+                       "radam_step", "adadelta_step"})
 
 
 def _has_complex(args: tuple, kwargs: dict) -> bool:
@@ -40,10 +45,14 @@ def _has_complex(args: tuple, kwargs: dict) -> bool:
 
 def _gate(name: str, kernel):
     via_real = VIA_REAL.get(name)
+    pairs = name in _AS_PAIRS
 
     def run(*args, **kwargs):
         if not _has_complex(args, kwargs):
             return kernel(*args, **kwargs)
+        if pairs:
+            kernel(*(view_as_real(a) if isinstance(a, Tensor) and a._dtype.is_complex else a for a in args), **kwargs)
+            return args[0]
         if via_real is not None:
             return via_real(*args, **kwargs)
         raise NotImplementedError(f"{name}: ember's CUDA kernels do not compute on complex tensors (only copies and "
