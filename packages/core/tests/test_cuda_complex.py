@@ -73,3 +73,13 @@ def test_optimizer_steps_update_complex_parameters_as_pairs(name):
         results.append(param.cpu().numpy())
     np.testing.assert_allclose(results[1], results[0], rtol=1e-12)
     assert not np.allclose(results[0], p)
+
+
+def test_einsum_of_complex_operands_on_cuda():
+    rng = np.random.default_rng(1)
+    a = rng.standard_normal((2, 3, 2)) + 1j * rng.standard_normal((2, 3, 2))
+    b = rng.standard_normal((3, 4, 2)) + 1j * rng.standard_normal((3, 4, 2))
+    got = E.einsum("bix,iox->box", dev(a), dev(b))
+    np.testing.assert_allclose(got.cpu().numpy(), np.einsum("bix,iox->box", a, b), atol=1e-12)
+    got = E.einsum("bix,iox->box", dev(a), dev(b.real))
+    np.testing.assert_allclose(got.cpu().numpy(), np.einsum("bix,iox->box", a, b.real), atol=1e-12)

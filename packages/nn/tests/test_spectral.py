@@ -4,6 +4,8 @@ parameters under the optimizers, and the training trajectory of PyTorch from the
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 
@@ -125,3 +127,31 @@ def test_spectral_layer_trains_as_pytorch(optimizer):
     np.testing.assert_allclose(losses, tlosses, rtol=2e-4)
     for (name, p), tp in zip(model.named_parameters(), tmodel.parameters()):
         np.testing.assert_allclose(p.detach().numpy(), tp.detach().numpy(), rtol=1e-3, atol=1e-5, err_msg=name)
+
+
+@pytest.mark.cuda
+def test_spectral_layer_on_cuda_matches_the_cpu():
+    """Forward and backward of the spectral convolution on CUDA (complex gate, FFT through the host)."""
+    if not et.cuda.is_available():
+        pytest.skip("no CUDA device or simulator")
+    rng = np.random.default_rng(0)
+    xa = rng.standard_normal((2, 2, 8, 6))
+    wa = rng.standard_normal((2, 3, 2, 2)) + 1j * rng.standard_normal((2, 3, 2, 2))
+
+    def layer(x, w):
+        x_ft = et.fft.rfft2(x)
+        out = et.zeros(2, 3, 8, 4, dtype=et.complex128, device=x.device)
+        out[:, :, :2, :2] = et.einsum("bixy,ioxy->boxy", x_ft[:, :, :2, :2], w)
+        return et.fft.irfft2(out, s=(8, 6))
+
+    results = []
+    for device in ("cpu", "cuda"):
+        x = et.tensor(xa, device=device, requires_grad=True)
+        w = et.tensor(wa, device=device, requires_grad=True)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UserWarning)  # the FFT's host round trip
+            y = layer(x, w)
+            (y * y).sum().backward()
+        results.append([t.detach().cpu().numpy() for t in (y, x.grad, w.grad)])
+    for got, want in zip(results[1], results[0]):
+        np.testing.assert_allclose(got, want, atol=1e-12)

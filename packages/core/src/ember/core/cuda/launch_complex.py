@@ -8,8 +8,8 @@ complex operand it runs as it is (one loop over the arguments); with one, the op
 - updates elementwise in place (the optimizers' steps): it runs on the float views (each complex
   element as a pair of floats, as PyTorch's optimizers do through view_as_real); or
 - has a composite on the (real, imaginary) float views (`ember.core.ops.complex.VIA_REAL`:
-  add, sub, mul, div, neg, square, abs, exp, log, sqrt, eq, ne, isnan/isinf/isfinite, sum,
-  mean, mm, bmm), which runs the float kernels; or
+  add, sub, mul, div, neg, square, abs, exp, log, sqrt, eq, ne, isnan/isinf/isfinite, where,
+  sum, mean, mm, bmm, dot, einsum), which runs the float kernels; or
 - raises NotImplementedError naming the op (move the tensor to the CPU for it).
 The complex views, `complex`, `angle`, `conj_physical` and `polar` are device-independent
 ("any" kernels over float views), and the FFT runs on the host (NOTE [ FFT backends ]).

@@ -523,6 +523,34 @@ def _mm_via_real(name: str, a, b, *, out=None):
     return _joined(re, im if im is not None else 0.0, out)
 
 
+def _einsum_via_real(equation: str, *operands, out=None):
+    """einsum of complex operands as a sum of real einsums: each complex operand contributes its real
+    or imaginary part, and a term with k imaginary parts carries i^k (2^m einsums for m complex operands)."""
+    from ember.core.dispatch import get_op
+    from ember.core.ops import elementwise as ew
+
+    dt = dtypes.result_type(*operands)
+    parts = [_parts(o, dt) for o in operands]
+    op = get_op("einsum")
+    acc = [None, None]  # real, imaginary
+
+    def add(which: int, term, sign: int) -> None:
+        term = term if sign > 0 else ew.neg(term)
+        acc[which] = term if acc[which] is None else ew.add(acc[which], term)
+
+    def walk(i: int, chosen: list, k: int) -> None:
+        if i == len(parts):
+            add(k % 2, op(equation, *chosen), 1 if k % 4 < 2 else -1)
+            return
+        re, im = parts[i]
+        walk(i + 1, chosen + [re], k)
+        if isinstance(im, Tensor):
+            walk(i + 1, chosen + [im], k + 1)
+
+    walk(0, [], 0)
+    return _joined(acc[0], acc[1] if acc[1] is not None else 0.0, out)
+
+
 # op name -> f(*args, **kwargs) computing it on float views
 VIA_REAL = {
     **{n: (lambda a, b, *, out=None, _n=n: _binary_via_real(_n, a, b, out)) for n in ("add", "sub", "mul", "div",
@@ -534,4 +562,5 @@ VIA_REAL = {
        for n in ("sum", "mean")},
     **{n: (lambda a, b, *, out=None, _n=n: _mm_via_real(_n, a, b, out=out)) for n in ("mm", "bmm", "dot")},
     "where": _where_via_real,
+    "einsum": _einsum_via_real,
 }
