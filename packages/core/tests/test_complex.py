@@ -255,3 +255,11 @@ def test_conjugate_transposes_and_vdot_conjugate():
     np.testing.assert_allclose(E.vdot(z[0], z[1]).numpy(), np.vdot(a[0], a[1]))
     r = E.ones(2, 3)
     assert r.mH.shape == (3, 2)
+
+
+def test_type_names_and_python_number_conversions():
+    assert E.tensor([1j]).type() == "torch.ComplexFloatTensor"
+    assert E.ones(1).type("torch.ComplexDoubleTensor").dtype is E.complex128
+    assert int(E.tensor(3 + 0j)) == 3 and float(E.tensor(2 + 0j)) == 2.0
+    with pytest.raises(RuntimeError, match="value cannot be converted to type double without overflow"):
+        float(E.tensor(1 + 1j))

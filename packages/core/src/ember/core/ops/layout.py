@@ -315,6 +315,7 @@ def type(input, dtype=None, non_blocking: bool = False):  # noqa: A001 - PyTorch
     if dtype is None:
         names = {"float32": "Float", "float64": "Double", "float16": "Half", "bfloat16": "BFloat16",
                  "int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool"}
+        names |= {"complex64": "ComplexFloat", "complex128": "ComplexDouble"}
         prefix = "torch.cuda." if input.is_cuda else "torch."
         return f"{prefix}{names[input._dtype.name]}Tensor"
     dev = None
@@ -323,6 +324,7 @@ def type(input, dtype=None, non_blocking: bool = False):  # noqa: A001 - PyTorch
     elif isinstance(dtype, str):
         rev = {"Float": "float32", "Double": "float64", "Half": "float16", "BFloat16": "bfloat16",
                "Long": "int64", "Int": "int32", "Short": "int16", "Char": "int8", "Byte": "uint8", "Bool": "bool"}
+        rev |= {"ComplexFloat": "complex64", "ComplexDouble": "complex128"}
         key = dtype.rsplit(".", 1)[-1].removesuffix("Tensor")
         if key not in rev:
             raise ValueError(f"invalid type: '{dtype}'")
