@@ -148,3 +148,10 @@ def test_complex_checkpoints_load_in_pytorch_and_back():
     buf.seek(0)
     w = E.load(buf)["w"]
     assert w.dtype is E.complex128 and w.tolist() == [1 + 2j, 3j]
+
+
+@pytest.mark.parametrize("fn", [lambda z: (z.exp() * z).abs(), lambda z: E.fft.fft(z).abs().pow(2),
+                                lambda z: (z * z.conj()).real + z.angle()])
+def test_second_derivatives_of_complex_functions(fn):
+    z = E.from_numpy(np.array([0.3 + 0.4j, -0.5 + 0.2j])).requires_grad_()
+    assert E.gradgradcheck(fn, (z,))
