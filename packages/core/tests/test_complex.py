@@ -263,3 +263,9 @@ def test_type_names_and_python_number_conversions():
     assert int(E.tensor(3 + 0j)) == 3 and float(E.tensor(2 + 0j)) == 2.0
     with pytest.raises(RuntimeError, match="value cannot be converted to type double without overflow"):
         float(E.tensor(1 + 1j))
+
+
+def test_linspace_between_complex_ends():
+    z = E.linspace(0, 1j, 3)
+    assert z.dtype is E.complex64 and z.tolist() == [0j, 0.5j, 1j]
+    assert E.linspace(0, 1, 3, dtype=E.complex128).tolist() == [0j, 0.5 + 0j, 1 + 0j]

@@ -327,8 +327,12 @@ def range(start, end, step=1, *, dtype=None, device=None, requires_grad: bool = 
 def linspace(start, end, steps: int, *, out=None, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
     if steps < 0:
         raise RuntimeError("number of steps must be non-negative")
+    start, end = _num(start), _num(end)
+    if dtype is None and (isinstance(start, complex) or isinstance(end, complex)):
+        dtype = dtypes.get_default_complex_dtype()  # complex ends give the default complex dtype, as PyTorch
     dtype = _dtype_or_default(dtype)
-    a = np.linspace(_num(start), _num(end), steps, dtype=np.float64).astype(dtype.np)
+    work = np.complex128 if dtype.is_complex else np.float64
+    a = np.linspace(start, end, steps, dtype=work).astype(dtype.np)
     t = _finish(Tensor._wrap(a), requires_grad, as_device(device))
     return out.resize_(t.shape).copy_(t) if out is not None else t
 
