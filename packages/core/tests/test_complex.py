@@ -269,3 +269,13 @@ def test_linspace_between_complex_ends():
     z = E.linspace(0, 1j, 3)
     assert z.dtype is E.complex64 and z.tolist() == [0j, 0.5j, 1j]
     assert E.linspace(0, 1, 3, dtype=E.complex128).tolist() == [0j, 0.5 + 0j, 1 + 0j]
+
+
+def test_complex_numbers_written_into_real_tensors():
+    x = E.ones(2)
+    with pytest.raises(RuntimeError, match="value cannot be converted to type float without overflow"):
+        x[0] = 1j
+    with pytest.raises(RuntimeError, match="value cannot be converted to type double without overflow"):
+        E.ones(2, dtype=E.float64).fill_(2j)
+    x[1] = 3 + 0j
+    assert x.tolist() == [1.0, 3.0]

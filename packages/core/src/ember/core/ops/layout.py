@@ -261,7 +261,16 @@ def fill_(input, value) -> Tensor:
             raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor with {value.ndim} "
                                "dimensions.")
         value = value.item()
+    _check_real_value(input, value)
     return _fill(input, value)
+
+
+def _check_real_value(input, value) -> None:
+    """PyTorch's error for a complex number with an imaginary part written into a real tensor."""
+    if isinstance(value, complex) and value.imag and not input._dtype.is_complex:
+        names = {"float32": "float", "float64": "double", "int64": "int64_t", "int32": "int", "bool": "bool"}
+        raise RuntimeError(f"value cannot be converted to type {names.get(input._dtype.name, input._dtype.name)} "
+                           "without overflow")
 
 
 @method
@@ -466,6 +475,8 @@ def getitem(self, key):
 
 
 def setitem(self, key, value) -> None:
+    if type(value) is complex:
+        _check_real_value(self, value)
     key = _unwrap_0d_int(_normalize_key(key))
     if _is_basic(key):
         S.copy_(basic_index(self, key), value)
