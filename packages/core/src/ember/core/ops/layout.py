@@ -475,7 +475,7 @@ def getitem(self, key):
 
 
 def setitem(self, key, value) -> None:
-    if type(value) is complex:
+    if isinstance(value, complex):  # `type` is the Tensor method here
         _check_real_value(self, value)
     key = _unwrap_0d_int(_normalize_key(key))
     if _is_basic(key):
