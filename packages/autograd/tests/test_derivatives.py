@@ -364,6 +364,32 @@ SAMPLES.update({
 })
 
 
+
+def make_complex(shape, seed: int = 0) -> E.Tensor:
+    """A complex128 leaf (gradcheck perturbs its real and imaginary parts)."""
+    rng = np.random.default_rng(seed)
+    return E.from_numpy(rng.uniform(-1, 1, shape) + 1j * rng.uniform(-1, 1, shape)).requires_grad_()
+
+
+# complex views and constructors, and the FFT primitives: checked in both directions of each
+# complex element (gradcheck's float views), with PyTorch's conjugate-Wirtinger convention
+SAMPLES.update({
+    "real": [(lambda z: z.real * z.real, (make_complex((2, 3)),))],
+    "imag": [(lambda z: z.imag * z.real, (make_complex((2, 3)),))],
+    "view_as_real": [(lambda z: E.view_as_real(z * z), (make_complex((3,)),))],
+    "view_as_complex": [(lambda x: E.view_as_complex(x) * E.view_as_complex(x), (make((3, 2)),))],
+    "complex": [(E.complex, (make((2, 3)), make((3,)))),
+                (lambda a, b: E.complex(a, b).abs(), (make((3,)), make((3,))))],
+    "angle": [(E.angle, (make_complex((2, 3)),)), (lambda x: E.angle(x) * x, (make((4,), 0.5, 1.0),))],
+    "conj_physical": [(lambda z: E.conj_physical(z) * z, (make_complex((2, 3)),)), (E.conj_physical, (make((3,)),))],
+    "fft_c2c": [(lambda z, n=n, f=f: op("fft_c2c")(z, (0, 1), n, f), (make_complex((3, 4)),))
+                for n in ("backward", "ortho", "forward") for f in (True, False)],
+    "fft_r2c": [(lambda x, n=n: op("fft_r2c")(x, (1,), n), (make((2, m)),))
+                for n in ("backward", "ortho", "forward") for m in (5, 6)],
+    "fft_c2r": [(lambda z, n=n, m=m: op("fft_c2r")(z, (0, 1), n, m), (make_complex((2, m // 2 + 1)),))
+                for n in ("backward", "ortho", "forward") for m in (5, 6)],
+})
+
 # derivatives ember does not provide: differentiating them raises (QR of a wide matrix)
 NO_DOUBLE_BACKWARD = {
     "linalg_qr": lambda x, g: op("linalg_qr")(x, "reduced")[1] * g[:2, :2].sum(),

@@ -60,8 +60,7 @@ def test_tensor_errors():
         E.tensor([[1, 2], [3]])
     with pytest.raises(TypeError, match="Could not infer dtype of str"):
         E.tensor(["a"])
-    with pytest.raises(TypeError, match="complex"):
-        E.tensor([1j])
+    assert E.tensor([1j]).dtype is E.complex64  # Python complex numbers: the default complex dtype
 
 
 def test_default_dtype_governs_python_floats(float64_default):
@@ -111,8 +110,8 @@ def test_from_numpy_shares_memory_and_strides():
 def test_from_numpy_errors():
     with pytest.raises(ValueError, match="negative"):
         E.from_numpy(np.arange(3)[::-1])
-    with pytest.raises(TypeError, match="can't convert np.ndarray of type complex128"):
-        E.from_numpy(np.zeros(2, dtype=np.complex128))
+    with pytest.raises(TypeError, match="can't convert np.ndarray of type <U1"):
+        E.from_numpy(np.array(["a"]))
     with pytest.raises(TypeError, match="expected np.ndarray"):
         E.from_numpy([1, 2])
     ro = np.zeros(2)

@@ -21,7 +21,7 @@ SUBMODULES = ["nn", "nn.functional", "nn.init", "nn.utils", "nn.utils.rnn", "nn.
               "utils.data.distributed", "utils.data.dataloader", "utils.data.sampler", "utils.data.dataset",
               "utils.checkpoint", "autograd", "autograd.functional", "multiprocessing", "serialization", "backends",
               "backends.cudnn", "backends.cuda", "backends.mps", "cuda", "cuda.amp", "amp", "testing", "linalg",
-              "special", "onnx", "jit", "profiler", "distributed", "func", "futures", "nn.utils.stateless"] + [
+              "special", "fft", "onnx", "jit", "profiler", "distributed", "func", "futures", "nn.utils.stateless"] + [
                  f"nn.modules.{m}" for m in NN_MODULES]
 
 
@@ -161,6 +161,16 @@ def test_special_and_linalg_are_the_core_functions():
     x = ea.tensor([-1.0, 0.0, 2.0])
     np.testing.assert_allclose(et.special.expit(x).numpy(), 1 / (1 + np.exp([1.0, 0.0, -2.0])), rtol=1e-6)
     assert et.linalg.norm is ea.linalg.norm and not hasattr(et.special, "digamma")
+
+
+def test_fft_and_complex_names():
+    import ember.core.fft as core_fft
+
+    assert et.fft.rfft2 is core_fft.rfft2 and ea.fft.irfftn is core_fft.irfftn
+    assert not hasattr(et.fft, "backend_name")
+    assert et.complex64 is ea.complex64 and et.view_as_real is ea.view_as_real
+    with pytest.raises(AttributeError, match="ember has no complex32"):
+        et.complex32
 
 
 def test_version_compares_as_a_modern_version():

@@ -54,7 +54,9 @@ def reduce_grad(node: Node, i: int, g, in_meta: tuple) -> Tensor:
             raise RuntimeError(f"Function {node.name()} returned an invalid gradient at index {i} - got "
                                f"{list(g._shape)} but expected shape compatible with {list(shape)}")
         g = r
-    if g._dtype is not dtype and dtype.is_floating_point:
+    if g._dtype is not dtype and (dtype.is_floating_point or dtype.is_complex):
+        if g._dtype.is_complex and not dtype.is_complex:
+            g = g.real  # a real input of a complex op: PyTorch's gradient is the real part
         g = g.to(dtype)
     if g._storage.device != device:
         g = g.to(device)

@@ -207,7 +207,7 @@ def _attach(ctx: BackwardCFunction, args: tuple, tensor_pos: list[int], output):
         elif id(o) in inputs:
             o = outs[i] = Tensor._make(o._storage, o._offset, o._shape, o._strides, o._dtype)
         ctx._out_meta.append((o._shape, o._dtype, o.device))
-        if id(o) in non_diff or not o._dtype.is_floating_point:
+        if id(o) in non_diff or not (o._dtype.is_floating_point or o._dtype.is_complex):
             continue
         o._grad_fn = ctx
         o._requires_grad = True
@@ -262,7 +262,7 @@ def once_differentiable(fn: Callable) -> Callable:
         outs = (outputs,) if single else outputs
         res = []
         for o in outs:
-            if isinstance(o, Tensor) and o._dtype.is_floating_point:
+            if isinstance(o, Tensor) and (o._dtype.is_floating_point or o._dtype.is_complex):
                 o = Tensor._make(o._storage, o._offset, o._shape, o._strides, o._dtype)
                 o._grad_fn = err
                 o._requires_grad = True

@@ -2,7 +2,9 @@
 
 Inputs should be float64: the check perturbs each element of every input that requires grad by
 `±eps`, builds the numerical Jacobian column by column, and compares it with the analytical
-one, built row by row by `grad` with one-hot output gradients.
+one, built row by row by `grad` with one-hot output gradients. Complex inputs and outputs are
+checked as their (real, imaginary) float views, so both directions of each complex element are
+perturbed; with PyTorch's convention that float view's gradient is the complex gradient's view.
 """
 
 from __future__ import annotations
@@ -34,6 +36,25 @@ def _host(t: Tensor) -> np.ndarray:
 
 def _diff_outputs(outputs: tuple) -> list[Tensor]:
     return [o for o in outputs if isinstance(o, Tensor) and o.is_floating_point()]
+
+
+def _real_view(func: Callable, inputs: tuple) -> tuple[Callable, tuple]:
+    """`func` over float views of its complex inputs that require grad, returning float views of
+    its complex outputs (what the finite differences perturb and compare)."""
+    from ember.core.ops.complex import view_as_complex, view_as_real
+
+    pos = [i for i, x in enumerate(inputs) if isinstance(x, Tensor) and x.is_complex() and x.requires_grad]
+    new = list(inputs)
+    for i in pos:
+        new[i] = view_as_real(inputs[i].detach()).clone().requires_grad_(True)
+
+    def wrapped(*args):
+        args = list(args)
+        for i in pos:
+            args[i] = view_as_complex(args[i])
+        outs = _as_tuple(func(*args))
+        return tuple(view_as_real(o) if isinstance(o, Tensor) and o.is_complex() else o for o in outs)
+    return wrapped, tuple(new)
 
 
 def _perturb(x: Tensor, idx: tuple, value: float) -> None:
@@ -103,7 +124,7 @@ def gradcheck(func: Callable, inputs, *, eps: float = 1e-6, atol: float = 1e-5, 
     """
     if check_batched_grad or check_forward_ad or check_batched_forward_grad:
         raise NotImplementedError("gradcheck: batched and forward-mode checks are not supported by ember")
-    tupled = _as_tuple(inputs)
+    func, tupled = _real_view(func, _as_tuple(inputs))
     diff_idx = [i for i, x in enumerate(tupled) if isinstance(x, Tensor) and x.requires_grad]
     if not diff_idx:
         raise ValueError("gradcheck expects at least one input tensor to require gradient, but none of the them "

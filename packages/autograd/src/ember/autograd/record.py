@@ -181,12 +181,12 @@ def _record(op, args: tuple, kwargs: dict, call_next):
     if not need:
         return r
     if single:
-        if r._dtype.is_floating_point:
+        if r._dtype.is_floating_point or r._dtype.is_complex:
             r._grad_fn = node
             r._requires_grad = True
         return r
     for i, o in enumerate(outs):
-        if isinstance(o, Tensor) and o._dtype.is_floating_point:
+        if isinstance(o, Tensor) and (o._dtype.is_floating_point or o._dtype.is_complex):
             o._grad_fn = node
             o._requires_grad = True
             if i:

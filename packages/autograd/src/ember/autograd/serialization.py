@@ -499,8 +499,8 @@ class _Decoder:
         except (TypeError, RuntimeError) as e:
             raise self.fail(f"tensor over storage {i}: {e}") from None
         if b.get("requires_grad"):
-            if not t._dtype.is_floating_point:
-                raise self.fail(f"only floating point tensors can require gradients; got {dt}")
+            if not (t._dtype.is_floating_point or t._dtype.is_complex):
+                raise self.fail(f"only floating point and complex tensors can require gradients; got {dt}")
             t.requires_grad_(True)
         return t
 

@@ -22,7 +22,7 @@ __all__ = ["install", "is_tensor", "is_floating_point", "numel", "is_nonzero", "
 
 
 def _check_can_require_grad(t: Tensor) -> None:
-    if not t._dtype.is_floating_point:
+    if not (t._dtype.is_floating_point or t._dtype.is_complex):
         raise RuntimeError("only Tensors of floating point and complex dtype can require gradients")
 
 

@@ -56,6 +56,7 @@ _STORAGE_DTYPES = {
     "FloatStorage": "float32", "DoubleStorage": "float64", "HalfStorage": "float16", "LongStorage": "int64",
     "IntStorage": "int32", "ShortStorage": "int16", "CharStorage": "int8", "ByteStorage": "uint8",
     "BoolStorage": "bool", "BFloat16Storage": "bfloat16",
+    "ComplexFloatStorage": "complex64", "ComplexDoubleStorage": "complex128",
 }
 _STORAGE_OF = {dt: cls for cls, dt in _STORAGE_DTYPES.items()}
 # the pickle stream of a pre-1.6 `torch.save` starts with PROTO 2 and this LONG1 magic number
@@ -169,7 +170,7 @@ class _Unpickler(pickle._Unpickler):
             t = make_tensor(storage.storage, storage_offset, size, stride, storage.dtype, op="_rebuild_tensor_v2")
         except (TypeError, RuntimeError) as e:
             raise self.fail(f"tensor over {self.prefix}/data/{storage.key}: {e}") from None
-        if requires_grad is True and t._dtype.is_floating_point:
+        if requires_grad is True and (t._dtype.is_floating_point or t._dtype.is_complex):
             t.requires_grad_(True)
         return t
 
@@ -197,7 +198,7 @@ def _rebuild_parameter(data, requires_grad, backward_hooks=None) -> Tensor:
         raise TypeError(f"_rebuild_parameter expects a tensor and a bool; got {type(data).__name__} and "
                         f"{type(requires_grad).__name__}")
     t = data._as_subclass(_loaded_class("ember.nn.parameter:Parameter"))
-    return t.requires_grad_(requires_grad) if t._dtype.is_floating_point else t
+    return t.requires_grad_(requires_grad) if t._dtype.is_floating_point or t._dtype.is_complex else t
 
 
 def _read_member(archive: zipfile.ZipFile, member: str, name: str, expected: int | None = None) -> bytes:

@@ -10,6 +10,7 @@ from ember.core.dtypes import (
     bfloat16, bool, double, dtype, float, float16, float32, float64, get_default_dtype, half, int, int8, int16, int32,
     int64, long, promote_types, result_type, set_default_dtype, short, uint8,
 )
+from ember.core.dtypes import cdouble, cfloat, complex64, complex128, get_default_complex_dtype
 from ember.core.storage import Storage
 from ember.core.tensor import Size, Tensor
 from ember.core.creation import (
@@ -42,6 +43,9 @@ from ember.core.ops.pool import *  # noqa: F403
 from ember.core.ops.rnn_cells import *  # noqa: F403
 from ember.core.ops.softmax import *  # noqa: F403
 from ember.core.ops.upsample import *  # noqa: F403
+from ember.core.ops.complex import *  # noqa: F403
+from ember.core.ops import complex as _complex_ops
+from ember.core import fft
 from ember.core import cuda  # noqa: E402 - after the star imports, which export the method `cuda`
 from ember.core.cuda.interop import from_dlpack
 from ember.core import testing
@@ -51,3 +55,5 @@ from ember.core.parallel import (
 )
 
 __version__ = "0.3.0"
+
+_complex_ops._install_ordering_checks()  # after every op it checks is declared

@@ -89,8 +89,8 @@ def _infer_np(data, dtype):
         return a.astype(np.int64)
     if a.dtype.kind == "b":
         return a
-    if a.dtype.kind == "c":
-        raise TypeError("complex tensors are not supported by ember")
+    if a.dtype.kind == "c":  # Python complex numbers give the default complex dtype, as in PyTorch
+        return a if from_numpy_data else a.astype(dtypes.get_default_complex_dtype().np)
     if a.dtype == np.object_ or a.dtype.kind in "USV":
         raise TypeError(f"Could not infer dtype of {type(_first_leaf(data)).__name__}")
     return a
@@ -241,6 +241,8 @@ def full(size, fill_value, *, out=None, dtype=None, device=None, requires_grad: 
             dtype = dtypes.bool
         elif isinstance(fill_value, numbers.Integral):
             dtype = dtypes.int64
+        elif isinstance(fill_value, complex):
+            dtype = dtypes.get_default_complex_dtype()
         else:
             dtype = dtypes.get_default_dtype()
     t = empty(*_shape_arg((size,) if not isinstance(size, int) else (size,)), dtype=dtype, device=device)
@@ -325,8 +327,12 @@ def range(start, end, step=1, *, dtype=None, device=None, requires_grad: bool = 
 def linspace(start, end, steps: int, *, out=None, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
     if steps < 0:
         raise RuntimeError("number of steps must be non-negative")
+    start, end = _num(start), _num(end)
+    if dtype is None and (isinstance(start, complex) or isinstance(end, complex)):
+        dtype = dtypes.get_default_complex_dtype()  # complex ends give the default complex dtype, as PyTorch
     dtype = _dtype_or_default(dtype)
-    a = np.linspace(_num(start), _num(end), steps, dtype=np.float64).astype(dtype.np)
+    work = np.complex128 if dtype.is_complex else np.float64
+    a = np.linspace(start, end, steps, dtype=work).astype(dtype.np)
     t = _finish(Tensor._wrap(a), requires_grad, as_device(device))
     return out.resize_(t.shape).copy_(t) if out is not None else t
 

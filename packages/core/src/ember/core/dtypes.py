@@ -10,18 +10,21 @@ __all__ = [
     "dtype", "bool", "uint8", "int8", "int16", "int32", "int64", "float16", "float32", "float64",
     "bfloat16", "half", "float", "double", "short", "int", "long", "result_type", "promote_types",
     "get_default_dtype", "set_default_dtype", "can_cast", "as_dtype", "from_numpy_dtype",
+    "complex64", "complex128", "cfloat", "cdouble", "get_default_complex_dtype",
 ]
 
 _builtin_bool, _builtin_int, _builtin_float = bool, int, float
 
 # promotion categories: bool < integer < floating
 _BOOL, _INT, _FLOAT = 0, 1, 2
+_COMPLEX = 3  # above floating: complex64 ranks with float32, complex128 with float64
 
 
 class dtype:
     """An element type of tensors; `ember.core.float32` and friends are its only instances."""
 
-    __slots__ = ("name", "np", "itemsize", "is_floating_point", "is_signed", "_category", "_rank")
+    __slots__ = ("name", "np", "itemsize", "is_floating_point", "is_signed", "_category", "_rank",
+                 "is_complex")  # a plain attribute, not a property: autograd's hot paths read it
 
     def __init__(self, name: str, np_dtype, category: int, rank: int) -> None:
         self.name = name
@@ -31,13 +34,19 @@ class dtype:
         self.is_signed = name not in ("bool", "uint8")
         self._category = category
         self._rank = rank
-
-    @property
-    def is_complex(self) -> _builtin_bool:
-        return False
+        self.is_complex = category == _COMPLEX
 
     def to_real(self) -> dtype:
-        return self
+        """The real dtype of a complex one (complex64 -> float32); any other dtype itself."""
+        return _TO_REAL.get(self.name, self)
+
+    def to_complex(self) -> dtype:
+        """The complex dtype of a floating one (float64 -> complex128, float32 and below -> complex64)."""
+        if self._category == _COMPLEX:
+            return self
+        if self._category != _FLOAT:
+            raise RuntimeError(f"Unknown Complex ScalarType for {self.name}")
+        return complex128 if self._rank >= 3 else complex64
 
     def __repr__(self) -> str:
         return f"ember.{self.name}"
@@ -58,6 +67,7 @@ class _LibraryDtype(dtype):
         self.is_floating_point = category == _FLOAT
         self.is_signed = True
         self._category, self._rank = category, rank
+        self.is_complex = False
 
     @property
     def np(self) -> np.dtype:
@@ -82,11 +92,19 @@ float64 = dtype("float64", np.float64, _FLOAT, 3)
 bfloat16 = _LibraryDtype("bfloat16", ("ml_dtypes", "bfloat16"), 2, _FLOAT, 1)
 half, float, double = float16, float32, float64  # noqa: A001
 short, int, long = int16, int32, int64  # noqa: A001
+# complex: numpy's complex64/complex128 (interleaved real, imaginary); numpy has no complex32,
+# so ember has no ComplexHalf (docs/complex.md)
+complex64 = dtype("complex64", np.complex64, _COMPLEX, 2)
+complex128 = dtype("complex128", np.complex128, _COMPLEX, 3)
+cfloat, cdouble = complex64, complex128
+_TO_REAL = {"complex64": float32, "complex128": float64}
 
 ALL = (bool, uint8, int8, int16, int32, int64, float16, bfloat16, float32, float64)
+ALL += (complex64, complex128)
 _BY_NAME = {d.name: d for d in ALL} | {
     "half": float16, "float": float32, "double": float64, "short": int16, "int": int32, "long": int64,
 }
+_BY_NAME |= {"cfloat": complex64, "cdouble": complex128}
 _BY_NP = {d.np: d for d in ALL if type(d) is dtype}  # a library dtype joins when its numpy type is made
 
 
@@ -108,6 +126,11 @@ def get_default_dtype() -> dtype:
     return _default_float
 
 
+def get_default_complex_dtype() -> dtype:
+    """The complex dtype Python complex numbers produce: the complex of the default float dtype."""
+    return _default_float.to_complex()
+
+
 def set_default_dtype(d: dtype) -> None:
     """Set the default floating dtype; only float16, float32 and float64 are allowed."""
     global _default_float
@@ -127,6 +150,8 @@ def as_dtype(d) -> dtype:
         return int64
     if d is _builtin_bool:
         return bool
+    if d is complex:
+        return get_default_complex_dtype()
     if isinstance(d, str) and d in _BY_NAME:
         return _BY_NAME[d]
     try:
@@ -143,7 +168,10 @@ def promote_types(a: dtype, b: dtype) -> dtype:
     if a is b:
         return a
     if a._category != b._category:
-        return a if a._category > b._category else b
+        hi, lo = (a, b) if a._category > b._category else (b, a)
+        if hi._category == _COMPLEX and lo._category == _FLOAT and lo._rank > hi._rank:
+            return complex128  # float64 with complex64: keep float64's precision
+        return hi
     if a._rank == b._rank and a._category == _FLOAT:
         return float32  # float16 with bfloat16: neither holds the other
     if a._category == _INT:
@@ -154,6 +182,8 @@ def promote_types(a: dtype, b: dtype) -> dtype:
 
 
 def _scalar_category(x) -> int:
+    if isinstance(x, complex | np.complexfloating):
+        return _COMPLEX
     if isinstance(x, _builtin_bool | np.bool_):
         return _BOOL
     if isinstance(x, _builtin_int | np.integer):
@@ -188,9 +218,14 @@ def result_type(*operands) -> dtype:
     out = dims
     if zero is not None:
         out = zero if out is None or zero._category > out._category else out
+        if zero._category == _COMPLEX and dims is not None and dims._category == _FLOAT:
+            out = dims.to_complex()  # PyTorch keeps the dimensioned float's precision
     if scalar_cat >= 0:
         if out is None or scalar_cat > out._category:
-            out = (bool, int64, _default_float)[scalar_cat]
+            if scalar_cat == _COMPLEX and out is not None and out._category == _FLOAT:
+                out = out.to_complex()
+            else:
+                out = (bool, int64, _default_float, _default_float.to_complex())[scalar_cat]
     if out is None:
         raise TypeError("result_type: no operands")
     return out

@@ -62,6 +62,8 @@ def _shown(a: np.ndarray) -> np.ndarray:
 
 def _element_formatter(shown: np.ndarray):
     """`fmt(v)`: one element as PyTorch prints it, right-aligned to the width of the widest shown one."""
+    if shown.dtype.kind == "c":
+        return _complex_formatter(shown)
     if shown.dtype.kind == "f":
         fmt = _float_formatter(shown.astype(np.float64))
         sized = shown[np.isfinite(shown) & (shown != 0)]  # like PyTorch: zeros, nan and inf do not set the width
@@ -71,6 +73,18 @@ def _element_formatter(shown: np.ndarray):
         fmt, sized = (lambda v: str(int(v))), shown
     width = max((len(fmt(v)) for v in sized.flat), default=1)
     return lambda v: fmt(v).rjust(width), width
+
+
+def _complex_formatter(shown: np.ndarray):
+    """PyTorch's complex elements: the real parts aligned by their own formatter, then the imaginary
+    part with its sign and `j`, unpadded; a line holds as many as the widths of both parts allow."""
+    real_fmt, real_width = _element_formatter(shown.real)
+    imag_fmt, imag_width = _element_formatter(shown.imag)
+
+    def fmt(v):
+        im = (imag_fmt(v.imag) + "j").lstrip()
+        return real_fmt(v.real) + (im if im[0] in "+-" else "+" + im)
+    return fmt, real_width + imag_width + 1
 
 
 def _tensor_str(a: np.ndarray, indent: int, summarize: bool, fmt, width: int) -> str:
@@ -119,7 +133,8 @@ def tensor_repr(t, prefix: str = "tensor") -> str:
         body = _tensor_str(a, len(prefix) + 1, summarize, fmt, width)
     if t.device.type != "cpu":
         suffix.insert(0, f"device='{t.device}'")
-    if t._dtype not in (dtypes.get_default_dtype(), dtypes.int64, dtypes.bool) or (
+    if t._dtype not in (dtypes.get_default_dtype(), dtypes.get_default_complex_dtype(), dtypes.int64,
+                        dtypes.bool) or (
             t._dtype is dtypes.int64 and t.numel() == 0):
         suffix.append(f"dtype={t._dtype!r}")
     gf = t._grad_fn

@@ -16,6 +16,8 @@ from __future__ import annotations
 import numbers
 import os
 
+import math
+
 import numpy as np
 
 from ember.core import dtypes
@@ -250,7 +252,8 @@ def uniform_(input: Tensor, a: float = 0.0, b: float = 1.0, *, generator: Genera
         raise TypeError(f"uniform_() got unexpected keyword arguments {sorted(kwargs)}")
     if low > high:
         raise RuntimeError(f"uniform_ expects to return a [from, to) range, but found from={low} > to={high}")
-    return _uniform(input, float(low), float(high), generator=generator)
+    _uniform(_pairs(input), float(low), float(high), generator=generator)
+    return input
 
 
 @method
@@ -258,7 +261,8 @@ def normal_(input: Tensor, mean: float = 0.0, std: float = 1.0, *, generator: Ge
     """Fill with numbers drawn from N(mean, std**2)."""
     if std < 0:
         raise RuntimeError(f"normal expects std >= 0.0, but found std {std:g}")
-    return _normal(input, float(mean), float(std), generator=generator)
+    _normal(_pairs(input), float(mean), _pair_std(input, float(std)), generator=generator)
+    return input
 
 
 def _check_p(p) -> None:
@@ -349,6 +353,20 @@ def _size_kwarg(op: str, kwargs: dict):
     return size
 
 
+def _pairs(t: Tensor) -> Tensor:
+    """A complex tensor as its (real, imaginary) float view, which the samplers fill; others as they are."""
+    if t._dtype.is_complex:
+        from ember.core.ops.complex import view_as_real
+
+        return view_as_real(t)
+    return t
+
+
+def _pair_std(t: Tensor, std: float) -> float:
+    """PyTorch's complex normal: real and imaginary parts each of variance std**2 / 2, so E|z|^2 = std**2."""
+    return std * math.sqrt(0.5) if t._dtype.is_complex else std
+
+
 def _new(shape, dtype, device, out: Tensor | None):
     from ember.core.creation import empty
 
@@ -372,14 +390,16 @@ def rand(*size, generator: Generator | None = None, out: Tensor | None = None, d
         ember.Size([2, 3])
     """
     t = _new(_size(size, _size_kwarg("rand", kwargs)), dtype, device, out)
-    return _finish(_uniform(t, 0.0, 1.0, generator=generator), requires_grad)
+    _uniform(_pairs(t), 0.0, 1.0, generator=generator)
+    return _finish(t, requires_grad)
 
 
 def randn(*size, generator: Generator | None = None, out: Tensor | None = None, dtype=None, layout=None,
           device=None, requires_grad: bool = False, pin_memory: bool = False, **kwargs) -> Tensor:
     """Numbers drawn from the standard normal distribution in a tensor of `size`."""
     t = _new(_size(size, _size_kwarg("randn", kwargs)), dtype, device, out)
-    return _finish(_normal(t, 0.0, 1.0, generator=generator), requires_grad)
+    _normal(_pairs(t), 0.0, _pair_std(t, 1.0), generator=generator)
+    return _finish(t, requires_grad)
 
 
 def _like(input: Tensor, dtype, device):

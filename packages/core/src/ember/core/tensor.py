@@ -239,7 +239,7 @@ class Tensor:
         return self._dtype.is_floating_point
 
     def is_complex(self) -> bool:
-        return False
+        return self._dtype.is_complex
 
     def is_signed(self) -> bool:
         return self._dtype.is_signed
@@ -320,10 +320,10 @@ class Tensor:
         return bool(self.item())
 
     def __float__(self) -> float:
-        return float(self._scalar_value())
+        return float(_real_part(self._scalar_value(), "double"))
 
     def __int__(self) -> int:
-        return int(self._scalar_value())
+        return int(_real_part(self._scalar_value(), "long"))
 
     def __index__(self) -> int:
         if self._dtype.is_floating_point or self.numel() != 1:
@@ -402,6 +402,15 @@ class Tensor:
         result = deepcopy_tensor(self, memo)
         memo[id(self)] = result
         return result
+
+
+def _real_part(v, to: str):
+    """A complex scalar with no imaginary part as its real part (PyTorch's `float(tensor(1+0j))`)."""
+    if isinstance(v, complex):
+        if v.imag:
+            raise RuntimeError(f"value cannot be converted to type {to} without overflow")
+        return v.real
+    return v
 
 
 class Size(tuple):

@@ -33,6 +33,7 @@ import ember.torch.multiprocessing as multiprocessing  # noqa: E402
 import ember.torch.serialization as serialization  # noqa: E402
 import ember.torch.linalg as linalg  # noqa: E402
 import ember.torch.special as special  # noqa: E402
+import ember.torch.fft as fft  # noqa: E402
 import ember.torch.testing as testing  # noqa: E402
 import ember.torch.onnx as onnx  # noqa: E402
 import ember.torch.jit as jit  # noqa: E402
@@ -97,6 +98,9 @@ def __getattr__(name: str):
         import importlib
 
         return importlib.import_module(__name__ + ".distributions")
+    if name in ("complex32", "chalf"):
+        raise AttributeError(f"module 'torch' (ember.torch) has no attribute '{name}': ember has no complex32 "
+                             "(numpy has no complex32 type to compute in); use complex64, see docs/complex.md")
     if name in _NO_CPP:
         raise AttributeError(f"module 'torch' (ember.torch) has no attribute '{name}': {_NO_CPP[name]} is not "
                              "provided by ember; see docs/porting.md")

@@ -55,3 +55,11 @@ def not_implemented(what: str):
     def rule():
         raise NotImplementedError(f"the derivative for '{what}' is not implemented.")
     return rule
+
+
+def cj(v):
+    """The conjugate of a complex tensor or number, a real one as it is. PyTorch's gradient of a
+    complex input is the conjugate Wirtinger derivative: a rule multiplies `grad` by conj(f'(z))."""
+    if isinstance(v, Tensor):
+        return v.conj_physical() if v._dtype.is_complex else v
+    return v.conjugate() if type(v) is complex else v

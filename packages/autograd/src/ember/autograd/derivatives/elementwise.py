@@ -11,7 +11,7 @@ from ember.core.ops.activation import threshold_backward as _threshold_backward
 from ember.core.tensor import Tensor
 
 from ember.autograd.derivatives._entry import derivative as d
-from ember.autograd.derivatives._helpers import where0
+from ember.autograd.derivatives._helpers import cj, where0
 
 _LN2, _LN10 = math.log(2.0), math.log(10.0)
 _TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
@@ -23,17 +23,23 @@ def _unary(name: str, rule, node_name: str | None = None):
 
 def _pow_input(grad, input, exponent):
     if isinstance(exponent, Tensor):
-        return where0(exponent != 0, grad * exponent * input ** (exponent - 1))
+        return where0(exponent != 0, grad * cj(exponent * input ** (exponent - 1)))
     if exponent == 0:
         return grad * 0.0
-    return grad * exponent * input ** (exponent - 1)
+    return grad * cj(exponent * input ** (exponent - 1))
 
 
 def _pow_exponent(grad, input, exponent, result):
     if isinstance(input, Tensor):
+        if input._dtype.is_complex or (isinstance(exponent, Tensor) and exponent._dtype.is_complex):
+            return where0(input != 0, grad * cj(result * ew.log(input)))
         return where0(ew.logical_not(ew.logical_and(input == 0, exponent >= 0)), grad * result * ew.log(input))
     if input == 0:
         return where0(exponent < 0, grad * result * -math.inf)
+    if isinstance(input, complex) or exponent._dtype.is_complex:
+        import cmath
+
+        return grad * cj(result * cmath.log(input))
     return grad * result * (math.log(input) if input > 0 else math.nan)
 
 
@@ -83,43 +89,43 @@ def _clamp_max(grad, input, min, max):
 
 ENTRIES = [
     _unary("neg", lambda grad: -grad),
-    _unary("abs", lambda grad, input: grad * ew.sign(input)),
-    _unary("square", lambda grad, input: grad * 2.0 * input),
+    _unary("abs", lambda grad, input: grad * (input.sgn() if input._dtype.is_complex else ew.sign(input))),
+    _unary("square", lambda grad, input: grad * 2.0 * cj(input)),
     _unary("frac", lambda grad: grad),
     *(_unary(name, lambda grad: grad * 0.0) for name in ("sign", "floor", "ceil", "trunc", "round")),  # flat steps
     _unary("relu", lambda grad, result: _threshold_backward(grad, result, 0.0)),  # one pass; NaN passes, as PyTorch
-    _unary("exp", lambda grad, result: grad * result),
-    _unary("exp2", lambda grad, result: grad * result * _LN2),
-    _unary("expm1", lambda grad, result: grad * (result + 1.0)),
-    _unary("log", lambda grad, input: grad / input),
-    _unary("log1p", lambda grad, input: grad / (input + 1.0), "Log1PBackward0"),
-    _unary("log2", lambda grad, input: grad / (input * _LN2)),
-    _unary("log10", lambda grad, input: grad / (input * _LN10)),
-    _unary("sqrt", lambda grad, result: grad / (2.0 * result)),
-    _unary("rsqrt", lambda grad, result: -0.5 * grad * result * result * result),
-    _unary("reciprocal", lambda grad, result: -grad * result * result),
-    _unary("sin", lambda grad, input: grad * ew.cos(input)),
-    _unary("cos", lambda grad, input: -grad * ew.sin(input)),
-    _unary("tan", lambda grad, result: grad * (1.0 + result * result)),
-    _unary("asin", lambda grad, input: grad * ew.rsqrt(1.0 - input * input)),
-    _unary("acos", lambda grad, input: -grad * ew.rsqrt(1.0 - input * input)),
-    _unary("atan", lambda grad, input: grad / (1.0 + input * input)),
-    _unary("sinh", lambda grad, input: grad * ew.cosh(input)),
-    _unary("cosh", lambda grad, input: grad * ew.sinh(input)),
-    _unary("tanh", lambda grad, result: grad * (1.0 - result * result)),
-    _unary("asinh", lambda grad, input: grad * ew.rsqrt(input * input + 1.0)),
-    _unary("acosh", lambda grad, input: grad * ew.rsqrt(input * input - 1.0)),
-    _unary("atanh", lambda grad, input: grad / (1.0 - input * input)),
-    _unary("sigmoid", lambda grad, result: grad * result * (1.0 - result)),
-    _unary("silu", lambda grad, input: grad * ew.sigmoid(input) * (1.0 + input * (1.0 - ew.sigmoid(input)))),
+    _unary("exp", lambda grad, result: grad * cj(result)),
+    _unary("exp2", lambda grad, result: grad * cj(result) * _LN2),
+    _unary("expm1", lambda grad, result: grad * cj(result + 1.0)),
+    _unary("log", lambda grad, input: grad / cj(input)),
+    _unary("log1p", lambda grad, input: grad / cj(input + 1.0), "Log1PBackward0"),
+    _unary("log2", lambda grad, input: grad / cj(input * _LN2)),
+    _unary("log10", lambda grad, input: grad / cj(input * _LN10)),
+    _unary("sqrt", lambda grad, result: grad / cj(2.0 * result)),
+    _unary("rsqrt", lambda grad, result: -0.5 * grad * cj(result * result * result)),
+    _unary("reciprocal", lambda grad, result: -grad * cj(result * result)),
+    _unary("sin", lambda grad, input: grad * cj(ew.cos(input))),
+    _unary("cos", lambda grad, input: -grad * cj(ew.sin(input))),
+    _unary("tan", lambda grad, result: grad * cj(1.0 + result * result)),
+    _unary("asin", lambda grad, input: grad * cj(ew.rsqrt(1.0 - input * input))),
+    _unary("acos", lambda grad, input: -grad * cj(ew.rsqrt(1.0 - input * input))),
+    _unary("atan", lambda grad, input: grad / cj(1.0 + input * input)),
+    _unary("sinh", lambda grad, input: grad * cj(ew.cosh(input))),
+    _unary("cosh", lambda grad, input: grad * cj(ew.sinh(input))),
+    _unary("tanh", lambda grad, result: grad * cj(1.0 - result * result)),
+    _unary("asinh", lambda grad, input: grad * cj(ew.rsqrt(input * input + 1.0))),
+    _unary("acosh", lambda grad, input: grad * cj(ew.rsqrt(input * input - 1.0))),
+    _unary("atanh", lambda grad, input: grad / cj(1.0 - input * input)),
+    _unary("sigmoid", lambda grad, result: grad * cj(result * (1.0 - result))),
+    _unary("silu", lambda grad, input: grad * cj(ew.sigmoid(input) * (1.0 + input * (1.0 - ew.sigmoid(input))))),
     _unary("erf", lambda grad, input: grad * _TWO_OVER_SQRT_PI * ew.exp(-input * input)),
     _unary("erfinv", lambda grad, result: grad * (0.5 * math.sqrt(math.pi)) * ew.exp(result * result)),
 
     d("add(input, other)", input=lambda grad: grad, other=lambda grad: grad),
     d("sub(input, other)", input=lambda grad: grad, other=lambda grad: -grad),
-    d("mul(input, other)", input=lambda grad, other: grad * other, other=lambda grad, input: grad * input),
-    d("div(input, other)", input=lambda grad, other: grad / other,
-      other=lambda grad, input, other: -grad * (input / other) / other),  # other * other underflows at 1e-30
+    d("mul(input, other)", input=lambda grad, other: grad * cj(other), other=lambda grad, input: grad * cj(input)),
+    d("div(input, other)", input=lambda grad, other: grad / cj(other),
+      other=lambda grad, input, other: -grad * cj((input / other) / other)),  # other * other underflows at 1e-30
     d("remainder(input, other)", input=lambda grad: grad,
       other=lambda grad, input, other: -grad * ew.floor_divide(input, other)),
     d("fmod(input, other)", input=lambda grad: grad,

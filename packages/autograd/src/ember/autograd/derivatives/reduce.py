@@ -12,7 +12,7 @@ from ember.core.ops import elementwise as ew
 from ember.core.tensor import Tensor
 
 from ember.autograd.derivatives._entry import derivative as d
-from ember.autograd.derivatives._helpers import keep, scatter_into, unreduce, where0, zeros_with
+from ember.autograd.derivatives._helpers import cj, keep, scatter_into, unreduce, where0, zeros_with
 
 
 def _count(shape: tuple, dims: tuple) -> int:
@@ -56,7 +56,7 @@ def _prod_backward(grad, input, dims, keepdim):
     one = ones(lead + (1,), dtype=x.dtype, device=x.device)
     left = cat([one, x.narrow(-1, 0, n - 1)], -1).cumprod(-1)
     right = cat([one, x.flip((-1,)).narrow(-1, 0, n - 1)], -1).cumprod(-1).flip((-1,))
-    g = (grad.reshape(lead + (1,)) * left * right).reshape(tuple(input.permute(perm).shape))
+    g = (grad.reshape(lead + (1,)) * cj(left * right)).reshape(tuple(input.permute(perm).shape))
     inv = [0] * len(perm)
     for i, p in enumerate(perm):
         inv[p] = i
@@ -163,7 +163,7 @@ def _einsum_backward(grads, equation, operands):
         avail = set(out).union(*(set(s) for s, _ in others))
         target = "".join(c for c in sub if c in avail)
         eq = ",".join([out] + [s for s, _ in others]) + "->" + target
-        g = einsum(eq, grad, *[o for _, o in others])
+        g = einsum(eq, grad, *[cj(o) for _, o in others])  # complex: the conjugates of the other factors
         if target != sub:
             shape = tuple(op.shape)
             g = g.reshape(tuple(shape[k] if c in avail else 1 for k, c in enumerate(sub))).expand(shape)
@@ -260,10 +260,11 @@ ENTRIES = [
     d("nanmedian_dim(input, dim, keepdim=False)", name="NanmedianBackward1",
       input=lambda grad, result1, input_shape, dim, keepdim: _selected(grad, result1, input_shape, dim, keepdim)),
 
-    d("mm(input, mat2)", input=lambda grad, mat2: grad.mm(mat2.t()), mat2=lambda grad, input: input.t().mm(grad)),
-    d("bmm(input, mat2)", input=lambda grad, mat2: grad.bmm(mat2.transpose(1, 2)),
-      mat2=lambda grad, input: input.transpose(1, 2).bmm(grad)),
-    d("dot(input, other)", input=lambda grad, other: grad * other, other=lambda grad, input: grad * input),
+    d("mm(input, mat2)", input=lambda grad, mat2: grad.mm(cj(mat2.t())),
+      mat2=lambda grad, input: cj(input.t()).mm(grad)),
+    d("bmm(input, mat2)", input=lambda grad, mat2: grad.bmm(cj(mat2.transpose(1, 2))),
+      mat2=lambda grad, input: cj(input.transpose(1, 2)).bmm(grad)),
+    d("dot(input, other)", input=lambda grad, other: grad * cj(other), other=lambda grad, input: grad * cj(input)),
     d("einsum(equation, *operands)", operands=lambda grads, equation, operands: _einsum_backward(
         grads, equation, operands)),
     d("trace(input)", input=lambda grad, input_shape: _trace_backward(grad, input_shape)),

@@ -15,6 +15,7 @@ from ember.core import dtypes
 from ember.core.dispatch import declare
 from ember.core.ops._util import ERRSTATE, IGNORE_ALL, arr, shape_error, wrap, write_out
 from ember.core.ops import numba_cpu
+from ember.core.ops.complex import BINARY_REFUSING, complex_unary, refuse_complex
 from ember.core.tensor import Tensor
 
 # PyTorch computes inf and nan silently; numpy's floating-point RuntimeWarnings ("divide by zero
@@ -156,7 +157,7 @@ def _unary_dtype(rule: str, x: Tensor) -> dtypes.dtype:
         return x._dtype
     if rule == BOOL:
         return dtypes.bool
-    return x._dtype if x._dtype.is_floating_point else dtypes.get_default_dtype()
+    return x._dtype if x._dtype.is_floating_point or x._dtype.is_complex else dtypes.get_default_dtype()
 
 
 def _make_unary(name: str, fn, rule: str):
@@ -165,6 +166,8 @@ def _make_unary(name: str, fn, rule: str):
     @op.register("cpu")
     def kernel(x, *, out=None):
         dt = x._dtype
+        if dt.is_complex:
+            return complex_unary(name, fn, x, out)
         if not (rule == SAME or (rule == FLOAT and dt.is_floating_point)):
             dt = _unary_dtype(rule, x)
         c = x._npc  # Tensor._np's cache, read inline
@@ -284,7 +287,7 @@ def _xlogy(a, b, dtype=None, out=None):
 def binary_dtype(rule: str, a, b) -> dtypes.dtype:
     """The dtype an elementwise binary op computes in (and returns, but for comparisons)."""
     dt = dtypes.result_type(a, b)
-    if rule == "float" and not dt.is_floating_point:
+    if rule == "float" and not dt.is_floating_point and not dt.is_complex:
         return dtypes.get_default_dtype()
     return dt
 
@@ -308,6 +311,7 @@ def _make_binary(name: str, fn, rule: str):
     fn = fn or _xlogy
     op = declare(name, fn, differentiable=name not in _BINARY_NOT_DIFFERENTIABLE, argnames=("input", "other"))
     integer_only = name in _INTEGER_ONLY
+    refuses_complex = name in BINARY_REFUSING
     divides = name in ("floor_divide", "trunc_divide", "remainder", "fmod")
 
     @op.register("cpu")
@@ -333,6 +337,8 @@ def _make_binary(name: str, fn, rule: str):
         if integer_only and dt.is_floating_point:
             raise DtypeNotSupported(f"\"{name}_cpu\" not implemented for '{dt.name}': only integer and bool "
                                     "tensors are supported")
+        if refuses_complex and dt.is_complex:
+            refuse_complex(name, dt)
         if divides:
             _check_int_div(name, b, dt)
         token = ERRSTATE.set(IGNORE_ALL)  # PyTorch makes inf and nan silently

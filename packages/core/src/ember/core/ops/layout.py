@@ -12,6 +12,7 @@ from ember.core.device import as_device, device
 from ember.core.dispatch import declare
 from ember.core.methods import attach, method
 from ember.core.ops import shape as S
+from ember.core.ops.complex import conj as _conj
 from ember.core.tensor import Tensor
 
 
@@ -87,13 +88,14 @@ def t(input) -> Tensor:
 
 @method
 def adjoint(input) -> Tensor:
-    return S.transpose(input, -2, -1)
+    """The conjugate transpose of the last two dims (the transpose of a real tensor)."""
+    return _conj(S.transpose(input, -2, -1))
 
 
 attach("T", property(lambda self: S.permute(self, tuple(range(self.ndim - 1, -1, -1)))))
 attach("mT", property(lambda self: S.transpose(self, -2, -1)))
-attach("H", property(lambda self: S.permute(self, tuple(range(self.ndim - 1, -1, -1)))))
-attach("mH", property(lambda self: S.transpose(self, -2, -1)))
+attach("H", property(lambda self: _conj(S.permute(self, tuple(range(self.ndim - 1, -1, -1))))))
+attach("mH", property(lambda self: _conj(S.transpose(self, -2, -1))))
 
 
 @method
@@ -259,7 +261,16 @@ def fill_(input, value) -> Tensor:
             raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor with {value.ndim} "
                                "dimensions.")
         value = value.item()
+    _check_real_value(input, value)
     return _fill(input, value)
+
+
+def _check_real_value(input, value) -> None:
+    """PyTorch's error for a complex number with an imaginary part written into a real tensor."""
+    if isinstance(value, complex) and value.imag and not input._dtype.is_complex:
+        names = {"float32": "float", "float64": "double", "int64": "int64_t", "int32": "int", "bool": "bool"}
+        raise RuntimeError(f"value cannot be converted to type {names.get(input._dtype.name, input._dtype.name)} "
+                           "without overflow")
 
 
 @method
@@ -313,6 +324,7 @@ def type(input, dtype=None, non_blocking: bool = False):  # noqa: A001 - PyTorch
     if dtype is None:
         names = {"float32": "Float", "float64": "Double", "float16": "Half", "bfloat16": "BFloat16",
                  "int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool"}
+        names |= {"complex64": "ComplexFloat", "complex128": "ComplexDouble"}
         prefix = "torch.cuda." if input.is_cuda else "torch."
         return f"{prefix}{names[input._dtype.name]}Tensor"
     dev = None
@@ -321,6 +333,7 @@ def type(input, dtype=None, non_blocking: bool = False):  # noqa: A001 - PyTorch
     elif isinstance(dtype, str):
         rev = {"Float": "float32", "Double": "float64", "Half": "float16", "BFloat16": "bfloat16",
                "Long": "int64", "Int": "int32", "Short": "int16", "Char": "int8", "Byte": "uint8", "Bool": "bool"}
+        rev |= {"ComplexFloat": "complex64", "ComplexDouble": "complex128"}
         key = dtype.rsplit(".", 1)[-1].removesuffix("Tensor")
         if key not in rev:
             raise ValueError(f"invalid type: '{dtype}'")
@@ -462,6 +475,8 @@ def getitem(self, key):
 
 
 def setitem(self, key, value) -> None:
+    if isinstance(value, complex):  # `type` is the Tensor method here
+        _check_real_value(self, value)
     key = _unwrap_0d_int(_normalize_key(key))
     if _is_basic(key):
         S.copy_(basic_index(self, key), value)

@@ -184,7 +184,9 @@ def dot(input: Tensor, tensor: Tensor, *, out=None) -> Tensor:
 @method
 def vdot(input: Tensor, other: Tensor, *, out=None) -> Tensor:
     """The dot product, conjugating the first argument (the same as `dot` for real tensors)."""
-    return _dot(input, other, out=out)
+    from ember.core.ops.complex import conj
+
+    return _dot(conj(input), other, out=out)
 
 
 @method

@@ -51,6 +51,8 @@ def _matrices(A: Tensor, op: str, square: bool = True) -> np.ndarray:
                            f"{A._shape[-1]} matrices")
     if A._dtype is dtypes.float16 or A._dtype is dtypes.bfloat16:
         raise RuntimeError(f"{op}: Low precision dtypes not supported. Got {_TORCH_NAMES[A._dtype.name]}")
+    if A._dtype.is_complex:
+        raise NotImplementedError(f"{op}: complex matrices are not supported by ember's linear algebra yet")
     if not A._dtype.is_floating_point:
         raise RuntimeError(f"{op}: Expected a floating point or complex tensor as input. Got "
                            f"{_TORCH_NAMES[A._dtype.name]}")

@@ -176,7 +176,7 @@ def _kernels():
 
 
 def _check(op: str, param: Tensor, *others: Tensor | None) -> None:
-    if not param.is_floating_point():
+    if not (param.is_floating_point() or param.is_complex()):
         raise TypeError(f"{op}: parameters must be floating point; got {describe(param)}")
     for t in others:
         if t is not None and tuple(t._shape) != tuple(param._shape):
@@ -185,26 +185,29 @@ def _check(op: str, param: Tensor, *others: Tensor | None) -> None:
 
 
 def _flat(t: Tensor | None, dtype: np.dtype) -> np.ndarray:
-    """A flat writable view of a contiguous tensor (the kernels' layout), or a dummy for None."""
+    """A flat writable view of a contiguous tensor (the kernels' layout), or a dummy for None; complex
+    elements as their (real, imaginary) pairs of `dtype`."""
     if t is None:
         return np.empty(0, dtype)
     a = t._np()
     if not a.flags.c_contiguous:
         raise ValueError(f"optimizer kernels need contiguous state; got {describe(t)}")
-    return a.reshape(-1)
+    return a.reshape(-1).view(dtype)
 
 
 def _run(param: Tensor, grad: Tensor, states: tuple, fn) -> None:
-    """Call `fn(p, g, *states)` on flat arrays; a strided parameter is updated through a copy."""
+    """Call `fn(p, g, *states)` on flat arrays; a strided parameter is updated through a copy. A complex
+    parameter, its gradient and state run as real pairs, as PyTorch's optimizers (view_as_real) do."""
     dt = param._dtype.np
-    g = np.ascontiguousarray(grad._np(), dtype=dt).reshape(-1)
-    flats = [_flat(s, dt) for s in states]
+    rt = param._dtype.to_real().np
+    g = np.ascontiguousarray(grad._np(), dtype=dt).reshape(-1).view(rt)
+    flats = [_flat(s, rt) for s in states]
     pa = param._np()
     if pa.flags.c_contiguous:
-        fn(pa.reshape(-1), g, *flats)
+        fn(pa.reshape(-1).view(rt), g, *flats)
     else:
         work = np.ascontiguousarray(pa).reshape(-1)
-        fn(work, g, *flats)
+        fn(work.view(rt), g, *flats)
         np.copyto(pa, work.reshape(pa.shape))
     for s in states:
         if s is not None:
@@ -219,7 +222,7 @@ first)`: `first` says the momentum buffer is being initialised (it becomes the g
 
 @sgd_step.register("cpu")
 def _sgd_cpu(param, grad, buf, lr, momentum, dampening, weight_decay, nesterov, maximize, first):
-    c = param._dtype.np.type
+    c = param._dtype.to_real().np.type  # a complex parameter updates as its (real, imag) pairs
     k = _kernels()["sgd"]
     _run(param, grad, (buf,), lambda p, g, b: k(p, g, b, c(lr), c(momentum), c(dampening), c(weight_decay),
                                                  bool(nesterov), bool(maximize), bool(first)))
@@ -236,7 +239,7 @@ increment; `decoupled` applies AdamW's weight decay (param *= 1 - lr * weight_de
 @adam_step.register("cpu")
 def _adam_cpu(param, grad, exp_avg, exp_avg_sq, max_exp_avg_sq, step, lr, beta1, beta2, eps, weight_decay,
               amsgrad, maximize, decoupled):
-    c = param._dtype.np.type
+    c = param._dtype.to_real().np.type  # a complex parameter updates as its (real, imag) pairs
     bc1 = 1 - beta1 ** step
     bc2 = 1 - beta2 ** step
     step_size = lr / bc1
@@ -257,7 +260,7 @@ momentum, centered, maximize)`; `grad_avg` only when centered, `momentum_buffer`
 @rmsprop_step.register("cpu")
 def _rmsprop_cpu(param, grad, square_avg, grad_avg, momentum_buffer, lr, alpha, eps, weight_decay, momentum,
                  centered, maximize):
-    c = param._dtype.np.type
+    c = param._dtype.to_real().np.type  # a complex parameter updates as its (real, imag) pairs
     k = _kernels()["rmsprop"]
     _run(param, grad, (square_avg, grad_avg, momentum_buffer),
          lambda p, g, sq, ga, b: k(p, g, sq, ga, b, c(lr), c(alpha), c(eps), c(weight_decay), c(momentum),
@@ -273,7 +276,7 @@ the count after this update's increment.""")
 
 @adagrad_step.register("cpu")
 def _adagrad_cpu(param, grad, state_sum, step, lr, lr_decay, eps, weight_decay, maximize):
-    c = param._dtype.np.type
+    c = param._dtype.to_real().np.type  # a complex parameter updates as its (real, imag) pairs
     clr = lr / (1 + (step - 1) * lr_decay)
     k = _kernels()["adagrad"]
     _run(param, grad, (state_sum,), lambda p, g, s: k(p, g, s, c(clr), c(eps), c(weight_decay), bool(maximize)))
@@ -288,7 +291,7 @@ adamax_step = declare("adamax_step", differentiable=False, mutates=0, doc="""Ada
 
 @adamax_step.register("cpu")
 def _adamax_cpu(param, grad, exp_avg, exp_inf, step, lr, beta1, beta2, eps, weight_decay, maximize):
-    c = param._dtype.np.type
+    c = param._dtype.to_real().np.type  # a complex parameter updates as its (real, imag) pairs
     clr = lr / (1 - beta1 ** step)
     k = _kernels()["adamax"]
     _run(param, grad, (exp_avg, exp_inf), lambda p, g, m, u: k(p, g, m, u, c(beta1), c(beta2), c(eps),
@@ -313,7 +316,7 @@ coef_avg, maximize, decoupled)`; the coefficients come from `nadam_scalars`.""")
 @nadam_step.register("cpu")
 def _nadam_cpu(param, grad, exp_avg, exp_avg_sq, step, lr, beta1, beta2, eps, weight_decay, coef_grad, coef_avg,
                maximize, decoupled):
-    c = param._dtype.np.type
+    c = param._dtype.to_real().np.type  # a complex parameter updates as its (real, imag) pairs
     k = _kernels()["nadam"]
     _run(param, grad, (exp_avg, exp_avg_sq),
          lambda p, g, m, v: k(p, g, m, v, c(1 - lr * weight_decay), c(beta1), c(beta2), c(eps), c(weight_decay),
@@ -338,7 +341,7 @@ decoupled)`.""")
 
 @radam_step.register("cpu")
 def _radam_cpu(param, grad, exp_avg, exp_avg_sq, step, lr, beta1, beta2, eps, weight_decay, maximize, decoupled):
-    c = param._dtype.np.type
+    c = param._dtype.to_real().np.type  # a complex parameter updates as its (real, imag) pairs
     k = _kernels()["radam"]
     _run(param, grad, (exp_avg, exp_avg_sq),
          lambda p, g, m, v: k(p, g, m, v, c(1 - lr * weight_decay), c(beta1), c(beta2), c(eps), c(weight_decay),
@@ -354,7 +357,7 @@ adadelta_step = declare("adadelta_step", differentiable=False, mutates=0, doc=""
 
 @adadelta_step.register("cpu")
 def _adadelta_cpu(param, grad, square_avg, acc_delta, lr, rho, eps, weight_decay, maximize):
-    c = param._dtype.np.type
+    c = param._dtype.to_real().np.type  # a complex parameter updates as its (real, imag) pairs
     k = _kernels()["adadelta"]
     _run(param, grad, (square_avg, acc_delta),
          lambda p, g, sq, acc: k(p, g, sq, acc, c(lr), c(rho), c(eps), c(weight_decay), bool(maximize)))

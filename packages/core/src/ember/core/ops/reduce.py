@@ -88,12 +88,12 @@ def _int_to_long(x: Tensor, dtype) -> dtypes.dtype:
     """The result dtype of sum/prod/cumsum: `dtype=` if given, int64 for ints and bools."""
     if dtype is not None:
         return dtypes.as_dtype(dtype)
-    return x._dtype if x._dtype.is_floating_point else dtypes.int64
+    return x._dtype if x._dtype.is_floating_point or x._dtype.is_complex else dtypes.int64
 
 
 def _float_only(x: Tensor, dtype, op: str) -> dtypes.dtype:
     dt = dtypes.as_dtype(dtype) if dtype is not None else x._dtype
-    if not dt.is_floating_point:
+    if not dt.is_floating_point and not dt.is_complex:
         raise RuntimeError(f"{op}(): could not infer output dtype. Input dtype must be either a floating point or "
                            f"complex dtype. Got: {_TORCH_NAMES[dt.name]}")
     return dt
@@ -456,6 +456,8 @@ def var(input: Tensor, dim=None, unbiased: bool | None = None, keepdim: bool = F
     >>> tensor([1.0, 2.0, 3.0, 4.0]).var()
     tensor(1.6667)
     """
+    if input._dtype.is_complex:  # a real result: the variances of the two parts add
+        return _complex_moment(input, dim, unbiased, keepdim, correction, "var", out)
     return _var(input, *_moment_args(input, dim, unbiased, keepdim, correction, "var"), out=out)
 
 
@@ -463,18 +465,33 @@ def var(input: Tensor, dim=None, unbiased: bool | None = None, keepdim: bool = F
 def std(input: Tensor, dim=None, unbiased: bool | None = None, keepdim: bool = False, *,
         correction: float | None = None, out=None) -> Tensor:
     """The standard deviation over `dim` with Bessel's `correction` (default 1)."""
+    if input._dtype.is_complex:
+        return _complex_moment(input, dim, unbiased, keepdim, correction, "std", out)
     return _std(input, *_moment_args(input, dim, unbiased, keepdim, correction, "std"), out=out)
+
+
+def _complex_moment(input: Tensor, dim, unbiased, keepdim, correction, op: str, out) -> Tensor:
+    """var (or std) of a complex tensor, as PyTorch: E|z - mean|^2 = var(real) + var(imag), a real tensor."""
+    args = _moment_args(input, dim, unbiased, keepdim, correction, op)
+    v = _var(input.real, *args) + _var(input.imag, *args)
+    r = v.sqrt() if op == "std" else v
+    return r if out is None else out.copy_(r)
 
 
 def var_mean(input: Tensor, dim=None, unbiased: bool | None = None, keepdim: bool = False, *,
              correction: float | None = None) -> tuple[Tensor, Tensor]:
     """`(var, mean)` over `dim` in one pass over the data."""
+    if input._dtype.is_complex:
+        return (_complex_moment(input, dim, unbiased, keepdim, correction, "var_mean", None),
+                mean(input, dim, keepdim))
     return _var_mean(input, *_moment_args(input, dim, unbiased, keepdim, correction, "var_mean"))
 
 
 def std_mean(input: Tensor, dim=None, unbiased: bool | None = None, keepdim: bool = False, *,
              correction: float | None = None) -> tuple[Tensor, Tensor]:
     """`(std, mean)` over `dim` in one pass over the data."""
+    if input._dtype.is_complex:
+        return (_complex_moment(input, dim, unbiased, keepdim, correction, "std", None), mean(input, dim, keepdim))
     return _std_mean(input, *_moment_args(input, dim, unbiased, keepdim, correction, "std_mean"))
 
 
@@ -540,6 +557,8 @@ def _vector_norm_cpu(x, ord=2, dims=(), keepdim=False, dtype=None, *, out=None):
 def vector_norm(x: Tensor, ord: float = 2, dim=None, keepdim: bool = False, *, dtype=None,  # noqa: A002
                 out=None) -> Tensor:
     """The vector `ord`-norm of `x` over `dim` (all elements when None), as `torch.linalg.vector_norm`."""
+    if x._dtype.is_complex:  # the norm of the moduli, a real tensor
+        x = x.abs()
     return _vector_norm(x, float(ord), _dims(dim, x, "linalg.vector_norm"), keepdim, dtype, out=out)
 
 
@@ -555,6 +574,8 @@ def norm(input: Tensor, p="fro", dim=None, keepdim: bool = False, out=None, dtyp
         p = 2
     elif isinstance(p, str):
         raise RuntimeError(f"norm: p={p!r} is not supported; use 'fro', 'nuc' or a number")
+    if input._dtype.is_complex:
+        input = input.abs()
     return _vector_norm(input, float(p), _dims(dim, input, "norm"), keepdim, dtype, out=out)
 
 

@@ -1,0 +1,30 @@
+"""Derivatives of the complex views and constructors (real, imag, view_as_real, view_as_complex,
+complex, angle, conj_physical), in PyTorch's convention: the gradient of a complex input is the
+conjugate Wirtinger derivative (d/dx + i d/dy of a real loss), so a real loss trains as in PyTorch."""
+
+from __future__ import annotations
+
+from ember.core.ops import complex as cx
+from ember.core.ops import elementwise as ew
+
+from ember.autograd.derivatives._entry import derivative as d
+from ember.autograd.derivatives._helpers import cj
+
+
+def _angle_backward(grad, input):
+    if not input._dtype.is_complex:
+        return grad * 0.0
+    a2 = ew.mul(ew.abs(input), ew.abs(input))
+    # d angle = (-y dx + x dy) / |z|^2, so the gradient is grad * i z / |z|^2; 0 at the origin
+    return ew.where(ew.eq(a2, 0), 0.0, grad * 1j * input / ew.where(ew.eq(a2, 0), 1.0, a2))
+
+
+ENTRIES = [
+    d("real(input)", input=lambda grad: grad),  # the engine casts the real gradient to the complex dtype
+    d("imag(input)", input=lambda grad: grad * 1j),
+    d("view_as_real(input)", input=lambda grad: cx.view_as_complex(grad.contiguous())),
+    d("view_as_complex(input)", input=lambda grad: cx.view_as_real(grad)),
+    d("complex(real, imag)", real=lambda grad: cx.real(grad), imag=lambda grad: cx.imag(grad)),
+    d("angle(input)", input=_angle_backward),
+    d("conj_physical(input)", input=lambda grad: cj(grad)),
+]

@@ -1,0 +1,80 @@
+"""Derivatives of every `torch.fft` function: float64 finite differences (real and imaginary
+directions of complex inputs), and PyTorch's values and gradients where it is installed."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import ember.autograd as E
+
+F = E.fft
+
+
+def rin(*shape, seed: int = 0) -> E.Tensor:
+    return E.from_numpy(np.random.default_rng(seed).standard_normal(shape)).requires_grad_()
+
+
+def cin(*shape, seed: int = 0) -> E.Tensor:
+    rng = np.random.default_rng(seed)
+    return E.from_numpy(rng.standard_normal(shape) + 1j * rng.standard_normal(shape)).requires_grad_()
+
+
+# (function name, input maker, keyword arguments): every function, with sizes that trim and pad
+CASES = [
+    ("fft", rin, {}), ("fft", cin, {"n": 7, "norm": "ortho"}), ("ifft", cin, {"n": 3, "dim": 0}),
+    ("fft2", cin, {"s": (2, 6), "norm": "forward"}), ("ifft2", rin, {}), ("fftn", cin, {"dim": (0,)}),
+    ("ifftn", cin, {"s": (5, 3), "norm": "ortho"}),
+    ("rfft", rin, {}), ("rfft", rin, {"n": 8, "norm": "forward"}), ("irfft", cin, {}), ("irfft", cin, {"n": 7}),
+    ("rfft2", rin, {"norm": "ortho"}), ("irfft2", cin, {"s": (3, 4)}), ("rfftn", rin, {"s": (4, 3)}),
+    ("irfftn", cin, {"dim": (1, 0), "norm": "forward"}),
+    ("hfft", cin, {}), ("hfft", cin, {"n": 5, "norm": "ortho"}), ("ihfft", rin, {"n": 6}),
+    ("hfft2", cin, {"norm": "forward"}), ("ihfft2", rin, {}), ("hfftn", cin, {"s": (2, 5)}),
+    ("ihfftn", rin, {"dim": (0, 1), "norm": "ortho"}),
+    ("fftshift", cin, {}), ("ifftshift", rin, {"dim": 1}),
+]
+
+
+def _id(case) -> str:
+    return f"{case[0]}-{case[1].__name__}-{'-'.join(f'{k}{v}' for k, v in case[2].items())}"
+
+
+@pytest.mark.parametrize("case", CASES, ids=[_id(c) for c in CASES])
+def test_gradients_by_finite_differences(case):
+    name, make, kw = case
+    assert E.gradcheck(lambda x: getattr(F, name)(x, **kw), (make(3, 4),))
+
+
+def test_double_backward_of_a_spectral_loss():
+    x = rin(6)
+    assert E.gradgradcheck(lambda x: F.rfft(x).abs().pow(2).sum(), (x,))
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("case", CASES, ids=[_id(c) for c in CASES])
+def test_values_and_grads_match_pytorch(case):
+    torch = pytest.importorskip("torch")
+    name, make, kw = case
+    x = make(3, 4, seed=3)
+    tx = torch.tensor(x.detach().numpy(), requires_grad=True)
+    y, ty = getattr(F, name)(x, **kw), getattr(torch.fft, name)(tx, **kw)
+    assert y.dtype.name == str(ty.dtype).removeprefix("torch.")
+    np.testing.assert_allclose(y.detach().numpy(), ty.detach().resolve_conj().numpy(), rtol=1e-10, atol=1e-12)
+    w = np.random.default_rng(4).standard_normal(tuple(ty.shape))
+    if ty.is_complex():
+        w = w + 1j * np.random.default_rng(5).standard_normal(tuple(ty.shape))
+    (y * E.from_numpy(w)).real.sum().backward()
+    (ty * torch.from_numpy(w)).real.sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), tx.grad.resolve_conj().numpy(), rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.torch
+def test_float32_transforms_match_pytorch():
+    torch = pytest.importorskip("torch")
+    a = np.random.default_rng(6).standard_normal((4, 8, 8)).astype(np.float32)
+    for name in ("rfft2", "fft2", "ihfft2"):
+        y, ty = getattr(F, name)(E.from_numpy(a)), getattr(torch.fft, name)(torch.from_numpy(a))
+        assert y.dtype is E.complex64 and ty.dtype == torch.complex64
+        np.testing.assert_allclose(y.numpy(), ty.numpy(), rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(F.fftfreq(7, 0.2).numpy(), torch.fft.fftfreq(7, 0.2).numpy())
+    np.testing.assert_allclose(F.rfftfreq(8).numpy(), torch.fft.rfftfreq(8).numpy())

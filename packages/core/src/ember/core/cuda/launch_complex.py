@@ -1,0 +1,75 @@
+"""The complex gate of the CUDA kernels (registered last, around every other launcher's kernels).
+
+NOTE [ Complex on CUDA ]
+ember's Numba-CUDA kernels are generated for float and integer compute types; given complex
+tensors they would compute in the wrong type. So every CUDA kernel is wrapped here: with no
+complex operand it runs as it is (one loop over the arguments); with one, the op either
+- moves data only (copies, casts, cat, flip): its kernel handles any element type; or
+- updates elementwise in place (the optimizers' steps): it runs on the float views (each complex
+  element as a pair of floats, as PyTorch's optimizers do through view_as_real); or
+- has a composite on the (real, imaginary) float views (`ember.core.ops.complex.VIA_REAL`:
+  add, sub, mul, div, neg, square, abs, exp, log, sqrt, eq, ne, isnan/isinf/isfinite, where,
+  sum, mean, mm, bmm, dot, einsum), which runs the float kernels; or
+- raises NotImplementedError naming the op (move the tensor to the CPU for it).
+The complex views, `complex`, `angle`, `conj_physical` and `polar` are device-independent
+("any" kernels over float views), and the FFT runs on the host (NOTE [ FFT backends ]).
+"""
+
+from __future__ import annotations
+
+from ember.core.dispatch import registered_ops
+from ember.core.ops.complex import VIA_REAL, view_as_real
+from ember.core.tensor import Tensor
+
+__all__ = ["register", "ptx_cases"]
+
+# ops whose CUDA kernels move elements without computing on them
+_MOVES = frozenset({"copy_", "clone", "to_dtype", "fill_", "cat", "flip", "fft_c2c", "fft_r2c", "fft_c2r"})
+# in-place elementwise updates that run on the (real, imaginary) pairs
+_AS_PAIRS = frozenset({"sgd_step", "adam_step", "rmsprop_step", "adagrad_step", "adamax_step", "nadam_step",
+                       "radam_step", "adadelta_step"})
+
+
+def _has_complex(args: tuple, kwargs: dict) -> bool:
+    for a in args:
+        if isinstance(a, Tensor):
+            if a._dtype.is_complex:
+                return True
+        elif isinstance(a, list | tuple):
+            for b in a:
+                if isinstance(b, Tensor) and b._dtype.is_complex:
+                    return True
+    out = kwargs.get("out") if kwargs else None
+    return isinstance(out, Tensor) and out._dtype.is_complex
+
+
+def _gate(name: str, kernel):
+    via_real = VIA_REAL.get(name)
+    pairs = name in _AS_PAIRS
+
+    def run(*args, **kwargs):
+        if not _has_complex(args, kwargs):
+            return kernel(*args, **kwargs)
+        if pairs:
+            kernel(*(view_as_real(a) if isinstance(a, Tensor) and a._dtype.is_complex else a for a in args), **kwargs)
+            return args[0]
+        if via_real is not None:
+            return via_real(*args, **kwargs)
+        raise NotImplementedError(f"{name}: ember's CUDA kernels do not compute on complex tensors (only copies and "
+                                  f"{', '.join(sorted(VIA_REAL))} do); move the tensor to the CPU for '{name}'")
+    run.__wrapped__ = kernel
+    return run
+
+
+def register() -> None:
+    """Wrap every CUDA kernel registered so far in the complex gate."""
+    for name, op in registered_ops().items():
+        kernel = op.kernels.get("cuda")
+        if kernel is None or name in _MOVES or hasattr(kernel, "__wrapped__"):
+            continue
+        op.kernels["cuda"] = _gate(name, kernel)
+
+
+def ptx_cases():
+    """No kernels of its own: the gate only routes."""
+    return iter(())

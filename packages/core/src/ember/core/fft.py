@@ -1,0 +1,342 @@
+"""`torch.fft`: discrete Fourier transforms of tensors, with PyTorch's signatures and errors.
+
+Every transform trims or zero-pads its input to the sizes `n`/`s` asks for (recorded ops, so
+gradients flow), then runs one of three primitives (`ember.core.ops.fft`): complex to complex,
+real to one-sided complex, one-sided complex to real. The Hermitian transforms (`hfft`,
+`ihfft` ...) are those primitives on the conjugate with the normalization read the other way.
+The CPU library (scipy.fft or numpy.fft) and what happens on CUDA: NOTE [ FFT backends ].
+
+`norm`: "backward" (the default: no scaling forward, 1/n on the inverse), "ortho" (1/sqrt(n)
+both ways) or "forward" (1/n forward, none on the inverse).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from ember.core import dtypes
+from ember.core.ops.fft import backend_name, fft_c2c, fft_c2r, fft_r2c
+from ember.core.tensor import Tensor
+
+__all__ = ["fft", "ifft", "fft2", "ifft2", "fftn", "ifftn", "rfft", "irfft", "rfft2", "irfft2", "rfftn", "irfftn",
+           "hfft", "ihfft", "hfft2", "ihfft2", "hfftn", "ihfftn", "fftfreq", "rfftfreq", "fftshift", "ifftshift",
+           "backend_name"]
+
+_SWAP = {"backward": "forward", "forward": "backward", "ortho": "ortho"}
+_TORCH_NAMES = {"complex64": "ComplexFloat", "complex128": "ComplexDouble", "float16": "Half",
+                "bfloat16": "BFloat16"}
+
+
+def _norm(norm: str | None) -> str:
+    if norm is None:
+        return "backward"
+    if norm not in _SWAP:
+        raise RuntimeError(f"Invalid normalization mode: \"{norm}\"")
+    return norm
+
+
+def _check_dtype(x: Tensor) -> None:
+    if x._dtype is dtypes.float16 or x._dtype is dtypes.bfloat16:
+        raise RuntimeError(f"Unsupported dtype {_TORCH_NAMES[x._dtype.name]}")
+
+
+def _as_complex(x: Tensor) -> Tensor:
+    """`x` in the complex dtype its transform computes in (integers: the default complex dtype)."""
+    _check_dtype(x)
+    if x._dtype.is_complex:
+        return x
+    if x._dtype.is_floating_point:
+        return x.to(x._dtype.to_complex())
+    return x.to(dtypes.get_default_complex_dtype())
+
+
+def _as_real(x: Tensor, fname: str) -> Tensor:
+    _check_dtype(x)
+    if x._dtype.is_complex:
+        raise RuntimeError(f"{fname} expects a real input tensor, but got {_TORCH_NAMES[x._dtype.name]}")
+    return x if x._dtype.is_floating_point else x.to(dtypes.get_default_dtype())
+
+
+def _dims(x: Tensor, s, dim) -> tuple[tuple[int, ...], list[int | None]]:
+    """The wrapped, unique dims of an n-D transform and the size asked for each (None: as it is)."""
+    if dim is not None:
+        dims = [dim] if isinstance(dim, int) else list(dim)
+        if s is not None and len(s) != len(dims):
+            raise RuntimeError("When given, dim and shape arguments must have the same length")
+    elif s is not None:
+        if len(s) > x.ndim:
+            raise RuntimeError(f"Got shape with {len(s)} values but input tensor only has {x.ndim} dimensions.")
+        dims = list(range(x.ndim - len(s), x.ndim))
+    else:
+        dims = list(range(x.ndim))
+    if not x._shape and dims:
+        raise IndexError(f"Dimension specified as {dims[0]} but tensor has no dimensions")
+    dims = [x._wrap_dim(d) for d in dims]
+    if len(set(dims)) != len(dims):
+        raise RuntimeError("FFT dims must be unique")
+    sizes: list[int | None] = [None] * len(dims)
+    if s is not None:
+        for i, n in enumerate(s):
+            n = int(n)
+            if n != -1:
+                if n < 1:
+                    raise RuntimeError(f"Invalid number of data points ({n}) specified")
+                sizes[i] = n
+    return tuple(dims), sizes
+
+
+def _resize(x: Tensor, dims: Sequence[int], sizes: Sequence[int | None]) -> Tensor:
+    """`x` trimmed or zero-padded at the end of each of `dims` to the matching size."""
+    from ember.core.creation import zeros
+    from ember.core.ops.join import cat
+
+    for d, n in zip(dims, sizes):
+        if n is None or n == x._shape[d]:
+            continue
+        if n < x._shape[d]:
+            x = x.narrow(d, 0, n)
+        else:
+            shape = list(x._shape)
+            shape[d] = n - x._shape[d]
+            x = cat([x, zeros(tuple(shape), dtype=x._dtype, device=x.device)], d)
+    return x
+
+
+def _finish(r: Tensor, out: Tensor | None) -> Tensor:
+    if out is None:
+        return r
+    if out._shape != r._shape:
+        out.resize_(r._shape)
+    return out.copy_(r)
+
+
+def _c2c(input: Tensor, s, dim, norm, forward: bool, out) -> Tensor:
+    dims, sizes = _dims(input, s, dim)
+    x = _resize(_as_complex(input), dims, sizes)
+    return _finish(fft_c2c(x, dims, _norm(norm), forward), out)
+
+
+def _r2c(input: Tensor, s, dim, norm, fname: str, out, hermitian: bool = False) -> Tensor:
+    dims, sizes = _dims(input, s, dim)
+    if not dims:
+        raise RuntimeError(f"{fname} must transform at least one axis")
+    x = _resize(_as_real(input, fname), dims, sizes)
+    if hermitian:  # ihfft: the conjugate of rfft, normalized the other way
+        return _finish(fft_r2c(x, dims, _SWAP[_norm(norm)]).conj(), out)
+    return _finish(fft_r2c(x, dims, _norm(norm)), out)
+
+
+def _c2r(input: Tensor, s, dim, norm, out, hermitian: bool = False) -> Tensor:
+    dims, sizes = _dims(input, s, dim)
+    if not dims:
+        raise RuntimeError("irfftn must transform at least one axis")
+    last = sizes[-1] if sizes[-1] is not None else 2 * (input._shape[dims[-1]] - 1)
+    if last < 1:
+        raise RuntimeError(f"Invalid number of data points ({last}) specified")
+    x = _as_complex(input)
+    x = _resize(x.conj() if hermitian else x, dims, sizes[:-1] + [last // 2 + 1])
+    return _finish(fft_c2r(x, dims, _SWAP[_norm(norm)] if hermitian else _norm(norm), last), out)
+
+
+def _one(n) -> tuple | None:
+    return None if n is None else (n,)
+
+
+def fft(input: Tensor, n: int | None = None, dim: int = -1, norm: str | None = None, *,
+        out: Tensor | None = None) -> Tensor:
+    """The 1-D discrete Fourier transform over `dim`, trimmed or zero-padded to `n` points.
+
+    Args:
+        input: a real or complex tensor (real and integer inputs are promoted to complex).
+        n: the signal length (default: `input.size(dim)`).
+        dim: the dimension to transform.
+        norm: "backward" (default), "ortho" or "forward".
+    Returns:
+        a complex tensor.
+    Raises:
+        IndexError: `dim` is out of range.
+        RuntimeError: `n` < 1 or an unknown `norm`.
+
+    >>> from ember.core import tensor
+    >>> fft(tensor([1.0, 2.0, 3.0, 4.0]))
+    tensor([10.+0.j, -2.+2.j, -2.+0.j, -2.-2.j])
+    """
+    return _c2c(input, _one(n), (dim,), norm, True, out)
+
+
+def ifft(input: Tensor, n: int | None = None, dim: int = -1, norm: str | None = None, *,
+         out: Tensor | None = None) -> Tensor:
+    """The 1-D inverse discrete Fourier transform over `dim` (see `fft`)."""
+    return _c2c(input, _one(n), (dim,), norm, False, out)
+
+
+def fft2(input: Tensor, s: Sequence[int] | None = None, dim: Sequence[int] = (-2, -1), norm: str | None = None, *,
+         out: Tensor | None = None) -> Tensor:
+    """The 2-D discrete Fourier transform over `dim` (see `fftn`)."""
+    return _c2c(input, s, dim, norm, True, out)
+
+
+def ifft2(input: Tensor, s: Sequence[int] | None = None, dim: Sequence[int] = (-2, -1), norm: str | None = None, *,
+          out: Tensor | None = None) -> Tensor:
+    """The 2-D inverse discrete Fourier transform over `dim` (see `fftn`)."""
+    return _c2c(input, s, dim, norm, False, out)
+
+
+def fftn(input: Tensor, s: Sequence[int] | None = None, dim: Sequence[int] | None = None, norm: str | None = None,
+         *, out: Tensor | None = None) -> Tensor:
+    """The n-D discrete Fourier transform over `dim` (default: the last `len(s)` dims, or all).
+
+    Args:
+        s: the signal size in each transformed dim (-1: unchanged); trims or zero-pads.
+    Raises:
+        RuntimeError: `s` and `dim` of different lengths, repeated dims, a size < 1.
+    """
+    return _c2c(input, s, dim, norm, True, out)
+
+
+def ifftn(input: Tensor, s: Sequence[int] | None = None, dim: Sequence[int] | None = None, norm: str | None = None,
+          *, out: Tensor | None = None) -> Tensor:
+    """The n-D inverse discrete Fourier transform over `dim` (see `fftn`)."""
+    return _c2c(input, s, dim, norm, False, out)
+
+
+def rfft(input: Tensor, n: int | None = None, dim: int = -1, norm: str | None = None, *,
+         out: Tensor | None = None) -> Tensor:
+    """The 1-D transform of a real signal: the `n // 2 + 1` non-negative frequencies.
+
+    Raises:
+        RuntimeError: `input` is complex.
+
+    >>> from ember.core import tensor
+    >>> rfft(tensor([1.0, 2.0, 3.0, 4.0]))
+    tensor([10.+0.j, -2.+2.j, -2.+0.j])
+    """
+    return _r2c(input, _one(n), (dim,), norm, "rfft", out)
+
+
+def irfft(input: Tensor, n: int | None = None, dim: int = -1, norm: str | None = None, *,
+          out: Tensor | None = None) -> Tensor:
+    """The inverse of `rfft`: a real signal of `n` points (default `2 * (input.size(dim) - 1)`)."""
+    return _c2r(input, _one(n), (dim,), norm, out)
+
+
+def rfft2(input: Tensor, s: Sequence[int] | None = None, dim: Sequence[int] = (-2, -1), norm: str | None = None, *,
+          out: Tensor | None = None) -> Tensor:
+    """The 2-D transform of a real signal; the last of `dim` keeps its non-negative frequencies."""
+    return _r2c(input, s, dim, norm, "rfftn", out)
+
+
+def irfft2(input: Tensor, s: Sequence[int] | None = None, dim: Sequence[int] = (-2, -1), norm: str | None = None, *,
+           out: Tensor | None = None) -> Tensor:
+    """The inverse of `rfft2`."""
+    return _c2r(input, s, dim, norm, out)
+
+
+def rfftn(input: Tensor, s: Sequence[int] | None = None, dim: Sequence[int] | None = None, norm: str | None = None,
+          *, out: Tensor | None = None) -> Tensor:
+    """The n-D transform of a real signal; the last of `dim` keeps its non-negative frequencies."""
+    return _r2c(input, s, dim, norm, "rfftn", out)
+
+
+def irfftn(input: Tensor, s: Sequence[int] | None = None, dim: Sequence[int] | None = None, norm: str | None = None,
+           *, out: Tensor | None = None) -> Tensor:
+    """The inverse of `rfftn`: the last of `dim` has `s[-1]` points (default `2 * (size - 1)`)."""
+    return _c2r(input, s, dim, norm, out)
+
+
+def hfft(input: Tensor, n: int | None = None, dim: int = -1, norm: str | None = None, *,
+         out: Tensor | None = None) -> Tensor:
+    """The 1-D transform of a Hermitian-symmetric signal given by its first half: a real result of
+    `n` points (default `2 * (input.size(dim) - 1)`)."""
+    return _c2r(input, _one(n), (dim,), norm, out, hermitian=True)
+
+
+def ihfft(input: Tensor, n: int | None = None, dim: int = -1, norm: str | None = None, *,
+          out: Tensor | None = None) -> Tensor:
+    """The inverse of `hfft`: the one-sided inverse transform of a real signal."""
+    return _r2c(input, _one(n), (dim,), norm, "ihfft", out, hermitian=True)
+
+
+def hfft2(input: Tensor, s: Sequence[int] | None = None, dim: Sequence[int] = (-2, -1), norm: str | None = None, *,
+          out: Tensor | None = None) -> Tensor:
+    """The 2-D `hfft`."""
+    return _c2r(input, s, dim, norm, out, hermitian=True)
+
+
+def ihfft2(input: Tensor, s: Sequence[int] | None = None, dim: Sequence[int] = (-2, -1), norm: str | None = None, *,
+           out: Tensor | None = None) -> Tensor:
+    """The 2-D `ihfft`."""
+    return _r2c(input, s, dim, norm, "ihfftn", out, hermitian=True)
+
+
+def hfftn(input: Tensor, s: Sequence[int] | None = None, dim: Sequence[int] | None = None, norm: str | None = None,
+          *, out: Tensor | None = None) -> Tensor:
+    """The n-D `hfft`."""
+    return _c2r(input, s, dim, norm, out, hermitian=True)
+
+
+def ihfftn(input: Tensor, s: Sequence[int] | None = None, dim: Sequence[int] | None = None, norm: str | None = None,
+           *, out: Tensor | None = None) -> Tensor:
+    """The n-D `ihfft`."""
+    return _r2c(input, s, dim, norm, "ihfftn", out, hermitian=True)
+
+
+def _freq_dtype(dtype):
+    dt = dtypes.get_default_dtype() if dtype is None else dtypes.as_dtype(dtype)
+    if not (dt.is_floating_point or dt.is_complex):
+        raise RuntimeError("fftfreq requires a floating point or complex dtype")
+    return dt
+
+
+def fftfreq(n: int, d: float = 1.0, *, out: Tensor | None = None, dtype=None, layout=None, device=None,
+            requires_grad: bool = False) -> Tensor:
+    """The sample frequencies of an `n`-point transform with sample spacing `d`: [0, 1, ..., -1] / (d n).
+
+    >>> fftfreq(4)
+    tensor([ 0.0000,  0.2500, -0.5000, -0.2500])
+    """
+    from ember.core.creation import arange
+
+    dt = _freq_dtype(dtype)
+    k = arange(n, dtype=dtypes.int64)
+    k = k - (k >= (n + 1) // 2).to(dtypes.int64) * n
+    r = k.to(dt) * (1.0 / (n * d))
+    if device is not None:
+        r = r.to(device)
+    return _finish(r.requires_grad_(True) if requires_grad else r, out)
+
+
+def rfftfreq(n: int, d: float = 1.0, *, out: Tensor | None = None, dtype=None, layout=None, device=None,
+             requires_grad: bool = False) -> Tensor:
+    """The non-negative sample frequencies of an `n`-point `rfft`: [0, 1, ..., n // 2] / (d n)."""
+    from ember.core.creation import arange
+
+    dt = _freq_dtype(dtype)
+    r = arange(n // 2 + 1, dtype=dt, device=device) * (1.0 / (n * d))
+    return _finish(r.requires_grad_(True) if requires_grad else r, out)
+
+
+def _shift(input: Tensor, dim, sign: int) -> Tensor:
+    from ember.core.ops.join import roll
+
+    dims = tuple(range(input.ndim)) if dim is None else ((dim,) if isinstance(dim, int) else tuple(dim))
+    dims = tuple(input._wrap_dim(d) for d in dims)
+    if not dims:
+        return input.clone()
+    shifts = tuple(sign * (input._shape[d] // 2) for d in dims)
+    return roll(input, shifts, dims)
+
+
+def fftshift(input: Tensor, dim: int | Sequence[int] | None = None) -> Tensor:
+    """Roll the zero frequency to the middle of each of `dim` (default: all dims).
+
+    >>> fftshift(fftfreq(4))
+    tensor([-0.5000, -0.2500,  0.0000,  0.2500])
+    """
+    return _shift(input, dim, 1)
+
+
+def ifftshift(input: Tensor, dim: int | Sequence[int] | None = None) -> Tensor:
+    """The inverse of `fftshift`."""
+    return _shift(input, dim, -1)
+

@@ -1,0 +1,566 @@
+"""Complex tensors: `.real`/`.imag` and `view_as_real`/`view_as_complex` as views, `complex`,
+`polar`, `angle`, `sgn`, `conj` and the elementwise ops' complex rules (what they refuse).
+
+NOTE [ Complex storage and conj ]
+A complex64 (complex128) element is two float32 (float64) values, real then imaginary, as numpy
+stores it. So `.real`, `.imag` and `view_as_real` are float views of the same storage: offset
+and strides doubled (plus one for `.imag`), and writes through them reach the complex tensor.
+
+PyTorch's `conj()` is lazy: a view of the same storage with a conjugate bit that every kernel
+reads. ember's CPU kernels are numpy ufuncs over strided views, which have no such bit, and
+a conjugated view cannot be expressed with strides (it negates every other float). So ember's
+`conj()` of a complex tensor is `conj_physical()`: a new tensor holding the conjugate,
+`is_conj()` is always False and `resolve_conj()` returns its input. Values and gradients are
+PyTorch's; what differs is aliasing: writing into `x.conj()` does not change `x`.
+"""
+
+from __future__ import annotations
+
+import builtins
+import math
+
+import numpy as np
+
+from ember.core import dtypes
+from ember.core.dispatch import declare
+from ember.core.methods import attach, inplace, method
+from ember.core.tensor import Tensor, describe
+
+__all__ = ["real", "imag", "view_as_real", "view_as_complex", "complex", "polar", "angle", "sgn", "conj",
+           "conj_physical", "resolve_conj", "resolve_neg", "is_conj", "is_neg", "is_complex", "isreal"]
+
+# PyTorch's scalar type names, which its "not implemented for" messages use
+TORCH_NAMES = {"complex64": "ComplexFloat", "complex128": "ComplexDouble"}
+
+
+class ComplexNotSupported(NotImplementedError, TypeError):
+    """An op that has no complex kernel: NotImplementedError (a RuntimeError) as PyTorch raises,
+    TypeError by ember's dtype rule."""
+
+
+class ComplexNotSupportedRuntime(RuntimeError, TypeError):
+    """The ops for which PyTorch raises a plain RuntimeError on complex input (maximum, argmax)."""
+
+
+def _not_implemented(kernel: str, dt: dtypes.dtype) -> ComplexNotSupported:
+    return ComplexNotSupported(f"\"{kernel}_cpu\" not implemented for '{TORCH_NAMES[dt.name]}'")
+
+
+# unary ops that refuse complex input, with PyTorch's message
+_UNARY_REFUSED = {
+    "sign": "Unlike NumPy, torch.sign is not intended to support complex numbers. Please use torch.sgn instead.",
+    "floor": "floor is not supported for complex inputs", "ceil": "ceil is not supported for complex inputs",
+    "trunc": "trunc is not supported for complex inputs", "round": "round is not supported for complex inputs",
+    "relu": "clamp is not supported for complex types", "signbit": "signbit is not implemented for complex tensors.",
+}
+_UNARY_KERNEL_NAMES = {"erf": "erf_vml", "erfinv": "erfinv", "frac": "frac"}
+
+
+def complex_unary(name: str, fn, x: Tensor, out: Tensor | None):
+    """The CPU kernel of the elementwise unary op `name` on a complex tensor: numpy's complex
+    ufunc, `abs` to the real dtype, PyTorch's error for the ops without complex support."""
+    from ember.core.ops._util import silenced, wrap, write_out
+
+    dt = x._dtype
+    if name in _UNARY_REFUSED:
+        raise ComplexNotSupported(_UNARY_REFUSED[name])
+    if name in _UNARY_KERNEL_NAMES:
+        raise _not_implemented(_UNARY_KERNEL_NAMES[name], dt)
+    a = x._np()
+    if name == "abs":
+        r = np.abs(a)
+    elif name in ("isnan", "isinf", "isfinite", "logical_not"):
+        r = fn(a)
+    else:
+        r = silenced(fn)(a, dtype=dt.np)
+    return write_out(out, r, name) if out is not None else wrap(r)
+
+
+# binary ops that refuse complex input: PyTorch's message, or the kernel name its message names
+_BINARY_REFUSED = {
+    name: f"{name} not implemented for complex tensors." for name in ("maximum", "minimum", "fmax", "fmin")
+}
+_BINARY_KERNEL_NAMES = {"lt": "lt", "le": "le", "gt": "gt", "ge": "ge", "remainder": "remainder", "fmod": "fmod",
+                        "atan2": "atan2", "hypot": "hypot", "copysign": "copysign", "xlogy": "xlogy",
+                        "floor_divide": "div_floor", "trunc_divide": "div_trunc", "bitwise_and": "bitwise_and",
+                        "bitwise_or": "bitwise_or", "bitwise_xor": "bitwise_xor"}
+BINARY_REFUSING = frozenset(_BINARY_REFUSED) | frozenset(_BINARY_KERNEL_NAMES)
+
+
+def refuse_complex(name: str, dt: dtypes.dtype) -> None:
+    """Raise PyTorch's error for the binary op `name`, which has no complex kernel."""
+    if name in _BINARY_REFUSED:
+        raise ComplexNotSupportedRuntime(_BINARY_REFUSED[name])
+    raise _not_implemented(_BINARY_KERNEL_NAMES[name], dt)
+
+
+# --- views -----------------------------------------------------------------------------------
+def _float_view(x: Tensor, offset: int, shape: tuple, strides: tuple) -> Tensor:
+    return Tensor._make(x._storage, offset, shape, strides, x._dtype.to_real())
+
+
+_real = declare("real", view=True)
+
+
+@_real.register("any")
+def _real_any(x):
+    return _float_view(x, 2 * x._offset, x._shape, tuple([2 * s for s in x._strides]))
+
+
+_imag = declare("imag", view=True)
+
+
+@_imag.register("any")
+def _imag_any(x):
+    return _float_view(x, 2 * x._offset + 1, x._shape, tuple([2 * s for s in x._strides]))
+
+
+_view_as_real = declare("view_as_real", view=True)
+
+
+@_view_as_real.register("any")
+def _view_as_real_any(x):
+    if not x._dtype.is_complex:
+        raise RuntimeError("view_as_real is only supported for complex tensors")
+    return _float_view(x, 2 * x._offset, x._shape + (2,), tuple([2 * s for s in x._strides]) + (1,))
+
+
+_view_as_complex = declare("view_as_complex", view=True)
+
+
+@_view_as_complex.register("any")
+def _view_as_complex_any(x):
+    dt = x._dtype
+    if dt is not dtypes.float32 and dt is not dtypes.float64:
+        name = {"float16": "Half"}.get(dt.name, dt.name.capitalize())
+        raise RuntimeError("view_as_complex is only supported for float and double tensors (ember has no "
+                           f"complex32), but got a tensor of scalar type: {name}")
+    if not x._shape or x._shape[-1] != 2:
+        raise RuntimeError("Tensor must have a last dimension of size 2")
+    if x._strides[-1] != 1:
+        raise RuntimeError("Tensor must have a last dimension with stride 1")
+    if any(s % 2 for s in x._strides[:-1]):
+        raise RuntimeError("Tensor must have a stride divisible by 2 for all but last dimension")
+    if x._offset % 2:
+        raise RuntimeError("Tensor must have a storage_offset divisible by 2")
+    return Tensor._make(x._storage, x._offset // 2, x._shape[:-1], tuple([s // 2 for s in x._strides[:-1]]),
+                        dt.to_complex())
+
+
+def _real_prop(self: Tensor) -> Tensor:
+    return _real(self) if self._dtype.is_complex else self
+
+
+def _imag_prop(self: Tensor) -> Tensor:
+    if not self._dtype.is_complex:
+        raise RuntimeError("imag is not implemented for tensors with non-complex dtypes.")
+    return _imag(self)
+
+
+def _set_part(getter):
+    def setter(self: Tensor, value) -> None:
+        getter(self).copy_(value)
+    return setter
+
+
+@method
+def real(input: Tensor) -> Tensor:
+    """The real part: a float view of a complex tensor (writes go through); a real tensor itself.
+
+    >>> from ember.core import tensor
+    >>> real(tensor([1 + 2j, 3 - 4j]))
+    tensor([1., 3.])
+    """
+    return _real_prop(input)
+
+
+@method
+def imag(input: Tensor) -> Tensor:
+    """The imaginary part of a complex tensor, as a float view.
+
+    Raises:
+        RuntimeError: `input` is not complex (as PyTorch).
+    """
+    return _imag_prop(input)
+
+
+attach("real", property(_real_prop, _set_part(_real_prop)))
+attach("imag", property(_imag_prop, _set_part(_imag_prop)))
+
+
+def _cast_to(dt: dtypes.dtype):
+    def conv(self: Tensor, memory_format=None) -> Tensor:
+        return self.to(dt)
+    conv.__doc__ = f"`self.to({dt.name})`."
+    return conv
+
+
+attach("cfloat", _cast_to(dtypes.complex64))
+attach("cdouble", _cast_to(dtypes.complex128))
+
+
+@method
+def view_as_real(input: Tensor) -> Tensor:
+    """A complex tensor of shape `S` as a float view of shape `(*S, 2)` (real, imaginary)."""
+    return _view_as_real(input)
+
+
+@method
+def view_as_complex(input: Tensor) -> Tensor:
+    """A float32/float64 tensor of shape `(*S, 2)` as a complex view of shape `S`.
+
+    Raises:
+        RuntimeError: the last dim is not of size 2 and stride 1, or another stride or the offset is odd.
+    """
+    return _view_as_complex(input)
+
+
+# --- construction ----------------------------------------------------------------------------
+_complex = declare("complex", argnames=("real", "imag"))
+
+
+@_complex.register("any")
+def _complex_any(re, im, *, out=None):
+    from ember.core.creation import new_empty
+    from ember.core.ops._util import broadcast_shapes
+
+    for t in (re, im):
+        if not isinstance(t, Tensor):
+            raise TypeError(f"complex(): argument 'real' and 'imag' must be Tensor, not {type(t).__name__}")
+    if re._dtype not in (dtypes.float32, dtypes.float64) or im._dtype not in (dtypes.float32, dtypes.float64):
+        raise RuntimeError(f"Expected both inputs to be Half, Float or Double tensors but got "
+                           f"{re._dtype.name.capitalize()} and {im._dtype.name.capitalize()}")
+    if re._dtype is not im._dtype:
+        names = {"float32": "Float", "float64": "Double"}
+        raise RuntimeError(f"Expected object of scalar type {names[re._dtype.name]} but got scalar type "
+                           f"{names[im._dtype.name]} for second argument")
+    if re._storage.device != im._storage.device:
+        raise RuntimeError(f"complex(): expected both inputs on the same device; got {describe(re)} and {describe(im)}")
+    shape = broadcast_shapes(re._shape, im._shape)
+    r = new_empty(shape, re._dtype.to_complex(), re._storage.device)
+    pair = _view_as_real_any(r)
+    pair[..., 0].copy_(re)
+    pair[..., 1].copy_(im)
+    if out is not None:
+        return out.copy_(r)
+    return r
+
+
+def complex(real: Tensor, imag: Tensor, *, out: Tensor | None = None) -> Tensor:  # noqa: A001 - PyTorch's name
+    """The complex tensor `real + i imag` (both float32 or both float64; broadcast).
+
+    >>> from ember.core import tensor
+    >>> complex(tensor([1.0, 2.0]), tensor([3.0, -4.0]))
+    tensor([1.+3.j, 2.-4.j])
+    """
+    return _complex(real, imag, out=out) if out is not None else _complex(real, imag)
+
+
+def polar(abs: Tensor, angle: Tensor, *, out: Tensor | None = None) -> Tensor:  # noqa: A002
+    """The complex tensor `abs * (cos(angle) + i sin(angle))`."""
+    from ember.core.ops import elementwise as ew
+
+    return complex(ew.mul(abs, ew.cos(angle)), ew.mul(abs, ew.sin(angle)), out=out)
+
+
+# --- elementwise -----------------------------------------------------------------------------
+_angle = declare("angle", argnames=("input",))
+
+
+@_angle.register("any")
+def _angle_any(x, *, out=None):
+    from ember.core.ops import elementwise as ew
+
+    if x._dtype.is_complex:
+        r = ew.atan2(_imag_any(x), _real_any(x))
+    else:  # pi for negative numbers, 0 otherwise, nan kept
+        xf = x if x._dtype.is_floating_point else x.to(dtypes.get_default_dtype())
+        r = ew.where(ew.lt(xf, 0), math.pi, ew.where(ew.isnan(xf), xf, 0.0))
+    return out.copy_(r) if out is not None else r
+
+
+@method
+def angle(input: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """The argument (phase) of each element in radians, a real tensor; pi for negative reals, else 0.
+
+    >>> from ember.core import tensor
+    >>> angle(tensor([1j, -1.0 + 0j]))
+    tensor([1.5708, 3.1416])
+    """
+    return _angle(input, out=out) if out is not None else _angle(input)
+
+
+_conj_physical = declare("conj_physical", np.conjugate, argnames=("input",))
+
+
+@_conj_physical.register("any")
+def _conj_physical_any(x, *, out=None):
+    if not x._dtype.is_complex:
+        return out.copy_(x) if out is not None else x.clone()
+    r = x.clone() if out is None else out.copy_(x)
+    im = _imag_any(r)
+    im.neg_()
+    return r
+
+
+@method
+def conj_physical(input: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """The complex conjugate, computed into a new tensor (a copy of a real tensor)."""
+    return _conj_physical(input, out=out) if out is not None else _conj_physical(input)
+
+
+inplace(conj_physical)
+
+
+@method
+def conj(input: Tensor) -> Tensor:
+    """The complex conjugate; a real tensor itself. Eager in ember: see NOTE [ Complex storage and conj ].
+
+    >>> from ember.core import tensor
+    >>> conj(tensor([1 + 2j]))
+    tensor([1.-2.j])
+    """
+    return _conj_physical(input) if input._dtype.is_complex else input
+
+
+@method
+def resolve_conj(input: Tensor) -> Tensor:
+    """`input` itself: ember's conjugates are never lazy (NOTE [ Complex storage and conj ])."""
+    return input
+
+
+@method
+def resolve_neg(input: Tensor) -> Tensor:
+    """`input` itself: ember has no lazy negation."""
+    return input
+
+
+@method
+def is_conj(input: Tensor) -> bool:
+    """Always False: ember's `conj()` materialises (NOTE [ Complex storage and conj ])."""
+    return False
+
+
+@method
+def is_neg(input: Tensor) -> bool:
+    """Always False: ember has no lazy negation."""
+    return False
+
+
+def is_complex(input: Tensor) -> bool:
+    """Whether `input`'s dtype is complex64 or complex128."""
+    return input._dtype.is_complex
+
+
+@method
+def sgn(input: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """`z / |z|` for complex elements (0 at 0); `sign` for real tensors."""
+    from ember.core.ops import elementwise as ew
+
+    if not input._dtype.is_complex:
+        return ew.sign(input, out=out) if out is not None else ew.sign(input)
+    a = ew.abs(input)
+    zero = ew.eq(a, 0)
+    r = ew.mul(input, ew.where(zero, 0.0, ew.reciprocal(ew.where(zero, 1.0, a))))  # a real scale: any device
+    return out.copy_(r) if out is not None else r
+
+
+inplace(sgn)
+
+
+@method
+def isreal(input: Tensor) -> Tensor:
+    """True where the element has no imaginary part (everywhere for a real tensor)."""
+    from ember.core.ops import elementwise as ew
+
+    if not input._dtype.is_complex:
+        from ember.core.creation import ones
+
+        return ones(input._shape, dtype=dtypes.bool, device=input.device)
+    return ew.eq(_imag_any(input), 0)
+
+
+
+# --- ordering ops refuse complex input, on every device, before their kernels ---------------------
+_ORDERING_ERRORS = {
+    "amax": (ComplexNotSupported, "\"max_values_cpu\" not implemented for '{}'"),
+    "amin": (ComplexNotSupported, "\"min_values_cpu\" not implemented for '{}'"),
+    "max_dim": (ComplexNotSupportedRuntime, "max(): does not support complex input"),
+    "min_dim": (ComplexNotSupportedRuntime, "min(): does not support complex input"),
+    "argmax": (ComplexNotSupportedRuntime, "argmax(): does not support complex input"),
+    "argmin": (ComplexNotSupportedRuntime, "argmin(): does not support complex input"),
+    "sort": (ComplexNotSupportedRuntime, "Sort does not support complex dtypes on CPU"),
+    "topk": (ComplexNotSupportedRuntime, "topk does not support complex dtypes on CPU"),
+    "kthvalue": (ComplexNotSupported, "\"kthvalue_cpu\" not implemented for '{}'"),
+    "median": (ComplexNotSupported, "\"median_cpu\" not implemented for '{}'"),
+    "median_dim": (ComplexNotSupported, "\"median_cpu\" not implemented for '{}'"),
+    "clamp": (ComplexNotSupported, "clamp is not supported for complex types"),
+    # ops ember has not made complex yet (PyTorch computes them): refused rather than computed wrong
+    "logsumexp": (ComplexNotSupported, "logsumexp: complex tensors are not supported by ember yet ('{}')"),
+    "trace": (ComplexNotSupported, "trace: complex tensors are not supported by ember yet ('{}'); use "
+                                   "diagonal().sum()"),
+}
+
+
+def _install_ordering_checks() -> None:
+    """A meta step (run before any device's kernel) on each op that orders elements: PyTorch refuses
+    complex input there; numpy would order complex numbers lexicographically."""
+    from ember.core.dispatch import get_op
+
+    for name, (exc, message) in _ORDERING_ERRORS.items():
+        op = get_op(name)
+        if op.check is not None:
+            raise RuntimeError(f"op '{name}' already has a meta step; merge the complex check into it")
+
+        def check(x, *args, _exc=exc, _message=message, **kwargs):
+            if isinstance(x, Tensor) and x._dtype.is_complex:
+                raise _exc(_message.format(TORCH_NAMES[x._dtype.name]))
+        op.check = check
+
+
+# --- complex arithmetic on float views: any device whose float kernels exist ----------------------
+# ember's CUDA kernels compute in float and integer types only; these composites run complex ops
+# there as float ops on the (real, imaginary) views (NOTE [ Complex on CUDA ] in cuda/launch_complex).
+def _parts(v, dt: dtypes.dtype):
+    """(real, imaginary) of an operand: float views of a complex tensor, the tensor and 0 for a real
+    one (cast to the real dtype of the result `dt`), or the two floats of a number."""
+    if isinstance(v, Tensor):
+        if v._dtype.is_complex:
+            return _real_any(v), _imag_any(v)
+        return (v if v._dtype is dt.to_real() else v.to(dt.to_real())), 0.0
+    c = builtins.complex(v)
+    return c.real, c.imag
+
+
+def _joined(re, im, out):
+    """The complex tensor of two parts, one of which may be a number (a real operand's 0)."""
+    from ember.core.creation import full
+
+    if not isinstance(re, Tensor):
+        re = full(im._shape, re, dtype=im._dtype, device=im.device)
+    if not isinstance(im, Tensor):
+        im = full(re._shape, im, dtype=re._dtype, device=re.device)
+    return _complex_any(re, im, out=out)
+
+
+def _binary_via_real(name: str, a, b, out=None):
+    from ember.core.ops import elementwise as ew
+
+    dt = dtypes.result_type(a, b)
+    (ar, ai), (br, bi) = _parts(a, dt), _parts(b, dt)
+    if name in ("add", "sub"):
+        f = ew.add if name == "add" else ew.sub
+        return _joined(f(ar, br), f(ai, bi), out)
+    if name == "mul":
+        return _joined(ew.sub(ew.mul(ar, br), ew.mul(ai, bi)), ew.add(ew.mul(ar, bi), ew.mul(ai, br)), out)
+    if name == "div":
+        den = ew.add(ew.mul(br, br), ew.mul(bi, bi))
+        return _joined(ew.div(ew.add(ew.mul(ar, br), ew.mul(ai, bi)), den),
+                       ew.div(ew.sub(ew.mul(ai, br), ew.mul(ar, bi)), den), out)
+    same = ew.logical_and(ew.eq(ar, br), ew.eq(ai, bi))  # eq, ne
+    r = same if name == "eq" else ew.logical_not(same)
+    return out.copy_(r) if out is not None else r
+
+
+def _unary_via_real(name: str, x, out=None):
+    from ember.core.ops import elementwise as ew
+
+    re, im = _real_any(x), _imag_any(x)
+    if name == "neg":
+        return _joined(ew.neg(re), ew.neg(im), out)
+    if name == "square":
+        return _binary_via_real("mul", x, x, out)
+    if name == "abs":
+        r = ew.hypot(re, im)
+    elif name == "exp":
+        e = ew.exp(re)
+        return _joined(ew.mul(e, ew.cos(im)), ew.mul(e, ew.sin(im)), out)
+    elif name == "log":
+        return _joined(ew.log(ew.hypot(re, im)), ew.atan2(im, re), out)
+    elif name == "sqrt":
+        r, half = ew.sqrt(ew.hypot(re, im)), ew.mul(ew.atan2(im, re), 0.5)
+        return _joined(ew.mul(r, ew.cos(half)), ew.mul(r, ew.sin(half)), out)
+    elif name == "isnan":
+        r = ew.logical_or(ew.isnan(re), ew.isnan(im))
+    elif name == "isinf":
+        r = ew.logical_or(ew.isinf(re), ew.isinf(im))
+    else:  # isfinite
+        r = ew.logical_and(ew.isfinite(re), ew.isfinite(im))
+    return out.copy_(r) if out is not None else r
+
+
+def _reduce_via_real(name: str, x, dims, keepdim=False, dtype=None, *, out=None):
+    from ember.core.dispatch import get_op
+
+    if dtype is not None and dtypes.as_dtype(dtype) is not x._dtype:
+        x = x.to(dtypes.as_dtype(dtype))
+    op = get_op(name)
+    return _joined(op(_real_any(x), dims, keepdim), op(_imag_any(x), dims, keepdim), out)
+
+
+def _where_via_real(condition, a, b, *, out=None):
+    from ember.core.ops import elementwise as ew
+
+    dt = dtypes.result_type(a, b)
+    (ar, ai), (br, bi) = _parts(a, dt), _parts(b, dt)
+    return _joined(ew.where(condition, ar, br), ew.where(condition, ai, bi), out)
+
+
+def _mm_via_real(name: str, a, b, *, out=None):
+    from ember.core.dispatch import get_op
+    from ember.core.ops import elementwise as ew
+
+    dt = dtypes.result_type(a, b)
+    (ar, ai), (br, bi) = _parts(a, dt), _parts(b, dt)
+    op = get_op(name)
+
+    def prod(x, y):
+        return None if isinstance(x, float) or isinstance(y, float) else op(x, y)
+
+    rr, ii, ri, ir = prod(ar, br), prod(ai, bi), prod(ar, bi), prod(ai, br)
+    re = rr if ii is None else ew.sub(rr, ii)
+    im = ri if ir is None else (ir if ri is None else ew.add(ri, ir))
+    return _joined(re, im if im is not None else 0.0, out)
+
+
+def _einsum_via_real(equation: str, *operands, out=None):
+    """einsum of complex operands as a sum of real einsums: each complex operand contributes its real
+    or imaginary part, and a term with k imaginary parts carries i^k (2^m einsums for m complex operands)."""
+    from ember.core.dispatch import get_op
+    from ember.core.ops import elementwise as ew
+
+    dt = dtypes.result_type(*operands)
+    parts = [_parts(o, dt) for o in operands]
+    op = get_op("einsum")
+    acc = [None, None]  # real, imaginary
+
+    def add(which: int, term, sign: int) -> None:
+        term = term if sign > 0 else ew.neg(term)
+        acc[which] = term if acc[which] is None else ew.add(acc[which], term)
+
+    def walk(i: int, chosen: list, k: int) -> None:
+        if i == len(parts):
+            add(k % 2, op(equation, *chosen), 1 if k % 4 < 2 else -1)
+            return
+        re, im = parts[i]
+        walk(i + 1, chosen + [re], k)
+        if isinstance(im, Tensor):
+            walk(i + 1, chosen + [im], k + 1)
+
+    walk(0, [], 0)
+    return _joined(acc[0], acc[1] if acc[1] is not None else 0.0, out)
+
+
+# op name -> f(*args, **kwargs) computing it on float views
+VIA_REAL = {
+    **{n: (lambda a, b, *, out=None, _n=n: _binary_via_real(_n, a, b, out)) for n in ("add", "sub", "mul", "div",
+                                                                                      "eq", "ne")},
+    **{n: (lambda x, *, out=None, _n=n: _unary_via_real(_n, x, out)) for n in ("neg", "square", "abs", "exp", "log",
+                                                                              "sqrt", "isnan", "isinf", "isfinite")},
+    **{n: (lambda x, dims, keepdim=False, dtype=None, *, out=None, _n=n: _reduce_via_real(_n, x, dims, keepdim,
+                                                                                            dtype, out=out))
+       for n in ("sum", "mean")},
+    **{n: (lambda a, b, *, out=None, _n=n: _mm_via_real(_n, a, b, out=out)) for n in ("mm", "bmm", "dot")},
+    "where": _where_via_real,
+    "einsum": _einsum_via_real,
+}

@@ -1,0 +1,151 @@
+"""`torch.fft` (ember.core.fft): every function against numpy.fft in complex128, the `n`/`s`,
+`dim`, `norm` and `out=` arguments, dtypes, and PyTorch's errors."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import ember.core as E
+from ember.core import fft
+
+RNG = np.random.default_rng(0)
+NORMS = [None, "backward", "ortho", "forward"]
+
+
+def real(*shape) -> np.ndarray:
+    return RNG.standard_normal(shape)
+
+
+def cplx(*shape) -> np.ndarray:
+    return RNG.standard_normal(shape) + 1j * RNG.standard_normal(shape)
+
+
+def check(got: E.Tensor, want: np.ndarray, tol: float = 1e-10) -> None:
+    assert got.shape == want.shape
+    np.testing.assert_allclose(got.numpy(), want, rtol=tol, atol=tol)
+
+
+@pytest.mark.parametrize("norm", NORMS)
+@pytest.mark.parametrize(("name", "make", "kwargs"), [
+    ("fft", cplx, {}), ("fft", real, {"n": 5}), ("fft", cplx, {"n": 11, "dim": 0}),
+    ("ifft", cplx, {"dim": -1}), ("ifft", real, {"n": 3, "dim": 1}),
+    ("rfft", real, {}), ("rfft", real, {"n": 7, "dim": 0}),
+    ("irfft", cplx, {}), ("irfft", cplx, {"n": 9}), ("irfft", cplx, {"n": 4, "dim": 0}),
+    ("hfft", cplx, {}), ("hfft", cplx, {"n": 7, "dim": 0}),
+    ("ihfft", real, {}), ("ihfft", real, {"n": 5, "dim": 0}),
+])
+def test_one_dimensional_transforms_match_numpy(name, make, kwargs, norm):
+    a = make(6, 8)
+    got = getattr(fft, name)(E.from_numpy(a), norm=norm, **kwargs)
+    axis = kwargs.get("dim", -1)
+    want = getattr(np.fft, name)(a, n=kwargs.get("n"), axis=axis, norm=norm)
+    check(got, want)
+
+
+@pytest.mark.parametrize("norm", NORMS)
+@pytest.mark.parametrize(("name", "make", "kwargs"), [
+    ("fft2", cplx, {}), ("fft2", real, {"s": (3, 10)}), ("ifft2", cplx, {"dim": (0, 2)}),
+    ("fftn", cplx, {}), ("fftn", cplx, {"s": (4, 5)}), ("ifftn", cplx, {"s": (2, -1, 3), "dim": (2, 0, 1)}),
+    ("rfft2", real, {}), ("rfftn", real, {"dim": (0, 1)}), ("rfftn", real, {"s": (3, 9)}),
+    ("irfft2", cplx, {}), ("irfftn", cplx, {"s": (5, 6)}), ("irfftn", cplx, {"dim": (1, 0)}),
+])
+def test_multi_dimensional_transforms_match_numpy(name, make, kwargs, norm):
+    a = make(4, 5, 6)
+    got = getattr(fft, name)(E.from_numpy(a), norm=norm, **kwargs)
+    s, dim = kwargs.get("s"), kwargs.get("dim")
+    if name.endswith("2") and dim is None:
+        dim = (-2, -1)
+    if s is not None and dim is None:
+        dim = tuple(range(a.ndim - len(s), a.ndim))
+    if s is not None and -1 in s:  # numpy has no -1 ("unchanged")
+        s = [a.shape[d] if n == -1 else n for n, d in zip(s, dim)]
+    want = getattr(np.fft, name)(a, s=s, axes=dim, norm=norm)
+    check(got, want)
+
+
+@pytest.mark.parametrize("norm", NORMS)
+def test_hermitian_n_dimensional_transforms(norm):
+    """hfftn(x) = irfftn(conj(x)) and ihfftn(x) = conj(rfftn(x)), normalized the other way."""
+    swap = {None: "forward", "backward": "forward", "forward": "backward", "ortho": "ortho"}[norm]
+    a, x = cplx(4, 5, 3), real(4, 5, 6)
+    check(fft.hfftn(E.from_numpy(a), norm=norm), np.fft.irfftn(a.conj(), norm=swap))
+    check(fft.hfft2(E.from_numpy(a), s=(3, 6), norm=norm), np.fft.irfft2(a.conj(), s=(3, 6), norm=swap))
+    check(fft.ihfftn(E.from_numpy(x), dim=(0, 2), norm=norm), np.fft.rfftn(x, axes=(0, 2), norm=swap).conj())
+    check(fft.ihfft2(E.from_numpy(x), norm=norm), np.fft.rfft2(x, norm=swap).conj())
+    # 1-D against numpy's own hfft
+    check(fft.hfft(E.from_numpy(a[0, 0]), norm=norm), np.fft.hfft(a[0, 0], norm=norm))
+
+
+def test_roundtrips_and_dtypes():
+    x32 = E.from_numpy(real(4, 6).astype(np.float32))
+    r = fft.rfft(x32)
+    assert r.dtype is E.complex64
+    assert fft.irfft(r).dtype is E.float32
+    assert fft.fft(x32).dtype is E.complex64 and fft.ifft(fft.fft(x32)).dtype is E.complex64
+    assert fft.fft(E.tensor([1, 2, 3])).dtype is E.complex64  # integers: the default complex dtype
+    assert fft.fft(E.ones(3, dtype=E.bool)).dtype is E.complex64
+    np.testing.assert_allclose(fft.irfft(r, n=6).numpy(), x32.numpy(), atol=1e-5)
+    x = E.from_numpy(real(3, 4, 5))
+    np.testing.assert_allclose(fft.irfftn(fft.rfftn(x), s=(3, 4, 5)).numpy(), x.numpy(), atol=1e-12)
+    np.testing.assert_allclose(fft.ifftn(fft.fftn(x)).real.numpy(), x.numpy(), atol=1e-12)
+    np.testing.assert_allclose(fft.hfft(fft.ihfft(x), n=5).numpy(), x.numpy(), atol=1e-12)
+
+
+def test_transforms_of_non_contiguous_views():
+    a = cplx(6, 8)
+    x = E.from_numpy(a)[::2, 1:].t()
+    check(fft.fft(x, dim=0), np.fft.fft(a[::2, 1:].T, axis=0))
+    check(fft.rfft2(x.real), np.fft.rfft2(a[::2, 1:].T.real))
+
+
+def test_out_argument_receives_the_result():
+    a = cplx(3, 4)
+    out = E.empty(0, dtype=E.complex128)
+    r = fft.fft(E.from_numpy(a), out=out)
+    assert r is out
+    check(out, np.fft.fft(a))
+    out_r = E.empty(3, 6, dtype=E.float64)
+    fft.irfft(E.from_numpy(a), out=out_r)
+    check(out_r, np.fft.irfft(a))
+
+
+def test_frequencies_and_shifts():
+    for n in (1, 4, 5, 8):
+        check(fft.fftfreq(n, dtype=E.float64), np.fft.fftfreq(n), 1e-15)
+        check(fft.fftfreq(n, 0.3, dtype=E.float64), np.fft.fftfreq(n, 0.3), 1e-15)
+        check(fft.rfftfreq(n, 2.0, dtype=E.float64), np.fft.rfftfreq(n, 2.0), 1e-15)
+    assert fft.fftfreq(4).dtype is E.float32 and fft.fftfreq(4).tolist() == [0.0, 0.25, -0.5, -0.25]
+    a = real(4, 5)
+    for dim in (None, 0, 1, (0, 1), (-1,)):
+        check(fft.fftshift(E.from_numpy(a), dim), np.fft.fftshift(a, dim), 0)
+        check(fft.ifftshift(E.from_numpy(a), dim), np.fft.ifftshift(a, dim), 0)
+    with pytest.raises(RuntimeError, match="fftfreq requires a floating point or complex dtype"):
+        fft.fftfreq(4, dtype=E.int64)
+
+
+@pytest.mark.parametrize(("call", "exc", "message"), [
+    (lambda x: fft.fft(x, dim=2), IndexError, "Dimension out of range \\(expected to be in range of \\[-2, 1\\], "
+                                              "but got 2\\)"),
+    (lambda x: fft.fftshift(x, dim=5), IndexError, "Dimension out of range"),
+    (lambda x: fft.rfft2(x[0]), IndexError, "Dimension out of range"),
+    (lambda x: fft.fft(x, n=0), RuntimeError, "Invalid number of data points \\(0\\) specified"),
+    (lambda x: fft.fftn(x, s=(2,), dim=(0, 1)), RuntimeError,
+     "When given, dim and shape arguments must have the same length"),
+    (lambda x: fft.fftn(x, dim=(0, 0)), RuntimeError, "FFT dims must be unique"),
+    (lambda x: fft.fftn(x, s=(1, 2, 3)), RuntimeError,
+     "Got shape with 3 values but input tensor only has 2 dimensions."),
+    (lambda x: fft.fft(x, norm="bad"), RuntimeError, "Invalid normalization mode: \"bad\""),
+    (lambda x: fft.rfft(x + 0j), RuntimeError, "rfft expects a real input tensor, but got ComplexFloat"),
+    (lambda x: fft.ihfft(x.to(E.complex128)), RuntimeError, "ihfft expects a real input tensor, but got ComplexDouble"),
+    (lambda x: fft.irfft(x[0, :1] + 0j), RuntimeError, "Invalid number of data points \\(0\\) specified"),
+    (lambda x: fft.fft(x.half()), RuntimeError, "Unsupported dtype Half"),
+    (lambda x: fft.fft(x[0, 0]), IndexError, "Dimension specified as -1 but tensor has no dimensions"),
+])
+def test_bad_input_raises_pytorchs_error(call, exc, message):
+    with pytest.raises(exc, match=message):
+        call(E.ones(3, 4))
+
+
+def test_backend_is_named():
+    assert fft.backend_name() in ("scipy.fft", "numpy.fft")
