@@ -1,0 +1,205 @@
+"""`torch.special`'s elementwise ops and their top-level twins (`lgamma`, `digamma`, `polygamma`,
+`mvlgamma`, `erfc`, `i0`, `sinc`, `logit`, `igamma`, `igammac`), each declared once under PyTorch's
+native name (`special_erfcx` ...). The CPU kernels are `numba.vectorize` ufuncs of the scalar
+functions in `special_math`, built on first use and cached on disk; they compute in float64 and
+round to the result dtype (integers and bools give the default float dtype, as PyTorch)."""
+
+from __future__ import annotations
+
+import math
+from functools import cache
+
+import numpy as np
+
+from ember.core import dtypes
+from ember.core.dispatch import declare
+from ember.core.methods import attach, inplace
+from ember.core.ops._util import arr, shape_error, wrap, write_out
+from ember.core.ops.elementwise import binary_dtype
+from ember.core.tensor import Tensor
+
+__all__ = ["lgamma", "digamma", "polygamma", "mvlgamma", "erfc", "i0", "sinc", "logit", "igamma", "igammac"]
+
+# op name (PyTorch's native name), scalar function of special_math, differentiable
+UNARY = [
+    ("lgamma", "lgamma", True),
+    ("digamma", "digamma", True),
+    ("erfc", "erfc", True),
+    ("special_erfcx", "erfcx", True),
+    ("i0", "i0", True),
+    ("special_i0e", "i0e", True),
+    ("special_i1", "i1", True),
+    ("special_i1e", "i1e", True),
+    ("special_ndtr", "ndtr", True),
+    ("special_ndtri", "ndtri", True),
+    ("special_log_ndtr", "log_ndtr", True),
+    ("special_entr", "entr", True),
+    ("sinc", "sinc", True),
+    # PyTorch gives these no derivative: their results never require grad
+    ("special_airy_ai", "airy_ai", False),
+    ("special_bessel_j0", "bessel_j0", False),
+    ("special_bessel_j1", "bessel_j1", False),
+    ("special_bessel_y0", "bessel_y0", False),
+    ("special_bessel_y1", "bessel_y1", False),
+    ("special_modified_bessel_i0", "modified_bessel_i0", False),
+    ("special_modified_bessel_i1", "modified_bessel_i1", False),
+    ("special_modified_bessel_k0", "modified_bessel_k0", False),
+    ("special_modified_bessel_k1", "modified_bessel_k1", False),
+    ("special_scaled_modified_bessel_k0", "scaled_modified_bessel_k0", False),
+    ("special_scaled_modified_bessel_k1", "scaled_modified_bessel_k1", False),
+    ("special_spherical_bessel_j0", "spherical_bessel_j0", False),
+]
+
+# (input, other) ops with PyTorch's promotion, integers to the default float
+POLYNOMIALS = ["chebyshev_polynomial_t", "chebyshev_polynomial_u", "chebyshev_polynomial_v",
+               "chebyshev_polynomial_w", "shifted_chebyshev_polynomial_t", "shifted_chebyshev_polynomial_u",
+               "shifted_chebyshev_polynomial_v", "shifted_chebyshev_polynomial_w", "hermite_polynomial_h",
+               "hermite_polynomial_he", "laguerre_polynomial_l", "legendre_polynomial_p"]
+BINARY = [
+    ("special_xlog1py", "xlog1py", True),
+    ("special_zeta", "zeta", True),
+    ("igamma", "gammainc", True),
+    ("igammac", "gammaincc", True),
+    *((f"special_{p}", p, False) for p in POLYNOMIALS),
+]
+
+
+@cache
+def _cpu_namespace() -> dict:
+    import numba
+
+    from ember.core.ops import special_math
+
+    return special_math.compiled(numba.njit(cache=True, nogil=True, error_model="numpy"))
+
+
+@cache
+def ufunc(fname: str, nargs: int):
+    """The float64 numpy ufunc of special_math's `fname` (compiled on first use, cached on disk)."""
+    import numba
+
+    sig = "float64(" + ", ".join(["float64"] * nargs) + ")"
+    return numba.vectorize([sig], cache=True)(_cpu_namespace()[fname + "_py"])
+
+
+def float_dtype(x: Tensor) -> dtypes.dtype:
+    """The result dtype of a unary special function: floats keep theirs, the rest the default float."""
+    return x._dtype if x._dtype.is_floating_point else dtypes.get_default_dtype()
+
+
+def _f64(a) -> np.ndarray:
+    return np.asarray(arr(a), dtype=np.float64)
+
+
+def _finish(r, dt: dtypes.dtype, out: Tensor | None, name: str) -> Tensor:
+    r = np.asarray(r).astype(dt.np, copy=False)
+    return write_out(out, r, name) if out is not None else wrap(r)
+
+
+def _make_unary(name: str, fname: str, differentiable: bool):
+    op = declare(name, None, differentiable=differentiable, argnames=("input",))
+
+    @op.register("cpu")
+    def kernel(x, *, out=None):
+        return _finish(ufunc(fname, 1)(_f64(x)), float_dtype(x), out, name)
+
+    return op
+
+
+def _make_binary(name: str, fname: str, differentiable: bool):
+    op = declare(name, None, differentiable=differentiable, argnames=("input", "other"))
+
+    @op.register("cpu")
+    def kernel(a, b, *, out=None):
+        dt = binary_dtype("float", a, b)
+        try:
+            r = ufunc(fname, 2)(_f64(a), _f64(b))
+        except ValueError:
+            raise shape_error(name, a, b) from None
+        return _finish(r, dt, out, name)
+
+    return op
+
+
+OPS = {row[0]: _make_unary(*row) for row in UNARY}
+OPS.update({row[0]: _make_binary(*row) for row in BINARY})
+
+lgamma, digamma, erfc, i0, sinc = OPS["lgamma"], OPS["digamma"], OPS["erfc"], OPS["i0"], OPS["sinc"]
+igamma, igammac = OPS["igamma"], OPS["igammac"]
+
+_polygamma = declare("polygamma", None, argnames=("n", "input"))
+
+
+@_polygamma.register("cpu")
+def _polygamma_cpu(n, x, *, out=None):
+    return _finish(ufunc("polygamma", 2)(np.float64(n), _f64(x)), float_dtype(x), out, "polygamma")
+
+
+def check_polygamma_order(n) -> None:
+    if isinstance(n, Tensor) or isinstance(n, bool) or not isinstance(n, (int, np.integer)):
+        raise TypeError(f"polygamma(): argument 'n' must be int, not {type(n).__name__}")
+    if n < 0:
+        raise RuntimeError("polygamma(n, x) does not support negative n.")
+
+
+def polygamma(n: int, input: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """The n-th derivative of digamma: `(-1)^(n+1) n! zeta(n + 1, input)` for n >= 1."""
+    check_polygamma_order(n)
+    return _polygamma(int(n), input, out=out)
+
+
+_logit = declare("logit", None, argnames=("input",))
+
+
+@_logit.register("cpu")
+def _logit_cpu(x, eps=None, *, out=None):
+    e = -1.0 if eps is None else float(eps)
+    return _finish(ufunc("logit", 2)(_f64(x), np.float64(e)), float_dtype(x), out, "logit")
+
+
+def logit(input: Tensor, eps: float | None = None, *, out: Tensor | None = None) -> Tensor:
+    """`log(p / (1 - p))`, with p clamped to `[eps, 1 - eps]` when `eps` is given."""
+    return _logit(input, eps, out=out)
+
+
+def mvlgamma(input: Tensor, p: int, *, out: Tensor | None = None) -> Tensor:
+    """The log of the multivariate gamma function of dimension p:
+    `p (p - 1) / 4 log(pi) + sum_{j<p} lgamma(input - j / 2)`.
+
+    Raises:
+        RuntimeError: p < 1, or an element of input not greater than (p - 1) / 2.
+    """
+    if p < 1:
+        raise RuntimeError("p has to be greater than or equal to 1")
+    if not input._dtype.is_floating_point:
+        raise RuntimeError(f"mvlgamma is not implemented for {input._dtype.name}: expected a floating point tensor")
+    if not bool((input > 0.5 * (p - 1)).all().item()):
+        raise RuntimeError("All elements must be greater than (p-1)/2")
+    from ember.core.creation import arange
+
+    shifts = arange(p, dtype=input._dtype, device=input.device) * -0.5
+    r = lgamma(input.unsqueeze(-1) + shifts).sum(-1) + p * (p - 1) / 4 * math.log(math.pi)
+    if out is not None:
+        return out.copy_(r)
+    return r
+
+
+for _name in ("lgamma", "digamma", "erfc", "i0", "sinc", "igamma", "igammac"):
+    attach(_name, OPS[_name])
+    inplace(OPS[_name], _name + "_")
+attach("logit", logit)
+inplace(logit, "logit_")
+attach("mvlgamma", mvlgamma)
+inplace(mvlgamma, "mvlgamma_")
+
+
+def _polygamma_method(self: Tensor, n: int) -> Tensor:
+    return polygamma(n, self)
+
+
+def _polygamma_inplace(self: Tensor, n: int) -> Tensor:
+    return polygamma(n, self, out=self)
+
+
+attach("polygamma", _polygamma_method)
+attach("polygamma_", _polygamma_inplace)
