@@ -14,7 +14,7 @@ import numpy as np
 from ember.core import dtypes
 from ember.core.dispatch import declare
 from ember.core.methods import attach, inplace
-from ember.core.ops._util import arr, shape_error, wrap, write_out
+from ember.core.ops._util import ERRSTATE, IGNORE_ALL, arr, shape_error, wrap, write_out
 from ember.core.ops.elementwise import binary_dtype
 from ember.core.tensor import Tensor
 
@@ -91,8 +91,14 @@ def _f64(a) -> np.ndarray:
     return np.asarray(arr(a), dtype=np.float64)
 
 
-def _finish(r, dt: dtypes.dtype, out: Tensor | None, name: str) -> Tensor:
-    r = np.asarray(r).astype(dt.np, copy=False)
+def _run(fname: str, args: tuple, dt: dtypes.dtype, out: Tensor | None, name: str) -> Tensor:
+    """special_math's `fname` over numpy `args` in float64, rounded to `dt` (into `out` when given);
+    overflow to inf and NaN are results, silently, as in PyTorch."""
+    token = ERRSTATE.set(IGNORE_ALL)
+    try:
+        r = np.asarray(ufunc(fname, len(args))(*args)).astype(dt.np, copy=False)
+    finally:
+        ERRSTATE.reset(token)
     return write_out(out, r, name) if out is not None else wrap(r)
 
 
@@ -101,7 +107,7 @@ def _make_unary(name: str, fname: str, differentiable: bool):
 
     @op.register("cpu")
     def kernel(x, *, out=None):
-        return _finish(ufunc(fname, 1)(_f64(x)), float_dtype(x), out, name)
+        return _run(fname, (_f64(x),), float_dtype(x), out, name)
 
     return op
 
@@ -113,10 +119,11 @@ def _make_binary(name: str, fname: str, differentiable: bool):
     def kernel(a, b, *, out=None):
         dt = binary_dtype("float", a, b)
         try:
-            r = ufunc(fname, 2)(_f64(a), _f64(b))
-        except ValueError:
-            raise shape_error(name, a, b) from None
-        return _finish(r, dt, out, name)
+            return _run(fname, (_f64(a), _f64(b)), dt, out, name)
+        except ValueError as e:
+            if "broadcast" in str(e):
+                raise shape_error(name, a, b) from None
+            raise
 
     return op
 
@@ -132,7 +139,7 @@ _polygamma = declare("polygamma", None, argnames=("n", "input"))
 
 @_polygamma.register("cpu")
 def _polygamma_cpu(n, x, *, out=None):
-    return _finish(ufunc("polygamma", 2)(np.float64(n), _f64(x)), float_dtype(x), out, "polygamma")
+    return _run("polygamma", (np.float64(n), _f64(x)), float_dtype(x), out, "polygamma")
 
 
 def check_polygamma_order(n) -> None:
@@ -154,7 +161,7 @@ _logit = declare("logit", None, argnames=("input",))
 @_logit.register("cpu")
 def _logit_cpu(x, eps=None, *, out=None):
     e = -1.0 if eps is None else float(eps)
-    return _finish(ufunc("logit", 2)(_f64(x), np.float64(e)), float_dtype(x), out, "logit")
+    return _run("logit", (_f64(x), np.float64(e)), float_dtype(x), out, "logit")
 
 
 def logit(input: Tensor, eps: float | None = None, *, out: Tensor | None = None) -> Tensor:
@@ -164,22 +171,23 @@ def logit(input: Tensor, eps: float | None = None, *, out: Tensor | None = None)
 
 def mvlgamma(input: Tensor, p: int, *, out: Tensor | None = None) -> Tensor:
     """The log of the multivariate gamma function of dimension p:
-    `p (p - 1) / 4 log(pi) + sum_{j<p} lgamma(input - j / 2)`.
+    `p (p - 1) / 4 log(pi) + sum_{j<p} lgamma(input - j / 2)` (integers compute in the default float).
 
     Raises:
-        RuntimeError: p < 1, or an element of input not greater than (p - 1) / 2.
+        RuntimeError: p < 1.
     """
     if p < 1:
         raise RuntimeError("p has to be greater than or equal to 1")
     if not input._dtype.is_floating_point:
-        raise RuntimeError(f"mvlgamma is not implemented for {input._dtype.name}: expected a floating point tensor")
-    if not bool((input > 0.5 * (p - 1)).all().item()):
-        raise RuntimeError("All elements must be greater than (p-1)/2")
+        input = input.to(float_dtype(input))
     from ember.core.creation import arange
 
     shifts = arange(p, dtype=input._dtype, device=input.device) * -0.5
     r = lgamma(input.unsqueeze(-1) + shifts).sum(-1) + p * (p - 1) / 4 * math.log(math.pi)
     if out is not None:
+        if not dtypes.can_cast(r._dtype, out._dtype):
+            raise RuntimeError(f"mvlgamma: result type {r._dtype.name} can't be cast to the desired output type "
+                               f"{out._dtype.name}")
         return out.copy_(r)
     return r
 

@@ -308,6 +308,8 @@ def ndtri(p):
         return -_INF
     if p == 1.0:
         return _INF
+    if p == 0.5:
+        return 0.0
     if p > 0.5:
         return -_ndtri_lower(1.0 - p)
     return _ndtri_lower(p)
@@ -409,6 +411,8 @@ def i0e(x):
 def i1e(x):
     if x != x:
         return x
+    if x == 0.0:
+        return 0.0  # +0 for -0 too, as PyTorch
     if _isinf(x):
         return math.copysign(0.0, x)
     return math.copysign(_bessel_i_scaled(1.0, abs(x)), x)
@@ -424,6 +428,8 @@ def i0(x):
 def i1(x):
     if x != x or _isinf(x):
         return _NAN
+    if x == 0.0:
+        return 0.0
     ax = abs(x)
     return math.copysign(_unscale(_bessel_i_scaled(1.0, ax), ax), x)
 
