@@ -331,6 +331,12 @@ def test_bad_input_raises_pytorchs_errors():
         E.ones(2, dtype=E.int64).mvlgamma_(1)
     with pytest.raises(RuntimeError, match="not broadcastable"):
         S.zeta(E.ones(2), E.ones(3))
+    with pytest.raises(TypeError, match="must be Tensor, not float"):
+        S.i0e(2.0)
+    with pytest.raises(TypeError, match="must be Tensor, not float"):
+        S.zeta(2.0, 3.0)
+    with pytest.raises(TypeError, match="must be Tensor, not int"):
+        E.polygamma(1, 2)
 
 
 def test_special_functions_are_declared_once_with_pytorchs_differentiability():

@@ -87,6 +87,11 @@ def float_dtype(x: Tensor) -> dtypes.dtype:
     return x._dtype if x._dtype.is_floating_point else dtypes.get_default_dtype()
 
 
+def _check_tensor(name: str, x) -> None:
+    if not isinstance(x, Tensor):
+        raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not {type(x).__name__}")
+
+
 def _f64(a) -> np.ndarray:
     return np.asarray(arr(a), dtype=np.float64)
 
@@ -107,6 +112,7 @@ def _make_unary(name: str, fname: str, differentiable: bool):
 
     @op.register("cpu")
     def kernel(x, *, out=None):
+        _check_tensor(name, x)
         return _run(fname, (_f64(x),), float_dtype(x), out, name)
 
     return op
@@ -117,6 +123,8 @@ def _make_binary(name: str, fname: str, differentiable: bool):
 
     @op.register("cpu")
     def kernel(a, b, *, out=None):
+        if not isinstance(b, Tensor):
+            _check_tensor(name, a)
         dt = binary_dtype("float", a, b)
         try:
             return _run(fname, (_f64(a), _f64(b)), dt, out, name)
@@ -139,6 +147,7 @@ _polygamma = declare("polygamma", None, argnames=("n", "input"))
 
 @_polygamma.register("cpu")
 def _polygamma_cpu(n, x, *, out=None):
+    _check_tensor("polygamma", x)
     return _run("polygamma", (np.float64(n), _f64(x)), float_dtype(x), out, "polygamma")
 
 
@@ -160,6 +169,7 @@ _logit = declare("logit", None, argnames=("input",))
 
 @_logit.register("cpu")
 def _logit_cpu(x, eps=None, *, out=None):
+    _check_tensor("logit", x)
     e = -1.0 if eps is None else float(eps)
     return _run("logit", (_f64(x), np.float64(e)), float_dtype(x), out, "logit")
 
