@@ -109,6 +109,17 @@ def test_large_arguments_against_mpmath():
                                    atol=1e-13 if name == "airy_ai" else 3e-17, err_msg=name)
 
 
+def test_incomplete_gamma_of_large_a_against_mpmath():
+    mpmath = pytest.importorskip("mpmath")
+    mpmath.mp.dps = 40
+    a = np.array([441990.11886159866, 505535.69346060406, 2.0e4, 3.0e5, 1234.5])
+    x = np.array([437737.2669721635, 500117.15389817604, 2.01e4, 2.99e5, 1300.0])
+    p = [float(mpmath.gammainc(ai, 0, xi, regularized=True)) for ai, xi in zip(a, x)]
+    q = [float(mpmath.gammainc(ai, xi, mpmath.inf, regularized=True)) for ai, xi in zip(a, x)]
+    np.testing.assert_allclose(S.gammainc(_t(a), _t(x)).numpy(), p, rtol=1e-11)
+    np.testing.assert_allclose(S.gammaincc(_t(a), _t(x)).numpy(), q, rtol=1e-11)
+
+
 def test_zeta_with_negative_q_sums_from_q_when_s_is_an_integer():
     s = np.array([2.0, 3.0, 4.0, 2.0, 2.5])
     q = np.array([-1.5, -0.25, -3.7, -1.0, -1.5])

@@ -131,8 +131,17 @@ def polygamma(n, x):
 
 
 def _gamma_prefix(a, x):
-    """x^a e^-x / Gamma(a)."""
-    return math.exp(a * math.log(x) - x - math.lgamma(a))
+    """x^a e^-x / Gamma(a). For large a, a log x - x - lgamma(a) cancels to a fraction of its terms;
+    with Stirling's series for lgamma it is a (log1p(t) - t) + log(a) / 2 - log(2 pi) / 2 - c(a),
+    t = (x - a) / a, whose error is a eps t instead of a log(a) eps."""
+    if a < 10.0:
+        return math.exp(a * math.log(x) - x - math.lgamma(a))
+    t = (x - a) / a
+    r = 1.0 / (a * a)
+    c = (1.0 / 12 + r * (-1.0 / 360 + r * (1.0 / 1260 + r * (-1.0 / 1680 + r * (1.0 / 1188 + r * (
+        -691.0 / 360360 + r * (1.0 / 156 + r * -3617.0 / 122400))))))) / a
+    lr = math.log1p(t) if abs(t) < 0.5 else math.log(x / a)  # log(x / a): log1p(t) magnifies t's rounding near -1
+    return math.exp(a * (lr - t) + 0.5 * math.log(a) - 0.9189385332046728 - c)
 
 
 def _gammainc_series(a, x):
@@ -140,7 +149,7 @@ def _gammainc_series(a, x):
     term = 1.0
     total = 1.0
     n = 1.0
-    while n < 5000.0:
+    while n < 1e6:
         term *= x / (a + n)
         total += term
         if term <= 1e-17 * total:
@@ -157,7 +166,7 @@ def _gammaincc_cf(a, x):
     d = 1.0 / b
     h = d
     i = 1.0
-    while i < 5000.0:
+    while i < 1e6:
         an = -i * (i - a)
         b += 2.0
         d = an * d + b
