@@ -13,6 +13,8 @@ from ember.core.ops.special_math import _EULER, _INF, _NAN, _PI, _SQRT1_2, _SQRT
 _FRAC_2_PI = 0.63661977236758134308
 _AI0 = 0.35502805388781723926  # Ai(0)
 _AIP0 = -0.25881940379280679840  # Ai'(0)
+_TWO_THIRDS = 2.0 / 3.0
+_TWO_THIRDS_LO = 3.700743415417188e-17  # 2/3 - _TWO_THIRDS
 
 
 def _bessel_i_scaled(n, x):
@@ -394,6 +396,28 @@ def _airy_taylor(x):
     return y
 
 
+def _two_prod_err(a, b):
+    """The rounding error of a * b (Dekker's product by Veltkamp splitting): a * b = fl(a * b) + err."""
+    c = 134217729.0 * a
+    ah = c - (c - a)
+    al = a - ah
+    c = 134217729.0 * b
+    bh = c - (c - b)
+    bl = b - bh
+    return ((ah * bh - a * b) + ah * bl + al * bh) + al * bl
+
+
+def _airy_phase(z):
+    """2/3 z^(3/2) as hi + lo (double-double), for z < 1e100."""
+    s = math.sqrt(z)
+    s_lo = ((z - s * s) - _two_prod_err(s, s)) / (2.0 * s)  # sqrt's rounding
+    p = z * s
+    p_lo = _two_prod_err(z, s) + z * s_lo
+    hi = _TWO_THIRDS * p
+    lo = _two_prod_err(_TWO_THIRDS, p) + _TWO_THIRDS * p_lo + _TWO_THIRDS_LO * p
+    return hi, lo
+
+
 def airy_ai(x):
     if x != x or _isinf(x):
         return _NAN
@@ -427,8 +451,15 @@ def airy_ai(x):
         if term < 1e-17:
             break
         k += 1.0
-    s = math.sin(zeta)
-    c = math.cos(zeta)
+    # zeta's rounding (|x|^1.5 eps) would be the phase's error: sin and cos of zeta = hi + lo
+    if zeta == _INF:
+        return _NAN  # no phase left, as PyTorch
+    hi, lo = _airy_phase(z) if z < 1e100 else (zeta, 0.0)
+    s = math.sin(hi)
+    c = math.cos(hi)
+    sl = math.sin(lo)
+    cl = math.cos(lo)
+    s, c = s * cl + c * sl, c * cl - s * sl
     cm = (c + s) * _SQRT1_2  # cos(zeta - pi/4)
     sm = (s - c) * _SQRT1_2  # sin(zeta - pi/4)
     return (cm * p + sm * q) / (math.sqrt(math.sqrt(z)) * _SQRTPI)
