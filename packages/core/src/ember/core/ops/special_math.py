@@ -295,12 +295,12 @@ def log_ndtr(x):
 
 
 def _ndtri_lower(p):
-    """The x with ndtr(x) = p, for 0 < p <= 0.5: a rational start (error < 5e-4), then Newton steps
+    """The x with ndtr(x) = p, for 0 < p <= 0.5: a rational start (error < 5e-4), then three Newton steps
     on log ndtr(x) = log p, which is concave, so they converge from either side."""
     lp = math.log(p)
     t = math.sqrt(-2.0 * lp)
     x = -(t - (2.515517 + t * (0.802853 + t * 0.010328)) / (1.0 + t * (1.432788 + t * (0.189269 + t * 0.001308))))
-    for _ in range(4):
+    for _ in range(3):
         g = log_ndtr(x)
         x -= (g - lp) * _SQRT2PI * math.exp(0.5 * x * x + g)
     return x
