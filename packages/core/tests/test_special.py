@@ -292,6 +292,16 @@ def test_integers_and_bools_compute_in_the_default_float():
         E.set_default_dtype(E.float32)
 
 
+def test_half_precisions_zero_dim_and_empty():
+    x = E.tensor([0.5, 2.5])
+    for dt in (E.float16, E.bfloat16):
+        got = S.gammaln(x.to(dt))
+        assert got.dtype is dt
+        np.testing.assert_allclose(got.float().numpy(), sp.gammaln([0.5, 2.5]), rtol=1e-2)
+    assert S.gammaln(E.tensor(2.5)).shape == () and S.zeta(E.tensor(3.0), 2.0).item() == pytest.approx(0.2020569)
+    assert S.i0e(E.empty(0, 3)).shape == (0, 3) and S.zeta(E.empty(0, 1), E.ones(2)).shape == (0, 2)
+
+
 def test_python_scalars_as_either_operand():
     np.testing.assert_allclose(S.zeta(2.0, _t([1.0, 2.0])).numpy(), [math.pi ** 2 / 6, math.pi ** 2 / 6 - 1])
     np.testing.assert_allclose(S.xlog1py(2, E.tensor([1.0])).numpy(), [2 * math.log(2)], rtol=1e-6)
