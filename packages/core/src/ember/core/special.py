@@ -35,5 +35,11 @@ scaled_modified_bessel_k1 = _OPS["special_scaled_modified_bessel_k1"]
 globals().update({_p: _OPS[f"special_{_p}"] for _p in _POLYNOMIALS})
 
 def multigammaln(input: Tensor, p: int, *, out: Tensor | None = None) -> Tensor:
-    """`torch.special.multigammaln`: the log of the multivariate gamma function (`torch.mvlgamma`)."""
+    """`torch.special.multigammaln`: the log of the multivariate gamma function (`torch.mvlgamma`).
+
+    Example:
+        >>> import ember.core as E
+        >>> E.special.multigammaln(E.tensor([2.5]), 2)
+        tensor([0.8570])
+    """
     return mvlgamma(input, p, out=out)

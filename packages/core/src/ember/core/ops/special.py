@@ -159,7 +159,20 @@ def check_polygamma_order(n) -> None:
 
 
 def polygamma(n: int, input: Tensor, *, out: Tensor | None = None) -> Tensor:
-    """The n-th derivative of digamma: `(-1)^(n+1) n! zeta(n + 1, input)` for n >= 1."""
+    """The n-th derivative of digamma: `(-1)^(n+1) n! zeta(n + 1, input)` for n >= 1.
+
+    Args:
+        n: the order, an int >= 0 (0 is digamma).
+        input: any shape; integers compute in the default float dtype.
+
+    Raises:
+        RuntimeError: n < 0. TypeError: n not an int, input not a tensor.
+
+    Example:
+        >>> import ember.core as E
+        >>> E.polygamma(1, E.tensor([1.0, 2.0]))  # pi^2 / 6, pi^2 / 6 - 1
+        tensor([1.6449, 0.6449])
+    """
     check_polygamma_order(n)
     return _polygamma(int(n), input, out=out)
 
@@ -175,7 +188,14 @@ def _logit_cpu(x, eps=None, *, out=None):
 
 
 def logit(input: Tensor, eps: float | None = None, *, out: Tensor | None = None) -> Tensor:
-    """`log(p / (1 - p))`, with p clamped to `[eps, 1 - eps]` when `eps` is given."""
+    """`log(p / (1 - p))`, with p clamped to `[eps, 1 - eps]` when `eps` is given (NaN outside [0, 1]
+    when it is not).
+
+    Example:
+        >>> import ember.core as E
+        >>> E.logit(E.tensor([0.0, 0.5, 0.9]), eps=0.1)
+        tensor([-2.1972,  0.0000,  2.1972])
+    """
     return _logit(input, eps, out=out)
 
 
@@ -185,6 +205,11 @@ def mvlgamma(input: Tensor, p: int, *, out: Tensor | None = None) -> Tensor:
 
     Raises:
         RuntimeError: p < 1.
+
+    Example:
+        >>> import ember.core as E
+        >>> E.mvlgamma(E.tensor([2.5, 3.0]), 3)
+        tensor([1.8810, 2.6949])
     """
     if p < 1:
         raise RuntimeError("p has to be greater than or equal to 1")
