@@ -188,6 +188,15 @@ def test_polynomials_match_scipy(name):
     np.testing.assert_allclose(getattr(S, name)(_t(x), 3).numpy(), getattr(S, name)(_t(x), 3.7).numpy())
 
 
+def test_chebyshev_of_huge_degree_is_trigonometric():
+    x = _t([0.3, -0.7])
+    n = 1e9 + 3
+    t = np.arccos(x.numpy())
+    np.testing.assert_allclose(S.chebyshev_polynomial_t(x, n).numpy(), np.cos(n * t), rtol=1e-6)
+    np.testing.assert_allclose(S.chebyshev_polynomial_u(x, n).numpy(), np.sin((n + 1) * t) / np.sin(t), rtol=1e-6)
+    np.testing.assert_allclose(S.chebyshev_polynomial_w(x, n).numpy(), _cheb_w(x.numpy(), n), rtol=1e-6)
+
+
 # PyTorch 2.13's values at the edges (recorded from torch, float64)
 X_EDGE = [-INF, -3.0, -2.5, -1.0, -0.0, 0.0, 1e-300, 0.5, 1.0, 2.0, 30.0, 800.0, 1e300, INF, NAN]
 EDGES = {

@@ -1,8 +1,12 @@
 """Orthogonal polynomials, scalar (see `special_math`, which compiles them with its own): the degree
 n is truncated to an integer as PyTorch's; p_0 = 1, p_1 and p_{k+1} = a(k, x) p_k - b(k) p_{k-1},
-the loop stopping at the first NaN; PyTorch's values at x = +-1 and for n < 0."""
+the loop stopping at the first NaN; PyTorch's values at x = +-1 and for n < 0. Chebyshev's four
+kinds of degree above 6 inside (-1, 1) are trigonometric (x = cos t, T_n = cos(n t) ...), as PyTorch's,
+so a huge degree costs no more than a small one."""
 
 from __future__ import annotations
+
+import math
 
 
 def chebyshev_polynomial_t(x, n):
@@ -13,6 +17,8 @@ def chebyshev_polynomial_t(x, n):
         return 0.0
     if abs(x) == 1.0:
         return 1.0 if (x > 0.0 or k % 2 == 0) else -1.0
+    if k > 6 and abs(x) < 1.0:
+        return math.cos(k * math.acos(x))
     if k == 0:
         return 1.0
     p = 1.0
@@ -32,6 +38,8 @@ def chebyshev_polynomial_u(x, n):
         return 0.0
     if abs(x) == 1.0:
         return k + 1.0 if (x > 0.0 or k % 2 == 0) else -(k + 1.0)
+    if k > 6 and abs(x) < 1.0:
+        return math.sin((k + 1.0) * math.acos(x)) / math.sqrt((1.0 - x) * (1.0 + x))
     if k == 0:
         return 1.0
     p = 1.0
@@ -53,6 +61,8 @@ def chebyshev_polynomial_v(x, n):
         return 1.0
     if x == -1.0:
         return 2.0 * k + 1.0 if k % 2 == 0 else -(2.0 * k + 1.0)
+    if k > 6 and abs(x) < 1.0:
+        return math.cos((k + 0.5) * math.acos(x)) / math.sqrt(0.5 * (1.0 + x))
     if k == 0:
         return 1.0
     p = 1.0
@@ -74,6 +84,8 @@ def chebyshev_polynomial_w(x, n):
         return 2.0 * k + 1.0
     if x == -1.0:
         return 1.0 if k % 2 == 0 else -1.0
+    if k > 6 and abs(x) < 1.0:
+        return math.sin((k + 0.5) * math.acos(x)) / math.sqrt(0.5 * (1.0 - x))
     if k == 0:
         return 1.0
     p = 1.0
