@@ -342,6 +342,14 @@ def test_methods_and_inplace_twins():
     np.testing.assert_array_equal(y.numpy(), E.igammac(x, 1.0).numpy())
 
 
+def test_inplace_functions_at_the_top():
+    x = _t([0.25, 0.5])
+    for name in ("erfc_", "i0_", "sinc_", "logit_"):
+        y = x.clone()
+        assert getattr(E, name)(y) is y
+        np.testing.assert_array_equal(y.numpy(), getattr(E, name[:-1])(x).numpy())
+
+
 def test_out_argument():
     x = _t([0.5, 1.5])
     out = E.empty(2, dtype=E.float64)

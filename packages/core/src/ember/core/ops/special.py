@@ -18,7 +18,8 @@ from ember.core.ops._util import ERRSTATE, IGNORE_ALL, arr, shape_error, wrap, w
 from ember.core.ops.elementwise import binary_dtype
 from ember.core.tensor import Tensor
 
-__all__ = ["lgamma", "digamma", "polygamma", "mvlgamma", "erfc", "i0", "sinc", "logit", "igamma", "igammac"]
+__all__ = ["lgamma", "digamma", "polygamma", "mvlgamma", "erfc", "i0", "sinc", "logit", "igamma", "igammac", "erfc_",
+           "i0_", "sinc_", "logit_"]
 
 # op name (PyTorch's native name), scalar function of special_math, differentiable
 UNARY = [
@@ -231,7 +232,8 @@ for _name in ("lgamma", "digamma", "erfc", "i0", "sinc", "igamma", "igammac"):
     attach(_name, OPS[_name])
     inplace(OPS[_name], _name + "_")
 attach("logit", logit)
-inplace(logit, "logit_")
+# the in-place twins PyTorch also has as functions (`torch.i0_(x)`)
+erfc_, i0_, sinc_, logit_ = Tensor.erfc_, Tensor.i0_, Tensor.sinc_, inplace(logit, "logit_")
 attach("mvlgamma", mvlgamma)
 inplace(mvlgamma, "mvlgamma_")
 
