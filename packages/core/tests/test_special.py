@@ -96,6 +96,14 @@ def test_binary_matches_scipy_in_float64(name):
     np.testing.assert_allclose(getattr(S, name)(_t(a), _t(b)).numpy(), ref(a, b), rtol=rtol, atol=atol)
 
 
+def test_strided_and_broadcast_operands():
+    a = E.tensor(RNG.uniform(1.5, 4.0, (4, 3)), dtype=E.float64).t()  # (3, 4), column-major
+    q = E.tensor(RNG.uniform(0.5, 3.0, (3, 1)), dtype=E.float64)
+    np.testing.assert_allclose(S.zeta(a, q).numpy(), sp.zeta(a.numpy(), q.numpy()), rtol=1e-13)
+    np.testing.assert_allclose(S.i1e(a[:, ::2]).numpy(), sp.i1e(a.numpy()[:, ::2]), rtol=1e-14)
+    assert S.zeta(a, q[:1, 0]).shape == (3, 4)
+
+
 def test_large_arguments_against_mpmath():
     mpmath = pytest.importorskip("mpmath")
     mpmath.mp.dps = 30
