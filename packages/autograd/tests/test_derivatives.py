@@ -364,7 +364,6 @@ SAMPLES.update({
 })
 
 
-
 def make_complex(shape, seed: int = 0) -> E.Tensor:
     """A complex128 leaf (gradcheck perturbs its real and imaginary parts)."""
     rng = np.random.default_rng(seed)
@@ -388,6 +387,29 @@ SAMPLES.update({
                 for n in ("backward", "ortho", "forward") for m in (5, 6)],
     "fft_c2r": [(lambda z, n=n, m=m: op("fft_c2r")(z, (0, 1), n, m), (make_complex((2, m // 2 + 1)),))
                 for n in ("backward", "ortho", "forward") for m in (5, 6)],
+})
+
+# special functions (the derivatives PyTorch has; the rest raise, see test_special_derivatives.py)
+SPECIAL_DOMAIN = {
+    "lgamma": (0.5, 3.0), "digamma": (0.5, 3.0), "erfc": (-1.0, 1.0), "special_erfcx": (-1.0, 2.0),
+    "i0": (-2.0, 2.0), "special_i0e": (-2.0, 2.0), "special_i1": (-2.0, 2.0), "special_i1e": (-2.0, 2.0),
+    "special_ndtr": (-2.0, 2.0), "special_ndtri": (0.1, 0.9), "special_log_ndtr": (-3.0, 2.0),
+    "special_entr": (0.2, 2.0), "sinc": (-2.0, 2.0),
+}
+for _name, (_lo, _hi) in SPECIAL_DOMAIN.items():
+    SAMPLES[_name] = [(op(_name), (make((2, 3), _lo, _hi),)), (op(_name), (make((3, 2), _lo, _hi, noncontig=True),))]
+SAMPLES.update({
+    "polygamma": [(lambda x: E.polygamma(1, x), (make((2, 3), 0.5, 3.0),)),
+                  (lambda x: E.polygamma(3, x), (make((3,), 0.5, 3.0),))],
+    "logit": [(E.logit, (make((2, 3), 0.1, 0.9),)),
+              (lambda x: E.logit(x, eps=0.2), (E.tensor([0.1, 0.3, 0.5, 0.7, 0.9], dtype=F64).requires_grad_(),))],
+    "special_xlog1py": [(op("special_xlog1py"), (make((2, 3)), make((2, 3), 0.5, 2.0))),
+                        (op("special_xlog1py"), (make((2, 1, 3)), make((4, 1), -0.5, 2.0)))],
+    "special_zeta": [(lambda q: op("special_zeta")(E.tensor([2.5, 3.0, 4.0], dtype=F64), q),
+                      (make((2, 3), 0.5, 3.0),)),
+                     (lambda q: op("special_zeta")(3.0, q), (make((3,), 0.5, 3.0),))],
+    "igamma": [(lambda x: E.igamma(E.tensor([0.5, 2.0, 3.5], dtype=F64), x), (make((2, 3), 0.5, 4.0),))],
+    "igammac": [(lambda x: E.igammac(2.5, x), (make((3,), 0.5, 4.0),))],
 })
 
 # derivatives ember does not provide: differentiating them raises (QR of a wide matrix)

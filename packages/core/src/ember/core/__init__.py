@@ -42,13 +42,14 @@ from ember.core.ops.padding import *  # noqa: F403
 from ember.core.ops.pool import *  # noqa: F403
 from ember.core.ops.rnn_cells import *  # noqa: F403
 from ember.core.ops.softmax import *  # noqa: F403
+from ember.core.ops.special import *  # noqa: F403
 from ember.core.ops.upsample import *  # noqa: F403
 from ember.core.ops.complex import *  # noqa: F403
 from ember.core.ops import complex as _complex_ops
 from ember.core import fft
 from ember.core import cuda  # noqa: E402 - after the star imports, which export the method `cuda`
 from ember.core.cuda.interop import from_dlpack
-from ember.core import testing
+from ember.core import special, testing
 from ember.core.env_info import collect_env
 from ember.core.parallel import (
     get_num_interop_threads, get_num_threads, set_num_interop_threads, set_num_threads,

@@ -1,0 +1,250 @@
+"""`torch.special`'s elementwise ops and their top-level twins (`lgamma`, `digamma`, `polygamma`,
+`mvlgamma`, `erfc`, `i0`, `sinc`, `logit`, `igamma`, `igammac`), each declared once under PyTorch's
+native name (`special_erfcx` ...). The CPU kernels are `numba.vectorize` ufuncs of the scalar
+functions in `special_math`, built on first use and cached on disk; they compute in float64 and
+round to the result dtype (integers and bools give the default float dtype, as PyTorch)."""
+
+from __future__ import annotations
+
+import math
+from functools import cache
+
+import numpy as np
+
+from ember.core import dtypes
+from ember.core.dispatch import declare
+from ember.core.methods import attach, inplace
+from ember.core.ops._util import ERRSTATE, IGNORE_ALL, arr, shape_error, wrap, write_out
+from ember.core.ops.elementwise import binary_dtype
+from ember.core.tensor import Tensor
+
+__all__ = ["lgamma", "digamma", "polygamma", "mvlgamma", "erfc", "i0", "sinc", "logit", "igamma", "igammac", "erfc_",
+           "i0_", "sinc_", "logit_"]
+
+# op name (PyTorch's native name), scalar function of special_math, differentiable
+UNARY = [
+    ("lgamma", "lgamma", True),
+    ("digamma", "digamma", True),
+    ("erfc", "erfc", True),
+    ("special_erfcx", "erfcx", True),
+    ("i0", "i0", True),
+    ("special_i0e", "i0e", True),
+    ("special_i1", "i1", True),
+    ("special_i1e", "i1e", True),
+    ("special_ndtr", "ndtr", True),
+    ("special_ndtri", "ndtri", True),
+    ("special_log_ndtr", "log_ndtr", True),
+    ("special_entr", "entr", True),
+    ("sinc", "sinc", True),
+    # PyTorch gives these no derivative: their results never require grad
+    ("special_airy_ai", "airy_ai", False),
+    ("special_bessel_j0", "bessel_j0", False),
+    ("special_bessel_j1", "bessel_j1", False),
+    ("special_bessel_y0", "bessel_y0", False),
+    ("special_bessel_y1", "bessel_y1", False),
+    ("special_modified_bessel_i0", "modified_bessel_i0", False),
+    ("special_modified_bessel_i1", "modified_bessel_i1", False),
+    ("special_modified_bessel_k0", "modified_bessel_k0", False),
+    ("special_modified_bessel_k1", "modified_bessel_k1", False),
+    ("special_scaled_modified_bessel_k0", "scaled_modified_bessel_k0", False),
+    ("special_scaled_modified_bessel_k1", "scaled_modified_bessel_k1", False),
+    ("special_spherical_bessel_j0", "spherical_bessel_j0", False),
+]
+
+# (input, other) ops with PyTorch's promotion, integers to the default float
+POLYNOMIALS = ["chebyshev_polynomial_t", "chebyshev_polynomial_u", "chebyshev_polynomial_v",
+               "chebyshev_polynomial_w", "shifted_chebyshev_polynomial_t", "shifted_chebyshev_polynomial_u",
+               "shifted_chebyshev_polynomial_v", "shifted_chebyshev_polynomial_w", "hermite_polynomial_h",
+               "hermite_polynomial_he", "laguerre_polynomial_l", "legendre_polynomial_p"]
+BINARY = [
+    ("special_xlog1py", "xlog1py", True),
+    ("special_zeta", "zeta", True),
+    ("igamma", "gammainc", True),
+    ("igammac", "gammaincc", True),
+    *((f"special_{p}", p, False) for p in POLYNOMIALS),
+]
+
+
+@cache
+def _cpu_namespace() -> dict:
+    import numba
+
+    from ember.core.ops import special_math
+
+    return special_math.compiled(numba.njit(cache=True, nogil=True, error_model="numpy"))
+
+
+@cache
+def ufunc(fname: str, nargs: int):
+    """The float64 numpy ufunc of special_math's `fname` (compiled on first use, cached on disk)."""
+    import numba
+
+    sig = "float64(" + ", ".join(["float64"] * nargs) + ")"
+    return numba.vectorize([sig], cache=True)(_cpu_namespace()[fname + "_py"])
+
+
+def float_dtype(x: Tensor) -> dtypes.dtype:
+    """The result dtype of a unary special function: floats keep theirs, the rest the default float."""
+    return x._dtype if x._dtype.is_floating_point else dtypes.get_default_dtype()
+
+
+def _check_tensor(name: str, x) -> None:
+    if not isinstance(x, Tensor):
+        raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not {type(x).__name__}")
+
+
+def _f64(a) -> np.ndarray:
+    return np.asarray(arr(a), dtype=np.float64)
+
+
+def _run(fname: str, args: tuple, dt: dtypes.dtype, out: Tensor | None, name: str) -> Tensor:
+    """special_math's `fname` over numpy `args` in float64, rounded to `dt` (into `out` when given);
+    overflow to inf and NaN are results, silently, as in PyTorch."""
+    token = ERRSTATE.set(IGNORE_ALL)
+    try:
+        r = np.asarray(ufunc(fname, len(args))(*args)).astype(dt.np, copy=False)
+    finally:
+        ERRSTATE.reset(token)
+    return write_out(out, r, name) if out is not None else wrap(r)
+
+
+def _make_unary(name: str, fname: str, differentiable: bool):
+    op = declare(name, None, differentiable=differentiable, argnames=("input",))
+
+    @op.register("cpu")
+    def kernel(x, *, out=None):
+        _check_tensor(name, x)
+        return _run(fname, (_f64(x),), float_dtype(x), out, name)
+
+    return op
+
+
+def _make_binary(name: str, fname: str, differentiable: bool):
+    op = declare(name, None, differentiable=differentiable, argnames=("input", "other"))
+
+    @op.register("cpu")
+    def kernel(a, b, *, out=None):
+        if not isinstance(b, Tensor):
+            _check_tensor(name, a)
+        dt = binary_dtype("float", a, b)
+        try:
+            return _run(fname, (_f64(a), _f64(b)), dt, out, name)
+        except ValueError as e:
+            if "broadcast" in str(e):
+                raise shape_error(name, a, b) from None
+            raise
+
+    return op
+
+
+OPS = {row[0]: _make_unary(*row) for row in UNARY}
+OPS.update({row[0]: _make_binary(*row) for row in BINARY})
+
+lgamma, digamma, erfc, i0, sinc = OPS["lgamma"], OPS["digamma"], OPS["erfc"], OPS["i0"], OPS["sinc"]
+igamma, igammac = OPS["igamma"], OPS["igammac"]
+
+_polygamma = declare("polygamma", None, argnames=("n", "input"))
+
+
+@_polygamma.register("cpu")
+def _polygamma_cpu(n, x, *, out=None):
+    _check_tensor("polygamma", x)
+    return _run("polygamma", (np.float64(n), _f64(x)), float_dtype(x), out, "polygamma")
+
+
+def check_polygamma_order(n) -> None:
+    if isinstance(n, Tensor) or isinstance(n, bool) or not isinstance(n, (int, np.integer)):
+        raise TypeError(f"polygamma(): argument 'n' must be int, not {type(n).__name__}")
+    if n < 0:
+        raise RuntimeError("polygamma(n, x) does not support negative n.")
+
+
+def polygamma(n: int, input: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """The n-th derivative of digamma: `(-1)^(n+1) n! zeta(n + 1, input)` for n >= 1.
+
+    Args:
+        n: the order, an int >= 0 (0 is digamma).
+        input: any shape; integers compute in the default float dtype.
+
+    Raises:
+        RuntimeError: n < 0. TypeError: n not an int, input not a tensor.
+
+    Example:
+        >>> import ember.core as E
+        >>> E.polygamma(1, E.tensor([1.0, 2.0]))  # pi^2 / 6, pi^2 / 6 - 1
+        tensor([1.6449, 0.6449])
+    """
+    check_polygamma_order(n)
+    return _polygamma(int(n), input, out=out)
+
+
+_logit = declare("logit", None, argnames=("input",))
+
+
+@_logit.register("cpu")
+def _logit_cpu(x, eps=None, *, out=None):
+    _check_tensor("logit", x)
+    e = -1.0 if eps is None else float(eps)
+    return _run("logit", (_f64(x), np.float64(e)), float_dtype(x), out, "logit")
+
+
+def logit(input: Tensor, eps: float | None = None, *, out: Tensor | None = None) -> Tensor:
+    """`log(p / (1 - p))`, with p clamped to `[eps, 1 - eps]` when `eps` is given (NaN outside [0, 1]
+    when it is not).
+
+    Example:
+        >>> import ember.core as E
+        >>> E.logit(E.tensor([0.0, 0.5, 0.9]), eps=0.1)
+        tensor([-2.1972,  0.0000,  2.1972])
+    """
+    return _logit(input, eps, out=out)
+
+
+def mvlgamma(input: Tensor, p: int, *, out: Tensor | None = None) -> Tensor:
+    """The log of the multivariate gamma function of dimension p:
+    `p (p - 1) / 4 log(pi) + sum_{j<p} lgamma(input - j / 2)` (integers compute in the default float).
+
+    Raises:
+        RuntimeError: p < 1.
+
+    Example:
+        >>> import ember.core as E
+        >>> E.mvlgamma(E.tensor([2.5, 3.0]), 3)
+        tensor([1.8810, 2.6949])
+    """
+    if p < 1:
+        raise RuntimeError("p has to be greater than or equal to 1")
+    if not input._dtype.is_floating_point:
+        input = input.to(float_dtype(input))
+    from ember.core.creation import arange
+
+    shifts = arange(p, dtype=input._dtype, device=input.device) * -0.5
+    r = lgamma(input.unsqueeze(-1) + shifts).sum(-1) + p * (p - 1) / 4 * math.log(math.pi)
+    if out is not None:
+        if not dtypes.can_cast(r._dtype, out._dtype):
+            raise RuntimeError(f"mvlgamma: result type {r._dtype.name} can't be cast to the desired output type "
+                               f"{out._dtype.name}")
+        return out.copy_(r)
+    return r
+
+
+for _name in ("lgamma", "digamma", "erfc", "i0", "sinc", "igamma", "igammac"):
+    attach(_name, OPS[_name])
+    inplace(OPS[_name], _name + "_")
+attach("logit", logit)
+# the in-place twins PyTorch also has as functions (`torch.i0_(x)`)
+erfc_, i0_, sinc_, logit_ = Tensor.erfc_, Tensor.i0_, Tensor.sinc_, inplace(logit, "logit_")
+attach("mvlgamma", mvlgamma)
+inplace(mvlgamma, "mvlgamma_")
+
+
+def _polygamma_method(self: Tensor, n: int) -> Tensor:
+    return polygamma(n, self)
+
+
+def _polygamma_inplace(self: Tensor, n: int) -> Tensor:
+    return polygamma(n, self, out=self)
+
+
+attach("polygamma", _polygamma_method)
+attach("polygamma_", _polygamma_inplace)

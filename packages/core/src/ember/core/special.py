@@ -1,0 +1,45 @@
+"""`torch.special`: every function of PyTorch's module under its name, over ember.core's ops
+(`ember.core.ops.special` declares the special functions; the rest are core's own ops)."""
+
+from __future__ import annotations
+
+from ember.core.ops.arith import round
+from ember.core.ops.elementwise import erf, erfinv, exp2, expm1, log1p, xlogy
+from ember.core.ops.elementwise import sigmoid as expit
+from ember.core.ops.reduce import logsumexp
+from ember.core.ops.softmax import log_softmax, softmax
+from ember.core.ops.special import OPS as _OPS
+from ember.core.ops.special import POLYNOMIALS as _POLYNOMIALS
+from ember.core.ops.special import digamma, erfc, i0, lgamma, logit, mvlgamma, polygamma, sinc
+from ember.core.tensor import Tensor
+
+__all__ = ["airy_ai", "bessel_j0", "bessel_j1", "bessel_y0", "bessel_y1", "digamma", "entr", "erf", "erfc",
+           "erfcx", "erfinv", "exp2", "expit", "expm1", "gammainc", "gammaincc", "gammaln", "i0", "i0e", "i1",
+           "i1e", "log1p", "log_ndtr", "log_softmax", "logit", "logsumexp", "modified_bessel_i0",
+           "modified_bessel_i1", "modified_bessel_k0", "modified_bessel_k1", "multigammaln", "ndtr", "ndtri",
+           "polygamma", "psi", "round", "scaled_modified_bessel_k0", "scaled_modified_bessel_k1", "sinc",
+           "softmax", "spherical_bessel_j0", "xlog1py", "xlogy", "zeta", *_POLYNOMIALS]
+
+gammaln = lgamma
+psi = digamma
+gammainc, gammaincc = _OPS["igamma"], _OPS["igammac"]
+erfcx, entr, ndtr, ndtri, log_ndtr = (_OPS[f"special_{n}"] for n in ("erfcx", "entr", "ndtr", "ndtri", "log_ndtr"))
+i0e, i1, i1e = _OPS["special_i0e"], _OPS["special_i1"], _OPS["special_i1e"]
+xlog1py, zeta = _OPS["special_xlog1py"], _OPS["special_zeta"]
+airy_ai, spherical_bessel_j0 = _OPS["special_airy_ai"], _OPS["special_spherical_bessel_j0"]
+bessel_j0, bessel_j1, bessel_y0, bessel_y1 = (_OPS[f"special_bessel_{n}"] for n in ("j0", "j1", "y0", "y1"))
+modified_bessel_i0, modified_bessel_i1, modified_bessel_k0, modified_bessel_k1 = (
+    _OPS[f"special_modified_bessel_{n}"] for n in ("i0", "i1", "k0", "k1"))
+scaled_modified_bessel_k0 = _OPS["special_scaled_modified_bessel_k0"]
+scaled_modified_bessel_k1 = _OPS["special_scaled_modified_bessel_k1"]
+globals().update({_p: _OPS[f"special_{_p}"] for _p in _POLYNOMIALS})
+
+def multigammaln(input: Tensor, p: int, *, out: Tensor | None = None) -> Tensor:
+    """`torch.special.multigammaln`: the log of the multivariate gamma function (`torch.mvlgamma`).
+
+    Example:
+        >>> import ember.core as E
+        >>> E.special.multigammaln(E.tensor([2.5]), 2)
+        tensor([0.8570])
+    """
+    return mvlgamma(input, p, out=out)
