@@ -9,7 +9,11 @@ from ember.nn.modules.pooling import (
     AdaptiveAvgPool1d, AdaptiveAvgPool2d, AdaptiveMaxPool2d, AvgPool1d, AvgPool2d, MaxPool1d, MaxPool2d,
 )
 from ember.nn.modules.normalization import (
-    BatchNorm1d, BatchNorm2d, BatchNorm3d, GroupNorm, InstanceNorm1d, InstanceNorm2d, LayerNorm,
+    BatchNorm1d, BatchNorm2d, BatchNorm3d, GroupNorm, InstanceNorm1d, InstanceNorm2d, InstanceNorm3d, LayerNorm,
+)
+from ember.nn.modules.lazy import (
+    LazyBatchNorm1d, LazyBatchNorm2d, LazyBatchNorm3d, LazyConv1d, LazyConv2d, LazyConvTranspose1d, LazyConvTranspose2d,
+    LazyInstanceNorm1d, LazyInstanceNorm2d, LazyInstanceNorm3d, LazyLinear, LazyModuleMixin,
 )
 from ember.nn.modules.dropout import Dropout, Dropout2d
 from ember.nn.modules.sparse import Embedding, EmbeddingBag
@@ -25,4 +29,4 @@ from ember.nn.modules.parallel import DataParallel
 
 # the layer classes and the global hook registrars, not this package's submodules
 __all__ = sorted(n for n, v in dict(globals()).items() if isinstance(v, type) and issubclass(v, Module)) + [
-    "register_module_forward_hook", "register_module_forward_pre_hook"]
+    "LazyModuleMixin", "register_module_forward_hook", "register_module_forward_pre_hook"]

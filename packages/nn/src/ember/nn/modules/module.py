@@ -17,7 +17,7 @@ from ember import autograd as ea
 from ember.core import Tensor, dtypes
 from ember.core.device import device as _device
 from ember.nn.modules._hooks import RemovableHandle
-from ember.nn.parameter import Buffer, Parameter, _detached
+from ember.nn.parameter import Buffer, Parameter, UninitializedBuffer, _detached, is_lazy
 
 __all__ = ["Module", "register_module_forward_hook", "register_module_forward_pre_hook"]
 
@@ -249,11 +249,11 @@ class Module:
                 raise TypeError(f"cannot assign '{_typename(value)}' as child module '{name}' "
                                 "(ember.nn.Module or None expected)")
             d["_modules"][name] = value
-        elif isinstance(value, Buffer):
+        elif isinstance(value, Buffer | UninitializedBuffer):
             if d.get("_buffers") is None:
                 raise AttributeError("cannot assign buffer before Module.__init__() call")
             remove_from(d, self._parameters, self._modules)
-            self.register_buffer(name, value.data, value.persistent)
+            self.register_buffer(name, value if isinstance(value, Tensor) else value.data, value.persistent)
         elif d.get("_buffers") is not None and name in d["_buffers"]:
             if value is not None and not isinstance(value, Tensor):
                 raise TypeError(f"cannot assign '{_typename(value)}' as buffer '{name}' "
@@ -493,6 +493,8 @@ class Module:
                     missing_keys.append(key)
                 continue
             input_param = state_dict[key]
+            if is_lazy(param):
+                continue  # still uninitialized after the lazy module's load hook: the checkpoint's is too
             if not isinstance(input_param, Tensor):
                 error_msgs.append(f'While copying the parameter named "{key}", expected torch.Tensor or '
                                   f"Tensor-like object from checkpoint but received {type(input_param)}")
