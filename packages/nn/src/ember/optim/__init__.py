@@ -8,7 +8,12 @@ from ember.optim.adagrad import Adagrad
 from ember.optim.adam_variants import Adamax, NAdam, RAdam
 from ember.optim.adadelta import Adadelta
 from ember.optim.lbfgs import LBFGS
+from ember.optim.rprop import Rprop
+from ember.optim.asgd import ASGD
+from ember.optim._adafactor import Adafactor
+from ember.optim.sparse_adam import SparseAdam
+from ember.optim._muon import Muon
 from ember.optim import lr_scheduler
 
 __all__ = ["Optimizer", "SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Adamax", "NAdam", "RAdam", "Adadelta",
-           "LBFGS", "lr_scheduler"]
+           "LBFGS", "Rprop", "ASGD", "Adafactor", "SparseAdam", "Muon", "lr_scheduler"]

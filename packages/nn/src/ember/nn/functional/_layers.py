@@ -143,7 +143,11 @@ def dropout2d(input: Tensor, p: float = 0.5, training: bool = True, inplace: boo
 
 def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None, max_norm: float | None = None,
               norm_type: float = 2.0, scale_grad_by_freq: bool = False, sparse: bool = False) -> Tensor:
-    """Rows of `weight` selected by the integer tensor `input`; output (*input.shape, embedding_dim)."""
+    """Rows of `weight` selected by the integer tensor `input`; output (*input.shape, embedding_dim).
+
+    `sparse=True` gives `weight` a dense gradient (ember has no sparse layout), zero outside the
+    looked-up rows; `optim.SparseAdam` updates just those rows (NOTE [ SparseAdam on dense gradients ]).
+    """
     if input.is_floating_point():
         raise RuntimeError(f"Expected tensor for argument #1 'indices' to have one of the following scalar types: "
                            f"Long, Int; but got {input.type()} instead (while checking arguments for embedding)")
@@ -154,7 +158,7 @@ def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None, max
             raise AssertionError("Padding_idx must be within num_embeddings")
     if max_norm is not None:
         _renorm(weight, input, max_norm, norm_type)
-    return ea.embedding(input, weight, padding_idx, None, norm_type, scale_grad_by_freq, sparse)
+    return ea.embedding(input, weight, padding_idx, None, norm_type, scale_grad_by_freq, False)
 
 
 def _renorm(weight: Tensor, input: Tensor, max_norm: float, norm_type: float) -> None:
@@ -168,7 +172,8 @@ def embedding_bag(input: Tensor, weight: Tensor, offsets: Tensor | None = None, 
                   norm_type: float = 2, scale_grad_by_freq: bool = False, mode: str = "mean", sparse: bool = False,
                   per_sample_weights: Tensor | None = None, include_last_offset: bool = False,
                   padding_idx: int | None = None) -> Tensor:
-    """Sum/mean/max of the embeddings of each bag (rows of a 2-D `input`, or 1-D `input` cut at `offsets`)."""
+    """Sum/mean/max of the embeddings of each bag (rows of a 2-D `input`, or 1-D `input` cut at `offsets`);
+    `sparse=True` gives a dense gradient, as `embedding`'s."""
     if mode not in ("sum", "mean", "max"):
         raise ValueError(f"mode has to be one of sum, mean or max; got {mode!r}")
     if input.dim() == 2 and offsets is not None:
@@ -178,7 +183,7 @@ def embedding_bag(input: Tensor, weight: Tensor, offsets: Tensor | None = None, 
         raise ValueError("offsets has to be a 1D Tensor but got None")
     if max_norm is not None:
         _renorm(weight, input, max_norm, norm_type)
-    return ea.embedding_bag(input, weight, offsets, None, norm_type, scale_grad_by_freq, mode, sparse,
+    return ea.embedding_bag(input, weight, offsets, None, norm_type, scale_grad_by_freq, mode, False,
                             per_sample_weights, include_last_offset, padding_idx)
 
 
