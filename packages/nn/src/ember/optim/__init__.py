@@ -13,7 +13,8 @@ from ember.optim.asgd import ASGD
 from ember.optim._adafactor import Adafactor
 from ember.optim.sparse_adam import SparseAdam
 from ember.optim._muon import Muon
-from ember.optim import lr_scheduler
+from ember.optim import lr_scheduler, swa_utils
 
 __all__ = ["Optimizer", "SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Adamax", "NAdam", "RAdam", "Adadelta",
-           "LBFGS", "Rprop", "ASGD", "Adafactor", "SparseAdam", "Muon", "lr_scheduler"]
+           "LBFGS", "Rprop", "ASGD", "Adafactor", "SparseAdam", "Muon", "lr_scheduler",
+           "swa_utils"]
