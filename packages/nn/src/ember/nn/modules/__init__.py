@@ -1,7 +1,7 @@
 """`ember.nn.modules`: every layer class (re-exported by `ember.nn`)."""
 
 from ember.nn.modules.module import Module, register_module_forward_hook, register_module_forward_pre_hook
-from ember.nn.modules.container import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
+from ember.nn.modules.container import Container, ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
 from ember.nn.modules.linear import Bilinear, Flatten, Identity, Linear, Unflatten
 from ember.nn.modules.activation import *
 from ember.nn.modules.conv import Conv1d, Conv2d, ConvTranspose1d, ConvTranspose2d
@@ -10,6 +10,7 @@ from ember.nn.modules.pooling import (
 )
 from ember.nn.modules.normalization import (
     BatchNorm1d, BatchNorm2d, BatchNorm3d, GroupNorm, InstanceNorm1d, InstanceNorm2d, InstanceNorm3d, LayerNorm,
+    SyncBatchNorm,
 )
 from ember.nn.modules.lazy import (
     LazyBatchNorm1d, LazyBatchNorm2d, LazyBatchNorm3d, LazyConv1d, LazyConv2d, LazyConvTranspose1d, LazyConvTranspose2d,

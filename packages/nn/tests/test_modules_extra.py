@@ -1,0 +1,88 @@
+"""RReLU, Container, SyncBatchNorm: values against numpy float64, errors and reprs as PyTorch's."""
+
+import warnings
+
+import numpy as np
+import pytest
+
+import ember.autograd as torch
+from ember import nn
+from ember.nn import functional as F
+
+
+def test_rrelu_eval_uses_the_mean_slope():
+    x = torch.tensor([-2.0, -0.5, 0.0, 1.5], dtype=torch.float64)
+    m = nn.RReLU(0.1, 0.3).eval()
+    np.testing.assert_allclose(m(x).numpy(), [-0.4, -0.1, 0.0, 1.5], rtol=1e-12)
+    assert repr(m) == "RReLU(lower=0.1, upper=0.3)"
+    assert repr(nn.RReLU(inplace=True)) == "RReLU(lower=0.125, upper=0.3333333333333333, inplace=True)"
+
+
+def test_rrelu_training_draws_slopes_in_range_and_backpropagates_them():
+    torch.manual_seed(0)
+    x = torch.tensor(np.linspace(-3, 3, 400), dtype=torch.float64, requires_grad=True)
+    y = F.rrelu(x, 0.2, 0.4, training=True)
+    y.sum().backward()
+    xv, yv, g = x.detach().numpy(), y.detach().numpy(), x.grad.numpy()
+    pos = xv > 0
+    np.testing.assert_array_equal(yv[pos], xv[pos])
+    np.testing.assert_array_equal(g[pos], 1.0)
+    slopes = yv[~pos & (xv != 0)] / xv[~pos & (xv != 0)]
+    assert np.all((slopes >= 0.2) & (slopes <= 0.4)) and slopes.std() > 0.03
+    np.testing.assert_allclose(g[~pos & (xv != 0)], slopes, rtol=1e-12)
+    z = torch.tensor([-1.0, 2.0])
+    assert F.rrelu_(z) is z and z[1].item() == 2.0
+
+
+def test_container_is_deprecated_and_registers_its_keyword_children():
+    with pytest.warns(FutureWarning, match="`nn.Container` is deprecated"):
+        c = nn.Container(fc=nn.Linear(2, 3), act=nn.ReLU())
+    assert list(dict(c.named_children())) == ["fc", "act"]
+    assert len(list(c.parameters())) == 2
+
+
+@pytest.mark.parametrize("shape", [(8, 3), (4, 3, 5), (2, 3, 2, 2, 3)])
+def test_sync_batch_norm_outside_a_process_group_is_batch_norm_over_any_rank(shape):
+    x = torch.tensor(np.random.default_rng(0).standard_normal(shape), dtype=torch.float64)
+    m = nn.SyncBatchNorm(3, momentum=0.2, dtype=torch.float64)
+    out = m(x).detach().numpy()
+    axes = tuple(i for i in range(len(shape)) if i != 1)
+    a = x.numpy()
+    mean = a.mean(axis=axes, keepdims=True)
+    ref = (a - mean) / np.sqrt(a.var(axis=axes, keepdims=True) + 1e-5)
+    np.testing.assert_allclose(out, ref, rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(m.running_mean.numpy(), 0.2 * mean.reshape(-1), rtol=1e-10)
+    np.testing.assert_allclose(m.running_var.numpy(), 0.8 + 0.2 * a.var(axis=axes, ddof=1).reshape(-1), rtol=1e-10)
+
+
+def test_sync_batch_norm_input_errors():
+    m = nn.SyncBatchNorm(3)
+    with pytest.raises(ValueError, match=r"expected at least 2D input \(got 1D input\)"):
+        m(torch.zeros(3))
+    with pytest.raises(ValueError, match="SyncBatchNorm number of input channels should be non-zero"):
+        m(torch.zeros(2, 0))
+
+
+def test_convert_sync_batchnorm_replaces_batch_norms_and_shares_their_tensors():
+    net = nn.Sequential(nn.Conv2d(1, 3, 3), nn.BatchNorm2d(3), nn.Sequential(nn.BatchNorm1d(4), nn.InstanceNorm1d(4)))
+    bn = net[1]
+    converted = nn.SyncBatchNorm.convert_sync_batchnorm(net)
+    assert type(converted[1]) is nn.SyncBatchNorm and type(converted[2][0]) is nn.SyncBatchNorm
+    assert type(converted[2][1]) is nn.InstanceNorm1d  # instance norms are not batch norms
+    assert converted[1].weight is bn.weight and converted[1].running_mean is bn.running_mean
+
+
+@pytest.mark.torch
+def test_reprs_and_sync_batch_norm_values_match_pytorch():
+    pt = pytest.importorskip("torch")
+    import ember.torch as et
+
+    for name, args in [("RReLU", (0.1, 0.2)), ("SyncBatchNorm", (3,))]:
+        assert repr(getattr(et.nn, name)(*args)) == repr(getattr(pt.nn, name)(*args))
+    x = np.random.default_rng(1).standard_normal((4, 3, 5)).astype(np.float32)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        tm, em = pt.nn.SyncBatchNorm(3), et.nn.SyncBatchNorm(3)
+    np.testing.assert_allclose(em(et.tensor(x)).detach().numpy(), tm(pt.tensor(x)).detach().numpy(), rtol=1e-5,
+                               atol=1e-5)
+    np.testing.assert_allclose(em.running_var.numpy(), tm.running_var.numpy(), rtol=1e-5)
