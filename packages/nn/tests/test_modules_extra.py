@@ -86,3 +86,61 @@ def test_reprs_and_sync_batch_norm_values_match_pytorch():
     np.testing.assert_allclose(em(et.tensor(x)).detach().numpy(), tm(pt.tensor(x)).detach().numpy(), rtol=1e-5,
                                atol=1e-5)
     np.testing.assert_allclose(em.running_var.numpy(), tm.running_var.numpy(), rtol=1e-5)
+
+
+def conv1d_ref(x, w, stride=1, padding=0):
+    n, c, length = x.shape
+    xp = np.pad(x, ((0, 0), (0, 0), (padding, padding)))
+    k = w.shape[-1]
+    out_len = (length + 2 * padding - k) // stride + 1
+    return np.stack([np.einsum("nck,ock->no", xp[:, :, i * stride:i * stride + k], w) for i in range(out_len)], -1)
+
+
+def test_nn_grad_conv_gradients_match_finite_differences_of_the_convolution():
+    rng = np.random.default_rng(3)
+    x, w = rng.standard_normal((2, 3, 7)), rng.standard_normal((4, 3, 3))
+    g = rng.standard_normal(conv1d_ref(x, w, 2, 1).shape)
+    gi = nn.grad.conv1d_input(x.shape, torch.tensor(w), torch.tensor(g), stride=2, padding=1).numpy()
+    gw = nn.grad.conv1d_weight(torch.tensor(x), w.shape, torch.tensor(g), stride=2, padding=1).numpy()
+    # the convolution is linear in each argument: <g, conv(e_i)> is the exact gradient entry
+    for idx in [(0, 0, 0), (1, 2, 6), (0, 1, 3)]:
+        e = np.zeros_like(x)
+        e[idx] = 1.0
+        assert gi[idx] == pytest.approx((g * conv1d_ref(e, w, 2, 1)).sum(), rel=1e-10)
+    for idx in [(0, 0, 0), (3, 2, 2), (1, 1, 1)]:
+        e = np.zeros_like(w)
+        e[idx] = 1.0
+        assert gw[idx] == pytest.approx((g * conv1d_ref(x, e, 2, 1)).sum(), rel=1e-10)
+    x2 = torch.randn(1, 2, 5, 5, dtype=torch.float64)
+    w2 = torch.randn(3, 2, 3, 3, dtype=torch.float64, requires_grad=True)
+    out = F.conv2d(x2, w2, padding=1)
+    g2 = torch.randn(*out.shape, dtype=torch.float64)
+    out.backward(g2)
+    np.testing.assert_allclose(nn.grad.conv2d_weight(x2, w2.shape, g2, padding=1).numpy(), w2.grad.numpy(),
+                               rtol=1e-12)
+    with pytest.raises(RuntimeError, match="conv2d_input: grad_output of shape"):
+        nn.grad.conv2d_input((1, 2, 5, 5), w2, torch.zeros(1, 3, 2, 2))
+
+
+def test_sdpa_kernel_checks_and_restores_the_selected_backends():
+    from ember.nn.attention import SDPBackend, _current_backends, sdpa_kernel
+
+    assert int(SDPBackend.FLASH_ATTENTION) == 1 and int(SDPBackend.ERROR) == -1
+    with sdpa_kernel(SDPBackend.MATH) as ctx:
+        assert ctx == {} and _current_backends() == [SDPBackend.MATH]
+        q = torch.randn(1, 2, 3, 4)
+        assert tuple(F.scaled_dot_product_attention(q, q, q).shape) == (1, 2, 3, 4)
+    assert len(_current_backends()) == 5
+    with pytest.raises(AssertionError, match="Backend must be an instance of SDPBackend or a list"):
+        with sdpa_kernel("math"):
+            pass
+
+
+def test_factory_kwargs_keeps_the_factory_keys_and_refuses_others():
+    assert nn.factory_kwargs({"device": "cpu", "factory_kwargs": {"dtype": torch.float64}}) == \
+        {"device": "cpu", "dtype": torch.float64}
+    assert nn.factory_kwargs(None) == {}
+    with pytest.raises(TypeError, match="unexpected kwargs"):
+        nn.factory_kwargs({"bias": True})
+    with pytest.raises(TypeError, match="dtype specified twice, in \\*\\*kwargs and in factory_kwargs"):
+        nn.factory_kwargs({"dtype": torch.float32, "factory_kwargs": {"dtype": torch.float64}})
