@@ -329,3 +329,32 @@ def test_sparse_adam_matches_pytorch_on_sparse_embedding_gradients():
     sd, tsd = opt.state_dict()["state"][0], topt.state_dict()["state"][0]
     assert sd["step"] == tsd["step"] == STEPS
     np.testing.assert_allclose(sd["exp_avg_sq"].numpy(), tsd["exp_avg_sq"].numpy(), rtol=2e-5, atol=1e-7)
+
+
+def test_state_dict_hooks_and_global_step_hooks_run_as_pytorchs():
+    p = nn.Parameter(torch.ones(2))
+    opt = optim.SGD([p], lr=0.1)
+    calls = []
+    opt.register_state_dict_pre_hook(lambda o: calls.append("sd-pre"))
+    opt.register_state_dict_post_hook(lambda o, sd: {**sd, "extra": 1})
+    opt.register_load_state_dict_pre_hook(lambda o, sd: calls.append("load-pre"))
+    opt.register_load_state_dict_post_hook(lambda o: calls.append("load-post"), prepend=True)
+    sd = opt.state_dict()
+    assert sd["extra"] == 1
+    opt.load_state_dict(sd)
+    assert calls == ["sd-pre", "load-pre", "load-post"]
+    from ember.optim.optimizer import register_optimizer_step_post_hook, register_optimizer_step_pre_hook
+
+    order = []
+    h1 = register_optimizer_step_pre_hook(lambda o, a, k: order.append("global-pre"))
+    h2 = register_optimizer_step_post_hook(lambda o, a, k: order.append("global-post"))
+    opt.register_step_pre_hook(lambda o, a, k: order.append("pre"))
+    opt.register_step_post_hook(lambda o, a, k: order.append("post"))
+    try:
+        p.grad = torch.ones(2)
+        opt.step()
+    finally:
+        h1.remove()
+        h2.remove()
+    assert order == ["global-pre", "pre", "post", "global-post"]
+    np.testing.assert_allclose(p.detach().numpy(), [0.9, 0.9], rtol=1e-6)
