@@ -144,3 +144,88 @@ def test_factory_kwargs_keeps_the_factory_keys_and_refuses_others():
         nn.factory_kwargs({"bias": True})
     with pytest.raises(TypeError, match="dtype specified twice, in \\*\\*kwargs and in factory_kwargs"):
         nn.factory_kwargs({"dtype": torch.float32, "factory_kwargs": {"dtype": torch.float64}})
+
+
+def test_global_backward_hooks_see_every_modules_gradients():
+    from ember.nn.modules.module import register_module_full_backward_hook, register_module_full_backward_pre_hook
+
+    seen = []
+    h1 = register_module_full_backward_pre_hook(lambda m, go: seen.append(("pre", type(m).__name__)))
+    h2 = register_module_full_backward_hook(lambda m, gi, go: seen.append(("post", type(m).__name__,
+                                                                             gi[0].numpy().tolist())))
+    try:
+        lin = nn.Linear(2, 1, bias=False)
+        with torch.no_grad():
+            lin.weight.copy_(torch.tensor([[2.0, -3.0]]))
+        lin(torch.ones(1, 2, requires_grad=True)).sum().backward()
+    finally:
+        h1.remove()
+        h2.remove()
+    assert seen == [("pre", "Linear"), ("post", "Linear", [[2.0, -3.0]])]
+    lin(torch.ones(1, 2, requires_grad=True)).sum().backward()
+    assert len(seen) == 2
+
+
+def test_registration_hooks_may_replace_what_is_registered():
+    from ember.nn.modules.module import (
+        register_module_buffer_registration_hook, register_module_module_registration_hook,
+        register_module_parameter_registration_hook,
+    )
+
+    names = []
+    handles = [register_module_parameter_registration_hook(lambda m, n, p: names.append(("param", n))),
+               register_module_buffer_registration_hook(lambda m, n, b: b * 2 if b is not None else None),
+               register_module_module_registration_hook(lambda m, n, s: nn.Identity() if isinstance(s, nn.ReLU)
+                                                        else None)]
+    try:
+        bn = nn.BatchNorm1d(2)
+        holder = nn.Module()
+        holder.register_buffer("b", torch.ones(2))
+        seq = nn.Sequential()
+        seq.act = nn.ReLU()
+    finally:
+        for h in handles:
+            h.remove()
+    assert ("param", "weight") in names and ("param", "bias") in names
+    np.testing.assert_array_equal(holder.b.numpy(), [2.0, 2.0])
+    assert type(seq.act) is nn.Identity
+
+
+def test_extra_state_round_trips_through_state_dict():
+    class WithExtra(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc = nn.Linear(1, 1)
+            self.note = "a"
+
+        def get_extra_state(self):
+            return {"note": self.note}
+
+        def set_extra_state(self, state):
+            self.note = state["note"]
+
+    src, dst = WithExtra(), WithExtra()
+    src.note = "b"
+    sd = src.state_dict()
+    assert sd["_extra_state"] == {"note": "b"}
+    keys = dst.load_state_dict(sd)
+    assert keys.missing_keys == [] and keys.unexpected_keys == []
+    assert dst.note == "b"
+    del sd["_extra_state"]
+    with pytest.raises(RuntimeError, match='Missing key\\(s\\) in state_dict: "_extra_state"'):
+        dst.load_state_dict(sd)
+
+
+def test_set_submodule_bfloat16_and_to_empty():
+    net = nn.Sequential(nn.Linear(2, 2), nn.Sequential(nn.ReLU()))
+    net.set_submodule("1.0", nn.Tanh())
+    assert type(net[1][0]) is nn.Tanh
+    with pytest.raises(AttributeError, match="Sequential has no attribute `5`"):
+        net.set_submodule("1.5", nn.Tanh(), strict=True)
+    with pytest.raises(ValueError, match="Cannot set the submodule without a target name!"):
+        net.set_submodule("", nn.Tanh())
+    with pytest.raises(ValueError, match="`module` is not an nn.Module"):
+        net.set_submodule("0", 3)
+    assert net.bfloat16()[0].weight.dtype == torch.bfloat16
+    fc = nn.Linear(2, 3).to_empty(device="cpu")
+    assert tuple(fc.weight.shape) == (3, 2) and isinstance(fc.weight, nn.Parameter)

@@ -1,6 +1,10 @@
 """`ember.nn.modules`: every layer class (re-exported by `ember.nn`)."""
 
-from ember.nn.modules.module import Module, register_module_forward_hook, register_module_forward_pre_hook
+from ember.nn.modules.module import (
+    Module, register_module_backward_hook, register_module_buffer_registration_hook, register_module_forward_hook,
+    register_module_forward_pre_hook, register_module_full_backward_hook, register_module_full_backward_pre_hook,
+    register_module_module_registration_hook, register_module_parameter_registration_hook,
+)
 from ember.nn.modules.container import Container, ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
 from ember.nn.modules.linear import Bilinear, Flatten, Identity, Linear, Unflatten
 from ember.nn.modules.activation import *
@@ -30,4 +34,7 @@ from ember.nn.modules.parallel import DataParallel
 
 # the layer classes and the global hook registrars, not this package's submodules
 __all__ = sorted(n for n, v in dict(globals()).items() if isinstance(v, type) and issubclass(v, Module)) + [
-    "LazyModuleMixin", "register_module_forward_hook", "register_module_forward_pre_hook"]
+    "LazyModuleMixin", "register_module_forward_hook", "register_module_forward_pre_hook",
+    "register_module_full_backward_pre_hook", "register_module_full_backward_hook", "register_module_backward_hook",
+    "register_module_buffer_registration_hook", "register_module_module_registration_hook",
+    "register_module_parameter_registration_hook"]
