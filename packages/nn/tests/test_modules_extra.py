@@ -229,3 +229,66 @@ def test_set_submodule_bfloat16_and_to_empty():
     assert net.bfloat16()[0].weight.dtype == torch.bfloat16
     fc = nn.Linear(2, 3).to_empty(device="cpu")
     assert tuple(fc.weight.shape) == (3, 2) and isinstance(fc.weight, nn.Parameter)
+
+
+def test_parameter_dict_copy_setdefault_popitem_fromkeys():
+    pd = nn.ParameterDict({"a": torch.ones(1), "b": torch.zeros(2)})
+    c = pd.copy()
+    assert list(c) == ["a", "b"] and c["a"] is pd["a"]
+    assert pd.setdefault("a", torch.zeros(3)) is pd["a"]
+    new = pd.setdefault("z", torch.full((1,), 5.0))
+    assert isinstance(new, nn.Parameter) and list(pd) == ["a", "b", "z"]
+    k, v = pd.popitem()
+    assert k == "z" and v.item() == 5.0 and list(pd) == ["a", "b"]
+    f = pd.fromkeys(["x", "y"], torch.ones(2))
+    assert list(f) == ["x", "y"] and tuple(f["y"].shape) == (2,)
+    with pytest.raises(KeyError):
+        nn.ParameterDict().popitem()
+
+
+def test_embedding_bag_from_pretrained_sums_the_given_rows():
+    w = torch.tensor([[1.0, 2.0], [3.0, 5.0], [7.0, 11.0]])
+    bag = nn.EmbeddingBag.from_pretrained(w, mode="sum")
+    assert not bag.weight.requires_grad
+    np.testing.assert_array_equal(bag(torch.tensor([[0, 2], [1, 1]])).numpy(), [[8.0, 13.0], [6.0, 10.0]])
+    assert nn.EmbeddingBag.from_pretrained(w, freeze=False).weight.requires_grad
+    with pytest.raises(AssertionError, match="Embeddings parameter is expected to be 2-dimensional"):
+        nn.EmbeddingBag.from_pretrained(torch.ones(3))
+
+
+def test_rnn_checking_helpers_raise_pytorchs_messages():
+    lstm = nn.LSTM(3, 4, num_layers=2, proj_size=2)
+    x = torch.zeros(5, 6, 3)
+    assert lstm.get_expected_hidden_size(x, None) == (2, 6, 2)
+    assert lstm.get_expected_cell_size(x, None) == (2, 6, 4)
+    lstm.check_forward_args(x, (torch.zeros(2, 6, 2), torch.zeros(2, 6, 4)), None)
+    with pytest.raises(RuntimeError, match=r"Expected hidden\[1\] size \(2, 6, 4\), got \[2, 6, 2\]"):
+        lstm.check_forward_args(x, (torch.zeros(2, 6, 2), torch.zeros(2, 6, 2)), None)
+    with pytest.raises(RuntimeError, match="input must have 3 dimensions, got 2"):
+        lstm.check_input(torch.zeros(5, 3), None)
+    gru = nn.GRU(3, 4, batch_first=True)
+    with pytest.raises(RuntimeError, match=r"Expected hidden size \(1, 5, 4\), got \[1, 6, 4\]"):
+        gru.check_forward_args(x, torch.zeros(1, 6, 4), None)
+    h = torch.arange(6.0).reshape(1, 3, 2)
+    np.testing.assert_array_equal(gru.permute_hidden(h, torch.tensor([2, 0, 1])).numpy(), h.numpy()[:, [2, 0, 1]])
+
+
+@pytest.mark.torch
+def test_merge_masks_matches_pytorch():
+    pt = pytest.importorskip("torch")
+    rng = np.random.default_rng(5)
+    attn = rng.standard_normal((4, 4)).astype(np.float32)
+    pad = rng.standard_normal((2, 4)).astype(np.float32)
+    q = np.zeros((2, 4, 6), np.float32)
+    ours = nn.MultiheadAttention(6, 3, batch_first=True)
+    theirs = pt.nn.MultiheadAttention(6, 3, batch_first=True)
+    for a, p in [(attn, pad), (attn, None), (None, pad), (None, None)]:
+        m, t = ours.merge_masks(None if a is None else torch.tensor(a), None if p is None else torch.tensor(p),
+                                torch.tensor(q))
+        tm, tt = theirs.merge_masks(None if a is None else pt.tensor(a), None if p is None else pt.tensor(p),
+                                    pt.tensor(q))
+        assert t == tt
+        if tm is None:
+            assert m is None
+        else:
+            np.testing.assert_array_equal(m.numpy(), tm.numpy())

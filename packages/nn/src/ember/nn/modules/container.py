@@ -343,6 +343,27 @@ class ParameterDict(Module):
         for k in list(self._keys):
             del self[k]
 
+    def copy(self) -> ParameterDict:
+        """A new ParameterDict holding the same parameters."""
+        return ParameterDict(OrderedDict((k, self[k]) for k in self._keys))
+
+    def setdefault(self, key: str, default=None):
+        """`self[key]`, first set to `default` when missing."""
+        if key not in self:
+            self[key] = default
+        return self[key]
+
+    def popitem(self) -> tuple[str, Any]:
+        """Remove and return the last inserted (key, parameter)."""
+        if not self._keys:
+            raise KeyError("popitem(): dictionary is empty")
+        k = next(reversed(self._keys))
+        return k, self.pop(k)
+
+    def fromkeys(self, keys: Iterable[str], default=None) -> ParameterDict:
+        """A new ParameterDict with `keys`, each holding `default`."""
+        return ParameterDict((k, default) for k in keys)
+
     def update(self, parameters) -> None:
         items = parameters.items() if isinstance(parameters, Mapping | ParameterDict) else parameters
         for k, v in items:
