@@ -178,7 +178,7 @@ def test_registration_hooks_may_replace_what_is_registered():
                register_module_module_registration_hook(lambda m, n, s: nn.Identity() if isinstance(s, nn.ReLU)
                                                         else None)]
     try:
-        bn = nn.BatchNorm1d(2)
+        nn.BatchNorm1d(2)  # registers weight and bias through the parameter hook
         holder = nn.Module()
         holder.register_buffer("b", torch.ones(2))
         seq = nn.Sequential()

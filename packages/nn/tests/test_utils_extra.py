@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import ember.autograd as torch
-from ember import nn
+from ember import nn, optim
 from ember.nn.utils import prune, stateless
 from ember.nn.utils.rnn import pack_sequence, pad_sequence, unpack_sequence, unpad_sequence
 
@@ -223,3 +223,76 @@ def test_skip_init_builds_the_module_and_checks_its_arguments():
         nn.utils.skip_init(int)
     with pytest.raises(RuntimeError, match="Module must support a 'device' arg to skip initialization"):
         nn.utils.skip_init(nn.ReLU)
+
+
+# --- parametrizations.orthogonal ---------------------------------------------------------------
+needs_matrix_exp = pytest.mark.skipif(not hasattr(torch.linalg, "matrix_exp"), reason="needs linalg.matrix_exp")
+needs_householder = pytest.mark.skipif(not hasattr(torch.linalg, "householder_product"),
+                                       reason="needs linalg.householder_product")
+
+
+def _positive_qr(a):
+    q, r = np.linalg.qr(a)
+    return q * np.sign(np.diag(r))[None, :]
+
+
+@pytest.mark.parametrize("shape, omap", [((4, 4), "cayley"), ((3, 5), "cayley"), ((5, 3), "cayley"),
+                                         pytest.param((4, 4), None, marks=needs_matrix_exp),
+                                         pytest.param((5, 3), None, marks=needs_householder)])
+def test_orthogonal_starts_at_the_orthogonalized_weight_and_stays_orthogonal(shape, omap):
+    from ember.nn.utils.parametrizations import orthogonal
+
+    fc = nn.Linear(shape[1], shape[0]).double()
+    w0 = np_of(fc.weight)
+    orthogonal(fc, orthogonal_map=omap)
+    w = np_of(fc.weight)
+    tall = w0 if shape[0] >= shape[1] else w0.T
+    expected = _positive_qr(tall) if shape[0] >= shape[1] else _positive_qr(tall).T
+    np.testing.assert_allclose(w, expected, atol=1e-10)
+    opt = optim.SGD(fc.parameters(), lr=0.1)
+    for _ in range(5):
+        opt.zero_grad()
+        (fc(torch.randn(8, shape[1], dtype=torch.float64)) ** 2).sum().backward()
+        opt.step()
+    w = np_of(fc.weight)
+    gram = w.T @ w if shape[0] >= shape[1] else w @ w.T
+    np.testing.assert_allclose(gram, np.eye(min(shape)), atol=1e-10)
+    assert not np.allclose(w, expected)
+
+
+def test_orthogonal_errors():
+    from ember.nn.utils.parametrizations import orthogonal
+
+    with pytest.raises(ValueError, match="Expected a matrix or batch of matrices. Got a tensor of 1 dimensions."):
+        orthogonal(nn.Linear(2, 2), "bias")
+    with pytest.raises(ValueError, match='orthogonal_map has to be one of "matrix_exp", "cayley", "householder"'):
+        orthogonal(nn.Linear(2, 2), orthogonal_map="qr")
+    with pytest.raises(ValueError, match="has no parameter or buffer with name 'nope'"):
+        orthogonal(nn.Linear(2, 2), "nope")
+    with pytest.raises(NotImplementedError, match="not possible to assign to the matrix exponential or the Cayley"):
+        orthogonal(nn.Linear(2, 2), orthogonal_map="cayley", use_trivialization=False)
+
+
+@pytest.mark.torch
+def test_orthogonal_cayley_trains_like_pytorch():
+    pt = pytest.importorskip("torch")
+    from ember.nn.utils.parametrizations import orthogonal
+
+    w0 = np.random.default_rng(8).standard_normal((3, 3))
+    ours, theirs = nn.Linear(3, 3, bias=False).double(), pt.nn.Linear(3, 3, bias=False).double()
+    with torch.no_grad():
+        ours.weight.copy_(torch.tensor(w0))
+    with pt.no_grad():
+        theirs.weight.copy_(pt.tensor(w0))
+    orthogonal(ours, orthogonal_map="cayley")
+    pt.nn.utils.parametrizations.orthogonal(theirs, orthogonal_map="cayley")
+    o1, o2 = optim.SGD(ours.parameters(), lr=0.05), pt.optim.SGD(theirs.parameters(), lr=0.05)
+    x = np.random.default_rng(9).standard_normal((4, 3))
+    for _ in range(5):
+        o1.zero_grad()
+        o2.zero_grad()
+        (ours(torch.tensor(x)) ** 3).sum().backward()
+        (theirs(pt.tensor(x)) ** 3).sum().backward()
+        o1.step()
+        o2.step()
+    np.testing.assert_allclose(np_of(ours.weight), theirs.weight.detach().numpy(), rtol=1e-9, atol=1e-10)
