@@ -358,3 +358,37 @@ def test_state_dict_hooks_and_global_step_hooks_run_as_pytorchs():
         h2.remove()
     assert order == ["global-pre", "pre", "post", "global-post"]
     np.testing.assert_allclose(p.detach().numpy(), [0.9, 0.9], rtol=1e-6)
+
+
+def test_swap_in_optimizer_params_and_state_steps_the_copies_only():
+    import copy
+
+    p = nn.Parameter(torch.tensor([1.0, -2.0], dtype=torch.float64))
+    opt = optim.Adam([p], lr=0.1)
+    p.grad = torch.tensor([0.5, 0.5], dtype=torch.float64)
+    opt.step()
+    live_p, live_avg = p.detach().numpy().copy(), opt.state[p]["exp_avg"].numpy().copy()
+    osd = copy.deepcopy(opt.state_dict())
+    osd["param_groups"][0]["lr"] = 0.01
+    q = nn.Parameter(torch.tensor(live_p.copy()))
+    q.grad = torch.tensor([1.0, 1.0], dtype=torch.float64)
+    with optim.swap_in_optimizer_params_and_state(opt, {"w": q}, osd):
+        assert opt.param_groups[0]["params"][0] is q and opt.param_groups[0]["lr"] == 0.01
+        opt.step()
+    # the second Adam step from the saved state, at lr 0.01
+    m = 0.9 * live_avg + 0.1 * 1.0
+    v = 0.999 * opt.state[p]["exp_avg_sq"].numpy() + 0.001 * 1.0
+    expected = live_p - 0.01 / (1 - 0.9 ** 2) * m / (np.sqrt(v) / np.sqrt(1 - 0.999 ** 2) + 1e-8)
+    np.testing.assert_allclose(q.detach().numpy(), expected, rtol=1e-12)
+    np.testing.assert_allclose(osd["state"][0]["exp_avg"].numpy(), m, rtol=1e-12)  # edited in place
+    np.testing.assert_array_equal(p.detach().numpy(), live_p)
+    assert opt.param_groups[0]["params"][0] is p and opt.param_groups[0]["lr"] == 0.1
+    np.testing.assert_array_equal(opt.state[p]["exp_avg"].numpy(), live_avg)
+    with pytest.raises(RuntimeError, match="requires initialized optimizer state"):
+        with optim.swap_in_optimizer_params_and_state(optim.SGD([q], lr=0.1), {"w": q}, osd):
+            pass
+    bad = copy.deepcopy(osd)
+    bad["param_groups"][0]["extra"] = 1
+    with pytest.raises(RuntimeError, match=r"Keys only in swap-in: \['extra'\]"):
+        with optim.swap_in_optimizer_params_and_state(opt, {"w": q}, bad):
+            pass

@@ -296,3 +296,21 @@ def test_orthogonal_cayley_trains_like_pytorch():
         o1.step()
         o2.step()
     np.testing.assert_allclose(np_of(ours.weight), theirs.weight.detach().numpy(), rtol=1e-9, atol=1e-10)
+
+
+def test_transfer_parametrizations_shares_the_originals():
+    from ember.nn.utils import parametrize
+    from ember.nn.utils.parametrizations import weight_norm
+
+    src = weight_norm(nn.Linear(3, 2).double())
+    dst = nn.Linear(3, 2).double()
+    parametrize.transfer_parametrizations_and_params(src, dst)
+    assert parametrize.is_parametrized(dst, "weight")
+    assert dst.parametrizations.weight.original0 is src.parametrizations.weight.original0
+    np.testing.assert_array_equal(np_of(dst.weight), np_of(src.weight))
+    with torch.no_grad():
+        src.parametrizations.weight.original0.mul_(2.0)
+    np.testing.assert_allclose(np_of(dst.weight), np_of(src.weight), rtol=1e-12)
+    # weight norm: each row's norm is its magnitude g (original0), now doubled
+    np.testing.assert_allclose(np.linalg.norm(np_of(dst.weight), axis=1),
+                               np.abs(np_of(dst.parametrizations.weight.original0).reshape(-1)), rtol=1e-12)
