@@ -59,6 +59,8 @@ class Adafactor(Optimizer):
             for p in group["params"]:
                 if p.grad is None:
                     continue
+                if p.is_complex():
+                    raise RuntimeError("Adafactor does not support complex parameters")
                 state = self.state[p]
                 grad = p.grad
                 if not state:

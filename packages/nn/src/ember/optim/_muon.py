@@ -104,6 +104,8 @@ class Muon(Optimizer):
             for p in group["params"]:
                 if p.grad is None:
                     continue
+                if p.is_complex():
+                    raise RuntimeError("Muon does not support complex parameters")
                 grad = p.grad
                 if grad.ndim != 2:
                     raise ValueError("Param gradient must be a 2D matrix")

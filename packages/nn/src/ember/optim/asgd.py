@@ -6,6 +6,7 @@ from collections.abc import Callable, Iterable
 
 from ember import autograd as ea
 from ember.core import Tensor
+from ember.core.tensor import describe
 from ember.optim.optimizer import Optimizer
 
 __all__ = ["ASGD"]
@@ -48,6 +49,8 @@ class ASGD(Optimizer):
             for p in group["params"]:
                 if p.grad is None:
                     continue
+                if p.is_complex():  # PyTorch steps their real and imaginary parts; ember does not yet
+                    raise NotImplementedError(f"ASGD: complex parameters are not supported yet; got {describe(p)}")
                 state = self.state[p]
                 if not state:
                     # PyTorch keeps eta and mu in float32 scalars: round through them the same way
