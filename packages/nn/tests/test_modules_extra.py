@@ -292,3 +292,22 @@ def test_merge_masks_matches_pytorch():
             assert m is None
         else:
             np.testing.assert_array_equal(m.numpy(), tm.numpy())
+
+
+def test_modules_utils_normalisers_and_prefix_consumption():
+    from collections import OrderedDict
+
+    from ember.nn.modules.utils import (
+        _list_with_default, _pair, _reverse_repeat_tuple, _single, _triple, consume_prefix_in_state_dict_if_present,
+    )
+
+    assert _pair(3) == (3, 3) and _triple([1, 2, 3]) == (1, 2, 3) and _single(4) == (4,)
+    assert _reverse_repeat_tuple((1, 2), 2) == (2, 2, 1, 1)
+    assert _list_with_default([None, 5], [8, 9, 10]) == [9, 5]
+    with pytest.raises(ValueError, match="Input dimension should be at least 3"):
+        _list_with_default([None, 5], [8, 9])
+    sd = OrderedDict([("module.fc.weight", 1), ("module.fc.bias", 2), ("other", 3)])
+    sd._metadata = OrderedDict([("", {}), ("module", {"v": 1}), ("module.fc", {"v": 1})])
+    consume_prefix_in_state_dict_if_present(sd, "module.")
+    assert sorted(sd) == ["fc.bias", "fc.weight", "other"]
+    assert sorted(sd._metadata) == ["", "fc"]

@@ -4,5 +4,5 @@
 from ember.nn.modules import *  # noqa: F403
 from ember.torch.nn.modules import (
     activation, batchnorm, channelshuffle, container, conv, distance, dropout, flatten, fold, instancenorm, lazy,
-    linear, loss, module, normalization, padding, pixelshuffle, pooling, rnn, sparse, transformer, upsampling,
+    linear, loss, module, normalization, padding, pixelshuffle, pooling, rnn, sparse, transformer, upsampling, utils,
 )
