@@ -311,3 +311,25 @@ def test_modules_utils_normalisers_and_prefix_consumption():
     consume_prefix_in_state_dict_if_present(sd, "module.")
     assert sorted(sd) == ["fc.bias", "fc.weight", "other"]
     assert sorted(sd._metadata) == ["", "fc"]
+
+
+def test_parallel_functions_split_gather_and_apply_on_one_device():
+    from ember.nn.modules.parallel import data_parallel, gather, parallel_apply, replicate, scatter
+
+    x = torch.arange(12.0).reshape(6, 2)
+    parts = scatter((x, 3, {"a": x}), ["cpu", "cpu", "cpu"])
+    assert len(parts) == 3 and parts[1][1] == 3
+    np.testing.assert_array_equal(parts[1][0].numpy(), x.numpy()[2:4])
+    np.testing.assert_array_equal(parts[2][2]["a"].numpy(), x.numpy()[4:])
+    back = gather([p[0] for p in parts], -1)
+    np.testing.assert_array_equal(back.numpy(), x.numpy())
+    fc = nn.Linear(2, 1)
+    assert replicate(fc, [0]) == [fc]
+    with pytest.raises(NotImplementedError, match="one device per process"):
+        replicate(fc, [0, 1])
+    outs = parallel_apply([fc, fc], [parts[0][0], (parts[1][0],)])
+    np.testing.assert_allclose(gather(outs, "cpu").detach().numpy(), fc(x[:4]).detach().numpy(), rtol=1e-6)
+    np.testing.assert_allclose(data_parallel(fc, x, output_device=-1).detach().numpy(), fc(x).detach().numpy())
+    dp = nn.DataParallel(fc)
+    ins, kws = dp.scatter((x,), {}, ["cpu", "cpu"])
+    assert len(ins) == 2 and kws == ({}, {})
