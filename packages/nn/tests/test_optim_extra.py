@@ -89,11 +89,11 @@ def adafactor_ref(p, lr=1e-2, beta2_decay=-0.8, eps=(None, 1e-3), d=1.0, weight_
     return np.array(out)
 
 
-def sparse_adam_ref(p, grads, lr=1e-3, betas=(0.9, 0.999), eps=1e-8):
+def sparse_adam_ref(p, grads, rows_per_step, lr=1e-3, betas=(0.9, 0.999), eps=1e-8):
     m, v = np.zeros_like(p), np.zeros_like(p)
     out = []
-    for t, g in enumerate(grads, 1):
-        rows = np.flatnonzero(np.any(g != 0, axis=1))
+    for t, (g, rows) in enumerate(zip(grads, rows_per_step), 1):
+        rows = np.unique(rows)
         if len(rows):
             m[rows] = m[rows] + (1 - betas[0]) * (g[rows] - m[rows])
             v[rows] = v[rows] + (1 - betas[1]) * (g[rows] ** 2 - v[rows])
@@ -176,22 +176,40 @@ def test_adafactor_trajectory(shape, kw):
 
 
 def test_sparse_adam_updates_only_the_looked_up_rows_of_an_embedding():
-    emb = nn.Embedding(10, 3, sparse=True, dtype=torch.float64)
+    emb = nn.Embedding(10, 3, sparse=True, padding_idx=5, dtype=torch.float64)
     w0 = emb.weight.detach().numpy().copy()
     opt = optim.SparseAdam(emb.parameters(), lr=0.05)
     rng = np.random.default_rng(2)
-    grads = []
+    grads, rows = [], []
     for _ in range(STEPS):
-        idx = torch.tensor(rng.integers(0, 6, size=5))  # rows 6..9 are never looked up
+        idx = rng.integers(0, 7, size=5)  # rows 7..9 are never looked up, 5 is padding
+        keep = torch.tensor((rng.random(5) < 0.6).astype(np.float64))[:, None]  # masked: looked up, zero grad
         opt.zero_grad()
-        (emb(idx) ** 2).sum().backward()
+        ((emb(torch.tensor(idx)) ** 2) * keep).sum().backward()
         grads.append(emb.weight.grad.numpy().copy())
+        rows.append(idx[idx != 5])
         opt.step()
-    ref = sparse_adam_ref(w0, grads, lr=0.05)
+    ref = sparse_adam_ref(w0, grads, rows, lr=0.05)
     np.testing.assert_allclose(emb.weight.detach().numpy(), ref[-1], rtol=1e-12, atol=1e-12)
-    np.testing.assert_array_equal(emb.weight.detach().numpy()[6:], w0[6:])
+    np.testing.assert_array_equal(emb.weight.detach().numpy()[7:], w0[7:])
+    np.testing.assert_array_equal(emb.weight.detach().numpy()[5], w0[5])
     state = opt.state[emb.weight]
-    assert state["step"] == STEPS and np.all(state["exp_avg"].numpy()[6:] == 0)
+    assert state["step"] == STEPS and np.all(state["exp_avg"].numpy()[7:] == 0)
+    # looked-up rows with a zero gradient still decay and move: updating only non-zero rows differs
+    nonzero_rows = [np.flatnonzero(np.any(g != 0, axis=1)) for g in grads]
+    assert not np.allclose(ref[-1], sparse_adam_ref(w0, grads, nonzero_rows, lr=0.05)[-1])
+
+
+def test_sparse_adam_on_dense_gradients_updates_the_nonzero_rows():
+    p0 = np.random.default_rng(3).standard_normal((4, 2))
+    p = nn.Parameter(torch.tensor(p0.copy()))
+    opt = optim.SparseAdam([p], lr=0.1)
+    g = np.zeros((4, 2))
+    g[[0, 2]] = [[1.0, -2.0], [0.5, 0.0]]
+    p.grad = torch.tensor(g)
+    opt.step()
+    np.testing.assert_allclose(p.detach().numpy(), sparse_adam_ref(p0, [g], [[0, 2]], lr=0.1)[-1], rtol=1e-12)
+    np.testing.assert_array_equal(p.detach().numpy()[[1, 3]], p0[[1, 3]])
 
 
 def test_muon_trajectory_against_a_bfloat16_rounded_newton_schulz():
@@ -319,10 +337,11 @@ def test_sparse_adam_matches_pytorch_on_sparse_embedding_gradients():
     rng = np.random.default_rng(7)
     for _ in range(STEPS):
         idx = rng.integers(0, 6, size=(2, 4))
+        keep = (idx % 3 != 1).astype(np.float32)[..., None]  # rows 1 and 4: looked up, zero gradient
         opt.zero_grad()
         topt.zero_grad()
-        (emb(torch.tensor(idx)) ** 3).sum().backward()
-        (temb(pt.tensor(idx)) ** 3).sum().backward()
+        ((emb(torch.tensor(idx)) ** 3) * torch.tensor(keep)).sum().backward()
+        ((temb(pt.tensor(idx)) ** 3) * pt.tensor(keep)).sum().backward()
         opt.step()
         topt.step()
     np.testing.assert_allclose(emb.weight.detach().numpy(), temb.weight.detach().numpy(), rtol=2e-5, atol=2e-6)

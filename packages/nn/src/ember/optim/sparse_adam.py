@@ -2,14 +2,17 @@
 
 NOTE [ SparseAdam on dense gradients ]
 PyTorch's SparseAdam takes the sparse COO gradients of `nn.Embedding(sparse=True)` and updates the
-moments and the parameter only at the rows the gradient stores. ember has no sparse layout: every
-gradient is dense, `Embedding(sparse=True)` included. This SparseAdam therefore reads the rows
-(slices along dim 0; elements of a 1-D parameter) where the dense gradient is non-zero, and applies
-PyTorch's masked update to exactly those rows, in PyTorch's order of operations. It differs from
-PyTorch only for a row that a sparse gradient would store with all-zero values (an upstream gradient
-that is exactly zero at a looked-up index): PyTorch decays that row's moments and moves it, ember
-leaves it alone. Dense gradients are accepted (PyTorch raises "SparseAdam does not support dense
-gradients"), since they are the only kind ember makes.
+moments and the parameter only at the rows the gradient stores: every looked-up row but
+`padding_idx`, even one whose gradient is exactly zero (a masked position still decays its moments
+and moves). ember has no sparse layout: every gradient is dense, `Embedding(sparse=True)` included.
+So `F.embedding`/`F.embedding_bag` with `sparse=True` mark the looked-up rows in a boolean mask kept
+on the weight (`weight._sparse_grad_rows`, one flag per row), and this SparseAdam updates exactly the
+marked rows, in PyTorch's order of operations, then clears the mask (as does its `zero_grad`).
+A parameter without a mask (a gradient not from a sparse embedding) is updated at the rows (slices
+along dim 0) where its dense gradient is non-zero; PyTorch refuses such gradients ("SparseAdam does
+not support dense gradients"). Limits: rows are marked at forward time, so a forward under grad mode
+whose backward never runs before the next `step` (and no `SparseAdam.zero_grad` in between) adds its
+rows too.
 """
 
 from __future__ import annotations
@@ -25,8 +28,9 @@ __all__ = ["SparseAdam"]
 
 
 class SparseAdam(Optimizer):
-    """Masked Adam: the moments and the parameter change only where the gradient touches (rows with a
-    non-zero gradient; see NOTE [ SparseAdam on dense gradients ]), with Adam's bias corrections.
+    """Masked Adam: the moments and the parameter change only at the rows a sparse embedding looked up
+    (or, for other gradients, where they are non-zero; NOTE [ SparseAdam on dense gradients ]), with
+    Adam's bias corrections.
 
     Args:
         params: parameters or parameter groups (real, dense).
@@ -56,6 +60,15 @@ class SparseAdam(Optimizer):
             raise ValueError(f"Complex params at indices {complex_params}: SparseAdam does not support complex "
                              "parameters")
 
+    def zero_grad(self, set_to_none: bool = True) -> None:
+        """Reset the gradients and forget the rows marked by sparse embeddings since the last step."""
+        for group in self.param_groups:
+            for p in group["params"]:
+                marked = p.__dict__.get("_sparse_grad_rows")
+                if marked is not None:
+                    marked.zero_()
+        super().zero_grad(set_to_none)
+
     def step(self, closure: Callable | None = None):
         """One masked Adam update of every parameter with a gradient."""
         loss = self._closure_loss(closure)
@@ -72,7 +85,12 @@ class SparseAdam(Optimizer):
                     state["exp_avg_sq"] = ea.zeros_like(p)
                 state["step"] += 1
                 grad = -p.grad if group["maximize"] else p.grad
-                touched = grad.ne(0) if grad.dim() < 2 else grad.ne(0).flatten(1).any(1)
+                marked = p.__dict__.get("_sparse_grad_rows")
+                if marked is not None:
+                    touched = marked.clone()
+                    marked.zero_()
+                else:
+                    touched = grad.ne(0) if grad.dim() < 2 else grad.ne(0).flatten(1).any(1)
                 rows = ea.nonzero(touched).flatten()
                 if rows.numel() == 0:
                     continue
