@@ -305,3 +305,20 @@ def test_lstm_flatten_parameters_is_a_noop():
     before = [p.detach().clone() for p in lstm.parameters()]
     assert lstm.flatten_parameters() is None
     assert all(np.array_equal(a.numpy(), b.detach().numpy()) for a, b in zip(before, lstm.parameters()))
+
+
+def test_instance_norm3d_normalizes_each_sample_and_channel_over_its_volume():
+    x = torch.randn(2, 3, 2, 3, 4, dtype=torch.float64)
+    m = nn.InstanceNorm3d(3, affine=True, dtype=torch.float64)
+    with torch.no_grad():
+        m.weight.copy_(torch.tensor([1.0, 2.0, 0.5]))
+        m.bias.copy_(torch.tensor([0.0, -1.0, 3.0]))
+    a = x.numpy()
+    mean = a.mean(axis=(2, 3, 4), keepdims=True)
+    var = a.var(axis=(2, 3, 4), keepdims=True)
+    ref = (a - mean) / np.sqrt(var + 1e-5) * np.array([1.0, 2.0, 0.5])[None, :, None, None, None] \
+        + np.array([0.0, -1.0, 3.0])[None, :, None, None, None]
+    np.testing.assert_allclose(m(x).detach().numpy(), ref, rtol=1e-10, atol=1e-10)
+    np.testing.assert_allclose(m(x[0]).detach().numpy(), ref[0], rtol=1e-10, atol=1e-10)
+    with pytest.raises(ValueError, match=r"expected 4D or 5D input \(got 3D input\)"):
+        m(x[0, 0])

@@ -4,9 +4,12 @@ from __future__ import annotations
 
 from collections import OrderedDict
 
+from typing import Any
+
 from ember.core import Tensor, empty
 
-__all__ = ["Parameter", "Buffer", "is_lazy"]
+__all__ = ["Parameter", "Buffer", "UninitializedTensorMixin", "UninitializedParameter", "UninitializedBuffer",
+           "is_lazy"]
 
 
 def _detached(t: Tensor) -> Tensor:
@@ -60,6 +63,137 @@ class Buffer:
         self.persistent = persistent
 
 
-def is_lazy(param) -> bool:
-    """ember has no lazy modules; kept for PyTorch API compatibility."""
-    return False
+_UNINIT_ALLOWED_METHODS = frozenset({
+    "size", "copy_", "is_complex", "is_floating_point", "half", "float", "double", "char", "short", "int", "long",
+    "cuda", "cpu", "to", "get_device", "requires_grad_", "materialize"})
+_UNINIT_RUN_ON_PLAIN = frozenset({"size", "is_complex", "is_floating_point", "half", "float", "double", "char",
+                                  "short", "int", "long", "cuda", "cpu", "to", "get_device"})
+
+
+class UninitializedTensorMixin:
+    """A parameter or buffer whose shape is not known yet (lazy modules): it holds no elements; only its dtype
+    and device can change until `materialize(shape)` gives it storage and turns it into `cls_to_become`."""
+
+    cls_to_become: type = Tensor
+
+    def materialize(self, shape, device=None, dtype=None) -> None:
+        """Allocate uninitialised storage of `shape` (keeping this object, so optimizers holding it stay valid)
+        and become `cls_to_become`."""
+        device = self.device if device is None else device
+        dtype = self.dtype if dtype is None else dtype
+        data = empty(tuple(shape), device=device, dtype=dtype)
+        self._set_meta(data._storage, data._offset, data._shape, data._strides)
+        self._dtype = data._dtype
+        self.__class__ = self.cls_to_become
+
+    def __getattribute__(self, name: str):
+        # PyTorch refuses every op on an uninitialized tensor except conversions: ember has no
+        # __torch_function__, so its public methods are filtered here (private slots pass for the kernels)
+        # tensor properties (dtype, device, requires_grad, grad, data ...) stay readable, as PyTorch's descriptors
+        if name[0] == "_" or name in ("cls_to_become", "persistent", "shape") or \
+                isinstance(getattr(Tensor, name, None), property):
+            return object.__getattribute__(self, name)
+        if name in _UNINIT_RUN_ON_PLAIN:
+            return getattr(_detached(self), name)
+        if name in _UNINIT_ALLOWED_METHODS:
+            return object.__getattribute__(self, name)
+        raise _uninitialized_use(type(self), name)
+
+    @property
+    def shape(self):
+        raise RuntimeError("Can't access the shape of an uninitialized parameter or buffer. This error usually "
+                           "happens in `load_state_dict` when trying to load an uninitialized parameter into an "
+                           "initialized one. Call `forward` to initialize the parameters before accessing their "
+                           "attributes.")
+
+    def share_memory_(self):
+        raise RuntimeError("Can't share memory on an uninitialized parameter or buffer. Call `forward` to "
+                           "initialize the parameters before calling `module.share_memory()`.")
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__}>"
+
+    __str__ = __repr__
+
+    def __reduce_ex__(self, protocol):
+        return (type(self), (self.requires_grad,))
+
+
+def _uninitialized_use(cls: type, what: str) -> ValueError:
+    return ValueError(f"Attempted to use an uninitialized parameter in {what}. This error happens when you are "
+                      f"using a `LazyModule` or explicitly manipulating `torch.nn.parameter.{cls.__name__}` objects. "
+                      "When using LazyModules Call `forward` with a dummy batch to initialize the parameters before "
+                      "calling torch functions")
+
+
+def _refuse(name: str):
+    def method(self, *args, **kwargs):
+        raise _uninitialized_use(type(self), name)
+    method.__name__ = name
+    return method
+
+
+# the operators Python looks up on the type (not through __getattribute__)
+for _op in ("add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "matmul", "and", "or", "xor", "lshift",
+            "rshift"):
+    for _name in (f"__{_op}__", f"__r{_op}__", f"__i{_op}__"):
+        setattr(UninitializedTensorMixin, _name, _refuse(_name))
+for _name in ("__neg__", "__pos__", "__abs__", "__invert__", "__getitem__", "__setitem__", "__lt__", "__le__",
+              "__gt__", "__ge__", "__len__", "__iter__", "__bool__", "__float__", "__int__", "__index__",
+              "__array__"):
+    setattr(UninitializedTensorMixin, _name, _refuse(_name))
+UninitializedTensorMixin.__hash__ = Tensor.__hash__  # ids, so parameters key optimizer state before init
+
+
+class UninitializedParameter(UninitializedTensorMixin, Parameter):
+    """A `Parameter` whose shape a lazy module infers at its first forward.
+
+    >>> from ember.nn.parameter import UninitializedParameter
+    >>> p = UninitializedParameter()
+    >>> p
+    <UninitializedParameter>
+    >>> p.materialize((2, 3)); type(p).__name__, tuple(p.shape)
+    ('Parameter', (2, 3))
+    """
+
+    cls_to_become = Parameter
+
+    def __new__(cls, requires_grad: bool = True, device=None, dtype=None):
+        data = empty(0, device=device, dtype=dtype)
+        p = Tensor._make(data._storage, data._offset, data._shape, data._strides, data._dtype, cls)
+        p._requires_grad = bool(requires_grad)
+        return p
+
+    def __deepcopy__(self, memo):
+        if id(self) in memo:
+            return memo[id(self)]
+        result = type(self)(self.requires_grad, self.device, self.dtype)
+        memo[id(self)] = result
+        return result
+
+
+class UninitializedBuffer(UninitializedTensorMixin, Tensor):
+    """A buffer whose shape a lazy module infers at its first forward (assigning one to a module attribute
+    registers it as a buffer, persistent or not)."""
+
+    cls_to_become = Tensor
+
+    def __new__(cls, requires_grad: bool = False, device=None, dtype=None, persistent: bool = True):
+        data = empty(0, device=device, dtype=dtype)
+        b = Tensor._make(data._storage, data._offset, data._shape, data._strides, data._dtype, cls)
+        b._requires_grad = bool(requires_grad)
+        b.persistent = persistent
+        b._is_buffer = True
+        return b
+
+    def __deepcopy__(self, memo):
+        if id(self) in memo:
+            return memo[id(self)]
+        result = type(self)(self.requires_grad, self.device, self.dtype, self.persistent)
+        memo[id(self)] = result
+        return result
+
+
+def is_lazy(param: Any) -> bool:
+    """True for an `UninitializedParameter` or `UninitializedBuffer` (a lazy module's not-yet-shaped tensor)."""
+    return isinstance(param, UninitializedTensorMixin)

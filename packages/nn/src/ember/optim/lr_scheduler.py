@@ -25,6 +25,7 @@ _EPOCH_DEPRECATION_WARNING = (
     "form is used instead of the new chainable form, where available. Please open an issue if you are unable to "
     "replicate your use case: https://github.com/pytorch/pytorch/issues/new/choose."
 )
+EPOCH_DEPRECATION_WARNING = _EPOCH_DEPRECATION_WARNING
 
 
 def _check_optimizer(optimizer) -> None:

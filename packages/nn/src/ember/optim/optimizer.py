@@ -15,7 +15,7 @@ from typing import Any
 from ember import autograd as ea
 from ember.core import Tensor
 
-__all__ = ["Optimizer", "required"]
+__all__ = ["Optimizer", "required", "register_optimizer_step_pre_hook", "register_optimizer_step_post_hook"]
 
 
 class _RequiredParameter:
@@ -42,6 +42,29 @@ class _Handle:
         self._hooks.pop(self.id, None)
 
 
+_global_optimizer_pre_hooks: dict[int, Callable] = OrderedDict()
+_global_optimizer_post_hooks: dict[int, Callable] = OrderedDict()
+
+
+def register_optimizer_step_pre_hook(hook: Callable) -> _Handle:
+    """`hook(optimizer, args, kwargs)` before the `step` of every optimizer; it may return new (args, kwargs)."""
+    handle = _Handle(_global_optimizer_pre_hooks)
+    _global_optimizer_pre_hooks[handle.id] = hook
+    return handle
+
+
+def register_optimizer_step_post_hook(hook: Callable) -> _Handle:
+    """`hook(optimizer, args, kwargs)` after the `step` of every optimizer."""
+    handle = _Handle(_global_optimizer_post_hooks)
+    _global_optimizer_post_hooks[handle.id] = hook
+    return handle
+
+
+_HOOK_DICTS = ("_optimizer_step_pre_hooks", "_optimizer_step_post_hooks", "_optimizer_state_dict_pre_hooks",
+               "_optimizer_state_dict_post_hooks", "_optimizer_load_state_dict_pre_hooks",
+               "_optimizer_load_state_dict_post_hooks")
+
+
 class Optimizer:
     """Base class: holds `param_groups` (dicts of params and hyper-parameters), `defaults` and
     `state` (a dict keyed by parameter)."""
@@ -50,8 +73,8 @@ class Optimizer:
         self.defaults = defaults
         self.state: defaultdict[Tensor, dict[str, Any]] = defaultdict(dict)
         self.param_groups: list[dict[str, Any]] = []
-        self._optimizer_step_pre_hooks: dict[int, Callable] = OrderedDict()
-        self._optimizer_step_post_hooks: dict[int, Callable] = OrderedDict()
+        for name in _HOOK_DICTS:
+            setattr(self, name, OrderedDict())
         if isinstance(params, Tensor):
             raise TypeError("params argument given to the optimizer should be an iterable of Tensors or dicts, but "
                             f"got {params.type()}")
@@ -68,8 +91,8 @@ class Optimizer:
 
     def __setstate__(self, state: dict) -> None:
         self.__dict__.update(state)
-        self.__dict__.setdefault("_optimizer_step_pre_hooks", OrderedDict())
-        self.__dict__.setdefault("_optimizer_step_post_hooks", OrderedDict())
+        for name in _HOOK_DICTS:
+            self.__dict__.setdefault(name, OrderedDict())
 
     def __repr__(self) -> str:
         s = type(self).__name__ + " ("
@@ -137,6 +160,8 @@ class Optimizer:
 
     def state_dict(self) -> dict[str, Any]:
         """`{"state": {index: {...}}, "param_groups": [{..., "params": [indices]}]}`, PyTorch's format."""
+        for hook in list(self._optimizer_state_dict_pre_hooks.values()):
+            hook(self)
         mapping: dict[int, int] = {}
         start = 0
 
@@ -151,11 +176,21 @@ class Optimizer:
 
         groups = [pack(g) for g in self.param_groups]
         state = {(mapping[id(k)] if isinstance(k, Tensor) else k): v for k, v in self.state.items()}
-        return {"state": state, "param_groups": groups}
+        result = {"state": state, "param_groups": groups}
+        for hook in list(self._optimizer_state_dict_post_hooks.values()):
+            out = hook(self, result)
+            if out is not None:
+                result = out
+        return result
 
     def load_state_dict(self, state_dict: dict[str, Any]) -> None:
         """Restore hyper-parameters and state saved by `state_dict` (state tensors are copied and
         cast to each parameter's dtype and device)."""
+        state_dict = dict(state_dict)
+        for hook in list(self._optimizer_load_state_dict_pre_hooks.values()):
+            out = hook(self, state_dict)
+            if out is not None:
+                state_dict = out
         groups = self.param_groups
         saved_groups = deepcopy(state_dict["param_groups"])
         if len(groups) != len(saved_groups):
@@ -188,6 +223,8 @@ class Optimizer:
             new_groups.append(s)
         self.state = state
         self.param_groups = new_groups
+        for hook in list(self._optimizer_load_state_dict_post_hooks.values()):
+            hook(self)
 
     def register_step_pre_hook(self, hook: Callable) -> _Handle:
         """`hook(optimizer, args, kwargs)` before each `step`; it may return new (args, kwargs)."""
@@ -200,6 +237,29 @@ class Optimizer:
         handle = _Handle(self._optimizer_step_post_hooks)
         self._optimizer_step_post_hooks[handle.id] = hook
         return handle
+
+    def _register(self, hooks: dict, hook: Callable, prepend: bool) -> _Handle:
+        handle = _Handle(hooks)
+        hooks[handle.id] = hook
+        if prepend:
+            hooks.move_to_end(handle.id, last=False)
+        return handle
+
+    def register_state_dict_pre_hook(self, hook: Callable, prepend: bool = False) -> _Handle:
+        """`hook(optimizer)` before `state_dict` packs the state."""
+        return self._register(self._optimizer_state_dict_pre_hooks, hook, prepend)
+
+    def register_state_dict_post_hook(self, hook: Callable, prepend: bool = False) -> _Handle:
+        """`hook(optimizer, state_dict)` after `state_dict`; it may return a replacement dict."""
+        return self._register(self._optimizer_state_dict_post_hooks, hook, prepend)
+
+    def register_load_state_dict_pre_hook(self, hook: Callable, prepend: bool = False) -> _Handle:
+        """`hook(optimizer, state_dict)` before `load_state_dict`; it may return a replacement dict."""
+        return self._register(self._optimizer_load_state_dict_pre_hooks, hook, prepend)
+
+    def register_load_state_dict_post_hook(self, hook: Callable, prepend: bool = False) -> _Handle:
+        """`hook(optimizer)` after `load_state_dict` has restored the state."""
+        return self._register(self._optimizer_load_state_dict_post_hooks, hook, prepend)
 
     def _closure_loss(self, closure: Callable | None):
         if closure is None:
@@ -220,7 +280,7 @@ class Optimizer:
 def _with_hooks(step: Callable) -> Callable:
     """Wrap a subclass's `step`: pre/post hooks around it, run under `no_grad`."""
     def wrapper(self, *args, **kwargs):
-        for hook in list(self._optimizer_step_pre_hooks.values()):
+        for hook in [*_global_optimizer_pre_hooks.values(), *self._optimizer_step_pre_hooks.values()]:
             result = hook(self, args, kwargs)
             if result is not None:
                 if not (isinstance(result, tuple) and len(result) == 2):
@@ -230,7 +290,7 @@ def _with_hooks(step: Callable) -> Callable:
         with ea.no_grad():
             out = step(self, *args, **kwargs)
         self._opt_called = True  # read by LR schedulers to warn when they step first
-        for hook in list(self._optimizer_step_post_hooks.values()):
+        for hook in [*self._optimizer_step_post_hooks.values(), *_global_optimizer_post_hooks.values()]:
             hook(self, args, kwargs)
         return out
 

@@ -8,7 +8,8 @@ from ember.core import Tensor
 
 __all__ = ["relu", "relu_", "relu6", "leaky_relu", "leaky_relu_", "elu", "elu_", "selu", "celu", "gelu", "silu",
            "mish", "tanh", "sigmoid", "hardtanh", "hardtanh_", "softplus", "softmax", "log_softmax", "softmin",
-           "logsigmoid", "softsign", "hardsigmoid", "hardswish", "tanhshrink", "glu", "threshold"]
+           "logsigmoid", "softsign", "hardsigmoid", "hardswish", "tanhshrink", "glu", "threshold",
+           "rrelu", "rrelu_"]
 
 
 def relu(input: Tensor, inplace: bool = False) -> Tensor:
@@ -137,3 +138,14 @@ def glu(input: Tensor, dim: int = -1) -> Tensor:
 def threshold(input: Tensor, threshold: float, value: float, inplace: bool = False) -> Tensor:
     """x where x > threshold, else value."""
     return ea.threshold(input, threshold, value, inplace)
+
+
+def rrelu(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, training: bool = False,
+          inplace: bool = False) -> Tensor:
+    """Randomized leaky ReLU: each non-positive element times a slope drawn from U(lower, upper) in training,
+    times (lower + upper) / 2 otherwise."""
+    return ea.rrelu(input, lower, upper, training, inplace)
+
+
+def rrelu_(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, training: bool = False) -> Tensor:
+    return ea.rrelu(input, lower, upper, training, True)

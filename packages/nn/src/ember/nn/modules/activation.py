@@ -11,7 +11,7 @@ from ember.nn.modules.module import Module
 
 __all__ = ["ReLU", "ReLU6", "LeakyReLU", "ELU", "GELU", "SiLU", "Mish", "Tanh", "Sigmoid", "Hardtanh", "Softplus",
            "Softmax", "LogSoftmax", "Softmin", "LogSigmoid", "Softsign", "Hardsigmoid", "Hardswish", "Tanhshrink",
-           "GLU", "Threshold"]
+           "GLU", "Threshold", "RReLU"]
 
 
 def _inplace_repr(inplace: bool) -> str:
@@ -252,3 +252,25 @@ class LogSoftmax(_DimSoftmax):
 
 class Softmin(_DimSoftmax):
     _fn = staticmethod(F.softmin)
+
+
+class RReLU(Module):
+    """Randomized leaky ReLU (Xu et al., 2015): slopes of the non-positive elements drawn from
+    U(lower, upper) in training, the mean slope (lower + upper) / 2 in eval.
+
+    >>> from ember import nn
+    >>> nn.RReLU(0.1, 0.3)
+    RReLU(lower=0.1, upper=0.3)
+    """
+
+    def __init__(self, lower: float = 1.0 / 8, upper: float = 1.0 / 3, inplace: bool = False) -> None:
+        super().__init__()
+        self.lower = lower
+        self.upper = upper
+        self.inplace = inplace
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.rrelu(input, self.lower, self.upper, self.training, self.inplace)
+
+    def extra_repr(self) -> str:
+        return f"lower={self.lower}, upper={self.upper}" + (", inplace=True" if self.inplace else "")

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import operator
+import warnings
 from collections import OrderedDict
 from collections.abc import Iterable, Iterator, Mapping
 from itertools import chain
@@ -13,7 +14,7 @@ from ember.core import Tensor
 from ember.nn.modules.module import Module, _addindent
 from ember.nn.parameter import Parameter
 
-__all__ = ["Sequential", "ModuleList", "ModuleDict", "ParameterList", "ParameterDict"]
+__all__ = ["Container", "Sequential", "ModuleList", "ModuleDict", "ParameterList", "ParameterDict"]
 
 
 def _abs_index(idx: int, n: int, kind: str) -> int:
@@ -342,6 +343,27 @@ class ParameterDict(Module):
         for k in list(self._keys):
             del self[k]
 
+    def copy(self) -> ParameterDict:
+        """A new ParameterDict holding the same parameters."""
+        return ParameterDict(OrderedDict((k, self[k]) for k in self._keys))
+
+    def setdefault(self, key: str, default=None):
+        """`self[key]`, first set to `default` when missing."""
+        if key not in self:
+            self[key] = default
+        return self[key]
+
+    def popitem(self) -> tuple[str, Any]:
+        """Remove and return the last inserted (key, parameter)."""
+        if not self._keys:
+            raise KeyError("popitem(): dictionary is empty")
+        k = next(reversed(self._keys))
+        return k, self.pop(k)
+
+    def fromkeys(self, keys: Iterable[str], default=None) -> ParameterDict:
+        """A new ParameterDict with `keys`, each holding `default`."""
+        return ParameterDict((k, default) for k in keys)
+
     def update(self, parameters) -> None:
         items = parameters.items() if isinstance(parameters, Mapping | ParameterDict) else parameters
         for k, v in items:
@@ -359,3 +381,13 @@ class ParameterDict(Module):
                 lines.append(f"  ({k}): Object of type: {type(p).__name__}")
         return "\n".join(lines)
 
+
+class Container(Module):
+    """Deprecated: a `Module` whose keyword arguments become its children."""
+
+    def __init__(self, **kwargs) -> None:
+        warnings.warn("`nn.Container` is deprecated. All of its functionality is now implemented in `nn.Module`. "
+                      "Subclass that instead.", FutureWarning, stacklevel=2)
+        super().__init__()
+        for key, value in kwargs.items():
+            self.add_module(key, value)

@@ -16,28 +16,20 @@ from typing import Any, NamedTuple
 from ember import autograd as ea
 from ember.core import Tensor, dtypes
 from ember.core.device import device as _device
-from ember.nn.modules._hooks import RemovableHandle
-from ember.nn.parameter import Buffer, Parameter, _detached
+from ember.nn.modules._hooks import (
+    _EXTRA_STATE_KEY_SUFFIX, RemovableHandle, _global_backward_hooks, _global_backward_pre_hooks,
+    _global_buffer_registration_hooks, _global_forward_hooks, _global_forward_pre_hooks,
+    _global_module_registration_hooks, _global_parameter_registration_hooks, _run_registration_hooks,
+    register_module_backward_hook, register_module_buffer_registration_hook, register_module_forward_hook,
+    register_module_forward_pre_hook, register_module_full_backward_hook, register_module_full_backward_pre_hook,
+    register_module_module_registration_hook, register_module_parameter_registration_hook,
+)
+from ember.nn.parameter import Buffer, Parameter, UninitializedBuffer, _detached, is_lazy
 
-__all__ = ["Module", "register_module_forward_hook", "register_module_forward_pre_hook"]
-
-_global_forward_pre_hooks: dict[int, Callable] = OrderedDict()
-_global_forward_hooks: dict[int, Callable] = OrderedDict()
-
-
-def register_module_forward_pre_hook(hook: Callable) -> RemovableHandle:
-    """A forward pre-hook run before every module's own ones."""
-    handle = RemovableHandle(_global_forward_pre_hooks)
-    _global_forward_pre_hooks[handle.id] = hook
-    return handle
-
-
-def register_module_forward_hook(hook: Callable) -> RemovableHandle:
-    """A forward hook run before every module's own ones."""
-    handle = RemovableHandle(_global_forward_hooks)
-    _global_forward_hooks[handle.id] = hook
-    return handle
-
+__all__ = ["Module", "register_module_forward_hook", "register_module_forward_pre_hook",
+           "register_module_full_backward_pre_hook", "register_module_full_backward_hook",
+           "register_module_backward_hook", "register_module_buffer_registration_hook",
+           "register_module_module_registration_hook", "register_module_parameter_registration_hook"]
 
 class _IncompatibleKeys(NamedTuple):
     missing_keys: list[str]
@@ -129,6 +121,8 @@ class Module:
         if tensor is not None and not isinstance(tensor, Tensor):
             raise TypeError(f"cannot assign '{_typename(tensor)}' object to buffer '{name}' (ember Tensor or None "
                             "required)")
+        if _global_buffer_registration_hooks:
+            tensor = _run_registration_hooks(_global_buffer_registration_hooks, self, name, tensor)
         self._buffers[name] = tensor
         if persistent:
             self._non_persistent_buffers_set.discard(name)
@@ -149,6 +143,8 @@ class Module:
             raise ValueError(f"Cannot assign non-leaf Tensor to parameter '{name}'. Model parameters must be "
                              f"created explicitly. To express '{name}' as a function of another Tensor, compute "
                              "the value in the forward() method.")
+        if _global_parameter_registration_hooks:
+            param = _run_registration_hooks(_global_parameter_registration_hooks, self, name, param)
         self._parameters[name] = param
 
     def add_module(self, name: str, module: Module | None) -> None:
@@ -163,6 +159,8 @@ class Module:
             raise KeyError(f'module name can\'t contain ".", got: {name}')
         if name == "":
             raise KeyError('module name can\'t be empty string ""')
+        if _global_module_registration_hooks:
+            module = _run_registration_hooks(_global_module_registration_hooks, self, name, module)
         self._modules[name] = module
 
     register_module = add_module
@@ -188,6 +186,20 @@ class Module:
             if not isinstance(mod, Module):
                 raise AttributeError(f"`{item}` is not an nn.Module")
         return mod
+
+    def set_submodule(self, target: str, module: Module, strict: bool = False) -> None:
+        """Put `module` at the dotted path `target`; with `strict`, only replace an existing attribute."""
+        if target == "":
+            raise ValueError("Cannot set the submodule without a target name!")
+        atoms = target.split(".")
+        if not isinstance(module, Module):
+            raise ValueError(f"`module` is not an nn.Module, found {type(module)}")
+        parent = self if len(atoms) == 1 else self.get_submodule(".".join(atoms[:-1]))
+        if strict and not hasattr(parent, atoms[-1]):
+            raise AttributeError(parent._get_name() + " has no attribute `" + atoms[-1] + "`")
+        if hasattr(parent, atoms[-1]) and not isinstance(getattr(parent, atoms[-1]), Module):
+            raise AttributeError("`" + atoms[-1] + "` is not an nn.Module")
+        setattr(parent, atoms[-1], module)
 
     def get_parameter(self, target: str) -> Parameter:
         """The parameter at the dotted path `target` (`"fc.weight"`)."""
@@ -243,21 +255,25 @@ class Module:
             if modules is None:
                 raise AttributeError("cannot assign module before Module.__init__() call")
             remove_from(d, self._parameters, self._buffers, self._non_persistent_buffers_set)
+            if _global_module_registration_hooks:
+                value = _run_registration_hooks(_global_module_registration_hooks, self, name, value)
             modules[name] = value
         elif d.get("_modules") is not None and name in d["_modules"]:
             if value is not None:
                 raise TypeError(f"cannot assign '{_typename(value)}' as child module '{name}' "
                                 "(ember.nn.Module or None expected)")
             d["_modules"][name] = value
-        elif isinstance(value, Buffer):
+        elif isinstance(value, Buffer | UninitializedBuffer):
             if d.get("_buffers") is None:
                 raise AttributeError("cannot assign buffer before Module.__init__() call")
             remove_from(d, self._parameters, self._modules)
-            self.register_buffer(name, value.data, value.persistent)
+            self.register_buffer(name, value if isinstance(value, Tensor) else value.data, value.persistent)
         elif d.get("_buffers") is not None and name in d["_buffers"]:
             if value is not None and not isinstance(value, Tensor):
                 raise TypeError(f"cannot assign '{_typename(value)}' as buffer '{name}' "
                                 "(ember.nn.Buffer, ember.Tensor or None expected)")
+            if _global_buffer_registration_hooks:
+                value = _run_registration_hooks(_global_buffer_registration_hooks, self, name, value)
             self._buffers[name] = value
         else:
             object.__setattr__(self, name, value)
@@ -453,6 +469,16 @@ class Module:
     def half(self) -> Module:
         return self._apply(lambda t: t.half() if t.is_floating_point() else t)
 
+    def bfloat16(self) -> Module:
+        return self._apply(lambda t: t.bfloat16() if t.is_floating_point() else t)
+
+    def to_empty(self, *, device, recurse: bool = True) -> Module:
+        """Move parameters and buffers to `device` as uninitialised storage (their values are not kept)."""
+        return self._apply(lambda t: ea.empty_like(t, device=device), recurse=recurse)
+
+    def compile(self, *args, **kwargs) -> None:
+        """PyTorch compiles `forward` with torch.compile; ember has no compiler, so the module stays eager."""
+
     # --- state dict ------------------------------------------------------------------------
     def _save_to_state_dict(self, destination: dict, prefix: str, keep_vars: bool) -> None:
         for name, p in self._parameters.items():
@@ -461,6 +487,21 @@ class Module:
         for name, b in self._buffers.items():
             if b is not None and name not in self._non_persistent_buffers_set:
                 destination[prefix + name] = b if keep_vars else _detached(b)
+        if type(self).get_extra_state is not Module.get_extra_state:
+            destination[prefix + _EXTRA_STATE_KEY_SUFFIX] = self.get_extra_state()
+
+    def get_extra_state(self) -> Any:
+        """Extra (picklable) state that `state_dict` saves under `<prefix>_extra_state`; override together
+        with `set_extra_state`."""
+        raise RuntimeError("Reached a code path in Module.get_extra_state() that should never be called. Please file "
+                           "an issue at https://github.com/pytorch/pytorch/issues/new?template=bug-report.yml to "
+                           "report this bug.")
+
+    def set_extra_state(self, state: Any) -> None:
+        """Restore what `get_extra_state` returned, from `load_state_dict`."""
+        raise RuntimeError("Reached a code path in Module.set_extra_state() that should never be called. Please file "
+                           "an issue at https://github.com/pytorch/pytorch/issues/new?template=bug-report.yml to "
+                           "report this bug.")
 
     def state_dict(self, *args, destination=None, prefix: str = "", keep_vars: bool = False) -> OrderedDict:
         """Every parameter and persistent buffer by dotted name, detached (unless `keep_vars`)."""
@@ -493,6 +534,8 @@ class Module:
                     missing_keys.append(key)
                 continue
             input_param = state_dict[key]
+            if is_lazy(param):
+                continue  # still uninitialized after the lazy module's load hook: the checkpoint's is too
             if not isinstance(input_param, Tensor):
                 error_msgs.append(f'While copying the parameter named "{key}", expected torch.Tensor or '
                                   f"Tensor-like object from checkpoint but received {type(input_param)}")
@@ -515,9 +558,16 @@ class Module:
                 error_msgs.append(f'While copying the parameter named "{key}", whose dimensions in the model are '
                                   f"{list(param.shape)} and whose dimensions in the checkpoint are "
                                   f"{list(input_param.shape)}, an exception occurred : {ex.args}.")
+        extra_key = prefix + _EXTRA_STATE_KEY_SUFFIX
+        has_extra = type(self).set_extra_state is not Module.set_extra_state
+        if has_extra:
+            if extra_key in state_dict:
+                self.set_extra_state(state_dict[extra_key])
+            elif strict:
+                missing_keys.append(extra_key)
         if strict:
             for key in state_dict:
-                if key.startswith(prefix):
+                if key.startswith(prefix) and not (has_extra and key == extra_key):
                     input_name = key[len(prefix):].split(".", 1)
                     if input_name[0] not in self._modules and input_name[0] not in local:
                         unexpected_keys.append(key)
@@ -577,6 +627,16 @@ class Module:
         self._load_state_dict_pre_hooks[handle.id] = hook
         return handle
 
+    def _register_load_state_dict_pre_hook(self, hook: Callable, with_module: bool = False) -> RemovableHandle:
+        """PyTorch's private form: `hook(state_dict, prefix, ...)`, given the module first only `with_module`."""
+        if with_module:
+            return self.register_load_state_dict_pre_hook(hook)
+        return self.register_load_state_dict_pre_hook(lambda module, *args: hook(*args))
+
+    def _register_state_dict_hook(self, hook: Callable) -> RemovableHandle:
+        """PyTorch's private form of `register_state_dict_post_hook`."""
+        return self.register_state_dict_post_hook(hook)
+
     def register_load_state_dict_post_hook(self, hook: Callable) -> RemovableHandle:
         """`hook(module, incompatible_keys)` after `load_state_dict`; it may edit the key lists."""
         handle = RemovableHandle(self._load_state_dict_post_hooks)
@@ -623,6 +683,11 @@ class Module:
             self._backward_hooks.move_to_end(handle.id, last=False)
         return handle
 
+    def register_backward_hook(self, hook: Callable) -> RemovableHandle:
+        """PyTorch's deprecated non-full backward hook; ember runs it as a full backward hook (the
+        gradients of the module's inputs and outputs), which is what the old hook gives for single-op modules."""
+        return self.register_full_backward_hook(hook)
+
     def register_full_backward_pre_hook(self, hook: Callable, prepend: bool = False) -> RemovableHandle:
         """`hook(module, grad_output)` before the module's input gradients are computed."""
         handle = RemovableHandle(self._backward_pre_hooks)
@@ -633,7 +698,8 @@ class Module:
 
     def _call_impl(self, *args, **kwargs):
         if not (self._forward_pre_hooks or self._forward_hooks or self._backward_hooks or self._backward_pre_hooks
-                or _global_forward_pre_hooks or _global_forward_hooks):
+                or _global_forward_pre_hooks or _global_forward_hooks or _global_backward_hooks
+                or _global_backward_pre_hooks):
             return self.forward(*args, **kwargs)
         pre = OrderedDict(itertools.chain(_global_forward_pre_hooks.items(), self._forward_pre_hooks.items()))
         for hid, hook in pre.items():
@@ -649,10 +715,13 @@ class Module:
                 if result is not None:
                     args = result if isinstance(result, tuple) else (result,)
         bw_hook = None
-        if self._backward_hooks or self._backward_pre_hooks:
+        if self._backward_hooks or self._backward_pre_hooks or _global_backward_hooks or _global_backward_pre_hooks:
             from ember.nn.modules._backward_hook import BackwardHook
 
-            bw_hook = BackwardHook(self, self._backward_hooks, self._backward_pre_hooks)
+            bw_hook = BackwardHook(self, OrderedDict(itertools.chain(_global_backward_hooks.items(),
+                                                                     self._backward_hooks.items())),
+                                   OrderedDict(itertools.chain(_global_backward_pre_hooks.items(),
+                                                               self._backward_pre_hooks.items())))
             args = bw_hook.setup_input_hook(args)
         try:
             result = self.forward(*args, **kwargs)

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import sys
 import warnings
 
 from ember import autograd as ea
@@ -13,7 +14,7 @@ from ember.nn.modules.module import Module
 from ember.nn.parameter import Parameter
 
 __all__ = ["BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d",
-           "LayerNorm", "GroupNorm"]
+           "LayerNorm", "GroupNorm", "SyncBatchNorm"]
 
 
 class _BatchNorm(Module):
@@ -240,3 +241,59 @@ class GroupNorm(Module):
     def extra_repr(self) -> str:
         return (f"{self.num_groups}, {self.num_channels}, eps={self.eps}, affine={self.affine}, "
                 f"bias={self.bias is not None}")
+
+
+class SyncBatchNorm(_BatchNorm):
+    """Batch normalisation over (N, C, *) inputs whose statistics PyTorch reduces over every process of a
+    distributed job.
+
+    Outside an initialized process group of more than one process (and in eval) it is `BatchNorm`, as in
+    PyTorch. ember does not synchronise the statistics across processes: training in such a group raises
+    NotImplementedError rather than silently normalising per process.
+    """
+
+    def __init__(self, num_features: int, eps: float = 1e-5, momentum: float | None = 0.1, affine: bool = True,
+                 track_running_stats: bool = True, process_group=None, device=None, dtype=None, *,
+                 bias: bool = True) -> None:
+        super().__init__(num_features, eps, momentum, affine, track_running_stats, device, dtype, bias=bias)
+        self.process_group = process_group
+
+    def _check_input_dim(self, input: Tensor) -> None:
+        if input.dim() < 2:
+            raise ValueError(f"expected at least 2D input (got {input.dim()}D input)")
+        if input.shape[1] == 0:
+            raise ValueError("SyncBatchNorm number of input channels should be non-zero")
+        if input.shape[1] != self.num_features:
+            raise RuntimeError(f"SyncBatchNorm: expected input with {self.num_features} channels (dim 1), but got "
+                               f"{input.shape[1]} channels; input of shape {list(input.shape)}")
+
+    def forward(self, input: Tensor) -> Tensor:
+        bn_training = self.training or (self.running_mean is None and self.running_var is None)
+        # looked up, not imported: ember.distributed is a layer above ember.nn
+        dist = sys.modules.get("ember.distributed")
+        if bn_training and self.training and dist is not None and dist.is_initialized() and \
+                dist.get_world_size(self.process_group) > 1:
+            raise NotImplementedError("SyncBatchNorm: ember does not synchronise batch statistics across processes; "
+                                      "use BatchNorm (per-process statistics) or train in one process")
+        return super().forward(input)
+
+    @classmethod
+    def convert_sync_batchnorm(cls, module: Module, process_group=None) -> Module:
+        """`module` with every batch norm in it replaced by a SyncBatchNorm sharing its parameters and
+        running statistics."""
+        out = module
+        if isinstance(module, _BatchNorm) and not isinstance(module, _InstanceNorm):
+            out = cls(module.num_features, module.eps, module.momentum, module.affine, module.track_running_stats,
+                      process_group, bias=module.bias is not None)
+            if module.affine:
+                out.weight = module.weight
+                out.bias = module.bias
+            out.running_mean = module.running_mean
+            out.running_var = module.running_var
+            out.num_batches_tracked = module.num_batches_tracked
+            out.training = module.training
+            if hasattr(module, "qconfig"):
+                out.qconfig = module.qconfig
+        for name, child in module.named_children():
+            out.add_module(name, cls.convert_sync_batchnorm(child, process_group))
+        return out

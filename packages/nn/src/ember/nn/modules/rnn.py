@@ -138,6 +138,50 @@ class RNNBase(Module):
         if tuple(hx.shape) != expected:
             raise RuntimeError(f"Expected {what} size {expected}, got {list(hx.shape)}")
 
+    # PyTorch's public checking helpers, for subclasses that call them
+    def check_input(self, input: Tensor, batch_sizes: Tensor | None) -> None:
+        expected = 2 if batch_sizes is not None else 3
+        if input.dim() != expected:
+            raise RuntimeError(f"input must have {expected} dimensions, got {input.dim()}")
+        if self.input_size != input.shape[-1]:
+            raise RuntimeError(f"input.size(-1) must be equal to input_size. Expected {self.input_size}, "
+                               f"got {input.shape[-1]}")
+
+    def get_expected_hidden_size(self, input: Tensor, batch_sizes: Tensor | None) -> tuple[int, int, int]:
+        if batch_sizes is not None:
+            mini_batch = int(batch_sizes[0])
+        else:
+            mini_batch = input.shape[0] if self.batch_first else input.shape[1]
+        layers = self.num_layers * (2 if self.bidirectional else 1)
+        return (layers, mini_batch, self.proj_size if self.proj_size > 0 else self.hidden_size)
+
+    def get_expected_cell_size(self, input: Tensor, batch_sizes: Tensor | None) -> tuple[int, int, int]:
+        layers, mini_batch, _ = self.get_expected_hidden_size(input, batch_sizes)
+        return (layers, mini_batch, self.hidden_size)
+
+    def check_hidden_size(self, hx: Tensor, expected_hidden_size: tuple[int, int, int],
+                          msg: str = "Expected hidden size {}, got {}") -> None:
+        if tuple(hx.shape) != tuple(expected_hidden_size):
+            raise RuntimeError(msg.format(tuple(expected_hidden_size), list(hx.shape)))
+
+    def check_forward_args(self, input: Tensor, hidden, batch_sizes: Tensor | None) -> None:
+        self.check_input(input, batch_sizes)
+        if self.mode == "LSTM":
+            self.check_hidden_size(hidden[0], self.get_expected_hidden_size(input, batch_sizes),
+                                   "Expected hidden[0] size {}, got {}")
+            self.check_hidden_size(hidden[1], self.get_expected_cell_size(input, batch_sizes),
+                                   "Expected hidden[1] size {}, got {}")
+        else:
+            self.check_hidden_size(hidden, self.get_expected_hidden_size(input, batch_sizes))
+
+    def permute_hidden(self, hx, permutation: Tensor | None):
+        """`hx` (or each of LSTM's (h, c)) reordered along the batch dimension by `permutation`."""
+        if permutation is None:
+            return hx
+        if isinstance(hx, tuple | list):
+            return tuple(h.index_select(1, permutation) for h in hx)
+        return hx.index_select(1, permutation)
+
     def _run(self, input: Tensor, hx: tuple[Tensor, ...] | None, lengths: list[int] | None = None):
         """The time loop over (L, N, H_in) input; hx holds (layers * dirs, N, H) states. With
         `lengths` (packed input), a sequence's state stops changing after its last step."""

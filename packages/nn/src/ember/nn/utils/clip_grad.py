@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Iterable
 
 from ember import autograd as ea
 from ember.core import Tensor
 
-__all__ = ["clip_grad_norm_", "clip_grad_value_", "get_total_norm"]
+__all__ = ["clip_grad_norm_", "clip_grad_norm", "clip_grad_value_", "clip_grads_with_norm_", "get_total_norm"]
 
 
 def _as_list(parameters) -> list[Tensor]:
@@ -40,15 +41,9 @@ def clip_grad_norm_(parameters: Tensor | Iterable[Tensor], max_norm: float, norm
                     error_if_nonfinite: bool = False, foreach: bool | None = None) -> Tensor:
     """Scale all gradients together so that their total norm is at most `max_norm`; returns the
     norm before clipping."""
-    grads = [p.grad for p in _as_list(parameters) if p.grad is not None]
-    total = get_total_norm(grads, norm_type, error_if_nonfinite)
-    if not grads:
-        return total
-    coef = float(max_norm) / (float(total) + 1e-6)
-    if coef < 1.0:
-        with ea.no_grad():
-            for g in grads:
-                g.mul_(coef)
+    params = _as_list(parameters)
+    total = get_total_norm([p.grad for p in params if p.grad is not None], norm_type, error_if_nonfinite)
+    clip_grads_with_norm_(params, max_norm, total)
     return total
 
 
@@ -59,3 +54,25 @@ def clip_grad_value_(parameters: Tensor | Iterable[Tensor], clip_value: float, f
         for p in _as_list(parameters):
             if p.grad is not None:
                 p.grad.clamp_(min=-clip_value, max=clip_value)
+
+
+def clip_grads_with_norm_(parameters: Tensor | Iterable[Tensor], max_norm: float, total_norm: Tensor,
+                          foreach: bool | None = None) -> None:
+    """Scale the gradients by max_norm / (total_norm + 1e-6) when that is below 1 (`total_norm` from
+    `get_total_norm`, e.g. reduced across processes first)."""
+    grads = [p.grad for p in _as_list(parameters) if p.grad is not None]
+    if not grads:
+        return
+    coef = float(max_norm) / (float(total_norm) + 1e-6)
+    if coef < 1.0:
+        with ea.no_grad():
+            for g in grads:
+                g.mul_(coef)
+
+
+def clip_grad_norm(parameters: Tensor | Iterable[Tensor], max_norm: float, norm_type: float = 2.0,
+                   error_if_nonfinite: bool = False, foreach: bool | None = None) -> Tensor:
+    """Deprecated spelling of `clip_grad_norm_`."""
+    warnings.warn("`torch.nn.utils.clip_grad_norm` is now deprecated in favor of `torch.nn.utils.clip_grad_norm_`.",
+                  FutureWarning, stacklevel=2)
+    return clip_grad_norm_(parameters, max_norm, norm_type, error_if_nonfinite, foreach)

@@ -1,6 +1,6 @@
 """`parametrizations.weight_norm` (weight = g * v / ||v||, originals `original0` = g and
-`original1` = v) and `parametrizations.spectral_norm` (weight / sigma, sigma by power iteration
-on buffers `_u`, `_v`), PyTorch's current API."""
+`original1` = v), `parametrizations.spectral_norm` (weight / sigma, sigma by power iteration
+on buffers `_u`, `_v`) and `parametrizations.orthogonal`, PyTorch's current API."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from ember.nn.modules.module import Module
 from ember.nn.utils import parametrize
 from ember.nn.utils.weight_norm import norm_except_dim
 
-__all__ = ["weight_norm", "spectral_norm"]
+__all__ = ["weight_norm", "spectral_norm", "orthogonal"]
 
 
 class _WeightNorm(Module):
@@ -88,4 +88,105 @@ def spectral_norm(module: Module, name: str = "weight", n_power_iterations: int 
     if dim is None:
         dim = 1 if isinstance(module, _ConvTransposeNd) else 0
     parametrize.register_parametrization(module, name, _SpectralNorm(weight, n_power_iterations, dim, eps))
+    return module
+
+
+def _is_orthogonal(q: Tensor) -> bool:
+    n, k = q.shape[-2], q.shape[-1]
+    eye = ea.eye(k, dtype=q.dtype, device=q.device)
+    return bool(ea.allclose(q.mT @ q, eye, atol=10.0 * n * ea.finfo(q.dtype).eps))
+
+
+def _make_orthogonal(a: Tensor) -> Tensor:
+    """The Q of a = QR with R's diagonal made positive (unique, as PyTorch's geqrf-based one)."""
+    q, r = ea.linalg.qr(a)
+    return q * r.diagonal(dim1=-2, dim2=-1).sign().unsqueeze(-2)
+
+
+_ORTHOGONAL_MAPS = ("matrix_exp", "cayley", "householder")
+
+
+class _Orthogonal(Module):
+    """Maps an unconstrained matrix to an orthogonal one (matrix exponential or Cayley transform of its
+    skew-symmetric part, or a product of Householder reflections); with trivialization the result is
+    multiplied by a stored orthogonal `base`, so training starts from the assigned matrix."""
+
+    def __init__(self, weight: Tensor, orthogonal_map: str, *, use_trivialization: bool = True) -> None:
+        super().__init__()
+        self.shape = weight.shape
+        self.orthogonal_map = orthogonal_map
+        if use_trivialization:
+            self.register_buffer("base", None)
+
+    def forward(self, x: Tensor) -> Tensor:
+        n, k = x.shape[-2], x.shape[-1]
+        transposed = n < k
+        if transposed:
+            x = x.mT
+            n, k = k, n
+        if self.orthogonal_map in ("matrix_exp", "cayley"):
+            x = x.tril()
+            if n != k:
+                x = ea.cat([x, x.new_zeros((*x.shape[:-2], n, n - k))], dim=-1)
+            a = x - x.mT
+            if self.orthogonal_map == "matrix_exp":
+                q = ea.linalg.matrix_exp(a)
+            else:
+                eye = ea.eye(n, dtype=a.dtype, device=a.device)
+                q = ea.linalg.solve(eye - 0.5 * a, eye + 0.5 * a)
+            if n != k:
+                q = q[..., :k]
+        else:
+            a = x.tril(diagonal=-1)
+            tau = 2.0 / (1.0 + (a * a).sum(dim=-2))
+            q = ea.linalg.householder_product(a, tau)
+            q = q * x.diagonal(dim1=-2, dim2=-1).int().unsqueeze(-2)
+        if "base" in self._buffers:
+            q = self.base @ q
+        return q.mT if transposed else q
+
+    def right_inverse(self, q: Tensor) -> Tensor:
+        if tuple(q.shape) != tuple(self.shape):
+            raise ValueError(f"Expected a matrix or batch of matrices of shape {self.shape}. Got a tensor of shape "
+                             f"{q.shape}.")
+        with ea.no_grad():
+            q_init = q
+            n, k = q.shape[-2], q.shape[-1]
+            if n < k:
+                q = q.mT
+                n, k = k, n
+            if "base" not in self._buffers:
+                if self.orthogonal_map in ("cayley", "matrix_exp"):
+                    raise NotImplementedError("It is not possible to assign to the matrix exponential or the Cayley "
+                                              "parametrizations when use_trivialization=False.")
+                raise NotImplementedError("orthogonal: assigning to the householder parametrization without "
+                                          "trivialization needs geqrf, which ember does not have")
+            if n == k:
+                q = q.clone() if _is_orthogonal(q) else _make_orthogonal(q)
+            else:
+                q = _make_orthogonal(ea.cat([q, ea.randn(*q.shape[:-2], n, n - k, dtype=q.dtype,
+                                                         device=q.device)], dim=-1))
+            self.base = q
+            neg_eye = ea.zeros_like(q_init)
+            neg_eye.diagonal(dim1=-2, dim2=-1).fill_(-1.0)
+            return neg_eye
+
+
+def orthogonal(module: Module, name: str = "weight", orthogonal_map: str | None = None, *,
+               use_trivialization: bool = True) -> Module:
+    """Constrain `module.<name>` (a matrix or batch of matrices) to be orthogonal (orthonormal columns or
+    rows when not square), starting from its current value; `orthogonal_map` is "matrix_exp" (default
+    for square), "cayley" or "householder" (default otherwise)."""
+    weight = getattr(module, name, None)
+    if not isinstance(weight, Tensor):
+        raise ValueError(f"Module '{module}' has no parameter or buffer with name '{name}'")
+    if weight.ndim < 2:
+        raise ValueError(f"Expected a matrix or batch of matrices. Got a tensor of {weight.ndim} dimensions.")
+    if orthogonal_map is None:
+        orthogonal_map = "matrix_exp" if weight.shape[-2] == weight.shape[-1] else "householder"
+    if orthogonal_map not in _ORTHOGONAL_MAPS:
+        raise ValueError('orthogonal_map has to be one of "matrix_exp", "cayley", "householder". '
+                         f"Got: {orthogonal_map}")
+    orth = _Orthogonal(weight, orthogonal_map, use_trivialization=use_trivialization)
+    parametrize.register_parametrization(module, name, orth, unsafe=True)
     return module

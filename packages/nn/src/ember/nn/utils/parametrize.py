@@ -19,7 +19,7 @@ from ember.nn.modules.module import Module, _set_data
 from ember.nn.parameter import Parameter, _detached
 
 __all__ = ["register_parametrization", "remove_parametrizations", "is_parametrized", "cached",
-           "ParametrizationList", "type_before_parametrizations"]
+           "ParametrizationList", "type_before_parametrizations", "transfer_parametrizations_and_params"]
 
 
 def _register(module: Module, name: str, tensor: Tensor) -> None:
@@ -153,3 +153,26 @@ def remove_parametrizations(module: Module, tensor_name: str, leave_parametrized
 def cached():
     """PyTorch caches parametrized tensors inside this context; ember recomputes them (same values)."""
     yield
+
+
+def transfer_parametrizations_and_params(from_module: Module, to_module: Module,
+                                         tensor_name: str | None = None) -> Module:
+    """Give `to_module` the parametrizations of `from_module` (all, or `tensor_name`'s), sharing the same
+    original tensors, so both compute the same parametrized values; returns `to_module`."""
+    if is_parametrized(from_module):
+        names = list(from_module.parametrizations) if tensor_name is None else [tensor_name]
+        for name in names:
+            if not hasattr(to_module, name):
+                setattr(to_module, name, Parameter(getattr(from_module, name)))
+            source = from_module.parametrizations[name]
+            for fn in source:
+                register_parametrization(to_module, name, fn)
+            target = to_module.parametrizations[name]
+            if hasattr(source, "original"):
+                target.original = source.original
+            else:
+                i = 0
+                while hasattr(source, f"original{i}"):
+                    setattr(target, f"original{i}", getattr(source, f"original{i}"))
+                    i += 1
+    return to_module

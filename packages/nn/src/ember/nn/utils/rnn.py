@@ -14,7 +14,7 @@ from ember import autograd as ea
 from ember.core import Tensor
 
 __all__ = ["PackedSequence", "pad_sequence", "pack_padded_sequence", "pad_packed_sequence", "pack_sequence",
-           "invert_permutation"]
+           "invert_permutation", "unpad_sequence", "unpack_sequence"]
 
 
 class PackedSequence(NamedTuple):
@@ -128,3 +128,16 @@ def pack_sequence(sequences: Sequence[Tensor], enforce_sorted: bool = True) -> P
     """Pack a list of (L_i, *) tensors."""
     lengths = [s.shape[0] for s in sequences]
     return pack_padded_sequence(pad_sequence(sequences), lengths, enforce_sorted=enforce_sorted)
+
+
+def unpad_sequence(padded_sequences: Tensor, lengths: Tensor, batch_first: bool = False) -> list[Tensor]:
+    """The inverse of `pad_sequence`: the list of (L_i, *) tensors, each cut to its length."""
+    if not batch_first:
+        padded_sequences = padded_sequences.transpose(0, 1)
+    return [seq[:int(n)] for seq, n in zip(padded_sequences, lengths)]
+
+
+def unpack_sequence(packed_sequences: PackedSequence) -> list[Tensor]:
+    """The inverse of `pack_sequence`: the list of (L_i, *) tensors in their original order."""
+    padded, lengths = pad_packed_sequence(packed_sequences, batch_first=True)
+    return unpad_sequence(padded, lengths, batch_first=True)

@@ -3,6 +3,6 @@
 
 from ember.nn.modules import *  # noqa: F403
 from ember.torch.nn.modules import (
-    activation, batchnorm, channelshuffle, container, conv, distance, dropout, flatten, fold, instancenorm, linear,
-    loss, module, normalization, padding, pixelshuffle, pooling, rnn, sparse, transformer, upsampling,
+    activation, batchnorm, channelshuffle, container, conv, distance, dropout, flatten, fold, instancenorm, lazy,
+    linear, loss, module, normalization, padding, pixelshuffle, pooling, rnn, sparse, transformer, upsampling, utils,
 )

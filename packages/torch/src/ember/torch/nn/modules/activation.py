@@ -1,17 +1,14 @@
-"""`torch.nn.modules.activation`: PyTorch's module path for these ember.nn layers.
-
-Not provided: RReLU.
-"""
+"""`torch.nn.modules.activation`: PyTorch's module path for these ember.nn layers."""
 
 from ember.nn.modules.activation import (
-    ELU, GELU, GLU, Hardsigmoid, Hardswish, Hardtanh, LeakyReLU, LogSigmoid, LogSoftmax, Mish, ReLU, ReLU6, SiLU,
-    Sigmoid, Softmax, Softmin, Softplus, Softsign, Tanh, Tanhshrink, Threshold,
+    ELU, GELU, GLU, Hardsigmoid, Hardswish, Hardtanh, LeakyReLU, LogSigmoid, LogSoftmax, Mish, ReLU, ReLU6, RReLU,
+    SiLU, Sigmoid, Softmax, Softmin, Softplus, Softsign, Tanh, Tanhshrink, Threshold,
 )
 from ember.nn.modules.extra import CELU, Hardshrink, PReLU, SELU, Softmax2d, Softshrink
 from ember.nn.modules.transformer import MultiheadAttention
 
 __all__ = [
     "CELU", "ELU", "GELU", "GLU", "Hardshrink", "Hardsigmoid", "Hardswish", "Hardtanh", "LeakyReLU", "LogSigmoid",
-    "LogSoftmax", "Mish", "MultiheadAttention", "PReLU", "ReLU", "ReLU6", "SELU", "SiLU", "Sigmoid", "Softmax",
+    "LogSoftmax", "Mish", "MultiheadAttention", "PReLU", "ReLU", "ReLU6", "RReLU", "SELU", "SiLU", "Sigmoid", "Softmax",
     "Softmax2d", "Softmin", "Softplus", "Softshrink", "Softsign", "Tanh", "Tanhshrink", "Threshold"
 ]

@@ -1,8 +1,5 @@
-"""`torch.nn.modules.container`: PyTorch's module path for these ember.nn layers.
+"""`torch.nn.modules.container`: PyTorch's module path for these ember.nn layers."""
 
-Not provided: Container.
-"""
+from ember.nn.modules.container import Container, ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
 
-from ember.nn.modules.container import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
-
-__all__ = ["ModuleDict", "ModuleList", "ParameterDict", "ParameterList", "Sequential"]
+__all__ = ["Container", "ModuleDict", "ModuleList", "ParameterDict", "ParameterList", "Sequential"]

@@ -1,9 +1,8 @@
-"""`torch.nn.modules.instancenorm`: PyTorch's module path for these ember.nn layers.
+"""`torch.nn.modules.instancenorm`: PyTorch's module path for these ember.nn layers."""
 
-Not provided: LazyInstanceNorm1d, LazyInstanceNorm2d, LazyInstanceNorm3d.
-"""
-
+from ember.nn.modules.lazy import LazyInstanceNorm1d, LazyInstanceNorm2d, LazyInstanceNorm3d
 from ember.nn.modules.normalization import InstanceNorm1d, InstanceNorm2d, InstanceNorm3d
 from ember.nn.modules.normalization import _InstanceNorm  # noqa: F401 - base classes programs subclass
 
-__all__ = ["InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d"]
+__all__ = ["InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d", "LazyInstanceNorm1d", "LazyInstanceNorm2d",
+           "LazyInstanceNorm3d"]

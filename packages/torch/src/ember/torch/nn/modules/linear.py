@@ -1,8 +1,6 @@
-"""`torch.nn.modules.linear`: PyTorch's module path for these ember.nn layers.
+"""`torch.nn.modules.linear`: PyTorch's module path for these ember.nn layers."""
 
-Not provided: LazyLinear.
-"""
-
+from ember.nn.modules.lazy import LazyLinear
 from ember.nn.modules.linear import Bilinear, Identity, Linear
 
-__all__ = ["Bilinear", "Identity", "Linear"]
+__all__ = ["Bilinear", "Identity", "LazyLinear", "Linear"]

@@ -1,7 +1,7 @@
 """`torch.nn.parallel`: `DataParallel` runs the module on its one device (ember runs one device per
 process); `DistributedDataParallel` is ember-distributed's where that package is installed."""
 
-from ember.nn.modules.parallel import DataParallel
+from ember.nn.modules.parallel import DataParallel, data_parallel, gather, parallel_apply, replicate, scatter
 
 try:
     from ember.distributed import DistributedDataParallel
@@ -15,4 +15,5 @@ except ImportError:  # ember-distributed is not installed
             raise RuntimeError("DistributedDataParallel needs the ember-distributed package, which is not installed; "
                                "torch.distributed.is_available() is False")
 
-__all__ = ["DataParallel", "DistributedDataParallel"]
+__all__ = ["DataParallel", "DistributedDataParallel", "data_parallel", "gather", "parallel_apply", "replicate",
+           "scatter"]

@@ -1,4 +1,4 @@
-"""functional_call and stack_module_state: a module as a function of its weights."""
+"""torch.func's functional_call and stack_module_state: a module as a function of its weights."""
 
 import numpy as np
 import pytest
@@ -6,7 +6,7 @@ import pytest
 import ember.autograd as E
 from ember.autograd.func import grad, vmap
 from ember.nn import BatchNorm1d, Linear, Sequential
-from ember.nn.utils.stateless import functional_call, stack_module_state
+from ember.nn.func import functional_call, stack_module_state
 
 
 def test_functional_call_uses_the_given_weights_and_leaves_the_module_alone():

@@ -1,0 +1,76 @@
+"""`ASGD`: averaged stochastic gradient descent, as PyTorch's single-tensor implementation."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+
+from ember import autograd as ea
+from ember.core import Tensor
+from ember.core.tensor import describe
+from ember.optim.optimizer import Optimizer
+
+__all__ = ["ASGD"]
+
+
+class ASGD(Optimizer):
+    """Averaged SGD (Polyak & Juditsky, 1992): p = p (1 - lambd eta) - eta g, with the step size
+    eta = lr / (1 + lambd lr t)^alpha; `state["ax"]` averages the iterates from step `t0` on.
+
+    Composed of tensor ops (no fused kernel), so it runs on every device ember has.
+
+    Args:
+        params: parameters or parameter groups.
+        lr: learning rate.
+        lambd: decay term.
+        alpha: power of the step-size decay.
+        t0: step at which averaging starts.
+        weight_decay: L2 penalty added to the gradient.
+    """
+
+    def __init__(self, params: Iterable[Tensor] | Iterable[dict], lr: float = 1e-2, lambd: float = 1e-4,
+                 alpha: float = 0.75, t0: float = 1e6, weight_decay: float = 0, foreach: bool | None = None,
+                 maximize: bool = False, differentiable: bool = False, capturable: bool = False) -> None:
+        if isinstance(lr, Tensor) and lr.numel() != 1:
+            raise ValueError("Tensor lr must be 1-element")
+        if not 0.0 <= lr:
+            raise ValueError(f"Invalid learning rate: {lr}")
+        if not 0.0 <= weight_decay:
+            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        defaults = {"lr": lr, "lambd": lambd, "alpha": alpha, "t0": t0, "weight_decay": weight_decay,
+                    "foreach": foreach, "maximize": maximize, "differentiable": differentiable,
+                    "capturable": capturable}
+        super().__init__(params, defaults)
+
+    def step(self, closure: Callable | None = None):
+        """One ASGD update of every parameter with a gradient."""
+        loss = self._closure_loss(closure)
+        for group in self.param_groups:
+            lr, lambd, alpha, t0 = float(group["lr"]), group["lambd"], group["alpha"], group["t0"]
+            for p in group["params"]:
+                if p.grad is None:
+                    continue
+                if p.is_complex():  # PyTorch steps their real and imaginary parts; ember does not yet
+                    raise NotImplementedError(f"ASGD: complex parameters are not supported yet; got {describe(p)}")
+                state = self.state[p]
+                if not state:
+                    # PyTorch keeps eta and mu in float32 scalars: round through them the same way
+                    state["step"] = ea.tensor(0.0)
+                    state["eta"] = ea.tensor(lr)
+                    state["mu"] = ea.tensor(1.0)
+                    state["ax"] = ea.zeros_like(p)
+                grad = -p.grad if group["maximize"] else p.grad
+                state["step"].add_(1)
+                if group["weight_decay"] != 0:
+                    grad = grad.add(p, alpha=group["weight_decay"])
+                eta = float(state["eta"])
+                p.mul_(1 - lambd * eta)
+                p.add_(grad, alpha=-eta)
+                ax = state["ax"]
+                if float(state["mu"]) != 1:
+                    ax.add_(p.sub(ax).mul_(float(state["mu"])))
+                else:
+                    ax.copy_(p)
+                step = float(state["step"])
+                state["eta"].fill_(lr / ((1 + lambd * lr * step) ** alpha))
+                state["mu"].fill_(1 / max(1, step - t0))
+        return loss
