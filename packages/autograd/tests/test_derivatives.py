@@ -363,10 +363,19 @@ SAMPLES.update({
                    for shape in ((3, 3), (4, 2), (2, 4)) for full in (False, True)],
 })
 
+# sampling, CTC and pooling kernels of the functional layer (grids inside [-1, 1) keep taps off the pixel edges)
+SAMPLES.update({
+    "grid_sampler": [(lambda x, g, m=m, p=p, a=a: op("grid_sampler")(x, g, m, p, a),
+                      (make((1, 2, 3, 4)), make((1, 2, 2, 2), -0.9, 0.9, rng=np.random.default_rng(4))))
+                     for m, p, a in ((0, 0, False), (0, 2, True), (2, 1, False))],
+})
+
 
 # derivatives ember does not provide: differentiating them raises (QR of a wide matrix)
 NO_DOUBLE_BACKWARD = {
     "linalg_qr": lambda x, g: op("linalg_qr")(x, "reduced")[1] * g[:2, :2].sum(),
+    "grid_sampler_backward": lambda x, g: op("grid_sampler_backward")(
+        g.reshape(1, 1, 2, 3), x.reshape(1, 1, 2, 3), E.zeros(1, 2, 3, 2, dtype=F64), 0, 0, False)[0],
 }
 
 

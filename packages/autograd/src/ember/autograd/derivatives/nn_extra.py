@@ -1,0 +1,24 @@
+"""Derivatives of the sampling, CTC and unpooling kernels (grid_sampler, ctc_loss, ...).
+
+Their backward ops are not differentiable again, as PyTorch's are not: the rules of those
+backward ops raise when a second derivative is asked for.
+"""
+
+from __future__ import annotations
+
+from ember.core.dispatch import get_op
+
+from ember.autograd.derivatives._entry import derivative as d
+from ember.autograd.derivatives._helpers import not_implemented
+
+
+def _grid_sampler(grad, input, grid, interpolation_mode, padding_mode, align_corners):
+    return get_op("grid_sampler_backward")(grad, input, grid, interpolation_mode, padding_mode, align_corners)
+
+
+ENTRIES = [
+    d("grid_sampler(input, grid, interpolation_mode, padding_mode, align_corners)",
+      name="GridSampler2DBackward0", **{"input, grid": _grid_sampler}),
+    d("grid_sampler_backward(grad_output, input, grid, interpolation_mode, padding_mode, align_corners)",
+      **{"grad_output, input, grid": not_implemented("grid_sampler_backward")}),
+]
