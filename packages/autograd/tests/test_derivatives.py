@@ -368,6 +368,7 @@ SAMPLES.update({
     "grid_sampler": [(lambda x, g, m=m, p=p, a=a: op("grid_sampler")(x, g, m, p, a),
                       (make((1, 2, 3, 4)), make((1, 2, 2, 2), -0.9, 0.9, rng=np.random.default_rng(4))))
                      for m, p, a in ((0, 0, False), (0, 2, True), (2, 1, False))],
+    "max_unpool": [(lambda x: op("max_unpool")(x, idx([[[[0, 3], [10, 15]]]]), (4, 4)), (make((1, 1, 2, 2)),))],
 })
 
 

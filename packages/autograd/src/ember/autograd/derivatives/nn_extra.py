@@ -6,6 +6,8 @@ backward ops raise when a second derivative is asked for.
 
 from __future__ import annotations
 
+import math
+
 from ember.core.dispatch import get_op
 
 from ember.autograd.derivatives._entry import derivative as d
@@ -16,9 +18,18 @@ def _grid_sampler(grad, input, grid, interpolation_mode, padding_mode, align_cor
     return get_op("grid_sampler_backward")(grad, input, grid, interpolation_mode, padding_mode, align_corners)
 
 
+def _max_unpool(grad, indices, input_shape, output_size):
+    """The gradient of each unpooled value: `grad` read at its index."""
+    nd = len(output_size)
+    planes = math.prod(input_shape[:-nd])
+    g = grad.reshape(planes, -1).gather(1, indices.reshape(planes, -1))
+    return g.reshape(tuple(input_shape))
+
+
 ENTRIES = [
     d("grid_sampler(input, grid, interpolation_mode, padding_mode, align_corners)",
       name="GridSampler2DBackward0", **{"input, grid": _grid_sampler}),
     d("grid_sampler_backward(grad_output, input, grid, interpolation_mode, padding_mode, align_corners)",
       **{"grad_output, input, grid": not_implemented("grid_sampler_backward")}),
+    d("max_unpool(input, indices, output_size)", name="MaxUnpoolBackward0", indices=None, input=_max_unpool),
 ]

@@ -1,7 +1,7 @@
 """`torch.nn.modules.pooling`: PyTorch's module path for these ember.nn layers.
 
-Not provided: MaxPool3d, MaxUnpool1d, MaxUnpool2d, MaxUnpool3d, AvgPool3d, FractionalMaxPool2d,
-FractionalMaxPool3d, LPPool3d, AdaptiveMaxPool1d, AdaptiveMaxPool3d, AdaptiveAvgPool3d.
+Not provided: MaxPool3d, AvgPool3d, FractionalMaxPool2d, FractionalMaxPool3d, LPPool3d, AdaptiveMaxPool3d,
+AdaptiveAvgPool3d.
 """
 
 from ember.nn.modules.extra import LPPool1d, LPPool2d
@@ -13,3 +13,7 @@ __all__ = [
     "AdaptiveAvgPool1d", "AdaptiveAvgPool2d", "AdaptiveMaxPool2d", "AvgPool1d", "AvgPool2d", "LPPool1d",
     "LPPool2d", "MaxPool1d", "MaxPool2d"
 ]
+
+from ember.nn.modules.vision import AdaptiveMaxPool1d, MaxUnpool1d, MaxUnpool2d, MaxUnpool3d  # noqa: E402
+
+__all__ += ["AdaptiveMaxPool1d", "MaxUnpool1d", "MaxUnpool2d", "MaxUnpool3d"]
