@@ -26,10 +26,20 @@ def _max_unpool(grad, indices, input_shape, output_size):
     return g.reshape(tuple(input_shape))
 
 
+def _ctc_loss(grad, log_probs, targets, input_lengths, target_lengths, blank, zero_infinity, result0, result1):
+    return get_op("ctc_loss_backward")(grad, log_probs, targets, input_lengths, target_lengths, result0, result1,
+                                       blank, zero_infinity)
+
+
 ENTRIES = [
     d("grid_sampler(input, grid, interpolation_mode, padding_mode, align_corners)",
       name="GridSampler2DBackward0", **{"input, grid": _grid_sampler}),
     d("grid_sampler_backward(grad_output, input, grid, interpolation_mode, padding_mode, align_corners)",
       **{"grad_output, input, grid": not_implemented("grid_sampler_backward")}),
+    d("ctc_loss(log_probs, targets, input_lengths, target_lengths, blank, zero_infinity)", name="CtcLossBackward0",
+      targets=None, log_probs=_ctc_loss),
+    d("ctc_loss_backward(grad, log_probs, targets, input_lengths, target_lengths, neg_log_likelihood, log_alpha, "
+      "blank, zero_infinity)", targets=None,
+      **{"grad, log_probs, log_alpha, neg_log_likelihood": not_implemented("ctc_loss_backward")}),
     d("max_unpool(input, indices, output_size)", name="MaxUnpoolBackward0", indices=None, input=_max_unpool),
 ]

@@ -6,3 +6,4 @@ from ember.nn.functional._layers import *
 from ember.nn.functional._loss import *
 from ember.nn.functional._extra import *
 from ember.nn.functional._vision import *
+from ember.nn.functional._loss_extra import *

@@ -22,6 +22,7 @@ from ember.nn.modules.transformer import (
 from ember.nn.modules.upsampling import Upsample
 from ember.nn.modules.extra import *
 from ember.nn.modules.vision import *
+from ember.nn.modules.loss_extra import *
 from ember.nn.modules.parallel import DataParallel
 
 # the layer classes and the global hook registrars, not this package's submodules

@@ -1,6 +1,6 @@
 """`torch.nn.modules.loss`: PyTorch's module path for these ember.nn layers.
 
-Not provided: NLLLoss2d, MultiLabelMarginLoss, LinearCrossEntropyLoss, TripletMarginWithDistanceLoss, CTCLoss.
+Not provided: LinearCrossEntropyLoss.
 """
 
 from ember.nn.modules.loss import (
@@ -16,3 +16,9 @@ __all__ = [
     "MultiLabelSoftMarginLoss", "MultiMarginLoss", "NLLLoss", "PoissonNLLLoss", "SmoothL1Loss", "SoftMarginLoss",
     "TripletMarginLoss"
 ]
+
+from ember.nn.modules.loss_extra import (  # noqa: E402
+    CTCLoss, MultiLabelMarginLoss, NLLLoss2d, TripletMarginWithDistanceLoss,
+)
+
+__all__ += ["CTCLoss", "MultiLabelMarginLoss", "NLLLoss2d", "TripletMarginWithDistanceLoss"]
