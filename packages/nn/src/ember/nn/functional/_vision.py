@@ -1,8 +1,10 @@
-"""Sampling, unpooling and pooling-with-indices functions of `torch.nn.functional`: grid_sample,
-affine_grid, max_unpool1d/2d/3d, the `*_with_indices` pools and the deprecated upsample names
-(ember-core's kernels)."""
+"""Sampling, unpooling, pooling-with-indices and channel-normalization functions of
+`torch.nn.functional`: grid_sample, affine_grid, max_unpool1d/2d/3d, the `*_with_indices` pools,
+the deprecated upsample names (ember-core's kernels) and local_response_norm (a composition)."""
 
 from __future__ import annotations
+
+import numpy as np
 
 from ember import autograd as ea
 from ember.core import Tensor
@@ -15,7 +17,7 @@ from ember.core.ops.upsample import upsample, upsample_bilinear, upsample_neares
 __all__ = ["grid_sample", "affine_grid", "GRID_SAMPLE_INTERPOLATION_MODES", "GRID_SAMPLE_PADDING_MODES",
            "max_unpool1d", "max_unpool2d", "max_unpool3d", "max_pool1d_with_indices", "max_pool2d_with_indices",
            "adaptive_max_pool1d", "adaptive_max_pool1d_with_indices", "adaptive_max_pool2d_with_indices",
-           "upsample", "upsample_nearest", "upsample_bilinear"]
+           "upsample", "upsample_nearest", "upsample_bilinear", "local_response_norm"]
 
 
 def max_pool1d_with_indices(input: Tensor, kernel_size, stride=None, padding=0, dilation=1, ceil_mode: bool = False,
@@ -43,3 +45,27 @@ def adaptive_max_pool1d_with_indices(input: Tensor, output_size, return_indices:
 def adaptive_max_pool2d_with_indices(input: Tensor, output_size, return_indices: bool = True):
     """`adaptive_max_pool2d` returning `(output, indices)`."""
     return ea.adaptive_max_pool2d(input, output_size, True)
+
+
+def channel_window_sum(sq: Tensor, window: np.ndarray) -> Tensor:
+    """`sum_c' window[c, c'] * sq[:, c']` for every channel c of `(N, C, *)`: one matmul over the channels."""
+    w = ea.tensor(window, dtype=sq.dtype, device=sq.device)
+    return ea.matmul(sq.movedim(1, -1), w.t()).movedim(-1, 1)
+
+
+def local_response_norm(input: Tensor, size: int, alpha: float = 1e-4, beta: float = 0.75, k: float = 1.0) -> Tensor:
+    """input / (k + alpha / size * sum of squares over `size` neighbouring channels)^beta.
+
+    Args:
+        input: `(N, C, *)`, at least 3-D. size: the channel window, `size // 2` channels before each
+            channel and `(size - 1) // 2` after (zeros beyond the edges, still divided by `size`).
+    """
+    if input.dim() < 3:
+        raise ValueError(f"Expected 3D or higher dimensionality input (got {input.dim()} dimensions)")
+    if input.numel() == 0:
+        return input
+    c = input.shape[1]
+    offset = np.arange(c)[None, :] - np.arange(c)[:, None]  # c' - c
+    window = ((offset >= -(size // 2)) & (offset <= (size - 1) // 2)).astype(np.float64)
+    div = channel_window_sum(input * input, window) * (alpha / size) + k
+    return input / div ** beta
