@@ -370,6 +370,9 @@ SAMPLES.update({
                      for m, p, a in ((0, 0, False), (0, 2, True), (2, 1, False))],
     "ctc_loss": [(lambda x: op("ctc_loss")(x.log_softmax(2), idx([[1, 2], [2, 0]]), (4, 3), (2, 1), 0, False)[0],
                   (make((4, 2, 3)),))],
+    "fractional_max_pool": [(lambda x: op("fractional_max_pool")(x, (2, 2), (2, 3), E.tensor([[[0.3, 0.6]]],
+                                                                                         dtype=F64))[0],
+                             (_distinct(1, 1, 4, 5),))],
     "max_unpool": [(lambda x: op("max_unpool")(x, idx([[[[0, 3], [10, 15]]]]), (4, 4)), (make((1, 1, 2, 2)),))],
 })
 

@@ -31,6 +31,15 @@ def _ctc_loss(grad, log_probs, targets, input_lengths, target_lengths, blank, ze
                                        blank, zero_infinity)
 
 
+def _fractional_max_pool(grad, result1, input_shape, kernel_size):
+    """max_pool2d_backward's scatter-add by index, over planes flattened to `(*, 1, prod(spatial))`."""
+    nd = len(kernel_size)
+    lead = tuple(input_shape[:-nd])
+    g = get_op("max_pool2d_backward")(grad.reshape(lead + (1, -1)), result1.reshape(lead + (1, -1)),
+                                      lead + (1, math.prod(input_shape[-nd:])))
+    return g.reshape(tuple(input_shape))
+
+
 ENTRIES = [
     d("grid_sampler(input, grid, interpolation_mode, padding_mode, align_corners)",
       name="GridSampler2DBackward0", **{"input, grid": _grid_sampler}),
@@ -41,5 +50,7 @@ ENTRIES = [
     d("ctc_loss_backward(grad, log_probs, targets, input_lengths, target_lengths, neg_log_likelihood, log_alpha, "
       "blank, zero_infinity)", targets=None,
       **{"grad, log_probs, log_alpha, neg_log_likelihood": not_implemented("ctc_loss_backward")}),
+    d("fractional_max_pool(input, kernel_size, output_size, samples)", name="FractionalMaxPoolBackward0",
+      samples=None, input=_fractional_max_pool),
     d("max_unpool(input, indices, output_size)", name="MaxUnpoolBackward0", indices=None, input=_max_unpool),
 ]

@@ -11,13 +11,16 @@ from ember.core import Tensor
 from ember.core.ops.sampling import (
     GRID_SAMPLE_INTERPOLATION_MODES, GRID_SAMPLE_PADDING_MODES, affine_grid, grid_sample,
 )
+from ember.core.ops.fractional_pool import fractional_max_pool2d, fractional_max_pool3d
 from ember.core.ops.unpool import max_unpool1d, max_unpool2d, max_unpool3d
 from ember.core.ops.upsample import upsample, upsample_bilinear, upsample_nearest
 
 __all__ = ["grid_sample", "affine_grid", "GRID_SAMPLE_INTERPOLATION_MODES", "GRID_SAMPLE_PADDING_MODES",
            "max_unpool1d", "max_unpool2d", "max_unpool3d", "max_pool1d_with_indices", "max_pool2d_with_indices",
            "adaptive_max_pool1d", "adaptive_max_pool1d_with_indices", "adaptive_max_pool2d_with_indices",
-           "upsample", "upsample_nearest", "upsample_bilinear", "local_response_norm"]
+           "upsample", "upsample_nearest", "upsample_bilinear", "local_response_norm",
+           "fractional_max_pool2d", "fractional_max_pool3d", "fractional_max_pool2d_with_indices",
+           "fractional_max_pool3d_with_indices"]
 
 
 def max_pool1d_with_indices(input: Tensor, kernel_size, stride=None, padding=0, dilation=1, ceil_mode: bool = False,
@@ -45,6 +48,18 @@ def adaptive_max_pool1d_with_indices(input: Tensor, output_size, return_indices:
 def adaptive_max_pool2d_with_indices(input: Tensor, output_size, return_indices: bool = True):
     """`adaptive_max_pool2d` returning `(output, indices)`."""
     return ea.adaptive_max_pool2d(input, output_size, True)
+
+
+def fractional_max_pool2d_with_indices(input: Tensor, kernel_size, output_size=None, output_ratio=None,
+                                       return_indices: bool = False, _random_samples: Tensor | None = None):
+    """`fractional_max_pool2d` returning `(output, indices)`."""
+    return fractional_max_pool2d(input, kernel_size, output_size, output_ratio, True, _random_samples)
+
+
+def fractional_max_pool3d_with_indices(input: Tensor, kernel_size, output_size=None, output_ratio=None,
+                                       return_indices: bool = False, _random_samples: Tensor | None = None):
+    """`fractional_max_pool3d` returning `(output, indices)`."""
+    return fractional_max_pool3d(input, kernel_size, output_size, output_ratio, True, _random_samples)
 
 
 def channel_window_sum(sq: Tensor, window: np.ndarray) -> Tensor:

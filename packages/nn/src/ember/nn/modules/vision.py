@@ -1,5 +1,6 @@
-"""Unpooling, 1-D adaptive max pooling and cross-channel normalization layers: `MaxUnpool1d/2d/3d`,
-`AdaptiveMaxPool1d`, `LocalResponseNorm`, `CrossMapLRN2d`."""
+"""Unpooling, 1-D adaptive max pooling, fractional max pooling and cross-channel normalization
+layers: `MaxUnpool1d/2d/3d`, `AdaptiveMaxPool1d`, `FractionalMaxPool2d/3d`, `LocalResponseNorm`,
+`CrossMapLRN2d`."""
 
 from __future__ import annotations
 
@@ -12,12 +13,13 @@ from ember.nn import functional as F
 from ember.nn.functional._vision import channel_window_sum
 from ember.nn.modules.module import Module
 
-__all__ = ["MaxUnpool1d", "MaxUnpool2d", "MaxUnpool3d", "AdaptiveMaxPool1d", "LocalResponseNorm", "CrossMapLRN2d"]
+__all__ = ["MaxUnpool1d", "MaxUnpool2d", "MaxUnpool3d", "AdaptiveMaxPool1d", "FractionalMaxPool2d",
+           "FractionalMaxPool3d", "LocalResponseNorm", "CrossMapLRN2d"]
 
 
-def _ntuple(v, n: int) -> tuple[int, ...]:
-    if isinstance(v, numbers.Integral):
-        return (int(v),) * n
+def _ntuple(v, n: int) -> tuple:
+    if isinstance(v, numbers.Number):
+        return (v,) * n
     return tuple(v)
 
 
@@ -69,6 +71,43 @@ class AdaptiveMaxPool1d(Module):
 
     def extra_repr(self) -> str:
         return f"output_size={self.output_size}"
+
+
+class _FractionalMaxPoolNd(Module):
+    _nd = 2
+
+    def __init__(self, kernel_size, output_size=None, output_ratio=None, return_indices: bool = False,
+                 _random_samples: Tensor | None = None) -> None:
+        super().__init__()
+        name = type(self).__name__
+        self.kernel_size = _ntuple(kernel_size, self._nd)
+        self.return_indices = return_indices
+        self.register_buffer("_random_samples", _random_samples)
+        self.output_size = _ntuple(output_size, self._nd) if output_size is not None else None
+        self.output_ratio = _ntuple(output_ratio, self._nd) if output_ratio is not None else None
+        if output_size is None and output_ratio is None:
+            raise ValueError(f"{name} requires specifying either an output size, or a pooling ratio")
+        if output_size is not None and output_ratio is not None:
+            raise ValueError("only one of output_size and output_ratio may be specified")
+        if self.output_ratio is not None and not all(0 < r < 1 for r in self.output_ratio):
+            raise ValueError(f"output_ratio must be between 0 and 1 (got {output_ratio})")
+
+    def forward(self, input: Tensor):
+        fn = F.fractional_max_pool2d if self._nd == 2 else F.fractional_max_pool3d
+        return fn(input, self.kernel_size, self.output_size, self.output_ratio, self.return_indices,
+                  _random_samples=self._random_samples)
+
+
+class FractionalMaxPool2d(_FractionalMaxPoolNd):
+    """Max pooling of `(N, C, H, W)` over pseudo-randomly placed windows to `output_size` or by `output_ratio`."""
+
+    _nd = 2
+
+
+class FractionalMaxPool3d(_FractionalMaxPoolNd):
+    """Max pooling of `(N, C, T, H, W)` over pseudo-randomly placed windows to `output_size` or by `output_ratio`."""
+
+    _nd = 3
 
 
 class LocalResponseNorm(Module):

@@ -1,7 +1,6 @@
 """`torch.nn.modules.pooling`: PyTorch's module path for these ember.nn layers.
 
-Not provided: MaxPool3d, AvgPool3d, FractionalMaxPool2d, FractionalMaxPool3d, LPPool3d, AdaptiveMaxPool3d,
-AdaptiveAvgPool3d.
+Not provided: MaxPool3d, AvgPool3d, LPPool3d, AdaptiveMaxPool3d, AdaptiveAvgPool3d.
 """
 
 from ember.nn.modules.extra import LPPool1d, LPPool2d
@@ -14,6 +13,9 @@ __all__ = [
     "LPPool2d", "MaxPool1d", "MaxPool2d"
 ]
 
-from ember.nn.modules.vision import AdaptiveMaxPool1d, MaxUnpool1d, MaxUnpool2d, MaxUnpool3d  # noqa: E402
+from ember.nn.modules.vision import (  # noqa: E402
+    AdaptiveMaxPool1d, FractionalMaxPool2d, FractionalMaxPool3d, MaxUnpool1d, MaxUnpool2d, MaxUnpool3d,
+)
 
-__all__ += ["AdaptiveMaxPool1d", "MaxUnpool1d", "MaxUnpool2d", "MaxUnpool3d"]
+__all__ += ["AdaptiveMaxPool1d", "FractionalMaxPool2d", "FractionalMaxPool3d", "MaxUnpool1d", "MaxUnpool2d",
+            "MaxUnpool3d"]
