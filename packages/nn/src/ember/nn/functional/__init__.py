@@ -7,3 +7,4 @@ from ember.nn.functional._loss import *
 from ember.nn.functional._extra import *
 from ember.nn.functional._vision import *
 from ember.nn.functional._loss_extra import *
+from ember.nn.functional._more import *

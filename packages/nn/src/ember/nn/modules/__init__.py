@@ -23,8 +23,10 @@ from ember.nn.modules.upsampling import Upsample
 from ember.nn.modules.extra import *
 from ember.nn.modules.vision import *
 from ember.nn.modules.loss_extra import *
+from ember.nn.modules.more import *
+from ember.nn.modules.more import LinearCrossEntropyOptions
 from ember.nn.modules.parallel import DataParallel
 
 # the layer classes and the global hook registrars, not this package's submodules
 __all__ = sorted(n for n, v in dict(globals()).items() if isinstance(v, type) and issubclass(v, Module)) + [
-    "register_module_forward_hook", "register_module_forward_pre_hook"]
+    "register_module_forward_hook", "register_module_forward_pre_hook", "LinearCrossEntropyOptions"]

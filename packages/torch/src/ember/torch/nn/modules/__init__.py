@@ -6,4 +6,4 @@ from ember.torch.nn.modules import (
     activation, batchnorm, channelshuffle, container, conv, distance, dropout, flatten, fold, instancenorm, linear,
     loss, module, normalization, padding, pixelshuffle, pooling, rnn, sparse, transformer, upsampling,
 )
-from ember.torch.nn.modules import adaptive  # noqa: E402, F401
+from ember.torch.nn.modules import adaptive, linear_cross_entropy_options  # noqa: E402, F401

@@ -1,7 +1,4 @@
-"""`torch.nn.modules.activation`: PyTorch's module path for these ember.nn layers.
-
-Not provided: RReLU.
-"""
+"""`torch.nn.modules.activation`: PyTorch's module path for these ember.nn layers."""
 
 from ember.nn.modules.activation import (
     ELU, GELU, GLU, Hardsigmoid, Hardswish, Hardtanh, LeakyReLU, LogSigmoid, LogSoftmax, Mish, ReLU, ReLU6, SiLU,
@@ -15,3 +12,7 @@ __all__ = [
     "LogSoftmax", "Mish", "MultiheadAttention", "PReLU", "ReLU", "ReLU6", "SELU", "SiLU", "Sigmoid", "Softmax",
     "Softmax2d", "Softmin", "Softplus", "Softshrink", "Softsign", "Tanh", "Tanhshrink", "Threshold"
 ]
+
+from ember.nn.modules.more import RReLU  # noqa: E402
+
+__all__ += ["RReLU"]

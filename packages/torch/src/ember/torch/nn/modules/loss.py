@@ -1,7 +1,4 @@
-"""`torch.nn.modules.loss`: PyTorch's module path for these ember.nn layers.
-
-Not provided: LinearCrossEntropyLoss.
-"""
+"""`torch.nn.modules.loss`: PyTorch's module path for these ember.nn layers."""
 
 from ember.nn.modules.loss import (
     BCELoss, BCEWithLogitsLoss, CosineEmbeddingLoss, CrossEntropyLoss, GaussianNLLLoss, HingeEmbeddingLoss,
@@ -22,3 +19,7 @@ from ember.nn.modules.loss_extra import (  # noqa: E402
 )
 
 __all__ += ["CTCLoss", "MultiLabelMarginLoss", "NLLLoss2d", "TripletMarginWithDistanceLoss"]
+
+from ember.nn.modules.more import LinearCrossEntropyLoss  # noqa: E402
+
+__all__ += ["LinearCrossEntropyLoss"]

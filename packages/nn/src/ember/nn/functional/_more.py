@@ -1,0 +1,154 @@
+"""The rest of `torch.nn.functional` that composes from primitives: alpha dropout (plain and
+feature-wise), rrelu, conv_tbc, native_channel_shuffle, linear_cross_entropy, and the helpers
+PyTorch's module exposes (`assert_int_or_pair`, `boolean_dispatch`)."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+
+from ember import autograd as ea
+from ember.core import Tensor
+from ember.core.tensor import describe
+
+__all__ = ["alpha_dropout", "feature_alpha_dropout", "rrelu", "rrelu_", "conv_tbc", "native_channel_shuffle",
+           "linear_cross_entropy", "assert_int_or_pair", "boolean_dispatch"]
+
+_SELU_ALPHA = 1.7580993408473766  # -SELU's negative saturation (scale * alpha), what dropped units are set to
+
+
+def _alpha_dropout(input: Tensor, p: float, training: bool, inplace: bool, feature: bool) -> Tensor:
+    """PyTorch's `_dropout_impl` with alpha: dropped units go to the negative saturation, then an affine
+    map `a x + b` restores zero mean and unit variance."""
+    if p < 0.0 or p > 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    if p == 0 or not training or input.numel() == 0:
+        return input
+    if p == 1:
+        result = input * 0.0
+    else:
+        if feature:
+            if input.dim() < 2:
+                raise RuntimeError("Feature dropout requires at least 2 dimensions in the input")
+            shape = tuple(input.shape[:2]) + (1,) * (input.dim() - 2)
+        else:
+            shape = tuple(input.shape)
+        keep = ea.bernoulli(ea.full(shape, 1.0 - p, dtype=input.dtype, device=input.device))
+        a = 1.0 / math.sqrt((_SELU_ALPHA * _SELU_ALPHA * p + 1) * (1 - p))
+        b = (keep - 1.0) * (_SELU_ALPHA * a) + _SELU_ALPHA * a * p
+        result = input * (keep * a) + b
+    return input.copy_(result) if inplace else result
+
+
+def alpha_dropout(input: Tensor, p: float = 0.5, training: bool = False, inplace: bool = False) -> Tensor:
+    """Dropout for SELU networks: keeps the input's mean and variance (PyTorch's `F.alpha_dropout`)."""
+    return _alpha_dropout(input, p, training, inplace, False)
+
+
+def feature_alpha_dropout(input: Tensor, p: float = 0.5, training: bool = False, inplace: bool = False) -> Tensor:
+    """Alpha dropout of whole channels of `(N, C, *)` inputs."""
+    return _alpha_dropout(input, p, training, inplace, True)
+
+
+def rrelu(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, training: bool = False,
+          inplace: bool = False) -> Tensor:
+    """Randomized leaky ReLU: while training, each non-positive element is scaled by a slope drawn from
+    U(lower, upper); in evaluation, by the mean slope (lower + upper) / 2."""
+    if not training:
+        from ember.nn.functional import leaky_relu
+
+        return leaky_relu(input, (lower + upper) / 2, inplace)
+    slope = ea.empty(tuple(input.shape), dtype=input.dtype, device=input.device).uniform_(lower, upper)
+    noise = ea.where(input <= 0, slope, ea.ones_like(slope))
+    result = input * noise
+    return input.copy_(result) if inplace else result
+
+
+def rrelu_(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, training: bool = False) -> Tensor:
+    """In-place `rrelu`."""
+    return rrelu(input, lower, upper, training, True)
+
+
+def conv_tbc(input: Tensor, weight: Tensor, bias: Tensor, pad: int = 0) -> Tensor:
+    """1-D convolution in time-batch-channel layout: input `(T, B, C_in)`, weight `(K, C_in, C_out)`,
+    bias `(C_out,)` -> `(T + 2 pad - K + 1, B, C_out)`."""
+    if input.dim() != 3:
+        raise RuntimeError(f"Input must have 3 dims: time, batch, in_channel; got {describe(input)}")
+    if weight.dim() != 3:
+        raise RuntimeError(f"Weight tensor must have 3 dims: kernel_width, in_channels, out_channels.; got "
+                           f"{describe(weight)}")
+    if bias.dim() != 1:
+        raise RuntimeError(f"Bias must be 1-D; got {describe(bias)}")
+    if input.shape[2] != weight.shape[1]:
+        raise RuntimeError("Input dim 2 (input channels) is not == dim 1 in the weight tensor")
+    if weight.shape[2] != bias.shape[0]:
+        raise RuntimeError("Bias size must equal dim 2 in the weight tensor (output channels).")
+    out = ea.conv1d(input.permute(1, 2, 0), weight.permute(2, 1, 0), bias, 1, pad)
+    return out.permute(2, 0, 1)
+
+
+def native_channel_shuffle(input: Tensor, groups: int) -> Tensor:
+    """`channel_shuffle` (PyTorch's native spelling)."""
+    from ember.nn.functional import channel_shuffle
+
+    return channel_shuffle(input, groups)
+
+
+def linear_cross_entropy(input: Tensor, linear_weight: Tensor, target: Tensor, *, linear_bias: Tensor | None = None,
+                         weight: Tensor | None = None, reduction: str = "mean", ignore_index: int | None = None,
+                         label_smoothing: float = 0.0, options=None) -> Tensor:
+    """`cross_entropy(linear(input, linear_weight) + linear_bias, target, ...)`, as PyTorch's reference path.
+
+    Args:
+        input: `(N, in_features)` or `(in_features,)`. linear_weight: `(C, *out_features, in_features)`.
+        options: PyTorch's chunking options; accepted, ember always computes the reference (unchunked) way.
+    """
+    from ember.nn.functional import cross_entropy
+
+    if input.dim() < 1 or input.dim() > 2:
+        raise RuntimeError(f"expected input with dimensionality 1 or 2, got {input.dim()}")
+    if linear_weight.dim() < 2:
+        raise RuntimeError(f"expected linear_weight with dimensionality at least 2, got {linear_weight.dim()}")
+    batch, in_features = tuple(input.shape[:-1]), input.shape[-1]
+    if in_features != linear_weight.shape[-1]:
+        raise RuntimeError(f"expected equal input and linear_weight last dimensions (in_features), got "
+                           f"{input.shape[-1]} and {linear_weight.shape[-1]}, respectively")
+    num_classes, out_features = linear_weight.shape[0], tuple(linear_weight.shape[1:-1])
+    if linear_bias is not None and tuple(linear_bias.shape) != (num_classes, *out_features):
+        raise RuntimeError(f"expected linear_bias shape {(num_classes, *out_features)}, got "
+                           f"{tuple(linear_bias.shape)}")
+    if out_features and not batch:
+        raise RuntimeError(f"K-dimensional loss defined by linear_weight shape {tuple(linear_weight.shape)} requires "
+                           f"batched input, (N, {in_features}), got unbatched input with shape {tuple(input.shape)}")
+    logits_shape = (*batch, num_classes, *out_features)
+    if tuple(target.shape) == logits_shape and ignore_index is not None:
+        raise RuntimeError("ignore_index cannot be specified when target contains probabilities")
+    logits = ea.matmul(input, linear_weight.reshape(-1, in_features).t()).reshape(logits_shape)
+    if linear_bias is not None:
+        logits = logits + linear_bias
+    return cross_entropy(logits, target, weight=weight, reduction=reduction,
+                         ignore_index=-100 if ignore_index is None else ignore_index, label_smoothing=label_smoothing)
+
+
+def assert_int_or_pair(arg: list[int] | int, arg_name: str, message: str) -> None:
+    """PyTorch's helper: `arg` is an int or a pair, else AssertionError with `message.format(arg_name)`."""
+    assert isinstance(arg, int) or len(arg) == 2, message.format(arg_name)
+
+
+def boolean_dispatch(arg_name: str, arg_index: int, default: bool, if_true: Callable, if_false: Callable,
+                     module_name: str | None = None, func_name: str | None = None) -> Callable:
+    """A function that calls `if_true` or `if_false` by the boolean argument `arg_name` (at `arg_index`
+    positionally, `default` when absent): PyTorch's helper behind `max_pool2d(return_indices=...)`."""
+    def fn(*args, **kwargs):
+        flag = kwargs[arg_name] if arg_name in kwargs else args[arg_index] if arg_index < len(args) else default
+        return if_true(*args, **kwargs) if flag else if_false(*args, **kwargs)
+
+    if if_true.__doc__ is None and if_false.__doc__ is not None:
+        fn.__doc__ = if_false.__doc__
+    elif if_false.__doc__ is None and if_true.__doc__ is not None:
+        fn.__doc__ = if_true.__doc__
+    if module_name is not None:
+        fn.__module__ = module_name
+    if func_name is not None:
+        fn.__name__ = func_name
+    return fn

@@ -1,0 +1,129 @@
+"""alpha_dropout, feature_alpha_dropout, rrelu, conv_tbc, linear_cross_entropy, the helpers
+boolean_dispatch/assert_int_or_pair and their modules: statistics and values against numpy,
+gradients by finite differences, PyTorch's values and errors."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import ember.autograd as E
+import ember.nn as nn
+import ember.nn.functional as F
+
+
+def test_alpha_dropout_keeps_mean_and_variance_and_sets_dropped_units_to_the_saturation():
+    E.manual_seed(0)
+    x = E.tensor(np.random.default_rng(0).standard_normal(200_000))
+    y = F.alpha_dropout(x, 0.3, training=True).numpy()
+    assert abs(y.mean()) < 0.02 and abs(y.std() - 1) < 0.02
+    a = 1 / np.sqrt((1.7580993408473766 ** 2 * 0.3 + 1) * 0.7)
+    dropped = a * -1.7580993408473766 + 1.7580993408473766 * a * 0.3
+    assert abs(np.isclose(y, dropped).mean() - 0.3) < 0.01
+    assert F.alpha_dropout(x, 0.3, training=False) is x
+    assert not F.alpha_dropout(x, 1.0, training=True).numpy().any()
+    with pytest.raises(ValueError, match="dropout probability has to be between 0 and 1, but got 1.5"):
+        F.alpha_dropout(x, 1.5, training=True)
+
+
+def test_feature_alpha_dropout_drops_whole_channels_and_modules_follow_training():
+    E.manual_seed(1)
+    x = E.ones(4, 50, 3, 3)
+    y = F.feature_alpha_dropout(x, 0.5, training=True).numpy()
+    per_channel = y.reshape(4, 50, 9)
+    assert (per_channel == per_channel[..., :1]).all()  # one draw per (n, c)
+    assert len(np.unique(per_channel[..., 0].round(6))) == 2
+    m = nn.FeatureAlphaDropout(0.5)
+    m.eval()
+    assert m(x) is x
+    assert repr(nn.AlphaDropout(0.2)) == "AlphaDropout(p=0.2, inplace=False)"
+
+
+def test_alpha_dropout_gradient_is_the_kept_scale():
+    E.manual_seed(2)
+    x = E.tensor(np.random.default_rng(1).standard_normal(100), requires_grad=True)
+    E.manual_seed(3)
+    y = F.alpha_dropout(x, 0.4, training=True)
+    y.sum().backward()
+    a = 1 / np.sqrt((1.7580993408473766 ** 2 * 0.4 + 1) * 0.6)
+    kept = np.isclose(x.grad.numpy(), a)
+    assert (kept | (x.grad.numpy() == 0)).all() and 30 < kept.sum() < 90
+
+
+def test_rrelu_slopes_training_and_evaluation():
+    E.manual_seed(4)
+    x = E.tensor(np.linspace(-3, 3, 1000), requires_grad=True)
+    y = F.rrelu(x, 0.1, 0.3, training=True)
+    ratio = (y.detach().numpy() / x.detach().numpy())[:500]
+    assert ((ratio >= 0.1) & (ratio <= 0.3)).all() and ratio.std() > 0.03
+    np.testing.assert_array_equal(y.detach().numpy()[500:], x.detach().numpy()[500:])
+    y.sum().backward()
+    np.testing.assert_allclose(x.grad.numpy()[:500], ratio)
+    np.testing.assert_allclose(nn.RReLU(0.1, 0.3).eval()(x).detach().numpy(),
+                               np.where(x.detach().numpy() >= 0, 1, 0.2) * x.detach().numpy())
+    z = E.tensor([-1.0, 2.0])
+    F.rrelu_(z)
+    np.testing.assert_allclose(z.numpy(), [-(1 / 8 + 1 / 3) / 2, 2.0])
+    assert repr(nn.RReLU()) == "RReLU(lower=0.125, upper=0.3333333333333333)"
+
+
+def test_conv_tbc_against_a_loop_and_finite_differences():
+    rng = np.random.default_rng(5)
+    x, w, b = rng.standard_normal((6, 2, 3)), rng.standard_normal((3, 3, 4)), rng.standard_normal(4)
+    pad = 1
+    xp = np.pad(x, ((pad, pad), (0, 0), (0, 0)))
+    want = np.stack([sum(xp[t + k] @ w[k] for k in range(3)) + b for t in range(6 + 2 * pad - 3 + 1)])
+    got = F.conv_tbc(E.tensor(x), E.tensor(w), E.tensor(b), pad)
+    np.testing.assert_allclose(got.numpy(), want, rtol=1e-12)
+    args = (E.tensor(x, requires_grad=True), E.tensor(w, requires_grad=True), E.tensor(b, requires_grad=True))
+    assert E.gradcheck(lambda a, c, d: F.conv_tbc(a, c, d, pad), args)
+    with pytest.raises(RuntimeError, match="Input dim 2 \\(input channels\\) is not == dim 1 in the weight tensor"):
+        F.conv_tbc(E.tensor(x), E.tensor(w[:, :2]), E.tensor(b))
+
+
+def test_linear_cross_entropy_is_linear_then_cross_entropy():
+    rng = np.random.default_rng(6)
+    x, w, bias = rng.standard_normal((5, 4)), rng.standard_normal((3, 4)), rng.standard_normal(3)
+    y = np.array([0, 2, 1, 2, 0])
+    logits = x @ w.T + bias
+    logp = logits - np.log(np.exp(logits).sum(1, keepdims=True))
+    want = -logp[np.arange(5), y].mean()
+    got = F.linear_cross_entropy(E.tensor(x), E.tensor(w), E.tensor(y), linear_bias=E.tensor(bias))
+    np.testing.assert_allclose(got.item(), want, rtol=1e-12)
+    loss = nn.LinearCrossEntropyLoss(4, 3, bias=True, options=nn.LinearCrossEntropyOptions(batch_chunk_size=2))
+    loss.double()
+    loss.linear.weight.data.copy_(E.tensor(w))
+    loss.linear.bias.data.copy_(E.tensor(bias))
+    np.testing.assert_allclose(loss(E.tensor(x), E.tensor(y)).item(), want, rtol=1e-12)
+    with pytest.raises(RuntimeError, match="expected equal input and linear_weight last dimensions"):
+        F.linear_cross_entropy(E.tensor(x), E.tensor(w[:, :3]), E.tensor(y))
+    with pytest.raises(RuntimeError, match="expected label_smoothing to be in range"):
+        nn.LinearCrossEntropyLoss(4, 3, label_smoothing=2.0)
+
+
+def test_helpers_dispatch_and_assert():
+    fn = F.boolean_dispatch("return_indices", 1, False, lambda x, return_indices=False: ("t", x),
+                            lambda x, return_indices=False: ("f", x),
+                            func_name="pick")
+    assert fn(1) == ("f", 1) and fn(1, True) == ("t", 1) and fn(1, return_indices=True) == ("t", 1)
+    assert fn.__name__ == "pick"
+    F.assert_int_or_pair(3, "k", "{} bad")
+    with pytest.raises(AssertionError, match="k bad"):
+        F.assert_int_or_pair((1, 2, 3), "k", "{} bad")
+    with pytest.warns(UserWarning, match="nn.Container is deprecated"):
+        c = nn.Container(lin=nn.Linear(2, 2))
+    assert isinstance(c.lin, nn.Linear)
+
+
+@pytest.mark.torch
+def test_conv_tbc_and_linear_cross_entropy_match_pytorch():
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(7)
+    x, w, b = rng.standard_normal((7, 3, 2)), rng.standard_normal((2, 2, 5)), rng.standard_normal(5)
+    want = torch.conv_tbc(torch.tensor(x), torch.tensor(w), torch.tensor(b), 2).numpy()
+    np.testing.assert_allclose(F.conv_tbc(E.tensor(x), E.tensor(w), E.tensor(b), 2).numpy(), want, rtol=1e-12)
+    xi, wk, y = rng.standard_normal((4, 3)), rng.standard_normal((5, 2, 3)), rng.integers(0, 5, (4, 2))
+    want = torch.nn.functional.linear_cross_entropy(torch.tensor(xi), torch.tensor(wk), torch.tensor(y),
+                                                    label_smoothing=0.1, reduction="none")
+    got = F.linear_cross_entropy(E.tensor(xi), E.tensor(wk), E.tensor(y), label_smoothing=0.1, reduction="none")
+    np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-12)
