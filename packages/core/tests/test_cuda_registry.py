@@ -14,7 +14,7 @@ pytestmark = [pytest.mark.cuda,
               pytest.mark.skipif(not E.cuda.is_available(), reason="no CUDA device or simulator")]
 
 # ops whose CUDA kernels are not written yet (docs/cuda.md, "Kernels")
-KNOWN_MISSING: set[str] = {"grid_sampler", "grid_sampler_backward", "ctc_loss", "ctc_loss_backward"}
+KNOWN_MISSING: set[str] = set()
 
 
 def test_every_op_has_a_cuda_kernel_but_the_known_missing_ones():

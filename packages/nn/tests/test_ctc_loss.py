@@ -154,3 +154,23 @@ def test_values_and_gradients_match_pytorch(reduction, zero_infinity, concat):
     np.testing.assert_allclose(got.detach().numpy(), want.detach().numpy(), rtol=1e-12)
     np.testing.assert_allclose(elp.grad.numpy(), tlp.grad.numpy(), rtol=1e-10, atol=1e-12)
     np.testing.assert_allclose(ex.grad.numpy(), tx.grad.numpy(), rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.cuda
+@pytest.mark.parametrize("concat", [False, True])
+def test_cuda_matches_the_cpu(concat):
+    if not E.cuda.is_available():
+        pytest.skip("no CUDA device or simulator")
+    x, _ = _inputs(8, t=6, n=3, c=4)
+    padded = np.array([[1, 2, 2], [3, 1, 0], [1, 1, 1]])
+    tl = [3, 2, 3]
+    targets = np.concatenate([padded[i, :n] for i, n in enumerate(tl)]) if concat else padded
+    results = []
+    for dev in ("cpu", "cuda"):
+        xt = E.tensor(x, device=dev, requires_grad=True)
+        loss = F.ctc_loss(xt.log_softmax(2), E.tensor(targets, device=dev), [6, 5, 4], tl, reduction="none",
+                          zero_infinity=True)
+        loss.sum().backward()
+        results.append((loss.detach().cpu().numpy(), xt.grad.cpu().numpy()))
+    np.testing.assert_allclose(results[1][0], results[0][0], rtol=1e-12)
+    np.testing.assert_allclose(results[1][1], results[0][1], rtol=1e-10, atol=1e-14)

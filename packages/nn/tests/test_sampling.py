@@ -230,3 +230,25 @@ def test_affine_grid_matches_pytorch(size, align):
     theta = np.random.default_rng(7).standard_normal((2, 2, 3) if len(size) == 4 else (2, 3, 4))
     want = torch.nn.functional.affine_grid(torch.tensor(theta), size, align_corners=align).numpy()
     np.testing.assert_allclose(F.affine_grid(E.tensor(theta), size, align_corners=align).numpy(), want, atol=1e-12)
+
+
+@pytest.mark.cuda
+@pytest.mark.parametrize(("nd", "mode", "pad", "align"), [(2, "bilinear", "zeros", False),
+                                                          (2, "bicubic", "reflection", True),
+                                                          (2, "nearest", "border", False),
+                                                          (3, "bilinear", "reflection", False),
+                                                          (3, "nearest", "zeros", True)])
+def test_grid_sample_on_cuda_matches_the_cpu(nd, mode, pad, align):
+    if not E.cuda.is_available():
+        pytest.skip("no CUDA device or simulator")
+    x, grid = _case(nd, seed=8)
+    go = np.random.default_rng(9).standard_normal((2, 2) + grid.shape[1:-1])
+    results = []
+    for dev in ("cpu", "cuda"):
+        xt, gt = E.tensor(x, device=dev, requires_grad=True), E.tensor(grid, device=dev, requires_grad=True)
+        out = F.grid_sample(xt, gt, mode=mode, padding_mode=pad, align_corners=align)
+        out.backward(E.tensor(go, device=dev))
+        assert out.device.type == dev
+        results.append([out.detach().cpu().numpy(), xt.grad.cpu().numpy(), gt.grad.cpu().numpy()])
+    for a, b in zip(*results):
+        np.testing.assert_allclose(b, a, atol=1e-12)
