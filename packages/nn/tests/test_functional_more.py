@@ -127,3 +127,31 @@ def test_conv_tbc_and_linear_cross_entropy_match_pytorch():
                                                     label_smoothing=0.1, reduction="none")
     got = F.linear_cross_entropy(E.tensor(xi), E.tensor(wk), E.tensor(y), label_smoothing=0.1, reduction="none")
     np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-12)
+
+
+def test_nn_grad_conv_gradients_against_numpy():
+    rng = np.random.default_rng(8)
+    x, w, go = rng.standard_normal((2, 3, 5)), rng.standard_normal((4, 3, 2)), rng.standard_normal((2, 4, 4))
+    # y[n, o, t] = sum_{c, k} x[n, c, t + k] w[o, c, k]
+    gx = np.zeros_like(x)
+    for k in range(2):
+        gx[:, :, k:k + 4] += np.einsum("not,oc->nct", go, w[:, :, k])
+    gw = np.stack([np.einsum("not,nct->oc", go, x[:, :, k:k + 4]) for k in range(2)], -1)
+    np.testing.assert_allclose(nn.grad.conv1d_input(x.shape, E.tensor(w), E.tensor(go)).numpy(), gx, rtol=1e-12)
+    np.testing.assert_allclose(nn.grad.conv1d_weight(E.tensor(x), w.shape, E.tensor(go)).numpy(), gw, rtol=1e-12)
+    assert F.grad is nn.grad
+
+
+@pytest.mark.torch
+def test_nn_grad_conv2d_matches_pytorch():
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(9)
+    x, w = rng.standard_normal((2, 4, 7, 6)), rng.standard_normal((6, 2, 3, 2))
+    go = rng.standard_normal((2, 6, 4, 7))
+    kw = {"stride": (2, 1), "padding": 1, "dilation": 1, "groups": 2}
+    want_i = torch.nn.grad.conv2d_input(x.shape, torch.tensor(w), torch.tensor(go), **kw).numpy()
+    want_w = torch.nn.grad.conv2d_weight(torch.tensor(x), w.shape, torch.tensor(go), **kw).numpy()
+    np.testing.assert_allclose(nn.grad.conv2d_input(x.shape, E.tensor(w), E.tensor(go), **kw).numpy(), want_i,
+                               rtol=1e-10)
+    np.testing.assert_allclose(nn.grad.conv2d_weight(E.tensor(x), w.shape, E.tensor(go), **kw).numpy(), want_w,
+                               rtol=1e-10)

@@ -3,4 +3,4 @@
 from ember.nn.parameter import Buffer, Parameter
 from ember.nn.modules import *
 from ember.nn.modules import Module
-from ember.nn import functional, init, utils
+from ember.nn import functional, grad, init, utils

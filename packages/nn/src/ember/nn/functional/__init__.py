@@ -8,3 +8,4 @@ from ember.nn.functional._extra import *
 from ember.nn.functional._vision import *
 from ember.nn.functional._loss_extra import *
 from ember.nn.functional._more import *
+from ember.nn import grad  # noqa: E402 - `torch.nn.functional.grad` is the module `torch.nn.grad`
