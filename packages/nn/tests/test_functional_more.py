@@ -155,3 +155,31 @@ def test_nn_grad_conv2d_matches_pytorch():
                                rtol=1e-10)
     np.testing.assert_allclose(nn.grad.conv2d_weight(E.tensor(x), w.shape, E.tensor(go), **kw).numpy(), want_w,
                                rtol=1e-10)
+
+
+def test_dropout3d_drops_whole_channels_and_warns_for_other_ranks():
+    E.manual_seed(5)
+    x = E.ones(3, 40, 2, 2, 2)
+    y = F.dropout3d(x, 0.5).numpy().reshape(3, 40, 8)
+    assert (y == y[..., :1]).all() and set(np.unique(y)) == {0.0, 2.0}
+    unbatched = F.dropout3d(E.ones(40, 2, 2, 2), 0.5).numpy().reshape(40, 8)
+    assert (unbatched == unbatched[:, :1]).all()
+    assert nn.Dropout3d(0.5).eval()(x) is x
+    with pytest.warns(UserWarning, match="Received a 3-D input to dropout3d"):
+        F.dropout3d(E.ones(2, 3, 4), 0.5)
+
+
+def test_three_d_padding_and_instance_norm_against_numpy():
+    x = np.random.default_rng(10).standard_normal((2, 3, 2, 3, 4))
+    pad = (1, 0, 2, 1, 0, 1)
+    np_pad = ((0, 0), (0, 0), (0, 1), (2, 1), (1, 0))
+    for layer, mode in ((nn.ReflectionPad3d(pad), "reflect"), (nn.ReplicationPad3d(pad), "edge"),
+                        (nn.CircularPad3d(pad), "wrap"), (nn.ZeroPad3d(pad), "constant")):
+        np.testing.assert_array_equal(layer(E.tensor(x)).numpy(), np.pad(x, np_pad, mode=mode))
+    np.testing.assert_array_equal(nn.ConstantPad3d(pad, 2.5)(E.tensor(x)).numpy(),
+                                  np.pad(x, np_pad, constant_values=2.5))
+    out = nn.InstanceNorm3d(3)(E.tensor(x)).numpy()
+    mean, var = x.mean((2, 3, 4), keepdims=True), x.var((2, 3, 4), keepdims=True)
+    np.testing.assert_allclose(out, (x - mean) / np.sqrt(var + 1e-5), rtol=1e-10)
+    with pytest.raises(ValueError, match="expected 4D or 5D input"):
+        nn.InstanceNorm3d(3)(E.zeros(2, 3, 4))

@@ -1,18 +1,19 @@
 """The rest of `torch.nn.functional` that composes from primitives: alpha dropout (plain and
-feature-wise), rrelu, conv_tbc, native_channel_shuffle, linear_cross_entropy, and the helpers
+feature-wise), dropout3d, rrelu, conv_tbc, native_channel_shuffle, linear_cross_entropy, and the helpers
 PyTorch's module exposes (`assert_int_or_pair`, `boolean_dispatch`)."""
 
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Callable
 
 from ember import autograd as ea
 from ember.core import Tensor
 from ember.core.tensor import describe
 
-__all__ = ["alpha_dropout", "feature_alpha_dropout", "rrelu", "rrelu_", "conv_tbc", "native_channel_shuffle",
-           "linear_cross_entropy", "assert_int_or_pair", "boolean_dispatch"]
+__all__ = ["alpha_dropout", "feature_alpha_dropout", "dropout3d", "rrelu", "rrelu_", "conv_tbc",
+           "native_channel_shuffle", "linear_cross_entropy", "assert_int_or_pair", "boolean_dispatch"]
 
 _SELU_ALPHA = 1.7580993408473766  # -SELU's negative saturation (scale * alpha), what dropped units are set to
 
@@ -48,6 +49,25 @@ def alpha_dropout(input: Tensor, p: float = 0.5, training: bool = False, inplace
 def feature_alpha_dropout(input: Tensor, p: float = 0.5, training: bool = False, inplace: bool = False) -> Tensor:
     """Alpha dropout of whole channels of `(N, C, *)` inputs."""
     return _alpha_dropout(input, p, training, inplace, True)
+
+
+def dropout3d(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
+    """Zero whole channels of `(N, C, D, H, W)` or `(C, D, H, W)` inputs with probability p in training,
+    scaling the rest by 1 / (1 - p); other ranks warn as PyTorch 2.13 does (a non-5-D input is unbatched)."""
+    if p < 0.0 or p > 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    if input.dim() not in (4, 5):
+        warnings.warn(f"dropout3d: Received a {input.dim()}-D input to dropout3d, which is deprecated and will result "
+                      "in an error in a future release. To retain the behavior and silence this warning, please use "
+                      "dropout instead. Note that dropout3d exists to provide channel-wise dropout on inputs with 3 "
+                      "spatial dimensions, a channel dimension, and an optional batch dimension (i.e. 4D or 5D "
+                      "inputs).", stacklevel=2)
+    batched = input.dim() == 5
+    x = input if batched else input.unsqueeze(0)
+    result = ea.feature_dropout(x, p, training)
+    if not batched:
+        result = result.squeeze(0)
+    return input.copy_(result) if inplace and result is not input else result
 
 
 def rrelu(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, training: bool = False,

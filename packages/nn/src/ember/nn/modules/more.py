@@ -1,5 +1,6 @@
-"""More layers of `torch.nn`: `AlphaDropout`, `FeatureAlphaDropout`, `RReLU`,
-`LinearCrossEntropyLoss` (with `LinearCrossEntropyOptions`) and the deprecated `Container`."""
+"""More layers of `torch.nn`: `AlphaDropout`, `FeatureAlphaDropout`, `Dropout3d`, `RReLU`,
+`InstanceNorm3d`, the 3-D padding layers, `LinearCrossEntropyLoss` (with
+`LinearCrossEntropyOptions`) and the deprecated `Container`."""
 
 from __future__ import annotations
 
@@ -11,12 +12,15 @@ from typing import Literal
 from ember.core import Tensor
 from ember.nn import functional as F
 from ember.nn.modules.dropout import _DropoutNd
+from ember.nn.modules.extra import ConstantPad1d, ZeroPad1d, _PadNd
 from ember.nn.modules.linear import Linear
 from ember.nn.modules.loss import _WeightedLoss
 from ember.nn.modules.module import Module
+from ember.nn.modules.normalization import _InstanceNorm
 
-__all__ = ["AlphaDropout", "FeatureAlphaDropout", "RReLU", "LinearCrossEntropyLoss", "LinearCrossEntropyOptions",
-           "Container"]
+__all__ = ["AlphaDropout", "FeatureAlphaDropout", "Dropout3d", "RReLU", "InstanceNorm3d", "ConstantPad3d",
+           "ZeroPad3d", "ReflectionPad3d", "ReplicationPad3d", "CircularPad3d", "LinearCrossEntropyLoss",
+           "LinearCrossEntropyOptions", "Container"]
 
 
 class AlphaDropout(_DropoutNd):
@@ -31,6 +35,52 @@ class FeatureAlphaDropout(_DropoutNd):
 
     def forward(self, input: Tensor) -> Tensor:
         return F.feature_alpha_dropout(input, self.p, self.training)
+
+
+class Dropout3d(_DropoutNd):
+    """Zeroes whole channels of (N, C, D, H, W) inputs with probability p while training."""
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.dropout3d(input, self.p, self.training, self.inplace)
+
+
+class InstanceNorm3d(_InstanceNorm):
+    """Instance normalisation of (N, C, D, H, W) or (C, D, H, W) inputs."""
+
+    _spatial = 3
+
+
+class ConstantPad3d(ConstantPad1d):
+    """Pads the last three dimensions with `value`: padding int or (left, right, top, bottom, front, back)."""
+
+    _nd = 3
+
+
+class ZeroPad3d(ZeroPad1d):
+    """Pads the last three dimensions with zeros."""
+
+    _nd = 3
+
+
+class ReflectionPad3d(_PadNd):
+    """Pads the last three dimensions by reflection at the edges."""
+
+    _nd = 3
+    _mode = "reflect"
+
+
+class ReplicationPad3d(_PadNd):
+    """Pads the last three dimensions by repeating the edge values."""
+
+    _nd = 3
+    _mode = "replicate"
+
+
+class CircularPad3d(_PadNd):
+    """Pads the last three dimensions by wrapping around."""
+
+    _nd = 3
+    _mode = "circular"
 
 
 class RReLU(Module):

@@ -1,7 +1,4 @@
-"""`torch.nn.modules.dropout`: PyTorch's module path for these ember.nn layers.
-
-Not provided: Dropout3d.
-"""
+"""`torch.nn.modules.dropout`: PyTorch's module path for these ember.nn layers."""
 
 from ember.nn.modules.dropout import Dropout, Dropout2d
 from ember.nn.modules.extra import Dropout1d
@@ -9,6 +6,6 @@ from ember.nn.modules.dropout import _DropoutNd  # noqa: F401 - base classes pro
 
 __all__ = ["Dropout", "Dropout1d", "Dropout2d"]
 
-from ember.nn.modules.more import AlphaDropout, FeatureAlphaDropout  # noqa: E402
+from ember.nn.modules.more import AlphaDropout, Dropout3d, FeatureAlphaDropout  # noqa: E402
 
-__all__ += ["AlphaDropout", "FeatureAlphaDropout"]
+__all__ += ["AlphaDropout", "FeatureAlphaDropout", "Dropout3d"]
