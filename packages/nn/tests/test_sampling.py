@@ -177,6 +177,9 @@ def test_grid_of_the_wrong_shape_raises_pytorchs_errors():
         F.grid_sample(E.zeros(2, 3, 0, 5), E.zeros(2, 6, 7, 2), align_corners=False)
     with pytest.raises(RuntimeError, match="bicubic interpolation only supports 4D input"):
         F.grid_sample(E.zeros(2, 3, 4, 5, 6), E.zeros(2, 1, 6, 7, 3), mode="bicubic", align_corners=False)
+    with pytest.raises(RuntimeError, match=r"expected 4D input and grid with same number of dimensions, but got input "
+                                           r"with sizes \[2, 3, 4, 5\] and grid with sizes \[2, 2, 2, 2, 2\]"):
+        F.grid_sample(x, E.zeros(2, 2, 2, 2, 2), align_corners=False)
     with pytest.raises(RuntimeError, match="same dtype"):
         F.grid_sample(x, E.zeros(2, 6, 7, 2, dtype=E.float64), align_corners=False)
 

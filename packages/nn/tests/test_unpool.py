@@ -53,6 +53,14 @@ def test_unpool_puts_each_value_back_at_its_index(nd):
     np.testing.assert_array_equal(got, _unpool_ref(vals[0], idx[0], big))
 
 
+def test_empty_input_unpools_to_an_empty_output_with_a_gradient():
+    v = E.zeros(0, 3, 2, 2, requires_grad=True)
+    out = F.max_unpool2d(v, E.zeros(0, 3, 2, 2, dtype=E.int64), 2)
+    assert tuple(out.shape) == (0, 3, 4, 4)
+    out.sum().backward()
+    assert tuple(v.grad.shape) == (0, 3, 2, 2)
+
+
 def test_unpool_after_max_pool2d_round_trips_the_maxima_and_modules_match():
     x = E.tensor(np.random.default_rng(0).standard_normal((1, 2, 4, 4)))
     out, idx = nn.MaxPool2d(2, return_indices=True)(x)

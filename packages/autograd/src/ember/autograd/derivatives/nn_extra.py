@@ -22,7 +22,7 @@ def _max_unpool(grad, indices, input_shape, output_size):
     """The gradient of each unpooled value: `grad` read at its index."""
     nd = len(output_size)
     planes = math.prod(input_shape[:-nd])
-    g = grad.reshape(planes, -1).gather(1, indices.reshape(planes, -1))
+    g = grad.reshape(planes, math.prod(output_size)).gather(1, indices.reshape(planes, math.prod(input_shape[-nd:])))
     return g.reshape(tuple(input_shape))
 
 

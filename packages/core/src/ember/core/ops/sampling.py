@@ -57,8 +57,8 @@ def _check(input, grid, interpolation_mode) -> None:
             raise RuntimeError(f"grid_sampler(): expected input to have non-empty spatial dimensions, but input has "
                                f"sizes {shape} with dimension {i} being empty")
     if len(shape) not in (4, 5) or len(gshape) != len(shape):
-        raise RuntimeError(f"grid_sampler(): expected 4D or 5D input and grid with same number of dimensions, but "
-                           f"got input with sizes {shape} and grid with sizes {gshape}")
+        raise RuntimeError(f"grid_sampler(): expected {4 if len(shape) == 4 else 5}D input and grid with same number "
+                           f"of dimensions, but got input with sizes {shape} and grid with sizes {gshape}")
     if interpolation_mode == 2 and len(shape) != 4:
         raise RuntimeError("grid_sampler(): bicubic interpolation only supports 4D input")
     if not input._dtype.is_floating_point:

@@ -62,7 +62,7 @@ def _max_unpool_cpu(input, indices, output_size):
     nd = len(output_size)
     lead = tuple(input._shape[:-nd])
     plane = math.prod(output_size)
-    x = input._np().reshape(-1, math.prod(input._shape[-nd:]) if input.numel() else 0)
+    x = input._np().reshape(math.prod(lead), math.prod(input._shape[-nd:]))
     idx = np.ascontiguousarray(indices._np()).reshape(x.shape)
     out = np.zeros((x.shape[0], plane), dtype=x.dtype)
     if idx.size:
