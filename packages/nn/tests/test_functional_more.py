@@ -183,3 +183,35 @@ def test_three_d_padding_and_instance_norm_against_numpy():
     np.testing.assert_allclose(out, (x - mean) / np.sqrt(var + 1e-5), rtol=1e-10)
     with pytest.raises(ValueError, match="expected 4D or 5D input"):
         nn.InstanceNorm3d(3)(E.zeros(2, 3, 4))
+
+
+def test_sync_batch_norm_is_batch_norm_in_one_process_and_converts_models():
+    E.manual_seed(0)
+    model = nn.Sequential(nn.Conv2d(2, 3, 1), nn.BatchNorm2d(3), nn.Sequential(nn.BatchNorm1d(3)), nn.InstanceNorm2d(3))
+    model[1].running_mean.fill_(0.5)
+    conv = nn.SyncBatchNorm.convert_sync_batchnorm(model)
+    assert isinstance(conv[1], nn.SyncBatchNorm) and isinstance(conv[2][0], nn.SyncBatchNorm)
+    assert isinstance(conv[3], nn.InstanceNorm2d)
+    assert conv[1].weight is model[1].weight and conv[1].running_mean is model[1].running_mean
+    x = E.tensor(np.random.default_rng(11).standard_normal((4, 3, 2, 5)))
+    sync, plain = nn.SyncBatchNorm(3).double(), nn.BatchNorm2d(3).double()
+    np.testing.assert_array_equal(sync(x).detach().numpy(), plain(x).detach().numpy())
+    np.testing.assert_array_equal(sync.running_var.numpy(), plain.running_var.numpy())
+    assert tuple(sync(E.zeros(4, 3, dtype=E.float64)).shape) == (4, 3)  # any (N, C, *) input
+    with pytest.raises(ValueError, match=r"expected at least 2D input \(got 1D input\)"):
+        sync(E.zeros(3, dtype=E.float64))
+    assert repr(nn.SyncBatchNorm(3)) == ("SyncBatchNorm(3, eps=1e-05, momentum=0.1, affine=True, bias=True, "
+                                         "track_running_stats=True)")
+
+
+def test_sync_batch_norm_refuses_to_train_unsynchronized_across_processes(monkeypatch):
+    import sys
+    import types
+
+    fake = types.SimpleNamespace(is_initialized=lambda: True, get_world_size=lambda group=None: 4)
+    monkeypatch.setitem(sys.modules, "ember.distributed", fake)
+    m = nn.SyncBatchNorm(3)
+    with pytest.raises(NotImplementedError, match="synchronizing batch statistics across 4 processes"):
+        m(E.zeros(2, 3))
+    m.eval()
+    assert tuple(m(E.zeros(2, 3)).shape) == (2, 3)

@@ -1,10 +1,11 @@
 """More layers of `torch.nn`: `AlphaDropout`, `FeatureAlphaDropout`, `Dropout3d`, `RReLU`,
-`InstanceNorm3d`, the 3-D padding layers, `LinearCrossEntropyLoss` (with
+`InstanceNorm3d`, `SyncBatchNorm` (one process), the 3-D padding layers, `LinearCrossEntropyLoss` (with
 `LinearCrossEntropyOptions`) and the deprecated `Container`."""
 
 from __future__ import annotations
 
 import math
+import sys
 import warnings
 from dataclasses import dataclass
 from typing import Literal
@@ -16,11 +17,11 @@ from ember.nn.modules.extra import ConstantPad1d, ZeroPad1d, _PadNd
 from ember.nn.modules.linear import Linear
 from ember.nn.modules.loss import _WeightedLoss
 from ember.nn.modules.module import Module
-from ember.nn.modules.normalization import _InstanceNorm
+from ember.nn.modules.normalization import _BatchNorm, _InstanceNorm
 
 __all__ = ["AlphaDropout", "FeatureAlphaDropout", "Dropout3d", "RReLU", "InstanceNorm3d", "ConstantPad3d",
            "ZeroPad3d", "ReflectionPad3d", "ReplicationPad3d", "CircularPad3d", "LinearCrossEntropyLoss",
-           "LinearCrossEntropyOptions", "Container"]
+           "LinearCrossEntropyOptions", "Container", "SyncBatchNorm"]
 
 
 class AlphaDropout(_DropoutNd):
@@ -152,3 +153,62 @@ class Container(Module):
                       "Subclass that instead.", stacklevel=2)
         for key, value in kwargs.items():
             self.add_module(key, value)
+
+
+class SyncBatchNorm(_BatchNorm):
+    """Batch normalisation whose statistics PyTorch reduces over a process group; within one process
+    (no initialized process group, or a group of one) it is BatchNorm over any `(N, C, *)` input.
+
+    ember does not synchronize the statistics: training with an initialized process group of more
+    than one process raises NotImplementedError rather than silently normalizing per process.
+    `convert_sync_batchnorm(module)` swaps every BatchNorm of a model, as PyTorch's.
+    """
+
+    def __init__(self, num_features: int, eps: float = 1e-5, momentum: float | None = 0.1, affine: bool = True,
+                 track_running_stats: bool = True, process_group=None, device=None, dtype=None, *,
+                 bias: bool = True) -> None:
+        super().__init__(num_features, eps, momentum, affine, track_running_stats, device, dtype, bias=bias)
+        self.process_group = process_group
+
+    def _check_input_dim(self, input: Tensor) -> None:
+        if input.dim() < 2:
+            raise ValueError(f"expected at least 2D input (got {input.dim()}D input)")
+        if input.shape[1] == 0:
+            raise ValueError("SyncBatchNorm number of input channels should be non-zero")
+        if input.shape[1] != self.num_features:
+            raise RuntimeError(f"SyncBatchNorm: expected input with {self.num_features} channels (dim 1), but got "
+                               f"{input.shape[1]} channels; input of shape {list(input.shape)}")
+
+    def forward(self, input: Tensor) -> Tensor:
+        self._check_input_dim(input)
+        if self.training and self._world_size() > 1:
+            raise NotImplementedError(f"SyncBatchNorm: synchronizing batch statistics across {self._world_size()} "
+                                      f"processes is not supported by ember")
+        return super().forward(input)
+
+    def _world_size(self) -> int:
+        """The process group's size when ember.distributed is imported and initialized, else 1 (looked up,
+        not imported: ember.nn sits below ember.distributed)."""
+        dist = sys.modules.get("ember.distributed")
+        if dist is None or not dist.is_initialized():
+            return 1
+        return dist.get_world_size(self.process_group)
+
+    @classmethod
+    def convert_sync_batchnorm(cls, module: Module, process_group=None) -> Module:
+        """`module` with every BatchNorm*d (recursively) replaced by a SyncBatchNorm sharing its parameters
+        and running statistics."""
+        out = module
+        if isinstance(module, _BatchNorm) and not isinstance(module, _InstanceNorm | SyncBatchNorm):
+            out = cls(module.num_features, module.eps, module.momentum, module.affine, module.track_running_stats,
+                      process_group, bias=module.bias is not None)
+            if module.affine:
+                out.weight = module.weight
+                out.bias = module.bias
+            out.running_mean = module.running_mean
+            out.running_var = module.running_var
+            out.num_batches_tracked = module.num_batches_tracked
+            out.training = module.training
+        for name, child in module.named_children():
+            out.add_module(name, cls.convert_sync_batchnorm(child, process_group))
+        return out
