@@ -215,3 +215,23 @@ def test_sync_batch_norm_refuses_to_train_unsynchronized_across_processes(monkey
         m(E.zeros(2, 3))
     m.eval()
     assert tuple(m(E.zeros(2, 3)).shape) == (2, 3)
+
+
+def test_attention_backend_selection_common_types_and_factory_kwargs():
+    from ember.nn.attention import SDPBackend, sdpa_kernel
+    from ember.nn.common_types import _size_2_t
+
+    q = E.tensor(np.random.default_rng(12).standard_normal((1, 2, 3, 4)))
+    want = F.scaled_dot_product_attention(q, q, q).numpy()
+    with sdpa_kernel([SDPBackend.FLASH_ATTENTION, SDPBackend.MATH], set_priority=True):
+        np.testing.assert_array_equal(F.scaled_dot_product_attention(q, q, q).numpy(), want)
+    with pytest.raises(AssertionError, match="Backend must be an instance of SDPBackend"):
+        with sdpa_kernel("flash"):
+            pass
+    assert int(SDPBackend.CUDNN_ATTENTION) == 3 and _size_2_t is not None
+    assert nn.factory_kwargs({"device": "cpu", "factory_kwargs": {"dtype": E.float64}}) == {"device": "cpu",
+                                                                                          "dtype": E.float64}
+    with pytest.raises(TypeError, match="unexpected kwargs"):
+        nn.factory_kwargs({"bias": True})
+    with pytest.raises(TypeError, match="dtype specified twice"):
+        nn.factory_kwargs({"dtype": E.float32, "factory_kwargs": {"dtype": E.float64}})

@@ -11,6 +11,8 @@ functional = _alias(__name__ + ".functional", _nn.functional)
 init = _alias(__name__ + ".init", _nn.init)
 utils = _alias(__name__ + ".utils", _nn.utils)
 grad = _alias(__name__ + ".grad", _nn.grad)
+attention = _alias(__name__ + ".attention", _nn.attention)
+common_types = _alias(__name__ + ".common_types", _nn.common_types)
 parameter = _alias(__name__ + ".parameter", __import__("ember.nn.parameter", fromlist=["Parameter"]))
 
 import ember.torch.nn.modules as modules  # noqa: E402 - not `from ember.torch.nn import`: the star import
