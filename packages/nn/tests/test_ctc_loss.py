@@ -48,6 +48,7 @@ def test_ctc_loss_matches_the_brute_force_sum_over_alignments():
     want = [brute_nll(lp[:il[i], i], targets[i, :tl[i]]) for i in range(3)]
     np.testing.assert_allclose(got, want, rtol=1e-12)
     mean = F.ctc_loss(E.tensor(lp), E.tensor(targets), il, tl).item()
+    assert E.ctc_loss(E.tensor(lp), E.tensor(targets), il, tl, 0, 1).item() == mean  # torch.ctc_loss's int reduction
     np.testing.assert_allclose(mean, np.mean([w / max(n, 1) for w, n in zip(want, tl)]), rtol=1e-12)
     np.testing.assert_allclose(F.ctc_loss(E.tensor(lp), E.tensor(targets), il, tl, reduction="sum").item(),
                                sum(want), rtol=1e-12)

@@ -171,7 +171,7 @@ def _lengths(v, name: str) -> tuple[int, ...]:
 
 
 def ctc_loss(log_probs: Tensor, targets: Tensor, input_lengths, target_lengths, blank: int = 0,
-             reduction: str = "mean", zero_infinity: bool = False) -> Tensor:
+             reduction: str | int = "mean", zero_infinity: bool = False) -> Tensor:
     """The CTC loss, as `torch.nn.functional.ctc_loss`.
 
     Args:
@@ -180,7 +180,7 @@ def ctc_loss(log_probs: Tensor, targets: Tensor, input_lengths, target_lengths, 
             `(S,)` when unbatched.
         input_lengths, target_lengths: `(N,)` tensors or sequences of ints (ints when unbatched).
         blank: the blank class. reduction: 'none' | 'mean' (each loss divided by its target length,
-            then averaged) | 'sum'. zero_infinity: impossible alignments give 0 and a zero gradient.
+            then averaged) | 'sum' (or 0, 1, 2, as `torch.ctc_loss` takes them). zero_infinity: impossible alignments give 0 and a zero gradient.
     Returns:
         the loss, `(N,)` for reduction='none'.
     Raises:
@@ -195,6 +195,8 @@ def ctc_loss(log_probs: Tensor, targets: Tensor, input_lengths, target_lengths, 
     from ember.core.ops.join import where
     from ember.core.ops.layout import unsqueeze
 
+    if isinstance(reduction, int) and 0 <= reduction <= 2:  # `torch.ctc_loss` takes at::Reduction's ints
+        reduction = ("none", "mean", "sum")[reduction]
     if reduction not in ("none", "mean", "sum"):
         raise ValueError(f"{reduction} is not a valid value for reduction")
     if not isinstance(log_probs, Tensor) or not isinstance(targets, Tensor):
