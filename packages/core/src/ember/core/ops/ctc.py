@@ -180,7 +180,8 @@ def ctc_loss(log_probs: Tensor, targets: Tensor, input_lengths, target_lengths, 
             `(S,)` when unbatched.
         input_lengths, target_lengths: `(N,)` tensors or sequences of ints (ints when unbatched).
         blank: the blank class. reduction: 'none' | 'mean' (each loss divided by its target length,
-            then averaged) | 'sum' (or 0, 1, 2, as `torch.ctc_loss` takes them). zero_infinity: impossible alignments give 0 and a zero gradient.
+            then averaged) | 'sum' (or 0, 1, 2, as `torch.ctc_loss` takes them).
+        zero_infinity: impossible alignments give 0 and a zero gradient.
     Returns:
         the loss, `(N,)` for reduction='none'.
     Raises:
