@@ -106,6 +106,14 @@ def test_grid_sample_float32_keeps_its_dtype():
     np.testing.assert_allclose(out.numpy(), ref_grid_sample(x, grid, "bilinear", "zeros", False), atol=1e-5)
 
 
+def test_taps_outside_the_input_read_nothing_even_next_to_inf():
+    x = np.zeros((1, 1, 3, 4))
+    x[0, 0, 0, 0] = np.inf  # offset 0: a skipped tap must not multiply it by a zero weight
+    grid = np.array([[[[1.1, 1.1], [-1.0, 0.9]]]])
+    out = F.grid_sample(E.tensor(x), E.tensor(grid), align_corners=True).numpy()
+    np.testing.assert_array_equal(out, np.zeros((1, 1, 1, 2)))
+
+
 def test_identity_affine_grid_samples_the_input_back():
     x = np.random.default_rng(1).standard_normal((2, 3, 4, 5))
     theta = E.tensor(np.tile(np.array([[1.0, 0, 0], [0, 1, 0]]), (2, 1, 1)))

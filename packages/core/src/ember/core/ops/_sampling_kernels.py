@@ -4,11 +4,15 @@ Imported by `sampling.py` on first use only, so `import ember.core` imports no N
 function is compiled on its first call and cached on disk. Helpers are module-level jitted
 functions (not closures), which keeps the disk cache valid across processes.
 
-Layouts: input `(N, C, D, H, W)` and grid `(N, Do, Ho, Wo, 3)`, contiguous; 2-D sampling runs
-here with D = 1 and a zero z coordinate, which reads only the z = 0 taps (their weight is 1).
-Coordinates are computed in float64. Modes: 0 bilinear, 1 nearest, 2 bicubic (2-D kernels
-only); padding: 0 zeros, 1 border, 2 reflection. Every read is bounds-checked here, since a
-grid holds arbitrary values.
+Two passes. `taps` turns each grid point into K taps: a flat offset into the input plane
+(-1 for a tap outside the input, which reads nothing), its weight, and the weight's derivative
+in each grid coordinate (the unnormalization and padding factors included); K is 1 (nearest),
+4 or 8 (bilinear in 2-D or 3-D) or 16 (bicubic, 2-D). Then every channel plane is gathered
+(forward), scattered into (input gradient) or contracted with the taps' derivatives (grid
+gradient) with contiguous loops over points: the coordinates are computed once per point, not
+once per channel. Layouts: input `(N, C, L)` with L = D*H*W (D = 1 in 2-D), grid `(N, P, gdim)`,
+contiguous. Coordinates are computed in float64. Modes: 0 bilinear, 1 nearest, 2 bicubic;
+padding: 0 zeros, 1 border, 2 reflection.
 """
 
 from __future__ import annotations
@@ -92,77 +96,6 @@ def _corner(i0, ic, bit):
     return i0, i0 + 1.0 - ic, -1.0
 
 
-@numba.njit(**_OPTS, parallel=True)
-def linear_forward(x, grid, out, mode, padding, align):
-    n_, c_, d_, h_, w_ = x.shape
-    do, ho, wo = grid.shape[1], grid.shape[2], grid.shape[3]
-    for row in prange(n_ * do * ho):
-        n = row // (do * ho)
-        oz = (row // ho) % do
-        oy = row % ho
-        for ox in range(wo):
-            ix = _source(grid[n, oz, oy, ox, 0], w_, padding, align)[0]
-            iy = _source(grid[n, oz, oy, ox, 1], h_, padding, align)[0]
-            iz = _source(grid[n, oz, oy, ox, 2], d_, padding, align)[0]
-            if mode == 1:
-                xi, yi, zi = _nearbyint(ix), _nearbyint(iy), _nearbyint(iz)
-                inside = 0 <= xi < w_ and 0 <= yi < h_ and 0 <= zi < d_
-                for c in range(c_):
-                    out[n, c, oz, oy, ox] = x[n, c, int(zi), int(yi), int(xi)] if inside else 0.0
-                continue
-            x0, y0, z0 = float(math.floor(ix)), float(math.floor(iy)), float(math.floor(iz))
-            for c in range(c_):
-                out[n, c, oz, oy, ox] = 0.0
-            for k in range(8):
-                tx, wx, _ = _corner(x0, ix, k & 1)
-                ty, wy, _ = _corner(y0, iy, (k >> 1) & 1)
-                tz, wz, _ = _corner(z0, iz, k >> 2)
-                if 0 <= tx < w_ and 0 <= ty < h_ and 0 <= tz < d_:
-                    wt = wx * wy * wz
-                    for c in range(c_):
-                        out[n, c, oz, oy, ox] += x[n, c, int(tz), int(ty), int(tx)] * wt
-
-
-@numba.njit(**_OPTS, parallel=True)
-def linear_backward(gout, x, grid, gin, ggrid, mode, padding, align):
-    # gin zeroed; one batch element per thread, so the scatter into gin never races
-    n_, c_, d_, h_, w_ = x.shape
-    do, ho, wo = grid.shape[1], grid.shape[2], grid.shape[3]
-    for n in prange(n_):
-        for oz in range(do):
-            for oy in range(ho):
-                for ox in range(wo):
-                    ix, mx = _source(grid[n, oz, oy, ox, 0], w_, padding, align)
-                    iy, my = _source(grid[n, oz, oy, ox, 1], h_, padding, align)
-                    iz, mz = _source(grid[n, oz, oy, ox, 2], d_, padding, align)
-                    gx = gy = gz = 0.0
-                    if mode == 1:
-                        xi, yi, zi = _nearbyint(ix), _nearbyint(iy), _nearbyint(iz)
-                        if 0 <= xi < w_ and 0 <= yi < h_ and 0 <= zi < d_:
-                            for c in range(c_):
-                                gin[n, c, int(zi), int(yi), int(xi)] += gout[n, c, oz, oy, ox]
-                    else:
-                        x0, y0, z0 = float(math.floor(ix)), float(math.floor(iy)), float(math.floor(iz))
-                        for k in range(8):
-                            tx, wx, sx = _corner(x0, ix, k & 1)
-                            ty, wy, sy = _corner(y0, iy, (k >> 1) & 1)
-                            tz, wz, sz = _corner(z0, iz, k >> 2)
-                            if 0 <= tx < w_ and 0 <= ty < h_ and 0 <= tz < d_:
-                                a, b, e = int(tz), int(ty), int(tx)
-                                acc = 0.0
-                                wt = wx * wy * wz
-                                for c in range(c_):
-                                    go = gout[n, c, oz, oy, ox]
-                                    gin[n, c, a, b, e] += wt * go
-                                    acc += x[n, c, a, b, e] * go
-                                gx += acc * sx * wy * wz
-                                gy += acc * wx * sy * wz
-                                gz += acc * wx * wy * sz
-                    ggrid[n, oz, oy, ox, 0] = gx * mx
-                    ggrid[n, oz, oy, ox, 1] = gy * my
-                    ggrid[n, oz, oy, ox, 2] = gz * mz
-
-
 @numba.njit(**_OPTS)
 def _cubic(t, k):
     # the weight of tap k (of 4, at offsets -1, 0, 1, 2) at fraction t, and its derivative in t
@@ -193,61 +126,109 @@ def _bounded(v, size, padding, align):
 
 
 @numba.njit(**_OPTS, parallel=True)
-def bicubic_forward(x, grid, out, padding, align):
-    # x (N, C, H, W), grid (N, Ho, Wo, 2), out (N, C, Ho, Wo)
-    n_, c_, h_, w_ = x.shape
-    ho, wo = grid.shape[1], grid.shape[2]
-    for row in prange(n_ * ho):
-        n, oy = row // ho, row % ho
-        for ox in range(wo):
-            ix = _finite(_unnormalize(grid[n, oy, ox, 0], w_, align)[0])
-            iy = _finite(_unnormalize(grid[n, oy, ox, 1], h_, align)[0])
+def taps(grid, d_, h_, w_, mode, padding, align, idx, wts, dws):
+    # grid (N, P, gdim); idx (N, P, K) int64; wts (N, P, K); dws (N, P, K, gdim)
+    n_, p_, gdim = grid.shape
+    k_ = idx.shape[2]
+    for row in prange(n_ * p_):
+        n, p = row // p_, row % p_
+        for k in range(k_):
+            idx[n, p, k] = -1
+            wts[n, p, k] = 0.0
+            for d in range(gdim):
+                dws[n, p, k, d] = 0.0
+        if mode == 2:
+            ix, mx = _unnormalize(grid[n, p, 0], w_, align)
+            iy, my = _unnormalize(grid[n, p, 1], h_, align)
+            ix, iy = _finite(ix), _finite(iy)
             x0, y0 = float(math.floor(ix)), float(math.floor(iy))
-            for c in range(c_):
-                out[n, c, oy, ox] = 0.0
-            for i in range(4):
-                yi = _bounded(y0 - 1.0 + i, h_, padding, align)
+            for a in range(4):
+                yi = _bounded(y0 - 1.0 + a, h_, padding, align)
                 if yi < 0:
                     continue
-                cy = _cubic(iy - y0, i)[0]
-                for j in range(4):
-                    xj = _bounded(x0 - 1.0 + j, w_, padding, align)
+                cy, dcy = _cubic(iy - y0, a)
+                for b in range(4):
+                    xj = _bounded(x0 - 1.0 + b, w_, padding, align)
                     if xj < 0:
                         continue
-                    wt = cy * _cubic(ix - x0, j)[0]
-                    for c in range(c_):
-                        out[n, c, oy, ox] += x[n, c, yi, xj] * wt
+                    cx, dcx = _cubic(ix - x0, b)
+                    k = 4 * a + b
+                    idx[n, p, k] = yi * w_ + xj
+                    wts[n, p, k] = cx * cy
+                    dws[n, p, k, 0] = dcx * cy * mx
+                    dws[n, p, k, 1] = cx * dcy * my
+            continue
+        ix, mx = _source(grid[n, p, 0], w_, padding, align)
+        iy, my = _source(grid[n, p, 1], h_, padding, align)
+        iz, mz = 0.0, 0.0
+        if gdim == 3:
+            iz, mz = _source(grid[n, p, 2], d_, padding, align)
+        if mode == 1:
+            xi, yi, zi = _nearbyint(ix), _nearbyint(iy), _nearbyint(iz)
+            if 0 <= xi < w_ and 0 <= yi < h_ and 0 <= zi < d_:
+                idx[n, p, 0] = (int(zi) * h_ + int(yi)) * w_ + int(xi)
+                wts[n, p, 0] = 1.0
+            continue
+        x0, y0, z0 = float(math.floor(ix)), float(math.floor(iy)), float(math.floor(iz))
+        for k in range(k_):
+            tx, wx, sx = _corner(x0, ix, k & 1)
+            ty, wy, sy = _corner(y0, iy, (k >> 1) & 1)
+            tz, wz, sz = _corner(z0, iz, k >> 2)
+            if 0 <= tx < w_ and 0 <= ty < h_ and 0 <= tz < d_:
+                idx[n, p, k] = (int(tz) * h_ + int(ty)) * w_ + int(tx)
+                wts[n, p, k] = wx * wy * wz
+                dws[n, p, k, 0] = sx * wy * wz * mx
+                dws[n, p, k, 1] = wx * sy * wz * my
+                if gdim == 3:
+                    dws[n, p, k, 2] = wx * wy * sz * mz
 
 
 @numba.njit(**_OPTS, parallel=True)
-def bicubic_backward(gout, x, grid, gin, ggrid, padding, align):
-    # gin zeroed; one batch element per thread
-    n_, c_, h_, w_ = x.shape
-    ho, wo = grid.shape[1], grid.shape[2]
-    for n in prange(n_):
-        for oy in range(ho):
-            for ox in range(wo):
-                ix, mx = _unnormalize(grid[n, oy, ox, 0], w_, align)
-                iy, my = _unnormalize(grid[n, oy, ox, 1], h_, align)
-                ix, iy = _finite(ix), _finite(iy)
-                x0, y0 = float(math.floor(ix)), float(math.floor(iy))
-                gx = gy = 0.0
-                for i in range(4):
-                    yi = _bounded(y0 - 1.0 + i, h_, padding, align)
-                    if yi < 0:
-                        continue
-                    cy, dcy = _cubic(iy - y0, i)
-                    for j in range(4):
-                        xj = _bounded(x0 - 1.0 + j, w_, padding, align)
-                        if xj < 0:
-                            continue
-                        cx, dcx = _cubic(ix - x0, j)
-                        acc = 0.0
-                        for c in range(c_):
-                            go = gout[n, c, oy, ox]
-                            gin[n, c, yi, xj] += cx * cy * go
-                            acc += x[n, c, yi, xj] * go
-                        gx += acc * dcx * cy
-                        gy += acc * cx * dcy
-                ggrid[n, oy, ox, 0] = gx * mx
-                ggrid[n, oy, ox, 1] = gy * my
+def gather(x, idx, wts, out):
+    # x (N, C, L), out (N, C, P): one channel plane per thread
+    n_, c_, p_ = out.shape
+    k_ = idx.shape[2]
+    for nc in prange(n_ * c_):
+        n, c = nc // c_, nc % c_
+        for p in range(p_):
+            acc = 0.0
+            for k in range(k_):
+                i = idx[n, p, k]
+                if i >= 0:
+                    acc += wts[n, p, k] * x[n, c, i]
+            out[n, c, p] = acc
+
+
+@numba.njit(**_OPTS, parallel=True)
+def scatter(gout, idx, wts, gin):
+    # gin (N, C, L) zeroed; one channel plane per thread, so the additions never race
+    n_, c_, p_ = gout.shape
+    k_ = idx.shape[2]
+    for nc in prange(n_ * c_):
+        n, c = nc // c_, nc % c_
+        for p in range(p_):
+            go = gout[n, c, p]
+            for k in range(k_):
+                i = idx[n, p, k]
+                if i >= 0:
+                    gin[n, c, i] += wts[n, p, k] * go
+
+
+@numba.njit(**_OPTS, parallel=True)
+def grid_grad(gout, x, idx, dws, ggrid):
+    # ggrid (N, P, gdim): sum over channels and taps of grad * value * d weight / d coordinate
+    n_, c_, p_ = gout.shape
+    k_, gdim = idx.shape[2], ggrid.shape[2]
+    for row in prange(n_ * p_):
+        n, p = row // p_, row % p_
+        for d in range(gdim):
+            ggrid[n, p, d] = 0.0
+        for k in range(k_):
+            i = idx[n, p, k]
+            if i < 0:
+                continue
+            v = 0.0
+            for c in range(c_):
+                v += gout[n, c, p] * x[n, c, i]
+            for d in range(gdim):
+                ggrid[n, p, d] += v * dws[n, p, k, d]

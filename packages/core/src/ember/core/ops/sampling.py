@@ -77,30 +77,31 @@ def _work(t: Tensor) -> np.ndarray:
     return np.ascontiguousarray(a, dtype=dt)
 
 
-def _as3d(input: Tensor, grid: Tensor):
-    """(x, grid) in the kernels' 3-D layouts: a 2-D problem gets D = 1 and z = 0."""
+def _taps(input: Tensor, grid: Tensor, interpolation_mode: int, padding_mode: int, align_corners: bool):
+    """The kernels' operands: x `(N, C, L)`, grid `(N, P, gdim)` and the taps `(idx, wts, dws)` of every point."""
+    K = _kernels()
     x, g = _work(input), _work(grid)
-    if x.ndim == 4:
-        x = x[:, :, None]
-        g = np.concatenate([g, np.zeros(g.shape[:-1] + (1,), g.dtype)], axis=-1)[:, None]
-    return x, g
+    n, c = x.shape[:2]
+    spatial = (1,) * (5 - x.ndim) + x.shape[2:]
+    gdim = g.shape[-1]
+    g = g.reshape(n, -1, gdim)
+    k = 16 if interpolation_mode == 2 else 1 if interpolation_mode == 1 else 2 ** gdim
+    idx = np.empty((n, g.shape[1], k), np.int64)
+    wts = np.empty((n, g.shape[1], k), x.dtype)
+    dws = np.empty((n, g.shape[1], k, gdim), x.dtype)
+    if idx.size:
+        K.taps(g.astype(x.dtype, copy=False), *spatial, interpolation_mode, padding_mode, bool(align_corners), idx, wts,
+               dws)
+    return x.reshape(n, c, -1), g, idx, wts, dws
 
 
 @grid_sampler_op.register("cpu")
 def _grid_sampler_cpu(input, grid, interpolation_mode, padding_mode, align_corners):
-    K = _kernels()
-    n, c = input._shape[:2]
-    if interpolation_mode == 2:
-        x, g = _work(input), _work(grid)
-        out = np.empty((n, c) + g.shape[1:3], x.dtype)
-        if out.size:
-            K.bicubic_forward(x, g, out, padding_mode, bool(align_corners))
-    else:
-        x, g = _as3d(input, grid)
-        out = np.empty((n, c) + g.shape[1:4], x.dtype)
-        if out.size:
-            K.linear_forward(x, g, out, interpolation_mode, padding_mode, bool(align_corners))
-        out = out.reshape((n, c) + tuple(grid._shape[1:-1]))
+    x, g, idx, wts, _ = _taps(input, grid, interpolation_mode, padding_mode, align_corners)
+    out = np.empty(x.shape[:2] + (g.shape[1],), x.dtype)
+    if out.size:
+        _kernels().gather(x, idx, wts, out)
+    out = out.reshape(tuple(input._shape[:2]) + tuple(grid._shape[1:-1]))
     return wrap(out.astype(input._dtype.np, copy=False))
 
 
@@ -124,21 +125,15 @@ def _grid_sampler_backward_meta(grad_output, input, grid, interpolation_mode, pa
 @grid_sampler_backward.register("cpu")
 def _grid_sampler_backward_cpu(grad_output, input, grid, interpolation_mode, padding_mode, align_corners):
     K = _kernels()
-    if interpolation_mode == 2:
-        x, g, go = _work(input), _work(grid), _work(grad_output)
-        gin, ggrid = np.zeros_like(x), np.zeros_like(g)
-        if go.size:
-            K.bicubic_backward(go.astype(x.dtype, copy=False), x, g, gin, ggrid, padding_mode, bool(align_corners))
-    else:
-        x, g = _as3d(input, grid)
-        go = _work(grad_output).astype(x.dtype, copy=False).reshape(x.shape[:2] + g.shape[1:4])
-        gin, ggrid = np.zeros_like(x), np.zeros_like(g)
-        if go.size:
-            K.linear_backward(go, x, g, gin, ggrid, interpolation_mode, padding_mode, bool(align_corners))
-        if input.ndim == 4:
-            gin, ggrid = gin[:, :, 0], ggrid[:, 0, ..., :2]
-    return (wrap(np.ascontiguousarray(gin).astype(input._dtype.np, copy=False)),
-            wrap(np.ascontiguousarray(ggrid).astype(grid._dtype.np, copy=False)))
+    x, g, idx, wts, dws = _taps(input, grid, interpolation_mode, padding_mode, align_corners)
+    go = _work(grad_output).astype(x.dtype, copy=False).reshape(x.shape[:2] + (g.shape[1],))
+    gin, ggrid = np.zeros_like(x), np.zeros_like(g, dtype=x.dtype)
+    if go.size:
+        K.scatter(go, idx, wts, gin)
+        if interpolation_mode != 1:  # nearest: the grid's gradient is zero
+            K.grid_grad(go, x, idx, dws, ggrid)
+    return (wrap(gin.reshape(tuple(input._shape)).astype(input._dtype.np, copy=False)),
+            wrap(ggrid.reshape(tuple(grid._shape)).astype(grid._dtype.np, copy=False)))
 
 
 def grid_sampler(input: Tensor, grid: Tensor, interpolation_mode: int, padding_mode: int,
