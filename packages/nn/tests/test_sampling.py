@@ -106,6 +106,16 @@ def test_grid_sample_float32_keeps_its_dtype():
     np.testing.assert_allclose(out.numpy(), ref_grid_sample(x, grid, "bilinear", "zeros", False), atol=1e-5)
 
 
+def test_empty_batch_and_empty_grid():
+    for n, grid_shape in ((0, (0, 2, 2, 2)), (2, (2, 0, 3, 2))):
+        x = E.zeros(n, 3, 4, 5, requires_grad=True)
+        g = E.zeros(*grid_shape, requires_grad=True)
+        out = F.grid_sample(x, g, align_corners=False)
+        assert tuple(out.shape) == (n, 3) + grid_shape[1:3]
+        out.sum().backward()
+        assert tuple(x.grad.shape) == (n, 3, 4, 5) and tuple(g.grad.shape) == grid_shape
+
+
 def test_taps_outside_the_input_read_nothing_even_next_to_inf():
     x = np.zeros((1, 1, 3, 4))
     x[0, 0, 0, 0] = np.inf  # offset 0: a skipped tap must not multiply it by a zero weight

@@ -84,7 +84,7 @@ def _taps(input: Tensor, grid: Tensor, interpolation_mode: int, padding_mode: in
     n, c = x.shape[:2]
     spatial = (1,) * (5 - x.ndim) + x.shape[2:]
     gdim = g.shape[-1]
-    g = g.reshape(n, -1, gdim)
+    g = g.reshape(n, int(np.prod(g.shape[1:-1])), gdim)
     k = 16 if interpolation_mode == 2 else 1 if interpolation_mode == 1 else 2 ** gdim
     idx = np.empty((n, g.shape[1], k), np.int64)
     wts = np.empty((n, g.shape[1], k), x.dtype)
@@ -92,7 +92,7 @@ def _taps(input: Tensor, grid: Tensor, interpolation_mode: int, padding_mode: in
     if idx.size:
         K.taps(g.astype(x.dtype, copy=False), *spatial, interpolation_mode, padding_mode, bool(align_corners), idx, wts,
                dws)
-    return x.reshape(n, c, -1), g, idx, wts, dws
+    return x.reshape(n, c, int(np.prod(spatial))), g, idx, wts, dws
 
 
 @grid_sampler_op.register("cpu")
