@@ -25,6 +25,7 @@ from ember.core.tensor import Tensor
 __all__ = ["fractional_max_pool2d", "fractional_max_pool3d"]
 
 _DIM_WORDS = {2: ("height", "width"), 3: ("time", "height", "width")}
+_CHUNK = 1 << 22  # window elements gathered at once (32 MiB of int64 positions)
 
 fractional_max_pool = declare("fractional_max_pool", doc="""Fractional max pooling returning (output, indices).
 
@@ -125,19 +126,25 @@ def _fractional_max_pool_cpu(input, kernel_size, output_size, samples):
     nd = len(kernel_size)
     spatial = tuple(input._shape[-nd:])
     lead = tuple(input._shape[:-nd])
-    x = input._np().reshape(-1, math.prod(spatial))
-    planes = x.shape[0]
-    pos = window_positions(plane_samples(input, samples, nd), spatial, kernel_size, output_size)
-    vals = np.take_along_axis(x, pos.reshape(planes, -1), 1).reshape(pos.shape)
-    pick = np.argmax(vals, axis=-1)
-    isnan = np.isnan(vals)
-    if isnan.any():  # PyTorch's `val > max || isnan(val)`: the last NaN of a window wins
-        last_nan = isnan.shape[-1] - 1 - np.argmax(isnan[..., ::-1], axis=-1)
-        pick = np.where(isnan.any(-1), last_nan, pick)
-    out = np.take_along_axis(vals, pick[..., None], -1)[..., 0]
-    idx = np.take_along_axis(pos, pick[..., None], -1)[..., 0]
+    x = input._np().reshape(math.prod(lead), math.prod(spatial))
+    u = plane_samples(input, samples, nd)
+    m = math.prod(output_size)
+    out = np.empty((x.shape[0], m), x.dtype)
+    idx = np.empty((x.shape[0], m), np.int64)
+    step = max(1, _CHUNK // max(1, m * math.prod(kernel_size)))  # planes per chunk: bounded scratch memory
+    for lo in range(0, x.shape[0], step):
+        hi = min(lo + step, x.shape[0])
+        pos = window_positions(u[lo:hi], spatial, kernel_size, output_size)
+        vals = np.take_along_axis(x[lo:hi], pos.reshape(hi - lo, -1), 1).reshape(pos.shape)
+        pick = np.argmax(vals, axis=-1)
+        isnan = np.isnan(vals)
+        if isnan.any():  # PyTorch's `val > max || isnan(val)`: the last NaN of a window wins
+            last_nan = isnan.shape[-1] - 1 - np.argmax(isnan[..., ::-1], axis=-1)
+            pick = np.where(isnan.any(-1), last_nan, pick)
+        out[lo:hi] = np.take_along_axis(vals, pick[..., None], -1)[..., 0]
+        idx[lo:hi] = np.take_along_axis(pos, pick[..., None], -1)[..., 0]
     shape = lead + tuple(output_size)
-    return wrap(np.ascontiguousarray(out).reshape(shape)), wrap(np.ascontiguousarray(idx).reshape(shape))
+    return wrap(out.reshape(shape)), wrap(idx.reshape(shape))
 
 
 def _tuple(v, nd: int, what: str, op: str) -> tuple:
