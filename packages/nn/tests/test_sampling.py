@@ -273,3 +273,41 @@ def test_grid_sample_on_cuda_matches_the_cpu(nd, mode, pad, align):
         results.append([out.detach().cpu().numpy(), xt.grad.cpu().numpy(), gt.grad.cpu().numpy()])
     for a, b in zip(*results):
         np.testing.assert_allclose(b, a, atol=1e-12)
+
+
+@pytest.mark.torch
+def test_a_spatial_transformer_trains_with_pytorchs_loss_trajectory():
+    """Localization net -> affine_grid -> grid_sample -> MSE to a target, SGD from the same weights."""
+    torch = pytest.importorskip("torch")
+    import ember.nn as enn
+    import ember.optim as eoptim
+
+    rng = np.random.default_rng(11)
+    x, target = rng.standard_normal((4, 2, 6, 6)), rng.standard_normal((4, 2, 5, 5))
+    w = rng.standard_normal((6, 72)) * 0.05
+    b = np.array([1.0, 0.0, 0.0, 0.0, 1.0, 0.0])
+
+    def run(lib, nn_mod, optim, tensor):
+        loc = nn_mod.Linear(72, 6).double()
+        with lib.no_grad():
+            loc.weight.copy_(tensor(w))
+            loc.bias.copy_(tensor(b))
+        opt = optim.SGD(loc.parameters(), lr=0.5)
+        fn = nn_mod.functional
+        losses = []
+        for _ in range(4):
+            xt = tensor(x)
+            theta = loc(xt.reshape(4, -1)).reshape(4, 2, 3)
+            grid = fn.affine_grid(theta, (4, 2, 5, 5), align_corners=False)
+            out = fn.grid_sample(xt, grid, mode="bilinear", padding_mode="border", align_corners=False)
+            loss = fn.mse_loss(out, tensor(target))
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            losses.append(loss.item())
+        return losses
+
+    ours = run(E, enn, eoptim, lambda a: E.tensor(a))
+    theirs = run(torch, torch.nn, torch.optim, lambda a: torch.tensor(a))
+    np.testing.assert_allclose(ours, theirs, rtol=1e-10)
+    assert ours[-1] < ours[0]
