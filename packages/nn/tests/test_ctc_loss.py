@@ -175,3 +175,32 @@ def test_cuda_matches_the_cpu(concat):
         results.append((loss.detach().cpu().numpy(), xt.grad.cpu().numpy()))
     np.testing.assert_allclose(results[1][0], results[0][0], rtol=1e-12)
     np.testing.assert_allclose(results[1][1], results[0][1], rtol=1e-10, atol=1e-14)
+
+
+@pytest.mark.torch
+def test_a_ctc_model_trains_with_pytorchs_loss_trajectory():
+    torch = pytest.importorskip("torch")
+    import ember.optim as eoptim
+
+    rng = np.random.default_rng(12)
+    feats, w = rng.standard_normal((10, 3, 4)), rng.standard_normal((5, 4)) * 0.1
+    targets, il, tl = np.array([[1, 2, 2], [3, 4, 0], [1, 0, 0]]), [10, 8, 6], [3, 2, 1]
+
+    def run(lib, nn_mod, optim):
+        lin = nn_mod.Linear(4, 5, bias=False).double()
+        with lib.no_grad():
+            lin.weight.copy_(lib.tensor(w))
+        opt = optim.Adam(lin.parameters(), lr=0.1)
+        ctc = nn_mod.CTCLoss(blank=0, zero_infinity=True)
+        losses = []
+        for _ in range(5):
+            loss = ctc(lin(lib.tensor(feats)).log_softmax(2), lib.tensor(targets), il, tl)
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            losses.append(loss.item())
+        return losses
+
+    ours, theirs = run(E, nn, eoptim), run(torch, torch.nn, torch.optim)
+    np.testing.assert_allclose(ours, theirs, rtol=1e-10)
+    assert ours[-1] < ours[0]
