@@ -235,3 +235,43 @@ def test_attention_backend_selection_common_types_and_factory_kwargs():
         nn.factory_kwargs({"bias": True})
     with pytest.raises(TypeError, match="dtype specified twice"):
         nn.factory_kwargs({"dtype": E.float32, "factory_kwargs": {"dtype": E.float64}})
+
+
+def test_grouped_mm_every_operand_layout_against_numpy():
+    rng = np.random.default_rng(13)
+    a2, a3 = rng.standard_normal((6, 8)), rng.standard_normal((3, 4, 8))
+    b3, b2 = rng.standard_normal((3, 8, 4)), rng.standard_normal((8, 12))
+    offs = E.tensor([2, 3, 5], dtype=E.int32)
+    np.testing.assert_allclose(F.grouped_mm(E.tensor(a3), E.tensor(b3)).numpy(), a3 @ b3, rtol=1e-12)
+    got = F.grouped_mm(E.tensor(a2), E.tensor(b3), offs=offs).numpy()
+    want = np.concatenate([a2[:2] @ b3[0], a2[2:3] @ b3[1], a2[3:5] @ b3[2], np.zeros((1, 4))])
+    np.testing.assert_allclose(got, want, rtol=1e-12)
+    got = F.grouped_mm(E.tensor(a3), E.tensor(b2), offs=E.tensor([4, 8, 12])).numpy()
+    np.testing.assert_allclose(got, np.concatenate([a3[i] @ b2[:, 4 * i:4 * i + 4] for i in range(3)], 1), rtol=1e-12)
+    a22, b22 = rng.standard_normal((4, 12)), rng.standard_normal((12, 5))
+    got = F.grouped_mm(E.tensor(a22), E.tensor(b22), offs=E.tensor([4, 8, 12])).numpy()
+    np.testing.assert_allclose(got, np.stack([a22[:, 4 * i:4 * i + 4] @ b22[4 * i:4 * i + 4] for i in range(3)]),
+                               rtol=1e-12)
+    at = E.tensor(a2, requires_grad=True)
+    assert E.gradcheck(lambda t: F.grouped_mm(t, E.tensor(b3), offs=offs), (at,))
+    with pytest.raises(RuntimeError, match="Have to provide offsets if there is a 2d matrix"):
+        F.grouped_mm(E.tensor(a2), E.tensor(b3))
+    with pytest.raises(RuntimeError, match="Bias not supported yet"):
+        F.grouped_mm(E.tensor(a3), E.tensor(b3), bias=E.zeros(4))
+    with pytest.raises(RuntimeError, match="offs must be non-decreasing and at most 6"):
+        F.grouped_mm(E.tensor(a2), E.tensor(b3), offs=E.tensor([2, 1, 7]))
+
+
+@pytest.mark.torch
+def test_grouped_mm_matches_pytorch():
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(14)
+    a3, b3 = rng.standard_normal((3, 4, 8)).astype(np.float32), rng.standard_normal((3, 8, 4)).astype(np.float32)
+    a22, b22 = rng.standard_normal((4, 12)).astype(np.float32), rng.standard_normal((12, 8)).astype(np.float32)
+    offs = [4, 8, 12]
+    want = torch.nn.functional.grouped_mm(torch.tensor(a22), torch.tensor(b22),
+                                          offs=torch.tensor(offs, dtype=torch.int32))
+    got = F.grouped_mm(E.tensor(a22), E.tensor(b22), offs=E.tensor(offs, dtype=E.int32))
+    np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-5, atol=1e-5)
+    want = torch.nn.functional.grouped_mm(torch.tensor(a3), torch.tensor(b3))
+    np.testing.assert_allclose(F.grouped_mm(E.tensor(a3), E.tensor(b3)).numpy(), want.numpy(), rtol=1e-5, atol=1e-5)

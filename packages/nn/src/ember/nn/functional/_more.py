@@ -13,7 +13,7 @@ from ember.core import Tensor
 from ember.core.tensor import describe
 
 __all__ = ["alpha_dropout", "feature_alpha_dropout", "dropout3d", "rrelu", "rrelu_", "conv_tbc",
-           "native_channel_shuffle", "linear_cross_entropy", "assert_int_or_pair", "boolean_dispatch"]
+           "native_channel_shuffle", "linear_cross_entropy", "assert_int_or_pair", "boolean_dispatch", "grouped_mm"]
 
 _SELU_ALPHA = 1.7580993408473766  # -SELU's negative saturation (scale * alpha), what dropped units are set to
 
@@ -148,6 +148,46 @@ def linear_cross_entropy(input: Tensor, linear_weight: Tensor, target: Tensor, *
         logits = logits + linear_bias
     return cross_entropy(logits, target, weight=weight, reduction=reduction,
                          ignore_index=-100 if ignore_index is None else ignore_index, label_smoothing=label_smoothing)
+
+
+def grouped_mm(mat_a: Tensor, mat_b: Tensor, *, offs: Tensor | None = None, bias: Tensor | None = None,
+               out_dtype=None) -> Tensor:
+    """Per-group matrix products (Mixture-of-Experts layers), as `torch.nn.functional.grouped_mm`.
+
+    3-D `(G, M, K)` @ 3-D `(G, K, N)` is a batched matmul (no offs). With a 2-D operand, `offs`
+    (ascending group ends) splits its jagged dim: 2-D `(M, K)` @ 3-D `(G, K, N)` splits the rows of
+    mat_a -> `(M, N)`; 3-D `(G, M, K)` @ 2-D `(K, N)` the columns of mat_b -> `(M, N)`; 2-D `(M, K)` @
+    2-D `(K, N)` the shared K -> `(G, M, N)`. Rows or columns past `offs[-1]` are zero (PyTorch leaves
+    them unwritten). Composed from matmuls, so it is differentiable on any dtype and device.
+    """
+    if bias is not None:
+        raise RuntimeError("Bias not supported yet")
+    if mat_a.dim() not in (2, 3) or mat_b.dim() not in (2, 3):
+        raise RuntimeError(f"grouped_mm: expected 2-D or 3-D operands; got {describe(mat_a)} and {describe(mat_b)}")
+    if (offs is None) != (mat_a.dim() == 3 and mat_b.dim() == 3):
+        raise RuntimeError("Have to provide offsets if there is a 2d matrix, or no offset if both matrices are 3d")
+    if offs is None:
+        out = ea.matmul(mat_a, mat_b)
+    else:
+        ends = [int(v) for v in offs.detach().cpu().reshape(-1).tolist()]
+        jagged = mat_a.shape[0] if mat_a.dim() == 2 and mat_b.dim() == 3 else \
+            mat_b.shape[1] if mat_a.dim() == 3 else mat_a.shape[1]
+        if any(b < a for a, b in zip([0] + ends, ends)) or (ends and ends[-1] > jagged):
+            raise RuntimeError(f"grouped_mm: offs must be non-decreasing and at most {jagged}; got {ends}")
+        spans = list(zip([0] + ends[:-1], ends))
+        if mat_a.dim() == 2 and mat_b.dim() == 3:
+            parts = [ea.matmul(mat_a[s:e], mat_b[g]) for g, (s, e) in enumerate(spans)]
+            parts.append(ea.zeros(jagged - (ends[-1] if ends else 0), mat_b.shape[2], dtype=mat_a.dtype,
+                                  device=mat_a.device))
+            out = ea.cat(parts, 0)
+        elif mat_a.dim() == 3:
+            parts = [ea.matmul(mat_a[g], mat_b[:, s:e]) for g, (s, e) in enumerate(spans)]
+            parts.append(ea.zeros(mat_a.shape[1], jagged - (ends[-1] if ends else 0), dtype=mat_a.dtype,
+                                  device=mat_a.device))
+            out = ea.cat(parts, 1)
+        else:
+            out = ea.stack([ea.matmul(mat_a[:, s:e], mat_b[s:e]) for s, e in spans])
+    return out if out_dtype is None else out.to(out_dtype)
 
 
 def assert_int_or_pair(arg: list[int] | int, arg_name: str, message: str) -> None:
