@@ -363,6 +363,19 @@ SAMPLES.update({
                    for shape in ((3, 3), (4, 2), (2, 4)) for full in (False, True)],
 })
 
+# sampling, CTC and pooling kernels of the functional layer (grids inside [-1, 1) keep taps off the pixel edges)
+SAMPLES.update({
+    "grid_sampler": [(lambda x, g, m=m, p=p, a=a: op("grid_sampler")(x, g, m, p, a),
+                      (make((1, 2, 3, 4)), make((1, 2, 2, 2), -0.9, 0.9, rng=np.random.default_rng(4))))
+                     for m, p, a in ((0, 0, False), (0, 2, True), (2, 1, False))],
+    "ctc_loss": [(lambda x: op("ctc_loss")(x.log_softmax(2), idx([[1, 2], [2, 0]]), (4, 3), (2, 1), 0, False)[0],
+                  (make((4, 2, 3)),))],
+    "fractional_max_pool": [(lambda x: op("fractional_max_pool")(x, (2, 2), (2, 3), E.tensor([[[0.3, 0.6]]],
+                                                                                         dtype=F64))[0],
+                             (_distinct(1, 1, 4, 5),))],
+    "max_unpool": [(lambda x: op("max_unpool")(x, idx([[[[0, 3], [10, 15]]]]), (4, 4)), (make((1, 1, 2, 2)),))],
+})
+
 
 def make_complex(shape, seed: int = 0) -> E.Tensor:
     """A complex128 leaf (gradcheck perturbs its real and imaginary parts)."""
@@ -415,6 +428,11 @@ SAMPLES.update({
 # derivatives ember does not provide: differentiating them raises (QR of a wide matrix)
 NO_DOUBLE_BACKWARD = {
     "linalg_qr": lambda x, g: op("linalg_qr")(x, "reduced")[1] * g[:2, :2].sum(),
+    "ctc_loss_backward": lambda x, g: op("ctc_loss_backward")(
+        g[0, :1], x.reshape(2, 1, 3), idx([[1]]), (2,), (1,), *op("ctc_loss")(x.detach().reshape(2, 1, 3), idx([[1]]),
+                                                                              (2,), (1,), 0, False), 0, False),
+    "grid_sampler_backward": lambda x, g: op("grid_sampler_backward")(
+        g.reshape(1, 1, 2, 3), x.reshape(1, 1, 2, 3), E.zeros(1, 2, 3, 2, dtype=F64), 0, 0, False)[0],
 }
 
 

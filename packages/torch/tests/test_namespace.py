@@ -15,8 +15,9 @@ from ember.torch._unsupported import UnsupportedError
 
 NN_MODULES = ["activation", "batchnorm", "channelshuffle", "container", "conv", "distance", "dropout", "flatten",
               "fold", "instancenorm", "linear", "loss", "module", "normalization", "padding", "pixelshuffle",
-              "pooling", "rnn", "sparse", "transformer", "upsampling"]
-SUBMODULES = ["nn", "nn.functional", "nn.init", "nn.utils", "nn.utils.rnn", "nn.utils.parametrizations",
+              "pooling", "rnn", "sparse", "transformer", "upsampling", "adaptive", "linear_cross_entropy_options"]
+SUBMODULES = ["nn", "nn.functional", "nn.grad", "nn.attention", "nn.common_types", "nn.init", "nn.utils",
+              "nn.utils.rnn", "nn.utils.parametrizations",
               "nn.parallel", "nn.modules", "nn.parameter", "optim", "optim.lr_scheduler", "utils", "utils.data",
               "utils.data.distributed", "utils.data.dataloader", "utils.data.sampler", "utils.data.dataset",
               "utils.checkpoint", "autograd", "autograd.functional", "multiprocessing", "serialization", "backends",

@@ -47,6 +47,10 @@ from ember.core.ops.upsample import *  # noqa: F403
 from ember.core.ops.complex import *  # noqa: F403
 from ember.core.ops import complex as _complex_ops
 from ember.core import fft
+from ember.core.ops.sampling import *  # noqa: F403
+from ember.core.ops.unpool import *  # noqa: F403
+from ember.core.ops.ctc import *  # noqa: F403
+from ember.core.ops.fractional_pool import *  # noqa: F403
 from ember.core import cuda  # noqa: E402 - after the star imports, which export the method `cuda`
 from ember.core.cuda.interop import from_dlpack
 from ember.core import special, testing

@@ -56,6 +56,7 @@ class AcceleratorError(RuntimeError):
     """An error the accelerator's runtime reported (`torch.AcceleratorError`)."""
 from ember.torch.amp import autocast, get_autocast_dtype, is_autocast_enabled  # noqa: E402
 from ember.torch._importer import install, uninstall  # noqa: E402
+from ember.torch._nn_ops import *  # noqa: E402, F403 - torch.kl_div, torch.conv_tbc ...
 
 inf, nan, pi, e = _math.inf, _math.nan, _math.pi, _math.e
 newaxis = None

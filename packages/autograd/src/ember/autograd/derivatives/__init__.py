@@ -9,13 +9,13 @@ test checks that every other differentiable op has an entry.
 
 from __future__ import annotations
 
-from ember.autograd.derivatives import complex, elementwise, fft, indexing, linalg, nn, reduce, shape, special
+from ember.autograd.derivatives import complex, elementwise, fft, indexing, linalg, nn, nn_extra, reduce, shape, special
 from ember.autograd.derivatives._entry import Derivative
 
 __all__ = ["TABLE", "Derivative"]
 
 TABLE: dict[str, Derivative] = {}
-for _module in (elementwise, shape, reduce, indexing, linalg, nn, complex, fft, special):
+for _module in (elementwise, shape, reduce, indexing, linalg, nn, nn_extra, complex, fft, special):
     for _entry in _module.ENTRIES:
         if _entry.op_name in TABLE:
             raise RuntimeError(f"two derivative entries for op '{_entry.op_name}'")

@@ -25,7 +25,7 @@ from ember.core.ops.conv import Size2
 from ember.core.ops._util import wrap
 from ember.core.tensor import Tensor, describe
 
-__all__ = ["max_pool1d", "max_pool2d", "max_pool3d", "max_unpool1d", "max_unpool2d", "avg_pool1d", "avg_pool2d",
+__all__ = ["max_pool1d", "max_pool2d", "max_pool3d", "avg_pool1d", "avg_pool2d",
            "avg_pool3d", "adaptive_avg_pool1d", "adaptive_avg_pool2d", "adaptive_avg_pool3d", "adaptive_max_pool1d",
            "adaptive_max_pool2d", "adaptive_max_pool3d", "max_pool1d_with_indices",
            "max_pool2d_backward", "avg_pool2d_backward", "adaptive_avg_pool2d_backward"]
@@ -271,45 +271,6 @@ def max_pool2d(input: Tensor, kernel_size: Size2, stride: Size2 | None = None, p
     _check_window("max_pool2d", input, k, s, p, d, ceil_mode)
     out, idx = max_pool2d_with_indices(input, k, s, p, d, bool(ceil_mode))
     return (out, idx) if return_indices else out
-
-
-def max_unpool2d(input: Tensor, indices: Tensor, kernel_size: Size2, stride: Size2 | None = None, padding: Size2 = 0,
-                 output_size: tuple[int, ...] | None = None) -> Tensor:
-    """The partial inverse of max_pool2d: each value written at its index, zeros elsewhere.
-
-    Args:
-        input, indices: max_pool2d's output and indices, `(N, C, H, W)` or `(C, H, W)`.
-        output_size: the unpooled (H, W) (default `(H - 1) * stride - 2 * padding + kernel_size`).
-
-    >>> import ember.core as ec
-    >>> out, idx = ec.max_pool2d(ec.tensor([[[1.0, 4.0], [3.0, 2.0]]]), 2, return_indices=True)
-    >>> ec.max_unpool2d(out, idx, 2).tolist()
-    [[[0.0, 4.0], [0.0, 0.0]]]
-    """
-    _check_input("max_unpool2d", input, 2)
-    k = _pair(kernel_size, "kernel_size", "max_unpool2d")
-    s = k if stride is None else _pair(stride, "stride", "max_unpool2d")
-    p = _pair(padding, "padding", "max_unpool2d")
-    if output_size is None:
-        hw = tuple((n - 1) * ss - 2 * pp + kk for n, ss, pp, kk in zip(input.shape[-2:], s, p, k))
-    else:
-        hw = tuple(int(v) for v in tuple(output_size)[-2:])
-    if tuple(indices.shape) != tuple(input.shape):
-        raise RuntimeError(f"Expected shape of indices to be same as that of the input tensor; got "
-                           f"{describe(indices)} and {describe(input)}")
-    return max_pool2d_backward(input, indices, tuple(input.shape[:-2]) + hw)
-
-
-def max_unpool1d(input: Tensor, indices: Tensor, kernel_size: Size2, stride: Size2 | None = None, padding: Size2 = 0,
-                 output_size: tuple[int, ...] | None = None) -> Tensor:
-    """The partial inverse of max_pool1d over `(N, C, L)` or `(C, L)`."""
-    from ember.core.ops.layout import squeeze, unsqueeze
-
-    k = _one(kernel_size)
-    size = None if output_size is None else (1, int(tuple(output_size)[-1]))
-    out = max_unpool2d(unsqueeze(input, -2), unsqueeze(indices, -2), (1, k), (1, _one(stride, k)),
-                       (0, _one(padding)), size)
-    return squeeze(out, -2)
 
 
 def _via_2d(fn, input: Tensor, *args, **kwargs):

@@ -6,3 +6,7 @@ from ember.nn.functional._layers import *
 from ember.nn.functional._loss import *
 from ember.nn.functional._extra import *
 from ember.nn.functional._volumetric import *
+from ember.nn.functional._vision import *
+from ember.nn.functional._loss_extra import *
+from ember.nn.functional._composed import *
+from ember.nn import grad  # noqa: E402 - `torch.nn.functional.grad` is the module `torch.nn.grad`

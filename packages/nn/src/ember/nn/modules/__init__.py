@@ -32,6 +32,10 @@ from ember.nn.modules.transformer import (
 )
 from ember.nn.modules.upsampling import Upsample
 from ember.nn.modules.extra import *
+from ember.nn.modules.vision import *
+from ember.nn.modules.loss_extra import *
+from ember.nn.modules.linear_cross_entropy import *
+from ember.nn.modules.linear_cross_entropy import LinearCrossEntropyOptions
 from ember.nn.modules.parallel import DataParallel
 
 # the layer classes and the global hook registrars, not this package's submodules
@@ -39,4 +43,4 @@ __all__ = sorted(n for n, v in dict(globals()).items() if isinstance(v, type) an
     "LazyModuleMixin", "register_module_forward_hook", "register_module_forward_pre_hook",
     "register_module_full_backward_pre_hook", "register_module_full_backward_hook", "register_module_backward_hook",
     "register_module_buffer_registration_hook", "register_module_module_registration_hook",
-    "register_module_parameter_registration_hook"]
+    "register_module_parameter_registration_hook", "LinearCrossEntropyOptions"]

@@ -1,7 +1,4 @@
-"""`torch.nn.modules.loss`: PyTorch's module path for these ember.nn layers.
-
-Not provided: NLLLoss2d, MultiLabelMarginLoss, LinearCrossEntropyLoss, TripletMarginWithDistanceLoss, CTCLoss.
-"""
+"""`torch.nn.modules.loss`: PyTorch's module path for these ember.nn layers."""
 
 from ember.nn.modules.loss import (
     BCELoss, BCEWithLogitsLoss, CosineEmbeddingLoss, CrossEntropyLoss, GaussianNLLLoss, HingeEmbeddingLoss,
@@ -16,3 +13,13 @@ __all__ = [
     "MultiLabelSoftMarginLoss", "MultiMarginLoss", "NLLLoss", "PoissonNLLLoss", "SmoothL1Loss", "SoftMarginLoss",
     "TripletMarginLoss"
 ]
+
+from ember.nn.modules.loss_extra import (  # noqa: E402
+    CTCLoss, MultiLabelMarginLoss, NLLLoss2d, TripletMarginWithDistanceLoss,
+)
+
+__all__ += ["CTCLoss", "MultiLabelMarginLoss", "NLLLoss2d", "TripletMarginWithDistanceLoss"]
+
+from ember.nn.modules.linear_cross_entropy import LinearCrossEntropyLoss  # noqa: E402
+
+__all__ += ["LinearCrossEntropyLoss"]

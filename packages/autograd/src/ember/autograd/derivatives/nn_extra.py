@@ -1,0 +1,56 @@
+"""Derivatives of the sampling, CTC and unpooling kernels (grid_sampler, ctc_loss, ...).
+
+Their backward ops are not differentiable again, as PyTorch's are not: the rules of those
+backward ops raise when a second derivative is asked for.
+"""
+
+from __future__ import annotations
+
+import math
+
+from ember.core.dispatch import get_op
+
+from ember.autograd.derivatives._entry import derivative as d
+from ember.autograd.derivatives._helpers import not_implemented
+
+
+def _grid_sampler(grad, input, grid, interpolation_mode, padding_mode, align_corners):
+    return get_op("grid_sampler_backward")(grad, input, grid, interpolation_mode, padding_mode, align_corners)
+
+
+def _max_unpool(grad, indices, input_shape, output_size):
+    """The gradient of each unpooled value: `grad` read at its index."""
+    nd = len(output_size)
+    planes = math.prod(input_shape[:-nd])
+    g = grad.reshape(planes, math.prod(output_size)).gather(1, indices.reshape(planes, math.prod(input_shape[-nd:])))
+    return g.reshape(tuple(input_shape))
+
+
+def _ctc_loss(grad, log_probs, targets, input_lengths, target_lengths, blank, zero_infinity, result0, result1):
+    return get_op("ctc_loss_backward")(grad, log_probs, targets, input_lengths, target_lengths, result0, result1,
+                                       blank, zero_infinity)
+
+
+def _fractional_max_pool(grad, result1, input_shape, kernel_size):
+    """max_pool2d_backward's scatter-add by index, over planes flattened to `(*, 1, prod(spatial))`."""
+    nd = len(kernel_size)
+    lead = tuple(input_shape[:-nd])
+    g = get_op("max_pool2d_backward")(grad.reshape(lead + (1, -1)), result1.reshape(lead + (1, -1)),
+                                      lead + (1, math.prod(input_shape[-nd:])))
+    return g.reshape(tuple(input_shape))
+
+
+ENTRIES = [
+    d("grid_sampler(input, grid, interpolation_mode, padding_mode, align_corners)",
+      name="GridSampler2DBackward0", **{"input, grid": _grid_sampler}),
+    d("grid_sampler_backward(grad_output, input, grid, interpolation_mode, padding_mode, align_corners)",
+      **{"grad_output, input, grid": not_implemented("grid_sampler_backward")}),
+    d("ctc_loss(log_probs, targets, input_lengths, target_lengths, blank, zero_infinity)", name="CtcLossBackward0",
+      targets=None, log_probs=_ctc_loss),
+    d("ctc_loss_backward(grad, log_probs, targets, input_lengths, target_lengths, neg_log_likelihood, log_alpha, "
+      "blank, zero_infinity)", targets=None,
+      **{"grad, log_probs, log_alpha, neg_log_likelihood": not_implemented("ctc_loss_backward")}),
+    d("fractional_max_pool(input, kernel_size, output_size, samples)", name="FractionalMaxPoolBackward0",
+      samples=None, input=_fractional_max_pool),
+    d("max_unpool(input, indices, output_size)", name="MaxUnpoolBackward0", indices=None, input=_max_unpool),
+]

@@ -1,0 +1,313 @@
+"""grid_sample and affine_grid: values against a float64 loop reference, gradients of input and
+grid by finite differences, PyTorch's values and gradients, and PyTorch's errors."""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import numpy as np
+import pytest
+
+import ember.autograd as E
+import ember.nn.functional as F
+
+MODES = ["bilinear", "nearest", "bicubic"]
+PADS = ["zeros", "border", "reflection"]
+
+
+# --- a float64 reference written from the definitions, one point at a time ---------------
+def _unnorm(c, n, align):
+    return (c + 1) / 2 * (n - 1) if align else ((c + 1) * n - 1) / 2
+
+
+def _reflect(c, lo2, hi2):
+    if lo2 == hi2:
+        return 0.0
+    lo, span = lo2 / 2, (hi2 - lo2) / 2
+    c = abs(c - lo)
+    flips, extra = math.floor(c / span), c % span
+    return extra + lo if flips % 2 == 0 else span - extra + lo
+
+
+def _padc(c, n, pad, align):
+    if pad == "reflection":
+        c = _reflect(c, 0, 2 * (n - 1)) if align else _reflect(c, -1, 2 * n - 1)
+    if pad != "zeros":
+        c = min(max(c, 0.0), n - 1.0)
+    return c
+
+
+def _read(plane, idx):
+    return plane[idx] if all(0 <= i < n for i, n in zip(idx, plane.shape)) else 0.0
+
+
+def _cubic_w(t):
+    a = -0.75
+    f1 = lambda s: ((a + 2) * s - (a + 3)) * s * s + 1  # noqa: E731
+    f2 = lambda s: ((a * s - 5 * a) * s + 8 * a) * s - 4 * a  # noqa: E731
+    return [f2(t + 1), f1(t), f1(1 - t), f2(2 - t)]
+
+
+def ref_grid_sample(x, grid, mode, pad, align):
+    n_, c_ = x.shape[:2]
+    sp = x.shape[2:]
+    nd = len(sp)
+    out = np.zeros((n_, c_) + grid.shape[1:-1])
+    for n in range(n_):
+        for pos in np.ndindex(*grid.shape[1:-1]):
+            coords = grid[(n,) + pos][::-1]  # (z,) y, x in the input's dim order
+            for c in range(c_):
+                plane = x[n, c]
+                if mode == "bicubic":
+                    iy, ix = (_unnorm(v, s, align) for v, s in zip(coords, sp))
+                    y0, x0 = math.floor(iy), math.floor(ix)
+                    wy, wx = _cubic_w(iy - y0), _cubic_w(ix - x0)
+                    v = 0.0
+                    for i, j in itertools.product(range(4), range(4)):
+                        yy = int(_padc(y0 - 1 + i, sp[0], pad, align))
+                        xx = int(_padc(x0 - 1 + j, sp[1], pad, align))
+                        v += wy[i] * wx[j] * _read(plane, (yy, xx))
+                    out[(n, c) + pos] = v
+                    continue
+                src = [_padc(_unnorm(v, s, align), s, pad, align) for v, s in zip(coords, sp)]
+                if mode == "nearest":
+                    out[(n, c) + pos] = _read(plane, tuple(int(np.rint(s)) for s in src))
+                    continue
+                lo = [math.floor(s) for s in src]
+                v = 0.0
+                for bits in itertools.product((0, 1), repeat=nd):
+                    w = np.prod([(s - f) if b else (f + 1 - s) for s, f, b in zip(src, lo, bits)])
+                    v += w * _read(plane, tuple(f + b for f, b in zip(lo, bits)))
+                out[(n, c) + pos] = v
+    return out
+
+
+def _case(nd, seed=0, spread=1.5):
+    rng = np.random.default_rng(seed)
+    x = rng.standard_normal((2, 2) + ((3, 4) if nd == 2 else (2, 3, 4)))
+    grid = rng.uniform(-spread, spread, (2,) + ((3, 2) if nd == 2 else (2, 2, 2)) + (nd,))
+    return x, grid
+
+
+@pytest.mark.parametrize(("nd", "mode", "pad", "align"),
+                         [(nd, m, p, a) for nd in (2, 3) for m in MODES for p in PADS for a in (False, True)
+                          if not (nd == 3 and m == "bicubic")])
+def test_grid_sample_matches_the_float64_reference(nd, mode, pad, align):
+    x, grid = _case(nd)
+    out = F.grid_sample(E.tensor(x), E.tensor(grid), mode=mode, padding_mode=pad, align_corners=align)
+    np.testing.assert_allclose(out.numpy(), ref_grid_sample(x, grid, mode, pad, align), atol=1e-12)
+
+
+def test_grid_sample_float32_keeps_its_dtype():
+    x, grid = _case(2)
+    out = F.grid_sample(E.tensor(x, dtype=E.float32), E.tensor(grid, dtype=E.float32), align_corners=False)
+    assert out.dtype == E.float32
+    np.testing.assert_allclose(out.numpy(), ref_grid_sample(x, grid, "bilinear", "zeros", False), atol=1e-5)
+
+
+def test_empty_batch_and_empty_grid():
+    for n, grid_shape in ((0, (0, 2, 2, 2)), (2, (2, 0, 3, 2))):
+        x = E.zeros(n, 3, 4, 5, requires_grad=True)
+        g = E.zeros(*grid_shape, requires_grad=True)
+        out = F.grid_sample(x, g, align_corners=False)
+        assert tuple(out.shape) == (n, 3) + grid_shape[1:3]
+        out.sum().backward()
+        assert tuple(x.grad.shape) == (n, 3, 4, 5) and tuple(g.grad.shape) == grid_shape
+
+
+def test_taps_outside_the_input_read_nothing_even_next_to_inf():
+    x = np.zeros((1, 1, 3, 4))
+    x[0, 0, 0, 0] = np.inf  # offset 0: a skipped tap must not multiply it by a zero weight
+    grid = np.array([[[[1.1, 1.1], [-1.0, 0.9]]]])
+    out = F.grid_sample(E.tensor(x), E.tensor(grid), align_corners=True).numpy()
+    np.testing.assert_array_equal(out, np.zeros((1, 1, 1, 2)))
+
+
+def test_identity_affine_grid_samples_the_input_back():
+    x = np.random.default_rng(1).standard_normal((2, 3, 4, 5))
+    theta = E.tensor(np.tile(np.array([[1.0, 0, 0], [0, 1, 0]]), (2, 1, 1)))
+    for align in (False, True):
+        grid = F.affine_grid(theta, (2, 3, 4, 5), align_corners=align)
+        out = F.grid_sample(E.tensor(x), grid, align_corners=align)
+        np.testing.assert_allclose(out.numpy(), x, atol=1e-12)
+
+
+@pytest.mark.parametrize(("nd", "mode", "pad", "align"),
+                         [(2, "bilinear", "zeros", False), (2, "bilinear", "reflection", True),
+                          (2, "bicubic", "border", False), (2, "bicubic", "reflection", True),
+                          (3, "bilinear", "border", True), (3, "bilinear", "reflection", False),
+                          (2, "nearest", "zeros", False)])
+def test_grid_sample_gradients_of_input_and_grid_by_finite_differences(nd, mode, pad, align):
+    x, grid = _case(nd, seed=3, spread=0.9)
+    xt, gt = E.tensor(x, requires_grad=True), E.tensor(grid, requires_grad=mode != "nearest")
+
+    def fn(a, g):
+        return F.grid_sample(a, g, mode=mode, padding_mode=pad, align_corners=align)
+
+    assert E.gradcheck(fn, (xt, gt))
+
+
+def test_grid_sample_nearest_has_a_zero_grid_gradient():
+    x, grid = _case(2)
+    g = E.tensor(grid, requires_grad=True)
+    F.grid_sample(E.tensor(x), g, mode="nearest", align_corners=False).sum().backward()
+    assert not g.grad.numpy().any()
+
+
+def test_grid_sample_second_derivative_raises():
+    x, grid = _case(2)
+    xt = E.tensor(x, requires_grad=True)
+    (g,) = E.autograd.grad(F.grid_sample(xt, E.tensor(grid), align_corners=False).sum(), xt, create_graph=True)
+    with pytest.raises(NotImplementedError, match="grid_sampler_backward"):
+        g.sum().backward()
+
+
+def test_affine_grid_values():
+    theta = np.array([[[0.5, -1.0, 0.25], [2.0, 0.3, -0.1]]])
+    for align in (False, True):
+        got = F.affine_grid(E.tensor(theta), (1, 1, 3, 4), align_corners=align).numpy()
+        xs = np.linspace(-1, 1, 4) * (1 if align else 3 / 4)
+        ys = np.linspace(-1, 1, 3) * (1 if align else 2 / 3)
+        for i, j in np.ndindex(3, 4):
+            np.testing.assert_allclose(got[0, i, j], theta[0] @ np.array([xs[j], ys[i], 1.0]), atol=1e-12)
+
+
+def test_affine_grid_3d_and_its_gradient():
+    theta = E.tensor(np.random.default_rng(2).standard_normal((2, 3, 4)), requires_grad=True)
+    grid = F.affine_grid(theta, (2, 1, 2, 3, 4), align_corners=False)
+    assert tuple(grid.shape) == (2, 2, 3, 4, 3)
+    got = grid.detach().numpy()
+    z = np.linspace(-1, 1, 2) / 2
+    np.testing.assert_allclose(got[1, 1, 0, 0], theta.detach().numpy()[1] @ np.array([-3 / 4, -2 / 3, z[1], 1.0]))
+    assert E.gradcheck(lambda t: F.affine_grid(t, (2, 1, 2, 3, 4), align_corners=True), (theta,))
+
+
+# --- PyTorch's errors ---------------------------------------------------------------------
+def test_grid_of_the_wrong_shape_raises_pytorchs_errors():
+    x = E.zeros(2, 3, 4, 5)
+    with pytest.raises(RuntimeError, match=r"expected grid to have size 2 in last dimension, but got grid with "
+                                           r"sizes \[2, 6, 7, 3\]"):
+        F.grid_sample(x, E.zeros(2, 6, 7, 3), align_corners=False)
+    with pytest.raises(RuntimeError, match="expected grid and input to have same batch size"):
+        F.grid_sample(x, E.zeros(3, 6, 7, 2), align_corners=False)
+    with pytest.raises(RuntimeError, match="with dimension 2 being empty"):
+        F.grid_sample(E.zeros(2, 3, 0, 5), E.zeros(2, 6, 7, 2), align_corners=False)
+    with pytest.raises(RuntimeError, match="bicubic interpolation only supports 4D input"):
+        F.grid_sample(E.zeros(2, 3, 4, 5, 6), E.zeros(2, 1, 6, 7, 3), mode="bicubic", align_corners=False)
+    with pytest.raises(RuntimeError, match=r"expected 4D input and grid with same number of dimensions, but got input "
+                                           r"with sizes \[2, 3, 4, 5\] and grid with sizes \[2, 2, 2, 2, 2\]"):
+        F.grid_sample(x, E.zeros(2, 2, 2, 2, 2), align_corners=False)
+    with pytest.raises(RuntimeError, match="same dtype"):
+        F.grid_sample(x, E.zeros(2, 6, 7, 2, dtype=E.float64), align_corners=False)
+
+
+def test_bad_modes_and_thetas_raise_pytorchs_errors():
+    x, g = E.zeros(1, 1, 2, 2), E.zeros(1, 1, 1, 2)
+    with pytest.raises(ValueError, match="expected mode to be 'bilinear', 'nearest' or 'bicubic', but got: 'foo'"):
+        F.grid_sample(x, g, mode="foo")
+    with pytest.raises(ValueError, match="expected padding_mode to be 'zeros', 'border', or 'reflection'"):
+        F.grid_sample(x, g, padding_mode="foo")
+    with pytest.raises(ValueError, match="Nx2x3"):
+        F.affine_grid(E.zeros(2, 3, 3), (2, 3, 4, 5), align_corners=False)
+    with pytest.raises(ValueError, match="Nx3x4"):
+        F.affine_grid(E.zeros(2, 2, 3), (2, 3, 4, 5, 6), align_corners=False)
+    with pytest.raises(ValueError, match="floating point"):
+        F.affine_grid(E.zeros(2, 2, 3, dtype=E.int32), (2, 3, 4, 5), align_corners=False)
+    with pytest.raises(NotImplementedError, match="only supports 4D and 5D sizes"):
+        F.affine_grid(E.zeros(2, 2, 3), (2, 3, 4), align_corners=False)
+
+
+def test_missing_align_corners_warns_as_pytorch():
+    with pytest.warns(UserWarning, match="align_corners=False since 1.3.0"):
+        F.grid_sample(E.zeros(1, 1, 2, 2), E.zeros(1, 1, 1, 2))
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize(("nd", "mode", "pad", "align"),
+                         [(nd, m, p, a) for nd in (2, 3) for m in MODES for p in PADS for a in (False, True)
+                          if not (nd == 3 and m == "bicubic")])
+def test_grid_sample_values_and_grads_match_pytorch(nd, mode, pad, align):
+    torch = pytest.importorskip("torch")
+    x, grid = _case(nd, seed=5, spread=1.7)
+    go = np.random.default_rng(6).standard_normal((2, 2) + grid.shape[1:-1])
+    tx, tg = torch.tensor(x, requires_grad=True), torch.tensor(grid, requires_grad=True)
+    to = torch.nn.functional.grid_sample(tx, tg, mode=mode, padding_mode=pad, align_corners=align)
+    to.backward(torch.tensor(go))
+    ex, eg = E.tensor(x, requires_grad=True), E.tensor(grid, requires_grad=True)
+    eo = F.grid_sample(ex, eg, mode=mode, padding_mode=pad, align_corners=align)
+    eo.backward(E.tensor(go))
+    np.testing.assert_allclose(eo.detach().numpy(), to.detach().numpy(), atol=1e-12)
+    np.testing.assert_allclose(ex.grad.numpy(), tx.grad.numpy(), atol=1e-12)
+    np.testing.assert_allclose(eg.grad.numpy(), tg.grad.numpy(), atol=1e-11)
+
+
+@pytest.mark.torch
+@pytest.mark.filterwarnings("ignore:Since version 1.3.0")
+@pytest.mark.parametrize("size", [(2, 3, 4, 5), (2, 1, 3, 1, 4)])
+@pytest.mark.parametrize("align", [False, True])
+def test_affine_grid_matches_pytorch(size, align):
+    torch = pytest.importorskip("torch")
+    theta = np.random.default_rng(7).standard_normal((2, 2, 3) if len(size) == 4 else (2, 3, 4))
+    want = torch.nn.functional.affine_grid(torch.tensor(theta), size, align_corners=align).numpy()
+    np.testing.assert_allclose(F.affine_grid(E.tensor(theta), size, align_corners=align).numpy(), want, atol=1e-12)
+
+
+@pytest.mark.cuda
+@pytest.mark.parametrize(("nd", "mode", "pad", "align"), [(2, "bilinear", "zeros", False),
+                                                          (2, "bicubic", "reflection", True),
+                                                          (2, "nearest", "border", False),
+                                                          (3, "bilinear", "reflection", False),
+                                                          (3, "nearest", "zeros", True)])
+def test_grid_sample_on_cuda_matches_the_cpu(nd, mode, pad, align):
+    if not E.cuda.is_available():
+        pytest.skip("no CUDA device or simulator")
+    x, grid = _case(nd, seed=8)
+    go = np.random.default_rng(9).standard_normal((2, 2) + grid.shape[1:-1])
+    results = []
+    for dev in ("cpu", "cuda"):
+        xt, gt = E.tensor(x, device=dev, requires_grad=True), E.tensor(grid, device=dev, requires_grad=True)
+        out = F.grid_sample(xt, gt, mode=mode, padding_mode=pad, align_corners=align)
+        out.backward(E.tensor(go, device=dev))
+        assert out.device.type == dev
+        results.append([out.detach().cpu().numpy(), xt.grad.cpu().numpy(), gt.grad.cpu().numpy()])
+    for a, b in zip(*results):
+        np.testing.assert_allclose(b, a, atol=1e-12)
+
+
+@pytest.mark.torch
+def test_a_spatial_transformer_trains_with_pytorchs_loss_trajectory():
+    """Localization net -> affine_grid -> grid_sample -> MSE to a target, SGD from the same weights."""
+    torch = pytest.importorskip("torch")
+    import ember.nn as enn
+    import ember.optim as eoptim
+
+    rng = np.random.default_rng(11)
+    x, target = rng.standard_normal((4, 2, 6, 6)), rng.standard_normal((4, 2, 5, 5))
+    w = rng.standard_normal((6, 72)) * 0.05
+    b = np.array([1.0, 0.0, 0.0, 0.0, 1.0, 0.0])
+
+    def run(lib, nn_mod, optim, tensor):
+        loc = nn_mod.Linear(72, 6).double()
+        with lib.no_grad():
+            loc.weight.copy_(tensor(w))
+            loc.bias.copy_(tensor(b))
+        opt = optim.SGD(loc.parameters(), lr=0.5)
+        fn = nn_mod.functional
+        losses = []
+        for _ in range(4):
+            xt = tensor(x)
+            theta = loc(xt.reshape(4, -1)).reshape(4, 2, 3)
+            grid = fn.affine_grid(theta, (4, 2, 5, 5), align_corners=False)
+            out = fn.grid_sample(xt, grid, mode="bilinear", padding_mode="border", align_corners=False)
+            loss = fn.mse_loss(out, tensor(target))
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            losses.append(loss.item())
+        return losses
+
+    ours = run(E, enn, eoptim, lambda a: E.tensor(a))
+    theirs = run(torch, torch.nn, torch.optim, lambda a: torch.tensor(a))
+    np.testing.assert_allclose(ours, theirs, rtol=1e-10)
+    assert ours[-1] < ours[0]
