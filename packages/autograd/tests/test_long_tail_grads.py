@@ -61,3 +61,37 @@ def test_sum_to_size_gradient_expands_back():
 def test_in_place_view_op_on_a_leaf_that_requires_grad_raises():
     with pytest.raises(RuntimeError, match="leaf Variable that requires grad"):
         E.zeros(2, 3, requires_grad=True).t_()
+
+
+def _rand(*shape, seed=0):
+    import numpy as np
+
+    return E.tensor(np.random.default_rng(seed).standard_normal(shape), dtype=F64).requires_grad_(True)
+
+
+def test_solve_triangular_and_cholesky_solve_gradients():
+    A = _rand(3, 3)
+    with E.no_grad():
+        A += 3 * E.eye(3, dtype=F64)
+    B = _rand(3, 2, seed=1)
+    assert gradcheck(lambda A, B: E.linalg.solve_triangular(A, B, upper=True), (A, B))
+    assert gradcheck(lambda A, B: E.linalg.solve_triangular(A, B, upper=False, left=False, unitriangular=True),
+                     (A, B.detach().t().requires_grad_(True)))
+    assert gradcheck(lambda A, B: E.cholesky_solve(B, A.tril()), (A, B))
+
+
+def test_lu_matrix_exp_and_householder_gradients():
+    A = _rand(3, 3, seed=2)
+    assert gradcheck(lambda A: E.linalg.lu_factor(A).LU, (A,))
+    assert gradcheck(lambda A: E.linalg.lu(A).U, (A,))
+    assert gradcheck(E.linalg.matrix_exp, (A,))
+    assert gradcheck(lambda A: E.linalg.matrix_exp(A * 5), (A,))
+    tau = _rand(2, seed=3)
+    assert gradcheck(lambda A, t: E.linalg.householder_product(A, t), (A, tau))
+
+
+def test_lstsq_vander_tensorinv_gradients():
+    A, B = _rand(5, 3, seed=4), _rand(5, 2, seed=5)
+    assert gradcheck(lambda A, B: E.linalg.lstsq(A, B).solution, (A, B))
+    assert gradcheck(lambda x: E.linalg.vander(x, N=4), (_rand(3, seed=6),))
+    assert gradcheck(lambda a: E.linalg.tensorinv(a, ind=1), (_rand(4, 2, 2, seed=7),))

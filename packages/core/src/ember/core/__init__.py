@@ -32,6 +32,7 @@ from ember.core.ops.reduce import *  # noqa: F403
 from ember.core.ops.sorting import *  # noqa: F403
 from ember.core.ops.linalg import *  # noqa: F403
 from ember.core.ops.linalg_solvers import *  # noqa: F403
+from ember.core.ops.linalg_composite import *  # noqa: F403
 from ember.core.ops.activation import *  # noqa: F403
 from ember.core.ops.conv import *  # noqa: F403
 from ember.core.ops.dropout import *  # noqa: F403
