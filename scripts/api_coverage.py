@@ -66,8 +66,8 @@ EXCLUDED: list[tuple[str, str, str]] = [
     ("torch constants", r"has_(lapack|mkl|openmp|spectral)|USE_GLOBAL_DEPS|USE_RTLD_GLOBAL_WITH_LIBTORCH"
                         r"|TYPE_CHECKING", BUILD),
     ("torch submodules", r"windows", BUILD),
-    ("torch functions", r"eig|symeig|matrix_rank", REMOVED),
-    ("Tensor", r"eig|symeig|reinforce|volatile", REMOVED),
+    ("torch functions", r"eig|symeig|matrix_rank|lstsq|solve", REMOVED),
+    ("Tensor", r"eig|symeig|reinforce|volatile|lstsq|solve", REMOVED),
     ("dtypes", r"bits\w+|bit|u?int[1-7]|float4_e2m1fn_x2", SHELL),
     ("torch.nn.functional", r"TYPE_CHECKING", BUILD),
     ("torch.nn.functional", r"\w+_notes", DOCS),

@@ -95,3 +95,17 @@ def test_lstsq_vander_tensorinv_gradients():
     assert gradcheck(lambda A, B: E.linalg.lstsq(A, B).solution, (A, B))
     assert gradcheck(lambda x: E.linalg.vander(x, N=4), (_rand(3, seed=6),))
     assert gradcheck(lambda a: E.linalg.tensorinv(a, ind=1), (_rand(4, 2, 2, seed=7),))
+
+
+def test_renorm_gradient_and_as_strided_scatter_gradient():
+    x = _rand(3, 4, seed=8)
+    assert gradcheck(lambda x: E.renorm(x, 2, 0, 1.0), (x,))
+    src = _rand(2, seed=9)
+    assert gradcheck(lambda x, s: E.as_strided_scatter(x, s, (2,), (3,)), (_rand(6, seed=10), src))
+
+
+@pytest.mark.parametrize("edge_order", [1, 2])
+def test_torch_gradient_is_differentiable(edge_order):
+    y = _rand(5, seed=11)
+    xs = E.tensor([0.0, 0.5, 1.5, 1.7, 3.0], dtype=F64)
+    assert gradcheck(lambda y: E.gradient(y, spacing=(xs,), edge_order=edge_order)[0], (y,))

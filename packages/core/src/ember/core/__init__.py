@@ -49,6 +49,7 @@ from ember.core.ops.upsample import *  # noqa: F403
 from ember.core.ops.numeric import *  # noqa: F403
 from ember.core.ops.windows import *  # noqa: F403
 from ember.core.ops.tensor_utils import *  # noqa: F403
+from ember.core.ops.tensor_extras import *  # noqa: F403
 from ember.core import cuda  # noqa: E402 - after the star imports, which export the method `cuda`
 from ember.core.cuda.interop import from_dlpack
 from ember.core import testing
