@@ -1,0 +1,153 @@
+"""PyTorch's top-level spellings of functional ops (`torch.cosine_similarity`, `torch.kl_div` ...), which
+take ATen's signatures: positional `train` flags and integer `reduction` codes (0 none, 1 mean, 2 sum)
+instead of `nn.functional`'s keywords, and, called from Python, no reduction by default; plus the eager
+meaning of `torch.cond`/`torch.while_loop` and a few autograd switches under their old names.
+"""
+
+from __future__ import annotations
+
+import ember.autograd as _ag
+import ember.nn.functional as F
+from ember.autograd.anomaly import is_anomaly_check_nan_enabled
+
+__all__ = ["cosine_similarity", "pairwise_distance", "bilinear", "rms_norm", "channel_shuffle",
+           "native_channel_shuffle", "celu_", "selu_", "threshold_", "dropout_", "feature_dropout_", "kl_div",
+           "margin_ranking_loss", "hinge_embedding_loss", "poisson_nll_loss", "triplet_margin_loss",
+           "cosine_embedding_loss", "binary_cross_entropy_with_logits", "constant_pad_nd", "max_pool1d_with_indices",
+           "detach_", "cond", "while_loop", "set_anomaly_enabled", "is_anomaly_check_nan_enabled",
+           "set_autocast_cpu_enabled", "set_autocast_cpu_dtype", "set_autocast_gpu_dtype",
+           "autocast_increment_nesting", "autocast_decrement_nesting"]
+
+_REDUCTIONS = ("none", "mean", "sum")
+
+cosine_similarity, pairwise_distance, bilinear = F.cosine_similarity, F.pairwise_distance, F.bilinear
+rms_norm, channel_shuffle, native_channel_shuffle = F.rms_norm, F.channel_shuffle, F.channel_shuffle
+celu_, selu_, threshold_ = F.celu_, F.selu_, F.threshold_
+
+
+def _reduction(code) -> str:
+    """ATen's integer reduction (or a name, passed through)."""
+    if isinstance(code, str):
+        return code
+    if code not in (0, 1, 2):
+        raise ValueError(f"{code} is not a valid value for reduction")
+    return _REDUCTIONS[code]
+
+
+def dropout_(input, p: float, train: bool):
+    """In-place `dropout` with ATen's positional `train`."""
+    return F.dropout(input, p, train, inplace=True)
+
+
+def feature_dropout_(input, p: float, train: bool):
+    """In-place channel dropout (whole feature maps, dim 1), ATen's `feature_dropout_`."""
+    return F.dropout2d(input, p, train, inplace=True)
+
+
+def kl_div(input, target, reduction=0, *, log_target: bool = False):
+    """`torch.kl_div`: `F.kl_div` with ATen's integer reduction (no reduction by default, as torch.kl_div)."""
+    return F.kl_div(input, target, reduction=_reduction(reduction), log_target=log_target)
+
+
+def margin_ranking_loss(input1, input2, target, margin: float = 0.0, reduction=0):
+    """`torch.margin_ranking_loss`: ATen's signature of `F.margin_ranking_loss`."""
+    return F.margin_ranking_loss(input1, input2, target, margin=margin, reduction=_reduction(reduction))
+
+
+def hinge_embedding_loss(input, target, margin: float = 1.0, reduction=0):
+    """`torch.hinge_embedding_loss`: ATen's signature of `F.hinge_embedding_loss`."""
+    return F.hinge_embedding_loss(input, target, margin=margin, reduction=_reduction(reduction))
+
+
+def poisson_nll_loss(input, target, log_input: bool, full: bool, eps: float, reduction):
+    """`torch.poisson_nll_loss`: every argument positional, as ATen's."""
+    return F.poisson_nll_loss(input, target, log_input=log_input, full=full, eps=eps,
+                              reduction=_reduction(reduction))
+
+
+def triplet_margin_loss(anchor, positive, negative, margin: float = 1.0, p: float = 2, eps: float = 1e-6,
+                        swap: bool = False, reduction=0):
+    """`torch.triplet_margin_loss`: ATen's signature of `F.triplet_margin_loss`."""
+    return F.triplet_margin_loss(anchor, positive, negative, margin=margin, p=p, eps=eps, swap=swap,
+                                 reduction=_reduction(reduction))
+
+
+def cosine_embedding_loss(input1, input2, target, margin: float = 0.0, reduction=0):
+    """`torch.cosine_embedding_loss`: ATen's signature of `F.cosine_embedding_loss`."""
+    return F.cosine_embedding_loss(input1, input2, target, margin=margin, reduction=_reduction(reduction))
+
+
+def binary_cross_entropy_with_logits(input, target, weight=None, pos_weight=None, reduction=0):
+    """`torch.binary_cross_entropy_with_logits`: ATen's signature of the functional."""
+    return F.binary_cross_entropy_with_logits(input, target, weight=weight, pos_weight=pos_weight,
+                                              reduction=_reduction(reduction))
+
+
+def constant_pad_nd(input, pad, value=0):
+    """`torch.constant_pad_nd`: `F.pad` in constant mode."""
+    return F.pad(input, list(pad), "constant", value)
+
+
+def max_pool1d_with_indices(input, kernel_size, stride=(), padding=0, dilation=1, ceil_mode: bool = False):
+    """`torch.max_pool1d_with_indices`: `(output, indices)` of `F.max_pool1d`."""
+    return F.max_pool1d(input, kernel_size, stride if stride else None, padding, dilation, ceil_mode=ceil_mode,
+                        return_indices=True)
+
+
+def detach_(input):
+    """`torch.detach_(x)`: `x.detach_()`."""
+    return input.detach_()
+
+
+def cond(pred, true_fn, false_fn, operands=()):
+    """`torch.cond` run eagerly: `true_fn(*operands)` if `pred` (a bool or a one-element tensor), else
+    `false_fn(*operands)`. Under torch.compile PyTorch traces both branches; ember never compiles."""
+    if isinstance(pred, _ag.Tensor) and pred.numel() != 1:
+        raise RuntimeError(f"Expected pred to be bool or single-element tensor, but got {pred}.")
+    return (true_fn if bool(pred) else false_fn)(*operands)
+
+
+def while_loop(cond_fn, body_fn, carried_inputs):
+    """`torch.while_loop` run eagerly: apply `body_fn` to the carried values while `cond_fn` holds."""
+    vals = tuple(carried_inputs)
+    while bool(cond_fn(*vals)):
+        out = body_fn(*vals)
+        vals = tuple(out) if isinstance(out, tuple | list) else (out,)
+    return vals
+
+
+def set_anomaly_enabled(enabled: bool, check_nan: bool = True) -> None:
+    """The old name of `autograd.set_detect_anomaly`."""
+    _ag.set_detect_anomaly(enabled, check_nan)
+
+
+def set_autocast_cpu_enabled(enabled: bool) -> None:
+    """Deprecated PyTorch spelling of `set_autocast_enabled("cpu", enabled)`."""
+    _ag.set_autocast_enabled("cpu", enabled)
+
+
+def set_autocast_cpu_dtype(dtype) -> None:
+    """Deprecated PyTorch spelling of `set_autocast_dtype("cpu", dtype)`."""
+    _ag.set_autocast_dtype("cpu", dtype)
+
+
+def set_autocast_gpu_dtype(dtype) -> None:
+    """Deprecated PyTorch spelling of `set_autocast_dtype("cuda", dtype)`."""
+    _ag.set_autocast_dtype("cuda", dtype)
+
+
+_nesting = 0
+
+
+def autocast_increment_nesting() -> int:
+    """Count one more nested autocast region (what `autocast.__enter__` does in PyTorch); the new depth."""
+    global _nesting
+    _nesting += 1
+    return _nesting
+
+
+def autocast_decrement_nesting() -> int:
+    """Leave one nested autocast region; the new depth."""
+    global _nesting
+    _nesting = max(_nesting - 1, 0)
+    return _nesting
