@@ -89,3 +89,21 @@ def test_small_methods_and_switches():
     with pytest.raises(RuntimeError, match="invalid value of debug_mode"):
         E.set_deterministic_debug_mode(5)
     assert E.set_flush_denormal(True) is False
+
+
+def test_index_reduce_matches_a_python_loop():
+    rng = np.random.default_rng(1)
+    base, src = rng.standard_normal((5, 2)), rng.standard_normal((4, 2))
+    idx = [0, 4, 2, 0]
+    for reduce, fn in (("prod", np.prod), ("mean", np.mean), ("amax", np.max), ("amin", np.min)):
+        for include_self in (True, False):
+            want = base.copy()
+            for row in set(idx):
+                vals = [src[i] for i, j in enumerate(idx) if j == row] + ([base[row]] if include_self else [])
+                want[row] = fn(np.stack(vals), axis=0)
+            got = T(base).index_reduce(0, E.tensor(idx), T(src), reduce, include_self=include_self)
+            assert_close(got, T(want))
+    x = T(base)
+    assert x.index_reduce_(0, E.tensor(idx), T(src), "amax") is x
+    with pytest.raises(RuntimeError, match="Expected reduce to be one of prod, mean, amax or amin but got sum"):
+        x.index_reduce(0, E.tensor(idx), T(src), "sum")

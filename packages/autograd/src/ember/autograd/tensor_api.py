@@ -235,6 +235,7 @@ def _leaf_only_deepcopy(fn: Callable) -> Callable:
 
 def install() -> None:
     """Attach everything above to `Tensor` (idempotent)."""
+    attach("is_nonzero", is_nonzero)
     attach("requires_grad", property(_get_requires_grad, _set_requires_grad))
     attach("grad", property(_get_grad, _set_grad, _del_grad))
     attach("grad_fn", property(_get_grad_fn))

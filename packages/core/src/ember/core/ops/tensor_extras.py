@@ -22,11 +22,12 @@ from ember.core.ops import join as J
 from ember.core.ops import layout as L
 from ember.core.ops import shape as S
 from ember.core.ops.activation import hardshrink, prelu
-from ember.core.ops.indexing import nonzero
+from ember.core.ops.indexing import nonzero, scatter_reduce
 from ember.core.ops.linalg import linalg
 from ember.core.tensor import Tensor
 
-__all__ = ["renorm", "gradient", "histogram", "histogramdd", "vander", "nonzero_static", "as_strided_scatter",
+__all__ = ["renorm", "index_reduce", "gradient", "histogram", "histogramdd", "vander", "nonzero_static",
+           "as_strided_scatter",
            "set_warn_always", "is_warn_always_enabled", "get_deterministic_debug_mode",
            "set_deterministic_debug_mode", "set_flush_denormal", "init_num_threads"]
 
@@ -209,6 +210,26 @@ def as_strided_scatter(input: Tensor, src: Tensor, size, stride, storage_offset:
     r = L.clone(input)
     S.copy_(L.as_strided(r, tuple(size), tuple(stride), storage_offset), src)
     return r
+
+
+@method
+def index_reduce(input: Tensor, dim: int, index: Tensor, source: Tensor, reduce: str, *, include_self: bool = True,
+                 out: Tensor | None = None) -> Tensor:
+    """input with the slices of `source` reduced (prod, mean, amax or amin) into the slices at `index`
+    along `dim`; `include_self=False` leaves input's own values out of the slices it reduces into."""
+    if reduce not in ("prod", "mean", "amax", "amin"):
+        raise RuntimeError(f"index_reduce(): Expected reduce to be one of prod, mean, amax or amin but got {reduce}.")
+    if index.ndim > 1:
+        raise IndexError("index_reduce_(): Index is supposed to be a vector")
+    d = input._wrap_dim(dim)
+    view = [1] * source.ndim
+    view[d] = -1
+    idx = L.expand(S.view(S.to_dtype(index, dtypes.int64), tuple(view)), source._shape)
+    r = scatter_reduce(input, d, idx, source, reduce, include_self=include_self)
+    return r if out is None else S.copy_(out, r)
+
+
+inplace(index_reduce)
 
 
 # --- Tensor methods -------------------------------------------------------------------------------
