@@ -27,6 +27,8 @@ from ember.autograd import tensor_api as _tensor_api
 from ember.autograd.tensor_api import Variable, detach, is_floating_point, is_nonzero, is_tensor, numel
 from ember.autograd.record import dispatch_hook as _dispatch_hook
 from ember.autograd import amp, backends, cuda, functional
+from ember.autograd import func
+from ember.autograd.func import vmap
 from ember.autograd.amp import (
     autocast, clear_autocast_cache, get_autocast_cpu_dtype, get_autocast_dtype, get_autocast_gpu_dtype,
     is_autocast_available, is_autocast_cache_enabled, is_autocast_cpu_enabled, is_autocast_enabled,

@@ -38,6 +38,7 @@ import ember.torch.onnx as onnx  # noqa: E402
 import ember.torch.jit as jit  # noqa: E402
 import ember.torch.profiler as profiler  # noqa: E402
 import ember.torch.distributed as distributed  # noqa: E402
+import ember.torch.func as func  # noqa: E402
 from ember.torch.amp import autocast, get_autocast_dtype, is_autocast_enabled  # noqa: E402
 from ember.torch._importer import install, uninstall  # noqa: E402
 from ember.torch._aten import *  # noqa: E402, F403 - ATen's top-level spellings of functional ops
