@@ -109,3 +109,9 @@ def test_torch_gradient_is_differentiable(edge_order):
     y = _rand(5, seed=11)
     xs = E.tensor([0.0, 0.5, 1.5, 1.7, 3.0], dtype=F64)
     assert gradcheck(lambda y: E.gradient(y, spacing=(xs,), edge_order=edge_order)[0], (y,))
+
+
+def test_geqrf_gradient():
+    A = _rand(4, 3, seed=12)
+    assert gradcheck(lambda A: E.geqrf(A).a, (A,))
+    assert gradcheck(lambda A: E.geqrf(A).tau, (A,))

@@ -177,3 +177,29 @@ def test_old_top_level_names():
     assert_close(sol, T(np.stack([sla.solve_triangular(A[i], B[i], lower=True, trans=1) for i in range(2)])))
     assert_close(E.frobenius_norm(T(A), (-2, -1)), T(np.linalg.norm(A, "fro", axis=(-2, -1))))
     assert_close(E.nuclear_norm(T(A[0])), T(np.linalg.norm(A[0], "nuc")))
+
+
+@pytest.mark.parametrize("shape", [(5, 3), (3, 5), (4, 4)])
+def test_geqrf_matches_lapack_and_ormqr_applies_q(shape):
+    a = RNG.standard_normal(shape)
+    (qr_ref, tau_ref), _ = sla.qr(a, mode="raw")
+    packed, tau = E.geqrf(T(a))
+    assert_close(packed, T(qr_ref))
+    assert_close(tau, T(tau_ref))
+    q = sla.qr(a)[0]  # the full m x m Q
+    c = RNG.standard_normal((shape[0], 2))
+    assert_close(E.ormqr(packed, tau, T(c)), T(q @ c))
+    assert_close(E.ormqr(packed, tau, T(c), transpose=True), T(q.T @ c))
+    assert_close(E.ormqr(packed, tau, T(c.T), left=False), T(c.T @ q))
+
+
+def test_low_rank_svds_and_norm_except_dim():
+    a = RNG.standard_normal((6, 4))
+    u, s, v = E.svd_lowrank(T(a), q=2)
+    assert_close(s, T(np.linalg.svd(a, compute_uv=False)[:2]))
+    assert u.shape == (6, 2) and v.shape == (4, 2)
+    _, s, _ = E.pca_lowrank(T(a), q=3)
+    assert_close(s, T(np.linalg.svd(a - a.mean(0), compute_uv=False)[:3]))
+    w = RNG.standard_normal((3, 4))
+    assert_close(E.norm_except_dim(T(w), 2, 0), T(np.linalg.norm(w, axis=1, keepdims=True)))
+    assert_close(E.norm_except_dim(T(w), 2, -1), T(np.linalg.norm(w)))

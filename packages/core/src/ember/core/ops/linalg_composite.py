@@ -26,7 +26,7 @@ from ember.core.settings import finfo
 from ember.core.tensor import Tensor
 
 __all__ = ["cholesky_solve", "cholesky_inverse", "matrix_exp", "lu", "lu_solve", "lu_unpack", "triangular_solve",
-           "orgqr", "frobenius_norm", "nuclear_norm"]
+           "orgqr", "frobenius_norm", "nuclear_norm", "geqrf", "ormqr", "svd_lowrank", "pca_lowrank", "norm_except_dim"]
 
 _LUFactor = _rt("linalg_lu_factor", ["LU", "pivots"])
 _LUFactorEx = _rt("linalg_lu_factor_ex", ["LU", "pivots", "info"])
@@ -423,6 +423,86 @@ def lstsq(A: Tensor, B: Tensor, rcond=None, *, driver: str | None = None):
         residuals = S.squeeze(residuals, -1) if vector else residuals
     sv = s if driver in ("gelsd", "gelss") else empty
     return _Lstsq(S.squeeze(X, -1) if vector else X, residuals, rank, sv)
+
+
+# --- Householder QR in LAPACK's layout --------------------------------------------------------------
+_Geqrf = _rt("geqrf", ["a", "tau"])
+
+
+@method
+def geqrf(input: Tensor, *, out=None):
+    """`(a, tau)`: LAPACK's packed Householder QR of input (*, m, n): R on and above the diagonal of `a`, the
+    reflectors' vectors below it (their leading 1 implied), and their scales `tau`; composed so it
+    differentiates. `householder_product(a, tau)` rebuilds Q."""
+    _at_least_2d("geqrf", "input", input)
+    _check_float("geqrf", input)
+    m, n = input._shape[-2:]
+    R = input
+    taus = []
+    for j in range(min(m, n)):
+        alpha = R[..., j:j + 1, j:j + 1]  # (*, 1, 1)
+        below = R[..., j + 1:, j:j + 1]  # (*, m-j-1, 1)
+        sigma = _sum_sq(below)
+        norm = ew.sqrt(ew.add(ew.square(alpha), sigma))
+        beta = ew.where(ew.ge(alpha, 0), ew.neg(norm), norm)  # LAPACK's dlarfg: beta = -sign(alpha) |x|
+        trivial = ew.eq(sigma, 0)  # nothing below the diagonal: no reflection (tau = 0)
+        safe_beta = ew.where(trivial, 1.0, beta)
+        tau = ew.where(trivial, 0.0, ew.div(ew.sub(safe_beta, alpha), safe_beta))
+        v = ew.where(trivial, 0.0, ew.div(below, ew.where(trivial, 1.0, ew.sub(alpha, safe_beta))))
+        vfull = J.cat([ew.add(ew.mul(alpha, 0), 1.0), v], -2)  # (*, m-j, 1)
+        rest = R[..., j:, j + 1:]  # apply H = I - tau v v^T to the columns on the right
+        rest = ew.sub(rest, ew.mul(tau, _matmul(vfull, _matmul(_mT(vfull), rest))))
+        col = J.cat([ew.where(trivial, alpha, beta), v], -2)
+        R = J.cat([R[..., :j, :], J.cat([R[..., j:, :j], col, rest], -1)], -2)
+        taus.append(S.view(tau, input._shape[:-2]))
+    tau = J.stack(taus, -1) if taus else zeros(input._shape[:-2] + (0,), dtype=input._dtype, device=input.device)
+    return _Geqrf(R, tau)
+
+
+def _sum_sq(x: Tensor) -> Tensor:
+    """The sum of squares over the rows of the column x (*, k, 1), kept as (*, 1, 1)."""
+    return R.sum(ew.square(x), -2, keepdim=True)
+
+
+@method
+def ormqr(input: Tensor, input2: Tensor, input3: Tensor, left: bool = True, transpose: bool = False, *,
+          out=None) -> Tensor:
+    """The product of Q (from `geqrf`'s `input`, `input2` = tau) with `input3`: Q C, Q^T C, C Q or C Q^T."""
+    m = input._shape[-2]
+    pad = m - input._shape[-1]
+    a = J.cat([input, zeros(input._shape[:-1] + (pad,), dtype=input._dtype, device=input.device)], -1) if pad > 0 \
+        else input[..., :, :m]
+    Q = householder_product(a, input2)  # the full m x m Q
+    if transpose:
+        Q = _mT(Q)
+    return _matmul(Q, input3) if left else _matmul(input3, Q)
+
+
+def svd_lowrank(A: Tensor, q: int | None = 6, niter: int = 2, M: Tensor | None = None):
+    """`(U, S, V)` of rank q approximating A - M: ember computes the exact truncated SVD (PyTorch's
+    randomized one approximates it), so the singular triplets are the leading ones."""
+    B = A if M is None else ew.sub(A, M)
+    q = min(B._shape[-2:]) if q is None else q
+    u, s, vh = linalg.svd(B, full_matrices=False)
+    return u[..., :, :q], s[..., :q], _mT(vh)[..., :, :q]
+
+
+def pca_lowrank(A: Tensor, q: int | None = None, center: bool = True, niter: int = 2):
+    """`(U, S, V)` of the principal components of the rows of A (centered unless `center=False`), rank q
+    (min(6, m, n) by default)."""
+    m, n = A._shape[-2:]
+    q = min(6, m, n) if q is None else q
+    B = ew.sub(A, R.mean(A, -2, keepdim=True)) if center else A
+    return svd_lowrank(B, q, niter)
+
+
+def norm_except_dim(v: Tensor, pow: float = 2, dim: int = 0) -> Tensor:  # noqa: A002 - PyTorch's name
+    """The `pow`-norm of v over every dim but `dim`, kept as size-1 dims (weight normalization's g); over all
+    dims when dim is -1."""
+    if dim == -1:
+        return linalg.vector_norm(v, pow)
+    d = v._wrap_dim(dim)
+    return linalg.vector_norm(v, pow, tuple(i for i in range(v.ndim) if i != d), True)
 
 
 # --- PyTorch's top-level names ------------------------------------------------------------------
