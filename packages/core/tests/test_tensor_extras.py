@@ -107,3 +107,19 @@ def test_index_reduce_matches_a_python_loop():
     assert x.index_reduce_(0, E.tensor(idx), T(src), "amax") is x
     with pytest.raises(RuntimeError, match="Expected reduce to be one of prod, mean, amax or amin but got sum"):
         x.index_reduce(0, E.tensor(idx), T(src), "sum")
+
+
+def test_is_distributed_module_load_grad_dtype_and_from_file(tmp_path):
+    x = E.ones(2)
+    assert not E.is_distributed(x) and not x.is_distributed() and x.grad_dtype is E.float32
+    assert x.module_load(E.tensor([3.0, 4.0])).tolist() == [3.0, 4.0] and x.tolist() == [3.0, 4.0]
+    path = tmp_path / "f.bin"
+    np.arange(4, dtype=np.float32).tofile(path)
+    t = E.from_file(str(path), shared=False, size=4)
+    assert t.tolist() == [0.0, 1.0, 2.0, 3.0]
+    t[0] = 9.0
+    assert np.fromfile(path, dtype=np.float32)[0] == 0.0
+    s = E.from_file(str(path), shared=True, size=4)
+    s[1] = 5.0
+    del s
+    assert np.fromfile(path, dtype=np.float32)[1] == 5.0

@@ -71,3 +71,10 @@ def test_against_pytorch():
     P, L, U = torch.linalg.lu(torch.tensor(x))
     P2, L2, U2 = real.linalg.lu(real.tensor(x))
     assert np.allclose(L.tolist(), L2.tolist()) and np.allclose(U.tolist(), U2.tolist())
+
+
+def test_to_dlpack_and_get_device_module():
+    assert type(torch.to_dlpack(torch.ones(2))).__name__ == "PyCapsule"
+    assert torch.get_device_module("cpu") is torch.cpu
+    with pytest.raises(RuntimeError, match="does not have a corresponding module"):
+        torch.get_device_module("mps")

@@ -14,7 +14,8 @@ __all__ = ["cosine_similarity", "pairwise_distance", "bilinear", "rms_norm", "ch
            "native_channel_shuffle", "celu_", "selu_", "threshold_", "dropout_", "feature_dropout_", "kl_div",
            "margin_ranking_loss", "hinge_embedding_loss", "poisson_nll_loss", "triplet_margin_loss",
            "cosine_embedding_loss", "binary_cross_entropy_with_logits", "constant_pad_nd", "max_pool1d_with_indices",
-           "detach_", "cond", "while_loop", "set_anomaly_enabled", "is_anomaly_check_nan_enabled",
+           "detach_", "to_dlpack", "get_device_module", "cond", "while_loop", "set_anomaly_enabled",
+           "is_anomaly_check_nan_enabled",
            "set_autocast_cpu_enabled", "set_autocast_cpu_dtype", "set_autocast_gpu_dtype",
            "autocast_increment_nesting", "autocast_decrement_nesting"]
 
@@ -92,6 +93,27 @@ def max_pool1d_with_indices(input, kernel_size, stride=(), padding=0, dilation=1
     """`torch.max_pool1d_with_indices`: `(output, indices)` of `F.max_pool1d`."""
     return F.max_pool1d(input, kernel_size, stride if stride else None, padding, dilation, ceil_mode=ceil_mode,
                         return_indices=True)
+
+
+def to_dlpack(tensor):
+    """`torch.to_dlpack`: the tensor's DLPack capsule (`tensor.__dlpack__()`)."""
+    return tensor.__dlpack__()
+
+
+def get_device_module(device=None):
+    """The `torch.<device type>` module of `device` (torch.cuda for "cuda"; the current accelerator's, or
+    torch.cpu, when None)."""
+    import ember.torch as torch
+
+    if device is None:
+        acc = torch.accelerator.current_accelerator()
+        kind = acc.type if acc is not None else "cpu"
+    else:
+        kind = device if isinstance(device, str) else device.type
+        kind = kind.split(":")[0]
+    if kind not in ("cpu", "cuda"):
+        raise RuntimeError(f"Device '{kind}' does not have a corresponding module registered as 'torch.{kind}'.")
+    return getattr(torch, kind)
 
 
 def detach_(input):

@@ -29,7 +29,7 @@ from ember.core.tensor import Tensor
 __all__ = ["renorm", "index_reduce", "gradient", "histogram", "histogramdd", "vander", "nonzero_static",
            "as_strided_scatter",
            "set_warn_always", "is_warn_always_enabled", "get_deterministic_debug_mode",
-           "set_deterministic_debug_mode", "set_flush_denormal", "init_num_threads"]
+           "set_deterministic_debug_mode", "set_flush_denormal", "init_num_threads", "is_distributed", "from_file"]
 
 _Histogram = namedtuple("histogram", ["hist", "bin_edges"])
 _Histogram.__module__, _Histogram.__qualname__ = __name__, "return_types.histogram"
@@ -251,6 +251,28 @@ def _is_set_to(self: Tensor, tensor: Tensor) -> bool:
             and self._strides == tensor._strides)
 
 
+@method
+def is_distributed(input: Tensor) -> bool:
+    """False: a tensor is never split across processes (PyTorch's answer too, outside its removed THD backend)."""
+    return False
+
+
+def _module_load(self: Tensor, other: Tensor, assign: bool = False) -> Tensor:
+    """What `load_state_dict` puts in place of self: other detached if `assign`, else self holding other's values."""
+    return other.detach() if assign else self.copy_(other).detach()
+
+
+def from_file(filename: str, shared: bool | None = None, size: int = 0, *, dtype=None, layout=None, device=None,
+              pin_memory: bool = False) -> Tensor:
+    """A CPU tensor of `size` elements over the memory-mapped file (`shared`: writes reach the file)."""
+    dt = dtypes.get_default_dtype() if dtype is None else dtypes.as_dtype(dtype)
+    mm = np.memmap(filename, dtype=dt.np, mode="r+" if shared else "c", shape=(size,))
+    t = from_numpy(mm)
+    return t if device is None else t.to(device)
+
+
+attach("module_load", _module_load)
+attach("grad_dtype", property(lambda self: self._dtype))
 attach("hardshrink", hardshrink)
 attach("prelu", prelu)
 attach("resize", _resize)
