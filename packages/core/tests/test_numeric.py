@@ -164,3 +164,24 @@ def test_movedim_out_of_range_and_repeated_dims_raise_as_pytorch():
     with pytest.raises(RuntimeError, match="repeated dim in `destination`"):
         x.movedim((0, 1), (1, 1))
     assert x.movedim(0, -1).shape == (3, 2)
+
+
+def test_mode_over_an_empty_dim_and_kthvalue_errors_are_pytorchs():
+    with pytest.raises(IndexError, match=r"mode\(\): Expected reduction dim 1 to have non-zero size"):
+        E.zeros(3, 0).mode(1)
+    r = E.zeros(0, 3).mode(1)
+    assert r.values.shape == (0,) and r.indices.dtype is E.int64
+    with pytest.raises(RuntimeError, match=r"kthvalue\(\): selected number k out of range for dimension 0"):
+        E.tensor([1.0, 2.0]).kthvalue(3)
+
+
+def test_embedding_bag_with_include_last_offset():
+    w = E.arange(12.0).reshape(4, 3)
+    idx = E.tensor([0, 1, 2, 3])
+    # PyTorch 2.13's values: the last offset closes the last bag
+    assert E.embedding_bag(idx, w, E.tensor([0, 2, 4]), include_last_offset=True).tolist() == \
+        [[1.5, 2.5, 3.5], [7.5, 8.5, 9.5]]
+    assert E.embedding_bag(idx, w, E.tensor([0, 1, 4]), mode="max", include_last_offset=True).tolist() == \
+        [[0.0, 1.0, 2.0], [9.0, 10.0, 11.0]]
+    assert E.embedding_bag(idx, w, E.tensor([0, 1, 4]), mode="sum", per_sample_weights=E.tensor([1.0, 2.0, 3.0, 4.0]),
+                           include_last_offset=True).tolist() == [[0.0, 1.0, 2.0], [60.0, 69.0, 78.0]]
