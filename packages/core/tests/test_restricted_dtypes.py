@@ -141,3 +141,32 @@ def test_against_pytorch():
             except RuntimeError:
                 theirs = "error"
             assert mine == theirs
+
+
+def test_finfo_and_iinfo_cover_every_dtype():
+    floats = [E.float16, E.bfloat16, E.float32, E.float64] + FLOAT8
+    ints = [E.uint8, E.int8, E.int16, E.int32, E.int64] + UNSIGNED
+    for dt in floats:
+        f = E.finfo(dt)
+        assert f.bits == dt.itemsize * 8 and f.max > 0 and f.eps > 0 and f.dtype == dt.name
+        with pytest.raises(TypeError):
+            E.iinfo(dt)
+    for dt in ints:
+        i = E.iinfo(dt)
+        assert (i.min, i.max, i.bits) == (int(np.iinfo(dt.np).min), int(np.iinfo(dt.np).max), dt.itemsize * 8)
+        with pytest.raises(TypeError):
+            E.finfo(dt)
+    with pytest.raises(TypeError, match="torch.bool is not supported by torch.iinfo"):
+        E.iinfo(E.bool)
+
+
+@pytest.mark.torch
+def test_finfo_iinfo_against_pytorch():
+    torch = pytest.importorskip("torch")
+    for dt in [E.float16, E.bfloat16, E.float32, E.float64] + FLOAT8:
+        mine, theirs = E.finfo(dt), torch.finfo(getattr(torch, dt.name))
+        for field in ("bits", "eps", "max", "min", "tiny", "smallest_normal", "resolution"):
+            assert getattr(mine, field) == getattr(theirs, field), (dt, field)
+    for dt in [E.uint8, E.int8, E.int16, E.int32, E.int64] + UNSIGNED:
+        mine, theirs = E.iinfo(dt), torch.iinfo(getattr(torch, dt.name))
+        assert (mine.min, mine.max, mine.bits) == (theirs.min, theirs.max, theirs.bits)
