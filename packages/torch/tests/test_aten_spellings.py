@@ -78,3 +78,22 @@ def test_to_dlpack_and_get_device_module():
     assert torch.get_device_module("cpu") is torch.cpu
     with pytest.raises(RuntimeError, match="does not have a corresponding module"):
         torch.get_device_module("mps")
+
+
+def test_rnn_cells_match_the_modules():
+    torch.manual_seed(0)
+    x, h, c = torch.randn(2, 3), torch.randn(2, 4), torch.randn(2, 4)
+    lstm = torch.nn.LSTMCell(3, 4)
+    hy, cy = torch.lstm_cell(x, (h, c), lstm.weight_ih, lstm.weight_hh, lstm.bias_ih, lstm.bias_hh)
+    ref_h, ref_c = lstm(x, (h, c))
+    assert torch.allclose(hy, ref_h, atol=1e-6) and torch.allclose(cy, ref_c, atol=1e-6)
+    gru = torch.nn.GRUCell(3, 4)
+    assert torch.allclose(torch.gru_cell(x, h, gru.weight_ih, gru.weight_hh, gru.bias_ih, gru.bias_hh), gru(x, h),
+                          atol=1e-6)
+    rnn = torch.nn.RNNCell(3, 4)
+    assert torch.allclose(torch.rnn_tanh_cell(x, h, rnn.weight_ih, rnn.weight_hh, rnn.bias_ih, rnn.bias_hh),
+                          rnn(x, h), atol=1e-6)
+    relu = torch.nn.RNNCell(3, 4, nonlinearity="relu")
+    assert torch.allclose(torch.rnn_relu_cell(x, h, relu.weight_ih, relu.weight_hh, relu.bias_ih, relu.bias_hh),
+                          relu(x, h), atol=1e-6)
+    assert issubclass(torch.OutOfMemoryError, RuntimeError)

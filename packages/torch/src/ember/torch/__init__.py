@@ -46,6 +46,7 @@ import ember.torch.torch_version as torch_version  # noqa: E402
 import ember.torch.types as types  # noqa: E402
 from ember.autograd.grad_scaler import GradScaler  # noqa: E402 - torch.GradScaler is torch.amp's
 from ember.torch._typed_storage import *  # noqa: E402, F403 - TypedStorage and the legacy typed storages
+from ember.core.cuda.allocator import OutOfMemoryError  # noqa: E402 - torch.OutOfMemoryError is torch.cuda's
 from ember.torch.amp import autocast, get_autocast_dtype, is_autocast_enabled  # noqa: E402
 from ember.torch._importer import install, uninstall  # noqa: E402
 from ember.torch._aten import *  # noqa: E402, F403 - ATen's top-level spellings of functional ops

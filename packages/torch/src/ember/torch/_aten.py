@@ -14,7 +14,8 @@ __all__ = ["cosine_similarity", "pairwise_distance", "bilinear", "rms_norm", "ch
            "native_channel_shuffle", "celu_", "selu_", "threshold_", "dropout_", "feature_dropout_", "kl_div",
            "margin_ranking_loss", "hinge_embedding_loss", "poisson_nll_loss", "triplet_margin_loss",
            "cosine_embedding_loss", "binary_cross_entropy_with_logits", "constant_pad_nd", "max_pool1d_with_indices",
-           "detach_", "to_dlpack", "get_device_module", "cond", "while_loop", "set_anomaly_enabled",
+           "detach_", "lstm_cell", "gru_cell", "rnn_tanh_cell", "rnn_relu_cell",
+           "to_dlpack", "get_device_module", "cond", "while_loop", "set_anomaly_enabled",
            "is_anomaly_check_nan_enabled",
            "set_autocast_cpu_enabled", "set_autocast_cpu_dtype", "set_autocast_gpu_dtype",
            "autocast_increment_nesting", "autocast_decrement_nesting"]
@@ -114,6 +115,34 @@ def get_device_module(device=None):
     if kind not in ("cpu", "cuda"):
         raise RuntimeError(f"Device '{kind}' does not have a corresponding module registered as 'torch.{kind}'.")
     return getattr(torch, kind)
+
+
+def lstm_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
+    """One LSTM step, ATen's `lstm_cell`: `(h', c')` from input (N, I), hx = (h, c) (N, H) and the weights
+    (4H, I), (4H, H) in PyTorch's gate order i, f, g, o."""
+    h, c = hx
+    i, f, g, o = (F.linear(input, w_ih, b_ih) + F.linear(h, w_hh, b_hh)).chunk(4, 1)
+    c2 = f.sigmoid() * c + i.sigmoid() * g.tanh()
+    return o.sigmoid() * c2.tanh(), c2
+
+
+def gru_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
+    """One GRU step, ATen's `gru_cell`, gates in PyTorch's order r, z, n."""
+    ir, iz, in_ = F.linear(input, w_ih, b_ih).chunk(3, 1)
+    hr, hz, hn = F.linear(hx, w_hh, b_hh).chunk(3, 1)
+    r, z = (ir + hr).sigmoid(), (iz + hz).sigmoid()
+    n = (in_ + r * hn).tanh()
+    return (1 - z) * n + z * hx
+
+
+def rnn_tanh_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
+    """One Elman RNN step with tanh, ATen's `rnn_tanh_cell`."""
+    return (F.linear(input, w_ih, b_ih) + F.linear(hx, w_hh, b_hh)).tanh()
+
+
+def rnn_relu_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
+    """One Elman RNN step with relu, ATen's `rnn_relu_cell`."""
+    return (F.linear(input, w_ih, b_ih) + F.linear(hx, w_hh, b_hh)).relu()
 
 
 def detach_(input):
