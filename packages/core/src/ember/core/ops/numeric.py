@@ -70,7 +70,7 @@ def logaddexp(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Ten
 
     >>> from ember.core import logaddexp, tensor
     >>> logaddexp(tensor([0.0, -1000.0]), tensor([0.0, -1000.0]))
-    tensor([   0.6931, -999.3069])
+    tensor([ 6.9315e-01, -9.9931e+02])
     """
     return _into(out, _logaddexp(input, other, lambda d: ew.log1p(ew.exp(d)), "logaddexp"), "logaddexp")
 
