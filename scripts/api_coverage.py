@@ -38,7 +38,7 @@ EXCLUDED: list[tuple[str, str, str]] = [
     ("Tensor", r"q_.*|int_repr|dequantize|qscheme", QUANT),
     ("torch.nn", r"intrinsic|qat|quantizable|quantized", QUANT),
     ("torch functions", r"sparse_\w+_tensor|sparse_compressed_tensor|\w*_indices_copy|values_copy|smm|dsmm|hsmm|hspmm"
-                        r"|spmm|saddmm|sspaddmm|resize_as_sparse_", SPARSE),
+                        r"|spmm|saddmm|sspaddmm|resize_as_sparse_|native_norm", SPARSE),
     ("torch constants", r"sparse_(coo|csr|csc|bsr|bsc)|jagged", SPARSE),
     ("torch submodules", r"sparse|nested", SPARSE),
     ("Tensor", r"to_sparse\w*|to_dense|coalesce|is_coalesced|indices|values|(c?col|c?row)_indices|dense_dim"

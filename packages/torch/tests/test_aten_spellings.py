@@ -97,3 +97,34 @@ def test_rnn_cells_match_the_modules():
     assert torch.allclose(torch.rnn_relu_cell(x, h, relu.weight_ih, relu.weight_hh, relu.bias_ih, relu.bias_hh),
                           relu(x, h), atol=1e-6)
     assert issubclass(torch.OutOfMemoryError, RuntimeError)
+
+
+def test_native_normalizations_return_their_statistics():
+    torch.manual_seed(0)
+    x = torch.randn(2, 3, 4)
+    out, mean, rstd = torch.native_layer_norm(x, (4,), None, None, 1e-5)
+    assert mean.shape == (2, 3, 1) and rstd.shape == (2, 3, 1)
+    assert torch.allclose(out, (x - mean) * rstd, atol=1e-5)
+    xg = torch.randn(2, 6, 5)
+    out, mean, rstd = torch.native_group_norm(xg, None, None, 2, 6, 5, 3, 1e-5)
+    assert mean.shape == (2, 3) and torch.allclose(out, torch.nn.functional.group_norm(xg, 3), atol=1e-6)
+    rm, rv = torch.zeros(6), torch.ones(6)
+    out, m, inv = torch.native_batch_norm(xg, None, None, rm, rv, True, 0.1, 1e-5)
+    assert torch.allclose(m, xg.mean((0, 2)), atol=1e-6) and torch.allclose(rm, 0.1 * m, atol=1e-6)
+    assert torch.native_batch_norm(xg, None, None, rm, rv, False, 0.1, 1e-5)[1].shape == (0,)
+    o, mask = torch.native_dropout(x, 0.5, True)
+    assert mask.dtype is torch.bool and torch.equal(o, torch.where(mask, 2 * x, torch.zeros_like(x)))
+
+
+def test_convolution_dispatches_by_rank_and_transposition():
+    torch.manual_seed(0)
+    F = torch.nn.functional
+    x, w, b = torch.randn(2, 3, 8), torch.randn(5, 3, 3), torch.randn(5)
+    assert torch.allclose(torch.convolution(x, w, b, [1], [1], [1], False, [0], 1), F.conv1d(x, w, b, 1, 1))
+    wt = torch.randn(3, 5, 3)
+    assert torch.allclose(torch.convolution(x, wt, None, [2], [1], [1], True, [1], 1),
+                          F.conv_transpose1d(x, wt, None, 2, 1, 1))
+    t = torch.randn(7, 2, 3)
+    wk = torch.randn(3, 3, 4)
+    ref = F.conv1d(t.permute(1, 2, 0), wk.permute(2, 1, 0), None, padding=1).permute(2, 0, 1)
+    assert torch.allclose(torch.conv_tbc(t, wk, torch.zeros(4), 1), ref)

@@ -14,11 +14,11 @@ __all__ = ["cosine_similarity", "pairwise_distance", "bilinear", "rms_norm", "ch
            "native_channel_shuffle", "celu_", "selu_", "threshold_", "dropout_", "feature_dropout_", "kl_div",
            "margin_ranking_loss", "hinge_embedding_loss", "poisson_nll_loss", "triplet_margin_loss",
            "cosine_embedding_loss", "binary_cross_entropy_with_logits", "constant_pad_nd", "max_pool1d_with_indices",
-           "detach_", "lstm_cell", "gru_cell", "rnn_tanh_cell", "rnn_relu_cell",
-           "to_dlpack", "get_device_module", "cond", "while_loop", "set_anomaly_enabled",
-           "is_anomaly_check_nan_enabled",
-           "set_autocast_cpu_enabled", "set_autocast_cpu_dtype", "set_autocast_gpu_dtype",
-           "autocast_increment_nesting", "autocast_decrement_nesting"]
+           "native_layer_norm", "native_group_norm", "native_batch_norm", "native_dropout", "convolution", "conv_tbc",
+           "detach_", "lstm_cell", "gru_cell", "rnn_tanh_cell", "rnn_relu_cell", "to_dlpack", "get_device_module",
+           "cond", "while_loop", "set_anomaly_enabled", "is_anomaly_check_nan_enabled", "set_autocast_cpu_enabled",
+           "set_autocast_cpu_dtype", "set_autocast_gpu_dtype", "autocast_increment_nesting",
+           "autocast_decrement_nesting"]
 
 _REDUCTIONS = ("none", "mean", "sum")
 
@@ -143,6 +143,61 @@ def rnn_tanh_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
 def rnn_relu_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
     """One Elman RNN step with relu, ATen's `rnn_relu_cell`."""
     return (F.linear(input, w_ih, b_ih) + F.linear(hx, w_hh, b_hh)).relu()
+
+
+def native_layer_norm(input, normalized_shape, weight, bias, eps: float):
+    """ATen's `native_layer_norm`: `(output, mean, rstd)`, the statistics kept as size-1 trailing dims."""
+    dims = tuple(range(input.ndim - len(tuple(normalized_shape)), input.ndim))
+    mean = input.mean(dims, keepdim=True)
+    rstd = (input.var(dims, unbiased=False, keepdim=True) + eps).rsqrt()
+    return F.layer_norm(input, tuple(normalized_shape), weight, bias, eps), mean, rstd
+
+
+def native_group_norm(input, weight, bias, N: int, C: int, HxW: int, group: int, eps: float):
+    """ATen's `native_group_norm`: `(output, mean, rstd)`, statistics (N, group)."""
+    x = input.reshape(N, group, -1)
+    mean = x.mean(-1)
+    rstd = (x.var(-1, unbiased=False) + eps).rsqrt()
+    return F.group_norm(input, group, weight, bias, eps), mean, rstd
+
+
+def native_batch_norm(input, weight, bias, running_mean, running_var, training: bool, momentum: float, eps: float):
+    """ATen's `native_batch_norm`: `(output, save_mean, save_invstd)`; the saved statistics are the batch's
+    (per channel) when training, empty otherwise. Running statistics update as in `F.batch_norm`."""
+    out = F.batch_norm(input, running_mean, running_var, weight, bias, training, momentum, eps)
+    if not training:
+        empty = input.new_zeros(0)
+        return out, empty, empty
+    dims = (0,) + tuple(range(2, input.ndim))
+    return out, input.mean(dims), (input.var(dims, unbiased=False) + eps).rsqrt()
+
+
+def native_dropout(input, p: float, train: bool | None):
+    """ATen's `native_dropout`: `(output, mask)`; the kept elements scaled by 1 / (1 - p) when training."""
+    if not train or p == 0:
+        return input.clone(), _ag.ones_like(input, dtype=_ag.bool)
+    mask = _ag.rand_like(input) >= p if p < 1 else _ag.zeros_like(input, dtype=_ag.bool)
+    return input * mask / (1.0 - p) if p < 1 else input * 0, mask
+
+
+def convolution(input, weight, bias, stride, padding, dilation, transposed: bool, output_padding, groups: int):
+    """ATen's `convolution`: the 1-, 2- or 3-D (transposed) convolution that input's rank asks for."""
+    n = input.ndim - 2
+    if transposed:
+        fn = getattr(F, f"conv_transpose{n}d", None)
+        args = (input, weight, bias, stride, padding, output_padding, groups, dilation)
+    else:
+        fn = getattr(F, f"conv{n}d", None)
+        args = (input, weight, bias, stride, padding, dilation, groups)
+    if fn is None:
+        raise RuntimeError(f"convolution: expected a 3-D, 4-D or 5-D input; got {input.ndim}-D")
+    return fn(*args)
+
+
+def conv_tbc(input, weight, bias, pad: int = 0):
+    """ATen's `conv_tbc`: a 1-D convolution over input (time, batch, channels) with weight (k, in, out)."""
+    out = F.conv1d(input.permute(1, 2, 0), weight.permute(2, 1, 0), bias, padding=pad)
+    return out.permute(2, 0, 1)
 
 
 def detach_(input):
