@@ -123,3 +123,17 @@ def test_is_distributed_module_load_grad_dtype_and_from_file(tmp_path):
     s[1] = 5.0
     del s
     assert np.fromfile(path, dtype=np.float32)[1] == 5.0
+
+
+def test_hash_tensor_xors_the_64_bit_patterns():
+    from ember.core.ops import restricted_dtypes
+
+    a = np.array([[1.5, -2.25, 3.0]], dtype=np.float32)
+    h = E.hash_tensor(E.tensor(a))
+    assert h.dtype is E.uint64 and h.item() == int(np.bitwise_xor.reduce(a.astype(np.float64).view(np.uint64).ravel()))
+    assert E.hash_tensor(E.tensor([-1], dtype=E.int8)).item() == 2**64 - 1
+    assert E.hash_tensor(E.tensor([True, False, True])).item() == 0
+    rows = E.hash_tensor(E.arange(6.0).view(2, 3), dim=1)
+    want = np.bitwise_xor.reduce(np.arange(6.0).reshape(2, 3).view(np.uint64), axis=1)
+    assert rows.tolist() == want.tolist()
+    restricted_dtypes.uninstall()

@@ -26,7 +26,7 @@ from ember.core.ops.indexing import nonzero, scatter_reduce
 from ember.core.ops.linalg import linalg
 from ember.core.tensor import Tensor
 
-__all__ = ["renorm", "index_reduce", "gradient", "histogram", "histogramdd", "vander", "nonzero_static",
+__all__ = ["renorm", "index_reduce", "hash_tensor", "gradient", "histogram", "histogramdd", "vander", "nonzero_static",
            "as_strided_scatter",
            "set_warn_always", "is_warn_always_enabled", "get_deterministic_debug_mode",
            "set_deterministic_debug_mode", "set_flush_denormal", "init_num_threads", "is_distributed", "from_file"]
@@ -230,6 +230,21 @@ def index_reduce(input: Tensor, dim: int, index: Tensor, source: Tensor, reduce:
 
 
 inplace(index_reduce)
+
+
+@method
+def hash_tensor(input: Tensor, dim=None, *, keepdim: bool = False, mode: int = 0) -> Tensor:
+    """The xor of input's elements over `dim` (all by default), each widened to 64 bits (float64, int64 or
+    uint64) and read as uint64: a uint64 tensor, as `torch.hash_tensor` (computed on the host)."""
+    if mode != 0:
+        raise RuntimeError(f"hash_tensor: only mode=0 (xor reduction) is supported; got mode={mode}")
+    a = input._host_array()
+    wide = np.float64 if a.dtype.kind in "fV" else np.uint64 if a.dtype.kind in "bu" else np.int64
+    bits = np.ascontiguousarray(a.astype(wide)).view(np.uint64)
+    axes = None if dim is None else tuple(d % max(input.ndim, 1) for d in ((dim,) if isinstance(dim, int) else dim))
+    r = np.bitwise_xor.reduce(bits, axis=axes, keepdims=keepdim) if bits.size else \
+        np.zeros(() if axes is None else [s for i, s in enumerate(bits.shape) if i not in axes], np.uint64)
+    return from_numpy(np.asarray(r, dtype=np.uint64)).to(input.device)
 
 
 # --- Tensor methods -------------------------------------------------------------------------------
