@@ -115,3 +115,12 @@ def test_geqrf_gradient():
     A = _rand(4, 3, seed=12)
     assert gradcheck(lambda A: E.geqrf(A).a, (A,))
     assert gradcheck(lambda A: E.geqrf(A).tau, (A,))
+
+
+def test_module_load_copies_or_assigns_detached():
+    x = E.ones(2)
+    r = x.module_load(E.tensor([3.0, 4.0], requires_grad=True))
+    assert x.tolist() == [3.0, 4.0] and not r.requires_grad
+    src = E.tensor([5.0, 6.0], requires_grad=True)
+    r = x.module_load(src, assign=True)
+    assert r.tolist() == [5.0, 6.0] and not r.requires_grad and x.tolist() == [3.0, 4.0]

@@ -272,11 +272,6 @@ def is_distributed(input: Tensor) -> bool:
     return False
 
 
-def _module_load(self: Tensor, other: Tensor, assign: bool = False) -> Tensor:
-    """What `load_state_dict` puts in place of self: other detached if `assign`, else self holding other's values."""
-    return other.detach() if assign else self.copy_(other).detach()
-
-
 def from_file(filename: str, shared: bool | None = None, size: int = 0, *, dtype=None, layout=None, device=None,
               pin_memory: bool = False) -> Tensor:
     """A CPU tensor of `size` elements over the memory-mapped file (`shared`: writes reach the file)."""
@@ -286,7 +281,6 @@ def from_file(filename: str, shared: bool | None = None, size: int = 0, *, dtype
     return t if device is None else t.to(device)
 
 
-attach("module_load", _module_load)
 attach("grad_dtype", property(lambda self: self._dtype))
 attach("hardshrink", hardshrink)
 attach("prelu", prelu)
