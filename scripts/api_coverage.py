@@ -28,6 +28,7 @@ REMOVED = "removed from PyTorch: calling it raises an error that points to its r
 SHELL = ("sub-byte and bit-container dtypes: PyTorch defines them as shells for tensor subclasses, with no "
          "kernels of its own")
 DOCS = "documentation strings, not API"
+FIRST_CLASS_DIMS = "first-class dimensions (functorch.dim's Dim objects), which ember does not have"
 EXCLUDED: list[tuple[str, str, str]] = [
     ("torch functions", r"q_.*|quantize_.*|quantized_.*|dequantize|fake_quantize_.*|fused_moving_avg_obs_fake_quant"
                         r"|choose_qparams_optimized|int_repr|empty_quantized", QUANT),
@@ -37,7 +38,7 @@ EXCLUDED: list[tuple[str, str, str]] = [
     ("dtypes", r"q(u?int\w+)", QUANT),
     ("Tensor", r"q_.*|int_repr|dequantize|qscheme", QUANT),
     ("torch.nn", r"intrinsic|qat|quantizable|quantized", QUANT),
-    ("torch functions", r"sparse_\w+_tensor|sparse_compressed_tensor|\w*_indices_copy|values_copy|smm|dsmm|hsmm|hspmm"
+    ("torch functions", r"sparse_\w+_tensor|sparse_compressed_tensor|\w*indices_copy|values_copy|smm|dsmm|hsmm|hspmm"
                         r"|spmm|saddmm|sspaddmm|resize_as_sparse_|native_norm", SPARSE),
     ("torch constants", r"sparse_(coo|csr|csc|bsr|bsc)|jagged", SPARSE),
     ("torch submodules", r"sparse|nested", SPARSE),
@@ -62,6 +63,7 @@ EXCLUDED: list[tuple[str, str, str]] = [
      BACKEND),
     ("torch submodules", r"mps|mtia|xpu", BACKEND),
     ("Tensor", r"to_mkldnn|ipu|xpu|mtia|is_xla", BACKEND),
+    ("Tensor", r"index", FIRST_CLASS_DIMS),
     ("torch functions", r"compiled_with_cxx11_abi|get_file_path|prepare_multiprocessing_environment", BUILD),
     ("torch constants", r"has_(lapack|mkl|openmp|spectral)|USE_GLOBAL_DEPS|USE_RTLD_GLOBAL_WITH_LIBTORCH"
                         r"|TYPE_CHECKING", BUILD),
