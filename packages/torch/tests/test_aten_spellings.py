@@ -128,3 +128,29 @@ def test_convolution_dispatches_by_rank_and_transposition():
     wk = torch.randn(3, 3, 4)
     ref = F.conv1d(t.permute(1, 2, 0), wk.permute(2, 1, 0), None, padding=1).permute(2, 0, 1)
     assert torch.allclose(torch.conv_tbc(t, wk, torch.zeros(4), 1), ref)
+
+
+def _flat(m, layers: int, dirs: int):
+    names = []
+    for layer in range(layers):
+        for suffix in ("", "_reverse")[:dirs]:
+            names += [f"{w}_l{layer}{suffix}" for w in ("weight_ih", "weight_hh", "bias_ih", "bias_hh")]
+    return [getattr(m, n) for n in names]
+
+
+@pytest.mark.parametrize("kind", ["lstm", "gru", "rnn_tanh", "rnn_relu"])
+def test_sequence_functions_match_the_modules(kind):
+    torch.manual_seed(0)
+    cls = {"lstm": torch.nn.LSTM, "gru": torch.nn.GRU}.get(kind, torch.nn.RNN)
+    extra = {"nonlinearity": kind[4:]} if kind.startswith("rnn") else {}
+    m = cls(3, 4, num_layers=2, bidirectional=True, batch_first=True, **extra)
+    x, h0, c0 = torch.randn(2, 5, 3), torch.randn(4, 2, 4), torch.randn(4, 2, 4)
+    params = _flat(m, 2, 2)
+    if kind == "lstm":
+        out, h, c = torch.lstm(x, (h0, c0), params, True, 2, 0.0, False, True, True)
+        ref_out, (ref_h, ref_c) = m(x, (h0, c0))
+        assert torch.allclose(c, ref_c, atol=1e-5)
+    else:
+        out, h = getattr(torch, kind)(x, h0, params, True, 2, 0.0, False, True, True)
+        ref_out, ref_h = m(x, h0)
+    assert torch.allclose(out, ref_out, atol=1e-5) and torch.allclose(h, ref_h, atol=1e-5)

@@ -15,10 +15,10 @@ __all__ = ["cosine_similarity", "pairwise_distance", "bilinear", "rms_norm", "ch
            "margin_ranking_loss", "hinge_embedding_loss", "poisson_nll_loss", "triplet_margin_loss",
            "cosine_embedding_loss", "binary_cross_entropy_with_logits", "constant_pad_nd", "max_pool1d_with_indices",
            "native_layer_norm", "native_group_norm", "native_batch_norm", "native_dropout", "convolution", "conv_tbc",
-           "detach_", "lstm_cell", "gru_cell", "rnn_tanh_cell", "rnn_relu_cell", "to_dlpack", "get_device_module",
-           "cond", "while_loop", "set_anomaly_enabled", "is_anomaly_check_nan_enabled", "set_autocast_cpu_enabled",
-           "set_autocast_cpu_dtype", "set_autocast_gpu_dtype", "autocast_increment_nesting",
-           "autocast_decrement_nesting"]
+           "detach_", "lstm", "gru", "rnn_tanh", "rnn_relu", "lstm_cell", "gru_cell", "rnn_tanh_cell",
+           "rnn_relu_cell", "to_dlpack", "get_device_module", "cond", "while_loop", "set_anomaly_enabled",
+           "is_anomaly_check_nan_enabled", "set_autocast_cpu_enabled", "set_autocast_cpu_dtype",
+           "set_autocast_gpu_dtype", "autocast_increment_nesting", "autocast_decrement_nesting"]
 
 _REDUCTIONS = ("none", "mean", "sum")
 
@@ -198,6 +198,63 @@ def conv_tbc(input, weight, bias, pad: int = 0):
     """ATen's `conv_tbc`: a 1-D convolution over input (time, batch, channels) with weight (k, in, out)."""
     out = F.conv1d(input.permute(1, 2, 0), weight.permute(2, 1, 0), bias, padding=pad)
     return out.permute(2, 0, 1)
+
+
+def _run_layers(step, input, states, params, has_biases: bool, num_layers: int, dropout: float, train: bool,
+                bidirectional: bool, batch_first: bool):
+    """ATen's multi-layer (bi)directional recurrence over input (T, N, I) or (N, T, I): `step(x_t, state,
+    weights) -> state`, the output of a step being the state's first tensor. `states[k]` is the initial
+    state of layer/direction k; returns (output, final states)."""
+    x = input.transpose(0, 1) if batch_first else input
+    dirs = 2 if bidirectional else 1
+    per = 4 if has_biases else 2
+    if len(params) != num_layers * dirs * per:
+        raise RuntimeError(f"expected {num_layers * dirs * per} parameter tensors, got {len(params)}")
+    finals = []
+    for layer in range(num_layers):
+        outs = []
+        for d in range(dirs):
+            k = layer * dirs + d
+            w = params[k * per:(k + 1) * per]
+            weights = (w[0], w[1], w[2], w[3]) if has_biases else (w[0], w[1], None, None)
+            state = states[k]
+            seq = []
+            for t in (range(x.shape[0] - 1, -1, -1) if d == 1 else range(x.shape[0])):
+                state = step(x[t], state, weights)
+                seq.append(state[0])
+            if d == 1:
+                seq.reverse()
+            outs.append(_ag.stack(seq))
+            finals.append(state)
+        x = _ag.cat(outs, -1) if dirs == 2 else outs[0]
+        if dropout and train and layer < num_layers - 1:
+            x = F.dropout(x, dropout, True)
+    return (x.transpose(0, 1) if batch_first else x), finals
+
+
+def lstm(input, hx, params, has_biases: bool, num_layers: int, dropout: float, train: bool, bidirectional: bool,
+         batch_first: bool):
+    """ATen's `lstm` over a padded sequence: `(output, h_n, c_n)` from hx = (h_0, c_0) and the flat weights
+    (w_ih, w_hh[, b_ih, b_hh]) of every layer and direction, as `nn.LSTM` holds them."""
+    h0, c0 = hx
+    out, finals = _run_layers(lambda x, st, w: lstm_cell(x, st, *w), input, list(zip(h0.unbind(0), c0.unbind(0),
+                                                                                         strict=True)),
+                              params, has_biases, num_layers, dropout, train, bidirectional, batch_first)
+    return out, _ag.stack([f[0] for f in finals]), _ag.stack([f[1] for f in finals])
+
+
+def _single_state(cell):
+    def run(input, hx, params, has_biases: bool, num_layers: int, dropout: float, train: bool, bidirectional: bool,
+            batch_first: bool):
+        out, finals = _run_layers(lambda x, st, w: (cell(x, st[0], *w),), input, [(h,) for h in hx.unbind(0)],
+                                  params, has_biases, num_layers, dropout, train, bidirectional, batch_first)
+        return out, _ag.stack([f[0] for f in finals])
+    run.__name__ = cell.__name__.replace("_cell", "")
+    run.__doc__ = f"ATen's `{run.__name__}` over a padded sequence: `(output, h_n)` (see `lstm`)."
+    return run
+
+
+gru, rnn_tanh, rnn_relu = _single_state(gru_cell), _single_state(rnn_tanh_cell), _single_state(rnn_relu_cell)
 
 
 def detach_(input):
