@@ -124,3 +124,9 @@ def test_module_load_copies_or_assigns_detached():
     src = E.tensor([5.0, 6.0], requires_grad=True)
     r = x.module_load(src, assign=True)
     assert r.tolist() == [5.0, 6.0] and not r.requires_grad and x.tolist() == [3.0, 4.0]
+
+
+@pytest.mark.parametrize("reduce", ["sum", "mean", "max", "prod"])
+def test_segment_reduce_gradient(reduce):
+    d = _rand(5, 2, seed=13)
+    assert gradcheck(lambda d: E.segment_reduce(d, reduce, lengths=E.tensor([2, 3])), (d,))

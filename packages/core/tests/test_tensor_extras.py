@@ -136,3 +136,21 @@ def test_hash_tensor_xors_the_64_bit_patterns():
     want = np.bitwise_xor.reduce(np.arange(6.0).reshape(2, 3).view(np.uint64), axis=1)
     assert rows.tolist() == want.tolist()
     restricted_dtypes.uninstall()
+
+
+def test_segment_reduce_matches_pytorchs_values():
+    d = T([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0], [7.0, 8.0]])
+    lengths = E.tensor([1, 0, 3])
+    # PyTorch 2.13's values (an empty segment gives the identity, NaN for mean)
+    want = {"sum": [[1.0, 2.0], [0.0, 0.0], [15.0, 18.0]], "max": [[1.0, 2.0], [-np.inf, -np.inf], [7.0, 8.0]],
+            "min": [[1.0, 2.0], [np.inf, np.inf], [3.0, 4.0]], "prod": [[1.0, 2.0], [1.0, 1.0], [105.0, 192.0]]}
+    for reduce, ref in want.items():
+        assert E.segment_reduce(d, reduce, lengths=lengths).tolist() == ref
+    m = E.segment_reduce(d, "mean", lengths=lengths).tolist()
+    assert m[0] == [1.0, 2.0] and np.isnan(m[1]).all() and m[2] == [5.0, 6.0]
+    assert E.segment_reduce(d, "mean", lengths=E.tensor([2, 2]), initial=10.0).tolist() == [[7.0, 8.0], [11.0, 12.0]]
+    assert E.segment_reduce(d, "prod", lengths=E.tensor([2, 2]), initial=10.0).tolist() == \
+        [[30.0, 80.0], [350.0, 480.0]]
+    assert E.segment_reduce(d, "sum", offsets=E.tensor([0, 1, 4])).tolist() == [[1.0, 2.0], [15.0, 18.0]]
+    with pytest.raises(RuntimeError, match="Expected all rows of lengths along axis to sum"):
+        E.segment_reduce(d, "sum", lengths=E.tensor([1, 1]))

@@ -26,7 +26,8 @@ from ember.core.ops.indexing import nonzero, scatter_reduce
 from ember.core.ops.linalg import linalg
 from ember.core.tensor import Tensor
 
-__all__ = ["renorm", "index_reduce", "hash_tensor", "gradient", "histogram", "histogramdd", "vander", "nonzero_static",
+__all__ = ["renorm", "index_reduce", "hash_tensor", "segment_reduce", "gradient", "histogram", "histogramdd",
+           "vander", "nonzero_static",
            "as_strided_scatter",
            "set_warn_always", "is_warn_always_enabled", "get_deterministic_debug_mode",
            "set_deterministic_debug_mode", "set_flush_denormal", "init_num_threads", "is_distributed", "from_file"]
@@ -245,6 +246,53 @@ def hash_tensor(input: Tensor, dim=None, *, keepdim: bool = False, mode: int = 0
     r = np.bitwise_xor.reduce(bits, axis=axes, keepdims=keepdim) if bits.size else \
         np.zeros(() if axes is None else [s for i, s in enumerate(bits.shape) if i not in axes], np.uint64)
     return from_numpy(np.asarray(r, dtype=np.uint64)).to(input.device)
+
+
+_SEGMENT_EMPTY = {"sum": 0.0, "mean": float("nan"), "max": float("-inf"), "min": float("inf"), "prod": 1.0}
+
+
+def segment_reduce(data: Tensor, reduce: str, *, lengths: Tensor | None = None, indices=None,
+                   offsets: Tensor | None = None, axis: int = 0, unsafe: bool = False, initial=None) -> Tensor:
+    """Reduce consecutive segments of `data` along `axis` (sizes from 1-D `lengths`, or bounds from
+    `offsets`) with sum, mean, max, min or prod; `initial` joins every segment (mean divides by the
+    segment's length only); an empty segment without it gives the reduction's identity (NaN for mean)."""
+    if reduce not in _SEGMENT_EMPTY:
+        raise RuntimeError(f"segment_reduce(): reduce must be one of sum, mean, max, min, prod; got {reduce}")
+    if indices is not None:
+        raise NotImplementedError("segment_reduce(): indices is not supported (as in PyTorch)")
+    if (lengths is None) == (offsets is None):
+        raise RuntimeError("segment_reduce(): Either lengths or offsets must be defined")
+    bounds = (lengths if lengths is not None else offsets)
+    if bounds.ndim != 1:
+        raise NotImplementedError("segment_reduce(): ember supports 1-D lengths or offsets")
+    cuts = bounds.tolist()
+    if lengths is not None:
+        starts = [sum(cuts[:i]) for i in range(len(cuts))]
+        sizes = cuts
+    else:
+        starts, sizes = cuts[:-1], [b - a for a, b in zip(cuts[:-1], cuts[1:], strict=True)]
+    ax = data._wrap_dim(axis)
+    if not unsafe and starts and starts[-1] + sizes[-1] != data._shape[ax]:
+        raise RuntimeError("segment_reduce(): Expected all rows of lengths along axis to sum to "
+                           "data.size(lengths.dim()-1) when !unsafe.")
+    pieces = []
+    for a, n in zip(starts, sizes, strict=True):
+        seg = S.narrow(data, ax, a, n)
+        if initial is not None:
+            seg = J.cat([seg, ew.add(ew.mul(S.narrow(data, ax, 0, 1), 0), initial)], ax) if reduce != "mean" else seg
+        if seg._shape[ax] == 0:
+            shape = data._shape[:ax] + data._shape[ax + 1:]
+            fill = _SEGMENT_EMPTY[reduce] if initial is None else initial
+            pieces.append(full(shape, fill, dtype=data._dtype, device=data.device))
+            continue
+        if reduce == "mean":
+            total = seg.sum(ax)
+            r = ew.div(total if initial is None else ew.add(total, initial), n)
+        else:
+            r = {"sum": lambda t: t.sum(ax), "prod": lambda t: t.prod(ax), "max": lambda t: t.amax(ax),
+                 "min": lambda t: t.amin(ax)}[reduce](seg)
+        pieces.append(r)
+    return J.stack(pieces, ax)
 
 
 # --- Tensor methods -------------------------------------------------------------------------------
