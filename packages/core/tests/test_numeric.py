@@ -67,10 +67,11 @@ def test_frexp_splits_mantissa_and_exponent_as_numpy():
 
 @pytest.mark.parametrize("dt", [np.float32, np.float64])
 def test_nextafter_matches_numpy(dt):
-    x = np.array([1.0, 0.0, 0.0, 2.0, NAN, -1.0, -0.0, 1e-30], dtype=dt)
-    y = np.array([2.0, 1.0, -1.0, 2.0, 0.0, 0.0, 1.0, -1.0], dtype=dt)
+    x = np.array([1.0, 0.0, 0.0, 2.0, NAN, -1.0, -0.0, 1e-30, INF, -INF, 0.0], dtype=dt)
+    y = np.array([2.0, 1.0, -1.0, 2.0, 0.0, 0.0, 1.0, -1.0, 0.0, 0.0, -INF], dtype=dt)
     r = E.nextafter(E.tensor(x), E.tensor(y))
     np.testing.assert_array_equal(r._np(), np.nextafter(x, y))
+    np.testing.assert_array_equal(E.nextafter(E.tensor(x), 5.0)._np(), np.nextafter(x, dt(5.0)))
     with pytest.raises(NotImplementedError, match="nextafter"):
         E.nextafter(E.tensor([1]), E.tensor([2]))
 

@@ -77,6 +77,7 @@ def test_namespace_helpers():
     assert E.is_same_size(E.zeros(2), E.zeros(2)) and E.zeros(2).get_device() == -1
     assert E.zeros(1).layout is E.strided and E.legacy_contiguous_format is E.contiguous_format
     assert E.fill(E.zeros(2), 3).tolist() == [3.0, 3.0]
+    assert E.fill(E.tensor([float("inf"), float("nan")]), E.tensor(2.0)).tolist() == [2.0, 2.0]
     assert [t.tolist() for t in E.unravel_index(E.tensor([4, 1, -1]), (2, 3))] == [[1, 0, 1], [1, 1, 2]]
     with pytest.raises(ValueError, match="must be in range"):
         E.unravel_index(E.tensor([6]), (2, 3))

@@ -10,7 +10,9 @@ import math
 from collections import namedtuple
 
 from ember.core import dtypes
+from ember.core.creation import full
 from ember.core.methods import attach, inplace, method
+from ember.core.ops._util import broadcast_shapes
 from ember.core.settings import finfo
 from ember.core.ops import elementwise as ew
 from ember.core.ops import shape as S
@@ -154,10 +156,11 @@ def nextafter(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Ten
     dt = dtypes.result_type(input, other)
     if not dt.is_floating_point:
         _refuse("nextafter", input)
-    x = input if isinstance(input, Tensor) and input._dtype is dt else ew.add(ew.mul(other, 0), input)
-    x = S.to_dtype(x, dt) if x._dtype is not dt else x
-    y = S.to_dtype(other, dt) if isinstance(other, Tensor) and other._dtype is not dt else other
-    x, y = ew.add(x, ew.mul(y, 0)), ew.add(ew.mul(x, 0), y)  # broadcast both
+    ref = input if isinstance(input, Tensor) else other
+    x, y = (v if isinstance(v, Tensor) else full((), v, dtype=dt, device=ref.device) for v in (input, other))
+    x, y = (S.to_dtype(v, dt) if v._dtype is not dt else v for v in (x, y))
+    shape = broadcast_shapes(x._shape, y._shape)
+    x, y = S.expand(x, shape), S.expand(y, shape)  # (x * 0 + y would turn an infinite x into NaN)
     bits = S.view_dtype(x.contiguous(), _BITS_INT[dt])
     # away from zero is +1 on the bit pattern (sign-magnitude), towards zero -1
     step = ew.where(ew.eq(ew.gt(y, x), ew.gt(x, 0)), 1, -1)
@@ -301,7 +304,7 @@ def lcm(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor:
 
 
 def _broadcast(a: Tensor, b: Tensor):
-    shape = ew.add(ew.mul(a, 0), ew.mul(b, 0))._shape
+    shape = broadcast_shapes(a._shape, b._shape)
     return S.expand(a, shape), S.expand(b, shape)
 
 

@@ -279,7 +279,10 @@ def segment_reduce(data: Tensor, reduce: str, *, lengths: Tensor | None = None, 
     for a, n in zip(starts, sizes, strict=True):
         seg = S.narrow(data, ax, a, n)
         if initial is not None:
-            seg = J.cat([seg, ew.add(ew.mul(S.narrow(data, ax, 0, 1), 0), initial)], ax) if reduce != "mean" else seg
+            one = list(data._shape)
+            one[ax] = 1
+            seg = J.cat([seg, full(tuple(one), initial, dtype=data._dtype, device=data.device)], ax) \
+                if reduce != "mean" else seg
         if seg._shape[ax] == 0:
             shape = data._shape[:ax] + data._shape[ax + 1:]
             fill = _SEGMENT_EMPTY[reduce] if initial is None else initial

@@ -112,7 +112,8 @@ def fill(input: Tensor, value) -> Tensor:
         if value.ndim != 0:
             raise RuntimeError(f"fill only supports 0-dimension value tensor but got tensor with {value.ndim} "
                                "dimensions.")
-        return ew.add(ew.mul(input, 0), S.to_dtype(value, input._dtype) if value._dtype is not input._dtype else value)
+        v = S.to_dtype(value, input._dtype) if value._dtype is not input._dtype else value
+        return L.clone(S.expand(v, input._shape))  # differentiable in value, whatever input holds
     return full_like(input, value)
 
 
