@@ -44,6 +44,7 @@ import ember.torch.accelerator as accelerator  # noqa: E402
 import ember.torch.version as version  # noqa: E402
 import ember.torch.torch_version as torch_version  # noqa: E402
 import ember.torch.types as types  # noqa: E402
+import ember.torch.hub as hub  # noqa: E402
 from ember.autograd.grad_scaler import GradScaler  # noqa: E402 - torch.GradScaler is torch.amp's
 from ember.torch._typed_storage import *  # noqa: E402, F403 - TypedStorage and the legacy typed storages
 from ember.core.cuda.allocator import OutOfMemoryError  # noqa: E402 - torch.OutOfMemoryError is torch.cuda's
