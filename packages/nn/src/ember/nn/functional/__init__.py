@@ -5,3 +5,4 @@ from ember.nn.functional._attention import *
 from ember.nn.functional._layers import *
 from ember.nn.functional._loss import *
 from ember.nn.functional._extra import *
+from ember.nn.functional._scaled import *
