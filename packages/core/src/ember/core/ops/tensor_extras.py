@@ -8,6 +8,7 @@ histograms are counts, computed on the host with numpy, as PyTorch's CPU-only ke
 
 from __future__ import annotations
 
+import builtins as _builtins
 import numbers
 import warnings
 from collections import namedtuple
@@ -167,18 +168,11 @@ def histogramdd(input: Tensor, bins=10, *, range=None, weight: Tensor | None = N
     pts = a.reshape(-1, a.shape[-1])
     b = [_host(e, "histogramdd") for e in bins] if isinstance(bins, list | tuple) and bins and \
         isinstance(bins[0], Tensor) else bins
-    rng = None if range is None else [tuple(range[i:i + 2]) for i in builtins_range(0, len(range), 2)]
+    rng = None if range is None else [tuple(range[i:i + 2]) for i in _builtins.range(0, len(range), 2)]
     w = None if weight is None else _host(weight, "histogramdd").reshape(-1)
     hist, edges = np.histogramdd(pts, bins=b, range=rng, weights=w, density=density)
     return _HistogramDD(from_numpy(hist.astype(input._dtype.np)),
                         tuple(from_numpy(e.astype(input._dtype.np)) for e in edges))
-
-
-def builtins_range(*args):
-    """Python's range, which histogramdd's `range` argument shadows."""
-    import builtins
-
-    return builtins.range(*args)
 
 
 def vander(x: Tensor, N: int | None = None, increasing: bool = False) -> Tensor:
