@@ -207,4 +207,6 @@ def torch(session: nox.Session) -> None:
     session.install(*TEST_DEPS, "scikit-learn", "torch==2.13.0")
     for d in [f"packages/{p}/tests" for p in PRESENT] + ["tests"]:
         session.run("pytest", d, "-q", "-m", "torch", *session.posargs, env=ENV, success_codes=[0, 5])
+    # how much of PyTorch's public API ember.torch has, written to docs/api_coverage.md
+    session.run("python", "scripts/api_coverage.py", env=ENV)
 

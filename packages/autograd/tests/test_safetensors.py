@@ -57,10 +57,23 @@ def test_loaded_tensors_own_writable_memory():
 
 
 def test_dtype_ember_lacks_is_named():
-    h = json.dumps({"u": {"dtype": "U16", "shape": [2], "data_offsets": [0, 4]}}).encode()
+    h = json.dumps({"u": {"dtype": "F6_E3M2", "shape": [2], "data_offsets": [0, 4]}}).encode()
     h += b" " * (-len(h) % 8)
-    with pytest.raises(SafetensorError, match="unsupported dtype U16 .*ember does not have"):
-        st.load(struct.pack("<Q", len(h)) + h + b"\0" * 4, _name="u16.safetensors")
+    with pytest.raises(SafetensorError, match="unsupported dtype F6_E3M2 .*ember does not have"):
+        st.load(struct.pack("<Q", len(h)) + h + b"\0" * 4, _name="f6.safetensors")
+
+
+def test_unsigned_and_float8_round_trip(tmp_path):
+    xs = {"u16": E.tensor([1, 65535], dtype=E.uint16), "u64": E.tensor([2**64 - 1], dtype=E.uint64),
+          "f8": E.tensor([1.0, 448.0]).to(E.float8_e4m3fn), "e5": E.tensor([0.25, 4.0]).to(E.float8_e5m2)}
+    st.save_file(xs, str(tmp_path / "x.safetensors"))
+    out = st.load_file(str(tmp_path / "x.safetensors"))
+    for k, v in xs.items():
+        assert out[k].dtype is v.dtype
+        assert out[k].numpy().tobytes() == v.numpy().tobytes()
+    from ember.core.ops import restricted_dtypes
+
+    restricted_dtypes.uninstall()
 
 
 def test_library_errors_are_wrapped(monkeypatch):

@@ -29,6 +29,8 @@ from ember.autograd.record import dispatch_hook as _dispatch_hook
 from ember.autograd import amp, backends, cuda, functional
 from ember.core import fft  # `torch.fft`: the transforms are core ops, their derivatives are here
 from ember.core import special  # torch.special, for `import ember.autograd as torch`
+from ember.autograd import func
+from ember.autograd.func import vmap
 from ember.autograd.amp import (
     autocast, clear_autocast_cache, get_autocast_cpu_dtype, get_autocast_dtype, get_autocast_gpu_dtype,
     is_autocast_available, is_autocast_cache_enabled, is_autocast_cpu_enabled, is_autocast_enabled,

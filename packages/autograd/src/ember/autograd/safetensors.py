@@ -36,9 +36,11 @@ __all__ = ["save", "load", "save_file", "load_file", "metadata_of", "SafetensorE
 
 _CODES = {"float64": "F64", "float32": "F32", "float16": "F16", "bfloat16": "BF16", "int64": "I64", "int32": "I32",
           "int16": "I16", "int8": "I8", "uint8": "U8", "bool": "BOOL"}
+_CODES.update({"uint16": "U16", "uint32": "U32", "uint64": "U64", "float8_e4m3fn": "F8_E4M3",
+               "float8_e5m2": "F8_E5M2", "float8_e8m0fnu": "F8_E8M0"})
 _DTYPES = {code: name for name, code in _CODES.items()}
 # codes of the format that ember has no dtype for: named in the error
-_FOREIGN = ("U16", "U32", "U64", "F8_E4M3", "F8_E5M2", "F8_E8M0", "F4", "F6_E2M3", "F6_E3M2", "C64", "C128")
+_FOREIGN = ("F4", "F6_E2M3", "F6_E3M2", "C64", "C128")
 _MAX_HEADER = 100_000_000
 
 

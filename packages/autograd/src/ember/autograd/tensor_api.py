@@ -235,6 +235,8 @@ def _leaf_only_deepcopy(fn: Callable) -> Callable:
 
 def install() -> None:
     """Attach everything above to `Tensor` (idempotent)."""
+    attach("is_nonzero", is_nonzero)
+    attach("module_load", _module_load)
     attach("requires_grad", property(_get_requires_grad, _set_requires_grad))
     attach("grad", property(_get_grad, _set_grad, _del_grad))
     attach("grad_fn", property(_get_grad_fn))
@@ -266,6 +268,11 @@ def is_floating_point(input: Tensor) -> bool:
 
 def numel(input: Tensor) -> int:
     return input.numel()
+
+
+def _module_load(self: Tensor, other: Tensor, assign: bool = False) -> Tensor:
+    """What `load_state_dict` puts in place of self: other detached if `assign`, else self holding other's values."""
+    return other.detach() if assign else self.copy_(other).detach()
 
 
 def is_nonzero(input: Tensor) -> bool:

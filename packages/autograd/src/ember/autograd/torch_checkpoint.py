@@ -125,6 +125,11 @@ class _Unpickler(pickle._Unpickler):
             self.allowed[("torch", cls)] = _StorageType(cls, dtypes._BY_NAME[dt])
         for d in dtypes.ALL:
             self.allowed[("torch", d.name)] = d
+        # uint16/32/64 and float8: PyTorch writes them over an UntypedStorage (byte count), dtype last
+        self.allowed[("torch.storage", "UntypedStorage")] = _StorageType("UntypedStorage", dtypes.uint8)
+        self.allowed[("torch._utils", "_rebuild_tensor_v3")] = self._rebuild_tensor_v3
+        for d in dtypes.RESTRICTED:
+            self.allowed[("torch", d.name)] = d
         self.allowed[("torch", "Size")] = _size
         self.allowed[("torch", "device")] = _device
         self.storages: dict[str, Storage] = {}
@@ -161,6 +166,13 @@ class _Unpickler(pickle._Unpickler):
                     st = Tensor._make(st, 0, (st.nbytes,), (1,), dtypes.uint8).to(dev)._storage
             self.storages[key] = st
         return _TypedStorage(st, stype.dtype, key)
+
+    def _rebuild_tensor_v3(self, storage, storage_offset, size, stride, requires_grad=False, backward_hooks=None,
+                           dtype=None, metadata=None) -> Tensor:
+        if not isinstance(storage, _TypedStorage) or not isinstance(dtype, dtypes.dtype):
+            raise self.fail("a _rebuild_tensor_v3 call without an untyped storage and a dtype")
+        typed = _TypedStorage(storage.storage, dtype, storage.key)
+        return self._rebuild_tensor_v2(typed, storage_offset, size, stride, requires_grad, backward_hooks, metadata)
 
     def _rebuild_tensor_v2(self, storage, storage_offset, size, stride, requires_grad=False, backward_hooks=None,
                            metadata=None) -> Tensor:
@@ -283,6 +295,7 @@ class _Global:
 
 
 _REBUILD_TENSOR = _Global("torch._utils", "_rebuild_tensor_v2")
+_REBUILD_TENSOR_V3 = _Global("torch._utils", "_rebuild_tensor_v3")
 _REBUILD_PARAMETER = _Global("torch._utils", "_rebuild_parameter")
 _ORDERED_DICT = _Global("collections", "OrderedDict")
 
@@ -329,6 +342,7 @@ class _ZipPickler(pickle._Pickler):
     dispatch = dict(pickle._Pickler.dispatch)
     dispatch[_Global] = _save_global
     dispatch.update(dict.fromkeys({type(d) for d in dtypes.ALL}, _save_dtype))  # bfloat16 has a subclass
+    dispatch.update(dict.fromkeys({type(d) for d in dtypes.RESTRICTED}, _save_dtype))
     dispatch.update(dict.fromkeys(_NUMPY_SCALARS, _save_number))
 
     def __init__(self, f, storages: dict[int, tuple[str, Storage, dtypes.dtype]]) -> None:
@@ -337,7 +351,8 @@ class _ZipPickler(pickle._Pickler):
 
     def persistent_id(self, obj):
         if type(obj) is _StorageRef:
-            return ("storage", _Global("torch", obj.cls), obj.key, obj.location, obj.numel)
+            module = "torch.storage" if obj.cls == "UntypedStorage" else "torch"
+            return ("storage", _Global(module, obj.cls), obj.key, obj.location, obj.numel)
         return None
 
     def reducer_override(self, obj):
@@ -353,8 +368,16 @@ class _ZipPickler(pickle._Pickler):
 
     def _tensor(self, t: Tensor):
         key, st, dt = self.storages[id(t._storage)]
-        ref = _StorageRef(_STORAGE_OF[dt.name], key, str(st.device), st.nbytes // dt.itemsize)
         parameter = _is_parameter(t)
+        if dt in dtypes.RESTRICTED:  # PyTorch's layout for them: bytes in an UntypedStorage, the dtype as an argument
+            ref = _StorageRef("UntypedStorage", key, str(st.device), st.nbytes)
+            args = (ref, t._offset, tuple(t._shape), tuple(t._strides), bool(t._requires_grad) and not parameter,
+                    _Call(_ORDERED_DICT, ()), dt)
+            if parameter:
+                return _REBUILD_PARAMETER, (_Call(_REBUILD_TENSOR_V3, args), bool(t._requires_grad),
+                                            _Call(_ORDERED_DICT, ()))
+            return _REBUILD_TENSOR_V3, args
+        ref = _StorageRef(_STORAGE_OF[dt.name], key, str(st.device), st.nbytes // dt.itemsize)
         args = (ref, t._offset, tuple(t._shape), tuple(t._strides), bool(t._requires_grad) and not parameter,
                 _Call(_ORDERED_DICT, ()))
         if parameter:

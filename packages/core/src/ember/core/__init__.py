@@ -11,6 +11,9 @@ from ember.core.dtypes import (
     int64, long, promote_types, result_type, set_default_dtype, short, uint8,
 )
 from ember.core.dtypes import cdouble, cfloat, complex64, complex128, get_default_complex_dtype
+from ember.core.dtypes import (  # noqa: E402 - NOTE [ Restricted dtypes ]
+    float8_e4m3fn, float8_e4m3fnuz, float8_e5m2, float8_e5m2fnuz, float8_e8m0fnu, uint16, uint32, uint64,
+)
 from ember.core.storage import Storage
 from ember.core.tensor import Size, Tensor
 from ember.core.creation import (
@@ -33,6 +36,7 @@ from ember.core.ops.reduce import *  # noqa: F403
 from ember.core.ops.sorting import *  # noqa: F403
 from ember.core.ops.linalg import *  # noqa: F403
 from ember.core.ops.linalg_solvers import *  # noqa: F403
+from ember.core.ops.linalg_composite import *  # noqa: F403
 from ember.core.ops.activation import *  # noqa: F403
 from ember.core.ops.conv import *  # noqa: F403
 from ember.core.ops.dropout import *  # noqa: F403
@@ -51,6 +55,10 @@ from ember.core.ops.sampling import *  # noqa: F403
 from ember.core.ops.unpool import *  # noqa: F403
 from ember.core.ops.ctc import *  # noqa: F403
 from ember.core.ops.fractional_pool import *  # noqa: F403
+from ember.core.ops.numeric import *  # noqa: F403
+from ember.core.ops.windows import *  # noqa: F403
+from ember.core.ops.tensor_utils import *  # noqa: F403
+from ember.core.ops.tensor_extras import *  # noqa: F403
 from ember.core import cuda  # noqa: E402 - after the star imports, which export the method `cuda`
 from ember.core.cuda.interop import from_dlpack
 from ember.core import special, testing

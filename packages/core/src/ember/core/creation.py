@@ -77,11 +77,15 @@ def _infer_np(data, dtype):
                 dtype = found[0]
                 for d in found[1:]:
                     dtype = dtypes.promote_types(dtype, d)
-        try:
-            a = np.array(data)
+        try:  # uint64 values past int64 would go through float64 and lose their low bits
+            a = np.array(data, dtype=dtype.np if dtype in dtypes.UNSIGNED_WIDE else None)
         except ValueError:
             raise ValueError(_ragged_message(data)) from None
     if dtype is not None:
+        if dtype in dtypes.FLOAT8:  # PyTorch's float8 conversion (saturating e4m3fn), not ml_dtypes'
+            from ember.core.ops.restricted_dtypes import cast_array
+
+            return cast_array(a, dtype)
         return a.astype(dtype.np)
     if a.dtype.kind == "f":
         return a if from_numpy_data else a.astype(dtypes.get_default_dtype().np)

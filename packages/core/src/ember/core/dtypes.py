@@ -12,6 +12,8 @@ __all__ = [
     "get_default_dtype", "set_default_dtype", "can_cast", "as_dtype", "from_numpy_dtype",
     "complex64", "complex128", "cfloat", "cdouble", "get_default_complex_dtype",
 ]
+__all__ += ["uint16", "uint32", "uint64", "float8_e4m3fn", "float8_e5m2", "float8_e4m3fnuz", "float8_e5m2fnuz",
+            "float8_e8m0fnu"]
 
 _builtin_bool, _builtin_int, _builtin_float = bool, int, float
 
@@ -90,6 +92,67 @@ float64 = dtype("float64", np.float64, _FLOAT, 3)
 # bfloat16 (8 exponent bits, 7 mantissa bits) is numpy's through ml_dtypes; its rank ties with
 # float16's, and `promote_types` sends the pair to float32 as PyTorch does
 bfloat16 = _LibraryDtype("bfloat16", ("ml_dtypes", "bfloat16"), 2, _FLOAT, 1)
+# NOTE [ Restricted dtypes ]: numpy's uint16/32/64 and ml_dtypes' float8 formats, which PyTorch 2.13 stores,
+# casts and views but computes with in a few ops only, and never promotes with another dtype (a float
+# and an unsigned type give the float). The first use of one installs `ember.core.ops.restricted_dtypes`'s
+# dispatch hook, which refuses the other ops with PyTorch's NotImplementedError; until then it costs nothing.
+uint16 = dtype("uint16", np.uint16, _INT, 5)
+uint32 = dtype("uint32", np.uint32, _INT, 6)
+uint64 = dtype("uint64", np.uint64, _INT, 7)
+uint16.is_signed = uint32.is_signed = uint64.is_signed = False
+
+
+class _Float8Dtype(_LibraryDtype):
+    """An ml_dtypes float8 format; making its numpy type is its first use (see NOTE [ Restricted dtypes ])."""
+
+    __slots__ = ()
+
+    @property
+    def np(self) -> np.dtype:
+        if self._np is None:
+            _restricted(self)
+        return _LibraryDtype.np.fget(self)
+
+
+float8_e4m3fn = _Float8Dtype("float8_e4m3fn", ("ml_dtypes", "float8_e4m3fn"), 1, _FLOAT, 0)
+float8_e5m2 = _Float8Dtype("float8_e5m2", ("ml_dtypes", "float8_e5m2"), 1, _FLOAT, 0)
+float8_e4m3fnuz = _Float8Dtype("float8_e4m3fnuz", ("ml_dtypes", "float8_e4m3fnuz"), 1, _FLOAT, 0)
+float8_e5m2fnuz = _Float8Dtype("float8_e5m2fnuz", ("ml_dtypes", "float8_e5m2fnuz"), 1, _FLOAT, 0)
+float8_e8m0fnu = _Float8Dtype("float8_e8m0fnu", ("ml_dtypes", "float8_e8m0fnu"), 1, _FLOAT, 0)
+float8_e8m0fnu.is_signed = False
+UNSIGNED_WIDE = (uint16, uint32, uint64)
+FLOAT8 = (float8_e4m3fn, float8_e5m2, float8_e4m3fnuz, float8_e5m2fnuz, float8_e8m0fnu)
+RESTRICTED = frozenset(UNSIGNED_WIDE + FLOAT8)
+# PyTorch's ScalarType names, which its error messages print ("not implemented for 'UInt16'")
+TORCH_NAMES = {"bool": "Bool", "uint8": "Byte", "int8": "Char", "int16": "Short", "int32": "Int", "int64": "Long",
+               "float16": "Half", "bfloat16": "BFloat16", "float32": "Float", "float64": "Double",
+               "uint16": "UInt16", "uint32": "UInt32", "uint64": "UInt64", "float8_e4m3fn": "Float8_e4m3fn",
+               "float8_e5m2": "Float8_e5m2", "float8_e4m3fnuz": "Float8_e4m3fnuz",
+               "float8_e5m2fnuz": "Float8_e5m2fnuz", "float8_e8m0fnu": "Float8_e8m0fnu"}
+_guard_installed = False
+
+
+def _restricted(d: dtype) -> dtype:
+    """`d`, after installing the hook that limits the ops of restricted dtypes (once)."""
+    global _guard_installed
+    if not _guard_installed:
+        _guard_installed = True
+        importlib.import_module("ember.core.ops.restricted_dtypes").install()
+    return d
+
+
+def _promote_restricted(a: dtype, b: dtype) -> dtype:
+    """PyTorch's rule for a pair with a restricted dtype: an unsigned one gives way to a float, nothing else."""
+    for u, o in ((a, b), (b, a)):
+        if u in UNSIGNED_WIDE and o not in RESTRICTED and o._category == _FLOAT:
+            return o
+    if a in FLOAT8 or b in FLOAT8:
+        raise RuntimeError(f"Promotion for Float8 Types is not supported, attempted to promote "
+                           f"{TORCH_NAMES[a.name]} and {TORCH_NAMES[b.name]}")
+    raise RuntimeError(f"Promotion for uint16, uint32, uint64 types is not supported, attempted to promote "
+                       f"{TORCH_NAMES[a.name]} and {TORCH_NAMES[b.name]}")
+
+
 half, float, double = float16, float32, float64  # noqa: A001
 short, int, long = int16, int32, int64  # noqa: A001
 # complex: numpy's complex64/complex128 (interleaved real, imaginary); numpy has no complex32,
@@ -106,6 +169,7 @@ _BY_NAME = {d.name: d for d in ALL} | {
 }
 _BY_NAME |= {"cfloat": complex64, "cdouble": complex128}
 _BY_NP = {d.np: d for d in ALL if type(d) is dtype}  # a library dtype joins when its numpy type is made
+_BY_NAME.update({d.name: d for d in RESTRICTED})  # not in _BY_NP: wrapping their arrays goes by from_numpy_dtype
 
 
 def from_numpy_dtype(npdt) -> dtype | None:
@@ -116,6 +180,8 @@ def from_numpy_dtype(npdt) -> dtype | None:
         lib = _BY_NAME.get(getattr(npdt, "name", None))
         if isinstance(lib, _LibraryDtype) and lib.np == npdt:
             found = lib
+        elif lib in UNSIGNED_WIDE and lib.np == npdt:
+            found = _restricted(lib)
     return found
 
 _default_float = float32
@@ -143,7 +209,7 @@ def set_default_dtype(d: dtype) -> None:
 def as_dtype(d) -> dtype:
     """Turn an ember dtype, a numpy dtype, a Python type or a name into an ember dtype."""
     if isinstance(d, dtype):
-        return d
+        return _restricted(d) if d in RESTRICTED else d
     if d is _builtin_float:
         return _default_float
     if d is _builtin_int:
@@ -153,7 +219,8 @@ def as_dtype(d) -> dtype:
     if d is complex:
         return get_default_complex_dtype()
     if isinstance(d, str) and d in _BY_NAME:
-        return _BY_NAME[d]
+        found = _BY_NAME[d]
+        return _restricted(found) if found in RESTRICTED else found
     try:
         found = from_numpy_dtype(np.dtype(d))
     except TypeError:
@@ -167,6 +234,8 @@ def promote_types(a: dtype, b: dtype) -> dtype:
     """The smallest dtype both `a` and `b` convert to without losing range (PyTorch's table)."""
     if a is b:
         return a
+    if a in RESTRICTED or b in RESTRICTED:
+        return _promote_restricted(a, b)
     if a._category != b._category:
         hi, lo = (a, b) if a._category > b._category else (b, a)
         if hi._category == _COMPLEX and lo._category == _FLOAT and lo._rank > hi._rank:

@@ -31,7 +31,7 @@ class finfo:
         if not dt.is_floating_point:
             raise TypeError(f"torch.finfo() requires a floating point input type. Use torch.iinfo to handle "
                             f"'torch.finfo'; got {dt!r}")
-        if dt is dtypes.bfloat16:  # numpy's finfo does not know ml_dtypes' bfloat16; ml_dtypes' own does
+        if dt is dtypes.bfloat16 or dt in dtypes.FLOAT8:  # numpy's finfo does not know ml_dtypes' types
             import ml_dtypes
 
             info = ml_dtypes.finfo(dt.np)
@@ -44,6 +44,10 @@ class finfo:
         self.tiny = self.smallest_normal = float(info.smallest_normal)
         self.resolution = 10.0 ** -int(info.precision)
         self.dtype = dt.name
+        if dt in dtypes.FLOAT8:  # PyTorch's values: resolution 1 (no decimal digit), e5m2fnuz's eps 2^-3
+            self.resolution = 1.0
+            if dt is dtypes.float8_e5m2fnuz:
+                self.eps = 0.125
 
     def __repr__(self) -> str:
         return (f"finfo(resolution={self.resolution}, min={self.min:g}, max={self.max:g}, eps={self.eps:g}, "

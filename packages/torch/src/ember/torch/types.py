@@ -1,17 +1,22 @@
-"""`torch.types`: the aliases PyTorch's annotations use."""
+"""`torch.types`: the type aliases PyTorch's signatures use, over ember's classes."""
 
 from __future__ import annotations
 
-from typing import Union
+import os
+from typing import IO, TypeAlias
 
-from ember.core.device import device as _device
-from ember.core.dtypes import dtype as _dtype  # noqa: F401 - PyTorch's torch.types._dtype
+from ember.autograd import Size, Tensor, device
+from ember.core.storage import Storage
 
-Number = Union[int, float, bool]  # noqa: UP007 - a runtime alias, as PyTorch's
-Device = Union[_device, str, int, None]  # noqa: UP007
-_int = int
-_float = float
-_bool = bool
-_complex = complex
+__all__ = ["Number", "Device", "FileLike", "IntLikeType", "FloatLikeType", "BoolLikeType", "Storage", "Tensor",
+           "Size", "SymInt", "SymFloat", "SymBool", "py_sym_types"]
 
-__all__ = ["Number", "Device"]
+# ember has no symbolic shapes: its "symbolic" scalars are the plain ones
+SymInt, SymFloat, SymBool = int, float, bool
+py_sym_types = (SymInt, SymFloat, SymBool)
+IntLikeType: TypeAlias = int
+FloatLikeType: TypeAlias = float
+BoolLikeType: TypeAlias = bool
+Number: TypeAlias = int | float | bool
+Device: TypeAlias = str | device | int | None
+FileLike: TypeAlias = str | os.PathLike[str] | IO[bytes]

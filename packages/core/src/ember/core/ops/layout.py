@@ -100,8 +100,11 @@ attach("mH", property(lambda self: _conj(S.transpose(self, -2, -1))))
 
 @method
 def movedim(input, source, destination) -> Tensor:
-    src = [s % max(input.ndim, 1) for s in ((source,) if isinstance(source, int) else source)]
-    dst = [d % max(input.ndim, 1) for d in ((destination,) if isinstance(destination, int) else destination)]
+    src = [_movedim_dim(s, input.ndim) for s in ((source,) if isinstance(source, int) else source)]
+    dst = [_movedim_dim(d, input.ndim) for d in ((destination,) if isinstance(destination, int) else destination)]
+    for name, dims in (("source", src), ("destination", dst)):
+        if len(set(dims)) != len(dims):
+            raise RuntimeError(f"movedim: repeated dim in `{name}` ({dims})")
     if len(src) != len(dst):
         raise RuntimeError(f"movedim: Invalid source or destination dims: source ({list(src)} dims) should "
                            f"contain the same number of dims as destination ({list(dst)} dims)")
@@ -111,6 +114,13 @@ def movedim(input, source, destination) -> Tensor:
     rest = iter(i for i in range(input.ndim) if i not in src)
     order = [o if o is not None else next(rest) for o in order]
     return S.permute(input, tuple(order))
+
+
+def _movedim_dim(d: int, ndim: int) -> int:
+    n = max(ndim, 1)
+    if not -n <= d < n:
+        raise IndexError(f"movedim: Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {d})")
+    return d % n
 
 
 moveaxis = movedim

@@ -19,6 +19,7 @@ from ember.core.methods import attach, inplace, method
 from ember.core.ops import elementwise as ew
 from ember.core.ops import shape as S
 from ember.core.ops._util import wrap, write_out
+from ember.core.ops.restricted_dtypes import cast_array
 from ember.core.ops.reduce import _TORCH_NAMES, _sum, vector_norm
 from ember.core.tensor import Tensor
 
@@ -44,6 +45,8 @@ def _product(a: Tensor, b: Tensor, dt: dtypes.dtype) -> np.ndarray:
     half BLAS), rounding once on store as PyTorch's CPU kernels do."""
     if dt is dtypes.float16 or dt is dtypes.bfloat16:
         return np.matmul(a._np().astype(np.float32), b._np().astype(np.float32)).astype(dt.np)
+    if dt in dtypes.FLOAT8:  # float32 accumulation, PyTorch's float8 rounding on store
+        return cast_array(np.matmul(a._np().astype(np.float32), b._np().astype(np.float32)), dt)
     if dt is dtypes.bool:
         return np.matmul(a._np().astype(np.uint8), b._np().astype(np.uint8)) != 0
     return np.matmul(_blas(a), _blas(b))
@@ -58,7 +61,8 @@ def _c_name(x: Tensor) -> str:
     """PyTorch's C++ scalar type names in mm's dtype error: float, double, long ..."""
     return {"float32": "float", "float64": "double", "float16": "c10::Half", "bfloat16": "c10::BFloat16",
             "int64": "long int", "int32": "int",
-            "int16": "short int", "int8": "signed char", "uint8": "unsigned char", "bool": "bool"}[x._dtype.name]
+            "int16": "short int", "int8": "signed char", "uint8": "unsigned char", "bool": "bool"}.get(
+        x._dtype.name) or "c10::" + dtypes.TORCH_NAMES[x._dtype.name]
 
 
 def _finish(r: np.ndarray, out, op: str) -> Tensor:

@@ -14,6 +14,7 @@ from ember.core import dtypes
 from ember.core.dispatch import declare
 from ember.core.geometry import INT64_MAX, check_geometry, make_tensor
 from ember.core.ops._util import normalize_dims, wrap
+from ember.core.ops.restricted_dtypes import cast_array
 from ember.core.storage import Storage
 from ember.core.tensor import Tensor, contiguous_strides, describe
 
@@ -309,6 +310,8 @@ def _copy_cpu(self, src, non_blocking=False):
 
         return copy_device_to_host(self, src, non_blocking)
     s = src._np() if isinstance(src, Tensor) else src
+    if self._dtype in dtypes.FLOAT8:  # PyTorch's float8 conversion, not ml_dtypes' (restricted_dtypes)
+        s = cast_array(np.asarray(s), self._dtype)
     try:
         np.copyto(self._np(), s, casting="unsafe")
     except ValueError:
@@ -330,6 +333,8 @@ to_dtype = declare("to_dtype", lambda a, d: a.astype(d))
 
 @to_dtype.register("cpu")
 def _to_dtype_cpu(x, dtype):
+    if dtype in dtypes.FLOAT8:
+        return wrap(cast_array(x._np(), dtype))
     return wrap(x._np().astype(dtype.np))
 
 

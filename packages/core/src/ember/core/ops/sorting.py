@@ -129,7 +129,7 @@ def _kthvalue_cpu(x, k, dim=-1, keepdim=False, *, out=None):
     """kthvalue(x, k: int, dim: int, keepdim: bool) -> (values, indices): the k-th smallest (1-based)."""
     a = _as_1d(x._np())
     if not 1 <= k <= a.shape[dim]:
-        raise IndexError(f"kthvalue(): selected number k out of range for dimension {dim}")
+        raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {dim}")
     idx = np.take(_argsort(a, dim, False), [k - 1], axis=dim)
     vals = np.take_along_axis(a, idx, dim)
     if not keepdim or x.ndim == 0:

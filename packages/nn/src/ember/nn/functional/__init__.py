@@ -10,3 +10,4 @@ from ember.nn.functional._vision import *
 from ember.nn.functional._loss_extra import *
 from ember.nn.functional._composed import *
 from ember.nn import grad  # noqa: E402 - `torch.nn.functional.grad` is the module `torch.nn.grad`
+from ember.nn.functional._scaled import *

@@ -1,0 +1,132 @@
+"""Gradients of the long-tail functions composed in ember.core (logaddexp, nan_to_num, deg2rad,
+ldexp, frexp, trapezoid, sum_to_size ...) against float64 central differences."""
+
+import math
+
+import pytest
+
+import ember.autograd as E
+from ember.autograd import gradcheck
+
+F64 = E.float64
+
+
+def _x(*values, shape=None):
+    t = E.tensor(values, dtype=F64)
+    return (t.view(*shape) if shape else t).requires_grad_(True)
+
+
+@pytest.mark.parametrize("fn", [E.logaddexp, E.logaddexp2])
+def test_logaddexp_gradients(fn):
+    a, b = _x(0.3, -2.0, 5.0, 1.0), _x(-0.7, 4.0, 5.5, 2.5)
+    assert gradcheck(fn, (a, b))
+
+
+def test_logaddexp_gradient_at_a_tie_is_one_half():
+    a, b = _x(1.0), _x(1.0)
+    E.logaddexp(a, b).backward()
+    assert a.grad.tolist() == [0.5] and b.grad.tolist() == [0.5]
+
+
+def test_nan_to_num_passes_gradient_only_through_finite_elements():
+    x = E.tensor([math.nan, math.inf, 2.0, -math.inf], dtype=F64, requires_grad=True)
+    E.nan_to_num(x).sum().backward()
+    assert x.grad.tolist() == [0.0, 0.0, 1.0, 0.0]
+
+
+@pytest.mark.parametrize("fn", [E.deg2rad, E.rad2deg, lambda x: E.ldexp(x, E.tensor([1.0, -2.0, 3.0], dtype=F64))])
+def test_scaling_gradients(fn):
+    assert gradcheck(fn, (_x(0.5, -1.5, 2.0),))
+
+
+def test_frexp_mantissa_gradient_is_two_to_minus_exponent():
+    x = _x(3.0, -0.3, 40.0)
+    m, e = E.frexp(x)
+    m.sum().backward()
+    assert x.grad.tolist() == [2.0 ** -k for k in e.tolist()]
+
+
+def test_trapezoid_gradients():
+    y = _x(1.0, 2.0, 4.0, 3.0, 5.0, 9.0, shape=(2, 3))
+    x = _x(0.0, 1.0, 3.0)
+    assert gradcheck(lambda y, x: E.trapezoid(y, x), (y, x))
+    assert gradcheck(lambda y: E.cumulative_trapezoid(y, dx=0.5, dim=0), (y,))
+
+
+def test_sum_to_size_gradient_expands_back():
+    x = _x(*range(6), shape=(2, 3))
+    assert gradcheck(lambda x: x.sum_to_size(1, 3), (x,))
+
+
+def test_in_place_view_op_on_a_leaf_that_requires_grad_raises():
+    with pytest.raises(RuntimeError, match="leaf Variable that requires grad"):
+        E.zeros(2, 3, requires_grad=True).t_()
+
+
+def _rand(*shape, seed=0):
+    import numpy as np
+
+    return E.tensor(np.random.default_rng(seed).standard_normal(shape), dtype=F64).requires_grad_(True)
+
+
+def test_solve_triangular_and_cholesky_solve_gradients():
+    A = _rand(3, 3)
+    with E.no_grad():
+        A += 3 * E.eye(3, dtype=F64)
+    B = _rand(3, 2, seed=1)
+    assert gradcheck(lambda A, B: E.linalg.solve_triangular(A, B, upper=True), (A, B))
+    assert gradcheck(lambda A, B: E.linalg.solve_triangular(A, B, upper=False, left=False, unitriangular=True),
+                     (A, B.detach().t().requires_grad_(True)))
+    assert gradcheck(lambda A, B: E.cholesky_solve(B, A.tril()), (A, B))
+
+
+def test_lu_matrix_exp_and_householder_gradients():
+    A = _rand(3, 3, seed=2)
+    assert gradcheck(lambda A: E.linalg.lu_factor(A).LU, (A,))
+    assert gradcheck(lambda A: E.linalg.lu(A).U, (A,))
+    assert gradcheck(E.linalg.matrix_exp, (A,))
+    assert gradcheck(lambda A: E.linalg.matrix_exp(A * 5), (A,))
+    tau = _rand(2, seed=3)
+    assert gradcheck(lambda A, t: E.linalg.householder_product(A, t), (A, tau))
+
+
+def test_lstsq_vander_tensorinv_gradients():
+    A, B = _rand(5, 3, seed=4), _rand(5, 2, seed=5)
+    assert gradcheck(lambda A, B: E.linalg.lstsq(A, B).solution, (A, B))
+    assert gradcheck(lambda x: E.linalg.vander(x, N=4), (_rand(3, seed=6),))
+    assert gradcheck(lambda a: E.linalg.tensorinv(a, ind=1), (_rand(4, 2, 2, seed=7),))
+
+
+def test_renorm_gradient_and_as_strided_scatter_gradient():
+    x = _rand(3, 4, seed=8)
+    assert gradcheck(lambda x: E.renorm(x, 2, 0, 1.0), (x,))
+    src = _rand(2, seed=9)
+    assert gradcheck(lambda x, s: E.as_strided_scatter(x, s, (2,), (3,)), (_rand(6, seed=10), src))
+
+
+@pytest.mark.parametrize("edge_order", [1, 2])
+def test_torch_gradient_is_differentiable(edge_order):
+    y = _rand(5, seed=11)
+    xs = E.tensor([0.0, 0.5, 1.5, 1.7, 3.0], dtype=F64)
+    assert gradcheck(lambda y: E.gradient(y, spacing=(xs,), edge_order=edge_order)[0], (y,))
+
+
+def test_geqrf_gradient():
+    A = _rand(4, 3, seed=12)
+    assert gradcheck(lambda A: E.geqrf(A).a, (A,))
+    assert gradcheck(lambda A: E.geqrf(A).tau, (A,))
+
+
+def test_module_load_copies_or_assigns_detached():
+    x = E.ones(2)
+    r = x.module_load(E.tensor([3.0, 4.0], requires_grad=True))
+    assert x.tolist() == [3.0, 4.0] and not r.requires_grad
+    src = E.tensor([5.0, 6.0], requires_grad=True)
+    r = x.module_load(src, assign=True)
+    assert r.tolist() == [5.0, 6.0] and not r.requires_grad and x.tolist() == [3.0, 4.0]
+
+
+@pytest.mark.parametrize("reduce", ["sum", "mean", "max", "prod"])
+def test_segment_reduce_gradient(reduce):
+    d = _rand(5, 2, seed=13)
+    assert gradcheck(lambda d: E.segment_reduce(d, reduce, lengths=E.tensor([2, 3])), (d,))

@@ -1,0 +1,555 @@
+"""The rest of `torch.linalg`, composed of the LAPACK primitives and tensor ops (so each runs on
+every device and differentiates through them): triangular and Cholesky solves, LU with partial
+pivoting, matrix_exp, the `*_ex` variants, lstsq, cond, tensorinv/tensorsolve, vander,
+householder_product; and PyTorch's older top-level names (`torch.lu`, `torch.cholesky_solve` ...).
+"""
+
+from __future__ import annotations
+
+import math
+
+from ember.core import dtypes
+from ember.core.creation import arange, eye, full, zeros
+from ember.core.methods import method
+from ember.core.ops import elementwise as ew
+from ember.core.ops import indexing as I
+from ember.core.ops import join as J
+from ember.core.ops import layout as L
+from ember.core.ops import reduce as R
+from ember.core.ops import shape as S
+from ember.core.ops.linalg import _matmul, linalg
+from ember.core.ops.linalg_solvers import (
+    LinAlgError, _linalg_cholesky, _rt, inv, matrix_norm, pinv, solve, svdvals,
+)
+from ember.core.ops.reduce import _TORCH_NAMES
+from ember.core.settings import finfo
+from ember.core.tensor import Tensor
+
+__all__ = ["cholesky_solve", "cholesky_inverse", "matrix_exp", "lu", "lu_solve", "lu_unpack", "triangular_solve",
+           "orgqr", "frobenius_norm", "nuclear_norm", "geqrf", "ormqr", "svd_lowrank", "pca_lowrank", "norm_except_dim"]
+
+_LUFactor = _rt("linalg_lu_factor", ["LU", "pivots"])
+_LUFactorEx = _rt("linalg_lu_factor_ex", ["LU", "pivots", "info"])
+_PLU = _rt("linalg_lu", ["P", "L", "U"])
+_LUUnpack = _rt("lu_unpack", ["P", "L", "U"])
+_CholeskyEx = _rt("linalg_cholesky_ex", ["L", "info"])
+_InvEx = _rt("linalg_inv_ex", ["inverse", "info"])
+_SolveEx = _rt("linalg_solve_ex", ["result", "info"])
+_Lstsq = _rt("linalg_lstsq", ["solution", "residuals", "rank", "singular_values"])
+_TriangularSolve = _rt("triangular_solve", ["solution", "cloned_coefficient"])
+
+
+def _mT(x: Tensor) -> Tensor:
+    return S.transpose(x, -2, -1)
+
+
+def _check_float(op: str, *xs: Tensor) -> None:
+    for x in xs:
+        if not x._dtype.is_floating_point:
+            raise RuntimeError(f"{op}: Expected a floating point or complex tensor as input. Got "
+                               f"{_TORCH_NAMES[x._dtype.name]}")
+    if len({x._dtype for x in xs}) > 1:
+        raise RuntimeError(f"{op}: Expected all tensors to have the same dtype; got "
+                           + " and ".join(_TORCH_NAMES[x._dtype.name] for x in xs))
+
+
+def _at_least_2d(op: str, name: str, x: Tensor) -> None:
+    if x.ndim < 2:
+        raise RuntimeError(f"{op}: The input tensor {name} must have at least 2 dimensions.")
+
+
+def _unit_diagonal(T: Tensor) -> Tensor:
+    return ew.where(_diag_mask(T), 1.0, T)
+
+
+def _diag_mask(T: Tensor) -> Tensor:
+    m, n = T._shape[-2:]
+    return ew.eq(S.unsqueeze(arange(m, device=T.device), -1), arange(n, device=T.device))
+
+
+# --- triangular and Cholesky solves -------------------------------------------------------------
+def solve_triangular(A: Tensor, B: Tensor, *, upper: bool, left: bool = True, unitriangular: bool = False,
+                     out: Tensor | None = None) -> Tensor:
+    """X with A X = B (X A = B when `left=False`) for triangular A (*, n, n); only A's `upper` or lower
+    triangle is read, and its diagonal is taken as ones when `unitriangular`.
+
+    >>> from ember.core import linalg, tensor
+    >>> linalg.solve_triangular(tensor([[2.0, 1.0], [0.0, 4.0]]), tensor([[3.0], [4.0]]), upper=True)
+    tensor([[1.],
+            [1.]])
+    """
+    _at_least_2d("linalg.solve_triangular", "A", A)
+    _at_least_2d("linalg.solve_triangular", "B", B)
+    _check_float("linalg.solve_triangular", A, B)
+    T = J.triu(A) if upper else J.tril(A)
+    if unitriangular:
+        T = _unit_diagonal(T)
+    r = solve(T, B, left=left)
+    return r if out is None else S.copy_(_resized(out, r), r)
+
+
+def _resized(out: Tensor, r: Tensor) -> Tensor:
+    if out._shape != r._shape:
+        S.resize_(out, r._shape)
+    return out
+
+
+@method
+def cholesky_solve(input: Tensor, input2: Tensor, upper: bool = False, *, out: Tensor | None = None) -> Tensor:
+    """X with A X = B, given B (`input`, (*, n, k)) and the Cholesky factor of A (`input2`: L with
+    A = L L^T, or U with A = U^T U when `upper`)."""
+    _at_least_2d("cholesky_solve", "B", input)
+    _at_least_2d("cholesky_solve", "A", input2)
+    f = input2
+    y = solve_triangular(_mT(f) if upper else f, input, upper=False)
+    r = solve_triangular(f if upper else _mT(f), y, upper=True)
+    return r if out is None else S.copy_(_resized(out, r), r)
+
+
+@method
+def cholesky_inverse(input: Tensor, upper: bool = False, *, out: Tensor | None = None) -> Tensor:
+    """The inverse of A from its Cholesky factor (L, or U when `upper`)."""
+    _at_least_2d("cholesky_inverse", "input", input)
+    n = input._shape[-1]
+    r = cholesky_solve(ew.add(ew.mul(input, 0), eye(n, dtype=input._dtype, device=input.device)), input, upper)
+    return r if out is None else S.copy_(_resized(out, r), r)
+
+
+def cholesky_ex(A: Tensor, *, upper: bool = False, check_errors: bool = False, out=None):
+    """`(L, info)`: the Cholesky factor and, per matrix, 0 or the order of the first leading minor that is
+    not positive-definite (L is NaN there); raises only when `check_errors`."""
+    try:
+        return _CholeskyEx(_linalg_cholesky(A, upper), zeros(A._shape[:-2], dtype=dtypes.int32, device=A.device))
+    except LinAlgError:
+        if check_errors:
+            raise
+    flat = S.view(L.contiguous(A), (-1,) + A._shape[-2:])
+    factors, infos = [], []
+    for a in L.unbind(flat, 0):
+        try:
+            factors.append(_linalg_cholesky(a, upper))
+            infos.append(0)
+        except LinAlgError:
+            factors.append(ew.mul(a, math.nan))
+            infos.append(_first_bad_minor(a))
+    from ember.core.creation import tensor
+
+    return _CholeskyEx(S.view(J.stack(factors), A._shape),
+                       S.view(tensor(infos, dtype=dtypes.int32, device=A.device), A._shape[:-2]))
+
+
+def _first_bad_minor(a: Tensor) -> int:
+    for k in range(1, a._shape[-1] + 1):
+        try:
+            _linalg_cholesky(a[:k, :k])
+        except LinAlgError:
+            return k
+    return 0
+
+
+# --- LU with partial pivoting -------------------------------------------------------------------
+def _lu_packed(A: Tensor):
+    """Doolittle LU with partial pivoting, LAPACK's getrf layout: (LU, pivots (1-based, int32), info).
+
+    Each step picks the largest |entry| of the column (the first on a tie, as LAPACK), swaps the rows
+    of the whole packed matrix, and eliminates below with out-of-place ops, so it differentiates."""
+    m, n = A._shape[-2:]
+    batch = A._shape[:-2]
+    U = A
+    rows = arange(m, device=A.device)
+    pivots, info = [], zeros(batch, dtype=dtypes.int32, device=A.device)
+    for j in range(min(m, n)):
+        p = ew.add(R.argmax(ew.abs(U[..., j:, j]), -1), j)  # (*,)
+        pivots.append(p)
+        pe = S.unsqueeze(p, -1)
+        swap = ew.where(ew.eq(rows, j), pe, ew.where(ew.eq(rows, pe), j, rows))  # (*, m)
+        U = I.gather(U, -2, L.expand(S.unsqueeze(swap, -1), batch + (m, n)))
+        piv = U[..., j:j + 1, j:j + 1]
+        zero = ew.eq(piv, 0)
+        info = ew.where(ew.logical_and(ew.eq(info, 0), S.view(zero, batch)), j + 1, info)
+        if j + 1 < m:
+            below = U[..., j + 1:, :]
+            mult = ew.where(zero, 0.0, ew.div(below[..., :, j:j + 1], ew.where(zero, 1.0, piv)))
+            right = ew.sub(below[..., :, j + 1:], ew.mul(mult, U[..., j:j + 1, j + 1:]))
+            U = J.cat([U[..., :j + 1, :], J.cat([below[..., :, :j], mult, right], -1)], -2)
+    piv_t = S.to_dtype(ew.add(J.stack(pivots, -1), 1), dtypes.int32) if pivots else \
+        zeros(batch + (0,), dtype=dtypes.int32, device=A.device)
+    return U, piv_t, S.to_dtype(info, dtypes.int32)
+
+
+def _check_lu_input(op: str, A: Tensor) -> None:
+    _at_least_2d(op, "A", A)
+    _check_float(op, A)
+
+
+def lu_factor(A: Tensor, *, pivot: bool = True, out=None):
+    """`(LU, pivots)`: the packed LU factorisation with partial pivoting of A (*, m, n); pivots are
+    LAPACK's 1-based row swaps. Raises `LinAlgError` for a singular A, as PyTorch."""
+    LU, piv, info = lu_factor_ex(A, pivot=pivot)
+    bad = info.reshape(-1).tolist() if info.numel() else []
+    for k in bad:
+        if k:
+            raise LinAlgError(f"torch.linalg.lu_factor: U[{k},{k}] is zero and using it on lu_solve would result in "
+                              "a division by zero. If you still want to perform the factorization, consider calling "
+                              "linalg.lu(A, pivot) or linalg.lu_factor_ex(A, pivot)")
+    return _LUFactor(LU, piv)
+
+
+def lu_factor_ex(A: Tensor, *, pivot: bool = True, check_errors: bool = False, out=None):
+    """`(LU, pivots, info)`: `lu_factor` that reports a zero pivot in `info` (1-based) instead of raising."""
+    _check_lu_input("linalg.lu_factor_ex", A)
+    if not pivot:
+        raise RuntimeError("linalg.lu_factor: LU without pivoting is not implemented on the CPU")
+    LU, piv, info = _lu_packed(A)
+    if check_errors and bool(R.any(ew.ne(info, 0))):
+        raise LinAlgError("linalg.lu_factor_ex: The factorization could not be completed because the input is not "
+                          "full rank.")
+    return _LUFactorEx(LU, piv, info)
+
+
+def _permutation(pivots: Tensor, m: int) -> Tensor:
+    """The row order `perm` (P A = A[perm]) that LAPACK's sequential swaps `pivots` make, (*, m)."""
+    batch = pivots._shape[:-1]
+    rows = L.expand(arange(m, device=pivots.device), batch + (m,))
+    perm = rows
+    for j in range(pivots._shape[-1]):
+        p = S.unsqueeze(ew.sub(S.to_dtype(pivots[..., j], dtypes.int64), 1), -1)
+        swap = ew.where(ew.eq(rows, j), p, ew.where(ew.eq(rows, p), j, rows))
+        perm = I.gather(perm, -1, swap)
+    return perm
+
+
+def lu_unpack(LU_data: Tensor, LU_pivots: Tensor, unpack_data: bool = True, unpack_pivots: bool = True, *, out=None):
+    """`(P, L, U)` with A = P L U from `lu_factor`'s packed result."""
+    m, n = LU_data._shape[-2:]
+    k = min(m, n)
+    Lm = Um = None
+    if unpack_data:
+        Lm = _unit_diagonal(J.tril(LU_data, -1)[..., :, :k])
+        Um = J.triu(LU_data)[..., :k, :]
+    P = None
+    if unpack_pivots:
+        perm = _permutation(LU_pivots, m)
+        # P A = LU with (P A)[i] = A[perm[i]]; PyTorch returns the P of A = P L U, its transpose
+        onehot = ew.eq(S.unsqueeze(perm, -1), arange(m, device=LU_data.device))
+        P = _mT(S.to_dtype(onehot, LU_data._dtype))
+    return _LUUnpack(P, Lm, Um)
+
+
+def linalg_lu(A: Tensor, *, pivot: bool = True, out=None):
+    """`(P, L, U)` with A = P L U, L unit lower triangular, U upper triangular."""
+    _check_lu_input("linalg.lu", A)
+    LU, piv, _ = _lu_packed(A)
+    return _PLU(*lu_unpack(LU, piv))
+
+
+def linalg_lu_solve(LU: Tensor, pivots: Tensor, B: Tensor, *, left: bool = True, adjoint: bool = False,
+                    out=None) -> Tensor:
+    """X with A X = B (X A = B when not `left`; A^H in place of A when `adjoint`) from A's `lu_factor`."""
+    _at_least_2d("linalg.lu_solve", "B", B)
+    P, Lm, Um = lu_unpack(LU, pivots)
+    if not left:  # X A = B  <=>  A^T X^T = B^T
+        return _mT(linalg_lu_solve(LU, pivots, _mT(B), left=True, adjoint=not adjoint))
+    if adjoint:  # A^T X = B with A = P L U: U^T L^T P^T X = B
+        y = solve_triangular(_mT(Um), B, upper=False)
+        z = solve_triangular(_mT(Lm), y, upper=True, unitriangular=True)
+        r = _matmul(P, z)
+    else:
+        y = solve_triangular(Lm, _matmul(_mT(P), B), upper=False, unitriangular=True)
+        r = solve_triangular(Um, y, upper=True)
+    return r if out is None else S.copy_(_resized(out, r), r)
+
+
+# --- the *_ex variants --------------------------------------------------------------------------
+def inv_ex(A: Tensor, *, check_errors: bool = False, out=None):
+    """`(inverse, info)`: info is 0, or the 1-based index of the first zero pivot of a singular matrix (whose
+    inverse is then NaN); raises only when `check_errors`."""
+    try:
+        return _InvEx(inv(A), zeros(A._shape[:-2], dtype=dtypes.int32, device=A.device))
+    except LinAlgError:
+        if check_errors:
+            raise
+    _, _, info = _lu_packed(A)
+    ok = S.unsqueeze(S.unsqueeze(ew.eq(info, 0), -1), -1)
+    n = A._shape[-1]
+    safe = ew.where(ok, A, eye(n, dtype=A._dtype, device=A.device))
+    return _InvEx(ew.where(ok, inv(safe), math.nan), info)
+
+
+def solve_ex(A: Tensor, B: Tensor, *, left: bool = True, check_errors: bool = False, out=None):
+    """`(result, info)`: `linalg.solve` that reports a singular A in info (result NaN) instead of raising."""
+    try:
+        return _SolveEx(solve(A, B, left=left), zeros(A._shape[:-2], dtype=dtypes.int32, device=A.device))
+    except LinAlgError:
+        if check_errors:
+            raise
+    _, _, info = _lu_packed(A)
+    ok = S.unsqueeze(S.unsqueeze(ew.eq(info, 0), -1), -1)
+    safe = ew.where(ok, A, eye(A._shape[-1], dtype=A._dtype, device=A.device))
+    r = solve(safe, B, left=left)
+    vec = r.ndim == A.ndim - 1
+    return _SolveEx(ew.where(S.squeeze(ok, -1) if vec else ok, r, math.nan), info)
+
+
+# --- matrix functions ---------------------------------------------------------------------------
+@method
+def matrix_exp(input: Tensor) -> Tensor:
+    """e^A of each square matrix: scaling and squaring over a degree-18 Taylor series (float64-accurate)."""
+    A = input
+    _at_least_2d("linalg.matrix_exp", "A", A)
+    if A._shape[-1] != A._shape[-2]:
+        raise RuntimeError(f"linalg.matrix_exp: A must be batches of square matrices, but they are {A._shape[-2]} by "
+                           f"{A._shape[-1]} matrices")
+    _check_float("linalg.matrix_exp", A)
+    n = A._shape[-1]
+    if A.numel() == 0:
+        return L.clone(A)
+    norm1 = float(R.amax(R.sum(ew.abs(A), -2)).item())
+    s = max(0, math.ceil(math.log2(norm1))) + 1 if norm1 > 0.5 else 0
+    X = ew.div(A, 2.0 ** s)
+    term = ew.add(ew.mul(X, 0), eye(n, dtype=A._dtype, device=A.device))
+    total = term
+    for k in range(1, 19):
+        term = ew.div(_matmul(term, X), float(k))
+        total = ew.add(total, term)
+    for _ in range(s):
+        total = _matmul(total, total)
+    return total
+
+
+def cond(A: Tensor, p=None, *, out=None) -> Tensor:
+    """The condition number of each matrix in the norm `p` (2, the ratio of extreme singular values, by default)."""
+    _at_least_2d("linalg.cond", "A", A)
+    if p in (None, 2, -2):
+        s = svdvals(A)
+        hi, lo = s[..., 0], s[..., -1]
+        return ew.div(hi, lo) if p != -2 else ew.div(lo, hi)
+    if A._shape[-1] != A._shape[-2]:
+        raise RuntimeError(f"linalg.cond(ord={p}): A must be batches of square matrices, but they are "
+                           f"{A._shape[-2]} by {A._shape[-1]} matrices")
+    return ew.mul(matrix_norm(A, p), matrix_norm(inv(A), p))
+
+
+def diagonal(A: Tensor, *, offset: int = 0, dim1: int = -2, dim2: int = -1) -> Tensor:
+    """`torch.linalg.diagonal`: `A.diagonal` over the last two dims by default."""
+    return L.diagonal(A, offset, dim1, dim2)
+
+
+def tensorinv(A: Tensor, ind: int = 2, *, out=None) -> Tensor:
+    """The inverse of A viewed as a matrix of its first `ind` dims by the rest; shape A.shape[ind:] + A.shape[:ind]."""
+    if ind <= 0:
+        raise RuntimeError(f"Expected a strictly positive integer for 'ind', but got {ind}")
+    rows, cols = A._shape[:ind], A._shape[ind:]
+    if math.prod(rows) != math.prod(cols):
+        raise RuntimeError(f"Expected self to satisfy the requirement prod(self.shape[ind:]) == "
+                           f"prod(self.shape[:ind]), but got {math.prod(cols)} != {math.prod(rows)}")
+    return L.reshape(inv(L.reshape(A, (math.prod(rows), math.prod(cols)))), cols + rows)
+
+
+def tensorsolve(A: Tensor, B: Tensor, dims=None, *, out=None) -> Tensor:
+    """X with tensordot(A, X, X.ndim) = B; `dims` of A move to the end first."""
+    if dims is not None:
+        dims = [d % A.ndim for d in dims]
+        A = S.permute(A, tuple(d for d in range(A.ndim) if d not in dims) + tuple(dims))
+    rest = A._shape[B.ndim:]
+    m, n = math.prod(B._shape), math.prod(rest)
+    if m != n or A._shape[:B.ndim] != B._shape:
+        raise RuntimeError(f"Expected self to satisfy the requirement prod(self.shape[other.ndim:]) == "
+                           f"prod(self.shape[:other.ndim]), but got {n} != {m}")
+    return L.reshape(solve(L.reshape(A, (m, n)), L.reshape(B, (m,))), rest)
+
+
+def vander(x: Tensor, *, N: int | None = None) -> Tensor:
+    """The Vandermonde matrix of x (*, n): columns x^0, x^1, ..., x^(N-1) (N = n by default)."""
+    if x.ndim < 1:
+        raise RuntimeError("linalg.vander: x must have at least one dimension")
+    n = x._shape[-1] if N is None else N
+    if n < 0:
+        raise RuntimeError(f"N must be non-negative; got {n}")
+    dt = x._dtype if x._dtype is not dtypes.bool else dtypes.int64
+    ones = full(x._shape + (1,), 1, dtype=dt, device=x.device)
+    if n <= 1:
+        return ones[..., :n]
+    powers = R.cumprod(L.expand(S.unsqueeze(S.to_dtype(x, dt) if x._dtype is not dt else x, -1),
+                                x._shape + (n - 1,)), -1)
+    return J.cat([ones, powers], -1)
+
+
+def householder_product(A: Tensor, tau: Tensor, *, out=None) -> Tensor:
+    """The first n columns of H_1 ... H_k, H_i = I - tau_i v_i v_i^T with v_i = (0, ..., 1, A[i+1:, i])."""
+    _at_least_2d("linalg.householder_product", "A", A)
+    m, n = A._shape[-2:]
+    k = tau._shape[-1]
+    if not m >= n >= k:
+        raise RuntimeError("torch.linalg.householder_product: input.shape[-2] must be greater than or equal to "
+                           "input.shape[-1] and input.shape[-1] must be greater than or equal to tau.shape[-1]")
+    rows = arange(m, device=A.device)
+    Q = ew.add(ew.mul(A[..., :, :1], 0), eye(m, dtype=A._dtype, device=A.device))  # (*, m, m)
+    for i in range(k):
+        v = ew.where(ew.lt(rows, i), 0.0, ew.where(ew.eq(rows, i), 1.0, A[..., :, i]))  # (*, m)
+        Qv = _matmul(Q, S.unsqueeze(v, -1))  # (*, m, 1)
+        Q = ew.sub(Q, ew.mul(S.unsqueeze(S.unsqueeze(tau[..., i], -1), -1), ew.mul(Qv, S.unsqueeze(v, -2))))
+    return Q[..., :, :n]
+
+
+def lstsq(A: Tensor, B: Tensor, rcond=None, *, driver: str | None = None):
+    """`(solution, residuals, rank, singular_values)` of min ||A X - B||, from the pseudo-inverse. Which of
+    the last three are filled follows PyTorch's CPU drivers: 'gelsy' (the default) gives the rank,
+    'gels' the residuals, 'gelsd'/'gelss' all three; the others are empty."""
+    driver = driver or "gelsy"
+    if driver not in ("gels", "gelsy", "gelsd", "gelss"):
+        raise RuntimeError(f"torch.linalg.lstsq: parameter `driver` should be one of (gels, gelsy, gelsd, gelss), "
+                           f"but got {driver}")
+    _at_least_2d("torch.linalg.lstsq", "A", A)
+    _check_float("torch.linalg.lstsq", A, B)
+    vector = B.ndim == A.ndim - 1
+    Bm = S.unsqueeze(B, -1) if vector else B
+    if Bm._shape[-2] != A._shape[-2]:
+        raise RuntimeError(f"torch.linalg.lstsq: input.size(-2) should match other.size(-2); got {A._shape[-2]} "
+                           f"and {Bm._shape[-2]}")
+    m, n = A._shape[-2:]
+    eps = finfo(A._dtype).eps
+    rtol = eps * max(m, n) if rcond is None else rcond
+    X = _matmul(pinv(A, rtol=rtol), Bm)
+    empty = zeros((0,), dtype=A._dtype, device=A.device)
+    s = svdvals(A) if driver in ("gelsy", "gelsd", "gelss") else None
+    rank = empty_rank = zeros((0,), dtype=dtypes.int64, device=A.device)
+    if s is not None:
+        cut = ew.mul(s[..., :1], rtol)
+        rank = R.sum(S.to_dtype(ew.gt(s, cut), dtypes.int64), -1)
+    residuals = empty
+    if driver != "gelsy" and m > n and (rank is empty_rank or bool(R.all(ew.eq(rank, n)))):
+        residuals = R.sum(ew.square(ew.sub(_matmul(A, X), Bm)), -2)
+        residuals = S.squeeze(residuals, -1) if vector else residuals
+    sv = s if driver in ("gelsd", "gelss") else empty
+    return _Lstsq(S.squeeze(X, -1) if vector else X, residuals, rank, sv)
+
+
+# --- Householder QR in LAPACK's layout --------------------------------------------------------------
+_Geqrf = _rt("geqrf", ["a", "tau"])
+
+
+@method
+def geqrf(input: Tensor, *, out=None):
+    """`(a, tau)`: LAPACK's packed Householder QR of input (*, m, n): R on and above the diagonal of `a`, the
+    reflectors' vectors below it (their leading 1 implied), and their scales `tau`; composed so it
+    differentiates. `householder_product(a, tau)` rebuilds Q."""
+    _at_least_2d("geqrf", "input", input)
+    _check_float("geqrf", input)
+    m, n = input._shape[-2:]
+    R = input
+    taus = []
+    for j in range(min(m, n)):
+        alpha = R[..., j:j + 1, j:j + 1]  # (*, 1, 1)
+        below = R[..., j + 1:, j:j + 1]  # (*, m-j-1, 1)
+        sigma = _sum_sq(below)
+        norm = ew.sqrt(ew.add(ew.square(alpha), sigma))
+        beta = ew.where(ew.ge(alpha, 0), ew.neg(norm), norm)  # LAPACK's dlarfg: beta = -sign(alpha) |x|
+        trivial = ew.eq(sigma, 0)  # nothing below the diagonal: no reflection (tau = 0)
+        safe_beta = ew.where(trivial, 1.0, beta)
+        tau = ew.where(trivial, 0.0, ew.div(ew.sub(safe_beta, alpha), safe_beta))
+        v = ew.where(trivial, 0.0, ew.div(below, ew.where(trivial, 1.0, ew.sub(alpha, safe_beta))))
+        vfull = J.cat([ew.add(ew.mul(alpha, 0), 1.0), v], -2)  # (*, m-j, 1)
+        rest = R[..., j:, j + 1:]  # apply H = I - tau v v^T to the columns on the right
+        rest = ew.sub(rest, ew.mul(tau, _matmul(vfull, _matmul(_mT(vfull), rest))))
+        col = J.cat([ew.where(trivial, alpha, beta), v], -2)
+        R = J.cat([R[..., :j, :], J.cat([R[..., j:, :j], col, rest], -1)], -2)
+        taus.append(S.view(tau, input._shape[:-2]))
+    tau = J.stack(taus, -1) if taus else zeros(input._shape[:-2] + (0,), dtype=input._dtype, device=input.device)
+    return _Geqrf(R, tau)
+
+
+def _sum_sq(x: Tensor) -> Tensor:
+    """The sum of squares over the rows of the column x (*, k, 1), kept as (*, 1, 1)."""
+    return R.sum(ew.square(x), -2, keepdim=True)
+
+
+@method
+def ormqr(input: Tensor, input2: Tensor, input3: Tensor, left: bool = True, transpose: bool = False, *,
+          out=None) -> Tensor:
+    """The product of Q (from `geqrf`'s `input`, `input2` = tau) with `input3`: Q C, Q^T C, C Q or C Q^T."""
+    m = input._shape[-2]
+    pad = m - input._shape[-1]
+    a = J.cat([input, zeros(input._shape[:-1] + (pad,), dtype=input._dtype, device=input.device)], -1) if pad > 0 \
+        else input[..., :, :m]
+    Q = householder_product(a, input2)  # the full m x m Q
+    if transpose:
+        Q = _mT(Q)
+    return _matmul(Q, input3) if left else _matmul(input3, Q)
+
+
+def svd_lowrank(A: Tensor, q: int | None = 6, niter: int = 2, M: Tensor | None = None):
+    """`(U, S, V)` of rank q approximating A - M: ember computes the exact truncated SVD (PyTorch's
+    randomized one approximates it), so the singular triplets are the leading ones."""
+    B = A if M is None else ew.sub(A, M)
+    q = min(B._shape[-2:]) if q is None else q
+    u, s, vh = linalg.svd(B, full_matrices=False)
+    return u[..., :, :q], s[..., :q], _mT(vh)[..., :, :q]
+
+
+def pca_lowrank(A: Tensor, q: int | None = None, center: bool = True, niter: int = 2):
+    """`(U, S, V)` of the principal components of the rows of A (centered unless `center=False`), rank q
+    (min(6, m, n) by default)."""
+    m, n = A._shape[-2:]
+    q = min(6, m, n) if q is None else q
+    B = ew.sub(A, R.mean(A, -2, keepdim=True)) if center else A
+    return svd_lowrank(B, q, niter)
+
+
+def norm_except_dim(v: Tensor, pow: float = 2, dim: int = 0) -> Tensor:  # noqa: A002 - PyTorch's name
+    """The `pow`-norm of v over every dim but `dim`, kept as size-1 dims (weight normalization's g); over all
+    dims when dim is -1."""
+    if dim == -1:
+        return linalg.vector_norm(v, pow)
+    d = v._wrap_dim(dim)
+    return linalg.vector_norm(v, pow, tuple(i for i in range(v.ndim) if i != d), True)
+
+
+# --- PyTorch's top-level names ------------------------------------------------------------------
+@method
+def lu(A: Tensor, pivot: bool = True, get_infos: bool = False):
+    """`torch.lu` (deprecated for `linalg.lu_factor`): `(A_LU, pivots)`, plus `infos` when asked."""
+    _check_lu_input("torch.lu", A)
+    LU, piv, info = _lu_packed(A)
+    return (LU, piv, info) if get_infos else (LU, piv)
+
+
+@method
+def lu_solve(input: Tensor, LU_data: Tensor, LU_pivots: Tensor, *, out=None) -> Tensor:
+    """`torch.lu_solve(b, LU_data, LU_pivots)`: X with A X = b from A's LU factorisation."""
+    return linalg_lu_solve(LU_data, LU_pivots, input, out=out)
+
+
+@method
+def triangular_solve(input: Tensor, A: Tensor, upper: bool = True, transpose: bool = False,
+                     unitriangular: bool = False, *, out=None):
+    """`torch.triangular_solve(b, A)` (deprecated for `linalg.solve_triangular`): `(solution, A's copy)`."""
+    T = _mT(A) if transpose else A
+    return _TriangularSolve(solve_triangular(T, input, upper=upper != transpose, unitriangular=unitriangular),
+                            L.clone(A))
+
+
+@method
+def orgqr(input: Tensor, input2: Tensor) -> Tensor:
+    """`torch.orgqr`: `linalg.householder_product(input, input2)`."""
+    return householder_product(input, input2)
+
+
+def frobenius_norm(input: Tensor, dim, keepdim: bool = False, *, out=None) -> Tensor:
+    """`torch.frobenius_norm` (deprecated): the 2-norm over `dim`."""
+    return linalg.vector_norm(input, 2, dim, keepdim)
+
+
+def nuclear_norm(input: Tensor, dim=(-2, -1), keepdim: bool = False, *, out=None) -> Tensor:
+    """`torch.nuclear_norm` (deprecated): the sum of singular values over the two dims `dim`."""
+    if isinstance(dim, bool):
+        dim, keepdim = (-2, -1), dim
+    return matrix_norm(input, "nuc", dim, keepdim)
+
+
+for _name, _fn in (("solve_triangular", solve_triangular), ("cholesky_ex", cholesky_ex), ("lu_factor", lu_factor),
+                   ("lu_factor_ex", lu_factor_ex), ("lu", linalg_lu), ("lu_solve", linalg_lu_solve),
+                   ("inv_ex", inv_ex), ("solve_ex", solve_ex), ("matrix_exp", matrix_exp), ("cond", cond),
+                   ("diagonal", diagonal), ("tensorinv", tensorinv), ("tensorsolve", tensorsolve), ("vander", vander),
+                   ("householder_product", householder_product), ("lstsq", lstsq)):
+    setattr(linalg, _name, _fn)

@@ -1,0 +1,363 @@
+"""Elementwise functions of PyTorch's long tail, composed of the elementwise primitives (so each
+runs on every device and differentiates through them): logaddexp, nan_to_num, deg2rad, bit
+shifts, gcd/lcm, frexp, ldexp, nextafter, heaviside, the infinity predicates, and the in-place
+function forms PyTorch exports at the top level (`torch.exp_(x)`).
+"""
+
+from __future__ import annotations
+
+import math
+from collections import namedtuple
+
+from ember.core import dtypes
+from ember.core.creation import full
+from ember.core.methods import attach, inplace, method
+from ember.core.ops._util import broadcast_shapes
+from ember.core.settings import finfo
+from ember.core.ops import elementwise as ew
+from ember.core.ops import shape as S
+from ember.core.tensor import Tensor
+
+__all__ = ["logaddexp", "logaddexp2", "nan_to_num", "nan_to_num_", "deg2rad", "deg2rad_", "rad2deg", "rad2deg_",
+           "bitwise_left_shift", "bitwise_right_shift", "bitwise_not", "gcd", "gcd_", "lcm", "lcm_", "frexp",
+           "ldexp", "ldexp_", "nextafter", "heaviside", "isposinf", "isneginf", "isreal", "sgn", "positive",
+           "arccosh", "arcsinh", "arctanh", "arccosh_", "arcsinh_", "arctanh_", "DtypeNotImplemented"]
+
+_TORCH_NAMES = {"bool": "Bool", "uint8": "Byte", "int8": "Char", "int16": "Short", "int32": "Int", "int64": "Long",
+                "float16": "Half", "bfloat16": "BFloat16", "float32": "Float", "float64": "Double"}
+
+
+class DtypeNotImplemented(NotImplementedError, TypeError):
+    """An op with no kernel for a dtype: NotImplementedError as PyTorch raises, TypeError by ember's rule."""
+
+
+def _refuse(op: str, x) -> None:
+    dt = x._dtype if isinstance(x, Tensor) else dtypes.result_type(x)
+    raise DtypeNotImplemented(f"\"{op}_cpu\" not implemented for '{_TORCH_NAMES.get(dt.name, dt.name)}'")
+
+
+def _into(out: Tensor | None, r: Tensor, op: str) -> Tensor:
+    """`r`, or `r` copied into `out` (resized as PyTorch resizes; a category downcast raises)."""
+    if out is None:
+        return r
+    if not dtypes.can_cast(r._dtype, out._dtype):
+        raise RuntimeError(f"{op}: result type {_TORCH_NAMES.get(r._dtype.name, r._dtype.name)} can't be cast to the "
+                           f"desired output type {_TORCH_NAMES.get(out._dtype.name, out._dtype.name)}")
+    if out._shape != r._shape:
+        S.resize_(out, r._shape)
+    return S.copy_(out, r)
+
+
+def _float(x):
+    """x in the dtype an integer-to-float op computes in (a tensor's float dtype, else the default)."""
+    if isinstance(x, Tensor) and not x._dtype.is_floating_point:
+        return S.to_dtype(x, dtypes.get_default_dtype())
+    return x
+
+
+# --- logarithmic sums -------------------------------------------------------------------------
+def _logaddexp(input, other, log1p_of_exp, op: str):
+    for x in (input, other):
+        if isinstance(x, Tensor) and not x._dtype.is_floating_point:
+            _refuse(op, x)
+    m = ew.maximum(input, other)
+    r = ew.add(m, log1p_of_exp(ew.neg(ew.abs(ew.sub(input, other)))))
+    # equal infinities: the difference is nan, the sum is the infinity itself
+    return ew.where(ew.logical_and(ew.isinf(m), ew.eq(input, other)), m, r)
+
+
+@method
+def logaddexp(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """`log(exp(input) + exp(other))` without overflow, elementwise.
+
+    >>> from ember.core import logaddexp, tensor
+    >>> logaddexp(tensor([0.0, -1000.0]), tensor([0.0, -1000.0]))
+    tensor([ 6.9315e-01, -9.9931e+02])
+    """
+    return _into(out, _logaddexp(input, other, lambda d: ew.log1p(ew.exp(d)), "logaddexp"), "logaddexp")
+
+
+@method
+def logaddexp2(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """`log2(2**input + 2**other)` without overflow, elementwise."""
+    return _into(out, _logaddexp(input, other, lambda d: ew.div(ew.log1p(ew.exp2(d)), math.log(2.0)),
+                                 "logaddexp2"), "logaddexp2")
+
+
+# --- cleaning and conversions -----------------------------------------------------------------
+@method
+def nan_to_num(input: Tensor, nan: float = 0.0, posinf: float | None = None, neginf: float | None = None, *,
+               out: Tensor | None = None) -> Tensor:
+    """NaN to `nan`, +inf to `posinf`, -inf to `neginf` (the dtype's largest and lowest by default);
+    integer and bool tensors come back unchanged (copied)."""
+    if not input._dtype.is_floating_point:
+        return _into(out, S.clone(input), "nan_to_num")
+    info = finfo(input._dtype)
+    hi = info.max if posinf is None else posinf
+    lo = info.min if neginf is None else neginf
+    # each `where` keeps input's dtype: a Python number beside a tensor does not promote it
+    r = ew.where(ew.isnan(input), nan, input)
+    r = ew.where(ew.logical_and(ew.isinf(input), ew.gt(input, 0)), hi, r)
+    r = ew.where(ew.logical_and(ew.isinf(input), ew.lt(input, 0)), lo, r)
+    return _into(out, r, "nan_to_num")
+
+
+@method
+def deg2rad(input: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """Degrees to radians; integers compute in the default float dtype."""
+    return _into(out, ew.mul(_float(input), math.pi / 180.0), "deg2rad")
+
+
+@method
+def rad2deg(input: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """Radians to degrees; integers compute in the default float dtype."""
+    return _into(out, ew.mul(_float(input), 180.0 / math.pi), "rad2deg")
+
+
+@method
+def ldexp(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """`input * 2**other`, in a floating dtype."""
+    return _into(out, ew.mul(_float(input), ew.pow(2.0, _float(other))), "ldexp")
+
+
+_Frexp = namedtuple("frexp", ["mantissa", "exponent"])
+_Frexp.__module__, _Frexp.__qualname__ = __name__, "return_types.frexp"
+
+
+@method
+def frexp(input: Tensor, *, out=None):
+    """`(mantissa, exponent)` with `input = mantissa * 2**exponent`, |mantissa| in [0.5, 1) (0, inf and
+    nan keep exponent 0); exponent is int32."""
+    if not input._dtype.is_floating_point:
+        raise RuntimeError("torch.frexp() only supports floating-point dtypes")
+    x = S.to_dtype(input, dtypes.float64)  # float64 holds 2**e of every float32/16 exponent, subnormals too
+    special = ew.logical_or(ew.eq(x, 0), ew.logical_not(ew.isfinite(x)))
+    a = ew.where(special, 1.0, ew.abs(x))
+    e = ew.add(ew.floor(ew.log2(a)), 1.0)
+    m = ew.div(a, ew.pow(2.0, e))
+    # log2 may round across a power of two: one step fixes the mantissa into [0.5, 1)
+    big, small = ew.ge(m, 1.0), ew.lt(m, 0.5)
+    e = ew.add(e, ew.sub(S.to_dtype(big, dtypes.float64), S.to_dtype(small, dtypes.float64)))
+    m = ew.where(big, ew.mul(m, 0.5), ew.where(small, ew.mul(m, 2.0), m))
+    mantissa = S.to_dtype(ew.where(special, x, ew.mul(ew.sign(x), m)), input._dtype)
+    exponent = S.to_dtype(ew.where(special, 0.0, e), dtypes.int32)
+    if out is not None:
+        return _Frexp(_into(out[0], mantissa, "frexp"), _into(out[1], exponent, "frexp"))
+    return _Frexp(mantissa, exponent)
+
+
+_BITS_INT = {dtypes.float16: dtypes.int16, dtypes.bfloat16: dtypes.int16, dtypes.float32: dtypes.int32,
+             dtypes.float64: dtypes.int64}
+
+
+@method
+def nextafter(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """The next floating-point value after `input` towards `other`, elementwise."""
+    dt = dtypes.result_type(input, other)
+    if not dt.is_floating_point:
+        _refuse("nextafter", input)
+    ref = input if isinstance(input, Tensor) else other
+    x, y = (v if isinstance(v, Tensor) else full((), v, dtype=dt, device=ref.device) for v in (input, other))
+    x, y = (S.to_dtype(v, dt) if v._dtype is not dt else v for v in (x, y))
+    shape = broadcast_shapes(x._shape, y._shape)
+    x, y = S.expand(x, shape), S.expand(y, shape)  # (x * 0 + y would turn an infinite x into NaN)
+    bits = S.view_dtype(x.contiguous(), _BITS_INT[dt])
+    # away from zero is +1 on the bit pattern (sign-magnitude), towards zero -1
+    step = ew.where(ew.eq(ew.gt(y, x), ew.gt(x, 0)), 1, -1)
+    moved = S.view_dtype(ew.add(bits, S.to_dtype(step, bits._dtype)), dt)
+    tiny = ew.copysign(S.view_dtype(ew.add(ew.mul(bits, 0), 1), dt), y)
+    r = ew.where(ew.eq(x, 0), tiny, moved)
+    r = ew.where(ew.eq(x, y), y, r)
+    r = ew.where(ew.logical_or(ew.isnan(x), ew.isnan(y)), math.nan, r)
+    return _into(out, r, "nextafter")
+
+
+@method
+def heaviside(input: Tensor, values: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """The step function: 0 below zero, `values` at zero, 1 above (not differentiable, as in PyTorch)."""
+    if isinstance(values, Tensor) and values._dtype is not input._dtype:
+        raise RuntimeError("heaviside is not yet implemented for tensors with different dtypes.")
+    r = ew.where(ew.eq(input, 0), values, S.to_dtype(ew.gt(input, 0), input._dtype))
+    return _into(out, S.to_dtype(r, input._dtype) if r._dtype is not input._dtype else r, "heaviside")
+
+
+# --- predicates --------------------------------------------------------------------------------
+@method
+def isposinf(input: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """True where the element is +inf."""
+    r = ew.logical_and(ew.isinf(input), ew.gt(input, 0)) if input._dtype.is_floating_point else ew.ne(input, input)
+    return _into(out, r, "isposinf")
+
+
+@method
+def isneginf(input: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """True where the element is -inf."""
+    r = ew.logical_and(ew.isinf(input), ew.lt(input, 0)) if input._dtype.is_floating_point else ew.ne(input, input)
+    return _into(out, r, "isneginf")
+
+
+@method
+def isreal(input: Tensor) -> Tensor:
+    """True where the element has no imaginary part: everywhere for a real tensor."""
+    from ember.core.creation import ones
+
+    return ones(input._shape, dtype=dtypes.bool, device=input.device)
+
+
+@method
+def sgn(input: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """`sign` extended to complex numbers; for a real tensor it is `sign`."""
+    return _into(out, ew.sign(input), "sgn")
+
+
+@method
+def positive(input: Tensor) -> Tensor:
+    """The tensor itself (`+x`); bool tensors are refused as in PyTorch."""
+    if input._dtype is dtypes.bool:
+        raise RuntimeError("The `+` operator, on a bool tensor is not supported.")
+    return input
+
+
+# --- bits ---------------------------------------------------------------------------------------
+def _int_operands(op: str, input, other):
+    dt = dtypes.result_type(input, other)
+    if dt.is_floating_point:
+        _refuse(op, input if isinstance(input, Tensor) and input._dtype.is_floating_point else other)
+    return dt
+
+
+def _shift_amount(other, dt):
+    return S.to_dtype(other, dt) if isinstance(other, Tensor) and other._dtype is not dt else other
+
+
+@method
+def bitwise_left_shift(input: Tensor, other, *, out: Tensor | None = None) -> Tensor:
+    """`input << other` in the promoted integer dtype, wrapping; a shift past the width or a negative
+    one gives 0, as in PyTorch."""
+    dt = _int_operands("lshift", input, other)
+    bits = dt.itemsize * 8
+    s = _shift_amount(other, dt)
+    ok = ew.logical_and(ew.ge(s, 0), ew.lt(s, bits))
+    # the product by 2**s wraps modulo 2**bits exactly as the shift does
+    r = ew.mul(input, ew.pow(_two(dt, input, other), ew.where(ok, s, 0)))
+    r = ew.where(ok, r, 0)
+    return _into(out, S.to_dtype(r, dt) if r._dtype is not dt else r, "bitwise_left_shift")
+
+
+@method
+def bitwise_right_shift(input: Tensor, other, *, out: Tensor | None = None) -> Tensor:
+    """`input >> other`, arithmetic (sign-filling) for signed dtypes; a shift past the width fills with
+    the sign, a negative one gives 0, as in PyTorch."""
+    dt = _int_operands("rshift", input, other)
+    bits = dt.itemsize * 8
+    top = bits - 1 if dt.is_signed else bits  # 2**top must not overflow the dtype
+    s = _shift_amount(other, dt)
+    small = ew.logical_and(ew.ge(s, 0), ew.lt(s, top))
+    # floor division by 2**s is the arithmetic shift
+    r = ew.floor_divide(input, ew.pow(_two(dt, input, other), ew.where(small, s, 0)))
+    fill = ew.where(ew.lt(input, 0), -1, 0) if dt.is_signed else ew.mul(input, 0)
+    r = ew.where(small, r, ew.where(ew.lt(s, 0), 0, fill))
+    return _into(out, S.to_dtype(r, dt) if r._dtype is not dt else r, "bitwise_right_shift")
+
+
+def _two(dt, input, other):
+    """2 as a 0-dim tensor of `dt` on the operands' device (a Python 2 would promote a bool/uint8 shift)."""
+    ref = input if isinstance(input, Tensor) else other
+    from ember.core.creation import tensor
+
+    return tensor(2, dtype=dt, device=ref.device)
+
+
+@method
+def bitwise_not(input: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """`~input`: logical not of a bool tensor, the bit complement of an integer one."""
+    if input._dtype.is_floating_point:
+        _refuse("bitwise_not", input)
+    r = ew.logical_not(input) if input._dtype is dtypes.bool else ew.bitwise_xor(input, -1)
+    return _into(out, r, "bitwise_not")
+
+
+def _euclid(a: Tensor, b: Tensor) -> Tensor:
+    a, b = ew.abs(a), ew.abs(b)
+    while bool(ew.ne(b, 0).any()):
+        nz = ew.ne(b, 0)
+        a, b = ew.where(nz, b, a), ew.where(nz, ew.remainder(a, ew.where(nz, b, 1)), 0)
+    return a
+
+
+@method
+def gcd(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """The greatest common divisor, elementwise, of integer tensors (non-negative; gcd(0, 0) = 0)."""
+    dt = _int_operands("gcd", input, other)
+    a, b = S.to_dtype(input, dt), S.to_dtype(other, dt)
+    return _into(out, _euclid(*_broadcast(a, b)), "gcd")
+
+
+@method
+def lcm(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """The least common multiple, elementwise, of integer tensors (non-negative; 0 if either is 0)."""
+    dt = _int_operands("lcm", input, other)
+    a, b = _broadcast(S.to_dtype(input, dt), S.to_dtype(other, dt))
+    g = _euclid(a, b)
+    r = ew.abs(ew.mul(ew.floor_divide(a, ew.where(ew.eq(g, 0), 1, g)), b))
+    return _into(out, S.to_dtype(r, dt) if r._dtype is not dt else r, "lcm")
+
+
+def _broadcast(a: Tensor, b: Tensor):
+    shape = broadcast_shapes(a._shape, b._shape)
+    return S.expand(a, shape), S.expand(b, shape)
+
+
+# --- in-place twins and PyTorch's aliases -------------------------------------------------------
+for _fn in (nan_to_num, deg2rad, rad2deg, gcd, lcm, ldexp, heaviside, bitwise_left_shift, bitwise_right_shift,
+            bitwise_not, nextafter, sgn):
+    inplace(_fn)
+attach("__lshift__", lambda self, other: bitwise_left_shift(self, other))
+attach("__rshift__", lambda self, other: bitwise_right_shift(self, other))
+attach("__rlshift__", lambda self, other: bitwise_left_shift(_scalar_like(other, self), self))
+attach("__rrshift__", lambda self, other: bitwise_right_shift(_scalar_like(other, self), self))
+attach("__ilshift__", lambda self, other: bitwise_left_shift(self, other, out=self))
+attach("__irshift__", lambda self, other: bitwise_right_shift(self, other, out=self))
+
+
+def _scalar_like(v, ref: Tensor) -> Tensor:
+    from ember.core.creation import tensor
+
+    return tensor(v, dtype=dtypes.result_type(ref, v), device=ref.device)
+
+
+arccosh, arcsinh, arctanh = ew.acosh, ew.asinh, ew.atanh
+for _alias, _op in (("arccosh", ew.acosh), ("arcsinh", ew.asinh), ("arctanh", ew.atanh)):
+    attach(_alias, _op)
+    attach(_alias + "_", getattr(Tensor, _op.name + "_"))
+
+
+def _function_form(name: str):
+    """`torch.<name>_(input, ...)`, the function spelling of the in-place method."""
+    def fn(input: Tensor, *args, **kwargs) -> Tensor:
+        return getattr(input, name + "_")(*args, **kwargs)
+
+    fn.__name__ = fn.__qualname__ = name + "_"
+    fn.__doc__ = f"In-place `{name}`: `input.{name}_(...)`."
+    return fn
+
+
+nan_to_num_, deg2rad_, rad2deg_, gcd_, lcm_, ldexp_ = (_function_form(n) for n in (
+    "nan_to_num", "deg2rad", "rad2deg", "gcd", "lcm", "ldexp"))
+arccosh_, arcsinh_, arctanh_ = (_function_form(n) for n in ("arccosh", "arcsinh", "arctanh"))
+
+for _alias, _base in (("absolute", "abs"), ("negative", "neg"), ("arcsin", "asin"), ("arccos", "acos"),
+                      ("arctan", "atan"), ("arctan2", "atan2"), ("fix", "trunc"), ("greater", "gt"),
+                      ("greater_equal", "ge"), ("less", "lt"), ("less_equal", "le"), ("not_equal", "ne")):
+    attach(_alias + "_", getattr(Tensor, _base + "_"))
+inplace(ew.logical_not, "logical_not_")
+
+# `torch.exp_(x)` ...: PyTorch's top-level spellings of the in-place methods
+_FUNCTION_FORMS = ("abs", "acos", "acosh", "arccos", "arcsin", "arctan", "asin", "asinh", "atan", "atanh", "ceil",
+                   "clamp", "clamp_max", "clamp_min", "clip", "cos", "cosh", "erf", "exp", "exp2", "expm1", "fix",
+                   "floor", "frac", "log", "log10", "log1p", "log2", "neg", "negative", "reciprocal", "round",
+                   "rsqrt", "sigmoid", "sin", "sinh", "sqrt", "square", "tan", "tanh", "trunc", "xlogy", "addmv",
+                   "relu")
+for _name in _FUNCTION_FORMS:
+    globals()[_name + "_"] = _function_form(_name)
+    __all__.append(_name + "_")

@@ -1,0 +1,105 @@
+"""The ops PyTorch 2.13 has for uint16/32/64 and the float8 formats, and their casts (NOTE [ Restricted
+dtypes ] in dtypes.py).
+
+`install()` (run by the first use of such a dtype) adds a dispatch hook that lets an op through when
+none of its tensor operands has a restricted dtype or when PyTorch's CPU build has a kernel for that
+op and dtype family, and otherwise raises PyTorch's `NotImplementedError` ("\"add_stub\" not implemented
+for 'UInt16'"). Casting into float8 follows PyTorch, not ml_dtypes: float8_e4m3fn saturates to +-448
+(ml_dtypes gives NaN) and float8_e8m0fnu keeps only the exponent of |x|.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ember.core import dtypes
+from ember.core.dispatch import register_dispatch_hook
+from ember.core.tensor import Tensor
+
+__all__ = ["install", "uninstall", "cast_array"]
+
+# views, copies and casts: every restricted dtype has them
+_STORAGE_OPS = frozenset({
+    "view", "view_dtype", "as_strided", "permute", "transpose", "expand", "squeeze", "unsqueeze", "select", "slice",
+    "narrow", "unfold", "diagonal", "index", "clone", "copy_", "to_dtype", "cat", "fill_", "where", "eq", "ne",
+    "isnan", "resize_", "mul"})
+# PyTorch's CPU kernels for uint16/32/64 beyond those: reductions it can accumulate, bitwise logic, sort, and
+# the float math that computes in a float dtype
+_UNSIGNED_OPS = _STORAGE_OPS | frozenset({
+    "div", "sum", "prod", "cumsum", "sort", "unique", "any", "all", "bitwise_and", "bitwise_or", "bitwise_xor",
+    "floor", "ceil", "trunc", "round", "isinf", "isfinite", "exp", "exp2", "expm1", "log", "log1p", "log2", "log10",
+    "sqrt", "rsqrt", "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh", "asinh", "acosh", "atanh",
+    "sigmoid", "erf", "erfinv", "reciprocal"})
+# float8: storage, abs and matrix products (float32 accumulation, one rounding on store)
+_FLOAT8_OPS = _STORAGE_OPS | frozenset({"abs", "mm", "bmm", "dot"})
+# the binary elementwise ops, which promote their operands (filled by `install`)
+_PROMOTING: set[str] = set()
+# PyTorch's kernel names where they are not "<op>_cpu"
+_KERNEL_NAMES = {"add": "add_stub", "sub": "add_stub", "max": "max_all", "min": "min_all", "amax": "max_all",
+                 "amin": "min_all", "pow": "pow", "index_put_": "index_put", "index_select": "index_select",
+                 "gather": "scatter_gather_tensor_cpu", "scatter": "scatter_gather_tensor_cpu",
+                 "mm": "addmm_impl_cpu_", "clamp": "clamp_scalar_cpu", "flip": "flip_cpu", "sort": "sort"}
+
+
+def _refused(op, dt: dtypes.dtype) -> Exception:
+    from ember.core.ops.numeric import DtypeNotImplemented
+
+    if op.name == "mean":
+        return RuntimeError(f"mean(): could not infer output dtype. Input dtype must be either a floating point or "
+                            f"complex dtype. Got: {dtypes.TORCH_NAMES[dt.name]}")
+    name = _KERNEL_NAMES.get(op.name, op.name + "_cpu")
+    return DtypeNotImplemented(f"\"{name}\" not implemented for '{dtypes.TORCH_NAMES[dt.name]}'")
+
+
+def _guard(op, args, kwargs, call_next):
+    found = None
+    for a in args:
+        if type(a) is Tensor or isinstance(a, Tensor):
+            d = a._dtype
+        elif isinstance(a, list | tuple) and a and isinstance(a[0], Tensor):
+            d = a[0]._dtype
+        else:
+            continue
+        if found is not None and d is not found and (d in dtypes.RESTRICTED or found in dtypes.RESTRICTED) \
+                and op.name in _PROMOTING:
+            dtypes.promote_types(found, d)  # PyTorch refuses the promotion before looking for a kernel
+        found = d if found is None or d in dtypes.RESTRICTED else found
+    if found in dtypes.RESTRICTED and op.name not in (_FLOAT8_OPS if found in dtypes.FLOAT8 else _UNSIGNED_OPS):
+        raise _refused(op, found)
+    return call_next(op, args, kwargs)
+
+
+_installed = False
+
+
+def install() -> None:
+    """Install the hook (once)."""
+    global _installed
+    if not _installed:
+        _installed = True
+        from ember.core.ops.elementwise import BINARY
+
+        _PROMOTING.update(row[0] for row in BINARY)
+        register_dispatch_hook(_guard)
+
+
+def uninstall() -> None:
+    """Remove the hook (tests that measure the op path use it); the next use of a restricted dtype reinstalls it."""
+    global _installed
+    from ember.core.dispatch import remove_dispatch_hook
+
+    if _installed:
+        remove_dispatch_hook(_guard)
+        _installed = False
+        dtypes._guard_installed = False
+
+
+def cast_array(a: np.ndarray, dt: dtypes.dtype) -> np.ndarray:
+    """`a` cast to `dt`'s numpy type with PyTorch's conversion rules for float8 (plain astype otherwise)."""
+    if dt is dtypes.float8_e4m3fn and a.dtype.kind in "fV" and a.dtype != dt.np:
+        hi = 448.0  # e4m3fn has no infinity: PyTorch saturates, where ml_dtypes would give NaN
+        a = np.clip(np.asarray(a, dtype=np.float32), -hi, hi)
+    elif dt is dtypes.float8_e8m0fnu and a.dtype != dt.np:
+        a = np.abs(np.asarray(a, dtype=np.float32))  # PyTorch keeps the exponent of |x|; 0 is the smallest, 2^-127
+        a = np.where(a == 0, np.float32(2.0 ** -127), a)
+    return a.astype(dt.np)

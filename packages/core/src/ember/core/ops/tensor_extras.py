@@ -1,0 +1,382 @@
+"""More of PyTorch's long tail: `renorm`, `gradient` (numpy.gradient's finite differences), `histogram`/
+`histogramdd`, `torch.vander`, `nonzero_static`, `as_strided_scatter`, a few Tensor methods and
+the global switches (`set_warn_always`, the deterministic debug mode, `set_flush_denormal`).
+
+`renorm`, `gradient`, `vander` and `as_strided_scatter` are composed of differentiable ops; the
+histograms are counts, computed on the host with numpy, as PyTorch's CPU-only kernels are.
+"""
+
+from __future__ import annotations
+
+import builtins as _builtins
+import numbers
+import warnings
+from collections import namedtuple
+
+import numpy as np
+
+from ember.core import dtypes
+from ember.core.creation import arange, from_numpy, full
+from ember.core.methods import attach, inplace, method
+from ember.core.ops import elementwise as ew
+from ember.core.ops import join as J
+from ember.core.ops import layout as L
+from ember.core.ops import shape as S
+from ember.core.ops.activation import hardshrink, prelu
+from ember.core.ops.indexing import nonzero, scatter_reduce
+from ember.core.ops.linalg import linalg
+from ember.core.tensor import Tensor
+
+__all__ = ["renorm", "index_reduce", "hash_tensor", "segment_reduce", "gradient", "histogram", "histogramdd",
+           "vander", "nonzero_static",
+           "as_strided_scatter",
+           "set_warn_always", "is_warn_always_enabled", "get_deterministic_debug_mode",
+           "set_deterministic_debug_mode", "set_flush_denormal", "init_num_threads", "is_distributed", "from_file"]
+
+_Histogram = namedtuple("histogram", ["hist", "bin_edges"])
+_Histogram.__module__, _Histogram.__qualname__ = __name__, "return_types.histogram"
+_HistogramDD = namedtuple("histogramdd", ["hist", "bin_edges"])
+_HistogramDD.__module__, _HistogramDD.__qualname__ = __name__, "return_types.histogramdd"
+
+
+@method
+def renorm(input: Tensor, p: float, dim: int, maxnorm: float, *, out: Tensor | None = None) -> Tensor:
+    """Each slice along `dim` whose `p`-norm exceeds `maxnorm` scaled down to norm `maxnorm`
+    (by `maxnorm / (norm + 1e-7)`, as PyTorch)."""
+    if p <= 0:
+        raise RuntimeError(f"renorm: non-positive-norm not supported; got p={p}")
+    if maxnorm < 0:
+        raise RuntimeError(f"renorm: expected maxnorm to be >= 0 but got {maxnorm}")
+    d = input._wrap_dim(dim)
+    others = tuple(i for i in range(input.ndim) if i != d)
+    norm = linalg.vector_norm(input, p, others, True)
+    factor = ew.where(ew.gt(norm, maxnorm), ew.div(maxnorm, ew.add(norm, 1e-7)), 1.0)
+    r = ew.mul(input, factor)
+    if out is not None:
+        return S.copy_(out, r)
+    return r
+
+
+inplace(renorm)
+
+
+def _coordinates(spacing, n: int, like: Tensor) -> Tensor:
+    """The sample coordinates along one dim: a 1-D tensor, or a number's uniform grid."""
+    if isinstance(spacing, Tensor):
+        if spacing.ndim != 1 or spacing._shape[0] != n:
+            raise RuntimeError(f"torch.gradient expected each tensor to be on the same device and of size {n} "
+                               f"along its dim; got coordinates of shape {tuple(spacing._shape)}")
+        return spacing
+    return ew.mul(arange(n, dtype=like._dtype, device=like.device), float(spacing))
+
+
+def _diff_along(y: Tensor, x: Tensor, dim: int, edge_order: int) -> Tensor:
+    n = y._shape[dim]
+    view = [1] * y.ndim
+    view[dim] = -1
+
+    def f(i, k=1):
+        return S.narrow(y, dim, i if i >= 0 else n + i, k)
+
+    def c(t):
+        return S.view(t, tuple(view))
+
+    dx = ew.sub(x[1:], x[:-1])  # (n - 1)
+    hd, hs = c(dx[:-1]), c(dx[1:])  # backward and forward steps at the interior points
+    # numpy.gradient's second-order-accurate interior for uneven steps
+    interior = ew.div(ew.add(ew.sub(ew.mul(ew.square(hd), f(2, n - 2)), ew.mul(ew.square(hs), f(0, n - 2))),
+                             ew.mul(ew.sub(ew.square(hs), ew.square(hd)), f(1, n - 2))),
+                      ew.mul(ew.mul(hs, hd), ew.add(hd, hs)))
+    if edge_order == 1:
+        first = ew.div(ew.sub(f(1), f(0)), c(dx[:1]))
+        last = ew.div(ew.sub(f(-1), f(-2)), c(dx[-1:]))
+    else:
+        d1, d2 = c(dx[:1]), c(dx[1:2])
+        a = ew.neg(ew.div(ew.add(ew.mul(d1, 2.0), d2), ew.mul(d1, ew.add(d1, d2))))
+        b = ew.div(ew.add(d1, d2), ew.mul(d1, d2))
+        cc = ew.neg(ew.div(d1, ew.mul(d2, ew.add(d1, d2))))
+        first = ew.add(ew.add(ew.mul(a, f(0)), ew.mul(b, f(1))), ew.mul(cc, f(2)))
+        d1, d2 = c(dx[-2:-1]), c(dx[-1:])
+        a = ew.div(d2, ew.mul(d1, ew.add(d1, d2)))
+        b = ew.neg(ew.div(ew.add(d2, d1), ew.mul(d1, d2)))
+        cc = ew.div(ew.add(ew.mul(d2, 2.0), d1), ew.mul(d2, ew.add(d1, d2)))
+        last = ew.add(ew.add(ew.mul(a, f(-3)), ew.mul(b, f(-2))), ew.mul(cc, f(-1)))
+    return J.cat([first, interior, last], dim)
+
+
+def gradient(input: Tensor, *, spacing=1, dim=None, edge_order: int = 1) -> tuple[Tensor, ...]:
+    """The derivative estimate along each of `dim` (all dims by default) by central differences inside
+    and one-sided ones (first or second order, `edge_order`) at the ends, as numpy.gradient; `spacing`
+    is a number, one number per dim, or one coordinate tensor per dim.
+
+    >>> from ember.core import gradient, tensor
+    >>> gradient(tensor([1.0, 4.0, 9.0, 16.0]))
+    (tensor([3., 4., 6., 7.]),)
+    """
+    if edge_order not in (1, 2):
+        raise RuntimeError(f"torch.gradient only supports edge_order=1 and edge_order=2; got {edge_order}")
+    dims = list(range(input.ndim)) if dim is None else [dim] if isinstance(dim, numbers.Integral) else list(dim)
+    dims = [input._wrap_dim(d) for d in dims]
+    if isinstance(spacing, list | tuple):
+        if len(spacing) != len(dims):
+            raise RuntimeError(f"torch.gradient expected spacing to be unspecified, a scalar or its length to match "
+                               f"the number of dimensions ({len(dims)}); got {len(spacing)}")
+        spacings = list(spacing)
+    else:
+        spacings = [spacing] * len(dims)
+    y = input if input._dtype.is_floating_point else S.to_dtype(input, dtypes.get_default_dtype())
+    out = []
+    for d, sp in zip(dims, spacings, strict=True):
+        n = y._shape[d]
+        if n < edge_order + 1:
+            raise RuntimeError(f"torch.gradient expected each dimension size to be at least edge_order+1; got {n} "
+                               f"along dim {d}")
+        out.append(_diff_along(y, _coordinates(sp, n, y), d, edge_order))
+    return tuple(out)
+
+
+def _host(x: Tensor, op: str) -> np.ndarray:
+    if x.device.type != "cpu":
+        raise NotImplementedError(f"{op}: PyTorch computes it on the CPU only; move the tensor with .cpu() first")
+    return x._np()
+
+
+def _as_range(range_):
+    return None if range_ is None else tuple(float(v) for v in range_)
+
+
+@method
+def histogram(input: Tensor, bins=100, *, range=None, weight: Tensor | None = None,  # noqa: A002
+              density: bool = False, out=None):
+    """`(hist, bin_edges)`: counts (or weights, or a density) of input's elements in `bins` equal bins over
+    `range` (input's min and max by default), or in the bins that the edges tensor `bins` bounds."""
+    if not input._dtype.is_floating_point:
+        raise RuntimeError(f"torch.histogram: input tensor and bins tensors should have the same dtype, but got "
+                           f"input {dtypes.TORCH_NAMES[input._dtype.name].lower()} and bins float")
+    a = _host(input, "histogram").reshape(-1)
+    b = _host(bins, "histogram") if isinstance(bins, Tensor) else int(bins)
+    w = None if weight is None else _host(weight, "histogram").reshape(-1)
+    hist, edges = np.histogram(a, bins=b, range=_as_range(range), weights=w, density=density)
+    return _Histogram(from_numpy(hist.astype(input._dtype.np)), from_numpy(edges.astype(input._dtype.np)))
+
+
+def histogramdd(input: Tensor, bins=10, *, range=None, weight: Tensor | None = None,  # noqa: A002
+                density: bool = False):
+    """`(hist, bin_edges)` of the points input (*, D) in D dimensions: `bins` is a count, one count per
+    dimension, or one edges tensor per dimension; `range` is (min, max) pairs flattened."""
+    a = _host(input, "histogramdd")
+    pts = a.reshape(-1, a.shape[-1])
+    b = [_host(e, "histogramdd") for e in bins] if isinstance(bins, list | tuple) and bins and \
+        isinstance(bins[0], Tensor) else bins
+    rng = None if range is None else [tuple(range[i:i + 2]) for i in _builtins.range(0, len(range), 2)]
+    w = None if weight is None else _host(weight, "histogramdd").reshape(-1)
+    hist, edges = np.histogramdd(pts, bins=b, range=rng, weights=w, density=density)
+    return _HistogramDD(from_numpy(hist.astype(input._dtype.np)),
+                        tuple(from_numpy(e.astype(input._dtype.np)) for e in edges))
+
+
+def vander(x: Tensor, N: int | None = None, increasing: bool = False) -> Tensor:
+    """`torch.vander`: the Vandermonde matrix of the 1-D x, powers decreasing left to right unless
+    `increasing` (`linalg.vander` increases)."""
+    if x.ndim != 1:
+        raise RuntimeError("x must be a one-dimensional tensor.")
+    if N is not None and N < 0:
+        raise RuntimeError("N must be non-negative.")
+    r = linalg.vander(x, N=N)
+    return r if increasing else J.flip(r, -1)
+
+
+@method
+def nonzero_static(input: Tensor, *, size: int, fill_value: int = -1) -> Tensor:
+    """`nonzero`'s (n, ndim) indices padded with `fill_value` or cut to exactly `size` rows."""
+    if size < 0:
+        raise RuntimeError(f"nonzero_static: 'size' must be an non-negative integer, but got {size}")
+    idx = nonzero(input)
+    n = idx._shape[0]
+    if n >= size:
+        return idx[:size]
+    pad = full((size - n, input.ndim), fill_value, dtype=dtypes.int64, device=input.device)
+    return J.cat([idx, pad], 0)
+
+
+@method
+def as_strided_scatter(input: Tensor, src: Tensor, size, stride, storage_offset: int | None = None) -> Tensor:
+    """A copy of input with `src` written into the `as_strided(size, stride, storage_offset)` view of it."""
+    r = L.clone(input)
+    S.copy_(L.as_strided(r, tuple(size), tuple(stride), storage_offset), src)
+    return r
+
+
+@method
+def index_reduce(input: Tensor, dim: int, index: Tensor, source: Tensor, reduce: str, *, include_self: bool = True,
+                 out: Tensor | None = None) -> Tensor:
+    """input with the slices of `source` reduced (prod, mean, amax or amin) into the slices at `index`
+    along `dim`; `include_self=False` leaves input's own values out of the slices it reduces into."""
+    if reduce not in ("prod", "mean", "amax", "amin"):
+        raise RuntimeError(f"index_reduce(): Expected reduce to be one of prod, mean, amax or amin but got {reduce}.")
+    if index.ndim > 1:
+        raise IndexError("index_reduce_(): Index is supposed to be a vector")
+    d = input._wrap_dim(dim)
+    view = [1] * source.ndim
+    view[d] = -1
+    idx = L.expand(S.view(S.to_dtype(index, dtypes.int64), tuple(view)), source._shape)
+    r = scatter_reduce(input, d, idx, source, reduce, include_self=include_self)
+    return r if out is None else S.copy_(out, r)
+
+
+inplace(index_reduce)
+
+
+@method
+def hash_tensor(input: Tensor, dim=None, *, keepdim: bool = False, mode: int = 0) -> Tensor:
+    """The xor of input's elements over `dim` (all by default), each widened to 64 bits (float64, int64 or
+    uint64) and read as uint64: a uint64 tensor, as `torch.hash_tensor` (computed on the host)."""
+    if mode != 0:
+        raise RuntimeError(f"hash_tensor: only mode=0 (xor reduction) is supported; got mode={mode}")
+    a = input._host_array()
+    wide = np.float64 if a.dtype.kind in "fV" else np.uint64 if a.dtype.kind in "bu" else np.int64
+    bits = np.ascontiguousarray(a.astype(wide)).view(np.uint64)
+    axes = None if dim is None else tuple(d % max(input.ndim, 1) for d in ((dim,) if isinstance(dim, int) else dim))
+    r = np.bitwise_xor.reduce(bits, axis=axes, keepdims=keepdim) if bits.size else \
+        np.zeros(() if axes is None else [s for i, s in enumerate(bits.shape) if i not in axes], np.uint64)
+    return from_numpy(np.asarray(r, dtype=np.uint64)).to(input.device)
+
+
+_SEGMENT_EMPTY = {"sum": 0.0, "mean": float("nan"), "max": float("-inf"), "min": float("inf"), "prod": 1.0}
+
+
+def segment_reduce(data: Tensor, reduce: str, *, lengths: Tensor | None = None, indices=None,
+                   offsets: Tensor | None = None, axis: int = 0, unsafe: bool = False, initial=None) -> Tensor:
+    """Reduce consecutive segments of `data` along `axis` (sizes from 1-D `lengths`, or bounds from
+    `offsets`) with sum, mean, max, min or prod; `initial` joins every segment (mean divides by the
+    segment's length only); an empty segment without it gives the reduction's identity (NaN for mean)."""
+    if reduce not in _SEGMENT_EMPTY:
+        raise RuntimeError(f"segment_reduce(): reduce must be one of sum, mean, max, min, prod; got {reduce}")
+    if indices is not None:
+        raise NotImplementedError("segment_reduce(): indices is not supported (as in PyTorch)")
+    if (lengths is None) == (offsets is None):
+        raise RuntimeError("segment_reduce(): Either lengths or offsets must be defined")
+    bounds = (lengths if lengths is not None else offsets)
+    if bounds.ndim != 1:
+        raise NotImplementedError("segment_reduce(): ember supports 1-D lengths or offsets")
+    cuts = bounds.tolist()
+    if lengths is not None:
+        starts = [sum(cuts[:i]) for i in range(len(cuts))]
+        sizes = cuts
+    else:
+        starts, sizes = cuts[:-1], [b - a for a, b in zip(cuts[:-1], cuts[1:], strict=True)]
+    ax = data._wrap_dim(axis)
+    if not unsafe and starts and starts[-1] + sizes[-1] != data._shape[ax]:
+        raise RuntimeError("segment_reduce(): Expected all rows of lengths along axis to sum to "
+                           "data.size(lengths.dim()-1) when !unsafe.")
+    pieces = []
+    for a, n in zip(starts, sizes, strict=True):
+        seg = S.narrow(data, ax, a, n)
+        if initial is not None:
+            one = list(data._shape)
+            one[ax] = 1
+            seg = J.cat([seg, full(tuple(one), initial, dtype=data._dtype, device=data.device)], ax) \
+                if reduce != "mean" else seg
+        if seg._shape[ax] == 0:
+            shape = data._shape[:ax] + data._shape[ax + 1:]
+            fill = _SEGMENT_EMPTY[reduce] if initial is None else initial
+            pieces.append(full(shape, fill, dtype=data._dtype, device=data.device))
+            continue
+        if reduce == "mean":
+            total = seg.sum(ax)
+            r = ew.div(total if initial is None else ew.add(total, initial), n)
+        else:
+            r = {"sum": lambda t: t.sum(ax), "prod": lambda t: t.prod(ax), "max": lambda t: t.amax(ax),
+                 "min": lambda t: t.amin(ax)}[reduce](seg)
+        pieces.append(r)
+    return J.stack(pieces, ax)
+
+
+# --- Tensor methods -------------------------------------------------------------------------------
+def _resize(self: Tensor, *sizes) -> Tensor:
+    """Deprecated `Tensor.resize`: a resized copy (`resize_` changes the tensor itself)."""
+    warnings.warn("non-inplace resize is deprecated", UserWarning, stacklevel=2)
+    return L.clone(self).resize_(*sizes)
+
+
+def _resize_as(self: Tensor, tensor: Tensor) -> Tensor:
+    """Deprecated `Tensor.resize_as`: a copy resized to tensor's shape."""
+    warnings.warn("non-inplace resize_as is deprecated", UserWarning, stacklevel=2)
+    return L.clone(self).resize_(tensor._shape)
+
+
+def _is_set_to(self: Tensor, tensor: Tensor) -> bool:
+    """Whether both tensors view the same memory with the same geometry."""
+    return (self._storage is tensor._storage and self._offset == tensor._offset and self._shape == tensor._shape
+            and self._strides == tensor._strides)
+
+
+@method
+def is_distributed(input: Tensor) -> bool:
+    """False: a tensor is never split across processes (PyTorch's answer too, outside its removed THD backend)."""
+    return False
+
+
+def from_file(filename: str, shared: bool | None = None, size: int = 0, *, dtype=None, layout=None, device=None,
+              pin_memory: bool = False) -> Tensor:
+    """A CPU tensor of `size` elements over the memory-mapped file (`shared`: writes reach the file)."""
+    dt = dtypes.get_default_dtype() if dtype is None else dtypes.as_dtype(dtype)
+    mm = np.memmap(filename, dtype=dt.np, mode="r+" if shared else "c", shape=(size,))
+    t = from_numpy(mm)
+    return t if device is None else t.to(device)
+
+
+attach("grad_dtype", property(lambda self: self._dtype))
+attach("hardshrink", hardshrink)
+attach("prelu", prelu)
+attach("resize", _resize)
+attach("resize_as", _resize_as)
+attach("is_set_to", _is_set_to)
+attach("as_subclass", lambda self, cls: self._as_subclass(cls))
+attach("const_data_ptr", lambda self: self.data_ptr())
+
+
+# --- global switches --------------------------------------------------------------------------------
+_warn_always = False
+_DEBUG_MODES = {"default": 0, "warn": 1, "error": 2}
+
+
+def set_warn_always(b: bool) -> None:
+    """Record whether warnings that PyTorch issues once should be issued every time."""
+    global _warn_always
+    _warn_always = bool(b)
+
+
+def is_warn_always_enabled() -> bool:
+    """The flag `set_warn_always` set."""
+    return _warn_always
+
+
+def set_deterministic_debug_mode(debug_mode: str | int) -> None:
+    """`use_deterministic_algorithms` by level: "default"/0 off, "warn"/1 warn only, "error"/2 on."""
+    from ember.core import settings
+
+    mode = _DEBUG_MODES.get(debug_mode, debug_mode) if isinstance(debug_mode, str) else debug_mode
+    if mode not in (0, 1, 2):
+        raise RuntimeError(f"invalid value of debug_mode, expected one of 0, 1, 2 (or default, warn, error), but got "
+                           f"{debug_mode}")
+    settings.use_deterministic_algorithms(mode != 0, warn_only=mode == 1)
+
+
+def get_deterministic_debug_mode() -> int:
+    """0, 1 or 2: the level `set_deterministic_debug_mode` (or `use_deterministic_algorithms`) set."""
+    from ember.core import settings
+
+    if not settings.are_deterministic_algorithms_enabled():
+        return 0
+    return 1 if settings.is_deterministic_algorithms_warn_only_enabled() else 2
+
+
+def set_flush_denormal(mode: bool) -> bool:
+    """False: ember's numpy kernels cannot switch the CPU's flush-to-zero mode, so the request is not honoured
+    (PyTorch also returns False where it cannot)."""
+    return False
+
+
+def init_num_threads() -> None:
+    """Nothing to do: ember's thread pools start on first use."""

@@ -1,0 +1,139 @@
+"""Window functions (`torch.hann_window` ...) and trapezoidal integration (`torch.trapezoid` ...).
+
+A window is a constant: it is computed once in float64 with numpy and made a tensor of the
+requested floating dtype and device. The integrals are composed of views and elementwise ops, so
+they differentiate and run on every device.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ember.core import dtypes
+from ember.core.creation import tensor
+from ember.core.ops import elementwise as ew
+from ember.core.ops import reduce as R
+from ember.core.ops import shape as S
+from ember.core.tensor import Tensor
+
+__all__ = ["hann_window", "hamming_window", "blackman_window", "bartlett_window", "kaiser_window", "trapezoid",
+           "trapz", "cumulative_trapezoid"]
+
+
+def _window(name: str, window_length: int, periodic: bool, dtype, device, requires_grad: bool, fn) -> Tensor:
+    if window_length < 0:
+        raise RuntimeError(f"{name} requires non-negative window_length, got window_length={window_length}")
+    dt = dtypes.get_default_dtype() if dtype is None else dtypes.as_dtype(dtype)
+    if not dt.is_floating_point:
+        raise RuntimeError(f"{name} expects floating point dtypes, got: {dt.name}")
+    if window_length <= 1:
+        w = np.ones(window_length)
+    else:
+        n = window_length + 1 if periodic else window_length  # periodic: the symmetric window one longer, cut
+        w = fn(np.arange(n, dtype=np.float64), n)[:window_length]
+    return tensor(w, dtype=dt, device=device, requires_grad=requires_grad)
+
+
+def _cosines(*coeffs: float):
+    def fn(k, n):
+        return sum((-1) ** i * c * np.cos(2.0 * np.pi * i * k / (n - 1)) for i, c in enumerate(coeffs))
+    return fn
+
+
+def hann_window(window_length: int, periodic: bool = True, *, dtype=None, layout=None, device=None,
+                requires_grad: bool = False) -> Tensor:
+    """The Hann window, `0.5 - 0.5 cos(2 pi n / (N - 1))` (periodic: computed for N + 1, last dropped).
+
+    >>> from ember.core import hann_window
+    >>> hann_window(4)
+    tensor([0.0000, 0.5000, 1.0000, 0.5000])
+    """
+    return _window("hann_window", window_length, periodic, dtype, device, requires_grad, _cosines(0.5, 0.5))
+
+
+def hamming_window(window_length: int, periodic: bool = True, alpha: float = 0.54, beta: float = 0.46, *,
+                   dtype=None, layout=None, device=None, requires_grad: bool = False) -> Tensor:
+    """The Hamming window, `alpha - beta cos(2 pi n / (N - 1))`."""
+    return _window("hamming_window", window_length, periodic, dtype, device, requires_grad, _cosines(alpha, beta))
+
+
+def blackman_window(window_length: int, periodic: bool = True, *, dtype=None, layout=None, device=None,
+                    requires_grad: bool = False) -> Tensor:
+    """The Blackman window, `0.42 - 0.5 cos(2 pi n / (N - 1)) + 0.08 cos(4 pi n / (N - 1))`."""
+    return _window("blackman_window", window_length, periodic, dtype, device, requires_grad,
+                   _cosines(0.42, 0.5, 0.08))
+
+
+def bartlett_window(window_length: int, periodic: bool = True, *, dtype=None, layout=None, device=None,
+                    requires_grad: bool = False) -> Tensor:
+    """The Bartlett (triangular) window, `1 - |2n / (N - 1) - 1|`."""
+    return _window("bartlett_window", window_length, periodic, dtype, device, requires_grad,
+                   lambda k, n: 1.0 - np.abs(2.0 * k / (n - 1) - 1.0))
+
+
+def kaiser_window(window_length: int, periodic: bool = True, beta: float = 12.0, *, dtype=None, layout=None,
+                  device=None, requires_grad: bool = False) -> Tensor:
+    """The Kaiser window, `I0(beta sqrt(1 - (2n / (N - 1) - 1)^2)) / I0(beta)`."""
+    return _window("kaiser_window", window_length, periodic, dtype, device, requires_grad,
+                   lambda k, n: np.i0(beta * np.sqrt(np.clip(1.0 - (2.0 * k / (n - 1) - 1.0) ** 2, 0.0, None)))
+                   / np.i0(beta))
+
+
+# --- trapezoidal rule ---------------------------------------------------------------------------
+def _pairs(y: Tensor, dim: int):
+    n = y._shape[dim]
+    return S.narrow(y, dim, 0, n - 1), S.narrow(y, dim, 1, n - 1)
+
+
+def _spacing(y: Tensor, x, dx, dim: int, op: str):
+    """The widths between neighbours along `dim`: a number, or a tensor broadcasting against y's pairs."""
+    if x is not None and dx is not None:
+        raise TypeError(f"{op}: received both x and dx; pass one of them")
+    if x is None:
+        return 1 if dx is None else dx
+    if not isinstance(x, Tensor):
+        return x  # a scalar x is the spacing, as in PyTorch
+    if x.ndim == 1:
+        if x._shape[0] != y._shape[dim]:
+            raise RuntimeError(f"{op}: There must be one `x` value for each sample point")
+        d = ew.sub(S.narrow(x, 0, 1, x._shape[0] - 1), S.narrow(x, 0, 0, x._shape[0] - 1))
+        view = [1] * y.ndim
+        view[dim] = d._shape[0]
+        return S.view(d, tuple(view))
+    lo, hi = _pairs(x, dim - y.ndim + x.ndim)  # x broadcasts against y from the right
+    return ew.sub(hi, lo)
+
+
+def _dim(y: Tensor, dim: int, op: str) -> int:
+    n = max(y.ndim, 1)
+    if not -n <= dim < n:
+        raise IndexError(f"{op}: Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {dim})")
+    return dim % n
+
+
+def trapezoid(y: Tensor, x=None, *, dx=None, dim: int = -1) -> Tensor:
+    """The trapezoidal rule along `dim`: spacing `dx` (default 1) or sample points `x`.
+
+    >>> from ember.core import tensor, trapezoid
+    >>> trapezoid(tensor([1.0, 2.0, 3.0]))
+    tensor(4.)
+    """
+    dim = _dim(y, dim, "trapezoid")
+    if y._shape[dim] == 0:
+        return R.sum(y, dim)
+    lo, hi = _pairs(y, dim)
+    return R.sum(ew.mul(ew.div(ew.add(lo, hi), 2.0), _spacing(y, x, dx, dim, "trapezoid")), dim)
+
+
+def trapz(y: Tensor, x=None, *, dx=None, dim: int = -1) -> Tensor:
+    """`torch.trapz`, the older name of `trapezoid` (`dx` may be given positionally-by-name only)."""
+    return trapezoid(y, x, dx=dx, dim=dim)
+
+
+def cumulative_trapezoid(y: Tensor, x=None, *, dx=None, dim: int = -1) -> Tensor:
+    """The running trapezoidal integral along `dim` (one element shorter than y along it)."""
+    dim = _dim(y, dim, "cumulative_trapezoid")
+    if y._shape[dim] == 0:
+        return y
+    lo, hi = _pairs(y, dim)
+    return R.cumsum(ew.mul(ew.div(ew.add(lo, hi), 2.0), _spacing(y, x, dx, dim, "cumulative_trapezoid")), dim)

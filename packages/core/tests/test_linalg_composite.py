@@ -1,0 +1,205 @@
+"""The rest of torch.linalg (triangular and Cholesky solves, LU, matrix_exp, the *_ex variants,
+lstsq, cond, tensorinv/tensorsolve, vander, householder_product) against numpy/scipy float64."""
+
+import math
+
+import numpy as np
+import pytest
+
+import ember.core as E
+from ember.core import linalg
+from ember.core.testing import assert_close
+
+sla = pytest.importorskip("scipy.linalg")
+RNG = np.random.default_rng(0)
+A = RNG.standard_normal((2, 4, 4))
+B = RNG.standard_normal((2, 4, 3))
+SPD = A @ A.transpose(0, 2, 1) + 4 * np.eye(4)
+
+
+def T(a):
+    return E.tensor(np.asarray(a), dtype=E.float64)
+
+
+@pytest.mark.parametrize("upper", [True, False])
+@pytest.mark.parametrize("unit", [True, False])
+def test_solve_triangular_reads_one_triangle(upper, unit):
+    X = linalg.solve_triangular(T(A), T(B), upper=upper, unitriangular=unit)
+    ref = np.stack([sla.solve_triangular(A[i], B[i], lower=not upper, unit_diagonal=unit) for i in range(2)])
+    assert_close(X, T(ref))
+    tri = np.triu(A) if upper else np.tril(A)
+    if unit:
+        tri[:, np.arange(4), np.arange(4)] = 1.0
+    Xr = linalg.solve_triangular(T(A), T(B).transpose(-2, -1), upper=upper, left=False, unitriangular=unit)
+    assert_close(Xr, T(B.transpose(0, 2, 1) @ np.linalg.inv(tri)))
+
+
+def test_solve_triangular_errors():
+    with pytest.raises(RuntimeError, match="The input tensor B must have at least 2 dimensions"):
+        linalg.solve_triangular(T(A[0]), T(B[0, :, 0]), upper=True)
+    with pytest.raises(RuntimeError, match="Expected a floating point"):
+        linalg.solve_triangular(E.tensor([[1]]), E.tensor([[1]]), upper=True)
+
+
+def test_cholesky_solve_and_inverse():
+    Lc = np.linalg.cholesky(SPD)
+    ref = np.linalg.solve(SPD, B)
+    assert_close(E.cholesky_solve(T(B), T(Lc)), T(ref))
+    assert_close(E.cholesky_solve(T(B), T(Lc).transpose(-2, -1), upper=True), T(ref))
+    assert_close(E.cholesky_inverse(T(Lc[0])), T(np.linalg.inv(SPD[0])))
+    assert_close(T(B).cholesky_solve(T(Lc)), T(ref))
+
+
+def test_cholesky_ex_reports_the_first_bad_minor():
+    L, info = linalg.cholesky_ex(T(np.stack([SPD[0], -SPD[1]])))
+    assert info.tolist() == [0, 1] and info.dtype is E.int32
+    assert_close(L[0], T(np.linalg.cholesky(SPD[0])))
+    assert math.isnan(L[1, 0, 0].item())
+    assert linalg.cholesky_ex(T([[1.0, 2.0], [2.0, 1.0]])).info.item() == 2
+    with pytest.raises(linalg.LinAlgError):
+        linalg.cholesky_ex(T([[1.0, 2.0], [2.0, 1.0]]), check_errors=True)
+
+
+@pytest.mark.parametrize("shape", [(4, 4), (3, 5), (5, 3), (2, 4, 4)])
+def test_lu_factor_matches_lapack(shape):
+    a = RNG.standard_normal(shape)
+    LU, piv = linalg.lu_factor(T(a))
+    flat = a.reshape((-1,) + shape[-2:])
+    for i, m in enumerate(flat):
+        lu_ref, piv_ref = sla.lu_factor(m) if m.shape[0] == m.shape[1] else _getrf(m)
+        assert_close(LU.reshape((-1,) + shape[-2:])[i], T(lu_ref))
+        assert piv.reshape(len(flat), -1)[i].tolist() == (np.asarray(piv_ref) + 1).tolist()
+    assert piv.dtype is E.int32
+
+
+def _getrf(m):
+    from scipy.linalg import lapack
+
+    lu, piv, _ = lapack.dgetrf(m)
+    return lu, piv
+
+
+def test_lu_unpack_and_linalg_lu_reconstruct_a():
+    a = RNG.standard_normal((2, 5, 3))
+    P, L, U = linalg.lu(T(a))
+    assert_close(P @ L @ U, T(a))
+    assert np.allclose(np.triu(L.tolist()[0], 1), 0) and np.allclose(np.tril(U.tolist()[0], -1), 0)
+    P2, L2, U2 = E.lu_unpack(*linalg.lu_factor(T(a)))
+    assert_close(P2, P) and assert_close(L2, L) and assert_close(U2, U)
+
+
+@pytest.mark.parametrize("left", [True, False])
+@pytest.mark.parametrize("adjoint", [True, False])
+def test_lu_solve(left, adjoint):
+    LU, piv = linalg.lu_factor(T(A))
+    Aa = A.transpose(0, 2, 1) if adjoint else A
+    if left:
+        ref = np.linalg.solve(Aa, B)
+        assert_close(linalg.lu_solve(LU, piv, T(B), adjoint=adjoint), T(ref))
+    else:
+        Bt = B.transpose(0, 2, 1)
+        ref = np.linalg.solve(Aa.transpose(0, 2, 1), B).transpose(0, 2, 1)  # X A = B^T
+        assert_close(linalg.lu_solve(LU, piv, T(Bt), left=False, adjoint=adjoint), T(ref))
+    assert_close(E.lu_solve(T(B), LU, piv), T(np.linalg.solve(A, B)))
+
+
+def test_singular_matrices_in_lu_inv_ex_and_solve_ex():
+    s = T([[1.0, 2.0], [2.0, 4.0]])
+    with pytest.raises(linalg.LinAlgError, match=r"U\[2,2\] is zero"):
+        linalg.lu_factor(s)
+    LU, piv, info = linalg.lu_factor_ex(s)
+    assert LU.tolist() == [[2.0, 4.0], [0.5, 0.0]] and piv.tolist() == [2, 2] and info.item() == 2
+    inv, info = linalg.inv_ex(T(np.stack([A[0], np.zeros((4, 4))])))
+    assert info.tolist() == [0, 1]
+    assert_close(inv[0], T(np.linalg.inv(A[0])))
+    X, info = linalg.solve_ex(T(A), T(B))
+    assert info.tolist() == [0, 0]
+    assert_close(X, T(np.linalg.solve(A, B)))
+    LU, piv, infos = E.lu(T(A), get_infos=True)
+    assert infos.tolist() == [0, 0]
+
+
+@pytest.mark.parametrize("scale", [0.1, 1.0, 10.0])
+def test_matrix_exp_matches_scipy(scale):
+    a = A * scale
+    assert_close(linalg.matrix_exp(T(a)), T(np.stack([sla.expm(m) for m in a])), rtol=1e-10, atol=1e-10)
+    f32 = E.matrix_exp(E.tensor(A[0], dtype=E.float32))
+    assert f32.dtype is E.float32
+    assert_close(f32, E.tensor(sla.expm(A[0]), dtype=E.float32), rtol=1e-5, atol=1e-5)
+
+
+def test_cond_diagonal_tensorinv_tensorsolve_vander():
+    for p in (None, 2, -2, "fro", "nuc", 1, -1, math.inf, -math.inf):
+        assert_close(linalg.cond(T(A), p), T(np.linalg.cond(A, p)))
+    assert_close(linalg.diagonal(T(A), offset=1), T(np.diagonal(A, 1, -2, -1)))
+    a6 = RNG.standard_normal((6, 2, 3))
+    assert_close(linalg.tensorinv(T(a6), ind=1), T(np.linalg.tensorinv(a6, ind=1)))
+    a = RNG.standard_normal((2, 3, 6))
+    b = RNG.standard_normal((2, 3))
+    assert_close(linalg.tensorsolve(T(a), T(b)), T(np.linalg.tensorsolve(a, b)))
+    x = np.array([1.0, 2.0, 3.0])
+    assert_close(linalg.vander(T(x)), T(np.vander(x, increasing=True)))
+    assert linalg.vander(E.tensor([1, 2, 3]), N=4).tolist() == np.vander([1, 2, 3], 4, increasing=True).tolist()
+    with pytest.raises(RuntimeError, match="prod"):
+        linalg.tensorinv(T(RNG.standard_normal((4, 2, 3))), ind=1)
+
+
+def test_householder_product_rebuilds_q_of_a_qr():
+    a = RNG.standard_normal((5, 3))
+    (qr, tau), _ = sla.qr(a, mode="raw")
+    q_ref = sla.qr(a, mode="economic")[0]
+    assert_close(linalg.householder_product(T(qr), T(tau)), T(q_ref))
+    assert_close(E.orgqr(T(qr), T(tau)), T(q_ref))
+
+
+@pytest.mark.parametrize("driver", [None, "gels", "gelsy", "gelsd", "gelss"])
+def test_lstsq_fills_the_outputs_of_each_driver(driver):
+    a, b = RNG.standard_normal((5, 3)), RNG.standard_normal((5, 2))
+    x, res, rank, sv = linalg.lstsq(T(a), T(b), driver=driver)
+    x_ref, res_ref, rank_ref, sv_ref = np.linalg.lstsq(a, b, rcond=None)
+    assert_close(x, T(x_ref))
+    assert (res.shape == (0,)) == (driver in (None, "gelsy"))
+    if res.numel():
+        assert_close(res, T(res_ref))
+    assert (rank.numel() == 0) == (driver == "gels")
+    if rank.numel():
+        assert rank.item() == rank_ref
+    assert (sv.numel() != 0) == (driver in ("gelsd", "gelss"))
+    if sv.numel():
+        assert_close(sv, T(sv_ref))
+
+
+def test_old_top_level_names():
+    sol, coeff = E.triangular_solve(T(B), T(A))
+    assert_close(sol, T(np.stack([sla.solve_triangular(A[i], B[i]) for i in range(2)])))
+    assert_close(coeff, T(A))
+    sol, _ = E.triangular_solve(T(B), T(A), upper=False, transpose=True)
+    assert_close(sol, T(np.stack([sla.solve_triangular(A[i], B[i], lower=True, trans=1) for i in range(2)])))
+    assert_close(E.frobenius_norm(T(A), (-2, -1)), T(np.linalg.norm(A, "fro", axis=(-2, -1))))
+    assert_close(E.nuclear_norm(T(A[0])), T(np.linalg.norm(A[0], "nuc")))
+
+
+@pytest.mark.parametrize("shape", [(5, 3), (3, 5), (4, 4)])
+def test_geqrf_matches_lapack_and_ormqr_applies_q(shape):
+    a = RNG.standard_normal(shape)
+    (qr_ref, tau_ref), _ = sla.qr(a, mode="raw")
+    packed, tau = E.geqrf(T(a))
+    assert_close(packed, T(qr_ref))
+    assert_close(tau, T(tau_ref))
+    q = sla.qr(a)[0]  # the full m x m Q
+    c = RNG.standard_normal((shape[0], 2))
+    assert_close(E.ormqr(packed, tau, T(c)), T(q @ c))
+    assert_close(E.ormqr(packed, tau, T(c), transpose=True), T(q.T @ c))
+    assert_close(E.ormqr(packed, tau, T(c.T), left=False), T(c.T @ q))
+
+
+def test_low_rank_svds_and_norm_except_dim():
+    a = RNG.standard_normal((6, 4))
+    u, s, v = E.svd_lowrank(T(a), q=2)
+    assert_close(s, T(np.linalg.svd(a, compute_uv=False)[:2]))
+    assert u.shape == (6, 2) and v.shape == (4, 2)
+    _, s, _ = E.pca_lowrank(T(a), q=3)
+    assert_close(s, T(np.linalg.svd(a - a.mean(0), compute_uv=False)[:3]))
+    w = RNG.standard_normal((3, 4))
+    assert_close(E.norm_except_dim(T(w), 2, 0), T(np.linalg.norm(w, axis=1, keepdims=True)))
+    assert_close(E.norm_except_dim(T(w), 2, -1), T(np.linalg.norm(w)))

@@ -1,0 +1,188 @@
+"""The long-tail elementwise functions (logaddexp, nan_to_num, deg2rad, bit shifts, gcd/lcm,
+frexp, ldexp, nextafter, heaviside, predicates, in-place function forms) against numpy float64,
+with PyTorch's dtypes and errors."""
+
+import math
+
+import numpy as np
+import pytest
+
+import ember.core as E
+from ember.core.testing import assert_close
+
+INF, NAN = math.inf, math.nan
+
+
+def test_logaddexp_is_stable_and_matches_numpy():
+    a = np.array([0.0, -1000.0, 1000.0, 1.5, INF, -INF, INF, 3.0])
+    b = np.array([0.0, -1000.0, 999.0, -2.0, INF, -INF, -INF, -INF])
+    assert_close(E.logaddexp(E.tensor(a), E.tensor(b)), E.tensor(np.logaddexp(a, b)))
+    assert_close(E.logaddexp2(E.tensor(a), E.tensor(b)), E.tensor(np.logaddexp2(a, b)))
+    f32 = E.logaddexp(E.tensor(a, dtype=E.float32), E.tensor(b, dtype=E.float32))
+    assert f32.dtype is E.float32
+    assert_close(f32, E.tensor(np.logaddexp(a, b), dtype=E.float32))
+    assert_close(E.tensor(a).logaddexp(E.tensor(b)), E.tensor(np.logaddexp(a, b)))
+
+
+def test_logaddexp_refuses_integers_as_pytorch():
+    with pytest.raises(NotImplementedError, match="\"logaddexp_cpu\" not implemented for 'Long'"):
+        E.logaddexp(E.tensor([1]), E.tensor([2]))
+
+
+def test_nan_to_num_defaults_to_the_dtype_limits():
+    x = np.array([NAN, INF, -INF, 1.5])
+    r = E.nan_to_num(E.tensor(x, dtype=E.float32))
+    f = np.finfo(np.float32)
+    assert r.tolist() == [0.0, float(f.max), float(f.min), 1.5]
+    assert E.nan_to_num(E.tensor(x), nan=1.0, posinf=2.0, neginf=-2.0).tolist() == [1.0, 2.0, -2.0, 1.5]
+    h = E.tensor(x, dtype=E.float16).nan_to_num(posinf=7.0)
+    assert h.dtype is E.float16 and h.tolist() == [0.0, 7.0, float(np.finfo(np.float16).min), 1.5]
+    i = E.tensor([1, 2])
+    assert E.nan_to_num(i).tolist() == [1, 2] and E.nan_to_num(i).dtype is E.int64
+    y = E.tensor(x)
+    assert y.nan_to_num_() is y and y.tolist()[0] == 0.0
+
+
+def test_deg2rad_rad2deg_and_ldexp_promote_integers_to_float():
+    assert_close(E.deg2rad(E.tensor([180.0, -90.0])), E.tensor([math.pi, -math.pi / 2]))
+    r = E.deg2rad(E.tensor([180]))
+    assert r.dtype is E.float32
+    assert_close(E.rad2deg(E.tensor([math.pi], dtype=E.float64)), E.tensor([180.0], dtype=E.float64))
+    assert E.ldexp(E.tensor([1, 3]), E.tensor([3, -1])).tolist() == [8.0, 1.5]
+    with pytest.raises(RuntimeError, match="result type Float can't be cast to the desired output type Long"):
+        E.tensor([180]).deg2rad_()
+
+
+def test_frexp_splits_mantissa_and_exponent_as_numpy():
+    x = np.array([0.0, -3.0, 1e-40, 8.0, 0.75, 1e30, -1e-5], dtype=np.float32)
+    m, e = E.frexp(E.tensor(x))
+    nm, ne = np.frexp(x)
+    assert m.dtype is E.float32 and e.dtype is E.int32
+    assert m.tolist() == nm.tolist() and e.tolist() == ne.tolist()
+    m, e = E.tensor([INF, NAN]).frexp()
+    assert m.tolist()[0] == INF and math.isnan(m.tolist()[1]) and e.tolist() == [0, 0]
+    with pytest.raises(RuntimeError, match="only supports floating-point dtypes"):
+        E.frexp(E.tensor([1]))
+
+
+@pytest.mark.parametrize("dt", [np.float32, np.float64])
+def test_nextafter_matches_numpy(dt):
+    x = np.array([1.0, 0.0, 0.0, 2.0, NAN, -1.0, -0.0, 1e-30, INF, -INF, 0.0], dtype=dt)
+    y = np.array([2.0, 1.0, -1.0, 2.0, 0.0, 0.0, 1.0, -1.0, 0.0, 0.0, -INF], dtype=dt)
+    r = E.nextafter(E.tensor(x), E.tensor(y))
+    np.testing.assert_array_equal(r._np(), np.nextafter(x, y))
+    np.testing.assert_array_equal(E.nextafter(E.tensor(x), 5.0)._np(), np.nextafter(x, dt(5.0)))
+    with pytest.raises(NotImplementedError, match="nextafter"):
+        E.nextafter(E.tensor([1]), E.tensor([2]))
+
+
+def test_heaviside_and_its_dtype_rule():
+    assert E.heaviside(E.tensor([-1.0, 0.0, 2.0]), E.tensor(0.5)).tolist() == [0.0, 0.5, 1.0]
+    assert E.heaviside(E.tensor([-1, 0, 2]), E.tensor([7, 7, 7])).tolist() == [0, 7, 1]
+    with pytest.raises(RuntimeError, match="different dtypes"):
+        E.heaviside(E.tensor([1.0]), E.tensor(1))
+
+
+def test_infinity_predicates_sgn_and_positive():
+    x = E.tensor([INF, -INF, 1.0, NAN])
+    assert E.isposinf(x).tolist() == [True, False, False, False]
+    assert E.isneginf(x).tolist() == [False, True, False, False]
+    assert E.isreal(x).tolist() == [True] * 4
+    assert E.isposinf(E.tensor([1])).tolist() == [False]
+    assert E.sgn(E.tensor([-2.0, 0.0, 3.0])).tolist() == [-1.0, 0.0, 1.0]
+    t = E.tensor([1])
+    assert E.positive(t) is t
+    with pytest.raises(RuntimeError, match="on a bool tensor is not supported"):
+        E.positive(E.tensor([True]))
+
+
+@pytest.mark.parametrize("npdt", [np.int8, np.uint8, np.int16, np.int32, np.int64])
+def test_shifts_match_numpy_within_the_width_and_clamp_beyond(npdt):
+    bits = np.dtype(npdt).itemsize * 8
+    rng = np.random.default_rng(0)
+    info = np.iinfo(npdt)
+    a = rng.integers(info.min, info.max, size=40, dtype=npdt, endpoint=True)
+    s = rng.integers(0, bits, size=40).astype(npdt)
+    x, k = E.tensor(a), E.tensor(s)
+    np.testing.assert_array_equal(E.bitwise_left_shift(x, k)._np(), np.left_shift(a, s))
+    np.testing.assert_array_equal((x >> k)._np(), np.right_shift(a, s))
+    np.testing.assert_array_equal((x << 1)._np(), np.left_shift(a, npdt(1)))
+    big = E.tensor(np.full(40, bits, dtype=npdt))
+    assert (x << big).tolist() == [0] * 40
+    assert (x >> big).tolist() == [-1 if v < 0 else 0 for v in a.tolist()]
+
+
+def test_shift_by_a_negative_amount_gives_zero_and_floats_are_refused():
+    a = E.tensor([1, -8, 5], dtype=E.int8)
+    assert E.bitwise_left_shift(a, E.tensor([8, 1, -1], dtype=E.int8)).tolist() == [0, -16, 0]
+    assert (a >> E.tensor([7, 9, -1], dtype=E.int8)).tolist() == [0, -1, 0]
+    assert (2 << a.abs()).tolist() == [4, 0, 64]
+    y = E.tensor([1, 2])
+    y <<= 3
+    assert y.tolist() == [8, 16]
+    with pytest.raises(NotImplementedError, match="\"lshift_cpu\" not implemented for 'Float'"):
+        E.tensor([1.0]) << 1
+    with pytest.raises(TypeError):
+        E.tensor([1.0]) >> 1
+
+
+def test_bitwise_not_gcd_and_lcm():
+    assert E.bitwise_not(E.tensor([1, -3, 0])).tolist() == [-2, 2, -1]
+    assert E.bitwise_not(E.tensor([True, False])).tolist() == [False, True]
+    with pytest.raises(NotImplementedError, match="bitwise_not"):
+        E.bitwise_not(E.tensor([1.0]))
+    a, b = np.array([0, -4, 6, 17, 0, 48]), np.array([0, 6, -9, 5, 7, 18])
+    assert E.gcd(E.tensor(a), E.tensor(b)).tolist() == np.gcd(a, b).tolist()
+    assert E.lcm(E.tensor(a), E.tensor(b)).tolist() == np.lcm(a, b).tolist()
+    assert E.gcd(E.tensor([[12], [8]]), E.tensor([18, 6])).tolist() == [[6, 6], [2, 2]]
+    with pytest.raises(NotImplementedError, match="\"gcd_cpu\" not implemented for 'Float'"):
+        E.gcd(E.tensor([1.0]), E.tensor([2.0]))
+
+
+def test_in_place_function_forms_and_method_aliases():
+    x = E.tensor([-1.0, 4.0])
+    assert E.abs_(x) is x and x.tolist() == [1.0, 4.0]
+    assert E.sqrt_(x).tolist() == [1.0, 2.0]
+    assert E.clamp_(x, 0.0, 1.5).tolist() == [1.0, 1.5]
+    assert E.tensor([1.0, 3.0]).greater_(2).tolist() == [0.0, 1.0]
+    assert E.tensor([1.0, 0.0]).logical_not_().tolist() == [0.0, 1.0]
+    assert E.tensor([-2.0]).negative_().tolist() == [2.0]
+    assert_close(E.arccosh(E.tensor([2.0])), E.tensor([math.acosh(2.0)]))
+    assert_close(E.tensor([0.5]).arctanh_(), E.tensor([math.atanh(0.5)]))
+
+
+def test_nan_to_num_of_float64_keeps_float64_limits():
+    r = E.nan_to_num(E.tensor([INF, -INF], dtype=E.float64))
+    assert r.dtype is E.float64 and r.tolist() == [float(np.finfo(np.float64).max), float(np.finfo(np.float64).min)]
+
+
+def test_movedim_out_of_range_and_repeated_dims_raise_as_pytorch():
+    x = E.zeros(2, 3)
+    with pytest.raises(IndexError, match=r"Dimension out of range \(expected to be in range of \[-2, 1\], but got 3\)"):
+        x.movedim(0, 3)
+    with pytest.raises(IndexError, match="Dimension out of range"):
+        x.movedim(-3, 0)
+    with pytest.raises(RuntimeError, match="repeated dim in `destination`"):
+        x.movedim((0, 1), (1, 1))
+    assert x.movedim(0, -1).shape == (3, 2)
+
+
+def test_mode_over_an_empty_dim_and_kthvalue_errors_are_pytorchs():
+    with pytest.raises(IndexError, match=r"mode\(\): Expected reduction dim 1 to have non-zero size"):
+        E.zeros(3, 0).mode(1)
+    r = E.zeros(0, 3).mode(1)
+    assert r.values.shape == (0,) and r.indices.dtype is E.int64
+    with pytest.raises(RuntimeError, match=r"kthvalue\(\): selected number k out of range for dimension 0"):
+        E.tensor([1.0, 2.0]).kthvalue(3)
+
+
+def test_embedding_bag_with_include_last_offset():
+    w = E.arange(12.0).reshape(4, 3)
+    idx = E.tensor([0, 1, 2, 3])
+    # PyTorch 2.13's values: the last offset closes the last bag
+    assert E.embedding_bag(idx, w, E.tensor([0, 2, 4]), include_last_offset=True).tolist() == \
+        [[1.5, 2.5, 3.5], [7.5, 8.5, 9.5]]
+    assert E.embedding_bag(idx, w, E.tensor([0, 1, 4]), mode="max", include_last_offset=True).tolist() == \
+        [[0.0, 1.0, 2.0], [9.0, 10.0, 11.0]]
+    assert E.embedding_bag(idx, w, E.tensor([0, 1, 4]), mode="sum", per_sample_weights=E.tensor([1.0, 2.0, 3.0, 4.0]),
+                           include_last_offset=True).tolist() == [[0.0, 1.0, 2.0], [60.0, 69.0, 78.0]]

@@ -1,0 +1,172 @@
+"""uint16/32/64 and the float8 formats: storage, casts (PyTorch's float8 rounding), promotion errors,
+the ops PyTorch 2.13 has for them and its NotImplementedError for the rest, float8 matmul with float32
+accumulation; `import ember.core` imports neither ml_dtypes nor the guard."""
+
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import ember.core as E
+from ember.core import dtypes
+from ember.core.ops import restricted_dtypes
+
+ml_dtypes = pytest.importorskip("ml_dtypes")
+
+UNSIGNED = [E.uint16, E.uint32, E.uint64]
+FLOAT8 = [E.float8_e4m3fn, E.float8_e5m2, E.float8_e4m3fnuz, E.float8_e5m2fnuz, E.float8_e8m0fnu]
+
+
+@pytest.fixture(autouse=True)
+def _no_guard_after():
+    yield
+    restricted_dtypes.uninstall()  # later tests of the session measure the plain op path
+
+
+def test_import_loads_neither_ml_dtypes_nor_the_guard():
+    code = ("import sys, ember.core as E; from ember.core import dispatch; "
+            "assert 'ml_dtypes' not in sys.modules; assert not dispatch._hooks; "
+            "E.tensor([1], dtype=E.uint16); assert len(dispatch._hooks) == 1; assert 'ml_dtypes' not in sys.modules")
+    subprocess.run([sys.executable, "-c", code], check=True)
+
+
+@pytest.mark.parametrize("dt", UNSIGNED)
+def test_unsigned_storage_casts_and_info(dt):
+    info = np.iinfo(dt.np)
+    x = E.tensor([0, 1, int(info.max)], dtype=dt)
+    assert x.dtype is dt and x.tolist() == [0, 1, int(info.max)] and not dt.is_signed
+    assert E.iinfo(dt).max == int(info.max) and E.iinfo(dt).min == 0 and E.iinfo(dt).bits == dt.itemsize * 8
+    assert E.from_numpy(np.array([3], dtype=dt.np)).dtype is dt
+    assert x.to(E.float64).tolist() == [0.0, 1.0, float(info.max)]
+    assert (x * E.tensor([2, 2, 1], dtype=dt)).tolist() == [0, 2, int(info.max)]
+    assert x.sum().dtype is E.int64 and (x == 1).tolist() == [False, True, False]
+    assert (x ^ E.tensor([1, 1, 0], dtype=dt)).tolist() == [1, 0, int(info.max)]
+    assert x.cumsum(0).dtype is E.int64
+
+
+def test_unsigned_promotion_follows_pytorch():
+    for u in UNSIGNED:
+        for f in (E.float16, E.bfloat16, E.float32, E.float64):
+            assert E.promote_types(u, f) is f and E.promote_types(f, u) is f
+        assert E.promote_types(u, u) is u
+        for o in (E.bool, E.uint8, E.int8, E.int16, E.int32, E.int64) + tuple(x for x in UNSIGNED if x is not u):
+            with pytest.raises(RuntimeError, match="Promotion for uint16, uint32, uint64 types is not supported"):
+                E.promote_types(u, o)
+    with pytest.raises(RuntimeError, match="attempted to promote UInt16 and Short"):
+        E.tensor([1], dtype=E.uint16) + E.tensor([1], dtype=E.int16)
+
+
+@pytest.mark.parametrize(("fn", "kernel"), [
+    (lambda x, y: x + y, "add_stub"), (lambda x, y: x < y, "lt_cpu"), (lambda x, y: -x, "neg_cpu"),
+    (lambda x, y: x.max(), "max_all"), (lambda x, y: x.view(1, 3) @ y.view(3, 1), "addmm_impl_cpu_"),
+    (lambda x, y: x.flip(0), "flip_cpu"), (lambda x, y: x.gather(0, E.tensor([0])), "scatter_gather_tensor_cpu")])
+def test_unsigned_ops_pytorch_lacks_raise_its_error(fn, kernel):
+    x, y = E.tensor([1, 2, 3], dtype=E.uint32), E.tensor([3, 4, 5], dtype=E.uint32)
+    with pytest.raises(NotImplementedError, match=f"\"{kernel}\" not implemented for 'UInt32'"):
+        fn(x, y)
+    with pytest.raises(RuntimeError, match="mean\\(\\): could not infer output dtype"):
+        x.mean()
+
+
+def test_float8_casts_follow_pytorch_not_ml_dtypes():
+    v = [1e6, -1e6, float("inf"), float("nan"), 0.3, -0.0, 240.0, 250.0]
+    # PyTorch 2.13's values (e4m3fn saturates; e8m0fnu keeps the exponent of |x|)
+    expected = {
+        E.float8_e4m3fn: [448.0, -448.0, 448.0, "nan", 0.3125, -0.0, 240.0, 256.0],
+        E.float8_e5m2: [float("inf"), float("-inf"), float("inf"), "nan", 0.3125, -0.0, 256.0, 256.0],
+        E.float8_e4m3fnuz: ["nan", "nan", "nan", "nan", 0.3125, 0.0, 240.0, "nan"],
+        E.float8_e5m2fnuz: ["nan", "nan", "nan", "nan", 0.3125, 0.0, 256.0, 256.0],
+        E.float8_e8m0fnu: [1048576.0, 1048576.0, "nan", "nan", 0.25, 2.0 ** -127, 256.0, 256.0]}
+    src = E.tensor(v)
+    for dt, want in expected.items():
+        for got in (src.to(dt).float().tolist(), E.tensor(v, dtype=dt).float().tolist(),
+                    E.zeros(len(v), dtype=dt).copy_(src).float().tolist()):
+            assert [("nan" if g != g else g) for g in got] == want, dt
+        assert dt.itemsize == 1 and dt.is_floating_point
+    assert not E.float8_e8m0fnu.is_signed and E.float8_e4m3fn.is_signed
+
+
+def test_float8_finfo_is_pytorchs():
+    f = E.finfo(E.float8_e4m3fn)
+    assert (f.bits, f.eps, f.max, f.min, f.tiny, f.resolution) == (8, 0.125, 448.0, -448.0, 0.015625, 1.0)
+    assert E.finfo(E.float8_e5m2).max == 57344.0 and E.finfo(E.float8_e5m2fnuz).eps == 0.125
+    assert E.finfo(E.float8_e8m0fnu).min == 2.0 ** -127
+
+
+def test_float8_matmul_accumulates_in_float32_and_rounds_once():
+    rng = np.random.default_rng(0)
+    a, b = rng.standard_normal((3, 16)).astype(np.float32), rng.standard_normal((16, 2)).astype(np.float32)
+    for dt in (E.float8_e4m3fn, E.float8_e5m2):
+        a8, b8 = E.tensor(a).to(dt), E.tensor(b).to(dt)
+        r = a8 @ b8
+        ref = (a8.float()._np().astype(np.float64) @ b8.float()._np().astype(np.float64)).astype(np.float32)
+        assert r.dtype is dt
+        assert r.float().tolist() == E.tensor(ref).to(dt).float().tolist()
+    with pytest.raises(RuntimeError, match="expected m1 and m2 to have the same dtype, but got: "
+                                           "c10::Float8_e4m3fn != c10::Float8_e5m2"):
+        E.tensor(a).to(E.float8_e4m3fn) @ E.tensor(b).to(E.float8_e5m2)
+
+
+def test_float8_storage_ops_work_and_arithmetic_raises():
+    a = E.tensor([[1.0, 2.0], [3.0, -4.5]]).to(E.float8_e4m3fn)
+    assert a.t().contiguous().float().tolist() == [[1.0, 3.0], [2.0, -4.5]]
+    assert E.cat([a, a]).shape == (4, 2) and a.abs().float().tolist() == [[1.0, 2.0], [3.0, 4.5]]
+    assert a.view(E.uint8).tolist() == [[56, 64], [68, 201]]
+    assert (a == a).all().item() and "dtype=ember.float8_e4m3fn" in repr(a)
+    for fn, kernel in ((lambda: a + a, "add_stub"), (lambda: a.sum(), "sum_cpu"), (lambda: -a, "neg_cpu")):
+        with pytest.raises(NotImplementedError, match=f"\"{kernel}\" not implemented for 'Float8_e4m3fn'"):
+            fn()
+    with pytest.raises(RuntimeError, match="Promotion for Float8 Types is not supported, attempted to promote "
+                                           "Float8_e4m3fn and Float"):
+        dtypes.promote_types(E.float8_e4m3fn, E.float32)
+
+
+@pytest.mark.torch
+def test_against_pytorch():
+    torch = pytest.importorskip("torch")
+    v = [1e6, -1e6, float("inf"), float("nan"), 0.3, -0.0, 1e-9, 250.0]
+    for dt in FLOAT8:
+        got = E.tensor(v).to(dt).float()._np()
+        want = torch.tensor(v).to(getattr(torch, dt.name)).float().numpy()
+        np.testing.assert_array_equal(got, want)
+    for u in UNSIGNED:
+        for o in (E.int32, E.float32, E.bool):
+            try:
+                mine = E.promote_types(u, o).name
+            except RuntimeError:
+                mine = "error"
+            try:
+                theirs = str(torch.promote_types(getattr(torch, u.name), getattr(torch, o.name))).split(".")[1]
+            except RuntimeError:
+                theirs = "error"
+            assert mine == theirs
+
+
+def test_finfo_and_iinfo_cover_every_dtype():
+    floats = [E.float16, E.bfloat16, E.float32, E.float64] + FLOAT8
+    ints = [E.uint8, E.int8, E.int16, E.int32, E.int64] + UNSIGNED
+    for dt in floats:
+        f = E.finfo(dt)
+        assert f.bits == dt.itemsize * 8 and f.max > 0 and f.eps > 0 and f.dtype == dt.name
+        with pytest.raises(TypeError):
+            E.iinfo(dt)
+    for dt in ints:
+        i = E.iinfo(dt)
+        assert (i.min, i.max, i.bits) == (int(np.iinfo(dt.np).min), int(np.iinfo(dt.np).max), dt.itemsize * 8)
+        with pytest.raises(TypeError):
+            E.finfo(dt)
+    with pytest.raises(TypeError, match="torch.bool is not supported by torch.iinfo"):
+        E.iinfo(E.bool)
+
+
+@pytest.mark.torch
+def test_finfo_iinfo_against_pytorch():
+    torch = pytest.importorskip("torch")
+    for dt in [E.float16, E.bfloat16, E.float32, E.float64] + FLOAT8:
+        mine, theirs = E.finfo(dt), torch.finfo(getattr(torch, dt.name))
+        for field in ("bits", "eps", "max", "min", "tiny", "smallest_normal", "resolution"):
+            assert getattr(mine, field) == getattr(theirs, field), (dt, field)
+    for dt in [E.uint8, E.int8, E.int16, E.int32, E.int64] + UNSIGNED:
+        mine, theirs = E.iinfo(dt), torch.iinfo(getattr(torch, dt.name))
+        assert (mine.min, mine.max, mine.bits) == (theirs.min, theirs.max, theirs.bits)

@@ -1,0 +1,156 @@
+"""renorm, gradient, histogram(dd), torch.vander, nonzero_static, as_strided_scatter, a few Tensor
+methods and the global switches, against numpy float64 and PyTorch's documented values."""
+
+import numpy as np
+import pytest
+
+import ember.core as E
+from ember.core.testing import assert_close
+
+
+def T(a):
+    return E.tensor(np.asarray(a), dtype=E.float64)
+
+
+def test_renorm_scales_slices_above_maxnorm():
+    x = np.array([[1.0, 2.0], [3.0, 4.0]])
+    norms = np.linalg.norm(x, axis=1, keepdims=True)
+    ref = x * np.where(norms > 2.5, 2.5 / (norms + 1e-7), 1.0)
+    assert_close(E.renorm(T(x), 2, 0, 2.5), T(ref))
+    n1 = np.abs(x).sum(axis=0, keepdims=True)
+    assert_close(T(x).renorm(1, 1, 3.0), T(x * np.where(n1 > 3.0, 3.0 / (n1 + 1e-7), 1.0)))
+    y = T(x)
+    assert y.renorm_(2, 0, 2.5) is y
+    with pytest.raises(RuntimeError, match="non-positive-norm"):
+        E.renorm(T(x), 0, 0, 1.0)
+
+
+@pytest.mark.parametrize("edge_order", [1, 2])
+def test_gradient_matches_numpy(edge_order):
+    rng = np.random.default_rng(0)
+    y = rng.standard_normal((4, 6))
+    for got, want in zip(E.gradient(T(y), edge_order=edge_order), np.gradient(y, edge_order=edge_order),
+                         strict=True):
+        assert_close(got, T(want))
+    (g,) = E.gradient(T(y), spacing=0.5, dim=1, edge_order=edge_order)
+    assert_close(g, T(np.gradient(y, 0.5, axis=1, edge_order=edge_order)))
+    xs = np.array([0.0, 0.5, 1.5, 1.7, 3.0, 4.2])
+    (g,) = E.gradient(T(y), spacing=(T(xs),), dim=1, edge_order=edge_order)
+    assert_close(g, T(np.gradient(y, xs, axis=1, edge_order=edge_order)))
+
+
+def test_gradient_errors_and_integer_input():
+    assert E.gradient(E.tensor([1, 4, 9]))[0].tolist() == [3.0, 4.0, 5.0]
+    with pytest.raises(RuntimeError, match="edge_order"):
+        E.gradient(T([1.0, 2.0, 3.0]), edge_order=3)
+    with pytest.raises(RuntimeError, match="at least edge_order\\+1"):
+        E.gradient(T([1.0, 2.0]), edge_order=2)
+
+
+def test_histograms_match_numpy():
+    a = np.array([1.0, 2.0, 1.0, 7.0, 3.5])
+    h, e = E.histogram(T(a), bins=4)
+    nh, ne = np.histogram(a, bins=4)
+    assert h.tolist() == nh.astype(float).tolist() and e.tolist() == ne.tolist()
+    h, e = E.histogram(T(a), bins=T([0.0, 1.0, 2.0, 8.0]), weight=T([1.0, 2.0, 3.0, 4.0, 5.0]), density=True)
+    nh, _ = np.histogram(a, bins=[0.0, 1.0, 2.0, 8.0], weights=[1, 2, 3, 4, 5], density=True)
+    assert_close(h, T(nh))
+    assert E.histogram(T(a), 3, range=(0.0, 6.0)).hist.tolist() == [2.0, 2.0, 0.0]
+    pts = np.array([[0.0, 1.0], [1.0, 0.0], [2.0, 0.0], [2.0, 2.0]])
+    h, edges = E.histogramdd(T(pts), bins=[3, 3], weight=T([1.0, 2.0, 4.0, 8.0]))
+    nh, nedges = np.histogramdd(pts, bins=[3, 3], weights=[1, 2, 4, 8])
+    assert h.tolist() == nh.tolist() and isinstance(edges, tuple)
+    assert [x.tolist() for x in edges] == [x.tolist() for x in nedges]
+
+
+def test_vander_nonzero_static_and_as_strided_scatter():
+    assert E.vander(E.tensor([1, 2, 3])).tolist() == np.vander([1, 2, 3]).tolist()
+    assert E.vander(T([1.0, 2.0]), N=3, increasing=True).tolist() == [[1.0, 1.0, 1.0], [1.0, 2.0, 4.0]]
+    assert E.tensor([1, 0, 2]).nonzero_static(size=4).tolist() == [[0], [2], [-1], [-1]]
+    assert E.nonzero_static(E.tensor([1, 0, 2]), size=1).tolist() == [[0]]
+    assert E.as_strided_scatter(E.zeros(4), E.ones(2), (2,), (2,)).tolist() == [1.0, 0.0, 1.0, 0.0]
+
+
+def test_small_methods_and_switches():
+    x = T([[1.0, 2.0], [3.0, 4.0]])
+    assert x.hardshrink(1.5).tolist() == [[0.0, 2.0], [3.0, 4.0]]
+    assert x.is_set_to(x) and not x.is_set_to(x.clone()) and x.const_data_ptr() == x.data_ptr()
+    with pytest.warns(UserWarning, match="non-inplace resize is deprecated"):
+        assert x.resize(4).shape == (4,)
+    assert x.shape == (2, 2)
+    assert not E.is_warn_always_enabled()
+    E.set_warn_always(True)
+    assert E.is_warn_always_enabled()
+    E.set_warn_always(False)
+    E.set_deterministic_debug_mode("warn")
+    assert E.get_deterministic_debug_mode() == 1 and E.is_deterministic_algorithms_warn_only_enabled()
+    E.set_deterministic_debug_mode(0)
+    assert E.get_deterministic_debug_mode() == 0 and not E.are_deterministic_algorithms_enabled()
+    with pytest.raises(RuntimeError, match="invalid value of debug_mode"):
+        E.set_deterministic_debug_mode(5)
+    assert E.set_flush_denormal(True) is False
+
+
+def test_index_reduce_matches_a_python_loop():
+    rng = np.random.default_rng(1)
+    base, src = rng.standard_normal((5, 2)), rng.standard_normal((4, 2))
+    idx = [0, 4, 2, 0]
+    for reduce, fn in (("prod", np.prod), ("mean", np.mean), ("amax", np.max), ("amin", np.min)):
+        for include_self in (True, False):
+            want = base.copy()
+            for row in set(idx):
+                vals = [src[i] for i, j in enumerate(idx) if j == row] + ([base[row]] if include_self else [])
+                want[row] = fn(np.stack(vals), axis=0)
+            got = T(base).index_reduce(0, E.tensor(idx), T(src), reduce, include_self=include_self)
+            assert_close(got, T(want))
+    x = T(base)
+    assert x.index_reduce_(0, E.tensor(idx), T(src), "amax") is x
+    with pytest.raises(RuntimeError, match="Expected reduce to be one of prod, mean, amax or amin but got sum"):
+        x.index_reduce(0, E.tensor(idx), T(src), "sum")
+
+
+def test_is_distributed_module_load_grad_dtype_and_from_file(tmp_path):
+    x = E.ones(2)
+    assert not E.is_distributed(x) and not x.is_distributed() and x.grad_dtype is E.float32
+    path = tmp_path / "f.bin"
+    np.arange(4, dtype=np.float32).tofile(path)
+    t = E.from_file(str(path), shared=False, size=4)
+    assert t.tolist() == [0.0, 1.0, 2.0, 3.0]
+    t[0] = 9.0
+    assert np.fromfile(path, dtype=np.float32)[0] == 0.0
+    s = E.from_file(str(path), shared=True, size=4)
+    s[1] = 5.0
+    del s
+    assert np.fromfile(path, dtype=np.float32)[1] == 5.0
+
+
+def test_hash_tensor_xors_the_64_bit_patterns():
+    from ember.core.ops import restricted_dtypes
+
+    a = np.array([[1.5, -2.25, 3.0]], dtype=np.float32)
+    h = E.hash_tensor(E.tensor(a))
+    assert h.dtype is E.uint64 and h.item() == int(np.bitwise_xor.reduce(a.astype(np.float64).view(np.uint64).ravel()))
+    assert E.hash_tensor(E.tensor([-1], dtype=E.int8)).item() == 2**64 - 1
+    assert E.hash_tensor(E.tensor([True, False, True])).item() == 0
+    rows = E.hash_tensor(E.arange(6.0).view(2, 3), dim=1)
+    want = np.bitwise_xor.reduce(np.arange(6.0).reshape(2, 3).view(np.uint64), axis=1)
+    assert rows.tolist() == want.tolist()
+    restricted_dtypes.uninstall()
+
+
+def test_segment_reduce_matches_pytorchs_values():
+    d = T([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0], [7.0, 8.0]])
+    lengths = E.tensor([1, 0, 3])
+    # PyTorch 2.13's values (an empty segment gives the identity, NaN for mean)
+    want = {"sum": [[1.0, 2.0], [0.0, 0.0], [15.0, 18.0]], "max": [[1.0, 2.0], [-np.inf, -np.inf], [7.0, 8.0]],
+            "min": [[1.0, 2.0], [np.inf, np.inf], [3.0, 4.0]], "prod": [[1.0, 2.0], [1.0, 1.0], [105.0, 192.0]]}
+    for reduce, ref in want.items():
+        assert E.segment_reduce(d, reduce, lengths=lengths).tolist() == ref
+    m = E.segment_reduce(d, "mean", lengths=lengths).tolist()
+    assert m[0] == [1.0, 2.0] and np.isnan(m[1]).all() and m[2] == [5.0, 6.0]
+    assert E.segment_reduce(d, "mean", lengths=E.tensor([2, 2]), initial=10.0).tolist() == [[7.0, 8.0], [11.0, 12.0]]
+    assert E.segment_reduce(d, "prod", lengths=E.tensor([2, 2]), initial=10.0).tolist() == \
+        [[30.0, 80.0], [350.0, 480.0]]
+    assert E.segment_reduce(d, "sum", offsets=E.tensor([0, 1, 4])).tolist() == [[1.0, 2.0], [15.0, 18.0]]
+    with pytest.raises(RuntimeError, match="Expected all rows of lengths along axis to sum"):
+        E.segment_reduce(d, "sum", lengths=E.tensor([1, 1]))

@@ -1,0 +1,75 @@
+"""Window functions against their float64 formulas (scipy.signal's definitions), and the
+trapezoidal rule against numpy.trapezoid."""
+
+import math
+
+import numpy as np
+import pytest
+
+import ember.core as E
+from ember.core.testing import assert_close
+
+
+def _sym(kind, n, **kw):
+    k = np.arange(n, dtype=np.float64)
+    c = 2 * np.pi * k / (n - 1)
+    if kind == "hann":
+        return 0.5 - 0.5 * np.cos(c)
+    if kind == "hamming":
+        return kw.get("alpha", 0.54) - kw.get("beta", 0.46) * np.cos(c)
+    if kind == "blackman":
+        return 0.42 - 0.5 * np.cos(c) + 0.08 * np.cos(2 * c)
+    if kind == "bartlett":
+        return 1 - np.abs(2 * k / (n - 1) - 1)
+    return np.kaiser(n, kw.get("beta", 12.0))
+
+
+@pytest.mark.parametrize("kind", ["hann", "hamming", "blackman", "bartlett", "kaiser"])
+@pytest.mark.parametrize("n", [2, 5, 8])
+def test_windows_symmetric_and_periodic(kind, n):
+    fn = getattr(E, f"{kind}_window")
+    assert_close(fn(n, periodic=False, dtype=E.float64), E.tensor(_sym(kind, n)), atol=1e-12, rtol=0)
+    assert_close(fn(n, dtype=E.float64), E.tensor(_sym(kind, n + 1)[:n]), atol=1e-12, rtol=0)
+    w = fn(n)
+    assert w.dtype is E.float32 and w.shape == (n,)
+
+
+def test_window_parameters_and_edge_lengths():
+    assert_close(E.hamming_window(6, False, 0.5, 0.5, dtype=E.float64), E.tensor(_sym("hann", 6)))
+    assert_close(E.kaiser_window(6, False, 5.0, dtype=E.float64), E.tensor(np.kaiser(6, 5.0)))
+    assert E.hann_window(1).tolist() == [1.0] and E.hann_window(0).shape == (0,)
+    with pytest.raises(RuntimeError, match="hann_window expects floating point dtypes"):
+        E.hann_window(3, dtype=E.int64)
+    with pytest.raises(RuntimeError, match="non-negative window_length"):
+        E.blackman_window(-1)
+
+
+def test_trapezoid_matches_numpy():
+    y = np.array([[1.0, 2.0, 4.0], [3.0, 5.0, 9.0]])
+    t = E.tensor(y)
+    assert_close(E.trapezoid(t), E.tensor(np.trapezoid(y)))
+    assert_close(E.trapezoid(t, dim=0), E.tensor(np.trapezoid(y, axis=0)))
+    assert_close(E.trapezoid(t, dx=0.5), E.tensor(np.trapezoid(y, dx=0.5)))
+    x = np.array([0.0, 1.0, 3.0])
+    assert_close(E.trapezoid(t, E.tensor(x)), E.tensor(np.trapezoid(y, x)))
+    x2 = np.array([[0.0, 1.0, 3.0], [0.0, 2.0, 3.0]])
+    assert_close(E.trapezoid(t, E.tensor(x2)), E.tensor(np.trapezoid(y, x2)))
+    assert_close(E.trapz(t, dx=2.0), E.tensor(np.trapezoid(y, dx=2.0)))
+    assert E.trapezoid(E.tensor([1, 2, 4])).item() == 4.5
+    assert E.trapezoid(E.zeros(2, 0)).tolist() == [0.0, 0.0]
+
+
+def test_cumulative_trapezoid_is_the_running_integral():
+    y = np.array([[1.0, 2.0, 4.0, 7.0], [3.0, 5.0, 9.0, 1.0]])
+    x = np.array([0.0, 1.0, 3.0, 3.5])
+    steps = (y[:, 1:] + y[:, :-1]) / 2 * np.diff(x)
+    assert_close(E.cumulative_trapezoid(E.tensor(y), E.tensor(x)), E.tensor(np.cumsum(steps, axis=1)))
+    assert_close(E.cumulative_trapezoid(E.tensor(y), dim=0), E.tensor((y[1:] + y[:-1]) / 2))
+
+
+def test_trapezoid_errors():
+    with pytest.raises(RuntimeError, match="one `x` value for each sample point"):
+        E.trapezoid(E.ones(3), E.tensor([0.0, 1.0]))
+    with pytest.raises(IndexError, match="Dimension out of range"):
+        E.trapezoid(E.ones(3), dim=1)
+    assert math.isclose(E.trapezoid(E.ones(5), dx=0.25).item(), 1.0)
