@@ -21,8 +21,8 @@ def test_integer_reductions_map_to_the_functional_ones():
         np.testing.assert_allclose(et.kl_div(_t(x), _t(y), code).numpy(),
                                    F.kl_div(_t(x), _t(y), reduction=name).numpy() if name != "mean" else
                                    F.kl_div(_t(x), _t(y), reduction="sum").numpy() / 12)
-    with pytest.raises(ValueError, match="reduction must be 0"):
-        et.hinge_embedding_loss(_t(x), _t(np.sign(y)), 1.0, "mean")
+    with pytest.raises(ValueError, match="5 is not a valid value for reduction"):
+        et.hinge_embedding_loss(_t(x), _t(np.sign(y)), 1.0, 5)
     z = _t(np.array([-1.0, 2.0]))
     assert et.threshold_(z, 0.0, 5.0) is z and z.tolist() == [5.0, 2.0]
 

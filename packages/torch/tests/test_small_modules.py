@@ -55,5 +55,5 @@ def test_load_state_dict_from_url_downloads_once_checks_the_hash_and_loads(tmp_p
         assert [p.name for p in (tmp_path / "hub" / "checkpoints").iterdir()] == [named.name]
     finally:
         torch.hub._hub_dir = None
-    with pytest.raises(RuntimeError, match="hubconf.py, which needs PyTorch itself"):
+    with pytest.raises(NotImplementedError, match="would fetch and run a repository's code"):
         torch.hub.load("pytorch/vision", "resnet18")

@@ -60,7 +60,6 @@ import ember.torch.signal as signal  # noqa: E402
 from ember.torch._typed_storage import *  # noqa: E402, F403 - TypedStorage and the legacy typed storages
 from ember.torch.amp import autocast, get_autocast_dtype, is_autocast_enabled  # noqa: E402
 from ember.torch._importer import install, uninstall  # noqa: E402
-from ember.torch._nn_ops import *  # noqa: E402, F403 - torch.kl_div, torch.conv_tbc ...
 from ember.torch._aten import *  # noqa: E402, F403 - ATen's top-level spellings of functional ops
 
 inf, nan, pi, e = _math.inf, _math.nan, _math.pi, _math.e

@@ -18,7 +18,8 @@ __all__ = ["cosine_similarity", "pairwise_distance", "bilinear", "rms_norm", "ch
            "detach_", "lstm", "gru", "rnn_tanh", "rnn_relu", "lstm_cell", "gru_cell", "rnn_tanh_cell",
            "rnn_relu_cell", "to_dlpack", "get_device_module", "cond", "while_loop", "set_anomaly_enabled",
            "is_anomaly_check_nan_enabled", "set_autocast_cpu_enabled", "set_autocast_cpu_dtype",
-           "set_autocast_gpu_dtype", "autocast_increment_nesting", "autocast_decrement_nesting"]
+           "set_autocast_gpu_dtype", "autocast_increment_nesting", "autocast_decrement_nesting", "alpha_dropout",
+           "alpha_dropout_", "feature_alpha_dropout", "feature_alpha_dropout_", "rrelu_"]
 
 _REDUCTIONS = ("none", "mean", "sum")
 
@@ -314,3 +315,26 @@ def autocast_decrement_nesting() -> int:
     global _nesting
     _nesting = max(_nesting - 1, 0)
     return _nesting
+
+
+def alpha_dropout(input, p: float, train: bool):
+    """`torch.alpha_dropout`: `F.alpha_dropout` with ATen's positional `train`."""
+    return F.alpha_dropout(input, p, train)
+
+
+def alpha_dropout_(input, p: float, train: bool):
+    return F.alpha_dropout(input, p, train, inplace=True)
+
+
+def feature_alpha_dropout(input, p: float, train: bool):
+    """`torch.feature_alpha_dropout`: `F.feature_alpha_dropout` with ATen's positional `train`."""
+    return F.feature_alpha_dropout(input, p, train)
+
+
+def feature_alpha_dropout_(input, p: float, train: bool):
+    return F.feature_alpha_dropout(input, p, train, inplace=True)
+
+
+def rrelu_(input, lower: float = 1.0 / 8, upper: float = 1.0 / 3, training: bool = False, generator=None):
+    """`torch.rrelu_`: in-place randomized leaky ReLU."""
+    return F.rrelu_(input, lower, upper, training)

@@ -20,7 +20,7 @@ from ember.core.tensor import Tensor
 
 __all__ = ["logaddexp", "logaddexp2", "nan_to_num", "nan_to_num_", "deg2rad", "deg2rad_", "rad2deg", "rad2deg_",
            "bitwise_left_shift", "bitwise_right_shift", "bitwise_not", "gcd", "gcd_", "lcm", "lcm_", "frexp",
-           "ldexp", "ldexp_", "nextafter", "heaviside", "isposinf", "isneginf", "isreal", "sgn", "positive",
+           "ldexp", "ldexp_", "nextafter", "heaviside", "isposinf", "isneginf", "positive",
            "arccosh", "arcsinh", "arctanh", "arccosh_", "arcsinh_", "arctanh_", "DtypeNotImplemented"]
 
 _TORCH_NAMES = {"bool": "Bool", "uint8": "Byte", "int8": "Char", "int16": "Short", "int32": "Int", "int64": "Long",
@@ -197,20 +197,6 @@ def isneginf(input: Tensor, *, out: Tensor | None = None) -> Tensor:
 
 
 @method
-def isreal(input: Tensor) -> Tensor:
-    """True where the element has no imaginary part: everywhere for a real tensor."""
-    from ember.core.creation import ones
-
-    return ones(input._shape, dtype=dtypes.bool, device=input.device)
-
-
-@method
-def sgn(input: Tensor, *, out: Tensor | None = None) -> Tensor:
-    """`sign` extended to complex numbers; for a real tensor it is `sign`."""
-    return _into(out, ew.sign(input), "sgn")
-
-
-@method
 def positive(input: Tensor) -> Tensor:
     """The tensor itself (`+x`); bool tensors are refused as in PyTorch."""
     if input._dtype is dtypes.bool:
@@ -310,7 +296,7 @@ def _broadcast(a: Tensor, b: Tensor):
 
 # --- in-place twins and PyTorch's aliases -------------------------------------------------------
 for _fn in (nan_to_num, deg2rad, rad2deg, gcd, lcm, ldexp, heaviside, bitwise_left_shift, bitwise_right_shift,
-            bitwise_not, nextafter, sgn):
+            bitwise_not, nextafter):
     inplace(_fn)
 attach("__lshift__", lambda self, other: bitwise_left_shift(self, other))
 attach("__rshift__", lambda self, other: bitwise_right_shift(self, other))

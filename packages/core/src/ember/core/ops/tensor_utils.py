@@ -24,7 +24,7 @@ from ember.core.ops._util import broadcast_shapes as _broadcast_shapes
 from ember.core.settings import contiguous_format
 from ember.core.tensor import Tensor
 
-__all__ = ["broadcast_shapes", "can_cast", "is_complex", "is_signed", "is_same_size", "is_storage", "fill",
+__all__ = ["broadcast_shapes", "can_cast", "is_signed", "is_same_size", "is_storage", "fill",
            "unravel_index", "split_with_sizes", "unsafe_chunk", "unsafe_split", "unsafe_split_with_sizes",
            "as_strided_", "layout", "strided", "legacy_contiguous_format", "get_device", "empty_permuted",
            "frombuffer", "range"]
@@ -74,11 +74,6 @@ def can_cast(from_: dtypes.dtype, to: dtypes.dtype) -> bool:
     """Whether PyTorch's casting rules let an op write a `from_` result into a `to` tensor (no
     floating-to-integer or integer-to-bool downcast)."""
     return dtypes.can_cast(dtypes.as_dtype(from_), dtypes.as_dtype(to))
-
-
-def is_complex(input: Tensor) -> bool:
-    """Whether input's dtype is complex."""
-    return input._dtype.is_complex
 
 
 def is_signed(input: Tensor) -> bool:
