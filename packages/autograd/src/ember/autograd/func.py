@@ -87,6 +87,22 @@ def _grads(outputs: list, inputs: list, cotangents: list | None, create_graph: b
     return [x.new_zeros(tuple(x.shape)) if g is None else g for g, x in zip(gs, inputs)]
 
 
+def _selected(args: tuple, argnums, what: str) -> tuple[list, bool]:
+    """The flattened arguments `argnums` selects, and whether an outer level tracks any of them."""
+    trees = [_flatten(args[a]) for a in _argnums(argnums, len(args), what)]
+    return trees, _outer_tracking([x for leaves, _ in trees for x in leaves])
+
+
+def _tracked_call(args: tuple, argnums, trees: list) -> tuple[list, list]:
+    """Fresh tracked leaves for the selected arguments, and the call's arguments holding them."""
+    nums = _argnums(argnums, len(args), "")
+    tracked = [[_track(x) for x in leaves] for leaves, _ in trees]
+    call = list(args)
+    for a, (_, build), xs in zip(nums, trees, tracked):
+        call[a] = build(xs)
+    return tracked, call
+
+
 def _finish(x, keep: bool):
     return x if keep or not isinstance(x, Tensor) else x.detach()
 
@@ -113,14 +129,9 @@ def grad_and_value(func: Callable, argnums: int | tuple[int, ...] = 0, has_aux: 
 
     @wraps(func)
     def wrapper(*args, **kwargs):
-        nums = _argnums(argnums, len(args), "grad_and_value")
-        trees = [_flatten(args[a]) for a in nums]
-        keep = _outer_tracking([x for leaves, _ in trees for x in leaves])
+        trees, keep = _selected(args, argnums, "grad_and_value")
         with enable_grad():
-            tracked = [[_track(x) for x in leaves] for leaves, _ in trees]
-            call = list(args)
-            for a, (_, build), xs in zip(nums, trees, tracked):
-                call[a] = build(xs)
+            tracked, call = _tracked_call(args, argnums, trees)
             out, aux = _split_aux(func(*call, **kwargs), has_aux, "grad_and_value")
             if not isinstance(out, Tensor):
                 raise RuntimeError(f"grad_and_value(f)(*args): Expected f(*args) to return a Tensor, got "
@@ -245,14 +256,9 @@ def jacrev(func: Callable, argnums: int | tuple[int, ...] = 0, *, has_aux: bool 
 
     @wraps(func)
     def wrapper(*args, **kwargs):
-        nums = _argnums(argnums, len(args), "jacrev")
-        trees = [_flatten(args[a]) for a in nums]
-        keep = _outer_tracking([x for leaves, _ in trees for x in leaves])
+        trees, keep = _selected(args, argnums, "jacrev")
         with enable_grad():
-            tracked = [[_track(x) for x in leaves] for leaves, _ in trees]
-            call = list(args)
-            for a, (_, build), xs in zip(nums, trees, tracked):
-                call[a] = build(xs)
+            tracked, call = _tracked_call(args, argnums, trees)
             out, aux = _split_aux(func(*call, **kwargs), has_aux, "jacrev")
             out_leaves, out_build = _flatten(out)
             flat = [x for xs in tracked for x in xs]
