@@ -57,6 +57,7 @@ from ember.core.ops.ctc import *  # noqa: F403
 from ember.core.ops.fractional_pool import *  # noqa: F403
 from ember.core.ops.numeric import *  # noqa: F403
 from ember.core.ops.windows import *  # noqa: F403
+from ember.core.ops.spectral import *  # noqa: F403
 from ember.core.ops.tensor_utils import *  # noqa: F403
 from ember.core.ops.tensor_extras import *  # noqa: F403
 from ember.core import cuda  # noqa: E402 - after the star imports, which export the method `cuda`

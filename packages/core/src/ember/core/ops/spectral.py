@@ -1,0 +1,174 @@
+"""The short-time Fourier transform and its inverse (`torch.stft`, `torch.istft`).
+
+Both are compositions: `stft` frames the (padded) signal with a strided view, multiplies by the
+window and takes one batched FFT; `istft` inverts each frame, windows it again and overlap-adds
+the frames with `fold`, dividing by the overlap-added squared window. So they differentiate and run
+on every device the FFT and `fold` run on.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+from ember.core import fft as _fft
+from ember.core.creation import ones
+from ember.core.methods import method
+from ember.core.ops import elementwise as ew
+from ember.core.ops import reduce as R
+from ember.core.ops.complex import view_as_real
+from ember.core.ops.conv import fold
+from ember.core.ops.padding import pad
+from ember.core.tensor import Tensor, describe
+
+__all__ = ["stft", "istft"]
+
+_warned_window: set[str] = set()
+
+
+def _window(window: Tensor | None, win_length: int, n_fft: int, like: Tensor, what: str) -> Tensor:
+    """The window zero-padded to `n_fft`, centred (a rectangular one, with PyTorch's warning, when None)."""
+    if window is None:
+        if what not in _warned_window:
+            _warned_window.add(what)
+            warnings.warn("A window was not provided. A rectangular window will be applied,which is known to cause "
+                          "spectral leakage. Other windows such as torch.hann_window or torch.hamming_window are "
+                          "recommended to reduce spectral leakage.To suppress this warning and use a rectangular "
+                          "window, explicitly set `window=torch.ones(n_fft, device=<device>)`.", UserWarning,
+                          stacklevel=3)
+        dt = like.dtype.to_real() if like.dtype.is_complex else like.dtype
+        window = ones(win_length, dtype=dt, device=like.device)
+    elif not isinstance(window, Tensor) or window.dim() != 1 or window.shape[0] != win_length:
+        got = tuple(window.shape) if isinstance(window, Tensor) else describe(window)
+        raise RuntimeError(f"{what}: expected a 1D window tensor of size equal to win_length={win_length}, but got "
+                           f"window with size {list(got) if isinstance(got, tuple) else got}")
+    if win_length < n_fft:
+        left = (n_fft - win_length) // 2
+        window = pad(window, (left, n_fft - win_length - left))
+    return window
+
+
+def _lengths(n_fft: int, hop_length: int | None, win_length: int | None, what: str) -> tuple[int, int]:
+    hop = n_fft // 4 if hop_length is None else int(hop_length)
+    win = n_fft if win_length is None else int(win_length)
+    if hop <= 0:
+        raise RuntimeError(f"{what}: expected hop_length > 0, but got hop_length={hop}")
+    if not 0 < win <= n_fft:
+        raise RuntimeError(f"{what}: expected 0 < win_length <= n_fft, but got win_length={win}")
+    return hop, win
+
+
+@method
+def stft(input: Tensor, n_fft: int, hop_length: int | None = None, win_length: int | None = None,
+         window: Tensor | None = None, center: bool = True, pad_mode: str = "reflect", normalized: bool = False,
+         onesided: bool | None = None, return_complex: bool | None = None,
+         align_to_window: bool | None = None) -> Tensor:
+    """The short-time Fourier transform of a 1-D signal or a batch of them: (batch, frequencies,
+    frames), complex (or real and imaginary in a last dim of 2 with `return_complex=False`).
+
+    Raises:
+        RuntimeError: a real input without `return_complex`, a rank other than 1 or 2, bad lengths
+            or window, or a onesided output asked of complex data.
+    """
+    if not isinstance(input, Tensor):
+        raise TypeError(f"stft(): argument 'input' must be Tensor, not {type(input).__name__}")
+    complex_in = input.dtype.is_complex or (window is not None and window.dtype.is_complex)
+    if return_complex is None:
+        if not complex_in:
+            raise RuntimeError("stft requires the return_complex parameter be given for real inputs, and will further "
+                               "require that return_complex=True in a future PyTorch release.")
+        return_complex = True
+    if not return_complex:
+        warnings.warn("stft with return_complex=False is deprecated. In a future pytorch release, stft will return "
+                      "complex tensors for all inputs, and return_complex=False will raise an error.\nNote: you can "
+                      "still call torch.view_as_real on the complex output to recover the old return format.",
+                      UserWarning, stacklevel=2)
+    if input.dim() not in (1, 2):
+        raise RuntimeError(f"stft: expected a 1D or 2D tensor, but got {input.dim()}D input")
+    if align_to_window is not None and center:
+        raise RuntimeError("stft: align_to_window should only be set when center = false")
+    if align_to_window:
+        raise NotImplementedError("stft: align_to_window=True is not supported by ember")
+    hop, win = _lengths(n_fft, hop_length, win_length, "stft")
+    if not input.dtype.is_floating_point and not input.dtype.is_complex:
+        raise RuntimeError(f"stft: expected a floating point or complex input, got {input.dtype}")
+    x = input.unsqueeze(0) if input.dim() == 1 else input
+    if center:
+        x = pad(x.unsqueeze(1), (n_fft // 2, n_fft // 2), mode=pad_mode).squeeze(1)
+    length = x.shape[-1]
+    if not 0 < n_fft <= length:
+        raise RuntimeError(f"stft: expected 0 < n_fft <= {length}, but got n_fft={n_fft}")
+    if onesided is None:
+        onesided = not complex_in
+    elif onesided and complex_in:
+        raise RuntimeError("Cannot have onesided output if window or input is complex")
+    frames = ew.mul(x.unfold(-1, n_fft, hop), _window(window, win, n_fft, input, "stft"))
+    norm = "ortho" if normalized else "backward"
+    spec = _fft.rfft(frames, dim=-1, norm=norm) if onesided else _fft.fft(frames, dim=-1, norm=norm)
+    spec = spec.transpose(-1, -2)
+    if input.dim() == 1:
+        spec = spec.squeeze(0)
+    return spec if return_complex else view_as_real(spec.contiguous())
+
+
+@method
+def istft(input: Tensor, n_fft: int, hop_length: int | None = None, win_length: int | None = None,
+          window: Tensor | None = None, center: bool = True, normalized: bool = False, onesided: bool | None = None,
+          length: int | None = None, return_complex: bool = False) -> Tensor:
+    """The inverse of `stft`: the least-squares signal whose STFT is `input` (frequencies, frames),
+    by overlap-adding the windowed inverse FFT of each frame.
+
+    Raises:
+        RuntimeError: a real input, a frequency dimension that does not match `n_fft`, or a window
+            whose overlap-added square vanishes somewhere in the output (no unique inverse).
+    """
+    if not isinstance(input, Tensor):
+        raise TypeError(f"istft(): argument 'input' must be Tensor, not {type(input).__name__}")
+    if not input.dtype.is_complex:
+        raise RuntimeError("istft requires a complex-valued input tensor matching the output from stft with "
+                           "return_complex=True.")
+    if input.dim() not in (2, 3):
+        raise RuntimeError(f"istft: expected a tensor with 2 or 3 dimensions of complex dtype, but got "
+                           f"{input.dim()}D input")
+    hop, win = _lengths(n_fft, hop_length, win_length, "istft")
+    n_freq, n_frames = input.shape[-2], input.shape[-1]
+    if onesided is None:
+        onesided = n_freq != n_fft
+    if onesided and n_freq != n_fft // 2 + 1:
+        raise RuntimeError(f"istft expected the frequency dimension (3rd to the last) of the input tensor to match "
+                           f"n_fft / 2 + 1 when onesided=True, but got {n_freq}")
+    if not onesided and n_freq != n_fft:
+        raise RuntimeError(f"istft expected the frequency dimension (3rd to the last) of the input tensor to match "
+                           f"n_fft when onesided=False, but got {n_freq}")
+    if return_complex and onesided:
+        raise RuntimeError("cannot have onesided output if window or input is complex")
+    w = _window(window, win, n_fft, input, "istft")
+    spec = (input.unsqueeze(0) if input.dim() == 2 else input).transpose(-1, -2)  # (batch, frames, freq)
+    norm = "ortho" if normalized else "backward"
+    if return_complex:
+        frames = _fft.ifft(spec, dim=-1, norm=norm)
+    else:
+        if not onesided:
+            spec = spec.narrow(-1, 0, n_fft // 2 + 1)
+        frames = _fft.irfft(spec, n=n_fft, dim=-1, norm=norm)
+    frames = ew.mul(frames, w)
+    total = n_fft + hop * (n_frames - 1)
+    y = fold(frames.transpose(1, 2), (1, total), (1, n_fft), stride=(1, hop)).reshape(frames.shape[0], total)
+    sq = ew.mul(w, w).reshape(1, n_fft, 1).expand(1, n_fft, n_frames)
+    envelope = fold(sq.contiguous(), (1, total), (1, n_fft), stride=(1, hop)).reshape(total)
+    start = n_fft // 2 if center else 0
+    if length is not None:
+        end = start + int(length)
+    else:
+        end = total - n_fft // 2 if center else total
+    stop = min(end, total)
+    y = y.narrow(-1, start, max(stop - start, 0))
+    envelope = envelope.narrow(-1, start, max(stop - start, 0))
+    if envelope.numel():
+        smallest = float(R.amin(ew.abs(envelope)).item())
+        if smallest < 1e-11:
+            raise RuntimeError(f"istft: window overlap add min: {smallest:g}; the window and hop_length do not "
+                               "give an invertible transform (NOLA condition)")
+    y = ew.div(y, envelope)
+    if end > total:
+        y = pad(y, (0, end - total))
+    return y.squeeze(0) if input.dim() == 2 else y

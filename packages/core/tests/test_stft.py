@@ -1,0 +1,103 @@
+"""torch.stft / torch.istft against a float64 numpy reference (framing, windowing, DFT), the round
+trip, PyTorch's errors, and PyTorch's values where it is installed."""
+
+import warnings
+
+import numpy as np
+import pytest
+
+import ember.core as E
+
+
+def ref_stft(x, n_fft, hop, win, window, center, normalized, onesided, pad_mode="reflect"):
+    if center:
+        x = np.pad(x, [(0, 0)] * (x.ndim - 1) + [(n_fft // 2, n_fft // 2)], mode=pad_mode)
+    w = np.ones(win) if window is None else window
+    left = (n_fft - win) // 2
+    w = np.pad(w, (left, n_fft - win - left))
+    n_frames = 1 + (x.shape[-1] - n_fft) // hop
+    frames = np.stack([x[..., t * hop:t * hop + n_fft] * w for t in range(n_frames)], axis=-2)
+    k = np.arange(n_fft)
+    dft = np.exp(-2j * np.pi * np.outer(k, k) / n_fft)  # a direct DFT, independent of the FFT library
+    spec = frames @ dft.T
+    if onesided:
+        spec = spec[..., :n_fft // 2 + 1]
+    if normalized:
+        spec = spec / np.sqrt(n_fft)
+    return np.swapaxes(spec, -1, -2)
+
+
+CASES = [dict(n_fft=16, hop=4, win=16, window=False, center=True, normalized=False, onesided=True),
+         dict(n_fft=16, hop=5, win=10, window=True, center=True, normalized=False, onesided=True),
+         dict(n_fft=15, hop=3, win=15, window=True, center=False, normalized=True, onesided=True),
+         dict(n_fft=12, hop=4, win=12, window=True, center=True, normalized=False, onesided=False)]
+
+
+@pytest.mark.parametrize("case", CASES)
+@pytest.mark.parametrize("shape", [(64,), (3, 50)])
+def test_stft_matches_a_direct_dft_of_windowed_frames_and_istft_inverts_it(case, shape):
+    rng = np.random.default_rng(len(shape) + case["n_fft"])
+    x = rng.standard_normal(shape)
+    window = np.hanning(case["win"] + 1)[:-1] + 0.1 if case["window"] else None
+    want = ref_stft(x, case["n_fft"], case["hop"], case["win"], window, case["center"], case["normalized"],
+                    case["onesided"])
+    kw = dict(n_fft=case["n_fft"], hop_length=case["hop"], win_length=case["win"], center=case["center"],
+              normalized=case["normalized"], onesided=case["onesided"])
+    ew = E.tensor(window) if window is not None else E.ones(case["win"], dtype=E.float64)
+    got = E.stft(E.tensor(x), window=ew, return_complex=True, **kw)
+    assert got.dtype is E.complex128 and tuple(got.shape) == want.shape
+    np.testing.assert_allclose(got.numpy(), want, rtol=1e-10, atol=1e-10)
+    real = E.stft(E.tensor(x).float(), window=ew.float(), return_complex=True, **kw)
+    assert real.dtype is E.complex64
+    if case["center"]:
+        back = E.istft(got, window=ew, length=shape[-1], **kw)
+        np.testing.assert_allclose(back.numpy(), x, rtol=1e-10, atol=1e-10)
+    with pytest.warns(UserWarning, match="return_complex=False is deprecated"):
+        pairs = E.stft(E.tensor(x), window=ew, return_complex=False, **kw)
+    np.testing.assert_allclose(pairs.numpy()[..., 0] + 1j * pairs.numpy()[..., 1], want, rtol=1e-10, atol=1e-10)
+    assert x.shape == tuple(E.tensor(x).shape)
+
+
+def test_tensor_methods_and_default_window_warning():
+    x = E.arange(40.0)
+    with warnings.catch_warnings(record=True):
+        warnings.simplefilter("always")
+        s = x.stft(8, return_complex=True)
+    assert tuple(s.shape) == (5, 21)  # 40 samples padded by 4 on each side, hop 2
+    assert tuple(s.istft(8, window=E.ones(8), length=40).shape) == (40,)
+    np.testing.assert_allclose(s.istft(8, window=E.ones(8), length=40).numpy(), x.numpy(), atol=1e-4)
+
+
+def test_errors_match_pytorch():
+    x = E.randn(100)
+    with pytest.raises(RuntimeError, match="stft requires the return_complex parameter be given for real inputs"):
+        E.stft(x, 16)
+    with pytest.raises(RuntimeError, match="expected a 1D or 2D tensor"):
+        E.stft(E.randn(2, 3, 100), 16, window=E.ones(16), return_complex=True)
+    with pytest.raises(RuntimeError, match="expected 0 < win_length <= n_fft, but got win_length=20"):
+        E.stft(x, 16, win_length=20, return_complex=True)
+    with pytest.raises(RuntimeError, match="expected a 1D window tensor of size equal to win_length=16"):
+        E.stft(x, 16, window=E.ones(8), return_complex=True)
+    with pytest.raises(RuntimeError, match="expected 0 < n_fft <= 100, but got n_fft=200"):
+        E.stft(x, 200, window=E.ones(200), center=False, return_complex=True)
+    with pytest.raises(RuntimeError, match="istft requires a complex-valued input tensor"):
+        E.istft(E.randn(9, 26), 16)
+    with pytest.raises(RuntimeError, match="to match n_fft / 2 \\+ 1 when onesided=True, but got 7"):
+        E.istft(E.stft(x, 12, window=E.ones(12), return_complex=True), 16, window=E.ones(16), onesided=True)
+    zero_edges = E.tensor([0.0, 1.0, 1.0, 0.0])
+    with pytest.raises(RuntimeError, match="window overlap add min"):
+        E.istft(E.stft(x, 4, hop_length=4, window=zero_edges, return_complex=True), 4, hop_length=4,
+                window=zero_edges)
+
+
+@pytest.mark.torch
+def test_against_pytorch():
+    torch = pytest.importorskip("torch")
+    x = np.random.default_rng(3).standard_normal((2, 77)).astype(np.float32)
+    w = torch.hann_window(20)
+    a = torch.stft(torch.tensor(x), 32, hop_length=7, win_length=20, window=w, return_complex=True)
+    b = E.stft(E.tensor(x), 32, hop_length=7, win_length=20, window=E.tensor(w.numpy()), return_complex=True)
+    np.testing.assert_allclose(b.numpy(), a.numpy(), rtol=1e-5, atol=1e-5)
+    ai = torch.istft(a, 32, hop_length=7, win_length=20, window=w, length=77)
+    bi = E.istft(b, 32, hop_length=7, win_length=20, window=E.tensor(w.numpy()), length=77)
+    np.testing.assert_allclose(bi.numpy(), ai.numpy(), rtol=1e-5, atol=1e-5)
