@@ -279,3 +279,15 @@ def test_complex_numbers_written_into_real_tensors():
         E.ones(2, dtype=E.float64).fill_(2j)
     x[1] = 3 + 0j
     assert x.tolist() == [1.0, 3.0]
+
+
+def test_copies_of_the_complex_views_and_in_place_conjugate():
+    z = E.tensor([1 + 2j, 3 - 1j])
+    r = E.view_as_real_copy(z)
+    r[0, 0] = 9.0  # a copy: z is untouched
+    assert z.tolist() == [1 + 2j, 3 - 1j] and r.tolist() == [[9.0, 2.0], [3.0, -1.0]]
+    c = E.view_as_complex_copy(r)
+    assert c.tolist() == [9 + 2j, 3 - 1j]
+    out = E.empty(2, 2, dtype=E.float32)
+    assert E.view_as_real_copy(z, out=out) is out and out.tolist() == [[1.0, 2.0], [3.0, -1.0]]
+    assert E.conj_physical_(z) is z and z.tolist() == [1 - 2j, 3 + 1j]

@@ -23,3 +23,15 @@ def test_typed_storages_allocate():
         assert torch.FloatStorage(3).size() == 3
         assert torch.LongStorage([1, 2]).tolist() == [1, 2]
         assert torch.TypedStorage(3, dtype=torch.float64).element_size() == 8
+
+
+def test_complex_typed_storages_and_fatal_error():
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        z = torch.tensor([1 + 2j, 3 - 1j])
+        s = z.storage()
+        assert isinstance(s, torch.ComplexFloatStorage) and s.size() == 2 and s.dtype is torch.complex64
+        assert z.double().cdouble().storage_type() is torch.ComplexDoubleStorage
+    assert issubclass(torch.FatalError, Exception)

@@ -56,6 +56,10 @@ class AcceleratorError(RuntimeError):
     """An error the accelerator's runtime reported (`torch.AcceleratorError`)."""
 
 
+class FatalError(Exception):
+    """An unrecoverable error of the runtime (`torch.FatalError`)."""
+
+
 import ember.torch.signal as signal  # noqa: E402
 from ember.torch._typed_storage import *  # noqa: E402, F403 - TypedStorage and the legacy typed storages
 from ember.torch.amp import autocast, get_autocast_dtype, is_autocast_enabled  # noqa: E402

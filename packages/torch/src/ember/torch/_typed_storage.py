@@ -13,7 +13,8 @@ from ember.core.methods import attach
 from ember.core.storage import Storage
 
 __all__ = ["TypedStorage", "BoolStorage", "ByteStorage", "CharStorage", "ShortStorage", "IntStorage", "LongStorage",
-           "HalfStorage", "BFloat16Storage", "FloatStorage", "DoubleStorage"]
+           "HalfStorage", "BFloat16Storage", "FloatStorage", "DoubleStorage", "ComplexFloatStorage",
+           "ComplexDoubleStorage"]
 
 _DEPRECATED = ("TypedStorage is deprecated. It will be removed in the future and UntypedStorage will be the only "
                "storage class. This should only matter to you if you are using storages directly.  To access "
@@ -103,8 +104,11 @@ HalfStorage = _legacy("HalfStorage", _ag.float16)
 BFloat16Storage = _legacy("BFloat16Storage", _ag.bfloat16)
 FloatStorage = _legacy("FloatStorage", _ag.float32)
 DoubleStorage = _legacy("DoubleStorage", _ag.float64)
+ComplexFloatStorage = _legacy("ComplexFloatStorage", _ag.complex64)
+ComplexDoubleStorage = _legacy("ComplexDoubleStorage", _ag.complex128)
 _BY_DTYPE = {c._fixed_dtype: c for c in (BoolStorage, ByteStorage, CharStorage, ShortStorage, IntStorage, LongStorage,
-                                         HalfStorage, BFloat16Storage, FloatStorage, DoubleStorage)}
+                                         HalfStorage, BFloat16Storage, FloatStorage, DoubleStorage,
+                                         ComplexFloatStorage, ComplexDoubleStorage)}
 
 
 def _storage(self) -> TypedStorage:

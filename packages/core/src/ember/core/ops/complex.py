@@ -27,7 +27,8 @@ from ember.core.methods import attach, inplace, method
 from ember.core.tensor import Tensor, describe
 
 __all__ = ["real", "imag", "view_as_real", "view_as_complex", "complex", "polar", "angle", "sgn", "conj",
-           "conj_physical", "resolve_conj", "resolve_neg", "is_conj", "is_neg", "is_complex", "isreal"]
+           "conj_physical", "conj_physical_", "resolve_conj", "resolve_neg", "is_conj", "is_neg", "is_complex",
+           "isreal", "view_as_real_copy", "view_as_complex_copy"]
 
 # PyTorch's scalar type names, which its "not implemented for" messages use
 TORCH_NAMES = {"complex64": "ComplexFloat", "complex128": "ComplexDouble"}
@@ -309,7 +310,19 @@ def conj_physical(input: Tensor, *, out: Tensor | None = None) -> Tensor:
     return _conj_physical(input, out=out) if out is not None else _conj_physical(input)
 
 
-inplace(conj_physical)
+conj_physical_ = inplace(conj_physical)
+
+
+def view_as_real_copy(input: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """`view_as_real`'s result in new memory (or written into `out`)."""
+    r = view_as_real(input)
+    return r.clone() if out is None else out.copy_(r)
+
+
+def view_as_complex_copy(input: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """`view_as_complex`'s result in new memory (or written into `out`)."""
+    r = view_as_complex(input)
+    return r.clone() if out is None else out.copy_(r)
 
 
 @method
