@@ -80,21 +80,6 @@ def _run_tensor_hooks(node: Node, grads: list) -> None:
                 t._grad = _fresh(g) if t._grad is None else t._grad + g.detach()
 
 
-def _collect(roots: list[Node]) -> dict:
-    """How many edges lead into each node reachable from `roots` (an iterative walk)."""
-    deps: dict[Node, int] = {}
-    seen = set(roots)
-    stack = list(seen)
-    while stack:
-        for child, _ in stack.pop().next_functions:
-            if child is not None:
-                deps[child] = deps.get(child, 0) + 1
-                if child not in seen:
-                    seen.add(child)
-                    stack.append(child)
-    return deps
-
-
 def _post_order(roots: list[Node]) -> list[Node]:
     """The nodes reachable from `roots`, every node after the nodes it leads to."""
     order: list[Node] = []
@@ -120,8 +105,19 @@ def _post_order(roots: list[Node]) -> list[Node]:
 def execute(root_edges: list, root_grads: list, *, retain_graph: bool, create_graph: bool,
             capture: list | None = None, accumulate: bool = True) -> list:
     """Run backward from `root_edges`; return the gradients at the `capture` edges (or [])."""
-    roots = [root_edges[0][0]] if len(root_edges) == 1 else [e[0] for e in root_edges]
-    deps = _collect(roots)
+    roots = [e[0] for e in root_edges]
+    deps: dict[Node, int] = {}  # how many edges lead into each reachable node
+    seen = set(roots)
+    stack = list(seen)
+    while stack:
+        for child, _ in stack.pop().next_functions:
+            if child is not None:
+                if child in seen:
+                    deps[child] = deps.get(child, 0) + 1
+                else:
+                    deps[child] = 1
+                    seen.add(child)
+                    stack.append(child)
     cap: dict[Node, list[tuple[int, int]]] = {}
     needed = None
     if capture is not None:
@@ -142,49 +138,59 @@ def execute(root_edges: list, root_grads: list, *, retain_graph: bool, create_gr
         if n not in deps:
             ready.append((-n._seq, n))
     heapq.heapify(ready)
-    heappush, heappop = heapq.heappush, heapq.heappop
+    heappush, heappop, heappushpop = heapq.heappush, heapq.heappop, heapq.heappushpop
 
     token = _enabled.set(create_graph)
     try:
-        while ready:
-            node = heappop(ready)[1]
+        node = heappop(ready)[1] if ready else None
+        while node is not None:
             grads = buffers.pop(node, None) or [None] * max(node._n_out, 1)
-            if node._tensor_hooks or node._retained:
+            hooked = node._hooked  # hooks, retained grads or an anomaly trace (see Node)
+            if hooked and (node._tensor_hooks or node._retained):
                 _run_tensor_hooks(node, grads)
             if cap and node in cap:
                 _capture(node, grads, cap[node], captured)
             if needed is not None and (node not in needed or (not accumulate and isinstance(node, AccumulateGrad))):
                 outs = None
             elif grads[0] is not None or len(grads) > 1 and any(g is not None for g in grads):
-                if node._pre_hooks is None and node._post_hooks is None and node._trace is None \
-                        and not anomaly._enabled:
-                    outs = node.apply(grads)  # _apply without hooks or anomaly checks
-                else:
-                    outs = _apply(node, grads)
+                outs = _apply(node, grads) if hooked or anomaly._enabled else node.apply(grads)
                 if not retain_graph:
                     node.release()
             else:
                 outs = None
-            i = -1
-            for child, nr in node.next_functions:
+            nf = node.next_functions
+            if outs is not None and len(outs) < len(nf):
+                outs = [*outs, *[None] * (len(nf) - len(outs))]
+            nxt = None  # the first child that became ready: it runs next unless a newer node is ready
+            i = 0
+            for child, nr in nf:
+                if child is not None:
+                    if outs is not None:
+                        g = outs[i]
+                        if g is not None:  # _deliver, inlined: this runs once per edge
+                            buf = buffers.get(child)
+                            if buf is None:
+                                n_out = child._n_out
+                                buf = buffers[child] = [None] * (n_out if nr < n_out else nr + 1)
+                            elif nr >= len(buf):
+                                buf.extend([None] * (nr + 1 - len(buf)))
+                            old = buf[nr]
+                            buf[nr] = g if old is None else old + g
+                    d = deps[child] - 1
+                    deps[child] = d
+                    if d == 0:
+                        if nxt is None:
+                            nxt = child
+                        else:
+                            heappush(ready, (-child._seq, child))
                 i += 1
-                if child is None:
-                    continue
-                if outs is not None and i < len(outs):
-                    g = outs[i]
-                    if g is not None:  # _deliver, inlined: this runs once per edge
-                        buf = buffers.get(child)
-                        if buf is None:
-                            n_out = child._n_out
-                            buf = buffers[child] = [None] * (n_out if nr < n_out else nr + 1)
-                        elif nr >= len(buf):
-                            buf.extend([None] * (nr + 1 - len(buf)))
-                        old = buf[nr]
-                        buf[nr] = g if old is None else old + g
-                d = deps[child] - 1
-                deps[child] = d
-                if d == 0:
-                    heappush(ready, (-child._seq, child))
+            # no reference to a gradient stays here while the next node runs (AccumulateGrad
+            # steals a gradient nothing else holds)
+            outs = g = old = None
+            if nxt is not None:
+                node = heappushpop(ready, (-nxt._seq, nxt))[1] if ready else nxt
+            else:
+                node = heappop(ready)[1] if ready else None
     finally:
         _enabled.reset(token)
     return captured
