@@ -40,7 +40,7 @@ def dispatch_hook(op, args: tuple, kwargs: dict, call_next):
             if isinstance(a, Tensor):
                 if a._requires_grad:
                     return _record(op, args, kwargs, call_next)
-            elif isinstance(a, _SEQ):
+            elif isinstance(a, _SEQ) and a and type(a[0]) is not int:  # not a shape or dims
                 for b in a:
                     if isinstance(b, Tensor) and b._requires_grad:
                         return _record(op, args, kwargs, call_next)
@@ -152,7 +152,7 @@ def _record(op, args: tuple, kwargs: dict, call_next):
             saved[n] = v._shape if suffix == "_shape" and isinstance(v, Tensor) else _meta_of(v, suffix)
         elif isinstance(v, Tensor):
             saved[n] = SavedTensor(v) if target is None else _save(v, target)
-        elif type(v) in (list, tuple) and any(isinstance(t, Tensor) for t in v):
+        elif type(v) in _SEQ and v and type(v[0]) is not int and any(isinstance(t, Tensor) for t in v):
             saved[n] = _save(v, target)
         else:
             saved[n] = v
