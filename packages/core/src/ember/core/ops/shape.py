@@ -18,6 +18,9 @@ from ember.core.storage import Storage
 from ember.core.tensor import Tensor, contiguous_strides, describe
 
 
+_SEQ = (tuple, list)  # for isinstance: an inline `tuple | list` builds a Union object per call
+
+
 def _view_of(x: Tensor, offset: int, shape, strides) -> Tensor:
     return Tensor._make(x._storage, offset, tuple(shape), tuple(strides), x._dtype)
 
@@ -31,13 +34,13 @@ def _numel(shape) -> int:
 
 def infer_shape(shape, numel: int, op: str = "view") -> tuple[int, ...]:
     """`shape` with a single -1 replaced so the product is `numel`."""
-    if len(shape) == 1 and isinstance(shape[0], tuple | list):
+    if len(shape) == 1 and isinstance(shape[0], _SEQ):
         shape = shape[0]
     shape = [int(s) for s in shape]
     neg = [i for i, s in enumerate(shape) if s == -1]
     if len(neg) > 1:
         raise RuntimeError(f"{op}: only one dimension can be inferred")
-    if any(s < -1 for s in shape):
+    if shape and min(shape) < -1:
         raise RuntimeError(f"{op}: invalid shape dimension {min(shape)}")
     known = _numel(s for s in shape if s != -1)
     if neg:
