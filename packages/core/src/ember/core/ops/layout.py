@@ -15,11 +15,15 @@ from ember.core.ops import shape as S
 from ember.core.tensor import Tensor
 
 
+_SEQ = (tuple, list)  # isinstance against named tuples: an inline `tuple | list` builds a Union per call
+_SHAPE_ARG = (int, tuple, list)
+
+
 def _sizes(args, keyword=None) -> tuple:
     """`f(2, 3)`, `f((2, 3))` or `f(size=(2, 3))` (PyTorch's varargs-or-sequence convention)."""
     if keyword is not None:
-        return tuple(keyword) if isinstance(keyword, tuple | list) else (keyword,)
-    if len(args) == 1 and isinstance(args[0], tuple | list):
+        return tuple(keyword) if isinstance(keyword, _SEQ) else (keyword,)
+    if len(args) == 1 and isinstance(args[0], _SEQ):
         return tuple(args[0])
     return tuple(args)
 
@@ -27,7 +31,7 @@ def _sizes(args, keyword=None) -> tuple:
 @method
 def view(input, *shape, size=None) -> Tensor:
     """A view with `shape` (one dim may be -1), or `view(dtype)` reinterpreting same-size elements."""
-    if len(shape) == 1 and not isinstance(shape[0], int | tuple | list):
+    if len(shape) == 1 and not isinstance(shape[0], _SHAPE_ARG):
         return S.view_dtype(input, shape[0])
     return S.view(input, _sizes(shape, size))
 
