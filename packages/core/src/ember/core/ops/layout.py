@@ -402,8 +402,11 @@ def new_full(input, size, fill_value, *, dtype=None, device=None, requires_grad:
 
 # --- basic indexing ------------------------------------------------------------------------
 def _is_basic(key) -> bool:
-    return all(k is None or k is Ellipsis or isinstance(k, slice) or
-               (isinstance(k, numbers.Integral) and not isinstance(k, bool)) for k in key)
+    for k in key:  # plain ints and slices first: numbers.Integral is an ABC, slow to test against
+        if not (k.__class__ is int or k.__class__ is slice or k is None or k is Ellipsis or isinstance(k, slice) or
+                (isinstance(k, numbers.Integral) and not isinstance(k, bool))):
+            return False
+    return True
 
 
 def basic_index(x: Tensor, key: tuple) -> Tensor:
@@ -457,6 +460,13 @@ def _unwrap_0d_int(key: tuple) -> tuple:
 
 
 def getitem(self, key):
+    if key.__class__ is int:  # x[i], the most common index, without parsing a key (basic_index's checks)
+        if not self._shape:
+            raise IndexError("too many indices for tensor of dimension 0")
+        size = self._shape[0]
+        if not -size <= key < size:
+            raise IndexError(f"index {key} is out of bounds for dimension 0 with size {size}")
+        return S.select(self, 0, key)
     key = _unwrap_0d_int(_normalize_key(key))
     if _is_basic(key):
         return basic_index(self, key)
