@@ -62,11 +62,11 @@ OPS = {
 # comment; before the op path was first trimmed, add cost 22/19 forward, 27/34 recorded, 223/222
 # with backward, and a.sum().backward() 156/145; before the second pass, add 7/14, 9/30, 67/190
 # and 46/119)
-FORWARD = {"add": (8, 14), "mul": (8, 14), "relu": (9, 12), "matmul": (12, 16)}        # 7/12 7/12 8/10 10/14
-RECORDED = {"add": (11, 32), "mul": (13, 35), "relu": (14, 27), "matmul": (16, 37)}    # 9/28 11/30 12/23 14/32
-OP_BACKWARD = {"add": (72, 198), "mul": (90, 231), "relu": (78, 175), "matmul": (138, 275)}
-# measured: 62/172 78/201 67/152 120/239
-SUM_BACKWARD = (49, 120)   # 42/104: the engine's fixed cost with one reduction
+FORWARD = {"add": (8, 14), "mul": (8, 14), "relu": (9, 12), "matmul": (10, 14)}        # 7/12 7/12 8/10 8/12
+RECORDED = {"add": (11, 32), "mul": (13, 35), "relu": (14, 27), "matmul": (14, 35)}    # 9/28 11/30 12/23 12/30
+OP_BACKWARD = {"add": (71, 198), "mul": (89, 231), "relu": (76, 175), "matmul": (133, 261)}
+# measured: 61/172 77/201 66/152 116/227
+SUM_BACKWARD = (48, 120)   # 41/104: the engine's fixed cost with one reduction
 PER_NODE = (18, 66)        # 15/57: one more `y * 1.5` in a chain, forward recorded + backward
 
 
