@@ -192,6 +192,7 @@ def _attach(ctx: BackwardCFunction, args: tuple, tensor_pos: list[int], output):
         import traceback
 
         ctx._trace = traceback.extract_stack()[:-3]
+        ctx._hooked = True
     dirty = {id(t) for t in ctx._dirty}
     non_diff = {id(t) for t in ctx._non_differentiable}
     inputs = {id(args[i]) for i in tensor_pos}

@@ -13,12 +13,15 @@ re-attaching itself only when backward unpacks it.
 from __future__ import annotations
 
 import itertools
+import sys
 import weakref
 from collections import OrderedDict
 from collections.abc import Callable
 
+import numpy as np
+
 from ember.core.ops.elementwise import add as _add
-from ember.core.tensor import Tensor
+from ember.core.tensor import Tensor, contiguous_strides
 
 from ember.autograd.grad_mode import _enabled
 
@@ -109,6 +112,7 @@ class Node:
     _tensor_hooks = None  # {output_nr: _Hooks} registered through Tensor.register_hook
     _retained = None      # {output_nr: weakref to the tensor that retains its grad}
     _trace = None         # the forward stack, under detect_anomaly
+    _hooked = False       # True once any of the five above is set: the engine reads one flag per node
     _n_out = 1            # how many outputs (gradients in)
     _metadata = None
 
@@ -139,11 +143,13 @@ class Node:
     def register_hook(self, fn: Callable) -> RemovableHandle:
         """`fn(grad_inputs, grad_outputs)` after this node runs; may return new grad_inputs."""
         self._post_hooks, h = add_hook(self._post_hooks, fn)
+        self._hooked = True
         return h
 
     def register_prehook(self, fn: Callable) -> RemovableHandle:
         """`fn(grad_outputs)` before this node runs; may return new grad_outputs."""
         self._pre_hooks, h = add_hook(self._pre_hooks, fn)
+        self._hooked = True
         return h
 
     def _sequence_nr(self) -> int:
@@ -175,8 +181,30 @@ class AccumulateGrad(Node):
         g = grads[0]
         if t is not None and g is not None:
             m = t._ag
-            _accumulate(t, _leaf_hooks(t, g) if m is not None and m.hooks else g)
+            if m is not None and m.hooks:
+                g = _leaf_hooks(t, g)
+            # nothing but `grads` and this frame refers to `g` (the engine keeps no other reference):
+            # `.grad` may take it as it is, as PyTorch's AccumulateGrad steals its incoming buffer
+            sole = sys.getrefcount(g) <= (_SOLE_REFS if g is grads[0] else _SOLE_REFS - 1)
+            _accumulate(t, g, sole)
         return []
+
+
+def _probe_refs(grads: list) -> int:
+    """`sys.getrefcount` of `grads[0]` read as AccumulateGrad.apply reads it, when nothing else holds it."""
+    g = grads[0]
+    return sys.getrefcount(g)
+
+
+def _probe_storage_refs() -> int:
+    """`sys.getrefcount` of a storage that one tensor alone holds, read as `_stealable` reads it."""
+    g = Tensor._wrap(np.zeros(1, np.float32))
+    st = g._storage
+    return sys.getrefcount(st)
+
+
+_SOLE_REFS = _probe_refs([object()])
+_SOLE_STORAGE_REFS = _probe_storage_refs()
 
 
 def accumulate_into(t: Tensor, g: Tensor | None) -> None:
@@ -185,12 +213,13 @@ def accumulate_into(t: Tensor, g: Tensor | None) -> None:
         _accumulate(t, _leaf_hooks(t, g))
 
 
-def _accumulate(t: Tensor, g: Tensor) -> None:
-    """Add `g` into `t.grad` (in place unless recording a graph), then run post-accumulate hooks."""
+def _accumulate(t: Tensor, g: Tensor, sole: bool = False) -> None:
+    """Add `g` into `t.grad` (in place unless recording a graph), then run post-accumulate hooks.
+    `sole`: nothing else refers to the tensor `g`, so a new `.grad` may be `g` itself (see _stealable)."""
     m = t._ag
     old = t._grad
     if old is None:
-        t._grad = g if _enabled.get() else _fresh(g)
+        t._grad = g if _enabled.get() or (sole and _stealable(g, t)) else _fresh(g)
     elif _enabled.get():
         t._grad = old + g
     else:
@@ -205,6 +234,24 @@ def _fresh(g: Tensor) -> Tensor:
     gradient object to several inputs (`x + y`) and may pass the user's own tensor; detached
     first when it carries a history (under create_graph)."""
     return g.clone() if not g._requires_grad else g.detach().clone()
+
+
+def _stealable(g: Tensor, t: Tensor) -> bool:
+    """Whether `.grad` of `t` may be the gradient `g` itself rather than a copy: `g` is a plain
+    tensor outside any graph, dense, with `t`'s shape, dtype and device, and it alone holds its
+    storage (no view of it, no other tensor over the memory), so updating `.grad` in place later
+    changes nothing else. The caller has checked that no one else refers to `g`."""
+    if type(g) is not Tensor or g._ag is not None or g._requires_grad or g._shape != t._shape \
+            or g._dtype is not t._dtype:
+        return False
+    st = g._storage
+    if sys.getrefcount(st) > _SOLE_STORAGE_REFS or st.device != t._storage.device:
+        return False
+    c = g._npc  # on the CPU: `g` views its storage's whole C-contiguous array exactly
+    if c is not None and c[1] is st._raw:
+        return True
+    return (st.device.type != "cpu" and g._offset == 0 and g._strides == contiguous_strides(g._shape)
+            and st.nbytes == g.numel() * g._dtype.itemsize)
 
 
 def _leaf_hooks(t: Tensor, g: Tensor) -> Tensor:

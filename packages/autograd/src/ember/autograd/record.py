@@ -30,6 +30,8 @@ from ember.autograd.grad_mode import _enabled, _inference, _state
 
 __all__ = ["dispatch_hook", "regenerate_view", "check_inplace"]
 
+_SEQ = (list, tuple)  # for isinstance: an inline `list | tuple` builds a Union object per call
+
 
 def dispatch_hook(op, args: tuple, kwargs: dict, call_next):
     """Autograd's dispatch hook: the fast path returns at once when nothing requires grad."""
@@ -38,7 +40,7 @@ def dispatch_hook(op, args: tuple, kwargs: dict, call_next):
             if isinstance(a, Tensor):
                 if a._requires_grad:
                     return _record(op, args, kwargs, call_next)
-            elif isinstance(a, list | tuple):
+            elif isinstance(a, _SEQ) and a and type(a[0]) is not int:  # not a shape or dims
                 for b in a:
                     if isinstance(b, Tensor) and b._requires_grad:
                         return _record(op, args, kwargs, call_next)
@@ -130,7 +132,7 @@ def _record(op, args: tuple, kwargs: dict, call_next):
                 edges.append((None, 0))
             slots.append((p, -1))
             in_meta.append((v._shape, v._dtype, v._storage.device))
-        elif isinstance(v, list | tuple):
+        elif isinstance(v, _SEQ):
             for j, t in enumerate(v):
                 if isinstance(t, Tensor):
                     e = edge_of(t) if t._requires_grad else (None, 0)
@@ -150,7 +152,7 @@ def _record(op, args: tuple, kwargs: dict, call_next):
             saved[n] = v._shape if suffix == "_shape" and isinstance(v, Tensor) else _meta_of(v, suffix)
         elif isinstance(v, Tensor):
             saved[n] = SavedTensor(v) if target is None else _save(v, target)
-        elif type(v) in (list, tuple) and any(isinstance(t, Tensor) for t in v):
+        elif type(v) in _SEQ and v and type(v[0]) is not int and any(isinstance(t, Tensor) for t in v):
             saved[n] = _save(v, target)
         else:
             saved[n] = v
@@ -166,11 +168,12 @@ def _record(op, args: tuple, kwargs: dict, call_next):
 
     if anomaly._enabled:
         node._trace = traceback.extract_stack()[:-3]
+        node._hooked = True
     single = isinstance(r, Tensor)
     if single:
         outs = (r,)
     else:
-        outs = r if isinstance(r, tuple | list) else (r,)
+        outs = r if isinstance(r, _SEQ) else (r,)
         node._n_out = len(outs)
     for n, i in results:
         saved[n] = SavedTensor(outs[i], True, i)  # an output: is_output, output_nr
@@ -199,7 +202,7 @@ def _meta_of(v, suffix: str):
         if suffix == "_geometry":
             return v._shape, v._strides, v._offset, v._storage.nbytes // v._dtype.itemsize
         return v._shape if suffix == "_shape" else v._dtype if suffix == "_dtype" else v.device
-    if isinstance(v, list | tuple):
+    if isinstance(v, _SEQ):
         return [_meta_of(t, suffix) for t in v]
     return None
 
@@ -213,7 +216,7 @@ def _save(v, target: Tensor | None):
             finally:
                 _state.enabled = True
         return SavedTensor(v)
-    if isinstance(v, list | tuple) and any(isinstance(t, Tensor) for t in v):
+    if isinstance(v, _SEQ) and any(isinstance(t, Tensor) for t in v):
         return [_save(t, target) if isinstance(t, Tensor) else None for t in v]
     return v
 
@@ -296,6 +299,7 @@ class CopySlices(Node):
             e for i, e in enumerate(fn.next_functions) if i != target_slot)
         if anomaly._enabled:
             self._trace = fn._trace
+            self._hooked = True
 
     def release(self) -> None:
         self.fn.release()

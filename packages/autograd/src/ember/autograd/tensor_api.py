@@ -155,6 +155,7 @@ def retain_grad(self: Tensor) -> None:
     node, nr = edge_of(self)
     if node._retained is None:
         node._retained = {}
+        node._hooked = True
     node._retained[nr] = weakref.ref(self)
 
 
@@ -173,6 +174,7 @@ def register_hook(self: Tensor, hook: Callable) -> RemovableHandle:
     node, nr = edge_of(self)
     if node._tensor_hooks is None:
         node._tensor_hooks = {}
+        node._hooked = True
     hooks = node._tensor_hooks.setdefault(nr, _Hooks())
     _, handle = add_hook(hooks, hook)
     return handle

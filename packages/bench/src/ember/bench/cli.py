@@ -46,7 +46,8 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--skip", nargs="*", default=[], choices=("digits", "table", "overhead", "dataloader"))
     p.add_argument("--overhead-calls", type=int, default=500, help="calls per timed batch of the per-op rows")
     p.add_argument("--clock", choices=("wall", "cpu"), default="wall",
-                   help="per-op and training rows: wall clock, or process CPU time (steadier on a shared machine)")
+                   help="Table 1, per-op and training rows: wall clock, or process CPU time (steadier on a "
+                        "shared machine)")
     return p
 
 
@@ -74,7 +75,8 @@ def _run(args) -> dict:
         print(f"digits: test accuracy {d['test_accuracy']:.4f} after {d['epochs']} epochs "
               f"({d['seconds']:.1f} s, {d['samples_per_s']:.0f} samples/s, {d['num_workers']} workers)")
     if "table" not in args.skip:
-        results["table1"] = run_table(args.models, args.size, compare, args.device, args.repeats, args.warmup)
+        results["table1"] = run_table(args.models, args.size, compare, args.device, args.repeats, args.warmup,
+                                      clock=args.clock)
     if "overhead" not in args.skip:
         results["overhead"] = run_overhead(compare, calls=args.overhead_calls, clock=args.clock)
     if "dataloader" not in args.skip:

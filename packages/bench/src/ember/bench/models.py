@@ -23,15 +23,20 @@ class Size:
     vocab: int = 0
     hidden: int = 0
     users: int = 0
+    items: int = 0  # NCF's item count when it differs from `users`
 
 
+# issue 11's rows ("seq2seq", "ncf_mlp") run at the issue's sizes both at "small" and "paper"
+_SEQ2SEQ = Size(0, 32, 1, seq=32, vocab=1000, hidden=256)
+_NCF_MLP = Size(0, 1024, 1, users=10_000, items=5_000, hidden=64)
 SIZES = {
     "tiny": {"image": Size(32, 2, 16), "gnmt": Size(0, 2, 1, seq=4, vocab=32, hidden=16),
-             "ncf": Size(0, 16, 1, users=64, hidden=8)},
+             "ncf": Size(0, 16, 1, users=64, hidden=8), "seq2seq": Size(0, 2, 1, seq=4, vocab=32, hidden=16),
+             "ncf_mlp": Size(0, 16, 1, users=64, items=32, hidden=8)},
     "small": {"image": Size(32, 8, 4), "gnmt": Size(0, 16, 1, seq=12, vocab=512, hidden=128),
-              "ncf": Size(0, 1024, 1, users=2000, hidden=32)},
+              "ncf": Size(0, 1024, 1, users=2000, hidden=32), "seq2seq": _SEQ2SEQ, "ncf_mlp": _NCF_MLP},
     "paper": {"image": Size(224, 32, 1), "gnmt": Size(0, 128, 1, seq=50, vocab=32000, hidden=1024),
-              "ncf": Size(0, 1 << 16, 1, users=138_493, hidden=64)},
+              "ncf": Size(0, 1 << 16, 1, users=138_493, hidden=64), "seq2seq": _SEQ2SEQ, "ncf_mlp": _NCF_MLP},
 }
 
 
@@ -236,15 +241,33 @@ def ncf(fw, s: Size):
     return NCF()
 
 
+def ncf_mlp(fw, s: Size):
+    """NCF's MLP model (issue 11's row): user and item embeddings, concatenated, MLP 2d-d-1."""
+    nn = fw.nn
+    d = s.hidden
+
+    class NCFMLP(nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.user, self.item = nn.Embedding(s.users, d), nn.Embedding(s.items or s.users, d)
+            self.mlp = nn.Sequential(nn.Linear(2 * d, d), nn.ReLU(), nn.Linear(d, 1))
+
+        def forward(self, user, item):
+            return self.mlp(fw.lib.cat([self.user(user), self.item(item)], dim=-1)).squeeze(-1)
+
+    return NCFMLP()
+
+
 @dataclass(frozen=True)
 class ModelSpec:
     """A Table 1 row: how to build the model, make a batch, compute the loss, and what a step counts."""
 
     name: str
-    family: str  # "image", "gnmt" or "ncf": which Size row applies
+    family: str  # "image", "gnmt", "ncf", "seq2seq" or "ncf_mlp": which Size row applies
     builder: Any
     unit: str
     extra: dict = field(default_factory=dict)
+    optimizer: str = "sgd"  # "sgd" (momentum 0.9) or "adam"
 
 
 MODELS = {
@@ -254,6 +277,9 @@ MODELS = {
     "mobilenet_v2": ModelSpec("MobileNetV2", "image", mobilenet_v2, "images/s"),
     "gnmt": ModelSpec("GNMTv2", "gnmt", gnmt, "tokens/s"),
     "ncf": ModelSpec("NCF", "ncf", ncf, "samples/s"),
+    # issue 11's rows: an LSTM encoder-decoder with attention (GNMT's architecture) and NCF's MLP, with Adam
+    "seq2seq": ModelSpec("LSTM enc-dec + attention, Adam", "seq2seq", gnmt, "tokens/s", optimizer="adam"),
+    "ncf_mlp": ModelSpec("NCF MLP, Adam", "ncf_mlp", ncf_mlp, "samples/s", optimizer="adam"),
 }
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from ember.bench import frameworks
 from ember.bench.models import MODELS
+from ember.bench.overhead import CLOCKS
 from ember.bench.progress import Progress
 from ember.bench.timing import stat_of, time_calls
 from ember.bench.workloads import make_workload
@@ -12,8 +13,10 @@ __all__ = ["run_table"]
 
 
 def run_table(models: list[str], size: str = "small", compare: bool = False, device: str = "cpu",
-              repeats: int = 5, warmup: int = 1) -> list[dict]:
-    """Median ± spread of items/s for each model; with `compare`, PyTorch's too and the ratio."""
+              repeats: int = 5, warmup: int = 1, clock: str = "wall") -> list[dict]:
+    """Median ± spread of items/s for each model; with `compare`, PyTorch's too and the ratio.
+    `clock="cpu"` times the process's CPU time (on the CPU with one thread: steadier when the
+    machine is shared)."""
     fws = [frameworks.load("ember")]
     if compare:
         fws.append(frameworks.load("torch"))
@@ -25,7 +28,7 @@ def run_table(models: list[str], size: str = "small", compare: bool = False, dev
             loads = {fw.name: make_workload(fw, key, size, device) for fw in fws}
             syncs = {fw.name: (lambda fw=fw: fw.synchronize(device)) for fw in fws}
             secs = time_calls({n: w.step for n, w in loads.items()}, repeats, warmup, syncs,
-                              tick=lambda spec=spec: bar.update(1, model=spec.name))
+                              tick=lambda spec=spec: bar.update(1, model=spec.name), clock=CLOCKS[clock])
             row = {"key": key, "model": spec.name, "unit": spec.unit, "size": size,
                    "parameters": loads["ember"].num_parameters}
             for name, samples in secs.items():

@@ -43,6 +43,7 @@ from collections.abc import Callable
 from functools import wraps
 from types import MethodType
 
+from ember.core import storage as _storage
 from ember.core.tensor import Tensor
 
 __all__ = ["Op", "declare", "get_op", "registered_ops", "register_dispatch_hook",
@@ -53,6 +54,8 @@ _hooks: list[Callable] = []
 _top: Callable | None = None  # the newest hook, which `Op.__call__` calls first
 _top_next: Callable | None = None  # the `call_next` it receives
 _composite_hook: Callable | None = None  # hook(name, fn, args, kwargs) around `@composite` functions
+# isinstance against a tuple of types: `list | tuple` written inline builds a Union object per call
+_SEQ = (list, tuple)
 
 
 class Op:
@@ -109,18 +112,19 @@ class Op:
     def redispatch(self, args: tuple, kwargs: dict):
         """Run the device kernel, below every hook."""
         dev = "cpu"
-        for a in args:  # device_of, inlined: it runs on every op
-            if isinstance(a, Tensor):
-                t = a._storage.device.type
-            elif isinstance(a, list | tuple) and a and isinstance(a[0], Tensor):
-                t = a[0]._storage.device.type
-            else:
-                continue
-            if t != "cpu":
-                dev = t
-                if not self.mixed_devices:
-                    _check_same_device(args, a._storage.device if isinstance(a, Tensor) else a[0]._storage.device)
-                break
+        if not _storage.only_cpu:  # else every tensor is on the CPU
+            for a in args:  # device_of, inlined: it runs on every op
+                if isinstance(a, Tensor):
+                    t = a._storage.device.type
+                elif isinstance(a, _SEQ) and a and isinstance(a[0], Tensor):
+                    t = a[0]._storage.device.type
+                else:
+                    continue
+                if t != "cpu":
+                    dev = t
+                    if not self.mixed_devices:
+                        _check_same_device(args, a._storage.device if isinstance(a, Tensor) else a[0]._storage.device)
+                    break
         kernel = self.kernels.get(dev)
         if kernel is None:
             kernel = self.kernels.get("any")
@@ -167,7 +171,7 @@ def _method_of(op: Op) -> Callable:
 
 
 def _bump(out) -> None:
-    if isinstance(out, tuple | list):
+    if isinstance(out, _SEQ):
         for o in out:
             o._storage.version += 1
     else:
@@ -181,7 +185,7 @@ def device_of(args, strict: bool = False) -> str:
     for a in args:
         if isinstance(a, Tensor):
             t = a._storage.device.type
-        elif isinstance(a, list | tuple) and a and isinstance(a[0], Tensor):
+        elif isinstance(a, _SEQ) and a and isinstance(a[0], Tensor):
             t = a[0]._storage.device.type
         else:
             continue
@@ -195,7 +199,7 @@ def device_of(args, strict: bool = False) -> str:
 def _check_same_device(args, dev) -> None:
     """Raise when a tensor of `args` (or of a list in them) is on another device than `dev`."""
     for a in args:
-        for t in (a if isinstance(a, list | tuple) else (a,)):
+        for t in (a if isinstance(a, _SEQ) else (a,)):
             st = getattr(t, "_storage", None)
             if st is None or st.device is dev:
                 continue

@@ -14,6 +14,10 @@ from ember.core.device import CPU, device
 
 __all__ = ["Storage"]
 
+# True until a storage is made on another device than the CPU: until then every tensor is a CPU
+# tensor, and the dispatcher need not look at an op's arguments to pick the kernel's device
+only_cpu = True
+
 
 class Storage:
     """A flat buffer of `nbytes` bytes on `device`, with a version counter."""
@@ -22,6 +26,9 @@ class Storage:
 
     def __init__(self, data, nbytes: int, dev: device = CPU, block=None) -> None:
         # `Tensor._wrap` inlines this for CPU op results: a new slot is set there too
+        global only_cpu
+        if only_cpu and dev.type != "cpu":
+            only_cpu = False
         self._raw = data  # CPU: any C-contiguous numpy array holding the bytes (a fresh op result, as is)
         self._bytes = None
         self.nbytes = nbytes

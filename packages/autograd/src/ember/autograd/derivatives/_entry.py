@@ -184,6 +184,8 @@ class RuleNode(Node):
         out: list = [None] * len(nf)
         if len(nf) == 1:
             need = (slots[0][0],) if nf[0][0] is not None else ()
+        elif len(nf) == 2:  # the names of the inputs with an edge (None stands for none)
+            need = (slots[0][0] if nf[0][0] is not None else None, slots[1][0] if nf[1][0] is not None else None)
         else:
             need = {p for (p, _), (n, _) in zip(slots, nf) if n is not None}
         saved = self._saved

@@ -16,11 +16,15 @@ from ember.core.ops.complex import conj as _conj
 from ember.core.tensor import Tensor
 
 
+_SEQ = (tuple, list)  # isinstance against named tuples: an inline `tuple | list` builds a Union per call
+_SHAPE_ARG = (int, tuple, list)
+
+
 def _sizes(args, keyword=None) -> tuple:
     """`f(2, 3)`, `f((2, 3))` or `f(size=(2, 3))` (PyTorch's varargs-or-sequence convention)."""
     if keyword is not None:
-        return tuple(keyword) if isinstance(keyword, tuple | list) else (keyword,)
-    if len(args) == 1 and isinstance(args[0], tuple | list):
+        return tuple(keyword) if isinstance(keyword, _SEQ) else (keyword,)
+    if len(args) == 1 and isinstance(args[0], _SEQ):
         return tuple(args[0])
     return tuple(args)
 
@@ -28,7 +32,7 @@ def _sizes(args, keyword=None) -> tuple:
 @method
 def view(input, *shape, size=None) -> Tensor:
     """A view with `shape` (one dim may be -1), or `view(dtype)` reinterpreting same-size elements."""
-    if len(shape) == 1 and not isinstance(shape[0], int | tuple | list):
+    if len(shape) == 1 and not isinstance(shape[0], _SHAPE_ARG):
         return S.view_dtype(input, shape[0])
     return S.view(input, _sizes(shape, size))
 
@@ -421,8 +425,11 @@ def new_full(input, size, fill_value, *, dtype=None, device=None, requires_grad:
 
 # --- basic indexing ------------------------------------------------------------------------
 def _is_basic(key) -> bool:
-    return all(k is None or k is Ellipsis or isinstance(k, slice) or
-               (isinstance(k, numbers.Integral) and not isinstance(k, bool)) for k in key)
+    for k in key:  # plain ints and slices first: numbers.Integral is an ABC, slow to test against
+        if not (k.__class__ is int or k.__class__ is slice or k is None or k is Ellipsis or isinstance(k, slice) or
+                (isinstance(k, numbers.Integral) and not isinstance(k, bool))):
+            return False
+    return True
 
 
 def basic_index(x: Tensor, key: tuple) -> Tensor:
@@ -476,6 +483,13 @@ def _unwrap_0d_int(key: tuple) -> tuple:
 
 
 def getitem(self, key):
+    if key.__class__ is int:  # x[i], the most common index, without parsing a key (basic_index's checks)
+        if not self._shape:
+            raise IndexError("too many indices for tensor of dimension 0")
+        size = self._shape[0]
+        if not -size <= key < size:
+            raise IndexError(f"index {key} is out of bounds for dimension 0 with size {size}")
+        return S.select(self, 0, key)
     key = _unwrap_0d_int(_normalize_key(key))
     if _is_basic(key):
         return basic_index(self, key)

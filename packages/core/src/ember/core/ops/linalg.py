@@ -35,7 +35,7 @@ def _blas(x: Tensor) -> np.ndarray:
     if len(st) < 2:
         return a
     s0, s1 = st[-2], st[-1]
-    if (s1 == 1 and s0 >= max(x._shape[-1], 1)) or (s0 == 1 and s1 >= max(x._shape[-2], 1)):
+    if (s1 == 1 and s0 >= (x._shape[-1] or 1)) or (s0 == 1 and s1 >= (x._shape[-2] or 1)):  # max(n, 1)
         return a
     return np.ascontiguousarray(a)
 
@@ -87,11 +87,14 @@ def _mm_cpu(a, b, *, out=None):
     if b._dtype is not dt:
         _same_dtype(a, b)
     if dt.is_floating_point and dt.itemsize > 2:  # float16/bfloat16 accumulate in float32 (_product)
-        xa, xb = a._np(), b._np()
+        c, d = a._npc, b._npc  # Tensor._np's cache, read inline
+        xa = c[1] if c is not None and c[0] is a._storage._raw else a._np()
+        xb = d[1] if d is not None and d[0] is b._storage._raw else b._np()
         ta, tb = a._strides, b._strides
-        if not (ta[1] == 1 and ta[0] >= max(sa[1], 1)):  # _blas, inlined for the row-major common case
+        # _blas, inlined for the row-major common case (`n or 1` is max(n, 1) without the 0.3 us call)
+        if not (ta[1] == 1 and ta[0] >= (sa[1] or 1)):
             xa = _blas(a)
-        if not (tb[1] == 1 and tb[0] >= max(sb[1], 1)):
+        if not (tb[1] == 1 and tb[0] >= (sb[1] or 1)):
             xb = _blas(b)
         r = np.matmul(xa, xb)
     else:

@@ -129,7 +129,12 @@ def _sum_cpu(x, dims, keepdim=False, dtype=None, *, out=None):
     `dtype`, else x's for floats and int64 for integers and bools."""
     xd = x._dtype
     if dtype is None and xd.is_floating_point and xd.itemsize > 2:  # 16-bit floats accumulate in float32
-        r = np.add.reduce(x._np(), dims, xd.np, None, keepdim)  # the common case, without helper calls
+        # the common case, without helper calls; a full reduction writes into a 0-dim array, since
+        # numpy would return a scalar that costs another conversion (0.9 us) to wrap
+        c = x._npc  # Tensor._np's cache, read inline
+        a = c[1] if c is not None and c[0] is x._storage._raw else x._np()
+        full = out is None and not keepdim and len(dims) == len(x._shape)
+        r = np.add.reduce(a, dims, xd.np, np.empty((), xd.np) if full else None, keepdim)
         return wrap(r) if out is None else write_out(out, r, "sum")
     dt = _int_to_long(x, dtype)
     return _finish(np.add.reduce(x._np(), dims, _accumulate_np(dt), None, keepdim), dt, out, "sum")

@@ -16,7 +16,10 @@ from ember.core.geometry import INT64_MAX, check_geometry, make_tensor
 from ember.core.ops._util import normalize_dims, wrap
 from ember.core.ops.restricted_dtypes import cast_array
 from ember.core.storage import Storage
-from ember.core.tensor import Tensor, contiguous_strides, describe
+from ember.core.tensor import _CSTRIDES, Tensor, _contiguous_strides_cached, contiguous_strides, describe
+
+
+_SEQ = (tuple, list)  # for isinstance: an inline `tuple | list` builds a Union object per call
 
 
 def _view_of(x: Tensor, offset: int, shape, strides) -> Tensor:
@@ -32,13 +35,21 @@ def _numel(shape) -> int:
 
 def infer_shape(shape, numel: int, op: str = "view") -> tuple[int, ...]:
     """`shape` with a single -1 replaced so the product is `numel`."""
-    if len(shape) == 1 and isinstance(shape[0], tuple | list):
+    if len(shape) == 1 and isinstance(shape[0], _SEQ):
         shape = shape[0]
+    n = 1
+    for s in shape:  # the common case: sizes given as non-negative ints whose product is numel
+        if type(s) is not int or s < 0:
+            break
+        n *= s
+    else:
+        if n == numel:
+            return shape if type(shape) is tuple else tuple(shape)
     shape = [int(s) for s in shape]
     neg = [i for i, s in enumerate(shape) if s == -1]
     if len(neg) > 1:
         raise RuntimeError(f"{op}: only one dimension can be inferred")
-    if any(s < -1 for s in shape):
+    if shape and min(shape) < -1:
         raise RuntimeError(f"{op}: invalid shape dimension {min(shape)}")
     known = _numel(s for s in shape if s != -1)
     if neg:
@@ -52,6 +63,9 @@ def infer_shape(shape, numel: int, op: str = "view") -> tuple[int, ...]:
 
 def view_strides(old_shape, old_strides, new_shape):
     """Strides that view `old` as `new_shape` without copying, or None (PyTorch's computeStride)."""
+    if _CSTRIDES.get(old_shape) == old_strides:  # a dense row-major input views as dense row-major
+        cs = _CSTRIDES.get(new_shape)
+        return cs if cs is not None else _contiguous_strides_cached(tuple(new_shape))
     if not old_shape:
         return contiguous_strides(new_shape)
     numel = _numel(old_shape)

@@ -27,6 +27,21 @@ def _fused(name: str, t: Tensor) -> bool:
     return t.device.type in get_op(name).kernels
 
 
+class _TimeSteps(ea.Function):
+    """The time steps of a (L, ...) sequence as L tensors (views), whose backward stacks the steps'
+    gradients once, as PyTorch's UnbindBackward does: indexing `x[t]` per step would give each
+    step a backward that zero-fills a gradient of the whole sequence, and the engine would sum L
+    of them (L full-size fills and adds per layer)."""
+
+    @staticmethod
+    def forward(ctx, x):
+        return x.unbind(0)
+
+    @staticmethod
+    def backward(ctx, *grads):
+        return ea.stack(grads, 0)
+
+
 def _lstm_step(gi: Tensor, h: Tensor, c: Tensor, w_hh: Tensor, b_hh: Tensor | None) -> tuple[Tensor, Tensor]:
     hg = F.linear(h, w_hh)
     if _fused("lstm_cell", h):
@@ -203,7 +218,7 @@ class RNNBase(Module):
                 w_ih, w_hh, b_ih, b_hh, w_hr = self._layer_params(layer, direction)
                 idx = layer * num_directions + direction
                 state = [s[idx] for s in hx]
-                gi_all = F.linear(layer_input, w_ih, b_ih)
+                gi_all = _TimeSteps.apply(F.linear(layer_input, w_ih, b_ih)) if seq_len else ()
                 steps = range(seq_len - 1, -1, -1) if direction == 1 else range(seq_len)
                 outs: list[Tensor] = [None] * seq_len  # type: ignore[list-item]
                 for t in steps:

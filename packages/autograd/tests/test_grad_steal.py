@@ -1,0 +1,95 @@
+"""A new `.grad` takes the incoming gradient itself when nothing else holds it (PyTorch's
+AccumulateGrad steals its buffer), and copies it whenever another tensor, the user, a hook or a
+second input could see a later in-place update of `.grad`."""
+
+import numpy as np
+
+import ember.autograd as E
+from ember.core.dispatch import register_dispatch_hook, remove_dispatch_hook
+
+
+def _leaves(seed: int = 0):
+    rng = np.random.default_rng(seed)
+    a = E.from_numpy(rng.standard_normal((4, 3)).astype(np.float32)).requires_grad_(True)
+    b = E.from_numpy(rng.standard_normal((4, 3)).astype(np.float32)).requires_grad_(True)
+    return a, b
+
+
+def _ops_run(fn) -> list[str]:
+    """The names of the ops `fn()` dispatches."""
+    names = []
+
+    def hook(op, args, kwargs, call_next):
+        names.append(op.name)
+        return call_next(op, args, kwargs)
+
+    register_dispatch_hook(hook)
+    try:
+        fn()
+    finally:
+        remove_dispatch_hook(hook)
+    return names
+
+
+def test_a_fresh_gradient_becomes_grad_without_a_copy():
+    a, b = _leaves()
+    ops = _ops_run(lambda: (a * b).sum().backward())
+    assert "clone" not in ops
+    np.testing.assert_allclose(a.grad.numpy(), b.detach().numpy())
+    np.testing.assert_allclose(b.grad.numpy(), a.detach().numpy())
+    assert a.grad.untyped_storage() is not b.grad.untyped_storage()
+
+
+def test_a_stolen_grad_accumulates_in_place_on_the_next_backward():
+    a, b = _leaves()
+    (a * b).sum().backward()
+    first = a.grad
+    (a * b).sum().backward()
+    assert a.grad is first
+    np.testing.assert_allclose(a.grad.numpy(), 2 * b.detach().numpy())
+
+
+def test_one_gradient_for_two_inputs_is_copied_for_each():
+    a, b = _leaves()
+    (a + b).sum().backward()
+    assert a.grad.untyped_storage() is not b.grad.untyped_storage()
+    a.grad.add_(1.0)
+    np.testing.assert_allclose(b.grad.numpy(), np.ones((4, 3)))
+
+
+def test_the_users_gradient_is_never_adopted():
+    a, _ = _leaves()
+    g = E.ones(4, 3)
+    a.backward(g)
+    assert a.grad is not g and a.grad.untyped_storage() is not g.untyped_storage()
+    a.grad.mul_(3.0)
+    np.testing.assert_allclose(g.numpy(), np.ones((4, 3)))
+
+
+def test_a_gradient_a_hook_keeps_is_copied():
+    a, b = _leaves()
+    kept = []
+
+    def hook(g):
+        r = g * 1.0
+        kept.append(r)
+        return r
+
+    a.register_hook(hook)
+    (a * b).sum().backward()
+    assert a.grad is not kept[0]
+    a.grad.zero_()
+    np.testing.assert_allclose(kept[0].numpy(), b.detach().numpy())
+
+
+def test_a_view_of_another_gradient_is_copied():
+    a = E.zeros(3, requires_grad=True)
+    w = E.ones(2, 3, requires_grad=True)
+    (a * 2.0 + 0.0).sum().backward()
+    g = a.grad
+    # the expanded gradient of a sum is a view (stride 0): `.grad` gets a dense copy
+    w.sum().backward()
+    assert w.grad.stride() == (3, 1)
+    w.grad.add_(1.0)
+    np.testing.assert_allclose(w.grad.numpy(), np.full((2, 3), 2.0))
+    np.testing.assert_allclose(g.numpy(), np.full(3, 2.0))
