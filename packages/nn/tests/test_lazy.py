@@ -176,20 +176,21 @@ def test_lazy_network_infers_every_layer_in_one_dry_run():
 @pytest.mark.torch
 def test_lazy_modules_match_pytorch_names_reprs_and_state_dict_layout():
     pt = pytest.importorskip("torch")
-    import ember.torch as et
+    import ember.autograd as ea
+    import ember.nn as enn
 
     for name, args, shape in [("LazyLinear", (3,), (2, 5)), ("LazyConv1d", (4, 3), (2, 2, 7)),
                               ("LazyConvTranspose2d", (4, 3), (1, 6, 4, 4)), ("LazyBatchNorm1d", (), (4, 3)),
                               ("LazyInstanceNorm2d", (), (2, 3, 4, 4))]:
-        e, t = getattr(et.nn, name)(*args), getattr(pt.nn, name)(*args)
+        e, t = getattr(enn, name)(*args), getattr(pt.nn, name)(*args)
         assert repr(e) == repr(t)
         assert [(k, type(v).__name__) for k, v in e.state_dict().items()] == \
             [(k, type(v).__name__) for k, v in t.state_dict().items()]
         t(pt.randn(*shape))
-        e.load_state_dict({k: et.tensor(v.numpy()) for k, v in t.state_dict().items()})
+        e.load_state_dict({k: ea.tensor(v.numpy()) for k, v in t.state_dict().items()})
         x = np.random.default_rng(0).standard_normal(shape).astype(np.float32)
         e.eval()
         t.eval()
-        np.testing.assert_allclose(e(et.tensor(x)).detach().numpy(), t(pt.tensor(x)).detach().numpy(), rtol=1e-5,
+        np.testing.assert_allclose(e(ea.tensor(x)).detach().numpy(), t(pt.tensor(x)).detach().numpy(), rtol=1e-5,
                                    atol=1e-5)
         assert type(e).__name__ == type(t).__name__
