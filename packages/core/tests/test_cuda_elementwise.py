@@ -20,10 +20,11 @@ pytestmark = [pytest.mark.cuda,
               pytest.mark.skipif(not E.cuda.is_available(), reason="no CUDA device or simulator")]
 
 DEVICES = ["cpu", "cuda"]
-# input ranges where each op is defined (the simulator runs Python's math, which raises outside)
-DOMAIN = {"log": (0.1, 5), "log1p": (-0.9, 5), "log2": (0.1, 5), "log10": (0.1, 5), "sqrt": (0, 5),
-          "rsqrt": (0.1, 5), "asin": (-0.99, 0.99), "acos": (-0.99, 0.99), "acosh": (1, 5),
-          "atanh": (-0.9, 0.9), "erfinv": (-0.9, 0.9), "reciprocal": (0.5, 3)}
+# the op table: each row's OpInfo gives the input ranges where the op is defined (the simulator
+# runs Python's math, which raises outside), the dtypes per device and the error inputs
+UNARY = {r.name: r.info for r in ew.UNARY}
+BINARY = {r.name: r.info for r in ew.BINARY}
+DIVISIONS = {n for n, i in BINARY.items() if i.samples is ew._nonzero_divisor}
 
 
 def _on(t: E.Tensor, device: str) -> E.Tensor:
@@ -31,16 +32,11 @@ def _on(t: E.Tensor, device: str) -> E.Tensor:
 
 
 @pytest.mark.parametrize("device", DEVICES)
-@pytest.mark.parametrize("name", [r[0] for r in ew.UNARY])
+@pytest.mark.parametrize("name", sorted(UNARY))
 @pytest.mark.parametrize("dtype", [E.float32, E.float64, E.int64])
 def test_unary_matches_cpu(name, dtype, device):
-    lo, hi = DOMAIN.get(name, (-3, 3))
-    if dtype is E.int64:
-        lo, hi = np.floor(lo), np.ceil(hi) + 1
-        if name in DOMAIN and lo <= 0 < hi and name not in ("log1p", "sqrt", "asin", "acos", "atanh", "erfinv"):
-            lo = 1
-        if name in ("asin", "acos", "atanh", "erfinv"):
-            lo, hi = 0, 1
+    assert dtype in UNARY[name].dtypes_for(device)
+    lo, hi = UNARY[name].range_of(0, dtype) or ((-3, 3) if dtype.is_floating_point else (-3, 4))
     x = make_tensor(2, 3, dtype=dtype, low=lo, high=hi, seed=1, noncontiguous=True)
     expected = getattr(E, name)(x)
     actual = getattr(E, name)(_on(x, device))
@@ -49,21 +45,25 @@ def test_unary_matches_cpu(name, dtype, device):
 
 
 def _binary_inputs(name, dtype):
-    lo, hi = (0.5, 3) if name in ("pow", "xlogy") else (-5, 5)
-    a = make_tensor(3, 1, 4, dtype=dtype, low=lo, high=hi, seed=2)
-    b = make_tensor(2, 1, dtype=dtype, low=lo, high=hi, seed=3, noncontiguous=True)
-    if name in ("floor_divide", "trunc_divide", "remainder", "fmod", "div"):
+    info = BINARY[name]
+    a = make_tensor(3, 1, 4, dtype=dtype, seed=2, **_bounds(info.range_of(0, dtype)))
+    b = make_tensor(2, 1, dtype=dtype, seed=3, noncontiguous=True, **_bounds(info.range_of(1, dtype)))
+    if name in DIVISIONS:
         b = b.abs() + 1
     if name == "pow" and not dtype.is_floating_point:
         b = b.clamp(0, 3)
     return a, b
 
 
+def _bounds(r):
+    return {"low": -5, "high": 5} if r is None else {"low": r[0], "high": r[1]}
+
+
 @pytest.mark.parametrize("device", DEVICES)
-@pytest.mark.parametrize("name", [r[0] for r in ew.BINARY])
+@pytest.mark.parametrize("name", sorted(BINARY))
 @pytest.mark.parametrize("dtype", [E.float32, E.int32])
 def test_binary_broadcast_matches_cpu(name, dtype, device):
-    if name in ew._INTEGER_ONLY and dtype.is_floating_point:
+    if dtype not in BINARY[name].dtypes_for(device):
         dtype = E.int64
     a, b = _binary_inputs(name, dtype)
     op = getattr(E, name)
@@ -144,6 +144,15 @@ def test_out_of_wrong_shape_is_resized_with_a_warning(device):
         E.exp(_on(E.zeros(2, 2), device), out=out)
     assert out.shape == (2, 2) and out.tolist() == [[1.0, 1.0], [1.0, 1.0]]
     assert any("resized" in str(m.message) for m in w)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("name", sorted(n for n, i in {**UNARY, **BINARY}.items() if i.errors is not None))
+def test_error_inputs_raise_the_same_exception_on_both_devices(name, device):
+    info = {**UNARY, **BINARY}[name]
+    for e in info.error_inputs(device):
+        with pytest.raises(e.exc, match=e.match):
+            getattr(E, name)(*e.sample.args, **e.sample.kwargs)
 
 
 @pytest.mark.parametrize("device", DEVICES)

@@ -5,14 +5,14 @@ from __future__ import annotations
 
 from ember.core import dtypes
 from ember.core.methods import attach, inplace, method
+from ember.core.opinfo import BOOL
 from ember.core.ops import elementwise as ew
 from ember.core.tensor import Tensor
 
-_UNARY_INPLACE = [r[0] for r in ew.UNARY if r[2] != ew.BOOL]
-for _name, *_ in ew.UNARY:
-    attach(_name, getattr(ew, _name))
-for _name in _UNARY_INPLACE:
-    inplace(getattr(ew, _name), _name + "_")
+for _row in ew.UNARY:
+    attach(_row.name, getattr(ew, _row.name))
+    if _row.info.rule != BOOL:
+        inplace(getattr(ew, _row.name), _row.name + "_")
 
 for _name in ("maximum", "minimum", "fmax", "fmin", "atan2", "hypot", "copysign", "xlogy", "eq", "ne", "lt", "le",
               "gt", "ge", "logical_and", "logical_or", "logical_xor", "bitwise_and", "bitwise_or",
