@@ -83,7 +83,9 @@ class OpInfo:
     `ref` takes float64 numpy arrays (or Python scalars) and returns the float64 result; `int_ref`
     takes int64 arrays and returns the exact integer result where floats would round (division).
     `samples(info, dtype, device)` and `errors(device)` yield `Sample`s and `ErrorInput`s; `attrs`
-    are the positional attributes after the tensor inputs (an activation's `negative_slope`).
+    are the positional attributes after the tensor inputs (an activation's `negative_slope`);
+    `invalid(*args)` names what makes a call with valid types and shapes an error all the same
+    (an integer division by zero), for the fuzz campaign.
     """
 
     rule: str = PROMOTE
@@ -96,9 +98,12 @@ class OpInfo:
     dtypes: Mapping[str, tuple[dtypes.dtype, ...]] = field(
         default_factory=lambda: {"cpu": ALL_DTYPES, "cuda": tuple(d for d in ALL_DTYPES if d is not dtypes.bfloat16)})
     supports_out: bool = True
+    public: bool = False  # `ember.core.<name>` takes the op's positional signature (else: call the op)
+    number_input: bool = False  # a Python number is accepted as `input` (torch.add(2, t)), not only as `other`
     attrs: tuple = ()
     samples: Callable[[OpInfo, dtypes.dtype, str], Iterable[Sample]] | None = None
     errors: Callable[[str], Iterable[ErrorInput]] | None = None
+    invalid: Callable[..., str | None] | None = None  # (*args) -> why PyTorch refuses this call, or None
 
     def range_of(self, i: int, dtype: dtypes.dtype, *, grad: bool = False) -> Range | None:
         """The (low, high) range of tensor input `i` for `dtype` (None: the caller's default)."""

@@ -84,7 +84,7 @@ def _make_unary(name: str, rule: str):
 
     def kernel(x, *, out=None):
         if name == "neg" and x._dtype is dtypes.bool:
-            raise TypeError("Negation, the `-` operator, on a bool tensor is not supported. "
+            raise ew.BoolOperatorError("Negation, the `-` operator, on a bool tensor is not supported. "
                             "If you are trying to invert a mask, use the `~` or `logical_not()` operator instead.")
         dt = ew._unary_dtype(rule, x)
         # BOOL-rule ops compute in the input's type; the others in the result dtype
@@ -96,14 +96,15 @@ def _make_unary(name: str, rule: str):
     return kernel
 
 
-def _make_binary(name: str, rule: str):
+def _make_binary(row):
+    name, rule = row.name, row.info.rule
     f_float, f_int = K.BINARY[name]
+    refused = ew.refused_dtypes(row)
 
     def kernel(a, b, *, out=None):
         dt = ew.binary_dtype(rule, a, b)
-        if name in ew._INTEGER_ONLY and dt.is_floating_point:  # the CPU kernel's error, type and message
-            raise ew.DtypeNotSupported(f"\"{name}_cuda\" not implemented for '{dt.name}': only integer and bool "
-                                       "tensors are supported")
+        if refused and dt in refused:  # the CPU kernel's error, type and message
+            raise ew.dtype_not_supported(name, dt, "cuda")
         if name == "pow" and not dt.is_floating_point and not isinstance(b, Tensor) and b < 0:
             raise RuntimeError("Integers to negative integer powers are not allowed.")
         shape = _result_shape(name, a, b)
@@ -184,7 +185,7 @@ def register() -> None:
     for row in ew.UNARY:
         get_op(row.name).register("cuda")(_make_unary(row.name, row.info.rule))
     for row in ew.BINARY:
-        get_op(row.name).register("cuda")(_make_binary(row.name, row.info.rule))
+        get_op(row.name).register("cuda")(_make_binary(row))
     for name, fn in (("where", _where), ("clamp", _clamp), ("lerp", _lerp), ("copy_", _copy), ("fill_", _fill),
                      ("clone", _clone), ("to_dtype", _to_dtype)):
         get_op(name).register("cuda")(fn)

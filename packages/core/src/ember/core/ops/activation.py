@@ -132,7 +132,7 @@ ACTIVATIONS = [
      _act(lambda x: x - np.tanh(x))),
     ("threshold", lambda x, th, v: np.where(x <= th, v, x), lambda g, x, th: np.where(x <= th, 0, g),
      "threshold, value",
-     _act(lambda x, t, v: np.where(x > t, x, v), (0.1, -2.0))),
+     _act(lambda x, t, v: np.where(x <= t, v, x), (0.1, -2.0))),
     ("hardshrink", lambda x, l: np.where(np.abs(x) <= l, 0, x), lambda g, x, l: np.where(np.abs(x) <= l, 0, g),
      "lambd",
      _act(lambda x, lam: np.where(np.abs(x) > lam, x, 0 * x), (0.3,))),
@@ -145,8 +145,10 @@ ACTIVATIONS = [
 def _float_input(op: str, x) -> np.ndarray:
     if not isinstance(x, Tensor):
         raise TypeError(f"{op}(): argument 'input' must be Tensor, not {type(x).__name__}")
-    if not x._dtype.is_floating_point:
-        raise TypeError(f"{op}: expected a floating point tensor; got {describe(x)}")
+    if not x._dtype.is_floating_point:  # PyTorch: NotImplementedError ("leaky_relu_cpu" not implemented for 'Int')
+        from ember.core.ops.elementwise import DtypeNotSupported
+
+        raise DtypeNotSupported(f"{op}: expected a floating point tensor; got {describe(x)}")
     return x._np()
 
 

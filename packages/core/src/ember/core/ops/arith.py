@@ -43,10 +43,15 @@ def add(input, other, *, alpha=1, out=None) -> Tensor:
 @method
 def sub(input, other, *, alpha=1, out=None) -> Tensor:
     """`input - alpha * other`, broadcasting."""
-    if isinstance(input, Tensor) and input._dtype is dtypes.bool and isinstance(other, Tensor) \
-            and other._dtype is dtypes.bool:
-        raise TypeError("Subtraction, the `-` operator, with two bool tensors is not supported. "
-                        "Use the `^` or `logical_xor()` operator instead.")
+    a_bool = isinstance(input, Tensor) and input._dtype is dtypes.bool
+    b_bool = isinstance(other, Tensor) and other._dtype is dtypes.bool
+    if a_bool and b_bool:
+        raise ew.BoolOperatorError("Subtraction, the `-` operator, with two bool tensors is not supported. "
+                                   "Use the `^` or `logical_xor()` operator instead.")
+    if a_bool or b_bool:  # as PyTorch: a bool tensor minus anything (or anything minus one) is refused
+        raise ew.BoolOperatorError("Subtraction, the `-` operator, with a bool tensor is not supported. "
+                                   "If you are trying to invert a mask, use the `~` or `logical_not()` operator "
+                                   "instead.")
     if alpha != 1:
         other = ew.mul(other, alpha)
     return ew.sub(input, other, out=out)

@@ -8,6 +8,7 @@ promotion, not numpy's) without temporaries where numpy's ufunc can write straig
 
 from __future__ import annotations
 
+import numbers
 import warnings
 from collections.abc import Callable
 from dataclasses import replace
@@ -79,9 +80,13 @@ def _abs(x, dtype=None, out=None):
 
 def _neg(x, dtype=None, out=None):
     if x.dtype == np.bool_:
-        raise TypeError("Negation, the `-` operator, on a bool tensor is not supported. "
+        raise BoolOperatorError("Negation, the `-` operator, on a bool tensor is not supported. "
                         "If you are trying to invert a mask, use the `~` or `logical_not()` operator instead.")
     return np.negative(x, out=out, dtype=dtype)
+
+
+class BoolOperatorError(TypeError, RuntimeError):
+    """`-` on bool tensors: PyTorch raises RuntimeError; by ember's rule a dtype error is a TypeError."""
 
 
 def _square(x, dtype=None, out=None):
@@ -126,7 +131,7 @@ def _scipy(name: str) -> Callable:
 def _neg_errors(device):
     from ember.core.creation import tensor
 
-    yield ErrorInput(Sample((tensor([True, False], device=device),)), TypeError,
+    yield ErrorInput(Sample((tensor([True, False], device=device),)), RuntimeError,
                      r"Negation, the `-` operator, on a bool tensor is not supported")
 
 
@@ -135,7 +140,7 @@ def _u(rule=PROMOTE, ref=None, domain=None, int_domain=None, grad_domain=None, d
     if dtypes is not None:
         kw["dtypes"] = dtypes
     return OpInfo(rule=rule, n_inputs=1, ref=ref, domain=domain, int_domain=int_domain, grad_domain=grad_domain,
-                  samples=unary_samples, errors=errors, **kw)
+                  samples=unary_samples, errors=errors, public=True, **kw)
 
 
 _NO_BOOL = {"cpu": tuple(d for d in ALL_DTYPES if d is not dtypes.bool),
@@ -155,7 +160,7 @@ UNARY = [
     # half to even, as PyTorch; `decimals` is composed in arith
     Row("round", _same_int(np.rint), _u(ref=np.round, grad_domain=_STEP)),
     Row("frac", _frac, _u(FLOAT, ref=lambda x: x - np.trunc(x), grad_domain=(0.1, 0.9))),
-    Row("relu", _relu, _u(ref=lambda x: np.where(x > 0, x, np.where(x != x, x, 0.0)))),
+    Row("relu", _relu, _u(ref=lambda x: np.where(x > 0, x, np.where(x != x, x, np.zeros_like(x))))),
     Row("exp", np.exp, _u(FLOAT, ref=lambda x: np.e ** x)),
     Row("exp2", np.exp2, _u(FLOAT, ref=lambda x: 2.0 ** x)),
     Row("expm1", np.expm1, _u(FLOAT, ref=np.expm1)),
@@ -333,11 +338,46 @@ def _nonzero_divisor(info, dtype, device="cpu"):
         yield Sample((a, where(b == 0, 1, b)))
 
 
+def _zero_divisor(a, b, *attrs):
+    """An integer division by zero raises (on the CPU)."""
+    if binary_dtype(PROMOTE, a, b).is_floating_point:
+        return None
+    return "an integer division by zero" if np.any(np.asarray(arr(b)) == 0) else None
+
+
+def _bool_operand(a, b, *attrs):
+    """`torch.sub` refuses a bool tensor on either side."""
+    if any(isinstance(v, Tensor) and v._dtype is dtypes.bool for v in (a, b)):
+        return "a bool tensor in a subtraction"
+    return None
+
+
+def _negative_int_power(a, b, *attrs):
+    if type(b) is int and b < 0 and isinstance(a, Tensor) and not a._dtype.is_floating_point:
+        return "an integer to a negative integer power"
+    return None
+
+
 def _b(rule=PROMOTE, ref=None, int_ref=None, domain=None, int_domain=None, grad_domain=None, dtypes=None,
-       samples=binary_samples, errors=None, name=""):
+       samples=binary_samples, errors=None, invalid=None, number_input=False):
     kw = {} if dtypes is None else {"dtypes": dtypes}
+    if invalid is None and int_ref is not None:
+        invalid = _zero_divisor
     return OpInfo(rule=rule, n_inputs=2, ref=ref, int_ref=int_ref, domain=domain, int_domain=int_domain,
-                  grad_domain=grad_domain, samples=samples, errors=errors, **kw)
+                  grad_domain=grad_domain, samples=samples, errors=errors, public=True, invalid=invalid,
+                  number_input=number_input, **kw)
+
+
+def _remainder_ref(a, b):
+    """a - b floor(a / b); a finite `a` modulo ±inf is `a` where the signs agree (or a is 0), else b."""
+    r = a - b * np.floor(a / b)
+    keep = (a == 0) | ((a < 0) == (b < 0))
+    return np.where(np.isinf(b) & np.isfinite(a), np.where(keep, a, b), r)
+
+
+def _fmod_ref(a, b):
+    """a - b trunc(a / b); a finite `a` modulo ±inf is `a`."""
+    return np.where(np.isinf(b) & np.isfinite(a), a, a - b * np.trunc(a / b))
 
 
 def _int_trunc_div(a, b):
@@ -345,27 +385,31 @@ def _int_trunc_div(a, b):
 
 
 _INTS_AND_BOOL = {"cpu": (dtypes.bool, *INT_DTYPES), "cuda": (dtypes.bool, *INT_DTYPES)}
+_NO_BOOL_QUOTIENT = _NO_BOOL  # PyTorch: "remainder_cpu" not implemented for 'Bool'
 _POSITIVE = ((0.5, 3), (0.5, 3))
 
 
 def _binary_rows():
     rows = [
         ("add", np.add, _b(ref=lambda a, b: a + b)),
-        ("sub", np.subtract, _b(ref=lambda a, b: a - b, dtypes=_NO_BOOL)),
+        ("sub", np.subtract, _b(ref=lambda a, b: a - b, dtypes=_NO_BOOL, invalid=_bool_operand)),
         ("mul", np.multiply, _b(ref=lambda a, b: a * b)),
         ("div", np.true_divide, _b(FLOAT, ref=lambda a, b: a / b, samples=_nonzero_divisor,
                                    grad_domain=((-1, 1), (0.5, 2.0)))),
         ("floor_divide", _floor_divide, _b(ref=lambda a, b: np.floor(a / b), int_ref=np.floor_divide,
-                                           samples=_nonzero_divisor, errors=_division_errors("floor_divide"))),
+                                           samples=_nonzero_divisor, errors=_division_errors("floor_divide"),
+                                           dtypes=_NO_BOOL_QUOTIENT)),
         ("trunc_divide", _trunc_divide, _b(ref=lambda a, b: np.trunc(a / b), int_ref=_int_trunc_div,
-                                           samples=_nonzero_divisor, errors=_division_errors("trunc_divide"))),
-        ("remainder", np.remainder, _b(ref=lambda a, b: a - b * np.floor(a / b), int_ref=np.remainder,
+                                           samples=_nonzero_divisor, errors=_division_errors("trunc_divide"),
+                                           dtypes=_NO_BOOL_QUOTIENT)),
+        ("remainder", np.remainder, _b(ref=_remainder_ref, int_ref=np.remainder,
                                        samples=_nonzero_divisor, errors=_division_errors("remainder"),
-                                       grad_domain=((0.1, 0.4), (1.0, 2.0)))),
-        ("fmod", np.fmod, _b(ref=lambda a, b: a - b * np.trunc(a / b), int_ref=np.fmod, samples=_nonzero_divisor,
-                             errors=_division_errors("fmod"), grad_domain=((0.1, 0.4), (1.0, 2.0)))),
+                                       grad_domain=((0.1, 0.4), (1.0, 2.0)), dtypes=_NO_BOOL_QUOTIENT)),
+        ("fmod", np.fmod, _b(ref=_fmod_ref, int_ref=np.fmod, samples=_nonzero_divisor,
+                             errors=_division_errors("fmod"), grad_domain=((0.1, 0.4), (1.0, 2.0)),
+                             dtypes=_NO_BOOL_QUOTIENT)),
         ("pow", _pow, _b(ref=np.power, domain=((0.5, 3), (0, 3)), int_domain=((-4, 5), (0, 3)),
-                         grad_domain=((0.5, 2.0), (-1.0, 2.0)))),
+                         grad_domain=((0.5, 2.0), (-1.0, 2.0)), invalid=_negative_int_power)),
         ("maximum", np.maximum, _b(ref=np.maximum)),
         ("minimum", np.minimum, _b(ref=np.minimum)),
         ("fmax", np.fmax, _b(ref=lambda a, b: np.where(b != b, a, np.where(a != a, b, np.maximum(a, b))))),
@@ -396,16 +440,31 @@ def _binary_rows():
     for name, impl, info in rows:
         if info.errors is None:
             info = replace(info, errors=_broadcast_errors(name))
+        if name in _NUMBER_INPUT:
+            info = replace(info, number_input=True)
         out.append(Row(name, impl, info, differentiable=info.rule != BOOL and name not in _STEPWISE,
                        argnames=("input", "exponent") if name == "pow" else ("input", "other")))
     return out
 
 
+# ops whose PyTorch signature also takes a Number as `input` (the others raise TypeError for one)
+_NUMBER_INPUT = {"add", "sub", "mul", "div", "floor_divide", "trunc_divide", "remainder", "pow", "xlogy",
+                 "bitwise_and", "bitwise_or", "bitwise_xor"}
 # quotients and bit operations are not differentiable (PyTorch: "derivative not implemented")
 _STEPWISE = {"floor_divide", "trunc_divide", "bitwise_and", "bitwise_or", "bitwise_xor"}
 # Binary rows. Domains: one (low, high) per operand. int_ref: the exact result on int64 arrays.
 BINARY = _binary_rows()
 _INTEGER_ONLY = {r.name for r in BINARY if not any(d.is_floating_point for d in r.info.dtypes_for("cpu"))}
+
+
+def refused_dtypes(row: Row) -> frozenset:
+    """The compute dtypes the op refuses on every device (those its CPU row does not accept)."""
+    return frozenset(ALL_DTYPES) - frozenset(row.info.dtypes_for("cpu"))
+
+
+def dtype_not_supported(name: str, dt: dtypes.dtype, device: str = "cpu") -> DtypeNotSupported:
+    msg = f"\"{name}_{device}\" not implemented for '{dt.name}'"
+    return DtypeNotSupported(msg + (": only integer and bool tensors are supported" if name in _INTEGER_ONLY else ""))
 
 
 def binary_dtype(rule: str, a, b) -> dtypes.dtype:
@@ -416,8 +475,9 @@ def binary_dtype(rule: str, a, b) -> dtypes.dtype:
     return dt
 
 
-class DtypeNotSupported(TypeError, RuntimeError):
-    """An op given a dtype it has no kernel for: TypeError by ember's rule, RuntimeError as PyTorch raises."""
+class DtypeNotSupported(TypeError, NotImplementedError):
+    """An op given a dtype it has no kernel for: TypeError by ember's rule, NotImplementedError (a
+    RuntimeError) as PyTorch raises ("bitwise_and_cpu" not implemented for 'Float')."""
 
 
 class IntegerDivisionByZero(RuntimeError, ZeroDivisionError):
@@ -434,7 +494,7 @@ def _check_int_div(name: str, b, dt) -> None:
 def _make_binary(row: Row):
     name, fn, rule = row.name, row.impl, row.info.rule
     op = declare(name, fn, differentiable=row.differentiable, argnames=row.argnames, info=row.info)
-    integer_only = name in _INTEGER_ONLY
+    refused = refused_dtypes(row)
     divides = name in ("floor_divide", "trunc_divide", "remainder", "fmod")
 
     @op.register("cpu")
@@ -452,14 +512,14 @@ def _make_binary(row: Row):
             x = c[1] if c is not None and c[0] is a._storage._raw else a._np()
             y = b
         else:
+            _check_operands(row, a, b)
             dt = binary_dtype(rule, a, b)
             x = a._np() if isinstance(a, Tensor) else a
             y = b._np() if isinstance(b, Tensor) else b
             if rule != BOOL:
                 x, y = _as_operand(x, dt), _as_operand(y, dt)
-        if integer_only and dt.is_floating_point:
-            raise DtypeNotSupported(f"\"{name}_cpu\" not implemented for '{dt.name}': only integer and bool "
-                                    "tensors are supported")
+        if refused and dt in refused:
+            raise dtype_not_supported(name, dt)
         if divides:
             _check_int_div(name, b, dt)
         token = ERRSTATE.set(IGNORE_ALL)  # PyTorch makes inf and nan silently
@@ -487,6 +547,15 @@ def _make_binary(row: Row):
         return wrap(r)
 
     return op
+
+
+def _check_operands(row: Row, a, b) -> None:
+    """Raise PyTorch's TypeError for an operand that is neither a tensor nor a number, and for a
+    number as `input` where PyTorch's signature takes only a Tensor there (`torch.fmax(1.5, t)`)."""
+    for pos, v in enumerate((a, b)):
+        if not isinstance(v, Tensor | numbers.Number | np.ndarray | np.generic) or (
+                pos == 0 and not isinstance(v, Tensor) and (not row.info.number_input or not isinstance(b, Tensor))):
+            raise not_a_tensor(row.name, row.argnames[pos], pos + 1, v)
 
 
 def _as_operand(v, dt: dtypes.dtype):
