@@ -125,6 +125,20 @@ def _strategies():
         return r if r is not None else (-4.0, 4.0)
 
     @st.composite
+    def reduction(draw, name, info, dtype, shape, wide):
+        lo, hi = (-1e3, 1e3) if wide else bounds(info, 0, dtype)
+        x = draw(tensor(dtype, shape, lo, hi)) if draw(st.integers(0, 15)) else Bad(draw(st.sampled_from(
+            ["a", None, [1.0, 2.0], 1.5])))
+        n = max(len(shape), 1)
+        one = st.integers(-n - 1, n)  # one step out of range on each side
+        dim = draw(st.one_of(st.none(), st.just(()), one, st.tuples(one, one)))
+        keepdim = draw(st.booleans())
+        kwargs = ()
+        if draw(st.integers(0, 7)) == 0:
+            kwargs = (("out", TensorSpec((), draw(st.sampled_from(all_dtypes)), "contiguous", 0)),)
+        return Case(name, (x, dim, keepdim), kwargs)
+
+    @st.composite
     def case(draw):
         name = draw(st.sampled_from(sorted(ops)))
         info = ops[name].info
@@ -132,6 +146,8 @@ def _strategies():
         dtype = draw(st.sampled_from(accepted)) if draw(st.integers(0, 7)) else draw(st.sampled_from(all_dtypes))
         shape = draw(shapes)
         wide = draw(st.integers(0, 3)) == 0  # outside the domain too
+        if info.kind == "reduction":
+            return draw(reduction(name, info, dtype, shape, wide))
         args = []
         for i in range(info.n_inputs):
             if i and draw(st.integers(0, 4)) == 0:  # a broadcast partner: a suffix of `shape`, some dims 1
@@ -228,9 +244,9 @@ def _host(x):
 def run_case(case: Case) -> Outcome:
     """Run one case in this process and classify it (NOTE [ The fuzz campaign ])."""
     import ember.core as E
-    from ember.core import dtypes
     from ember.core.dispatch import get_op
-    from ember.core.opinfo import BOOL, result_dtype
+    from ember.core.dtypes import can_cast
+    from ember.core.opinfo import BOOL
     from ember.core.tensor import Tensor
 
     op = get_op(case.op)
@@ -238,37 +254,11 @@ def run_case(case: Case) -> Outcome:
     fn = getattr(E, case.op) if info.public else op
     args = [build(a) for a in case.args]
     kwargs = {k: build(v) for k, v in case.kwargs}
-    tensors = args[:info.n_inputs]
-    accepted = {d.name for d in info.dtypes_for("cpu")}
-    invalid = None
-    number_first = isinstance(case.args[0], Bad) and isinstance(case.args[0].value, int | float) \
-        and info.number_input and any(isinstance(t, Tensor) for t in tensors)
-    if any(isinstance(a, Bad) for a in case.args) and not number_first:
-        invalid = "a wrong Python type"
-    elif not any(isinstance(t, Tensor) for t in tensors):
-        invalid = "no tensor input"
-    elif dtypes.result_type(*tensors).name not in accepted:
-        invalid = "a refused dtype"
-    else:
-        try:
-            shape = tuple(np.broadcast_shapes(*(t.shape for t in tensors if isinstance(t, Tensor))))
-        except ValueError:
-            invalid = "shapes that do not broadcast"
-    expected_dtype = None
-    if invalid is None:
-        try:
-            expected_dtype = result_dtype(info.rule, *tensors)
-        except Exception as e:  # noqa: BLE001 - the promotion itself refusing is a clean error
-            invalid = f"no result dtype ({type(e).__name__})"
-        else:
-            if info.rule != BOOL and expected_dtype.name not in accepted:
-                invalid = "a refused result dtype"  # bitwise_and(int tensor, 2.5)
+    expect = _expect_reduction if info.kind == "reduction" else _expect_elementwise
+    invalid, shape, expected_dtype = expect(case, info, args)
     out = kwargs.get("out")
-    if invalid is None and out is not None:
-        from ember.core.dtypes import can_cast
-
-        if not can_cast(expected_dtype, out.dtype):
-            invalid = "an out= dtype the result can't be cast to"
+    if invalid is None and out is not None and not can_cast(expected_dtype, out.dtype):
+        invalid = "an out= dtype the result can't be cast to"
     if invalid is None and info.invalid is not None:
         invalid = info.invalid(*args)
     try:
@@ -293,27 +283,97 @@ def run_case(case: Case) -> Outcome:
         return Outcome(case, "wrong", f"shape {tuple(r.shape)}, expected {shape}")
     if out is None and r.dtype is not expected_dtype:
         return Outcome(case, "wrong", f"dtype {r.dtype.name}, expected {expected_dtype.name}")
-    return _check_values(case, info, tensors, args[info.n_inputs:], r, expected_dtype, BOOL)
+    if info.kind == "reduction":
+        x, dim, keepdim = args
+        axis = None if x.ndim == 0 or dim is None or dim == () else dim
+        return _check_values(case, info, (x,), (), r, expected_dtype, BOOL,
+                             call=lambda ref, a: ref(a, axis=axis, keepdims=keepdim))
+    return _check_values(case, info, args[:info.n_inputs], args[info.n_inputs:], r, expected_dtype, BOOL)
 
 
-def _check_values(case, info, tensors, attrs, r, expected_dtype, BOOL) -> Outcome:
+def _expect_elementwise(case: Case, info, args) -> tuple[str | None, tuple | None, object]:
+    """(why the call is invalid or None, the result's shape, the result's dtype)."""
+    from ember.core import dtypes
+    from ember.core.opinfo import BOOL, result_dtype
     from ember.core.tensor import Tensor
+
+    tensors = args[:info.n_inputs]
+    accepted = {d.name for d in info.dtypes_for("cpu")}
+    number_first = isinstance(case.args[0], Bad) and isinstance(case.args[0].value, int | float) \
+        and info.number_input and any(isinstance(t, Tensor) for t in tensors)
+    if any(isinstance(a, Bad) for a in case.args) and not number_first:
+        return "a wrong Python type", None, None
+    if not any(isinstance(t, Tensor) for t in tensors):
+        return "no tensor input", None, None
+    if dtypes.result_type(*tensors).name not in accepted:
+        return "a refused dtype", None, None
+    try:
+        shape = tuple(np.broadcast_shapes(*(t.shape for t in tensors if isinstance(t, Tensor))))
+    except ValueError:
+        return "shapes that do not broadcast", None, None
+    try:
+        dt = result_dtype(info.rule, *tensors)
+    except Exception as e:  # noqa: BLE001 - the promotion itself refusing is a clean error
+        return f"no result dtype ({type(e).__name__})", None, None
+    if info.rule != BOOL and dt.name not in accepted:
+        return "a refused result dtype", None, None  # bitwise_and(int tensor, 2.5)
+    return None, shape, dt
+
+
+def _expect_reduction(case: Case, info, args) -> tuple[str | None, tuple | None, object]:
+    """The same for `op(input, dim, keepdim)`: dims out of range or repeated are errors."""
+    from ember.core.opinfo import result_dtype
+    from ember.core.tensor import Tensor
+
+    x, dim, keepdim = args
+    if not isinstance(x, Tensor) or any(isinstance(a, Bad) for a in case.args):
+        return "a wrong Python type", None, None
+    if x.dtype not in info.dtypes_for("cpu"):
+        return "a refused dtype", None, None
+    n = max(x.ndim, 1)
+    given = () if dim is None else ((dim,) if isinstance(dim, int) else tuple(dim))
+    if any(not -n <= d < n for d in given):
+        return "a dim out of range", None, None
+    wrapped = [d % n for d in given]
+    if len(set(wrapped)) != len(wrapped):
+        return "a dim repeated", None, None
+    dims = set(wrapped) if wrapped else set(range(x.ndim))
+    if x.ndim == 0:
+        shape = ()
+    elif keepdim:
+        shape = tuple(1 if i in dims else k for i, k in enumerate(x.shape))
+    else:
+        shape = tuple(k for i, k in enumerate(x.shape) if i not in dims)
+    return None, shape, result_dtype(info.rule, x)
+
+
+def _check_values(case, info, tensors, attrs, r, expected_dtype, BOOL, call=None) -> Outcome:
+    from ember.core.tensor import Tensor
+
+    from ember.core import dtypes
 
     exact = not expected_dtype.is_floating_point and info.rule != BOOL
     cast = np.int64 if exact else np.float64
+    compute = dtypes.result_type(*tensors) if info.rule == BOOL else expected_dtype  # the dtype the op computes in
 
     def operand(t):
         if isinstance(t, Tensor):
             return _host(t).astype(cast)
-        if exact and type(t) is int:  # PyTorch wraps a Python int into the result dtype (int8 + 1000)
-            return np.array(t).astype(expected_dtype.np).astype(np.int64)
+        if type(t) is int and not compute.is_floating_point and compute is not dtypes.bool:
+            # PyTorch wraps a Python int into the integer dtype it computes in (int8 + 1000, uint8 > -3)
+            return np.array(t).astype(compute.np).astype(cast)
         return t
 
     ref = info.int_ref if exact and info.int_ref is not None else info.ref
+    call = call or (lambda f, *xs: f(*xs, *attrs))
     try:
         with np.errstate(all="ignore"):
-            want = np.asarray(ref(*(operand(t) for t in tensors), *attrs))
-            want = np.broadcast_to(want, r.shape)
+            xs = [operand(t) for t in tensors]
+            want = np.asarray(call(ref, *xs))
+            want = np.broadcast_to(want.reshape(r.shape) if want.size == r.numel() else want, r.shape)
+            scale = np.zeros(r.shape)
+            if info.kind == "reduction":  # a sum's rounding is relative to sum |x|, not to the result
+                scale = np.abs(np.asarray(call(ref, *(np.abs(a) for a in xs)), dtype=np.float64)).reshape(r.shape)
             if expected_dtype.is_floating_point:
                 want = want.astype(expected_dtype.np).astype(np.float64)
             else:
@@ -334,7 +394,8 @@ def _check_values(case, info, tensors, attrs, r, expected_dtype, BOOL) -> Outcom
             rtol, atol = max(rtol, _TOL[expected_dtype.name][0]), max(atol, _TOL[expected_dtype.name][1])
         g = got.astype(np.float64)
         with np.errstate(all="ignore"):
-            bad = ~(np.isclose(g, want, rtol=rtol, atol=atol, equal_nan=True))
+            close = np.abs(g - want) <= atol + rtol * np.maximum(np.abs(want), np.nan_to_num(scale, posinf=0))
+            bad = ~(close | (g == want) | (np.isnan(g) & np.isnan(want)))
     if np.any(bad):
         i = tuple(int(k) for k in np.argwhere(bad)[0])
         return Outcome(case, "wrong", f"{int(np.sum(bad))}/{bad.size} elements differ; at {i}: "

@@ -20,7 +20,12 @@ same `OpInfo` and passes it to `declare`.
 Dtype rules (one vocabulary for unary, binary and other elementwise families):
 - `PROMOTE`: PyTorch's `result_type` of the operands (a unary op keeps its input's dtype);
 - `FLOAT`: promote, then integers and bool compute in the default float dtype (exp, div);
-- `BOOL`: the result is bool (isnan, comparisons, logic).
+- `BOOL`: the result is bool (isnan, comparisons, logic);
+- `INT64`: promote, then integers and bool accumulate in int64 (sum, prod).
+
+Kinds: an `"elementwise"` op takes `n_inputs` broadcasting tensors then `attrs`; a
+`"reduction"` is called as `op(input, dim, keepdim)` (its public function, `dim` None, an int or
+a tuple), and its `ref(x, axis, keepdims)` is numpy's reduction signature.
 """
 
 from __future__ import annotations
@@ -30,12 +35,13 @@ from dataclasses import dataclass, field
 
 from ember.core import dtypes
 
-__all__ = ["PROMOTE", "FLOAT", "BOOL", "result_dtype", "Sample", "ErrorInput", "OpInfo", "ALL_DTYPES",
+__all__ = ["PROMOTE", "FLOAT", "BOOL", "INT64", "result_dtype", "Sample", "ErrorInput", "OpInfo", "ALL_DTYPES",
            "FLOAT_DTYPES", "INT_DTYPES", "ops_with_info"]
 
 PROMOTE = "promote"
 FLOAT = "float"
 BOOL = "bool"
+INT64 = "int64"
 
 ALL_DTYPES = tuple(d for d in dtypes.ALL)
 FLOAT_DTYPES = (dtypes.float16, dtypes.bfloat16, dtypes.float32, dtypes.float64)
@@ -50,6 +56,8 @@ def result_dtype(rule: str, *operands) -> dtypes.dtype:
     dt = dtypes.result_type(*operands)
     if rule == FLOAT and not dt.is_floating_point:
         return dtypes.get_default_dtype()
+    if rule == INT64 and not dt.is_floating_point:
+        return dtypes.int64
     return dt
 
 
@@ -89,6 +97,7 @@ class OpInfo:
     """
 
     rule: str = PROMOTE
+    kind: str = "elementwise"
     n_inputs: int = 1
     ref: Callable | None = None
     int_ref: Callable | None = None

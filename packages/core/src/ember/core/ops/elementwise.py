@@ -340,7 +340,7 @@ def _nonzero_divisor(info, dtype, device="cpu"):
 
 def _zero_divisor(a, b, *attrs):
     """An integer division by zero raises (on the CPU)."""
-    if binary_dtype(PROMOTE, a, b).is_floating_point:
+    if binary_dtype(PROMOTE, a, b).is_floating_point or _empty(a) or _empty(b):
         return None
     return "an integer division by zero" if np.any(np.asarray(arr(b)) == 0) else None
 
@@ -368,16 +368,25 @@ def _b(rule=PROMOTE, ref=None, int_ref=None, domain=None, int_domain=None, grad_
                   number_input=number_input, **kw)
 
 
-def _remainder_ref(a, b):
-    """a - b floor(a / b); a finite `a` modulo ±inf is `a` where the signs agree (or a is 0), else b."""
-    r = a - b * np.floor(a / b)
-    keep = (a == 0) | ((a < 0) == (b < 0))
-    return np.where(np.isinf(b) & np.isfinite(a), np.where(keep, a, b), r)
+def _floor_divide_ref(a, b):
+    """PyTorch's float floor division, from the exact fmod (so inf // 1 is nan, 5 // inf is 0)."""
+    mod = np.fmod(a, b)
+    div = (a - mod) / b
+    div = np.where((mod != 0) & ((b < 0) != (mod < 0)), div - 1, div)
+    fl = np.floor(div)
+    fl = np.where(div - fl > 0.5, fl + 1, fl)
+    return np.where(b == 0, a / b, np.where(div != 0, fl, np.copysign(0.0, a / b)))
 
 
 def _fmod_ref(a, b):
-    """a - b trunc(a / b); a finite `a` modulo ±inf is `a`."""
-    return np.where(np.isinf(b) & np.isfinite(a), a, a - b * np.trunc(a / b))
+    """C's fmod in float64: exact (the result is representable), unlike a - b trunc(a / b) at 1e30."""
+    return np.fmod(a, b)
+
+
+def _remainder_ref(a, b):
+    """Python's modulo from the exact fmod: the remainder takes the divisor's sign."""
+    r = np.fmod(a, b)
+    return np.where((r != 0) & ((r < 0) != (b < 0)), r + b, r)
 
 
 def _int_trunc_div(a, b):
@@ -396,7 +405,7 @@ def _binary_rows():
         ("mul", np.multiply, _b(ref=lambda a, b: a * b)),
         ("div", np.true_divide, _b(FLOAT, ref=lambda a, b: a / b, samples=_nonzero_divisor,
                                    grad_domain=((-1, 1), (0.5, 2.0)))),
-        ("floor_divide", _floor_divide, _b(ref=lambda a, b: np.floor(a / b), int_ref=np.floor_divide,
+        ("floor_divide", _floor_divide, _b(ref=_floor_divide_ref, int_ref=np.floor_divide,
                                            samples=_nonzero_divisor, errors=_division_errors("floor_divide"),
                                            dtypes=_NO_BOOL_QUOTIENT)),
         ("trunc_divide", _trunc_divide, _b(ref=lambda a, b: np.trunc(a / b), int_ref=_int_trunc_div,
@@ -480,13 +489,17 @@ class DtypeNotSupported(TypeError, NotImplementedError):
     RuntimeError) as PyTorch raises ("bitwise_and_cpu" not implemented for 'Float')."""
 
 
+def _empty(v) -> bool:
+    return isinstance(v, Tensor) and 0 in v._shape
+
+
 class IntegerDivisionByZero(RuntimeError, ZeroDivisionError):
     """Integer division by zero: PyTorch raises RuntimeError("ZeroDivisionError"); Python users
     catch ZeroDivisionError. Both work."""
 
 
-def _check_int_div(name: str, b, dt) -> None:
-    if not dt.is_floating_point:
+def _check_int_div(name: str, a, b, dt) -> None:
+    if not dt.is_floating_point and not _empty(a) and not _empty(b):  # an empty result divides nothing
         if np.any(np.asarray(arr(b)) == 0):
             raise IntegerDivisionByZero(f"ZeroDivisionError: {name}: integer division by zero")
 
@@ -516,12 +529,11 @@ def _make_binary(row: Row):
             dt = binary_dtype(rule, a, b)
             x = a._np() if isinstance(a, Tensor) else a
             y = b._np() if isinstance(b, Tensor) else b
-            if rule != BOOL:
-                x, y = _as_operand(x, dt), _as_operand(y, dt)
+            x, y = _as_operand(x, dt), _as_operand(y, dt)  # comparisons too: uint8 > -3 is uint8 > 253
         if refused and dt in refused:
             raise dtype_not_supported(name, dt)
         if divides:
-            _check_int_div(name, b, dt)
+            _check_int_div(name, a, b, dt)
         token = ERRSTATE.set(IGNORE_ALL)  # PyTorch makes inf and nan silently
         try:
             if rule == BOOL:
