@@ -85,6 +85,14 @@ def test_binary_with_python_scalar_follows_promotion(device, scalar):
 
 
 @pytest.mark.parametrize("device", DEVICES)
+def test_python_int_outside_the_dtype_wraps_as_pytorch(device):
+    x = _on(E.tensor([0, 5, 253], dtype=E.uint8), device)
+    assert (x > -3).tolist() == [False, False, False] and (x == -3).tolist() == [False, False, True]
+    assert (_on(E.tensor([1, 2], dtype=E.int8), device) + 1000).tolist() == [-23, -22]
+    assert E.floor_divide(_on(E.tensor([80, -7], dtype=E.int8), device), 1000).tolist() == [-4, 0]
+
+
+@pytest.mark.parametrize("device", DEVICES)
 def test_cpu_zero_dim_tensor_goes_with_cuda_operand(device):
     x = _on(E.tensor([1.0, 2.0]), device)
     r = x * E.tensor(3.0)

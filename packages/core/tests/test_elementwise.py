@@ -345,6 +345,25 @@ def test_integer_overflow_wraps_like_pytorch():
     assert (E.tensor([1, 2], dtype=E.uint8) - 3).tolist() == [254, 255]
     assert (E.tensor([1, 2], dtype=E.int8) + 1000).tolist() == [-23, -22]
     assert (E.tensor([1, 2], dtype=E.uint8) + E.tensor(-1)).tolist() == [0, 1]
+    # comparisons too: the number is wrapped into the dtype they compute in (-3 is 253 for uint8)
+    assert (E.tensor([0, 5, 253], dtype=E.uint8) > -3).tolist() == [False, False, False]
+    assert (E.tensor([1, 2], dtype=E.int8) < 1000).tolist() == [False, False]
+
+
+def test_non_tensor_operands_raise_pytorchs_type_error():
+    x = E.ones(2)
+    with pytest.raises(TypeError, match=r"mul\(\): argument 'other' \(position 2\) must be Tensor, not NoneType"):
+        E.mul(x, None)
+    with pytest.raises(TypeError, match=r"xlogy\(\): argument 'input' \(position 1\) must be Tensor, not NoneType"):
+        E.xlogy(None, x)
+    with pytest.raises(TypeError, match=r"fmax\(\): argument 'input' \(position 1\) must be Tensor, not float"):
+        E.fmax(1.5, x)
+    assert E.add(2, x).tolist() == [3.0, 3.0] and (2 - x).tolist() == [1.0, 1.0]  # torch.add(2, t) is valid
+    with pytest.raises(NotImplementedError, match="\"remainder_cpu\" not implemented for 'bool'"):
+        E.remainder(E.tensor([True]), E.tensor([True]))
+    with pytest.raises(RuntimeError, match="Subtraction, the `-` operator, with a bool tensor is not supported"):
+        E.tensor([True]) - 1
+    assert E.remainder(E.zeros(3, 0, dtype=E.int8), E.zeros(0, dtype=E.int8)).shape == (3, 0)  # nothing divided
 
 
 def test_where_clamp_lerp_addcmul():

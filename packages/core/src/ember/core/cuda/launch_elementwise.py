@@ -107,6 +107,10 @@ def _make_binary(row):
             raise ew.dtype_not_supported(name, dt, "cuda")
         if name == "pow" and not dt.is_floating_point and not isinstance(b, Tensor) and b < 0:
             raise RuntimeError("Integers to negative integer powers are not allowed.")
+        if type(b) is int and dt.np.kind in "iu":  # PyTorch wraps it into the dtype (uint8 > -3 is uint8 > 253)
+            b = int(np.array(b).astype(dt.np))
+        if type(a) is int and dt.np.kind in "iu":
+            a = int(np.array(a).astype(dt.np))
         shape = _result_shape(name, a, b)
         ct = lu.compute_type(dt)
         fn = f_float if ct.name.startswith("float") else f_int
