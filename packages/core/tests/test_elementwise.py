@@ -338,6 +338,10 @@ def test_div_rounding_modes():
     assert E.div(f, 2, rounding_mode="trunc").tolist() == [-3.0, 3.0]
     with pytest.raises(ValueError, match="rounding_mode"):
         E.div(a, 2, rounding_mode="round")
+    # 16-bit floats divide in float32 and round once, as PyTorch: -373.91 truncates to -373, not -374
+    h = E.div(E.tensor([-746.0], dtype=E.float16), E.tensor([1.9951], dtype=E.float16), rounding_mode="trunc")
+    assert h.tolist() == [-373.0] and h.dtype is E.float16
+    assert E.div(E.tensor([-2**63]), E.tensor([-3]), rounding_mode="trunc").tolist() == [3074457345618258602]
 
 
 def test_integer_overflow_wraps_like_pytorch():

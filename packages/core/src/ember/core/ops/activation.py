@@ -170,7 +170,10 @@ def _make(name: str, fwd, bwd, attrs: str, info: OpInfo):
     @op.register("cpu")
     def kernel(input, *args, out=None):
         x = _float_input(name, input)
-        r = np.asarray(fwd(x, *args)).astype(x.dtype, copy=False)
+        dt = x.dtype
+        if dt.itemsize == 2:  # 16-bit floats compute in float32 and round once, as PyTorch (x * 6 overflows)
+            x = x.astype(np.float32)
+        r = np.asarray(fwd(x, *args)).astype(dt, copy=False)
         return write_out(out, r, name) if out is not None else wrap(r)
 
     bnames = ("grad_output", "input", *(names if name != "threshold" else names[:1]))

@@ -170,8 +170,8 @@ UNARY = [
                             grad_domain=(0.5, 2.0))),
     Row("log10", np.log10, _u(FLOAT, ref=lambda x: np.log(x) / np.log(10.0), domain=(0.1, 9), int_domain=(1, 9),
                               grad_domain=(0.5, 2.0))),
-    Row("sqrt", np.sqrt, _u(FLOAT, ref=lambda x: x ** 0.5, domain=(0, 9), int_domain=(0, 9), grad_domain=(0.5, 2.0))),
-    Row("rsqrt", _rsqrt, _u(FLOAT, ref=lambda x: x ** -0.5, domain=(0.1, 9), int_domain=(1, 9),
+    Row("sqrt", np.sqrt, _u(FLOAT, ref=np.sqrt, domain=(0, 9), int_domain=(0, 9), grad_domain=(0.5, 2.0))),
+    Row("rsqrt", _rsqrt, _u(FLOAT, ref=lambda x: 1 / np.sqrt(x), domain=(0.1, 9), int_domain=(1, 9),
                             grad_domain=(0.5, 2.0))),
     Row("reciprocal", np.reciprocal, _u(FLOAT, ref=lambda x: 1 / x, domain=(0.5, 9), int_domain=(1, 9),
                                         grad_domain=(0.5, 2.0))),
@@ -265,7 +265,14 @@ def _floor_divide(a, b, dtype=None, out=None):
 
 
 def _trunc_divide(a, b, dtype=None, out=None):
-    if np.dtype(dtype).kind == "f":
+    dt = np.dtype(dtype)
+    if dt.kind in "fV":  # V: bfloat16. 16-bit floats divide in float32 and round once, as PyTorch
+        if dt.itemsize == 2:
+            r = np.trunc(np.divide(a, b, dtype=np.float32))
+            if out is None:
+                return r.astype(dt)
+            np.copyto(out, r, casting="unsafe")
+            return out
         return np.trunc(np.divide(a, b, dtype=dtype), out=out, dtype=dtype)
     q = np.floor_divide(a, b, dtype=dtype)
     fix = (np.remainder(a, b, dtype=dtype) != 0) & ((np.asarray(a) < 0) != (np.asarray(b) < 0))
@@ -390,7 +397,8 @@ def _remainder_ref(a, b):
 
 
 def _int_trunc_div(a, b):
-    return np.sign(a) * np.sign(b) * (np.abs(a) // np.abs(b))
+    """Floor division, one up where it rounded a negative inexact quotient down (no abs: int64 min)."""
+    return np.floor_divide(a, b) + ((np.remainder(a, b) != 0) & ((a < 0) != (b < 0)))
 
 
 _INTS_AND_BOOL = {"cpu": (dtypes.bool, *INT_DTYPES), "cuda": (dtypes.bool, *INT_DTYPES)}
