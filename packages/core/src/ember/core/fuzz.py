@@ -4,8 +4,9 @@ child processes and classified.
 NOTE [ The fuzz campaign ]
 Cases are plain data (`Case`: op name, argument specs, keywords), drawn by hypothesis from each
 op's `OpInfo` (dtypes, domain, attributes) with a fixed seed: random shapes with 0-size and 1-size
-dims, contiguous, strided, transposed, expanded and offset inputs, every dtype (also those the op
-refuses), NaN, inf, -0.0 and extreme values, Python scalars, wrong Python types, and `out=`.
+dims, contiguous, strided, transposed, expanded, overlapping (every stride 1) and offset inputs,
+every dtype (also those the op refuses), NaN, inf, -0.0 and extreme values, Python scalars, wrong
+Python types, `out=`, and for reductions dims out of range and repeated.
 Batches of cases run in a child process (`python -m ember.core.fuzz`), which reports each case
 before and after it runs, so a crash (a signal) or a hang (the batch's time limit) is pinned on
 one case and the rest of the batch goes on in a fresh child. Each case lands in one class:
@@ -36,7 +37,7 @@ __all__ = ["TensorSpec", "Bad", "Case", "Outcome", "draw_cases", "run_cases", "r
 
 DEFECTS = ("wrong", "rejected", "accepted", "bad-error", "crash", "hang")
 CLEAN = (TypeError, ValueError, RuntimeError, IndexError, ZeroDivisionError, NotImplementedError)
-LAYOUTS = ("contiguous", "strided", "transposed", "expanded", "offset")
+LAYOUTS = ("contiguous", "strided", "transposed", "expanded", "offset", "overlapping")
 SPECIALS = (float("nan"), float("inf"), float("-inf"), -0.0, 0.0, 1e30, -1e30, 1e-30, 65504.0)
 _TOL = {"float16": (2e-3, 1e-3), "bfloat16": (1.6e-2, 1e-2), "float32": (2e-5, 1e-5), "float64": (1e-9, 1e-10)}
 
@@ -231,6 +232,11 @@ def build(spec):
         d = next(i for i, n in enumerate(shape) if n > 1)
         base = np.ascontiguousarray(np.take(a, [0], axis=d))
         return from_numpy(base).expand(*shape)
+    if spec.layout == "overlapping" and a.ndim >= 2 and a.size:
+        # every stride 1: element [i, j, ...] is base[i + j + ...], so neighbouring rows share elements
+        n = sum(shape) - len(shape) + 1
+        base = np.resize(a.reshape(-1), n)
+        return from_numpy(np.array(base, order="C")).as_strided(shape, (1,) * len(shape))
     if spec.layout == "offset":
         big = np.concatenate([np.zeros((1,), dtype=a.dtype), a.reshape(-1)])
         return from_numpy(big)[1:].view(*shape) if shape else from_numpy(big)[1:].view(())
