@@ -18,7 +18,9 @@ one case and the rest of the batch goes on in a fresh child. Each case lands in 
 - defects: `wrong` (a value, shape or dtype differs from the reference), `rejected` (a valid
   call raised), `accepted` (an invalid call returned), `bad-error` (an exception of the wrong
   kind: `AttributeError`, `KeyError`, numpy's or Numba's internals), `crash`, `hang`.
-Every defect carries a one-line reproduction (`Case.repro()`).
+Every defect carries a one-line reproduction (`Case.repro()`). Drawing needs hypothesis (a test
+dependency, imported when cases are drawn); the `--torch` comparison of `scripts/fuzz_ops.py` runs
+each case in PyTorch too (`against_torch`, in the child, with `EMBER_FUZZ_TORCH=1`).
 """
 
 from __future__ import annotations
