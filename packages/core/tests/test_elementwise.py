@@ -181,7 +181,7 @@ def test_binary_mixed_dtypes_promote_like_pytorch(name, da, db, seed):
     rt = E.promote_types(da, db)
     if name in INTEGER_ONLY and rt.is_floating_point:
         return
-    if name in ("sub",) and da is E.bool and db is E.bool:
+    if name == "sub" and E.bool in (da, db):  # PyTorch refuses a bool tensor on either side
         return
     if name == "pow" and not rt.is_floating_point:
         return
