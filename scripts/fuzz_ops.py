@@ -5,7 +5,9 @@
 draws the cases with hypothesis (a fixed seed: the same cases every run), runs them in child
 processes, prints the counts per op and class and the defects with a reproduction, and with
 `--write` replaces the campaign's section of docs/robustness.md (between its markers). `--torch`
-also runs each case in PyTorch and counts where the two agree (run it where torch is installed).
+also runs each case in PyTorch and counts where the two agree (run it where torch is installed);
+`--cuda` reruns each case on CUDA (a GPU, or Numba's simulator with NUMBA_ENABLE_CUDASIM=1) and
+compares it with the CPU.
 """
 
 from __future__ import annotations
@@ -21,18 +23,23 @@ from ember.core import fuzz
 BEGIN, END = "<!-- fuzz-campaign:begin -->", "<!-- fuzz-campaign:end -->"
 CLASSES = ("ok", "error", "unchecked", *fuzz.DEFECTS, "harness")
 TORCH = ("agree", "lenient", "stricter", "error-type", "differs")
+CUDA = ("agree", "differs", "error-differs", "simulator")
 
 
 def report(outcomes: list[fuzz.Outcome], args, seconds: float) -> str:
     per_op: dict[str, Counter] = {}
     vs_torch: dict[str, Counter] = {}
+    vs_cuda: dict[str, Counter] = {}
     for o in outcomes:
         per_op.setdefault(o.case.op, Counter())[o.cls] += 1
         if "torch" in o.extra:
             vs_torch.setdefault(o.case.op, Counter())[o.extra["torch"]["cls"]] += 1
+        if "cuda" in o.extra:
+            vs_cuda.setdefault(o.case.op, Counter())[o.extra["cuda"]["cls"]] += 1
     cols = [c for c in CLASSES if any(c in v for v in per_op.values()) or c in ("ok", "error")]
     tcols = list(TORCH) if vs_torch else []
-    lines = [f"`python scripts/fuzz_ops.py --cases {args.cases} --seed {args.seed}{' --torch' if args.torch else ''}`:"
+    flags = (" --torch" if args.torch else "") + (" --cuda" if args.cuda else "")
+    lines = [f"`python scripts/fuzz_ops.py --cases {args.cases} --seed {args.seed}{flags}`:"
              f" {len(outcomes)} distinct cases over {len(per_op)} ops in {seconds:.0f} s.", "",
              "| op | cases | " + " | ".join(cols) + (" | vs PyTorch: " + " / ".join(tcols) if tcols else "") + " |",
              "|---|---|" + "---|" * len(cols) + ("---|" if tcols else "")]
@@ -58,6 +65,18 @@ def report(outcomes: list[fuzz.Outcome], args, seconds: float) -> str:
             continue
         seen.add(key)
         lines.append(f"- {o.cls}: `{o.case.repro()}`: {o.detail}")
+    if vs_cuda:
+        total = Counter()
+        for c in vs_cuda.values():
+            total.update(c)
+        lines += ["", "CUDA against the CPU: " + ", ".join(f"{k} {total.get(k, 0)}" for k in CUDA) + "."]
+        seen = set()
+        for o in outcomes:
+            t = o.extra.get("cuda")
+            if not t or t["cls"] in ("agree", "simulator") or (o.case.op, t["cls"]) in seen:
+                continue
+            seen.add((o.case.op, t["cls"]))
+            lines.append(f"- {t['cls']}: `{o.case.repro()}`: {t.get('detail', '')}")
     if tcols:
         lines += ["", "Where ember and PyTorch differ (one per op and kind):", ""]
         seen = set()
@@ -79,11 +98,13 @@ def main() -> int:
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--batch", type=int, default=500, help="cases per child process")
     p.add_argument("--torch", action="store_true", help="also run each case in PyTorch and compare")
+    p.add_argument("--cuda", action="store_true", help="also run each case on CUDA and compare with the CPU")
     p.add_argument("--write", metavar="MD", help="replace the campaign's section of this markdown file")
     args = p.parse_args()
     t0 = time.time()
     cases = fuzz.draw_cases(args.cases, args.seed)
-    env = dict(os.environ, EMBER_FUZZ_TORCH="1" if args.torch else "0", PYTHONPATH=os.pathsep.join(sys.path))
+    env = dict(os.environ, EMBER_FUZZ_TORCH="1" if args.torch else "0", EMBER_FUZZ_CUDA="1" if args.cuda else "0",
+               PYTHONPATH=os.pathsep.join(sys.path))
     outcomes = fuzz.run_cases(cases, batch=args.batch, env=env, timeout=600,
                               progress=lambda done, n: print(f"\r{done}/{n}", end="", file=sys.stderr))
     print(file=sys.stderr)

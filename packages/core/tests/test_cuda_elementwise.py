@@ -175,6 +175,15 @@ def test_errors_match_the_cpu(device):
         E.add(_on(E.zeros(2), device), 1.5, out=_on(E.zeros(2, dtype=E.int64), device))
 
 
+@pytest.mark.parametrize("device", DEVICES)
+def test_non_tensor_operands_raise_the_same_type_error_on_both_devices(device):
+    x = _on(E.ones(2), device)
+    with pytest.raises(TypeError, match=r"sub\(\): argument 'input' \(position 1\) must be Tensor, not str"):
+        E.sub("a", x)
+    with pytest.raises(TypeError, match=r"mul\(\): argument 'other' \(position 2\) must be Tensor, not NoneType"):
+        E.mul(x, None)
+
+
 def test_mixing_cpu_and_cuda_tensors_raises():
     with pytest.raises(RuntimeError, match="same device"):
         E.add(E.zeros(2, device="cuda"), E.zeros(2))

@@ -498,15 +498,58 @@ def _signature_quirk(e: Exception) -> bool:
         "must be Tensor", "unexpected keyword argument", "invalid combination of arguments"))
 
 
-def run_case_raw(case: Case):
-    """Call the case's op and return what it returns (exceptions propagate)."""
+def run_case_raw(case: Case, device: str = "cpu"):
+    """Call the case's op (its tensors moved to `device`) and return what it returns (exceptions propagate)."""
     import ember.core as E
     from ember.core.dispatch import get_op
+    from ember.core.tensor import Tensor
+
+    def on(v):
+        v = build(v)
+        return v.to(device) if isinstance(v, Tensor) and device != "cpu" else v
 
     op = get_op(case.op)
     fn = getattr(E, case.op) if op.info.public else op
     with np.errstate(all="ignore"):
-        return fn(*(build(a) for a in case.args), **{k: build(v) for k, v in case.kwargs})
+        return fn(*(on(a) for a in case.args), **{k: on(v) for k, v in case.kwargs})
+
+
+def against_cuda(case: Case) -> dict:
+    """Run `case` on the CPU and on CUDA (the simulator, or a GPU) and compare: {"cls": agree |
+    differs | error-differs | simulator, ...}. A device kernel must match the CPU's values, dtype, shape and error."""
+    results = []
+    for device in ("cpu", "cuda"):
+        try:
+            results.append((run_case_raw(case, device), None))
+        except Exception as e:  # noqa: BLE001
+            results.append((None, e))
+    (c, ce), (g, ge) = results
+    if ce is None and ge is not None and str(ge).startswith("tid="):
+        # Numba's simulator runs the kernel in Python: its math raises (float division by zero, an
+        # integer out of range) where a GPU computes inf or wraps, as the CPU did
+        return {"cls": "simulator", "detail": f"cuda {_what(g, ge)}"}
+    if ce is not None or ge is not None:
+        if ce is not None and ge is not None and (isinstance(ge, type(ce)) or isinstance(ce, type(ge))):
+            return {"cls": "agree"}
+        return {"cls": "error-differs", "detail": f"cpu {_what(c, ce)}; cuda {_what(g, ge)}"}
+    if getattr(c, "dtype", None) is not getattr(g, "dtype", None) or tuple(c.shape) != tuple(g.shape):
+        return {"cls": "differs", "detail": f"cpu {_what(c, None)}; cuda {_what(g, None)}"}
+    a, b = _host(c), _host(g)
+    if c.dtype.is_floating_point:
+        rtol, atol = _TOL[c.dtype.name]
+        bad = ~np.isclose(a.astype(np.float64), b.astype(np.float64), rtol=rtol, atol=atol, equal_nan=True)
+    else:
+        bad = a != b
+    if np.any(bad):
+        i = tuple(int(k) for k in np.argwhere(bad)[0])
+        return {"cls": "differs", "detail": f"at {i}: cpu {a[i]!r}, cuda {b[i]!r}"}
+    return {"cls": "agree"}
+
+
+def _what(r, e) -> str:
+    if e is not None:
+        return f"{type(e).__name__}: {str(e)[:120]}"
+    return f"{tuple(r.shape)} {r.dtype.name}" if hasattr(r, "dtype") else type(r).__name__
 
 
 # --- running batches in child processes ------------------------------------------------------
@@ -517,6 +560,7 @@ def _worker() -> None:
 
     warnings.simplefilter("ignore")
     compare = os.environ.get("EMBER_FUZZ_TORCH") == "1"
+    on_cuda = os.environ.get("EMBER_FUZZ_CUDA") == "1"
     cases = pickle.loads(sys.stdin.buffer.read())
     for i, c in enumerate(cases):
         print(json.dumps({"start": i}), flush=True)
@@ -525,6 +569,8 @@ def _worker() -> None:
             line = {"i": i, "cls": o.cls, "detail": o.detail}
             if compare:
                 line["torch"] = against_torch(c)
+            if on_cuda:
+                line["cuda"] = against_cuda(c)
         except Exception as e:  # noqa: BLE001 - a harness failure is reported, not fatal
             line = {"i": i, "cls": "harness", "detail": f"{type(e).__name__}: {e}"}
         print(json.dumps(line), flush=True)
@@ -561,7 +607,7 @@ def run_cases(cases: list[Case], *, batch: int = 400, timeout: float = 120.0, en
         for i in range(len(chunk)):
             if i in done:
                 outcomes.append(Outcome(chunk[i], done[i]["cls"], done[i]["detail"],
-                                        {"torch": done[i]["torch"]} if "torch" in done[i] else {}))
+                                        {k: done[i][k] for k in ("torch", "cuda") if k in done[i]}))
             elif i == started:
                 why = "hang" if hung else "crash"
                 tail = err.decode(errors="replace").strip().splitlines()[-1:] or [""]

@@ -102,6 +102,7 @@ def _make_binary(row):
     refused = ew.refused_dtypes(row)
 
     def kernel(a, b, *, out=None):
+        ew.check_operands(row, a, b)  # the CPU kernel's TypeError for `None`, a string, a list ...
         dt = ew.binary_dtype(rule, a, b)
         if refused and dt in refused:  # the CPU kernel's error, type and message
             raise ew.dtype_not_supported(name, dt, "cuda")

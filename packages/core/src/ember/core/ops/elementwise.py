@@ -533,7 +533,7 @@ def _make_binary(row: Row):
             x = c[1] if c is not None and c[0] is a._storage._raw else a._np()
             y = b
         else:
-            _check_operands(row, a, b)
+            check_operands(row, a, b)
             dt = binary_dtype(rule, a, b)
             x = a._np() if isinstance(a, Tensor) else a
             y = b._np() if isinstance(b, Tensor) else b
@@ -569,7 +569,7 @@ def _make_binary(row: Row):
     return op
 
 
-def _check_operands(row: Row, a, b) -> None:
+def check_operands(row: Row, a, b) -> None:
     """Raise PyTorch's TypeError for an operand that is neither a tensor nor a number, and for a
     number as `input` where PyTorch's signature takes only a Tensor there (`torch.fmax(1.5, t)`)."""
     for pos, v in enumerate((a, b)):
