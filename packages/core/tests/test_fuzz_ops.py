@@ -93,3 +93,20 @@ def test_a_leaked_internal_error_is_a_defect():
     assert o.cls == "error" and "argument 'input' (position 1) must be Tensor, not float" in o.detail
     o = fuzz.run_case(fuzz.Case("add", (fuzz.Bad(2), fuzz.TensorSpec((2,), "float32"))))
     assert o.cls == "ok"  # torch.add(2, t) is valid
+
+
+@pytest.mark.cuda
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")  # the simulator runs numpy scalar math: 1 / 0.0
+def test_fuzz_cases_give_the_same_results_on_cuda_as_on_the_cpu():
+    E = pytest.importorskip("ember.core")
+    if not E.cuda.is_available():
+        pytest.skip("no CUDA device or simulator")
+    cases = fuzz.draw_cases(300, seed=3)
+    found = []
+    for c in cases:
+        if c.kwargs:  # out= of another dtype: CUDA computes in float32 first (docs/robustness.md)
+            continue
+        r = fuzz.against_cuda(c)
+        if r["cls"] in ("differs", "error-differs") and "ZeroDivisionError" not in r.get("detail", ""):
+            found.append(f"{r['cls']}: {c.repro()}: {r.get('detail', '')}")
+    assert found == []
