@@ -184,6 +184,15 @@ def test_non_tensor_operands_raise_the_same_type_error_on_both_devices(device):
         E.mul(x, None)
 
 
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")  # the simulator's scalar math on inf and nan
+def test_float_floor_division_of_infinities_matches_the_cpu():
+    a = E.tensor([float("inf"), -5.0, 5.0, float("nan"), -7.25, 0.0], dtype=E.float64)
+    b = E.tensor([1.0, float("inf"), float("-inf"), 2.0, 2.0, -3.0], dtype=E.float64)
+    expected = E.floor_divide(a, b)  # PyTorch: [nan, -1, -1, nan, -4, -0]
+    assert_close(E.floor_divide(a.cuda(), b.cuda()).cpu(), expected, equal_nan=True)
+    assert expected.numpy()[1:3].tolist() == [-1.0, -1.0]
+
+
 def test_mixing_cpu_and_cuda_tensors_raises():
     with pytest.raises(RuntimeError, match="same device"):
         E.add(E.zeros(2, device="cuda"), E.zeros(2))
