@@ -138,6 +138,17 @@ def cudasim(session: nox.Session) -> None:
 
 
 @nox.session
+def fuzz(session: nox.Session) -> None:
+    """The long fuzz campaign over the op table, each case also run in PyTorch; it rewrites its section
+    of docs/robustness.md (NOTE [ The fuzz campaign ] in ember.core.fuzz). Arguments after `--` replace
+    the script's defaults. Opt-in: the suite's bounded run is core's tests/test_fuzz_ops.py."""
+    _install_layers(session, "core")
+    session.install(*TEST_DEPS, "scipy", "torch==2.13.0")
+    args = session.posargs or ["--cases", "15000", "--seed", "1", "--torch", "--write", "docs/robustness.md"]
+    session.run("python", "scripts/fuzz_ops.py", *args, env=ENV)
+
+
+@nox.session
 def ptx(session: nox.Session) -> None:
     """Compile every CUDA kernel to PTX for sm_90 (type-checks what the simulator accepts blindly)."""
     _install_layers(session, "core", extras="[cuda]")

@@ -15,8 +15,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import ember.autograd as E
-from ember.autograd.derivatives import TABLE
+from ember.autograd.derivatives import TABLE, check_signature
+from ember.autograd.derivatives._entry import derivative
 from ember.core.dispatch import get_op, registered_ops
+from ember.core.ops import elementwise as ew
+from ember.core.ops.activation import ACTIVATIONS
 
 F64 = E.float64
 
@@ -29,31 +32,24 @@ def idx(values) -> E.Tensor:
     return E.tensor(values, dtype=E.int64)
 
 
-UNARY_DOMAIN = {
-    "log": (0.5, 2.0), "log2": (0.5, 2.0), "log10": (0.5, 2.0), "sqrt": (0.5, 2.0), "rsqrt": (0.5, 2.0),
-    "reciprocal": (0.5, 2.0), "log1p": (-0.5, 2.0), "acosh": (1.5, 3.0), "asin": (-0.8, 0.8),
-    "acos": (-0.8, 0.8), "atanh": (-0.8, 0.8), "erfinv": (-0.8, 0.8), "frac": (0.1, 0.9),
-    "floor": (0.1, 0.4), "ceil": (0.1, 0.4), "trunc": (0.1, 0.4), "round": (0.1, 0.4), "sign": (0.1, 0.9),
-}
-UNARY = ["neg", "abs", "square", "frac", "relu", "exp", "exp2", "expm1", "log", "log1p", "log2", "log10", "sqrt",
-         "rsqrt", "reciprocal", "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh", "asinh", "acosh",
-         "atanh", "sigmoid", "silu", "erf", "erfinv", "sign", "floor", "ceil", "trunc", "round"]
-BINARY_DOMAIN = {
-    "div": ((-1, 1), (0.5, 2.0)), "remainder": ((0.1, 0.4), (1.0, 2.0)), "fmod": ((0.1, 0.4), (1.0, 2.0)),
-    "pow": ((0.5, 2.0), (-1.0, 2.0)), "xlogy": ((-1, 1), (0.5, 2.0)), "copysign": ((0.2, 1.0), (-1, 1)),
-}
-BINARY = ["add", "sub", "mul", "div", "remainder", "fmod", "pow", "maximum", "minimum", "fmax", "fmin", "atan2",
-          "hypot", "copysign", "xlogy"]
+# the op table (NOTE [ The op table ]): the differentiable elementwise rows, and each row's
+# `grad_domain` (where finite differences are accurate: away from kinks, jumps and poles)
+UNARY = [r.name for r in ew.UNARY if r.differentiable]
+BINARY = [r.name for r in ew.BINARY if r.differentiable]
+
+
+def _grad_range(name, i):
+    return get_op(name).info.range_of(i, F64, grad=True) or (-1.0, 1.0)
 
 
 def _unary(name):
-    lo, hi = UNARY_DOMAIN.get(name, (-1.0, 1.0))
+    lo, hi = _grad_range(name, 0)
     f = getattr(E, name)
     return [(f, (make((2, 3), lo, hi),)), (f, (make((3, 2), lo, hi, noncontig=True),))]
 
 
 def _binary(name):
-    (alo, ahi), (blo, bhi) = BINARY_DOMAIN.get(name, ((-1, 1), (-1, 1)))
+    (alo, ahi), (blo, bhi) = _grad_range(name, 0), _grad_range(name, 1)
     f = op(name)
     rng = np.random.default_rng(7)
     return [(f, (make((2, 3), alo, ahi, rng=rng), make((2, 3), blo, bhi, rng=rng))),
@@ -200,21 +196,20 @@ def _gru(ig, hg, hx, ib, hb):
 
 
 _TARGET = idx([0, 2])
-_ACT = {"elu": (1.0, 1.0, 1.0), "gelu": ("none",), "hardshrink": (0.3,), "hardsigmoid": (), "hardswish": (),
-        "hardtanh": (-0.5, 0.5), "leaky_relu": (0.1,), "log_sigmoid": (), "mish": (), "softplus": (1.5, 20.0),
-        "softshrink": (0.3,), "softsign": (), "tanhshrink": (), "threshold": (0.1, -2.0)}
+_ACT = {row[0]: get_op(row[0]).info.attrs for row in ACTIVATIONS}  # the table's sample attributes
 _ACT_BACKWARD_ATTRS = {"threshold": (0.1,)}
 _NO_SECOND: set[str] = set()
 
 for _name, _attrs in _ACT.items():
     battrs = _ACT_BACKWARD_ATTRS.get(_name, _attrs)
-    SAMPLES[_name] = [(lambda x, _n=_name, _a=_attrs: op(_n)(x, *_a), (make((2, 3), -2.0, 2.0),))]
+    _lo, _hi = _grad_range(_name, 0)
+    SAMPLES[_name] = [(lambda x, _n=_name, _a=_attrs: op(_n)(x, *_a), (make((2, 3), _lo, _hi),))]
     if _name in _NO_SECOND:
         SAMPLES[_name + "_backward"] = [(lambda g, _n=_name, _a=battrs: op(_n + "_backward")(g, make(
             (2, 3), requires_grad=False), *_a), (make((2, 3)),))]
     else:
         SAMPLES[_name + "_backward"] = [(lambda g, x, _n=_name, _a=battrs: op(_n + "_backward")(g, x, *_a),
-                                         (make((2, 3)), make((2, 3), -2.0, 2.0)))]
+                                         (make((2, 3)), make((2, 3), _lo, _hi)))]
 for _name, _out in (("sigmoid", E.sigmoid), ("tanh", E.tanh)):
     SAMPLES[_name + "_backward"] = [(lambda g, x, _n=_name, _f=_out: op(_n + "_backward")(g, _f(x)),
                                      (make((2, 3)), make((2, 3))))]
@@ -445,6 +440,20 @@ def test_every_entry_names_a_registered_op():
     assert sorted(n for n in TABLE if n not in registered_ops()) == []
 
 
+def test_a_derivative_signature_that_drifts_from_its_op_raises():
+    for name in TABLE:  # what the import of the table checked
+        check_signature(TABLE[name], get_op(name))
+    renamed = derivative("pow(input, other)", input=lambda grad: grad)
+    with pytest.raises(RuntimeError, match=r"pow.*declared with arguments \('input', 'exponent'\).*drifted"):
+        check_signature(renamed, get_op("pow"))
+    extra = derivative("exp(input, scale)", input=lambda grad: grad)
+    with pytest.raises(RuntimeError, match=r"exp.*drifted"):
+        check_signature(extra, get_op("exp"))
+    fewer = derivative("sum(input, dims)", input=lambda grad: grad)
+    with pytest.raises(RuntimeError, match=r"sum.*kernel takes 4 positional argument\(s\).*drifted"):
+        check_signature(fewer, get_op("sum"))
+
+
 def test_every_entry_has_samples():
     assert sorted(n for n in TABLE if n not in SAMPLES and n not in NO_DOUBLE_BACKWARD) == []
     # every sample is parametrized (none added after the parametrization was built)
@@ -553,7 +562,7 @@ _shapes = st.lists(st.integers(1, 3), min_size=0, max_size=3).map(tuple)
        nc=st.booleans(), seed=st.integers(0, 2**16))
 def test_binary_broadcasting_gradients(name, a, b, nc, seed):
     rng = np.random.default_rng(seed)
-    (alo, ahi), (blo, bhi) = BINARY_DOMAIN.get(name, ((-1, 1), (-1, 1)))
+    (alo, ahi), (blo, bhi) = _grad_range(name, 0), _grad_range(name, 1)
     # make b broadcastable against a by taking a's trailing dims, some set to 1
     b = tuple(1 if rng.random() < 0.4 else n for n in a[len(a) - min(len(a), len(b)):])
     x, y = make(a, alo, ahi, rng=rng, noncontig=nc), make(b, blo, bhi, rng=rng)
@@ -563,6 +572,6 @@ def test_binary_broadcasting_gradients(name, a, b, nc, seed):
 @settings(max_examples=25, deadline=None)
 @given(name=st.sampled_from(UNARY), shape=_shapes, nc=st.booleans(), seed=st.integers(0, 2**16))
 def test_unary_gradients_random_shapes(name, shape, nc, seed):
-    lo, hi = UNARY_DOMAIN.get(name, (-1.0, 1.0))
+    lo, hi = _grad_range(name, 0)
     x = make(shape, lo, hi, rng=np.random.default_rng(seed), noncontig=nc)
     assert E.gradcheck(getattr(E, name), (x,))

@@ -153,3 +153,10 @@ def test_threshold_and_hardtanh_backward_one_pass_kernels_match_their_masks(dtyp
     # a strided gradient takes the numpy path and gives the same values
     gt = E.from_numpy(np.ascontiguousarray(g.transpose(2, 1, 0))).permute(2, 1, 0)
     np.testing.assert_array_equal(A.threshold_backward(gt, E.from_numpy(x), 0.0).numpy(), np.where(x <= 0, 0, g))
+
+
+def test_half_precision_activations_compute_in_float32_like_pytorch():
+    # x * relu6(x + 3) / 6 at the float16 maximum: the intermediate x * 6 overflows in float16
+    x = E.tensor([65504.0, -1.0], dtype=E.float16)
+    assert E.hardswish(x).tolist() == [65504.0, -0.333251953125]
+    assert E.hardswish(x).dtype is E.float16

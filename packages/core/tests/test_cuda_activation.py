@@ -54,3 +54,5 @@ def test_inplace_activation_and_integer_error(device):
     assert x.tolist() == [-1.0, 3.0]
     with pytest.raises(TypeError, match="floating point"):
         get_op("elu")(_on(E.tensor([1, 2]), device), 1.0, 1.0, 1.0)
+    with pytest.raises(NotImplementedError, match="floating point"):  # PyTorch's class, on both devices
+        get_op("elu")(_on(E.tensor([1, 2]), device), 1.0, 1.0, 1.0)

@@ -20,10 +20,11 @@ pytestmark = [pytest.mark.cuda,
               pytest.mark.skipif(not E.cuda.is_available(), reason="no CUDA device or simulator")]
 
 DEVICES = ["cpu", "cuda"]
-# input ranges where each op is defined (the simulator runs Python's math, which raises outside)
-DOMAIN = {"log": (0.1, 5), "log1p": (-0.9, 5), "log2": (0.1, 5), "log10": (0.1, 5), "sqrt": (0, 5),
-          "rsqrt": (0.1, 5), "asin": (-0.99, 0.99), "acos": (-0.99, 0.99), "acosh": (1, 5),
-          "atanh": (-0.9, 0.9), "erfinv": (-0.9, 0.9), "reciprocal": (0.5, 3)}
+# the op table: each row's OpInfo gives the input ranges where the op is defined (the simulator
+# runs Python's math, which raises outside), the dtypes per device and the error inputs
+UNARY = {r.name: r.info for r in ew.UNARY}
+BINARY = {r.name: r.info for r in ew.BINARY}
+DIVISIONS = {n for n, i in BINARY.items() if i.samples is ew._nonzero_divisor}
 
 
 def _on(t: E.Tensor, device: str) -> E.Tensor:
@@ -31,16 +32,11 @@ def _on(t: E.Tensor, device: str) -> E.Tensor:
 
 
 @pytest.mark.parametrize("device", DEVICES)
-@pytest.mark.parametrize("name", [r[0] for r in ew.UNARY])
+@pytest.mark.parametrize("name", sorted(UNARY))
 @pytest.mark.parametrize("dtype", [E.float32, E.float64, E.int64])
 def test_unary_matches_cpu(name, dtype, device):
-    lo, hi = DOMAIN.get(name, (-3, 3))
-    if dtype is E.int64:
-        lo, hi = np.floor(lo), np.ceil(hi) + 1
-        if name in DOMAIN and lo <= 0 < hi and name not in ("log1p", "sqrt", "asin", "acos", "atanh", "erfinv"):
-            lo = 1
-        if name in ("asin", "acos", "atanh", "erfinv"):
-            lo, hi = 0, 1
+    assert dtype in UNARY[name].dtypes_for(device)
+    lo, hi = UNARY[name].range_of(0, dtype) or ((-3, 3) if dtype.is_floating_point else (-3, 4))
     x = make_tensor(2, 3, dtype=dtype, low=lo, high=hi, seed=1, noncontiguous=True)
     expected = getattr(E, name)(x)
     actual = getattr(E, name)(_on(x, device))
@@ -49,21 +45,25 @@ def test_unary_matches_cpu(name, dtype, device):
 
 
 def _binary_inputs(name, dtype):
-    lo, hi = (0.5, 3) if name in ("pow", "xlogy") else (-5, 5)
-    a = make_tensor(3, 1, 4, dtype=dtype, low=lo, high=hi, seed=2)
-    b = make_tensor(2, 1, dtype=dtype, low=lo, high=hi, seed=3, noncontiguous=True)
-    if name in ("floor_divide", "trunc_divide", "remainder", "fmod", "div"):
+    info = BINARY[name]
+    a = make_tensor(3, 1, 4, dtype=dtype, seed=2, **_bounds(info.range_of(0, dtype)))
+    b = make_tensor(2, 1, dtype=dtype, seed=3, noncontiguous=True, **_bounds(info.range_of(1, dtype)))
+    if name in DIVISIONS:
         b = b.abs() + 1
     if name == "pow" and not dtype.is_floating_point:
         b = b.clamp(0, 3)
     return a, b
 
 
+def _bounds(r):
+    return {"low": -5, "high": 5} if r is None else {"low": r[0], "high": r[1]}
+
+
 @pytest.mark.parametrize("device", DEVICES)
-@pytest.mark.parametrize("name", [r[0] for r in ew.BINARY])
+@pytest.mark.parametrize("name", sorted(BINARY))
 @pytest.mark.parametrize("dtype", [E.float32, E.int32])
 def test_binary_broadcast_matches_cpu(name, dtype, device):
-    if name in ew._INTEGER_ONLY and dtype.is_floating_point:
+    if dtype not in BINARY[name].dtypes_for(device):
         dtype = E.int64
     a, b = _binary_inputs(name, dtype)
     op = getattr(E, name)
@@ -82,6 +82,14 @@ def test_binary_with_python_scalar_follows_promotion(device, scalar):
         assert r.dtype is E.result_type(x, scalar)
         assert_close(cpu, E.tensor(cpu.tolist(), dtype=r.dtype))
     assert_close((x * scalar).cpu(), x.cpu() * scalar)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_python_int_outside_the_dtype_wraps_as_pytorch(device):
+    x = _on(E.tensor([0, 5, 253], dtype=E.uint8), device)
+    assert (x > -3).tolist() == [False, False, False] and (x == -3).tolist() == [False, False, True]
+    assert (_on(E.tensor([1, 2], dtype=E.int8), device) + 1000).tolist() == [-23, -22]
+    assert E.floor_divide(_on(E.tensor([80, -7], dtype=E.int8), device), 1000).tolist() == [-4, 0]
 
 
 @pytest.mark.parametrize("device", DEVICES)
@@ -147,6 +155,15 @@ def test_out_of_wrong_shape_is_resized_with_a_warning(device):
 
 
 @pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("name", sorted(n for n, i in {**UNARY, **BINARY}.items() if i.errors is not None))
+def test_error_inputs_raise_the_same_exception_on_both_devices(name, device):
+    info = {**UNARY, **BINARY}[name]
+    for e in info.error_inputs(device):
+        with pytest.raises(e.exc, match=e.match):
+            getattr(E, name)(*e.sample.args, **e.sample.kwargs)
+
+
+@pytest.mark.parametrize("device", DEVICES)
 def test_errors_match_the_cpu(device):
     with pytest.raises(ValueError, match="broadcast"):
         E.add(_on(E.zeros(2, 3), device), _on(E.zeros(4), device))
@@ -156,6 +173,24 @@ def test_errors_match_the_cpu(device):
         E.bitwise_and(_on(E.zeros(2), device), _on(E.zeros(2), device))
     with pytest.raises(RuntimeError, match="can't be cast"):
         E.add(_on(E.zeros(2), device), 1.5, out=_on(E.zeros(2, dtype=E.int64), device))
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_non_tensor_operands_raise_the_same_type_error_on_both_devices(device):
+    x = _on(E.ones(2), device)
+    with pytest.raises(TypeError, match=r"sub\(\): argument 'input' \(position 1\) must be Tensor, not str"):
+        E.sub("a", x)
+    with pytest.raises(TypeError, match=r"mul\(\): argument 'other' \(position 2\) must be Tensor, not NoneType"):
+        E.mul(x, None)
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")  # the simulator's scalar math on inf and nan
+def test_float_floor_division_of_infinities_matches_the_cpu():
+    a = E.tensor([float("inf"), -5.0, 5.0, float("nan"), -7.25, 0.0], dtype=E.float64)
+    b = E.tensor([1.0, float("inf"), float("-inf"), 2.0, 2.0, -3.0], dtype=E.float64)
+    expected = E.floor_divide(a, b)  # PyTorch: [nan, -1, -1, nan, -4, -0]
+    assert_close(E.floor_divide(a.cuda(), b.cuda()).cpu(), expected, equal_nan=True)
+    assert expected.numpy()[1:3].tolist() == [-1.0, -1.0]
 
 
 def test_mixing_cpu_and_cuda_tensors_raises():

@@ -133,3 +133,9 @@ def test_sum_and_amax_over_any_dims_match_numpy(shape, data):
     ref = np.transpose(a, perm).astype(np.float64)
     assert_close(x.sum(dims).cpu(), E.from_numpy(np.asarray(ref.sum(dims), np.float32)), rtol=1e-5, atol=1e-5)
     assert_close(x.amax(dims).cpu(), E.from_numpy(np.asarray(ref.max(dims), np.float32)))
+
+
+def test_logsumexp_of_a_nan_is_nan_as_on_the_cpu():
+    x = E.tensor([[float("nan"), 1.0], [2.0, 3.0]])
+    for d in ((), -1):
+        assert_close(E.logsumexp(x.cuda(), d).cpu(), E.logsumexp(x, d), equal_nan=True)

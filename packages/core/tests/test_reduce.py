@@ -470,3 +470,9 @@ def test_cov_and_corrcoef_match_numpy():
     assert E.cov(E.tensor([[1, 2, 3], [2, 4, 7]])).dtype is E.float32
     with pytest.warns(UserWarning, match="degrees of freedom is <= 0"):
         E.cov(E.ones(2, 1))
+
+
+@pytest.mark.parametrize("name", ["sum", "nansum", "mean", "prod", "amax", "amin", "logsumexp", "var", "std"])
+def test_reduction_of_a_non_tensor_raises_pytorchs_type_error(name):
+    with pytest.raises(TypeError, match=rf"{name}\(\): argument 'input' \(position 1\) must be Tensor, not str"):
+        getattr(E, name)("a", 0) if name == "logsumexp" else getattr(E, name)("a")

@@ -17,6 +17,9 @@ Flags the layers above read:
   `index_put_`); its version is bumped too.
 - `view=True`: the result shares the storage of `args[0]`.
 - `differentiable=False`: the result never carries gradients (comparisons, argmax, ...).
+- `info=OpInfo(...)`: the op's test metadata (domain, dtypes, samples, errors, reference),
+  which the generic tests and the fuzz campaign iterate over (NOTE [ The op table ] in
+  `ember.core.opinfo`).
 - `mixed_devices=True`: the op takes tensors of another device on purpose (`copy_` from the
   CPU, indexing a CUDA tensor with CPU indices); every other op raises PyTorch's "Expected all
   tensors to be on the same device" naming both devices (CPU 0-dim tensors go along, as scalars).
@@ -62,11 +65,11 @@ class Op:
     """A primitive operation: one declaration, one kernel per device."""
 
     __slots__ = ("name", "kernels", "ref", "mutates", "view", "differentiable", "doc", "argnames", "method",
-                 "mixed_devices", "check", "__weakref__")
+                 "mixed_devices", "check", "info", "__weakref__")
 
     def __init__(self, name: str, ref: Callable | None = None, *, mutates: int | None = None,
                  view: bool = False, differentiable: bool = True, doc: str = "",
-                 argnames: tuple[str, ...] = (), mixed_devices: bool = False) -> None:
+                 argnames: tuple[str, ...] = (), mixed_devices: bool = False, info=None) -> None:
         self.name = name
         self.kernels: dict[str, Callable] = {}
         self.ref = ref
@@ -78,6 +81,7 @@ class Op:
         self.mixed_devices = mixed_devices
         self.method = _method_of(self)  # what `attach` puts on Tensor: `x.exp()` calls it in one frame
         self.check: Callable | None = None  # the meta step (NOTE [ The meta step ])
+        self.info = info  # the test metadata, an `ember.core.opinfo.OpInfo` (NOTE [ The op table ])
 
     def register(self, device_type: str) -> Callable:
         """Decorator: register `fn` as this op's kernel for `device_type` ("cpu", "cuda" or "any")."""

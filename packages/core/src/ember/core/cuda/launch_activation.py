@@ -15,8 +15,10 @@ __all__ = ["register"]
 def _check_float(op: str, x) -> None:
     if not isinstance(x, Tensor):
         raise TypeError(f"{op}(): argument 'input' must be Tensor, not {type(x).__name__}")
-    if not x._dtype.is_floating_point:
-        raise TypeError(f"{op}: expected a floating point tensor; got {describe(x)}")
+    if not x._dtype.is_floating_point:  # the CPU kernel's class: TypeError and PyTorch's NotImplementedError
+        from ember.core.ops.elementwise import DtypeNotSupported
+
+        raise DtypeNotSupported(f"{op}: expected a floating point tensor; got {describe(x)}")
 
 
 def _attrs(name: str, args: tuple) -> tuple:

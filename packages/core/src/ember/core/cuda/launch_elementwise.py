@@ -12,6 +12,7 @@ from ember.core import dtypes
 from ember.core.cuda import launch_util as lu
 from ember.core.cuda.kernels import elementwise as K
 from ember.core.dispatch import get_op
+from ember.core.opinfo import BOOL, FLOAT
 from ember.core.ops import elementwise as ew
 from ember.core.ops._util import shape_error
 from ember.core.tensor import Tensor, describe
@@ -83,11 +84,11 @@ def _make_unary(name: str, rule: str):
 
     def kernel(x, *, out=None):
         if name == "neg" and x._dtype is dtypes.bool:
-            raise TypeError("Negation, the `-` operator, on a bool tensor is not supported. "
+            raise ew.BoolOperatorError("Negation, the `-` operator, on a bool tensor is not supported. "
                             "If you are trying to invert a mask, use the `~` or `logical_not()` operator instead.")
         dt = ew._unary_dtype(rule, x)
         # BOOL-rule ops compute in the input's type; the others in the result dtype
-        ct = lu.compute_type(x._dtype if rule == ew.BOOL else dt)
+        ct = lu.compute_type(x._dtype if rule == BOOL else dt)
         fn = f_float if ct.name.startswith("float") else f_int
         res = lu.prepare_out(out, x._shape, dt, x._storage.device, name)
         return launch(fn, (x,), res, (ct,))
@@ -95,19 +96,26 @@ def _make_unary(name: str, rule: str):
     return kernel
 
 
-def _make_binary(name: str, rule: str):
+def _make_binary(row):
+    name, rule = row.name, row.info.rule
     f_float, f_int = K.BINARY[name]
+    refused = ew.refused_dtypes(row)
 
     def kernel(a, b, *, out=None):
+        ew.check_operands(row, a, b)  # the CPU kernel's TypeError for `None`, a string, a list ...
         dt = ew.binary_dtype(rule, a, b)
-        if name in ew._INTEGER_ONLY and dt.is_floating_point:
-            raise TypeError(f"{name}: only integer and bool tensors are supported; got {dt.name}")
+        if refused and dt in refused:  # the CPU kernel's error, type and message
+            raise ew.dtype_not_supported(name, dt, "cuda")
         if name == "pow" and not dt.is_floating_point and not isinstance(b, Tensor) and b < 0:
             raise RuntimeError("Integers to negative integer powers are not allowed.")
+        if type(b) is int and dt.np.kind in "iu":  # PyTorch wraps it into the dtype (uint8 > -3 is uint8 > 253)
+            b = int(np.array(b).astype(dt.np))
+        if type(a) is int and dt.np.kind in "iu":
+            a = int(np.array(a).astype(dt.np))
         shape = _result_shape(name, a, b)
         ct = lu.compute_type(dt)
         fn = f_float if ct.name.startswith("float") else f_int
-        res_dt = dtypes.bool if rule == "bool" else dt
+        res_dt = dtypes.bool if rule == BOOL else dt
         res = lu.prepare_out(out, shape, res_dt, _device(a, b), name)
         return launch(fn, (a, b), res, (ct, ct))
 
@@ -179,10 +187,10 @@ def _to_dtype(x, dtype):
 
 def register() -> None:
     """Register the CUDA kernels of every elementwise op against the CPU ops' declarations."""
-    for name, _fn, rule in ew.UNARY:
-        get_op(name).register("cuda")(_make_unary(name, rule))
-    for name, _fn, rule in ew.BINARY:
-        get_op(name).register("cuda")(_make_binary(name, rule))
+    for row in ew.UNARY:
+        get_op(row.name).register("cuda")(_make_unary(row.name, row.info.rule))
+    for row in ew.BINARY:
+        get_op(row.name).register("cuda")(_make_binary(row))
     for name, fn in (("where", _where), ("clamp", _clamp), ("lerp", _lerp), ("copy_", _copy), ("fill_", _fill),
                      ("clone", _clone), ("to_dtype", _to_dtype)):
         get_op(name).register("cuda")(fn)
@@ -196,21 +204,23 @@ def ptx_cases():
     f16, f32, f64, i64, b1 = T.float16[::1], T.float32[::1], T.float64[::1], T.int64[::1], T.boolean[::1]
     arrays = {"float16": (f16, T.float32), "float32": (f32, T.float32), "float64": (f64, T.float64),
               "int64": (i64, T.int64)}
-    for name, _fn, rule in ew.UNARY:
+    for row in ew.UNARY:
+        name, rule = row.name, row.info.rule
         for dname, (arr, ct) in arrays.items():
-            if rule == ew.FLOAT and dname == "int64":
+            if rule == FLOAT and dname == "int64":
                 continue
-            out = b1 if rule == ew.BOOL else arr
+            out = b1 if rule == BOOL else arr
             fn = K.UNARY[name][0 if ct is not T.int64 else 1]
             # every dtype through the strided template; the dense one (same body) for float32 only
             for dense in (False, True) if dname == "float32" else (False,):
                 yield (f"{name}[{dname}{', dense' if dense else ''}]", K.kernel_function(fn, "t", (ct,), dense),
                        (T.int64, meta, out, T.int64, arr, T.int64))
-    for name, _fn, rule in ew.BINARY:
+    for row in ew.BINARY:
+        name, rule = row.name, row.info.rule
         for dname, (arr, ct) in arrays.items():
-            if (rule == "float" and dname == "int64") or (name in ew._INTEGER_ONLY and dname != "int64"):
+            if (rule == FLOAT and dname == "int64") or (name in ew._INTEGER_ONLY and dname != "int64"):
                 continue
-            out = b1 if rule == "bool" else arr
+            out = b1 if rule == BOOL else arr
             fn = K.BINARY[name][0 if ct is not T.int64 else 1]
             yield (f"{name}[{dname}]", K.kernel_function(fn, "tt", (ct, ct), False),
                    (T.int64, meta, out, T.int64, arr, T.int64, arr, T.int64))

@@ -9,10 +9,12 @@ result instead of its input (cheaper, and all their derivative needs), `silu_bac
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import numpy as np
 
 from ember.core.dispatch import composite, declare
+from ember.core.opinfo import FLOAT_DTYPES, PROMOTE, ErrorInput, OpInfo, Sample, unary_samples
 from ember.core.ops import numba_cpu, numba_nn
 from ember.core.ops._util import write_out, wrap
 from ember.core.tensor import Tensor, describe
@@ -71,38 +73,82 @@ def _softplus_b(g, x, beta, threshold):
     return g * np.where(x * beta > threshold, 1, _sigmoid(x * beta))
 
 
-# name, forward(x, *attrs), backward(grad, x, *attrs), positional attrs (for the docstring). The masks
-# are PyTorch's: a NaN input (no order either way) keeps its value and passes its gradient; where a
-# backward zeroes the gradient it selects 0, so a NaN or inf gradient there gives 0, as PyTorch.
+def _gelu_ref(x, approximate):
+    from scipy.special import erf
+
+    if approximate == "tanh":
+        return 0.5 * x * (1 + np.tanh(math.sqrt(2 / math.pi) * (x + 0.044715 * x ** 3)))
+    return 0.5 * x * (1 + erf(x / math.sqrt(2)))
+
+
+def _act_errors(name, attrs):
+    def errors(device):
+        from ember.core.creation import tensor
+
+        yield ErrorInput(Sample((tensor([1, 2], device=device), *attrs)), TypeError,
+                         rf"{name}: expected a floating point tensor; got Tensor\(shape=\(2,\), dtype=int64")
+        yield ErrorInput(Sample(([1.0, 2.0], *attrs)), TypeError,
+                         rf"{name}\(\): argument 'input' must be Tensor, not list")
+    return errors
+
+
+def _act(ref, attrs=()):
+    """The OpInfo of an activation: float inputs only; `attrs` are the sample's positional attributes."""
+    return OpInfo(rule=PROMOTE, ref=ref, attrs=attrs, domain=(-3.0, 3.0), grad_domain=(-2.0, 2.0),
+                  dtypes={"cpu": FLOAT_DTYPES, "cuda": FLOAT_DTYPES[:1] + FLOAT_DTYPES[2:]},
+                  samples=unary_samples)
+
+
+# name, forward(x, *attrs), backward(grad, x, *attrs), positional attrs (for the docstring), and the
+# op's OpInfo (NOTE [ The op table ]: a float64 reference written from the definition, the sample
+# attributes, the accepted dtypes). The masks are PyTorch's: a NaN input (no order either way)
+# keeps its value and passes its gradient; where a backward zeroes the gradient it selects 0, so a
+# NaN or inf gradient there gives 0, as PyTorch.
 ACTIVATIONS = [
     ("leaky_relu", lambda x, s: np.where(x > 0, x, x * s),
-     lambda g, x, s: g * np.where(x > 0, 1, s), "negative_slope"),
-    ("elu", _elu_f, _elu_b, "alpha, scale, input_scale"),
-    ("gelu", _gelu_f, _gelu_b, "approximate ('none' | 'tanh')"),
+     lambda g, x, s: g * np.where(x > 0, 1, s), "negative_slope",
+     _act(lambda x, s: np.where(x > 0, x, s * x), (0.1,))),
+    ("elu", _elu_f, _elu_b, "alpha, scale, input_scale",
+     _act(lambda x, a, s, i: s * np.where(x > 0, x, a * (np.exp(np.minimum(x, 0) * i) - 1)), (1.0, 1.0, 1.0))),
+    ("gelu", _gelu_f, _gelu_b, "approximate ('none' | 'tanh')",
+     _act(_gelu_ref, ("none",))),
     ("hardtanh", lambda x, lo, hi: np.clip(x, lo, hi),
-     lambda g, x, lo, hi: np.where((x <= lo) | (x >= hi), 0, g), "min_val, max_val"),
-    ("hardsigmoid", lambda x: np.clip(x / 6 + 0.5, 0, 1), lambda g, x: np.where((x > -3) & (x < 3), g / 6, 0), ""),
-    ("hardswish", lambda x: x * np.clip(x + 3, 0, 6) / 6, _hardswish_b, ""),
-    ("softplus", _softplus, _softplus_b, "beta, threshold"),
-    ("mish", lambda x: x * np.tanh(_softplus(x)), _mish_b, ""),
+     lambda g, x, lo, hi: np.where((x <= lo) | (x >= hi), 0, g), "min_val, max_val",
+     _act(lambda x, lo, hi: np.where(x < lo, lo, np.where(x > hi, hi, x)), (-0.5, 0.5))),
+    ("hardsigmoid", lambda x: np.clip(x / 6 + 0.5, 0, 1), lambda g, x: np.where((x > -3) & (x < 3), g / 6, 0), "",
+     _act(lambda x: np.minimum(np.maximum(x + 3, 0), 6) / 6)),
+    ("hardswish", lambda x: x * np.clip(x + 3, 0, 6) / 6, _hardswish_b, "",
+     _act(lambda x: x * np.minimum(np.maximum(x + 3, 0), 6) / 6)),
+    ("softplus", _softplus, _softplus_b, "beta, threshold",
+     _act(lambda x, b, t: np.where(b * x > t, x, np.logaddexp(0, b * x) / b), (1.5, 20.0))),
+    ("mish", lambda x: x * np.tanh(_softplus(x)), _mish_b, "",
+     _act(lambda x: x * np.tanh(np.logaddexp(0, x)))),
     ("log_sigmoid", lambda x: np.minimum(x, 0) - np.log1p(np.exp(-np.abs(x))),
-     lambda g, x: g * _sigmoid(-x), ""),
-    ("softsign", lambda x: x / (1 + np.abs(x)), lambda g, x: g / (1 + np.abs(x)) / (1 + np.abs(x)), ""),
-    ("tanhshrink", lambda x: x - np.tanh(x), lambda g, x: g * np.tanh(x) ** 2, ""),
+     lambda g, x: g * _sigmoid(-x), "",
+     _act(lambda x: -np.logaddexp(0, -x))),
+    ("softsign", lambda x: x / (1 + np.abs(x)), lambda g, x: g / (1 + np.abs(x)) / (1 + np.abs(x)), "",
+     _act(lambda x: x / (1 + np.abs(x)))),
+    ("tanhshrink", lambda x: x - np.tanh(x), lambda g, x: g * np.tanh(x) ** 2, "",
+     _act(lambda x: x - np.tanh(x))),
     ("threshold", lambda x, th, v: np.where(x <= th, v, x), lambda g, x, th: np.where(x <= th, 0, g),
-     "threshold, value"),
+     "threshold, value",
+     _act(lambda x, t, v: np.where(x <= t, v, x), (0.1, -2.0))),
     ("hardshrink", lambda x, l: np.where(np.abs(x) <= l, 0, x), lambda g, x, l: np.where(np.abs(x) <= l, 0, g),
-     "lambd"),
+     "lambd",
+     _act(lambda x, lam: np.where(np.abs(x) > lam, x, 0 * x), (0.3,))),
     ("softshrink", lambda x, l: np.where(x > l, x - l, np.where(x < -l, x + l, x * 0)),
-     lambda g, x, l: np.where(np.abs(x) <= l, 0, g), "lambd"),
+     lambda g, x, l: np.where(np.abs(x) <= l, 0, g), "lambd",
+     _act(lambda x, lam: np.where(x > lam, x - lam, np.where(x < -lam, x + lam, 0 * x)), (0.3,))),
 ]
 
 
 def _float_input(op: str, x) -> np.ndarray:
     if not isinstance(x, Tensor):
         raise TypeError(f"{op}(): argument 'input' must be Tensor, not {type(x).__name__}")
-    if not x._dtype.is_floating_point:
-        raise TypeError(f"{op}: expected a floating point tensor; got {describe(x)}")
+    if not x._dtype.is_floating_point:  # PyTorch: NotImplementedError ("leaky_relu_cpu" not implemented for 'Int')
+        from ember.core.ops.elementwise import DtypeNotSupported
+
+        raise DtypeNotSupported(f"{op}: expected a floating point tensor; got {describe(x)}")
     return x._np()
 
 
@@ -111,20 +157,28 @@ _FUSED_BACKWARD = {"threshold": numba_nn.threshold_backward, "hardtanh": numba_n
 _KERNEL_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
 
 
-def _make(name: str, fwd, bwd, attrs: str):
+def _make(name: str, fwd, bwd, attrs: str, info: OpInfo):
     sig = f"{name}(input{', ' + attrs if attrs else ''})"
+    names = tuple(a.split()[0] for a in attrs.split(", ")) if attrs else ()
     bsig = "threshold_backward(grad, input, threshold)" if name == "threshold" else \
         f"{name}_backward(grad, input{', ' + attrs if attrs else ''})"
-    op = declare(name, fwd, doc=f"The {name} activation.\n\nPositional signature: `{sig}`; accepts `out=` "
-                                f"(in place when it is the input).\nBackward: `{bsig}` -> grad_input.")
+    info = replace(info, errors=_act_errors(name, info.attrs))
+    op = declare(name, fwd, argnames=("input", *names), info=info,
+                 doc=f"The {name} activation.\n\nPositional signature: `{sig}`; accepts `out=` "
+                     f"(in place when it is the input).\nBackward: `{bsig}` -> grad_input.")
 
     @op.register("cpu")
     def kernel(input, *args, out=None):
         x = _float_input(name, input)
-        r = np.asarray(fwd(x, *args)).astype(x.dtype, copy=False)
+        dt = x.dtype
+        if dt.itemsize == 2:  # 16-bit floats compute in float32 and round once, as PyTorch (x * 6 overflows)
+            x = x.astype(np.float32)
+        r = np.asarray(fwd(x, *args)).astype(dt, copy=False)
         return write_out(out, r, name) if out is not None else wrap(r)
 
-    bop = declare(bsig.split("(")[0], bwd, doc=f"The gradient of {name}.\n\nPositional signature: `{bsig}`.")
+    bnames = ("grad_output", "input", *(names if name != "threshold" else names[:1]))
+    bop = declare(bsig.split("(")[0], bwd, argnames=bnames,
+                  doc=f"The gradient of {name}.\n\nPositional signature: `{bsig}`.")
 
     fused = _FUSED_BACKWARD.get(name)
 
@@ -141,7 +195,7 @@ def _make(name: str, fwd, bwd, attrs: str):
     return op, bop
 
 
-_OPS = {name: _make(name, f, b, a) for name, f, b, a in ACTIVATIONS}
+_OPS = {row[0]: _make(*row) for row in ACTIVATIONS}
 leaky_relu_op, leaky_relu_backward = _OPS["leaky_relu"]
 elu_op, elu_backward = _OPS["elu"]
 gelu_op, gelu_backward = _OPS["gelu"]
@@ -159,7 +213,8 @@ softshrink_op, softshrink_backward = _OPS["softshrink"]
 
 
 def _fused_backward(name: str, fn, doc: str):
-    op = declare(name, fn, doc=doc)
+    saved = "output" if name in ("sigmoid_backward", "tanh_backward") else "input"
+    op = declare(name, fn, doc=doc, argnames=("grad_output", saved))
 
     @op.register("cpu")
     def kernel(grad, saved):

@@ -5,14 +5,14 @@ from __future__ import annotations
 
 from ember.core import dtypes
 from ember.core.methods import attach, inplace, method
+from ember.core.opinfo import BOOL
 from ember.core.ops import elementwise as ew
 from ember.core.tensor import Tensor
 
-_UNARY_INPLACE = [r[0] for r in ew.UNARY if r[2] != ew.BOOL]
-for _name, *_ in ew.UNARY:
-    attach(_name, getattr(ew, _name))
-for _name in _UNARY_INPLACE:
-    inplace(getattr(ew, _name), _name + "_")
+for _row in ew.UNARY:
+    attach(_row.name, getattr(ew, _row.name))
+    if _row.info.rule != BOOL:
+        inplace(getattr(ew, _row.name), _row.name + "_")
 
 for _name in ("maximum", "minimum", "fmax", "fmin", "atan2", "hypot", "copysign", "xlogy", "eq", "ne", "lt", "le",
               "gt", "ge", "logical_and", "logical_or", "logical_xor", "bitwise_and", "bitwise_or",
@@ -43,10 +43,15 @@ def add(input, other, *, alpha=1, out=None) -> Tensor:
 @method
 def sub(input, other, *, alpha=1, out=None) -> Tensor:
     """`input - alpha * other`, broadcasting."""
-    if isinstance(input, Tensor) and input._dtype is dtypes.bool and isinstance(other, Tensor) \
-            and other._dtype is dtypes.bool:
-        raise TypeError("Subtraction, the `-` operator, with two bool tensors is not supported. "
-                        "Use the `^` or `logical_xor()` operator instead.")
+    a_bool = isinstance(input, Tensor) and input._dtype is dtypes.bool
+    b_bool = isinstance(other, Tensor) and other._dtype is dtypes.bool
+    if a_bool and b_bool:
+        raise ew.BoolOperatorError("Subtraction, the `-` operator, with two bool tensors is not supported. "
+                                   "Use the `^` or `logical_xor()` operator instead.")
+    if a_bool or b_bool:  # as PyTorch: a bool tensor minus anything (or anything minus one) is refused
+        raise ew.BoolOperatorError("Subtraction, the `-` operator, with a bool tensor is not supported. "
+                                   "If you are trying to invert a mask, use the `~` or `logical_not()` operator "
+                                   "instead.")
     if alpha != 1:
         other = ew.mul(other, alpha)
     return ew.sub(input, other, out=out)

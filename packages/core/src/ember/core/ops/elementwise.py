@@ -1,18 +1,25 @@
 """Elementwise ops: unary math, binary arithmetic with broadcasting, comparisons, logic.
 
-Each op is declared once from a table row (name, numpy reference, dtype rule); its CPU kernel
-is generated from the same row and computes in the result dtype (PyTorch's promotion, not
-numpy's) without temporaries where numpy's ufunc can write straight into `out`.
+Each op is declared once from a table row (`Row`: name, numpy implementation, flags, and its
+`OpInfo` with the dtype rule and test metadata, NOTE [ The op table ] in `ember.core.opinfo`);
+its CPU kernel is generated from the same row and computes in the result dtype (PyTorch's
+promotion, not numpy's) without temporaries where numpy's ufunc can write straight into `out`.
 """
 
 from __future__ import annotations
 
+import numbers
 import warnings
+from collections.abc import Callable
+from dataclasses import replace
+from typing import NamedTuple
 
 import numpy as np
 
 from ember.core import dtypes
 from ember.core.dispatch import declare
+from ember.core.opinfo import (ALL_DTYPES, BOOL, FLOAT, INT_DTYPES, PROMOTE, ErrorInput, OpInfo, Sample, binary_samples,
+                               unary_samples)
 from ember.core.ops._util import ERRSTATE, IGNORE_ALL, arr, shape_error, wrap, write_out
 from ember.core.ops import numba_cpu
 from ember.core.ops.complex import BINARY_REFUSING, complex_unary, refuse_complex
@@ -23,10 +30,6 @@ from ember.core.tensor import Tensor
 # (`silenced`); this filter catches the rest at no cost per op.
 warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"ember\.core\.ops\.")
 
-# dtype rules
-SAME = "same"          # result keeps the input's dtype (neg, abs, floor of ints)
-FLOAT = "float"        # integers and bools compute in the default float dtype (exp, sqrt)
-BOOL = "bool"          # the result is bool (isnan, logical_not)
 
 
 def _sigmoid(x, dtype=None, out=None):
@@ -78,9 +81,13 @@ def _abs(x, dtype=None, out=None):
 
 def _neg(x, dtype=None, out=None):
     if x.dtype == np.bool_:
-        raise TypeError("Negation, the `-` operator, on a bool tensor is not supported. "
+        raise BoolOperatorError("Negation, the `-` operator, on a bool tensor is not supported. "
                         "If you are trying to invert a mask, use the `~` or `logical_not()` operator instead.")
     return np.negative(x, out=out, dtype=dtype)
+
+
+class BoolOperatorError(TypeError, RuntimeError):
+    """`-` on bool tensors: PyTorch raises RuntimeError; by ember's rule a dtype error is a TypeError."""
 
 
 def _square(x, dtype=None, out=None):
@@ -103,72 +110,124 @@ def _same_int(fn):
     return kernel
 
 
-UNARY = [
-    # name, numpy implementation, dtype rule
-    ("neg", _neg, SAME),
-    ("abs", _abs, SAME),
-    ("sign", _sign, SAME),
-    ("square", _square, SAME),
-    ("floor", _same_int(np.floor), SAME),
-    ("ceil", _same_int(np.ceil), SAME),
-    ("trunc", _same_int(np.trunc), SAME),
-    ("round", _same_int(np.rint), SAME),  # half to even, as PyTorch; `decimals` is composed in arith
-    ("frac", _frac, FLOAT),
-    ("relu", _relu, SAME),
-    ("exp", np.exp, FLOAT),
-    ("exp2", np.exp2, FLOAT),
-    ("expm1", np.expm1, FLOAT),
-    ("log", np.log, FLOAT),
-    ("log1p", np.log1p, FLOAT),
-    ("log2", np.log2, FLOAT),
-    ("log10", np.log10, FLOAT),
-    ("sqrt", np.sqrt, FLOAT),
-    ("rsqrt", _rsqrt, FLOAT),
-    ("reciprocal", np.reciprocal, FLOAT),
-    ("sin", np.sin, FLOAT),
-    ("cos", np.cos, FLOAT),
-    ("tan", np.tan, FLOAT),
-    ("asin", np.arcsin, FLOAT),
-    ("acos", np.arccos, FLOAT),
-    ("atan", np.arctan, FLOAT),
-    ("sinh", np.sinh, FLOAT),
-    ("cosh", np.cosh, FLOAT),
-    ("tanh", np.tanh, FLOAT),
-    ("asinh", np.arcsinh, FLOAT),
-    ("acosh", np.arccosh, FLOAT),
-    ("atanh", np.arctanh, FLOAT),
-    ("sigmoid", _sigmoid, FLOAT),
-    ("silu", _silu, FLOAT),
-    ("erf", _erf, FLOAT),
-    ("erfinv", _erfinv, FLOAT),
-    ("isnan", np.isnan, BOOL),
-    ("isinf", np.isinf, BOOL),
-    ("isfinite", np.isfinite, BOOL),
-    ("logical_not", np.logical_not, BOOL),
-    ("signbit", np.signbit, BOOL),
-]
+class Row(NamedTuple):
+    """One elementwise op: its name, numpy implementation, dtype rule, flags and test metadata."""
 
-# sign, floor, ceil, trunc and round are differentiable, with a zero gradient, as in PyTorch
-_NOT_DIFFERENTIABLE = {"isnan", "isinf", "isfinite", "logical_not", "signbit"}
+    name: str
+    impl: Callable
+    info: OpInfo
+    differentiable: bool = True  # sign, floor, round ... are, with a zero gradient, as in PyTorch
+    argnames: tuple[str, ...] = ("input",)  # PyTorch's names of the tensor inputs
+
+
+def _scipy(name: str) -> Callable:
+    """A float64 reference from scipy.special, imported when a test first calls it."""
+    def ref(*xs):
+        from scipy import special
+
+        return getattr(special, name)(*xs)
+    return ref
+
+
+def _neg_errors(device):
+    from ember.core.creation import tensor
+
+    yield ErrorInput(Sample((tensor([True, False], device=device),)), RuntimeError,
+                     r"Negation, the `-` operator, on a bool tensor is not supported")
+
+
+def _u(rule=PROMOTE, ref=None, domain=None, int_domain=None, grad_domain=None, dtypes=None, errors=None, **kw):
+    """The OpInfo of a unary row (samples: contiguous, strided, transposed, 0-dim, empty)."""
+    if dtypes is not None:
+        kw["dtypes"] = dtypes
+    return OpInfo(rule=rule, n_inputs=1, ref=ref, domain=domain, int_domain=int_domain, grad_domain=grad_domain,
+                  samples=unary_samples, errors=errors, public=True, **kw)
+
+
+_NO_BOOL = {"cpu": tuple(d for d in ALL_DTYPES if d is not dtypes.bool),
+            "cuda": tuple(d for d in ALL_DTYPES if d not in (dtypes.bool, dtypes.bfloat16))}
+_STEP = (0.1, 0.4)  # away from the jumps of floor, ceil, trunc, round
+
+# Domains: (low, high) of float inputs where the op is defined and well-conditioned; `int_domain`
+# for integer inputs; `grad_domain` where finite differences are accurate. References: float64.
+UNARY = [
+    Row("neg", _neg, _u(ref=lambda x: -x, dtypes=_NO_BOOL, errors=_neg_errors)),
+    Row("abs", _abs, _u(ref=lambda x: np.where(x < 0, -x, x))),
+    Row("sign", _sign, _u(ref=lambda x: (0 < x).astype(np.float64) - (x < 0), grad_domain=(0.1, 0.9))),
+    Row("square", _square, _u(ref=lambda x: x * x)),
+    Row("floor", _same_int(np.floor), _u(ref=np.floor, grad_domain=_STEP)),
+    Row("ceil", _same_int(np.ceil), _u(ref=np.ceil, grad_domain=_STEP)),
+    Row("trunc", _same_int(np.trunc), _u(ref=np.trunc, grad_domain=_STEP)),
+    # half to even, as PyTorch; `decimals` is composed in arith
+    Row("round", _same_int(np.rint), _u(ref=np.round, grad_domain=_STEP)),
+    Row("frac", _frac, _u(FLOAT, ref=lambda x: x - np.trunc(x), grad_domain=(0.1, 0.9))),
+    Row("relu", _relu, _u(ref=lambda x: np.where(x > 0, x, np.where(x != x, x, np.zeros_like(x))))),
+    Row("exp", np.exp, _u(FLOAT, ref=lambda x: np.e ** x)),
+    Row("exp2", np.exp2, _u(FLOAT, ref=lambda x: 2.0 ** x)),
+    Row("expm1", np.expm1, _u(FLOAT, ref=np.expm1)),
+    Row("log", np.log, _u(FLOAT, ref=np.log, domain=(0.1, 9), int_domain=(1, 9), grad_domain=(0.5, 2.0))),
+    Row("log1p", np.log1p, _u(FLOAT, ref=np.log1p, domain=(-0.9, 9), int_domain=(0, 9), grad_domain=(-0.5, 2.0))),
+    Row("log2", np.log2, _u(FLOAT, ref=lambda x: np.log(x) / np.log(2.0), domain=(0.1, 9), int_domain=(1, 9),
+                            grad_domain=(0.5, 2.0))),
+    Row("log10", np.log10, _u(FLOAT, ref=lambda x: np.log(x) / np.log(10.0), domain=(0.1, 9), int_domain=(1, 9),
+                              grad_domain=(0.5, 2.0))),
+    Row("sqrt", np.sqrt, _u(FLOAT, ref=np.sqrt, domain=(0, 9), int_domain=(0, 9), grad_domain=(0.5, 2.0))),
+    Row("rsqrt", _rsqrt, _u(FLOAT, ref=lambda x: 1 / np.sqrt(x), domain=(0.1, 9), int_domain=(1, 9),
+                            grad_domain=(0.5, 2.0))),
+    Row("reciprocal", np.reciprocal, _u(FLOAT, ref=lambda x: 1 / x, domain=(0.5, 9), int_domain=(1, 9),
+                                        grad_domain=(0.5, 2.0))),
+    Row("sin", np.sin, _u(FLOAT, ref=np.sin)),
+    Row("cos", np.cos, _u(FLOAT, ref=np.cos)),
+    Row("tan", np.tan, _u(FLOAT, ref=lambda x: np.sin(x) / np.cos(x), domain=(-1.4, 1.4))),
+    Row("asin", np.arcsin, _u(FLOAT, ref=np.arcsin, domain=(-0.99, 0.99), int_domain=(0, 1), grad_domain=(-0.8, 0.8))),
+    Row("acos", np.arccos, _u(FLOAT, ref=np.arccos, domain=(-0.99, 0.99), int_domain=(0, 1), grad_domain=(-0.8, 0.8))),
+    Row("atan", np.arctan, _u(FLOAT, ref=np.arctan)),
+    Row("sinh", np.sinh, _u(FLOAT, ref=lambda x: (np.exp(x) - np.exp(-x)) / 2)),
+    Row("cosh", np.cosh, _u(FLOAT, ref=lambda x: (np.exp(x) + np.exp(-x)) / 2)),
+    Row("tanh", np.tanh, _u(FLOAT, ref=np.tanh)),
+    Row("asinh", np.arcsinh, _u(FLOAT, ref=np.arcsinh)),
+    Row("acosh", np.arccosh, _u(FLOAT, ref=np.arccosh, domain=(1, 9), int_domain=(1, 9), grad_domain=(1.5, 3.0))),
+    Row("atanh", np.arctanh, _u(FLOAT, ref=np.arctanh, domain=(-0.99, 0.99), int_domain=(0, 1),
+                                grad_domain=(-0.8, 0.8))),
+    Row("sigmoid", _sigmoid, _u(FLOAT, ref=lambda x: 1 / (1 + np.exp(-x)))),
+    Row("silu", _silu, _u(FLOAT, ref=lambda x: x / (1 + np.exp(-x)))),
+    Row("erf", _erf, _u(FLOAT, ref=_scipy("erf"))),
+    Row("erfinv", _erfinv, _u(FLOAT, ref=_scipy("erfinv"), domain=(-0.99, 0.99), int_domain=(0, 1),
+                              grad_domain=(-0.8, 0.8))),
+    Row("isnan", np.isnan, _u(BOOL, ref=lambda x: x != x), differentiable=False),
+    Row("isinf", np.isinf, _u(BOOL, ref=lambda x: np.abs(x) == np.inf), differentiable=False),
+    Row("isfinite", np.isfinite, _u(BOOL, ref=lambda x: np.abs(x) < np.inf), differentiable=False),
+    Row("logical_not", np.logical_not, _u(BOOL, ref=lambda x: x == 0), differentiable=False),
+    Row("signbit", np.signbit, _u(BOOL, ref=lambda x: np.copysign(1.0, x) < 0), differentiable=False),
+]
 
 
 def _unary_dtype(rule: str, x: Tensor) -> dtypes.dtype:
-    if rule == SAME:
+    if rule == PROMOTE:
         return x._dtype
     if rule == BOOL:
         return dtypes.bool
     return x._dtype if x._dtype.is_floating_point or x._dtype.is_complex else dtypes.get_default_dtype()
 
 
-def _make_unary(name: str, fn, rule: str):
-    op = declare(name, fn, differentiable=name not in _NOT_DIFFERENTIABLE, argnames=("input",))
+def not_a_tensor(name: str, arg: str, position: int, value) -> TypeError:
+    """PyTorch's error for a non-tensor where its signature takes a Tensor."""
+    return TypeError(f"{name}(): argument '{arg}' (position {position}) must be Tensor, not {type(value).__name__}")
+
+
+def _make_unary(row: Row):
+    name, fn, rule = row.name, row.impl, row.info.rule
+    op = declare(name, fn, differentiable=row.differentiable, argnames=row.argnames, info=row.info)
 
     @op.register("cpu")
     def kernel(x, *, out=None):
-        dt = x._dtype
+        try:
+            dt = x._dtype
+        except AttributeError:
+            raise not_a_tensor(name, "input", 1, x) from None
         if dt.is_complex:
             return complex_unary(name, fn, x, out)
-        if not (rule == SAME or (rule == FLOAT and dt.is_floating_point)):
+        if not (rule == PROMOTE or (rule == FLOAT and dt.is_floating_point)):
             dt = _unary_dtype(rule, x)
         c = x._npc  # Tensor._np's cache, read inline
         a = c[1] if c is not None and c[0] is x._storage._raw else x._np()
@@ -200,7 +259,7 @@ def _bool_of_int(name: str, a):
 
 
 for _row in UNARY:
-    globals()[_row[0]] = _make_unary(_row[0], _row[1], _row[2])
+    globals()[_row.name] = _make_unary(_row)
 
 
 # --- binary ---------------------------------------------------------------------------
@@ -209,7 +268,14 @@ def _floor_divide(a, b, dtype=None, out=None):
 
 
 def _trunc_divide(a, b, dtype=None, out=None):
-    if np.dtype(dtype).kind == "f":
+    dt = np.dtype(dtype)
+    if dt.kind in "fV":  # V: bfloat16. 16-bit floats divide in float32 and round once, as PyTorch
+        if dt.itemsize == 2:
+            r = np.trunc(np.divide(a, b, dtype=np.float32))
+            if out is None:
+                return r.astype(dt)
+            np.copyto(out, r, casting="unsafe")
+            return out
         return np.trunc(np.divide(a, b, dtype=dtype), out=out, dtype=dtype)
     q = np.floor_divide(a, b, dtype=dtype)
     fix = (np.remainder(a, b, dtype=dtype) != 0) & ((np.asarray(a) < 0) != (np.asarray(b) < 0))
@@ -234,46 +300,6 @@ def _pow(a, b, dtype=None, out=None):
     return r.astype(dt)
 
 
-# name, numpy implementation, dtype rule: "promote" (PyTorch's result_type), "float"
-# (promote, then integers go to the default float), "bool" (comparisons and logic)
-BINARY = [
-    ("add", np.add, "promote"),
-    ("sub", np.subtract, "promote"),
-    ("mul", np.multiply, "promote"),
-    ("div", np.true_divide, "float"),
-    ("floor_divide", _floor_divide, "promote"),
-    ("trunc_divide", _trunc_divide, "promote"),
-    ("remainder", np.remainder, "promote"),
-    ("fmod", np.fmod, "promote"),
-    ("pow", _pow, "promote"),
-    ("maximum", np.maximum, "promote"),
-    ("minimum", np.minimum, "promote"),
-    ("fmax", np.fmax, "promote"),
-    ("fmin", np.fmin, "promote"),
-    ("atan2", np.arctan2, "float"),
-    ("hypot", np.hypot, "float"),
-    ("copysign", np.copysign, "float"),
-    ("xlogy", None, "float"),
-    ("eq", np.equal, "bool"),
-    ("ne", np.not_equal, "bool"),
-    ("lt", np.less, "bool"),
-    ("le", np.less_equal, "bool"),
-    ("gt", np.greater, "bool"),
-    ("ge", np.greater_equal, "bool"),
-    ("logical_and", np.logical_and, "bool"),
-    ("logical_or", np.logical_or, "bool"),
-    ("logical_xor", np.logical_xor, "bool"),
-    ("bitwise_and", np.bitwise_and, "promote"),
-    ("bitwise_or", np.bitwise_or, "promote"),
-    ("bitwise_xor", np.bitwise_xor, "promote"),
-]
-
-_BINARY_NOT_DIFFERENTIABLE = {"floor_divide", "trunc_divide", "eq", "ne", "lt", "le", "gt", "ge",
-                              "logical_and", "logical_or", "logical_xor", "bitwise_and", "bitwise_or",
-                              "bitwise_xor"}
-_INTEGER_ONLY = {"bitwise_and", "bitwise_or", "bitwise_xor"}
-
-
 def _xlogy(a, b, dtype=None, out=None):
     a = np.asarray(a, dtype=dtype)
     r = np.where(a == 0, np.zeros((), dtype), a * np.log(np.asarray(b, dtype=dtype)))
@@ -284,16 +310,198 @@ def _xlogy(a, b, dtype=None, out=None):
     return r.astype(dtype, copy=False)
 
 
+def _broadcast_errors(name, dtype=dtypes.float32):
+    def errors(device):
+        from ember.core.creation import ones
+
+        yield ErrorInput(Sample((ones(2, 3, dtype=dtype, device=device), ones(4, dtype=dtype, device=device))),
+                         RuntimeError,
+                         rf"{name}: shapes are not broadcastable; got Tensor\(shape=\(2, 3\)")
+    return errors
+
+
+def _integer_only_errors(name):
+    def errors(device):
+        from ember.core.creation import ones
+
+        yield from _broadcast_errors(name, dtypes.int64)(device)
+        yield ErrorInput(Sample((ones(2, device=device), ones(2, device=device))), RuntimeError,
+                         f"{name}.*only integer and bool tensors are supported")
+    return errors
+
+
+def _division_errors(name):
+    def errors(device):
+        from ember.core.creation import tensor
+
+        yield from _broadcast_errors(name)(device)
+        if device == "cpu":  # a CUDA kernel would have to synchronize to see the zero
+            yield ErrorInput(Sample((tensor([1, 2]), tensor([1, 0]))), ZeroDivisionError,
+                             "ZeroDivisionError: .*integer division by zero")
+    return errors
+
+
+def _nonzero_divisor(info, dtype, device="cpu"):
+    """Binary samples whose divisor has no zero (an integer division by zero raises)."""
+    for s in binary_samples(info, dtype, device):
+        a, b = s.args
+        yield Sample((a, where(b == 0, 1, b)))
+
+
+def _zero_divisor(a, b, *attrs):
+    """An integer division by zero raises (on the CPU)."""
+    if binary_dtype(PROMOTE, a, b).is_floating_point or _empty(a) or _empty(b):
+        return None
+    return "an integer division by zero" if np.any(np.asarray(arr(b)) == 0) else None
+
+
+def _bool_operand(a, b, *attrs):
+    """`torch.sub` refuses a bool tensor on either side."""
+    if any(isinstance(v, Tensor) and v._dtype is dtypes.bool for v in (a, b)):
+        return "a bool tensor in a subtraction"
+    return None
+
+
+def _negative_int_power(a, b, *attrs):
+    if type(b) is int and b < 0 and isinstance(a, Tensor) and not a._dtype.is_floating_point:
+        return "an integer to a negative integer power"
+    return None
+
+
+def _b(rule=PROMOTE, ref=None, int_ref=None, domain=None, int_domain=None, grad_domain=None, dtypes=None,
+       samples=binary_samples, errors=None, invalid=None, number_input=False):
+    kw = {} if dtypes is None else {"dtypes": dtypes}
+    if invalid is None and int_ref is not None:
+        invalid = _zero_divisor
+    return OpInfo(rule=rule, n_inputs=2, ref=ref, int_ref=int_ref, domain=domain, int_domain=int_domain,
+                  grad_domain=grad_domain, samples=samples, errors=errors, public=True, invalid=invalid,
+                  number_input=number_input, **kw)
+
+
+def _floor_divide_ref(a, b):
+    """PyTorch's float floor division, from the exact fmod (so inf // 1 is nan, 5 // inf is 0)."""
+    mod = np.fmod(a, b)
+    div = (a - mod) / b
+    div = np.where((mod != 0) & ((b < 0) != (mod < 0)), div - 1, div)
+    fl = np.floor(div)
+    fl = np.where(div - fl > 0.5, fl + 1, fl)
+    return np.where(b == 0, a / b, np.where(div != 0, fl, np.copysign(0.0, a / b)))
+
+
+def _fmod_ref(a, b):
+    """C's fmod in float64: exact (the result is representable), unlike a - b trunc(a / b) at 1e30."""
+    return np.fmod(a, b)
+
+
+def _remainder_ref(a, b):
+    """Python's modulo from the exact fmod: the remainder takes the divisor's sign."""
+    r = np.fmod(a, b)
+    return np.where((r != 0) & ((r < 0) != (b < 0)), r + b, r)
+
+
+def _int_trunc_div(a, b):
+    """Floor division, one up where it rounded a negative inexact quotient down (no abs: int64 min)."""
+    return np.floor_divide(a, b) + ((np.remainder(a, b) != 0) & ((a < 0) != (b < 0)))
+
+
+_INTS_AND_BOOL = {"cpu": (dtypes.bool, *INT_DTYPES), "cuda": (dtypes.bool, *INT_DTYPES)}
+_NO_BOOL_QUOTIENT = _NO_BOOL  # PyTorch: "remainder_cpu" not implemented for 'Bool'
+_POSITIVE = ((0.5, 3), (0.5, 3))
+
+
+def _binary_rows():
+    rows = [
+        ("add", np.add, _b(ref=lambda a, b: a + b)),
+        ("sub", np.subtract, _b(ref=lambda a, b: a - b, dtypes=_NO_BOOL, invalid=_bool_operand)),
+        ("mul", np.multiply, _b(ref=lambda a, b: a * b)),
+        ("div", np.true_divide, _b(FLOAT, ref=lambda a, b: a / b, samples=_nonzero_divisor,
+                                   grad_domain=((-1, 1), (0.5, 2.0)))),
+        ("floor_divide", _floor_divide, _b(ref=_floor_divide_ref, int_ref=np.floor_divide,
+                                           samples=_nonzero_divisor, errors=_division_errors("floor_divide"),
+                                           dtypes=_NO_BOOL_QUOTIENT)),
+        ("trunc_divide", _trunc_divide, _b(ref=lambda a, b: np.trunc(a / b), int_ref=_int_trunc_div,
+                                           samples=_nonzero_divisor, errors=_division_errors("trunc_divide"),
+                                           dtypes=_NO_BOOL_QUOTIENT)),
+        ("remainder", np.remainder, _b(ref=_remainder_ref, int_ref=np.remainder,
+                                       samples=_nonzero_divisor, errors=_division_errors("remainder"),
+                                       grad_domain=((0.1, 0.4), (1.0, 2.0)), dtypes=_NO_BOOL_QUOTIENT)),
+        ("fmod", np.fmod, _b(ref=_fmod_ref, int_ref=np.fmod, samples=_nonzero_divisor,
+                             errors=_division_errors("fmod"), grad_domain=((0.1, 0.4), (1.0, 2.0)),
+                             dtypes=_NO_BOOL_QUOTIENT)),
+        ("pow", _pow, _b(ref=np.power, domain=((0.5, 3), (0, 3)), int_domain=((-4, 5), (0, 3)),
+                         grad_domain=((0.5, 2.0), (-1.0, 2.0)), invalid=_negative_int_power)),
+        ("maximum", np.maximum, _b(ref=np.maximum)),
+        ("minimum", np.minimum, _b(ref=np.minimum)),
+        ("fmax", np.fmax, _b(ref=lambda a, b: np.where(b != b, a, np.where(a != a, b, np.maximum(a, b))))),
+        ("fmin", np.fmin, _b(ref=lambda a, b: np.where(b != b, a, np.where(a != a, b, np.minimum(a, b))))),
+        ("atan2", np.arctan2, _b(FLOAT, ref=np.arctan2)),
+        ("hypot", np.hypot, _b(FLOAT, ref=lambda a, b: np.sqrt(a * a + b * b))),
+        ("copysign", np.copysign, _b(FLOAT, ref=lambda a, b: np.abs(a) * np.where(np.signbit(b), -1.0, 1.0),
+                                     grad_domain=((0.2, 1.0), (-1, 1)))),
+        ("xlogy", _xlogy, _b(FLOAT, ref=lambda a, b: np.where(b != b, np.nan, np.where(a == 0, 0.0, a * np.log(b))),
+                             domain=_POSITIVE, grad_domain=((-1, 1), (0.5, 2.0)))),
+        ("eq", np.equal, _b(BOOL, ref=lambda a, b: a == b)),
+        ("ne", np.not_equal, _b(BOOL, ref=lambda a, b: a != b)),
+        ("lt", np.less, _b(BOOL, ref=lambda a, b: a < b)),
+        ("le", np.less_equal, _b(BOOL, ref=lambda a, b: a <= b)),
+        ("gt", np.greater, _b(BOOL, ref=lambda a, b: a > b)),
+        ("ge", np.greater_equal, _b(BOOL, ref=lambda a, b: a >= b)),
+        ("logical_and", np.logical_and, _b(BOOL, ref=lambda a, b: (a != 0) & (b != 0))),
+        ("logical_or", np.logical_or, _b(BOOL, ref=lambda a, b: (a != 0) | (b != 0))),
+        ("logical_xor", np.logical_xor, _b(BOOL, ref=lambda a, b: (a != 0) != (b != 0))),
+        ("bitwise_and", np.bitwise_and, _b(ref=np.bitwise_and, dtypes=_INTS_AND_BOOL,
+                                           errors=_integer_only_errors("bitwise_and"))),
+        ("bitwise_or", np.bitwise_or, _b(ref=np.bitwise_or, dtypes=_INTS_AND_BOOL,
+                                         errors=_integer_only_errors("bitwise_or"))),
+        ("bitwise_xor", np.bitwise_xor, _b(ref=np.bitwise_xor, dtypes=_INTS_AND_BOOL,
+                                           errors=_integer_only_errors("bitwise_xor"))),
+    ]
+    out = []
+    for name, impl, info in rows:
+        if info.errors is None:
+            info = replace(info, errors=_broadcast_errors(name))
+        if name in _NUMBER_INPUT:
+            info = replace(info, number_input=True)
+        out.append(Row(name, impl, info, differentiable=info.rule != BOOL and name not in _STEPWISE,
+                       argnames=("input", "exponent") if name == "pow" else ("input", "other")))
+    return out
+
+
+# ops whose PyTorch signature also takes a Number as `input` (the others raise TypeError for one)
+_NUMBER_INPUT = {"add", "sub", "mul", "div", "floor_divide", "trunc_divide", "remainder", "pow", "xlogy",
+                 "bitwise_and", "bitwise_or", "bitwise_xor"}
+# quotients and bit operations are not differentiable (PyTorch: "derivative not implemented")
+_STEPWISE = {"floor_divide", "trunc_divide", "bitwise_and", "bitwise_or", "bitwise_xor"}
+# Binary rows. Domains: one (low, high) per operand. int_ref: the exact result on int64 arrays.
+BINARY = _binary_rows()
+_INTEGER_ONLY = {r.name for r in BINARY if not any(d.is_floating_point for d in r.info.dtypes_for("cpu"))}
+
+
+def refused_dtypes(row: Row) -> frozenset:
+    """The compute dtypes the op refuses on every device (those its CPU row does not accept)."""
+    return frozenset(ALL_DTYPES) - frozenset(row.info.dtypes_for("cpu"))
+
+
+def dtype_not_supported(name: str, dt: dtypes.dtype, device: str = "cpu") -> DtypeNotSupported:
+    msg = f"\"{name}_{device}\" not implemented for '{dt.name}'"
+    return DtypeNotSupported(msg + (": only integer and bool tensors are supported" if name in _INTEGER_ONLY else ""))
+
+
 def binary_dtype(rule: str, a, b) -> dtypes.dtype:
     """The dtype an elementwise binary op computes in (and returns, but for comparisons)."""
     dt = dtypes.result_type(a, b)
-    if rule == "float" and not dt.is_floating_point and not dt.is_complex:
+    if rule == FLOAT and not dt.is_floating_point and not dt.is_complex:
         return dtypes.get_default_dtype()
     return dt
 
 
-class DtypeNotSupported(TypeError, RuntimeError):
-    """An op given a dtype it has no kernel for: TypeError by ember's rule, RuntimeError as PyTorch raises."""
+class DtypeNotSupported(TypeError, NotImplementedError):
+    """An op given a dtype it has no kernel for: TypeError by ember's rule, NotImplementedError (a
+    RuntimeError) as PyTorch raises ("bitwise_and_cpu" not implemented for 'Float')."""
+
+
+def _empty(v) -> bool:
+    return isinstance(v, Tensor) and 0 in v._shape
 
 
 class IntegerDivisionByZero(RuntimeError, ZeroDivisionError):
@@ -301,23 +509,23 @@ class IntegerDivisionByZero(RuntimeError, ZeroDivisionError):
     catch ZeroDivisionError. Both work."""
 
 
-def _check_int_div(name: str, b, dt) -> None:
-    if not dt.is_floating_point:
+def _check_int_div(name: str, a, b, dt) -> None:
+    if not dt.is_floating_point and not _empty(a) and not _empty(b):  # an empty result divides nothing
         if np.any(np.asarray(arr(b)) == 0):
             raise IntegerDivisionByZero(f"ZeroDivisionError: {name}: integer division by zero")
 
 
-def _make_binary(name: str, fn, rule: str):
-    fn = fn or _xlogy
-    op = declare(name, fn, differentiable=name not in _BINARY_NOT_DIFFERENTIABLE, argnames=("input", "other"))
-    integer_only = name in _INTEGER_ONLY
+def _make_binary(row: Row):
+    name, fn, rule = row.name, row.impl, row.info.rule
+    op = declare(name, fn, differentiable=row.differentiable, argnames=row.argnames, info=row.info)
+    refused = refused_dtypes(row)
     refuses_complex = name in BINARY_REFUSING
     divides = name in ("floor_divide", "trunc_divide", "remainder", "fmod")
 
     @op.register("cpu")
     def kernel(a, b, *, out=None):
         if (isinstance(a, Tensor) and isinstance(b, Tensor) and a._dtype is b._dtype and a._shape and b._shape
-                and (rule != "float" or a._dtype.is_floating_point)):
+                and (rule != FLOAT or a._dtype.is_floating_point)):
             dt = a._dtype  # the common case, where binary_dtype gives the inputs' dtype at once
             c, d = a._npc, b._npc  # Tensor._np's cache, read inline
             x = c[1] if c is not None and c[0] is a._storage._raw else a._np()
@@ -329,21 +537,20 @@ def _make_binary(name: str, fn, rule: str):
             x = c[1] if c is not None and c[0] is a._storage._raw else a._np()
             y = b
         else:
+            check_operands(row, a, b)
             dt = binary_dtype(rule, a, b)
             x = a._np() if isinstance(a, Tensor) else a
             y = b._np() if isinstance(b, Tensor) else b
-            if rule != "bool":
-                x, y = _as_operand(x, dt), _as_operand(y, dt)
-        if integer_only and dt.is_floating_point:
-            raise DtypeNotSupported(f"\"{name}_cpu\" not implemented for '{dt.name}': only integer and bool "
-                                    "tensors are supported")
+            x, y = _as_operand(x, dt), _as_operand(y, dt)  # comparisons too: uint8 > -3 is uint8 > 253
         if refuses_complex and dt.is_complex:
             refuse_complex(name, dt)
+        if refused and dt in refused:
+            raise dtype_not_supported(name, dt)
         if divides:
-            _check_int_div(name, b, dt)
+            _check_int_div(name, a, b, dt)
         token = ERRSTATE.set(IGNORE_ALL)  # PyTorch makes inf and nan silently
         try:
-            if rule == "bool":
+            if rule == BOOL:
                 r = fn(x, y)
             else:
                 if out is not None and out._dtype is dt and out._shape == (
@@ -368,6 +575,15 @@ def _make_binary(name: str, fn, rule: str):
     return op
 
 
+def check_operands(row: Row, a, b) -> None:
+    """Raise PyTorch's TypeError for an operand that is neither a tensor nor a number, and for a
+    number as `input` where PyTorch's signature takes only a Tensor there (`torch.fmax(1.5, t)`)."""
+    for pos, v in enumerate((a, b)):
+        if not isinstance(v, Tensor | numbers.Number | np.ndarray | np.generic) or (
+                pos == 0 and not isinstance(v, Tensor) and (not row.info.number_input or not isinstance(b, Tensor))):
+            raise not_a_tensor(row.name, row.argnames[pos], pos + 1, v)
+
+
 def _as_operand(v, dt: dtypes.dtype):
     """Cast what numpy would refuse or widen: 0-dim arrays of another dtype (uint8 + tensor(-1)) and
     Python ints outside the result's range, which wrap like PyTorch (int8 + 1000)."""
@@ -385,7 +601,7 @@ def _shape_of(a, b):
 
 
 for _row in BINARY:
-    globals()[_row[0]] = _make_binary(_row[0], _row[1] or _xlogy, _row[2])
+    globals()[_row.name] = _make_binary(_row)
 
 
 # --- ternary ---------------------------------------------------------------------------

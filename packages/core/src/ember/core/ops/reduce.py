@@ -19,6 +19,7 @@ import numpy as np
 
 from ember.core import dtypes
 from ember.core.dispatch import declare
+from ember.core.opinfo import FLOAT, FLOAT_DTYPES, INT64, PROMOTE, OpInfo
 from ember.core.methods import method
 from ember.core.ops import elementwise as ew
 from ember.core.ops._util import normalize_dims, wrap, write_out
@@ -53,6 +54,8 @@ _TORCH_NAMES = {"float32": "Float", "float64": "Double", "float16": "Half", "bfl
 # --- helpers ------------------------------------------------------------------------------
 def _dims(dim, x: Tensor, op: str) -> tuple[int, ...]:
     """`dim` as a sorted tuple of non-negative dims; None or () means every dim."""
+    if not isinstance(x, Tensor):
+        raise _not_a_tensor(op, x)
     if dim is None:
         return tuple(range(len(x._shape)))
     d = normalize_dims(dim, x.ndim, op)
@@ -61,8 +64,14 @@ def _dims(dim, x: Tensor, op: str) -> tuple[int, ...]:
 
 def _one_dim(dim, x: Tensor, op: str) -> int:
     """A single dim (0 for 0-dim tensors, which accept dim 0 and -1)."""
+    if not isinstance(x, Tensor):
+        raise _not_a_tensor(op, x)
     d = normalize_dims(int(dim), x.ndim, op)
     return d[0] if d else 0
+
+
+def _not_a_tensor(op: str, x) -> TypeError:
+    return TypeError(f"{op}(): argument 'input' (position 1) must be Tensor, not {type(x).__name__}")
 
 
 def _accumulate_np(dt: dtypes.dtype):
@@ -118,9 +127,40 @@ def _reduced_shape(shape: tuple[int, ...], dims: tuple[int, ...], keepdim: bool)
     return tuple(s for i, s in enumerate(shape) if i not in dims)
 
 
+# --- the op table's rows of the reductions (NOTE [ The op table ]) -------------------------------
+def _reduction(ref, rule=PROMOTE, dtypes_=None, invalid=None) -> OpInfo:
+    """The OpInfo of a reduction called as `op(input, dim, keepdim)`; `ref(x, axis, keepdims)`."""
+    kw = {} if dtypes_ is None else {"dtypes": dtypes_}
+    return OpInfo(rule=rule, kind="reduction", ref=ref, public=True, invalid=invalid, **kw)
+
+
+def _empty_reduction(x, dim=None, keepdim=False):
+    """amax/amin have no identity: PyTorch refuses to reduce over an empty dim."""
+    if not isinstance(x, Tensor) or x.numel():
+        return None
+    dims = _dims(dim, x, "amax") if x.ndim else ()
+    if not dims or builtins.any(x._shape[d] == 0 for d in dims):
+        return "a reduction of an empty dim without an identity"
+    return None
+
+
+def _one_dim_only(x, dim=None, keepdim=False):
+    return "a tuple of dims where PyTorch's signature takes one int" if isinstance(dim, tuple) else None
+
+
+def _logsumexp_ref(x, axis=None, keepdims=False):
+    m = np.max(x, axis=axis, keepdims=True) if x.size else np.zeros(np.ones(x.ndim, int), x.dtype)
+    m = np.where(np.isfinite(m), m, 0)
+    r = np.log(np.sum(np.exp(x - m), axis=axis, keepdims=True)) + m
+    return r if keepdims else np.squeeze(r, axis=axis)
+
+
+_FLOATS_ONLY = {"cpu": FLOAT_DTYPES, "cuda": FLOAT_DTYPES[:1] + FLOAT_DTYPES[2:]}
+
+
 # --- sum, mean, prod -------------------------------------------------------------------------
 _sum = declare("sum", lambda a, dims, keepdim=False, dtype=None: np.sum(a, dims, keepdims=keepdim),
-               doc="sum(x, dims, keepdim, dtype) -> Tensor")
+               doc="sum(x, dims, keepdim, dtype) -> Tensor", info=_reduction(np.sum, INT64))
 
 
 @_sum.register("cpu")
@@ -141,7 +181,7 @@ def _sum_cpu(x, dims, keepdim=False, dtype=None, *, out=None):
 
 
 _nansum = declare("nansum", lambda a, dims, keepdim=False, dtype=None: np.nansum(a, dims, keepdims=keepdim),
-                  doc="nansum(x, dims, keepdim, dtype) -> Tensor")
+                  doc="nansum(x, dims, keepdim, dtype) -> Tensor", info=_reduction(np.nansum, INT64))
 
 
 @_nansum.register("cpu")
@@ -152,7 +192,7 @@ def _nansum_cpu(x, dims, keepdim=False, dtype=None, *, out=None):
 
 
 _mean = declare("mean", lambda a, dims, keepdim=False, dtype=None: np.mean(a, dims, keepdims=keepdim),
-                doc="mean(x, dims, keepdim, dtype) -> Tensor")
+                doc="mean(x, dims, keepdim, dtype) -> Tensor", info=_reduction(np.mean, FLOAT, _FLOATS_ONLY))
 
 
 @_mean.register("cpu")
@@ -185,7 +225,8 @@ def _nanmean_cpu(x, dims, keepdim=False, dtype=None, *, out=None):
 
 
 _prod = declare("prod", lambda a, dims, keepdim=False, dtype=None: np.prod(a, dims, keepdims=keepdim),
-                doc="prod(x, dims, keepdim, dtype) -> Tensor")
+                doc="prod(x, dims, keepdim, dtype) -> Tensor",
+                info=_reduction(np.prod, INT64, invalid=_one_dim_only))
 
 
 @_prod.register("cpu")
@@ -205,7 +246,10 @@ def sum(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None, out=None)
     (tensor(10.), tensor([4., 6.]), tensor(2))
     """
     if out is None:
-        dims = tuple(range(len(input._shape))) if dim is None else _dims(dim, input, "sum")
+        try:
+            dims = tuple(range(len(input._shape))) if dim is None else _dims(dim, input, "sum")
+        except AttributeError:
+            raise _not_a_tensor("sum", input) from None
         return _sum(input, dims, keepdim, dtype)
     return _sum(input, _dims(dim, input, "sum"), keepdim, dtype, out=out)
 
@@ -237,15 +281,17 @@ def nanmean(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None, out=N
 @method
 def prod(input: Tensor, dim: int | None = None, keepdim: bool = False, *, dtype=None, out=None) -> Tensor:
     """The product over one `dim`, or over everything when `dim` is None."""
+    if not isinstance(input, Tensor):
+        raise _not_a_tensor("prod", input)
     dims = tuple(range(input.ndim)) if dim is None else (_one_dim(dim, input, "prod"),)
     return _prod(input, dims if input.ndim else (), keepdim, dtype, out=out)
 
 
 # --- max, min, argmax ------------------------------------------------------------------------
 _amax = declare("amax", lambda a, dims, keepdim=False: np.amax(a, dims, keepdims=keepdim),
-                doc="amax(x, dims, keepdim) -> Tensor")
+                doc="amax(x, dims, keepdim) -> Tensor", info=_reduction(np.max, invalid=_empty_reduction))
 _amin = declare("amin", lambda a, dims, keepdim=False: np.amin(a, dims, keepdims=keepdim),
-                doc="amin(x, dims, keepdim) -> Tensor")
+                doc="amin(x, dims, keepdim) -> Tensor", info=_reduction(np.min, invalid=_empty_reduction))
 
 
 def _make_extreme(op, fn, name):
@@ -502,7 +548,7 @@ def std_mean(input: Tensor, dim=None, unbiased: bool | None = None, keepdim: boo
 
 # --- logsumexp, norms ------------------------------------------------------------------------
 _logsumexp = declare("logsumexp", lambda a, dims, keepdim=False: np.log(np.sum(np.exp(a), dims, keepdims=keepdim)),
-                     doc="logsumexp(x, dims, keepdim) -> Tensor")
+                     doc="logsumexp(x, dims, keepdim) -> Tensor", info=_reduction(_logsumexp_ref, FLOAT))
 
 
 @_logsumexp.register("cpu")

@@ -248,7 +248,19 @@ def _floor_divide(x, y):
 
 
 def _floor_divide_float(x, y):
-    return _ffloor(x / y) if y != 0 else x / y
+    # PyTorch's div_floor, as the CPU kernel: from the exact fmod, so inf // 1 is nan and -5 // inf is -1
+    if y == 0:
+        return x / y
+    if x != x or y != y or x - x != 0:
+        return math.nan
+    mod = math.fmod(x, y)
+    div = (x - mod) / y
+    if mod != 0 and (y < 0) != (mod < 0):
+        div -= 1.0
+    if div == 0:
+        return math.copysign(0.0, x / y)
+    fl = _ffloor(div)
+    return fl + 1.0 if div - fl > 0.5 else fl
 
 
 def _trunc_divide(x, y):

@@ -235,7 +235,8 @@ def _sqrt(acc, n, a, p):
 
 
 def _log_shifted(acc, n, a, p):
-    return (math.log(acc) if acc > 0 else -math.inf) + (a if a - a == 0 else 0)
+    # a NaN sum (a NaN in the slice) stays NaN, as on the CPU; an empty or all -inf one is -inf
+    return (math.log(acc) if acc > 0 else (acc if acc != acc else -math.inf)) + (a if a - a == 0 else 0)
 
 
 def _greater(v, i, b, bi):

@@ -1,0 +1,112 @@
+"""A fixed-seed run of the fuzz campaign over the op table (NOTE [ The fuzz campaign ] in
+ember.core.fuzz): every op with an OpInfo, random shapes, layouts, dtypes, NaN/inf and wrong
+types, run in child processes; no case may crash, hang, compute garbage or raise the wrong kind
+of error. `scripts/fuzz_ops.py` runs the long campaign and writes docs/robustness.md."""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import sys
+import textwrap
+from collections import Counter
+
+import pytest
+
+pytest.importorskip("hypothesis")
+pytest.importorskip("scipy.special")  # the references of erf, erfinv and gelu
+
+from ember.core import fuzz  # noqa: E402
+from ember.core.opinfo import ops_with_info  # noqa: E402
+
+N_CASES = 1600  # about 900 distinct cases; well under a minute on two cores
+
+
+@pytest.fixture(scope="module")
+def outcomes():
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path), EMBER_FUZZ_TORCH="0")
+    return fuzz.run_cases(fuzz.draw_cases(N_CASES, seed=0), batch=400, timeout=300, env=env)
+
+
+def test_fixed_seed_campaign_finds_no_defect(outcomes):
+    defects = [f"{o.cls}: {o.case.repro()}: {o.detail}" for o in outcomes if o.cls in fuzz.DEFECTS + ("harness",)]
+    assert defects == []
+
+
+def test_campaign_reaches_every_op_and_both_outcomes(outcomes):
+    ops = {o.case.op for o in outcomes}
+    assert len(ops) >= 0.85 * len(ops_with_info())
+    classes = Counter(o.cls for o in outcomes)
+    assert classes["ok"] > classes["error"] > 50  # most calls valid, and many invalid ones refused cleanly
+
+
+def test_cases_are_drawn_the_same_every_run():
+    assert [c.repro() for c in fuzz.draw_cases(40, seed=5)] == [c.repro() for c in fuzz.draw_cases(40, seed=5)]
+
+
+def test_cases_cover_layouts_empty_dims_specials_and_wrong_types():
+    cases = fuzz.draw_cases(400, seed=1)
+    specs = [a for c in cases for a in c.args if isinstance(a, fuzz.TensorSpec)]
+    assert {s.layout for s in specs} == set(fuzz.LAYOUTS)
+    assert any(0 in s.shape for s in specs) and any(s.shape == () for s in specs)
+    assert any(s.specials for s in specs)
+    assert any(isinstance(a, fuzz.Bad) for c in cases for a in c.args)
+    assert any(c.kwargs for c in cases)
+
+
+# a stand-in child that follows the worker's protocol, then dies or stalls on the case at index 1
+# of every batch
+_FAKE = textwrap.dedent("""
+    import json, os, pickle, sys, time
+    cases = pickle.loads(sys.stdin.buffer.read())
+    for i, c in enumerate(cases):
+        print(json.dumps({"start": i}), flush=True)
+        if i == 1:
+            os.abort() if sys.argv[1] == "crash" else time.sleep(60)
+        print(json.dumps({"i": i, "cls": "ok", "detail": ""}), flush=True)
+""")
+
+
+@pytest.mark.parametrize("kind", ["crash", "hang"])
+def test_a_crash_or_a_hang_is_pinned_on_its_case_and_the_rest_still_runs(kind):
+    cases = [fuzz.Case("exp", (fuzz.TensorSpec((k,), "float32"),)) for k in range(4)]
+    out = fuzz.run_cases(cases, batch=2, timeout=3, command=[sys.executable, "-c", _FAKE, kind])
+    assert [o.case.args[0].shape for o in out] == [(0,), (1,), (2,), (3,)]
+    assert [o.cls for o in out] == ["ok", kind, "ok", kind]
+    assert out[1].case.repro() == "exp(T((1,), 'float32'))"
+
+
+def test_a_wrong_result_is_classified_as_a_defect(monkeypatch):
+    from ember.core.dispatch import get_op
+
+    op = get_op("exp")
+    monkeypatch.setattr(op, "info", dataclasses.replace(op.info, ref=lambda x: x + 1))
+    o = fuzz.run_case(fuzz.Case("exp", (fuzz.TensorSpec((3,), "float64", seed=1),)))
+    assert o.cls == "wrong" and "elements differ" in o.detail
+
+
+def test_a_leaked_internal_error_is_a_defect():
+    # a wrong Python type must raise PyTorch's TypeError, not numpy's or an AttributeError
+    o = fuzz.run_case(fuzz.Case("mul", (fuzz.TensorSpec((2,), "bool"), fuzz.Bad(None))))
+    assert o.cls == "error" and o.detail.startswith("TypeError: mul(): argument 'other' (position 2)")
+    o = fuzz.run_case(fuzz.Case("fmax", (fuzz.Bad(1.5), fuzz.TensorSpec((2,), "float32"))))
+    assert o.cls == "error" and "argument 'input' (position 1) must be Tensor, not float" in o.detail
+    o = fuzz.run_case(fuzz.Case("add", (fuzz.Bad(2), fuzz.TensorSpec((2,), "float32"))))
+    assert o.cls == "ok"  # torch.add(2, t) is valid
+
+
+@pytest.mark.cuda
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")  # the simulator runs numpy scalar math: 1 / 0.0
+def test_fuzz_cases_give_the_same_results_on_cuda_as_on_the_cpu():
+    E = pytest.importorskip("ember.core")
+    if not E.cuda.is_available():
+        pytest.skip("no CUDA device or simulator")
+    cases = fuzz.draw_cases(300, seed=3)
+    found = []
+    for c in cases:
+        if c.kwargs:  # out= of another dtype: CUDA computes in float32 first (docs/robustness.md)
+            continue
+        r = fuzz.against_cuda(c)
+        if r["cls"] in ("differs", "error-differs") and "ZeroDivisionError" not in r.get("detail", ""):
+            found.append(f"{r['cls']}: {c.repro()}: {r.get('detail', '')}")
+    assert found == []
