@@ -212,8 +212,11 @@ def _int_operands(op: str, input, other):
     return dt
 
 
-def _shift_amount(other, dt):
-    return S.to_dtype(other, dt) if isinstance(other, Tensor) and other._dtype is not dt else other
+def _shift_amount(other, dt, like: Tensor) -> Tensor:
+    """The shift as a tensor of the computing dtype (a Python int becomes a 0-dim one)."""
+    if not isinstance(other, Tensor):
+        return full((), other, dtype=dt, device=like.device)
+    return S.to_dtype(other, dt) if other._dtype is not dt else other
 
 
 @method
@@ -222,7 +225,7 @@ def bitwise_left_shift(input: Tensor, other, *, out: Tensor | None = None) -> Te
     one gives 0, as in PyTorch."""
     dt = _int_operands("lshift", input, other)
     bits = dt.itemsize * 8
-    s = _shift_amount(other, dt)
+    s = _shift_amount(other, dt, input if isinstance(input, Tensor) else other)
     ok = ew.logical_and(ew.ge(s, 0), ew.lt(s, bits))
     # the product by 2**s wraps modulo 2**bits exactly as the shift does
     r = ew.mul(input, ew.pow(_two(dt, input, other), ew.where(ok, s, 0)))
@@ -237,7 +240,7 @@ def bitwise_right_shift(input: Tensor, other, *, out: Tensor | None = None) -> T
     dt = _int_operands("rshift", input, other)
     bits = dt.itemsize * 8
     top = bits - 1 if dt.is_signed else bits  # 2**top must not overflow the dtype
-    s = _shift_amount(other, dt)
+    s = _shift_amount(other, dt, input if isinstance(input, Tensor) else other)
     small = ew.logical_and(ew.ge(s, 0), ew.lt(s, top))
     # floor division by 2**s is the arithmetic shift
     r = ew.floor_divide(input, ew.pow(_two(dt, input, other), ew.where(small, s, 0)))

@@ -507,6 +507,8 @@ def var(input: Tensor, dim=None, unbiased: bool | None = None, keepdim: bool = F
     >>> tensor([1.0, 2.0, 3.0, 4.0]).var()
     tensor(1.6667)
     """
+    if not isinstance(input, Tensor):
+        raise _not_a_tensor("var", input)
     if input._dtype.is_complex:  # a real result: the variances of the two parts add
         return _complex_moment(input, dim, unbiased, keepdim, correction, "var", out)
     return _var(input, *_moment_args(input, dim, unbiased, keepdim, correction, "var"), out=out)
@@ -516,6 +518,8 @@ def var(input: Tensor, dim=None, unbiased: bool | None = None, keepdim: bool = F
 def std(input: Tensor, dim=None, unbiased: bool | None = None, keepdim: bool = False, *,
         correction: float | None = None, out=None) -> Tensor:
     """The standard deviation over `dim` with Bessel's `correction` (default 1)."""
+    if not isinstance(input, Tensor):
+        raise _not_a_tensor("std", input)
     if input._dtype.is_complex:
         return _complex_moment(input, dim, unbiased, keepdim, correction, "std", out)
     return _std(input, *_moment_args(input, dim, unbiased, keepdim, correction, "std"), out=out)
