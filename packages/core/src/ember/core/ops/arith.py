@@ -36,7 +36,7 @@ arcsin, arccos, arctan, arctan2 = ew.asin, ew.acos, ew.atan, ew.atan2
 def add(input, other, *, alpha=1, out=None) -> Tensor:
     """`input + alpha * other`, broadcasting."""
     if alpha != 1:
-        other = ew.mul(other, alpha)
+        other = ew.mul(other, alpha) if isinstance(other, Tensor) else other * alpha
     return ew.add(input, other) if out is None else ew.add(input, other, out=out)
 
 
@@ -53,7 +53,7 @@ def sub(input, other, *, alpha=1, out=None) -> Tensor:
                                    "If you are trying to invert a mask, use the `~` or `logical_not()` operator "
                                    "instead.")
     if alpha != 1:
-        other = ew.mul(other, alpha)
+        other = ew.mul(other, alpha) if isinstance(other, Tensor) else other * alpha
     return ew.sub(input, other, out=out)
 
 
