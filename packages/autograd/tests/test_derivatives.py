@@ -338,6 +338,14 @@ def _svd_invariants(a, full_matrices):
     return s, u @ u.mT, vh.mT @ vh, (u * s) @ vh
 
 
+def _eig_invariants(a):
+    """Phase-independent functions of the general eigendecomposition: the eigenvalues' parts and
+    the eigenvectors' squared moduli weighted by position."""
+    lam, v = op("linalg_eig")(a)
+    weights = E.arange(1.0, 1.0 + a.shape[-1], dtype=F64)
+    return lam.real, lam.imag, (v.abs() ** 2 * weights).sum(-2)
+
+
 def _spd_base():
     a = np.random.default_rng(5).uniform(-1, 1, (3, 3)) + 3 * np.eye(3)
     return E.from_numpy(a).requires_grad_()
@@ -352,6 +360,8 @@ SAMPLES.update({
     "linalg_cholesky": [(lambda a: op("linalg_cholesky")(a @ a.mT, False), (_spd_base(),)),
                         (lambda a: op("linalg_cholesky")(a @ a.mT, True), (_spd_base(),))],
     "linalg_eigh": [(lambda a: op("linalg_eigh")(a + a.mT, "L"), (_spd_base(),))],
+    "linalg_eig": [(_eig_invariants, (make((3, 3), rng=np.random.default_rng(5)),)),
+                   (_eig_invariants, (make((2, 4, 4), rng=np.random.default_rng(6)),))],
     "linalg_qr": [(lambda a: op("linalg_qr")(a, "reduced"), (make(shape, rng=np.random.default_rng(sum(shape))),))
                   for shape in ((3, 3), (4, 2))],
     "linalg_svd": [(lambda a, full=full: _svd_invariants(a, full), (make(shape),))

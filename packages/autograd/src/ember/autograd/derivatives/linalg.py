@@ -1,9 +1,13 @@
 """Derivatives of the matrix decompositions and solvers (inverse, determinants, solve, Cholesky,
-symmetric eigendecomposition, SVD, QR of tall or square matrices), after PyTorch's formulas."""
+symmetric and general eigendecompositions, SVD, QR of tall or square matrices), after PyTorch's formulas."""
 
 from __future__ import annotations
 
+import numpy as np
+
+from ember.core import eye
 from ember.core.dispatch import get_op
+from ember.core.tensor import Tensor
 
 from ember.autograd.derivatives._entry import derivative as d
 from ember.autograd.derivatives._helpers import not_implemented
@@ -55,6 +59,37 @@ def _eigh_backward(grads, result0, result1):
     if gL is not None:
         inner = inner + gL.diag_embed()
     return V @ inner @ _mT(V)
+
+
+def _eig_backward(grads, result0, result1):
+    """PyTorch's linalg_eig_backward: V^-H (diag(gL) + (V^H gV - V^H V Re(diag(V^H gV))) / conj(L_j - L_i)) V^H.
+    First order only: V^-H comes from LAPACK (ember's solvers are real)."""
+    L, V = result0, result1
+    gL, gV = grads[0], grads[1]
+    n = L.shape[-1]
+    eye = _eye_like(L, n)
+    off = 1.0 - eye
+    Vh = V.mH
+    inner = 0.0 * (Vh @ V)
+    if gV is not None:
+        VhgV = Vh @ gV
+        diag = VhgV.diagonal(0, -2, -1)
+        scale = float(diag.abs().max().item()) if diag.numel() else 0.0
+        if diag.numel() and float(diag.imag.abs().max().item()) > 1e-4 * max(scale, 1.0):
+            raise RuntimeError("linalg_eig_backward: The eigenvectors in the complex case are specified up to "
+                               "multiplication by e^{i phi}. The specified loss function depends on this quantity, "
+                               "so it is ill-defined.")
+        econj = L.conj().unsqueeze(-2) - L.conj().unsqueeze(-1)
+        econj = econj * off + eye
+        inner = (VhgV - Vh @ (V * diag.real.unsqueeze(-2))) / econj * off
+    if gL is not None:
+        inner = inner + gL.diag_embed()
+    rhs = (inner @ Vh).detach()
+    return Tensor._wrap(np.linalg.solve(Vh.detach().resolve_conj()._np(), rhs._np()))
+
+
+def _eye_like(L, n: int):
+    return eye(n, dtype=L.dtype, device=L.device)
 
 
 def _svd_backward(grads, A, full_matrices, result0, result1, result2):
@@ -130,6 +165,7 @@ ENTRIES = [
     d("linalg_solve(A, B)", **{"A, B": _solve_grads}),
     d("linalg_cholesky(A, upper=False)", A=_cholesky_backward),
     d("linalg_eigh(A, UPLO='L')", A=_eigh_backward),
+    d("linalg_eig(A)", A=_eig_backward),
     d("linalg_qr(A, mode='reduced')", A=_qr_backward),
     d("linalg_svd(A, full_matrices=True)", A=_svd_backward),
 ]
