@@ -61,6 +61,8 @@ class FatalError(Exception):
 
 
 import ember.torch.signal as signal  # noqa: E402
+import ember.torch.overrides as overrides  # noqa: E402
+from ember.torch.overrides import DisableTorchFunction, DisableTorchFunctionSubclass  # noqa: E402
 from ember.torch._typed_storage import *  # noqa: E402, F403 - TypedStorage and the legacy typed storages
 from ember.torch.amp import autocast, get_autocast_dtype, is_autocast_enabled  # noqa: E402
 from ember.torch._importer import install, uninstall  # noqa: E402

@@ -1,0 +1,68 @@
+"""torch.overrides: functions that opt into __torch_function__ hand their calls to tensor-likes."""
+
+import pytest
+
+import ember.torch as torch
+from ember.torch import overrides
+
+
+class Tagged:
+    """A tensor-like that answers every overridable function with a tag."""
+
+    def __init__(self, value):
+        self.value = value
+
+    @classmethod
+    def __torch_function__(cls, func, types, args=(), kwargs=None):
+        return ("tagged", func.__name__, tuple(types))
+
+
+class Refuses:
+    @classmethod
+    def __torch_function__(cls, func, types, args=(), kwargs=None):
+        return NotImplemented
+
+
+class TaggedTensor(torch.Tensor):
+    @classmethod
+    def __torch_function__(cls, func, types, args=(), kwargs=None):
+        return "subclass first"
+
+
+@overrides.wrap_torch_function(lambda x, y=None: (x, y))
+def scaled(x, y=None):
+    return x * 2
+
+
+def test_protocol_detection_and_dispatch():
+    t = torch.ones(2)
+    assert not overrides.has_torch_function((t, 1.0)) and overrides.has_torch_function((t, Tagged(1)))
+    assert overrides.has_torch_function_unary(Tagged(1)) and overrides.has_torch_function_variadic(t, Tagged(2))
+    assert overrides.is_tensor_like(t) and overrides.is_tensor_like(Tagged(1)) and not overrides.is_tensor_like(3)
+    assert scaled(t).tolist() == [2.0, 2.0]
+    assert scaled(Tagged(3)) == ("tagged", "scaled", (Tagged,))
+    # the first implementation that does not return NotImplemented wins; none at all is a TypeError
+    assert overrides.handle_torch_function(scaled, (Refuses(), Tagged(1)), 0)[0] == "tagged"
+    with pytest.raises(TypeError, match="no implementation found for 'scaled' on types that implement"):
+        overrides.handle_torch_function(scaled, (Refuses(),), 0)
+    with torch.DisableTorchFunction():
+        assert not overrides.has_torch_function((Tagged(1),))
+    assert overrides.has_torch_function((Tagged(1),))
+    assert overrides.is_tensor_method_or_property(torch.Tensor.add) is True
+
+
+def test_subclasses_are_asked_before_their_bases():
+    class Base:
+        @classmethod
+        def __torch_function__(cls, func, types, args=(), kwargs=None):
+            return "base"
+
+    class Derived(Base):
+        @classmethod
+        def __torch_function__(cls, func, types, args=(), kwargs=None):
+            return "derived"
+
+    assert overrides.handle_torch_function(scaled, (Base(), Derived()), 0) == "derived"
+    sub = torch.ones(1).as_subclass(TaggedTensor) if hasattr(torch.Tensor, "as_subclass") else None
+    if sub is not None:
+        assert overrides.handle_torch_function(scaled, (sub,), 0) == "subclass first"
