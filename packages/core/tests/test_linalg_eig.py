@@ -39,3 +39,13 @@ def test_errors():
         E.linalg.eig(E.ones(2, 2, dtype=E.int64))
     with pytest.raises(E.linalg.LinAlgError, match="must not contain infs or NaNs"):
         E.linalg.eig(E.tensor([[1.0, float("nan")], [0.0, 1.0]]))
+
+
+@pytest.mark.cuda
+def test_cuda_runs_on_the_host_and_returns_device_tensors():
+    if not E.cuda.is_available():
+        pytest.skip("no CUDA (nor the simulator)")
+    a = np.array([[2.0, 1.0], [0.0, 3.0]])
+    L, V = E.linalg.eig(E.tensor(a).to("cuda"))
+    assert L.device.type == "cuda" and V.device.type == "cuda"
+    np.testing.assert_allclose(np.sort_complex(L.cpu().numpy()), [2.0, 3.0], atol=1e-12)

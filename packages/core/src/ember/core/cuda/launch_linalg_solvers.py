@@ -208,10 +208,17 @@ def _svd(A, full_matrices=True):
             get_op("clone")(v.transpose(1, 2)).reshape(lead + (k, n)))
 
 
+def _eig(A):
+    """The general eigendecomposition on the host (LAPACK's geev): no GPU kernel computes the
+    nonsymmetric problem here, so A goes to the CPU and the complex results come back."""
+    w, v = get_op("linalg_eig").kernels["cpu"](A.cpu())
+    return w.to(A.device), v.to(A.device)
+
+
 def register() -> None:
     for name, fn in (("linalg_inv", _inv), ("linalg_det", _det), ("linalg_slogdet", _slogdet),
                      ("linalg_solve", _solve), ("linalg_cholesky", _cholesky), ("linalg_qr", _qr),
-                     ("linalg_eigh", _eigh), ("linalg_svd", _svd)):
+                     ("linalg_eigh", _eigh), ("linalg_svd", _svd), ("linalg_eig", _eig)):
         get_op(name).register("cuda")(fn)
 
 
