@@ -10,17 +10,11 @@ from ember.core.ops import special as sp
 from ember.core.tensor import Tensor
 
 from ember.autograd.derivatives._entry import derivative as d
-from ember.autograd.derivatives._helpers import where0
+from ember.autograd.derivatives._helpers import not_implemented, where0
 
 _TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
 _SQRT_2PI = math.sqrt(2.0 * math.pi)
 _OPS = sp.OPS
-
-
-def _not_implemented(what: str):
-    def rule(grad):
-        raise NotImplementedError(f"the derivative for '{what}' is not implemented.")
-    return rule
 
 
 def _i1_input(grad, input, result):
@@ -75,9 +69,9 @@ ENTRIES = [
     d("logit(input, eps=None)", eps=None, input=_logit_input),
     d("special_xlog1py(input, other)", input=_xlog1py_input,
       other=lambda grad, input, other: grad * input / (other + 1.0)),
-    d("special_zeta(input, other)", input=_not_implemented("zeta"),
+    d("special_zeta(input, other)", input=not_implemented("zeta"),
       other=lambda grad, input, other: grad * -input * _OPS["special_zeta"](input + 1.0, other)),
-    d("igamma(input, other)", input=_not_implemented("igamma: input"), other=_igamma_other),
-    d("igammac(input, other)", input=_not_implemented("igammac: input"),
+    d("igamma(input, other)", input=not_implemented("igamma: input"), other=_igamma_other),
+    d("igammac(input, other)", input=not_implemented("igammac: input"),
       other=lambda grad, input, other: -_igamma_other(grad, input, other)),
 ]

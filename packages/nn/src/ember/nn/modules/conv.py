@@ -85,6 +85,12 @@ class _ConvNd(Module):
                                f"{list(input.shape)} to have {self.in_channels} channels, but got {got} channels "
                                "instead")
 
+    def forward(self, input: Tensor) -> Tensor:
+        self._check_input(input)
+        x, padding = self._padded(input)
+        conv = (F.conv1d, F.conv2d, F.conv3d)[self._nd - 1]
+        return conv(x, self.weight, self.bias, self.stride, padding, self.dilation, self.groups)
+
     def _padded(self, input: Tensor) -> tuple[Tensor, object]:
         """Non-zero padding modes pad explicitly and convolve without padding ('same': the extra element of an
         odd total at the end, as PyTorch's)."""
@@ -127,11 +133,6 @@ class Conv1d(_ConvNd):
         super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation, groups, bias,
                          padding_mode, device=device, dtype=dtype)
 
-    def forward(self, input: Tensor) -> Tensor:
-        self._check_input(input)
-        x, padding = self._padded(input)
-        return F.conv1d(x, self.weight, self.bias, self.stride, padding, self.dilation, self.groups)
-
 
 class Conv2d(_ConvNd):
     """2-D convolution over (N, C_in, H, W) inputs; weight (out_channels, in_channels / groups, kH, kW).
@@ -148,11 +149,6 @@ class Conv2d(_ConvNd):
         super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation, groups, bias,
                          padding_mode, device=device, dtype=dtype)
 
-    def forward(self, input: Tensor) -> Tensor:
-        self._check_input(input)
-        x, padding = self._padded(input)
-        return F.conv2d(x, self.weight, self.bias, self.stride, padding, self.dilation, self.groups)
-
 
 class Conv3d(_ConvNd):
     """3-D convolution over (N, C_in, D, H, W) inputs; weight (out_channels, in_channels / groups, kD, kH, kW).
@@ -168,11 +164,6 @@ class Conv3d(_ConvNd):
                  groups: int = 1, bias: bool = True, padding_mode: str = "zeros", device=None, dtype=None) -> None:
         super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation, groups, bias,
                          padding_mode, device=device, dtype=dtype)
-
-    def forward(self, input: Tensor) -> Tensor:
-        self._check_input(input)
-        x, padding = self._padded(input)
-        return F.conv3d(x, self.weight, self.bias, self.stride, padding, self.dilation, self.groups)
 
 
 class _ConvTransposeNd(_ConvNd):
