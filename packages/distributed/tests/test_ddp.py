@@ -21,3 +21,22 @@ def test_ddp_without_a_process_group_raises():
 
     with pytest.raises(RuntimeError, match="Default process group has not been initialized"):
         DistributedDataParallel(nn.Linear(2, 2))
+
+
+@pytest.mark.parametrize("nproc", [2, 4])
+def test_join_with_uneven_inputs_matches_pytorchs_semantics(run_job, nproc):
+    res = run_job(nproc, "join.py")
+    assert res.returncode == 0, res.stdout
+    for r in range(nproc):
+        assert f"rank {r} DONE" in res.stdout, res.stdout
+    assert res.stdout.count(" OK ") == nproc * 7, res.stdout
+
+
+def test_join_hook_of_a_joinable_that_skipped_the_joinable_constructor_is_refused():
+    from ember.distributed.join import Join
+
+    class NotJoinable:
+        pass
+
+    with pytest.raises(AssertionError, match="constructor calls the ``Joinable`` constructor"):
+        Join.notify_join_context(NotJoinable())

@@ -18,6 +18,11 @@ the buckets so that a parameter no rank used keeps `.grad` as it was. Inside `no
 do nothing and gradients accumulate locally; the next synchronized backward reduces the sums.
 A communication hook (`register_comm_hook`) replaces the Iallreduce of a bucket: it receives the
 bucket's undivided gradients and returns a Future of the reduced buffer, waited for at the end.
+Under `join()` (NOTE [ Join: shadowing the collectives of the ranks still training ] in join.py),
+each forward first notifies the join context, then syncs buffers from the highest-ranked rank still
+training, then all-reduces whether a synchronized backward follows; a joined rank's `_DDPJoinHook`
+issues the same collectives, then one all-reduce of zeros per bucket (through the comm hook when
+there is one), so the ranks still training average over the world size with zeros from the joined.
 """
 
 from __future__ import annotations
@@ -36,6 +41,7 @@ from ember.nn import Module
 
 from ember.distributed import c10d
 from ember.distributed.comm_hooks import bucket_of
+from ember.distributed.join import Join, Joinable, JoinHook, _all_reduce_scalar, _JoinConfig
 
 __all__ = ["DistributedDataParallel"]
 
@@ -60,7 +66,7 @@ class _Bucket:
         self.used = np.zeros(len(params), np.uint8)
 
 
-class DistributedDataParallel(Module):
+class DistributedDataParallel(Module, Joinable):
     """Data parallelism over the processes of a group: wrap the model, train as usual.
 
     Args:
@@ -71,6 +77,8 @@ class DistributedDataParallel(Module):
         bucket_cap_mb: the size of a gradient bucket in MiB (25 by default, PyTorch's).
         find_unused_parameters: walk the forward output's graph so that parameters it does not use
             do not stall the reduction.
+
+    With uneven inputs across ranks, train inside `with ddp.join():` (see `join`).
 
     Raises:
         RuntimeError: the process group is not initialized, or a backward left parameters without
@@ -117,17 +125,21 @@ class DistributedDataParallel(Module):
         self._timeline: list[tuple] = []   # (event, index, perf_counter()): for tests of the overlap
         self._comm_hook = None
         self._comm_state = None
+        self._join_config = _JoinConfig.construct_disabled_join_config()
+        self._divide_by_initial_world_size = True
+        self._divisor = self._world   # what each local gradient is divided by before the sum
 
     # ------------------------------------------------------------------------------ construction
 
     def _src(self) -> int:
         return self.process_group.ranks[0]
 
-    def _sync_module_states(self) -> None:
-        """Rank 0's parameters and buffers to every rank (async, then waited for together)."""
+    def _sync_module_states(self, src: int | None = None, buffers: bool = True) -> None:
+        """Global rank `src`'s (rank 0's) parameters and buffers to every rank (async, then waited for together)."""
+        src = self._src() if src is None else src
         works = []
-        for t in list(self.module.parameters()) + list(self.module.buffers()):
-            works.append(c10d.broadcast(t.detach(), self._src(), self.process_group, async_op=True))
+        for t in list(self.module.parameters()) + (list(self.module.buffers()) if buffers else []):
+            works.append(c10d.broadcast(t.detach(), src, self.process_group, async_op=True))
         for w in works:
             if w is not None:
                 w.wait()
@@ -180,19 +192,49 @@ class DistributedDataParallel(Module):
                 "unused parameter detection by passing the keyword argument `find_unused_parameters=True` to "
                 "`torch.nn.parallel.DistributedDataParallel`; parameter indices which did not receive grad for "
                 f"rank {c10d.get_rank()}: {' '.join(map(str, sorted(missing)))}")
-        if self.broadcast_buffers:
-            bufs = list(self.module.buffers())
-            works = [c10d.broadcast(b.detach(), self._src(), self.process_group, async_op=True) for b in bufs]
-            for w in works:
-                if w is not None:
-                    w.wait()
-        out = self.module(*inputs, **kwargs)
         sync = is_grad_enabled() and self.require_backward_grad_sync and self.process_group.rank() >= 0
+        joining = self._join_config.enable
+        if joining:
+            work = Join.notify_join_context(self)
+            if work is not None:
+                work.wait()
+                training = int(work.result()[0]._np()[0])
+                self._divisor = self._world if self._divide_by_initial_world_size else training
+        if self.broadcast_buffers:
+            self._sync_buffers(joined=False)
+        if joining:
+            self._global_backward_sync(sync)
+        out = self.module(*inputs, **kwargs)
         if sync:
             self._prepare_for_backward(out)
         else:
             self._armed = False
         return out
+
+    def _sync_buffers(self, joined: bool) -> None:
+        """Broadcast the buffers from rank 0, or under join from the highest-ranked rank still training
+        (rank 0 may have joined with stale buffers)."""
+        bufs = list(self.module.buffers())
+        if not bufs:
+            return
+        src = self._src()
+        if self._join_config.enable:
+            src = self.process_group.ranks[self._find_common_rank(self.process_group.rank(), not joined)]
+        works = [c10d.broadcast(b.detach(), src, self.process_group, async_op=True) for b in bufs]
+        for w in works:
+            if w is not None:
+                w.wait()
+
+    def _find_common_rank(self, rank: int, candidate: bool) -> int:
+        """The highest group rank among the ranks that are candidates."""
+        common = int(_all_reduce_scalar(rank if candidate else -1, self.process_group, c10d.ReduceOp.MAX))
+        if common == -1:
+            raise ValueError("BUG! Expected rank_cond to be true for at least one process.")
+        return common
+
+    def _global_backward_sync(self, sync: bool) -> bool:
+        """Whether any rank runs a synchronized backward in this iteration (joined ranks say no)."""
+        return _all_reduce_scalar(1.0 if sync else 0.0, self.process_group) > 0
 
     def _prepare_for_backward(self, out) -> None:
         self._armed = True
@@ -234,7 +276,7 @@ class DistributedDataParallel(Module):
             g = p.grad
             dst = b.buf[b.offsets[k]:b.offsets[k] + p.numel()]
             src = g.detach().cpu()._np() if g.device.type != "cpu" else g._np()
-            scale = 1.0 / self._world if dst.dtype.kind in "fc" and self._comm_hook is None else 1
+            scale = 1.0 / self._divisor if dst.dtype.kind in "fc" and self._comm_hook is None else 1
             np.multiply(src.reshape(-1), scale, out=dst, casting="unsafe")
             self._mark_ready(b)
             self._launch_ready()
@@ -303,6 +345,56 @@ class DistributedDataParallel(Module):
                                f"{b.buf.size} elements; got {got!r:.80}")
         return got.detach().cpu()._np().reshape(-1)
 
+    def _shadow_backward(self) -> None:
+        """On a joined rank: the all-reduces of one synchronized backward, with zero gradients."""
+        MPI = c10d._mpi()
+        pending = []
+        for b in self._buckets:
+            b.buf[:] = 0
+            if self._comm_hook is not None:
+                last = b.index == len(self._buckets) - 1
+                pending.append(self._comm_hook(self._comm_state,
+                                               bucket_of(b.index, b.buf, [p for _, p in b.params], b.offsets, last)))
+            else:
+                pending.append(c10d.Work([self.process_group._comm.Iallreduce(MPI.IN_PLACE, b.buf, MPI.SUM)], None,
+                                         self.process_group, f"DDP join: all_reduce of gradient bucket {b.index}"))
+        for w in pending:
+            w.wait()
+        if self.find_unused_parameters:
+            used = np.zeros(sum(len(b.params) for b in self._buckets), np.uint8)
+            c10d.Work([self.process_group._comm.Iallreduce(MPI.IN_PLACE, used, MPI.MAX)], None, self.process_group,
+                      "DDP join: all_reduce of the used-parameter mask").wait()
+
+    def join(self, divide_by_initial_world_size: bool = True, enable: bool = True,
+             throw_on_early_termination: bool = False) -> Join:
+        """A context manager for training with a different number of inputs on each rank: a rank
+        that runs out early shadows the others' all-reduces (contributing zero gradients) until all
+        have finished, then every rank takes the model of a rank that finished last.
+
+        Args:
+            divide_by_initial_world_size: divide the summed gradients by the world size (True,
+                PyTorch's default) or by the number of ranks still training.
+            enable: False makes the context manager do nothing.
+            throw_on_early_termination: raise `RuntimeError` on every rank when one runs out.
+
+        Example: `with ddp.join(): for x, y in my_batches: loss(ddp(x), y).backward(); opt.step()`.
+        """
+        return Join([self], enable, throw_on_early_termination,
+                    divide_by_initial_world_size=divide_by_initial_world_size)
+
+    def join_hook(self, **kwargs) -> JoinHook:
+        """DDP's `JoinHook` (`divide_by_initial_world_size` from `kwargs`, True by default)."""
+        return _DDPJoinHook(self, divide_by_initial_world_size=kwargs.get("divide_by_initial_world_size", True))
+
+    @property
+    def join_device(self):
+        p = next(iter(self.module.parameters()), None)
+        return p.device if p is not None else None
+
+    @property
+    def join_process_group(self) -> c10d.ProcessGroup:
+        return self.process_group
+
     @contextlib.contextmanager
     def no_sync(self) -> Iterator[None]:
         """Within this context backward accumulates gradients locally without communicating; the
@@ -313,6 +405,27 @@ class DistributedDataParallel(Module):
             yield
         finally:
             self.require_backward_grad_sync = prev
+
+
+class _DDPJoinHook(JoinHook):
+    """A joined rank's DDP: shadows the forward's and backward's collectives; at the end, copies
+    the model of a last joiner to every rank."""
+
+    def __init__(self, ddp: DistributedDataParallel, divide_by_initial_world_size: bool) -> None:
+        self.ddp = ddp
+        ddp._divide_by_initial_world_size = divide_by_initial_world_size
+
+    def main_hook(self) -> None:
+        ddp = self.ddp
+        if ddp.broadcast_buffers:
+            ddp._sync_buffers(joined=True)
+        if ddp._global_backward_sync(False):
+            ddp._shadow_backward()
+
+    def post_hook(self, is_last_joiner: bool) -> None:
+        ddp = self.ddp
+        src = ddp._find_common_rank(ddp.process_group.rank(), is_last_joiner)
+        ddp._sync_module_states(ddp.process_group.ranks[src], buffers=ddp.broadcast_buffers)
 
 
 def _reachable_leaves(out) -> set[int]:
