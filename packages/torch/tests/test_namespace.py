@@ -22,7 +22,8 @@ SUBMODULES = ["nn", "nn.functional", "nn.grad", "nn.attention", "nn.common_types
               "utils.data.distributed", "utils.data.dataloader", "utils.data.sampler", "utils.data.dataset",
               "utils.checkpoint", "autograd", "autograd.functional", "multiprocessing", "serialization", "backends",
               "backends.cudnn", "backends.cuda", "backends.mps", "cuda", "cuda.amp", "amp", "testing", "linalg",
-              "special", "fft", "onnx", "jit", "profiler", "distributed", "func", "futures", "nn.utils.stateless"] + [
+              "special", "fft", "masked", "masked.maskedtensor", "onnx", "jit", "profiler", "distributed", "func",
+              "futures", "nn.utils.stateless"] + [
                  f"nn.modules.{m}" for m in NN_MODULES]
 
 
@@ -222,3 +223,14 @@ def test_testing_assert_close_takes_pytorchs_arguments():
         et.testing.assert_close(a, a + 1)
     with pytest.raises(TypeError):
         et.testing.assert_close(enn.Parameter(a), a, allow_subclasses=False)
+
+
+def test_distributed_algorithms_paths():
+    pytest.importorskip("ember.distributed")
+    from ember.distributed import join, powersgd
+
+    algorithms = importlib.import_module("ember.torch.distributed.algorithms")
+    assert algorithms.Join is join.Join and algorithms.join.Joinable is join.Joinable
+    hooks = importlib.import_module("ember.torch.distributed.algorithms.ddp_comm_hooks.powerSGD_hook")
+    assert hooks.PowerSGDState is powersgd.PowerSGDState
+    assert hooks.batched_powerSGD_hook is powersgd.batched_powerSGD_hook

@@ -29,6 +29,7 @@ from ember.autograd.record import dispatch_hook as _dispatch_hook
 from ember.autograd import amp, backends, cuda, functional
 from ember.core import fft  # `torch.fft`: the transforms are core ops, their derivatives are here
 from ember.core import special  # torch.special, for `import ember.autograd as torch`
+from ember.core import masked  # torch.masked: composites of core ops, differentiable here
 from ember.autograd import func
 from ember.autograd.func import vmap
 from ember.autograd.amp import (

@@ -34,6 +34,7 @@ import ember.torch.serialization as serialization  # noqa: E402
 import ember.torch.linalg as linalg  # noqa: E402
 import ember.torch.special as special  # noqa: E402
 import ember.torch.fft as fft  # noqa: E402
+import ember.torch.masked as masked  # noqa: E402
 import ember.torch.testing as testing  # noqa: E402
 import ember.torch.onnx as onnx  # noqa: E402
 import ember.torch.jit as jit  # noqa: E402
