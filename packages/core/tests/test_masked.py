@@ -190,3 +190,22 @@ def test_masked_tensor_ops_keep_the_mask_and_reductions_mask_empty_results():
     with pytest.raises(ValueError, match="Input masks must match"):
         mt + masked_tensor(data, ~ec.tensor(M[0]))
     np.testing.assert_allclose(masked.sum(mt, 1).numpy(), _kept(0)[0].sum(axis=1))   # torch.masked.* on one
+
+
+@pytest.mark.torch
+def test_masked_tensor_matches_pytorchs_prints_and_reductions():
+    torch = pytest.importorskip("torch")
+    import warnings
+
+    data = np.array([[1.5, -2.0, 3.0], [4.0, 5.0, -6.25]])
+    mask = np.array([[True, False, True], [False, False, False]])
+    ours = masked_tensor(ec.tensor(data), ec.tensor(mask))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")   # PyTorch's MaskedTensor is a prototype and says so
+        theirs = torch.masked.masked_tensor(torch.tensor(data), torch.tensor(mask))
+        pairs = [(ours, theirs), (ours.exp(), theirs.exp()), (ours * 2 - 1, theirs * 2 - 1), (ours > 1, theirs > 1)]
+        for name in ("sum", "amax", "amin", "mean", "prod"):
+            pairs.append((getattr(ours, name)(1), getattr(theirs, name)(1)))
+            pairs.append((getattr(ours, name)(), getattr(theirs, name)()))
+        for a, b in pairs:
+            assert repr(a).replace("float64", "") == repr(b), (repr(a), repr(b))
