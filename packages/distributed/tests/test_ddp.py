@@ -29,7 +29,7 @@ def test_join_with_uneven_inputs_matches_pytorchs_semantics(run_job, nproc):
     assert res.returncode == 0, res.stdout
     for r in range(nproc):
         assert f"rank {r} DONE" in res.stdout, res.stdout
-    assert res.stdout.count(" OK ") == nproc * 7, res.stdout
+    assert res.stdout.count(" OK ") == nproc * 8, res.stdout
 
 
 def test_join_hook_of_a_joinable_that_skipped_the_joinable_constructor_is_refused():

@@ -116,7 +116,24 @@ everywhere_equal("join() with powerSGD_hook", model)
 assert st.iter == max(batches) and st.compression_stats()[0] > 1, (st.iter, st.compression_stats())
 print(f"rank {r} OK join() with powerSGD_hook: every rank counted {st.iter} iterations", flush=True)
 
-# 4. throw_on_early_termination: every rank raises once rank 0 runs out
+# 4. gradient accumulation with no_sync on the ranks still training: the joined ranks skip the backward's
+#    all-reduces of those iterations (the sync flag is 0), so nothing hangs and the models end equal
+model = net()
+ddp = DDP(model)
+opt = optim.SGD(model.parameters(), lr=0.1)
+with ddp.join():
+    for s in range(batches[r]):
+        if s % 2 == 0:
+            with ddp.no_sync():
+                loss_of(ddp, r, s).backward()
+        else:
+            loss_of(ddp, r, s).backward()
+            opt.step()
+            opt.zero_grad()
+everywhere_equal("join() with no_sync", model)
+print(f"rank {r} OK join() with no_sync iterations", flush=True)
+
+# 5. throw_on_early_termination: every rank raises once rank 0 runs out
 model = net()
 ddp = DDP(model)
 try:
@@ -128,7 +145,7 @@ except RuntimeError as e:
 else:
     raise AssertionError("no error with throw_on_early_termination")
 
-# 5. Join: equal inputs join at once; errors of the context manager
+# 6. Join: equal inputs join at once; errors of the context manager
 with Join([DDP(net())]):
     pass
 print(f"rank {r} OK a join without iterations ends at once", flush=True)
