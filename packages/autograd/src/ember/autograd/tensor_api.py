@@ -17,6 +17,7 @@ from ember.core.tensor import Tensor, describe
 from ember.autograd import engine
 from ember.autograd.graph import Node, RemovableHandle, _Hooks, add_hook, edge_of, meta
 from ember.autograd.grad_mode import _state
+from ember.autograd.record import is_inference
 
 __all__ = ["install", "is_tensor", "is_floating_point", "numel", "is_nonzero", "detach", "Variable"]
 
@@ -238,6 +239,7 @@ def _leaf_only_deepcopy(fn: Callable) -> Callable:
 def install() -> None:
     """Attach everything above to `Tensor` (idempotent)."""
     attach("is_nonzero", is_nonzero)
+    attach("is_inference", is_inference)
     attach("module_load", _module_load)
     attach("requires_grad", property(_get_requires_grad, _set_requires_grad))
     attach("grad", property(_get_grad, _set_grad, _del_grad))
