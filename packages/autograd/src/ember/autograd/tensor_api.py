@@ -105,6 +105,11 @@ def _get_output_nr(self: Tensor) -> int:
     return self._ag.output_nr if self._ag is not None else 0
 
 
+def _get_name(self: Tensor) -> None:
+    """`Tensor.name`: the name a graph tracer gives a value; ember traces nothing, so always None."""
+    return None
+
+
 def _get_base(self: Tensor):
     return self._ag.base if self._ag is not None else None
 
@@ -247,6 +252,7 @@ def install() -> None:
     attach("is_leaf", property(_get_is_leaf))
     attach("data", property(_get_data, _set_data))
     attach("output_nr", property(_get_output_nr))
+    attach("name", property(_get_name))
     attach("_base", property(_get_base))
     attach("_is_view", _get_is_view)
     attach("retains_grad", property(_get_retains_grad))
