@@ -60,3 +60,21 @@ def test_matches_pytorch():
         assert a.element_size() == b.element_size() and a[1:].tolist() == b[1:].tolist()
     assert real.UntypedStorage(5).nbytes() == torch.UntypedStorage(5).nbytes()
     assert isinstance(real.zeros(1).untyped_storage(), real.StorageBase)
+
+
+def test_classproperty_reads_from_the_class_and_instances():
+    class A:
+        n = 3
+
+        @torch.classproperty
+        def twice(cls):
+            return cls.n * 2
+
+        @torch.classproperty
+        @staticmethod
+        def seven():
+            return 7
+
+    assert A.twice == A().twice == 6 and A.seven == 7
+    A.n = 5
+    assert A.twice == 10

@@ -31,7 +31,7 @@ from ember.core.tensor import Tensor, describe
 __all__ = ["Generator", "default_generator", "default_generator_for", "manual_seed", "seed", "initial_seed",
            "get_rng_state", "set_rng_state", "philox_seed_offset", "rand", "rand_like", "randn", "randn_like",
            "randint", "randint_like", "randperm", "normal", "bernoulli", "poisson", "binomial", "multinomial",
-           "dropout_mask"]
+           "dropout_mask", "thread_safe_generator"]
 
 _DEFAULT_SEED = 67280421310721  # PyTorch's default CPU seed
 _U64 = 1 << 64
@@ -521,6 +521,13 @@ def poisson(input: Tensor, generator: Generator | None = None) -> Tensor:
     if (np.asarray(input._host_array()) < 0).any():
         raise RuntimeError("invalid Poisson rate, expected rate to be non-negative")
     return _poisson(input, generator=generator)
+
+
+def thread_safe_generator() -> Generator | None:
+    """The generator a DataLoader thread worker owns, for transforms to draw from; PyTorch returns None
+    outside thread workers (the default generator is then used). ember's DataLoader runs its workers in
+    processes or in the calling thread, never in worker threads, so this is always None."""
+    return None
 
 
 def binomial(count: Tensor, prob: Tensor, generator: Generator | None = None) -> Tensor:

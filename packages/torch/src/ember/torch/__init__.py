@@ -52,6 +52,7 @@ from ember.torch.amp import GradScaler  # noqa: E402
 from ember.core.cuda import OutOfMemoryError  # noqa: E402
 from ember.core.futures import Future  # noqa: E402
 from ember.core.streams import Event, Stream  # noqa: E402
+from ember.torch._utils import classproperty  # noqa: E402
 
 
 class AcceleratorError(RuntimeError):
