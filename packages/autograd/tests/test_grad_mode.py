@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import threading
 
+import pytest
+
 import ember.autograd as E
 
 
@@ -92,3 +94,21 @@ def test_grad_mode_is_per_thread():
         results["main"] = E.is_grad_enabled()
     t.join()
     assert results == {"other": (True, True), "main": False}
+
+
+def test_is_inference_marks_what_ops_make_in_inference_mode():
+    x = E.ones(3)
+    with E.inference_mode():
+        b = x * 2
+        v = x[1:]
+        x.add_(1)
+        c = b[1:]
+        assert E.is_inference(b) and c.is_inference()
+        assert not v.is_inference() and not x.is_inference()  # a view of, or a write into, a normal tensor
+    assert b[:1].is_inference() and not (b + 1).is_inference()
+    with E.no_grad():
+        assert not (x * 2).is_inference()
+    with E.inference_mode(False):
+        assert not (x * 2).is_inference()
+    with pytest.raises(TypeError, match=r"is_inference\(\): argument 'input' \(position 1\) must be Tensor, not int"):
+        E.is_inference(3)

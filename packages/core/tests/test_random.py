@@ -228,3 +228,26 @@ def test_argument_errors():
     with pytest.raises(RuntimeError, match="Expected a 'cpu' device type for generator but found 'cuda'"):
         R.philox_seed_offset(R.Generator("cuda"), 4, "cpu")
     assert R.Generator("cuda").device == E.device("cuda", 0)
+
+
+def test_binomial_moments_broadcast_and_generator():
+    g = E.Generator().manual_seed(3)
+    n, p = E.full((40000,), 12.0, dtype=E.float64), E.tensor(0.25, dtype=E.float64)
+    r = E.binomial(n, p, generator=g).numpy()
+    assert r.dtype == np.float64 and r.shape == (40000,) and np.all(r == np.round(r))
+    assert abs(r.mean() - 3.0) < 0.05 and abs(r.var() - 2.25) < 0.08 and 0 <= r.min() and r.max() <= 12
+    g.manual_seed(3)
+    assert E.binomial(n, p, generator=g).numpy().tolist() == r.tolist()
+    edge = E.binomial(E.tensor([[0.0], [5.0]]), E.tensor([0.3, 0.0, 1.0]))
+    assert edge.shape == (2, 3) and edge.tolist() == [[0.0, 0.0, 0.0], [edge[1, 0].item(), 0.0, 5.0]]
+
+
+def test_binomial_errors():
+    with pytest.raises(ValueError, match="binomial only supports floating-point dtypes for count"):
+        E.binomial(E.tensor([1, 2]), E.tensor([0.5, 0.5]))
+    with pytest.raises(RuntimeError, match="prob must have count's dtype"):
+        E.binomial(E.tensor([1.0]), E.tensor([0.5], dtype=E.float64))
+    with pytest.raises(RuntimeError, match=r"prob must be in \[0, 1\]"):
+        E.binomial(E.tensor([1.0]), E.tensor([1.5]))
+    with pytest.raises(RuntimeError, match="count must be finite and non-negative"):
+        E.binomial(E.tensor([-1.0]), E.tensor([0.5]))

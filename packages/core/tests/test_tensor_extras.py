@@ -154,3 +154,32 @@ def test_segment_reduce_matches_pytorchs_values():
     assert E.segment_reduce(d, "sum", offsets=E.tensor([0, 1, 4])).tolist() == [[1.0, 2.0], [15.0, 18.0]]
     with pytest.raises(RuntimeError, match="Expected all rows of lengths along axis to sum"):
         E.segment_reduce(d, "sum", lengths=E.tensor([1, 1]))
+
+
+def test_slice_inverse_views_input_storage_with_src_geometry():
+    x = E.arange(12.0).view(3, 4)
+    r = E.slice_inverse(x[:, 1:3], x, 1, 1, 3)
+    assert r.shape == (3, 4) and r.stride() == (4, 1) and r.data_ptr() == x.data_ptr()
+    assert r.tolist() == x.tolist()
+    assert x[1:].slice_inverse(x, 0, 1).tolist() == x.tolist()
+    with pytest.raises(RuntimeError, match="out of bounds for storage"):
+        E.slice_inverse(E.zeros(4), E.zeros(10), 0, 2, 6)
+    assert E.random.thread_safe_generator() is None
+
+
+@pytest.mark.torch
+def test_slice_inverse_value_and_gradient_match_pytorch():
+    torch = pytest.importorskip("torch")
+    import ember.autograd as A
+
+    w = np.arange(10.0)
+    a = A.tensor(np.arange(10.0), requires_grad=True)
+    b = a * 1
+    r = A.slice_inverse(b[2:5], b, 0, 2, 5)
+    (r * A.tensor(w)).sum().backward()
+    ta = torch.arange(10.0, dtype=torch.float64, requires_grad=True)
+    tb = ta * 1
+    tr = torch.slice_inverse(tb[2:5], tb, 0, 2, 5)
+    (tr * torch.tensor(w)).sum().backward()
+    np.testing.assert_array_equal(r.detach().numpy(), tr.detach().numpy())
+    np.testing.assert_array_equal(a.grad.numpy(), ta.grad.numpy())

@@ -66,3 +66,16 @@ def test_subclasses_are_asked_before_their_bases():
     sub = torch.ones(1).as_subclass(TaggedTensor) if hasattr(torch.Tensor, "as_subclass") else None
     if sub is not None:
         assert overrides.handle_torch_function(scaled, (sub,), 0) == "subclass first"
+
+
+def test_functional_reexports_the_protocol_helpers():
+    import ember.torch.nn.functional as F
+
+    class Like:
+        @classmethod
+        def __torch_function__(cls, func, types, args=(), kwargs=None):
+            return "handled"
+
+    assert F.has_torch_function((Like(),)) and F.has_torch_function_unary(Like())
+    assert F.has_torch_function_variadic(1, Like()) and not F.has_torch_function((torch.ones(1),))
+    assert F.handle_torch_function(F.relu, (Like(),), Like()) == "handled"

@@ -28,7 +28,7 @@ from ember.autograd.derivatives import TABLE
 from ember.autograd.graph import AutogradMeta, Node, SavedTensor, edge_of, meta
 from ember.autograd.grad_mode import _enabled, _inference, _state
 
-__all__ = ["dispatch_hook", "regenerate_view", "check_inplace"]
+__all__ = ["dispatch_hook", "regenerate_view", "check_inplace", "is_inference"]
 
 _SEQ = (list, tuple)  # for isinstance: an inline `list | tuple` builds a Union object per call
 
@@ -48,11 +48,41 @@ def dispatch_hook(op, args: tuple, kwargs: dict, call_next):
             for v in kwargs.values():
                 if isinstance(v, Tensor) and v._requires_grad:
                     return _record(op, args, kwargs, call_next)
+    elif _inference.get():
+        return _inference_result(op, args, kwargs, call_next(op, args, kwargs))
     if op.view and not _inference.get():
         r = call_next(op, args, kwargs)
         _track_view(r, op, args, kwargs)
         return r
     return call_next(op, args, kwargs)
+
+
+def _inference_result(op, args: tuple, kwargs: dict, r):
+    """Mark what an op makes in inference mode as an inference tensor (`Tensor.is_inference`), as
+    PyTorch: not what it writes in place, and a view only when its source is one."""
+    if op.mutates is not None or (kwargs and kwargs.get("out") is not None):
+        return r
+    if op.view and not is_inference(args[0]):
+        return r
+    for t in ((r,) if isinstance(r, Tensor) else r if isinstance(r, _SEQ) else ()):
+        if isinstance(t, Tensor):
+            t._is_inference = True
+    return r
+
+
+def is_inference(input: Tensor) -> bool:
+    """Whether `input` was made by an op inside `inference_mode()`, or is a view of such a tensor.
+
+    Tensors made by factory functions (`ones`, `tensor` ...) inside the mode are not marked: only ops
+    run through the dispatcher are.
+    """
+    if not isinstance(input, Tensor):
+        raise TypeError(f"is_inference(): argument 'input' (position 1) must be Tensor, not "
+                        f"{type(input).__name__}")
+    if getattr(input, "_is_inference", False):
+        return True
+    m = input._ag
+    return m is not None and m.base is not None and getattr(m.base, "_is_inference", False)
 
 
 def _track_view(r: Tensor, op, args: tuple, kwargs: dict) -> None:

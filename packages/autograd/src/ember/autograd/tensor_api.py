@@ -17,6 +17,7 @@ from ember.core.tensor import Tensor, describe
 from ember.autograd import engine
 from ember.autograd.graph import Node, RemovableHandle, _Hooks, add_hook, edge_of, meta
 from ember.autograd.grad_mode import _state
+from ember.autograd.record import is_inference
 
 __all__ = ["install", "is_tensor", "is_floating_point", "numel", "is_nonzero", "detach", "Variable"]
 
@@ -102,6 +103,11 @@ def _set_data(self: Tensor, value: Tensor) -> None:
 
 def _get_output_nr(self: Tensor) -> int:
     return self._ag.output_nr if self._ag is not None else 0
+
+
+def _get_name(self: Tensor) -> None:
+    """`Tensor.name`: the name a graph tracer gives a value; ember traces nothing, so always None."""
+    return None
 
 
 def _get_base(self: Tensor):
@@ -238,6 +244,7 @@ def _leaf_only_deepcopy(fn: Callable) -> Callable:
 def install() -> None:
     """Attach everything above to `Tensor` (idempotent)."""
     attach("is_nonzero", is_nonzero)
+    attach("is_inference", is_inference)
     attach("module_load", _module_load)
     attach("requires_grad", property(_get_requires_grad, _set_requires_grad))
     attach("grad", property(_get_grad, _set_grad, _del_grad))
@@ -245,6 +252,7 @@ def install() -> None:
     attach("is_leaf", property(_get_is_leaf))
     attach("data", property(_get_data, _set_data))
     attach("output_nr", property(_get_output_nr))
+    attach("name", property(_get_name))
     attach("_base", property(_get_base))
     attach("_is_view", _get_is_view)
     attach("retains_grad", property(_get_retains_grad))

@@ -30,7 +30,8 @@ from ember.core.tensor import Tensor, describe
 
 __all__ = ["Generator", "default_generator", "default_generator_for", "manual_seed", "seed", "initial_seed",
            "get_rng_state", "set_rng_state", "philox_seed_offset", "rand", "rand_like", "randn", "randn_like",
-           "randint", "randint_like", "randperm", "normal", "bernoulli", "poisson", "multinomial", "dropout_mask"]
+           "randint", "randint_like", "randperm", "normal", "bernoulli", "poisson", "binomial", "multinomial",
+           "dropout_mask", "thread_safe_generator"]
 
 _DEFAULT_SEED = 67280421310721  # PyTorch's default CPU seed
 _U64 = 1 << 64
@@ -520,6 +521,46 @@ def poisson(input: Tensor, generator: Generator | None = None) -> Tensor:
     if (np.asarray(input._host_array()) < 0).any():
         raise RuntimeError("invalid Poisson rate, expected rate to be non-negative")
     return _poisson(input, generator=generator)
+
+
+def thread_safe_generator() -> Generator | None:
+    """The generator a DataLoader thread worker owns, for transforms to draw from; PyTorch returns None
+    outside thread workers (the default generator is then used). ember's DataLoader runs its workers in
+    processes or in the calling thread, never in worker threads, so this is always None."""
+    return None
+
+
+def binomial(count: Tensor, prob: Tensor, generator: Generator | None = None) -> Tensor:
+    """Successes in `count` trials of success probability `prob` (elementwise, broadcast), in count's
+    dtype; drawn on the host from the generator's stream. No gradient, as in PyTorch.
+
+    >>> from ember.core import tensor
+    >>> binomial(tensor([0.0, 4.0]), tensor([0.5, 1.0])).tolist()
+    [0.0, 4.0]
+    """
+    for name, t in (("count", count), ("prob", prob)):
+        if not isinstance(t, Tensor):
+            raise TypeError(f"binomial(): argument '{name}' must be Tensor, not {describe(t)}")
+    if not count._dtype.is_floating_point:
+        raise ValueError(f"binomial only supports floating-point dtypes for count; got {describe(count)}")
+    if prob._dtype is not count._dtype:
+        raise RuntimeError(f"binomial: prob must have count's dtype; got {describe(count)} and {describe(prob)}")
+    if prob.device != count.device:
+        raise RuntimeError(f"binomial: count and prob must be on the same device; got {describe(count)} and "
+                           f"{describe(prob)}")
+    from ember.core.ops._util import broadcast_shapes
+
+    shape = broadcast_shapes(count._shape, prob._shape)
+    n = np.broadcast_to(np.asarray(count._host_array(), dtype=np.float64), shape)
+    p = np.broadcast_to(np.asarray(prob._host_array(), dtype=np.float64), shape)
+    if not (np.all(n >= 0) and np.all(np.isfinite(n))):
+        raise RuntimeError("binomial: count must be finite and non-negative")
+    if not np.all((p >= 0) & (p <= 1)):
+        raise RuntimeError("binomial: prob must be in [0, 1]")
+    sd, o = philox_seed_offset(generator, n.size, count.device)
+    rng = np.random.Generator(np.random.Philox(key=sd, counter=[0, o % _U64, o // _U64, 0]))
+    draws = rng.binomial(n.astype(np.int64), p)
+    return Tensor._wrap(np.asarray(draws).astype(count._dtype.np)).to(count.device)
 
 
 _multinomial = declare("multinomial", differentiable=False)

@@ -257,7 +257,7 @@ class _BatchPickler(ForkingPickler):
         self._pool = pool
 
     def reducer_override(self, obj):
-        if type(obj) is Storage:
+        if isinstance(obj, Storage):  # a torch-facing UntypedStorage too
             if obj._shared is not None:
                 self._sent.add(obj._shared.name)
         elif type(obj) is Tensor and obj._storage.device.type == "cpu" and not sharing.is_shared(obj):

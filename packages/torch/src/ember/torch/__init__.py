@@ -48,9 +48,12 @@ import ember.torch.torch_version as torch_version  # noqa: E402
 import ember.torch.types as types  # noqa: E402
 import ember.torch.accelerator as accelerator  # noqa: E402
 import ember.torch.hub as hub  # noqa: E402
+import ember.torch.quasirandom as quasirandom  # noqa: E402
 from ember.torch.amp import GradScaler  # noqa: E402
 from ember.core.cuda import OutOfMemoryError  # noqa: E402
 from ember.core.futures import Future  # noqa: E402
+from ember.core.streams import Event, Stream  # noqa: E402
+from ember.torch._utils import classproperty  # noqa: E402
 
 
 class AcceleratorError(RuntimeError):
@@ -65,6 +68,7 @@ import ember.torch.signal as signal  # noqa: E402
 import ember.torch.overrides as overrides  # noqa: E402
 from ember.torch.overrides import DisableTorchFunction, DisableTorchFunctionSubclass  # noqa: E402
 from ember.torch._typed_storage import *  # noqa: E402, F403 - TypedStorage and the legacy typed storages
+from ember.torch._untyped_storage import *  # noqa: E402, F403 - UntypedStorage, StorageBase
 from ember.torch.amp import autocast, get_autocast_dtype, is_autocast_enabled  # noqa: E402
 from ember.torch._importer import install, uninstall  # noqa: E402
 from ember.torch._aten import *  # noqa: E402, F403 - ATen's top-level spellings of functional ops

@@ -235,10 +235,9 @@ def sync_count() -> int:
 
 
 def __getattr__(name: str):
-    if name in ("Stream", "Event"):
+    if name in ("Stream", "Event"):  # the classes exist without a device; making one needs it, as PyTorch's
         from ember.core.cuda import streams
 
-        _lazy_init()
         return getattr(streams, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 

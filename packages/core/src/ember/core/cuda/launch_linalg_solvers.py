@@ -215,7 +215,19 @@ def _eig(A):
     return w.to(A.device), v.to(A.device)
 
 
+def _on_host(name: str):
+    """The op's CPU kernel on host copies of the CUDA operands (the pivoted LDL^T's column-by-column
+    search has no GPU kernel here); results come back to the first operand's device."""
+    def run(*args, **kwargs):
+        dev = args[0].device
+        res = get_op(name).kernels["cpu"](*(a.cpu() if hasattr(a, "cpu") else a for a in args), **kwargs)
+        return tuple(r.to(dev) for r in res) if isinstance(res, tuple) else res.to(dev)
+    return run
+
+
 def register() -> None:
+    for name in ("linalg_ldl_factor_ex", "linalg_ldl_solve"):
+        get_op(name).register("cuda")(_on_host(name))
     for name, fn in (("linalg_inv", _inv), ("linalg_det", _det), ("linalg_slogdet", _slogdet),
                      ("linalg_solve", _solve), ("linalg_cholesky", _cholesky), ("linalg_qr", _qr),
                      ("linalg_eigh", _eigh), ("linalg_svd", _svd), ("linalg_eig", _eig)):

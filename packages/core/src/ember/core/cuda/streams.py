@@ -47,8 +47,9 @@ class Stream:
     """
 
     def __init__(self, device=None, priority: int = 0, *, _numba_stream=None) -> None:
-        from ember.core.cuda import _device_index
+        from ember.core.cuda import _device_index, _lazy_init
 
+        _lazy_init()  # without a device: PyTorch's RuntimeError, saying why
         self.device_index = _device_index(device)
         self.priority = priority
         self._s = _numba_stream if _numba_stream is not None else _cuda.stream()
@@ -108,6 +109,9 @@ class Event:
     """
 
     def __init__(self, enable_timing: bool = False, blocking: bool = False, interprocess: bool = False) -> None:
+        from ember.core.cuda import _lazy_init
+
+        _lazy_init()
         self.enable_timing = enable_timing
         self._e = _cuda.event() if SIMULATOR else _cuda.event(timing=enable_timing)
         self._host_ns: int | None = None

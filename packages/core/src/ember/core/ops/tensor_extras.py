@@ -29,7 +29,7 @@ from ember.core.tensor import Tensor
 
 __all__ = ["renorm", "index_reduce", "hash_tensor", "segment_reduce", "gradient", "histogram", "histogramdd",
            "vander", "nonzero_static",
-           "as_strided_scatter",
+           "as_strided_scatter", "slice_inverse",
            "set_warn_always", "is_warn_always_enabled", "get_deterministic_debug_mode",
            "set_deterministic_debug_mode", "set_flush_denormal", "init_num_threads", "is_distributed", "from_file"]
 
@@ -205,6 +205,24 @@ def as_strided_scatter(input: Tensor, src: Tensor, size, stride, storage_offset:
     r = L.clone(input)
     S.copy_(L.as_strided(r, tuple(size), tuple(stride), storage_offset), src)
     return r
+
+
+@method
+def slice_inverse(input: Tensor, src: Tensor, dim: int = 0, start: int | None = None, end: int | None = None,
+                  step: int = 1) -> Tensor:
+    """The inverse of slicing (functionalization's view replay): `input` is the slice `dim`, `start:end:step` of
+    `src`, and the result is a view of input's storage with src's sizes, strides and offset, as PyTorch's.
+    Where either requires grad it is instead src with that slice replaced by input (the same values), whose
+    gradient is PyTorch's: the slice's part to input, the rest to src.
+
+    >>> from ember.core import arange
+    >>> x = arange(6.0)
+    >>> x[2:4].slice_inverse(x, 0, 2, 4).tolist()
+    [0.0, 1.0, 2.0, 3.0, 4.0, 5.0]
+    """
+    if input._requires_grad or src._requires_grad:
+        return J.slice_scatter(src, input, dim, start, end, step)
+    return L.as_strided(input, src._shape, src._strides, src._offset)
 
 
 @method

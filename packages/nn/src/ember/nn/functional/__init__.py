@@ -11,3 +11,6 @@ from ember.nn.functional._loss_extra import *
 from ember.nn.functional._composed import *
 from ember.nn import grad  # noqa: E402 - `torch.nn.functional.grad` is the module `torch.nn.grad`
 from ember.nn.functional._scaled import *
+from ember.core.overrides import (  # noqa: E402 - as in PyTorch, F re-exports the protocol helpers
+    handle_torch_function, has_torch_function, has_torch_function_unary, has_torch_function_variadic,
+)

@@ -1,0 +1,80 @@
+"""torch.UntypedStorage / StorageBase: `nbytes()` callable as in PyTorch while core keeps reading the
+int, the same object as the tensor's storage, allocation, bytes access, copy, resize, sharing."""
+
+import pickle
+
+import numpy as np
+import pytest
+
+import ember.torch as torch
+from ember.core.storage import Storage
+
+
+def test_tensor_storage_is_an_untyped_storage_with_callable_nbytes():
+    x = torch.arange(6.0)
+    s = x.untyped_storage()
+    assert isinstance(s, torch.UntypedStorage) and isinstance(s, torch.StorageBase) and isinstance(s, Storage)
+    assert s is x.untyped_storage() is x[2:].untyped_storage()
+    assert s.nbytes() == 24 and s.nbytes == 24 and s.size() == len(s) == 24 and s.element_size() == 1
+    assert s.nbytes + 1 == 25 and np.empty(s.nbytes, np.uint8).size == 24  # still an int to core code
+    assert (x * 2).tolist() == [0.0, 2.0, 4.0, 6.0, 8.0, 10.0] and x.view(2, 3).sum().item() == 15.0
+    assert pickle.loads(pickle.dumps(x)).tolist() == x.tolist()
+    x.resize_(10)
+    assert s.nbytes() == 40 and s.data_ptr() == x.data_ptr()
+
+
+def test_allocate_read_write_copy_and_resize():
+    u = torch.UntypedStorage(4)
+    assert u.nbytes() == 4 and u.device == torch.device("cpu") and not u.is_cuda and u.get_device() == -1
+    assert u.fill_(3).tolist() == [3, 3, 3, 3]
+    u[1] = 9
+    assert u[1] == 9 and u[1:3].tolist() == [9, 3] and list(u) == [3, 9, 3, 3]
+    v = torch.UntypedStorage([1, 2, 3, 4])
+    assert u.copy_(v).tolist() == [1, 2, 3, 4]
+    w = u.clone()
+    w[0] = 0
+    assert u[0] == 1 and w.untyped() is w
+    with pytest.raises(RuntimeError, match="size mismatch"):
+        u.copy_(torch.UntypedStorage(2))
+    assert u.resize_(6).tolist() == [1, 2, 3, 4, 0, 0] and u.nbytes() == 6
+    t = torch.empty(0, dtype=torch.uint8).set_(u)
+    assert t.tolist() == [1, 2, 3, 4, 0, 0]
+    assert torch.UntypedStorage.from_buffer(b"\x05\x06", byte_order="native").tolist() == [5, 6]
+
+
+def test_share_memory_moves_the_bytes_in_place():
+    x = torch.arange(4.0)
+    s = x.untyped_storage()
+    assert not s.is_shared()
+    assert s.share_memory_() is s and s.is_shared()
+    x[0] = 5.0
+    assert s.tolist()[:4] == list(np.float32(5.0).tobytes())
+
+
+@pytest.mark.torch
+def test_matches_pytorch():
+    real = pytest.importorskip("torch")
+    for values in ([0.5, -1.0, 3.0], [1.0]):
+        a, b = real.tensor(values).untyped_storage(), torch.tensor(values).untyped_storage()
+        assert a.nbytes() == b.nbytes() and a.size() == b.size() and a.tolist() == b.tolist()
+        assert a.element_size() == b.element_size() and a[1:].tolist() == b[1:].tolist()
+    assert real.UntypedStorage(5).nbytes() == torch.UntypedStorage(5).nbytes()
+    assert isinstance(real.zeros(1).untyped_storage(), real.StorageBase)
+
+
+def test_classproperty_reads_from_the_class_and_instances():
+    class A:
+        n = 3
+
+        @torch.classproperty
+        def twice(cls):
+            return cls.n * 2
+
+        @torch.classproperty
+        @staticmethod
+        def seven():
+            return 7
+
+    assert A.twice == A().twice == 6 and A.seven == 7
+    A.n = 5
+    assert A.twice == 10
