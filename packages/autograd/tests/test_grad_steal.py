@@ -136,3 +136,22 @@ def test_mm_gradients_with_a_transposed_mat2_match_finite_differences():
     w = E.from_numpy(rng.standard_normal((5, 3))).requires_grad_(True)
     assert gradcheck(lambda a, b: a.mm(b.t()), (x, w))
     assert gradcheck(lambda a, b: a.t().mm(b.t()), (E.from_numpy(rng.standard_normal((3, 4))).requires_grad_(True), w))
+
+
+def test_a_view_of_the_users_gradient_is_copied():
+    w = E.zeros(2, 3, requires_grad=True)
+    g = E.ones(6)
+    w.reshape(6).backward(g)  # reshape's backward hands `w` a contiguous view of the user's `g`
+    w.grad.add_(1.0)
+    np.testing.assert_allclose(g.numpy(), np.ones(6))
+    np.testing.assert_allclose(w.grad.numpy(), np.full((2, 3), 2.0))
+
+
+def test_views_of_one_gradient_for_two_inputs_do_not_share_grad():
+    a = E.zeros(2, 3, requires_grad=True)
+    b = E.zeros(2, 3, requires_grad=True)
+    ((a.reshape(6) + b.reshape(6)) * 2.0).sum().backward()
+    assert a.grad.untyped_storage() is not b.grad.untyped_storage()
+    a.grad.add_(1.0)
+    np.testing.assert_allclose(b.grad.numpy(), np.full((2, 3), 2.0))
+    np.testing.assert_allclose(a.grad.numpy(), np.full((2, 3), 3.0))
