@@ -322,3 +322,29 @@ def test_instance_norm3d_normalizes_each_sample_and_channel_over_its_volume():
     np.testing.assert_allclose(m(x[0]).detach().numpy(), ref[0], rtol=1e-10, atol=1e-10)
     with pytest.raises(ValueError, match=r"expected 4D or 5D input \(got 3D input\)"):
         m(x[0, 0])
+
+
+def test_linear_parameter_gradients_become_grad_without_a_copy():
+    # the weight's gradient comes back contiguous through `w.t()` and the bias's as a view of a reduction;
+    # `.grad` takes both as they are (no clone), with float64-exact values
+    from ember.core.dispatch import register_dispatch_hook, remove_dispatch_hook
+
+    rng = np.random.default_rng(3)
+    x64, g64 = rng.standard_normal((6, 4)), rng.standard_normal((6, 5))
+    lin = nn.Linear(4, 5).double()
+    names = []
+
+    def hook(op, args, kwargs, call_next):
+        names.append(op.name)
+        return call_next(op, args, kwargs)
+
+    out = lin(torch.from_numpy(x64))
+    register_dispatch_hook(hook)
+    try:
+        out.backward(torch.from_numpy(g64))
+    finally:
+        remove_dispatch_hook(hook)
+    assert "clone" not in names
+    assert lin.weight.grad.is_contiguous() and lin.bias.grad.is_contiguous()
+    np.testing.assert_allclose(lin.weight.grad.numpy(), g64.T @ x64, rtol=1e-12)
+    np.testing.assert_allclose(lin.bias.grad.numpy(), g64.sum(0), rtol=1e-12)

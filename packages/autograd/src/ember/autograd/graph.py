@@ -203,8 +203,16 @@ def _probe_storage_refs() -> int:
     return sys.getrefcount(st)
 
 
+def _probe_base_refs() -> int:
+    """`sys.getrefcount` of a view's base that only the view's record holds, read as `_stealable` reads it."""
+    m = AutogradMeta(Tensor._wrap(np.zeros(1, np.float32)))
+    b = m.base
+    return sys.getrefcount(b)
+
+
 _SOLE_REFS = _probe_refs([object()])
 _SOLE_STORAGE_REFS = _probe_storage_refs()
+_SOLE_BASE_REFS = _probe_base_refs()
 
 
 def accumulate_into(t: Tensor, g: Tensor | None) -> None:
@@ -219,7 +227,13 @@ def _accumulate(t: Tensor, g: Tensor, sole: bool = False) -> None:
     m = t._ag
     old = t._grad
     if old is None:
-        t._grad = g if _enabled.get() or (sole and _stealable(g, t)) else _fresh(g)
+        if _enabled.get():
+            t._grad = g
+        elif sole and _stealable(g, t):
+            g._ag = None  # a sole view of an otherwise unreferenced base: nothing else aliases its memory
+            t._grad = g
+        else:
+            t._grad = _fresh(g)
     elif _enabled.get():
         t._grad = old + g
     else:
@@ -239,12 +253,22 @@ def _fresh(g: Tensor) -> Tensor:
 def _stealable(g: Tensor, t: Tensor) -> bool:
     """Whether `.grad` of `t` may be the gradient `g` itself rather than a copy: `g` is a plain
     tensor outside any graph, dense, with `t`'s shape, dtype and device, and it alone holds its
-    storage (no view of it, no other tensor over the memory), so updating `.grad` in place later
-    changes nothing else. The caller has checked that no one else refers to `g`."""
-    if type(g) is not Tensor or g._ag is not None or g._requires_grad or g._shape != t._shape \
-            or g._dtype is not t._dtype:
+    storage (no other tensor over the memory), so updating `.grad` in place later changes nothing
+    else. The caller has checked that no one else refers to `g`. `g` may be a view whose base
+    nothing but `g` refers to (the contiguous weight gradient that `w.t()`'s backward hands back
+    from linear's GEMM, as PyTorch's AccumulateGrad steals it); the caller then drops its view record."""
+    if type(g) is not Tensor or g._requires_grad or g._shape != t._shape or g._dtype is not t._dtype:
         return False
     st = g._storage
+    m = g._ag
+    if m is not None:
+        b = m.base
+        if b is None or type(b) is not Tensor or b._ag is not None or b._requires_grad \
+                or sys.getrefcount(b) > _SOLE_BASE_REFS or b._storage is not st \
+                or sys.getrefcount(st) > _SOLE_STORAGE_REFS + 1 or st.device != t._storage.device:
+            return False
+        return (g._offset == 0 and g._strides == contiguous_strides(g._shape)
+                and st.nbytes == g.numel() * g._dtype.itemsize)
     if sys.getrefcount(st) > _SOLE_STORAGE_REFS or st.device != t._storage.device:
         return False
     c = g._npc  # on the CPU: `g` views its storage's whole C-contiguous array exactly

@@ -15,6 +15,20 @@ from ember.autograd.derivatives._entry import derivative as d
 from ember.autograd.derivatives._helpers import cj, keep, scatter_into, unreduce, where0, zeros_with
 
 
+def _column_major(shape: tuple, strides: tuple) -> bool:
+    """A 2-D layout that is a transposed row-major matrix (`w.t()`), and not also row-major."""
+    return strides[0] == 1 and strides[1] == max(shape[0], 1) and strides[1] != 1
+
+
+def _mm_mat2_backward(grad, input, mat2_geometry):
+    """input^H @ grad, in mat2's layout when mat2 is column-major (PyTorch's rule): linear's `x @ w.t()`
+    then hands `w` a contiguous gradient through `t`'s backward, which `.grad` takes without a copy."""
+    shape, strides = mat2_geometry[0], mat2_geometry[1]
+    if _column_major(shape, strides):
+        return grad.t().mm(cj(input)).t()
+    return cj(input.t()).mm(grad)
+
+
 def _count(shape: tuple, dims: tuple) -> int:
     return math.prod(shape[i] for i in dims)
 
@@ -261,7 +275,7 @@ ENTRIES = [
       input=lambda grad, result1, input_shape, dim, keepdim: _selected(grad, result1, input_shape, dim, keepdim)),
 
     d("mm(input, mat2)", input=lambda grad, mat2: grad.mm(cj(mat2.t())),
-      mat2=lambda grad, input: cj(input.t()).mm(grad)),
+      mat2=lambda grad, input, mat2_geometry: _mm_mat2_backward(grad, input, mat2_geometry)),
     d("bmm(input, mat2)", input=lambda grad, mat2: grad.bmm(cj(mat2.transpose(1, 2))),
       mat2=lambda grad, input: cj(input.transpose(1, 2)).bmm(grad)),
     d("dot(input, other)", input=lambda grad, other: grad * cj(other), other=lambda grad, input: grad * cj(input)),
