@@ -38,3 +38,9 @@ def test_numerical_jacobian_of_a_known_function():
     expected = np.diag(np.cos(x) * x[0])  # d(sin(v_i) v_0)/dv_j = cos(v_i) v_0 [i=j] + sin(v_i) [j=0]
     expected[:, 0] += np.sin(x)
     np.testing.assert_allclose(jac, expected, rtol=1e-6, atol=1e-8)
+
+
+def test_assert_close_compares_imaginary_parts():
+    assert_close(ec.tensor([1 + 1j]), ec.tensor([1 + 1j + 1e-7j]))
+    with pytest.raises(AssertionError, match="not close"):
+        assert_close(ec.tensor([1 + 1j]), ec.tensor([1 + 5j]))

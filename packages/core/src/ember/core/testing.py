@@ -15,6 +15,7 @@ __all__ = ["assert_close", "make_tensor", "numerical_jacobian", "to_numpy"]
 _TOLERANCES = {
     dtypes.float16: (1e-3, 1e-5), dtypes.bfloat16: (1.6e-2, 1e-5),
     dtypes.float32: (1.3e-6, 1e-5), dtypes.float64: (1e-7, 1e-7),
+    dtypes.complex64: (1.3e-6, 1e-5), dtypes.complex128: (1e-7, 1e-7),
 }
 
 
@@ -50,7 +51,8 @@ def assert_close(actual, expected, *, rtol: float | None = None, atol: float | N
     default_rtol, default_atol = _TOLERANCES.get(dt, (0.0, 0.0))
     rtol = default_rtol if rtol is None else rtol
     atol = default_atol if atol is None else atol
-    a64, e64 = a.astype(np.float64), e.astype(np.float64)
+    wide = np.complex128 if np.iscomplexobj(a) or np.iscomplexobj(e) else np.float64  # never drop imaginary parts
+    a64, e64 = a.astype(wide), e.astype(wide)
     ok = np.isclose(a64, e64, rtol=rtol, atol=atol, equal_nan=equal_nan)
     if not ok.all():
         bad = np.argwhere(~ok)
