@@ -9,6 +9,7 @@ import numpy as np
 
 from ember.core import dtypes
 from ember.core.device import as_device, device
+from ember.core.backends import backend
 from ember.core.dispatch import declare
 from ember.core.methods import attach, method
 from ember.core.ops import shape as S
@@ -323,9 +324,7 @@ def to(input, *args, **kwargs) -> Tensor:
     if dev is not None:
         dev = as_device(dev)
         if dev != out.device:
-            from ember.core.cuda import to_device
-
-            out = to_device(out, dev, non_blocking)
+            out = backend(dev.type if dev.type != "cpu" else out.device.type).to_device(out, dev, non_blocking)
             copy = False
     if copy:
         out = S.clone(out)

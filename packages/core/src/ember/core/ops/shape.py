@@ -11,6 +11,7 @@ import builtins
 import numpy as np
 
 from ember.core import dtypes
+from ember.core.backends import backend
 from ember.core.dispatch import declare
 from ember.core.geometry import INT64_MAX, check_geometry, make_tensor
 from ember.core.ops._util import normalize_dims, wrap
@@ -320,9 +321,7 @@ copy_ = declare("copy_", mutates=0, mixed_devices=True)
 @copy_.register("cpu")
 def _copy_cpu(self, src, non_blocking=False):
     if isinstance(src, Tensor) and src._storage.device.type != "cpu":
-        from ember.core.cuda import copy_device_to_host
-
-        return copy_device_to_host(self, src, non_blocking)
+        return backend(src._storage.device.type).copy_to_host(self, src, non_blocking)
     s = src._np() if isinstance(src, Tensor) else src
     if self._dtype in dtypes.FLOAT8:  # PyTorch's float8 conversion, not ml_dtypes' (restricted_dtypes)
         s = cast_array(np.asarray(s), self._dtype)
@@ -386,9 +385,7 @@ def _resize(x, *size):
             st.data = data
             st.nbytes = nbytes
         else:
-            from ember.core.cuda import grow_storage
-
-            grow_storage(st, nbytes)
+            backend(st.device.type).grow_storage(st, nbytes)
     x._set_meta(st, x._offset, shape, contiguous_strides(shape))
     return x
 
@@ -427,6 +424,4 @@ def _set(x, source=None, storage_offset=0, size=None, stride=None):
 def new_storage_like(nbytes: int, dev) -> Storage:
     if dev.type == "cpu":
         return Storage.cpu(nbytes)
-    from ember.core.cuda import device_storage
-
-    return device_storage(nbytes, dev)
+    return backend(dev.type).storage(nbytes, dev)
