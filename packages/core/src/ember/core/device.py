@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ember.core.backends import backend
+from ember.core.device_backends import backend
 
 __all__ = ["device", "as_device", "set_default_device", "get_default_device"]
 

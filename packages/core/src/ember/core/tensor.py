@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from ember.core import dtypes
-from ember.core.backends import backend
+from ember.core.device_backends import backend
 from ember.core.device import CPU, device
 from ember.core.storage import Storage
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 import threading
 from typing import Any
 
-from ember.core import backends as _backends
+from ember.core import device_backends as _backends
 from ember.core.cuda.allocator import OutOfMemoryError
 from ember.core.device import device as _device_type
 

@@ -9,7 +9,7 @@ import numpy as np
 
 from ember.core import dtypes
 from ember.core.device import as_device, device
-from ember.core.backends import backend
+from ember.core.device_backends import backend
 from ember.core.dispatch import declare
 from ember.core.methods import attach, method
 from ember.core.ops import shape as S

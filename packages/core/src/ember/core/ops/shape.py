@@ -11,7 +11,7 @@ import builtins
 import numpy as np
 
 from ember.core import dtypes
-from ember.core.backends import backend
+from ember.core.device_backends import backend
 from ember.core.dispatch import declare
 from ember.core.geometry import INT64_MAX, check_geometry, make_tensor
 from ember.core.ops._util import normalize_dims, wrap

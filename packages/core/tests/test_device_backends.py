@@ -1,4 +1,4 @@
-"""The device-backend registry: core's device-independent code reaches a device only through it."""
+"""The device-backend registry: core reaches a device only through `ember.core.device_backends`."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import dataclasses
 
 import pytest
 
-from ember.core import backends
+from ember.core import device_backends as backends
 from ember.core.device import as_device, device
 
 
