@@ -14,6 +14,8 @@ from ember.core.tensor import Tensor
 from ember.autograd.derivatives._entry import derivative as d
 from ember.autograd.derivatives._helpers import cj, keep, scatter_into, unreduce, where0, zeros_with
 
+__all__ = ["ENTRIES"]
+
 
 def _count(shape: tuple, dims: tuple) -> int:
     return math.prod(shape[i] for i in dims)

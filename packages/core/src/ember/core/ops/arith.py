@@ -9,6 +9,12 @@ from ember.core.opinfo import BOOL
 from ember.core.ops import elementwise as ew
 from ember.core.tensor import Tensor
 
+__all__ = [
+    "greater", "greater_equal", "less", "less_equal", "not_equal", "negative", "absolute", "fix", "arcsin", "arccos",
+    "arctan", "arctan2", "add", "sub", "subtract", "mul", "multiply", "div", "divide", "true_divide", "floor_divide",
+    "pow", "round", "float_power", "clamp", "clip", "clamp_min", "clamp_max", "addcmul", "addcdiv", "rsub"
+]
+
 for _row in ew.UNARY:
     attach(_row.name, getattr(ew, _row.name))
     if _row.info.rule != BOOL:

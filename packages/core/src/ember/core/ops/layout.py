@@ -16,6 +16,14 @@ from ember.core.ops import shape as S
 from ember.core.ops.complex import conj as _conj
 from ember.core.tensor import Tensor
 
+__all__ = [
+    "view", "view_as", "reshape", "reshape_as", "contiguous", "clone", "permute", "transpose", "swapaxes", "swapdims",
+    "t", "adjoint", "movedim", "moveaxis", "expand", "expand_as", "broadcast_to", "broadcast_tensors", "squeeze",
+    "unsqueeze", "flatten", "unflatten", "ravel", "narrow", "select", "unfold", "as_strided", "diagonal", "unbind",
+    "copy_", "resize_", "set_", "resize_as_", "fill_", "zero_", "to", "type", "type_as", "cpu", "cuda", "new_tensor",
+    "new_empty", "new_full", "dim_order",
+]
+
 
 _SEQ = (tuple, list)  # isinstance against named tuples: an inline `tuple | list` builds a Union per call
 _SHAPE_ARG = (int, tuple, list)

@@ -19,6 +19,12 @@ from ember.core.ops.restricted_dtypes import cast_array
 from ember.core.storage import Storage
 from ember.core.tensor import _CSTRIDES, Tensor, _contiguous_strides_cached, contiguous_strides, describe
 
+__all__ = [
+    "infer_shape", "view_strides", "view", "view_dtype", "as_strided", "permute", "transpose", "expand", "squeeze",
+    "unsqueeze", "select", "slice", "narrow", "unfold", "diagonal", "copy_", "clone", "to_dtype", "resize_", "set_",
+    "new_storage_like"
+]
+
 
 _SEQ = (tuple, list)  # for isinstance: an inline `tuple | list` builds a Union object per call
 
