@@ -117,7 +117,7 @@ def _index_cpu(x, indices):
     return wrap(r.copy() if np.may_share_memory(r, a) else np.ascontiguousarray(r) if r.ndim else r)
 
 
-_index_put = declare("index_put_", mutates=0, mixed_devices=True)
+_index_put = declare("index_put_", mutates=(0,), mixed_devices=True)
 
 
 @_index_put.meta

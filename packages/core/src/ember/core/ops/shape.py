@@ -321,7 +321,7 @@ def _diagonal(x, offset=0, dim1=0, dim2=1):
 
 
 # --- copies ------------------------------------------------------------------------------
-copy_ = declare("copy_", mutates=0, mixed_devices=True)
+copy_ = declare("copy_", mutates=(0,), mixed_devices=True)
 
 
 @copy_.register("cpu")
@@ -357,7 +357,7 @@ def _to_dtype_cpu(x, dtype):
     return wrap(x._np().astype(dtype.np))
 
 
-resize_ = declare("resize_", mutates=0, differentiable=False)
+resize_ = declare("resize_", mutates=(0,), differentiable=False)
 
 
 def _resize_shape(size: tuple) -> tuple:
@@ -396,7 +396,7 @@ def _resize(x, *size):
     return x
 
 
-set_ = declare("set_", mutates=0, differentiable=False)
+set_ = declare("set_", mutates=(0,), differentiable=False)
 
 
 @set_.register("any")
