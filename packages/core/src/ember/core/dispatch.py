@@ -48,7 +48,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from functools import wraps
-from types import MethodType
 
 from ember.core import storage as _storage
 from ember.core.tensor import Tensor
@@ -158,10 +157,6 @@ class Op:
                 if t is not None:
                     t._storage.version += 1
         return result
-
-    def __get__(self, obj, objtype=None):
-        """Ops stored on `Tensor` act as methods: `x.exp()` is `exp(x)`."""
-        return self if obj is None else MethodType(self, obj)
 
     def __repr__(self) -> str:
         return f"<op {self.name}>"

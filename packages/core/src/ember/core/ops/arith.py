@@ -15,14 +15,16 @@ __all__ = [
     "pow", "round", "float_power", "clamp", "clip", "clamp_min", "clamp_max", "addcmul", "addcdiv", "rsub"
 ]
 
+_DEFINED_HERE = ("round",)  # rows whose public function (with more arguments: `decimals=`) is defined below
 for _row in ew.UNARY:
-    attach(_row.name, getattr(ew, _row.name))
-    if _row.info.rule != BOOL:
-        inplace(getattr(ew, _row.name), _row.name + "_")
+    if _row.name not in _DEFINED_HERE:
+        attach(_row.name, getattr(ew, _row.name))
+        if _row.info.rule != BOOL:
+            inplace(getattr(ew, _row.name), _row.name + "_")
 
 for _name in ("maximum", "minimum", "fmax", "fmin", "atan2", "hypot", "copysign", "xlogy", "eq", "ne", "lt", "le",
               "gt", "ge", "logical_and", "logical_or", "logical_xor", "bitwise_and", "bitwise_or",
-              "bitwise_xor", "fmod", "remainder", "where", "lerp"):
+              "bitwise_xor", "fmod", "remainder", "lerp"):  # `Tensor.where` is join's (self is `input`)
     attach(_name, getattr(ew, _name))
 for _name in ("atan2", "hypot", "copysign", "xlogy", "eq", "ne", "lt", "le", "gt", "ge", "logical_and",
               "logical_or", "logical_xor", "bitwise_and", "bitwise_or", "bitwise_xor", "fmod", "remainder",

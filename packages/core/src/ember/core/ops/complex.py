@@ -164,8 +164,7 @@ def _set_part(getter):
     return setter
 
 
-@method
-def real(input: Tensor) -> Tensor:
+def real(input: Tensor) -> Tensor:  # `Tensor.real` is the property below
     """The real part: a float view of a complex tensor (writes go through); a real tensor itself.
 
     >>> from ember.core import tensor
@@ -175,8 +174,7 @@ def real(input: Tensor) -> Tensor:
     return _real_prop(input)
 
 
-@method
-def imag(input: Tensor) -> Tensor:
+def imag(input: Tensor) -> Tensor:  # `Tensor.imag` is the property below
     """The imaginary part of a complex tensor, as a float view.
 
     Raises:
