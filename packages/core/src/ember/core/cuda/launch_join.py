@@ -82,7 +82,8 @@ def _make_scan(name: str, mode: int):
     def kernel(x, dim, dtype=None, *, out=None):
         if mode == KS.LOGSUMEXP:
             if not x._dtype.is_floating_point:
-                raise RuntimeError(f"\"logcumsumexp_out_cpu\" not implemented for '{R._TORCH_NAMES[x._dtype.name]}'")
+                raise RuntimeError("\"logcumsumexp_out_cpu\" not implemented for "
+                                   f"'{dtypes.TORCH_NAMES[x._dtype.name]}'")
             dt = x._dtype
         else:
             dt = R._int_to_long(x, dtype)

@@ -75,7 +75,7 @@ def _dot(a, b, *, out=None):
                            "respectively")
     if a._dtype is not b._dtype:
         raise RuntimeError(f"dot : expected both vectors to have same dtype, but found "
-                           f"{L._TORCH_NAMES[a._dtype.name]} and {L._TORCH_NAMES[b._dtype.name]}")
+                           f"{dtypes.TORCH_NAMES[a._dtype.name]} and {dtypes.TORCH_NAMES[b._dtype.name]}")
     c = lu.prepare_out(out, (), a._dtype, a._storage.device, "dot")
     gemm(a.view(1, 1, -1), b.view(1, -1, 1), c.view(1, 1, 1))
     return c

@@ -14,7 +14,6 @@ from ember.core.cuda import launch_util as lu
 from ember.core.cuda.kernels import lu as KL
 from ember.core.dispatch import get_op
 from ember.core.ops.linalg_solvers import LinAlgError
-from ember.core.ops.reduce import _TORCH_NAMES
 from ember.core.tensor import Tensor
 
 __all__ = ["register"]
@@ -30,7 +29,7 @@ def _check(a: Tensor, op: str, square: bool = True) -> None:
         raise RuntimeError(f"{op}: Low precision dtypes not supported. Got Half")
     if not a._dtype.is_floating_point:
         raise RuntimeError(f"{op}: Expected a floating point or complex tensor as input. Got "
-                           f"{_TORCH_NAMES[a._dtype.name]}")
+                           f"{dtypes.TORCH_NAMES[a._dtype.name]}")
 
 
 def _factor(a: Tensor, b: Tensor | None):
@@ -89,7 +88,8 @@ def _solve(A, B):
     _check(A, "linalg.solve")
     if B._dtype is not A._dtype:
         raise RuntimeError(f"linalg.solve: Expected A and B to have the same dtype, but found A of type "
-                           f"{_TORCH_NAMES[A._dtype.name]} and B of type {_TORCH_NAMES[B._dtype.name]} instead")
+                           f"{dtypes.TORCH_NAMES[A._dtype.name]} and B of type {dtypes.TORCH_NAMES[B._dtype.name]} "
+                           "instead")
     vector = B.ndim == 1 or (B.ndim == A.ndim - 1 and B._shape == A._shape[:-1])
     n = A._shape[-1]
     if (B._shape[-1] if vector else B._shape[-2] if B.ndim >= 2 else -1) != n:

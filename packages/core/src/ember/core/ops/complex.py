@@ -30,8 +30,6 @@ __all__ = ["real", "imag", "view_as_real", "view_as_complex", "complex", "polar"
            "conj_physical", "conj_physical_", "resolve_conj", "resolve_neg", "is_conj", "is_neg", "is_complex",
            "isreal", "view_as_real_copy", "view_as_complex_copy"]
 
-# PyTorch's scalar type names, which its "not implemented for" messages use
-TORCH_NAMES = {"complex64": "ComplexFloat", "complex128": "ComplexDouble"}
 
 
 class ComplexNotSupported(NotImplementedError, TypeError):
@@ -44,7 +42,7 @@ class ComplexNotSupportedRuntime(RuntimeError, TypeError):
 
 
 def _not_implemented(kernel: str, dt: dtypes.dtype) -> ComplexNotSupported:
-    return ComplexNotSupported(f"\"{kernel}_cpu\" not implemented for '{TORCH_NAMES[dt.name]}'")
+    return ComplexNotSupported(f"\"{kernel}_cpu\" not implemented for '{dtypes.TORCH_NAMES[dt.name]}'")
 
 
 # unary ops that refuse complex input, with PyTorch's message
@@ -425,7 +423,7 @@ def _install_ordering_checks() -> None:
 
         def check(x, *args, _exc=exc, _message=message, **kwargs):
             if isinstance(x, Tensor) and x._dtype.is_complex:
-                raise _exc(_message.format(TORCH_NAMES[x._dtype.name]))
+                raise _exc(_message.format(dtypes.TORCH_NAMES[x._dtype.name]))
         op.check = check
 
 

@@ -343,18 +343,13 @@ def to(input, *args, **kwargs) -> Tensor:
 def type(input, dtype=None, non_blocking: bool = False):  # noqa: A001 - PyTorch's method name
     """The type name (`"torch.FloatTensor"`, PyTorch's) without arguments, else a converted tensor."""
     if dtype is None:
-        names = {"float32": "Float", "float64": "Double", "float16": "Half", "bfloat16": "BFloat16",
-                 "int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool"}
-        names |= {"complex64": "ComplexFloat", "complex128": "ComplexDouble"}
         prefix = "torch.cuda." if input.is_cuda else "torch."
-        return f"{prefix}{names[input._dtype.name]}Tensor"
+        return f"{prefix}{dtypes.TORCH_NAMES[input._dtype.name]}Tensor"
     dev = None
     if isinstance(getattr(dtype, "is_cuda", None), bool):  # a legacy type such as FloatTensor
         dev, dtype = ("cuda" if dtype.is_cuda else "cpu"), dtype.dtype
     elif isinstance(dtype, str):
-        rev = {"Float": "float32", "Double": "float64", "Half": "float16", "BFloat16": "bfloat16",
-               "Long": "int64", "Int": "int32", "Short": "int16", "Char": "int8", "Byte": "uint8", "Bool": "bool"}
-        rev |= {"ComplexFloat": "complex64", "ComplexDouble": "complex128"}
+        rev = {v: k for k, v in dtypes.TORCH_NAMES.items()}
         key = dtype.rsplit(".", 1)[-1].removesuffix("Tensor")
         if key not in rev:
             raise ValueError(f"invalid type: '{dtype}'")

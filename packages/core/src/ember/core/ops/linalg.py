@@ -20,7 +20,7 @@ from ember.core.ops import elementwise as ew
 from ember.core.ops import shape as S
 from ember.core.ops._util import wrap, write_out
 from ember.core.ops.restricted_dtypes import cast_array
-from ember.core.ops.reduce import _TORCH_NAMES, _sum, vector_norm
+from ember.core.ops.reduce import _sum, vector_norm
 from ember.core.tensor import Tensor
 
 __all__ = ["mm", "bmm", "matmul", "mv", "dot", "vdot", "inner", "outer", "ger", "addmm", "addmv", "addbmm",
@@ -133,7 +133,7 @@ def _dot_cpu(a, b, *, out=None):
                            "respectively")
     if a._dtype is not b._dtype:
         raise RuntimeError(f"dot : expected both vectors to have same dtype, but found "
-                           f"{_TORCH_NAMES[a._dtype.name]} and {_TORCH_NAMES[b._dtype.name]}")
+                           f"{dtypes.TORCH_NAMES[a._dtype.name]} and {dtypes.TORCH_NAMES[b._dtype.name]}")
     return _finish(np.asarray(_product(a, b, a._dtype)), out, "dot")
 
 

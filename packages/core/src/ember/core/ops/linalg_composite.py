@@ -21,7 +21,6 @@ from ember.core.ops.linalg import _matmul, linalg
 from ember.core.ops.linalg_solvers import (
     LinAlgError, _linalg_cholesky, _rt, inv, matrix_norm, pinv, solve, svdvals,
 )
-from ember.core.ops.reduce import _TORCH_NAMES
 from ember.core.settings import finfo
 from ember.core.tensor import Tensor
 
@@ -47,10 +46,10 @@ def _check_float(op: str, *xs: Tensor) -> None:
     for x in xs:
         if not x._dtype.is_floating_point:
             raise RuntimeError(f"{op}: Expected a floating point or complex tensor as input. Got "
-                               f"{_TORCH_NAMES[x._dtype.name]}")
+                               f"{dtypes.TORCH_NAMES[x._dtype.name]}")
     if len({x._dtype for x in xs}) > 1:
         raise RuntimeError(f"{op}: Expected all tensors to have the same dtype; got "
-                           + " and ".join(_TORCH_NAMES[x._dtype.name] for x in xs))
+                           + " and ".join(dtypes.TORCH_NAMES[x._dtype.name] for x in xs))
 
 
 def _at_least_2d(op: str, name: str, x: Tensor) -> None:

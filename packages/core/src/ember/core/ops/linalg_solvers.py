@@ -18,7 +18,7 @@ from ember.core.ops import elementwise as ew
 from ember.core.ops import shape as S
 from ember.core.ops._util import wrap
 from ember.core.ops.linalg import _matmul, linalg
-from ember.core.ops.reduce import _TORCH_NAMES, _amax, _amin, _sum, vector_norm
+from ember.core.ops.reduce import _amax, _amin, _sum, vector_norm
 from ember.core.tensor import Tensor
 
 __all__ = ["inverse", "det", "logdet", "slogdet", "cholesky", "qr", "svd", "pinverse", "matrix_power",
@@ -50,12 +50,12 @@ def _matrices(A: Tensor, op: str, square: bool = True) -> np.ndarray:
         raise RuntimeError(f"{op}: A must be batches of square matrices, but they are {A._shape[-2]} by "
                            f"{A._shape[-1]} matrices")
     if A._dtype is dtypes.float16 or A._dtype is dtypes.bfloat16:
-        raise RuntimeError(f"{op}: Low precision dtypes not supported. Got {_TORCH_NAMES[A._dtype.name]}")
+        raise RuntimeError(f"{op}: Low precision dtypes not supported. Got {dtypes.TORCH_NAMES[A._dtype.name]}")
     if A._dtype.is_complex:
         raise NotImplementedError(f"{op}: complex matrices are not supported by ember's linear algebra yet")
     if not A._dtype.is_floating_point:
         raise RuntimeError(f"{op}: Expected a floating point or complex tensor as input. Got "
-                           f"{_TORCH_NAMES[A._dtype.name]}")
+                           f"{dtypes.TORCH_NAMES[A._dtype.name]}")
     return A._np()
 
 
@@ -113,7 +113,8 @@ def _solve_cpu(A, B):
     a = _matrices(A, "linalg.solve")
     if B._dtype is not A._dtype:
         raise RuntimeError(f"linalg.solve: Expected A and B to have the same dtype, but found A of type "
-                           f"{_TORCH_NAMES[A._dtype.name]} and B of type {_TORCH_NAMES[B._dtype.name]} instead")
+                           f"{dtypes.TORCH_NAMES[A._dtype.name]} and B of type {dtypes.TORCH_NAMES[B._dtype.name]} "
+                           "instead")
     b = B._np()
     vector = B.ndim == 1 or (B.ndim == A.ndim - 1 and B._shape == A._shape[:-1])
     n = A._shape[-1]

@@ -47,8 +47,6 @@ _mm = namedtuple("aminmax", ["min", "max"])
 _mm.__module__, _mm.__qualname__ = __name__, "return_types.aminmax"
 return_types.aminmax = _mm
 
-_TORCH_NAMES = {"float32": "Float", "float64": "Double", "float16": "Half", "bfloat16": "BFloat16",
-                "int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool"}
 
 
 # --- helpers ------------------------------------------------------------------------------
@@ -104,7 +102,7 @@ def _float_only(x: Tensor, dtype, op: str) -> dtypes.dtype:
     dt = dtypes.as_dtype(dtype) if dtype is not None else x._dtype
     if not dt.is_floating_point and not dt.is_complex:
         raise RuntimeError(f"{op}(): could not infer output dtype. Input dtype must be either a floating point or "
-                           f"complex dtype. Got: {_TORCH_NAMES[dt.name]}")
+                           f"complex dtype. Got: {dtypes.TORCH_NAMES[dt.name]}")
     return dt
 
 
@@ -589,7 +587,7 @@ def _vector_norm_cpu(x, ord=2, dims=(), keepdim=False, dtype=None, *, out=None):
     dt = dtypes.as_dtype(dtype) if dtype is not None else x._dtype
     if not x._dtype.is_floating_point or not dt.is_floating_point:
         raise RuntimeError(f"linalg.vector_norm: Expected a floating point or complex tensor as input. "
-                           f"Got {_TORCH_NAMES[x._dtype.name]}")
+                           f"Got {dtypes.TORCH_NAMES[x._dtype.name]}")
     a = np.abs(x._np().astype(_accumulate_np(dt), copy=False))
     if math.isinf(ord):
         if a.size == 0 or builtins.any(a.shape[d] == 0 for d in dims):
@@ -742,7 +740,7 @@ _logcumsumexp = declare("logcumsumexp", lambda a, dim: np.logaddexp.accumulate(a
 def _logcumsumexp_cpu(x, dim, *, out=None):
     """logcumsumexp(x, dim: int): log of the running sum of exp along `dim`, without overflow (floats)."""
     if not x._dtype.is_floating_point:
-        raise RuntimeError(f"\"logcumsumexp_out_cpu\" not implemented for '{_TORCH_NAMES[x._dtype.name]}'")
+        raise RuntimeError(f"\"logcumsumexp_out_cpu\" not implemented for '{dtypes.TORCH_NAMES[x._dtype.name]}'")
     a = x._np()
     acc = _accumulate_np(x._dtype)
     r = np.logaddexp.accumulate(a.reshape(1) if a.ndim == 0 else a, dim, dtype=acc).reshape(a.shape)
@@ -827,7 +825,7 @@ _isclose = declare("isclose", np.isclose, differentiable=False, doc="isclose(a, 
 def _isclose_cpu(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
     """isclose(a, b, rtol, atol, equal_nan): |a - b| <= atol + rtol * |b|, elementwise, bool."""
     if a._dtype is not b._dtype:
-        raise RuntimeError(f"{_TORCH_NAMES[a._dtype.name]} did not match {_TORCH_NAMES[b._dtype.name]}")
+        raise RuntimeError(f"{dtypes.TORCH_NAMES[a._dtype.name]} did not match {dtypes.TORCH_NAMES[b._dtype.name]}")
     x, y = a._np(), b._np()
     if a._dtype is dtypes.bool or (not a._dtype.is_floating_point and rtol == 0 and atol == 0):
         return wrap(np.equal(x, y))
