@@ -27,8 +27,8 @@ from ember.core.tensor import Tensor, describe
 
 __all__ = [
     "return_types", "sum", "nansum", "mean", "nanmean", "prod", "amax", "amin", "max", "min", "aminmax",
-    "argmax", "argmin", "var", "std", "var_mean", "std_mean", "logsumexp", "norm", "vector_norm", "all",
-    "any", "count_nonzero", "cumsum", "cumprod", "logcumsumexp", "diff", "cov", "corrcoef", "isclose", "allclose",
+    "argmax", "argmin", "var", "std", "var_mean", "std_mean", "logsumexp", "vector_norm", "all",
+    "any", "count_nonzero", "cumsum", "cumprod", "logcumsumexp", "diff", "isclose", "allclose",
     "equal",
 ]
 
@@ -615,23 +615,6 @@ def vector_norm(x: Tensor, ord: float = 2, dim=None, keepdim: bool = False, *, d
     return _vector_norm(x, float(ord), _dims(dim, x, "linalg.vector_norm"), keepdim, dtype, out=out)
 
 
-@method
-def norm(input: Tensor, p="fro", dim=None, keepdim: bool = False, out=None, dtype=None) -> Tensor:
-    """The `p`-norm over `dim` ("fro" and None mean 2); "nuc" is the nuclear norm of the matrices
-    over `dim` (the last two dims by default)."""
-    if p == "nuc":
-        from ember.core.ops.linalg_solvers import matrix_norm
-
-        return matrix_norm(input, "nuc", (-2, -1) if dim is None else dim, keepdim, dtype=dtype)
-    if p is None or p == "fro":
-        p = 2
-    elif isinstance(p, str):
-        raise RuntimeError(f"norm: p={p!r} is not supported; use 'fro', 'nuc' or a number")
-    if input._dtype.is_complex:
-        input = input.abs()
-    return _vector_norm(input, float(p), _dims(dim, input, "norm"), keepdim, dtype, out=out)
-
-
 # --- all, any, count_nonzero -------------------------------------------------------------------
 _all = declare("all", lambda a, dims, keepdim=False: np.all(a, dims, keepdims=keepdim), differentiable=False,
                doc="all(x, dims, keepdim) -> Tensor")
@@ -771,50 +754,6 @@ def diff(input: Tensor, n: int = 1, dim: int = -1, prepend: Tensor | None = None
         hi, lo = narrow(x, d, builtins.min(1, x._shape[d]), m), narrow(x, d, 0, m)
         x = ew.ne(hi, lo) if x._dtype is dtypes.bool else ew.sub(hi, lo)
     return x
-
-
-@method
-def cov(input: Tensor, *, correction: int = 1, fweights: Tensor | None = None,
-        aweights: Tensor | None = None) -> Tensor:
-    """The covariance matrix of the variables in the rows of `input` (N, M), observations in the columns."""
-    from ember.core.ops.layout import reshape
-    from ember.core.ops.linalg import mm
-
-    if input.ndim > 2:
-        raise ValueError(f"cov(): expected input to have two or fewer dimensions but got an input with "
-                         f"{input.ndim} dimensions")
-    x = reshape(input, (1, -1)) if input.ndim < 2 else input
-    if not x._dtype.is_floating_point:
-        x = x.to(dtypes.get_default_dtype())
-    w = fweights
-    if aweights is not None:
-        w = aweights if w is None else ew.mul(w, aweights)
-    if w is None:
-        avg = mean(x, 1, True)
-        norm_factor = x._shape[1] - correction
-    else:
-        w_sum = sum(w)
-        avg = ew.div(sum(ew.mul(x, w), 1, True), w_sum)
-        norm_factor = ew.sub(w_sum, correction) if aweights is None else \
-            ew.sub(w_sum, ew.div(ew.mul(sum(ew.mul(w, aweights)), correction), w_sum))
-    if isinstance(norm_factor, int) and norm_factor <= 0:
-        warnings.warn("cov(): degrees of freedom is <= 0. Correction should be strictly less than the number of "
-                      "observations.", UserWarning, stacklevel=2)
-        norm_factor = 0
-    xm = ew.sub(x, avg)
-    c = ew.div(mm(xm if w is None else ew.mul(xm, w), xm.t()), norm_factor)
-    return reshape(c, ()) if x._shape[0] == 1 else c  # one variable: a 0-dim variance, as PyTorch
-
-
-@method
-def corrcoef(input: Tensor) -> Tensor:
-    """Pearson correlation coefficients of the variables in the rows of `input`, clipped to [-1, 1]."""
-    c = cov(input)
-    if c.ndim == 0:
-        return ew.div(c, c)
-    sd = ew.sqrt(c.diagonal())
-    c = ew.div(ew.div(c, sd.unsqueeze(1)), sd.unsqueeze(0))
-    return ew.clamp(c, -1, 1)
 
 
 # --- closeness -----------------------------------------------------------------------------------
