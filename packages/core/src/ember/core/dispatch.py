@@ -16,9 +16,9 @@ Flags the layers above read:
 - `mutates` is the tuple of positional arguments an op writes in place: `(0,)` for `copy_`,
   `fill_`, `index_put_`; `(0, 2, 3)` for an optimizer step that also updates its state tensors.
   The dispatcher bumps the version of each (a `None` state is skipped), after the kernel, so no
-  kernel bumps versions itself; the first is the tensor the autograd layer treats as the op's
-  in-place target. Code that writes a storage outside any op (a side effect such as batch
-  norm's running statistics) calls `Storage.bump()`.
+  kernel bumps them itself; the first is the tensor the autograd layer treats as the op's
+  in-place target. A write the flags do not declare (batch norm's CPU kernel updating the
+  running statistics in training only; `apply_`, which is no op) calls `Storage.bump()`.
 - `view=True`: the result shares the storage of `args[0]`.
 - `differentiable=False`: the result never carries gradients (comparisons, argmax, ...).
 - `info=OpInfo(...)`: the op's test metadata (domain, dtypes, samples, errors, reference),
