@@ -183,6 +183,10 @@ CASES = [
      RuntimeError, "qr received unrecognized mode 'x' but expected one of 'reduced' (default), 'r', or 'complete'"),
     ("bmm batch2 of the wrong size", lambda m: E.bmm(m(_z(2, 3, 4)), m(_z(3, 4, 5))),
      RuntimeError, "Expected size for first two dimensions of batch2 tensor to be: [2, 4] but got: [3, 4]."),
+    ("topk k past the dim", lambda m: E.topk(m(_z(3)), 5),
+     RuntimeError, "selected index k out of range"),
+    ("tril of a vector", lambda m: E.tril(m(_z(3))),
+     RuntimeError, "tril: input tensor must have at least 2 dimensions"),
     ("dot of two lengths", lambda m: E.dot(m(_z(3)), m(_z(4))),
      RuntimeError, "inconsistent tensor size, expected tensor [3] and src [4] to have the same number of elements"),
 ]

@@ -48,8 +48,6 @@ def _flip(input, dims):
 
 def _make_tri(name: str, lower: bool):
     def kernel(input, diagonal=0, *, out=None):
-        if input.ndim < 2:
-            raise RuntimeError(f"{name}: input tensor must have at least 2 dimensions")
         from ember.core.creation import arange
 
         m, n = input._shape[-2:]

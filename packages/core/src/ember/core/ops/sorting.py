@@ -94,14 +94,18 @@ def msort(input: Tensor) -> Tensor:
 _topk = declare("topk", doc="topk(x, k, dim, largest, sorted) -> (values, indices)")
 
 
+@_topk.meta
+def _topk_meta(x, k, dim=-1, largest=True, sorted=True, *, out=None) -> None:  # noqa: A002
+    n = x._shape[dim] if x.ndim else 1
+    if not 0 <= k <= n:
+        raise RuntimeError(f"selected index k out of range; got k={k} for a dimension of size {n}")
+
+
 @_topk.register("cpu")
 def _topk_cpu(x, k, dim=-1, largest=True, sorted=True, *, out=None):  # noqa: A002
     """topk(x, k: int, dim: int, largest: bool, sorted: bool) -> (values, indices): the k largest
     (or smallest) along `dim`, in sorted order."""
     a = _as_1d(x._np())
-    n = a.shape[dim]
-    if not 0 <= k <= n:
-        raise RuntimeError(f"selected index k out of range; got k={k} for a dimension of size {n}")
     idx = np.take(_argsort(a, dim, largest), np.arange(k), axis=dim)
     vals = np.take_along_axis(a, idx, dim)
     if x.ndim == 0:
