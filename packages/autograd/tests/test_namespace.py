@@ -2,13 +2,32 @@
 
 from __future__ import annotations
 
+import ast
+from pathlib import Path
+
 import ember.autograd as E
 import ember.core as core
 
 
 def test_reexports_every_public_name_of_core():
-    missing = [n for n in vars(core) if not n.startswith("_") and not hasattr(E, n)]
+    missing = [n for n in core.__all__ if not hasattr(E, n)]
     assert missing == []
+
+
+def test_exports_no_core_internals():
+    internals = ("declare", "attach", "method", "inplace", "wrap", "write_out", "UNARY", "BINARY", "FLOAT", "PROMOTE",
+                 "OpInfo", "Row", "annotations", "np", "as_device", "getitem")
+    assert [n for n in internals if hasattr(E, n) or n in E.__all__ or hasattr(core, n)] == []
+
+
+def test_every_public_module_has_all():
+    src = Path(E.__file__).parent
+    lacking = [str(p.relative_to(src)) for p in sorted(src.rglob("*.py"))
+               if not p.name.startswith("_") or p.name == "__init__.py"
+               if not any(getattr(t, "id", "") == "__all__" for n in ast.parse(p.read_text()).body
+                          for t in getattr(n, "targets", [getattr(n, "target", None)]))]
+    assert lacking == []
+    assert [n for n in E.__all__ if not hasattr(E, n)] == []
 
 
 def test_one_tensor_type():

@@ -194,3 +194,26 @@ def test_new_constructors_inherit_dtype():
     assert x.new_full((2,), 5).tolist() == [5, 5]
     assert x.new_tensor([1.5]).dtype is E.int32
     assert x.new_empty(4).shape == (4,)
+
+
+def test_empty_out_is_resized_and_returned():
+    out = E.zeros(10, dtype=E.int64)
+    r = E.empty(2, 3, out=out)
+    assert r is out and tuple(r.shape) == (2, 3) and r.stride() == (3, 1) and r.dtype is E.int64
+    with pytest.raises(RuntimeError, match="dtype float32 does not match dtype of out parameter \\(int64\\)"):
+        E.empty(2, 3, out=out, dtype=E.float32)
+    with pytest.raises(RuntimeError, match="'memory_format' argument is incompatible with 'out' tensor argument"):
+        E.empty(2, 3, 4, 5, out=out, memory_format=E.channels_last)
+
+
+def test_empty_memory_format_orders_the_strides_as_pytorch():
+    assert E.empty(2, 3, 4, 5, memory_format=E.channels_last).stride() == (60, 1, 15, 3)  # PyTorch's strides
+    t = E.empty(1, 2, 3, 4, 5, memory_format=E.channels_last_3d)
+    assert t.stride() == (120, 1, 40, 10, 2) and t.is_contiguous(memory_format=E.channels_last_3d)
+    assert E.empty(2, 3, memory_format=E.contiguous_format).stride() == (3, 1)
+    with pytest.raises(RuntimeError, match="required rank 4 tensor to use channels_last format"):
+        E.empty(2, 3, 4, 5, 6, memory_format=E.channels_last)
+    with pytest.raises(RuntimeError, match="unsupported memory format Preserve"):
+        E.empty(2, 3, memory_format=E.preserve_format)
+    with pytest.raises(TypeError, match="memory_format"):
+        E.empty(2, 3, memory_format="channels_last")

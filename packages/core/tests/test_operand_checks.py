@@ -176,6 +176,19 @@ CASES = [
      lambda m: adam_step(m(_z(10)), m(_z(10)), m(_z(10)), m(_z(4)), None, 1, 0.1, 0.9, 0.999, 1e-8, 0.0, False,
                          False, False),
      ValueError, "adam_step: state and gradient must have the parameter's shape"),
+    # linear algebra: one meta step per op, so CPU and CUDA refuse the same inputs the same way
+    ("linalg.inv of bfloat16", lambda m: E.linalg.inv(m(E.eye(2, dtype=E.bfloat16))),
+     RuntimeError, "linalg.inv: Low precision dtypes not supported. Got BFloat16"),
+    ("linalg.qr bad mode", lambda m: E.linalg.qr(m(E.eye(2)), mode="x"),
+     RuntimeError, "qr received unrecognized mode 'x' but expected one of 'reduced' (default), 'r', or 'complete'"),
+    ("bmm batch2 of the wrong size", lambda m: E.bmm(m(_z(2, 3, 4)), m(_z(3, 4, 5))),
+     RuntimeError, "Expected size for first two dimensions of batch2 tensor to be: [2, 4] but got: [3, 4]."),
+    ("topk k past the dim", lambda m: E.topk(m(_z(3)), 5),
+     RuntimeError, "selected index k out of range"),
+    ("tril of a vector", lambda m: E.tril(m(_z(3))),
+     RuntimeError, "tril: input tensor must have at least 2 dimensions"),
+    ("dot of two lengths", lambda m: E.dot(m(_z(3)), m(_z(4))),
+     RuntimeError, "inconsistent tensor size, expected tensor [3] and src [4] to have the same number of elements"),
 ]
 
 

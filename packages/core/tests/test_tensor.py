@@ -183,3 +183,14 @@ def test_repr_follows_precision_option_like_pytorch():
     finally:
         E.set_printoptions(profile="default")
         torch.set_printoptions(profile="default")
+
+
+def test_dispatcher_bumps_every_argument_an_op_mutates():
+    from ember.core.dispatch import Op
+    from ember.core.ops.optim_kernels import adam_step
+
+    p, g, m, v = E.ones(3), E.ones(3), E.zeros(3), E.zeros(3)
+    adam_step(p, g, m, v, None, 1, 0.1, 0.9, 0.999, 1e-8, 0.0, False, False, False)
+    assert (p._version, g._version, m._version, v._version) == (1, 0, 1, 1)
+    with pytest.raises(TypeError, match="mutates must be a tuple of argument positions"):
+        Op("bad_", mutates=0)

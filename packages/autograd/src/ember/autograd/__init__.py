@@ -7,6 +7,7 @@ detection, and `save`/`load`.
 """
 
 import sys as _sys
+from types import ModuleType as _ModuleType
 
 import ember.core as _core
 from ember.core import Tensor
@@ -48,9 +49,14 @@ __version__ = "0.3.0"
 # `torch.autograd.grad(...)` after `import ember.autograd as torch`: the namespace is its own autograd
 autograd = _sys.modules[__name__]
 
-# the torch-like namespace: every public name of ember.core that this package does not define
-globals().update({_k: _v for _k, _v in vars(_core).items()
-                  if not _k.startswith("_") and _k not in globals() and not isinstance(_v, type(_core))})
+# the torch-like namespace: every public name of ember.core (its `__all__`) that this package does not define
+globals().update({_k: getattr(_core, _k) for _k in _core.__all__
+                  if _k not in globals() and not isinstance(getattr(_core, _k), _ModuleType)})
+
+# the public API: the names above, and of this package's submodules those under PyTorch's `torch.<name>`
+__all__ = [_k for _k, _v in globals().items() if not _k.startswith("_") and (
+    not isinstance(_v, _ModuleType) or _k in ("autograd", "amp", "backends", "cuda", "fft", "func", "functional",
+                                              "special", "safetensors"))]
 
 
 def __getattr__(name: str):

@@ -6,6 +6,8 @@ ember has no cuDNN or MPS backend; the flags are kept so that boilerplate such a
 
 from __future__ import annotations
 
+__all__ = ["cudnn", "cuda", "mps", "mkldnn", "mkl", "openmp"]
+
 
 class _Cudnn:
     """`torch.backends.cudnn`: ember's convolutions are its own kernels, never cuDNN."""

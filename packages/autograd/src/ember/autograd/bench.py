@@ -12,6 +12,8 @@ import timeit
 
 import ember.autograd as E
 
+__all__ = ["run", "main"]
+
 
 def _cases(x, y, g, s):
     return {

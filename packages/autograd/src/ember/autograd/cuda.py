@@ -5,6 +5,8 @@ Importing it touches no GPU. Where ember.core has no CUDA support, `is_available
 
 from __future__ import annotations
 
+__all__ = ["is_available", "device_count"]
+
 try:
     from ember.core import cuda as _impl
 except ImportError:  # a core without its CUDA backend

@@ -2,7 +2,7 @@
 
 NOTE [ In-place ops and views ]
 An op writes in place when it is called with `out=` being its first argument (`x.add_(y)` is
-`add(x, y, out=x)`) or when its `mutates` flag names an argument (`copy_`, `fill_`). The
+`add(x, y, out=x)`) or when its `mutates` flag names arguments (`copy_`, `fill_`: the first). The
 written tensor's history is rebased onto the op's node: its old `grad_fn` becomes the node's
 input edge (so `x.mul_(2)` chains onto whatever made `x`). A rule that needs the old value of
 the written tensor gets a clone taken before the kernel runs.
@@ -119,8 +119,8 @@ def _run_below(op, args: tuple, kwargs: dict, call_next):
 
 def _record(op, args: tuple, kwargs: dict, call_next):
     target = None  # the tensor an in-place op writes
-    if op.mutates is not None:
-        target = args[op.mutates]
+    if op.mutates:  # the first written argument is the in-place result (`self`); the rest are side outputs
+        target = args[op.mutates[0]]
     elif kwargs:
         out = kwargs.get("out")
         if out is not None:

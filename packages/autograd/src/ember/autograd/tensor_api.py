@@ -242,14 +242,17 @@ def _leaf_only_deepcopy(fn: Callable) -> Callable:
 
 
 def install() -> None:
-    """Attach everything above to `Tensor` (idempotent)."""
+    """Attach everything above to `Tensor`; `replace=True` where it redefines core's own (NOTE [ Attaching
+    methods ]). A second call does nothing."""
+    if Tensor.__dict__.get("backward") is backward:
+        return
     attach("is_nonzero", is_nonzero)
     attach("is_inference", is_inference)
     attach("module_load", _module_load)
-    attach("requires_grad", property(_get_requires_grad, _set_requires_grad))
-    attach("grad", property(_get_grad, _set_grad, _del_grad))
-    attach("grad_fn", property(_get_grad_fn))
-    attach("is_leaf", property(_get_is_leaf))
+    attach("requires_grad", property(_get_requires_grad, _set_requires_grad), replace=True)
+    attach("grad", property(_get_grad, _set_grad, _del_grad), replace=True)
+    attach("grad_fn", property(_get_grad_fn), replace=True)
+    attach("is_leaf", property(_get_is_leaf), replace=True)
     attach("data", property(_get_data, _set_data))
     attach("output_nr", property(_get_output_nr))
     attach("name", property(_get_name))
@@ -261,9 +264,9 @@ def install() -> None:
         attach(fn.__name__, fn)
     for name in ("to", "cuda", "cpu"):
         fn = getattr(Tensor, name)
-        attach(name, _tracking_device(getattr(fn, "__wrapped__", fn)))
+        attach(name, _tracking_device(getattr(fn, "__wrapped__", fn)), replace=True)
     fn = Tensor.__deepcopy__
-    attach("__deepcopy__", _leaf_only_deepcopy(getattr(fn, "__wrapped__", fn)))
+    attach("__deepcopy__", _leaf_only_deepcopy(getattr(fn, "__wrapped__", fn)), replace=True)
 
 
 # --- torch-level functions that ember.core does not provide ---------------------------------

@@ -3,6 +3,8 @@
 Importing it compiles nothing: Numba kernels are built on first use and cached on disk.
 """
 
+from types import ModuleType as _ModuleType
+
 from ember.core import dtypes as _dtypes
 from ember.core.device import device, get_default_device, set_default_device
 from ember.core.dispatch import get_op, register_dispatch_hook, registered_ops, remove_dispatch_hook
@@ -72,5 +74,10 @@ from ember.core.parallel import (
 )
 
 __version__ = "0.3.0"
+
+# the public API: the names bound above (each from a module's `__all__`) and the public subnamespaces;
+# the other submodules (dispatch, dtypes, ops ...) are bound by the import system, not exported
+__all__ = [_n for _n, _v in globals().items() if not _n.startswith("_")
+           and (not isinstance(_v, _ModuleType) or _n in ("cuda", "fft", "special", "testing"))]
 
 _complex_ops._install_ordering_checks()  # after every op it checks is declared

@@ -20,6 +20,8 @@ import numpy as np
 
 import ember.core as E
 
+__all__ = ["median_seconds", "overhead_rows", "matmul_gflops", "conv_gflops", "ceilings", "kernel_rows", "main"]
+
 
 def median_seconds(fn: Callable[[], object], repeat: int, number: int) -> float:
     """The median over `repeat` runs of the time of one call, each run averaging `number` calls."""

@@ -37,7 +37,7 @@ def _size_of(args: tuple, size) -> tuple[int, ...]:
     if size is not None:
         if args:
             raise TypeError("size given both positionally and as a keyword")
-        return _shape_arg((size,) if not isinstance(size, int) else (size,))
+        return _shape_arg((size,))
     return _shape_arg(args)
 
 
@@ -52,7 +52,7 @@ def new_empty(shape: tuple[int, ...], dtype, dev=CPU) -> Tensor:
 
 
 def _finish(t: Tensor, requires_grad: bool, dev, pin_memory: bool = False) -> Tensor:
-    if dev.type != t.device.type or dev != t.device:
+    if dev != t.device:
         t = t.to(dev)
     if pin_memory:
         t = t.pin_memory()
@@ -216,7 +216,29 @@ def _dtype_or_default(dtype):
 
 def empty(*args, size=None, out=None, dtype=None, device=None, requires_grad: bool = False, pin_memory: bool = False,
           memory_format=None) -> Tensor:
+    """An uninitialised tensor of `size`: contiguous, or ordered as `memory_format` says (`channels_last`:
+    NHWC, 4-D only; `channels_last_3d`: 5-D only); with `out=`, that tensor resized to `size`.
+
+    Raises:
+        RuntimeError: `memory_format` of the wrong rank, `preserve_format`, or given with `out=`; a `dtype`
+            other than `out`'s.
+    """
     shape = _size_of(args, size)
+    if out is not None:
+        if memory_format is not None:
+            raise RuntimeError("'memory_format' argument is incompatible with 'out' tensor argument")
+        if dtype is not None and dtypes.as_dtype(dtype) is not out._dtype:
+            raise RuntimeError(f"empty: dtype {dtypes.as_dtype(dtype).name} does not match dtype of out parameter "
+                               f"({out._dtype.name})")
+        return out.resize_(shape)
+    order = _memory_order(memory_format, len(shape))
+    if order is not None:
+        strides, acc = [0] * len(shape), 1
+        for d in reversed(order):
+            strides[d] = acc
+            acc *= max(shape[d], 1)
+        return empty_strided(shape, tuple(strides), dtype=dtype, device=device, requires_grad=requires_grad,
+                             pin_memory=pin_memory)
     dev = as_device(device)
     t = new_empty(shape, _dtype_or_default(dtype), dev)
     if pin_memory:
@@ -226,12 +248,29 @@ def empty(*args, size=None, out=None, dtype=None, device=None, requires_grad: bo
     return t
 
 
-def empty_strided(size, stride, *, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+def _memory_order(memory_format, ndim: int) -> tuple[int, ...] | None:
+    """The dims of `memory_format`'s layout, outermost first (None: row-major), or PyTorch's error."""
+    name = getattr(memory_format, "name", None)
+    if memory_format is None or name == "contiguous_format":
+        return None
+    if name in ("channels_last", "channels_last_3d"):
+        rank = 4 if name == "channels_last" else 5
+        if ndim != rank:
+            raise RuntimeError(f"required rank {rank} tensor to use {name} format")
+        return (0, 2, 3, 1) if rank == 4 else (0, 2, 3, 4, 1)
+    if name == "preserve_format":
+        raise RuntimeError("unsupported memory format Preserve")
+    raise TypeError(f"empty(): argument 'memory_format' must be torch.memory_format, not "
+                    f"{type(memory_format).__name__}")
+
+
+def empty_strided(size, stride, *, dtype=None, device=None, requires_grad: bool = False,
+                  pin_memory: bool = False) -> Tensor:
     dt = _dtype_or_default(dtype)
     # NOTE [ The geometry gate ]: the geometry is checked before the storage it needs is allocated
     shape, strides, _ = check_geometry(INT64_MAX, dt.itemsize, _shape_arg((size,)), stride, 0, op="empty_strided")
     n = 1 + sum((a - 1) * b for a, b in zip(shape, strides)) if all(shape) else 0
-    base = empty(n, dtype=dt, device=device)
+    base = empty(n, dtype=dt, device=device, pin_memory=pin_memory)
     t = make_tensor(base._storage, 0, shape, strides, dt, op="empty_strided")
     return t.requires_grad_(True) if requires_grad else t
 
@@ -249,7 +288,7 @@ def full(size, fill_value, *, out=None, dtype=None, device=None, requires_grad: 
             dtype = dtypes.get_default_complex_dtype()
         else:
             dtype = dtypes.get_default_dtype()
-    t = empty(*_shape_arg((size,) if not isinstance(size, int) else (size,)), dtype=dtype, device=device)
+    t = empty(*_shape_arg((size,)), dtype=dtype, device=device)
     t.fill_(fill_value)
     t._storage.version = 0  # a new tensor starts at version 0, as in PyTorch, however it was filled
     if out is not None:

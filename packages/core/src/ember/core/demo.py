@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import ember.core as E
 
+__all__ = ["main"]
+
 
 def main() -> None:
     x = E.arange(12, dtype=E.float32).reshape(3, 4)

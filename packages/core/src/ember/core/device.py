@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from ember.core.device_backends import backend
+
 __all__ = ["device", "as_device", "set_default_device", "get_default_device"]
 
 _TYPES = ("cpu", "cuda")
@@ -92,7 +94,5 @@ def as_device(d) -> device:
         d = _default
     d = device(d)
     if d.type == "cuda" and d.index is None:
-        from ember.core.cuda import current_device
-
-        return device("cuda", current_device())
+        return device("cuda", backend("cuda").current_device())
     return d

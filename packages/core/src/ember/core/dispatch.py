@@ -13,8 +13,12 @@ itself. Without hooks, a call costs one global lookup and one dict lookup before
 Flags the layers above read:
 - `out=` (a keyword of elementwise and reduction kernels) is written in place; the dispatcher
   bumps its storage's version counter.
-- `mutates` names the positional argument an op writes in place (`copy_`, `fill_`,
-  `index_put_`); its version is bumped too.
+- `mutates` is the tuple of positional arguments an op writes in place: `(0,)` for `copy_`,
+  `fill_`, `index_put_`; `(0, 2, 3)` for an optimizer step that also updates its state tensors.
+  The dispatcher bumps the version of each (a `None` state is skipped), after the kernel, so no
+  kernel bumps them itself; the first is the tensor the autograd layer treats as the op's
+  in-place target. A write the flags do not declare (batch norm's CPU kernel updating the
+  running statistics in training only; `apply_`, which is no op) calls `Storage.bump()`.
 - `view=True`: the result shares the storage of `args[0]`.
 - `differentiable=False`: the result never carries gradients (comparisons, argmax, ...).
 - `info=OpInfo(...)`: the op's test metadata (domain, dtypes, samples, errors, reference),
@@ -44,7 +48,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from functools import wraps
-from types import MethodType
 
 from ember.core import storage as _storage
 from ember.core.tensor import Tensor
@@ -67,12 +70,14 @@ class Op:
     __slots__ = ("name", "kernels", "ref", "mutates", "view", "differentiable", "doc", "argnames", "method",
                  "mixed_devices", "check", "info", "__weakref__")
 
-    def __init__(self, name: str, ref: Callable | None = None, *, mutates: int | None = None,
+    def __init__(self, name: str, ref: Callable | None = None, *, mutates: tuple[int, ...] = (),
                  view: bool = False, differentiable: bool = True, doc: str = "",
                  argnames: tuple[str, ...] = (), mixed_devices: bool = False, info=None) -> None:
         self.name = name
         self.kernels: dict[str, Callable] = {}
         self.ref = ref
+        if not isinstance(mutates, tuple):
+            raise TypeError(f"op '{name}': mutates must be a tuple of argument positions, not {mutates!r}")
         self.mutates = mutates
         self.view = view
         self.differentiable = differentiable
@@ -146,13 +151,12 @@ class Op:
                     _bump(out)
         else:
             result = kernel(*args)
-        if self.mutates is not None:
-            args[self.mutates]._storage.version += 1
+        if self.mutates:
+            for i in self.mutates:
+                t = args[i]
+                if t is not None:
+                    t._storage.version += 1
         return result
-
-    def __get__(self, obj, objtype=None):
-        """Ops stored on `Tensor` act as methods: `x.exp()` is `exp(x)`."""
-        return self if obj is None else MethodType(self, obj)
 
     def __repr__(self) -> str:
         return f"<op {self.name}>"

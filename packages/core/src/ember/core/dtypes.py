@@ -128,7 +128,8 @@ TORCH_NAMES = {"bool": "Bool", "uint8": "Byte", "int8": "Char", "int16": "Short"
                "float16": "Half", "bfloat16": "BFloat16", "float32": "Float", "float64": "Double",
                "uint16": "UInt16", "uint32": "UInt32", "uint64": "UInt64", "float8_e4m3fn": "Float8_e4m3fn",
                "float8_e5m2": "Float8_e5m2", "float8_e4m3fnuz": "Float8_e4m3fnuz",
-               "float8_e5m2fnuz": "Float8_e5m2fnuz", "float8_e8m0fnu": "Float8_e8m0fnu"}
+               "float8_e5m2fnuz": "Float8_e5m2fnuz", "float8_e8m0fnu": "Float8_e8m0fnu",
+               "complex64": "ComplexFloat", "complex128": "ComplexDouble"}
 _guard_installed = False
 
 

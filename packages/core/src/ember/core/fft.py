@@ -23,8 +23,6 @@ __all__ = ["fft", "ifft", "fft2", "ifft2", "fftn", "ifftn", "rfft", "irfft", "rf
            "backend_name"]
 
 _SWAP = {"backward": "forward", "forward": "backward", "ortho": "ortho"}
-_TORCH_NAMES = {"complex64": "ComplexFloat", "complex128": "ComplexDouble", "float16": "Half",
-                "bfloat16": "BFloat16"}
 
 
 def _norm(norm: str | None) -> str:
@@ -37,7 +35,7 @@ def _norm(norm: str | None) -> str:
 
 def _check_dtype(x: Tensor) -> None:
     if x._dtype is dtypes.float16 or x._dtype is dtypes.bfloat16:
-        raise RuntimeError(f"Unsupported dtype {_TORCH_NAMES[x._dtype.name]}")
+        raise RuntimeError(f"Unsupported dtype {dtypes.TORCH_NAMES[x._dtype.name]}")
 
 
 def _as_complex(x: Tensor) -> Tensor:
@@ -53,7 +51,7 @@ def _as_complex(x: Tensor) -> Tensor:
 def _as_real(x: Tensor, fname: str) -> Tensor:
     _check_dtype(x)
     if x._dtype.is_complex:
-        raise RuntimeError(f"{fname} expects a real input tensor, but got {_TORCH_NAMES[x._dtype.name]}")
+        raise RuntimeError(f"{fname} expects a real input tensor, but got {dtypes.TORCH_NAMES[x._dtype.name]}")
     return x if x._dtype.is_floating_point else x.to(dtypes.get_default_dtype())
 
 

@@ -1,8 +1,13 @@
 """Attaching ops to `Tensor` as methods and operators: the one place the class grows.
 
-A public function whose first parameter is `input` becomes a method by `@method`; its in-place
-twin (`add_`) by `inplace(...)`. The layers above attach their own methods (autograd's
-`backward`) through `attach`, without core knowing what they are.
+NOTE [ Attaching methods ]
+Every method, operator and property that is not in `Tensor`'s class body is set by `attach`, and
+by nothing else: `@method` (a public function `fn(input, ...)` that is also `Tensor.<name>`) and
+`inplace(fn)` (`x.fn_(...)`, which is `fn(x, ..., out=x)`) are two spellings over it. An `Op` is
+attached as its plain-function twin `op.method`, which binds in C without a Python frame. A name
+is attached once: attaching another value under a name already set raises, so no module's
+import order decides what `x.where(...)` means. A layer above that deliberately redefines a
+core method (autograd's `requires_grad`, `to` that tracks the graph) says so with `replace=True`.
 """
 
 from __future__ import annotations
@@ -38,10 +43,19 @@ def numpy_aliases(fn: Callable) -> Callable:
     return aliased
 
 
-def attach(name: str, fn) -> None:
+def attach(name: str, fn, *, replace: bool = False) -> None:
     """Set `Tensor.<name>` (a function, property or descriptor); the extension point for layers above.
-    An `Op` is set as its plain-function twin (`op.method`), which binds without a Python frame."""
-    setattr(Tensor, name, fn.method if isinstance(fn, Op) else fn)
+    An `Op` is set as its plain-function twin (`op.method`), which binds without a Python frame.
+
+    Raises:
+        RuntimeError: `name` is already attached to another value and `replace` is False.
+    """
+    value = fn.method if isinstance(fn, Op) else fn
+    old = Tensor.__dict__.get(name)
+    if old is not None and old is not value and not replace:
+        raise RuntimeError(f"Tensor.{name} is attached twice (was {old!r}, now {value!r}); attach each name once, "
+                           "or pass replace=True where a layer above redefines it on purpose")
+    setattr(Tensor, name, value)
 
 
 def method(fn: Callable | None = None, *, name: str | None = None, also: tuple[str, ...] = ()):
@@ -50,7 +64,7 @@ def method(fn: Callable | None = None, *, name: str | None = None, also: tuple[s
     def deco(f):
         f = numpy_aliases(f)
         for n in (name or f.__name__, *also):
-            setattr(Tensor, n, f)
+            attach(n, f)
         return f
     return deco(fn) if fn is not None else deco
 
@@ -63,5 +77,5 @@ def inplace(fn: Callable, name: str | None = None) -> Callable:
     base = getattr(fn, "__name__", None) or fn.name
     method_.__name__ = name or base + "_"
     method_.__doc__ = f"In-place version of `{base}`."
-    setattr(Tensor, method_.__name__, method_)
+    attach(method_.__name__, method_)
     return method_

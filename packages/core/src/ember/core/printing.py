@@ -6,6 +6,8 @@ import numpy as np
 
 from ember.core import dtypes
 
+__all__ = ["set_printoptions", "tensor_repr"]
+
 _options = {"precision": 4, "threshold": 1000, "edgeitems": 3, "linewidth": 80, "sci_mode": None}
 
 

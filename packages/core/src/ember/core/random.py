@@ -163,7 +163,7 @@ def _fill(x: Tensor, values) -> Tensor:
 
 
 # --- in-place sampling primitives -------------------------------------------------------------
-_uniform = declare("uniform_", mutates=0, differentiable=False)
+_uniform = declare("uniform_", mutates=(0,), differentiable=False)
 
 
 @_uniform.register("cpu")
@@ -177,7 +177,7 @@ def _uniform_cpu(x, low=0.0, high=1.0, *, generator=None):
     return _fill(x, r)
 
 
-_normal = declare("normal_", mutates=0, differentiable=False)
+_normal = declare("normal_", mutates=(0,), differentiable=False)
 
 
 @_normal.register("cpu")
@@ -186,7 +186,7 @@ def _normal_cpu(x, mean=0.0, std=1.0, *, generator=None):
     return _fill(x, _stream(generator, x).standard_normal(x._shape, dtype=wd) * wd(std) + wd(mean))
 
 
-_bernoulli = declare("bernoulli_", mutates=0, differentiable=False, mixed_devices=True)
+_bernoulli = declare("bernoulli_", mutates=(0,), differentiable=False, mixed_devices=True)
 
 
 @_bernoulli.register("cpu")
@@ -199,7 +199,7 @@ def _bernoulli_cpu(x, p=0.5, *, generator=None):
         raise RuntimeError(f"bernoulli_: p can't be broadcast to self; got {describe(p)} and {describe(x)}") from None
 
 
-_exponential = declare("exponential_", mutates=0, differentiable=False)
+_exponential = declare("exponential_", mutates=(0,), differentiable=False)
 
 
 @_exponential.register("cpu")
@@ -208,7 +208,7 @@ def _exponential_cpu(x, lambd=1.0, *, generator=None):
     return _fill(x, _stream(generator, x).standard_exponential(x._shape, dtype=wd) / wd(lambd))
 
 
-_random = declare("random_", mutates=0, differentiable=False)
+_random = declare("random_", mutates=(0,), differentiable=False)
 
 
 @_random.register("cpu")
@@ -216,7 +216,7 @@ def _random_cpu(x, low, high, *, generator=None):
     return _fill(x, _stream(generator, x).integers(low, high, x._shape, dtype=np.int64))
 
 
-_cauchy = declare("cauchy_", mutates=0, differentiable=False)
+_cauchy = declare("cauchy_", mutates=(0,), differentiable=False)
 
 
 @_cauchy.register("cpu")
@@ -226,7 +226,7 @@ def _cauchy_cpu(x, median=0.0, sigma=1.0, *, generator=None):
     return _fill(x, (median + sigma * np.tan(np.pi * (u - 0.5))).astype(wd))
 
 
-_log_normal = declare("log_normal_", mutates=0, differentiable=False)
+_log_normal = declare("log_normal_", mutates=(0,), differentiable=False)
 
 
 @_log_normal.register("cpu")
@@ -235,7 +235,7 @@ def _log_normal_cpu(x, mean=1.0, std=2.0, *, generator=None):
     return _fill(x, np.exp(_stream(generator, x).standard_normal(x._shape) * std + mean).astype(wd))
 
 
-_geometric = declare("geometric_", mutates=0, differentiable=False)
+_geometric = declare("geometric_", mutates=(0,), differentiable=False)
 
 
 @_geometric.register("cpu")

@@ -65,7 +65,8 @@ class Storage:
         return cls(buf, buf.nbytes)
 
     def bump(self) -> None:
-        """Record an in-place write (autograd checks saved tensors against this counter)."""
+        """Record an in-place write made outside any op (autograd checks saved tensors against this
+        counter); an op's writes are bumped by the dispatcher (its `mutates=` and `out=`)."""
         self.version += 1
 
     def data_ptr(self) -> int:

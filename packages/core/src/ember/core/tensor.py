@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from ember.core import dtypes
+from ember.core.device_backends import backend
 from ember.core.device import CPU, device
 from ember.core.storage import Storage
 
@@ -347,9 +348,7 @@ class Tensor:
         """The elements as a numpy array on the host (synchronises with a device)."""
         if self._storage.device.type == "cpu":
             return self._np()
-        from ember.core.cuda import to_host
-
-        return to_host(self)
+        return backend(self._storage.device.type).to_host(self)
 
     def item(self):
         """The value of a one-element tensor as a Python number."""

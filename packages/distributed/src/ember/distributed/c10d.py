@@ -390,7 +390,7 @@ class _Buf:
 
             copy_(t.detach(), Tensor._wrap(np.array(arr)).to(t.device))
         else:
-            t._storage.version += 1
+            t._storage.bump()  # MPI wrote the memory: a write outside any op
 
 
 def _check_member(pg: ProcessGroup) -> bool:
@@ -590,7 +590,7 @@ def _write(t: Tensor, a: np.ndarray) -> None:
     """Copy `a` into tensor `t` (numpy assignment for a CPU tensor; bumps its version)."""
     if t.device.type == "cpu":
         t._np()[...] = a
-        t._storage.version += 1
+        t._storage.bump()
     else:
         from ember.core.ops.layout import copy_
 

@@ -10,6 +10,8 @@ from ember.core.ops import elementwise as ew
 from ember.autograd.derivatives._entry import derivative as d
 from ember.autograd.derivatives._helpers import cj
 
+__all__ = ["ENTRIES"]
+
 
 def _angle_backward(grad, input):
     if not input._dtype.is_complex:

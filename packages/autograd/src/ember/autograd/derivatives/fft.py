@@ -8,6 +8,8 @@ from ember.core.ops.fft import fft_c2c, fft_r2c
 
 from ember.autograd.derivatives._entry import derivative as d
 
+__all__ = ["ENTRIES"]
+
 _SWAP = {"backward": "forward", "forward": "backward", "ortho": "ortho"}
 
 

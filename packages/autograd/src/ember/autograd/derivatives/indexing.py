@@ -14,6 +14,8 @@ from ember.core.ops import shape as S
 from ember.autograd.derivatives._entry import derivative as d
 from ember.autograd.derivatives._helpers import not_implemented, where0, zeros_with
 
+__all__ = ["ENTRIES"]
+
 
 def _index_backward(grad, input_shape, indices):
     g = zeros_with(input_shape, grad)

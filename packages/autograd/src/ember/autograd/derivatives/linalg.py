@@ -12,6 +12,8 @@ from ember.core.tensor import Tensor
 from ember.autograd.derivatives._entry import derivative as d
 from ember.autograd.derivatives._helpers import not_implemented
 
+__all__ = ["ENTRIES"]
+
 
 def _mT(x):
     return x.transpose(-2, -1)

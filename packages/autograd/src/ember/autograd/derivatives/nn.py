@@ -19,6 +19,8 @@ from ember.autograd.derivatives import _recompute as rc
 from ember.autograd.derivatives._entry import derivative as d
 from ember.autograd.derivatives._helpers import not_implemented, where0, zeros_with
 
+__all__ = ["op", "conv2d", "conv2d_backward_input", "conv2d_backward_weight", "ENTRIES"]
+
 _INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
 _BCE_EPS = 1e-12
 

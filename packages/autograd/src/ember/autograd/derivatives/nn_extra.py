@@ -13,6 +13,8 @@ from ember.core.dispatch import get_op
 from ember.autograd.derivatives._entry import derivative as d
 from ember.autograd.derivatives._helpers import not_implemented
 
+__all__ = ["ENTRIES"]
+
 
 def _grid_sampler(grad, input, grid, interpolation_mode, padding_mode, align_corners):
     return get_op("grid_sampler_backward")(grad, input, grid, interpolation_mode, padding_mode, align_corners)

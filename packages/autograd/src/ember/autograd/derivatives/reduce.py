@@ -14,6 +14,8 @@ from ember.core.tensor import Tensor
 from ember.autograd.derivatives._entry import derivative as d
 from ember.autograd.derivatives._helpers import cj, keep, scatter_into, unreduce, where0, zeros_with
 
+__all__ = ["ENTRIES"]
+
 
 def _column_major(shape: tuple, strides: tuple) -> bool:
     """A 2-D layout that is a transposed row-major matrix (`w.t()`), and not also row-major."""

@@ -8,6 +8,8 @@ from ember.core.tensor import Tensor
 from ember.autograd.derivatives._entry import derivative as d
 from ember.autograd.derivatives._helpers import scatter_view, zeros_with
 
+__all__ = ["ENTRIES"]
+
 
 def _permute_back(grad, dims):
     n = len(dims)

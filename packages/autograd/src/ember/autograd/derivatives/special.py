@@ -12,6 +12,8 @@ from ember.core.tensor import Tensor
 from ember.autograd.derivatives._entry import derivative as d
 from ember.autograd.derivatives._helpers import not_implemented, where0
 
+__all__ = ["ENTRIES"]
+
 _TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
 _SQRT_2PI = math.sqrt(2.0 * math.pi)
 _OPS = sp.OPS

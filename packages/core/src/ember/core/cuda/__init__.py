@@ -15,6 +15,7 @@ from __future__ import annotations
 import threading
 from typing import Any
 
+from ember.core import device_backends as _backends
 from ember.core.cuda.allocator import OutOfMemoryError
 from ember.core.device import device as _device_type
 
@@ -353,3 +354,7 @@ def record_stream(t, s) -> None:
 from ember.core.cuda import interop as _interop  # noqa: E402 - attaches methods; imports no numba
 
 _interop.attach_methods()
+# NOTE [ Device backends ]: core's device-independent code reaches this package only through here
+_backends.register_backend("cuda", _backends.Backend(
+    is_available=is_available, current_device=current_device, storage=device_storage, grow_storage=grow_storage,
+    to_device=to_device, to_host=to_host, copy_to_host=copy_device_to_host, synchronize=synchronize))

@@ -126,9 +126,8 @@ def _gru_cell_backward(grad_hy, workspace):
 
 def _isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
     if a._dtype is not b._dtype:
-        from ember.core.ops.reduce import _TORCH_NAMES
-
-        raise RuntimeError(f"{_TORCH_NAMES[a._dtype.name]} did not match {_TORCH_NAMES[b._dtype.name]}")
+        names = dtypes.TORCH_NAMES
+        raise RuntimeError(f"{names[a._dtype.name]} did not match {names[b._dtype.name]}")
     eq = _op("eq")(a, b)
     if a._dtype is dtypes.bool or (not a._dtype.is_floating_point and rtol == 0 and atol == 0):
         return eq

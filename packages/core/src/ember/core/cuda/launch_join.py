@@ -48,8 +48,6 @@ def _flip(input, dims):
 
 def _make_tri(name: str, lower: bool):
     def kernel(input, diagonal=0, *, out=None):
-        if input.ndim < 2:
-            raise RuntimeError(f"{name}: input tensor must have at least 2 dimensions")
         from ember.core.creation import arange
 
         m, n = input._shape[-2:]
@@ -82,7 +80,8 @@ def _make_scan(name: str, mode: int):
     def kernel(x, dim, dtype=None, *, out=None):
         if mode == KS.LOGSUMEXP:
             if not x._dtype.is_floating_point:
-                raise RuntimeError(f"\"logcumsumexp_out_cpu\" not implemented for '{R._TORCH_NAMES[x._dtype.name]}'")
+                raise RuntimeError("\"logcumsumexp_out_cpu\" not implemented for "
+                                   f"'{dtypes.TORCH_NAMES[x._dtype.name]}'")
             dt = x._dtype
         else:
             dt = R._int_to_long(x, dtype)

@@ -54,28 +54,11 @@ def _mm(a, b, *, out=None):
 
 
 def _bmm(a, b, *, out=None):
-    if a.ndim != 3:
-        raise RuntimeError(f"batch1 must be a 3D tensor; got a {a.ndim}-D tensor")
-    if b.ndim != 3:
-        raise RuntimeError(f"batch2 must be a 3D tensor; got a {b.ndim}-D tensor")
-    if b._shape[:2] != (a._shape[0], a._shape[2]):
-        raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: "
-                           f"[{a._shape[0]}, {a._shape[2]}] but got: [{b._shape[0]}, {b._shape[1]}].")
-    L._same_dtype(a, b)
     c = lu.prepare_out(out, (a._shape[0], a._shape[1], b._shape[2]), a._dtype, a._storage.device, "bmm")
     return gemm(a, b, c)
 
 
 def _dot(a, b, *, out=None):
-    if a.ndim != 1 or b.ndim != 1:
-        raise RuntimeError(f"1D tensors expected, but got {a.ndim}D and {b.ndim}D tensors")
-    if a._shape[0] != b._shape[0]:
-        raise RuntimeError(f"inconsistent tensor size, expected tensor [{a._shape[0]}] and src [{b._shape[0]}] to "
-                           f"have the same number of elements, but got {a._shape[0]} and {b._shape[0]} elements "
-                           "respectively")
-    if a._dtype is not b._dtype:
-        raise RuntimeError(f"dot : expected both vectors to have same dtype, but found "
-                           f"{L._TORCH_NAMES[a._dtype.name]} and {L._TORCH_NAMES[b._dtype.name]}")
     c = lu.prepare_out(out, (), a._dtype, a._storage.device, "dot")
     gemm(a.view(1, 1, -1), b.view(1, -1, 1), c.view(1, 1, 1))
     return c

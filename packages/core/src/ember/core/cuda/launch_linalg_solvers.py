@@ -13,24 +13,10 @@ from ember.core import dtypes
 from ember.core.cuda import launch_util as lu
 from ember.core.cuda.kernels import lu as KL
 from ember.core.dispatch import get_op
-from ember.core.ops.linalg_solvers import LinAlgError
-from ember.core.ops.reduce import _TORCH_NAMES
+from ember.core.ops.linalg_solvers import LinAlgError, solve_is_vector
 from ember.core.tensor import Tensor
 
 __all__ = ["register"]
-
-
-def _check(a: Tensor, op: str, square: bool = True) -> None:
-    if a.ndim < 2:
-        raise RuntimeError(f"{op}: The input tensor A must have at least 2 dimensions.")
-    if square and a._shape[-1] != a._shape[-2]:
-        raise RuntimeError(f"{op}: A must be batches of square matrices, but they are {a._shape[-2]} by "
-                           f"{a._shape[-1]} matrices")
-    if a._dtype is dtypes.float16:
-        raise RuntimeError(f"{op}: Low precision dtypes not supported. Got Half")
-    if not a._dtype.is_floating_point:
-        raise RuntimeError(f"{op}: Expected a floating point or complex tensor as input. Got "
-                           f"{_TORCH_NAMES[a._dtype.name]}")
 
 
 def _factor(a: Tensor, b: Tensor | None):
@@ -61,7 +47,6 @@ def _batched(a: Tensor) -> Tensor:
 
 
 def _inv(A):
-    _check(A, "linalg.inv")
     from ember.core.creation import eye
 
     a = _batched(A)
@@ -74,33 +59,20 @@ def _inv(A):
 
 
 def _det(A):
-    _check(A, "linalg.det")
     _, sign, logabs, _ = _factor(_batched(A), None)
     return get_op("mul")(sign, get_op("exp")(logabs)).reshape(A._shape[:-2])
 
 
 def _slogdet(A):
-    _check(A, "linalg.slogdet")
     _, sign, logabs, _ = _factor(_batched(A), None)
     return sign.reshape(A._shape[:-2]), logabs.reshape(A._shape[:-2])
 
 
 def _solve(A, B):
-    _check(A, "linalg.solve")
-    if B._dtype is not A._dtype:
-        raise RuntimeError(f"linalg.solve: Expected A and B to have the same dtype, but found A of type "
-                           f"{_TORCH_NAMES[A._dtype.name]} and B of type {_TORCH_NAMES[B._dtype.name]} instead")
-    vector = B.ndim == 1 or (B.ndim == A.ndim - 1 and B._shape == A._shape[:-1])
+    vector = solve_is_vector(A, B)
     n = A._shape[-1]
-    if (B._shape[-1] if vector else B._shape[-2] if B.ndim >= 2 else -1) != n:
-        raise RuntimeError(f"linalg.solve: Incompatible shapes of A and B for the equation AX = B "
-                           f"({'x'.join(map(str, A._shape))} and {'x'.join(map(str, B._shape))})")
     b = B.unsqueeze(-1) if vector else B
-    try:
-        lead = tuple(np.broadcast_shapes(A._shape[:-2], b._shape[:-2]))
-    except ValueError:
-        raise RuntimeError(f"linalg.solve: the batch dims of A {tuple(A._shape[:-2])} and B "
-                           f"{tuple(B._shape[:-2])} do not broadcast") from None
+    lead = tuple(np.broadcast_shapes(A._shape[:-2], b._shape[:-2]))
     k = b._shape[-1]
     a3 = A.expand(lead + (n, n)).reshape(-1, n, n)
     b3 = b.expand(lead + (n, k)).reshape(-1, n, k)
@@ -111,7 +83,6 @@ def _solve(A, B):
 
 
 def _cholesky(A, upper=False):
-    _check(A, "linalg.cholesky")
     a = get_op("clone")(_batched(A))
     info = lu.empty((a._shape[0],), dtypes.int64, a._storage.device)
     if a._shape[0]:
@@ -131,10 +102,6 @@ def _identity(batch: int, n: int, like: Tensor) -> Tensor:
 
 
 def _qr(A, mode="reduced"):
-    _check(A, "linalg.qr", square=False)
-    if mode not in ("reduced", "complete", "r"):
-        raise RuntimeError(f"qr received unrecognized mode '{mode}' but expected one of 'reduced' (default), "
-                           "'r', or 'complete'")
     m, n = A._shape[-2:]
     k = min(m, n)
     r = get_op("clone")(A.reshape(-1, m, n))
@@ -171,9 +138,6 @@ def _eigh_batched(a3: Tensor) -> tuple[Tensor, Tensor]:
 
 
 def _eigh(A, UPLO="L"):
-    _check(A, "linalg.eigh")
-    if UPLO not in ("L", "U"):
-        raise RuntimeError(f"Expected UPLO argument to be 'L' or 'U', but got {UPLO}")
     n = A._shape[-1]
     a3 = A.reshape(-1, n, n)
     tri = get_op("tril" if UPLO == "L" else "triu")(a3, 0)
@@ -186,7 +150,6 @@ def _eigh(A, UPLO="L"):
 def _svd(A, full_matrices=True):
     """U, S (descending), Vh from the eigen-decomposition of A^T A (or A A^T, the smaller); the
     condition number squares, so ill-conditioned inputs lose accuracy against LAPACK's SVD."""
-    _check(A, "linalg.svd", square=False)
     m, n = A._shape[-2:]
     if full_matrices and m != n:
         raise NotImplementedError("linalg.svd(full_matrices=True) of a non-square matrix has no CUDA kernel; "

@@ -186,9 +186,6 @@ def _launch(fn, param: Tensor, grad: Tensor, states: tuple, scalars: tuple) -> T
     args += [n] + [c(x) if isinstance(x, float) else x for x in scalars]
     blocks, threads = lu.grid(n)
     _jit(fn)[blocks, threads, lu.stream()](*args)
-    for s in states:
-        if s is not None:
-            s._storage.version += 1
     return param
 
 

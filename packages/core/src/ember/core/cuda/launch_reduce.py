@@ -196,7 +196,7 @@ def _vector_norm(x, ord=2, dims=(), keepdim=False, dtype=None, *, out=None):  # 
     dt = dtypes.as_dtype(dtype) if dtype is not None else x._dtype
     if not x._dtype.is_floating_point or not dt.is_floating_point:
         raise RuntimeError(f"linalg.vector_norm: Expected a floating point or complex tensor as input. "
-                           f"Got {R._TORCH_NAMES[x._dtype.name]}")
+                           f"Got {dtypes.TORCH_NAMES[x._dtype.name]}")
     name = "linalg.vector_norm"
     if math.isinf(ord):
         if x.numel() == 0 or any(x._shape[d] == 0 for d in dims):

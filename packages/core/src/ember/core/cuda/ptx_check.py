@@ -14,6 +14,8 @@ import importlib
 import sys
 import time
 
+__all__ = ["CC", "main"]
+
 CC = (9, 0)
 
 

@@ -9,19 +9,26 @@ from ember.core.opinfo import BOOL
 from ember.core.ops import elementwise as ew
 from ember.core.tensor import Tensor
 
-for _row in ew.UNARY:
-    attach(_row.name, getattr(ew, _row.name))
-    if _row.info.rule != BOOL:
-        inplace(getattr(ew, _row.name), _row.name + "_")
+__all__ = [
+    "greater", "greater_equal", "less", "less_equal", "not_equal", "negative", "absolute", "fix", "arcsin", "arccos",
+    "arctan", "arctan2", "add", "sub", "subtract", "mul", "multiply", "div", "divide", "true_divide", "floor_divide",
+    "pow", "round", "float_power", "clamp", "clip", "clamp_min", "clamp_max", "addcmul", "addcdiv", "rsub"
+]
 
-for _name in ("maximum", "minimum", "fmax", "fmin", "atan2", "hypot", "copysign", "xlogy", "eq", "ne", "lt", "le",
-              "gt", "ge", "logical_and", "logical_or", "logical_xor", "bitwise_and", "bitwise_or",
-              "bitwise_xor", "fmod", "remainder", "where", "lerp"):
-    attach(_name, getattr(ew, _name))
-for _name in ("atan2", "hypot", "copysign", "xlogy", "eq", "ne", "lt", "le", "gt", "ge", "logical_and",
-              "logical_or", "logical_xor", "bitwise_and", "bitwise_or", "bitwise_xor", "fmod", "remainder",
-              "lerp"):
-    inplace(getattr(ew, _name), _name + "_")
+# Every row of the op table is a method, and but for PyTorch's exceptions an in-place one (`x.exp_()`);
+# the rows whose public function takes more arguments (`alpha=`, `rounding_mode=`, `decimals=`) are
+# defined below, and attach themselves
+_DEFINED_HERE = ("add", "sub", "mul", "div", "floor_divide", "pow", "round")
+_NO_METHOD = ("trunc_divide",)  # PyTorch spells it `div(rounding_mode="trunc")`
+_NO_INPLACE = ("maximum", "minimum", "fmax", "fmin")  # nor predicates (`isnan`); comparisons have `eq_`
+for _row in ew.UNARY + ew.BINARY:
+    if _row.name in _DEFINED_HERE or _row.name in _NO_METHOD:
+        continue
+    attach(_row.name, getattr(ew, _row.name))
+    if _row.name not in _NO_INPLACE and (_row.info.n_inputs > 1 or _row.info.rule != BOOL):
+        inplace(getattr(ew, _row.name), _row.name + "_")
+attach("lerp", ew.lerp)  # `Tensor.where` is join's (its `self` is `input`, not `condition`)
+inplace(ew.lerp, "lerp_")
 
 greater, greater_equal, less, less_equal, not_equal = ew.gt, ew.ge, ew.lt, ew.le, ew.ne
 for _alias, _op in (("greater", ew.gt), ("greater_equal", ew.ge), ("less", ew.lt), ("less_equal", ew.le),

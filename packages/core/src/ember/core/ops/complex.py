@@ -30,8 +30,6 @@ __all__ = ["real", "imag", "view_as_real", "view_as_complex", "complex", "polar"
            "conj_physical", "conj_physical_", "resolve_conj", "resolve_neg", "is_conj", "is_neg", "is_complex",
            "isreal", "view_as_real_copy", "view_as_complex_copy"]
 
-# PyTorch's scalar type names, which its "not implemented for" messages use
-TORCH_NAMES = {"complex64": "ComplexFloat", "complex128": "ComplexDouble"}
 
 
 class ComplexNotSupported(NotImplementedError, TypeError):
@@ -44,7 +42,7 @@ class ComplexNotSupportedRuntime(RuntimeError, TypeError):
 
 
 def _not_implemented(kernel: str, dt: dtypes.dtype) -> ComplexNotSupported:
-    return ComplexNotSupported(f"\"{kernel}_cpu\" not implemented for '{TORCH_NAMES[dt.name]}'")
+    return ComplexNotSupported(f"\"{kernel}_cpu\" not implemented for '{dtypes.TORCH_NAMES[dt.name]}'")
 
 
 # unary ops that refuse complex input, with PyTorch's message
@@ -164,8 +162,7 @@ def _set_part(getter):
     return setter
 
 
-@method
-def real(input: Tensor) -> Tensor:
+def real(input: Tensor) -> Tensor:  # `Tensor.real` is the property below
     """The real part: a float view of a complex tensor (writes go through); a real tensor itself.
 
     >>> from ember.core import tensor
@@ -175,8 +172,7 @@ def real(input: Tensor) -> Tensor:
     return _real_prop(input)
 
 
-@method
-def imag(input: Tensor) -> Tensor:
+def imag(input: Tensor) -> Tensor:  # `Tensor.imag` is the property below
     """The imaginary part of a complex tensor, as a float view.
 
     Raises:
@@ -417,17 +413,18 @@ _ORDERING_ERRORS = {
 
 def _install_ordering_checks() -> None:
     """A meta step (run before any device's kernel) on each op that orders elements: PyTorch refuses
-    complex input there; numpy would order complex numbers lexicographically."""
+    complex input there; numpy would order complex numbers lexicographically. An op's own meta step
+    runs after this check."""
     from ember.core.dispatch import get_op
 
     for name, (exc, message) in _ORDERING_ERRORS.items():
         op = get_op(name)
-        if op.check is not None:
-            raise RuntimeError(f"op '{name}' already has a meta step; merge the complex check into it")
 
-        def check(x, *args, _exc=exc, _message=message, **kwargs):
+        def check(x, *args, _exc=exc, _message=message, _then=op.check, **kwargs):
             if isinstance(x, Tensor) and x._dtype.is_complex:
-                raise _exc(_message.format(TORCH_NAMES[x._dtype.name]))
+                raise _exc(_message.format(dtypes.TORCH_NAMES[x._dtype.name]))
+            if _then is not None:
+                _then(x, *args, **kwargs)
         op.check = check
 
 

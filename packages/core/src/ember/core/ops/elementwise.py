@@ -648,3 +648,7 @@ def _lerp_cpu(input, end, weight, *, out=None):
     x, y, w = arr(input), arr(end), arr(weight)
     r = np.add(x, np.multiply(w, np.subtract(y, x, dtype=dt.np), dtype=dt.np), dtype=dt.np)
     return write_out(out, r, "lerp") if out is not None else wrap(r)
+
+
+# every op of the tables, declared into this module's namespace above
+__all__ = [*(_row.name for _row in UNARY + BINARY), "where", "clamp", "lerp"]

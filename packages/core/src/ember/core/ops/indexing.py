@@ -35,14 +35,9 @@ def _check_long(op: str, index: Tensor) -> None:
         raise RuntimeError(f"{op}(): Expected dtype int32/int64 for index; got {describe(index)}")
 
 
-_TORCH_NAMES = {"float32": "Float", "float64": "Double", "float16": "Half", "bfloat16": "BFloat16", "int64": "Long",
-                "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool",
-                "complex64": "ComplexFloat", "complex128": "ComplexDouble"}
-
-
 def _scalar_type(t: Tensor) -> str:
     """PyTorch's name of `t`'s dtype (`Float`), as its error messages print it."""
-    return _TORCH_NAMES.get(t._dtype.name, t._dtype.name)
+    return dtypes.TORCH_NAMES.get(t._dtype.name, t._dtype.name)
 
 
 def _sizes(t: Tensor) -> str:
@@ -117,7 +112,7 @@ def _index_cpu(x, indices):
     return wrap(r.copy() if np.may_share_memory(r, a) else np.ascontiguousarray(r) if r.ndim else r)
 
 
-_index_put = declare("index_put_", mutates=0, mixed_devices=True)
+_index_put = declare("index_put_", mutates=(0,), mixed_devices=True)
 
 
 @_index_put.meta

@@ -452,10 +452,13 @@ attach("repeat_interleave", repeat_interleave)
 def _make_tri(name: str, fn):
     op = declare(name, fn)
 
-    @op.register("cpu")
-    def kernel(input, diagonal=0, *, out=None):
+    @op.meta
+    def meta(input, diagonal=0, *, out=None) -> None:
         if input.ndim < 2:
             raise RuntimeError(f"{name}: input tensor must have at least 2 dimensions")
+
+    @op.register("cpu")
+    def kernel(input, diagonal=0, *, out=None):
         r = fn(input._np(), int(diagonal))
         if out is input:
             np.copyto(input._np(), r)

@@ -9,11 +9,20 @@ import numpy as np
 
 from ember.core import dtypes
 from ember.core.device import as_device, device
+from ember.core.device_backends import backend
 from ember.core.dispatch import declare
 from ember.core.methods import attach, method
 from ember.core.ops import shape as S
 from ember.core.ops.complex import conj as _conj
 from ember.core.tensor import Tensor
+
+__all__ = [
+    "view", "view_as", "reshape", "reshape_as", "contiguous", "clone", "permute", "transpose", "swapaxes", "swapdims",
+    "t", "adjoint", "movedim", "moveaxis", "expand", "expand_as", "broadcast_to", "broadcast_tensors", "squeeze",
+    "unsqueeze", "flatten", "unflatten", "ravel", "narrow", "select", "unfold", "as_strided", "diagonal", "unbind",
+    "copy_", "resize_", "set_", "resize_as_", "fill_", "zero_", "to", "type", "type_as", "cpu", "cuda", "new_tensor",
+    "new_empty", "new_full", "dim_order",
+]
 
 
 _SEQ = (tuple, list)  # isinstance against named tuples: an inline `tuple | list` builds a Union per call
@@ -258,7 +267,7 @@ def resize_as_(input, other, memory_format=None) -> Tensor:
 
 
 # --- filling -------------------------------------------------------------------------------
-_fill = declare("fill_", mutates=0)
+_fill = declare("fill_", mutates=(0,))
 
 
 @_fill.register("cpu")
@@ -323,9 +332,7 @@ def to(input, *args, **kwargs) -> Tensor:
     if dev is not None:
         dev = as_device(dev)
         if dev != out.device:
-            from ember.core.cuda import to_device
-
-            out = to_device(out, dev, non_blocking)
+            out = backend(dev.type if dev.type != "cpu" else out.device.type).to_device(out, dev, non_blocking)
             copy = False
     if copy:
         out = S.clone(out)
@@ -336,18 +343,13 @@ def to(input, *args, **kwargs) -> Tensor:
 def type(input, dtype=None, non_blocking: bool = False):  # noqa: A001 - PyTorch's method name
     """The type name (`"torch.FloatTensor"`, PyTorch's) without arguments, else a converted tensor."""
     if dtype is None:
-        names = {"float32": "Float", "float64": "Double", "float16": "Half", "bfloat16": "BFloat16",
-                 "int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool"}
-        names |= {"complex64": "ComplexFloat", "complex128": "ComplexDouble"}
         prefix = "torch.cuda." if input.is_cuda else "torch."
-        return f"{prefix}{names[input._dtype.name]}Tensor"
+        return f"{prefix}{dtypes.TORCH_NAMES[input._dtype.name]}Tensor"
     dev = None
     if isinstance(getattr(dtype, "is_cuda", None), bool):  # a legacy type such as FloatTensor
         dev, dtype = ("cuda" if dtype.is_cuda else "cpu"), dtype.dtype
     elif isinstance(dtype, str):
-        rev = {"Float": "float32", "Double": "float64", "Half": "float16", "BFloat16": "bfloat16",
-               "Long": "int64", "Int": "int32", "Short": "int16", "Char": "int8", "Byte": "uint8", "Bool": "bool"}
-        rev |= {"ComplexFloat": "complex64", "ComplexDouble": "complex128"}
+        rev = {v: k for k, v in dtypes.TORCH_NAMES.items()}
         key = dtype.rsplit(".", 1)[-1].removesuffix("Tensor")
         if key not in rev:
             raise ValueError(f"invalid type: '{dtype}'")

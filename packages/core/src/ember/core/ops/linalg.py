@@ -20,7 +20,7 @@ from ember.core.ops import elementwise as ew
 from ember.core.ops import shape as S
 from ember.core.ops._util import wrap, write_out
 from ember.core.ops.restricted_dtypes import cast_array
-from ember.core.ops.reduce import _TORCH_NAMES, _sum, vector_norm
+from ember.core.ops.reduce import _sum, vector_norm
 from ember.core.tensor import Tensor
 
 __all__ = ["mm", "bmm", "matmul", "mv", "dot", "vdot", "inner", "outer", "ger", "addmm", "addmv", "addbmm",
@@ -105,9 +105,9 @@ def _mm_cpu(a, b, *, out=None):
 _bmm = declare("bmm", np.matmul, doc="bmm(a, b) -> Tensor")
 
 
-@_bmm.register("cpu")
-def _bmm_cpu(a, b, *, out=None):
-    """bmm(a, b): (B, n, k) @ (B, k, m) -> (B, n, m), same dtypes."""
+@_bmm.meta
+def _bmm_meta(a, b, *, out=None) -> None:
+    """(B, n, k) and (B, k, m) of one dtype, for every device's kernel (NOTE [ The meta step ])."""
     if a.ndim != 3:
         raise RuntimeError(f"batch1 must be a 3D tensor; got a {a.ndim}-D tensor")
     if b.ndim != 3:
@@ -116,15 +116,20 @@ def _bmm_cpu(a, b, *, out=None):
         raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: "
                            f"[{a._shape[0]}, {a._shape[2]}] but got: [{b._shape[0]}, {b._shape[1]}].")
     _same_dtype(a, b)
+
+
+@_bmm.register("cpu")
+def _bmm_cpu(a, b, *, out=None):
+    """bmm(a, b): (B, n, k) @ (B, k, m) -> (B, n, m), same dtypes."""
     return _finish(_product(a, b, a._dtype), out, "bmm")
 
 
 _dot = declare("dot", np.dot, doc="dot(a, b) -> Tensor")
 
 
-@_dot.register("cpu")
-def _dot_cpu(a, b, *, out=None):
-    """dot(a, b): (n,) . (n,) -> 0-dim, same dtypes."""
+@_dot.meta
+def _dot_meta(a, b, *, out=None) -> None:
+    """(n,) and (n,) of one dtype, for every device's kernel."""
     if a.ndim != 1 or b.ndim != 1:
         raise RuntimeError(f"1D tensors expected, but got {a.ndim}D and {b.ndim}D tensors")
     if a._shape[0] != b._shape[0]:
@@ -133,7 +138,12 @@ def _dot_cpu(a, b, *, out=None):
                            "respectively")
     if a._dtype is not b._dtype:
         raise RuntimeError(f"dot : expected both vectors to have same dtype, but found "
-                           f"{_TORCH_NAMES[a._dtype.name]} and {_TORCH_NAMES[b._dtype.name]}")
+                           f"{dtypes.TORCH_NAMES[a._dtype.name]} and {dtypes.TORCH_NAMES[b._dtype.name]}")
+
+
+@_dot.register("cpu")
+def _dot_cpu(a, b, *, out=None):
+    """dot(a, b): (n,) . (n,) -> 0-dim, same dtypes."""
     return _finish(np.asarray(_product(a, b, a._dtype)), out, "dot")
 
 

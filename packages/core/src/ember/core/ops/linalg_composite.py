@@ -7,6 +7,7 @@ householder_product; and PyTorch's older top-level names (`torch.lu`, `torch.cho
 from __future__ import annotations
 
 import math
+import warnings
 
 from ember.core import dtypes
 from ember.core.creation import arange, eye, full, zeros
@@ -17,16 +18,16 @@ from ember.core.ops import join as J
 from ember.core.ops import layout as L
 from ember.core.ops import reduce as R
 from ember.core.ops import shape as S
-from ember.core.ops.linalg import _matmul, linalg
+from ember.core.ops.linalg import _matmul, linalg, mm
 from ember.core.ops.linalg_solvers import (
     LinAlgError, _linalg_cholesky, _rt, inv, matrix_norm, pinv, solve, svdvals,
 )
-from ember.core.ops.reduce import _TORCH_NAMES
 from ember.core.settings import finfo
 from ember.core.tensor import Tensor
 
 __all__ = ["cholesky_solve", "cholesky_inverse", "matrix_exp", "lu", "lu_solve", "lu_unpack", "triangular_solve",
-           "orgqr", "frobenius_norm", "nuclear_norm", "geqrf", "ormqr", "svd_lowrank", "pca_lowrank", "norm_except_dim"]
+           "orgqr", "frobenius_norm", "nuclear_norm", "geqrf", "ormqr", "svd_lowrank", "pca_lowrank", "norm_except_dim",
+           "norm", "cov", "corrcoef"]
 
 _LUFactor = _rt("linalg_lu_factor", ["LU", "pivots"])
 _LUFactorEx = _rt("linalg_lu_factor_ex", ["LU", "pivots", "info"])
@@ -47,10 +48,10 @@ def _check_float(op: str, *xs: Tensor) -> None:
     for x in xs:
         if not x._dtype.is_floating_point:
             raise RuntimeError(f"{op}: Expected a floating point or complex tensor as input. Got "
-                               f"{_TORCH_NAMES[x._dtype.name]}")
+                               f"{dtypes.TORCH_NAMES[x._dtype.name]}")
     if len({x._dtype for x in xs}) > 1:
         raise RuntimeError(f"{op}: Expected all tensors to have the same dtype; got "
-                           + " and ".join(_TORCH_NAMES[x._dtype.name] for x in xs))
+                           + " and ".join(dtypes.TORCH_NAMES[x._dtype.name] for x in xs))
 
 
 def _at_least_2d(op: str, name: str, x: Tensor) -> None:
@@ -553,3 +554,60 @@ for _name, _fn in (("solve_triangular", solve_triangular), ("cholesky_ex", chole
                    ("diagonal", diagonal), ("tensorinv", tensorinv), ("tensorsolve", tensorsolve), ("vander", vander),
                    ("householder_product", householder_product), ("lstsq", lstsq)):
     setattr(linalg, _name, _fn)
+
+
+# --- norm, covariance: reductions that reach for matrix ops ------------------------------------
+@method
+def norm(input: Tensor, p="fro", dim=None, keepdim: bool = False, out=None, dtype=None) -> Tensor:
+    """The `p`-norm over `dim` ("fro" and None mean 2); "nuc" is the nuclear norm of the matrices
+    over `dim` (the last two dims by default)."""
+    if p == "nuc":
+        return matrix_norm(input, "nuc", (-2, -1) if dim is None else dim, keepdim, dtype=dtype)
+    if p is None or p == "fro":
+        p = 2
+    elif isinstance(p, str):
+        raise RuntimeError(f"norm: p={p!r} is not supported; use 'fro', 'nuc' or a number")
+    if input._dtype.is_complex:
+        input = input.abs()
+    return R._vector_norm(input, float(p), R._dims(dim, input, "norm"), keepdim, dtype, out=out)
+
+
+@method
+def cov(input: Tensor, *, correction: int = 1, fweights: Tensor | None = None,
+        aweights: Tensor | None = None) -> Tensor:
+    """The covariance matrix of the variables in the rows of `input` (N, M), observations in the columns."""
+    if input.ndim > 2:
+        raise ValueError(f"cov(): expected input to have two or fewer dimensions but got an input with "
+                         f"{input.ndim} dimensions")
+    x = L.reshape(input, (1, -1)) if input.ndim < 2 else input
+    if not x._dtype.is_floating_point:
+        x = x.to(dtypes.get_default_dtype())
+    w = fweights
+    if aweights is not None:
+        w = aweights if w is None else ew.mul(w, aweights)
+    if w is None:
+        avg = R.mean(x, 1, True)
+        norm_factor = x._shape[1] - correction
+    else:
+        w_sum = R.sum(w)
+        avg = ew.div(R.sum(ew.mul(x, w), 1, True), w_sum)
+        norm_factor = ew.sub(w_sum, correction) if aweights is None else \
+            ew.sub(w_sum, ew.div(ew.mul(R.sum(ew.mul(w, aweights)), correction), w_sum))
+    if isinstance(norm_factor, int) and norm_factor <= 0:
+        warnings.warn("cov(): degrees of freedom is <= 0. Correction should be strictly less than the number of "
+                      "observations.", UserWarning, stacklevel=2)
+        norm_factor = 0
+    xm = ew.sub(x, avg)
+    c = ew.div(mm(xm if w is None else ew.mul(xm, w), xm.t()), norm_factor)
+    return L.reshape(c, ()) if x._shape[0] == 1 else c  # one variable: a 0-dim variance, as PyTorch
+
+
+@method
+def corrcoef(input: Tensor) -> Tensor:
+    """Pearson correlation coefficients of the variables in the rows of `input`, clipped to [-1, 1]."""
+    c = cov(input)
+    if c.ndim == 0:
+        return ew.div(c, c)
+    sd = ew.sqrt(c.diagonal())
+    c = ew.div(ew.div(c, sd.unsqueeze(1)), sd.unsqueeze(0))
+    return ew.clamp(c, -1, 1)

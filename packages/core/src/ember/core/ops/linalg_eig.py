@@ -13,7 +13,6 @@ from ember.core.dispatch import declare
 from ember.core.ops._util import wrap
 from ember.core.ops.linalg import linalg
 from ember.core.ops.linalg_solvers import LinAlgError
-from ember.core.ops.reduce import _TORCH_NAMES
 from ember.core.tensor import Tensor, describe
 
 __all__: list[str] = []
@@ -36,7 +35,7 @@ def _eig_cpu(A):
     dt = A._dtype
     if not (dt.is_floating_point or dt.is_complex) or dt in (dtypes.float16, dtypes.bfloat16):
         raise RuntimeError(f"linalg.eig: Expected a floating point or complex tensor as input. Got "
-                           f"{_TORCH_NAMES.get(dt.name, dt.name)}")
+                           f"{dtypes.TORCH_NAMES.get(dt.name, dt.name)}")
     a = A._np()
     if a.size and not np.all(np.isfinite(a)):
         raise LinAlgError("linalg.eig: The input tensor A must not contain infs or NaNs.")

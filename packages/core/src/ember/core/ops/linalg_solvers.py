@@ -18,7 +18,7 @@ from ember.core.ops import elementwise as ew
 from ember.core.ops import shape as S
 from ember.core.ops._util import wrap
 from ember.core.ops.linalg import _matmul, linalg
-from ember.core.ops.reduce import _TORCH_NAMES, _amax, _amin, _sum, vector_norm
+from ember.core.ops.reduce import _amax, _amin, _sum, vector_norm
 from ember.core.tensor import Tensor
 
 __all__ = ["inverse", "det", "logdet", "slogdet", "cholesky", "qr", "svd", "pinverse", "matrix_power",
@@ -42,21 +42,32 @@ _SVD_V = _rt("svd", ["U", "S", "V"])
 _Eigh = _rt("eigh", ["eigenvalues", "eigenvectors"])
 
 
-def _matrices(A: Tensor, op: str, square: bool = True) -> np.ndarray:
-    """A's numpy view after PyTorch's checks: at least 2-D, (square,) float32/float64."""
+def _check_matrices(A: Tensor, op: str, square: bool = True) -> None:
+    """PyTorch's checks of a batch of matrices A: at least 2-D, (square,) float32/float64."""
     if A.ndim < 2:
         raise RuntimeError(f"{op}: The input tensor A must have at least 2 dimensions.")
     if square and A._shape[-1] != A._shape[-2]:
         raise RuntimeError(f"{op}: A must be batches of square matrices, but they are {A._shape[-2]} by "
                            f"{A._shape[-1]} matrices")
     if A._dtype is dtypes.float16 or A._dtype is dtypes.bfloat16:
-        raise RuntimeError(f"{op}: Low precision dtypes not supported. Got {_TORCH_NAMES[A._dtype.name]}")
+        raise RuntimeError(f"{op}: Low precision dtypes not supported. Got {dtypes.TORCH_NAMES[A._dtype.name]}")
     if A._dtype.is_complex:
         raise NotImplementedError(f"{op}: complex matrices are not supported by ember's linear algebra yet")
     if not A._dtype.is_floating_point:
         raise RuntimeError(f"{op}: Expected a floating point or complex tensor as input. Got "
-                           f"{_TORCH_NAMES[A._dtype.name]}")
+                           f"{dtypes.TORCH_NAMES[A._dtype.name]}")
+
+
+def _matrices(A: Tensor, op: str, square: bool = True) -> np.ndarray:
+    """A's numpy view after PyTorch's checks (`_check_matrices`)."""
+    _check_matrices(A, op, square)
     return A._np()
+
+
+def _meta(op, name: str, square: bool = True) -> None:
+    """Give `op` the meta step of a primitive on a batch of matrices A, its first argument: A's checks
+    run once above every device (NOTE [ The meta step ]), so no kernel repeats them."""
+    op.meta(lambda A, *args, **kwargs: _check_matrices(A, name, square))
 
 
 def _lapack(op: str, fn, *args, problem: str):
@@ -78,8 +89,7 @@ _inv = declare("linalg_inv", np.linalg.inv, doc="linalg_inv(A) -> Tensor")
 @_inv.register("cpu")
 def _inv_cpu(A):
     """linalg_inv(A): (*, n, n) -> (*, n, n)."""
-    a = _matrices(A, "linalg.inv")
-    r = _lapack("linalg.inv", np.linalg.inv, a,
+    r = _lapack("linalg.inv", np.linalg.inv, A._np(),
                 problem="The diagonal of the LU factorization has a zero, the inversion could not be completed "
                         "because the input matrix is singular.")
     return _own(r, A._dtype)
@@ -91,7 +101,7 @@ _det = declare("linalg_det", np.linalg.det, doc="linalg_det(A) -> Tensor")
 @_det.register("cpu")
 def _det_cpu(A):
     """linalg_det(A): (*, n, n) -> (*)."""
-    return _own(np.linalg.det(_matrices(A, "linalg.det")), A._dtype)
+    return _own(np.linalg.det(A._np()), A._dtype)
 
 
 _slogdet = declare("linalg_slogdet", np.linalg.slogdet, doc="linalg_slogdet(A) -> (sign, logabsdet)")
@@ -100,34 +110,44 @@ _slogdet = declare("linalg_slogdet", np.linalg.slogdet, doc="linalg_slogdet(A) -
 @_slogdet.register("cpu")
 def _slogdet_cpu(A):
     """linalg_slogdet(A): (*, n, n) -> (sign (*), log|det| (*)); sign 0 and -inf for singular A."""
-    sign, logabs = np.linalg.slogdet(_matrices(A, "linalg.slogdet"))
+    sign, logabs = np.linalg.slogdet(A._np())
     return _own(sign, A._dtype), _own(logabs, A._dtype)
 
 
 _solve = declare("linalg_solve", np.linalg.solve, doc="linalg_solve(A, B) -> Tensor")
 
 
-@_solve.register("cpu")
-def _solve_cpu(A, B):
-    """linalg_solve(A, B): X with A @ X = B; A (*, n, n), B (*, n, k) or a vector (*, n)."""
-    a = _matrices(A, "linalg.solve")
+def solve_is_vector(A: Tensor, B: Tensor) -> bool:
+    """Whether `linalg.solve`'s B is a (batch of) vector(s) (*, n) rather than matrices (*, n, k)."""
+    return B.ndim == 1 or (B.ndim == A.ndim - 1 and B._shape == A._shape[:-1])
+
+
+@_solve.meta
+def _solve_meta(A, B) -> None:
+    """A's checks; B of A's dtype, with n rows, and batch dims that broadcast against A's."""
+    _check_matrices(A, "linalg.solve")
     if B._dtype is not A._dtype:
         raise RuntimeError(f"linalg.solve: Expected A and B to have the same dtype, but found A of type "
-                           f"{_TORCH_NAMES[A._dtype.name]} and B of type {_TORCH_NAMES[B._dtype.name]} instead")
-    b = B._np()
-    vector = B.ndim == 1 or (B.ndim == A.ndim - 1 and B._shape == A._shape[:-1])
-    n = A._shape[-1]
-    if (b.shape[-1] if vector else b.shape[-2] if b.ndim >= 2 else -1) != n:
+                           f"{dtypes.TORCH_NAMES[A._dtype.name]} and B of type {dtypes.TORCH_NAMES[B._dtype.name]} "
+                           "instead")
+    vector = solve_is_vector(A, B)
+    if (B._shape[-1] if vector else B._shape[-2] if B.ndim >= 2 else -1) != A._shape[-1]:
         raise RuntimeError(f"linalg.solve: Incompatible shapes of A and B for the equation AX = B "
                            f"({'x'.join(map(str, A._shape))} and {'x'.join(map(str, B._shape))})")
-    if vector:
-        b = b[..., None]
     try:
-        r = _lapack("linalg.solve", np.linalg.solve, a, b,
-                    problem="The solver failed because the input matrix is singular.")
+        np.broadcast_shapes(A._shape[:-2], B._shape[:-1 if vector else -2])
     except ValueError:
         raise RuntimeError(f"linalg.solve: the batch dims of A {tuple(A._shape[:-2])} and B "
                            f"{tuple(B._shape[:-2])} do not broadcast") from None
+
+
+@_solve.register("cpu")
+def _solve_cpu(A, B):
+    """linalg_solve(A, B): X with A @ X = B; A (*, n, n), B (*, n, k) or a vector (*, n)."""
+    vector = solve_is_vector(A, B)
+    b = B._np()[..., None] if vector else B._np()
+    r = _lapack("linalg.solve", np.linalg.solve, A._np(), b,
+                problem="The solver failed because the input matrix is singular.")
     return _own(r[..., 0] if vector else r, A._dtype)
 
 
@@ -137,7 +157,7 @@ _cholesky = declare("linalg_cholesky", np.linalg.cholesky, doc="linalg_cholesky(
 @_cholesky.register("cpu")
 def _cholesky_cpu(A, upper=False):
     """linalg_cholesky(A, upper: bool): L (lower) with A = L @ L.mT, or its transpose when `upper`."""
-    r = _lapack("linalg.cholesky", np.linalg.cholesky, _matrices(A, "linalg.cholesky"),
+    r = _lapack("linalg.cholesky", np.linalg.cholesky, A._np(),
                 problem="The factorization could not be completed because the input is not positive-definite.")
     return _own(np.swapaxes(r, -1, -2) if upper else r, A._dtype)
 
@@ -145,13 +165,18 @@ def _cholesky_cpu(A, upper=False):
 _qr = declare("linalg_qr", np.linalg.qr, doc="linalg_qr(A, mode) -> (Q, R)")
 
 
-@_qr.register("cpu")
-def _qr_cpu(A, mode="reduced"):
-    """linalg_qr(A, mode: 'reduced' | 'complete' | 'r'): A = Q @ R; mode 'r' returns an empty Q."""
-    a = _matrices(A, "linalg.qr", square=False)
+@_qr.meta
+def _qr_meta(A, mode="reduced") -> None:
+    _check_matrices(A, "linalg.qr", square=False)
     if mode not in ("reduced", "complete", "r"):
         raise RuntimeError(f"qr received unrecognized mode '{mode}' but expected one of 'reduced' (default), "
                            "'r', or 'complete'")
+
+
+@_qr.register("cpu")
+def _qr_cpu(A, mode="reduced"):
+    """linalg_qr(A, mode: 'reduced' | 'complete' | 'r'): A = Q @ R; mode 'r' returns an empty Q."""
+    a = A._np()
     if mode == "r":
         return _own(np.empty((0,), a.dtype), A._dtype), _own(np.linalg.qr(a, mode="r"), A._dtype)
     q, r = np.linalg.qr(a, mode=mode)
@@ -164,23 +189,32 @@ _svd = declare("linalg_svd", np.linalg.svd, doc="linalg_svd(A, full_matrices) ->
 @_svd.register("cpu")
 def _svd_cpu(A, full_matrices=True):
     """linalg_svd(A, full_matrices: bool): A = U @ diag(S) @ Vh, S descending."""
-    a = _matrices(A, "linalg.svd", square=False)
-    u, s, vh = _lapack("linalg.svd", np.linalg.svd, a, full_matrices, problem="The algorithm failed to converge.")
+    u, s, vh = _lapack("linalg.svd", np.linalg.svd, A._np(), full_matrices, problem="The algorithm failed to converge.")
     return _own(u, A._dtype), _own(s, A._dtype), _own(vh, A._dtype)
 
 
 _eigh = declare("linalg_eigh", np.linalg.eigh, doc="linalg_eigh(A, UPLO) -> (eigenvalues, eigenvectors)")
 
 
+@_eigh.meta
+def _eigh_meta(A, UPLO="L") -> None:
+    _check_matrices(A, "linalg.eigh")
+    if UPLO not in ("L", "U"):
+        raise RuntimeError(f"Expected UPLO argument to be 'L' or 'U', but got {UPLO}")
+
+
 @_eigh.register("cpu")
 def _eigh_cpu(A, UPLO="L"):
     """linalg_eigh(A, UPLO: 'L' | 'U'): ascending eigenvalues and orthonormal eigenvectors of symmetric A,
     reading its lower (or upper) triangle."""
-    a = _matrices(A, "linalg.eigh")
-    if UPLO not in ("L", "U"):
-        raise RuntimeError(f"Expected UPLO argument to be 'L' or 'U', but got {UPLO}")
-    w, v = _lapack("linalg.eigh", np.linalg.eigh, a, UPLO, problem="The algorithm failed to converge.")
+    w, v = _lapack("linalg.eigh", np.linalg.eigh, A._np(), UPLO, problem="The algorithm failed to converge.")
     return _own(w, A._dtype), _own(v, A._dtype)
+
+
+for _op, _name, _square in ((_inv, "linalg.inv", True), (_det, "linalg.det", True),
+                            (_slogdet, "linalg.slogdet", True), (_cholesky, "linalg.cholesky", True),
+                            (_svd, "linalg.svd", False)):
+    _meta(_op, _name, _square)
 
 
 # --- torch.linalg -------------------------------------------------------------------------------

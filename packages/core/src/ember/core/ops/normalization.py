@@ -74,7 +74,7 @@ def _batch_norm_cpu(input, weight, bias, running_mean, running_var, training, mo
             if t is not None:
                 r = t._np()
                 r[...] = (1 - momentum) * r + momentum * v
-                t._storage.version += 1
+                t._storage.bump()
     else:
         mean = running_mean._np().astype(np.float64)
         var = running_var._np().astype(np.float64)
@@ -371,7 +371,7 @@ def instance_norm(input: Tensor, running_mean: Tensor | None = None, running_var
             if t is not None:
                 r = t._np()
                 r[...] = (1 - momentum) * r + momentum * stats[name]
-                t._storage.version += 1
+                t._storage.bump()
     bs = (1, c) + (1,) * (input.ndim - 2)
     if weight is not None:
         out = ew.mul(out, reshape(weight, bs))

@@ -11,6 +11,8 @@ from functools import cache
 
 import numpy as np
 
+__all__ = ["erf", "erfinv"]
+
 
 @cache
 def _erf_ufunc():

@@ -22,6 +22,13 @@ from functools import cache
 
 import numpy as np
 
+__all__ = [
+    "kernel_array", "threshold_backward", "hardtanh_backward", "im2col", "col2im", "depthwise_conv",
+    "depthwise_conv_backward_input", "depthwise_conv_backward_weight", "channel_stats", "channel_affine",
+    "batch_norm_backward", "max_pool2d", "index_scatter_add", "avg_pool2d", "avg_pool2d_backward", "adaptive_pool2d",
+    "adaptive_avg_pool2d_backward", "rows_scatter_add", "embedding_bag", "embedding_bag_backward"
+]
+
 
 def kernel_array(a: np.ndarray) -> np.ndarray:
     """`a` in a dtype the kernels compile for: Numba has no float16 or bfloat16 arithmetic on the CPU."""

@@ -23,8 +23,6 @@ __all__ = ["logaddexp", "logaddexp2", "nan_to_num", "nan_to_num_", "deg2rad", "d
            "ldexp", "ldexp_", "nextafter", "heaviside", "isposinf", "isneginf", "positive",
            "arccosh", "arcsinh", "arctanh", "arccosh_", "arcsinh_", "arctanh_", "DtypeNotImplemented"]
 
-_TORCH_NAMES = {"bool": "Bool", "uint8": "Byte", "int8": "Char", "int16": "Short", "int32": "Int", "int64": "Long",
-                "float16": "Half", "bfloat16": "BFloat16", "float32": "Float", "float64": "Double"}
 
 
 class DtypeNotImplemented(NotImplementedError, TypeError):
@@ -33,7 +31,7 @@ class DtypeNotImplemented(NotImplementedError, TypeError):
 
 def _refuse(op: str, x) -> None:
     dt = x._dtype if isinstance(x, Tensor) else dtypes.result_type(x)
-    raise DtypeNotImplemented(f"\"{op}_cpu\" not implemented for '{_TORCH_NAMES.get(dt.name, dt.name)}'")
+    raise DtypeNotImplemented(f"\"{op}_cpu\" not implemented for '{dtypes.TORCH_NAMES.get(dt.name, dt.name)}'")
 
 
 def _into(out: Tensor | None, r: Tensor, op: str) -> Tensor:
@@ -41,8 +39,9 @@ def _into(out: Tensor | None, r: Tensor, op: str) -> Tensor:
     if out is None:
         return r
     if not dtypes.can_cast(r._dtype, out._dtype):
-        raise RuntimeError(f"{op}: result type {_TORCH_NAMES.get(r._dtype.name, r._dtype.name)} can't be cast to the "
-                           f"desired output type {_TORCH_NAMES.get(out._dtype.name, out._dtype.name)}")
+        names = dtypes.TORCH_NAMES
+        raise RuntimeError(f"{op}: result type {names.get(r._dtype.name, r._dtype.name)} can't be cast to the "
+                           f"desired output type {names.get(out._dtype.name, out._dtype.name)}")
     if out._shape != r._shape:
         S.resize_(out, r._shape)
     return S.copy_(out, r)

@@ -1,8 +1,8 @@
 """Fused optimizer updates: one kernel call per parameter updates it and its state in place.
 
 Each update (`sgd_step`, `adam_step`, `rmsprop_step`, `adagrad_step`) is a non-differentiable op
-that mutates its first argument (the parameter) and the state buffers after it; the dispatcher
-bumps the parameter's version and the kernel bumps the state's. The arithmetic follows
+that mutates its first argument (the parameter) and the state buffers after it; each declares
+their positions (`mutates=`), and the dispatcher bumps all their versions. The arithmetic follows
 PyTorch's single-tensor implementations step by step, computing in the parameter's dtype (the
 scalars are cast to it), so float64 trajectories match PyTorch's formulas to rounding.
 CUDA kernels register against the same ops.
@@ -209,12 +209,9 @@ def _run(param: Tensor, grad: Tensor, states: tuple, fn) -> None:
         work = np.ascontiguousarray(pa).reshape(-1)
         fn(work.view(rt), g, *flats)
         np.copyto(pa, work.reshape(pa.shape))
-    for s in states:
-        if s is not None:
-            s._storage.version += 1
 
 
-sgd_step = declare("sgd_step", differentiable=False, mutates=0, doc="""SGD update of one parameter, in place.
+sgd_step = declare("sgd_step", differentiable=False, mutates=(0, 2), doc="""SGD update of one parameter, in place.
 
 `sgd_step(param, grad, momentum_buffer, lr, momentum, dampening, weight_decay, nesterov, maximize,
 first)`: `first` says the momentum buffer is being initialised (it becomes the gradient).""")
@@ -229,7 +226,7 @@ def _sgd_cpu(param, grad, buf, lr, momentum, dampening, weight_decay, nesterov, 
     return param
 
 
-adam_step = declare("adam_step", differentiable=False, mutates=0, doc="""Adam/AdamW update of one parameter.
+adam_step = declare("adam_step", differentiable=False, mutates=(0, 2, 3, 4), doc="""Adam/AdamW update of one parameter.
 
 `adam_step(param, grad, exp_avg, exp_avg_sq, max_exp_avg_sq, step, lr, beta1, beta2, eps,
 weight_decay, amsgrad, maximize, decoupled)`: `step` is the step count after this update's
@@ -251,7 +248,7 @@ def _adam_cpu(param, grad, exp_avg, exp_avg_sq, max_exp_avg_sq, step, lr, beta1,
     return param
 
 
-rmsprop_step = declare("rmsprop_step", differentiable=False, mutates=0, doc="""RMSprop update of one parameter.
+rmsprop_step = declare("rmsprop_step", differentiable=False, mutates=(0, 2, 3, 4), doc="""RMSprop update of a parameter.
 
 `rmsprop_step(param, grad, square_avg, grad_avg, momentum_buffer, lr, alpha, eps, weight_decay,
 momentum, centered, maximize)`; `grad_avg` only when centered, `momentum_buffer` only with momentum.""")
@@ -268,7 +265,7 @@ def _rmsprop_cpu(param, grad, square_avg, grad_avg, momentum_buffer, lr, alpha, 
     return param
 
 
-adagrad_step = declare("adagrad_step", differentiable=False, mutates=0, doc="""Adagrad update of one parameter.
+adagrad_step = declare("adagrad_step", differentiable=False, mutates=(0, 2), doc="""Adagrad update of one parameter.
 
 `adagrad_step(param, grad, state_sum, step, lr, lr_decay, eps, weight_decay, maximize)`; `step` is
 the count after this update's increment.""")
@@ -283,7 +280,7 @@ def _adagrad_cpu(param, grad, state_sum, step, lr, lr_decay, eps, weight_decay, 
     return param
 
 
-adamax_step = declare("adamax_step", differentiable=False, mutates=0, doc="""Adamax update of one parameter.
+adamax_step = declare("adamax_step", differentiable=False, mutates=(0, 2, 3), doc="""Adamax update of one parameter.
 
 `adamax_step(param, grad, exp_avg, exp_inf, step, lr, beta1, beta2, eps, weight_decay, maximize)`;
 `step` is the count after this update's increment.""")
@@ -307,7 +304,7 @@ def nadam_scalars(step: float, lr: float, beta1: float, momentum_decay: float, m
     return mu, -lr * (1.0 - mu) / (1.0 - mu_product), -lr * mu_next / (1.0 - mu_product * mu_next)
 
 
-nadam_step = declare("nadam_step", differentiable=False, mutates=0, doc="""NAdam update of one parameter.
+nadam_step = declare("nadam_step", differentiable=False, mutates=(0, 2, 3), doc="""NAdam update of one parameter.
 
 `nadam_step(param, grad, exp_avg, exp_avg_sq, step, lr, beta1, beta2, eps, weight_decay, coef_grad,
 coef_avg, maximize, decoupled)`; the coefficients come from `nadam_scalars`.""")
@@ -333,7 +330,7 @@ def radam_rect(step: float, beta2: float) -> float:
     return ((rho_t - 4) * (rho_t - 2) * rho_inf / ((rho_inf - 4) * (rho_inf - 2) * rho_t)) ** 0.5
 
 
-radam_step = declare("radam_step", differentiable=False, mutates=0, doc="""RAdam update of one parameter.
+radam_step = declare("radam_step", differentiable=False, mutates=(0, 2, 3), doc="""RAdam update of one parameter.
 
 `radam_step(param, grad, exp_avg, exp_avg_sq, step, lr, beta1, beta2, eps, weight_decay, maximize,
 decoupled)`.""")
@@ -350,7 +347,7 @@ def _radam_cpu(param, grad, exp_avg, exp_avg_sq, step, lr, beta1, beta2, eps, we
     return param
 
 
-adadelta_step = declare("adadelta_step", differentiable=False, mutates=0, doc="""Adadelta update of one parameter.
+adadelta_step = declare("adadelta_step", differentiable=False, mutates=(0, 2, 3), doc="""Adadelta update of a parameter.
 
 `adadelta_step(param, grad, square_avg, acc_delta, lr, rho, eps, weight_decay, maximize)`.""")
 

@@ -27,8 +27,8 @@ from ember.core.tensor import Tensor, describe
 
 __all__ = [
     "return_types", "sum", "nansum", "mean", "nanmean", "prod", "amax", "amin", "max", "min", "aminmax",
-    "argmax", "argmin", "var", "std", "var_mean", "std_mean", "logsumexp", "norm", "vector_norm", "all",
-    "any", "count_nonzero", "cumsum", "cumprod", "logcumsumexp", "diff", "cov", "corrcoef", "isclose", "allclose",
+    "argmax", "argmin", "var", "std", "var_mean", "std_mean", "logsumexp", "vector_norm", "all",
+    "any", "count_nonzero", "cumsum", "cumprod", "logcumsumexp", "diff", "isclose", "allclose",
     "equal",
 ]
 
@@ -47,8 +47,6 @@ _mm = namedtuple("aminmax", ["min", "max"])
 _mm.__module__, _mm.__qualname__ = __name__, "return_types.aminmax"
 return_types.aminmax = _mm
 
-_TORCH_NAMES = {"float32": "Float", "float64": "Double", "float16": "Half", "bfloat16": "BFloat16",
-                "int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool"}
 
 
 # --- helpers ------------------------------------------------------------------------------
@@ -104,7 +102,7 @@ def _float_only(x: Tensor, dtype, op: str) -> dtypes.dtype:
     dt = dtypes.as_dtype(dtype) if dtype is not None else x._dtype
     if not dt.is_floating_point and not dt.is_complex:
         raise RuntimeError(f"{op}(): could not infer output dtype. Input dtype must be either a floating point or "
-                           f"complex dtype. Got: {_TORCH_NAMES[dt.name]}")
+                           f"complex dtype. Got: {dtypes.TORCH_NAMES[dt.name]}")
     return dt
 
 
@@ -589,7 +587,7 @@ def _vector_norm_cpu(x, ord=2, dims=(), keepdim=False, dtype=None, *, out=None):
     dt = dtypes.as_dtype(dtype) if dtype is not None else x._dtype
     if not x._dtype.is_floating_point or not dt.is_floating_point:
         raise RuntimeError(f"linalg.vector_norm: Expected a floating point or complex tensor as input. "
-                           f"Got {_TORCH_NAMES[x._dtype.name]}")
+                           f"Got {dtypes.TORCH_NAMES[x._dtype.name]}")
     a = np.abs(x._np().astype(_accumulate_np(dt), copy=False))
     if math.isinf(ord):
         if a.size == 0 or builtins.any(a.shape[d] == 0 for d in dims):
@@ -615,23 +613,6 @@ def vector_norm(x: Tensor, ord: float = 2, dim=None, keepdim: bool = False, *, d
     if x._dtype.is_complex:  # the norm of the moduli, a real tensor
         x = x.abs()
     return _vector_norm(x, float(ord), _dims(dim, x, "linalg.vector_norm"), keepdim, dtype, out=out)
-
-
-@method
-def norm(input: Tensor, p="fro", dim=None, keepdim: bool = False, out=None, dtype=None) -> Tensor:
-    """The `p`-norm over `dim` ("fro" and None mean 2); "nuc" is the nuclear norm of the matrices
-    over `dim` (the last two dims by default)."""
-    if p == "nuc":
-        from ember.core.ops.linalg_solvers import matrix_norm
-
-        return matrix_norm(input, "nuc", (-2, -1) if dim is None else dim, keepdim, dtype=dtype)
-    if p is None or p == "fro":
-        p = 2
-    elif isinstance(p, str):
-        raise RuntimeError(f"norm: p={p!r} is not supported; use 'fro', 'nuc' or a number")
-    if input._dtype.is_complex:
-        input = input.abs()
-    return _vector_norm(input, float(p), _dims(dim, input, "norm"), keepdim, dtype, out=out)
 
 
 # --- all, any, count_nonzero -------------------------------------------------------------------
@@ -742,7 +723,7 @@ _logcumsumexp = declare("logcumsumexp", lambda a, dim: np.logaddexp.accumulate(a
 def _logcumsumexp_cpu(x, dim, *, out=None):
     """logcumsumexp(x, dim: int): log of the running sum of exp along `dim`, without overflow (floats)."""
     if not x._dtype.is_floating_point:
-        raise RuntimeError(f"\"logcumsumexp_out_cpu\" not implemented for '{_TORCH_NAMES[x._dtype.name]}'")
+        raise RuntimeError(f"\"logcumsumexp_out_cpu\" not implemented for '{dtypes.TORCH_NAMES[x._dtype.name]}'")
     a = x._np()
     acc = _accumulate_np(x._dtype)
     r = np.logaddexp.accumulate(a.reshape(1) if a.ndim == 0 else a, dim, dtype=acc).reshape(a.shape)
@@ -775,50 +756,6 @@ def diff(input: Tensor, n: int = 1, dim: int = -1, prepend: Tensor | None = None
     return x
 
 
-@method
-def cov(input: Tensor, *, correction: int = 1, fweights: Tensor | None = None,
-        aweights: Tensor | None = None) -> Tensor:
-    """The covariance matrix of the variables in the rows of `input` (N, M), observations in the columns."""
-    from ember.core.ops.layout import reshape
-    from ember.core.ops.linalg import mm
-
-    if input.ndim > 2:
-        raise ValueError(f"cov(): expected input to have two or fewer dimensions but got an input with "
-                         f"{input.ndim} dimensions")
-    x = reshape(input, (1, -1)) if input.ndim < 2 else input
-    if not x._dtype.is_floating_point:
-        x = x.to(dtypes.get_default_dtype())
-    w = fweights
-    if aweights is not None:
-        w = aweights if w is None else ew.mul(w, aweights)
-    if w is None:
-        avg = mean(x, 1, True)
-        norm_factor = x._shape[1] - correction
-    else:
-        w_sum = sum(w)
-        avg = ew.div(sum(ew.mul(x, w), 1, True), w_sum)
-        norm_factor = ew.sub(w_sum, correction) if aweights is None else \
-            ew.sub(w_sum, ew.div(ew.mul(sum(ew.mul(w, aweights)), correction), w_sum))
-    if isinstance(norm_factor, int) and norm_factor <= 0:
-        warnings.warn("cov(): degrees of freedom is <= 0. Correction should be strictly less than the number of "
-                      "observations.", UserWarning, stacklevel=2)
-        norm_factor = 0
-    xm = ew.sub(x, avg)
-    c = ew.div(mm(xm if w is None else ew.mul(xm, w), xm.t()), norm_factor)
-    return reshape(c, ()) if x._shape[0] == 1 else c  # one variable: a 0-dim variance, as PyTorch
-
-
-@method
-def corrcoef(input: Tensor) -> Tensor:
-    """Pearson correlation coefficients of the variables in the rows of `input`, clipped to [-1, 1]."""
-    c = cov(input)
-    if c.ndim == 0:
-        return ew.div(c, c)
-    sd = ew.sqrt(c.diagonal())
-    c = ew.div(ew.div(c, sd.unsqueeze(1)), sd.unsqueeze(0))
-    return ew.clamp(c, -1, 1)
-
-
 # --- closeness -----------------------------------------------------------------------------------
 _isclose = declare("isclose", np.isclose, differentiable=False, doc="isclose(a, b, rtol, atol, equal_nan) -> Tensor")
 
@@ -827,7 +764,7 @@ _isclose = declare("isclose", np.isclose, differentiable=False, doc="isclose(a, 
 def _isclose_cpu(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
     """isclose(a, b, rtol, atol, equal_nan): |a - b| <= atol + rtol * |b|, elementwise, bool."""
     if a._dtype is not b._dtype:
-        raise RuntimeError(f"{_TORCH_NAMES[a._dtype.name]} did not match {_TORCH_NAMES[b._dtype.name]}")
+        raise RuntimeError(f"{dtypes.TORCH_NAMES[a._dtype.name]} did not match {dtypes.TORCH_NAMES[b._dtype.name]}")
     x, y = a._np(), b._np()
     if a._dtype is dtypes.bool or (not a._dtype.is_floating_point and rtol == 0 and atol == 0):
         return wrap(np.equal(x, y))

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import math
 
+__all__ = ["erfinv"]
+
 
 def erfinv(y):
     """The inverse error function: Giles' single-precision start, then two Newton steps on erf."""

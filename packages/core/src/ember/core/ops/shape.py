@@ -11,12 +11,19 @@ import builtins
 import numpy as np
 
 from ember.core import dtypes
+from ember.core.device_backends import backend
 from ember.core.dispatch import declare
 from ember.core.geometry import INT64_MAX, check_geometry, make_tensor
 from ember.core.ops._util import normalize_dims, wrap
 from ember.core.ops.restricted_dtypes import cast_array
 from ember.core.storage import Storage
 from ember.core.tensor import _CSTRIDES, Tensor, _contiguous_strides_cached, contiguous_strides, describe
+
+__all__ = [
+    "infer_shape", "view_strides", "view", "view_dtype", "as_strided", "permute", "transpose", "expand", "squeeze",
+    "unsqueeze", "select", "slice", "narrow", "unfold", "diagonal", "copy_", "clone", "to_dtype", "resize_", "set_",
+    "new_storage_like"
+]
 
 
 _SEQ = (tuple, list)  # for isinstance: an inline `tuple | list` builds a Union object per call
@@ -314,15 +321,13 @@ def _diagonal(x, offset=0, dim1=0, dim2=1):
 
 
 # --- copies ------------------------------------------------------------------------------
-copy_ = declare("copy_", mutates=0, mixed_devices=True)
+copy_ = declare("copy_", mutates=(0,), mixed_devices=True)
 
 
 @copy_.register("cpu")
 def _copy_cpu(self, src, non_blocking=False):
     if isinstance(src, Tensor) and src._storage.device.type != "cpu":
-        from ember.core.cuda import copy_device_to_host
-
-        return copy_device_to_host(self, src, non_blocking)
+        return backend(src._storage.device.type).copy_to_host(self, src, non_blocking)
     s = src._np() if isinstance(src, Tensor) else src
     if self._dtype in dtypes.FLOAT8:  # PyTorch's float8 conversion, not ml_dtypes' (restricted_dtypes)
         s = cast_array(np.asarray(s), self._dtype)
@@ -352,7 +357,7 @@ def _to_dtype_cpu(x, dtype):
     return wrap(x._np().astype(dtype.np))
 
 
-resize_ = declare("resize_", mutates=0, differentiable=False)
+resize_ = declare("resize_", mutates=(0,), differentiable=False)
 
 
 def _resize_shape(size: tuple) -> tuple:
@@ -386,14 +391,12 @@ def _resize(x, *size):
             st.data = data
             st.nbytes = nbytes
         else:
-            from ember.core.cuda import grow_storage
-
-            grow_storage(st, nbytes)
+            backend(st.device.type).grow_storage(st, nbytes)
     x._set_meta(st, x._offset, shape, contiguous_strides(shape))
     return x
 
 
-set_ = declare("set_", mutates=0, differentiable=False)
+set_ = declare("set_", mutates=(0,), differentiable=False)
 
 
 @set_.register("any")
@@ -427,6 +430,4 @@ def _set(x, source=None, storage_offset=0, size=None, stride=None):
 def new_storage_like(nbytes: int, dev) -> Storage:
     if dev.type == "cpu":
         return Storage.cpu(nbytes)
-    from ember.core.cuda import device_storage
-
-    return device_storage(nbytes, dev)
+    return backend(dev.type).storage(nbytes, dev)

@@ -18,7 +18,7 @@ from ember.core.methods import method
 from ember.core.ops import elementwise as ew
 from ember.core.ops import numba_nn
 from ember.core.ops._util import wrap, write_out
-from ember.core.ops.reduce import _TORCH_NAMES, _one_dim, return_types
+from ember.core.ops.reduce import _one_dim, return_types
 from ember.core.tensor import Tensor
 
 __all__ = ["sort", "argsort", "msort", "topk", "kthvalue", "median", "nanmedian", "mode", "cummax", "cummin", "unique",
@@ -94,14 +94,18 @@ def msort(input: Tensor) -> Tensor:
 _topk = declare("topk", doc="topk(x, k, dim, largest, sorted) -> (values, indices)")
 
 
+@_topk.meta
+def _topk_meta(x, k, dim=-1, largest=True, sorted=True, *, out=None) -> None:  # noqa: A002
+    n = x._shape[dim] if x.ndim else 1
+    if not 0 <= k <= n:
+        raise RuntimeError(f"selected index k out of range; got k={k} for a dimension of size {n}")
+
+
 @_topk.register("cpu")
 def _topk_cpu(x, k, dim=-1, largest=True, sorted=True, *, out=None):  # noqa: A002
     """topk(x, k: int, dim: int, largest: bool, sorted: bool) -> (values, indices): the k largest
     (or smallest) along `dim`, in sorted order."""
     a = _as_1d(x._np())
-    n = a.shape[dim]
-    if not 0 <= k <= n:
-        raise RuntimeError(f"selected index k out of range; got k={k} for a dimension of size {n}")
     idx = np.take(_argsort(a, dim, largest), np.arange(k), axis=dim)
     vals = np.take_along_axis(a, idx, dim)
     if x.ndim == 0:
@@ -473,7 +477,7 @@ def _histc_cpu(x, bins=100, min=0, max=0, *, out=None):  # noqa: A002 - PyTorch'
     """histc(x, bins: int, min: float, max: float): equal-width counts over [min, max] (the data's range
     when min == max); elements outside are ignored; x's float dtype."""
     if not x._dtype.is_floating_point:
-        raise RuntimeError(f"\"histogram_cpu\" not implemented for '{_TORCH_NAMES[x._dtype.name]}'")
+        raise RuntimeError(f"\"histogram_cpu\" not implemented for '{dtypes.TORCH_NAMES[x._dtype.name]}'")
     if bins <= 0:
         raise RuntimeError("torch.histc: bins must be > 0")
     a = x._np().reshape(-1)

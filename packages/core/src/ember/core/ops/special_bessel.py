@@ -10,6 +10,12 @@ import math
 
 from ember.core.ops.special_math import _EULER, _INF, _NAN, _PI, _SQRT1_2, _SQRTPI, _isinf
 
+__all__ = [
+    "i0e", "i1e", "i0", "i1", "modified_bessel_k0", "modified_bessel_k1", "scaled_modified_bessel_k0",
+    "scaled_modified_bessel_k1", "bessel_j0", "bessel_j1", "bessel_y0", "bessel_y1", "modified_bessel_i0",
+    "modified_bessel_i1", "spherical_bessel_j0", "airy_ai"
+]
+
 _FRAC_2_PI = 0.63661977236758134308
 _AI0 = 0.35502805388781723926  # Ai(0)
 _AIP0 = -0.25881940379280679840  # Ai'(0)

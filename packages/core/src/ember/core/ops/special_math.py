@@ -16,6 +16,11 @@ import sys
 import types
 from collections.abc import Callable
 
+__all__ = [
+    "lgamma", "digamma", "zeta", "polygamma", "gammainc", "gammaincc", "erfc", "erfcx", "ndtr", "log_ndtr", "ndtri",
+    "entr", "sinc", "logit", "xlog1py", "compiled"
+]
+
 _INF = math.inf
 _NAN = math.nan
 _PI = math.pi

@@ -266,7 +266,7 @@ def apply_(self: Tensor, callable) -> Tensor:  # noqa: A002 - PyTorch's argument
     a = self._np()
     flat = [callable(v) for v in a.reshape(-1).tolist()]
     a[...] = np.asarray(flat, dtype=object).reshape(a.shape).astype(a.dtype) if flat else a
-    self._storage.version += 1
+    self._storage.bump()
     return self
 
 
@@ -277,7 +277,7 @@ def map_(self: Tensor, tensor: Tensor, callable) -> Tensor:  # noqa: A002
     r = [callable(x, y) for x, y in zip(a.reshape(-1).tolist(), b.reshape(-1).tolist(), strict=True)]
     if r:
         a[...] = np.asarray(r, dtype=object).reshape(a.shape).astype(a.dtype)
-    self._storage.version += 1
+    self._storage.bump()
     return self
 
 
@@ -290,7 +290,7 @@ def map2_(self: Tensor, x: Tensor, y: Tensor, callable) -> Tensor:  # noqa: A002
                                              c.reshape(-1).tolist(), strict=True)]
     if r:
         a[...] = np.asarray(r, dtype=object).reshape(a.shape).astype(a.dtype)
-    self._storage.version += 1
+    self._storage.bump()
     return self
 
 

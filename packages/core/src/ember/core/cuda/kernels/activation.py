@@ -8,6 +8,13 @@ import math
 
 from numba import cuda
 
+__all__ = [
+    "leaky_relu", "leaky_relu_b", "elu", "elu_b", "gelu", "gelu_b", "hardtanh", "hardtanh_b", "hardsigmoid",
+    "hardsigmoid_b", "hardswish", "hardswish_b", "softplus", "softplus_b", "mish", "mish_b", "log_sigmoid",
+    "log_sigmoid_b", "softsign", "softsign_b", "tanhshrink", "tanhshrink_b", "threshold", "threshold_b", "hardshrink",
+    "shrink_b", "softshrink", "sigmoid_b", "tanh_b", "silu_b", "ACTIVATIONS", "FUSED_BACKWARD"
+]
+
 _SQRT_2_PI = math.sqrt(2.0 / math.pi)
 _INV_SQRT_2 = 1.0 / math.sqrt(2.0)
 _INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)

@@ -15,6 +15,8 @@ from functools import cache
 
 from numba import cuda
 
+__all__ = ["adv_index_function", "adv_index"]
+
 
 def adv_index_function(put: bool, accumulate: bool, vt):
     def kernel(n, meta, kinfo, nk, a, a_off, x, x_off, i0, i1, i2):

@@ -13,6 +13,8 @@ from functools import cache
 
 from numba import cuda
 
+__all__ = ["SUM", "MEAN", "MAX", "bag_function", "bag_backward_function", "bag", "bag_backward"]
+
 SUM, MEAN, MAX = 0, 1, 2
 
 

@@ -12,6 +12,8 @@ from functools import cache
 
 from numba import cuda
 
+__all__ = ["im2col_function", "col2im_function", "im2col", "col2im"]
+
 
 def im2col_function():
     def kernel(total, geom, x, x_off, sn, sc, sh, sw, cols):

@@ -11,6 +11,8 @@ from functools import cache
 
 from numba import cuda
 
+__all__ = ["THREADS", "forward_function", "backward_function", "forward", "backward"]
+
 THREADS = 128
 
 

@@ -17,6 +17,8 @@ from numba import cuda
 
 from ember.core.ops.scalar_math import erfinv as _erfinv_py
 
+__all__ = ["UNARY", "BINARY", "OTHER", "device_fn", "source", "kernel_function", "kernel"]
+
 # --- unary scalar functions ---------------------------------------------------------------
 # Layout assumption for every function below: x (and y) already hold the compute type.
 

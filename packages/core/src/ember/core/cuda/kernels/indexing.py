@@ -15,6 +15,8 @@ from functools import cache
 
 from numba import cuda
 
+__all__ = ["SET", "ADD", "MAX", "MIN", "dim_index_function", "dim_index"]
+
 
 SET, ADD, MAX, MIN = range(4)
 

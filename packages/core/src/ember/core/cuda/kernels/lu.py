@@ -17,6 +17,11 @@ from functools import cache
 
 from numba import cuda
 
+__all__ = [
+    "lu_solve_function", "cholesky_function", "lu_solve", "cholesky", "householder_qr_function",
+    "jacobi_eigh_function", "householder_qr", "jacobi_eigh"
+]
+
 
 def lu_solve_function(acc_t):
     def kernel(batch, n, k, w, sign, logabs, info):

@@ -12,6 +12,8 @@ from functools import cache
 
 from numba import cuda
 
+__all__ = ["gemm_function", "gemm"]
+
 
 def gemm_function(tile: int, acc_t):
     """The kernel for `tile` x `tile` tiles accumulating in `acc_t`."""

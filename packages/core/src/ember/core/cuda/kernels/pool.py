@@ -13,6 +13,12 @@ from functools import cache
 
 from numba import cuda
 
+__all__ = [
+    "max_pool_function", "max_pool_backward_function", "avg_pool_function", "avg_pool_backward_function",
+    "adaptive_pool_function", "adaptive_avg_backward_function", "max_pool", "max_pool_backward", "avg_pool",
+    "avg_pool_backward", "adaptive_pool", "adaptive_avg_backward"
+]
+
 
 def max_pool_function(acc_t):
     def kernel(total, geom, x, out, idx):

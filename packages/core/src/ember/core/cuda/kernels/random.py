@@ -14,6 +14,11 @@ from functools import cache
 
 from numba import cuda
 
+__all__ = [
+    "UNIFORM", "NORMAL", "BERNOULLI", "EXPONENTIAL", "RANDOM", "CAUCHY", "LOG_NORMAL", "GEOMETRIC", "DROPOUT",
+    "POISSON", "philox", "uniforms", "poisson", "sample_function", "sample"
+]
+
 _M0 = 0xD2511F53
 _M1 = 0xCD9E8D57
 _W0 = 0x9E3779B9

@@ -20,6 +20,11 @@ from functools import cache
 from numba import cuda
 from numba import types as nbt
 
+__all__ = [
+    "fold_function", "argfold_function", "welford_function", "PRE", "COMB", "POST", "BETTER", "fold", "argfold",
+    "welford"
+]
+
 
 @cuda.jit(device=True)
 def _offset(j, base, m, row):

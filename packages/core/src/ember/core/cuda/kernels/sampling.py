@@ -15,6 +15,11 @@ from functools import cache
 
 from numba import cuda
 
+__all__ = [
+    "forward_function", "backward_function", "bicubic_forward_function", "bicubic_backward_function", "forward",
+    "backward", "bicubic_forward", "bicubic_backward"
+]
+
 _A = -0.75
 
 

@@ -15,6 +15,11 @@ from numba import cuda
 
 from ember.core.cuda.kernels.reduce import _offset
 
+__all__ = [
+    "SUM", "PROD", "LOGSUMEXP", "scan_function", "extreme_scan_function", "mode_function", "scan", "extreme_scan",
+    "mode"
+]
+
 SUM, PROD, LOGSUMEXP = 0, 1, 2
 
 

@@ -17,6 +17,12 @@ from numba import cuda
 
 from ember.core.cuda.kernels.reduce import _offset
 
+__all__ = [
+    "softmax_function", "softmax_backward_function", "cross_entropy_function", "cross_entropy_backward_function",
+    "nll_function", "nll_backward_function", "softmax", "softmax_backward", "cross_entropy", "cross_entropy_backward",
+    "nll", "nll_backward"
+]
+
 
 @cuda.jit(device=True)
 def _finite_or_zero(m):

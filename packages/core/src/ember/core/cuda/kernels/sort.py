@@ -19,6 +19,11 @@ from numba import types as nbt
 
 from ember.core.cuda.kernels.reduce import _offset
 
+__all__ = [
+    "sort_function", "global_load_function", "global_step_function", "global_store_function", "global_load",
+    "global_step", "global_store", "sort"
+]
+
 
 @cuda.jit(device=True)
 def _before(va, ia, vb, ib, n, desc):

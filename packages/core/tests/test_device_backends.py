@@ -1,0 +1,28 @@
+"""The device-backend registry: core reaches a device only through `ember.core.device_backends`."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from ember.core import device_backends as backends
+from ember.core.device import as_device, device
+
+
+def test_cuda_backend_is_the_one_ember_core_cuda_registers():
+    import ember.core.cuda as cuda
+
+    b = backends.backend("cuda")
+    assert b.is_available is cuda.is_available and b.storage is cuda.device_storage
+
+
+def test_unknown_device_type_raises_runtime_error_naming_it():
+    with pytest.raises(RuntimeError, match="no backend is registered for device type 'tpu'"):
+        backends.backend("tpu")
+
+
+def test_bare_cuda_device_asks_the_registered_backend_for_its_index(monkeypatch):
+    fake = dataclasses.replace(backends.backend("cuda"), current_device=lambda: 3)
+    monkeypatch.setitem(backends._backends, "cuda", fake)
+    assert as_device("cuda") == device("cuda", 3)

@@ -1,0 +1,40 @@
+"""Attaching methods to Tensor: one mechanism, each name once, so no import order decides a method."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import ember.core as E
+from ember.core.methods import attach
+from ember.core.tensor import Tensor
+
+
+def test_where_method_takes_self_as_input():
+    x, other = E.tensor([1.0, 2.0, 3.0]), E.tensor([9.0, 9.0, 9.0])
+    cond = E.tensor([True, False, True])
+    np.testing.assert_array_equal(x.where(cond, other).numpy(), [1.0, 9.0, 3.0])  # torch.where(cond, x, other)
+
+
+def test_round_method_is_the_public_function_with_decimals():
+    np.testing.assert_allclose(E.tensor([1.26, 2.5]).round(decimals=1).numpy(), [1.3, 2.5], rtol=1e-6)
+    x = E.tensor([1.4, 2.6])
+    assert x.round_() is x and x.tolist() == [1.0, 3.0]
+
+
+def test_real_and_imag_are_properties_and_functions():
+    z = E.tensor([1 + 2j])
+    assert isinstance(Tensor.__dict__["real"], property) and z.real.tolist() == [1.0] == E.real(z).tolist()
+
+
+def test_attaching_a_name_twice_raises_unless_replaced(monkeypatch):
+    monkeypatch.setattr(Tensor, "where", Tensor.__dict__["where"])  # restored after the test
+    with pytest.raises(RuntimeError, match="Tensor.where is attached twice"):
+        attach("where", lambda self: self)
+    attach("where", Tensor.__dict__["where"])  # the same value again is no change
+    attach("where", lambda self: "replaced", replace=True)
+    assert E.ones(1).where() == "replaced"
+
+
+def test_ops_are_attached_as_plain_functions():
+    assert Tensor.__dict__["exp"] is E.exp.method and not hasattr(type(E.exp), "__get__")
