@@ -179,4 +179,4 @@ def _untyped_storage(self) -> UntypedStorage:
     return _adopt(self._storage)
 
 
-attach("untyped_storage", _untyped_storage)
+attach("untyped_storage", _untyped_storage, replace=True)  # core's returns the plain Storage

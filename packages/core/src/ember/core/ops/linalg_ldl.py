@@ -20,7 +20,6 @@ from ember.core.dispatch import declare
 from ember.core.ops._util import broadcast_shapes, wrap
 from ember.core.ops.linalg import linalg
 from ember.core.ops.linalg_solvers import LinAlgError, _rt
-from ember.core.ops.reduce import _TORCH_NAMES
 from ember.core.tensor import Tensor, describe
 
 __all__: list[str] = []
@@ -202,7 +201,7 @@ def _check_square(op: str, A) -> None:
     dt = A._dtype
     if dt.np not in (np.float32, np.float64, np.complex64, np.complex128):
         raise RuntimeError(f"torch.{op}: Expected a floating point or complex tensor as input. Got "
-                           f"{_TORCH_NAMES.get(dt.name, dt.name)}")
+                           f"{dtypes.TORCH_NAMES.get(dt.name, dt.name)}")
 
 
 _factor = declare("linalg_ldl_factor_ex", None, differentiable=False,
@@ -250,7 +249,8 @@ def _solve_cpu(LD, pivots, B, hermitian=False):
         raise RuntimeError(f"{op}: pivots must be an integer tensor; got {describe(pivots)}")
     if B._dtype != LD._dtype:
         raise RuntimeError(f"Expected b and A to have the same dtype, but found b of type "
-                           f"{_TORCH_NAMES.get(B._dtype.name)} and A of type {_TORCH_NAMES.get(LD._dtype.name)} "
+                           f"{dtypes.TORCH_NAMES.get(B._dtype.name)} and A of type "
+                           f"{dtypes.TORCH_NAMES.get(LD._dtype.name)} "
                            "instead.")
     _check_square("linalg.ldl_solve", LD)
     batch = broadcast_shapes(LD._shape[:-2], B._shape[:-2])
