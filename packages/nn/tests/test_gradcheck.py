@@ -77,6 +77,21 @@ def test_lstm_layer_gradients_of_every_input_and_weight():
     assert torch.gradgradcheck(lambda x, h0, c0: small(x, (h0, c0))[0], args)
 
 
+def test_lstm_biases_get_their_own_grads_and_accumulate():
+    """bias_ih and bias_hh have one gradient value; each `.grad` is its own tensor, so a second
+    backward adds into each once."""
+    torch.manual_seed(0)
+    lstm = nn.LSTM(2, 3).double()
+    x = rand(4, 2, 2)
+    lstm(x)[0].sum().backward()
+    first = lstm.bias_hh_l0.grad.numpy().copy()
+    assert lstm.bias_ih_l0.grad is not lstm.bias_hh_l0.grad
+    np.testing.assert_array_equal(lstm.bias_ih_l0.grad.numpy(), first)
+    lstm(x)[0].sum().backward()
+    np.testing.assert_allclose(lstm.bias_ih_l0.grad.numpy(), 2 * first, rtol=1e-12)
+    np.testing.assert_allclose(lstm.bias_hh_l0.grad.numpy(), 2 * first, rtol=1e-12)
+
+
 def test_lstm_weight_changed_in_place_before_backward_raises():
     lstm = nn.LSTM(2, 3).double()
     out, _ = lstm(rand(4, 1, 2))
