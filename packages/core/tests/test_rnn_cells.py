@@ -1,6 +1,8 @@
 """Fused LSTM/GRU cell gates against float64 references of PyTorch's cell equations; their
 backward ops against central differences of the forward."""
 
+import warnings
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -91,3 +93,22 @@ def test_cells_keep_float32_and_reject_mismatched_gates():
     assert hy.dtype is E.float32 and cy.dtype is E.float32
     with pytest.raises(RuntimeError, match=r"gru_cell: expected input_gates and hidden_gates of shape \(N, 3\*H\)"):
         E._thnn_fused_gru_cell(E.zeros(2, 6), E.zeros(2, 5), E.zeros(2, 2))
+
+
+def test_lstm_cell_saturates_without_warnings_and_propagates_nan():
+    """The gates' exp-based sigmoid and tanh overflow to inf for large pre-activations: the results
+    are the limits (0, 1, -1), silently, and a NaN gate stays NaN, as np.tanh and PyTorch give."""
+    big = np.float32(1e4)
+    ig = np.array([[big, -big, big, big], [-big, big, -big, big], [np.nan, 0, 0, 0]], np.float32)
+    hg = np.zeros_like(ig)
+    cx = np.array([[0.5], [0.5], [0.5]], np.float32)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        hy, cy, ws = R.lstm_cell(T(ig), T(hg), T(cx))
+    np.testing.assert_array_equal(ws.numpy()[:2], [[1, 0, 1, 1], [0, 1, -1, 1]])
+    np.testing.assert_allclose(cy.numpy()[:2, 0], [1.0, 0.5])
+    np.testing.assert_allclose(hy.numpy()[:2, 0], np.tanh([1.0, 0.5]), rtol=1e-6)
+    assert np.isnan(ws.numpy()[2, 0]) and np.isnan(hy.numpy()[2, 0]) and np.isnan(cy.numpy()[2, 0])
+    with np.errstate(over="ignore"):
+        hy64, _ = ref_lstm(ig[:2].astype(np.float64), 0, cx[:2], 0, 0)
+    np.testing.assert_allclose(hy.numpy()[:2], hy64, rtol=1e-6)

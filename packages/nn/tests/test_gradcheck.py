@@ -7,6 +7,7 @@ import pytest
 import ember.autograd as torch
 from ember import nn
 from ember.nn import functional as F
+from ember.nn.func import functional_call
 
 
 
@@ -54,6 +55,50 @@ def test_lstm_gradients_through_time():
     assert torch.gradcheck(lambda x: lstm(x)[0], (x,))
     gru = nn.GRU(2, 3, batch_first=True).double()
     assert torch.gradcheck(lambda x: gru(x)[1], (x,))
+
+
+def test_lstm_layer_gradients_of_every_input_and_weight():
+    """The whole-sequence LSTM node: gradients of input, h0, c0 and every weight and bias, through
+    two bidirectional layers, against finite differences, and the double backward (create_graph)."""
+    torch.manual_seed(0)
+    lstm = nn.LSTM(2, 3, num_layers=2, bidirectional=True).double()
+    names = [n for n, _ in lstm.named_parameters()]
+    x, h0, c0 = rand(4, 2, 2), rand(4, 2, 3), rand(4, 2, 3)
+
+    def f(x, h0, c0, *ws):
+        out, (h, c) = functional_call(lstm, dict(zip(names, ws)), (x, (h0, c0)))
+        return out, h, c
+
+    ws = tuple(p.detach().clone().requires_grad_() for p in lstm.parameters())
+    assert torch.gradcheck(f, (x, h0, c0, *ws))
+    small = nn.LSTM(2, 2, bias=False).double()
+    args = (rand(3, 1, 2), rand(1, 1, 2), rand(1, 1, 2))
+    assert torch.gradcheck(lambda x, h0, c0: small(x, (h0, c0))[1][1], args)
+    assert torch.gradgradcheck(lambda x, h0, c0: small(x, (h0, c0))[0], args)
+
+
+def test_lstm_biases_get_their_own_grads_and_accumulate():
+    """bias_ih and bias_hh have one gradient value; each `.grad` is its own tensor, so a second
+    backward adds into each once."""
+    torch.manual_seed(0)
+    lstm = nn.LSTM(2, 3).double()
+    x = rand(4, 2, 2)
+    lstm(x)[0].sum().backward()
+    first = lstm.bias_hh_l0.grad.numpy().copy()
+    assert lstm.bias_ih_l0.grad is not lstm.bias_hh_l0.grad
+    np.testing.assert_array_equal(lstm.bias_ih_l0.grad.numpy(), first)
+    lstm(x)[0].sum().backward()
+    np.testing.assert_allclose(lstm.bias_ih_l0.grad.numpy(), 2 * first, rtol=1e-12)
+    np.testing.assert_allclose(lstm.bias_hh_l0.grad.numpy(), 2 * first, rtol=1e-12)
+
+
+def test_lstm_weight_changed_in_place_before_backward_raises():
+    lstm = nn.LSTM(2, 3).double()
+    out, _ = lstm(rand(4, 1, 2))
+    with torch.no_grad():
+        lstm.weight_hh_l0.mul_(2.0)
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        out.sum().backward()
 
 
 def test_attention_gradients():

@@ -134,6 +134,26 @@ def test_adam_trajectory(kw):
     np.testing.assert_allclose(got, adam_ref(P0, G, **kw), rtol=1e-12, atol=1e-14)
 
 
+def test_adam_float32_computes_in_float32():
+    """A float32 parameter's update rounds each step in float32, with 1 - beta cast from the double,
+    as PyTorch's float32 kernel: equal to a float32 numpy reference, element for element."""
+    rng = np.random.default_rng(5)
+    p0 = rng.standard_normal(4096).astype(np.float32)
+    grads = [rng.standard_normal(4096).astype(np.float32) * 1e-3 for _ in range(3)]
+    p = nn.Parameter(torch.tensor(p0.copy()))
+    opt = optim.Adam([p], lr=1e-3)
+    f = np.float32
+    ref, m, v = p0.copy(), np.zeros_like(p0), np.zeros_like(p0)
+    for t, g in enumerate(grads, 1):
+        p.grad = torch.tensor(g)
+        opt.step()
+        m = m + f(1 - 0.9) * (g - m)
+        v = v * f(0.999) + f(1 - 0.999) * (g * g)
+        denom = np.sqrt(v) / f(np.sqrt(1 - 0.999 ** t)) + f(1e-8)
+        ref = ref + f(-1e-3 / (1 - 0.9 ** t)) * (m / denom)
+        np.testing.assert_array_equal(p.detach().numpy(), ref)
+
+
 @pytest.mark.parametrize("kw", [{}, {"lr": 0.01, "weight_decay": 0.3, "amsgrad": True}])
 def test_adamw_trajectory(kw):
     got, opt = run_ember(optim.AdamW, P0, G, **kw)

@@ -46,17 +46,39 @@ hidden_gates, and `grad_gates.sum(0)` that of either bias.""")
 
 @lstm_cell.register("cpu")
 def _lstm_cell_cpu(input_gates, hidden_gates, cx, input_bias=None, hidden_bias=None):
-    ig, hg, c, h = _pre("lstm_cell", input_gates, hidden_gates, cx, input_bias, hidden_bias, 4)
-    gates = ig + hg
-    ws = np.empty_like(gates)
-    ws[..., :2 * h] = _sigmoid(gates[..., :2 * h])
-    ws[..., 2 * h:3 * h] = np.tanh(gates[..., 2 * h:3 * h])
-    ws[..., 3 * h:] = _sigmoid(gates[..., 3 * h:])
-    i, f, g, o = ws[..., :h], ws[..., h:2 * h], ws[..., 2 * h:3 * h], ws[..., 3 * h:]
-    cy = f * c + i * g
-    hy = o * np.tanh(cy)
+    ig, hg, c, h = _pre("lstm_cell", input_gates, hidden_gates, cx, None, None, 4)
+    ws = np.add(ig, hg)  # the gates, activated in place: one buffer, a few passes over it
+    for bias in (input_bias, hidden_bias):
+        if bias is not None:
+            ws += bias._np()
+    with np.errstate(over="ignore"):  # exp(-x) = inf for x << 0 is sigmoid 0, tanh -1
+        g = ws[..., 2 * h:3 * h]
+        np.negative(ws[..., :2 * h], out=ws[..., :2 * h])
+        np.negative(ws[..., 3 * h:], out=ws[..., 3 * h:])
+        g *= -2.0  # tanh(x) = 2 sigmoid(2x) - 1: numpy's exp is vectorized where its tanh is not
+        np.exp(ws, out=ws)  # then 1 / (1 + exp(-x)) over the whole contiguous buffer
+        ws += 1.0
+        np.reciprocal(ws, out=ws)
+        g *= 2.0
+        g -= 1.0
+        i, f, o = ws[..., :h], ws[..., h:2 * h], ws[..., 3 * h:]
+        cy = f * c
+        cy += i * g
+        hy = np.multiply(cy, 2.0)
+        _sigmoid_(hy)
+        hy *= 2.0
+        hy -= 1.0
+    hy *= o
     dt = c.dtype
     return wrap(hy.astype(dt, copy=False)), wrap(cy.astype(dt, copy=False)), wrap(ws.astype(dt, copy=False))
+
+
+def _sigmoid_(x: np.ndarray) -> None:
+    """x = 1 / (1 + exp(-x)), in place."""
+    np.negative(x, out=x)
+    np.exp(x, out=x)
+    x += 1.0
+    np.reciprocal(x, out=x)
 
 
 lstm_cell_backward = declare("lstm_cell_backward", doc="""The gradients of lstm_cell.

@@ -107,6 +107,16 @@ def _unrows(r: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
     return np.ascontiguousarray(np.moveaxis(r.reshape(moved), -1, 1))
 
 
+def _exp_shifted(r: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(exp(r - shift), shift) for (M, C) rows, shift the row max where finite (else 0), in one
+    buffer: the class-index losses' softmax without materializing log_softmax."""
+    mx = np.max(r, axis=1, keepdims=True)
+    shift = np.where(np.isfinite(mx), mx, 0)
+    e = r - shift
+    np.exp(e, out=e)
+    return e, shift
+
+
 def _class_terms(x: Tensor, target: Tensor, weight, ignore_index: int):
     """Per-row valid targets (clamped to 0 where ignored) and their weights, as float arrays. A target
     outside [0, C) raises here, before anything reads by it (the CUDA kernels give NaN instead:
@@ -156,6 +166,15 @@ label_smoothing)` -> grad_input (target and weight get no gradient).""")
 def _cross_entropy_cpu(input, target, weight, reduction, ignore_index, label_smoothing):
     x = input._np()
     dt = x.dtype
+    if not target._dtype.is_floating_point and not label_smoothing and x.size:
+        # only the targets' log-probabilities are read: (x_t - shift) - log(sum(exp(x - shift)))
+        r = _rows(x)
+        tt, valid, w, wt = _class_terms(input, target, weight, ignore_index)
+        with np.errstate(divide="ignore", invalid="ignore"):  # silently, as PyTorch
+            e, shift = _exp_shifted(r)
+            rows = np.arange(r.shape[0])
+            per_row = -((r[rows, tt] - shift[:, 0]) - np.log(e.sum(1))) * wt
+        return wrap(_reduce(per_row, reduction, wt.sum(), target._shape, dt))
     lp = _log_softmax_np(_rows(x), 1)
     m, c = lp.shape
     if target._dtype.is_floating_point:
@@ -182,9 +201,21 @@ recomputes the softmax: grad_input = A - softmax(input) * A.sum(class dim), A = 
 @cross_entropy_backward.register("cpu")
 def _cross_entropy_backward_cpu(grad, input, target, weight, reduction, ignore_index, label_smoothing):
     x = input._np()
+    g = grad._np()
+    if not target._dtype.is_floating_point and not label_smoothing and x.size:
+        # dloss/dlog_softmax is one value per row, coef, at its target: grad_input = onehot * coef -
+        # softmax * coef, computed in the softmax's own buffer
+        r = _rows(x)
+        m = r.shape[0]
+        tt, valid, w, wt = _class_terms(input, target, weight, ignore_index)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            coef = np.where(valid, -wt * _row_scale(g, reduction, wt.sum(), m)[:, 0], 0)
+            e, _ = _exp_shifted(r)
+            e *= (-coef / e.sum(1))[:, None]
+        e[np.arange(m), tt] += coef
+        return wrap(_unrows(e.astype(x.dtype, copy=False), x.shape))
     lp = _log_softmax_np(_rows(x), 1)
     m, c = lp.shape
-    g = grad._np()
     if target._dtype.is_floating_point:
         p = _rows(target._np()) * (1 - label_smoothing) + label_smoothing / c
         w = weight._np() if weight is not None else 1

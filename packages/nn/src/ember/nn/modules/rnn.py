@@ -42,6 +42,71 @@ class _TimeSteps(ea.Function):
         return ea.stack(grads, 0)
 
 
+class _LSTMSequence(ea.Function):
+    """One LSTM layer direction over all its time steps, as PyTorch's `mkldnn_rnn_layer`: the
+    forward records one node instead of two per step, and the backward walks the steps itself,
+    taking W_hh's gradient as one (4H, L*N) @ (L*N, H) product instead of L small ones the engine
+    would sum. gi: (L, N, 4H) input projections with bias_ih; h0, c0: (N, H)."""
+
+    @staticmethod
+    def forward(ctx, gi, h0, c0, w_hh, b_hh, reverse):
+        seq_len = gi.shape[0]
+        gis = gi.unbind(0)
+        hs, cs, wss = [None] * seq_len, [None] * seq_len, [None] * seq_len
+        h, c = h0, c0
+        for t in (range(seq_len - 1, -1, -1) if reverse else range(seq_len)):
+            h, c, ws = ea._thnn_fused_lstm_cell(gis[t], F.linear(h, w_hh), c, None, b_hh)
+            hs[t], cs[t], wss[t] = h, c, ws
+        out = ea.stack(hs, 0)
+        ctx.reverse = reverse
+        ctx.save_for_backward(gi, h0, c0, w_hh, b_hh, out, *cs, *wss)
+        return out, h, c
+
+    @staticmethod
+    def backward(ctx, g_out, g_hn, g_cn):
+        gi, h0, c0, w_hh, b_hh, out, *rest = ctx.saved_tensors
+        if ea.is_grad_enabled():  # create_graph: the cells' states are not saved with their history
+            return _lstm_sequence_replayed(ctx, (gi, h0, c0, w_hh, b_hh), (g_out, g_hn, g_cn))
+        seq_len = out.shape[0]
+        cs, wss, reverse = rest[:seq_len], rest[seq_len:], ctx.reverse
+        cell_backward = get_op("lstm_cell_backward")
+        g_outs = g_out.unbind(0)
+        gh, gc = g_hn, g_cn
+        g_gates = [None] * seq_len
+        for t in (range(seq_len) if reverse else range(seq_len - 1, -1, -1)):
+            c_prev = c0 if t == (seq_len - 1 if reverse else 0) else cs[t + 1 if reverse else t - 1]
+            g_gates[t], gc = cell_backward(g_outs[t] + gh, gc, c_prev, cs[t], wss[t])
+            gh = g_gates[t].mm(w_hh)
+        g = ea.stack(g_gates, 0)
+        g_w = g_b = None
+        if ctx.needs_input_grad[3]:
+            h_prev = ea.cat([out[1:], h0.unsqueeze(0)] if reverse else [h0.unsqueeze(0), out[:-1]], 0)
+            g_w = g.reshape(-1, g.shape[-1]).t().mm(h_prev.reshape(-1, h_prev.shape[-1]))
+        if ctx.needs_input_grad[4]:
+            g_b = g.sum((0, 1))
+        return g, gh, gc, g_w, g_b, None
+
+
+def _lstm_sequence_replayed(ctx, inputs: tuple, grads: tuple) -> tuple:
+    """_LSTMSequence's gradients under `create_graph`: the steps run again, recorded, and are
+    differentiated with a graph, so higher derivatives see the states' dependence on the inputs."""
+    gi, h0, c0, w_hh, b_hh = inputs
+    with ea.enable_grad():
+        gis = _TimeSteps.apply(gi)
+        h, c = h0, c0
+        hs = [None] * gi.shape[0]
+        for t in (range(gi.shape[0] - 1, -1, -1) if ctx.reverse else range(gi.shape[0])):
+            h, c = _lstm_step(gis[t], h, c, w_hh, b_hh)
+            hs[t] = h
+        outs = (ea.stack(hs, 0), h, c)
+    wanted = [i for i, t in enumerate(inputs) if ctx.needs_input_grad[i] and t is not None and t.requires_grad]
+    got = ea.grad(outs, [inputs[i] for i in wanted], grads, create_graph=True, allow_unused=True)
+    res: list = [None] * 6
+    for i, g in zip(wanted, got):
+        res[i] = g
+    return tuple(res)
+
+
 def _lstm_step(gi: Tensor, h: Tensor, c: Tensor, w_hh: Tensor, b_hh: Tensor | None) -> tuple[Tensor, Tensor]:
     hg = F.linear(h, w_hh)
     if _fused("lstm_cell", h):
@@ -218,6 +283,14 @@ class RNNBase(Module):
                 w_ih, w_hh, b_ih, b_hh, w_hr = self._layer_params(layer, direction)
                 idx = layer * num_directions + direction
                 state = [s[idx] for s in hx]
+                if (self.mode == "LSTM" and w_hr is None and masks is None and seq_len
+                        and _fused("lstm_cell", layer_input) and _fused("lstm_cell_backward", layer_input)):
+                    out, h_n, c_n = _LSTMSequence.apply(F.linear(layer_input, w_ih, b_ih), state[0], state[1],
+                                                        w_hh, b_hh, direction == 1)
+                    finals[0].append(h_n)
+                    finals[1].append(c_n)
+                    dir_outputs.append(out)
+                    continue
                 gi_all = _TimeSteps.apply(F.linear(layer_input, w_ih, b_ih)) if seq_len else ()
                 steps = range(seq_len - 1, -1, -1) if direction == 1 else range(seq_len)
                 outs: list[Tensor] = [None] * seq_len  # type: ignore[list-item]
