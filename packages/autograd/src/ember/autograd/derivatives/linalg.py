@@ -21,6 +21,19 @@ def _inv(a):
     return get_op("linalg_inv")(a)
 
 
+def _det_backward(grad, A, result):
+    """det(A) A^-T; at a singular real matrix, the cofactor matrix (the same gradient, continuous there),
+    from the SVD A = U S Vh: det(U) det(Vh) U diag(prod of the other singular values) Vh. PyTorch gives 0."""
+    if A.is_complex() or not bool((result == 0).any()):
+        return (grad * result).unsqueeze(-1).unsqueeze(-1) * _mT(_inv(A))
+    u, s, vh = np.linalg.svd(A.detach().cpu().numpy().astype(np.float64))
+    n = s.shape[-1]
+    others = np.stack([np.prod(np.delete(s, i, axis=-1), axis=-1) for i in range(n)], -1)
+    sign = np.linalg.det(u) * np.linalg.det(vh)
+    cof = sign[..., None, None] * (u * others[..., None, :]) @ vh
+    return grad.unsqueeze(-1).unsqueeze(-1) * Tensor._wrap(cof).to(dtype=A.dtype, device=A.device)
+
+
 def _solve_grads(grad, A, B, result, grad_input_mask):
     vector = B.ndim == 1 or (B.ndim == A.ndim - 1 and tuple(B.shape) == tuple(A.shape[:-1]))
     gB = get_op("linalg_solve")(_mT(A), grad)
@@ -159,7 +172,7 @@ def _qr_backward(grads, A, mode, result0, result1):
 
 ENTRIES = [
     d("linalg_inv(A)", A=lambda grad, result: -(_mT(result) @ grad @ _mT(result))),
-    d("linalg_det(A)", A=lambda grad, A, result: (grad * result).unsqueeze(-1).unsqueeze(-1) * _mT(_inv(A))),
+    d("linalg_det(A)", A=_det_backward),
     d("linalg_slogdet(A)", A=lambda grads, A: None if grads[1] is None else
       grads[1].unsqueeze(-1).unsqueeze(-1) * _mT(_inv(A))),
     d("linalg_solve(A, B)", **{"A, B": _solve_grads}),
