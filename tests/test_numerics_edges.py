@@ -526,6 +526,8 @@ EDGES += [
          [[0.9051482536, 8.756510763e-27, 1.5, 9.357622969e-14]], ([[-3.769603943e-12]], [[0.0, 0.0]], [[-0.2354401976, -0.0]],)),
     Edge("gru_cell_saturated_gates", _gru,
          [[1.0, -2.0]], ([[-1.515236408e-12]], [[0.0, 0.5403023059]],)),
+    Edge("log_softmax_pos_inf_entry", lambda L: (L.F.log_softmax(x := L.x([[INF, 0., 1.], [0., 1., 2.]]), 1), [x]),
+         [[NAN, NAN, NAN], [-2.407605964, -1.407605964, -0.4076059644]], ([[NAN, NAN, NAN], [-0.867553264, -0.3208192798, 1.188372544]],)),
     Edge("cross_entropy_label_smoothing_1e4", lambda L: (L.F.cross_entropy(x := L.x([[1e4, -1e4, 0.], [-1e4, 1e4, 1e4]]), L.i([1, 2]), label_smoothing=.1), [x]),
          9833.679907, ([[0.4833333333, -0.4666666667, -0.01666666667], [-0.01666666667, 0.2333333333, -0.2166666667]],)),
     Edge("cross_entropy_label_smoothing_probabilities_1e4", lambda L: (L.F.cross_entropy(x := L.x([[1e4, -1e4, 0.]]), L.c([[0., 1., 0.]]), label_smoothing=.2), [x]),
@@ -621,7 +623,12 @@ CUDA_EDGES = ["bce_at_0_and_1", "bce_wrong_side_of_0_and_1", "bce_logits_at_0", 
               "cross_entropy_all_ignored_mean", "cross_entropy_ignored_with_label_smoothing", "nll_all_ignored_mean",
               "hardswish_at_kinks", "std_all_equal", "normalize_zero_row", "cosine_similarity_zero_vectors",
               "sdpa_query_with_every_key_masked", "batch_norm_large_mean", "layer_norm_large_mean",
-              "group_norm_large_mean", "instance_norm_large_mean"]
+              "group_norm_large_mean", "instance_norm_large_mean",
+              "erfinv_at_pm1", "polygamma_near_poles", "log_ndtr_ndtr_far_tail", "logit_with_eps",
+              "complex_abs_angle_at_0", "ctc_target_length_0", "ctc_impossible_alignment",
+              "ctc_impossible_zero_infinity", "grid_sample_bilinear_zeros", "grid_sample_bilinear_reflection_ac",
+              "grid_sample_nearest_border", "grid_sample_bicubic_reflection", "log_softmax_pos_inf_entry",
+              "cross_entropy_label_smoothing_1e4", "lstm_cell_saturated_gates", "gru_cell_saturated_gates"]
 
 
 @pytest.mark.cuda
@@ -668,3 +675,16 @@ def test_a_nan_gradient_where_an_activation_is_flat_becomes_zero(name):
     assert x.grad.tolist()[0] == 0.0 or name in ("hardshrink", "softshrink")
     if name in ("hardshrink", "softshrink"):
         assert x.grad.tolist()[1] == 0.0
+
+
+def test_degrees_of_freedom_warning_names_the_callers_line():
+    """var/std/var_mean/cov of too few elements warn at the user's line, through autograd's recording
+    and the Tensor method alike (not inside ember), as PyTorch's warnings do."""
+    t = ember_torch()
+    calls = [lambda: t.tensor([3.]).var(), lambda: t.tensor([3.], requires_grad=True).var(),
+             lambda: t.std(t.tensor([3.], requires_grad=True)), lambda: t.var_mean(t.tensor([3.])),
+             lambda: t.cov(t.tensor([[3.]]))]
+    for call in calls:
+        with pytest.warns(UserWarning, match="degrees of freedom is <= 0") as record:
+            call()
+        assert record[0].filename == __file__, record[0].filename
