@@ -570,6 +570,75 @@ EDGES += [
          [[INF, INF], [-INF, -INF]], ([-INF, -INF],), differs="polygamma at a negative integer is a pole: ember gives inf; PyTorch's series gives a large finite 1.3e15 (6.6e32 in float64)"),
 ]
 
+# Ops the first table did not reach (listed by a dispatch hook over the derivative table): pooling with
+# ties, -inf and ceil-mode windows, embeddings, scatter/index with duplicates, fmax/fmin with NaN, singular
+# and near-singular matrices, special functions at 0, large arguments, and second derivatives.
+
+def _pool_input(L):
+    return L.x([[[[1., 3., 3.], [-INF, 2., 0.], [3., -1., 3.]]]])
+
+
+EDGES += [
+    Edge("max_pool2d_ties_and_neg_inf", lambda L: (L.F.max_pool2d(x := _pool_input(L), 2, 1), [x]),
+         [[[[3.0, 3.0], [3.0, 3.0]]]], ([[[[0.0, 1.540302306, 0.0], [0.0, 0.0, 0.0], [-0.4161468365, 0.0, -0.9899924966]]]],)),
+    Edge("max_pool2d_padding_ceil_mode", lambda L: (L.F.max_pool2d(x := _pool_input(L), 2, 2, padding=1, ceil_mode=True), [x]),
+         [[[[1.0, 3.0], [3.0, 3.0]]]], ([[[[1.0, 0.5403023059, 0.0], [0.0, 0.0, 0.0], [-0.4161468365, 0.0, -0.9899924966]]]],)),
+    Edge("avg_pool2d_ceil_mode_padding_divisors", lambda L: (L.t.cat([L.F.avg_pool2d(x := L.x(np.arange(9.).reshape(1, 1, 3, 3)), 2, 2, padding=1, ceil_mode=True).reshape(-1),
+        L.F.avg_pool2d(x, 2, 2, padding=1, ceil_mode=True, count_include_pad=False).reshape(-1), L.F.avg_pool2d(x, 2, 2, padding=1, divisor_override=3).reshape(-1)]), [x]),
+         [0.0, 0.75, 2.25, 6.0, 0.0, 1.5, 4.5, 6.0, 0.0, 1.0, 3.0, 8.0], ([[[[-0.4521436321, -0.0268034181, -0.0268034181], [0.0963579245, -0.0575473279, -0.0575473279], [0.0963579245, -0.0575473279, -0.0575473279]]]],)),
+    Edge("adaptive_max_pool2d_ties", lambda L: (L.F.adaptive_max_pool2d(x := L.x([[[[2., 2.], [2., 1.]]]]), 1), [x]),
+         [[[[2.0]]]], ([[[[1.0, 0.0], [0.0, 0.0]]]],)),
+    Edge("adaptive_avg_pool2d_uneven", lambda L: (L.F.adaptive_avg_pool2d(x := L.x(np.arange(10.).reshape(1, 1, 2, 5)), (1, 3)), [x]),
+         [[[[3.0, 4.5, 6.0]]]], ([[[[0.25, 0.3400503843, 0.09005038431, -0.01398632483, -0.1040367091], [0.25, 0.3400503843, 0.09005038431, -0.01398632483, -0.1040367091]]]],)),
+    Edge("embedding_padding_idx_and_max_norm", lambda L: (L.F.embedding(L.i([0, 2, 0, 1]), w := L.x([[0., 0.], [3., 4.], [1e4, -1e4]]), padding_idx=0), [w]),
+         [[0.0, 0.0], [10000.0, -10000.0], [0.0, 0.0], [3.0, 4.0]], ([[0.0, 0.0], [0.9601702867, 0.7539022543], [-0.4161468365, -0.9899924966]],)),
+    Edge("embedding_bag_empty_bags", lambda L: (L.t.cat([L.F.embedding_bag(L.i([1, 2, 2]), w := L.x([[1., 2.], [3., 4.], [5., -6.]]), L.i([0, 0, 3]), mode=m) for m in ("sum", "mean", "max")]), [w]),
+         [[0.0, 0.0], [13.0, -8.0], [0.0, 0.0], [0.0, 0.0], [4.333333333, -2.666666667], [0.0, 0.0], [0.0, 0.0], [5.0, 4.0], [0.0, 0.0]], ([[0.0, 0.0], [0.0, -0.7596879129], [0.1367372182, 0.0]],)),
+    Edge("scatter_reduce_amax_mean_no_self", lambda L: (L.t.stack([L.t.scatter_reduce(s := L.x([1., 2., 3.]), 0, L.i([0, 0, 2, 2]), x := L.x([5., 5., -1., 4.]), "amax", include_self=False),
+        L.t.scatter_reduce(s, 0, L.i([0, 0, 2, 2]), x, "mean", include_self=False)]), [s, x]),
+         [[5.0, 2.0, 4.0], [5.0, 2.0, 1.5]], ([0.0, -0.113341315, 0.0], [0.0050037517, 0.0050037517, 0.1418310927, -0.2743157438],)),
+    Edge("index_put_accumulate_duplicates", lambda L: (L.t.index_put(s := L.x([1., 2., 3.]), (L.i([0, 0, 2]),), x := L.x([5., 6., 7.]), accumulate=True), [s, x]),
+         [12.0, 2.0, 10.0], ([1.0, 0.5403023059, -0.4161468365], [1.0, 1.0, -0.4161468365],)),
+    Edge("fmax_fmin_with_nan", lambda L: (L.t.stack([L.t.fmax(x := L.x([1., NAN, NAN, 2.]), y := L.x([NAN, 0., NAN, 2.])), L.t.fmin(x, y)]), [x, y]),
+         [[1.0, 0.0, NAN, 2.0], [1.0, 0.0, NAN, 2.0]], ([0.3463563791, 0.0, 0.5440234501, -0.2360902423], [0.0, 0.8239644913, 0.0, 0.0],)),
+    Edge("lerp_weight_0_1_with_inf_end", lambda L: (L.t.lerp(a := L.x([1., 2., 3.]), b := L.x([5., 6., 7.]), w := L.x([0., 1., .5])), [a, b, w]),
+         [1.0, 6.0, 5.0], ([1.0, 0.0, -0.2080734183], [0.0, 0.5403023059, -0.2080734183], [4.0, 2.161209223, -1.664587346],)),
+    Edge("masked_fill_and_where_nan_branch", lambda L: (L.t.stack([(x := L.x([-1., 4., 0.])).masked_fill(x <= 0, 0.), L.t.where(x > 0, x, L.t.zeros_like(x))]), [x]),
+         [[0.0, 4.0, 0.0], [0.0, 4.0, 0.0]], ([0.0, -0.113341315, 0.0],)),
+    Edge("slogdet_of_singular", lambda L: (L.t.stack(list(L.t.linalg.slogdet(x := L.x([[1., 2.], [2., 4.]])))), [x]),
+         [0.0, -INF], ([[INF, -INF], [-INF, INF]],), differs="the gradient of log|det| at a singular matrix is infinite, its sign that of the rounded zero determinant (PyTorch's LU gives -0.0, ember's 0.0)"),
+    Edge("cholesky_of_near_singular", lambda L: (L.t.linalg.cholesky(x := L.x([[1., 1.], [1., 1.0001]])), [x]),
+         [[1.0, 0.0], [1.0, 0.01000082966]], ([[-48.78744496, 49.28744496], [49.28744496, -49.49551837]],), rtol=0.001, atol=0.001),
+    Edge("igamma_igammac_at_0", lambda L: (L.t.stack([L.t.special.gammainc(L.c([1., 2., .5]), x := L.x([0., 0., 1e4])), L.t.special.gammaincc(L.c([1., 2., .5]), x)]), [x]),
+         [[0.0, 0.0, 1.0], [1.0, 1.0, 0.0]], ([NAN, 0.0, -0.0],)),
+    Edge("zeta_at_1_and_large", lambda L: (L.t.special.zeta(L.c([1., 2., 3.]), q := L.x([1., 1e4, 1.])), [q]),
+         [INF, 0.0001000050002, 1.202056903], ([-1.644934067, -5.403563388e-09, 1.351216169],)),
+    Edge("erf_frac_large", lambda L: (L.t.stack([L.t.erf(x := L.x([1e4, -1e4, 0., 5.])), L.t.frac(x)]), [x]),
+         [[1.0, -1.0, 0.0, 1.0], [0.0, 0.0, 0.0, 0.0]], ([-0.6536436209, 0.2836621855, 0.4905988658, 0.7539022543],)),
+    Edge("asinh_atan_large", lambda L: (L.t.stack([L.t.asinh(x := L.x([1e20, -1e20, 0., 1e-20])), L.t.atan(x)]), [x]),
+         [[46.74484906, -46.74484906, 0.0, 9.999999683e-21], [1.570796327, -1.570796327, 0.0, 9.999999683e-21]], ([9.9999998e-21, 5.40302295e-21, 0.5440234501, -0.2360902423],)),
+    Edge("cosh_sinh_tan_large", lambda L: (L.t.stack([L.t.cosh(x := L.x([89., -89., 0.])), L.t.sinh(x), L.t.tan(x)]), [x]),
+         [[2.244806389e+38, 2.244806389e+38, 1.0], [2.244806389e+38, -2.244806389e+38, 0.0], [1.685825348, -1.685825348, 0.0]], ([2.24649997e+36, -2.680177235e+38, 0.1381621659],), ref='float32'),
+    Edge("log2_log10_at_0", lambda L: (L.t.stack([L.t.log2(x := L.x([0., 8., 1e-40])), L.t.log10(x)]), [x]),
+         [[-INF, 3.0, -132.8771362], [-INF, 0.9030900002, -40.00000381]], ([NAN, 0.06195220351, NAN],), ref='float32'),
+    Edge("square_overflows", lambda L: (L.t.square(x := L.x([2e19, 3.])), [x]),
+         [INF, 9.0], ([3.999999992e+19, 3.24181366],), ref='float32'),
+    Edge("cumsum_with_inf", lambda L: (L.t.cumsum(x := L.x([1., INF, 2.]), 0), [x]),
+         [1.0, INF, INF], ([1.124155469, 0.1241554693, -0.4161468365],)),
+    Edge("nanmedian_all_nan", lambda L: (L.t.stack([L.t.nanmedian(x := L.x([NAN, NAN, 1., 3.])), L.t.nanmedian(L.x([NAN, NAN]))]), [x]),
+         [1.0, NAN], ([0.0, 0.0, 1.0, 0.0],)),
+    Edge("std_mean_one_element_and_all_equal", lambda L: (L.t.cat([L.t.stack(list(L.t.std_mean(x := L.x([3., 3., 3.])))), L.t.stack(list(L.t.std_mean(x[:1], correction=0)))]), [x]),
+         [0.0, 3.0, 0.0, 3.0], ([-0.809891728, 0.1801007686, 0.1801007686],)),
+    Edge("sigmoid_tanh_second_derivative_1e4", lambda L: (L.t.autograd.grad((L.t.sigmoid(x := L.x([1e4, -1e4, 0.])) + L.t.tanh(x)).sum(), x, create_graph=True)[0], [x]),
+         [0.0, 0.0, 1.25], ([-0.0, 0.0, 0.0],)),
+    Edge("silu_second_derivative_extremes", lambda L: (L.t.autograd.grad(L.F.silu(x := L.x([1e4, -1e4, 0., -100.])).sum(), x, create_graph=True)[0], [x]),
+         [1.0, -0.0, 0.5, -3.682875216e-42], ([0.0, 0.0, -0.2080734183, 3.609190357e-42],)),
+    Edge("trace_diagonal_tril", lambda L: (L.t.stack([L.t.trace(x := L.x([[INF, 1.], [2., 3.]])), L.t.diagonal(x)[1], L.t.tril(x)[0, 1]]), [x]),
+         [INF, 3.0, 0.0], ([[1.0, 0.0], [0.0, 1.540302306]],)),
+    Edge("conv2d_zero_padding_inf_input", lambda L: (L.F.conv2d(x := L.x([[[[1., 2.], [3., 4.]]]]), w := L.x([[[[1e4, -1e4], [0., 1.]]]]), padding=1), [x, w]),
+         [[[[1.0, 2.0, 0.0], [-9997.0, -9996.0, 20000.0], [-30000.0, -10000.0, 40000.0]]]], ([[[[3364.488757, 9373.598366], [-2063.670316, -8994.676525]]]], [[[[1.593387378, 3.598840139], [-1.118273488, -3.503947362]]]],)),
+]
+
 def run(edge: Edge, t, F, dtype: str, device: str = "cpu") -> tuple[np.ndarray, list]:
     """The case's output and its leaves' gradients (of `(out * w).sum()`), as float64 arrays."""
     L = Lib(t, F, dtype, device)
