@@ -18,7 +18,8 @@ def _angle_backward(grad, input):
         return grad * 0.0
     a2 = ew.mul(ew.abs(input), ew.abs(input))
     # d angle = (-y dx + x dy) / |z|^2, so the gradient is grad * i z / |z|^2; 0 at the origin
-    return ew.where(ew.eq(a2, 0), 0.0, grad * 1j * input / ew.where(ew.eq(a2, 0), 1.0, a2))
+    iz = cx.complex(ew.neg(cx.imag(input)), cx.real(input))  # no complex Python scalar: CUDA's real kernels refuse one
+    return ew.where(ew.eq(a2, 0), 0.0, grad * iz / ew.where(ew.eq(a2, 0), 1.0, a2))
 
 
 ENTRIES = [

@@ -3,6 +3,8 @@ symmetric and general eigendecompositions, SVD, QR of tall or square matrices), 
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from ember.core import eye
@@ -21,6 +23,36 @@ def _mT(x):
 
 def _inv(a):
     return get_op("linalg_inv")(a)
+
+
+def _det_backward(grad, A, result):
+    """det(A) A^-T; at a singular real matrix, the cofactor matrix (`_cofactors`: the same gradient,
+    continuous there) where the inverse would raise. PyTorch gives 0 there."""
+    if A.is_complex() or not bool((result == 0).any()):
+        return (grad * result).unsqueeze(-1).unsqueeze(-1) * _mT(_inv(A))
+    return grad.unsqueeze(-1).unsqueeze(-1) * Tensor._wrap(_cofactors(A)).to(dtype=A.dtype, device=A.device)
+
+
+def _cofactors(A):
+    """The cofactor matrix of each real matrix of A, from its SVD A = U S Vh (valid where A is singular):
+    det(U) det(Vh) U diag(product of the other singular values) Vh, float64 numpy."""
+    u, s, vh = np.linalg.svd(A.detach().cpu().numpy().astype(np.float64))
+    others = np.stack([np.prod(np.delete(s, i, axis=-1), axis=-1) for i in range(s.shape[-1])], -1)
+    return (np.linalg.det(u) * np.linalg.det(vh))[..., None, None] * (u * others[..., None, :]) @ vh
+
+
+def _slogdet_backward(grads, A, result0, result1):
+    """A^-T for log|det A|; at a singular real matrix it is infinite: cofactors / 0 (+-inf, NaN where a
+    cofactor is 0), as PyTorch, instead of the inverse's error."""
+    if grads[1] is None:
+        return None
+    g = grads[1].unsqueeze(-1).unsqueeze(-1)
+    if A.is_complex() or not bool((result1 == -math.inf).any()):
+        return g * _mT(_inv(A))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        det = result0.detach().cpu().numpy() * np.exp(result1.detach().cpu().numpy())  # a signed 0, as the LU's
+        inv_t = _cofactors(A) / det.astype(np.float64)[..., None, None]
+    return g * Tensor._wrap(inv_t).to(dtype=A.dtype, device=A.device)
 
 
 def _solve_grads(grad, A, B, result, grad_input_mask):
@@ -161,9 +193,8 @@ def _qr_backward(grads, A, mode, result0, result1):
 
 ENTRIES = [
     d("linalg_inv(A)", A=lambda grad, result: -(_mT(result) @ grad @ _mT(result))),
-    d("linalg_det(A)", A=lambda grad, A, result: (grad * result).unsqueeze(-1).unsqueeze(-1) * _mT(_inv(A))),
-    d("linalg_slogdet(A)", A=lambda grads, A: None if grads[1] is None else
-      grads[1].unsqueeze(-1).unsqueeze(-1) * _mT(_inv(A))),
+    d("linalg_det(A)", A=_det_backward),
+    d("linalg_slogdet(A)", A=_slogdet_backward),
     d("linalg_solve(A, B)", **{"A, B": _solve_grads}),
     d("linalg_cholesky(A, upper=False)", A=_cholesky_backward),
     d("linalg_eigh(A, UPLO='L')", A=_eigh_backward),

@@ -28,6 +28,11 @@ def _i1e_input(grad, input, result):
     return grad * ew.where(input == 0, 0.5, _OPS["special_i0e"](input) - result * (ew.sign(input) + 1.0 / input))
 
 
+def _log_ndtr_input(grad, input):
+    # pdf / cdf = sqrt(2/pi) / erfcx(-x/sqrt(2)): exp(-x^2/2 - log_ndtr(x)) cancels in the far left tail
+    return grad * math.sqrt(2.0 / math.pi) / _OPS["special_erfcx"](input * -math.sqrt(0.5))
+
+
 def _sinc_input(grad, input):
     px = math.pi * input
     return grad * ew.where(input == 0, 0.0, (px * ew.cos(px) - ew.sin(px)) / (px * input))
@@ -64,8 +69,7 @@ ENTRIES = [
     d("special_i1e(input)", name="SpecialI1EBackward0", input=_i1e_input),
     d("special_ndtr(input)", input=lambda grad, input: grad * ew.exp(-0.5 * input * input) / _SQRT_2PI),
     d("special_ndtri(input)", input=lambda grad, result: grad * _SQRT_2PI * ew.exp(0.5 * result * result)),
-    d("special_log_ndtr(input)",
-      input=lambda grad, input, result: grad * ew.exp(-0.5 * input * input - result) / _SQRT_2PI),
+    d("special_log_ndtr(input)", input=_log_ndtr_input),
     d("special_entr(input)", input=lambda grad, input: grad * -(1.0 + ew.log(input))),
     d("sinc(input)", input=_sinc_input),
     d("logit(input, eps=None)", eps=None, input=_logit_input),

@@ -35,6 +35,8 @@ def _has_complex(args: tuple, kwargs: dict) -> bool:
         if isinstance(a, Tensor):
             if a._dtype.is_complex:
                 return True
+        elif isinstance(a, complex):  # a real tensor times 1j is complex: the real kernels cannot take the number
+            return True
         elif isinstance(a, list | tuple):
             for b in a:
                 if isinstance(b, Tensor) and b._dtype.is_complex:

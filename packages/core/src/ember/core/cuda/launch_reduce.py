@@ -5,7 +5,6 @@ all/any, count_nonzero. Dtype rules and errors are the CPU kernels' (shared help
 from __future__ import annotations
 
 import math
-import warnings
 from functools import cache
 
 import numpy as np
@@ -16,6 +15,7 @@ from ember.core.cuda import launch_util as lu
 from ember.core.cuda.kernels import reduce as KR
 from ember.core.dispatch import get_op
 from ember.core.ops import reduce as R
+from ember.core.ops._util import warn_at_caller
 from ember.core.tensor import Tensor, describe
 
 __all__ = ["register", "fold"]
@@ -143,7 +143,7 @@ def _make_dim_extreme(name: str, largest: bool):
 
 def _make_arg(name: str, largest: bool):
     def kernel(x, dim=None, keepdim=False, *, out=None):
-        R._check_nonempty(x, () if dim is None else (dim,), name, full=dim is None)
+        R._check_nonempty_arg(x, dim, name)
         if dim is None:
             r = argfold(x, tuple(range(x.ndim)), keepdim, False, largest, out, name)
             return r
@@ -159,8 +159,8 @@ def _make_moment(name: str, take_sqrt: bool, with_mean: bool):
         dims = tuple(dims)
         kept, rshape, rstrides = _split(x, dims)
         if _numel(rshape) - correction <= 0:
-            warnings.warn(f"{name}(): degrees of freedom is <= 0. Correction should be strictly less than the "
-                          "reduction factor (input numel divided by output numel).", UserWarning, stacklevel=4)
+            warn_at_caller(f"{name}(): degrees of freedom is <= 0. Correction should be strictly less than the "
+                           "reduction factor (input numel divided by output numel).")
         shape = R._reduced_shape(x._shape, dims, keepdim)
         dev = x._storage.device
         var = lu.prepare_out(None if with_mean else out, shape, x._dtype, dev, name)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 import warnings
 
 import numpy as np
@@ -10,7 +11,16 @@ from ember.core import dtypes
 from ember.core.tensor import Tensor, describe
 
 __all__ = ["arr", "wrap", "write_out", "broadcast_shapes", "normalize_dims", "shape_error", "silenced",
-           "BroadcastError"]
+           "BroadcastError", "warn_at_caller"]
+
+
+def warn_at_caller(message: str, category: type[Warning] = UserWarning) -> None:
+    """Warn at the first frame outside ember, whatever the depth of the call path (method, autograd's
+    recording, dispatch), so the warning names the user's line, as PyTorch's do."""
+    frame, level = sys._getframe(1), 2  # stacklevel 2 is the frame that called this function
+    while frame is not None and frame.f_globals.get("__name__", "").startswith("ember."):
+        frame, level = frame.f_back, level + 1
+    warnings.warn(message, category, stacklevel=level)
 
 
 class BroadcastError(RuntimeError, ValueError):

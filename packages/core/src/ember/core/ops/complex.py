@@ -432,12 +432,16 @@ def _install_ordering_checks() -> None:
 # ember's CUDA kernels compute in float and integer types only; these composites run complex ops
 # there as float ops on the (real, imaginary) views (NOTE [ Complex on CUDA ] in cuda/launch_complex).
 def _parts(v, dt: dtypes.dtype):
-    """(real, imaginary) of an operand: float views of a complex tensor, the tensor and 0 for a real
-    one (cast to the real dtype of the result `dt`), or the two floats of a number."""
+    """(real, imaginary) of an operand: float views of a complex tensor; a real tensor (cast to the real
+    dtype of the result `dt`) and a tensor of zeros (not the number 0: the kernels take a number only as
+    the second operand, so `0.0 * b` would fail); the two floats of a number."""
     if isinstance(v, Tensor):
         if v._dtype.is_complex:
             return _real_any(v), _imag_any(v)
-        return (v if v._dtype is dt.to_real() else v.to(dt.to_real())), 0.0
+        from ember.core.creation import full
+
+        re = v if v._dtype is dt.to_real() else v.to(dt.to_real())
+        return re, full(re._shape, 0.0, dtype=re._dtype, device=re.device)
     c = builtins.complex(v)
     return c.real, c.imag
 

@@ -7,7 +7,6 @@ householder_product; and PyTorch's older top-level names (`torch.lu`, `torch.cho
 from __future__ import annotations
 
 import math
-import warnings
 
 from ember.core import dtypes
 from ember.core.creation import arange, eye, full, zeros
@@ -18,6 +17,7 @@ from ember.core.ops import join as J
 from ember.core.ops import layout as L
 from ember.core.ops import reduce as R
 from ember.core.ops import shape as S
+from ember.core.ops._util import warn_at_caller
 from ember.core.ops.linalg import _matmul, linalg, mm
 from ember.core.ops.linalg_solvers import (
     LinAlgError, _linalg_cholesky, _rt, inv, matrix_norm, pinv, solve, svdvals,
@@ -594,8 +594,8 @@ def cov(input: Tensor, *, correction: int = 1, fweights: Tensor | None = None,
         norm_factor = ew.sub(w_sum, correction) if aweights is None else \
             ew.sub(w_sum, ew.div(ew.mul(R.sum(ew.mul(w, aweights)), correction), w_sum))
     if isinstance(norm_factor, int) and norm_factor <= 0:
-        warnings.warn("cov(): degrees of freedom is <= 0. Correction should be strictly less than the number of "
-                      "observations.", UserWarning, stacklevel=2)
+        warn_at_caller("cov(): degrees of freedom is <= 0. Correction should be strictly less than the number of "
+                       "observations.")
         norm_factor = 0
     xm = ew.sub(x, avg)
     c = ew.div(mm(xm if w is None else ew.mul(xm, w), xm.t()), norm_factor)

@@ -12,7 +12,6 @@ from __future__ import annotations
 import builtins
 import math
 import types
-import warnings
 from collections import namedtuple
 
 import numpy as np
@@ -22,7 +21,7 @@ from ember.core.dispatch import declare
 from ember.core.opinfo import FLOAT, FLOAT_DTYPES, INT64, PROMOTE, OpInfo
 from ember.core.methods import method
 from ember.core.ops import elementwise as ew
-from ember.core.ops._util import normalize_dims, wrap, write_out
+from ember.core.ops._util import normalize_dims, warn_at_caller, wrap, write_out
 from ember.core.tensor import Tensor, describe
 
 __all__ = [
@@ -116,6 +115,13 @@ def _check_nonempty(x: Tensor, dims: tuple[int, ...], op: str, full: bool) -> No
     for d in dims:
         if x.ndim and x._shape[d] == 0:
             raise IndexError(f"{op}(): Expected reduction dim {d} to have non-zero size.")
+
+
+def _check_nonempty_arg(x: Tensor, dim: int | None, op: str) -> None:
+    """argmax/argmin of nothing: PyTorch raises IndexError even with no dim (max() raises RuntimeError)."""
+    if dim is None and not x.numel():
+        raise IndexError(f"{op}(): Expected reduction dim to be specified for input.numel() == 0.")
+    _check_nonempty(x, () if dim is None else (dim,), op, full=False)
 
 
 def _reduced_shape(shape: tuple[int, ...], dims: tuple[int, ...], keepdim: bool) -> tuple[int, ...]:
@@ -347,7 +353,7 @@ def _make_arg(op, fn, name):
     @op.register("cpu")
     def kernel(x, dim=None, keepdim=False, *, out=None):
         """argmax/argmin(x, dim: int | None, keepdim): int64 indices; dim None indexes the flattened tensor."""
-        _check_nonempty(x, () if dim is None else (dim,), name, full=dim is None)
+        _check_nonempty_arg(x, dim, name)
         a = x._np()
         if dim is None:
             r = np.asarray(fn(a), np.int64)
@@ -369,12 +375,16 @@ _make_arg(_argmin, np.argmin, "argmin")
 @method
 def amax(input: Tensor, dim=(), keepdim: bool = False, *, out=None) -> Tensor:
     """The maximum over `dim` (int or tuple; () for all); NaN propagates."""
+    if (dim == () or dim is None) and isinstance(input, Tensor):  # all dims: RuntimeError, as PyTorch
+        _check_nonempty(input, (), "amax", full=True)
     return _amax(input, _dims(dim, input, "amax"), keepdim, out=out)
 
 
 @method
 def amin(input: Tensor, dim=(), keepdim: bool = False, *, out=None) -> Tensor:
     """The minimum over `dim` (int or tuple; () for all); NaN propagates."""
+    if (dim == () or dim is None) and isinstance(input, Tensor):  # all dims: RuntimeError, as PyTorch
+        _check_nonempty(input, (), "amin", full=True)
     return _amin(input, _dims(dim, input, "amin"), keepdim, out=out)
 
 
@@ -456,8 +466,8 @@ def _moments(x: Tensor, dims, correction, keepdim, op: str):
         ss = np.sum(np.multiply(d, d), axis=dims, keepdims=keepdim)
         dof = n - correction
         if dof <= 0:
-            warnings.warn(f"{op}(): degrees of freedom is <= 0. Correction should be strictly less than the "
-                          "reduction factor (input numel divided by output numel).", UserWarning, stacklevel=5)
+            warn_at_caller(f"{op}(): degrees of freedom is <= 0. Correction should be strictly less than the "
+                           "reduction factor (input numel divided by output numel).")
         v = np.true_divide(ss, builtins.max(dof, 0))
     if not keepdim:
         m = np.squeeze(m, dims) if dims else m

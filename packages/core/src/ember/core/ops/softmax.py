@@ -23,12 +23,12 @@ __all__ = ["softmax", "log_softmax", "softmin", "softmax_backward", "log_softmax
 
 
 def _log_softmax_np(x: np.ndarray, dim: int) -> np.ndarray:
-    """`x - logsumexp(x)` along `dim`; an all -inf row gives NaN like PyTorch."""
+    """`x - logsumexp(x)` along `dim`; an all -inf row, and a row with +inf (inf - inf), give NaN like PyTorch."""
     if not x.size:
         return x.copy()
     m = np.max(x, axis=dim, keepdims=True)
     with np.errstate(divide="ignore", invalid="ignore"):  # silently, as PyTorch
-        z = x - np.where(np.isfinite(m), m, 0)
+        z = x - np.where(m == -np.inf, 0, m)
         return z - np.log(np.sum(np.exp(z), axis=dim, keepdims=True))
 
 

@@ -82,10 +82,12 @@ def smooth_l1_loss(input: Tensor, target: Tensor, size_average=None, reduce=None
     _warn_broadcast("smooth_l1_loss", input, target)
     if beta < 0:
         raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
-    d = (input - target).abs()
+    diff = input - target
+    d = diff.abs()
     if beta == 0:
         return _reduce(d, reduction)
-    return _reduce(ea.where(d < beta, 0.5 * d * d / beta, d - 0.5 * beta), reduction)
+    # the square of `diff`, not of `d`: abs's zero gradient at 0 would zero the second derivative there
+    return _reduce(ea.where(d < beta, 0.5 * diff * diff / beta, d - 0.5 * beta), reduction)
 
 
 @composite("huber_loss")
@@ -93,8 +95,9 @@ def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean", delta: fl
                weight: Tensor | None = None) -> Tensor:
     """0.5 d^2 where d = |input - target| < delta, else delta (d - 0.5 delta)."""
     _warn_broadcast("huber_loss", input, target)
-    d = (input - target).abs()
-    loss = ea.where(d < delta, 0.5 * d * d, delta * (d - 0.5 * delta))
+    diff = input - target
+    d = diff.abs()
+    loss = ea.where(d < delta, 0.5 * diff * diff, delta * (d - 0.5 * delta))
     if weight is not None:
         loss = loss * weight
     return _reduce(loss, reduction)

@@ -54,7 +54,7 @@ def multilabel_margin_loss(input: Tensor, target: Tensor, size_average=None, red
     is_target = counts > 0
     weight = counts[:, :, None] * (~is_target)[:, None, :]  # (N, j, i): each listed target against each non-target
     w = ea.tensor(weight, dtype=x.dtype, device=x.device)
-    margins = ea.clamp(1.0 - x.unsqueeze(2) + x.unsqueeze(1), min=0)
+    margins = ea.relu(1.0 - x.unsqueeze(2) + x.unsqueeze(1))  # no gradient at the kink, as PyTorch (clamp passes it)
     loss = (margins * w).sum((1, 2)) / c
     if input.dim() < 2:
         loss = loss.reshape(())

@@ -176,11 +176,12 @@ def _atanh(x):
 
 
 def _sigmoid(x):
-    return 1 / (1 + math.exp(-x))
+    # exp of a non-positive argument only: no overflow (the simulator's math raises on one)
+    return 1 / (1 + math.exp(-x)) if x >= 0 else math.exp(x) / (1 + math.exp(x))
 
 
 def _silu(x):
-    return x / (1 + math.exp(-x))
+    return x / (1 + math.exp(-x)) if x >= 0 else x * math.exp(x) / (1 + math.exp(x))
 
 
 def _erf(x):

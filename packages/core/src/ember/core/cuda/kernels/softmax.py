@@ -25,8 +25,10 @@ __all__ = [
 
 
 @cuda.jit(device=True)
-def _finite_or_zero(m):
-    return m if m - m == 0 else 0.0
+def _row_shift(m):
+    """The row's shift: its max, or 0 for a row all -inf (NaN, as PyTorch); a +inf or NaN max stays and
+    makes the row NaN (inf - inf), as PyTorch's."""
+    return 0.0 if m == -math.inf else m
 
 
 def _tree_functions(threads: int):
@@ -81,7 +83,7 @@ def softmax_function(threads: int, acc_t):
                 if v > m or v != v:
                     m = v
                 j += threads
-            m = _finite_or_zero(tree_max(part, tid, acc_t(m)))
+            m = _row_shift(tree_max(part, tid, acc_t(m)))
             s = acc_t(0)
             j = tid
             while j < n:
@@ -152,7 +154,7 @@ def cross_entropy_function(threads: int, acc_t):
                 if v > m or v != v:
                     m = v
                 j += threads
-            m = _finite_or_zero(tree_max(part, tid, acc_t(m)))
+            m = _row_shift(tree_max(part, tid, acc_t(m)))
             s = acc_t(0)
             sw = acc_t(0)
             swx = acc_t(0)
@@ -214,7 +216,7 @@ def cross_entropy_backward_function(threads: int, acc_t):
                 if v > m or v != v:
                     m = v
                 j += threads
-            m = _finite_or_zero(tree_max(part, tid, acc_t(m)))
+            m = _row_shift(tree_max(part, tid, acc_t(m)))
             s = acc_t(0)
             sa = acc_t(0)
             j = tid
