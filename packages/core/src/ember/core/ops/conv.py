@@ -13,6 +13,15 @@ K = kh * kw. A single-channel input with groups == 1 (a first layer) stays on th
 with K = kh * kw measured faster than the direct loops and compiles no parallel kernel at start.
 A transposed convolution is exactly a convolution's input gradient, so it reuses it.
 
+NOTE [ Direct convolution over flat rows ]
+A stride-1, groups=1 convolution with few channels on a large image runs direct instead
+(`numba_nn.conv_rows`): im2col would write kh*kw copies of the input for a GEMM whose 16-32 rows
+give BLAS a skinny, memory-bound shape. The input is zero-padded once and each padded image is
+read as one flat row: output q = oh*Wp + ow is the sum over taps of xp[q + i*dh*Wp + j*dw], so
+every tap is a single long contiguous loop; the Wp - Wo columns past each output row are
+computed and dropped. The input gradient of such a convolution is the same kernel applied to the
+gradient padded by d*(k-1) - p, with the weight flipped and its channel axes swapped.
+
 NOTE [ 3-D convolution through the 2-D op ]
 A 3-D convolution is the 2-D op with the depth taps folded into the channels: the padded input's
 kd depth slices `x[:, :, i*dd + sd*t]` are stacked as `(N*Do, C*kd, H, W)` (channel `c*kd + i`,
@@ -99,6 +108,71 @@ def _channels_first(g: np.ndarray, groups: int) -> np.ndarray:
     return np.ascontiguousarray(g.transpose(1, 0, 2, 3)).reshape(groups, o // groups, n * g.shape[2] * g.shape[3])
 
 
+def _direct_ok(c: int, o: int, ho: int, wo: int, stride, groups: int) -> bool:
+    """Whether `_direct` serves this layer: stride 1, one group, at most 64 input channels and an output
+    plane of at least 16x16 (measured: below that the flat rows are too short, above 64 channels BLAS
+    wins)."""
+    return groups == 1 and tuple(stride) == (1, 1) and c <= 64 and o >= 1 and ho * wo >= 256
+
+
+def _direct(x: np.ndarray, w: np.ndarray, padding, dilation) -> np.ndarray:
+    """Stride-1 conv2d of `x (N, C, H, W)` with `w (O, C, kh, kw)` by `numba_nn.conv_rows` (see NOTE
+    [ Direct convolution over flat rows ]); a strided `(N, O, Ho, Wo)` view of the kernel's buffer."""
+    n, c, h, wd = x.shape
+    o, _, kh, kw = w.shape
+    (ph, pw), (dh, dw) = padding, dilation
+    hp, wp = h + 2 * ph, wd + 2 * pw
+    ho, wo = hp - dh * (kh - 1), wp - dw * (kw - 1)
+    cp, op = -(-c // 4) * 4, -(-o // 2) * 2  # the kernel takes 4 input and 2 output channels at a time
+    wz = np.zeros((op, cp, kh, kw), dtype=x.dtype)
+    wz[:o, :c] = w
+    out = np.empty((n, op, ho * wp), dtype=x.dtype)
+    numba_nn.conv_rows()(_padded_rows(x, cp, padding, hp, wp), wz, out, wp, dh, dw, (ho - 1) * wp + wo)
+    return out.reshape(n, op, ho, wp)[:, :o, :, :wo]
+
+
+def _padded_rows(x: np.ndarray, cp: int, padding, rows: int, wp: int) -> np.ndarray:
+    """`x (N, C, H, W)` zero-padded to `cp` channels and a `(rows, wp)` plane (`padding` before), flattened
+    to `(N, cp, rows*wp)`: the flat rows of NOTE [ Direct convolution over flat rows ]."""
+    n, c, h, wd = x.shape
+    (ph, pw) = padding
+    xp = np.zeros((n, cp, rows, wp), dtype=x.dtype)
+    xp[:, :c, ph:ph + h, pw:pw + wd] = x
+    return xp.reshape(n, cp, rows * wp)
+
+
+def _direct_weight_grad(g: np.ndarray, x: np.ndarray, kh: int, kw: int, padding, dilation) -> np.ndarray:
+    """The weight gradient `(O, C, kh, kw)` of a stride-1 conv by `numba_nn.conv_rows_weight`."""
+    (c, h, wd), o = x.shape[1:], g.shape[1]
+    (ph, pw), (dh, dw) = padding, dilation
+    hp, wp = h + 2 * ph, wd + 2 * pw
+    ho, wo = hp - dh * (kh - 1), wp - dw * (kw - 1)
+    cp, op = -(-c // 4) * 4, -(-o // 2) * 2
+    gw = np.zeros((op, cp, kh, kw), dtype=x.dtype)
+    numba_nn.conv_rows_weight()(_padded_rows(x, cp, padding, hp, wp), _padded_rows(g, op, (0, 0), ho, wp), gw, wp,
+                                dh, dw, (ho - 1) * wp + wo)
+    return gw[:o, :c]
+
+
+def _direct_input_grad_ok(g_hw, input_shape, w_shape, stride, padding, dilation, groups) -> bool:
+    """Whether the stride-1 input gradient runs as `_direct` of the padded gradient (the full gradient, and
+    padding no larger than the dilated kernel's reach)."""
+    kh, kw = w_shape[2:]
+    return (_direct_ok(w_shape[0], input_shape[1], input_shape[2], input_shape[3], stride, groups)
+            and dilation[0] * (kh - 1) >= padding[0] and dilation[1] * (kw - 1) >= padding[1]
+            and tuple(g_hw) == (input_shape[2] + 2 * padding[0] - dilation[0] * (kh - 1),
+                                input_shape[3] + 2 * padding[1] - dilation[1] * (kw - 1)))
+
+
+def _direct_input_grad(g: np.ndarray, w: np.ndarray, padding, dilation) -> np.ndarray:
+    """The input gradient of a stride-1 conv: `_direct` of g padded by d*(k-1) - p with the flipped,
+    channel-swapped weight."""
+    kh, kw = w.shape[2:]
+    (ph, pw), (dh, dw) = padding, dilation
+    return _direct(g, w[:, :, ::-1, ::-1].transpose(1, 0, 2, 3), (dh * (kh - 1) - ph, dw * (kw - 1) - pw),
+                   dilation)
+
+
 conv2d_op = declare("conv2d", doc="""2-D cross-correlation (PyTorch's conv2d), batched input only.
 
 Positional signature: `conv2d(input, weight, bias, stride, padding, dilation, groups)` with
@@ -174,6 +248,10 @@ def _conv2d_cpu(input, weight, bias, stride, padding, dilation, groups):
         return wrap(res.astype(input._dtype.np, copy=False))
     ho = _out_size(x.shape[2], kh, stride[0], padding[0], dilation[0])
     wo = _out_size(x.shape[3], kw, stride[1], padding[1], dilation[1])
+    if _direct_ok(x.shape[1], o, ho, wo, stride, groups):
+        out = _direct(x, w, padding, dilation)
+        res = np.add(out, bias._np().reshape(o, 1, 1)) if bias is not None else np.ascontiguousarray(out)
+        return wrap(res.astype(input._dtype.np, copy=False))
     k = w.shape[1] * kh * kw
     wg = w.reshape(groups, o // groups, k)
     res = np.empty((n, o, ho, wo), dtype=x.dtype)
@@ -217,6 +295,8 @@ def _conv2d_backward_input_cpu(grad, weight, input_shape, stride, padding, dilat
         numba_nn.depthwise_conv_backward_input()(np.ascontiguousarray(g), np.ascontiguousarray(w).reshape(o, kh, kw),
                                                  out, *stride, *dilation)
         return wrap(np.ascontiguousarray(out[:, :, ph:ph + h, pw:pw + wd], dtype=grad._dtype.np))
+    if _direct_input_grad_ok(g.shape[2:], input_shape, w.shape, stride, padding, dilation, groups):
+        return wrap(np.ascontiguousarray(_direct_input_grad(g, w, padding, dilation), dtype=grad._dtype.np))
     wt = w.reshape(groups, o // groups, cg * kh * kw).transpose(0, 2, 1)
     res = np.empty(tuple(input_shape), dtype=g.dtype)
     for sl in _chunks(n, groups * cg * kh * kw * ho * wo * g.itemsize):
@@ -254,6 +334,10 @@ def _conv2d_backward_weight_cpu(grad, input, weight_shape, stride, padding, dila
         numba_nn.depthwise_conv_backward_weight()(np.ascontiguousarray(g), np.ascontiguousarray(x), out, *stride,
                                                   *padding, *dilation)
         return wrap(out.reshape(o, 1, kh, kw).astype(grad._dtype.np, copy=False))
+    full = tuple(_out_size(x.shape[2 + a], (kh, kw)[a], 1, padding[a], dilation[a]) for a in (0, 1))
+    if _direct_ok(cg, o, ho, wo, stride, groups) and (ho, wo) == full:
+        gw = _direct_weight_grad(g, x, kh, kw, padding, dilation)
+        return wrap(np.ascontiguousarray(gw, dtype=grad._dtype.np))
     gw = np.zeros((groups, cg * kh * kw, o // groups), dtype=g.dtype)
     for sl in _chunks(n, groups * cg * kh * kw * ho * wo * g.itemsize):
         nb = len(range(n)[sl])

@@ -122,6 +122,85 @@ def col2im():
 
 
 @cache
+def conv_rows():
+    import numba
+
+    # Direct stride-1 convolution over flattened padded rows (see conv.py's NOTE [ Direct convolution over
+    # flat rows ]): xp (N, C, Hp*Wp) padded input, C % 4 == 0; w (O, C, kh, kw), O % 2 == 0; out (N, O, L),
+    # L >= m, overwritten on [0, m). Output q reads xp[..., q + i*dh*Wp + j*dw]: one long contiguous row
+    # per tap that LLVM vectorizes; 2 output x 4 input channels per pass keep 8 multiply-adds per store.
+    @numba.njit(cache=True, nogil=True, fastmath={"contract"})
+    def kernel(xp, w, out, wp, dh, dw, m):
+        n, c, _ = xp.shape
+        o, _, kh, kw = w.shape
+        for b in range(n):
+            for oc in range(0, o, 2):
+                for q in range(m):
+                    out[b, oc, q] = 0.0
+                    out[b, oc + 1, q] = 0.0
+                for ch in range(0, c, 4):
+                    for i in range(kh):
+                        for j in range(kw):
+                            off = i * dh * wp + j * dw
+                            a0, a1, a2, a3 = w[oc, ch, i, j], w[oc, ch + 1, i, j], w[oc, ch + 2, i, j], \
+                                w[oc, ch + 3, i, j]
+                            b0, b1, b2, b3 = w[oc + 1, ch, i, j], w[oc + 1, ch + 1, i, j], w[oc + 1, ch + 2, i, j], \
+                                w[oc + 1, ch + 3, i, j]
+                            for q in range(m):
+                                p = np.uint64(q + off)
+                                x0, x1, x2, x3 = xp[b, ch, p], xp[b, ch + 1, p], xp[b, ch + 2, p], xp[b, ch + 3, p]
+                                out[b, oc, q] += a0 * x0 + a1 * x1 + a2 * x2 + a3 * x3
+                                out[b, oc + 1, q] += b0 * x0 + b1 * x1 + b2 * x2 + b3 * x3
+
+    return kernel
+
+
+@cache
+def conv_rows_weight():
+    import numba
+
+    # The weight gradient of `conv_rows`: xp (N, C, Hp*Wp) padded input, C % 4 == 0; gq (N, O, >= m) the
+    # output gradient on the same flat rows (zeros in the dropped columns), O % 2 == 0; gw (O, C, kh, kw)
+    # zeroed, accumulated into image by image. Each tap is 8 dot products over one contiguous row;
+    # `reassoc` lets LLVM split them into vector lanes (the sum's order is still fixed by the code).
+    @numba.njit(cache=True, nogil=True, fastmath={"contract", "reassoc"})
+    def kernel(xp, gq, gw, wp, dh, dw, m):
+        n, c, _ = xp.shape
+        o = gq.shape[1]
+        kh, kw = gw.shape[2], gw.shape[3]
+        z = np.zeros(1, dtype=xp.dtype)[0]  # accumulators in the input's dtype
+        for b in range(n):
+            for ch in range(0, c, 4):
+                for oc in range(0, o, 2):
+                    for i in range(kh):
+                        for j in range(kw):
+                            off = i * dh * wp + j * dw
+                            s0 = s1 = s2 = s3 = t0 = t1 = t2 = t3 = z
+                            for q in range(m):
+                                p = np.uint64(q + off)
+                                x0, x1, x2, x3 = xp[b, ch, p], xp[b, ch + 1, p], xp[b, ch + 2, p], xp[b, ch + 3, p]
+                                g0, g1 = gq[b, oc, q], gq[b, oc + 1, q]
+                                s0 += g0 * x0
+                                s1 += g0 * x1
+                                s2 += g0 * x2
+                                s3 += g0 * x3
+                                t0 += g1 * x0
+                                t1 += g1 * x1
+                                t2 += g1 * x2
+                                t3 += g1 * x3
+                            gw[oc, ch, i, j] += s0
+                            gw[oc, ch + 1, i, j] += s1
+                            gw[oc, ch + 2, i, j] += s2
+                            gw[oc, ch + 3, i, j] += s3
+                            gw[oc + 1, ch, i, j] += t0
+                            gw[oc + 1, ch + 1, i, j] += t1
+                            gw[oc + 1, ch + 2, i, j] += t2
+                            gw[oc + 1, ch + 3, i, j] += t3
+
+    return kernel
+
+
+@cache
 def depthwise_conv():
     import numba
 
