@@ -367,3 +367,20 @@ def test_direct_stride1_kernels_in_float32_match_the_float64_reference(padding, 
     np.testing.assert_allclose(got, y, rtol=1e-4, atol=1e-4)
     np.testing.assert_allclose(gi, gi64, rtol=1e-4, atol=1e-4)
     np.testing.assert_allclose(gw, gw64, rtol=1e-4, atol=2e-3)  # sums of 3 * 18 * 16 products
+
+
+@pytest.mark.parametrize("stride,padding,dilation", [((1, 1), (1, 1), (1, 1)), ((1, 1), (0, 2), (2, 1)),
+                                                     ((2, 1), (1, 0), (1, 1)), ((2, 2), (1, 1), (1, 2))])
+def test_depthwise_weight_gradient_in_float32_matches_float64(stride, padding, dilation):
+    """The depthwise weight gradient's float32 sums (one dot product per tap at stride 1, partial-sum rows
+    otherwise) against the float64 kernel, with a channel multiplier of 2."""
+    rng = np.random.default_rng(13)
+    x, w = rng.standard_normal((3, 4, 17, 15)), rng.standard_normal((8, 1, 3, 3))
+    args = (stride, padding, dilation, 4)
+    y = ref_conv2d(x, w, None, *args)
+    g = rng.standard_normal(y.shape)
+    gw = C.conv2d_backward_weight(T(g.astype(np.float32)), T(x.astype(np.float32)), w.shape, *args).numpy()
+    gw64 = C.conv2d_backward_weight(T(g), T(x), w.shape, *args).numpy()
+    assert gw.dtype == np.float32
+    np.testing.assert_allclose(gw, gw64, rtol=1e-4, atol=1e-3)
+    check_vjp(lambda ww: ref_conv2d(x, ww, None, *args), w, g, gw64)

@@ -330,9 +330,13 @@ def _conv2d_backward_weight_cpu(grad, input, weight_shape, stride, padding, dila
     o, cg, kh, kw = weight_shape
     n, _, ho, wo = g.shape
     if cg == 1 and groups > 1:
+        (ph, pw), (h, wd) = padding, x.shape[2:]
+        flat = tuple(stride) == (1, 1)  # the gradient on the padded rows: one dot product per tap and image
+        wq = wd + 2 * pw if flat else wo
+        gq = _padded_rows(g, o, (0, 0), ho, wq) if flat else np.ascontiguousarray(g).reshape(n, o, ho * wo)
         out = np.empty((o, kh, kw), dtype=g.dtype)
-        numba_nn.depthwise_conv_backward_weight()(np.ascontiguousarray(g), np.ascontiguousarray(x), out, *stride,
-                                                  *padding, *dilation)
+        numba_nn.depthwise_conv_backward_weight()(gq, _padded_rows(x, groups, padding, h + 2 * ph, wd + 2 * pw), out,
+                                                  wd + 2 * pw, wq, *stride, *dilation, ho, wo)
         return wrap(out.reshape(o, 1, kh, kw).astype(grad._dtype.np, copy=False))
     full = tuple(_out_size(x.shape[2 + a], (kh, kw)[a], 1, padding[a], dilation[a]) for a in (0, 1))
     if _direct_ok(cg, o, ho, wo, stride, groups) and (ho, wo) == full:
