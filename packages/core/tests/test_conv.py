@@ -344,7 +344,9 @@ def test_direct_stride1_kernels_match_reference_and_finite_differences(p):
         gi = C.conv2d_backward_input(T(g), T(w), x.shape, *args).numpy()
         gw = C.conv2d_backward_weight(T(g), T(x), w.shape, *args).numpy()
     reaches = all(d * (k - 1) >= pp for d, k, pp in zip(p["dilation"], (p["kh"], p["kw"]), p["padding"]))
-    assert calls == ["_direct", "_direct"] * reaches + ["_direct"] * (not reaches) + ["_direct_weight_grad"]
+    pointwise = p["kh"] == p["kw"] == 1 and p["padding"] == (0, 0)  # a stacked matmul instead
+    assert calls == [] if pointwise else (["_direct", "_direct"] * reaches + ["_direct"] * (not reaches)
+                                          + ["_direct_weight_grad"])
     np.testing.assert_allclose(got, y, rtol=1e-10, atol=1e-10)
     check_vjp(lambda xx: ref_conv2d(xx, w, None, *args), x, g, gi)
     check_vjp(lambda ww: ref_conv2d(x, ww, None, *args), w, g, gw)
@@ -384,3 +386,27 @@ def test_depthwise_weight_gradient_in_float32_matches_float64(stride, padding, d
     assert gw.dtype == np.float32
     np.testing.assert_allclose(gw, gw64, rtol=1e-4, atol=1e-3)
     check_vjp(lambda ww: ref_conv2d(x, ww, None, *args), w, g, gw64)
+
+
+@pytest.mark.parametrize("stride", [(1, 1), (2, 1), (2, 2), (3, 2)])
+def test_unpadded_1x1_convolution_is_a_stacked_matmul(stride, monkeypatch):
+    """An unpadded 1x1 conv (any stride, dilation ignored) against the loop reference and finite
+    differences, through `_pointwise` (no columns); conv_transpose2d with output_padding reuses it."""
+    rng = np.random.default_rng(14)
+    x, w, b = rng.standard_normal((2, 5, 7, 6)), rng.standard_normal((3, 5, 1, 1)), rng.standard_normal(3)
+    args = (stride, (0, 0), (2, 1), 1)
+    calls = []
+    real = C._pointwise
+    monkeypatch.setattr(C, "_pointwise", lambda *a: calls.append(1) or real(*a))
+    y = ref_conv2d(x, w, b, *args)
+    np.testing.assert_allclose(C.conv2d_op(T(x), T(w), T(b), *args).numpy(), y, rtol=1e-12, atol=1e-12)
+    assert calls == [1]
+    g = rng.standard_normal(y.shape)
+    gi = C.conv2d_backward_input(T(g), T(w), x.shape, *args).numpy()
+    gw = C.conv2d_backward_weight(T(g), T(x), w.shape, *args).numpy()
+    check_vjp(lambda xx: ref_conv2d(xx, w, None, *args), x, g, gi)
+    check_vjp(lambda ww: ref_conv2d(x, ww, None, *args), w, g, gw)
+    extra = tuple(int(s > 1) for s in stride)  # output_padding: an output larger than the strided input reaches
+    up = E.conv_transpose2d(T(g), T(w), None, stride, 0, extra)
+    ref = ref_conv_transpose2d(g, w, None, stride, (0, 0), extra, 1, (1, 1))
+    np.testing.assert_allclose(up.numpy(), ref, rtol=1e-12, atol=1e-12)

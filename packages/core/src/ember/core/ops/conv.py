@@ -21,6 +21,9 @@ read as one flat row: output q = oh*Wp + ow is the sum over taps of xp[q + i*dh*
 every tap is a single long contiguous loop; the Wp - Wo columns past each output row are
 computed and dropped. The input gradient of such a convolution is the same kernel applied to the
 gradient padded by d*(k-1) - p, with the weight flipped and its channel axes swapped.
+An unpadded 1x1 convolution (groups=1) needs no columns at all: each image is `W (O, C) @ x[b]
+(C, H*W)`, one stacked matmul over the batch with no transposes (a stride keeps every s-th
+pixel first); its weight gradient is the batch's sum of `g[b] @ x[b]^T`.
 
 NOTE [ 3-D convolution through the 2-D op ]
 A 3-D convolution is the 2-D op with the depth taps folded into the channels: the padded input's
@@ -129,6 +132,37 @@ def _direct(x: np.ndarray, w: np.ndarray, padding, dilation) -> np.ndarray:
     out = np.empty((n, op, ho * wp), dtype=x.dtype)
     numba_nn.conv_rows()(_padded_rows(x, cp, padding, hp, wp), wz, out, wp, dh, dw, (ho - 1) * wp + wo)
     return out.reshape(n, op, ho, wp)[:, :o, :, :wo]
+
+
+def _pointwise_ok(kh: int, kw: int, padding, groups: int) -> bool:
+    """Whether `_pointwise` serves this layer: a 1x1 kernel, no padding, one group."""
+    return kh == kw == 1 and tuple(padding) == (0, 0) and groups == 1
+
+
+def _subsampled(x: np.ndarray, stride, ho: int, wo: int) -> np.ndarray:
+    """The pixels a 1x1 kernel of this stride reads, `(N, C, Ho*Wo)`."""
+    sh, sw = stride
+    xs = x[:, :, :(ho - 1) * sh + 1:sh, :(wo - 1) * sw + 1:sw] if (sh, sw) != (1, 1) else x
+    return np.ascontiguousarray(xs).reshape(x.shape[0], x.shape[1], ho * wo)
+
+
+def _pointwise(x: np.ndarray, w: np.ndarray, stride, ho: int, wo: int) -> np.ndarray:
+    """An unpadded 1x1 conv2d: `W @ x[b]` for every image at once (see NOTE [ Direct convolution over
+    flat rows ])."""
+    o = w.shape[0]
+    return np.matmul(w.reshape(o, -1), _subsampled(x, stride, ho, wo)).reshape(x.shape[0], o, ho, wo)
+
+
+def _pointwise_input_grad(g: np.ndarray, w: np.ndarray, input_shape, stride) -> np.ndarray:
+    """The input gradient of an unpadded 1x1 conv: `W^T @ g[b]`, scattered to every s-th pixel at a stride."""
+    n, o, ho, wo = g.shape
+    gi = np.matmul(w.reshape(o, -1).T, np.ascontiguousarray(g).reshape(n, o, ho * wo)).reshape(n, -1, ho, wo)
+    if tuple(stride) == (1, 1) and tuple(input_shape[2:]) == (ho, wo):
+        return gi
+    sh, sw = stride
+    res = np.zeros(tuple(input_shape), dtype=g.dtype)
+    res[:, :, :(ho - 1) * sh + 1:sh, :(wo - 1) * sw + 1:sw] = gi
+    return res
 
 
 def _padded_rows(x: np.ndarray, cp: int, padding, rows: int, wp: int) -> np.ndarray:
@@ -248,8 +282,9 @@ def _conv2d_cpu(input, weight, bias, stride, padding, dilation, groups):
         return wrap(res.astype(input._dtype.np, copy=False))
     ho = _out_size(x.shape[2], kh, stride[0], padding[0], dilation[0])
     wo = _out_size(x.shape[3], kw, stride[1], padding[1], dilation[1])
-    if _direct_ok(x.shape[1], o, ho, wo, stride, groups):
-        out = _direct(x, w, padding, dilation)
+    if _pointwise_ok(kh, kw, padding, groups) or _direct_ok(x.shape[1], o, ho, wo, stride, groups):
+        pointwise = _pointwise_ok(kh, kw, padding, groups)
+        out = _pointwise(x, w, stride, ho, wo) if pointwise else _direct(x, w, padding, dilation)
         res = np.add(out, bias._np().reshape(o, 1, 1)) if bias is not None else np.ascontiguousarray(out)
         return wrap(res.astype(input._dtype.np, copy=False))
     k = w.shape[1] * kh * kw
@@ -295,6 +330,8 @@ def _conv2d_backward_input_cpu(grad, weight, input_shape, stride, padding, dilat
         numba_nn.depthwise_conv_backward_input()(np.ascontiguousarray(g), np.ascontiguousarray(w).reshape(o, kh, kw),
                                                  out, *stride, *dilation)
         return wrap(np.ascontiguousarray(out[:, :, ph:ph + h, pw:pw + wd], dtype=grad._dtype.np))
+    if _pointwise_ok(kh, kw, padding, groups):
+        return wrap(_pointwise_input_grad(g, w, input_shape, stride).astype(grad._dtype.np, copy=False))
     if _direct_input_grad_ok(g.shape[2:], input_shape, w.shape, stride, padding, dilation, groups):
         return wrap(np.ascontiguousarray(_direct_input_grad(g, w, padding, dilation), dtype=grad._dtype.np))
     wt = w.reshape(groups, o // groups, cg * kh * kw).transpose(0, 2, 1)
@@ -338,6 +375,10 @@ def _conv2d_backward_weight_cpu(grad, input, weight_shape, stride, padding, dila
         numba_nn.depthwise_conv_backward_weight()(gq, _padded_rows(x, groups, padding, h + 2 * ph, wd + 2 * pw), out,
                                                   wd + 2 * pw, wq, *stride, *dilation, ho, wo)
         return wrap(out.reshape(o, 1, kh, kw).astype(grad._dtype.np, copy=False))
+    if _pointwise_ok(kh, kw, padding, groups):
+        gw = np.matmul(np.ascontiguousarray(g).reshape(n, o, ho * wo),
+                       _subsampled(x, stride, ho, wo).transpose(0, 2, 1))
+        return wrap(gw.sum(0).reshape(weight_shape).astype(grad._dtype.np, copy=False))
     full = tuple(_out_size(x.shape[2 + a], (kh, kw)[a], 1, padding[a], dilation[a]) for a in (0, 1))
     if _direct_ok(cg, o, ho, wo, stride, groups) and (ho, wo) == full:
         gw = _direct_weight_grad(g, x, kh, kw, padding, dilation)
