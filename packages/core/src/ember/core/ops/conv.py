@@ -1,12 +1,12 @@
 """Convolutions: conv1d/conv2d/conv_transpose1d/conv_transpose2d and the conv backward kernels.
 
 NOTE [ Convolution as one GEMM ]
-The forward unfolds the input into columns `(C, kh, kw, N, Ho, Wo)` (a Numba copy that
-writes the padding's zeros itself, so no padded copy of the input is made; a 1x1 stride-1 conv
-only a transpose), then multiplies the weight `(G, O/G, C/G*kh*kw)` by
+The forward unfolds the input into columns `(C, kh, kw, N, Ho, Wo)` (a Numba gather, per tap,
+from a zero-padded channels-first copy of the input through a table of window offsets; a 1x1
+stride-1 conv only a transpose), then multiplies the weight `(G, O/G, C/G*kh*kw)` by
 them in one GEMM per group, over the whole batch at once (a single large GEMM is several times
 faster than N small ones). The input gradient is the transposed GEMM followed by `col2im`, a
-Numba scatter-add over the same window geometry straight into the unpadded result; the weight
+Numba scatter-add through the same table into a padded buffer, cropped; the weight
 gradient is GEMM of the gradient with the columns. Depthwise convolutions (one input channel
 per group, groups > 1) run direct Numba loops instead: their per-group GEMMs would have
 K = kh * kw. A single-channel input with groups == 1 (a first layer) stays on the GEMM: one GEMM
@@ -67,6 +67,12 @@ def _out_size(n: int, k: int, s: int, p: int, d: int) -> int:
     return (n + 2 * p - d * (k - 1) - 1) // s + 1
 
 
+def _window_offsets(n: int, hp: int, wp: int, ho: int, wo: int, sh: int, sw: int) -> np.ndarray:
+    """The flat offset of every output position's window corner in `(N, Hp, Wp)`: `im2col`'s gather table."""
+    return (np.arange(n, dtype=np.int64)[:, None, None] * (hp * wp) + (np.arange(ho) * (sh * wp))[None, :, None]
+            + (np.arange(wo) * sw)[None, None, :]).reshape(-1)
+
+
 def _unfold(x: np.ndarray, kh: int, kw: int, stride, padding, dilation) -> np.ndarray:
     """The columns `(C, kh, kw, N, Ho, Wo)` of `x (N, C, H, W)` (see NOTE [ Convolution as one GEMM ])."""
     (sh, sw), (ph, pw), (dh, dw) = stride, padding, dilation
@@ -74,21 +80,29 @@ def _unfold(x: np.ndarray, kh: int, kw: int, stride, padding, dilation) -> np.nd
     ho, wo = _out_size(h, kh, sh, ph, dh), _out_size(w, kw, sw, pw, dw)
     if kh == kw == 1 and sh == sw == 1 and ph == pw == 0:
         return np.ascontiguousarray(x.transpose(1, 0, 2, 3)).reshape(c, 1, 1, n, ho, wo)
+    hp, wp = h + 2 * ph, w + 2 * pw
+    xf = np.zeros((c, n, hp, wp), dtype=x.dtype)
+    xf[:, :, ph:ph + h, pw:pw + w] = x.transpose(1, 0, 2, 3)
     cols = np.empty((c, kh, kw, n, ho, wo), dtype=x.dtype)
-    numba_nn.im2col()(np.ascontiguousarray(x), cols, sh, sw, ph, pw, dh, dw)
+    numba_nn.im2col()(xf.reshape(c, n * hp * wp), _window_offsets(n, hp, wp, ho, wo, sh, sw),
+                      cols.reshape(c, kh, kw, n * ho * wo), wp, dh, dw)
     return cols
 
 
 def _fold(cols: np.ndarray, out: np.ndarray, stride, padding, dilation) -> None:
     """The adjoint of `_unfold`: sum columns `(C, kh, kw, N, Ho, Wo)` back into `out (N, C, H, W)`
-    (contiguous; overwritten)."""
+    (overwritten)."""
     (sh, sw), (ph, pw), (dh, dw) = stride, padding, dilation
     n, c, h, w = out.shape
-    if cols.shape[1] == cols.shape[2] == 1 and sh == sw == 1 and ph == pw == 0 and cols.shape[4:] == (h, w):
+    kh, kw, ho, wo = cols.shape[1], cols.shape[2], cols.shape[4], cols.shape[5]
+    if kh == kw == 1 and sh == sw == 1 and ph == pw == 0 and (ho, wo) == (h, w):
         out[...] = cols.reshape(c, n, h, w).transpose(1, 0, 2, 3)
         return
-    out[...] = 0
-    numba_nn.col2im()(np.ascontiguousarray(cols), out, sh, sw, ph, pw, dh, dw)
+    hp, wp = h + 2 * ph, w + 2 * pw
+    xf = np.zeros((c, n, hp, wp), dtype=out.dtype)
+    numba_nn.col2im()(np.ascontiguousarray(cols).reshape(c, kh, kw, n * ho * wo),
+                      _window_offsets(n, hp, wp, ho, wo, sh, sw), xf.reshape(c, n * hp * wp), wp, dh, dw)
+    out[...] = xf[:, :, ph:ph + h, pw:pw + w].transpose(1, 0, 2, 3)
 
 
 _COLS_BYTES = 1 << 27  # one chunk's column buffer: a whole large-image batch would need gigabytes
