@@ -9,8 +9,8 @@ faster than N small ones). The input gradient is the transposed GEMM followed by
 Numba scatter-add through the same table into a padded buffer, cropped; the weight
 gradient is GEMM of the gradient with the columns. Depthwise convolutions (one input channel
 per group, groups > 1) run direct Numba loops instead: their per-group GEMMs would have
-K = kh * kw. A single-channel input with groups == 1 (a first layer) stays on the GEMM: one GEMM
-with K = kh * kw measured faster than the direct loops and compiles no parallel kernel at start.
+K = kh * kw. A single-channel input with groups == 1 (a first layer) stays off the depthwise loops
+(the GEMM, or the direct kernel below, measured faster, and compile no parallel kernel at start).
 A transposed convolution is exactly a convolution's input gradient, so it reuses it.
 
 NOTE [ Direct convolution over flat rows ]
