@@ -126,10 +126,10 @@ def _channels_first(g: np.ndarray, groups: int) -> np.ndarray:
 
 
 def _direct_ok(c: int, o: int, ho: int, wo: int, stride, groups: int) -> bool:
-    """Whether `_direct` serves this layer: stride 1, one group, at most 64 input channels and an output
+    """Whether `_direct` serves this layer: stride 1, one group, 2 to 64 input channels and an output
     plane of at least 16x16 (measured: below that the flat rows are too short, above 64 channels BLAS
-    wins)."""
-    return groups == 1 and tuple(stride) == (1, 1) and c <= 64 and o >= 1 and ho * wo >= 256
+    wins, and a single channel, padded to the kernel's 4, does 4x the work of the GEMM's K = kh*kw)."""
+    return groups == 1 and tuple(stride) == (1, 1) and 2 <= c <= 64 and o >= 1 and ho * wo >= 256
 
 
 def _direct(x: np.ndarray, w: np.ndarray, padding, dilation) -> np.ndarray:
