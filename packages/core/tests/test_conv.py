@@ -308,3 +308,105 @@ def test_batch_chunking_of_the_column_buffer_gives_the_same_results(monkeypatch)
                C.conv2d_backward_weight(T(g), T(x), w.shape, *args).numpy()]
     for a, b in zip(whole, chunked):
         np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-12)
+
+
+direct_cases = st.fixed_dictionaries({
+    "n": st.integers(1, 2), "c": st.integers(2, 5), "o": st.integers(2, 5), "h": st.integers(20, 23),
+    "w": st.integers(20, 23), "kh": st.integers(1, 3), "kw": st.integers(1, 3),
+    "padding": st.tuples(st.integers(0, 2), st.integers(0, 2)),
+    "dilation": st.tuples(st.integers(1, 2), st.integers(1, 2)), "bias": st.booleans(),
+})
+
+
+def _spy_direct(monkeypatch):
+    """Count the calls of the direct stride-1 kernels' launchers (NOTE [ Direct convolution over flat rows ])."""
+    calls = []
+    for name in ("_direct", "_direct_weight_grad"):
+        real = getattr(C, name)
+        monkeypatch.setattr(C, name, lambda *a, _real=real, _name=name: calls.append(_name) or _real(*a))
+    return calls
+
+
+@settings(max_examples=25, deadline=None)
+@given(direct_cases)
+def test_direct_stride1_kernels_match_reference_and_finite_differences(p):
+    rng = np.random.default_rng(11)
+    x = rng.standard_normal((p["n"], p["c"], p["h"], p["w"]))
+    w = rng.standard_normal((p["o"], p["c"], p["kh"], p["kw"]))
+    b = rng.standard_normal(p["o"]) if p["bias"] else None
+    args = ((1, 1), p["padding"], p["dilation"], 1)
+    y = ref_conv2d(x, w, b, *args)
+    assert y.shape[2] * y.shape[3] >= 256  # every case is one the direct kernels take (16x16 outputs at least)
+    with pytest.MonkeyPatch.context() as mp:
+        calls = _spy_direct(mp)
+        got = C.conv2d_op(T(x), T(w), None if b is None else T(b), *args).numpy()
+        g = np.random.default_rng(1).standard_normal(y.shape)
+        gi = C.conv2d_backward_input(T(g), T(w), x.shape, *args).numpy()
+        gw = C.conv2d_backward_weight(T(g), T(x), w.shape, *args).numpy()
+    reaches = all(d * (k - 1) >= pp for d, k, pp in zip(p["dilation"], (p["kh"], p["kw"]), p["padding"]))
+    pointwise = p["kh"] == p["kw"] == 1 and p["padding"] == (0, 0)  # a stacked matmul instead
+    assert calls == [] if pointwise else (["_direct", "_direct"] * reaches + ["_direct"] * (not reaches)
+                                          + ["_direct_weight_grad"])
+    np.testing.assert_allclose(got, y, rtol=1e-10, atol=1e-10)
+    check_vjp(lambda xx: ref_conv2d(xx, w, None, *args), x, g, gi)
+    check_vjp(lambda ww: ref_conv2d(x, ww, None, *args), w, g, gw)
+
+
+@pytest.mark.parametrize("padding,dilation", [((1, 1), (1, 1)), ((0, 2), (2, 1))])
+def test_direct_stride1_kernels_in_float32_match_the_float64_reference(padding, dilation):
+    rng = np.random.default_rng(12)
+    x, w = rng.standard_normal((3, 7, 20, 18)), rng.standard_normal((6, 7, 3, 3))
+    args = ((1, 1), padding, dilation, 1)
+    y = ref_conv2d(x, w, None, *args)
+    g = rng.standard_normal(y.shape)
+    f32 = [T(a.astype(np.float32)) for a in (x, w, g)]
+    got = C.conv2d_op(f32[0], f32[1], None, *args).numpy()
+    gi = C.conv2d_backward_input(f32[2], f32[1], x.shape, *args).numpy()
+    gw = C.conv2d_backward_weight(f32[2], f32[0], w.shape, *args).numpy()
+    gi64 = C.conv2d_backward_input(T(g), T(w), x.shape, *args).numpy()
+    gw64 = C.conv2d_backward_weight(T(g), T(x), w.shape, *args).numpy()
+    assert got.dtype == gi.dtype == gw.dtype == np.float32
+    np.testing.assert_allclose(got, y, rtol=1e-4, atol=1e-4)
+    np.testing.assert_allclose(gi, gi64, rtol=1e-4, atol=1e-4)
+    np.testing.assert_allclose(gw, gw64, rtol=1e-4, atol=2e-3)  # sums of 3 * 18 * 16 products
+
+
+@pytest.mark.parametrize("stride,padding,dilation", [((1, 1), (1, 1), (1, 1)), ((1, 1), (0, 2), (2, 1)),
+                                                     ((2, 1), (1, 0), (1, 1)), ((2, 2), (1, 1), (1, 2))])
+def test_depthwise_weight_gradient_in_float32_matches_float64(stride, padding, dilation):
+    """The depthwise weight gradient's float32 sums (one dot product per tap at stride 1, partial-sum rows
+    otherwise) against the float64 kernel, with a channel multiplier of 2."""
+    rng = np.random.default_rng(13)
+    x, w = rng.standard_normal((3, 4, 17, 15)), rng.standard_normal((8, 1, 3, 3))
+    args = (stride, padding, dilation, 4)
+    y = ref_conv2d(x, w, None, *args)
+    g = rng.standard_normal(y.shape)
+    gw = C.conv2d_backward_weight(T(g.astype(np.float32)), T(x.astype(np.float32)), w.shape, *args).numpy()
+    gw64 = C.conv2d_backward_weight(T(g), T(x), w.shape, *args).numpy()
+    assert gw.dtype == np.float32
+    np.testing.assert_allclose(gw, gw64, rtol=1e-4, atol=1e-3)
+    check_vjp(lambda ww: ref_conv2d(x, ww, None, *args), w, g, gw64)
+
+
+@pytest.mark.parametrize("stride", [(1, 1), (2, 1), (2, 2), (3, 2)])
+def test_unpadded_1x1_convolution_is_a_stacked_matmul(stride, monkeypatch):
+    """An unpadded 1x1 conv (any stride, dilation ignored) against the loop reference and finite
+    differences, through `_pointwise` (no columns); conv_transpose2d with output_padding reuses it."""
+    rng = np.random.default_rng(14)
+    x, w, b = rng.standard_normal((2, 5, 7, 6)), rng.standard_normal((3, 5, 1, 1)), rng.standard_normal(3)
+    args = (stride, (0, 0), (2, 1), 1)
+    calls = []
+    real = C._pointwise
+    monkeypatch.setattr(C, "_pointwise", lambda *a: calls.append(1) or real(*a))
+    y = ref_conv2d(x, w, b, *args)
+    np.testing.assert_allclose(C.conv2d_op(T(x), T(w), T(b), *args).numpy(), y, rtol=1e-12, atol=1e-12)
+    assert calls == [1]
+    g = rng.standard_normal(y.shape)
+    gi = C.conv2d_backward_input(T(g), T(w), x.shape, *args).numpy()
+    gw = C.conv2d_backward_weight(T(g), T(x), w.shape, *args).numpy()
+    check_vjp(lambda xx: ref_conv2d(xx, w, None, *args), x, g, gi)
+    check_vjp(lambda ww: ref_conv2d(x, ww, None, *args), w, g, gw)
+    extra = tuple(int(s > 1) for s in stride)  # output_padding: an output larger than the strided input reaches
+    up = E.conv_transpose2d(T(g), T(w), None, stride, 0, extra)
+    ref = ref_conv_transpose2d(g, w, None, stride, (0, 0), extra, 1, (1, 1))
+    np.testing.assert_allclose(up.numpy(), ref, rtol=1e-12, atol=1e-12)

@@ -115,14 +115,26 @@ def kernel_rows(repeat: int) -> list[tuple[str, float, str]]:
     p = E.from_numpy(rng.standard_normal(1 << 22, dtype=np.float32))
     pg = E.from_numpy(rng.standard_normal(1 << 22, dtype=np.float32))
     buf = E.from_numpy(np.zeros(1 << 22, dtype=np.float32))
+    # a small-image, many-channel layer (ResNet's last stage) takes im2col + GEMM, not the direct kernels
+    xs = E.from_numpy(rng.standard_normal((n, 2 * c, 8, 8), dtype=np.float32))
+    ws = E.from_numpy(rng.standard_normal((2 * c, 2 * c, 3, 3), dtype=np.float32))
+    w1 = E.from_numpy(rng.standard_normal((c, c, 1, 1), dtype=np.float32))
     cases = [
-        ("conv2d 3x3 p1 forward", lambda: conv2d_op(x, w, None, (1, 1), (1, 1), (1, 1), 1), conv_flops, "GFLOP/s"),
-        ("conv2d backward input", lambda: conv2d_backward_input(g, w, x.shape, (1, 1), (1, 1), (1, 1), 1),
+        ("conv2d 3x3 p1 forward (direct)", lambda: conv2d_op(x, w, None, (1, 1), (1, 1), (1, 1), 1), conv_flops,
+         "GFLOP/s"),
+        ("conv2d backward input (direct)", lambda: conv2d_backward_input(g, w, x.shape, (1, 1), (1, 1), (1, 1), 1),
          conv_flops, "GFLOP/s"),
-        ("conv2d backward weight", lambda: conv2d_backward_weight(g, x, w.shape, (1, 1), (1, 1), (1, 1), 1),
+        ("conv2d backward weight (direct)", lambda: conv2d_backward_weight(g, x, w.shape, (1, 1), (1, 1), (1, 1), 1),
          conv_flops, "GFLOP/s"),
+        ("conv2d 3x3 128ch 8x8 (im2col+GEMM)", lambda: conv2d_op(xs, ws, None, (1, 1), (1, 1), (1, 1), 1),
+         2.0 * n * (2 * c) ** 2 * 64 * 9, "GFLOP/s"),
+        ("conv2d 1x1 (stacked matmul)", lambda: conv2d_op(x, w1, None, (1, 1), (0, 0), (1, 1), 1),
+         2.0 * n * c * c * hw * hw, "GFLOP/s"),
         ("im2col 3x3 p1 (x read, 9x written)", lambda: _unfold(xa, 3, 3, (1, 1), (1, 1), (1, 1)), nb * 10, "GB/s"),
+        ("im2col 3x3 p1, 128ch 8x8", lambda: _unfold(xs._np(), 3, 3, (1, 1), (1, 1), (1, 1)), nb // 2 * 10, "GB/s"),
         ("depthwise conv 3x3 p1", lambda: conv2d_op(x, wd, None, (1, 1), (1, 1), (1, 1), c), 2 * nb, "GB/s"),
+        ("depthwise backward weight", lambda: conv2d_backward_weight(g, x, wd.shape, (1, 1), (1, 1), (1, 1), c),
+         2 * nb, "GB/s"),
         ("threshold_backward (ReLU)", lambda: threshold_backward(g, x, 0.0), 3 * nb, "GB/s"),
         ("batch_norm forward (train)", lambda: batch_norm_op(x, ones, zeros, None, None, True, 0.1, 1e-5),
          2 * nb, "GB/s"),

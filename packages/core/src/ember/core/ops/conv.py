@@ -1,17 +1,29 @@
 """Convolutions: conv1d/conv2d/conv_transpose1d/conv_transpose2d and the conv backward kernels.
 
 NOTE [ Convolution as one GEMM ]
-The forward unfolds the input into columns `(C, kh, kw, N, Ho, Wo)` (a Numba copy that
-writes the padding's zeros itself, so no padded copy of the input is made; a 1x1 stride-1 conv
-only a transpose), then multiplies the weight `(G, O/G, C/G*kh*kw)` by
+The forward unfolds the input into columns `(C, kh, kw, N, Ho, Wo)` (a Numba gather, per tap,
+from a zero-padded channels-first copy of the input through a table of window offsets; a 1x1
+stride-1 conv only a transpose), then multiplies the weight `(G, O/G, C/G*kh*kw)` by
 them in one GEMM per group, over the whole batch at once (a single large GEMM is several times
 faster than N small ones). The input gradient is the transposed GEMM followed by `col2im`, a
-Numba scatter-add over the same window geometry straight into the unpadded result; the weight
+Numba scatter-add through the same table into a padded buffer, cropped; the weight
 gradient is GEMM of the gradient with the columns. Depthwise convolutions (one input channel
 per group, groups > 1) run direct Numba loops instead: their per-group GEMMs would have
-K = kh * kw. A single-channel input with groups == 1 (a first layer) stays on the GEMM: one GEMM
-with K = kh * kw measured faster than the direct loops and compiles no parallel kernel at start.
+K = kh * kw. A single-channel input with groups == 1 (a first layer) stays off the depthwise loops
+(the GEMM, or the direct kernel below, measured faster, and compile no parallel kernel at start).
 A transposed convolution is exactly a convolution's input gradient, so it reuses it.
+
+NOTE [ Direct convolution over flat rows ]
+A stride-1, groups=1 convolution with few channels on a large image runs direct instead
+(`numba_nn.conv_rows`): im2col would write kh*kw copies of the input for a GEMM whose 16-32 rows
+give BLAS a skinny, memory-bound shape. The input is zero-padded once and each padded image is
+read as one flat row: output q = oh*Wp + ow is the sum over taps of xp[q + i*dh*Wp + j*dw], so
+every tap is a single long contiguous loop; the Wp - Wo columns past each output row are
+computed and dropped. The input gradient of such a convolution is the same kernel applied to the
+gradient padded by d*(k-1) - p, with the weight flipped and its channel axes swapped.
+An unpadded 1x1 convolution (groups=1) needs no columns at all: each image is `W (O, C) @ x[b]
+(C, H*W)`, one stacked matmul over the batch with no transposes (a stride keeps every s-th
+pixel first); its weight gradient is the batch's sum of `g[b] @ x[b]^T`.
 
 NOTE [ 3-D convolution through the 2-D op ]
 A 3-D convolution is the 2-D op with the depth taps folded into the channels: the padded input's
@@ -55,6 +67,12 @@ def _out_size(n: int, k: int, s: int, p: int, d: int) -> int:
     return (n + 2 * p - d * (k - 1) - 1) // s + 1
 
 
+def _window_offsets(n: int, hp: int, wp: int, ho: int, wo: int, sh: int, sw: int) -> np.ndarray:
+    """The flat offset of every output position's window corner in `(N, Hp, Wp)`: `im2col`'s gather table."""
+    return (np.arange(n, dtype=np.int64)[:, None, None] * (hp * wp) + (np.arange(ho) * (sh * wp))[None, :, None]
+            + (np.arange(wo) * sw)[None, None, :]).reshape(-1)
+
+
 def _unfold(x: np.ndarray, kh: int, kw: int, stride, padding, dilation) -> np.ndarray:
     """The columns `(C, kh, kw, N, Ho, Wo)` of `x (N, C, H, W)` (see NOTE [ Convolution as one GEMM ])."""
     (sh, sw), (ph, pw), (dh, dw) = stride, padding, dilation
@@ -62,21 +80,29 @@ def _unfold(x: np.ndarray, kh: int, kw: int, stride, padding, dilation) -> np.nd
     ho, wo = _out_size(h, kh, sh, ph, dh), _out_size(w, kw, sw, pw, dw)
     if kh == kw == 1 and sh == sw == 1 and ph == pw == 0:
         return np.ascontiguousarray(x.transpose(1, 0, 2, 3)).reshape(c, 1, 1, n, ho, wo)
+    hp, wp = h + 2 * ph, w + 2 * pw
+    xf = np.zeros((c, n, hp, wp), dtype=x.dtype)
+    xf[:, :, ph:ph + h, pw:pw + w] = x.transpose(1, 0, 2, 3)
     cols = np.empty((c, kh, kw, n, ho, wo), dtype=x.dtype)
-    numba_nn.im2col()(np.ascontiguousarray(x), cols, sh, sw, ph, pw, dh, dw)
+    numba_nn.im2col()(xf.reshape(c, n * hp * wp), _window_offsets(n, hp, wp, ho, wo, sh, sw),
+                      cols.reshape(c, kh, kw, n * ho * wo), wp, dh, dw)
     return cols
 
 
 def _fold(cols: np.ndarray, out: np.ndarray, stride, padding, dilation) -> None:
     """The adjoint of `_unfold`: sum columns `(C, kh, kw, N, Ho, Wo)` back into `out (N, C, H, W)`
-    (contiguous; overwritten)."""
+    (overwritten)."""
     (sh, sw), (ph, pw), (dh, dw) = stride, padding, dilation
     n, c, h, w = out.shape
-    if cols.shape[1] == cols.shape[2] == 1 and sh == sw == 1 and ph == pw == 0 and cols.shape[4:] == (h, w):
+    kh, kw, ho, wo = cols.shape[1], cols.shape[2], cols.shape[4], cols.shape[5]
+    if kh == kw == 1 and sh == sw == 1 and ph == pw == 0 and (ho, wo) == (h, w):
         out[...] = cols.reshape(c, n, h, w).transpose(1, 0, 2, 3)
         return
-    out[...] = 0
-    numba_nn.col2im()(np.ascontiguousarray(cols), out, sh, sw, ph, pw, dh, dw)
+    hp, wp = h + 2 * ph, w + 2 * pw
+    xf = np.zeros((c, n, hp, wp), dtype=out.dtype)
+    numba_nn.col2im()(np.ascontiguousarray(cols).reshape(c, kh, kw, n * ho * wo),
+                      _window_offsets(n, hp, wp, ho, wo, sh, sw), xf.reshape(c, n * hp * wp), wp, dh, dw)
+    out[...] = xf[:, :, ph:ph + h, pw:pw + w].transpose(1, 0, 2, 3)
 
 
 _COLS_BYTES = 1 << 27  # one chunk's column buffer: a whole large-image batch would need gigabytes
@@ -97,6 +123,102 @@ def _channels_first(g: np.ndarray, groups: int) -> np.ndarray:
     """`(N, O, Ho, Wo)` as `(G, O/G, N*Ho*Wo)`: the GEMM layout of an output gradient."""
     n, o = g.shape[:2]
     return np.ascontiguousarray(g.transpose(1, 0, 2, 3)).reshape(groups, o // groups, n * g.shape[2] * g.shape[3])
+
+
+def _direct_ok(c: int, o: int, ho: int, wo: int, stride, groups: int) -> bool:
+    """Whether `_direct` serves this layer: stride 1, one group, 2 to 64 input channels and an output
+    plane of at least 16x16 (measured: below that the flat rows are too short, above 64 channels BLAS
+    wins, and a single channel, padded to the kernel's 4, does 4x the work of the GEMM's K = kh*kw)."""
+    return groups == 1 and tuple(stride) == (1, 1) and 2 <= c <= 64 and o >= 1 and ho * wo >= 256
+
+
+def _direct(x: np.ndarray, w: np.ndarray, padding, dilation) -> np.ndarray:
+    """Stride-1 conv2d of `x (N, C, H, W)` with `w (O, C, kh, kw)` by `numba_nn.conv_rows` (see NOTE
+    [ Direct convolution over flat rows ]); a strided `(N, O, Ho, Wo)` view of the kernel's buffer."""
+    n, c, h, wd = x.shape
+    o, _, kh, kw = w.shape
+    (ph, pw), (dh, dw) = padding, dilation
+    hp, wp = h + 2 * ph, wd + 2 * pw
+    ho, wo = hp - dh * (kh - 1), wp - dw * (kw - 1)
+    cp, op = -(-c // 4) * 4, -(-o // 2) * 2  # the kernel takes 4 input and 2 output channels at a time
+    wz = np.zeros((op, cp, kh, kw), dtype=x.dtype)
+    wz[:o, :c] = w
+    out = np.empty((n, op, ho * wp), dtype=x.dtype)
+    numba_nn.conv_rows()(_padded_rows(x, cp, padding, hp, wp), wz, out, wp, dh, dw, (ho - 1) * wp + wo)
+    return out.reshape(n, op, ho, wp)[:, :o, :, :wo]
+
+
+def _pointwise_ok(kh: int, kw: int, padding, groups: int) -> bool:
+    """Whether `_pointwise` serves this layer: a 1x1 kernel, no padding, one group."""
+    return kh == kw == 1 and tuple(padding) == (0, 0) and groups == 1
+
+
+def _subsampled(x: np.ndarray, stride, ho: int, wo: int) -> np.ndarray:
+    """The pixels a 1x1 kernel of this stride reads, `(N, C, Ho*Wo)`."""
+    sh, sw = stride
+    xs = x[:, :, :(ho - 1) * sh + 1:sh, :(wo - 1) * sw + 1:sw] if (sh, sw) != (1, 1) else x
+    return np.ascontiguousarray(xs).reshape(x.shape[0], x.shape[1], ho * wo)
+
+
+def _pointwise(x: np.ndarray, w: np.ndarray, stride, ho: int, wo: int) -> np.ndarray:
+    """An unpadded 1x1 conv2d: `W @ x[b]` for every image at once (see NOTE [ Direct convolution over
+    flat rows ])."""
+    o = w.shape[0]
+    return np.matmul(w.reshape(o, -1), _subsampled(x, stride, ho, wo)).reshape(x.shape[0], o, ho, wo)
+
+
+def _pointwise_input_grad(g: np.ndarray, w: np.ndarray, input_shape, stride) -> np.ndarray:
+    """The input gradient of an unpadded 1x1 conv: `W^T @ g[b]`, scattered to every s-th pixel at a stride."""
+    n, o, ho, wo = g.shape
+    gi = np.matmul(w.reshape(o, -1).T, np.ascontiguousarray(g).reshape(n, o, ho * wo)).reshape(n, -1, ho, wo)
+    if tuple(stride) == (1, 1) and tuple(input_shape[2:]) == (ho, wo):
+        return gi
+    sh, sw = stride
+    res = np.zeros(tuple(input_shape), dtype=g.dtype)
+    res[:, :, :(ho - 1) * sh + 1:sh, :(wo - 1) * sw + 1:sw] = gi
+    return res
+
+
+def _padded_rows(x: np.ndarray, cp: int, padding, rows: int, wp: int) -> np.ndarray:
+    """`x (N, C, H, W)` zero-padded to `cp` channels and a `(rows, wp)` plane (`padding` before), flattened
+    to `(N, cp, rows*wp)`: the flat rows of NOTE [ Direct convolution over flat rows ]."""
+    n, c, h, wd = x.shape
+    (ph, pw) = padding
+    xp = np.zeros((n, cp, rows, wp), dtype=x.dtype)
+    xp[:, :c, ph:ph + h, pw:pw + wd] = x
+    return xp.reshape(n, cp, rows * wp)
+
+
+def _direct_weight_grad(g: np.ndarray, x: np.ndarray, kh: int, kw: int, padding, dilation) -> np.ndarray:
+    """The weight gradient `(O, C, kh, kw)` of a stride-1 conv by `numba_nn.conv_rows_weight`."""
+    (c, h, wd), o = x.shape[1:], g.shape[1]
+    (ph, pw), (dh, dw) = padding, dilation
+    hp, wp = h + 2 * ph, wd + 2 * pw
+    ho, wo = hp - dh * (kh - 1), wp - dw * (kw - 1)
+    cp, op = -(-c // 4) * 4, -(-o // 2) * 2
+    gw = np.zeros((op, cp, kh, kw), dtype=x.dtype)
+    numba_nn.conv_rows_weight()(_padded_rows(x, cp, padding, hp, wp), _padded_rows(g, op, (0, 0), ho, wp), gw, wp,
+                                dh, dw, (ho - 1) * wp + wo)
+    return gw[:o, :c]
+
+
+def _direct_input_grad_ok(g_hw, input_shape, w_shape, stride, padding, dilation, groups) -> bool:
+    """Whether the stride-1 input gradient runs as `_direct` of the padded gradient (the full gradient, and
+    padding no larger than the dilated kernel's reach)."""
+    kh, kw = w_shape[2:]
+    return (_direct_ok(w_shape[0], input_shape[1], input_shape[2], input_shape[3], stride, groups)
+            and dilation[0] * (kh - 1) >= padding[0] and dilation[1] * (kw - 1) >= padding[1]
+            and tuple(g_hw) == (input_shape[2] + 2 * padding[0] - dilation[0] * (kh - 1),
+                                input_shape[3] + 2 * padding[1] - dilation[1] * (kw - 1)))
+
+
+def _direct_input_grad(g: np.ndarray, w: np.ndarray, padding, dilation) -> np.ndarray:
+    """The input gradient of a stride-1 conv: `_direct` of g padded by d*(k-1) - p with the flipped,
+    channel-swapped weight."""
+    kh, kw = w.shape[2:]
+    (ph, pw), (dh, dw) = padding, dilation
+    return _direct(g, w[:, :, ::-1, ::-1].transpose(1, 0, 2, 3), (dh * (kh - 1) - ph, dw * (kw - 1) - pw),
+                   dilation)
 
 
 conv2d_op = declare("conv2d", doc="""2-D cross-correlation (PyTorch's conv2d), batched input only.
@@ -174,6 +296,11 @@ def _conv2d_cpu(input, weight, bias, stride, padding, dilation, groups):
         return wrap(res.astype(input._dtype.np, copy=False))
     ho = _out_size(x.shape[2], kh, stride[0], padding[0], dilation[0])
     wo = _out_size(x.shape[3], kw, stride[1], padding[1], dilation[1])
+    if _pointwise_ok(kh, kw, padding, groups) or _direct_ok(x.shape[1], o, ho, wo, stride, groups):
+        pointwise = _pointwise_ok(kh, kw, padding, groups)
+        out = _pointwise(x, w, stride, ho, wo) if pointwise else _direct(x, w, padding, dilation)
+        res = np.add(out, bias._np().reshape(o, 1, 1)) if bias is not None else np.ascontiguousarray(out)
+        return wrap(res.astype(input._dtype.np, copy=False))
     k = w.shape[1] * kh * kw
     wg = w.reshape(groups, o // groups, k)
     res = np.empty((n, o, ho, wo), dtype=x.dtype)
@@ -217,6 +344,10 @@ def _conv2d_backward_input_cpu(grad, weight, input_shape, stride, padding, dilat
         numba_nn.depthwise_conv_backward_input()(np.ascontiguousarray(g), np.ascontiguousarray(w).reshape(o, kh, kw),
                                                  out, *stride, *dilation)
         return wrap(np.ascontiguousarray(out[:, :, ph:ph + h, pw:pw + wd], dtype=grad._dtype.np))
+    if _pointwise_ok(kh, kw, padding, groups):
+        return wrap(_pointwise_input_grad(g, w, input_shape, stride).astype(grad._dtype.np, copy=False))
+    if _direct_input_grad_ok(g.shape[2:], input_shape, w.shape, stride, padding, dilation, groups):
+        return wrap(np.ascontiguousarray(_direct_input_grad(g, w, padding, dilation), dtype=grad._dtype.np))
     wt = w.reshape(groups, o // groups, cg * kh * kw).transpose(0, 2, 1)
     res = np.empty(tuple(input_shape), dtype=g.dtype)
     for sl in _chunks(n, groups * cg * kh * kw * ho * wo * g.itemsize):
@@ -250,10 +381,22 @@ def _conv2d_backward_weight_cpu(grad, input, weight_shape, stride, padding, dila
     o, cg, kh, kw = weight_shape
     n, _, ho, wo = g.shape
     if cg == 1 and groups > 1:
+        (ph, pw), (h, wd) = padding, x.shape[2:]
+        flat = tuple(stride) == (1, 1)  # the gradient on the padded rows: one dot product per tap and image
+        wq = wd + 2 * pw if flat else wo
+        gq = _padded_rows(g, o, (0, 0), ho, wq) if flat else np.ascontiguousarray(g).reshape(n, o, ho * wo)
         out = np.empty((o, kh, kw), dtype=g.dtype)
-        numba_nn.depthwise_conv_backward_weight()(np.ascontiguousarray(g), np.ascontiguousarray(x), out, *stride,
-                                                  *padding, *dilation)
+        numba_nn.depthwise_conv_backward_weight()(gq, _padded_rows(x, groups, padding, h + 2 * ph, wd + 2 * pw), out,
+                                                  wd + 2 * pw, wq, *stride, *dilation, ho, wo)
         return wrap(out.reshape(o, 1, kh, kw).astype(grad._dtype.np, copy=False))
+    if _pointwise_ok(kh, kw, padding, groups):
+        gw = np.matmul(np.ascontiguousarray(g).reshape(n, o, ho * wo),
+                       _subsampled(x, stride, ho, wo).transpose(0, 2, 1))
+        return wrap(gw.sum(0).reshape(weight_shape).astype(grad._dtype.np, copy=False))
+    full = tuple(_out_size(x.shape[2 + a], (kh, kw)[a], 1, padding[a], dilation[a]) for a in (0, 1))
+    if _direct_ok(cg, o, ho, wo, stride, groups) and (ho, wo) == full:
+        gw = _direct_weight_grad(g, x, kh, kw, padding, dilation)
+        return wrap(np.ascontiguousarray(gw, dtype=grad._dtype.np))
     gw = np.zeros((groups, cg * kh * kw, o // groups), dtype=g.dtype)
     for sl in _chunks(n, groups * cg * kh * kw * ho * wo * g.itemsize):
         nb = len(range(n)[sl])

@@ -110,9 +110,9 @@ def _batch_norm_backward_cpu(grad, input, weight, save_mean, save_invstd, traini
     c = x.shape[1]
     w = weight._np().astype(np.float64) if weight is not None else np.ones(c)
     gi, gw, gb = np.empty_like(x), np.empty(c), np.empty(c)
-    # in training the kernel recomputes the batch mean in float64: the saved one is rounded to the input's
-    # dtype (see _exact_mean)
-    mean = np.empty(c) if training else save_mean._np().astype(np.float64)
+    # in training the kernel corrects the saved batch mean (rounded to the input's dtype, see _exact_mean) to
+    # the exact float64 one while it sums
+    mean = save_mean._np().astype(np.float64)
     numba_nn.batch_norm_backward()(g, x, mean, save_invstd._np().astype(np.float64), w, bool(training), gi, gw, gb)
     dt = input._dtype.np
     return wrap(gi.reshape(input._shape).astype(dt, copy=False)), wrap(gw.astype(dt)), wrap(gb.astype(dt))

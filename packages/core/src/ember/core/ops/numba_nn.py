@@ -10,10 +10,10 @@ compute-bound depthwise convolution kernels run in parallel. A kernel never call
 jitted function through a closure: Numba keys its disk cache on the closure's contents, which
 for a dispatcher differ in every process, so such a kernel would recompile at every start.
 
-The im2col/col2im kernels read the unpadded input (taps in the padding are skipped by column
-spans [lo, hi)). In every convolution kernel a shifted column index known to be in bounds is
-cast to `np.uint64`, so Numba emits no negative-index wraparound for it: the wraparound kept
-LLVM from vectorizing those row loops (1.3x slower for im2col, 5x for the depthwise forward).
+The im2col/col2im kernels gather from (scatter into) a zero-padded, channels-first copy of the
+input through a table of window offsets. In every convolution kernel a shifted index known to
+be in bounds is cast to `np.uint64`, so Numba emits no negative-index wraparound for it: the
+wraparound kept LLVM from vectorizing those row loops (5x slower for the depthwise forward).
 """
 
 from __future__ import annotations
@@ -66,64 +66,115 @@ def hardtanh_backward():
 
 @cache
 def im2col():
-    # x: (N, C, H, W) unpadded; cols: (C, kh, kw, N, Ho, Wo), written densely (one GEMM operand), zeros where
-    # a tap falls in the padding (no padded copy of x).
+    # xf: (C, N*Hp*Wp) the zero-padded input, channels first, flat; idx: (L,) int64, the flat offset of each
+    # output position's window corner (b*Hp*Wp + oh*sh*Wp + ow*sw); cols: (C, kh, kw, L), written densely
+    # (one GEMM operand). One gather per tap through the offset table: no bounds tests and no per-row
+    # loops, so 4- and 8-wide output rows cost no more per element than long ones.
     @_njit()
-    def kernel(x, cols, sh, sw, ph, pw, dh, dw):
-        c, kh, kw, n, ho, wo = cols.shape
-        h, w = x.shape[2], x.shape[3]
+    def kernel(xf, idx, cols, wp, dh, dw):
+        c, kh, kw, m = cols.shape
         for ch in range(c):
             for i in range(kh):
                 for j in range(kw):
-                    off = j * dw - pw
-                    lo = min(max(0, (sw - 1 - off) // sw), wo)  # output columns [lo, hi) read inside x
-                    hi = min(max(lo, (w - 1 - off) // sw + 1), wo)
-                    for b in range(n):
-                        for oh in range(ho):
-                            row = oh * sh - ph + i * dh
-                            if row < 0 or row >= h:
-                                for ow in range(wo):
-                                    cols[ch, i, j, b, oh, ow] = 0.0
-                                continue
-                            for ow in range(lo):
-                                cols[ch, i, j, b, oh, ow] = 0.0
-                            if sw == 1:  # unit stride: a contiguous copy LLVM vectorizes
-                                for ow in range(lo, hi):
-                                    cols[ch, i, j, b, oh, ow] = x[b, ch, row, np.uint64(ow + off)]
-                            else:
-                                for ow in range(lo, hi):
-                                    cols[ch, i, j, b, oh, ow] = x[b, ch, row, np.uint64(ow * sw + off)]
-                            for ow in range(hi, wo):
-                                cols[ch, i, j, b, oh, ow] = 0.0
+                    off = i * dh * wp + j * dw
+                    for q in range(m):
+                        cols[ch, i, j, q] = xf[ch, np.uint64(idx[q] + off)]
 
     return kernel
 
 
 @cache
 def col2im():
-    # cols: (C, kh, kw, N, Ho, Wo); out: (N, C, H, W) unpadded, zeroed, accumulated into; taps in the padding
-    # are dropped.
+    # The adjoint of `im2col`: cols (C, kh, kw, L) added into xf (C, N*Hp*Wp), zeroed, at the same offsets
+    # (within one tap the offsets are distinct, so the scatter never collides with itself).
     @_njit()
-    def kernel(cols, out, sh, sw, ph, pw, dh, dw):
-        c, kh, kw, n, ho, wo = cols.shape
-        h, w = out.shape[2], out.shape[3]
+    def kernel(cols, idx, xf, wp, dh, dw):
+        c, kh, kw, m = cols.shape
         for ch in range(c):
             for i in range(kh):
                 for j in range(kw):
-                    off = j * dw - pw
-                    lo = min(max(0, (sw - 1 - off) // sw), wo)  # output columns [lo, hi) read inside x
-                    hi = min(max(lo, (w - 1 - off) // sw + 1), wo)
-                    for b in range(n):
-                        for oh in range(ho):
-                            row = oh * sh - ph + i * dh
-                            if row < 0 or row >= h:
-                                continue
-                            if sw == 1:
-                                for ow in range(lo, hi):
-                                    out[b, ch, row, np.uint64(ow + off)] += cols[ch, i, j, b, oh, ow]
-                            else:
-                                for ow in range(lo, hi):
-                                    out[b, ch, row, np.uint64(ow * sw + off)] += cols[ch, i, j, b, oh, ow]
+                    off = i * dh * wp + j * dw
+                    for q in range(m):
+                        xf[ch, np.uint64(idx[q] + off)] += cols[ch, i, j, q]
+
+    return kernel
+
+
+@cache
+def conv_rows():
+    import numba
+
+    # Direct stride-1 convolution over flattened padded rows (see conv.py's NOTE [ Direct convolution over
+    # flat rows ]): xp (N, C, Hp*Wp) padded input, C % 4 == 0; w (O, C, kh, kw), O % 2 == 0; out (N, O, L),
+    # L >= m, overwritten on [0, m). Output q reads xp[..., q + i*dh*Wp + j*dw]: one long contiguous row
+    # per tap that LLVM vectorizes; 2 output x 4 input channels per pass keep 8 multiply-adds per store.
+    @numba.njit(cache=True, nogil=True, fastmath={"contract"})
+    def kernel(xp, w, out, wp, dh, dw, m):
+        n, c, _ = xp.shape
+        o, _, kh, kw = w.shape
+        for b in range(n):
+            for oc in range(0, o, 2):
+                for q in range(m):
+                    out[b, oc, q] = 0.0
+                    out[b, oc + 1, q] = 0.0
+                for ch in range(0, c, 4):
+                    for i in range(kh):
+                        for j in range(kw):
+                            off = i * dh * wp + j * dw
+                            a0, a1, a2, a3 = w[oc, ch, i, j], w[oc, ch + 1, i, j], w[oc, ch + 2, i, j], \
+                                w[oc, ch + 3, i, j]
+                            b0, b1, b2, b3 = w[oc + 1, ch, i, j], w[oc + 1, ch + 1, i, j], w[oc + 1, ch + 2, i, j], \
+                                w[oc + 1, ch + 3, i, j]
+                            for q in range(m):
+                                p = np.uint64(q + off)
+                                x0, x1, x2, x3 = xp[b, ch, p], xp[b, ch + 1, p], xp[b, ch + 2, p], xp[b, ch + 3, p]
+                                out[b, oc, q] += a0 * x0 + a1 * x1 + a2 * x2 + a3 * x3
+                                out[b, oc + 1, q] += b0 * x0 + b1 * x1 + b2 * x2 + b3 * x3
+
+    return kernel
+
+
+@cache
+def conv_rows_weight():
+    import numba
+
+    # The weight gradient of `conv_rows`: xp (N, C, Hp*Wp) padded input, C % 4 == 0; gq (N, O, >= m) the
+    # output gradient on the same flat rows (zeros in the dropped columns), O % 2 == 0; gw (O, C, kh, kw)
+    # zeroed, accumulated into image by image. Each tap is 8 dot products over one contiguous row;
+    # `reassoc` lets LLVM split them into vector lanes (the sum's order is still fixed by the code).
+    @numba.njit(cache=True, nogil=True, fastmath={"contract", "reassoc"})
+    def kernel(xp, gq, gw, wp, dh, dw, m):
+        n, c, _ = xp.shape
+        o = gq.shape[1]
+        kh, kw = gw.shape[2], gw.shape[3]
+        z = np.zeros(1, dtype=xp.dtype)[0]  # accumulators in the input's dtype
+        for b in range(n):
+            for ch in range(0, c, 4):
+                for oc in range(0, o, 2):
+                    for i in range(kh):
+                        for j in range(kw):
+                            off = i * dh * wp + j * dw
+                            s0 = s1 = s2 = s3 = t0 = t1 = t2 = t3 = z
+                            for q in range(m):
+                                p = np.uint64(q + off)
+                                x0, x1, x2, x3 = xp[b, ch, p], xp[b, ch + 1, p], xp[b, ch + 2, p], xp[b, ch + 3, p]
+                                g0, g1 = gq[b, oc, q], gq[b, oc + 1, q]
+                                s0 += g0 * x0
+                                s1 += g0 * x1
+                                s2 += g0 * x2
+                                s3 += g0 * x3
+                                t0 += g1 * x0
+                                t1 += g1 * x1
+                                t2 += g1 * x2
+                                t3 += g1 * x3
+                            gw[oc, ch, i, j] += s0
+                            gw[oc, ch + 1, i, j] += s1
+                            gw[oc, ch + 2, i, j] += s2
+                            gw[oc, ch + 3, i, j] += s3
+                            gw[oc + 1, ch, i, j] += t0
+                            gw[oc + 1, ch + 1, i, j] += t1
+                            gw[oc + 1, ch + 2, i, j] += t2
+                            gw[oc + 1, ch + 3, i, j] += t3
 
     return kernel
 
@@ -196,35 +247,43 @@ def depthwise_conv_backward_input():
 def depthwise_conv_backward_weight():
     import numba
 
-    # grad (N, O, Ho, Wo), x (N, G, H, W) unpadded; out (O, kh, kw); parallel over output channels. The sum
-    # runs in a row of partial sums (one per output column) that LLVM vectorizes, added up once per tap.
-    @_njit(parallel=True)
-    def kernel(grad, x, out, sh, sw, ph, pw, dh, dw):
-        n, o, ho, wo = grad.shape
-        h, wd = x.shape[2], x.shape[3]
-        og = o // x.shape[1]
+    # gq (N, O, >= m) the output gradient in rows of width wq; xp (N, G, Hp*Wp) the padded input, flat; out
+    # (O, kh, kw), overwritten; parallel over output channels. At stride 1 gq lies on the padded rows
+    # (wq == Wp, zeros in the dropped columns) and each tap is one contiguous dot product per image, as
+    # in `conv_rows_weight` (`reassoc` lets LLVM vectorize the sum); otherwise a float64 row of partial sums.
+    @numba.njit(cache=True, nogil=True, parallel=True, fastmath={"contract", "reassoc"})
+    def kernel(gq, xp, out, wp, wq, sh, sw, dh, dw, ho, wo):
+        n, o, _ = gq.shape
+        og = o // xp.shape[1]
         kh, kw = out.shape[1], out.shape[2]
+        z = np.zeros(1, dtype=xp.dtype)[0]
+        flat = sh == 1 and sw == 1
+        m = (ho - 1) * wq + wo
         for oc in numba.prange(o):
             g = oc // og
-            part = np.zeros(wo, dtype=np.float64)
-            for i in range(kh):
-                for j in range(kw):
-                    off = j * dw - pw
-                    lo = min(max(0, (sw - 1 - off) // sw), wo)  # output columns [lo, hi) read inside x
-                    hi = min(max(lo, (wd - 1 - off) // sw + 1), wo)
-                    part[:] = 0.0
-                    for b in range(n):
-                        for oh in range(ho):
-                            row = oh * sh - ph + i * dh
-                            if row < 0 or row >= h:
-                                continue
-                            if sw == 1:
-                                for ow in range(lo, hi):
-                                    part[ow] += grad[b, oc, oh, ow] * x[b, g, row, np.uint64(ow + off)]
-                            else:
-                                for ow in range(lo, hi):
-                                    part[ow] += grad[b, oc, oh, ow] * x[b, g, row, np.uint64(ow * sw + off)]
-                    out[oc, i, j] = part.sum()
+            if flat:
+                for i in range(kh):
+                    for j in range(kw):
+                        out[oc, i, j] = z
+                for b in range(n):
+                    for i in range(kh):
+                        for j in range(kw):
+                            off = i * dh * wp + j * dw
+                            s = z
+                            for q in range(m):
+                                s += gq[b, oc, q] * xp[b, g, np.uint64(q + off)]
+                            out[oc, i, j] += s
+            else:  # a row of partial sums, one per output column (short rows vectorize as a sum would not)
+                part = np.zeros(wo, dtype=np.float64)
+                for i in range(kh):
+                    for j in range(kw):
+                        part[:] = 0.0
+                        for b in range(n):
+                            for oh in range(ho):
+                                base = (oh * sh + i * dh) * wp + j * dw
+                                for ow in range(wo):
+                                    part[ow] += gq[b, oc, oh * wq + ow] * xp[b, g, np.uint64(base + ow * sw)]
+                        out[oc, i, j] = part.sum()
 
     return kernel
 
@@ -294,43 +353,57 @@ def channel_affine():
 
 @cache
 def batch_norm_backward():
-    # g, x, gi: (N, C, L); mean, invstd, w: (C,); gw, gb: (C,) float64 outputs. In training `mean` is an output:
-    # the batch mean recomputed here in float64 (the saved one is rounded to x's dtype). Channel sums first
-    # (centred), then the input gradient (training subtracts the statistics' terms).
+    # g, x, gi: (N, C, L); mean, invstd, w: (C,); gw, gb: (C,) float64 outputs. One channel at a time: its sums,
+    # then its input gradient while the channel is still in cache (training subtracts the statistics'
+    # terms). The sums are centred on `mean` (the saved batch mean, rounded to x's dtype) and run in 8
+    # float64 lanes each, as in `channel_stats`; in training the exact float64 batch mean is that centre
+    # plus the mean of x - centre, written back to `mean`, and sum(g * (x - mean)) is corrected to it.
     @_njit()
     def kernel(g, x, mean, invstd, w, training, gi, gw, gb):
         n, c, m = x.shape
         cnt = max(n * m, 1)
+        m8 = m - m % 8
+        ag, agx, ax = np.zeros(8), np.zeros(8), np.zeros(8)
         for ch in range(c):
-            if training:
-                acc = 0.0
-                for b in range(n):
-                    for k in range(m):
-                        acc += x[b, ch, k]
-                mean[ch] = acc / cnt
-            mu = mean[ch]
-            sg = 0.0
-            sgx = 0.0
+            ref = mean[ch]
+            ag[:] = 0.0
+            agx[:] = 0.0
+            ax[:] = 0.0
             for b in range(n):
-                for k in range(m):
+                for k in range(0, m8, 8):
+                    for lane in range(8):
+                        gv = g[b, ch, k + lane]
+                        d = x[b, ch, k + lane] - ref
+                        ag[lane] += gv
+                        agx[lane] += gv * d
+                        ax[lane] += d
+                for k in range(m8, m):
                     gv = g[b, ch, k]
-                    sg += gv
-                    sgx += gv * (x[b, ch, k] - mu)
+                    d = x[b, ch, k] - ref
+                    ag[0] += gv
+                    agx[0] += gv * d
+                    ax[0] += d
+            sg = ag.sum()
+            sgx = agx.sum()
+            mu = ref
+            if training:
+                shift = ax.sum() / cnt
+                mu = ref + shift
+                mean[ch] = mu
+                sgx -= shift * sg
             gb[ch] = sg
             gw[ch] = sgx * invstd[ch]
-        for p in range(n * c):
-            b = p // c
-            ch = p % c
             k0 = w[ch] * invstd[ch]
             if training:
-                mg = gb[ch] / cnt
+                mg = sg / cnt
                 c1 = gw[ch] / cnt * invstd[ch]
-                mu = mean[ch]
-                for k in range(m):
-                    gi[b, ch, k] = k0 * (g[b, ch, k] - mg - (x[b, ch, k] - mu) * c1)
+                for b in range(n):
+                    for k in range(m):
+                        gi[b, ch, k] = k0 * (g[b, ch, k] - mg - (x[b, ch, k] - mu) * c1)
             else:
-                for k in range(m):
-                    gi[b, ch, k] = k0 * g[b, ch, k]
+                for b in range(n):
+                    for k in range(m):
+                        gi[b, ch, k] = k0 * g[b, ch, k]
 
     return kernel
 
