@@ -192,6 +192,15 @@ def test_conv_transpose2d_matches_scatter_reference_and_its_backward(p):
     check_vjp(lambda ww: E.conv_transpose2d(T(x), T(ww), **args).numpy(), w, g, gw)
 
 
+def test_pointwise_weight_gradient_ignores_input_rows_no_output_reads():
+    # conv_transpose2d(1x1, dilation 2, output_padding 1) asks for the gradient of a 1x1 kernel
+    # whose input (2x2) is larger than the output it produced (1x1): only pixel (0, 0) is read
+    rng = np.random.default_rng(3)
+    x, g = rng.standard_normal((2, 3, 2, 2)), rng.standard_normal((2, 4, 1, 1))
+    gw = C.conv2d_backward_weight(T(g), T(x), (4, 3, 1, 1), (1, 1), (0, 0), (2, 2), 1).numpy()
+    np.testing.assert_allclose(gw[:, :, 0, 0], np.einsum("no,nc->oc", g[:, :, 0, 0], x[:, :, 0, 0]), atol=1e-12)
+
+
 def test_conv_transpose1d_is_conv_transpose2d_on_a_unit_height():
     rng = np.random.default_rng(8)
     x, w = rng.standard_normal((2, 4, 5)), rng.standard_normal((4, 3, 3))

@@ -156,7 +156,10 @@ def _pointwise_ok(kh: int, kw: int, padding, groups: int) -> bool:
 def _subsampled(x: np.ndarray, stride, ho: int, wo: int) -> np.ndarray:
     """The pixels a 1x1 kernel of this stride reads, `(N, C, Ho*Wo)`."""
     sh, sw = stride
-    xs = x[:, :, :(ho - 1) * sh + 1:sh, :(wo - 1) * sw + 1:sw] if (sh, sw) != (1, 1) else x
+    if (sh, sw, x.shape[2], x.shape[3]) == (1, 1, ho, wo):
+        xs = x
+    else:  # strided, or trailing rows/columns no output reads (a transposed conv's output_padding)
+        xs = x[:, :, :(ho - 1) * sh + 1:sh, :(wo - 1) * sw + 1:sw]
     return np.ascontiguousarray(xs).reshape(x.shape[0], x.shape[1], ho * wo)
 
 
