@@ -60,7 +60,7 @@ def dispatch_hook(op, args: tuple, kwargs: dict, call_next):
 def _inference_result(op, args: tuple, kwargs: dict, r):
     """Mark what an op makes in inference mode as an inference tensor (`Tensor.is_inference`), as
     PyTorch: not what it writes in place, and a view only when its source is one."""
-    if op.mutates is not None or (kwargs and kwargs.get("out") is not None):
+    if op.mutates or (kwargs and kwargs.get("out") is not None):
         return r
     if op.view and not is_inference(args[0]):
         return r
