@@ -11,8 +11,10 @@ from ember.core import dtypes
 from ember.core.device import as_device, device
 from ember.core.dispatch import declare
 from ember.core.methods import attach, method
+from ember.core.ops import memfmt
 from ember.core.ops import shape as S
 from ember.core.ops.complex import conj as _conj
+from ember.core.settings import contiguous_format, preserve_format
 from ember.core.tensor import Tensor
 
 
@@ -58,12 +60,24 @@ def reshape_as(input, other) -> Tensor:
 
 @method
 def contiguous(input, memory_format=None) -> Tensor:
-    return input if input.is_contiguous() else S.clone(input)
+    """`input` if it is dense in `memory_format`'s order (row-major by default), else a copy that is."""
+    if memory_format is None or memory_format is contiguous_format:
+        return input if input.is_contiguous() else S.clone(input)
+    if memory_format is preserve_format:
+        if input.is_contiguous():
+            return input
+        raise RuntimeError("preserve memory format is unsupported by the contiguous operator")
+    if input.is_contiguous(memory_format):
+        return input
+    return S.clone(input, memory_format=memory_format)
 
 
 @method
 def clone(input, *, memory_format=None) -> Tensor:
-    return S.clone(input)
+    """A copy; `preserve_format` (the default) keeps a permuted layout of `input`, as PyTorch's."""
+    if memfmt.dim_order(input, memory_format, "clone") is None:
+        return S.clone(input)
+    return S.clone(input, memory_format=memory_format or preserve_format)
 
 
 @method
@@ -310,7 +324,8 @@ def _parse_to(args, kwargs):
 
 @method
 def to(input, *args, **kwargs) -> Tensor:
-    """`to(dtype)`, `to(device)`, `to(device, dtype)` or `to(other)`: self when nothing changes."""
+    """`to(dtype)`, `to(device)`, `to(device, dtype)` or `to(other)`, and `memory_format=`: self when nothing
+    changes."""
     dev, dt = _parse_to(args, kwargs)
     copy = kwargs.get("copy", False)
     non_blocking = kwargs.get("non_blocking", False)
@@ -327,8 +342,12 @@ def to(input, *args, **kwargs) -> Tensor:
 
             out = to_device(out, dev, non_blocking)
             copy = False
+    fmt = kwargs.get("memory_format")
+    if fmt is not None and fmt is not preserve_format:
+        if not out.is_contiguous(fmt):
+            return clone(out, memory_format=fmt)
     if copy:
-        out = S.clone(out)
+        out = clone(out)
     return out
 
 
