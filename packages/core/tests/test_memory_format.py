@@ -85,6 +85,18 @@ def test_to_memory_format_converts_and_returns_self_when_already_laid_out():
     assert y.to(memory_format=ec.channels_last) is y
     assert x.to(memory_format=ec.contiguous_format) is x
     np.testing.assert_array_equal(y.to(ec.float64, memory_format=ec.contiguous_format).numpy(), x.numpy())
+    assert y.to(ec.float64, memory_format=ec.contiguous_format).stride() == (60, 20, 5, 1)
+
+
+def test_a_dtype_conversion_keeps_the_layout():
+    x = _x(2, 3, 4, 5)
+    y = contiguous(x, memory_format=ec.channels_last)
+    for z in (y.to(ec.float64), x.to(ec.float64, memory_format=ec.channels_last)):
+        assert z.dtype is ec.float64 and z.stride() == (60, 1, 15, 3)
+        np.testing.assert_array_equal(z.numpy(), x.numpy())
+    t = _x(3, 4).t().to(ec.float16)
+    assert t.stride() == (1, 4)
+    np.testing.assert_array_equal(t.numpy(), _x(3, 4).numpy().T)
 
 
 def test_elementwise_and_reductions_of_channels_last_are_right():

@@ -333,7 +333,12 @@ def to(input, *args, **kwargs) -> Tensor:
     if dt is not None:
         dt = dtypes.as_dtype(dt)
         if dt is not out._dtype:
-            out = S.to_dtype(out, dt)
+            perm = memfmt.dim_order(out, kwargs.get("memory_format"), "to")
+            if perm is None:
+                out = S.to_dtype(out, dt)
+            else:  # the converted copy keeps the layout asked for (preserve_format: the input's)
+                inverse = tuple(sorted(range(len(perm)), key=perm.__getitem__))
+                out = S.permute(S.to_dtype(S.permute(out, perm).contiguous(), dt), inverse)
             copy = False
     if dev is not None:
         dev = as_device(dev)
