@@ -76,15 +76,49 @@ def test_arbitrary_objects_need_weights_only_false():
     assert out["box"].view._storage is out["box"].w._storage
 
 
-def test_tensor_subclasses_come_back_as_their_class():
+def test_tensor_subclasses_come_back_as_their_class_when_allowed():
     class Marked(E.Tensor):
         pass
 
     Marked.__module__ = __name__
     Marked.__qualname__ = "Marked"
     globals()["Marked"] = Marked
-    out = _roundtrip({"m": E.ones(2)._as_subclass(Marked).requires_grad_()})
-    assert type(out["m"]) is Marked and out["m"].requires_grad
+    obj = {"m": E.ones(2)._as_subclass(Marked).requires_grad_()}
+    with pytest.raises(pickle.UnpicklingError, match=f"Unsupported global: GLOBAL {__name__}.Marked was not an "
+                                                     "allowed global by default"):
+        _roundtrip(obj)  # PyTorch's weights-only load refuses a tensor subclass it was not told about
+    for out in (_roundtrip(obj, weights_only=False), _with_safe_globals([Marked], lambda: _roundtrip(obj))):
+        assert type(out["m"]) is Marked and out["m"].requires_grad
+
+
+def _with_safe_globals(allowed, fn):
+    with serialization.safe_globals(allowed):
+        return fn()
+
+
+def test_weights_only_load_refuses_an_uninitialized_parameter_but_builds_parameters():
+    nn = pytest.importorskip("ember.nn")
+    buf = io.BytesIO()
+    E.save({"w": nn.parameter.UninitializedParameter(), "p": nn.Parameter(E.ones(2))}, buf)
+    buf.seek(0)
+    with pytest.raises(RuntimeError, match="GLOBAL ember.nn.parameter.UninitializedParameter was not an allowed "
+                                           "global by default"):
+        E.load(buf)
+    buf.seek(0)
+    out = E.load(buf, weights_only=False)
+    assert isinstance(out["w"], nn.parameter.UninitializedParameter)
+    assert type(_roundtrip({"p": nn.Parameter(E.ones(2))})["p"]) is nn.Parameter
+
+
+@pytest.mark.torch
+def test_torch_file_with_an_uninitialized_parameter_is_refused(tmp_path):
+    torch = pytest.importorskip("torch")
+    p = tmp_path / "uninit.pt"
+    torch.save({"w": torch.nn.parameter.UninitializedParameter()}, p)
+    with pytest.raises(pickle.UnpicklingError, match="UninitializedParameter"):
+        torch.load(p, weights_only=True)  # PyTorch's own weights-only load refuses it too
+    with pytest.raises(pickle.UnpicklingError, match="UninitializedParameter"):
+        E.load(p)
 
 
 def test_deepcopy_only_of_leaves():

@@ -84,14 +84,14 @@ def _numerical(func: Callable, inputs: tuple, i: int, eps: float, n_out: list[in
 
 def _analytical(outputs: list[Tensor], diff_inputs: list[Tensor]) -> list[list[np.ndarray]]:
     """[output][input] -> (numel(out), numel(in)) Jacobian rows from one backward per output element."""
-    from ember.core import zeros_like
+    from ember.core import contiguous_format, zeros_like
 
     jac = [[np.zeros((o.numel(), x.numel())) for x in diff_inputs] for o in outputs]
     for j, o in enumerate(outputs):
         if not o.requires_grad:
             continue
         for r in range(o.numel()):
-            onehot = zeros_like(o)
+            onehot = zeros_like(o, memory_format=contiguous_format)
             onehot.view(-1)[r] = 1.0
             gs = autograd_grad(o, diff_inputs, onehot, retain_graph=True, allow_unused=True)
             for i, g in enumerate(gs):

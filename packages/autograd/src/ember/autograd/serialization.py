@@ -216,19 +216,22 @@ class _TensorUnpickler(pickle._Unpickler):
             return super().find_class(module, name)
         obj = _allowed_global(module, name)
         if obj is None:
-            raise CheckpointError(
-                f"load: {self.decoder.name}: {self.decoder.record}: holds pickled Python objects (such as a whole "
-                "module), and loading them runs code named by the file. Weights only load failed: "
-                "Unsupported global: GLOBAL "
-                f"{module}.{name} was not an allowed global by default. Please use "
-                f"`torch.serialization.add_safe_globals([{name}])` or the "
-                f"`torch.serialization.safe_globals([{name}])` context manager to allowlist this global if you "
-                "trust this class/function, pass weights_only=False only if you trust where this file comes "
-                "from, or save a state_dict instead.")
+            raise _unsupported_global(self.decoder, "holds pickled Python objects (such as a whole module), and "
+                                      "loading them runs code named by the file", module, name)
         return obj
 
     def persistent_load(self, pid):
         return self.decoder._tensor(pid[1])
+
+
+def _unsupported_global(decoder, what: str, module: str, name: str) -> CheckpointError:
+    return CheckpointError(
+        f"load: {decoder.name}: {decoder.record}: {what}. Weights only load failed: Unsupported global: GLOBAL "
+        f"{module}.{name} was not an allowed global by default. Please use "
+        f"`torch.serialization.add_safe_globals([{name}])` or the "
+        f"`torch.serialization.safe_globals([{name}])` context manager to allowlist this global if you "
+        "trust this class/function, pass weights_only=False only if you trust where this file comes "
+        "from, or save a state_dict instead.")
 
 
 def _storage_bytes(st: Storage) -> bytes:
@@ -493,9 +496,16 @@ class _Decoder:
             raise self.fail(f"unknown dtype {dt!r:.40}")
         if not isinstance(b.get("requires_grad", False), bool) or not isinstance(b.get("cls"), str | None):
             raise self.fail("requires_grad must be a bool and cls a string")
+        cls = b.get("cls")
+        if cls and self.weights_only and cls not in _WEIGHTS_ONLY_TENSORS:
+            # PyTorch's weights-only unpickler builds Tensor and Parameter; another subclass (such as
+            # UninitializedParameter, which has no data to hold) only when allowlisted
+            module, _, qualname = cls.partition(":")
+            if _allowed_global(module, qualname) is None:
+                raise _unsupported_global(self, "holds a tensor of a subclass", module, qualname)
         try:  # NOTE [ The geometry gate ]
             t = make_tensor(self.storages[i], b.get("offset"), b.get("shape"), b.get("stride"), dtypes._BY_NAME[dt],
-                            _loaded_class(b.get("cls")), op="load")
+                            _loaded_class(cls), op="load")
         except (TypeError, RuntimeError) as e:
             raise self.fail(f"tensor over storage {i}: {e}") from None
         if b.get("requires_grad"):
@@ -503,6 +513,9 @@ class _Decoder:
                 raise self.fail(f"only floating point and complex tensors can require gradients; got {dt}")
             t.requires_grad_(True)
         return t
+
+
+_WEIGHTS_ONLY_TENSORS = frozenset({"ember.nn.parameter:Parameter"})  # subclasses a weights-only load builds
 
 
 def _loaded_class(name: str | None) -> type:

@@ -9,6 +9,7 @@ import numpy as np
 from ember.core import dtypes
 from ember.core.device import CPU, as_device
 from ember.core.geometry import INT64_MAX, check_geometry, make_tensor
+from ember.core.ops import memfmt
 from ember.core.ops import shape as _shape_ops
 from ember.core.storage import Storage
 from ember.core.tensor import Tensor, contiguous_strides
@@ -240,7 +241,11 @@ def empty(*args, size=None, out=None, dtype=None, device=None, requires_grad: bo
         return empty_strided(shape, tuple(strides), dtype=dtype, device=device, requires_grad=requires_grad,
                              pin_memory=pin_memory)
     dev = as_device(device)
-    t = new_empty(shape, _dtype_or_default(dtype), dev)
+    perm = None if memory_format is None else memfmt.dim_order(None, memory_format, "empty", shape)
+    if perm is not None:
+        t = memfmt.restride(new_empty(memfmt.permuted_shape(shape, perm), _dtype_or_default(dtype), dev), perm)
+    else:
+        t = new_empty(shape, _dtype_or_default(dtype), dev)
     if pin_memory:
         t = t.pin_memory()
     if requires_grad:
@@ -316,23 +321,39 @@ def _like(x: Tensor, dtype, device):
 
 def empty_like(input: Tensor, *, dtype=None, device=None, requires_grad: bool = False, memory_format=None) -> Tensor:
     shape, dt, dev = _like(input, dtype, device)
-    return empty(shape, dtype=dt, device=dev, requires_grad=requires_grad)
+    perm = memfmt.dim_order(input, memory_format, "empty_like")
+    if perm is None:
+        return empty(shape, dtype=dt, device=dev, requires_grad=requires_grad)
+    t = empty(memfmt.permuted_shape(shape, perm), dtype=dt, device=dev)
+    return memfmt.laid_out(t, perm, requires_grad, memory_format, input)
 
 
 def zeros_like(input: Tensor, *, dtype=None, device=None, requires_grad: bool = False, memory_format=None) -> Tensor:
     shape, dt, dev = _like(input, dtype, device)
-    return zeros(shape, dtype=dt, device=dev, requires_grad=requires_grad)
+    perm = memfmt.dim_order(input, memory_format, "zeros_like")
+    if perm is None:
+        return zeros(shape, dtype=dt, device=dev, requires_grad=requires_grad)
+    t = zeros(memfmt.permuted_shape(shape, perm), dtype=dt, device=dev)
+    return memfmt.laid_out(t, perm, requires_grad, memory_format, input)
 
 
 def ones_like(input: Tensor, *, dtype=None, device=None, requires_grad: bool = False, memory_format=None) -> Tensor:
     shape, dt, dev = _like(input, dtype, device)
-    return ones(shape, dtype=dt, device=dev, requires_grad=requires_grad)
+    perm = memfmt.dim_order(input, memory_format, "ones_like")
+    if perm is None:
+        return ones(shape, dtype=dt, device=dev, requires_grad=requires_grad)
+    t = ones(memfmt.permuted_shape(shape, perm), dtype=dt, device=dev)
+    return memfmt.laid_out(t, perm, requires_grad, memory_format, input)
 
 
 def full_like(input: Tensor, fill_value, *, dtype=None, device=None, requires_grad: bool = False,
               memory_format=None) -> Tensor:
     shape, dt, dev = _like(input, dtype, device)
-    return full(shape, fill_value, dtype=dt, device=dev, requires_grad=requires_grad)
+    perm = memfmt.dim_order(input, memory_format, "full_like")
+    if perm is None:
+        return full(shape, fill_value, dtype=dt, device=dev, requires_grad=requires_grad)
+    t = full(memfmt.permuted_shape(shape, perm), fill_value, dtype=dt, device=dev)
+    return memfmt.laid_out(t, perm, requires_grad, memory_format, input)
 
 
 def _num(x):

@@ -25,6 +25,7 @@ from ember.core.device import device as _device
 from ember.core.dispatch import declare
 from ember.core.methods import method
 from ember.core.ops import elementwise as ew
+from ember.core.ops import memfmt
 from ember.core.ops._util import write_out
 from ember.core.tensor import Tensor, describe
 
@@ -410,13 +411,21 @@ def _like(input: Tensor, dtype, device):
 def rand_like(input: Tensor, *, dtype=None, layout=None, device=None, requires_grad: bool = False,
               memory_format=None, generator: Generator | None = None) -> Tensor:
     shape, dt, dev = _like(input, dtype, device)
-    return rand(shape, dtype=dt, device=dev, requires_grad=requires_grad, generator=generator)
+    perm = memfmt.dim_order(input, memory_format, "rand_like")
+    if perm is None:
+        return rand(shape, dtype=dt, device=dev, requires_grad=requires_grad, generator=generator)
+    t = rand(memfmt.permuted_shape(shape, perm), dtype=dt, device=dev, generator=generator)
+    return memfmt.laid_out(t, perm, requires_grad, memory_format, input)
 
 
 def randn_like(input: Tensor, *, dtype=None, layout=None, device=None, requires_grad: bool = False,
                memory_format=None, generator: Generator | None = None) -> Tensor:
     shape, dt, dev = _like(input, dtype, device)
-    return randn(shape, dtype=dt, device=dev, requires_grad=requires_grad, generator=generator)
+    perm = memfmt.dim_order(input, memory_format, "randn_like")
+    if perm is None:
+        return randn(shape, dtype=dt, device=dev, requires_grad=requires_grad, generator=generator)
+    t = randn(memfmt.permuted_shape(shape, perm), dtype=dt, device=dev, generator=generator)
+    return memfmt.laid_out(t, perm, requires_grad, memory_format, input)
 
 
 def randint(*args, size=None, generator: Generator | None = None, out: Tensor | None = None, dtype=None,
@@ -451,7 +460,11 @@ def randint_like(input: Tensor, low: int = 0, high: int | None = None, *, dtype=
     if high is None:
         low, high = 0, low
     shape, dt, dev = _like(input, dtype, device)
-    return randint(low, high, shape, dtype=dt, device=dev, requires_grad=requires_grad, generator=generator)
+    perm = memfmt.dim_order(input, memory_format, "randint_like")
+    if perm is None:
+        return randint(low, high, shape, dtype=dt, device=dev, requires_grad=requires_grad, generator=generator)
+    return memfmt.laid_out(randint(low, high, memfmt.permuted_shape(shape, perm), dtype=dt, device=dev,
+                                   generator=generator), perm, requires_grad, memory_format, input)
 
 
 def randperm(n: int, *, generator: Generator | None = None, out: Tensor | None = None, dtype=None, layout=None,

@@ -80,8 +80,8 @@ class iinfo:
 
 
 class memory_format:
-    """A memory layout request (`channels_last` ...): accepted wherever PyTorch takes `memory_format=`;
-    ember's tensors keep their row-major layout, which gives the same values."""
+    """A memory layout request (`channels_last` ...) for `memory_format=`: `contiguous`, `clone`, `to`, the
+    `*_like` creators and `empty` lay their result out as it names (channel dim innermost for channels_last)."""
 
     __slots__ = ("name",)
 

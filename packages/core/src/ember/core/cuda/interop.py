@@ -63,9 +63,81 @@ class _ByteView:
                                          "data": (ptr, False), "version": 3}
 
 
+_DL_KINDS = {0: "i", 1: "u", 2: "f", 4: "bf", 5: "c", 6: "b"}  # DLDataType codes (4: bfloat)
+# PyCapsule_SetName keeps the pointer, not a copy: the names must live as long as the process
+_USED_NAMES = {b"dltensor": b"used_dltensor", b"dltensor_versioned": b"used_dltensor_versioned"}
+
+
+class _ConsumedCapsule:
+    """Owns the DLManagedTensor of a consumed capsule: calls its deleter when the last array over it goes."""
+
+    def __init__(self, managed: int, deleter: int, array_interface: dict) -> None:
+        import ctypes
+
+        self._managed = managed
+        self._free = ctypes.CFUNCTYPE(None, ctypes.c_void_p)(deleter) if deleter else None
+        self.__array_interface__ = array_interface
+
+    def __del__(self) -> None:
+        if self._free is not None:
+            self._free(self._managed)
+
+
+def _from_capsule(capsule) -> np.ndarray:
+    """The CPU array of a raw DLPack capsule (legacy `dltensor` or `dltensor_versioned`), consuming it as the
+    protocol asks: renamed `used_...`, its deleter called when the array is released."""
+    import ctypes
+
+    api = ctypes.pythonapi
+    api.PyCapsule_IsValid.restype = ctypes.c_int
+    api.PyCapsule_IsValid.argtypes = [ctypes.py_object, ctypes.c_char_p]
+    api.PyCapsule_GetPointer.restype = ctypes.c_void_p
+    api.PyCapsule_GetPointer.argtypes = [ctypes.py_object, ctypes.c_char_p]
+    api.PyCapsule_SetName.argtypes = [ctypes.py_object, ctypes.c_char_p]
+    layouts = ((b"dltensor", 0, 56), (b"dltensor_versioned", 32, 16))  # (name, DLTensor at, deleter at)
+    found = next((entry for entry in layouts if api.PyCapsule_IsValid(capsule, entry[0])), None)
+    if found is None:
+        raise RuntimeError("from_dlpack received an invalid capsule. Note that DLTensor capsules can be consumed "
+                           "only once, so you might have already constructed a tensor from it once.")
+    name, head, deleter_at = found
+    managed = api.PyCapsule_GetPointer(capsule, name)
+    read_only = head and ctypes.c_uint64.from_address(managed + 24).value & 1  # DLPACK_FLAG_BITMASK_READ_ONLY
+    t = managed + head  # DLTensor: data, device{type, id}, ndim, dtype{code, bits, lanes}, shape*, strides*, offset
+    data = ctypes.c_void_p.from_address(t).value or 0
+    kind, index = (ctypes.c_int32 * 2).from_address(t + 8)
+    ndim = ctypes.c_int32.from_address(t + 16).value
+    code, bits, lanes = ctypes.c_uint8.from_address(t + 20).value, ctypes.c_uint8.from_address(t + 21).value, \
+        ctypes.c_uint16.from_address(t + 22).value
+    if kind != _DLPACK_CPU:
+        raise BufferError(f"from_dlpack: a raw DLPack capsule of device type {kind} (not CPU): pass the producer "
+                          "itself (an object with __dlpack__ or __cuda_array_interface__)")
+    if code not in _DL_KINDS or lanes != 1 or bits % 8:
+        raise BufferError(f"from_dlpack: unsupported DLPack dtype (code {code}, bits {bits}, lanes {lanes})")
+    isz = bits // 8
+    shape_p, strides_p = ctypes.c_void_p.from_address(t + 24).value, ctypes.c_void_p.from_address(t + 32).value
+    shape = tuple((ctypes.c_int64 * ndim).from_address(shape_p)) if ndim else ()
+    strides = tuple(s * isz for s in (ctypes.c_int64 * ndim).from_address(strides_p)) if strides_p and ndim else None
+    offset = ctypes.c_uint64.from_address(t + 40).value
+    typestr = f"<u{isz}" if code == 4 else ("|b1" if code == 6 else f"<{_DL_KINDS[code]}{isz}")
+    deleter = ctypes.c_void_p.from_address(managed + deleter_at).value
+    api.PyCapsule_SetName(capsule, _USED_NAMES[name])
+    owner = _ConsumedCapsule(managed, deleter, {"shape": shape, "typestr": typestr, "strides": strides,
+                                                "data": (data + offset, False), "version": 3})
+    arr = np.asarray(owner)
+    if read_only:
+        arr.flags.writeable = False
+    if code == 4:
+        arr = arr.view(dtypes.bfloat16.np)
+    return arr
+
+
 def from_dlpack(ext) -> Tensor:
-    """A tensor sharing memory with `ext`: a DLPack producer (CPU) or any object with
-    `__cuda_array_interface__` (CuPy, PyTorch, Numba device arrays)."""
+    """A tensor sharing memory with `ext`: a DLPack producer (CPU) or a raw DLPack capsule of CPU memory, or
+    any object with `__cuda_array_interface__` (CuPy, PyTorch, Numba device arrays)."""
+    if type(ext).__name__ == "PyCapsule":
+        from ember.core.creation import from_numpy
+
+        return from_numpy(_from_capsule(ext))
     cai = getattr(ext, "__cuda_array_interface__", None)
     if cai is None:
         from ember.core.creation import from_numpy

@@ -14,6 +14,7 @@ from ember.core.cuda.kernels import elementwise as K
 from ember.core.dispatch import get_op
 from ember.core.opinfo import BOOL, FLOAT
 from ember.core.ops import elementwise as ew
+from ember.core.ops import memfmt
 from ember.core.ops._util import shape_error
 from ember.core.tensor import Tensor, describe
 
@@ -178,7 +179,13 @@ def _fill(self, value):
 
 
 def _clone(x, *, memory_format=None):
-    return copy_into(lu.empty(x._shape, x._dtype, x._storage.device), x)
+    perm = None if memory_format is None else memfmt.dim_order(x, memory_format, "clone")
+    if perm is None:
+        return copy_into(lu.empty(x._shape, x._dtype, x._storage.device), x)
+    out = memfmt.restride(lu.empty(memfmt.permuted_shape(x._shape, perm), x._dtype, x._storage.device), perm,
+                           memory_format, x)
+    copy_into(out, x)
+    return out
 
 
 def _to_dtype(x, dtype):

@@ -3,10 +3,13 @@ Python operators, in-place twins, `addcmul`/`addcdiv`, and the unary ops as meth
 
 from __future__ import annotations
 
+import numpy as np
+
 from ember.core import dtypes
 from ember.core.methods import attach, inplace, method
 from ember.core.opinfo import BOOL
 from ember.core.ops import elementwise as ew
+from ember.core.ops import shape as S
 from ember.core.tensor import Tensor
 
 __all__ = [
@@ -39,10 +42,28 @@ negative, absolute, fix = ew.neg, ew.abs, ew.trunc
 arcsin, arccos, arctan, arctan2 = ew.asin, ew.acos, ew.atan, ew.atan2
 
 
+_REDUCED = (dtypes.bfloat16, dtypes.float16)
+
+
+def _reduced_axpy(input, other, alpha, out, op):
+    """`op(input, alpha * other)` of bfloat16/float16 tensors as PyTorch: alpha rounded to their dtype, the sum
+    taken in float32 and rounded once (None when the operands are not both of one such dtype)."""
+    dt = input._dtype
+    if dt not in _REDUCED or other._dtype is not dt or (out is not None and out._dtype is not dt):
+        return None
+    f32 = dtypes.float32
+    a = float(np.asarray(np.float32(alpha)).astype(dt.np))
+    r = op(S.to_dtype(input, f32), ew.mul(S.to_dtype(other, f32), a))
+    return S.to_dtype(r, dt) if out is None else S.copy_(out, r)
+
+
 @method
 def add(input, other, *, alpha=1, out=None) -> Tensor:
     """`input + alpha * other`, broadcasting."""
     if alpha != 1:
+        if isinstance(other, Tensor) and isinstance(input, Tensor) and (
+                r := _reduced_axpy(input, other, alpha, out, ew.add)) is not None:
+            return r
         other = ew.mul(other, alpha) if isinstance(other, Tensor) else other * alpha
     return ew.add(input, other) if out is None else ew.add(input, other, out=out)
 
@@ -60,6 +81,9 @@ def sub(input, other, *, alpha=1, out=None) -> Tensor:
                                    "If you are trying to invert a mask, use the `~` or `logical_not()` operator "
                                    "instead.")
     if alpha != 1:
+        if isinstance(other, Tensor) and isinstance(input, Tensor) and (
+                r := _reduced_axpy(input, other, alpha, out, ew.sub)) is not None:
+            return r
         other = ew.mul(other, alpha) if isinstance(other, Tensor) else other * alpha
     return ew.sub(input, other, out=out)
 
@@ -148,7 +172,13 @@ def clamp_max(input, max, *, out=None) -> Tensor:  # noqa: A002
 
 @method
 def addcmul(input, tensor1, tensor2, *, value=1, out=None) -> Tensor:
-    """`input + value * tensor1 * tensor2`."""
+    """`input + value * tensor1 * tensor2` (bfloat16/float16 operands: in float32, rounded once, as PyTorch)."""
+    if (isinstance(input, Tensor) and (dt := input._dtype) in _REDUCED and getattr(tensor1, "_dtype", None) is dt
+            and getattr(tensor2, "_dtype", None) is dt and (out is None or out._dtype is dt)):
+        f32, f64 = dtypes.float32, dtypes.float64  # float64: the exact product and one rounding of PyTorch's fma
+        scaled = S.to_dtype(ew.mul(S.to_dtype(tensor1, f32), value), f64)
+        r = S.to_dtype(ew.add(S.to_dtype(input, f64), ew.mul(scaled, S.to_dtype(tensor2, f64))), f32)
+        return S.to_dtype(r, dt) if out is None else S.copy_(out, r)
     prod = ew.mul(tensor1, tensor2)
     return ew.add(input, prod if value == 1 else ew.mul(prod, value), out=out)
 

@@ -12,8 +12,10 @@ from ember.core.device import as_device, device
 from ember.core.device_backends import backend
 from ember.core.dispatch import declare
 from ember.core.methods import attach, method
+from ember.core.ops import memfmt
 from ember.core.ops import shape as S
 from ember.core.ops.complex import conj as _conj
+from ember.core.settings import contiguous_format, preserve_format
 from ember.core.tensor import Tensor
 
 __all__ = [
@@ -67,12 +69,24 @@ def reshape_as(input, other) -> Tensor:
 
 @method
 def contiguous(input, memory_format=None) -> Tensor:
-    return input if input.is_contiguous() else S.clone(input)
+    """`input` if it is dense in `memory_format`'s order (row-major by default), else a copy that is."""
+    if memory_format is None or memory_format is contiguous_format:
+        return input if input.is_contiguous() else S.clone(input)
+    if memory_format is preserve_format:
+        if input.is_contiguous():
+            return input
+        raise RuntimeError("preserve memory format is unsupported by the contiguous operator")
+    if input.is_contiguous(memory_format):
+        return input
+    return S.clone(input, memory_format=memory_format)
 
 
 @method
 def clone(input, *, memory_format=None) -> Tensor:
-    return S.clone(input)
+    """A copy; `preserve_format` (the default) keeps a permuted layout of `input`, as PyTorch's."""
+    if memfmt.dim_order(input, memory_format, "clone") is None:
+        return S.clone(input)
+    return S.clone(input, memory_format=memory_format or preserve_format)
 
 
 @method
@@ -319,7 +333,8 @@ def _parse_to(args, kwargs):
 
 @method
 def to(input, *args, **kwargs) -> Tensor:
-    """`to(dtype)`, `to(device)`, `to(device, dtype)` or `to(other)`: self when nothing changes."""
+    """`to(dtype)`, `to(device)`, `to(device, dtype)` or `to(other)`, and `memory_format=`: self when nothing
+    changes."""
     dev, dt = _parse_to(args, kwargs)
     copy = kwargs.get("copy", False)
     non_blocking = kwargs.get("non_blocking", False)
@@ -327,15 +342,24 @@ def to(input, *args, **kwargs) -> Tensor:
     if dt is not None:
         dt = dtypes.as_dtype(dt)
         if dt is not out._dtype:
-            out = S.to_dtype(out, dt)
+            perm = memfmt.dim_order(out, kwargs.get("memory_format"), "to")
+            if perm is None:
+                out = S.to_dtype(out, dt)
+            else:  # the converted copy keeps the layout asked for (preserve_format: the input's)
+                inverse = tuple(sorted(range(len(perm)), key=perm.__getitem__))
+                out = S.permute(S.to_dtype(S.permute(out, perm).contiguous(), dt), inverse)
             copy = False
     if dev is not None:
         dev = as_device(dev)
         if dev != out.device:
             out = backend(dev.type if dev.type != "cpu" else out.device.type).to_device(out, dev, non_blocking)
             copy = False
+    fmt = kwargs.get("memory_format")
+    if fmt is not None and fmt is not preserve_format:
+        if not out.is_contiguous(fmt):
+            return clone(out, memory_format=fmt)
     if copy:
-        out = S.clone(out)
+        out = clone(out)
     return out
 
 

@@ -286,8 +286,26 @@ def _batched(a: Tensor, b: Tensor) -> Tensor:
     return r
 
 
-def _scaled_sum(input, prod: Tensor, beta, alpha, out, op: str) -> Tensor:
+_REDUCED = (dtypes.bfloat16, dtypes.float16)
+
+
+def _opmath(fn, *mats) -> tuple:
+    """`fn(*mats)` and the dtype to round the scaled sum to: bfloat16/float16 products are taken in float32 and
+    rounded once, after `beta * input` is added, as PyTorch's (None: no rounding)."""
+    dt = mats[0]._dtype
+    if dt in _REDUCED and all(m._dtype is dt for m in mats):
+        return fn(*[S.to_dtype(m, dtypes.float32) for m in mats]), dt
+    return fn(*mats), None
+
+
+def _scaled_sum(input, prod_dt: tuple, beta, alpha, out, op: str) -> Tensor:
     """beta * input + alpha * prod; beta == 0 ignores input (NaN and inf included), as PyTorch."""
+    prod, dt = prod_dt
+    if dt is not None:
+        if isinstance(input, Tensor) and input._dtype is dt:
+            input = S.to_dtype(input, dtypes.float32)
+        r = _scaled_sum(input, (prod, None), beta, alpha, None, op)
+        return S.to_dtype(r, dt) if out is None else S.copy_(_out_like(out, r), r)
     if alpha != 1:
         prod = ew.mul(prod, alpha)
     if beta == 0:
@@ -305,35 +323,36 @@ def _scaled_sum(input, prod: Tensor, beta, alpha, out, op: str) -> Tensor:
 @composite("addmm")
 def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta=1, alpha=1, out=None) -> Tensor:
     """`beta * input + alpha * (mat1 @ mat2)`; `input` broadcasts to (n, m)."""
-    return _scaled_sum(input, _mm(mat1, mat2), beta, alpha, out, "addmm")
+    return _scaled_sum(input, _opmath(_mm, mat1, mat2), beta, alpha, out, "addmm")
 
 
 @method
 @composite("addmv")
 def addmv(input: Tensor, mat: Tensor, vec: Tensor, *, beta=1, alpha=1, out=None) -> Tensor:
     """`beta * input + alpha * (mat @ vec)`."""
-    return _scaled_sum(input, mv(mat, vec), beta, alpha, out, "addmv")
+    return _scaled_sum(input, _opmath(mv, mat, vec), beta, alpha, out, "addmv")
 
 
 @method
 @composite("baddbmm")
 def baddbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta=1, alpha=1, out=None) -> Tensor:
     """`beta * input + alpha * bmm(batch1, batch2)`."""
-    return _scaled_sum(input, _bmm(batch1, batch2), beta, alpha, out, "baddbmm")
+    return _scaled_sum(input, _opmath(_bmm, batch1, batch2), beta, alpha, out, "baddbmm")
 
 
 @method
 @composite("addbmm")
 def addbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta=1, alpha=1, out=None) -> Tensor:
     """`beta * input + alpha * sum_b(batch1[b] @ batch2[b])`."""
-    return _scaled_sum(input, _sum(_bmm(batch1, batch2), (0,), False, None), beta, alpha, out, "addbmm")
+    prod = _opmath(lambda a, b: _sum(_bmm(a, b), (0,), False, None), batch1, batch2)
+    return _scaled_sum(input, prod, beta, alpha, out, "addbmm")
 
 
 @method
 @composite("addr")
 def addr(input: Tensor, vec1: Tensor, vec2: Tensor, *, beta=1, alpha=1, out=None) -> Tensor:
     """`beta * input + alpha * outer(vec1, vec2)`."""
-    return _scaled_sum(input, outer(vec1, vec2), beta, alpha, out, "addr")
+    return _scaled_sum(input, _opmath(outer, vec1, vec2), beta, alpha, out, "addr")
 
 
 for _fn in (addmm, addmv, baddbmm, addbmm, addr):

@@ -14,6 +14,7 @@ from ember.core import dtypes
 from ember.core.device_backends import backend
 from ember.core.dispatch import declare
 from ember.core.geometry import INT64_MAX, check_geometry, make_tensor
+from ember.core.ops import memfmt
 from ember.core.ops._util import normalize_dims, wrap
 from ember.core.ops.restricted_dtypes import cast_array
 from ember.core.storage import Storage
@@ -344,7 +345,12 @@ clone = declare("clone", np.copy)
 
 @clone.register("cpu")
 def _clone_cpu(x, *, memory_format=None):
-    return wrap(np.array(x._np(), copy=True, order="K" if memory_format is not None else "C"))
+    if memory_format is None:
+        return wrap(np.array(x._np(), copy=True, order="C"))
+    perm = memfmt.dim_order(x, memory_format, "clone")
+    if perm is None:
+        return wrap(np.array(x._np(), copy=True, order="C"))
+    return memfmt.restride(wrap(np.array(x._np().transpose(perm), copy=True, order="C")), perm, memory_format, x)
 
 
 to_dtype = declare("to_dtype", lambda a, d: a.astype(d))

@@ -15,6 +15,8 @@ __all__ = ["linear", "bilinear", "conv1d", "conv2d", "conv_transpose2d", "max_po
            "adaptive_avg_pool2d", "batch_norm", "layer_norm", "group_norm", "dropout", "dropout2d", "embedding",
            "embedding_bag", "pad", "interpolate", "one_hot", "flatten"]
 
+_REDUCED = (ea.bfloat16, ea.float16)
+
 
 @composite("linear")
 def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
@@ -22,6 +24,10 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     if input.dim() == 0 or input.shape[-1] != weight.shape[-1]:
         raise RuntimeError(f"linear: expected input with last dimension {weight.shape[-1]} (in_features); got "
                            f"{describe(input)} and {describe(weight)}")
+    if bias is not None and input.dtype in _REDUCED and weight.dim() == 2 and input.dim() >= 2:
+        # PyTorch's addmm: bfloat16/float16 products and bias summed in float32, rounded once
+        flat = ea.addmm(bias, input.reshape(-1, input.shape[-1]), weight.t())
+        return flat.reshape(*input.shape[:-1], weight.shape[0])
     out = ea.matmul(input, weight.t()) if weight.dim() == 2 else ea.matmul(input, weight)
     return out + bias if bias is not None else out
 

@@ -427,7 +427,7 @@ class Module:
 
     def to(self, *args, **kwargs) -> Module:
         """`to(device)`, `to(dtype)`, `to(device, dtype)` or `to(tensor)`: moves parameters and
-        buffers in place; dtypes change only for floating-point tensors."""
+        buffers in place; dtypes change only for floating-point tensors; `memory_format=` lays out 4-D/5-D ones."""
         dev, dt = kwargs.get("device"), kwargs.get("dtype")
         non_blocking = kwargs.get("non_blocking", False)
         for a in args:
@@ -444,7 +444,11 @@ class Module:
         if dt is not None and not dt.is_floating_point:
             raise TypeError(f"nn.Module.to only accepts floating point dtypes, but got desired dtype={dt}")
 
+        fmt = kwargs.get("memory_format")
+
         def convert(t: Tensor) -> Tensor:
+            if fmt is not None and t.dim() in (4, 5):
+                return t.to(dev, dt if t.is_floating_point() else None, non_blocking=non_blocking, memory_format=fmt)
             if dt is not None and t.is_floating_point():
                 return t.to(dev, dt, non_blocking=non_blocking) if dev is not None else t.to(dt)
             return t.to(dev, non_blocking=non_blocking) if dev is not None else t

@@ -228,7 +228,7 @@ class RandomUnstructured(BasePruningMethod):
         n = _n_to_prune(self.amount, t.numel())
         mask = default_mask.clone()
         if n:
-            mask.view(-1)[ea.topk(ea.rand_like(t).view(-1), k=n).indices] = 0
+            mask.view(-1)[ea.topk(ea.rand_like(t).reshape(-1), k=n).indices] = 0
         return mask
 
     @classmethod

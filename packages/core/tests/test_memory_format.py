@@ -1,0 +1,137 @@
+"""`memory_format=`: channels_last layouts, PyTorch's preserve_format rule, and the rank checks."""
+
+import numpy as np
+import pytest
+
+import ember.core as ec
+from ember.core.ops.layout import clone, contiguous
+
+
+def _x(*shape):
+    return ec.tensor(np.arange(np.prod(shape), dtype=np.float32).reshape(shape))
+
+
+def test_contiguous_channels_last_gives_nhwc_strides_and_same_values():
+    x = _x(2, 3, 4, 5)
+    y = contiguous(x, memory_format=ec.channels_last)
+    assert y.stride() == (60, 1, 15, 3)
+    assert y.is_contiguous(memory_format=ec.channels_last) and not y.is_contiguous()
+    np.testing.assert_array_equal(y.numpy(), x.numpy())
+    assert contiguous(y, memory_format=ec.channels_last) is y
+    back = contiguous(y)
+    assert back.stride() == (60, 20, 5, 1)
+    np.testing.assert_array_equal(back.numpy(), x.numpy())
+
+
+def test_contiguous_with_preserve_format_refuses_to_copy():
+    x = _x(2, 3, 4, 5)
+    assert contiguous(x, memory_format=ec.preserve_format) is x
+    with pytest.raises(RuntimeError, match="preserve memory format is unsupported by the contiguous operator"):
+        contiguous(x.permute(0, 2, 3, 1), memory_format=ec.preserve_format)
+
+
+def test_channels_last_3d_strides():
+    x = _x(2, 3, 2, 4, 5)
+    y = contiguous(x, memory_format=ec.channels_last_3d)
+    assert y.stride() == (120, 1, 60, 15, 3)
+    assert y.is_contiguous(memory_format=ec.channels_last_3d)
+    np.testing.assert_array_equal(y.numpy(), x.numpy())
+
+
+@pytest.mark.parametrize(("shape", "fmt", "msg"), [
+    ((3, 4), "channels_last", "required rank 4 tensor to use channels_last format"),
+    ((2, 3, 4, 5), "channels_last_3d", "required rank 5 tensor to use channels_last_3d format")])
+def test_wrong_rank_raises_runtime_error(shape, fmt, msg):
+    x = _x(*shape)
+    for f in (lambda: contiguous(x, memory_format=getattr(ec, fmt)), lambda: clone(x, memory_format=getattr(ec, fmt)),
+              lambda: ec.empty_like(x, memory_format=getattr(ec, fmt)), lambda: x.to(memory_format=getattr(ec, fmt))):
+        with pytest.raises(RuntimeError, match=msg):
+            f()
+
+
+def test_preserve_format_keeps_a_dense_permuted_layout():
+    x = contiguous(_x(2, 3, 4, 5), memory_format=ec.channels_last)
+    for f in (clone, ec.empty_like, ec.zeros_like, ec.ones_like, ec.randn_like, ec.rand_like,
+              lambda t: ec.full_like(t, 2.0), lambda t: ec.randint_like(t, 5)):
+        assert f(x).stride() == (60, 1, 15, 3)
+    np.testing.assert_array_equal(clone(x).numpy(), x.numpy())
+    t = _x(3, 4).t()
+    c = clone(t)
+    assert c.stride() == (1, 4)
+    np.testing.assert_array_equal(c.numpy(), t.numpy())
+    np.testing.assert_array_equal(ec.ones_like(x).numpy(), np.ones((2, 3, 4, 5)))
+    assert clone(x, memory_format=ec.contiguous_format).stride() == (60, 20, 5, 1)
+
+
+def test_preserve_format_of_a_strided_slice_infers_dense_strides_in_the_same_order():
+    t = _x(6, 4).t()[:, ::2]  # shape (4, 3), strides (1, 8): not dense, column-major order
+    c = clone(t)
+    assert c.stride() == (1, 4)
+    np.testing.assert_array_equal(c.numpy(), t.numpy())
+    assert clone(_x(4, 6)[:, ::2]).stride() == (3, 1)
+
+
+def test_new_tensors_in_channels_last():
+    assert ec.empty(2, 3, 4, 5, memory_format=ec.channels_last).stride() == (60, 1, 15, 3)
+    z = ec.zeros_like(_x(2, 3, 4, 5), memory_format=ec.channels_last)
+    assert z.stride() == (60, 1, 15, 3)
+    np.testing.assert_array_equal(z.numpy(), np.zeros((2, 3, 4, 5)))
+
+
+def test_to_memory_format_converts_and_returns_self_when_already_laid_out():
+    x = _x(2, 3, 4, 5)
+    y = x.to(memory_format=ec.channels_last)
+    assert y.stride() == (60, 1, 15, 3)
+    assert y.to(memory_format=ec.channels_last) is y
+    assert x.to(memory_format=ec.contiguous_format) is x
+    np.testing.assert_array_equal(y.to(ec.float64, memory_format=ec.contiguous_format).numpy(), x.numpy())
+    assert y.to(ec.float64, memory_format=ec.contiguous_format).stride() == (60, 20, 5, 1)
+
+
+def test_a_dtype_conversion_keeps_the_layout():
+    x = _x(2, 3, 4, 5)
+    y = contiguous(x, memory_format=ec.channels_last)
+    for z in (y.to(ec.float64), x.to(ec.float64, memory_format=ec.channels_last)):
+        assert z.dtype is ec.float64 and z.stride() == (60, 1, 15, 3)
+        np.testing.assert_array_equal(z.numpy(), x.numpy())
+    t = _x(3, 4).t().to(ec.float16)
+    assert t.stride() == (1, 4)
+    np.testing.assert_array_equal(t.numpy(), _x(3, 4).numpy().T)
+
+
+def test_elementwise_and_reductions_of_channels_last_are_right():
+    x = _x(2, 3, 4, 5)
+    y = contiguous(x, memory_format=ec.channels_last)
+    np.testing.assert_array_equal((y * 2 + y).numpy(), x.numpy() * 3)
+    np.testing.assert_allclose(y.sum(dim=(0, 2, 3)).numpy(), x.numpy().sum(axis=(0, 2, 3)))
+    np.testing.assert_array_equal(y.reshape(2, -1).numpy(), x.numpy().reshape(2, -1))
+
+
+@pytest.mark.torch
+def test_strides_match_torch():
+    torch = pytest.importorskip("torch")
+    a = np.random.default_rng(0).standard_normal((2, 3, 4, 5)).astype(np.float32)
+    for perm in [(0, 1, 2, 3), (0, 2, 3, 1), (3, 2, 1, 0), (1, 0, 3, 2)]:
+        inv = np.argsort(perm).tolist()
+        te = ec.tensor(np.ascontiguousarray(a.transpose(perm))).permute(*inv)
+        tt = torch.from_numpy(np.ascontiguousarray(a.transpose(perm))).permute(*inv)
+        assert te.stride() == tt.stride()
+        assert clone(te).stride() == tt.clone().stride(), perm
+        assert ec.empty_like(te).stride() == torch.empty_like(tt).stride(), perm
+        assert clone(te[:, :, ::2]).stride() == tt[:, :, ::2].clone().stride(), perm
+        assert clone(te[:, :, 1:3, ::2]).stride() == tt[:, :, 1:3, ::2].clone().stride(), perm
+    assert (contiguous(ec.tensor(a), memory_format=ec.channels_last).stride()
+            == torch.from_numpy(a).contiguous(memory_format=torch.channels_last).stride())
+
+
+@pytest.mark.cuda
+def test_cuda_clone_and_like_in_channels_last():
+    if not ec.cuda.is_available():
+        pytest.skip("no CUDA device or simulator")
+    x = _x(2, 3, 2, 2)
+    y = contiguous(x.to("cuda"), memory_format=ec.channels_last)
+    assert y.stride() == (12, 1, 6, 3) and y.device.type == "cuda"
+    np.testing.assert_array_equal(y.cpu().numpy(), x.numpy())
+    assert clone(y).stride() == (12, 1, 6, 3)
+    np.testing.assert_array_equal(clone(y).cpu().numpy(), x.numpy())
+    assert ec.zeros_like(y).stride() == (12, 1, 6, 3)

@@ -1,0 +1,69 @@
+"""bfloat16 `addmm`/`add(alpha=)`/`addcmul`: the sum taken in float32 (alpha rounded to bfloat16 for add) and
+rounded once, as PyTorch's CPU kernels; values against float64 references rounded once."""
+
+import ml_dtypes
+import numpy as np
+import pytest
+
+import ember.core as E
+
+BF = np.dtype(ml_dtypes.bfloat16)
+
+
+def bf(a) -> np.ndarray:
+    return np.asarray(a, np.float32).astype(BF).astype(np.float32)
+
+
+def _bf(shape, seed):
+    return bf(np.random.default_rng(seed).standard_normal(shape))
+
+
+def test_addmm_rounds_once_after_adding_the_bias():
+    a, b, c = _bf((16, 256), 0), _bf((256, 8), 1), _bf((16, 8), 2)
+    want = bf(0.5 * c.astype(np.float64) + 1.5 * (a.astype(np.float64) @ b))
+    got = E.addmm(E.tensor(c).bfloat16(), E.tensor(a).bfloat16(), E.tensor(b).bfloat16(), beta=0.5, alpha=1.5)
+    assert got.dtype is E.bfloat16
+    np.testing.assert_array_equal(got.float().numpy(), want)
+    twice = bf(c + bf(a.astype(np.float64) @ b))  # the old way: the product rounded before the bias is added
+    assert (bf(c.astype(np.float64) + a.astype(np.float64) @ b) != twice).any()
+    out = E.tensor(c).bfloat16()
+    out.addmm_(E.tensor(a).bfloat16(), E.tensor(b).bfloat16())
+    np.testing.assert_array_equal(out.float().numpy(), bf(c.astype(np.float64) + a.astype(np.float64) @ b))
+
+
+def test_add_with_alpha_rounds_alpha_to_bfloat16_and_the_sum_once():
+    x, y = _bf(1024, 3), _bf(1024, 4)
+    alpha = float(bf(0.3))
+    want = bf(x.astype(np.float64) + alpha * y.astype(np.float64))
+    ex, ey = E.tensor(x).bfloat16(), E.tensor(y).bfloat16()
+    np.testing.assert_array_equal(E.add(ex, ey, alpha=0.3).float().numpy(), want)
+    z = ex.clone()
+    z.add_(ey, alpha=0.3)
+    np.testing.assert_array_equal(z.float().numpy(), want)
+    np.testing.assert_array_equal(E.sub(ex, ey, alpha=0.3).float().numpy(),
+                                  bf(x.astype(np.float64) - alpha * y.astype(np.float64)))
+
+
+def test_addcmul_rounds_once():
+    x, t1, t2 = _bf(1024, 5), _bf(1024, 6), _bf(1024, 7)
+    scaled = (np.float32(0.7) * t1).astype(np.float64)
+    want = bf((x.astype(np.float64) + scaled * t2).astype(np.float32))
+    got = E.addcmul(E.tensor(x).bfloat16(), E.tensor(t1).bfloat16(), E.tensor(t2).bfloat16(), value=0.7)
+    np.testing.assert_array_equal(got.float().numpy(), want)
+
+
+@pytest.mark.torch
+def test_matches_torch_bfloat16():
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(8)
+    a, b, c = (rng.standard_normal(s).astype(np.float32) for s in ((16, 128), (128, 32), (16, 32)))
+    ta, tb, tc = (torch.from_numpy(v).bfloat16() for v in (a, b, c))
+    ea, eb, ec = (E.tensor(v).bfloat16() for v in (a, b, c))
+    same = lambda t, e: np.testing.assert_array_equal(e.float().numpy(), t.float().numpy())  # noqa: E731
+    same(torch.addmm(tc, ta, tb, beta=0.5, alpha=2.0), E.addmm(ec, ea, eb, beta=0.5, alpha=2.0))
+    x, y = (rng.standard_normal(1024).astype(np.float32) for _ in range(2))
+    tx, ty = torch.from_numpy(x).bfloat16(), torch.from_numpy(y).bfloat16()
+    ex, ey = E.tensor(x).bfloat16(), E.tensor(y).bfloat16()
+    same(tx.clone().add_(ty, alpha=0.3), ex.clone().add_(ey, alpha=0.3))
+    same(tx.clone().add_(torch.from_numpy(y), alpha=0.3), ex.clone().add_(E.tensor(y), alpha=0.3))
+    same(tx.clone().addcmul_(ty, tx, value=0.7), ex.clone().addcmul_(ey, ex, value=0.7))

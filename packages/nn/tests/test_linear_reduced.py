@@ -1,0 +1,40 @@
+"""bfloat16 `F.linear` with a bias: PyTorch's addmm, summed in float32 and rounded once."""
+
+import ml_dtypes
+import numpy as np
+import pytest
+
+import ember.autograd as ea
+import ember.nn.functional as F
+
+BF = np.dtype(ml_dtypes.bfloat16)
+
+
+def bf(a) -> np.ndarray:
+    return np.asarray(a, np.float32).astype(BF).astype(np.float32)
+
+
+def test_bf16_linear_with_bias_rounds_once_and_has_gradients():
+    rng = np.random.default_rng(0)
+    x, w, b = bf(rng.standard_normal((2, 5, 64))), bf(rng.standard_normal((8, 64))), bf(rng.standard_normal(8))
+    want = bf(x.astype(np.float64) @ w.T.astype(np.float64) + b)
+    xt = ea.tensor(x).bfloat16().requires_grad_(True)
+    wt = ea.tensor(w).bfloat16().requires_grad_(True)
+    out = F.linear(xt, wt, ea.tensor(b).bfloat16())
+    assert out.dtype is ea.bfloat16 and out.shape == (2, 5, 8)
+    np.testing.assert_array_equal(out.detach().float().numpy(), want)
+    out.float().sum().backward()
+    assert xt.grad.dtype is ea.bfloat16
+    np.testing.assert_allclose(xt.grad.float().numpy(), np.broadcast_to(bf(w.sum(0)), (2, 5, 64)), rtol=1e-2)
+    np.testing.assert_allclose(wt.grad.float().numpy(), np.broadcast_to(x.reshape(-1, 64).sum(0), (8, 64)),
+                               rtol=2e-2, atol=1e-1)
+
+
+@pytest.mark.torch
+def test_bf16_linear_matches_torch():
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(1)
+    x, w, b = (rng.standard_normal(s).astype(np.float32) for s in ((4, 3, 32), (16, 32), (16,)))
+    ref = torch.nn.functional.linear(*(torch.from_numpy(v).bfloat16() for v in (x, w, b)))
+    ours = F.linear(*(ea.tensor(v).bfloat16() for v in (x, w, b)))
+    np.testing.assert_array_equal(ours.float().numpy(), ref.float().numpy())
