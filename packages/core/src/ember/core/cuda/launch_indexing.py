@@ -1,8 +1,8 @@
 """CUDA kernels of gather, scatter, scatter_add, scatter_reduce, index_select, index_add,
 index_copy, index_fill, masked_fill, embedding and embedding_bag (+ backward): one dim-indexed kernel
 (atomics where it accumulates) and the elementwise template. Shapes, ranks and dtypes were checked by the op's
-meta step (NOTE [ The meta step ]); index values are not range-checked on the host (that would synchronize):
-the kernel skips out-of-range ones, see `kernels.indexing`."""
+meta step (NOTE [ The meta step ]), which also reads device index values to the host and raises for
+one out of range (as the CPU does), so the kernels see valid indices only."""
 
 from __future__ import annotations
 
@@ -198,7 +198,7 @@ def _index_fill(input, dim, index, value, *, out=None):
     v = _scalar_or_device(value)
     v_strides = (0,) * tt.ndim if isinstance(v, Tensor) else ()
     dim_indexed(tt, v.view(1) if isinstance(v, Tensor) else v, idx, shape, _zero_at(tt._strides, d), v_strides,
-                _only_at(idx._strides[0], tt.ndim, d), tt._shape[d], tt._strides[d], 0)
+                _only_at(idx._strides[0], tt.ndim, d), tt._shape[d], tt._strides[d], 0, wrap=True)
     return _finish(t, out, "index_fill")
 
 

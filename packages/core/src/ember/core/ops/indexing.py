@@ -69,6 +69,16 @@ def _wrap_dim(x: Tensor, dim: int) -> int:
     return x._wrap_dim(dim) if x.ndim else 0
 
 
+def _check_device_values(index: Tensor, size: int, dim: int, *, allow_negative: bool = False,
+                         prefix: str = "") -> None:
+    """The meta step's check of a device index's values against its dim (NOTE [ The meta step ]): it
+    reads them to the host (a synchronization, as PyTorch's device-side assert is one) so that a CUDA
+    call raises the CPU's error instead of skipping the index. CPU indices are checked by the kernel as
+    it reads them (`index_array`), once."""
+    if index._storage.device.type != "cpu" and index.numel():
+        index_array(index, size, dim, allow_negative=allow_negative, prefix=prefix)
+
+
 # --- index / index_put_ (the primitives behind x[idx] and x[idx] = v) ---------------------
 _index = declare("index", mixed_devices=True, ref=lambda a, idx: a[tuple(slice(None) if i is None else i for i in idx)])
 
@@ -97,9 +107,16 @@ def _index_result_shape(x: Tensor, indices) -> tuple[int, ...]:
     return tuple(x._shape[d] for d in before) + b + tuple(x._shape[d] for d in after)
 
 
+def _check_device_key(x: Tensor, indices) -> None:
+    for d, t in enumerate(indices):
+        if t is not None:
+            _check_device_values(t, x._shape[d], d, allow_negative=True)
+
+
 @_index.meta
 def _meta_index(x, indices) -> None:
     _index_result_shape(x, indices)
+    _check_device_key(x, indices)
 
 
 def _checked_key(x: Tensor, indices) -> list:
@@ -124,6 +141,7 @@ _index_put = declare("index_put_", mutates=0, mixed_devices=True)
 def _meta_index_put(x, indices, values, accumulate=False) -> None:
     """The values broadcast to the indexing result, as PyTorch requires (no extra leading dims)."""
     shape = _index_result_shape(x, indices)
+    _check_device_key(x, indices)
     v = values._shape if isinstance(values, Tensor) else np.shape(values)
     try:
         ok = tuple(np.broadcast_shapes(v, shape)) == shape
@@ -327,6 +345,7 @@ def _meta_gather(input, dim, index, *, sparse_grad=False, out=None) -> None:
     d = _wrap_dim(input, dim)
     if index.numel():
         _check_gather_shapes(index, input, d)
+        _check_device_values(index, _size(input, d), d)
 
 
 def _meta_scatter_any(input, dim, index, src) -> None:
@@ -337,6 +356,7 @@ def _meta_scatter_any(input, dim, index, src) -> None:
                            f"{describe(src)}")
     if index.numel():
         _check_scatter_shapes(index, input, d, src)
+        _check_device_values(index, _size(input, d), d)
 
 
 _gather = declare("gather", lambda a, dim, idx: np.take_along_axis(a, idx, dim))
@@ -502,12 +522,20 @@ def scatter_reduce(input, dim: int, index: Tensor, src: Tensor, reduce: str, *, 
 
 
 # --- index_select / index_add / index_copy / index_fill ---------------------------------------
+_PREFIX = {"index_select": "index out of range in self: ", "index_copy": "index_copy_(): "}
+
+
 def _dim_index(op: str, input: Tensor, dim: int, index: Tensor) -> tuple[int, np.ndarray]:
-    """The wrapped dim and the host copy of a 1-D `index`, its values checked against that dim."""
+    """The wrapped dim and the host copy of a 1-D `index`, its values checked against that dim
+    (index_fill takes negative indices, as PyTorch)."""
     d = _wrap_dim(input, dim)
-    size = input._shape[d] if input.ndim else 1
-    prefix = "index out of range in self: " if op == "index_select" else ""
-    return d, index_array(index, size, d, allow_negative=False, prefix=prefix).reshape(-1)
+    return d, index_array(index, _size(input, d), d, allow_negative=op == "index_fill",
+                          prefix=_PREFIX.get(op, "")).reshape(-1)
+
+
+def _check_device_dim_index(op: str, input: Tensor, dim: int, index: Tensor) -> None:
+    d = _wrap_dim(input, dim)
+    _check_device_values(index, _size(input, d), d, allow_negative=op == "index_fill", prefix=_PREFIX.get(op, ""))
 
 
 def _check_index_vector(op: str, index: Tensor) -> None:
@@ -519,7 +547,7 @@ def _check_index_vector(op: str, index: Tensor) -> None:
 
 def _meta_index_select(input, dim, index, *, out=None) -> None:
     _check_index_vector("index_select", index)
-    _wrap_dim(input, dim)
+    _check_device_dim_index("index_select", input, dim, index)
 
 
 def _meta_index_add(input, dim, index, source, *, alpha=1, out=None) -> None:
@@ -543,6 +571,7 @@ def _meta_index_add(input, dim, index, source, *, alpha=1, out=None) -> None:
     if a != b:
         raise RuntimeError(f"source tensor shape must match self tensor shape, excluding the specified dimension. "
                            f"Got self.shape = {_sizes(input)} source.shape = {_sizes(source)}")
+    _check_device_dim_index("index_add", input, dim, index)
 
 
 def _meta_index_copy(input, dim, index, source, *, out=None) -> None:
@@ -573,13 +602,14 @@ def _meta_index_copy(input, dim, index, source, *, out=None) -> None:
     if source.ndim and n != source._shape[d]:
         raise IndexError(f"index_copy_(): Number of indices ({n}) should be equal to source.size(dim) "
                          f"({source._shape[d]})")
+    _check_device_dim_index("index_copy", input, dim, index)
 
 
 def _meta_index_fill(input, dim, index, value, *, out=None) -> None:
     if index.ndim > 1:
         raise RuntimeError("Index has to be a vector/scalar")
     _check_long("index_fill_", index)
-    _wrap_dim(input, dim)
+    _check_device_dim_index("index_fill", input, dim, index)
 
 
 _index_select = declare("index_select", lambda a, dim, idx: np.take(a, idx, axis=dim))
@@ -751,6 +781,10 @@ def _meta_masked_scatter(input, mask, source, *, out=None) -> None:
         raise RuntimeError(f"masked_scatter_: expected self and source to have same dtypes but got "
                            f"{_scalar_type(input)} and {_scalar_type(source)}")
     S.expand(mask, input._shape)
+    if mask._storage.device.type != "cpu":  # the CPU kernel counts the mask itself; CUDA would read past source
+        n = int(np.count_nonzero(np.broadcast_to(mask._host_array(), input._shape)))
+        if n > source.numel():
+            raise RuntimeError("Number of elements of source < number of ones in mask")
 
 
 @_masked_scatter.register("cpu")
@@ -816,6 +850,13 @@ def _flat_index(op: str, input: Tensor, index: Tensor) -> np.ndarray:
 _take = declare("take", lambda a, idx: np.ravel(a)[idx])
 
 
+@_take.meta
+def _meta_take(input, index, *, out=None) -> None:
+    _check_long("take", index)
+    if index._storage.device.type != "cpu":  # the CPU kernel checks as it reads (see _check_device_values)
+        _flat_index("take", input, index)
+
+
 @_take.register("cpu")
 def _take_cpu(input, index, *, out=None):
     r = np.ravel(input._np())[_flat_index("take", input, index)]
@@ -840,6 +881,8 @@ def _meta_put(input, index, source, accumulate=False, *, out=None) -> None:
     if index.numel() != source.numel():
         raise IndexError(f"put_(): Expected source and index to have the same number of elements, but got "
                          f"source.numel() = {source.numel()}, index.numel() = {index.numel()}")
+    if index._storage.device.type != "cpu":
+        _flat_index("put", input, index)
 
 
 @_put.register("cpu")

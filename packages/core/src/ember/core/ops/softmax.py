@@ -109,8 +109,8 @@ def _unrows(r: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
 
 def _class_terms(x: Tensor, target: Tensor, weight, ignore_index: int):
     """Per-row valid targets (clamped to 0 where ignored) and their weights, as float arrays. A target
-    outside [0, C) raises here, before anything reads by it (the CUDA kernels give NaN instead:
-    checking device targets on the host would synchronize)."""
+    outside [0, C) raises here, before anything reads by it (device targets: the meta step calls
+    this on a host copy, `_check_device_targets`)."""
     c = x._shape[1] if x.ndim > 1 else x._shape[0]
     t = target._np().reshape(-1).astype(np.int64, copy=False)
     valid = t != ignore_index
@@ -378,10 +378,18 @@ def _check_loss_grad(op: str, grad, input: Tensor, reduction: str) -> None:
         raise RuntimeError(f"{op}: expected a gradient of {want} elements (the loss's); got {describe(grad)}")
 
 
+def _check_device_targets(input: Tensor, target: Tensor, ignore_index: int) -> None:
+    """Class targets on a device, read to the host (a synchronization, as PyTorch's device-side
+    assert): CUDA raises the CPU's "Target 5 is out of bounds." instead of computing NaN."""
+    if target._storage.device.type != "cpu" and not _is_probabilities(target) and target.numel():
+        _class_terms(input, target.to("cpu"), None, ignore_index)
+
+
 @cross_entropy_op.meta
 def _cross_entropy_meta(input, target, weight, reduction, ignore_index, label_smoothing) -> None:
     """Target and weight against the input's rows and classes: every kernel reads them per row and class."""
     _check_loss("cross_entropy", input, target, weight, reduction, _is_probabilities(target))
+    _check_device_targets(input, target, ignore_index)
 
 
 @cross_entropy_backward.meta
@@ -393,6 +401,7 @@ def _cross_entropy_backward_meta(grad, input, target, weight, reduction, ignore_
 @nll_loss_op.meta
 def _nll_loss_meta(input, target, weight, reduction, ignore_index) -> None:
     _check_loss("nll_loss", input, target, weight, reduction, False)
+    _check_device_targets(input, target, ignore_index)
 
 
 @nll_loss_backward.meta

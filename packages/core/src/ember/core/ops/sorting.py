@@ -440,6 +440,15 @@ def bucketize(input, boundaries: Tensor, *, out_int32: bool = False, right: bool
 _bincount = declare("bincount", np.bincount, differentiable=False, doc="bincount(x, weights, minlength) -> Tensor")
 
 
+@_bincount.meta
+def _bincount_meta(x, weights=None, minlength=0):
+    """Device values too (read to the host, as the CUDA kernel must to size its result): no negatives."""
+    if x.ndim != 1 or x._dtype.is_floating_point or x._dtype is dtypes.bool:
+        raise RuntimeError("bincount only supports 1-d non-negative integral inputs.")
+    if x._storage.device.type != "cpu" and x.numel() and int(np.min(x._host_array())) < 0:
+        raise RuntimeError("bincount only supports 1-d non-negative integral inputs.")
+
+
 @_bincount.register("cpu")
 def _bincount_cpu(x, weights=None, minlength=0):
     """bincount(x (n,) non-negative ints, weights (n,) | None, minlength: int): int64 counts, or sums of
