@@ -138,16 +138,20 @@ class Op:
                 raise NotImplementedError(f"{self.name}: no kernel for device type '{dev}'")
         if self.check is not None:
             self.check(*args, **kwargs)
+        try:
+            result = kernel(*args, **kwargs) if kwargs else kernel(*args)
+        except (MemoryError, ValueError) as e:  # numpy failing to allocate: PyTorch's RuntimeError
+            err = _storage.allocation_error(e)
+            if err is None:
+                raise
+            raise err from None
         if kwargs:
-            result = kernel(*args, **kwargs)
             out = kwargs.get("out")
             if out is not None:
                 if isinstance(out, Tensor):
                     out._storage.version += 1
                 else:
                     _bump(out)
-        else:
-            result = kernel(*args)
         if self.mutates is not None:
             args[self.mutates]._storage.version += 1
         return result

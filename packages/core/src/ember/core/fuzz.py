@@ -98,13 +98,17 @@ def _repro(v) -> str:
 
 
 # --- drawing cases (hypothesis) --------------------------------------------------------------
-def _strategies():
+def _strategies(kinds=None):
+    from types import SimpleNamespace
+
     from hypothesis import strategies as st
 
     from ember.core import dtypes
+    from ember.core.fuzz_family import family_names
     from ember.core.opinfo import ops_with_info
 
-    ops = ops_with_info()
+    infos = {n: o.info for n, o in ops_with_info().items()} | family_names()
+    ops = {n: i for n, i in infos.items() if kinds is None or i.kind in kinds}
     all_dtypes = [d.name for d in dtypes.ALL if not d.is_complex]  # the references are real (float64)
     shapes = st.lists(st.sampled_from([0, 1, 1, 2, 3, 5]), min_size=0, max_size=4).map(tuple)
 
@@ -141,10 +145,14 @@ def _strategies():
             kwargs = (("out", TensorSpec((), draw(st.sampled_from(all_dtypes)), "contiguous", 0)),)
         return Case(name, (x, dim, keepdim), kwargs)
 
+    family = SimpleNamespace(tensor=tensor)  # what a family's `draw` builds its tensors with
+
     @st.composite
     def case(draw):
         name = draw(st.sampled_from(sorted(ops)))
-        info = ops[name].info
+        info = ops[name]
+        if info.draw is not None:  # a family row draws its own calls (ember.core.fuzz_family)
+            return info.draw(draw, family)
         accepted = [d.name for d in info.dtypes_for("cpu") if not d.is_complex]
         dtype = draw(st.sampled_from(accepted)) if draw(st.integers(0, 7)) else draw(st.sampled_from(all_dtypes))
         shape = draw(shapes)
@@ -177,8 +185,9 @@ def _strategies():
     return case()
 
 
-def draw_cases(n: int, seed: int = 0) -> list[Case]:
-    """Up to `n` distinct cases drawn by hypothesis with a fixed seed (the same list on every run)."""
+def draw_cases(n: int, seed: int = 0, kinds: tuple[str, ...] | None = None) -> list[Case]:
+    """Up to `n` distinct cases drawn by hypothesis with a fixed seed (the same list on every run),
+    of the ops whose OpInfo kind is in `kinds` (all when None)."""
     from hypothesis import HealthCheck, Phase, given, settings
     from hypothesis import seed as hseed
 
@@ -187,7 +196,7 @@ def draw_cases(n: int, seed: int = 0) -> list[Case]:
     @hseed(seed)
     @settings(max_examples=n, database=None, deadline=None, phases=[Phase.generate],
               suppress_health_check=list(HealthCheck))
-    @given(_strategies())
+    @given(_strategies(kinds))
     def collect(c):
         cases.append(c)
 
@@ -257,8 +266,12 @@ def run_case(case: Case) -> Outcome:
     from ember.core.opinfo import BOOL
     from ember.core.tensor import Tensor
 
+    from ember.core import fuzz_family
+
+    info = fuzz_family.info_of(case.op)
+    if info.draw is not None:
+        return fuzz_family.run_case(case, info)
     op = get_op(case.op)
-    info = op.info
     fn = getattr(E, case.op) if info.public else op
     args = [build(a) for a in case.args]
     kwargs = {k: build(v) for k, v in case.kwargs}
@@ -444,10 +457,13 @@ def against_torch(case: Case) -> dict:
     """Run `case` in PyTorch and compare: {"cls": agree | lenient | stricter | error-type | differs, ...}."""
     import torch
 
-    from ember.core.dispatch import get_op
+    from ember.core import fuzz_family
 
-    info = get_op(case.op).info
-    fn, kw = _torch_fn(case.op, info)
+    info = fuzz_family.info_of(case.op)
+    if info.draw is not None:
+        fn, kw = (lambda *a, **k: fuzz_family.call(info, case.op, torch, a, k)), {}
+    else:
+        fn, kw = _torch_fn(case.op, info)
     args = [_to_torch(build(a)) for a in case.args]
     if case.op == "gelu":
         kw = {"approximate": args.pop()}
@@ -508,10 +524,15 @@ def run_case_raw(case: Case, device: str = "cpu"):
         v = build(v)
         return v.to(device) if isinstance(v, Tensor) and device != "cpu" else v
 
-    op = get_op(case.op)
-    fn = getattr(E, case.op) if op.info.public else op
+    from ember.core import fuzz_family
+
+    info = fuzz_family.info_of(case.op)
+    args, kwargs = [on(a) for a in case.args], {k: on(v) for k, v in case.kwargs}
     with np.errstate(all="ignore"):
-        return fn(*(on(a) for a in case.args), **{k: on(v) for k, v in case.kwargs})
+        if info.draw is not None:
+            return fuzz_family.call(info, case.op, E, args, kwargs)
+        fn = getattr(E, case.op) if info.public else get_op(case.op)
+        return fn(*args, **kwargs)
 
 
 def against_cuda(case: Case) -> dict:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from ember.core.dispatch import declare
+from ember.core.opinfo_indexing import info as _info
 from ember.core.ops import numba_nn
 from ember.core.ops._util import wrap
 from ember.core.tensor import Tensor, describe
@@ -49,7 +50,7 @@ embedding_op = declare("embedding", doc="""Rows of `weight` at `indices` (PyTorc
 Positional signature: `embedding(weight, indices, padding_idx, scale_grad_by_freq)`, weight
 `(V, D)`, integer indices of any shape (validated in [0, V)), padding_idx an int in [0, V) or
 -1 for none -> `indices.shape + (D,)`. Backward (weight only): `embedding_backward(grad,
-indices, V, padding_idx, scale_grad_by_freq)`.""")
+indices, V, padding_idx, scale_grad_by_freq)`.""", info=_info("embedding"))
 
 
 @embedding_op.meta
@@ -195,7 +196,7 @@ def _embedding_bag_backward_cpu(grad, indices, offsets, bag_size, max_indices, n
 def _check(op: str, input, weight, *, bag: bool = False) -> None:
     if not isinstance(input, Tensor) or not isinstance(weight, Tensor):
         raise TypeError(f"{op}: expected input and weight tensors; got {describe(input)} and {describe(weight)}")
-    if input.dtype.is_floating_point or input.dtype.name == "bool":
+    if input.dtype.name not in ("int64", "int32"):
         raise RuntimeError(f"Expected tensor for argument #1 'indices' to have one of the following scalar types: "
                            f"Long, Int; but got {describe(input)} instead (while checking arguments for {op})")
     if weight.ndim != 2:

@@ -14,6 +14,7 @@ import numpy as np
 
 from ember.core import dtypes
 from ember.core.dispatch import declare
+from ember.core.opinfo_indexing import info as _info
 from ember.core.methods import attach
 from ember.core.ops._util import normalize_dims, wrap
 from ember.core.tensor import Tensor, describe
@@ -149,7 +150,7 @@ tensor of shape `(N, d1, ...)`, validated in range) or class probabilities (inpu
 dtype); weight `(C,)` or None; reduction 'none' | 'mean' | 'sum'. 'mean' divides by the summed
 weights of non-ignored targets (class indices) or by the number of rows (probabilities).
 Backward: `cross_entropy_backward(grad, input, target, weight, reduction, ignore_index,
-label_smoothing)` -> grad_input (target and weight get no gradient).""")
+label_smoothing)` -> grad_input (target and weight get no gradient).""", info=_info("cross_entropy"))
 
 
 @cross_entropy_op.register("cpu")
@@ -208,7 +209,7 @@ Positional signature: `nll_loss(input, target, weight, reduction, ignore_index)`
 `(N, C, d1, ...)` or `(C,)` log-probabilities and integer targets (validated in range). Returns
 `(output, total_weight)`: total_weight (0-dim, no gradient) is the summed weight of non-ignored
 targets. Backward: `nll_loss_backward(grad, input, target, weight, reduction, ignore_index,
-total_weight)` -> grad_input.""")
+total_weight)` -> grad_input.""", info=_info("nll_loss"))
 
 
 @nll_loss_op.register("cpu")
@@ -352,8 +353,10 @@ def _check_loss(op: str, input, target, weight, reduction: str, probabilities: b
             raise RuntimeError(f"{op}: Expected target of the input's shape for class probabilities; got "
                                f"{describe(input)} and {describe(target)}")
         return
-    if target._dtype.is_floating_point or target._dtype is dtypes.bool:
-        raise RuntimeError(f"expected scalar type Long but found {target._dtype.name}")
+    if target._dtype not in (dtypes.int64, dtypes.uint8):
+        name = {"int32": "Int", "int16": "Short", "int8": "Char", "bool": "Bool"}.get(target._dtype.name,
+                                                                                    target._dtype.name)
+        raise RuntimeError(f"expected target dtype to be Long or Byte, but got {name}")
     if input.ndim == 1:
         if target.ndim != 0:
             raise RuntimeError(f"{op}: 1D target tensor expected, multi-target not supported; got "
