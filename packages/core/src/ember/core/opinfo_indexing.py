@@ -100,8 +100,8 @@ def _same_dtype(a, b) -> None:
 
 # --- gather / scatter ------------------------------------------------------------------------
 def _gather_ref(x, dim, idx):
+    d = _dim(dim, x.ndim)  # PyTorch checks the dim first, then the index's dtype
     _is_index(idx)
-    d = _dim(dim, x.ndim)
     if idx.size == 0:
         return Expect(np.zeros(idx.shape), _dt(x))
     xx, ii = _as1(x), _as1(idx)
@@ -115,8 +115,8 @@ def _gather_ref(x, dim, idx):
 
 
 def _scatter_core(x, dim, idx, src, mode, include_self=True):
-    _is_index(idx)
     d = _dim(dim, x.ndim)
+    _is_index(idx)
     tensor_src = isinstance(src, np.ndarray)
     if tensor_src:
         _same_dtype(x, src)
@@ -219,9 +219,9 @@ def _vector(idx, op: str, exc=IndexError) -> np.ndarray:
 
 
 def _index_select_ref(x, dim, idx):
+    d = _dim(dim, x.ndim)
     _is_index(idx)
     ii = _vector(idx, "index_select")
-    d = _dim(dim, x.ndim)
     if x.ndim == 0:
         if ii.size != 1:
             raise Invalid("index to a scalar with several values")
@@ -266,6 +266,7 @@ def _index_into(x, dim, idx, source, mode, alpha=1):
 
 
 def _index_add_ref(x, dim, idx, source, *, alpha=1):
+    _dim(dim, x.ndim)
     _is_index(idx)
     return _index_into(x, dim, idx, source, "add", alpha)
 

@@ -34,7 +34,11 @@ def _numel(shape) -> int:
 
 
 def _value_type(dt: dtypes.dtype):
-    return nbt.boolean if dt is dtypes.bool else getattr(nbt, dt.name)
+    if dt is dtypes.bool:
+        return nbt.boolean
+    if not hasattr(nbt, dt.name):
+        raise NotImplementedError(f"indexing a {dt.name} tensor has no CUDA kernel")
+    return getattr(nbt, dt.name)
 
 
 def dim_indexed(dst: Tensor, src, idx: Tensor, shape, dst_strides, src_strides, idx_strides, size: int,
@@ -123,6 +127,8 @@ def _scatter_add(input, dim, index, src, *, out=None):
 
 
 def _extreme(dt: dtypes.dtype, largest: bool):
+    if dt is dtypes.bool:
+        return not largest
     if dt.is_floating_point:
         return -math.inf if largest else math.inf
     info = np.iinfo(dt.np)
@@ -203,15 +209,8 @@ def _index_fill(input, dim, index, value, *, out=None):
 
 
 def _masked_fill(input, mask, value, *, out=None):
-    try:
-        shape = tuple(np.broadcast_shapes(mask._shape, input._shape))
-    except ValueError:
-        shape = None
-    if shape != input._shape:
-        raise RuntimeError(f"masked_fill: the mask can't be broadcast to the tensor; got {describe(mask)} and "
-                           f"{describe(input)}")
-    res = input if out is input else lu.prepare_out(out, input._shape, input._dtype, input._storage.device,
-                                                     "masked_fill")
+    shape = tuple(np.broadcast_shapes(mask._shape, input._shape))  # the meta step checked it, and in place
+    res = input if out is input else lu.prepare_out(out, shape, input._dtype, input._storage.device, "masked_fill")
     ct = lu.compute_type(input._dtype)
     return launch(K.OTHER["where"], (mask, value, input), res, (None, ct, ct))
 

@@ -156,7 +156,6 @@ _index_put = declare("index_put_", mutates=0, mixed_devices=True, info=_info("in
 def _meta_index_put(x, indices, values, accumulate=False) -> None:
     """The values broadcast to the indexing result, as PyTorch requires (no extra leading dims)."""
     shape = _index_result_shape(x, indices)
-    _check_device_key(x, indices)
     v = values._shape if isinstance(values, Tensor) else np.shape(values)
     try:
         ok = tuple(np.broadcast_shapes(v, shape)) == shape
@@ -165,6 +164,7 @@ def _meta_index_put(x, indices, values, accumulate=False) -> None:
     if not ok:
         raise RuntimeError(f"shape mismatch: value tensor of shape {list(v)} cannot be broadcast to indexing result "
                            f"of shape {list(shape)}")
+    _check_device_key(x, indices)
 
 
 @_index_put.register("cpu")
@@ -362,16 +362,16 @@ def _check_scatter_shapes(index: Tensor, target: Tensor, dim: int, src) -> None:
 
 
 def _meta_gather(input, dim, index, *, sparse_grad=False, out=None) -> None:
-    _check_long("gather", index)
     d = _wrap_dim(input, dim)
+    _check_long("gather", index)
     if index.numel():
         _check_gather_shapes(index, input, d)
         _check_device_values(index, _size(input, d), d)
 
 
 def _meta_scatter_any(input, dim, index, src) -> None:
-    _check_long("scatter", index)
     d = _wrap_dim(input, dim)
+    _check_long("scatter", index)
     if isinstance(src, Tensor) and src._dtype is not input._dtype:
         raise RuntimeError(f"scatter(): Expected self.dtype to be equal to src.dtype; got {describe(input)} and "
                            f"{describe(src)}")
@@ -505,6 +505,9 @@ def gather(input, dim: int, index: Tensor, *, sparse_grad: bool = False, out=Non
 @method
 def take_along_dim(input, indices: Tensor, dim: int | None = None, *, out=None) -> Tensor:
     """Values of `input` at `indices` along `dim` (both broadcast elsewhere); flattened when `dim` is None."""
+    if not isinstance(indices, Tensor) or indices._dtype is not dtypes.int64:
+        raise RuntimeError(f"torch.take_along_dim(): dtype of indices should be Long but got "
+                           f"{_scalar_type(indices) if isinstance(indices, Tensor) else type(indices).__name__}")
     if dim is None:
         return _gather(S.view(input if input.is_contiguous() else S.clone(input), (input.numel(),)), 0,
                        S.view(indices if indices.is_contiguous() else S.clone(indices), (indices.numel(),)), out=out)
@@ -567,6 +570,7 @@ def _check_index_vector(op: str, index: Tensor) -> None:
 
 
 def _meta_index_select(input, dim, index, *, out=None) -> None:
+    _wrap_dim(input, dim)
     _check_index_vector("index_select", index)
     if input.ndim == 0 and index.numel() != 1:
         _wrap_dim(input, dim)
@@ -577,8 +581,8 @@ def _meta_index_select(input, dim, index, *, out=None) -> None:
 def _meta_index_add(input, dim, index, source, *, alpha=1, out=None) -> None:
     """PyTorch's index_add rule: source.size(dim) is the number of indices and every other dim matches
     self's, so the kernel's reads of `source` stay inside it."""
-    _check_index_vector("index_add_", index)
     d = _wrap_dim(input, dim)
+    _check_index_vector("index_add_", index)
     if source._dtype is not input._dtype:
         raise RuntimeError(f"index_add_(): self ({_scalar_type(input)}) and source ({_scalar_type(source)}) must have "
                            "the same scalar type")
