@@ -94,6 +94,8 @@ class Outcome:
 
 
 def _repro(v) -> str:
+    if isinstance(v, list):
+        return "[" + ", ".join(_repro(x) for x in v) + "]"
     return v.repro() if isinstance(v, TensorSpec | Bad) else repr(v)
 
 
@@ -213,6 +215,8 @@ def build(spec):
     """The object a spec stands for: a tensor, a wrong value, or the value itself."""
     if isinstance(spec, Bad):
         return spec.value
+    if isinstance(spec, list):  # a list of tensors (cat, stack)
+        return [build(s) for s in spec]
     if not isinstance(spec, TensorSpec):
         return spec
     from ember.core import dtypes
@@ -445,6 +449,8 @@ def _to_torch(x):
 
     from ember.core.tensor import Tensor
 
+    if isinstance(x, list):
+        return [_to_torch(t) for t in x]
     if not isinstance(x, Tensor):
         return x
     a = _host(x)
@@ -489,8 +495,22 @@ def against_torch(case: Case) -> dict:
         return {"cls": "lenient", "detail": f"torch {type(t_exc).__name__}: {str(t_exc)[:160]}"}
     if e_exc is not None:
         return {"cls": "stricter", "detail": f"ember {type(e_exc).__name__}: {str(e_exc)[:160]}"}
+    if isinstance(want, tuple) and isinstance(got, tuple) and len(want) == len(got):  # split, chunk
+        for w, g in zip(want, got, strict=True):
+            r = _compare_torch(w, g)
+            if r["cls"] != "agree":
+                return r
+        return {"cls": "agree"}
+    if isinstance(want, tuple) or isinstance(got, tuple):
+        return {"cls": "differs", "detail": f"torch {type(want).__name__}, ember {type(got).__name__}"}
     if not isinstance(want, torch.Tensor):
         return {"cls": "agree"}
+    return _compare_torch(want, got)
+
+
+def _compare_torch(want, got) -> dict:
+    import torch
+
     if str(want.dtype).replace("torch.", "") != got.dtype.name or tuple(want.shape) != tuple(got.shape):
         return {"cls": "differs", "detail": f"torch {tuple(want.shape)} {want.dtype}, ember {tuple(got.shape)} "
                                             f"{got.dtype.name}"}
@@ -522,6 +542,8 @@ def run_case_raw(case: Case, device: str = "cpu"):
 
     def on(v):
         v = build(v)
+        if isinstance(v, list):
+            return [t.to(device) if isinstance(t, Tensor) and device != "cpu" else t for t in v]
         return v.to(device) if isinstance(v, Tensor) and device != "cpu" else v
 
     from ember.core import fuzz_family
@@ -557,6 +579,16 @@ def against_cuda(case: Case) -> dict:
         if ce is not None and ge is not None and (isinstance(ge, type(ce)) or isinstance(ce, type(ge))):
             return {"cls": "agree"}
         return {"cls": "error-differs", "detail": f"cpu {_what(c, ce)}; cuda {_what(g, ge)}"}
+    if isinstance(c, tuple) and isinstance(g, tuple) and len(c) == len(g):  # split, chunk: piece by piece
+        for cc, gg in zip(c, g, strict=True):
+            r = _compare_devices(cc, gg)
+            if r["cls"] != "agree":
+                return r
+        return {"cls": "agree"}
+    return _compare_devices(c, g)
+
+
+def _compare_devices(c, g) -> dict:
     if getattr(c, "dtype", None) is not getattr(g, "dtype", None) or tuple(c.shape) != tuple(g.shape):
         return {"cls": "differs", "detail": f"cpu {_what(c, None)}; cuda {_what(g, None)}"}
     a, b = _host(c), _host(g)

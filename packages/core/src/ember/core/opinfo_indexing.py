@@ -52,16 +52,19 @@ class Host(np.ndarray):
 
     fuzz_dtype: str | None = None
     fuzz_shared: bool = False  # some elements share memory (an expanded or overlapping view)
+    fuzz_contiguous: bool = True
 
     def __array_finalize__(self, obj) -> None:
         self.fuzz_dtype = getattr(obj, "fuzz_dtype", None)
         self.fuzz_shared = getattr(obj, "fuzz_shared", False)
+        self.fuzz_contiguous = getattr(obj, "fuzz_contiguous", True)
 
 
-def host(a: np.ndarray, dtype: str, shared: bool = False) -> Host:
+def host(a: np.ndarray, dtype: str, shared: bool = False, contiguous: bool = True) -> Host:
     h = np.asarray(a).view(Host)
     h.fuzz_dtype = dtype
     h.fuzz_shared = shared
+    h.fuzz_contiguous = contiguous
     return h
 
 

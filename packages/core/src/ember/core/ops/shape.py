@@ -264,7 +264,8 @@ def _narrow(x, dim, start, length):
     size = x._shape[d]
     if not -size <= start <= size:
         raise IndexError(f"start out of range (expected to be in range of [{-size}, {size}], but got {start})")
-    start %= size if size else 1
+    if start < 0:  # `start == size` is the (empty) end, not 0
+        start += size
     if length < 0 or start + length > size:
         raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size ({size}).")
     return _slice(x, d, start, start + length)
