@@ -170,6 +170,7 @@ def _cross_entropy_cpu(input, target, weight, reduction, ignore_index, label_smo
     if label_smoothing > 0:
         smooth = -(lp * w).sum(1) * valid
         per_row = (1 - label_smoothing) * per_row + label_smoothing / c * smooth
+    per_row = np.where(valid, per_row, 0).astype(per_row.dtype, copy=False)  # an ignored row is 0, NaN input or not
     return wrap(_reduce(per_row, reduction, wt.sum(), target._shape, dt))
 
 
@@ -216,8 +217,8 @@ total_weight)` -> grad_input.""", info=_info("nll_loss"))
 def _nll_loss_cpu(input, target, weight, reduction, ignore_index):
     x = input._np()
     r = _rows(x)
-    tt, _, _, wt = _class_terms(input, target, weight, ignore_index)
-    per_row = -r[np.arange(r.shape[0]), tt] * wt
+    tt, valid, _, wt = _class_terms(input, target, weight, ignore_index)
+    per_row = np.where(valid, -r[np.arange(r.shape[0]), tt] * wt, 0).astype(x.dtype, copy=False)
     total = np.asarray(wt.sum(), dtype=x.dtype)
     return wrap(_reduce(per_row, reduction, total, target._shape, x.dtype)), wrap(total)
 
