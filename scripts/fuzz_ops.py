@@ -20,7 +20,6 @@ from collections import Counter
 
 from ember.core import fuzz
 
-BEGIN, END = "<!-- fuzz-campaign:begin -->", "<!-- fuzz-campaign:end -->"
 CLASSES = ("ok", "error", "unchecked", *fuzz.DEFECTS, "harness")
 TORCH = ("agree", "lenient", "stricter", "error-type", "differs")
 CUDA = ("agree", "differs", "error-differs", "simulator", "unsupported")
@@ -103,6 +102,8 @@ def main() -> int:
     p.add_argument("--kinds", help="only the ops of these OpInfo kinds, comma-separated (elementwise, reduction, "
                                    "indexing, shape)")
     p.add_argument("--write", metavar="MD", help="replace the campaign's section of this markdown file")
+    p.add_argument("--section", default="fuzz-campaign",
+                   help="the section's marker name: <!-- NAME:begin --> ... <!-- NAME:end -->")
     args = p.parse_args()
     t0 = time.time()
     cases = fuzz.draw_cases(args.cases, args.seed, tuple(args.kinds.split(",")) if args.kinds else None)
@@ -114,6 +115,7 @@ def main() -> int:
     text = report(outcomes, args, time.time() - t0)
     print(text)
     if args.write:
+        BEGIN, END = f"<!-- {args.section}:begin -->", f"<!-- {args.section}:end -->"
         with open(args.write) as f:
             doc = f.read()
         if BEGIN not in doc:

@@ -480,7 +480,8 @@ def _nll_loss_ref(input, target, *, ignore_index=-100, reduction="mean"):
     valid = t != ignore_index
     if (valid & ((t < 0) | (t >= input.shape[1]))).any():
         raise Invalid("a target out of range", IndexError)
-    picked = -input[np.arange(t.size), np.where(valid, t, 0)] * valid
+    with np.errstate(all="ignore"):
+        picked = np.where(valid, -input[np.arange(t.size), np.where(valid, t, 0)], 0.0)  # an ignored row is 0
     if reduction == "none":
         return Expect(picked, _dt(input), np.abs(picked))
     if reduction == "sum":
