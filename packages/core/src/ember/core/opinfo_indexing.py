@@ -223,8 +223,8 @@ def _vector(idx, op: str, exc=IndexError) -> np.ndarray:
 
 def _index_select_ref(x, dim, idx):
     d = _dim(dim, x.ndim)
-    _is_index(idx)
     ii = _vector(idx, "index_select")
+    _is_index(idx)
     if x.ndim == 0:
         if ii.size != 1:
             raise Invalid("index to a scalar with several values")
@@ -270,6 +270,7 @@ def _index_into(x, dim, idx, source, mode, alpha=1):
 
 def _index_add_ref(x, dim, idx, source, *, alpha=1):
     _dim(dim, x.ndim)
+    _vector(idx, "index_add", IndexError)
     _is_index(idx)
     return _index_into(x, dim, idx, source, "add", alpha)
 
@@ -280,10 +281,10 @@ def _index_copy_ref(x, dim, idx, source):
 
 
 def _index_fill_ref(x, dim, idx, value):
-    if idx.ndim > 1:
-        raise Invalid("an index that is not a vector")
     if _dt(idx) != "int64":
         raise Invalid("an index not int64", IndexError)
+    if idx.ndim > 1:
+        raise Invalid("an index that is not a vector")
     d = _dim(dim, x.ndim)
     o = x.astype(np.float64 if _dt(x) in _FLOATS else x.dtype).copy()
     size = x.shape[d] if x.ndim else 1

@@ -210,6 +210,8 @@ def _narrow_ref(x, dim, start, length):
         raise Invalid("a 0-dim input")
     d = _wrap(dim, x.ndim)
     n = x.shape[d]
+    if length < 0:
+        raise Invalid("a negative length")
     if not -n <= start <= n:
         raise Invalid("start out of range", IndexError)
     start %= max(n, 1) if start < 0 else n + 1

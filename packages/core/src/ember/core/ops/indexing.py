@@ -563,10 +563,11 @@ def _check_device_dim_index(op: str, input: Tensor, dim: int, index: Tensor) -> 
 
 
 def _check_index_vector(op: str, index: Tensor) -> None:
-    _check_long(op, index)
-    if index.ndim > 1:
+    """A 1-D (or 0-dim) int32/int64 index; its rank is checked first, as PyTorch."""
+    if isinstance(index, Tensor) and index.ndim > 1:
         raise IndexError(f"{op}(): Index is supposed to be a vector, but got dim: {index.ndim} with type: "
                          f"{_scalar_type(index)} and size: {_sizes(index)}")
+    _check_long(op, index)
 
 
 def _meta_index_select(input, dim, index, *, out=None) -> None:
@@ -635,10 +636,10 @@ def _meta_index_copy(input, dim, index, source, *, out=None) -> None:
 
 
 def _meta_index_fill(input, dim, index, value, *, out=None) -> None:
-    if index.ndim > 1:
-        raise RuntimeError("Index has to be a vector/scalar")
     if not isinstance(index, Tensor) or index._dtype is not dtypes.int64:
         raise IndexError("index_fill_(): Expected dtype int64 for index.")
+    if index.ndim > 1:
+        raise RuntimeError("Index has to be a vector/scalar")
     _check_device_dim_index("index_fill", input, dim, index)
 
 

@@ -262,6 +262,8 @@ narrow = declare("narrow", view=True)
 def _narrow(x, dim, start, length):
     d = x._wrap_dim(dim)
     size = x._shape[d]
+    if length < 0:
+        raise RuntimeError("narrow(): length must be non-negative.")
     if not -size <= start <= size:
         raise IndexError(f"start out of range (expected to be in range of [{-size}, {size}], but got {start})")
     if start < 0:  # `start == size` is the (empty) end, not 0
