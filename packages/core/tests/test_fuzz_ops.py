@@ -168,3 +168,11 @@ def test_indexing_cases_give_the_same_results_and_errors_on_cuda():
         if r["cls"] in ("differs", "error-differs") and fuzz.run_case(c).cls != "unchecked":
             found.append(f"{r['cls']}: {c.repro()}: {r.get('detail', '')}")
     assert found == [], "\n".join(found)
+
+
+def test_complex_elementwise_cases_match_complex_references():
+    """`--complex`: elementwise ops on complex64/complex128 against the references in complex128."""
+    outcomes = [fuzz.run_case(c) for c in fuzz.draw_cases(300, seed=0, complex_=True)]
+    defects = [f"{o.cls}: {o.case.repro()}: {o.detail}" for o in outcomes if o.cls in fuzz.DEFECTS]
+    assert defects == [], "\n".join(defects)
+    assert Counter(o.cls for o in outcomes)["ok"] > 40  # (many ops refuse complex, as PyTorch)

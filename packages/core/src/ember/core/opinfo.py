@@ -57,9 +57,9 @@ def result_dtype(rule: str, *operands) -> dtypes.dtype:
     if rule == BOOL:
         return dtypes.bool
     dt = dtypes.result_type(*operands)
-    if rule == FLOAT and not dt.is_floating_point:
+    if rule == FLOAT and not dt.is_floating_point and not dt.is_complex:
         return dtypes.get_default_dtype()
-    if rule == INT64 and not dt.is_floating_point:
+    if rule == INT64 and not dt.is_floating_point and not dt.is_complex:
         return dtypes.int64
     return dt
 
