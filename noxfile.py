@@ -152,6 +152,8 @@ def fuzz(session: nox.Session) -> None:
     session.run("python", "scripts/fuzz_ops.py", "--cases", "3000", "--seed", "1", "--kinds", "indexing,shape",
                 "--torch", "--cuda", "--write", "docs/robustness.md", "--section", "fuzz-families",
                 env={**ENV, "NUMBA_ENABLE_CUDASIM": "1"})
+    session.run("python", "scripts/fuzz_ops.py", "--cases", "2500", "--seed", "1", "--complex", "--torch", "--write",
+                "docs/robustness.md", "--section", "fuzz-complex", env=ENV)
 
 
 @nox.session
