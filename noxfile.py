@@ -144,8 +144,16 @@ def fuzz(session: nox.Session) -> None:
     the script's defaults. Opt-in: the suite's bounded run is core's tests/test_fuzz_ops.py."""
     _install_layers(session, "core")
     session.install(*TEST_DEPS, "scipy", "torch==2.13.0")
-    args = session.posargs or ["--cases", "15000", "--seed", "1", "--torch", "--write", "docs/robustness.md"]
-    session.run("python", "scripts/fuzz_ops.py", *args, env=ENV)
+    if session.posargs:
+        session.run("python", "scripts/fuzz_ops.py", *session.posargs, env=ENV)
+        return
+    session.run("python", "scripts/fuzz_ops.py", "--cases", "15000", "--seed", "1", "--kinds", "elementwise,reduction",
+                "--torch", "--write", "docs/robustness.md", env=ENV)
+    session.run("python", "scripts/fuzz_ops.py", "--cases", "3000", "--seed", "1", "--kinds", "indexing,shape",
+                "--torch", "--cuda", "--write", "docs/robustness.md", "--section", "fuzz-families",
+                env={**ENV, "NUMBA_ENABLE_CUDASIM": "1"})
+    session.run("python", "scripts/fuzz_ops.py", "--cases", "2500", "--seed", "1", "--complex", "--torch", "--write",
+                "docs/robustness.md", "--section", "fuzz-complex", env=ENV)
 
 
 @nox.session

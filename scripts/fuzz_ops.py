@@ -20,10 +20,9 @@ from collections import Counter
 
 from ember.core import fuzz
 
-BEGIN, END = "<!-- fuzz-campaign:begin -->", "<!-- fuzz-campaign:end -->"
 CLASSES = ("ok", "error", "unchecked", *fuzz.DEFECTS, "harness")
 TORCH = ("agree", "lenient", "stricter", "error-type", "differs")
-CUDA = ("agree", "differs", "error-differs", "simulator")
+CUDA = ("agree", "differs", "error-differs", "simulator", "unsupported")
 
 
 def report(outcomes: list[fuzz.Outcome], args, seconds: float) -> str:
@@ -38,7 +37,8 @@ def report(outcomes: list[fuzz.Outcome], args, seconds: float) -> str:
             vs_cuda.setdefault(o.case.op, Counter())[o.extra["cuda"]["cls"]] += 1
     cols = [c for c in CLASSES if any(c in v for v in per_op.values()) or c in ("ok", "error")]
     tcols = list(TORCH) if vs_torch else []
-    flags = (" --torch" if args.torch else "") + (" --cuda" if args.cuda else "")
+    flags = (f" --kinds {args.kinds}" if args.kinds else "") + (" --complex" if args.complex else "") \
+        + (" --torch" if args.torch else "") + (" --cuda" if args.cuda else "")
     lines = [f"`python scripts/fuzz_ops.py --cases {args.cases} --seed {args.seed}{flags}`:"
              f" {len(outcomes)} distinct cases over {len(per_op)} ops in {seconds:.0f} s.", "",
              "| op | cases | " + " | ".join(cols) + (" | vs PyTorch: " + " / ".join(tcols) if tcols else "") + " |",
@@ -73,7 +73,7 @@ def report(outcomes: list[fuzz.Outcome], args, seconds: float) -> str:
         seen = set()
         for o in outcomes:
             t = o.extra.get("cuda")
-            if not t or t["cls"] in ("agree", "simulator") or (o.case.op, t["cls"]) in seen:
+            if not t or t["cls"] == "agree" or (o.case.op, t["cls"]) in seen:
                 continue
             seen.add((o.case.op, t["cls"]))
             lines.append(f"- {t['cls']}: `{o.case.repro()}`: {t.get('detail', '')}")
@@ -99,10 +99,16 @@ def main() -> int:
     p.add_argument("--batch", type=int, default=500, help="cases per child process")
     p.add_argument("--torch", action="store_true", help="also run each case in PyTorch and compare")
     p.add_argument("--cuda", action="store_true", help="also run each case on CUDA and compare with the CPU")
+    p.add_argument("--kinds", help="only the ops of these OpInfo kinds, comma-separated (elementwise, reduction, "
+                                   "indexing, shape)")
+    p.add_argument("--complex", action="store_true", help="elementwise ops on complex64/complex128 tensors")
     p.add_argument("--write", metavar="MD", help="replace the campaign's section of this markdown file")
+    p.add_argument("--section", default="fuzz-campaign",
+                   help="the section's marker name: <!-- NAME:begin --> ... <!-- NAME:end -->")
     args = p.parse_args()
     t0 = time.time()
-    cases = fuzz.draw_cases(args.cases, args.seed)
+    cases = fuzz.draw_cases(args.cases, args.seed, tuple(args.kinds.split(",")) if args.kinds else None,
+                            complex_=args.complex)
     env = dict(os.environ, EMBER_FUZZ_TORCH="1" if args.torch else "0", EMBER_FUZZ_CUDA="1" if args.cuda else "0",
                PYTHONPATH=os.pathsep.join(sys.path))
     outcomes = fuzz.run_cases(cases, batch=args.batch, env=env, timeout=600,
@@ -111,6 +117,7 @@ def main() -> int:
     text = report(outcomes, args, time.time() - t0)
     print(text)
     if args.write:
+        BEGIN, END = f"<!-- {args.section}:begin -->", f"<!-- {args.section}:end -->"
         with open(args.write) as f:
             doc = f.read()
         if BEGIN not in doc:

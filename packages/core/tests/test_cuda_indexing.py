@@ -81,12 +81,12 @@ def test_embedding_and_its_backward(padding_idx, freq, device):
     _both(lambda gg, i: get_op("embedding_backward")(gg, i, 5, padding_idx, freq), device, g, idx)
 
 
-def test_out_of_range_cuda_index_is_skipped_without_synchronizing():
+def test_out_of_range_cuda_index_raises_before_the_kernel_and_leaves_self_untouched():
     x = E.arange(4.0, device="cuda")
-    n = E.cuda.sync_count()
-    r = E.gather(x, 0, E.tensor([1, 9], device="cuda"))
-    assert E.cuda.sync_count() == n
-    assert r.tolist() == [1.0, 0.0]
+    with pytest.raises(RuntimeError, match="index 9 is out of bounds for dimension 0 with size 4"):
+        x.scatter_(0, E.tensor([1, 9], device="cuda"), 7.0)
+    assert x.tolist() == [0.0, 1.0, 2.0, 3.0]
+    assert E.gather(x, 0, E.tensor([1, 3], device="cuda")).tolist() == [1.0, 3.0]
 
 
 @pytest.mark.parametrize("device", DEVICES)

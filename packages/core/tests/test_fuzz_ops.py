@@ -16,26 +16,36 @@ import pytest
 pytest.importorskip("hypothesis")
 pytest.importorskip("scipy.special")  # the references of erf, erfinv and gelu
 
-from ember.core import fuzz  # noqa: E402
+from ember.core import fuzz, fuzz_family  # noqa: E402
 from ember.core.opinfo import ops_with_info  # noqa: E402
 
-N_CASES = 1600  # about 900 distinct cases; well under a minute on two cores
+N_CASES = 1600  # about 860 distinct cases; well under a minute on two cores
+N_FAMILY_CASES = 600  # about 440 distinct indexing and shape cases; about 15 s of CPU
 
 
 @pytest.fixture(scope="module")
 def outcomes():
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path), EMBER_FUZZ_TORCH="0")
-    return fuzz.run_cases(fuzz.draw_cases(N_CASES, seed=0), batch=400, timeout=300, env=env)
+    return fuzz.run_cases(fuzz.draw_cases(N_CASES, seed=0, kinds=("elementwise", "reduction")), batch=400,
+                          timeout=300, env=env)
+
+
+@pytest.fixture(scope="module")
+def family_outcomes():
+    """The indexing and shape families (ember.core.fuzz_family): their own draws and references."""
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path), EMBER_FUZZ_TORCH="0")
+    return fuzz.run_cases(fuzz.draw_cases(N_FAMILY_CASES, seed=0, kinds=fuzz_family.FAMILIES), batch=400,
+                          timeout=300, env=env)
 
 
 def test_fixed_seed_campaign_finds_no_defect(outcomes):
     defects = [f"{o.cls}: {o.case.repro()}: {o.detail}" for o in outcomes if o.cls in fuzz.DEFECTS + ("harness",)]
-    assert defects == []
+    assert defects == [], "\n".join(defects)
 
 
 def test_campaign_reaches_every_op_and_both_outcomes(outcomes):
     ops = {o.case.op for o in outcomes}
-    assert len(ops) >= 0.85 * len(ops_with_info())
+    assert len(ops) >= 0.85 * len(ops_with_info(lambda i: i.kind in ("elementwise", "reduction")))
     classes = Counter(o.cls for o in outcomes)
     assert classes["ok"] > classes["error"] > 50  # most calls valid, and many invalid ones refused cleanly
 
@@ -110,3 +120,59 @@ def test_fuzz_cases_give_the_same_results_on_cuda_as_on_the_cpu():
         if r["cls"] in ("differs", "error-differs") and "ZeroDivisionError" not in r.get("detail", ""):
             found.append(f"{r['cls']}: {c.repro()}: {r.get('detail', '')}")
     assert found == []
+
+
+def test_indexing_and_shape_families_find_no_defect(family_outcomes):
+    defects = [f"{o.cls}: {o.case.repro()}: {o.detail}" for o in family_outcomes
+               if o.cls in fuzz.DEFECTS + ("harness",)]
+    assert defects == [], "\n".join(defects)
+
+
+def test_families_reach_every_row_and_both_outcomes(family_outcomes):
+    names = set(fuzz_family.family_names())
+    assert len({o.case.op for o in family_outcomes} & names) >= 0.9 * len(names)
+    classes = Counter(o.cls for o in family_outcomes)
+    assert classes["ok"] > 150 and classes["error"] > 150
+    details = " ".join(o.detail for o in family_outcomes if o.cls == "error")
+    assert "is out of bounds for dimension" in details and "index out of range in self" in details
+
+
+def test_an_out_of_range_index_must_raise_pytorchs_class(monkeypatch):
+    case = fuzz.Case("gather", (fuzz.TensorSpec((3, 4), "float32"), 0,
+                                fuzz.TensorSpec((1, 4), "int64", low=0, high=2, specials=((1, 3),))))
+    o = fuzz.run_case(case)
+    assert o.cls == "error" and "index 3 is out of bounds for dimension 0 with size 3" in o.detail
+    from ember.core.dispatch import get_op
+
+    op = get_op("gather")
+
+    def raising(M, x, d, i):
+        raise ValueError("index 3")
+
+    monkeypatch.setattr(op, "info", dataclasses.replace(op.info, call=raising))
+    assert fuzz.run_case(case).cls == "bad-error"  # PyTorch raises RuntimeError, not ValueError
+    monkeypatch.setattr(op, "info", dataclasses.replace(op.info, call=lambda M, x, d, i: x))
+    assert fuzz.run_case(case).cls == "accepted"  # a kernel that skipped the index instead
+
+
+@pytest.mark.cuda
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")
+def test_indexing_cases_give_the_same_results_and_errors_on_cuda():
+    """Out-of-range indices raise on CUDA as on the CPU (the meta step), never skipped by a kernel."""
+    E = pytest.importorskip("ember.core")
+    if not E.cuda.is_available():
+        pytest.skip("no CUDA device or simulator")
+    found = []
+    for c in fuzz.draw_cases(250, seed=4, kinds=("indexing",)):
+        r = fuzz.against_cuda(c)
+        if r["cls"] in ("differs", "error-differs") and fuzz.run_case(c).cls != "unchecked":
+            found.append(f"{r['cls']}: {c.repro()}: {r.get('detail', '')}")
+    assert found == [], "\n".join(found)
+
+
+def test_complex_elementwise_cases_match_complex_references():
+    """`--complex`: elementwise ops on complex64/complex128 against the references in complex128."""
+    outcomes = [fuzz.run_case(c) for c in fuzz.draw_cases(300, seed=0, complex_=True)]
+    defects = [f"{o.cls}: {o.case.repro()}: {o.detail}" for o in outcomes if o.cls in fuzz.DEFECTS]
+    assert defects == [], "\n".join(defects)
+    assert Counter(o.cls for o in outcomes)["ok"] > 40  # (many ops refuse complex, as PyTorch)

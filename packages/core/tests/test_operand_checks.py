@@ -191,6 +191,58 @@ CASES = [
      RuntimeError, "inconsistent tensor size, expected tensor [3] and src [4] to have the same number of elements"),
 ]
 
+# index values out of range: the meta step reads device indices to the host, so CUDA raises the CPU's
+# error (PyTorch's type and message) instead of skipping the index in the kernel
+_OOR = "index {} is out of bounds for dimension 0 with size 3"
+VALUE_CASES = [
+    ("gather index past the end", lambda m: E.gather(m(_z(3, 4)), 0, m(_i(1, 1, fill=3))), RuntimeError,
+     _OOR.format(3)),
+    ("gather negative index", lambda m: E.gather(m(_z(3, 4)), 0, m(_i(1, 1, fill=-1))), RuntimeError, _OOR.format(-1)),
+    ("take_along_dim index past the end", lambda m: E.take_along_dim(m(_z(3, 4)), m(_i(1, 4, fill=3)), 0),
+     RuntimeError, _OOR.format(3)),
+    ("scatter index past the end", lambda m: E.scatter(m(_z(3, 4)), 0, m(_i(1, 1, fill=3)), value=1.0),
+     RuntimeError, _OOR.format(3)),
+    ("scatter_add huge index", lambda m: E.scatter_add(m(_z(3, 4)), 0, m(_i(1, 1, fill=2**40)), m(_z(1, 1))),
+     RuntimeError, _OOR.format(2**40)),
+    ("scatter_reduce negative index", lambda m: E.scatter_reduce(m(_z(3, 4)), 0, m(_i(1, 1, fill=-4)), m(_z(1, 1)),
+                                                                  "amax"), RuntimeError, _OOR.format(-4)),
+    ("index_select index past the end", lambda m: E.index_select(m(_z(3, 4)), 0, m(_i(2, fill=3))), IndexError,
+     "index out of range in self"),
+    ("index_select int32 negative", lambda m: E.index_select(m(_z(3, 4)), 0, m(_i(1, fill=-1, dtype=E.int32))),
+     IndexError, "index out of range in self"),
+    ("index_add index past the end", lambda m: E.index_add(m(_z(3, 4)), 0, m(_i(1, fill=3)), m(_z(1, 4))),
+     RuntimeError, _OOR.format(3)),
+    ("index_copy negative index", lambda m: E.index_copy(m(_z(3, 4)), 0, m(_i(1, fill=-1)), m(_z(1, 4))),
+     IndexError, "index_copy_(): " + _OOR.format(-1)),
+    ("index_fill index below -size", lambda m: E.index_fill(m(_z(3, 4)), 0, m(_i(1, fill=-4)), 1.0), IndexError,
+     _OOR.format(-4)),
+    ("x[idx] index past the end", lambda m: m(_z(3, 4))[m(_i(1, fill=3))], IndexError, _OOR.format(3)),
+    ("x[idx] = v index below -size", lambda m: m(_z(3, 4)).__setitem__(m(_i(1, fill=-4)), 1.0), IndexError,
+     _OOR.format(-4)),
+    ("index_put_ accumulate huge index",
+     lambda m: m(_z(3, 4)).index_put_((m(_i(1, fill=2**40)),), m(E.ones(4)), accumulate=True), IndexError,
+     _OOR.format(2**40)),
+    ("take index past the end", lambda m: E.take(m(_z(3, 4)), m(_i(1, fill=12))), IndexError,
+     "out of range: tried to access index 12 on a tensor of 12 elements."),
+    ("put_ negative index", lambda m: m(_z(3, 4)).put_(m(_i(1, fill=-13)), m(_z(1))), IndexError,
+     "out of range: tried to access index -13 on a tensor of 12 elements."),
+    ("embedding index past the end", lambda m: get_op("embedding")(m(_z(3, 4)), m(_i(2, fill=3)), -1, False),
+     IndexError, "index out of range in self"),
+    ("embedding_bag negative index",
+     lambda m: embedding_bag_op(m(_z(3, 4)), m(E.tensor([0, -1])), m(E.tensor([0])), "sum", None, False, -1),
+     RuntimeError, "Index 1 of input takes value -1 which is not in the valid range [0, 3)"),
+    ("masked_scatter source shorter than the mask",
+     lambda m: E.masked_scatter(m(_z(3, 4)), m(E.ones(3, 4, dtype=E.bool)), m(E.ones(5))), RuntimeError,
+     "Number of elements of source < number of ones in mask"),
+    ("nll_loss target past the classes", lambda m: E.nll_loss(m(E.ones(3, 5)), m(E.tensor([0, 1, 5]))), IndexError,
+     "Target 5 is out of bounds."),
+    ("cross_entropy negative target", lambda m: E.cross_entropy(m(E.ones(3, 5)), m(E.tensor([0, 1, -5]))),
+     IndexError, "Target -5 is out of bounds."),
+    ("bincount negative value", lambda m: E.bincount(m(E.tensor([1, -1]))), RuntimeError,
+     "bincount only supports 1-d non-negative integral inputs."),
+]
+CASES += VALUE_CASES
+
 
 def _run_case(fn, exc, msg, move):
     with pytest.raises(exc, match=re.escape(msg)):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import numbers
 
 import numpy as np
@@ -11,7 +12,7 @@ from ember.core.device import CPU, as_device
 from ember.core.geometry import INT64_MAX, check_geometry, make_tensor
 from ember.core.ops import memfmt
 from ember.core.ops import shape as _shape_ops
-from ember.core.storage import Storage
+from ember.core.storage import Storage, allocation_error
 from ember.core.tensor import Tensor, contiguous_strides
 
 __all__ = ["tensor", "as_tensor", "from_numpy", "asarray", "empty", "empty_strided", "zeros", "ones",
@@ -48,6 +49,8 @@ def new_empty(shape: tuple[int, ...], dtype, dev=CPU) -> Tensor:
     for s in shape:
         n *= s
     nbytes = n * dtype.itemsize
+    if nbytes > INT64_MAX:
+        raise RuntimeError(f"Storage size calculation overflowed with sizes={list(shape)}")
     st = Storage.cpu(nbytes) if dev.type == "cpu" else _shape_ops.new_storage_like(nbytes, dev)
     return Tensor._make(st, 0, shape, contiguous_strides(shape), dtype)
 
@@ -360,6 +363,29 @@ def _num(x):
     return x.item() if isinstance(x, Tensor) else x
 
 
+def _allocating(fn):
+    """Creation functions that build numpy arrays directly: numpy's allocation failures become
+    PyTorch's RuntimeError (`storage.allocation_error`)."""
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        try:
+            return fn(*args, **kwargs)
+        except (MemoryError, ValueError) as e:
+            err = allocation_error(e)
+            if err is None:
+                raise
+            raise err from None
+    return wrapper
+
+
+def _count(n: float) -> int:
+    """The number of values of arange/range, or PyTorch's error for one that no tensor can hold."""
+    if not np.isfinite(n) or n > INT64_MAX:
+        raise RuntimeError("invalid size, possible overflow?")
+    return int(n)
+
+
+@_allocating
 def arange(start, end=None, step=1, *, out=None, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
     """Values from `start` up to (not including) `end`, every `step`."""
     start, end, step = _num(start), _num(end), _num(step)
@@ -374,20 +400,22 @@ def arange(start, end=None, step=1, *, out=None, dtype=None, device=None, requir
         all_int = all(isinstance(v, numbers.Integral) for v in (start, end, step))
         dtype = dtypes.int64 if all_int else dtypes.get_default_dtype()
     dtype = dtypes.as_dtype(dtype)
-    n = int(np.ceil((end - start) / step))
+    n = _count(np.ceil((end - start) / step))
     a = (start + np.arange(n, dtype=np.float64 if dtype.is_floating_point else np.int64) * step).astype(dtype.np)
     t = _finish(Tensor._wrap(a), requires_grad, as_device(device))
     return out.resize_(t.shape).copy_(t) if out is not None else t
 
 
+@_allocating
 def range(start, end, step=1, *, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
     """Deprecated PyTorch `range`: like `arange` but including `end`."""
-    n = int(np.floor((end - start) / step)) + 1
+    n = _count(np.floor((end - start) / step)) + 1
     dtype = _dtype_or_default(dtype)
     a = (start + np.arange(n, dtype=np.float64) * step).astype(dtype.np)
     return _finish(Tensor._wrap(a), requires_grad, as_device(device))
 
 
+@_allocating
 def linspace(start, end, steps: int, *, out=None, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
     if steps < 0:
         raise RuntimeError("number of steps must be non-negative")
@@ -401,6 +429,7 @@ def linspace(start, end, steps: int, *, out=None, dtype=None, device=None, requi
     return out.resize_(t.shape).copy_(t) if out is not None else t
 
 
+@_allocating
 def logspace(start, end, steps: int, base: float = 10.0, *, dtype=None, device=None,
              requires_grad: bool = False) -> Tensor:
     dtype = _dtype_or_default(dtype)
@@ -408,6 +437,7 @@ def logspace(start, end, steps: int, base: float = 10.0, *, dtype=None, device=N
     return _finish(Tensor._wrap(a), requires_grad, as_device(device))
 
 
+@_allocating
 def eye(n: int, m: int | None = None, *, out=None, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
     dtype = _dtype_or_default(dtype)
     t = _finish(Tensor._wrap(np.eye(n, n if m is None else m, dtype=dtype.np)), requires_grad, as_device(device))

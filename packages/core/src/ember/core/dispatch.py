@@ -33,9 +33,11 @@ An op whose kernels read one operand over a loop bounded by another's shape (sca
 over its index, index_add's source over its index ...) declares a `meta` check (`@op.meta`). It
 runs in `redispatch`, before whichever device kernel is picked, with the kernel's arguments: the
 shapes, dtypes and ranks that bound every memory access are validated once, for CPU and CUDA
-alike, and a kernel may take them as given. Checks that need the index values stay on the host
-side of the CPU kernels (a CUDA kernel would have to synchronize to read them; it skips
-out-of-range values instead).
+alike, and a kernel may take them as given. Index values are checked too: a CPU kernel checks
+them as it reads them on the host; for device indices the meta step copies them to the host (a
+synchronization, where PyTorch raises a device-side assert) and raises the CPU's error, so an
+out-of-range index never reaches a CUDA kernel (gather, scatter*, index_*, take, put, `x[idx]`,
+embedding, masked_scatter's count, nll_loss/cross_entropy targets, bincount).
 
 A few composite functions matter whole to a layer above, not only through their primitives:
 autocast runs `linear`, `addmm` or `mse_loss` in one dtype, bias and all, as PyTorch's op lists
@@ -141,16 +143,20 @@ class Op:
                 raise NotImplementedError(f"{self.name}: no kernel for device type '{dev}'")
         if self.check is not None:
             self.check(*args, **kwargs)
+        try:
+            result = kernel(*args, **kwargs) if kwargs else kernel(*args)
+        except (MemoryError, ValueError) as e:  # numpy failing to allocate: PyTorch's RuntimeError
+            err = _storage.allocation_error(e)
+            if err is None:
+                raise
+            raise err from None
         if kwargs:
-            result = kernel(*args, **kwargs)
             out = kwargs.get("out")
             if out is not None:
                 if isinstance(out, Tensor):
                     out._storage.version += 1
                 else:
                     _bump(out)
-        else:
-            result = kernel(*args)
         if self.mutates:
             for i in self.mutates:
                 t = args[i]

@@ -41,7 +41,8 @@ DEFECTS = ("wrong", "rejected", "accepted", "bad-error", "crash", "hang")
 CLEAN = (TypeError, ValueError, RuntimeError, IndexError, ZeroDivisionError, NotImplementedError)
 LAYOUTS = ("contiguous", "strided", "transposed", "expanded", "offset", "overlapping")
 SPECIALS = (float("nan"), float("inf"), float("-inf"), -0.0, 0.0, 1e30, -1e30, 1e-30, 65504.0)
-_TOL = {"float16": (2e-3, 1e-3), "bfloat16": (1.6e-2, 1e-2), "float32": (2e-5, 1e-5), "float64": (1e-9, 1e-10)}
+_TOL = {"float16": (2e-3, 1e-3), "bfloat16": (1.6e-2, 1e-2), "float32": (2e-5, 1e-5), "float64": (1e-9, 1e-10),
+        "complex64": (2e-5, 1e-5), "complex128": (1e-9, 1e-10)}
 
 
 @dataclass(frozen=True)
@@ -94,17 +95,27 @@ class Outcome:
 
 
 def _repro(v) -> str:
+    if isinstance(v, list):
+        return "[" + ", ".join(_repro(x) for x in v) + "]"
     return v.repro() if isinstance(v, TensorSpec | Bad) else repr(v)
 
 
 # --- drawing cases (hypothesis) --------------------------------------------------------------
-def _strategies():
+_COMPLEX = ("complex64", "complex128")
+_REAL_VALUED = {"abs"}  # complex in, real out: the table's dtype rules do not say so yet
+
+
+def _strategies(kinds=None, complex_: bool = False):
+    from types import SimpleNamespace
+
     from hypothesis import strategies as st
 
     from ember.core import dtypes
+    from ember.core.fuzz_family import family_names
     from ember.core.opinfo import ops_with_info
 
-    ops = ops_with_info()
+    infos = {n: o.info for n, o in ops_with_info().items()} | family_names()
+    ops = {n: i for n, i in infos.items() if kinds is None or i.kind in kinds}
     all_dtypes = [d.name for d in dtypes.ALL if not d.is_complex]  # the references are real (float64)
     shapes = st.lists(st.sampled_from([0, 1, 1, 2, 3, 5]), min_size=0, max_size=4).map(tuple)
 
@@ -115,7 +126,9 @@ def _strategies():
         if n and dtype in ("float16", "bfloat16", "float32", "float64") and draw(st.integers(0, 3)) == 0:
             k = draw(st.integers(1, min(n, 3)))
             specials = tuple((draw(st.integers(0, n - 1)), draw(st.sampled_from(SPECIALS))) for _ in range(k))
-        elif n and draw(st.integers(0, 5)) == 0 and dtype not in ("bool",) + tuple(_FLOATS):
+        elif n and dtype in _COMPLEX and draw(st.integers(0, 3)) == 0:  # a special in the real part
+            specials = ((draw(st.integers(0, n - 1)), draw(st.sampled_from(SPECIALS))),)
+        elif n and draw(st.integers(0, 5)) == 0 and dtype not in ("bool",) + tuple(_FLOATS) + _COMPLEX:
             info = np.iinfo(dtype)
             specials = ((draw(st.integers(0, n - 1)), int(draw(st.sampled_from([info.min, info.max])))),)
         return TensorSpec(shape, dtype, draw(st.sampled_from(LAYOUTS)), draw(st.integers(0, 2**16)), low, high,
@@ -141,12 +154,19 @@ def _strategies():
             kwargs = (("out", TensorSpec((), draw(st.sampled_from(all_dtypes)), "contiguous", 0)),)
         return Case(name, (x, dim, keepdim), kwargs)
 
+    family = SimpleNamespace(tensor=tensor)  # what a family's `draw` builds its tensors with
+
     @st.composite
     def case(draw):
         name = draw(st.sampled_from(sorted(ops)))
-        info = ops[name].info
+        info = ops[name]
+        if info.draw is not None:  # a family row draws its own calls (ember.core.fuzz_family)
+            return info.draw(draw, family)
         accepted = [d.name for d in info.dtypes_for("cpu") if not d.is_complex]
-        dtype = draw(st.sampled_from(accepted)) if draw(st.integers(0, 7)) else draw(st.sampled_from(all_dtypes))
+        if complex_ and info.kind == "elementwise" and name not in _REAL_VALUED:
+            accepted = list(_COMPLEX)  # (complex-valued references: the same formulas in complex128)
+        dtype = draw(st.sampled_from(accepted)) if draw(st.integers(0, 7)) or complex_ \
+            else draw(st.sampled_from(all_dtypes))
         shape = draw(shapes)
         wide = draw(st.integers(0, 3)) == 0  # outside the domain too
         if info.kind == "reduction":
@@ -177,8 +197,10 @@ def _strategies():
     return case()
 
 
-def draw_cases(n: int, seed: int = 0) -> list[Case]:
-    """Up to `n` distinct cases drawn by hypothesis with a fixed seed (the same list on every run)."""
+def draw_cases(n: int, seed: int = 0, kinds: tuple[str, ...] | None = None, complex_: bool = False) -> list[Case]:
+    """Up to `n` distinct cases drawn by hypothesis with a fixed seed (the same list on every run),
+    of the ops whose OpInfo kind is in `kinds` (all when None); `complex_`: elementwise ops on
+    complex64/complex128 tensors only."""
     from hypothesis import HealthCheck, Phase, given, settings
     from hypothesis import seed as hseed
 
@@ -187,7 +209,7 @@ def draw_cases(n: int, seed: int = 0) -> list[Case]:
     @hseed(seed)
     @settings(max_examples=n, database=None, deadline=None, phases=[Phase.generate],
               suppress_health_check=list(HealthCheck))
-    @given(_strategies())
+    @given(_strategies(("elementwise",) if complex_ else kinds, complex_))
     def collect(c):
         cases.append(c)
 
@@ -204,6 +226,8 @@ def build(spec):
     """The object a spec stands for: a tensor, a wrong value, or the value itself."""
     if isinstance(spec, Bad):
         return spec.value
+    if isinstance(spec, list):  # a list of tensors (cat, stack)
+        return [build(s) for s in spec]
     if not isinstance(spec, TensorSpec):
         return spec
     from ember.core import dtypes
@@ -214,12 +238,15 @@ def build(spec):
     shape = spec.shape
     if spec.dtype == "bool":
         a = rng.random(shape) < 0.5
+    elif spec.dtype in _COMPLEX:
+        a = rng.uniform(spec.low, spec.high, shape) + 1j * rng.uniform(spec.low, spec.high, shape)
     elif spec.dtype in _FLOATS:
         a = rng.uniform(spec.low, spec.high, shape).astype(np.float64)
     else:
         info = np.iinfo(dt.np)
         a = rng.integers(max(int(np.floor(spec.low)), info.min), min(int(np.ceil(spec.high)) + 1, info.max), shape)
-    a = np.array(a, dtype=np.float64 if spec.dtype in _FLOATS else dt.np)
+    a = np.array(a, dtype=np.complex128 if spec.dtype in _COMPLEX else np.float64 if spec.dtype in _FLOATS
+                 else dt.np)
     flat = a.reshape(-1)
     for i, v in spec.specials:
         flat[i] = v
@@ -257,8 +284,12 @@ def run_case(case: Case) -> Outcome:
     from ember.core.opinfo import BOOL
     from ember.core.tensor import Tensor
 
+    from ember.core import fuzz_family
+
+    info = fuzz_family.info_of(case.op)
+    if info.draw is not None:
+        return fuzz_family.run_case(case, info)
     op = get_op(case.op)
-    info = op.info
     fn = getattr(E, case.op) if info.public else op
     args = [build(a) for a in case.args]
     kwargs = {k: build(v) for k, v in case.kwargs}
@@ -278,7 +309,7 @@ def run_case(case: Case) -> Outcome:
         if kind.__module__.split(".")[0] in ("numpy", "numba") or not issubclass(kind, CLEAN) \
                 or "ufunc" in str(e) or "numba" in str(e).lower():
             return Outcome(case, "bad-error", msg)
-        if invalid is None:
+        if invalid is None and not (_complex_case(case) and isinstance(e, NotImplementedError | TypeError)):
             return Outcome(case, "rejected", msg)
         return Outcome(case, "error", msg)
     if invalid is not None:
@@ -297,6 +328,12 @@ def run_case(case: Case) -> Outcome:
         return _check_values(case, info, (x,), (), r, expected_dtype, BOOL,
                              call=lambda ref, a: ref(a, axis=axis, keepdims=keepdim))
     return _check_values(case, info, args[:info.n_inputs], args[info.n_inputs:], r, expected_dtype, BOOL)
+
+
+def _complex_case(case: Case) -> bool:
+    """A case on complex tensors (`--complex`): which ops take complex is not declared in the table
+    yet, so a clean refusal counts as an error and `--torch` says whether PyTorch computes it."""
+    return any(isinstance(a, TensorSpec) and a.dtype in _COMPLEX for a in case.args)
 
 
 def _expect_elementwise(case: Case, info, args) -> tuple[str | None, tuple | None, object]:
@@ -360,9 +397,9 @@ def _check_values(case, info, tensors, attrs, r, expected_dtype, BOOL, call=None
 
     from ember.core import dtypes
 
-    exact = not expected_dtype.is_floating_point and info.rule != BOOL
-    cast = np.int64 if exact else np.float64
     compute = dtypes.result_type(*tensors) if info.rule == BOOL else expected_dtype  # the dtype the op computes in
+    exact = not expected_dtype.is_floating_point and not expected_dtype.is_complex and info.rule != BOOL
+    cast = np.int64 if exact else np.complex128 if compute.is_complex else np.float64
 
     def operand(t):
         if isinstance(t, Tensor):
@@ -384,6 +421,8 @@ def _check_values(case, info, tensors, attrs, r, expected_dtype, BOOL, call=None
                 scale = np.abs(np.asarray(call(ref, *(np.abs(a) for a in xs)), dtype=np.float64)).reshape(r.shape)
             if expected_dtype.is_floating_point:
                 want = want.astype(expected_dtype.np).astype(np.float64)
+            elif expected_dtype.is_complex:
+                want = want.astype(expected_dtype.np).astype(np.complex128)
             else:
                 want = want.astype(expected_dtype.np)
     except Exception as e:  # noqa: BLE001 - a reference that cannot compute the case checks nothing
@@ -392,18 +431,21 @@ def _check_values(case, info, tensors, attrs, r, expected_dtype, BOOL, call=None
     if r.dtype is not expected_dtype:  # out= of another dtype: the result is cast into it
         with np.errstate(all="ignore"):
             want = want.astype(r.dtype.np)
-        if r.dtype.is_floating_point:
-            want = want.astype(np.float64)
-    if not r.dtype.is_floating_point:
+        if r.dtype.is_floating_point or r.dtype.is_complex:
+            want = want.astype(np.complex128 if r.dtype.is_complex else np.float64)
+    if not (r.dtype.is_floating_point or r.dtype.is_complex):
         bad = got != want
     else:
         rtol, atol = _TOL[r.dtype.name]
-        if expected_dtype.is_floating_point:  # computed in the result dtype, then cast into out=
+        if expected_dtype.name in _TOL:  # computed in the result dtype, then cast into out=
             rtol, atol = max(rtol, _TOL[expected_dtype.name][0]), max(atol, _TOL[expected_dtype.name][1])
-        g = got.astype(np.float64)
+        g = got.astype(np.complex128 if r.dtype.is_complex else np.float64)
         with np.errstate(all="ignore"):
             close = np.abs(g - want) <= atol + rtol * np.maximum(np.abs(want), np.nan_to_num(scale, posinf=0))
             bad = ~(close | (g == want) | (np.isnan(g) & np.isnan(want)))
+    if np.any(bad) and r.dtype.is_complex and np.all(np.isnan(want[bad])):
+        # the complex formulas overflow (sinh of 1e3j, a log at 0) where the kernel's limit is right
+        return Outcome(case, "unchecked", "the complex reference is NaN where ember's value is not")
     if np.any(bad):
         i = tuple(int(k) for k in np.argwhere(bad)[0])
         return Outcome(case, "wrong", f"{int(np.sum(bad))}/{bad.size} elements differ; at {i}: "
@@ -432,6 +474,8 @@ def _to_torch(x):
 
     from ember.core.tensor import Tensor
 
+    if isinstance(x, list):
+        return [_to_torch(t) for t in x]
     if not isinstance(x, Tensor):
         return x
     a = _host(x)
@@ -444,10 +488,13 @@ def against_torch(case: Case) -> dict:
     """Run `case` in PyTorch and compare: {"cls": agree | lenient | stricter | error-type | differs, ...}."""
     import torch
 
-    from ember.core.dispatch import get_op
+    from ember.core import fuzz_family
 
-    info = get_op(case.op).info
-    fn, kw = _torch_fn(case.op, info)
+    info = fuzz_family.info_of(case.op)
+    if info.draw is not None:
+        fn, kw = (lambda *a, **k: fuzz_family.call(info, case.op, torch, a, k)), {}
+    else:
+        fn, kw = _torch_fn(case.op, info)
     args = [_to_torch(build(a)) for a in case.args]
     if case.op == "gelu":
         kw = {"approximate": args.pop()}
@@ -473,14 +520,31 @@ def against_torch(case: Case) -> dict:
         return {"cls": "lenient", "detail": f"torch {type(t_exc).__name__}: {str(t_exc)[:160]}"}
     if e_exc is not None:
         return {"cls": "stricter", "detail": f"ember {type(e_exc).__name__}: {str(e_exc)[:160]}"}
+    if isinstance(want, tuple) and isinstance(got, tuple) and len(want) == len(got):  # split, chunk
+        for w, g in zip(want, got, strict=True):
+            r = _compare_torch(w, g)
+            if r["cls"] != "agree":
+                return r
+        return {"cls": "agree"}
+    if isinstance(want, tuple) or isinstance(got, tuple):
+        return {"cls": "differs", "detail": f"torch {type(want).__name__}, ember {type(got).__name__}"}
     if not isinstance(want, torch.Tensor):
         return {"cls": "agree"}
+    return _compare_torch(want, got)
+
+
+def _compare_torch(want, got) -> dict:
+    import torch
+
     if str(want.dtype).replace("torch.", "") != got.dtype.name or tuple(want.shape) != tuple(got.shape):
         return {"cls": "differs", "detail": f"torch {tuple(want.shape)} {want.dtype}, ember {tuple(got.shape)} "
                                             f"{got.dtype.name}"}
-    w = want.to(torch.float64).numpy() if want.dtype.is_floating_point else want.numpy()
+    if want.dtype.is_complex:
+        w = want.to(torch.complex128).numpy()
+    else:
+        w = want.to(torch.float64).numpy() if want.dtype.is_floating_point else want.numpy()
     g = _host(got).astype(w.dtype)
-    if want.dtype.is_floating_point:
+    if want.dtype.is_floating_point or want.dtype.is_complex:
         rtol, atol = _TOL.get(got.dtype.name, (1e-9, 1e-10))
         bad = ~np.isclose(g, w, rtol=rtol, atol=atol, equal_nan=True)
     else:
@@ -506,17 +570,25 @@ def run_case_raw(case: Case, device: str = "cpu"):
 
     def on(v):
         v = build(v)
+        if isinstance(v, list):
+            return [t.to(device) if isinstance(t, Tensor) and device != "cpu" else t for t in v]
         return v.to(device) if isinstance(v, Tensor) and device != "cpu" else v
 
-    op = get_op(case.op)
-    fn = getattr(E, case.op) if op.info.public else op
+    from ember.core import fuzz_family
+
+    info = fuzz_family.info_of(case.op)
+    args, kwargs = [on(a) for a in case.args], {k: on(v) for k, v in case.kwargs}
     with np.errstate(all="ignore"):
-        return fn(*(on(a) for a in case.args), **{k: on(v) for k, v in case.kwargs})
+        if info.draw is not None:
+            return fuzz_family.call(info, case.op, E, args, kwargs)
+        fn = getattr(E, case.op) if info.public else get_op(case.op)
+        return fn(*args, **kwargs)
 
 
 def against_cuda(case: Case) -> dict:
-    """Run `case` on the CPU and on CUDA (the simulator, or a GPU) and compare: {"cls": agree |
-    differs | error-differs | simulator, ...}. A device kernel must match the CPU's values, dtype, shape and error."""
+    """Run `case` on the CPU and on CUDA (the simulator, or a GPU) and compare: {"cls": agree | differs |
+    error-differs | simulator | unsupported, ...}. A device kernel must match the CPU's values, dtype, shape
+    and error; `unsupported` is a CUDA NotImplementedError where the CPU computes (a documented gap)."""
     results = []
     for device in ("cpu", "cuda"):
         try:
@@ -528,10 +600,23 @@ def against_cuda(case: Case) -> dict:
         # Numba's simulator runs the kernel in Python: its math raises (float division by zero, an
         # integer out of range) where a GPU computes inf or wraps, as the CPU did
         return {"cls": "simulator", "detail": f"cuda {_what(g, ge)}"}
+    if ce is None and isinstance(ge, NotImplementedError):
+        # a documented gap: CUDA has no kernel for this dtype or mode (no atomic multiply, no int8 atomics)
+        return {"cls": "unsupported", "detail": f"cuda {_what(g, ge)}"}
     if ce is not None or ge is not None:
         if ce is not None and ge is not None and (isinstance(ge, type(ce)) or isinstance(ce, type(ge))):
             return {"cls": "agree"}
         return {"cls": "error-differs", "detail": f"cpu {_what(c, ce)}; cuda {_what(g, ge)}"}
+    if isinstance(c, tuple) and isinstance(g, tuple) and len(c) == len(g):  # split, chunk: piece by piece
+        for cc, gg in zip(c, g, strict=True):
+            r = _compare_devices(cc, gg)
+            if r["cls"] != "agree":
+                return r
+        return {"cls": "agree"}
+    return _compare_devices(c, g)
+
+
+def _compare_devices(c, g) -> dict:
     if getattr(c, "dtype", None) is not getattr(g, "dtype", None) or tuple(c.shape) != tuple(g.shape):
         return {"cls": "differs", "detail": f"cpu {_what(c, None)}; cuda {_what(g, None)}"}
     a, b = _host(c), _host(g)

@@ -25,7 +25,10 @@ Dtype rules (one vocabulary for unary, binary and other elementwise families):
 
 Kinds: an `"elementwise"` op takes `n_inputs` broadcasting tensors then `attrs`; a
 `"reduction"` is called as `op(input, dim, keepdim)` (its public function, `dim` None, an int or
-a tuple), and its `ref(x, axis, keepdims)` is numpy's reduction signature.
+a tuple), and its `ref(x, axis, keepdims)` is numpy's reduction signature. The `"indexing"` and
+`"shape"` families (rows in `ember.core.opinfo_indexing` and `ember.core.opinfo_shape`) bring their
+own `draw` (a hypothesis draw of one call) and a `ref` over host copies that returns the expected
+value and dtype or raises `Invalid` with PyTorch's exception class (`ember.core.fuzz_family`).
 """
 
 from __future__ import annotations
@@ -54,9 +57,9 @@ def result_dtype(rule: str, *operands) -> dtypes.dtype:
     if rule == BOOL:
         return dtypes.bool
     dt = dtypes.result_type(*operands)
-    if rule == FLOAT and not dt.is_floating_point:
+    if rule == FLOAT and not dt.is_floating_point and not dt.is_complex:
         return dtypes.get_default_dtype()
-    if rule == INT64 and not dt.is_floating_point:
+    if rule == INT64 and not dt.is_floating_point and not dt.is_complex:
         return dtypes.int64
     return dt
 
@@ -113,6 +116,8 @@ class OpInfo:
     samples: Callable[[OpInfo, dtypes.dtype, str], Iterable[Sample]] | None = None
     errors: Callable[[str], Iterable[ErrorInput]] | None = None
     invalid: Callable[..., str | None] | None = None  # (*args) -> why PyTorch refuses this call, or None
+    draw: Callable | None = None  # (hypothesis draw, strategies) -> a fuzz Case (families other than elementwise)
+    call: Callable | None = None  # (module, *args, **kwargs): the call in ember.core or torch, when not M.<name>
 
     def range_of(self, i: int, dtype: dtypes.dtype, *, grad: bool = False) -> Range | None:
         """The (low, high) range of tensor input `i` for `dtype` (None: the caller's default)."""

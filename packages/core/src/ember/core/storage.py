@@ -12,7 +12,27 @@ import numpy as np
 
 from ember.core.device import CPU, device
 
-__all__ = ["Storage"]
+__all__ = ["Storage", "allocation_error"]
+
+# numpy's own words when a size cannot be allocated at all (ValueError) rather than not now (MemoryError)
+_TOO_BIG = ("Maximum allowed dimension exceeded", "array is too big", "Maximum allowed size exceeded")
+
+
+def allocation_error(e: BaseException) -> RuntimeError | None:
+    """PyTorch's RuntimeError for numpy's failure to allocate (`MemoryError`, or the ValueError of a size
+    past what numpy can index), or None when `e` is another error. No numpy error about memory leaks
+    out of ember: a huge `zeros`, `repeat` or `bincount` raises what PyTorch's allocator raises."""
+    if isinstance(e, MemoryError):
+        shape, dt = getattr(e, "shape", None), getattr(e, "dtype", None)
+        if shape is not None and dt is not None:
+            n = dt.itemsize
+            for k in shape:
+                n *= int(k)
+            return RuntimeError(f"DefaultCPUAllocator: can't allocate memory: you tried to allocate {n} bytes.")
+        return RuntimeError(f"DefaultCPUAllocator: can't allocate memory: {e}")
+    if isinstance(e, ValueError) and any(m in str(e) for m in _TOO_BIG):
+        return RuntimeError(f"DefaultCPUAllocator: can't allocate memory: {e} (a size past what can be addressed)")
+    return None
 
 # True until a storage is made on another device than the CPU: until then every tensor is a CPU
 # tensor, and the dispatcher need not look at an op's arguments to pick the kernel's device
@@ -57,7 +77,14 @@ class Storage:
     @classmethod
     def cpu(cls, nbytes: int) -> Storage:
         """A new, uninitialised CPU buffer of `nbytes` bytes."""
-        return cls(np.empty(nbytes, dtype=np.uint8), nbytes)
+        try:
+            buf = np.empty(nbytes, dtype=np.uint8)
+        except (MemoryError, ValueError) as e:
+            err = allocation_error(e)
+            if err is None:
+                raise
+            raise err from None
+        return cls(buf, nbytes)
 
     @classmethod
     def wrap_cpu(cls, buf: np.ndarray) -> Storage:

@@ -98,6 +98,8 @@ def _nonzero(x, *, out=None):
 
 def _masked_select(input, mask, *, out=None):
     shape = tuple(np.broadcast_shapes(input._shape, mask._shape))
+    if not shape:  # 0-dim: as the 1-element vector
+        input, mask, shape = input.view(1), mask.view(1), (1,)
     idx = _nonzero(mask.expand(shape))
     r = _index(input.expand(shape), tuple(idx.unbind(1))) if idx._shape[0] else lu.empty((0,), input._dtype,
                                                                                            input._storage.device)

@@ -210,11 +210,13 @@ def _isin(elements, test_elements, invert=False):
 def _masked_scatter(input, mask, source, *, out=None):
     t = input if out is input else _op("clone")(input)
     shape = t._shape
-    m = mask.expand(shape).reshape(-1)
-    pos = _op("sub")(_op("cumsum")(m, 0, dtypes.int64), 1)
-    vals = _op("index")(source.reshape(-1), (_op("clamp")(pos, 0, None),))
-    merged = _op("where")(m, vals, t.reshape(-1))
-    t.copy_(merged.view(shape))
+    n = source.numel()
+    if n:  # else the meta step found no ones in the mask: nothing to write
+        m = mask.expand(shape).reshape(-1)
+        pos = _op("sub")(_op("cumsum")(m, 0, dtypes.int64), 1)
+        vals = _op("index")(source.reshape(-1), (_op("clamp")(pos, 0, n - 1),))
+        merged = _op("where")(m, vals, t.reshape(-1))
+        t.copy_(merged.view(shape))
     if out is None or out is t:
         return t
     return out.resize_(shape).copy_(t)

@@ -1,8 +1,8 @@
 """CUDA kernels of gather, scatter, scatter_add, scatter_reduce, index_select, index_add,
 index_copy, index_fill, masked_fill, embedding and embedding_bag (+ backward): one dim-indexed kernel
 (atomics where it accumulates) and the elementwise template. Shapes, ranks and dtypes were checked by the op's
-meta step (NOTE [ The meta step ]); index values are not range-checked on the host (that would synchronize):
-the kernel skips out-of-range ones, see `kernels.indexing`."""
+meta step (NOTE [ The meta step ]), which also reads device index values to the host and raises for
+one out of range (as the CPU does), so the kernels see valid indices only."""
 
 from __future__ import annotations
 
@@ -34,7 +34,11 @@ def _numel(shape) -> int:
 
 
 def _value_type(dt: dtypes.dtype):
-    return nbt.boolean if dt is dtypes.bool else getattr(nbt, dt.name)
+    if dt is dtypes.bool:
+        return nbt.boolean
+    if not hasattr(nbt, dt.name):
+        raise NotImplementedError(f"indexing a {dt.name} tensor has no CUDA kernel")
+    return getattr(nbt, dt.name)
 
 
 def dim_indexed(dst: Tensor, src, idx: Tensor, shape, dst_strides, src_strides, idx_strides, size: int,
@@ -123,6 +127,8 @@ def _scatter_add(input, dim, index, src, *, out=None):
 
 
 def _extreme(dt: dtypes.dtype, largest: bool):
+    if dt is dtypes.bool:
+        return not largest
     if dt.is_floating_point:
         return -math.inf if largest else math.inf
     info = np.iinfo(dt.np)
@@ -198,20 +204,13 @@ def _index_fill(input, dim, index, value, *, out=None):
     v = _scalar_or_device(value)
     v_strides = (0,) * tt.ndim if isinstance(v, Tensor) else ()
     dim_indexed(tt, v.view(1) if isinstance(v, Tensor) else v, idx, shape, _zero_at(tt._strides, d), v_strides,
-                _only_at(idx._strides[0], tt.ndim, d), tt._shape[d], tt._strides[d], 0)
+                _only_at(idx._strides[0], tt.ndim, d), tt._shape[d], tt._strides[d], 0, wrap=True)
     return _finish(t, out, "index_fill")
 
 
 def _masked_fill(input, mask, value, *, out=None):
-    try:
-        shape = tuple(np.broadcast_shapes(mask._shape, input._shape))
-    except ValueError:
-        shape = None
-    if shape != input._shape:
-        raise RuntimeError(f"masked_fill: the mask can't be broadcast to the tensor; got {describe(mask)} and "
-                           f"{describe(input)}")
-    res = input if out is input else lu.prepare_out(out, input._shape, input._dtype, input._storage.device,
-                                                     "masked_fill")
+    shape = tuple(np.broadcast_shapes(mask._shape, input._shape))  # the meta step checked it, and in place
+    res = input if out is input else lu.prepare_out(out, shape, input._dtype, input._storage.device, "masked_fill")
     ct = lu.compute_type(input._dtype)
     return launch(K.OTHER["where"], (mask, value, input), res, (None, ct, ct))
 

@@ -242,7 +242,12 @@ def _searchsorted(seq, values, right=False, sorter=None, out_int32=False):
         raise RuntimeError(f"torch.searchsorted(): boundaries tensor should be 1 dimension or the first N-1 "
                            f"dimensions of boundaries tensor and input value tensor must match, but we got "
                            f"boundaries tensor {list(seq._shape)} and input value tensor {list(values._shape)}")
-    below = get_op("le" if right else "lt")(seq.unsqueeze(-2) if seq.ndim > 1 else seq, values.unsqueeze(-1))
+    bounds, v = seq.unsqueeze(-2) if seq.ndim > 1 else seq, values.unsqueeze(-1)
+    below = get_op("le" if right else "lt")(bounds, v)
+    if v._dtype.is_floating_point:  # a NaN value sorts after every number (and, right, after NaN bounds), as the CPU
+        nan_v = get_op("isnan")(v)
+        past = nan_v if right else get_op("logical_and")(nan_v, get_op("logical_not")(get_op("isnan")(bounds)))
+        below = get_op("logical_or")(below, past)
     dt = dtypes.int32 if out_int32 else dtypes.int64
     return get_op("sum")(below, (below.ndim - 1,), False, dt)
 
@@ -264,7 +269,8 @@ def _bincount(x, weights=None, minlength=0):
         dt = dtypes.float32 if weights._dtype is dtypes.float32 else dtypes.float64
         counts = lu.empty((size,), dt, dev).fill_(0)
         vals = weights if weights._dtype is dt else get_op("to_dtype")(weights, dt)
-    return get_op("index_add")(counts, 0, x, vals, out=counts) if n else counts
+    idx = x if x._dtype in (dtypes.int64, dtypes.int32) else get_op("to_dtype")(x, dtypes.int64)  # uint8, int16 ...
+    return get_op("index_add")(counts, 0, idx, vals, out=counts) if n else counts
 
 
 def _histc(x, bins=100, min=0, max=0, *, out=None):

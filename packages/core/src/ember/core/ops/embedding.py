@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from ember.core.dispatch import declare
+from ember.core.opinfo_indexing import info as _info
 from ember.core.ops import numba_nn
 from ember.core.ops._util import wrap
 from ember.core.tensor import Tensor, describe
@@ -19,12 +20,29 @@ __all__ = ["embedding", "embedding_bag", "embedding_backward", "embedding_bag_ba
 _MODES = {"sum": 0, "mean": 1, "max": 2}
 
 
-def _flat_indices(indices: Tensor, num_weights: int | None = None) -> np.ndarray:
+def _flat_indices(indices: Tensor, num_weights: int | None = None, bag: bool = False) -> np.ndarray:
     """Indices as flat int64, checked in [0, num_weights) when given (kernels write by them)."""
     idx = np.ascontiguousarray(indices._np(), dtype=np.int64).reshape(-1)
-    if num_weights is not None and idx.size and (idx.min() < 0 or idx.max() >= num_weights):
-        raise IndexError("index out of range in self")
+    if num_weights is not None:
+        _check_values(idx, num_weights, bag)
     return idx
+
+
+def _check_values(i: np.ndarray, rows: int, bag: bool) -> None:
+    """Every index in [0, rows), or PyTorch's error (embedding_bag's names the position and value)."""
+    if i.size and (i.min() < 0 or i.max() >= rows):
+        if bag:
+            k = int(np.flatnonzero((i.reshape(-1) < 0) | (i.reshape(-1) >= rows))[0])
+            raise RuntimeError(f"Index {k} of input takes value {int(i.reshape(-1)[k])} which is not in the valid "
+                               f"range [0, {rows})")
+        raise IndexError("index out of range in self")
+
+
+def _check_device_values(indices: Tensor, rows: int, bag: bool = False) -> None:
+    """The meta step's check of device indices (read to the host: a synchronization, as PyTorch's
+    device-side assert), so CUDA raises the CPU's error instead of its kernels skipping the index."""
+    if indices._storage.device.type != "cpu":
+        _check_values(np.asarray(indices._host_array()), rows, bag)
 
 
 embedding_op = declare("embedding", doc="""Rows of `weight` at `indices` (PyTorch's aten::embedding).
@@ -32,13 +50,18 @@ embedding_op = declare("embedding", doc="""Rows of `weight` at `indices` (PyTorc
 Positional signature: `embedding(weight, indices, padding_idx, scale_grad_by_freq)`, weight
 `(V, D)`, integer indices of any shape (validated in [0, V)), padding_idx an int in [0, V) or
 -1 for none -> `indices.shape + (D,)`. Backward (weight only): `embedding_backward(grad,
-indices, V, padding_idx, scale_grad_by_freq)`.""")
+indices, V, padding_idx, scale_grad_by_freq)`.""", info=_info("embedding"))
+
+
+@embedding_op.meta
+def _embedding_meta(weight, indices, padding_idx=-1, scale_grad_by_freq=False):
+    _check_device_values(indices, weight._shape[0])
 
 
 @embedding_op.register("cpu")
 def _embedding_cpu(weight, indices, padding_idx=-1, scale_grad_by_freq=False):
     w = weight._np()
-    return wrap(w[_flat_indices(indices)].reshape(indices._shape + w.shape[1:]))
+    return wrap(w[_flat_indices(indices, w.shape[0])].reshape(indices._shape + w.shape[1:]))
 
 
 embedding_backward = declare("embedding_backward", doc="""The gradient of embedding wrt its weight.
@@ -118,12 +141,13 @@ def _embedding_bag_meta(weight, indices, offsets, mode, per_sample_weights, incl
     if weight.ndim != 2:
         raise RuntimeError(f"embedding_bag: 'weight' must be 2-D; got {describe(weight)}")
     _meta_bags("embedding_bag", None, indices, offsets, per_sample_weights)
+    _check_device_values(indices, weight._shape[0], bag=True)
 
 
 @embedding_bag_op.register("cpu")
 def _embedding_bag_cpu(weight, indices, offsets, mode, per_sample_weights, include_last_offset, padding_idx):
     w = np.ascontiguousarray(numba_nn.kernel_array(weight._np()))
-    idx = _flat_indices(indices, w.shape[0])
+    idx = _flat_indices(indices, w.shape[0], bag=True)
     starts, ends = _bags(idx, _flat_indices(offsets), include_last_offset)
     psw = per_sample_weights._np().astype(w.dtype) if per_sample_weights is not None else np.ones(idx.size, w.dtype)
     out = np.zeros((starts.size, w.shape[1]), dtype=w.dtype)
@@ -172,20 +196,13 @@ def _embedding_bag_backward_cpu(grad, indices, offsets, bag_size, max_indices, n
 def _check(op: str, input, weight, *, bag: bool = False) -> None:
     if not isinstance(input, Tensor) or not isinstance(weight, Tensor):
         raise TypeError(f"{op}: expected input and weight tensors; got {describe(input)} and {describe(weight)}")
-    if input.dtype.is_floating_point or input.dtype.name == "bool":
+    if input.dtype.name not in ("int64", "int32"):
         raise RuntimeError(f"Expected tensor for argument #1 'indices' to have one of the following scalar types: "
                            f"Long, Int; but got {describe(input)} instead (while checking arguments for {op})")
     if weight.ndim != 2:
         raise RuntimeError(f"'weight' must be 2-D; got {describe(weight)}")
-    if input._storage.device.type != "cpu":
-        return  # checking device indices would synchronize; the CUDA kernel reads 0 for bad ones
-    i = input._np()
-    if i.size and (i.min() < 0 or i.max() >= weight.shape[0]):
-        if bag:  # PyTorch's embedding_bag names the position and value
-            k = int(np.flatnonzero((i.reshape(-1) < 0) | (i.reshape(-1) >= weight.shape[0]))[0])
-            raise RuntimeError(f"Index {k} of input takes value {int(i.reshape(-1)[k])} which is not in the valid "
-                               f"range [0, {weight.shape[0]})")
-        raise IndexError("index out of range in self")
+    if input._storage.device.type == "cpu":  # device indices: the op's meta step checks them
+        _check_values(input._np(), weight.shape[0], bag)
 
 
 def _padding(padding_idx, num: int) -> int:

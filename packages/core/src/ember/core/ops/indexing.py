@@ -13,6 +13,7 @@ import numpy as np
 from ember.core import dtypes
 from ember.core.dispatch import declare
 from ember.core.methods import inplace, method
+from ember.core.opinfo_indexing import info as _info
 from ember.core.ops import shape as S
 from ember.core.ops._util import arr, wrap, write_out
 from ember.core.ops.scatter_cpu import (
@@ -33,6 +34,14 @@ def _check_long(op: str, index: Tensor) -> None:
         raise TypeError(f"{op}(): index must be a tensor; got {describe(index)}")
     if index._dtype not in (dtypes.int64, dtypes.int32):
         raise RuntimeError(f"{op}(): Expected dtype int32/int64 for index; got {describe(index)}")
+
+
+def _check_int64(op: str, index: Tensor) -> None:
+    """take, put_, index_copy_ take int64 indices only, as PyTorch."""
+    if not isinstance(index, Tensor):
+        raise TypeError(f"{op}(): index must be a tensor; got {describe(index)}")
+    if index._dtype is not dtypes.int64:
+        raise RuntimeError(f"{op}(): Expected a long tensor for index, but got {_scalar_type(index)}")
 
 
 def _scalar_type(t: Tensor) -> str:
@@ -61,11 +70,27 @@ def _finish(target: Tensor, out: Tensor | None, op: str) -> Tensor:
 
 
 def _wrap_dim(x: Tensor, dim: int) -> int:
-    return x._wrap_dim(dim) if x.ndim else 0
+    """`dim` wrapped into x's dims; a 0-dim tensor has the one dim -1 or 0, as in PyTorch."""
+    if x.ndim:
+        return x._wrap_dim(dim)
+    if dim not in (-1, 0):
+        raise IndexError(f"Dimension out of range (expected to be in range of [-1, 0], but got {dim})")
+    return 0
+
+
+def _check_device_values(index: Tensor, size: int, dim: int, *, allow_negative: bool = False,
+                         prefix: str = "") -> None:
+    """The meta step's check of a device index's values against its dim (NOTE [ The meta step ]): it
+    reads them to the host (a synchronization, as PyTorch's device-side assert is one) so that a CUDA
+    call raises the CPU's error instead of skipping the index. CPU indices are checked by the kernel as
+    it reads them (`index_array`), once."""
+    if index._storage.device.type != "cpu" and index.numel():
+        index_array(index, size, dim, allow_negative=allow_negative, prefix=prefix)
 
 
 # --- index / index_put_ (the primitives behind x[idx] and x[idx] = v) ---------------------
-_index = declare("index", mixed_devices=True, ref=lambda a, idx: a[tuple(slice(None) if i is None else i for i in idx)])
+_index = declare("index", mixed_devices=True,
+                 ref=lambda a, idx: a[tuple(slice(None) if i is None else i for i in idx)], info=_info("index"))
 
 
 def _index_result_shape(x: Tensor, indices) -> tuple[int, ...]:
@@ -77,7 +102,7 @@ def _index_result_shape(x: Tensor, indices) -> tuple[int, ...]:
     adv = [d for d, t in enumerate(entries) if t is not None]
     if not adv:
         return tuple(x._shape)
-    if any(entries[d]._dtype.is_floating_point for d in adv):
+    if any(entries[d]._dtype not in _INDEX_DTYPES for d in adv):
         raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
     shapes = [entries[d]._shape for d in adv]
     try:
@@ -92,9 +117,16 @@ def _index_result_shape(x: Tensor, indices) -> tuple[int, ...]:
     return tuple(x._shape[d] for d in before) + b + tuple(x._shape[d] for d in after)
 
 
+def _check_device_key(x: Tensor, indices) -> None:
+    for d, t in enumerate(indices):
+        if t is not None:
+            _check_device_values(t, x._shape[d], d, allow_negative=True)
+
+
 @_index.meta
 def _meta_index(x, indices) -> None:
     _index_result_shape(x, indices)
+    _check_device_key(x, indices)
 
 
 def _checked_key(x: Tensor, indices) -> list:
@@ -112,7 +144,7 @@ def _index_cpu(x, indices):
     return wrap(r.copy() if np.may_share_memory(r, a) else np.ascontiguousarray(r) if r.ndim else r)
 
 
-_index_put = declare("index_put_", mutates=(0,), mixed_devices=True)
+_index_put = declare("index_put_", mutates=(0,), mixed_devices=True, info=_info("index_put_"))
 
 
 @_index_put.meta
@@ -127,6 +159,7 @@ def _meta_index_put(x, indices, values, accumulate=False) -> None:
     if not ok:
         raise RuntimeError(f"shape mismatch: value tensor of shape {list(v)} cannot be broadcast to indexing result "
                            f"of shape {list(shape)}")
+    _check_device_key(x, indices)
 
 
 @_index_put.register("cpu")
@@ -143,6 +176,9 @@ def _index_put_cpu(x, indices, values, accumulate=False):
     return x
 
 
+_INDEX_DTYPES = (dtypes.int64, dtypes.int32, dtypes.uint8, dtypes.bool)
+
+
 def _as_index_tensor(k, dev) -> Tensor:
     from ember.core.creation import tensor
 
@@ -153,7 +189,7 @@ def _as_index_tensor(k, dev) -> Tensor:
         if a.dtype == np.float64 and a.size == 0:
             a = a.astype(np.int64)
         t = tensor(a)
-    if t._dtype.is_floating_point:
+    if t._dtype not in _INDEX_DTYPES:
         raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
     if t._dtype is dtypes.uint8:
         t = t.to(dtypes.bool)
@@ -256,8 +292,11 @@ def advanced_index(x: Tensor, key: tuple) -> Tensor:
 
 
 def advanced_index_put_(x: Tensor, key: tuple, value) -> Tensor:
-    """x[key] = value for an advanced `key`; `value` broadcasts and is cast to x's dtype."""
+    """x[key] = value for an advanced `key`; `value` broadcasts and is cast to x's dtype. Its leading
+    size-1 dims are dropped first, as PyTorch's `__setitem__` does (`index_put_` keeps them)."""
     value = _value_tensor(value, x)
+    while value.ndim and value._shape[0] == 1:
+        value = S.select(value, 0, 0)
     mask = _full_mask(x, key)
     if mask is not None and value.numel() == 1:
         return _masked_fill(x, mask, S.view(value, ()), out=x)
@@ -318,23 +357,25 @@ def _check_scatter_shapes(index: Tensor, target: Tensor, dim: int, src) -> None:
 
 
 def _meta_gather(input, dim, index, *, sparse_grad=False, out=None) -> None:
-    _check_long("gather", index)
     d = _wrap_dim(input, dim)
+    _check_long("gather", index)
     if index.numel():
         _check_gather_shapes(index, input, d)
+        _check_device_values(index, _size(input, d), d)
 
 
 def _meta_scatter_any(input, dim, index, src) -> None:
-    _check_long("scatter", index)
     d = _wrap_dim(input, dim)
+    _check_long("scatter", index)
     if isinstance(src, Tensor) and src._dtype is not input._dtype:
         raise RuntimeError(f"scatter(): Expected self.dtype to be equal to src.dtype; got {describe(input)} and "
                            f"{describe(src)}")
     if index.numel():
         _check_scatter_shapes(index, input, d, src)
+        _check_device_values(index, _size(input, d), d)
 
 
-_gather = declare("gather", lambda a, dim, idx: np.take_along_axis(a, idx, dim))
+_gather = declare("gather", lambda a, dim, idx: np.take_along_axis(a, idx, dim), info=_info("gather"))
 _gather.meta(_meta_gather)
 
 
@@ -374,7 +415,7 @@ def _scatter_offsets(op: str, target: Tensor, dim: int, index: Tensor, src) -> t
 
 
 _REDUCE_MODES = {None: SET, "add": ADD, "multiply": MUL}
-_scatter = declare("scatter")
+_scatter = declare("scatter", info=_info("scatter"))
 
 
 @_scatter.meta
@@ -392,7 +433,7 @@ def _scatter_cpu(input, dim, index, src, reduce=None, *, out=None):
     return _finish(t, out, "scatter")
 
 
-_scatter_add = declare("scatter_add")
+_scatter_add = declare("scatter_add", info=_info("scatter_add"))
 
 
 @_scatter_add.meta
@@ -408,7 +449,7 @@ def _scatter_add_cpu(input, dim, index, src, *, out=None):
     return _finish(t, out, "scatter_add")
 
 
-_scatter_reduce = declare("scatter_reduce")
+_scatter_reduce = declare("scatter_reduce", info=_info("scatter_reduce"))
 _IDENTITY = {"sum": 0, "mean": 0, "prod": 1}
 _REDUCTIONS = {"sum": ADD, "mean": ADD, "prod": MUL, "amax": MAX, "amin": MIN}
 
@@ -459,6 +500,9 @@ def gather(input, dim: int, index: Tensor, *, sparse_grad: bool = False, out=Non
 @method
 def take_along_dim(input, indices: Tensor, dim: int | None = None, *, out=None) -> Tensor:
     """Values of `input` at `indices` along `dim` (both broadcast elsewhere); flattened when `dim` is None."""
+    if not isinstance(indices, Tensor) or indices._dtype is not dtypes.int64:
+        raise RuntimeError(f"torch.take_along_dim(): dtype of indices should be Long but got "
+                           f"{_scalar_type(indices) if isinstance(indices, Tensor) else type(indices).__name__}")
     if dim is None:
         return _gather(S.view(input if input.is_contiguous() else S.clone(input), (input.numel(),)), 0,
                        S.view(indices if indices.is_contiguous() else S.clone(indices), (indices.numel(),)), out=out)
@@ -497,31 +541,44 @@ def scatter_reduce(input, dim: int, index: Tensor, src: Tensor, reduce: str, *, 
 
 
 # --- index_select / index_add / index_copy / index_fill ---------------------------------------
+_PREFIX = {"index_select": "index out of range in self: ", "index_copy": "index_copy_(): "}
+
+
 def _dim_index(op: str, input: Tensor, dim: int, index: Tensor) -> tuple[int, np.ndarray]:
-    """The wrapped dim and the host copy of a 1-D `index`, its values checked against that dim."""
+    """The wrapped dim and the host copy of a 1-D `index`, its values checked against that dim
+    (index_fill takes negative indices, as PyTorch)."""
     d = _wrap_dim(input, dim)
-    size = input._shape[d] if input.ndim else 1
-    prefix = "index out of range in self: " if op == "index_select" else ""
-    return d, index_array(index, size, d, allow_negative=False, prefix=prefix).reshape(-1)
+    return d, index_array(index, _size(input, d), d, allow_negative=op == "index_fill",
+                          prefix=_PREFIX.get(op, "")).reshape(-1)
+
+
+def _check_device_dim_index(op: str, input: Tensor, dim: int, index: Tensor) -> None:
+    d = _wrap_dim(input, dim)
+    _check_device_values(index, _size(input, d), d, allow_negative=op == "index_fill", prefix=_PREFIX.get(op, ""))
 
 
 def _check_index_vector(op: str, index: Tensor) -> None:
-    _check_long(op, index)
-    if index.ndim > 1:
+    """A 1-D (or 0-dim) int32/int64 index; its rank is checked first, as PyTorch."""
+    if isinstance(index, Tensor) and index.ndim > 1:
         raise IndexError(f"{op}(): Index is supposed to be a vector, but got dim: {index.ndim} with type: "
                          f"{_scalar_type(index)} and size: {_sizes(index)}")
+    _check_long(op, index)
 
 
 def _meta_index_select(input, dim, index, *, out=None) -> None:
-    _check_index_vector("index_select", index)
     _wrap_dim(input, dim)
+    _check_index_vector("index_select", index)
+    if input.ndim == 0 and index.numel() != 1:
+        _wrap_dim(input, dim)
+        raise RuntimeError(f"index_select(): Index to scalar can have only 1 value, got {index.numel()} value(s)")
+    _check_device_dim_index("index_select", input, dim, index)
 
 
 def _meta_index_add(input, dim, index, source, *, alpha=1, out=None) -> None:
     """PyTorch's index_add rule: source.size(dim) is the number of indices and every other dim matches
     self's, so the kernel's reads of `source` stay inside it."""
-    _check_index_vector("index_add_", index)
     d = _wrap_dim(input, dim)
+    _check_index_vector("index_add_", index)
     if source._dtype is not input._dtype:
         raise RuntimeError(f"index_add_(): self ({_scalar_type(input)}) and source ({_scalar_type(source)}) must have "
                            "the same scalar type")
@@ -538,11 +595,13 @@ def _meta_index_add(input, dim, index, source, *, alpha=1, out=None) -> None:
     if a != b:
         raise RuntimeError(f"source tensor shape must match self tensor shape, excluding the specified dimension. "
                            f"Got self.shape = {_sizes(input)} source.shape = {_sizes(source)}")
+    _check_device_dim_index("index_add", input, dim, index)
 
 
 def _meta_index_copy(input, dim, index, source, *, out=None) -> None:
     """PyTorch's index_copy rule: the slices of self and source have one shape and source.size(dim)
     is the number of indices (a 0-dim source takes exactly one)."""
+    d = _wrap_dim(input, dim)
     if index.ndim > 1:
         raise IndexError(f"index_copy_(): Index should have dimension 1 or 0 (got {index.ndim})")
     n = index.numel()
@@ -551,7 +610,7 @@ def _meta_index_copy(input, dim, index, source, *, out=None) -> None:
     if source.ndim != input.ndim and source.ndim and input.ndim:
         raise IndexError(f"index_copy_(): When source and destination are not scalars, their dimensionality must "
                          f"match. Source dimensionality ({source.ndim}), destination dimensionality ({input.ndim})")
-    _check_long("index_copy_", index)
+    _check_int64("index_copy_", index)
     if source._dtype is not input._dtype:
         raise RuntimeError(f"index_copy_(): self and source expected to have the same dtype, but got (self) "
                            f"{_scalar_type(input)} and (source) {_scalar_type(source)}")
@@ -568,16 +627,18 @@ def _meta_index_copy(input, dim, index, source, *, out=None) -> None:
     if source.ndim and n != source._shape[d]:
         raise IndexError(f"index_copy_(): Number of indices ({n}) should be equal to source.size(dim) "
                          f"({source._shape[d]})")
+    _check_device_dim_index("index_copy", input, dim, index)
 
 
 def _meta_index_fill(input, dim, index, value, *, out=None) -> None:
+    if not isinstance(index, Tensor) or index._dtype is not dtypes.int64:
+        raise IndexError("index_fill_(): Expected dtype int64 for index.")
     if index.ndim > 1:
         raise RuntimeError("Index has to be a vector/scalar")
-    _check_long("index_fill_", index)
-    _wrap_dim(input, dim)
+    _check_device_dim_index("index_fill", input, dim, index)
 
 
-_index_select = declare("index_select", lambda a, dim, idx: np.take(a, idx, axis=dim))
+_index_select = declare("index_select", lambda a, dim, idx: np.take(a, idx, axis=dim), info=_info("index_select"))
 _index_select.meta(_meta_index_select)
 
 
@@ -597,7 +658,7 @@ def _source_offsets(op: str, t: Tensor, dim: int, index: Tensor, source: Tensor)
     return dim_offsets(t, d, idx.reshape((-1,) + (1,) * (t.ndim - d - 1)), want)
 
 
-_index_add = declare("index_add")
+_index_add = declare("index_add", info=_info("index_add"))
 _index_add.meta(_meta_index_add)
 
 
@@ -610,7 +671,7 @@ def _index_add_cpu(input, dim, index, source, *, alpha=1, out=None):
     return _finish(t, out, "index_add")
 
 
-_index_copy = declare("index_copy")
+_index_copy = declare("index_copy", info=_info("index_copy"))
 _index_copy.meta(_meta_index_copy)
 
 
@@ -622,7 +683,7 @@ def _index_copy_cpu(input, dim, index, source, *, out=None):
     return _finish(t, out, "index_copy")
 
 
-_index_fill = declare("index_fill")
+_index_fill = declare("index_fill", info=_info("index_fill"))
 _index_fill.meta(_meta_index_fill)
 
 
@@ -667,9 +728,10 @@ def index_fill(input, dim: int, index: Tensor, value, *, out=None) -> Tensor:
 
 # --- masks -------------------------------------------------------------------------------
 def _check_mask(op: str, mask: Tensor) -> None:
-    if not isinstance(mask, Tensor) or mask._dtype is not dtypes.bool:
-        raise TypeError(f"{op} only supports boolean masks, but got mask with dtype "
-                        f"{mask._dtype.name if isinstance(mask, Tensor) else type(mask).__name__}")
+    if not isinstance(mask, Tensor):
+        raise TypeError(f"{op}(): argument 'mask' must be Tensor, not {type(mask).__name__}")
+    if mask._dtype is not dtypes.bool:
+        raise RuntimeError(f"{op} only supports boolean masks, but got mask with dtype {_scalar_type(mask)}")
 
 
 def _broadcast(a: Tensor, b: Tensor) -> tuple[int, ...]:
@@ -695,7 +757,7 @@ def _meta_masked(input, mask, value=None, *, out=None) -> None:
                            f"[{', '.join(map(str, shape))}]")
 
 
-_masked_fill = declare("masked_fill")
+_masked_fill = declare("masked_fill", info=_info("masked_fill"))
 _masked_fill.meta(_meta_masked)
 
 
@@ -718,7 +780,8 @@ def masked_fill(input, mask: Tensor, value, *, out=None) -> Tensor:
     return _masked_fill(input, mask, value, out=out)
 
 
-_masked_select = declare("masked_select", lambda a, m: np.broadcast_arrays(a, m)[0][np.broadcast_arrays(a, m)[1]])
+_masked_select = declare("masked_select", lambda a, m: np.broadcast_arrays(a, m)[0][np.broadcast_arrays(a, m)[1]],
+                         info=_info("masked_select"))
 _masked_select.meta(_meta_masked)
 
 
@@ -736,7 +799,7 @@ def masked_select(input, mask: Tensor, *, out=None) -> Tensor:
     return _masked_select(input, mask, out=out)
 
 
-_masked_scatter = declare("masked_scatter")
+_masked_scatter = declare("masked_scatter", info=_info("masked_scatter"))
 
 
 @_masked_scatter.meta
@@ -746,6 +809,10 @@ def _meta_masked_scatter(input, mask, source, *, out=None) -> None:
         raise RuntimeError(f"masked_scatter_: expected self and source to have same dtypes but got "
                            f"{_scalar_type(input)} and {_scalar_type(source)}")
     S.expand(mask, input._shape)
+    if mask._storage.device.type != "cpu":  # the CPU kernel counts the mask itself; CUDA would read past source
+        n = int(np.count_nonzero(np.broadcast_to(mask._host_array(), input._shape)))
+        if n > source.numel():
+            raise RuntimeError("Number of elements of source < number of ones in mask")
 
 
 @_masked_scatter.register("cpu")
@@ -799,7 +866,7 @@ def argwhere(input) -> Tensor:
 
 
 def _flat_index(op: str, input: Tensor, index: Tensor) -> np.ndarray:
-    _check_long(op, index)
+    _check_int64(op, index)
     n = input.numel()
     a = np.asarray(index._host_array()).astype(np.int64)
     bad = (a < -n) | (a >= n)
@@ -808,7 +875,14 @@ def _flat_index(op: str, input: Tensor, index: Tensor) -> np.ndarray:
     return np.where(a < 0, a + n, a)
 
 
-_take = declare("take", lambda a, idx: np.ravel(a)[idx])
+_take = declare("take", lambda a, idx: np.ravel(a)[idx], info=_info("take"))
+
+
+@_take.meta
+def _meta_take(input, index, *, out=None) -> None:
+    _check_int64("take", index)
+    if index._storage.device.type != "cpu":  # the CPU kernel checks as it reads (see _check_device_values)
+        _flat_index("take", input, index)
 
 
 @_take.register("cpu")
@@ -823,18 +897,20 @@ def take(input, index: Tensor, *, out=None) -> Tensor:
     return _take(input, index, out=out)
 
 
-_put = declare("put")
+_put = declare("put", info=_info("put"))
 
 
 @_put.meta
 def _meta_put(input, index, source, accumulate=False, *, out=None) -> None:
-    _check_long("put_", index)
+    _check_int64("put_", index)
     if source._dtype is not input._dtype:
         raise RuntimeError(f"put_(): self and source expected to have the same dtype, but got self.dtype = "
                            f"{_scalar_type(input)} and source.dtype = {_scalar_type(source)}")
     if index.numel() != source.numel():
         raise IndexError(f"put_(): Expected source and index to have the same number of elements, but got "
                          f"source.numel() = {source.numel()}, index.numel() = {index.numel()}")
+    if index._storage.device.type != "cpu":
+        _flat_index("put", input, index)
 
 
 @_put.register("cpu")

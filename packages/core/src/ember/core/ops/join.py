@@ -122,13 +122,13 @@ def stack(tensors, dim: int = 0, *, out: Tensor | None = None) -> Tensor:
     ts = _tensor_list("stack", tensors)
     if not ts:
         raise RuntimeError("stack expects a non-empty TensorList")
+    n = ts[0].ndim + 1
+    if not -n <= dim < n:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {dim})")
     for i, t in enumerate(ts[1:], 1):
         if t._shape != ts[0]._shape:
             raise RuntimeError(f"stack expects each tensor to be equal size, but got {list(ts[0]._shape)} at entry 0 "
                                f"and {list(t._shape)} at entry {i}")
-    n = ts[0].ndim + 1
-    if not -n <= dim < n:
-        raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {dim})")
     d = dim % n
     _same_device("stack", ts)
     return _cat(tuple(S.unsqueeze(t, d) for t in ts), d, out=out)
@@ -200,7 +200,7 @@ def split(tensor: Tensor, split_size_or_sections, dim: int = 0) -> tuple[Tensor,
         if size < 0 or (size == 0 and n != 0):
             raise RuntimeError(f"split_size can only be 0 if dimension size is 0, but got dimension size of {n}"
                                if size == 0 else f"split expects split_size be non-negative, but got split_size={size}")
-        sizes = [size] * (n // size) + ([n % size] if n % size else []) if size else [0]
+        sizes = [size] * (n // size) + ([n % size] if n % size else []) if size and n else [0]
     else:
         sizes = [int(s) for s in split_size_or_sections]
         if sum(sizes) != n or any(s < 0 for s in sizes):
@@ -291,7 +291,7 @@ def _flip_cpu(input, dims):
 
 def _dims(input: Tensor, dims, op: str) -> tuple[int, ...]:
     dims = (dims,) if isinstance(dims, numbers.Integral) else tuple(dims)
-    wrapped = tuple(input._wrap_dim(int(d)) for d in dims)
+    wrapped = tuple(input._wrap_dim(int(d)) % max(input.ndim, 1) for d in dims)
     for i, d in enumerate(wrapped):
         if d in wrapped[:i]:
             raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
@@ -302,7 +302,8 @@ def _dims(input: Tensor, dims, op: str) -> tuple[int, ...]:
 def flip(input: Tensor, *dims) -> Tensor:
     """A copy with the order of elements reversed along each of `dims` (`x.flip(0, 1)` works too)."""
     dims = dims[0] if len(dims) == 1 else dims
-    return _flip(input, _dims(input, dims, "flip") if input.ndim else ())
+    dims = _dims(input, dims, "flip")
+    return _flip(input, dims if input.ndim else ())
 
 
 @method
@@ -331,6 +332,8 @@ def roll(input: Tensor, shifts, dims=None) -> Tensor:
         flat = S.clone(input) if not input.is_contiguous() else input
         return S.view(roll(S.view(flat, (input.numel(),)), shifts, 0), input._shape)
     dims = (dims,) if isinstance(dims, numbers.Integral) else tuple(dims)
+    if input.ndim == 0:
+        raise IndexError(f"Dimension specified as {dims[0] if dims else 0} but tensor has no dimensions")
     if len(shifts) != len(dims):
         raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts)}, dims:{len(dims)}")
     out = input

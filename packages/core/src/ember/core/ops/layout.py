@@ -96,6 +96,8 @@ def permute(input, *args, dims=None) -> Tensor:
 
 @method
 def transpose(input, dim0: int, dim1: int) -> Tensor:
+    if input.ndim == 0:  # its dims are -1 and 0 only
+        input._wrap_dim(dim0), input._wrap_dim(dim1)
     return S.transpose(input, dim0, dim1)
 
 
@@ -129,6 +131,8 @@ attach("mH", property(lambda self: _conj(S.transpose(self, -2, -1))))
 def movedim(input, source, destination) -> Tensor:
     src = [_movedim_dim(s, input.ndim) for s in ((source,) if isinstance(source, int) else source)]
     dst = [_movedim_dim(d, input.ndim) for d in ((destination,) if isinstance(destination, int) else destination)]
+    if input.ndim == 0:
+        return S.view(input, ())
     for name, dims in (("source", src), ("destination", dst)):
         if len(set(dims)) != len(dims):
             raise RuntimeError(f"movedim: repeated dim in `{name}` ({dims})")
@@ -187,9 +191,9 @@ def unsqueeze(input, dim: int) -> Tensor:
 @method
 def flatten(input, start_dim: int = 0, end_dim: int = -1) -> Tensor:
     """Merge dims `start_dim`..`end_dim` into one (a view when possible)."""
+    s, e = input._wrap_dim(start_dim), input._wrap_dim(end_dim)
     if input.ndim == 0:
         return reshape(input, (1,))
-    s, e = input._wrap_dim(start_dim), input._wrap_dim(end_dim)
     if s > e:
         raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
     if s == e:
@@ -216,6 +220,8 @@ def ravel(input) -> Tensor:
 
 @method
 def narrow(input, dim: int, start, length: int) -> Tensor:
+    if input.ndim == 0:
+        raise RuntimeError("narrow() cannot be applied to a 0-dim tensor.")
     return S.narrow(input, dim, int(start), length)
 
 
@@ -226,6 +232,7 @@ def select(input, dim: int, index: int) -> Tensor:
 
 @method
 def unfold(input, dimension: int, size: int, step: int) -> Tensor:
+    input._wrap_dim(dimension)  # the dim first, as PyTorch (a 0-dim tensor has -1 and 0)
     return S.unfold(input, dimension, size, step)
 
 

@@ -192,7 +192,13 @@ _nansum = declare("nansum", lambda a, dims, keepdim=False, dtype=None: np.nansum
 def _nansum_cpu(x, dims, keepdim=False, dtype=None, *, out=None):
     """nansum(x, dims, keepdim, dtype): sum treating NaN as zero."""
     dt = _int_to_long(x, dtype)
-    return _finish(np.nansum(x._np(), axis=dims, keepdims=keepdim, dtype=_accumulate_np(dt)), dt, out, "nansum")
+    return _finish(np.nansum(_nan_visible(x._np()), axis=dims, keepdims=keepdim, dtype=_accumulate_np(dt)), dt, out,
+                   "nansum")
+
+
+def _nan_visible(a: np.ndarray) -> np.ndarray:
+    """numpy's nan-reductions see NaN only in its own float dtypes: bfloat16 (ml_dtypes) goes as float32."""
+    return a.astype(np.float32) if a.dtype.name == "bfloat16" else a
 
 
 _mean = declare("mean", lambda a, dims, keepdim=False, dtype=None: np.mean(a, dims, keepdims=keepdim),
@@ -220,7 +226,7 @@ _nanmean = declare("nanmean", lambda a, dims, keepdim=False, dtype=None: np.nanm
 def _nanmean_cpu(x, dims, keepdim=False, dtype=None, *, out=None):
     """nanmean(x, dims, keepdim, dtype): the mean of the non-NaN elements."""
     dt = _float_only(x, dtype, "nanmean")
-    a = x._np()
+    a = _nan_visible(x._np())
     s = np.nansum(a, axis=dims, keepdims=keepdim, dtype=_accumulate_np(dt))
     n = np.sum(~np.isnan(a), axis=dims, keepdims=keepdim)
     with np.errstate(invalid="ignore", divide="ignore"):

@@ -85,6 +85,8 @@ def accumulate_rows(x: Tensor, idx: np.ndarray, v) -> bool:
         vals = np.broadcast_to(np.asarray(v, dtype=x._dtype.np), idx.shape + rest)
     except ValueError:
         return False
+    if vals.size == 0:  # nothing to add (an empty index, or rows of 0 elements)
+        return True
     vals = np.ascontiguousarray(vals).reshape(-1, row)
     if vals.shape[0]:
         idx = np.ascontiguousarray(idx, np.int64).reshape(-1)

@@ -270,9 +270,12 @@ narrow = declare("narrow", view=True)
 def _narrow(x, dim, start, length):
     d = x._wrap_dim(dim)
     size = x._shape[d]
+    if length < 0:
+        raise RuntimeError("narrow(): length must be non-negative.")
     if not -size <= start <= size:
         raise IndexError(f"start out of range (expected to be in range of [{-size}, {size}], but got {start})")
-    start %= size if size else 1
+    if start < 0:  # `start == size` is the (empty) end, not 0
+        start += size
     if length < 0 or start + length > size:
         raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size ({size}).")
     return _slice(x, d, start, start + length)

@@ -14,6 +14,7 @@ import numpy as np
 
 from ember.core import dtypes
 from ember.core.dispatch import declare
+from ember.core.opinfo_indexing import info as _info
 from ember.core.methods import attach
 from ember.core.ops._util import normalize_dims, wrap
 from ember.core.tensor import Tensor, describe
@@ -119,8 +120,8 @@ def _exp_shifted(r: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 def _class_terms(x: Tensor, target: Tensor, weight, ignore_index: int):
     """Per-row valid targets (clamped to 0 where ignored) and their weights, as float arrays. A target
-    outside [0, C) raises here, before anything reads by it (the CUDA kernels give NaN instead:
-    checking device targets on the host would synchronize)."""
+    outside [0, C) raises here, before anything reads by it (device targets: the meta step calls
+    this on a host copy, `_check_device_targets`)."""
     c = x._shape[1] if x.ndim > 1 else x._shape[0]
     t = target._np().reshape(-1).astype(np.int64, copy=False)
     valid = t != ignore_index
@@ -159,7 +160,7 @@ tensor of shape `(N, d1, ...)`, validated in range) or class probabilities (inpu
 dtype); weight `(C,)` or None; reduction 'none' | 'mean' | 'sum'. 'mean' divides by the summed
 weights of non-ignored targets (class indices) or by the number of rows (probabilities).
 Backward: `cross_entropy_backward(grad, input, target, weight, reduction, ignore_index,
-label_smoothing)` -> grad_input (target and weight get no gradient).""")
+label_smoothing)` -> grad_input (target and weight get no gradient).""", info=_info("cross_entropy"))
 
 
 @cross_entropy_op.register("cpu")
@@ -188,6 +189,7 @@ def _cross_entropy_cpu(input, target, weight, reduction, ignore_index, label_smo
     if label_smoothing > 0:
         smooth = -(lp * w).sum(1) * valid
         per_row = (1 - label_smoothing) * per_row + label_smoothing / c * smooth
+    per_row = np.where(valid, per_row, 0).astype(per_row.dtype, copy=False)  # an ignored row is 0, NaN input or not
     return wrap(_reduce(per_row, reduction, wt.sum(), target._shape, dt))
 
 
@@ -239,15 +241,15 @@ Positional signature: `nll_loss(input, target, weight, reduction, ignore_index)`
 `(N, C, d1, ...)` or `(C,)` log-probabilities and integer targets (validated in range). Returns
 `(output, total_weight)`: total_weight (0-dim, no gradient) is the summed weight of non-ignored
 targets. Backward: `nll_loss_backward(grad, input, target, weight, reduction, ignore_index,
-total_weight)` -> grad_input.""")
+total_weight)` -> grad_input.""", info=_info("nll_loss"))
 
 
 @nll_loss_op.register("cpu")
 def _nll_loss_cpu(input, target, weight, reduction, ignore_index):
     x = input._np()
     r = _rows(x)
-    tt, _, _, wt = _class_terms(input, target, weight, ignore_index)
-    per_row = -r[np.arange(r.shape[0]), tt] * wt
+    tt, valid, _, wt = _class_terms(input, target, weight, ignore_index)
+    per_row = np.where(valid, -r[np.arange(r.shape[0]), tt] * wt, 0).astype(x.dtype, copy=False)
     total = np.asarray(wt.sum(), dtype=x.dtype)
     return wrap(_reduce(per_row, reduction, total, target._shape, x.dtype)), wrap(total)
 
@@ -383,8 +385,10 @@ def _check_loss(op: str, input, target, weight, reduction: str, probabilities: b
             raise RuntimeError(f"{op}: Expected target of the input's shape for class probabilities; got "
                                f"{describe(input)} and {describe(target)}")
         return
-    if target._dtype.is_floating_point or target._dtype is dtypes.bool:
-        raise RuntimeError(f"expected scalar type Long but found {target._dtype.name}")
+    if target._dtype not in (dtypes.int64, dtypes.uint8):
+        name = {"int32": "Int", "int16": "Short", "int8": "Char", "bool": "Bool"}.get(target._dtype.name,
+                                                                                    target._dtype.name)
+        raise RuntimeError(f"expected target dtype to be Long or Byte, but got {name}")
     if input.ndim == 1:
         if target.ndim != 0:
             raise RuntimeError(f"{op}: 1D target tensor expected, multi-target not supported; got "
@@ -409,10 +413,18 @@ def _check_loss_grad(op: str, grad, input: Tensor, reduction: str) -> None:
         raise RuntimeError(f"{op}: expected a gradient of {want} elements (the loss's); got {describe(grad)}")
 
 
+def _check_device_targets(input: Tensor, target: Tensor, ignore_index: int) -> None:
+    """Class targets on a device, read to the host (a synchronization, as PyTorch's device-side
+    assert): CUDA raises the CPU's "Target 5 is out of bounds." instead of computing NaN."""
+    if target._storage.device.type != "cpu" and not _is_probabilities(target) and target.numel():
+        _class_terms(input, target.to("cpu"), None, ignore_index)
+
+
 @cross_entropy_op.meta
 def _cross_entropy_meta(input, target, weight, reduction, ignore_index, label_smoothing) -> None:
     """Target and weight against the input's rows and classes: every kernel reads them per row and class."""
     _check_loss("cross_entropy", input, target, weight, reduction, _is_probabilities(target))
+    _check_device_targets(input, target, ignore_index)
 
 
 @cross_entropy_backward.meta
@@ -424,6 +436,7 @@ def _cross_entropy_backward_meta(grad, input, target, weight, reduction, ignore_
 @nll_loss_op.meta
 def _nll_loss_meta(input, target, weight, reduction, ignore_index) -> None:
     _check_loss("nll_loss", input, target, weight, reduction, False)
+    _check_device_targets(input, target, ignore_index)
 
 
 @nll_loss_backward.meta

@@ -14,6 +14,7 @@ import numpy as np
 
 from ember.core import dtypes
 from ember.core.dispatch import declare
+from ember.core.opinfo_indexing import info as _info
 from ember.core.methods import method
 from ember.core.ops import elementwise as ew
 from ember.core.ops import numba_nn
@@ -391,7 +392,8 @@ def _unique_consecutive_cpu(x, dim=None):
 
 # --- searching and counting ----------------------------------------------------------------------
 _searchsorted = declare("searchsorted", np.searchsorted, differentiable=False,
-                        doc="searchsorted(sorted_sequence, values, right, sorter, out_int32) -> Tensor")
+                        doc="searchsorted(sorted_sequence, values, right, sorter, out_int32) -> Tensor",
+                        info=_info("searchsorted"))
 
 
 @_searchsorted.register("cpu")
@@ -441,7 +443,20 @@ def bucketize(input, boundaries: Tensor, *, out_int32: bool = False, right: bool
     return _searchsorted(boundaries, input, right, None, out_int32)
 
 
-_bincount = declare("bincount", np.bincount, differentiable=False, doc="bincount(x, weights, minlength) -> Tensor")
+_bincount = declare("bincount", np.bincount, differentiable=False, doc="bincount(x, weights, minlength) -> Tensor",
+                    info=_info("bincount"))
+
+
+@_bincount.meta
+def _bincount_meta(x, weights=None, minlength=0):
+    """Device values too (read to the host, as the CUDA kernel must to size its result): no negatives."""
+    if x._dtype.is_floating_point or x._dtype is dtypes.bool or x._dtype.is_complex:
+        names = {"float32": "Float", "float64": "Double", "float16": "Half", "bfloat16": "BFloat16", "bool": "Bool"}
+        raise NotImplementedError(f'"bincount_cpu" not implemented for \'{names.get(x._dtype.name, x._dtype.name)}\'')
+    if x.ndim != 1:
+        raise RuntimeError("bincount only supports 1-d non-negative integral inputs.")
+    if x._storage.device.type != "cpu" and x.numel() and int(np.min(x._host_array())) < 0:
+        raise RuntimeError("bincount only supports 1-d non-negative integral inputs.")
 
 
 @_bincount.register("cpu")

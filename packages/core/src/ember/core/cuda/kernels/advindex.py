@@ -5,8 +5,9 @@ Layout assumption: the grid-stride loop runs over the result shape (`meta` row 0
 the strides of the result-shaped operand (the output, or the values broadcast to the result),
 row 2 the strides of `x` for the result dims that are plain slices (0 on the broadcast index
 dims), rows 3-5 the broadcast strides of each index tensor. `kinfo[k]` is (x stride of the
-indexed dim, its size, the index tensor's offset). Negative indices wrap; an index out of range
-skips the element (reads give 0): the host cannot check device indices without synchronizing.
+indexed dim, its size, the index tensor's offset). Negative indices wrap; the op's meta step
+has checked every index (NOTE [ The meta step ]), and an index out of range would still only
+skip the element (reads give 0), never touch memory outside the tensors.
 """
 
 from __future__ import annotations

@@ -3,9 +3,9 @@
 Layout assumption: the grid-stride loop runs over an iteration shape (`meta` row 0) with
 strides of the destination (row 1), the source (row 2) and the index tensor (row 3); the
 indexed side has stride 0 along `dim` and instead moves by `k * dst_ks` (or `k * src_ks`)
-with `k = idx[...]`. Negative indices wrap when `wrap` is set; an index outside `[0, size)`
-is skipped (a gather writes 0 there): the host cannot check device indices without a
-synchronization, and a kernel must never touch memory outside its tensors. Accumulation
+with `k = idx[...]`. Negative indices wrap when `wrap` is set. The ops' meta steps raise for
+an out-of-range index before launching (NOTE [ The meta step ]); the kernel still skips one
+outside `[0, size)` (a gather writes 0 there), so it never touches memory outside its tensors. Accumulation
 uses atomics (add, max, min), so repeated indices combine correctly.
 """
 

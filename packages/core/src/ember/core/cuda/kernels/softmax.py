@@ -136,8 +136,8 @@ def softmax_backward_function(threads: int, acc_t):
 
 def cross_entropy_function(threads: int, acc_t):
     """Per row: loss[r] = the (weighted, label-smoothed) cross entropy at class target[r], and
-    its weight wt[r] (0 where target == ignore_index). An out-of-range target gives NaN, read
-    from nowhere (the host cannot check device targets without a synchronization)."""
+    its weight wt[r] (0 where target == ignore_index). The op's meta step has checked every
+    target; one out of range would still only give NaN, read from nowhere."""
     tree_max, tree_sum = _tree_functions(threads)
 
     def kernel(nrows, c, km, rm, x, x_off, target, weight, has_w, ignore, smoothing, loss, wt):
