@@ -302,10 +302,10 @@ def _key(x, idx, where: int):
     """The key `(:,) * where + (idx,)` with its values checked (advanced indexing wraps negatives)."""
     if _dt(idx) in _FLOATS or _dt(idx) in ("int16", "int8"):
         raise Invalid("a floating or short index", IndexError)
+    if _dt(idx) in ("bool", "uint8"):  # before the dim count: a 0-dim mask adds a dim, it takes none
+        raise Unchecked("mask indexing")
     if where >= x.ndim:
         raise Invalid("too many indices", IndexError)
-    if _dt(idx) in ("bool", "uint8"):
-        raise Unchecked("mask indexing")
     return (slice(None),) * where + (_values(idx, x.shape[where], IndexError, negative=True),)
 
 
