@@ -238,10 +238,6 @@ def _searchsorted(seq, values, right=False, sorter=None, out_int32=False):
         from ember.core.creation import tensor
 
         values = tensor(values, dtype=seq._dtype, device=seq._storage.device)
-    if seq.ndim > 1 and (values.ndim != seq.ndim or values._shape[:-1] != seq._shape[:-1]):
-        raise RuntimeError(f"torch.searchsorted(): boundaries tensor should be 1 dimension or the first N-1 "
-                           f"dimensions of boundaries tensor and input value tensor must match, but we got "
-                           f"boundaries tensor {list(seq._shape)} and input value tensor {list(values._shape)}")
     below = get_op("le" if right else "lt")(seq.unsqueeze(-2) if seq.ndim > 1 else seq, values.unsqueeze(-1))
     dt = dtypes.int32 if out_int32 else dtypes.int64
     return get_op("sum")(below, (below.ndim - 1,), False, dt)

@@ -129,8 +129,8 @@ def pad(input: Tensor, pad: tuple[int, ...] | list[int], mode: str = "constant",
     Returns:
         the padded tensor.
     Raises:
-        ValueError: odd-length `pad`, too many padded dims, or an unknown mode.
-        RuntimeError: a reflect pad not smaller than its dim.
+        RuntimeError: odd-length `pad`, too many padded dims, a reflect pad not smaller than its dim.
+        NotImplementedError: an unknown mode.
 
     >>> import ember.core as ec
     >>> ec.pad(ec.tensor([1.0, 2.0]), (1, 2)).tolist()
@@ -138,10 +138,10 @@ def pad(input: Tensor, pad: tuple[int, ...] | list[int], mode: str = "constant",
     """
     pad = tuple(int(p) for p in pad)
     if len(pad) % 2:
-        raise ValueError("Padding length must be divisible by 2")
+        raise RuntimeError("Padding length must be divisible by 2")
     if len(pad) // 2 > input.ndim:
-        raise ValueError(f"Padding length should be less than or equal to two times the input dimension "
-                         f"but got padding length {len(pad)} and input of dimension {input.ndim}")
+        raise RuntimeError(f"Padding length should be less than or equal to two times the input dimension "
+                           f"but got padding length {len(pad)} and input of dimension {input.ndim}")
     if mode not in _MODES:
         raise NotImplementedError(f"Unsupported padding mode: {mode}")
     if mode != "constant":

@@ -92,6 +92,8 @@ def smooth_l1_loss(input: Tensor, target: Tensor, size_average=None, reduce=None
 def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean", delta: float = 1.0,
                weight: Tensor | None = None) -> Tensor:
     """0.5 d^2 where d = |input - target| < delta, else delta (d - 0.5 delta)."""
+    if delta <= 0:
+        raise RuntimeError("huber_loss does not support non-positive values for delta.")
     _warn_broadcast("huber_loss", input, target)
     d = (input - target).abs()
     loss = ea.where(d < delta, 0.5 * d * d, delta * (d - 0.5 * delta))
