@@ -10,7 +10,6 @@ from ember.core import dtypes
 from ember.core.cuda import launch_util as lu
 from ember.core.cuda.kernels import matmul as KM
 from ember.core.dispatch import get_op
-from ember.core.ops import linalg as L
 from ember.core.tensor import Tensor
 
 __all__ = ["register", "gemm"]
@@ -40,42 +39,17 @@ def gemm(a: Tensor, b: Tensor, c: Tensor) -> Tensor:
 
 
 def _mm(a, b, *, out=None):
-    if a.ndim != 2:
-        raise RuntimeError(f"self must be a matrix; got a {a.ndim}-D tensor")
-    if b.ndim != 2:
-        raise RuntimeError(f"mat2 must be a matrix; got a {b.ndim}-D tensor")
-    if a._shape[1] != b._shape[0]:
-        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({a._shape[0]}x{a._shape[1]} and "
-                           f"{b._shape[0]}x{b._shape[1]})")
-    L._same_dtype(a, b)
     c = lu.prepare_out(out, (a._shape[0], b._shape[1]), a._dtype, a._storage.device, "mm")
     gemm(a.unsqueeze(0), b.unsqueeze(0), c.unsqueeze(0))
     return c
 
 
 def _bmm(a, b, *, out=None):
-    if a.ndim != 3:
-        raise RuntimeError(f"batch1 must be a 3D tensor; got a {a.ndim}-D tensor")
-    if b.ndim != 3:
-        raise RuntimeError(f"batch2 must be a 3D tensor; got a {b.ndim}-D tensor")
-    if b._shape[:2] != (a._shape[0], a._shape[2]):
-        raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: "
-                           f"[{a._shape[0]}, {a._shape[2]}] but got: [{b._shape[0]}, {b._shape[1]}].")
-    L._same_dtype(a, b)
     c = lu.prepare_out(out, (a._shape[0], a._shape[1], b._shape[2]), a._dtype, a._storage.device, "bmm")
     return gemm(a, b, c)
 
 
 def _dot(a, b, *, out=None):
-    if a.ndim != 1 or b.ndim != 1:
-        raise RuntimeError(f"1D tensors expected, but got {a.ndim}D and {b.ndim}D tensors")
-    if a._shape[0] != b._shape[0]:
-        raise RuntimeError(f"inconsistent tensor size, expected tensor [{a._shape[0]}] and src [{b._shape[0]}] to "
-                           f"have the same number of elements, but got {a._shape[0]} and {b._shape[0]} elements "
-                           "respectively")
-    if a._dtype is not b._dtype:
-        raise RuntimeError(f"dot : expected both vectors to have same dtype, but found "
-                           f"{L._TORCH_NAMES[a._dtype.name]} and {L._TORCH_NAMES[b._dtype.name]}")
     c = lu.prepare_out(out, (), a._dtype, a._storage.device, "dot")
     gemm(a.view(1, 1, -1), b.view(1, -1, 1), c.view(1, 1, 1))
     return c

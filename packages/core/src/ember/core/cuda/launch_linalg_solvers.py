@@ -13,24 +13,11 @@ from ember.core import dtypes
 from ember.core.cuda import launch_util as lu
 from ember.core.cuda.kernels import lu as KL
 from ember.core.dispatch import get_op
+from ember.core.ops import linalg_solvers as S
 from ember.core.ops.linalg_solvers import LinAlgError
-from ember.core.ops.reduce import _TORCH_NAMES
 from ember.core.tensor import Tensor
 
 __all__ = ["register"]
-
-
-def _check(a: Tensor, op: str, square: bool = True) -> None:
-    if a.ndim < 2:
-        raise RuntimeError(f"{op}: The input tensor A must have at least 2 dimensions.")
-    if square and a._shape[-1] != a._shape[-2]:
-        raise RuntimeError(f"{op}: A must be batches of square matrices, but they are {a._shape[-2]} by "
-                           f"{a._shape[-1]} matrices")
-    if a._dtype is dtypes.float16:
-        raise RuntimeError(f"{op}: Low precision dtypes not supported. Got Half")
-    if not a._dtype.is_floating_point:
-        raise RuntimeError(f"{op}: Expected a floating point or complex tensor as input. Got "
-                           f"{_TORCH_NAMES[a._dtype.name]}")
 
 
 def _factor(a: Tensor, b: Tensor | None):
@@ -61,65 +48,48 @@ def _batched(a: Tensor) -> Tensor:
 
 
 def _inv(A):
-    _check(A, "linalg.inv")
     from ember.core.creation import eye
 
     a = _batched(A)
     n = A._shape[-1]
     ident = eye(n, dtype=A._dtype, device=A._storage.device).expand(a._shape[0], n, n)
     x, _, _, info = _factor(a, ident)
-    _raise_if(info, "linalg.inv: The diagonal of the LU factorization has a zero, the inversion could not be "
-                    "completed because the input matrix is singular.")
+    _raise_if(info, S.SINGULAR_INV)
     return x.reshape(A._shape)
 
 
 def _det(A):
-    _check(A, "linalg.det")
     _, sign, logabs, _ = _factor(_batched(A), None)
     return get_op("mul")(sign, get_op("exp")(logabs)).reshape(A._shape[:-2])
 
 
 def _slogdet(A):
-    _check(A, "linalg.slogdet")
     _, sign, logabs, _ = _factor(_batched(A), None)
     return sign.reshape(A._shape[:-2]), logabs.reshape(A._shape[:-2])
 
 
 def _solve(A, B):
-    _check(A, "linalg.solve")
-    if B._dtype is not A._dtype:
-        raise RuntimeError(f"linalg.solve: Expected A and B to have the same dtype, but found A of type "
-                           f"{_TORCH_NAMES[A._dtype.name]} and B of type {_TORCH_NAMES[B._dtype.name]} instead")
-    vector = B.ndim == 1 or (B.ndim == A.ndim - 1 and B._shape == A._shape[:-1])
+    vector = S.solve_is_vector(A, B)
     n = A._shape[-1]
-    if (B._shape[-1] if vector else B._shape[-2] if B.ndim >= 2 else -1) != n:
-        raise RuntimeError(f"linalg.solve: Incompatible shapes of A and B for the equation AX = B "
-                           f"({'x'.join(map(str, A._shape))} and {'x'.join(map(str, B._shape))})")
     b = B.unsqueeze(-1) if vector else B
-    try:
-        lead = tuple(np.broadcast_shapes(A._shape[:-2], b._shape[:-2]))
-    except ValueError:
-        raise RuntimeError(f"linalg.solve: the batch dims of A {tuple(A._shape[:-2])} and B "
-                           f"{tuple(B._shape[:-2])} do not broadcast") from None
+    lead = tuple(np.broadcast_shapes(A._shape[:-2], b._shape[:-2]))
     k = b._shape[-1]
     a3 = A.expand(lead + (n, n)).reshape(-1, n, n)
     b3 = b.expand(lead + (n, k)).reshape(-1, n, k)
     x, _, _, info = _factor(a3, b3)
-    _raise_if(info, "linalg.solve: The solver failed because the input matrix is singular.")
+    _raise_if(info, S.SINGULAR_SOLVE)
     x = x.reshape(lead + (n, k))
     return x.squeeze(-1) if vector else x
 
 
 def _cholesky(A, upper=False):
-    _check(A, "linalg.cholesky")
     a = get_op("clone")(_batched(A))
     info = lu.empty((a._shape[0],), dtypes.int64, a._storage.device)
     if a._shape[0]:
         blocks, threads = lu.grid(a._shape[0])
         KL.cholesky(lu.compute_type(A._dtype))[blocks, threads, lu.stream()](
             a._shape[0], A._shape[-1], lu.typed(a), lu.typed(info))
-    _raise_if(info, "linalg.cholesky: The factorization could not be completed because the input is not "
-                    "positive-definite.")
+    _raise_if(info, S.NOT_PD)
     r = a.reshape(A._shape)
     return get_op("clone")(r.transpose(-2, -1)) if upper else r
 
@@ -131,10 +101,6 @@ def _identity(batch: int, n: int, like: Tensor) -> Tensor:
 
 
 def _qr(A, mode="reduced"):
-    _check(A, "linalg.qr", square=False)
-    if mode not in ("reduced", "complete", "r"):
-        raise RuntimeError(f"qr received unrecognized mode '{mode}' but expected one of 'reduced' (default), "
-                           "'r', or 'complete'")
     m, n = A._shape[-2:]
     k = min(m, n)
     r = get_op("clone")(A.reshape(-1, m, n))
@@ -171,9 +137,6 @@ def _eigh_batched(a3: Tensor) -> tuple[Tensor, Tensor]:
 
 
 def _eigh(A, UPLO="L"):
-    _check(A, "linalg.eigh")
-    if UPLO not in ("L", "U"):
-        raise RuntimeError(f"Expected UPLO argument to be 'L' or 'U', but got {UPLO}")
     n = A._shape[-1]
     a3 = A.reshape(-1, n, n)
     tri = get_op("tril" if UPLO == "L" else "triu")(a3, 0)
@@ -186,7 +149,6 @@ def _eigh(A, UPLO="L"):
 def _svd(A, full_matrices=True):
     """U, S (descending), Vh from the eigen-decomposition of A^T A (or A A^T, the smaller); the
     condition number squares, so ill-conditioned inputs lose accuracy against LAPACK's SVD."""
-    _check(A, "linalg.svd", square=False)
     m, n = A._shape[-2:]
     if full_matrices and m != n:
         raise NotImplementedError("linalg.svd(full_matrices=True) of a non-square matrix has no CUDA kernel; "

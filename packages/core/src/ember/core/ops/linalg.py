@@ -73,9 +73,8 @@ def _finish(r: np.ndarray, out, op: str) -> Tensor:
 _mm = declare("mm", np.matmul, doc="mm(a, b) -> Tensor")
 
 
-@_mm.register("cpu")
-def _mm_cpu(a, b, *, out=None):
-    """mm(a, b): (n, k) @ (k, m) -> (n, m), same dtypes."""
+@_mm.meta
+def _mm_meta(a, b, *, out=None) -> None:
     sa, sb = a._shape, b._shape
     if len(sa) != 2:
         raise RuntimeError(f"self must be a matrix; got a {len(sa)}-D tensor")
@@ -83,9 +82,15 @@ def _mm_cpu(a, b, *, out=None):
         raise RuntimeError(f"mat2 must be a matrix; got a {len(sb)}-D tensor")
     if sa[1] != sb[0]:
         raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({sa[0]}x{sa[1]} and {sb[0]}x{sb[1]})")
-    dt = a._dtype
-    if b._dtype is not dt:
+    if b._dtype is not a._dtype:
         _same_dtype(a, b)
+
+
+@_mm.register("cpu")
+def _mm_cpu(a, b, *, out=None):
+    """mm(a, b): (n, k) @ (k, m) -> (n, m), same dtypes."""
+    sa, sb = a._shape, b._shape
+    dt = a._dtype
     if dt.is_floating_point and dt.itemsize > 2:  # float16/bfloat16 accumulate in float32 (_product)
         c, d = a._npc, b._npc  # Tensor._np's cache, read inline
         xa = c[1] if c is not None and c[0] is a._storage._raw else a._np()
@@ -105,9 +110,8 @@ def _mm_cpu(a, b, *, out=None):
 _bmm = declare("bmm", np.matmul, doc="bmm(a, b) -> Tensor")
 
 
-@_bmm.register("cpu")
-def _bmm_cpu(a, b, *, out=None):
-    """bmm(a, b): (B, n, k) @ (B, k, m) -> (B, n, m), same dtypes."""
+@_bmm.meta
+def _bmm_meta(a, b, *, out=None) -> None:
     if a.ndim != 3:
         raise RuntimeError(f"batch1 must be a 3D tensor; got a {a.ndim}-D tensor")
     if b.ndim != 3:
@@ -116,15 +120,19 @@ def _bmm_cpu(a, b, *, out=None):
         raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: "
                            f"[{a._shape[0]}, {a._shape[2]}] but got: [{b._shape[0]}, {b._shape[1]}].")
     _same_dtype(a, b)
+
+
+@_bmm.register("cpu")
+def _bmm_cpu(a, b, *, out=None):
+    """bmm(a, b): (B, n, k) @ (B, k, m) -> (B, n, m), same dtypes."""
     return _finish(_product(a, b, a._dtype), out, "bmm")
 
 
 _dot = declare("dot", np.dot, doc="dot(a, b) -> Tensor")
 
 
-@_dot.register("cpu")
-def _dot_cpu(a, b, *, out=None):
-    """dot(a, b): (n,) . (n,) -> 0-dim, same dtypes."""
+@_dot.meta
+def _dot_meta(a, b, *, out=None) -> None:
     if a.ndim != 1 or b.ndim != 1:
         raise RuntimeError(f"1D tensors expected, but got {a.ndim}D and {b.ndim}D tensors")
     if a._shape[0] != b._shape[0]:
@@ -134,6 +142,11 @@ def _dot_cpu(a, b, *, out=None):
     if a._dtype is not b._dtype:
         raise RuntimeError(f"dot : expected both vectors to have same dtype, but found "
                            f"{_TORCH_NAMES[a._dtype.name]} and {_TORCH_NAMES[b._dtype.name]}")
+
+
+@_dot.register("cpu")
+def _dot_cpu(a, b, *, out=None):
+    """dot(a, b): (n,) . (n,) -> 0-dim, same dtypes."""
     return _finish(np.asarray(_product(a, b, a._dtype)), out, "dot")
 
 

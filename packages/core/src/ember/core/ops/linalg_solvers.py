@@ -42,8 +42,8 @@ _SVD_V = _rt("svd", ["U", "S", "V"])
 _Eigh = _rt("eigh", ["eigenvalues", "eigenvectors"])
 
 
-def _matrices(A: Tensor, op: str, square: bool = True) -> np.ndarray:
-    """A's numpy view after PyTorch's checks: at least 2-D, (square,) float32/float64."""
+def _check_matrices(A: Tensor, op: str, square: bool = True) -> None:
+    """PyTorch's checks of a linalg input: at least 2-D, (square,) float32/float64."""
     if A.ndim < 2:
         raise RuntimeError(f"{op}: The input tensor A must have at least 2 dimensions.")
     if square and A._shape[-1] != A._shape[-2]:
@@ -56,14 +56,27 @@ def _matrices(A: Tensor, op: str, square: bool = True) -> np.ndarray:
     if not A._dtype.is_floating_point:
         raise RuntimeError(f"{op}: Expected a floating point or complex tensor as input. Got "
                            f"{_TORCH_NAMES[A._dtype.name]}")
-    return A._np()
 
 
-def _lapack(op: str, fn, *args, problem: str):
+# the failures of a factorization, raised by the CPU and the CUDA kernels alike
+SINGULAR_INV = ("linalg.inv: The diagonal of the LU factorization has a zero, the inversion could not be completed "
+                "because the input matrix is singular.")
+SINGULAR_SOLVE = "linalg.solve: The solver failed because the input matrix is singular."
+NOT_PD = "linalg.cholesky: The factorization could not be completed because the input is not positive-definite."
+
+
+def _square_meta(op: str):
+    """The meta step of an op of one square-matrix argument (and options the kernel takes as given)."""
+    def check(A, *args, **kwargs) -> None:
+        _check_matrices(A, op)
+    return check
+
+
+def _lapack(fn, *args, message: str):
     try:
         return fn(*args)
     except np.linalg.LinAlgError:
-        raise LinAlgError(f"{op}: {problem}") from None
+        raise LinAlgError(message) from None
 
 
 def _own(r: np.ndarray, dt: dtypes.dtype) -> Tensor:
@@ -75,83 +88,104 @@ def _own(r: np.ndarray, dt: dtypes.dtype) -> Tensor:
 _inv = declare("linalg_inv", np.linalg.inv, doc="linalg_inv(A) -> Tensor")
 
 
+_inv.meta(_square_meta("linalg.inv"))
+
+
 @_inv.register("cpu")
 def _inv_cpu(A):
     """linalg_inv(A): (*, n, n) -> (*, n, n)."""
-    a = _matrices(A, "linalg.inv")
-    r = _lapack("linalg.inv", np.linalg.inv, a,
-                problem="The diagonal of the LU factorization has a zero, the inversion could not be completed "
-                        "because the input matrix is singular.")
-    return _own(r, A._dtype)
+    return _own(_lapack(np.linalg.inv, A._np(), message=SINGULAR_INV), A._dtype)
 
 
 _det = declare("linalg_det", np.linalg.det, doc="linalg_det(A) -> Tensor")
 
 
+_det.meta(_square_meta("linalg.det"))
+
+
 @_det.register("cpu")
 def _det_cpu(A):
     """linalg_det(A): (*, n, n) -> (*)."""
-    return _own(np.linalg.det(_matrices(A, "linalg.det")), A._dtype)
+    return _own(np.linalg.det(A._np()), A._dtype)
 
 
 _slogdet = declare("linalg_slogdet", np.linalg.slogdet, doc="linalg_slogdet(A) -> (sign, logabsdet)")
 
 
+_slogdet.meta(_square_meta("linalg.slogdet"))
+
+
 @_slogdet.register("cpu")
 def _slogdet_cpu(A):
     """linalg_slogdet(A): (*, n, n) -> (sign (*), log|det| (*)); sign 0 and -inf for singular A."""
-    sign, logabs = np.linalg.slogdet(_matrices(A, "linalg.slogdet"))
+    sign, logabs = np.linalg.slogdet(A._np())
     return _own(sign, A._dtype), _own(logabs, A._dtype)
 
 
 _solve = declare("linalg_solve", np.linalg.solve, doc="linalg_solve(A, B) -> Tensor")
 
 
-@_solve.register("cpu")
-def _solve_cpu(A, B):
-    """linalg_solve(A, B): X with A @ X = B; A (*, n, n), B (*, n, k) or a vector (*, n)."""
-    a = _matrices(A, "linalg.solve")
+def solve_is_vector(A: Tensor, B: Tensor) -> bool:
+    """Whether linalg.solve reads B as a (batch of) vector(s) rather than matrices (PyTorch's rule)."""
+    return B.ndim == 1 or (B.ndim == A.ndim - 1 and B._shape == A._shape[:-1])
+
+
+@_solve.meta
+def _solve_meta(A, B) -> None:
+    """A square, B of A's dtype with n rows, and batch dims that broadcast."""
+    _check_matrices(A, "linalg.solve")
     if B._dtype is not A._dtype:
         raise RuntimeError(f"linalg.solve: Expected A and B to have the same dtype, but found A of type "
                            f"{_TORCH_NAMES[A._dtype.name]} and B of type {_TORCH_NAMES[B._dtype.name]} instead")
-    b = B._np()
-    vector = B.ndim == 1 or (B.ndim == A.ndim - 1 and B._shape == A._shape[:-1])
+    vector = solve_is_vector(A, B)
     n = A._shape[-1]
-    if (b.shape[-1] if vector else b.shape[-2] if b.ndim >= 2 else -1) != n:
+    if (B._shape[-1] if vector else B._shape[-2] if B.ndim >= 2 else -1) != n:
         raise RuntimeError(f"linalg.solve: Incompatible shapes of A and B for the equation AX = B "
                            f"({'x'.join(map(str, A._shape))} and {'x'.join(map(str, B._shape))})")
-    if vector:
-        b = b[..., None]
     try:
-        r = _lapack("linalg.solve", np.linalg.solve, a, b,
-                    problem="The solver failed because the input matrix is singular.")
+        np.broadcast_shapes(A._shape[:-2], (B._shape[:-1] if vector else B._shape[:-2]))
     except ValueError:
         raise RuntimeError(f"linalg.solve: the batch dims of A {tuple(A._shape[:-2])} and B "
                            f"{tuple(B._shape[:-2])} do not broadcast") from None
+
+
+@_solve.register("cpu")
+def _solve_cpu(A, B):
+    """linalg_solve(A, B): X with A @ X = B; A (*, n, n), B (*, n, k) or a vector (*, n)."""
+    vector = solve_is_vector(A, B)
+    b = B._np()[..., None] if vector else B._np()
+    r = _lapack(np.linalg.solve, A._np(), b, message=SINGULAR_SOLVE)
     return _own(r[..., 0] if vector else r, A._dtype)
 
 
 _cholesky = declare("linalg_cholesky", np.linalg.cholesky, doc="linalg_cholesky(A, upper) -> Tensor")
 
 
+_cholesky.meta(_square_meta("linalg.cholesky"))
+
+
 @_cholesky.register("cpu")
 def _cholesky_cpu(A, upper=False):
     """linalg_cholesky(A, upper: bool): L (lower) with A = L @ L.mT, or its transpose when `upper`."""
-    r = _lapack("linalg.cholesky", np.linalg.cholesky, _matrices(A, "linalg.cholesky"),
-                problem="The factorization could not be completed because the input is not positive-definite.")
+    r = _lapack(np.linalg.cholesky, A._np(), message=NOT_PD)
     return _own(np.swapaxes(r, -1, -2) if upper else r, A._dtype)
 
 
 _qr = declare("linalg_qr", np.linalg.qr, doc="linalg_qr(A, mode) -> (Q, R)")
 
 
-@_qr.register("cpu")
-def _qr_cpu(A, mode="reduced"):
-    """linalg_qr(A, mode: 'reduced' | 'complete' | 'r'): A = Q @ R; mode 'r' returns an empty Q."""
-    a = _matrices(A, "linalg.qr", square=False)
+@_qr.meta
+def _qr_meta(A, mode="reduced") -> None:
+    _check_matrices(A, "linalg.qr", square=False)
     if mode not in ("reduced", "complete", "r"):
         raise RuntimeError(f"qr received unrecognized mode '{mode}' but expected one of 'reduced' (default), "
                            "'r', or 'complete'")
+
+
+@_qr.register("cpu")
+def _qr_cpu(A, mode="reduced"):
+    """linalg_qr(A, mode: 'reduced' | 'complete' | 'r'): A = Q @ R; mode 'r' returns an empty Q."""
+    a = A._np()
     if mode == "r":
         return _own(np.empty((0,), a.dtype), A._dtype), _own(np.linalg.qr(a, mode="r"), A._dtype)
     q, r = np.linalg.qr(a, mode=mode)
@@ -161,25 +195,34 @@ def _qr_cpu(A, mode="reduced"):
 _svd = declare("linalg_svd", np.linalg.svd, doc="linalg_svd(A, full_matrices) -> (U, S, Vh)")
 
 
+@_svd.meta
+def _svd_meta(A, full_matrices=True) -> None:
+    _check_matrices(A, "linalg.svd", square=False)
+
+
 @_svd.register("cpu")
 def _svd_cpu(A, full_matrices=True):
     """linalg_svd(A, full_matrices: bool): A = U @ diag(S) @ Vh, S descending."""
-    a = _matrices(A, "linalg.svd", square=False)
-    u, s, vh = _lapack("linalg.svd", np.linalg.svd, a, full_matrices, problem="The algorithm failed to converge.")
+    u, s, vh = _lapack(np.linalg.svd, A._np(), full_matrices,
+                       message="linalg.svd: The algorithm failed to converge.")
     return _own(u, A._dtype), _own(s, A._dtype), _own(vh, A._dtype)
 
 
 _eigh = declare("linalg_eigh", np.linalg.eigh, doc="linalg_eigh(A, UPLO) -> (eigenvalues, eigenvectors)")
 
 
+@_eigh.meta
+def _eigh_meta(A, UPLO="L") -> None:
+    _check_matrices(A, "linalg.eigh")
+    if UPLO not in ("L", "U"):
+        raise RuntimeError(f"Expected UPLO argument to be 'L' or 'U', but got {UPLO}")
+
+
 @_eigh.register("cpu")
 def _eigh_cpu(A, UPLO="L"):
     """linalg_eigh(A, UPLO: 'L' | 'U'): ascending eigenvalues and orthonormal eigenvectors of symmetric A,
     reading its lower (or upper) triangle."""
-    a = _matrices(A, "linalg.eigh")
-    if UPLO not in ("L", "U"):
-        raise RuntimeError(f"Expected UPLO argument to be 'L' or 'U', but got {UPLO}")
-    w, v = _lapack("linalg.eigh", np.linalg.eigh, a, UPLO, problem="The algorithm failed to converge.")
+    w, v = _lapack(np.linalg.eigh, A._np(), UPLO, message="linalg.eigh: The algorithm failed to converge.")
     return _own(w, A._dtype), _own(v, A._dtype)
 
 
@@ -312,7 +355,7 @@ def matrix_rank(A: Tensor, *, atol=None, rtol=None, hermitian: bool = False) -> 
 def matrix_power(input: Tensor, n: int) -> Tensor:
     """A @ A @ ... (n times) by repeated squaring; n = 0 is the identity, n < 0 powers the inverse."""
     if n < 0:
-        _matrices(input, "linalg.matrix_power")
+        _check_matrices(input, "linalg.matrix_power")
     if input.ndim < 2 or input._shape[-1] != input._shape[-2]:
         raise RuntimeError(f"linalg.matrix_power: A must be batches of square matrices, but they are "
                            f"{'x'.join(map(str, input._shape))}")
