@@ -47,9 +47,6 @@ def _pick(x: Tensor, dim: int, k: int, keepdim: bool, nan_first: bool, out, name
 
 
 def _kthvalue(x, k, dim=-1, keepdim=False, *, out=None):
-    n = x._shape[dim] if x.ndim else 1
-    if not 1 <= k <= n:
-        raise IndexError(f"kthvalue(): selected number k out of range for dimension {dim}")
     return _pick(x, dim if x.ndim else 0, k - 1, keepdim, False, out, "kthvalue")
 
 

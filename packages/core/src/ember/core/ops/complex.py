@@ -417,17 +417,18 @@ _ORDERING_ERRORS = {
 
 def _install_ordering_checks() -> None:
     """A meta step (run before any device's kernel) on each op that orders elements: PyTorch refuses
-    complex input there; numpy would order complex numbers lexicographically."""
+    complex input there; numpy would order complex numbers lexicographically. An op's own meta step
+    runs after this check."""
     from ember.core.dispatch import get_op
 
     for name, (exc, message) in _ORDERING_ERRORS.items():
         op = get_op(name)
-        if op.check is not None:
-            raise RuntimeError(f"op '{name}' already has a meta step; merge the complex check into it")
 
-        def check(x, *args, _exc=exc, _message=message, **kwargs):
+        def check(x, *args, _exc=exc, _message=message, _own=op.check, **kwargs):
             if isinstance(x, Tensor) and x._dtype.is_complex:
                 raise _exc(_message.format(TORCH_NAMES[x._dtype.name]))
+            if _own is not None:
+                _own(x, *args, **kwargs)
         op.check = check
 
 

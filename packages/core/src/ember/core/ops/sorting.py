@@ -124,12 +124,19 @@ def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: boo
 _kthvalue = declare("kthvalue", doc="kthvalue(x, k, dim, keepdim) -> (values, indices)")
 
 
+@_kthvalue.meta
+def _kthvalue_meta(x, k, dim=-1, keepdim=False, *, out=None) -> None:
+    n = x._shape[dim] if x.ndim else 1
+    if n == 0:
+        raise IndexError(f"kthvalue(): Expected reduction dim {dim} to have non-zero size.")
+    if not 1 <= k <= n:
+        raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {dim}")
+
+
 @_kthvalue.register("cpu")
 def _kthvalue_cpu(x, k, dim=-1, keepdim=False, *, out=None):
     """kthvalue(x, k: int, dim: int, keepdim: bool) -> (values, indices): the k-th smallest (1-based)."""
     a = _as_1d(x._np())
-    if not 1 <= k <= a.shape[dim]:
-        raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {dim}")
     idx = np.take(_argsort(a, dim, False), [k - 1], axis=dim)
     vals = np.take_along_axis(a, idx, dim)
     if not keepdim or x.ndim == 0:
