@@ -2,8 +2,8 @@
 
 Imported by `sampling.py` on first use only, so `import ember.core` imports no Numba; every
 function is compiled on its first call and cached on disk. The scalar math (coordinates, padding,
-taps and weights) is `sampling_math`, compiled here for the CPU and by the CUDA kernels for the
-device.
+taps and weights) and the `taps` pass are `sampling_math`'s, compiled here for the CPU and by the
+CUDA kernels for the device.
 
 Two passes. `taps` turns each grid point into K taps: a flat offset into the input plane
 (-1 for a tap outside the input, which reads nothing), its weight, and the weight's derivative
@@ -24,56 +24,9 @@ from numba import prange
 from ember.core.ops import sampling_math
 
 _OPTS = {"cache": True, "nogil": True}
-# the scalar math, shared with the CUDA kernels (`cuda/kernels/sampling.py`)
-_M = sampling_math.compiled(numba.njit(**_OPTS))
-source, unnormalize, finite = _M["source"], _M["unnormalize"], _M["finite"]
-nearest_tap, linear_tap, cubic_tap = _M["nearest_tap"], _M["linear_tap"], _M["cubic_tap"]
-
-
-@numba.njit(**_OPTS, parallel=True)
-def taps(grid, d_, h_, w_, mode, padding, align, idx, wts, dws):
-    # grid (N, P, gdim); idx (N, P, K) int64; wts (N, P, K); dws (N, P, K, gdim)
-    n_, p_, gdim = grid.shape
-    k_ = idx.shape[2]
-    for row in prange(n_ * p_):
-        n, p = row // p_, row % p_
-        for k in range(k_):
-            idx[n, p, k] = -1
-            wts[n, p, k] = 0.0
-            for d in range(gdim):
-                dws[n, p, k, d] = 0.0
-        if mode == 2:
-            ix, mx = unnormalize(grid[n, p, 0], w_, align)
-            iy, my = unnormalize(grid[n, p, 1], h_, align)
-            ix, iy = finite(ix), finite(iy)
-            for k in range(16):
-                off, wt, dx, dy = cubic_tap(ix, iy, k, w_, h_, padding, align)
-                if off >= 0:
-                    idx[n, p, k] = off
-                    wts[n, p, k] = wt
-                    dws[n, p, k, 0] = dx * mx
-                    dws[n, p, k, 1] = dy * my
-            continue
-        ix, mx = source(grid[n, p, 0], w_, padding, align)
-        iy, my = source(grid[n, p, 1], h_, padding, align)
-        iz, mz = 0.0, 0.0
-        if gdim == 3:
-            iz, mz = source(grid[n, p, 2], d_, padding, align)
-        if mode == 1:
-            off = nearest_tap(ix, iy, iz, w_, h_, d_)
-            if off >= 0:
-                idx[n, p, 0] = off
-                wts[n, p, 0] = 1.0
-            continue
-        for k in range(k_):
-            off, wt, dx, dy, dz = linear_tap(ix, iy, iz, k, w_, h_, d_)
-            if off >= 0:
-                idx[n, p, k] = off
-                wts[n, p, k] = wt
-                dws[n, p, k, 0] = dx * mx
-                dws[n, p, k, 1] = dy * my
-                if gdim == 3:
-                    dws[n, p, k, 2] = dz * mz
+# the scalar math and the tap table, shared with the CUDA kernels (`cuda/kernels/sampling.py`)
+_M = sampling_math.compiled(numba.njit(**_OPTS), numba.prange)
+taps = numba.njit(**_OPTS, parallel=True)(_M["taps_py"])
 
 
 @numba.njit(**_OPTS, parallel=True)

@@ -17,6 +17,8 @@ import types
 from collections.abc import Callable
 
 _A = -0.75  # the cubic convolution constant of PyTorch's bicubic mode
+_INF = math.inf
+_NAN = math.nan
 _INT_LO = -2147483648.0
 _INT_HI = 2147483646.0
 
@@ -32,9 +34,13 @@ def reflect(c, twice_low, twice_high):
     if c < 0:
         sign = -1.0
         c = -c
-    flips = math.floor(c / span) * 1.0
+    # no float -> int conversion: c may be NaN, inf or huge (undefined in machine code, an error in the
+    # CUDA simulator); NaN and inf give NaN here, which `pad` sends outside the input
+    if not abs(c) < _INF:
+        return _NAN, 0.0
+    flips = c // span  # a float: floor without the conversion
     extra = c - flips * span  # fmod, for c >= 0
-    if flips % 2 == 0:
+    if flips % 2.0 == 0.0:
         return extra + lo, sign
     return span - extra + lo, -sign
 
@@ -150,11 +156,68 @@ def cubic_tap(ix, iy, k, w_, h_, padding, align):
     return yi * w_ + xj, cx * cy, dcx * cy, cx * dcy
 
 
-def compiled(jit: Callable) -> dict:
+def taps(grid, d_, h_, w_, mode, padding, align, idx, wts, dws):
+    """The CPU kernels' tap table (host only: compiled with `numba.prange`, never for CUDA): grid
+    (N, P, gdim) -> idx (N, P, K) int64, wts (N, P, K), dws (N, P, K, gdim), the derivatives scaled
+    by the unnormalization and padding factors. It lives here so that its disk cache follows this
+    file (Numba invalidates a cached function only when its own file changes)."""
+    n_, p_, gdim = grid.shape
+    k_ = idx.shape[2]
+    for row in prange(n_ * p_):
+        n, p = row // p_, row % p_
+        for k in range(k_):
+            idx[n, p, k] = -1
+            wts[n, p, k] = 0.0
+            for d in range(gdim):
+                dws[n, p, k, d] = 0.0
+        if mode == 2:
+            ix, mx = unnormalize(grid[n, p, 0], w_, align)
+            iy, my = unnormalize(grid[n, p, 1], h_, align)
+            ix, iy = finite(ix), finite(iy)
+            for k in range(16):
+                off, wt, dx, dy = cubic_tap(ix, iy, k, w_, h_, padding, align)
+                if off >= 0:
+                    idx[n, p, k] = off
+                    wts[n, p, k] = wt
+                    dws[n, p, k, 0] = dx * mx
+                    dws[n, p, k, 1] = dy * my
+            continue
+        ix, mx = source(grid[n, p, 0], w_, padding, align)
+        iy, my = source(grid[n, p, 1], h_, padding, align)
+        iz, mz = 0.0, 0.0
+        if gdim == 3:
+            iz, mz = source(grid[n, p, 2], d_, padding, align)
+        if mode == 1:
+            off = nearest_tap(ix, iy, iz, w_, h_, d_)
+            if off >= 0:
+                idx[n, p, 0] = off
+                wts[n, p, 0] = 1.0
+            continue
+        for k in range(k_):
+            off, wt, dx, dy, dz = linear_tap(ix, iy, iz, k, w_, h_, d_)
+            if off >= 0:
+                idx[n, p, k] = off
+                wts[n, p, k] = wt
+                dws[n, p, k, 0] = dx * mx
+                dws[n, p, k, 1] = dy * my
+                if gdim == 3:
+                    dws[n, p, k, 2] = dz * mz
+
+
+prange = range  # `taps`' parallel loop; the CPU build binds numba.prange
+_HOST_ONLY = ("taps",)
+
+
+def compiled(jit: Callable, parallel_range=range) -> dict:
     """This module's functions in one namespace, their globals rebound to `jit`-compiled twins: `jit`
-    is `numba.njit(...)` for the CPU or `cuda.jit(device=True)` for CUDA."""
+    is `numba.njit(...)` for the CPU or `cuda.jit(device=True)` for CUDA. `name + "_py"` holds each
+    Python entry point (globals bound to the compiled helpers); host-only functions (`taps`) get only
+    that, for the CPU to compile with its own options, `prange` bound to `parallel_range`."""
     ns: dict = {k: v for k, v in globals().items() if not isinstance(v, types.FunctionType)}
+    ns["prange"] = parallel_range
     for name, fn in list(globals().items()):
         if isinstance(fn, types.FunctionType) and fn.__module__ == __name__ and name != "compiled":
-            ns[name] = jit(types.FunctionType(fn.__code__, ns, name, fn.__defaults__))
+            ns[name + "_py"] = types.FunctionType(fn.__code__, ns, name, fn.__defaults__)
+            if name not in _HOST_ONLY:
+                ns[name] = jit(types.FunctionType(fn.__code__, ns, name, fn.__defaults__))
     return ns
