@@ -18,6 +18,8 @@ padding: 0 zeros, 1 border, 2 reflection.
 
 from __future__ import annotations
 
+import math
+
 import numba
 from numba import prange
 
@@ -29,6 +31,9 @@ _M = sampling_math.compiled(numba.njit(**_OPTS), numba.prange)
 taps = numba.njit(**_OPTS, parallel=True)(_M["taps_py"])
 
 
+_UNDEFINED = sampling_math.UNDEFINED
+
+
 @numba.njit(**_OPTS, parallel=True)
 def gather(x, idx, wts, out):
     # x (N, C, L), out (N, C, P): one channel plane per thread
@@ -38,6 +43,8 @@ def gather(x, idx, wts, out):
         n, c = nc // c_, nc % c_
         for p in range(p_):
             acc = 0.0
+            if idx[n, p, 0] == _UNDEFINED:
+                acc = math.nan
             for k in range(k_):
                 i = idx[n, p, k]
                 if i >= 0:
@@ -68,7 +75,7 @@ def grid_grad(gout, x, idx, dws, ggrid):
     for row in prange(n_ * p_):
         n, p = row // p_, row % p_
         for d in range(gdim):
-            ggrid[n, p, d] = 0.0
+            ggrid[n, p, d] = math.nan if idx[n, p, 0] == _UNDEFINED else 0.0
         for k in range(k_):
             i = idx[n, p, k]
             if i < 0:

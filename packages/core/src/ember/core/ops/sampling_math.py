@@ -5,9 +5,14 @@ module, so `compiled` builds the set for the CPU (`numba.njit`, called by `_samp
 for CUDA (device functions, called by `cuda/kernels/sampling.py`) by rebinding their globals, as
 `special_math` does. Coordinates are float64; a tap is a flat offset into an input plane, -1 for
 one outside the input (which reads nothing), its weight and the weight's derivative in each grid
-coordinate. NaN and infinite coordinates map to a point far outside every input (PyTorch's
-`safe_downgrade_to_int_range`), so no tap of theirs is ever read. Modes: 0 bilinear, 1 nearest,
-2 bicubic; padding: 0 zeros, 1 border, 2 reflection.
+coordinate. Modes: 0 bilinear, 1 nearest, 2 bicubic; padding: 0 zeros, 1 border, 2 reflection.
+
+Non-finite coordinates never reach an index. A point whose coordinate is NaN after padding (a NaN
+grid value; an infinite one under reflection) or non-finite before a bicubic stencil is
+*undefined*: its output is NaN, its grid gradient NaN, and it adds nothing to the input's
+gradient (PyTorch's result for NaN with zeros padding; it crashes or reads an arbitrary pixel in
+the other modes). Other coordinates past int32 (inf under zeros padding) map to a point far
+outside every input (PyTorch's `safe_downgrade_to_int_range`): they read nothing, giving 0.
 """
 
 from __future__ import annotations
@@ -19,6 +24,7 @@ from collections.abc import Callable
 _A = -0.75  # the cubic convolution constant of PyTorch's bicubic mode
 _INF = math.inf
 _NAN = math.nan
+UNDEFINED = -2  # the tap index that marks an undefined point (NaN output) in `taps`' table
 _INT_LO = -2147483648.0
 _INT_HI = 2147483646.0
 
@@ -46,8 +52,8 @@ def reflect(c, twice_low, twice_high):
 
 
 def finite(v):
-    """`v`, or a coordinate far outside every input for NaN, inf and values past int32."""
-    if _INT_LO <= v <= _INT_HI:
+    """`v`, or a coordinate far outside every input for inf and values past int32 (NaN stays NaN)."""
+    if v != v or _INT_LO <= v <= _INT_HI:
         return v
     return -100.0
 
@@ -163,7 +169,7 @@ def taps(grid, d_, h_, w_, mode, padding, align, idx, wts, dws):
     file (Numba invalidates a cached function only when its own file changes)."""
     n_, p_, gdim = grid.shape
     k_ = idx.shape[2]
-    for row in prange(n_ * p_):
+    for row in prange(n_ * p_):  # an undefined point (module docstring) gets the tap UNDEFINED first
         n, p = row // p_, row % p_
         for k in range(k_):
             idx[n, p, k] = -1
@@ -173,6 +179,9 @@ def taps(grid, d_, h_, w_, mode, padding, align, idx, wts, dws):
         if mode == 2:
             ix, mx = unnormalize(grid[n, p, 0], w_, align)
             iy, my = unnormalize(grid[n, p, 1], h_, align)
+            if not (abs(ix) < _INF and abs(iy) < _INF):
+                idx[n, p, 0] = UNDEFINED
+                continue
             ix, iy = finite(ix), finite(iy)
             for k in range(16):
                 off, wt, dx, dy = cubic_tap(ix, iy, k, w_, h_, padding, align)
@@ -187,6 +196,9 @@ def taps(grid, d_, h_, w_, mode, padding, align, idx, wts, dws):
         iz, mz = 0.0, 0.0
         if gdim == 3:
             iz, mz = source(grid[n, p, 2], d_, padding, align)
+        if ix != ix or iy != iy or iz != iz:
+            idx[n, p, 0] = UNDEFINED
+            continue
         if mode == 1:
             off = nearest_tap(ix, iy, iz, w_, h_, d_)
             if off >= 0:

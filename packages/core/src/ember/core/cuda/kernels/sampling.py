@@ -4,13 +4,15 @@ point, grid-stride.
 
 Input `(N, C, D, H, W)` (D = 1 for 2-D), grid `(N, Do, Ho, Wo, gdim)` with gdim 2 or 3 (a 2-D
 grid has no z: it reads 0). `geom` packs (N, C, D, H, W, Do, Ho, Wo, gdim, mode, padding,
-align). The backward adds into grad_input with atomics (grid points share taps; `acc_t` is its
+align). An undefined point (see `sampling_math`) writes NaN and adds nothing. The backward adds
+into grad_input with atomics (grid points share taps; `acc_t` is its
 dtype, float32 or float64) and writes the grid gradient of its own point. Coordinates are
 computed in float64, as on the CPU.
 """
 
 from __future__ import annotations
 
+import math
 from functools import cache
 
 from numba import cuda
@@ -45,9 +47,12 @@ def forward_function():
                 iz = source(1.0 * grid[g + 2], d_, padding, align)[0]
             base_out = n * c_ * plane_out + q
             base_in = n * c_ * plane_in
+            undefined = ix != ix or iy != iy or iz != iz
             for c in range(c_):
-                out[base_out + c * plane_out] = 0.0
-            if mode == 1:
+                out[base_out + c * plane_out] = math.nan if undefined else 0.0
+            if undefined:
+                pass
+            elif mode == 1:
                 off = nearest_tap(ix, iy, iz, w_, h_, d_)
                 if off >= 0:
                     for c in range(c_):
@@ -85,7 +90,10 @@ def backward_function(acc_t):
             base_out = n * c_ * plane_out + q
             base_in = n * c_ * plane_in
             gx = gy = gz = 0.0
-            if mode == 1:
+            if ix != ix or iy != iy or iz != iz:
+                if mode != 1:  # nearest has a zero grid gradient everywhere, as on the CPU
+                    gx = gy = gz = math.nan
+            elif mode == 1:
                 off = nearest_tap(ix, iy, iz, w_, h_, d_)
                 if off >= 0:
                     for c in range(c_):
@@ -124,13 +132,15 @@ def bicubic_forward_function():
         while i < total:
             n = i // plane_out
             q = i % plane_out
-            ix = finite(unnormalize(1.0 * grid[2 * i], w_, align)[0])
-            iy = finite(unnormalize(1.0 * grid[2 * i + 1], h_, align)[0])
+            ix = unnormalize(1.0 * grid[2 * i], w_, align)[0]
+            iy = unnormalize(1.0 * grid[2 * i + 1], h_, align)[0]
+            undefined = not (abs(ix) < math.inf and abs(iy) < math.inf)
+            ix, iy = finite(ix), finite(iy)
             base_out = n * c_ * plane_out + q
             base_in = n * c_ * plane_in
             for c in range(c_):
-                out[base_out + c * plane_out] = 0.0
-            for k in range(16):
+                out[base_out + c * plane_out] = math.nan if undefined else 0.0
+            for k in range(0 if undefined else 16):
                 off, wt, _, _ = cubic_tap(ix, iy, k, w_, h_, padding, align)
                 if off >= 0:
                     for c in range(c_):
@@ -155,11 +165,12 @@ def bicubic_backward_function(acc_t):
             q = i % plane_out
             ix, mx = unnormalize(1.0 * grid[2 * i], w_, align)
             iy, my = unnormalize(1.0 * grid[2 * i + 1], h_, align)
+            undefined = not (abs(ix) < math.inf and abs(iy) < math.inf)
             ix, iy = finite(ix), finite(iy)
             base_out = n * c_ * plane_out + q
             base_in = n * c_ * plane_in
-            gx = gy = 0.0
-            for k in range(16):
+            gx = gy = math.nan if undefined else 0.0
+            for k in range(0 if undefined else 16):
                 off, wt, dx, dy = cubic_tap(ix, iy, k, w_, h_, padding, align)
                 if off >= 0:
                     acc = 0.0
