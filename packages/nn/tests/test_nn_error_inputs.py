@@ -26,6 +26,12 @@ ERRORS = [
     ("binary_cross_entropy of NaN", lambda m: F.binary_cross_entropy(m(torch.tensor([math.nan])),
                                                                       m(torch.tensor([0.5]))),
      RuntimeError, "all elements of input should be between 0 and 1"),
+    ("nll_loss of a 1-D input with a 2-element target",
+     lambda m: F.nll_loss(m(_r(3)), m(torch.tensor([1, 2]))),
+     ValueError, "For 1D input, 1D target must have size 1, but got target size: 2"),
+    ("cross_entropy with class indices of the input's shape",
+     lambda m: F.cross_entropy(m(_r(2, 3)), m(torch.zeros(2, 3, dtype=torch.int64))),
+     RuntimeError, "Expected floating point type for target with class probabilities, got Long"),
     ("RNNCell hidden of another batch", lambda m: m(nn.RNNCell(3, 4))(m(_r(2, 3)), m(_r(3, 4))),
      RuntimeError, "Input batch size 2 doesn't match hidden0 batch size 3"),
     ("RNNCell hidden of another size", lambda m: m(nn.RNNCell(3, 4))(m(_r(2, 3)), m(_r(2, 5))),
@@ -59,6 +65,17 @@ def test_bad_input_raises_pytorchs_error_on_the_cpu(fn, exc, msg):
 @pytest.mark.parametrize("fn,exc,msg", [c[1:] for c in ERRORS], ids=[c[0] for c in ERRORS])
 def test_bad_input_raises_the_same_error_on_cuda(fn, exc, msg):
     _expect(fn, exc, msg, lambda t: t.to("cuda"))
+
+
+def test_unbatched_losses_take_a_one_element_target():
+    """PyTorch reads a `(1,)` class-index target of a `(C,)` input as its 0-dim target."""
+    x = torch.tensor([0.1, 0.5, 0.2])
+    for reduction in ("mean", "sum", "none"):
+        want_nll, want_ce = -0.5, math.log(sum(math.exp(v) for v in (0.1, 0.5, 0.2))) - 0.5
+        got_nll = F.nll_loss(x, torch.tensor([1]), reduction=reduction)
+        got_ce = F.cross_entropy(x, torch.tensor([1]), reduction=reduction)
+        assert got_nll.shape == () and got_ce.shape == ()
+        assert abs(got_nll.item() - want_nll) < 1e-6 and abs(got_ce.item() - want_ce) < 1e-6
 
 
 def test_recurrent_cells_accept_their_documented_shapes():
