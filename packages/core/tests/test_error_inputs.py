@@ -63,7 +63,7 @@ ERRORS = [
      RuntimeError, "expected bias to be 1-dimensional with 2 elements, but got bias of size [3] instead"),
     ("conv2d groups not dividing the weight", lambda m: E.conv2d(m(_r(1, 4, 5, 5)), m(_r(6, 2, 3, 3)), groups=4),
      RuntimeError, "Given groups=4, expected weight to be divisible by 4 at dimension 0, but got weight of size "
-                   "[6, 2, 3, 3] instead"),
+                   "[[6, 2, 3, 3]] instead"),  # PyTorch's double brackets
     ("conv2d padding='same' with stride",
      lambda m: E.conv2d(m(_r(1, 1, 5, 5)), m(_r(1, 1, 3, 3)), padding="same", stride=2),
      RuntimeError, "padding='same' is not supported for strided convolutions"),
@@ -79,6 +79,8 @@ ERRORS = [
     ("pad longer than the input's dims", lambda m: E.pad(m(_r(4)), (1, 1, 1, 1)),
      RuntimeError, "Padding length should be less than or equal to two times the input dimension but got padding "
                    "length 4 and input of dimension 1"),
+    ("reflect pad cropping everything", lambda m: E.pad(m(_r(1, 1, 4)), (-2, -2), mode="reflect"),
+     RuntimeError, "input (W: 4) is too small. Calculated output W: 0"),
     ("interpolate of a 2-D input", lambda m: E.interpolate(m(_r(4, 4)), size=2),
      NotImplementedError, "Input Error: Only 3D, 4D and 5D input Tensors supported (got 2D)"),
     ("interpolate by a NaN scale", lambda m: E.interpolate(m(_r(1, 1, 4, 4)), scale_factor=math.nan),
@@ -200,6 +202,14 @@ def _grid_sample_huge_reflection(m):
     return out, np.array([[[[1.0, math.nan]]]])
 
 
+def _reflect_and_replicate_with_negative_pads(m):
+    x = np.arange(16.0).reshape(1, 1, 4, 4)
+    t = m(E.tensor(x, dtype=E.float32))
+    got = E.stack([E.pad(t, (1, -1, -2, 1), mode="reflect"), E.pad(t, (1, -1, -2, 1), mode="replicate")])
+    want = [np.pad(x, ((0, 0), (0, 0), (0, 1), (1, 0)), mode=mode)[:, :, 2:, :-1] for mode in ("reflect", "edge")]
+    return got, np.stack(want)
+
+
 def _adaptive_max_pool3d_to_zero(m):
     out, idx = E.adaptive_max_pool3d(m(E.ones(1, 1, 4, 4, 4)), 0, return_indices=True)
     assert idx.shape == (1, 1, 0, 0, 0) and idx.dtype is L
@@ -216,6 +226,7 @@ VALUES = [
     ("grid_sample of a NaN coordinate is NaN", _grid_sample_nan),
     ("grid_sample reflection of huge and infinite coordinates", _grid_sample_huge_reflection),
     ("adaptive_max_pool3d to size 0", _adaptive_max_pool3d_to_zero),
+    ("reflect and replicate pads with negative entries crop", _reflect_and_replicate_with_negative_pads),
     ("searchsorted with a sorter", lambda m: (E.searchsorted(m(E.tensor([3.0, 1.0, 2.0])), m(E.tensor([1.5, 2.5])),
                                                              sorter=m(_l([1, 2, 0]))), np.array([1, 2]))),
 ]

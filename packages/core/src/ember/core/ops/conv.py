@@ -132,7 +132,7 @@ def _meta_geometry(op: str, n_c_hw, weight_shape, groups: int, stride, padding, 
     o, cg, kh, kw = weight_shape
     if groups < 1 or o % groups:
         raise RuntimeError(f"Given groups={groups}, expected weight to be divisible by {groups} at dimension 0, but "
-                           f"got weight of size {list(weight_shape)} instead")
+                           f"got weight of size [{list(weight_shape)}] instead")
     if n_c_hw[1] != cg * groups:
         raise RuntimeError(f"Given groups={groups}, weight of size {list(weight_shape)}, expected input"
                            f"{list(n_c_hw)} to have {cg * groups} channels, but got {n_c_hw[1]} channels instead")
@@ -307,7 +307,7 @@ def _conv_transpose2d_meta(input, weight, bias, stride, padding, output_padding,
     c, og = weight._shape[:2]
     if groups < 1 or c % groups:
         raise RuntimeError(f"Given groups={groups}, expected weight to be divisible by {groups} at dimension 0, but "
-                           f"got weight of size {list(weight._shape)} instead")
+                           f"got weight of size [{list(weight._shape)}] instead")
     if input._shape[1] != c:
         raise RuntimeError(f"Given transposed=1, weight of size {list(weight._shape)}, expected input"
                            f"{list(input._shape)} to have {c} channels, but got {input._shape[1]} channels instead")
@@ -425,12 +425,12 @@ def _check(op: str, input: Tensor, weight: Tensor, bias, groups: int, nd: int, t
                                f"channels, but got {shape[1]} channels instead")
         if ws[0] % groups:
             raise RuntimeError(f"Given groups={groups}, expected weight to be divisible by {groups} at "
-                               f"dimension 0, but got weight of size {ws} instead")
+                               f"dimension 0, but got weight of size [{ws}] instead")
         out_ch = ws[1] * groups
     else:
         if ws[0] % groups:
             raise RuntimeError(f"Given groups={groups}, expected weight to be divisible by {groups} at "
-                               f"dimension 0, but got weight of size {ws} instead")
+                               f"dimension 0, but got weight of size [{ws}] instead")
         if shape[1] != ws[1] * groups:
             raise RuntimeError(f"Given groups={groups}, weight of size {ws}, expected input{shape} to have "
                                f"{ws[1] * groups} channels, but got {shape[1]} channels instead")
