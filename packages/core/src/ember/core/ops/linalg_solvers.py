@@ -58,11 +58,55 @@ def _check_matrices(A: Tensor, op: str, square: bool = True) -> None:
                            f"{_TORCH_NAMES[A._dtype.name]}")
 
 
-# the failures of a factorization, raised by the CPU and the CUDA kernels alike
-SINGULAR_INV = ("linalg.inv: The diagonal of the LU factorization has a zero, the inversion could not be completed "
-                "because the input matrix is singular.")
-SINGULAR_SOLVE = "linalg.solve: The solver failed because the input matrix is singular."
-NOT_PD = "linalg.cholesky: The factorization could not be completed because the input is not positive-definite."
+def factorization_error(kind: str, infos, batched: bool) -> LinAlgError:
+    """PyTorch's error for the first failed matrix, raised by the CPU and the CUDA kernels alike: `kind`
+    'inv', 'solve' or 'cholesky'; `infos` per matrix (flat batch order) the 1-based zero pivot of its LU
+    or the order of its first non-positive-definite leading minor, 0 where it factored."""
+    i, k = next(((i, int(k)) for i, k in enumerate(infos) if k), (0, 0))
+    where = f"(Batch element {i}): " if batched else ""
+    if kind == "inv":
+        return LinAlgError(f"linalg.inv: {where}The diagonal element {k} is zero, the inversion could not be "
+                           f"completed because the input matrix is singular.")
+    if kind == "solve":
+        return LinAlgError(f"torch.linalg.solve: {where}The solver failed because the input matrix is singular.")
+    return LinAlgError(f"linalg.cholesky: {where}The factorization could not be completed because the input is not "
+                       f"positive-definite (the leading minor of order {k} is not positive-definite).")
+
+
+def _zero_pivot(a: np.ndarray) -> int:
+    """The 1-based column of the first zero pivot of `a`'s LU with partial pivoting (LAPACK's info)."""
+    w = np.array(a, dtype=np.float64)
+    n = w.shape[0]
+    for c in range(n):
+        p = c + int(np.argmax(np.abs(w[c:, c])))
+        if w[p, c] == 0:
+            return c + 1
+        w[[c, p]] = w[[p, c]]
+        w[c + 1:, c:] -= np.outer(w[c + 1:, c] / w[c, c], w[c, c:])
+    return n
+
+
+def _bad_minor(a: np.ndarray) -> int:
+    """The order of `a`'s first leading minor that is not positive-definite."""
+    for k in range(1, a.shape[0] + 1):
+        try:
+            np.linalg.cholesky(a[:k, :k])
+        except np.linalg.LinAlgError:
+            return k
+    return a.shape[0]
+
+
+def _lapack_infos(kind: str, a: np.ndarray) -> list[int]:
+    """`factorization_error`'s infos for the batch `a` (*, n, n): 0 where the matrix factors."""
+    factor, info = (np.linalg.cholesky, _bad_minor) if kind == "cholesky" else (np.linalg.inv, _zero_pivot)
+    out = []
+    for m in a.reshape(-1, *a.shape[-2:]):
+        try:
+            factor(m)
+            out.append(0)
+        except np.linalg.LinAlgError:
+            out.append(info(m))
+    return out
 
 
 def _square_meta(op: str):
@@ -77,6 +121,14 @@ def _lapack(fn, *args, message: str):
         return fn(*args)
     except np.linalg.LinAlgError:
         raise LinAlgError(message) from None
+
+
+def _factor_or_raise(kind: str, fn, a: np.ndarray, *args):
+    """`fn(a, *args)`, or PyTorch's error naming the failed matrix and pivot (found on this path only)."""
+    try:
+        return fn(a, *args)
+    except np.linalg.LinAlgError:
+        raise factorization_error(kind, _lapack_infos(kind, a), a.ndim > 2) from None
 
 
 def _own(r: np.ndarray, dt: dtypes.dtype) -> Tensor:
@@ -94,7 +146,7 @@ _inv.meta(_square_meta("linalg.inv"))
 @_inv.register("cpu")
 def _inv_cpu(A):
     """linalg_inv(A): (*, n, n) -> (*, n, n)."""
-    return _own(_lapack(np.linalg.inv, A._np(), message=SINGULAR_INV), A._dtype)
+    return _own(_factor_or_raise("inv", np.linalg.inv, A._np()), A._dtype)
 
 
 _det = declare("linalg_det", np.linalg.det, doc="linalg_det(A) -> Tensor")
@@ -154,7 +206,7 @@ def _solve_cpu(A, B):
     """linalg_solve(A, B): X with A @ X = B; A (*, n, n), B (*, n, k) or a vector (*, n)."""
     vector = solve_is_vector(A, B)
     b = B._np()[..., None] if vector else B._np()
-    r = _lapack(np.linalg.solve, A._np(), b, message=SINGULAR_SOLVE)
+    r = _factor_or_raise("solve", np.linalg.solve, A._np(), b)
     return _own(r[..., 0] if vector else r, A._dtype)
 
 
@@ -167,7 +219,7 @@ _cholesky.meta(_square_meta("linalg.cholesky"))
 @_cholesky.register("cpu")
 def _cholesky_cpu(A, upper=False):
     """linalg_cholesky(A, upper: bool): L (lower) with A = L @ L.mT, or its transpose when `upper`."""
-    r = _lapack(np.linalg.cholesky, A._np(), message=NOT_PD)
+    r = _factor_or_raise("cholesky", np.linalg.cholesky, A._np())
     return _own(np.swapaxes(r, -1, -2) if upper else r, A._dtype)
 
 
