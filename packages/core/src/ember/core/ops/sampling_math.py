@@ -1,7 +1,7 @@
 """grid_sample's scalar math (`F.grid_sample`), written once as plain Python and compiled per device.
 
-Every function here takes and returns numbers and calls only `math` and the functions of this
-module, so `compiled` builds the set for the CPU (`numba.njit`, called by `_sampling_kernels`) and
+Every function here but the CPU's `taps` pass takes and returns numbers and calls only `math` and
+the functions of this module, so `compiled` builds the set for the CPU (`numba.njit`, called by `_sampling_kernels`) and
 for CUDA (device functions, called by `cuda/kernels/sampling.py`) by rebinding their globals, as
 `special_math` does. Coordinates are float64; a tap is a flat offset into an input plane, -1 for
 one outside the input (which reads nothing), its weight and the weight's derivative in each grid
@@ -41,7 +41,7 @@ def reflect(c, twice_low, twice_high):
         sign = -1.0
         c = -c
     # no float -> int conversion: c may be NaN, inf or huge (undefined in machine code, an error in the
-    # CUDA simulator); NaN and inf give NaN here, which `pad` sends outside the input
+    # CUDA simulator); NaN and inf give NaN here: the point is undefined
     if not abs(c) < _INF:
         return _NAN, 0.0
     flips = c // span  # a float: floor without the conversion
