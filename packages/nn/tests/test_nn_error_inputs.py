@@ -32,6 +32,8 @@ ERRORS = [
     ("cross_entropy with class indices of the input's shape",
      lambda m: F.cross_entropy(m(_r(2, 3)), m(torch.zeros(2, 3, dtype=torch.int64))),
      RuntimeError, "Expected floating point type for target with class probabilities, got Long"),
+    ("F.pad of odd length", lambda m: F.pad(m(_r(1, 1, 4)), (1,)),
+     RuntimeError, "Padding length must be divisible by 2"),
     ("RNNCell hidden of another batch", lambda m: m(nn.RNNCell(3, 4))(m(_r(2, 3)), m(_r(3, 4))),
      RuntimeError, "Input batch size 2 doesn't match hidden0 batch size 3"),
     ("RNNCell hidden of another size", lambda m: m(nn.RNNCell(3, 4))(m(_r(2, 3)), m(_r(2, 5))),
