@@ -101,6 +101,8 @@ ERRORS = [
      RuntimeError, "kthvalue(): selected number k out of range for dimension 0"),
     ("kthvalue of an empty dim", lambda m: E.kthvalue(m(E.zeros(0)), 1),
      IndexError, "kthvalue(): Expected reduction dim 0 to have non-zero size."),
+    ("bincount of a negative value", lambda m: E.bincount(m(_l([-1, 2]))),
+     RuntimeError, "bincount only supports 1-d non-negative integral inputs."),
     ("diff of a negative order", lambda m: E.diff(m(_r(3)), n=-1),
      RuntimeError, "order must be non-negative but got -1"),
     ("mm shapes", lambda m: E.mm(m(_r(2, 3)), m(_r(4, 2))),
@@ -238,6 +240,8 @@ VALUES = [
     ("grid_sample reflection of huge and infinite coordinates", _grid_sample_huge_reflection),
     ("adaptive_max_pool3d to size 0", _adaptive_max_pool3d_to_zero),
     ("reflect and replicate pads with negative entries crop", _reflect_and_replicate_with_negative_pads),
+    ("multinomial draws zero-probability categories last",
+     lambda m: (E.multinomial(m(E.tensor([1.0, 0.0])), 2), np.array([0, 1]))),
     ("searchsorted with a sorter", lambda m: (E.searchsorted(m(E.tensor([3.0, 1.0, 2.0])), m(E.tensor([1.5, 2.5])),
                                                              sorter=m(_l([1, 2, 0]))), np.array([1, 2]))),
 ]

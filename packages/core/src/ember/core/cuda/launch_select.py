@@ -246,6 +246,8 @@ def _bincount(x, weights=None, minlength=0):
     if minlength < 0:
         raise RuntimeError("minlength should be >= 0")
     n = x.numel()
+    if n and int(get_op("amin")(x, (0,), False).item()) < 0:  # an index_add would skip them silently
+        raise RuntimeError("bincount only supports 1-d non-negative integral inputs.")
     size = max(int(get_op("amax")(x, (0,), False).item()) + 1 if n else 0, minlength)
     dev = x._storage.device
     if weights is None:
