@@ -583,10 +583,6 @@ _multinomial = declare("multinomial", differentiable=False)
 def _multinomial_cpu(input, num_samples, replacement=False, *, generator=None):
     p = np.asarray(input._np(), dtype=np.float64)
     rows = p.reshape(-1, p.shape[-1])
-    nonzero = (rows > 0).sum(-1)
-    if not replacement and (nonzero < num_samples).any():
-        raise RuntimeError("invalid multinomial distribution (with replacement=False, not enough non-negative "
-                           "category to sample)")
     g = generator if generator is not None else default_generator
     s, o = philox_seed_offset(g, rows.shape[0] * (num_samples if replacement else rows.shape[1]))
     rng = np.random.Generator(np.random.Philox(key=s, counter=[0, o % _U64, o // _U64, 0]))
@@ -598,7 +594,8 @@ def _multinomial_cpu(input, num_samples, replacement=False, *, generator=None):
         hits = np.searchsorted((cdf + shift).ravel(), (rng.random((n, num_samples)) + shift).ravel(), side="right")
         last = c - 1 - np.argmax(rows[:, ::-1] > 0, axis=1)  # rounding must not pick a zero-weight tail
         out = np.minimum(hits.reshape(n, num_samples) - np.arange(n)[:, None] * c, last[:, None])
-    else:  # exponential race: the k smallest E_j / p_j are a draw without replacement
+    else:  # exponential race: the k smallest E_j / p_j are a draw without replacement (zero-probability
+        # categories, inf, come last when there are fewer others than samples, as in PyTorch)
         with np.errstate(divide="ignore"):
             keys = rng.standard_exponential((n, c)) / rows
         out = np.argsort(keys, axis=1, kind="stable")[:, :num_samples]

@@ -10,7 +10,6 @@ from ember.core import dtypes
 from ember.core.cuda import launch_util as lu
 from ember.core.cuda.kernels import matmul as KM
 from ember.core.dispatch import get_op
-from ember.core.ops import linalg as L
 from ember.core.tensor import Tensor
 
 __all__ = ["register", "gemm"]
@@ -40,14 +39,6 @@ def gemm(a: Tensor, b: Tensor, c: Tensor) -> Tensor:
 
 
 def _mm(a, b, *, out=None):
-    if a.ndim != 2:
-        raise RuntimeError(f"self must be a matrix; got a {a.ndim}-D tensor")
-    if b.ndim != 2:
-        raise RuntimeError(f"mat2 must be a matrix; got a {b.ndim}-D tensor")
-    if a._shape[1] != b._shape[0]:
-        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({a._shape[0]}x{a._shape[1]} and "
-                           f"{b._shape[0]}x{b._shape[1]})")
-    L._same_dtype(a, b)
     c = lu.prepare_out(out, (a._shape[0], b._shape[1]), a._dtype, a._storage.device, "mm")
     gemm(a.unsqueeze(0), b.unsqueeze(0), c.unsqueeze(0))
     return c

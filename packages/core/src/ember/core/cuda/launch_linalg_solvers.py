@@ -13,7 +13,7 @@ from ember.core import dtypes
 from ember.core.cuda import launch_util as lu
 from ember.core.cuda.kernels import lu as KL
 from ember.core.dispatch import get_op
-from ember.core.ops.linalg_solvers import LinAlgError, solve_is_vector
+from ember.core.ops import linalg_solvers as S
 from ember.core.tensor import Tensor
 
 __all__ = ["register"]
@@ -36,9 +36,10 @@ def _factor(a: Tensor, b: Tensor | None):
     return w.narrow(2, n, k), sign, logabs, info
 
 
-def _raise_if(info: Tensor, message: str) -> None:
+def _raise_if(info: Tensor, kind: str, A: Tensor) -> None:
+    """PyTorch's error for the first matrix whose factorization failed (one synchronization)."""
     if info.numel() and bool(get_op("any")(info, (0,), False).item()):
-        raise LinAlgError(message)
+        raise S.factorization_error(kind, info.tolist(), A.ndim > 2)
 
 
 def _batched(a: Tensor) -> Tensor:
@@ -53,8 +54,7 @@ def _inv(A):
     n = A._shape[-1]
     ident = eye(n, dtype=A._dtype, device=A._storage.device).expand(a._shape[0], n, n)
     x, _, _, info = _factor(a, ident)
-    _raise_if(info, "linalg.inv: The diagonal of the LU factorization has a zero, the inversion could not be "
-                    "completed because the input matrix is singular.")
+    _raise_if(info, "inv", A)
     return x.reshape(A._shape)
 
 
@@ -69,7 +69,7 @@ def _slogdet(A):
 
 
 def _solve(A, B):
-    vector = solve_is_vector(A, B)
+    vector = S.solve_is_vector(A, B)
     n = A._shape[-1]
     b = B.unsqueeze(-1) if vector else B
     lead = tuple(np.broadcast_shapes(A._shape[:-2], b._shape[:-2]))
@@ -77,7 +77,7 @@ def _solve(A, B):
     a3 = A.expand(lead + (n, n)).reshape(-1, n, n)
     b3 = b.expand(lead + (n, k)).reshape(-1, n, k)
     x, _, _, info = _factor(a3, b3)
-    _raise_if(info, "linalg.solve: The solver failed because the input matrix is singular.")
+    _raise_if(info, "solve", A)
     x = x.reshape(lead + (n, k))
     return x.squeeze(-1) if vector else x
 
@@ -89,8 +89,7 @@ def _cholesky(A, upper=False):
         blocks, threads = lu.grid(a._shape[0])
         KL.cholesky(lu.compute_type(A._dtype))[blocks, threads, lu.stream()](
             a._shape[0], A._shape[-1], lu.typed(a), lu.typed(info))
-    _raise_if(info, "linalg.cholesky: The factorization could not be completed because the input is not "
-                    "positive-definite.")
+    _raise_if(info, "cholesky", A)
     r = a.reshape(A._shape)
     return get_op("clone")(r.transpose(-2, -1)) if upper else r
 

@@ -47,9 +47,6 @@ def _pick(x: Tensor, dim: int, k: int, keepdim: bool, nan_first: bool, out, name
 
 
 def _kthvalue(x, k, dim=-1, keepdim=False, *, out=None):
-    n = x._shape[dim] if x.ndim else 1
-    if not 1 <= k <= n:
-        raise IndexError(f"kthvalue(): selected number k out of range for dimension {dim}")
     return _pick(x, dim if x.ndim else 0, k - 1, keepdim, False, out, "kthvalue")
 
 
@@ -238,10 +235,6 @@ def _searchsorted(seq, values, right=False, sorter=None, out_int32=False):
         from ember.core.creation import tensor
 
         values = tensor(values, dtype=seq._dtype, device=seq._storage.device)
-    if seq.ndim > 1 and (values.ndim != seq.ndim or values._shape[:-1] != seq._shape[:-1]):
-        raise RuntimeError(f"torch.searchsorted(): boundaries tensor should be 1 dimension or the first N-1 "
-                           f"dimensions of boundaries tensor and input value tensor must match, but we got "
-                           f"boundaries tensor {list(seq._shape)} and input value tensor {list(values._shape)}")
     bounds, v = seq.unsqueeze(-2) if seq.ndim > 1 else seq, values.unsqueeze(-1)
     below = get_op("le" if right else "lt")(bounds, v)
     if v._dtype.is_floating_point:  # a NaN value sorts after every number (and, right, after NaN bounds), as the CPU
@@ -258,6 +251,8 @@ def _bincount(x, weights=None, minlength=0):
     if minlength < 0:
         raise RuntimeError("minlength should be >= 0")
     n = x.numel()
+    if n and int(get_op("amin")(x, (0,), False).item()) < 0:  # an index_add would skip them silently
+        raise RuntimeError("bincount only supports 1-d non-negative integral inputs.")
     size = max(int(get_op("amax")(x, (0,), False).item()) + 1 if n else 0, minlength)
     dev = x._storage.device
     if weights is None:

@@ -79,8 +79,26 @@ def arr(x):
 wrap = Tensor._wrap
 
 
+def _mismatch(shapes) -> str:
+    """PyTorch's words for the first pair of sizes that do not broadcast (its `infer_size`, folded
+    left over the operands)."""
+    acc: tuple = ()
+    for shape in shapes:
+        n = max(len(acc), len(shape))
+        a, b = (1,) * (n - len(acc)) + tuple(acc), (1,) * (n - len(shape)) + tuple(shape)
+        for i in range(n - 1, -1, -1):
+            if a[i] != b[i] and a[i] != 1 and b[i] != 1:
+                return (f"The size of tensor a ({a[i]}) must match the size of tensor b ({b[i]}) at non-singleton "
+                        f"dimension {i}")
+        acc = tuple(max(x, y) if min(x, y) != 0 else 0 for x, y in zip(a, b))
+    return "shapes are not broadcastable"
+
+
 def shape_error(op: str, *xs) -> BroadcastError:
-    return BroadcastError(f"{op}: shapes are not broadcastable; got " + " and ".join(describe(x) for x in xs))
+    """PyTorch's message for operands whose shapes do not broadcast, then ember's naming of them."""
+    shapes = [getattr(x, "shape", ()) for x in xs]
+    return BroadcastError(f"{_mismatch(shapes)} ({op}: shapes are not broadcastable; got "
+                          + " and ".join(describe(x) for x in xs) + ")")
 
 
 def broadcast_shapes(*shapes) -> tuple[int, ...]:

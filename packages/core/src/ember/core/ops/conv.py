@@ -257,7 +257,7 @@ def _meta_geometry(op: str, n_c_hw, weight_shape, groups: int, stride, padding, 
     o, cg, kh, kw = weight_shape
     if groups < 1 or o % groups:
         raise RuntimeError(f"Given groups={groups}, expected weight to be divisible by {groups} at dimension 0, but "
-                           f"got weight of size {list(weight_shape)} instead")
+                           f"got weight of size [{list(weight_shape)}] instead")
     if n_c_hw[1] != cg * groups:
         raise RuntimeError(f"Given groups={groups}, weight of size {list(weight_shape)}, expected input"
                            f"{list(n_c_hw)} to have {cg * groups} channels, but got {n_c_hw[1]} channels instead")
@@ -429,6 +429,43 @@ def _transpose_out_shape(x_shape, w_shape, stride, padding, output_padding, dila
                                                    dilation)))
 
 
+def _check_transpose_params(stride, padding, output_padding, dilation) -> None:
+    """PyTorch's rules on a transposed convolution's parameters (ints per spatial dim, depth first)."""
+    if min(stride) < 1:
+        raise RuntimeError("non-positive stride is not supported")
+    if min(dilation) < 1:
+        names = ("depth", "height", "width")[3 - len(dilation):]
+        got = ", ".join(f"dilation_{n}: {d}" for n, d in zip(names, dilation))
+        raise RuntimeError(f"dilation should be greater than zero, but got {got}")
+    if min(padding) < 0:
+        raise RuntimeError("negative padding is not supported")
+    if min(output_padding) < 0:
+        raise RuntimeError("negative output_padding is not supported")
+
+
+@conv_transpose2d_op.meta
+def _conv_transpose2d_meta(input, weight, bias, stride, padding, output_padding, groups, dilation) -> None:
+    """The kernel is conv2d's input gradient: its parameters, channels, bias and output size must hold."""
+    if input.ndim != 4 or weight.ndim != 4:
+        raise RuntimeError(f"conv_transpose2d: expected a batched 4-D input and a 4-D weight; got {describe(input)} "
+                           f"and {describe(weight)}")
+    _check_transpose_params(stride, padding, output_padding, dilation)
+    c, og = weight._shape[:2]
+    if groups < 1 or c % groups:
+        raise RuntimeError(f"Given groups={groups}, expected weight to be divisible by {groups} at dimension 0, but "
+                           f"got weight of size [{list(weight._shape)}] instead")
+    if input._shape[1] != c:
+        raise RuntimeError(f"Given transposed=1, weight of size {list(weight._shape)}, expected input"
+                           f"{list(input._shape)} to have {c} channels, but got {input._shape[1]} channels instead")
+    if bias is not None and (bias.ndim != 1 or bias._shape[0] != og * groups):
+        raise RuntimeError(f"Given weight of size {list(weight._shape)}, expected bias to be 1-dimensional with "
+                           f"{og * groups} elements, but got bias of size {list(bias._shape)} instead")
+    shape = _transpose_out_shape(input._shape, weight._shape, stride, padding, output_padding, dilation, groups)
+    if min(shape[2:]) <= 0:
+        raise RuntimeError(f"conv_transpose2d: the output size {list(shape)} is too small; got {describe(input)} "
+                           f"and {describe(weight)}")
+
+
 @conv_transpose2d_op.register("cpu")
 def _conv_transpose2d_cpu(input, weight, bias, stride, padding, output_padding, groups, dilation):
     shape = _transpose_out_shape(input._shape, weight._shape, stride, padding, output_padding, dilation, groups)
@@ -534,7 +571,7 @@ def _check(op: str, input: Tensor, weight: Tensor, bias, groups: int, nd: int, t
                                f"channels, but got {shape[1]} channels instead")
         if ws[0] % groups:
             raise RuntimeError(f"Given groups={groups}, expected weight to be divisible by {groups} at "
-                               f"dimension 0, but got weight of size {ws} instead")
+                               f"dimension 0, but got weight of size [{ws}] instead")
         out_ch = ws[1] * groups
     else:
         if ws[0] % groups:
@@ -563,7 +600,7 @@ def _check_sizes(op: str, hw, k, padding, dilation) -> None:
 def _same_padding(op: str, input: Tensor, k, stride, dilation):
     """PyTorch's padding='same': symmetric pads, plus one extra row/col at the end when odd."""
     if any(s != 1 for s in stride):
-        raise ValueError("padding='same' is not supported for strided convolutions")
+        raise RuntimeError("padding='same' is not supported for strided convolutions")
     total = [d * (kk - 1) for kk, d in zip(k, dilation)]
     sym = tuple(t // 2 for t in total)
     extra = [t - 2 * s for t, s in zip(total, sym)]
@@ -593,7 +630,7 @@ def _conv_nd(op: str, nd: int, input, weight, bias, stride, padding, dilation, g
         elif padding == "same":
             input, padding = _same_padding(op, input, k, stride, dilation)
         else:
-            raise ValueError(f"Invalid padding string '{padding}', should be one of {{'valid', 'same'}}")
+            raise RuntimeError(f"Invalid padding string: '{padding}'")
     else:
         padding = _ntuple(padding, nd, "padding", op)
     if any(s < 1 for s in stride) or any(d < 1 for d in dilation) or any(p < 0 for p in padding):
@@ -703,6 +740,7 @@ def _conv_transpose_nd(op: str, nd: int, input, weight, bias, stride, padding, o
     padding = _ntuple(padding, nd, "padding", op)
     output_padding = _ntuple(output_padding, nd, "output_padding", op)
     dilation = _ntuple(dilation, nd, "dilation", op)
+    _check_transpose_params(stride, padding, output_padding, dilation)
     for op_, s, d in zip(output_padding, stride, dilation):
         if op_ >= max(s, d) or op_ < 0:
             names = ("depth", "height", "width")[3 - nd:]

@@ -280,7 +280,7 @@ def embedding_bag(input: Tensor, weight: Tensor, offsets: Tensor | None = None, 
             raise ValueError("if input is 2D, then offsets has to be None, as input is treated is a mini-batch of "
                              "fixed length sequences.")
         b, length = input.shape
-        offsets = creation.from_numpy(np.arange(b, dtype=np.int64) * length)
+        offsets = creation.from_numpy(np.arange(b, dtype=np.int64) * length).to(input.device)
         input = reshape(input, (-1,))
         include_last_offset = False
     elif input.ndim == 1:
@@ -288,7 +288,9 @@ def embedding_bag(input: Tensor, weight: Tensor, offsets: Tensor | None = None, 
             raise ValueError("offsets has to be a 1D Tensor but got None")
         if offsets.ndim != 1:
             raise ValueError("offsets has to be a 1D Tensor")
-        o = offsets._np()
+        # the values on the host only: reading device offsets would synchronize (the CUDA kernels
+        # clamp each bag to the indices instead)
+        o = offsets._np() if offsets.device.type == "cpu" else np.zeros(0, np.int64)
         if o.size and (o[0] != 0 or (np.diff(o) < 0).any() or o[-1] > input.shape[0]):
             raise RuntimeError(f"embedding_bag: offsets must start at 0, be non-decreasing and at most the number "
                                f"of indices; got {describe(offsets)}")

@@ -73,9 +73,8 @@ def _finish(r: np.ndarray, out, op: str) -> Tensor:
 _mm = declare("mm", np.matmul, doc="mm(a, b) -> Tensor")
 
 
-@_mm.register("cpu")
-def _mm_cpu(a, b, *, out=None):
-    """mm(a, b): (n, k) @ (k, m) -> (n, m), same dtypes."""
+@_mm.meta
+def _mm_meta(a, b, *, out=None) -> None:
     sa, sb = a._shape, b._shape
     if len(sa) != 2:
         raise RuntimeError(f"self must be a matrix; got a {len(sa)}-D tensor")
@@ -83,9 +82,15 @@ def _mm_cpu(a, b, *, out=None):
         raise RuntimeError(f"mat2 must be a matrix; got a {len(sb)}-D tensor")
     if sa[1] != sb[0]:
         raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({sa[0]}x{sa[1]} and {sb[0]}x{sb[1]})")
-    dt = a._dtype
-    if b._dtype is not dt:
+    if b._dtype is not a._dtype:
         _same_dtype(a, b)
+
+
+@_mm.register("cpu")
+def _mm_cpu(a, b, *, out=None):
+    """mm(a, b): (n, k) @ (k, m) -> (n, m), same dtypes."""
+    sa, sb = a._shape, b._shape
+    dt = a._dtype
     if dt.is_floating_point and dt.itemsize > 2:  # float16/bfloat16 accumulate in float32 (_product)
         c, d = a._npc, b._npc  # Tensor._np's cache, read inline
         xa = c[1] if c is not None and c[0] is a._storage._raw else a._np()

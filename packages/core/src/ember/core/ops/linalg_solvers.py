@@ -43,7 +43,7 @@ _Eigh = _rt("eigh", ["eigenvalues", "eigenvectors"])
 
 
 def _check_matrices(A: Tensor, op: str, square: bool = True) -> None:
-    """PyTorch's checks of a batch of matrices A: at least 2-D, (square,) float32/float64."""
+    """PyTorch's checks of a linalg input: at least 2-D, (square,) float32/float64."""
     if A.ndim < 2:
         raise RuntimeError(f"{op}: The input tensor A must have at least 2 dimensions.")
     if square and A._shape[-1] != A._shape[-2]:
@@ -58,23 +58,77 @@ def _check_matrices(A: Tensor, op: str, square: bool = True) -> None:
                            f"{dtypes.TORCH_NAMES[A._dtype.name]}")
 
 
-def _matrices(A: Tensor, op: str, square: bool = True) -> np.ndarray:
-    """A's numpy view after PyTorch's checks (`_check_matrices`)."""
-    _check_matrices(A, op, square)
-    return A._np()
+def factorization_error(kind: str, infos, batched: bool) -> LinAlgError:
+    """PyTorch's error for the first failed matrix, raised by the CPU and the CUDA kernels alike: `kind`
+    'inv', 'solve' or 'cholesky'; `infos` per matrix (flat batch order) the 1-based zero pivot of its LU
+    or the order of its first non-positive-definite leading minor, 0 where it factored."""
+    i, k = next(((i, int(k)) for i, k in enumerate(infos) if k), (0, 0))
+    where = f"(Batch element {i}): " if batched else ""
+    if kind == "inv":
+        return LinAlgError(f"linalg.inv: {where}The diagonal element {k} is zero, the inversion could not be "
+                           f"completed because the input matrix is singular.")
+    if kind == "solve":
+        return LinAlgError(f"torch.linalg.solve: {where}The solver failed because the input matrix is singular.")
+    return LinAlgError(f"linalg.cholesky: {where}The factorization could not be completed because the input is not "
+                       f"positive-definite (the leading minor of order {k} is not positive-definite).")
 
 
-def _meta(op, name: str, square: bool = True) -> None:
-    """Give `op` the meta step of a primitive on a batch of matrices A, its first argument: A's checks
-    run once above every device (NOTE [ The meta step ]), so no kernel repeats them."""
-    op.meta(lambda A, *args, **kwargs: _check_matrices(A, name, square))
+def _zero_pivot(a: np.ndarray) -> int:
+    """The 1-based column of the first zero pivot of `a`'s LU with partial pivoting (LAPACK's info)."""
+    w = np.array(a, dtype=np.float64)
+    n = w.shape[0]
+    for c in range(n):
+        p = c + int(np.argmax(np.abs(w[c:, c])))
+        if w[p, c] == 0:
+            return c + 1
+        w[[c, p]] = w[[p, c]]
+        w[c + 1:, c:] -= np.outer(w[c + 1:, c] / w[c, c], w[c, c:])
+    return n
 
 
-def _lapack(op: str, fn, *args, problem: str):
+def _bad_minor(a: np.ndarray) -> int:
+    """The order of `a`'s first leading minor that is not positive-definite."""
+    for k in range(1, a.shape[0] + 1):
+        try:
+            np.linalg.cholesky(a[:k, :k])
+        except np.linalg.LinAlgError:
+            return k
+    return a.shape[0]
+
+
+def _lapack_infos(kind: str, a: np.ndarray) -> list[int]:
+    """`factorization_error`'s infos for the batch `a` (*, n, n): 0 where the matrix factors."""
+    factor, info = (np.linalg.cholesky, _bad_minor) if kind == "cholesky" else (np.linalg.inv, _zero_pivot)
+    out = []
+    for m in a.reshape(-1, *a.shape[-2:]):
+        try:
+            factor(m)
+            out.append(0)
+        except np.linalg.LinAlgError:
+            out.append(info(m))
+    return out
+
+
+def _square_meta(op: str):
+    """The meta step of an op of one square-matrix argument (and options the kernel takes as given)."""
+    def check(A, *args, **kwargs) -> None:
+        _check_matrices(A, op)
+    return check
+
+
+def _lapack(fn, *args, message: str):
     try:
         return fn(*args)
     except np.linalg.LinAlgError:
-        raise LinAlgError(f"{op}: {problem}") from None
+        raise LinAlgError(message) from None
+
+
+def _factor_or_raise(kind: str, fn, a: np.ndarray, *args):
+    """`fn(a, *args)`, or PyTorch's error naming the failed matrix and pivot (found on this path only)."""
+    try:
+        return fn(a, *args)
+    except np.linalg.LinAlgError:
+        raise factorization_error(kind, _lapack_infos(kind, a), a.ndim > 2) from None
 
 
 def _own(r: np.ndarray, dt: dtypes.dtype) -> Tensor:
@@ -86,16 +140,19 @@ def _own(r: np.ndarray, dt: dtypes.dtype) -> Tensor:
 _inv = declare("linalg_inv", np.linalg.inv, doc="linalg_inv(A) -> Tensor")
 
 
+_inv.meta(_square_meta("linalg.inv"))
+
+
 @_inv.register("cpu")
 def _inv_cpu(A):
     """linalg_inv(A): (*, n, n) -> (*, n, n)."""
-    r = _lapack("linalg.inv", np.linalg.inv, A._np(),
-                problem="The diagonal of the LU factorization has a zero, the inversion could not be completed "
-                        "because the input matrix is singular.")
-    return _own(r, A._dtype)
+    return _own(_factor_or_raise("inv", np.linalg.inv, A._np()), A._dtype)
 
 
 _det = declare("linalg_det", np.linalg.det, doc="linalg_det(A) -> Tensor")
+
+
+_det.meta(_square_meta("linalg.det"))
 
 
 @_det.register("cpu")
@@ -105,6 +162,9 @@ def _det_cpu(A):
 
 
 _slogdet = declare("linalg_slogdet", np.linalg.slogdet, doc="linalg_slogdet(A) -> (sign, logabsdet)")
+
+
+_slogdet.meta(_square_meta("linalg.slogdet"))
 
 
 @_slogdet.register("cpu")
@@ -118,24 +178,25 @@ _solve = declare("linalg_solve", np.linalg.solve, doc="linalg_solve(A, B) -> Ten
 
 
 def solve_is_vector(A: Tensor, B: Tensor) -> bool:
-    """Whether `linalg.solve`'s B is a (batch of) vector(s) (*, n) rather than matrices (*, n, k)."""
+    """Whether linalg.solve reads B as a (batch of) vector(s) rather than matrices (PyTorch's rule)."""
     return B.ndim == 1 or (B.ndim == A.ndim - 1 and B._shape == A._shape[:-1])
 
 
 @_solve.meta
 def _solve_meta(A, B) -> None:
-    """A's checks; B of A's dtype, with n rows, and batch dims that broadcast against A's."""
+    """A square, B of A's dtype with n rows, and batch dims that broadcast."""
     _check_matrices(A, "linalg.solve")
     if B._dtype is not A._dtype:
         raise RuntimeError(f"linalg.solve: Expected A and B to have the same dtype, but found A of type "
                            f"{dtypes.TORCH_NAMES[A._dtype.name]} and B of type {dtypes.TORCH_NAMES[B._dtype.name]} "
                            "instead")
     vector = solve_is_vector(A, B)
-    if (B._shape[-1] if vector else B._shape[-2] if B.ndim >= 2 else -1) != A._shape[-1]:
+    n = A._shape[-1]
+    if (B._shape[-1] if vector else B._shape[-2] if B.ndim >= 2 else -1) != n:
         raise RuntimeError(f"linalg.solve: Incompatible shapes of A and B for the equation AX = B "
                            f"({'x'.join(map(str, A._shape))} and {'x'.join(map(str, B._shape))})")
     try:
-        np.broadcast_shapes(A._shape[:-2], B._shape[:-1 if vector else -2])
+        np.broadcast_shapes(A._shape[:-2], (B._shape[:-1] if vector else B._shape[:-2]))
     except ValueError:
         raise RuntimeError(f"linalg.solve: the batch dims of A {tuple(A._shape[:-2])} and B "
                            f"{tuple(B._shape[:-2])} do not broadcast") from None
@@ -146,19 +207,20 @@ def _solve_cpu(A, B):
     """linalg_solve(A, B): X with A @ X = B; A (*, n, n), B (*, n, k) or a vector (*, n)."""
     vector = solve_is_vector(A, B)
     b = B._np()[..., None] if vector else B._np()
-    r = _lapack("linalg.solve", np.linalg.solve, A._np(), b,
-                problem="The solver failed because the input matrix is singular.")
+    r = _factor_or_raise("solve", np.linalg.solve, A._np(), b)
     return _own(r[..., 0] if vector else r, A._dtype)
 
 
 _cholesky = declare("linalg_cholesky", np.linalg.cholesky, doc="linalg_cholesky(A, upper) -> Tensor")
 
 
+_cholesky.meta(_square_meta("linalg.cholesky"))
+
+
 @_cholesky.register("cpu")
 def _cholesky_cpu(A, upper=False):
     """linalg_cholesky(A, upper: bool): L (lower) with A = L @ L.mT, or its transpose when `upper`."""
-    r = _lapack("linalg.cholesky", np.linalg.cholesky, A._np(),
-                problem="The factorization could not be completed because the input is not positive-definite.")
+    r = _factor_or_raise("cholesky", np.linalg.cholesky, A._np())
     return _own(np.swapaxes(r, -1, -2) if upper else r, A._dtype)
 
 
@@ -186,10 +248,16 @@ def _qr_cpu(A, mode="reduced"):
 _svd = declare("linalg_svd", np.linalg.svd, doc="linalg_svd(A, full_matrices) -> (U, S, Vh)")
 
 
+@_svd.meta
+def _svd_meta(A, full_matrices=True) -> None:
+    _check_matrices(A, "linalg.svd", square=False)
+
+
 @_svd.register("cpu")
 def _svd_cpu(A, full_matrices=True):
     """linalg_svd(A, full_matrices: bool): A = U @ diag(S) @ Vh, S descending."""
-    u, s, vh = _lapack("linalg.svd", np.linalg.svd, A._np(), full_matrices, problem="The algorithm failed to converge.")
+    u, s, vh = _lapack(np.linalg.svd, A._np(), full_matrices,
+                       message="linalg.svd: The algorithm failed to converge.")
     return _own(u, A._dtype), _own(s, A._dtype), _own(vh, A._dtype)
 
 
@@ -207,14 +275,8 @@ def _eigh_meta(A, UPLO="L") -> None:
 def _eigh_cpu(A, UPLO="L"):
     """linalg_eigh(A, UPLO: 'L' | 'U'): ascending eigenvalues and orthonormal eigenvectors of symmetric A,
     reading its lower (or upper) triangle."""
-    w, v = _lapack("linalg.eigh", np.linalg.eigh, A._np(), UPLO, problem="The algorithm failed to converge.")
+    w, v = _lapack(np.linalg.eigh, A._np(), UPLO, message="linalg.eigh: The algorithm failed to converge.")
     return _own(w, A._dtype), _own(v, A._dtype)
-
-
-for _op, _name, _square in ((_inv, "linalg.inv", True), (_det, "linalg.det", True),
-                            (_slogdet, "linalg.slogdet", True), (_cholesky, "linalg.cholesky", True),
-                            (_svd, "linalg.svd", False)):
-    _meta(_op, _name, _square)
 
 
 # --- torch.linalg -------------------------------------------------------------------------------
@@ -346,7 +408,7 @@ def matrix_rank(A: Tensor, *, atol=None, rtol=None, hermitian: bool = False) -> 
 def matrix_power(input: Tensor, n: int) -> Tensor:
     """A @ A @ ... (n times) by repeated squaring; n = 0 is the identity, n < 0 powers the inverse."""
     if n < 0:
-        _matrices(input, "linalg.matrix_power")
+        _check_matrices(input, "linalg.matrix_power")
     if input.ndim < 2 or input._shape[-1] != input._shape[-2]:
         raise RuntimeError(f"linalg.matrix_power: A must be batches of square matrices, but they are "
                            f"{'x'.join(map(str, input._shape))}")

@@ -6,6 +6,8 @@ from __future__ import annotations
 from ember.core import settings
 from ember.core.tensor import _CSTRIDES, Tensor, _contiguous_strides_cached
 
+__all__ = ["dim_order", "permuted_shape", "restride", "laid_out"]
+
 _RANKS = {"channels_last": 4, "channels_last_3d": 5}
 
 

@@ -497,13 +497,13 @@ def avg_pool2d():
                     for r in range(a0, a1):
                         for s in range(b0, b1):
                             acc += x[p, r, s]
-                    if divisor > 0:
+                    if divisor != 0:  # an override; 0 means none
                         d = divisor
                     elif count_include_pad:
                         d = size
                     else:
                         d = (a1 - a0) * (b1 - b0)
-                    out[p, oh, ow] = acc / d if d > 0 else 0.0
+                    out[p, oh, ow] = acc / d if d != 0 else 0.0
 
     return kernel
 
@@ -524,13 +524,13 @@ def avg_pool2d_backward():
                     w1 = min(w0 + kw, w + pw)
                     size = (h1 - h0) * (w1 - w0)
                     a0, a1, b0, b1 = max(h0, 0), min(h1, h), max(w0, 0), min(w1, w)
-                    if divisor > 0:
+                    if divisor != 0:  # an override; 0 means none
                         d = divisor
                     elif count_include_pad:
                         d = size
                     else:
                         d = (a1 - a0) * (b1 - b0)
-                    if d <= 0:
+                    if d == 0:
                         continue
                     g = grad[p, oh, ow] / d
                     for r in range(a0, a1):

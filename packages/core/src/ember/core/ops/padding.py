@@ -129,8 +129,8 @@ def pad(input: Tensor, pad: tuple[int, ...] | list[int], mode: str = "constant",
     Returns:
         the padded tensor.
     Raises:
-        ValueError: odd-length `pad`, too many padded dims, or an unknown mode.
-        RuntimeError: a reflect pad not smaller than its dim.
+        RuntimeError: odd-length `pad`, too many padded dims, a reflect pad not smaller than its dim.
+        NotImplementedError: an unknown mode.
 
     >>> import ember.core as ec
     >>> ec.pad(ec.tensor([1.0, 2.0]), (1, 2)).tolist()
@@ -138,10 +138,10 @@ def pad(input: Tensor, pad: tuple[int, ...] | list[int], mode: str = "constant",
     """
     pad = tuple(int(p) for p in pad)
     if len(pad) % 2:
-        raise ValueError("Padding length must be divisible by 2")
+        raise RuntimeError("Padding length must be divisible by 2")
     if len(pad) // 2 > input.ndim:
-        raise ValueError(f"Padding length should be less than or equal to two times the input dimension "
-                         f"but got padding length {len(pad)} and input of dimension {input.ndim}")
+        raise RuntimeError(f"Padding length should be less than or equal to two times the input dimension "
+                           f"but got padding length {len(pad)} and input of dimension {input.ndim}")
     if mode not in _MODES:
         raise NotImplementedError(f"Unsupported padding mode: {mode}")
     if mode != "constant":
@@ -150,10 +150,17 @@ def pad(input: Tensor, pad: tuple[int, ...] | list[int], mode: str = "constant",
         if len(pad) > 6:
             raise NotImplementedError(f"pad: only 1, 2 or 3 trailing dims can be padded in {mode} mode; "
                                       f"got pad={pad} for {describe(input)}")
+        crops = []
         for d, (lo, hi) in enumerate(zip(pad[::2], pad[1::2])):
             n = input.shape[input.ndim - 1 - d]
             if min(lo, hi) < 0:
-                raise RuntimeError(f"pad: negative padding is only supported in constant mode; got pad={pad}")
+                if mode == "circular":
+                    raise RuntimeError(f"pad: negative padding is not supported in circular mode; got pad={pad}")
+                name = "WHD"[d]
+                if n + lo + hi < 1:
+                    raise RuntimeError(f"input ({name}: {n}) is too small. Calculated output {name}: {n + lo + hi}")
+                crops.append((input.ndim - 1 - d, max(-lo, 0), n + max(lo, 0) + max(hi, 0) - max(-lo, 0)
+                              - max(-hi, 0)))
             if mode == "reflect" and max(lo, hi) >= max(n, 1):
                 raise RuntimeError(f"Argument #4: Padding size should be less than the corresponding input "
                                    f"dimension, but got: padding ({lo}, {hi}) at dimension "
@@ -162,6 +169,13 @@ def pad(input: Tensor, pad: tuple[int, ...] | list[int], mode: str = "constant",
                 raise RuntimeError("Padding value causes wrapping around more than once.")
             if n == 0:
                 raise RuntimeError(f"pad: {mode} padding of an empty dim; got {describe(input)}")
+        if crops:  # negative pads crop, after the positive ones padded (PyTorch's reflect/replicate rule)
+            from ember.core.ops.layout import narrow
+
+            out = pad_nd(input, tuple(max(v, 0) for v in pad), mode, 0.0)
+            for dim, start, length in crops:
+                out = narrow(out, dim, start, length)
+            return out
     else:
         for d, (lo, hi) in enumerate(zip(pad[::2], pad[1::2])):
             n = input.shape[input.ndim - 1 - d]

@@ -127,6 +127,8 @@ count_include_pad, divisor_override)` -> grad_input.""")
 @avg_pool2d_op.meta
 def _avg_pool2d_meta(input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override) -> None:
     _check_window("avg_pool2d", input, kernel_size, stride, padding, (1, 1), ceil_mode)
+    if divisor_override is not None and divisor_override == 0:  # the kernels read 0 as no override
+        raise RuntimeError("divisor must be not zero")
 
 
 @avg_pool2d_op.register("cpu")
@@ -146,6 +148,21 @@ Positional signature: `avg_pool2d_backward(grad, input_shape, kernel_size, strid
 ceil_mode, count_include_pad, divisor_override)` -> grad_input of `input_shape`. Linear in grad;
 its backward is `avg_pool2d(gg, kernel_size, stride, padding, ceil_mode, count_include_pad,
 divisor_override)`.""")
+
+
+@avg_pool2d_backward.meta
+def _avg_pool2d_backward_meta(grad, input_shape, kernel_size, stride, padding, ceil_mode, count_include_pad,
+                              divisor_override) -> None:
+    """The gradient has the pooled shape of `input_shape` (the kernels read one gradient plane per input plane)."""
+    from types import SimpleNamespace
+
+    ho, wo = _check_window("avg_pool2d_backward", SimpleNamespace(shape=(1, *input_shape)[-3:]), kernel_size,
+                           stride, padding, (1, 1), ceil_mode)
+    if divisor_override is not None and divisor_override == 0:
+        raise RuntimeError("divisor must be not zero")
+    if tuple(grad._shape) != (*input_shape[:-2], ho, wo):
+        raise RuntimeError(f"avg_pool2d_backward: expected grad of shape {[*input_shape[:-2], ho, wo]}; got "
+                           f"{describe(grad)}")
 
 
 @avg_pool2d_backward.register("cpu")
@@ -429,6 +446,21 @@ def _unbatch(t: Tensor, like: Tensor) -> Tensor:
     return t if like.ndim == 5 else squeeze(t, 0)
 
 
+def _empty_adaptive_3d(input: Tensor, sizes, return_indices: bool):
+    """The empty result of an adaptive 3-D pooling to a size with a 0 in it, as PyTorch's (a view of
+    none of the input's elements, so autograd's graph holds)."""
+    from ember.core import dtypes
+    from ember.core.creation import empty
+    from ember.core.ops.layout import narrow, reshape
+
+    x = _as_batched(input)
+    shape = (*x.shape[:2], *sizes)
+    out = _unbatch(reshape(narrow(reshape(x, (*x.shape[:2], -1)), 2, 0, 0), shape), input)
+    if not return_indices:
+        return out
+    return out, _unbatch(empty(shape, dtype=dtypes.int64, device=input.device), input)
+
+
 def _two_passes(x: Tensor, plane_op, depth_op):
     """Run `plane_op` over the (H, W) planes of `x (N, C, D, H, W)`, then `depth_op` over depth; each returns
     a tensor or (values, flat indices). Returns the pooled `(N, C, Do, Ho, Wo)` and its 3-D flat indices."""
@@ -517,6 +549,8 @@ def adaptive_avg_pool3d(input: Tensor, output_size: Size2 | tuple[int | None, ..
     """
     _check_input("adaptive_avg_pool3d", input, 3)
     do, ho, wo = _adaptive_size("adaptive_avg_pool3d", input, output_size, 3)
+    if 0 in (do, ho, wo):
+        return _empty_adaptive_3d(input, (do, ho, wo), False)
     out, _ = _two_passes(_as_batched(input), lambda x: adaptive_avg_pool2d_op(x, (ho, wo)),
                          lambda x: adaptive_avg_pool2d_op(x, (do, x.shape[-1])))
     return _unbatch(out, input)
@@ -526,6 +560,8 @@ def adaptive_max_pool3d(input: Tensor, output_size: Size2 | tuple[int | None, ..
     """Adaptive 3-D max pooling to `output_size`, optionally returning the flat `d * H * W + h * W + w` indices."""
     _check_input("adaptive_max_pool3d", input, 3)
     do, ho, wo = _adaptive_size("adaptive_max_pool3d", input, output_size, 3)
+    if 0 in (do, ho, wo):
+        return _empty_adaptive_3d(input, (do, ho, wo), return_indices)
     out, idx = _two_passes(_as_batched(input), lambda x: adaptive_max_pool2d_op(x, (ho, wo)),
                            lambda x: adaptive_max_pool2d_op(x, (do, x.shape[-1])))
     out, idx = _unbatch(out, input), _unbatch(idx, input)

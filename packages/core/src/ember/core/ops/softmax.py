@@ -468,7 +468,25 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, s
     reduction = _legacy_reduction(size_average, reduce, reduction)
     if not 0.0 <= label_smoothing <= 1.0:
         raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
+    if (isinstance(input, Tensor) and isinstance(target, Tensor) and target.shape == input.shape
+            and not target._dtype.is_floating_point):
+        raise RuntimeError(f"Expected floating point type for target with class probabilities, got "
+                           f"{dtypes.TORCH_NAMES.get(target._dtype.name, target._dtype.name)}")
+    target = _unbatched_target(input, target)
     return cross_entropy_op(input, target, weight, reduction, int(ignore_index), float(label_smoothing))
+
+
+def _unbatched_target(input, target):
+    """PyTorch's rule for an unbatched `(C,)` input: a class-index target of one element is its 0-dim
+    target; a longer one is refused."""
+    if (isinstance(input, Tensor) and isinstance(target, Tensor) and input.ndim == 1 and target.ndim == 1
+            and not target._dtype.is_floating_point):
+        if target.numel() != 1:
+            raise ValueError(f"For 1D input, 1D target must have size 1, but got target size: {target.numel()}")
+        from ember.core.ops.layout import reshape
+
+        return reshape(target, ())
+    return target
 
 
 def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, size_average=None,
@@ -480,7 +498,7 @@ def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, size_a
     2.0
     """
     reduction = _legacy_reduction(size_average, reduce, reduction)
-    return nll_loss_op(input, target, weight, reduction, int(ignore_index))[0]
+    return nll_loss_op(input, _unbatched_target(input, target), weight, reduction, int(ignore_index))[0]
 
 
 def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None,

@@ -129,12 +129,19 @@ def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: boo
 _kthvalue = declare("kthvalue", doc="kthvalue(x, k, dim, keepdim) -> (values, indices)")
 
 
+@_kthvalue.meta
+def _kthvalue_meta(x, k, dim=-1, keepdim=False, *, out=None) -> None:
+    n = x._shape[dim] if x.ndim else 1
+    if n == 0:
+        raise IndexError(f"kthvalue(): Expected reduction dim {dim} to have non-zero size.")
+    if not 1 <= k <= n:
+        raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {dim}")
+
+
 @_kthvalue.register("cpu")
 def _kthvalue_cpu(x, k, dim=-1, keepdim=False, *, out=None):
     """kthvalue(x, k: int, dim: int, keepdim: bool) -> (values, indices): the k-th smallest (1-based)."""
     a = _as_1d(x._np())
-    if not 1 <= k <= a.shape[dim]:
-        raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {dim}")
     idx = np.take(_argsort(a, dim, False), [k - 1], axis=dim)
     vals = np.take_along_axis(a, idx, dim)
     if not keepdim or x.ndim == 0:
@@ -396,6 +403,23 @@ _searchsorted = declare("searchsorted", np.searchsorted, differentiable=False,
                         info=_info("searchsorted"))
 
 
+@_searchsorted.meta
+def _searchsorted_meta(seq, values, right=False, sorter=None, out_int32=False) -> None:
+    """Rows of values match the sequence's, and a sorter permutes each row (both kernels index by it)."""
+    vshape = values._shape if isinstance(values, Tensor) else np.shape(values)
+    if seq.ndim > 1 and (len(vshape) != seq.ndim or tuple(vshape[:-1]) != seq._shape[:-1]):
+        raise RuntimeError(f"torch.searchsorted(): boundaries tensor should be 1 dimension or the first N-1 "
+                           f"dimensions of boundaries tensor and input value tensor must match, but we got "
+                           f"boundaries tensor {list(seq._shape)} and input value tensor {list(vshape)}")
+    if sorter is not None:
+        if sorter._dtype is not dtypes.int64:
+            raise RuntimeError(f"torch.searchsorted(): sorter must be a tensor of long dtype but got dtype "
+                               f"{dtypes.TORCH_NAMES[sorter._dtype.name]}")
+        if sorter._shape != seq._shape:
+            raise RuntimeError(f"torch.searchsorted(): boundary and sorter must have the same size, but got boundary "
+                               f"tensor {list(seq._shape)}and got sorter tensor {list(sorter._shape)}")
+
+
 @_searchsorted.register("cpu")
 def _searchsorted_cpu(seq, values, right=False, sorter=None, out_int32=False):
     """searchsorted(sorted_sequence (*, M), values (*, K) or any shape for 1-D sequences, right: bool,
@@ -403,14 +427,12 @@ def _searchsorted_cpu(seq, values, right=False, sorter=None, out_int32=False):
     s = seq._np()
     v = values._np() if isinstance(values, Tensor) else np.asarray(values)
     srt = None if sorter is None else sorter._np()
+    if srt is not None and srt.size and (srt.min() < 0 or srt.max() >= s.shape[-1]):
+        raise RuntimeError("torch.searchsorted(): sorter index out of range")
     side = "right" if right else "left"
     if s.ndim == 1:
         r = np.searchsorted(s, v, side=side, sorter=srt)
     else:
-        if v.ndim != s.ndim or v.shape[:-1] != s.shape[:-1]:
-            raise RuntimeError(f"torch.searchsorted(): boundaries tensor should be 1 dimension or the first N-1 "
-                               f"dimensions of boundaries tensor and input value tensor must match, but we got "
-                               f"boundaries tensor {list(s.shape)} and input value tensor {list(v.shape)}")
         s2, v2 = s.reshape(-1, s.shape[-1]), v.reshape(-1, v.shape[-1])
         s2srt = None if srt is None else srt.reshape(-1, s.shape[-1])
         r = np.stack([np.searchsorted(s2[i], v2[i], side=side, sorter=None if s2srt is None else s2srt[i])

@@ -138,7 +138,9 @@ def interpolate(input: Tensor, size: int | tuple[int, ...] | None = None,
         raise TypeError(f"interpolate(): argument 'input' must be Tensor, not {type(input).__name__}")
     nd = input.ndim - 2
     if nd < 1:
-        raise ValueError(f"interpolate: expected an input of at least 3 dims (N, C, *); got {describe(input)}")
+        raise NotImplementedError(f"Input Error: Only 3D, 4D and 5D input Tensors supported (got {input.ndim}D) "
+                                  f"for the modes: nearest | linear | bilinear | bicubic | trilinear | area | "
+                                  f"nearest-exact (got {mode})")
     if mode in _LINEAR:
         if _LINEAR[mode] != input.ndim:
             raise NotImplementedError(f"Got {input.ndim}D input, but {mode} mode needs {_LINEAR[mode]}D input")
@@ -176,6 +178,8 @@ def interpolate(input: Tensor, size: int | tuple[int, ...] | None = None,
         if len(sf) != nd:
             raise ValueError(f"Input and scale_factor must have the same number of spatial dimensions, but got input "
                              f"with spatial dimensions of {list(spatial)} and scale_factor of shape {list(sf)}.")
+        if not all(math.isfinite(n * s) for n, s in zip(spatial, sf)):
+            raise RuntimeError("value cannot be converted to type int64_t without overflow")
         out = tuple(int(math.floor(n * s)) for n, s in zip(spatial, sf))
         scales = None if recompute_scale_factor else sf
     if mode == "area":

@@ -215,12 +215,7 @@ def embedding_bag(input: Tensor, weight: Tensor, offsets: Tensor | None = None, 
 
 
 def pad(input: Tensor, pad: tuple[int, ...], mode: str = "constant", value: float | None = None) -> Tensor:
-    """Pad the last len(pad) / 2 dimensions: pad = (left, right, top, bottom, ...)."""
-    if len(pad) % 2:
-        raise ValueError("Padding length must be divisible by 2")
-    if len(pad) // 2 > input.dim():
-        raise ValueError("Padding length should be less than or equal to two times the input dimension but got "
-                         f"padding length {len(pad)} and input of dimension {input.dim()}")
+    """Pad the last len(pad) / 2 dimensions: pad = (left, right, top, bottom, ...); core's `pad` checks them."""
     return ea.pad(input, tuple(pad), mode, value)
 
 

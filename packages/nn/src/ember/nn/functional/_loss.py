@@ -94,6 +94,8 @@ def smooth_l1_loss(input: Tensor, target: Tensor, size_average=None, reduce=None
 def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean", delta: float = 1.0,
                weight: Tensor | None = None) -> Tensor:
     """0.5 d^2 where d = |input - target| < delta, else delta (d - 0.5 delta)."""
+    if delta <= 0:
+        raise RuntimeError("huber_loss does not support non-positive values for delta.")
     _warn_broadcast("huber_loss", input, target)
     diff = input - target
     d = diff.abs()
@@ -112,7 +114,7 @@ def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = 
     if tuple(target.shape) != tuple(input.shape):
         raise ValueError(f"Using a target size ({target.shape}) that is different to the input size "
                          f"({input.shape}) is deprecated. Please ensure they have the same size.")
-    if input.numel() and bool(((input < 0) | (input > 1)).any()):
+    if input.numel() and not bool(((input >= 0) & (input <= 1)).all()):  # NaN is outside too
         raise RuntimeError("all elements of input should be between 0 and 1")
     return ea.binary_cross_entropy(input, target, weight, reduction)
 

@@ -447,8 +447,22 @@ class RNNCellBase(Module):
         if input.shape[-1] != self.input_size:
             raise RuntimeError(f"input has inconsistent input_size: got {input.shape[-1]} expected "
                                f"{self.input_size}")
+        if hx is not None and hx.dim() not in (1, 2):
+            raise ValueError(f"{type(self).__name__}: Expected hidden to be 1D or 2D, got {hx.dim()}D instead")
         batched = input.dim() == 2
         return (input if batched else input.unsqueeze(0)), batched
+
+    def _hidden(self, x: Tensor, hx: Tensor | None, batched: bool, k: int = 0) -> Tensor:
+        """The state for the batched input `x`: zeros, or `hx` checked against it as PyTorch does."""
+        if hx is None:
+            return self._zeros(x)
+        h = hx if batched else hx.unsqueeze(0)
+        if h.shape[0] != x.shape[0]:
+            raise RuntimeError(f"Input batch size {x.shape[0]} doesn't match hidden{k} batch size {h.shape[0]}")
+        if h.dim() != 2 or h.shape[1] != self.hidden_size:
+            raise RuntimeError(f"hidden{k} has inconsistent hidden_size: got {h.shape[1] if h.dim() > 1 else 1}, "
+                               f"expected {self.hidden_size}")
+        return h
 
     def _zeros(self, input: Tensor) -> Tensor:
         return ea.zeros(input.shape[0], self.hidden_size, dtype=input.dtype, device=input.device)
@@ -473,7 +487,7 @@ class RNNCell(RNNCellBase):
 
     def forward(self, input: Tensor, hx: Tensor | None = None) -> Tensor:
         x, batched = self._prepare(input, hx)
-        h = self._zeros(x) if hx is None else (hx if batched else hx.unsqueeze(0))
+        h = self._hidden(x, hx, batched)
         if self.nonlinearity not in ("tanh", "relu"):
             raise RuntimeError(f"Unknown nonlinearity: {self.nonlinearity}")
         out = _rnn_step(F.linear(x, self.weight_ih, self.bias_ih), h, self.weight_hh, self.bias_hh,
@@ -488,11 +502,11 @@ class LSTMCell(RNNCellBase):
         super().__init__(input_size, hidden_size, bias, 4, device, dtype)
 
     def forward(self, input: Tensor, hx: tuple[Tensor, Tensor] | None = None) -> tuple[Tensor, Tensor]:
-        x, batched = self._prepare(input, None)
-        if hx is None:
-            h = c = self._zeros(x)
-        else:
-            h, c = hx if batched else (hx[0].unsqueeze(0), hx[1].unsqueeze(0))
+        x, batched = self._prepare(input, None if hx is None else hx[0])
+        if hx is not None and hx[1].dim() not in (1, 2):
+            raise ValueError(f"LSTMCell: Expected hidden to be 1D or 2D, got {hx[1].dim()}D instead")
+        h = self._hidden(x, None if hx is None else hx[0], batched, 0)
+        c = self._hidden(x, None if hx is None else hx[1], batched, 1)
         h, c = _lstm_step(F.linear(x, self.weight_ih, self.bias_ih), h, c, self.weight_hh, self.bias_hh)
         return (h, c) if batched else (h.squeeze(0), c.squeeze(0))
 
@@ -505,6 +519,6 @@ class GRUCell(RNNCellBase):
 
     def forward(self, input: Tensor, hx: Tensor | None = None) -> Tensor:
         x, batched = self._prepare(input, hx)
-        h = self._zeros(x) if hx is None else (hx if batched else hx.unsqueeze(0))
+        h = self._hidden(x, hx, batched)
         out = _gru_step(F.linear(x, self.weight_ih, self.bias_ih), h, self.weight_hh, self.bias_hh)
         return out if batched else out.squeeze(0)

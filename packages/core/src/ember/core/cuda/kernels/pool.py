@@ -68,7 +68,7 @@ def _window_divisor(oh, ow, geom):
     h1 = min(h0 + kh, h + ph)
     w0 = ow * sw - pw
     w1 = min(w0 + kw, w + pw)
-    if geom[13] > 0:
+    if geom[13] != 0:  # an override (0 means none; the meta step refuses a zero override)
         return geom[13]
     if geom[12]:
         return (h1 - h0) * (w1 - w0)
@@ -91,7 +91,7 @@ def avg_pool_function(acc_t):
                 for s in range(max(w0, 0), min(w0 + kw, w)):
                     acc += acc_t(x[(p * h + r) * w + s])
             d = _window_divisor(oh, ow, geom)
-            out[i] = acc / d if d > 0 else acc_t(0)
+            out[i] = acc / d if d != 0 else acc_t(0)
             i += cuda.gridsize(1)
 
     return kernel
@@ -114,7 +114,7 @@ def avg_pool_backward_function(acc_t):
                         w0 = ow * sw - pw
                         if w0 <= s < w0 + kw:
                             d = _window_divisor(oh, ow, geom)
-                            if d > 0:
+                            if d != 0:
                                 acc += acc_t(grad[(p * ho + oh) * wo + ow]) / d
             out[i] = acc
             i += cuda.gridsize(1)

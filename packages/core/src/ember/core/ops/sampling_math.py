@@ -1,0 +1,235 @@
+"""grid_sample's scalar math (`F.grid_sample`), written once as plain Python and compiled per device.
+
+Every function here but the CPU's `taps` pass takes and returns numbers and calls only `math` and
+the functions of this module, so `compiled` builds the set for the CPU (`numba.njit`, called by `_sampling_kernels`) and
+for CUDA (device functions, called by `cuda/kernels/sampling.py`) by rebinding their globals, as
+`special_math` does. Coordinates are float64; a tap is a flat offset into an input plane, -1 for
+one outside the input (which reads nothing), its weight and the weight's derivative in each grid
+coordinate. Modes: 0 bilinear, 1 nearest, 2 bicubic; padding: 0 zeros, 1 border, 2 reflection.
+
+Non-finite coordinates never reach an index. A point whose coordinate is NaN after padding (a NaN
+grid value; an infinite one under reflection) or non-finite before a bicubic stencil is
+*undefined*: its output is NaN, its grid gradient NaN, and it adds nothing to the input's
+gradient (PyTorch's result for NaN with zeros padding; it crashes or reads an arbitrary pixel in
+the other modes). Other coordinates past int32 (inf under zeros padding) map to a point far
+outside every input (PyTorch's `safe_downgrade_to_int_range`): they read nothing, giving 0.
+"""
+
+from __future__ import annotations
+
+import math
+import types
+from collections.abc import Callable
+
+_A = -0.75  # the cubic convolution constant of PyTorch's bicubic mode
+_INF = math.inf
+_NAN = math.nan
+UNDEFINED = -2  # the tap index that marks an undefined point (NaN output) in `taps`' table
+_INT_LO = -2147483648.0
+_INT_HI = 2147483646.0
+
+
+def reflect(c, twice_low, twice_high):
+    """`c` reflected into [low, high]; returns (value, d value / d c)."""
+    if twice_low == twice_high:
+        return 0.0, 0.0
+    lo = twice_low / 2.0
+    span = (twice_high - twice_low) / 2.0
+    c = c - lo
+    sign = 1.0
+    if c < 0:
+        sign = -1.0
+        c = -c
+    # no float -> int conversion: c may be NaN, inf or huge (undefined in machine code, an error in the
+    # CUDA simulator); NaN and inf give NaN here: the point is undefined
+    if not abs(c) < _INF:
+        return _NAN, 0.0
+    flips = c // span  # a float: floor without the conversion
+    extra = c - flips * span  # fmod, for c >= 0
+    if flips % 2.0 == 0.0:
+        return extra + lo, sign
+    return span - extra + lo, -sign
+
+
+def finite(v):
+    """`v`, or a coordinate far outside every input for inf and values past int32 (NaN stays NaN)."""
+    if v != v or _INT_LO <= v <= _INT_HI:
+        return v
+    return -100.0
+
+
+def pad(c, size, padding, align):
+    """The padding mode applied to an unnormalized coordinate; returns (value, d value / d c)."""
+    g = 1.0
+    if padding == 2:
+        if align:
+            c, g = reflect(c, 0.0, 2.0 * (size - 1))
+        else:
+            c, g = reflect(c, -1.0, 2.0 * size - 1.0)
+    if padding >= 1:
+        if c <= 0:
+            c, g = 0.0, 0.0
+        elif c >= size - 1:
+            c, g = size - 1.0, 0.0
+    return finite(c), g
+
+
+def unnormalize(c, size, align):
+    """[-1, 1] -> pixel coordinates; returns (value, d value / d c)."""
+    if align:
+        return (c + 1.0) / 2.0 * (size - 1), (size - 1) / 2.0
+    return ((c + 1.0) * size - 1.0) / 2.0, size / 2.0
+
+
+def source(c, size, padding, align):
+    """A grid coordinate's pixel coordinate after padding, and its derivative."""
+    u, gu = unnormalize(c, size, align)
+    p, gp = pad(u, size, padding, align)
+    return p, gu * gp
+
+
+def nearbyint(v):
+    """Round half to even, as `std::nearbyint`."""
+    r = math.floor(v) * 1.0
+    d = v - r
+    if d > 0.5 or (d == 0.5 and r % 2 != 0):
+        r += 1.0
+    return r
+
+
+def nearest_tap(ix, iy, iz, w_, h_, d_):
+    """The offset of the pixel nearest to (ix, iy, iz), or -1 outside the input."""
+    xi, yi, zi = nearbyint(ix), nearbyint(iy), nearbyint(iz)
+    if 0 <= xi < w_ and 0 <= yi < h_ and 0 <= zi < d_:
+        return (int(zi) * h_ + int(yi)) * w_ + int(xi)
+    return -1
+
+
+def _corner(i0, ic, bit):
+    # the tap and its weight along one dim for the corner bit; returns (tap, weight, d weight / d coord)
+    if bit:
+        return i0 + 1.0, ic - i0, 1.0
+    return i0, i0 + 1.0 - ic, -1.0
+
+
+def linear_tap(ix, iy, iz, k, w_, h_, d_):
+    """Corner `k` (bit 0 x, bit 1 y, bit 2 z) of the (tri)linear stencil at (ix, iy, iz): (offset or
+    -1, weight, d weight / d ix, d weight / d iy, d weight / d iz)."""
+    tx, wx, sx = _corner(math.floor(ix) * 1.0, ix, k & 1)
+    ty, wy, sy = _corner(math.floor(iy) * 1.0, iy, (k >> 1) & 1)
+    tz, wz, sz = _corner(math.floor(iz) * 1.0, iz, k >> 2)
+    if 0 <= tx < w_ and 0 <= ty < h_ and 0 <= tz < d_:
+        off = (int(tz) * h_ + int(ty)) * w_ + int(tx)
+        return off, wx * wy * wz, sx * wy * wz, wx * sy * wz, wx * wy * sz
+    return -1, 0.0, 0.0, 0.0, 0.0
+
+
+def _cubic(t, k):
+    # the weight of tap k (of 4, at offsets -1, 0, 1, 2) at fraction t, and its derivative in t
+    if k == 0:
+        s = t + 1.0
+        return ((_A * s - 5.0 * _A) * s + 8.0 * _A) * s - 4.0 * _A, (3.0 * _A * s - 10.0 * _A) * s + 8.0 * _A
+    if k == 3:
+        s = 2.0 - t
+        return ((_A * s - 5.0 * _A) * s + 8.0 * _A) * s - 4.0 * _A, -((3.0 * _A * s - 10.0 * _A) * s + 8.0 * _A)
+    s = t if k == 1 else 1.0 - t
+    v = ((_A + 2.0) * s - (_A + 3.0)) * s * s + 1.0
+    dv = (3.0 * (_A + 2.0) * s - 2.0 * (_A + 3.0)) * s
+    if k == 1:
+        return v, dv
+    return v, -dv
+
+
+def _bounded(v, size, padding, align):
+    # a bicubic tap's index after padding, or -1 outside the input
+    i = int(pad(v, size, padding, align)[0])
+    if 0 <= i < size:
+        return i
+    return -1
+
+
+def cubic_tap(ix, iy, k, w_, h_, padding, align):
+    """Tap `k` (of 16, row-major over the 4x4 stencil) of the bicubic stencil at the unnormalized,
+    `finite` (ix, iy): (offset or -1, weight, d weight / d ix, d weight / d iy)."""
+    a, b = k >> 2, k & 3
+    x0, y0 = math.floor(ix) * 1.0, math.floor(iy) * 1.0
+    yi = _bounded(y0 - 1.0 + a, h_, padding, align)
+    xj = _bounded(x0 - 1.0 + b, w_, padding, align)
+    if yi < 0 or xj < 0:
+        return -1, 0.0, 0.0, 0.0
+    cy, dcy = _cubic(iy - y0, a)
+    cx, dcx = _cubic(ix - x0, b)
+    return yi * w_ + xj, cx * cy, dcx * cy, cx * dcy
+
+
+def taps(grid, d_, h_, w_, mode, padding, align, idx, wts, dws):
+    """The CPU kernels' tap table (host only: compiled with `numba.prange`, never for CUDA): grid
+    (N, P, gdim) -> idx (N, P, K) int64, wts (N, P, K), dws (N, P, K, gdim), the derivatives scaled
+    by the unnormalization and padding factors. It lives here so that its disk cache follows this
+    file (Numba invalidates a cached function only when its own file changes)."""
+    n_, p_, gdim = grid.shape
+    k_ = idx.shape[2]
+    for row in prange(n_ * p_):  # an undefined point (module docstring) gets the tap UNDEFINED first
+        n, p = row // p_, row % p_
+        for k in range(k_):
+            idx[n, p, k] = -1
+            wts[n, p, k] = 0.0
+            for d in range(gdim):
+                dws[n, p, k, d] = 0.0
+        if mode == 2:
+            ix, mx = unnormalize(grid[n, p, 0], w_, align)
+            iy, my = unnormalize(grid[n, p, 1], h_, align)
+            if not (abs(ix) < _INF and abs(iy) < _INF):
+                idx[n, p, 0] = UNDEFINED
+                continue
+            ix, iy = finite(ix), finite(iy)
+            for k in range(16):
+                off, wt, dx, dy = cubic_tap(ix, iy, k, w_, h_, padding, align)
+                if off >= 0:
+                    idx[n, p, k] = off
+                    wts[n, p, k] = wt
+                    dws[n, p, k, 0] = dx * mx
+                    dws[n, p, k, 1] = dy * my
+            continue
+        ix, mx = source(grid[n, p, 0], w_, padding, align)
+        iy, my = source(grid[n, p, 1], h_, padding, align)
+        iz, mz = 0.0, 0.0
+        if gdim == 3:
+            iz, mz = source(grid[n, p, 2], d_, padding, align)
+        if ix != ix or iy != iy or iz != iz:
+            idx[n, p, 0] = UNDEFINED
+            continue
+        if mode == 1:
+            off = nearest_tap(ix, iy, iz, w_, h_, d_)
+            if off >= 0:
+                idx[n, p, 0] = off
+                wts[n, p, 0] = 1.0
+            continue
+        for k in range(k_):
+            off, wt, dx, dy, dz = linear_tap(ix, iy, iz, k, w_, h_, d_)
+            if off >= 0:
+                idx[n, p, k] = off
+                wts[n, p, k] = wt
+                dws[n, p, k, 0] = dx * mx
+                dws[n, p, k, 1] = dy * my
+                if gdim == 3:
+                    dws[n, p, k, 2] = dz * mz
+
+
+prange = range  # `taps`' parallel loop; the CPU build binds numba.prange
+_HOST_ONLY = ("taps",)
+
+
+def compiled(jit: Callable, parallel_range=range) -> dict:
+    """This module's functions in one namespace, their globals rebound to `jit`-compiled twins: `jit`
+    is `numba.njit(...)` for the CPU or `cuda.jit(device=True)` for CUDA. `name + "_py"` holds each
+    Python entry point (globals bound to the compiled helpers); host-only functions (`taps`) get only
+    that, for the CPU to compile with its own options, `prange` bound to `parallel_range`."""
+    ns: dict = {k: v for k, v in globals().items() if not isinstance(v, types.FunctionType)}
+    ns["prange"] = parallel_range
+    for name, fn in list(globals().items()):
+        if isinstance(fn, types.FunctionType) and fn.__module__ == __name__ and name != "compiled":
+            ns[name + "_py"] = types.FunctionType(fn.__code__, ns, name, fn.__defaults__)
+            if name not in _HOST_ONLY:
+                ns[name] = jit(types.FunctionType(fn.__code__, ns, name, fn.__defaults__))
+    return ns
