@@ -21,6 +21,9 @@ import math
 import types
 from collections.abc import Callable
 
+__all__ = ["UNDEFINED", "reflect", "finite", "pad", "unnormalize", "source", "nearbyint", "nearest_tap", "linear_tap",
+           "cubic_tap", "taps", "compiled"]
+
 _A = -0.75  # the cubic convolution constant of PyTorch's bicubic mode
 _INF = math.inf
 _NAN = math.nan
