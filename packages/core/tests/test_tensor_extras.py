@@ -166,20 +166,3 @@ def test_slice_inverse_views_input_storage_with_src_geometry():
         E.slice_inverse(E.zeros(4), E.zeros(10), 0, 2, 6)
     assert E.random.thread_safe_generator() is None
 
-
-@pytest.mark.torch
-def test_slice_inverse_value_and_gradient_match_pytorch():
-    torch = pytest.importorskip("torch")
-    import ember.autograd as A
-
-    w = np.arange(10.0)
-    a = A.tensor(np.arange(10.0), requires_grad=True)
-    b = a * 1
-    r = A.slice_inverse(b[2:5], b, 0, 2, 5)
-    (r * A.tensor(w)).sum().backward()
-    ta = torch.arange(10.0, dtype=torch.float64, requires_grad=True)
-    tb = ta * 1
-    tr = torch.slice_inverse(tb[2:5], tb, 0, 2, 5)
-    (tr * torch.tensor(w)).sum().backward()
-    np.testing.assert_array_equal(r.detach().numpy(), tr.detach().numpy())
-    np.testing.assert_array_equal(a.grad.numpy(), ta.grad.numpy())
