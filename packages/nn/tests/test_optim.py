@@ -368,3 +368,47 @@ def test_named_parameters_keep_their_names():
     assert opt.state_dict()["param_groups"][1]["params"] == [2]
     with pytest.raises(ValueError, match="Some param names are missing"):
         optim.SGD([("w", model.weight), model.bias], lr=0.1)
+
+
+def _sgd_float32_reference(p, g, buf, lr, momentum, damp_w, wd, nesterov, first):
+    """PyTorch's single-tensor SGD on float32: `buf.mul_(momentum)` rounds, each `add_(y, alpha=a)` is a
+    fused multiply-add (exact float32 product, one rounding), emulated here in float64."""
+    f32, f64 = np.float32, np.float64
+    d = (g.astype(f64) + f64(f32(wd)) * p.astype(f64)).astype(f32) if wd else g
+    if momentum:
+        buf = d.copy() if first else ((buf * f32(momentum)).astype(f64) + f64(f32(damp_w)) * d.astype(f64)).astype(f32)
+        d = (d.astype(f64) + f64(f32(momentum)) * buf.astype(f64)).astype(f32) if nesterov else buf
+    return (p.astype(f64) - f64(f32(lr)) * d.astype(f64)).astype(f32), buf
+
+
+@pytest.mark.parametrize("kw", [dict(lr=0.1), dict(lr=0.05, momentum=0.9, nesterov=True, weight_decay=1e-2),
+                                dict(lr=0.1, momentum=0.8, dampening=0.3, weight_decay=0.1)])
+def test_sgd_float32_rounds_each_step_as_pytorchs_kernel(kw):
+    rng = np.random.default_rng(4)
+    p0 = rng.standard_normal(2000).astype(np.float32)
+    p = nn.Parameter(torch.tensor(p0.copy()))
+    opt = optim.SGD([p], **kw)
+    ref, buf = p0.copy(), None
+    for step in range(5):
+        g = rng.standard_normal(2000).astype(np.float32)
+        p.grad = torch.tensor(g)
+        opt.step()
+        ref, buf = _sgd_float32_reference(ref, g, buf, kw["lr"], kw.get("momentum", 0), 1 - kw.get("dampening", 0),
+                                          kw.get("weight_decay", 0), kw.get("nesterov", False), step == 0)
+        np.testing.assert_array_equal(p.detach().numpy(), ref)
+
+
+@pytest.mark.torch
+def test_sgd_float32_is_bitwise_pytorchs():
+    real = pytest.importorskip("torch")
+    rng = np.random.default_rng(5)
+    p0 = rng.standard_normal(3000).astype(np.float32)
+    p, q = nn.Parameter(torch.tensor(p0.copy())), real.nn.Parameter(real.tensor(p0.copy()))
+    kw = dict(lr=0.05, momentum=0.9, dampening=0.1, weight_decay=1e-3)
+    opt, ref = optim.SGD([p], **kw), real.optim.SGD([q], foreach=False, **kw)
+    for _ in range(6):
+        g = rng.standard_normal(3000).astype(np.float32)
+        p.grad, q.grad = torch.tensor(g.copy()), real.tensor(g.copy())
+        opt.step()
+        ref.step()
+    np.testing.assert_array_equal(p.detach().numpy(), q.detach().numpy())

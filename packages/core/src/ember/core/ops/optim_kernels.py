@@ -30,19 +30,23 @@ def _kernels():
 
     # all arrays: 1-D, contiguous, one dtype; scalars already cast to that dtype
     @jit
-    def sgd(p, g, buf, lr, momentum, dampening, wd, nesterov, maximize, first):
+    def sgd(p, g, buf, lr, momentum, damp_w, wd, nesterov, maximize, first):
+        # PyTorch's steps, each rounded to p's dtype once: `buf * momentum` (mul_), then every
+        # `x.add_(y, alpha=a)` as its CPU kernel's fused multiply-add, here x + a * y in float64 (exact
+        # product of two float32s, one rounding); damp_w = 1 - dampening is cast from Python's double
+        t = p.dtype.type
         for i in range(p.size):
             d = -g[i] if maximize else g[i]
             if wd != 0:
-                d = d + wd * p[i]
+                d = t(np.float64(d) + np.float64(wd) * np.float64(p[i]))
             if momentum != 0:
                 if first:
                     b = d
                 else:
-                    b = buf[i] * momentum + (1 - dampening) * d
+                    b = t(np.float64(buf[i] * momentum) + np.float64(damp_w) * np.float64(d))
                 buf[i] = b
-                d = d + momentum * b if nesterov else b
-            p[i] = p[i] + (-lr) * d
+                d = t(np.float64(d) + np.float64(momentum) * np.float64(b)) if nesterov else b
+            p[i] = t(np.float64(p[i]) - np.float64(lr) * np.float64(d))
 
     @jit
     def adam(p, g, m, v, vmax, lr_decay_factor, w1, w2, beta2, eps, wd, step_size, bc2_sqrt, amsgrad, maximize,
@@ -73,8 +77,8 @@ def _kernels():
             p[i] = p[i] + (-step_size) * (m[i] / denom)
 
     @jit
-    def rmsprop(p, g, sq, gavg, buf, lr, alpha, eps, wd, momentum, centered, maximize):
-        w = 1 - alpha
+    def rmsprop(p, g, sq, gavg, buf, lr, alpha, w, eps, wd, momentum, centered, maximize):
+        one = p.dtype.type(1)  # w = 1 - alpha comes cast from Python; literals and math.sqrt would promote
         for i in range(p.size):
             d = -g[i] if maximize else g[i]
             if wd != 0:
@@ -84,10 +88,10 @@ def _kernels():
                 if w < 0.5:
                     gavg[i] = gavg[i] + w * (d - gavg[i])
                 else:
-                    gavg[i] = d - (d - gavg[i]) * (1 - w)
-                avg = math.sqrt(sq[i] + (-1) * (gavg[i] * gavg[i]))
+                    gavg[i] = d - (d - gavg[i]) * (one - w)
+                avg = np.sqrt(sq[i] - gavg[i] * gavg[i])
             else:
-                avg = math.sqrt(sq[i])
+                avg = np.sqrt(sq[i])
             avg = avg + eps
             if momentum > 0:
                 buf[i] = buf[i] * momentum + d / avg
@@ -102,11 +106,11 @@ def _kernels():
             if wd != 0:
                 d = d + wd * p[i]
             s[i] = s[i] + d * d
-            p[i] = p[i] + (-clr) * (d / (math.sqrt(s[i]) + eps))
+            p[i] = p[i] + (-clr) * (d / (np.sqrt(s[i]) + eps))
 
     @jit
-    def adamax(p, g, m, u, beta1, beta2, eps, wd, clr, maximize):
-        w1 = 1 - beta1
+    def adamax(p, g, m, u, w1, beta2, eps, wd, clr, maximize):
+        one = p.dtype.type(1)  # w1 = 1 - beta1 comes cast from Python
         for i in range(p.size):
             d = -g[i] if maximize else g[i]
             if wd != 0:
@@ -114,16 +118,15 @@ def _kernels():
             if w1 < 0.5:
                 m[i] = m[i] + w1 * (d - m[i])
             else:
-                m[i] = d - (d - m[i]) * (1 - w1)
+                m[i] = d - (d - m[i]) * (one - w1)
             a = abs(d) + eps
             b = u[i] * beta2
             u[i] = b if b >= a or b != b else a
             p[i] = p[i] + (-clr) * (m[i] / u[i])
 
     @jit
-    def nadam(p, g, m, v, decay, beta1, beta2, eps, wd, bc2, coef_grad, coef_avg, maximize, decoupled):
-        w1 = 1 - beta1
-        w2 = 1 - beta2
+    def nadam(p, g, m, v, decay, w1, w2, beta2, eps, wd, bc2, coef_grad, coef_avg, maximize, decoupled):
+        one = p.dtype.type(1)  # w1, w2 = 1 - beta1, 1 - beta2 come cast from Python
         for i in range(p.size):
             d = -g[i] if maximize else g[i]
             if wd != 0:
@@ -134,16 +137,15 @@ def _kernels():
             if w1 < 0.5:
                 m[i] = m[i] + w1 * (d - m[i])
             else:
-                m[i] = d - (d - m[i]) * (1 - w1)
+                m[i] = d - (d - m[i]) * (one - w1)
             v[i] = v[i] * beta2 + w2 * (d * d)
-            denom = math.sqrt(v[i] / bc2) + eps
+            denom = np.sqrt(v[i] / bc2) + eps
             p[i] = p[i] + coef_grad * (d / denom)
             p[i] = p[i] + coef_avg * (m[i] / denom)
 
     @jit
-    def radam(p, g, m, v, decay, beta1, beta2, eps, wd, lr, bc1, bc2_sqrt, rect, maximize, decoupled):
-        w1 = 1 - beta1
-        w2 = 1 - beta2
+    def radam(p, g, m, v, decay, w1, w2, beta2, eps, wd, lr, bc1, bc2_sqrt, rect, maximize, decoupled):
+        one = p.dtype.type(1)  # w1, w2 = 1 - beta1, 1 - beta2 come cast from Python
         for i in range(p.size):
             d = -g[i] if maximize else g[i]
             if wd != 0:
@@ -154,22 +156,22 @@ def _kernels():
             if w1 < 0.5:
                 m[i] = m[i] + w1 * (d - m[i])
             else:
-                m[i] = d - (d - m[i]) * (1 - w1)
+                m[i] = d - (d - m[i]) * (one - w1)
             v[i] = v[i] * beta2 + w2 * (d * d)
             t = m[i] / bc1 * lr
             if rect > 0:
-                t = t * (bc2_sqrt / (math.sqrt(v[i]) + eps)) * rect
+                t = t * (bc2_sqrt / (np.sqrt(v[i]) + eps)) * rect
             p[i] = p[i] - t
 
     @jit
-    def adadelta(p, g, sq, acc, lr, rho, eps, wd, maximize):
-        w = 1 - rho
+    def adadelta(p, g, sq, acc, lr, rho, w, eps, wd, maximize):
+        # w = 1 - rho comes cast from Python
         for i in range(p.size):
             d = -g[i] if maximize else g[i]
             if wd != 0:
                 d = d + wd * p[i]
             sq[i] = sq[i] * rho + w * (d * d)
-            delta = math.sqrt(acc[i] + eps) / math.sqrt(sq[i] + eps) * d
+            delta = np.sqrt(acc[i] + eps) / np.sqrt(sq[i] + eps) * d
             acc[i] = acc[i] * rho + w * (delta * delta)
             p[i] = p[i] + (-lr) * delta
 
@@ -223,7 +225,7 @@ first)`: `first` says the momentum buffer is being initialised (it becomes the g
 def _sgd_cpu(param, grad, buf, lr, momentum, dampening, weight_decay, nesterov, maximize, first):
     c = param._dtype.to_real().np.type  # a complex parameter updates as its (real, imag) pairs
     k = _kernels()["sgd"]
-    _run(param, grad, (buf,), lambda p, g, b: k(p, g, b, c(lr), c(momentum), c(dampening), c(weight_decay),
+    _run(param, grad, (buf,), lambda p, g, b: k(p, g, b, c(lr), c(momentum), c(1 - dampening), c(weight_decay),
                                                  bool(nesterov), bool(maximize), bool(first)))
     return param
 
@@ -262,8 +264,8 @@ def _rmsprop_cpu(param, grad, square_avg, grad_avg, momentum_buffer, lr, alpha, 
     c = param._dtype.to_real().np.type  # a complex parameter updates as its (real, imag) pairs
     k = _kernels()["rmsprop"]
     _run(param, grad, (square_avg, grad_avg, momentum_buffer),
-         lambda p, g, sq, ga, b: k(p, g, sq, ga, b, c(lr), c(alpha), c(eps), c(weight_decay), c(momentum),
-                                   bool(centered), bool(maximize)))
+         lambda p, g, sq, ga, b: k(p, g, sq, ga, b, c(lr), c(alpha), c(1 - alpha), c(eps), c(weight_decay),
+                                   c(momentum), bool(centered), bool(maximize)))
     return param
 
 
@@ -293,7 +295,7 @@ def _adamax_cpu(param, grad, exp_avg, exp_inf, step, lr, beta1, beta2, eps, weig
     c = param._dtype.to_real().np.type  # a complex parameter updates as its (real, imag) pairs
     clr = lr / (1 - beta1 ** step)
     k = _kernels()["adamax"]
-    _run(param, grad, (exp_avg, exp_inf), lambda p, g, m, u: k(p, g, m, u, c(beta1), c(beta2), c(eps),
+    _run(param, grad, (exp_avg, exp_inf), lambda p, g, m, u: k(p, g, m, u, c(1 - beta1), c(beta2), c(eps),
                                                                 c(weight_decay), c(clr), bool(maximize)))
     return param
 
@@ -318,8 +320,9 @@ def _nadam_cpu(param, grad, exp_avg, exp_avg_sq, step, lr, beta1, beta2, eps, we
     c = param._dtype.to_real().np.type  # a complex parameter updates as its (real, imag) pairs
     k = _kernels()["nadam"]
     _run(param, grad, (exp_avg, exp_avg_sq),
-         lambda p, g, m, v: k(p, g, m, v, c(1 - lr * weight_decay), c(beta1), c(beta2), c(eps), c(weight_decay),
-                              c(1 - beta2 ** step), c(coef_grad), c(coef_avg), bool(maximize), bool(decoupled)))
+         lambda p, g, m, v: k(p, g, m, v, c(1 - lr * weight_decay), c(1 - beta1), c(1 - beta2), c(beta2), c(eps),
+                              c(weight_decay), c(1 - beta2 ** step), c(coef_grad), c(coef_avg), bool(maximize),
+                              bool(decoupled)))
     return param
 
 
@@ -343,9 +346,9 @@ def _radam_cpu(param, grad, exp_avg, exp_avg_sq, step, lr, beta1, beta2, eps, we
     c = param._dtype.to_real().np.type  # a complex parameter updates as its (real, imag) pairs
     k = _kernels()["radam"]
     _run(param, grad, (exp_avg, exp_avg_sq),
-         lambda p, g, m, v: k(p, g, m, v, c(1 - lr * weight_decay), c(beta1), c(beta2), c(eps), c(weight_decay),
-                              c(lr), c(1 - beta1 ** step), c((1 - beta2 ** step) ** 0.5), c(radam_rect(step, beta2)),
-                              bool(maximize), bool(decoupled)))
+         lambda p, g, m, v: k(p, g, m, v, c(1 - lr * weight_decay), c(1 - beta1), c(1 - beta2), c(beta2), c(eps),
+                              c(weight_decay), c(lr), c(1 - beta1 ** step), c((1 - beta2 ** step) ** 0.5),
+                              c(radam_rect(step, beta2)), bool(maximize), bool(decoupled)))
     return param
 
 
@@ -359,7 +362,7 @@ def _adadelta_cpu(param, grad, square_avg, acc_delta, lr, rho, eps, weight_decay
     c = param._dtype.to_real().np.type  # a complex parameter updates as its (real, imag) pairs
     k = _kernels()["adadelta"]
     _run(param, grad, (square_avg, acc_delta),
-         lambda p, g, sq, acc: k(p, g, sq, acc, c(lr), c(rho), c(eps), c(weight_decay), bool(maximize)))
+         lambda p, g, sq, acc: k(p, g, sq, acc, c(lr), c(rho), c(1 - rho), c(eps), c(weight_decay), bool(maximize)))
     return param
 
 
