@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-__all__ = ["TensorSpec", "Bad", "Case", "Outcome", "draw_cases", "run_cases", "run_case", "DEFECTS"]
+__all__ = ["TensorSpec", "Bad", "Case", "Outcome", "draw_cases", "run_cases", "run_case", "DEFECTS", "leaked"]
 
 DEFECTS = ("wrong", "rejected", "accepted", "bad-error", "crash", "hang")
 CLEAN = (TypeError, ValueError, RuntimeError, IndexError, ZeroDivisionError, NotImplementedError)
@@ -304,10 +304,8 @@ def run_case(case: Case) -> Outcome:
         with np.errstate(all="ignore"):
             r = fn(*args, **kwargs)
     except Exception as e:  # noqa: BLE001 - classifying every exception is the point
-        kind = type(e)
-        msg = f"{kind.__name__}: {str(e)[:200]}"
-        if kind.__module__.split(".")[0] in ("numpy", "numba") or not issubclass(kind, CLEAN) \
-                or "ufunc" in str(e) or "numba" in str(e).lower():
+        msg = f"{type(e).__name__}: {str(e)[:200]}"
+        if leaked(e):
             return Outcome(case, "bad-error", msg)
         if invalid is None and not (_complex_case(case) and isinstance(e, NotImplementedError | TypeError)):
             return Outcome(case, "rejected", msg)
@@ -328,6 +326,13 @@ def run_case(case: Case) -> Outcome:
         return _check_values(case, info, (x,), (), r, expected_dtype, BOOL,
                              call=lambda ref, a: ref(a, axis=axis, keepdims=keepdim))
     return _check_values(case, info, args[:info.n_inputs], args[info.n_inputs:], r, expected_dtype, BOOL)
+
+
+def leaked(e: Exception) -> bool:
+    """Whether `e` is not a clean exception of PyTorch's kind: numpy's or Numba's internals leaking."""
+    kind = type(e)
+    return (kind.__module__.split(".")[0] in ("numpy", "numba") or not issubclass(kind, CLEAN)
+            or "ufunc" in str(e) or "numba" in str(e).lower())
 
 
 def _complex_case(case: Case) -> bool:
