@@ -136,3 +136,13 @@ def test_unpool_on_cuda_matches_the_cpu():
     got = F.max_unpool2d(E.tensor(vals).cuda(), E.tensor(idx).cuda(), 2)
     assert got.device.type == "cuda"
     np.testing.assert_array_equal(got.cpu().numpy(), want)
+
+
+@pytest.mark.cuda
+def test_unpool_on_cuda_raises_the_cpus_error_for_an_index_outside_the_plane():
+    if not E.cuda.is_available():
+        pytest.skip("no CUDA device or simulator")
+    vals, idx = E.ones(1, 1, 2, 2), E.tensor([[[[0, 1], [2, 100]]]])
+    for dev in ("cpu", "cuda"):
+        with pytest.raises(RuntimeError, match=r"Found an invalid max index: 100 \(output volumes are of size 4x4"):
+            F.max_unpool2d(vals.to(dev), idx.to(dev), 2)

@@ -3,8 +3,8 @@
 One primitive, `max_unpool(input, indices, output_size)`, serves every rank: the spatial dims
 are flattened, as the pooling ops' indices are flat positions in their input plane. The CPU
 kernel checks every index value before writing (PyTorch's "Found an invalid max index");
-the meta step checks shapes and the index dtype. The backward gathers the gradient at the
-same indices.
+the meta step checks shapes and the index dtype, and a device's index values on the host. The
+backward gathers the gradient at the same indices.
 """
 
 from __future__ import annotations
@@ -38,18 +38,24 @@ def _max_unpool_meta(input, indices, output_size) -> None:
         raise RuntimeError(f"Input to {_NAMES.get(nd, 'max_unpooling')} should be a {nd + 1}d or {nd + 2}d Tensor, "
                            f"but got a tensor with {input.ndim} dimensions.")
     if indices._dtype is not dtypes.int64:
-        raise RuntimeError(f"elements in indices should be type int64 but got: {_scalar_name(indices._dtype)}")
+        raise RuntimeError(f"elements in indices should be type int64 but got: "
+                           f"{dtypes.TORCH_NAMES.get(indices._dtype.name, indices._dtype.name)}")
     if tuple(indices._shape) != tuple(input._shape):
         raise RuntimeError(f"Expected shape of indices to be same as that of the input tensor "
                            f"({list(input._shape)}) but got indices tensor with shape: {list(indices._shape)}")
     if any(int(s) <= 0 for s in output_size):
         raise RuntimeError(f"max_unpool: output sizes must be positive; got {list(output_size)}")
+    if indices._storage.device.type != "cpu" and indices.numel():
+        # a device kernel would skip a bad index: read them to the host (a synchronization, as PyTorch's
+        # device-side assert) so CUDA raises the CPU's error; the CPU kernel checks them as it writes
+        _check_values(np.asarray(indices._host_array()), output_size)
 
 
-def _scalar_name(dt) -> str:
-    """PyTorch's C++ scalar type name (`Int`, `Float`) in its messages."""
-    return {"int8": "Char", "uint8": "Byte", "int16": "Short", "int32": "Int", "float16": "Half",
-            "float32": "Float", "float64": "Double", "bool": "Bool", "bfloat16": "BFloat16"}.get(dt.name, dt.name)
+def _check_values(idx: np.ndarray, output_size) -> None:
+    """Every flat index lies in its output plane, else PyTorch's "Found an invalid max index"."""
+    bad = (idx < 0) | (idx >= math.prod(output_size))
+    if bad.any():
+        raise _invalid(int(idx[bad][0]), output_size)
 
 
 def _invalid(bad: int, output_size) -> RuntimeError:
@@ -66,9 +72,7 @@ def _max_unpool_cpu(input, indices, output_size):
     idx = np.ascontiguousarray(indices._np()).reshape(x.shape)
     out = np.zeros((x.shape[0], plane), dtype=x.dtype)
     if idx.size:
-        bad = (idx < 0) | (idx >= plane)
-        if bad.any():
-            raise _invalid(int(idx[bad][0]), output_size)
+        _check_values(idx, output_size)
         out[np.arange(x.shape[0])[:, None], idx] = x
     return wrap(out.reshape(lead + tuple(int(s) for s in output_size)))
 
