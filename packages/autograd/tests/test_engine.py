@@ -393,3 +393,18 @@ def test_node_hooks():
     y.grad_fn.register_hook(lambda gin, gout: (gin[0] * 2,))
     y.sum().backward()
     assert seen == [("pre", [1.0, 1.0])] and x.grad.tolist() == [6.0, 6.0]
+
+
+def test_grad_with_batched_grad_outputs_gives_the_jacobian_row_by_row():
+    x = E.tensor([0.5, -1.0, 2.0], dtype=E.float64, requires_grad=True)
+    w = E.tensor([1.0, 3.0], dtype=E.float64, requires_grad=True)
+    y = E.stack([x.sin().sum() * w[0], (x * x).sum() * w[1]])  # (2,)
+    jx, jw = E.autograd.grad(y, (x, w), E.eye(2, dtype=E.float64), is_grads_batched=True)
+    xn = x.detach().numpy()
+    np.testing.assert_allclose(jx.numpy(), np.stack([np.cos(xn) * 1.0, 2 * xn * 3.0]), rtol=1e-12)
+    np.testing.assert_allclose(jw.numpy(), [[np.sin(xn).sum(), 0.0], [0.0, (xn * xn).sum()]], rtol=1e-12)
+    z = E.tensor([1.0], requires_grad=True)
+    (jz,) = E.autograd.grad((z * 2).sum(), z, E.ones(0), is_grads_batched=True)
+    assert jz.shape == (0, 1)
+    with pytest.raises(RuntimeError, match="same batch size"):
+        E.autograd.grad([y, y.sum()], x, [E.eye(2), E.ones(3)], is_grads_batched=True)

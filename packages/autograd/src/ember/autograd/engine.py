@@ -373,6 +373,8 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph: bool | None = None, c
         retain_graph: keep saved tensors for another backward (default: `create_graph`).
         create_graph: record the backward pass, so the result can be differentiated again.
         allow_unused: return None for an input that `outputs` do not depend on (else raise).
+        is_grads_batched: the first dim of every `grad_outputs` entry is a batch of vectors; each
+            result gets that batch dim in front (one backward per vector, as PyTorch's vmap fallback).
         materialize_grads: return zeros instead of None for unused inputs.
 
     Returns:
@@ -385,7 +387,8 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph: bool | None = None, c
         tensor([6.])
     """
     if is_grads_batched:
-        raise NotImplementedError("grad: is_grads_batched=True is not supported by ember")
+        return _grad_batched(outputs, inputs, grad_outputs, retain_graph, create_graph, allow_unused,
+                             materialize_grads)
     if allow_unused is None:
         allow_unused = materialize_grads
     if materialize_grads and not allow_unused:
@@ -420,3 +423,25 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph: bool | None = None, c
         res.append(g)
     return tuple(res)
 
+
+def _grad_batched(outputs, inputs, grad_outputs, retain_graph, create_graph, allow_unused, materialize_grads):
+    """`grad(..., is_grads_batched=True)`: one vector-Jacobian product per row of the batched
+    `grad_outputs`, stacked along a new first dim."""
+    from ember.core.ops.join import stack
+
+    gos = _as_list(grad_outputs)
+    if not gos or any(g is None for g in gos):
+        raise RuntimeError("grad: is_grads_batched=True requires a batched tensor in grad_outputs for every output")
+    sizes = {g.shape[0] if g.ndim else None for g in gos}
+    if len(sizes) != 1 or None in sizes:
+        raise RuntimeError(f"grad: with is_grads_batched=True, every grad_outputs entry needs the same batch size "
+                           f"in its first dim; got shapes {[tuple(g.shape) for g in gos]}")
+    (n,) = sizes
+    ins = _as_list(inputs)
+    keep = create_graph if retain_graph is None else retain_graph
+    rows = [grad(outputs, ins, [g[i] for g in gos], retain_graph=True if i < n - 1 else keep,
+                 create_graph=create_graph, allow_unused=allow_unused, materialize_grads=materialize_grads)
+            for i in range(n)]
+    return tuple(None if rows and rows[0][k] is None else
+                 stack([r[k] for r in rows]) if n else zeros_like(x).unsqueeze(0)[:0]
+                 for k, x in enumerate(ins))

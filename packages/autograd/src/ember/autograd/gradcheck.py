@@ -100,6 +100,54 @@ def _analytical(outputs: list[Tensor], diff_inputs: list[Tensor]) -> list[list[n
     return jac
 
 
+def _batched(outputs: list[Tensor], diff_inputs: list[Tensor]) -> list[list[np.ndarray]]:
+    """The same Jacobians as `_analytical`, each output's from one `grad(..., is_grads_batched=True)`
+    over the identity (PyTorch's check_batched_grad)."""
+    from ember.core import eye
+
+    jac = [[np.zeros((o.numel(), x.numel())) for x in diff_inputs] for o in outputs]
+    for j, o in enumerate(outputs):
+        if not o.requires_grad or not o.numel():
+            continue
+        basis = eye(o.numel(), dtype=o.dtype, device=o.device).reshape(o.numel(), *o.shape)
+        gs = autograd_grad(o, diff_inputs, basis, retain_graph=True, allow_unused=True, is_grads_batched=True)
+        for i, g in enumerate(gs):
+            if g is not None:
+                jac[j][i] = _host(g).reshape(o.numel(), -1)
+    return jac
+
+
+def _forward(func: Callable, inputs: tuple, i: int, n_out: list[int]) -> list[np.ndarray]:
+    """d(outputs)/d(inputs[i]) by forward mode (`torch.func.jvp`), one column per one-hot tangent."""
+    from ember.core import zeros_like
+
+    from ember.autograd.func import jvp
+
+    x = inputs[i]
+    cols = [np.zeros((n, x.numel())) for n in n_out]
+
+    def of_x(xi):
+        args = list(inputs)
+        args[i] = xi
+        return tuple(_diff_outputs(_as_tuple(func(*args))))
+
+    for c in range(x.numel()):
+        t = zeros_like(x.detach())
+        t.view(-1)[c] = 1.0
+        _, jv = jvp(of_x, (x.detach(),), (t,))
+        for j in range(len(n_out)):
+            cols[j][:, c] = _host(jv[j]).reshape(-1)
+    return cols
+
+
+def _mismatch(what: str, j: int, i: int, expected: np.ndarray, got: np.ndarray, raise_exception: bool) -> bool:
+    """Report a Jacobian mismatch: raise `GradcheckError` or return False."""
+    msg = f"{what} mismatch for output {j} with respect to input {i},\nnumerical:{expected}\nanalytical:{got}\n"
+    if raise_exception:
+        raise GradcheckError(msg)
+    return False
+
+
 def gradcheck(func: Callable, inputs, *, eps: float = 1e-6, atol: float = 1e-5, rtol: float = 1e-3,
               raise_exception: bool = True, nondet_tol: float = 0.0, check_undefined_grad: bool = True,
               check_grad_dtypes: bool = False, check_batched_grad: bool = False,
@@ -113,6 +161,10 @@ def gradcheck(func: Callable, inputs, *, eps: float = 1e-6, atol: float = 1e-5, 
         eps: the finite-difference step.
         atol, rtol: the tolerance: |analytical - numerical| <= atol + rtol * |numerical|.
         raise_exception: raise `GradcheckError` on a mismatch (else return False).
+        check_batched_grad: also build the backward Jacobian with `grad(..., is_grads_batched=True)`.
+        check_forward_ad, check_batched_forward_grad: also build it by forward mode (`func.jvp`), one
+            tangent per input element, and compare it with the finite differences.
+        check_backward_ad: compare the backward Jacobian with the finite differences.
 
     Returns:
         True when every Jacobian matches.
@@ -122,8 +174,6 @@ def gradcheck(func: Callable, inputs, *, eps: float = 1e-6, atol: float = 1e-5, 
         >>> gradcheck(lambda x: (x * x).sum(), randn(3, dtype=float64, requires_grad=True))
         True
     """
-    if check_batched_grad or check_forward_ad or check_batched_forward_grad:
-        raise NotImplementedError("gradcheck: batched and forward-mode checks are not supported by ember")
     func, tupled = _real_view(func, _as_tuple(inputs))
     diff_idx = [i for i, x in enumerate(tupled) if isinstance(x, Tensor) and x.requires_grad]
     if not diff_idx:
@@ -134,21 +184,25 @@ def gradcheck(func: Callable, inputs, *, eps: float = 1e-6, atol: float = 1e-5, 
             warnings.warn(f"Input #{i} requires gradient and is not a double precision floating point or complex. "
                           "This check will likely fail if all the inputs are not of double precision floating "
                           "point or complex. ", UserWarning, stacklevel=2)
-    outputs = _diff_outputs(_as_tuple(func(*tupled)))
-    if not check_backward_ad:
+    if not (check_backward_ad or check_batched_grad or check_forward_ad or check_batched_forward_grad):
         return True
-    analytical = _analytical(outputs, [tupled[i] for i in diff_idx])
+    outputs = _diff_outputs(_as_tuple(func(*tupled)))
     n_out = [o.numel() for o in outputs]
+    diff_inputs = [tupled[i] for i in diff_idx]
+    analytical = _analytical(outputs, diff_inputs) if check_backward_ad or check_batched_grad else None
+    batched = _batched(outputs, diff_inputs) if check_batched_grad else None
     for k, i in enumerate(diff_idx):
         numerical = _numerical(func, tupled, i, eps, n_out)
+        forward = _forward(func, tupled, i, n_out) if check_forward_ad or check_batched_forward_grad else None
         for j in range(len(outputs)):
-            a, n = analytical[j][k], numerical[j]
-            if not np.allclose(a, n, rtol=rtol, atol=atol, equal_nan=True):
-                msg = (f"Jacobian mismatch for output {j} with respect to input {i},\n"
-                       f"numerical:{n}\nanalytical:{a}\n")
-                if raise_exception:
-                    raise GradcheckError(msg)
-                return False
+            n = numerical[j]
+            if check_backward_ad and not np.allclose(analytical[j][k], n, rtol=rtol, atol=atol, equal_nan=True):
+                return _mismatch("Jacobian", j, i, n, analytical[j][k], raise_exception)
+            if forward is not None and not np.allclose(forward[j], n, rtol=rtol, atol=atol, equal_nan=True):
+                return _mismatch("Jacobian computed with forward mode", j, i, n, forward[j], raise_exception)
+            if batched is not None and not np.allclose(batched[j][k], analytical[j][k], rtol=rtol, atol=atol,
+                                                       equal_nan=True):
+                return _mismatch("Batched gradient", j, i, analytical[j][k], batched[j][k], raise_exception)
     return True
 
 

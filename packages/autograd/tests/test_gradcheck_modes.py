@@ -1,0 +1,44 @@
+"""gradcheck's batched (is_grads_batched) and forward-mode (jvp) checks: they pass on correct
+derivatives and report a wrong one, as PyTorch's."""
+
+import numpy as np
+import pytest
+
+import ember.autograd as E
+from ember.autograd import Function
+from ember.autograd.gradcheck import GradcheckError, gradcheck
+
+
+def _x():
+    return E.tensor(np.linspace(-1.0, 2.0, 6).reshape(2, 3), dtype=E.float64, requires_grad=True)
+
+
+@pytest.mark.parametrize("flags", [dict(check_batched_grad=True), dict(check_forward_ad=True),
+                                   dict(check_batched_forward_grad=True, check_backward_ad=False)])
+def test_correct_derivatives_pass_every_mode(flags):
+    w = E.tensor([[0.5, -1.0], [2.0, 0.25], [1.0, 3.0]], dtype=E.float64, requires_grad=True)
+    assert gradcheck(lambda x, w: ((x.sin() @ w) * x.sum(1, keepdim=True), x.exp().sum()), (_x(), w), **flags)
+
+
+class _WrongBackward(Function):
+    """x ** 2 with a backward off by a factor 3: every mode that uses the backward must catch it."""
+
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return x * x
+
+    @staticmethod
+    def backward(ctx, g):
+        (x,) = ctx.saved_tensors
+        return 6 * x * g
+
+
+def test_a_wrong_backward_fails_the_batched_and_forward_checks():
+    with pytest.raises(GradcheckError, match="Jacobian mismatch for output 0 with respect to input 0"):
+        gradcheck(_WrongBackward.apply, (_x(),), check_batched_grad=True)
+    # ember's forward mode differentiates the backward (double vjp), so it sees the wrong rule too
+    with pytest.raises(GradcheckError, match="forward mode mismatch"):
+        gradcheck(_WrongBackward.apply, (_x(),), check_forward_ad=True, check_backward_ad=False)
+    assert not gradcheck(_WrongBackward.apply, (_x(),), check_forward_ad=True, check_backward_ad=False,
+                         raise_exception=False)
