@@ -147,7 +147,11 @@ SAMPLES.update({
     "einsum": [(lambda a, b: E.einsum("ij,jk->ik", a, b), (make((2, 3)), make((3, 2)))),
                (lambda a, b: E.einsum("i,j", a, b), (make((2,)), make((3,)))),
                (lambda a: E.einsum("ij->j", a), (make((2, 3)),)),
-               (lambda a, b: E.einsum("...ij,...jk->...ik", a, b), (make((2, 2, 3)), make((2, 3, 1))))],
+               (lambda a, b: E.einsum("...ij,...jk->...ik", a, b), (make((2, 2, 3)), make((2, 3, 1)))),
+               # a repeated subscript reads a diagonal: trace, diagonal, and a batched generalised diagonal
+               (lambda a: E.einsum("ii->", a), (make((3, 3)),)),
+               (lambda a, b: E.einsum("ii,ij->j", a, b), (make((3, 3)), make((3, 2)))),
+               (lambda a: E.einsum("aibi->ab", a), (make((2, 3, 2, 3)),))],
     "trace": [(lambda x: x.trace(), (make((3, 3)),))],
     # indexing and joining
     "index": [(lambda x: x[idx([0, 2, 0])], (make((3, 2)),)), (lambda x: x[:, idx([1, 1])], (make((2, 3)),))],

@@ -172,17 +172,20 @@ def _einsum_backward(grads, equation, operands):
             res.append(None)
             continue
         sub = ins[i]
-        if len(set(sub)) != len(sub):
-            raise NotImplementedError(f"einsum backward: repeated subscripts in one operand ('{sub}') are not "
-                                      "supported")
+        uniq = "".join(dict.fromkeys(sub))  # a repeated letter ('ii') reads a diagonal: one dim per letter
+        sizes = tuple(op.shape[sub.index(c)] for c in uniq)
         others = [(s, o) for j, (s, o) in enumerate(zip(ins, operands)) if j != i]
         avail = set(out).union(*(set(s) for s, _ in others))
-        target = "".join(c for c in sub if c in avail)
+        target = "".join(c for c in uniq if c in avail)
         eq = ",".join([out] + [s for s, _ in others]) + "->" + target
         g = einsum(eq, grad, *[cj(o) for _, o in others])  # complex: the conjugates of the other factors
-        if target != sub:
-            shape = tuple(op.shape)
-            g = g.reshape(tuple(shape[k] if c in avail else 1 for k, c in enumerate(sub))).expand(shape)
+        if target != uniq:
+            g = g.reshape(tuple(n if c in avail else 1 for c, n in zip(uniq, sizes))).expand(sizes)
+        if uniq != sub:  # scatter onto that diagonal of a zero gradient
+            full = zeros_with(tuple(op.shape), g)
+            st = full.stride()
+            full.as_strided(sizes, tuple(sum(st[k] for k, d in enumerate(sub) if d == c) for c in uniq)).copy_(g)
+            g = full
         res.append(g)
     return res
 
