@@ -90,7 +90,9 @@ SAMPLES.update({
     # views and copies
     "view": [(lambda x: x.view(3, 2), (make((2, 3)),))],
     "as_strided": [(lambda x: x.as_strided((2, 2), (1, 2), 1), (make((6,)),)),
-                   (lambda x: x.as_strided((3, 2), (0, 1)), (make((2,)),))],
+                   (lambda x: x.as_strided((3, 2), (0, 1)), (make((2,)),)),
+                   # overlapping windows (stride 1 over both dims): their gradients add up
+                   (lambda x: x.as_strided((3, 4), (1, 1)), (make((6,)),))],
     "permute": [(lambda x: x.permute(2, 0, 1), (make((2, 3, 2)),))],
     "transpose": [(lambda x: x.transpose(0, 1), (make((2, 3), noncontig=True),))],
     "expand": [(lambda x: x.expand(2, 3, 3), (make((3, 1)),))],

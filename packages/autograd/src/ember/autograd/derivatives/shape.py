@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import numpy as np
+
+from ember.core.creation import tensor
 from ember.core.ops import shape as S
 from ember.core.tensor import Tensor
 
@@ -39,11 +42,14 @@ def _as_strided_backward(grad, input_geometry, size, stride, storage_offset):
         grad = grad.sum(zero_dims, keepdim=True)
         for i in zero_dims:
             size[i] = 1
-    if not _non_overlapping(size, stride):
-        raise NotImplementedError("as_strided backward: overlapping output geometries other than broadcast "
-                                  f"(stride 0) dims are not supported; got size {size}, stride {stride}")
     buf = zeros_with((n_storage,), grad)
-    S.as_strided(buf, tuple(size), tuple(stride), off).copy_(grad)
+    if _non_overlapping(size, stride):
+        S.as_strided(buf, tuple(size), tuple(stride), off).copy_(grad)
+    else:  # elements sharing memory (sliding windows): their gradients add up at that storage position
+        pos = np.full(tuple(size), off, dtype=np.int64)
+        for d_, (n, s) in enumerate(zip(size, stride)):
+            pos += (np.arange(n, dtype=np.int64) * s).reshape((n,) + (1,) * (len(size) - d_ - 1))
+        buf = buf.index_add(0, tensor(pos.reshape(-1), device=grad.device), grad.reshape(-1))
     return S.as_strided(buf, ishape, istrides, ioff)
 
 
