@@ -1,4 +1,4 @@
-"""pad_nd and upsample (+ backward), the LSTM/GRU cells (+ backward), isclose, trace, isin,
+"""pad_nd and upsample (+ backward), the LSTM/GRU cells and the LSTM layer (+ backward), isclose, trace, isin,
 masked_scatter and embedding_renorm_ on both devices: CUDA must match the CPU. CUDA simulator."""
 
 from __future__ import annotations
@@ -54,6 +54,23 @@ def test_lstm_and_gru_cells_and_backward(device):
     _both(lambda a, b, c: get_op("gru_cell")(a, b, c), device, gi, gh, hx)
     _, gws = get_op("gru_cell")(gi, gh, hx)
     _both(lambda a, b: get_op("gru_cell_backward")(a, b), device, ghy, gws)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("reverse", [False, True])
+def test_lstm_layer_and_backward(device, reverse):
+    steps, n, n_in, h = 3, 2, 3, 2
+    x = make_tensor(steps, n, n_in, seed=12, noncontiguous=True)
+    w_ih, w_hh = make_tensor(4 * h, n_in, seed=13), make_tensor(4 * h, h, seed=14)
+    b_ih, b_hh = make_tensor(4 * h, seed=15), make_tensor(4 * h, seed=16)
+    hx, cx = make_tensor(n, h, seed=17), make_tensor(n, h, seed=18)
+    _both(lambda *a: get_op("lstm_layer")(*a, reverse), device, x, w_ih, w_hh, b_ih, b_hh, hx, cx)
+    hs, cs, ws = get_op("lstm_layer")(x, w_ih, w_hh, b_ih, None, hx, cx, reverse)
+    g_out, ghy, gcy = make_tensor(steps, n, h, seed=19), make_tensor(n, h, seed=20), make_tensor(n, h, seed=21)
+    _both(lambda *a: get_op("lstm_layer_backward")(*a, reverse, (True, True, True)), device,
+          g_out, ghy, gcy, x, w_ih, w_hh, cx, hs, cs, ws)
+    _both(lambda *a: get_op("lstm_layer_backward")(a[0], None, None, *a[1:], reverse, (False, False, False))[4:],
+          device, g_out, x, w_ih, w_hh, cx, hs, cs, ws)
 
 
 @pytest.mark.parametrize("device", DEVICES)

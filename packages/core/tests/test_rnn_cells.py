@@ -112,3 +112,73 @@ def test_lstm_cell_saturates_without_warnings_and_propagates_nan():
     with np.errstate(over="ignore"):
         hy64, _ = ref_lstm(ig[:2].astype(np.float64), 0, cx[:2], 0, 0)
     np.testing.assert_allclose(hy.numpy()[:2], hy64, rtol=1e-6)
+
+
+def ref_layer(x, w_ih, w_hh, b_ih, b_hh, h, c, reverse):
+    """float64 outputs and cell states of one LSTM layer direction, step by step."""
+    hs, cs = [None] * len(x), [None] * len(x)
+    for t in (range(len(x) - 1, -1, -1) if reverse else range(len(x))):
+        h, c = ref_lstm(x[t] @ w_ih.T, h @ w_hh.T, c, b_ih, b_hh)
+        hs[t], cs[t] = h, c
+    return np.stack(hs), np.stack(cs)
+
+
+def _layer_args(rng, steps, n, n_in, h, scale=1.0):
+    shapes = [(steps, n, n_in), (4 * h, n_in), (4 * h, h), (4 * h,), (4 * h,), (n, h), (n, h)]
+    return [scale * rng.standard_normal(s) for s in shapes]
+
+
+@pytest.mark.parametrize("reverse", [False, True])
+def test_lstm_layer_matches_reference_and_backward(reverse):
+    rng = np.random.default_rng(1)
+    steps, n, h = 4, 3, 2
+    args = _layer_args(rng, steps, n, 3, h)
+    hs, cs, ws = R.lstm_layer(*map(T, args), reverse)
+    want_h, want_c = ref_layer(*args, reverse)
+    np.testing.assert_allclose(hs.numpy()[:steps] if reverse else hs.numpy()[1:], want_h, rtol=1e-13, atol=1e-13)
+    np.testing.assert_allclose(hs.numpy()[steps if reverse else 0], args[5])
+    np.testing.assert_allclose(cs.numpy(), want_c, rtol=1e-13, atol=1e-13)
+    g_out, g_hn, g_cn = rng.standard_normal((steps, n, h)), rng.standard_normal((n, h)), rng.standard_normal((n, h))
+    last = 0 if reverse else steps - 1
+
+    def loss(k, a):
+        full = list(args)
+        full[k] = a
+        o, c = ref_layer(*full, reverse)
+        return np.sum(o * g_out) + np.sum(o[last] * g_hn) + np.sum(c[last] * g_cn)
+
+    grads = [t.numpy() for t in R.lstm_layer_backward(T(g_out), T(g_hn), T(g_cn), T(args[0]), T(args[1]), T(args[2]),
+                                                     T(args[6]), hs, cs, ws, reverse, (True, True, True))]
+    for k, got in zip(range(7), [grads[0], grads[1], grads[2], grads[3], grads[3], grads[4], grads[5]]):
+        vjp_check(lambda a, k=k: loss(k, a), args[k], got)
+    masked = R.lstm_layer_backward(T(g_out), None, None, T(args[0]), T(args[1]), T(args[2]), T(args[6]), hs, cs, ws,
+                                   reverse, (False, False, False))
+    assert masked[:4] == (None,) * 4
+
+
+def test_lstm_layer_float32_within_rounding_and_saturating():
+    """float32 gates go through the kernel's own vectorized exp: within a few float32 ulps of the
+    float64 reference, and gate pre-activations of +-1e4 saturate to 0 and 1 without inf or NaN."""
+    rng = np.random.default_rng(2)
+    args = _layer_args(rng, 5, 4, 6, 8, scale=2.0)
+    hs, cs, _ = R.lstm_layer(*(T(a.astype(np.float32)) for a in args), False)
+    want_h, want_c = ref_layer(*args, False)
+    assert hs.dtype == E.float32
+    np.testing.assert_allclose(hs.numpy()[1:], want_h, rtol=2e-5, atol=2e-6)
+    np.testing.assert_allclose(cs.numpy(), want_c, rtol=2e-5, atol=2e-6)
+    big = [a.astype(np.float32) for a in args]
+    big[1] *= 1e4
+    hs, cs, ws = R.lstm_layer(*map(T, big), False)
+    with np.errstate(over="ignore"):
+        want_h, want_c = ref_layer(*[a.astype(np.float64) for a in big], False)
+    assert np.isfinite(ws.numpy()).all()
+    np.testing.assert_allclose(hs.numpy()[1:], want_h, rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(cs.numpy(), want_c, rtol=1e-5, atol=1e-5)
+
+
+def test_lstm_layer_bad_shapes_raise():
+    rng = np.random.default_rng(3)
+    args = [T(a) for a in _layer_args(rng, 2, 3, 4, 2)]
+    args[2] = T(rng.standard_normal((8, 3)))
+    with pytest.raises(RuntimeError, match="lstm_layer: expected input"):
+        R.lstm_layer(*args, False)

@@ -54,3 +54,23 @@ def test_optimizer_kernels_match_cpu(name, kw):
         oc.step()
         og.step()
     np.testing.assert_allclose(pg.detach().cpu().numpy(), pc.detach().numpy(), rtol=1e-13)
+
+
+def test_lstm_outputs_and_gradients_match_cpu():
+    """nn.LSTM's one node per layer and direction (`lstm_layer` composed on CUDA): outputs, final
+    states and every gradient against the CPU's compiled kernel, bidirectional, two layers."""
+    torch.manual_seed(0)
+    cpu = nn.LSTM(3, 2, num_layers=2, bidirectional=True, batch_first=True).double()
+    gpu = nn.LSTM(3, 2, num_layers=2, bidirectional=True, batch_first=True).double()
+    gpu.load_state_dict(cpu.state_dict())
+    gpu.cuda()
+    x = torch.randn(2, 3, 3, dtype=torch.float64)
+    h0, c0 = torch.randn(4, 2, 2, dtype=torch.float64), torch.randn(4, 2, 2, dtype=torch.float64)
+    got = []
+    for model, dev in ((cpu, "cpu"), (gpu, "cuda")):
+        xx, hh, cc = (t.to(dev).detach().requires_grad_() for t in (x, h0, c0))
+        out, (h, c) = model(xx, (hh, cc))
+        (out.sin().sum() + h.sum() + (2 * c).sum()).backward()
+        got.append([out, h, c, xx.grad, hh.grad, cc.grad] + [p.grad for p in model.parameters()])
+    for a, b in zip(*got, strict=True):
+        np.testing.assert_allclose(b.detach().cpu().numpy(), a.detach().numpy(), rtol=1e-10, atol=1e-12)

@@ -1,8 +1,8 @@
 """CUDA kernels of ops that compose from the CUDA primitives without kernels of their own:
 pad_nd (+ backward) over index maps, upsample (+ backward) as one small matmul per spatial dim,
-the fused LSTM/GRU cells (+ backward), isclose, trace, isin, masked_scatter (a running count
-of the mask picks each source element) and embedding_renorm_. Every step queues on the stream;
-nothing synchronizes."""
+the fused LSTM/GRU cells (+ backward), the LSTM layer (+ backward) over the cell and mm, isclose,
+trace, isin, masked_scatter (a running count of the mask picks each source element) and
+embedding_renorm_. Every step queues on the stream; nothing synchronizes."""
 
 from __future__ import annotations
 
@@ -99,6 +99,55 @@ def _lstm_cell_backward(grad_hy, grad_cy, cx, cy, workspace):
     parts = [mul(mul(gc, g), mul(i, sub(1, i))), mul(mul(gc, cx), mul(f, sub(1, f))),
              mul(mul(gc, i), sub(1, mul(g, g))), mul(mul(ghy, tc), mul(o, sub(1, o)))]
     return _op("cat")(parts, workspace.ndim - 1), mul(gc, f)
+
+
+def _lstm_layer(input, weight_ih, weight_hh, bias_ih, bias_hh, hx, cx, reverse):
+    """lstm_layer composed: the input projection as one mm, then per step one mm and the cell,
+    written into the buffers the CPU kernel returns (hs (L + 1, N, H), cs, workspace (L, N, 5H))."""
+    from ember.core.ops.rnn_cells import _layer_check
+
+    _layer_check(input, weight_ih, weight_hh, hx, cx)
+    steps, n, hid = input._shape[0], input._shape[1], weight_hh._shape[1]
+    dev, dt = input._storage.device, input._dtype
+    mm, tanh = _op("mm"), _op("tanh")
+    gi = mm(input.reshape(steps * n, -1), weight_ih.t()).reshape(steps, n, 4 * hid)
+    hs, cs, ws = (_empty(shape, dt, dev) for shape in ((steps + 1, n, hid), (steps, n, hid), (steps, n, 5 * hid)))
+    hs[steps if reverse else 0].copy_(hx)
+    c = cx
+    for t in (range(steps - 1, -1, -1) if reverse else range(steps)):
+        h_prev = hs[t + 1] if reverse else hs[t]
+        hy, c, gates = _lstm_cell(gi[t], mm(h_prev, weight_hh.t()), c, bias_ih, bias_hh)
+        hs[t if reverse else t + 1].copy_(hy)
+        cs[t].copy_(c)
+        ws[t].narrow(-1, 0, 4 * hid).copy_(gates)
+        ws[t].narrow(-1, 4 * hid, hid).copy_(tanh(c))
+    return hs, cs, ws
+
+
+def _lstm_layer_backward(grad_output, grad_hy, grad_cy, input, weight_ih, weight_hh, cx, hs, cs, workspace,
+                         reverse, output_mask):
+    steps, n, hid = input._shape[0], input._shape[1], weight_hh._shape[1]
+    dev, dt = input._storage.device, input._dtype
+    mm, add = _op("mm"), _op("add")
+    gg = _empty((steps, n, 4 * hid), dt, dev)
+    gh = grad_hy if grad_hy is not None else _op("fill_")(_empty((n, hid), dt, dev), 0)
+    gc = grad_cy
+    for t in (range(steps) if reverse else range(steps - 1, -1, -1)):
+        first = t == (steps - 1 if reverse else 0)
+        c_prev = cx if first else cs[t + 1 if reverse else t - 1]
+        g, gc = _lstm_cell_backward(add(grad_output[t], gh), gc, c_prev, cs[t], workspace[t].narrow(-1, 0, 4 * hid))
+        gg[t].copy_(g)
+        gh = mm(g, weight_hh)
+    g2 = gg.reshape(steps * n, 4 * hid)
+    g_x = g_w_ih = g_w_hh = g_b = None
+    if output_mask[0]:
+        g_x = mm(g2, weight_ih).reshape(tuple(input._shape))
+    if output_mask[1]:
+        g_w_hh = mm(g2.t(), (hs[1:] if reverse else hs[:steps]).reshape(steps * n, hid))
+        g_w_ih = mm(g2.t(), input.reshape(steps * n, -1))
+    if output_mask[2]:
+        g_b = _op("sum")(g2, (0,), False)
+    return g_x, g_w_ih, g_w_hh, g_b, gh, gc
 
 
 def _gru_cell(input_gates, hidden_gates, hx, input_bias=None, hidden_bias=None):
@@ -234,7 +283,8 @@ def _embedding_renorm(weight, indices, max_norm, norm_type):
 
 def register() -> None:
     for name, fn in (("pad_nd", _pad_nd), ("pad_nd_backward", _pad_nd_backward), ("lstm_cell", _lstm_cell),
-                     ("lstm_cell_backward", _lstm_cell_backward), ("gru_cell", _gru_cell),
+                     ("lstm_cell_backward", _lstm_cell_backward), ("lstm_layer", _lstm_layer),
+                     ("lstm_layer_backward", _lstm_layer_backward), ("gru_cell", _gru_cell),
                      ("gru_cell_backward", _gru_cell_backward), ("isclose", _isclose), ("trace", _trace),
                      ("upsample", _upsample), ("upsample_backward", _upsample_backward), ("isin", _isin),
                      ("masked_scatter", _masked_scatter), ("embedding_renorm_", _embedding_renorm)):

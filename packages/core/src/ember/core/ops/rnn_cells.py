@@ -4,9 +4,16 @@ The caller computes the gate pre-activations with its own matmuls (`x @ w_ih.T`,
 these ops apply biases, nonlinearities and the state update in one pass and save a workspace
 of activated gates, so the backward needs no recomputation. Gate order: i, f, g, o (LSTM) and
 r, z, n (GRU), as PyTorch lays out `weight_ih_l0`.
+
+`lstm_layer` runs a whole LSTM layer direction (the node `nn.LSTM` records per layer, as
+PyTorch's CPU LSTM runs `mkldnn_rnn_layer`); on the CPU each step is one GEMM and one compiled
+Numba pass over the gates.
 """
 
 from __future__ import annotations
+
+import math
+from functools import cache
 
 import numpy as np
 
@@ -14,6 +21,7 @@ from ember.core.dispatch import declare
 from ember.core.ops._util import wrap
 from ember.core.tensor import Tensor, describe
 
+# lstm_layer and its backward (ember.nn's LSTM node, no PyTorch name) stay out of the torch namespace
 __all__ = ["_thnn_fused_lstm_cell", "_thnn_fused_gru_cell", "lstm_cell_backward", "gru_cell_backward"]
 
 
@@ -144,6 +152,207 @@ def _gru_cell_backward_cpu(grad_hy, workspace):
     gi = np.concatenate([gr, gz, gn], axis=-1)
     gh = np.concatenate([gr, gz, gn * r], axis=-1)
     return wrap(gi), wrap(gh), wrap(g * z)
+
+
+@cache
+def _layer_kernels():
+    """The per-step kernels of `lstm_layer` and its backward, compiled on first use."""
+    import numba
+    from llvmlite import ir
+    from numba import types
+    from numba.extending import intrinsic, overload
+
+    @intrinsic
+    def as_float32(typingctx, bits):
+        """The float32 whose bits are the int32 `bits`."""
+        def codegen(context, builder, signature, args):
+            return builder.bitcast(args[0], ir.FloatType())
+        return types.float32(types.int32), codegen
+
+    def exp(x):
+        """math.exp; for float32, a form LLVM vectorizes (see the overload)."""
+
+    @overload(exp, inline="always")
+    def _exp(x):
+        # float32: Cephes' expf (range reduction to [-ln2/2, ln2/2], degree-6 polynomial, 2^n from
+        # the exponent bits) with no calls, so the loops around it vectorize: Numba's scalar expf
+        # runs at half numpy's speed and tanhf at a tenth. Arguments clamped to [-87, 88].
+        if x != types.float32:
+            return lambda x: math.exp(x)
+
+        def impl(x):
+            x = min(max(x, np.float32(-87.0)), np.float32(88.0))
+            fx = np.floor(x * np.float32(1.44269504088896341) + np.float32(0.5))
+            x = x - fx * np.float32(0.693359375)
+            x = x - fx * np.float32(-2.12194440e-4)
+            y = np.float32(1.9875691500e-4)
+            y = y * x + np.float32(1.3981999507e-3)
+            y = y * x + np.float32(8.3334519073e-3)
+            y = y * x + np.float32(4.1665795894e-2)
+            y = y * x + np.float32(1.6666665459e-1)
+            y = y * x + np.float32(5.0000001201e-1)
+            return (y * x * x + x + np.float32(1.0)) * as_float32((np.int32(fx) + np.int32(127)) << np.int32(23))
+        return impl
+
+    # error_model="numpy": a division by zero gives inf instead of a branch that raises, which
+    # would stop LLVM vectorizing the loops
+    jit = numba.njit(cache=True, nogil=True, error_model="numpy")
+
+    @jit
+    def forward_step(t, tp, slot, gates, gi, bias, hs, cs, c0, ws):
+        """Step t: gates (N, 4H) = h_prev @ W_hh^T; writes the activated gates i, f, g, o and
+        tanh(c_t) into ws[t] (N, 5H), c_t into cs[t] and h_t into hs[slot]; c_prev is c0 when
+        tp < 0, else cs[tp]. tanh z = 2 sigmoid(2z) - 1. Each loop indexes its arrays from 0 and
+        reads few of them, which is what lets LLVM vectorize it (offsets such as w[h + j] leave it
+        unable to rule out negative indices)."""
+        n_rows, h4 = gates.shape
+        h = h4 // 4
+        one, two = ws.dtype.type(1), ws.dtype.type(2)
+        for n in range(n_rows):
+            w, g, x, hn, cn = ws[t, n], gates[n], gi[t, n], hs[slot, n], cs[t, n]
+            cp = c0[n] if tp < 0 else cs[tp, n]
+            for j in range(h4):
+                w[j] = g[j] + x[j] + bias[j]
+            s_if, s_g, s_o = w[:2 * h], w[2 * h:3 * h], w[3 * h:h4]
+            for j in range(2 * h):
+                s_if[j] = one / (one + exp(-s_if[j]))
+            for j in range(h):
+                s_g[j] = two / (one + exp(-two * s_g[j])) - one
+            for j in range(h):
+                s_o[j] = one / (one + exp(-s_o[j]))
+            s_i, s_f, tc = w[:h], w[h:2 * h], w[h4:]
+            for j in range(h):
+                cn[j] = s_f[j] * cp[j] + s_i[j] * s_g[j]
+            for j in range(h):
+                tc[j] = two / (one + exp(-two * cn[j])) - one
+            for j in range(h):
+                hn[j] = s_o[j] * tc[j]
+
+    @jit
+    def backward_step(t, tp, g_out, gh, gc, c0, cs, ws, gg):
+        """Step t backward: gh (N, H) is the gradient reaching h_t through the next step, gc that
+        of c_t (replaced by c_{t-1}'s); writes the gates' gradient into gg[t] (N, 4H)."""
+        n_rows, h = gh.shape
+        one = ws.dtype.type(1)
+        for n in range(n_rows):
+            w, go, d, dc, dh = ws[t, n], g_out[t, n], gg[t, n], gc[n], gh[n]
+            cp = c0[n] if tp < 0 else cs[tp, n]
+            s_i, s_f, s_g, s_o, tc = w[:h], w[h:2 * h], w[2 * h:3 * h], w[3 * h:4 * h], w[4 * h:]
+            d_i, d_f, d_g, d_o = d[:h], d[h:2 * h], d[2 * h:3 * h], d[3 * h:]
+            for j in range(h):  # dh: the gradient of h_t in all
+                dh[j] += go[j]
+            for j in range(h):
+                dc[j] += dh[j] * s_o[j] * (one - tc[j] * tc[j])
+            for j in range(h):
+                d_o[j] = dh[j] * tc[j] * s_o[j] * (one - s_o[j])
+            for j in range(h):
+                d_i[j] = dc[j] * s_g[j] * s_i[j] * (one - s_i[j])
+            for j in range(h):
+                d_g[j] = dc[j] * s_i[j] * (one - s_g[j] * s_g[j])
+            for j in range(h):
+                d_f[j] = dc[j] * cp[j] * s_f[j] * (one - s_f[j])
+            for j in range(h):
+                dc[j] *= s_f[j]
+
+    return forward_step, backward_step
+
+
+lstm_layer = declare("lstm_layer", differentiable=False, doc="""One LSTM layer direction over a whole sequence.
+
+Positional signature: `lstm_layer(input, weight_ih, weight_hh, bias_ih, bias_hh, hx, cx, reverse)`,
+input `(L, N, H_in)`, weights `(4H, H_in)` and `(4H, H)`, biases `(4H,)` or None, hx and cx
+`(N, H)`. Returns `(hs, cs, workspace)`: hs `(L + 1, N, H)` holds hx and the L outputs in time
+order (hx first, or last when `reverse`), cs `(L, N, H)` the cell states, workspace `(L, N, 5H)`
+the activated gates and tanh(c) for `lstm_layer_backward`. The input projection is one GEMM; each
+step is one GEMM and one compiled pass that writes its results in place (PyTorch's CPU LSTM
+layer does the same in oneDNN).""")
+
+
+def _c(x: Tensor) -> np.ndarray:
+    return np.ascontiguousarray(x._np())
+
+
+def _layer_check(x, w_ih, w_hh, hx, cx) -> None:
+    """lstm_layer's operands, checked for every device's kernel."""
+    if x.ndim != 3 or w_ih.ndim != 2 or w_hh.ndim != 2 or w_ih.shape[1] != x.shape[2] or \
+            w_hh.shape[0] != 4 * w_hh.shape[1] or w_ih.shape[0] != w_hh.shape[0] or \
+            tuple(hx.shape) != (x.shape[1], w_hh.shape[1]) or tuple(cx.shape) != tuple(hx.shape):
+        raise RuntimeError(f"lstm_layer: expected input (L, N, H_in), weight_ih (4H, H_in), weight_hh (4H, H), "
+                           f"hx and cx (N, H); got {describe(x)}, {describe(w_ih)}, {describe(w_hh)}, "
+                           f"{describe(hx)} and {describe(cx)}")
+    if any(t._dtype is not x._dtype for t in (w_ih, w_hh, hx, cx)):
+        raise RuntimeError(f"lstm_layer: expected input, weights and states of one dtype; got {describe(x)}, "
+                           f"{describe(w_ih)}, {describe(w_hh)}, {describe(hx)} and {describe(cx)}")
+
+
+@lstm_layer.register("cpu")
+def _lstm_layer_cpu(input, weight_ih, weight_hh, bias_ih, bias_hh, hx, cx, reverse):
+    _layer_check(input, weight_ih, weight_hh, hx, cx)
+    x, w_hh = input._np(), weight_hh._np()
+    steps, n, hid = x.shape[0], x.shape[1], w_hh.shape[1]
+    dt = x.dtype
+    bias = np.zeros(4 * hid, dt)
+    for b in (bias_ih, bias_hh):
+        if b is not None:
+            bias += b._np()
+    gi = np.matmul(_c(input).reshape(steps * n, -1), weight_ih._np().T).reshape(steps, n, 4 * hid)
+    hs = np.empty((steps + 1, n, hid), dt)
+    cs = np.empty((steps, n, hid), dt)
+    ws = np.empty((steps, n, 5 * hid), dt)
+    gates = np.empty((n, 4 * hid), dt)
+    c0 = _c(cx)
+    forward_step = _layer_kernels()[0]
+    w_t = w_hh.T
+    if reverse:
+        hs[steps] = hx._np()
+        for t in range(steps - 1, -1, -1):
+            np.matmul(hs[t + 1], w_t, out=gates)
+            forward_step(t, t + 1 if t + 1 < steps else -1, t, gates, gi, bias, hs, cs, c0, ws)
+    else:
+        hs[0] = hx._np()
+        for t in range(steps):
+            np.matmul(hs[t], w_t, out=gates)
+            forward_step(t, t - 1, t + 1, gates, gi, bias, hs, cs, c0, ws)
+    return wrap(hs), wrap(cs), wrap(ws)
+
+
+lstm_layer_backward = declare("lstm_layer_backward", differentiable=False, doc="""The gradients of lstm_layer.
+
+Positional signature: `lstm_layer_backward(grad_output, grad_hy, grad_cy, input, weight_ih,
+weight_hh, cx, hs, cs, workspace, reverse, output_mask)`, grad_output `(L, N, H)` (the outputs'
+gradient), the final states' gradients `(N, H)` (None meaning zeros), the rest as lstm_layer took
+and returned them; output_mask: which of (input, weights, bias) gradients to compute. Returns
+`(grad_input, grad_weight_ih, grad_weight_hh, grad_bias, grad_hx, grad_cx)`, None where masked;
+grad_bias is that of either bias. The weights' gradients are one GEMM each over all the steps.""")
+
+
+@lstm_layer_backward.register("cpu")
+def _lstm_layer_backward_cpu(grad_output, grad_hy, grad_cy, input, weight_ih, weight_hh, cx, hs, cs, workspace,
+                             reverse, output_mask):
+    x, w_hh = input._np(), weight_hh._np()
+    steps, n, hid = x.shape[0], x.shape[1], w_hh.shape[1]
+    dt = x.dtype
+    g_out = _c(grad_output)
+    gh = _c(grad_hy).copy() if grad_hy is not None else np.zeros((n, hid), dt)
+    gc = _c(grad_cy).copy() if grad_cy is not None else np.zeros((n, hid), dt)
+    hsa, csa, ws, c0 = hs._np(), cs._np(), workspace._np(), _c(cx)
+    gg = np.empty((steps, n, 4 * hid), dt)
+    backward_step = _layer_kernels()[1]
+    for t in (range(steps) if reverse else range(steps - 1, -1, -1)):
+        tp = (t + 1 if t + 1 < steps else -1) if reverse else t - 1
+        backward_step(t, tp, g_out, gh, gc, c0, csa, ws, gg)
+        np.matmul(gg[t], w_hh, out=gh)
+    g2 = gg.reshape(steps * n, 4 * hid)
+    g_x = g_w_ih = g_w_hh = g_b = None
+    if output_mask[0]:
+        g_x = wrap(np.matmul(g2, weight_ih._np()).reshape(x.shape))
+    if output_mask[1]:  # (4H, L*N) @ (L*N, .): row-major results, the layout .grad keeps
+        h_prev = (hsa[1:] if reverse else hsa[:steps]).reshape(steps * n, hid)
+        g_w_hh = wrap(np.matmul(g2.T, h_prev))
+        g_w_ih = wrap(np.matmul(g2.T, _c(input).reshape(steps * n, -1)))
+    if output_mask[2]:
+        g_b = wrap(g2.sum(0))
+    return g_x, g_w_ih, g_w_hh, g_b, wrap(gh), wrap(gc)
 
 
 _thnn_fused_lstm_cell = lstm_cell

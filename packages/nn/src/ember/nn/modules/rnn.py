@@ -22,6 +22,9 @@ from ember.nn.utils.rnn import PackedSequence, _unpack_sorted
 __all__ = ["RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell"]
 
 
+_LAYER_DTYPES = (ea.float32, ea.float64)  # those the CPU lstm_layer compiles for
+
+
 def _fused(name: str, t: Tensor) -> bool:
     """Whether ember-core's fused cell op `name` has a kernel for `t`'s device (else compose)."""
     return t.device.type in get_op(name).kernels
@@ -42,66 +45,55 @@ class _TimeSteps(ea.Function):
         return ea.stack(grads, 0)
 
 
-class _LSTMSequence(ea.Function):
-    """One LSTM layer direction over all its time steps, as PyTorch's `mkldnn_rnn_layer`: the
-    forward records one node instead of two per step, and the backward walks the steps itself,
-    taking W_hh's gradient as one (4H, L*N) @ (L*N, H) product instead of L small ones the engine
-    would sum. gi: (L, N, 4H) input projections with bias_ih; h0, c0: (N, H)."""
+class _LSTMLayer(ea.Function):
+    """One LSTM layer direction as one node, its input projection included (PyTorch's CPU LSTM
+    runs `mkldnn_rnn_layer`): ember-core's `lstm_layer` runs each step as one GEMM and, on the
+    CPU, one compiled pass writing its results in place, and `lstm_layer_backward` walks the steps
+    back and takes each weight's gradient as one GEMM over all of them, where recording the steps
+    would give the engine two nodes per step and L per-step weight gradients to sum.
+    x: (L, N, H_in); h0, c0: (N, H)."""
 
     @staticmethod
-    def forward(ctx, gi, h0, c0, w_hh, b_hh, reverse):
-        seq_len = gi.shape[0]
-        gis = gi.unbind(0)
-        hs, cs, wss = [None] * seq_len, [None] * seq_len, [None] * seq_len
-        h, c = h0, c0
-        for t in (range(seq_len - 1, -1, -1) if reverse else range(seq_len)):
-            h, c, ws = ea._thnn_fused_lstm_cell(gis[t], F.linear(h, w_hh), c, None, b_hh)
-            hs[t], cs[t], wss[t] = h, c, ws
-        out = ea.stack(hs, 0)
+    def forward(ctx, x, w_ih, w_hh, b_ih, b_hh, h0, c0, reverse):
+        hs, cs, ws = get_op("lstm_layer")(x, w_ih, w_hh, b_ih, b_hh, h0, c0, reverse)
+        steps = x.shape[0]
         ctx.reverse = reverse
-        ctx.save_for_backward(gi, h0, c0, w_hh, b_hh, out, *cs, *wss)
-        return out, h, c
+        ctx.save_for_backward(x, w_ih, w_hh, b_ih, b_hh, h0, c0, hs, cs, ws)
+        # views of the saved buffers (hs holds h0 beside the outputs, for W_hh's gradient), as
+        # tensors of their own: an in-place change of one fails the saved buffer's version check
+        outs = (hs[:steps] if reverse else hs[1:], hs[0 if reverse else steps], cs[0 if reverse else steps - 1])
+        return tuple(Tensor._make(o._storage, o._offset, o._shape, o._strides, o._dtype) for o in outs)
 
     @staticmethod
     def backward(ctx, g_out, g_hn, g_cn):
-        gi, h0, c0, w_hh, b_hh, out, *rest = ctx.saved_tensors
-        if ea.is_grad_enabled():  # create_graph: the cells' states are not saved with their history
-            return _lstm_sequence_replayed(ctx, (gi, h0, c0, w_hh, b_hh), (g_out, g_hn, g_cn))
-        seq_len = out.shape[0]
-        cs, wss, reverse = rest[:seq_len], rest[seq_len:], ctx.reverse
-        cell_backward = get_op("lstm_cell_backward")
-        g_outs = g_out.unbind(0)
-        gh, gc = g_hn, g_cn
-        g_gates = [None] * seq_len
-        for t in (range(seq_len) if reverse else range(seq_len - 1, -1, -1)):
-            c_prev = c0 if t == (seq_len - 1 if reverse else 0) else cs[t + 1 if reverse else t - 1]
-            g_gates[t], gc = cell_backward(g_outs[t] + gh, gc, c_prev, cs[t], wss[t])
-            gh = g_gates[t].mm(w_hh)
-        g = ea.stack(g_gates, 0)
-        g_w = g_b = None
-        if ctx.needs_input_grad[3]:
-            h_prev = ea.cat([out[1:], h0.unsqueeze(0)] if reverse else [h0.unsqueeze(0), out[:-1]], 0)
-            g_w = g.reshape(-1, g.shape[-1]).t().mm(h_prev.reshape(-1, h_prev.shape[-1]))
-        if ctx.needs_input_grad[4]:
-            g_b = g.sum((0, 1))
-        return g, gh, gc, g_w, g_b, None
+        x, w_ih, w_hh, b_ih, b_hh, h0, c0, hs, cs, ws = ctx.saved_tensors
+        need = ctx.needs_input_grad
+        if ea.is_grad_enabled():  # create_graph: the states are saved without their history
+            return _lstm_layer_replayed(ctx, (x, w_ih, w_hh, b_ih, b_hh, h0, c0), (g_out, g_hn, g_cn))
+        mask = (need[0], need[1] or need[2], need[3] or need[4])
+        g_x, g_wih, g_whh, g_b, g_h0, g_c0 = get_op("lstm_layer_backward")(
+            g_out, g_hn, g_cn, x, w_ih, w_hh, c0, hs, cs, ws, ctx.reverse, mask)
+        g_bhh = (g_b.clone() if need[3] else g_b) if need[4] else None  # each bias its own gradient tensor
+        return (g_x, g_wih if need[1] else None, g_whh if need[2] else None, g_b if need[3] else None, g_bhh,
+                g_h0, g_c0, None)
 
 
-def _lstm_sequence_replayed(ctx, inputs: tuple, grads: tuple) -> tuple:
-    """_LSTMSequence's gradients under `create_graph`: the steps run again, recorded, and are
-    differentiated with a graph, so higher derivatives see the states' dependence on the inputs."""
-    gi, h0, c0, w_hh, b_hh = inputs
+def _lstm_layer_replayed(ctx, inputs: tuple, grads: tuple) -> tuple:
+    """_LSTMLayer's gradients under `create_graph`: the layer runs again step by step, recorded,
+    and is differentiated with a graph, so higher derivatives see the states' dependence on the
+    inputs."""
+    x, w_ih, w_hh, b_ih, b_hh, h0, c0 = inputs
     with ea.enable_grad():
-        gis = _TimeSteps.apply(gi)
+        gis = _TimeSteps.apply(F.linear(x, w_ih, b_ih))
         h, c = h0, c0
-        hs = [None] * gi.shape[0]
-        for t in (range(gi.shape[0] - 1, -1, -1) if ctx.reverse else range(gi.shape[0])):
+        hs = [None] * x.shape[0]
+        for t in (range(x.shape[0] - 1, -1, -1) if ctx.reverse else range(x.shape[0])):
             h, c = _lstm_step(gis[t], h, c, w_hh, b_hh)
             hs[t] = h
         outs = (ea.stack(hs, 0), h, c)
     wanted = [i for i, t in enumerate(inputs) if ctx.needs_input_grad[i] and t is not None and t.requires_grad]
     got = ea.grad(outs, [inputs[i] for i in wanted], grads, create_graph=True, allow_unused=True)
-    res: list = [None] * 6
+    res: list = [None] * (len(inputs) + 1)
     for i, g in zip(wanted, got):
         res[i] = g
     return tuple(res)
@@ -284,9 +276,10 @@ class RNNBase(Module):
                 idx = layer * num_directions + direction
                 state = [s[idx] for s in hx]
                 if (self.mode == "LSTM" and w_hr is None and masks is None and seq_len
-                        and _fused("lstm_cell", layer_input) and _fused("lstm_cell_backward", layer_input)):
-                    out, h_n, c_n = _LSTMSequence.apply(F.linear(layer_input, w_ih, b_ih), state[0], state[1],
-                                                        w_hh, b_hh, direction == 1)
+                        and _fused("lstm_layer", layer_input) and w_ih.dtype == layer_input.dtype
+                        and (layer_input.dtype in _LAYER_DTYPES or layer_input.device.type != "cpu")):
+                    out, h_n, c_n = _LSTMLayer.apply(layer_input, w_ih, w_hh, b_ih, b_hh, state[0], state[1],
+                                                     direction == 1)
                     finals[0].append(h_n)
                     finals[1].append(c_n)
                     dir_outputs.append(out)
