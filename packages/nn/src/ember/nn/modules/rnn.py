@@ -3,6 +3,8 @@
 LSTM and GRU steps use ember-core's fused cell ops (gates, nonlinearities and state update in one
 kernel) where the device has them, else compositions of `linear`, `sigmoid` and `tanh`. A layer
 projects the whole input sequence through W_ih in one matmul, then steps through time with W_hh.
+An LSTM layer direction without `proj_size` or packed input is one node (`_LSTMLayer`) over
+ember-core's `lstm_layer` op, which runs those steps in compiled code on the CPU.
 """
 
 
@@ -26,7 +28,7 @@ _LAYER_DTYPES = (ea.float32, ea.float64)  # those the CPU lstm_layer compiles fo
 
 
 def _fused(name: str, t: Tensor) -> bool:
-    """Whether ember-core's fused cell op `name` has a kernel for `t`'s device (else compose)."""
+    """Whether ember-core's fused op `name` has a kernel for `t`'s device (else compose)."""
     return t.device.type in get_op(name).kernels
 
 
