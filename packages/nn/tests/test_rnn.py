@@ -97,6 +97,38 @@ def test_lstm_default_state_unbatched_and_parameter_names():
     np.testing.assert_allclose(out.detach().numpy(), out_b.detach().numpy()[:, 0], rtol=1e-6)
 
 
+def test_lstm_records_one_node_per_layer_direction_and_float32_matches_reference():
+    """A 2-layer bidirectional float32 LSTM records four layer nodes (the steps run inside them);
+    its outputs and gradients agree with the float64 recurrence, and every weight gradient comes
+    in the parameter's row-major layout."""
+    torch.manual_seed(2)
+    mod = nn.LSTM(3, 4, num_layers=2, bidirectional=True, batch_first=True)
+    x = torch.randn(2, 6, 3, requires_grad=True)
+    out, (h, c) = mod(x)
+    seen, stack, layers = set(), [out.grad_fn, h.grad_fn, c.grad_fn], 0
+    while stack:
+        node = stack.pop()
+        if node is None or id(node) in seen:
+            continue
+        seen.add(id(node))
+        layers += type(node).__name__ == "_LSTMLayerBackward"
+        stack.extend(n for n, _ in node.next_functions)
+    assert layers == 4
+    states = [np.zeros((4, 2, 4)), np.zeros((4, 2, 4))]
+    ref_out, _ = run_ref(mod, x.detach().numpy().astype(np.float64).transpose(1, 0, 2), states)
+    np.testing.assert_allclose(out.detach().numpy(), ref_out.transpose(1, 0, 2), rtol=1e-5, atol=1e-6)
+    (out * out).sum().backward()
+    ref = nn.LSTM(3, 4, num_layers=2, bidirectional=True, batch_first=True).double()
+    ref.load_state_dict({k: v.double() for k, v in mod.state_dict().items()})
+    x64 = x.detach().double().requires_grad_()
+    out64, _ = ref(x64)
+    (out64 * out64).sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), x64.grad.numpy(), rtol=1e-4, atol=1e-6)
+    for p, q in zip(mod.parameters(), ref.parameters()):
+        assert p.grad.is_contiguous() and p.grad.dtype == torch.float32
+        np.testing.assert_allclose(p.grad.numpy(), q.grad.numpy(), rtol=1e-4, atol=1e-5)
+
+
 def test_recurrent_errors():
     lstm = nn.LSTM(3, 4)
     with pytest.raises(RuntimeError, match="input.size\\(-1\\) must be equal to input_size. Expected 3, got 2"):
