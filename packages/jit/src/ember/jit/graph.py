@@ -1,0 +1,222 @@
+"""The captured graph: a linear list of op calls over numbered buffers, and its replay function.
+
+NOTE [ The plan IR ]
+A capture produces a `Graph`. Every tensor the function touched is a *buffer* (`Buffer`): an
+input (swapped on every call), a constant (a tensor that existed before the call or was made
+without an op, referenced by identity: parameters, gradients that persist, optimizer state,
+`ones` of a backward's root), or the output of a recorded op. A tensor that shares a buffer's
+storage with another geometry (a view made outside the dispatcher, such as the alias autograd
+keeps of a saved output) is an `Alias` of that buffer. Nodes run in capture order:
+
+- `OpNode`: one device kernel call, `kernel(*args, **kwargs)`, with the op's meta check before it
+  and the version bumps of what it writes after it (what `Op.redispatch` does, minus the hooks).
+- `CallNode`: a method of an object the capture must not freeze (an optimizer's `step` or
+  `zero_grad`: it reads the learning rate and its step counters at replay), run eagerly, after
+  binding `.grad` of the parameters to this replay's buffers (`GradBind`).
+
+Each buffer keeps its shape, dtype and device, and each node the names it reads and writes, so a
+later pass can plan memory (liveness), fuse elementwise chains and emit one kernel per group
+from this same IR without capturing again. This pass only generates Python: `Graph.codegen`
+writes one function whose body is one line per node, so a replay costs one Python call per kernel.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from ember.core.tensor import Tensor
+
+__all__ = ["Buffer", "Ref", "Alias", "Item", "Clone", "OpNode", "CallNode", "GradBind", "Graph", "MISS"]
+
+
+class _Miss:
+    """Returned by a replay whose run-time checks failed (a `.grad` or a module's `.training` changed)."""
+
+    def __repr__(self) -> str:
+        return "MISS"
+
+
+MISS = _Miss()
+
+
+@dataclass
+class Buffer:
+    """One buffer of the plan: `kind` is "input", "const" or "op"; `value` holds a constant's tensor."""
+
+    index: int
+    kind: str
+    shape: tuple
+    strides: tuple
+    offset: int
+    dtype: Any
+    device: Any
+    value: Tensor | None = None
+    producer: int = -1  # the node that makes it (kind "op")
+
+
+@dataclass(frozen=True)
+class Ref:
+    """A buffer, as the tensor object the plan holds for it."""
+
+    index: int
+
+
+@dataclass(frozen=True)
+class Alias:
+    """Another geometry over buffer `index`'s storage (offset relative to the buffer's own)."""
+
+    index: int
+    rel_offset: int
+    shape: tuple
+    strides: tuple
+    dtype: Any
+
+
+@dataclass(frozen=True)
+class Item:
+    """An output that is `.item()` of a buffer, read after the replay (`return loss.item()`)."""
+
+    ref: Ref | Alias
+
+
+@dataclass(frozen=True)
+class Clone:
+    """An output that is a constant of the plan: returned as a copy, so no replay hands out the plan's own tensor."""
+
+    ref: Ref | Alias
+
+
+@dataclass
+class OpNode:
+    op: Any
+    kernel: Any
+    args: tuple
+    kwargs: dict
+    outs: list  # buffer indices (None where the kernel returned a non-tensor)
+    bumps: tuple  # references whose storage version the dispatcher bumps after the kernel
+    tuple_out: bool = False
+
+
+@dataclass
+class GradBind:
+    """Set `leaf.grad` to `value` (a Ref/Alias, or None) before a CallNode or at the end."""
+
+    leaf: Ref
+    value: Any
+
+
+@dataclass
+class CallNode:
+    obj: Any
+    name: str
+    args: tuple
+    kwargs: dict
+    binds: list = field(default_factory=list)
+
+
+@dataclass
+class Graph:
+    buffers: list = field(default_factory=list)
+    inputs: list = field(default_factory=list)  # buffer index of each flattened tensor input
+    nodes: list = field(default_factory=list)
+    output: Any = None  # the output tree, with Ref/Alias/Item/Clone leaves
+    end_binds: list = field(default_factory=list)
+    checks: list = field(default_factory=list)  # (kind, object, expected) tested before a replay
+
+    def op_names(self) -> list[str]:
+        return [n.op.name if isinstance(n, OpNode) else f"{type(n.obj).__name__}.{n.name}" for n in self.nodes]
+
+    def codegen(self) -> tuple[str, dict]:
+        """The replay function's source and its globals: `replay(i0, i1, ...)` returns the output tree or MISS."""
+        g: dict[str, Any] = {"_make": Tensor._make, "MISS": MISS}
+        names: dict[int, str] = {}
+        lines = [f"def replay({', '.join(f'i{k}' for k in range(len(self.inputs)))}):"]
+        for b in self.buffers:
+            if b.kind == "const":
+                names[b.index] = f"c{b.index}"
+                g[f"c{b.index}"] = b.value
+        for k, idx in enumerate(self.inputs):
+            names[idx] = f"i{k}"
+
+        def obj(o, prefix: str) -> str:
+            name = f"{prefix}{len(g)}"
+            g[name] = o
+            return name
+
+        for kind, o, expected in self.checks:
+            ref = obj(o, "k")
+            if kind == "grad_none":
+                cond = f"{ref}._grad is not None"
+            elif kind == "grad_set":
+                cond = f"{ref}._grad is None"
+            elif kind == "grad_is":
+                cond = f"{ref}._grad is not {obj(expected, 'k')}"
+            elif kind == "requires_grad":
+                cond = f"{ref}._requires_grad is not {expected}"
+            else:  # a module's training flag
+                cond = f"{ref}.training is not {expected}"
+            lines.append(f"    if {cond}: return MISS")
+
+        def expr(a) -> str:
+            if isinstance(a, Ref):
+                return names[a.index]
+            if isinstance(a, Alias):
+                base = names[a.index]
+                return (f"_make({base}._storage, {base}._offset + {a.rel_offset}, {a.shape!r}, {a.strides!r}, "
+                        f"{obj(a.dtype, 'd')})")
+            if isinstance(a, tuple):
+                return "(" + "".join(expr(x) + ", " for x in a) + ")"
+            if isinstance(a, list):
+                return "[" + ", ".join(expr(x) for x in a) + "]"
+            if a is None or isinstance(a, (bool, int, str)):
+                return repr(a)
+            return obj(a, "a")
+
+        for n in self.nodes:
+            if isinstance(n, OpNode):
+                call_args = [expr(a) for a in n.args] + [f"{k}={expr(v)}" for k, v in n.kwargs.items()]
+                if n.op.check is not None:
+                    lines.append(f"    {obj(n.op.check, 'm')}({', '.join(call_args)})")
+                outs = []
+                for o in n.outs:
+                    if o is not None and o not in names:
+                        names[o] = f"v{o}"
+                        outs.append(names[o])
+                    else:
+                        outs.append("_")
+                target = ", ".join(outs) + ("," if n.tuple_out and len(outs) == 1 else "")
+                lines.append(f"    {target} = {obj(n.kernel, 'f')}({', '.join(call_args)})  # {n.op.name}")
+                for b in n.bumps:
+                    lines.append(f"    {expr(b)}._storage.version += 1")
+            else:
+                for bind in n.binds:
+                    lines.append(f"    {expr(bind.leaf)}._grad = {expr(bind.value)}")
+                call_args = [expr(a) for a in n.args] + [f"{k}={expr(v)}" for k, v in n.kwargs.items()]
+                lines.append(f"    {obj(n.obj, 'o')}.{n.name}({', '.join(call_args)})")
+        for bind in self.end_binds:
+            lines.append(f"    {expr(bind.leaf)}._grad = {expr(bind.value)}")
+
+        def out(o) -> str:
+            if isinstance(o, (Ref, Alias)):
+                return expr(o)
+            if isinstance(o, (Item, Clone)):
+                return f"{expr(o.ref)}.{type(o).__name__.lower()}()"
+            if isinstance(o, dict):
+                return "{" + ", ".join(f"{expr(k)}: {out(v)}" for k, v in o.items()) + "}"
+            if isinstance(o, list):
+                return "[" + ", ".join(out(x) for x in o) + "]"
+            if isinstance(o, tuple):
+                return "(" + "".join(out(x) + ", " for x in o) + ")"
+            return expr(o)
+
+        lines.append(f"    return {out(self.output)}")
+        return "\n".join(lines) + "\n", g
+
+    def compile(self):
+        """The replay function (Python source made by `codegen`, compiled once)."""
+        src, g = self.codegen()
+        exec(compile(src, "<ember.jit plan>", "exec"), g)
+        fn = g["replay"]
+        fn.source = src
+        return fn
