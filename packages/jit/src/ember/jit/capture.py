@@ -47,6 +47,9 @@ _EXECUTE = _engine.execute.__code__
 _METHOD_FRAMES = frozenset({"step", "wrapper", "zero_grad", "forward", "_call_impl", "__call__"})
 
 
+_active: list[Recorder] = []  # the captures running (a compiled function called inside one runs eagerly)
+
+
 class Unsupported(RuntimeError):
     """What `compile(..., fullgraph=True)` raises where the function cannot be captured whole."""
 
@@ -291,11 +294,13 @@ class Recorder:
         dispatch.register_dispatch_hook(self.hook)
         old_profile = sys.getprofile()
         self.active = True
+        _active.append(self)
         sys.setprofile(self._profile)
         try:
             result = fn(*args, **kwargs)
         finally:
             sys.setprofile(old_profile)
+            _active.remove(self)
             self.active = False
             self._island = None
             dispatch.remove_dispatch_hook(self.hook)
@@ -342,19 +347,19 @@ class Recorder:
         for idx, leaf in self._leaves.items():
             start = self._start_grad[idx]
             if start is None:
-                g.checks.append(("grad_none", leaf, None))
+                g.checks.append(("grad_none", Ref(idx), None))
             else:
                 hit = self._tensors.get(id(start))
                 if hit is not None and hit[0]() is start:  # the plan reads or writes that very tensor
-                    g.checks.append(("grad_is", leaf, start))
+                    g.checks.append(("grad_is", Ref(idx), start))
                 else:
-                    g.checks.append(("grad_set", leaf, None))
+                    g.checks.append(("grad_set", Ref(idx), None))
             cur = leaf._grad
             if cur is start:
                 continue
             g.end_binds.append(GradBind(Ref(idx), None if cur is None else self.ref(cur)))
         for b in g.buffers:
             if b.kind == "const":
-                g.checks.append(("requires_grad", b.value, b.value._requires_grad))
+                g.checks.append(("requires_grad", Ref(b.index), b.value._requires_grad))
         for m in self._modules.values():
             g.checks.append(("training", m, bool(m.training)))

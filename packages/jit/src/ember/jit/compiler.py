@@ -26,6 +26,7 @@ from ember.autograd.grad_mode import _enabled, _inference
 from ember.core.tensor import Tensor
 
 from ember.jit import config
+from ember.jit import capture
 from ember.jit.capture import Recorder
 from ember.jit.graph import MISS
 
@@ -117,6 +118,8 @@ class CompiledFunction:
         return tuple(values), labels, tensors
 
     def __call__(self, *args, **kwargs):
+        if capture._active:  # inside another function's capture: its recorder must see these ops
+            return self.__wrapped__(*args, **kwargs)
         key, labels, tensors = self._guards(args, kwargs)
         try:
             entry = self._cache.get(key)
@@ -134,9 +137,16 @@ class CompiledFunction:
             if r is not MISS:
                 return r
             entry.replay = entry.graph = None  # what the plan assumed changed: capture again
-        if entry.broken is not None or entry.calls < config.capture_call:
+        if entry.broken is not None:
             return self.__wrapped__(*args, **kwargs)
-        return self._capture(entry, tensors, args, kwargs)
+        try:
+            if entry.calls < config.capture_call:
+                return self.__wrapped__(*args, **kwargs)
+            return self._capture(entry, tensors, args, kwargs)
+        except BaseException:
+            if entry.replay is None and entry.broken is None:  # bad input: eager's error, and no plan kept for it
+                self._cache.pop(key, None)
+            raise
 
     def _capture(self, entry: _Entry, tensors: list, args: tuple, kwargs: dict):
         rec = Recorder(self._fullgraph)

@@ -144,20 +144,6 @@ class Graph:
             g[name] = o
             return name
 
-        for kind, o, expected in self.checks:
-            ref = obj(o, "k")
-            if kind == "grad_none":
-                cond = f"{ref}._grad is not None"
-            elif kind == "grad_set":
-                cond = f"{ref}._grad is None"
-            elif kind == "grad_is":
-                cond = f"{ref}._grad is not {obj(expected, 'k')}"
-            elif kind == "requires_grad":
-                cond = f"{ref}._requires_grad is not {expected}"
-            else:  # a module's training flag
-                cond = f"{ref}.training is not {expected}"
-            lines.append(f"    if {cond}: return MISS")
-
         def expr(a) -> str:
             if isinstance(a, Ref):
                 return names[a.index]
@@ -172,6 +158,20 @@ class Graph:
             if a is None or isinstance(a, (bool, int, str)):
                 return repr(a)
             return obj(a, "a")
+
+        for kind, o, expected in self.checks:
+            ref = expr(o) if isinstance(o, Ref) else obj(o, "k")
+            if kind == "grad_none":
+                cond = f"{ref}._grad is not None"
+            elif kind == "grad_set":
+                cond = f"{ref}._grad is None"
+            elif kind == "grad_is":
+                cond = f"{ref}._grad is not {obj(expected, 'k')}"
+            elif kind == "requires_grad":
+                cond = f"{ref}._requires_grad is not {expected}"
+            else:  # a module's training flag
+                cond = f"{ref}.training is not {expected}"
+            lines.append(f"    if {cond}: return MISS")
 
         for n in self.nodes:
             if isinstance(n, OpNode):
