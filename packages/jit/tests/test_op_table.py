@@ -5,7 +5,6 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-import ember.autograd as ea
 import ember.jit as jit
 from ember.core import dtypes
 from ember.core.opinfo import ops_with_info

@@ -51,19 +51,14 @@ def _best(fn: Callable, args: tuple, number: int, repeat: int) -> float:
     return min(t.repeat(repeat, number)) / number * 1e6
 
 
-def compare(name: str, fn: Callable, make_args: Callable, number: int = 2000, repeat: int = 5,
-            check: Callable | None = None) -> dict:
-    """Time `fn` eager and compiled (per call, in µs); `make_args()` builds fresh arguments for each.
-
-    `check(eager_result, compiled_result)` runs first (default: the tensors are equal)."""
-    eager_args, comp_args = make_args(), make_args()
-    compiled = jit_compile(fn)
+def compare(name: str, make_fn: Callable, make_args: Callable, number: int = 2000, repeat: int = 5) -> dict:
+    """Time a function eager and compiled (per call, in µs). `make_fn()` makes a fresh function (a
+    training step makes its own model and optimizer) and `make_args()` fresh arguments, one of each
+    for eager and for compiled; three calls of both must return equal tensors before timing."""
+    fn, eager_args = make_fn(), make_args()
+    compiled, comp_args = jit_compile(make_fn()), make_args()
     for _ in range(3):
-        r_c = compiled(*comp_args)
-    r_e = fn(*eager_args)
-    if check is not None:
-        check(r_e, r_c)
-    else:
+        r_e, r_c = fn(*eager_args), compiled(*comp_args)
         np.testing.assert_array_equal(r_e.detach().numpy(), r_c.detach().numpy())
     eager = _best(fn, eager_args, number, repeat)
     comp = _best(compiled, comp_args, number, repeat)
@@ -84,9 +79,10 @@ def rows(number: int = 2000, repeat: int = 5) -> list[dict]:
     out = []
     for shape, n in (((10, 10), number), ((64, 1024), max(number // 20, 10))):
         label = "x".join(map(str, shape))
-        out.append(compare(f"10-op chain {label}, forward", chain_forward, lambda s=shape: _input(s), n, repeat))
-        out.append(compare(f"10-op chain {label}, forward+backward", chain_backward, lambda s=shape: _leaf(s), n,
+        out.append(compare(f"10-op chain {label}, forward", lambda: chain_forward, lambda s=shape: _input(s), n,
                            repeat))
+        out.append(compare(f"10-op chain {label}, forward+backward", lambda: chain_backward,
+                           lambda s=shape: _leaf(s), n, repeat))
     return out
 
 

@@ -130,6 +130,8 @@ class Recorder:
         known = self._storages.get(id(st))
         if known is not None and known[0]() is st:
             b = self.graph.buffers[known[1]]
+            if t._offset == b.offset and t._shape == b.shape and t._strides == b.strides and t._dtype is b.dtype:
+                return Ref(b.index)  # another tensor object over the same elements (autograd's alias of a saved output)
             return Alias(b.index, t._offset - b.offset, t._shape, t._strides, t._dtype)
         return None
 
@@ -314,6 +316,7 @@ class Recorder:
                 self.active = False
         if self.broken is None:
             self._finish()
+            g.eliminate_dead_code()
         for h in self._host_values:
             h.recorder = None
         return result

@@ -124,6 +124,45 @@ class Graph:
     end_binds: list = field(default_factory=list)
     checks: list = field(default_factory=list)  # (kind, object, expected) tested before a replay
 
+    def eliminate_dead_code(self) -> int:
+        """Drop op nodes whose results nothing reads and that write nothing; returns how many went.
+
+        Kept whatever their results: ops that write (`out=`, `mutates`), ops that are not
+        differentiable (the samplers, whose draws advance a generator) and dropout (it draws too)."""
+        used: set[int] = set()
+
+        def mark(a) -> None:
+            if isinstance(a, (Ref, Alias)):
+                used.add(a.index)
+            elif isinstance(a, (Item, Clone, GradBind)):
+                mark(a.ref if not isinstance(a, GradBind) else a.leaf)
+                if isinstance(a, GradBind):
+                    mark(a.value)
+            elif isinstance(a, dict):
+                for k, v in a.items():
+                    mark(k)
+                    mark(v)
+            elif isinstance(a, (list, tuple)):
+                for x in a:
+                    mark(x)
+
+        mark(self.output)
+        mark(self.end_binds)
+        mark([c[1] for c in self.checks])
+        kept = []
+        for n in reversed(self.nodes):
+            if (isinstance(n, OpNode) and not n.bumps and n.op.differentiable and not n.op.mutates
+                    and "dropout" not in n.op.name and not any(o in used for o in n.outs if o is not None)):
+                continue
+            mark(n.args)
+            mark(n.kwargs)
+            if isinstance(n, CallNode):
+                mark(n.binds)
+            kept.append(n)
+        removed = len(self.nodes) - len(kept)
+        self.nodes = kept[::-1]
+        return removed
+
     def op_names(self) -> list[str]:
         return [n.op.name if isinstance(n, OpNode) else f"{type(n.obj).__name__}.{n.name}" for n in self.nodes]
 
