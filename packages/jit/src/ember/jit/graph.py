@@ -97,6 +97,9 @@ class OpNode:
     bumps: tuple  # references whose storage version the dispatcher bumps after the kernel
     tuple_out: bool = False
 
+    def reads(self) -> tuple:
+        return self.args, self.kwargs
+
 
 @dataclass
 class GradBind:
@@ -114,6 +117,27 @@ class CallNode:
     kwargs: dict
     binds: list = field(default_factory=list)
 
+    def reads(self) -> tuple:
+        return self.args, self.kwargs, self.binds
+
+
+def _reads(a, into: set) -> None:
+    """Add to `into` the buffers that `a` (an argument tree, output tree or bindings) refers to."""
+    if isinstance(a, (Ref, Alias)):
+        into.add(a.index)
+    elif isinstance(a, (Item, Clone)):
+        into.add(a.ref.index)
+    elif isinstance(a, GradBind):
+        into.add(a.leaf.index)
+        _reads(a.value, into)
+    elif isinstance(a, dict):
+        for k, v in a.items():
+            _reads(k, into)
+            _reads(v, into)
+    elif isinstance(a, (list, tuple)):
+        for x in a:
+            _reads(x, into)
+
 
 @dataclass
 class Graph:
@@ -130,34 +154,15 @@ class Graph:
         Kept whatever their results: ops that write (`out=`, `mutates`), ops that are not
         differentiable (the samplers, whose draws advance a generator) and dropout (it draws too)."""
         used: set[int] = set()
-
-        def mark(a) -> None:
-            if isinstance(a, (Ref, Alias)):
-                used.add(a.index)
-            elif isinstance(a, (Item, Clone, GradBind)):
-                mark(a.ref if not isinstance(a, GradBind) else a.leaf)
-                if isinstance(a, GradBind):
-                    mark(a.value)
-            elif isinstance(a, dict):
-                for k, v in a.items():
-                    mark(k)
-                    mark(v)
-            elif isinstance(a, (list, tuple)):
-                for x in a:
-                    mark(x)
-
-        mark(self.output)
-        mark(self.end_binds)
-        mark([c[1] for c in self.checks])
+        _reads(self.output, used)
+        _reads(self.end_binds, used)
+        _reads([c[1] for c in self.checks], used)
         kept = []
         for n in reversed(self.nodes):
             if (isinstance(n, OpNode) and not n.bumps and n.op.differentiable and not n.op.mutates
                     and "dropout" not in n.op.name and not any(o in used for o in n.outs if o is not None)):
                 continue
-            mark(n.args)
-            mark(n.kwargs)
-            if isinstance(n, CallNode):
-                mark(n.binds)
+            _reads(n.reads(), used)
             kept.append(n)
         removed = len(self.nodes) - len(kept)
         self.nodes = kept[::-1]
@@ -212,7 +217,22 @@ class Graph:
                 cond = f"{ref}.training is not {expected}"
             lines.append(f"    if {cond}: return MISS")
 
-        for n in self.nodes:
+        # liveness: an op's result is dropped after the last node that reads it, so numpy's allocator
+        # hands its memory to the next result while it is still in cache (eager frees the same way)
+        keep: set[int] = set()
+        _reads(self.output, keep)
+        _reads(self.end_binds, keep)
+        last: dict[int, int] = {}
+        for i, n in enumerate(self.nodes):
+            r: set[int] = set()
+            _reads(n.reads(), r)
+            for b in r:
+                last[b] = i
+        dead: dict[int, list[str]] = {}
+        for b, i in last.items():
+            if b not in keep and self.buffers[b].kind == "op":
+                dead.setdefault(i, []).append(f"v{b}")
+        for i, n in enumerate(self.nodes):
             if isinstance(n, OpNode):
                 call_args = [expr(a) for a in n.args] + [f"{k}={expr(v)}" for k, v in n.kwargs.items()]
                 if n.op.check is not None:
@@ -233,6 +253,8 @@ class Graph:
                     lines.append(f"    {expr(bind.leaf)}._grad = {expr(bind.value)}")
                 call_args = [expr(a) for a in n.args] + [f"{k}={expr(v)}" for k, v in n.kwargs.items()]
                 lines.append(f"    {obj(n.obj, 'o')}.{n.name}({', '.join(call_args)})")
+            if i in dead:
+                lines.append(f"    del {', '.join(dead[i])}")
         for bind in self.end_binds:
             lines.append(f"    {expr(bind.leaf)}._grad = {expr(bind.value)}")
 
