@@ -319,7 +319,7 @@ class Recorder:
             g.eliminate_dead_code()
         for h in self._host_values:
             h.recorder = None
-        return result
+        return _plain(result) if self._host_values else result
 
     def _outputs(self, r):
         if isinstance(r, _HostFloat):
@@ -366,3 +366,14 @@ class Recorder:
                 g.checks.append(("requires_grad", Ref(b.index), b.value._requires_grad))
         for m in self._modules.values():
             g.checks.append(("training", m, bool(m.training)))
+
+
+def _plain(r):
+    """`r` with each `.item()` value of the capture as the plain float a replay returns."""
+    if isinstance(r, _HostFloat):
+        return float.__float__(r)
+    if isinstance(r, dict):
+        return {k: _plain(v) for k, v in r.items()}
+    if isinstance(r, (list, tuple)):
+        return type(r)(_plain(v) for v in r) if type(r) in (list, tuple) else r
+    return r
