@@ -31,7 +31,7 @@ def _cnn():
                          nn.Flatten(), nn.Linear(8 * 2 * 2, 5))
 
 
-def _train(compiled, make_model, make_opt, steps=20, data=None, sched=None, zero_first=True):
+def _train(compiled, make_model, make_opt, steps=20, data=None, sched=None, zero_first=True, set_to_none=True):
     ea.manual_seed(0)
     model = make_model()
     opt = make_opt(model.parameters())
@@ -40,12 +40,12 @@ def _train(compiled, make_model, make_opt, steps=20, data=None, sched=None, zero
 
     def step(x, y):
         if zero_first:
-            opt.zero_grad()
+            opt.zero_grad(set_to_none=set_to_none)
         loss = loss_fn(model(x), y)
         loss.backward()
         opt.step()
         if not zero_first:
-            opt.zero_grad()
+            opt.zero_grad(set_to_none=set_to_none)
         return loss
 
     fn = jit.compile(step) if compiled else step
@@ -75,6 +75,17 @@ def test_training_step_replays_to_eager_losses_bitwise(make_opt, zero_first):
     assert fn.captures == 1
     ops = fn.explain().ops_per_graph[0]
     assert "mm" in ops and "cross_entropy_backward" in ops and ops[-1 if not zero_first else 0].endswith("zero_grad")
+
+
+def test_zero_grad_to_zeros_accumulates_into_the_same_grad_tensors():
+    def make_opt(ps):
+        return optim.SGD(ps, lr=0.1, momentum=0.9)
+    le, pe, _ = _train(False, _mlp, make_opt, set_to_none=False)
+    lc, pc, fn = _train(True, _mlp, make_opt, set_to_none=False)
+    assert le == lc
+    for a, b in zip(pe, pc):
+        np.testing.assert_array_equal(a, b)
+    assert fn.captures == 1
 
 
 def test_lr_scheduler_changes_the_rate_without_a_new_capture():
