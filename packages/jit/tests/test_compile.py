@@ -285,3 +285,18 @@ def test_compile_as_decorator_and_options():
     assert f.__name__ == "f" and f.captures == 1
     with pytest.raises(TypeError, match="must be a callable"):
         jit.compile(3)
+
+
+def test_autocast_state_is_a_guard():
+    w = _t(4, 4, seed=2)
+    c = jit.compile(lambda x: ea.mm(x, w))
+    x = _t(3, 4)
+    for _ in range(3):
+        plain = c(x)
+    with ea.autocast("cpu", dtype=ea.bfloat16):
+        for _ in range(3):
+            cast = c(x)
+        ref = ea.mm(x, w)
+    assert plain.dtype == ea.float32 and cast.dtype == ref.dtype == ea.bfloat16
+    np.testing.assert_array_equal(_np(cast.float()), _np(ref.float()))
+    assert c.captures == 2

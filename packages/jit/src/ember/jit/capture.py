@@ -1,11 +1,11 @@
 """Capture: run the function once, eagerly, recording every op dispatch into a `Graph`.
 
 NOTE [ Capture ]
-A dispatch hook, installed above autograd's for the one capturing call, sees every op the
-function runs at the top of the hook chain: the forward ops, the ops the autograd engine runs
-for `backward()` (called from the engine, not from inside another op) and the optimizer's. An
-op called from inside another op's kernel or hook (dropout's mask, autograd's bookkeeping
-clones) is not recorded: replaying the outer kernel redoes it. Each recorded call keeps the
+A dispatch hook, installed beneath every other hook for the one capturing call
+(`register_dispatch_hook(..., innermost=True)`), sees every op call as its kernel gets it: the
+forward ops (below autograd's recording, after autocast's casts, which it records too), the ops
+the autograd engine runs for `backward()` and the optimizer's. An op called from inside another
+op's kernel (dropout's mask) is not recorded: replaying the outer kernel redoes it. Each recorded call keeps the
 device kernel `Op.redispatch` would pick, its arguments with tensors replaced by buffers, and
 the buffers its results become.
 
@@ -293,7 +293,7 @@ class Recorder:
                 self._leaves[idx] = t
                 self._start_grad[idx] = t._grad
         saved = self._patch()
-        dispatch.register_dispatch_hook(self.hook)
+        dispatch.register_dispatch_hook(self.hook, innermost=True)
         old_profile = sys.getprofile()
         self.active = True
         _active.append(self)

@@ -4,7 +4,7 @@ NOTE [ Guards and the plan cache ]
 A call's guards are computed from its arguments before anything runs: for every tensor among
 them (inside tuples, lists and dicts too) its shape, strides, dtype, device, `requires_grad` and
 which earlier argument shares its storage; for every Python number, string or None its type and
-value; for any other object its identity; the grad mode and inference mode; for a compiled
+value; for any other object its identity; the grad mode, inference mode and autocast state; for a compiled
 module, the `.training` flag of each of its modules. Equal guards pick the same cache entry. An
 entry runs eagerly until its `config.capture_call`-th call, which is captured (it runs eagerly
 too, recording); later calls replay. A replay first tests what the capture found that no
@@ -22,6 +22,7 @@ from __future__ import annotations
 import functools
 import warnings
 
+from ember.autograd import amp as _amp
 from ember.autograd.grad_mode import _enabled, _inference
 from ember.core.tensor import Tensor
 
@@ -70,6 +71,10 @@ def _describe(value) -> str:
     return repr(value)
 
 
+def _autocast() -> tuple:
+    return tuple((d, _amp.is_autocast_enabled(d), _amp.get_autocast_dtype(d)) for d in ("cpu", "cuda"))
+
+
 class _Entry:
     """The cache entry of one set of guards: its calls, its plan or why it has none."""
 
@@ -109,8 +114,8 @@ class CompiledFunction:
             _flatten(a, f"argument {i}", labels, values, tensors, storages)
         for k, v in kwargs.items():
             _flatten(v, f"argument {k!r}", labels, values, tensors, storages)
-        labels += ["grad mode", "inference mode"]
-        values += [_enabled.get(), _inference.get()]
+        labels += ["grad mode", "inference mode", "autocast"]
+        values += [_enabled.get(), _inference.get(), _autocast() if _amp._enabled_count else None]
         m = self._module
         if m is not None:
             labels.append("the modules' .training flags")
