@@ -118,6 +118,30 @@ def test_training_with_dropout_draws_eager_streams():
     assert le == lc and fn.captures == 1
 
 
+@pytest.mark.parametrize("make_model, shape", [(_mlp, (6, 8)), (_cnn, (3, 1, 8, 8))], ids=["mlp", "cnn"])
+def test_compiled_module_forward_with_backward_outside_trains_like_eager(make_model, shape):
+    def run(compiled):
+        ea.manual_seed(4)
+        model = make_model()
+        fwd = jit.compile(model) if compiled else model
+        opt = optim.SGD(model.parameters(), lr=0.05, momentum=0.9)
+        loss_fn = nn.CrossEntropyLoss()
+        xs, ys = _data(8, shape, 4)
+        losses = []
+        for x, y in zip(xs, ys):
+            opt.zero_grad()
+            loss = loss_fn(fwd(x), y)
+            loss.backward()
+            opt.step()
+            losses.append(loss.item())
+        return losses, fwd
+    eager, _ = run(False)
+    comp, fwd = run(True)
+    assert eager == comp
+    e = fwd.explain()
+    assert e.graph_count == 1 and e.plans[0].through_autograd and fwd._compiled.captures == 1
+
+
 @pytest.mark.parametrize("make_model, shape", [(_mlp, (5, 8)), (_cnn, (2, 1, 8, 8))], ids=["mlp", "cnn"])
 def test_compiled_module_inference_matches_eager(make_model, shape):
     ea.manual_seed(1)

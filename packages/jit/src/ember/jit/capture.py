@@ -327,9 +327,7 @@ class Recorder:
             return Item(r.ref)
         if isinstance(r, Tensor):
             if r._requires_grad and not self.backward_seen:
-                self.brk("an output requires grad (a compiled forward whose backward runs outside the "
-                         "function is not captured in this pass)", sys._getframe(0))
-                return None
+                self.graph.through_autograd = True  # its backward runs outside: replay through autograd
             ref = self.ref(r)
             if isinstance(ref, Ref) and self.graph.buffers[ref.index].kind == "const":
                 return Clone(ref)
@@ -344,6 +342,10 @@ class Recorder:
 
     def _finish(self) -> None:
         g = self.graph
+        if g.through_autograd and any(isinstance(a, Alias) for n in g.nodes if isinstance(n, OpNode)
+                                      for a in (*n.args, *n.kwargs.values())):
+            self.broken = "a tensor made outside the ops reads another's memory; its history cannot be replayed"
+            return
         if any(id(h) not in self._returned for h in self._host_values):
             self.broken = "the value of .item() is kept or used inside the function (not only returned)"
             return

@@ -222,8 +222,9 @@ class ExplainOutput:
     def __str__(self) -> str:
         lines = [f"Graph count: {self.graph_count}", f"Graph break count: {self.graph_break_count}",
                  f"Captures: {self.captures}"]
-        for i, ops in enumerate(self.ops_per_graph):
-            lines.append(f"Plan {i}: {len(ops)} nodes: {', '.join(ops)}")
+        for i, (g, ops) in enumerate(zip(self.plans, self.ops_per_graph)):
+            how = " (through autograd: the outputs need a history)" if g.through_autograd else ""
+            lines.append(f"Plan {i}{how}: {len(ops)} nodes: {', '.join(ops)}")
         for r in self.break_reasons:
             lines.append(f"Break: {r}")
         return "\n".join(lines)

@@ -147,6 +147,9 @@ class Graph:
     output: Any = None  # the output tree, with Ref/Alias/Item/Clone leaves
     end_binds: list = field(default_factory=list)
     checks: list = field(default_factory=list)  # (kind, object, expected) tested before a replay
+    # the outputs need a history (a forward whose backward runs outside the function): each node
+    # calls its op through the dispatcher, so autograd records the graph, instead of the kernel
+    through_autograd: bool = False
 
     def eliminate_dead_code(self) -> int:
         """Drop op nodes whose results nothing reads and that write nothing; returns how many went.
@@ -235,7 +238,7 @@ class Graph:
         for i, n in enumerate(self.nodes):
             if isinstance(n, OpNode):
                 call_args = [expr(a) for a in n.args] + [f"{k}={expr(v)}" for k, v in n.kwargs.items()]
-                if n.op.check is not None:
+                if n.op.check is not None and not self.through_autograd:
                     lines.append(f"    {obj(n.op.check, 'm')}({', '.join(call_args)})")
                 outs = []
                 for o in n.outs:
@@ -245,9 +248,11 @@ class Graph:
                     else:
                         outs.append("_")
                 target = ", ".join(outs) + ("," if n.tuple_out and len(outs) == 1 else "")
-                lines.append(f"    {target} = {obj(n.kernel, 'f')}({', '.join(call_args)})  # {n.op.name}")
-                for b in n.bumps:
-                    lines.append(f"    {expr(b)}._storage.version += 1")
+                fn = obj(n.op if self.through_autograd else n.kernel, "f")
+                lines.append(f"    {target} = {fn}({', '.join(call_args)})  # {n.op.name}")
+                if not self.through_autograd:
+                    for b in n.bumps:
+                        lines.append(f"    {expr(b)}._storage.version += 1")
             else:
                 for bind in n.binds:
                     lines.append(f"    {expr(bind.leaf)}._grad = {expr(bind.value)}")
