@@ -303,3 +303,15 @@ def test_autocast_state_is_a_guard():
     assert plain.dtype == ea.float32 and cast.dtype == ref.dtype == ea.bfloat16
     np.testing.assert_array_equal(_np(cast.float()), _np(ref.float()))
     assert c.captures == 2
+
+
+def test_cache_limit_warning_names_a_guard_inside_a_container(monkeypatch):
+    monkeypatch.setattr(jit.config, "cache_size_limit", 1)
+    c = jit.compile(lambda xs, k: xs[0] * k + xs[1])
+    c([_t(2), _t(2)], 2.0)
+    with pytest.warns(RuntimeWarning, match=r"argument 1: 3.0, the last plan has 2.0"):
+        c([_t(2), _t(2)], 3.0)
+    with pytest.warns(RuntimeWarning, match=r"argument 0\[1\]: Tensor\(shape=\(3,\)") as w:
+        c._warned = False
+        c([_t(2), _t(3)], 2.0)
+    assert len(w) == 1

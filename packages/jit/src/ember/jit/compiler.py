@@ -36,29 +36,33 @@ __all__ = ["compile", "explain", "CompiledFunction", "CompiledModule", "ExplainO
 _SCALARS = (int, float, bool, str, complex, type(None))
 
 
-def _flatten(x, path: str, labels: list, values: list, tensors: list, storages: dict) -> None:
+def _flatten(x, path, labels: list | None, values: list, tensors: list, storages: dict) -> None:
+    """Append `x`'s guard values (and, when `labels` is a list, their names: only a warning needs them)."""
     if isinstance(x, Tensor):
         st = id(x._storage)
-        labels.append(path)
         values.append((x._shape, x._strides, x._dtype, x._storage.device, x._requires_grad, storages.get(st, -1)))
         storages.setdefault(st, len(tensors))
         tensors.append(x)
     elif isinstance(x, (list, tuple)):
-        labels.append(f"{path} (a {type(x).__name__})")
         values.append((type(x), len(x)))
+        if labels is not None:
+            labels.append(f"{path} (a {type(x).__name__})")
         for i, v in enumerate(x):
-            _flatten(v, f"{path}[{i}]", labels, values, tensors, storages)
+            _flatten(v, None if labels is None else f"{path}[{i}]", labels, values, tensors, storages)
+        return
     elif isinstance(x, dict):
-        labels.append(f"{path} (a dict)")
         values.append(tuple(x))
+        if labels is not None:
+            labels.append(f"{path} (a dict)")
         for k, v in x.items():
-            _flatten(v, f"{path}[{k!r}]", labels, values, tensors, storages)
+            _flatten(v, None if labels is None else f"{path}[{k!r}]", labels, values, tensors, storages)
+        return
     elif isinstance(x, _SCALARS):
-        labels.append(path)
         values.append((type(x), x))
     else:
-        labels.append(path)
         values.append(("object", id(x)))
+    if labels is not None:
+        labels.append(path)
 
 
 def _describe(value) -> str:
@@ -78,10 +82,9 @@ def _autocast() -> tuple:
 class _Entry:
     """The cache entry of one set of guards: its calls, its plan or why it has none."""
 
-    __slots__ = ("labels", "calls", "replay", "graph", "broken", "captures")
+    __slots__ = ("calls", "replay", "graph", "broken", "captures")
 
-    def __init__(self, labels: list) -> None:
-        self.labels = labels
+    def __init__(self) -> None:
         self.calls = 0
         self.replay = None
         self.graph = None
@@ -105,36 +108,39 @@ class CompiledFunction:
         self.captures = 0  # how many captures ran (each one a call run eagerly while recording)
         functools.update_wrapper(self, fn)
 
-    def _guards(self, args: tuple, kwargs: dict) -> tuple[tuple, list, list]:
-        labels: list = []
+    def _guards(self, args: tuple, kwargs: dict, labels: list | None = None) -> tuple[tuple, list]:
+        """The guard values of a call (and its tensors, in order); their names go into `labels` if given."""
         values: list = []
         tensors: list = []
         storages: dict = {}
+        named = labels is not None
         for i, a in enumerate(args):
-            _flatten(a, f"argument {i}", labels, values, tensors, storages)
+            _flatten(a, f"argument {i}" if named else None, labels, values, tensors, storages)
         for k, v in kwargs.items():
-            _flatten(v, f"argument {k!r}", labels, values, tensors, storages)
-        labels += ["grad mode", "inference mode", "autocast"]
+            _flatten(v, f"argument {k!r}" if named else None, labels, values, tensors, storages)
         values += [_enabled.get(), _inference.get(), _autocast() if _amp._enabled_count else None]
         m = self._module
         if m is not None:
-            labels.append("the modules' .training flags")
             values.append(tuple(bool(s.training) for s in m.modules()))
-        return tuple(values), labels, tensors
+        if named:
+            labels += ["grad mode", "inference mode", "autocast"]
+            if m is not None:
+                labels.append("the modules' .training flags")
+        return tuple(values), tensors
 
     def __call__(self, *args, **kwargs):
         if capture._active:  # inside another function's capture: its recorder must see these ops
             return self.__wrapped__(*args, **kwargs)
-        key, labels, tensors = self._guards(args, kwargs)
+        key, tensors = self._guards(args, kwargs)
         try:
             entry = self._cache.get(key)
         except TypeError:  # an unhashable Python value among the arguments
             return self.__wrapped__(*args, **kwargs)
         if entry is None:
             if len(self._cache) >= config.cache_size_limit:
-                self._warn_limit(key, labels)
+                self._warn_limit(key, args, kwargs)
                 return self.__wrapped__(*args, **kwargs)
-            entry = self._cache[key] = _Entry(labels)
+            entry = self._cache[key] = _Entry()
         self._last_key = key
         entry.calls += 1
         if entry.replay is not None:
@@ -165,10 +171,12 @@ class CompiledFunction:
             entry.replay = rec.graph.compile()
         return result
 
-    def _warn_limit(self, key: tuple, labels: list) -> None:
+    def _warn_limit(self, key: tuple, args: tuple, kwargs: dict) -> None:
         if self._warned:
             return
         self._warned = True
+        labels: list = []
+        self._guards(args, kwargs, labels)
         last = self._last_key or next(iter(self._cache))
         why = "the number of arguments"
         for label, new, old in zip(labels, key, last):
@@ -279,8 +287,8 @@ def explain(fn, *args, **kwargs) -> ExplainOutput:
         return fn.explain()
     c = compile(fn)
     target = c._compiled if isinstance(c, CompiledModule) else c
-    key, labels, tensors = target._guards(args, kwargs)
-    entry = target._cache[key] = _Entry(labels)
+    key, tensors = target._guards(args, kwargs)
+    entry = target._cache[key] = _Entry()
     entry.calls = config.capture_call
     target._capture(entry, tensors, args, kwargs)
     return target.explain()
