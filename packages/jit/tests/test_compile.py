@@ -311,7 +311,7 @@ def test_cache_limit_warning_names_a_guard_inside_a_container(monkeypatch):
     c([_t(2), _t(2)], 2.0)
     with pytest.warns(RuntimeWarning, match=r"argument 1: 3.0, the last plan has 2.0"):
         c([_t(2), _t(2)], 3.0)
-    with pytest.warns(RuntimeWarning, match=r"argument 0\[1\]: Tensor\(shape=\(3,\)") as w:
+    with pytest.warns(RuntimeWarning, match=r"argument 0\[0\]: Tensor\(shape=\(3,\)") as w:
         c._warned = False
-        c([_t(2), _t(3)], 2.0)
+        c([_t(3), _t(3)], 2.0)
     assert len(w) == 1
