@@ -315,3 +315,34 @@ def test_cache_limit_warning_names_a_guard_inside_a_container(monkeypatch):
         c._warned = False
         c([_t(3), _t(3)], 2.0)
     assert len(w) == 1
+
+
+def test_ops_of_another_thread_during_a_capture_are_not_recorded():
+    import threading
+
+    started, stop = threading.Event(), threading.Event()
+
+    def busy():
+        y = _t(4)
+        started.set()
+        while not stop.is_set():
+            y = (y * 1.0001).sin()
+            float(y.sum())  # a host read in another thread is no break of this capture
+
+    th = threading.Thread(target=busy)
+    th.start()
+    started.wait()
+    try:
+        def f(x):
+            s = x
+            for _ in range(50):
+                s = s.cos()
+            return s
+        c = jit.compile(f)
+        for _ in range(3):
+            r = c(_t(4))
+    finally:
+        stop.set()
+        th.join()
+    assert c.explain().ops_per_graph == [["cos"] * 50]
+    np.testing.assert_array_equal(_np(r), _np(f(_t(4))))

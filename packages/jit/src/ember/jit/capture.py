@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import os
 import sys
+import threading
 import weakref
 
 from ember.autograd import engine as _engine
@@ -107,6 +108,7 @@ class Recorder:
         self._host_values: list[_HostFloat] = []
         self._returned: set[int] = set()  # ids of the .item() values the function returns
         self.backward_seen = False
+        self._thread = threading.get_ident()  # ops of other threads (a pin-memory thread) are not the function's
 
     # --- buffers ---------------------------------------------------------------------
     def _new_buffer(self, t: Tensor, kind: str, producer: int = -1) -> int:
@@ -215,7 +217,7 @@ class Recorder:
 
     # --- the hook ----------------------------------------------------------------------
     def hook(self, op, args: tuple, kwargs: dict, call_next):
-        if self.depth or self._island is not None or not self.active:
+        if self.depth or self._island is not None or not self.active or threading.get_ident() != self._thread:
             return call_next(op, args, kwargs)
         if op.name in _DYNAMIC:
             self.brk(f"op '{op.name}' (its result's shape depends on tensor values) is not captured", sys._getframe(1))
@@ -263,7 +265,7 @@ class Recorder:
             saved[name] = orig
 
             def read(t, *a, _orig=orig, _name=name, **k):
-                if not rec.active or rec.depth or rec._island is not None:
+                if not rec.active or rec.depth or rec._island is not None or threading.get_ident() != rec._thread:
                     return _orig(t, *a, **k)
                 v = _orig(t, *a, **k)
                 if _name == "item" and type(v) is float:
