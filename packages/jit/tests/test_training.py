@@ -187,3 +187,12 @@ def test_training_flag_of_a_module_reached_from_a_function_is_checked_before_rep
         model.eval()
         np.testing.assert_array_equal(f(x).numpy(), model(x).numpy())
     assert f.captures == 2
+
+
+def test_hundred_compiled_steps_stay_bitwise_equal_to_eager():
+    data = _data(100, (6, 8), 4, seed=9)
+    le, pe, _ = _train(False, _mlp, lambda ps: optim.Adam(ps, lr=0.005), data=data)
+    lc, pc, fn = _train(True, _mlp, lambda ps: optim.Adam(ps, lr=0.005), data=data)
+    assert len(lc) == 100 and le == lc and fn.captures == 1
+    for a, b in zip(pe, pc):
+        np.testing.assert_array_equal(a, b)
