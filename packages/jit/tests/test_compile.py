@@ -346,3 +346,14 @@ def test_ops_of_another_thread_during_a_capture_are_not_recorded():
         th.join()
     assert c.explain().ops_per_graph == [["cos"] * 50]
     np.testing.assert_array_equal(_np(r), _np(f(_t(4))))
+
+
+@pytest.mark.parametrize("fn", [lambda a: ea.equal(a, a * 1), lambda a: ea.allclose(a, a + 1e-9)],
+                         ids=["equal", "allclose"])
+def test_a_python_value_computed_from_tensors_is_a_break_not_a_frozen_constant(fn):
+    c = jit.compile(fn)
+    x = _t(3)
+    for _ in range(3):
+        assert c(x) is True
+    e = c.explain()
+    assert e.graph_count == 0 and e.graph_break_count == 1 and "reads" in e.break_reasons[0]

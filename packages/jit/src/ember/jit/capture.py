@@ -15,8 +15,9 @@ Python runs only at capture, so what Python decides there is frozen in the plan,
   a scheduler sets and Adam's step counter are read at every replay, and lazily made state is
   made by the optimizer itself; the ops inside them are not recorded;
 - a read of a tensor's value on the host (`.item()`, `.tolist()`, `.numpy()`, `float(t)`,
-  `bool(t)`, printing) is a graph break, since what Python does with the value cannot be
-  replayed; `.item()` whose value the function only returns is read after each replay instead;
+  `bool(t)`, printing, and ember's own Python reading elements outside an op kernel through
+  `Tensor._np()`/`_host_array()`, as `equal` does) is a graph break, since what Python does with
+  the value cannot be replayed; `.item()` whose value the function only returns is read after each replay instead;
 - modules whose `forward` runs get their `.training` checked before each replay.
 Tensors are tracked by identity through weak references (holding them would change what
 autograd may steal for `.grad`, and the plan would differ from eager).
@@ -42,8 +43,8 @@ _SEP = os.sep + "ember" + os.sep
 # ops whose result's shape depends on the values of their input, or that re-point a tensor's storage
 _DYNAMIC = frozenset({"nonzero", "masked_select", "unique", "unique_consecutive", "unique_dim", "bincount",
                       "repeat_interleave", "set_", "resize_", "resize_as_", "histc", "histogram", "argwhere"})
-_HOST_READS = ("item", "tolist", "numpy", "__float__", "__int__", "__bool__", "__index__", "__complex__",
-               "__array__", "__repr__", "__str__", "__format__")
+_HOST_READS = ("item", "tolist", "numpy", "_np", "_host_array", "__float__", "__int__", "__bool__", "__index__",
+               "__complex__", "__array__", "__repr__", "__str__", "__format__")
 _EXECUTE = _engine.execute.__code__
 _METHOD_FRAMES = frozenset({"step", "wrapper", "zero_grad", "forward", "_call_impl", "__call__"})
 
@@ -249,8 +250,12 @@ class Recorder:
             if isinstance(t, Tensor):
                 hit = self._tensors.get(id(t))
                 outs.append(hit[1] if hit is not None and hit[0]() is t else self._new_buffer(t, "op", node_idx))
-            else:
+            elif t is None:
                 outs.append(None)
+            else:  # a Python value (a bool, a count) that Python code goes on with: not replayable
+                self.brk(f"op '{op.name}' returns a Python {type(t).__name__}, which the function reads",
+                         sys._getframe(1))
+                return r
         g.nodes.append(OpNode(op, kernel, targs, tkw, outs, tuple(bumps), isinstance(r, _SEQ)))
         return r
 
@@ -267,13 +272,22 @@ class Recorder:
             def read(t, *a, _orig=orig, _name=name, **k):
                 if not rec.active or rec.depth or rec._island is not None or threading.get_ident() != rec._thread:
                     return _orig(t, *a, **k)
-                v = _orig(t, *a, **k)
+                rec.depth += 1  # the reads it makes itself (item through _host_array) are this one
+                try:
+                    v = _orig(t, *a, **k)
+                finally:
+                    rec.depth -= 1
                 if _name == "item" and type(v) is float:
                     h = _HostFloat(v)
                     h.recorder, h.ref = rec, rec.ref(t)
                     rec._host_values.append(h)
                     return h
-                what = f"{_name}()" if not _name.startswith("__") else f"{_name.strip('_')}(tensor)"
+                if _name.startswith("__"):
+                    what = f"{_name.strip('_')}(tensor)"
+                elif _name.startswith("_"):
+                    what = f"ember code outside an op (Tensor.{_name}())"
+                else:
+                    what = f"{_name}()"
                 rec.brk(f"{what} reads a tensor's value on the host", sys._getframe(1))
                 return v
             read.__name__ = name
