@@ -186,9 +186,14 @@ class Recorder:
             self.backward_seen = True
         elif co.co_name in _METHOD_FRAMES and co.co_argcount and co.co_varnames[0] == "self":
             obj = frame.f_locals.get("self")
-            if isinstance(getattr(obj, "param_groups", None), list) and hasattr(obj, "state"):
+            try:  # any object's attributes: one that raises on lookup is neither optimizer nor module
+                optimizer = isinstance(getattr(obj, "param_groups", None), list) and hasattr(obj, "state")
+                module = not optimizer and isinstance(getattr(obj, "_modules", None), dict) and hasattr(obj, "training")
+            except Exception:
+                return
+            if optimizer:
                 self._open_island(frame)
-            elif isinstance(getattr(obj, "_modules", None), dict) and hasattr(obj, "training"):
+            elif module:
                 self._modules[id(obj)] = obj
 
     def _open_island(self, f) -> None:
