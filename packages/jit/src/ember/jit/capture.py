@@ -25,16 +25,18 @@ autograd may steal for `.grad`, and the plan would differ from eager).
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 import threading
 import weakref
 
 from ember.autograd import engine as _engine
-from ember.core import dispatch
+from ember.core import creation, dispatch
 from ember.core.tensor import Tensor
 
-from ember.jit.graph import Alias, Buffer, CallNode, Clone, GradBind, Graph, Item, OpNode, Ref
+from ember.jit.backward import attach
+from ember.jit.graph import Alias, Backward, Buffer, CallNode, Clone, GradBind, Graph, Item, OpNode, Ref, _reads
 
 __all__ = ["Unsupported", "Recorder", "user_frame"]
 
@@ -313,6 +315,26 @@ class Recorder:
             if t._requires_grad and t._grad_fn is None:
                 self._leaves[idx] = t
                 self._start_grad[idx] = t._grad
+        with self._recording():
+            result = fn(*args, **kwargs)
+        if self.broken is None:
+            self.active = True
+            try:
+                g.output = self._outputs(result)
+            finally:
+                self.active = False
+        if self.broken is None and g.through_autograd:
+            self._capture_backward(result, flat_inputs)
+        if self.broken is None:
+            self._finish()
+            g.eliminate_dead_code()
+        for h in self._host_values:
+            h.recorder = None
+        return _plain(result) if self._host_values else result
+
+    @contextlib.contextmanager
+    def _recording(self):
+        """The hook, the host-read patches and the profiler, for the duration of the block."""
         saved = self._patch()
         dispatch.register_dispatch_hook(self.hook, innermost=True)
         old_profile = sys.getprofile()
@@ -320,7 +342,7 @@ class Recorder:
         _active.append(self)
         sys.setprofile(self._profile)
         try:
-            result = fn(*args, **kwargs)
+            yield
         finally:
             sys.setprofile(old_profile)
             _active.remove(self)
@@ -329,18 +351,57 @@ class Recorder:
             dispatch.remove_dispatch_hook(self.hook)
             for name, orig in saved.items():
                 setattr(Tensor, name, orig)
-        if self.broken is None:
-            self.active = True
-            try:
-                g.output = self._outputs(result)
-            finally:
-                self.active = False
-        if self.broken is None:
-            self._finish()
-            g.eliminate_dead_code()
-        for h in self._host_values:
-            h.recorder = None
-        return _plain(result) if self._host_values else result
+
+    def _capture_backward(self, result, flat_inputs: list) -> None:
+        """Record the backward of the outputs that need a history as a second plan (NOTE [ A captured
+        backward ] in `ember.jit.backward`); where that fails the forward replays through autograd."""
+        g = self.graph
+        outs = [t for t in _tensors_in(result) if t._requires_grad]
+        refs = [self.lookup(t) for t in outs]
+        if len({id(t) for t in outs}) != len(outs) or any(
+                not isinstance(r, Ref) or g.buffers[r.index].kind != "op" for r in refs):
+            return  # an output that is an input, a constant or a view made outside the ops
+        targets, target_refs, seen = [], [], set()
+        for t in flat_inputs:
+            if t._requires_grad and id(t) not in seen:
+                seen.add(id(t))
+                targets.append(t)
+                target_refs.append(self.lookup(t))
+        for idx, leaf in self._leaves.items():
+            if g.buffers[idx].kind == "const" and id(leaf) not in seen:
+                seen.add(id(leaf))
+                targets.append(leaf)
+                target_refs.append(Ref(idx))
+        if not targets:
+            return
+        grads_in = [creation.ones_like(t) for t in outs]
+        gin_refs = [Ref(self._new_buffer(t, "input")) for t in grads_in]
+        fwd_nodes, g.nodes = g.nodes, []
+        fullgraph, self.fullgraph = self.fullgraph, False
+        try:
+            with self._recording():
+                got = _engine.grad(outs, targets, grads_in, retain_graph=True, allow_unused=True)
+        except Exception:  # noqa: BLE001 - the backward cannot be captured: the forward replays through autograd
+            self.broken = None
+            got = None
+        finally:
+            bw_nodes, g.nodes = g.nodes, fwd_nodes
+            self.fullgraph = fullgraph
+        if got is None or self.broken is not None:
+            self.broken = None
+            return
+        bg = Graph(buffers=g.buffers, nodes=bw_nodes)
+        bg.output = tuple(None if x is None else self.ref(x) for x in got)
+        bg.eliminate_dead_code()
+        produced = {o for n in bg.nodes if isinstance(n, OpNode) for o in n.outs if o is not None}
+        read: set[int] = set()
+        _reads([n.reads() for n in bg.nodes], read)
+        _reads(bg.output, read)
+        saved = tuple(Ref(i) for i in sorted(read) if i not in produced and g.buffers[i].kind != "const"
+                      and i not in {r.index for r in gin_refs})
+        bg.inputs = [r.index for r in gin_refs] + [r.index for r in saved]
+        g.backward = Backward(bg.compile(), saved, tuple(refs), tuple(target_refs), attach, bg)
+        g.through_autograd = False
 
     def _outputs(self, r):
         if isinstance(r, _HostFloat):
@@ -400,3 +461,15 @@ def _plain(r):
     if isinstance(r, (list, tuple)):
         return type(r)(_plain(v) for v in r) if type(r) in (list, tuple) else r
     return r
+
+
+def _tensors_in(r):
+    """The tensors of an output tree, in order."""
+    if isinstance(r, Tensor):
+        yield r
+    elif isinstance(r, dict):
+        for v in r.values():
+            yield from _tensors_in(v)
+    elif isinstance(r, (list, tuple)):
+        for v in r:
+            yield from _tensors_in(v)

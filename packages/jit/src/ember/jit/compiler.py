@@ -233,6 +233,9 @@ class ExplainOutput:
         for i, (g, ops) in enumerate(zip(self.plans, self.ops_per_graph)):
             how = " (through autograd: the outputs need a history)" if g.through_autograd else ""
             lines.append(f"Plan {i}{how}: {len(ops)} nodes: {', '.join(ops)}")
+            if g.backward is not None:
+                bops = g.backward.graph.op_names()
+                lines.append(f"  its captured backward: {', '.join(bops)}")
         for r in self.break_reasons:
             lines.append(f"Break: {r}")
         return "\n".join(lines)

@@ -140,6 +140,20 @@ def _reads(a, into: set) -> None:
 
 
 @dataclass
+class Backward:
+    """A forward's captured backward (NOTE [ A captured backward ] in `ember.jit.backward`): its
+    compiled plan `fn(*grads, *saved)`, the forward buffers it reads, the outputs that get the
+    node, the tensors it returns gradients for, and the function that attaches it after a replay."""
+
+    fn: Any
+    saved: tuple
+    outputs: tuple
+    targets: tuple
+    attach: Any
+    graph: Graph
+
+
+@dataclass
 class Graph:
     buffers: list = field(default_factory=list)
     inputs: list = field(default_factory=list)  # buffer index of each flattened tensor input
@@ -150,6 +164,7 @@ class Graph:
     # the outputs need a history (a forward whose backward runs outside the function): each node
     # calls its op through the dispatcher, so autograd records the graph, instead of the kernel
     through_autograd: bool = False
+    backward: Backward | None = None  # the captured backward of a forward whose outputs need a history
 
     def eliminate_dead_code(self) -> int:
         """Drop op nodes whose results nothing reads and that write nothing; returns how many went.
@@ -225,6 +240,9 @@ class Graph:
         keep: set[int] = set()
         _reads(self.output, keep)
         _reads(self.end_binds, keep)
+        if self.backward is not None:
+            _reads((self.backward.saved, self.backward.targets), keep)
+        produced = {o for n in self.nodes if isinstance(n, OpNode) for o in n.outs if o is not None}
         last: dict[int, int] = {}
         for i, n in enumerate(self.nodes):
             r: set[int] = set()
@@ -233,7 +251,7 @@ class Graph:
                 last[b] = i
         dead: dict[int, list[str]] = {}
         for b, i in last.items():
-            if b not in keep and self.buffers[b].kind == "op":
+            if b not in keep and b in produced and self.buffers[b].kind == "op":
                 dead.setdefault(i, []).append(f"v{b}")
         for i, n in enumerate(self.nodes):
             if isinstance(n, OpNode):
@@ -276,6 +294,13 @@ class Graph:
                 return "(" + "".join(out(x) + ", " for x in o) + ")"
             return expr(o)
 
+        bw = self.backward
+        if bw is not None:
+            outs = ", ".join(expr(r) for r in bw.outputs)
+            saved = ", ".join(expr(r) for r in bw.saved)
+            targets = ", ".join(expr(r) for r in bw.targets)
+            lines.append(f"    {obj(bw.attach, 'b')}({obj(bw.fn, 'b')}, ({outs},), ({saved}{',' if saved else ''}), "
+                         f"({targets},))")
         lines.append(f"    return {out(self.output)}")
         return "\n".join(lines) + "\n", g
 
