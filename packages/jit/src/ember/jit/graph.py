@@ -18,6 +18,11 @@ Each buffer keeps its shape, dtype and device, and each node the names it reads 
 later pass can plan memory (liveness), fuse elementwise chains and emit one kernel per group
 from this same IR without capturing again. This pass only generates Python: `Graph.codegen`
 writes one function whose body is one line per node, so a replay costs one Python call per kernel.
+
+A forward whose outputs must carry a history (its backward runs outside the function) carries
+its captured backward as a second `Graph` (`Backward`, NOTE [ A captured backward ] in
+`ember.jit.backward`); where that could not be captured it replays each op through the
+dispatcher instead (`through_autograd`), so autograd records as in eager.
 """
 
 from __future__ import annotations
