@@ -118,7 +118,12 @@ def test_training_with_dropout_draws_eager_streams():
     assert le == lc and fn.captures == 1
 
 
-@pytest.mark.parametrize("make_model, shape", [(_mlp, (6, 8)), (_cnn, (3, 1, 8, 8))], ids=["mlp", "cnn"])
+def _mlp_bn_dropout():
+    return nn.Sequential(nn.Linear(8, 32), nn.BatchNorm1d(32), nn.ReLU(), nn.Dropout(0.25), nn.Linear(32, 4))
+
+
+@pytest.mark.parametrize("make_model, shape", [(_mlp, (6, 8)), (_cnn, (3, 1, 8, 8)), (_mlp_bn_dropout, (6, 8))],
+                         ids=["mlp", "cnn", "batchnorm-dropout"])
 def test_compiled_module_forward_with_backward_outside_trains_like_eager(make_model, shape):
     def run(compiled):
         ea.manual_seed(4)

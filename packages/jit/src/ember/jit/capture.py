@@ -18,7 +18,9 @@ Python runs only at capture, so what Python decides there is frozen in the plan,
   `bool(t)`, printing, and ember's own Python reading elements outside an op kernel through
   `Tensor._np()`/`_host_array()`, as `equal` does) is a graph break, since what Python does with
   the value cannot be replayed; `.item()` whose value the function only returns is read after each replay instead;
-- modules whose `forward` runs get their `.training` checked before each replay.
+- modules whose `forward` runs get their `.training` checked before each replay;
+- outputs that need a history (no backward ran inside the function) get their backward captured
+  as a second plan right after the call (NOTE [ A captured backward ] in `ember.jit.backward`).
 Tensors are tracked by identity through weak references (holding them would change what
 autograd may steal for `.grad`, and the plan would differ from eager).
 """
