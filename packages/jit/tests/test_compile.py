@@ -384,3 +384,20 @@ def test_forward_with_backward_outside_gets_one_captured_backward_node():
     a2.sum().backward()
     with pytest.raises(RuntimeError, match="backward through the graph a second time"):
         a2.sum().backward()
+
+
+def test_an_object_argument_is_guarded_by_identity():
+    class Scale:
+        def __init__(self, k):
+            self.w = _t(3) * 0 + k
+
+    c = jit.compile(lambda s, x: x * s.w)
+    x = _t(3)
+    for k in (2.0, 3.0):
+        for _ in range(3):
+            got = c(Scale(k), x) if k == 3.0 else None
+        s = Scale(k)
+        for _ in range(3):
+            got = c(s, x)
+        np.testing.assert_array_equal(_np(got), _np(x) * k)
+    assert all(e.keep for e in c._cache.values())

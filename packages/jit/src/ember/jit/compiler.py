@@ -65,6 +65,18 @@ def _flatten(x, path, labels: list | None, values: list, tensors: list, storages
         labels.append(path)
 
 
+def _objects(x):
+    """The objects among the arguments that are guarded by identity (not tensors, containers or scalars)."""
+    if isinstance(x, (list, tuple)):
+        for v in x:
+            yield from _objects(v)
+    elif isinstance(x, dict):
+        for v in x.values():
+            yield from _objects(v)
+    elif not isinstance(x, (Tensor, *_SCALARS)):
+        yield x
+
+
 def _describe(value) -> str:
     if isinstance(value, tuple) and len(value) == 6 and isinstance(value[0], tuple):
         shape, strides, dtype, dev, rg, alias = value
@@ -82,7 +94,7 @@ def _autocast() -> tuple:
 class _Entry:
     """The cache entry of one set of guards: its calls, its plan or why it has none."""
 
-    __slots__ = ("calls", "replay", "graph", "broken", "captures")
+    __slots__ = ("calls", "replay", "graph", "broken", "captures", "keep")
 
     def __init__(self) -> None:
         self.calls = 0
@@ -90,6 +102,7 @@ class _Entry:
         self.graph = None
         self.broken: str | None = None
         self.captures = 0
+        self.keep: list = []  # the objects guarded by identity, held so that no other object takes their id
 
 
 class CompiledFunction:
@@ -141,6 +154,7 @@ class CompiledFunction:
                 self._warn_limit(key, args, kwargs)
                 return self.__wrapped__(*args, **kwargs)
             entry = self._cache[key] = _Entry()
+            entry.keep = [o for a in (args, tuple(kwargs.values())) for o in _objects(a)]
         self._last_key = key
         entry.calls += 1
         if entry.replay is not None:
