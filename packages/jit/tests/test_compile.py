@@ -401,3 +401,23 @@ def test_an_object_argument_is_guarded_by_identity():
             got = c(s, x)
         np.testing.assert_array_equal(_np(got), _np(x) * k)
     assert all(e.keep for e in c._cache.values())
+
+
+def test_common_subexpressions_run_once_unless_a_write_comes_between():
+    c = jit.compile(lambda x: x.exp() + x.exp() * 2)
+    x = _t(4)
+    for _ in range(3):
+        r = c(x)
+    np.testing.assert_array_equal(_np(r), _np(x.exp() + x.exp() * 2))
+    assert c.explain().ops_per_graph == [["exp", "mul", "add"]]
+
+    def g(x):
+        y = x * 1
+        a = y.exp()
+        y.add_(1)
+        return a + y.exp()
+    c = jit.compile(g)
+    for _ in range(3):
+        r = c(x)
+    np.testing.assert_array_equal(_np(r), _np(g(x)))
+    assert c.explain().ops_per_graph[0].count("exp") == 2

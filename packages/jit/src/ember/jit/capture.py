@@ -329,6 +329,7 @@ class Recorder:
             self._capture_backward(result, flat_inputs)
         if self.broken is None:
             self._finish()
+            g.eliminate_common_subexpressions()
             g.eliminate_dead_code()
         for h in self._host_values:
             h.recorder = None

@@ -144,6 +144,44 @@ def _reads(a, into: set) -> None:
             _reads(x, into)
 
 
+def _frozen(a):
+    """A hashable key for an argument tree (TypeError where a value cannot be hashed); the type is
+    part of it, so 1, 1.0 and True differ."""
+    if isinstance(a, (Ref, Alias)):
+        return a
+    if isinstance(a, (list, tuple)):
+        return (type(a), tuple(_frozen(x) for x in a))
+    if isinstance(a, dict):
+        return (dict, tuple((k, _frozen(v)) for k, v in a.items()))
+    return (type(a), a)
+
+
+def _subst(a, m: dict[int, int]):
+    """`a` with every buffer reference renamed through `m`."""
+    if isinstance(a, Ref):
+        return Ref(m.get(a.index, a.index))
+    if isinstance(a, Alias):
+        return Alias(m.get(a.index, a.index), a.rel_offset, a.shape, a.strides, a.dtype)
+    if isinstance(a, (Item, Clone)):
+        return type(a)(_subst(a.ref, m))
+    if isinstance(a, GradBind):
+        return GradBind(_subst(a.leaf, m), _subst(a.value, m))
+    if isinstance(a, list):
+        return [_subst(x, m) for x in a]
+    if isinstance(a, tuple):
+        return tuple(_subst(x, m) for x in a)
+    if isinstance(a, dict):
+        return {k: _subst(v, m) for k, v in a.items()}
+    return a
+
+
+def _renamed(n, m: dict[int, int]):
+    if isinstance(n, OpNode):
+        return OpNode(n.op, n.kernel, _subst(n.args, m), _subst(n.kwargs, m), n.outs, _subst(n.bumps, m),
+                      n.tuple_out)
+    return CallNode(n.obj, n.name, _subst(n.args, m), _subst(n.kwargs, m), _subst(n.binds, m))
+
+
 @dataclass
 class Backward:
     """A forward's captured backward (NOTE [ A captured backward ] in `ember.jit.backward`): its
@@ -189,6 +227,50 @@ class Graph:
             kept.append(n)
         removed = len(self.nodes) - len(kept)
         self.nodes = kept[::-1]
+        return removed
+
+    def eliminate_common_subexpressions(self) -> int:
+        """Drop an op node that repeats an earlier one (same op, same arguments, nothing written in
+        between); later readers use the earlier results. Returns how many went.
+
+        Only views and the op table's elementwise ops and reductions take part: they read their
+        arguments and nothing else (batch norm's statistics or a sampler's generator would not
+        survive a merge). Any write (`out=`, `mutates`, a call node) empties the table."""
+        if self.backward is not None:
+            return 0  # its plan reads forward buffers by number
+        seen: dict = {}
+        renames: dict[int, int] = {}
+        kept = []
+        for n in self.nodes:
+            if renames:
+                n = _renamed(n, renames)
+            if isinstance(n, CallNode) or n.bumps:
+                seen.clear()
+                kept.append(n)
+                continue
+            info = n.op.info
+            if not (n.op.view or (info is not None and info.kind in ("elementwise", "reduction"))):
+                kept.append(n)
+                continue
+            try:
+                key = (id(n.op), _frozen(n.args), _frozen(n.kwargs))
+                hash(key)
+            except TypeError:
+                kept.append(n)
+                continue
+            prev = seen.get(key)
+            if prev is None:
+                seen[key] = n
+                kept.append(n)
+                continue
+            for new, old in zip(n.outs, prev.outs):
+                if new is not None and old is not None:
+                    renames[new] = old
+        removed = len(self.nodes) - len(kept)
+        if removed:
+            self.nodes = kept
+            self.output = _subst(self.output, renames)
+            self.end_binds = _subst(self.end_binds, renames)
         return removed
 
     def op_names(self) -> list[str]:
