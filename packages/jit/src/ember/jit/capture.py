@@ -1,0 +1,478 @@
+"""Capture: run the function once, eagerly, recording every op dispatch into a `Graph`.
+
+NOTE [ Capture ]
+A dispatch hook, installed beneath every other hook for the one capturing call
+(`register_dispatch_hook(..., innermost=True)`), sees every op call as its kernel gets it: the
+forward ops (below autograd's recording, after autocast's casts, which it records too), the ops
+the autograd engine runs for `backward()` and the optimizer's. An op called from inside another
+op's kernel (dropout's mask) is not recorded: replaying the outer kernel redoes it. Each recorded call keeps the
+device kernel `Op.redispatch` would pick, its arguments with tensors replaced by buffers, and
+the buffers its results become.
+
+Python runs only at capture, so what Python decides there is frozen in the plan, except:
+- an optimizer's methods (an object with `param_groups` and `state`, whose `step` or
+  `zero_grad` the function calls) become `CallNode`s run eagerly at replay, so the learning rate
+  a scheduler sets and Adam's step counter are read at every replay, and lazily made state is
+  made by the optimizer itself; the ops inside them are not recorded;
+- a read of a tensor's value on the host (`.item()`, `.tolist()`, `.numpy()`, `float(t)`,
+  `bool(t)`, printing, and ember's own Python reading elements outside an op kernel through
+  `Tensor._np()`/`_host_array()`, as `equal` does) is a graph break, since what Python does with
+  the value cannot be replayed; `.item()` whose value the function only returns is read after each replay instead;
+- modules whose `forward` runs get their `.training` checked before each replay;
+- outputs that need a history (no backward ran inside the function) get their backward captured
+  as a second plan right after the call (NOTE [ A captured backward ] in `ember.jit.backward`).
+Tensors are tracked by identity through weak references (holding them would change what
+autograd may steal for `.grad`, and the plan would differ from eager).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sys
+import threading
+import weakref
+
+from ember.autograd import engine as _engine
+from ember.core import creation, dispatch
+from ember.core.tensor import Tensor
+
+from ember.jit.backward import attach
+from ember.jit.graph import Alias, Backward, Buffer, CallNode, Clone, GradBind, Graph, Item, OpNode, Ref, _reads
+
+__all__ = ["Unsupported", "Recorder", "user_frame"]
+
+_SEQ = (list, tuple)
+_SEP = os.sep + "ember" + os.sep
+# ops whose result's shape depends on the values of their input, or that re-point a tensor's storage
+_DYNAMIC = frozenset({"nonzero", "masked_select", "unique", "unique_consecutive", "unique_dim", "bincount",
+                      "repeat_interleave", "set_", "resize_", "resize_as_", "histc", "histogram", "argwhere"})
+_HOST_READS = ("item", "tolist", "numpy", "_np", "_host_array", "__float__", "__int__", "__bool__", "__index__",
+               "__complex__", "__array__", "__repr__", "__str__", "__format__")
+_EXECUTE = _engine.execute.__code__
+_METHOD_FRAMES = frozenset({"step", "wrapper", "zero_grad", "forward", "_call_impl", "__call__"})
+
+
+_active: list[Recorder] = []  # the captures running (a compiled function called inside one runs eagerly)
+
+
+class Unsupported(RuntimeError):
+    """What `compile(..., fullgraph=True)` raises where the function cannot be captured whole."""
+
+
+def user_frame(frame) -> str:
+    """`file:line` of the first frame outside ember's own packages, from `frame` outwards."""
+    f = frame
+    while f is not None:
+        if _SEP not in f.f_code.co_filename:
+            return f"{f.f_code.co_filename}:{f.f_lineno}"
+        f = f.f_back
+    return "<unknown>"
+
+
+class _HostFloat(float):
+    """The value `.item()` returned during capture: any use but being returned is a graph break."""
+
+    __slots__ = ("recorder", "ref")
+
+
+def _used(name: str):
+    base = getattr(float, name)
+
+    def use(self, *args):
+        rec = self.recorder
+        if rec is not None and rec.active:
+            rec.brk(f"the value of .item() is used in Python ({name})", sys._getframe(1))
+        return base(float.__float__(self), *args)
+    use.__name__ = name
+    return use
+
+
+for _n in ("__add__", "__radd__", "__sub__", "__rsub__", "__mul__", "__rmul__", "__truediv__", "__rtruediv__",
+           "__floordiv__", "__rfloordiv__", "__mod__", "__rmod__", "__pow__", "__rpow__", "__neg__", "__pos__",
+           "__abs__", "__bool__", "__lt__", "__le__", "__gt__", "__ge__", "__eq__", "__ne__", "__int__", "__float__",
+           "__round__", "__trunc__", "__floor__", "__ceil__", "__format__", "__repr__", "__str__", "__hash__"):
+    setattr(_HostFloat, _n, _used(_n))
+
+
+class Recorder:
+    """One capture: `run(fn, args, kwargs)` calls `fn` eagerly and leaves `graph` (or `broken`)."""
+
+    def __init__(self, fullgraph: bool) -> None:
+        self.fullgraph = fullgraph
+        self.graph = Graph()
+        self.broken: str | None = None
+        self.active = False
+        self.depth = 0  # > 0 while a recorded op runs: ops its kernel calls are not recorded
+        self._tensors: dict[int, tuple] = {}  # id(tensor) -> (weakref, index)
+        self._storages: dict[int, tuple] = {}  # id(storage) -> (weakref, index)
+        self._leaves: dict[int, Tensor] = {}  # buffer index -> constant leaf that requires grad
+        self._start_grad: dict[int, object] = {}  # buffer index -> its `.grad` when first seen
+        self._island = None  # the optimizer frame whose ops are not recorded
+        self._modules: dict[int, object] = {}
+        self._host_values: list[_HostFloat] = []
+        self._returned: set[int] = set()  # ids of the .item() values the function returns
+        self.backward_seen = False
+        self._thread = threading.get_ident()  # ops of other threads (a pin-memory thread) are not the function's
+
+    # --- buffers ---------------------------------------------------------------------
+    def _new_buffer(self, t: Tensor, kind: str, producer: int = -1) -> int:
+        g = self.graph
+        idx = len(g.buffers)
+        g.buffers.append(Buffer(idx, kind, t._shape, t._strides, t._offset, t._dtype, t._storage.device,
+                                t if kind == "const" else None, producer))
+        self._tensors[id(t)] = (weakref.ref(t), idx)
+        st = t._storage
+        known = self._storages.get(id(st))
+        if known is None or known[0]() is not st:
+            self._storages[id(st)] = (weakref.ref(st), idx)
+        return idx
+
+    def lookup(self, t: Tensor):
+        """The plan's name for tensor `t` if it has one: its buffer, or an alias of a buffer."""
+        hit = self._tensors.get(id(t))
+        if hit is not None and hit[0]() is t:
+            return Ref(hit[1])
+        st = t._storage
+        known = self._storages.get(id(st))
+        if known is not None and known[0]() is st:
+            b = self.graph.buffers[known[1]]
+            if t._offset == b.offset and t._shape == b.shape and t._strides == b.strides and t._dtype is b.dtype:
+                return Ref(b.index)  # another tensor object over the same elements (autograd's alias of a saved output)
+            return Alias(b.index, t._offset - b.offset, t._shape, t._strides, t._dtype)
+        return None
+
+    def ref(self, t: Tensor):
+        """The plan's name for tensor `t`: a buffer, an alias of one, or a new constant."""
+        r = self.lookup(t)
+        if r is not None:
+            return r
+        idx = self._new_buffer(t, "const")
+        if t._requires_grad and t._grad_fn is None:
+            self._leaves[idx] = t
+            self._start_grad[idx] = t._grad
+        return Ref(idx)
+
+    def _template(self, a):
+        if isinstance(a, Tensor):
+            return self.ref(a)
+        if isinstance(a, _SEQ) and a and any(isinstance(x, Tensor) for x in a):
+            items = [self._template(x) for x in a]
+            return items if isinstance(a, list) else tuple(items)
+        if isinstance(a, _HostFloat):
+            self.brk("the value of .item() is passed to an op", sys._getframe(2))
+        return a
+
+    # --- breaks ----------------------------------------------------------------------
+    def brk(self, reason: str, frame) -> None:
+        """A graph break: the capture is abandoned (fullgraph: raise), the call goes on eagerly."""
+        where = user_frame(frame)
+        msg = f"{reason} at {where}"
+        if self.fullgraph:
+            self.active = False
+            raise Unsupported(f"ember.jit: cannot capture the whole function: {msg}")
+        if self.broken is None:
+            self.broken = msg
+        self.active = False
+
+    # --- the profile: optimizers, modules, the engine ----------------------------------------
+    def _profile(self, frame, event: str, arg) -> None:
+        """`sys.setprofile` callback during the capture: opens and closes optimizer islands, notes the
+        modules whose forward runs and whether the autograd engine ran."""
+        if event == "return":
+            if frame is self._island:
+                self._island = None
+            return
+        if event != "call" or self._island is not None or not self.active:
+            return
+        co = frame.f_code
+        if co is _EXECUTE:
+            self.backward_seen = True
+        elif co.co_name in _METHOD_FRAMES and co.co_argcount and co.co_varnames[0] == "self":
+            obj = frame.f_locals.get("self")
+            try:  # any object's attributes: one that raises on lookup is neither optimizer nor module
+                optimizer = isinstance(getattr(obj, "param_groups", None), list) and hasattr(obj, "state")
+                module = not optimizer and isinstance(getattr(obj, "_modules", None), dict) and hasattr(obj, "training")
+            except Exception:
+                return
+            if optimizer:
+                self._open_island(frame)
+            elif module:
+                self._modules[id(obj)] = obj
+
+    def _open_island(self, f) -> None:
+        obj = f.f_locals["self"]
+        co = f.f_code
+        name = next((n for n in dir(type(obj)) if getattr(getattr(type(obj), n, None), "__code__", None) is co), None)
+        loc = f.f_locals
+        if co.co_name == "wrapper":  # the hooks wrapper of `step(self, *args, **kwargs)`
+            args, kwargs = tuple(loc.get("args", ())), dict(loc.get("kwargs", {}))
+        else:
+            args, kwargs = (), {n: loc[n] for n in co.co_varnames[1:co.co_argcount] if n in loc}
+        if name is None or args or any(callable(v) for v in kwargs.values()):
+            self.brk(f"{type(obj).__name__}.{co.co_name} called with a closure or arguments", f)
+            return
+        binds = []
+        for group in obj.param_groups:
+            for p in group["params"]:
+                self.ref(p)
+        for idx, leaf in self._leaves.items():
+            # a .grad the plan made must be this replay's: bind it (any other is what it is at replay)
+            g = leaf._grad
+            r = None if g is None else self.lookup(g)
+            if r is not None and self.graph.buffers[r.index].kind != "const":
+                binds.append(GradBind(Ref(idx), r))
+        self.graph.nodes.append(CallNode(obj, name, args, kwargs, binds))
+        self._island = f
+
+    # --- the hook ----------------------------------------------------------------------
+    def hook(self, op, args: tuple, kwargs: dict, call_next):
+        if self.depth or self._island is not None or not self.active or threading.get_ident() != self._thread:
+            return call_next(op, args, kwargs)
+        if op.name in _DYNAMIC:
+            self.brk(f"op '{op.name}' (its result's shape depends on tensor values) is not captured", sys._getframe(1))
+            return call_next(op, args, kwargs)
+        dev = dispatch.device_of(args)
+        kernel = op.kernels.get(dev) or op.kernels.get("any")
+        targs = tuple(self._template(a) for a in args)
+        tkw = {k: self._template(v) for k, v in kwargs.items()} if kwargs else {}
+        bumps = []
+        if kwargs and isinstance(kwargs.get("out"), Tensor):
+            bumps.append(tkw["out"])
+        elif kwargs and isinstance(kwargs.get("out"), _SEQ):
+            bumps.extend(tkw["out"])
+        for i in op.mutates:
+            if args[i] is not None:
+                bumps.append(targs[i])
+        self.depth += 1
+        try:
+            r = call_next(op, args, kwargs)
+        finally:
+            self.depth -= 1
+        if not self.active:
+            return r
+        g = self.graph
+        node_idx = len(g.nodes)
+        res = r if isinstance(r, _SEQ) else (r,)
+        outs = []
+        for t in res:
+            if isinstance(t, Tensor):
+                hit = self._tensors.get(id(t))
+                outs.append(hit[1] if hit is not None and hit[0]() is t else self._new_buffer(t, "op", node_idx))
+            elif t is None:
+                outs.append(None)
+            else:  # a Python value (a bool, a count) that Python code goes on with: not replayable
+                self.brk(f"op '{op.name}' returns a Python {type(t).__name__}, which the function reads",
+                         sys._getframe(1))
+                return r
+        g.nodes.append(OpNode(op, kernel, targs, tkw, outs, tuple(bumps), isinstance(r, _SEQ)))
+        return r
+
+    # --- host reads --------------------------------------------------------------------
+    def _patch(self) -> dict:
+        saved = {}
+        rec = self
+        for name in _HOST_READS:
+            orig = Tensor.__dict__.get(name)
+            if orig is None:
+                continue
+            saved[name] = orig
+
+            def read(t, *a, _orig=orig, _name=name, **k):
+                if not rec.active or rec.depth or rec._island is not None or threading.get_ident() != rec._thread:
+                    return _orig(t, *a, **k)
+                rec.depth += 1  # the reads it makes itself (item through _host_array) are this one
+                try:
+                    v = _orig(t, *a, **k)
+                finally:
+                    rec.depth -= 1
+                if _name == "item" and type(v) is float:
+                    h = _HostFloat(v)
+                    h.recorder, h.ref = rec, rec.ref(t)
+                    rec._host_values.append(h)
+                    return h
+                if _name.startswith("__"):
+                    what = f"{_name.strip('_')}(tensor)"
+                elif _name.startswith("_"):
+                    what = f"ember code outside an op (Tensor.{_name}())"
+                else:
+                    what = f"{_name}()"
+                rec.brk(f"{what} reads a tensor's value on the host", sys._getframe(1))
+                return v
+            read.__name__ = name
+            setattr(Tensor, name, read)
+        return saved
+
+    # --- the run -----------------------------------------------------------------------
+    def run(self, fn, flat_inputs: list, args: tuple, kwargs: dict):
+        """Call `fn(*args, **kwargs)` while recording; `flat_inputs` are the tensors among the arguments."""
+        g = self.graph
+        for t in flat_inputs:
+            hit = self._tensors.get(id(t))
+            if hit is not None:  # the same tensor passed twice
+                g.inputs.append(hit[1])
+                continue
+            idx = self._new_buffer(t, "input")
+            g.inputs.append(idx)
+            if t._requires_grad and t._grad_fn is None:
+                self._leaves[idx] = t
+                self._start_grad[idx] = t._grad
+        with self._recording():
+            result = fn(*args, **kwargs)
+        if self.broken is None:
+            self.active = True
+            try:
+                g.output = self._outputs(result)
+            finally:
+                self.active = False
+        if self.broken is None and g.through_autograd:
+            self._capture_backward(result, flat_inputs)
+        if self.broken is None:
+            self._finish()
+            g.eliminate_common_subexpressions()
+            g.eliminate_dead_code()
+        for h in self._host_values:
+            h.recorder = None
+        return _plain(result) if self._host_values else result
+
+    @contextlib.contextmanager
+    def _recording(self):
+        """The hook, the host-read patches and the profiler, for the duration of the block."""
+        saved = self._patch()
+        dispatch.register_dispatch_hook(self.hook, innermost=True)
+        old_profile = sys.getprofile()
+        self.active = True
+        _active.append(self)
+        sys.setprofile(self._profile)
+        try:
+            yield
+        finally:
+            sys.setprofile(old_profile)
+            _active.remove(self)
+            self.active = False
+            self._island = None
+            dispatch.remove_dispatch_hook(self.hook)
+            for name, orig in saved.items():
+                setattr(Tensor, name, orig)
+
+    def _capture_backward(self, result, flat_inputs: list) -> None:
+        """Record the backward of the outputs that need a history as a second plan (NOTE [ A captured
+        backward ] in `ember.jit.backward`); where that fails the forward replays through autograd."""
+        g = self.graph
+        outs = [t for t in _tensors_in(result) if t._requires_grad]
+        refs = [self.lookup(t) for t in outs]
+        if len({id(t) for t in outs}) != len(outs) or any(
+                not isinstance(r, Ref) or g.buffers[r.index].kind != "op" for r in refs):
+            return  # an output that is an input, a constant or a view made outside the ops
+        targets, target_refs, seen = [], [], set()
+        for t in flat_inputs:
+            if t._requires_grad and id(t) not in seen:
+                seen.add(id(t))
+                targets.append(t)
+                target_refs.append(self.lookup(t))
+        for idx, leaf in self._leaves.items():
+            if g.buffers[idx].kind == "const" and id(leaf) not in seen:
+                seen.add(id(leaf))
+                targets.append(leaf)
+                target_refs.append(Ref(idx))
+        if not targets:
+            return
+        grads_in = [creation.ones_like(t) for t in outs]
+        gin_refs = [Ref(self._new_buffer(t, "input")) for t in grads_in]
+        fwd_nodes, g.nodes = g.nodes, []
+        fullgraph, self.fullgraph = self.fullgraph, False
+        try:
+            with self._recording():
+                got = _engine.grad(outs, targets, grads_in, retain_graph=True, allow_unused=True)
+        except Exception:  # noqa: BLE001 - the backward cannot be captured: the forward replays through autograd
+            self.broken = None
+            got = None
+        finally:
+            bw_nodes, g.nodes = g.nodes, fwd_nodes
+            self.fullgraph = fullgraph
+        if got is None or self.broken is not None:
+            self.broken = None
+            return
+        bg = Graph(buffers=g.buffers, nodes=bw_nodes)
+        bg.output = tuple(None if x is None else self.ref(x) for x in got)
+        bg.eliminate_dead_code()
+        produced = {o for n in bg.nodes if isinstance(n, OpNode) for o in n.outs if o is not None}
+        read: set[int] = set()
+        _reads([n.reads() for n in bg.nodes], read)
+        _reads(bg.output, read)
+        saved = tuple(Ref(i) for i in sorted(read) if i not in produced and g.buffers[i].kind != "const"
+                      and i not in {r.index for r in gin_refs})
+        bg.inputs = [r.index for r in gin_refs] + [r.index for r in saved]
+        g.backward = Backward(bg.compile(), saved, tuple(refs), tuple(target_refs), attach, bg)
+        g.through_autograd = False
+
+    def _outputs(self, r):
+        if isinstance(r, _HostFloat):
+            self._returned.add(id(r))
+            return Item(r.ref)
+        if isinstance(r, Tensor):
+            if r._requires_grad and not self.backward_seen:
+                self.graph.through_autograd = True  # its backward runs outside: replay through autograd
+            ref = self.ref(r)
+            if isinstance(ref, Ref) and self.graph.buffers[ref.index].kind == "const":
+                return Clone(ref)
+            return ref
+        if isinstance(r, dict):
+            return {k: self._outputs(v) for k, v in r.items()}
+        if isinstance(r, list):
+            return [self._outputs(v) for v in r]
+        if isinstance(r, tuple):
+            return tuple(self._outputs(v) for v in r)
+        return r
+
+    def _finish(self) -> None:
+        g = self.graph
+        if g.through_autograd and any(isinstance(a, Alias) for n in g.nodes if isinstance(n, OpNode)
+                                      for a in (*n.args, *n.kwargs.values())):
+            self.broken = "a tensor made outside the ops reads another's memory; its history cannot be replayed"
+            return
+        if any(id(h) not in self._returned for h in self._host_values):
+            self.broken = "the value of .item() is kept or used inside the function (not only returned)"
+            return
+        for idx, leaf in self._leaves.items():
+            start = self._start_grad[idx]
+            if start is None:
+                g.checks.append(("grad_none", Ref(idx), None))
+            else:
+                hit = self._tensors.get(id(start))
+                if hit is not None and hit[0]() is start:  # the plan reads or writes that very tensor
+                    g.checks.append(("grad_is", Ref(idx), start))
+                else:
+                    g.checks.append(("grad_set", Ref(idx), None))
+            cur = leaf._grad
+            if cur is start:
+                continue
+            g.end_binds.append(GradBind(Ref(idx), None if cur is None else self.ref(cur)))
+        for b in g.buffers:
+            if b.kind == "const":
+                g.checks.append(("requires_grad", Ref(b.index), b.value._requires_grad))
+        for m in self._modules.values():
+            g.checks.append(("training", m, bool(m.training)))
+
+
+def _plain(r):
+    """`r` with each `.item()` value of the capture as the plain float a replay returns."""
+    if isinstance(r, _HostFloat):
+        return float.__float__(r)
+    if isinstance(r, dict):
+        return {k: _plain(v) for k, v in r.items()}
+    if isinstance(r, (list, tuple)):
+        return type(r)(_plain(v) for v in r) if type(r) in (list, tuple) else r
+    return r
+
+
+def _tensors_in(r):
+    """The tensors of an output tree, in order."""
+    if isinstance(r, Tensor):
+        yield r
+    elif isinstance(r, dict):
+        for v in r.values():
+            yield from _tensors_in(v)
+    elif isinstance(r, (list, tuple)):
+        for v in r:
+            yield from _tensors_in(v)

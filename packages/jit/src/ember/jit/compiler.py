@@ -1,0 +1,311 @@
+"""`compile`: a function or module wrapped in a cache of captured plans keyed by guards.
+
+NOTE [ Guards and the plan cache ]
+A call's guards are computed from its arguments before anything runs: for every tensor among
+them (inside tuples, lists and dicts too) its shape, strides, dtype, device, `requires_grad` and
+which earlier argument shares its storage; for every Python number, string or None its type and
+value; for any other object its identity; the grad mode, inference mode and autocast state; for a compiled
+module, the `.training` flag of each of its modules. Equal guards pick the same cache entry. An
+entry runs eagerly until its `config.capture_call`-th call, which is captured (it runs eagerly
+too, recording); later calls replay. A replay first tests what the capture found that no
+argument shows: each parameter's `.grad` (None, set, or the very tensor the plan updates),
+`requires_grad` of the constants, the `.training` of modules whose forward ran; a failed test
+captures again. When a new set of guards would pass `config.cache_size_limit` plans, the call
+runs eagerly, with one warning naming the guard that differed from the last plan's, as
+torch._dynamo's recompile limit. A capture that hits a graph break (`Recorder.brk`) leaves the
+entry eager for good, with the reason kept for `explain`; with `fullgraph=True` it raises
+`Unsupported` instead. Bad arguments fail their guards, so they run eagerly and raise eager's error.
+"""
+
+from __future__ import annotations
+
+import functools
+import warnings
+
+from ember.autograd import amp as _amp
+from ember.autograd.grad_mode import _enabled, _inference
+from ember.core.tensor import Tensor
+
+from ember.jit import config
+from ember.jit import capture
+from ember.jit.capture import Recorder
+from ember.jit.graph import MISS
+
+__all__ = ["compile", "explain", "CompiledFunction", "CompiledModule", "ExplainOutput"]
+
+_SCALARS = (int, float, bool, str, complex, type(None))
+
+
+def _flatten(x, path, labels: list | None, values: list, tensors: list, storages: dict) -> None:
+    """Append `x`'s guard values (and, when `labels` is a list, their names: only a warning needs them)."""
+    if isinstance(x, Tensor):
+        st = id(x._storage)
+        values.append((x._shape, x._strides, x._dtype, x._storage.device, x._requires_grad, storages.get(st, -1)))
+        storages.setdefault(st, len(tensors))
+        tensors.append(x)
+    elif isinstance(x, (list, tuple)):
+        values.append((type(x), len(x)))
+        if labels is not None:
+            labels.append(f"{path} (a {type(x).__name__})")
+        for i, v in enumerate(x):
+            _flatten(v, None if labels is None else f"{path}[{i}]", labels, values, tensors, storages)
+        return
+    elif isinstance(x, dict):
+        values.append(tuple(x))
+        if labels is not None:
+            labels.append(f"{path} (a dict)")
+        for k, v in x.items():
+            _flatten(v, None if labels is None else f"{path}[{k!r}]", labels, values, tensors, storages)
+        return
+    elif isinstance(x, _SCALARS):
+        values.append((type(x), x))
+    else:
+        values.append(("object", id(x)))
+    if labels is not None:
+        labels.append(path)
+
+
+def _objects(x):
+    """The objects among the arguments that are guarded by identity (not tensors, containers or scalars)."""
+    if isinstance(x, (list, tuple)):
+        for v in x:
+            yield from _objects(v)
+    elif isinstance(x, dict):
+        for v in x.values():
+            yield from _objects(v)
+    elif not isinstance(x, (Tensor, *_SCALARS)):
+        yield x
+
+
+def _describe(value) -> str:
+    if isinstance(value, tuple) and len(value) == 6 and isinstance(value[0], tuple):
+        shape, strides, dtype, dev, rg, alias = value
+        s = f"Tensor(shape={shape}, strides={strides}, dtype={dtype}, device={dev}, requires_grad={rg}"
+        return s + (f", sharing storage with tensor argument {alias})" if alias >= 0 else ")")
+    if isinstance(value, tuple) and len(value) == 2 and isinstance(value[0], type):
+        return repr(value[1]) if value[0] not in (list, tuple) else f"{value[0].__name__} of {value[1]}"
+    return repr(value)
+
+
+def _autocast() -> tuple:
+    return tuple((d, _amp.is_autocast_enabled(d), _amp.get_autocast_dtype(d)) for d in ("cpu", "cuda"))
+
+
+class _Entry:
+    """The cache entry of one set of guards: its calls, its plan or why it has none."""
+
+    __slots__ = ("calls", "replay", "graph", "broken", "captures", "keep")
+
+    def __init__(self) -> None:
+        self.calls = 0
+        self.replay = None
+        self.graph = None
+        self.broken: str | None = None
+        self.captures = 0
+        self.keep: list = []  # the objects guarded by identity, held so that no other object takes their id
+
+
+class CompiledFunction:
+    """`fn` with capture and replay (what `ember.jit.compile(fn)` returns)."""
+
+    def __init__(self, fn, *, fullgraph: bool = False, dynamic: bool | None = None, mode: str | None = None,
+                 module=None) -> None:
+        self.__wrapped__ = fn
+        self._fullgraph = fullgraph
+        self._dynamic = dynamic
+        self._mode = mode
+        self._module = module
+        self._cache: dict[tuple, _Entry] = {}
+        self._last_key: tuple | None = None
+        self._warned = False
+        self.captures = 0  # how many captures ran (each one a call run eagerly while recording)
+        functools.update_wrapper(self, fn)
+
+    def _guards(self, args: tuple, kwargs: dict, labels: list | None = None) -> tuple[tuple, list]:
+        """The guard values of a call (and its tensors, in order); their names go into `labels` if given."""
+        values: list = []
+        tensors: list = []
+        storages: dict = {}
+        named = labels is not None
+        for i, a in enumerate(args):
+            _flatten(a, f"argument {i}" if named else None, labels, values, tensors, storages)
+        for k, v in kwargs.items():
+            _flatten(v, f"argument {k!r}" if named else None, labels, values, tensors, storages)
+        values += [_enabled.get(), _inference.get(), _autocast() if _amp._enabled_count else None]
+        m = self._module
+        if m is not None:
+            values.append(tuple(bool(s.training) for s in m.modules()))
+        if named:
+            labels += ["grad mode", "inference mode", "autocast"]
+            if m is not None:
+                labels.append("the modules' .training flags")
+        return tuple(values), tensors
+
+    def __call__(self, *args, **kwargs):
+        if capture._active:  # inside another function's capture: its recorder must see these ops
+            return self.__wrapped__(*args, **kwargs)
+        key, tensors = self._guards(args, kwargs)
+        try:
+            entry = self._cache.get(key)
+        except TypeError:  # an unhashable Python value among the arguments
+            return self.__wrapped__(*args, **kwargs)
+        if entry is None:
+            if len(self._cache) >= config.cache_size_limit:
+                self._warn_limit(key, args, kwargs)
+                return self.__wrapped__(*args, **kwargs)
+            entry = self._cache[key] = _Entry()
+            entry.keep = [o for a in (args, tuple(kwargs.values())) for o in _objects(a)]
+        self._last_key = key
+        entry.calls += 1
+        if entry.replay is not None:
+            r = entry.replay(*tensors)
+            if r is not MISS:
+                return r
+            entry.replay = entry.graph = None  # what the plan assumed changed: capture again
+        if entry.broken is not None:
+            return self.__wrapped__(*args, **kwargs)
+        try:
+            if entry.calls < config.capture_call:
+                return self.__wrapped__(*args, **kwargs)
+            return self._capture(entry, tensors, args, kwargs)
+        except BaseException:
+            if entry.replay is None and entry.broken is None:  # bad input: eager's error, and no plan kept for it
+                self._cache.pop(key, None)
+            raise
+
+    def _capture(self, entry: _Entry, tensors: list, args: tuple, kwargs: dict):
+        rec = Recorder(self._fullgraph)
+        self.captures += 1
+        entry.captures += 1
+        result = rec.run(self.__wrapped__, tensors, args, kwargs)
+        if rec.broken is not None:
+            entry.broken = rec.broken
+        else:
+            entry.graph = rec.graph
+            entry.replay = rec.graph.compile()
+        return result
+
+    def _warn_limit(self, key: tuple, args: tuple, kwargs: dict) -> None:
+        if self._warned:
+            return
+        self._warned = True
+        labels: list = []
+        self._guards(args, kwargs, labels)
+        last = self._last_key or next(iter(self._cache))
+        why = "the number of arguments"
+        for label, new, old in zip(labels, key, last):
+            if new != old:
+                why = f"{label}: {_describe(new)}, the last plan has {_describe(old)}"
+                break
+        warnings.warn(f"ember.jit: {getattr(self.__wrapped__, '__qualname__', self.__wrapped__)} reached "
+                      f"config.cache_size_limit ({config.cache_size_limit}) plans; calls with new guards run eagerly "
+                      f"from now on. The failing guard: {why}", RuntimeWarning, stacklevel=3)
+
+    def explain(self) -> ExplainOutput:
+        """The plans and graph breaks of this function so far."""
+        return ExplainOutput(list(self._cache.values()), self.captures)
+
+
+class CompiledModule:
+    """A module whose calls run compiled (`ember.jit.compile(module)`); attributes read through to it."""
+
+    def __init__(self, module, **options) -> None:
+        self.__dict__["_orig_mod"] = module
+        self.__dict__["__wrapped__"] = module
+        self.__dict__["_compiled"] = CompiledFunction(module.__call__, module=module, **options)
+
+    def __call__(self, *args, **kwargs):
+        return self._compiled(*args, **kwargs)
+
+    def __getattr__(self, name: str):
+        return getattr(self.__dict__["_orig_mod"], name)
+
+    def __setattr__(self, name: str, value) -> None:
+        setattr(self._orig_mod, name, value)
+
+    def explain(self) -> ExplainOutput:
+        return self._compiled.explain()
+
+    def __repr__(self) -> str:
+        return f"CompiledModule({self._orig_mod!r})"
+
+
+class ExplainOutput:
+    """What `explain` found: the plans (their ops), the graph breaks and why."""
+
+    def __init__(self, entries: list, captures: int) -> None:
+        self.plans = [e.graph for e in entries if e.graph is not None]
+        self.break_reasons = [e.broken for e in entries if e.broken is not None]
+        self.graph_count = len(self.plans)
+        self.graph_break_count = len(self.break_reasons)
+        self.captures = captures
+        self.ops_per_graph = [g.op_names() for g in self.plans]
+
+    def __str__(self) -> str:
+        lines = [f"Graph count: {self.graph_count}", f"Graph break count: {self.graph_break_count}",
+                 f"Captures: {self.captures}"]
+        for i, (g, ops) in enumerate(zip(self.plans, self.ops_per_graph)):
+            how = " (through autograd: the outputs need a history)" if g.through_autograd else ""
+            lines.append(f"Plan {i}{how}: {len(ops)} nodes: {', '.join(ops)}")
+            if g.backward is not None:
+                bops = g.backward.graph.op_names()
+                lines.append(f"  its captured backward: {', '.join(bops)}")
+        for r in self.break_reasons:
+            lines.append(f"Break: {r}")
+        return "\n".join(lines)
+
+    __repr__ = __str__
+
+
+def compile(model=None, *, fullgraph: bool = False, dynamic: bool | None = None, mode: str | None = None,  # noqa: A001
+            **kwargs):
+    """Capture `model` (a function or a module) once and replay its kernels on later calls.
+
+    Args:
+        model: the function, or a module (its calls are compiled); None returns a decorator.
+        fullgraph: raise `ember.jit.Unsupported` at a graph break instead of running eagerly.
+        dynamic: accepted for PyTorch's signature; every new shape is a new plan in this pass.
+        mode: accepted for PyTorch's signature ("default", "reduce-overhead", "max-autotune").
+
+    Returns:
+        A callable with the signature of `model` (`CompiledFunction` or `CompiledModule`).
+
+    Raises:
+        TypeError: `model` is not callable.
+
+    Example:
+        >>> import ember.autograd as ea
+        >>> f = compile(lambda x: (x * 2).exp())
+        >>> [round(v, 3) for v in f(ea.zeros(2)).tolist()]
+        [1.0, 1.0]
+    """
+    if model is None:
+        return lambda m: compile(m, fullgraph=fullgraph, dynamic=dynamic, mode=mode, **kwargs)
+    if not callable(model):
+        raise TypeError(f"compile(): model must be a callable function or module, not {type(model).__name__}")
+    options = {"fullgraph": fullgraph, "dynamic": dynamic, "mode": mode}
+    if hasattr(model, "modules") and hasattr(model, "training"):
+        return CompiledModule(model, **options)
+    return CompiledFunction(model, **options)
+
+
+def explain(fn, *args, **kwargs) -> ExplainOutput:
+    """Capture `fn(*args, **kwargs)` once (it runs) and say what was captured and where it broke.
+
+    A compiled function or module is called with the arguments and reports its whole cache.
+
+    Example:
+        >>> import ember.autograd as ea
+        >>> print(explain(lambda x: float(x.sin()), ea.ones(1)).graph_break_count)
+        1
+    """
+    if isinstance(fn, (CompiledFunction, CompiledModule)):
+        fn(*args, **kwargs)
+        return fn.explain()
+    c = compile(fn)
+    target = c._compiled if isinstance(c, CompiledModule) else c
+    key, tensors = target._guards(args, kwargs)
+    entry = target._cache[key] = _Entry()
+    entry.calls = config.capture_call
+    target._capture(entry, tensors, args, kwargs)
+    return target.explain()

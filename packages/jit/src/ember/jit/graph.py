@@ -1,0 +1,400 @@
+"""The captured graph: a linear list of op calls over numbered buffers, and its replay function.
+
+NOTE [ The plan IR ]
+A capture produces a `Graph`. Every tensor the function touched is a *buffer* (`Buffer`): an
+input (swapped on every call), a constant (a tensor that existed before the call or was made
+without an op, referenced by identity: parameters, gradients that persist, optimizer state,
+`ones` of a backward's root), or the output of a recorded op. A tensor that shares a buffer's
+storage with another geometry (a view made outside the dispatcher, such as the alias autograd
+keeps of a saved output) is an `Alias` of that buffer. Nodes run in capture order:
+
+- `OpNode`: one device kernel call, `kernel(*args, **kwargs)`, with the op's meta check before it
+  and the version bumps of what it writes after it (what `Op.redispatch` does, minus the hooks).
+- `CallNode`: a method of an object the capture must not freeze (an optimizer's `step` or
+  `zero_grad`: it reads the learning rate and its step counters at replay), run eagerly, after
+  binding `.grad` of the parameters to this replay's buffers (`GradBind`).
+
+Each buffer keeps its shape, dtype and device, and each node the names it reads and writes, so a
+later pass can plan memory (liveness), fuse elementwise chains and emit one kernel per group
+from this same IR without capturing again. This pass only generates Python: `Graph.codegen`
+writes one function whose body is one line per node, so a replay costs one Python call per kernel.
+
+A forward whose outputs must carry a history (its backward runs outside the function) carries
+its captured backward as a second `Graph` (`Backward`, NOTE [ A captured backward ] in
+`ember.jit.backward`); where that could not be captured it replays each op through the
+dispatcher instead (`through_autograd`), so autograd records as in eager.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from ember.core.tensor import Tensor
+
+__all__ = ["Buffer", "Ref", "Alias", "Item", "Clone", "OpNode", "CallNode", "GradBind", "Graph", "MISS"]
+
+
+class _Miss:
+    """Returned by a replay whose run-time checks failed (a `.grad` or a module's `.training` changed)."""
+
+    def __repr__(self) -> str:
+        return "MISS"
+
+
+MISS = _Miss()
+
+
+@dataclass
+class Buffer:
+    """One buffer of the plan: `kind` is "input", "const" or "op"; `value` holds a constant's tensor."""
+
+    index: int
+    kind: str
+    shape: tuple
+    strides: tuple
+    offset: int
+    dtype: Any
+    device: Any
+    value: Tensor | None = None
+    producer: int = -1  # the node that makes it (kind "op")
+
+
+@dataclass(frozen=True)
+class Ref:
+    """A buffer, as the tensor object the plan holds for it."""
+
+    index: int
+
+
+@dataclass(frozen=True)
+class Alias:
+    """Another geometry over buffer `index`'s storage (offset relative to the buffer's own)."""
+
+    index: int
+    rel_offset: int
+    shape: tuple
+    strides: tuple
+    dtype: Any
+
+
+@dataclass(frozen=True)
+class Item:
+    """An output that is `.item()` of a buffer, read after the replay (`return loss.item()`)."""
+
+    ref: Ref | Alias
+
+
+@dataclass(frozen=True)
+class Clone:
+    """An output that is a constant of the plan: returned as a copy, so no replay hands out the plan's own tensor."""
+
+    ref: Ref | Alias
+
+
+@dataclass
+class OpNode:
+    op: Any
+    kernel: Any
+    args: tuple
+    kwargs: dict
+    outs: list  # buffer indices (None where the kernel returned a non-tensor)
+    bumps: tuple  # references whose storage version the dispatcher bumps after the kernel
+    tuple_out: bool = False
+
+    def reads(self) -> tuple:
+        return self.args, self.kwargs
+
+
+@dataclass
+class GradBind:
+    """Set `leaf.grad` to `value` (a Ref/Alias, or None) before a CallNode or at the end."""
+
+    leaf: Ref
+    value: Any
+
+
+@dataclass
+class CallNode:
+    obj: Any
+    name: str
+    args: tuple
+    kwargs: dict
+    binds: list = field(default_factory=list)
+
+    def reads(self) -> tuple:
+        return self.args, self.kwargs, self.binds
+
+
+def _reads(a, into: set) -> None:
+    """Add to `into` the buffers that `a` (an argument tree, output tree or bindings) refers to."""
+    if isinstance(a, (Ref, Alias)):
+        into.add(a.index)
+    elif isinstance(a, (Item, Clone)):
+        into.add(a.ref.index)
+    elif isinstance(a, GradBind):
+        into.add(a.leaf.index)
+        _reads(a.value, into)
+    elif isinstance(a, dict):
+        for k, v in a.items():
+            _reads(k, into)
+            _reads(v, into)
+    elif isinstance(a, (list, tuple)):
+        for x in a:
+            _reads(x, into)
+
+
+def _frozen(a):
+    """A hashable key for an argument tree (TypeError where a value cannot be hashed); the type is
+    part of it, so 1, 1.0 and True differ."""
+    if isinstance(a, (Ref, Alias)):
+        return a
+    if isinstance(a, (list, tuple)):
+        return (type(a), tuple(_frozen(x) for x in a))
+    if isinstance(a, dict):
+        return (dict, tuple((k, _frozen(v)) for k, v in a.items()))
+    return (type(a), a)
+
+
+def _subst(a, m: dict[int, int]):
+    """`a` with every buffer reference renamed through `m`."""
+    if isinstance(a, Ref):
+        return Ref(m.get(a.index, a.index))
+    if isinstance(a, Alias):
+        return Alias(m.get(a.index, a.index), a.rel_offset, a.shape, a.strides, a.dtype)
+    if isinstance(a, (Item, Clone)):
+        return type(a)(_subst(a.ref, m))
+    if isinstance(a, GradBind):
+        return GradBind(_subst(a.leaf, m), _subst(a.value, m))
+    if isinstance(a, list):
+        return [_subst(x, m) for x in a]
+    if isinstance(a, tuple):
+        return tuple(_subst(x, m) for x in a)
+    if isinstance(a, dict):
+        return {k: _subst(v, m) for k, v in a.items()}
+    return a
+
+
+def _renamed(n, m: dict[int, int]):
+    if isinstance(n, OpNode):
+        return OpNode(n.op, n.kernel, _subst(n.args, m), _subst(n.kwargs, m), n.outs, _subst(n.bumps, m),
+                      n.tuple_out)
+    return CallNode(n.obj, n.name, _subst(n.args, m), _subst(n.kwargs, m), _subst(n.binds, m))
+
+
+@dataclass
+class Backward:
+    """A forward's captured backward (NOTE [ A captured backward ] in `ember.jit.backward`): its
+    compiled plan `fn(*grads, *saved)`, the forward buffers it reads, the outputs that get the
+    node, the tensors it returns gradients for, and the function that attaches it after a replay."""
+
+    fn: Any
+    saved: tuple
+    outputs: tuple
+    targets: tuple
+    attach: Any
+    graph: Graph
+
+
+@dataclass
+class Graph:
+    buffers: list = field(default_factory=list)
+    inputs: list = field(default_factory=list)  # buffer index of each flattened tensor input
+    nodes: list = field(default_factory=list)
+    output: Any = None  # the output tree, with Ref/Alias/Item/Clone leaves
+    end_binds: list = field(default_factory=list)
+    checks: list = field(default_factory=list)  # (kind, object, expected) tested before a replay
+    # the outputs need a history (a forward whose backward runs outside the function): each node
+    # calls its op through the dispatcher, so autograd records the graph, instead of the kernel
+    through_autograd: bool = False
+    backward: Backward | None = None  # the captured backward of a forward whose outputs need a history
+
+    def eliminate_dead_code(self) -> int:
+        """Drop op nodes whose results nothing reads and that write nothing; returns how many went.
+
+        Kept whatever their results: ops that write (`out=`, `mutates`), ops that are not
+        differentiable (the samplers, whose draws advance a generator) and dropout (it draws too)."""
+        used: set[int] = set()
+        _reads(self.output, used)
+        _reads(self.end_binds, used)
+        _reads([c[1] for c in self.checks], used)
+        kept = []
+        for n in reversed(self.nodes):
+            if (isinstance(n, OpNode) and not n.bumps and n.op.differentiable and not n.op.mutates
+                    and "dropout" not in n.op.name and not any(o in used for o in n.outs if o is not None)):
+                continue
+            _reads(n.reads(), used)
+            kept.append(n)
+        removed = len(self.nodes) - len(kept)
+        self.nodes = kept[::-1]
+        return removed
+
+    def eliminate_common_subexpressions(self) -> int:
+        """Drop an op node that repeats an earlier one (same op, same arguments, nothing written in
+        between); later readers use the earlier results. Returns how many went.
+
+        Only views and the op table's elementwise ops and reductions take part: they read their
+        arguments and nothing else (batch norm's statistics or a sampler's generator would not
+        survive a merge). Any write (`out=`, `mutates`, a call node) empties the table."""
+        if self.backward is not None:
+            return 0  # its plan reads forward buffers by number
+        seen: dict = {}
+        renames: dict[int, int] = {}
+        kept = []
+        for n in self.nodes:
+            if renames:
+                n = _renamed(n, renames)
+            if isinstance(n, CallNode) or n.bumps:
+                seen.clear()
+                kept.append(n)
+                continue
+            info = n.op.info
+            if not (n.op.view or (info is not None and info.kind in ("elementwise", "reduction"))):
+                kept.append(n)
+                continue
+            try:
+                key = (id(n.op), _frozen(n.args), _frozen(n.kwargs))
+                hash(key)
+            except TypeError:
+                kept.append(n)
+                continue
+            prev = seen.get(key)
+            if prev is None:
+                seen[key] = n
+                kept.append(n)
+                continue
+            for new, old in zip(n.outs, prev.outs):
+                if new is not None and old is not None:
+                    renames[new] = old
+        removed = len(self.nodes) - len(kept)
+        if removed:
+            self.nodes = kept
+            self.output = _subst(self.output, renames)
+            self.end_binds = _subst(self.end_binds, renames)
+        return removed
+
+    def op_names(self) -> list[str]:
+        return [n.op.name if isinstance(n, OpNode) else f"{type(n.obj).__name__}.{n.name}" for n in self.nodes]
+
+    def codegen(self) -> tuple[str, dict]:
+        """The replay function's source and its globals: `replay(i0, i1, ...)` returns the output tree or MISS."""
+        g: dict[str, Any] = {"_make": Tensor._make, "MISS": MISS}
+        names: dict[int, str] = {}
+        lines = [f"def replay({', '.join(f'i{k}' for k in range(len(self.inputs)))}):"]
+        for b in self.buffers:
+            if b.kind == "const":
+                names[b.index] = f"c{b.index}"
+                g[f"c{b.index}"] = b.value
+        for k, idx in enumerate(self.inputs):
+            names[idx] = f"i{k}"
+
+        def obj(o, prefix: str) -> str:
+            name = f"{prefix}{len(g)}"
+            g[name] = o
+            return name
+
+        def expr(a) -> str:
+            if isinstance(a, Ref):
+                return names[a.index]
+            if isinstance(a, Alias):
+                base = names[a.index]
+                return (f"_make({base}._storage, {base}._offset + {a.rel_offset}, {a.shape!r}, {a.strides!r}, "
+                        f"{obj(a.dtype, 'd')})")
+            if isinstance(a, tuple):
+                return "(" + "".join(expr(x) + ", " for x in a) + ")"
+            if isinstance(a, list):
+                return "[" + ", ".join(expr(x) for x in a) + "]"
+            if a is None or isinstance(a, (bool, int, str)):
+                return repr(a)
+            return obj(a, "a")
+
+        for kind, o, expected in self.checks:
+            ref = expr(o) if isinstance(o, Ref) else obj(o, "k")
+            if kind == "grad_none":
+                cond = f"{ref}._grad is not None"
+            elif kind == "grad_set":
+                cond = f"{ref}._grad is None"
+            elif kind == "grad_is":
+                cond = f"{ref}._grad is not {obj(expected, 'k')}"
+            elif kind == "requires_grad":
+                cond = f"{ref}._requires_grad is not {expected}"
+            else:  # a module's training flag
+                cond = f"{ref}.training is not {expected}"
+            lines.append(f"    if {cond}: return MISS")
+
+        # liveness: an op's result is dropped after the last node that reads it, so numpy's allocator
+        # hands its memory to the next result while it is still in cache (eager frees the same way)
+        keep: set[int] = set()
+        _reads(self.output, keep)
+        _reads(self.end_binds, keep)
+        if self.backward is not None:
+            _reads((self.backward.saved, self.backward.targets), keep)
+        produced = {o for n in self.nodes if isinstance(n, OpNode) for o in n.outs if o is not None}
+        last: dict[int, int] = {}
+        for i, n in enumerate(self.nodes):
+            r: set[int] = set()
+            _reads(n.reads(), r)
+            for b in r:
+                last[b] = i
+        dead: dict[int, list[str]] = {}
+        for b, i in last.items():
+            if b not in keep and b in produced and self.buffers[b].kind == "op":
+                dead.setdefault(i, []).append(f"v{b}")
+        for i, n in enumerate(self.nodes):
+            if isinstance(n, OpNode):
+                call_args = [expr(a) for a in n.args] + [f"{k}={expr(v)}" for k, v in n.kwargs.items()]
+                if n.op.check is not None and not self.through_autograd:
+                    lines.append(f"    {obj(n.op.check, 'm')}({', '.join(call_args)})")
+                outs = []
+                for o in n.outs:
+                    if o is not None and o not in names:
+                        names[o] = f"v{o}"
+                        outs.append(names[o])
+                    else:
+                        outs.append("_")
+                target = ", ".join(outs) + ("," if n.tuple_out and len(outs) == 1 else "")
+                fn = obj(n.op if self.through_autograd else n.kernel, "f")
+                lines.append(f"    {target} = {fn}({', '.join(call_args)})  # {n.op.name}")
+                if not self.through_autograd:
+                    for b in n.bumps:
+                        lines.append(f"    {expr(b)}._storage.version += 1")
+            else:
+                for bind in n.binds:
+                    lines.append(f"    {expr(bind.leaf)}._grad = {expr(bind.value)}")
+                call_args = [expr(a) for a in n.args] + [f"{k}={expr(v)}" for k, v in n.kwargs.items()]
+                lines.append(f"    {obj(n.obj, 'o')}.{n.name}({', '.join(call_args)})")
+            if i in dead:
+                lines.append(f"    del {', '.join(dead[i])}")
+        for bind in self.end_binds:
+            lines.append(f"    {expr(bind.leaf)}._grad = {expr(bind.value)}")
+
+        def out(o) -> str:
+            if isinstance(o, (Ref, Alias)):
+                return expr(o)
+            if isinstance(o, (Item, Clone)):
+                return f"{expr(o.ref)}.{type(o).__name__.lower()}()"
+            if isinstance(o, dict):
+                return "{" + ", ".join(f"{expr(k)}: {out(v)}" for k, v in o.items()) + "}"
+            if isinstance(o, list):
+                return "[" + ", ".join(out(x) for x in o) + "]"
+            if isinstance(o, tuple):
+                return "(" + "".join(out(x) + ", " for x in o) + ")"
+            return expr(o)
+
+        bw = self.backward
+        if bw is not None:
+            outs = ", ".join(expr(r) for r in bw.outputs)
+            saved = ", ".join(expr(r) for r in bw.saved)
+            targets = ", ".join(expr(r) for r in bw.targets)
+            lines.append(f"    {obj(bw.attach, 'b')}({obj(bw.fn, 'b')}, ({outs},), ({saved}{',' if saved else ''}), "
+                         f"({targets},))")
+        lines.append(f"    return {out(self.output)}")
+        return "\n".join(lines) + "\n", g
+
+    def compile(self):
+        """The replay function (Python source made by `codegen`, compiled once)."""
+        src, g = self.codegen()
+        exec(compile(src, "<ember.jit plan>", "exec"), g)
+        fn = g["replay"]
+        fn.source = src
+        return fn

@@ -1,0 +1,203 @@
+"""compile on ember.nn modules and whole training steps (forward, backward, optimizer step, zero_grad).
+
+These need ember.nn (a layer above jit): they skip where only core, autograd and jit are installed."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import ember.autograd as ea
+import ember.jit as jit
+
+nn = pytest.importorskip("ember.nn")
+optim = pytest.importorskip("ember.optim")
+
+
+def _data(n, shape, classes, seed=0):
+    rng = np.random.default_rng(seed)
+    xs = [ea.tensor(rng.standard_normal(shape).astype(np.float32)) for _ in range(n)]
+    ys = [ea.tensor(rng.integers(0, classes, shape[0])) for _ in range(n)]
+    return xs, ys
+
+
+def _mlp(dropout=0.0):
+    layers = [nn.Linear(8, 32), nn.ReLU()] + ([nn.Dropout(dropout)] if dropout else []) + [nn.Linear(32, 4)]
+    return nn.Sequential(*layers)
+
+
+def _cnn():
+    return nn.Sequential(nn.Conv2d(1, 4, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2), nn.Conv2d(4, 8, 3), nn.Tanh(),
+                         nn.Flatten(), nn.Linear(8 * 2 * 2, 5))
+
+
+def _train(compiled, make_model, make_opt, steps=20, data=None, sched=None, zero_first=True, set_to_none=True):
+    ea.manual_seed(0)
+    model = make_model()
+    opt = make_opt(model.parameters())
+    scheduler = sched(opt) if sched else None
+    loss_fn = nn.CrossEntropyLoss()
+
+    def step(x, y):
+        if zero_first:
+            opt.zero_grad(set_to_none=set_to_none)
+        loss = loss_fn(model(x), y)
+        loss.backward()
+        opt.step()
+        if not zero_first:
+            opt.zero_grad(set_to_none=set_to_none)
+        return loss
+
+    fn = jit.compile(step) if compiled else step
+    xs, ys = data or _data(steps, (6, 8), 4)
+    losses = []
+    for x, y in zip(xs, ys):
+        losses.append(fn(x, y).item())
+        if scheduler is not None:
+            scheduler.step()
+    params = [p.detach().numpy().copy() for p in model.parameters()]
+    return losses, params, fn
+
+
+@pytest.mark.parametrize("make_opt", [
+    lambda ps: optim.SGD(ps, lr=0.1, momentum=0.9),
+    lambda ps: optim.SGD(ps, lr=0.05, momentum=0.9, nesterov=True, weight_decay=1e-3),
+    lambda ps: optim.Adam(ps, lr=0.01),
+    lambda ps: optim.AdamW(ps, lr=0.01, amsgrad=True),
+], ids=["sgd-momentum", "sgd-nesterov", "adam", "adamw-amsgrad"])
+@pytest.mark.parametrize("zero_first", [True, False], ids=["zero-first", "zero-last"])
+def test_training_step_replays_to_eager_losses_bitwise(make_opt, zero_first):
+    le, pe, _ = _train(False, _mlp, make_opt, zero_first=zero_first)
+    lc, pc, fn = _train(True, _mlp, make_opt, zero_first=zero_first)
+    assert le == lc
+    for a, b in zip(pe, pc):
+        np.testing.assert_array_equal(a, b)
+    assert fn.captures == 1
+    ops = fn.explain().ops_per_graph[0]
+    assert "mm" in ops and "cross_entropy_backward" in ops and ops[-1 if not zero_first else 0].endswith("zero_grad")
+
+
+def test_zero_grad_to_zeros_accumulates_into_the_same_grad_tensors():
+    def make_opt(ps):
+        return optim.SGD(ps, lr=0.1, momentum=0.9)
+    le, pe, _ = _train(False, _mlp, make_opt, set_to_none=False)
+    lc, pc, fn = _train(True, _mlp, make_opt, set_to_none=False)
+    assert le == lc
+    for a, b in zip(pe, pc):
+        np.testing.assert_array_equal(a, b)
+    assert fn.captures == 1
+
+
+def test_lr_scheduler_changes_the_rate_without_a_new_capture():
+    def make_opt(ps):
+        return optim.SGD(ps, lr=0.2, momentum=0.5)
+
+    def sched(o):
+        return optim.lr_scheduler.StepLR(o, step_size=3, gamma=0.5)
+    le, pe, _ = _train(False, _mlp, make_opt, steps=12, sched=sched)
+    lc, pc, fn = _train(True, _mlp, make_opt, steps=12, sched=sched)
+    assert le == lc
+    for a, b in zip(pe, pc):
+        np.testing.assert_array_equal(a, b)
+    assert fn.captures == 1
+
+
+def test_cnn_training_step_matches_eager():
+    data = _data(8, (3, 1, 8, 8), 5)
+    le, pe, _ = _train(False, _cnn, lambda ps: optim.SGD(ps, lr=0.05, momentum=0.9), data=data)
+    lc, pc, fn = _train(True, _cnn, lambda ps: optim.SGD(ps, lr=0.05, momentum=0.9), data=data)
+    assert le == lc
+    assert fn.captures == 1 and fn.explain().graph_break_count == 0
+
+
+def test_training_with_dropout_draws_eager_streams():
+    def make():
+        return _mlp(dropout=0.3)
+    le, _, _ = _train(False, make, lambda ps: optim.Adam(ps, lr=0.01), steps=10)
+    lc, _, fn = _train(True, make, lambda ps: optim.Adam(ps, lr=0.01), steps=10)
+    assert le == lc and fn.captures == 1
+
+
+def _mlp_bn_dropout():
+    return nn.Sequential(nn.Linear(8, 32), nn.BatchNorm1d(32), nn.ReLU(), nn.Dropout(0.25), nn.Linear(32, 4))
+
+
+@pytest.mark.parametrize("make_model, shape", [(_mlp, (6, 8)), (_cnn, (3, 1, 8, 8)), (_mlp_bn_dropout, (6, 8))],
+                         ids=["mlp", "cnn", "batchnorm-dropout"])
+def test_compiled_module_forward_with_backward_outside_trains_like_eager(make_model, shape):
+    def run(compiled):
+        ea.manual_seed(4)
+        model = make_model()
+        fwd = jit.compile(model) if compiled else model
+        opt = optim.SGD(model.parameters(), lr=0.05, momentum=0.9)
+        loss_fn = nn.CrossEntropyLoss()
+        xs, ys = _data(8, shape, 4)
+        losses = []
+        for x, y in zip(xs, ys):
+            opt.zero_grad()
+            loss = loss_fn(fwd(x), y)
+            loss.backward()
+            opt.step()
+            losses.append(loss.item())
+        return losses, fwd
+    eager, _ = run(False)
+    comp, fwd = run(True)
+    assert eager == comp
+    e = fwd.explain()
+    assert e.graph_count == 1 and e.plans[0].backward is not None and fwd._compiled.captures == 1
+
+
+@pytest.mark.parametrize("make_model, shape", [(_mlp, (5, 8)), (_cnn, (2, 1, 8, 8))], ids=["mlp", "cnn"])
+def test_compiled_module_inference_matches_eager(make_model, shape):
+    ea.manual_seed(1)
+    model = make_model().eval()
+    cm = jit.compile(model)
+    assert cm._orig_mod is model and cm.__wrapped__ is model
+    with ea.no_grad():
+        for i in range(4):
+            x = ea.tensor(np.random.default_rng(i).standard_normal(shape).astype(np.float32))
+            np.testing.assert_array_equal(cm(x).numpy(), model(x).numpy())
+    assert cm.explain().graph_count == 1 and cm._compiled.captures == 1
+    assert cm.training is False and cm.parameters is not None and cm.state_dict().keys() == model.state_dict().keys()
+
+
+def test_training_flag_of_a_module_is_guarded():
+    ea.manual_seed(2)
+    model = _mlp(dropout=0.5)
+    cm = jit.compile(model)
+    x = ea.tensor(np.ones((4, 8), np.float32))
+    with ea.no_grad():
+        model.eval()
+        for _ in range(3):
+            ev = cm(x)
+        np.testing.assert_array_equal(ev.numpy(), model(x).numpy())
+        model.train()
+        ea.manual_seed(5)
+        tr = [cm(x).numpy() for _ in range(3)]
+        ea.manual_seed(5)
+        eager = [model(x).numpy() for _ in range(3)]
+    for a, b in zip(tr, eager):
+        np.testing.assert_array_equal(a, b)
+    assert cm._compiled.captures == 2
+
+
+def test_training_flag_of_a_module_reached_from_a_function_is_checked_before_replay():
+    ea.manual_seed(3)
+    model = _mlp(dropout=0.5)
+    f = jit.compile(lambda x: model(x) * 1)
+    x = ea.tensor(np.ones((4, 8), np.float32))
+    with ea.no_grad():
+        for _ in range(3):
+            f(x)
+        model.eval()
+        np.testing.assert_array_equal(f(x).numpy(), model(x).numpy())
+    assert f.captures == 2
+
+
+def test_hundred_compiled_steps_stay_bitwise_equal_to_eager():
+    data = _data(100, (6, 8), 4, seed=9)
+    le, pe, _ = _train(False, _mlp, lambda ps: optim.Adam(ps, lr=0.005), data=data)
+    lc, pc, fn = _train(True, _mlp, lambda ps: optim.Adam(ps, lr=0.005), data=data)
+    assert len(lc) == 100 and le == lc and fn.captures == 1
+    for a, b in zip(pe, pc):
+        np.testing.assert_array_equal(a, b)
