@@ -36,6 +36,7 @@ from ember.core.ops.join import *  # noqa: F403
 from ember.core.random import *  # noqa: F403
 from ember.core.ops.reduce import *  # noqa: F403
 from ember.core.ops.sorting import *  # noqa: F403
+from ember.core.ops import sorting_composite as _sorting_composite  # noqa: F401 - the family's "any" kernels
 from ember.core.ops.linalg import *  # noqa: F403
 from ember.core.ops.linalg_solvers import *  # noqa: F403
 from ember.core.ops import linalg_eig as _linalg_eig  # noqa: F401 - fills linalg.eig, linalg.eigvals
