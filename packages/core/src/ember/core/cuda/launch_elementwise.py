@@ -83,10 +83,7 @@ def _device(*xs):
 def _make_unary(name: str, rule: str):
     f_float, f_int = K.UNARY[name]
 
-    def kernel(x, *, out=None):
-        if name == "neg" and x._dtype is dtypes.bool:
-            raise ew.BoolOperatorError("Negation, the `-` operator, on a bool tensor is not supported. "
-                            "If you are trying to invert a mask, use the `~` or `logical_not()` operator instead.")
+    def kernel(x, *, out=None):  # checked by the op's meta step (neg of a bool tensor)
         dt = ew._unary_dtype(rule, x)
         # BOOL-rule ops compute in the input's type; the others in the result dtype
         ct = lu.compute_type(x._dtype if rule == BOOL else dt)
@@ -124,8 +121,6 @@ def _make_binary(row):
 
 
 def _where(condition, x, other, *, out=None):
-    if isinstance(condition, Tensor) and condition._dtype is not dtypes.bool:
-        raise TypeError(f"where: expected condition to be a bool tensor; got {condition._dtype.name}")
     dt = dtypes.result_type(x, other)
     shape = _result_shape("where", condition, x, other)
     ct = lu.compute_type(dt)
@@ -134,8 +129,6 @@ def _where(condition, x, other, *, out=None):
 
 
 def _clamp(input, min=None, max=None, *, out=None):
-    if min is None and max is None:
-        raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
     bounds = tuple(v for v in (min, max) if v is not None)
     dt = dtypes.result_type(input, *bounds)
     shape = _result_shape("clamp", input, *bounds)

@@ -479,18 +479,12 @@ _bincount = declare("bincount", np.bincount, differentiable=False, doc="bincount
                     info=_info("bincount"))
 
 
-def _dtype_name(dt: dtypes.dtype) -> str:
-    """PyTorch's scalar-type name in its dispatch errors (`"histogram_cpu" not implemented for 'Long'`)."""
-    return {"float32": "Float", "float64": "Double", "float16": "Half", "bfloat16": "BFloat16", "bool": "Bool",
-            "int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte"}.get(dt.name, dt.name)
-
-
 @_bincount.meta
 def _bincount_meta(x, weights=None, minlength=0):
     """Every check of both kernels; values too (read to the host from a device, as the composite must
     to size its result): no negatives."""
     if x._dtype.is_floating_point or x._dtype is dtypes.bool or x._dtype.is_complex:
-        raise NotImplementedError(f'"bincount_cpu" not implemented for \'{_dtype_name(x._dtype)}\'')
+        raise NotImplementedError(f'"bincount_cpu" not implemented for \'{dtypes.TORCH_NAMES[x._dtype.name]}\'')
     if x.ndim != 1 or (x.numel() and int(np.min(x._host_array())) < 0):
         raise RuntimeError("bincount only supports 1-d non-negative integral inputs.")
     if minlength < 0:
@@ -523,7 +517,7 @@ _histc = declare("histc", differentiable=False, doc="histc(x, bins, min, max) ->
 def _histc_meta(x, bins=100, min=0, max=0, *, out=None) -> None:  # noqa: A002 - PyTorch's names
     """The argument checks of every device; the data's range (min == max) is checked by `histc_range`."""
     if not x._dtype.is_floating_point:
-        raise NotImplementedError(f"\"histogram_cpu\" not implemented for '{_dtype_name(x._dtype)}'")
+        raise NotImplementedError(f"\"histogram_cpu\" not implemented for '{dtypes.TORCH_NAMES[x._dtype.name]}'")
     if bins <= 0:
         raise RuntimeError("torch.histc: bins must be > 0")
     if float(min) > float(max):
