@@ -164,7 +164,7 @@ def _bincount(x, weights=None, minlength=0):
 
 
 def _histc(x, bins=100, min=0, max=0, *, out=None):  # noqa: A002 - PyTorch's names
-    """Each finite element's bin (the top edge in the last bin), counted by an index_add."""
+    """Each finite element's bin (the top edge in the last bin), counted by an index_add of ones."""
     flat = x.reshape(-1)
     lo, hi = float(min), float(max)
     if lo == hi and flat.numel():  # the data's range, NaN and infinities included, as the CPU kernel
@@ -174,7 +174,8 @@ def _histc(x, bins=100, min=0, max=0, *, out=None):  # noqa: A002 - PyTorch's na
     pos = op("floor")(op("mul")(_sub(_to_dtype(flat, dtypes.float64), lo), bins / (hi - lo)))
     pos = _where(op("eq")(flat, hi), bins - 1, pos)
     inside = op("logical_and")(op("logical_and")(op("ge")(flat, lo), op("le")(flat, hi)), _isfinite(flat))
-    idx = _to_dtype(_clamp(pos, 0, bins - 1), dtypes.int64)
+    # NaN and infinite elements count nothing: bin 0 keeps their (zero) weight in range for index_add
+    idx = _to_dtype(_where(inside, _clamp(pos, 0, bins - 1), 0), dtypes.int64)
     counts = new_empty((bins,), dtypes.float64, x._storage.device).fill_(0)
     _index_add(counts, 0, idx, _to_dtype(inside, dtypes.float64), out=counts)
     r = _to_dtype(counts, x._dtype)
