@@ -1,8 +1,8 @@
 """CUDA kernels of selections built on the bitonic sort and the index kernels: mode (a scan over
-each sorted row), multinomial (inverse CDF or the exponential race over Philox draws), take and
-put, and the im2col/col2im ops (F.unfold / F.fold) on the convolution kernels. kthvalue, median,
-nanmedian, unique, searchsorted, bincount and histc run everywhere on one composite
-(`ember.core.ops.sorting_composite`)."""
+each sorted row), multinomial (inverse CDF or the exponential race over Philox draws), and the
+im2col/col2im ops (F.unfold / F.fold) on the convolution kernels. kthvalue, median, nanmedian,
+unique, searchsorted, bincount and histc run everywhere on one composite
+(`ember.core.ops.sorting_composite`), take and put on `ember.core.ops.composite_kernels`."""
 
 from __future__ import annotations
 
@@ -14,7 +14,6 @@ from ember.core.cuda.kernels import scan as KS
 from ember.core.cuda.launch_conv import _im2col, _out_hw
 from ember.core.cuda.launch_sort import _sorted_rows
 from ember.core.dispatch import get_op
-from ember.core.tensor import Tensor, describe
 
 __all__ = ["register"]
 
@@ -67,29 +66,6 @@ def _mode(x, dim=-1, keepdim=False, *, out=None):
     return vals, idx
 
 
-def _check_long(op: str, index: Tensor) -> None:
-    if index._dtype not in (dtypes.int64, dtypes.int32):
-        raise RuntimeError(f"{op}(): Expected dtype int64 for index; got {describe(index)}")
-
-
-def _take(input, index, *, out=None):
-    _check_long("take", index)
-    r = get_op("index")(input.reshape(-1), (index,))
-    return r if out is None else lu.prepare_out(out, r._shape, r._dtype, r._storage.device, "take").copy_(r)
-
-
-def _put(input, index, source, accumulate=False, *, out=None):
-    t = input if out is input else get_op("clone")(input)
-    dense = lu.is_dense(t, t._shape)
-    flat = t.view(-1) if dense else get_op("clone")(t).view(-1)
-    get_op("index_put_")(flat, (index.reshape(-1),), source.reshape(-1), accumulate)
-    if not dense:
-        t.copy_(flat.view(t._shape))
-    if out is None or out is t:
-        return t
-    return lu.prepare_out(out, t._shape, t._dtype, t._storage.device, "put").copy_(t)
-
-
 def _im2col_op(input, kernel_size, dilation, padding, stride):
     return _im2col(input, kernel_size[0], kernel_size[1], stride, padding, dilation)
 
@@ -111,8 +87,8 @@ def _col2im_op(input, output_size, kernel_size, dilation, padding, stride):
 
 
 def register() -> None:
-    for name, fn in (("take", _take), ("put", _put), ("im2col", _im2col_op), ("col2im", _col2im_op),
-                     ("multinomial", _multinomial), ("mode", _mode)):
+    for name, fn in (("im2col", _im2col_op), ("col2im", _col2im_op), ("multinomial", _multinomial),
+                     ("mode", _mode)):
         get_op(name).register("cuda")(fn)
 
 

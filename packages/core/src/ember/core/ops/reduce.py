@@ -778,20 +778,25 @@ def diff(input: Tensor, n: int = 1, dim: int = -1, prepend: Tensor | None = None
 _isclose = declare("isclose", np.isclose, differentiable=False, doc="isclose(a, b, rtol, atol, equal_nan) -> Tensor")
 
 
+@_isclose.meta
+def _isclose_meta(a, b, rtol=1e-05, atol=1e-08, equal_nan=False) -> None:
+    """One dtype, broadcastable shapes: checked once for every device."""
+    if a._dtype is not b._dtype:
+        raise RuntimeError(f"{dtypes.TORCH_NAMES[a._dtype.name]} did not match {dtypes.TORCH_NAMES[b._dtype.name]}")
+    try:
+        np.broadcast_shapes(a._shape, b._shape)
+    except ValueError:
+        raise RuntimeError(f"isclose: shapes are not broadcastable; got {describe(a)} and {describe(b)}") from None
+
+
 @_isclose.register("cpu")
 def _isclose_cpu(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
     """isclose(a, b, rtol, atol, equal_nan): |a - b| <= atol + rtol * |b|, elementwise, bool."""
-    if a._dtype is not b._dtype:
-        raise RuntimeError(f"{dtypes.TORCH_NAMES[a._dtype.name]} did not match {dtypes.TORCH_NAMES[b._dtype.name]}")
     x, y = a._np(), b._np()
     if a._dtype is dtypes.bool or (not a._dtype.is_floating_point and rtol == 0 and atol == 0):
         return wrap(np.equal(x, y))
-    try:
-        with np.errstate(invalid="ignore", over="ignore"):
-            r = np.isclose(x, y, rtol=rtol, atol=atol, equal_nan=equal_nan)
-    except ValueError:
-        raise RuntimeError(f"isclose: shapes are not broadcastable; got {describe(a)} and {describe(b)}") from None
-    return wrap(r)
+    with np.errstate(invalid="ignore", over="ignore"):
+        return wrap(np.isclose(x, y, rtol=rtol, atol=atol, equal_nan=equal_nan))
 
 
 @method

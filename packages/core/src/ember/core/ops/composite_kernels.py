@@ -1,20 +1,24 @@
-"""CUDA kernels of ops that compose from the CUDA primitives without kernels of their own:
-pad_nd (+ backward) over index maps, upsample (+ backward) as one small matmul per spatial dim,
-the fused LSTM/GRU cells (+ backward), isclose, trace, isin, masked_scatter (a running count
-of the mask picks each source element) and embedding_renorm_. Every step queues on the stream;
-nothing synchronizes."""
+"""Kernels composed from other ops, registered once as `"any"` kernels (NOTE [ Composite kernels ]
+in `ember.core.dispatch`) for every device without a kernel of its own: pad_nd (+ backward) over
+index maps, upsample (+ backward) as one small matmul per spatial dim, the fused LSTM/GRU cells
+(+ backward), isclose, trace, isin, masked_scatter (a running count of the mask picks each source
+element), embedding_renorm_, take and put. The CPU keeps its numpy/Numba kernels; CUDA runs these
+on its primitives, where every step queues on the stream and nothing synchronizes. Arguments
+arrive checked by each op's meta step."""
 
 from __future__ import annotations
 
 import numpy as np
 
 from ember.core import dtypes
+from ember.core.creation import new_empty
 from ember.core.dispatch import get_op
 from ember.core.ops import padding as PD
 from ember.core.ops import upsample as UP
-from ember.core.tensor import Tensor, describe
+from ember.core.ops._util import prepare_out
+from ember.core.tensor import Tensor, contiguous_strides
 
-__all__ = ["register"]
+__all__: list[str] = []  # kernels only: the public functions are in their ops' modules
 
 
 def _op(name: str):
@@ -57,16 +61,11 @@ def _pad_nd_backward(grad, input_shape, pad, mode):
 
 
 def _empty(shape, dt, dev) -> Tensor:
-    from ember.core.cuda.launch_util import empty
-
-    return empty(tuple(shape), dt, dev)
+    return new_empty(tuple(shape), dt, dev)
 
 
-def _gates(op: str, ig: Tensor, hg: Tensor, state: Tensor, ib, hb, k: int):
+def _gates(ig: Tensor, hg: Tensor, state: Tensor, ib, hb):
     h = state._shape[-1]
-    if ig._shape != hg._shape or ig._shape[-1] != k * h or ig._shape[:-1] != state._shape[:-1]:
-        raise RuntimeError(f"{op}: expected input_gates and hidden_gates of shape (N, {k}*H) with state (N, H); got "
-                           f"{describe(ig)}, {describe(hg)} and {describe(state)}")
     add = _op("add")
     if ib is not None:
         ig = add(ig, ib)
@@ -76,7 +75,7 @@ def _gates(op: str, ig: Tensor, hg: Tensor, state: Tensor, ib, hb, k: int):
 
 
 def _lstm_cell(input_gates, hidden_gates, cx, input_bias=None, hidden_bias=None):
-    ig, hg, h = _gates("lstm_cell", input_gates, hidden_gates, cx, input_bias, hidden_bias, 4)
+    ig, hg, h = _gates(input_gates, hidden_gates, cx, input_bias, hidden_bias)
     gates = _op("add")(ig, hg)
     sig, tanh, mul, add = _op("sigmoid"), _op("tanh"), _op("mul"), _op("add")
     ws = _op("cat")([sig(gates.narrow(-1, 0, 2 * h)), tanh(gates.narrow(-1, 2 * h, h)),
@@ -102,7 +101,7 @@ def _lstm_cell_backward(grad_hy, grad_cy, cx, cy, workspace):
 
 
 def _gru_cell(input_gates, hidden_gates, hx, input_bias=None, hidden_bias=None):
-    ig, hg, h = _gates("gru_cell", input_gates, hidden_gates, hx, input_bias, hidden_bias, 3)
+    ig, hg, h = _gates(input_gates, hidden_gates, hx, input_bias, hidden_bias)
     sig, tanh, mul, add, sub = _op("sigmoid"), _op("tanh"), _op("mul"), _op("add"), _op("sub")
     r = sig(add(ig.narrow(-1, 0, h), hg.narrow(-1, 0, h)))
     z = sig(add(ig.narrow(-1, h, h), hg.narrow(-1, h, h)))
@@ -125,9 +124,6 @@ def _gru_cell_backward(grad_hy, workspace):
 
 
 def _isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
-    if a._dtype is not b._dtype:
-        names = dtypes.TORCH_NAMES
-        raise RuntimeError(f"{names[a._dtype.name]} did not match {names[b._dtype.name]}")
     eq = _op("eq")(a, b)
     if a._dtype is dtypes.bool or (not a._dtype.is_floating_point and rtol == 0 and atol == 0):
         return eq
@@ -142,8 +138,6 @@ def _isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
 
 
 def _trace(input):
-    if input.ndim != 2:
-        raise RuntimeError(f"trace: expected a matrix, but got tensor with dim {input.ndim}")
     dt = input._dtype if input._dtype.is_floating_point else dtypes.int64
     return _op("sum")(input.diagonal(), (0,), False, dt)
 
@@ -232,15 +226,27 @@ def _embedding_renorm(weight, indices, max_norm, norm_type):
     return weight
 
 
-def register() -> None:
-    for name, fn in (("pad_nd", _pad_nd), ("pad_nd_backward", _pad_nd_backward), ("lstm_cell", _lstm_cell),
-                     ("lstm_cell_backward", _lstm_cell_backward), ("gru_cell", _gru_cell),
-                     ("gru_cell_backward", _gru_cell_backward), ("isclose", _isclose), ("trace", _trace),
-                     ("upsample", _upsample), ("upsample_backward", _upsample_backward), ("isin", _isin),
-                     ("masked_scatter", _masked_scatter), ("embedding_renorm_", _embedding_renorm)):
-        get_op(name).register("cuda")(fn)
+def _take(input, index, *, out=None):
+    r = _op("index")(input.reshape(-1), (index,))
+    return r if out is None else prepare_out(out, r._shape, r._dtype, r._storage.device, "take").copy_(r)
 
 
-def ptx_cases():
-    """No kernels of its own: these ops run on the other launchers' kernels."""
-    return iter(())
+def _put(input, index, source, accumulate=False, *, out=None):
+    t = input if out is input else _op("clone")(input)
+    dense = t.numel() <= 1 or t._strides == contiguous_strides(t._shape)
+    flat = t.view(-1) if dense else _op("clone")(t).view(-1)
+    _op("index_put_")(flat, (index.reshape(-1),), source.reshape(-1), accumulate)
+    if not dense:
+        t.copy_(flat.view(t._shape))
+    if out is None or out is t:
+        return t
+    return prepare_out(out, t._shape, t._dtype, t._storage.device, "put").copy_(t)
+
+
+for _name, _kernel in (("pad_nd", _pad_nd), ("pad_nd_backward", _pad_nd_backward), ("lstm_cell", _lstm_cell),
+                       ("lstm_cell_backward", _lstm_cell_backward), ("gru_cell", _gru_cell),
+                       ("gru_cell_backward", _gru_cell_backward), ("isclose", _isclose), ("trace", _trace),
+                       ("upsample", _upsample), ("upsample_backward", _upsample_backward), ("isin", _isin),
+                       ("masked_scatter", _masked_scatter), ("embedding_renorm_", _embedding_renorm),
+                       ("take", _take), ("put", _put)):
+    get_op(_name).register("any")(_kernel)
