@@ -104,8 +104,6 @@ def _make_binary(row):
         dt = ew.binary_dtype(rule, a, b)
         if refused and dt in refused:  # the CPU kernel's error, type and message
             raise ew.dtype_not_supported(name, dt, "cuda")
-        if name == "pow" and not dt.is_floating_point and not isinstance(b, Tensor) and b < 0:
-            raise RuntimeError("Integers to negative integer powers are not allowed.")
         if type(b) is int and dt.np.kind in "iu":  # PyTorch wraps it into the dtype (uint8 > -3 is uint8 > 253)
             b = int(np.array(b).astype(dt.np))
         if type(a) is int and dt.np.kind in "iu":

@@ -611,6 +611,14 @@ for _row in BINARY:
     globals()[_row.name] = _make_binary(_row)
 
 
+@get_op("pow").meta
+def _pow_meta(input, exponent, *, out=None) -> None:
+    """An integer tensor to a negative Python integer power raises, as in PyTorch, on every device."""
+    if (type(exponent) is int and exponent < 0 and isinstance(input, Tensor)
+            and not (input._dtype.is_floating_point or input._dtype.is_complex)):
+        raise RuntimeError("Integers to negative integer powers are not allowed.")
+
+
 # --- ternary ---------------------------------------------------------------------------
 where = declare("where", np.where, argnames=("condition", "input", "other"))
 
