@@ -85,13 +85,7 @@ def _contract(a: Tensor, ta: str, b: Tensor, tb: str, keep: set[str]) -> tuple[T
     return r.reshape(*(size[c] for c in term)), term
 
 
-def _einsum(equation, *operands, out=None):
-    if not operands:
-        raise RuntimeError("einsum(): must provide at least one operand")
-    dt = operands[0]._dtype
-    if any(o._dtype is not dt for o in operands[1:]):
-        raise RuntimeError(f"einsum(): expected all operands to have the same dtype; got "
-                           f"{', '.join(o._dtype.name for o in operands)}")
+def _einsum(equation, *operands, out=None):  # operands of one dtype, checked by the op's meta step
     terms, out_term = _parse(equation, operands)
     items = [_diagonals(o, t) for o, t in zip(operands, terms, strict=True)]
     x, tx = items[0]
