@@ -83,3 +83,12 @@ def test_fused_cell_composites_match():
     ig, hg = (E.tensor(rng.standard_normal((n, 3 * h))) for _ in range(2))
     bias = E.tensor(rng.standard_normal(3 * h))
     _same(*_both("gru_cell", ig, hg, cx, bias, bias), rtol=1e-12, atol=1e-12)
+
+
+def test_unpool_and_fractional_pool_composites_match():
+    x = make_tensor(2, 3, 6, 5, seed=8)
+    samples = E.tensor(np.random.default_rng(9).random((2, 3, 2)), dtype=E.float32)
+    got, want = _both("fractional_max_pool", x, (2, 2), (3, 3), samples)
+    _same(got, want, rtol=0, atol=0)
+    vals, idx = want
+    _same(*_both("max_unpool", vals, idx, (6, 5)), rtol=0, atol=0)

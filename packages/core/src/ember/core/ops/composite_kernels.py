@@ -2,11 +2,14 @@
 in `ember.core.dispatch`) for every device without a kernel of its own: pad_nd (+ backward) over
 index maps, upsample (+ backward) as one small matmul per spatial dim, the fused LSTM/GRU cells
 (+ backward), isclose, trace, isin, masked_scatter (a running count of the mask picks each source
-element), embedding_renorm_, take and put. The CPU keeps its numpy/Numba kernels; CUDA runs these
+element), embedding_renorm_, take, put, max_unpool (a scatter into zeroed planes) and
+fractional_max_pool (a gather, then a max). The CPU keeps its numpy/Numba kernels; CUDA runs these
 on its primitives, where every step queues on the stream and nothing synchronizes. Arguments
 arrive checked by each op's meta step."""
 
 from __future__ import annotations
+
+import math
 
 import numpy as np
 
@@ -16,6 +19,7 @@ from ember.core.dispatch import get_op
 from ember.core.ops import padding as PD
 from ember.core.ops import upsample as UP
 from ember.core.ops._util import prepare_out
+from ember.core.ops.layout import reshape
 from ember.core.tensor import Tensor, contiguous_strides
 
 __all__: list[str] = []  # kernels only: the public functions are in their ops' modules
@@ -226,6 +230,36 @@ def _embedding_renorm(weight, indices, max_norm, norm_type):
     return weight
 
 
+def _max_unpool(input, indices, output_size):
+    """A scatter into zeroed planes (the meta step checked every index against its plane)."""
+    nd = len(output_size)
+    lead = tuple(input._shape[:-nd])
+    planes = math.prod(lead)
+    out = get_op("fill_")(_empty((planes, math.prod(output_size)), input._dtype, input._storage.device), 0)
+    if input.numel():
+        src = reshape(input, (planes, -1))
+        idx = reshape(indices, (planes, -1))
+        out = get_op("scatter")(out, 1, idx, src, out=out)
+    return reshape(out, lead + tuple(output_size))
+
+
+def _fractional_max_pool(input, kernel_size, output_size, samples):
+    """Window positions from the samples on the host, then a gather and a max on the device."""
+    from ember.core.creation import from_numpy
+    from ember.core.ops import fractional_pool as FP
+
+    nd = len(kernel_size)
+    spatial, lead = tuple(input._shape[-nd:]), tuple(input._shape[:-nd])
+    planes, m, k = math.prod(lead), math.prod(output_size), math.prod(kernel_size)
+    pos = FP.window_positions(FP.plane_samples(input, samples, nd), spatial, kernel_size, output_size)
+    pos = from_numpy(pos.reshape(planes, m * k)).to(input._storage.device)
+    vals = reshape(get_op("gather")(reshape(input, (planes, math.prod(spatial))), 1, pos), (planes, m, k))
+    out, pick = get_op("max_dim")(vals, 2, True)
+    idx = get_op("gather")(reshape(pos, (planes, m, k)), 2, pick)
+    shape = lead + tuple(output_size)
+    return reshape(out, shape), reshape(idx, shape)
+
+
 def _take(input, index, *, out=None):
     r = _op("index")(input.reshape(-1), (index,))
     return r if out is None else prepare_out(out, r._shape, r._dtype, r._storage.device, "take").copy_(r)
@@ -248,5 +282,6 @@ for _name, _kernel in (("pad_nd", _pad_nd), ("pad_nd_backward", _pad_nd_backward
                        ("gru_cell_backward", _gru_cell_backward), ("isclose", _isclose), ("trace", _trace),
                        ("upsample", _upsample), ("upsample_backward", _upsample_backward), ("isin", _isin),
                        ("masked_scatter", _masked_scatter), ("embedding_renorm_", _embedding_renorm),
-                       ("take", _take), ("put", _put)):
+                       ("take", _take), ("put", _put), ("max_unpool", _max_unpool),
+                       ("fractional_max_pool", _fractional_max_pool)):
     get_op(_name).register("any")(_kernel)
