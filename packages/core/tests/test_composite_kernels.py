@@ -92,3 +92,30 @@ def test_unpool_and_fractional_pool_composites_match():
     _same(got, want, rtol=0, atol=0)
     vals, idx = want
     _same(*_both("max_unpool", vals, idx, (6, 5)), rtol=0, atol=0)
+
+
+def test_norm_composites_match():
+    x = make_tensor(4, 3, 5, dtype=E.float64, seed=10)
+    w, b = make_tensor(3, dtype=E.float64, seed=11), make_tensor(3, dtype=E.float64, seed=12)
+    g = make_tensor(4, 3, 5, dtype=E.float64, seed=13)
+    tol = {"rtol": 1e-10, "atol": 1e-12}
+    for training in (True, False):
+        stats = [(E.tensor([0.1, -0.2, 0.3], dtype=E.float64), E.tensor([1.0, 2.0, 0.5], dtype=E.float64))
+                 for _ in range(2)]
+        op = get_op("batch_norm")
+        got = op.kernels["any"](x, w, b, *stats[0], training, 0.1, 1e-5)
+        want = op.kernels["cpu"](x, w, b, *stats[1], training, 0.1, 1e-5)
+        _same(got, want, **tol)
+        _same(stats[0], stats[1], **tol)  # the running statistics, updated in training
+        _same(*_both("batch_norm_backward", g, x, w, want[1], want[2], training), **tol)
+    ln = _both("layer_norm", x, (5,), make_tensor(5, dtype=E.float64, seed=14), None, 1e-5)
+    _same(*ln, **tol)
+    _same(*_both("layer_norm_backward", g, x, (5,), ln[1][1], ln[1][2], None), **tol)
+    x6 = make_tensor(2, 6, 4, dtype=E.float64, seed=15)
+    w6 = make_tensor(6, dtype=E.float64, seed=16)
+    gn = _both("group_norm", x6, w6, None, 3, 1e-5)
+    _same(*gn, **tol)
+    _same(*_both("group_norm_backward", make_tensor(2, 6, 4, dtype=E.float64, seed=17), x6, gn[1][1], gn[1][2],
+                 w6, 3), **tol)
+    mask = E.tensor([[True, False], [True, True]])
+    _same(*_both("native_dropout_backward", make_tensor(2, 2, dtype=E.float64, seed=18), mask, 2.0), **tol)

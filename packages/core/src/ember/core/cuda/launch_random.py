@@ -108,17 +108,11 @@ def _native_dropout(input, p, generator=None, *, out=None):
     return res, mask
 
 
-def _native_dropout_backward(grad, mask, scale):
-    mul = get_op("mul")
-    return mul(mul(grad, mask), scale)
-
-
 def register() -> None:
     for name, fn in (("uniform_", _uniform), ("normal_", _normal), ("bernoulli_", _bernoulli),
                      ("exponential_", _exponential), ("random_", _random), ("cauchy_", _cauchy),
                      ("log_normal_", _log_normal), ("geometric_", _geometric), ("poisson", _poisson),
-                     ("native_dropout", _native_dropout),
-                     ("native_dropout_backward", _native_dropout_backward)):
+                     ("native_dropout", _native_dropout)):
         get_op(name).register("cuda")(fn)
 
 

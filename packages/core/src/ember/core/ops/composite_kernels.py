@@ -2,10 +2,10 @@
 in `ember.core.dispatch`) for every device without a kernel of its own: pad_nd (+ backward) over
 index maps, upsample (+ backward) as one small matmul per spatial dim, the fused LSTM/GRU cells
 (+ backward), isclose, trace, isin, masked_scatter (a running count of the mask picks each source
-element), embedding_renorm_, take, put, max_unpool (a scatter into zeroed planes) and
-fractional_max_pool (a gather, then a max). The CPU keeps its numpy/Numba kernels; CUDA runs these
-on its primitives, where every step queues on the stream and nothing synchronizes. Arguments
-arrive checked by each op's meta step."""
+element), embedding_renorm_, take, put, max_unpool (a scatter into zeroed planes),
+fractional_max_pool (a gather, then a max) and native_dropout_backward. The CPU keeps its
+numpy/Numba kernels; CUDA runs these on its primitives, where every step queues on the stream and
+nothing synchronizes. Arguments arrive checked by each op's meta step."""
 
 from __future__ import annotations
 
@@ -260,6 +260,11 @@ def _fractional_max_pool(input, kernel_size, output_size, samples):
     return reshape(out, shape), reshape(idx, shape)
 
 
+def _native_dropout_backward(grad, mask, scale):
+    mul = _op("mul")
+    return mul(mul(grad, mask), scale)
+
+
 def _take(input, index, *, out=None):
     r = _op("index")(input.reshape(-1), (index,))
     return r if out is None else prepare_out(out, r._shape, r._dtype, r._storage.device, "take").copy_(r)
@@ -283,5 +288,6 @@ for _name, _kernel in (("pad_nd", _pad_nd), ("pad_nd_backward", _pad_nd_backward
                        ("upsample", _upsample), ("upsample_backward", _upsample_backward), ("isin", _isin),
                        ("masked_scatter", _masked_scatter), ("embedding_renorm_", _embedding_renorm),
                        ("take", _take), ("put", _put), ("max_unpool", _max_unpool),
-                       ("fractional_max_pool", _fractional_max_pool)):
+                       ("fractional_max_pool", _fractional_max_pool),
+                       ("native_dropout_backward", _native_dropout_backward)):
     get_op(_name).register("any")(_kernel)
