@@ -37,7 +37,10 @@ alike, and a kernel may take them as given. Index values are checked too: a CPU 
 them as it reads them on the host; for device indices the meta step copies them to the host (a
 synchronization, where PyTorch raises a device-side assert) and raises the CPU's error, so an
 out-of-range index never reaches a CUDA kernel (gather, scatter*, index_*, take, put, `x[idx]`,
-embedding, masked_scatter's count, nll_loss/cross_entropy targets, bincount).
+embedding, masked_scatter's count, nll_loss/cross_entropy targets, bincount). The argument rules
+PyTorch states once for every device live there too (`where`'s bool condition, `clamp`'s bounds,
+`-` on bool, an activation's float input ...): no device kernel repeats them, so CPU and CUDA
+raise one type and message (tests/test_meta_steps.py).
 
 NOTE [ Composite kernels ]
 An op whose work composes from other ops (a view: only metadata; median: sort, then gather)
@@ -47,6 +50,9 @@ costs an op with a device kernel nothing more. A device may still register a ker
 where it pays: the CPU keeps numpy/Numba kernels beside the sorting family's composites
 (`ember.core.ops.sorting_composite`), which CUDA, or any backend with the primitives, runs. The
 composite receives arguments its op's meta step has checked, so every device raises the same error.
+On CUDA the complex gate (`ember.core.cuda.launch_complex`) wraps device kernels only: a composite
+computes complex input where its primitives do (isclose, isin, einsum) and otherwise raises its
+primitive's NotImplementedError.
 
 A few composite functions matter whole to a layer above, not only through their primitives:
 autocast runs `linear`, `addmm` or `mse_loss` in one dtype, bias and all, as PyTorch's op lists
