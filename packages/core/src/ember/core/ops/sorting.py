@@ -515,7 +515,7 @@ _histc = declare("histc", differentiable=False, doc="histc(x, bins, min, max) ->
 
 @_histc.meta
 def _histc_meta(x, bins=100, min=0, max=0, *, out=None) -> None:  # noqa: A002 - PyTorch's names
-    """The argument checks of every device; the data's range (min == max) is checked by `histc_range`."""
+    """The argument checks of every device; the data's range (min == max) is checked by `_histc_range`."""
     if not x._dtype.is_floating_point:
         raise NotImplementedError(f"\"histogram_cpu\" not implemented for '{dtypes.TORCH_NAMES[x._dtype.name]}'")
     if bins <= 0:
@@ -523,10 +523,10 @@ def _histc_meta(x, bins=100, min=0, max=0, *, out=None) -> None:  # noqa: A002 -
     if float(min) > float(max):
         raise RuntimeError("torch.histc: max must be larger than min")
     if float(min) != float(max):
-        histc_range(float(min), float(max))
+        _histc_range(float(min), float(max))
 
 
-def histc_range(lo: float, hi: float) -> tuple[float, float]:
+def _histc_range(lo: float, hi: float) -> tuple[float, float]:
     """The histogram's range from `[lo, hi]` (given, or the data's min and max): a single point widens
     by one on each side; PyTorch's error for an infinite or NaN end."""
     if lo == hi:
@@ -544,7 +544,7 @@ def _histc_cpu(x, bins=100, min=0, max=0, *, out=None):  # noqa: A002 - PyTorch'
     lo, hi = float(min), float(max)
     if lo == hi and a.size:
         lo, hi = float(a.min()), float(a.max())
-    lo, hi = histc_range(lo, hi)
+    lo, hi = _histc_range(lo, hi)
     finite = a[np.isfinite(a)]
     counts = np.histogram(finite.astype(np.float64), bins=bins, range=(lo, hi))[0]
     r = counts.astype(x._dtype.np)

@@ -13,7 +13,7 @@ from ember.core import dtypes
 from ember.core.creation import new_empty
 from ember.core.dispatch import get_op
 from ember.core.ops._util import prepare_out
-from ember.core.ops.sorting import histc_range
+from ember.core.ops.sorting import _histc_range
 from ember.core.tensor import Tensor
 
 __all__: list[str] = []  # kernels only: the public functions are in ember.core.ops.sorting
@@ -169,7 +169,7 @@ def _histc(x, bins=100, min=0, max=0, *, out=None):  # noqa: A002 - PyTorch's na
     lo, hi = float(min), float(max)
     if lo == hi and flat.numel():  # the data's range, NaN and infinities included, as the CPU kernel
         lo, hi = float(_amin(flat, (0,), False).item()), float(_amax(flat, (0,), False).item())
-    lo, hi = histc_range(lo, hi)
+    lo, hi = _histc_range(lo, hi)
     op = get_op
     pos = op("floor")(op("mul")(_sub(_to_dtype(flat, dtypes.float64), lo), bins / (hi - lo)))
     pos = _where(op("eq")(flat, hi), bins - 1, pos)
