@@ -84,3 +84,11 @@ def test_a_moved_check_raises_pytorchs_type_on_the_cpu(fn, exc):
 
 def test_a_complex_tensor_to_a_negative_int_power_is_computed():
     assert_close(E.pow(E.tensor([1 + 1j, 2j]), -1), E.tensor([0.5 - 0.5j, -0.5j]))
+
+
+@pytest.mark.parametrize("device", ["cpu", pytest.param("cuda", marks=[pytest.mark.cuda, needs_cuda])])
+def test_where_reads_a_uint8_condition_with_pytorchs_warning(device):
+    cond = E.tensor([1, 0, 7], dtype=E.uint8, device=device)
+    with pytest.warns(UserWarning, match="where received a uint8 condition tensor"):
+        r = E.where(cond, E.ones(3, device=device), E.zeros(3, device=device))
+    assert r.tolist() == [1.0, 0.0, 1.0]

@@ -20,7 +20,7 @@ from ember.core import dtypes
 from ember.core.dispatch import declare, get_op
 from ember.core.opinfo import (ALL_DTYPES, BOOL, FLOAT, INT_DTYPES, PROMOTE, ErrorInput, OpInfo, Sample, binary_samples,
                                unary_samples)
-from ember.core.ops._util import ERRSTATE, IGNORE_ALL, arr, shape_error, wrap, write_out
+from ember.core.ops._util import ERRSTATE, IGNORE_ALL, arr, shape_error, warn_at_caller, wrap, write_out
 from ember.core.ops import numba_cpu
 from ember.core.ops.complex import BINARY_REFUSING, complex_unary, refuse_complex
 from ember.core.tensor import Tensor
@@ -625,8 +625,13 @@ where = declare("where", np.where, argnames=("condition", "input", "other"))
 
 @where.meta
 def _where_meta(condition, input, other, *, out=None) -> None:
-    """A bool condition, on every device (PyTorch's RuntimeError, also a TypeError)."""
+    """A bool condition, on every device (PyTorch's RuntimeError, also a TypeError); a uint8 one is
+    read as nonzero, with PyTorch's deprecation warning."""
     if isinstance(condition, Tensor) and condition._dtype is not dtypes.bool:
+        if condition._dtype is dtypes.uint8:
+            warn_at_caller("where received a uint8 condition tensor. This behavior is deprecated and will be removed "
+                           "in a future version of PyTorch. Use a boolean condition instead.")
+            return
         raise BoolOperatorError(f"where expected condition to be a boolean tensor, but got a tensor with dtype "
                                 f"{dtypes.TORCH_NAMES[condition._dtype.name]}")
 
