@@ -5,7 +5,8 @@ index maps, upsample (+ backward) as one small matmul per spatial dim, the fused
 element), embedding_renorm_, take, put, max_unpool (a scatter into zeroed planes),
 fractional_max_pool (a gather, then a max) and native_dropout_backward. The CPU keeps its
 numpy/Numba kernels; CUDA runs these on its primitives, where every step queues on the stream and
-nothing synchronizes. Arguments arrive checked by each op's meta step."""
+nothing synchronizes (but fractional_max_pool, whose window positions come from the samples on the
+host). Arguments arrive checked by each op's meta step."""
 
 from __future__ import annotations
 
@@ -14,8 +15,9 @@ import math
 import numpy as np
 
 from ember.core import dtypes
-from ember.core.creation import new_empty
+from ember.core.creation import from_numpy, new_empty, tensor
 from ember.core.dispatch import get_op
+from ember.core.ops import fractional_pool as FP
 from ember.core.ops import padding as PD
 from ember.core.ops import upsample as UP
 from ember.core.ops._util import prepare_out
@@ -30,8 +32,6 @@ def _op(name: str):
 
 
 def _device_ints(a: np.ndarray, dev) -> Tensor:
-    from ember.core.creation import from_numpy
-
     return from_numpy(np.ascontiguousarray(a, dtype=np.int64)).to(dev)
 
 
@@ -147,8 +147,6 @@ def _trace(input):
 
 
 def _device_matrix(m: np.ndarray, like: Tensor) -> Tensor:
-    from ember.core.creation import from_numpy
-
     return from_numpy(np.ascontiguousarray(m, dtype=like._dtype.np)).to(like._storage.device)
 
 
@@ -189,8 +187,6 @@ def _upsample_backward(grad, input_shape, mode, align_corners, scales):
 
 
 def _on_device(v, like: Tensor, dtype=None) -> Tensor:
-    from ember.core.creation import tensor
-
     if isinstance(v, Tensor):
         return v if v._storage.device == like._storage.device else v.to(like._storage.device)
     return tensor(v, dtype=dtype, device=like._storage.device)
@@ -245,9 +241,6 @@ def _max_unpool(input, indices, output_size):
 
 def _fractional_max_pool(input, kernel_size, output_size, samples):
     """Window positions from the samples on the host, then a gather and a max on the device."""
-    from ember.core.creation import from_numpy
-    from ember.core.ops import fractional_pool as FP
-
     nd = len(kernel_size)
     spatial, lead = tuple(input._shape[-nd:]), tuple(input._shape[:-nd])
     planes, m, k = math.prod(lead), math.prod(output_size), math.prod(kernel_size)

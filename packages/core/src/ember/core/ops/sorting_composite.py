@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 
 from ember.core import dtypes
-from ember.core.creation import new_empty
+from ember.core.creation import new_empty, tensor
 from ember.core.dispatch import get_op
 from ember.core.ops._util import prepare_out
 from ember.core.ops.sorting import _histc_range
@@ -135,8 +135,6 @@ def _searchsorted(seq, values, right=False, sorter=None, out_int32=False):
     if sorter is not None:
         seq = _gather(seq, seq.ndim - 1, sorter)
     if not isinstance(values, Tensor):
-        from ember.core.creation import tensor
-
         values = tensor(values, dtype=seq._dtype, device=seq._storage.device)
     bounds, v = seq.unsqueeze(-2) if seq.ndim > 1 else seq, values.unsqueeze(-1)
     below = get_op("le" if right else "lt")(bounds, v)
