@@ -36,6 +36,7 @@ from ember.core.ops.join import *  # noqa: F403
 from ember.core.random import *  # noqa: F403
 from ember.core.ops.reduce import *  # noqa: F403
 from ember.core.ops.sorting import *  # noqa: F403
+from ember.core.ops import sorting_composite as _sorting_composite  # noqa: F401 - the family's "any" kernels
 from ember.core.ops.linalg import *  # noqa: F403
 from ember.core.ops.linalg_solvers import *  # noqa: F403
 from ember.core.ops import linalg_eig as _linalg_eig  # noqa: F401 - fills linalg.eig, linalg.eigvals
@@ -65,6 +66,9 @@ from ember.core.ops.windows import *  # noqa: F403
 from ember.core.ops.spectral import *  # noqa: F403
 from ember.core.ops.tensor_utils import *  # noqa: F403
 from ember.core.ops.tensor_extras import *  # noqa: F403
+from ember.core.ops import composite_kernels as _composite_kernels  # noqa: F401 - "any" kernels of composed ops
+from ember.core.ops import einsum_composite as _einsum_composite  # noqa: F401 - einsum's "any" kernel
+from ember.core.ops import norm_composite as _norm_composite  # noqa: F401 - the norms' "any" kernels
 from ember.core import cuda  # noqa: E402 - after the star imports, which export the method `cuda`
 from ember.core.cuda.interop import from_dlpack
 from ember.core import special, testing

@@ -2,8 +2,8 @@
 
 NOTE [ Ops and dispatch ]
 Every primitive op is an `Op`, declared once (name, numpy reference, flags) and registered
-under its name. Device kernels register against it (`@op.register("cpu")`); an op whose work
-is only metadata (views) registers one kernel for every device (`"any"`). Calling an op goes
+under its name. Device kernels register against it (`@op.register("cpu")`); an `"any"` kernel
+serves every device without a kernel of its own (NOTE [ Composite kernels ]). Calling an op goes
 through the hook chain first: a layer above core (autograd, a profiler) installs a hook with
 `register_dispatch_hook(hook)` (or beneath every other hook with `innermost=True`: ember.jit's
 capture); a hook is called as `hook(op, args, kwargs, call_next)` and continues below itself
@@ -38,7 +38,22 @@ alike, and a kernel may take them as given. Index values are checked too: a CPU 
 them as it reads them on the host; for device indices the meta step copies them to the host (a
 synchronization, where PyTorch raises a device-side assert) and raises the CPU's error, so an
 out-of-range index never reaches a CUDA kernel (gather, scatter*, index_*, take, put, `x[idx]`,
-embedding, masked_scatter's count, nll_loss/cross_entropy targets, bincount).
+embedding, masked_scatter's count, nll_loss/cross_entropy targets, bincount). The argument rules
+PyTorch states once for every device live there too (`where`'s bool condition, `clamp`'s bounds,
+`-` on bool, an activation's float input ...): no device kernel repeats them, so CPU and CUDA
+raise one type and message (tests/test_meta_steps.py).
+
+NOTE [ Composite kernels ]
+An op whose work composes from other ops (a view: only metadata; median: sort, then gather)
+registers that composition once, as its `"any"` kernel, instead of once per device: `redispatch`
+looks up the device's own kernel and falls back to `"any"` only when there is none, so the lookup
+costs an op with a device kernel nothing more. A device may still register a kernel of its own
+where it pays: the CPU keeps numpy/Numba kernels beside the sorting family's composites
+(`ember.core.ops.sorting_composite`), which CUDA, or any backend with the primitives, runs. The
+composite receives arguments its op's meta step has checked, so every device raises the same error.
+On CUDA the complex gate (`ember.core.cuda.launch_complex`) wraps device kernels only: a composite
+computes complex input where its primitives do (isclose, isin, einsum) and otherwise raises its
+primitive's NotImplementedError.
 
 A few composite functions matter whole to a layer above, not only through their primitives:
 autocast runs `linear`, `addmm` or `mse_loss` in one dtype, bias and all, as PyTorch's op lists

@@ -190,14 +190,22 @@ def _normal_cpu(x, mean=0.0, std=1.0, *, generator=None):
 _bernoulli = declare("bernoulli_", mutates=(0,), differentiable=False, mixed_devices=True)
 
 
+@_bernoulli.meta
+def _bernoulli_meta(x, p=0.5, *, generator=None) -> None:
+    """A tensor `p` broadcasts to `x` (it is not the other way round), for every device."""
+    if isinstance(p, Tensor):
+        try:
+            ok = np.broadcast_shapes(p._shape, x._shape) == x._shape
+        except ValueError:
+            ok = False
+        if not ok:
+            raise RuntimeError(f"bernoulli_: p can't be broadcast to self; got {describe(p)} and {describe(x)}")
+
+
 @_bernoulli.register("cpu")
 def _bernoulli_cpu(x, p=0.5, *, generator=None):
     prob = p._host_array() if isinstance(p, Tensor) else p
-    u = _stream(generator, x).random(x._shape)
-    try:
-        return _fill(x, u < prob)
-    except ValueError:
-        raise RuntimeError(f"bernoulli_: p can't be broadcast to self; got {describe(p)} and {describe(x)}") from None
+    return _fill(x, _stream(generator, x).random(x._shape) < prob)
 
 
 _exponential = declare("exponential_", mutates=(0,), differentiable=False)

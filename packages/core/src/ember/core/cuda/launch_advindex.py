@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from ember.core import dtypes
 from ember.core.cuda import launch_util as lu
 from ember.core.cuda.kernels import advindex as KA
 from ember.core.cuda.launch_indexing import _ATOMIC, _value_type
@@ -24,22 +23,13 @@ def _bstrides(t: Tensor, shape) -> tuple[int, ...]:
 
 
 def _plan(x: Tensor, indices):
-    """(result shape, x strides per result dim, per-index strides per result dim, index dims)."""
-    if len(indices) > x.ndim:
-        raise IndexError(f"too many indices for tensor of dimension {x.ndim} (got {len(indices)})")
+    """(result shape, x strides per result dim, per-index strides per result dim, index dims); the
+    op's meta step (`_index_result_shape`) checked the indices' number, dtypes and shapes."""
     entries = list(indices) + [None] * (x.ndim - len(indices))
     adv = [d for d, t in enumerate(entries) if t is not None]
     if len(adv) > _MAX_INDICES:
         raise NotImplementedError(f"index: CUDA indexing takes at most {_MAX_INDICES} index tensors; got {len(adv)}")
-    for d in adv:
-        t = entries[d]
-        if t._dtype.is_floating_point or t._dtype is dtypes.bool:
-            raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
-    try:
-        b = tuple(np.broadcast_shapes(*(entries[d]._shape for d in adv)))
-    except ValueError:
-        raise IndexError("shape mismatch: indexing tensors could not be broadcast together with shapes "
-                         + ", ".join(str(list(entries[d]._shape)) for d in adv)) from None
+    b = tuple(np.broadcast_shapes(*(entries[d]._shape for d in adv)))
     rest = [d for d in range(x.ndim) if entries[d] is None]
     first = adv[0] if adv == list(range(adv[0], adv[-1] + 1)) else 0
     before = [d for d in rest if d < first]

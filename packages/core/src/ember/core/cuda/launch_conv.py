@@ -12,7 +12,6 @@ from ember.core.cuda.kernels import conv as KC
 from ember.core.cuda.launch_linalg import gemm
 from ember.core.cuda.launch_reduce import fold
 from ember.core.dispatch import get_op
-from ember.core.ops import conv as C
 from ember.core.tensor import Tensor
 
 __all__ = ["register"]
@@ -91,17 +90,9 @@ def _backward_weight(grad, input, weight_shape, stride, padding, dilation, group
     return gw.view(tuple(weight_shape))
 
 
-def _conv_transpose2d(input, weight, bias, stride, padding, output_padding, groups, dilation):
-    shape = C._transpose_out_shape(input._shape, weight._shape, stride, padding, output_padding, dilation, groups)
-    out = _backward_input(input, weight, shape, stride, padding, dilation, groups)
-    if bias is not None:
-        get_op("add")(out, bias.view(1, -1, 1, 1), out=out)
-    return out
-
-
 def register() -> None:
     for name, fn in (("conv2d", _conv2d), ("conv2d_backward_input", _backward_input),
-                     ("conv2d_backward_weight", _backward_weight), ("conv_transpose2d", _conv_transpose2d)):
+                     ("conv2d_backward_weight", _backward_weight)):
         get_op(name).register("cuda")(fn)
 
 

@@ -114,9 +114,7 @@ def _scatter_any(op: str, input, dim, index, src, accumulate: bool, out):
     return _finish(t, out, op)
 
 
-def _scatter(input, dim, index, src, reduce=None, *, out=None):
-    if reduce not in (None, "add", "multiply"):
-        raise RuntimeError(f"reduce argument must be either add or multiply.; got {reduce!r}")
+def _scatter(input, dim, index, src, reduce=None, *, out=None):  # `reduce` checked by the op's meta step
     if reduce == "multiply":
         raise NotImplementedError("scatter(reduce='multiply') has no CUDA kernel (there is no atomic multiply)")
     return _scatter_any("scatter", input, dim, index, src, reduce == "add", out)
@@ -137,10 +135,8 @@ def _extreme(dt: dtypes.dtype, largest: bool):
 
 def _scatter_reduce(input, dim, index, src, reduce, *, include_self=True, out=None):
     modes = {"sum": KI.ADD, "mean": KI.ADD, "amax": KI.MAX, "amin": KI.MIN}
-    if reduce == "prod":
+    if reduce == "prod":  # the other modes were checked by the op's meta step
         raise NotImplementedError("scatter_reduce(reduce='prod') has no CUDA kernel (there is no atomic multiply)")
-    if reduce not in modes:
-        raise RuntimeError(f"reduce argument must be either sum, prod, mean, amax or amin, got {reduce}")
     d = I._wrap_dim(input, dim)
     t = _target(input, out)
     tt, idx, s = _as_1d(t), _as_1d(index), _as_1d(src)

@@ -13,7 +13,7 @@ from ember.core import random as R
 from ember.core.cuda import launch_util as lu
 from ember.core.cuda.kernels import random as KR
 from ember.core.dispatch import get_op
-from ember.core.tensor import Tensor, describe
+from ember.core.tensor import Tensor
 
 __all__ = ["register"]
 
@@ -63,15 +63,9 @@ def _normal(x, mean=0.0, std=1.0, *, generator=None):
 
 
 def _bernoulli(x, p=0.5, *, generator=None):
-    if isinstance(p, Tensor):
+    if isinstance(p, Tensor):  # its shape checked by the op's meta step
         if p._storage.device.type != "cuda":
             p = p.to(x._storage.device)
-        try:
-            if np.broadcast_shapes(p._shape, x._shape) != x._shape:
-                raise ValueError
-        except ValueError:
-            raise RuntimeError(f"bernoulli_: p can't be broadcast to self; got {describe(p)} and {describe(x)}") \
-                from None
         return _sample(x, KR.BERNOULLI, generator, p=p)
     return _sample(x, KR.BERNOULLI, generator, p)
 
@@ -114,17 +108,11 @@ def _native_dropout(input, p, generator=None, *, out=None):
     return res, mask
 
 
-def _native_dropout_backward(grad, mask, scale):
-    mul = get_op("mul")
-    return mul(mul(grad, mask), scale)
-
-
 def register() -> None:
     for name, fn in (("uniform_", _uniform), ("normal_", _normal), ("bernoulli_", _bernoulli),
                      ("exponential_", _exponential), ("random_", _random), ("cauchy_", _cauchy),
                      ("log_normal_", _log_normal), ("geometric_", _geometric), ("poisson", _poisson),
-                     ("native_dropout", _native_dropout),
-                     ("native_dropout_backward", _native_dropout_backward)):
+                     ("native_dropout", _native_dropout)):
         get_op(name).register("cuda")(fn)
 
 

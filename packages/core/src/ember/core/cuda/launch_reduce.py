@@ -15,8 +15,7 @@ from ember.core.cuda import launch_util as lu
 from ember.core.cuda.kernels import reduce as KR
 from ember.core.dispatch import get_op
 from ember.core.ops import reduce as R
-from ember.core.ops._util import warn_at_caller
-from ember.core.tensor import Tensor, describe
+from ember.core.tensor import Tensor
 
 __all__ = ["register", "fold"]
 
@@ -152,15 +151,9 @@ def _make_arg(name: str, largest: bool):
 
 
 def _make_moment(name: str, take_sqrt: bool, with_mean: bool):
-    def kernel(x, dims, correction=1, keepdim=False, *, out=None):
-        if not x._dtype.is_floating_point:
-            raise RuntimeError(f"{name}(): std and var only support floating point and complex dtypes; "
-                               f"got {describe(x)}")
+    def kernel(x, dims, correction=1, keepdim=False, *, out=None):  # checked by the op's meta step
         dims = tuple(dims)
         kept, rshape, rstrides = _split(x, dims)
-        if _numel(rshape) - correction <= 0:
-            warn_at_caller(f"{name}(): degrees of freedom is <= 0. Correction should be strictly less than the "
-                           "reduction factor (input numel divided by output numel).")
         shape = R._reduced_shape(x._shape, dims, keepdim)
         dev = x._storage.device
         var = lu.prepare_out(None if with_mean else out, shape, x._dtype, dev, name)
@@ -193,15 +186,9 @@ def _logsumexp(x, dims, keepdim=False, *, out=None):
 
 
 def _vector_norm(x, ord=2, dims=(), keepdim=False, dtype=None, *, out=None):  # noqa: A002 - PyTorch's name
-    dt = dtypes.as_dtype(dtype) if dtype is not None else x._dtype
-    if not x._dtype.is_floating_point or not dt.is_floating_point:
-        raise RuntimeError(f"linalg.vector_norm: Expected a floating point or complex tensor as input. "
-                           f"Got {dtypes.TORCH_NAMES[x._dtype.name]}")
+    dt = dtypes.as_dtype(dtype) if dtype is not None else x._dtype  # checked by the op's meta step
     name = "linalg.vector_norm"
     if math.isinf(ord):
-        if x.numel() == 0 or any(x._shape[d] == 0 for d in dims):
-            raise RuntimeError("linalg.vector_norm cannot compute the inf norm on an empty tensor because the "
-                               "operation does not have an identity")
         return fold(x, dims, keepdim, out, dt, name, "abs", "max" if ord > 0 else "min", "keep",
                     -math.inf if ord > 0 else math.inf)
     if ord == 0:

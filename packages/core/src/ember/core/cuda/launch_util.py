@@ -7,7 +7,6 @@ value, so a training loop that repeats its shapes uploads each one once.
 
 from __future__ import annotations
 
-import warnings
 from collections import OrderedDict
 
 import numpy as np
@@ -16,7 +15,8 @@ from numba import types as nbt
 
 from ember.core import dtypes
 from ember.core.cuda import streams
-from ember.core.tensor import Tensor, contiguous_strides, describe
+from ember.core.ops._util import prepare_out
+from ember.core.tensor import Tensor, contiguous_strides
 
 __all__ = ["stream", "typed", "meta", "grid", "empty", "prepare_out", "compute_type", "SIMULATOR",
            "THREADS", "REDUCE_THREADS", "is_dense"]
@@ -74,26 +74,6 @@ def empty(shape: tuple[int, ...], dtype: dtypes.dtype, dev) -> Tensor:
 def is_dense(t: Tensor, shape: tuple[int, ...]) -> bool:
     """Whether `t` has `shape` and row-major contiguous strides (flat index = element index)."""
     return t._shape == shape and (t.numel() <= 1 or t._strides == contiguous_strides(shape))
-
-
-def prepare_out(out: Tensor | None, shape: tuple[int, ...], dt: dtypes.dtype, dev, op: str) -> Tensor:
-    """The tensor a kernel writes: `out` (checked, resized like PyTorch) or a new one."""
-    if out is None:
-        return empty(shape, dt, dev)
-    if out.device != dev:
-        raise RuntimeError(f"{op}: Expected all tensors to be on the same device; got {describe(out)} as out= "
-                           f"for a result on {dev}")
-    if not dtypes.can_cast(dt, out._dtype):
-        raise RuntimeError(f"{op}: result type {dt.name} can't be cast to the desired output type {out._dtype.name}")
-    if out._shape != tuple(shape):
-        if out.numel() != 0:
-            warnings.warn(f"{op}: an output with one or more elements was resized since it had shape "
-                          f"{tuple(out._shape)}, which does not match the required output shape {tuple(shape)}",
-                          UserWarning, stacklevel=5)
-        from ember.core.ops.shape import resize_
-
-        resize_(out, tuple(shape))
-    return out
 
 
 def compute_type(dt: dtypes.dtype):

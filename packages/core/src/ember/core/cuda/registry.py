@@ -14,9 +14,9 @@ __all__ = ["LAUNCHERS", "register_all", "missing_cuda_kernels"]
 
 LAUNCHERS = ("launch_elementwise", "launch_reduce", "launch_linalg", "launch_activation",
              "launch_softmax", "launch_indexing", "launch_join",
-             "launch_conv", "launch_pool", "launch_norm",
+             "launch_conv", "launch_pool",
              "launch_random", "launch_sort", "launch_advindex", "launch_optim",
-             "launch_composite", "launch_select", "launch_einsum",
+             "launch_select",
              "launch_linalg_solvers", "launch_special", "launch_nn_extra",
              "launch_complex")  # last: it wraps the kernels the others registered
 

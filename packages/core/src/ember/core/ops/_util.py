@@ -10,7 +10,7 @@ import numpy as np
 from ember.core import dtypes
 from ember.core.tensor import Tensor, describe
 
-__all__ = ["arr", "wrap", "write_out", "broadcast_shapes", "normalize_dims", "shape_error", "silenced",
+__all__ = ["arr", "wrap", "write_out", "prepare_out", "broadcast_shapes", "normalize_dims", "shape_error", "silenced",
            "BroadcastError", "warn_at_caller"]
 
 
@@ -129,6 +129,29 @@ def write_out(out: Tensor, result, op: str) -> Tensor:
         np.copyto(out._np(), result, casting="unsafe")
     else:
         out.copy_(wrap(result))
+    return out
+
+
+def prepare_out(out: Tensor | None, shape: tuple[int, ...], dt: dtypes.dtype, dev, op: str) -> Tensor:
+    """The tensor a device kernel or a composite writes: `out` (checked, resized like PyTorch) or a
+    new one on `dev` (`write_out` is its twin for numpy results)."""
+    if out is None:
+        from ember.core.creation import new_empty
+
+        return new_empty(tuple(shape), dt, dev)
+    if out.device != dev:
+        raise RuntimeError(f"{op}: Expected all tensors to be on the same device; got {describe(out)} as out= "
+                           f"for a result on {dev}")
+    if not dtypes.can_cast(dt, out._dtype):
+        raise RuntimeError(f"{op}: result type {dt.name} can't be cast to the desired output type {out._dtype.name}")
+    if out._shape != tuple(shape):
+        if out.numel() != 0:
+            warnings.warn(f"{op}: an output with one or more elements was resized since it had shape "
+                          f"{tuple(out._shape)}, which does not match the required output shape {tuple(shape)}",
+                          UserWarning, stacklevel=5)
+        from ember.core.ops.shape import resize_
+
+        resize_(out, tuple(shape))
     return out
 
 

@@ -142,13 +142,20 @@ ACTIVATIONS = [
 ]
 
 
-def _float_input(op: str, x) -> np.ndarray:
-    if not isinstance(x, Tensor):
-        raise TypeError(f"{op}(): argument 'input' must be Tensor, not {type(x).__name__}")
-    if not x._dtype.is_floating_point:  # PyTorch: NotImplementedError ("leaky_relu_cpu" not implemented for 'Int')
-        from ember.core.ops.elementwise import DtypeNotSupported
+def _float_meta(op: str):
+    """The activations' meta step: a floating tensor, on any device."""
+    def check(x, *args, out=None) -> None:
+        if not isinstance(x, Tensor):
+            raise TypeError(f"{op}(): argument 'input' must be Tensor, not {type(x).__name__}")
+        if not x._dtype.is_floating_point:  # PyTorch: NotImplementedError ("leaky_relu_cpu" not implemented for 'Int')
+            from ember.core.ops.elementwise import DtypeNotSupported
 
-        raise DtypeNotSupported(f"{op}: expected a floating point tensor; got {describe(x)}")
+            raise DtypeNotSupported(f"{op}: expected a floating point tensor; got {describe(x)}")
+    return check
+
+
+def _float_input(op: str, x) -> np.ndarray:
+    _float_meta(op)(x)
     return x._np()
 
 
@@ -167,9 +174,11 @@ def _make(name: str, fwd, bwd, attrs: str, info: OpInfo):
                  doc=f"The {name} activation.\n\nPositional signature: `{sig}`; accepts `out=` "
                      f"(in place when it is the input).\nBackward: `{bsig}` -> grad_input.")
 
+    op.meta(_float_meta(name))
+
     @op.register("cpu")
     def kernel(input, *args, out=None):
-        x = _float_input(name, input)
+        x = input._np()
         dt = x.dtype
         if dt.itemsize == 2:  # 16-bit floats compute in float32 and round once, as PyTorch (x * 6 overflows)
             x = x.astype(np.float32)

@@ -126,9 +126,6 @@ def floor_divide(input, other, *, out=None) -> Tensor:
 @method
 def pow(input, exponent, *, out=None) -> Tensor:  # noqa: A001
     """`input ** exponent`; an integer tensor to a negative Python integer power raises, as in PyTorch."""
-    if (isinstance(exponent, int) and not isinstance(exponent, bool) and exponent < 0 and isinstance(input, Tensor)
-            and not input._dtype.is_floating_point):
-        raise RuntimeError("Integers to negative integer powers are not allowed.")
     return ew.pow(input, exponent, out=out)
 
 

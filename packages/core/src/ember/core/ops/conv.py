@@ -42,6 +42,7 @@ import numpy as np
 from ember.core.dispatch import composite, declare
 from ember.core.ops import numba_nn
 from ember.core.ops._util import wrap
+from ember.core.ops.elementwise import add
 from ember.core.tensor import Tensor, describe
 
 Size2 = int | tuple[int, ...]  # an int, or one int per spatial dim
@@ -466,12 +467,13 @@ def _conv_transpose2d_meta(input, weight, bias, stride, padding, output_padding,
                            f"and {describe(weight)}")
 
 
-@conv_transpose2d_op.register("cpu")
-def _conv_transpose2d_cpu(input, weight, bias, stride, padding, output_padding, groups, dilation):
+@conv_transpose2d_op.register("any")
+def _conv_transpose2d(input, weight, bias, stride, padding, output_padding, groups, dilation):
+    """conv2d's input gradient of `input`, plus the bias: one composite for every device."""
     shape = _transpose_out_shape(input._shape, weight._shape, stride, padding, output_padding, dilation, groups)
-    out = _conv2d_backward_input_cpu(input, weight, shape, stride, padding, dilation, groups)
+    out = conv2d_backward_input(input, weight, shape, stride, padding, dilation, groups)
     if bias is not None:
-        out._np()[...] += bias._np().reshape(-1, 1, 1)
+        add(out, bias.view(1, -1, 1, 1), out=out)
     return out
 
 

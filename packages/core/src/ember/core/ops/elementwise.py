@@ -17,10 +17,10 @@ from typing import NamedTuple
 import numpy as np
 
 from ember.core import dtypes
-from ember.core.dispatch import declare
+from ember.core.dispatch import declare, get_op
 from ember.core.opinfo import (ALL_DTYPES, BOOL, FLOAT, INT_DTYPES, PROMOTE, ErrorInput, OpInfo, Sample, binary_samples,
                                unary_samples)
-from ember.core.ops._util import ERRSTATE, IGNORE_ALL, arr, shape_error, wrap, write_out
+from ember.core.ops._util import ERRSTATE, IGNORE_ALL, arr, shape_error, warn_at_caller, wrap, write_out
 from ember.core.ops import numba_cpu
 from ember.core.ops.complex import BINARY_REFUSING, complex_unary, refuse_complex
 from ember.core.tensor import Tensor
@@ -79,15 +79,13 @@ def _abs(x, dtype=None, out=None):
     return np.abs(x, out=out, dtype=dtype)
 
 
-def _neg(x, dtype=None, out=None):
-    if x.dtype == np.bool_:
-        raise BoolOperatorError("Negation, the `-` operator, on a bool tensor is not supported. "
-                        "If you are trying to invert a mask, use the `~` or `logical_not()` operator instead.")
+def _neg(x, dtype=None, out=None):  # a bool tensor is refused by the op's meta step
     return np.negative(x, out=out, dtype=dtype)
 
 
 class BoolOperatorError(TypeError, RuntimeError):
-    """`-` on bool tensors: PyTorch raises RuntimeError; by ember's rule a dtype error is a TypeError."""
+    """A bool tensor where an op refuses one (`-`), or another dtype where it needs one (`where`'s
+    condition): PyTorch raises RuntimeError; by ember's rule a dtype error is a TypeError."""
 
 
 def _square(x, dtype=None, out=None):
@@ -261,6 +259,14 @@ def _bool_of_int(name: str, a):
 
 for _row in UNARY:
     globals()[_row.name] = _make_unary(_row)
+
+
+@get_op("neg").meta
+def _neg_meta(x, *, out=None) -> None:
+    """PyTorch's refusal of `-` on a bool tensor, for every device."""
+    if isinstance(x, Tensor) and x._dtype is dtypes.bool:
+        raise BoolOperatorError("Negation, the `-` operator, on a bool tensor is not supported. "
+                                "If you are trying to invert a mask, use the `~` or `logical_not()` operator instead.")
 
 
 # --- binary ---------------------------------------------------------------------------
@@ -605,14 +611,33 @@ for _row in BINARY:
     globals()[_row.name] = _make_binary(_row)
 
 
+@get_op("pow").meta
+def _pow_meta(input, exponent, *, out=None) -> None:
+    """An integer tensor to a negative Python integer power raises, as in PyTorch, on every device."""
+    if (type(exponent) is int and exponent < 0 and isinstance(input, Tensor)
+            and not (input._dtype.is_floating_point or input._dtype.is_complex)):
+        raise RuntimeError("Integers to negative integer powers are not allowed.")
+
+
 # --- ternary ---------------------------------------------------------------------------
 where = declare("where", np.where, argnames=("condition", "input", "other"))
 
 
+@where.meta
+def _where_meta(condition, input, other, *, out=None) -> None:
+    """A bool condition, on every device (PyTorch's RuntimeError, also a TypeError); a uint8 one is
+    read as nonzero, with PyTorch's deprecation warning."""
+    if isinstance(condition, Tensor) and condition._dtype is not dtypes.bool:
+        if condition._dtype is dtypes.uint8:
+            warn_at_caller("where received a uint8 condition tensor. This behavior is deprecated and will be removed "
+                           "in a future version of PyTorch. Use a boolean condition instead.")
+            return
+        raise BoolOperatorError(f"where expected condition to be a boolean tensor, but got a tensor with dtype "
+                                f"{dtypes.TORCH_NAMES[condition._dtype.name]}")
+
+
 @where.register("cpu")
 def _where_cpu(condition, input, other, *, out=None):
-    if isinstance(condition, Tensor) and condition._dtype is not dtypes.bool:
-        raise TypeError(f"where: expected condition to be a bool tensor; got {condition._dtype.name}")
     dt = dtypes.result_type(input, other)
     try:
         r = np.where(arr(condition), arr(input), arr(other)).astype(dt.np, copy=False)
@@ -624,10 +649,15 @@ def _where_cpu(condition, input, other, *, out=None):
 clamp = declare("clamp", np.clip, argnames=("input", "min", "max"))
 
 
-@clamp.register("cpu")
-def _clamp_cpu(input, min=None, max=None, *, out=None):
+@clamp.meta
+def _clamp_meta(input, min=None, max=None, *, out=None) -> None:
+    """At least one bound, on every device."""
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+
+
+@clamp.register("cpu")
+def _clamp_cpu(input, min=None, max=None, *, out=None):
     dt = dtypes.result_type(*(v for v in (input, min, max) if v is not None))
     x = arr(input).astype(dt.np, copy=False)
     r = x

@@ -420,13 +420,13 @@ _scatter = declare("scatter", info=_info("scatter"))
 
 @_scatter.meta
 def _meta_scatter(input, dim, index, src, reduce=None, *, out=None) -> None:
+    if reduce not in _REDUCE_MODES:
+        raise RuntimeError(f"reduce argument must be either add or multiply.; got {reduce!r}")
     _meta_scatter_any(input, dim, index, src)
 
 
 @_scatter.register("cpu")
 def _scatter_cpu(input, dim, index, src, reduce=None, *, out=None):
-    if reduce not in _REDUCE_MODES:
-        raise RuntimeError(f"reduce argument must be either add or multiply.; got {reduce!r}")
     t = _target(input, out)
     offs, vals = _scatter_offsets("scatter", t, dim, index, src)
     scatter_apply(t, offs, vals, _REDUCE_MODES[reduce])
@@ -456,13 +456,13 @@ _REDUCTIONS = {"sum": ADD, "mean": ADD, "prod": MUL, "amax": MAX, "amin": MIN}
 
 @_scatter_reduce.meta
 def _meta_scatter_reduce(input, dim, index, src, reduce, *, include_self=True, out=None) -> None:
+    if reduce not in _REDUCTIONS:
+        raise RuntimeError(f"reduce argument must be either sum, prod, mean, amax or amin, got {reduce}")
     _meta_scatter_any(input, dim, index, src)
 
 
 @_scatter_reduce.register("cpu")
 def _scatter_reduce_cpu(input, dim, index, src, reduce, *, include_self=True, out=None):
-    if reduce not in _REDUCTIONS:
-        raise RuntimeError(f"reduce argument must be either sum, prod, mean, amax or amin, got {reduce}")
     t = _target(input, out)
     offs, vals = _scatter_offsets("scatter_reduce", t, dim, index, src)
     offs = np.ascontiguousarray(offs).reshape(-1)

@@ -542,6 +542,12 @@ def diagflat(input: Tensor, offset: int = 0) -> Tensor:
 _trace = declare("trace", np.trace)
 
 
+@_trace.meta
+def _trace_meta(input) -> None:
+    if input.ndim != 2:
+        raise RuntimeError(f"trace: expected a matrix, but got tensor with dim {input.ndim}")
+
+
 @_trace.register("cpu")
 def _trace_cpu(input):
     a = input._np()
@@ -552,8 +558,6 @@ def _trace_cpu(input):
 @method
 def trace(input: Tensor) -> Tensor:
     """The sum of the main diagonal of a matrix (int64 for integer and bool inputs)."""
-    if input.ndim != 2:
-        raise RuntimeError(f"trace: expected a matrix, but got tensor with dim {input.ndim}")
     return _trace(input)
 
 

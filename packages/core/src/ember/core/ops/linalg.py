@@ -155,9 +155,9 @@ def _dot_cpu(a, b, *, out=None):
 _einsum = declare("einsum", np.einsum, doc="einsum(equation, *operands) -> Tensor")
 
 
-@_einsum.register("cpu")
-def _einsum_cpu(equation, *operands, out=None):
-    """einsum(equation: str, *operands): numpy's einsum (optimize=True picks BLAS contractions)."""
+@_einsum.meta
+def _einsum_meta(equation, *operands, out=None) -> None:
+    """Operands, all of one dtype: checked once for every device."""
     if not operands:
         raise RuntimeError("einsum(): must provide at least one operand")
     dt = operands[0]._dtype
@@ -165,6 +165,12 @@ def _einsum_cpu(equation, *operands, out=None):
         if o._dtype is not dt:
             raise RuntimeError(f"einsum(): expected all operands to have the same dtype; got "
                                f"{', '.join(o._dtype.name for o in operands)}")
+
+
+@_einsum.register("cpu")
+def _einsum_cpu(equation, *operands, out=None):
+    """einsum(equation: str, *operands): numpy's einsum (optimize=True picks BLAS contractions)."""
+    dt = operands[0]._dtype
     arrays = [o._np().astype(np.float32) if dt.is_floating_point and dt.itemsize == 2 else o._np() for o in operands]
     try:
         r = np.einsum(equation, *arrays, optimize=len(arrays) > 1)

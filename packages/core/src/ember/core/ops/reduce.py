@@ -457,12 +457,10 @@ _var_mean = declare("var_mean", doc="var_mean(x, dims, correction, keepdim) -> (
 _std_mean = declare("std_mean", doc="std_mean(x, dims, correction, keepdim) -> (std, mean)")
 
 
-def _moments(x: Tensor, dims, correction, keepdim, op: str):
+def _moments(x: Tensor, dims, correction, keepdim):
     """(variance, mean) dividing by max(0, N - correction) like PyTorch, two passes accumulated in
     float64 (as PyTorch's CPU kernels): a float32 mean of 1e4 +- 1e-2 is off by 5e-4, which the
     squares of the second pass would carry into the variance."""
-    if not x._dtype.is_floating_point:
-        raise RuntimeError(f"{op}(): std and var only support floating point and complex dtypes; got {describe(x)}")
     acc = np.float64
     a = x._np()
     n = _numel_over(x, dims)
@@ -470,22 +468,29 @@ def _moments(x: Tensor, dims, correction, keepdim, op: str):
         m = np.true_divide(np.sum(a, axis=dims, keepdims=True, dtype=acc), n)
         d = np.subtract(a, m, dtype=acc)
         ss = np.sum(np.multiply(d, d), axis=dims, keepdims=keepdim)
-        dof = n - correction
-        if dof <= 0:
-            warn_at_caller(f"{op}(): degrees of freedom is <= 0. Correction should be strictly less than the "
-                           "reduction factor (input numel divided by output numel).")
-        v = np.true_divide(ss, builtins.max(dof, 0))
+        v = np.true_divide(ss, builtins.max(n - correction, 0))
     if not keepdim:
         m = np.squeeze(m, dims) if dims else m
     return v, m
 
 
 def _make_moment(op, name, sqrt, with_mean):
+    @op.meta
+    def check(x, dims, correction=1, keepdim=False, *, out=None) -> None:
+        """A floating input (complex ones arrive as their parts) and PyTorch's warning for no
+        degrees of freedom, once for every device."""
+        if not x._dtype.is_floating_point:
+            raise RuntimeError(f"{name}(): std and var only support floating point and complex dtypes; "
+                               f"got {describe(x)}")
+        if _numel_over(x, tuple(dims)) - correction <= 0:
+            warn_at_caller(f"{name}(): degrees of freedom is <= 0. Correction should be strictly less than the "
+                           "reduction factor (input numel divided by output numel).")
+
     @op.register("cpu")
     def kernel(x, dims, correction=1, keepdim=False, *, out=None):
         """var/std/var_mean/std_mean(x, dims, correction: float, keepdim); the *_mean ops return
         (var or std, mean)."""
-        v, m = _moments(x, dims, correction, keepdim, name)
+        v, m = _moments(x, dims, correction, keepdim)
         if sqrt:
             v = np.sqrt(v)
         if with_mean:
@@ -596,19 +601,25 @@ def logsumexp(input: Tensor, dim=(), keepdim: bool = False, *, out=None) -> Tens
 _vector_norm = declare("vector_norm", doc="vector_norm(x, ord, dims, keepdim, dtype) -> Tensor")
 
 
+@_vector_norm.meta
+def _vector_norm_meta(x, ord=2, dims=(), keepdim=False, dtype=None, *, out=None) -> None:  # noqa: A002
+    """A floating input and result dtype; an inf norm needs elements to reduce. For every device."""
+    dt = dtypes.as_dtype(dtype) if dtype is not None else x._dtype
+    if not x._dtype.is_floating_point or not dt.is_floating_point:
+        raise RuntimeError(f"linalg.vector_norm: Expected a floating point or complex tensor as input. "
+                           f"Got {dtypes.TORCH_NAMES[x._dtype.name]}")
+    if math.isinf(ord) and (x.numel() == 0 or builtins.any(x._shape[d] == 0 for d in dims)):
+        raise RuntimeError("linalg.vector_norm cannot compute the inf norm on an empty tensor because the "
+                           "operation does not have an identity")
+
+
 @_vector_norm.register("cpu")
 def _vector_norm_cpu(x, ord=2, dims=(), keepdim=False, dtype=None, *, out=None):  # noqa: A002
     """vector_norm(x, ord: float, dims, keepdim, dtype): (sum |x|^ord)^(1/ord); ord inf/-inf is
     max/min |x|, ord 0 counts nonzeros."""
     dt = dtypes.as_dtype(dtype) if dtype is not None else x._dtype
-    if not x._dtype.is_floating_point or not dt.is_floating_point:
-        raise RuntimeError(f"linalg.vector_norm: Expected a floating point or complex tensor as input. "
-                           f"Got {dtypes.TORCH_NAMES[x._dtype.name]}")
     a = np.abs(x._np().astype(_accumulate_np(dt), copy=False))
     if math.isinf(ord):
-        if a.size == 0 or builtins.any(a.shape[d] == 0 for d in dims):
-            raise RuntimeError("linalg.vector_norm cannot compute the inf norm on an empty tensor because the "
-                               "operation does not have an identity")
         r = (np.amax if ord > 0 else np.amin)(a, axis=dims, keepdims=keepdim)
     elif ord == 0:
         r = np.sum(a != 0, axis=dims, keepdims=keepdim, dtype=a.dtype)
@@ -778,20 +789,25 @@ def diff(input: Tensor, n: int = 1, dim: int = -1, prepend: Tensor | None = None
 _isclose = declare("isclose", np.isclose, differentiable=False, doc="isclose(a, b, rtol, atol, equal_nan) -> Tensor")
 
 
+@_isclose.meta
+def _isclose_meta(a, b, rtol=1e-05, atol=1e-08, equal_nan=False) -> None:
+    """One dtype, broadcastable shapes: checked once for every device."""
+    if a._dtype is not b._dtype:
+        raise RuntimeError(f"{dtypes.TORCH_NAMES[a._dtype.name]} did not match {dtypes.TORCH_NAMES[b._dtype.name]}")
+    try:
+        np.broadcast_shapes(a._shape, b._shape)
+    except ValueError:
+        raise RuntimeError(f"isclose: shapes are not broadcastable; got {describe(a)} and {describe(b)}") from None
+
+
 @_isclose.register("cpu")
 def _isclose_cpu(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
     """isclose(a, b, rtol, atol, equal_nan): |a - b| <= atol + rtol * |b|, elementwise, bool."""
-    if a._dtype is not b._dtype:
-        raise RuntimeError(f"{dtypes.TORCH_NAMES[a._dtype.name]} did not match {dtypes.TORCH_NAMES[b._dtype.name]}")
     x, y = a._np(), b._np()
     if a._dtype is dtypes.bool or (not a._dtype.is_floating_point and rtol == 0 and atol == 0):
         return wrap(np.equal(x, y))
-    try:
-        with np.errstate(invalid="ignore", over="ignore"):
-            r = np.isclose(x, y, rtol=rtol, atol=atol, equal_nan=equal_nan)
-    except ValueError:
-        raise RuntimeError(f"isclose: shapes are not broadcastable; got {describe(a)} and {describe(b)}") from None
-    return wrap(r)
+    with np.errstate(invalid="ignore", over="ignore"):
+        return wrap(np.isclose(x, y, rtol=rtol, atol=atol, equal_nan=equal_nan))
 
 
 @method

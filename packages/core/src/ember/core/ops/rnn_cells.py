@@ -29,12 +29,19 @@ def _sigmoid(x):
     return 0.5 * (1.0 + np.tanh(0.5 * x))
 
 
-def _pre(op: str, input_gates: Tensor, hidden_gates: Tensor, state: Tensor, input_bias, hidden_bias, k: int):
+def _gates_meta(op: str, k: int):
+    """The meta step of a fused cell: gates `(N, k*H)` beside a state `(N, H)`, on every device."""
+    def check(input_gates: Tensor, hidden_gates: Tensor, state: Tensor, input_bias=None, hidden_bias=None) -> None:
+        ig, hg, h = input_gates._shape, hidden_gates._shape, state._shape[-1]
+        if ig != hg or ig[-1] != k * h or ig[:-1] != state._shape[:-1]:
+            raise RuntimeError(f"{op}: expected input_gates and hidden_gates of shape (N, {k}*H) with state (N, H); "
+                               f"got {describe(input_gates)}, {describe(hidden_gates)} and {describe(state)}")
+    return check
+
+
+def _pre(input_gates: Tensor, hidden_gates: Tensor, state: Tensor, input_bias, hidden_bias):
     ig, hg, s = input_gates._np(), hidden_gates._np(), state._np()
     h = s.shape[-1]
-    if ig.shape != hg.shape or ig.shape[-1] != k * h or ig.shape[:-1] != s.shape[:-1]:
-        raise RuntimeError(f"{op}: expected input_gates and hidden_gates of shape (N, {k}*H) with state (N, H); got "
-                           f"{describe(input_gates)}, {describe(hidden_gates)} and {describe(state)}")
     if input_bias is not None:
         ig = ig + input_bias._np()
     if hidden_bias is not None:
@@ -50,11 +57,12 @@ Returns `(hy, cy, workspace)`: `cy = f * cx + i * g`, `hy = o * tanh(cy)`, works
 the activated gates (no gradient). Backward: `lstm_cell_backward(grad_hy, grad_cy, cx, cy,
 workspace)` -> (grad_gates, grad_cx); grad_gates is the gradient of both input_gates and
 hidden_gates, and `grad_gates.sum(0)` that of either bias.""")
+lstm_cell.meta(_gates_meta("lstm_cell", 4))
 
 
 @lstm_cell.register("cpu")
 def _lstm_cell_cpu(input_gates, hidden_gates, cx, input_bias=None, hidden_bias=None):
-    ig, hg, c, h = _pre("lstm_cell", input_gates, hidden_gates, cx, None, None, 4)
+    ig, hg, c, h = _pre(input_gates, hidden_gates, cx, None, None)
     ws = np.add(ig, hg)  # the gates, activated in place: one buffer, a few passes over it
     for bias in (input_bias, hidden_bias):
         if bias is not None:
@@ -120,11 +128,12 @@ hidden_bias=None)`, gates `(N, 3H)` in order r, z, n, hx `(N, H)`, biases `(3H,)
 `hy = (1 - z) * n + z * hx`. Returns `(hy, workspace)`, workspace `(N, 5H)` = [r, z, n, h_n, hx]
 (no gradient). Backward: `gru_cell_backward(grad_hy, workspace)` -> (grad_input_gates,
 grad_hidden_gates, grad_hx); bias gradients are the sums over dim 0 of the gate gradients.""")
+gru_cell.meta(_gates_meta("gru_cell", 3))
 
 
 @gru_cell.register("cpu")
 def _gru_cell_cpu(input_gates, hidden_gates, hx, input_bias=None, hidden_bias=None):
-    ig, hg, hxa, h = _pre("gru_cell", input_gates, hidden_gates, hx, input_bias, hidden_bias, 3)
+    ig, hg, hxa, h = _pre(input_gates, hidden_gates, hx, input_bias, hidden_bias)
     r = _sigmoid(ig[..., :h] + hg[..., :h])
     z = _sigmoid(ig[..., h:2 * h] + hg[..., h:2 * h])
     hn = hg[..., 2 * h:]

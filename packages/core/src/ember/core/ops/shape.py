@@ -328,6 +328,22 @@ def _diagonal(x, offset=0, dim1=0, dim2=1):
 copy_ = declare("copy_", mutates=(0,), mixed_devices=True)
 
 
+@copy_.meta
+def _copy_meta(self, src, non_blocking=False) -> None:
+    """`src` (a tensor on any device, an array or a number) broadcasts to `self`: one check for every
+    pair of devices."""
+    try:
+        shape = src._shape if isinstance(src, Tensor) else np.shape(src)
+        if shape == self._shape:
+            return
+        ok = np.broadcast_shapes(shape, self._shape) == self._shape
+    except ValueError:  # numpy refusing a ragged list, or shapes that do not broadcast
+        ok = False
+    if not ok:
+        raise RuntimeError(f"copy_: the source of shape {describe(src)} can't be broadcast to the destination "
+                           f"{describe(self)}")
+
+
 @copy_.register("cpu")
 def _copy_cpu(self, src, non_blocking=False):
     if isinstance(src, Tensor) and src._storage.device.type != "cpu":
@@ -335,11 +351,7 @@ def _copy_cpu(self, src, non_blocking=False):
     s = src._np() if isinstance(src, Tensor) else src
     if self._dtype in dtypes.FLOAT8:  # PyTorch's float8 conversion, not ml_dtypes' (restricted_dtypes)
         s = cast_array(np.asarray(s), self._dtype)
-    try:
-        np.copyto(self._np(), s, casting="unsafe")
-    except ValueError:
-        raise RuntimeError(f"copy_: the source of shape {describe(src)} can't be broadcast to the destination "
-                           f"{describe(self)}") from None
+    np.copyto(self._np(), s, casting="unsafe")
     return self
 
 

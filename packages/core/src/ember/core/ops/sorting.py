@@ -8,6 +8,7 @@ elements keep their order (every sort here is stable), and each primitive return
 
 from __future__ import annotations
 
+import math
 from functools import cache
 
 import numpy as np
@@ -183,12 +184,21 @@ def _median_cpu(x, *, out=None):
     return write_out(out, r, "median") if out is not None else wrap(r)
 
 
+def _nonempty_dim_meta(name: str):
+    """The meta step of a selection along `dim`: PyTorch's IndexError for an empty `dim`, on every device."""
+    def check(x, dim=-1, *args, **kwargs) -> None:
+        if x.ndim and x._shape[dim] == 0:
+            raise IndexError(f"{name}(): Expected reduction dim {dim} to have non-zero size.")
+    return check
+
+
+_median_dim.meta(_nonempty_dim_meta("median"))
+
+
 @_median_dim.register("cpu")
 def _median_dim_cpu(x, dim, keepdim=False, *, out=None):
     """median_dim(x, dim: int, keepdim: bool) -> (values, indices): the lower median along `dim`."""
     a = _as_1d(x._np())
-    if a.shape[dim] == 0:
-        raise IndexError(f"median(): Expected reduction dim {dim} to have non-zero size.")
     vals, idx = _median_along(a, dim)
     if not keepdim or x.ndim == 0:
         vals, idx = np.squeeze(vals, dim), np.squeeze(idx, dim)
@@ -233,6 +243,7 @@ def _mode_rows():
 
 
 _mode = declare("mode", doc="mode(x, dim, keepdim) -> (values, indices)")
+_mode.meta(_nonempty_dim_meta("mode"))
 
 
 @_mode.register("cpu")
@@ -240,8 +251,6 @@ def _mode_cpu(x, dim=-1, keepdim=False, *, out=None):
     """mode(x, dim: int, keepdim: bool) -> (values, indices): the most frequent value along `dim`
     (the smallest on ties) and the index of its last occurrence."""
     a = np.moveaxis(_as_1d(x._np()), dim, -1)
-    if a.shape[-1] == 0:
-        raise IndexError(f"mode(): Expected reduction dim {dim} to have non-zero size.")
     rows = np.ascontiguousarray(a.reshape(_rows(a.shape[:-1]), a.shape[-1]))
     work = rows.view(np.uint8) if rows.dtype == np.bool_ else rows
     vals = np.empty(rows.shape[0], work.dtype)
@@ -418,6 +427,9 @@ def _searchsorted_meta(seq, values, right=False, sorter=None, out_int32=False) -
         if sorter._shape != seq._shape:
             raise RuntimeError(f"torch.searchsorted(): boundary and sorter must have the same size, but got boundary "
                                f"tensor {list(seq._shape)}and got sorter tensor {list(sorter._shape)}")
+        srt = sorter._host_array()  # a device sorter is read to the host, where PyTorch asserts on the device
+        if srt.size and (srt.min() < 0 or srt.max() >= seq._shape[-1]):
+            raise RuntimeError("torch.searchsorted(): sorter index out of range")
 
 
 @_searchsorted.register("cpu")
@@ -427,8 +439,6 @@ def _searchsorted_cpu(seq, values, right=False, sorter=None, out_int32=False):
     s = seq._np()
     v = values._np() if isinstance(values, Tensor) else np.asarray(values)
     srt = None if sorter is None else sorter._np()
-    if srt is not None and srt.size and (srt.min() < 0 or srt.max() >= s.shape[-1]):
-        raise RuntimeError("torch.searchsorted(): sorter index out of range")
     side = "right" if right else "left"
     if s.ndim == 1:
         r = np.searchsorted(s, v, side=side, sorter=srt)
@@ -471,31 +481,25 @@ _bincount = declare("bincount", np.bincount, differentiable=False, doc="bincount
 
 @_bincount.meta
 def _bincount_meta(x, weights=None, minlength=0):
-    """Device values too (read to the host, as the CUDA kernel must to size its result): no negatives."""
+    """Every check of both kernels; values too (read to the host from a device, as the composite must
+    to size its result): no negatives."""
     if x._dtype.is_floating_point or x._dtype is dtypes.bool or x._dtype.is_complex:
-        names = {"float32": "Float", "float64": "Double", "float16": "Half", "bfloat16": "BFloat16", "bool": "Bool"}
-        raise NotImplementedError(f'"bincount_cpu" not implemented for \'{names.get(x._dtype.name, x._dtype.name)}\'')
-    if x.ndim != 1:
+        raise NotImplementedError(f'"bincount_cpu" not implemented for \'{dtypes.TORCH_NAMES[x._dtype.name]}\'')
+    if x.ndim != 1 or (x.numel() and int(np.min(x._host_array())) < 0):
         raise RuntimeError("bincount only supports 1-d non-negative integral inputs.")
-    if x._storage.device.type != "cpu" and x.numel() and int(np.min(x._host_array())) < 0:
-        raise RuntimeError("bincount only supports 1-d non-negative integral inputs.")
+    if minlength < 0:
+        raise RuntimeError("minlength should be >= 0")
+    if weights is not None and weights._shape != x._shape:
+        raise RuntimeError("weights should be 1-d and have the same length as input")
 
 
 @_bincount.register("cpu")
 def _bincount_cpu(x, weights=None, minlength=0):
     """bincount(x (n,) non-negative ints, weights (n,) | None, minlength: int): int64 counts, or sums of
     weights (float32 for float32 weights, float64 otherwise)."""
-    if x.ndim != 1 or x._dtype.is_floating_point or x._dtype is dtypes.bool:
-        raise RuntimeError("bincount only supports 1-d non-negative integral inputs.")
     a = x._np()
-    if a.size and a.min() < 0:
-        raise RuntimeError("bincount only supports 1-d non-negative integral inputs.")
-    if minlength < 0:
-        raise RuntimeError("minlength should be >= 0")
     if weights is None:
         return wrap(np.bincount(a, minlength=minlength).astype(np.int64))
-    if weights._shape != x._shape:
-        raise RuntimeError("weights should be 1-d and have the same length as input")
     dt = np.float32 if weights._dtype is dtypes.float32 else np.float64
     return wrap(np.bincount(a, weights._np().astype(np.float64), minlength).astype(dt))
 
@@ -509,22 +513,38 @@ def bincount(input: Tensor, weights: Tensor | None = None, minlength: int = 0) -
 _histc = declare("histc", differentiable=False, doc="histc(x, bins, min, max) -> Tensor")
 
 
+@_histc.meta
+def _histc_meta(x, bins=100, min=0, max=0, *, out=None) -> None:  # noqa: A002 - PyTorch's names
+    """The argument checks of every device; the data's range (min == max) is checked by `_histc_range`."""
+    if not x._dtype.is_floating_point:
+        raise NotImplementedError(f"\"histogram_cpu\" not implemented for '{dtypes.TORCH_NAMES[x._dtype.name]}'")
+    if bins <= 0:
+        raise RuntimeError("torch.histc: bins must be > 0")
+    if float(min) > float(max):
+        raise RuntimeError("torch.histc: max must be larger than min")
+    if float(min) != float(max):
+        _histc_range(float(min), float(max))
+
+
+def _histc_range(lo: float, hi: float) -> tuple[float, float]:
+    """The histogram's range from `[lo, hi]` (given, or the data's min and max): a single point widens
+    by one on each side; PyTorch's error for an infinite or NaN end."""
+    if lo == hi:
+        lo, hi = lo - 1, hi + 1
+    if not (math.isfinite(lo) and math.isfinite(hi)):
+        raise RuntimeError(f"torch.histc: range of [{lo:g}, {hi:g}] is not finite")
+    return lo, hi
+
+
 @_histc.register("cpu")
 def _histc_cpu(x, bins=100, min=0, max=0, *, out=None):  # noqa: A002 - PyTorch's names
     """histc(x, bins: int, min: float, max: float): equal-width counts over [min, max] (the data's range
     when min == max); elements outside are ignored; x's float dtype."""
-    if not x._dtype.is_floating_point:
-        raise RuntimeError(f"\"histogram_cpu\" not implemented for '{dtypes.TORCH_NAMES[x._dtype.name]}'")
-    if bins <= 0:
-        raise RuntimeError("torch.histc: bins must be > 0")
     a = x._np().reshape(-1)
     lo, hi = float(min), float(max)
     if lo == hi and a.size:
         lo, hi = float(a.min()), float(a.max())
-    if lo == hi:
-        lo, hi = lo - 1, hi + 1
-    if lo > hi:
-        raise RuntimeError("torch.histc: max must be larger than min")
+    lo, hi = _histc_range(lo, hi)
     finite = a[np.isfinite(a)]
     counts = np.histogram(finite.astype(np.float64), bins=bins, range=(lo, hi))[0]
     r = counts.astype(x._dtype.np)
@@ -556,6 +576,7 @@ def isin(elements, test_elements, *, assume_unique: bool = False, invert: bool =
 # --- nanmedian, quantile ---------------------------------------------------------------------------
 _nanmedian = declare("nanmedian", doc="nanmedian(x) -> Tensor")
 _nanmedian_dim = declare("nanmedian_dim", doc="nanmedian_dim(x, dim, keepdim) -> (values, indices)")
+_nanmedian_dim.meta(_nonempty_dim_meta("nanmedian"))
 
 
 def _nanmedian_along(a: np.ndarray, dim: int):
@@ -580,8 +601,6 @@ def _nanmedian_cpu(x, *, out=None):
 def _nanmedian_dim_cpu(x, dim, keepdim=False, *, out=None):
     """nanmedian_dim(x, dim: int, keepdim: bool) -> (values, indices), ignoring NaN."""
     a = _as_1d(x._np())
-    if a.shape[dim] == 0:
-        raise IndexError(f"nanmedian(): Expected reduction dim {dim} to have non-zero size.")
     vals, idx = _nanmedian_along(a, dim)
     if not keepdim or x.ndim == 0:
         vals, idx = np.squeeze(vals, dim), np.squeeze(idx, dim)

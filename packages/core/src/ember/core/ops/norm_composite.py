@@ -1,14 +1,15 @@
-"""CUDA kernels of batch/layer/group norm and their fused backward ops, composed from the CUDA
-primitives (means, sums, elementwise ops), as the house style starts composites:
-every step queues on the stream, nothing synchronizes. A fused kernel is the next step once a
-benchmark shows the composition's extra passes over memory matter."""
+"""batch/layer/group norm and their fused backward ops for every device without a kernel of its
+own (their `"any"` kernels, NOTE [ Composite kernels ] in `ember.core.dispatch`; the CPU keeps its
+Numba kernels), composed from the primitives (means, sums, elementwise ops), as the house style
+starts composites: on CUDA every step queues on the stream, nothing synchronizes. A fused kernel
+is the next step once a benchmark shows the composition's extra passes over memory matter."""
 
 from __future__ import annotations
 
 from ember.core.dispatch import get_op
 from ember.core.tensor import Tensor
 
-__all__ = ["register"]
+__all__: list[str] = []  # kernels only: the public functions are in ember.core.ops.normalization
 
 
 def _op(name: str):
@@ -148,13 +149,7 @@ def _group_norm_backward(grad, input, mean, rstd, weight, num_groups):
     return gi, _sum(_op("mul")(grad, xh), axes), _sum(grad, axes)
 
 
-def register() -> None:
-    for name, fn in (("batch_norm", _batch_norm), ("batch_norm_backward", _batch_norm_backward),
-                     ("layer_norm", _layer_norm), ("layer_norm_backward", _layer_norm_backward),
-                     ("group_norm", _group_norm), ("group_norm_backward", _group_norm_backward)):
-        get_op(name).register("cuda")(fn)
-
-
-def ptx_cases():
-    """No kernels of its own: the norms run on the other launchers' kernels."""
-    return iter(())
+for _name, _kernel in (("batch_norm", _batch_norm), ("batch_norm_backward", _batch_norm_backward),
+                       ("layer_norm", _layer_norm), ("layer_norm_backward", _layer_norm_backward),
+                       ("group_norm", _group_norm), ("group_norm_backward", _group_norm_backward)):
+    get_op(_name).register("any")(_kernel)

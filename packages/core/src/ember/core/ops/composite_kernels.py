@@ -1,20 +1,31 @@
-"""CUDA kernels of ops that compose from the CUDA primitives without kernels of their own:
-pad_nd (+ backward) over index maps, upsample (+ backward) as one small matmul per spatial dim,
-the fused LSTM/GRU cells (+ backward), the LSTM layer (+ backward) over the cell and mm, isclose,
-trace, isin, masked_scatter (a running count of the mask picks each source element) and
-embedding_renorm_. Every step queues on the stream; nothing synchronizes."""
+"""Kernels composed from other ops, registered once as `"any"` kernels (NOTE [ Composite kernels ]
+in `ember.core.dispatch`) for every device without a kernel of its own: pad_nd (+ backward) over
+index maps, upsample (+ backward) as one small matmul per spatial dim, the fused LSTM/GRU cells
+(+ backward), the LSTM layer (+ backward) over the cell and mm, isclose, trace, isin,
+masked_scatter (a running count of the mask picks each source element), embedding_renorm_, take,
+put, max_unpool (a scatter into zeroed planes), fractional_max_pool (a gather, then a max) and
+native_dropout_backward. The CPU keeps its numpy/Numba kernels; CUDA runs these on its primitives,
+where every step queues on the stream and nothing synchronizes (but fractional_max_pool, whose
+window positions come from the samples on the host). Arguments arrive checked by each op's meta
+step."""
 
 from __future__ import annotations
+
+import math
 
 import numpy as np
 
 from ember.core import dtypes
+from ember.core.creation import from_numpy, new_empty, tensor
 from ember.core.dispatch import get_op
+from ember.core.ops import fractional_pool as FP
 from ember.core.ops import padding as PD
 from ember.core.ops import upsample as UP
-from ember.core.tensor import Tensor, describe
+from ember.core.ops._util import prepare_out
+from ember.core.ops.layout import reshape
+from ember.core.tensor import Tensor, contiguous_strides
 
-__all__ = ["register"]
+__all__: list[str] = []  # kernels only: the public functions are in their ops' modules
 
 
 def _op(name: str):
@@ -22,8 +33,6 @@ def _op(name: str):
 
 
 def _device_ints(a: np.ndarray, dev) -> Tensor:
-    from ember.core.creation import from_numpy
-
     return from_numpy(np.ascontiguousarray(a, dtype=np.int64)).to(dev)
 
 
@@ -57,16 +66,11 @@ def _pad_nd_backward(grad, input_shape, pad, mode):
 
 
 def _empty(shape, dt, dev) -> Tensor:
-    from ember.core.cuda.launch_util import empty
-
-    return empty(tuple(shape), dt, dev)
+    return new_empty(tuple(shape), dt, dev)
 
 
-def _gates(op: str, ig: Tensor, hg: Tensor, state: Tensor, ib, hb, k: int):
+def _gates(ig: Tensor, hg: Tensor, state: Tensor, ib, hb):
     h = state._shape[-1]
-    if ig._shape != hg._shape or ig._shape[-1] != k * h or ig._shape[:-1] != state._shape[:-1]:
-        raise RuntimeError(f"{op}: expected input_gates and hidden_gates of shape (N, {k}*H) with state (N, H); got "
-                           f"{describe(ig)}, {describe(hg)} and {describe(state)}")
     add = _op("add")
     if ib is not None:
         ig = add(ig, ib)
@@ -76,7 +80,7 @@ def _gates(op: str, ig: Tensor, hg: Tensor, state: Tensor, ib, hb, k: int):
 
 
 def _lstm_cell(input_gates, hidden_gates, cx, input_bias=None, hidden_bias=None):
-    ig, hg, h = _gates("lstm_cell", input_gates, hidden_gates, cx, input_bias, hidden_bias, 4)
+    ig, hg, h = _gates(input_gates, hidden_gates, cx, input_bias, hidden_bias)
     gates = _op("add")(ig, hg)
     sig, tanh, mul, add = _op("sigmoid"), _op("tanh"), _op("mul"), _op("add")
     ws = _op("cat")([sig(gates.narrow(-1, 0, 2 * h)), tanh(gates.narrow(-1, 2 * h, h)),
@@ -151,7 +155,7 @@ def _lstm_layer_backward(grad_output, grad_hy, grad_cy, input, weight_ih, weight
 
 
 def _gru_cell(input_gates, hidden_gates, hx, input_bias=None, hidden_bias=None):
-    ig, hg, h = _gates("gru_cell", input_gates, hidden_gates, hx, input_bias, hidden_bias, 3)
+    ig, hg, h = _gates(input_gates, hidden_gates, hx, input_bias, hidden_bias)
     sig, tanh, mul, add, sub = _op("sigmoid"), _op("tanh"), _op("mul"), _op("add"), _op("sub")
     r = sig(add(ig.narrow(-1, 0, h), hg.narrow(-1, 0, h)))
     z = sig(add(ig.narrow(-1, h, h), hg.narrow(-1, h, h)))
@@ -174,9 +178,6 @@ def _gru_cell_backward(grad_hy, workspace):
 
 
 def _isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
-    if a._dtype is not b._dtype:
-        names = dtypes.TORCH_NAMES
-        raise RuntimeError(f"{names[a._dtype.name]} did not match {names[b._dtype.name]}")
     eq = _op("eq")(a, b)
     if a._dtype is dtypes.bool or (not a._dtype.is_floating_point and rtol == 0 and atol == 0):
         return eq
@@ -191,15 +192,11 @@ def _isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
 
 
 def _trace(input):
-    if input.ndim != 2:
-        raise RuntimeError(f"trace: expected a matrix, but got tensor with dim {input.ndim}")
     dt = input._dtype if input._dtype.is_floating_point else dtypes.int64
     return _op("sum")(input.diagonal(), (0,), False, dt)
 
 
 def _device_matrix(m: np.ndarray, like: Tensor) -> Tensor:
-    from ember.core.creation import from_numpy
-
     return from_numpy(np.ascontiguousarray(m, dtype=like._dtype.np)).to(like._storage.device)
 
 
@@ -240,8 +237,6 @@ def _upsample_backward(grad, input_shape, mode, align_corners, scales):
 
 
 def _on_device(v, like: Tensor, dtype=None) -> Tensor:
-    from ember.core.creation import tensor
-
     if isinstance(v, Tensor):
         return v if v._storage.device == like._storage.device else v.to(like._storage.device)
     return tensor(v, dtype=dtype, device=like._storage.device)
@@ -281,16 +276,62 @@ def _embedding_renorm(weight, indices, max_norm, norm_type):
     return weight
 
 
-def register() -> None:
-    for name, fn in (("pad_nd", _pad_nd), ("pad_nd_backward", _pad_nd_backward), ("lstm_cell", _lstm_cell),
-                     ("lstm_cell_backward", _lstm_cell_backward), ("lstm_layer", _lstm_layer),
-                     ("lstm_layer_backward", _lstm_layer_backward), ("gru_cell", _gru_cell),
-                     ("gru_cell_backward", _gru_cell_backward), ("isclose", _isclose), ("trace", _trace),
-                     ("upsample", _upsample), ("upsample_backward", _upsample_backward), ("isin", _isin),
-                     ("masked_scatter", _masked_scatter), ("embedding_renorm_", _embedding_renorm)):
-        get_op(name).register("cuda")(fn)
+def _max_unpool(input, indices, output_size):
+    """A scatter into zeroed planes (the meta step checked every index against its plane)."""
+    nd = len(output_size)
+    lead = tuple(input._shape[:-nd])
+    planes = math.prod(lead)
+    out = get_op("fill_")(_empty((planes, math.prod(output_size)), input._dtype, input._storage.device), 0)
+    if input.numel():
+        src = reshape(input, (planes, -1))
+        idx = reshape(indices, (planes, -1))
+        out = get_op("scatter")(out, 1, idx, src, out=out)
+    return reshape(out, lead + tuple(output_size))
 
 
-def ptx_cases():
-    """No kernels of its own: these ops run on the other launchers' kernels."""
-    return iter(())
+def _fractional_max_pool(input, kernel_size, output_size, samples):
+    """Window positions from the samples on the host, then a gather and a max on the device."""
+    nd = len(kernel_size)
+    spatial, lead = tuple(input._shape[-nd:]), tuple(input._shape[:-nd])
+    planes, m, k = math.prod(lead), math.prod(output_size), math.prod(kernel_size)
+    pos = FP.window_positions(FP.plane_samples(input, samples, nd), spatial, kernel_size, output_size)
+    pos = from_numpy(pos.reshape(planes, m * k)).to(input._storage.device)
+    vals = reshape(get_op("gather")(reshape(input, (planes, math.prod(spatial))), 1, pos), (planes, m, k))
+    out, pick = get_op("max_dim")(vals, 2, True)
+    idx = get_op("gather")(reshape(pos, (planes, m, k)), 2, pick)
+    shape = lead + tuple(output_size)
+    return reshape(out, shape), reshape(idx, shape)
+
+
+def _native_dropout_backward(grad, mask, scale):
+    mul = _op("mul")
+    return mul(mul(grad, mask), scale)
+
+
+def _take(input, index, *, out=None):
+    r = _op("index")(input.reshape(-1), (index,))
+    return r if out is None else prepare_out(out, r._shape, r._dtype, r._storage.device, "take").copy_(r)
+
+
+def _put(input, index, source, accumulate=False, *, out=None):
+    t = input if out is input else _op("clone")(input)
+    dense = t.numel() <= 1 or t._strides == contiguous_strides(t._shape)
+    flat = t.view(-1) if dense else _op("clone")(t).view(-1)
+    _op("index_put_")(flat, (index.reshape(-1),), source.reshape(-1), accumulate)
+    if not dense:
+        t.copy_(flat.view(t._shape))
+    if out is None or out is t:
+        return t
+    return prepare_out(out, t._shape, t._dtype, t._storage.device, "put").copy_(t)
+
+
+for _name, _kernel in (("pad_nd", _pad_nd), ("pad_nd_backward", _pad_nd_backward), ("lstm_cell", _lstm_cell),
+                       ("lstm_cell_backward", _lstm_cell_backward), ("lstm_layer", _lstm_layer),
+                       ("lstm_layer_backward", _lstm_layer_backward), ("gru_cell", _gru_cell),
+                       ("gru_cell_backward", _gru_cell_backward), ("isclose", _isclose), ("trace", _trace),
+                       ("upsample", _upsample), ("upsample_backward", _upsample_backward), ("isin", _isin),
+                       ("masked_scatter", _masked_scatter), ("embedding_renorm_", _embedding_renorm),
+                       ("take", _take), ("put", _put), ("max_unpool", _max_unpool),
+                       ("fractional_max_pool", _fractional_max_pool),
+                       ("native_dropout_backward", _native_dropout_backward)):
+    get_op(_name).register("any")(_kernel)

@@ -1,7 +1,8 @@
-"""CUDA kernel of einsum, composed: repeated letters in one operand become diagonals (views),
-letters no other operand or the output needs are summed out, and the operands contract
-pairwise, left to right, as batched GEMMs (batch letters, then each side's own letters, then
-the contracted ones), with a final permutation into the output's order."""
+"""einsum for every device without a kernel of its own (its `"any"` kernel, NOTE [ Composite
+kernels ] in `ember.core.dispatch`; the CPU keeps numpy's einsum): repeated letters in one operand
+become diagonals (views), letters no other operand or the output needs are summed out, and the
+operands contract pairwise, left to right, as batched GEMMs (batch letters, then each side's own
+letters, then the contracted ones), with a final permutation into the output's order."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ import string
 from ember.core.dispatch import get_op
 from ember.core.tensor import Tensor
 
-__all__ = ["register"]
+__all__: list[str] = []  # a kernel only: the public function is ember.core.ops.linalg.einsum
 
 
 def _parse(equation: str, operands: tuple[Tensor, ...]) -> tuple[list[str], str]:
@@ -85,13 +86,7 @@ def _contract(a: Tensor, ta: str, b: Tensor, tb: str, keep: set[str]) -> tuple[T
     return r.reshape(*(size[c] for c in term)), term
 
 
-def _einsum(equation, *operands, out=None):
-    if not operands:
-        raise RuntimeError("einsum(): must provide at least one operand")
-    dt = operands[0]._dtype
-    if any(o._dtype is not dt for o in operands[1:]):
-        raise RuntimeError(f"einsum(): expected all operands to have the same dtype; got "
-                           f"{', '.join(o._dtype.name for o in operands)}")
+def _einsum(equation, *operands, out=None):  # operands of one dtype, checked by the op's meta step
     terms, out_term = _parse(equation, operands)
     items = [_diagonals(o, t) for o, t in zip(operands, terms, strict=True)]
     x, tx = items[0]
@@ -109,10 +104,4 @@ def _einsum(equation, *operands, out=None):
     return r if out is None else out.resize_(r.shape).copy_(r)
 
 
-def register() -> None:
-    get_op("einsum").register("cuda")(_einsum)
-
-
-def ptx_cases():
-    """No kernels of its own: einsum runs on the GEMM and reduction kernels."""
-    return iter(())
+get_op("einsum").register("any")(_einsum)

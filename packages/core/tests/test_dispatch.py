@@ -1,0 +1,51 @@
+"""The registry's device lookup: a device's own kernel first, the `"any"` kernel for every device
+without one (NOTE [ Composite kernels ]), and the meta step before either."""
+
+from __future__ import annotations
+
+import pytest
+
+import ember.core as E
+from ember.core.dispatch import Op, get_op
+
+
+def _op_with(*devices: str) -> tuple[Op, list[str]]:
+    """An undeclared op whose kernels record which one ran."""
+    op, ran = Op("probe"), []
+    for d in devices:
+        op.register(d)(lambda x, _d=d: ran.append(_d) or x)
+    return op, ran
+
+
+def test_a_device_kernel_wins_over_any():
+    op, ran = _op_with("cpu", "any")
+    op(E.ones(2))
+    assert ran == ["cpu"]
+
+
+def test_any_serves_a_device_without_its_own_kernel():
+    op, ran = _op_with("any")
+    op(E.ones(2))
+    assert ran == ["any"]
+
+
+def test_no_kernel_for_the_device_raises():
+    op, _ = _op_with("cuda")
+    with pytest.raises(NotImplementedError, match="probe: no kernel for device type 'cpu'"):
+        op(E.ones(2))
+
+
+def test_the_meta_step_runs_before_any_kernel():
+    op, ran = _op_with("any")
+    op.meta(lambda x: ran.append("meta"))
+    op(E.ones(2))
+    assert ran == ["meta", "any"]
+
+
+@pytest.mark.cuda
+@pytest.mark.skipif(not E.cuda.is_available(), reason="no CUDA device or simulator")
+def test_cuda_runs_the_any_kernel_where_the_cpu_has_its_own():
+    op, ran = _op_with("cpu", "any")
+    op(E.ones(2, device="cuda"))
+    assert ran == ["any"]
+    assert "cuda" not in get_op("median_dim").kernels and "any" in get_op("median_dim").kernels
