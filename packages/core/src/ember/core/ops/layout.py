@@ -354,7 +354,11 @@ def to(input, *args, **kwargs) -> Tensor:
                 out = S.to_dtype(out, dt)
             else:  # the converted copy keeps the layout asked for (preserve_format: the input's)
                 inverse = tuple(sorted(range(len(perm)), key=perm.__getitem__))
-                out = S.permute(S.to_dtype(S.permute(out, perm).contiguous(), dt), inverse)
+                res = S.permute(S.to_dtype(S.permute(out, perm).contiguous(), dt), inverse)
+                if res._strides != out._strides and out.is_contiguous() and kwargs.get("memory_format") in (
+                        None, preserve_format):  # PyTorch keeps a row-major input's size-1 strides too
+                    res = as_strided(res, out._shape, out._strides, res._offset)
+                out = res
             copy = False
     if dev is not None:
         dev = as_device(dev)
