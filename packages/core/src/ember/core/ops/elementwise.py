@@ -245,7 +245,7 @@ def _make_unary(row: Row):
             ERRSTATE.reset(token)
         if out is not None:
             return write_out(out, r, name)
-        t = wrap(r)
+        t = wrap(r, True)
         if t._strides == x._strides:  # a row-major input, the common case: nothing more to do
             return t
         return laid_out(t, r, (x,))
@@ -265,7 +265,7 @@ _ROW_MAJOR = _RowMajor()
 
 def laid_out(t: Tensor, r, operands, numbers: bool = True) -> Tensor:
     """`t`, the wrapped CPU result `r`, in the layout its operands give (NOTE [ Elementwise result layout ] in
-    `ember.core.ops.memfmt`), in `r`'s own buffer where numpy laid it out so already (channels_last + 1)."""
+    `ember.core.ops.memfmt`), in `r`'s own buffer where numpy laid it out so already."""
     s = t._strides
     for v in operands:  # inputs of the result's strides, or expanded from one element (a gradient of sum): as is
         if isinstance(v, Tensor) and v._strides != s and any(v._strides):
@@ -615,7 +615,7 @@ def _make_binary(row: Row):
                 raise RuntimeError(f"{name}: output with shape {list(out._shape)} doesn't match the broadcast "
                                    f"shape {list(np.shape(r))}")
             return write_out(out, r, name)
-        t = wrap(r)
+        t = wrap(r, True)
         s = t._strides
         if u._strides == s and v._strides == s:  # row-major inputs of the result's shape: nothing more to do
             return t
@@ -666,7 +666,7 @@ def _where_cpu(condition, input, other, *, out=None):
         r = np.where(arr(condition), arr(input), arr(other)).astype(dt.np, copy=False)
     except ValueError:
         raise shape_error("where", condition, input, other) from None
-    return write_out(out, r, "where") if out is not None else laid_out(wrap(r), r, (condition, input, other))
+    return write_out(out, r, "where") if out is not None else laid_out(wrap(r, True), r, (condition, input, other))
 
 
 clamp = declare("clamp", np.clip, argnames=("input", "min", "max"))
@@ -685,7 +685,7 @@ def _clamp_cpu(input, min=None, max=None, *, out=None):
         r = np.minimum(r, arr(max), dtype=dt.np)
     if r is x:
         r = x.copy()
-    return write_out(out, r, "clamp") if out is not None else laid_out(wrap(r), r, (input, min, max), False)
+    return write_out(out, r, "clamp") if out is not None else laid_out(wrap(r, True), r, (input, min, max), False)
 
 
 lerp = declare("lerp", lambda a, b, w: a + w * (b - a), argnames=("input", "end", "weight"))
@@ -696,7 +696,7 @@ def _lerp_cpu(input, end, weight, *, out=None):
     dt = dtypes.result_type(input, end)
     x, y, w = arr(input), arr(end), arr(weight)
     r = np.add(x, np.multiply(w, np.subtract(y, x, dtype=dt.np), dtype=dt.np), dtype=dt.np)
-    return write_out(out, r, "lerp") if out is not None else laid_out(wrap(r), r, (input, end, weight), False)
+    return write_out(out, r, "lerp") if out is not None else laid_out(wrap(r, True), r, (input, end, weight), False)
 
 
 # every op of the tables, declared into this module's namespace above

@@ -141,31 +141,51 @@ def _swap(dim0: int, dim1: int, strides: list, shape: tuple) -> int:
     return 0
 
 
+_LAYOUTS: dict[tuple, tuple | None] = {}  # the geometry of an op's operands -> `elementwise_strides`
+
+
 def elementwise_strides(shape: tuple, operands, numbers: bool = True) -> tuple | None:
     """The strides of an elementwise result of `shape` over `operands`, or None for row-major.
 
     NOTE [ Elementwise result layout ]: `operands` in the op's order (tensors, numbers, None for an absent
-    optional); `numbers`: whether a Python number is an operand (a scalar) of the op."""
-    nd = len(shape)
-    if nd < 2:
+    optional); `numbers`: whether a Python number is an operand (a scalar) of the op. The answer is
+    remembered per geometry: a training loop repeats its layouts."""
+    if len(shape) < 2:
         return None
     cs = _CSTRIDES.get(shape) or _contiguous_strides_cached(shape)
     tensors = []
+    key = [shape]
     scalars = False
     row_major = True
     for v in operands:
         if isinstance(v, Tensor):
             if not v._shape:
                 scalars = True
+                key.append(())
                 continue
             tensors.append(v)
+            key.append(v._shape)
+            key.append(v._strides)
             if row_major and v._strides != (cs if v._shape == shape else _CSTRIDES.get(v._shape)
                                              or _contiguous_strides_cached(v._shape)):
                 row_major = False
         elif v is not None and numbers:
             scalars = True
+            key.append(None)
     if row_major:
         return None
+    key = tuple(key)
+    strides = _LAYOUTS.get(key, key)
+    if strides is key:
+        if len(_LAYOUTS) > 4096:
+            _LAYOUTS.clear()
+        strides = _LAYOUTS[key] = _iterator_strides(shape, tensors, scalars)
+    return strides
+
+
+def _iterator_strides(shape: tuple, tensors: list, scalars: bool) -> tuple | None:
+    """`elementwise_strides` computed: TensorIterator's fast setups, else its sorted dims."""
+    nd = len(shape)
     if not scalars and all(t._shape == shape for t in tensors):
         if all(t.is_contiguous() for t in tensors):
             return None
