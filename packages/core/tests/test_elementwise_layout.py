@@ -46,6 +46,11 @@ def _inputs(lib, device="cpu"):
     }
 
 
+def _F(lib):
+    """Where `lib` keeps the activations: torch.nn.functional, or ember.core itself."""
+    return lib.nn.functional if lib.__name__ == "torch" else lib
+
+
 # name -> (op over the inputs of `_inputs`, PyTorch 2.13's strides of the result)
 CASES = {
     "channels_last + 1": (lambda lib, i: i["cl"] + 1, (60, 1, 15, 3)),
@@ -91,6 +96,15 @@ CASES = {
     "channels_last_3d.exp()": (lambda lib, i: i["cl3d"].exp(), (360, 1, 90, 18, 3)),
     "channels_last_3d + 1": (lambda lib, i: i["cl3d"] + 1, (360, 1, 90, 18, 3)),
     "expanded.exp()": (lambda lib, i: i["v3"].reshape(3, 1).expand(3, 4).exp(), (4, 1)),
+    "gelu(channels_last)": (lambda lib, i: _F(lib).gelu(i["cl"]), (60, 1, 15, 3)),
+    "leaky_relu(permuted)": (lambda lib, i: _F(lib).leaky_relu(i["p"], 0.2), (3, 1, 6)),
+    "hardtanh(sliced permuted)": (lambda lib, i: _F(lib).hardtanh(i["sl"]), (1, 20, 5)),
+    "softplus(channels_last)": (lambda lib, i: _F(lib).softplus(i["cl"]), (60, 1, 15, 3)),
+    "lgamma(channels_last)": (lambda lib, i: lib.lgamma(i["cl"]), (60, 1, 15, 3)),
+    "erfc(permuted)": (lambda lib, i: lib.erfc(i["p"]), (3, 1, 6)),
+    "logit(channels_last)": (lambda lib, i: lib.logit(i["cl"].sigmoid()), (60, 1, 15, 3)),
+    "polygamma(1, channels_last)": (lambda lib, i: lib.polygamma(1, i["cl"].abs() + 1), (60, 1, 15, 3)),
+    "igamma(channels_last, row-major)": (lambda lib, i: lib.igamma(i["cl"].abs(), i["c"].abs()), (60, 1, 15, 3)),
 }
 
 
@@ -163,7 +177,7 @@ def test_layouts_match_pytorch(name):
     want = op(torch, _inputs(torch))
     assert tuple(want.stride()) == strides
     assert got.stride() == tuple(want.stride())
-    np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-6)
+    np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-5, atol=1e-6)
 
 
 @pytest.mark.torch
@@ -182,7 +196,9 @@ def test_like_clone_and_casts_match_pytorch(key):
 @pytest.mark.parametrize("name", ["channels_last + 1", "channels_last.exp()", "channels_last + row-major",
                                   "row-major + channels_last", "channels_last > 0",
                                   "where(channels_last > 0, channels_last, 0)", "channels_last.clamp(-0.5, 0.5)",
-                                  "lerp(channels_last, row-major, 0.3)", "permuted + 1", "N11 channels_last + 1"])
+                                  "lerp(channels_last, row-major, 0.3)", "permuted + 1", "N11 channels_last + 1",
+                                  "gelu(channels_last)", "lgamma(channels_last)",
+                                  "igamma(channels_last, row-major)"])
 def test_cuda_results_take_the_cpu_layout(name):
     op, strides = CASES[name]
     cpu, cuda = _inputs(E), _inputs(E, "cuda")

@@ -20,7 +20,7 @@ from ember.core.ops import memfmt
 from ember.core.ops._util import shape_error
 from ember.core.tensor import Tensor, describe
 
-__all__ = ["launch", "register", "copy_into"]
+__all__ = ["launch", "register", "copy_into", "result"]
 
 
 def _scalar(x):
@@ -82,7 +82,7 @@ def _device(*xs):
     raise RuntimeError("no CUDA tensor among the operands")
 
 
-def _result(out, shape: tuple[int, ...], dt: dtypes.dtype, dev, name: str, operands: tuple,
+def result(out, shape: tuple[int, ...], dt: dtypes.dtype, dev, name: str, operands: tuple,
             numbers: bool = True) -> Tensor:
     """`out`, checked, or a new result laid out as its operands are (NOTE [ Elementwise result layout ] in
     `ember.core.ops.memfmt`: `channels_last + 1` is channels_last), as the CPU kernels give it."""
@@ -105,7 +105,7 @@ def _make_unary(name: str, rule: str):
         # BOOL-rule ops compute in the input's type; the others in the result dtype
         ct = lu.compute_type(x._dtype if rule == BOOL else dt)
         fn = f_float if ct.name.startswith("float") else f_int
-        res = _result(out, x._shape, dt, x._storage.device, name, (x,))
+        res = result(out, x._shape, dt, x._storage.device, name, (x,))
         return launch(fn, (x,), res, (ct,))
 
     return kernel
@@ -131,7 +131,7 @@ def _make_binary(row):
         ct = lu.compute_type(dt)
         fn = f_float if ct.name.startswith("float") else f_int
         res_dt = dtypes.bool if rule == BOOL else dt
-        res = _result(out, shape, res_dt, _device(a, b), name, (a, b), name != "pow")
+        res = result(out, shape, res_dt, _device(a, b), name, (a, b), name != "pow")
         return launch(fn, (a, b), res, (ct, ct))
 
     return kernel
@@ -143,7 +143,7 @@ def _where(condition, x, other, *, out=None):
     dt = dtypes.result_type(x, other)
     shape = _result_shape("where", condition, x, other)
     ct = lu.compute_type(dt)
-    res = _result(out, shape, dt, _device(condition, x, other), "where", (condition, x, other))
+    res = result(out, shape, dt, _device(condition, x, other), "where", (condition, x, other))
     return launch(K.OTHER["where"], (condition, x, other), res, (None, ct, ct))
 
 
@@ -154,7 +154,7 @@ def _clamp(input, min=None, max=None, *, out=None):
     dt = dtypes.result_type(input, *bounds)
     shape = _result_shape("clamp", input, *bounds)
     ct = lu.compute_type(dt)
-    res = _result(out, shape, dt, input._storage.device, "clamp", (input, min, max), False)
+    res = result(out, shape, dt, input._storage.device, "clamp", (input, min, max), False)
     fn = K.OTHER["clamp" if len(bounds) == 2 else ("clamp_min" if max is None else "clamp_max")]
     return launch(fn, (input, *bounds), res, (ct,) * (1 + len(bounds)))
 
@@ -163,7 +163,7 @@ def _lerp(x, end, weight, *, out=None):
     dt = dtypes.result_type(x, end)
     shape = _result_shape("lerp", x, end, weight)
     ct = lu.compute_type(dt)
-    res = _result(out, shape, dt, x._storage.device, "lerp", (x, end, weight), False)
+    res = result(out, shape, dt, x._storage.device, "lerp", (x, end, weight), False)
     return launch(K.OTHER["lerp"], (x, end, weight), res, (ct, ct, ct))
 
 
