@@ -207,3 +207,44 @@ def test_cuda_results_take_the_cpu_layout(name):
     r = op(E, cuda)
     assert r.device.type == "cuda" and r.stride() == strides
     np.testing.assert_allclose(r.cpu().numpy(), op(E, cpu).numpy(), rtol=1e-5)
+
+
+def _random_operand(lib, rng, shape):
+    """A float32 operand for a result of `shape`: maybe broadcast (size-1 or missing dims), permuted, sliced."""
+    s = [n if rng.random() > 0.3 else 1 for n in shape] if rng.random() < 0.3 else list(shape)
+    if rng.random() < 0.2:
+        s = s[rng.integers(0, len(s)):]
+    perm = list(rng.permutation(len(s))) if rng.random() < 0.7 else list(range(len(s)))
+    step = int(rng.integers(1, 3)) if s else 1
+    base = [s[p] * (step if i == 0 else 1) for i, p in enumerate(perm)]
+    data = rng.standard_normal(int(np.prod(base))).astype(np.float32).reshape(base)
+    t = lib.from_numpy(data).permute(*np.argsort(perm).tolist()) if s else lib.from_numpy(data)
+    if step > 1:
+        index = [slice(None)] * len(s)
+        index[perm[0]] = slice(None, None, step)
+        t = t[tuple(index)]
+    return t
+
+
+@pytest.mark.torch
+def test_random_layouts_match_pytorchs_memory_order():
+    """Random permuted, sliced and broadcast operands of unary, binary (with a scalar or not) and where: the
+    result's strides equal PyTorch's at every dim of size > 1 (the memory order; a size-1 dim's stride
+    addresses nothing, and may differ for an input both channels_last and row-major-like)."""
+    torch = pytest.importorskip("torch")
+    for seed in range(300):
+        results = []
+        for lib in (E, torch):
+            rng = np.random.default_rng(seed)
+            shape = tuple(int(n) for n in rng.integers(1, 4, size=rng.integers(2, 5)))
+            xs = [_random_operand(lib, rng, shape) for _ in range(rng.integers(1, 4))]
+            scalar = rng.random() < 0.3
+            if len(xs) == 1:
+                r = xs[0] + 1.0 if scalar else xs[0].exp()
+            elif len(xs) == 2:
+                r = xs[0] * xs[1] + 1.0 if scalar else xs[0] * xs[1]
+            else:
+                r = lib.where(xs[0] > 0, xs[1], xs[2])
+            results.append((tuple(r.shape), tuple(r.stride())))
+        (shape, mine), (_, theirs) = results
+        assert [s for n, s in zip(shape, mine) if n > 1] == [s for n, s in zip(shape, theirs) if n > 1], seed
