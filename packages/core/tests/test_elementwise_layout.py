@@ -96,6 +96,8 @@ CASES = {
     "channels_last_3d.exp()": (lambda lib, i: i["cl3d"].exp(), (360, 1, 90, 18, 3)),
     "channels_last_3d + 1": (lambda lib, i: i["cl3d"] + 1, (360, 1, 90, 18, 3)),
     "expanded.exp()": (lambda lib, i: i["v3"].reshape(3, 1).expand(3, 4).exp(), (4, 1)),
+    "complex channels_last.exp()": (lambda lib, i: i["cl"].to(lib.complex64).exp(), (60, 1, 15, 3)),
+    "complex channels_last.abs()": (lambda lib, i: (i["cl"].to(lib.complex64) * 1j).abs(), (60, 1, 15, 3)),
     "gelu(channels_last)": (lambda lib, i: _F(lib).gelu(i["cl"]), (60, 1, 15, 3)),
     "leaky_relu(permuted)": (lambda lib, i: _F(lib).leaky_relu(i["p"], 0.2), (3, 1, 6)),
     "hardtanh(sliced permuted)": (lambda lib, i: _F(lib).hardtanh(i["sl"]), (1, 20, 5)),

@@ -227,7 +227,8 @@ def _make_unary(row: Row):
         except AttributeError:
             raise not_a_tensor(name, "input", 1, x) from None
         if dt.is_complex:
-            return complex_unary(name, fn, x, out)
+            t = complex_unary(name, fn, x, out)
+            return t if out is not None or t._strides == x._strides else laid_out(t, t._np(), (x,))
         if not (rule == PROMOTE or (rule == FLOAT and dt.is_floating_point)):
             dt = _unary_dtype(rule, x)
         c = x._npc  # Tensor._np's cache, read inline
