@@ -195,7 +195,8 @@ def test_like_clone_and_casts_match_pytorch(key):
 
 @pytest.mark.cuda
 @pytest.mark.skipif(not E.cuda.is_available(), reason="no CUDA device or simulator")
-@pytest.mark.parametrize("name", ["channels_last + 1", "channels_last.exp()", "channels_last + row-major",
+@pytest.mark.parametrize("name", ["channels_last + 1", "channels_last.exp()", "channels_last * channels_last",
+                                  "channels_last + row-major",
                                   "row-major + channels_last", "channels_last > 0",
                                   "where(channels_last > 0, channels_last, 0)", "channels_last.clamp(-0.5, 0.5)",
                                   "lerp(channels_last, row-major, 0.3)", "permuted + 1", "N11 channels_last + 1",
@@ -250,3 +251,12 @@ def test_random_layouts_match_pytorchs_memory_order():
             results.append((tuple(r.shape), tuple(r.stride())))
         (shape, mine), (_, theirs) = results
         assert [s for n, s in zip(shape, mine) if n > 1] == [s for n, s in zip(shape, theirs) if n > 1], seed
+
+
+@pytest.mark.cuda
+@pytest.mark.skipif(not E.cuda.is_available(), reason="no CUDA device or simulator")
+def test_cuda_in_place_on_channels_last_keeps_strides_and_values():
+    x = _inputs(E, "cuda")["cl"]
+    x.mul_(2).add_(x)
+    assert x.stride() == (60, 1, 15, 3)
+    np.testing.assert_allclose(x.cpu().numpy(), 4 * A4, rtol=1e-6)

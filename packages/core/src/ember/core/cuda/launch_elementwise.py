@@ -50,7 +50,7 @@ def launch(fn, operands: tuple, out: Tensor, casts: tuple) -> Tensor:
         bad = next(x for x in tensors if x._storage.device.type != "cuda")
         raise RuntimeError(f"Expected all tensors to be on the same device, but found at least two devices; got "
                            f"{describe(bad)} and {describe(out)}")
-    dense = all(lu.is_dense(t, shape) for t in (*tensors, out))
+    dense = all(lu.is_dense(t, shape) for t in (*tensors, out)) or _alike(tensors, out)
     kinds = "".join("t" if _is_device_tensor(x) else "s" for x in operands)
     if dense:
         m = lu.meta(((1,),))
@@ -65,6 +65,14 @@ def launch(fn, operands: tuple, out: Tensor, casts: tuple) -> Tensor:
     blocks, threads = lu.grid(n)
     K.kernel(fn, kinds, casts, dense)[blocks, threads, lu.stream()](*args)
     return out
+
+
+def _alike(tensors: list, out: Tensor) -> bool:
+    """Every operand dense in the same dim order as `out` (channels_last + channels_last): the flat index
+    of the dense kernel then walks each one's storage in the same element order."""
+    shape, strides = out._shape, out._strides
+    return (all(t._shape == shape and t._strides == strides for t in tensors)
+            and memfmt.dense_strides(shape, strides))
 
 
 def _result_shape(name: str, *xs) -> tuple[int, ...]:

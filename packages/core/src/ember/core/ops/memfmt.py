@@ -7,7 +7,7 @@ from __future__ import annotations
 from ember.core import settings
 from ember.core.tensor import _CSTRIDES, Tensor, _contiguous_strides_cached
 
-__all__ = ["dim_order", "permuted_shape", "restride", "laid_out", "elementwise_strides"]
+__all__ = ["dim_order", "permuted_shape", "restride", "laid_out", "elementwise_strides", "dense_strides"]
 
 _RANKS = {"channels_last": 4, "channels_last_3d": 5}
 
@@ -107,7 +107,7 @@ def laid_out(t: Tensor, perm: tuple, requires_grad: bool, memory_format, like: T
 # number base or exponent of pow (`numbers=False`).
 
 
-def _dense_strides(shape: tuple, strides: tuple) -> bool:
+def dense_strides(shape: tuple, strides: tuple) -> bool:
     """PyTorch's `is_non_overlapping_and_dense`: some permutation of the dims is row-major."""
     dims = sorted((d for d in range(len(shape)) if shape[d] >= 2), key=lambda d: strides[d])
     expected = 1
@@ -193,7 +193,7 @@ def _iterator_strides(shape: tuple, tensors: list, scalars: bool) -> tuple | Non
             c, h, w = shape[1], shape[2], shape[3]
             return (h * w * c, 1, w * c, c)
         first = tensors[0]._strides
-        if all(t._strides == first for t in tensors) and _dense_strides(shape, first):
+        if all(t._strides == first for t in tensors) and dense_strides(shape, first):
             return first
     strides = []
     for t in tensors:
