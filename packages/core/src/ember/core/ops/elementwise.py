@@ -268,13 +268,21 @@ def laid_out(t: Tensor, r, operands, numbers: bool = True) -> Tensor:
     """`t`, the wrapped CPU result `r`, in the layout its operands give (NOTE [ Elementwise result layout ] in
     `ember.core.ops.memfmt`), in `r`'s own buffer where numpy laid it out so already."""
     s = t._strides
-    for v in operands:  # inputs of the result's strides, or expanded from one element (a gradient of sum): as is
-        if isinstance(v, Tensor) and v._strides != s and any(v._strides):
-            break
-    else:
-        if operands:
-            return t
     shape = t._shape
+    same = bool(operands)  # every input of the result's strides, or expanded from one element (a gradient of sum)
+    row_major = s == _CSTRIDES.get(shape)  # and every input row-major in its own shape (a broadcast bias)
+    for v in operands:
+        if isinstance(v, Tensor):
+            vs = v._strides
+            if vs != s and any(vs):
+                same = False
+                if not row_major:
+                    break
+                if vs != _CSTRIDES.get(v._shape):
+                    row_major = False
+                    break
+    if same or row_major:
+        return t
     strides = memfmt.elementwise_strides(shape, operands, numbers)
     if strides is None:
         strides = _CSTRIDES.get(shape) or contiguous_strides(shape)
