@@ -366,8 +366,9 @@ def to(input, *args, **kwargs) -> Tensor:
             out = backend(dev.type if dev.type != "cpu" else out.device.type).to_device(out, dev, non_blocking)
             copy = False
     fmt = kwargs.get("memory_format")
-    if fmt is not None and fmt is not preserve_format:
-        if not out.is_contiguous(fmt):
+    if fmt is not None and fmt is not preserve_format:  # PyTorch: a copy unless the strides suggest the format
+        name = getattr(fmt, "name", None)
+        if memfmt.suggested_format(out) != ("contiguous_format" if name == "legacy_contiguous_format" else name):
             return clone(out, memory_format=fmt)
     if copy:
         out = clone(out)

@@ -7,7 +7,8 @@ from __future__ import annotations
 from ember.core import settings
 from ember.core.tensor import _CSTRIDES, Tensor, _contiguous_strides_cached
 
-__all__ = ["dim_order", "permuted_shape", "restride", "laid_out", "elementwise_strides", "dense_strides"]
+__all__ = ["dim_order", "permuted_shape", "restride", "laid_out", "elementwise_strides", "dense_strides",
+           "suggested_format"]
 
 _RANKS = {"channels_last": 4, "channels_last_3d": 5}
 
@@ -56,6 +57,28 @@ def dim_order(x: Tensor | None, memory_format, op: str = "memory_format", shape:
             raise RuntimeError(f"required rank {rank} tensor to use {name} format")
         perm = (0, *range(2, rank), 1)
     return None if perm == tuple(range(len(shape))) else perm
+
+
+def _channels_last_like(shape: tuple, strides: tuple) -> bool:
+    """PyTorch's `is_channels_last_strides_2d`/`_3d`: the strides order the channel dim innermost, the
+    ambiguous N111-like cases counting as row-major."""
+    order = (1, 3, 2, 0) if len(shape) == 4 else (1, 4, 3, 2, 0)
+    if strides[1] == 0:
+        return False
+    low = 0
+    for d in order:
+        if strides[d] == 0 or strides[d] < low or (d == 0 and low == strides[1]):
+            return False
+        low = strides[d] * (shape[d] if shape[d] > 1 else 1)
+    return True
+
+
+def suggested_format(x: Tensor) -> str:
+    """PyTorch's `suggest_memory_format`: the name of the format `x`'s strides follow; `to(memory_format=)`
+    returns `x` itself when it is the one asked for."""
+    if len(x._shape) in (4, 5) and _channels_last_like(x._shape, x._strides):
+        return "channels_last" if len(x._shape) == 4 else "channels_last_3d"
+    return "contiguous_format"
 
 
 def permuted_shape(shape: tuple, perm: tuple) -> tuple:
