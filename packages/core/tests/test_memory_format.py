@@ -88,6 +88,41 @@ def test_to_memory_format_converts_and_returns_self_when_already_laid_out():
     assert y.to(ec.float64, memory_format=ec.contiguous_format).stride() == (60, 20, 5, 1)
 
 
+def test_to_memory_format_returns_self_when_the_strides_suggest_the_format():
+    """PyTorch's `suggest_memory_format` decides, not the contiguity: an N111-like tensor is row-major
+    until its strides put the channel dim innermost, and a transposed matrix is already contiguous_format.
+    Strides: PyTorch 2.13's."""
+    t = _x(3, 4).t()
+    assert t.to(memory_format=ec.contiguous_format) is t
+    n11 = _x(2, 3, 1, 1)
+    assert contiguous(n11, memory_format=ec.channels_last) is n11  # is_contiguous(channels_last) holds
+    cl = n11.to(memory_format=ec.channels_last)
+    assert cl.stride() == (3, 1, 3, 3)
+    assert cl.to(memory_format=ec.channels_last) is cl
+    assert cl.to(memory_format=ec.contiguous_format).stride() == (3, 1, 1, 1)
+    np.testing.assert_array_equal(cl.numpy(), n11.numpy())
+    z = _x(2, 4, 3, 5).permute(0, 2, 1, 3)
+    assert z.to(memory_format=ec.contiguous_format) is z
+    assert z.to(memory_format=ec.channels_last).stride() == (60, 1, 15, 3)
+
+
+@pytest.mark.torch
+def test_to_memory_format_aliases_as_torch():
+    torch = pytest.importorskip("torch")
+    a = np.arange(120, dtype=np.float32)
+    for shape, perm in [((2, 3, 1, 1), (0, 1, 2, 3)), ((2, 1, 4, 5), (0, 2, 3, 1)), ((2, 3, 4, 5), (0, 2, 1, 3)),
+                        ((2, 3, 4, 5), (3, 2, 1, 0)), ((2, 3, 1, 5), (0, 3, 2, 1)), ((2, 3, 2, 2, 2), (0, 2, 3, 4, 1))]:
+        data = a[:int(np.prod(shape))].reshape([shape[p] for p in perm])
+        inv = np.argsort(perm).tolist()
+        mine, theirs = ec.tensor(data).permute(*inv), torch.from_numpy(data).permute(*inv)
+        formats = [("contiguous_format", "contiguous_format"), ("channels_last", "channels_last")]
+        if len(shape) == 5:
+            formats = [("contiguous_format", "contiguous_format"), ("channels_last_3d", "channels_last_3d")]
+        for fe, ft in formats:
+            r, w = mine.to(memory_format=getattr(ec, fe)), theirs.to(memory_format=getattr(torch, ft))
+            assert r.stride() == w.stride() and (r is mine) == (w is theirs), (shape, perm, fe)
+
+
 def test_a_dtype_conversion_keeps_the_layout():
     x = _x(2, 3, 4, 5)
     y = contiguous(x, memory_format=ec.channels_last)

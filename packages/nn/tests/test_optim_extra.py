@@ -200,16 +200,19 @@ def test_sparse_adam_updates_only_the_looked_up_rows_of_an_embedding():
     assert not np.allclose(ref[-1], sparse_adam_ref(w0, grads, nonzero_rows, lr=0.05)[-1])
 
 
-def test_sparse_adam_on_dense_gradients_updates_the_nonzero_rows():
+def test_sparse_adam_refuses_dense_gradients_as_pytorch_and_changes_nothing():
     p0 = np.random.default_rng(3).standard_normal((4, 2))
+    emb = nn.Embedding.from_pretrained(torch.tensor(p0.copy()), freeze=False, sparse=True)
     p = nn.Parameter(torch.tensor(p0.copy()))
-    opt = optim.SparseAdam([p], lr=0.1)
-    g = np.zeros((4, 2))
-    g[[0, 2]] = [[1.0, -2.0], [0.5, 0.0]]
-    p.grad = torch.tensor(g)
-    opt.step()
-    np.testing.assert_allclose(p.detach().numpy(), sparse_adam_ref(p0, [g], [[0, 2]], lr=0.1)[-1], rtol=1e-12)
-    np.testing.assert_array_equal(p.detach().numpy()[[1, 3]], p0[[1, 3]])
+    opt = optim.SparseAdam([{"params": [emb.weight, p]}], lr=0.1)
+    emb(torch.tensor([0, 2])).sum().backward()
+    p.grad = torch.ones(4, 2, dtype=torch.float64)  # a dense gradient (no sparse embedding made it)
+    with pytest.raises(RuntimeError, match=r"^SparseAdam does not support dense gradients, please consider Adam "
+                                           r"instead$"):
+        opt.step()
+    np.testing.assert_array_equal(emb.weight.detach().numpy(), p0)  # the group's sparse parameter too
+    np.testing.assert_array_equal(p.detach().numpy(), p0)
+    assert not opt.state
 
 
 def test_muon_trajectory_against_a_bfloat16_rounded_newton_schulz():
@@ -411,3 +414,16 @@ def test_swap_in_optimizer_params_and_state_steps_the_copies_only():
     with pytest.raises(RuntimeError, match=r"Keys only in swap-in: \['extra'\]"):
         with optim.swap_in_optimizer_params_and_state(opt, {"w": q}, bad):
             pass
+
+
+@pytest.mark.torch
+def test_sparse_adam_dense_gradient_error_is_pytorchs():
+    pt = pytest.importorskip("torch")
+    errors = []
+    for lib, nn_mod, opt_mod in ((pt, pt.nn, pt.optim), (torch, nn, optim)):
+        p = nn_mod.Parameter(lib.ones(3))
+        p.grad = lib.ones(3)
+        with pytest.raises(RuntimeError) as info:
+            opt_mod.SparseAdam([p]).step()
+        errors.append(str(info.value))
+    assert errors[1] == errors[0]

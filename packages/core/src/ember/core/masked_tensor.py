@@ -3,8 +3,21 @@
 Elementwise ops apply to the data and keep the mask (two masked operands must have one mask);
 reductions ignore the masked-out elements and mask the results that had none. Unlike PyTorch's,
 ember's MaskedTensor is a wrapper, not a `Tensor` subclass: `isinstance(mt, Tensor)` is False,
-and only the ops below are defined on it. Gradients flow to the data tensor (`mt.grad` is the
-data's gradient under the same mask).
+and only the methods below are defined on it (NOTE [ MaskedTensor is no Tensor subclass ]).
+Gradients flow to the data tensor (`mt.grad` is the data's gradient under the same mask).
+
+NOTE [ MaskedTensor is no Tensor subclass ]
+PyTorch's MaskedTensor is a storage-less wrapper subclass whose `__torch_dispatch__` receives every
+aten op any of its arguments reaches, composites' decompositions included, and answers each with
+the masked semantics or a TypeError. ember's ops consult no per-type protocol (`ember.core.overrides`
+reaches only the functions that opt in): an Op call runs the dispatch hooks, then the device kernel,
+which reads the tensor's own storage, offset, shape and strides. A subclass would therefore hand its
+data to every op it does not override (`ember.core.exp(mt)`, `matmul`, `cat`, and every composite
+that reads `_np()` directly) and return plain tensors computed over the masked-out values, silently.
+Routing them to the masked semantics needs a dispatch hook, which costs a frame and a scan of the
+arguments on every op of the process (the op-path budget), or a per-type check in `Op.__call__`,
+which costs every op the same. Until ember's dispatch has a subclass key that costs nothing when no
+subclass is alive, the wrapper keeps unknown ops failing loudly instead.
 """
 
 from __future__ import annotations

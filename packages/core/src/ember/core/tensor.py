@@ -90,8 +90,9 @@ class Tensor:
         return t
 
     @staticmethod
-    def _wrap(arr) -> Tensor:
-        """A tensor that takes ownership of the fresh numpy result `arr` (no copy when its layout allows)."""
+    def _wrap(arr, keep: bool = False) -> Tensor:
+        """A tensor that takes ownership of the fresh numpy result `arr` (no copy when its layout allows);
+        `keep`: a dense result in any dim order keeps it (an elementwise op's over a channels_last input)."""
         if type(arr) is not np.ndarray:
             arr = np.asarray(arr)
         dt = _BY_NP.get(arr.dtype)
@@ -108,7 +109,7 @@ class Tensor:
         else:
             if flags.f_contiguous:
                 raw = arr.T
-            else:
+            elif not keep or (raw := arr.ravel("K")).base is None:  # ravel copies (base None) unless dense
                 arr = raw = np.ascontiguousarray(arr)
             isz = dt.itemsize
             strides = tuple([s // isz for s in arr.strides])

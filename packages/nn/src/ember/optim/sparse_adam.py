@@ -8,11 +8,12 @@ and moves). ember has no sparse layout: every gradient is dense, `Embedding(spar
 So `F.embedding`/`F.embedding_bag` with `sparse=True` mark the looked-up rows in a boolean mask kept
 on the weight (`weight._sparse_grad_rows`, one flag per row), and this SparseAdam updates exactly the
 marked rows, in PyTorch's order of operations, then clears the mask (as does its `zero_grad`).
-A parameter without a mask (a gradient not from a sparse embedding) is updated at the rows (slices
-along dim 0) where its dense gradient is non-zero; PyTorch refuses such gradients ("SparseAdam does
-not support dense gradients"). Limits: rows are marked at forward time, so a forward under grad mode
-whose backward never runs before the next `step` (and no `SparseAdam.zero_grad` in between) adds its
-rows too.
+A gradient of a parameter without a mask (not from a sparse embedding) is what PyTorch calls a dense
+gradient: `step` raises PyTorch's RuntimeError for it, before changing anything of its group.
+Limits: rows are marked at forward time, so a forward under grad mode whose backward never runs
+before the next `step` (and no `SparseAdam.zero_grad` in between) adds its rows too; and a weight
+that a sparse embedding and dense ops both use (tied weights) passes as sparse, where PyTorch's
+accumulated gradient would be dense and refused.
 """
 
 from __future__ import annotations
@@ -29,11 +30,10 @@ __all__ = ["SparseAdam"]
 
 class SparseAdam(Optimizer):
     """Masked Adam: the moments and the parameter change only at the rows a sparse embedding looked up
-    (or, for other gradients, where they are non-zero; NOTE [ SparseAdam on dense gradients ]), with
-    Adam's bias corrections.
+    (NOTE [ SparseAdam on dense gradients ]), with Adam's bias corrections.
 
     Args:
-        params: parameters or parameter groups (real, dense).
+        params: parameters or parameter groups (real), trained through `Embedding(sparse=True)`.
         lr: learning rate (> 0).
         betas: coefficients of the moment averages.
         eps: added to the denominator (> 0).
@@ -70,9 +70,16 @@ class SparseAdam(Optimizer):
         super().zero_grad(set_to_none)
 
     def step(self, closure: Callable | None = None):
-        """One masked Adam update of every parameter with a gradient."""
+        """One masked Adam update of every parameter with a gradient.
+
+        Raises:
+            RuntimeError: a parameter's gradient is dense (not from a sparse embedding), as PyTorch's.
+        """
         loss = self._closure_loss(closure)
         for group in self.param_groups:
+            for p in group["params"]:
+                if p.grad is not None and p.__dict__.get("_sparse_grad_rows") is None:
+                    raise RuntimeError("SparseAdam does not support dense gradients, please consider Adam instead")
             beta1, beta2 = group["betas"]
             lr, eps = float(group["lr"]), group["eps"]
             for p in group["params"]:
@@ -85,12 +92,9 @@ class SparseAdam(Optimizer):
                     state["exp_avg_sq"] = ea.zeros_like(p)
                 state["step"] += 1
                 grad = -p.grad if group["maximize"] else p.grad
-                marked = p.__dict__.get("_sparse_grad_rows")
-                if marked is not None:
-                    touched = marked.clone()
-                    marked.zero_()
-                else:
-                    touched = grad.ne(0) if grad.dim() < 2 else grad.ne(0).flatten(1).any(1)
+                marked = p.__dict__["_sparse_grad_rows"]
+                touched = marked.clone()
+                marked.zero_()
                 rows = ea.nonzero(touched).flatten()
                 if rows.numel() == 0:
                     continue

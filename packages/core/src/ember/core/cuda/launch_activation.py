@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from ember.core.cuda import launch_util as lu
 from ember.core.cuda.kernels import activation as KA
-from ember.core.cuda.launch_elementwise import launch
+from ember.core.cuda.launch_elementwise import launch, result
 from ember.core.dispatch import get_op
 
 __all__ = ["register"]
@@ -19,13 +19,13 @@ def _attrs(name: str, args: tuple) -> tuple:
 def _make(name: str, fwd, bwd):
     def forward(x, *args, out=None):  # a floating tensor, checked by the op's meta step
         ct = lu.compute_type(x._dtype)
-        res = lu.prepare_out(out, x._shape, x._dtype, x._storage.device, name)
+        res = result(out, x._shape, x._dtype, x._storage.device, name, (x,))
         attrs = _attrs(name, args)
         return launch(fwd, (x, *attrs), res, (ct,) * (1 + len(attrs)))
 
     def backward(grad, x, *args):
         ct = lu.compute_type(x._dtype)
-        res = lu.empty(x._shape, x._dtype, x._storage.device)
+        res = result(None, x._shape, x._dtype, x._storage.device, name, (grad, x))
         attrs = _attrs(name, args)
         return launch(bwd, (grad, x, *attrs), res, (ct,) * (2 + len(attrs)))
 
@@ -35,7 +35,8 @@ def _make(name: str, fwd, bwd):
 def _fused(fn):
     def backward(grad, saved):
         ct = lu.compute_type(saved._dtype)
-        return launch(fn, (grad, saved), lu.empty(saved._shape, saved._dtype, saved._storage.device), (ct, ct))
+        res = result(None, saved._shape, saved._dtype, saved._storage.device, "", (grad, saved))
+        return launch(fn, (grad, saved), res, (ct, ct))
     return backward
 
 

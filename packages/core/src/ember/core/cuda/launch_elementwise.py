@@ -6,6 +6,8 @@ Every launch queues on the current stream and returns at once.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from ember.core import dtypes
@@ -18,7 +20,7 @@ from ember.core.ops import memfmt
 from ember.core.ops._util import shape_error
 from ember.core.tensor import Tensor, describe
 
-__all__ = ["launch", "register", "copy_into"]
+__all__ = ["launch", "register", "copy_into", "result"]
 
 
 def _scalar(x):
@@ -48,7 +50,7 @@ def launch(fn, operands: tuple, out: Tensor, casts: tuple) -> Tensor:
         bad = next(x for x in tensors if x._storage.device.type != "cuda")
         raise RuntimeError(f"Expected all tensors to be on the same device, but found at least two devices; got "
                            f"{describe(bad)} and {describe(out)}")
-    dense = all(lu.is_dense(t, shape) for t in (*tensors, out))
+    dense = all(lu.is_dense(t, shape) for t in (*tensors, out)) or _alike(tensors, out)
     kinds = "".join("t" if _is_device_tensor(x) else "s" for x in operands)
     if dense:
         m = lu.meta(((1,),))
@@ -63,6 +65,14 @@ def launch(fn, operands: tuple, out: Tensor, casts: tuple) -> Tensor:
     blocks, threads = lu.grid(n)
     K.kernel(fn, kinds, casts, dense)[blocks, threads, lu.stream()](*args)
     return out
+
+
+def _alike(tensors: list, out: Tensor) -> bool:
+    """Every operand dense in the same dim order as `out` (channels_last + channels_last): the flat index
+    of the dense kernel then walks each one's storage in the same element order."""
+    shape, strides = out._shape, out._strides
+    return (all(t._shape == shape and t._strides == strides for t in tensors)
+            and memfmt.dense_strides(shape, strides))
 
 
 def _result_shape(name: str, *xs) -> tuple[int, ...]:
@@ -80,6 +90,18 @@ def _device(*xs):
     raise RuntimeError("no CUDA tensor among the operands")
 
 
+def result(out, shape: tuple[int, ...], dt: dtypes.dtype, dev, name: str, operands: tuple,
+            numbers: bool = True) -> Tensor:
+    """`out`, checked, or a new result laid out as its operands are (NOTE [ Elementwise result layout ] in
+    `ember.core.ops.memfmt`: `channels_last + 1` is channels_last), as the CPU kernels give it."""
+    if out is None:
+        strides = memfmt.elementwise_strides(shape, operands, numbers)
+        if strides is not None:
+            base = lu.empty((math.prod(shape),), dt, dev)
+            return Tensor._make(base._storage, 0, tuple(shape), strides, dt)
+    return lu.prepare_out(out, shape, dt, dev, name)
+
+
 def _make_unary(name: str, rule: str):
     f_float, f_int = K.UNARY[name]
 
@@ -88,7 +110,7 @@ def _make_unary(name: str, rule: str):
         # BOOL-rule ops compute in the input's type; the others in the result dtype
         ct = lu.compute_type(x._dtype if rule == BOOL else dt)
         fn = f_float if ct.name.startswith("float") else f_int
-        res = lu.prepare_out(out, x._shape, dt, x._storage.device, name)
+        res = result(out, x._shape, dt, x._storage.device, name, (x,))
         return launch(fn, (x,), res, (ct,))
 
     return kernel
@@ -112,7 +134,7 @@ def _make_binary(row):
         ct = lu.compute_type(dt)
         fn = f_float if ct.name.startswith("float") else f_int
         res_dt = dtypes.bool if rule == BOOL else dt
-        res = lu.prepare_out(out, shape, res_dt, _device(a, b), name)
+        res = result(out, shape, res_dt, _device(a, b), name, (a, b), name != "pow")
         return launch(fn, (a, b), res, (ct, ct))
 
     return kernel
@@ -122,7 +144,7 @@ def _where(condition, x, other, *, out=None):
     dt = dtypes.result_type(x, other)
     shape = _result_shape("where", condition, x, other)
     ct = lu.compute_type(dt)
-    res = lu.prepare_out(out, shape, dt, _device(condition, x, other), "where")
+    res = result(out, shape, dt, _device(condition, x, other), "where", (condition, x, other))
     return launch(K.OTHER["where"], (condition, x, other), res, (None, ct, ct))
 
 
@@ -131,7 +153,7 @@ def _clamp(input, min=None, max=None, *, out=None):
     dt = dtypes.result_type(input, *bounds)
     shape = _result_shape("clamp", input, *bounds)
     ct = lu.compute_type(dt)
-    res = lu.prepare_out(out, shape, dt, input._storage.device, "clamp")
+    res = result(out, shape, dt, input._storage.device, "clamp", (input, min, max), False)
     fn = K.OTHER["clamp" if len(bounds) == 2 else ("clamp_min" if max is None else "clamp_max")]
     return launch(fn, (input, *bounds), res, (ct,) * (1 + len(bounds)))
 
@@ -140,7 +162,7 @@ def _lerp(x, end, weight, *, out=None):
     dt = dtypes.result_type(x, end)
     shape = _result_shape("lerp", x, end, weight)
     ct = lu.compute_type(dt)
-    res = lu.prepare_out(out, shape, dt, x._storage.device, "lerp")
+    res = result(out, shape, dt, x._storage.device, "lerp", (x, end, weight), False)
     return launch(K.OTHER["lerp"], (x, end, weight), res, (ct, ct, ct))
 
 

@@ -6,9 +6,8 @@ from __future__ import annotations
 
 from functools import cache
 
-from ember.core.cuda import launch_util as lu
 from ember.core.cuda.kernels import elementwise as K
-from ember.core.cuda.launch_elementwise import _device, _result_shape, launch
+from ember.core.cuda.launch_elementwise import _device, _result_shape, launch, result
 from ember.core.dispatch import get_op
 from ember.core.ops import special as S
 from ember.core.ops.elementwise import binary_dtype
@@ -38,25 +37,25 @@ def _f64():
 
 def _unary(name: str, fname: str):
     def kernel(x, *, out=None):
-        res = lu.prepare_out(out, x._shape, S.float_dtype(x), x._storage.device, name)
+        res = result(out, x._shape, S.float_dtype(x), x._storage.device, name, (x,))
         return launch(entry(fname), (x,), res, (_f64(),))
     return kernel
 
 
 def _binary(name: str, fname: str):
     def kernel(a, b, *, out=None):
-        res = lu.prepare_out(out, _result_shape(name, a, b), binary_dtype("float", a, b), _device(a, b), name)
+        res = result(out, _result_shape(name, a, b), binary_dtype("float", a, b), _device(a, b), name, (a, b))
         return launch(entry(fname), (a, b), res, (_f64(), _f64()))
     return kernel
 
 
 def _polygamma(n, x, *, out=None):
-    res = lu.prepare_out(out, x._shape, S.float_dtype(x), x._storage.device, "polygamma")
+    res = result(out, x._shape, S.float_dtype(x), x._storage.device, "polygamma", (x,))
     return launch(entry("polygamma"), (float(n), x), res, (_f64(), _f64()))
 
 
 def _logit(x, eps=None, *, out=None):
-    res = lu.prepare_out(out, x._shape, S.float_dtype(x), x._storage.device, "logit")
+    res = result(out, x._shape, S.float_dtype(x), x._storage.device, "logit", (x,))
     return launch(entry("logit"), (x, -1.0 if eps is None else float(eps)), res, (_f64(), _f64()))
 
 

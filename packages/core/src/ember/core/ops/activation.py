@@ -17,6 +17,7 @@ from ember.core.dispatch import composite, declare
 from ember.core.opinfo import FLOAT_DTYPES, PROMOTE, ErrorInput, OpInfo, Sample, unary_samples
 from ember.core.ops import numba_cpu, numba_nn
 from ember.core.ops._util import write_out, wrap
+from ember.core.ops.elementwise import laid_out
 from ember.core.tensor import Tensor, describe
 
 __all__ = ["leaky_relu", "elu", "selu", "celu", "gelu", "hardtanh", "relu6", "hardsigmoid", "hardswish",
@@ -183,7 +184,10 @@ def _make(name: str, fwd, bwd, attrs: str, info: OpInfo):
         if dt.itemsize == 2:  # 16-bit floats compute in float32 and round once, as PyTorch (x * 6 overflows)
             x = x.astype(np.float32)
         r = np.asarray(fwd(x, *args)).astype(dt, copy=False)
-        return write_out(out, r, name) if out is not None else wrap(r)
+        if out is not None:
+            return write_out(out, r, name)
+        t = wrap(r, True)
+        return t if t._strides == input._strides else laid_out(t, r, (input,))  # NOTE [ Elementwise result layout ]
 
     bnames = ("grad_output", "input", *(names if name != "threshold" else names[:1]))
     bop = declare(bsig.split("(")[0], bwd, argnames=bnames,
@@ -199,7 +203,8 @@ def _make(name: str, fwd, bwd, attrs: str, info: OpInfo):
             out = np.empty_like(x)
             fused()(g.reshape(-1), x.reshape(-1), *args, out.reshape(-1))
             return wrap(out)
-        return wrap(np.asarray(bwd(g, x, *args)).astype(x.dtype, copy=False))
+        r = np.asarray(bwd(g, x, *args)).astype(x.dtype, copy=False)
+        return laid_out(wrap(r, True), r, (grad, input))
 
     return op, bop
 
@@ -228,7 +233,8 @@ def _fused_backward(name: str, fn, doc: str):
     @op.register("cpu")
     def kernel(grad, saved):
         s = saved._np()
-        return wrap(np.asarray(fn(grad._np(), s)).astype(s.dtype, copy=False))
+        r = np.asarray(fn(grad._np(), s)).astype(s.dtype, copy=False)
+        return laid_out(wrap(r, True), r, (grad, saved))
 
     return op
 

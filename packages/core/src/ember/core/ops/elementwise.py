@@ -21,9 +21,9 @@ from ember.core.dispatch import declare, get_op
 from ember.core.opinfo import (ALL_DTYPES, BOOL, FLOAT, INT_DTYPES, PROMOTE, ErrorInput, OpInfo, Sample, binary_samples,
                                unary_samples)
 from ember.core.ops._util import ERRSTATE, IGNORE_ALL, arr, shape_error, warn_at_caller, wrap, write_out
-from ember.core.ops import numba_cpu
+from ember.core.ops import memfmt, numba_cpu
 from ember.core.ops.complex import BINARY_REFUSING, complex_unary, refuse_complex
-from ember.core.tensor import Tensor
+from ember.core.tensor import _CSTRIDES, Tensor, contiguous_strides
 
 # PyTorch computes inf and nan silently; numpy's floating-point RuntimeWarnings ("divide by zero
 # encountered") from ember's own kernels are noise. The elementwise kernels switch them off
@@ -225,7 +225,8 @@ def _make_unary(row: Row):
         except AttributeError:
             raise not_a_tensor(name, "input", 1, x) from None
         if dt.is_complex:
-            return complex_unary(name, fn, x, out)
+            t = complex_unary(name, fn, x, out)
+            return t if out is not None or t._strides == x._strides else laid_out(t, t._np(), (x,))
         if not (rule == PROMOTE or (rule == FLOAT and dt.is_floating_point)):
             dt = _unary_dtype(rule, x)
         c = x._npc  # Tensor._np's cache, read inline
@@ -243,9 +244,57 @@ def _make_unary(row: Row):
             ERRSTATE.reset(token)
         if out is not None:
             return write_out(out, r, name)
-        return wrap(r)
+        t = wrap(r, True)
+        if t._strides == x._strides:  # a row-major input, the common case: nothing more to do
+            return t
+        return laid_out(t, r, (x,))
 
     return op
+
+
+class _RowMajor:
+    """Stands for the operands of `pow(number, tensor)`, whose result PyTorch makes row-major whatever the
+    exponent's layout: its strides equal no result's, so the kernel asks `laid_out` with no operands."""
+
+    _strides = None
+
+
+_ROW_MAJOR = _RowMajor()
+
+
+def laid_out(t: Tensor, r, operands, numbers: bool = True) -> Tensor:
+    """`t`, the wrapped CPU result `r`, in the layout its operands give (NOTE [ Elementwise result layout ] in
+    `ember.core.ops.memfmt`), in `r`'s own buffer where numpy laid it out so already."""
+    s = t._strides
+    shape = t._shape
+    same = bool(operands)  # every input of the result's strides, or expanded from one element (a gradient of sum)
+    row_major = s == _CSTRIDES.get(shape)  # and every input row-major in its own shape (a broadcast bias)
+    for v in operands:
+        if isinstance(v, Tensor):
+            vs = v._strides
+            if vs != s and any(vs):
+                same = False
+                if not row_major:
+                    break
+                if vs != _CSTRIDES.get(v._shape):
+                    row_major = False
+                    break
+    if same or row_major:
+        return t
+    strides = memfmt.elementwise_strides(shape, operands, numbers)
+    if strides is None:
+        strides = _CSTRIDES.get(shape) or contiguous_strides(shape)
+    if strides == s:
+        return t
+    r = np.asarray(r)
+    isz = r.itemsize
+    if all(n == 1 or a == s * isz for n, a, s in zip(shape, r.strides, strides, strict=True)):
+        flat = r.ravel(order="K")  # a view: r is dense in that order
+    else:
+        flat = np.empty(r.size, r.dtype)
+        np.copyto(np.ndarray(shape, r.dtype, flat, 0, tuple([s * isz for s in strides])), r)
+    base = wrap(flat)
+    return Tensor._make(base._storage, 0, shape, strides, base._dtype)
 
 
 def _bool_of_int(name: str, a):
@@ -537,18 +586,22 @@ def _make_binary(row: Row):
             c, d = a._npc, b._npc  # Tensor._np's cache, read inline
             x = c[1] if c is not None and c[0] is a._storage._raw else a._np()
             y = d[1] if d is not None and d[0] is b._storage._raw else b._np()
+            u, v = a, b  # the tensor operands whose strides a row-major result must equal
         elif (isinstance(a, Tensor) and a._dtype.is_floating_point and a._shape
               and (type(b) is float or type(b) is int)):
             dt = a._dtype  # a float tensor and a Python number: result_type keeps the tensor's dtype
             c = a._npc
             x = c[1] if c is not None and c[0] is a._storage._raw else a._np()
             y = b
+            u = v = a
         else:
             check_operands(row, a, b)
             dt = binary_dtype(rule, a, b)
             x = a._np() if isinstance(a, Tensor) else a
             y = b._np() if isinstance(b, Tensor) else b
             x, y = _as_operand(x, dt), _as_operand(y, dt)  # comparisons too: uint8 > -3 is uint8 > 253
+            u = a if isinstance(a, Tensor) else (b if name != "pow" else _ROW_MAJOR)
+            v = b if isinstance(b, Tensor) else u
         if refuses_complex and dt.is_complex:
             refuse_complex(name, dt)
         if refused and dt in refused:
@@ -577,7 +630,11 @@ def _make_binary(row: Row):
                 raise RuntimeError(f"{name}: output with shape {list(out._shape)} doesn't match the broadcast "
                                    f"shape {list(np.shape(r))}")
             return write_out(out, r, name)
-        return wrap(r)
+        t = wrap(r, True)
+        s = t._strides
+        if u._strides == s and v._strides == s:  # row-major inputs of the result's shape: nothing more to do
+            return t
+        return laid_out(t, r, (a, b) if u is not _ROW_MAJOR else (), name != "pow")
 
     return op
 
@@ -643,7 +700,7 @@ def _where_cpu(condition, input, other, *, out=None):
         r = np.where(arr(condition), arr(input), arr(other)).astype(dt.np, copy=False)
     except ValueError:
         raise shape_error("where", condition, input, other) from None
-    return write_out(out, r, "where") if out is not None else wrap(r)
+    return write_out(out, r, "where") if out is not None else laid_out(wrap(r, True), r, (condition, input, other))
 
 
 clamp = declare("clamp", np.clip, argnames=("input", "min", "max"))
@@ -667,7 +724,7 @@ def _clamp_cpu(input, min=None, max=None, *, out=None):
         r = np.minimum(r, arr(max), dtype=dt.np)
     if r is x:
         r = x.copy()
-    return write_out(out, r, "clamp") if out is not None else wrap(r)
+    return write_out(out, r, "clamp") if out is not None else laid_out(wrap(r, True), r, (input, min, max), False)
 
 
 lerp = declare("lerp", lambda a, b, w: a + w * (b - a), argnames=("input", "end", "weight"))
@@ -678,7 +735,7 @@ def _lerp_cpu(input, end, weight, *, out=None):
     dt = dtypes.result_type(input, end)
     x, y, w = arr(input), arr(end), arr(weight)
     r = np.add(x, np.multiply(w, np.subtract(y, x, dtype=dt.np), dtype=dt.np), dtype=dt.np)
-    return write_out(out, r, "lerp") if out is not None else wrap(r)
+    return write_out(out, r, "lerp") if out is not None else laid_out(wrap(r, True), r, (input, end, weight), False)
 
 
 # every op of the tables, declared into this module's namespace above

@@ -354,7 +354,11 @@ def to(input, *args, **kwargs) -> Tensor:
                 out = S.to_dtype(out, dt)
             else:  # the converted copy keeps the layout asked for (preserve_format: the input's)
                 inverse = tuple(sorted(range(len(perm)), key=perm.__getitem__))
-                out = S.permute(S.to_dtype(S.permute(out, perm).contiguous(), dt), inverse)
+                res = S.permute(S.to_dtype(S.permute(out, perm).contiguous(), dt), inverse)
+                if res._strides != out._strides and out.is_contiguous() and kwargs.get("memory_format") in (
+                        None, preserve_format):  # PyTorch keeps a row-major input's size-1 strides too
+                    res = as_strided(res, out._shape, out._strides, res._offset)
+                out = res
             copy = False
     if dev is not None:
         dev = as_device(dev)
@@ -362,8 +366,9 @@ def to(input, *args, **kwargs) -> Tensor:
             out = backend(dev.type if dev.type != "cpu" else out.device.type).to_device(out, dev, non_blocking)
             copy = False
     fmt = kwargs.get("memory_format")
-    if fmt is not None and fmt is not preserve_format:
-        if not out.is_contiguous(fmt):
+    if fmt is not None and fmt is not preserve_format:  # PyTorch: a copy unless the strides suggest the format
+        name = getattr(fmt, "name", None)
+        if memfmt.suggested_format(out) != ("contiguous_format" if name == "legacy_contiguous_format" else name):
             return clone(out, memory_format=fmt)
     if copy:
         out = clone(out)

@@ -1,12 +1,14 @@
-"""`memory_format=`: the dim order a format asks for (PyTorch's preserve_format rule included), and the
-strided result that order gives a freshly allocated row-major buffer."""
+"""`memory_format=`: the dim order a format asks for (PyTorch's preserve_format rule included), the
+strided result that order gives a freshly allocated row-major buffer, and the layout of an
+elementwise op's result (NOTE [ Elementwise result layout ])."""
 
 from __future__ import annotations
 
 from ember.core import settings
 from ember.core.tensor import _CSTRIDES, Tensor, _contiguous_strides_cached
 
-__all__ = ["dim_order", "permuted_shape", "restride", "laid_out"]
+__all__ = ["dim_order", "permuted_shape", "restride", "laid_out", "elementwise_strides", "dense_strides",
+           "suggested_format"]
 
 _RANKS = {"channels_last": 4, "channels_last_3d": 5}
 
@@ -31,7 +33,8 @@ def _dense_order(shape: tuple, strides: tuple) -> tuple:
 
 
 def dim_order(x: Tensor | None, memory_format, op: str = "memory_format", shape: tuple = ()) -> tuple | None:
-    """The dims of the result outermost first, or None when that is the row-major order.
+    """The dims of the result outermost first, or None when it is plainly row-major (an identity order: `x` is
+    row-major but for the strides of size-1 dims, which `restride` keeps).
 
     `None` and `preserve_format` keep `x`'s layout (row-major for a new tensor of `shape`: `x` None);
     `channels_last` (rank 4) and `channels_last_3d` (rank 5) put the channel dim innermost."""
@@ -40,8 +43,8 @@ def dim_order(x: Tensor | None, memory_format, op: str = "memory_format", shape:
     if memory_format is None or memory_format is settings.preserve_format:
         if x is None or len(shape) < 2 or x._strides == (_CSTRIDES.get(shape) or _contiguous_strides_cached(shape)):
             return None
-        if x.is_contiguous():  # row-major but for the strides of size-1 dims: the values sit alike
-            return None
+        if x.is_contiguous():  # row-major but for the strides of size-1 dims, which PyTorch keeps (`restride`)
+            return tuple(range(len(shape)))
         perm = _dense_order(shape, x._strides)
     else:
         name = getattr(memory_format, "name", None)
@@ -54,6 +57,28 @@ def dim_order(x: Tensor | None, memory_format, op: str = "memory_format", shape:
             raise RuntimeError(f"required rank {rank} tensor to use {name} format")
         perm = (0, *range(2, rank), 1)
     return None if perm == tuple(range(len(shape))) else perm
+
+
+def _channels_last_like(shape: tuple, strides: tuple) -> bool:
+    """PyTorch's `is_channels_last_strides_2d`/`_3d`: the strides order the channel dim innermost, the
+    ambiguous N111-like cases counting as row-major."""
+    order = (1, 3, 2, 0) if len(shape) == 4 else (1, 4, 3, 2, 0)
+    if strides[1] == 0:
+        return False
+    low = 0
+    for d in order:
+        if strides[d] == 0 or strides[d] < low or (d == 0 and low == strides[1]):
+            return False
+        low = strides[d] * (shape[d] if shape[d] > 1 else 1)
+    return True
+
+
+def suggested_format(x: Tensor) -> str:
+    """PyTorch's `suggest_memory_format`: the name of the format `x`'s strides follow; `to(memory_format=)`
+    returns `x` itself when it is the one asked for."""
+    if len(x._shape) in (4, 5) and _channels_last_like(x._shape, x._strides):
+        return "channels_last" if len(x._shape) == 4 else "channels_last_3d"
+    return "contiguous_format"
 
 
 def permuted_shape(shape: tuple, perm: tuple) -> tuple:
@@ -87,3 +112,132 @@ def laid_out(t: Tensor, perm: tuple, requires_grad: bool, memory_format, like: T
     """`restride` for the `*_like` creators, then their `requires_grad`."""
     t = restride(t, perm, memory_format, like)
     return t.requires_grad_(True) if requires_grad else t
+
+
+# NOTE [ Elementwise result layout ]
+# An elementwise op's new result takes its inputs' memory layout, as PyTorch's TensorIterator gives it:
+# - every tensor input of the result's shape and no scalar (a Python number or a 0-dim tensor among the
+#   operands): all row-major (size-1 dims aside) -> row-major; all channels_last (rank 4) -> the
+#   channels_last strides; all dense with equal strides -> the first input's strides, exactly;
+# - otherwise the dims are sorted by the inputs' strides, innermost first, by an insertion sort in which
+#   the first input with an opinion decides (a broadcast dim, stride 0, has none; equal strides put the
+#   smaller size inside), and the result is dense in that order (row-major when the order is).
+# So `channels_last + 1` and `x.permute(2, 0, 1).exp()` keep their layouts, `channels_last + row-major`
+# is channels_last and `row-major + channels_last` row-major. The kernels ask for it only when an input is
+# not row-major (`elementwise_strides` returns None at once when every tensor operand is), so the
+# contiguous path costs nothing more. Which operands count: PyTorch wraps a Python number operand of the
+# arithmetic ops and comparisons as a 0-dim tensor (a scalar), but not clamp's bounds, lerp's weight or a
+# number base or exponent of pow (`numbers=False`).
+
+
+def dense_strides(shape: tuple, strides: tuple) -> bool:
+    """PyTorch's `is_non_overlapping_and_dense`: some permutation of the dims is row-major."""
+    dims = sorted((d for d in range(len(shape)) if shape[d] >= 2), key=lambda d: strides[d])
+    expected = 1
+    for d in dims:
+        if strides[d] != expected:
+            return False
+        expected *= shape[d]
+    return True
+
+
+def _channels_last(t: Tensor) -> bool:
+    expected = 1
+    for d in (1, 3, 2, 0):
+        if t._shape[d] != 1:
+            if t._strides[d] != expected:
+                return False
+            expected *= t._shape[d]
+    return True
+
+
+def _swap(dim0: int, dim1: int, strides: list, shape: tuple) -> int:
+    """1 when `dim0`, now inside `dim1`, belongs outside it; -1 when it stays; 0 when no input says."""
+    for s in strides:
+        s0, s1 = s[dim0], s[dim1]
+        if s0 == 0 or s1 == 0:
+            continue
+        if s0 != s1:
+            return -1 if s0 < s1 else 1
+        if shape[dim0] > shape[dim1]:
+            return 1
+    return 0
+
+
+_LAYOUTS: dict[tuple, tuple | None] = {}  # the geometry of an op's operands -> `elementwise_strides`
+
+
+def elementwise_strides(shape: tuple, operands, numbers: bool = True) -> tuple | None:
+    """The strides of an elementwise result of `shape` over `operands`, or None for row-major.
+
+    NOTE [ Elementwise result layout ]: `operands` in the op's order (tensors, numbers, None for an absent
+    optional); `numbers`: whether a Python number is an operand (a scalar) of the op. The answer is
+    remembered per geometry: a training loop repeats its layouts."""
+    if len(shape) < 2:
+        return None
+    cs = _CSTRIDES.get(shape) or _contiguous_strides_cached(shape)
+    tensors = []
+    key = [shape]
+    scalars = False
+    row_major = True
+    for v in operands:
+        if isinstance(v, Tensor):
+            if not v._shape:
+                scalars = True
+                key.append(())
+                continue
+            tensors.append(v)
+            key.append(v._shape)
+            key.append(v._strides)
+            if row_major and v._strides != (cs if v._shape == shape else _CSTRIDES.get(v._shape)
+                                             or _contiguous_strides_cached(v._shape)):
+                row_major = False
+        elif v is not None and numbers:
+            scalars = True
+            key.append(None)
+    if row_major:
+        return None
+    key = tuple(key)
+    strides = _LAYOUTS.get(key, key)
+    if strides is key:
+        if len(_LAYOUTS) > 4096:
+            _LAYOUTS.clear()
+        strides = _LAYOUTS[key] = _iterator_strides(shape, tensors, scalars)
+    return strides
+
+
+def _iterator_strides(shape: tuple, tensors: list, scalars: bool) -> tuple | None:
+    """`elementwise_strides` computed: TensorIterator's fast setups, else its sorted dims."""
+    nd = len(shape)
+    if not scalars and all(t._shape == shape for t in tensors):
+        if all(t.is_contiguous() for t in tensors):
+            return None
+        if nd == 4 and all(_channels_last(t) for t in tensors):
+            c, h, w = shape[1], shape[2], shape[3]
+            return (h * w * c, 1, w * c, c)
+        first = tensors[0]._strides
+        if all(t._strides == first for t in tensors) and dense_strides(shape, first):
+            return first
+    strides = []
+    for t in tensors:
+        lead = nd - len(t._shape)
+        strides.append((0,) * lead + tuple([0 if n == 1 and shape[lead + i] != 1 else s
+                                            for i, (n, s) in enumerate(zip(t._shape, t._strides, strict=True))]))
+    perm = list(range(nd - 1, -1, -1))  # innermost first
+    for i in range(1, nd):
+        d1 = i
+        for d0 in range(i - 1, -1, -1):
+            c = _swap(perm[d0], perm[d1], strides, shape)
+            if c > 0:
+                perm[d0], perm[d1] = perm[d1], perm[d0]
+                d1 = d0
+            elif c < 0:
+                break
+    if perm == list(range(nd - 1, -1, -1)):
+        return None
+    out = [0] * nd
+    acc = 1
+    for d in perm:
+        out[d] = acc
+        acc *= shape[d]
+    return tuple(out)

@@ -15,7 +15,7 @@ from ember.core import dtypes
 from ember.core.dispatch import declare
 from ember.core.methods import attach, inplace
 from ember.core.ops._util import ERRSTATE, IGNORE_ALL, arr, shape_error, wrap, write_out
-from ember.core.ops.elementwise import binary_dtype
+from ember.core.ops.elementwise import binary_dtype, laid_out
 from ember.core.tensor import Tensor
 
 __all__ = ["lgamma", "digamma", "polygamma", "mvlgamma", "erfc", "i0", "sinc", "logit", "igamma", "igammac", "erfc_",
@@ -97,15 +97,18 @@ def _f64(a) -> np.ndarray:
     return np.asarray(arr(a), dtype=np.float64)
 
 
-def _run(fname: str, args: tuple, dt: dtypes.dtype, out: Tensor | None, name: str) -> Tensor:
-    """special_math's `fname` over numpy `args` in float64, rounded to `dt` (into `out` when given);
-    overflow to inf and NaN are results, silently, as in PyTorch."""
+def _run(fname: str, args: tuple, dt: dtypes.dtype, out: Tensor | None, name: str, operands: tuple = ()) -> Tensor:
+    """special_math's `fname` over numpy `args` in float64, rounded to `dt` (into `out` when given), laid out
+    as the tensor `operands` are (NOTE [ Elementwise result layout ]); overflow to inf and NaN are results,
+    silently, as in PyTorch."""
     token = ERRSTATE.set(IGNORE_ALL)
     try:
         r = np.asarray(ufunc(fname, len(args))(*args)).astype(dt.np, copy=False)
     finally:
         ERRSTATE.reset(token)
-    return write_out(out, r, name) if out is not None else wrap(r)
+    if out is not None:
+        return write_out(out, r, name)
+    return laid_out(wrap(r, True), r, operands) if operands else wrap(r)
 
 
 def _make_unary(name: str, fname: str, differentiable: bool):
@@ -114,7 +117,7 @@ def _make_unary(name: str, fname: str, differentiable: bool):
     @op.register("cpu")
     def kernel(x, *, out=None):
         _check_tensor(name, x)
-        return _run(fname, (_f64(x),), float_dtype(x), out, name)
+        return _run(fname, (_f64(x),), float_dtype(x), out, name, (x,))
 
     return op
 
@@ -128,7 +131,7 @@ def _make_binary(name: str, fname: str, differentiable: bool):
             _check_tensor(name, a)
         dt = binary_dtype("float", a, b)
         try:
-            return _run(fname, (_f64(a), _f64(b)), dt, out, name)
+            return _run(fname, (_f64(a), _f64(b)), dt, out, name, (a, b))
         except ValueError as e:
             if "broadcast" in str(e):
                 raise shape_error(name, a, b) from None
@@ -149,7 +152,7 @@ _polygamma = declare("polygamma", None, argnames=("n", "input"))
 @_polygamma.register("cpu")
 def _polygamma_cpu(n, x, *, out=None):
     _check_tensor("polygamma", x)
-    return _run("polygamma", (np.float64(n), _f64(x)), float_dtype(x), out, "polygamma")
+    return _run("polygamma", (np.float64(n), _f64(x)), float_dtype(x), out, "polygamma", (x,))
 
 
 def check_polygamma_order(n) -> None:
@@ -185,7 +188,7 @@ _logit = declare("logit", None, argnames=("input",))
 def _logit_cpu(x, eps=None, *, out=None):
     _check_tensor("logit", x)
     e = -1.0 if eps is None else float(eps)
-    return _run("logit", (_f64(x), np.float64(e)), float_dtype(x), out, "logit")
+    return _run("logit", (_f64(x), np.float64(e)), float_dtype(x), out, "logit", (x,))
 
 
 def logit(input: Tensor, eps: float | None = None, *, out: Tensor | None = None) -> Tensor:
