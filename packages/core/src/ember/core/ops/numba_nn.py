@@ -353,57 +353,50 @@ def channel_affine():
 
 @cache
 def batch_norm_backward():
-    # g, x, gi: (N, C, L); mean, invstd, w: (C,); gw, gb: (C,) float64 outputs. One channel at a time: its sums,
-    # then its input gradient while the channel is still in cache (training subtracts the statistics'
-    # terms). The sums are centred on `mean` (the saved batch mean, rounded to x's dtype) and run in 8
-    # float64 lanes each, as in `channel_stats`; in training the exact float64 batch mean is that centre
-    # plus the mean of x - centre, written back to `mean`, and sum(g * (x - mean)) is corrected to it.
-    @_njit()
+    import numba
+
+    # g, x, gi: (N, C, L); mean, invstd, w: (C,) float64; gw, gb: (C,) float64 outputs. One channel at a time:
+    # its sums, then its input gradient while the channel is still in cache (training subtracts the
+    # statistics' terms). The sums run in float64, centred on `mean` (the saved batch mean, rounded to x's
+    # dtype); `reassoc` lets LLVM split them into vector lanes. In training the exact float64 batch mean is
+    # that centre plus the mean of x - centre, written back to `mean`, and sum(g * (x - mean)) is corrected
+    # to it. The input gradient is a * g + e * (x - mean') + f in x's dtype (one vector pass), mean' the
+    # mean rounded to that dtype and f correcting for the rounding, so x - mean' keeps its digits.
+    @numba.njit(cache=True, nogil=True, fastmath={"reassoc", "contract"})
     def kernel(g, x, mean, invstd, w, training, gi, gw, gb):
         n, c, m = x.shape
         cnt = max(n * m, 1)
-        m8 = m - m % 8
-        ag, agx, ax = np.zeros(8), np.zeros(8), np.zeros(8)
+        co = np.empty(4, dtype=gi.dtype)  # the pass's coefficients, rounded to the gradient's dtype
         for ch in range(c):
             ref = mean[ch]
-            ag[:] = 0.0
-            agx[:] = 0.0
-            ax[:] = 0.0
+            sg = 0.0
+            sgx = 0.0
+            sx = 0.0
             for b in range(n):
-                for k in range(0, m8, 8):
-                    for lane in range(8):
-                        gv = g[b, ch, k + lane]
-                        d = x[b, ch, k + lane] - ref
-                        ag[lane] += gv
-                        agx[lane] += gv * d
-                        ax[lane] += d
-                for k in range(m8, m):
-                    gv = g[b, ch, k]
+                for k in range(m):
+                    gv = np.float64(g[b, ch, k])
                     d = x[b, ch, k] - ref
-                    ag[0] += gv
-                    agx[0] += gv * d
-                    ax[0] += d
-            sg = ag.sum()
-            sgx = agx.sum()
+                    sg += gv
+                    sgx += gv * d
+                    sx += d
             mu = ref
             if training:
-                shift = ax.sum() / cnt
+                shift = sx / cnt
                 mu = ref + shift
                 mean[ch] = mu
                 sgx -= shift * sg
             gb[ch] = sg
             gw[ch] = sgx * invstd[ch]
             k0 = w[ch] * invstd[ch]
-            if training:
-                mg = sg / cnt
-                c1 = gw[ch] / cnt * invstd[ch]
-                for b in range(n):
-                    for k in range(m):
-                        gi[b, ch, k] = k0 * (g[b, ch, k] - mg - (x[b, ch, k] - mu) * c1)
-            else:
-                for b in range(n):
-                    for k in range(m):
-                        gi[b, ch, k] = k0 * g[b, ch, k]
+            e = -k0 * gw[ch] / cnt * invstd[ch] if training else 0.0
+            co[0] = k0
+            co[1] = e
+            co[2] = mu
+            co[3] = -k0 * sg / cnt + e * (co[2] - mu) if training else 0.0
+            a, e2, md, f = co[0], co[1], co[2], co[3]
+            for b in range(n):
+                for k in range(m):
+                    gi[b, ch, k] = a * g[b, ch, k] + e2 * (x[b, ch, k] - md) + f
 
     return kernel
 
