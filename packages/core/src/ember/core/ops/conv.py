@@ -9,9 +9,10 @@ faster than N small ones). The input gradient is the transposed GEMM followed by
 Numba scatter-add through the same table into a padded buffer, cropped; the weight
 gradient is GEMM of the gradient with the columns. Depthwise convolutions (one input channel
 per group, groups > 1) run direct Numba loops instead: their per-group GEMMs would have
-K = kh * kw. A single-channel input with groups == 1 (a first layer) stays off the depthwise loops
-(the GEMM, or the direct kernel below, measured faster, and compile no parallel kernel at start).
-A transposed convolution is exactly a convolution's input gradient, so it reuses it.
+K = kh * kw (see NOTE [ Depthwise convolution over phase planes ]). A single-channel input with
+groups == 1 (a first layer) stays off the depthwise loops (the GEMM, or the direct kernel below,
+measured faster, and compile no parallel kernel at start). A transposed convolution is exactly a
+convolution's input gradient, so it reuses it.
 
 NOTE [ Direct convolution over flat rows ]
 A stride-1, groups=1 convolution with few channels on a large image runs direct instead
@@ -24,6 +25,19 @@ gradient padded by d*(k-1) - p, with the weight flipped and its channel axes swa
 An unpadded 1x1 convolution (groups=1) needs no columns at all: each image is `W (O, C) @ x[b]
 (C, H*W)`, one stacked matmul over the batch with no transposes (a stride keeps every s-th
 pixel first); its weight gradient is the batch's sum of `g[b] @ x[b]^T`.
+
+NOTE [ Depthwise convolution over phase planes ]
+A depthwise convolution (one input channel per group) is 9 multiply-adds per output, too few for
+a GEMM, and its planes are small (8x8 to 32x32), so loops over output rows of 8-32 run mostly
+in LLVM's scalar remainders. Each kernel works on one plane at a time in a scratch buffer that
+stays in L1: the input plane is copied in zero-padded and split into its sh*sw stride phases
+(`xp[ri::sh, rj::sw]`, each `hq x wq`), so that at any stride the output q = oh*wq + ow reads tap
+(i, j) at one constant offset of one phase, `phase[q + (i*dh // sh)*wq + j*dw // sw]`: every tap
+(three a pass) is one long contiguous vector loop over the whole plane, and the wq - wo columns
+past each output row are computed and dropped when the rows are copied out. The input gradient
+adds each tap into the scratch the same way (then copies the plane's interior out), and the
+weight gradient is one dot product per tap and image. The launcher computes the scratch's
+offsets (`_phase_geometry`), so the kernels do no integer division.
 
 NOTE [ 3-D convolution through the 2-D op ]
 A 3-D convolution is the 2-D op with the depth taps folded into the channels: the padded input's
@@ -234,11 +248,20 @@ dilation, groups)`, grad_weight = `conv2d_backward_weight(grad, input, weight.sh
 padding, dilation, groups)`, grad_bias = `grad.sum((0, 2, 3))`.""")
 
 
-def _padded(x: np.ndarray, padding) -> np.ndarray:
-    """x padded with zeros: the direct depthwise kernels measured faster on a padded copy (every
-    tap a full, vectorized row) than skipping the padding's taps in place."""
-    ph, pw = padding
-    return np.pad(x, ((0, 0), (0, 0), (ph, ph), (pw, pw))) if ph or pw else np.ascontiguousarray(x)
+def _phase_geometry(hw, kh: int, kw: int, stride, padding, dilation) -> tuple:
+    """The depthwise kernels' scratch layout (see NOTE [ Depthwise convolution over phase planes ]): each tap's
+    start in it, where each input row starts, each column phase's (first column, offset, count), the phase
+    row width and the scratch's size."""
+    (sh, sw), (ph, pw), (dh, dw) = stride, padding, dilation
+    hq, wq = -(-(hw[0] + 2 * ph) // sh), -(-(hw[1] + 2 * pw) // sw)
+    p = hq * wq
+    taps = [((i * dh % sh) * sw + j * dw % sw) * p + (i * dh // sh) * wq + j * dw // sw
+            for i in range(kh) for j in range(kw)]
+    rows = [((r + ph) % sh) * sw * p + ((r + ph) // sh) * wq for r in range(hw[0])]
+    cph = [((rj - pw) % sw, rj * p + ((rj - pw) % sw + pw) // sw, max(0, -(-(hw[1] - (rj - pw) % sw) // sw)))
+           for rj in range(sw)]
+    return (np.array(taps, dtype=np.int64), np.array(rows, dtype=np.int64),
+            np.array(cph, dtype=np.int64).reshape(sw, 3), wq, sh * sw * p)
 
 
 def _depthwise(x: np.ndarray, w: np.ndarray, stride, padding, dilation) -> np.ndarray:
@@ -247,8 +270,8 @@ def _depthwise(x: np.ndarray, w: np.ndarray, stride, padding, dilation) -> np.nd
     ho = _out_size(x.shape[2], kh, stride[0], padding[0], dilation[0])
     wo = _out_size(x.shape[3], kw, stride[1], padding[1], dilation[1])
     out = np.empty((n, o, ho, wo), dtype=x.dtype)
-    numba_nn.depthwise_conv()(_padded(x, padding), np.ascontiguousarray(w).reshape(o, kh, kw), out, *stride,
-                              *dilation)
+    numba_nn.depthwise_conv()(np.ascontiguousarray(x), np.ascontiguousarray(w).reshape(o, kh * kw), out,
+                              *_phase_geometry(x.shape[2:], kh, kw, stride, padding, dilation))
     return out
 
 
@@ -342,11 +365,11 @@ def _conv2d_backward_input_cpu(grad, weight, input_shape, stride, padding, dilat
     n, o, ho, wo = g.shape
     cg, kh, kw = w.shape[1:]
     if cg == 1 and groups > 1:
-        (ph, pw), (h, wd) = padding, input_shape[2:]
-        out = np.zeros((n, groups, h + 2 * ph, wd + 2 * pw), dtype=g.dtype)
-        numba_nn.depthwise_conv_backward_input()(np.ascontiguousarray(g), np.ascontiguousarray(w).reshape(o, kh, kw),
-                                                 out, *stride, *dilation)
-        return wrap(np.ascontiguousarray(out[:, :, ph:ph + h, pw:pw + wd], dtype=grad._dtype.np))
+        out = np.empty(tuple(input_shape), dtype=g.dtype)
+        numba_nn.depthwise_conv_backward_input()(np.ascontiguousarray(g), np.ascontiguousarray(w).reshape(o, kh * kw),
+                                                 out, *_phase_geometry(input_shape[2:], kh, kw, stride, padding,
+                                                                       dilation))
+        return wrap(out.astype(grad._dtype.np, copy=False))
     if _pointwise_ok(kh, kw, padding, groups):
         return wrap(_pointwise_input_grad(g, w, input_shape, stride).astype(grad._dtype.np, copy=False))
     if _direct_input_grad_ok(g.shape[2:], input_shape, w.shape, stride, padding, dilation, groups):
@@ -384,13 +407,9 @@ def _conv2d_backward_weight_cpu(grad, input, weight_shape, stride, padding, dila
     o, cg, kh, kw = weight_shape
     n, _, ho, wo = g.shape
     if cg == 1 and groups > 1:
-        (ph, pw), (h, wd) = padding, x.shape[2:]
-        flat = tuple(stride) == (1, 1)  # the gradient on the padded rows: one dot product per tap and image
-        wq = wd + 2 * pw if flat else wo
-        gq = _padded_rows(g, o, (0, 0), ho, wq) if flat else np.ascontiguousarray(g).reshape(n, o, ho * wo)
-        out = np.empty((o, kh, kw), dtype=g.dtype)
-        numba_nn.depthwise_conv_backward_weight()(gq, _padded_rows(x, groups, padding, h + 2 * ph, wd + 2 * pw), out,
-                                                  wd + 2 * pw, wq, *stride, *dilation, ho, wo)
+        out = np.empty((o, kh * kw), dtype=g.dtype)
+        numba_nn.depthwise_conv_backward_weight()(np.ascontiguousarray(g), np.ascontiguousarray(x), out,
+                                                  *_phase_geometry(x.shape[2:], kh, kw, stride, padding, dilation))
         return wrap(out.reshape(o, 1, kh, kw).astype(grad._dtype.np, copy=False))
     if _pointwise_ok(kh, kw, padding, groups):
         gw = np.matmul(np.ascontiguousarray(g).reshape(n, o, ho * wo),

@@ -183,31 +183,51 @@ def conv_rows_weight():
 def depthwise_conv():
     import numba
 
-    # One input channel per group (C/groups == 1): xp (N, G, Hp, Wp) padded, w (O, kh, kw), out (N, O, Ho, Wo);
-    # output channel o reads input channel o // (O / G). Direct loops beat a GEMM with K = kh * kw.
-    @_njit(parallel=True)
-    def kernel(xp, w, out, sh, sw, dh, dw):
-        n, o, ho, wo = out.shape
-        og = o // xp.shape[1]
-        kh, kw = w.shape[1], w.shape[2]
-        for p in numba.prange(n * o):
-            b = p // o
-            oc = p % o
-            g = oc // og
-            for oh in range(ho):
-                for ow in range(wo):
-                    out[b, oc, oh, ow] = 0.0
-                for i in range(kh):
-                    row = oh * sh + i * dh
-                    for j in range(kw):
-                        wij = w[oc, i, j]
-                        col = j * dw
-                        if sw == 1:  # unit stride: a loop LLVM vectorizes
-                            for ow in range(wo):
-                                out[b, oc, oh, ow] += xp[b, g, row, np.uint64(ow + col)] * wij
-                        else:
-                            for ow in range(wo):
-                                out[b, oc, oh, ow] += xp[b, g, row, np.uint64(ow * sw + col)] * wij
+    # One input channel per group (see conv.py's NOTE [ Depthwise convolution over phase planes ]): x (N, G, H, W);
+    # w (O, T) the taps, flat; out (N, O, Ho, Wo), output channel o reads input channel o // (O / G). The scratch
+    # (`size`) holds the sh*sw phase planes of rows wq wide: tb (T,) each tap's start in it, rows (H,) where input
+    # row r starts, cph (sw, 3) each column phase's first column, its offset and its count (no division in
+    # here). Per plane: the phases are filled, each tap is one long vector loop over the flat output
+    # q = oh*wq + ow, three taps a pass, and the rows are copied out.
+    @numba.njit(cache=True, nogil=True, parallel=True, fastmath={"contract"})
+    def kernel(x, w, out, tb, rows, cph, wq, size):
+        n, groups, h, wd = x.shape
+        o, ho, wo = out.shape[1], out.shape[2], out.shape[3]
+        og = o // groups
+        sw = cph.shape[0]
+        m = (ho - 1) * wq + wo
+        nt = tb.shape[0]
+        for g in numba.prange(groups):
+            s = np.empty(size, dtype=x.dtype)
+            acc = np.empty(m, dtype=x.dtype)
+            for b in range(n):
+                for k in range(size):
+                    s[k] = 0.0
+                for r in range(h):
+                    if sw == 1:  # unit stride: a loop LLVM vectorizes
+                        rb = rows[r] + cph[0, 1]
+                        for t in range(wd):
+                            s[np.uint64(rb + t)] = x[b, g, r, t]
+                    else:
+                        for rj in range(sw):  # the row's columns of each column phase: a contiguous run
+                            c0, rb = cph[rj, 0], rows[r] + cph[rj, 1]
+                            for t in range(cph[rj, 2]):
+                                s[np.uint64(rb + t)] = x[b, g, r, c0 + t * sw]
+                for oc in range(g * og, (g + 1) * og):
+                    for q in range(m):
+                        acc[q] = 0.0
+                    for t in range(0, nt - 2, 3):  # three taps a pass: a third of the stores
+                        b0, b1, b2 = tb[t], tb[t + 1], tb[t + 2]
+                        w0, w1, w2 = w[oc, t], w[oc, t + 1], w[oc, t + 2]
+                        for q in range(m):
+                            acc[q] += w0 * s[np.uint64(b0 + q)] + w1 * s[np.uint64(b1 + q)] + w2 * s[np.uint64(b2 + q)]
+                    for t in range(nt - nt % 3, nt):
+                        b0, w0 = tb[t], w[oc, t]
+                        for q in range(m):
+                            acc[q] += w0 * s[np.uint64(b0 + q)]
+                    for oh in range(ho):
+                        for ow in range(wo):
+                            out[b, oc, oh, ow] = acc[np.uint64(oh * wq + ow)]
 
     return kernel
 
@@ -216,29 +236,43 @@ def depthwise_conv():
 def depthwise_conv_backward_input():
     import numba
 
-    # grad (N, O, Ho, Wo), w (O, kh, kw); out (N, G, Hp, Wp) zeroed; parallel over (sample, input channel).
-    @_njit(parallel=True)
-    def kernel(grad, w, out, sh, sw, dh, dw):
-        n, o, ho, wo = grad.shape
-        groups = out.shape[1]
+    # The adjoint of `depthwise_conv`: g (N, O, Ho, Wo), w (O, T), tb as there; gi (N, G, H, W) overwritten. Per
+    # plane each output channel's gradient is laid on the flat rows (zeros in the dropped columns) and added
+    # into the phase scratch once per tap (one vector loop each), whose interior is then copied out.
+    @numba.njit(cache=True, nogil=True, parallel=True, fastmath={"contract"})
+    def kernel(g, w, gi, tb, rows, cph, wq, size):
+        n, o, ho, wo = g.shape
+        groups, h, wd = gi.shape[1], gi.shape[2], gi.shape[3]
         og = o // groups
-        kh, kw = w.shape[1], w.shape[2]
-        for p in numba.prange(n * groups):
-            b = p // groups
-            g = p % groups
-            for oc in range(g * og, (g + 1) * og):
-                for oh in range(ho):
-                    for i in range(kh):
-                        row = oh * sh + i * dh
-                        for j in range(kw):
-                            wij = w[oc, i, j]
-                            col = j * dw
-                            if sw == 1:
-                                for ow in range(wo):
-                                    out[b, g, row, np.uint64(ow + col)] += grad[b, oc, oh, ow] * wij
-                            else:
-                                for ow in range(wo):
-                                    out[b, g, row, np.uint64(ow * sw + col)] += grad[b, oc, oh, ow] * wij
+        sw = cph.shape[0]
+        m = (ho - 1) * wq + wo
+        for gg in numba.prange(groups):
+            s = np.empty(size, dtype=gi.dtype)
+            gf = np.empty(m, dtype=gi.dtype)
+            for b in range(n):
+                for k in range(size):
+                    s[k] = 0.0
+                for oc in range(gg * og, (gg + 1) * og):
+                    for q in range(m):
+                        gf[q] = 0.0
+                    for oh in range(ho):
+                        for ow in range(wo):
+                            gf[np.uint64(oh * wq + ow)] = g[b, oc, oh, ow]
+                    for t in range(tb.shape[0]):
+                        base = tb[t]
+                        wv = w[oc, t]
+                        for q in range(m):
+                            s[np.uint64(base + q)] += wv * gf[q]
+                for r in range(h):
+                    if sw == 1:
+                        rb = rows[r] + cph[0, 1]
+                        for t in range(wd):
+                            gi[b, gg, r, t] = s[np.uint64(rb + t)]
+                    else:
+                        for rj in range(sw):
+                            c0, rb = cph[rj, 0], rows[r] + cph[rj, 1]
+                            for t in range(cph[rj, 2]):
+                                gi[b, gg, r, c0 + t * sw] = s[np.uint64(rb + t)]
 
     return kernel
 
@@ -247,43 +281,51 @@ def depthwise_conv_backward_input():
 def depthwise_conv_backward_weight():
     import numba
 
-    # gq (N, O, >= m) the output gradient in rows of width wq; xp (N, G, Hp*Wp) the padded input, flat; out
-    # (O, kh, kw), overwritten; parallel over output channels. At stride 1 gq lies on the padded rows
-    # (wq == Wp, zeros in the dropped columns) and each tap is one contiguous dot product per image, as
-    # in `conv_rows_weight` (`reassoc` lets LLVM vectorize the sum); otherwise a float64 row of partial sums.
+    # The weight gradient of `depthwise_conv`: g (N, O, Ho, Wo), x (N, G, H, W), tb as there; gw (O, T)
+    # overwritten; parallel over output channels. Per image each tap is one dot product of the gradient's flat
+    # rows with the phase scratch (`reassoc` lets LLVM vectorize it), summed over the batch in float64.
     @numba.njit(cache=True, nogil=True, parallel=True, fastmath={"contract", "reassoc"})
-    def kernel(gq, xp, out, wp, wq, sh, sw, dh, dw, ho, wo):
-        n, o, _ = gq.shape
-        og = o // xp.shape[1]
-        kh, kw = out.shape[1], out.shape[2]
-        z = np.zeros(1, dtype=xp.dtype)[0]
-        flat = sh == 1 and sw == 1
+    def kernel(g, x, gw, tb, rows, cph, wq, size):
+        n, o, ho, wo = g.shape
+        groups, h, wd = x.shape[1], x.shape[2], x.shape[3]
+        og = o // groups
+        sw = cph.shape[0]
         m = (ho - 1) * wq + wo
+        nt = tb.shape[0]
+        z = np.zeros(1, dtype=x.dtype)[0]
         for oc in numba.prange(o):
-            g = oc // og
-            if flat:
-                for i in range(kh):
-                    for j in range(kw):
-                        out[oc, i, j] = z
-                for b in range(n):
-                    for i in range(kh):
-                        for j in range(kw):
-                            off = i * dh * wp + j * dw
-                            s = z
-                            for q in range(m):
-                                s += gq[b, oc, q] * xp[b, g, np.uint64(q + off)]
-                            out[oc, i, j] += s
-            else:  # a row of partial sums, one per output column (short rows vectorize as a sum would not)
-                part = np.zeros(wo, dtype=np.float64)
-                for i in range(kh):
-                    for j in range(kw):
-                        part[:] = 0.0
-                        for b in range(n):
-                            for oh in range(ho):
-                                base = (oh * sh + i * dh) * wp + j * dw
-                                for ow in range(wo):
-                                    part[ow] += gq[b, oc, oh * wq + ow] * xp[b, g, np.uint64(base + ow * sw)]
-                        out[oc, i, j] = part.sum()
+            gg = oc // og
+            s = np.empty(size, dtype=x.dtype)
+            gf = np.empty(m, dtype=x.dtype)
+            acc = np.empty(nt, dtype=np.float64)
+            for t in range(nt):
+                acc[t] = 0.0
+            for b in range(n):
+                for k in range(size):
+                    s[k] = 0.0
+                for r in range(h):
+                    if sw == 1:  # unit stride: a loop LLVM vectorizes
+                        rb = rows[r] + cph[0, 1]
+                        for t in range(wd):
+                            s[np.uint64(rb + t)] = x[b, gg, r, t]
+                    else:
+                        for rj in range(sw):  # the row's columns of each column phase: a contiguous run
+                            c0, rb = cph[rj, 0], rows[r] + cph[rj, 1]
+                            for t in range(cph[rj, 2]):
+                                s[np.uint64(rb + t)] = x[b, gg, r, c0 + t * sw]
+                for q in range(m):
+                    gf[q] = 0.0
+                for oh in range(ho):
+                    for ow in range(wo):
+                        gf[np.uint64(oh * wq + ow)] = g[b, oc, oh, ow]
+                for t in range(nt):
+                    base = tb[t]
+                    d = z
+                    for q in range(m):
+                        d += gf[q] * s[np.uint64(base + q)]
+                    acc[t] += d
+            for t in range(nt):
+                gw[oc, t] = acc[t]
 
     return kernel
 
