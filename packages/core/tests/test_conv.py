@@ -441,3 +441,19 @@ def test_depthwise_phase_kernels_match_reference_and_finite_differences(stride, 
     check_vjp(lambda ww: ref_conv2d(x, ww, None, *args), w, g, gw)
     gi32 = C.conv2d_backward_input(T(g.astype(np.float32)), T(w.astype(np.float32)), x.shape, *args).numpy()
     np.testing.assert_allclose(gi32, gi, rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize("padding,dilation", [((1, 1), (1, 1)), ((0, 2), (1, 2)), ((2, 0), (1, 1))])
+def test_stride1_input_gradient_of_a_gemm_layer_is_the_flipped_convolution(padding, dilation, monkeypatch):
+    """A stride-1 layer on the GEMM path (128 channels on 5x7) takes its input gradient as the forward
+    convolution of the padded gradient with the flipped weight (no col2im), float32 and float64."""
+    rng = np.random.default_rng(17)
+    x, w = rng.standard_normal((2, 128, 5, 7)), rng.standard_normal((3, 128, 3, 3)) / 10
+    args = ((1, 1), padding, dilation, 1)
+    y = ref_conv2d(x, w, None, *args)
+    g = rng.standard_normal(y.shape)
+    monkeypatch.setattr(C.numba_nn, "col2im", None)  # the scatter path would fail
+    gi = C.conv2d_backward_input(T(g), T(w), x.shape, *args).numpy()
+    check_vjp(lambda xx: ref_conv2d(xx, w, None, *args), x, g, gi)
+    gi32 = C.conv2d_backward_input(T(g.astype(np.float32)), T(w.astype(np.float32)), x.shape, *args).numpy()
+    np.testing.assert_allclose(gi32, gi, rtol=1e-4, atol=1e-4)

@@ -229,6 +229,16 @@ def _direct_input_grad_ok(g_hw, input_shape, w_shape, stride, padding, dilation,
                                 input_shape[3] + 2 * padding[1] - dilation[1] * (kw - 1)))
 
 
+def _flipped_input_grad_ok(g_hw, input_shape, w_shape, stride, padding, dilation, groups) -> bool:
+    """Whether a stride-1, one-group input gradient is the convolution of the full gradient padded by
+    d*(k-1) - p with the flipped, channel-swapped weight (padding no larger than the dilated kernel's reach)."""
+    kh, kw = w_shape[2:]
+    return (groups == 1 and tuple(stride) == (1, 1) and dilation[0] * (kh - 1) >= padding[0]
+            and dilation[1] * (kw - 1) >= padding[1]
+            and tuple(g_hw) == (input_shape[2] + 2 * padding[0] - dilation[0] * (kh - 1),
+                                input_shape[3] + 2 * padding[1] - dilation[1] * (kw - 1)))
+
+
 def _direct_input_grad(g: np.ndarray, w: np.ndarray, padding, dilation) -> np.ndarray:
     """The input gradient of a stride-1 conv: `_direct` of g padded by d*(k-1) - p with the flipped,
     channel-swapped weight."""
@@ -314,7 +324,7 @@ def _conv2d_meta(input, weight, bias, stride, padding, dilation, groups) -> None
 @conv2d_op.register("cpu")
 def _conv2d_cpu(input, weight, bias, stride, padding, dilation, groups):
     x, w = numba_nn.kernel_array(input._np()), numba_nn.kernel_array(weight._np())
-    n, o, kh, kw = x.shape[0], w.shape[0], w.shape[2], w.shape[3]
+    o, kh, kw = w.shape[0], w.shape[2], w.shape[3]
     if w.shape[1] == 1 and groups > 1:
         res = _depthwise(x, w, stride, padding, dilation)
         if bias is not None:
@@ -327,6 +337,14 @@ def _conv2d_cpu(input, weight, bias, stride, padding, dilation, groups):
         out = _pointwise(x, w, stride, ho, wo) if pointwise else _direct(x, w, padding, dilation)
         res = np.add(out, bias._np().reshape(o, 1, 1)) if bias is not None else np.ascontiguousarray(out)
         return wrap(res.astype(input._dtype.np, copy=False))
+    res = _gemm_conv(x, w, None if bias is None else bias._np(), stride, padding, dilation, groups, ho, wo)
+    return wrap(res.astype(input._dtype.np, copy=False))
+
+
+def _gemm_conv(x: np.ndarray, w: np.ndarray, bias, stride, padding, dilation, groups: int, ho: int,
+               wo: int) -> np.ndarray:
+    """conv2d by im2col and one GEMM per group and batch chunk (see NOTE [ Convolution as one GEMM ])."""
+    n, o, kh, kw = x.shape[0], w.shape[0], w.shape[2], w.shape[3]
     k = w.shape[1] * kh * kw
     wg = w.reshape(groups, o // groups, k)
     res = np.empty((n, o, ho, wo), dtype=x.dtype)
@@ -335,10 +353,10 @@ def _conv2d_cpu(input, weight, bias, stride, padding, dilation, groups):
         cols = _unfold(x[sl], kh, kw, stride, padding, dilation)
         out = _gemm(wg, cols.reshape(groups, k, nb * ho * wo)).reshape(o, nb, ho, wo).transpose(1, 0, 2, 3)
         if bias is not None:
-            np.add(out, bias._np().reshape(o, 1, 1), out=res[sl])
+            np.add(out, bias.reshape(o, 1, 1), out=res[sl])
         else:
             np.copyto(res[sl], out)
-    return wrap(res.astype(input._dtype.np, copy=False))
+    return res
 
 
 conv2d_backward_input = declare("conv2d_backward_input", doc="""The gradient of conv2d with respect to its input.
@@ -374,6 +392,12 @@ def _conv2d_backward_input_cpu(grad, weight, input_shape, stride, padding, dilat
         return wrap(_pointwise_input_grad(g, w, input_shape, stride).astype(grad._dtype.np, copy=False))
     if _direct_input_grad_ok(g.shape[2:], input_shape, w.shape, stride, padding, dilation, groups):
         return wrap(np.ascontiguousarray(_direct_input_grad(g, w, padding, dilation), dtype=grad._dtype.np))
+    if _flipped_input_grad_ok(g.shape[2:], input_shape, w.shape, stride, padding, dilation, groups):
+        # a forward convolution of the padded gradient: im2col's gather instead of col2im's scatter-add
+        pad = (dilation[0] * (kh - 1) - padding[0], dilation[1] * (kw - 1) - padding[1])
+        wf = np.ascontiguousarray(w[:, :, ::-1, ::-1].transpose(1, 0, 2, 3))
+        res = _gemm_conv(g, wf, None, (1, 1), pad, dilation, 1, *input_shape[2:])
+        return wrap(res.astype(grad._dtype.np, copy=False))
     wt = w.reshape(groups, o // groups, cg * kh * kw).transpose(0, 2, 1)
     res = np.empty(tuple(input_shape), dtype=g.dtype)
     for sl in _chunks(n, groups * cg * kh * kw * ho * wo * g.itemsize):

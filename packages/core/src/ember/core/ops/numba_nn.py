@@ -107,7 +107,8 @@ def conv_rows():
     # Direct stride-1 convolution over flattened padded rows (see conv.py's NOTE [ Direct convolution over
     # flat rows ]): xp (N, C, Hp*Wp) padded input, C % 4 == 0; w (O, C, kh, kw), O % 2 == 0; out (N, O, L),
     # L >= m, overwritten on [0, m). Output q reads xp[..., q + i*dh*Wp + j*dw]: one long contiguous row
-    # per tap that LLVM vectorizes; 2 output x 4 input channels per pass keep 8 multiply-adds per store.
+    # per tap that LLVM vectorizes; 2 output x 4 input channels per pass keep 8 multiply-adds per store, each sum
+    # a chain of 4 fused multiply-adds from the stored partial sum (a product first, added last, was 5 ops).
     @numba.njit(cache=True, nogil=True, fastmath={"contract"})
     def kernel(xp, w, out, wp, dh, dw, m):
         n, c, _ = xp.shape
@@ -128,8 +129,8 @@ def conv_rows():
                             for q in range(m):
                                 p = np.uint64(q + off)
                                 x0, x1, x2, x3 = xp[b, ch, p], xp[b, ch + 1, p], xp[b, ch + 2, p], xp[b, ch + 3, p]
-                                out[b, oc, q] += a0 * x0 + a1 * x1 + a2 * x2 + a3 * x3
-                                out[b, oc + 1, q] += b0 * x0 + b1 * x1 + b2 * x2 + b3 * x3
+                                out[b, oc, q] = out[b, oc, q] + a0 * x0 + a1 * x1 + a2 * x2 + a3 * x3
+                                out[b, oc + 1, q] = out[b, oc + 1, q] + b0 * x0 + b1 * x1 + b2 * x2 + b3 * x3
 
     return kernel
 
