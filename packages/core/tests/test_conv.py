@@ -457,3 +457,26 @@ def test_stride1_input_gradient_of_a_gemm_layer_is_the_flipped_convolution(paddi
     check_vjp(lambda xx: ref_conv2d(xx, w, None, *args), x, g, gi)
     gi32 = C.conv2d_backward_input(T(g.astype(np.float32)), T(w.astype(np.float32)), x.shape, *args).numpy()
     np.testing.assert_allclose(gi32, gi, rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize("padding,dilation,bias", [((1, 1), (1, 1), True), ((1, 2), (2, 1), False),
+                                                   ((2, 1), (1, 1), True)])
+def test_direct_kernels_with_two_images_a_row_match_reference(padding, dilation, bias, monkeypatch):
+    """Small planes put two padded images in one flat row (`_images_per_row`): the forward, both gradients
+    and the bias against the float64 reference and central differences."""
+    rng = np.random.default_rng(19)
+    x, w = rng.standard_normal((4, 5, 17, 16)), rng.standard_normal((3, 5, 3, 3))
+    b = rng.standard_normal(3) if bias else None
+    args = ((1, 1), padding, dilation, 1)
+    rows = []
+    real = C._images_per_row
+    monkeypatch.setattr(C, "_images_per_row", lambda n, plane: rows.append(real(n, plane)) or rows[-1])
+    y = ref_conv2d(x, w, b, *args)
+    got = C.conv2d_op(T(x), T(w), None if b is None else T(b), *args).numpy()
+    g = rng.standard_normal(y.shape)
+    gi = C.conv2d_backward_input(T(g), T(w), x.shape, *args).numpy()
+    gw = C.conv2d_backward_weight(T(g), T(x), w.shape, *args).numpy()
+    assert rows and set(rows) == {2}
+    np.testing.assert_allclose(got, y, rtol=1e-10, atol=1e-10)
+    check_vjp(lambda xx: ref_conv2d(xx, w, None, *args), x, g, gi)
+    check_vjp(lambda ww: ref_conv2d(x, ww, None, *args), w, g, gw)
