@@ -82,16 +82,18 @@ def test_batch_norm_float32_is_accurate_on_offset_data():
 
 
 @pytest.mark.parametrize("offset", [0.0, 1e3])
-def test_batch_norm_backward_float32_matches_float64_on_long_odd_planes(offset):
+def test_batch_norm_float32_passes_match_float64_on_long_odd_planes(offset):
     # planes of 63 elements over a batch of 16 (the vector loops and their remainders) and a large mean: the
-    # float32 pass computes (x - mean) in float32 and must keep the float64 result's digits
+    # float32 passes compute (x - mean) in float32 and must keep the float64 result's digits
     rng = np.random.default_rng(3)
     x = rng.standard_normal((16, 3, 7, 9)) + offset
     g, w = rng.standard_normal(x.shape), rng.standard_normal(3)
     ref = None
     for dt in (np.float64, np.float32):
         xt, wt = T(x.astype(dt)), T(w.astype(dt))
-        _, mean, invstd = N.batch_norm_op(xt, wt, None, None, None, True, 0.1, 1e-5)
+        out, mean, invstd = N.batch_norm_op(xt, wt, T(np.full(3, 0.5, dt)), None, None, True, 0.1, 1e-5)
+        np.testing.assert_allclose(out.numpy(), ref_bn_train(x, w, np.full(3, 0.5), 1e-5), rtol=1e-4,
+                                   atol=1e-4 if dt == np.float32 else 1e-10)
         got = [t.numpy() for t in N.batch_norm_backward(T(g.astype(dt)), xt, wt, mean, invstd, True)]
         assert all(a.dtype == dt for a in got)
         if ref is None:

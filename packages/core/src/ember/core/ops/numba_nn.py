@@ -333,41 +333,26 @@ def depthwise_conv_backward_weight():
 
 @cache
 def channel_stats():
-    # x: (N, C, L); mean, var: (C,) float64 (biased var, two passes over each channel: centred, stable). Sums
-    # run in 8 independent float64 lanes: one accumulator is a chain of dependent adds LLVM may not reorder
-    # (no fastmath), 8 lanes it vectorizes. acc: the lanes, (8,) float64 from the caller: allocating,
-    # zeroing by slice and `.sum()` in here compiled NumPy's helpers too (0.4 s of CPU on a cold start).
-    @_njit()
-    def kernel(x, mean, var, acc):
+    import numba
+
+    # x: (N, C, L); mean, var: (C,) float64 (biased var, two passes over each channel: centred, stable). The
+    # sums run in float64; `reassoc` lets LLVM split them into vector lanes (one accumulator is a chain of
+    # dependent adds it may not reorder otherwise).
+    @numba.njit(cache=True, nogil=True, fastmath={"reassoc", "contract"})
+    def kernel(x, mean, var):
         n, c, m = x.shape
         cnt = max(n * m, 1)
-        m8 = m - m % 8
         for ch in range(c):
-            for lane in range(8):
-                acc[lane] = 0.0
-            for b in range(n):
-                for k in range(0, m8, 8):
-                    for lane in range(8):
-                        acc[lane] += x[b, ch, k + lane]
-                for k in range(m8, m):
-                    acc[0] += x[b, ch, k]
             s = 0.0
-            for lane in range(8):
-                s += acc[lane]
+            for b in range(n):
+                for k in range(m):
+                    s += x[b, ch, k]
             mu = s / cnt
-            for lane in range(8):
-                acc[lane] = 0.0
-            for b in range(n):
-                for k in range(0, m8, 8):
-                    for lane in range(8):
-                        d = x[b, ch, k + lane] - mu
-                        acc[lane] += d * d
-                for k in range(m8, m):
-                    d = x[b, ch, k] - mu
-                    acc[0] += d * d
             s = 0.0
-            for lane in range(8):
-                s += acc[lane]
+            for b in range(n):
+                for k in range(m):
+                    d = x[b, ch, k] - mu
+                    s += d * d
             mean[ch] = mu
             var[ch] = s / cnt
 
@@ -377,19 +362,21 @@ def channel_stats():
 @cache
 def channel_affine():
     # out[b, c, :] = (x[b, c, :] - mean[c]) * scale[c] + bias[c]; x, out: (N, C, L); mean, scale, bias: (C,)
-    # float64. Centring first, in float64, keeps the digits that x * scale - mean * scale cancels when
-    # the mean is large against the spread (mean 1e4, spread 1e-2).
+    # float64. One pass in x's dtype: (x - mean') * scale + bias', mean' the mean rounded to that dtype and
+    # bias' correcting for the rounding in float64, so the centring keeps the digits that x * scale -
+    # mean * scale would cancel when the mean is large against the spread (mean 1e4, spread 1e-2).
     @_njit()
     def kernel(x, mean, scale, bias, out):
         n, c, m = x.shape
-        for p in range(n * c):
-            b = p // c
-            ch = p % c
-            mu = mean[ch]
-            a = scale[ch]
-            s = bias[ch]
-            for k in range(m):
-                out[b, ch, k] = (x[b, ch, k] - mu) * a + s
+        co = np.empty(3, dtype=out.dtype)
+        for ch in range(c):
+            co[0] = mean[ch]
+            co[1] = scale[ch]
+            co[2] = bias[ch] + (np.float64(co[0]) - mean[ch]) * scale[ch]
+            mu, a, sh = co[0], co[1], co[2]
+            for b in range(n):
+                for k in range(m):
+                    out[b, ch, k] = (x[b, ch, k] - mu) * a + sh
 
     return kernel
 
