@@ -6,8 +6,10 @@ from a zero-padded channels-first copy of the input through a table of window of
 stride-1 conv only a transpose), then multiplies the weight `(G, O/G, C/G*kh*kw)` by
 them in one GEMM per group, over the whole batch at once (a single large GEMM is several times
 faster than N small ones). The input gradient is the transposed GEMM followed by `col2im`, a
-Numba scatter-add through the same table into a padded buffer, cropped; the weight
-gradient is GEMM of the gradient with the columns. Depthwise convolutions (one input channel
+Numba scatter-add through the same table into a padded buffer, cropped (at stride 1, with at
+least as many input as output channels, it is instead the forward's im2col + GEMM of the
+gradient padded by d*(k-1) - p with the flipped weight: the gather costs half the scatter); the
+weight gradient is GEMM of the gradient with the columns. Depthwise convolutions (one input channel
 per group, groups > 1) run direct Numba loops instead: their per-group GEMMs would have
 K = kh * kw (see NOTE [ Depthwise convolution over phase planes ]). A single-channel input with
 groups == 1 (a first layer) stays off the depthwise loops (the GEMM, or the direct kernel below,
