@@ -25,8 +25,8 @@ import numpy as np
 __all__ = [
     "kernel_array", "threshold_backward", "hardtanh_backward", "im2col", "col2im", "depthwise_conv",
     "depthwise_conv_backward_input", "depthwise_conv_backward_weight", "channel_stats", "channel_affine",
-    "batch_norm_backward", "max_pool2d", "index_scatter_add", "avg_pool2d", "avg_pool2d_backward", "adaptive_pool2d",
-    "adaptive_avg_pool2d_backward", "rows_scatter_add", "embedding_bag", "embedding_bag_backward"
+    "batch_norm_backward", "max_pool2d", "max_pool2d_2x2", "index_scatter_add", "avg_pool2d", "avg_pool2d_backward",
+    "adaptive_pool2d", "adaptive_avg_pool2d_backward", "rows_scatter_add", "embedding_bag", "embedding_bag_backward"
 ]
 
 
@@ -477,6 +477,46 @@ def max_pool2d():
                                     found = True
                     out[p, oh, ow] = best
                     idx[p, oh, ow] = (r0 + bi * dh) * w + c0 + bj * dw
+
+    return kernel
+
+
+@cache
+def max_pool2d_2x2():
+    # `max_pool2d` for a 2x2 window at stride 2, unpadded, undilated, Ho = H // 2, Wo = W // 2 (x: (NC, H, W)):
+    # the max of each row's pair, then of the two rows, by selects (no branch: on random data the general
+    # kernel's compare-and-branch mispredicts about half the time); ties keep the earlier tap in scan order.
+    # A plane that held a NaN is rescanned for each window's first NaN, as in `max_pool2d`.
+    @_njit()
+    def kernel(x, out, idx):
+        nc, _, w = x.shape
+        _, ho, wo = out.shape
+        for p in range(nc):
+            nan = False
+            for oh in range(ho):
+                r = 2 * oh
+                for ow in range(wo):
+                    c = 2 * ow
+                    a, b, e, d = x[p, r, c], x[p, r, c + 1], x[p, r + 1, c], x[p, r + 1, c + 1]
+                    ab = b > a
+                    m1 = b if ab else a
+                    ed = d > e
+                    m2 = d if ed else e
+                    t = m2 > m1
+                    out[p, oh, ow] = m2 if t else m1
+                    idx[p, oh, ow] = r * w + c + (w + np.int64(ed) if t else np.int64(ab))
+                    nan |= (a != a) | (b != b) | (e != e) | (d != d)
+            if nan:
+                for oh in range(ho):
+                    r = 2 * oh
+                    for ow in range(wo):
+                        c = 2 * ow
+                        for k in (0, 1, w, w + 1):
+                            v = x[p, r + k // w, c + k % w]
+                            if v != v:
+                                out[p, oh, ow] = v
+                                idx[p, oh, ow] = r * w + c + k
+                                break
 
     return kernel
 
