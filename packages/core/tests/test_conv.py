@@ -383,8 +383,8 @@ def test_direct_stride1_kernels_in_float32_match_the_float64_reference(padding, 
 @pytest.mark.parametrize("stride,padding,dilation", [((1, 1), (1, 1), (1, 1)), ((1, 1), (0, 2), (2, 1)),
                                                      ((2, 1), (1, 0), (1, 1)), ((2, 2), (1, 1), (1, 2))])
 def test_depthwise_weight_gradient_in_float32_matches_float64(stride, padding, dilation):
-    """The depthwise weight gradient's float32 sums (one dot product per tap at stride 1, partial-sum rows
-    otherwise) against the float64 kernel, with a channel multiplier of 2."""
+    """The depthwise weight gradient's float32 sums (one dot product per tap and image over the phase
+    planes, summed in float64) against the float64 kernel, with a channel multiplier of 2."""
     rng = np.random.default_rng(13)
     x, w = rng.standard_normal((3, 4, 17, 15)), rng.standard_normal((8, 1, 3, 3))
     args = (stride, padding, dilation, 4)
@@ -419,3 +419,64 @@ def test_unpadded_1x1_convolution_is_a_stacked_matmul(stride, monkeypatch):
     up = E.conv_transpose2d(T(g), T(w), None, stride, 0, extra)
     ref = ref_conv_transpose2d(g, w, None, stride, (0, 0), extra, 1, (1, 1))
     np.testing.assert_allclose(up.numpy(), ref, rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("stride,padding,dilation,mult", [((1, 1), (1, 1), (1, 1), 1), ((2, 2), (1, 1), (1, 1), 1),
+                                                          ((2, 1), (0, 2), (1, 2), 2), ((3, 2), (2, 1), (2, 1), 1),
+                                                          ((1, 2), (0, 0), (1, 1), 3)])
+def test_depthwise_phase_kernels_match_reference_and_finite_differences(stride, padding, dilation, mult):
+    """The depthwise kernels over phase planes (strides 1-3, padding, dilation, a channel multiplier, odd
+    sizes, a non-contiguous input) against the float64 loop reference and central differences."""
+    rng = np.random.default_rng(21)
+    x = rng.standard_normal((2, 11, 13, 3)).transpose(0, 3, 2, 1)  # (2, 3, 13, 11), not contiguous
+    w = rng.standard_normal((3 * mult, 1, 3, 2))
+    args = (stride, padding, dilation, 3)
+    y = ref_conv2d(x, w, None, *args)
+    got = C.conv2d_op(E.from_numpy(x), T(w), None, *args).numpy()
+    np.testing.assert_allclose(got, y, rtol=1e-10, atol=1e-10)
+    g = rng.standard_normal(y.shape)
+    gi = C.conv2d_backward_input(T(g), T(w), x.shape, *args).numpy()
+    gw = C.conv2d_backward_weight(T(g), E.from_numpy(x), w.shape, *args).numpy()
+    check_vjp(lambda xx: ref_conv2d(xx, w, None, *args), x, g, gi)
+    check_vjp(lambda ww: ref_conv2d(x, ww, None, *args), w, g, gw)
+    gi32 = C.conv2d_backward_input(T(g.astype(np.float32)), T(w.astype(np.float32)), x.shape, *args).numpy()
+    np.testing.assert_allclose(gi32, gi, rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize("padding,dilation", [((1, 1), (1, 1)), ((0, 2), (1, 2)), ((2, 0), (1, 1))])
+def test_stride1_input_gradient_of_a_gemm_layer_is_the_flipped_convolution(padding, dilation, monkeypatch):
+    """A stride-1 layer on the GEMM path (128 channels on 5x7) takes its input gradient as the forward
+    convolution of the padded gradient with the flipped weight (no col2im), float32 and float64."""
+    rng = np.random.default_rng(17)
+    x, w = rng.standard_normal((2, 128, 5, 7)), rng.standard_normal((3, 128, 3, 3)) / 10
+    args = ((1, 1), padding, dilation, 1)
+    y = ref_conv2d(x, w, None, *args)
+    g = rng.standard_normal(y.shape)
+    monkeypatch.setattr(C.numba_nn, "col2im", None)  # the scatter path would fail
+    gi = C.conv2d_backward_input(T(g), T(w), x.shape, *args).numpy()
+    check_vjp(lambda xx: ref_conv2d(xx, w, None, *args), x, g, gi)
+    gi32 = C.conv2d_backward_input(T(g.astype(np.float32)), T(w.astype(np.float32)), x.shape, *args).numpy()
+    np.testing.assert_allclose(gi32, gi, rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize("padding,dilation,bias", [((1, 1), (1, 1), True), ((1, 2), (2, 1), False),
+                                                   ((2, 1), (1, 1), True)])
+def test_direct_kernels_with_two_images_a_row_match_reference(padding, dilation, bias, monkeypatch):
+    """Small planes put two padded images in one flat row (`_images_per_row`): the forward, both gradients
+    and the bias against the float64 reference and central differences."""
+    rng = np.random.default_rng(19)
+    x, w = rng.standard_normal((4, 5, 17, 16)), rng.standard_normal((3, 5, 3, 3))
+    b = rng.standard_normal(3) if bias else None
+    args = ((1, 1), padding, dilation, 1)
+    rows = []
+    real = C._images_per_row
+    monkeypatch.setattr(C, "_images_per_row", lambda n, plane: rows.append(real(n, plane)) or rows[-1])
+    y = ref_conv2d(x, w, b, *args)
+    got = C.conv2d_op(T(x), T(w), None if b is None else T(b), *args).numpy()
+    g = rng.standard_normal(y.shape)
+    gi = C.conv2d_backward_input(T(g), T(w), x.shape, *args).numpy()
+    gw = C.conv2d_backward_weight(T(g), T(x), w.shape, *args).numpy()
+    assert rows and set(rows) == {2}
+    np.testing.assert_allclose(got, y, rtol=1e-10, atol=1e-10)
+    check_vjp(lambda xx: ref_conv2d(xx, w, None, *args), x, g, gi)
+    check_vjp(lambda ww: ref_conv2d(x, ww, None, *args), w, g, gw)

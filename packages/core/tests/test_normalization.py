@@ -81,6 +81,29 @@ def test_batch_norm_float32_is_accurate_on_offset_data():
     np.testing.assert_allclose(got.numpy(), ref_bn_train(x64, np.ones(4), np.zeros(4), 1e-5), atol=2e-3)
 
 
+@pytest.mark.parametrize("offset", [0.0, 1e3])
+def test_batch_norm_float32_passes_match_float64_on_long_odd_planes(offset):
+    # planes of 63 elements over a batch of 16 (the vector loops and their remainders) and a large mean: the
+    # float32 passes compute (x - mean) in float32 and must keep the float64 result's digits
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal((16, 3, 7, 9)) + offset
+    g, w = rng.standard_normal(x.shape), rng.standard_normal(3)
+    ref = None
+    for dt in (np.float64, np.float32):
+        xt, wt = T(x.astype(dt)), T(w.astype(dt))
+        out, mean, invstd = N.batch_norm_op(xt, wt, T(np.full(3, 0.5, dt)), None, None, True, 0.1, 1e-5)
+        np.testing.assert_allclose(out.numpy(), ref_bn_train(x, w, np.full(3, 0.5), 1e-5), rtol=1e-4,
+                                   atol=1e-4 if dt == np.float32 else 1e-10)
+        got = [t.numpy() for t in N.batch_norm_backward(T(g.astype(dt)), xt, wt, mean, invstd, True)]
+        assert all(a.dtype == dt for a in got)
+        if ref is None:
+            ref = got
+            check_vjp(lambda xx: ref_bn_train(xx, w, np.zeros(3), 1e-5), x, g, got[0])
+        else:
+            for a, r in zip(got, ref):
+                np.testing.assert_allclose(a, r, rtol=1e-4, atol=2e-4 * np.abs(r).max())
+
+
 @settings(max_examples=25, deadline=None)
 @given(st.sampled_from([((3, 4), (4,)), ((2, 3, 4), (3, 4)), ((2, 5), (5,)), ((2, 2, 3), (3,))]), st.booleans())
 def test_layer_norm_matches_reference_and_backward(shapes, affine):

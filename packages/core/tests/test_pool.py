@@ -221,3 +221,26 @@ def test_max_pool2d_backward_rejects_an_index_outside_the_plane():
     bad = E.from_numpy(np.array([[[[0, 9]]]], dtype=np.int64))
     with pytest.raises(IndexError, match="Found an invalid max index: 9"):
         P.max_pool2d_backward(g, bad, (1, 1, 3, 3))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("hw", [(8, 10), (7, 9)])
+def test_max_pool2d_2x2_fast_path_matches_the_general_kernel(dtype, hw):
+    """The branch-free 2x2/stride-2 kernel against the general one: values and indices, with ties (the
+    earlier tap wins), signed zeros, NaNs (the first of its window wins) and odd sizes (the last row and
+    column unread)."""
+    from ember.core.ops import numba_nn
+
+    rng = np.random.default_rng(23)
+    x = rng.integers(-2, 3, size=(3, 4, *hw)).astype(dtype)  # many ties
+    x[0, 0, :2, :2] = [[-0.0, 0.0], [0.0, -0.0]]
+    x[1, 2, 2, 3] = x[1, 2, 3, 2] = x[2, 1, 5, 4] = np.nan
+    planes = x.reshape(-1, *hw)
+    want_o = np.empty((planes.shape[0], hw[0] // 2, hw[1] // 2), dtype=dtype)
+    want_i = np.empty(want_o.shape, dtype=np.int64)
+    numba_nn.max_pool2d()(planes, want_o, want_i, 2, 2, 2, 2, 0, 0, 1, 1)
+    out, idx = P.max_pool2d_with_indices(T(x), (2, 2), (2, 2), (0, 0), (1, 1), False)
+    np.testing.assert_array_equal(out.numpy().reshape(want_o.shape), want_o)
+    np.testing.assert_array_equal(idx.numpy().reshape(want_i.shape), want_i)
+    assert np.signbit(out.numpy()[0, 0, 0, 0])  # -0.0 came first and 0.0 is not greater
+    assert np.isnan(out.numpy()[1, 2, 1, 1]) and idx.numpy()[1, 2, 1, 1] == 2 * hw[1] + 3

@@ -6,12 +6,15 @@ from a zero-padded channels-first copy of the input through a table of window of
 stride-1 conv only a transpose), then multiplies the weight `(G, O/G, C/G*kh*kw)` by
 them in one GEMM per group, over the whole batch at once (a single large GEMM is several times
 faster than N small ones). The input gradient is the transposed GEMM followed by `col2im`, a
-Numba scatter-add through the same table into a padded buffer, cropped; the weight
-gradient is GEMM of the gradient with the columns. Depthwise convolutions (one input channel
+Numba scatter-add through the same table into a padded buffer, cropped (at stride 1, with at
+least as many input as output channels, it is instead the forward's im2col + GEMM of the
+gradient padded by d*(k-1) - p with the flipped weight: the gather costs half the scatter); the
+weight gradient is GEMM of the gradient with the columns. Depthwise convolutions (one input channel
 per group, groups > 1) run direct Numba loops instead: their per-group GEMMs would have
-K = kh * kw. A single-channel input with groups == 1 (a first layer) stays off the depthwise loops
-(the GEMM, or the direct kernel below, measured faster, and compile no parallel kernel at start).
-A transposed convolution is exactly a convolution's input gradient, so it reuses it.
+K = kh * kw (see NOTE [ Depthwise convolution over phase planes ]). A single-channel input with
+groups == 1 (a first layer) stays off the depthwise loops (the GEMM, or the direct kernel below,
+measured faster, and compile no parallel kernel at start). A transposed convolution is exactly a
+convolution's input gradient, so it reuses it.
 
 NOTE [ Direct convolution over flat rows ]
 A stride-1, groups=1 convolution with few channels on a large image runs direct instead
@@ -20,10 +23,25 @@ give BLAS a skinny, memory-bound shape. The input is zero-padded once and each p
 read as one flat row: output q = oh*Wp + ow is the sum over taps of xp[q + i*dh*Wp + j*dw], so
 every tap is a single long contiguous loop; the Wp - Wo columns past each output row are
 computed and dropped. The input gradient of such a convolution is the same kernel applied to the
-gradient padded by d*(k-1) - p, with the weight flipped and its channel axes swapped.
+gradient padded by d*(k-1) - p, with the weight flipped and its channel axes swapped. Small
+planes (16x16) put two padded images end to end in one flat row (`_images_per_row`): the rows
+between them are computed and dropped too, and each tap's loop is twice as long.
 An unpadded 1x1 convolution (groups=1) needs no columns at all: each image is `W (O, C) @ x[b]
 (C, H*W)`, one stacked matmul over the batch with no transposes (a stride keeps every s-th
 pixel first); its weight gradient is the batch's sum of `g[b] @ x[b]^T`.
+
+NOTE [ Depthwise convolution over phase planes ]
+A depthwise convolution (one input channel per group) is 9 multiply-adds per output, too few for
+a GEMM, and its planes are small (8x8 to 32x32), so loops over output rows of 8-32 run mostly
+in LLVM's scalar remainders. Each kernel works on one plane at a time in a scratch buffer that
+stays in L1: the input plane is copied in zero-padded and split into its sh*sw stride phases
+(`xp[ri::sh, rj::sw]`, each `hq x wq`), so that at any stride the output q = oh*wq + ow reads tap
+(i, j) at one constant offset of one phase, `phase[q + (i*dh // sh)*wq + j*dw // sw]`: every tap
+(three a pass) is one long contiguous vector loop over the whole plane, and the wq - wo columns
+past each output row are computed and dropped when the rows are copied out. The input gradient
+adds each tap into the scratch the same way (then copies the plane's interior out), and the
+weight gradient is one dot product per tap and image. The launcher computes the scratch's
+offsets (`_phase_geometry`), so the kernels do no integer division.
 
 NOTE [ 3-D convolution through the 2-D op ]
 A 3-D convolution is the 2-D op with the depth taps folded into the channels: the padded input's
@@ -133,20 +151,35 @@ def _direct_ok(c: int, o: int, ho: int, wo: int, stride, groups: int) -> bool:
     return groups == 1 and tuple(stride) == (1, 1) and 2 <= c <= 64 and o >= 1 and ho * wo >= 256
 
 
-def _direct(x: np.ndarray, w: np.ndarray, padding, dilation) -> np.ndarray:
-    """Stride-1 conv2d of `x (N, C, H, W)` with `w (O, C, kh, kw)` by `numba_nn.conv_rows` (see NOTE
-    [ Direct convolution over flat rows ]); a strided `(N, O, Ho, Wo)` view of the kernel's buffer."""
+def _images_per_row(n: int, plane: int) -> int:
+    """How many padded images of `plane` elements one flat row holds (see NOTE [ Direct convolution over flat
+    rows ]): two 16x16 images a row cut each tap's loop overhead and weight loads by half (measured 12-15%
+    faster); a 32x32 image is long enough alone."""
+    return next((k for k in (4, 2) if n % k == 0 and k * plane <= 800), 1)
+
+
+def _direct(x: np.ndarray, w: np.ndarray, padding, dilation, bias: np.ndarray | None = None) -> np.ndarray:
+    """Stride-1 conv2d of `x (N, C, H, W)` with `w (O, C, kh, kw)` (plus `bias (O,)`) by `numba_nn.conv_rows`
+    (see NOTE [ Direct convolution over flat rows ]); a contiguous `(N, O, Ho, Wo)` array."""
     n, c, h, wd = x.shape
     o, _, kh, kw = w.shape
     (ph, pw), (dh, dw) = padding, dilation
     hp, wp = h + 2 * ph, wd + 2 * pw
     ho, wo = hp - dh * (kh - 1), wp - dw * (kw - 1)
     cp, op = -(-c // 4) * 4, -(-o // 2) * 2  # the kernel takes 4 input and 2 output channels at a time
+    k = _images_per_row(n, hp * wp)
     wz = np.zeros((op, cp, kh, kw), dtype=x.dtype)
     wz[:o, :c] = w
-    out = np.empty((n, op, ho * wp), dtype=x.dtype)
-    numba_nn.conv_rows()(_padded_rows(x, cp, padding, hp, wp), wz, out, wp, dh, dw, (ho - 1) * wp + wo)
-    return out.reshape(n, op, ho, wp)[:, :o, :, :wo]
+    out = np.empty((n // k, op, k * hp * wp), dtype=x.dtype)
+    numba_nn.conv_rows()(_padded_rows(x, cp, padding, hp, wp, k), wz, out, wp, dh, dw,
+                         (k - 1) * hp * wp + (ho - 1) * wp + wo)
+    res = np.empty((n, o, ho, wo), dtype=x.dtype)
+    src = out.reshape(n // k, op, k, hp, wp)[:, :o, :, :ho, :wo].transpose(0, 2, 1, 3, 4)
+    if bias is not None:
+        np.add(src, bias.reshape(o, 1, 1), out=res.reshape(n // k, k, o, ho, wo))
+    else:
+        np.copyto(res.reshape(n // k, k, o, ho, wo), src)
+    return res
 
 
 def _pointwise_ok(kh: int, kw: int, padding, groups: int) -> bool:
@@ -183,26 +216,28 @@ def _pointwise_input_grad(g: np.ndarray, w: np.ndarray, input_shape, stride) -> 
     return res
 
 
-def _padded_rows(x: np.ndarray, cp: int, padding, rows: int, wp: int) -> np.ndarray:
+def _padded_rows(x: np.ndarray, cp: int, padding, rows: int, wp: int, k: int = 1) -> np.ndarray:
     """`x (N, C, H, W)` zero-padded to `cp` channels and a `(rows, wp)` plane (`padding` before), flattened
-    to `(N, cp, rows*wp)`: the flat rows of NOTE [ Direct convolution over flat rows ]."""
+    to `(N/k, cp, k*rows*wp)`, k images a row: the flat rows of NOTE [ Direct convolution over flat rows ]."""
     n, c, h, wd = x.shape
     (ph, pw) = padding
-    xp = np.zeros((n, cp, rows, wp), dtype=x.dtype)
-    xp[:, :c, ph:ph + h, pw:pw + wd] = x
-    return xp.reshape(n, cp, rows * wp)
+    xp = np.zeros((n // k, cp, k, rows, wp), dtype=x.dtype)
+    xp[:, :c, :, ph:ph + h, pw:pw + wd] = x.reshape(n // k, k, c, h, wd).transpose(0, 2, 1, 3, 4)
+    return xp.reshape(n // k, cp, k * rows * wp)
 
 
 def _direct_weight_grad(g: np.ndarray, x: np.ndarray, kh: int, kw: int, padding, dilation) -> np.ndarray:
     """The weight gradient `(O, C, kh, kw)` of a stride-1 conv by `numba_nn.conv_rows_weight`."""
-    (c, h, wd), o = x.shape[1:], g.shape[1]
+    (n, c, h, wd), o = x.shape, g.shape[1]
     (ph, pw), (dh, dw) = padding, dilation
     hp, wp = h + 2 * ph, wd + 2 * pw
     ho, wo = hp - dh * (kh - 1), wp - dw * (kw - 1)
     cp, op = -(-c // 4) * 4, -(-o // 2) * 2
+    k = _images_per_row(n, hp * wp)
     gw = np.zeros((op, cp, kh, kw), dtype=x.dtype)
-    numba_nn.conv_rows_weight()(_padded_rows(x, cp, padding, hp, wp), _padded_rows(g, op, (0, 0), ho, wp), gw, wp,
-                                dh, dw, (ho - 1) * wp + wo)
+    numba_nn.conv_rows_weight()(_padded_rows(x, cp, padding, hp, wp, k),
+                                _padded_rows(g, op, (0, 0), hp if k > 1 else ho, wp, k), gw, wp, dh, dw,
+                                (k - 1) * hp * wp + (ho - 1) * wp + wo)
     return gw[:o, :c]
 
 
@@ -212,6 +247,19 @@ def _direct_input_grad_ok(g_hw, input_shape, w_shape, stride, padding, dilation,
     kh, kw = w_shape[2:]
     return (_direct_ok(w_shape[0], input_shape[1], input_shape[2], input_shape[3], stride, groups)
             and dilation[0] * (kh - 1) >= padding[0] and dilation[1] * (kw - 1) >= padding[1]
+            and tuple(g_hw) == (input_shape[2] + 2 * padding[0] - dilation[0] * (kh - 1),
+                                input_shape[3] + 2 * padding[1] - dilation[1] * (kw - 1)))
+
+
+def _flipped_input_grad_ok(g_hw, input_shape, w_shape, stride, padding, dilation, groups) -> bool:
+    """Whether a stride-1, one-group input gradient is the convolution of the full gradient padded by
+    d*(k-1) - p with the flipped, channel-swapped weight (padding no larger than the dilated kernel's reach).
+    Only with at least as many input channels as output ones: the GEMM's rows are the input channels, and
+    64 rows against 128 (64->128 on 8x8) measured slower than the transposed GEMM and col2im."""
+    kh, kw = w_shape[2:]
+    return (groups == 1 and tuple(stride) == (1, 1) and input_shape[1] >= w_shape[0]
+            and dilation[0] * (kh - 1) >= padding[0]
+            and dilation[1] * (kw - 1) >= padding[1]
             and tuple(g_hw) == (input_shape[2] + 2 * padding[0] - dilation[0] * (kh - 1),
                                 input_shape[3] + 2 * padding[1] - dilation[1] * (kw - 1)))
 
@@ -235,11 +283,20 @@ dilation, groups)`, grad_weight = `conv2d_backward_weight(grad, input, weight.sh
 padding, dilation, groups)`, grad_bias = `grad.sum((0, 2, 3))`.""")
 
 
-def _padded(x: np.ndarray, padding) -> np.ndarray:
-    """x padded with zeros: the direct depthwise kernels measured faster on a padded copy (every
-    tap a full, vectorized row) than skipping the padding's taps in place."""
-    ph, pw = padding
-    return np.pad(x, ((0, 0), (0, 0), (ph, ph), (pw, pw))) if ph or pw else np.ascontiguousarray(x)
+def _phase_geometry(hw, kh: int, kw: int, stride, padding, dilation) -> tuple:
+    """The depthwise kernels' scratch layout (see NOTE [ Depthwise convolution over phase planes ]): each tap's
+    start in it, where each input row starts, each column phase's (first column, offset, count), the phase
+    row width and the scratch's size."""
+    (sh, sw), (ph, pw), (dh, dw) = stride, padding, dilation
+    hq, wq = -(-(hw[0] + 2 * ph) // sh), -(-(hw[1] + 2 * pw) // sw)
+    p = hq * wq
+    taps = [((i * dh % sh) * sw + j * dw % sw) * p + (i * dh // sh) * wq + j * dw // sw
+            for i in range(kh) for j in range(kw)]
+    rows = [((r + ph) % sh) * sw * p + ((r + ph) // sh) * wq for r in range(hw[0])]
+    cph = [((rj - pw) % sw, rj * p + ((rj - pw) % sw + pw) // sw, max(0, -(-(hw[1] - (rj - pw) % sw) // sw)))
+           for rj in range(sw)]
+    return (np.array(taps, dtype=np.int64), np.array(rows, dtype=np.int64),
+            np.array(cph, dtype=np.int64).reshape(sw, 3), wq, sh * sw * p)
 
 
 def _depthwise(x: np.ndarray, w: np.ndarray, stride, padding, dilation) -> np.ndarray:
@@ -248,8 +305,8 @@ def _depthwise(x: np.ndarray, w: np.ndarray, stride, padding, dilation) -> np.nd
     ho = _out_size(x.shape[2], kh, stride[0], padding[0], dilation[0])
     wo = _out_size(x.shape[3], kw, stride[1], padding[1], dilation[1])
     out = np.empty((n, o, ho, wo), dtype=x.dtype)
-    numba_nn.depthwise_conv()(_padded(x, padding), np.ascontiguousarray(w).reshape(o, kh, kw), out, *stride,
-                              *dilation)
+    numba_nn.depthwise_conv()(np.ascontiguousarray(x), np.ascontiguousarray(w).reshape(o, kh * kw), out,
+                              *_phase_geometry(x.shape[2:], kh, kw, stride, padding, dilation))
     return out
 
 
@@ -292,7 +349,7 @@ def _conv2d_meta(input, weight, bias, stride, padding, dilation, groups) -> None
 @conv2d_op.register("cpu")
 def _conv2d_cpu(input, weight, bias, stride, padding, dilation, groups):
     x, w = numba_nn.kernel_array(input._np()), numba_nn.kernel_array(weight._np())
-    n, o, kh, kw = x.shape[0], w.shape[0], w.shape[2], w.shape[3]
+    o, kh, kw = w.shape[0], w.shape[2], w.shape[3]
     if w.shape[1] == 1 and groups > 1:
         res = _depthwise(x, w, stride, padding, dilation)
         if bias is not None:
@@ -300,11 +357,21 @@ def _conv2d_cpu(input, weight, bias, stride, padding, dilation, groups):
         return wrap(res.astype(input._dtype.np, copy=False))
     ho = _out_size(x.shape[2], kh, stride[0], padding[0], dilation[0])
     wo = _out_size(x.shape[3], kw, stride[1], padding[1], dilation[1])
-    if _pointwise_ok(kh, kw, padding, groups) or _direct_ok(x.shape[1], o, ho, wo, stride, groups):
-        pointwise = _pointwise_ok(kh, kw, padding, groups)
-        out = _pointwise(x, w, stride, ho, wo) if pointwise else _direct(x, w, padding, dilation)
-        res = np.add(out, bias._np().reshape(o, 1, 1)) if bias is not None else np.ascontiguousarray(out)
+    if _pointwise_ok(kh, kw, padding, groups):
+        out = _pointwise(x, w, stride, ho, wo)
+        res = np.add(out, bias._np().reshape(o, 1, 1)) if bias is not None else out
         return wrap(res.astype(input._dtype.np, copy=False))
+    if _direct_ok(x.shape[1], o, ho, wo, stride, groups):
+        res = _direct(x, w, padding, dilation, None if bias is None else bias._np())
+        return wrap(res.astype(input._dtype.np, copy=False))
+    res = _gemm_conv(x, w, None if bias is None else bias._np(), stride, padding, dilation, groups, ho, wo)
+    return wrap(res.astype(input._dtype.np, copy=False))
+
+
+def _gemm_conv(x: np.ndarray, w: np.ndarray, bias, stride, padding, dilation, groups: int, ho: int,
+               wo: int) -> np.ndarray:
+    """conv2d by im2col and one GEMM per group and batch chunk (see NOTE [ Convolution as one GEMM ])."""
+    n, o, kh, kw = x.shape[0], w.shape[0], w.shape[2], w.shape[3]
     k = w.shape[1] * kh * kw
     wg = w.reshape(groups, o // groups, k)
     res = np.empty((n, o, ho, wo), dtype=x.dtype)
@@ -313,10 +380,10 @@ def _conv2d_cpu(input, weight, bias, stride, padding, dilation, groups):
         cols = _unfold(x[sl], kh, kw, stride, padding, dilation)
         out = _gemm(wg, cols.reshape(groups, k, nb * ho * wo)).reshape(o, nb, ho, wo).transpose(1, 0, 2, 3)
         if bias is not None:
-            np.add(out, bias._np().reshape(o, 1, 1), out=res[sl])
+            np.add(out, bias.reshape(o, 1, 1), out=res[sl])
         else:
             np.copyto(res[sl], out)
-    return wrap(res.astype(input._dtype.np, copy=False))
+    return res
 
 
 conv2d_backward_input = declare("conv2d_backward_input", doc="""The gradient of conv2d with respect to its input.
@@ -343,15 +410,21 @@ def _conv2d_backward_input_cpu(grad, weight, input_shape, stride, padding, dilat
     n, o, ho, wo = g.shape
     cg, kh, kw = w.shape[1:]
     if cg == 1 and groups > 1:
-        (ph, pw), (h, wd) = padding, input_shape[2:]
-        out = np.zeros((n, groups, h + 2 * ph, wd + 2 * pw), dtype=g.dtype)
-        numba_nn.depthwise_conv_backward_input()(np.ascontiguousarray(g), np.ascontiguousarray(w).reshape(o, kh, kw),
-                                                 out, *stride, *dilation)
-        return wrap(np.ascontiguousarray(out[:, :, ph:ph + h, pw:pw + wd], dtype=grad._dtype.np))
+        out = np.empty(tuple(input_shape), dtype=g.dtype)
+        numba_nn.depthwise_conv_backward_input()(np.ascontiguousarray(g), np.ascontiguousarray(w).reshape(o, kh * kw),
+                                                 out, *_phase_geometry(input_shape[2:], kh, kw, stride, padding,
+                                                                       dilation))
+        return wrap(out.astype(grad._dtype.np, copy=False))
     if _pointwise_ok(kh, kw, padding, groups):
         return wrap(_pointwise_input_grad(g, w, input_shape, stride).astype(grad._dtype.np, copy=False))
     if _direct_input_grad_ok(g.shape[2:], input_shape, w.shape, stride, padding, dilation, groups):
         return wrap(np.ascontiguousarray(_direct_input_grad(g, w, padding, dilation), dtype=grad._dtype.np))
+    if _flipped_input_grad_ok(g.shape[2:], input_shape, w.shape, stride, padding, dilation, groups):
+        # a forward convolution of the padded gradient: im2col's gather instead of col2im's scatter-add
+        pad = (dilation[0] * (kh - 1) - padding[0], dilation[1] * (kw - 1) - padding[1])
+        wf = np.ascontiguousarray(w[:, :, ::-1, ::-1].transpose(1, 0, 2, 3))
+        res = _gemm_conv(g, wf, None, (1, 1), pad, dilation, 1, *input_shape[2:])
+        return wrap(res.astype(grad._dtype.np, copy=False))
     wt = w.reshape(groups, o // groups, cg * kh * kw).transpose(0, 2, 1)
     res = np.empty(tuple(input_shape), dtype=g.dtype)
     for sl in _chunks(n, groups * cg * kh * kw * ho * wo * g.itemsize):
@@ -385,13 +458,9 @@ def _conv2d_backward_weight_cpu(grad, input, weight_shape, stride, padding, dila
     o, cg, kh, kw = weight_shape
     n, _, ho, wo = g.shape
     if cg == 1 and groups > 1:
-        (ph, pw), (h, wd) = padding, x.shape[2:]
-        flat = tuple(stride) == (1, 1)  # the gradient on the padded rows: one dot product per tap and image
-        wq = wd + 2 * pw if flat else wo
-        gq = _padded_rows(g, o, (0, 0), ho, wq) if flat else np.ascontiguousarray(g).reshape(n, o, ho * wo)
-        out = np.empty((o, kh, kw), dtype=g.dtype)
-        numba_nn.depthwise_conv_backward_weight()(gq, _padded_rows(x, groups, padding, h + 2 * ph, wd + 2 * pw), out,
-                                                  wd + 2 * pw, wq, *stride, *dilation, ho, wo)
+        out = np.empty((o, kh * kw), dtype=g.dtype)
+        numba_nn.depthwise_conv_backward_weight()(np.ascontiguousarray(g), np.ascontiguousarray(x), out,
+                                                  *_phase_geometry(x.shape[2:], kh, kw, stride, padding, dilation))
         return wrap(out.reshape(o, 1, kh, kw).astype(grad._dtype.np, copy=False))
     if _pointwise_ok(kh, kw, padding, groups):
         gw = np.matmul(np.ascontiguousarray(g).reshape(n, o, ho * wo),

@@ -25,8 +25,8 @@ import numpy as np
 __all__ = [
     "kernel_array", "threshold_backward", "hardtanh_backward", "im2col", "col2im", "depthwise_conv",
     "depthwise_conv_backward_input", "depthwise_conv_backward_weight", "channel_stats", "channel_affine",
-    "batch_norm_backward", "max_pool2d", "index_scatter_add", "avg_pool2d", "avg_pool2d_backward", "adaptive_pool2d",
-    "adaptive_avg_pool2d_backward", "rows_scatter_add", "embedding_bag", "embedding_bag_backward"
+    "batch_norm_backward", "max_pool2d", "max_pool2d_2x2", "index_scatter_add", "avg_pool2d", "avg_pool2d_backward",
+    "adaptive_pool2d", "adaptive_avg_pool2d_backward", "rows_scatter_add", "embedding_bag", "embedding_bag_backward"
 ]
 
 
@@ -107,7 +107,8 @@ def conv_rows():
     # Direct stride-1 convolution over flattened padded rows (see conv.py's NOTE [ Direct convolution over
     # flat rows ]): xp (N, C, Hp*Wp) padded input, C % 4 == 0; w (O, C, kh, kw), O % 2 == 0; out (N, O, L),
     # L >= m, overwritten on [0, m). Output q reads xp[..., q + i*dh*Wp + j*dw]: one long contiguous row
-    # per tap that LLVM vectorizes; 2 output x 4 input channels per pass keep 8 multiply-adds per store.
+    # per tap that LLVM vectorizes; 2 output x 4 input channels per pass keep 8 multiply-adds per store, each sum
+    # a chain of 4 fused multiply-adds from the stored partial sum (a product first, added last, was 5 ops).
     @numba.njit(cache=True, nogil=True, fastmath={"contract"})
     def kernel(xp, w, out, wp, dh, dw, m):
         n, c, _ = xp.shape
@@ -128,8 +129,8 @@ def conv_rows():
                             for q in range(m):
                                 p = np.uint64(q + off)
                                 x0, x1, x2, x3 = xp[b, ch, p], xp[b, ch + 1, p], xp[b, ch + 2, p], xp[b, ch + 3, p]
-                                out[b, oc, q] += a0 * x0 + a1 * x1 + a2 * x2 + a3 * x3
-                                out[b, oc + 1, q] += b0 * x0 + b1 * x1 + b2 * x2 + b3 * x3
+                                out[b, oc, q] = out[b, oc, q] + a0 * x0 + a1 * x1 + a2 * x2 + a3 * x3
+                                out[b, oc + 1, q] = out[b, oc + 1, q] + b0 * x0 + b1 * x1 + b2 * x2 + b3 * x3
 
     return kernel
 
@@ -183,31 +184,51 @@ def conv_rows_weight():
 def depthwise_conv():
     import numba
 
-    # One input channel per group (C/groups == 1): xp (N, G, Hp, Wp) padded, w (O, kh, kw), out (N, O, Ho, Wo);
-    # output channel o reads input channel o // (O / G). Direct loops beat a GEMM with K = kh * kw.
-    @_njit(parallel=True)
-    def kernel(xp, w, out, sh, sw, dh, dw):
-        n, o, ho, wo = out.shape
-        og = o // xp.shape[1]
-        kh, kw = w.shape[1], w.shape[2]
-        for p in numba.prange(n * o):
-            b = p // o
-            oc = p % o
-            g = oc // og
-            for oh in range(ho):
-                for ow in range(wo):
-                    out[b, oc, oh, ow] = 0.0
-                for i in range(kh):
-                    row = oh * sh + i * dh
-                    for j in range(kw):
-                        wij = w[oc, i, j]
-                        col = j * dw
-                        if sw == 1:  # unit stride: a loop LLVM vectorizes
-                            for ow in range(wo):
-                                out[b, oc, oh, ow] += xp[b, g, row, np.uint64(ow + col)] * wij
-                        else:
-                            for ow in range(wo):
-                                out[b, oc, oh, ow] += xp[b, g, row, np.uint64(ow * sw + col)] * wij
+    # One input channel per group (see conv.py's NOTE [ Depthwise convolution over phase planes ]): x (N, G, H, W);
+    # w (O, T) the taps, flat; out (N, O, Ho, Wo), output channel o reads input channel o // (O / G). The scratch
+    # (`size`) holds the sh*sw phase planes of rows wq wide: tb (T,) each tap's start in it, rows (H,) where input
+    # row r starts, cph (sw, 3) each column phase's first column, its offset and its count (no division in
+    # here). Per plane: the phases are filled, each tap is one long vector loop over the flat output
+    # q = oh*wq + ow, three taps a pass, and the rows are copied out.
+    @numba.njit(cache=True, nogil=True, parallel=True, fastmath={"contract"})
+    def kernel(x, w, out, tb, rows, cph, wq, size):
+        n, groups, h, wd = x.shape
+        o, ho, wo = out.shape[1], out.shape[2], out.shape[3]
+        og = o // groups
+        sw = cph.shape[0]
+        m = (ho - 1) * wq + wo
+        nt = tb.shape[0]
+        for g in numba.prange(groups):
+            s = np.empty(size, dtype=x.dtype)
+            acc = np.empty(m, dtype=x.dtype)
+            for b in range(n):
+                for k in range(size):
+                    s[k] = 0.0
+                for r in range(h):
+                    if sw == 1:  # unit stride: a loop LLVM vectorizes
+                        rb = rows[r] + cph[0, 1]
+                        for t in range(wd):
+                            s[np.uint64(rb + t)] = x[b, g, r, t]
+                    else:
+                        for rj in range(sw):  # the row's columns of each column phase: a contiguous run
+                            c0, rb = cph[rj, 0], rows[r] + cph[rj, 1]
+                            for t in range(cph[rj, 2]):
+                                s[np.uint64(rb + t)] = x[b, g, r, c0 + t * sw]
+                for oc in range(g * og, (g + 1) * og):
+                    for q in range(m):
+                        acc[q] = 0.0
+                    for t in range(0, nt - 2, 3):  # three taps a pass: a third of the stores
+                        b0, b1, b2 = tb[t], tb[t + 1], tb[t + 2]
+                        w0, w1, w2 = w[oc, t], w[oc, t + 1], w[oc, t + 2]
+                        for q in range(m):
+                            acc[q] += w0 * s[np.uint64(b0 + q)] + w1 * s[np.uint64(b1 + q)] + w2 * s[np.uint64(b2 + q)]
+                    for t in range(nt - nt % 3, nt):
+                        b0, w0 = tb[t], w[oc, t]
+                        for q in range(m):
+                            acc[q] += w0 * s[np.uint64(b0 + q)]
+                    for oh in range(ho):
+                        for ow in range(wo):
+                            out[b, oc, oh, ow] = acc[np.uint64(oh * wq + ow)]
 
     return kernel
 
@@ -216,29 +237,43 @@ def depthwise_conv():
 def depthwise_conv_backward_input():
     import numba
 
-    # grad (N, O, Ho, Wo), w (O, kh, kw); out (N, G, Hp, Wp) zeroed; parallel over (sample, input channel).
-    @_njit(parallel=True)
-    def kernel(grad, w, out, sh, sw, dh, dw):
-        n, o, ho, wo = grad.shape
-        groups = out.shape[1]
+    # The adjoint of `depthwise_conv`: g (N, O, Ho, Wo), w (O, T), tb as there; gi (N, G, H, W) overwritten. Per
+    # plane each output channel's gradient is laid on the flat rows (zeros in the dropped columns) and added
+    # into the phase scratch once per tap (one vector loop each), whose interior is then copied out.
+    @numba.njit(cache=True, nogil=True, parallel=True, fastmath={"contract"})
+    def kernel(g, w, gi, tb, rows, cph, wq, size):
+        n, o, ho, wo = g.shape
+        groups, h, wd = gi.shape[1], gi.shape[2], gi.shape[3]
         og = o // groups
-        kh, kw = w.shape[1], w.shape[2]
-        for p in numba.prange(n * groups):
-            b = p // groups
-            g = p % groups
-            for oc in range(g * og, (g + 1) * og):
-                for oh in range(ho):
-                    for i in range(kh):
-                        row = oh * sh + i * dh
-                        for j in range(kw):
-                            wij = w[oc, i, j]
-                            col = j * dw
-                            if sw == 1:
-                                for ow in range(wo):
-                                    out[b, g, row, np.uint64(ow + col)] += grad[b, oc, oh, ow] * wij
-                            else:
-                                for ow in range(wo):
-                                    out[b, g, row, np.uint64(ow * sw + col)] += grad[b, oc, oh, ow] * wij
+        sw = cph.shape[0]
+        m = (ho - 1) * wq + wo
+        for gg in numba.prange(groups):
+            s = np.empty(size, dtype=gi.dtype)
+            gf = np.empty(m, dtype=gi.dtype)
+            for b in range(n):
+                for k in range(size):
+                    s[k] = 0.0
+                for oc in range(gg * og, (gg + 1) * og):
+                    for q in range(m):
+                        gf[q] = 0.0
+                    for oh in range(ho):
+                        for ow in range(wo):
+                            gf[np.uint64(oh * wq + ow)] = g[b, oc, oh, ow]
+                    for t in range(tb.shape[0]):
+                        base = tb[t]
+                        wv = w[oc, t]
+                        for q in range(m):
+                            s[np.uint64(base + q)] += wv * gf[q]
+                for r in range(h):
+                    if sw == 1:
+                        rb = rows[r] + cph[0, 1]
+                        for t in range(wd):
+                            gi[b, gg, r, t] = s[np.uint64(rb + t)]
+                    else:
+                        for rj in range(sw):
+                            c0, rb = cph[rj, 0], rows[r] + cph[rj, 1]
+                            for t in range(cph[rj, 2]):
+                                gi[b, gg, r, c0 + t * sw] = s[np.uint64(rb + t)]
 
     return kernel
 
@@ -247,84 +282,77 @@ def depthwise_conv_backward_input():
 def depthwise_conv_backward_weight():
     import numba
 
-    # gq (N, O, >= m) the output gradient in rows of width wq; xp (N, G, Hp*Wp) the padded input, flat; out
-    # (O, kh, kw), overwritten; parallel over output channels. At stride 1 gq lies on the padded rows
-    # (wq == Wp, zeros in the dropped columns) and each tap is one contiguous dot product per image, as
-    # in `conv_rows_weight` (`reassoc` lets LLVM vectorize the sum); otherwise a float64 row of partial sums.
+    # The weight gradient of `depthwise_conv`: g (N, O, Ho, Wo), x (N, G, H, W), tb as there; gw (O, T)
+    # overwritten; parallel over output channels. Per image each tap is one dot product of the gradient's flat
+    # rows with the phase scratch (`reassoc` lets LLVM vectorize it), summed over the batch in float64.
     @numba.njit(cache=True, nogil=True, parallel=True, fastmath={"contract", "reassoc"})
-    def kernel(gq, xp, out, wp, wq, sh, sw, dh, dw, ho, wo):
-        n, o, _ = gq.shape
-        og = o // xp.shape[1]
-        kh, kw = out.shape[1], out.shape[2]
-        z = np.zeros(1, dtype=xp.dtype)[0]
-        flat = sh == 1 and sw == 1
+    def kernel(g, x, gw, tb, rows, cph, wq, size):
+        n, o, ho, wo = g.shape
+        groups, h, wd = x.shape[1], x.shape[2], x.shape[3]
+        og = o // groups
+        sw = cph.shape[0]
         m = (ho - 1) * wq + wo
+        nt = tb.shape[0]
+        z = np.zeros(1, dtype=x.dtype)[0]
         for oc in numba.prange(o):
-            g = oc // og
-            if flat:
-                for i in range(kh):
-                    for j in range(kw):
-                        out[oc, i, j] = z
-                for b in range(n):
-                    for i in range(kh):
-                        for j in range(kw):
-                            off = i * dh * wp + j * dw
-                            s = z
-                            for q in range(m):
-                                s += gq[b, oc, q] * xp[b, g, np.uint64(q + off)]
-                            out[oc, i, j] += s
-            else:  # a row of partial sums, one per output column (short rows vectorize as a sum would not)
-                part = np.zeros(wo, dtype=np.float64)
-                for i in range(kh):
-                    for j in range(kw):
-                        part[:] = 0.0
-                        for b in range(n):
-                            for oh in range(ho):
-                                base = (oh * sh + i * dh) * wp + j * dw
-                                for ow in range(wo):
-                                    part[ow] += gq[b, oc, oh * wq + ow] * xp[b, g, np.uint64(base + ow * sw)]
-                        out[oc, i, j] = part.sum()
+            gg = oc // og
+            s = np.empty(size, dtype=x.dtype)
+            gf = np.empty(m, dtype=x.dtype)
+            acc = np.empty(nt, dtype=np.float64)
+            for t in range(nt):
+                acc[t] = 0.0
+            for b in range(n):
+                for k in range(size):
+                    s[k] = 0.0
+                for r in range(h):
+                    if sw == 1:  # unit stride: a loop LLVM vectorizes
+                        rb = rows[r] + cph[0, 1]
+                        for t in range(wd):
+                            s[np.uint64(rb + t)] = x[b, gg, r, t]
+                    else:
+                        for rj in range(sw):  # the row's columns of each column phase: a contiguous run
+                            c0, rb = cph[rj, 0], rows[r] + cph[rj, 1]
+                            for t in range(cph[rj, 2]):
+                                s[np.uint64(rb + t)] = x[b, gg, r, c0 + t * sw]
+                for q in range(m):
+                    gf[q] = 0.0
+                for oh in range(ho):
+                    for ow in range(wo):
+                        gf[np.uint64(oh * wq + ow)] = g[b, oc, oh, ow]
+                for t in range(nt):
+                    base = tb[t]
+                    d = z
+                    for q in range(m):
+                        d += gf[q] * s[np.uint64(base + q)]
+                    acc[t] += d
+            for t in range(nt):
+                gw[oc, t] = acc[t]
 
     return kernel
 
 
 @cache
 def channel_stats():
-    # x: (N, C, L); mean, var: (C,) float64 (biased var, two passes over each channel: centred, stable). Sums
-    # run in 8 independent float64 lanes: one accumulator is a chain of dependent adds LLVM may not reorder
-    # (no fastmath), 8 lanes it vectorizes. acc: the lanes, (8,) float64 from the caller: allocating,
-    # zeroing by slice and `.sum()` in here compiled NumPy's helpers too (0.4 s of CPU on a cold start).
-    @_njit()
-    def kernel(x, mean, var, acc):
+    import numba
+
+    # x: (N, C, L); mean, var: (C,) float64 (biased var, two passes over each channel: centred, stable). The
+    # sums run in float64; `reassoc` lets LLVM split them into vector lanes (one accumulator is a chain of
+    # dependent adds it may not reorder otherwise).
+    @numba.njit(cache=True, nogil=True, fastmath={"reassoc", "contract"})
+    def kernel(x, mean, var):
         n, c, m = x.shape
         cnt = max(n * m, 1)
-        m8 = m - m % 8
         for ch in range(c):
-            for lane in range(8):
-                acc[lane] = 0.0
-            for b in range(n):
-                for k in range(0, m8, 8):
-                    for lane in range(8):
-                        acc[lane] += x[b, ch, k + lane]
-                for k in range(m8, m):
-                    acc[0] += x[b, ch, k]
             s = 0.0
-            for lane in range(8):
-                s += acc[lane]
+            for b in range(n):
+                for k in range(m):
+                    s += x[b, ch, k]
             mu = s / cnt
-            for lane in range(8):
-                acc[lane] = 0.0
-            for b in range(n):
-                for k in range(0, m8, 8):
-                    for lane in range(8):
-                        d = x[b, ch, k + lane] - mu
-                        acc[lane] += d * d
-                for k in range(m8, m):
-                    d = x[b, ch, k] - mu
-                    acc[0] += d * d
             s = 0.0
-            for lane in range(8):
-                s += acc[lane]
+            for b in range(n):
+                for k in range(m):
+                    d = x[b, ch, k] - mu
+                    s += d * d
             mean[ch] = mu
             var[ch] = s / cnt
 
@@ -334,76 +362,71 @@ def channel_stats():
 @cache
 def channel_affine():
     # out[b, c, :] = (x[b, c, :] - mean[c]) * scale[c] + bias[c]; x, out: (N, C, L); mean, scale, bias: (C,)
-    # float64. Centring first, in float64, keeps the digits that x * scale - mean * scale cancels when
-    # the mean is large against the spread (mean 1e4, spread 1e-2).
+    # float64. One pass in x's dtype: (x - mean') * scale + bias', mean' the mean rounded to that dtype and
+    # bias' correcting for the rounding in float64, so the centring keeps the digits that x * scale -
+    # mean * scale would cancel when the mean is large against the spread (mean 1e4, spread 1e-2).
     @_njit()
     def kernel(x, mean, scale, bias, out):
         n, c, m = x.shape
-        for p in range(n * c):
-            b = p // c
-            ch = p % c
-            mu = mean[ch]
-            a = scale[ch]
-            s = bias[ch]
-            for k in range(m):
-                out[b, ch, k] = (x[b, ch, k] - mu) * a + s
+        co = np.empty(3, dtype=out.dtype)
+        for ch in range(c):
+            co[0] = mean[ch]
+            co[1] = scale[ch]
+            co[2] = bias[ch] + (np.float64(co[0]) - mean[ch]) * scale[ch]
+            mu, a, sh = co[0], co[1], co[2]
+            for b in range(n):
+                for k in range(m):
+                    out[b, ch, k] = (x[b, ch, k] - mu) * a + sh
 
     return kernel
 
 
 @cache
 def batch_norm_backward():
-    # g, x, gi: (N, C, L); mean, invstd, w: (C,); gw, gb: (C,) float64 outputs. One channel at a time: its sums,
-    # then its input gradient while the channel is still in cache (training subtracts the statistics'
-    # terms). The sums are centred on `mean` (the saved batch mean, rounded to x's dtype) and run in 8
-    # float64 lanes each, as in `channel_stats`; in training the exact float64 batch mean is that centre
-    # plus the mean of x - centre, written back to `mean`, and sum(g * (x - mean)) is corrected to it.
-    @_njit()
+    import numba
+
+    # g, x, gi: (N, C, L); mean, invstd, w: (C,) float64; gw, gb: (C,) float64 outputs. One channel at a time:
+    # its sums, then its input gradient while the channel is still in cache (training subtracts the
+    # statistics' terms). The sums run in float64, centred on `mean` (the saved batch mean, rounded to x's
+    # dtype); `reassoc` lets LLVM split them into vector lanes. In training the exact float64 batch mean is
+    # that centre plus the mean of x - centre, written back to `mean`, and sum(g * (x - mean)) is corrected
+    # to it. The input gradient is a * g + e * (x - mean') + f in x's dtype (one vector pass), mean' the
+    # mean rounded to that dtype and f correcting for the rounding, so x - mean' keeps its digits.
+    @numba.njit(cache=True, nogil=True, fastmath={"reassoc", "contract"})
     def kernel(g, x, mean, invstd, w, training, gi, gw, gb):
         n, c, m = x.shape
         cnt = max(n * m, 1)
-        m8 = m - m % 8
-        ag, agx, ax = np.zeros(8), np.zeros(8), np.zeros(8)
+        co = np.empty(4, dtype=gi.dtype)  # the pass's coefficients, rounded to the gradient's dtype
         for ch in range(c):
             ref = mean[ch]
-            ag[:] = 0.0
-            agx[:] = 0.0
-            ax[:] = 0.0
+            sg = 0.0
+            sgx = 0.0
+            sx = 0.0
             for b in range(n):
-                for k in range(0, m8, 8):
-                    for lane in range(8):
-                        gv = g[b, ch, k + lane]
-                        d = x[b, ch, k + lane] - ref
-                        ag[lane] += gv
-                        agx[lane] += gv * d
-                        ax[lane] += d
-                for k in range(m8, m):
-                    gv = g[b, ch, k]
+                for k in range(m):
+                    gv = np.float64(g[b, ch, k])
                     d = x[b, ch, k] - ref
-                    ag[0] += gv
-                    agx[0] += gv * d
-                    ax[0] += d
-            sg = ag.sum()
-            sgx = agx.sum()
+                    sg += gv
+                    sgx += gv * d
+                    sx += d
             mu = ref
             if training:
-                shift = ax.sum() / cnt
+                shift = sx / cnt
                 mu = ref + shift
                 mean[ch] = mu
                 sgx -= shift * sg
             gb[ch] = sg
             gw[ch] = sgx * invstd[ch]
             k0 = w[ch] * invstd[ch]
-            if training:
-                mg = sg / cnt
-                c1 = gw[ch] / cnt * invstd[ch]
-                for b in range(n):
-                    for k in range(m):
-                        gi[b, ch, k] = k0 * (g[b, ch, k] - mg - (x[b, ch, k] - mu) * c1)
-            else:
-                for b in range(n):
-                    for k in range(m):
-                        gi[b, ch, k] = k0 * g[b, ch, k]
+            e = -k0 * gw[ch] / cnt * invstd[ch] if training else 0.0
+            co[0] = k0
+            co[1] = e
+            co[2] = mu
+            co[3] = -k0 * sg / cnt + e * (co[2] - mu) if training else 0.0
+            a, e2, md, f = co[0], co[1], co[2], co[3]
+            for b in range(n):
+                for k in range(m):
+                    gi[b, ch, k] = a * g[b, ch, k] + e2 * (x[b, ch, k] - md) + f
 
     return kernel
 
@@ -454,6 +477,46 @@ def max_pool2d():
                                     found = True
                     out[p, oh, ow] = best
                     idx[p, oh, ow] = (r0 + bi * dh) * w + c0 + bj * dw
+
+    return kernel
+
+
+@cache
+def max_pool2d_2x2():
+    # `max_pool2d` for a 2x2 window at stride 2, unpadded, undilated, Ho = H // 2, Wo = W // 2 (x: (NC, H, W)):
+    # the max of each row's pair, then of the two rows, by selects (no branch: on random data the general
+    # kernel's compare-and-branch mispredicts about half the time); ties keep the earlier tap in scan order.
+    # A plane that held a NaN is rescanned for each window's first NaN, as in `max_pool2d`.
+    @_njit()
+    def kernel(x, out, idx):
+        nc, _, w = x.shape
+        _, ho, wo = out.shape
+        for p in range(nc):
+            nan = False
+            for oh in range(ho):
+                r = 2 * oh
+                for ow in range(wo):
+                    c = 2 * ow
+                    a, b, e, d = x[p, r, c], x[p, r, c + 1], x[p, r + 1, c], x[p, r + 1, c + 1]
+                    ab = b > a
+                    m1 = b if ab else a
+                    ed = d > e
+                    m2 = d if ed else e
+                    t = m2 > m1
+                    out[p, oh, ow] = m2 if t else m1
+                    idx[p, oh, ow] = r * w + c + (w + np.int64(ed) if t else np.int64(ab))
+                    nan |= (a != a) | (b != b) | (e != e) | (d != d)
+            if nan:
+                for oh in range(ho):
+                    r = 2 * oh
+                    for ow in range(wo):
+                        c = 2 * ow
+                        for k in (0, 1, w, w + 1):
+                            v = x[p, r + k // w, c + k % w]
+                            if v != v:
+                                out[p, oh, ow] = v
+                                idx[p, oh, ow] = r * w + c + k
+                                break
 
     return kernel
 
