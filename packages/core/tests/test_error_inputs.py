@@ -143,13 +143,16 @@ ERRORS = [
      RuntimeError, "Expected UPLO argument to be 'L' or 'U', but got X"),
     ("linalg.det of a vector", lambda m: E.linalg.det(m(_r(3))),
      RuntimeError, "linalg.det: The input tensor A must have at least 2 dimensions."),
+    ("searchsorted sorter index out of range",
+     lambda m: E.searchsorted(m(_r(3)), m(_r(2)), sorter=m(_l([0, 1, 5]))),
+     RuntimeError, "torch.searchsorted(): sorter index out of range"),
+    ("searchsorted negative sorter index",
+     lambda m: E.searchsorted(m(_r(3)), m(_r(2)), sorter=m(_l([0, -1, 1]))),
+     RuntimeError, "torch.searchsorted(): sorter index out of range"),
 ]
 
 # errors PyTorch raises on the CPU from the values of an index: the CUDA kernels skip them instead
 CPU_VALUE_ERRORS = [
-    ("searchsorted sorter index out of range",
-     lambda m: E.searchsorted(m(_r(3)), m(_r(2)), sorter=m(_l([0, 1, 5]))),
-     RuntimeError, "torch.searchsorted(): sorter index out of range"),
     ("embedding_bag offsets past the indices",
      lambda m: E.embedding_bag(m(_l([0, 1, 2])), m(_r(4, 2)), m(_l([0, 5]))),
      RuntimeError, "embedding_bag: offsets must start at 0, be non-decreasing and at most the number of indices"),

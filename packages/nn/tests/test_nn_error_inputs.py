@@ -53,6 +53,10 @@ ERRORS = [
      RuntimeError, "hidden0 has inconsistent hidden_size: got 5, expected 4"),
     ("GRUCell unbatched input with a batched hidden", lambda m: m(nn.GRUCell(3, 4))(m(_r(3)), m(_r(2, 4))),
      RuntimeError, "hidden0 has inconsistent hidden_size: got 2, expected 4"),
+    ("multi_margin_loss target past the classes",
+     lambda m: F.multi_margin_loss(m(_r(2, 3)), m(torch.tensor([0, 3]))), RuntimeError, "target out of range"),
+    ("multi_margin_loss negative target",
+     lambda m: F.multi_margin_loss(m(_r(2, 3)), m(torch.tensor([0, -1]))), RuntimeError, "target out of range"),
 ]
 
 

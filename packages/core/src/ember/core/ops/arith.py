@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from ember.core import dtypes
+from ember.core.dispatch import TENSOR_ITERATOR, check_overlap
 from ember.core.methods import attach, inplace, method
 from ember.core.opinfo import BOOL
 from ember.core.ops import elementwise as ew
@@ -173,6 +174,8 @@ def clamp_max(input, max, *, out=None) -> Tensor:  # noqa: A002
 @method
 def addcmul(input, tensor1, tensor2, *, value=1, out=None) -> Tensor:
     """`input + value * tensor1 * tensor2` (bfloat16/float16 operands: in float32, rounded once, as PyTorch)."""
+    if out is not None:  # the product is a fresh tensor: `add` below cannot see tensor1 and tensor2 overlap `out`
+        check_overlap(TENSOR_ITERATOR, out, (tensor1, tensor2))
     if (isinstance(input, Tensor) and (dt := input._dtype) in _REDUCED and getattr(tensor1, "_dtype", None) is dt
             and getattr(tensor2, "_dtype", None) is dt and (out is None or out._dtype is dt)):
         f32, f64 = dtypes.float32, dtypes.float64  # float64: the exact product and one rounding of PyTorch's fma
@@ -186,6 +189,8 @@ def addcmul(input, tensor1, tensor2, *, value=1, out=None) -> Tensor:
 @method
 def addcdiv(input, tensor1, tensor2, *, value=1, out=None) -> Tensor:
     """`input + value * tensor1 / tensor2`."""
+    if out is not None:
+        check_overlap(TENSOR_ITERATOR, out, (tensor1, tensor2))
     q = ew.div(tensor1, tensor2)
     return ew.add(input, q if value == 1 else ew.mul(q, value), out=out)
 

@@ -303,6 +303,8 @@ def _conj_physical_any(x, *, out=None):
 @method
 def conj_physical(input: Tensor, *, out: Tensor | None = None) -> Tensor:
     """The complex conjugate, computed into a new tensor (a copy of a real tensor)."""
+    if out is input and not input._dtype.is_complex:  # `x.conj_physical_()` of a real x: nothing to write
+        return input
     return _conj_physical(input, out=out) if out is not None else _conj_physical(input)
 
 

@@ -19,7 +19,7 @@ __all__ = ["dropout", "dropout1d", "dropout2d", "dropout3d", "feature_dropout", 
            "alpha_dropout", "feature_alpha_dropout", "alpha_dropout_", "feature_alpha_dropout_"]
 
 
-native_dropout = declare("native_dropout", doc="""Dropout returning (output, mask).
+native_dropout = declare("native_dropout", overlap=0, doc="""Dropout returning (output, mask).
 
 Positional signature: `native_dropout(input, p, generator)` (accepts `out=`): each element is
 zeroed with probability p and the rest scaled by 1 / (1 - p); mask (bool, no gradient) marks the

@@ -14,7 +14,7 @@ import types
 import numpy as np
 
 from ember.core import dtypes
-from ember.core.dispatch import composite, declare
+from ember.core.dispatch import OVERLAP_INTERNAL, composite, declare
 from ember.core.methods import attach, inplace, method
 from ember.core.ops import elementwise as ew
 from ember.core.ops import shape as S
@@ -70,7 +70,7 @@ def _finish(r: np.ndarray, out, op: str) -> Tensor:
 
 
 # --- primitives ----------------------------------------------------------------------------------
-_mm = declare("mm", np.matmul, doc="mm(a, b) -> Tensor")
+_mm = declare("mm", np.matmul, overlap=OVERLAP_INTERNAL, doc="mm(a, b) -> Tensor")
 
 
 @_mm.meta
@@ -107,7 +107,7 @@ def _mm_cpu(a, b, *, out=None):
     return wrap(r) if out is None else write_out(out, r, "mm")
 
 
-_bmm = declare("bmm", np.matmul, doc="bmm(a, b) -> Tensor")
+_bmm = declare("bmm", np.matmul, overlap=0, doc="bmm(a, b) -> Tensor")
 
 
 @_bmm.meta
@@ -129,7 +129,7 @@ def _bmm_cpu(a, b, *, out=None):
     return _finish(_product(a, b, a._dtype), out, "bmm")
 
 
-_dot = declare("dot", np.dot, doc="dot(a, b) -> Tensor")
+_dot = declare("dot", np.dot, overlap=0, doc="dot(a, b) -> Tensor")
 
 
 @_dot.meta
@@ -152,7 +152,7 @@ def _dot_cpu(a, b, *, out=None):
     return _finish(np.asarray(_product(a, b, a._dtype)), out, "dot")
 
 
-_einsum = declare("einsum", np.einsum, doc="einsum(equation, *operands) -> Tensor")
+_einsum = declare("einsum", np.einsum, overlap=0, doc="einsum(equation, *operands) -> Tensor")
 
 
 @_einsum.register("cpu")

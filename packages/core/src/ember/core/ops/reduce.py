@@ -17,7 +17,7 @@ from collections import namedtuple
 import numpy as np
 
 from ember.core import dtypes
-from ember.core.dispatch import declare
+from ember.core.dispatch import OVERLAP_INTERNAL, declare
 from ember.core.opinfo import FLOAT, FLOAT_DTYPES, INT64, PROMOTE, OpInfo
 from ember.core.methods import method
 from ember.core.ops import elementwise as ew
@@ -164,7 +164,7 @@ _FLOATS_ONLY = {"cpu": FLOAT_DTYPES, "cuda": FLOAT_DTYPES[:1] + FLOAT_DTYPES[2:]
 
 # --- sum, mean, prod -------------------------------------------------------------------------
 _sum = declare("sum", lambda a, dims, keepdim=False, dtype=None: np.sum(a, dims, keepdims=keepdim),
-               doc="sum(x, dims, keepdim, dtype) -> Tensor", info=_reduction(np.sum, INT64))
+               doc="sum(x, dims, keepdim, dtype) -> Tensor", info=_reduction(np.sum, INT64), overlap=0)
 
 
 @_sum.register("cpu")
@@ -185,7 +185,7 @@ def _sum_cpu(x, dims, keepdim=False, dtype=None, *, out=None):
 
 
 _nansum = declare("nansum", lambda a, dims, keepdim=False, dtype=None: np.nansum(a, dims, keepdims=keepdim),
-                  doc="nansum(x, dims, keepdim, dtype) -> Tensor", info=_reduction(np.nansum, INT64))
+                  doc="nansum(x, dims, keepdim, dtype) -> Tensor", info=_reduction(np.nansum, INT64), overlap=0)
 
 
 @_nansum.register("cpu")
@@ -202,7 +202,8 @@ def _nan_visible(a: np.ndarray) -> np.ndarray:
 
 
 _mean = declare("mean", lambda a, dims, keepdim=False, dtype=None: np.mean(a, dims, keepdims=keepdim),
-                doc="mean(x, dims, keepdim, dtype) -> Tensor", info=_reduction(np.mean, FLOAT, _FLOATS_ONLY))
+                doc="mean(x, dims, keepdim, dtype) -> Tensor", info=_reduction(np.mean, FLOAT, _FLOATS_ONLY),
+               overlap=OVERLAP_INTERNAL)
 
 
 @_mean.register("cpu")
@@ -219,7 +220,7 @@ def _mean_cpu(x, dims, keepdim=False, dtype=None, *, out=None):
 
 
 _nanmean = declare("nanmean", lambda a, dims, keepdim=False, dtype=None: np.nanmean(a, dims, keepdims=keepdim),
-                   doc="nanmean(x, dims, keepdim, dtype) -> Tensor")
+                   doc="nanmean(x, dims, keepdim, dtype) -> Tensor", overlap=OVERLAP_INTERNAL)
 
 
 @_nanmean.register("cpu")
@@ -236,7 +237,7 @@ def _nanmean_cpu(x, dims, keepdim=False, dtype=None, *, out=None):
 
 _prod = declare("prod", lambda a, dims, keepdim=False, dtype=None: np.prod(a, dims, keepdims=keepdim),
                 doc="prod(x, dims, keepdim, dtype) -> Tensor",
-                info=_reduction(np.prod, INT64, invalid=_one_dim_only))
+                info=_reduction(np.prod, INT64, invalid=_one_dim_only), overlap=0)
 
 
 @_prod.register("cpu")
@@ -299,9 +300,9 @@ def prod(input: Tensor, dim: int | None = None, keepdim: bool = False, *, dtype=
 
 # --- max, min, argmax ------------------------------------------------------------------------
 _amax = declare("amax", lambda a, dims, keepdim=False: np.amax(a, dims, keepdims=keepdim),
-                doc="amax(x, dims, keepdim) -> Tensor", info=_reduction(np.max, invalid=_empty_reduction))
+                doc="amax(x, dims, keepdim) -> Tensor", info=_reduction(np.max, invalid=_empty_reduction), overlap=0)
 _amin = declare("amin", lambda a, dims, keepdim=False: np.amin(a, dims, keepdims=keepdim),
-                doc="amin(x, dims, keepdim) -> Tensor", info=_reduction(np.min, invalid=_empty_reduction))
+                doc="amin(x, dims, keepdim) -> Tensor", info=_reduction(np.min, invalid=_empty_reduction), overlap=0)
 
 
 def _make_extreme(op, fn, name):
@@ -320,9 +321,9 @@ _make_extreme(_amin, np.minimum.reduce, "amin")
 _max_dim = declare("max_dim", doc="max_dim(x, dim, keepdim) -> (values, indices)")
 _min_dim = declare("min_dim", doc="min_dim(x, dim, keepdim) -> (values, indices)")
 _argmax = declare("argmax", lambda a, dim=None, keepdim=False: np.argmax(a, dim, keepdims=keepdim),
-                  differentiable=False, doc="argmax(x, dim, keepdim) -> Tensor")
+                  differentiable=False, doc="argmax(x, dim, keepdim) -> Tensor", overlap=0)
 _argmin = declare("argmin", lambda a, dim=None, keepdim=False: np.argmin(a, dim, keepdims=keepdim),
-                  differentiable=False, doc="argmin(x, dim, keepdim) -> Tensor")
+                  differentiable=False, doc="argmin(x, dim, keepdim) -> Tensor", overlap=0)
 
 
 def _arg_extreme(a: np.ndarray, dim: int, fn) -> np.ndarray:
@@ -450,11 +451,11 @@ def argmin(input: Tensor, dim: int | None = None, keepdim: bool = False, *, out=
 
 # --- var, std --------------------------------------------------------------------------------
 _var = declare("var", lambda a, dims, correction=1, keepdim=False: np.var(a, dims, ddof=correction, keepdims=keepdim),
-               doc="var(x, dims, correction, keepdim) -> Tensor")
+               doc="var(x, dims, correction, keepdim) -> Tensor", overlap=0)
 _std = declare("std", lambda a, dims, correction=1, keepdim=False: np.std(a, dims, ddof=correction, keepdims=keepdim),
-               doc="std(x, dims, correction, keepdim) -> Tensor")
-_var_mean = declare("var_mean", doc="var_mean(x, dims, correction, keepdim) -> (var, mean)")
-_std_mean = declare("std_mean", doc="std_mean(x, dims, correction, keepdim) -> (std, mean)")
+               doc="std(x, dims, correction, keepdim) -> Tensor", overlap=0)
+_var_mean = declare("var_mean", doc="var_mean(x, dims, correction, keepdim) -> (var, mean)", overlap=0)
+_std_mean = declare("std_mean", doc="std_mean(x, dims, correction, keepdim) -> (std, mean)", overlap=0)
 
 
 def _moments(x: Tensor, dims, correction, keepdim, op: str):
@@ -566,7 +567,8 @@ def std_mean(input: Tensor, dim=None, unbiased: bool | None = None, keepdim: boo
 
 # --- logsumexp, norms ------------------------------------------------------------------------
 _logsumexp = declare("logsumexp", lambda a, dims, keepdim=False: np.log(np.sum(np.exp(a), dims, keepdims=keepdim)),
-                     doc="logsumexp(x, dims, keepdim) -> Tensor", info=_reduction(_logsumexp_ref, FLOAT))
+                     doc="logsumexp(x, dims, keepdim) -> Tensor", info=_reduction(_logsumexp_ref, FLOAT),
+                     overlap=OVERLAP_INTERNAL)
 
 
 @_logsumexp.register("cpu")
@@ -593,7 +595,7 @@ def logsumexp(input: Tensor, dim=(), keepdim: bool = False, *, out=None) -> Tens
     return _logsumexp(input, _dims(dim, input, "logsumexp"), keepdim, out=out)
 
 
-_vector_norm = declare("vector_norm", doc="vector_norm(x, ord, dims, keepdim, dtype) -> Tensor")
+_vector_norm = declare("vector_norm", doc="vector_norm(x, ord, dims, keepdim, dtype) -> Tensor", overlap=0)
 
 
 @_vector_norm.register("cpu")
@@ -633,9 +635,9 @@ def vector_norm(x: Tensor, ord: float = 2, dim=None, keepdim: bool = False, *, d
 
 # --- all, any, count_nonzero -------------------------------------------------------------------
 _all = declare("all", lambda a, dims, keepdim=False: np.all(a, dims, keepdims=keepdim), differentiable=False,
-               doc="all(x, dims, keepdim) -> Tensor")
+               doc="all(x, dims, keepdim) -> Tensor", overlap=0)
 _any = declare("any", lambda a, dims, keepdim=False: np.any(a, dims, keepdims=keepdim), differentiable=False,
-               doc="any(x, dims, keepdim) -> Tensor")
+               doc="any(x, dims, keepdim) -> Tensor", overlap=0)
 
 
 def _make_logical(op, fn, name):

@@ -157,7 +157,7 @@ def kthvalue(input: Tensor, k: int, dim: int = -1, keepdim: bool = False, *, out
 
 
 # --- median, mode ------------------------------------------------------------------------------
-_median = declare("median", doc="median(x) -> Tensor")
+_median = declare("median", overlap=0, doc="median(x) -> Tensor")
 _median_dim = declare("median_dim", doc="median_dim(x, dim, keepdim) -> (values, indices)")
 
 
@@ -285,7 +285,7 @@ def _cum_extreme_rows():
 
 
 def _make_cum_extreme(name: str, is_max: bool):
-    op = declare(name, doc=f"{name}(x, dim) -> (values, indices)")
+    op = declare(name, overlap=0, doc=f"{name}(x, dim) -> (values, indices)")
 
     @op.register("cpu")
     def kernel(x, dim, *, out=None):
@@ -405,7 +405,7 @@ _searchsorted = declare("searchsorted", np.searchsorted, differentiable=False,
 
 @_searchsorted.meta
 def _searchsorted_meta(seq, values, right=False, sorter=None, out_int32=False) -> None:
-    """Rows of values match the sequence's, and a sorter permutes each row (both kernels index by it)."""
+    """Rows of values match the sequence's, and a sorter's values index a row (both kernels index by it)."""
     vshape = values._shape if isinstance(values, Tensor) else np.shape(values)
     if seq.ndim > 1 and (len(vshape) != seq.ndim or tuple(vshape[:-1]) != seq._shape[:-1]):
         raise RuntimeError(f"torch.searchsorted(): boundaries tensor should be 1 dimension or the first N-1 "
@@ -418,6 +418,10 @@ def _searchsorted_meta(seq, values, right=False, sorter=None, out_int32=False) -
         if sorter._shape != seq._shape:
             raise RuntimeError(f"torch.searchsorted(): boundary and sorter must have the same size, but got boundary "
                                f"tensor {list(seq._shape)}and got sorter tensor {list(sorter._shape)}")
+        if sorter.numel():  # device sorters read to the host: CUDA's kernel gathers by them
+            srt = np.asarray(sorter._host_array())
+            if srt.min() < 0 or srt.max() >= seq._shape[-1]:
+                raise RuntimeError("torch.searchsorted(): sorter index out of range")
 
 
 @_searchsorted.register("cpu")
@@ -427,8 +431,6 @@ def _searchsorted_cpu(seq, values, right=False, sorter=None, out_int32=False):
     s = seq._np()
     v = values._np() if isinstance(values, Tensor) else np.asarray(values)
     srt = None if sorter is None else sorter._np()
-    if srt is not None and srt.size and (srt.min() < 0 or srt.max() >= s.shape[-1]):
-        raise RuntimeError("torch.searchsorted(): sorter index out of range")
     side = "right" if right else "left"
     if s.ndim == 1:
         r = np.searchsorted(s, v, side=side, sorter=srt)
@@ -506,7 +508,7 @@ def bincount(input: Tensor, weights: Tensor | None = None, minlength: int = 0) -
     return _bincount(input, weights, minlength)
 
 
-_histc = declare("histc", differentiable=False, doc="histc(x, bins, min, max) -> Tensor")
+_histc = declare("histc", differentiable=False, overlap=0, doc="histc(x, bins, min, max) -> Tensor")
 
 
 @_histc.register("cpu")
@@ -554,7 +556,7 @@ def isin(elements, test_elements, *, assume_unique: bool = False, invert: bool =
 
 
 # --- nanmedian, quantile ---------------------------------------------------------------------------
-_nanmedian = declare("nanmedian", doc="nanmedian(x) -> Tensor")
+_nanmedian = declare("nanmedian", overlap=0, doc="nanmedian(x) -> Tensor")
 _nanmedian_dim = declare("nanmedian_dim", doc="nanmedian_dim(x, dim, keepdim) -> (values, indices)")
 
 

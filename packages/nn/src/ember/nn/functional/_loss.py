@@ -290,8 +290,8 @@ def multi_margin_loss(input: Tensor, target: Tensor, p: int = 1, margin: float =
     if weight is not None and (weight.dim() > 1 or weight.numel() != c):
         raise RuntimeError(f"inconsistent weight size, expected {c} but got {list(weight.shape)}")
     y = target.reshape(-1)
-    if y.device.type == "cpu" and y.numel() and (int(y.min()) < 0 or int(y.max()) >= c):
-        raise RuntimeError("target out of range")  # device targets: reading them would synchronize
+    if y.numel() and (int(y.min()) < 0 or int(y.max()) >= c):  # device targets too (a synchronization, where
+        raise RuntimeError("target out of range")                # PyTorch's CUDA kernel asserts), before gather
     picked = x.gather(1, y.unsqueeze(1))
     margins = ea.relu(margin - picked + x)  # no gradient at the kink (PyTorch's z > 0), unlike clamp
     if p == 2:
