@@ -23,6 +23,9 @@ Flags the layers above read:
   and with the inputs, checked before the kernel (NOTE [ Writing into overlapping memory ]).
 - `view=True`: the result shares the storage of `args[0]`.
 - `differentiable=False`: the result never carries gradients (comparisons, argmax, ...).
+- `complex_error=(exception type, message)`: PyTorch refuses complex operands (`sort`, `digamma`,
+  `nansum` ...); the meta step raises it on every device, before the op's own checks. A table
+  of ops sets it after their declaration with `op.refuse_complex(...)` (`ember.core.ops.complex`).
 - `info=OpInfo(...)`: the op's test metadata (domain, dtypes, samples, errors, reference),
   which the generic tests and the fuzz campaign iterate over (NOTE [ The op table ] in
   `ember.core.opinfo`).
@@ -73,6 +76,7 @@ from collections.abc import Callable
 from functools import wraps
 
 from ember.core import storage as _storage
+from ember.core.dtypes import TORCH_NAMES
 from ember.core.tensor import Tensor
 
 __all__ = ["Op", "declare", "get_op", "registered_ops", "register_dispatch_hook",
@@ -97,18 +101,20 @@ _top_next: Callable | None = None  # the `call_next` it receives
 _composite_hook: Callable | None = None  # hook(name, fn, args, kwargs) around `@composite` functions
 # isinstance against a tuple of types: `list | tuple` written inline builds a Union object per call
 _SEQ = (list, tuple)
+_PLAIN = frozenset({int, float, bool, complex, str, type(None)})  # argument classes that are never tensors
 
 
 class Op:
     """A primitive operation: one declaration, one kernel per device."""
 
     __slots__ = ("name", "kernels", "ref", "mutates", "view", "differentiable", "doc", "argnames", "method",
-                 "mixed_devices", "check", "info", "overlap", "__weakref__")
+                 "mixed_devices", "check", "info", "overlap", "complex_error", "_meta", "_meta_refuses",
+                 "__weakref__")
 
     def __init__(self, name: str, ref: Callable | None = None, *, mutates: tuple[int, ...] = (),
                  view: bool = False, differentiable: bool = True, doc: str = "",
                  argnames: tuple[str, ...] = (), mixed_devices: bool = False, info=None,
-                 overlap: int = TENSOR_ITERATOR) -> None:
+                 overlap: int = TENSOR_ITERATOR, complex_error: tuple[type, str] | None = None) -> None:
         self.name = name
         self.kernels: dict[str, Callable] = {}
         self.ref = ref
@@ -121,9 +127,14 @@ class Op:
         self.argnames = argnames  # PyTorch's names of the leading positional arguments (`input`, `other`)
         self.mixed_devices = mixed_devices
         self.method = _method_of(self)  # what `attach` puts on Tensor: `x.exp()` calls it in one frame
-        self.check: Callable | None = None  # the meta step (NOTE [ The meta step ])
+        self.check: Callable | None = None  # the meta step (NOTE [ The meta step ]), after complex_error's
+        self._meta: Callable | None = None  # the op's own meta step
+        self.complex_error = None  # (exception type, message): PyTorch refuses complex input
+        self._meta_refuses = False  # the meta step raises complex_error (else the kernels' complex paths do)
         self.info = info  # the test metadata, an `ember.core.opinfo.OpInfo` (NOTE [ The op table ])
         self.overlap = overlap  # NOTE [ Writing into overlapping memory ]
+        if complex_error is not None:
+            self.refuse_complex(*complex_error)
 
     def register(self, device_type: str) -> Callable:
         """Decorator: register `fn` as this op's kernel for `device_type` ("cpu", "cuda" or "any")."""
@@ -134,8 +145,26 @@ class Op:
 
     def meta(self, fn: Callable) -> Callable:
         """Decorator: `fn(*args, **kwargs)` validates the operands before any device's kernel runs."""
-        self.check = fn
+        self._meta = fn
+        self.check = _refusing_complex(self.complex_error, fn) if self._meta_refuses else fn
         return fn
+
+    def refuse_complex(self, exc: type, message: str, *, in_meta: bool = True) -> None:
+        """PyTorch refuses complex tensors as this op's operands: raise `exc(message)` (`{}` in it:
+        PyTorch's name of the dtype, `ComplexFloat`) on every device. `in_meta`: the meta step raises
+        it, before the op's own checks; else the kernels' complex paths do (`complex_refusal`), as
+        for the elementwise families, whose real path must cost no more."""
+        self.complex_error = (exc, message)
+        self._meta_refuses = in_meta
+        if in_meta:
+            self.check = _refusing_complex(self.complex_error, self._meta)
+
+    def complex_refusal(self, dt) -> Exception | None:
+        """The exception PyTorch raises for a complex operand of dtype `dt`, or None if it computes."""
+        if self.complex_error is None:
+            return None
+        exc, message = self.complex_error
+        return exc(message.format(TORCH_NAMES[dt.name]))
 
     def __call__(self, *args, **kwargs):
         if kwargs and len(args) < len(self.argnames):
@@ -180,13 +209,16 @@ class Op:
         written = out if out is not None else (args[self.mutates[0]] if self.mutates else None)
         if written is not None and self.overlap:  # NOTE [ Writing into overlapping memory ], inline
             mode = self.overlap
-            if mode & TENSOR_ITERATOR == mode and isinstance(written, Tensor):
+            # `x.__class__ is Tensor` first: a class test that is no call (isinstance is one)
+            if mode & TENSOR_ITERATOR == mode and (written.__class__ is Tensor or isinstance(written, Tensor)):
                 if mode & OVERLAP_INTERNAL and 0 in written._strides:
                     _check_internal_overlap(written)
                 if mode & OVERLAP_PARTIAL:
                     st = written._storage
                     for a in args:
-                        if isinstance(a, Tensor) and a._storage is st and a is not written:
+                        cls = a.__class__
+                        if (cls is Tensor or (cls not in _PLAIN and isinstance(a, Tensor))) and a._storage is st \
+                                and a is not written:
                             _check_partial_overlap(written, a)
             else:
                 check_overlap(mode, written, args)
@@ -200,7 +232,7 @@ class Op:
                 raise
             raise err from None
         if out is not None:
-            if isinstance(out, Tensor):
+            if out.__class__ is Tensor or isinstance(out, Tensor):
                 out._storage.version += 1
             else:
                 _bump(out)
@@ -213,6 +245,19 @@ class Op:
 
     def __repr__(self) -> str:
         return f"<op {self.name}>"
+
+
+def _refusing_complex(error: tuple[type, str], then: Callable | None) -> Callable:
+    """The meta step of an op that refuses complex operands, then runs its own meta step `then`."""
+    exc, message = error
+
+    def check(*args, **kwargs):
+        for a in args:
+            if isinstance(a, Tensor) and a._dtype.is_complex:
+                raise exc(message.format(TORCH_NAMES[a._dtype.name]))
+        if then is not None:
+            then(*args, **kwargs)
+    return check
 
 
 def _method_of(op: Op) -> Callable:

@@ -29,8 +29,19 @@ for _row in ew.UNARY + ew.BINARY:
     if _row.name in _DEFINED_HERE or _row.name in _NO_METHOD:
         continue
     attach(_row.name, getattr(ew, _row.name))
-    if _row.name not in _NO_INPLACE and (_row.info.n_inputs > 1 or _row.info.rule != BOOL):
+    if _row.name not in _NO_INPLACE and _row.name != "abs" and (_row.info.n_inputs > 1 or _row.info.rule != BOOL):
         inplace(getattr(ew, _row.name), _row.name + "_")
+
+
+def _abs_(self: Tensor) -> Tensor:
+    """`x.abs_()`; refused for a complex `x`, whose absolute value is real (as PyTorch)."""
+    if self._dtype.is_complex:
+        raise RuntimeError("In-place abs is not supported for complex tensors.")
+    return ew.abs(self, out=self)
+
+
+_abs_.__name__ = _abs_.__qualname__ = "abs_"
+attach("abs_", _abs_)
 attach("lerp", ew.lerp)  # `Tensor.where` is join's (its `self` is `input`, not `condition`)
 inplace(ew.lerp, "lerp_")
 

@@ -451,6 +451,10 @@ def cdist(x1: Tensor, x2: Tensor, p: float = 2.0,
     if x1.ndim < 2 or x2.ndim < 2:
         raise RuntimeError(f"cdist only supports at least 2D tensors, X{1 if x1.ndim < 2 else 2} got: "
                            f"{min(x1.ndim, x2.ndim)}D")
+    for i, x in ((1, x1), (2, x2)):
+        if not x._dtype.is_floating_point:
+            raise RuntimeError(f"cdist only supports floating-point dtypes, X{i} got: "
+                               f"{dtypes.TORCH_NAMES[x._dtype.name]}")
     if x1._shape[-1] != x2._shape[-1]:
         raise RuntimeError(f"X1 and X2 must have the same number of columns. X1: {x1._shape[-1]} X2: {x2._shape[-1]}")
     if p < 0:
@@ -480,6 +484,8 @@ def pdist(input: Tensor, p: float = 2.0) -> Tensor:
 
     if input.ndim != 2:
         raise RuntimeError(f"pdist only supports 2D tensors, got: {input.ndim}D")
+    if not input._dtype.is_floating_point:
+        raise RuntimeError("pdist only supports floating-point dtypes")
     if p < 0:
         raise RuntimeError(f"pdist only supports non-negative p values; got {p}")
     n = input._shape[0]

@@ -22,6 +22,7 @@ from ember.core.opinfo import FLOAT, FLOAT_DTYPES, INT64, PROMOTE, OpInfo
 from ember.core.methods import method
 from ember.core.ops import elementwise as ew
 from ember.core.ops._util import normalize_dims, warn_at_caller, wrap, write_out
+from ember.core.ops.complex import ComplexNotSupported
 from ember.core.tensor import Tensor, describe
 
 __all__ = [
@@ -399,6 +400,8 @@ def _extreme(name, full_op, dim_op, binary_op, input, dim, keepdim, out):
     if isinstance(dim, Tensor):
         return binary_op(input, dim, out=out)
     if dim is None:
+        if input._dtype.is_complex:  # PyTorch's all-reduce kernel, not amax's, names the refusal
+            raise ComplexNotSupported(f"\"{name}_all\" not implemented for '{dtypes.TORCH_NAMES[input._dtype.name]}'")
         _check_nonempty(input, (), name, full=True)
         return full_op(input, tuple(range(input.ndim)), False, out=out)
     d = _one_dim(dim, input, name)
@@ -429,6 +432,8 @@ def min(input: Tensor, dim=None, keepdim: bool = False, *, out=None):  # noqa: A
 @method
 def aminmax(input: Tensor, *, dim: int | None = None, keepdim: bool = False):
     """`(min, max)` over `dim` (or everything)."""
+    if input._dtype.is_complex:
+        raise ComplexNotSupported(f"\"aminmax_cpu\" not implemented for '{dtypes.TORCH_NAMES[input._dtype.name]}'")
     dims = tuple(range(input.ndim)) if dim is None else (_one_dim(dim, input, "aminmax"),)
     if dim is None:
         _check_nonempty(input, (), "aminmax", full=True)
