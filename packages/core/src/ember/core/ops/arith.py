@@ -69,14 +69,32 @@ def _reduced_axpy(input, other, alpha, out, op):
     return S.to_dtype(r, dt) if out is None else S.copy_(out, r)
 
 
+def _alpha_operand(input, other, alpha, out, op):
+    """`op(input, alpha * other)` after PyTorch's checks of `alpha` against the result dtype
+    (`alpha_check`); for a bool result, `alpha * other` is `other` or False (a product by an
+    integer would promote it)."""
+    dt = dtypes.result_type(input, other)
+    if isinstance(alpha, bool) and dt is not dtypes.bool:
+        raise RuntimeError("Boolean alpha only supported for Boolean results.")
+    if not (dt.is_floating_point or dt.is_complex) and not isinstance(alpha, int | np.integer):
+        raise RuntimeError("For integral input tensors, argument alpha must not be a floating point number.")
+    if not dt.is_complex and isinstance(alpha, complex):
+        raise RuntimeError("For non-complex input tensors, argument alpha must not be a complex number.")
+    if isinstance(other, Tensor) and isinstance(input, Tensor) and (
+            r := _reduced_axpy(input, other, alpha, out, op)) is not None:
+        return r
+    if dt is dtypes.bool:
+        other = other if alpha else (ew.mul(other, False) if isinstance(other, Tensor) else False)
+    else:
+        other = ew.mul(other, alpha) if isinstance(other, Tensor) else other * alpha
+    return op(input, other, out=out)
+
+
 @method
 def add(input, other, *, alpha=1, out=None) -> Tensor:
     """`input + alpha * other`, broadcasting."""
-    if alpha != 1:
-        if isinstance(other, Tensor) and isinstance(input, Tensor) and (
-                r := _reduced_axpy(input, other, alpha, out, ew.add)) is not None:
-            return r
-        other = ew.mul(other, alpha) if isinstance(other, Tensor) else other * alpha
+    if alpha != 1 or alpha is True:
+        return _alpha_operand(input, other, alpha, out, ew.add)
     return ew.add(input, other) if out is None else ew.add(input, other, out=out)
 
 
@@ -92,11 +110,8 @@ def sub(input, other, *, alpha=1, out=None) -> Tensor:
         raise ew.BoolOperatorError("Subtraction, the `-` operator, with a bool tensor is not supported. "
                                    "If you are trying to invert a mask, use the `~` or `logical_not()` operator "
                                    "instead.")
-    if alpha != 1:
-        if isinstance(other, Tensor) and isinstance(input, Tensor) and (
-                r := _reduced_axpy(input, other, alpha, out, ew.sub)) is not None:
-            return r
-        other = ew.mul(other, alpha) if isinstance(other, Tensor) else other * alpha
+    if alpha != 1 or alpha is True:
+        return _alpha_operand(input, other, alpha, out, ew.sub)
     return ew.sub(input, other, out=out)
 
 

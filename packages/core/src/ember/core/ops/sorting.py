@@ -405,23 +405,24 @@ _searchsorted = declare("searchsorted", np.searchsorted, differentiable=False,
 
 @_searchsorted.meta
 def _searchsorted_meta(seq, values, right=False, sorter=None, out_int32=False) -> None:
-    """Rows of values match the sequence's, and a sorter's values index a row (both kernels index by it)."""
+    """Rows of values match the sequence's, and a sorter's values index a row (both kernels index by it);
+    in PyTorch's order: the sorter's shape, its dtype, the rows, the sorter's values."""
+    if sorter is not None:
+        if sorter._shape != seq._shape:
+            raise RuntimeError(f"torch.searchsorted(): boundary and sorter must have the same size, but got boundary "
+                               f"tensor {list(seq._shape)}and got sorter tensor {list(sorter._shape)}")
+        if sorter._dtype is not dtypes.int64:
+            raise RuntimeError(f"torch.searchsorted(): sorter must be a tensor of long dtype but got dtype "
+                               f"{dtypes.TORCH_NAMES[sorter._dtype.name]}")
     vshape = values._shape if isinstance(values, Tensor) else np.shape(values)
     if seq.ndim > 1 and (len(vshape) != seq.ndim or tuple(vshape[:-1]) != seq._shape[:-1]):
         raise RuntimeError(f"torch.searchsorted(): boundaries tensor should be 1 dimension or the first N-1 "
                            f"dimensions of boundaries tensor and input value tensor must match, but we got "
                            f"boundaries tensor {list(seq._shape)} and input value tensor {list(vshape)}")
-    if sorter is not None:
-        if sorter._dtype is not dtypes.int64:
-            raise RuntimeError(f"torch.searchsorted(): sorter must be a tensor of long dtype but got dtype "
-                               f"{dtypes.TORCH_NAMES[sorter._dtype.name]}")
-        if sorter._shape != seq._shape:
-            raise RuntimeError(f"torch.searchsorted(): boundary and sorter must have the same size, but got boundary "
-                               f"tensor {list(seq._shape)}and got sorter tensor {list(sorter._shape)}")
-        if sorter.numel():  # device sorters read to the host: CUDA's kernel gathers by them
-            srt = np.asarray(sorter._host_array())
-            if srt.min() < 0 or srt.max() >= seq._shape[-1]:
-                raise RuntimeError("torch.searchsorted(): sorter index out of range")
+    if sorter is not None and sorter.numel():  # device sorters read to the host: CUDA's kernel gathers by them
+        srt = np.asarray(sorter._host_array())
+        if srt.min() < 0 or srt.max() >= seq._shape[-1]:
+            raise RuntimeError("torch.searchsorted(): sorter index out of range")
 
 
 @_searchsorted.register("cpu")
