@@ -134,6 +134,16 @@ def test_writes_pytorch_allows_compute_numpys_values(fn):
     _allowed(fn, _cpu)
 
 
+def test_in_place_dropout_of_an_expanded_tensor_raises():
+    """PyTorch's `F.dropout(x, inplace=True)` checks its target as the other in-place ops (its message,
+    hard-coded: torch.dropout has no `inplace` argument to call through the table)."""
+    with pytest.raises(RuntimeError, match=re.escape(INTERNAL)):
+        E.dropout(_expanded(_cpu), 0.5, True, inplace=True)
+    x = E.ones(4)
+    r = E.dropout(x, 0.5, True, inplace=True)
+    assert r is x and set(np.unique(x.numpy())) <= {0.0, 2.0}
+
+
 def test_a_refused_write_leaves_the_tensor_unchanged():
     """The check runs before the kernel: nothing is written."""
     a = E.arange(6.0)
