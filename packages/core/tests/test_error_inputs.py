@@ -150,6 +150,12 @@ ERRORS = [
      lambda m: E.searchsorted(m(_r(3)), m(_r(2)), sorter=m(_r(4))),
      RuntimeError, "torch.searchsorted(): boundary and sorter must have the same size, but got boundary tensor [3]and "
                    "got sorter tensor [4]"),
+    ("conv2d input and weight of two dtypes", lambda m: E.conv2d(m(_r(1, 1, 3, 3)), m(_r(1, 1, 2, 2).double())),
+     RuntimeError, "expected scalar type Float but found Double"),
+    ("conv2d of an integer input too small for the kernel (the size is checked first)",
+     lambda m: E.conv2d(m(_l([[[1, 2, 3]]])), m(_r(1, 1, 2, 2))),
+     RuntimeError, "Calculated padded input size per channel: (1 x 3). Kernel size: (2 x 2). Kernel size can't be "
+                   "greater than actual input size"),
     ("add of integers with a float alpha", lambda m: E.add(m(_l([1, 2])), m(_l([1, 2])), alpha=0.5),
      RuntimeError, "For integral input tensors, argument alpha must not be a floating point number."),
     ("sub of integers with a float alpha", lambda m: E.sub(m(_l([1, 2])), 1, alpha=0.5),
