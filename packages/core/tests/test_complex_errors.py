@@ -123,3 +123,15 @@ def test_the_table_agrees_with_pytorch(fn, exc, msg, monkeypatch):
     monkeypatch.setattr(sys.modules[__name__], "E", torch)
     with pytest.raises(exc, match=f"^ ?{re.escape(msg)}$"):  # PyTorch's sort messages start with a space
         fn(_cpu)
+
+
+def test_sinc_computes_complex_input():
+    """PyTorch computes sinc of complex numbers (sin(pi z) / (pi z), 1 at 0); it used to drop the
+    imaginary part."""
+    z = _VALUES.reshape(-1)
+    want = np.where(z == 0, 1.0, np.sin(np.pi * z.astype(np.complex128)) / (np.pi * z.astype(np.complex128)))
+    got = E.sinc(E.tensor(z))
+    assert got.dtype == E.complex64
+    np.testing.assert_allclose(got.numpy(), want, rtol=1e-5)
+    np.testing.assert_allclose(E.sinc(E.tensor(np.array([0j, 0.5 + 0j], np.complex64))).numpy(), [1.0, 2 / np.pi],
+                               rtol=1e-6)

@@ -122,12 +122,19 @@ def _no_complex(name: str) -> tuple[type, str] | None:
     return ComplexNotSupported, f"\"{kernel}\" not implemented for '{{}}'"
 
 
+# the unary functions PyTorch computes on complex input (the others refuse it in their meta step)
+_COMPLEX = {"sinc": np.sinc}
+
+
 def _make_unary(name: str, fname: str, differentiable: bool):
     op = declare(name, None, differentiable=differentiable, argnames=("input",), complex_error=_no_complex(name))
 
     @op.register("cpu")
     def kernel(x, *, out=None):
         _check_tensor(name, x)
+        if x._dtype.is_complex:  # float64 would drop the imaginary part
+            r = np.asarray(_COMPLEX[name](x._np().astype(np.complex128))).astype(x._dtype.np)
+            return write_out(out, r, name) if out is not None else wrap(r)
         return _run(fname, (_f64(x),), float_dtype(x), out, name)
 
     return op
