@@ -174,7 +174,10 @@ def float_power(input, exponent, *, out=None) -> Tensor:
 
 
 def _as_float64(x):
-    return x.to(dtypes.float64) if isinstance(x, Tensor) else float(x)
+    """float64, or complex128 for complex operands (float_power computes in double precision)."""
+    if isinstance(x, Tensor):
+        return x.to(dtypes.complex128 if x._dtype.is_complex else dtypes.float64)
+    return complex(x) if isinstance(x, complex) else float(x)
 
 
 @method

@@ -514,8 +514,8 @@ attach("__imatmul__", _imatmul)
 
 
 def _vecdot(x: Tensor, y: Tensor, *, dim: int = -1) -> Tensor:
-    """The dot product of `x` and `y` along `dim`, broadcasting the other dims."""
-    p = ew.mul(x, y)
+    """The dot product of `x` and `y` along `dim`, broadcasting the other dims (`x` conjugated, as PyTorch)."""
+    p = ew.mul(x.conj() if x._dtype.is_complex else x, y)
     return _sum(p, (dim % max(p.ndim, 1),) if p.ndim else (), False, None)
 
 

@@ -54,8 +54,8 @@ def _into(out: Tensor | None, r: Tensor, op: str) -> Tensor:
 
 
 def _float(x):
-    """x in the dtype an integer-to-float op computes in (a tensor's float dtype, else the default)."""
-    if isinstance(x, Tensor) and not x._dtype.is_floating_point:
+    """x in the dtype an integer-to-float op computes in (a tensor's float or complex dtype, else the default)."""
+    if isinstance(x, Tensor) and not (x._dtype.is_floating_point or x._dtype.is_complex):
         return S.to_dtype(x, dtypes.get_default_dtype())
     return x
 
