@@ -291,3 +291,26 @@ def test_copies_of_the_complex_views_and_in_place_conjugate():
     out = E.empty(2, 2, dtype=E.float32)
     assert E.view_as_real_copy(z, out=out) is out and out.tolist() == [[1.0, 2.0], [3.0, -1.0]]
     assert E.conj_physical_(z) is z and z.tolist() == [1 - 2j, 3 + 1j]
+
+
+_Z = np.array([[1 + 2j, -3 + 0.5j, 0.25 - 1j, 2 + 0j], [2 - 2j, 0.5 + 0.5j, -1 - 1j, 0.5j]], np.complex64)
+
+
+def test_composites_compute_complex_input_as_numpy():
+    """cov, corrcoef, vecdot, gradient, ldexp and float_power kept complex values complex (they cast them
+    to real, or forgot vecdot's conjugate); the references are numpy's complex functions."""
+    z = E.tensor(_Z)
+    z64 = _Z.astype(np.complex128)
+    np.testing.assert_allclose(E.cov(z).numpy(), np.cov(z64), rtol=1e-5)
+    want = np.corrcoef(z64)
+    want = np.clip(want.real, -1, 1) + 1j * np.clip(want.imag, -1, 1)
+    np.testing.assert_allclose(E.corrcoef(z).numpy(), want, rtol=1e-5)
+    np.testing.assert_allclose(E.linalg.vecdot(z, z.flip(1)).numpy(), np.sum(np.conj(z64) * z64[:, ::-1], -1),
+                               rtol=1e-5)
+    for got, ref in zip(E.gradient(z), np.gradient(z64), strict=True):
+        np.testing.assert_allclose(got.numpy(), ref, rtol=1e-5)
+    np.testing.assert_allclose(E.ldexp(z, E.tensor([[1, 2, 3, 0]] * 2)).numpy(), z64 * 2.0 ** np.array([1, 2, 3, 0]),
+                               rtol=1e-6)
+    r = E.float_power(z, 2)
+    assert r.dtype == E.complex128
+    np.testing.assert_allclose(r.numpy(), z64 ** 2, rtol=1e-12)

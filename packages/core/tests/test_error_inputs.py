@@ -143,13 +143,42 @@ ERRORS = [
      RuntimeError, "Expected UPLO argument to be 'L' or 'U', but got X"),
     ("linalg.det of a vector", lambda m: E.linalg.det(m(_r(3))),
      RuntimeError, "linalg.det: The input tensor A must have at least 2 dimensions."),
+    ("searchsorted sorter index out of range",
+     lambda m: E.searchsorted(m(_r(3)), m(_r(2)), sorter=m(_l([0, 1, 5]))),
+     RuntimeError, "torch.searchsorted(): sorter index out of range"),
+    ("searchsorted sorter of another size and dtype (the size is checked first)",
+     lambda m: E.searchsorted(m(_r(3)), m(_r(2)), sorter=m(_r(4))),
+     RuntimeError, "torch.searchsorted(): boundary and sorter must have the same size, but got boundary tensor [3]and "
+                   "got sorter tensor [4]"),
+    ("conv2d input and weight of two dtypes", lambda m: E.conv2d(m(_r(1, 1, 3, 3)), m(_r(1, 1, 2, 2).double())),
+     RuntimeError, "expected scalar type Float but found Double"),
+    ("conv2d of an integer input too small for the kernel (the size is checked first)",
+     lambda m: E.conv2d(m(_l([[[1, 2, 3]]])), m(_r(1, 1, 2, 2))),
+     RuntimeError, "Calculated padded input size per channel: (1 x 3). Kernel size: (2 x 2). Kernel size can't be "
+                   "greater than actual input size"),
+    ("add of integers with a float alpha", lambda m: E.add(m(_l([1, 2])), m(_l([1, 2])), alpha=0.5),
+     RuntimeError, "For integral input tensors, argument alpha must not be a floating point number."),
+    ("sub of integers with a float alpha", lambda m: E.sub(m(_l([1, 2])), 1, alpha=0.5),
+     RuntimeError, "For integral input tensors, argument alpha must not be a floating point number."),
+    ("add with a bool alpha", lambda m: E.add(m(_r(2)), m(_r(2)), alpha=True),
+     RuntimeError, "Boolean alpha only supported for Boolean results."),
+    ("add with a complex alpha", lambda m: E.add(m(_r(2)), m(_r(2)), alpha=1j),
+     RuntimeError, "For non-complex input tensors, argument alpha must not be a complex number."),
+    ("lerp end of another dtype", lambda m: E.lerp(m(_r(3)), m(_r(3).double()), 0.5),
+     RuntimeError, "expected dtype float for `end` but got dtype double"),
+    ("lerp weight of another dtype", lambda m: E.lerp(m(_r(3).double()), m(_r(3).double()), m(_r(3))),
+     RuntimeError, "expected dtype double for `weight` but got dtype float"),
+    ("lerp of integers", lambda m: E.lerp(m(_l([1, 2])), m(_l([1, 2])), 0.5),
+     NotImplementedError, "\"lerp_kernel_scalar\" not implemented for 'Long'"),
+    ("lerp of shapes that do not broadcast", lambda m: E.lerp(m(_r(3)), m(_r(4)), 0.5),
+     RuntimeError, "The size of tensor a (3) must match the size of tensor b (4) at non-singleton dimension 0"),
+    ("searchsorted negative sorter index",
+     lambda m: E.searchsorted(m(_r(3)), m(_r(2)), sorter=m(_l([0, -1, 1]))),
+     RuntimeError, "torch.searchsorted(): sorter index out of range"),
 ]
 
 # errors PyTorch raises on the CPU from the values of an index: the CUDA kernels skip them instead
 CPU_VALUE_ERRORS = [
-    ("searchsorted sorter index out of range",
-     lambda m: E.searchsorted(m(_r(3)), m(_r(2)), sorter=m(_l([0, 1, 5]))),
-     RuntimeError, "torch.searchsorted(): sorter index out of range"),
     ("embedding_bag offsets past the indices",
      lambda m: E.embedding_bag(m(_l([0, 1, 2])), m(_r(4, 2)), m(_l([0, 5]))),
      RuntimeError, "embedding_bag: offsets must start at 0, be non-decreasing and at most the number of indices"),
@@ -176,6 +205,10 @@ def test_bad_input_raises_pytorchs_error_on_the_cpu(fn, exc, msg):
 @pytest.mark.parametrize("fn,exc,msg", [c[1:] for c in ERRORS], ids=[c[0] for c in ERRORS])
 def test_bad_input_raises_the_same_error_on_cuda(fn, exc, msg):
     _expect(fn, exc, msg, _cuda)
+
+
+def _lerp_with_a_0dim_weight_of_another_dtype(m):
+    return E.lerp(m(E.zeros(2)), m(E.ones(2)), m(E.tensor(0.25, dtype=E.float64))), np.array([0.25, 0.25])
 
 
 def _avg_pool_negative_divisor(m):
@@ -232,6 +265,7 @@ def _adaptive_max_pool3d_to_zero(m):
 # (label, fn(m) -> (ember's result, the float64 expectation)): values PyTorch computes, where ember
 # raised, returned 0 or crashed before
 VALUES = [
+    ("lerp with a 0-dim weight of another dtype", _lerp_with_a_0dim_weight_of_another_dtype),
     ("avg_pool2d with a negative divisor_override", _avg_pool_negative_divisor),
     ("avg_pool3d with a negative divisor_override", _avg_pool3d_negative_divisor),
     ("embedding_bag of a 2-D input", _embedding_bag_of_rows),
@@ -273,3 +307,11 @@ def test_edge_values_against_float64_on_cuda(fn):
 def test_checked_ops_declare_a_meta_step(name):
     """The check belongs to the op, not to one device's kernel, so every device gets it."""
     assert get_op(name).check is not None
+
+
+def test_add_of_bools_with_an_integer_alpha_stays_bool():
+    """PyTorch scales a bool result by alpha as a bool (an integer product would promote it to int64)."""
+    r = E.add(E.tensor([True, False, False]), E.tensor([False, True, False]), alpha=2)
+    assert r.dtype == E.bool
+    np.testing.assert_array_equal(r.numpy(), [True, True, False])
+    np.testing.assert_array_equal(E.add(E.tensor([True, False]), True, alpha=0).numpy(), [True, False])

@@ -17,6 +17,10 @@ def _r(*shape):
     return torch.arange(math.prod(shape), dtype=torch.float32).reshape(*shape).sin()
 
 
+def _c():
+    return torch.complex(_r(2, 3), _r(2, 3).cos())
+
+
 # (label, fn(m) -> the call, exception type, PyTorch's message); `m` puts a tensor on the device
 ERRORS = [
     ("huber_loss delta 0", lambda m: F.huber_loss(m(_r(3)), m(_r(3)), delta=0.0),
@@ -53,6 +57,30 @@ ERRORS = [
      RuntimeError, "hidden0 has inconsistent hidden_size: got 5, expected 4"),
     ("GRUCell unbatched input with a batched hidden", lambda m: m(nn.GRUCell(3, 4))(m(_r(3)), m(_r(2, 4))),
      RuntimeError, "hidden0 has inconsistent hidden_size: got 2, expected 4"),
+    ("multi_margin_loss target past the classes",
+     lambda m: F.multi_margin_loss(m(_r(2, 3)), m(torch.tensor([0, 3]))), RuntimeError, "target out of range"),
+    ("nll_loss float target of another batch size (the size is checked first)",
+     lambda m: F.nll_loss(m(_r(2, 3)), m(_r(3))),
+     ValueError, "Expected input batch_size (2) to match target batch_size (3)."),
+    ("nll_loss float target", lambda m: F.nll_loss(m(_r(2, 3)), m(_r(2))),
+     RuntimeError, "expected target dtype to be Long or Byte, but got Float"),
+    ("cross_entropy int32 target of another batch size",
+     lambda m: F.cross_entropy(m(_r(2, 3)), m(torch.zeros(3, dtype=torch.int32))),
+     ValueError, "Expected input batch_size (2) to match target batch_size (3)."),
+    ("mse_loss of complex tensors", lambda m: F.mse_loss(m(_c()), m(_c())),
+     NotImplementedError, "\"mse_cpu\" not implemented for 'ComplexFloat'"),
+    ("smooth_l1_loss of complex tensors", lambda m: F.smooth_l1_loss(m(_c()), m(_c())),
+     NotImplementedError, "\"smooth_l1_cpu\" not implemented for 'ComplexFloat'"),
+    ("huber_loss of complex tensors", lambda m: F.huber_loss(m(_c()), m(_c())),
+     NotImplementedError, "\"huber_cpu\" not implemented for 'ComplexFloat'"),
+    ("binary_cross_entropy of complex tensors", lambda m: F.binary_cross_entropy(m(_c()), m(_c())),
+     NotImplementedError, "\"binary_cross_entropy\" not implemented for 'ComplexFloat'"),
+    ("kl_div of complex tensors", lambda m: F.kl_div(m(_c()), m(_c())),
+     RuntimeError, "kl_div: Complex inputs not supported."),
+    ("cosine_similarity of complex tensors", lambda m: F.cosine_similarity(m(_c()), m(_c())),
+     RuntimeError, "expected common dtype to be floating point, yet common dtype is ComplexFloat"),
+    ("multi_margin_loss negative target",
+     lambda m: F.multi_margin_loss(m(_r(2, 3)), m(torch.tensor([0, -1]))), RuntimeError, "target out of range"),
 ]
 
 

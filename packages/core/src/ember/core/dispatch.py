@@ -20,8 +20,13 @@ Flags the layers above read:
   kernel bumps them itself; the first is the tensor the autograd layer treats as the op's
   in-place target. A write the flags do not declare (batch norm's CPU kernel updating the
   running statistics in training only; `apply_`, which is no op) calls `Storage.bump()`.
+- `overlap`: what the written tensor (`out=`, or the first of `mutates`) may share with itself
+  and with the inputs, checked before the kernel (NOTE [ Writing into overlapping memory ]).
 - `view=True`: the result shares the storage of `args[0]`.
 - `differentiable=False`: the result never carries gradients (comparisons, argmax, ...).
+- `complex_error=(exception type, message)`: PyTorch refuses complex operands (`sort`, `digamma`,
+  `nansum` ...); the meta step raises it on every device, before the op's own checks. A table
+  of ops sets it after their declaration with `op.refuse_complex(...)` (`ember.core.ops.complex`).
 - `info=OpInfo(...)`: the op's test metadata (domain, dtypes, samples, errors, reference),
   which the generic tests and the fuzz campaign iterate over (NOTE [ The op table ] in
   `ember.core.opinfo`).
@@ -55,6 +60,25 @@ On CUDA the complex gate (`ember.core.cuda.launch_complex`) wraps device kernels
 computes complex input where its primitives do (isclose, isin, einsum) and otherwise raises its
 primitive's NotImplementedError.
 
+NOTE [ Writing into overlapping memory ]
+A kernel that writes a tensor two of whose elements share one address (an `expand`ed tensor,
+an `as_strided` with a zero stride) writes each address several times, in an order the device
+picks; one that reads an input overlapping its output reads values it has already overwritten.
+PyTorch refuses both before the kernel, with one message each, and so does `redispatch`, once
+for every device. An op's `overlap` flags say which checks PyTorch makes for it:
+- `OVERLAP_INTERNAL`: the written tensor has a dimension of stride 0 and size > 1 (PyTorch's
+  `has_internal_overlap` answering YES; other non-dense layouts are "too hard" and pass).
+- `OVERLAP_PARTIAL`: an input shares part of the written tensor's memory. The same memory element
+  for element (same start, end and strides, as `x.add_(x)`) is allowed, and so is any input or
+  output that is not dense (too hard to tell). This and the first are TensorIterator's checks,
+  the default (`TENSOR_ITERATOR`).
+- `OVERLAP_ANY`: an input shares any of it, the same memory included (gather, index_select, cat:
+  PyTorch's `assert_no_overlap`); `OVERLAP_SOURCES`: the same for every input but `args[0]`, the
+  tensor an in-place scatter writes (scatter, index_add, index_put_'s values).
+- `0`: no check, where PyTorch makes none (`fill_`, `masked_fill`, the sum-like reductions ...).
+The common case costs no call: a stride test (`0 in strides`) and a storage identity test per
+argument, inline; the checks themselves run only when one of them hits.
+
 A few composite functions matter whole to a layer above, not only through their primitives:
 autocast runs `linear`, `addmm` or `mse_loss` in one dtype, bias and all, as PyTorch's op lists
 name them. Such a function is declared `@composite("name")`; while a composite hook is set
@@ -68,10 +92,23 @@ from collections.abc import Callable
 from functools import wraps
 
 from ember.core import storage as _storage
+from ember.core.dtypes import TORCH_NAMES
 from ember.core.tensor import Tensor
 
 __all__ = ["Op", "declare", "get_op", "registered_ops", "register_dispatch_hook",
-           "remove_dispatch_hook", "device_of", "composite", "set_composite_hook"]
+           "remove_dispatch_hook", "device_of", "composite", "set_composite_hook", "OVERLAP_INTERNAL",
+           "OVERLAP_PARTIAL", "OVERLAP_ANY", "OVERLAP_SOURCES", "TENSOR_ITERATOR", "check_overlap"]
+
+# what a written tensor may not share (NOTE [ Writing into overlapping memory ])
+OVERLAP_INTERNAL = 1  # two of its own elements
+OVERLAP_PARTIAL = 2  # part of an input's memory (the same memory, element for element, is allowed)
+OVERLAP_ANY = 4  # any of an input's memory
+OVERLAP_SOURCES = 8  # any of the memory of an input after `args[0]`
+TENSOR_ITERATOR = OVERLAP_INTERNAL | OVERLAP_PARTIAL
+INTERNAL_OVERLAP_MESSAGE = ("unsupported operation: more than one element of the written-to tensor refers to a single "
+                            "memory location. Please clone() the tensor before performing the operation.")
+PARTIAL_OVERLAP_MESSAGE = ("unsupported operation: some elements of the input tensor and the written-to tensor refer "
+                           "to a single memory location. Please clone() the tensor before performing the operation.")
 
 _REGISTRY: dict[str, Op] = {}
 _hooks: list[Callable] = []
@@ -80,17 +117,20 @@ _top_next: Callable | None = None  # the `call_next` it receives
 _composite_hook: Callable | None = None  # hook(name, fn, args, kwargs) around `@composite` functions
 # isinstance against a tuple of types: `list | tuple` written inline builds a Union object per call
 _SEQ = (list, tuple)
+_PLAIN = frozenset({int, float, bool, complex, str, type(None)})  # argument classes that are never tensors
 
 
 class Op:
     """A primitive operation: one declaration, one kernel per device."""
 
     __slots__ = ("name", "kernels", "ref", "mutates", "view", "differentiable", "doc", "argnames", "method",
-                 "mixed_devices", "check", "info", "__weakref__")
+                 "mixed_devices", "check", "info", "overlap", "complex_error", "_meta", "_meta_refuses",
+                 "__weakref__")
 
     def __init__(self, name: str, ref: Callable | None = None, *, mutates: tuple[int, ...] = (),
                  view: bool = False, differentiable: bool = True, doc: str = "",
-                 argnames: tuple[str, ...] = (), mixed_devices: bool = False, info=None) -> None:
+                 argnames: tuple[str, ...] = (), mixed_devices: bool = False, info=None,
+                 overlap: int = TENSOR_ITERATOR, complex_error: tuple[type, str] | None = None) -> None:
         self.name = name
         self.kernels: dict[str, Callable] = {}
         self.ref = ref
@@ -103,8 +143,14 @@ class Op:
         self.argnames = argnames  # PyTorch's names of the leading positional arguments (`input`, `other`)
         self.mixed_devices = mixed_devices
         self.method = _method_of(self)  # what `attach` puts on Tensor: `x.exp()` calls it in one frame
-        self.check: Callable | None = None  # the meta step (NOTE [ The meta step ])
+        self.check: Callable | None = None  # the meta step (NOTE [ The meta step ]), after complex_error's
+        self._meta: Callable | None = None  # the op's own meta step
+        self.complex_error = None  # (exception type, message): PyTorch refuses complex input
+        self._meta_refuses = False  # the meta step raises complex_error (else the kernels' complex paths do)
         self.info = info  # the test metadata, an `ember.core.opinfo.OpInfo` (NOTE [ The op table ])
+        self.overlap = overlap  # NOTE [ Writing into overlapping memory ]
+        if complex_error is not None:
+            self.refuse_complex(*complex_error)
 
     def register(self, device_type: str) -> Callable:
         """Decorator: register `fn` as this op's kernel for `device_type` ("cpu", "cuda" or "any")."""
@@ -115,8 +161,26 @@ class Op:
 
     def meta(self, fn: Callable) -> Callable:
         """Decorator: `fn(*args, **kwargs)` validates the operands before any device's kernel runs."""
-        self.check = fn
+        self._meta = fn
+        self.check = _refusing_complex(self.complex_error, fn) if self._meta_refuses else fn
         return fn
+
+    def refuse_complex(self, exc: type, message: str, *, in_meta: bool = True) -> None:
+        """PyTorch refuses complex tensors as this op's operands: raise `exc(message)` (`{}` in it:
+        PyTorch's name of the dtype, `ComplexFloat`) on every device. `in_meta`: the meta step raises
+        it, before the op's own checks; else the kernels' complex paths do (`complex_refusal`), as
+        for the elementwise families, whose real path must cost no more."""
+        self.complex_error = (exc, message)
+        self._meta_refuses = in_meta
+        if in_meta:
+            self.check = _refusing_complex(self.complex_error, self._meta)
+
+    def complex_refusal(self, dt) -> Exception | None:
+        """The exception PyTorch raises for a complex operand of dtype `dt`, or None if it computes."""
+        if self.complex_error is None:
+            return None
+        exc, message = self.complex_error
+        return exc(message.format(TORCH_NAMES[dt.name]))
 
     def __call__(self, *args, **kwargs):
         if kwargs and len(args) < len(self.argnames):
@@ -157,6 +221,23 @@ class Op:
             kernel = self.kernels.get("any")
             if kernel is None:
                 raise NotImplementedError(f"{self.name}: no kernel for device type '{dev}'")
+        out = kwargs.get("out") if kwargs else None
+        written = out if out is not None else (args[self.mutates[0]] if self.mutates else None)
+        if written is not None and self.overlap:  # NOTE [ Writing into overlapping memory ], inline
+            mode = self.overlap
+            # `x.__class__ is Tensor` first: a class test that is no call (isinstance is one)
+            if mode & TENSOR_ITERATOR == mode and (written.__class__ is Tensor or isinstance(written, Tensor)):
+                if mode & OVERLAP_INTERNAL and 0 in written._strides:
+                    _check_internal_overlap(written)
+                if mode & OVERLAP_PARTIAL:
+                    st = written._storage
+                    for a in args:
+                        cls = a.__class__
+                        if (cls is Tensor or (cls not in _PLAIN and isinstance(a, Tensor))) and a._storage is st \
+                                and a is not written:
+                            _check_partial_overlap(written, a)
+            else:
+                check_overlap(mode, written, args)
         if self.check is not None:
             self.check(*args, **kwargs)
         try:
@@ -166,13 +247,11 @@ class Op:
             if err is None:
                 raise
             raise err from None
-        if kwargs:
-            out = kwargs.get("out")
-            if out is not None:
-                if isinstance(out, Tensor):
-                    out._storage.version += 1
-                else:
-                    _bump(out)
+        if out is not None:
+            if out.__class__ is Tensor or isinstance(out, Tensor):
+                out._storage.version += 1
+            else:
+                _bump(out)
         if self.mutates:
             for i in self.mutates:
                 t = args[i]
@@ -182,6 +261,19 @@ class Op:
 
     def __repr__(self) -> str:
         return f"<op {self.name}>"
+
+
+def _refusing_complex(error: tuple[type, str], then: Callable | None) -> Callable:
+    """The meta step of an op that refuses complex operands, then runs its own meta step `then`."""
+    exc, message = error
+
+    def check(*args, **kwargs):
+        for a in args:
+            if isinstance(a, Tensor) and a._dtype.is_complex:
+                raise exc(message.format(TORCH_NAMES[a._dtype.name]))
+        if then is not None:
+            then(*args, **kwargs)
+    return check
 
 
 def _method_of(op: Op) -> Callable:
@@ -198,6 +290,66 @@ def _method_of(op: Op) -> Callable:
     call.__name__ = call.__qualname__ = op.name
     call.__doc__ = op.doc or None
     return call
+
+
+def _check_internal_overlap(t: Tensor) -> None:
+    """PyTorch's `assert_no_internal_overlap`: a stride-0 dimension of size > 1 in a non-empty tensor."""
+    shape = t._shape
+    if 0 in shape:
+        return
+    for size, stride in zip(shape, t._strides):
+        if stride == 0 and size > 1:
+            raise RuntimeError(INTERNAL_OVERLAP_MESSAGE)
+
+
+def _dense(t: Tensor) -> bool:
+    """PyTorch's `is_non_overlapping_and_dense`: the elements fill a block of memory, each once."""
+    expected = 1
+    for stride, size in sorted((st, sz) for sz, st in zip(t._shape, t._strides) if sz != 1):
+        if stride != expected:
+            return False
+        expected *= size
+    return True
+
+
+def _shares_memory(a: Tensor, b: Tensor, full_allowed: bool) -> bool:
+    """PyTorch's overlap status of two tensors of one storage, as a refusal: partial overlap (or
+    full, unless `full_allowed`); a tensor that is empty or not dense is too hard to tell and passes."""
+    if a is b:
+        return not full_allowed
+    if 0 in a._shape or 0 in b._shape or not _dense(a) or not _dense(b):
+        return False
+    a_begin, b_begin = a._offset * a._dtype.itemsize, b._offset * b._dtype.itemsize
+    a_end, b_end = a_begin + a.numel() * a._dtype.itemsize, b_begin + b.numel() * b._dtype.itemsize
+    if a_begin == b_begin and a_end == b_end and a._strides == b._strides:
+        return not full_allowed
+    return a_begin < b_end and b_begin < a_end
+
+
+def _check_partial_overlap(written: Tensor, a: Tensor) -> None:
+    if _shares_memory(written, a, True):
+        raise RuntimeError(PARTIAL_OVERLAP_MESSAGE)
+
+
+def check_overlap(mode: int, written, args: tuple) -> None:
+    """The overlap checks `mode` of NOTE [ Writing into overlapping memory ] of the tensor (or tuple
+    of tensors: sort's values and indices) `written` against the inputs `args`; composites that
+    write `out=` through a fresh intermediate (addcmul) call it with their own inputs."""
+    for w in (written if isinstance(written, _SEQ) else (written,)):
+        if not isinstance(w, Tensor):
+            continue
+        if mode & OVERLAP_INTERNAL and 0 in w._strides:
+            _check_internal_overlap(w)
+        st = w._storage
+        for i, a in enumerate(args):
+            for t in (a if isinstance(a, _SEQ) else (a,)):
+                if not isinstance(t, Tensor) or t._storage is not st:
+                    continue
+                if mode & OVERLAP_ANY or (mode & OVERLAP_SOURCES and i > 0):
+                    if _shares_memory(w, t, False):
+                        raise RuntimeError(PARTIAL_OVERLAP_MESSAGE)
+                elif mode & OVERLAP_PARTIAL and t is not w:
+                    _check_partial_overlap(w, t)
 
 
 def _bump(out) -> None:

@@ -10,13 +10,15 @@ complex operand it runs as it is (one loop over the arguments); with one, the op
 - has a composite on the (real, imaginary) float views (`ember.core.ops.complex.VIA_REAL`:
   add, sub, mul, div, neg, square, abs, exp, log, sqrt, eq, ne, isnan/isinf/isfinite, where,
   sum, mean, mm, bmm, dot, einsum), which runs the float kernels; or
-- raises NotImplementedError naming the op (move the tensor to the CPU for it).
+- raises PyTorch's refusal where PyTorch has no complex kernel (`Op.refuse_complex`), else a
+  NotImplementedError naming the op (move the tensor to the CPU for it).
 The complex views, `complex`, `angle`, `conj_physical` and `polar` are device-independent
 ("any" kernels over float views), and the FFT runs on the host (NOTE [ FFT backends ]).
 """
 
 from __future__ import annotations
 
+from ember.core import dtypes
 from ember.core.dispatch import registered_ops
 from ember.core.ops.complex import VIA_REAL, view_as_real
 from ember.core.tensor import Tensor
@@ -45,13 +47,17 @@ def _has_complex(args: tuple, kwargs: dict) -> bool:
     return isinstance(out, Tensor) and out._dtype.is_complex
 
 
-def _gate(name: str, kernel):
+def _gate(op, kernel):
+    name = op.name
     via_real = VIA_REAL.get(name)
     pairs = name in _AS_PAIRS
 
     def run(*args, **kwargs):
         if not _has_complex(args, kwargs):
             return kernel(*args, **kwargs)
+        if op.complex_error is not None:  # PyTorch's refusal, as the CPU kernel raises it
+            raise op.complex_refusal(next((a._dtype for a in args if isinstance(a, Tensor) and a._dtype.is_complex),
+                                          dtypes.complex64))
         if pairs:
             kernel(*(view_as_real(a) if isinstance(a, Tensor) and a._dtype.is_complex else a for a in args), **kwargs)
             return args[0]
@@ -69,7 +75,7 @@ def register() -> None:
         kernel = op.kernels.get("cuda")
         if kernel is None or name in _MOVES or hasattr(kernel, "__wrapped__"):
             continue
-        op.kernels["cuda"] = _gate(name, kernel)
+        op.kernels["cuda"] = _gate(op, kernel)
 
 
 def ptx_cases():

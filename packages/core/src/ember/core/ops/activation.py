@@ -13,7 +13,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from ember.core.dispatch import composite, declare
+from ember.core.dispatch import TENSOR_ITERATOR, composite, declare
 from ember.core.opinfo import FLOAT_DTYPES, PROMOTE, ErrorInput, OpInfo, Sample, unary_samples
 from ember.core.ops import numba_cpu, numba_nn
 from ember.core.ops._util import write_out, wrap
@@ -172,6 +172,7 @@ def _make(name: str, fwd, bwd, attrs: str, info: OpInfo):
         f"{name}_backward(grad, input{', ' + attrs if attrs else ''})"
     info = replace(info, errors=_act_errors(name, info.attrs))
     op = declare(name, fwd, argnames=("input", *names), info=info,
+                 overlap=0 if name == "threshold" else TENSOR_ITERATOR,  # PyTorch checks no threshold
                  doc=f"The {name} activation.\n\nPositional signature: `{sig}`; accepts `out=` "
                      f"(in place when it is the input).\nBackward: `{bsig}` -> grad_input.")
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from ember.core import dtypes
+from ember.core.dispatch import TENSOR_ITERATOR, check_overlap
 from ember.core.methods import attach, inplace, method
 from ember.core.opinfo import BOOL
 from ember.core.ops import elementwise as ew
@@ -28,8 +29,19 @@ for _row in ew.UNARY + ew.BINARY:
     if _row.name in _DEFINED_HERE or _row.name in _NO_METHOD:
         continue
     attach(_row.name, getattr(ew, _row.name))
-    if _row.name not in _NO_INPLACE and (_row.info.n_inputs > 1 or _row.info.rule != BOOL):
+    if _row.name not in _NO_INPLACE and _row.name != "abs" and (_row.info.n_inputs > 1 or _row.info.rule != BOOL):
         inplace(getattr(ew, _row.name), _row.name + "_")
+
+
+def _abs_(self: Tensor) -> Tensor:
+    """`x.abs_()`; refused for a complex `x`, whose absolute value is real (as PyTorch)."""
+    if self._dtype.is_complex:
+        raise RuntimeError("In-place abs is not supported for complex tensors.")
+    return ew.abs(self, out=self)
+
+
+_abs_.__name__ = _abs_.__qualname__ = "abs_"
+attach("abs_", _abs_)
 attach("lerp", ew.lerp)  # `Tensor.where` is join's (its `self` is `input`, not `condition`)
 inplace(ew.lerp, "lerp_")
 
@@ -57,14 +69,32 @@ def _reduced_axpy(input, other, alpha, out, op):
     return S.to_dtype(r, dt) if out is None else S.copy_(out, r)
 
 
+def _alpha_operand(input, other, alpha, out, op):
+    """`op(input, alpha * other)` after PyTorch's checks of `alpha` against the result dtype
+    (`alpha_check`); for a bool result, `alpha * other` is `other` or False (a product by an
+    integer would promote it)."""
+    dt = dtypes.result_type(input, other)
+    if isinstance(alpha, bool) and dt is not dtypes.bool:
+        raise RuntimeError("Boolean alpha only supported for Boolean results.")
+    if not (dt.is_floating_point or dt.is_complex) and not isinstance(alpha, int | np.integer):
+        raise RuntimeError("For integral input tensors, argument alpha must not be a floating point number.")
+    if not dt.is_complex and isinstance(alpha, complex):
+        raise RuntimeError("For non-complex input tensors, argument alpha must not be a complex number.")
+    if isinstance(other, Tensor) and isinstance(input, Tensor) and (
+            r := _reduced_axpy(input, other, alpha, out, op)) is not None:
+        return r
+    if dt is dtypes.bool:
+        other = other if alpha else (ew.mul(other, False) if isinstance(other, Tensor) else False)
+    else:
+        other = ew.mul(other, alpha) if isinstance(other, Tensor) else other * alpha
+    return op(input, other, out=out)
+
+
 @method
 def add(input, other, *, alpha=1, out=None) -> Tensor:
     """`input + alpha * other`, broadcasting."""
-    if alpha != 1:
-        if isinstance(other, Tensor) and isinstance(input, Tensor) and (
-                r := _reduced_axpy(input, other, alpha, out, ew.add)) is not None:
-            return r
-        other = ew.mul(other, alpha) if isinstance(other, Tensor) else other * alpha
+    if alpha != 1 or alpha is True:
+        return _alpha_operand(input, other, alpha, out, ew.add)
     return ew.add(input, other) if out is None else ew.add(input, other, out=out)
 
 
@@ -80,11 +110,8 @@ def sub(input, other, *, alpha=1, out=None) -> Tensor:
         raise ew.BoolOperatorError("Subtraction, the `-` operator, with a bool tensor is not supported. "
                                    "If you are trying to invert a mask, use the `~` or `logical_not()` operator "
                                    "instead.")
-    if alpha != 1:
-        if isinstance(other, Tensor) and isinstance(input, Tensor) and (
-                r := _reduced_axpy(input, other, alpha, out, ew.sub)) is not None:
-            return r
-        other = ew.mul(other, alpha) if isinstance(other, Tensor) else other * alpha
+    if alpha != 1 or alpha is True:
+        return _alpha_operand(input, other, alpha, out, ew.sub)
     return ew.sub(input, other, out=out)
 
 
@@ -144,7 +171,10 @@ def float_power(input, exponent, *, out=None) -> Tensor:
 
 
 def _as_float64(x):
-    return x.to(dtypes.float64) if isinstance(x, Tensor) else float(x)
+    """float64, or complex128 for complex operands (float_power computes in double precision)."""
+    if isinstance(x, Tensor):
+        return x.to(dtypes.complex128 if x._dtype.is_complex else dtypes.float64)
+    return complex(x) if isinstance(x, complex) else float(x)
 
 
 @method
@@ -170,6 +200,8 @@ def clamp_max(input, max, *, out=None) -> Tensor:  # noqa: A002
 @method
 def addcmul(input, tensor1, tensor2, *, value=1, out=None) -> Tensor:
     """`input + value * tensor1 * tensor2` (bfloat16/float16 operands: in float32, rounded once, as PyTorch)."""
+    if out is not None:  # the product is a fresh tensor: `add` below cannot see tensor1 and tensor2 overlap `out`
+        check_overlap(TENSOR_ITERATOR, out, (tensor1, tensor2))
     if (isinstance(input, Tensor) and (dt := input._dtype) in _REDUCED and getattr(tensor1, "_dtype", None) is dt
             and getattr(tensor2, "_dtype", None) is dt and (out is None or out._dtype is dt)):
         f32, f64 = dtypes.float32, dtypes.float64  # float64: the exact product and one rounding of PyTorch's fma
@@ -183,6 +215,8 @@ def addcmul(input, tensor1, tensor2, *, value=1, out=None) -> Tensor:
 @method
 def addcdiv(input, tensor1, tensor2, *, value=1, out=None) -> Tensor:
     """`input + value * tensor1 / tensor2`."""
+    if out is not None:
+        check_overlap(TENSOR_ITERATOR, out, (tensor1, tensor2))
     q = ew.div(tensor1, tensor2)
     return ew.add(input, q if value == 1 else ew.mul(q, value), out=out)
 

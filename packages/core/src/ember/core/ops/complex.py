@@ -45,26 +45,27 @@ def _not_implemented(kernel: str, dt: dtypes.dtype) -> ComplexNotSupported:
     return ComplexNotSupported(f"\"{kernel}_cpu\" not implemented for '{dtypes.TORCH_NAMES[dt.name]}'")
 
 
-# unary ops that refuse complex input, with PyTorch's message
+# unary ops that refuse complex input (in their kernels' complex paths), with PyTorch's message
 _UNARY_REFUSED = {
     "sign": "Unlike NumPy, torch.sign is not intended to support complex numbers. Please use torch.sgn instead.",
     "floor": "floor is not supported for complex inputs", "ceil": "ceil is not supported for complex inputs",
-    "trunc": "trunc is not supported for complex inputs", "round": "round is not supported for complex inputs",
+    "trunc": "trunc is not supported for complex inputs",
     "relu": "clamp is not supported for complex types", "signbit": "signbit is not implemented for complex tensors.",
 }
-_UNARY_KERNEL_NAMES = {"erf": "erf_vml", "erfinv": "erfinv", "frac": "frac"}
+_UNARY_KERNEL_NAMES = {"erf": "erf_vml", "erfinv": "erfinv_vml", "frac": "frac", "round": "round_vml"}
 
 
 def complex_unary(name: str, fn, x: Tensor, out: Tensor | None):
     """The CPU kernel of the elementwise unary op `name` on a complex tensor: numpy's complex
-    ufunc, `abs` to the real dtype, PyTorch's error for the ops without complex support."""
+    ufunc, `abs` to the real dtype, or the op's complex refusal (`Op.refuse_complex`)."""
     from ember.core.ops._util import silenced, wrap, write_out
 
+    from ember.core.dispatch import get_op
+
     dt = x._dtype
-    if name in _UNARY_REFUSED:
-        raise ComplexNotSupported(_UNARY_REFUSED[name])
-    if name in _UNARY_KERNEL_NAMES:
-        raise _not_implemented(_UNARY_KERNEL_NAMES[name], dt)
+    refusal = get_op(name).complex_refusal(dt)
+    if refusal is not None:
+        raise refusal
     a = x._np()
     if name == "abs":
         r = np.abs(a)
@@ -303,6 +304,8 @@ def _conj_physical_any(x, *, out=None):
 @method
 def conj_physical(input: Tensor, *, out: Tensor | None = None) -> Tensor:
     """The complex conjugate, computed into a new tensor (a copy of a real tensor)."""
+    if out is input and not input._dtype.is_complex:  # `x.conj_physical_()` of a real x: nothing to write
+        return input
     return _conj_physical(input, out=out) if out is not None else _conj_physical(input)
 
 
@@ -390,20 +393,39 @@ def isreal(input: Tensor) -> Tensor:
 
 
 
-# --- ordering ops refuse complex input, on every device, before their kernels ---------------------
+# --- ops that refuse complex input, on every device, before their kernels -----------------------
+def _kernel(name: str) -> tuple[type, str]:
+    """PyTorch's refusal naming the CPU kernel with no complex instance (NotImplementedError)."""
+    return ComplexNotSupported, f"\"{name}\" not implemented for '{{}}'"
+
+
+# op name -> (exception type, PyTorch's message; `{}` is the dtype's PyTorch name). PyTorch orders no
+# complex numbers (numpy orders them lexicographically), and has no complex kernel for the others.
 _ORDERING_ERRORS = {
-    "amax": (ComplexNotSupported, "\"max_values_cpu\" not implemented for '{}'"),
-    "amin": (ComplexNotSupported, "\"min_values_cpu\" not implemented for '{}'"),
+    "amax": _kernel("max_values_cpu"),
+    "amin": _kernel("min_values_cpu"),
     "max_dim": (ComplexNotSupportedRuntime, "max(): does not support complex input"),
     "min_dim": (ComplexNotSupportedRuntime, "min(): does not support complex input"),
     "argmax": (ComplexNotSupportedRuntime, "argmax(): does not support complex input"),
     "argmin": (ComplexNotSupportedRuntime, "argmin(): does not support complex input"),
     "sort": (ComplexNotSupportedRuntime, "Sort does not support complex dtypes on CPU"),
     "topk": (ComplexNotSupportedRuntime, "topk does not support complex dtypes on CPU"),
-    "kthvalue": (ComplexNotSupported, "\"kthvalue_cpu\" not implemented for '{}'"),
-    "median": (ComplexNotSupported, "\"median_cpu\" not implemented for '{}'"),
-    "median_dim": (ComplexNotSupported, "\"median_cpu\" not implemented for '{}'"),
+    "kthvalue": _kernel("kthvalue_cpu"),
+    "median": _kernel("median_cpu"),
+    "median_dim": _kernel("median_out"),
+    "nanmedian": _kernel("median_cpu"),
+    "nanmedian_dim": _kernel("median_out"),
+    "mode": _kernel("mode_cpu"),
+    "cummax": _kernel("cummax_cpu"),
+    "cummin": _kernel("cummin_cpu"),
+    "searchsorted": _kernel("searchsorted_out_cpu"),
+    "unique": _kernel("unique"),
+    "unique_consecutive": _kernel("unique"),
+    "histc": _kernel("aminmax_cpu"),
+    "isin": (ComplexNotSupportedRuntime, "Unsupported input type encountered for isin(): {}"),
     "clamp": (ComplexNotSupported, "clamp is not supported for complex types"),
+    "nansum": (ComplexNotSupportedRuntime, "nansum on CPU does not support complex inputs"),
+    "nanmean": (ComplexNotSupportedRuntime, "nansum on CPU does not support complex inputs"),
     # ops ember has not made complex yet (PyTorch computes them): refused rather than computed wrong
     "logsumexp": (ComplexNotSupported, "logsumexp: complex tensors are not supported by ember yet ('{}')"),
     "trace": (ComplexNotSupported, "trace: complex tensors are not supported by ember yet ('{}'); use "
@@ -412,20 +434,22 @@ _ORDERING_ERRORS = {
 
 
 def _install_ordering_checks() -> None:
-    """A meta step (run before any device's kernel) on each op that orders elements: PyTorch refuses
-    complex input there; numpy would order complex numbers lexicographically. An op's own meta step
-    runs after this check."""
+    """Flag each op of the table as refusing complex operands (`Op.refuse_complex`): its meta step
+    raises PyTorch's error on every device, before the op's own checks."""
     from ember.core.dispatch import get_op
 
     for name, (exc, message) in _ORDERING_ERRORS.items():
-        op = get_op(name)
-
-        def check(x, *args, _exc=exc, _message=message, _then=op.check, **kwargs):
-            if isinstance(x, Tensor) and x._dtype.is_complex:
-                raise _exc(_message.format(dtypes.TORCH_NAMES[x._dtype.name]))
-            if _then is not None:
-                _then(x, *args, **kwargs)
-        op.check = check
+        get_op(name).refuse_complex(exc, message)
+    # the elementwise rows refuse in their kernels' complex paths (CPU: complex_unary, refuse_complex; CUDA:
+    # the complex gate), so that the real path costs no check
+    for name, message in _UNARY_REFUSED.items():
+        get_op(name).refuse_complex(ComplexNotSupported, message, in_meta=False)
+    for name, kernel in _UNARY_KERNEL_NAMES.items():
+        get_op(name).refuse_complex(*_kernel(kernel + "_cpu"), in_meta=False)
+    for name, message in _BINARY_REFUSED.items():
+        get_op(name).refuse_complex(ComplexNotSupportedRuntime, message, in_meta=False)
+    for name, kernel in _BINARY_KERNEL_NAMES.items():
+        get_op(name).refuse_complex(*_kernel(kernel + "_cpu"), in_meta=False)
 
 
 # --- complex arithmetic on float views: any device whose float kernels exist ----------------------

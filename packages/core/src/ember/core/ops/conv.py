@@ -57,6 +57,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ember.core import dtypes
 from ember.core.dispatch import composite, declare
 from ember.core.ops import numba_nn
 from ember.core.ops._util import wrap
@@ -626,9 +627,6 @@ def _check(op: str, input: Tensor, weight: Tensor, bias, groups: int, nd: int, t
                            f"input of size: {list(input.shape)}")
     if weight.ndim != nd + 2:
         raise RuntimeError(f"{op}: expected weight to be {nd + 2}-dimensional; got {describe(weight)}")
-    if not input.dtype.is_floating_point or input.dtype is not weight.dtype:
-        raise TypeError(f"{op}: expected floating point input and weight of the same dtype; got "
-                        f"{describe(input)} and {describe(weight)}")
     if input.device != weight.device:
         raise RuntimeError(f"{op}: expected input and weight on the same device; got {describe(input)} and "
                            f"{describe(weight)}")
@@ -655,6 +653,22 @@ def _check(op: str, input: Tensor, weight: Tensor, bias, groups: int, nd: int, t
     if bias is not None and (bias.ndim != 1 or bias.shape[0] != out_ch):
         raise RuntimeError(f"Given weight of size {ws}, expected bias to be 1-dimensional with {out_ch} "
                            f"elements, but got bias of size {list(bias.shape)} instead")
+    if transposed:
+        _check_dtypes(op, input, weight, bias)
+
+
+class ConvDtypeError(RuntimeError, TypeError):
+    """Input and weight of two dtypes: PyTorch's RuntimeError, a TypeError by ember's rule."""
+
+
+def _check_dtypes(op: str, input: Tensor, weight: Tensor, bias) -> None:
+    """After the shape checks, as PyTorch's kernel checks dtypes after its geometry checks."""
+    if input.dtype is not weight.dtype:
+        raise ConvDtypeError(f"expected scalar type {dtypes.TORCH_NAMES[input.dtype.name]} but found "
+                             f"{dtypes.TORCH_NAMES[weight.dtype.name]}")
+    if not input.dtype.is_floating_point:  # PyTorch computes integer convolutions on the CPU; ember does not
+        raise TypeError(f"{op}: ember computes floating point convolutions only; got {describe(input)} and "
+                        f"{describe(weight)}")
     if bias is not None and bias.dtype is not input.dtype:
         raise TypeError(f"{op}: expected bias of the input's dtype; got {describe(input)} and {describe(bias)}")
 
@@ -708,6 +722,7 @@ def _conv_nd(op: str, nd: int, input, weight, bias, stride, padding, dilation, g
         raise RuntimeError(f"{op}: stride and dilation must be positive and padding non-negative; got "
                            f"stride={stride}, padding={padding}, dilation={dilation}")
     _check_sizes(op, tuple(input.shape[2:]), k, padding, dilation)
+    _check_dtypes(op, input, weight, bias)
     if nd == 1:
         out = conv2d_op(unsqueeze(input, 2), unsqueeze(weight, 2), bias, (1, *stride), (0, *padding),
                         (1, *dilation), groups)

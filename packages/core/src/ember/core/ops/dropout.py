@@ -11,7 +11,7 @@ import numbers
 
 import numpy as np
 
-from ember.core.dispatch import declare
+from ember.core.dispatch import OVERLAP_INTERNAL, declare
 from ember.core.ops._util import wrap, write_out
 from ember.core.tensor import Tensor, describe
 
@@ -19,7 +19,7 @@ __all__ = ["dropout", "dropout1d", "dropout2d", "dropout3d", "feature_dropout", 
            "alpha_dropout", "feature_alpha_dropout", "alpha_dropout_", "feature_alpha_dropout_"]
 
 
-native_dropout = declare("native_dropout", doc="""Dropout returning (output, mask).
+native_dropout = declare("native_dropout", overlap=OVERLAP_INTERNAL, doc="""Dropout returning (output, mask).
 
 Positional signature: `native_dropout(input, p, generator)` (accepts `out=`): each element is
 zeroed with probability p and the rest scaled by 1 / (1 - p); mask (bool, no gradient) marks the

@@ -730,6 +730,28 @@ def _clamp_cpu(input, min=None, max=None, *, out=None):
 lerp = declare("lerp", lambda a, b, w: a + w * (b - a), argnames=("input", "end", "weight"))
 
 
+@lerp.meta
+def _lerp_meta(input, end, weight, *, out=None) -> None:
+    """PyTorch's order: `end` and a tensor `weight` (not 0-dim) of input's dtype, a floating input,
+    shapes that broadcast (numpy would raise its own ValueError)."""
+    from ember.core.ops.linalg import _c_name
+
+    if not isinstance(input, Tensor):
+        return
+    for name, t in (("end", end), ("weight", weight)):
+        if isinstance(t, Tensor) and t._dtype is not input._dtype and (name == "end" or t._shape):
+            raise RuntimeError(f"expected dtype {_c_name(input)} for `{name}` but got dtype {_c_name(t)}")
+    dt = input._dtype
+    if not (dt.is_floating_point or dt.is_complex):
+        kernel = "lerp_kernel_tensor" if isinstance(weight, Tensor) else "lerp_kernel_scalar"
+        raise DtypeNotSupported(f"\"{kernel}\" not implemented for '{dtypes.TORCH_NAMES[dt.name]}'")
+    tensors = [t for t in (input, end, weight) if isinstance(t, Tensor)]
+    try:
+        np.broadcast_shapes(*(t._shape for t in tensors))
+    except ValueError:
+        raise shape_error("lerp", *tensors) from None
+
+
 @lerp.register("cpu")
 def _lerp_cpu(input, end, weight, *, out=None):
     dt = dtypes.result_type(input, end)

@@ -86,7 +86,7 @@ def _embedding_backward_cpu(grad, indices, num_weights, padding_idx=-1, scale_gr
     return wrap(out.astype(grad._dtype.np, copy=False))
 
 
-embedding_renorm_ = declare("embedding_renorm_", mutates=(0,), differentiable=False,
+embedding_renorm_ = declare("embedding_renorm_", mutates=(0,), overlap=0, differentiable=False,
                             doc="""Rescale referenced rows in place.
 
 Positional signature: `embedding_renorm_(weight, indices, max_norm, norm_type)`: every row of

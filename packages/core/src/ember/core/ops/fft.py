@@ -24,7 +24,7 @@ import warnings
 
 import numpy as np
 
-from ember.core.dispatch import declare
+from ember.core.dispatch import OVERLAP_INTERNAL, declare
 from ember.core.ops._util import wrap, write_out
 
 __all__ = ["fft_c2c", "fft_r2c", "fft_c2r", "backend_name"]
@@ -51,9 +51,9 @@ def backend_name() -> str:
     return _lib()[0].__name__
 
 
-fft_c2c = declare("fft_c2c", argnames=("input",))
-fft_r2c = declare("fft_r2c", argnames=("input",))
-fft_c2r = declare("fft_c2r", argnames=("input",))
+fft_c2c = declare("fft_c2c", argnames=("input",), overlap=OVERLAP_INTERNAL)
+fft_r2c = declare("fft_r2c", argnames=("input",), overlap=OVERLAP_INTERNAL)
+fft_c2r = declare("fft_c2r", argnames=("input",), overlap=OVERLAP_INTERNAL)
 
 
 @fft_c2c.register("cpu")

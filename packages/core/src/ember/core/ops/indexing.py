@@ -11,7 +11,7 @@ import numbers
 import numpy as np
 
 from ember.core import dtypes
-from ember.core.dispatch import declare
+from ember.core.dispatch import OVERLAP_ANY, OVERLAP_INTERNAL, OVERLAP_SOURCES, declare
 from ember.core.methods import inplace, method
 from ember.core.opinfo_indexing import info as _info
 from ember.core.ops import shape as S
@@ -144,7 +144,7 @@ def _index_cpu(x, indices):
     return wrap(r.copy() if np.may_share_memory(r, a) else np.ascontiguousarray(r) if r.ndim else r)
 
 
-_index_put = declare("index_put_", mutates=(0,), mixed_devices=True, info=_info("index_put_"))
+_index_put = declare("index_put_", mutates=(0,), overlap=OVERLAP_SOURCES, mixed_devices=True, info=_info("index_put_"))
 
 
 @_index_put.meta
@@ -375,7 +375,8 @@ def _meta_scatter_any(input, dim, index, src) -> None:
         _check_device_values(index, _size(input, d), d)
 
 
-_gather = declare("gather", lambda a, dim, idx: np.take_along_axis(a, idx, dim), info=_info("gather"))
+_gather = declare("gather", lambda a, dim, idx: np.take_along_axis(a, idx, dim), info=_info("gather"),
+                  overlap=OVERLAP_INTERNAL | OVERLAP_ANY)
 _gather.meta(_meta_gather)
 
 
@@ -415,7 +416,7 @@ def _scatter_offsets(op: str, target: Tensor, dim: int, index: Tensor, src) -> t
 
 
 _REDUCE_MODES = {None: SET, "add": ADD, "multiply": MUL}
-_scatter = declare("scatter", info=_info("scatter"))
+_scatter = declare("scatter", overlap=OVERLAP_INTERNAL | OVERLAP_SOURCES, info=_info("scatter"))
 
 
 @_scatter.meta
@@ -433,7 +434,7 @@ def _scatter_cpu(input, dim, index, src, reduce=None, *, out=None):
     return _finish(t, out, "scatter")
 
 
-_scatter_add = declare("scatter_add", info=_info("scatter_add"))
+_scatter_add = declare("scatter_add", overlap=OVERLAP_INTERNAL | OVERLAP_SOURCES, info=_info("scatter_add"))
 
 
 @_scatter_add.meta
@@ -449,7 +450,7 @@ def _scatter_add_cpu(input, dim, index, src, *, out=None):
     return _finish(t, out, "scatter_add")
 
 
-_scatter_reduce = declare("scatter_reduce", info=_info("scatter_reduce"))
+_scatter_reduce = declare("scatter_reduce", overlap=OVERLAP_INTERNAL | OVERLAP_SOURCES, info=_info("scatter_reduce"))
 _IDENTITY = {"sum": 0, "mean": 0, "prod": 1}
 _REDUCTIONS = {"sum": ADD, "mean": ADD, "prod": MUL, "amax": MAX, "amin": MIN}
 
@@ -638,7 +639,8 @@ def _meta_index_fill(input, dim, index, value, *, out=None) -> None:
     _check_device_dim_index("index_fill", input, dim, index)
 
 
-_index_select = declare("index_select", lambda a, dim, idx: np.take(a, idx, axis=dim), info=_info("index_select"))
+_index_select = declare("index_select", lambda a, dim, idx: np.take(a, idx, axis=dim), info=_info("index_select"),
+                        overlap=OVERLAP_INTERNAL | OVERLAP_ANY)
 _index_select.meta(_meta_index_select)
 
 
@@ -658,7 +660,7 @@ def _source_offsets(op: str, t: Tensor, dim: int, index: Tensor, source: Tensor)
     return dim_offsets(t, d, idx.reshape((-1,) + (1,) * (t.ndim - d - 1)), want)
 
 
-_index_add = declare("index_add", info=_info("index_add"))
+_index_add = declare("index_add", overlap=OVERLAP_INTERNAL | OVERLAP_SOURCES, info=_info("index_add"))
 _index_add.meta(_meta_index_add)
 
 
@@ -671,7 +673,7 @@ def _index_add_cpu(input, dim, index, source, *, alpha=1, out=None):
     return _finish(t, out, "index_add")
 
 
-_index_copy = declare("index_copy", info=_info("index_copy"))
+_index_copy = declare("index_copy", overlap=OVERLAP_INTERNAL | OVERLAP_SOURCES, info=_info("index_copy"))
 _index_copy.meta(_meta_index_copy)
 
 
@@ -683,7 +685,7 @@ def _index_copy_cpu(input, dim, index, source, *, out=None):
     return _finish(t, out, "index_copy")
 
 
-_index_fill = declare("index_fill", info=_info("index_fill"))
+_index_fill = declare("index_fill", overlap=0, info=_info("index_fill"))
 _index_fill.meta(_meta_index_fill)
 
 
@@ -757,7 +759,7 @@ def _meta_masked(input, mask, value=None, *, out=None) -> None:
                            f"[{', '.join(map(str, shape))}]")
 
 
-_masked_fill = declare("masked_fill", info=_info("masked_fill"))
+_masked_fill = declare("masked_fill", overlap=0, info=_info("masked_fill"))
 _masked_fill.meta(_meta_masked)
 
 
@@ -781,7 +783,7 @@ def masked_fill(input, mask: Tensor, value, *, out=None) -> Tensor:
 
 
 _masked_select = declare("masked_select", lambda a, m: np.broadcast_arrays(a, m)[0][np.broadcast_arrays(a, m)[1]],
-                         info=_info("masked_select"))
+                         info=_info("masked_select"), overlap=OVERLAP_INTERNAL | OVERLAP_ANY)
 _masked_select.meta(_meta_masked)
 
 
@@ -799,7 +801,7 @@ def masked_select(input, mask: Tensor, *, out=None) -> Tensor:
     return _masked_select(input, mask, out=out)
 
 
-_masked_scatter = declare("masked_scatter", info=_info("masked_scatter"))
+_masked_scatter = declare("masked_scatter", overlap=OVERLAP_INTERNAL, info=_info("masked_scatter"))
 
 
 @_masked_scatter.meta
@@ -839,7 +841,7 @@ def masked_scatter(input, mask: Tensor, source: Tensor, *, out=None) -> Tensor:
 
 
 # --- nonzero / take / put / one_hot ---------------------------------------------------------
-_nonzero = declare("nonzero", np.argwhere, differentiable=False)
+_nonzero = declare("nonzero", np.argwhere, overlap=OVERLAP_INTERNAL, differentiable=False)
 
 
 @_nonzero.register("cpu")
@@ -875,7 +877,7 @@ def _flat_index(op: str, input: Tensor, index: Tensor) -> np.ndarray:
     return np.where(a < 0, a + n, a)
 
 
-_take = declare("take", lambda a, idx: np.ravel(a)[idx], info=_info("take"))
+_take = declare("take", lambda a, idx: np.ravel(a)[idx], info=_info("take"), overlap=OVERLAP_INTERNAL | OVERLAP_ANY)
 
 
 @_take.meta
@@ -897,7 +899,7 @@ def take(input, index: Tensor, *, out=None) -> Tensor:
     return _take(input, index, out=out)
 
 
-_put = declare("put", info=_info("put"))
+_put = declare("put", overlap=OVERLAP_INTERNAL | OVERLAP_SOURCES, info=_info("put"))
 
 
 @_put.meta

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from ember.core import dtypes
-from ember.core.dispatch import declare
+from ember.core.dispatch import OVERLAP_ANY, OVERLAP_INTERNAL, declare
 from ember.core.methods import attach, inplace, method, numpy_aliases
 from ember.core.ops import elementwise as ew
 from ember.core.ops import shape as S
@@ -55,7 +55,7 @@ def _promoted(tensors) -> dtypes.dtype:
     return dt
 
 
-_cat = declare("cat", np.concatenate)
+_cat = declare("cat", np.concatenate, overlap=OVERLAP_INTERNAL | OVERLAP_ANY)
 
 
 @_cat.register("cpu")
@@ -453,7 +453,7 @@ attach("repeat_interleave", repeat_interleave)
 
 # --- triangles and diagonals ----------------------------------------------------------------
 def _make_tri(name: str, fn):
-    op = declare(name, fn)
+    op = declare(name, fn, overlap=0)
 
     @op.meta
     def meta(input, diagonal=0, *, out=None) -> None:

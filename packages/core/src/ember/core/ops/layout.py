@@ -288,7 +288,7 @@ def resize_as_(input, other, memory_format=None) -> Tensor:
 
 
 # --- filling -------------------------------------------------------------------------------
-_fill = declare("fill_", mutates=(0,))
+_fill = declare("fill_", mutates=(0,), overlap=0)
 
 
 @_fill.register("cpu")

@@ -14,7 +14,7 @@ import types
 import numpy as np
 
 from ember.core import dtypes
-from ember.core.dispatch import composite, declare
+from ember.core.dispatch import OVERLAP_INTERNAL, composite, declare
 from ember.core.methods import attach, inplace, method
 from ember.core.ops import elementwise as ew
 from ember.core.ops import shape as S
@@ -70,7 +70,7 @@ def _finish(r: np.ndarray, out, op: str) -> Tensor:
 
 
 # --- primitives ----------------------------------------------------------------------------------
-_mm = declare("mm", np.matmul, doc="mm(a, b) -> Tensor")
+_mm = declare("mm", np.matmul, overlap=OVERLAP_INTERNAL, doc="mm(a, b) -> Tensor")
 
 
 @_mm.meta
@@ -107,7 +107,7 @@ def _mm_cpu(a, b, *, out=None):
     return wrap(r) if out is None else write_out(out, r, "mm")
 
 
-_bmm = declare("bmm", np.matmul, doc="bmm(a, b) -> Tensor")
+_bmm = declare("bmm", np.matmul, overlap=0, doc="bmm(a, b) -> Tensor")
 
 
 @_bmm.meta
@@ -129,7 +129,7 @@ def _bmm_cpu(a, b, *, out=None):
     return _finish(_product(a, b, a._dtype), out, "bmm")
 
 
-_dot = declare("dot", np.dot, doc="dot(a, b) -> Tensor")
+_dot = declare("dot", np.dot, overlap=0, doc="dot(a, b) -> Tensor")
 
 
 @_dot.meta
@@ -152,7 +152,7 @@ def _dot_cpu(a, b, *, out=None):
     return _finish(np.asarray(_product(a, b, a._dtype)), out, "dot")
 
 
-_einsum = declare("einsum", np.einsum, doc="einsum(equation, *operands) -> Tensor")
+_einsum = declare("einsum", np.einsum, overlap=0, doc="einsum(equation, *operands) -> Tensor")
 
 
 @_einsum.meta
@@ -457,6 +457,10 @@ def cdist(x1: Tensor, x2: Tensor, p: float = 2.0,
     if x1.ndim < 2 or x2.ndim < 2:
         raise RuntimeError(f"cdist only supports at least 2D tensors, X{1 if x1.ndim < 2 else 2} got: "
                            f"{min(x1.ndim, x2.ndim)}D")
+    for i, x in ((1, x1), (2, x2)):
+        if not x._dtype.is_floating_point:
+            raise RuntimeError(f"cdist only supports floating-point dtypes, X{i} got: "
+                               f"{dtypes.TORCH_NAMES[x._dtype.name]}")
     if x1._shape[-1] != x2._shape[-1]:
         raise RuntimeError(f"X1 and X2 must have the same number of columns. X1: {x1._shape[-1]} X2: {x2._shape[-1]}")
     if p < 0:
@@ -486,6 +490,8 @@ def pdist(input: Tensor, p: float = 2.0) -> Tensor:
 
     if input.ndim != 2:
         raise RuntimeError(f"pdist only supports 2D tensors, got: {input.ndim}D")
+    if not input._dtype.is_floating_point:
+        raise RuntimeError("pdist only supports floating-point dtypes")
     if p < 0:
         raise RuntimeError(f"pdist only supports non-negative p values; got {p}")
     n = input._shape[0]
@@ -514,8 +520,8 @@ attach("__imatmul__", _imatmul)
 
 
 def _vecdot(x: Tensor, y: Tensor, *, dim: int = -1) -> Tensor:
-    """The dot product of `x` and `y` along `dim`, broadcasting the other dims."""
-    p = ew.mul(x, y)
+    """The dot product of `x` and `y` along `dim`, broadcasting the other dims (`x` conjugated, as PyTorch)."""
+    p = ew.mul(x.conj() if x._dtype.is_complex else x, y)
     return _sum(p, (dim % max(p.ndim, 1),) if p.ndim else (), False, None)
 
 

@@ -580,7 +580,7 @@ def cov(input: Tensor, *, correction: int = 1, fweights: Tensor | None = None,
         raise ValueError(f"cov(): expected input to have two or fewer dimensions but got an input with "
                          f"{input.ndim} dimensions")
     x = L.reshape(input, (1, -1)) if input.ndim < 2 else input
-    if not x._dtype.is_floating_point:
+    if not (x._dtype.is_floating_point or x._dtype.is_complex):
         x = x.to(dtypes.get_default_dtype())
     w = fweights
     if aweights is not None:
@@ -598,7 +598,8 @@ def cov(input: Tensor, *, correction: int = 1, fweights: Tensor | None = None,
                        "observations.")
         norm_factor = 0
     xm = ew.sub(x, avg)
-    c = ew.div(mm(xm if w is None else ew.mul(xm, w), xm.t()), norm_factor)
+    xt = xm.t().conj() if xm._dtype.is_complex else xm.t()  # the conjugate transpose, as PyTorch
+    c = ew.div(mm(xm if w is None else ew.mul(xm, w), xt), norm_factor)
     return L.reshape(c, ()) if x._shape[0] == 1 else c  # one variable: a 0-dim variance, as PyTorch
 
 
@@ -610,4 +611,8 @@ def corrcoef(input: Tensor) -> Tensor:
         return ew.div(c, c)
     sd = ew.sqrt(c.diagonal())
     c = ew.div(ew.div(c, sd.unsqueeze(1)), sd.unsqueeze(0))
+    if c._dtype.is_complex:  # PyTorch clips the real and the imaginary parts
+        from ember.core.ops.complex import complex as make_complex
+
+        return make_complex(ew.clamp(c.real, -1, 1), ew.clamp(c.imag, -1, 1))
     return ew.clamp(c, -1, 1)

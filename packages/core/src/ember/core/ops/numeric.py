@@ -34,6 +34,12 @@ def _refuse(op: str, x) -> None:
     raise DtypeNotImplemented(f"\"{op}_cpu\" not implemented for '{dtypes.TORCH_NAMES.get(dt.name, dt.name)}'")
 
 
+def _no_complex(input, message: str) -> None:
+    """PyTorch's RuntimeError for a composite it refuses complex input to (deg2rad, isposinf ...)."""
+    if isinstance(input, Tensor) and input._dtype.is_complex:
+        raise RuntimeError(message)
+
+
 def _into(out: Tensor | None, r: Tensor, op: str) -> Tensor:
     """`r`, or `r` copied into `out` (resized as PyTorch resizes; a category downcast raises)."""
     if out is None:
@@ -48,8 +54,8 @@ def _into(out: Tensor | None, r: Tensor, op: str) -> Tensor:
 
 
 def _float(x):
-    """x in the dtype an integer-to-float op computes in (a tensor's float dtype, else the default)."""
-    if isinstance(x, Tensor) and not x._dtype.is_floating_point:
+    """x in the dtype an integer-to-float op computes in (a tensor's float or complex dtype, else the default)."""
+    if isinstance(x, Tensor) and not (x._dtype.is_floating_point or x._dtype.is_complex):
         return S.to_dtype(x, dtypes.get_default_dtype())
     return x
 
@@ -104,12 +110,14 @@ def nan_to_num(input: Tensor, nan: float = 0.0, posinf: float | None = None, neg
 @method
 def deg2rad(input: Tensor, *, out: Tensor | None = None) -> Tensor:
     """Degrees to radians; integers compute in the default float dtype."""
+    _no_complex(input, "deg2rad is not supported for complex tensors.")
     return _into(out, ew.mul(_float(input), math.pi / 180.0), "deg2rad")
 
 
 @method
 def rad2deg(input: Tensor, *, out: Tensor | None = None) -> Tensor:
     """Radians to degrees; integers compute in the default float dtype."""
+    _no_complex(input, "rad2deg is not supported for complex tensors.")
     return _into(out, ew.mul(_float(input), 180.0 / math.pi), "rad2deg")
 
 
@@ -174,6 +182,8 @@ def nextafter(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Ten
 @method
 def heaviside(input: Tensor, values: Tensor, *, out: Tensor | None = None) -> Tensor:
     """The step function: 0 below zero, `values` at zero, 1 above (not differentiable, as in PyTorch)."""
+    _no_complex(input, "heaviside is not yet implemented for complex tensors.")
+    _no_complex(values, "heaviside is not yet implemented for complex tensors.")
     if isinstance(values, Tensor) and values._dtype is not input._dtype:
         raise RuntimeError("heaviside is not yet implemented for tensors with different dtypes.")
     r = ew.where(ew.eq(input, 0), values, S.to_dtype(ew.gt(input, 0), input._dtype))
@@ -184,6 +194,7 @@ def heaviside(input: Tensor, values: Tensor, *, out: Tensor | None = None) -> Te
 @method
 def isposinf(input: Tensor, *, out: Tensor | None = None) -> Tensor:
     """True where the element is +inf."""
+    _no_complex(input, "isposinf does not support complex inputs.")
     r = ew.logical_and(ew.isinf(input), ew.gt(input, 0)) if input._dtype.is_floating_point else ew.ne(input, input)
     return _into(out, r, "isposinf")
 
@@ -191,6 +202,7 @@ def isposinf(input: Tensor, *, out: Tensor | None = None) -> Tensor:
 @method
 def isneginf(input: Tensor, *, out: Tensor | None = None) -> Tensor:
     """True where the element is -inf."""
+    _no_complex(input, "isneginf does not support complex inputs.")
     r = ew.logical_and(ew.isinf(input), ew.lt(input, 0)) if input._dtype.is_floating_point else ew.ne(input, input)
     return _into(out, r, "isneginf")
 
@@ -206,8 +218,8 @@ def positive(input: Tensor) -> Tensor:
 # --- bits ---------------------------------------------------------------------------------------
 def _int_operands(op: str, input, other):
     dt = dtypes.result_type(input, other)
-    if dt.is_floating_point:
-        _refuse(op, input if isinstance(input, Tensor) and input._dtype.is_floating_point else other)
+    if dt.is_floating_point or dt.is_complex:
+        _refuse(op, input if isinstance(input, Tensor) and input._dtype is dt else other)
     return dt
 
 
@@ -259,7 +271,7 @@ def _two(dt, input, other):
 @method
 def bitwise_not(input: Tensor, *, out: Tensor | None = None) -> Tensor:
     """`~input`: logical not of a bool tensor, the bit complement of an integer one."""
-    if input._dtype.is_floating_point:
+    if input._dtype.is_floating_point or input._dtype.is_complex:
         _refuse("bitwise_not", input)
     r = ew.logical_not(input) if input._dtype is dtypes.bool else ew.bitwise_xor(input, -1)
     return _into(out, r, "bitwise_not")

@@ -17,11 +17,12 @@ from collections import namedtuple
 import numpy as np
 
 from ember.core import dtypes
-from ember.core.dispatch import declare
+from ember.core.dispatch import OVERLAP_INTERNAL, declare
 from ember.core.opinfo import FLOAT, FLOAT_DTYPES, INT64, PROMOTE, OpInfo
 from ember.core.methods import method
 from ember.core.ops import elementwise as ew
 from ember.core.ops._util import normalize_dims, warn_at_caller, wrap, write_out
+from ember.core.ops.complex import ComplexNotSupported
 from ember.core.tensor import Tensor, describe
 
 __all__ = [
@@ -164,7 +165,7 @@ _FLOATS_ONLY = {"cpu": FLOAT_DTYPES, "cuda": FLOAT_DTYPES[:1] + FLOAT_DTYPES[2:]
 
 # --- sum, mean, prod -------------------------------------------------------------------------
 _sum = declare("sum", lambda a, dims, keepdim=False, dtype=None: np.sum(a, dims, keepdims=keepdim),
-               doc="sum(x, dims, keepdim, dtype) -> Tensor", info=_reduction(np.sum, INT64))
+               doc="sum(x, dims, keepdim, dtype) -> Tensor", info=_reduction(np.sum, INT64), overlap=0)
 
 
 @_sum.register("cpu")
@@ -185,7 +186,7 @@ def _sum_cpu(x, dims, keepdim=False, dtype=None, *, out=None):
 
 
 _nansum = declare("nansum", lambda a, dims, keepdim=False, dtype=None: np.nansum(a, dims, keepdims=keepdim),
-                  doc="nansum(x, dims, keepdim, dtype) -> Tensor", info=_reduction(np.nansum, INT64))
+                  doc="nansum(x, dims, keepdim, dtype) -> Tensor", info=_reduction(np.nansum, INT64), overlap=0)
 
 
 @_nansum.register("cpu")
@@ -202,7 +203,8 @@ def _nan_visible(a: np.ndarray) -> np.ndarray:
 
 
 _mean = declare("mean", lambda a, dims, keepdim=False, dtype=None: np.mean(a, dims, keepdims=keepdim),
-                doc="mean(x, dims, keepdim, dtype) -> Tensor", info=_reduction(np.mean, FLOAT, _FLOATS_ONLY))
+                doc="mean(x, dims, keepdim, dtype) -> Tensor", info=_reduction(np.mean, FLOAT, _FLOATS_ONLY),
+               overlap=OVERLAP_INTERNAL)
 
 
 @_mean.register("cpu")
@@ -219,7 +221,7 @@ def _mean_cpu(x, dims, keepdim=False, dtype=None, *, out=None):
 
 
 _nanmean = declare("nanmean", lambda a, dims, keepdim=False, dtype=None: np.nanmean(a, dims, keepdims=keepdim),
-                   doc="nanmean(x, dims, keepdim, dtype) -> Tensor")
+                   doc="nanmean(x, dims, keepdim, dtype) -> Tensor", overlap=OVERLAP_INTERNAL)
 
 
 @_nanmean.register("cpu")
@@ -236,7 +238,7 @@ def _nanmean_cpu(x, dims, keepdim=False, dtype=None, *, out=None):
 
 _prod = declare("prod", lambda a, dims, keepdim=False, dtype=None: np.prod(a, dims, keepdims=keepdim),
                 doc="prod(x, dims, keepdim, dtype) -> Tensor",
-                info=_reduction(np.prod, INT64, invalid=_one_dim_only))
+                info=_reduction(np.prod, INT64, invalid=_one_dim_only), overlap=0)
 
 
 @_prod.register("cpu")
@@ -299,9 +301,9 @@ def prod(input: Tensor, dim: int | None = None, keepdim: bool = False, *, dtype=
 
 # --- max, min, argmax ------------------------------------------------------------------------
 _amax = declare("amax", lambda a, dims, keepdim=False: np.amax(a, dims, keepdims=keepdim),
-                doc="amax(x, dims, keepdim) -> Tensor", info=_reduction(np.max, invalid=_empty_reduction))
+                doc="amax(x, dims, keepdim) -> Tensor", info=_reduction(np.max, invalid=_empty_reduction), overlap=0)
 _amin = declare("amin", lambda a, dims, keepdim=False: np.amin(a, dims, keepdims=keepdim),
-                doc="amin(x, dims, keepdim) -> Tensor", info=_reduction(np.min, invalid=_empty_reduction))
+                doc="amin(x, dims, keepdim) -> Tensor", info=_reduction(np.min, invalid=_empty_reduction), overlap=0)
 
 
 def _make_extreme(op, fn, name):
@@ -320,9 +322,9 @@ _make_extreme(_amin, np.minimum.reduce, "amin")
 _max_dim = declare("max_dim", doc="max_dim(x, dim, keepdim) -> (values, indices)")
 _min_dim = declare("min_dim", doc="min_dim(x, dim, keepdim) -> (values, indices)")
 _argmax = declare("argmax", lambda a, dim=None, keepdim=False: np.argmax(a, dim, keepdims=keepdim),
-                  differentiable=False, doc="argmax(x, dim, keepdim) -> Tensor")
+                  differentiable=False, doc="argmax(x, dim, keepdim) -> Tensor", overlap=0)
 _argmin = declare("argmin", lambda a, dim=None, keepdim=False: np.argmin(a, dim, keepdims=keepdim),
-                  differentiable=False, doc="argmin(x, dim, keepdim) -> Tensor")
+                  differentiable=False, doc="argmin(x, dim, keepdim) -> Tensor", overlap=0)
 
 
 def _arg_extreme(a: np.ndarray, dim: int, fn) -> np.ndarray:
@@ -398,6 +400,8 @@ def _extreme(name, full_op, dim_op, binary_op, input, dim, keepdim, out):
     if isinstance(dim, Tensor):
         return binary_op(input, dim, out=out)
     if dim is None:
+        if input._dtype.is_complex:  # PyTorch's all-reduce kernel, not amax's, names the refusal
+            raise ComplexNotSupported(f"\"{name}_all\" not implemented for '{dtypes.TORCH_NAMES[input._dtype.name]}'")
         _check_nonempty(input, (), name, full=True)
         return full_op(input, tuple(range(input.ndim)), False, out=out)
     d = _one_dim(dim, input, name)
@@ -428,6 +432,8 @@ def min(input: Tensor, dim=None, keepdim: bool = False, *, out=None):  # noqa: A
 @method
 def aminmax(input: Tensor, *, dim: int | None = None, keepdim: bool = False):
     """`(min, max)` over `dim` (or everything)."""
+    if input._dtype.is_complex:
+        raise ComplexNotSupported(f"\"aminmax_cpu\" not implemented for '{dtypes.TORCH_NAMES[input._dtype.name]}'")
     dims = tuple(range(input.ndim)) if dim is None else (_one_dim(dim, input, "aminmax"),)
     if dim is None:
         _check_nonempty(input, (), "aminmax", full=True)
@@ -450,11 +456,11 @@ def argmin(input: Tensor, dim: int | None = None, keepdim: bool = False, *, out=
 
 # --- var, std --------------------------------------------------------------------------------
 _var = declare("var", lambda a, dims, correction=1, keepdim=False: np.var(a, dims, ddof=correction, keepdims=keepdim),
-               doc="var(x, dims, correction, keepdim) -> Tensor")
+               doc="var(x, dims, correction, keepdim) -> Tensor", overlap=0)
 _std = declare("std", lambda a, dims, correction=1, keepdim=False: np.std(a, dims, ddof=correction, keepdims=keepdim),
-               doc="std(x, dims, correction, keepdim) -> Tensor")
-_var_mean = declare("var_mean", doc="var_mean(x, dims, correction, keepdim) -> (var, mean)")
-_std_mean = declare("std_mean", doc="std_mean(x, dims, correction, keepdim) -> (std, mean)")
+               doc="std(x, dims, correction, keepdim) -> Tensor", overlap=0)
+_var_mean = declare("var_mean", doc="var_mean(x, dims, correction, keepdim) -> (var, mean)", overlap=0)
+_std_mean = declare("std_mean", doc="std_mean(x, dims, correction, keepdim) -> (std, mean)", overlap=0)
 
 
 def _moments(x: Tensor, dims, correction, keepdim):
@@ -571,7 +577,8 @@ def std_mean(input: Tensor, dim=None, unbiased: bool | None = None, keepdim: boo
 
 # --- logsumexp, norms ------------------------------------------------------------------------
 _logsumexp = declare("logsumexp", lambda a, dims, keepdim=False: np.log(np.sum(np.exp(a), dims, keepdims=keepdim)),
-                     doc="logsumexp(x, dims, keepdim) -> Tensor", info=_reduction(_logsumexp_ref, FLOAT))
+                     doc="logsumexp(x, dims, keepdim) -> Tensor", info=_reduction(_logsumexp_ref, FLOAT),
+                     overlap=OVERLAP_INTERNAL)
 
 
 @_logsumexp.register("cpu")
@@ -598,7 +605,7 @@ def logsumexp(input: Tensor, dim=(), keepdim: bool = False, *, out=None) -> Tens
     return _logsumexp(input, _dims(dim, input, "logsumexp"), keepdim, out=out)
 
 
-_vector_norm = declare("vector_norm", doc="vector_norm(x, ord, dims, keepdim, dtype) -> Tensor")
+_vector_norm = declare("vector_norm", doc="vector_norm(x, ord, dims, keepdim, dtype) -> Tensor", overlap=0)
 
 
 @_vector_norm.meta
@@ -644,9 +651,9 @@ def vector_norm(x: Tensor, ord: float = 2, dim=None, keepdim: bool = False, *, d
 
 # --- all, any, count_nonzero -------------------------------------------------------------------
 _all = declare("all", lambda a, dims, keepdim=False: np.all(a, dims, keepdims=keepdim), differentiable=False,
-               doc="all(x, dims, keepdim) -> Tensor")
+               doc="all(x, dims, keepdim) -> Tensor", overlap=0)
 _any = declare("any", lambda a, dims, keepdim=False: np.any(a, dims, keepdims=keepdim), differentiable=False,
-               doc="any(x, dims, keepdim) -> Tensor")
+               doc="any(x, dims, keepdim) -> Tensor", overlap=0)
 
 
 def _make_logical(op, fn, name):

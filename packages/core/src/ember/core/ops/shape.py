@@ -12,7 +12,7 @@ import numpy as np
 
 from ember.core import dtypes
 from ember.core.device_backends import backend
-from ember.core.dispatch import declare
+from ember.core.dispatch import TENSOR_ITERATOR, check_overlap, declare
 from ember.core.geometry import INT64_MAX, check_geometry, make_tensor
 from ember.core.ops import memfmt
 from ember.core.ops._util import normalize_dims, wrap
@@ -325,7 +325,14 @@ def _diagonal(x, offset=0, dim1=0, dim2=1):
 
 
 # --- copies ------------------------------------------------------------------------------
-copy_ = declare("copy_", mutates=(0,), mixed_devices=True)
+copy_ = declare("copy_", mutates=(0,), mixed_devices=True, overlap=0)
+
+
+@copy_.meta
+def _copy_meta(self, src, non_blocking=False):
+    # PyTorch's copy_ returns at once for `x.copy_(x)`, and checks overlap after that
+    if src is not self and (0 in self._strides or getattr(src, "_storage", None) is self._storage):
+        check_overlap(TENSOR_ITERATOR, self, (src,))
 
 
 @copy_.meta
@@ -378,7 +385,7 @@ def _to_dtype_cpu(x, dtype):
     return wrap(x._np().astype(dtype.np))
 
 
-resize_ = declare("resize_", mutates=(0,), differentiable=False)
+resize_ = declare("resize_", mutates=(0,), overlap=0, differentiable=False)
 
 
 def _resize_shape(size: tuple) -> tuple:
@@ -417,7 +424,7 @@ def _resize(x, *size):
     return x
 
 
-set_ = declare("set_", mutates=(0,), differentiable=False)
+set_ = declare("set_", mutates=(0,), overlap=0, differentiable=False)
 
 
 @set_.register("any")

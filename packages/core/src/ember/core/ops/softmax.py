@@ -385,20 +385,20 @@ def _check_loss(op: str, input, target, weight, reduction: str, probabilities: b
             raise RuntimeError(f"{op}: Expected target of the input's shape for class probabilities; got "
                                f"{describe(input)} and {describe(target)}")
         return
+    # PyTorch's order: the batch size and the target's size, then its dtype, then a 1-D input's target
+    if input.ndim > 1:
+        if target.ndim == 0 or input.shape[0] != target.shape[0]:
+            n = target.shape[0] if target.ndim else 1
+            raise ValueError(f"Expected input batch_size ({input.shape[0]}) to match target batch_size ({n}).")
+        if tuple(target.shape[1:]) != tuple(input.shape[2:]):
+            expected = [input.shape[0], *input.shape[2:]]
+            raise RuntimeError(f"Expected target size {expected}, got {list(target.shape)}")
     if target._dtype not in (dtypes.int64, dtypes.uint8):
-        name = {"int32": "Int", "int16": "Short", "int8": "Char", "bool": "Bool"}.get(target._dtype.name,
-                                                                                    target._dtype.name)
-        raise RuntimeError(f"expected target dtype to be Long or Byte, but got {name}")
-    if input.ndim == 1:
-        if target.ndim != 0:
-            raise RuntimeError(f"{op}: 1D target tensor expected, multi-target not supported; got "
-                               f"{describe(input)} and {describe(target)}")
-    elif target.ndim == 0 or input.shape[0] != target.shape[0]:
-        n = target.shape[0] if target.ndim else 1
-        raise ValueError(f"Expected input batch_size ({input.shape[0]}) to match target batch_size ({n}).")
-    elif tuple(target.shape[1:]) != tuple(input.shape[2:]):
-        expected = [input.shape[0], *input.shape[2:]]
-        raise RuntimeError(f"Expected target size {expected}, got {list(target.shape)}")
+        raise RuntimeError(f"expected target dtype to be Long or Byte, but got "
+                           f"{dtypes.TORCH_NAMES[target._dtype.name]}")
+    if input.ndim == 1 and target.ndim != 0:
+        raise RuntimeError(f"{op}: 1D target tensor expected, multi-target not supported; got "
+                           f"{describe(input)} and {describe(target)}")
 
 
 def _is_probabilities(target) -> bool:

@@ -158,7 +158,7 @@ def kthvalue(input: Tensor, k: int, dim: int = -1, keepdim: bool = False, *, out
 
 
 # --- median, mode ------------------------------------------------------------------------------
-_median = declare("median", doc="median(x) -> Tensor")
+_median = declare("median", overlap=0, doc="median(x) -> Tensor")
 _median_dim = declare("median_dim", doc="median_dim(x, dim, keepdim) -> (values, indices)")
 
 
@@ -294,7 +294,7 @@ def _cum_extreme_rows():
 
 
 def _make_cum_extreme(name: str, is_max: bool):
-    op = declare(name, doc=f"{name}(x, dim) -> (values, indices)")
+    op = declare(name, overlap=0, doc=f"{name}(x, dim) -> (values, indices)")
 
     @op.register("cpu")
     def kernel(x, dim, *, out=None):
@@ -414,21 +414,23 @@ _searchsorted = declare("searchsorted", np.searchsorted, differentiable=False,
 
 @_searchsorted.meta
 def _searchsorted_meta(seq, values, right=False, sorter=None, out_int32=False) -> None:
-    """Rows of values match the sequence's, and a sorter permutes each row (both kernels index by it)."""
+    """Rows of values match the sequence's, and a sorter's values index a row (both kernels index by it);
+    in PyTorch's order: the sorter's shape, its dtype, the rows, the sorter's values."""
+    if sorter is not None:
+        if sorter._shape != seq._shape:
+            raise RuntimeError(f"torch.searchsorted(): boundary and sorter must have the same size, but got boundary "
+                               f"tensor {list(seq._shape)}and got sorter tensor {list(sorter._shape)}")
+        if sorter._dtype is not dtypes.int64:
+            raise RuntimeError(f"torch.searchsorted(): sorter must be a tensor of long dtype but got dtype "
+                               f"{dtypes.TORCH_NAMES[sorter._dtype.name]}")
     vshape = values._shape if isinstance(values, Tensor) else np.shape(values)
     if seq.ndim > 1 and (len(vshape) != seq.ndim or tuple(vshape[:-1]) != seq._shape[:-1]):
         raise RuntimeError(f"torch.searchsorted(): boundaries tensor should be 1 dimension or the first N-1 "
                            f"dimensions of boundaries tensor and input value tensor must match, but we got "
                            f"boundaries tensor {list(seq._shape)} and input value tensor {list(vshape)}")
-    if sorter is not None:
-        if sorter._dtype is not dtypes.int64:
-            raise RuntimeError(f"torch.searchsorted(): sorter must be a tensor of long dtype but got dtype "
-                               f"{dtypes.TORCH_NAMES[sorter._dtype.name]}")
-        if sorter._shape != seq._shape:
-            raise RuntimeError(f"torch.searchsorted(): boundary and sorter must have the same size, but got boundary "
-                               f"tensor {list(seq._shape)}and got sorter tensor {list(sorter._shape)}")
-        srt = sorter._host_array()  # a device sorter is read to the host, where PyTorch asserts on the device
-        if srt.size and (srt.min() < 0 or srt.max() >= seq._shape[-1]):
+    if sorter is not None and sorter.numel():  # device sorters read to the host: CUDA's kernel gathers by them
+        srt = np.asarray(sorter._host_array())
+        if srt.min() < 0 or srt.max() >= seq._shape[-1]:
             raise RuntimeError("torch.searchsorted(): sorter index out of range")
 
 
@@ -510,7 +512,7 @@ def bincount(input: Tensor, weights: Tensor | None = None, minlength: int = 0) -
     return _bincount(input, weights, minlength)
 
 
-_histc = declare("histc", differentiable=False, doc="histc(x, bins, min, max) -> Tensor")
+_histc = declare("histc", differentiable=False, overlap=0, doc="histc(x, bins, min, max) -> Tensor")
 
 
 @_histc.meta
@@ -574,7 +576,7 @@ def isin(elements, test_elements, *, assume_unique: bool = False, invert: bool =
 
 
 # --- nanmedian, quantile ---------------------------------------------------------------------------
-_nanmedian = declare("nanmedian", doc="nanmedian(x) -> Tensor")
+_nanmedian = declare("nanmedian", overlap=0, doc="nanmedian(x) -> Tensor")
 _nanmedian_dim = declare("nanmedian_dim", doc="nanmedian_dim(x, dim, keepdim) -> (values, indices)")
 _nanmedian_dim.meta(_nonempty_dim_meta("nanmedian"))
 

@@ -15,6 +15,7 @@ from ember.core import dtypes
 from ember.core.dispatch import declare
 from ember.core.methods import attach, inplace
 from ember.core.ops._util import ERRSTATE, IGNORE_ALL, arr, shape_error, wrap, write_out
+from ember.core.ops.complex import ComplexNotSupported
 from ember.core.ops.elementwise import binary_dtype, laid_out
 from ember.core.tensor import Tensor
 
@@ -111,19 +112,40 @@ def _run(fname: str, args: tuple, dt: dtypes.dtype, out: Tensor | None, name: st
     return laid_out(wrap(r, True), r, operands) if operands else wrap(r)
 
 
+# PyTorch's CPU kernel names where they are not `<name>_cpu` (in its complex refusal's message)
+_KERNEL_NAMES = {"special_ndtr": "erf_vml_cpu", "digamma": "digamma", "erfc": "erfc_vml_cpu", "i0": "i0_vml_cpu",
+                 "lgamma": "lgamma_vml_cpu"}
+
+
+def _no_complex(name: str) -> tuple[type, str] | None:
+    """PyTorch's refusal of complex input to `name` (none for sinc, which PyTorch computes)."""
+    if name == "sinc":
+        return None
+    kernel = _KERNEL_NAMES.get(name, name.removeprefix("special_") + "_cpu")
+    return ComplexNotSupported, f"\"{kernel}\" not implemented for '{{}}'"
+
+
+# the unary functions PyTorch computes on complex input (the others refuse it in their meta step)
+_COMPLEX = {"sinc": np.sinc}
+
+
 def _make_unary(name: str, fname: str, differentiable: bool):
-    op = declare(name, None, differentiable=differentiable, argnames=("input",))
+    op = declare(name, None, differentiable=differentiable, argnames=("input",), complex_error=_no_complex(name))
 
     @op.register("cpu")
     def kernel(x, *, out=None):
         _check_tensor(name, x)
+        if x._dtype.is_complex:  # float64 would drop the imaginary part
+            r = np.asarray(_COMPLEX[name](x._np().astype(np.complex128))).astype(x._dtype.np)
+            return write_out(out, r, name) if out is not None else wrap(r)
         return _run(fname, (_f64(x),), float_dtype(x), out, name, (x,))
 
     return op
 
 
 def _make_binary(name: str, fname: str, differentiable: bool):
-    op = declare(name, None, differentiable=differentiable, argnames=("input", "other"))
+    op = declare(name, None, differentiable=differentiable, argnames=("input", "other"),
+                 complex_error=_no_complex(name))
 
     @op.register("cpu")
     def kernel(a, b, *, out=None):
@@ -181,7 +203,7 @@ def polygamma(n: int, input: Tensor, *, out: Tensor | None = None) -> Tensor:
     return _polygamma(int(n), input, out=out)
 
 
-_logit = declare("logit", None, argnames=("input",))
+_logit = declare("logit", None, argnames=("input",), complex_error=_no_complex("logit"))
 
 
 @_logit.register("cpu")

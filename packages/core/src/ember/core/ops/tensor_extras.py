@@ -124,7 +124,8 @@ def gradient(input: Tensor, *, spacing=1, dim=None, edge_order: int = 1) -> tupl
         spacings = list(spacing)
     else:
         spacings = [spacing] * len(dims)
-    y = input if input._dtype.is_floating_point else S.to_dtype(input, dtypes.get_default_dtype())
+    y = input if input._dtype.is_floating_point or input._dtype.is_complex else \
+        S.to_dtype(input, dtypes.get_default_dtype())
     out = []
     for d, sp in zip(dims, spacings, strict=True):
         n = y._shape[d]

@@ -9,6 +9,8 @@ import warnings
 from ember import autograd as ea
 from ember.core import Tensor
 from ember.core.dispatch import composite
+from ember.core.dtypes import TORCH_NAMES
+from ember.core.ops.complex import ComplexNotSupported
 from ember.core.tensor import describe
 
 __all__ = ["mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss", "binary_cross_entropy",
@@ -50,11 +52,19 @@ def _warn_broadcast(name: str, input: Tensor, target: Tensor) -> None:
                       "same size.", stacklevel=3)
 
 
+def _no_complex(kernel: str, *tensors: Tensor) -> None:
+    """PyTorch's NotImplementedError for a loss whose CPU kernel `kernel` has no complex instance."""
+    for t in tensors:
+        if isinstance(t, Tensor) and t.is_complex():
+            raise ComplexNotSupported(f"\"{kernel}\" not implemented for '{TORCH_NAMES[t.dtype.name]}'")
+
+
 @composite("mse_loss")
 def mse_loss(input: Tensor, target: Tensor, size_average=None, reduce=None, reduction: str = "mean",
              weight: Tensor | None = None) -> Tensor:
     """(input - target)^2, reduced."""
     reduction = _legacy_reduction(size_average, reduce, reduction)
+    _no_complex("mse_cpu", input, target)
     _warn_broadcast("mse_loss", input, target)
     loss = (input - target) ** 2
     if weight is not None:
@@ -79,6 +89,7 @@ def smooth_l1_loss(input: Tensor, target: Tensor, size_average=None, reduce=None
                    beta: float = 1.0) -> Tensor:
     """0.5 d^2 / beta where d = |input - target| < beta, else d - 0.5 beta."""
     reduction = _legacy_reduction(size_average, reduce, reduction)
+    _no_complex("smooth_l1_cpu", input, target)
     _warn_broadcast("smooth_l1_loss", input, target)
     if beta < 0:
         raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
@@ -96,6 +107,7 @@ def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean", delta: fl
     """0.5 d^2 where d = |input - target| < delta, else delta (d - 0.5 delta)."""
     if delta <= 0:
         raise RuntimeError("huber_loss does not support non-positive values for delta.")
+    _no_complex("huber_cpu", input, target)
     _warn_broadcast("huber_loss", input, target)
     diff = input - target
     d = diff.abs()
@@ -111,6 +123,7 @@ def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = 
     """-(t log x + (1 - t) log(1 - x)), each log clamped at -100 as PyTorch does; the gradient is
     finite at x = 0 and 1 (ember-core's primitive, whose derivative is written for the boundary)."""
     reduction = _legacy_reduction(size_average, reduce, reduction)
+    _no_complex("binary_cross_entropy", input, target)
     if tuple(target.shape) != tuple(input.shape):
         raise ValueError(f"Using a target size ({target.shape}) that is different to the input size "
                          f"({input.shape}) is deprecated. Please ensure they have the same size.")
@@ -158,6 +171,8 @@ def kl_div(input: Tensor, target: Tensor, size_average=None, reduce=None, reduct
     """target * (log target - input) with `input` log-probabilities; `reduction="batchmean"` divides
     the sum by the batch size (the mathematically correct KL)."""
     reduction = _legacy_reduction(size_average, reduce, reduction)
+    if input.is_complex() or target.is_complex():
+        raise RuntimeError("kl_div: Complex inputs not supported.")
     if log_target:
         loss = ea.exp(target) * (target - input)
     else:
@@ -182,6 +197,10 @@ def _clamp_value(norm: Tensor, eps: float) -> Tensor:
 def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -> Tensor:
     """sum(x1 / max(||x1||, eps) * x2 / max(||x2||, eps)) along `dim` (inputs broadcast); the
     norms' gradient is 0 at a zero vector (vector_norm's rule), so zero vectors stay finite."""
+    common = ea.result_type(x1, x2)
+    if not common.is_floating_point:
+        raise RuntimeError(f"expected common dtype to be floating point, yet common dtype is "
+                           f"{TORCH_NAMES[common.name]}")
     n1 = _clamp_value(ea.linalg.vector_norm(x1, 2, dim, keepdim=True), eps)
     n2 = _clamp_value(ea.linalg.vector_norm(x2, 2, dim, keepdim=True), eps)
     return ((x1 / n1) * (x2 / n2)).sum(dim)
@@ -290,8 +309,8 @@ def multi_margin_loss(input: Tensor, target: Tensor, p: int = 1, margin: float =
     if weight is not None and (weight.dim() > 1 or weight.numel() != c):
         raise RuntimeError(f"inconsistent weight size, expected {c} but got {list(weight.shape)}")
     y = target.reshape(-1)
-    if y.device.type == "cpu" and y.numel() and (int(y.min()) < 0 or int(y.max()) >= c):
-        raise RuntimeError("target out of range")  # device targets: reading them would synchronize
+    if y.numel() and (int(y.min()) < 0 or int(y.max()) >= c):  # device targets too (a synchronization, where
+        raise RuntimeError("target out of range")                # PyTorch's CUDA kernel asserts), before gather
     picked = x.gather(1, y.unsqueeze(1))
     margins = ea.relu(margin - picked + x)  # no gradient at the kink (PyTorch's z > 0), unlike clamp
     if p == 2:
