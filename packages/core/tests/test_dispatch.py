@@ -42,6 +42,20 @@ def test_the_meta_step_runs_before_any_kernel():
     assert ran == ["meta", "any"]
 
 
+def test_a_second_meta_step_is_refused():
+    """Two modules each giving an op a meta step would silently drop the first one's checks."""
+    op, ran = _op_with("any")
+
+    def first(x):
+        ran.append("first")
+
+    op.meta(first)
+    with pytest.raises(RuntimeError, match="op 'probe' already has a meta step .*first.*; merge"):
+        op.meta(lambda x: ran.append("second"))
+    op(E.ones(2))
+    assert ran == ["first", "any"]
+
+
 @pytest.mark.cuda
 @pytest.mark.skipif(not E.cuda.is_available(), reason="no CUDA device or simulator")
 def test_cuda_runs_the_any_kernel_where_the_cpu_has_its_own():

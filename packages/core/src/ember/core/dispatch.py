@@ -160,7 +160,11 @@ class Op:
         return deco
 
     def meta(self, fn: Callable) -> Callable:
-        """Decorator: `fn(*args, **kwargs)` validates the operands before any device's kernel runs."""
+        """Decorator: `fn(*args, **kwargs)` validates the operands before any device's kernel runs.
+        An op has one meta step: a second one would silently drop the first's checks."""
+        if self._meta is not None:
+            raise RuntimeError(f"op {self.name!r} already has a meta step ({self._meta.__qualname__}); "
+                               f"merge {fn.__qualname__} into it")
         self._meta = fn
         self.check = _refusing_complex(self.complex_error, fn) if self._meta_refuses else fn
         return fn

@@ -329,16 +329,14 @@ copy_ = declare("copy_", mutates=(0,), mixed_devices=True, overlap=0)
 
 
 @copy_.meta
-def _copy_meta(self, src, non_blocking=False):
-    # PyTorch's copy_ returns at once for `x.copy_(x)`, and checks overlap after that
-    if src is not self and (0 in self._strides or getattr(src, "_storage", None) is self._storage):
-        check_overlap(TENSOR_ITERATOR, self, (src,))
-
-
-@copy_.meta
 def _copy_meta(self, src, non_blocking=False) -> None:
-    """`src` (a tensor on any device, an array or a number) broadcasts to `self`: one check for every
-    pair of devices."""
+    """One check for every pair of devices: after PyTorch's early return for `x.copy_(x)`, the
+    destination may not overlap itself or `src` partially, and `src` (a tensor on any device, an
+    array or a number) broadcasts to `self`."""
+    if src is self:
+        return
+    if 0 in self._strides or getattr(src, "_storage", None) is self._storage:
+        check_overlap(TENSOR_ITERATOR, self, (src,))
     try:
         shape = src._shape if isinstance(src, Tensor) else np.shape(src)
         if shape == self._shape:
