@@ -201,3 +201,71 @@ def test_hundred_compiled_steps_stay_bitwise_equal_to_eager():
     assert len(lc) == 100 and le == lc and fn.captures == 1
     for a, b in zip(pe, pc):
         np.testing.assert_array_equal(a, b)
+
+
+class _Scaled(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.scale = 1.0
+        self.register_buffer("shift", ea.zeros(2))
+
+    def forward(self, x):
+        return x * self.scale + self.shift
+
+
+def test_module_number_attribute_and_rebound_buffer_are_guarded():
+    m = _Scaled()
+    c = jit.compile(m)
+    x = ea.ones(2)
+    got = [c(x).tolist()[0] for _ in range(3)]
+    m.scale = 3.0
+    got += [c(x).tolist()[0] for _ in range(3)]
+    m.shift = ea.full((2,), 10.0)  # a new tensor under the buffer's name
+    got += [c(x).tolist()[0] for _ in range(3)]
+    assert got == [1.0] * 3 + [3.0] * 3 + [13.0] * 3
+    with ea.no_grad():
+        m.shift.fill_(20.0)  # in place: the same plan reads it
+    assert c(x).tolist() == [23.0, 23.0]
+
+
+def test_parameter_replaced_is_read_anew():
+    lin = nn.Linear(2, 1, bias=False)
+    c = jit.compile(lin)
+    x = ea.ones(1, 2)
+    with ea.no_grad():
+        for _ in range(3):
+            c(x)
+        lin.weight = nn.Parameter(ea.full((1, 2), 2.0))
+        assert c(x).tolist() == [[4.0]]
+
+
+def _loop(compiled, opt_name, clip):
+    ea.manual_seed(0)
+    model = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Dropout(0.2), nn.Linear(8, 2))
+    opt = getattr(optim, opt_name)(model.parameters(), lr=0.1)
+    m = jit.compile(model) if compiled else model
+    loss_fn = nn.CrossEntropyLoss()
+    rng = np.random.default_rng(0)
+    X = ea.tensor(rng.standard_normal((50, 4)).astype(np.float32))
+    Y = ea.tensor(rng.integers(0, 2, 50))
+    losses = []
+    for _ in range(3):
+        m.train()
+        for i in range(0, 50, 16):  # the last batch is smaller
+            opt.zero_grad()
+            loss = loss_fn(m(X[i:i + 16]), Y[i:i + 16])
+            loss.backward()
+            if clip:
+                nn.utils.clip_grad_norm_(model.parameters(), 0.5)
+            opt.step()
+            losses.append(loss.item())
+        m.eval()
+        with ea.no_grad():
+            losses.append(float(loss_fn(m(X), Y)))
+    return losses
+
+
+@pytest.mark.parametrize("opt_name", ["SGD", "Adam"])
+@pytest.mark.parametrize("clip", [False, True])
+def test_compiled_model_in_an_ordinary_loop_with_eval_passes_equals_eager(opt_name, clip):
+    assert _loop(True, opt_name, clip) == _loop(False, opt_name, clip)

@@ -28,17 +28,20 @@ autograd may steal for `.grad`, and the plan would differ from eager).
 from __future__ import annotations
 
 import contextlib
+import copy
 import os
 import sys
 import threading
+import types
 import weakref
 
 from ember.autograd import engine as _engine
 from ember.core import creation, dispatch
+from ember.core.storage import Storage
 from ember.core.tensor import Tensor
 
 from ember.jit.backward import attach
-from ember.jit.graph import Alias, Backward, Buffer, CallNode, Clone, GradBind, Graph, Item, OpNode, Ref, _reads
+from ember.jit.graph import Alias, Backward, Buffer, CallNode, Clone, Get, GradBind, Graph, Item, OpNode, Ref, _reads
 
 __all__ = ["Unsupported", "Recorder", "user_frame"]
 
@@ -114,6 +117,9 @@ class Recorder:
         self._returned: set[int] = set()  # ids of the .item() values the function returns
         self.backward_seen = False
         self._thread = threading.get_ident()  # ops of other threads (a pin-memory thread) are not the function's
+        self._born: dict[int, weakref.ref] = {}  # id(storage) -> storage, for the storages made during the call
+        self._pristine: dict[int, Tensor] = {}  # buffer index -> a copy of a constant made during the call
+        self._written: set[int] = set()  # ids of the storages ops wrote in place
 
     # --- buffers ---------------------------------------------------------------------
     def _new_buffer(self, t: Tensor, kind: str, producer: int = -1) -> int:
@@ -148,6 +154,13 @@ class Recorder:
         if r is not None:
             return r
         idx = self._new_buffer(t, "const")
+        born = self._born.get(id(t._storage))
+        if born is not None and born() is t._storage:  # made from Python data inside the function
+            self.depth += 1
+            try:
+                self._pristine[idx] = copy.deepcopy(t)
+            finally:
+                self.depth -= 1
         if t._requires_grad and t._grad_fn is None:
             self._leaves[idx] = t
             self._start_grad[idx] = t._grad
@@ -244,6 +257,9 @@ class Recorder:
         for i in op.mutates:
             if args[i] is not None:
                 bumps.append(targs[i])
+                self._written.add(id(args[i]._storage))
+        if kwargs and isinstance(kwargs.get("out"), Tensor):
+            self._written.add(id(kwargs["out"]._storage))
         self.depth += 1
         try:
             r = call_next(op, args, kwargs)
@@ -301,6 +317,21 @@ class Recorder:
                 return v
             read.__name__ = name
             setattr(Tensor, name, read)
+        born = self._born
+        wrap, init = Tensor.__dict__["_wrap"], Storage.__init__
+        saved["_wrap"] = wrap
+
+        def wrap_born(arr, _wrap=wrap.__func__):
+            t = _wrap(arr)
+            born[id(t._storage)] = weakref.ref(t._storage)
+            return t
+
+        def init_born(st, *a, **k):
+            init(st, *a, **k)
+            born[id(st)] = weakref.ref(st)
+        Tensor._wrap = staticmethod(wrap_born)
+        Storage.__init__ = init_born
+        self._storage_init = init
         return saved
 
     # --- the run -----------------------------------------------------------------------
@@ -329,6 +360,7 @@ class Recorder:
             self._capture_backward(result, flat_inputs)
         if self.broken is None:
             self._finish()
+            self._guard_python(fn)
             g.eliminate_common_subexpressions()
             g.eliminate_dead_code()
         for h in self._host_values:
@@ -354,6 +386,7 @@ class Recorder:
             dispatch.remove_dispatch_hook(self.hook)
             for name, orig in saved.items():
                 setattr(Tensor, name, orig)
+            Storage.__init__ = self._storage_init
 
     def _capture_backward(self, result, flat_inputs: list) -> None:
         """Record the backward of the outputs that need a history as a second plan (NOTE [ A captured
@@ -453,6 +486,67 @@ class Recorder:
                 g.checks.append(("requires_grad", Ref(b.index), b.value._requires_grad))
         for m in self._modules.values():
             g.checks.append(("training", m, bool(m.training)))
+        for idx, snap in self._pristine.items():
+            if id(g.buffers[idx].value._storage) in self._written:  # written in place, maybe through a view
+                g.buffers[idx].pristine = snap
+
+    def _guard_python(self, fn) -> None:
+        """Checks on the Python values the function read from outside its arguments (NOTE [ Python
+        values guarded ] in `ember.jit.compiler`): its globals and closure cells, and the attributes
+        and tensors of the modules involved; a changed one captures again instead of replaying a frozen value."""
+        g = self.graph
+        modules = dict(self._modules)
+        target = getattr(fn, "__func__", fn)
+        owner = getattr(fn, "__self__", None)
+        if owner is not None and isinstance(getattr(owner, "_modules", None), dict) and hasattr(owner, "modules"):
+            for m in owner.modules():
+                modules[id(m)] = m
+            target = getattr(type(owner), "forward", target)
+        code = getattr(target, "__code__", None)
+        if code is not None:
+            glb = getattr(target, "__globals__", {})
+            for name in sorted(_names(code)):
+                if name in glb:
+                    _guard(g.checks, Get("item", glb, name), glb[name], objects=True)
+            for _name, cell in zip(code.co_freevars, getattr(target, "__closure__", None) or ()):
+                try:
+                    value = cell.cell_contents
+                except ValueError:  # an empty cell (a name bound later)
+                    continue
+                _guard(g.checks, Get("cell", cell), value, objects=True)
+        for m in modules.values():
+            d = m.__dict__
+            for name, value in d.items():
+                if name != "training" and not name.startswith("__"):
+                    _guard(g.checks, Get("attr", m, name), value, objects=False)
+            for store in ("_parameters", "_buffers"):
+                for name, value in d.get(store, {}).items():
+                    g.checks.append(("is", Get("item", d[store], name), value))
+
+
+_PY = (int, float, bool, str, complex, type(None))
+
+
+def _python_value(v) -> bool:
+    return isinstance(v, _PY) or (type(v) is tuple and all(_python_value(x) for x in v))
+
+
+def _guard(checks: list, get: Get, value, objects: bool) -> None:
+    """A check of the value `get` reads: by value for Python numbers, strings, None and tuples of them, by
+    identity for tensors (and, with `objects`, for any other object but a Python module or a class)."""
+    if _python_value(value):
+        checks.append(("eq", get, value))
+    elif isinstance(value, Tensor) or (objects and not isinstance(value, (types.ModuleType, type))):
+        checks.append(("is", get, value))
+
+
+def _names(code) -> set:
+    """The global names `code` and the functions nested in it (lambdas, comprehensions) read."""
+    names = set(code.co_names)
+    for c in code.co_consts:
+        if isinstance(c, types.CodeType):
+            names |= _names(c)
+    return names
 
 
 def _plain(r):

@@ -15,6 +15,18 @@ runs eagerly, with one warning naming the guard that differed from the last plan
 torch._dynamo's recompile limit. A capture that hits a graph break (`Recorder.brk`) leaves the
 entry eager for good, with the reason kept for `explain`; with `fullgraph=True` it raises
 `Unsupported` instead. Bad arguments fail their guards, so they run eagerly and raise eager's error.
+
+NOTE [ Python values guarded ]
+Python runs only at capture, so a value the function reads from outside its arguments would be
+frozen. The replay therefore also tests, before running (`Recorder._guard_python`): the globals
+the function's own code names (nested lambdas and comprehensions too) and its closure cells, by
+value for Python numbers, strings, None and tuples of them and by identity for anything else
+but Python modules and classes; for each module whose forward ran (and each module of a compiled
+module) its number/string attributes by value and its parameters, buffers and tensor attributes
+by identity. A tensor is read by identity at replay, so an update in place needs no new plan,
+while rebinding (`self.buf = new`, a global `w = ...`) captures again. A plan whose checks fail
+`config.cache_size_limit` times (a global counter that changes every call) runs eagerly from then
+on, with one warning.
 """
 
 from __future__ import annotations
@@ -119,6 +131,7 @@ class CompiledFunction:
         self._last_key: tuple | None = None
         self._warned = False
         self.captures = 0  # how many captures ran (each one a call run eagerly while recording)
+        self._name = type(module).__name__ if module is not None else getattr(fn, "__qualname__", repr(fn))
         functools.update_wrapper(self, fn)
 
     def _guards(self, args: tuple, kwargs: dict, labels: list | None = None) -> tuple[tuple, list]:
@@ -131,12 +144,12 @@ class CompiledFunction:
             _flatten(a, f"argument {i}" if named else None, labels, values, tensors, storages)
         for k, v in kwargs.items():
             _flatten(v, f"argument {k!r}" if named else None, labels, values, tensors, storages)
-        values += [_enabled.get(), _inference.get(), _autocast() if _amp._enabled_count else None]
+        values += [tuple(kwargs), _enabled.get(), _inference.get(), _autocast() if _amp._enabled_count else None]
         m = self._module
         if m is not None:
             values.append(tuple(bool(s.training) for s in m.modules()))
         if named:
-            labels += ["grad mode", "inference mode", "autocast"]
+            labels += ["the keyword arguments' names", "grad mode", "inference mode", "autocast"]
             if m is not None:
                 labels.append("the modules' .training flags")
         return tuple(values), tensors
@@ -162,6 +175,12 @@ class CompiledFunction:
             if r is not MISS:
                 return r
             entry.replay = entry.graph = None  # what the plan assumed changed: capture again
+            if entry.captures >= config.cache_size_limit:
+                entry.broken = (f"the plan's run-time checks failed {entry.captures} times (config.cache_size_limit): "
+                                "a global, closure variable or module attribute it reads, a .grad or a .training "
+                                "flag keeps changing; calls run eagerly")
+                warnings.warn(f"ember.jit: {self._name}: "
+                              f"{entry.broken}", RuntimeWarning, stacklevel=2)
         if entry.broken is not None:
             return self.__wrapped__(*args, **kwargs)
         try:
@@ -197,7 +216,7 @@ class CompiledFunction:
             if new != old:
                 why = f"{label}: {_describe(new)}, the last plan has {_describe(old)}"
                 break
-        warnings.warn(f"ember.jit: {getattr(self.__wrapped__, '__qualname__', self.__wrapped__)} reached "
+        warnings.warn(f"ember.jit: {self._name} reached "
                       f"config.cache_size_limit ({config.cache_size_limit}) plans; calls with new guards run eagerly "
                       f"from now on. The failing guard: {why}", RuntimeWarning, stacklevel=3)
 
