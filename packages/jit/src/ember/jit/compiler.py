@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import functools
 import warnings
+import weakref
 
 from ember.autograd import amp as _amp
 from ember.autograd.grad_mode import _enabled, _inference
@@ -43,7 +44,9 @@ from ember.jit import capture
 from ember.jit.capture import Recorder
 from ember.jit.graph import MISS
 
-__all__ = ["compile", "explain", "CompiledFunction", "CompiledModule", "ExplainOutput"]
+__all__ = ["compile", "explain", "reset", "is_compiling", "CompiledFunction", "CompiledModule", "ExplainOutput"]
+
+_ALL: weakref.WeakSet = weakref.WeakSet()  # every compiled function, for `reset`
 
 _SCALARS = (int, float, bool, str, complex, type(None))
 
@@ -133,6 +136,7 @@ class CompiledFunction:
         self.captures = 0  # how many captures ran (each one a call run eagerly while recording)
         self._name = type(module).__name__ if module is not None else getattr(fn, "__qualname__", repr(fn))
         functools.update_wrapper(self, fn)
+        _ALL.add(self)
 
     def _guards(self, args: tuple, kwargs: dict, labels: list | None = None) -> tuple[tuple, list]:
         """The guard values of a call (and its tensors, in order); their names go into `labels` if given."""
@@ -306,6 +310,20 @@ def compile(model=None, *, fullgraph: bool = False, dynamic: bool | None = None,
     if hasattr(model, "modules") and hasattr(model, "training"):
         return CompiledModule(model, **options)
     return CompiledFunction(model, **options)
+
+
+def reset() -> None:
+    """Forget every compiled function's plans, breaks and warnings (as `torch._dynamo.reset()`): later
+    calls run eagerly and capture again."""
+    for c in list(_ALL):
+        c._cache.clear()
+        c._last_key = None
+        c._warned = False
+
+
+def is_compiling() -> bool:
+    """True while a call is being captured (the function's Python runs only then), as `torch.compiler.is_compiling`."""
+    return bool(capture._active)
 
 
 def explain(fn, *args, **kwargs) -> ExplainOutput:
