@@ -269,3 +269,30 @@ def _loop(compiled, opt_name, clip):
 @pytest.mark.parametrize("clip", [False, True])
 def test_compiled_model_in_an_ordinary_loop_with_eval_passes_equals_eager(opt_name, clip):
     assert _loop(True, opt_name, clip) == _loop(False, opt_name, clip)
+
+
+def _clipped_steps(compiled, max_norm):
+    ea.manual_seed(0)
+    model = _mlp()
+    opt = optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+    loss_fn = nn.CrossEntropyLoss()
+
+    def step(x, y):
+        opt.zero_grad()
+        loss = loss_fn(model(x), y)
+        loss.backward()
+        nn.utils.clip_grad_norm_(model.parameters(), max_norm)
+        opt.step()
+        return loss
+
+    s = jit.compile(step, fullgraph=True) if compiled else step
+    xs, ys = _data(3, (16, 8), 4)
+    return [s(xs[i % 3], ys[i % 3]).item() for i in range(12)], s
+
+
+@pytest.mark.parametrize("max_norm", [0.05, 100.0])  # clipping at every step / never
+def test_compiled_step_with_grad_clipping_captures_whole_and_equals_eager(max_norm):
+    got, s = _clipped_steps(True, max_norm)
+    assert got == _clipped_steps(False, max_norm)[0]
+    e = s.explain()
+    assert e.graph_break_count == 0 and e.graph_count == 1

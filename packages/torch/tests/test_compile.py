@@ -131,3 +131,4 @@ def test_a_compiled_training_loop_equals_eager():
     assert _train(True, False)[0] == want
     got, step = _train(False, True)
     assert got == want
+    assert step.explain().graph_break_count == 0 and step.explain().graph_count == 2  # full batch, last batch
