@@ -296,3 +296,26 @@ def test_compiled_step_with_grad_clipping_captures_whole_and_equals_eager(max_no
     assert got == _clipped_steps(False, max_norm)[0]
     e = s.explain()
     assert e.graph_break_count == 0 and e.graph_count == 1
+
+
+class _Remembers(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.calls = 0
+        self.last = None
+
+    def forward(self, x):
+        self.calls += 1
+        self.last = x * 2
+        return x + 1
+
+
+def test_a_forward_that_sets_its_own_attributes_runs_eagerly():
+    m = _Remembers()
+    c = jit.compile(m)
+    got = []
+    for i in range(5):
+        c(ea.full((1,), float(i)))
+        got.append(m.last.tolist()[0])
+    assert m.calls == 5 and got == [0.0, 2.0, 4.0, 6.0, 8.0]
+    assert "_Remembers.calls" in c.explain().break_reasons[0]

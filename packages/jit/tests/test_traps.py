@@ -158,3 +158,77 @@ def test_a_generator_argument_draws_as_eager():
     c = jit.compile(f)
     gen.manual_seed(3)
     assert [c(ea.ones(3)).tolist() for _ in range(5)] == want
+
+
+def test_setting_an_item_of_a_list_or_dict_argument_runs_eagerly():
+    def f(x, out):
+        out[0] = x * 2
+        return x
+
+    def g(x, d):
+        d["y"] = x + 1
+        return x
+
+    cf, cg = jit.compile(f), jit.compile(g)
+    got_f, got_g = [], []
+    for i in range(4):
+        o, d = [None], {"y": None}
+        cf(ea.full((1,), float(i)), o)
+        cg(ea.full((1,), float(i)), d)
+        got_f.append(o[0].tolist())
+        got_g.append(d["y"].tolist())
+    assert got_f == [[2.0 * i] for i in range(4)] and got_g == [[i + 1.0] for i in range(4)]
+    assert "changes Python state a replay would not (argument 1)" in cf.explain().break_reasons[0]
+
+
+COUNT = 0
+LAST = None
+
+
+def counted(x):
+    global COUNT
+    COUNT += 1
+    return x * 2
+
+
+def stored(x):
+    global LAST
+    LAST = x * 3
+    return x
+
+
+def test_rebinding_a_global_inside_runs_eagerly():
+    global COUNT
+    COUNT = 0
+    c = jit.compile(counted)
+    for _ in range(5):
+        c(ea.ones(1))
+    assert COUNT == 5
+    assert "global COUNT" in c.explain().break_reasons[0]
+    s = jit.compile(stored)
+    got = []
+    for i in range(4):
+        s(ea.full((1,), float(i)))
+        got.append(LAST.tolist()[0])
+    assert got == [0.0, 3.0, 6.0, 9.0]
+
+
+def test_a_nonlocal_counter_runs_eagerly():
+    n = 0
+
+    def f(x):
+        nonlocal n
+        n += 1
+        return x
+
+    c = jit.compile(f)
+    for _ in range(5):
+        c(ea.ones(1))
+    assert n == 5
+
+
+def test_with_fullgraph_a_python_side_effect_raises():
+    c = jit.compile(counted, fullgraph=True)
+    c(ea.ones(1))
+    with pytest.raises(jit.Unsupported, match="changes Python state a replay would not"):
+        c(ea.ones(1))

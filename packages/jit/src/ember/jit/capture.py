@@ -179,8 +179,7 @@ class Recorder:
     # --- breaks ----------------------------------------------------------------------
     def brk(self, reason: str, frame) -> None:
         """A graph break: the capture is abandoned (fullgraph: raise), the call goes on eagerly."""
-        where = user_frame(frame)
-        msg = f"{reason} at {where}"
+        msg = reason if frame is None else f"{reason} at {user_frame(frame)}"
         if self.fullgraph:
             self.active = False
             raise Unsupported(f"ember.jit: cannot capture the whole function: {msg}")
@@ -348,8 +347,13 @@ class Recorder:
             if t._requires_grad and t._grad_fn is None:
                 self._leaves[idx] = t
                 self._start_grad[idx] = t._grad
+        before = _python_state(fn, args, kwargs)
         with self._recording():
             result = fn(*args, **kwargs)
+        if self.broken is None:
+            changed = _changed(before, _python_state(fn, args, kwargs))
+            if changed is not None:
+                self.brk(f"the function changes Python state a replay would not ({changed})", None)
         if self.broken is None:
             self.active = True
             try:
@@ -495,25 +499,13 @@ class Recorder:
         values guarded ] in `ember.jit.compiler`): its globals and closure cells, and the attributes
         and tensors of the modules involved; a changed one captures again instead of replaying a frozen value."""
         g = self.graph
+        glb, names, cells, owned = _reach(fn)
         modules = dict(self._modules)
-        target = getattr(fn, "__func__", fn)
-        owner = getattr(fn, "__self__", None)
-        if owner is not None and isinstance(getattr(owner, "_modules", None), dict) and hasattr(owner, "modules"):
-            for m in owner.modules():
-                modules[id(m)] = m
-            target = getattr(type(owner), "forward", target)
-        code = getattr(target, "__code__", None)
-        if code is not None:
-            glb = getattr(target, "__globals__", {})
-            for name in sorted(_names(code)):
-                if name in glb:
-                    _guard(g.checks, Get("item", glb, name), glb[name], objects=True)
-            for _name, cell in zip(code.co_freevars, getattr(target, "__closure__", None) or ()):
-                try:
-                    value = cell.cell_contents
-                except ValueError:  # an empty cell (a name bound later)
-                    continue
-                _guard(g.checks, Get("cell", cell), value, objects=True)
+        modules.update((id(m), m) for m in owned)
+        for name in names:
+            _guard(g.checks, Get("item", glb, name), glb[name], objects=True)
+        for _name, cell in cells:
+            _guard(g.checks, Get("cell", cell), cell.cell_contents, objects=True)
         for m in modules.values():
             d = m.__dict__
             for name, value in d.items():
@@ -525,6 +517,103 @@ class Recorder:
 
 
 _PY = (int, float, bool, str, complex, type(None))
+
+
+def _is_module(v) -> bool:
+    return isinstance(getattr(v, "_modules", None), dict) and hasattr(v, "modules") and hasattr(v, "training")
+
+
+def _reach(fn) -> tuple:
+    """What `fn`'s own code reaches besides its arguments: (its globals dict, the global names it reads
+    that are bound, its non-empty closure cells as (name, cell), the modules of a compiled module)."""
+    target = getattr(fn, "__func__", fn)
+    owner = getattr(fn, "__self__", None)
+    owned = []
+    if owner is not None and _is_module(owner):
+        owned = list(owner.modules())
+        target = getattr(type(owner), "forward", target)
+    code = getattr(target, "__code__", None)
+    if code is None:
+        return {}, [], [], owned
+    glb = getattr(target, "__globals__", {})
+    names = [n for n in sorted(_names(code)) if n in glb]
+    cells = []
+    for name, cell in zip(code.co_freevars, getattr(target, "__closure__", None) or ()):
+        try:
+            _ = cell.cell_contents
+        except ValueError:  # an empty cell (a name bound later)
+            continue
+        cells.append((name, cell))
+    return glb, names, cells, owned
+
+
+def _snap(v):
+    """What `_changed` compares of one value: numbers and strings by value, containers by their items' identity."""
+    if _python_value(v):
+        return ("v", v)
+    if type(v) is list:
+        return ("seq", tuple(v))
+    if type(v) is dict:
+        return ("map", tuple(v.items()))
+    return ("o", v)
+
+
+def _python_state(fn, args: tuple, kwargs: dict) -> dict:
+    """The Python state a capture could change and a replay would not change again: the globals and closure
+    cells `fn` names, the list and dict arguments' items, and the attributes of the modules reached."""
+    glb, names, cells, owned = _reach(fn)
+    state: dict = {}
+    modules = {id(m): m for m in owned}
+    for name in names:
+        state[f"global {name}"] = _snap(glb[name])
+        if _is_module(glb[name]):
+            modules.update((id(m), m) for m in glb[name].modules())
+    for name, cell in cells:
+        state[f"closure variable {name}"] = _snap(cell.cell_contents)
+        if _is_module(cell.cell_contents):
+            modules.update((id(m), m) for m in cell.cell_contents.modules())
+
+    def walk(a, path: str) -> None:
+        if type(a) in (list, dict):
+            state[path] = _snap(a)
+        if isinstance(a, (list, tuple)):
+            for i, v in enumerate(a):
+                walk(v, f"{path}[{i}]")
+        elif isinstance(a, dict):
+            for k, v in a.items():
+                walk(v, f"{path}[{k!r}]")
+        elif _is_module(a):
+            modules.update((id(m), m) for m in a.modules())
+    for i, a in enumerate(args):
+        walk(a, f"argument {i}")
+    for k, v in kwargs.items():
+        walk(v, f"argument {k!r}")
+    for m in modules.values():
+        for name, v in m.__dict__.items():
+            if name in ("_parameters", "_buffers", "_modules"):
+                v = dict(v)
+            state[f"{type(m).__name__}.{name}"] = _snap(v)
+    return state
+
+
+def _changed(before: dict, after: dict) -> str | None:
+    """The first entry of `before` that `after` does not have the same (identical objects, equal values)."""
+    for key, (kind, old) in before.items():
+        new_kind, new = after.get(key, (None, None))
+        if kind != new_kind:
+            return key
+        if kind == "v":
+            if type(old) is not type(new) or old != new:
+                return key
+        elif kind == "o":
+            if old is not new:
+                return key
+        elif kind == "map" and (len(old) != len(new) or any(
+                k1 != k2 or v1 is not v2 for (k1, v1), (k2, v2) in zip(old, new))):
+            return key
+        elif kind == "seq" and (len(old) != len(new) or any(v1 is not v2 for v1, v2 in zip(old, new))):
+            return key
+    return None
 
 
 def _python_value(v) -> bool:
