@@ -232,3 +232,32 @@ def test_with_fullgraph_a_python_side_effect_raises():
     c(ea.ones(1))
     with pytest.raises(jit.Unsupported, match="changes Python state a replay would not"):
         c(ea.ones(1))
+
+
+def test_reseeding_inside_is_replayed_in_its_place():
+    gen = ea.Generator()
+
+    def f(x):
+        a = ea.rand(2, generator=gen)
+        gen.manual_seed(1)
+        ea.manual_seed(2)
+        return x + a + ea.rand(2, generator=gen) + ea.randn(2)
+
+    gen.manual_seed(0)
+    want = [f(ea.zeros(2)).tolist() for _ in range(5)]
+    gen.manual_seed(0)
+    c = jit.compile(f)
+    assert [c(ea.zeros(2)).tolist() for _ in range(5)] == want
+    assert c.explain().graph_count == 1 and "Generator.manual_seed" in c.explain().ops_per_graph[0]
+
+
+def test_assigning_data_inside_runs_eagerly():
+    w = ea.ones(2)
+
+    def f(x):
+        w.data = w.data * 0.5
+        return x + w
+
+    c = jit.compile(f)
+    assert [c(ea.zeros(2)).tolist()[0] for _ in range(4)] == [0.5, 0.25, 0.125, 0.0625]
+    assert "assigning .data" in c.explain().break_reasons[0]

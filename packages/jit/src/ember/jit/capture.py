@@ -37,6 +37,7 @@ import weakref
 
 from ember.autograd import engine as _engine
 from ember.core import creation, dispatch
+from ember.core.random import Generator
 from ember.core.storage import Storage
 from ember.core.tensor import Tensor
 
@@ -331,6 +332,33 @@ class Recorder:
         Tensor._wrap = staticmethod(wrap_born)
         Storage.__init__ = init_born
         self._storage_init = init
+        data = Tensor.__dict__.get("data")
+        if isinstance(data, property) and data.fset is not None:
+            saved["data"] = data
+
+            def set_data(t, value, _set=data.fset):
+                if rec.active and not rec.depth and rec._island is None and threading.get_ident() == rec._thread:
+                    rec.brk("assigning .data re-points a tensor to other memory, which a replay would not redo",
+                            sys._getframe(1))
+                _set(t, value)
+            Tensor.data = property(data.fget, set_data, data.fdel, data.__doc__)
+        self._generator_saved = {}
+        for name in ("manual_seed", "seed"):
+            orig = Generator.__dict__[name]
+            self._generator_saved[name] = orig
+
+            def reseed(gen, *a, _orig=orig, _name=name, **k):
+                if not rec.active or rec.depth or rec._island is not None or threading.get_ident() != rec._thread:
+                    return _orig(gen, *a, **k)
+                # a reseed is Python state a replay must set again: replayed as a call, in its place among the ops
+                rec.graph.nodes.append(CallNode(gen, _name, a, k))
+                rec.depth += 1
+                try:
+                    return _orig(gen, *a, **k)
+                finally:
+                    rec.depth -= 1
+            reseed.__name__ = name
+            setattr(Generator, name, reseed)
         return saved
 
     # --- the run -----------------------------------------------------------------------
@@ -391,6 +419,8 @@ class Recorder:
             for name, orig in saved.items():
                 setattr(Tensor, name, orig)
             Storage.__init__ = self._storage_init
+            for name, orig in self._generator_saved.items():
+                setattr(Generator, name, orig)
 
     def _capture_backward(self, result, flat_inputs: list) -> None:
         """Record the backward of the outputs that need a history as a second plan (NOTE [ A captured
