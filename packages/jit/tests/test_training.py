@@ -319,3 +319,29 @@ def test_a_forward_that_sets_its_own_attributes_runs_eagerly():
         got.append(m.last.tolist()[0])
     assert m.calls == 5 and got == [0.0, 2.0, 4.0, 6.0, 8.0]
     assert "_Remembers.calls" in c.explain().break_reasons[0]
+
+
+def test_module_compile_in_place_replays_and_copies():
+    import copy
+    import warnings
+
+    m = _mlp()
+    x = _data(1, (4, 8), 4)[0][0]
+    want = m(x).detach().numpy()
+    assert m.compile() is None
+    for _ in range(4):
+        np.testing.assert_array_equal(m(x).detach().numpy(), want)
+    assert isinstance(m.forward, jit.CompiledFunction) and m.forward.explain().graph_count == 1
+    assert list(m.state_dict()) == list(_mlp().state_dict())  # no prefix: the module itself is compiled
+    c = copy.deepcopy(m)
+    with ea.no_grad():
+        c[0].bias.add_(1.0)
+    assert c.forward._module is c and not np.array_equal(c(x).detach().numpy(), want)
+    np.testing.assert_array_equal(m(x).detach().numpy(), want)
+    e = _mlp()
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        e.compile(backend=lambda gm, inputs: gm)
+    assert "FX-graph backend" in str(w[0].message) and "forward" not in e.__dict__
+    e.compile(disable=True)
+    assert "forward" not in e.__dict__

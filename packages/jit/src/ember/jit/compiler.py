@@ -138,6 +138,13 @@ class CompiledFunction:
         functools.update_wrapper(self, fn)
         _ALL.add(self)
 
+    def __deepcopy__(self, memo: dict) -> CompiledFunction:
+        """A copy over the copied function (a method of a copied module: of the copy), with no plans yet."""
+        import copy
+
+        return CompiledFunction(copy.deepcopy(self.__wrapped__, memo), fullgraph=self._fullgraph,
+                                dynamic=self._dynamic, mode=self._mode, module=copy.deepcopy(self._module, memo))
+
     def _guards(self, args: tuple, kwargs: dict, labels: list | None = None) -> tuple[tuple, list]:
         """The guard values of a call (and its tensors, in order); their names go into `labels` if given."""
         values: list = []
