@@ -261,3 +261,30 @@ def test_assigning_data_inside_runs_eagerly():
     c = jit.compile(f)
     assert [c(ea.zeros(2)).tolist()[0] for _ in range(4)] == [0.5, 0.25, 0.125, 0.0625]
     assert "assigning .data" in c.explain().break_reasons[0]
+
+
+def _backward_inside(x):
+    loss = (x * x).sum()
+    loss.backward()
+    return loss
+
+
+def test_a_non_leaf_argument_after_leaf_calls_gets_its_gradient():
+    c = jit.compile(_backward_inside)
+    for _ in range(3):
+        c(ea.ones(3, requires_grad=True))
+    w = ea.ones(3, requires_grad=True)
+    c(w * 3)  # not a leaf: new guards, and its gradient flows on into w
+    assert w.grad.tolist() == [18.0] * 3
+
+
+def test_backward_into_a_history_made_outside_runs_eagerly():
+    c = jit.compile(_backward_inside)
+    w, v = ea.ones(3, requires_grad=True), ea.ones(3, requires_grad=True)
+    got = []
+    for k in range(1, 6):
+        w.grad = v.grad = None
+        c((w if k % 2 else v) * k)
+        got.append((w if k % 2 else v).grad.tolist()[0])
+    assert got == [2.0 * k * k for k in range(1, 6)]
+    assert "reaches the history of a tensor made outside it" in c.explain().break_reasons[0]

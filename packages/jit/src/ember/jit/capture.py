@@ -382,6 +382,13 @@ class Recorder:
             changed = _changed(before, _python_state(fn, args, kwargs))
             if changed is not None:
                 self.brk(f"the function changes Python state a replay would not ({changed})", None)
+        if self.broken is None and self.backward_seen:
+            outside = [t for t in flat_inputs if t._requires_grad and t._grad_fn is not None]
+            outside += [b.value for b in g.buffers if b.kind == "const" and b.value._requires_grad
+                        and b.value._grad_fn is not None]
+            if outside:  # the engine went on into ops made before the call, which the plan did not record
+                self.brk("backward() inside the function reaches the history of a tensor made outside it (a "
+                         "non-leaf argument or global); a replay could not follow that history", None)
         if self.broken is None:
             self.active = True
             try:

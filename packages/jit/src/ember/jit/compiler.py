@@ -2,7 +2,8 @@
 
 NOTE [ Guards and the plan cache ]
 A call's guards are computed from its arguments before anything runs: for every tensor among
-them (inside tuples, lists and dicts too) its shape, strides, dtype, device, `requires_grad` and
+them (inside tuples, lists and dicts too) its shape, strides, dtype, device, `requires_grad`, whether
+it is a leaf (a backward inside binds a leaf's `.grad`, and flows into a non-leaf's history) and
 which earlier argument shares its storage; for every Python number, string or None its type and
 value; for any other object its identity; the grad mode, inference mode and autocast state; for a compiled
 module, the `.training` flag of each of its modules. Equal guards pick the same cache entry. An
@@ -55,7 +56,8 @@ def _flatten(x, path, labels: list | None, values: list, tensors: list, storages
     """Append `x`'s guard values (and, when `labels` is a list, their names: only a warning needs them)."""
     if isinstance(x, Tensor):
         st = id(x._storage)
-        values.append((x._shape, x._strides, x._dtype, x._storage.device, x._requires_grad, storages.get(st, -1)))
+        values.append((x._shape, x._strides, x._dtype, x._storage.device, x._requires_grad, storages.get(st, -1),
+                       x._requires_grad and x._grad_fn is None))
         storages.setdefault(st, len(tensors))
         tensors.append(x)
     elif isinstance(x, (list, tuple)):
@@ -93,9 +95,10 @@ def _objects(x):
 
 
 def _describe(value) -> str:
-    if isinstance(value, tuple) and len(value) == 6 and isinstance(value[0], tuple):
-        shape, strides, dtype, dev, rg, alias = value
+    if isinstance(value, tuple) and len(value) == 7 and isinstance(value[0], tuple):
+        shape, strides, dtype, dev, rg, alias, leaf = value
         s = f"Tensor(shape={shape}, strides={strides}, dtype={dtype}, device={dev}, requires_grad={rg}"
+        s += ", a leaf" if leaf else (", not a leaf" if rg else "")
         return s + (f", sharing storage with tensor argument {alias})" if alias >= 0 else ")")
     if isinstance(value, tuple) and len(value) == 2 and isinstance(value[0], type):
         return repr(value[1]) if value[0] not in (list, tuple) else f"{value[0].__name__} of {value[1]}"
