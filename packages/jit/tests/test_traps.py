@@ -288,3 +288,16 @@ def test_backward_into_a_history_made_outside_runs_eagerly():
         got.append((w if k % 2 else v).grad.tolist()[0])
     assert got == [2.0 * k * k for k in range(1, 6)]
     assert "reaches the history of a tensor made outside it" in c.explain().break_reasons[0]
+
+
+def test_the_default_dtype_is_guarded():
+    c = jit.compile(lambda x: x + ea.tensor([1.5, 2.5]))
+    for _ in range(3):
+        assert c(ea.ones(2, dtype=ea.float64)).dtype == ea.float64
+    old = ea.get_default_dtype()
+    try:
+        ea.set_default_dtype(ea.float64)
+        assert [c(ea.ones(2, dtype=ea.float32)).dtype for _ in range(3)] == [ea.float64] * 3
+    finally:
+        ea.set_default_dtype(old)
+    assert c(ea.ones(2, dtype=ea.float32)).dtype == ea.float32

@@ -5,10 +5,10 @@ A call's guards are computed from its arguments before anything runs: for every 
 them (inside tuples, lists and dicts too) its shape, strides, dtype, device, `requires_grad`, whether
 it is a leaf (a backward inside binds a leaf's `.grad`, and flows into a non-leaf's history) and
 which earlier argument shares its storage; for every Python number, string or None its type and
-value; for any other object its identity; the grad mode, inference mode and autocast state; for a compiled
-module, the `.training` flag of each of its modules. Equal guards pick the same cache entry. An
-entry runs eagerly until its `config.capture_call`-th call, which is captured (it runs eagerly
-too, recording); later calls replay. A replay first tests what the capture found that no
+value; for any other object its identity; the grad mode, inference mode, autocast state and
+default dtype; for a compiled module, the `.training` flag of each of its modules. Equal guards
+pick the same cache entry. An entry runs eagerly until its `config.capture_call`-th call, which
+is captured (it runs eagerly too, recording); later calls replay. A replay first tests what the capture found that no
 argument shows: each parameter's `.grad` (None, set, or the very tensor the plan updates),
 `requires_grad` of the constants, the `.training` of modules whose forward ran; a failed test
 captures again. When a new set of guards would pass `config.cache_size_limit` plans, the call
@@ -38,6 +38,7 @@ import weakref
 
 from ember.autograd import amp as _amp
 from ember.autograd.grad_mode import _enabled, _inference
+from ember.core import dtypes as _dtypes
 from ember.core.tensor import Tensor
 
 from ember.jit import config
@@ -158,12 +159,13 @@ class CompiledFunction:
             _flatten(a, f"argument {i}" if named else None, labels, values, tensors, storages)
         for k, v in kwargs.items():
             _flatten(v, f"argument {k!r}" if named else None, labels, values, tensors, storages)
-        values += [tuple(kwargs), _enabled.get(), _inference.get(), _autocast() if _amp._enabled_count else None]
+        values += [tuple(kwargs), _enabled.get(), _inference.get(), _autocast() if _amp._enabled_count else None,
+                   _dtypes.get_default_dtype()]
         m = self._module
         if m is not None:
             values.append(tuple(bool(s.training) for s in m.modules()))
         if named:
-            labels += ["the keyword arguments' names", "grad mode", "inference mode", "autocast"]
+            labels += ["the keyword arguments' names", "grad mode", "inference mode", "autocast", "the default dtype"]
             if m is not None:
                 labels.append("the modules' .training flags")
         return tuple(values), tensors
