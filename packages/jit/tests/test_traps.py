@@ -301,3 +301,15 @@ def test_the_default_dtype_is_guarded():
     finally:
         ea.set_default_dtype(old)
     assert c(ea.ones(2, dtype=ea.float32)).dtype == ea.float32
+
+
+def test_no_grad_around_a_compiled_call_picks_its_own_plan():
+    w = ea.ones(3, requires_grad=True)
+    c = jit.compile(lambda x: (x * 2).sum())
+    for _ in range(3):
+        assert c(w).requires_grad
+    with ea.no_grad():
+        assert [c(w).requires_grad for _ in range(3)] == [False] * 3
+    out = c(w)
+    out.backward()
+    assert out.requires_grad and w.grad.tolist() == [2.0] * 3
