@@ -345,3 +345,31 @@ def test_module_compile_in_place_replays_and_copies():
     assert "FX-graph backend" in str(w[0].message) and "forward" not in e.__dict__
     e.compile(disable=True)
     assert "forward" not in e.__dict__
+
+
+def test_python_hooks_run_at_every_call():
+    feats, pre_calls, grads = [], [], []
+    m = nn.Sequential(nn.Linear(2, 2), nn.ReLU())
+    m[0].register_forward_hook(lambda mod, i, o: feats.append(o))
+    m[0].register_forward_pre_hook(lambda mod, args: pre_calls.append(1))
+    m[0].weight.register_hook(lambda g: grads.append(g))
+    c = jit.compile(m)
+    for k in range(4):
+        c(ea.full((1, 2), float(k))).sum().backward()
+    assert len(feats) == len(pre_calls) == 4 and len(grads) == 4
+    assert [f.shape for f in feats] == [(1, 2)] * 4
+    assert "a hook" in c.explain().break_reasons[0]
+
+    w = nn.Linear(2, 1)
+    seen = []
+    w.weight.register_hook(lambda g: seen.append(g))
+
+    def step(x):
+        loss = w(x).sum()
+        loss.backward()
+        return loss
+
+    s = jit.compile(step)
+    for _ in range(4):
+        s(ea.ones(1, 2))
+    assert len(seen) == 4

@@ -55,6 +55,16 @@ _HOST_READS = ("item", "tolist", "numpy", "_np", "_host_array", "__float__", "__
                "__complex__", "__array__", "__repr__", "__str__", "__format__")
 _EXECUTE = _engine.execute.__code__
 _METHOD_FRAMES = frozenset({"step", "wrapper", "zero_grad", "forward", "_call_impl", "__call__"})
+# ember's functions that call user hooks: the engine's tensor, node and leaf hooks, the
+# post-accumulate-grad hooks, and a module's forward (pre-)hooks around its `forward`
+_HOOK_CALLERS = frozenset({"_run_tensor_hooks", "_run_node", "_accumulate", "_leaf_hooks", "_call_impl"})
+
+
+def _hook_call(caller, callee) -> bool:
+    """Whether ember code `caller` calling user code `callee` is a hook (a module's `forward` is not)."""
+    if caller.co_name == "_call_impl":
+        return callee.co_name != "forward"
+    return caller.co_name in _HOOK_CALLERS or "_backward_hook" in caller.co_filename
 
 
 _active: list[Recorder] = []  # the captures running (a compiled function called inside one runs eagerly)
@@ -199,6 +209,12 @@ class Recorder:
         if event != "call" or self._island is not None or not self.active:
             return
         co = frame.f_code
+        if _SEP not in co.co_filename:
+            back = frame.f_back
+            if back is not None and _SEP in back.f_code.co_filename and _hook_call(back.f_code, co):
+                self.brk(f"a hook ({co.co_qualname}) runs Python, which a replay would not run", frame)
+            if co.co_name not in _METHOD_FRAMES:
+                return
         if co is _EXECUTE:
             self.backward_seen = True
         elif co.co_name in _METHOD_FRAMES and co.co_argcount and co.co_varnames[0] == "self":
