@@ -313,3 +313,27 @@ def test_no_grad_around_a_compiled_call_picks_its_own_plan():
     out = c(w)
     out.backward()
     assert out.requires_grad and w.grad.tolist() == [2.0] * 3
+
+
+step = 0
+
+
+class _Opt:
+    def step(self):
+        return None
+
+
+_OPT = _Opt()
+
+
+def _calls_a_method_named_like_a_global(x):
+    _OPT.step()
+    return x * 2
+
+
+def test_an_attribute_name_is_not_a_guarded_global():
+    global step
+    c = jit.compile(_calls_a_method_named_like_a_global)
+    for step in range(12):  # a loop variable named like the method the function calls
+        assert c(ea.ones(1)).tolist() == [2.0]
+    assert c.captures == 1 and c.explain().graph_count == 1

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import contextlib
 import copy
+import dis
 import os
 import sys
 import threading
@@ -570,6 +571,7 @@ class Recorder:
 
 
 _PY = (int, float, bool, str, complex, type(None))
+_GLOBAL_OPS = frozenset({"LOAD_GLOBAL", "STORE_GLOBAL", "DELETE_GLOBAL", "LOAD_NAME", "STORE_NAME"})
 
 
 def _is_module(v) -> bool:
@@ -683,8 +685,9 @@ def _guard(checks: list, get: Get, value, objects: bool) -> None:
 
 
 def _names(code) -> set:
-    """The global names `code` and the functions nested in it (lambdas, comprehensions) read."""
-    names = set(code.co_names)
+    """The global names `code` and the functions nested in it (lambdas, comprehensions) load or store
+    (not attribute names: `opt.step()` does not make a global `step` part of the plan)."""
+    names = {i.argval for i in dis.get_instructions(code) if i.opname in _GLOBAL_OPS}
     for c in code.co_consts:
         if isinstance(c, types.CodeType):
             names |= _names(c)
