@@ -323,6 +323,7 @@ def test_a_forward_that_sets_its_own_attributes_runs_eagerly():
 
 def test_module_compile_in_place_replays_and_copies():
     import copy
+    import pickle
     import warnings
 
     m = _mlp()
@@ -333,10 +334,14 @@ def test_module_compile_in_place_replays_and_copies():
         np.testing.assert_array_equal(m(x).detach().numpy(), want)
     assert isinstance(m.forward, jit.CompiledFunction) and m.forward.explain().graph_count == 1
     assert list(m.state_dict()) == list(_mlp().state_dict())  # no prefix: the module itself is compiled
-    c = copy.deepcopy(m)
+    c = copy.deepcopy(m)  # as PyTorch's, a copy (or a pickle) of a module compiled in place is not compiled
     with ea.no_grad():
         c[0].bias.add_(1.0)
-    assert c.forward._module is c and not np.array_equal(c(x).detach().numpy(), want)
+    assert "forward" not in c.__dict__ and not np.array_equal(c(x).detach().numpy(), want)
+    assert "forward" not in pickle.loads(pickle.dumps(m)).__dict__
+    o = jit.compile(m)
+    oc = copy.deepcopy(o)
+    assert oc._compiled._module is oc._orig_mod is not m
     np.testing.assert_array_equal(m(x).detach().numpy(), want)
     e = _mlp()
     with warnings.catch_warnings(record=True) as w:

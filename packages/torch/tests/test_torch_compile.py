@@ -132,3 +132,19 @@ def test_a_compiled_training_loop_equals_eager():
     got, step = _train(False, True)
     assert got == want
     assert step.explain().graph_break_count == 0 and step.explain().graph_count == 2  # full batch, last batch
+
+
+def test_an_optimized_module_copies_and_pickles_uncaptured():
+    import copy
+    import pickle
+
+    m = torch.compile(nn.Linear(2, 2))
+    x = torch.ones(1, 2)
+    for _ in range(3):
+        want = m(x).detach().numpy()
+    for c in (copy.deepcopy(m), pickle.loads(pickle.dumps(m))):
+        assert isinstance(c, torch._dynamo.OptimizedModule) and c._orig_mod is not m._orig_mod
+        assert c._compiled._module is c._orig_mod and c._compiled.explain().graph_count == 0
+        for _ in range(3):
+            np.testing.assert_array_equal(c(x).detach().numpy(), want)
+        assert c._compiled.explain().graph_count == 1

@@ -149,6 +149,10 @@ class CompiledFunction:
         return CompiledFunction(copy.deepcopy(self.__wrapped__, memo), fullgraph=self._fullgraph,
                                 dynamic=self._dynamic, mode=self._mode, module=copy.deepcopy(self._module, memo))
 
+    def __reduce__(self):
+        """Pickled as the function and its options; the unpickled copy captures anew."""
+        return _rebuild, (self.__wrapped__, self._fullgraph, self._dynamic, self._mode, self._module)
+
     def _guards(self, args: tuple, kwargs: dict, labels: list | None = None) -> tuple[tuple, list]:
         """The guard values of a call (and its tensors, in order); their names go into `labels` if given."""
         values: list = []
@@ -241,6 +245,10 @@ class CompiledFunction:
         return ExplainOutput(list(self._cache.values()), self.captures)
 
 
+def _rebuild(fn, fullgraph, dynamic, mode, module) -> CompiledFunction:
+    return CompiledFunction(fn, fullgraph=fullgraph, dynamic=dynamic, mode=mode, module=module)
+
+
 class CompiledModule:
     """A module whose calls run compiled (`ember.jit.compile(module)`); attributes read through to it."""
 
@@ -253,7 +261,10 @@ class CompiledModule:
         return self._compiled(*args, **kwargs)
 
     def __getattr__(self, name: str):
-        return getattr(self.__dict__["_orig_mod"], name)
+        mod = self.__dict__.get("_orig_mod")
+        if mod is None:  # not initialised yet (a copy being made)
+            raise AttributeError(name)
+        return getattr(mod, name)
 
     def __setattr__(self, name: str, value) -> None:
         setattr(self._orig_mod, name, value)

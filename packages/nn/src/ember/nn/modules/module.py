@@ -295,7 +295,10 @@ class Module:
         return sorted(k for k in set(keys) if not k[0].isdigit())
 
     def __getstate__(self):
-        return self.__dict__.copy()
+        state = self.__dict__.copy()
+        if getattr(state.get("forward"), "_module", None) is self:  # compile()d: copies run uncompiled, as PyTorch
+            del state["forward"]
+        return state
 
     def __setstate__(self, state) -> None:
         self.__dict__.update(state)
