@@ -201,3 +201,180 @@ def test_hundred_compiled_steps_stay_bitwise_equal_to_eager():
     assert len(lc) == 100 and le == lc and fn.captures == 1
     for a, b in zip(pe, pc):
         np.testing.assert_array_equal(a, b)
+
+
+class _Scaled(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.scale = 1.0
+        self.register_buffer("shift", ea.zeros(2))
+
+    def forward(self, x):
+        return x * self.scale + self.shift
+
+
+def test_module_number_attribute_and_rebound_buffer_are_guarded():
+    m = _Scaled()
+    c = jit.compile(m)
+    x = ea.ones(2)
+    got = [c(x).tolist()[0] for _ in range(3)]
+    m.scale = 3.0
+    got += [c(x).tolist()[0] for _ in range(3)]
+    m.shift = ea.full((2,), 10.0)  # a new tensor under the buffer's name
+    got += [c(x).tolist()[0] for _ in range(3)]
+    assert got == [1.0] * 3 + [3.0] * 3 + [13.0] * 3
+    with ea.no_grad():
+        m.shift.fill_(20.0)  # in place: the same plan reads it
+    assert c(x).tolist() == [23.0, 23.0]
+
+
+def test_parameter_replaced_is_read_anew():
+    lin = nn.Linear(2, 1, bias=False)
+    c = jit.compile(lin)
+    x = ea.ones(1, 2)
+    with ea.no_grad():
+        for _ in range(3):
+            c(x)
+        lin.weight = nn.Parameter(ea.full((1, 2), 2.0))
+        assert c(x).tolist() == [[4.0]]
+
+
+def _loop(compiled, opt_name, clip):
+    ea.manual_seed(0)
+    model = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Dropout(0.2), nn.Linear(8, 2))
+    opt = getattr(optim, opt_name)(model.parameters(), lr=0.1)
+    m = jit.compile(model) if compiled else model
+    loss_fn = nn.CrossEntropyLoss()
+    rng = np.random.default_rng(0)
+    X = ea.tensor(rng.standard_normal((50, 4)).astype(np.float32))
+    Y = ea.tensor(rng.integers(0, 2, 50))
+    losses = []
+    for _ in range(3):
+        m.train()
+        for i in range(0, 50, 16):  # the last batch is smaller
+            opt.zero_grad()
+            loss = loss_fn(m(X[i:i + 16]), Y[i:i + 16])
+            loss.backward()
+            if clip:
+                nn.utils.clip_grad_norm_(model.parameters(), 0.5)
+            opt.step()
+            losses.append(loss.item())
+        m.eval()
+        with ea.no_grad():
+            losses.append(float(loss_fn(m(X), Y)))
+    return losses
+
+
+@pytest.mark.parametrize("opt_name", ["SGD", "Adam"])
+@pytest.mark.parametrize("clip", [False, True])
+def test_compiled_model_in_an_ordinary_loop_with_eval_passes_equals_eager(opt_name, clip):
+    assert _loop(True, opt_name, clip) == _loop(False, opt_name, clip)
+
+
+def _clipped_steps(compiled, max_norm):
+    ea.manual_seed(0)
+    model = _mlp()
+    opt = optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+    loss_fn = nn.CrossEntropyLoss()
+
+    def step(x, y):
+        opt.zero_grad()
+        loss = loss_fn(model(x), y)
+        loss.backward()
+        nn.utils.clip_grad_norm_(model.parameters(), max_norm)
+        opt.step()
+        return loss
+
+    s = jit.compile(step, fullgraph=True) if compiled else step
+    xs, ys = _data(3, (16, 8), 4)
+    return [s(xs[i % 3], ys[i % 3]).item() for i in range(12)], s
+
+
+@pytest.mark.parametrize("max_norm", [0.05, 100.0])  # clipping at every step / never
+def test_compiled_step_with_grad_clipping_captures_whole_and_equals_eager(max_norm):
+    got, s = _clipped_steps(True, max_norm)
+    assert got == _clipped_steps(False, max_norm)[0]
+    e = s.explain()
+    assert e.graph_break_count == 0 and e.graph_count == 1
+
+
+class _Remembers(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.calls = 0
+        self.last = None
+
+    def forward(self, x):
+        self.calls += 1
+        self.last = x * 2
+        return x + 1
+
+
+def test_a_forward_that_sets_its_own_attributes_runs_eagerly():
+    m = _Remembers()
+    c = jit.compile(m)
+    got = []
+    for i in range(5):
+        c(ea.full((1,), float(i)))
+        got.append(m.last.tolist()[0])
+    assert m.calls == 5 and got == [0.0, 2.0, 4.0, 6.0, 8.0]
+    assert "_Remembers.calls" in c.explain().break_reasons[0]
+
+
+def test_module_compile_in_place_replays_and_copies():
+    import copy
+    import pickle
+    import warnings
+
+    m = _mlp()
+    x = _data(1, (4, 8), 4)[0][0]
+    want = m(x).detach().numpy()
+    assert m.compile() is None
+    for _ in range(4):
+        np.testing.assert_array_equal(m(x).detach().numpy(), want)
+    assert isinstance(m.forward, jit.CompiledFunction) and m.forward.explain().graph_count == 1
+    assert list(m.state_dict()) == list(_mlp().state_dict())  # no prefix: the module itself is compiled
+    c = copy.deepcopy(m)  # as PyTorch's, a copy (or a pickle) of a module compiled in place is not compiled
+    with ea.no_grad():
+        c[0].bias.add_(1.0)
+    assert "forward" not in c.__dict__ and not np.array_equal(c(x).detach().numpy(), want)
+    assert "forward" not in pickle.loads(pickle.dumps(m)).__dict__
+    o = jit.compile(m)
+    oc = copy.deepcopy(o)
+    assert oc._compiled._module is oc._orig_mod is not m
+    np.testing.assert_array_equal(m(x).detach().numpy(), want)
+    e = _mlp()
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        e.compile(backend=lambda gm, inputs: gm)
+    assert "FX-graph backend" in str(w[0].message) and "forward" not in e.__dict__
+    e.compile(disable=True)
+    assert "forward" not in e.__dict__
+
+
+def test_python_hooks_run_at_every_call():
+    feats, pre_calls, grads = [], [], []
+    m = nn.Sequential(nn.Linear(2, 2), nn.ReLU())
+    m[0].register_forward_hook(lambda mod, i, o: feats.append(o))
+    m[0].register_forward_pre_hook(lambda mod, args: pre_calls.append(1))
+    m[0].weight.register_hook(lambda g: grads.append(g))
+    c = jit.compile(m)
+    for k in range(4):
+        c(ea.full((1, 2), float(k))).sum().backward()
+    assert len(feats) == len(pre_calls) == 4 and len(grads) == 4
+    assert [f.shape for f in feats] == [(1, 2)] * 4
+    assert "a hook" in c.explain().break_reasons[0]
+
+    w = nn.Linear(2, 1)
+    seen = []
+    w.weight.register_hook(lambda g: seen.append(g))
+
+    def step(x):
+        loss = w(x).sum()
+        loss.backward()
+        return loss
+
+    s = jit.compile(step)
+    for _ in range(4):
+        s(ea.ones(1, 2))
+    assert len(seen) == 4

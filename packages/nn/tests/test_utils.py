@@ -151,3 +151,30 @@ def test_spectral_norm_bounds_the_largest_singular_value():
     np.testing.assert_array_equal(lin.weight.detach().numpy(), w)
     with pytest.raises(ValueError, match="has no parameter or buffer with name 'nope'"):
         nn.utils.parametrizations.spectral_norm(nn.Linear(2, 2), name="nope")
+
+
+def test_clip_grad_norm_is_tensor_arithmetic_and_leaves_small_gradients_exact():
+    g = np.array([0.1, -0.2, 0.3], dtype=np.float32)
+    p = torch.zeros(3, requires_grad=True)
+    p.grad = torch.tensor(g)
+    clip_grad_norm_([p], max_norm=10.0)  # factor 1: the very same values
+    np.testing.assert_array_equal(p.grad.numpy(), g)
+    big = g * 100
+    p.grad = torch.tensor(big)
+    norm = clip_grad_norm_([p], max_norm=1.0)
+    total = np.float32(np.sqrt(np.sum(big.astype(np.float64) ** 2)))
+    coef = np.float32(1.0) / (total + np.float32(1e-6))  # in the gradients' dtype, as PyTorch's clamp(coef, max=1)
+    assert norm.dtype == torch.float32
+    np.testing.assert_allclose(p.grad.numpy(), big * coef, rtol=1e-6)
+
+
+@pytest.mark.torch
+def test_clip_grad_norm_matches_pytorch():
+    t = pytest.importorskip("torch")
+    g = np.random.default_rng(0).standard_normal((4, 5)).astype(np.float32)
+    for max_norm in (0.5, 100.0):
+        p, q = torch.zeros(4, 5, requires_grad=True), t.zeros(4, 5, requires_grad=True)
+        p.grad, q.grad = torch.tensor(g), t.tensor(g)
+        a, b = clip_grad_norm_([p], max_norm), t.nn.utils.clip_grad_norm_([q], max_norm)
+        np.testing.assert_allclose(a.item(), b.item(), rtol=1e-6)
+        np.testing.assert_allclose(p.grad.numpy(), q.grad.numpy(), rtol=1e-6)

@@ -83,7 +83,7 @@ def test_unsupported_functions_raise_naming_what():
 def test_jit_script_and_trace_return_modules_that_run_with_the_same_state():
     lin = enn.Linear(3, 2)
     x = ea.ones(4, 3)
-    for compiled in (et.jit.script(lin), et.jit.trace(lin, x), et.compile(lin)):
+    for compiled in (et.jit.script(lin), et.jit.trace(lin, x)):
         np.testing.assert_array_equal(compiled(x).detach().numpy(), lin(x).detach().numpy())
         assert compiled.state_dict().keys() == lin.state_dict().keys()
         for k, v in compiled.state_dict().items():
@@ -154,9 +154,9 @@ def test_checkpoint_gives_the_plain_values_and_gradients():
                                   .detach().numpy(), seq(x).detach().numpy())
 
 
-def test_compile_returns_the_model():
+def test_compile_disabled_returns_the_model():
     m = enn.Linear(2, 2)
-    assert et.compile(m) is m and et.compile()(m) is m and et.compile(m, mode="max-autotune") is m
+    assert et.compile(m, disable=True) is m and et.compile(disable=True)(m) is m
 
 
 def test_special_and_linalg_are_the_core_functions():

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from ember.jit import config
 from ember.jit.capture import Unsupported
-from ember.jit.compiler import CompiledFunction, CompiledModule, ExplainOutput, compile, explain
+from ember.jit.compiler import CompiledFunction, CompiledModule, ExplainOutput, compile, explain, is_compiling, reset
 
-__all__ = ["compile", "explain", "config", "Unsupported", "CompiledFunction", "CompiledModule", "ExplainOutput"]
+__all__ = ["compile", "explain", "reset", "is_compiling", "config", "Unsupported",
+           "CompiledFunction", "CompiledModule", "ExplainOutput"]

@@ -28,17 +28,22 @@ autograd may steal for `.grad`, and the plan would differ from eager).
 from __future__ import annotations
 
 import contextlib
+import copy
+import dis
 import os
 import sys
 import threading
+import types
 import weakref
 
 from ember.autograd import engine as _engine
 from ember.core import creation, dispatch
+from ember.core.random import Generator
+from ember.core.storage import Storage
 from ember.core.tensor import Tensor
 
 from ember.jit.backward import attach
-from ember.jit.graph import Alias, Backward, Buffer, CallNode, Clone, GradBind, Graph, Item, OpNode, Ref, _reads
+from ember.jit.graph import Alias, Backward, Buffer, CallNode, Clone, Get, GradBind, Graph, Item, OpNode, Ref, _reads
 
 __all__ = ["Unsupported", "Recorder", "user_frame"]
 
@@ -51,6 +56,16 @@ _HOST_READS = ("item", "tolist", "numpy", "_np", "_host_array", "__float__", "__
                "__complex__", "__array__", "__repr__", "__str__", "__format__")
 _EXECUTE = _engine.execute.__code__
 _METHOD_FRAMES = frozenset({"step", "wrapper", "zero_grad", "forward", "_call_impl", "__call__"})
+# ember's functions that call user hooks: the engine's tensor, node and leaf hooks, the
+# post-accumulate-grad hooks, and a module's forward (pre-)hooks around its `forward`
+_HOOK_CALLERS = frozenset({"_run_tensor_hooks", "_run_node", "_accumulate", "_leaf_hooks", "_call_impl"})
+
+
+def _hook_call(caller, callee) -> bool:
+    """Whether ember code `caller` calling user code `callee` is a hook (a module's `forward` is not)."""
+    if caller.co_name == "_call_impl":
+        return callee.co_name != "forward"
+    return caller.co_name in _HOOK_CALLERS or "_backward_hook" in caller.co_filename
 
 
 _active: list[Recorder] = []  # the captures running (a compiled function called inside one runs eagerly)
@@ -114,6 +129,9 @@ class Recorder:
         self._returned: set[int] = set()  # ids of the .item() values the function returns
         self.backward_seen = False
         self._thread = threading.get_ident()  # ops of other threads (a pin-memory thread) are not the function's
+        self._born: dict[int, weakref.ref] = {}  # id(storage) -> storage, for the storages made during the call
+        self._pristine: dict[int, Tensor] = {}  # buffer index -> a copy of a constant made during the call
+        self._written: set[int] = set()  # ids of the storages ops wrote in place
 
     # --- buffers ---------------------------------------------------------------------
     def _new_buffer(self, t: Tensor, kind: str, producer: int = -1) -> int:
@@ -148,6 +166,13 @@ class Recorder:
         if r is not None:
             return r
         idx = self._new_buffer(t, "const")
+        born = self._born.get(id(t._storage))
+        if born is not None and born() is t._storage:  # made from Python data inside the function
+            self.depth += 1
+            try:
+                self._pristine[idx] = copy.deepcopy(t)
+            finally:
+                self.depth -= 1
         if t._requires_grad and t._grad_fn is None:
             self._leaves[idx] = t
             self._start_grad[idx] = t._grad
@@ -166,8 +191,7 @@ class Recorder:
     # --- breaks ----------------------------------------------------------------------
     def brk(self, reason: str, frame) -> None:
         """A graph break: the capture is abandoned (fullgraph: raise), the call goes on eagerly."""
-        where = user_frame(frame)
-        msg = f"{reason} at {where}"
+        msg = reason if frame is None else f"{reason} at {user_frame(frame)}"
         if self.fullgraph:
             self.active = False
             raise Unsupported(f"ember.jit: cannot capture the whole function: {msg}")
@@ -186,6 +210,12 @@ class Recorder:
         if event != "call" or self._island is not None or not self.active:
             return
         co = frame.f_code
+        if _SEP not in co.co_filename:
+            back = frame.f_back
+            if back is not None and _SEP in back.f_code.co_filename and _hook_call(back.f_code, co):
+                self.brk(f"a hook ({co.co_qualname}) runs Python, which a replay would not run", frame)
+            if co.co_name not in _METHOD_FRAMES:
+                return
         if co is _EXECUTE:
             self.backward_seen = True
         elif co.co_name in _METHOD_FRAMES and co.co_argcount and co.co_varnames[0] == "self":
@@ -244,6 +274,9 @@ class Recorder:
         for i in op.mutates:
             if args[i] is not None:
                 bumps.append(targs[i])
+                self._written.add(id(args[i]._storage))
+        if kwargs and isinstance(kwargs.get("out"), Tensor):
+            self._written.add(id(kwargs["out"]._storage))
         self.depth += 1
         try:
             r = call_next(op, args, kwargs)
@@ -301,6 +334,48 @@ class Recorder:
                 return v
             read.__name__ = name
             setattr(Tensor, name, read)
+        born = self._born
+        wrap, init = Tensor.__dict__["_wrap"], Storage.__init__
+        saved["_wrap"] = wrap
+
+        def wrap_born(arr, _wrap=wrap.__func__):
+            t = _wrap(arr)
+            born[id(t._storage)] = weakref.ref(t._storage)
+            return t
+
+        def init_born(st, *a, **k):
+            init(st, *a, **k)
+            born[id(st)] = weakref.ref(st)
+        Tensor._wrap = staticmethod(wrap_born)
+        Storage.__init__ = init_born
+        self._storage_init = init
+        data = Tensor.__dict__.get("data")
+        if isinstance(data, property) and data.fset is not None:
+            saved["data"] = data
+
+            def set_data(t, value, _set=data.fset):
+                if rec.active and not rec.depth and rec._island is None and threading.get_ident() == rec._thread:
+                    rec.brk("assigning .data re-points a tensor to other memory, which a replay would not redo",
+                            sys._getframe(1))
+                _set(t, value)
+            Tensor.data = property(data.fget, set_data, data.fdel, data.__doc__)
+        self._generator_saved = {}
+        for name in ("manual_seed", "seed"):
+            orig = Generator.__dict__[name]
+            self._generator_saved[name] = orig
+
+            def reseed(gen, *a, _orig=orig, _name=name, **k):
+                if not rec.active or rec.depth or rec._island is not None or threading.get_ident() != rec._thread:
+                    return _orig(gen, *a, **k)
+                # a reseed is Python state a replay must set again: replayed as a call, in its place among the ops
+                rec.graph.nodes.append(CallNode(gen, _name, a, k))
+                rec.depth += 1
+                try:
+                    return _orig(gen, *a, **k)
+                finally:
+                    rec.depth -= 1
+            reseed.__name__ = name
+            setattr(Generator, name, reseed)
         return saved
 
     # --- the run -----------------------------------------------------------------------
@@ -317,8 +392,20 @@ class Recorder:
             if t._requires_grad and t._grad_fn is None:
                 self._leaves[idx] = t
                 self._start_grad[idx] = t._grad
+        before = _python_state(fn, args, kwargs)
         with self._recording():
             result = fn(*args, **kwargs)
+        if self.broken is None:
+            changed = _changed(before, _python_state(fn, args, kwargs))
+            if changed is not None:
+                self.brk(f"the function changes Python state a replay would not ({changed})", None)
+        if self.broken is None and self.backward_seen:
+            outside = [t for t in flat_inputs if t._requires_grad and t._grad_fn is not None]
+            outside += [b.value for b in g.buffers if b.kind == "const" and b.value._requires_grad
+                        and b.value._grad_fn is not None]
+            if outside:  # the engine went on into ops made before the call, which the plan did not record
+                self.brk("backward() inside the function reaches the history of a tensor made outside it (a "
+                         "non-leaf argument or global); a replay could not follow that history", None)
         if self.broken is None:
             self.active = True
             try:
@@ -329,6 +416,7 @@ class Recorder:
             self._capture_backward(result, flat_inputs)
         if self.broken is None:
             self._finish()
+            self._guard_python(fn)
             g.eliminate_common_subexpressions()
             g.eliminate_dead_code()
         for h in self._host_values:
@@ -354,6 +442,9 @@ class Recorder:
             dispatch.remove_dispatch_hook(self.hook)
             for name, orig in saved.items():
                 setattr(Tensor, name, orig)
+            Storage.__init__ = self._storage_init
+            for name, orig in self._generator_saved.items():
+                setattr(Generator, name, orig)
 
     def _capture_backward(self, result, flat_inputs: list) -> None:
         """Record the backward of the outputs that need a history as a second plan (NOTE [ A captured
@@ -453,6 +544,154 @@ class Recorder:
                 g.checks.append(("requires_grad", Ref(b.index), b.value._requires_grad))
         for m in self._modules.values():
             g.checks.append(("training", m, bool(m.training)))
+        for idx, snap in self._pristine.items():
+            if id(g.buffers[idx].value._storage) in self._written:  # written in place, maybe through a view
+                g.buffers[idx].pristine = snap
+
+    def _guard_python(self, fn) -> None:
+        """Checks on the Python values the function read from outside its arguments (NOTE [ Python
+        values guarded ] in `ember.jit.compiler`): its globals and closure cells, and the attributes
+        and tensors of the modules involved; a changed one captures again instead of replaying a frozen value."""
+        g = self.graph
+        glb, names, cells, owned = _reach(fn)
+        modules = dict(self._modules)
+        modules.update((id(m), m) for m in owned)
+        for name in names:
+            _guard(g.checks, Get("item", glb, name), glb[name], objects=True)
+        for _name, cell in cells:
+            _guard(g.checks, Get("cell", cell), cell.cell_contents, objects=True)
+        for m in modules.values():
+            d = m.__dict__
+            for name, value in d.items():
+                if name != "training" and not name.startswith("__"):
+                    _guard(g.checks, Get("attr", m, name), value, objects=False)
+            for store in ("_parameters", "_buffers"):
+                for name, value in d.get(store, {}).items():
+                    g.checks.append(("is", Get("item", d[store], name), value))
+
+
+_PY = (int, float, bool, str, complex, type(None))
+_GLOBAL_OPS = frozenset({"LOAD_GLOBAL", "STORE_GLOBAL", "DELETE_GLOBAL", "LOAD_NAME", "STORE_NAME"})
+
+
+def _is_module(v) -> bool:
+    return isinstance(getattr(v, "_modules", None), dict) and hasattr(v, "modules") and hasattr(v, "training")
+
+
+def _reach(fn) -> tuple:
+    """What `fn`'s own code reaches besides its arguments: (its globals dict, the global names it reads
+    that are bound, its non-empty closure cells as (name, cell), the modules of a compiled module)."""
+    target = getattr(fn, "__func__", fn)
+    owner = getattr(fn, "__self__", None)
+    owned = []
+    if owner is not None and _is_module(owner):
+        owned = list(owner.modules())
+        target = getattr(type(owner), "forward", target)
+    code = getattr(target, "__code__", None)
+    if code is None:
+        return {}, [], [], owned
+    glb = getattr(target, "__globals__", {})
+    names = [n for n in sorted(_names(code)) if n in glb]
+    cells = []
+    for name, cell in zip(code.co_freevars, getattr(target, "__closure__", None) or ()):
+        try:
+            _ = cell.cell_contents
+        except ValueError:  # an empty cell (a name bound later)
+            continue
+        cells.append((name, cell))
+    return glb, names, cells, owned
+
+
+def _snap(v):
+    """What `_changed` compares of one value: numbers and strings by value, containers by their items' identity."""
+    if _python_value(v):
+        return ("v", v)
+    if type(v) is list:
+        return ("seq", tuple(v))
+    if type(v) is dict:
+        return ("map", tuple(v.items()))
+    return ("o", v)
+
+
+def _python_state(fn, args: tuple, kwargs: dict) -> dict:
+    """The Python state a capture could change and a replay would not change again: the globals and closure
+    cells `fn` names, the list and dict arguments' items, and the attributes of the modules reached."""
+    glb, names, cells, owned = _reach(fn)
+    state: dict = {}
+    modules = {id(m): m for m in owned}
+    for name in names:
+        state[f"global {name}"] = _snap(glb[name])
+        if _is_module(glb[name]):
+            modules.update((id(m), m) for m in glb[name].modules())
+    for name, cell in cells:
+        state[f"closure variable {name}"] = _snap(cell.cell_contents)
+        if _is_module(cell.cell_contents):
+            modules.update((id(m), m) for m in cell.cell_contents.modules())
+
+    def walk(a, path: str) -> None:
+        if type(a) in (list, dict):
+            state[path] = _snap(a)
+        if isinstance(a, (list, tuple)):
+            for i, v in enumerate(a):
+                walk(v, f"{path}[{i}]")
+        elif isinstance(a, dict):
+            for k, v in a.items():
+                walk(v, f"{path}[{k!r}]")
+        elif _is_module(a):
+            modules.update((id(m), m) for m in a.modules())
+    for i, a in enumerate(args):
+        walk(a, f"argument {i}")
+    for k, v in kwargs.items():
+        walk(v, f"argument {k!r}")
+    for m in modules.values():
+        for name, v in m.__dict__.items():
+            if name in ("_parameters", "_buffers", "_modules"):
+                v = dict(v)
+            state[f"{type(m).__name__}.{name}"] = _snap(v)
+    return state
+
+
+def _changed(before: dict, after: dict) -> str | None:
+    """The first entry of `before` that `after` does not have the same (identical objects, equal values)."""
+    for key, (kind, old) in before.items():
+        new_kind, new = after.get(key, (None, None))
+        if kind != new_kind:
+            return key
+        if kind == "v":
+            if type(old) is not type(new) or old != new:
+                return key
+        elif kind == "o":
+            if old is not new:
+                return key
+        elif kind == "map" and (len(old) != len(new) or any(
+                k1 != k2 or v1 is not v2 for (k1, v1), (k2, v2) in zip(old, new))):
+            return key
+        elif kind == "seq" and (len(old) != len(new) or any(v1 is not v2 for v1, v2 in zip(old, new))):
+            return key
+    return None
+
+
+def _python_value(v) -> bool:
+    return isinstance(v, _PY) or (type(v) is tuple and all(_python_value(x) for x in v))
+
+
+def _guard(checks: list, get: Get, value, objects: bool) -> None:
+    """A check of the value `get` reads: by value for Python numbers, strings, None and tuples of them, by
+    identity for tensors (and, with `objects`, for any other object but a Python module or a class)."""
+    if _python_value(value):
+        checks.append(("eq", get, value))
+    elif isinstance(value, Tensor) or (objects and not isinstance(value, (types.ModuleType, type))):
+        checks.append(("is", get, value))
+
+
+def _names(code) -> set:
+    """The global names `code` and the functions nested in it (lambdas, comprehensions) load or store
+    (not attribute names: `opt.step()` does not make a global `step` part of the plan)."""
+    names = {i.argval for i in dis.get_instructions(code) if i.opname in _GLOBAL_OPS}
+    for c in code.co_consts:
+        if isinstance(c, types.CodeType):
+            names |= _names(c)
+    return names
 
 
 def _plain(r):

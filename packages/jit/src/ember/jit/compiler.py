@@ -2,12 +2,13 @@
 
 NOTE [ Guards and the plan cache ]
 A call's guards are computed from its arguments before anything runs: for every tensor among
-them (inside tuples, lists and dicts too) its shape, strides, dtype, device, `requires_grad` and
+them (inside tuples, lists and dicts too) its shape, strides, dtype, device, `requires_grad`, whether
+it is a leaf (a backward inside binds a leaf's `.grad`, and flows into a non-leaf's history) and
 which earlier argument shares its storage; for every Python number, string or None its type and
-value; for any other object its identity; the grad mode, inference mode and autocast state; for a compiled
-module, the `.training` flag of each of its modules. Equal guards pick the same cache entry. An
-entry runs eagerly until its `config.capture_call`-th call, which is captured (it runs eagerly
-too, recording); later calls replay. A replay first tests what the capture found that no
+value; for any other object its identity; the grad mode, inference mode, autocast state and
+default dtype; for a compiled module, the `.training` flag of each of its modules. Equal guards
+pick the same cache entry. An entry runs eagerly until its `config.capture_call`-th call, which
+is captured (it runs eagerly too, recording); later calls replay. A replay first tests what the capture found that no
 argument shows: each parameter's `.grad` (None, set, or the very tensor the plan updates),
 `requires_grad` of the constants, the `.training` of modules whose forward ran; a failed test
 captures again. When a new set of guards would pass `config.cache_size_limit` plans, the call
@@ -15,15 +16,29 @@ runs eagerly, with one warning naming the guard that differed from the last plan
 torch._dynamo's recompile limit. A capture that hits a graph break (`Recorder.brk`) leaves the
 entry eager for good, with the reason kept for `explain`; with `fullgraph=True` it raises
 `Unsupported` instead. Bad arguments fail their guards, so they run eagerly and raise eager's error.
+
+NOTE [ Python values guarded ]
+Python runs only at capture, so a value the function reads from outside its arguments would be
+frozen. The replay therefore also tests, before running (`Recorder._guard_python`): the globals
+the function's own code names (nested lambdas and comprehensions too) and its closure cells, by
+value for Python numbers, strings, None and tuples of them and by identity for anything else
+but Python modules and classes; for each module whose forward ran (and each module of a compiled
+module) its number/string attributes by value and its parameters, buffers and tensor attributes
+by identity. A tensor is read by identity at replay, so an update in place needs no new plan,
+while rebinding (`self.buf = new`, a global `w = ...`) captures again. A plan whose checks fail
+`config.cache_size_limit` times (a global counter that changes every call) runs eagerly from then
+on, with one warning.
 """
 
 from __future__ import annotations
 
 import functools
 import warnings
+import weakref
 
 from ember.autograd import amp as _amp
 from ember.autograd.grad_mode import _enabled, _inference
+from ember.core import dtypes as _dtypes
 from ember.core.tensor import Tensor
 
 from ember.jit import config
@@ -31,7 +46,9 @@ from ember.jit import capture
 from ember.jit.capture import Recorder
 from ember.jit.graph import MISS
 
-__all__ = ["compile", "explain", "CompiledFunction", "CompiledModule", "ExplainOutput"]
+__all__ = ["compile", "explain", "reset", "is_compiling", "CompiledFunction", "CompiledModule", "ExplainOutput"]
+
+_ALL: weakref.WeakSet = weakref.WeakSet()  # every compiled function, for `reset`
 
 _SCALARS = (int, float, bool, str, complex, type(None))
 
@@ -40,7 +57,8 @@ def _flatten(x, path, labels: list | None, values: list, tensors: list, storages
     """Append `x`'s guard values (and, when `labels` is a list, their names: only a warning needs them)."""
     if isinstance(x, Tensor):
         st = id(x._storage)
-        values.append((x._shape, x._strides, x._dtype, x._storage.device, x._requires_grad, storages.get(st, -1)))
+        values.append((x._shape, x._strides, x._dtype, x._storage.device, x._requires_grad, storages.get(st, -1),
+                       x._requires_grad and x._grad_fn is None))
         storages.setdefault(st, len(tensors))
         tensors.append(x)
     elif isinstance(x, (list, tuple)):
@@ -78,9 +96,10 @@ def _objects(x):
 
 
 def _describe(value) -> str:
-    if isinstance(value, tuple) and len(value) == 6 and isinstance(value[0], tuple):
-        shape, strides, dtype, dev, rg, alias = value
+    if isinstance(value, tuple) and len(value) == 7 and isinstance(value[0], tuple):
+        shape, strides, dtype, dev, rg, alias, leaf = value
         s = f"Tensor(shape={shape}, strides={strides}, dtype={dtype}, device={dev}, requires_grad={rg}"
+        s += ", a leaf" if leaf else (", not a leaf" if rg else "")
         return s + (f", sharing storage with tensor argument {alias})" if alias >= 0 else ")")
     if isinstance(value, tuple) and len(value) == 2 and isinstance(value[0], type):
         return repr(value[1]) if value[0] not in (list, tuple) else f"{value[0].__name__} of {value[1]}"
@@ -119,7 +138,20 @@ class CompiledFunction:
         self._last_key: tuple | None = None
         self._warned = False
         self.captures = 0  # how many captures ran (each one a call run eagerly while recording)
+        self._name = type(module).__name__ if module is not None else getattr(fn, "__qualname__", repr(fn))
         functools.update_wrapper(self, fn)
+        _ALL.add(self)
+
+    def __deepcopy__(self, memo: dict) -> CompiledFunction:
+        """A copy over the copied function (a method of a copied module: of the copy), with no plans yet."""
+        import copy
+
+        return CompiledFunction(copy.deepcopy(self.__wrapped__, memo), fullgraph=self._fullgraph,
+                                dynamic=self._dynamic, mode=self._mode, module=copy.deepcopy(self._module, memo))
+
+    def __reduce__(self):
+        """Pickled as the function and its options; the unpickled copy captures anew."""
+        return _rebuild, (self.__wrapped__, self._fullgraph, self._dynamic, self._mode, self._module)
 
     def _guards(self, args: tuple, kwargs: dict, labels: list | None = None) -> tuple[tuple, list]:
         """The guard values of a call (and its tensors, in order); their names go into `labels` if given."""
@@ -131,12 +163,13 @@ class CompiledFunction:
             _flatten(a, f"argument {i}" if named else None, labels, values, tensors, storages)
         for k, v in kwargs.items():
             _flatten(v, f"argument {k!r}" if named else None, labels, values, tensors, storages)
-        values += [_enabled.get(), _inference.get(), _autocast() if _amp._enabled_count else None]
+        values += [tuple(kwargs), _enabled.get(), _inference.get(), _autocast() if _amp._enabled_count else None,
+                   _dtypes.get_default_dtype()]
         m = self._module
         if m is not None:
             values.append(tuple(bool(s.training) for s in m.modules()))
         if named:
-            labels += ["grad mode", "inference mode", "autocast"]
+            labels += ["the keyword arguments' names", "grad mode", "inference mode", "autocast", "the default dtype"]
             if m is not None:
                 labels.append("the modules' .training flags")
         return tuple(values), tensors
@@ -162,6 +195,12 @@ class CompiledFunction:
             if r is not MISS:
                 return r
             entry.replay = entry.graph = None  # what the plan assumed changed: capture again
+            if entry.captures >= config.cache_size_limit:
+                entry.broken = (f"the plan's run-time checks failed {entry.captures} times (config.cache_size_limit): "
+                                "a global, closure variable or module attribute it reads, a .grad or a .training "
+                                "flag keeps changing; calls run eagerly")
+                warnings.warn(f"ember.jit: {self._name}: "
+                              f"{entry.broken}", RuntimeWarning, stacklevel=2)
         if entry.broken is not None:
             return self.__wrapped__(*args, **kwargs)
         try:
@@ -197,13 +236,17 @@ class CompiledFunction:
             if new != old:
                 why = f"{label}: {_describe(new)}, the last plan has {_describe(old)}"
                 break
-        warnings.warn(f"ember.jit: {getattr(self.__wrapped__, '__qualname__', self.__wrapped__)} reached "
+        warnings.warn(f"ember.jit: {self._name} reached "
                       f"config.cache_size_limit ({config.cache_size_limit}) plans; calls with new guards run eagerly "
                       f"from now on. The failing guard: {why}", RuntimeWarning, stacklevel=3)
 
     def explain(self) -> ExplainOutput:
         """The plans and graph breaks of this function so far."""
         return ExplainOutput(list(self._cache.values()), self.captures)
+
+
+def _rebuild(fn, fullgraph, dynamic, mode, module) -> CompiledFunction:
+    return CompiledFunction(fn, fullgraph=fullgraph, dynamic=dynamic, mode=mode, module=module)
 
 
 class CompiledModule:
@@ -218,7 +261,10 @@ class CompiledModule:
         return self._compiled(*args, **kwargs)
 
     def __getattr__(self, name: str):
-        return getattr(self.__dict__["_orig_mod"], name)
+        mod = self.__dict__.get("_orig_mod")
+        if mod is None:  # not initialised yet (a copy being made)
+            raise AttributeError(name)
+        return getattr(mod, name)
 
     def __setattr__(self, name: str, value) -> None:
         setattr(self._orig_mod, name, value)
@@ -287,6 +333,20 @@ def compile(model=None, *, fullgraph: bool = False, dynamic: bool | None = None,
     if hasattr(model, "modules") and hasattr(model, "training"):
         return CompiledModule(model, **options)
     return CompiledFunction(model, **options)
+
+
+def reset() -> None:
+    """Forget every compiled function's plans, breaks and warnings (as `torch._dynamo.reset()`): later
+    calls run eagerly and capture again."""
+    for c in list(_ALL):
+        c._cache.clear()
+        c._last_key = None
+        c._warned = False
+
+
+def is_compiling() -> bool:
+    """True while a call is being captured (the function's Python runs only then), as `torch.compiler.is_compiling`."""
+    return bool(capture._active)
 
 
 def explain(fn, *args, **kwargs) -> ExplainOutput:

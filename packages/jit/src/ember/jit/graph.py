@@ -27,12 +27,13 @@ dispatcher instead (`through_autograd`), so autograd records as in eager.
 
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass, field
 from typing import Any
 
 from ember.core.tensor import Tensor
 
-__all__ = ["Buffer", "Ref", "Alias", "Item", "Clone", "OpNode", "CallNode", "GradBind", "Graph", "MISS"]
+__all__ = ["Buffer", "Ref", "Alias", "Get", "Item", "Clone", "OpNode", "CallNode", "GradBind", "Graph", "MISS"]
 
 
 class _Miss:
@@ -58,6 +59,9 @@ class Buffer:
     device: Any
     value: Tensor | None = None
     producer: int = -1  # the node that makes it (kind "op")
+    # a constant the function made from Python data and then wrote in place: a copy of its value
+    # before the writes, from which every replay makes it afresh (eager makes it anew at each call)
+    pristine: Tensor | None = None
 
 
 @dataclass(frozen=True)
@@ -76,6 +80,16 @@ class Alias:
     shape: tuple
     strides: tuple
     dtype: Any
+
+
+@dataclass(frozen=True, eq=False)
+class Get:
+    """A Python value the plan depends on, read at replay: `how` is "attr" (`getattr(holder, key)`),
+    "item" (`holder.get(key)`, a globals or parameters dict) or "cell" (a closure cell's contents)."""
+
+    how: str
+    holder: Any
+    key: Any = None
 
 
 @dataclass(frozen=True)
@@ -278,7 +292,7 @@ class Graph:
 
     def codegen(self) -> tuple[str, dict]:
         """The replay function's source and its globals: `replay(i0, i1, ...)` returns the output tree or MISS."""
-        g: dict[str, Any] = {"_make": Tensor._make, "MISS": MISS}
+        g: dict[str, Any] = {"_make": Tensor._make, "MISS": MISS, "_fresh": copy.deepcopy}
         names: dict[int, str] = {}
         lines = [f"def replay({', '.join(f'i{k}' for k in range(len(self.inputs)))}):"]
         for b in self.buffers:
@@ -308,7 +322,20 @@ class Graph:
                 return repr(a)
             return obj(a, "a")
 
+        for b in self.buffers:
+            if b.kind == "const" and b.pristine is not None:
+                lines.append(f"    c{b.index} = _fresh({obj(b.pristine, 'p')})")
         for kind, o, expected in self.checks:
+            if isinstance(o, Get):
+                h = obj(o.holder, "k")
+                got = {"attr": f"getattr({h}, {o.key!r}, MISS)", "item": f"{h}.get({o.key!r}, MISS)",
+                       "cell": f"{h}.cell_contents"}[o.how]
+                if kind == "is":
+                    cond = f"{got} is not {obj(expected, 'k')}"
+                else:  # equal value and type (1, 1.0 and True differ)
+                    cond = f"(_v := {got}).__class__ is not {obj(type(expected), 'k')} or _v != {obj(expected, 'k')}"
+                lines.append(f"    if {cond}: return MISS")
+                continue
             ref = expr(o) if isinstance(o, Ref) else obj(o, "k")
             if kind == "grad_none":
                 cond = f"{ref}._grad is not None"

@@ -10,8 +10,11 @@ whose `import torch` resolves here (see `ember.torch._importer`).
 
 import math as _math
 import sys as _sys
+import warnings as _warnings
 
 import ember.autograd as _autograd
+import ember.jit as _jit
+import ember.nn as _nn
 from ember.autograd import *  # noqa: F403 - the torch namespace is ember.autograd's
 from ember.torch._alias import alias as _alias
 from ember.torch._version import __version__
@@ -79,11 +82,44 @@ newaxis = None
 
 def compile(model=None, *, fullgraph: bool = False, dynamic=None, backend="inductor", mode=None, options=None,  # noqa: A001
             disable: bool = False):
-    """`torch.compile`: the model (or function) itself, as a decorator too. Compilation changes speed, not
-    results, and ember runs eagerly; nothing is traced."""
+    """`torch.compile`: `model` captured and replayed by `ember.jit` (docs/compile.md), as a decorator too.
+
+    A module comes back as `torch._dynamo.eval_frame.OptimizedModule` (its `state_dict` keys get the
+    `_orig_mod.` prefix), a function as an `ember.jit` compiled function. Every named backend ("inductor",
+    "eager", "aot_eager", "cudagraphs") runs ember.jit; a callable backend is a TorchDynamo FX-graph
+    backend, which ember cannot feed (it has no FX graphs): the model is returned unchanged, with a
+    warning. `disable=True` returns the model itself."""
     if model is None:
-        return lambda fn: fn
-    return model
+        def decorate(fn):
+            return compile(fn, fullgraph=fullgraph, dynamic=dynamic, backend=backend, mode=mode, options=options,
+                           disable=disable)
+        return decorate
+    if not callable(model):
+        raise AssertionError(f"A callable function is expected, but {model.__class__} is provided.")
+    if mode is not None and options is not None:
+        raise RuntimeError("Either mode or options can be specified, but both can't be specified at the same time.")
+    if mode is not None and mode not in _COMPILE_MODES:
+        raise RuntimeError(f"Unrecognized mode={mode}, should be one of: {', '.join(_COMPILE_MODES)}")
+    if disable:
+        return model
+    if callable(backend):
+        _warnings.warn(f"torch.compile: backend {getattr(backend, '__name__', backend)!r} is a TorchDynamo FX-graph "
+                       "backend, and ember makes no FX graphs: the model runs eagerly, uncompiled", UserWarning,
+                       stacklevel=2)
+        return model
+    from ember.torch._dynamo import exc as _exc
+    from ember.torch._dynamo.eval_frame import OptimizedModule
+
+    if backend not in ("inductor", "eager", "aot_eager", "cudagraphs"):
+        raise _exc.InvalidBackend(backend)
+    if isinstance(model, OptimizedModule):
+        model = model._orig_mod
+    if isinstance(model, _nn.Module):
+        return OptimizedModule(model, fullgraph=fullgraph, dynamic=dynamic, mode=mode)
+    return _jit.compile(model, fullgraph=fullgraph, dynamic=dynamic, mode=mode)
+
+
+_COMPILE_MODES = ("default", "lite", "reduce-overhead", "max-autotune-no-cudagraphs", "max-autotune")
 
 
 def set_default_tensor_type(t) -> None:
@@ -104,16 +140,16 @@ def typename(obj) -> str:
 
 
 _NO_CPP = {"_C": "PyTorch's C++ extension module (torch._C)", "ops": "PyTorch's operator registry (torch.ops)",
-           "_dynamo": "TorchDynamo", "_inductor": "TorchInductor", "fx": "torch.fx graph capture",
+           "_inductor": "TorchInductor", "fx": "torch.fx graph capture",
            "export": "torch.export graph capture"}
 
 
 def __getattr__(name: str):
     """Ops ember.core gains lazily; `distributions` (imported on first use); clear errors for PyTorch internals."""
-    if name == "distributions":
+    if name in ("distributions", "_dynamo"):
         import importlib
 
-        return importlib.import_module(__name__ + ".distributions")
+        return importlib.import_module(f"{__name__}.{name}")
     if name in ("complex32", "chalf"):
         raise AttributeError(f"module 'torch' (ember.torch) has no attribute '{name}': ember has no complex32 "
                              "(numpy has no complex32 type to compute in); use complex64, see docs/complex.md")

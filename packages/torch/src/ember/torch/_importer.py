@@ -30,11 +30,13 @@ _NOT_PROVIDED = {
     "torch.ops": "PyTorch's C++ operator registry",
     "torch._ops": "PyTorch's C++ operator registry",
     "torch.utils.cpp_extension": "building C++/CUDA extensions against PyTorch's C++ API",
-    "torch._dynamo": "TorchDynamo (torch.compile's tracer)",
+    "torch._dynamo.": "TorchDynamo's internals (torch.compile's tracer; ember.jit is ember's)",
     "torch._inductor": "TorchInductor (torch.compile's code generator)",
     "torch.fx": "torch.fx graph capture",
     "torch.export": "torch.export graph capture",
 }
+# the pieces of torch._dynamo that ember.torch has (torch.compile's module wrapper, config, errors)
+_PROVIDED = frozenset({"torch._dynamo", "torch._dynamo.eval_frame", "torch._dynamo.config", "torch._dynamo.exc"})
 # packages that are not ours and need PyTorch's C++ library
 _NEEDS_PYTORCH = ("torchvision", "torchaudio", "torchtext", "torchdata", "functorch", "torch_geometric",
                   "torch_scatter", "torch_sparse", "triton")
@@ -70,7 +72,9 @@ class _TorchFinder(importlib.abc.MetaPathFinder):
         if top != "torch":
             return None
         for prefix, what in _NOT_PROVIDED.items():
-            if fullname == prefix or fullname.startswith(prefix + "."):
+            if fullname in _PROVIDED:
+                break
+            if fullname == prefix or fullname.startswith(prefix.rstrip(".") + "."):
                 raise ImportError(f"{fullname}: {what} is not provided by ember (`import torch` resolves to "
                                   "ember.torch); see docs/porting.md", name=fullname)
         target_name = "ember.torch" + fullname[len("torch"):]

@@ -295,7 +295,10 @@ class Module:
         return sorted(k for k in set(keys) if not k[0].isdigit())
 
     def __getstate__(self):
-        return self.__dict__.copy()
+        state = self.__dict__.copy()
+        if getattr(state.get("forward"), "_module", None) is self:  # compile()d: copies run uncompiled, as PyTorch
+            del state["forward"]
+        return state
 
     def __setstate__(self, state) -> None:
         self.__dict__.update(state)
@@ -480,8 +483,27 @@ class Module:
         """Move parameters and buffers to `device` as uninitialised storage (their values are not kept)."""
         return self._apply(lambda t: ea.empty_like(t, device=device), recurse=recurse)
 
-    def compile(self, *args, **kwargs) -> None:
-        """PyTorch compiles `forward` with torch.compile; ember has no compiler, so the module stays eager."""
+    def compile(self, *, fullgraph: bool = False, dynamic=None, backend="inductor", mode=None, options=None,
+                disable: bool = False) -> None:
+        """Compile this module in place (PyTorch's `Module.compile`): its calls run `forward` through
+        ember.jit's capture and replay (docs/compile.md); hooks run around it eagerly. A callable
+        `backend` (a TorchDynamo FX-graph backend) or `disable=True` leaves the module eager."""
+        if disable:
+            return
+        if callable(backend):
+            import warnings
+
+            warnings.warn(f"Module.compile: backend {getattr(backend, '__name__', backend)!r} is a TorchDynamo "
+                          "FX-graph backend, and ember makes no FX graphs: the module stays eager", UserWarning,
+                          stacklevel=2)
+            return
+        from ember.jit.compiler import CompiledFunction
+
+        forward = self.__dict__.get("forward")
+        if isinstance(forward, CompiledFunction):
+            return
+        self.__dict__["forward"] = CompiledFunction(self.forward, module=self, fullgraph=fullgraph, dynamic=dynamic,
+                                                    mode=mode)
 
     # --- state dict ------------------------------------------------------------------------
     def _save_to_state_dict(self, destination: dict, prefix: str, keep_vars: bool) -> None:

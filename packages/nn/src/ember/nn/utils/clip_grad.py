@@ -58,16 +58,16 @@ def clip_grad_value_(parameters: Tensor | Iterable[Tensor], clip_value: float, f
 
 def clip_grads_with_norm_(parameters: Tensor | Iterable[Tensor], max_norm: float, total_norm: Tensor,
                           foreach: bool | None = None) -> None:
-    """Scale the gradients by max_norm / (total_norm + 1e-6) when that is below 1 (`total_norm` from
-    `get_total_norm`, e.g. reduced across processes first)."""
+    """Multiply the gradients by min(max_norm / (total_norm + 1e-6), 1) (`total_norm` from `get_total_norm`,
+    e.g. reduced across processes first). Tensor ops, as PyTorch's: no host read, so a compiled step
+    captures it whole; a factor of 1 leaves the gradients exactly as they were."""
     grads = [p.grad for p in _as_list(parameters) if p.grad is not None]
     if not grads:
         return
-    coef = float(max_norm) / (float(total_norm) + 1e-6)
-    if coef < 1.0:
-        with ea.no_grad():
-            for g in grads:
-                g.mul_(coef)
+    with ea.no_grad():
+        coef = (float(max_norm) / (total_norm + 1e-6)).clamp(max=1.0)
+        for g in grads:
+            g.mul_(coef if coef.device == g.device else coef.to(g.device))
 
 
 def clip_grad_norm(parameters: Tensor | Iterable[Tensor], max_norm: float, norm_type: float = 2.0,

@@ -1,0 +1,48 @@
+"""`torch._dynamo`: the pieces of TorchDynamo's namespace that programs touch around `torch.compile`.
+
+`config` is `ember.jit.config` (`torch._dynamo.config.cache_size_limit` sets ember.jit's limit),
+`reset()` forgets every captured plan, `OptimizedModule` is what `torch.compile(module)` returns.
+The tracer itself is `ember.jit` (docs/compile.md); its other internals are not provided.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import ember.jit as _jit
+from ember.jit import config
+from ember.torch._dynamo import exc
+from ember.torch._dynamo.eval_frame import OptimizedModule
+
+sys.modules[__name__ + ".config"] = config
+
+__all__ = ["OptimizedModule", "config", "exc", "reset", "explain", "list_backends", "is_compiling"]
+
+_BACKENDS = ("aot_eager", "cudagraphs", "eager", "inductor")
+
+
+def reset() -> None:
+    """Forget every plan captured so far (each compiled function captures again on its next calls)."""
+    _jit.reset()
+
+
+def explain(f, *extra_args, **extra_kwargs):
+    """`torch._dynamo.explain(f)(*args)`: capture `f` on the arguments and report its plans and graph breaks."""
+    def inner(*args, **kwargs):
+        return _jit.explain(f, *extra_args, *args, **extra_kwargs, **kwargs)
+    return inner
+
+
+def list_backends(exclude_tags=("debug", "experimental")) -> list[str]:
+    """The backend names `torch.compile` accepts; all of them run `ember.jit`."""
+    return ["cudagraphs", "inductor"] if exclude_tags else list(_BACKENDS)
+
+
+def is_compiling() -> bool:
+    """True while `ember.jit` captures a call (the function's Python runs only then)."""
+    return _jit.is_compiling()
+
+
+def __getattr__(name: str):
+    raise AttributeError(f"module 'torch._dynamo' (ember.torch._dynamo) has no attribute '{name}': TorchDynamo's "
+                         "internals are not provided by ember; torch.compile runs ember.jit (docs/compile.md)")

@@ -1,0 +1,35 @@
+"""`OptimizedModule`: what `torch.compile(module)` returns, an `nn.Module` whose calls run compiled."""
+
+from __future__ import annotations
+
+from ember.jit.compiler import CompiledFunction
+from ember.nn import Module
+
+__all__ = ["OptimizedModule"]
+
+
+class OptimizedModule(Module):
+    """Wraps `mod` as its submodule `_orig_mod` (so `state_dict` keys start with `_orig_mod.`, as in
+    PyTorch); a call runs `mod` through ember.jit's capture and replay, other attributes read through."""
+
+    def __init__(self, mod: Module, **options) -> None:
+        super().__init__()
+        self._orig_mod = mod
+        self.__dict__["_compiled"] = CompiledFunction(mod.__call__, module=mod, **options)
+        self.training = mod.training
+
+    def forward(self, *args, **kwargs):
+        return self._compiled(*args, **kwargs)
+
+    def __call__(self, *args, **kwargs):
+        return self._compiled(*args, **kwargs)
+
+    def explain(self):
+        """The plans and graph breaks so far (`ember.jit.explain`)."""
+        return self._compiled.explain()
+
+    def __getattr__(self, name: str):
+        try:
+            return super().__getattr__(name)
+        except AttributeError:
+            return getattr(self.__dict__["_modules"]["_orig_mod"], name)
