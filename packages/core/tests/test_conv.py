@@ -223,8 +223,12 @@ def test_conv_errors_use_pytorchs_messages():
         E.conv2d(E.zeros(1, 3, 2, 2), w)
     with pytest.raises(RuntimeError, match=r"Expected 3D \(unbatched\) or 4D \(batched\) input to conv2d"):
         E.conv2d(E.zeros(3, 5), w)
-    with pytest.raises(TypeError, match="same dtype"):
+    with pytest.raises(RuntimeError, match="same dtype"):  # PyTorch's class (found by the fuzz campaign)
         E.conv2d(E.zeros(1, 3, 5, 5, dtype=E.float64), w)
+    with pytest.raises(RuntimeError, match="expected bias of the input's dtype"):
+        E.conv2d(E.zeros(1, 3, 5, 5), w, E.zeros(64, dtype=E.float64))
+    with pytest.raises(TypeError, match="expected floating point input"):
+        E.conv2d(E.zeros(1, 3, 5, 5, dtype=E.int64), w.long())
     with pytest.raises(RuntimeError, match="padding='same' is not supported for strided convolutions"):
         E.conv2d(E.zeros(1, 3, 5, 5), w, padding="same", stride=2)
     with pytest.raises(RuntimeError, match="Invalid padding string: 'full'"):

@@ -235,3 +235,15 @@ def test_cdist_errors_and_dist():
         E.cdist(E.ones(3), E.ones(2, 3))
     assert E.dist(E.ones(3), E.zeros(3)).item() == pytest.approx(math.sqrt(3))
     assert E.ones(2, 2).dist(E.zeros(2), 1).item() == 4.0
+
+
+def test_svd_of_a_matrix_with_an_inf_is_nan_and_returns():
+    # found by the fuzz campaign's linalg family: LAPACK's gesdd (numpy's svd) looped forever on this
+    # batch; PyTorch gives NaN factors for a matrix with a non-finite entry
+    a = np.random.default_rng(2432).uniform(-4, 4, (2, 4, 4))
+    a.reshape(-1)[[16, 29]] = -np.inf
+    x = E.from_numpy(np.ascontiguousarray(a.T)).permute(2, 1, 0)
+    u, s, vh = E.linalg.svd(x)
+    assert np.isnan(s.numpy()[1]).all() and np.isnan(u.numpy()[1]).all() and np.isnan(vh.numpy()[1]).all()
+    np.testing.assert_allclose(s.numpy()[0], np.linalg.svd(a[0], compute_uv=False), rtol=1e-12)
+    assert np.isnan(E.linalg.svdvals(x).numpy()[1]).all()

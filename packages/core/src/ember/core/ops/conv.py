@@ -555,9 +555,12 @@ def _check(op: str, input: Tensor, weight: Tensor, bias, groups: int, nd: int, t
                            f"input of size: {list(input.shape)}")
     if weight.ndim != nd + 2:
         raise RuntimeError(f"{op}: expected weight to be {nd + 2}-dimensional; got {describe(weight)}")
-    if not input.dtype.is_floating_point or input.dtype is not weight.dtype:
+    if not input.dtype.is_floating_point:
         raise TypeError(f"{op}: expected floating point input and weight of the same dtype; got "
                         f"{describe(input)} and {describe(weight)}")
+    if input.dtype is not weight.dtype:  # PyTorch: "expected scalar type Double but found Float"
+        raise RuntimeError(f"{op}: expected input and weight of the same dtype; got {describe(input)} and "
+                           f"{describe(weight)}")
     if input.device != weight.device:
         raise RuntimeError(f"{op}: expected input and weight on the same device; got {describe(input)} and "
                            f"{describe(weight)}")
@@ -585,7 +588,7 @@ def _check(op: str, input: Tensor, weight: Tensor, bias, groups: int, nd: int, t
         raise RuntimeError(f"Given weight of size {ws}, expected bias to be 1-dimensional with {out_ch} "
                            f"elements, but got bias of size {list(bias.shape)} instead")
     if bias is not None and bias.dtype is not input.dtype:
-        raise TypeError(f"{op}: expected bias of the input's dtype; got {describe(input)} and {describe(bias)}")
+        raise RuntimeError(f"{op}: expected bias of the input's dtype; got {describe(input)} and {describe(bias)}")
 
 
 def _check_sizes(op: str, hw, k, padding, dilation) -> None:

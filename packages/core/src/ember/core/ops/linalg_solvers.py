@@ -256,8 +256,13 @@ def _svd_meta(A, full_matrices=True) -> None:
 @_svd.register("cpu")
 def _svd_cpu(A, full_matrices=True):
     """linalg_svd(A, full_matrices: bool): A = U @ diag(S) @ Vh, S descending."""
-    u, s, vh = _lapack(np.linalg.svd, A._np(), full_matrices,
-                       message="linalg.svd: The algorithm failed to converge.")
+    a = A._np()
+    bad = ~np.isfinite(a).all(axis=(-2, -1)) if a.size else np.zeros(a.shape[:-2], dtype=bool)
+    if bad.any():  # LAPACK's gesdd can loop forever on an inf: NaN factors there, as PyTorch's
+        a = np.where(bad[..., None, None], 0, a)
+    u, s, vh = _lapack(np.linalg.svd, a, full_matrices, message="linalg.svd: The algorithm failed to converge.")
+    if bad.any():
+        u[bad], s[bad], vh[bad] = np.nan, np.nan, np.nan
     return _own(u, A._dtype), _own(s, A._dtype), _own(vh, A._dtype)
 
 

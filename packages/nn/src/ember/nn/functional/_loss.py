@@ -116,6 +116,8 @@ def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = 
                          f"({input.shape}) is deprecated. Please ensure they have the same size.")
     if input.numel() and not bool(((input >= 0) & (input <= 1)).all()):  # NaN is outside too
         raise RuntimeError("all elements of input should be between 0 and 1")
+    if target.numel() and not bool(((target >= 0) & (target <= 1)).all()):
+        raise RuntimeError("all elements of target should be between 0 and 1")
     return ea.binary_cross_entropy(input, target, weight, reduction)
 
 
@@ -312,6 +314,8 @@ def triplet_margin_loss(anchor: Tensor, positive: Tensor, negative: Tensor, marg
     """max(0, margin + d(a, p) - d(a, n)) with d the p-norm distance (`swap`: d(a, n) is replaced by
     d(p, n) where that is smaller)."""
     reduction = _legacy_reduction(size_average, reduce, reduction)
+    if margin <= 0:
+        raise ValueError(f"margin must be greater than 0, got {margin}")
 
     def dist(a: Tensor, b: Tensor) -> Tensor:
         return ea.vector_norm(a - b + eps, p, -1)
