@@ -423,3 +423,17 @@ def test_unpadded_1x1_convolution_is_a_stacked_matmul(stride, monkeypatch):
     up = E.conv_transpose2d(T(g), T(w), None, stride, 0, extra)
     ref = ref_conv_transpose2d(g, w, None, stride, (0, 0), extra, 1, (1, 1))
     np.testing.assert_allclose(up.numpy(), ref, rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("x, w, kw, shape", [
+    ((2, 2, 1, 2), (2, 3, 1, 3), dict(padding=(0, 2)), (2, 3, 1, 0)),
+    ((0, 2, 2), (2, 2, 3), dict(padding=2), (0, 2, 0)),
+    ((2, 3, 6, 3, 5), (3, 2, 1, 2, 3), dict(stride=(2, 1, 2), padding=(2, 2, 0), dilation=(1, 1, 2), groups=3,
+                                            output_padding=(1, 0, 1)), (2, 6, 8, 0, 14)),
+])
+def test_transposed_conv_to_an_empty_output_is_empty_as_in_pytorch(x, w, kw, shape):
+    # found by the fuzz campaign's conv family: ember refused an output size of 0 ("too small")
+    fn = {3: E.conv_transpose1d, 4: E.conv_transpose2d, 5: E.conv_transpose3d}[len(x)]
+    assert tuple(fn(E.ones(*x), E.ones(*w), **kw).shape) == shape
+    with pytest.raises(RuntimeError, match=r"output size \[1, 1, -1, -1\] is too small"):
+        E.conv_transpose2d(E.ones(1, 1, 1, 1), E.ones(1, 1, 1, 1), padding=1)

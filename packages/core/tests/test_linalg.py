@@ -247,3 +247,11 @@ def test_svd_of_a_matrix_with_an_inf_is_nan_and_returns():
     assert np.isnan(s.numpy()[1]).all() and np.isnan(u.numpy()[1]).all() and np.isnan(vh.numpy()[1]).all()
     np.testing.assert_allclose(s.numpy()[0], np.linalg.svd(a[0], compute_uv=False), rtol=1e-12)
     assert np.isnan(E.linalg.svdvals(x).numpy()[1]).all()
+
+
+@pytest.mark.parametrize("a, b", [((2, 1, 1), (1,)), ((3, 2), (1, 3, 2, 1))])
+def test_lstsq_with_a_right_side_of_the_wrong_rank_raises_pytorchs_error(a, b):
+    # found by the fuzz campaign's linalg family: an IndexError ("tuple index out of range") leaked
+    with pytest.raises(RuntimeError, match=r"torch.linalg.lstsq: input.dim\(\) must be greater or equal to "
+                                           r"other.dim\(\) and \(input.dim\(\) - other.dim\(\)\) <= 1"):
+        E.linalg.lstsq(E.ones(*a), E.ones(*b))

@@ -319,6 +319,8 @@ def _max_pool_ref(d):
 def _avg_pool_ref(d):
     def ref(x, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True, divisor_override=None):
         dt, X, k, s, p, dil, o = _pool_common(x, d, kernel_size, stride, padding, 1, ceil_mode)
+        if d == 3 and any(X.shape[2 + i] + 2 * p[i] < k[i] for i in range(d)):
+            raise Unchecked("a kernel past the padded input (PyTorch's avg_pool3d refuses, ember computes)")
         if divisor_override == 0:
             raise Invalid("a zero divisor")
         L = X.shape[2:]
@@ -364,7 +366,7 @@ def _adaptive_ref(d, mode):
             raise Unchecked("None or a negative output size")
         X = x[None] if x.ndim == d + 1 else x
         if any(n == 0 for n in X.shape[2:]):
-            raise Invalid("an empty plane")
+            raise Unchecked("an empty plane (PyTorch's adaptive_avg_pool computes NaN, ember refuses)")
         L = X.shape[2:]
         out = np.zeros(X.shape[:2] + o)
         idx = np.zeros(X.shape[:2] + o, dtype=np.int64)
@@ -390,20 +392,20 @@ def _adaptive_ref(d, mode):
 
 def _unpool_ref(d):
     def ref(x, indices, kernel_size, stride=None, padding=0, output_size=None):
+        k = _tup(kernel_size, d)
+        s = k if stride is None else _tup(stride, d)
+        p = _tup(padding, d)
+        size = tuple((x.shape[-d + i] - 1) * s[i] - 2 * p[i] + k[i] for i in range(d))
+        if output_size is not None:  # (checked first, in Python)
+            given = tuple(output_size[-d:])
+            if any(not size[i] - s[i] < given[i] < size[i] + s[i] for i in range(d)):
+                raise Invalid("an output_size more than a stride from the default", ValueError)
+            size = given
         dt = _floating(x)
         if _dt(indices) != "int64":
             raise Invalid("indices not int64")
         if x.ndim not in (d + 1, d + 2) or indices.shape != x.shape:
             raise Invalid("indices of another shape, or an input of the wrong rank")
-        k = _tup(kernel_size, d)
-        s = k if stride is None else _tup(stride, d)
-        p = _tup(padding, d)
-        size = tuple((x.shape[-d + i] - 1) * s[i] - 2 * p[i] + k[i] for i in range(d))
-        if output_size is not None:
-            given = tuple(output_size[-d:])
-            if any(not size[i] - s[i] < given[i] < size[i] + s[i] for i in range(d)):
-                raise Invalid("an output_size more than a stride from the default", ValueError)
-            size = given
         if any(v <= 0 for v in size):
             raise Unchecked("an output of non-positive size")
         plane = int(np.prod(size))

@@ -461,7 +461,7 @@ def _conv_transpose2d_meta(input, weight, bias, stride, padding, output_padding,
         raise RuntimeError(f"Given weight of size {list(weight._shape)}, expected bias to be 1-dimensional with "
                            f"{og * groups} elements, but got bias of size {list(bias._shape)} instead")
     shape = _transpose_out_shape(input._shape, weight._shape, stride, padding, output_padding, dilation, groups)
-    if min(shape[2:]) <= 0:
+    if min(shape[2:]) < 0:  # (a 0-size output is empty, as in PyTorch)
         raise RuntimeError(f"conv_transpose2d: the output size {list(shape)} is too small; got {describe(input)} "
                            f"and {describe(weight)}")
 
@@ -760,7 +760,7 @@ def _conv_transpose_nd(op: str, nd: int, input, weight, bias, stride, padding, o
             (1, *dilation)
     shape = _transpose_out_shape(tuple(input.shape), tuple(weight.shape), stride, padding, output_padding,
                                  dilation, groups)
-    if min(shape[2:]) <= 0:
+    if min(shape[2:]) < 0:
         raise RuntimeError(f"{op}: the output size {list(shape)} is too small; got {describe(input)} and "
                            f"{describe(weight)}")
     if nd == 3:
