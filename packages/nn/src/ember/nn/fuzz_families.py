@@ -1083,8 +1083,8 @@ def _ref_cholesky(b, shift):
     if _dt(b) not in _FLOATS:
         raise Unchecked("an integer matrix (b @ b.mT + shift * I promotes it to float)")
     dt = _la_dtype(b, "cholesky")
-    _matrices(b)
-    a = b @ np.swapaxes(b, -1, -2) + shift * np.eye(b.shape[-1])
+    _matrices(b, square=False)
+    a = b @ np.swapaxes(b, -1, -2) + shift * np.eye(b.shape[-2])
     if a.size and np.any(np.linalg.eigvalsh(a)[..., 0] <= 1e-3 * max(1.0, np.abs(a).max())):
         if shift < 0:
             raise Invalid("not positive-definite")
@@ -1263,7 +1263,7 @@ def _la_call(fname, post=None):
 
 
 def _call_cholesky(M, b, shift):
-    a = b @ b.mT + shift * M.eye(b.shape[-1], dtype=b.dtype)
+    a = b @ b.mT + shift * M.eye(b.shape[-2], dtype=b.dtype)
     return M.linalg.cholesky(a)
 
 
@@ -1342,8 +1342,8 @@ def _grad(wrt=None, ties=False):
         specs = [(i, a) for i, a in enumerate(case.args) if isinstance(a, TensorSpec)
                  and a.dtype in ("float32", "float64") and not a.specials and int(np.prod(a.shape)) > 0
                  and (wrt is None or i in wrt) and not (ties and a.layout in ("expanded", "overlapping"))]
-        if not specs:
-            return None
+        if not specs or any(isinstance(a, TensorSpec) and a.specials for a in case.args):
+            return None  # (NaN, inf, 1e30 anywhere: float64 differences cannot see the derivative)
         out0 = result[0] if isinstance(result, tuple) else result
         if not out0.dtype.is_floating_point or out0.numel() == 0:
             return None

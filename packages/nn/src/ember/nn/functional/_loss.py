@@ -245,7 +245,7 @@ def gaussian_nll_loss(input: Tensor, target: Tensor, var: Tensor | float, full: 
     _check_reduction(reduction)
     if bool((var < 0).any()):
         raise ValueError("var has negative entry/entries")
-    var = var + (ea.clamp(var, min=eps) - var).detach()
+    var = ea.where(var < eps, var + (eps - var).detach(), var)  # (not clamp(var) - var: NaN at var = inf)
     loss = 0.5 * (ea.log(var) + (input - target) ** 2 / var)
     if full:
         loss = loss + 0.5 * math.log(2 * math.pi)
