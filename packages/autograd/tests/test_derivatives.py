@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 import ember.autograd as E
 from ember.autograd.derivatives import TABLE, check_signature
 from ember.autograd.derivatives._entry import derivative
+from ember.autograd.gradcheck import gradcheck
 from ember.core.dispatch import get_op, registered_ops
 from ember.core.ops import elementwise as ew
 from ember.core.ops.activation import ACTIVATIONS
@@ -591,3 +592,19 @@ def test_unary_gradients_random_shapes(name, shape, nc, seed):
     lo, hi = _grad_range(name, 0)
     x = make(shape, lo, hi, rng=np.random.default_rng(seed), noncontig=nc)
     assert E.gradcheck(getattr(E, name), (x,))
+
+
+@pytest.mark.parametrize("x, w, kw", [
+    ((1, 1, 3, 3), (1, 1, 3, 1), dict(stride=1, padding=(0, 1), dilation=(1, 2), output_padding=(0, 1))),
+    ((1, 2, 2, 3), (2, 1, 2, 2), dict(stride=1, dilation=(2, 3), output_padding=(1, 2), groups=2)),
+    ((1, 1, 2, 2, 2), (1, 1, 2, 2, 1), dict(stride=(2, 1, 1), padding=(0, 0, 1), dilation=(1, 1, 2),
+                                          output_padding=(0, 0, 1))),
+])
+def test_transposed_conv_with_output_padding_below_the_dilation_has_the_right_input_gradient(x, w, kw):
+    # found by the fuzz campaign's conv family: with stride 1, output_padding < dilation adds output rows
+    # that the input gradient (a conv of the gradient) mapped past the input: "invalid gradient ... shape"
+    rng = np.random.default_rng(0)
+    a = E.tensor(rng.standard_normal(x), dtype=E.float64, requires_grad=True)
+    b = E.tensor(rng.standard_normal(w), dtype=E.float64, requires_grad=True)
+    fn = E.conv_transpose2d if len(x) == 4 else E.conv_transpose3d
+    assert gradcheck(lambda a, b: fn(a, b, **kw), (a, b))
