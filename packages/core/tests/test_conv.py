@@ -437,3 +437,11 @@ def test_transposed_conv_to_an_empty_output_is_empty_as_in_pytorch(x, w, kw, sha
     assert tuple(fn(E.ones(*x), E.ones(*w), **kw).shape) == shape
     with pytest.raises(RuntimeError, match=r"output size \[1, 1, -1, -1\] is too small"):
         E.conv_transpose2d(E.ones(1, 1, 1, 1), E.ones(1, 1, 1, 1), padding=1)
+
+
+def test_transposed_1x1_conv_of_an_empty_batch_is_empty():
+    # found by the fuzz campaign's conv family: numpy's "cannot reshape array of size 0" leaked
+    # (the 1x1 path's reshape inferred the channels from a batch of 0)
+    out = E.conv_transpose1d(E.ones(0, 1, 2), E.ones(1, 1, 1), E.ones(1), dilation=2, output_padding=1)
+    assert tuple(out.shape) == (0, 1, 3)
+    assert tuple(E.conv_transpose2d(E.ones(0, 3, 2, 2), E.ones(3, 4, 1, 1), stride=2).shape) == (0, 4, 3, 3)

@@ -255,3 +255,14 @@ def test_lstsq_with_a_right_side_of_the_wrong_rank_raises_pytorchs_error(a, b):
     with pytest.raises(RuntimeError, match=r"torch.linalg.lstsq: input.dim\(\) must be greater or equal to "
                                            r"other.dim\(\) and \(input.dim\(\) - other.dim\(\)\) <= 1"):
         E.linalg.lstsq(E.ones(*a), E.ones(*b))
+
+
+@pytest.mark.parametrize("ord", [math.inf, -math.inf])
+def test_inf_vector_norm_of_an_empty_tensor_over_a_non_empty_dim_is_empty(ord):
+    # found by the fuzz campaign's linalg family: ember refused any empty tensor; PyTorch only a reduction
+    # over an empty dim (which has no identity for max/min)
+    assert tuple(E.linalg.vector_norm(E.zeros(0, 1), ord, dim=-1, keepdim=True).shape) == (0, 1)
+    assert tuple(E.linalg.vector_norm(E.zeros(0, 3), ord, dim=1).shape) == (0,)
+    for dim in (None, 0):
+        with pytest.raises(RuntimeError, match="cannot compute the inf norm on an empty tensor"):
+            E.linalg.vector_norm(E.zeros(0, 3), ord, dim=dim)

@@ -199,7 +199,7 @@ def _vector_norm(x, ord=2, dims=(), keepdim=False, dtype=None, *, out=None):  # 
                            f"Got {dtypes.TORCH_NAMES[x._dtype.name]}")
     name = "linalg.vector_norm"
     if math.isinf(ord):
-        if x.numel() == 0 or any(x._shape[d] == 0 for d in dims):
+        if any(x._shape[d] == 0 for d in dims):
             raise RuntimeError("linalg.vector_norm cannot compute the inf norm on an empty tensor because the "
                                "operation does not have an identity")
         return fold(x, dims, keepdim, out, dt, name, "abs", "max" if ord > 0 else "min", "keep",

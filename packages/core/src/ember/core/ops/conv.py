@@ -173,7 +173,8 @@ def _pointwise(x: np.ndarray, w: np.ndarray, stride, ho: int, wo: int) -> np.nda
 def _pointwise_input_grad(g: np.ndarray, w: np.ndarray, input_shape, stride) -> np.ndarray:
     """The input gradient of an unpadded 1x1 conv: `W^T @ g[b]`, scattered to every s-th pixel at a stride."""
     n, o, ho, wo = g.shape
-    gi = np.matmul(w.reshape(o, -1).T, np.ascontiguousarray(g).reshape(n, o, ho * wo)).reshape(n, -1, ho, wo)
+    wt = w.reshape(o, -1).T
+    gi = np.matmul(wt, np.ascontiguousarray(g).reshape(n, o, ho * wo)).reshape(n, wt.shape[0], ho, wo)  # (n may be 0)
     if tuple(stride) == (1, 1) and tuple(input_shape[2:]) == (ho, wo):
         return gi
     sh, sw = stride

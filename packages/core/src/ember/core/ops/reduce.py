@@ -606,7 +606,7 @@ def _vector_norm_cpu(x, ord=2, dims=(), keepdim=False, dtype=None, *, out=None):
                            f"Got {dtypes.TORCH_NAMES[x._dtype.name]}")
     a = np.abs(x._np().astype(_accumulate_np(dt), copy=False))
     if math.isinf(ord):
-        if a.size == 0 or builtins.any(a.shape[d] == 0 for d in dims):
+        if builtins.any(a.shape[d] == 0 for d in dims):  # (an empty tensor reduced over non-empty dims is empty)
             raise RuntimeError("linalg.vector_norm cannot compute the inf norm on an empty tensor because the "
                                "operation does not have an identity")
         r = (np.amax if ord > 0 else np.amin)(a, axis=dims, keepdims=keepdim)
