@@ -608,3 +608,14 @@ def test_transposed_conv_with_output_padding_below_the_dilation_has_the_right_in
     b = E.tensor(rng.standard_normal(w), dtype=E.float64, requires_grad=True)
     fn = E.conv_transpose2d if len(x) == 4 else E.conv_transpose3d
     assert gradcheck(lambda a, b: fn(a, b, **kw), (a, b))
+
+
+def test_matrix_power_zero_is_the_identity_with_a_zero_gradient():
+    # found by the fuzz campaign's linalg family: the identity was not connected to the graph, so
+    # backward() said it "does not require grad" (PyTorch: a zero gradient; a NaN entry does not leak)
+    a = E.tensor([[1.0, float("nan")], [2.0, 3.0]], requires_grad=True)
+    r = E.linalg.matrix_power(a, 0)
+    assert r.requires_grad
+    r.sum().backward()
+    np.testing.assert_array_equal(r.detach().numpy(), np.eye(2))
+    np.testing.assert_array_equal(a.grad.numpy(), np.zeros((2, 2)))

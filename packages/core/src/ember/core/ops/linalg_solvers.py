@@ -417,10 +417,11 @@ def matrix_power(input: Tensor, n: int) -> Tensor:
     if input.ndim < 2 or input._shape[-1] != input._shape[-2]:
         raise RuntimeError(f"linalg.matrix_power: A must be batches of square matrices, but they are "
                            f"{'x'.join(map(str, input._shape))}")
-    if n == 0:
-        from ember.core.creation import eye
+    if n == 0:  # the identity, as a `where` that never picks `input`: a zero gradient, as PyTorch's
+        from ember.core.creation import eye, zeros
 
-        return S.expand(eye(input._shape[-1], dtype=input._dtype), input._shape).contiguous()
+        ident = S.expand(eye(input._shape[-1], dtype=input._dtype, device=input.device), input._shape)
+        return ew.where(zeros(input._shape, dtype=dtypes.bool, device=input.device), input, ident)
     base = _inv(input) if n < 0 else input
     n = abs(n)
     result = None
