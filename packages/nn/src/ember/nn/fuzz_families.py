@@ -70,6 +70,13 @@ def _param(draw, d, good, bad):
     return tuple(vals)
 
 
+def _overflows(v, dt: str) -> None:
+    """A power or sum the kernel computes in `dt` overflows there (inf, as PyTorch's) where float64 does not."""
+    big = {"float16": 65504.0, "bfloat16": 3.38e38, "float32": 3.4e38}.get(dt)
+    if big is not None and np.size(v) and np.nanmax(np.where(np.isfinite(v), v, 0)) >= big:
+        raise Unchecked(f"an intermediate that overflows {dt}")
+
+
 def _floating(*arrays) -> str:
     dt = _dt(arrays[0])
     if dt not in _FLOATS:
@@ -347,6 +354,7 @@ def _avg_pool_ref(d):
 def _lp_pool_ref(d):
     def ref(x, norm_type, kernel_size, stride=None, ceil_mode=False):
         dt, X, k, s, p, dil, o = _pool_common(x, d, kernel_size, stride, 0, 1, ceil_mode)
+        _overflows(np.abs(x) ** norm_type * int(np.prod(_tup(kernel_size, d))), dt)
         avg = _avg_pool_ref(d)(x ** norm_type, kernel_size, stride, 0, ceil_mode)
         K = int(np.prod(k))
         out = (np.sign(avg.value) * np.maximum(np.abs(avg.value), 0) * K) ** (1.0 / norm_type)
@@ -606,9 +614,9 @@ def _bce_ref(input, target, weight=None, reduction="mean"):
 def _bce_logits_ref(input, target, weight=None, reduction="mean", pos_weight=None):
     dt = _loss_dtype(input, target, weight, pos_weight)
     _same(input, target)
-    pw = 1.0 if pos_weight is None else pos_weight
     logsig = -np.logaddexp(0, -input)
-    v = (1 - target) * input - (1 + (pw - 1) * target) * logsig
+    coef = 1.0 if pos_weight is None else 1 + (pos_weight - 1) * target
+    v = (1 - target) * input - coef * logsig
     if weight is not None:
         v = v * weight
     r, sc = _reduce(v, reduction, np.abs(v) + np.abs(input) * 1e-3)
@@ -710,11 +718,11 @@ def _nll_ref(input, target, weight=None, ignore_index=-100, reduction="mean"):
 def _kl_ref(input, target, reduction="mean", log_target=False):
     dt = _loss_dtype(input, target)
     _same(input, target)
-    if log_target:
-        v = np.exp(target) * (target - input)
-    else:
-        with np.errstate(all="ignore"):
-            v = np.where(target > 0, target * (np.log(np.where(target > 0, target, 1)) - input), 0.0 * -input)
+    with np.errstate(all="ignore"):
+        if log_target:
+            v = np.exp(target) * (target - input)
+        else:  # PyTorch's xlogy(t, t) - t * input: NaN for a negative target
+            v = np.where(target == 0, 0.0, target * np.log(target)) - target * input
     if reduction == "batchmean":
         n = input.shape[0] if input.ndim else 1
         with np.errstate(all="ignore"):
@@ -767,6 +775,7 @@ def _triplet_ref(anchor, positive, negative, margin=1.0, p=2.0, eps=1e-6, swap=F
         raise Invalid("a non-positive margin", ValueError)
 
     def dist(a, b):
+        _overflows(np.abs(a - b + eps) ** p * a.shape[-1], dt)
         return (np.abs(a - b + eps) ** p).sum(-1) ** (1 / p)
     dp, dn = dist(anchor, positive), dist(anchor, negative)
     if swap:
@@ -969,6 +978,8 @@ def _call_ctc(M, x, targets, il, tl, **kw):
 def _ctc_row_ref(x, targets, il, tl, **kw):
     if _dt(x) not in ("float32", "float64"):
         raise Unchecked("low precision")
+    if not np.all(np.isfinite(x)):
+        raise Unchecked("a non-finite logit (NaN log-probabilities)")
     lp = _log_softmax(x, 2)
     tg = np.array(targets, dtype=np.int64).reshape(len(targets), len(targets[0]))
     e = _ctc_ref(lp, tg, il, tl, **kw)
@@ -1112,8 +1123,10 @@ def _ref_svd(a):
 
 def _ref_eigh(b):
     dt = _la_dtype(b, "eigh")
-    _matrices(b)
-    a = b + np.swapaxes(b, -1, -2)
+    if b.ndim < 2:
+        raise Invalid("fewer than 2 dims")
+    a = b + np.swapaxes(b, -1, -2)  # ((1, 0) + (0, 1) broadcasts to (0, 0), as in the call)
+    _matrices(a)
     w = np.linalg.eigvalsh(a) if a.size else np.zeros(a.shape[:-1])
     if w.size and np.min(np.diff(w, axis=-1), initial=np.inf) < 1e-3:
         raise Unchecked("close eigenvalues")
@@ -1124,7 +1137,12 @@ def _ref_lstsq(a, b):
     dt = _la_dtype(a, "lstsq")
     _la_dtype(b, "lstsq")
     _matrices(a, square=False)
-    if b.ndim < 2 or b.shape[-2] != a.shape[-2]:
+    if not 0 <= a.ndim - b.ndim <= 1:
+        raise Invalid("a right side of the wrong rank")
+    if b.ndim == a.ndim - 1:
+        e = _ref_lstsq(a, b[..., None])
+        return Expect(e.value[..., 0], e.dtype, None if e.scale is None else e.scale[..., 0])
+    if b.shape[-2] != a.shape[-2]:
         raise Invalid("a right side of the wrong size")
     if a.shape[:-2] != b.shape[:-2]:
         raise Unchecked("broadcast batches")
