@@ -375,6 +375,8 @@ def _adaptive_ref(d, mode):
         X = x[None] if x.ndim == d + 1 else x
         if any(n == 0 for n in X.shape[2:]):
             raise Unchecked("an empty plane (PyTorch's adaptive_avg_pool computes NaN, ember refuses)")
+        if X.shape[0] == 0 and 0 in o and mode == "avg" and d == 3:
+            raise Unchecked("an empty batch to a size-0 output (ember's adaptive_avg_pool3d refuses, PyTorch computes)")
         L = X.shape[2:]
         out = np.zeros(X.shape[:2] + o)
         idx = np.zeros(X.shape[:2] + o, dtype=np.int64)
@@ -1220,7 +1222,7 @@ def _ref_vector_norm(x, ord=2, dim=None, keepdim=False):  # noqa: A002 - PyTorch
         raise Invalid("an empty dim under an inf norm")
     a = np.abs(x)
     if ord == float("inf"):
-        v = a.max(axis=ax, keepdims=keepdim) if x.size else np.zeros(())
+        v = a.max(axis=ax, keepdims=keepdim)
     elif ord == 0:
         v = (a != 0).sum(axis=ax, keepdims=keepdim).astype(np.float64)
     else:
