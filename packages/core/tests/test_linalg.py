@@ -266,3 +266,11 @@ def test_inf_vector_norm_of_an_empty_tensor_over_a_non_empty_dim_is_empty(ord):
     for dim in (None, 0):
         with pytest.raises(RuntimeError, match="cannot compute the inf norm on an empty tensor"):
             E.linalg.vector_norm(E.zeros(0, 3), ord, dim=dim)
+
+
+@pytest.mark.parametrize("a, b, shape", [((1, 0, 0), (0, 2), (1, 0, 2)), ((2, 0, 3, 0), (0,), (2, 0, 3)),
+                                         ((2, 3, 0), (0, 4), (2, 3, 4))])
+def test_batched_matmul_with_an_empty_inner_dim(a, b, shape):
+    # found by the fuzz campaign's linalg family (lu_solve of 0 x 0 matrices): reshape(a, (-1, 0)) was ambiguous
+    r = E.matmul(E.ones(*a), E.ones(*b))
+    assert tuple(r.shape) == shape and float(r.abs().sum()) == 0.0
