@@ -221,3 +221,12 @@ def test_max_pool2d_backward_rejects_an_index_outside_the_plane():
     bad = E.from_numpy(np.array([[[[0, 9]]]], dtype=np.int64))
     with pytest.raises(IndexError, match="Found an invalid max index: 9"):
         P.max_pool2d_backward(g, bad, (1, 1, 3, 3))
+
+
+@pytest.mark.parametrize("size", [(1, 1, 0), (0, 1, 1)])
+def test_adaptive_3d_pooling_of_an_empty_batch_to_a_size_with_a_zero(size):
+    # found by the fuzz campaign's pool family: "shape '[0, 3, -1]' is invalid for input of size 0"
+    x = E.zeros(0, 3, 5, 2, 7)
+    out, idx = E.adaptive_max_pool3d(x, size, return_indices=True)
+    assert tuple(out.shape) == tuple(idx.shape) == (0, 3, *size)
+    assert tuple(E.adaptive_avg_pool3d(x, size).shape) == (0, 3, *size)
