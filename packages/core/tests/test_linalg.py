@@ -274,3 +274,11 @@ def test_batched_matmul_with_an_empty_inner_dim(a, b, shape):
     # found by the fuzz campaign's linalg family (lu_solve of 0 x 0 matrices): reshape(a, (-1, 0)) was ambiguous
     r = E.matmul(E.ones(*a), E.ones(*b))
     assert tuple(r.shape) == shape and float(r.abs().sum()) == 0.0
+
+
+@pytest.mark.parametrize("ord", ["fro", 1, -1, math.inf, 2, "nuc"])
+def test_matrix_norm_of_an_integer_matrix_raises_pytorchs_error(ord):
+    # found by the fuzz campaign's linalg family: the 1/inf norms computed on int64 (PyTorch refuses every order)
+    with pytest.raises(RuntimeError, match="linalg.matrix_norm: Expected a floating point or complex tensor as "
+                                           "input. Got Long"):
+        E.linalg.matrix_norm(E.ones(1, 2, 2, dtype=E.int64), ord=ord)

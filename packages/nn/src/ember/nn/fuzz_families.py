@@ -791,6 +791,7 @@ def _triplet_ref(anchor, positive, negative, margin=1.0, p=2.0, eps=1e-6, swap=F
 def _poisson_ref(input, target, log_input=True, full=False, eps=1e-8, reduction="mean"):
     dt = _loss_dtype(input, target)
     _same(input, target)
+    _overflows(np.abs(target * input), dt)
     v = np.exp(input) - target * input if log_input else input - target * np.log(input + eps)
     sc = np.abs(np.exp(input)) + np.abs(target * input) if log_input else np.abs(input) + np.abs(target * np.log(
         input + eps))
@@ -810,6 +811,7 @@ def _gaussian_ref(input, target, var, full=False, eps=1e-6, reduction="mean"):
         raise Unchecked("a var of another shape")
     if np.any(var < 0):
         raise Invalid("a negative var", ValueError)
+    _overflows((input - target) ** 2, dt)
     v2 = np.maximum(var, eps)
     v = 0.5 * (np.log(v2) + (input - target) ** 2 / v2)
     if full:
@@ -1198,6 +1200,7 @@ def _ref_matrix_norm(a, ord="fro", dim=(-2, -1), keepdim=False):  # noqa: A002 -
         s = np.linalg.svd(a, compute_uv=False)
         v = s[..., 0] if ord == 2 else s[..., -1] if ord == -2 else s.sum(-1)
     elif ord == "fro":
+        _overflows(a * a * a.shape[-1] * a.shape[-2], dt)
         v = np.sqrt((a * a).sum((-2, -1)))
     else:
         v = np.linalg.norm(a, ord, axis=(-2, -1)) if a.size else np.zeros(a.shape[:-2])
@@ -1223,6 +1226,8 @@ def _ref_vector_norm(x, ord=2, dim=None, keepdim=False):  # noqa: A002 - PyTorch
     if (x.shape[ax] if isinstance(ax, int) else 1) == 0 and ord in (float("inf"), float("-inf")):
         raise Invalid("an empty dim under an inf norm")
     a = np.abs(x)
+    if ord not in (0, float("inf")):
+        _overflows(a ** ord * max(x.size, 1), dt)
     if ord == float("inf"):
         v = a.max(axis=ax, keepdims=keepdim)
     elif ord == 0:
