@@ -376,8 +376,6 @@ def _adaptive_ref(d, mode):
         X = x[None] if x.ndim == d + 1 else x
         if any(n == 0 for n in X.shape[2:]):
             raise Unchecked("an empty plane (PyTorch's adaptive_avg_pool computes NaN, ember refuses)")
-        if X.shape[0] == 0 and 0 in o and mode == "avg" and d == 3:
-            raise Unchecked("an empty batch to a size-0 output (ember's adaptive_avg_pool3d refuses, PyTorch computes)")
         L = X.shape[2:]
         out = np.zeros(X.shape[:2] + o)
         idx = np.zeros(X.shape[:2] + o, dtype=np.int64)
@@ -681,10 +679,10 @@ def _ce_ref(input, target, weight=None, ignore_index=-100, reduction="mean", lab
         with np.errstate(all="ignore"):
             nll_r = nll.sum() / den
             sm_r = smooth.sum() / den if weight is not None else smooth.sum() / valid.sum()
-        v = (1 - label_smoothing) * nll_r + label_smoothing / C * sm_r
+        v = nll_r if label_smoothing == 0 else (1 - label_smoothing) * nll_r + label_smoothing / C * sm_r
         sc = np.abs(nll).sum() / max(abs(den), 1e-30) + np.abs(smooth).sum() / max(valid.sum(), 1)
         return Expect(np.float64(v), dt, np.float64(sc))
-    v = (1 - label_smoothing) * nll + label_smoothing / C * smooth
+    v = nll if label_smoothing == 0 else (1 - label_smoothing) * nll + label_smoothing / C * smooth
     v = np.where(valid, v, 0.0)
     if unbatched:
         v = v[0]
@@ -1099,6 +1097,7 @@ def _ref_cholesky(b, shift):
         raise Unchecked("an integer matrix (b @ b.mT + shift * I promotes it to float)")
     dt = _la_dtype(b, "cholesky")
     _matrices(b, square=False)
+    _overflows(b * b * b.shape[-1], dt)
     a = b @ np.swapaxes(b, -1, -2) + shift * np.eye(b.shape[-2])
     if a.size and np.any(np.linalg.eigvalsh(a)[..., 0] <= 1e-3 * max(1.0, np.abs(a).max())):
         if shift < 0:
@@ -1140,6 +1139,8 @@ def _ref_eigh(b):
 def _ref_lstsq(a, b):
     dt = _la_dtype(a, "lstsq")
     _la_dtype(b, "lstsq")
+    if _dt(b) != dt:
+        raise Invalid("operands of two dtypes")
     _matrices(a, square=False)
     if not 0 <= a.ndim - b.ndim <= 1:
         raise Invalid("a right side of the wrong rank")
