@@ -378,6 +378,7 @@ def _adaptive_ref(d, mode):
             raise Unchecked("an empty plane (PyTorch's adaptive_avg_pool computes NaN, ember refuses)")
         L = X.shape[2:]
         out = np.zeros(X.shape[:2] + o)
+        scale = np.zeros(X.shape[:2] + o)
         idx = np.zeros(X.shape[:2] + o, dtype=np.int64)
         for pos in itertools.product(*(range(v) for v in o)):
             ranges = [range(pos[i] * L[i] // o[i], -(-(pos[i] + 1) * L[i] // o[i])) for i in range(d)]
@@ -385,6 +386,7 @@ def _adaptive_ref(d, mode):
             vals = X.reshape(X.shape[:2] + (-1,))[..., flat]
             if mode == "avg":
                 out[(...,) + pos] = vals.mean(-1)
+                scale[(...,) + pos] = np.abs(vals).mean(-1)
             else:
                 nan = np.isnan(vals)
                 pick = np.where(nan.any(-1), vals.shape[-1] - 1 - np.argmax(nan[..., ::-1], axis=-1),
@@ -395,7 +397,9 @@ def _adaptive_ref(d, mode):
             out, idx = out[0], idx[0]
         if return_indices:
             return Expect([out, idx], (dt, "int64"))
-        return Expect(out, dt, np.abs(out) * 4 if mode == "avg" else None)
+        if x.ndim == d + 1:
+            scale = scale[0]
+        return Expect(out, dt, scale if mode == "avg" else None)
     return ref
 
 
