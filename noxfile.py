@@ -143,7 +143,7 @@ def fuzz(session: nox.Session) -> None:
     """The long fuzz campaign over the op table, each case also run in PyTorch; it rewrites its section
     of docs/robustness.md (NOTE [ The fuzz campaign ] in ember.core.fuzz). Arguments after `--` replace
     the script's defaults. Opt-in: the suite's bounded run is core's tests/test_fuzz_ops.py."""
-    _install_layers(session, "core")
+    _install_layers(session, "core", "autograd", "nn")  # nn: the conv, pool, loss and linalg families
     session.install(*TEST_DEPS, "scipy", "torch==2.13.0")
     if session.posargs:
         session.run("python", "scripts/fuzz_ops.py", *session.posargs, env=ENV)
@@ -155,6 +155,8 @@ def fuzz(session: nox.Session) -> None:
                 env={**ENV, "NUMBA_ENABLE_CUDASIM": "1"})
     session.run("python", "scripts/fuzz_ops.py", "--cases", "2500", "--seed", "1", "--complex", "--torch", "--write",
                 "docs/robustness.md", "--section", "fuzz-complex", env=ENV)
+    session.run("python", "scripts/fuzz_ops.py", "--cases", "3000", "--seed", "1", "--kinds", "conv,pool,loss,linalg",
+                "--torch", "--write", "docs/robustness.md", "--section", "fuzz-nn", env=ENV)
 
 
 @nox.session

@@ -7,7 +7,8 @@ processes, prints the counts per op and class and the defects with a reproductio
 `--write` replaces the campaign's section of docs/robustness.md (between its markers). `--torch`
 also runs each case in PyTorch and counts where the two agree (run it where torch is installed);
 `--cuda` reruns each case on CUDA (a GPU, or Numba's simulator with NUMBA_ENABLE_CUDASIM=1) and
-compares it with the CPU.
+compares it with the CPU. `--kinds conv,pool,loss,linalg` runs the families of
+`ember.nn.fuzz_families` (values, first derivatives and errors; ember-nn must be importable).
 """
 
 from __future__ import annotations
@@ -100,17 +101,23 @@ def main() -> int:
     p.add_argument("--torch", action="store_true", help="also run each case in PyTorch and compare")
     p.add_argument("--cuda", action="store_true", help="also run each case on CUDA and compare with the CPU")
     p.add_argument("--kinds", help="only the ops of these OpInfo kinds, comma-separated (elementwise, reduction, "
-                                   "indexing, shape)")
+                                   "indexing, shape; conv, pool, loss, linalg from ember.nn.fuzz_families)")
     p.add_argument("--complex", action="store_true", help="elementwise ops on complex64/complex128 tensors")
     p.add_argument("--write", metavar="MD", help="replace the campaign's section of this markdown file")
     p.add_argument("--section", default="fuzz-campaign",
                    help="the section's marker name: <!-- NAME:begin --> ... <!-- NAME:end -->")
     args = p.parse_args()
     t0 = time.time()
+    kinds = set(args.kinds.split(",")) if args.kinds else set()
+    plugins = []
+    if kinds & {"conv", "pool", "loss", "linalg"}:
+        from ember.nn import fuzz_families  # registers its rows here; the children import it by name
+
+        plugins.append(fuzz_families.PLUGIN)
     cases = fuzz.draw_cases(args.cases, args.seed, tuple(args.kinds.split(",")) if args.kinds else None,
                             complex_=args.complex)
     env = dict(os.environ, EMBER_FUZZ_TORCH="1" if args.torch else "0", EMBER_FUZZ_CUDA="1" if args.cuda else "0",
-               PYTHONPATH=os.pathsep.join(sys.path))
+               PYTHONPATH=os.pathsep.join(sys.path), EMBER_FUZZ_PLUGINS=",".join(plugins))
     outcomes = fuzz.run_cases(cases, batch=args.batch, env=env, timeout=600,
                               progress=lambda done, n: print(f"\r{done}/{n}", end="", file=sys.stderr))
     print(file=sys.stderr)

@@ -225,6 +225,10 @@ def test_conv_errors_use_pytorchs_messages():
         E.conv2d(E.zeros(3, 5), w)
     with pytest.raises(RuntimeError, match=r"^expected scalar type Double but found Float$"):
         E.conv2d(E.zeros(1, 3, 5, 5, dtype=E.float64), w)
+    with pytest.raises(RuntimeError, match="expected bias of the input's dtype"):
+        E.conv2d(E.zeros(1, 3, 5, 5), w, E.zeros(64, dtype=E.float64))
+    with pytest.raises(TypeError, match="floating point convolutions only"):
+        E.conv2d(E.zeros(1, 3, 5, 5, dtype=E.int64), w.long())
     with pytest.raises(RuntimeError, match="padding='same' is not supported for strided convolutions"):
         E.conv2d(E.zeros(1, 3, 5, 5), w, padding="same", stride=2)
     with pytest.raises(RuntimeError, match="Invalid padding string: 'full'"):
@@ -480,3 +484,25 @@ def test_direct_kernels_with_two_images_a_row_match_reference(padding, dilation,
     np.testing.assert_allclose(got, y, rtol=1e-10, atol=1e-10)
     check_vjp(lambda xx: ref_conv2d(xx, w, None, *args), x, g, gi)
     check_vjp(lambda ww: ref_conv2d(x, ww, None, *args), w, g, gw)
+
+
+@pytest.mark.parametrize("x, w, kw, shape", [
+    ((2, 2, 1, 2), (2, 3, 1, 3), dict(padding=(0, 2)), (2, 3, 1, 0)),
+    ((0, 2, 2), (2, 2, 3), dict(padding=2), (0, 2, 0)),
+    ((2, 3, 6, 3, 5), (3, 2, 1, 2, 3), dict(stride=(2, 1, 2), padding=(2, 2, 0), dilation=(1, 1, 2), groups=3,
+                                            output_padding=(1, 0, 1)), (2, 6, 8, 0, 14)),
+])
+def test_transposed_conv_to_an_empty_output_is_empty_as_in_pytorch(x, w, kw, shape):
+    # found by the fuzz campaign's conv family: ember refused an output size of 0 ("too small")
+    fn = {3: E.conv_transpose1d, 4: E.conv_transpose2d, 5: E.conv_transpose3d}[len(x)]
+    assert tuple(fn(E.ones(*x), E.ones(*w), **kw).shape) == shape
+    with pytest.raises(RuntimeError, match=r"output size \[1, 1, -1, -1\] is too small"):
+        E.conv_transpose2d(E.ones(1, 1, 1, 1), E.ones(1, 1, 1, 1), padding=1)
+
+
+def test_transposed_1x1_conv_of_an_empty_batch_is_empty():
+    # found by the fuzz campaign's conv family: numpy's "cannot reshape array of size 0" leaked
+    # (the 1x1 path's reshape inferred the channels from a batch of 0)
+    out = E.conv_transpose1d(E.ones(0, 1, 2), E.ones(1, 1, 1), E.ones(1), dilation=2, output_padding=1)
+    assert tuple(out.shape) == (0, 1, 3)
+    assert tuple(E.conv_transpose2d(E.ones(0, 3, 2, 2), E.ones(3, 4, 1, 1), stride=2).shape) == (0, 4, 3, 3)

@@ -176,3 +176,17 @@ def test_complex_elementwise_cases_match_complex_references():
     defects = [f"{o.cls}: {o.case.repro()}: {o.detail}" for o in outcomes if o.cls in fuzz.DEFECTS]
     assert defects == [], "\n".join(defects)
     assert Counter(o.cls for o in outcomes)["ok"] > 40  # (many ops refuse complex, as PyTorch)
+
+
+def test_registered_family_ops_carry_their_row_through_declare():
+    # NOTE [ The op table ]: an op's row rides on its one declaration; only public functions without an Op
+    # of their own (reshape, stack, take_along_dim ...) are rows keyed by name
+    from ember.core import opinfo_indexing, opinfo_shape
+    from ember.core.dispatch import registered_ops
+
+    ops = registered_ops()
+    for module in (opinfo_indexing, opinfo_shape):
+        declared = [n for n in module._ROWS if n not in module.COMPOSITES]
+        assert declared and all(ops[n].info is not None and ops[n].info.draw is not None for n in declared)
+        assert set(module.INFOS) == set(module.COMPOSITES)
+        assert not any(n in ops and ops[n].info is not None for n in module.COMPOSITES)

@@ -235,3 +235,50 @@ def test_cdist_errors_and_dist():
         E.cdist(E.ones(3), E.ones(2, 3))
     assert E.dist(E.ones(3), E.zeros(3)).item() == pytest.approx(math.sqrt(3))
     assert E.ones(2, 2).dist(E.zeros(2), 1).item() == 4.0
+
+
+def test_svd_of_a_matrix_with_an_inf_is_nan_and_returns():
+    # found by the fuzz campaign's linalg family: LAPACK's gesdd (numpy's svd) looped forever on this
+    # batch; PyTorch gives NaN factors for a matrix with a non-finite entry
+    a = np.random.default_rng(2432).uniform(-4, 4, (2, 4, 4))
+    a.reshape(-1)[[16, 29]] = -np.inf
+    x = E.from_numpy(np.ascontiguousarray(a.T)).permute(2, 1, 0)
+    u, s, vh = E.linalg.svd(x)
+    assert np.isnan(s.numpy()[1]).all() and np.isnan(u.numpy()[1]).all() and np.isnan(vh.numpy()[1]).all()
+    np.testing.assert_allclose(s.numpy()[0], np.linalg.svd(a[0], compute_uv=False), rtol=1e-12)
+    assert np.isnan(E.linalg.svdvals(x).numpy()[1]).all()
+
+
+@pytest.mark.parametrize("a, b", [((2, 1, 1), (1,)), ((3, 2), (1, 3, 2, 1))])
+def test_lstsq_with_a_right_side_of_the_wrong_rank_raises_pytorchs_error(a, b):
+    # found by the fuzz campaign's linalg family: an IndexError ("tuple index out of range") leaked
+    with pytest.raises(RuntimeError, match=r"torch.linalg.lstsq: input.dim\(\) must be greater or equal to "
+                                           r"other.dim\(\) and \(input.dim\(\) - other.dim\(\)\) <= 1"):
+        E.linalg.lstsq(E.ones(*a), E.ones(*b))
+
+
+@pytest.mark.parametrize("ord", [math.inf, -math.inf])
+def test_inf_vector_norm_of_an_empty_tensor_over_a_non_empty_dim_is_empty(ord):
+    # found by the fuzz campaign's linalg family: ember refused any empty tensor; PyTorch only a reduction
+    # over an empty dim (which has no identity for max/min)
+    assert tuple(E.linalg.vector_norm(E.zeros(0, 1), ord, dim=-1, keepdim=True).shape) == (0, 1)
+    assert tuple(E.linalg.vector_norm(E.zeros(0, 3), ord, dim=1).shape) == (0,)
+    for dim in (None, 0):
+        with pytest.raises(RuntimeError, match="cannot compute the inf norm on an empty tensor"):
+            E.linalg.vector_norm(E.zeros(0, 3), ord, dim=dim)
+
+
+@pytest.mark.parametrize("a, b, shape", [((1, 0, 0), (0, 2), (1, 0, 2)), ((2, 0, 3, 0), (0,), (2, 0, 3)),
+                                         ((2, 3, 0), (0, 4), (2, 3, 4))])
+def test_batched_matmul_with_an_empty_inner_dim(a, b, shape):
+    # found by the fuzz campaign's linalg family (lu_solve of 0 x 0 matrices): reshape(a, (-1, 0)) was ambiguous
+    r = E.matmul(E.ones(*a), E.ones(*b))
+    assert tuple(r.shape) == shape and float(r.abs().sum()) == 0.0
+
+
+@pytest.mark.parametrize("ord", ["fro", 1, -1, math.inf, 2, "nuc"])
+def test_matrix_norm_of_an_integer_matrix_raises_pytorchs_error(ord):
+    # found by the fuzz campaign's linalg family: the 1/inf norms computed on int64 (PyTorch refuses every order)
+    with pytest.raises(RuntimeError, match="linalg.matrix_norm: Expected a floating point or complex tensor as "
+                                           "input. Got Long"):
+        E.linalg.matrix_norm(E.ones(1, 2, 2, dtype=E.int64), ord=ord)

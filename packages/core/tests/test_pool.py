@@ -244,3 +244,12 @@ def test_max_pool2d_2x2_fast_path_matches_the_general_kernel(dtype, hw):
     np.testing.assert_array_equal(idx.numpy().reshape(want_i.shape), want_i)
     assert np.signbit(out.numpy()[0, 0, 0, 0])  # -0.0 came first and 0.0 is not greater
     assert np.isnan(out.numpy()[1, 2, 1, 1]) and idx.numpy()[1, 2, 1, 1] == 2 * hw[1] + 3
+
+
+@pytest.mark.parametrize("size", [(1, 1, 0), (0, 1, 1)])
+def test_adaptive_3d_pooling_of_an_empty_batch_to_a_size_with_a_zero(size):
+    # found by the fuzz campaign's pool family: "shape '[0, 3, -1]' is invalid for input of size 0"
+    x = E.zeros(0, 3, 5, 2, 7)
+    out, idx = E.adaptive_max_pool3d(x, size, return_indices=True)
+    assert tuple(out.shape) == tuple(idx.shape) == (0, 3, *size)
+    assert tuple(E.adaptive_avg_pool3d(x, size).shape) == (0, 3, *size)

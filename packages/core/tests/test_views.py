@@ -153,3 +153,11 @@ def test_clone_is_independent_and_detached_from_storage():
     c = x.clone()
     c.fill_(0)
     assert x.sum().item() == sum(range(24))
+
+
+@pytest.mark.parametrize("name", ["mT", "mH"])
+def test_matrix_transpose_of_a_vector_raises_pytorchs_runtime_error(name):
+    # found by the fuzz campaign's linalg family: an IndexError where PyTorch raises RuntimeError
+    with pytest.raises(RuntimeError, match=rf"tensor.{name} is only supported on matrices or batches of matrices. "
+                                           r"Got 1-D tensor."):
+        getattr(E.ones(3), name)

@@ -201,3 +201,29 @@ def test_multi_margin_loss_checks_target_range_and_weight_size():
         F.multi_margin_loss(x, torch.tensor([0, -1, 1]))
     with pytest.raises(RuntimeError, match=r"inconsistent weight size, expected 5 but got \[3\]"):
         F.multi_margin_loss(x, torch.tensor([0, 1, 1]), weight=torch.ones(3))
+
+
+def test_gaussian_nll_loss_of_an_infinite_variance_is_inf_not_nan():
+    E = torch
+    # found by the fuzz campaign's loss family: the value-only clamp (clamp(var) - var) was inf - inf
+    x = E.tensor([1.0, 2.0, 3.0], dtype=E.float64, requires_grad=True)
+    var = E.tensor([float("inf"), 1e-9, 2.0], dtype=E.float64, requires_grad=True)
+    loss = F.gaussian_nll_loss(x, E.zeros(3, dtype=E.float64), var, reduction="none")
+    loss.sum().backward()
+    # float64 math (var clamped at eps = 1e-6 in value; its gradient passes through, as PyTorch)
+    np.testing.assert_allclose(loss.detach().numpy(), [np.inf, 0.5 * (np.log(1e-6) + 4 / 1e-6),
+                                                       0.5 * (np.log(2) + 9 / 2)], rtol=1e-12)
+    np.testing.assert_allclose(x.grad.numpy(), [0.0, 2 / 1e-6, 1.5], rtol=1e-12)
+    np.testing.assert_allclose(var.grad.numpy(), [0.0, 0.5 / 1e-6 - 2 / 1e-12, 0.25 - 9 / 8], rtol=1e-12)
+
+
+def test_triplet_margin_loss_refuses_a_non_positive_margin_and_bce_a_target_outside_0_1():
+    E = torch
+    # found by the fuzz campaign's loss family: both computed where PyTorch raises
+    a = E.ones(2, 3)
+    with pytest.raises(ValueError, match="margin must be greater than 0, got 0.0"):
+        F.triplet_margin_loss(a, a, a, margin=0.0)
+    with pytest.raises(RuntimeError, match="all elements of target should be between 0 and 1"):
+        F.binary_cross_entropy(E.full((2,), 0.5), E.tensor([0.5, 1.5]))
+    with pytest.raises(RuntimeError, match="all elements of target should be between 0 and 1"):
+        F.binary_cross_entropy(E.full((1,), 0.5), E.tensor([float("nan")]))

@@ -40,6 +40,7 @@ __all__ = ["TensorSpec", "Bad", "Case", "Outcome", "draw_cases", "run_cases", "r
 DEFECTS = ("wrong", "rejected", "accepted", "bad-error", "crash", "hang")
 CLEAN = (TypeError, ValueError, RuntimeError, IndexError, ZeroDivisionError, NotImplementedError)
 LAYOUTS = ("contiguous", "strided", "transposed", "expanded", "offset", "overlapping")
+CHANNELS_LAST = "channels_last"  # dim 1 innermost (NHWC, NDHWC): drawn by the conv and pool families
 SPECIALS = (float("nan"), float("inf"), float("-inf"), -0.0, 0.0, 1e30, -1e30, 1e-30, 65504.0)
 _TOL = {"float16": (2e-3, 1e-3), "bfloat16": (1.6e-2, 1e-2), "float32": (2e-5, 1e-5), "float64": (1e-9, 1e-10),
         "complex64": (2e-5, 1e-5), "complex128": (1e-9, 1e-10)}
@@ -266,6 +267,10 @@ def build(spec):
         n = sum(shape) - len(shape) + 1
         base = np.resize(a.reshape(-1), n)
         return from_numpy(np.array(base, order="C")).as_strided(shape, (1,) * len(shape))
+    if spec.layout == "channels_last" and a.ndim >= 3:  # (families that draw it: conv, pool)
+        order = (0, *range(2, a.ndim), 1)
+        back = (0, a.ndim - 1, *range(1, a.ndim - 1))
+        return from_numpy(np.ascontiguousarray(a.transpose(order))).permute(*back)
     if spec.layout == "offset":
         big = np.concatenate([np.zeros((1,), dtype=a.dtype), a.reshape(-1)])
         return from_numpy(big)[1:].view(*shape) if shape else from_numpy(big)[1:].view(())
@@ -649,6 +654,9 @@ def _worker() -> None:
     import warnings
 
     warnings.simplefilter("ignore")
+    from ember.core import fuzz_family
+
+    fuzz_family.load_plugins()
     compare = os.environ.get("EMBER_FUZZ_TORCH") == "1"
     on_cuda = os.environ.get("EMBER_FUZZ_CUDA") == "1"
     cases = pickle.loads(sys.stdin.buffer.read())

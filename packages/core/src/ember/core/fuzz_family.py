@@ -9,21 +9,41 @@ NOTE [ The fuzz campaign ] of `ember.core.fuzz`, with one rule more: an invalid 
 PyTorch's exception class (`exc`), else it is a `bad-error` naming the class expected. A `shape`
 row may also ask that the result alias its input (`Expect.alias`): writing through it must show in
 the input.
+
+Layers above core register families of their own (`register`: the conv, pool, loss and linalg rows of
+`ember.nn.fuzz_families`, which need autograd and nn); the campaign's child imports the modules named
+in `EMBER_FUZZ_PLUGINS` (comma-separated) so that it knows their rows. A row with `grad` also checks a
+valid call's first derivatives once its value is right (a `wrong` outcome names the input).
 """
 
 from __future__ import annotations
 
+import importlib
+import os
+
 import numpy as np
 
-__all__ = ["info_of", "call", "run_case", "family_names"]
+__all__ = ["info_of", "call", "run_case", "family_names", "register", "load_plugins"]
 
 FAMILIES = ("indexing", "shape")
+_REGISTERED: dict = {}  # rows of the families above core, by name (`register`)
+
+
+def register(rows: dict) -> None:
+    """Add family rows ({name: OpInfo with `draw`}) from a layer above core (ember.nn.fuzz_families)."""
+    _REGISTERED.update(rows)
+
+
+def load_plugins() -> None:
+    """Import the modules named in `EMBER_FUZZ_PLUGINS` (each calls `register` on import)."""
+    for name in filter(None, os.environ.get("EMBER_FUZZ_PLUGINS", "").split(",")):
+        importlib.import_module(name.strip())
 
 
 def _composites() -> dict:
     from ember.core import opinfo_indexing, opinfo_shape
 
-    return {**opinfo_indexing.INFOS, **opinfo_shape.INFOS}
+    return {**opinfo_indexing.INFOS, **opinfo_shape.INFOS, **_REGISTERED}
 
 
 def family_names() -> dict:
@@ -104,7 +124,15 @@ def run_case(case, info):
         return Outcome(case, "accepted", f"{invalid} returned {type(r).__name__}")
     if expect is None:
         return Outcome(case, "unchecked", unchecked)
-    return _compare(case, expect, r, args)
+    o = _compare(case, expect, r, args)
+    if o.cls == "ok" and info.grad is not None:
+        try:
+            why = info.grad(case, hargs, hkw, args, kwargs, r)
+        except Exception as e:  # noqa: BLE001 - a backward that raises is a defect of the op
+            why = f"backward raised {type(e).__name__}: {str(e)[:200]}"
+        if why:
+            return Outcome(case, "wrong", f"gradient: {why}")
+    return o
 
 
 def _compare(case, expect, r, args):
@@ -114,8 +142,10 @@ def _compare(case, expect, r, args):
         if not isinstance(r, tuple) or len(r) != len(expect.value):
             return Outcome(case, "wrong", f"returned {type(r).__name__} of {len(r) if isinstance(r, tuple) else '?'} "
                                           f"pieces, expected {len(expect.value)}")
+        dts = expect.dtype if isinstance(expect.dtype, tuple) else (expect.dtype,) * len(expect.value)
+        scales = expect.scale if isinstance(expect.scale, list) else [expect.scale] * len(expect.value)
         for k, (part, want) in enumerate(zip(r, expect.value, strict=True)):
-            piece = type(expect)(want, expect.dtype)
+            piece = type(expect)(want, dts[k], scales[k])
             piece.alias = getattr(expect, "alias", None)
             o = _compare(case, piece, part, args)
             if o.cls != "ok":

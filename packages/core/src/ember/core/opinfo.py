@@ -28,7 +28,9 @@ Kinds: an `"elementwise"` op takes `n_inputs` broadcasting tensors then `attrs`;
 a tuple), and its `ref(x, axis, keepdims)` is numpy's reduction signature. The `"indexing"` and
 `"shape"` families (rows in `ember.core.opinfo_indexing` and `ember.core.opinfo_shape`) bring their
 own `draw` (a hypothesis draw of one call) and a `ref` over host copies that returns the expected
-value and dtype or raises `Invalid` with PyTorch's exception class (`ember.core.fuzz_family`).
+value and dtype or raises `Invalid` with PyTorch's exception class (`ember.core.fuzz_family`). Layers
+above core add families of their own (conv, pool, loss, linalg: `ember.nn.fuzz_families`, whose rows
+also check first derivatives through `grad`) with `ember.core.fuzz_family.register`.
 """
 
 from __future__ import annotations
@@ -118,6 +120,7 @@ class OpInfo:
     invalid: Callable[..., str | None] | None = None  # (*args) -> why PyTorch refuses this call, or None
     draw: Callable | None = None  # (hypothesis draw, strategies) -> a fuzz Case (families other than elementwise)
     call: Callable | None = None  # (module, *args, **kwargs): the call in ember.core or torch, when not M.<name>
+    grad: Callable | None = None  # (case, hargs, hkw, args, kwargs, result) -> why the gradient is wrong, or None
 
     def range_of(self, i: int, dtype: dtypes.dtype, *, grad: bool = False) -> Range | None:
         """The (low, high) range of tensor input `i` for `dtype` (None: the caller's default)."""

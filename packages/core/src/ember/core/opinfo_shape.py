@@ -16,7 +16,7 @@ import numpy as np
 from ember.core.opinfo import OpInfo
 from ember.core.opinfo_indexing import Expect, Invalid, Unchecked, _dt
 
-__all__ = ["INFOS", "info"]
+__all__ = ["COMPOSITES", "INFOS", "info"]
 
 _FLOATS = ("float16", "bfloat16", "float32", "float64")
 _DTYPES = ["float32"] * 4 + ["float64", "int64", "int32", "uint8", "bool", "float16", "bfloat16", "int8"]
@@ -600,5 +600,7 @@ def info(name: str) -> OpInfo:
     return OpInfo(kind="shape", ref=ref, draw=draw, call=call, public=True, supports_out=False)
 
 
-# rows for public functions; the registered view ops (view, permute, expand ...) carry theirs too
-INFOS = {name: info(name) for name in _ROWS}
+# the registered ops (view, permute, transpose, expand, squeeze, unsqueeze, select, narrow, unfold, diagonal,
+# cat, flip, tril, triu) carry their row through `declare(..., info=)`; these public functions have no Op
+COMPOSITES = ("reshape", "flatten", "unflatten", "stack", "split", "chunk", "roll", "repeat", "tile", "movedim")
+INFOS = {name: info(name) for name in COMPOSITES}

@@ -7,12 +7,11 @@ import math
 
 import numpy as np
 
-from ember.core import eye
+from ember.core import cat, eye
 from ember.core.dispatch import get_op
 from ember.core.tensor import Tensor
 
 from ember.autograd.derivatives._entry import derivative as d
-from ember.autograd.derivatives._helpers import not_implemented
 
 __all__ = ["ENTRIES"]
 
@@ -164,7 +163,9 @@ def _svd_backward(grads, A, full_matrices, result0, result1, result2):
 
 
 def _qr_backward(grads, A, mode, result0, result1):
-    """PyTorch's linalg_qr_backward for m >= n: (gQ + Q syminvadj(triu(gR R^T - Q^T gQ))) R^-T."""
+    """PyTorch's linalg_qr_backward: for m >= n, (gQ + Q syminvadj(triu(gR R^T - Q^T gQ))) R^-T; for
+    m < n, A = [X | Y] with X = Q R[:, :m] square: X's gradient by that rule with gQ + Y gV^T (gV the
+    gradient of R[:, m:] = Q^T Y), and Y's is Q gV."""
     gQ, gR = grads
     Q, R = result0, result1
     m, n = A.shape[-2], A.shape[-1]
@@ -172,10 +173,21 @@ def _qr_backward(grads, A, mode, result0, result1):
         raise RuntimeError("The derivative of linalg.qr depends on Q, which is not computed when mode='r'. "
                            "Please use linalg.qr(A, mode='reduced') if you are going to differentiate through "
                            "linalg.qr.")
-    if m < n:
-        return not_implemented("linalg_qr of a matrix with more columns than rows")()
     if mode == "complete" and m > n:
         raise RuntimeError("The QR decomposition is not differentiable when mode='complete' and nrows > ncols.")
+    if m >= n:
+        return _qr_backward_tall(gQ, gR, Q, R)
+    gU = None if gR is None else gR[..., :m]
+    gV = None if gR is None else gR[..., m:]
+    if gV is not None:
+        yg = A[..., m:] @ _mT(gV)
+        gQ = yg if gQ is None else gQ + yg
+    gX = _qr_backward_tall(gQ, gU, Q, R[..., :m])
+    gY = Q @ gV if gV is not None else A[..., m:] * 0.0
+    return cat([gX, gY], -1)
+
+
+def _qr_backward_tall(gQ, gR, Q, R):
     inner = None
     if gR is not None:
         inner = gR @ _mT(R)

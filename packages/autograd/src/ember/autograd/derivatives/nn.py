@@ -237,6 +237,15 @@ def _ce_double(grad, grad_output, input, target, weight, reduction, ignore_index
     r = rc.second_order(fn, grad_output, [input, probs], [grad, None])
     return r[1], r[2]
 
+def _crop_to(g, input_shape):
+    """`g` cut to the input's spatial size: with stride 1, an output_padding (allowed below the dilation)
+    adds output rows that the convolution of the gradient maps past the input."""
+    h, w = input_shape[-2:]
+    if g.shape[-2] > h:
+        g = g.narrow(-2, 0, h)
+    return g.narrow(-1, 0, w) if g.shape[-1] > w else g
+
+
 ENTRIES = [
     d("conv2d(input, weight, bias, stride, padding, dilation, groups)",
       input=lambda grad, weight, input_shape, stride, padding, dilation, groups: conv2d_backward_input(
@@ -255,8 +264,8 @@ ENTRIES = [
       input=lambda grad, grad_output, input_shape, stride, padding, dilation, groups: conv2d_backward_input(
           grad_output, grad, input_shape, stride, padding, dilation, groups)),
     d("conv_transpose2d(input, weight, bias, stride, padding, output_padding, groups, dilation)",
-      input=lambda grad, weight, stride, padding, dilation, groups: conv2d(
-          grad, weight, None, stride, padding, dilation, groups),
+      input=lambda grad, weight, input_shape, stride, padding, dilation, groups: _crop_to(conv2d(
+          grad, weight, None, stride, padding, dilation, groups), input_shape),
       weight=lambda grad, input, weight_shape, stride, padding, dilation, groups: conv2d_backward_weight(
           input, grad, weight_shape, stride, padding, dilation, groups),
       bias=lambda grad: grad.sum((0, 2, 3))),

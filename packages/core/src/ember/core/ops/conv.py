@@ -208,7 +208,8 @@ def _pointwise(x: np.ndarray, w: np.ndarray, stride, ho: int, wo: int) -> np.nda
 def _pointwise_input_grad(g: np.ndarray, w: np.ndarray, input_shape, stride) -> np.ndarray:
     """The input gradient of an unpadded 1x1 conv: `W^T @ g[b]`, scattered to every s-th pixel at a stride."""
     n, o, ho, wo = g.shape
-    gi = np.matmul(w.reshape(o, -1).T, np.ascontiguousarray(g).reshape(n, o, ho * wo)).reshape(n, -1, ho, wo)
+    wt = w.reshape(o, -1).T
+    gi = np.matmul(wt, np.ascontiguousarray(g).reshape(n, o, ho * wo)).reshape(n, wt.shape[0], ho, wo)  # (n may be 0)
     if tuple(stride) == (1, 1) and tuple(input_shape[2:]) == (ho, wo):
         return gi
     sh, sw = stride
@@ -532,7 +533,7 @@ def _conv_transpose2d_meta(input, weight, bias, stride, padding, output_padding,
         raise RuntimeError(f"Given weight of size {list(weight._shape)}, expected bias to be 1-dimensional with "
                            f"{og * groups} elements, but got bias of size {list(bias._shape)} instead")
     shape = _transpose_out_shape(input._shape, weight._shape, stride, padding, output_padding, dilation, groups)
-    if min(shape[2:]) <= 0:
+    if min(shape[2:]) < 0:  # (a 0-size output is empty, as in PyTorch)
         raise RuntimeError(f"conv_transpose2d: the output size {list(shape)} is too small; got {describe(input)} "
                            f"and {describe(weight)}")
 
@@ -670,7 +671,7 @@ def _check_dtypes(op: str, input: Tensor, weight: Tensor, bias) -> None:
         raise TypeError(f"{op}: ember computes floating point convolutions only; got {describe(input)} and "
                         f"{describe(weight)}")
     if bias is not None and bias.dtype is not input.dtype:
-        raise TypeError(f"{op}: expected bias of the input's dtype; got {describe(input)} and {describe(bias)}")
+        raise ConvDtypeError(f"{op}: expected bias of the input's dtype; got {describe(input)} and {describe(bias)}")
 
 
 def _check_sizes(op: str, hw, k, padding, dilation) -> None:
@@ -843,7 +844,7 @@ def _conv_transpose_nd(op: str, nd: int, input, weight, bias, stride, padding, o
             (1, *dilation)
     shape = _transpose_out_shape(tuple(input.shape), tuple(weight.shape), stride, padding, output_padding,
                                  dilation, groups)
-    if min(shape[2:]) <= 0:
+    if min(shape[2:]) < 0:
         raise RuntimeError(f"{op}: the output size {list(shape)} is too small; got {describe(input)} and "
                            f"{describe(weight)}")
     if nd == 3:

@@ -16,6 +16,7 @@ import numpy as np
 
 from ember.core import dtypes
 from ember.core.dispatch import OVERLAP_ANY, OVERLAP_INTERNAL, declare
+from ember.core.opinfo_shape import info as _info
 from ember.core.methods import attach, inplace, method, numpy_aliases
 from ember.core.ops import elementwise as ew
 from ember.core.ops import shape as S
@@ -55,7 +56,7 @@ def _promoted(tensors) -> dtypes.dtype:
     return dt
 
 
-_cat = declare("cat", np.concatenate, overlap=OVERLAP_INTERNAL | OVERLAP_ANY)
+_cat = declare("cat", np.concatenate, overlap=OVERLAP_INTERNAL | OVERLAP_ANY, info=_info("cat"))
 
 
 @_cat.register("cpu")
@@ -281,7 +282,7 @@ def dsplit(input: Tensor, indices_or_sections) -> tuple[Tensor, ...]:
 
 
 # --- flip / roll --------------------------------------------------------------------------
-_flip = declare("flip", np.flip)
+_flip = declare("flip", np.flip, info=_info("flip"))
 
 
 @_flip.register("cpu")
@@ -453,7 +454,7 @@ attach("repeat_interleave", repeat_interleave)
 
 # --- triangles and diagonals ----------------------------------------------------------------
 def _make_tri(name: str, fn):
-    op = declare(name, fn, overlap=0)
+    op = declare(name, fn, overlap=0, info=_info(name))
 
     @op.meta
     def meta(input, diagonal=0, *, out=None) -> None:

@@ -122,9 +122,19 @@ def adjoint(input) -> Tensor:
 
 
 attach("T", property(lambda self: S.permute(self, tuple(range(self.ndim - 1, -1, -1)))))
-attach("mT", property(lambda self: S.transpose(self, -2, -1)))
+
+
+def _matrices(x, name: str):
+    """`x` if it has at least 2 dims (PyTorch's RuntimeError for `.mT`/`.mH` of fewer)."""
+    if x.ndim < 2:
+        raise RuntimeError(f"tensor.{name} is only supported on matrices or batches of matrices. Got {x.ndim}-D "
+                           "tensor.")
+    return x
+
+
+attach("mT", property(lambda self: S.transpose(_matrices(self, "mT"), -2, -1)))
 attach("H", property(lambda self: _conj(S.permute(self, tuple(range(self.ndim - 1, -1, -1))))))
-attach("mH", property(lambda self: _conj(S.transpose(self, -2, -1))))
+attach("mH", property(lambda self: _conj(S.transpose(_matrices(self, "mH"), -2, -1))))
 
 
 @method

@@ -267,7 +267,8 @@ def _matmul(a: Tensor, b: Tensor) -> Tensor:
         from ember.core.ops.layout import reshape
 
         b2 = S.unsqueeze(b, 1) if db == 1 else b
-        r = _mm(reshape(a, (-1, a._shape[-1])), b2)
+        rows = int(np.prod(a._shape[:-1], dtype=np.int64))  # (not -1: a may be empty with k = 0)
+        r = _mm(reshape(a, (rows, a._shape[-1])), b2)
         shape = a._shape[:-1] + (() if db == 1 else (b._shape[-1],))
         return reshape(r, shape)
     return _batched(a, b)

@@ -403,6 +403,9 @@ def lstsq(A: Tensor, B: Tensor, rcond=None, *, driver: str | None = None):
                            f"but got {driver}")
     _at_least_2d("torch.linalg.lstsq", "A", A)
     _check_float("torch.linalg.lstsq", A, B)
+    if not 0 <= A.ndim - B.ndim <= 1:
+        raise RuntimeError("torch.linalg.lstsq: input.dim() must be greater or equal to other.dim() and "
+                           "(input.dim() - other.dim()) <= 1")
     vector = B.ndim == A.ndim - 1
     Bm = S.unsqueeze(B, -1) if vector else B
     if Bm._shape[-2] != A._shape[-2]:

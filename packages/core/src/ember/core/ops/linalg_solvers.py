@@ -256,8 +256,13 @@ def _svd_meta(A, full_matrices=True) -> None:
 @_svd.register("cpu")
 def _svd_cpu(A, full_matrices=True):
     """linalg_svd(A, full_matrices: bool): A = U @ diag(S) @ Vh, S descending."""
-    u, s, vh = _lapack(np.linalg.svd, A._np(), full_matrices,
-                       message="linalg.svd: The algorithm failed to converge.")
+    a = A._np()
+    bad = ~np.isfinite(a).all(axis=(-2, -1)) if a.size else np.zeros(a.shape[:-2], dtype=bool)
+    if bad.any():  # LAPACK's gesdd can loop forever on an inf: NaN factors there, as PyTorch's
+        a = np.where(bad[..., None, None], 0, a)
+    u, s, vh = _lapack(np.linalg.svd, a, full_matrices, message="linalg.svd: The algorithm failed to converge.")
+    if bad.any():
+        u[bad], s[bad], vh[bad] = np.nan, np.nan, np.nan
     return _own(u, A._dtype), _own(s, A._dtype), _own(vh, A._dtype)
 
 
@@ -342,6 +347,9 @@ def matrix_norm(A: Tensor, ord="fro", dim=(-2, -1), keepdim: bool = False, *, dt
     1/-1 (max/min column abs sum), inf/-inf (max/min row abs sum)."""
     if A.ndim < 2:
         raise RuntimeError("linalg.matrix_norm: The input tensor A must have at least 2 dimensions.")
+    if not (A.dtype.is_floating_point or A.dtype.is_complex):
+        raise RuntimeError(f"linalg.matrix_norm: Expected a floating point or complex tensor as input. Got "
+                           f"{dtypes.TORCH_NAMES[A.dtype.name]}")
     d0, d1 = (d % A.ndim for d in dim)
     if ord == "fro":
         return vector_norm(A, 2, (d0, d1), keepdim, dtype=dtype)
@@ -412,10 +420,11 @@ def matrix_power(input: Tensor, n: int) -> Tensor:
     if input.ndim < 2 or input._shape[-1] != input._shape[-2]:
         raise RuntimeError(f"linalg.matrix_power: A must be batches of square matrices, but they are "
                            f"{'x'.join(map(str, input._shape))}")
-    if n == 0:
-        from ember.core.creation import eye
+    if n == 0:  # the identity, as a `where` that never picks `input`: a zero gradient, as PyTorch's
+        from ember.core.creation import eye, zeros
 
-        return S.expand(eye(input._shape[-1], dtype=input._dtype), input._shape).contiguous()
+        ident = S.expand(eye(input._shape[-1], dtype=input._dtype, device=input.device), input._shape)
+        return ew.where(zeros(input._shape, dtype=dtypes.bool, device=input.device), input, ident)
     base = _inv(input) if n < 0 else input
     n = abs(n)
     result = None

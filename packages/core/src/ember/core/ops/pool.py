@@ -458,7 +458,8 @@ def _empty_adaptive_3d(input: Tensor, sizes, return_indices: bool):
 
     x = _as_batched(input)
     shape = (*x.shape[:2], *sizes)
-    out = _unbatch(reshape(narrow(reshape(x, (*x.shape[:2], -1)), 2, 0, 0), shape), input)
+    plane = x.shape[2] * x.shape[3] * x.shape[4]  # (not -1: the batch may be empty too)
+    out = _unbatch(reshape(narrow(reshape(x, (*x.shape[:2], plane)), 2, 0, 0), shape), input)
     if not return_indices:
         return out
     return out, _unbatch(empty(shape, dtype=dtypes.int64, device=input.device), input)

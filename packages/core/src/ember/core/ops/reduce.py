@@ -615,7 +615,7 @@ def _vector_norm_meta(x, ord=2, dims=(), keepdim=False, dtype=None, *, out=None)
     if not x._dtype.is_floating_point or not dt.is_floating_point:
         raise RuntimeError(f"linalg.vector_norm: Expected a floating point or complex tensor as input. "
                            f"Got {dtypes.TORCH_NAMES[x._dtype.name]}")
-    if math.isinf(ord) and (x.numel() == 0 or builtins.any(x._shape[d] == 0 for d in dims)):
+    if math.isinf(ord) and (builtins.any(x._shape[d] == 0 for d in dims) if dims else x.numel() == 0):
         raise RuntimeError("linalg.vector_norm cannot compute the inf norm on an empty tensor because the "
                            "operation does not have an identity")
 

@@ -16,6 +16,7 @@ from ember.core.dispatch import TENSOR_ITERATOR, check_overlap, declare
 from ember.core.geometry import INT64_MAX, check_geometry, make_tensor
 from ember.core.ops import memfmt
 from ember.core.ops._util import normalize_dims, wrap
+from ember.core.opinfo_shape import info as _info
 from ember.core.ops.restricted_dtypes import cast_array
 from ember.core.storage import Storage
 from ember.core.tensor import _CSTRIDES, Tensor, _contiguous_strides_cached, contiguous_strides, describe
@@ -104,7 +105,7 @@ def view_strides(old_shape, old_strides, new_shape):
 
 
 # --- view ops ----------------------------------------------------------------------------
-view = declare("view", np.reshape, view=True)
+view = declare("view", np.reshape, view=True, info=_info("view"))
 
 
 @view.register("any")
@@ -138,7 +139,7 @@ def _as_strided(x, size, stride, storage_offset=None):
     return make_tensor(x._storage, offset, size, stride, x._dtype)  # NOTE [ The geometry gate ]
 
 
-permute = declare("permute", np.transpose, view=True)
+permute = declare("permute", np.transpose, view=True, info=_info("permute"))
 
 
 @permute.register("any")
@@ -152,7 +153,7 @@ def _permute(x, dims):
     return _view_of(x, x._offset, [x._shape[d] for d in dims], [x._strides[d] for d in dims])
 
 
-transpose = declare("transpose", view=True)
+transpose = declare("transpose", view=True, info=_info("transpose"))
 
 
 @transpose.register("any")
@@ -166,7 +167,7 @@ def _transpose(x, dim0, dim1):
     return _view_of(x, x._offset, shape, strides)
 
 
-expand = declare("expand", np.broadcast_to, view=True)
+expand = declare("expand", np.broadcast_to, view=True, info=_info("expand"))
 
 
 @expand.register("any")
@@ -201,7 +202,7 @@ def _expand(x, size):
     return _view_of(x, x._offset, shape, strides)
 
 
-squeeze = declare("squeeze", np.squeeze, view=True)
+squeeze = declare("squeeze", np.squeeze, view=True, info=_info("squeeze"))
 
 
 @squeeze.register("any")
@@ -211,7 +212,7 @@ def _squeeze(x, dim=None):
     return _view_of(x, x._offset, [x._shape[i] for i in keep], [x._strides[i] for i in keep])
 
 
-unsqueeze = declare("unsqueeze", np.expand_dims, view=True)
+unsqueeze = declare("unsqueeze", np.expand_dims, view=True, info=_info("unsqueeze"))
 
 
 @unsqueeze.register("any")
@@ -227,7 +228,7 @@ def _unsqueeze(x, dim):
     return _view_of(x, x._offset, shape, strides)
 
 
-select = declare("select", view=True)
+select = declare("select", view=True, info=_info("select"))
 
 
 @select.register("any")
@@ -263,7 +264,7 @@ def _slice(x, dim, start, stop, step=1):
     return _view_of(x, offset, shape, strides)
 
 
-narrow = declare("narrow", view=True)
+narrow = declare("narrow", view=True, info=_info("narrow"))
 
 
 @narrow.register("any")
@@ -281,7 +282,7 @@ def _narrow(x, dim, start, length):
     return _slice(x, d, start, start + length)
 
 
-unfold = declare("unfold", view=True)
+unfold = declare("unfold", view=True, info=_info("unfold"))
 
 
 @unfold.register("any")
@@ -303,7 +304,7 @@ def _unfold(x, dimension, size, step):
     return _view_of(x, x._offset, shape + [size], strides + [st])
 
 
-diagonal = declare("diagonal", np.diagonal, view=True)
+diagonal = declare("diagonal", np.diagonal, view=True, info=_info("diagonal"))
 
 
 @diagonal.register("any")

@@ -129,6 +129,8 @@ def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = 
                          f"({input.shape}) is deprecated. Please ensure they have the same size.")
     if input.numel() and not bool(((input >= 0) & (input <= 1)).all()):  # NaN is outside too
         raise RuntimeError("all elements of input should be between 0 and 1")
+    if target.numel() and not bool(((target >= 0) & (target <= 1)).all()):
+        raise RuntimeError("all elements of target should be between 0 and 1")
     return ea.binary_cross_entropy(input, target, weight, reduction)
 
 
@@ -262,7 +264,7 @@ def gaussian_nll_loss(input: Tensor, target: Tensor, var: Tensor | float, full: 
     _check_reduction(reduction)
     if bool((var < 0).any()):
         raise ValueError("var has negative entry/entries")
-    var = var + (ea.clamp(var, min=eps) - var).detach()
+    var = ea.where(var < eps, var + (eps - var).detach(), var)  # (not clamp(var) - var: NaN at var = inf)
     loss = 0.5 * (ea.log(var) + (input - target) ** 2 / var)
     if full:
         loss = loss + 0.5 * math.log(2 * math.pi)
@@ -331,6 +333,8 @@ def triplet_margin_loss(anchor: Tensor, positive: Tensor, negative: Tensor, marg
     """max(0, margin + d(a, p) - d(a, n)) with d the p-norm distance (`swap`: d(a, n) is replaced by
     d(p, n) where that is smaller)."""
     reduction = _legacy_reduction(size_average, reduce, reduction)
+    if margin <= 0:
+        raise ValueError(f"margin must be greater than 0, got {margin}")
 
     def dist(a: Tensor, b: Tensor) -> Tensor:
         return ea.vector_norm(a - b + eps, p, -1)
