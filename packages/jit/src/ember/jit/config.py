@@ -9,8 +9,9 @@ cache_size_limit: int = 8
 # which call with the same guards is captured: the first runs eagerly, so lazily made state (an
 # optimizer's momentum buffers, Adam's moments) exists before the capture, as tinygrad's TinyJit does
 capture_call: int = 2
-# fuse elementwise chains of a plan into generated Numba kernels (NOTE [ What fuses ] in ember.jit.fusion)
-fuse: bool = True
+# fuse elementwise chains of a plan into generated Numba kernels (NOTE [ What fuses ] in ember.jit.fusion);
+# off by default: fused exp/tanh/... can differ from eager numpy by an ulp, and replays are bitwise eager without it
+fuse: bool = False
 # a fused kernel runs parallel (Numba's prange) from this many output elements on, serial below
 fuse_parallel_min: int = 1 << 16
 # where generated kernels and Numba's cache of them live (None: $EMBER_JIT_CACHE_DIR, else ~/.cache/ember/jit)
