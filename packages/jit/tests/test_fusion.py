@@ -160,6 +160,7 @@ def test_config_fuse_off(monkeypatch):
 _SCRIPT = """
 import json, numpy as np
 import ember.autograd as ea, ember.jit as jit
+from ember.jit import codegen
 jit.config.fuse = True
 c = jit.compile(lambda x: ((x * 3.0).cos() - x).exp())
 for _ in range(3):
