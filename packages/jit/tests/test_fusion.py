@@ -177,3 +177,12 @@ def test_second_process_loads_kernels_from_the_disk_cache(tmp_path):
     assert runs[0]["compiled"] == 1 and runs[0]["cached"] == 0
     assert runs[1] == {"kernels": 1, "compiled": 0, "cached": 1}
     assert len(list(tmp_path.glob("ember_fused_*.py"))) == 1
+
+
+def test_large_groups_leave_libm_ops_to_numpy(monkeypatch):
+    monkeypatch.setattr(jit.config, "fuse_libm_max", 16)
+    c = jit.compile(lambda x: (x * 2.0 + 1.0).exp().neg().abs())
+    x = _t(5, 4)
+    got = _replays(c, x)
+    assert c.explain().ops_per_graph == [["fused[mul, add]", "exp", "fused[neg, abs]"]]
+    np.testing.assert_array_equal(_np(got), np.abs(-np.exp(_np(x) * 2.0 + 1.0)))

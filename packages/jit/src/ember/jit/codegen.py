@@ -31,7 +31,7 @@ import tempfile
 
 from ember.jit import config
 
-__all__ = ["EXPR", "kernel_source", "load", "cache_dir", "stats"]
+__all__ = ["EXPR", "ARITH", "kernel_source", "load", "cache_dir", "stats"]
 
 # op name -> an expression over `x` (and `y`) in the group's dtype; `ONE`/`ZERO` are typed constants
 EXPR = {
@@ -45,6 +45,10 @@ EXPR = {
     "add": "x + y", "sub": "x - y", "mul": "x * y", "div": "x / y",
     "maximum": "x if x > y or x != x else y", "minimum": "x if x < y or x != x else y",
 }
+
+# ops whose expression LLVM vectorizes (no libm call); the others call libm per value
+ARITH = frozenset({"neg", "abs", "square", "relu", "sqrt", "rsqrt", "reciprocal", "add", "sub", "mul", "div",
+                   "maximum", "minimum"})
 
 _kernels: dict[str, tuple] = {}  # sha -> (serial, parallel), this process's loaded kernels
 
