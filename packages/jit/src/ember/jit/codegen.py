@@ -62,16 +62,19 @@ def cache_dir() -> str:
     return d
 
 
-def kernel_source(dtype: str, kinds: str, n_scalar: int, steps: tuple, outs: tuple) -> str:
-    """The module source of a group: `kinds` has "a" for an input array, "b" for an input's one broadcast
-    value; `steps` are (op name, operands) with operands ("a", j) an input, ("s", j) a scalar, ("t", k)
-    step k's value; `outs` the steps written out, in order."""
+def kernel_source(dtype: str, kinds: str, ndim: int, n_scalar: int, steps: tuple, outs: tuple) -> str:
+    """The module source of a group: `kinds` has "a" for an input array, "b" for an input whose one value is
+    broadcast (passed as the `ndim`-dim array, all strides 0); `steps` are (op name, operands) with
+    operands ("a", j) an input, ("s", j) a scalar, ("t", k) step k's value; `outs` the steps written out.
+    Scalars come in one array `sv` (one argument: Numba's dispatch types arrays fast, numpy scalars not)."""
     n_in = len(kinds)
-    params = ", ".join(["n"] + [f"o{k}" for k in range(len(outs))] + [f"a{j}" for j in range(n_in)]
-                       + [f"s{j}" for j in range(n_scalar)])
+    params = ", ".join(["n"] + [f"o{k}" for k in range(len(outs))] + [f"a{j}" for j in range(n_in)] + ["sv"])
+    at = "[" + ", ".join(["0"] * ndim) + "]" if ndim else "[()]"
+    pre = [f"    s{j} = sv[{j}]" for j in range(n_scalar)]
+    pre += [f"    a{j}i = a{j}{at}" for j in range(n_in) if kinds[j] == "b"]
     body = [f"        a{j}i = a{j}[i]" for j in range(n_in) if kinds[j] == "a"]
     for k, (name, operands) in enumerate(steps):
-        env = dict(zip("xy", (f"a{j}i" if kind == "a" and kinds[j] == "a" else f"{kind}{j}" for kind, j in operands)))
+        env = dict(zip("xy", (f"a{j}i" if kind == "a" else f"{kind}{j}" for kind, j in operands)))
         expr = EXPR[name]
         for var, val in env.items():
             expr = _subst_var(expr, var, val)
@@ -83,7 +86,8 @@ def kernel_source(dtype: str, kinds: str, n_scalar: int, steps: tuple, outs: tup
     for name, par in (("serial", False), ("parallel", True)):
         deco = f"@numba.njit(cache=True, nogil=True, error_model='numpy'{', parallel=True' if par else ''})"
         rng = "numba.prange" if par else "range"
-        fns.append(f"\n\n{deco}\ndef {name}({params}):\n    for i in {rng}(n):\n{loop}\n")
+        fns.append(f"\n\n{deco}\ndef {name}({params}):\n" + "".join(p + "\n" for p in pre)
+                   + f"    for i in {rng}(n):\n{loop}\n")
     return head + "".join(fns)
 
 

@@ -152,19 +152,18 @@ def _fused_node(g, gr: _Group, k: int, outside: dict, keep: set) -> OpNode:
     outs = [s for s, n in enumerate(gr.nodes)
             if n.outs[0] in keep or any(m != k for m in outside.get(n.outs[0], ()))]
     dt = gr.dtype.np
-    src = codegen.kernel_source(dt.name, "".join(kinds), len(scalars), tuple(steps), tuple(outs))
+    src = codegen.kernel_source(dt.name, "".join(kinds), len(gr.shape), len(scalars), tuple(steps), tuple(outs))
     serial, parallel = codegen.load(src)
     size = int(np.prod(gr.shape))
     kern = parallel if size >= config.fuse_parallel_min else serial
-    typed = tuple(dt.type(s) for s in scalars)
+    sv = np.array(scalars, dt)  # cast as eager's numpy casts a Python number for an array of dtype dt
     shape, n_out = gr.shape, len(outs)
     broadcast = tuple(kind == "b" for kind in kinds)
 
     def run(*ts):
-        arrs = [t._np().flat[0] if b else t._np().reshape(-1) for t, b in zip(ts, broadcast)]
         res = [np.empty(size, dt) for _ in range(n_out)]
-        kern(size, *res, *arrs, *typed)
-        return tuple(Tensor._wrap(r.reshape(shape)) for r in res)
+        kern(size, *res, *[t._np() if b else t._np().reshape(-1) for t, b in zip(ts, broadcast)], sv)
+        return tuple([Tensor._wrap(r.reshape(shape)) for r in res])
 
     names = tuple(n.op.name for n in gr.nodes)
     run.__name__ = "fused_" + "_".join(names)
