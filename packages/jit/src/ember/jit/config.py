@@ -2,10 +2,21 @@
 
 from __future__ import annotations
 
-__all__ = ["cache_size_limit", "capture_call"]
+__all__ = ["cache_size_limit", "capture_call", "fuse", "fuse_parallel_min", "fuse_cache_dir", "fuse_libm_max"]
 
 # plans kept per compiled function (one per set of guards); past it, new guards run eagerly, with one warning
 cache_size_limit: int = 8
 # which call with the same guards is captured: the first runs eagerly, so lazily made state (an
 # optimizer's momentum buffers, Adam's moments) exists before the capture, as tinygrad's TinyJit does
 capture_call: int = 2
+# fuse elementwise chains of a plan into generated Numba kernels (NOTE [ What fuses ] in ember.jit.fusion);
+# off by default: fused exp/tanh/... can differ from eager numpy by an ulp, and replays are bitwise eager without it
+fuse: bool = False
+# a fused kernel runs parallel (Numba's prange) from this many output elements on, serial below (on 64x1024
+# the parallel variant lost to the serial one on this 2-core machine: 1.3 ms wall against 0.7 ms)
+fuse_parallel_min: int = 1 << 20
+# where generated kernels and Numba's cache of them live (None: $EMBER_JIT_CACHE_DIR, else ~/.cache/ember/jit)
+fuse_cache_dir: str | None = None
+# above this many elements a group takes no libm function (exp, sin, tanh, sigmoid ...): without Intel's
+# SVML, Numba calls them one value at a time, where numpy's own loops use SIMD and win (measured 3x on 64x1024)
+fuse_libm_max: int = 4096

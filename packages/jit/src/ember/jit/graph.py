@@ -419,7 +419,12 @@ class Graph:
         return "\n".join(lines) + "\n", g
 
     def compile(self):
-        """The replay function (Python source made by `codegen`, compiled once)."""
+        """The replay function (Python source made by `codegen`, compiled once), after fusing its
+        elementwise groups where `config.fuse` is set."""
+        from ember.jit import config, fusion
+
+        if config.fuse:
+            fusion.fuse(self)
         src, g = self.codegen()
         exec(compile(src, "<ember.jit plan>", "exec"), g)
         fn = g["replay"]

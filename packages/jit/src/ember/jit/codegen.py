@@ -1,0 +1,139 @@
+"""Generated Numba kernels for fused elementwise groups, cached on disk by the group's structure.
+
+NOTE [ Fused kernels and their disk cache ]
+A fused group (`ember.jit.fusion`) is a straight-line program over flat operands: each step is one
+op of `EXPR` on earlier steps, tensor inputs or scalar arguments. `kernel_source` writes it as a
+loop over the flattened output, one line per step, in the group's float dtype (scalars are passed
+in that dtype, constants are written as `np.float32(1.0)`, so nothing is promoted to float64 as a
+Python literal would be). Two variants are emitted: serial, and `parallel=True` over `prange`, the
+latter used from `config.fuse_parallel_min` elements on.
+
+Numba's `cache=True` works only for functions defined in a real file, keyed by the file's path
+and modification time. So the source goes to `<cache dir>/ember_fused_<sha>.py` (the name is a
+hash of the source, written once, atomically, never rewritten) and is imported from there: a
+second process that builds the same group finds the file and Numba's cache next to it, and
+compiles nothing. `stats()` counts, from Numba's own dispatcher statistics, how many kernels this
+process compiled and how many it loaded from the cache.
+
+Numerics: the steps compute in the same dtype and the same order as eager's numpy calls, so add,
+sub, mul, div, neg and the formulas written from them (sigmoid as 1 / (1 + exp(-x)), as eager)
+round as eager does. The transcendental functions come from LLVM's libm (`math.exp` ...) where
+eager uses numpy's (SIMD) loops: they may differ by an ulp or so.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import os
+import sys
+import tempfile
+
+from ember.jit import config
+
+__all__ = ["EXPR", "ARITH", "kernel_source", "load", "cache_dir", "stats"]
+
+# op name -> an expression over `x` (and `y`) in the group's dtype; `ONE`/`ZERO` are typed constants
+EXPR = {
+    "neg": "-x", "abs": "abs(x)", "square": "x * x", "relu": "x if x > ZERO or x != x else ZERO",
+    "exp": "math.exp(x)", "expm1": "math.expm1(x)", "log": "math.log(x)", "log1p": "math.log1p(x)",
+    "log2": "math.log2(x)", "log10": "math.log10(x)", "sqrt": "math.sqrt(x)", "rsqrt": "ONE / math.sqrt(x)",
+    "reciprocal": "ONE / x", "sin": "math.sin(x)", "cos": "math.cos(x)", "tan": "math.tan(x)",
+    "asin": "math.asin(x)", "acos": "math.acos(x)", "atan": "math.atan(x)", "sinh": "math.sinh(x)",
+    "cosh": "math.cosh(x)", "tanh": "math.tanh(x)", "asinh": "math.asinh(x)", "acosh": "math.acosh(x)",
+    "atanh": "math.atanh(x)", "sigmoid": "ONE / (ONE + math.exp(-x))", "silu": "x * (ONE / (ONE + math.exp(-x)))",
+    "add": "x + y", "sub": "x - y", "mul": "x * y", "div": "x / y",
+    "maximum": "x if x > y or x != x else y", "minimum": "x if x < y or x != x else y",
+}
+
+# ops whose expression LLVM vectorizes (no libm call); the others call libm per value
+ARITH = frozenset({"neg", "abs", "square", "relu", "sqrt", "rsqrt", "reciprocal", "add", "sub", "mul", "div",
+                   "maximum", "minimum"})
+
+_kernels: dict[str, tuple] = {}  # sha -> (serial, parallel), this process's loaded kernels
+
+
+def cache_dir() -> str:
+    """Where generated sources (and Numba's cache beside them) live: `config.fuse_cache_dir`, else
+    $EMBER_JIT_CACHE_DIR, else ~/.cache/ember/jit."""
+    d = config.fuse_cache_dir or os.environ.get("EMBER_JIT_CACHE_DIR") or os.path.join(
+        os.path.expanduser("~"), ".cache", "ember", "jit")
+    os.makedirs(d, exist_ok=True)
+    return d
+
+
+def kernel_source(dtype: str, kinds: str, ndim: int, n_scalar: int, steps: tuple, outs: tuple) -> str:
+    """The module source of a group: `kinds` has "a" for an input array, "b" for an input whose one value is
+    broadcast (passed as the `ndim`-dim array, all strides 0); `steps` are (op name, operands) with
+    operands ("a", j) an input, ("s", j) a scalar, ("t", k) step k's value; `outs` the steps written out.
+    Scalars come in one array `sv` (one argument: Numba's dispatch types arrays fast, numpy scalars not)."""
+    n_in = len(kinds)
+    params = ", ".join(["n"] + [f"o{k}" for k in range(len(outs))] + [f"a{j}" for j in range(n_in)] + ["sv"])
+    at = "[" + ", ".join(["0"] * ndim) + "]" if ndim else "[()]"
+    pre = [f"    s{j} = sv[{j}]" for j in range(n_scalar)]
+    pre += [f"    a{j}i = a{j}{at}" for j in range(n_in) if kinds[j] == "b"]
+    body = [f"        a{j}i = a{j}[i]" for j in range(n_in) if kinds[j] == "a"]
+    for k, (name, operands) in enumerate(steps):
+        env = dict(zip("xy", (f"a{j}i" if kind == "a" else f"{kind}{j}" for kind, j in operands)))
+        expr = EXPR[name]
+        for var, val in env.items():
+            expr = _subst_var(expr, var, val)
+        body.append(f"        t{k} = {expr}")
+    body += [f"        o{m}[i] = t{k}" for m, k in enumerate(outs)]
+    loop = "\n".join(body)
+    head = (f"import math\nimport numba\nimport numpy as np\n\nONE = np.{dtype}(1.0)\nZERO = np.{dtype}(0.0)\n")
+    fns = []
+    for name, par in (("serial", False), ("parallel", True)):
+        deco = f"@numba.njit(cache=True, nogil=True, error_model='numpy'{', parallel=True' if par else ''})"
+        rng = "numba.prange" if par else "range"
+        fns.append(f"\n\n{deco}\ndef {name}({params}):\n" + "".join(p + "\n" for p in pre)
+                   + f"    for i in {rng}(n):\n{loop}\n")
+    return head + "".join(fns)
+
+
+def _subst_var(expr: str, var: str, val: str) -> str:
+    """`expr` with the one-letter variable `var` (a whole word) replaced by `val`."""
+    out, i = [], 0
+    while i < len(expr):
+        c = expr[i]
+        if c == var and (i == 0 or not (expr[i - 1].isalnum() or expr[i - 1] in "._")) and (
+                i + 1 == len(expr) or not (expr[i + 1].isalnum() or expr[i + 1] == "_")):
+            out.append(val)
+        else:
+            out.append(c)
+        i += 1
+    return "".join(out)
+
+
+def load(source: str) -> tuple:
+    """The (serial, parallel) Numba dispatchers of `source`, written to the cache directory once and
+    imported from there (so `cache=True` applies); nothing compiles until the first call."""
+    sha = hashlib.sha256(source.encode()).hexdigest()[:24]
+    got = _kernels.get(sha)
+    if got is not None:
+        return got
+    d = cache_dir()
+    name = f"ember_fused_{sha}"
+    path = os.path.join(d, name + ".py")
+    if not os.path.exists(path):  # never rewritten: Numba's cache index checks the file's mtime
+        fd, tmp = tempfile.mkstemp(dir=d, suffix=".tmp")
+        with os.fdopen(fd, "w") as f:
+            f.write(source)
+        os.replace(tmp, path)
+    spec = importlib.util.spec_from_file_location(name, path)
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[name] = mod
+    spec.loader.exec_module(mod)
+    got = _kernels[sha] = (mod.serial, mod.parallel)
+    return got
+
+
+def stats() -> dict:
+    """This process's fused kernels: `kernels` loaded, `compiled` signatures Numba compiled (cache
+    misses) and `cached` ones it loaded from the disk cache (hits)."""
+    compiled = cached = 0
+    for pair in _kernels.values():
+        for k in pair:
+            compiled += sum(k.stats.cache_misses.values())
+            cached += sum(k.stats.cache_hits.values())
+    return {"kernels": len(_kernels), "compiled": compiled, "cached": cached}

@@ -1,0 +1,188 @@
+"""Fusion: elementwise groups replayed as one generated Numba kernel (config.fuse), against eager."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import ember.autograd as ea
+import ember.jit as jit
+
+
+@pytest.fixture(autouse=True)
+def _fuse(monkeypatch):
+    monkeypatch.setattr(jit.config, "fuse", True)
+
+
+def _t(*shape, seed=0, dtype=np.float32, requires_grad=False):
+    a = np.random.default_rng(seed).standard_normal(shape).astype(dtype)
+    return ea.tensor(a, requires_grad=requires_grad)
+
+
+def _np(t):
+    return t.detach().numpy()
+
+
+def chain(x):
+    y = (x * 1.5 + 0.25).sin()
+    y = (y * y - 0.5).exp().tanh() / 3.0
+    return y.sigmoid() + x
+
+
+def _replays(c, *args):
+    for _ in range(3):
+        out = c(*args)
+    return out
+
+
+@pytest.mark.parametrize("dtype,rtol,atol", [(np.float32, 1e-6, 1e-7), (np.float64, 1e-13, 1e-16)])
+def test_fused_forward_matches_eager(dtype, rtol, atol):
+    c = jit.compile(chain)
+    x = _t(5, 7, dtype=dtype)
+    got = _replays(c, x)
+    assert c.explain().ops_per_graph == [["fused[mul, add, sin, mul, sub, exp, tanh, div, sigmoid, add]"]]
+    assert got.dtype == x.dtype and got.shape == (5, 7)
+    # exp/sin/tanh come from LLVM's libm in the kernel and numpy's loops in eager: an ulp apart at most
+    # (atol: the last `+ x` cancels to near zero in places, where one ulp of the terms is a large relative error)
+    np.testing.assert_allclose(_np(got), _np(chain(x)), rtol=rtol, atol=atol)
+    # the float64 reference: the fused float32 kernel computes in float32 as eager does
+    ref = 1 / (1 + np.exp(-np.tanh(np.exp(np.sin(_np(x).astype(np.float64) * 1.5 + 0.25) ** 2 - 0.5)) / 3.0))
+    np.testing.assert_allclose(_np(got), ref + _np(x), rtol=5 * rtol, atol=5 * atol)
+
+
+def test_nan_and_inf_propagate_as_eager():
+    def f(x):
+        return (x.log() * 2.0 + 1.0).sqrt().neg()
+
+    c = jit.compile(f)
+    x = ea.tensor(np.array([-1.0, 0.0, np.inf, np.nan, 4.0, 1e-30], np.float32))
+    got, want = _np(_replays(c, x)), _np(f(x))
+    assert c.explain().ops_per_graph == [["fused[log, mul, add, sqrt, neg]"]]
+    np.testing.assert_array_equal(np.isnan(got), np.isnan(want))
+    np.testing.assert_array_equal(got[~np.isnan(got)], want[~np.isnan(want)])
+
+
+def test_division_by_zero_gives_inf_not_an_error():
+    c = jit.compile(lambda x, y: (x / y).relu() * 2.0)
+    x, y = ea.tensor(np.array([1.0, -1.0, 0.0], np.float32)), ea.zeros(3)
+    np.testing.assert_array_equal(_np(_replays(c, x, y)), np.array([np.inf, 0.0, np.nan], np.float32))
+
+
+def test_training_step_backward_chain_fuses():
+    w0 = _t(4, 6, seed=1)
+
+    def step(x, w):
+        w.grad = None
+        loss = chain(x * w).sum()
+        loss.backward()
+        return loss, w.grad
+
+    we, wc = ea.tensor(_np(w0), requires_grad=True), ea.tensor(_np(w0), requires_grad=True)
+    c = jit.compile(step)
+    for i in range(4):
+        x = _t(4, 6, seed=10 + i)
+        le, ge = step(x, we)
+        lc, gc = c(x, wc)
+        np.testing.assert_allclose(_np(lc), _np(le), rtol=1e-6)
+        np.testing.assert_allclose(_np(gc), _np(ge), rtol=1e-5, atol=1e-7)
+    ops = c.explain().ops_per_graph[0]
+    fused = [o for o in ops if o.startswith("fused[")]
+    assert any("cos" in o for o in fused), ops  # sin's derivative: a backward op fused
+
+
+def test_escaping_intermediate_is_written_out():
+    def f(x):
+        a = x * 2.0
+        return a, (a + 1.0).exp()
+
+    c = jit.compile(f)
+    x = _t(3, 4)
+    a, b = _replays(c, x)
+    assert c.explain().ops_per_graph == [["fused[mul, add, exp]"]]
+    np.testing.assert_array_equal(_np(a), _np(x) * 2.0)  # mul: bitwise eager
+    np.testing.assert_allclose(_np(b), _np(f(x)[1]), rtol=1e-6)
+    a2, _ = c(_t(3, 4, seed=5))
+    np.testing.assert_array_equal(_np(a), _np(x) * 2.0)  # the next replay does not overwrite it
+
+
+def test_intermediate_read_by_an_unfused_op_closes_the_group():
+    def f(x):
+        a = x * 2.0
+        s = a.sum()
+        return (a + 1.0).exp(), s
+
+    c = jit.compile(f)
+    x = _t(3, 4)
+    e, s = _replays(c, x)
+    assert c.explain().ops_per_graph == [["mul", "sum", "fused[add, exp]"]]
+    np.testing.assert_allclose(_np(e), _np(f(x)[0]), rtol=1e-6)
+    np.testing.assert_array_equal(_np(s), _np(f(x)[1]))
+
+
+def test_mixed_dtypes_stay_unfused():
+    def f(x, y):
+        return (x * y).exp().tanh(), (x + 1).neg()
+
+    c = jit.compile(f)
+    x, y = _t(3, 4), _t(3, 4, seed=1, dtype=np.float64)
+    (p, q) = _replays(c, x, y)
+    # float32 * float64 promotes: that mul stays alone; the float64 exp/tanh and the float32 add/neg fuse apart
+    assert c.explain().ops_per_graph == [["mul", "fused[exp, tanh]", "fused[add, neg]"]]
+    assert p.dtype == ea.float64 and q.dtype == ea.float32
+    np.testing.assert_allclose(_np(p), _np(f(x, y)[0]), rtol=1e-13)
+    np.testing.assert_array_equal(_np(q), _np(f(x, y)[1]))
+
+
+def test_int_and_broadcast_operands_stay_unfused():
+    def f(x, b, i):
+        return (x + b).exp().neg(), (i * 2 + 1)
+
+    c = jit.compile(f)
+    x, b, i = _t(3, 4), _t(4, seed=1), ea.arange(12).reshape(3, 4)
+    p, q = _replays(c, x, b, i)
+    assert c.explain().ops_per_graph == [["add", "fused[exp, neg]", "mul", "add"]]
+    np.testing.assert_array_equal(_np(q), np.arange(12).reshape(3, 4) * 2 + 1)
+
+
+def test_config_fuse_off(monkeypatch):
+    monkeypatch.setattr(jit.config, "fuse", False)
+    c = jit.compile(chain)
+    x = _t(3)
+    np.testing.assert_array_equal(_np(_replays(c, x)), _np(chain(x)))
+    assert c.explain().ops_per_graph[0][:3] == ["mul", "add", "sin"]
+
+
+_SCRIPT = """
+import json, numpy as np
+import ember.autograd as ea, ember.jit as jit
+from ember.jit import codegen
+jit.config.fuse = True
+c = jit.compile(lambda x: ((x * 3.0).cos() - x).exp())
+for _ in range(3):
+    r = c(ea.ones(8))
+print(json.dumps(codegen.stats()))
+"""
+
+
+def test_second_process_loads_kernels_from_the_disk_cache(tmp_path):
+    env = dict(os.environ, EMBER_JIT_CACHE_DIR=str(tmp_path))
+    env.pop("NUMBA_CACHE_DIR", None)
+    runs = [json.loads(subprocess.run([sys.executable, "-c", _SCRIPT], env=env, capture_output=True, text=True,
+                                      check=True, timeout=300).stdout.strip().splitlines()[-1]) for _ in range(2)]
+    assert runs[0]["compiled"] == 1 and runs[0]["cached"] == 0
+    assert runs[1] == {"kernels": 1, "compiled": 0, "cached": 1}
+    assert len(list(tmp_path.glob("ember_fused_*.py"))) == 1
+
+
+def test_large_groups_leave_libm_ops_to_numpy(monkeypatch):
+    monkeypatch.setattr(jit.config, "fuse_libm_max", 16)
+    c = jit.compile(lambda x: (x * 2.0 + 1.0).exp().neg().abs())
+    x = _t(5, 4)
+    got = _replays(c, x)
+    assert c.explain().ops_per_graph == [["fused[mul, add]", "exp", "fused[neg, abs]"]]
+    np.testing.assert_array_equal(_np(got), np.abs(-np.exp(_np(x) * 2.0 + 1.0)))
