@@ -17,7 +17,9 @@ Python runs only at capture, so what Python decides there is frozen in the plan,
 - a read of a tensor's value on the host (`.item()`, `.tolist()`, `.numpy()`, `float(t)`,
   `bool(t)`, printing, and ember's own Python reading elements outside an op kernel through
   `Tensor._np()`/`_host_array()`, as `equal` does) is a graph break, since what Python does with
-  the value cannot be replayed; `.item()` whose value the function only returns is read after each replay instead;
+  the value cannot be replayed; `.item()` whose value the function only returns is read after each replay instead.
+  A read inside a recorded op (its meta step validating indices or a range, its kernel) is none: the
+  replay calls the op's meta step before its kernel again, so bad values raise eager's error there;
 - modules whose `forward` runs get their `.training` checked before each replay;
 - outputs that need a history (no backward ran inside the function) get their backward captured
   as a second plan right after the call (NOTE [ A captured backward ] in `ember.jit.backward`).
