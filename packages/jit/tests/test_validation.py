@@ -154,3 +154,30 @@ def test_errors_match_torch():
     with pytest.raises(RuntimeError) as tb:
         torch.nn.functional.binary_cross_entropy(torch.tensor([1.5]), torch.tensor([1.0]))
     assert "all elements of input should be between 0 and 1" in str(tb.value)
+
+
+def test_nodes_whose_meta_step_reads_values_are_marked():
+    fn, _ = _ncf(True)
+    for b in _batches(3):
+        fn(*b)
+    from ember.jit.graph import OpNode
+
+    nodes = [n for n in fn.explain().plans[0].nodes if isinstance(n, OpNode)]
+    marked = sorted({n.op.name for n in nodes if n.needs_check})
+    assert marked == ["embedding"]  # embedding_backward's kernel checks its indices itself; mm's meta reads none
+
+
+def test_an_unused_lookup_still_validates_at_replay():
+    w = ea.tensor(np.arange(10.0, dtype=np.float32).reshape(5, 2))
+
+    def f(x, i):
+        nn.functional.embedding(i, w)  # its result is dead code, its check is not
+        return x * 2
+
+    fn = jit.compile(f)
+    for _ in range(3):
+        fn(ea.ones(2), ea.tensor([1, 2]))
+    assert fn.explain().ops_per_graph == [["embedding", "mul"]] and fn.captures == 1
+    with pytest.raises(IndexError, match=r"^index out of range in self$"):
+        fn(ea.ones(2), ea.tensor([1, 7]))
+    assert fn.captures == 1
