@@ -17,7 +17,9 @@ Python runs only at capture, so what Python decides there is frozen in the plan,
 - a read of a tensor's value on the host (`.item()`, `.tolist()`, `.numpy()`, `float(t)`,
   `bool(t)`, printing, and ember's own Python reading elements outside an op kernel through
   `Tensor._np()`/`_host_array()`, as `equal` does) is a graph break, since what Python does with
-  the value cannot be replayed; `.item()` whose value the function only returns is read after each replay instead;
+  the value cannot be replayed; `.item()` whose value the function only returns is read after each replay instead.
+  A read inside a recorded op (its meta step validating indices or a range, its kernel) is none: the
+  replay calls the op's meta step before its kernel again, so bad values raise eager's error there;
 - modules whose `forward` runs get their `.training` checked before each replay;
 - outputs that need a history (no backward ran inside the function) get their backward captured
   as a second plan right after the call (NOTE [ A captured backward ] in `ember.jit.backward`).
@@ -132,6 +134,8 @@ class Recorder:
         self._born: dict[int, weakref.ref] = {}  # id(storage) -> storage, for the storages made during the call
         self._pristine: dict[int, Tensor] = {}  # buffer index -> a copy of a constant made during the call
         self._written: set[int] = set()  # ids of the storages ops wrote in place
+        self._in_meta = 0  # > 0 while a recorded op's meta step runs
+        self._validated = False  # a host read happened in the current recorded op's meta step
 
     # --- buffers ---------------------------------------------------------------------
     def _new_buffer(self, t: Tensor, kind: str, producer: int = -1) -> int:
@@ -277,11 +281,23 @@ class Recorder:
                 self._written.add(id(args[i]._storage))
         if kwargs and isinstance(kwargs.get("out"), Tensor):
             self._written.add(id(kwargs["out"]._storage))
+        check = op.check
+        if check is not None:  # wrapped for this call: a host read inside it is a validation
+            def meta(*a, **k):
+                self._in_meta += 1
+                try:
+                    return check(*a, **k)
+                finally:
+                    self._in_meta -= 1
+            op.check = meta
+        self._validated = False
         self.depth += 1
         try:
             r = call_next(op, args, kwargs)
         finally:
             self.depth -= 1
+            if check is not None:
+                op.check = check
         if not self.active:
             return r
         g = self.graph
@@ -298,7 +314,7 @@ class Recorder:
                 self.brk(f"op '{op.name}' returns a Python {type(t).__name__}, which the function reads",
                          sys._getframe(1))
                 return r
-        g.nodes.append(OpNode(op, kernel, targs, tkw, outs, tuple(bumps), isinstance(r, _SEQ)))
+        g.nodes.append(OpNode(op, kernel, targs, tkw, outs, tuple(bumps), isinstance(r, _SEQ), self._validated))
         return r
 
     # --- host reads --------------------------------------------------------------------
@@ -312,6 +328,8 @@ class Recorder:
             saved[name] = orig
 
             def read(t, *a, _orig=orig, _name=name, **k):
+                if rec._in_meta and threading.get_ident() == rec._thread:
+                    rec._validated = True  # the meta step validates values: the replay calls it again
                 if not rec.active or rec.depth or rec._island is not None or threading.get_ident() != rec._thread:
                     return _orig(t, *a, **k)
                 rec.depth += 1  # the reads it makes itself (item through _host_array) are this one

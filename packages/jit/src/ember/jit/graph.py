@@ -115,6 +115,9 @@ class OpNode:
     outs: list  # buffer indices (None where the kernel returned a non-tensor)
     bumps: tuple  # references whose storage version the dispatcher bumps after the kernel
     tuple_out: bool = False
+    # its meta step read values on the host at capture (a validation: index range, [0, 1]): kept by
+    # dead-code elimination, so a replay raises eager's error for bad values even where nothing reads the result
+    needs_check: bool = False
 
     def reads(self) -> tuple:
         return self.args, self.kwargs
@@ -192,7 +195,7 @@ def _subst(a, m: dict[int, int]):
 def _renamed(n, m: dict[int, int]):
     if isinstance(n, OpNode):
         return OpNode(n.op, n.kernel, _subst(n.args, m), _subst(n.kwargs, m), n.outs, _subst(n.bumps, m),
-                      n.tuple_out)
+                      n.tuple_out, n.needs_check)
     return CallNode(n.obj, n.name, _subst(n.args, m), _subst(n.kwargs, m), _subst(n.binds, m))
 
 
@@ -227,7 +230,8 @@ class Graph:
         """Drop op nodes whose results nothing reads and that write nothing; returns how many went.
 
         Kept whatever their results: ops that write (`out=`, `mutates`), ops that are not
-        differentiable (the samplers, whose draws advance a generator) and dropout (it draws too)."""
+        differentiable (the samplers, whose draws advance a generator), dropout (it draws too) and ops
+        whose meta step validates values (`needs_check`: eager would raise for bad ones)."""
         used: set[int] = set()
         _reads(self.output, used)
         _reads(self.end_binds, used)
@@ -235,7 +239,8 @@ class Graph:
         kept = []
         for n in reversed(self.nodes):
             if (isinstance(n, OpNode) and not n.bumps and n.op.differentiable and not n.op.mutates
-                    and "dropout" not in n.op.name and not any(o in used for o in n.outs if o is not None)):
+                    and not n.needs_check and "dropout" not in n.op.name
+                    and not any(o in used for o in n.outs if o is not None)):
                 continue
             _reads(n.reads(), used)
             kept.append(n)

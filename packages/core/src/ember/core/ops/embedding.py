@@ -53,9 +53,15 @@ Positional signature: `embedding(weight, indices, padding_idx, scale_grad_by_fre
 indices, V, padding_idx, scale_grad_by_freq)`.""", info=_info("embedding"))
 
 
+def _check_all_values(indices: Tensor, rows: int) -> None:
+    """The meta step's check of indices on any device: a compiled plan (ember.jit) replays meta steps,
+    so an index out of range raises eager's error at every replay, not only at the capturing call."""
+    _check_values(np.asarray(indices._host_array()).reshape(-1), rows, False)
+
+
 @embedding_op.meta
 def _embedding_meta(weight, indices, padding_idx=-1, scale_grad_by_freq=False):
-    _check_device_values(indices, weight._shape[0])
+    _check_all_values(indices, weight._shape[0])
 
 
 @embedding_op.register("cpu")
@@ -91,6 +97,11 @@ embedding_renorm_ = declare("embedding_renorm_", mutates=(0,), overlap=0, differ
 
 Positional signature: `embedding_renorm_(weight, indices, max_norm, norm_type)`: every row of
 `weight` named in `indices` whose `norm_type`-norm exceeds max_norm is scaled down to it.""")
+
+
+@embedding_renorm_.meta
+def _embedding_renorm_meta(weight, indices, max_norm, norm_type):
+    _check_all_values(indices, weight._shape[0])
 
 
 @embedding_renorm_.register("cpu")
@@ -201,7 +212,7 @@ def _check(op: str, input, weight, *, bag: bool = False) -> None:
                            f"Long, Int; but got {describe(input)} instead (while checking arguments for {op})")
     if weight.ndim != 2:
         raise RuntimeError(f"'weight' must be 2-D; got {describe(weight)}")
-    if input._storage.device.type == "cpu":  # device indices: the op's meta step checks them
+    if bag and input._storage.device.type == "cpu":  # embedding's values: its op's meta step checks them
         _check_values(input._np(), weight.shape[0], bag)
 
 

@@ -281,6 +281,17 @@ that x = 0 or 1 gives a finite loss. Its derivative (autograd's table) is writte
 boundary, `(x - t) / max(x (1 - x), 1e-12)`, rather than derived through the clamps (NaN at 0, 1).""")
 
 
+@binary_cross_entropy_op.meta
+def _binary_cross_entropy_meta(input, target):
+    # PyTorch's kernel checks the range; here the meta step does, on the host, so a compiled plan
+    # (ember.jit) replays the check with the op instead of breaking at a Python `bool(...)`
+    for t, name in ((input, "input"), (target, "target")):
+        if t.numel():
+            a = np.asarray(t._host_array())
+            if not ((a >= 0) & (a <= 1)).all():  # NaN is outside too
+                raise RuntimeError(f"all elements of {name} should be between 0 and 1")
+
+
 @binary_cross_entropy_op.register("any")
 def _binary_cross_entropy_any(input, target):
     # composed of primitives, so every device runs it (kernels run below autograd's recording)

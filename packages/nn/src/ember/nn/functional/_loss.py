@@ -127,10 +127,6 @@ def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = 
     if tuple(target.shape) != tuple(input.shape):
         raise ValueError(f"Using a target size ({target.shape}) that is different to the input size "
                          f"({input.shape}) is deprecated. Please ensure they have the same size.")
-    if input.numel() and not bool(((input >= 0) & (input <= 1)).all()):  # NaN is outside too
-        raise RuntimeError("all elements of input should be between 0 and 1")
-    if target.numel() and not bool(((target >= 0) & (target <= 1)).all()):
-        raise RuntimeError("all elements of target should be between 0 and 1")
     return ea.binary_cross_entropy(input, target, weight, reduction)
 
 
