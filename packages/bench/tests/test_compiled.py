@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from ember.bench import cli, frameworks
-from ember.bench.compiled import COMPILE_ROWS, _rel_diff, make_step, markdown, run_compile_rows
+from ember.bench.compiled import COMPILE_ROWS, _captured, _rel_diff, make_step, markdown, run_compile_rows
 
 
 def _cells(line: str) -> list[str]:
@@ -20,7 +20,7 @@ def test_compile_prints_the_table_with_numbers(tmp_path, capsys, monkeypatch):
     lines = [ln for ln in capsys.readouterr().out.splitlines() if ln.startswith("|")]
     header = _cells(lines[0])
     assert header[:4] == ["workload", "ember eager µs", "ember.jit µs", "eager / jit"]
-    assert header[-1] == "compiled vs eager (rel.)"
+    assert header[-2:] == ["compiled vs eager (rel.)", "captured"]
     body = [_cells(ln) for ln in lines[2:]]
     assert [r[0] for r in body] == [COMPILE_ROWS["chain10-fwd"].name + " (small sizes)",
                                     COMPILE_ROWS["chain10-bwd"].name + " (small sizes)"]
@@ -28,7 +28,8 @@ def test_compile_prints_the_table_with_numbers(tmp_path, capsys, monkeypatch):
         assert float(r[1].replace(",", "")) > 0 and float(r[2].replace(",", "")) > 0
         assert r[4] == "—"  # no PyTorch column without PyTorch
         # without fusion the replay is bitwise eager: the chain's output agrees exactly
-        assert float(r[-1]) == 0.0
+        assert float(r[-2]) == 0.0
+        assert r[-1].startswith("1 plan(s)")
     assert (tmp_path / "compile.md").read_text().startswith("| workload |")
 
 
@@ -38,6 +39,7 @@ def test_training_row_output_matches_eager():
     assert row["rel_diff"] < 1e-5
     assert row["first_cold_s"] > 0 and row["ember.jit"]["median"] > 0
     assert "torch" not in row and "ratio" not in row
+    assert row["plans"] == 1 and row["breaks"] == []
     assert "| MLP 784-512-512-10" in markdown(rows)
 
 
@@ -46,6 +48,11 @@ def test_rel_diff_is_relative_to_eager():
     a = ember.from_numpy(np.array([2.0, -4.0], dtype=np.float32))
     b = ember.from_numpy(np.array([2.0, -3.0], dtype=np.float32))
     assert _rel_diff(a, b) == pytest.approx(0.25)
+
+
+def test_a_step_that_runs_eagerly_says_why():
+    row = {"plans": 0, "nodes": 0, "breaks": ["reads a | value on the host"]}
+    assert _captured(row) == "no, eager: reads a / value on the host"
 
 
 @pytest.mark.parametrize("key", ["ncf", "gpt", "lenet"])

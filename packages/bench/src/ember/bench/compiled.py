@@ -174,12 +174,13 @@ def _rel_diff(a, b) -> float:
     return float(np.max(np.abs(a - b)) / max(float(np.max(np.abs(a))), 1e-30))
 
 
-def _first_steps(fn: Callable, args: tuple, calls: int, clock) -> float:
-    """Seconds for the first `calls` calls of a compiled fn: up to and including the captured one."""
-    t0 = clock()
+def _first_steps(fn: Callable, args: tuple, calls: int) -> float:
+    """Wall seconds for the first `calls` calls of a compiled fn, up to and including the captured one
+    (wall, whatever `--clock`: torch.compile compiles in worker processes that CPU time would miss)."""
+    t0 = time.perf_counter()
     for _ in range(calls):
         fn(*args)
-    return clock() - t0
+    return time.perf_counter() - t0
 
 
 def _block(fn: Callable, args: tuple, calls: int) -> Callable[[], None]:
@@ -211,15 +212,18 @@ def run_compile_rows(keys: list[str], compare: bool = True, torch_compile: bool 
             eager_fn, eager_args = make_step(ember, key, small)
             comp_fn, comp_args = make_step(ember, key, small)
             compiled = jit.compile(comp_fn)
-            row["first_cold_s"] = _first_steps(compiled, comp_args, jit.config.capture_call, tick)
+            row["first_cold_s"] = _first_steps(compiled, comp_args, jit.config.capture_call)
             warm_fn, warm_args = make_step(ember, key, small)
-            row["first_warm_s"] = _first_steps(jit.compile(warm_fn), warm_args, jit.config.capture_call, tick)
+            row["first_warm_s"] = _first_steps(jit.compile(warm_fn), warm_args, jit.config.capture_call)
             for _ in range(jit.config.capture_call):
                 eager_fn(*eager_args)
             for _ in range(max(loss_steps - jit.config.capture_call - 1, 0)):
                 eager_fn(*eager_args)
                 compiled(*comp_args)
             row["rel_diff"] = _rel_diff(eager_fn(*eager_args), compiled(*comp_args))
+            ex = compiled.explain()  # a step that broke runs eagerly: say so beside its figures
+            row["plans"], row["nodes"] = ex.graph_count, sum(len(ops) for ops in ex.ops_per_graph)
+            row["breaks"] = [str(b) for b in ex.break_reasons]
             fns = {"ember": _block(eager_fn, eager_args, calls), "ember.jit": _block(compiled, comp_args, calls)}
             if torch_fw is not None:
                 t_fn, t_args = make_step(torch_fw, key, small)
@@ -227,7 +231,7 @@ def run_compile_rows(keys: list[str], compare: bool = True, torch_compile: bool 
                 if torch_compile:
                     tc_fn, tc_args = make_step(torch_fw, key, small)
                     tc = torch_fw.lib.compile(tc_fn)
-                    row["torch_first_cold_s"] = _first_steps(tc, tc_args, 1, tick)
+                    row["torch_first_cold_s"] = _first_steps(tc, tc_args, 1)
                     fns["torch.compile"] = _block(tc, tc_args, calls)
             secs = time_calls(fns, repeats, 1, tick=lambda spec=spec: bar.update(1, model=spec.name), clock=tick)
             for name, samples in secs.items():
@@ -245,17 +249,25 @@ def _us(stat: dict | None) -> str:
     return f"{m:,.1f}" if m < 100 else f"{m:,.0f}"
 
 
+def _captured(r: dict) -> str:
+    """How the compiled step ran: its plans and their nodes, or eagerly, with the first break's reason."""
+    if r["plans"]:
+        return f"{r['plans']} plan(s), {r['nodes']} nodes" + (f"; {len(r['breaks'])} break(s)" if r["breaks"] else "")
+    reason = r["breaks"][0].replace("|", "/")[:120] if r["breaks"] else "nothing captured"
+    return f"no, eager: {reason}"
+
+
 def markdown(rows: list[dict]) -> str:
     """The rows as issue 21's table: µs per step, ratios, first compiled step and loss difference."""
     lines = ["| workload | ember eager µs | ember.jit µs | eager / jit | torch eager µs | torch.compile µs | "
              "jit vs torch eager | first jit step cold / warm | first torch.compile step | "
-             "compiled vs eager (rel.) |",
-             "|---|---|---|---|---|---|---|---|---|---|"]
+             "compiled vs eager (rel.) | captured |",
+             "|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
         ratio = f"{r['ratio']:.2f}×" if "ratio" in r else "—"
         tc = f"{r['torch_first_cold_s']:.1f} s" if "torch_first_cold_s" in r else "—"
         lines.append(f"| {r['workload']} | {_us(r['ember'])} | {_us(r['ember.jit'])} | "
                      f"{r['ember']['median'] / r['ember.jit']['median']:.2f}× | {_us(r.get('torch'))} | "
                      f"{_us(r.get('torch.compile'))} | {ratio} | {r['first_cold_s']:.2f} / "
-                     f"{r['first_warm_s']:.2f} s | {tc} | {r['rel_diff']:.1e} |")
+                     f"{r['first_warm_s']:.2f} s | {tc} | {r['rel_diff']:.1e} | {_captured(r)} |")
     return "\n".join(lines) + "\n"
