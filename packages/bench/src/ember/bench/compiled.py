@@ -5,8 +5,9 @@ step, `zero_grad`) run four ways in one process: ember eager, ember compiled, an
 torch eager and (opt in: its first call takes 10-30 s) `torch.compile`. Steady-state steps are
 timed interleaved round by round; the first compiled step (capture, planning and code generation)
 is timed apart, cold (the first plan in this process) and warm (a second, fresh step compiled after
-it). The last column is the relative difference of ember compiled's output after N steps from
-ember eager's, both started from the same seed.
+it). Then the relative difference of ember compiled's output after N steps from ember eager's,
+both started from the same seed, and whether the step was captured or, after a graph break, ran
+eagerly (and why), so a ratio near 1 is never mistaken for a replay.
 """
 
 from __future__ import annotations
