@@ -6,6 +6,7 @@
   ember-bench memory          Figure 2: per-iteration memory and allocator cache hits (CUDA)
   ember-bench distributed     all_reduce vs mpi4py, DDP throughput at 1 and 2 ranks (needs ember-distributed)
   ember-bench train           the training-kernel rows (MLP, LeNet, VGG, ResNet-18, MobileNet styles)
+  ember-bench compile         issue 21's table: ember eager vs ember.jit.compile (+ PyTorch, torch.compile)
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import time
 from pathlib import Path
 
 from ember.bench import frameworks
+from ember.bench.compiled import COMPILE_ROWS
 from ember.bench.models import MODELS
 from ember.bench.training import TRAIN_ROWS
 
@@ -27,13 +29,18 @@ def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="ember-bench", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("command", nargs="?", default="run", choices=("run", "table", "trace", "memory", "digits",
-                                                                         "distributed", "train"))
-    p.add_argument("--size", default="small", choices=("tiny", "small", "paper"))
+                                                                         "distributed", "train", "compile"))
+    p.add_argument("--size", default=None, choices=("tiny", "small", "paper"),
+                   help="model sizes (default small; for compile the issue's sizes, tiny or small: test sizes)")
     p.add_argument("--compare", choices=("torch", "none", "auto"), default="auto",
                    help="run PyTorch beside ember (auto: when it is installed)")
     p.add_argument("--models", nargs="*", default=list(MODELS), choices=list(MODELS))
-    p.add_argument("--rows", nargs="*", default=list(TRAIN_ROWS), choices=list(TRAIN_ROWS),
-                   help="rows of `ember-bench train`")
+    p.add_argument("--rows", nargs="*", default=None, choices=[*TRAIN_ROWS, *COMPILE_ROWS],
+                   help="rows of `ember-bench train`, or of `ember-bench compile` (default: all of its rows)")
+    p.add_argument("--torch-compile", action="store_true",
+                   help="compile: also time torch.compile (its first step takes 10-30 s)")
+    p.add_argument("--loss-steps", type=int, default=100,
+                   help="compile: steps before comparing ember.jit's output with eager's")
     p.add_argument("--threads", type=int, default=None,
                    help="intra-op threads of both frameworks (default: theirs)")
     p.add_argument("--repeats", type=int, default=5)
@@ -98,8 +105,23 @@ def _distributed() -> int:
     return 0
 
 
+def _resolve_rows(parser: argparse.ArgumentParser, args) -> None:
+    """`--rows` names rows of the command that runs: train's by default, compile's for compile."""
+    table = COMPILE_ROWS if args.command == "compile" else TRAIN_ROWS
+    if args.rows is None:
+        args.rows = list(table)
+    bad = [r for r in args.rows if r not in table]
+    if bad:
+        parser.error(f"--rows {' '.join(bad)}: not a row of `ember-bench {args.command}` "
+                     f"(choose from {', '.join(table)})")
+    if args.size is None:
+        args.size = "paper" if args.command == "compile" else "small"
+
+
 def main(argv: list[str] | None = None) -> int:
-    args = _parser().parse_args(argv)
+    parser = _parser()
+    args = parser.parse_args(argv)
+    _resolve_rows(parser, args)
     out = Path(args.results)
     if args.threads is not None:
         for name in ("ember", "torch"):
@@ -140,6 +162,18 @@ def main(argv: list[str] | None = None) -> int:
         print(text)
         out.mkdir(parents=True, exist_ok=True)
         (out / "training.md").write_text(text)
+        return 0
+    if args.command == "compile":
+        from ember.bench.compiled import markdown as compile_markdown
+        from ember.bench.compiled import run_compile_rows
+
+        compare = _compare(args)
+        rows = run_compile_rows(args.rows, compare, args.torch_compile and compare, args.repeats,
+                                small=args.size != "paper", clock=args.clock, loss_steps=args.loss_steps)
+        text = compile_markdown(rows)
+        print(text)
+        out.mkdir(parents=True, exist_ok=True)
+        (out / "compile.md").write_text(text)
         return 0
     if args.command == "table":
         args.skip = [*args.skip, "digits"]
