@@ -145,8 +145,9 @@ _NO_CPP = {"_C": "PyTorch's C++ extension module (torch._C)", "ops": "PyTorch's 
 
 
 def __getattr__(name: str):
-    """Ops ember.core gains lazily; `distributions` (imported on first use); clear errors for PyTorch internals."""
-    if name in ("distributions", "_dynamo"):
+    """Ops ember.core gains lazily; `distributions`, `_dynamo` and `compiler` (imported on first use); clear
+    errors for PyTorch internals."""
+    if name in ("distributions", "_dynamo", "compiler"):
         import importlib
 
         return importlib.import_module(f"{__name__}.{name}")

@@ -1,0 +1,47 @@
+"""`torch.compiler`: compile, disable, the tracer hints and the state queries, over ember.jit."""
+
+from __future__ import annotations
+
+import numpy as np
+
+import ember.torch as torch
+from ember.torch import nn
+
+
+def test_compiler_is_reachable_as_an_attribute_and_compiles_like_torch_compile():
+    f = torch.compiler.compile(lambda x: (x * 2).exp())
+    x = torch.arange(3.0)
+    for _ in range(3):  # the second call captures, the third replays
+        np.testing.assert_allclose(f(x).numpy(), np.exp(2 * np.arange(3.0)), rtol=1e-6)
+    assert f.captures == 1
+
+
+def test_disable_gives_back_what_was_compiled():
+    m = nn.Linear(2, 2)
+    assert torch.compiler.disable(torch.compile(m)) is m
+
+    def g(x):
+        return x + 1
+
+    assert torch.compiler.disable(torch.compile(g)) is g
+    assert torch.compiler.disable(g) is g
+    assert torch.compiler.disable(reason="eager")(g) is g
+
+
+def test_tracer_hints_return_the_function_and_state_queries_answer():
+    def g(x):
+        return x
+
+    assert torch.compiler.allow_in_graph(g) is g
+    assert torch.compiler.assume_constant_result(g) is g
+    assert torch.compiler.is_compiling() is False
+    assert torch.compiler.is_dynamo_compiling() is False
+    assert torch.compiler.is_exporting() is False
+    assert torch.compiler.cudagraph_mark_step_begin() is None
+    assert "inductor" in torch.compiler.list_backends()
+    seen = []
+    f = torch.compile(lambda x: seen.append(torch.compiler.is_compiling()) or x * 3)
+    for _ in range(3):
+        f(torch.ones(2))
+    # the eager first call, then the capture (the append is a side effect: later calls run eagerly)
+    assert seen[:2] == [False, True]
