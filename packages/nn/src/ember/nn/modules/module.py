@@ -29,7 +29,20 @@ from ember.nn.parameter import Buffer, Parameter, UninitializedBuffer, _detached
 __all__ = ["Module", "register_module_forward_hook", "register_module_forward_pre_hook",
            "register_module_full_backward_pre_hook", "register_module_full_backward_hook",
            "register_module_backward_hook", "register_module_buffer_registration_hook",
-           "register_module_module_registration_hook", "register_module_parameter_registration_hook"]
+           "register_module_module_registration_hook", "register_module_parameter_registration_hook",
+           "set_compiler"]
+
+# NOTE [ Module.compile's compiler ]: the compiler lives in a layer above nn (ember.jit); the layer
+# that holds both (ember.torch) installs it here, as device backends register with core. It is
+# called as `compiler(forward, module=..., fullgraph=..., dynamic=..., mode=...)` and returns the
+# callable that replaces `forward` on the instance.
+_compiler: Callable | None = None
+
+
+def set_compiler(compiler: Callable | None) -> None:
+    """Install the function (or class) `Module.compile` compiles a module's `forward` with; None removes it."""
+    global _compiler
+    _compiler = compiler
 
 class _IncompatibleKeys(NamedTuple):
     missing_keys: list[str]
@@ -485,25 +498,28 @@ class Module:
 
     def compile(self, *, fullgraph: bool = False, dynamic=None, backend="inductor", mode=None, options=None,
                 disable: bool = False) -> None:
-        """Compile this module in place (PyTorch's `Module.compile`): its calls run `forward` through
-        ember.jit's capture and replay (docs/compile.md); hooks run around it eagerly. A callable
-        `backend` (a TorchDynamo FX-graph backend) or `disable=True` leaves the module eager."""
+        """Compile this module in place (PyTorch's `Module.compile`): its calls run `forward` through the
+        installed compiler (ember.jit's capture and replay, installed by ember.torch; docs/compile.md);
+        hooks run around it eagerly. `disable=True`, a callable `backend` (a TorchDynamo FX-graph backend;
+        warned) or no installed compiler (warned) leaves the module eager."""
+        import warnings
+
         if disable:
             return
         if callable(backend):
-            import warnings
-
             warnings.warn(f"Module.compile: backend {getattr(backend, '__name__', backend)!r} is a TorchDynamo "
                           "FX-graph backend, and ember makes no FX graphs: the module stays eager", UserWarning,
                           stacklevel=2)
             return
-        from ember.jit.compiler import CompiledFunction
-
-        forward = self.__dict__.get("forward")
-        if isinstance(forward, CompiledFunction):
+        if _compiler is None:
+            warnings.warn("Module.compile: no compiler is installed (importing ember.torch installs ember.jit's): "
+                          "the module stays eager", UserWarning, stacklevel=2)
             return
-        self.__dict__["forward"] = CompiledFunction(self.forward, module=self, fullgraph=fullgraph, dynamic=dynamic,
-                                                    mode=mode)
+        forward = self.__dict__.get("forward")
+        if forward is not None and type(forward) is _compiler:
+            return
+        self.__dict__["forward"] = _compiler(self.forward, module=self, fullgraph=fullgraph, dynamic=dynamic,
+                                             mode=mode)
 
     # --- state dict ------------------------------------------------------------------------
     def _save_to_state_dict(self, destination: dict, prefix: str, keep_vars: bool) -> None:
