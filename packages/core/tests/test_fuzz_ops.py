@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import subprocess
 import sys
 import textwrap
 from collections import Counter
@@ -52,6 +53,30 @@ def test_campaign_reaches_every_op_and_both_outcomes(outcomes):
 
 def test_cases_are_drawn_the_same_every_run():
     assert [c.repro() for c in fuzz.draw_cases(40, seed=5)] == [c.repro() for c in fuzz.draw_cases(40, seed=5)]
+
+
+_DRAW = """
+import hashlib, importlib, pkgutil, sys
+import ember.core
+from ember.core import fuzz
+if sys.argv[1] == "all":
+    for m in pkgutil.walk_packages(ember.core.__path__, "ember.core."):
+        if ".cuda" not in m.name:
+            try:
+                importlib.import_module(m.name)
+            except ImportError:  # an optional dependency this environment lacks
+                pass
+print(hashlib.sha1("|".join(c.repro() for c in fuzz.draw_cases(400, seed=3)).encode()).hexdigest())
+"""
+
+
+def test_cases_do_not_depend_on_which_modules_are_imported():
+    """hypothesis mixes the literal constants of imported source modules into its draws: without
+    `fuzz._no_local_constants`, importing all of ember.core first changed the cases of a seed."""
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
+    out = [subprocess.run([sys.executable, "-c", _DRAW, which], env=env, capture_output=True, text=True,
+                          check=True, timeout=300).stdout for which in ("none", "all")]
+    assert out[0] == out[1] and len(out[0].strip()) == 40
 
 
 def test_cases_cover_layouts_empty_dims_specials_and_wrong_types():

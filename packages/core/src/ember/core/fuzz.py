@@ -25,6 +25,8 @@ each case in PyTorch too (`against_torch`, in the child, with `EMBER_FUZZ_TORCH=
 
 from __future__ import annotations
 
+import contextlib
+
 import json
 import os
 import pickle
@@ -214,9 +216,35 @@ def draw_cases(n: int, seed: int = 0, kinds: tuple[str, ...] | None = None, comp
     def collect(c):
         cases.append(c)
 
-    collect()
+    with _no_local_constants():
+        collect()
     unique = {c.repro(): c for c in cases}  # hypothesis revisits some examples
     return list(unique.values())
+
+
+@contextlib.contextmanager
+def _no_local_constants():
+    """Keep hypothesis from mixing in the literal constants of the modules that happen to be imported
+    (hypothesis >= 6.131 mines every non-site-packages module in `sys.modules` for them), which made the
+    same seed draw other cases after `import ember.distributed` or from a source checkout than from an
+    installed package. No public switch exists, so its private hook is swapped for the call."""
+    try:
+        from hypothesis.internal.conjecture import providers
+    except ImportError:  # pragma: no cover - an older hypothesis mines nothing
+        yield
+        return
+    mine = getattr(providers, "_get_local_constants", None)
+    if mine is None or not hasattr(providers, "Constants"):  # pragma: no cover - another hypothesis
+        yield
+        return
+    empty = providers.Constants()
+    providers._get_local_constants = lambda: empty
+    providers.CONSTANTS_CACHE.cache.clear()
+    try:
+        yield
+    finally:
+        providers._get_local_constants = mine
+        providers.CONSTANTS_CACHE.cache.clear()
 
 
 # --- running a case (in the child) -----------------------------------------------------------
