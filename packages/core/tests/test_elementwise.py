@@ -395,3 +395,24 @@ def test_elementwise_ops_are_declared_with_differentiability_flags():
         assert ops[name].differentiable
     for name in ("eq", "lt", "isnan", "signbit", "logical_and", "bitwise_xor"):
         assert not ops[name].differentiable
+
+
+def test_inf_and_nan_results_are_silent_as_in_pytorch():
+    """numpy's floating-point RuntimeWarnings from ember's kernels are filtered (PyTorch says nothing), while
+    numpy called by the user still warns. A plain script: pytest's collection would drop a filter that an
+    import inside it installs, so the check runs in a child process with every warning made an error."""
+    code = """
+import math, numpy as np, ember.core as E
+inf = float("inf")
+r = [E.tensor([1e20, 1e20, 0.0]).prod(), E.tensor([inf, -inf]).sum(), E.tensor([0.0]).log(), E.tensor([1.0]) / 0,
+     E.lerp(E.tensor([1.0, 2.0]), E.tensor([3.0, inf]), 0.0)]
+assert math.isnan(r[0].item()) and math.isnan(r[1].item()) and r[2].item() == -inf and r[3].item() == inf
+try:
+    np.divide(np.ones(1), 0)
+except RuntimeWarning as e:
+    print(e)
+"""
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
+    out = subprocess.run([sys.executable, "-W", "error", "-c", code], env=env, capture_output=True, text=True,
+                         timeout=300)
+    assert (out.returncode, out.stdout.strip()) == (0, "divide by zero encountered in divide"), out.stderr
