@@ -137,3 +137,24 @@ def test_eigh_and_svd_decompose_their_input(device):
         u, sv, vh = E.linalg.svd(_on(a, device), full_matrices=False)
         assert_close(sv, _on(E.linalg.svd(a, full_matrices=False)[1], device), rtol=1e-8, atol=1e-8)
         assert_close(u @ E.diag_embed(sv) @ vh, _on(a, device), rtol=1e-8, atol=1e-8)
+
+
+_EMPTY = [("cholesky", lambda L, c: L.cholesky(c(0, 0, 0))), ("inv", lambda L, c: L.inv(c(2, 3, 0, 0))),
+          ("det", lambda L, c: L.det(c(2, 0, 0))), ("slogdet", lambda L, c: L.slogdet(c(2, 0, 0))),
+          ("solve", lambda L, c: L.solve(c(3, 0, 0), c(3, 0, 2))),
+          ("solve_batch0", lambda L, c: L.solve(c(0, 2, 2), c(0, 2, 1))),
+          ("qr_wide", lambda L, c: L.qr(c(2, 0, 3))), ("qr_tall", lambda L, c: L.qr(c(2, 3, 0))),
+          ("eigh", lambda L, c: L.eigh(c(0, 0))), ("svd", lambda L, c: L.svd(c(2, 0, 0), full_matrices=False)),
+          ("pinv", lambda L, c: L.pinv(c(2, 3, 2, 0))), ("lstsq", lambda L, c: L.lstsq(c(1, 0), c(1, 0)).solution)]
+
+
+@pytest.mark.parametrize(("name", "call"), _EMPTY, ids=[n for n, _ in _EMPTY])
+def test_empty_matrices_and_batches_give_the_cpus_results(name, call):
+    """A reshape to `(-1, m, n)` cannot infer the batch of empty matrices: found by the fuzz campaign's
+    conv/pool/loss/linalg families run with --cuda."""
+    want = call(E.linalg, lambda *s: E.zeros(*s, dtype=E.float64))
+    got = call(E.linalg, lambda *s: E.zeros(*s, dtype=E.float64, device="cuda"))
+    both = [r if isinstance(r, tuple) else (r,) for r in (got, want)]
+    for g, w in zip(*both, strict=True):
+        assert g.device.type == "cuda" and g.shape == w.shape and g.dtype == w.dtype
+        assert_close(g.cpu(), w)

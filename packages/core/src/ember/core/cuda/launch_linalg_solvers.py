@@ -43,8 +43,9 @@ def _raise_if(info: Tensor, kind: str, A: Tensor) -> None:
 
 
 def _batched(a: Tensor) -> Tensor:
-    n = a._shape[-1]
-    return a.reshape(-1, a._shape[-2], n)
+    """`a` as one batch dimension of matrices (counted, not `-1`: a reshape cannot infer it when a
+    matrix is empty)."""
+    return a.reshape(int(np.prod(a._shape[:-2], dtype=np.int64)), *a._shape[-2:])
 
 
 def _inv(A):
@@ -74,8 +75,8 @@ def _solve(A, B):
     b = B.unsqueeze(-1) if vector else B
     lead = tuple(np.broadcast_shapes(A._shape[:-2], b._shape[:-2]))
     k = b._shape[-1]
-    a3 = A.expand(lead + (n, n)).reshape(-1, n, n)
-    b3 = b.expand(lead + (n, k)).reshape(-1, n, k)
+    a3 = _batched(A.expand(lead + (n, n)))
+    b3 = _batched(b.expand(lead + (n, k)))
     x, _, _, info = _factor(a3, b3)
     _raise_if(info, "solve", A)
     x = x.reshape(lead + (n, k))
@@ -103,7 +104,7 @@ def _identity(batch: int, n: int, like: Tensor) -> Tensor:
 def _qr(A, mode="reduced"):
     m, n = A._shape[-2:]
     k = min(m, n)
-    r = get_op("clone")(A.reshape(-1, m, n))
+    r = get_op("clone")(_batched(A))
     batch = r._shape[0]
     q = _identity(batch, m, A)
     if batch and m and n:
@@ -137,8 +138,7 @@ def _eigh_batched(a3: Tensor) -> tuple[Tensor, Tensor]:
 
 
 def _eigh(A, UPLO="L"):
-    n = A._shape[-1]
-    a3 = A.reshape(-1, n, n)
+    a3 = _batched(A)
     tri = get_op("tril" if UPLO == "L" else "triu")(a3, 0)
     strict = get_op("tril" if UPLO == "L" else "triu")(a3, -1 if UPLO == "L" else 1)
     sym = get_op("add")(tri, strict.transpose(1, 2))
@@ -154,7 +154,7 @@ def _svd(A, full_matrices=True):
         raise NotImplementedError("linalg.svd(full_matrices=True) of a non-square matrix has no CUDA kernel; "
                                   "pass full_matrices=False")
     k = min(m, n)
-    a3 = A.reshape(-1, m, n)
+    a3 = _batched(A)
     at = a3.transpose(1, 2)
     wide = m < n
     w, vecs = _eigh_batched(get_op("bmm")(a3, at) if wide else get_op("bmm")(at, a3))
