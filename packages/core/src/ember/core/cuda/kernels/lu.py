@@ -126,17 +126,22 @@ match LAPACK's signs."""
             qb = b * m * m
             vb = b * m
             for j in range(k):
-                below = acc_t(0)
-                for i in range(j + 1, m):
-                    below += r[rb + i * n + j] * r[rb + i * n + j]
-                if below == 0:  # nothing to annihilate: no reflection, as LAPACK's larfg
+                scale = acc_t(0)  # the column over its largest entry, so squares of 1e30 do not overflow
+                nonzero = False
+                for i in range(j, m):
+                    scale = max(scale, abs(r[rb + i * n + j]))
+                    nonzero = nonzero or (i > j and r[rb + i * n + j] != 0)
+                if not nonzero:  # nothing to annihilate: no reflection, as LAPACK's larfg
                     continue
-                x0 = r[rb + j * n + j]
+                below = acc_t(0)  # (may underflow to 0 next to a huge entry: the reflection is then a sign flip)
+                for i in range(j + 1, m):
+                    below += (r[rb + i * n + j] / scale) * (r[rb + i * n + j] / scale)
+                x0 = r[rb + j * n + j] / scale
                 norm2 = below + x0 * x0
                 alpha = -math.sqrt(norm2) if x0 >= 0 else math.sqrt(norm2)
-                vn2 = acc_t(0)
+                vn2 = acc_t(0)  # v in units of `scale`: the reflection I - 2 v v^T / (v^T v) is the same
                 for i in range(j, m):
-                    vi = r[rb + i * n + j] - (alpha if i == j else 0)
+                    vi = r[rb + i * n + j] / scale - (alpha if i == j else 0)
                     v[vb + i] = vi
                     vn2 += vi * vi
                 if vn2 == 0:
