@@ -177,6 +177,19 @@ def test_cuda_matches_the_cpu(concat):
     np.testing.assert_allclose(results[1][1], results[0][1], rtol=1e-10, atol=1e-14)
 
 
+@pytest.mark.cuda
+def test_cuda_log_probs_take_cpu_targets_and_lengths():
+    """PyTorch moves CPU targets to the log-probabilities' device (cuDNN's path wants them on the CPU)."""
+    if not E.cuda.is_available():
+        pytest.skip("no CUDA device or simulator")
+    x, _ = _inputs(8, t=6, n=2, c=4)
+    targets, tl = E.tensor([[1, 2], [3, 0]]), E.tensor([2, 1])
+    want = F.ctc_loss(E.tensor(x).log_softmax(2), targets, E.tensor([6, 5]), tl, reduction="none")
+    got = F.ctc_loss(E.tensor(x, device="cuda").log_softmax(2), targets, E.tensor([6, 5]), tl, reduction="none")
+    assert got.device.type == "cuda"
+    np.testing.assert_allclose(got.cpu().numpy(), want.numpy(), rtol=1e-12)
+
+
 @pytest.mark.torch
 def test_a_ctc_model_trains_with_pytorchs_loss_trajectory():
     torch = pytest.importorskip("torch")
