@@ -709,10 +709,11 @@ def _check_dtypes(op: str, input: Tensor, weight: Tensor, bias, nd: int, dilatio
     if bias is not None and bias._dtype is not x:
         raise ConvDtypeError(f"Input type ({_C_TYPES.get(x.name, x.name)}) and bias type "
                              f"({_C_TYPES.get(bias._dtype.name, bias._dtype.name)}) should be the same")
-    dilated = any(d != 1 for d in dilation)
-    if not computes and (x.name not in _INT_KERNELS or dilated):
-        kernel = "slow_conv_dilated<>" if dilated else "compute_columns3d" if nd == 3 else "slow_conv2d_cpu"
-        raise NotImplementedError(f"\"{kernel}\" not implemented for '{names[x.name]}'")
+    if not computes:
+        dilated = any(d != 1 for d in dilation)
+        if x.name not in _INT_KERNELS or dilated:
+            kernel = "slow_conv_dilated<>" if dilated else "compute_columns3d" if nd == 3 else "slow_conv2d_cpu"
+            raise NotImplementedError(f"\"{kernel}\" not implemented for '{names[x.name]}'")
     if weight._dtype is not x:
         raise ConvDtypeError(f"expected scalar type {names[x.name]} but found {names[weight._dtype.name]}")
 
@@ -888,7 +889,8 @@ def conv2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Si
         `(N, O, Ho, Wo)` with `Ho = (H + 2p - d(k - 1) - 1) // s + 1`.
     Raises:
         RuntimeError: channel or size mismatches, with PyTorch's messages.
-        TypeError: non-float or mixed dtypes.
+        RuntimeError (`ConvDtypeError`, also a TypeError): mixed dtypes; NotImplementedError: an integer
+            dtype PyTorch has no kernel for (bool, dilated non-int64).
 
     >>> import ember.core as ec
     >>> ec.conv2d(ec.ones(1, 1, 3, 3), ec.ones(1, 1, 2, 2)).tolist()
@@ -1014,7 +1016,8 @@ def conv3d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Si
         `(N, O, Do, Ho, Wo)` with `Do = (D + 2p - d(k - 1) - 1) // s + 1` per dim.
     Raises:
         RuntimeError: channel or size mismatches, with PyTorch's messages.
-        TypeError: non-float or mixed dtypes.
+        RuntimeError (`ConvDtypeError`, also a TypeError): mixed dtypes; NotImplementedError: an integer
+            dtype PyTorch has no kernel for (bool, dilated non-int64).
 
     >>> import ember.core as ec
     >>> ec.conv3d(ec.ones(1, 1, 2, 2, 2), ec.ones(1, 1, 2, 2, 2)).tolist()
