@@ -50,3 +50,11 @@ def test_conv_transpose2d_and_functional_conv(device):
           device, x, w, b)
     w2 = make_tensor(3, 2, 2, 2, seed=8)
     _both(lambda xx, ww: E.conv2d(xx, ww, padding=1), device, x, w2)
+
+
+@pytest.mark.parametrize("fn", ["conv1d", "conv_transpose1d"])
+def test_integer_conv_on_cuda_raises_naming_op_and_dtype(fn):
+    x = E.ones(1, 1, 4, dtype=E.int64, device="cuda")
+    w = E.ones(1, 1, 2, dtype=E.int64, device="cuda")
+    with pytest.raises(NotImplementedError, match=rf"^{fn}: no CUDA kernel for int64 input"):
+        getattr(E, fn)(x, w)

@@ -275,3 +275,36 @@ def test_grouped_mm_matches_pytorch():
     np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-5, atol=1e-5)
     want = torch.nn.functional.grouped_mm(torch.tensor(a3), torch.tensor(b3))
     np.testing.assert_allclose(F.grouped_mm(E.tensor(a3), E.tensor(b3)).numpy(), want.numpy(), rtol=1e-5, atol=1e-5)
+
+
+def test_conv_tbc_of_integers_wraps_and_follows_addmms_dtype_rules():
+    """PyTorch's conv_tbc is an addmm into the bias: integers compute in their dtype (int32 wraps), a bias of any
+    dtype is cast to the input's, and the weight's dtype must match (addmm's message)."""
+    x = E.ones(4, 1, 1, dtype=E.int32)
+    w = E.full((2, 1, 1), 2 ** 30, dtype=E.int32)
+    assert F.conv_tbc(x, w, E.ones(1, dtype=E.int32)).flatten().tolist() == [-2147483647] * 3
+    got = F.conv_tbc(E.ones(3, 1, 1, dtype=E.int8), E.ones(2, 1, 1, dtype=E.int8), E.tensor([0.5]), 1)
+    assert got.dtype is E.int8 and got.flatten().tolist() == [1, 2, 2, 1]
+    with pytest.raises(RuntimeError, match=r"^self and mat2 must have the same dtype, but got Long and Float$"):
+        F.conv_tbc(E.ones(4, 1, 1, dtype=E.int64), E.ones(2, 1, 1), E.ones(1))
+    with pytest.raises(NotImplementedError, match=r"^\"addmm_impl_cpu_\" not implemented for 'Bool'$"):
+        F.conv_tbc(E.ones(4, 1, 1, dtype=E.bool), E.ones(2, 1, 1, dtype=E.bool), E.ones(1))
+
+
+@pytest.mark.torch
+def test_conv_tbc_dtypes_match_pytorch():
+    torch = pytest.importorskip("torch")
+    import itertools
+
+    names = ["bool", "int8", "uint8", "int16", "int32", "int64", "float32", "float64"]
+
+    def run(mod, f, xd, wd, bd):
+        try:
+            r = f(mod.arange(8).reshape(4, 1, 2).to(getattr(mod, xd)), mod.ones(2, 2, 3, dtype=getattr(mod, wd)),
+                  mod.ones(3, dtype=getattr(mod, bd)), 1)
+        except RuntimeError as e:
+            return type(e) is NotImplementedError, str(e)
+        return str(r.dtype).split(".")[-1], r.tolist()
+
+    for xd, wd, bd in itertools.product(names, names, names):
+        assert run(E, F.conv_tbc, xd, wd, bd) == run(torch, torch.conv_tbc, xd, wd, bd), (xd, wd, bd)

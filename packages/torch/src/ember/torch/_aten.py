@@ -197,8 +197,7 @@ def convolution(input, weight, bias, stride, padding, dilation, transposed: bool
 
 def conv_tbc(input, weight, bias, pad: int = 0):
     """ATen's `conv_tbc`: a 1-D convolution over input (time, batch, channels) with weight (k, in, out)."""
-    out = F.conv1d(input.permute(1, 2, 0), weight.permute(2, 1, 0), bias, padding=pad)
-    return out.permute(2, 0, 1)
+    return F.conv_tbc(input, weight, bias, pad)
 
 
 def _run_layers(step, input, states, params, has_biases: bool, num_layers: int, dropout: float, train: bool,

@@ -51,6 +51,18 @@ which keeps each group's channels contiguous) and the weight `(O, C/g, kd, kh, k
 the depth taps into conv_transpose2d's output channels and sums each tap's slab back at its depth
 (`_depth_col2im`). Both are compositions of ops every device has, so the derivatives (the slices'
 scatter, the 2-D op's backward) and the CUDA path come from the 2-D op (as conv1d's do).
+
+NOTE [ Integer convolution ]
+PyTorch's CPU computes conv1d/2d/3d of uint8, int8, int16, int32 and int64 (dilated ones of int64
+only) and the transposed ones of int64, in the input's dtype with C's wrap-around. Sums and
+products modulo 2**bits do not depend on the width they are taken in, so `_integer_conv` takes
+them in int64 numpy (im2col and one integer matmul per group; exact, never through float64) and
+casts the result down. Integer tensors never require grad, so it is a plain forward off the float
+ops. The dtype checks follow PyTorch's order and messages: forward, a bias of another dtype
+("Input type (long int) and bias type (float) ..."), then the kernel's dtype dispatch
+(NotImplementedError naming its kernel), then the weight ("expected scalar type ..."); transposed,
+the dispatch, the weight, then a 3-D bias strictly or a 1-D/2-D bias that must cast to the output
+(it is added in place). An empty input computes its empty result whatever the dtype, as PyTorch's.
 """
 
 from __future__ import annotations
@@ -655,23 +667,101 @@ def _check(op: str, input: Tensor, weight: Tensor, bias, groups: int, nd: int, t
         raise RuntimeError(f"Given weight of size {ws}, expected bias to be 1-dimensional with {out_ch} "
                            f"elements, but got bias of size {list(bias.shape)} instead")
     if transposed:
-        _check_dtypes(op, input, weight, bias)
+        _check_dtypes(op, input, weight, bias, nd)
 
 
 class ConvDtypeError(RuntimeError, TypeError):
-    """Input and weight of two dtypes: PyTorch's RuntimeError, a TypeError by ember's rule."""
+    """Input, weight or bias of two dtypes: PyTorch's RuntimeError, a TypeError by ember's rule."""
 
 
-def _check_dtypes(op: str, input: Tensor, weight: Tensor, bias) -> None:
-    """After the shape checks, as PyTorch's kernel checks dtypes after its geometry checks."""
-    if input.dtype is not weight.dtype:
-        raise ConvDtypeError(f"expected scalar type {dtypes.TORCH_NAMES[input.dtype.name]} but found "
-                             f"{dtypes.TORCH_NAMES[weight.dtype.name]}")
-    if not input.dtype.is_floating_point:  # PyTorch computes integer convolutions on the CPU; ember does not
-        raise TypeError(f"{op}: ember computes floating point convolutions only; got {describe(input)} and "
-                        f"{describe(weight)}")
-    if bias is not None and bias.dtype is not input.dtype:
-        raise ConvDtypeError(f"{op}: expected bias of the input's dtype; got {describe(input)} and {describe(bias)}")
+# the C++ type names PyTorch's "Input type (...) and bias type (...)" message spells
+_C_TYPES = {"bool": "bool", "uint8": "unsigned char", "int8": "signed char", "int16": "short int", "int32": "int",
+            "int64": "long int", "uint16": "short unsigned int", "uint32": "unsigned int",
+            "uint64": "long unsigned int", "float16": "c10::Half", "bfloat16": "c10::BFloat16", "float32": "float",
+            "float64": "double", "complex64": "c10::complex<float>", "complex128": "c10::complex<double>"}
+_INT_KERNELS = frozenset(("uint8", "int8", "int16", "int32", "int64"))  # PyTorch's CPU conv; int64 alone dilated
+
+
+def _integral(t: Tensor) -> bool:
+    return not (t._dtype.is_floating_point or t._dtype.is_complex)
+
+
+def _check_dtypes(op: str, input: Tensor, weight: Tensor, bias, nd: int, dilation=None) -> None:
+    """PyTorch's dtype rules in its order, after the shape checks (see NOTE [ Integer convolution ]);
+    `dilation` is None for a transposed convolution."""
+    x = input._dtype
+    names = dtypes.TORCH_NAMES
+    computes = not _integral(input) or not input.numel() or x.name == "int64"
+    if dilation is None:
+        if not computes:
+            raise NotImplementedError(f"\"slow_conv_transpose{3 if nd == 3 else 2}d_out_cpu\" not implemented for "
+                                      f"'{names[x.name]}'")
+        if weight._dtype is not x:
+            raise ConvDtypeError(f"expected scalar type {names[x.name]} but found {names[weight._dtype.name]}")
+        if bias is not None and bias._dtype is not x:
+            if nd == 3:
+                raise ConvDtypeError(f"expected scalar type {names[x.name]} but found {names[bias._dtype.name]}")
+            to = dtypes.promote_types(x, bias._dtype)
+            if not dtypes.can_cast(to, x):  # 1-D/2-D add the bias in place: any dtype that casts to the output's
+                raise ConvDtypeError(f"result type {names[to.name]} can't be cast to the desired output type "
+                                     f"{names[x.name]}")
+        return
+    if bias is not None and bias._dtype is not x:
+        raise ConvDtypeError(f"Input type ({_C_TYPES.get(x.name, x.name)}) and bias type "
+                             f"({_C_TYPES.get(bias._dtype.name, bias._dtype.name)}) should be the same")
+    if not computes:
+        dilated = any(d != 1 for d in dilation)
+        if x.name not in _INT_KERNELS or dilated:
+            kernel = "slow_conv_dilated<>" if dilated else "compute_columns3d" if nd == 3 else "slow_conv2d_cpu"
+            raise NotImplementedError(f"\"{kernel}\" not implemented for '{names[x.name]}'")
+    if weight._dtype is not x:
+        raise ConvDtypeError(f"expected scalar type {names[x.name]} but found {names[weight._dtype.name]}")
+
+
+def _integer_conv(op: str, input: Tensor, weight: Tensor, bias, stride, padding, dilation, groups: int,
+                  output_padding=None) -> Tensor:
+    """An integer (or empty) convolution, transposed when `output_padding` is given, in int64 numpy with
+    PyTorch's wrap-around in the input's dtype (see NOTE [ Integer convolution ])."""
+    if input.device.type != "cpu":
+        raise NotImplementedError(f"{op}: no {input.device.type.upper()} kernel for {input._dtype.name} input "
+                                  f"(PyTorch computes integer convolutions on the CPU only)")
+    nd = weight.ndim - 2
+    x = input._np().astype(np.int64) if input.numel() else None
+    w = weight._np().astype(np.int64)
+    n, c, sp = input._shape[0], input._shape[1], input._shape[2:]
+    k = w.shape[2:]
+    taps = list(np.ndindex(*k))
+    if output_padding is None:
+        o = w.shape[0]
+        osp = tuple(_out_size(sp[i], k[i], stride[i], padding[i], dilation[i]) for i in range(nd))
+        res = np.zeros((n, groups, o // groups) + osp, dtype=np.int64)
+        if x is not None and res.size:
+            xp = np.pad(x, [(0, 0), (0, 0)] + [(p, p) for p in padding])
+            xg = xp.reshape(n, groups, c // groups, 1, *xp.shape[2:])
+            cols = np.stack([xg[(..., *(slice(t[i] * dilation[i], t[i] * dilation[i] + stride[i] * (osp[i] - 1) + 1,
+                                                stride[i]) for i in range(nd)))] for t in taps], 3)
+            cols = cols.reshape(n, groups, (c // groups) * len(taps), -1)  # (N, G, C/G * taps, L)
+            wg = w.reshape(groups, o // groups, (c // groups) * len(taps))
+            res = np.matmul(wg, cols).reshape(res.shape)
+    else:
+        og = w.shape[1]
+        o = og * groups
+        osp = _transpose_out_shape(input._shape, w.shape, stride, padding, output_padding, dilation, groups)[2:]
+        full = tuple(max((sp[i] - 1) * stride[i] + dilation[i] * (k[i] - 1) + 1, padding[i] + osp[i])
+                     for i in range(nd))
+        buf = np.zeros((n, groups, og) + full, dtype=np.int64)
+        if x is not None:
+            xg = x.reshape(n, groups, c // groups, -1)
+            wg = w.reshape(groups, c // groups, og, len(taps))
+            for j, t in enumerate(taps):  # each tap's (N, G, O/G, *in) products land on a strided grid
+                part = np.matmul(wg[..., j].transpose(0, 2, 1), xg).reshape(n, groups, og, *sp)
+                buf[(..., *(slice(t[i] * dilation[i], t[i] * dilation[i] + stride[i] * (sp[i] - 1) + 1, stride[i])
+                            for i in range(nd)))] += part
+        res = buf[(..., *(slice(padding[i], padding[i] + osp[i]) for i in range(nd)))]
+    res = res.reshape(n, o, *osp)
+    if bias is not None:
+        res = res + bias._np().astype(np.int64).reshape(o, *(1,) * nd)
+    return wrap(np.ascontiguousarray(res.astype(input._dtype.np)))
 
 
 def _check_sizes(op: str, hw, k, padding, dilation) -> None:
@@ -723,8 +813,10 @@ def _conv_nd(op: str, nd: int, input, weight, bias, stride, padding, dilation, g
         raise RuntimeError(f"{op}: stride and dilation must be positive and padding non-negative; got "
                            f"stride={stride}, padding={padding}, dilation={dilation}")
     _check_sizes(op, tuple(input.shape[2:]), k, padding, dilation)
-    _check_dtypes(op, input, weight, bias)
-    if nd == 1:
+    _check_dtypes(op, input, weight, bias, nd, dilation)
+    if _integral(input):
+        out = _integer_conv(op, input, weight, bias, stride, padding, dilation, groups)
+    elif nd == 1:
         out = conv2d_op(unsqueeze(input, 2), unsqueeze(weight, 2), bias, (1, *stride), (0, *padding),
                         (1, *dilation), groups)
         out = squeeze(out, 2)
@@ -797,7 +889,8 @@ def conv2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Si
         `(N, O, Ho, Wo)` with `Ho = (H + 2p - d(k - 1) - 1) // s + 1`.
     Raises:
         RuntimeError: channel or size mismatches, with PyTorch's messages.
-        TypeError: non-float or mixed dtypes.
+        RuntimeError (`ConvDtypeError`, also a TypeError): mixed dtypes; NotImplementedError: an integer
+            dtype PyTorch has no kernel for (bool, dilated non-int64).
 
     >>> import ember.core as ec
     >>> ec.conv2d(ec.ones(1, 1, 3, 3), ec.ones(1, 1, 2, 2)).tolist()
@@ -847,7 +940,11 @@ def _conv_transpose_nd(op: str, nd: int, input, weight, bias, stride, padding, o
     if min(shape[2:]) < 0:
         raise RuntimeError(f"{op}: the output size {list(shape)} is too small; got {describe(input)} and "
                            f"{describe(weight)}")
-    if nd == 3:
+    if bias is not None and bias._dtype is not input._dtype:  # added in place, as PyTorch's: cast to the output's
+        bias = bias.to(input._dtype)
+    if _integral(input):
+        out = _integer_conv(op, input, weight, bias, stride, padding, dilation, groups, output_padding)
+    elif nd == 3:
         out = _conv_transpose3d_by_depth_taps(input, weight, bias, stride, padding, output_padding, groups,
                                               dilation, shape[2])
     else:
@@ -919,7 +1016,8 @@ def conv3d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Si
         `(N, O, Do, Ho, Wo)` with `Do = (D + 2p - d(k - 1) - 1) // s + 1` per dim.
     Raises:
         RuntimeError: channel or size mismatches, with PyTorch's messages.
-        TypeError: non-float or mixed dtypes.
+        RuntimeError (`ConvDtypeError`, also a TypeError): mixed dtypes; NotImplementedError: an integer
+            dtype PyTorch has no kernel for (bool, dilated non-int64).
 
     >>> import ember.core as ec
     >>> ec.conv3d(ec.ones(1, 1, 2, 2, 2), ec.ones(1, 1, 2, 2, 2)).tolist()

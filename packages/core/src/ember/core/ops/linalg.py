@@ -16,6 +16,7 @@ import numpy as np
 from ember.core import dtypes
 from ember.core.dispatch import OVERLAP_INTERNAL, composite, declare
 from ember.core.methods import attach, inplace, method
+from ember.core.ops import aliased_products
 from ember.core.ops import elementwise as ew
 from ember.core.ops import shape as S
 from ember.core.ops._util import wrap, write_out
@@ -342,14 +343,24 @@ def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta=1, alpha=1, out=Non
 @composite("addmv")
 def addmv(input: Tensor, mat: Tensor, vec: Tensor, *, beta=1, alpha=1, out=None) -> Tensor:
     """`beta * input + alpha * (mat @ vec)`."""
-    return _scaled_sum(input, _opmath(mv, mat, vec), beta, alpha, out, "addmv")
+    prod = _opmath(mv, mat, vec)
+    if out is not None and out is input and 0 in out._strides:  # NOTE [ In-place products into an expanded self ]
+        done = aliased_products.addmv_expanded(out, prod[0], mat, vec, beta, alpha)
+        if done is not None:
+            return done
+    return _scaled_sum(input, prod, beta, alpha, out, "addmv")
 
 
 @method
 @composite("baddbmm")
 def baddbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta=1, alpha=1, out=None) -> Tensor:
     """`beta * input + alpha * bmm(batch1, batch2)`."""
-    return _scaled_sum(input, _opmath(_bmm, batch1, batch2), beta, alpha, out, "baddbmm")
+    prod = _opmath(_bmm, batch1, batch2)
+    if out is not None and out is input and 0 in out._strides:  # NOTE [ In-place products into an expanded self ]
+        done = aliased_products.baddbmm_expanded(out, prod[0], batch1, batch2, beta, alpha)
+        if done is not None:
+            return done
+    return _scaled_sum(input, prod, beta, alpha, out, "baddbmm")
 
 
 @method

@@ -8,6 +8,7 @@ from collections.abc import Callable
 
 from ember import autograd as ea
 from ember.core import Tensor
+from ember.core.dtypes import TORCH_NAMES
 from ember.core.tensor import describe
 
 __all__ = ["conv_tbc", "native_channel_shuffle", "linear_cross_entropy", "assert_int_or_pair", "boolean_dispatch",
@@ -30,6 +31,14 @@ def conv_tbc(input: Tensor, weight: Tensor, bias: Tensor, pad: int = 0) -> Tenso
         raise RuntimeError("Input dim 2 (input channels) is not == dim 1 in the weight tensor")
     if weight.shape[2] != bias.shape[0]:
         raise RuntimeError("Bias size must equal dim 2 in the weight tensor (output channels).")
+    # PyTorch's kernel is an addmm into the bias: its dtype rules, and a bias of any dtype cast to the input's
+    if weight.dtype != input.dtype:
+        raise RuntimeError(f"self and mat2 must have the same dtype, but got {TORCH_NAMES[input.dtype.name]} and "
+                           f"{TORCH_NAMES[weight.dtype.name]}")
+    if input.dtype == ea.bool:
+        raise NotImplementedError("\"addmm_impl_cpu_\" not implemented for 'Bool'")
+    if bias.dtype != input.dtype:
+        bias = bias.to(input.dtype)
     out = ea.conv1d(input.permute(1, 2, 0), weight.permute(2, 1, 0), bias, 1, pad)
     return out.permute(2, 0, 1)
 
