@@ -426,10 +426,6 @@ _ORDERING_ERRORS = {
     "clamp": (ComplexNotSupported, "clamp is not supported for complex types"),
     "nansum": (ComplexNotSupportedRuntime, "nansum on CPU does not support complex inputs"),
     "nanmean": (ComplexNotSupportedRuntime, "nansum on CPU does not support complex inputs"),
-    # ops ember has not made complex yet (PyTorch computes them): refused rather than computed wrong
-    "logsumexp": (ComplexNotSupported, "logsumexp: complex tensors are not supported by ember yet ('{}')"),
-    "trace": (ComplexNotSupported, "trace: complex tensors are not supported by ember yet ('{}'); use "
-                                   "diagonal().sum()"),
 }
 
 

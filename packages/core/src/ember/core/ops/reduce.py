@@ -584,15 +584,17 @@ _logsumexp = declare("logsumexp", lambda a, dims, keepdim=False: np.log(np.sum(n
 @_logsumexp.register("cpu")
 def _logsumexp_cpu(x, dims, keepdim=False, *, out=None):
     """logsumexp(x, dims, keepdim): log(sum(exp(x))) shifted by the max for stability; integers
-    compute in the default float dtype; over nothing it is -inf."""
-    dt = x._dtype if x._dtype.is_floating_point else dtypes.get_default_dtype()
+    compute in the default float dtype; over nothing it is -inf. A complex x is shifted by the max
+    of its real parts (an infinite max by 0), as PyTorch: the principal log of the shifted sum plus
+    that real shift, so the imaginary part lies in (-pi, pi]."""
+    dt = x._dtype if x._dtype.is_floating_point or x._dtype.is_complex else dtypes.get_default_dtype()
     a = x._np().astype(_accumulate_np(dt), copy=False)
     if a.size:
-        m = np.amax(a, axis=dims, keepdims=True)
-        m = np.where(np.isfinite(m), m, 0)
+        m = np.amax(a.real, axis=dims, keepdims=True)
+        m = np.where(np.isinf(m), 0, m)
     else:
-        m = np.zeros(_reduced_shape(a.shape, dims, True), a.dtype)
-    with np.errstate(divide="ignore"):
+        m = np.zeros(_reduced_shape(a.shape, dims, True), a.real.dtype)
+    with np.errstate(divide="ignore", invalid="ignore"):
         r = np.log(np.sum(np.exp(a - m), axis=dims, keepdims=True)) + m
     if not keepdim and dims:
         r = np.squeeze(r, dims)
