@@ -82,13 +82,12 @@ def _solve_grads(grad, A, B, result, grad_input_mask):
 
 
 def _cholesky_backward(grad, result, upper):
-    """PyTorch's cholesky_backward: L^-H Phi(L^H gL) L^-1, symmetrized (Phi: lower half, diagonal halved)."""
+    """PyTorch's cholesky_backward: L^-H Phi(tril(L^H gL)) L^-1 with Phi(X) = (X + tril(X, -1)^H) / 2."""
     L, gL = (_mH(result), _mH(grad)) if upper else (result, grad)
     phi = (_mH(L) @ gL).tril()
-    phi = phi - 0.5 * phi.diagonal(0, -2, -1).diag_embed()
+    phi = 0.5 * (phi + _mH(phi.tril(-1)))  # a complex diagonal keeps its imaginary part, as PyTorch's
     L_inv = _inv(L)
-    g = _mH(L_inv) @ phi @ L_inv
-    return 0.5 * (g + _mH(g))
+    return _mH(L_inv) @ phi @ L_inv
 
 
 def _eigh_backward(grads, result0, result1):
