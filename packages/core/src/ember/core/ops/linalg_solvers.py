@@ -78,11 +78,12 @@ def factorization_error(kind: str, infos, batched: bool) -> LinAlgError:
 
 
 def _zero_pivot(a: np.ndarray) -> int:
-    """The 1-based column of the first zero pivot of `a`'s LU with partial pivoting (LAPACK's info)."""
-    w = np.array(a, dtype=np.float64)
+    """The 1-based column of the first zero pivot of `a`'s LU with partial pivoting (LAPACK's info; a complex
+    pivot is the largest |re| + |im|, as izamax)."""
+    w = np.array(a, dtype=np.complex128 if np.iscomplexobj(a) else np.float64)
     n = w.shape[0]
     for c in range(n):
-        p = c + int(np.argmax(np.abs(w[c:, c])))
+        p = c + int(np.argmax(np.abs(w[c:, c].real) + np.abs(w[c:, c].imag)))
         if w[p, c] == 0:
             return c + 1
         w[[c, p]] = w[[p, c]]
