@@ -63,6 +63,8 @@ CASES = {
     "geqrf": (lambda a: E.geqrf(a), [(4, 3)]),
     "eigvals": (lambda a: L.eigvals(a), [(3, 3)]),
     "logsumexp": (lambda a: E.logsumexp(a, 1), [(2, 3)]),
+    "logcumsumexp": (lambda a: E.logcumsumexp(a, 1), [(2, 3)]),
+    "logaddexp": (lambda a, b: E.logaddexp(a, b), [(2, 3), (2, 3)]),
     "trace": (lambda a: E.trace(a), [(3, 3)]),
 }
 
@@ -83,8 +85,9 @@ def test_gradients_of_hermitian_inputs(fn):
     assert E.gradcheck(fn, (hpd(),))
 
 
-def test_logsumexp_second_derivative():
+def test_logsumexp_second_derivatives():
     assert E.gradgradcheck(lambda a: E.logsumexp(a, 1), (crand(2, 3),))
+    assert E.gradgradcheck(lambda a: E.logcumsumexp(a, 1), (crand(2, 3),))
 
 
 def test_phase_dependent_losses_raise_pytorchs_error():
@@ -139,6 +142,7 @@ def test_gradients_match_pytorch():
         (lambda m, x: m.linalg.pinv(x), tall), (lambda m, x: m.linalg.pinv(x), wide),
         (lambda m, x, y: m.linalg.lstsq(x, y).solution, tall, c(5, 2)),
         (lambda m, x: m.logsumexp(x, 1), a), (lambda m, x: m.linalg.matrix_exp(x), a * 0.3),
+        (lambda m, x: m.logcumsumexp(x, 1), a), (lambda m, x, y: m.logaddexp(x, y), a, b[:, :1]),
         (lambda m, x: m.linalg.lu(x).U, a), (lambda m, x: m.linalg.matrix_norm(x, "nuc"), a),
     ]
     for i, (fn, *arrs) in enumerate(cases):

@@ -197,6 +197,21 @@ def test_logsumexp_of_complex_shifts_by_the_real_max(dt):
     close(E.logsumexp(t(A), 1, keepdim=True), np.log(np.exp(A).sum(1, keepdims=True)))
 
 
+def test_logaddexp_and_logcumsumexp_of_complex_follow_pytorchs_steps():
+    inf = float("inf")
+    x = np.array([1 + 2j, -0.5 + 3j, 2 - 1j, complex(-inf, 1), complex(inf, 1)])
+    y = np.array([0.5 - 1j, 2 + 0.5j, complex(-inf, 2), complex(-inf, 1), 1 + 1j])
+    got = E.logaddexp(t(x), t(y)).numpy()
+    np.testing.assert_allclose(got[:3], np.log(np.exp(x[:3]) + np.exp(y[:3])), rtol=1e-12)
+    assert got[3] == complex(-inf, 1) and got[4] == complex(inf, 1)  # PyTorch 2.13's values at the infinities
+    run = E.logcumsumexp(t(x), 0).numpy()
+    np.testing.assert_allclose(run[:3], np.log(np.cumsum(np.exp(x[:3]))), rtol=1e-12)
+    np.testing.assert_allclose(run[3], run[2])
+    assert run[4] == complex(inf, 1)
+    close(E.logcumsumexp(t(A), 1), np.log(np.cumsum(np.exp(A), 1)))
+    assert np.isnan(E.logaddexp(t([complex(np.nan, 0)]), t([1j])).numpy()).all()
+
+
 def test_trace_of_complex_stays_complex():
     assert E.trace(t(A)).dtype is E.complex128
     close(E.trace(t(A)), np.trace(A))
@@ -225,7 +240,8 @@ def test_every_linalg_function_matches_pytorch_on_complex():
             assert g.numpy().dtype == w.dtype and g.shape == w.shape, name
             np.testing.assert_allclose(g.numpy(), w, atol=1e-8, err_msg=name)
     for name, args in (("cholesky_solve", (T(RHS), L)), ("cholesky_inverse", (L,)), ("logdet", (H,)),
-                       ("geqrf", (T(TALL),)), ("logsumexp", (T(A), 1)), ("trace", (T(A),))):
+                       ("geqrf", (T(TALL),)), ("logsumexp", (T(A), 1)), ("trace", (T(A),)),
+                       ("logcumsumexp", (T(A), 0)), ("logaddexp", (T(A), T(A.T)))):
         want = getattr(torch, name)(*args)
         got = getattr(E, name)(*(t(a.numpy()) if isinstance(a, torch.Tensor) else a for a in args))
         for w, g in zip(want if isinstance(want, tuple) else (want,), got if isinstance(got, tuple) else (got,),

@@ -151,9 +151,13 @@ def _selected(grad, indices, input_shape, dim, keepdim):
 
 
 def _logcumsumexp_backward(grad, input, result, dim):
-    """Stable: positive and negative parts of grad through a reversed logcumsumexp (as PyTorch)."""
+    """Stable: positive and negative parts of grad through a reversed logcumsumexp (as PyTorch); complex:
+    conj(exp(rev(log(conj(grad)) - result) + input)), no split needed."""
     def rev(x):
         return x.flip((dim,)).logcumsumexp(dim).flip((dim,))
+
+    if input.is_complex():
+        return ew.exp(rev(ew.log(grad.conj()) - result) + input).conj()
 
     lowest = float(np.finfo(input.dtype.np).min)
     log_abs = ew.log(ew.abs(grad))

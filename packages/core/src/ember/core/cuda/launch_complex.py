@@ -10,7 +10,7 @@ complex operand it runs as it is (one loop over the arguments); with one, the op
 - has a composite on the (real, imaginary) float views (`ember.core.ops.complex.VIA_REAL`:
   add, sub, mul, div, neg, square, abs, exp, log, sqrt, eq, ne, isnan/isinf/isfinite, where,
   sum, mean, mm, bmm, dot, einsum), which runs the float kernels; or
-- runs on the host (`_ON_HOST`: the LAPACK decompositions and solvers, logsumexp): the CPU kernel on
+- runs on the host (`_ON_HOST`: the LAPACK decompositions and solvers, logsumexp, logcumsumexp): the CPU kernel on
   host copies, its results copied back to the device; or
 - raises PyTorch's refusal where PyTorch has no complex kernel (`Op.refuse_complex`), else a
   NotImplementedError naming the op (move the tensor to the CPU for it).
@@ -32,7 +32,7 @@ _MOVES = frozenset({"copy_", "clone", "to_dtype", "fill_", "cat", "flip", "fft_c
 # ops whose complex operands run the CPU kernel on host copies (numpy's LAPACK computes in complex)
 _ON_HOST = frozenset({"linalg_inv", "linalg_det", "linalg_slogdet", "linalg_solve", "linalg_cholesky", "linalg_qr",
                       "linalg_eigh", "linalg_svd", "linalg_eig", "linalg_ldl_factor_ex", "linalg_ldl_solve",
-                      "logsumexp"})
+                      "logsumexp", "logcumsumexp"})
 # in-place elementwise updates that run on the (real, imaginary) pairs
 _AS_PAIRS = frozenset({"sgd_step", "adam_step", "rmsprop_step", "adagrad_step", "adamax_step", "nadam_step",
                        "radam_step", "adadelta_step"})
