@@ -32,41 +32,39 @@ def _inv(a):
 
 
 def _det_backward(grad, A, result):
-    """det(A) A^-T; at a singular real matrix, the cofactor matrix (`_cofactors`: the same gradient,
-    continuous there) where the inverse would raise. PyTorch gives 0 there. Complex: conj(det) A^-H."""
-    if A.is_complex():
-        return (grad * result.conj()).unsqueeze(-1).unsqueeze(-1) * _mH(_inv(A))
+    """conj(det(A)) A^-H; at a singular matrix, the conjugate cofactor matrix (`_cofactors`: the same gradient,
+    continuous there) where the inverse would raise. PyTorch gives 0 there."""
     if not bool((result == 0).any()):
-        return (grad * result).unsqueeze(-1).unsqueeze(-1) * _mT(_inv(A))
-    return grad.unsqueeze(-1).unsqueeze(-1) * Tensor._wrap(_cofactors(A)).to(dtype=A.dtype, device=A.device)
+        return (grad * result.conj()).unsqueeze(-1).unsqueeze(-1) * _mH(_inv(A))
+    return grad.unsqueeze(-1).unsqueeze(-1) * Tensor._wrap(_cofactors(A).conj()).to(dtype=A.dtype, device=A.device)
 
 
 def _cofactors(A):
-    """The cofactor matrix of each real matrix of A, from its SVD A = U S Vh (valid where A is singular):
-    det(U) det(Vh) U diag(product of the other singular values) Vh, float64 numpy."""
-    u, s, vh = np.linalg.svd(A.detach().cpu().numpy().astype(np.float64))
+    """The cofactor matrix det(A) A^-T of each matrix of A, from its SVD A = U S Vh (valid where A is singular):
+    det(U) det(Vh) conj(U) diag(product of the other singular values) conj(Vh), float64 (complex128) numpy."""
+    a = A.detach().cpu().numpy()
+    u, s, vh = np.linalg.svd(a.astype(np.complex128 if np.iscomplexobj(a) else np.float64))
     others = np.stack([np.prod(np.delete(s, i, axis=-1), axis=-1) for i in range(s.shape[-1])], -1)
-    return (np.linalg.det(u) * np.linalg.det(vh))[..., None, None] * (u * others[..., None, :]) @ vh
+    return (np.linalg.det(u) * np.linalg.det(vh))[..., None, None] * (u.conj() * others[..., None, :]) @ vh.conj()
 
 
 def _slogdet_backward(grads, A, result0, result1):
-    """A^-T for log|det A|; at a singular real matrix it is infinite: cofactors / 0 (+-inf, NaN where a
-    cofactor is 0), as PyTorch, instead of the inverse's error. Complex: sign = det / |det| varies too,
-    and (g_logabsdet + i Im(g_sign conj(sign))) A^-H."""
-    if A.is_complex():
-        g = grads[1] if grads[1] is not None else 0.0 * result1
-        if grads[0] is not None:
-            g = g + 1j * (grads[0] * result0.conj()).imag
-        return g.unsqueeze(-1).unsqueeze(-1) * _mH(_inv(A))
-    if grads[1] is None:
+    """A^-H for log|det A|; at a singular matrix it is infinite: conj(cofactors / 0) (+-inf, NaN where a cofactor
+    is 0), as PyTorch, instead of the inverse's error. Complex: sign = det / |det| varies too, and the gradient
+    is (g_logabsdet + i Im(g_sign conj(sign))) A^-H."""
+    if grads[1] is None and (grads[0] is None or not A.is_complex()):
         return None
-    g = grads[1].unsqueeze(-1).unsqueeze(-1)
+    g = grads[1] if grads[1] is not None else 0.0 * result1
+    if A.is_complex() and grads[0] is not None:
+        g = g + 1j * (grads[0] * result0.conj()).imag
+    g = g.unsqueeze(-1).unsqueeze(-1)
     if not bool((result1 == -math.inf).any()):
-        return g * _mT(_inv(A))
+        return g * _mH(_inv(A))
     with np.errstate(divide="ignore", invalid="ignore"):
         det = result0.detach().cpu().numpy() * np.exp(result1.detach().cpu().numpy())  # a signed 0, as the LU's
-        inv_t = _cofactors(A) / det.astype(np.float64)[..., None, None]
-    return g * Tensor._wrap(inv_t).to(dtype=A.dtype, device=A.device)
+        cof = _cofactors(A)
+        inv_h = (cof / det.astype(cof.dtype)[..., None, None]).conj()
+    return g * Tensor._wrap(inv_h).to(dtype=A.dtype, device=A.device)
 
 
 def _solve_grads(grad, A, B, result, grad_input_mask):
