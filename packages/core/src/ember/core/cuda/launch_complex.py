@@ -8,8 +8,9 @@ complex operand it runs as it is (one loop over the arguments); with one, the op
 - updates elementwise in place (the optimizers' steps): it runs on the float views (each complex
   element as a pair of floats, as PyTorch's optimizers do through view_as_real); or
 - has a composite on the (real, imaginary) float views (`ember.core.ops.complex.VIA_REAL`:
-  add, sub, mul, div, neg, square, abs, exp, log, sqrt, eq, ne, isnan/isinf/isfinite, where,
-  sum, mean, mm, bmm, dot, einsum), which runs the float kernels; or
+  add, sub, mul, div, neg, square, abs, exp, log, log1p, sqrt, eq, ne, isnan/isinf/isfinite, where,
+  sum, mean, mm, bmm, dot, einsum; tril, triu, diag_embed and gather on each part), which runs the
+  float kernels; or
 - runs on the host (`_ON_HOST`: the LAPACK decompositions and solvers, logsumexp, logcumsumexp): the CPU kernel on
   host copies, its results copied back to the device; or
 - raises PyTorch's refusal where PyTorch has no complex kernel (`Op.refuse_complex`), else a

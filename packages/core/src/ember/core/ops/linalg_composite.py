@@ -266,6 +266,11 @@ def linalg_lu_solve(LU: Tensor, pivots: Tensor, B: Tensor, *, left: bool = True,
 
 
 # --- the *_ex variants --------------------------------------------------------------------------
+def _nan(A: Tensor):
+    """The fill of a failed matrix's result: NaN, nan+nanj for complex (as PyTorch)."""
+    return complex(math.nan, math.nan) if A._dtype.is_complex else math.nan
+
+
 def inv_ex(A: Tensor, *, check_errors: bool = False, out=None):
     """`(inverse, info)`: info is 0, or the 1-based index of the first zero pivot of a singular matrix (whose
     inverse is then NaN); raises only when `check_errors`."""
@@ -278,7 +283,7 @@ def inv_ex(A: Tensor, *, check_errors: bool = False, out=None):
     ok = S.unsqueeze(S.unsqueeze(ew.eq(info, 0), -1), -1)
     n = A._shape[-1]
     safe = ew.where(ok, A, eye(n, dtype=A._dtype, device=A.device))
-    return _InvEx(ew.where(ok, inv(safe), math.nan), info)
+    return _InvEx(ew.where(ok, inv(safe), _nan(A)), info)
 
 
 def solve_ex(A: Tensor, B: Tensor, *, left: bool = True, check_errors: bool = False, out=None):
@@ -293,7 +298,7 @@ def solve_ex(A: Tensor, B: Tensor, *, left: bool = True, check_errors: bool = Fa
     safe = ew.where(ok, A, eye(A._shape[-1], dtype=A._dtype, device=A.device))
     r = solve(safe, B, left=left)
     vec = r.ndim == A.ndim - 1
-    return _SolveEx(ew.where(S.squeeze(ok, -1) if vec else ok, r, math.nan), info)
+    return _SolveEx(ew.where(S.squeeze(ok, -1) if vec else ok, r, _nan(A)), info)
 
 
 # --- matrix functions ---------------------------------------------------------------------------
