@@ -92,9 +92,16 @@ def test_determinants_of_a_singular_complex_matrix():
     assert np.isnan(a.grad.numpy()).all()
 
 
-def test_logsumexp_second_derivatives():
-    assert E.gradgradcheck(lambda a: E.logsumexp(a, 1), (crand(2, 3),))
-    assert E.gradgradcheck(lambda a: E.logcumsumexp(a, 1), (crand(2, 3),))
+@pytest.mark.parametrize("name", ["inv", "slogdet", "solve", "qr_tall", "svd_reduced", "pinv_wide", "logsumexp",
+                                  "logcumsumexp", "logaddexp"])
+def test_second_derivatives(name):
+    fn, shapes = CASES[name]
+    assert E.gradgradcheck(fn, tuple(crand(*s, seed=i) for i, s in enumerate(shapes)))
+
+
+def test_second_derivatives_of_hermitian_inputs():
+    assert E.gradgradcheck(lambda a: L.cholesky(herm(a)), (hpd(),))
+    assert E.gradgradcheck(lambda a: (lambda w, v: (v * w.unsqueeze(-2)) @ v.mH)(*L.eigh(herm(a))), (hpd(),))
 
 
 def test_phase_dependent_losses_raise_pytorchs_error():
