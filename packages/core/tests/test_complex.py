@@ -236,14 +236,13 @@ def test_var_std_and_norms_of_complex_are_real():
     assert E.full((2,), 1j).dtype is E.complex64
 
 
-def test_ops_ember_has_not_made_complex_refuse_clearly():
-    z = E.tensor([[1 + 1j, 2j], [1, 1]])
-    with pytest.raises(NotImplementedError, match="logsumexp: complex tensors are not supported by ember yet"):
-        z.logsumexp(0)
-    with pytest.raises(NotImplementedError, match="trace: complex tensors are not supported by ember yet"):
-        z.trace()
-    with pytest.raises(NotImplementedError, match="linalg.inv: complex matrices are not supported"):
-        E.linalg.inv(z)
+def test_logsumexp_trace_and_inverse_of_complex_compute():
+    a = np.array([[1 + 1j, 2j], [1, 1]], dtype=np.complex64)
+    z = E.from_numpy(a)
+    np.testing.assert_allclose(z.logsumexp(0).numpy(), np.log(np.exp(a).sum(0)), rtol=1e-6)
+    np.testing.assert_allclose(z.trace().numpy(), np.trace(a))
+    assert z.trace().dtype is E.complex64
+    np.testing.assert_allclose(E.linalg.inv(z).numpy(), np.linalg.inv(a), rtol=1e-5)
 
 
 def test_conjugate_transposes_and_vdot_conjugate():

@@ -1,5 +1,8 @@
 """Derivatives of the matrix decompositions and solvers (inverse, determinants, solve, Cholesky,
-symmetric and general eigendecompositions, SVD, QR of tall or square matrices), after PyTorch's formulas."""
+symmetric and general eigendecompositions, SVD, QR of tall or square matrices), after PyTorch's formulas.
+Complex matrices take the same rules with conjugate transposes (`_mH`; the transpose of a real matrix),
+in PyTorch's convention for complex gradients; where a loss depends on the arbitrary phase of complex
+eigen- or singular vectors, the rule raises PyTorch's error."""
 
 from __future__ import annotations
 
@@ -20,67 +23,77 @@ def _mT(x):
     return x.transpose(-2, -1)
 
 
+def _mH(x):
+    return x.mH if x.is_complex() else x.transpose(-2, -1)
+
+
 def _inv(a):
     return get_op("linalg_inv")(a)
 
 
 def _det_backward(grad, A, result):
-    """det(A) A^-T; at a singular real matrix, the cofactor matrix (`_cofactors`: the same gradient,
+    """conj(det(A)) A^-H; at a singular matrix, the conjugate cofactor matrix (`_cofactors`: the same gradient,
     continuous there) where the inverse would raise. PyTorch gives 0 there."""
-    if A.is_complex() or not bool((result == 0).any()):
-        return (grad * result).unsqueeze(-1).unsqueeze(-1) * _mT(_inv(A))
-    return grad.unsqueeze(-1).unsqueeze(-1) * Tensor._wrap(_cofactors(A)).to(dtype=A.dtype, device=A.device)
+    if not bool((result == 0).any()):
+        return (grad * result.conj()).unsqueeze(-1).unsqueeze(-1) * _mH(_inv(A))
+    return grad.unsqueeze(-1).unsqueeze(-1) * Tensor._wrap(_cofactors(A).conj()).to(dtype=A.dtype, device=A.device)
 
 
 def _cofactors(A):
-    """The cofactor matrix of each real matrix of A, from its SVD A = U S Vh (valid where A is singular):
-    det(U) det(Vh) U diag(product of the other singular values) Vh, float64 numpy."""
-    u, s, vh = np.linalg.svd(A.detach().cpu().numpy().astype(np.float64))
+    """The cofactor matrix det(A) A^-T of each matrix of A, from its SVD A = U S Vh (valid where A is singular):
+    det(U) det(Vh) conj(U) diag(product of the other singular values) conj(Vh), float64 (complex128) numpy."""
+    a = A.detach().cpu().numpy()
+    u, s, vh = np.linalg.svd(a.astype(np.complex128 if np.iscomplexobj(a) else np.float64))
     others = np.stack([np.prod(np.delete(s, i, axis=-1), axis=-1) for i in range(s.shape[-1])], -1)
-    return (np.linalg.det(u) * np.linalg.det(vh))[..., None, None] * (u * others[..., None, :]) @ vh
+    return (np.linalg.det(u) * np.linalg.det(vh))[..., None, None] * (u.conj() * others[..., None, :]) @ vh.conj()
 
 
 def _slogdet_backward(grads, A, result0, result1):
-    """A^-T for log|det A|; at a singular real matrix it is infinite: cofactors / 0 (+-inf, NaN where a
-    cofactor is 0), as PyTorch, instead of the inverse's error."""
-    if grads[1] is None:
+    """A^-H for log|det A|; at a singular matrix it is infinite: conj(cofactors / 0) (+-inf, NaN where a cofactor
+    is 0), as PyTorch, instead of the inverse's error. Complex: sign = det / |det| varies too, and the gradient
+    is (g_logabsdet + i Im(g_sign conj(sign))) A^-H."""
+    if grads[1] is None and (grads[0] is None or not A.is_complex()):
         return None
-    g = grads[1].unsqueeze(-1).unsqueeze(-1)
-    if A.is_complex() or not bool((result1 == -math.inf).any()):
-        return g * _mT(_inv(A))
+    g = grads[1] if grads[1] is not None else 0.0 * result1
+    if A.is_complex() and grads[0] is not None:
+        g = g + 1j * (grads[0] * result0.conj()).imag
+    g = g.unsqueeze(-1).unsqueeze(-1)
+    if not bool((result1 == -math.inf).any()):
+        return g * _mH(_inv(A))
     with np.errstate(divide="ignore", invalid="ignore"):
         det = result0.detach().cpu().numpy() * np.exp(result1.detach().cpu().numpy())  # a signed 0, as the LU's
-        inv_t = _cofactors(A) / det.astype(np.float64)[..., None, None]
-    return g * Tensor._wrap(inv_t).to(dtype=A.dtype, device=A.device)
+        cof = _cofactors(A)
+        inv_h = (cof / det.astype(cof.dtype)[..., None, None]).conj()
+    return g * Tensor._wrap(inv_h).to(dtype=A.dtype, device=A.device)
 
 
 def _solve_grads(grad, A, B, result, grad_input_mask):
     vector = B.ndim == 1 or (B.ndim == A.ndim - 1 and tuple(B.shape) == tuple(A.shape[:-1]))
-    gB = get_op("linalg_solve")(_mT(A), grad)
+    gB = get_op("linalg_solve")(_mH(A), grad)
     if not grad_input_mask[0]:
         return None, gB
     if vector:
-        gA = -(gB.unsqueeze(-1) @ result.unsqueeze(-2))
+        gA = -(gB.unsqueeze(-1) @ result.conj().unsqueeze(-2))
     else:
-        gA = -(gB @ _mT(result))
+        gA = -(gB @ _mH(result))
     return gA, gB
 
 
 def _cholesky_backward(grad, result, upper):
-    """PyTorch's cholesky_backward: L^-H Phi(L^H gL) L^-1, symmetrized (Phi: lower half, diagonal halved)."""
-    L, gL = (_mT(result), _mT(grad)) if upper else (result, grad)
-    phi = (_mT(L) @ gL).tril()
-    phi = phi - 0.5 * phi.diagonal(0, -2, -1).diag_embed()
+    """PyTorch's cholesky_backward: L^-H Phi(tril(L^H gL)) L^-1 with Phi(X) = (X + tril(X, -1)^H) / 2."""
+    L, gL = (_mH(result), _mH(grad)) if upper else (result, grad)
+    phi = (_mH(L) @ gL).tril()
+    phi = 0.5 * (phi + _mH(phi.tril(-1)))  # a complex diagonal keeps its imaginary part, as PyTorch's
     L_inv = _inv(L)
-    g = _mT(L_inv) @ phi @ L_inv
-    return 0.5 * (g + _mT(g))
+    return _mH(L_inv) @ phi @ L_inv
 
 
 def _eigh_backward(grads, result0, result1):
-    """V (diag(gL) + E o (V^T gV)) V^T with E_ij = 1 / (L_j - L_i) off the diagonal."""
+    """The Hermitian part of V (diag(gL) + E o (V^H gV)) V^H with E_ij = 1 / (L_j - L_i) off the diagonal, as
+    PyTorch's (which projects V^H gV onto the skew-Hermitian matrices)."""
     L, V = result0, result1
     gL, gV = grads[0], grads[1]
-    inner = 0.0 * (_mT(V) @ V)
+    inner = 0.0 * (_mH(V) @ V)
     if gV is not None:
         diff = L.unsqueeze(-2) - L.unsqueeze(-1)
         n = L.shape[-1]
@@ -88,10 +101,25 @@ def _eigh_backward(grads, result0, result1):
 
         off = 1.0 - eye(n, dtype=L.dtype, device=L.device)
         E = off / (diff + (1.0 - off))
-        inner = inner + E * (_mT(V) @ gV)
+        VhgV = _mH(V) @ gV
+        if V.is_complex():
+            _check_phase(VhgV.diagonal(0, -2, -1).imag, None, "linalg_eigh_backward: The eigenvectors in the complex "
+                         "case are specified up to multiplication by e^{i phi}. The specified loss function depends "
+                         "on this quantity, so it is ill-defined.")
+        inner = inner + E * VhgV
     if gL is not None:
         inner = inner + gL.diag_embed()
-    return V @ inner @ _mT(V)
+    g = V @ inner @ _mH(V)
+    return 0.5 * (g + _mH(g))  # PyTorch's projection onto Hermitian matrices: eigh reads only one triangle
+
+
+def _check_phase(a, b, message: str) -> None:
+    """PyTorch's test that a loss does not depend on the phases of complex eigen- or singular vectors:
+    allclose(a, -b) (b None: a ~ 0) with its lax rtol = atol = 1e-2, else a RuntimeError."""
+    a = a.detach().cpu().numpy()
+    b = np.zeros_like(a) if b is None else -b.detach().cpu().numpy()
+    if not np.allclose(a, b, rtol=1e-2, atol=1e-2):
+        raise RuntimeError(message)
 
 
 def _eig_backward(grads, result0, result1):
@@ -126,7 +154,8 @@ def _eye_like(L, n: int):
 
 
 def _svd_backward(grads, A, full_matrices, result0, result1, result2):
-    """PyTorch's svd_backward (real case); with full_matrices the extra singular vectors are dropped."""
+    """PyTorch's svd_backward; with full_matrices the extra singular vectors are dropped. Complex: the
+    diagonal of U^H gU adds i Im(.) / S, and a loss that depends on the vectors' phases raises."""
     gU, gS, gVh = grads
     U, S, Vh = result0, result1, result2
     k = S.shape[-1]
@@ -141,10 +170,16 @@ def _svd_backward(grads, A, full_matrices, result0, result1, result2):
 
     S2 = S * S
     E = S2.unsqueeze(-2) - S2.unsqueeze(-1) + eye(k, dtype=S.dtype, device=S.device)
-    uhgu = None if gU is None else _mT(U) @ gU
-    vhgv = None if gVh is None else Vh @ _mT(gVh)
-    uhgu = None if uhgu is None else uhgu - _mT(uhgu)
-    vhgv = None if vhgv is None else vhgv - _mT(vhgv)
+    uhgu = None if gU is None else _mH(U) @ gU
+    vhgv = None if gVh is None else Vh @ _mH(gVh)
+    uhgu = None if uhgu is None else uhgu - _mH(uhgu)
+    vhgv = None if vhgv is None else vhgv - _mH(vhgv)
+    cplx = A.is_complex()
+    if cplx:
+        _check_phase(uhgu.diagonal(0, -2, -1).imag if uhgu is not None else 0.0 * S,
+                     vhgv.diagonal(0, -2, -1).imag if vhgv is not None else None,
+                     "svd_backward: The singular vectors in the complex case are specified up to multiplication by "
+                     "e^{i phi}. The specified loss function depends on this phase term, making it ill-defined.")
     if uhgu is not None and vhgv is not None:
         gA = (uhgu * S.unsqueeze(-2) + S.unsqueeze(-1) * vhgv) / E
     elif uhgu is None:
@@ -153,19 +188,21 @@ def _svd_backward(grads, A, full_matrices, result0, result1, result2):
         gA = (uhgu / E) * S.unsqueeze(-2)
     if gS is not None:
         gA = gA + gS.diag_embed()
+    if cplx and uhgu is not None:
+        gA = gA + (uhgu.diagonal(0, -2, -1) / (2.0 * S)).diag_embed()
     if m > n and gU is not None:
         gUSinv = gU / S.unsqueeze(-2)
-        return (U @ gA + gUSinv - U @ (_mT(U) @ gUSinv)) @ Vh
+        return (U @ gA + gUSinv - U @ (_mH(U) @ gUSinv)) @ Vh
     if m < n and gVh is not None:
         SinvgVh = gVh / S.unsqueeze(-1)
-        return U @ (gA @ Vh + SinvgVh - (SinvgVh @ _mT(Vh)) @ Vh)
+        return U @ (gA @ Vh + SinvgVh - (SinvgVh @ _mH(Vh)) @ Vh)
     return U @ gA @ Vh
 
 
 def _qr_backward(grads, A, mode, result0, result1):
-    """PyTorch's linalg_qr_backward: for m >= n, (gQ + Q syminvadj(triu(gR R^T - Q^T gQ))) R^-T; for
-    m < n, A = [X | Y] with X = Q R[:, :m] square: X's gradient by that rule with gQ + Y gV^T (gV the
-    gradient of R[:, m:] = Q^T Y), and Y's is Q gV."""
+    """PyTorch's linalg_qr_backward: for m >= n, (gQ + Q syminvadj(triu(gR R^H - Q^H gQ))) R^-H; for
+    m < n, A = [X | Y] with X = Q R[:, :m] square: X's gradient by that rule with gQ + Y gV^H (gV the
+    gradient of R[:, m:] = Q^H Y), and Y's is Q gV."""
     gQ, gR = grads
     Q, R = result0, result1
     m, n = A.shape[-2], A.shape[-1]
@@ -180,7 +217,7 @@ def _qr_backward(grads, A, mode, result0, result1):
     gU = None if gR is None else gR[..., :m]
     gV = None if gR is None else gR[..., m:]
     if gV is not None:
-        yg = A[..., m:] @ _mT(gV)
+        yg = A[..., m:] @ _mH(gV)
         gQ = yg if gQ is None else gQ + yg
     gX = _qr_backward_tall(gQ, gU, Q, R[..., :m])
     gY = Q @ gV if gV is not None else A[..., m:] * 0.0
@@ -190,21 +227,21 @@ def _qr_backward(grads, A, mode, result0, result1):
 def _qr_backward_tall(gQ, gR, Q, R):
     inner = None
     if gR is not None:
-        inner = gR @ _mT(R)
+        inner = gR @ _mH(R)
     if gQ is not None:
-        qtgq = _mT(Q) @ gQ
+        qtgq = _mH(Q) @ gQ
         inner = -qtgq if inner is None else inner - qtgq
     inner = inner.triu()
-    sym = inner + _mT(inner)
+    sym = inner + _mH(inner)
     sym = sym - 0.5 * sym.diagonal(0, -2, -1).diag_embed()
     gA = Q @ sym
     if gQ is not None:
         gA = gA + gQ
-    return _mT(get_op("linalg_solve")(R, _mT(gA)))
+    return _mH(get_op("linalg_solve")(R, _mH(gA)))
 
 
 ENTRIES = [
-    d("linalg_inv(A)", A=lambda grad, result: -(_mT(result) @ grad @ _mT(result))),
+    d("linalg_inv(A)", A=lambda grad, result: -(_mH(result) @ grad @ _mH(result))),
     d("linalg_det(A)", A=_det_backward),
     d("linalg_slogdet(A)", A=_slogdet_backward),
     d("linalg_solve(A, B)", **{"A, B": _solve_grads}),

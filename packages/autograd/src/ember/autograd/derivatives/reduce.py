@@ -46,12 +46,14 @@ def _evenly(grad, input, result, dims, keepdim):
 
 def _softmax_over(input, dims):
     """exp(x - logsumexp(x)) over `dims`, computed as exp(x - max) / sum: exp(x - result) loses the
-    digits of a rounded result (1e4 + log 2 in float32 is off by 5e-4, and so is the gradient)."""
+    digits of a rounded result (1e4 + log 2 in float32 is off by 5e-4, and so is the gradient).
+    Complex: shifted by the max real part, and conjugated (the rule multiplies by conj(d lse / dx))."""
     if input.numel() == 0:
         return input * 0.0
-    m = input.amax(dims, keepdim=True).detach()
+    m = (input.real if input.is_complex() else input).amax(dims, keepdim=True).detach()
     e = ew.exp(input - ew.where(ew.isfinite(m), m, 0.0))  # rows of -inf (or +inf) give NaN, as PyTorch
-    return e / e.sum(dims, keepdim=True)
+    p = e / e.sum(dims, keepdim=True)
+    return p.conj() if input.is_complex() else p
 
 
 def _prod_backward(grad, input, dims, keepdim):
@@ -149,9 +151,13 @@ def _selected(grad, indices, input_shape, dim, keepdim):
 
 
 def _logcumsumexp_backward(grad, input, result, dim):
-    """Stable: positive and negative parts of grad through a reversed logcumsumexp (as PyTorch)."""
+    """Stable: positive and negative parts of grad through a reversed logcumsumexp (as PyTorch); complex:
+    conj(exp(rev(log(conj(grad)) - result) + input)), no split needed."""
     def rev(x):
         return x.flip((dim,)).logcumsumexp(dim).flip((dim,))
+
+    if input.is_complex():
+        return ew.exp(rev(ew.log(grad.conj()) - result) + input).conj()
 
     lowest = float(np.finfo(input.dtype.np).min)
     log_abs = ew.log(ew.abs(grad))

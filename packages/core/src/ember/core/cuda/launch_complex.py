@@ -8,8 +8,11 @@ complex operand it runs as it is (one loop over the arguments); with one, the op
 - updates elementwise in place (the optimizers' steps): it runs on the float views (each complex
   element as a pair of floats, as PyTorch's optimizers do through view_as_real); or
 - has a composite on the (real, imaginary) float views (`ember.core.ops.complex.VIA_REAL`:
-  add, sub, mul, div, neg, square, abs, exp, log, sqrt, eq, ne, isnan/isinf/isfinite, where,
-  sum, mean, mm, bmm, dot, einsum), which runs the float kernels; or
+  add, sub, mul, div, neg, square, abs, exp, log, log1p, sqrt, eq, ne, isnan/isinf/isfinite, where,
+  sum, mean, mm, bmm, dot, einsum; tril, triu, diag_embed and gather on each part), which runs the
+  float kernels; or
+- runs on the host (`_ON_HOST`: the LAPACK decompositions and solvers, logsumexp, logcumsumexp): the CPU kernel on
+  host copies, its results copied back to the device; or
 - raises PyTorch's refusal where PyTorch has no complex kernel (`Op.refuse_complex`), else a
   NotImplementedError naming the op (move the tensor to the CPU for it).
 The complex views, `complex`, `angle`, `conj_physical` and `polar` are device-independent
@@ -27,6 +30,10 @@ __all__ = ["register", "ptx_cases"]
 
 # ops whose CUDA kernels move elements without computing on them
 _MOVES = frozenset({"copy_", "clone", "to_dtype", "fill_", "cat", "flip", "fft_c2c", "fft_r2c", "fft_c2r"})
+# ops whose complex operands run the CPU kernel on host copies (numpy's LAPACK computes in complex)
+_ON_HOST = frozenset({"linalg_inv", "linalg_det", "linalg_slogdet", "linalg_solve", "linalg_cholesky", "linalg_qr",
+                      "linalg_eigh", "linalg_svd", "linalg_eig", "linalg_ldl_factor_ex", "linalg_ldl_solve",
+                      "logsumexp", "logcumsumexp"})
 # in-place elementwise updates that run on the (real, imaginary) pairs
 _AS_PAIRS = frozenset({"sgd_step", "adam_step", "rmsprop_step", "adagrad_step", "adamax_step", "nadam_step",
                        "radam_step", "adadelta_step"})
@@ -47,10 +54,25 @@ def _has_complex(args: tuple, kwargs: dict) -> bool:
     return isinstance(out, Tensor) and out._dtype.is_complex
 
 
+def _host(op):
+    """The op's CPU kernel on host copies of the CUDA operands; results back on the first operand's device
+    (written into a CUDA `out=` when one is given)."""
+    cpu = op.kernels["cpu"]
+
+    def run(*args, **kwargs):
+        dev = args[0].device
+        out = kwargs.pop("out", None)
+        res = cpu(*(a.cpu() if isinstance(a, Tensor) else a for a in args), **kwargs)
+        res = tuple(r.to(dev) for r in res) if isinstance(res, tuple) else res.to(dev)
+        return res if out is None else out.copy_(res)
+    return run
+
+
 def _gate(op, kernel):
     name = op.name
     via_real = VIA_REAL.get(name)
     pairs = name in _AS_PAIRS
+    host = _host(op) if name in _ON_HOST else None
 
     def run(*args, **kwargs):
         if not _has_complex(args, kwargs):
@@ -63,6 +85,8 @@ def _gate(op, kernel):
             return args[0]
         if via_real is not None:
             return via_real(*args, **kwargs)
+        if host is not None:
+            return host(*args, **kwargs)
         raise NotImplementedError(f"{name}: ember's CUDA kernels do not compute on complex tensors (only copies and "
                                   f"{', '.join(sorted(VIA_REAL))} do); move the tensor to the CPU for '{name}'")
     run.__wrapped__ = kernel

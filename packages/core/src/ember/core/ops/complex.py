@@ -426,10 +426,6 @@ _ORDERING_ERRORS = {
     "clamp": (ComplexNotSupported, "clamp is not supported for complex types"),
     "nansum": (ComplexNotSupportedRuntime, "nansum on CPU does not support complex inputs"),
     "nanmean": (ComplexNotSupportedRuntime, "nansum on CPU does not support complex inputs"),
-    # ops ember has not made complex yet (PyTorch computes them): refused rather than computed wrong
-    "logsumexp": (ComplexNotSupported, "logsumexp: complex tensors are not supported by ember yet ('{}')"),
-    "trace": (ComplexNotSupported, "trace: complex tensors are not supported by ember yet ('{}'); use "
-                                   "diagonal().sum()"),
 }
 
 
@@ -491,7 +487,12 @@ def _binary_via_real(name: str, a, b, out=None):
         return _joined(f(ar, br), f(ai, bi), out)
     if name == "mul":
         return _joined(ew.sub(ew.mul(ar, br), ew.mul(ai, bi)), ew.add(ew.mul(ar, bi), ew.mul(ai, br)), out)
-    if name == "div":
+    if name == "div":  # numbers become 0-dim tensors: the kernels take a number only as the second operand
+        from ember.core.creation import full
+
+        like = next(v for v in (ar, ai, br, bi) if isinstance(v, Tensor))
+        ar, ai, br, bi = (v if isinstance(v, Tensor) else full((), v, dtype=like._dtype, device=like.device)
+                          for v in (ar, ai, br, bi))
         den = ew.add(ew.mul(br, br), ew.mul(bi, bi))
         return _joined(ew.div(ew.add(ew.mul(ar, br), ew.mul(ai, bi)), den),
                        ew.div(ew.sub(ew.mul(ai, br), ew.mul(ar, bi)), den), out)
@@ -515,6 +516,9 @@ def _unary_via_real(name: str, x, out=None):
         return _joined(ew.mul(e, ew.cos(im)), ew.mul(e, ew.sin(im)), out)
     elif name == "log":
         return _joined(ew.log(ew.hypot(re, im)), ew.atan2(im, re), out)
+    elif name == "log1p":  # log|1 + z| = log1p(2x + x^2 + y^2) / 2 keeps the digits of a small z
+        mod = ew.add(ew.mul(re, ew.add(re, 2.0)), ew.mul(im, im))
+        return _joined(ew.mul(ew.log1p(mod), 0.5), ew.atan2(im, ew.add(re, 1.0)), out)
     elif name == "sqrt":
         r, half = ew.sqrt(ew.hypot(re, im)), ew.mul(ew.atan2(im, re), 0.5)
         return _joined(ew.mul(r, ew.cos(half)), ew.mul(r, ew.sin(half)), out)
@@ -534,6 +538,14 @@ def _reduce_via_real(name: str, x, dims, keepdim=False, dtype=None, *, out=None)
         x = x.to(dtypes.as_dtype(dtype))
     op = get_op(name)
     return _joined(op(_real_any(x), dims, keepdim), op(_imag_any(x), dims, keepdim), out)
+
+
+def _structural_via_real(name: str, x, *args, out=None, **kwargs):
+    """An op that moves or masks elements (tril, diag_embed, gather ...), on each part of the complex x."""
+    from ember.core.dispatch import get_op
+
+    op = get_op(name)
+    return _joined(op(_real_any(x), *args, **kwargs), op(_imag_any(x), *args, **kwargs), out)
 
 
 def _where_via_real(condition, a, b, *, out=None):
@@ -594,7 +606,10 @@ VIA_REAL = {
     **{n: (lambda a, b, *, out=None, _n=n: _binary_via_real(_n, a, b, out)) for n in ("add", "sub", "mul", "div",
                                                                                       "eq", "ne")},
     **{n: (lambda x, *, out=None, _n=n: _unary_via_real(_n, x, out)) for n in ("neg", "square", "abs", "exp", "log",
-                                                                              "sqrt", "isnan", "isinf", "isfinite")},
+                                                                              "log1p", "sqrt", "isnan", "isinf",
+                                                                              "isfinite")},
+    **{n: (lambda x, *args, out=None, _n=n, **kwargs: _structural_via_real(_n, x, *args, out=out, **kwargs))
+       for n in ("tril", "triu", "diag_embed", "gather")},
     **{n: (lambda x, dims, keepdim=False, dtype=None, *, out=None, _n=n: _reduce_via_real(_n, x, dims, keepdim,
                                                                                             dtype, out=out))
        for n in ("sum", "mean")},

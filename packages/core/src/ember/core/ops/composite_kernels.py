@@ -192,7 +192,7 @@ def _isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
 
 
 def _trace(input):
-    dt = input._dtype if input._dtype.is_floating_point else dtypes.int64
+    dt = input._dtype if input._dtype.is_floating_point or input._dtype.is_complex else dtypes.int64
     return _op("sum")(input.diagonal(), (0,), False, dt)
 
 

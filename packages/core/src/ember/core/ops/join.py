@@ -552,13 +552,13 @@ def _trace_meta(input) -> None:
 @_trace.register("cpu")
 def _trace_cpu(input):
     a = input._np()
-    dt = a.dtype if input._dtype.is_floating_point else np.int64
+    dt = a.dtype if input._dtype.is_floating_point or input._dtype.is_complex else np.int64
     return wrap(np.asarray(np.trace(a, dtype=dt)))
 
 
 @method
 def trace(input: Tensor) -> Tensor:
-    """The sum of the main diagonal of a matrix (int64 for integer and bool inputs)."""
+    """The sum of the main diagonal of a matrix (int64 for integer and bool inputs; complex stays complex)."""
     return _trace(input)
 
 

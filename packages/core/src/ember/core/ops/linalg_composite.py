@@ -18,9 +18,10 @@ from ember.core.ops import layout as L
 from ember.core.ops import reduce as R
 from ember.core.ops import shape as S
 from ember.core.ops._util import warn_at_caller
+from ember.core.ops.complex import conj
 from ember.core.ops.linalg import _matmul, linalg, mm
 from ember.core.ops.linalg_solvers import (
-    LinAlgError, _linalg_cholesky, _rt, inv, matrix_norm, pinv, solve, svdvals,
+    LinAlgError, _linalg_cholesky, _mH, _rt, inv, matrix_norm, pinv, solve, svdvals,
 )
 from ember.core.settings import finfo
 from ember.core.tensor import Tensor
@@ -46,7 +47,7 @@ def _mT(x: Tensor) -> Tensor:
 
 def _check_float(op: str, *xs: Tensor) -> None:
     for x in xs:
-        if not x._dtype.is_floating_point:
+        if not (x._dtype.is_floating_point or x._dtype.is_complex):
             raise RuntimeError(f"{op}: Expected a floating point or complex tensor as input. Got "
                                f"{dtypes.TORCH_NAMES[x._dtype.name]}")
     if len({x._dtype for x in xs}) > 1:
@@ -98,12 +99,12 @@ def _resized(out: Tensor, r: Tensor) -> Tensor:
 @method
 def cholesky_solve(input: Tensor, input2: Tensor, upper: bool = False, *, out: Tensor | None = None) -> Tensor:
     """X with A X = B, given B (`input`, (*, n, k)) and the Cholesky factor of A (`input2`: L with
-    A = L L^T, or U with A = U^T U when `upper`)."""
+    A = L L^H, or U with A = U^H U when `upper`)."""
     _at_least_2d("cholesky_solve", "B", input)
     _at_least_2d("cholesky_solve", "A", input2)
     f = input2
-    y = solve_triangular(_mT(f) if upper else f, input, upper=False)
-    r = solve_triangular(f if upper else _mT(f), y, upper=True)
+    y = solve_triangular(_mH(f) if upper else f, input, upper=False)
+    r = solve_triangular(f if upper else _mH(f), y, upper=True)
     return r if out is None else S.copy_(_resized(out, r), r)
 
 
@@ -152,15 +153,18 @@ def _first_bad_minor(a: Tensor) -> int:
 def _lu_packed(A: Tensor):
     """Doolittle LU with partial pivoting, LAPACK's getrf layout: (LU, pivots (1-based, int32), info).
 
-    Each step picks the largest |entry| of the column (the first on a tie, as LAPACK), swaps the rows
-    of the whole packed matrix, and eliminates below with out-of-place ops, so it differentiates."""
+    Each step picks the largest |entry| of the column (|re| + |im| for complex, LAPACK's izamax; the first
+    on a tie), swaps the rows of the whole packed matrix, and eliminates below with out-of-place ops, so it
+    differentiates."""
     m, n = A._shape[-2:]
     batch = A._shape[:-2]
     U = A
     rows = arange(m, device=A.device)
     pivots, info = [], zeros(batch, dtype=dtypes.int32, device=A.device)
     for j in range(min(m, n)):
-        p = ew.add(R.argmax(ew.abs(U[..., j:, j]), -1), j)  # (*,)
+        col = U[..., j:, j]
+        size = ew.add(ew.abs(col.real), ew.abs(col.imag)) if col._dtype.is_complex else ew.abs(col)
+        p = ew.add(R.argmax(size, -1), j)  # (*,)
         pivots.append(p)
         pe = S.unsqueeze(p, -1)
         swap = ew.where(ew.eq(rows, j), pe, ew.where(ew.eq(rows, pe), j, rows))  # (*, m)
@@ -249,11 +253,11 @@ def linalg_lu_solve(LU: Tensor, pivots: Tensor, B: Tensor, *, left: bool = True,
     """X with A X = B (X A = B when not `left`; A^H in place of A when `adjoint`) from A's `lu_factor`."""
     _at_least_2d("linalg.lu_solve", "B", B)
     P, Lm, Um = lu_unpack(LU, pivots)
-    if not left:  # X A = B  <=>  A^T X^T = B^T
-        return _mT(linalg_lu_solve(LU, pivots, _mT(B), left=True, adjoint=not adjoint))
-    if adjoint:  # A^T X = B with A = P L U: U^T L^T P^T X = B
-        y = solve_triangular(_mT(Um), B, upper=False)
-        z = solve_triangular(_mT(Lm), y, upper=True, unitriangular=True)
+    if not left:  # X A = B  <=>  A^H X^H = B^H
+        return _mH(linalg_lu_solve(LU, pivots, _mH(B), left=True, adjoint=not adjoint))
+    if adjoint:  # A^H X = B with A = P L U: U^H L^H P^T X = B
+        y = solve_triangular(_mH(Um), B, upper=False)
+        z = solve_triangular(_mH(Lm), y, upper=True, unitriangular=True)
         r = _matmul(P, z)
     else:
         y = solve_triangular(Lm, _matmul(_mT(P), B), upper=False, unitriangular=True)
@@ -262,6 +266,11 @@ def linalg_lu_solve(LU: Tensor, pivots: Tensor, B: Tensor, *, left: bool = True,
 
 
 # --- the *_ex variants --------------------------------------------------------------------------
+def _nan(A: Tensor):
+    """The fill of a failed matrix's result: NaN, nan+nanj for complex (as PyTorch)."""
+    return complex(math.nan, math.nan) if A._dtype.is_complex else math.nan
+
+
 def inv_ex(A: Tensor, *, check_errors: bool = False, out=None):
     """`(inverse, info)`: info is 0, or the 1-based index of the first zero pivot of a singular matrix (whose
     inverse is then NaN); raises only when `check_errors`."""
@@ -274,7 +283,7 @@ def inv_ex(A: Tensor, *, check_errors: bool = False, out=None):
     ok = S.unsqueeze(S.unsqueeze(ew.eq(info, 0), -1), -1)
     n = A._shape[-1]
     safe = ew.where(ok, A, eye(n, dtype=A._dtype, device=A.device))
-    return _InvEx(ew.where(ok, inv(safe), math.nan), info)
+    return _InvEx(ew.where(ok, inv(safe), _nan(A)), info)
 
 
 def solve_ex(A: Tensor, B: Tensor, *, left: bool = True, check_errors: bool = False, out=None):
@@ -289,7 +298,7 @@ def solve_ex(A: Tensor, B: Tensor, *, left: bool = True, check_errors: bool = Fa
     safe = ew.where(ok, A, eye(A._shape[-1], dtype=A._dtype, device=A.device))
     r = solve(safe, B, left=left)
     vec = r.ndim == A.ndim - 1
-    return _SolveEx(ew.where(S.squeeze(ok, -1) if vec else ok, r, math.nan), info)
+    return _SolveEx(ew.where(S.squeeze(ok, -1) if vec else ok, r, _nan(A)), info)
 
 
 # --- matrix functions ---------------------------------------------------------------------------
@@ -377,7 +386,7 @@ def vander(x: Tensor, *, N: int | None = None) -> Tensor:
 
 
 def householder_product(A: Tensor, tau: Tensor, *, out=None) -> Tensor:
-    """The first n columns of H_1 ... H_k, H_i = I - tau_i v_i v_i^T with v_i = (0, ..., 1, A[i+1:, i])."""
+    """The first n columns of H_1 ... H_k, H_i = I - tau_i v_i v_i^H with v_i = (0, ..., 1, A[i+1:, i])."""
     _at_least_2d("linalg.householder_product", "A", A)
     m, n = A._shape[-2:]
     k = tau._shape[-1]
@@ -389,14 +398,15 @@ def householder_product(A: Tensor, tau: Tensor, *, out=None) -> Tensor:
     for i in range(k):
         v = ew.where(ew.lt(rows, i), 0.0, ew.where(ew.eq(rows, i), 1.0, A[..., :, i]))  # (*, m)
         Qv = _matmul(Q, S.unsqueeze(v, -1))  # (*, m, 1)
-        Q = ew.sub(Q, ew.mul(S.unsqueeze(S.unsqueeze(tau[..., i], -1), -1), ew.mul(Qv, S.unsqueeze(v, -2))))
+        Q = ew.sub(Q, ew.mul(S.unsqueeze(S.unsqueeze(tau[..., i], -1), -1), ew.mul(Qv, S.unsqueeze(conj(v), -2))))
     return Q[..., :, :n]
 
 
 def lstsq(A: Tensor, B: Tensor, rcond=None, *, driver: str | None = None):
     """`(solution, residuals, rank, singular_values)` of min ||A X - B||, from the pseudo-inverse. Which of
     the last three are filled follows PyTorch's CPU drivers: 'gelsy' (the default) gives the rank,
-    'gels' the residuals, 'gelsd'/'gelss' all three; the others are empty."""
+    'gels' the residuals, 'gelsd'/'gelss' all three; the others are empty. Residuals and singular values
+    are real for a complex A."""
     driver = driver or "gelsy"
     if driver not in ("gels", "gelsy", "gelsd", "gelss"):
         raise RuntimeError(f"torch.linalg.lstsq: parameter `driver` should be one of (gels, gelsy, gelsd, gelss), "
@@ -412,10 +422,10 @@ def lstsq(A: Tensor, B: Tensor, rcond=None, *, driver: str | None = None):
         raise RuntimeError(f"torch.linalg.lstsq: input.size(-2) should match other.size(-2); got {A._shape[-2]} "
                            f"and {Bm._shape[-2]}")
     m, n = A._shape[-2:]
-    eps = finfo(A._dtype).eps
+    eps = finfo(A._dtype.to_real()).eps
     rtol = eps * max(m, n) if rcond is None else rcond
     X = _matmul(pinv(A, rtol=rtol), Bm)
-    empty = zeros((0,), dtype=A._dtype, device=A.device)
+    empty = zeros((0,), dtype=A._dtype.to_real(), device=A.device)
     s = svdvals(A) if driver in ("gelsy", "gelsd", "gelss") else None
     rank = empty_rank = zeros((0,), dtype=dtypes.int64, device=A.device)
     if s is not None:
@@ -423,7 +433,8 @@ def lstsq(A: Tensor, B: Tensor, rcond=None, *, driver: str | None = None):
         rank = R.sum(S.to_dtype(ew.gt(s, cut), dtypes.int64), -1)
     residuals = empty
     if driver != "gelsy" and m > n and (rank is empty_rank or bool(R.all(ew.eq(rank, n)))):
-        residuals = R.sum(ew.square(ew.sub(_matmul(A, X), Bm)), -2)
+        err = ew.sub(_matmul(A, X), Bm)
+        residuals = R.sum(ew.square(ew.abs(err) if err._dtype.is_complex else err), -2)
         residuals = S.squeeze(residuals, -1) if vector else residuals
     sv = s if driver in ("gelsd", "gelss") else empty
     return _Lstsq(S.squeeze(X, -1) if vector else X, residuals, rank, sv)
@@ -437,25 +448,30 @@ _Geqrf = _rt("geqrf", ["a", "tau"])
 def geqrf(input: Tensor, *, out=None):
     """`(a, tau)`: LAPACK's packed Householder QR of input (*, m, n): R on and above the diagonal of `a`, the
     reflectors' vectors below it (their leading 1 implied), and their scales `tau`; composed so it
-    differentiates. `householder_product(a, tau)` rebuilds Q."""
+    differentiates. `householder_product(a, tau)` rebuilds Q. Complex input follows LAPACK's zgeqr2: R's
+    diagonal is real, and each reflector H = I - tau v v^H is applied to the columns on the right as H^H."""
     _at_least_2d("geqrf", "input", input)
     _check_float("geqrf", input)
     m, n = input._shape[-2:]
+    cplx = input._dtype.is_complex
     R = input
     taus = []
     for j in range(min(m, n)):
         alpha = R[..., j:j + 1, j:j + 1]  # (*, 1, 1)
         below = R[..., j + 1:, j:j + 1]  # (*, m-j-1, 1)
         sigma = _sum_sq(below)
-        norm = ew.sqrt(ew.add(ew.square(alpha), sigma))
-        beta = ew.where(ew.ge(alpha, 0), ew.neg(norm), norm)  # LAPACK's dlarfg: beta = -sign(alpha) |x|
-        trivial = ew.eq(sigma, 0)  # nothing below the diagonal: no reflection (tau = 0)
+        norm = ew.sqrt(ew.add(_sum_sq(alpha), sigma))
+        # LAPACK's dlarfg/zlarfg: beta = -sign(Re alpha) |x|, real
+        beta = ew.where(ew.ge(alpha.real if cplx else alpha, 0), ew.neg(norm), norm)
+        trivial = ew.eq(sigma, 0)  # nothing below the diagonal (and alpha real): no reflection (tau = 0)
+        if cplx:
+            trivial = ew.logical_and(trivial, ew.eq(alpha.imag, 0))
         safe_beta = ew.where(trivial, 1.0, beta)
         tau = ew.where(trivial, 0.0, ew.div(ew.sub(safe_beta, alpha), safe_beta))
         v = ew.where(trivial, 0.0, ew.div(below, ew.where(trivial, 1.0, ew.sub(alpha, safe_beta))))
         vfull = J.cat([ew.add(ew.mul(alpha, 0), 1.0), v], -2)  # (*, m-j, 1)
-        rest = R[..., j:, j + 1:]  # apply H = I - tau v v^T to the columns on the right
-        rest = ew.sub(rest, ew.mul(tau, _matmul(vfull, _matmul(_mT(vfull), rest))))
+        rest = R[..., j:, j + 1:]  # apply H^H = I - conj(tau) v v^H to the columns on the right
+        rest = ew.sub(rest, ew.mul(conj(tau), _matmul(vfull, _matmul(_mH(vfull), rest))))
         col = J.cat([ew.where(trivial, alpha, beta), v], -2)
         R = J.cat([R[..., :j, :], J.cat([R[..., j:, :j], col, rest], -1)], -2)
         taus.append(S.view(tau, input._shape[:-2]))
@@ -464,21 +480,21 @@ def geqrf(input: Tensor, *, out=None):
 
 
 def _sum_sq(x: Tensor) -> Tensor:
-    """The sum of squares over the rows of the column x (*, k, 1), kept as (*, 1, 1)."""
-    return R.sum(ew.square(x), -2, keepdim=True)
+    """The sum of squared moduli over the rows of the column x (*, k, 1), kept as (*, 1, 1); real."""
+    return R.sum(ew.square(ew.abs(x) if x._dtype.is_complex else x), -2, keepdim=True)
 
 
 @method
 def ormqr(input: Tensor, input2: Tensor, input3: Tensor, left: bool = True, transpose: bool = False, *,
           out=None) -> Tensor:
-    """The product of Q (from `geqrf`'s `input`, `input2` = tau) with `input3`: Q C, Q^T C, C Q or C Q^T."""
+    """The product of Q (from `geqrf`'s `input`, `input2` = tau) with `input3`: Q C, Q^H C, C Q or C Q^H."""
     m = input._shape[-2]
     pad = m - input._shape[-1]
     a = J.cat([input, zeros(input._shape[:-1] + (pad,), dtype=input._dtype, device=input.device)], -1) if pad > 0 \
         else input[..., :, :m]
     Q = householder_product(a, input2)  # the full m x m Q
     if transpose:
-        Q = _mT(Q)
+        Q = _mH(Q)
     return _matmul(Q, input3) if left else _matmul(input3, Q)
 
 

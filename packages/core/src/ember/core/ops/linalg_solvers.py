@@ -17,6 +17,7 @@ from ember.core.methods import method
 from ember.core.ops import elementwise as ew
 from ember.core.ops import shape as S
 from ember.core.ops._util import wrap
+from ember.core.ops.complex import conj
 from ember.core.ops.linalg import _matmul, linalg
 from ember.core.ops.reduce import _amax, _amin, _sum, vector_norm
 from ember.core.tensor import Tensor
@@ -42,8 +43,13 @@ _SVD_V = _rt("svd", ["U", "S", "V"])
 _Eigh = _rt("eigh", ["eigenvalues", "eigenvectors"])
 
 
+def _mH(x: Tensor) -> Tensor:
+    """The conjugate transpose of the last two dims (the transpose of a real tensor)."""
+    return conj(S.transpose(x, -2, -1))
+
+
 def _check_matrices(A: Tensor, op: str, square: bool = True) -> None:
-    """PyTorch's checks of a linalg input: at least 2-D, (square,) float32/float64."""
+    """PyTorch's checks of a linalg input: at least 2-D, (square,) float32/float64/complex64/complex128."""
     if A.ndim < 2:
         raise RuntimeError(f"{op}: The input tensor A must have at least 2 dimensions.")
     if square and A._shape[-1] != A._shape[-2]:
@@ -51,9 +57,7 @@ def _check_matrices(A: Tensor, op: str, square: bool = True) -> None:
                            f"{A._shape[-1]} matrices")
     if A._dtype is dtypes.float16 or A._dtype is dtypes.bfloat16:
         raise RuntimeError(f"{op}: Low precision dtypes not supported. Got {dtypes.TORCH_NAMES[A._dtype.name]}")
-    if A._dtype.is_complex:
-        raise NotImplementedError(f"{op}: complex matrices are not supported by ember's linear algebra yet")
-    if not A._dtype.is_floating_point:
+    if not (A._dtype.is_floating_point or A._dtype.is_complex):
         raise RuntimeError(f"{op}: Expected a floating point or complex tensor as input. Got "
                            f"{dtypes.TORCH_NAMES[A._dtype.name]}")
 
@@ -74,11 +78,12 @@ def factorization_error(kind: str, infos, batched: bool) -> LinAlgError:
 
 
 def _zero_pivot(a: np.ndarray) -> int:
-    """The 1-based column of the first zero pivot of `a`'s LU with partial pivoting (LAPACK's info)."""
-    w = np.array(a, dtype=np.float64)
+    """The 1-based column of the first zero pivot of `a`'s LU with partial pivoting (LAPACK's info; a complex
+    pivot is the largest |re| + |im|, as izamax)."""
+    w = np.array(a, dtype=np.complex128 if np.iscomplexobj(a) else np.float64)
     n = w.shape[0]
     for c in range(n):
-        p = c + int(np.argmax(np.abs(w[c:, c])))
+        p = c + int(np.argmax(np.abs(w[c:, c].real) + np.abs(w[c:, c].imag)))
         if w[p, c] == 0:
             return c + 1
         w[[c, p]] = w[[p, c]]
@@ -169,9 +174,10 @@ _slogdet.meta(_square_meta("linalg.slogdet"))
 
 @_slogdet.register("cpu")
 def _slogdet_cpu(A):
-    """linalg_slogdet(A): (*, n, n) -> (sign (*), log|det| (*)); sign 0 and -inf for singular A."""
+    """linalg_slogdet(A): (*, n, n) -> (sign (*), log|det| (*)); sign 0 and -inf for singular A. A complex
+    A's sign is det / |det| (complex), its log|det| real."""
     sign, logabs = np.linalg.slogdet(A._np())
-    return _own(sign, A._dtype), _own(logabs, A._dtype)
+    return _own(sign, A._dtype), _own(logabs, A._dtype.to_real())
 
 
 _solve = declare("linalg_solve", np.linalg.solve, doc="linalg_solve(A, B) -> Tensor")
@@ -219,9 +225,9 @@ _cholesky.meta(_square_meta("linalg.cholesky"))
 
 @_cholesky.register("cpu")
 def _cholesky_cpu(A, upper=False):
-    """linalg_cholesky(A, upper: bool): L (lower) with A = L @ L.mT, or its transpose when `upper`."""
+    """linalg_cholesky(A, upper: bool): L (lower) with A = L @ L.mH, or its conjugate transpose when `upper`."""
     r = _factor_or_raise("cholesky", np.linalg.cholesky, A._np())
-    return _own(np.swapaxes(r, -1, -2) if upper else r, A._dtype)
+    return _own(np.swapaxes(r, -1, -2).conj() if upper else r, A._dtype)
 
 
 _qr = declare("linalg_qr", np.linalg.qr, doc="linalg_qr(A, mode) -> (Q, R)")
@@ -263,7 +269,7 @@ def _svd_cpu(A, full_matrices=True):
     u, s, vh = _lapack(np.linalg.svd, a, full_matrices, message="linalg.svd: The algorithm failed to converge.")
     if bad.any():
         u[bad], s[bad], vh[bad] = np.nan, np.nan, np.nan
-    return _own(u, A._dtype), _own(s, A._dtype), _own(vh, A._dtype)
+    return _own(u, A._dtype), _own(s, A._dtype.to_real()), _own(vh, A._dtype)
 
 
 _eigh = declare("linalg_eigh", np.linalg.eigh, doc="linalg_eigh(A, UPLO) -> (eigenvalues, eigenvectors)")
@@ -279,9 +285,9 @@ def _eigh_meta(A, UPLO="L") -> None:
 @_eigh.register("cpu")
 def _eigh_cpu(A, UPLO="L"):
     """linalg_eigh(A, UPLO: 'L' | 'U'): ascending eigenvalues and orthonormal eigenvectors of symmetric A,
-    reading its lower (or upper) triangle."""
+    reading its lower (or upper) triangle; the eigenvalues of a complex (Hermitian) A are real."""
     w, v = _lapack(np.linalg.eigh, A._np(), UPLO, message="linalg.eigh: The algorithm failed to converge.")
-    return _own(w, A._dtype), _own(v, A._dtype)
+    return _own(w, A._dtype.to_real()), _own(v, A._dtype)
 
 
 # --- torch.linalg -------------------------------------------------------------------------------
@@ -399,16 +405,24 @@ def _tolerance(A: Tensor, s: Tensor, atol, rtol):
 
 
 def pinv(A: Tensor, *, atol=None, rtol=None, hermitian: bool = False) -> Tensor:
-    """The Moore-Penrose pseudo-inverse, from the SVD (singular values at or below the cutoff count as 0)."""
+    """The Moore-Penrose pseudo-inverse, from the SVD (singular values at or below the cutoff count as 0);
+    with `hermitian`, from the eigendecomposition of A's lower triangle (|eigenvalues| against the cutoff),
+    as PyTorch."""
+    if hermitian:
+        w, v = _eigh(A, "L")
+        keep = ew.gt(ew.abs(w), _tolerance(A, ew.abs(w), atol, rtol))
+        winv = ew.where(keep, ew.reciprocal(ew.where(keep, w, 1.0)), 0.0)
+        return _matmul(ew.mul(v, S.unsqueeze(winv, -2)), _mH(v))
     u, s, vh = _svd(A, False)
     keep = ew.gt(s, _tolerance(A, s, atol, rtol))
     sinv = ew.where(keep, ew.reciprocal(ew.where(keep, s, 1.0)), 0.0)
-    return _matmul(ew.mul(S.transpose(vh, -2, -1), S.unsqueeze(sinv, -2)), S.transpose(u, -2, -1))
+    return _matmul(ew.mul(_mH(vh), S.unsqueeze(sinv, -2)), _mH(u))
 
 
 def matrix_rank(A: Tensor, *, atol=None, rtol=None, hermitian: bool = False) -> Tensor:
-    """The number of singular values above the cutoff, per matrix (int64)."""
-    s = _svd(A, False)[1]
+    """The number of singular values (|eigenvalues| of A's lower triangle with `hermitian`) above the
+    cutoff, per matrix (int64)."""
+    s = ew.abs(_eigh(A, "L")[0]) if hermitian else _svd(A, False)[1]
     return _sum(ew.gt(s, _tolerance(A, s, atol, rtol)), (s.ndim - 1,), False, None)
 
 
@@ -484,8 +498,11 @@ method(slogdet)
 
 @method
 def logdet(input: Tensor) -> Tensor:
-    """log(det(A)): NaN for a negative determinant, -inf for a singular matrix."""
+    """log(det(A)): NaN for a negative determinant, -inf for a singular matrix; for a complex A the
+    principal log of det (log(sign) + log|det|), as PyTorch."""
     sign, logabs = _slogdet(input)
+    if input._dtype.is_complex:
+        return ew.add(ew.log(sign), logabs)
     return ew.where(ew.lt(sign, 0), float("nan"), logabs)
 
 
@@ -503,9 +520,9 @@ def qr(input: Tensor, some: bool = True):
 
 @method
 def svd(input: Tensor, some: bool = True, compute_uv: bool = True):
-    """`torch.svd`: `(U, S, V)` with V (not Vh); `some=False` gives full U and V."""
+    """`torch.svd`: `(U, S, V)` with V = Vh^H (not Vh); `some=False` gives full U and V."""
     u, s, vh = _svd(input, not some)
-    return _SVD_V(u, s, S.transpose(vh, -2, -1))
+    return _SVD_V(u, s, _mH(vh))
 
 
 @method

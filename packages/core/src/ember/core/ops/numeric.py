@@ -62,6 +62,8 @@ def _float(x):
 
 # --- logarithmic sums -------------------------------------------------------------------------
 def _logaddexp(input, other, log1p_of_exp, op: str):
+    if op == "logaddexp" and any(isinstance(x, Tensor) and x._dtype.is_complex for x in (input, other)):
+        return _logaddexp_complex(input, other)
     for x in (input, other):
         if isinstance(x, Tensor) and not x._dtype.is_floating_point:
             _refuse(op, x)
@@ -69,6 +71,23 @@ def _logaddexp(input, other, log1p_of_exp, op: str):
     r = ew.add(m, log1p_of_exp(ew.neg(ew.abs(ew.sub(input, other)))))
     # equal infinities: the difference is nan, the sum is the infinity itself
     return ew.where(ew.logical_and(ew.isinf(m), ew.eq(input, other)), m, r)
+
+
+def _re(x):
+    return x.real if isinstance(x, Tensor) and x._dtype.is_complex else x
+
+
+def _logaddexp_complex(x, y):
+    """PyTorch's complex logaddexp: log1p(exp(min - max)) + max, min and max by real part; equal infinite real
+    parts give the -inf operand itself (its phase is kept) or log(exp(x) + exp(y)); a NaN part gives nan+nanj."""
+    x_min = ew.lt(_re(x), _re(y))
+    mn, mx = ew.where(x_min, x, y), ew.where(x_min, y, x)
+    mnr, mxr = mn.real, mx.real
+    r = ew.add(ew.log1p(ew.exp(ew.sub(mn, mx))), mx)
+    same_inf = ew.logical_and(ew.isinf(mnr), ew.eq(mnr, mxr))
+    r = ew.where(same_inf, ew.where(ew.lt(mnr, 0), mn, ew.log(ew.add(ew.exp(mn), ew.exp(mx)))), r)
+    nan = full((), complex(math.nan, math.nan), dtype=r._dtype, device=r.device)
+    return ew.where(ew.logical_or(ew.isnan(x), ew.isnan(y)), nan, r)
 
 
 @method

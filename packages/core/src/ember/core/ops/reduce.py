@@ -584,15 +584,17 @@ _logsumexp = declare("logsumexp", lambda a, dims, keepdim=False: np.log(np.sum(n
 @_logsumexp.register("cpu")
 def _logsumexp_cpu(x, dims, keepdim=False, *, out=None):
     """logsumexp(x, dims, keepdim): log(sum(exp(x))) shifted by the max for stability; integers
-    compute in the default float dtype; over nothing it is -inf."""
-    dt = x._dtype if x._dtype.is_floating_point else dtypes.get_default_dtype()
+    compute in the default float dtype; over nothing it is -inf. A complex x is shifted by the max
+    of its real parts (an infinite max by 0), as PyTorch: the principal log of the shifted sum plus
+    that real shift, so the imaginary part lies in (-pi, pi]."""
+    dt = x._dtype if x._dtype.is_floating_point or x._dtype.is_complex else dtypes.get_default_dtype()
     a = x._np().astype(_accumulate_np(dt), copy=False)
     if a.size:
-        m = np.amax(a, axis=dims, keepdims=True)
-        m = np.where(np.isfinite(m), m, 0)
+        m = np.amax(a.real, axis=dims, keepdims=True)
+        m = np.where(np.isinf(m), 0, m)
     else:
-        m = np.zeros(_reduced_shape(a.shape, dims, True), a.dtype)
-    with np.errstate(divide="ignore"):
+        m = np.zeros(_reduced_shape(a.shape, dims, True), a.real.dtype)
+    with np.errstate(divide="ignore", invalid="ignore"):
         r = np.log(np.sum(np.exp(a - m), axis=dims, keepdims=True)) + m
     if not keepdim and dims:
         r = np.squeeze(r, dims)
@@ -755,13 +757,41 @@ _logcumsumexp = declare("logcumsumexp", lambda a, dim: np.logaddexp.accumulate(a
 
 @_logcumsumexp.register("cpu")
 def _logcumsumexp_cpu(x, dim, *, out=None):
-    """logcumsumexp(x, dim: int): log of the running sum of exp along `dim`, without overflow (floats)."""
+    """logcumsumexp(x, dim: int): log of the running sum of exp along `dim`, without overflow (floats and
+    complex)."""
+    if x._dtype.is_complex:
+        return _finish(_logcumsumexp_complex(x._np(), dim), x._dtype, out, "logcumsumexp")
     if not x._dtype.is_floating_point:
         raise RuntimeError(f"\"logcumsumexp_out_cpu\" not implemented for '{dtypes.TORCH_NAMES[x._dtype.name]}'")
     a = x._np()
     acc = _accumulate_np(x._dtype)
     r = np.logaddexp.accumulate(a.reshape(1) if a.ndim == 0 else a, dim, dtype=acc).reshape(a.shape)
     return _finish(r, x._dtype, out, "logcumsumexp")
+
+
+def _log_add_exp_complex(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """PyTorch's complex log(exp(x) + exp(y)) step: log1p(exp(min - max)) + max with min and max by real part;
+    equal infinite real parts give the -inf operand itself or log(exp(x) + exp(y)); a NaN part gives nan+nanj."""
+    x_min = x.real < y.real
+    mn, mx = np.where(x_min, x, y), np.where(x_min, y, x)
+    with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
+        r = np.log1p(np.exp(mn - mx)) + mx
+        same_inf = np.isinf(mn.real) & (mn.real == mx.real)
+        r = np.where(same_inf, np.where(mn.real < 0, mn, np.log(np.exp(mn) + np.exp(mx))), r)
+    return np.where(np.isnan(x) | np.isnan(y), complex(np.nan, np.nan), r)
+
+
+def _logcumsumexp_complex(a: np.ndarray, dim: int) -> np.ndarray:
+    """The running complex log-sum-exp along `dim`, one step of PyTorch's rule per position."""
+    if a.ndim == 0:
+        return a.copy()
+    w = np.moveaxis(a, dim, 0)
+    r = np.empty_like(w)
+    if w.shape[0]:
+        r[0] = w[0]
+        for i in range(1, w.shape[0]):
+            r[i] = _log_add_exp_complex(r[i - 1], w[i])
+    return np.moveaxis(r, 0, dim)
 
 
 @method

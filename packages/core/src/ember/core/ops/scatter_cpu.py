@@ -118,6 +118,14 @@ def scatter_apply(target: Tensor, offs: np.ndarray, vals, mode: int) -> None:
         scatter_kernel()(work, inv.astype(np.int64), vals.astype(np.float32), mode)
         flat[uniq] = work.astype(dt)
         return
+    if dt.kind == "c":  # the kernel compiles comparisons (MAX/MIN, which PyTorch refuses for complex)
+        vals = vals.astype(dt, copy=False)
+        if mode == MUL:
+            np.multiply.at(flat, offs, vals)
+            return  # ADD and SET: on the (real, imaginary) float pairs
+        pairs = np.stack([2 * offs, 2 * offs + 1], -1).reshape(-1)
+        scatter_kernel()(flat.view(flat.real.dtype), pairs, vals.view(flat.real.dtype), mode)
+        return
     scatter_kernel()(flat, offs, vals.astype(dt, copy=False), mode)
 
 
