@@ -3,6 +3,8 @@ and PyTorch's errors where it refuses complex input."""
 
 from __future__ import annotations
 
+import cmath
+
 import numpy as np
 import pytest
 
@@ -313,3 +315,12 @@ def test_composites_compute_complex_input_as_numpy():
     r = E.float_power(z, 2)
     assert r.dtype == E.complex128
     np.testing.assert_allclose(r.numpy(), z64 ** 2, rtol=1e-12)
+
+
+def test_log1p_keeps_the_digits_of_a_small_complex_number():
+    """numpy's complex log1p is log(1 + z): 1e-9+1e-9j lost half its digits (PyTorch: 1.0000000000000003e-09)."""
+    z = E.tensor([1e-9 + 1e-9j, 0.3 - 0.2j, 1e200 + 1e200j, 3 - 4j], dtype=E.complex128)
+    got = E.log1p(z).tolist()
+    assert got[0] == pytest.approx(1.0000000000000003e-09 + 9.99999999e-10j, rel=1e-15)
+    for w, g in zip([cmath.log(1.3 - 0.2j), cmath.log(1e200 + 1e200j), cmath.log(4 - 4j)], got[1:], strict=True):
+        assert g == pytest.approx(w, rel=1e-14)

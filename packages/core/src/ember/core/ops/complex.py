@@ -69,11 +69,21 @@ def complex_unary(name: str, fn, x: Tensor, out: Tensor | None):
     a = x._np()
     if name == "abs":
         r = np.abs(a)
+    elif name == "log1p":
+        r = silenced(_log1p)(a).astype(dt.np, copy=False)
     elif name in ("isnan", "isinf", "isfinite", "logical_not"):
         r = fn(a)
     else:
         r = silenced(fn)(a, dtype=dt.np)
     return write_out(out, r, name) if out is not None else wrap(r)
+
+
+def _log1p(a: np.ndarray) -> np.ndarray:
+    """numpy's complex log1p is log(1 + z), which loses a small z's digits; log|1 + z| = log1p(2x + x^2 + y^2) / 2
+    keeps them for |z| < 1/2 (the CUDA path's formula; PyTorch's values)."""
+    x, y = a.real, a.imag
+    small = np.log1p(x * (x + 2) + y * y) * 0.5 + 1j * np.arctan2(y, x + 1)
+    return np.where(np.abs(a) < 0.5, small, np.log1p(a))  # (squares of a large z would overflow)
 
 
 # binary ops that refuse complex input: PyTorch's message, or the kernel name its message names
