@@ -20,7 +20,9 @@ from ember.core.opinfo_shape import info as _info
 from ember.core.methods import attach, inplace, method, numpy_aliases
 from ember.core.ops import elementwise as ew
 from ember.core.ops import shape as S
+from ember.core.ops import memfmt
 from ember.core.ops._util import wrap, write_out
+from ember.core.settings import preserve_format
 from ember.core.tensor import Tensor, describe
 
 __all__ = ["cat", "concat", "concatenate", "stack", "hstack", "vstack", "dstack", "column_stack", "row_stack",
@@ -61,8 +63,15 @@ _cat = declare("cat", np.concatenate, overlap=OVERLAP_INTERNAL | OVERLAP_ANY, in
 
 @_cat.register("cpu")
 def _cat_cpu(tensors, dim, *, out=None):
-    r = np.concatenate([t._np() for t in tensors], axis=dim, dtype=_promoted(tensors).np, casting="unsafe")
-    return write_out(out, r, "cat") if out is not None else wrap(r)
+    arrays = [t._np() for t in tensors]
+    perm = memfmt.cat_order(tensors) if out is None and tensors[0].ndim in (4, 5) else None
+    if perm is not None:  # every input channels_last: so is the result, as PyTorch's
+        shape = list(tensors[0]._shape)
+        shape[dim] = sum(t._shape[dim] for t in tensors)
+        buf = np.empty(memfmt.permuted_shape(shape, perm), _promoted(tensors).np).transpose(np.argsort(perm))
+        return wrap(np.concatenate(arrays, axis=dim, out=buf, casting="unsafe"), True)
+    r = np.concatenate(arrays, axis=dim, dtype=_promoted(tensors).np, casting="unsafe")
+    return write_out(out, r, "cat") if out is not None else wrap(np.asarray(r, order="C"))  # else row-major
 
 
 @numpy_aliases
@@ -287,7 +296,7 @@ _flip = declare("flip", np.flip, info=_info("flip"))
 
 @_flip.register("cpu")
 def _flip_cpu(input, dims):
-    return wrap(np.flip(input._np(), axis=dims).copy())
+    return memfmt.preserved(np.flip(input._np(), axis=dims).copy(order="K"), input)  # laid out as `input`
 
 
 def _dims(input: Tensor, dims, op: str) -> tuple[int, ...]:
@@ -635,7 +644,7 @@ def combinations(input: Tensor, r: int = 2, with_replacement: bool = False) -> T
 
 
 def _scatter_into_view(input: Tensor, src: Tensor, view_fn) -> Tensor:
-    out = S.clone(input)
+    out = S.clone(input, memory_format=preserve_format)  # laid out as `input`, as PyTorch's
     target = view_fn(out)
     if tuple(src._shape) != tuple(target._shape):
         raise RuntimeError(f"expected src to have a size equal to the slice of self. src size = {list(src._shape)}, "
