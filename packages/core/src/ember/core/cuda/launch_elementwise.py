@@ -99,7 +99,7 @@ def result(out, shape: tuple[int, ...], dt: dtypes.dtype, dev, name: str, operan
         if strides is not None:
             base = lu.empty((math.prod(shape),), dt, dev)
             return Tensor._make(base._storage, 0, tuple(shape), strides, dt)
-    return lu.prepare_out(out, shape, dt, dev, name)
+    return lu.prepare_out(out, shape, dt, dev, name, ew.layout_of(operands, numbers))
 
 
 def _make_unary(name: str, rule: str):

@@ -24,9 +24,10 @@ def _cat(tensors, dim, *, out=None):
     ref = tensors[0]
     shape = list(ref._shape)
     shape[dim] = sum(t._shape[dim] for t in tensors)
-    perm = memfmt.cat_order(tensors) if out is None and ref.ndim in (4, 5) else None
-    if perm is None:
-        res = lu.prepare_out(out, tuple(shape), dt, ref._storage.device, "cat")
+    perm = memfmt.cat_order(tensors) if ref.ndim in (4, 5) else None
+    if perm is None or out is not None:  # a resized `out` takes the layout of a new result
+        res = lu.prepare_out(out, tuple(shape), dt, ref._storage.device, "cat",
+                             lambda s: memfmt.strides_in(s, perm))
     else:  # every input channels_last: so is the result, as the CPU's
         res = memfmt.restride(lu.empty(memfmt.permuted_shape(shape, perm), dt, ref._storage.device), perm)
     start = 0

@@ -17,7 +17,7 @@ from ember.core.dispatch import TENSOR_ITERATOR, composite, declare
 from ember.core.opinfo import FLOAT_DTYPES, PROMOTE, ErrorInput, OpInfo, Sample, unary_samples
 from ember.core.ops import numba_cpu, numba_nn
 from ember.core.ops._util import write_out, wrap
-from ember.core.ops.elementwise import laid_out
+from ember.core.ops.elementwise import layout_of, laid_out
 from ember.core.tensor import Tensor, describe
 
 __all__ = ["leaky_relu", "elu", "selu", "celu", "gelu", "hardtanh", "relu6", "hardsigmoid", "hardswish",
@@ -192,7 +192,7 @@ def _make(name: str, fwd, bwd, attrs: str, info: OpInfo):
             x = x.astype(np.float32)
         r = np.asarray(fwd(x, *args)).astype(dt, copy=False)
         if out is not None:
-            return write_out(out, r, name)
+            return write_out(out, r, name, layout_of(() if row_major else (input,)))
         t = wrap(r, True)
         if t._strides == input._strides and not row_major:
             return t

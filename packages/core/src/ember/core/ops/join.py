@@ -71,7 +71,10 @@ def _cat_cpu(tensors, dim, *, out=None):
         buf = np.empty(memfmt.permuted_shape(shape, perm), _promoted(tensors).np).transpose(np.argsort(perm))
         return wrap(np.concatenate(arrays, axis=dim, out=buf, casting="unsafe"), True)
     r = np.concatenate(arrays, axis=dim, dtype=_promoted(tensors).np, casting="unsafe")
-    return write_out(out, r, "cat") if out is not None else wrap(np.asarray(r, order="C"))  # else row-major
+    if out is not None:  # a resized `out` takes the layout of a new result
+        order = memfmt.cat_order(tensors) if tensors[0].ndim in (4, 5) else None
+        return write_out(out, r, "cat", lambda shape: memfmt.strides_in(shape, order))
+    return wrap(np.asarray(r, order="C"))  # else row-major
 
 
 @numpy_aliases

@@ -9,8 +9,8 @@ import numpy as np
 from ember.core import settings
 from ember.core.tensor import _CSTRIDES, Tensor, _contiguous_strides_cached
 
-__all__ = ["dim_order", "permuted_shape", "restride", "laid_out", "preserved", "cat_order", "elementwise_strides",
-           "dense_strides", "suggested_format"]
+__all__ = ["dim_order", "permuted_shape", "restride", "laid_out", "preserved", "cat_order", "strides_in",
+           "preserved_strides", "elementwise_strides", "dense_strides", "suggested_format"]
 
 _RANKS = {"channels_last": 4, "channels_last_3d": 5}
 
@@ -93,6 +93,28 @@ def cat_order(tensors) -> tuple | None:
             return None
         fmt = f
     return None if fmt is None else (0, 2, 3, 1) if fmt == "channels_last" else (0, 2, 3, 4, 1)
+
+
+def strides_in(shape: tuple, perm: tuple | None) -> tuple | None:
+    """The dense strides of `shape` with its dims in memory in the order `perm` (outermost first); None for
+    none (row-major)."""
+    if perm is None:
+        return None
+    strides = [0] * len(shape)
+    acc = 1
+    for d in reversed(perm):
+        strides[d] = acc
+        acc *= shape[d]
+    return tuple(strides)
+
+
+def preserved_strides(x: Tensor) -> tuple | None:
+    """The strides preserve_format gives a new tensor of `x`'s shape: `x`'s own when dense, else dense in
+    `x`'s dim order; None for row-major."""
+    perm = dim_order(x, None)
+    if perm is None:
+        return None
+    return x._strides if dense_strides(x._shape, x._strides) else strides_in(x._shape, perm)
 
 
 def permuted_shape(shape: tuple, perm: tuple) -> tuple:

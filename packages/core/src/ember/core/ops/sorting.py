@@ -36,10 +36,10 @@ def _argsort(a: np.ndarray, axis: int, descending: bool) -> np.ndarray:
     return (n - 1) - np.flip(idx, axis)
 
 
-def _pair(vals: np.ndarray, idx: np.ndarray, out, name: str):
+def _pair(vals: np.ndarray, idx: np.ndarray, out, name: str, layout=None):
     idx = idx.astype(np.int64, copy=False)
     if out is not None:
-        return write_out(out[0], vals, name), write_out(out[1], idx, name)
+        return write_out(out[0], vals, name, layout), write_out(out[1], idx, name, layout)
     # asarray(order='C'), not ascontiguousarray: that makes a 0-dim result (a 1-D input's max) 1-D
     return wrap(np.asarray(vals, order="C")), wrap(np.asarray(idx, order="C"))
 
@@ -69,7 +69,7 @@ def _sort_cpu(x, dim=-1, descending=False, *, out=None):
     idx = idx.reshape(x._shape)
     if out is None and len(x._shape) > 1:  # both laid out as `x` (a channels_last or transposed one), as PyTorch's
         return memfmt.preserved(vals, x), memfmt.preserved(idx.astype(np.int64, copy=False), x)
-    return _pair(vals, idx, out, "sort")
+    return _pair(vals, idx, out, "sort", lambda shape: memfmt.preserved_strides(x))  # a resized `out` too
 
 
 @method
