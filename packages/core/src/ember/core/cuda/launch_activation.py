@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from ember.core.cuda import launch_util as lu
 from ember.core.cuda.kernels import activation as KA
-from ember.core.cuda.launch_elementwise import launch, result
+from ember.core.cuda.launch_elementwise import finish, launch, result, targets
 from ember.core.dispatch import get_op
 from ember.core.ops.activation import ROW_MAJOR_RESULTS
 
@@ -22,9 +22,9 @@ def _make(name: str, fwd, bwd):
 
     def forward(x, *args, out=None):  # a floating tensor, checked by the op's meta step
         ct = lu.compute_type(x._dtype)
-        res = result(out, x._shape, x._dtype, x._storage.device, name, () if row_major else (x,))
+        res, target = targets(out, x._shape, x._dtype, x._storage.device, name, () if row_major else (x,))
         attrs = _attrs(name, args)
-        return launch(fwd, (x, *attrs), res, (ct,) * (1 + len(attrs)))
+        return finish(launch(fwd, (x, *attrs), res, (ct,) * (1 + len(attrs))), target)
 
     def backward(grad, x, *args):
         ct = lu.compute_type(x._dtype)
