@@ -207,6 +207,7 @@ def test_cat_of_channels_last_inputs_is_channels_last():
     assert r.stride() == (120, 1, 30, 6)
     np.testing.assert_array_equal(r.numpy(), np.concatenate([A4, B4], 1))
     assert E.cat([x, y.contiguous()], 0).stride() == (60, 20, 5, 1)
+    assert E.cat([x, E.empty(0)]).stride() == (60, 20, 5, 1)  # a skipped legacy empty tensor counts as row-major
     t, u = _pair(E, "t")
     r = E.cat([t, u])
     assert r.stride() == (5, 1)

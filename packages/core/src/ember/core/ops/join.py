@@ -105,11 +105,14 @@ def cat(tensors, dim: int = 0, *, out: Tensor | None = None) -> Tensor:
                 raise RuntimeError(f"Sizes of tensors must match except in dimension {d}. Expected size "
                                    f"{ref._shape[k]} but got size {t._shape[k]} for tensor number {i} in the list.")
     parts = [t for _, t in kept]
-    if len(parts) != len(ts):  # the skipped tensors still take part in the type promotion
-        dt = _promoted(ts)
-        if parts[0]._dtype is not dt:
-            parts[0] = parts[0].to(dt)
-    return _cat(tuple(parts), d, out=out)
+    if len(parts) == len(ts):
+        return _cat(tuple(parts), d, out=out)
+    dt = _promoted(ts)  # the skipped tensors still take part in the type promotion
+    if parts[0]._dtype is not dt:
+        parts[0] = parts[0].to(dt)
+    r = _cat(tuple(parts), d, out=out)
+    # ... and in the layout: a skipped (row-major) tensor makes the result row-major, as PyTorch's
+    return r if out is not None or r.is_contiguous() else r.contiguous()
 
 
 @numpy_aliases
