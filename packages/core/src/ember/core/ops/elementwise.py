@@ -32,6 +32,23 @@ warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"ember\.core\
 
 
 
+def _rounded_once(fn):
+    """`fn`, several ufuncs, computed in float32 over float16/bfloat16 and rounded once at the end, as PyTorch
+    computes them (each ufunc in the 16-bit dtype would round at every step)."""
+    def run(x, dtype=None, out=None):
+        dt = np.dtype(dtype) if dtype is not None else np.asarray(x).dtype
+        if dt.itemsize != 2 or dt.kind not in "fV":  # V: bfloat16
+            return fn(x, dtype=dtype, out=out)
+        r = fn(np.asarray(x).astype(np.float32), dtype=np.float32)
+        if out is None:
+            return r.astype(dt)
+        np.copyto(out, r, casting="unsafe")
+        return out
+
+    return run
+
+
+@_rounded_once
 def _sigmoid(x, dtype=None, out=None):
     return np.divide(1, np.add(1, np.exp(np.negative(x, dtype=dtype), dtype=dtype), dtype=dtype), out=out,
                      dtype=dtype)
@@ -48,10 +65,12 @@ def _relu(x, dtype=None, out=None):
     return np.maximum(x, zero, out=out, dtype=dtype)
 
 
+@_rounded_once
 def _rsqrt(x, dtype=None, out=None):
     return np.reciprocal(np.sqrt(x, dtype=dtype), out=out, dtype=dtype)
 
 
+@_rounded_once
 def _silu(x, dtype=None, out=None):
     return np.multiply(x, _sigmoid(x, dtype), out=out, dtype=dtype)
 
