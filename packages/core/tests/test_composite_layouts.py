@@ -129,7 +129,7 @@ SURVEY = {
     "index_copy": lambda lib, x, y: x.index_copy(1, lib.tensor([0]).to(x.device), y[:, :1].contiguous()),
     "index_add": lambda lib, x, y: x.index_add(1, lib.tensor([0]).to(x.device), y[:, :1].contiguous()),
     "index_put": lambda lib, x, y: x.index_put((lib.tensor([0]).to(x.device),), lib.tensor(1.0)),
-    "put": lambda lib, x, y: x.put(lib.tensor([0]).to(x.device), lib.tensor([1.0])),
+    "put": lambda lib, x, y: x.put(lib.tensor([0]).to(x.device), lib.tensor([1.0]).to(x.device)),
     "scatter": lambda lib, x, y: x.scatter(1, _dim1(lib, x), 1.0),
     "scatter_add": lambda lib, x, y: x.scatter_add(1, _dim1(lib, x), y),
     "select_scatter": lambda lib, x, y: x.select_scatter(x.select(0, 0).clone(), 0, 0),
@@ -243,7 +243,7 @@ def test_layout_matches_pytorch(name, kind):
 @pytest.mark.skipif(not E.cuda.is_available(), reason="no CUDA device or simulator")
 @pytest.mark.parametrize("name", ["isclose", "dropout", "logsigmoid", "complex", "index_fill", "scatter",
                                   "masked_fill", "cumsum", "sort_values", "sort_indices", "flip", "bernoulli",
-                                  "slice_scatter"])
+                                  "slice_scatter", "put", "masked_scatter"])
 def test_cuda_results_take_the_cpu_layout(name):
     op = SURVEY[name]
     for kind, strides in zip(("cl", "t"), FIXED[name], strict=True):
