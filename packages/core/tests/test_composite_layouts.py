@@ -147,6 +147,8 @@ SURVEY = {
     "roll_dim": lambda lib, x, y: x.roll(1, 1),
     "cat_same": lambda lib, x, y: lib.cat([x, x], 1),
     "cat_mixed": lambda lib, x, y: lib.cat([x, y], 0),
+    "stack_inner": lambda lib, x, y: lib.stack([x, y], 1),
+    "stack_last": lambda lib, x, y: lib.stack([x, y], x.ndim),
     "bernoulli": lambda lib, x, y: lib.bernoulli(x.sigmoid()),
     "bernoulli_p": lambda lib, x, y: lib.bernoulli(x, 0.5),
     "clone": lambda lib, x, y: x.clone(),
@@ -212,6 +214,18 @@ def test_cat_of_channels_last_inputs_is_channels_last():
     r = E.cat([t, u])
     assert r.stride() == (5, 1)
     np.testing.assert_array_equal(r.numpy(), np.concatenate([A2.T, B2.T]))
+
+
+def test_stack_of_channels_last_inputs_keeps_their_layout():
+    """PyTorch stacks along an inner dim as a cat followed by a split of that dim."""
+    x, y = _pair(E, "cl")
+    r = E.stack([x, y], 1)
+    assert r.stride() == (120, 3, 1, 30, 6)
+    np.testing.assert_array_equal(r.numpy(), np.stack([A4, B4], 1))
+    assert E.stack([x, y]).stride() == (120, 60, 1, 15, 3)
+    assert E.stack([x, y], 4).stride() == (120, 40, 10, 2, 1)
+    t, u = _pair(E, "t")
+    assert E.stack([t, u]).stride() == (20, 5, 1)
 
 
 def test_dropout_keeps_values_and_mask_in_the_inputs_layout():

@@ -147,6 +147,9 @@ def stack(tensors, dim: int = 0, *, out: Tensor | None = None) -> Tensor:
                                f"and {list(t._shape)} at entry {i}")
     d = dim % n
     _same_device("stack", ts)
+    if d < n - 1 and out is None:  # PyTorch's: cat along `d`, then split it (a channels_last result stays so)
+        shape = ts[0]._shape
+        return S.view(_cat(tuple(ts), d), (*shape[:d], len(ts), *shape[d:]))
     return _cat(tuple(S.unsqueeze(t, d) for t in ts), d, out=out)
 
 
