@@ -67,3 +67,21 @@ def test_matches_torch_bfloat16():
     same(tx.clone().add_(ty, alpha=0.3), ex.clone().add_(ey, alpha=0.3))
     same(tx.clone().add_(torch.from_numpy(y), alpha=0.3), ex.clone().add_(E.tensor(y), alpha=0.3))
     same(tx.clone().addcmul_(ty, tx, value=0.7), ex.clone().addcmul_(ey, ex, value=0.7))
+
+
+@pytest.mark.parametrize("dtype", ["bfloat16", "float16"])
+@pytest.mark.parametrize("name,f32", [("sigmoid", lambda x: 1 / (1 + np.exp(-x))),
+                                      ("rsqrt", lambda x: 1 / np.sqrt(np.abs(x))),
+                                      ("silu", lambda x: x / (1 + np.exp(-x)))])
+def test_composite_unary_ops_round_once_from_float32(name, f32, dtype):
+    """sigmoid, rsqrt and silu are several numpy ufuncs: in a 16-bit dtype they compute in float32 and round
+    once (PyTorch's values), not at every step."""
+    np_dt = BF if dtype == "bfloat16" else np.dtype(np.float16)
+    x = np.random.default_rng(5).standard_normal(4096) * 4
+    x = (np.abs(x) + 0.01 if name == "rsqrt" else x).astype(np_dt).astype(np.float32)
+    with np.errstate(over="ignore"):
+        want = f32(x.astype(np.float64)).astype(np.float32).astype(np_dt).astype(np.float32)
+    t = E.tensor(x).to(getattr(E, dtype))
+    got = getattr(E, name)(t)
+    assert got.dtype is t.dtype
+    np.testing.assert_array_equal(got.float().numpy(), want)

@@ -20,7 +20,10 @@ from collections.abc import Callable
 
 import numpy as np
 
+from ember.core.creation import empty_strided
 from ember.core.ops.elementwise import add as _add
+from ember.core.ops.memfmt import dense_strides
+from ember.core.settings import contiguous_format
 from ember.core.tensor import Tensor, contiguous_strides
 
 from ember.autograd.grad_mode import _enabled
@@ -223,17 +226,21 @@ def accumulate_into(t: Tensor, g: Tensor | None) -> None:
 
 def _accumulate(t: Tensor, g: Tensor, sole: bool = False) -> None:
     """Add `g` into `t.grad` (in place unless recording a graph), then run post-accumulate hooks.
-    `sole`: nothing else refers to the tensor `g`, so a new `.grad` may be `g` itself (see _stealable)."""
+    `sole`: nothing else refers to the tensor `g`, so a new `.grad` may be `g` itself (see _stealable).
+    NOTE [ Gradient layout contract ]: a new `.grad` has the leaf's strides when the leaf is dense, else is
+    row-major (PyTorch's AccumulateGrad), so a channels_last or transposed parameter gets a gradient laid out
+    as itself; a stolen `g` is taken as it is when it already is (no copy); a later accumulation keeps
+    `.grad`'s layout (in place) or takes `.grad + g`'s (under create_graph)."""
     m = t._ag
     old = t._grad
     if old is None:
         if _enabled.get():
-            t._grad = g
+            t._grad = _laid_out_copy(g, t)  # recorded; never `g` itself, which a later backward would update
         elif sole and _stealable(g, t):
             g._ag = None  # a sole view of an otherwise unreferenced base: nothing else aliases its memory
             t._grad = g
         else:
-            t._grad = _fresh(g)
+            t._grad = _fresh(g, t)
     elif _enabled.get():
         t._grad = old + g
     else:
@@ -243,20 +250,50 @@ def _accumulate(t: Tensor, g: Tensor, sole: bool = False) -> None:
             h(t)
 
 
-def _fresh(g: Tensor) -> Tensor:
+def _obeys_layout(g: Tensor, t: Tensor) -> bool:
+    """Whether `g` keeps the gradient layout contract for leaf `t`: `t`'s strides when `t` is dense (a size-1
+    dim's stride aside, so long as it is not 0), else row-major."""
+    ts = t._strides
+    shape = t._shape
+    if g._strides == ts and ts == contiguous_strides(shape):
+        return True
+    if dense_strides(shape, ts):
+        gs = g._strides
+        for d, n in enumerate(shape):
+            if (gs[d] != ts[d]) if n != 1 else gs[d] == 0:
+                return False
+        return True
+    return g.is_contiguous()
+
+
+def _laid_out_copy(g: Tensor, t: Tensor) -> Tensor:
+    """A copy of `g` with the layout the contract gives leaf `t`: `t`'s exact strides when `t` is dense and not
+    plainly row-major, else row-major; recorded when `g` has a history (under create_graph)."""
+    ts = t._strides
+    if ts == contiguous_strides(t._shape) or not dense_strides(t._shape, ts):
+        return g.clone(memory_format=contiguous_format)
+    out = empty_strided(t._shape, ts, dtype=g._dtype, device=g.device)
+    return out.copy_(g)
+
+
+def _fresh(g: Tensor, t: Tensor | None = None) -> Tensor:
     """A gradient `.grad` may own and later update in place: a copy, because the engine hands one
     gradient object to several inputs (`x + y`) and may pass the user's own tensor; detached
-    first when it carries a history (under create_graph)."""
-    return g.clone() if not g._requires_grad else g.detach().clone()
+    first when it carries a history (under create_graph). Laid out for leaf `t` by the contract
+    (NOTE [ Gradient layout contract ]); row-major for a non-leaf (a retained or `inputs=` gradient)."""
+    if g._requires_grad:
+        g = g.detach()
+    return g.clone(memory_format=contiguous_format) if t is None else _laid_out_copy(g, t)
 
 
 def _stealable(g: Tensor, t: Tensor) -> bool:
     """Whether `.grad` of `t` may be the gradient `g` itself rather than a copy: `g` is a plain
-    tensor outside any graph, dense, with `t`'s shape, dtype and device, and it alone holds its
-    storage (no other tensor over the memory), so updating `.grad` in place later changes nothing
-    else. The caller has checked that no one else refers to `g`. `g` may be a view whose base
-    nothing but `g` refers to (the contiguous weight gradient that `w.t()`'s backward hands back
-    from linear's GEMM, as PyTorch's AccumulateGrad steals it); the caller then drops its view record."""
+    tensor outside any graph, laid out as the contract asks (NOTE [ Gradient layout contract ]), with
+    `t`'s shape, dtype and device, and it alone holds its storage, which it covers exactly (no other
+    tensor over the memory), so updating `.grad` in place later changes nothing else. The caller has
+    checked that no one else refers to `g`. `g` may be a view whose base nothing but `g` refers to
+    (the contiguous weight gradient that `w.t()`'s backward hands back from linear's GEMM, as
+    PyTorch's AccumulateGrad steals it); the caller then drops its view record."""
     if type(g) is not Tensor or g._requires_grad or g._shape != t._shape or g._dtype is not t._dtype:
         return False
     st = g._storage
@@ -267,15 +304,19 @@ def _stealable(g: Tensor, t: Tensor) -> bool:
                 or sys.getrefcount(b) > _SOLE_BASE_REFS or b._storage is not st \
                 or sys.getrefcount(st) > _SOLE_STORAGE_REFS + 1 or st.device != t._storage.device:
             return False
-        return (g._offset == 0 and g._strides == contiguous_strides(g._shape)
-                and st.nbytes == g.numel() * g._dtype.itemsize)
+        return _covers(g, st) and _obeys_layout(g, t)
     if sys.getrefcount(st) > _SOLE_STORAGE_REFS or st.device != t._storage.device:
         return False
     c = g._npc  # on the CPU: `g` views its storage's whole C-contiguous array exactly
     if c is not None and c[1] is st._raw:
-        return True
-    return (st.device.type != "cpu" and g._offset == 0 and g._strides == contiguous_strides(g._shape)
-            and st.nbytes == g.numel() * g._dtype.itemsize)
+        return t._strides == g._strides or _obeys_layout(g, t)
+    return _covers(g, st) and _obeys_layout(g, t)
+
+
+def _covers(g: Tensor, st) -> bool:
+    """`g` is dense from the start of `st` and covers all of it: no other element lies in the storage."""
+    return (g._offset == 0 and st.nbytes == g.numel() * g._dtype.itemsize
+            and dense_strides(g._shape, g._strides))
 
 
 def _leaf_hooks(t: Tensor, g: Tensor) -> Tensor:

@@ -27,6 +27,7 @@ from ember.core.methods import method
 from ember.core.ops import elementwise as ew
 from ember.core.ops import memfmt
 from ember.core.ops._util import write_out
+from ember.core.settings import contiguous_format
 from ember.core.tensor import Tensor, describe
 
 __all__ = ["Generator", "default_generator", "default_generator_for", "manual_seed", "seed", "initial_seed",
@@ -523,7 +524,7 @@ def bernoulli(input: Tensor, p=None, *, generator: Generator | None = None, out:
 
     prob = input if p is None else p
     _check_p(prob)
-    t = out if out is not None else empty_like(input)
+    t = out if out is not None else empty_like(input, memory_format=contiguous_format)  # row-major, as PyTorch's
     return _bernoulli(t, prob, generator=generator)
 
 

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 from ember.core.cuda import launch_util as lu
 from ember.core.cuda.kernels import activation as KA
-from ember.core.cuda.launch_elementwise import launch, result
+from ember.core.cuda.launch_elementwise import finish, launch, result, targets
 from ember.core.dispatch import get_op
+from ember.core.ops.activation import ROW_MAJOR_RESULTS
 
 __all__ = ["register"]
 
@@ -17,11 +18,13 @@ def _attrs(name: str, args: tuple) -> tuple:
 
 
 def _make(name: str, fwd, bwd):
+    row_major = name in ROW_MAJOR_RESULTS
+
     def forward(x, *args, out=None):  # a floating tensor, checked by the op's meta step
         ct = lu.compute_type(x._dtype)
-        res = result(out, x._shape, x._dtype, x._storage.device, name, (x,))
+        res, target = targets(out, x._shape, x._dtype, x._storage.device, name, () if row_major else (x,))
         attrs = _attrs(name, args)
-        return launch(fwd, (x, *attrs), res, (ct,) * (1 + len(attrs)))
+        return finish(launch(fwd, (x, *attrs), res, (ct,) * (1 + len(attrs))), target)
 
     def backward(grad, x, *args):
         ct = lu.compute_type(x._dtype)

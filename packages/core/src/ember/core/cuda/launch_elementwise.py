@@ -20,7 +20,7 @@ from ember.core.ops import memfmt
 from ember.core.ops._util import shape_error
 from ember.core.tensor import Tensor, describe
 
-__all__ = ["launch", "register", "copy_into", "result"]
+__all__ = ["launch", "register", "copy_into", "result", "targets", "finish"]
 
 
 def _scalar(x):
@@ -99,7 +99,24 @@ def result(out, shape: tuple[int, ...], dt: dtypes.dtype, dev, name: str, operan
         if strides is not None:
             base = lu.empty((math.prod(shape),), dt, dev)
             return Tensor._make(base._storage, 0, tuple(shape), strides, dt)
-    return lu.prepare_out(out, shape, dt, dev, name)
+    return lu.prepare_out(out, shape, dt, dev, name, ew.layout_of(operands, numbers))
+
+
+def targets(out, shape: tuple[int, ...], dt: dtypes.dtype, dev, name: str, operands: tuple,
+            numbers: bool = True) -> tuple[Tensor, Tensor | None]:
+    """(the tensor a kernel writes, the `out=` to cast it into afterwards, or None). The op computes in its
+    result dtype `dt`, as PyTorch's TensorIterator does: an `out` of another dtype gets the result cast
+    (`add(bool, bool, out=int32)` is an `or`, so 1; a float16 result rounds before an `out` of float64
+    widens it), through a temporary of `dt`. `out` is checked and resized first (`result`)."""
+    res = result(out, shape, dt, dev, name, operands, numbers)
+    if out is None or res._dtype is dt:
+        return res, None
+    return result(None, shape, dt, dev, name, operands, numbers), res
+
+
+def finish(res: Tensor, target: Tensor | None) -> Tensor:
+    """The op's result: `res`, or `target` (an `out=` of another dtype) holding it cast (see `targets`)."""
+    return res if target is None else copy_into(target, res)
 
 
 def _make_unary(name: str, rule: str):
@@ -110,8 +127,8 @@ def _make_unary(name: str, rule: str):
         # BOOL-rule ops compute in the input's type; the others in the result dtype
         ct = lu.compute_type(x._dtype if rule == BOOL else dt)
         fn = f_float if ct.name.startswith("float") else f_int
-        res = result(out, x._shape, dt, x._storage.device, name, (x,))
-        return launch(fn, (x,), res, (ct,))
+        res, target = targets(out, x._shape, dt, x._storage.device, name, (x,))
+        return finish(launch(fn, (x,), res, (ct,)), target)
 
     return kernel
 
@@ -134,8 +151,8 @@ def _make_binary(row):
         ct = lu.compute_type(dt)
         fn = f_float if ct.name.startswith("float") else f_int
         res_dt = dtypes.bool if rule == BOOL else dt
-        res = result(out, shape, res_dt, _device(a, b), name, (a, b), name != "pow")
-        return launch(fn, (a, b), res, (ct, ct))
+        res, target = targets(out, shape, res_dt, _device(a, b), name, (a, b), name != "pow")
+        return finish(launch(fn, (a, b), res, (ct, ct)), target)
 
     return kernel
 
@@ -144,8 +161,8 @@ def _where(condition, x, other, *, out=None):
     dt = dtypes.result_type(x, other)
     shape = _result_shape("where", condition, x, other)
     ct = lu.compute_type(dt)
-    res = result(out, shape, dt, _device(condition, x, other), "where", (condition, x, other))
-    return launch(K.OTHER["where"], (condition, x, other), res, (None, ct, ct))
+    res, target = targets(out, shape, dt, _device(condition, x, other), "where", (condition, x, other))
+    return finish(launch(K.OTHER["where"], (condition, x, other), res, (None, ct, ct)), target)
 
 
 def _clamp(input, min=None, max=None, *, out=None):
@@ -153,17 +170,17 @@ def _clamp(input, min=None, max=None, *, out=None):
     dt = dtypes.result_type(input, *bounds)
     shape = _result_shape("clamp", input, *bounds)
     ct = lu.compute_type(dt)
-    res = result(out, shape, dt, input._storage.device, "clamp", (input, min, max), False)
+    res, target = targets(out, shape, dt, input._storage.device, "clamp", (input, min, max), False)
     fn = K.OTHER["clamp" if len(bounds) == 2 else ("clamp_min" if max is None else "clamp_max")]
-    return launch(fn, (input, *bounds), res, (ct,) * (1 + len(bounds)))
+    return finish(launch(fn, (input, *bounds), res, (ct,) * (1 + len(bounds))), target)
 
 
 def _lerp(x, end, weight, *, out=None):
     dt = dtypes.result_type(x, end)
     shape = _result_shape("lerp", x, end, weight)
     ct = lu.compute_type(dt)
-    res = result(out, shape, dt, x._storage.device, "lerp", (x, end, weight), False)
-    return launch(K.OTHER["lerp"], (x, end, weight), res, (ct, ct, ct))
+    res, target = targets(out, shape, dt, x._storage.device, "lerp", (x, end, weight), False)
+    return finish(launch(K.OTHER["lerp"], (x, end, weight), res, (ct, ct, ct)), target)
 
 
 def copy_into(dst: Tensor, src) -> Tensor:

@@ -19,6 +19,7 @@ from ember.core.cuda.kernels import indexing as KI
 from ember.core.cuda.launch_elementwise import launch
 from ember.core.dispatch import get_op
 from ember.core.ops import indexing as I
+from ember.core.settings import preserve_format
 from ember.core.tensor import Tensor, describe
 
 __all__ = ["register", "dim_indexed"]
@@ -84,8 +85,11 @@ def _as_1d(x: Tensor) -> Tensor:
     return x.view(1) if x.ndim == 0 else x
 
 
-def _target(input: Tensor, out) -> Tensor:
-    return input if out is input else get_op("clone")(input)
+def _target(input: Tensor, out, preserve: bool = False) -> Tensor:
+    """`input` itself in place, else a row-major copy or, with `preserve`, one laid out as `input` (the CPU's)."""
+    if out is input:
+        return input
+    return get_op("clone")(input, memory_format=preserve_format) if preserve else get_op("clone")(input)
 
 
 def _finish(t: Tensor, out, op: str) -> Tensor:
@@ -194,7 +198,7 @@ def _index_copy(input, dim, index, source, *, out=None):
 
 def _index_fill(input, dim, index, value, *, out=None):
     d = _check_vector("index_fill", input, dim, index)
-    t = _target(input, out)
+    t = _target(input, out, preserve=True)
     tt, idx = _as_1d(t), _as_1d(index)
     shape = tt._shape[:d] + (idx._shape[0],) + tt._shape[d + 1:]
     v = _scalar_or_device(value)

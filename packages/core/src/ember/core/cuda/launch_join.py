@@ -10,6 +10,7 @@ from ember.core.cuda.kernels import elementwise as K
 from ember.core.cuda.kernels import scan as KS
 from ember.core.cuda.launch_elementwise import copy_into, launch
 from ember.core.dispatch import get_op
+from ember.core.ops import memfmt
 from ember.core.ops import reduce as R
 from ember.core.tensor import Tensor
 
@@ -23,7 +24,12 @@ def _cat(tensors, dim, *, out=None):
     ref = tensors[0]
     shape = list(ref._shape)
     shape[dim] = sum(t._shape[dim] for t in tensors)
-    res = lu.prepare_out(out, tuple(shape), dt, ref._storage.device, "cat")
+    perm = memfmt.cat_order(tensors) if ref.ndim in (4, 5) else None
+    if perm is None or out is not None:  # a resized `out` takes the layout of a new result
+        res = lu.prepare_out(out, tuple(shape), dt, ref._storage.device, "cat",
+                             lambda s: memfmt.strides_in(s, perm))
+    else:  # every input channels_last: so is the result, as the CPU's
+        res = memfmt.restride(lu.empty(memfmt.permuted_shape(shape, perm), dt, ref._storage.device), perm)
     start = 0
     for t in tensors:
         n = t._shape[dim]
@@ -34,7 +40,12 @@ def _cat(tensors, dim, *, out=None):
 
 
 def _flip(input, dims):
-    res = lu.empty(input._shape, input._dtype, input._storage.device)
+    perm = memfmt.dim_order(input, None)  # laid out as `input` (a channels_last or transposed one), as the CPU's
+    if perm is None:
+        res = lu.empty(input._shape, input._dtype, input._storage.device)
+    else:
+        res = memfmt.restride(lu.empty(memfmt.permuted_shape(input._shape, perm), input._dtype,
+                                       input._storage.device), perm, like=input)
     offset = input._offset
     strides = list(input._strides)
     for d in dims:

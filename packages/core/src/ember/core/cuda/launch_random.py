@@ -11,6 +11,7 @@ from numba import types as nbt
 from ember.core import dtypes
 from ember.core import random as R
 from ember.core.cuda import launch_util as lu
+from ember.core.cuda.launch_elementwise import result
 from ember.core.cuda.kernels import random as KR
 from ember.core.dispatch import get_op
 from ember.core.tensor import Tensor
@@ -99,8 +100,9 @@ def _poisson(input, *, generator=None):
 
 
 def _native_dropout(input, p, generator=None, *, out=None):
-    res = lu.prepare_out(out, input._shape, input._dtype, input._storage.device, "dropout")
-    mask = lu.empty(input._shape, dtypes.bool, input._storage.device)
+    dev = input._storage.device  # both laid out as `input` (a channels_last one stays so), as the CPU's
+    res = result(out, input._shape, input._dtype, dev, "dropout", (input,))
+    mask = result(None, input._shape, dtypes.bool, dev, "dropout", (input,))
     if p >= 1:
         return res.fill_(0), mask.fill_(False)
     src = input.expand(input._shape)

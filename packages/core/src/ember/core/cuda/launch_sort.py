@@ -7,6 +7,7 @@ from ember.core import dtypes
 from ember.core.cuda import launch_util as lu
 from ember.core.cuda.kernels import sort as KS
 from ember.core.dispatch import get_op
+from ember.core.ops import memfmt
 from ember.core.tensor import Tensor
 
 __all__ = ["register", "MAX_SORT"]
@@ -20,8 +21,14 @@ def _sorted_rows(x: Tensor, k: int, dim: int, descending: bool, out, name: str):
     n = xx._shape[dim]
     shape = xx._shape[:dim] + (k,) + xx._shape[dim + 1:]
     dev = x._storage.device
-    vals = lu.prepare_out(out[0] if out is not None else None, shape, x._dtype, dev, name)
-    idx = lu.prepare_out(out[1] if out is not None else None, shape, dtypes.int64, dev, name)
+    perm = memfmt.dim_order(x, None) if name == "sort" and out is None else None
+    if perm is not None:  # sort's values and indices are laid out as `x` (channels_last, transposed), as the CPU's
+        vals, idx = (memfmt.restride(lu.empty(memfmt.permuted_shape(shape, perm), dt, dev), perm, like=x)
+                     for dt in (x._dtype, dtypes.int64))
+    else:  # a resized `out` of sort takes `x`'s layout too
+        layout = (lambda s: memfmt.preserved_strides(x)) if name == "sort" else None
+        vals = lu.prepare_out(out[0] if out is not None else None, shape, x._dtype, dev, name, layout)
+        idx = lu.prepare_out(out[1] if out is not None else None, shape, dtypes.int64, dev, name, layout)
     kept = tuple(d for d in range(xx.ndim) if d != dim)
     rshape = tuple(xx._shape[d] for d in kept)
     nrows = 1

@@ -110,17 +110,30 @@ def broadcast_shapes(*shapes) -> tuple[int, ...]:
         raise BroadcastError(f"shapes cannot be broadcast together: {named}") from None
 
 
-def write_out(out: Tensor, result, op: str) -> Tensor:
-    """Copy `result` (a numpy array or scalar) into `out`, resizing `out` as PyTorch does."""
+def _resize_out(out: Tensor, shape: tuple, layout) -> None:
+    """Resize `out` to `shape` as PyTorch does: a warning when it held elements, then the layout the result
+    would have had without `out=` (`layout(shape)`: its strides, None for row-major), so
+    `add(channels_last, b, out=empty(0))` is channels_last."""
+    if out.numel() != 0:
+        warn_at_caller(f"An output with one or more elements was resized since it had shape {list(out._shape)}, "
+                       f"which does not match the required output shape {list(shape)}. This behavior is deprecated, "
+                       "and in a future PyTorch release outputs will not be resized unless they have zero elements. "
+                       "You can explicitly reuse an out tensor t by resizing it, inplace, to zero elements with "
+                       "t.resize_(0).")
+    from ember.core.ops.shape import resize_
+
+    resize_(out, shape)
+    strides = layout(shape) if layout is not None else None
+    if strides is not None:  # dense strides: resize_ gave the storage room for every element
+        out._set_meta(out._storage, out._offset, shape, strides)
+
+
+def write_out(out: Tensor, result, op: str, layout=None) -> Tensor:
+    """Copy `result` (a numpy array or scalar) into `out`, resizing `out` as PyTorch does (`_resize_out`;
+    `layout(shape)`: the strides a resized `out` takes, None for row-major)."""
     result = np.asarray(result)
     if tuple(out._shape) != result.shape:
-        if out.numel() != 0:
-            warnings.warn(f"{op}: an output with one or more elements was resized since it had shape "
-                          f"{tuple(out._shape)}, which does not match the required output shape {result.shape}",
-                          UserWarning, stacklevel=4)
-        from ember.core.ops.shape import resize_
-
-        resize_(out, result.shape)
+        _resize_out(out, result.shape, layout)
     rt = dtypes.from_numpy_dtype(result.dtype)
     if not dtypes.can_cast(rt, out._dtype):
         raise RuntimeError(f"{op}: result type {rt.name} can't be cast to the desired output type "
@@ -132,9 +145,9 @@ def write_out(out: Tensor, result, op: str) -> Tensor:
     return out
 
 
-def prepare_out(out: Tensor | None, shape: tuple[int, ...], dt: dtypes.dtype, dev, op: str) -> Tensor:
-    """The tensor a device kernel or a composite writes: `out` (checked, resized like PyTorch) or a
-    new one on `dev` (`write_out` is its twin for numpy results)."""
+def prepare_out(out: Tensor | None, shape: tuple[int, ...], dt: dtypes.dtype, dev, op: str, layout=None) -> Tensor:
+    """The tensor a device kernel or a composite writes: `out` (checked, resized like PyTorch, `layout` as
+    `write_out`'s) or a new one on `dev` (`write_out` is its twin for numpy results)."""
     if out is None:
         from ember.core.creation import new_empty
 
@@ -145,13 +158,7 @@ def prepare_out(out: Tensor | None, shape: tuple[int, ...], dt: dtypes.dtype, de
     if not dtypes.can_cast(dt, out._dtype):
         raise RuntimeError(f"{op}: result type {dt.name} can't be cast to the desired output type {out._dtype.name}")
     if out._shape != tuple(shape):
-        if out.numel() != 0:
-            warnings.warn(f"{op}: an output with one or more elements was resized since it had shape "
-                          f"{tuple(out._shape)}, which does not match the required output shape {tuple(shape)}",
-                          UserWarning, stacklevel=5)
-        from ember.core.ops.shape import resize_
-
-        resize_(out, tuple(shape))
+        _resize_out(out, tuple(shape), layout)
     return out
 
 

@@ -17,7 +17,7 @@ from ember.core.dispatch import TENSOR_ITERATOR, composite, declare
 from ember.core.opinfo import FLOAT_DTYPES, PROMOTE, ErrorInput, OpInfo, Sample, unary_samples
 from ember.core.ops import numba_cpu, numba_nn
 from ember.core.ops._util import write_out, wrap
-from ember.core.ops.elementwise import laid_out
+from ember.core.ops.elementwise import layout_of, laid_out
 from ember.core.tensor import Tensor, describe
 
 __all__ = ["leaky_relu", "elu", "selu", "celu", "gelu", "hardtanh", "relu6", "hardsigmoid", "hardswish",
@@ -165,6 +165,11 @@ _FUSED_BACKWARD = {"threshold": numba_nn.threshold_backward, "hardtanh": numba_n
 _KERNEL_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
 
 
+# PyTorch allocates these results row-major whatever the input's layout (log_sigmoid's forward is not a
+# TensorIterator op): a channels_last input gives a row-major result.
+ROW_MAJOR_RESULTS = frozenset({"log_sigmoid"})
+
+
 def _make(name: str, fwd, bwd, attrs: str, info: OpInfo):
     sig = f"{name}(input{', ' + attrs if attrs else ''})"
     names = tuple(a.split()[0] for a in attrs.split(", ")) if attrs else ()
@@ -177,6 +182,7 @@ def _make(name: str, fwd, bwd, attrs: str, info: OpInfo):
                      f"(in place when it is the input).\nBackward: `{bsig}` -> grad_input.")
 
     op.meta(_float_meta(name))
+    row_major = name in ROW_MAJOR_RESULTS
 
     @op.register("cpu")
     def kernel(input, *args, out=None):
@@ -186,9 +192,11 @@ def _make(name: str, fwd, bwd, attrs: str, info: OpInfo):
             x = x.astype(np.float32)
         r = np.asarray(fwd(x, *args)).astype(dt, copy=False)
         if out is not None:
-            return write_out(out, r, name)
+            return write_out(out, r, name, layout_of(() if row_major else (input,)))
         t = wrap(r, True)
-        return t if t._strides == input._strides else laid_out(t, r, (input,))  # NOTE [ Elementwise result layout ]
+        if t._strides == input._strides and not row_major:
+            return t
+        return laid_out(t, r, () if row_major else (input,))  # NOTE [ Elementwise result layout ]
 
     bnames = ("grad_output", "input", *(names if name != "threshold" else names[:1]))
     bop = declare(bsig.split("(")[0], bwd, argnames=bnames,

@@ -24,6 +24,7 @@ import numpy as np
 from ember.core import dtypes
 from ember.core.dispatch import declare
 from ember.core.methods import attach, inplace, method
+from ember.core.ops import memfmt
 from ember.core.tensor import Tensor, describe
 
 __all__ = ["real", "imag", "view_as_real", "view_as_complex", "complex", "polar", "angle", "sgn", "conj",
@@ -245,7 +246,13 @@ def _complex_any(re, im, *, out=None):
     if re._storage.device != im._storage.device:
         raise RuntimeError(f"complex(): expected both inputs on the same device; got {describe(re)} and {describe(im)}")
     shape = broadcast_shapes(re._shape, im._shape)
-    r = new_empty(shape, re._dtype.to_complex(), re._storage.device)
+    dt = re._dtype.to_complex()
+    strides = memfmt.elementwise_strides(shape, (re, im))  # laid out as an elementwise result, as PyTorch's
+    if strides is None:
+        r = new_empty(shape, dt, re._storage.device)
+    else:
+        base = new_empty((math.prod(shape),), dt, re._storage.device)
+        r = Tensor._make(base._storage, 0, shape, strides, dt)
     pair = _view_as_real_any(r)
     pair[..., 0].copy_(re)
     pair[..., 1].copy_(im)

@@ -23,6 +23,7 @@ from ember.core.ops import padding as PD
 from ember.core.ops import upsample as UP
 from ember.core.ops._util import prepare_out
 from ember.core.ops.layout import reshape
+from ember.core.settings import preserve_format
 from ember.core.tensor import Tensor, contiguous_strides
 
 __all__: list[str] = []  # kernels only: the public functions are in their ops' modules
@@ -314,7 +315,7 @@ def _take(input, index, *, out=None):
 
 
 def _put(input, index, source, accumulate=False, *, out=None):
-    t = input if out is input else _op("clone")(input)
+    t = input if out is input else _op("clone")(input, memory_format=preserve_format)  # as the CPU's, PyTorch's
     dense = t.numel() <= 1 or t._strides == contiguous_strides(t._shape)
     flat = t.view(-1) if dense else _op("clone")(t).view(-1)
     _op("index_put_")(flat, (index.reshape(-1),), source.reshape(-1), accumulate)

@@ -30,10 +30,13 @@ kept elements. Backward: `native_dropout_backward(grad, mask, 1 / (1 - p))` -> g
 def _native_dropout_cpu(input, p, generator=None, *, out=None):
     from ember.core import random
 
+    from ember.core.ops.elementwise import laid_out
+
     m = random.dropout_mask(tuple(input._shape), p, generator, dtype=input._dtype, device=input.device)._np()
     r = input._np() * m
-    keep = wrap(m != 0)
-    return (write_out(out, r, "dropout") if out is not None else wrap(r)), keep
+    k = m != 0
+    keep = laid_out(wrap(k), k, (input,))  # both laid out as `input` (a channels_last one stays so)
+    return (write_out(out, r, "dropout") if out is not None else laid_out(wrap(r), r, (input,))), keep
 
 
 native_dropout_backward = declare("native_dropout_backward", doc="""The gradient of dropout.
@@ -44,8 +47,11 @@ Linear in grad; its backward is itself.""")
 
 @native_dropout_backward.register("cpu")
 def _native_dropout_backward_cpu(grad, mask, scale):
+    from ember.core.ops.elementwise import laid_out
+
     g = grad._np()
-    return wrap((g * mask._np() * np.asarray(scale, dtype=g.dtype)).astype(g.dtype, copy=False))
+    r = (g * mask._np() * np.asarray(scale, dtype=g.dtype)).astype(g.dtype, copy=False)
+    return laid_out(wrap(r), r, (grad, mask))
 
 
 def _check(op: str, input, p) -> None:

@@ -32,6 +32,23 @@ warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"ember\.core\
 
 
 
+def _rounded_once(fn):
+    """`fn`, several ufuncs, computed in float32 over float16/bfloat16 and rounded once at the end, as PyTorch
+    computes them (each ufunc in the 16-bit dtype would round at every step)."""
+    def run(x, dtype=None, out=None):
+        dt = np.dtype(dtype) if dtype is not None else np.asarray(x).dtype
+        if dt.itemsize != 2 or dt.kind not in "fV":  # V: bfloat16
+            return fn(x, dtype=dtype, out=out)
+        r = fn(np.asarray(x).astype(np.float32), dtype=np.float32)
+        if out is None:
+            return r.astype(dt)
+        np.copyto(out, r, casting="unsafe")
+        return out
+
+    return run
+
+
+@_rounded_once
 def _sigmoid(x, dtype=None, out=None):
     return np.divide(1, np.add(1, np.exp(np.negative(x, dtype=dtype), dtype=dtype), dtype=dtype), out=out,
                      dtype=dtype)
@@ -48,10 +65,12 @@ def _relu(x, dtype=None, out=None):
     return np.maximum(x, zero, out=out, dtype=dtype)
 
 
+@_rounded_once
 def _rsqrt(x, dtype=None, out=None):
     return np.reciprocal(np.sqrt(x, dtype=dtype), out=out, dtype=dtype)
 
 
+@_rounded_once
 def _silu(x, dtype=None, out=None):
     return np.multiply(x, _sigmoid(x, dtype), out=out, dtype=dtype)
 
@@ -243,7 +262,7 @@ def _make_unary(row: Row):
         finally:
             ERRSTATE.reset(token)
         if out is not None:
-            return write_out(out, r, name)
+            return write_out(out, r, name, layout_of((x,)))
         t = wrap(r, True)
         if t._strides == x._strides:  # a row-major input, the common case: nothing more to do
             return t
@@ -295,6 +314,12 @@ def laid_out(t: Tensor, r, operands, numbers: bool = True) -> Tensor:
         np.copyto(np.ndarray(shape, r.dtype, flat, 0, tuple([s * isz for s in strides])), r)
     base = wrap(flat)
     return Tensor._make(base._storage, 0, shape, strides, base._dtype)
+
+
+def layout_of(operands, numbers: bool = True):
+    """`write_out`'s `layout` for an elementwise result over `operands`: an `out=` it resizes takes the layout a
+    new result would have (NOTE [ Elementwise result layout ]), as PyTorch's TensorIterator gives it."""
+    return lambda shape: memfmt.elementwise_strides(shape, operands, numbers)
 
 
 def _bool_of_int(name: str, a):
@@ -629,7 +654,7 @@ def _make_binary(row: Row):
             if (out is a or out is b) and out._shape != np.shape(r):
                 raise RuntimeError(f"{name}: output with shape {list(out._shape)} doesn't match the broadcast "
                                    f"shape {list(np.shape(r))}")
-            return write_out(out, r, name)
+            return write_out(out, r, name, layout_of((a, b) if u is not _ROW_MAJOR else (), name != "pow"))
         t = wrap(r, True)
         s = t._strides
         if u._strides == s and v._strides == s:  # row-major inputs of the result's shape: nothing more to do
@@ -700,7 +725,8 @@ def _where_cpu(condition, input, other, *, out=None):
         r = np.where(arr(condition), arr(input), arr(other)).astype(dt.np, copy=False)
     except ValueError:
         raise shape_error("where", condition, input, other) from None
-    return write_out(out, r, "where") if out is not None else laid_out(wrap(r, True), r, (condition, input, other))
+    operands = (condition, input, other)
+    return write_out(out, r, "where", layout_of(operands)) if out is not None else laid_out(wrap(r, True), r, operands)
 
 
 clamp = declare("clamp", np.clip, argnames=("input", "min", "max"))
@@ -724,7 +750,10 @@ def _clamp_cpu(input, min=None, max=None, *, out=None):
         r = np.minimum(r, arr(max), dtype=dt.np)
     if r is x:
         r = x.copy()
-    return write_out(out, r, "clamp") if out is not None else laid_out(wrap(r, True), r, (input, min, max), False)
+    operands = (input, min, max)
+    if out is not None:
+        return write_out(out, r, "clamp", layout_of(operands, False))
+    return laid_out(wrap(r, True), r, operands, False)
 
 
 lerp = declare("lerp", lambda a, b, w: a + w * (b - a), argnames=("input", "end", "weight"))
@@ -757,7 +786,10 @@ def _lerp_cpu(input, end, weight, *, out=None):
     dt = dtypes.result_type(input, end)
     x, y, w = arr(input), arr(end), arr(weight)
     r = np.add(x, np.multiply(w, np.subtract(y, x, dtype=dt.np), dtype=dt.np), dtype=dt.np)
-    return write_out(out, r, "lerp") if out is not None else laid_out(wrap(r, True), r, (input, end, weight), False)
+    operands = (input, end, weight)
+    if out is not None:
+        return write_out(out, r, "lerp", layout_of(operands, False))
+    return laid_out(wrap(r, True), r, operands, False)
 
 
 # every op of the tables, declared into this module's namespace above

@@ -20,6 +20,7 @@ from ember.core.ops.scatter_cpu import (
     ADD, MAX, MIN, MUL, SET, accumulate_rows, dim_offsets, fancy_offsets, flat_storage, index_array, scatter_apply,
     scatter_kernel,
 )
+from ember.core.settings import preserve_format
 from ember.core.tensor import Tensor, describe
 
 __all__ = ["advanced_index", "advanced_index_put_", "index_put_", "index_put", "gather", "scatter", "scatter_add",
@@ -58,9 +59,14 @@ def _size(t: Tensor, d: int) -> int:
     return t._shape[d] if t.ndim else 1
 
 
-def _target(input: Tensor, out: Tensor | None) -> Tensor:
-    """What a kernel writes into: `input` itself for the in-place form, else a fresh copy."""
-    return input if out is input else wrap(np.array(input._np(), copy=True))
+def _target(input: Tensor, out: Tensor | None, preserve: bool = False) -> Tensor:
+    """What a kernel writes into: `input` itself for the in-place form, else a fresh copy, row-major or, with
+    `preserve`, laid out as `input` (a channels_last or transposed one stays so), as PyTorch's op clones it."""
+    if out is input:
+        return input
+    if preserve:
+        return S.clone(input, memory_format=preserve_format)
+    return wrap(np.array(input._np(), copy=True, order="C"))
 
 
 def _finish(target: Tensor, out: Tensor | None, op: str) -> Tensor:
@@ -325,7 +331,7 @@ def index_put_(input, indices, values, accumulate: bool = False) -> Tensor:
 @method
 def index_put(input, indices, values, accumulate: bool = False) -> Tensor:
     """Out-of-place `index_put_` on a copy of `input`."""
-    return index_put_(S.clone(input), indices, values, accumulate)
+    return index_put_(S.clone(input, memory_format=preserve_format), indices, values, accumulate)
 
 
 # --- gather / scatter --------------------------------------------------------------------
@@ -691,7 +697,7 @@ _index_fill.meta(_meta_index_fill)
 
 @_index_fill.register("cpu")
 def _index_fill_cpu(input, dim, index, value, *, out=None):
-    t = _target(input, out)
+    t = _target(input, out, preserve=True)
     d, idx = _dim_index("index_fill", t, dim, index)
     a = t._np()
     if a.ndim:
@@ -769,7 +775,7 @@ def _masked_fill_cpu(input, mask, value, *, out=None):
         np.copyto(input._np(), arr(value), casting="unsafe", where=mask._np())
         return input
     r = np.where(mask._np(), np.asarray(arr(value)).astype(input._dtype.np), input._np())
-    return write_out(out, r, "masked_fill") if out is not None else wrap(r)
+    return write_out(out, r, "masked_fill") if out is not None else wrap(np.asarray(r, order="C"))  # row-major
 
 
 @method
@@ -917,7 +923,7 @@ def _meta_put(input, index, source, accumulate=False, *, out=None) -> None:
 
 @_put.register("cpu")
 def _put_cpu(input, index, source, accumulate=False, *, out=None):
-    t = _target(input, out)
+    t = _target(input, out, preserve=True)
     idx = _flat_index("put", t, index).reshape(-1)
     coords = np.unravel_index(idx, t._shape) if t.ndim else ()
     offs = t._offset + sum((c * s for c, s in zip(coords, t._strides, strict=True)), np.zeros_like(idx))

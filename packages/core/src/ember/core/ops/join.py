@@ -20,7 +20,9 @@ from ember.core.opinfo_shape import info as _info
 from ember.core.methods import attach, inplace, method, numpy_aliases
 from ember.core.ops import elementwise as ew
 from ember.core.ops import shape as S
+from ember.core.ops import memfmt
 from ember.core.ops._util import wrap, write_out
+from ember.core.settings import preserve_format
 from ember.core.tensor import Tensor, describe
 
 __all__ = ["cat", "concat", "concatenate", "stack", "hstack", "vstack", "dstack", "column_stack", "row_stack",
@@ -61,8 +63,18 @@ _cat = declare("cat", np.concatenate, overlap=OVERLAP_INTERNAL | OVERLAP_ANY, in
 
 @_cat.register("cpu")
 def _cat_cpu(tensors, dim, *, out=None):
-    r = np.concatenate([t._np() for t in tensors], axis=dim, dtype=_promoted(tensors).np, casting="unsafe")
-    return write_out(out, r, "cat") if out is not None else wrap(r)
+    arrays = [t._np() for t in tensors]
+    perm = memfmt.cat_order(tensors) if out is None and tensors[0].ndim in (4, 5) else None
+    if perm is not None:  # every input channels_last: so is the result, as PyTorch's
+        shape = list(tensors[0]._shape)
+        shape[dim] = sum(t._shape[dim] for t in tensors)
+        buf = np.empty(memfmt.permuted_shape(shape, perm), _promoted(tensors).np).transpose(np.argsort(perm))
+        return wrap(np.concatenate(arrays, axis=dim, out=buf, casting="unsafe"), True)
+    r = np.concatenate(arrays, axis=dim, dtype=_promoted(tensors).np, casting="unsafe")
+    if out is not None:  # a resized `out` takes the layout of a new result
+        order = memfmt.cat_order(tensors) if tensors[0].ndim in (4, 5) else None
+        return write_out(out, r, "cat", lambda shape: memfmt.strides_in(shape, order))
+    return wrap(np.asarray(r, order="C"))  # else row-major
 
 
 @numpy_aliases
@@ -93,11 +105,14 @@ def cat(tensors, dim: int = 0, *, out: Tensor | None = None) -> Tensor:
                 raise RuntimeError(f"Sizes of tensors must match except in dimension {d}. Expected size "
                                    f"{ref._shape[k]} but got size {t._shape[k]} for tensor number {i} in the list.")
     parts = [t for _, t in kept]
-    if len(parts) != len(ts):  # the skipped tensors still take part in the type promotion
-        dt = _promoted(ts)
-        if parts[0]._dtype is not dt:
-            parts[0] = parts[0].to(dt)
-    return _cat(tuple(parts), d, out=out)
+    if len(parts) == len(ts):
+        return _cat(tuple(parts), d, out=out)
+    dt = _promoted(ts)  # the skipped tensors still take part in the type promotion
+    if parts[0]._dtype is not dt:
+        parts[0] = parts[0].to(dt)
+    r = _cat(tuple(parts), d, out=out)
+    # ... and in the layout: a skipped (row-major) tensor makes the result row-major, as PyTorch's
+    return r if out is not None or r.is_contiguous() else r.contiguous()
 
 
 @numpy_aliases
@@ -132,6 +147,9 @@ def stack(tensors, dim: int = 0, *, out: Tensor | None = None) -> Tensor:
                                f"and {list(t._shape)} at entry {i}")
     d = dim % n
     _same_device("stack", ts)
+    if d < n - 1 and out is None:  # PyTorch's: cat along `d`, then split it (a channels_last result stays so)
+        shape = ts[0]._shape
+        return S.view(_cat(tuple(ts), d), (*shape[:d], len(ts), *shape[d:]))
     return _cat(tuple(S.unsqueeze(t, d) for t in ts), d, out=out)
 
 
@@ -287,7 +305,7 @@ _flip = declare("flip", np.flip, info=_info("flip"))
 
 @_flip.register("cpu")
 def _flip_cpu(input, dims):
-    return wrap(np.flip(input._np(), axis=dims).copy())
+    return memfmt.preserved(np.flip(input._np(), axis=dims).copy(order="K"), input)  # laid out as `input`
 
 
 def _dims(input: Tensor, dims, op: str) -> tuple[int, ...]:
@@ -635,7 +653,7 @@ def combinations(input: Tensor, r: int = 2, with_replacement: bool = False) -> T
 
 
 def _scatter_into_view(input: Tensor, src: Tensor, view_fn) -> Tensor:
-    out = S.clone(input)
+    out = S.clone(input, memory_format=preserve_format)  # laid out as `input`, as PyTorch's
     target = view_fn(out)
     if tuple(src._shape) != tuple(target._shape):
         raise RuntimeError(f"expected src to have a size equal to the slice of self. src size = {list(src._shape)}, "

@@ -373,7 +373,7 @@ def to(input, *args, **kwargs) -> Tensor:
     if dev is not None:
         dev = as_device(dev)
         if dev != out.device:
-            out = backend(dev.type if dev.type != "cpu" else out.device.type).to_device(out, dev, non_blocking)
+            out = _moved(out, dev, non_blocking)
             copy = False
     fmt = kwargs.get("memory_format")
     if fmt is not None and fmt is not preserve_format:  # PyTorch: a copy unless the strides suggest the format
@@ -383,6 +383,18 @@ def to(input, *args, **kwargs) -> Tensor:
     if copy:
         out = clone(out)
     return out
+
+
+def _moved(x: Tensor, dev, non_blocking: bool) -> Tensor:
+    """`x` copied to `dev`, keeping a dense layout (a channels_last or transposed tensor stays so, as PyTorch's
+    preserve_format): the copy moves the dims' dense order as one row-major block, then views it back."""
+    move = backend(dev.type if dev.type != "cpu" else x.device.type).to_device
+    perm = memfmt.dim_order(x, None) if memfmt.dense_strides(x._shape, x._strides) else None
+    if perm is None:
+        return move(x, dev, non_blocking)
+    flat = Tensor._make(x._storage, x._offset, memfmt.permuted_shape(x._shape, perm),
+                        memfmt.permuted_shape(x._strides, perm), x._dtype)
+    return memfmt.restride(move(flat, dev, non_blocking), perm, like=x)
 
 
 @method

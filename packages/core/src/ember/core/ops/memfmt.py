@@ -4,11 +4,13 @@ elementwise op's result (NOTE [ Elementwise result layout ])."""
 
 from __future__ import annotations
 
+import numpy as np
+
 from ember.core import settings
 from ember.core.tensor import _CSTRIDES, Tensor, _contiguous_strides_cached
 
-__all__ = ["dim_order", "permuted_shape", "restride", "laid_out", "elementwise_strides", "dense_strides",
-           "suggested_format"]
+__all__ = ["dim_order", "permuted_shape", "restride", "laid_out", "preserved", "cat_order", "strides_in",
+           "preserved_strides", "elementwise_strides", "dense_strides", "suggested_format"]
 
 _RANKS = {"channels_last": 4, "channels_last_3d": 5}
 
@@ -81,6 +83,40 @@ def suggested_format(x: Tensor) -> str:
     return "contiguous_format"
 
 
+def cat_order(tensors) -> tuple | None:
+    """The dim order of `cat`'s result, or None for row-major: the format every input suggests when they all
+    suggest the same one (channels_last), as PyTorch's `cat_compute_output_memory_format`."""
+    fmt = None
+    for t in tensors:
+        f = suggested_format(t)
+        if f == "contiguous_format" or (fmt is not None and f != fmt):
+            return None
+        fmt = f
+    return None if fmt is None else (0, 2, 3, 1) if fmt == "channels_last" else (0, 2, 3, 4, 1)
+
+
+def strides_in(shape: tuple, perm: tuple | None) -> tuple | None:
+    """The dense strides of `shape` with its dims in memory in the order `perm` (outermost first); None for
+    none (row-major)."""
+    if perm is None:
+        return None
+    strides = [0] * len(shape)
+    acc = 1
+    for d in reversed(perm):
+        strides[d] = acc
+        acc *= shape[d]
+    return tuple(strides)
+
+
+def preserved_strides(x: Tensor) -> tuple | None:
+    """The strides preserve_format gives a new tensor of `x`'s shape: `x`'s own when dense, else dense in
+    `x`'s dim order; None for row-major."""
+    perm = dim_order(x, None)
+    if perm is None:
+        return None
+    return x._strides if dense_strides(x._shape, x._strides) else strides_in(x._shape, perm)
+
+
 def permuted_shape(shape: tuple, perm: tuple) -> tuple:
     return tuple([shape[d] for d in perm])
 
@@ -112,6 +148,15 @@ def laid_out(t: Tensor, perm: tuple, requires_grad: bool, memory_format, like: T
     """`restride` for the `*_like` creators, then their `requires_grad`."""
     t = restride(t, perm, memory_format, like)
     return t.requires_grad_(True) if requires_grad else t
+
+
+def preserved(r, x: Tensor) -> Tensor:
+    """The fresh numpy result `r`, of `x`'s shape, as a tensor laid out as `x` (preserve_format: a channels_last
+    or transposed input gives a result so, as PyTorch's sort and flip), in `r`'s own buffer when it already is."""
+    perm = dim_order(x, None)
+    if perm is None:
+        return Tensor._wrap(np.asarray(r, order="C"))
+    return restride(Tensor._wrap(np.ascontiguousarray(np.asarray(r).transpose(perm))), perm, like=x)
 
 
 # NOTE [ Elementwise result layout ]

@@ -713,7 +713,7 @@ def _make_cumulative(op, fn, name):
         a = x._np()
         r = fn(a.reshape(1), axis=0, dtype=_accumulate_np(dt)).reshape(()) if a.ndim == 0 else \
             fn(a, axis=dim, dtype=_accumulate_np(dt))
-        return _finish(r, dt, out, name)
+        return _finish(np.asarray(r, order="C"), dt, out, name)  # row-major whatever the input's layout, as PyTorch
 
     return kernel
 
@@ -766,7 +766,7 @@ def _logcumsumexp_cpu(x, dim, *, out=None):
     a = x._np()
     acc = _accumulate_np(x._dtype)
     r = np.logaddexp.accumulate(a.reshape(1) if a.ndim == 0 else a, dim, dtype=acc).reshape(a.shape)
-    return _finish(r, x._dtype, out, "logcumsumexp")
+    return _finish(np.asarray(r, order="C"), x._dtype, out, "logcumsumexp")  # row-major, as PyTorch's
 
 
 def _log_add_exp_complex(x: np.ndarray, y: np.ndarray) -> np.ndarray:
@@ -842,9 +842,11 @@ def _isclose_cpu(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
     """isclose(a, b, rtol, atol, equal_nan): |a - b| <= atol + rtol * |b|, elementwise, bool."""
     x, y = a._np(), b._np()
     if a._dtype is dtypes.bool or (not a._dtype.is_floating_point and rtol == 0 and atol == 0):
-        return wrap(np.equal(x, y))
-    with np.errstate(invalid="ignore", over="ignore"):
-        return wrap(np.isclose(x, y, rtol=rtol, atol=atol, equal_nan=equal_nan))
+        r = np.equal(x, y)
+    else:
+        with np.errstate(invalid="ignore", over="ignore"):
+            r = np.isclose(x, y, rtol=rtol, atol=atol, equal_nan=equal_nan)
+    return ew.laid_out(wrap(r), r, (a, b))  # the layout of an elementwise result (a channels_last one stays so)
 
 
 @method

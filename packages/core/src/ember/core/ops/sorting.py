@@ -18,7 +18,7 @@ from ember.core.dispatch import declare
 from ember.core.opinfo_indexing import info as _info
 from ember.core.methods import method
 from ember.core.ops import elementwise as ew
-from ember.core.ops import numba_nn
+from ember.core.ops import memfmt, numba_nn
 from ember.core.ops._util import wrap, write_out
 from ember.core.ops.reduce import _one_dim, return_types
 from ember.core.tensor import Tensor
@@ -36,10 +36,10 @@ def _argsort(a: np.ndarray, axis: int, descending: bool) -> np.ndarray:
     return (n - 1) - np.flip(idx, axis)
 
 
-def _pair(vals: np.ndarray, idx: np.ndarray, out, name: str):
+def _pair(vals: np.ndarray, idx: np.ndarray, out, name: str, layout=None):
     idx = idx.astype(np.int64, copy=False)
     if out is not None:
-        return write_out(out[0], vals, name), write_out(out[1], idx, name)
+        return write_out(out[0], vals, name, layout), write_out(out[1], idx, name, layout)
     # asarray(order='C'), not ascontiguousarray: that makes a 0-dim result (a 1-D input's max) 1-D
     return wrap(np.asarray(vals, order="C")), wrap(np.asarray(idx, order="C"))
 
@@ -65,8 +65,11 @@ def _sort_cpu(x, dim=-1, descending=False, *, out=None):
     """sort(x, dim: int, descending: bool) -> (values, indices): a stable sort along `dim`."""
     a = _as_1d(x._np())
     idx = _argsort(a, dim, descending)
-    vals = np.take_along_axis(a, idx, dim)
-    return _pair(vals.reshape(x._shape), idx.reshape(x._shape), out, "sort")
+    vals = np.take_along_axis(a, idx, dim).reshape(x._shape)
+    idx = idx.reshape(x._shape)
+    if out is None and len(x._shape) > 1:  # both laid out as `x` (a channels_last or transposed one), as PyTorch's
+        return memfmt.preserved(vals, x), memfmt.preserved(idx.astype(np.int64, copy=False), x)
+    return _pair(vals, idx, out, "sort", lambda shape: memfmt.preserved_strides(x))  # a resized `out` too
 
 
 @method
