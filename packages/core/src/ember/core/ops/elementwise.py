@@ -41,6 +41,10 @@ _ZEROS: dict = {}  # numpy dtype -> a read-only 0-dim zero, made once
 
 
 def _relu(x, dtype=None, out=None):
+    if dtype is None or dtype == x.dtype:
+        r = numba_cpu.relu(x, out)
+        if r is not None:
+            return r
     zero = _ZEROS.get(x.dtype)
     if zero is None:
         zero = _ZEROS[x.dtype] = np.zeros((), dtype=x.dtype)
