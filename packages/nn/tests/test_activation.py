@@ -134,3 +134,61 @@ def test_inplace_relu_gradient_matches_torch():
         out = lib.nn.functional.relu(v * 2.0, inplace=True) if lib is T else F.relu(v * 2.0, inplace=True)
         (out * out).sum().backward()
     np.testing.assert_array_equal(x.grad.numpy(), xt.grad.numpy())
+
+
+RESULT_BACKED = [  # PyTorch differentiates these in-place activations from their result (node names as its)
+    ("HardtanhBackward0", lambda y, inplace: F.hardtanh(y, -0.5, 0.75, inplace=inplace)),
+    ("HardtanhBackward0", lambda y, inplace: F.relu6(y, inplace=inplace)),
+    ("LeakyReluBackward1", lambda y, inplace: F.leaky_relu(y, 0.2, inplace=inplace)),
+    ("LeakyReluBackward1", lambda y, inplace: F.leaky_relu(y, 0.0, inplace=inplace)),
+    ("EluBackward1", lambda y, inplace: F.elu(y, 0.7, inplace=inplace)),
+    ("EluBackward1", lambda y, inplace: F.selu(y, inplace=inplace)),
+    ("EluBackward1", lambda y, inplace: F.celu(y, 1.5, inplace=inplace)),
+]
+
+
+@pytest.mark.parametrize("name, call", RESULT_BACKED, ids=[f"{i}-{n}" for i, (n, _) in enumerate(RESULT_BACKED)])
+def test_inplace_activation_differentiates_from_its_result(name, call):
+    a = np.random.default_rng(3).standard_normal((4, 7)) * 4
+    a[0, :4] = [0.0, -0.5, 0.75, 6.0]  # on the kinks
+    x = torch.tensor(a, requires_grad=True)
+    w = torch.tensor(np.random.default_rng(4).standard_normal((4, 7)))
+    y = x * 1.0
+    out = call(y, True)
+    assert out.data_ptr() == y.data_ptr() and type(out.grad_fn).__name__ == name
+    (out * w).sum().backward()
+    got = x.grad.numpy().copy()
+    x.grad = None
+    (call(x * 1.0, False) * w).sum().backward()
+    np.testing.assert_allclose(got, x.grad.numpy(), rtol=1e-12, atol=1e-15)
+    # the rule saved the result, not a clone of the input: writing the result again is caught, as in PyTorch
+    y = x * 1.0
+    out = call(y, True)
+    out.mul_(2)
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        out.sum().backward()
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda y: F.leaky_relu(y, -0.1, inplace=True), "In-place leakyReLu backward"),
+    (lambda y: F.elu(y, -1.0, inplace=True), "In-place elu backward")])
+def test_inplace_activation_with_a_negative_slope_refuses_backward(call, message):
+    x = torch.randn(5, requires_grad=True)
+    out = call(x * 1.0)  # the forward runs, as PyTorch's
+    with pytest.raises(RuntimeError, match=message):
+        out.sum().backward()
+
+
+@pytest.mark.torch
+def test_inplace_activation_gradients_match_torch():
+    T = pytest.importorskip("torch")
+    a = np.random.default_rng(5).standard_normal((3, 8)).astype(np.float32) * 3
+    for fname, args in (("hardtanh", (-1.0, 1.0)), ("relu6", ()), ("leaky_relu", (0.05,)), ("elu", (1.2,)),
+                        ("selu", ()), ("celu", (0.5,))):
+        grads = []
+        for lib, f in ((torch, F), (T, T.nn.functional)):
+            x = lib.tensor(a, requires_grad=True)
+            out = getattr(f, fname)(x * 1.5, *args, inplace=True)
+            (out * out).sum().backward()
+            grads.append(x.grad.numpy())
+        np.testing.assert_allclose(grads[0], grads[1], rtol=1e-5, atol=1e-6, err_msg=fname)
