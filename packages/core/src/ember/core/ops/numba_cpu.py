@@ -59,7 +59,7 @@ def _relu_inplace():
     # x: 1-D contiguous float32/float64, rewritten in place (0 where x <= 0, NaN passes). The `+ 0.0` makes
     # every store a computed value: `x[i] = 0 if v <= 0 else v` alone lets LLVM store only the zeros, as
     # masked vector stores, which this machine's AMD cores run 7x slower than the plain stores of this loop.
-    @numba.njit(cache=True, nogil=True)
+    @numba.njit(cache=True, nogil=True, no_cfunc_wrapper=True)
     def kernel(x):
         for i in range(x.shape[0]):
             v = x[i]
