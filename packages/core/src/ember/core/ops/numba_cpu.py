@@ -11,6 +11,8 @@ from functools import cache
 
 import numpy as np
 
+from ember.core.ops import numba_nn
+
 __all__ = ["erf", "erfinv", "relu"]
 
 
@@ -79,8 +81,6 @@ def relu(x: np.ndarray, out: np.ndarray | None = None) -> np.ndarray | None:
         return None
     flat = x.reshape(-1)
     if out is None:
-        from ember.core.ops import numba_nn
-
         out = np.empty_like(x)
         numba_nn.threshold_backward()(flat, flat, 0.0, out.reshape(-1))  # g = x: the same pass, one kernel
         return out
