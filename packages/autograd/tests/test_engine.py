@@ -284,6 +284,18 @@ def test_inplace_exp_uses_its_result():
     assert np.isclose(x.grad.item(), np.exp(0.5))
 
 
+def test_zero_dim_inplace_arithmetic_is_recorded_and_refused_on_a_leaf():
+    x = E.tensor(1.5, dtype=E.float64, requires_grad=True)
+    with pytest.raises(RuntimeError, match="a leaf Variable that requires grad is being used in an in-place"):
+        x.add_(1)
+    y = x * 1.0
+    y.add_(2)
+    y.mul_(3)  # y = 3 (x + 2)
+    assert y.grad_fn.name() == "MulBackward0" and y.item() == 10.5
+    y.backward()
+    assert x.grad.item() == 3.0
+
+
 def test_inplace_on_view_of_non_leaf_rebases_base_with_copyslices():
     a = make((2, 3))
     b = a * 2

@@ -117,6 +117,14 @@ def test_each_backward_node_of_a_chain_stays_within_its_call_budget():
     _check("one recorded op and its backward node", per_node, PER_NODE)
 
 
+def test_zero_dim_inplace_arithmetic_stays_within_its_call_budget():
+    """BatchNorm's `num_batches_tracked.add_(1)` runs 20 times a ResNet step: numpy scalar arithmetic, no
+    ufunc call and no dtype resolution (18/40 before that fast path, 9/13 after)."""
+    count, scale = E.tensor(0, dtype=E.int64), E.tensor(1.0)
+    _check("tensor(0).add_(1)", _count(lambda: count.add_(1)), (11, 15))
+    _check("tensor(1.0).mul_(0.5)", _count(lambda: scale.mul_(0.5)), (11, 15))
+
+
 def test_counts_see_a_hook_added_to_the_op_path():
     """The guard itself works: a dispatch hook adds calls that the counts report."""
     from ember.core.dispatch import register_dispatch_hook, remove_dispatch_hook

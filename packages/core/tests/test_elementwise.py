@@ -416,3 +416,36 @@ except RuntimeWarning as e:
     out = subprocess.run([sys.executable, "-W", "error", "-c", code], env=env, capture_output=True, text=True,
                          timeout=300)
     assert (out.returncode, out.stdout.strip()) == (0, "divide by zero encountered in divide"), out.stderr
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int64", "int32", "int8", "uint8"])
+@pytest.mark.parametrize("name", ["add", "sub", "mul"])
+def test_zero_dim_inplace_arithmetic_with_a_number_matches_numpys_ufunc(name, dtype):
+    """The 0-dim in-place fast path (numpy scalar arithmetic) gives the ufunc's values: rounding, wrapping."""
+    rng = np.random.default_rng(1)
+    ufunc = {"add": np.add, "sub": np.subtract, "mul": np.multiply}[name]
+    info = np.iinfo(dtype) if dtype[0] in "iu" else None
+    starts = [int(info.max), int(info.min), 0, 7] if info else [0.1, -3.75, 1e30, float("nan"), float("inf")]
+    numbers = [1, 127, 0, 5] if info else [1, 0.1, -2.5, 3, 1e-8, float("inf")]
+    for start in [*starts, *(rng.standard_normal(3) * 50).astype(dtype).tolist()]:
+        for number in numbers:
+            t = E.tensor(start, dtype=getattr(E, dtype))
+            version = t._version
+            getattr(t, name + "_")(number)
+            with np.errstate(all="ignore"):
+                expected = ufunc(np.array(start, dtype), number, dtype=dtype)
+            got = t.numpy()
+            assert got.dtype == np.dtype(dtype) and t._version == version + 1
+            np.testing.assert_array_equal(got, expected)
+
+
+def test_zero_dim_inplace_arithmetic_keeps_dtype_rules_and_autograd():
+    t = E.tensor(3, dtype=E.int64)
+    t += 1
+    t *= 2
+    assert t.item() == 8 and t.dtype == E.int64
+    with pytest.raises(RuntimeError, match="can't be cast"):
+        t += 1.5  # an int64 tensor cannot hold the float result, as PyTorch
+    u = E.tensor(200, dtype=E.uint8)
+    u += 1000  # a number out of uint8's range wraps, as PyTorch (the general path)
+    assert u.item() == (200 + 1000) % 256

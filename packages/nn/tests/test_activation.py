@@ -73,3 +73,122 @@ def test_activation_errors():
         nn.Hardtanh(1.0, 0.0)
     with pytest.raises(RuntimeError, match="Halving dimension must be even"):
         F.glu(torch.zeros(2, 3))
+
+
+# 2 * 3 * 16 * 16 elements: above the size where relu runs its Numba kernels (new and in place)
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+@pytest.mark.parametrize("call", [lambda y: F.relu(y, inplace=True), lambda y: y.relu_(), lambda y: F.relu_(y),
+                                  lambda y: nn.ReLU(inplace=True)(y)],
+                         ids=["F.relu", "Tensor.relu_", "F.relu_", "ReLU"])
+def test_inplace_relu_writes_its_input_and_backpropagates_through_its_result(call, dtype):
+    x = torch.randn(2, 3, 16, 16, dtype=dtype)
+    x[0, 0, 0, :4] = torch.tensor([0.0, -0.0, float("nan"), float("-inf")], dtype=dtype)
+    x.requires_grad_(True)
+    y = x * 1.0
+    ptr, version = y.data_ptr(), y._version
+    out = call(y)
+    assert out is y and out.data_ptr() == ptr and y._version == version + 1
+    assert type(out.grad_fn).__name__ == "ReluBackward0"
+    a = x.detach().numpy()
+    np.testing.assert_array_equal(out.detach().numpy(), np.where(a > 0, a, np.where(a != a, a, 0)))
+    assert not np.signbit(out.detach().numpy()[0, 0, 0, 1])  # relu(-0.0) is +0.0, as numpy's maximum
+    w = torch.randn(2, 3, 16, 16, dtype=dtype)
+    (out * w).sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), np.where(a <= 0, 0, w.numpy()))  # 0 where x <= 0; NaN passes
+
+
+def test_inplace_relu_refuses_a_leaf_that_requires_grad_and_its_views():
+    x = torch.randn(4, 300, requires_grad=True)
+    with pytest.raises(RuntimeError, match="a leaf Variable that requires grad is being used in an in-place"):
+        F.relu(x, inplace=True)
+    with pytest.raises(RuntimeError, match="a view of a leaf Variable that requires grad is being used in an in-place"):
+        x[1].relu_()
+
+
+def test_relu_kernel_matches_numpy_on_large_strided_and_float16_inputs():
+    for x in (torch.randn(64, 40, dtype=torch.float64), torch.randn(64, 40).t(), torch.randn(64, 40).half()):
+        a = x.numpy().astype(np.float64)
+        np.testing.assert_array_equal(F.relu(x).numpy().astype(np.float64), np.maximum(a, 0))
+        y = x.clone()
+        y.relu_()
+        np.testing.assert_array_equal(y.numpy().astype(np.float64), np.maximum(a, 0))
+
+
+def test_inplace_silu_backpropagates_through_the_original_input():
+    x = torch.randn(3, 5, dtype=torch.float64, requires_grad=True)
+    y = x * 1.0
+    out = F.silu(y, inplace=True)
+    assert out.data_ptr() == y.data_ptr()
+    out.sum().backward()
+    a = x.detach().numpy()
+    s = sig(a)
+    np.testing.assert_allclose(x.grad.numpy(), s * (1 + a * (1 - s)), rtol=1e-12)
+
+
+@pytest.mark.torch
+def test_inplace_relu_gradient_matches_torch():
+    T = pytest.importorskip("torch")
+    a = np.random.default_rng(0).standard_normal((2, 4, 12, 12)).astype(np.float32)
+    x, xt = torch.tensor(a, requires_grad=True), T.tensor(a, requires_grad=True)
+    for lib, v in ((torch, x), (T, xt)):
+        out = lib.nn.functional.relu(v * 2.0, inplace=True) if lib is T else F.relu(v * 2.0, inplace=True)
+        (out * out).sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), xt.grad.numpy())
+
+
+RESULT_BACKED = [  # PyTorch differentiates these in-place activations from their result (node names as its)
+    ("HardtanhBackward0", lambda y, inplace: F.hardtanh(y, -0.5, 0.75, inplace=inplace)),
+    ("HardtanhBackward0", lambda y, inplace: F.relu6(y, inplace=inplace)),
+    ("LeakyReluBackward1", lambda y, inplace: F.leaky_relu(y, 0.2, inplace=inplace)),
+    ("LeakyReluBackward1", lambda y, inplace: F.leaky_relu(y, 0.0, inplace=inplace)),
+    ("EluBackward1", lambda y, inplace: F.elu(y, 0.7, inplace=inplace)),
+    ("EluBackward1", lambda y, inplace: F.selu(y, inplace=inplace)),
+    ("EluBackward1", lambda y, inplace: F.celu(y, 1.5, inplace=inplace)),
+]
+
+
+@pytest.mark.parametrize("name, call", RESULT_BACKED, ids=[f"{i}-{n}" for i, (n, _) in enumerate(RESULT_BACKED)])
+def test_inplace_activation_differentiates_from_its_result(name, call):
+    a = np.random.default_rng(3).standard_normal((4, 7)) * 4
+    a[0, :4] = [0.0, -0.5, 0.75, 6.0]  # on the kinks
+    x = torch.tensor(a, requires_grad=True)
+    w = torch.tensor(np.random.default_rng(4).standard_normal((4, 7)))
+    y = x * 1.0
+    out = call(y, True)
+    assert out.data_ptr() == y.data_ptr() and type(out.grad_fn).__name__ == name
+    (out * w).sum().backward()
+    got = x.grad.numpy().copy()
+    x.grad = None
+    (call(x * 1.0, False) * w).sum().backward()
+    np.testing.assert_allclose(got, x.grad.numpy(), rtol=1e-12, atol=1e-15)
+    # the rule saved the result, not a clone of the input: writing the result again is caught, as in PyTorch
+    y = x * 1.0
+    out = call(y, True)
+    out.mul_(2)
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        out.sum().backward()
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda y: F.leaky_relu(y, -0.1, inplace=True), "In-place leakyReLu backward"),
+    (lambda y: F.elu(y, -1.0, inplace=True), "In-place elu backward")])
+def test_inplace_activation_with_a_negative_slope_refuses_backward(call, message):
+    x = torch.randn(5, requires_grad=True)
+    out = call(x * 1.0)  # the forward runs, as PyTorch's
+    with pytest.raises(RuntimeError, match=message):
+        out.sum().backward()
+
+
+@pytest.mark.torch
+def test_inplace_activation_gradients_match_torch():
+    T = pytest.importorskip("torch")
+    a = np.random.default_rng(5).standard_normal((3, 8)).astype(np.float32) * 3
+    for fname, args in (("hardtanh", (-1.0, 1.0)), ("relu6", ()), ("leaky_relu", (0.05,)), ("elu", (1.2,)),
+                        ("selu", ()), ("celu", (0.5,))):
+        grads = []
+        for lib, f in ((torch, F), (T, T.nn.functional)):
+            x = lib.tensor(a, requires_grad=True)
+            out = getattr(f, fname)(x * 1.5, *args, inplace=True)
+            (out * out).sum().backward()
+            grads.append(x.grad.numpy())
+        np.testing.assert_allclose(grads[0], grads[1], rtol=1e-5, atol=1e-6, err_msg=fname)

@@ -138,6 +138,8 @@ def _record(op, args: tuple, kwargs: dict, call_next):
     entry = TABLE.get(op.name)
     if entry is None:
         raise NotImplementedError(f"the derivative for '{op.name}' is not implemented.")
+    if target is not None and entry.inplace is not None:
+        entry = entry.inplace  # a rule from the result: no clone of the overwritten input
 
     # the edges of the differentiable inputs, before a kernel may rebase them
     edges, slots, in_meta, need = [], [], [], []

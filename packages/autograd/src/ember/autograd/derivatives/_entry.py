@@ -18,6 +18,11 @@ A key naming several inputs (`"input, weight"`) is a joint rule returning one gr
 name (None where not needed). A rule of `None` declares the input not differentiable. A rule
 may return a gradient with the broadcast shape or a wider dtype: the engine sums it back to
 the input's shape and casts it to the input's dtype (`reduce_grad`).
+
+An entry's `inplace` (set by `inplace(entry, other)`) is the entry recorded when the op writes
+its input (`out=` is `input`): PyTorch's in-place activations (`hardtanh_`, `leaky_relu_`,
+`elu_`) differentiate from their result, so nothing is cloned before the kernel overwrites the
+input, where a rule that needs the input gets a clone (NOTE [ In-place ops and views ]).
 """
 
 from __future__ import annotations
@@ -28,7 +33,7 @@ from collections.abc import Callable
 from ember.autograd.engine import reduce_grad
 from ember.autograd.graph import FREED, Node, SavedTensor, _sequence
 
-__all__ = ["Derivative", "derivative", "RuleNode", "REQUIRED"]
+__all__ = ["Derivative", "derivative", "inplace", "RuleNode", "REQUIRED"]
 
 REQUIRED = object()
 _MISSING = object()
@@ -82,6 +87,7 @@ class Derivative:
         self.group_of = {k: g for g in self.groups for k in g[0]}
         self.diff_index = [(p, self._pos(p)) for p in self.diff_params]
         self._plans: dict[tuple, tuple] = {}
+        self.inplace: Derivative | None = None
         self.node_cls = type(name or f"{_camel(self.op_name)}Backward0", (RuleNode,), {"__slots__": (), "entry": self})
 
     def _known(self, n: str) -> bool:
@@ -133,6 +139,15 @@ class Derivative:
 def derivative(sig: str, rules: dict | None = None, /, *, name: str | None = None, **kw_rules) -> Derivative:
     """Declare the derivative entry of one primitive op (see NOTE [ Derivative entries ])."""
     return Derivative(sig, {**(rules or {}), **kw_rules}, name)
+
+
+def inplace(entry: Derivative, in_place: Derivative) -> Derivative:
+    """`entry`, recording `in_place` (same signature and differentiable inputs) when its op writes its input."""
+    if in_place.op_name != entry.op_name or in_place.diff_params != entry.diff_params:
+        raise ValueError(f"derivative of {entry.op_name}: the in-place entry must have the same op and "
+                         f"differentiable inputs; got {in_place.op_name}{tuple(in_place.diff_params)}")
+    entry.inplace = in_place
+    return entry
 
 
 class RuleNode(Node):

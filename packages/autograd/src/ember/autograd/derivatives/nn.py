@@ -17,6 +17,7 @@ from ember.core.ops import elementwise as ew
 
 from ember.autograd.derivatives import _recompute as rc
 from ember.autograd.derivatives._entry import derivative as d
+from ember.autograd.derivatives._entry import inplace
 from ember.autograd.derivatives._helpers import not_implemented, where0, zeros_with
 
 __all__ = ["op", "conv2d", "conv2d_backward_input", "conv2d_backward_weight", "ENTRIES"]
@@ -37,6 +38,23 @@ conv2d_backward_weight = op("conv2d_backward_weight")
 
 def _bwd(name: str):
     return op(f"{name}_backward")
+
+
+def _leaky_relu_from_result(grad, result, negative_slope):
+    if negative_slope < 0:  # the result's sign no longer tells the input's
+        raise RuntimeError("In-place leakyReLu backward calculation is triggered with a negative slope which is not "
+                           "supported. This is caused by calling in-place forward function with a negative slope, "
+                           "please call out-of-place version instead.")
+    return _bwd("leaky_relu")(grad, result, negative_slope)
+
+
+def _elu_from_result(grad, result, alpha, scale, input_scale):
+    if alpha < 0:
+        raise RuntimeError("In-place elu backward calculation is triggered with a negative slope which is not "
+                           "supported. This is caused by calling in-place forward function with a negative slope, "
+                           "please call out-of-place version instead.")
+    # d/dx scale * alpha * expm1(x * input_scale) = input_scale * (result + alpha * scale) where x <= 0
+    return ew.where(result <= 0, grad * (input_scale * (result + alpha * scale)), grad * scale)
 
 
 def _elu2(grad, grad_output, input, alpha, scale, input_scale):
@@ -394,8 +412,9 @@ ENTRIES = [
     d("silu_backward(grad_output, input)",
       grad_output=lambda grad, input: get_op("silu_backward")(grad, input),
       input=_silu2),
-    d("elu(input, alpha, scale, input_scale)", input=lambda grad, input, alpha, scale, input_scale: _bwd("elu")(
-        grad, input, alpha, scale, input_scale)),
+    inplace(d("elu(input, alpha, scale, input_scale)", input=lambda grad, input, alpha, scale, input_scale: _bwd(
+        "elu")(grad, input, alpha, scale, input_scale)),
+            d("elu(input, alpha, scale, input_scale)", name="EluBackward1", input=_elu_from_result)),
     d("elu_backward(grad_output, input, alpha, scale, input_scale)", input=_elu2,
       grad_output=lambda grad, input, alpha, scale, input_scale: _bwd("elu")(grad, input, alpha, scale, input_scale)),
     d("gelu(input, approximate)", input=lambda grad, input, approximate: _bwd("gelu")(grad, input, approximate)),
@@ -410,12 +429,15 @@ ENTRIES = [
     d("hardswish(input)", input=lambda grad, input: _bwd("hardswish")(grad, input)),
     d("hardswish_backward(grad_output, input)", input=_hardswish2,
       grad_output=lambda grad, input: _bwd("hardswish")(grad, input)),
-    d("hardtanh(input, min_val, max_val)",
-      input=lambda grad, input, min_val, max_val: _bwd("hardtanh")(grad, input, min_val, max_val)),
+    inplace(d("hardtanh(input, min_val, max_val)",
+              input=lambda grad, input, min_val, max_val: _bwd("hardtanh")(grad, input, min_val, max_val)),
+            d("hardtanh(input, min_val, max_val)",  # the result is the input inside (min_val, max_val)
+              input=lambda grad, result, min_val, max_val: _bwd("hardtanh")(grad, result, min_val, max_val))),
     d("hardtanh_backward(grad_output, input, min_val, max_val)", input=None,
       grad_output=lambda grad, input, min_val, max_val: _bwd("hardtanh")(grad, input, min_val, max_val)),
-    d("leaky_relu(input, negative_slope)",
-      input=lambda grad, input, negative_slope: _bwd("leaky_relu")(grad, input, negative_slope)),
+    inplace(d("leaky_relu(input, negative_slope)",
+              input=lambda grad, input, negative_slope: _bwd("leaky_relu")(grad, input, negative_slope)),
+            d("leaky_relu(input, negative_slope)", name="LeakyReluBackward1", input=_leaky_relu_from_result)),
     d("leaky_relu_backward(grad_output, input, negative_slope)", input=None,
       grad_output=lambda grad, input, negative_slope: _bwd("leaky_relu")(grad, input, negative_slope)),
     d("log_sigmoid(input)", input=lambda grad, input: _bwd("log_sigmoid")(grad, input)),

@@ -11,7 +11,9 @@ from functools import cache
 
 import numpy as np
 
-__all__ = ["erf", "erfinv"]
+from ember.core.ops import numba_nn
+
+__all__ = ["erf", "erfinv", "relu"]
 
 
 @cache
@@ -50,3 +52,39 @@ def erf(x, dtype=None, out=None):
 
 def erfinv(x, dtype=None, out=None):
     return _apply(_erfinv_ufunc(), x, dtype, out)
+
+
+@cache
+def _relu_inplace():
+    import numba
+
+    # x: 1-D contiguous float32/float64, rewritten in place (0 where x <= 0, NaN passes). The `+ 0.0` makes
+    # every store a computed value: `x[i] = 0 if v <= 0 else v` alone lets LLVM store only the zeros, as
+    # masked vector stores, which this machine's AMD cores run 7x slower than the plain stores of this loop.
+    @numba.njit(cache=True, nogil=True, no_cfunc_wrapper=True)
+    def kernel(x):
+        for i in range(x.shape[0]):
+            v = x[i]
+            x[i] = (0.0 if v <= 0 else v) + 0.0
+
+    return kernel
+
+
+_RELU_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
+_RELU_MIN_NUMEL = 1024  # below it numpy's call costs less than the kernel's dispatch
+
+
+def relu(x: np.ndarray, out: np.ndarray | None = None) -> np.ndarray | None:
+    """`max(x, 0)` of a large contiguous float32/float64 array, new or in place (`out` is `x`), or None
+    when no kernel applies. numpy's `maximum` against a broadcast zero runs without SIMD (7x slower than this)."""
+    if x.dtype not in _RELU_DTYPES or x.size < _RELU_MIN_NUMEL or not x.flags.c_contiguous:
+        return None
+    flat = x.reshape(-1)
+    if out is None:
+        out = np.empty_like(x)
+        numba_nn.threshold_backward()(flat, flat, 0.0, out.reshape(-1))  # g = x: the same pass, one kernel
+        return out
+    if out is x:  # `relu_`: the tensor's cached array is both operands
+        _relu_inplace()(flat)
+        return out
+    return None

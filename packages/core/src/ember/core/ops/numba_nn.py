@@ -9,6 +9,8 @@ measured no faster when idle and up to 10x slower when the cores are shared; onl
 compute-bound depthwise convolution kernels run in parallel. A kernel never calls another
 jitted function through a closure: Numba keys its disk cache on the closure's contents, which
 for a dispatcher differ in every process, so such a kernel would recompile at every start.
+Kernels are only called from Python, so they compile without the C-callable wrapper Numba adds
+for first-class function use (`no_cfunc_wrapper`): ~0.02 s less per kernel at a cold start.
 
 The im2col/col2im kernels gather from (scatter into) a zero-padded, channels-first copy of the
 input through a table of window offsets. In every convolution kernel a shifted index known to
@@ -38,7 +40,7 @@ def kernel_array(a: np.ndarray) -> np.ndarray:
 def _njit(parallel: bool = False):
     import numba
 
-    return numba.njit(cache=True, nogil=True, parallel=parallel, fastmath=False)
+    return numba.njit(cache=True, nogil=True, no_cfunc_wrapper=True, parallel=parallel, fastmath=False)
 
 
 @cache
@@ -65,39 +67,43 @@ def hardtanh_backward():
 
 
 @cache
-def im2col():
+def _gather_scatter():
     # xf: (C, N*Hp*Wp) the zero-padded input, channels first, flat; idx: (L,) int64, the flat offset of each
-    # output position's window corner (b*Hp*Wp + oh*sh*Wp + ow*sw); cols: (C, kh, kw, L), written densely
-    # (one GEMM operand). One gather per tap through the offset table: no bounds tests and no per-row
-    # loops, so 4- and 8-wide output rows cost no more per element than long ones.
+    # output position's window corner (b*Hp*Wp + oh*sh*Wp + ow*sw); cols: (C, kh, kw, L), dense (one GEMM
+    # operand). im2col (scatter False) gathers cols from xf, one gather per tap through the offset table: no
+    # bounds tests and no per-row loops, so 4- and 8-wide output rows cost no more per element than long
+    # ones. col2im (scatter True) is its adjoint: cols added into xf (zeroed) at the same offsets (within one
+    # tap the offsets are distinct, so the scatter never collides with itself). One kernel for both: each
+    # kernel costs ~0.1 s of fixed compile time at a cold start, whatever its size.
     @_njit()
-    def kernel(xf, idx, cols, wp, dh, dw):
+    def kernel(xf, idx, cols, wp, dh, dw, scatter):
         c, kh, kw, m = cols.shape
         for ch in range(c):
             for i in range(kh):
                 for j in range(kw):
                     off = i * dh * wp + j * dw
-                    for q in range(m):
-                        cols[ch, i, j, q] = xf[ch, np.uint64(idx[q] + off)]
+                    if scatter:
+                        for q in range(m):
+                            xf[ch, np.uint64(idx[q] + off)] += cols[ch, i, j, q]
+                    else:
+                        for q in range(m):
+                            cols[ch, i, j, q] = xf[ch, np.uint64(idx[q] + off)]
 
     return kernel
 
 
 @cache
-def col2im():
-    # The adjoint of `im2col`: cols (C, kh, kw, L) added into xf (C, N*Hp*Wp), zeroed, at the same offsets
-    # (within one tap the offsets are distinct, so the scatter never collides with itself).
-    @_njit()
-    def kernel(cols, idx, xf, wp, dh, dw):
-        c, kh, kw, m = cols.shape
-        for ch in range(c):
-            for i in range(kh):
-                for j in range(kw):
-                    off = i * dh * wp + j * dw
-                    for q in range(m):
-                        xf[ch, np.uint64(idx[q] + off)] += cols[ch, i, j, q]
+def im2col():
+    """`kernel(xf, idx, cols, wp, dh, dw)`: cols gathered from xf (see `_gather_scatter`)."""
+    k = _gather_scatter()
+    return lambda xf, idx, cols, wp, dh, dw: k(xf, idx, cols, wp, dh, dw, False)
 
-    return kernel
+
+@cache
+def col2im():
+    """`kernel(cols, idx, xf, wp, dh, dw)`: cols added into xf (see `_gather_scatter`)."""
+    k = _gather_scatter()
+    return lambda cols, idx, xf, wp, dh, dw: k(xf, idx, cols, wp, dh, dw, True)
 
 
 @cache
@@ -109,7 +115,7 @@ def conv_rows():
     # L >= m, overwritten on [0, m). Output q reads xp[..., q + i*dh*Wp + j*dw]: one long contiguous row
     # per tap that LLVM vectorizes; 2 output x 4 input channels per pass keep 8 multiply-adds per store, each sum
     # a chain of 4 fused multiply-adds from the stored partial sum (a product first, added last, was 5 ops).
-    @numba.njit(cache=True, nogil=True, fastmath={"contract"})
+    @numba.njit(cache=True, nogil=True, no_cfunc_wrapper=True, fastmath={"contract"})
     def kernel(xp, w, out, wp, dh, dw, m):
         n, c, _ = xp.shape
         o, _, kh, kw = w.shape
@@ -143,7 +149,7 @@ def conv_rows_weight():
     # output gradient on the same flat rows (zeros in the dropped columns), O % 2 == 0; gw (O, C, kh, kw)
     # zeroed, accumulated into image by image. Each tap is 8 dot products over one contiguous row;
     # `reassoc` lets LLVM split them into vector lanes (the sum's order is still fixed by the code).
-    @numba.njit(cache=True, nogil=True, fastmath={"contract", "reassoc"})
+    @numba.njit(cache=True, nogil=True, no_cfunc_wrapper=True, fastmath={"contract", "reassoc"})
     def kernel(xp, gq, gw, wp, dh, dw, m):
         n, c, _ = xp.shape
         o = gq.shape[1]
@@ -190,7 +196,7 @@ def depthwise_conv():
     # row r starts, cph (sw, 3) each column phase's first column, its offset and its count (no division in
     # here). Per plane: the phases are filled, each tap is one long vector loop over the flat output
     # q = oh*wq + ow, three taps a pass, and the rows are copied out.
-    @numba.njit(cache=True, nogil=True, parallel=True, fastmath={"contract"})
+    @numba.njit(cache=True, nogil=True, no_cfunc_wrapper=True, parallel=True, fastmath={"contract"})
     def kernel(x, w, out, tb, rows, cph, wq, size):
         n, groups, h, wd = x.shape
         o, ho, wo = out.shape[1], out.shape[2], out.shape[3]
@@ -240,7 +246,7 @@ def depthwise_conv_backward_input():
     # The adjoint of `depthwise_conv`: g (N, O, Ho, Wo), w (O, T), tb as there; gi (N, G, H, W) overwritten. Per
     # plane each output channel's gradient is laid on the flat rows (zeros in the dropped columns) and added
     # into the phase scratch once per tap (one vector loop each), whose interior is then copied out.
-    @numba.njit(cache=True, nogil=True, parallel=True, fastmath={"contract"})
+    @numba.njit(cache=True, nogil=True, no_cfunc_wrapper=True, parallel=True, fastmath={"contract"})
     def kernel(g, w, gi, tb, rows, cph, wq, size):
         n, o, ho, wo = g.shape
         groups, h, wd = gi.shape[1], gi.shape[2], gi.shape[3]
@@ -285,7 +291,7 @@ def depthwise_conv_backward_weight():
     # The weight gradient of `depthwise_conv`: g (N, O, Ho, Wo), x (N, G, H, W), tb as there; gw (O, T)
     # overwritten; parallel over output channels. Per image each tap is one dot product of the gradient's flat
     # rows with the phase scratch (`reassoc` lets LLVM vectorize it), summed over the batch in float64.
-    @numba.njit(cache=True, nogil=True, parallel=True, fastmath={"contract", "reassoc"})
+    @numba.njit(cache=True, nogil=True, no_cfunc_wrapper=True, parallel=True, fastmath={"contract", "reassoc"})
     def kernel(g, x, gw, tb, rows, cph, wq, size):
         n, o, ho, wo = g.shape
         groups, h, wd = x.shape[1], x.shape[2], x.shape[3]
@@ -338,10 +344,10 @@ def channel_stats():
     # x: (N, C, L); mean, var: (C,) float64 (biased var, two passes over each channel: centred, stable). The
     # sums run in float64; `reassoc` lets LLVM split them into vector lanes (one accumulator is a chain of
     # dependent adds it may not reorder otherwise).
-    @numba.njit(cache=True, nogil=True, fastmath={"reassoc", "contract"})
+    @numba.njit(cache=True, nogil=True, no_cfunc_wrapper=True, fastmath={"reassoc", "contract"})
     def kernel(x, mean, var):
         n, c, m = x.shape
-        cnt = max(n * m, 1)
+        cnt = n * m if n * m > 0 else 1  # not max(): its overload would compile with the kernel
         for ch in range(c):
             s = 0.0
             for b in range(n):
@@ -364,16 +370,17 @@ def channel_affine():
     # out[b, c, :] = (x[b, c, :] - mean[c]) * scale[c] + bias[c]; x, out: (N, C, L); mean, scale, bias: (C,)
     # float64. One pass in x's dtype: (x - mean') * scale + bias', mean' the mean rounded to that dtype and
     # bias' correcting for the rounding in float64, so the centring keeps the digits that x * scale -
-    # mean * scale would cancel when the mean is large against the spread (mean 1e4, spread 1e-2).
+    # mean * scale would cancel when the mean is large against the spread (mean 1e4, spread 1e-2). The
+    # coefficients are rounded by casts (a scratch array from np.empty would compile numpy's allocation
+    # overloads with the kernel, ~0.15 s of a cold start).
     @_njit()
     def kernel(x, mean, scale, bias, out):
         n, c, m = x.shape
-        co = np.empty(3, dtype=out.dtype)
+        t = out.dtype.type
         for ch in range(c):
-            co[0] = mean[ch]
-            co[1] = scale[ch]
-            co[2] = bias[ch] + (np.float64(co[0]) - mean[ch]) * scale[ch]
-            mu, a, sh = co[0], co[1], co[2]
+            mu = t(mean[ch])
+            a = t(scale[ch])
+            sh = t(bias[ch] + (np.float64(mu) - mean[ch]) * scale[ch])
             for b in range(n):
                 for k in range(m):
                     out[b, ch, k] = (x[b, ch, k] - mu) * a + sh
@@ -391,12 +398,13 @@ def batch_norm_backward():
     # dtype); `reassoc` lets LLVM split them into vector lanes. In training the exact float64 batch mean is
     # that centre plus the mean of x - centre, written back to `mean`, and sum(g * (x - mean)) is corrected
     # to it. The input gradient is a * g + e * (x - mean') + f in x's dtype (one vector pass), mean' the
-    # mean rounded to that dtype and f correcting for the rounding, so x - mean' keeps its digits.
-    @numba.njit(cache=True, nogil=True, fastmath={"reassoc", "contract"})
+    # mean rounded to that dtype and f correcting for the rounding, so x - mean' keeps its digits (the
+    # coefficients rounded by casts, as in channel_affine).
+    @numba.njit(cache=True, nogil=True, no_cfunc_wrapper=True, fastmath={"reassoc", "contract"})
     def kernel(g, x, mean, invstd, w, training, gi, gw, gb):
         n, c, m = x.shape
-        cnt = max(n * m, 1)
-        co = np.empty(4, dtype=gi.dtype)  # the pass's coefficients, rounded to the gradient's dtype
+        t = gi.dtype.type
+        cnt = n * m if n * m > 0 else 1
         for ch in range(c):
             ref = mean[ch]
             sg = 0.0
@@ -419,11 +427,8 @@ def batch_norm_backward():
             gw[ch] = sgx * invstd[ch]
             k0 = w[ch] * invstd[ch]
             e = -k0 * gw[ch] / cnt * invstd[ch] if training else 0.0
-            co[0] = k0
-            co[1] = e
-            co[2] = mu
-            co[3] = -k0 * sg / cnt + e * (co[2] - mu) if training else 0.0
-            a, e2, md, f = co[0], co[1], co[2], co[3]
+            a, e2, md = t(k0), t(e), t(mu)
+            f = t(-k0 * sg / cnt + e * (np.float64(md) - mu)) if training else t(0.0)
             for b in range(n):
                 for k in range(m):
                     gi[b, ch, k] = a * g[b, ch, k] + e2 * (x[b, ch, k] - md) + f

@@ -26,7 +26,7 @@ __all__ = ["sgd_step", "adam_step", "rmsprop_step", "adagrad_step", "adamax_step
 def _kernels():
     import numba
 
-    jit = numba.njit(cache=True, nogil=True, fastmath=False)
+    jit = numba.njit(cache=True, nogil=True, no_cfunc_wrapper=True, fastmath=False)
 
     # all arrays: 1-D, contiguous, one dtype; scalars already cast to that dtype
     @jit

@@ -59,7 +59,7 @@ def gelu(input: Tensor, approximate: str = "none") -> Tensor:
 
 def silu(input: Tensor, inplace: bool = False) -> Tensor:
     """x * sigmoid(x)."""
-    return input.copy_(ea.silu(input)) if inplace else ea.silu(input)
+    return ea.silu(input, out=input) if inplace else ea.silu(input)  # in place, the rule saves a clone of the input
 
 
 def mish(input: Tensor, inplace: bool = False) -> Tensor:
