@@ -69,7 +69,11 @@ def _infer_np(data, dtype):
     """A numpy array of `data` (nested lists/tuples of numbers or tensors) in ember's dtype."""
     if isinstance(data, Tensor):
         a = data.detach()._host_array() if data._storage.device.type != "cpu" else data._np()
-        return a if dtype is None else a.astype(dtype.np)
+        if dtype is None or (dtype is not dtypes.complex32 and a.dtype.kind != "V"):
+            return a if dtype is None else a.astype(dtype.np)
+        from ember.core.ops.restricted_dtypes import cast_array
+
+        return cast_array(a, dtype)
     from_numpy_data = isinstance(data, np.ndarray | np.generic)  # numpy data keeps its dtype
     if from_numpy_data:
         a = np.asarray(data)
@@ -86,7 +90,7 @@ def _infer_np(data, dtype):
         except ValueError:
             raise ValueError(_ragged_message(data)) from None
     if dtype is not None:
-        if dtype in dtypes.FLOAT8:  # PyTorch's float8 conversion (saturating e4m3fn), not ml_dtypes'
+        if dtype in dtypes.FLOAT8 or dtype is dtypes.complex32:  # PyTorch's conversion, not ml_dtypes' (float8)
             from ember.core.ops.restricted_dtypes import cast_array
 
             return cast_array(a, dtype)

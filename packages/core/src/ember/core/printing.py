@@ -121,7 +121,7 @@ def _add_suffixes(text: str, suffixes: list[str], indent: int) -> str:
 
 
 def tensor_repr(t, prefix: str = "tensor") -> str:
-    a = t._host_array()
+    a = t._values()
     if t._dtype is dtypes.bfloat16 or t._dtype in dtypes.FLOAT8:
         a = a.astype(np.float32)  # exact; numpy's formatting needs a native float kind
     suffix = []
