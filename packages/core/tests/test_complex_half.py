@@ -191,7 +191,7 @@ def test_against_pytorch():
     ra, _ = sample(16)
     za = ra[:, 0].astype(np.complex64) + 1j * ra[:, 1]
     ta, ea = torch.tensor(za).to(torch.complex32), E.tensor(za).to(C32)
-    tb = ta.flip(0) if False else torch.tensor(za[::-1].copy()).to(torch.complex32)
+    tb = torch.tensor(za[::-1].copy()).to(torch.complex32)
     eb = E.tensor(za[::-1].copy()).to(C32)
     th, eh = torch.tensor(ra[:, 0]), E.tensor(ra[:, 0])
     for f in (lambda m, a, b, h: a + b, lambda m, a, b, h: a * b, lambda m, a, b, h: a - b,
@@ -208,3 +208,25 @@ def test_against_pytorch():
         with pytest.raises(type(te.value), match=f"^{te.value.args[0]}$"):
             getattr(ea, name)(*((0,) if name == "cumsum" else ()))
     assert repr(ea[:2]).replace("ember", "torch") == repr(ta[:2])
+
+
+@pytest.mark.cuda
+def test_on_cuda_storage_casts_and_computed_ops_match_the_cpu():
+    if not E.cuda.is_available():
+        pytest.skip("no CUDA device or simulator")
+    (ra, a), (_, b) = sample(2, 3), sample(2, 3)
+    ga, gb = a.to("cuda"), b.to("cuda")
+    assert ga.dtype is C32 and ga.device.type == "cuda"
+    np.testing.assert_array_equal(as_pairs(ga.cpu()), ra)
+    np.testing.assert_array_equal(as_pairs(ga.t().contiguous().cpu()), as_pairs(a.t().contiguous()))
+    np.testing.assert_array_equal(ga.real.cpu().numpy(), ra[..., 0])
+    for f in (lambda x, y: x + y, lambda x, y: x * y, lambda x, y: -x, lambda x, y: x.clone().add_(y),
+              lambda x, y: x.to(E.complex64).to(C32)):
+        np.testing.assert_array_equal(as_pairs(f(ga, gb).cpu()), as_pairs(f(a, b)))
+    np.testing.assert_array_equal(ga.abs().cpu().numpy(), a.abs().numpy())
+    np.testing.assert_array_equal(ga.to(E.float32).cpu().numpy(), a.to(E.float32).numpy())
+    z = np.array([1 + 2j, 0.1j], np.complex64)
+    np.testing.assert_array_equal(as_pairs(E.tensor(z, device="cuda").to(C32).cpu()), pairs(z))
+    np.testing.assert_array_equal(as_pairs(E.full((2,), 1j, dtype=C32, device="cuda").cpu()), pairs([1j, 1j]))
+    with pytest.raises(NotImplementedError, match="exp_vml_cpu"):
+        ga.exp()

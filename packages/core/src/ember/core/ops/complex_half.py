@@ -20,10 +20,10 @@ from __future__ import annotations
 import numpy as np
 
 from ember.core import dtypes
-from ember.core.dispatch import register_dispatch_hook, remove_dispatch_hook
+from ember.core.dispatch import get_op, register_dispatch_hook, remove_dispatch_hook
 from ember.core.tensor import Tensor
 
-__all__ = ["install", "uninstall", "to_complex64", "from_array", "half_complex_binary"]
+__all__ = ["install", "uninstall", "to_complex64", "from_array", "to_c64", "to_c32", "half_complex_binary"]
 
 C32 = dtypes.complex32
 
@@ -82,15 +82,46 @@ def from_array(a) -> np.ndarray:
     return out
 
 
+def _rd(name: str, *args):
+    """The kernel of op `name`, beneath every hook (a step of this module's own work, not recorded)."""
+    return get_op(name).redispatch(args, {})
+
+
+def _pairs(x: Tensor) -> Tensor:
+    return _rd("view_as_real", x)
+
+
+def to_c64(x: Tensor) -> Tensor:
+    """A complex32 tensor's values as complex64, on its device (exact)."""
+    if x._storage.device.type == "cpu":
+        return Tensor._wrap(to_complex64(x._np()))
+    return _rd("view_as_complex", _rd("to_dtype", _pairs(x), dtypes.float32))
+
+
+def to_c32(x: Tensor) -> Tensor:
+    """Any tensor cast to complex32 on its device, with PyTorch's rounding (through float32)."""
+    if x._dtype is C32:
+        return x
+    if x._storage.device.type == "cpu":
+        return Tensor._wrap(from_array(x._np()))
+    if x._dtype is not dtypes.complex64:
+        x = _rd("to_dtype", x, dtypes.complex64)
+    return _rd("view_as_complex", _rd("to_dtype", _pairs(x), dtypes.float16))
+
+
+def _from_c32(x: Tensor, dt: dtypes.dtype) -> Tensor:
+    """A complex32 tensor cast to `dt` (not complex32) on CUDA: through its float16 pairs."""
+    if dt.is_complex:
+        return _rd("view_as_complex", _rd("to_dtype", _pairs(x), dt.to_real()))
+    if dt is dtypes.bool:
+        return _rd("logical_or", _rd("real", x), _rd("imag", x))
+    return _rd("to_dtype", _rd("real", x), dt)
+
+
 def _up(v):
     """A complex32 tensor as a complex64 one (other values unchanged); lists and tuples elementwise."""
     if isinstance(v, Tensor):
-        if v._dtype is not C32:
-            return v
-        if v._storage.device.type != "cpu":
-            raise NotImplementedError(f"complex32 on {v.device}: ember stores and copies it there but computes "
-                                      "it only on the CPU; move the tensor with .cpu() (docs/complex.md)")
-        return Tensor._wrap(to_complex64(v._np()))
+        return to_c64(v) if v._dtype is C32 else v
     if isinstance(v, list | tuple) and v and any(isinstance(x, Tensor) for x in v):
         return type(v)(_up(x) for x in v)
     return v
@@ -100,9 +131,10 @@ def _down(r):
     """An op's complex64 (float32) result rounded to complex32 (float16)."""
     if isinstance(r, Tensor):
         if r._dtype is dtypes.complex64:
-            return Tensor._wrap(from_array(r._np()))
+            return to_c32(r)
         if r._dtype is dtypes.float32:
-            return Tensor._wrap(r._np().astype(np.float16))
+            return Tensor._wrap(r._np().astype(np.float16)) if r._storage.device.type == "cpu" else \
+                _rd("to_dtype", r, dtypes.float16)
         return r
     if isinstance(r, tuple):
         return type(r)(_down(x) for x in r) if not hasattr(r, "_fields") else type(r)(*(_down(x) for x in r))
@@ -132,28 +164,71 @@ def half_complex_binary(op, a, b, out):
     def c64(v):
         return v.to(dtypes.complex64) if isinstance(v, Tensor) else np.complex64(v)
 
-    r = op(c64(a), c64(b))
-    if r._dtype is dtypes.complex64:
-        r = Tensor._wrap(from_array(r._np()))
+    r = to_c32(op(c64(a), c64(b)))
     return r if out is None else out.copy_(r)
 
 
 def _write(dst: Tensor, src: Tensor) -> None:
-    """Store `src`'s values into the complex32 tensor `dst` (same shape), bumping its version."""
-    dst._np()[...] = from_array(src._np())
-    dst._storage.bump()
+    """Store `src`'s values into the complex32 tensor `dst` (same shape)."""
+    if dst._storage.device.type == "cpu" and src._storage.device.type == "cpu":
+        dst._np()[...] = from_array(src._np())
+        dst._storage.bump()
+    else:
+        _rd("copy_", _pairs(dst), _pairs(to_c32(src)))  # redispatch bumps the shared storage's version
+
+
+# the storage ops whose kernels would compute on the records on CUDA: done there on the float16 pairs
+_PAIRWISE = frozenset({"clone", "copy_", "to_dtype", "fill_", "contiguous"})
+
+
+def _on_cuda(args) -> bool:
+    return any(t._storage.device.type != "cpu" for t in _tensors(args))
+
+
+def _pairwise(name: str, args):
+    """clone, copy_, casts and fill_ of complex32 tensors on CUDA, as float16 work on their pairs."""
+    x = args[0]
+    if name in ("clone", "contiguous"):
+        return _rd("view_as_complex", _rd("clone", _pairs(x)))
+    if name == "to_dtype":
+        return to_c32(x) if args[1] is C32 else _from_c32(x, args[1])
+    if name == "fill_":
+        v = args[1].item() if isinstance(args[1], Tensor) else args[1]
+        v = complex(v)
+        _rd("fill_", _rd("real", x), v.real)
+        _rd("fill_", _rd("imag", x), v.imag)
+        return x
+    src = args[1]  # copy_
+    if not isinstance(src, Tensor):
+        from ember.core.creation import tensor
+
+        src = tensor(src, dtype=x._dtype)
+    if x._dtype is C32:
+        _write(x, src)
+    else:
+        _rd("copy_", x, _from_c32(src, x._dtype) if src._storage.device.type != "cpu" else
+            Tensor._wrap(to_complex64(src._np())))
+    return x
 
 
 def _hook(op, args, kwargs, call_next):
     out = kwargs.get("out") if kwargs else None
+    name = op.name
     for a in _tensors(args):
         if a._dtype is C32:
             break
     else:
+        if name == "to_dtype" and args[1] is C32 and isinstance(args[0], Tensor) and _on_cuda(args):
+            return _pairwise(name, args)
         if not (isinstance(out, Tensor) and out._dtype is C32):
             return call_next(op, args, kwargs)
-    name = op.name
     if name in _NATIVE:
+        if name in _PAIRWISE and _on_cuda(args):
+            return _pairwise(name, args)
+        if name in _CPU_ONLY and _on_cuda(args):
+            raise NotImplementedError(f"{name}: complex32 on CUDA: ember makes, views, copies and computes such "
+                                      "tensors there but has no kernel for this one; move the tensor with .cpu() "
+                                      "(docs/complex.md)")
         return call_next(op, args, kwargs)
     if name not in _COMPUTED:
         raise _refusal(op)
@@ -169,9 +244,13 @@ def _hook(op, args, kwargs, call_next):
             if r is up[i]:
                 r = args[i]
     if kw is not kwargs:
-        _write(out, r if r._dtype is dtypes.complex64 else r.to(dtypes.complex64))
+        _write(out, r)
         return out
     return _down(r) if down else r
+
+
+# the storage ops with no complex32 path on CUDA yet
+_CPU_ONLY = frozenset({"index", "masked_select", "normal_", "uniform_", "_to_copy"})
 
 
 _installed = False
