@@ -151,8 +151,40 @@ def test_refused_ops_raise_pytorchs_error(call, kernel):
         call(w)
 
 
+@pytest.mark.parametrize("call, kernel", [
+    (lambda: E.arange(3, dtype=C32), "arange_cpu"), (lambda: E.eye(2, dtype=C32), "eye"),
+    (lambda: E.linspace(0, 1, 3, dtype=C32), "linspace_cpu"), (lambda: E.ones(2, dtype=C32).nan_to_num(), "nan_to_num"),
+    (lambda: E.ones(2, dtype=C32).bernoulli(), "bernoulli_tensor_cpu_self_"),
+    (lambda: E.equal(E.ones(2, dtype=C32), E.ones(2, dtype=C32)), "equal_notnan_cpu"),
+    (lambda: E.ones(2, 2, dtype=C32).flip(1), "flip_cpu"), (lambda: E.ones(2, dtype=C32).amax(), "max_values_cpu"),
+    (lambda: E.logical_not(E.ones(2, dtype=C32)), "logical_not_cpu"),
+])
+def test_refused_creation_and_composites(call, kernel):
+    with pytest.raises(NotImplementedError, match=f"^\"{kernel}\" not implemented for 'ComplexHalf'$"):
+        call()
+
+
+def test_ops_pytorch_computes_in_some_calls_only():
+    ref, w = sample(3, 4)
+    z = ref[..., 0].astype(np.complex64) + 1j * ref[..., 1]
+    np.testing.assert_array_equal(as_pairs(w.flip(0)), ref[::-1])  # whole elements move: PyTorch allows it
+    s = w.sum(dtype=E.complex64)
+    assert s.dtype is E.complex64 and s.item() == pytest.approx(complex(z.sum()), rel=1e-6)
+    exp = z.copy()
+    exp[0] += z[1] + z[2]
+    got = w.index_add(0, E.tensor([0, 0]), w[1:])
+    np.testing.assert_array_equal(as_pairs(got), pairs(exp))
+    np.testing.assert_array_equal(as_pairs(w.index_copy(1, E.tensor([0]), w[:, 3:])[:, 0]), ref[:, 3])
+    h = w.real
+    assert (h == 1j).dtype is E.bool and not (h == 1j).any()
+
+
 def test_refusals_of_other_kinds():
     w = E.ones(2, dtype=C32)
+    with pytest.raises(RuntimeError, match="^check_random_bounds handles only integral"):
+        E.randint(0, 3, (2,), dtype=C32)
+    with pytest.raises(RuntimeError, match="^MKL FFT doesn't support tensors of type: Half$"):
+        E.fft.fft(w)
     with pytest.raises(NotImplementedError, match="\"polar_cpu\" not implemented for 'Half'"):
         E.polar(w.real, w.real)
     with pytest.raises(RuntimeError, match="maximum not implemented for complex tensors"):

@@ -403,18 +403,27 @@ def arange(start, end=None, step=1, *, out=None, dtype=None, device=None, requir
     if dtype is None:
         all_int = all(isinstance(v, numbers.Integral) for v in (start, end, step))
         dtype = dtypes.int64 if all_int else dtypes.get_default_dtype()
-    dtype = dtypes.as_dtype(dtype)
+    dtype = _computable(dtypes.as_dtype(dtype), "arange_cpu")
     n = _count(np.ceil((end - start) / step))
     a = (start + np.arange(n, dtype=np.float64 if dtype.is_floating_point else np.int64) * step).astype(dtype.np)
     t = _finish(Tensor._wrap(a), requires_grad, as_device(device))
     return out.resize_(t.shape).copy_(t) if out is not None else t
 
 
+def _computable(dtype, kernel: str):
+    """`dtype`, unless it is complex32, for which PyTorch has no such kernel (stored elements only)."""
+    if dtype is dtypes.complex32:
+        from ember.core.ops.numeric import DtypeNotImplemented
+
+        raise DtypeNotImplemented(f"\"{kernel}\" not implemented for 'ComplexHalf'")
+    return dtype
+
+
 @_allocating
 def range(start, end, step=1, *, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
     """Deprecated PyTorch `range`: like `arange` but including `end`."""
     n = _count(np.floor((end - start) / step)) + 1
-    dtype = _dtype_or_default(dtype)
+    dtype = _computable(_dtype_or_default(dtype), "range_cpu")
     a = (start + np.arange(n, dtype=np.float64) * step).astype(dtype.np)
     return _finish(Tensor._wrap(a), requires_grad, as_device(device))
 
@@ -426,7 +435,7 @@ def linspace(start, end, steps: int, *, out=None, dtype=None, device=None, requi
     start, end = _num(start), _num(end)
     if dtype is None and (isinstance(start, complex) or isinstance(end, complex)):
         dtype = dtypes.get_default_complex_dtype()  # complex ends give the default complex dtype, as PyTorch
-    dtype = _dtype_or_default(dtype)
+    dtype = _computable(_dtype_or_default(dtype), "linspace_cpu")
     work = np.complex128 if dtype.is_complex else np.float64
     a = np.linspace(start, end, steps, dtype=work).astype(dtype.np)
     t = _finish(Tensor._wrap(a), requires_grad, as_device(device))
@@ -436,14 +445,14 @@ def linspace(start, end, steps: int, *, out=None, dtype=None, device=None, requi
 @_allocating
 def logspace(start, end, steps: int, base: float = 10.0, *, dtype=None, device=None,
              requires_grad: bool = False) -> Tensor:
-    dtype = _dtype_or_default(dtype)
+    dtype = _computable(_dtype_or_default(dtype), "logspace_cpu")
     a = np.logspace(_num(start), _num(end), steps, base=base, dtype=np.float64).astype(dtype.np)
     return _finish(Tensor._wrap(a), requires_grad, as_device(device))
 
 
 @_allocating
 def eye(n: int, m: int | None = None, *, out=None, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
-    dtype = _dtype_or_default(dtype)
+    dtype = _computable(_dtype_or_default(dtype), "eye")
     t = _finish(Tensor._wrap(np.eye(n, n if m is None else m, dtype=dtype.np)), requires_grad, as_device(device))
     return out.resize_(t.shape).copy_(t) if out is not None else t
 

@@ -37,8 +37,7 @@ _COMPUTED = frozenset({
     "add", "sub", "mul", "neg", "abs", "conj_physical", "eq", "ne", "isnan", "isinf", "isfinite", "isclose",
     "where", "cat", "masked_fill", "index_put_", "index_fill", "index_copy", "index_add", "index_select", "tril",
     "triu", "diag_embed", "nonzero", "any", "all", "count_nonzero", "vector_norm", "var", "std", "var_mean",
-    "std_mean", "repeat_interleave", "isreal", "outer", "kron", "logical_not", "logical_and", "logical_or",
-    "logical_xor", "sgn"})
+    "std_mean", "repeat_interleave", "isreal", "outer", "kron", "sgn"})
 # PyTorch's kernel name in "... not implemented for 'ComplexHalf'", where it is not "<op>_cpu"
 _KERNEL_NAMES = {
     "exp": "exp_vml_cpu", "log": "log_vml_cpu", "sqrt": "sqrt_vml_cpu", "sin": "sin_vml_cpu", "cos": "cos_vml_cpu",
@@ -48,13 +47,22 @@ _KERNEL_NAMES = {
     "sum": "sum_cpu", "mean": "sum_cpu", "nansum": "nansum_cpu", "prod": "prod_out_cpu", "cumsum": "cumsum_out_cpu",
     "cumprod": "cumprod_out_cpu", "pow": "pow", "square": "pow", "mm": "addmm_impl_cpu_", "addmm": "addmm_impl_cpu_",
     "bmm": "bmm", "dot": "dot", "vdot": "vdot", "matmul": "dot", "max": "max_all", "min": "min_all",
-    "amax": "max_all", "amin": "min_all", "gather": "scatter_gather_tensor_cpu",
+    "amax": "max_values_cpu", "amin": "min_values_cpu", "gather": "scatter_gather_tensor_cpu",
     "scatter": "scatter_gather_tensor_cpu", "scatter_add": "scatter_gather_tensor_cpu",
     "scatter_reduce": "scatter_gather_tensor_cpu", "take": "take_cpu", "nan_to_num": "nan_to_num",
     "lerp": "lerp_kernel_scalar", "unique": "unique", "trace": "trace", "equal": "equal_notnan_cpu",
     "bernoulli_": "bernoulli_tensor_cpu_self_", "bernoulli": "bernoulli_tensor_cpu_self_",
     "softmax": "softmax_lastdim_kernel_impl", "log_softmax": "log_softmax_lastdim_kernel_impl", "flip": "flip_cpu",
-    "logsumexp": "exp_vml_cpu", "einsum": "bmm"}
+    "logsumexp": "exp_vml_cpu", "einsum": "bmm", "masked_scatter": "masked_scatter", "mv": "addmv_impl_cpu",
+    "addmv": "addmv_impl_cpu"}
+# refusals of another kind than "... not implemented for 'ComplexHalf'"
+_OTHER_REFUSALS = {
+    "random_": (RuntimeError, "check_random_bounds handles only integral, floating-point and boolean types"),
+    "exponential_": (RuntimeError, "Exponential distribution is a continuous probability distribution. dtype must be "
+                                   "a floating point but you specified ComplexHalf"),
+    "fft_c2c": (RuntimeError, "MKL FFT doesn't support tensors of type: Half"),
+    "fft_c2r": (RuntimeError, "MKL FFT doesn't support tensors of type: Half"),
+}
 
 
 def to_complex64(a: np.ndarray) -> np.ndarray:
@@ -152,7 +160,10 @@ def _tensors(args):
 def _refusal(op) -> Exception:
     from ember.core.ops.numeric import DtypeNotImplemented
 
-    refusal = op.complex_refusal(C32)
+    if op.name in _OTHER_REFUSALS:
+        exc, message = _OTHER_REFUSALS[op.name]
+        return exc(message)
+    refusal = None if op.name in _KERNEL_NAMES else op.complex_refusal(C32)
     if refusal is not None:
         return refusal
     return DtypeNotImplemented(f"\"{_KERNEL_NAMES.get(op.name, op.name + '_cpu')}\" not implemented for 'ComplexHalf'")
@@ -164,7 +175,9 @@ def half_complex_binary(op, a, b, out):
     def c64(v):
         return v.to(dtypes.complex64) if isinstance(v, Tensor) else np.complex64(v)
 
-    r = to_c32(op(c64(a), c64(b)))
+    r = op(c64(a), c64(b))
+    if r._dtype is dtypes.complex64:
+        r = to_c32(r)
     return r if out is None else out.copy_(r)
 
 
@@ -211,6 +224,18 @@ def _pairwise(name: str, args):
     return x
 
 
+def _computed_here(name: str, args) -> bool:
+    """The ops PyTorch computes for complex32 in some calls only: `sum` into another dtype (`dtype=`), and
+    `flip` of dims other than the last (PyTorch moves whole elements there; its last-dim kernel has no
+    ComplexHalf)."""
+    if name == "sum":
+        return len(args) > 3 and args[3] is not None and args[3] is not C32
+    if name == "flip":
+        n = args[0].ndim
+        return n > 0 and all(d % n != n - 1 for d in args[1])
+    return False
+
+
 def _hook(op, args, kwargs, call_next):
     out = kwargs.get("out") if kwargs else None
     name = op.name
@@ -230,14 +255,20 @@ def _hook(op, args, kwargs, call_next):
                                       "tensors there but has no kernel for this one; move the tensor with .cpu() "
                                       "(docs/complex.md)")
         return call_next(op, args, kwargs)
-    if name not in _COMPUTED:
+    if name not in _COMPUTED and not _computed_here(name, args):
         raise _refusal(op)
-    down = dtypes.result_type(*_tensors(args)) is C32
+    down = dtypes.result_type(*_tensors(args)) is C32 and name != "sum"  # sum: only into the dtype= given
     up = tuple(_up(a) for a in args)
     kw = kwargs
     if isinstance(out, Tensor) and out._dtype is C32:
         kw = {k: v for k, v in kwargs.items() if k != "out"}
-    r = call_next(op, up, kw)
+    if name in ("index_add", "index_copy"):  # their CPU kernels move float pairs, not complex numbers
+        x, dim, index, src = up
+        up = (_pairs(x), dim % max(x.ndim, 1), index, _pairs(src if src._dtype.is_complex else
+                                                             _rd("to_dtype", src, dtypes.complex64)))
+        r = _rd("view_as_complex", call_next(op, up, kw))
+    else:
+        r = call_next(op, up, kw)
     for i in op.mutates:  # the op wrote into a complex64 copy: store it back
         if up[i] is not args[i]:
             _write(args[i], up[i])
