@@ -47,6 +47,9 @@ def test_dtype_attributes_and_promotion():
     with pytest.raises(RuntimeError, match="attempted to promote UInt16 and ComplexHalf"):
         E.promote_types(E.uint16, C32)
     assert E.zeros(1, dtype=C32).type() == "torch.ComplexHalfTensor"
+    info = E.finfo(C32)  # PyTorch's: the limits of the float16 parts (complex64's are float32's)
+    assert (info.eps, info.max, info.dtype) == (2.0 ** -10, 65504.0, "float16")
+    assert E.finfo(E.complex64).eps == E.finfo(E.float32).eps
 
 
 def test_storage_is_two_float16s_and_views_share_it():
