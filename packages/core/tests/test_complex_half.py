@@ -12,6 +12,7 @@ from ember.core.ops import complex_half
 
 C32 = E.complex32
 RNG = np.random.default_rng(7)
+pytestmark = pytest.mark.filterwarnings("ignore:ComplexHalf support is experimental")
 
 
 @pytest.fixture(autouse=True)
@@ -50,6 +51,25 @@ def test_dtype_attributes_and_promotion():
     info = E.finfo(C32)  # PyTorch's: the limits of the float16 parts (complex64's are float32's)
     assert (info.eps, info.max, info.dtype) == (2.0 ** -10, 65504.0, "float16")
     assert E.finfo(E.complex64).eps == E.finfo(E.float32).eps
+
+
+def test_first_use_warns_as_pytorch(monkeypatch):
+    from ember.core import dtypes
+
+    monkeypatch.setattr(dtypes, "_c32_warned", False)
+    with pytest.warns(UserWarning, match="^ComplexHalf support is experimental and many operators don't support"):
+        E.zeros(1, dtype=C32)
+
+
+def test_default_float16_makes_python_complex_numbers_complex32():
+    E.set_default_dtype(E.float16)
+    try:
+        assert E.tensor(1j).dtype is C32 and E.tensor([1j, 2]).tolist() == [1j, 2]
+        assert (E.ones(2) * 1j).dtype is C32
+        assert E.full((2,), 1j).dtype is E.complex64  # PyTorch's full: complex64 unless the default is float64
+        assert repr(E.tensor(1j)) == "tensor(0.+1.j, dtype=ember.complex32)" and "dtype" not in repr(E.full((1,), 1j))
+    finally:
+        E.set_default_dtype(E.float32)
 
 
 def test_storage_is_two_float16s_and_views_share_it():

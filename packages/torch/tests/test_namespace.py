@@ -165,6 +165,7 @@ def test_special_and_linalg_are_the_core_functions():
     assert et.linalg.norm is ea.linalg.norm and et.special.digamma is ea.digamma is ea.special.psi
 
 
+@pytest.mark.filterwarnings("ignore:ComplexHalf support is experimental")
 def test_fft_and_complex_names():
     import ember.core.fft as core_fft
 

@@ -102,7 +102,14 @@ def _infer_np(data, dtype):
     if a.dtype.kind == "b":
         return a
     if a.dtype.kind == "c":  # Python complex numbers give the default complex dtype, as in PyTorch
-        return a if from_numpy_data else a.astype(dtypes.get_default_complex_dtype().np)
+        if from_numpy_data:
+            return a
+        dt = dtypes.get_default_complex_dtype()  # complex32 when the default is float16, as in PyTorch
+        if dt is dtypes.complex32:
+            from ember.core.ops.restricted_dtypes import cast_array
+
+            return cast_array(a, dt)
+        return a.astype(dt.np)
     if a.dtype == np.object_ or a.dtype.kind in "USV":
         raise TypeError(f"Could not infer dtype of {type(_first_leaf(data)).__name__}")
     return a
@@ -296,8 +303,8 @@ def full(size, fill_value, *, out=None, dtype=None, device=None, requires_grad: 
             dtype = dtypes.bool
         elif isinstance(fill_value, numbers.Integral):
             dtype = dtypes.int64
-        elif isinstance(fill_value, complex):
-            dtype = dtypes.get_default_complex_dtype()
+        elif isinstance(fill_value, complex):  # PyTorch's full: complex64 unless the default is float64
+            dtype = dtypes.complex128 if dtypes.get_default_dtype() is dtypes.float64 else dtypes.complex64
         else:
             dtype = dtypes.get_default_dtype()
     t = empty(*_shape_arg((size,)), dtype=dtype, device=device)

@@ -191,12 +191,22 @@ complex32 = chalf = _Complex32Dtype()
 _c32_installed = False
 
 
+_c32_warned = False
+
+
 def _use_complex32() -> dtype:
-    """complex32, after installing the hook that computes and refuses its ops (once)."""
-    global _c32_installed
+    """complex32, after installing the hook that computes and refuses its ops (once), with PyTorch's
+    warning at the first use in the process."""
+    global _c32_installed, _c32_warned
     if not _c32_installed:
         _c32_installed = True
         importlib.import_module("ember.core.ops.complex_half").install()
+    if not _c32_warned:
+        _c32_warned = True
+        import warnings
+
+        warnings.warn("ComplexHalf support is experimental and many operators don't support it yet.", UserWarning,
+                      stacklevel=3)
     return complex32
 _TO_REAL = {"complex64": float32, "complex128": float64, "complex32": float16}
 
