@@ -31,13 +31,13 @@ C32 = dtypes.complex32
 _NATIVE = frozenset({
     "view", "view_dtype", "as_strided", "permute", "transpose", "expand", "squeeze", "unsqueeze", "select", "slice",
     "narrow", "unfold", "diagonal", "real", "imag", "view_as_real", "clone", "copy_", "to_dtype", "fill_", "index",
-    "masked_select", "resize_", "normal_", "uniform_", "detach", "alias", "set_", "contiguous", "_to_copy"})
+    "masked_select", "resize_", "normal_", "uniform_", "set_"})
 # ops PyTorch computes for complex32 on the CPU: run in complex64 here, rounded back once
 _COMPUTED = frozenset({
     "add", "sub", "mul", "neg", "abs", "conj_physical", "eq", "ne", "isnan", "isinf", "isfinite", "isclose",
     "where", "cat", "masked_fill", "index_put_", "index_fill", "index_copy", "index_add", "index_select", "tril",
     "triu", "diag_embed", "nonzero", "any", "all", "count_nonzero", "vector_norm", "var", "std", "var_mean",
-    "std_mean", "repeat_interleave", "isreal", "outer", "kron", "sgn"})
+    "std_mean"})
 # PyTorch's kernel name in "... not implemented for 'ComplexHalf'", where it is not "<op>_cpu"
 _KERNEL_NAMES = {
     "exp": "exp_vml_cpu", "log": "log_vml_cpu", "sqrt": "sqrt_vml_cpu", "sin": "sin_vml_cpu", "cos": "cos_vml_cpu",
@@ -45,16 +45,13 @@ _KERNEL_NAMES = {
     "log1p": "log1p_vml_cpu", "expm1": "expm1_vml_cpu", "asin": "asin_vml_cpu", "acos": "acos_vml_cpu",
     "atan": "atan_vml_cpu", "sinh": "sinh_vml_cpu", "cosh": "cosh_vml_cpu", "rsqrt": "rsqrt_cpu",
     "sum": "sum_cpu", "mean": "sum_cpu", "nansum": "nansum_cpu", "prod": "prod_out_cpu", "cumsum": "cumsum_out_cpu",
-    "cumprod": "cumprod_out_cpu", "pow": "pow", "square": "pow", "mm": "addmm_impl_cpu_", "addmm": "addmm_impl_cpu_",
-    "bmm": "bmm", "dot": "dot", "vdot": "vdot", "matmul": "dot", "max": "max_all", "min": "min_all",
+    "cumprod": "cumprod_out_cpu", "pow": "pow", "square": "pow", "mm": "addmm_impl_cpu_", "bmm": "bmm", "dot": "dot",
     "amax": "max_values_cpu", "amin": "min_values_cpu", "gather": "scatter_gather_tensor_cpu",
     "scatter": "scatter_gather_tensor_cpu", "scatter_add": "scatter_gather_tensor_cpu",
-    "scatter_reduce": "scatter_gather_tensor_cpu", "take": "take_cpu", "nan_to_num": "nan_to_num",
-    "lerp": "lerp_kernel_scalar", "unique": "unique", "trace": "trace", "equal": "equal_notnan_cpu",
-    "bernoulli_": "bernoulli_tensor_cpu_self_", "bernoulli": "bernoulli_tensor_cpu_self_",
+    "scatter_reduce": "scatter_gather_tensor_cpu", "take": "take_cpu", "lerp": "lerp_kernel_scalar", "unique": "unique",
+    "trace": "trace", "bernoulli_": "bernoulli_tensor_cpu_self_",
     "softmax": "softmax_lastdim_kernel_impl", "log_softmax": "log_softmax_lastdim_kernel_impl", "flip": "flip_cpu",
-    "logsumexp": "exp_vml_cpu", "einsum": "bmm", "masked_scatter": "masked_scatter", "mv": "addmv_impl_cpu",
-    "addmv": "addmv_impl_cpu"}
+    "logsumexp": "exp_vml_cpu", "einsum": "bmm", "masked_scatter": "masked_scatter"}
 # refusals of another kind than "... not implemented for 'ComplexHalf'"
 _OTHER_REFUSALS = {
     "random_": (RuntimeError, "check_random_bounds handles only integral, floating-point and boolean types"),
@@ -191,7 +188,7 @@ def _write(dst: Tensor, src: Tensor) -> None:
 
 
 # the storage ops whose kernels would compute on the records on CUDA: done there on the float16 pairs
-_PAIRWISE = frozenset({"clone", "copy_", "to_dtype", "fill_", "contiguous"})
+_PAIRWISE = frozenset({"clone", "copy_", "to_dtype", "fill_"})
 
 
 def _on_cuda(args) -> bool:
@@ -201,7 +198,7 @@ def _on_cuda(args) -> bool:
 def _pairwise(name: str, args):
     """clone, copy_, casts and fill_ of complex32 tensors on CUDA, as float16 work on their pairs."""
     x = args[0]
-    if name in ("clone", "contiguous"):
+    if name == "clone":
         return _rd("view_as_complex", _rd("clone", _pairs(x)))
     if name == "to_dtype":
         return to_c32(x) if args[1] is C32 else _from_c32(x, args[1])
@@ -281,7 +278,7 @@ def _hook(op, args, kwargs, call_next):
 
 
 # the storage ops with no complex32 path on CUDA yet
-_CPU_ONLY = frozenset({"index", "masked_select", "normal_", "uniform_", "_to_copy"})
+_CPU_ONLY = frozenset({"index", "masked_select", "normal_", "uniform_"})
 
 
 _installed = False
