@@ -29,8 +29,6 @@ SHELL = ("sub-byte and bit-container dtypes: PyTorch defines them as shells for 
          "kernels of its own")
 DOCS = "documentation strings, not API"
 FIRST_CLASS_DIMS = "first-class dimensions (functorch.dim's Dim objects), which ember does not have"
-COMPLEX32 = ("complex32 (chalf): neither numpy nor ml_dtypes has a complex-half type to store or compute in; "
-             "`torch.complex32` raises an AttributeError saying so (docs/complex.md)")
 EXCLUDED: list[tuple[str, str, str]] = [
     ("torch functions", r"q_.*|quantize_.*|quantized_.*|dequantize|fake_quantize_.*|fused_moving_avg_obs_fake_quant"
                         r"|choose_qparams_optimized|int_repr|empty_quantized", QUANT),
@@ -73,8 +71,6 @@ EXCLUDED: list[tuple[str, str, str]] = [
     ("torch functions", r"eig|symeig|matrix_rank|lstsq|solve", REMOVED),
     ("Tensor", r"eig|symeig|reinforce|volatile|lstsq|solve", REMOVED),
     ("dtypes", r"bits\w+|bit|u?int[1-7]|float4_e2m1fn_x2", SHELL),
-    ("dtypes", r"complex32|chalf", COMPLEX32),
-    ("Tensor", r"chalf", COMPLEX32),
     ("torch.nn.functional", r"TYPE_CHECKING", BUILD),
     ("torch.nn.functional", r"\w+_notes", DOCS),
     ("torch.linalg", r"common_notes", DOCS),

@@ -23,7 +23,7 @@ def test_complex_dtypes_have_pytorchs_attributes():
     assert E.complex64.itemsize == 8 and E.complex128.itemsize == 16
     assert E.complex64.to_real() is E.float32 and E.complex128.to_real() is E.float64
     assert E.float32.to_complex() is E.complex64 and E.float64.to_complex() is E.complex128
-    assert E.float16.to_complex() is E.complex64  # PyTorch's complex32 does not exist in ember
+    assert E.float16.to_complex() is E.complex32 and E.complex32.to_real() is E.float16
     assert E.cfloat is E.complex64 and E.cdouble is E.complex128
     assert repr(E.complex64) == "ember.complex64"
     with pytest.raises(RuntimeError, match="Unknown Complex ScalarType for int64"):
@@ -114,7 +114,7 @@ def test_view_as_real_and_view_as_complex_share_storage():
     (lambda: E.ones(3, 2).t(), "Tensor must have a last dimension of size 2"),
     (lambda: E.ones(2, 3)[:, :2], "Tensor must have a stride divisible by 2 for all but last dimension"),
     (lambda: E.ones(5)[1:].as_strided((1, 2), (2, 1)), "Tensor must have a storage_offset divisible by 2"),
-    (lambda: E.ones(3, 2, dtype=E.int32), "view_as_complex is only supported for float and double tensors"),
+    (lambda: E.ones(3, 2, dtype=E.int32), "view_as_complex is only supported for half, float and double tensors"),
 ])
 def test_view_as_complex_errors(make, message):
     with pytest.raises(RuntimeError, match=message):

@@ -59,6 +59,8 @@ _STORAGE_DTYPES = {
     "ComplexFloatStorage": "complex64", "ComplexDoubleStorage": "complex128",
 }
 _STORAGE_OF = {dt: cls for cls, dt in _STORAGE_DTYPES.items()}
+# the dtypes PyTorch writes over an UntypedStorage with the dtype as an argument (_rebuild_tensor_v3)
+_UNTYPED = dtypes.RESTRICTED | {dtypes.complex32}
 # the pickle stream of a pre-1.6 `torch.save` starts with PROTO 2 and this LONG1 magic number
 _LEGACY_MAGIC = b"\x80\x02\x8a\nl\xfc\x9cF\xf9 j\xa8P\x19."
 # deflate expands at most ~1032:1; a member declaring more than this is a zip bomb, refused unread
@@ -128,7 +130,7 @@ class _Unpickler(pickle._Unpickler):
         # uint16/32/64 and float8: PyTorch writes them over an UntypedStorage (byte count), dtype last
         self.allowed[("torch.storage", "UntypedStorage")] = _StorageType("UntypedStorage", dtypes.uint8)
         self.allowed[("torch._utils", "_rebuild_tensor_v3")] = self._rebuild_tensor_v3
-        for d in dtypes.RESTRICTED:
+        for d in _UNTYPED:
             self.allowed[("torch", d.name)] = d
         self.allowed[("torch", "Size")] = _size
         self.allowed[("torch", "device")] = _device
@@ -342,7 +344,7 @@ class _ZipPickler(pickle._Pickler):
     dispatch = dict(pickle._Pickler.dispatch)
     dispatch[_Global] = _save_global
     dispatch.update(dict.fromkeys({type(d) for d in dtypes.ALL}, _save_dtype))  # bfloat16 has a subclass
-    dispatch.update(dict.fromkeys({type(d) for d in dtypes.RESTRICTED}, _save_dtype))
+    dispatch.update(dict.fromkeys({type(d) for d in _UNTYPED}, _save_dtype))
     dispatch.update(dict.fromkeys(_NUMPY_SCALARS, _save_number))
 
     def __init__(self, f, storages: dict[int, tuple[str, Storage, dtypes.dtype]]) -> None:
@@ -369,7 +371,7 @@ class _ZipPickler(pickle._Pickler):
     def _tensor(self, t: Tensor):
         key, st, dt = self.storages[id(t._storage)]
         parameter = _is_parameter(t)
-        if dt in dtypes.RESTRICTED:  # PyTorch's layout for them: bytes in an UntypedStorage, the dtype as an argument
+        if dt in _UNTYPED:  # PyTorch's layout for them: bytes in an UntypedStorage, the dtype as an argument
             ref = _StorageRef("UntypedStorage", key, str(st.device), st.nbytes)
             args = (ref, t._offset, tuple(t._shape), tuple(t._strides), bool(t._requires_grad) and not parameter,
                     _Call(_ORDERED_DICT, ()), dt)

@@ -12,7 +12,7 @@ from ember.core.dtypes import (
     bfloat16, bool, double, dtype, float, float16, float32, float64, get_default_dtype, half, int, int8, int16, int32,
     int64, long, promote_types, result_type, set_default_dtype, short, uint8,
 )
-from ember.core.dtypes import cdouble, cfloat, complex64, complex128, get_default_complex_dtype
+from ember.core.dtypes import cdouble, cfloat, chalf, complex32, complex64, complex128, get_default_complex_dtype
 from ember.core.dtypes import (  # noqa: E402 - NOTE [ Restricted dtypes ]
     float8_e4m3fn, float8_e4m3fnuz, float8_e5m2, float8_e5m2fnuz, float8_e8m0fnu, uint16, uint32, uint64,
 )

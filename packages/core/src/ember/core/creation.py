@@ -69,7 +69,11 @@ def _infer_np(data, dtype):
     """A numpy array of `data` (nested lists/tuples of numbers or tensors) in ember's dtype."""
     if isinstance(data, Tensor):
         a = data.detach()._host_array() if data._storage.device.type != "cpu" else data._np()
-        return a if dtype is None else a.astype(dtype.np)
+        if dtype is None or (dtype is not dtypes.complex32 and a.dtype.kind != "V"):
+            return a if dtype is None else a.astype(dtype.np)
+        from ember.core.ops.restricted_dtypes import cast_array
+
+        return cast_array(a, dtype)
     from_numpy_data = isinstance(data, np.ndarray | np.generic)  # numpy data keeps its dtype
     if from_numpy_data:
         a = np.asarray(data)
@@ -86,7 +90,7 @@ def _infer_np(data, dtype):
         except ValueError:
             raise ValueError(_ragged_message(data)) from None
     if dtype is not None:
-        if dtype in dtypes.FLOAT8:  # PyTorch's float8 conversion (saturating e4m3fn), not ml_dtypes'
+        if dtype in dtypes.FLOAT8 or dtype is dtypes.complex32:  # PyTorch's conversion, not ml_dtypes' (float8)
             from ember.core.ops.restricted_dtypes import cast_array
 
             return cast_array(a, dtype)
@@ -98,7 +102,14 @@ def _infer_np(data, dtype):
     if a.dtype.kind == "b":
         return a
     if a.dtype.kind == "c":  # Python complex numbers give the default complex dtype, as in PyTorch
-        return a if from_numpy_data else a.astype(dtypes.get_default_complex_dtype().np)
+        if from_numpy_data:
+            return a
+        dt = dtypes.get_default_complex_dtype()  # complex32 when the default is float16, as in PyTorch
+        if dt is dtypes.complex32:
+            from ember.core.ops.restricted_dtypes import cast_array
+
+            return cast_array(a, dt)
+        return a.astype(dt.np)
     if a.dtype == np.object_ or a.dtype.kind in "USV":
         raise TypeError(f"Could not infer dtype of {type(_first_leaf(data)).__name__}")
     return a
@@ -292,8 +303,8 @@ def full(size, fill_value, *, out=None, dtype=None, device=None, requires_grad: 
             dtype = dtypes.bool
         elif isinstance(fill_value, numbers.Integral):
             dtype = dtypes.int64
-        elif isinstance(fill_value, complex):
-            dtype = dtypes.get_default_complex_dtype()
+        elif isinstance(fill_value, complex):  # PyTorch's full: complex64 unless the default is float64
+            dtype = dtypes.complex128 if dtypes.get_default_dtype() is dtypes.float64 else dtypes.complex64
         else:
             dtype = dtypes.get_default_dtype()
     t = empty(*_shape_arg((size,)), dtype=dtype, device=device)
@@ -399,18 +410,27 @@ def arange(start, end=None, step=1, *, out=None, dtype=None, device=None, requir
     if dtype is None:
         all_int = all(isinstance(v, numbers.Integral) for v in (start, end, step))
         dtype = dtypes.int64 if all_int else dtypes.get_default_dtype()
-    dtype = dtypes.as_dtype(dtype)
+    dtype = _computable(dtypes.as_dtype(dtype), "arange_cpu")
     n = _count(np.ceil((end - start) / step))
     a = (start + np.arange(n, dtype=np.float64 if dtype.is_floating_point else np.int64) * step).astype(dtype.np)
     t = _finish(Tensor._wrap(a), requires_grad, as_device(device))
     return out.resize_(t.shape).copy_(t) if out is not None else t
 
 
+def _computable(dtype, kernel: str):
+    """`dtype`, unless it is complex32, for which PyTorch has no such kernel (stored elements only)."""
+    if dtype is dtypes.complex32:
+        from ember.core.ops.numeric import DtypeNotImplemented
+
+        raise DtypeNotImplemented(f"\"{kernel}\" not implemented for 'ComplexHalf'")
+    return dtype
+
+
 @_allocating
 def range(start, end, step=1, *, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
     """Deprecated PyTorch `range`: like `arange` but including `end`."""
     n = _count(np.floor((end - start) / step)) + 1
-    dtype = _dtype_or_default(dtype)
+    dtype = _computable(_dtype_or_default(dtype), "range_cpu")
     a = (start + np.arange(n, dtype=np.float64) * step).astype(dtype.np)
     return _finish(Tensor._wrap(a), requires_grad, as_device(device))
 
@@ -422,7 +442,7 @@ def linspace(start, end, steps: int, *, out=None, dtype=None, device=None, requi
     start, end = _num(start), _num(end)
     if dtype is None and (isinstance(start, complex) or isinstance(end, complex)):
         dtype = dtypes.get_default_complex_dtype()  # complex ends give the default complex dtype, as PyTorch
-    dtype = _dtype_or_default(dtype)
+    dtype = _computable(_dtype_or_default(dtype), "linspace_cpu")
     work = np.complex128 if dtype.is_complex else np.float64
     a = np.linspace(start, end, steps, dtype=work).astype(dtype.np)
     t = _finish(Tensor._wrap(a), requires_grad, as_device(device))
@@ -432,14 +452,14 @@ def linspace(start, end, steps: int, *, out=None, dtype=None, device=None, requi
 @_allocating
 def logspace(start, end, steps: int, base: float = 10.0, *, dtype=None, device=None,
              requires_grad: bool = False) -> Tensor:
-    dtype = _dtype_or_default(dtype)
+    dtype = _computable(_dtype_or_default(dtype), "logspace_cpu")
     a = np.logspace(_num(start), _num(end), steps, base=base, dtype=np.float64).astype(dtype.np)
     return _finish(Tensor._wrap(a), requires_grad, as_device(device))
 
 
 @_allocating
 def eye(n: int, m: int | None = None, *, out=None, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
-    dtype = _dtype_or_default(dtype)
+    dtype = _computable(_dtype_or_default(dtype), "eye")
     t = _finish(Tensor._wrap(np.eye(n, n if m is None else m, dtype=dtype.np)), requires_grad, as_device(device))
     return out.resize_(t.shape).copy_(t) if out is not None else t
 

@@ -10,7 +10,7 @@ __all__ = [
     "dtype", "bool", "uint8", "int8", "int16", "int32", "int64", "float16", "float32", "float64",
     "bfloat16", "half", "float", "double", "short", "int", "long", "result_type", "promote_types",
     "get_default_dtype", "set_default_dtype", "can_cast", "as_dtype", "from_numpy_dtype",
-    "complex64", "complex128", "cfloat", "cdouble", "get_default_complex_dtype",
+    "complex64", "complex128", "cfloat", "cdouble", "get_default_complex_dtype", "complex32", "chalf",
 ]
 __all__ += ["uint16", "uint32", "uint64", "float8_e4m3fn", "float8_e5m2", "float8_e4m3fnuz", "float8_e5m2fnuz",
             "float8_e8m0fnu"]
@@ -48,6 +48,8 @@ class dtype:
             return self
         if self._category != _FLOAT:
             raise RuntimeError(f"Unknown Complex ScalarType for {self.name}")
+        if self is float16:
+            return complex32
         return complex128 if self._rank >= 3 else complex64
 
     def __repr__(self) -> str:
@@ -129,7 +131,7 @@ TORCH_NAMES = {"bool": "Bool", "uint8": "Byte", "int8": "Char", "int16": "Short"
                "uint16": "UInt16", "uint32": "UInt32", "uint64": "UInt64", "float8_e4m3fn": "Float8_e4m3fn",
                "float8_e5m2": "Float8_e5m2", "float8_e4m3fnuz": "Float8_e4m3fnuz",
                "float8_e5m2fnuz": "Float8_e5m2fnuz", "float8_e8m0fnu": "Float8_e8m0fnu",
-               "complex64": "ComplexFloat", "complex128": "ComplexDouble"}
+               "complex64": "ComplexFloat", "complex128": "ComplexDouble", "complex32": "ComplexHalf"}
 _guard_installed = False
 
 
@@ -156,20 +158,65 @@ def _promote_restricted(a: dtype, b: dtype) -> dtype:
 
 half, float, double = float16, float32, float64  # noqa: A001
 short, int, long = int16, int32, int64  # noqa: A001
-# complex: numpy's complex64/complex128 (interleaved real, imaginary); numpy has no complex32,
-# so ember has no ComplexHalf (docs/complex.md)
+# complex: numpy's complex64/complex128 (interleaved real, imaginary)
 complex64 = dtype("complex64", np.complex64, _COMPLEX, 2)
 complex128 = dtype("complex128", np.complex128, _COMPLEX, 3)
 cfloat, cdouble = complex64, complex128
-_TO_REAL = {"complex64": float32, "complex128": float64}
+
+
+class _Complex32Dtype(dtype):
+    """complex32 (ComplexHalf): numpy has no such type, so an element is stored as a numpy record of two
+    float16s, real then imaginary (PyTorch's layout). numpy computes nothing on records: the first use of
+    the dtype installs `ember.core.ops.complex_half`'s hook, which runs the few ops PyTorch 2.13 has for
+    it through complex64 and refuses the rest as PyTorch does (docs/complex.md)."""
+
+    __slots__ = ("_np",)
+
+    def __init__(self) -> None:
+        self.name, self._np, self.itemsize = "complex32", None, 4
+        self.is_floating_point, self.is_signed, self.is_complex = False, True, True
+        self._category, self._rank = _COMPLEX, 1
+
+    @property
+    def np(self) -> np.dtype:
+        if self._np is None:
+            self._np = np.dtype([("real", "<f2"), ("imag", "<f2")])
+            _BY_NP[self._np] = self
+        if not _c32_installed:
+            _use_complex32()
+        return self._np
+
+
+complex32 = chalf = _Complex32Dtype()
+_c32_installed = False
+
+
+_c32_warned = False
+
+
+def _use_complex32() -> dtype:
+    """complex32, after installing the hook that computes and refuses its ops (once), with PyTorch's
+    warning at the first use in the process."""
+    global _c32_installed, _c32_warned
+    if not _c32_installed:
+        _c32_installed = True
+        importlib.import_module("ember.core.ops.complex_half").install()
+    if not _c32_warned:
+        _c32_warned = True
+        import warnings
+
+        warnings.warn("ComplexHalf support is experimental and many operators don't support it yet.", UserWarning,
+                      stacklevel=3)
+    return complex32
+_TO_REAL = {"complex64": float32, "complex128": float64, "complex32": float16}
 
 ALL = (bool, uint8, int8, int16, int32, int64, float16, bfloat16, float32, float64)
-ALL += (complex64, complex128)
+ALL += (complex64, complex128, complex32)
 _BY_NAME = {d.name: d for d in ALL} | {
     "half": float16, "float": float32, "double": float64, "short": int16, "int": int32, "long": int64,
 }
-_BY_NAME |= {"cfloat": complex64, "cdouble": complex128}
-_BY_NP = {d.np: d for d in ALL if type(d) is dtype}  # a library dtype joins when its numpy type is made
+_BY_NAME |= {"cfloat": complex64, "cdouble": complex128, "chalf": complex32}
+_BY_NP = {d.np: d for d in ALL if type(d) is dtype}  # a library dtype or complex32 joins when its numpy type is made
 _BY_NAME.update({d.name: d for d in RESTRICTED})  # not in _BY_NP: wrapping their arrays goes by from_numpy_dtype
 
 
@@ -210,6 +257,8 @@ def set_default_dtype(d: dtype) -> None:
 def as_dtype(d) -> dtype:
     """Turn an ember dtype, a numpy dtype, a Python type or a name into an ember dtype."""
     if isinstance(d, dtype):
+        if d is complex32 and not _c32_installed:
+            return _use_complex32()
         return _restricted(d) if d in RESTRICTED else d
     if d is _builtin_float:
         return _default_float
@@ -221,6 +270,8 @@ def as_dtype(d) -> dtype:
         return get_default_complex_dtype()
     if isinstance(d, str) and d in _BY_NAME:
         found = _BY_NAME[d]
+        if found is complex32:
+            return _use_complex32()
         return _restricted(found) if found in RESTRICTED else found
     try:
         found = from_numpy_dtype(np.dtype(d))
@@ -239,8 +290,9 @@ def promote_types(a: dtype, b: dtype) -> dtype:
         return _promote_restricted(a, b)
     if a._category != b._category:
         hi, lo = (a, b) if a._category > b._category else (b, a)
-        if hi._category == _COMPLEX and lo._category == _FLOAT and lo._rank > hi._rank:
-            return complex128  # float64 with complex64: keep float64's precision
+        if hi._category == _COMPLEX and lo._category == _FLOAT and (
+                lo._rank > hi._rank or (lo is bfloat16 and hi is complex32)):
+            return lo.to_complex()  # float64 with complex64, float32 with complex32: keep the float's precision
         return hi
     if a._rank == b._rank and a._category == _FLOAT:
         return float32  # float16 with bfloat16: neither holds the other

@@ -121,7 +121,7 @@ def _add_suffixes(text: str, suffixes: list[str], indent: int) -> str:
 
 
 def tensor_repr(t, prefix: str = "tensor") -> str:
-    a = t._host_array()
+    a = t._values()
     if t._dtype is dtypes.bfloat16 or t._dtype in dtypes.FLOAT8:
         a = a.astype(np.float32)  # exact; numpy's formatting needs a native float kind
     suffix = []
@@ -135,7 +135,8 @@ def tensor_repr(t, prefix: str = "tensor") -> str:
         body = _tensor_str(a, len(prefix) + 1, summarize, fmt, width)
     if t.device.type != "cpu":
         suffix.insert(0, f"device='{t.device}'")
-    if t._dtype not in (dtypes.get_default_dtype(), dtypes.get_default_complex_dtype(), dtypes.int64,
+    default_complex = dtypes.complex128 if dtypes.get_default_dtype() is dtypes.float64 else dtypes.complex64
+    if t._dtype not in (dtypes.get_default_dtype(), default_complex, dtypes.int64,
                         dtypes.bool) or (
             t._dtype is dtypes.int64 and t.numel() == 0):
         suffix.append(f"dtype={t._dtype!r}")

@@ -522,6 +522,10 @@ def bernoulli(input: Tensor, p=None, *, generator: Generator | None = None, out:
     """0/1 draws (in `input`'s dtype) with the probabilities in `input`, or with `p` for every element."""
     from ember.core.creation import empty_like
 
+    if input._dtype is dtypes.complex32:
+        from ember.core.ops.numeric import DtypeNotImplemented
+
+        raise DtypeNotImplemented("\"bernoulli_tensor_cpu_self_\" not implemented for 'ComplexHalf'")
     prob = input if p is None else p
     _check_p(prob)
     t = out if out is not None else empty_like(input, memory_format=contiguous_format)  # row-major, as PyTorch's

@@ -28,6 +28,8 @@ class finfo:
 
     def __init__(self, type: dtypes.dtype | None = None) -> None:
         dt = dtypes.get_default_dtype() if type is None else dtypes.as_dtype(type)
+        if dt.is_complex:  # PyTorch's: the limits of the real and imaginary parts' dtype
+            dt = dt.to_real()
         if not dt.is_floating_point:
             raise TypeError(f"torch.finfo() requires a floating point input type. Use torch.iinfo to handle "
                             f"'torch.finfo'; got {dt!r}")

@@ -343,7 +343,7 @@ class Tensor:
     def _scalar_value(self):
         if self.numel() != 1:
             raise RuntimeError(f"a Tensor with {self.numel()} elements cannot be converted to Scalar")
-        return self._host_array().reshape(()).item()
+        return self._values().reshape(()).item()
 
     def _host_array(self) -> np.ndarray:
         """The elements as a numpy array on the host (synchronises with a device)."""
@@ -351,12 +351,21 @@ class Tensor:
             return self._np()
         return backend(self._storage.device.type).to_host(self)
 
+    def _values(self) -> np.ndarray:
+        """`_host_array()`, with complex32 records as complex64 numbers (for Python values and printing)."""
+        a = self._host_array()
+        if self._dtype is dtypes.complex32:
+            from ember.core.ops.complex_half import to_complex64
+
+            return to_complex64(a)
+        return a
+
     def item(self):
         """The value of a one-element tensor as a Python number."""
         return self._scalar_value()
 
     def tolist(self):
-        return self._host_array().tolist()
+        return self._values().tolist()
 
     def numpy(self, *, force: bool = False) -> np.ndarray:
         """The elements as a numpy array sharing this CPU tensor's memory."""
@@ -368,6 +377,8 @@ class Tensor:
         if self._requires_grad and not force:
             raise RuntimeError("Can't call numpy() on Tensor that requires grad. "
                                "Use tensor.detach().numpy() instead.")
+        if self._dtype is dtypes.complex32:
+            raise TypeError("Got unsupported ScalarType ComplexHalf")
         return self._np()
 
     def __repr__(self) -> str:

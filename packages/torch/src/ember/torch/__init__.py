@@ -154,9 +154,6 @@ def __getattr__(name: str):
         import importlib
 
         return importlib.import_module(f"{__name__}.{name}")
-    if name in ("complex32", "chalf"):
-        raise AttributeError(f"module 'torch' (ember.torch) has no attribute '{name}': ember has no complex32 "
-                             "(numpy has no complex32 type to compute in); use complex64, see docs/complex.md")
     if name in _NO_CPP:
         raise AttributeError(f"module 'torch' (ember.torch) has no attribute '{name}': {_NO_CPP[name]} is not "
                              "provided by ember; see docs/porting.md")

@@ -142,10 +142,9 @@ _view_as_complex = declare("view_as_complex", view=True)
 @_view_as_complex.register("any")
 def _view_as_complex_any(x):
     dt = x._dtype
-    if dt is not dtypes.float32 and dt is not dtypes.float64:
-        name = {"float16": "Half"}.get(dt.name, dt.name.capitalize())
-        raise RuntimeError("view_as_complex is only supported for float and double tensors (ember has no "
-                           f"complex32), but got a tensor of scalar type: {name}")
+    if dt is not dtypes.float32 and dt is not dtypes.float64 and dt is not dtypes.float16:
+        raise RuntimeError("view_as_complex is only supported for half, float and double tensors, but got a "
+                           f"tensor of scalar type: {dtypes.TORCH_NAMES.get(dt.name, dt.name)}")
     if not x._shape or x._shape[-1] != 2:
         raise RuntimeError("Tensor must have a last dimension of size 2")
     if x._strides[-1] != 1:
@@ -205,6 +204,7 @@ def _cast_to(dt: dtypes.dtype):
 
 
 attach("cfloat", _cast_to(dtypes.complex64))
+attach("chalf", _cast_to(dtypes.complex32))
 attach("cdouble", _cast_to(dtypes.complex128))
 
 
@@ -236,11 +236,13 @@ def _complex_any(re, im, *, out=None):
     for t in (re, im):
         if not isinstance(t, Tensor):
             raise TypeError(f"complex(): argument 'real' and 'imag' must be Tensor, not {type(t).__name__}")
-    if re._dtype not in (dtypes.float32, dtypes.float64) or im._dtype not in (dtypes.float32, dtypes.float64):
-        raise RuntimeError(f"Expected both inputs to be Half, Float or Double tensors but got "
-                           f"{re._dtype.name.capitalize()} and {im._dtype.name.capitalize()}")
+    floats = (dtypes.float16, dtypes.float32, dtypes.float64)
+    names = dtypes.TORCH_NAMES
+    if re._dtype not in floats or im._dtype not in floats:
+        raise RuntimeError("Expected both inputs to be Half, Float or Double tensors but got "
+                           f"{names.get(re._dtype.name, re._dtype.name)} and "
+                           f"{names.get(im._dtype.name, im._dtype.name)}")
     if re._dtype is not im._dtype:
-        names = {"float32": "Float", "float64": "Double"}
         raise RuntimeError(f"Expected object of scalar type {names[re._dtype.name]} but got scalar type "
                            f"{names[im._dtype.name]} for second argument")
     if re._storage.device != im._storage.device:
@@ -275,6 +277,10 @@ def polar(abs: Tensor, angle: Tensor, *, out: Tensor | None = None) -> Tensor:  
     """The complex tensor `abs * (cos(angle) + i sin(angle))`."""
     from ember.core.ops import elementwise as ew
 
+    if isinstance(abs, Tensor) and abs._dtype is dtypes.float16:  # PyTorch has no complex32 kernel for it
+        from ember.core.ops.numeric import DtypeNotImplemented
+
+        raise DtypeNotImplemented("\"polar_cpu\" not implemented for 'Half'")
     return complex(ew.mul(abs, ew.cos(angle)), ew.mul(abs, ew.sin(angle)), out=out)
 
 
@@ -388,6 +394,9 @@ def sgn(input: Tensor, *, out: Tensor | None = None) -> Tensor:
 
     if not input._dtype.is_complex:
         return ew.sign(input, out=out) if out is not None else ew.sign(input)
+    if input._dtype is dtypes.complex32:  # PyTorch divides in float and rounds once
+        r = sgn(input.to(dtypes.complex64)).to(dtypes.complex32)
+        return out.copy_(r) if out is not None else r
     a = ew.abs(input)
     zero = ew.eq(a, 0)
     r = ew.mul(input, ew.where(zero, 0.0, ew.reciprocal(ew.where(zero, 1.0, a))))  # a real scale: any device

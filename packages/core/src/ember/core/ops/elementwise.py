@@ -24,6 +24,7 @@ from ember.core.opinfo import (ALL_DTYPES, BOOL, FLOAT, INT_DTYPES, PROMOTE, Err
 from ember.core.ops._util import ERRSTATE, IGNORE_ALL, arr, shape_error, warn_at_caller, wrap, write_out
 from ember.core.ops import memfmt, numba_cpu
 from ember.core.ops.complex import BINARY_REFUSING, complex_unary, refuse_complex
+from ember.core.ops.complex_half import half_complex_binary
 from ember.core.tensor import _CSTRIDES, Tensor, contiguous_strides
 
 # PyTorch computes inf and nan silently; numpy's floating-point RuntimeWarnings ("divide by zero
@@ -654,6 +655,8 @@ def _make_binary(row: Row):
         else:
             check_operands(row, a, b)
             dt = binary_dtype(rule, a, b)
+            if dt is dtypes.complex32:  # a float16 tensor and a complex number (ops/complex_half.py)
+                return half_complex_binary(op, a, b, out)
             x = a._np() if isinstance(a, Tensor) else a
             y = b._np() if isinstance(b, Tensor) else b
             x, y = _as_operand(x, dt), _as_operand(y, dt)  # comparisons too: uint8 > -3 is uint8 > 253

@@ -303,6 +303,10 @@ _fill = declare("fill_", mutates=(0,), overlap=0)
 
 @_fill.register("cpu")
 def _fill_cpu(self, value):
+    if self._dtype is dtypes.complex32:  # a record of two float16s (ops/complex_half.py)
+        from ember.core.ops.complex_half import from_array
+
+        value = from_array(value)
     self._np()[...] = value
     return self
 

@@ -114,6 +114,8 @@ def nan_to_num(input: Tensor, nan: float = 0.0, posinf: float | None = None, neg
                out: Tensor | None = None) -> Tensor:
     """NaN to `nan`, +inf to `posinf`, -inf to `neginf` (the dtype's largest and lowest by default);
     integer and bool tensors come back unchanged (copied)."""
+    if input._dtype is dtypes.complex32:
+        raise DtypeNotImplemented("\"nan_to_num\" not implemented for 'ComplexHalf'")
     if not input._dtype.is_floating_point:
         return _into(out, S.clone(input), "nan_to_num")
     info = finfo(input._dtype)

@@ -871,6 +871,10 @@ def allclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e
 @method
 def equal(input: Tensor, other: Tensor) -> builtins.bool:
     """True when both tensors have the same shape and the same values (NaN is never equal)."""
+    if dtypes.complex32 in (input._dtype, other._dtype):
+        from ember.core.ops.numeric import DtypeNotImplemented
+
+        raise DtypeNotImplemented("\"equal_notnan_cpu\" not implemented for 'ComplexHalf'")
     if input._shape != other._shape:
         return False
     return builtins.bool(np.array_equal(input._host_array(), other._host_array()))

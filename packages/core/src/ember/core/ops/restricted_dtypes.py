@@ -95,7 +95,18 @@ def uninstall() -> None:
 
 
 def cast_array(a: np.ndarray, dt: dtypes.dtype) -> np.ndarray:
-    """`a` cast to `dt`'s numpy type with PyTorch's conversion rules for float8 (plain astype otherwise)."""
+    """`a` cast to `dt`'s numpy type with PyTorch's conversion rules for float8 and complex32 (plain astype
+    otherwise)."""
+    if dt is dtypes.complex32 or (a.dtype.kind == "V" and a.dtype == dtypes.complex32.np):
+        from ember.core.ops.complex_half import from_array, to_complex64
+
+        if dt is dtypes.complex32:
+            return from_array(a)
+        a = to_complex64(a)
+        if dt is dtypes.complex64:
+            return a
+        if not dt.is_complex:  # the real part (numpy's cast would warn), or whether either part is nonzero
+            a = a != 0 if dt is dtypes.bool else a.real
     if dt is dtypes.float8_e4m3fn and a.dtype.kind in "fV" and a.dtype != dt.np:
         hi = 448.0  # e4m3fn has no infinity: PyTorch saturates, where ml_dtypes would give NaN
         a = np.clip(np.asarray(a, dtype=np.float32), -hi, hi)

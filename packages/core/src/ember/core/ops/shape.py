@@ -355,7 +355,9 @@ def _copy_cpu(self, src, non_blocking=False):
     if isinstance(src, Tensor) and src._storage.device.type != "cpu":
         return backend(src._storage.device.type).copy_to_host(self, src, non_blocking)
     s = src._np() if isinstance(src, Tensor) else src
-    if self._dtype in dtypes.FLOAT8:  # PyTorch's float8 conversion, not ml_dtypes' (restricted_dtypes)
+    if self._dtype in dtypes.FLOAT8 or (  # PyTorch's float8 conversion, not ml_dtypes'; complex32 records
+            (self._dtype is dtypes.complex32 or getattr(src, "_dtype", None) is dtypes.complex32)
+            and getattr(src, "_dtype", None) is not self._dtype):
         s = cast_array(np.asarray(s), self._dtype)
     np.copyto(self._np(), s, casting="unsafe")
     return self
@@ -379,7 +381,7 @@ to_dtype = declare("to_dtype", lambda a, d: a.astype(d))
 
 @to_dtype.register("cpu")
 def _to_dtype_cpu(x, dtype):
-    if dtype in dtypes.FLOAT8:
+    if dtype in dtypes.FLOAT8 or dtype is dtypes.complex32 or x._dtype is dtypes.complex32:
         return wrap(cast_array(x._np(), dtype))
     return wrap(x._np().astype(dtype.np))
 
