@@ -324,3 +324,12 @@ def test_log1p_keeps_the_digits_of_a_small_complex_number():
     assert got[0] == pytest.approx(1.0000000000000003e-09 + 9.99999999e-10j, rel=1e-15)
     for w, g in zip([cmath.log(1.3 - 0.2j), cmath.log(1e200 + 1e200j), cmath.log(4 - 4j)], got[1:], strict=True):
         assert g == pytest.approx(w, rel=1e-14)
+
+
+def test_nan_to_num_cleans_the_real_and_imaginary_parts():
+    """PyTorch cleans each part with the part dtype's limits; ember used to return complex NaNs unchanged."""
+    inf, nan = float("inf"), float("nan")
+    x = E.tensor([complex(nan, 1), complex(-inf, nan), complex(2, inf)], dtype=E.complex64)
+    big = float(np.finfo(np.float32).max)
+    assert E.nan_to_num(x).tolist() == [1j, complex(-big, 0), complex(2, big)]
+    assert x.nan_to_num(nan=1.5, posinf=2.0, neginf=-3.0).tolist() == [1.5 + 1j, -3 + 1.5j, 2 + 2j]

@@ -161,3 +161,12 @@ def test_matrix_transpose_of_a_vector_raises_pytorchs_runtime_error(name):
     with pytest.raises(RuntimeError, match=rf"tensor.{name} is only supported on matrices or batches of matrices. "
                                            r"Got 1-D tensor."):
         getattr(E.ones(3), name)
+
+
+def test_broadcast_to_takes_the_sizes_as_arguments_or_one_sequence():
+    x = E.tensor([1.0, 2.0])
+    for got in (x.broadcast_to(3, 2), x.broadcast_to((3, 2)), x.broadcast_to([3, 2]),
+                E.broadcast_to(x, E.Size([3, 2]))):
+        assert got.shape == (3, 2) and got.stride() == (0, 1) and got.tolist() == [[1.0, 2.0]] * 3
+    with pytest.raises(RuntimeError, match="must match the existing size"):
+        x.broadcast_to(3)

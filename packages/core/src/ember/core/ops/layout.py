@@ -179,8 +179,9 @@ def expand_as(input, other) -> Tensor:
 
 
 @method
-def broadcast_to(input, size) -> Tensor:
-    return S.expand(input, tuple(size))
+def broadcast_to(input, *size) -> Tensor:
+    """`input` expanded to `size`, a sequence or (as PyTorch's method takes it) the sizes as arguments."""
+    return S.expand(input, tuple(size[0]) if len(size) == 1 and not isinstance(size[0], int) else size)
 
 
 def broadcast_tensors(*tensors) -> tuple[Tensor, ...]:

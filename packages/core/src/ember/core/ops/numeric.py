@@ -116,6 +116,11 @@ def nan_to_num(input: Tensor, nan: float = 0.0, posinf: float | None = None, neg
     integer and bool tensors come back unchanged (copied)."""
     if input._dtype is dtypes.complex32:
         raise DtypeNotImplemented("\"nan_to_num\" not implemented for 'ComplexHalf'")
+    if input._dtype.is_complex:  # the real and imaginary parts each, with the part dtype's limits
+        from ember.core.ops import complex as C
+
+        parts = (nan_to_num(C.real(input), nan, posinf, neginf), nan_to_num(C.imag(input), nan, posinf, neginf))
+        return _into(out, C.complex(*parts), "nan_to_num")
     if not input._dtype.is_floating_point:
         return _into(out, S.clone(input), "nan_to_num")
     info = finfo(input._dtype)
