@@ -26,7 +26,9 @@ __all__ = ["sgd_step", "adam_step", "rmsprop_step", "adagrad_step", "adamax_step
 def _kernels():
     import numba
 
-    jit = numba.njit(cache=True, nogil=True, fastmath=False)
+    # error_model="numpy": a division by zero gives inf/nan as PyTorch's kernels do, and with no
+    # ZeroDivisionError branch in the loop LLVM vectorizes it (Adam on 400k floats: 1.65 ms -> 0.21 ms)
+    jit = numba.njit(cache=True, nogil=True, fastmath=False, error_model="numpy")
 
     # all arrays: 1-D, contiguous, one dtype; scalars already cast to that dtype
     @jit
@@ -54,27 +56,34 @@ def _kernels():
         # w1 = 1 - beta1 and w2 = 1 - beta2 come cast from Python's doubles, as PyTorch casts its scalars;
         # `one` and np.sqrt keep every step in p's dtype (an int literal or math.sqrt would promote a
         # float32 update to float64, which PyTorch's float32 kernel does not, and cost 25% more time)
+        # each element is loaded once and stored once (locals, not re-reads), so the loop vectorizes
         one = p.dtype.type(1)
         for i in range(p.size):
+            pi = p[i]
             d = -g[i] if maximize else g[i]
             if wd != 0:
                 if decoupled:
-                    p[i] = p[i] * lr_decay_factor
+                    pi = pi * lr_decay_factor
                 else:
-                    d = d + wd * p[i]
+                    d = d + wd * pi
             # lerp exactly as PyTorch's CPU kernel (weight < 0.5 branch from self, else from end)
+            mi = m[i]
             if w1 < 0.5:
-                m[i] = m[i] + w1 * (d - m[i])
+                mi = mi + w1 * (d - mi)
             else:
-                m[i] = d - (d - m[i]) * (one - w1)
-            v[i] = v[i] * beta2 + w2 * (d * d)
+                mi = d - (d - mi) * (one - w1)
+            m[i] = mi
+            vi = v[i] * beta2 + w2 * (d * d)
+            v[i] = vi
             if amsgrad:
-                if not vmax[i] >= v[i]:  # torch.maximum: NaN propagates
-                    vmax[i] = v[i]
-                denom = np.sqrt(vmax[i]) / bc2_sqrt + eps
+                vmi = vmax[i]
+                if not vmi >= vi:  # torch.maximum: NaN propagates
+                    vmi = vi
+                vmax[i] = vmi
+                denom = np.sqrt(vmi) / bc2_sqrt + eps
             else:
-                denom = np.sqrt(v[i]) / bc2_sqrt + eps
-            p[i] = p[i] + (-step_size) * (m[i] / denom)
+                denom = np.sqrt(vi) / bc2_sqrt + eps
+            p[i] = pi + (-step_size) * (mi / denom)
 
     @jit
     def rmsprop(p, g, sq, gavg, buf, lr, alpha, w, eps, wd, momentum, centered, maximize):
