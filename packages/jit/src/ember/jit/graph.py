@@ -458,8 +458,10 @@ class Graph:
     def compile(self):
         """The replay function (Python source made by `codegen`, compiled once), after fusing its
         elementwise groups where `config.fuse` is set."""
-        from ember.jit import config, fusion
+        from ember.jit import config, fusion, memory
 
+        if config.retain_memory:
+            memory.retain_freed_memory()
         if config.fuse:
             fusion.fuse(self)
         self.plan_optimizer_steps()
