@@ -395,3 +395,16 @@ def test_elementwise_ops_are_declared_with_differentiability_flags():
         assert ops[name].differentiable
     for name in ("eq", "lt", "isnan", "signbit", "logical_and", "bitwise_xor"):
         assert not ops[name].differentiable
+
+
+@pytest.mark.parametrize("dt", [np.float32, np.float64])
+def test_relu_kernel_is_numpy_maximum_bit_for_bit(dt):
+    # from 1024 elements relu runs a Numba pass: NaN keeps its sign and payload, -0.0 becomes +0.0, as np.maximum
+    special = np.array([-0.0, 0.0, np.nan, -np.nan, np.inf, -np.inf, 1e-45, -1e-45, 1.0, -1.0], dt)
+    x = np.concatenate([special, np.random.default_rng(0).standard_normal(3000).astype(dt)])
+    got = E.relu(E.tensor(x)).numpy()
+    want = np.maximum(x, dt(0))
+    assert got.dtype == want.dtype
+    np.testing.assert_array_equal(got.view(f"u{x.itemsize}"), want.view(f"u{x.itemsize}"))
+    np.testing.assert_array_equal(E.relu(E.tensor(x[:10])).numpy().view(f"u{x.itemsize}"),
+                                  want[:10].view(f"u{x.itemsize}"))  # the numpy path below 1024

@@ -40,7 +40,13 @@ def _sigmoid(x, dtype=None, out=None):
 _ZEROS: dict = {}  # numpy dtype -> a read-only 0-dim zero, made once
 
 
+_RELU_KERNEL = (np.dtype(np.float32), np.dtype(np.float64))
+
+
 def _relu(x, dtype=None, out=None):
+    if out is None and type(x) is np.ndarray and x.size >= 1024 and x.dtype in _RELU_KERNEL \
+            and (dtype is None or x.dtype == dtype) and x.flags.c_contiguous:
+        return numba_cpu.relu(x)
     zero = _ZEROS.get(x.dtype)
     if zero is None:
         zero = _ZEROS[x.dtype] = np.zeros((), dtype=x.dtype)
