@@ -163,6 +163,24 @@ def _reads(a, into: set) -> None:
             _reads(x, into)
 
 
+# view ops whose result lies at an offset relative to their operand's (not `as_strided`'s absolute one) in the
+# operand's dtype: a replay makes them directly (NOTE [ Views at replay ])
+_INLINE_VIEWS = frozenset({"view", "transpose", "permute", "expand", "narrow", "select", "slice", "squeeze",
+                           "unsqueeze", "diagonal", "unfold"})
+
+
+def _leaves(a):
+    """The leaves of an argument tree (lists, tuples and dict values)."""
+    if isinstance(a, (list, tuple)):
+        for x in a:
+            yield from _leaves(x)
+    elif isinstance(a, dict):
+        for x in a.values():
+            yield from _leaves(x)
+    else:
+        yield a
+
+
 def _frozen(a):
     """A hashable key for an argument tree (TypeError where a value cannot be hashed); the type is
     part of it, so 1, 1.0 and True differ."""
@@ -227,6 +245,8 @@ class Graph:
     # calls its op through the dispatcher, so autograd records the graph, instead of the kernel
     through_autograd: bool = False
     backward: Backward | None = None  # the captured backward of a forward whose outputs need a history
+    # inputs whose geometry no guard fixes (a captured backward's incoming gradients): no view of them is inlined
+    unguarded: set = field(default_factory=set)
 
     def eliminate_dead_code(self) -> int:
         """Drop op nodes whose results nothing reads and that write nothing; returns how many went.
@@ -383,6 +403,13 @@ class Graph:
                 cond = f"{ref}.training is not {expected}"
             lines.append(f"    if {cond}: return MISS")
 
+        fixed = self._fixed_geometry()
+        inlined = self._inline_views(fixed, names)
+        for idx in sorted({n.args[0].index for n in inlined} & {b.index for b in self.buffers if b.kind == "const"}):
+            c = self.buffers[idx]  # the geometry an inlined view of it assumed (NOTE [ Views at replay ])
+            lines.append(f"    if c{idx}._shape != {c.shape!r} or c{idx}._strides != {c.strides!r} or "
+                         f"c{idx}._dtype is not {obj(c.dtype, 'd')}: return MISS")
+
         # liveness: an op's result is dropped after the last node that reads it, so numpy's allocator
         # hands its memory to the next result while it is still in cache (eager frees the same way)
         keep: set[int] = set()
@@ -402,6 +429,15 @@ class Graph:
             if b not in keep and b in produced and self.buffers[b].kind == "op":
                 dead.setdefault(i, []).append(f"v{b}")
         for i, n in enumerate(self.nodes):
+            if n in inlined:  # NOTE [ Views at replay ]: a view of a buffer of fixed geometry is made directly
+                src, res = self.buffers[n.args[0].index], self.buffers[n.outs[0]]
+                base = names[src.index]
+                names[res.index] = f"v{res.index}"
+                lines.append(f"    v{res.index} = _make({base}._storage, {base}._offset + {res.offset - src.offset}, "
+                             f"{res.shape!r}, {res.strides!r}, {obj(res.dtype, 'd')})  # {n.op.name}")
+                if i in dead:
+                    lines.append(f"    del {', '.join(dead[i])}")
+                continue
             if isinstance(n, OpNode):
                 call_args = [expr(a) for a in n.args] + [f"{k}={expr(v)}" for k, v in n.kwargs.items()]
                 if n.op.check is not None and not self.through_autograd:
@@ -454,6 +490,49 @@ class Graph:
                          f"({targets},))")
         lines.append(f"    return {out(self.output)}")
         return "\n".join(lines) + "\n", g
+
+    def _fixed_geometry(self) -> set[int]:
+        """The buffers whose shape and strides (and offset relative to their storage's at capture) every replay
+        repeats: the inputs (the guards fix their shape and strides), the constants (tested at the top of the
+        replay: `.data =` between calls re-points one, which then captures again), and the results of ops
+        reading only such buffers and Python values (a kernel's result geometry follows its operands').
+        A buffer that a recorded op writes or an eager call receives is left out: it might be re-pointed
+        (`t_`, `resize_`, an optimizer's Python).
+
+        NOTE [ Views at replay ]
+        A view op (`view`, `transpose`, `narrow` ... of `_INLINE_VIEWS`, whose result is its operand's
+        storage at an offset relative to the operand's, in its dtype) of such a buffer is emitted as
+        `Tensor._make` of the geometry recorded at capture, without its kernel and meta step: the kernel would
+        compute the same shape and strides from the same operand geometry, and its meta step passed at
+        capture. A GPT step has about 250 views (about 3 us each through their kernels)."""
+        fixed = (set(self.inputs) - self.unguarded) | {
+            b.index for b in self.buffers if b.kind == "const" and b.pristine is None and isinstance(b.value, Tensor)}
+        for n in self.nodes:
+            if isinstance(n, CallNode):
+                _reads((n.args, n.kwargs), touched := set())
+                fixed -= touched
+            elif n.bumps or n.op.mutates:
+                _reads((n.args, n.kwargs, n.bumps), touched := set())
+                fixed -= touched
+        for n in self.nodes:
+            if not isinstance(n, OpNode):
+                continue
+            r: set[int] = set()
+            _reads(n.reads(), r)
+            if all(b in fixed for b in r) and not any(isinstance(a, Tensor) for a in _leaves((n.args, n.kwargs))):
+                fixed.update(o for o in n.outs if o is not None and not any(
+                    isinstance(x, (Ref, Alias)) and x.index == o for x in _leaves(n.bumps)))
+        return fixed
+
+    def _inline_views(self, fixed: set[int], names: dict) -> list:
+        """The view nodes a replay makes with `Tensor._make` (NOTE [ Views at replay ])."""
+        if self.through_autograd:
+            return []
+        return [n for n in self.nodes
+                if isinstance(n, OpNode) and n.op.name in _INLINE_VIEWS and n.op.view and not n.bumps
+                and not n.tuple_out and len(n.outs) == 1 and n.outs[0] is not None and n.outs[0] not in names
+                and n.args and isinstance(n.args[0], Ref) and n.args[0].index in fixed
+                and self.buffers[n.outs[0]].dtype is self.buffers[n.args[0].index].dtype]
 
     def compile(self):
         """The replay function (Python source made by `codegen`, compiled once), after fusing its
