@@ -24,8 +24,8 @@ __all__ = ["retain_freed_memory"]
 
 _M_TRIM_THRESHOLD = -1
 _M_MMAP_THRESHOLD = -3
-_TRIM = 1 << 30  # keep up to 1 GiB of freed heap
-_MMAP = 1 << 28  # blocks below 256 MiB come from the heap (glibc's own dynamic ceiling is 32 MiB)
+_TRIM = 1 << 28  # keep up to 256 MiB of freed heap at its top
+_MMAP = 1 << 25  # blocks below 32 MiB come from the heap (glibc's own dynamic ceiling)
 _done: bool | None = None
 
 
