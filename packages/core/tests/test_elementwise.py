@@ -408,3 +408,20 @@ def test_relu_kernel_is_numpy_maximum_bit_for_bit(dt):
     np.testing.assert_array_equal(got.view(f"u{x.itemsize}"), want.view(f"u{x.itemsize}"))
     np.testing.assert_array_equal(E.relu(E.tensor(x[:10])).numpy().view(f"u{x.itemsize}"),
                                   want[:10].view(f"u{x.itemsize}"))  # the numpy path below 1024
+
+
+@pytest.mark.parametrize("cond_shape", [(3, 4, 5), (3, 4, 1)], ids=["same-shape", "rows"])
+@pytest.mark.parametrize("number_first", [True, False])
+def test_where_with_a_number_fills_a_copy_bit_for_bit(cond_shape, number_first):
+    # the fast path (a copy of the tensor, the number written where picked) gives np.where's bits and dtype
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((3, 4, 5)).astype(np.float32)
+    x[0, 0, :2] = [np.nan, -0.0]
+    c = rng.random(cond_shape) < 0.4
+    for value in (0.0, -0.0, 2.5, 7, float("nan"), float("-inf")):
+        args = (value, E.tensor(x)) if number_first else (E.tensor(x), value)
+        got = E.where(E.tensor(c), *args)
+        want = np.where(c, value, x) if number_first else np.where(c, x, value)
+        assert got.dtype == E.float32 and tuple(got.shape) == (3, 4, 5)
+        np.testing.assert_array_equal(got.numpy().view(np.uint32), want.astype(np.float32).view(np.uint32))
+    assert E.where(E.tensor(c), 1.5, E.tensor(x.astype(np.float64))).dtype == E.float64
