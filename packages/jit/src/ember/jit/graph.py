@@ -405,8 +405,11 @@ class Graph:
 
         fixed = self._fixed_geometry()
         inlined = self._inline_views(fixed, names)
-        for idx in sorted({n.args[0].index for n in inlined} & {b.index for b in self.buffers if b.kind == "const"}):
-            c = self.buffers[idx]  # the geometry an inlined view of it assumed (NOTE [ Views at replay ])
+        tested: set[int] = set()
+        if inlined:  # every constant an op reads: a fixed buffer's geometry may follow any of them
+            _reads([n.reads() for n in self.nodes if isinstance(n, OpNode)], tested)
+        for idx in sorted(i for i in tested if i in fixed and self.buffers[i].kind == "const"):
+            c = self.buffers[idx]  # the geometry the inlined views assumed (NOTE [ Views at replay ])
             lines.append(f"    if c{idx}._shape != {c.shape!r} or c{idx}._strides != {c.strides!r} or "
                          f"c{idx}._dtype is not {obj(c.dtype, 'd')}: return MISS")
 
@@ -497,7 +500,8 @@ class Graph:
         replay: `.data =` between calls re-points one, which then captures again), and the results of ops
         reading only such buffers and Python values (a kernel's result geometry follows its operands').
         A buffer that a recorded op writes or an eager call receives is left out: it might be re-pointed
-        (`t_`, `resize_`, an optimizer's Python).
+        (`t_`, `resize_`, an optimizer's Python). Where a view is inlined, the replay tests the shape, strides
+        and dtype of every constant an op reads, since a fixed result's geometry may follow any of them.
 
         NOTE [ Views at replay ]
         A view op (`view`, `transpose`, `narrow` ... of `_INLINE_VIEWS`, whose result is its operand's
