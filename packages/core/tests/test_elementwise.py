@@ -449,3 +449,33 @@ def test_zero_dim_inplace_arithmetic_keeps_dtype_rules_and_autograd():
     u = E.tensor(200, dtype=E.uint8)
     u += 1000  # a number out of uint8's range wraps, as PyTorch (the general path)
     assert u.item() == (200 + 1000) % 256
+
+
+@pytest.mark.parametrize("dt", [np.float32, np.float64])
+def test_relu_kernel_is_numpy_maximum_bit_for_bit(dt):
+    # from 1024 elements relu runs a Numba pass: NaN keeps its sign and payload, -0.0 becomes +0.0, as np.maximum
+    special = np.array([-0.0, 0.0, np.nan, -np.nan, np.inf, -np.inf, 1e-45, -1e-45, 1.0, -1.0], dt)
+    x = np.concatenate([special, np.random.default_rng(0).standard_normal(3000).astype(dt)])
+    got = E.relu(E.tensor(x)).numpy()
+    want = np.maximum(x, dt(0))
+    assert got.dtype == want.dtype
+    np.testing.assert_array_equal(got.view(f"u{x.itemsize}"), want.view(f"u{x.itemsize}"))
+    np.testing.assert_array_equal(E.relu(E.tensor(x[:10])).numpy().view(f"u{x.itemsize}"),
+                                  want[:10].view(f"u{x.itemsize}"))  # the numpy path below 1024
+
+
+@pytest.mark.parametrize("cond_shape", [(3, 4, 5), (3, 4, 1)], ids=["same-shape", "rows"])
+@pytest.mark.parametrize("number_first", [True, False])
+def test_where_with_a_number_fills_a_copy_bit_for_bit(cond_shape, number_first):
+    # the fast path (a copy of the tensor, the number written where picked) gives np.where's bits and dtype
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((3, 4, 5)).astype(np.float32)
+    x[0, 0, :2] = [np.nan, -0.0]
+    c = rng.random(cond_shape) < 0.4
+    for value in (0.0, -0.0, 2.5, 7, float("nan"), float("-inf")):
+        args = (value, E.tensor(x)) if number_first else (E.tensor(x), value)
+        got = E.where(E.tensor(c), *args)
+        want = np.where(c, value, x) if number_first else np.where(c, x, value)
+        assert got.dtype == E.float32 and tuple(got.shape) == (3, 4, 5)
+        np.testing.assert_array_equal(got.numpy().view(np.uint32), want.astype(np.float32).view(np.uint32))
+    assert E.where(E.tensor(c), 1.5, E.tensor(x.astype(np.float64))).dtype == E.float64

@@ -129,6 +129,34 @@ def test_layer_norm_matches_reference_and_backward(shapes, affine):
     check_vjp(lambda bb: ref(x, w, bb), b, g, gb)
 
 
+@pytest.mark.parametrize("contiguous", [True, False], ids=["rows-kernel", "strided-numpy"])
+@pytest.mark.parametrize("affine", [True, False])
+def test_layer_norm_float32_rows_match_float64_reference(contiguous, affine):
+    # float32 (16, 64, 128) rows take the Numba passes (statistics in float64); a strided input the numpy path
+    rng = np.random.default_rng(5)
+    x = (rng.standard_normal((16, 64, 128)) * 3 + 1).astype(np.float32)
+    g = rng.standard_normal(x.shape).astype(np.float32)
+    w, b = (rng.standard_normal(128).astype(np.float32), rng.standard_normal(128).astype(np.float32)) if affine \
+        else (np.ones(128, np.float32), np.zeros(128, np.float32))
+    x64, g64, w64 = x.astype(np.float64), g.astype(np.float64), w.astype(np.float64)
+    m, v = x64.mean(-1, keepdims=True), x64.var(-1, keepdims=True)
+    rstd = 1 / np.sqrt(v + 1e-5)
+    xhat = (x64 - m) * rstd
+    want = xhat * w64 + b
+    gx = g64 * w64
+    want_gi = rstd * (gx - gx.mean(-1, keepdims=True) - xhat * (gx * xhat).mean(-1, keepdims=True))
+    xt = T(x) if contiguous else T(np.ascontiguousarray(x.transpose(1, 0, 2))).transpose(0, 1)
+    wt, bt = (T(w), T(b)) if affine else (None, None)
+    out, mean, r = N.layer_norm_op(xt, (128,), wt, bt, 1e-5)
+    assert out.dtype == E.float32 and mean.shape == (16, 64, 1) and r.dtype == E.float32
+    np.testing.assert_allclose(out.numpy(), want, rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(r.numpy(), rstd, rtol=1e-6)
+    gi, gw, gb = (t.numpy() for t in N.layer_norm_backward(T(g), xt, (128,), mean, r, wt))
+    np.testing.assert_allclose(gi, want_gi, rtol=1e-4, atol=1e-4 * np.abs(want_gi).max())
+    np.testing.assert_allclose(gw, (g64 * xhat).sum((0, 1)), rtol=1e-4, atol=1e-3)
+    np.testing.assert_allclose(gb, g64.sum((0, 1)), rtol=1e-4, atol=1e-3)
+
+
 @settings(max_examples=25, deadline=None)
 @given(st.sampled_from([((2, 4, 3), 2), ((3, 6), 3), ((2, 6, 2, 2), 1), ((1, 4, 5), 4)]), st.booleans())
 def test_group_norm_matches_reference_and_backward(case, affine):

@@ -421,3 +421,54 @@ def test_common_subexpressions_run_once_unless_a_write_comes_between():
         r = c(x)
     np.testing.assert_array_equal(_np(r), _np(g(x)))
     assert c.explain().ops_per_graph[0].count("exp") == 2
+
+
+def test_views_at_replay_follow_an_input_at_another_offset():
+    # NOTE [ Views at replay ]: a view is made from the geometry seen at capture, relative to its operand's offset
+    def f(x):
+        y = x * 2.0
+        return y.t().narrow(0, 1, 2) + x.transpose(0, 1)[1:3], x.view(12)[3:7]
+
+    g = jit.compile(f)
+    big = ea.tensor(np.arange(40, dtype=np.float32).reshape(10, 4))
+    for start in (0, 0, 0, 3, 6, 1):
+        x = big[start:start + 3]  # the same shape and strides at another storage offset
+        for a, b in zip(g(x), f(x)):
+            np.testing.assert_array_equal(_np(a), _np(b))
+    assert g.captures == 1
+
+
+def test_a_constant_repointed_to_another_shape_captures_again():
+    w = ea.tensor(np.ones((3, 4), np.float32))
+
+    def f(x):
+        return x @ w.t()
+
+    g = jit.compile(f)
+    x = ea.tensor(np.arange(8, dtype=np.float32).reshape(2, 4))
+    for _ in range(3):
+        np.testing.assert_array_equal(_np(g(x)), _np(f(x)))
+    w.data = ea.tensor(np.full((5, 4), 2.0, np.float32))  # the transpose's geometry changes: the replay's test fails
+    for _ in range(3):
+        got = g(x)
+        assert tuple(got.shape) == (2, 5)
+        np.testing.assert_array_equal(_np(got), _np(f(x)))
+    assert g.captures == 2
+
+
+def test_a_constant_behind_a_viewed_result_repointed_captures_again():
+    # the view is of mm's result, not of w: the replay still tests w's geometry, which the result's follows
+    w = ea.tensor(np.ones((4, 3), np.float32))
+
+    def f(x):
+        return (x @ w).t() * 2.0
+
+    g = jit.compile(f)
+    x = ea.tensor(np.arange(8, dtype=np.float32).reshape(2, 4))
+    for _ in range(3):
+        np.testing.assert_array_equal(_np(g(x)), _np(f(x)))
+    w.data = ea.tensor(np.full((4, 1), 3.0, np.float32))  # a smaller result: a stale view would read past it
+    for _ in range(3):
+        got = g(x)
+        assert tuple(got.shape) == (1, 2)
+        np.testing.assert_array_equal(_np(got), _np(f(x)))

@@ -181,8 +181,35 @@ def test_second_process_loads_kernels_from_the_disk_cache(tmp_path):
 
 def test_large_groups_leave_libm_ops_to_numpy(monkeypatch):
     monkeypatch.setattr(jit.config, "fuse_libm_max", 16)
-    c = jit.compile(lambda x: (x * 2.0 + 1.0).exp().neg().abs())
+    c = jit.compile(lambda x: (x * 2.0 + 1.0).sin().neg().abs())
     x = _t(5, 4)
     got = _replays(c, x)
-    assert c.explain().ops_per_graph == [["fused[mul, add]", "exp", "fused[neg, abs]"]]
-    np.testing.assert_array_equal(_np(got), np.abs(-np.exp(_np(x) * 2.0 + 1.0)))
+    assert c.explain().ops_per_graph == [["fused[mul, add]", "sin", "fused[neg, abs]"]]
+    np.testing.assert_array_equal(_np(got), np.abs(-np.sin(_np(x) * 2.0 + 1.0)))
+    c64 = jit.compile(lambda x: (x * 2.0 + 1.0).exp().neg().abs())  # float64 exp is libm's: numpy's loop
+    x64 = _t(5, 4, dtype=np.float64)
+    got = _replays(c64, x64)
+    assert c64.explain().ops_per_graph == [["fused[mul, add]", "exp", "fused[neg, abs]"]]
+    np.testing.assert_array_equal(_np(got), np.abs(-np.exp(_np(x64) * 2.0 + 1.0)))
+
+
+def test_float32_exp_tanh_sigmoid_fuse_at_any_size_within_an_ulp(monkeypatch):
+    # NOTE [ Vectorized exp in fused kernels ]: ember.jit.vmath's branch-free forms, whatever fuse_libm_max
+    monkeypatch.setattr(jit.config, "fuse_libm_max", 16)
+
+    def f(x):
+        return (x * 3.0).exp() + x.tanh() + x.sigmoid() + x.silu() * 0.5
+
+    c = jit.compile(f)
+    x = ea.tensor(np.concatenate([np.linspace(-30, 30, 4001), [0.0, -0.0, 1e-30, 50.0, -120.0]]).astype(np.float32))
+    got = _np(_replays(c, x))
+    assert c.explain().ops_per_graph == [["fused[mul, exp, tanh, add, sigmoid, add, silu, mul, add]"]]
+    x64 = _np(x).astype(np.float64)
+    sig = 1 / (1 + np.exp(-x64))
+    with np.errstate(over="ignore"):
+        e = np.exp((_np(x) * np.float32(3.0)).astype(np.float64)).astype(np.float32)  # inf past float32's range
+        ref = e.astype(np.float64) + np.tanh(x64) + sig + x64 * sig * 0.5
+    np.testing.assert_allclose(got, ref, rtol=2e-6, atol=1e-6)
+    np.testing.assert_allclose(got, _np(f(x)), rtol=2e-6, atol=1e-6)  # eager's numpy functions
+    special = ea.tensor(np.array([np.nan, np.inf, -np.inf, 100.0], np.float32))
+    np.testing.assert_array_equal(_np(c(special)), _np(f(special)))  # nan, inf (exp overflows to inf), nan, inf

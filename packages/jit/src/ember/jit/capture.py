@@ -512,6 +512,7 @@ class Recorder:
         saved = tuple(Ref(i) for i in sorted(read) if i not in produced and g.buffers[i].kind != "const"
                       and i not in {r.index for r in gin_refs})
         bg.inputs = [r.index for r in gin_refs] + [r.index for r in saved]
+        bg.unguarded = {r.index for r in gin_refs}  # the incoming gradients' layout is whatever backward() passes
         g.backward = Backward(bg.compile(), saved, tuple(refs), tuple(target_refs), attach, bg)
         g.through_autograd = False
 

@@ -18,11 +18,14 @@ process compiled and how many it loaded from the cache.
 Numerics: the steps compute in the same dtype and the same order as eager's numpy calls, so add,
 sub, mul, div, neg and the formulas written from them (sigmoid as 1 / (1 + exp(-x)), as eager)
 round as eager does. The transcendental functions come from LLVM's libm (`math.exp` ...) where
-eager uses numpy's (SIMD) loops: they may differ by an ulp or so.
+eager uses numpy's (SIMD) loops: they may differ by an ulp or so. In float32 groups `exp`, `tanh`,
+`sigmoid` and `silu` use ember.jit.vmath's vectorizable forms (NOTE [ Vectorized exp in fused
+kernels ]), also within about an ulp.
 """
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import importlib.util
 import os
@@ -31,7 +34,7 @@ import tempfile
 
 from ember.jit import config
 
-__all__ = ["EXPR", "ARITH", "kernel_source", "load", "cache_dir", "stats"]
+__all__ = ["EXPR", "EXPR32", "ARITH", "VECTOR32", "kernel_source", "load", "cache_dir", "stats"]
 
 # op name -> an expression over `x` (and `y`) in the group's dtype; `ONE`/`ZERO` are typed constants
 EXPR = {
@@ -49,6 +52,12 @@ EXPR = {
 # ops whose expression LLVM vectorizes (no libm call); the others call libm per value
 ARITH = frozenset({"neg", "abs", "square", "relu", "sqrt", "rsqrt", "reciprocal", "add", "sub", "mul", "div",
                    "maximum", "minimum"})
+
+# float32 groups: exp and the functions written from it use ember.jit.vmath's branch-free forms, which
+# vectorize (NOTE [ Vectorized exp in fused kernels ]); they join groups of any size
+EXPR32 = {**EXPR, "exp": "exp32(x)", "tanh": "tanh32(x)", "sigmoid": "ONE / (ONE + exp32(-x))",
+          "silu": "x * (ONE / (ONE + exp32(-x)))"}
+VECTOR32 = ARITH | {"exp", "tanh", "sigmoid", "silu"}
 
 _kernels: dict[str, tuple] = {}  # sha -> (serial, parallel), this process's loaded kernels
 
@@ -75,13 +84,15 @@ def kernel_source(dtype: str, kinds: str, ndim: int, n_scalar: int, steps: tuple
     body = [f"        a{j}i = a{j}[i]" for j in range(n_in) if kinds[j] == "a"]
     for k, (name, operands) in enumerate(steps):
         env = dict(zip("xy", (f"a{j}i" if kind == "a" else f"{kind}{j}" for kind, j in operands)))
-        expr = EXPR[name]
+        expr = (EXPR32 if dtype == "float32" else EXPR)[name]
         for var, val in env.items():
             expr = _subst_var(expr, var, val)
         body.append(f"        t{k} = {expr}")
     body += [f"        o{m}[i] = t{k}" for m, k in enumerate(outs)]
     loop = "\n".join(body)
-    head = (f"import math\nimport numba\nimport numpy as np\n\nONE = np.{dtype}(1.0)\nZERO = np.{dtype}(0.0)\n")
+    head = ("import math\nimport numba\nimport numpy as np\n"
+            + (f"from ember.jit.vmath import exp32, tanh32  # vmath {_vmath_sha()}\n" if dtype == "float32" else "")
+            + f"\nONE = np.{dtype}(1.0)\nZERO = np.{dtype}(0.0)\n")
     fns = []
     for name, par in (("serial", False), ("parallel", True)):
         deco = f"@numba.njit(cache=True, nogil=True, error_model='numpy'{', parallel=True' if par else ''})"
@@ -89,6 +100,16 @@ def kernel_source(dtype: str, kinds: str, ndim: int, n_scalar: int, steps: tuple
         fns.append(f"\n\n{deco}\ndef {name}({params}):\n" + "".join(p + "\n" for p in pre)
                    + f"    for i in {rng}(n):\n{loop}\n")
     return head + "".join(fns)
+
+
+@functools.cache
+def _vmath_sha() -> str:
+    """A hash of ember.jit.vmath's source, written into the kernels that inline it: Numba's cache of a kernel
+    checks only the kernel's own file, so a changed vmath must give the kernel another file (another name)."""
+    from ember.jit import vmath
+
+    with open(vmath.__file__, "rb") as f:
+        return hashlib.sha256(f.read()).hexdigest()[:16]
 
 
 def _subst_var(expr: str, var: str, val: str) -> str:

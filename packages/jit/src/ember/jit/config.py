@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-__all__ = ["cache_size_limit", "capture_call", "fuse", "fuse_parallel_min", "fuse_cache_dir", "fuse_libm_max"]
+__all__ = ["cache_size_limit", "capture_call", "fuse", "fuse_parallel_min", "fuse_cache_dir", "fuse_libm_max",
+           "optimizer_pass", "retain_memory"]
 
 # plans kept per compiled function (one per set of guards); past it, new guards run eagerly, with one warning
 cache_size_limit: int = 8
@@ -20,3 +21,10 @@ fuse_cache_dir: str | None = None
 # above this many elements a group takes no libm function (exp, sin, tanh, sigmoid ...): without Intel's
 # SVML, Numba calls them one value at a time, where numpy's own loops use SIMD and win (measured 3x on 64x1024)
 fuse_libm_max: int = 4096
+# an optimizer's `step()` in a plan runs as the optimizer's own one-pass update over all parameters
+# (`_replay_step`: the update kernels called directly, no dispatch; NOTE [ Optimizer steps in a plan ] in
+# ember.jit.graph) where it offers one; off: the step is called as in eager. Bitwise the same either way
+optimizer_pass: bool = True
+# before the first plan runs, raise glibc's malloc trim and mmap thresholds once (process-wide), so memory a
+# replay frees is reused by the next one instead of faulted in again (NOTE [ A replay's memory ] in ember.jit.memory)
+retain_memory: bool = True

@@ -7,7 +7,8 @@ on the CPU, whose tensor operands and result all have the result's shape and one
 `expand` of a scalar gradient), and whose other operands are Python numbers (cast to that dtype,
 as eager's numpy does under NEP 50). Anything else (another dtype, a mix of dtypes, a broadcast
 of a real shape, `alpha=`, an `Alias`) stays its own kernel call. Above `config.fuse_libm_max`
-elements, ops that call libm (exp, sin, tanh, sigmoid ...) stay eager's numpy (SIMD) loops too.
+elements, ops that call libm (sin, log ...; in float64 also exp, tanh, sigmoid) stay eager's numpy
+(SIMD) loops too; float32 exp, tanh, sigmoid and silu vectorize (ember.jit.vmath) and fuse at any size.
 
 Groups are grown in node order. A group is closed before a node that reads one of its results
 without joining it, before anything that writes (`out=`, in-place ops, call nodes) and before a
@@ -70,7 +71,8 @@ def _fusable(g, n) -> tuple | None:
     dt = res.dtype
     if dt.name not in ("float32", "float64") or res.device.type != "cpu" or _strides_ok(res.shape, res.strides) != "a":
         return None
-    if n.op.name not in codegen.ARITH and int(np.prod(res.shape)) > config.fuse_libm_max:
+    vector = codegen.VECTOR32 if dt.name == "float32" else codegen.ARITH  # ops whose loop vectorizes
+    if n.op.name not in vector and int(np.prod(res.shape)) > config.fuse_libm_max:
         return None
     n_in = 2 if n.op.name in ("add", "sub", "mul", "div", "maximum", "minimum") else 1
     if len(n.args) != n_in:

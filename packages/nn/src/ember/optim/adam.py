@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 
+import numpy as np
+
 from ember import autograd as ea
 from ember.core import Tensor
-from ember.core.ops.optim_kernels import adam_step
-from ember.optim.optimizer import Optimizer
+from ember.core.ops.optim_kernels import adam_kernel, adam_scalars, adam_step
+from ember.optim.optimizer import Optimizer, _flat, _FlatViews
 
 __all__ = ["Adam", "AdamW"]
 
@@ -71,6 +73,63 @@ class Adam(Optimizer):
                           float(group["lr"]), beta1, beta2, group["eps"], group["weight_decay"], amsgrad,
                           group["maximize"], group["decoupled_weight_decay"])
         return loss
+
+    def _replay_step(self) -> Callable[[], None] | None:
+        """`step()` as one pass of Adam kernel calls (NOTE [ An optimizer's step in a compiled plan ])."""
+        if type(self).step is not Adam.step:  # a subclass's own step: called as in eager
+            return None
+        flat = _FlatViews()
+        kernel = adam_kernel()
+
+        def run() -> None:
+            if self._step_hooked():
+                self.step()
+                return
+            work = []
+            state = self.state  # read at each call: load_state_dict replaces it
+            for group in self.param_groups:
+                amsgrad = group["amsgrad"]
+                for p in group["params"]:
+                    g = p._grad
+                    if g is None:
+                        continue
+                    st = state.get(p)
+                    pa = flat(p)
+                    if not st or pa is None or g._shape != p._shape:
+                        self.step()  # what eager does with them (state to make, a copy, an error)
+                        return
+                    m, v, vm = st["exp_avg"], st["exp_avg_sq"], st.get("max_exp_avg_sq")
+                    sa, ga, ma, va = flat(st["step"]), _flat(g, pa.dtype), flat(m, pa.dtype), flat(v, pa.dtype)
+                    vma = flat(vm, pa.dtype) if vm is not None else _NONE[pa.dtype.char]
+                    if (sa is None or ga is None or ma is None or va is None or vma is None
+                            or (amsgrad and vm is None) or m._shape != p._shape or v._shape != p._shape
+                            or (vm is not None and vm._shape != p._shape)):
+                        self.step()
+                        return
+                    work.append((group, p, sa, pa, ga, ma, va, vma, st))
+            last = last_step = scalars = None
+            for group, p, sa, pa, ga, ma, va, vma, st in work:
+                step = float(sa[0]) + 1  # float(state["step"]) + 1, then state["step"].fill_(step)
+                sa[0] = step
+                beta1, beta2 = group["betas"]
+                if group is not last or step != last_step or scalars[0].dtype != pa.dtype:
+                    last, last_step = group, step  # a group's parameters share their step count: one set of scalars
+                    scalars = adam_scalars(pa.dtype.type, step, float(group["lr"]), beta1, beta2, group["eps"],
+                                           group["weight_decay"], group["amsgrad"] and vma.size > 0, group["maximize"],
+                                           group["decoupled_weight_decay"])
+                kernel(pa, ga, ma, va, vma, *scalars)
+                st["step"]._storage.version += 1  # the versions the dispatcher bumps after fill_ and adam_step
+                p._storage.version += 1
+                st["exp_avg"]._storage.version += 1
+                st["exp_avg_sq"]._storage.version += 1
+                if vma.size:
+                    st["max_exp_avg_sq"]._storage.version += 1
+            self._opt_called = True
+
+        return run
+
+
+_NONE = {"f": np.empty(0, np.float32), "d": np.empty(0, np.float64)}  # no max_exp_avg_sq: the kernel's dummy
 
 
 class AdamW(Adam):

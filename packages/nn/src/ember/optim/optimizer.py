@@ -2,6 +2,17 @@
 
 Subclasses implement `step`, which updates each parameter with one fused kernel call of
 `ember.core.ops.optim_kernels` (no chain of small tensor ops per parameter).
+
+NOTE [ An optimizer's step in a compiled plan ]
+ember.jit records `opt.step()` inside a compiled training step as one call, and at replay asks
+`opt._replay_step()` for a function that does the same update without the dispatcher: the update
+kernels called directly on the parameters' flat arrays, one pass over all parameters, the
+hyper-parameters (`lr`, `betas` ...) read from `param_groups` and the step counters from `state` at
+every call, so an LR scheduler needs no new capture. It checks everything `step()` would have
+decided otherwise (a step hook, a parameter without state, a non-contiguous, non-CPU or complex
+tensor, a gradient of another shape, a subclass's own `step`) before it updates anything and
+then runs `step()` itself, so a replay always does what eager would. Optimizers without such a
+function (`_replay_step` returns None) are called as in eager.
 """
 
 from __future__ import annotations
@@ -11,6 +22,8 @@ from collections import OrderedDict, defaultdict
 from collections.abc import Callable, Iterable
 from copy import deepcopy
 from typing import Any
+
+import numpy as np
 
 from ember import autograd as ea
 from ember.core import Tensor
@@ -261,6 +274,16 @@ class Optimizer:
         """`hook(optimizer)` after `load_state_dict` has restored the state."""
         return self._register(self._optimizer_load_state_dict_post_hooks, hook, prepend)
 
+    def _replay_step(self) -> Callable[[], Any] | None:
+        """`step()` for a compiled plan (NOTE [ An optimizer's step in a compiled plan ]), or None: called
+        as in eager."""
+        return None
+
+    def _step_hooked(self) -> bool:
+        """Whether `step()` has hooks to run (its own or the global ones): a replayed step then calls it."""
+        return bool(_global_optimizer_pre_hooks or _global_optimizer_post_hooks or self._optimizer_step_pre_hooks
+                    or self._optimizer_step_post_hooks)
+
     def _closure_loss(self, closure: Callable | None):
         if closure is None:
             return None
@@ -275,6 +298,40 @@ class Optimizer:
         super().__init_subclass__(**kwargs)
         if "step" in cls.__dict__:
             cls.step = _with_hooks(cls.__dict__["step"])
+
+
+_REAL = (np.dtype(np.float32), np.dtype(np.float64))
+
+
+def _flat(t: Any, dtype: np.dtype | None = None) -> np.ndarray | None:
+    """A contiguous real CPU tensor's elements as a flat writable numpy view (of `dtype`'s tensors
+    only, when given), else None: a replayed step then runs `step()` instead."""
+    if not isinstance(t, Tensor) or t._storage.device.type != "cpu":
+        return None
+    a = t._np()
+    if a.dtype not in _REAL or (dtype is not None and a.dtype != dtype) or not a.flags.c_contiguous:
+        return None
+    return a.reshape(-1)
+
+
+class _FlatViews:
+    """`_flat` of the tensors a replayed step meets at every call (parameters, their state), kept between
+    calls: a tensor's view is made again when its numpy view changes (`Tensor._npc` is replaced whenever
+    its storage or geometry is: `.data =`, `set_`, `resize_`)."""
+
+    def __init__(self) -> None:
+        self._views: dict[int, tuple] = {}
+
+    def __call__(self, t: Any, dtype: np.dtype | None = None) -> np.ndarray | None:
+        npc = getattr(t, "_npc", None)
+        if npc is not None and npc[0] is t._storage._raw:
+            hit = self._views.get(id(t))
+            if hit is not None and hit[0] is npc and (dtype is None or hit[1].dtype == dtype):
+                return hit[1]
+        a = _flat(t, dtype)
+        if a is not None:
+            self._views[id(t)] = (t._npc, a)  # holding the view tuple keeps id(t) from naming another tensor
+        return a
 
 
 def _with_hooks(step: Callable) -> Callable:

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 
+import numpy as np
+
 from ember.core import Tensor
-from ember.core.ops.optim_kernels import sgd_step
-from ember.optim.optimizer import Optimizer
+from ember.core.ops.optim_kernels import sgd_step, sgd_update
+from ember.optim.optimizer import Optimizer, _flat
 
 __all__ = ["SGD"]
 
@@ -55,3 +57,45 @@ class SGD(Optimizer):
                 sgd_step(p, p.grad, buf, float(group["lr"]), momentum, group["dampening"], group["weight_decay"],
                          group["nesterov"], group["maximize"], first)
         return loss
+
+    def _replay_step(self) -> Callable[[], None] | None:
+        """`step()` as one pass of `sgd_update` calls (NOTE [ An optimizer's step in a compiled plan ])."""
+        if type(self).step is not SGD.step:  # a subclass's own step: called as in eager
+            return None
+
+        def run() -> None:
+            if self._step_hooked():
+                self.step()
+                return
+            work = []
+            state = self.state  # read at each call: load_state_dict replaces it
+            for group in self.param_groups:
+                momentum = group["momentum"]
+                for p in group["params"]:
+                    g = p._grad
+                    if g is None:
+                        continue
+                    pa = _flat(p)
+                    ga = ba = buf = None
+                    if pa is not None:
+                        ga = _flat(g, pa.dtype)
+                        if momentum == 0:
+                            ba = _NONE[pa.dtype.char]
+                        elif (buf := state.get(p, {}).get("momentum_buffer")) is not None:
+                            ba = _flat(buf, pa.dtype)
+                    if ga is None or ba is None or g._shape != p._shape or (buf is not None and buf._shape != p._shape):
+                        self.step()  # what eager does with them (a buffer to make, a copy, an error)
+                        return
+                    work.append((group, p, pa, ga, buf, ba))
+            for group, p, pa, ga, buf, ba in work:
+                sgd_update(pa, ga, ba, float(group["lr"]), group["momentum"], group["dampening"],
+                           group["weight_decay"], group["nesterov"], group["maximize"], False)
+                p._storage.version += 1  # the versions the dispatcher bumps after sgd_step
+                if buf is not None:
+                    buf._storage.version += 1
+            self._opt_called = True
+
+        return run
+
+
+_NONE = {"f": np.empty(0, np.float32), "d": np.empty(0, np.float64)}  # no momentum buffer: the kernel's dummy

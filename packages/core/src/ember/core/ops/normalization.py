@@ -9,6 +9,7 @@ is all its backward needs besides the input and the weight.
 from __future__ import annotations
 
 import numbers
+from functools import cache
 
 import numpy as np
 
@@ -147,10 +148,116 @@ Positional signature: `layer_norm(input, normalized_shape, weight, bias, eps)`; 
 rstd, weight)` -> (grad_input, grad_weight, grad_bias).""")
 
 
+@cache
+def _ln_kernels():
+    """Numba passes of layer_norm over rows `(R, n)` of a C-contiguous input (float32/float64): the row
+    statistics as float64 sums (`reassoc` lets them vectorize; nothing else is reordered), then one pass
+    per row in numpy's order of operations (numpy's ten whole-array float64 passes took 1.6 ms forward and
+    2.4 ms backward on GPT's 1024 x 128 rows)."""
+    import numba
+
+    sums = numba.njit(cache=True, nogil=True, fastmath={"reassoc"}, error_model="numpy")
+    plain = numba.njit(cache=True, nogil=True, fastmath=False, error_model="numpy")
+
+    @sums
+    def stats(x, eps, mean, rstd):
+        rows, n = x.shape
+        for i in range(rows):
+            s = 0.0
+            for j in range(n):
+                s += np.float64(x[i, j])
+            m = s / n
+            q = 0.0
+            for j in range(n):
+                d = np.float64(x[i, j]) - m
+                q += d * d
+            mean[i] = m
+            rstd[i] = 1.0 / np.sqrt(q / n + eps)
+
+    @plain
+    def forward(x, mean, rstd, w, b, out):
+        # out = ((x - mean) * rstd) rounded to x's dtype, then * w and + b in that dtype (empty w/b: none)
+        rows, n = x.shape
+        t = out.dtype.type
+        for i in range(rows):
+            m, r = mean[i], rstd[i]
+            for j in range(n):
+                v = t((np.float64(x[i, j]) - m) * r)
+                if w.size:
+                    v = v * w[j]
+                if b.size:
+                    v = v + b[j]
+                out[i, j] = v
+
+    @sums
+    def backward_stats(g, x, mean, rstd, w, a, c):
+        # per row: mean(g * w) and mean(g * w * xhat), in float64 (w: float64, ones without a weight)
+        rows, n = x.shape
+        for i in range(rows):
+            m, r = mean[i], rstd[i]
+            sa = 0.0
+            sc = 0.0
+            for j in range(n):
+                gx = np.float64(g[i, j]) * w[j]
+                sa += gx
+                sc += gx * ((np.float64(x[i, j]) - m) * r)
+            a[i] = sa / n
+            c[i] = sc / n
+
+    @plain
+    def backward(g, x, mean, rstd, w, a, c, gi, gw, gb):
+        # gi = rstd * (g w - mean(g w) - xhat mean(g w xhat)); gw, gb (float64, zeroed) summed over rows
+        rows, n = x.shape
+        t = gi.dtype.type
+        for i in range(rows):
+            m, r, ai, ci = mean[i], rstd[i], a[i], c[i]
+            for j in range(n):
+                gg = np.float64(g[i, j])
+                xh = (np.float64(x[i, j]) - m) * r
+                gi[i, j] = t(r * (gg * w[j] - ai - xh * ci))
+                gw[j] += gg * xh
+                gb[j] += gg
+
+    return stats, forward, backward_stats, backward
+
+
+def _ln_rows(x: np.ndarray, k: int) -> np.ndarray | None:
+    """`x` as `(rows, n)` over its last `k` dims for the Numba passes, or None (another dtype or layout)."""
+    if x.dtype not in _LN_DTYPES or not x.flags.c_contiguous or x.ndim < k or x.size == 0:
+        return None
+    return x.reshape(-1, int(np.prod(x.shape[x.ndim - k:])))
+
+
+_LN_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
+
+
+def _ln_vec(t: Tensor | None, n: int, dtype) -> np.ndarray | None:
+    """A weight or bias as a flat contiguous `(n,)` array of `dtype` (empty for None), or None."""
+    if t is None:
+        return np.empty(0, dtype)
+    a = t._np()
+    return np.ascontiguousarray(a).reshape(-1) if a.dtype == dtype and a.size == n else None
+
+
 @layer_norm_op.register("cpu")
 def _layer_norm_cpu(input, normalized_shape, weight, bias, eps):
     x = input._np()
-    mean, rstd = _rows_norm(x, len(normalized_shape), eps)
+    k = len(normalized_shape)
+    x2 = _ln_rows(x, k)
+    w = b = None
+    if x2 is not None:
+        w, b = _ln_vec(weight, x2.shape[1], x.dtype), _ln_vec(bias, x2.shape[1], x.dtype)
+    if x2 is not None and w is not None and b is not None:
+        stats, forward, _, _ = _ln_kernels()
+        rows = x2.shape[0]
+        mean, rstd = np.empty(rows), np.empty(rows)
+        stats(x2, float(eps), mean, rstd)
+        out = np.empty_like(x2)
+        forward(x2, mean, rstd, w, b, out)
+        shp = x.shape[:x.ndim - k] + (1,) * k
+        return wrap(out.reshape(x.shape)), wrap(mean.astype(x.dtype).reshape(shp)), \
+            wrap(rstd.astype(x.dtype).reshape(shp))
+    mean, rstd = _rows_norm(x, k, eps)
     out = ((x - mean) * rstd).astype(x.dtype)
     if weight is not None:
         out *= weight._np()
@@ -168,8 +275,26 @@ kernels take the mean again from the input, more exactly than the saved one (see
 
 @layer_norm_backward.register("cpu")
 def _layer_norm_backward_cpu(grad, input, normalized_shape, mean, rstd, weight):
-    g, x = grad._np().astype(np.float64), input._np()
+    x = input._np()
     k = len(normalized_shape)
+    x2 = _ln_rows(x, k)
+    if x2 is not None and tuple(grad._shape) == x.shape and (weight is None or weight._np().size == x2.shape[1]):
+        stats, _, backward_stats, backward = _ln_kernels()
+        rows, n = x2.shape
+        g2 = np.ascontiguousarray(grad._np()).reshape(rows, n)
+        r = np.ascontiguousarray(rstd._np(), dtype=np.float64).reshape(-1)
+        if r.size == rows:
+            w = np.ascontiguousarray(weight._np(), dtype=np.float64).reshape(-1) if weight is not None else np.ones(n)
+            m, unused = np.empty(rows), np.empty(rows)
+            stats(x2, 0.0, m, unused)  # the exact mean again (see _exact_mean)
+            a, c = np.empty(rows), np.empty(rows)
+            backward_stats(g2, x2, m, r, w, a, c)
+            gi, gw, gb = np.empty(x2.shape, x.dtype), np.zeros(n), np.zeros(n)
+            backward(g2, x2, m, r, w, a, c, gi, gw, gb)
+            nshape = x.shape[x.ndim - k:]
+            return wrap(gi.reshape(x.shape)), wrap(gw.astype(x.dtype).reshape(nshape)), \
+                wrap(gb.astype(x.dtype).reshape(nshape))
+    g = grad._np().astype(np.float64)
     axes = tuple(range(x.ndim - k, x.ndim))
     lead = tuple(range(x.ndim - k))
     r = rstd._np().astype(np.float64)

@@ -26,7 +26,10 @@ __all__ = ["sgd_step", "adam_step", "rmsprop_step", "adagrad_step", "adamax_step
 def _kernels():
     import numba
 
-    jit = numba.njit(cache=True, nogil=True, no_cfunc_wrapper=True, fastmath=False)
+    # error_model="numpy": a division by zero gives inf/nan as PyTorch's kernels do, and with no
+    # ZeroDivisionError branch in the loop LLVM vectorizes it (Adam on 400k floats: 1.65 ms -> 0.21 ms)
+    jit = numba.njit(cache=True, nogil=True, fastmath=False, error_model="numpy",
+                     no_cfunc_wrapper=True)
 
     # all arrays: 1-D, contiguous, one dtype; scalars already cast to that dtype
     @jit
@@ -54,27 +57,34 @@ def _kernels():
         # w1 = 1 - beta1 and w2 = 1 - beta2 come cast from Python's doubles, as PyTorch casts its scalars;
         # `one` and np.sqrt keep every step in p's dtype (an int literal or math.sqrt would promote a
         # float32 update to float64, which PyTorch's float32 kernel does not, and cost 25% more time)
+        # each element is loaded once and stored once (locals, not re-reads), so the loop vectorizes
         one = p.dtype.type(1)
         for i in range(p.size):
+            pi = p[i]
             d = -g[i] if maximize else g[i]
             if wd != 0:
                 if decoupled:
-                    p[i] = p[i] * lr_decay_factor
+                    pi = pi * lr_decay_factor
                 else:
-                    d = d + wd * p[i]
+                    d = d + wd * pi
             # lerp exactly as PyTorch's CPU kernel (weight < 0.5 branch from self, else from end)
+            mi = m[i]
             if w1 < 0.5:
-                m[i] = m[i] + w1 * (d - m[i])
+                mi = mi + w1 * (d - mi)
             else:
-                m[i] = d - (d - m[i]) * (one - w1)
-            v[i] = v[i] * beta2 + w2 * (d * d)
+                mi = d - (d - mi) * (one - w1)
+            m[i] = mi
+            vi = v[i] * beta2 + w2 * (d * d)
+            v[i] = vi
             if amsgrad:
-                if not vmax[i] >= v[i]:  # torch.maximum: NaN propagates
-                    vmax[i] = v[i]
-                denom = np.sqrt(vmax[i]) / bc2_sqrt + eps
+                vmi = vmax[i]
+                if not vmi >= vi:  # torch.maximum: NaN propagates
+                    vmi = vi
+                vmax[i] = vmi
+                denom = np.sqrt(vmi) / bc2_sqrt + eps
             else:
-                denom = np.sqrt(v[i]) / bc2_sqrt + eps
-            p[i] = p[i] + (-step_size) * (m[i] / denom)
+                denom = np.sqrt(vi) / bc2_sqrt + eps
+            p[i] = pi + (-step_size) * (mi / denom)
 
     @jit
     def rmsprop(p, g, sq, gavg, buf, lr, alpha, w, eps, wd, momentum, centered, maximize):
@@ -223,11 +233,18 @@ first)`: `first` says the momentum buffer is being initialised (it becomes the g
 
 @sgd_step.register("cpu")
 def _sgd_cpu(param, grad, buf, lr, momentum, dampening, weight_decay, nesterov, maximize, first):
-    c = param._dtype.to_real().np.type  # a complex parameter updates as its (real, imag) pairs
-    k = _kernels()["sgd"]
-    _run(param, grad, (buf,), lambda p, g, b: k(p, g, b, c(lr), c(momentum), c(1 - dampening), c(weight_decay),
-                                                 bool(nesterov), bool(maximize), bool(first)))
+    _run(param, grad, (buf,), lambda p, g, b: sgd_update(p, g, b, lr, momentum, dampening, weight_decay, nesterov,
+                                                          maximize, first))
     return param
+
+
+def sgd_update(p: np.ndarray, g: np.ndarray, buf: np.ndarray, lr, momentum, dampening, weight_decay, nesterov,
+               maximize, first) -> None:
+    """`sgd_step`'s update on flat contiguous arrays of one real dtype (`buf` empty without momentum): the
+    kernel behind the op, also called by an optimizer's fused step in a compiled plan (ember.jit)."""
+    c = p.dtype.type
+    _kernels()["sgd"](p, g, buf, c(lr), c(momentum), c(1 - dampening), c(weight_decay), bool(nesterov),
+                      bool(maximize), bool(first))
 
 
 adam_step = declare("adam_step", differentiable=False, mutates=(0, 2, 3, 4), doc="""Adam/AdamW update of one parameter.
@@ -240,16 +257,33 @@ increment; `decoupled` applies AdamW's weight decay (param *= 1 - lr * weight_de
 @adam_step.register("cpu")
 def _adam_cpu(param, grad, exp_avg, exp_avg_sq, max_exp_avg_sq, step, lr, beta1, beta2, eps, weight_decay,
               amsgrad, maximize, decoupled):
-    c = param._dtype.to_real().np.type  # a complex parameter updates as its (real, imag) pairs
+    _run(param, grad, (exp_avg, exp_avg_sq, max_exp_avg_sq),
+         lambda p, g, m, v, vm: adam_update(p, g, m, v, vm, step, lr, beta1, beta2, eps, weight_decay, amsgrad,
+                                            maximize, decoupled))
+    return param
+
+
+def adam_update(p: np.ndarray, g: np.ndarray, m: np.ndarray, v: np.ndarray, vm: np.ndarray, step, lr, beta1, beta2,
+                eps, weight_decay, amsgrad, maximize, decoupled) -> None:
+    """`adam_step`'s update on flat contiguous arrays of one real dtype (`vm` empty without amsgrad)."""
+    adam_kernel()(p, g, m, v, vm, *adam_scalars(p.dtype.type, step, lr, beta1, beta2, eps, weight_decay,
+                                                 bool(amsgrad and vm.size), maximize, decoupled))
+
+
+def adam_kernel():
+    """The compiled Adam update `kernel(p, g, m, v, vm, *adam_scalars(...))` over flat arrays: called by
+    `adam_step` and by an optimizer's one-pass step in a compiled plan (ember.jit)."""
+    return _kernels()["adam"]
+
+
+def adam_scalars(c, step, lr, beta1, beta2, eps, weight_decay, amsgrad, maximize, decoupled) -> tuple:
+    """`adam_kernel`'s scalar arguments: PyTorch's bias corrections in Python's doubles, cast to the
+    parameter's dtype `c` (a numpy scalar type) as PyTorch's kernels cast them."""
     bc1 = 1 - beta1 ** step
     bc2 = 1 - beta2 ** step
     step_size = lr / bc1
-    k = _kernels()["adam"]
-    _run(param, grad, (exp_avg, exp_avg_sq, max_exp_avg_sq),
-         lambda p, g, m, v, vm: k(p, g, m, v, vm, c(1 - lr * weight_decay), c(1 - beta1), c(1 - beta2), c(beta2),
-                                  c(eps), c(weight_decay), c(step_size), c(math.sqrt(bc2)), bool(amsgrad and vm.size),
-                                  bool(maximize), bool(decoupled)))
-    return param
+    return (c(1 - lr * weight_decay), c(1 - beta1), c(1 - beta2), c(beta2), c(eps), c(weight_decay), c(step_size),
+            c(math.sqrt(bc2)), bool(amsgrad), bool(maximize), bool(decoupled))
 
 
 rmsprop_step = declare("rmsprop_step", differentiable=False, mutates=(0, 2, 3, 4), doc="""RMSprop update of a parameter.
