@@ -21,12 +21,18 @@ from ember.core.tensor import Tensor
 __all__ = ["logaddexp", "logaddexp2", "nan_to_num", "nan_to_num_", "deg2rad", "deg2rad_", "rad2deg", "rad2deg_",
            "bitwise_left_shift", "bitwise_right_shift", "bitwise_not", "gcd", "gcd_", "lcm", "lcm_", "frexp",
            "ldexp", "ldexp_", "nextafter", "heaviside", "isposinf", "isneginf", "positive",
-           "arccosh", "arcsinh", "arctanh", "arccosh_", "arcsinh_", "arctanh_", "DtypeNotImplemented"]
+           "arccosh", "arcsinh", "arctanh", "arccosh_", "arcsinh_", "arctanh_", "DtypeNotImplemented",
+           "not_implemented_for"]
 
 
 
 class DtypeNotImplemented(NotImplementedError, TypeError):
     """An op with no kernel for a dtype: NotImplementedError as PyTorch raises, TypeError by ember's rule."""
+
+
+def not_implemented_for(kernel: str, dt: dtypes.dtype) -> DtypeNotImplemented:
+    """PyTorch's refusal of a dtype its kernel `kernel` has no instance for: `"kernel" not implemented for 'Long'`."""
+    return DtypeNotImplemented(f"\"{kernel}\" not implemented for '{dtypes.TORCH_NAMES.get(dt.name, dt.name)}'")
 
 
 def _refuse(op: str, x) -> None:

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ember.core import dtypes
 from ember.core.dispatch import declare
 from ember.core.ops import numba_nn
 from ember.core.ops.conv import Size2
@@ -239,8 +240,39 @@ def _check_input(op: str, input, nd: int) -> None:
     if input.ndim not in (nd + 1, nd + 2) or any(s == 0 for s in input.shape[1:]):
         raise RuntimeError(f"{op}: Expected {nd + 1}D or {nd + 2}D (batch mode) tensor with optional 0 dim batch "
                            f"size for input, but got: {list(input.shape)}")
-    if not input.dtype.is_floating_point:
-        raise TypeError(f"{op}: expected a floating point input; got {describe(input)}")
+
+
+def _check_dtype(input: Tensor, kernel: str, integers: str | None = None) -> None:
+    """PyTorch's CPU dtype dispatch of a pooling kernel: floating point always; `integers` "all" (but bool) or
+    "long" (int64 only) also compute; any other dtype raises `"kernel" not implemented for 'Long'`."""
+    dt = input._dtype
+    if dt.is_floating_point:
+        return
+    if dt.is_complex or dt is dtypes.bool or integers is None or (integers == "long" and dt is not dtypes.int64):
+        from ember.core.ops.numeric import not_implemented_for
+
+        raise not_implemented_for(kernel, dt)
+
+
+def _avg_pool_int(input: Tensor, k, s, p, ceil_mode: bool, count_include_pad: bool, divisor_override,
+                  cuda_kernel: str) -> Tensor:
+    """Integer (int64) average pooling over the last 2 or 3 dims, as PyTorch's integer kernels: an int64
+    window sum divided with truncation toward zero (not separable, so in one pass). No gradient flows into
+    integers, so it is a forward kernel only; PyTorch's CUDA kernels are floating point only, and so are ours."""
+    if input.device.type != "cpu":
+        from ember.core.ops.numeric import not_implemented_for
+
+        raise not_implemented_for(cuda_kernel, input._dtype)
+    a = input._np()
+    nd = len(k)
+    lead, spatial = a.shape[:-nd], (1,) * (3 - nd) + a.shape[-nd:]
+    k, s, p = (1,) * (3 - nd) + tuple(k), (1,) * (3 - nd) + tuple(s), (0,) * (3 - nd) + tuple(p)
+    x = np.ascontiguousarray(a, dtype=np.int64).reshape(-1, *spatial)
+    o = tuple(_pool_out(n, kk, ss, pp, 1, ceil_mode) for n, kk, ss, pp in zip(spatial, k, s, p))
+    out = np.empty((x.shape[0], *o), dtype=np.int64)
+    if out.size:
+        numba_nn.avg_pool3d_int()(x, out, *k, *s, *p, bool(count_include_pad), int(divisor_override or 0))
+    return wrap(out.reshape(*lead, *o[3 - nd:]))
 
 
 def _check_window(op: str, input, k, s, p, d, ceil_mode) -> tuple[int, int]:
@@ -289,6 +321,7 @@ def max_pool2d(input: Tensor, kernel_size: Size2, stride: Size2 | None = None, p
         _pair(stride, "stride", "max_pool2d")
     p, d = _pair(padding, "padding", "max_pool2d"), _pair(dilation, "dilation", "max_pool2d")
     _check_window("max_pool2d", input, k, s, p, d, ceil_mode)
+    _check_dtype(input, "max_pool2d", "all")
     out, idx = max_pool2d_with_indices(input, k, s, p, d, bool(ceil_mode))
     return (out, idx) if return_indices else out
 
@@ -319,6 +352,8 @@ def max_pool1d(input: Tensor, kernel_size: Size2, stride: Size2 | None = None, p
     Indices are positions along L.
     """
     _check_input("max_pool1d", input, 1)
+    if not return_indices:  # PyTorch's max_pool1d_impl (no indices) is floating point only
+        _check_dtype(input, "max_pool1d_impl")
     k = _one(kernel_size)
     return _via_2d(max_pool2d, input, (1, k), (1, _one(stride, k)), (0, _one(padding)), (1, _one(dilation)),
                    ceil_mode, return_indices)
@@ -345,6 +380,10 @@ def avg_pool2d(input: Tensor, kernel_size: Size2, stride: Size2 | None = None, p
     if divisor_override is not None and divisor_override == 0:
         raise RuntimeError("divisor must be not zero")
     _check_window("avg_pool2d", input, k, s, p, (1, 1), ceil_mode)
+    _check_dtype(input, "avg_pool2d", "long")
+    if input._dtype is dtypes.int64:
+        return _avg_pool_int(input, k, s, p, bool(ceil_mode), bool(count_include_pad), divisor_override,
+                             "avg_pool2d_out_cuda_frame")
     return avg_pool2d_op(input, k, s, p, bool(ceil_mode), bool(count_include_pad), divisor_override)
 
 
@@ -369,6 +408,31 @@ def _adaptive_size(op: str, input: Tensor, output_size, nd: int) -> tuple[int, .
     return sizes
 
 
+def _global_mean(input, output_size, nd: int):
+    """PyTorch's shortcut for an adaptive average pool to all-ones: the mean over the last `nd` dims, kept
+    (so an empty dim gives NaN, the mean of nothing, and integers get mean()'s refusal); None if not all ones."""
+    if not isinstance(input, Tensor):
+        return None
+    sizes = (output_size,) * nd if isinstance(output_size, int | np.integer) else tuple(output_size)
+    if len(sizes) != nd or any(v is None or int(v) != 1 for v in sizes) or input.ndim < nd:
+        return None
+    from ember.core.ops.reduce import mean
+
+    return mean(input, tuple(range(-nd, 0)), keepdim=True)
+
+
+def _check_adaptive(op: str, input: Tensor, nd: int) -> None:
+    """PyTorch's adaptive-pool checks: the rank, then no empty spatial dim (channels and batch may be empty)."""
+    if not isinstance(input, Tensor):
+        raise TypeError(f"{op}: expected a tensor; got {describe(input)}")
+    if input.ndim not in (nd + 1, nd + 2):
+        raise RuntimeError(f"{op}(): Expected {nd + 1}D or {nd + 2}D tensor, but got {list(input.shape)}")
+    for i in range(input.ndim - nd, input.ndim):
+        if input.shape[i] == 0:
+            raise RuntimeError(f"{op}(): Expected input to have non-zero size for non-batch dimensions, but input "
+                               f"has sizes {list(input.shape)} with dimension {i} being empty")
+
+
 def adaptive_avg_pool2d(input: Tensor, output_size: Size2 | tuple[int | None, ...]) -> Tensor:
     """Adaptive 2-D average pooling to `output_size` (an int, a pair, None keeps a dim).
 
@@ -376,26 +440,35 @@ def adaptive_avg_pool2d(input: Tensor, output_size: Size2 | tuple[int | None, ..
     >>> ec.adaptive_avg_pool2d(ec.arange(16.0).reshape(1, 1, 4, 4), 1).tolist()
     [[[[7.5]]]]
     """
-    _check_input("adaptive_avg_pool2d", input, 2)
-    return adaptive_avg_pool2d_op(input, _adaptive_size("adaptive_avg_pool2d", input, output_size, 2))
+    r = _global_mean(input, output_size, 2)
+    if r is not None:
+        return r
+    _check_adaptive("adaptive_avg_pool2d", input, 2)
+    sizes = _adaptive_size("adaptive_avg_pool2d", input, output_size, 2)
+    _check_dtype(input, "adaptive_avg_pool2d")
+    return adaptive_avg_pool2d_op(input, sizes)
 
 
 def adaptive_max_pool2d(input: Tensor, output_size: Size2 | tuple[int | None, ...], return_indices: bool = False):
     """Adaptive 2-D max pooling to `output_size`, optionally returning the flat indices."""
-    _check_input("adaptive_max_pool2d", input, 2)
-    out, idx = adaptive_max_pool2d_op(input, _adaptive_size("adaptive_max_pool2d", input, output_size, 2))
+    _check_adaptive("adaptive_max_pool2d", input, 2)
+    sizes = _adaptive_size("adaptive_max_pool2d", input, output_size, 2)
+    _check_dtype(input, "adaptive_max_pool2d")
+    out, idx = adaptive_max_pool2d_op(input, sizes)
     return (out, idx) if return_indices else out
 
 
 def adaptive_avg_pool1d(input: Tensor, output_size: Size2 | tuple[int | None, ...]) -> Tensor:
     """Adaptive 1-D average pooling over `(N, C, L)` or `(C, L)`."""
-    _check_input("adaptive_avg_pool1d", input, 1)
+    if isinstance(input, Tensor) and input.ndim not in (2, 3):
+        raise RuntimeError(f"Expected 2 to 3 dimensions, but got {input.ndim}-dimensional tensor for argument #1 "
+                           f"'self' (while checking arguments for adaptive_avg_pool1d)")
     return _via_2d(adaptive_avg_pool2d, input, (1, _one(output_size)))
 
 
 def adaptive_max_pool1d(input: Tensor, output_size: Size2 | tuple[int | None, ...], return_indices: bool = False):
     """Adaptive 1-D max pooling over `(N, C, L)` or `(C, L)`."""
-    _check_input("adaptive_max_pool1d", input, 1)
+    _check_adaptive("adaptive_max_pool1d", input, 1)
     return _via_2d(adaptive_max_pool2d, input, (1, _one(output_size)), return_indices)
 
 
@@ -507,6 +580,7 @@ def max_pool3d(input: Tensor, kernel_size: Size2, stride: Size2 | None = None, p
     _check_input("max_pool3d", input, 3)
     k, s, p, d = _window3d_args("max_pool3d", kernel_size, stride, padding, dilation)
     _check_window3d("max_pool3d", input, k, s, p, d, ceil_mode)
+    _check_dtype(input, "max_pool3d", "all")
     ceil_mode = bool(ceil_mode)
     out, idx = _two_passes(
         _as_batched(input),
@@ -534,6 +608,10 @@ def avg_pool3d(input: Tensor, kernel_size: Size2, stride: Size2 | None = None, p
     if divisor_override is not None and divisor_override == 0:
         raise RuntimeError("divisor must be not zero")
     _check_window3d("avg_pool3d", input, k, s, p, (1, 1, 1), ceil_mode)
+    _check_dtype(input, "avg_pool3d_out_frame", "long")
+    if input._dtype is dtypes.int64:
+        return _avg_pool_int(input, k, s, p, bool(ceil_mode), bool(count_include_pad), divisor_override,
+                             "avg_pool3d_out_cuda")
     ceil_mode, cip = bool(ceil_mode), bool(count_include_pad)
     div = None if divisor_override is None else 1  # sums in both passes, divided once at the end
     out, _ = _two_passes(_as_batched(input),
@@ -551,8 +629,12 @@ def adaptive_avg_pool3d(input: Tensor, output_size: Size2 | tuple[int | None, ..
     >>> ec.adaptive_avg_pool3d(ec.arange(8.0).reshape(1, 1, 2, 2, 2), 1).tolist()
     [[[[[3.5]]]]]
     """
-    _check_input("adaptive_avg_pool3d", input, 3)
+    r = _global_mean(input, output_size, 3)
+    if r is not None:
+        return r
+    _check_adaptive("adaptive_avg_pool3d", input, 3)
     do, ho, wo = _adaptive_size("adaptive_avg_pool3d", input, output_size, 3)
+    _check_dtype(input, "adaptive_avg_pool3d_cpu")
     if 0 in (do, ho, wo):
         return _empty_adaptive_3d(input, (do, ho, wo), False)
     out, _ = _two_passes(_as_batched(input), lambda x: adaptive_avg_pool2d_op(x, (ho, wo)),
@@ -562,8 +644,9 @@ def adaptive_avg_pool3d(input: Tensor, output_size: Size2 | tuple[int | None, ..
 
 def adaptive_max_pool3d(input: Tensor, output_size: Size2 | tuple[int | None, ...], return_indices: bool = False):
     """Adaptive 3-D max pooling to `output_size`, optionally returning the flat `d * H * W + h * W + w` indices."""
-    _check_input("adaptive_max_pool3d", input, 3)
+    _check_adaptive("adaptive_max_pool3d", input, 3)
     do, ho, wo = _adaptive_size("adaptive_max_pool3d", input, output_size, 3)
+    _check_dtype(input, "adaptive_max_pool3d_cpu")
     if 0 in (do, ho, wo):
         return _empty_adaptive_3d(input, (do, ho, wo), return_indices)
     out, idx = _two_passes(_as_batched(input), lambda x: adaptive_max_pool2d_op(x, (ho, wo)),
