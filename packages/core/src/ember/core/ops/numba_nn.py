@@ -26,7 +26,8 @@ __all__ = [
     "kernel_array", "threshold_backward", "hardtanh_backward", "im2col", "col2im", "depthwise_conv",
     "depthwise_conv_backward_input", "depthwise_conv_backward_weight", "channel_stats", "channel_affine",
     "batch_norm_backward", "max_pool2d", "max_pool2d_2x2", "index_scatter_add", "avg_pool2d", "avg_pool2d_backward",
-    "avg_pool3d_int", "adaptive_pool2d", "adaptive_avg_pool2d_backward", "rows_scatter_add", "embedding_bag", "embedding_bag_backward"
+    "avg_pool3d_int", "adaptive_pool2d", "adaptive_avg_pool2d_backward", "rows_scatter_add", "embedding_bag",
+    "embedding_bag_backward"
 ]
 
 

@@ -321,9 +321,20 @@ def _prep(op: str, input: Tensor, dim, dtype, stacklevel) -> tuple[Tensor, int]:
         from ember.core.ops.layout import to
 
         input = to(input, dtype)
-    if not input._dtype.is_floating_point:
-        raise TypeError(f"{op}: expected a floating point tensor (or pass dtype=); got {describe(input)}")
+    if not input._dtype.is_floating_point and input.numel():  # (PyTorch returns an empty input as it is)
+        from ember.core.ops.numeric import not_implemented_for
+
+        kernel = ("log_softmax" if op == "log_softmax" else "softmax") + \
+            ("_lastdim_kernel_impl" if d == max(input.ndim - 1, 0) else "_kernel_impl")
+        raise not_implemented_for(kernel, input._dtype)
     return input, d
+
+
+def _empty_like(x: Tensor) -> Tensor:
+    """The result for an empty non-floating input: an empty tensor of its dtype, as PyTorch returns."""
+    from ember.core.creation import empty
+
+    return empty(x.shape, dtype=x.dtype, device=x.device)
 
 
 def softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype=None) -> Tensor:
@@ -338,7 +349,7 @@ def softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype=N
         [0.09, 0.2447, 0.6652]
     """
     x, d = _prep("softmax", input, dim, dtype, _stacklevel)
-    return softmax_op(x, d)
+    return softmax_op(x, d) if x._dtype.is_floating_point else _empty_like(x)
 
 
 def log_softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype=None) -> Tensor:
@@ -350,15 +361,17 @@ def log_softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dty
         [-2.4076, -1.4076, -0.4076]
     """
     x, d = _prep("log_softmax", input, dim, dtype, _stacklevel)
-    return log_softmax_op(x, d)
+    return log_softmax_op(x, d) if x._dtype.is_floating_point else _empty_like(x)
 
 
 def softmin(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype=None) -> Tensor:
     """`softmax(-input, dim)`, as `torch.nn.functional.softmin`."""
     from ember.core.ops import elementwise as ew
 
+    if isinstance(input, Tensor):  # negated in its own dtype first, as PyTorch (bool refuses, uint8 wraps)
+        input = ew.neg(input)
     x, d = _prep("softmin", input, dim, dtype, _stacklevel)
-    return softmax_op(ew.neg(x), d)
+    return softmax_op(x, d) if x._dtype.is_floating_point else _empty_like(x)
 
 
 attach("softmax", softmax)

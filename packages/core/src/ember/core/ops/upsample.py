@@ -16,7 +16,7 @@ import numpy as np
 
 from ember.core.dispatch import declare
 from ember.core.ops._util import wrap
-from ember.core.tensor import Tensor, describe
+from ember.core.tensor import Tensor
 
 __all__ = ["interpolate", "upsample", "upsample_nearest", "upsample_bilinear", "upsample_backward", "pixel_shuffle",
            "pixel_unshuffle"]
@@ -158,8 +158,6 @@ def interpolate(input: Tensor, size: int | tuple[int, ...] | None = None,
         raise NotImplementedError(f"interpolate: mode {mode!r} is not supported by ember")
     if antialias:
         raise NotImplementedError("interpolate: antialias is not supported by ember")
-    if not input.dtype.is_floating_point:
-        raise TypeError(f"interpolate: expected a floating point input; got {describe(input)}")
     if (size is None) == (scale_factor is None):
         raise ValueError("only one of size or scale_factor should be defined" if size is not None
                          else "either size or scale_factor should be defined")
@@ -182,11 +180,33 @@ def interpolate(input: Tensor, size: int | tuple[int, ...] | None = None,
             raise RuntimeError("value cannot be converted to type int64_t without overflow")
         out = tuple(int(math.floor(n * s)) for n, s in zip(spatial, sf))
         scales = None if recompute_scale_factor else sf
-    if mode == "area":
+    if mode == "area":  # (the pools refuse non-floating dtypes in PyTorch's words)
         from ember.core.ops import pool
 
         return (pool.adaptive_avg_pool1d, pool.adaptive_avg_pool2d, pool.adaptive_avg_pool3d)[nd - 1](input, out)
+    if not input.dtype.is_floating_point:
+        return _interpolate_integer(input, out, mode, align_corners, scales, nd)
     return upsample_op(input, out, mode, align_corners, scales)
+
+
+def _interpolate_integer(input: Tensor, out, mode: str, align_corners, scales, nd: int) -> Tensor:
+    """PyTorch's CPU interpolation of a non-floating input: uint8 'nearest' copies values (so the float32
+    kernel, exact on bytes, serves); the rest raises its kernel's refusal. uint8 'bilinear' PyTorch computes
+    in fixed point with its own rounding, which ember does not reproduce: a plain NotImplementedError."""
+    from ember.core import dtypes
+    from ember.core.ops.layout import to
+    from ember.core.ops.numeric import DtypeNotImplemented, not_implemented_for
+
+    dt = input.dtype
+    nearest = mode in ("nearest", "nearest-exact")
+    if dt is dtypes.uint8 and nearest:
+        return to(upsample_op(to(input, dtypes.float32), out, mode, align_corners, scales), dtypes.uint8)
+    if dt is dtypes.uint8 and mode == "bilinear":
+        raise DtypeNotImplemented("interpolate: ember does not compute uint8 'bilinear' (PyTorch rounds it in "
+                                  "fixed point); convert the input to float first")
+    if nd == 2:
+        raise not_implemented_for(f"upsample_{'nearest' if nearest else 'bilinear'}2d_channels_last", dt)
+    raise not_implemented_for(f"compute_indices_weights_{'nearest' if nearest else 'linear'}", dt)
 
 
 def upsample(input: Tensor, size=None, scale_factor=None, mode: str = "nearest",
