@@ -8,7 +8,6 @@ pooling backward ops gather: every input element sums the windows that cover it.
 
 from __future__ import annotations
 
-import math
 from functools import cache
 
 from numba import cuda
@@ -29,7 +28,7 @@ def max_pool_function(acc_t):
             ow = i % wo
             oh = (i // wo) % ho
             p = i // (wo * ho)
-            best = acc_t(-math.inf)
+            best = acc_t(0)  # replaced by the first valid tap (arg < 0): no -inf, which integers lack
             arg = -1
             for a in range(kh):
                 r = oh * sh - ph + a * dh
