@@ -203,3 +203,30 @@ def test_loss_primitives_validate_targets_themselves():
         S.cross_entropy_op(E.zeros(2, 3), E.tensor([0, -2]), None, "mean", -100, 0.0)
     with pytest.raises(IndexError, match=r"^Target 3 is out of bounds\.$"):
         S.nll_loss_backward(E.ones(()), E.zeros(2, 3), E.tensor([3, 0]), None, "mean", -100, E.tensor(1.0))
+
+
+@pytest.mark.parametrize(("fn", "dim", "kernel"), [
+    (E.softmax, -1, "softmax_lastdim_kernel_impl"), (E.softmax, 0, "softmax_kernel_impl"),
+    (E.log_softmax, 1, "log_softmax_lastdim_kernel_impl"), (E.log_softmax, 0, "log_softmax_kernel_impl"),
+    (E.softmin, 1, "softmax_lastdim_kernel_impl")])
+@pytest.mark.parametrize(("dtype", "name"), [(E.int64, "Long"), (E.uint8, "Byte"), (E.int8, "Char"),
+                                             (E.complex64, "ComplexFloat")])
+def test_softmax_family_refuses_non_floating_input_as_pytorch(fn, dim, kernel, dtype, name):
+    x = E.ones(2, 3, dtype=dtype)
+    with pytest.raises(NotImplementedError, match=f"^\"{kernel}\" not implemented for '{name}'$"):
+        fn(x, dim)
+    with pytest.raises(TypeError):  # and a TypeError, by ember's rule for dtype errors
+        fn(x, dim)
+    if not dtype.is_complex:  # (casting complex to real warns, as PyTorch's)
+        assert fn(x, dim, dtype=E.float64).dtype is E.float64  # dtype= casts first, as PyTorch
+    empty = fn(E.zeros(0, 3, dtype=dtype), 0)  # PyTorch returns an empty input in its dtype
+    assert empty.dtype is dtype and tuple(empty.shape) == (0, 3)
+
+
+def test_softmin_negates_in_the_input_dtype_first():
+    # -uint8 wraps before the cast (PyTorch's order): softmin([1, 2, 250]) is softmax([255, 254, 6])
+    got = E.softmin(E.tensor([1, 2, 250], dtype=E.uint8), 0, dtype=E.float64).numpy()
+    want = np.exp(np.array([255.0, 254, 6]) - np.logaddexp.reduce([255.0, 254, 6]))
+    np.testing.assert_allclose(got, want, rtol=1e-12)
+    with pytest.raises(RuntimeError, match="Negation, the `-` operator, on a bool tensor is not supported"):
+        E.softmin(E.ones(3, dtype=E.bool), 0, dtype=E.float32)

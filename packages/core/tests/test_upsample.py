@@ -118,3 +118,34 @@ def test_area_mode_is_adaptive_average_pooling():
                                x.reshape(1, 2, 3, 2, 2, 2).mean((3, 5)), rtol=1e-12)
     np.testing.assert_allclose(E.interpolate(T(x[:, :, 0]), scale_factor=0.5, mode="area").numpy(),
                                x[:, :, 0].reshape(1, 2, 2, 2).mean(-1), rtol=1e-12)
+
+
+def test_uint8_nearest_interpolation_copies_bytes_as_pytorch():
+    x = E.tensor([[[[1, 200], [30, 255]]]], dtype=E.uint8)
+    got = E.interpolate(x, size=(3, 5))
+    assert got.dtype is E.uint8
+    assert got.tolist() == [[[[1, 1, 1, 200, 200], [1, 1, 1, 200, 200], [30, 30, 30, 255, 255]]]]
+    assert E.interpolate(E.tensor([[[1, 200, 30]]], dtype=E.uint8), size=5, mode="nearest-exact").tolist() == \
+        [[[1, 1, 200, 30, 30]]]
+
+
+@pytest.mark.parametrize(("shape", "mode", "kernel"), [
+    ((1, 2, 3), "nearest", "compute_indices_weights_nearest"),
+    ((1, 2, 3), "linear", "compute_indices_weights_linear"),
+    ((1, 2, 3, 3), "nearest", "upsample_nearest2d_channels_last"),
+    ((1, 2, 3, 3), "nearest-exact", "upsample_nearest2d_channels_last"),
+    ((1, 2, 3, 3), "bilinear", "upsample_bilinear2d_channels_last"),
+    ((1, 2, 3, 3, 3), "nearest", "compute_indices_weights_nearest"),
+    ((1, 2, 3, 3, 3), "trilinear", "compute_indices_weights_linear"),
+    ((1, 2, 3, 3), "area", "adaptive_avg_pool2d"),
+    ((1, 2, 3, 3, 3), "area", "adaptive_avg_pool3d_cpu")])
+def test_interpolate_refuses_what_pytorch_refuses(shape, mode, kernel):
+    for dtype, name in ((E.int64, "Long"), (E.bool, "Bool"), (E.complex64, "ComplexFloat")):
+        with pytest.raises(NotImplementedError, match=f"^\"{kernel}\" not implemented for '{name}'$"):
+            E.interpolate(E.ones(shape, dtype=dtype), scale_factor=2, mode=mode)
+    if mode in ("linear", "trilinear"):  # uint8 refuses these too
+        with pytest.raises(NotImplementedError, match=f"\"{kernel}\" not implemented for 'Byte'"):
+            E.interpolate(E.ones(shape, dtype=E.uint8), scale_factor=2, mode=mode)
+    if mode == "bilinear":  # PyTorch computes it in fixed point; ember says it does not
+        with pytest.raises(NotImplementedError, match="ember does not compute uint8 'bilinear'"):
+            E.interpolate(E.ones(shape, dtype=E.uint8), scale_factor=2, mode=mode)
