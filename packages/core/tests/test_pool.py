@@ -441,3 +441,20 @@ def test_integer_pools_match_pytorch(dtype):
         for (gd, gv), (wd, wv) in zip(got, want, strict=True):
             assert gd == wd, (i, gd, wd)
             np.testing.assert_allclose(gv, wv, rtol=1e-6, err_msg=str(i))
+
+
+def test_pytorchs_order_for_integer_inputs_shape_errors_first_and_empty_results():
+    # a bad window is a RuntimeError before the dtype's refusal; an empty input to adaptive average pooling
+    # or unpooling returns an empty result of its dtype (PyTorch returns before dispatching on the dtype)
+    with pytest.raises(RuntimeError, match="Output size is too small"):
+        E.max_pool1d(E.zeros(1, 1, 1, dtype=E.int64), 2, 1, ceil_mode=True)
+    with pytest.raises(RuntimeError, match="stride should be greater than zero"):
+        E.max_pool3d(E.zeros(0, 3, 7, 4, 5, dtype=E.int64), (2, 2, 1), (3, 1, 0))
+    for fn, x, size, shape in [(E.adaptive_avg_pool2d, E.zeros(0, 2, 5, 4, dtype=E.int64), 2, (0, 2, 2, 2)),
+                               (E.adaptive_avg_pool1d, E.zeros(0, 2, 5, dtype=E.int64), 2, (0, 2, 2)),
+                               (E.adaptive_avg_pool2d, E.zeros(2, 0, 5, 4, dtype=E.int64), 2, (2, 0, 2, 2))]:
+        out = fn(x, size)
+        assert out.dtype is E.int64 and tuple(out.shape) == shape
+    x = E.zeros(0, 2, 5, 4, dtype=E.int64)
+    out = E.max_unpool2d(x, x, 1)
+    assert out.dtype is E.int64 and tuple(out.shape) == (0, 2, 5, 4)

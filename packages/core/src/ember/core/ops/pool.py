@@ -352,9 +352,13 @@ def max_pool1d(input: Tensor, kernel_size: Size2, stride: Size2 | None = None, p
     Indices are positions along L.
     """
     _check_input("max_pool1d", input, 1)
-    if not return_indices:  # PyTorch's max_pool1d_impl (no indices) is floating point only
-        _check_dtype(input, "max_pool1d_impl")
     k = _one(kernel_size)
+    if not return_indices:  # PyTorch's max_pool1d_impl (no indices): the window's checks, then floats only
+        from types import SimpleNamespace
+
+        _check_window("max_pool1d", SimpleNamespace(shape=(*input.shape[:-1], 1, input.shape[-1])), (1, k),
+                      (1, _one(stride, k)), (0, _one(padding)), (1, _one(dilation)), ceil_mode)
+        _check_dtype(input, "max_pool1d_impl")
     return _via_2d(max_pool2d, input, (1, k), (1, _one(stride, k)), (0, _one(padding)), (1, _one(dilation)),
                    ceil_mode, return_indices)
 
@@ -445,6 +449,10 @@ def adaptive_avg_pool2d(input: Tensor, output_size: Size2 | tuple[int | None, ..
         return r
     _check_adaptive("adaptive_avg_pool2d", input, 2)
     sizes = _adaptive_size("adaptive_avg_pool2d", input, output_size, 2)
+    if not input._dtype.is_floating_point and input.numel() == 0:  # PyTorch returns before its kernel's dispatch
+        from ember.core.creation import empty
+
+        return empty(input.shape[:-2] + sizes, dtype=input._dtype, device=input.device)
     _check_dtype(input, "adaptive_avg_pool2d")
     return adaptive_avg_pool2d_op(input, sizes)
 
