@@ -206,7 +206,7 @@ def _dtype_family_cases():
               ("lp_pool2d", lambda F, T, a, b, c: F.lp_pool2d(b, 2, 2))]
     for m in ("nearest", "nearest-exact", "linear", "area"):
         cases.append(("i1" + m, lambda F, T, a, b, c, m=m: F.interpolate(a, scale_factor=2, mode=m)))
-    for m in ("nearest", "nearest-exact", "area"):
+    for m in ("nearest", "nearest-exact", "bilinear", "area"):
         cases.append(("i2" + m, lambda F, T, a, b, c, m=m: F.interpolate(b, size=(3, 7), mode=m)))
     for m in ("nearest", "trilinear", "area"):
         cases.append(("i3" + m, lambda F, T, a, b, c, m=m: F.interpolate(c, scale_factor=2, mode=m)))
