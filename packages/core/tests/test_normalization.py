@@ -230,3 +230,13 @@ def test_local_response_norm_of_int64_averages_truncated_as_pytorch():
         np.testing.assert_allclose(got.numpy().reshape(1, 3, 2), want, rtol=1e-6)
     with pytest.raises(NotImplementedError, match="\"avg_pool2d\" not implemented for 'Char'"):
         E.local_response_norm(x.to(E.int8), 2)
+
+
+def test_integer_input_with_float_parameters_is_pytorchs_mixed_dtype_error():
+    x = E.zeros(2, 2, 3, dtype=E.int64)
+    with pytest.raises(RuntimeError, match=r"mixed dtype \(CPU\): all inputs must share same datatype\."):
+        E.layer_norm(x, (3,), E.ones(3), E.zeros(3))
+    with pytest.raises(RuntimeError, match=r"mixed dtype \(CPU\): all inputs must share same datatype\."):
+        E.group_norm(x, 2, E.ones(2))
+    with pytest.raises(NotImplementedError, match="\"LayerNormKernelImpl\" not implemented for 'Long'"):
+        E.layer_norm(x, (3,), E.ones(3, dtype=E.int64))

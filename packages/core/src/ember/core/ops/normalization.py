@@ -246,11 +246,14 @@ def _check_vec(op: str, name: str, t, c: int, x: Tensor) -> None:
         raise TypeError(f"{op}: expected {name} of the input's dtype; got {describe(x)} and {describe(t)}")
 
 
-def _check_float(op: str, x, kernel: str | None = None) -> None:
-    """A tensor input, of a floating dtype unless `kernel` is None; else PyTorch's refusal naming `kernel`."""
+def _check_float(op: str, x, kernel: str | None = None, *params) -> None:
+    """A tensor input, of a floating dtype unless `kernel` is None; else PyTorch's refusal naming `kernel`
+    (or, for parameters `params` of another dtype, its CPU kernels' "mixed dtype" error, checked first)."""
     if not isinstance(x, Tensor):
         raise TypeError(f"{op}(): argument 'input' must be Tensor, not {type(x).__name__}")
     if kernel is not None and not x.dtype.is_floating_point:
+        if any(isinstance(t, Tensor) and t.dtype is not x.dtype for t in params):
+            raise RuntimeError("mixed dtype (CPU): all inputs must share same datatype.")
         from ember.core.ops.numeric import not_implemented_for
 
         raise not_implemented_for(kernel, x.dtype)
@@ -308,7 +311,7 @@ def layer_norm(input: Tensor, normalized_shape, weight: Tensor | None = None, bi
     >>> ec.layer_norm(ec.tensor([[1.0, 3.0]]), (2,)).tolist()
     [[-0.9999949932098389, 0.9999949932098389]]
     """
-    _check_float("layer_norm", input, "LayerNormKernelImpl")
+    _check_float("layer_norm", input, "LayerNormKernelImpl", weight, bias)
     if isinstance(normalized_shape, numbers.Integral):
         normalized_shape = (int(normalized_shape),)
     shape = tuple(int(s) for s in normalized_shape)
@@ -328,7 +331,7 @@ def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None, bia
                eps: float = 1e-5, cudnn_enabled: bool = True) -> Tensor:
     """Group normalization, as `torch.nn.functional.group_norm`: input `(N, C, *)`, C divisible by num_groups
     (`cudnn_enabled`, of `torch.group_norm`, is ignored)."""
-    _check_float("group_norm", input, "GroupNormKernelImpl")
+    _check_float("group_norm", input, "GroupNormKernelImpl", weight, bias)
     if input.ndim < 2:
         raise RuntimeError(f"Expected at least 2 dimensions for input tensor but received {input.ndim}")
     c = input.shape[1]

@@ -33,6 +33,11 @@ def _log_softmax_np(x: np.ndarray, dim: int) -> np.ndarray:
         return z - np.log(np.sum(np.exp(z), axis=dim, keepdims=True))
 
 
+def _opmath(a: np.ndarray) -> np.ndarray:
+    """`a` in the dtype PyTorch computes it in: float32 for half and bfloat16 (one rounding, on the result)."""
+    return a.astype(np.float32) if a.dtype == np.float16 or a.dtype.name == "bfloat16" else a
+
+
 softmax_op = declare("softmax", doc="""Softmax along one dim (PyTorch's _softmax).
 
 Positional signature: `softmax(input, dim)` with `dim` a non-negative int.
@@ -41,14 +46,14 @@ Backward: `softmax_backward(grad, result, dim)` -> grad_input.""")
 
 @softmax_op.register("cpu")
 def _softmax_cpu(input, dim):
-    x = input._np()
+    x = _opmath(input._np())
     if x.ndim == 0:
-        return wrap(np.ones((), x.dtype))
+        return wrap(np.ones((), input._dtype.np))
     m = np.max(x, axis=dim, keepdims=True) if x.size else 0
     with np.errstate(invalid="ignore"):  # a row all -inf (or with +inf) is NaN, silently as in PyTorch
         e = np.exp(x - m)
         e /= np.sum(e, axis=dim, keepdims=True)
-    return wrap(e)
+    return wrap(e.astype(input._dtype.np, copy=False))
 
 
 log_softmax_op = declare("log_softmax", doc="""Log-softmax along one dim (PyTorch's _log_softmax).
@@ -59,10 +64,10 @@ Backward: `log_softmax_backward(grad, result, dim)` -> grad_input.""")
 
 @log_softmax_op.register("cpu")
 def _log_softmax_cpu(input, dim):
-    x = input._np()
+    x = _opmath(input._np())
     if x.ndim == 0:
-        return wrap(np.zeros((), x.dtype))
-    return wrap(_log_softmax_np(x, dim).astype(x.dtype, copy=False))
+        return wrap(np.zeros((), input._dtype.np))
+    return wrap(_log_softmax_np(x, dim).astype(input._dtype.np, copy=False))
 
 
 softmax_backward = declare("softmax_backward", doc="""The gradient of softmax: `y * (grad - sum(grad * y, dim))`.
@@ -72,11 +77,11 @@ Positional signature: `softmax_backward(grad, output, dim)` with `output` softma
 
 @softmax_backward.register("cpu")
 def _softmax_backward_cpu(grad, output, dim):
-    g, y = grad._np(), output._np()
+    g, y = _opmath(grad._np()), _opmath(output._np())
     if y.ndim == 0:
-        return wrap(np.zeros((), y.dtype))
+        return wrap(np.zeros((), output._dtype.np))
     gy = g * y
-    return wrap(gy - y * np.sum(gy, axis=dim, keepdims=True))
+    return wrap((gy - y * np.sum(gy, axis=dim, keepdims=True)).astype(output._dtype.np, copy=False))
 
 
 log_softmax_backward = declare("log_softmax_backward", doc="""The gradient of log_softmax.
@@ -87,10 +92,10 @@ grad_input = `grad - exp(output) * sum(grad, dim)`.""")
 
 @log_softmax_backward.register("cpu")
 def _log_softmax_backward_cpu(grad, output, dim):
-    g, y = grad._np(), output._np()
+    g, y = _opmath(grad._np()), _opmath(output._np())
     if y.ndim == 0:
-        return wrap(np.zeros((), y.dtype))
-    return wrap(g - np.exp(y) * np.sum(g, axis=dim, keepdims=True))
+        return wrap(np.zeros((), output._dtype.np))
+    return wrap((g - np.exp(y) * np.sum(g, axis=dim, keepdims=True)).astype(output._dtype.np, copy=False))
 
 
 # --- losses ---------------------------------------------------------------------------------
