@@ -86,3 +86,14 @@ def test_integer_max_pools_match_the_cpu_and_integer_average_refuses(dtype):
         E.adaptive_avg_pool2d(x.to("cuda"), 2)
     with pytest.raises(NotImplementedError, match="\"softmax_lastdim_kernel_impl\" not implemented for"):
         E.softmax(x.to("cuda"), -1)
+
+
+def test_uint8_nearest_interpolation_and_norm_refusals_on_cuda():
+    x = E.tensor([[[[1, 200], [30, 255]]]], dtype=E.uint8)
+    got = E.interpolate(x.to("cuda"), size=(3, 5))
+    assert got.device.type == "cuda" and got.dtype is E.uint8
+    assert got.cpu().tolist() == E.interpolate(x, size=(3, 5)).tolist()
+    with pytest.raises(NotImplementedError, match="uint8 'bilinear' on the CPU only"):
+        E.interpolate(x.to("cuda"), size=(3, 5), mode="bilinear")
+    with pytest.raises(NotImplementedError, match="\"LayerNormKernelImpl\" not implemented for 'Long'"):
+        E.layer_norm(E.ones(2, 3, dtype=E.int64).to("cuda"), (3,))
