@@ -322,3 +322,5 @@ def test_grid_sample_refuses_non_floating_input_as_pytorch(shape, kernel):
         for g in (grid, grid.to(dtype)):
             with pytest.raises(NotImplementedError, match=f"^\"{kernel}\" not implemented for '{name}'$"):
                 F.grid_sample(E.ones(shape, dtype=dtype), g, align_corners=False)
+    empty = F.grid_sample(E.ones((0, *shape[1:]), dtype=E.int64), grid[:0], align_corners=False)
+    assert empty.dtype is E.int64 and tuple(empty.shape) == (0, 1, *grid.shape[1:-1])  # PyTorch returns it

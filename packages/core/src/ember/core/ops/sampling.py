@@ -59,6 +59,8 @@ def _check(input, grid, interpolation_mode) -> None:
     if interpolation_mode == 2 and len(shape) != 4:
         raise RuntimeError("grid_sampler(): bicubic interpolation only supports 4D input")
     if not input._dtype.is_floating_point:  # PyTorch dispatches on the input's dtype before it reads the grid
+        if not input.numel():  # (an empty input's empty result it returns before)
+            return
         from ember.core.ops.numeric import not_implemented_for
 
         raise not_implemented_for("grid_sampler_2d_cpu_kernel_impl" if len(shape) == 4 else "grid_sampler3d_cpu",
