@@ -458,3 +458,18 @@ def test_pytorchs_order_for_integer_inputs_shape_errors_first_and_empty_results(
     x = E.zeros(0, 2, 5, 4, dtype=E.int64)
     out = E.max_unpool2d(x, x, 1)
     assert out.dtype is E.int64 and tuple(out.shape) == (0, 2, 5, 4)
+
+
+def test_adaptive_pool_shape_errors_use_pytorchs_messages():
+    with pytest.raises(RuntimeError, match=r"^Expected 2 to 3 dimensions, but got 4-dimensional tensor for argument "
+                                           r"#1 'self' \(while checking arguments for adaptive_max_pool1d\)$"):
+        E.adaptive_max_pool1d(E.zeros(1, 2, 3, 4), 2)
+    with pytest.raises(RuntimeError, match=r"^adaptive_max_pool2d\(\): Expected 3D or 4D tensor, but got: "):
+        E.adaptive_max_pool2d(E.zeros(1, 1, 2, 3, 4), 2)
+    with pytest.raises(RuntimeError, match=r"^adaptive_avg_pool2d\(\): Expected 3D or 4D tensor, but got \[1, 1, 2"):
+        E.adaptive_avg_pool2d(E.zeros(1, 1, 2, 3, 4), 2)
+    # max pooling refuses empty channels too (average pooling returns the empty result)
+    with pytest.raises(RuntimeError, match=r"sizes \[2, 0, 3, 2\] with dimension 1 being empty"):
+        E.adaptive_max_pool2d(E.zeros(2, 0, 3, 2), 1)
+    with pytest.raises(RuntimeError, match=r"greater than or equal to 0 but received \{-1, -1\}"):
+        E.adaptive_avg_pool2d(E.zeros(2, 3, 4, 2), -1)

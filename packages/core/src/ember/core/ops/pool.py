@@ -408,7 +408,7 @@ def _adaptive_size(op: str, input: Tensor, output_size, nd: int) -> tuple[int, .
         raise ValueError(f"{op}: output_size must be {nd} integers; got {output_size}")
     if any(v < 0 for v in sizes):
         raise RuntimeError(f"{op}: elements of output_size must be greater than or equal to 0 but received "
-                           f"{list(sizes)}")
+                           f"{{{', '.join(map(str, sizes))}}}")
     return sizes
 
 
@@ -426,12 +426,18 @@ def _global_mean(input, output_size, nd: int):
 
 
 def _check_adaptive(op: str, input: Tensor, nd: int) -> None:
-    """PyTorch's adaptive-pool checks: the rank, then no empty spatial dim (channels and batch may be empty)."""
+    """PyTorch's adaptive-pool checks: the rank, then no empty dim past the first (average pooling: no empty
+    spatial dim, so its channels may be empty too)."""
     if not isinstance(input, Tensor):
         raise TypeError(f"{op}: expected a tensor; got {describe(input)}")
+    is_max = "max" in op
     if input.ndim not in (nd + 1, nd + 2):
-        raise RuntimeError(f"{op}(): Expected {nd + 1}D or {nd + 2}D tensor, but got {list(input.shape)}")
-    for i in range(input.ndim - nd, input.ndim):
+        if op == "adaptive_max_pool1d":
+            raise RuntimeError(f"Expected 2 to 3 dimensions, but got {input.ndim}-dimensional tensor for argument #1 "
+                               f"'self' (while checking arguments for adaptive_max_pool1d)")
+        raise RuntimeError(f"{op}(): Expected {nd + 1}D or {nd + 2}D tensor, but got{':' if is_max else ''} "
+                           f"{list(input.shape)}")
+    for i in range(1 if is_max else input.ndim - nd, input.ndim):
         if input.shape[i] == 0:
             raise RuntimeError(f"{op}(): Expected input to have non-zero size for non-batch dimensions, but input "
                                f"has sizes {list(input.shape)} with dimension {i} being empty")
