@@ -473,3 +473,22 @@ def test_adaptive_pool_shape_errors_use_pytorchs_messages():
         E.adaptive_max_pool2d(E.zeros(2, 0, 3, 2), 1)
     with pytest.raises(RuntimeError, match=r"greater than or equal to 0 but received \{-1, -1\}"):
         E.adaptive_avg_pool2d(E.zeros(2, 3, 4, 2), -1)
+
+
+def test_avg_pool3d_checks_the_input_against_the_kernel_and_refuses_cpu_half_as_pytorch():
+    with pytest.raises(RuntimeError, match=r"^input image \(T: 2 H: 4 W: 4\) smaller than kernel size "
+                                           r"\(kT: 3 kH: 3 kW: 3\)$"):
+        E.avg_pool3d(E.zeros(1, 1, 2, 4, 4), 3, 1, 1)  # padding does not count; max pooling computes
+    assert tuple(E.max_pool3d(E.zeros(1, 1, 2, 4, 4), 3, 1, 1).shape) == (1, 1, 2, 4, 4)
+    for dt, name in ((E.float16, "Half"), (E.bfloat16, "BFloat16")):
+        with pytest.raises(NotImplementedError, match=f"\"avg_pool3d_out_frame\" not implemented for '{name}'"):
+            E.avg_pool3d(E.zeros(1, 1, 2, 2, 2, dtype=dt), 2)
+
+
+def test_half_adaptive_avg_pool3d_rounds_once():
+    # the two 2-D passes run in float32 for half types: one rounding, as PyTorch's single pass
+    x = (E.arange(-8, 56).reshape(1, 1, 4, 4, 4) * 3).to(E.bfloat16)
+    got = E.adaptive_avg_pool3d(x, 2).float().numpy().ravel()
+    want = (np.arange(-8, 56).reshape(2, 2, 2, 2, 2, 2).transpose(0, 2, 4, 1, 3, 5).reshape(8, 8) * 3).mean(1)
+    want = E.tensor(want.astype(np.float32)).to(E.bfloat16).float().numpy()  # the float64 mean, rounded once
+    np.testing.assert_array_equal(got, want)  # 109.5 stays 109.5 (two roundings gave 110)

@@ -499,8 +499,9 @@ def _triple(v, name: str, op: str) -> tuple[int, int, int]:
     return v
 
 
-def _check_window3d(op: str, input: Tensor, k, s, p, d, ceil_mode) -> None:
-    """PyTorch's 3-D window checks (the 2-D passes re-check only their own dims)."""
+def _check_window3d(op: str, input: Tensor, k, s, p, d, ceil_mode, check_input_size: bool = False) -> None:
+    """PyTorch's 3-D window checks (the 2-D passes re-check only their own dims); average pooling's also
+    wants the unpadded input at least the kernel's size (`check_input_size`)."""
     if min(k) <= 0:
         raise RuntimeError(f"kernel size should be greater than zero, but got kT: {k[0]} kH: {k[1]} kW: {k[2]}")
     if min(s) <= 0:
@@ -508,10 +509,13 @@ def _check_window3d(op: str, input: Tensor, k, s, p, d, ceil_mode) -> None:
     if min(d) <= 0:
         raise RuntimeError(f"dilation should be greater than zero, but got dilationT: {d[0]} dilationH: {d[1]} "
                            f"dilationW: {d[2]}")
+    size = tuple(input.shape[-3:])
+    if check_input_size and any(n < kk for n, kk in zip(size, k)):
+        raise RuntimeError(f"input image (T: {size[0]} H: {size[1]} W: {size[2]}) smaller than kernel size "
+                           f"(kT: {k[0]} kH: {k[1]} kW: {k[2]})")
     if min(p) < 0 or any(pp > kk // 2 for pp, kk in zip(p, k)):
         raise RuntimeError(f"pad should be smaller than or equal to half of kernel size, but got kT: {k[0]} "
                            f"kW: {k[2]} kH: {k[1]} padT: {p[0]} padW: {p[2]} padH: {p[1]}")
-    size = tuple(input.shape[-3:])
     out = tuple(_pool_out(n, kk, ss, pp, dd, ceil_mode) for n, kk, ss, pp, dd in zip(size, k, s, p, d))
     if min(out) < 1:
         raise RuntimeError(f"Given input size: ({input.shape[-4]}x{'x'.join(map(str, size))}). Calculated output "
@@ -550,6 +554,16 @@ def _empty_adaptive_3d(input: Tensor, sizes, return_indices: bool):
     if not return_indices:
         return out
     return out, _unbatch(empty(shape, dtype=dtypes.int64, device=input.device), input)
+
+
+def _opmath(input: Tensor):
+    """`input` in float32 if it is half or bfloat16, and the cast back: a 3-D average's two passes then
+    round once, as PyTorch's single pass (a bfloat16 mean of 109.5 rounded between passes gave 110)."""
+    from ember.core.ops.layout import to
+
+    if input._dtype not in (dtypes.float16, dtypes.bfloat16):
+        return input, lambda t: t
+    return to(input, dtypes.float32), lambda t: to(t, input._dtype)
 
 
 def _two_passes(x: Tensor, plane_op, depth_op):
@@ -621,19 +635,24 @@ def avg_pool3d(input: Tensor, kernel_size: Size2, stride: Size2 | None = None, p
     k, s, p, _ = _window3d_args("avg_pool3d", kernel_size, stride, padding, 1)
     if divisor_override is not None and divisor_override == 0:
         raise RuntimeError("divisor must be not zero")
-    _check_window3d("avg_pool3d", input, k, s, p, (1, 1, 1), ceil_mode)
+    _check_window3d("avg_pool3d", input, k, s, p, (1, 1, 1), ceil_mode, check_input_size=True)
     _check_dtype(input, "avg_pool3d_out_frame", "long")
+    if input._dtype in (dtypes.float16, dtypes.bfloat16) and input.device.type == "cpu":  # (PyTorch's CUDA has it)
+        from ember.core.ops.numeric import not_implemented_for
+
+        raise not_implemented_for("avg_pool3d_out_frame", input._dtype)
     if input._dtype is dtypes.int64:
         return _avg_pool_int(input, k, s, p, bool(ceil_mode), bool(count_include_pad), divisor_override,
                              "avg_pool3d_out_cuda")
     ceil_mode, cip = bool(ceil_mode), bool(count_include_pad)
     div = None if divisor_override is None else 1  # sums in both passes, divided once at the end
-    out, _ = _two_passes(_as_batched(input),
+    x, back = _opmath(input)
+    out, _ = _two_passes(_as_batched(x),
                          lambda x: avg_pool2d_op(x, k[1:], s[1:], p[1:], ceil_mode, cip, div),
                          lambda x: avg_pool2d_op(x, (k[0], 1), (s[0], 1), (p[0], 0), ceil_mode, cip, div))
     if divisor_override is not None:
         out = out / divisor_override
-    return _unbatch(out, input)
+    return back(_unbatch(out, input))
 
 
 def adaptive_avg_pool3d(input: Tensor, output_size: Size2 | tuple[int | None, ...]) -> Tensor:
@@ -651,9 +670,10 @@ def adaptive_avg_pool3d(input: Tensor, output_size: Size2 | tuple[int | None, ..
     _check_dtype(input, "adaptive_avg_pool3d_cpu")
     if 0 in (do, ho, wo):
         return _empty_adaptive_3d(input, (do, ho, wo), False)
-    out, _ = _two_passes(_as_batched(input), lambda x: adaptive_avg_pool2d_op(x, (ho, wo)),
+    x, back = _opmath(input)
+    out, _ = _two_passes(_as_batched(x), lambda x: adaptive_avg_pool2d_op(x, (ho, wo)),
                          lambda x: adaptive_avg_pool2d_op(x, (do, x.shape[-1])))
-    return _unbatch(out, input)
+    return back(_unbatch(out, input))
 
 
 def adaptive_max_pool3d(input: Tensor, output_size: Size2 | tuple[int | None, ...], return_indices: bool = False):
