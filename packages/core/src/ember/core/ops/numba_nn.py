@@ -439,7 +439,9 @@ def max_pool2d():
     # loop only compares and notes whether a NaN went by (a NaN test in the max's branch made it 3x
     # slower); a window that held one is rescanned for its first NaN.
     @_njit()
-    def kernel(x, out, idx, kh, kw, sh, sw, ph, pw, dh, dw):
+    # A window with no tap inside the input (ceil_mode with dilation can make one) gets PyTorch's `low`
+    # (-inf, or the integer dtype's least) and the flat index of its first tap past the left padding.
+    def kernel(x, out, idx, kh, kw, sh, sw, ph, pw, dh, dw, low):
         nc, h, w = x.shape
         _, ho, wo = out.shape
         for p in range(nc):
@@ -457,6 +459,10 @@ def max_pool2d():
                         j0 += 1
                     while j1 > j0 and c0 + (j1 - 1) * dw >= w:
                         j1 -= 1
+                    if i0 >= i1 or j0 >= j1:
+                        out[p, oh, ow] = low
+                        idx[p, oh, ow] = (r0 + i0 * dh) * w + c0 + j0 * dw
+                        continue
                     best = x[p, r0 + i0 * dh, c0 + j0 * dw]
                     bi, bj = i0, j0
                     nan = False

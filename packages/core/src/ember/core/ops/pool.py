@@ -86,7 +86,8 @@ def _max_pool2d_cpu(input, kernel_size, stride, padding, dilation, ceil_mode):
     if (kh, kw, sh, sw, ph, pw, dh, dw, ho, wo) == (2, 2, 2, 2, 0, 0, 1, 1, x.shape[1] // 2, x.shape[2] // 2):
         numba_nn.max_pool2d_2x2()(x, out, idx)  # the common window, branch-free
     else:
-        numba_nn.max_pool2d()(x, out, idx, kh, kw, sh, sw, ph, pw, dh, dw)
+        low = np.iinfo(x.dtype).min if x.dtype.kind in "iu" else -np.inf  # an empty window's value, as PyTorch's
+        numba_nn.max_pool2d()(x, out, idx, kh, kw, sh, sw, ph, pw, dh, dw, x.dtype.type(low))
     shape = input._shape[:-2] + (ho, wo)
     return _result(out.reshape(shape), input), wrap(idx.reshape(shape))
 
