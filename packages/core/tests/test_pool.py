@@ -238,7 +238,7 @@ def test_max_pool2d_2x2_fast_path_matches_the_general_kernel(dtype, hw):
     planes = x.reshape(-1, *hw)
     want_o = np.empty((planes.shape[0], hw[0] // 2, hw[1] // 2), dtype=dtype)
     want_i = np.empty(want_o.shape, dtype=np.int64)
-    numba_nn.max_pool2d()(planes, want_o, want_i, 2, 2, 2, 2, 0, 0, 1, 1)
+    numba_nn.max_pool2d()(planes, want_o, want_i, 2, 2, 2, 2, 0, 0, 1, 1, dtype(-np.inf))
     out, idx = P.max_pool2d_with_indices(T(x), (2, 2), (2, 2), (0, 0), (1, 1), False)
     np.testing.assert_array_equal(out.numpy().reshape(want_o.shape), want_o)
     np.testing.assert_array_equal(idx.numpy().reshape(want_i.shape), want_i)
