@@ -97,3 +97,12 @@ def test_uint8_nearest_interpolation_and_norm_refusals_on_cuda():
         E.interpolate(x.to("cuda"), size=(3, 5), mode="bilinear")
     with pytest.raises(NotImplementedError, match="\"LayerNormKernelImpl\" not implemented for 'Long'"):
         E.layer_norm(E.ones(2, 3, dtype=E.int64).to("cuda"), (3,))
+
+
+@pytest.mark.parametrize("dtype", [E.float32, E.int8])
+def test_a_max_pool_window_with_no_tap_inside_the_input_matches_the_cpu(dtype):
+    x = E.tensor([[1.0], [2.0], [3.0]]).to(dtype)
+    want = E.max_pool1d(x, 2, 3, 1, 2, True, True)
+    got = E.max_pool1d(x.to("cuda"), 2, 3, 1, 2, True, True)
+    for g, w in zip(got, want, strict=True):
+        assert g.cpu().tolist() == w.tolist()

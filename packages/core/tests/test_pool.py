@@ -492,3 +492,19 @@ def test_half_adaptive_avg_pool3d_rounds_once():
     want = (np.arange(-8, 56).reshape(2, 2, 2, 2, 2, 2).transpose(0, 2, 4, 1, 3, 5).reshape(8, 8) * 3).mean(1)
     want = E.tensor(want.astype(np.float32)).to(E.bfloat16).float().numpy()  # the float64 mean, rounded once
     np.testing.assert_array_equal(got, want)  # 109.5 stays 109.5 (two roundings gave 110)
+
+
+def test_a_max_pool_window_with_no_tap_inside_the_input_is_pytorchs_lowest():
+    # ceil_mode with dilation can place a window's every tap outside the input: PyTorch gives -inf (an
+    # integer dtype's least) and the index of the first tap past the left padding (the kernel used to read
+    # past the plane); values hard-coded from torch 2.13
+    x = E.tensor([[1.0], [2.0], [3.0]])
+    out, idx = E.max_pool1d(x, 2, 3, 1, 2, True, True)
+    assert out.tolist() == [[-math.inf]] * 3 and idx.tolist() == [[1]] * 3
+    assert E.max_pool1d(x, 2, 3, 1, 2, True).tolist() == [[-math.inf]] * 3
+    out, idx = E.max_pool1d(x.to(E.int8), 2, 3, 1, 2, True, True)
+    assert out.tolist() == [[-128]] * 3 and idx.tolist() == [[1]] * 3
+    out, idx = E.max_pool2d(x.unsqueeze(0), (1, 2), (1, 3), (0, 1), (1, 2), True, True)
+    assert out.tolist() == [[[-math.inf]] * 3] and idx.tolist() == [[[1], [2], [3]]]
+    out, idx = E.max_pool3d(E.zeros(1, 1, 1, 3), (3, 3, 2), (3, 3, 2), (1, 0, 0), (2, 1, 1), True, True)
+    assert out.tolist() == [[[[-math.inf, -math.inf]]]] and idx.tolist() == [[[[3, 5]]]]

@@ -584,10 +584,36 @@ def _two_passes(x: Tensor, plane_op, depth_op):
         return out, None
     from ember.core.ops.indexing import gather
 
+    from ember.core.ops.join import where
+
     i2 = reshape(i2, (n, c, do * ho * wo))
-    picked = gather(reshape(i1, (n, c, d * ho * wo)), 2, i2)
-    idx = (i2 // (ho * wo)) * (h * w) + picked
+    plane = ho * wo
+    # a depth window with no slice inside the input indexes past it: gathered at slice 0 here, and its
+    # index set by the caller (`_empty_depth_windows`)
+    picked = gather(reshape(i1, (n, c, d * ho * wo)), 2, where(i2 < d * plane, i2, i2 % plane))
+    idx = (i2 // plane) * (h * w) + picked
     return out, reshape(idx, (n, c, do, ho, wo))
+
+
+def _empty_depth_windows(idx: Tensor, size, k, s, p, d) -> Tensor:
+    """PyTorch's index for a 3-D max-pooling window with no slice inside the input (ceil_mode with dilation):
+    its first depth, height and width taps past the left padding, `d0 * H * W + h0 * W + w0`."""
+    from ember.core.creation import tensor
+    from ember.core.ops.join import where
+
+    starts, empty = [], None
+    for i, n in enumerate(size):
+        o = idx.shape[-3 + i]
+        first = np.array([j * s[i] - p[i] for j in range(o)])
+        last = np.minimum(first + (k[i] - 1) * d[i] + 1, n)
+        adj = first + np.maximum(-(first // d[i]), 0) * d[i]  # the first tap at or past 0
+        starts.append(adj)
+        if i == 0:
+            empty = adj >= last
+    if not empty.any():
+        return idx
+    fix = starts[0][:, None, None] * size[1] * size[2] + starts[1][None, :, None] * size[2] + starts[2][None, None, :]
+    return where(tensor(empty[:, None, None], device=idx.device), tensor(fix, device=idx.device), idx)
 
 
 def max_pool3d(input: Tensor, kernel_size: Size2, stride: Size2 | None = None, padding: Size2 = 0, dilation: Size2 = 1,
@@ -615,6 +641,7 @@ def max_pool3d(input: Tensor, kernel_size: Size2, stride: Size2 | None = None, p
         _as_batched(input),
         lambda x: max_pool2d_with_indices(x, k[1:], s[1:], p[1:], d[1:], ceil_mode),
         lambda x: max_pool2d_with_indices(x, (k[0], 1), (s[0], 1), (p[0], 0), (d[0], 1), ceil_mode))
+    idx = _empty_depth_windows(idx, tuple(input.shape[-3:]), k, s, p, d)
     out, idx = _unbatch(out, input), _unbatch(idx, input)
     return (out, idx) if return_indices else out
 
