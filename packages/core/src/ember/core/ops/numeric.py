@@ -21,8 +21,7 @@ from ember.core.tensor import Tensor
 __all__ = ["logaddexp", "logaddexp2", "nan_to_num", "nan_to_num_", "deg2rad", "deg2rad_", "rad2deg", "rad2deg_",
            "bitwise_left_shift", "bitwise_right_shift", "bitwise_not", "gcd", "gcd_", "lcm", "lcm_", "frexp",
            "ldexp", "ldexp_", "nextafter", "heaviside", "isposinf", "isneginf", "positive",
-           "arccosh", "arcsinh", "arctanh", "arccosh_", "arcsinh_", "arctanh_", "DtypeNotImplemented",
-           "not_implemented_for"]
+           "arccosh", "arcsinh", "arctanh", "arccosh_", "arcsinh_", "arctanh_", "DtypeNotImplemented"]
 
 
 
