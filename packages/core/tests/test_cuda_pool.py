@@ -61,3 +61,48 @@ def test_adaptive_pooling(size, device):
     _both(lambda t: get_op("adaptive_max_pool2d")(t, size), device, x)
     g = make_tensor(2, 1, *size, seed=6)
     _both(lambda gg: get_op("adaptive_avg_pool2d_backward")(gg, x.shape), device, g)
+
+
+@pytest.mark.parametrize("dtype", [E.int64, E.int8, E.uint8])
+def test_integer_max_pools_match_the_cpu_and_integer_average_refuses(dtype):
+    # integers compute exactly on CUDA as on the CPU (int64 extremes included); the integer average
+    # has no CUDA kernel (nor in PyTorch): a clean NotImplementedError
+    import numpy as np
+
+    a = np.array([[[[2**62, -2**63, 5, 7], [2**63 - 1, 0, -1, 3], [4, 4, -2**63, 9]]]], dtype=np.int64)
+    x = E.tensor(a).to(dtype)
+    for fn in (lambda t: E.max_pool2d(t, 2, 1, 1, return_indices=True),
+               lambda t: E.max_pool1d(t[0], 3, 2, 1, return_indices=True),
+               lambda t: E.max_pool3d(t.unsqueeze(0), (1, 2, 2), 1, return_indices=True)):
+        want = fn(x)
+        got = fn(x.to("cuda"))
+        for g, w in zip(got, want, strict=True):
+            assert g.device.type == "cuda" and g.dtype is w.dtype
+            assert g.cpu().tolist() == w.tolist()
+    if dtype is E.int64:
+        with pytest.raises(NotImplementedError, match="\"avg_pool2d_out_cuda_frame\" not implemented for 'Long'"):
+            E.avg_pool2d(x.to("cuda"), 2)
+    with pytest.raises(NotImplementedError, match="not implemented for"):
+        E.adaptive_avg_pool2d(x.to("cuda"), 2)
+    with pytest.raises(NotImplementedError, match="\"softmax_lastdim_kernel_impl\" not implemented for"):
+        E.softmax(x.to("cuda"), -1)
+
+
+def test_uint8_nearest_interpolation_and_norm_refusals_on_cuda():
+    x = E.tensor([[[[1, 200], [30, 255]]]], dtype=E.uint8)
+    got = E.interpolate(x.to("cuda"), size=(3, 5))
+    assert got.device.type == "cuda" and got.dtype is E.uint8
+    assert got.cpu().tolist() == E.interpolate(x, size=(3, 5)).tolist()
+    with pytest.raises(NotImplementedError, match="uint8 'bilinear' on the CPU only"):
+        E.interpolate(x.to("cuda"), size=(3, 5), mode="bilinear")
+    with pytest.raises(NotImplementedError, match="\"LayerNormKernelImpl\" not implemented for 'Long'"):
+        E.layer_norm(E.ones(2, 3, dtype=E.int64).to("cuda"), (3,))
+
+
+@pytest.mark.parametrize("dtype", [E.float32, E.int8])
+def test_a_max_pool_window_with_no_tap_inside_the_input_matches_the_cpu(dtype):
+    x = E.tensor([[1.0], [2.0], [3.0]]).to(dtype)
+    want = E.max_pool1d(x, 2, 3, 1, 2, True, True)
+    got = E.max_pool1d(x.to("cuda"), 2, 3, 1, 2, True, True)
+    for g, w in zip(got, want, strict=True):
+        assert g.cpu().tolist() == w.tolist()

@@ -206,7 +206,7 @@ def test_normalization_errors_use_pytorchs_messages():
     with pytest.raises(RuntimeError, match=r"Expected number of channels in input to be divisible by num_groups, but "
                                          r"got input of shape \[2, 5, 3\] and num_groups=2"):
         E.group_norm(E.zeros(2, 5, 3), 2)
-    with pytest.raises(TypeError, match="floating point"):
+    with pytest.raises(NotImplementedError, match="\"LayerNormKernelImpl\" not implemented for 'Long'"):
         E.layer_norm(E.zeros(2, 4, dtype=E.int64), [4])
 
 
@@ -233,3 +233,38 @@ def test_local_response_norm_matches_channel_window_reference():
     want = x / (k + alpha * avg) ** beta
     np.testing.assert_allclose(E.local_response_norm(T(x), size, alpha, beta, k).numpy(), want, rtol=1e-12)
     assert E.local_response_norm(T(x[:, :, :, 0]), 2).shape == (2, 5, 3)
+
+
+@pytest.mark.parametrize(("call", "kernel"), [
+    (lambda x: E.batch_norm(x, None, None, training=True), "batch_norm"),
+    (lambda x: E.batch_norm(x, E.zeros(3), E.ones(3)), "batch_norm"),
+    (lambda x: E.instance_norm(x), "batch_norm"),
+    (lambda x: E.layer_norm(x, (4,)), "LayerNormKernelImpl"),
+    (lambda x: E.group_norm(x, 3), "GroupNormKernelImpl"),
+    (lambda x: E.local_response_norm(x.unsqueeze(-1), 2), "avg_pool3d_out_frame")])
+@pytest.mark.parametrize(("dtype", "name"), [(E.int32, "Int"), (E.bool, "Bool"), (E.complex128, "ComplexDouble")])
+def test_norms_refuse_non_floating_input_as_pytorch(call, kernel, dtype, name):
+    with pytest.raises(NotImplementedError, match=f"^\"{kernel}\" not implemented for '{name}'$"):
+        call(E.ones(2, 3, 4, dtype=dtype))
+
+
+def test_local_response_norm_of_int64_averages_truncated_as_pytorch():
+    # PyTorch's composition: the int64 mean of squares truncates (channel 0: (0 + 9) / 2 -> 4, not 4.5)
+    x = E.tensor([[[3, -5], [7, 1], [-2, 4]]])
+    want = [[[0.6, -0.38461539], [0.23333333, 0.07142857], [-0.07407407, 0.44444445]]]
+    for inp in (x, x.reshape(1, 3, 2, 1)):
+        got = E.local_response_norm(inp, 2, alpha=1.0, beta=1.0, k=1.0)
+        assert got.dtype is E.float32
+        np.testing.assert_allclose(got.numpy().reshape(1, 3, 2), want, rtol=1e-6)
+    with pytest.raises(NotImplementedError, match="\"avg_pool2d\" not implemented for 'Char'"):
+        E.local_response_norm(x.to(E.int8), 2)
+
+
+def test_integer_input_with_float_parameters_is_pytorchs_mixed_dtype_error():
+    x = E.zeros(2, 2, 3, dtype=E.int64)
+    with pytest.raises(RuntimeError, match=r"mixed dtype \(CPU\): all inputs must share same datatype\."):
+        E.layer_norm(x, (3,), E.ones(3), E.zeros(3))
+    with pytest.raises(RuntimeError, match=r"mixed dtype \(CPU\): all inputs must share same datatype\."):
+        E.group_norm(x, 2, E.ones(2))
+    with pytest.raises(NotImplementedError, match="\"LayerNormKernelImpl\" not implemented for 'Long'"):
+        E.layer_norm(x, (3,), E.ones(3, dtype=E.int64))

@@ -178,8 +178,8 @@ def test_pool_errors_use_pytorchs_messages():
         E.max_pool2d(E.zeros(4, 4), 2)
     with pytest.raises(RuntimeError, match="divisor must be not zero"):
         E.avg_pool2d(x, 2, divisor_override=0)
-    with pytest.raises(TypeError, match="floating point"):
-        E.max_pool2d(E.zeros(1, 1, 4, 4, dtype=E.int64), 2)
+    with pytest.raises(NotImplementedError, match="\"max_pool2d\" not implemented for 'Bool'"):
+        E.max_pool2d(E.zeros(1, 1, 4, 4, dtype=E.bool), 2)
 
 
 def test_half_inputs_pool_in_float32_and_stay_half():
@@ -238,7 +238,7 @@ def test_max_pool2d_2x2_fast_path_matches_the_general_kernel(dtype, hw):
     planes = x.reshape(-1, *hw)
     want_o = np.empty((planes.shape[0], hw[0] // 2, hw[1] // 2), dtype=dtype)
     want_i = np.empty(want_o.shape, dtype=np.int64)
-    numba_nn.max_pool2d()(planes, want_o, want_i, 2, 2, 2, 2, 0, 0, 1, 1)
+    numba_nn.max_pool2d()(planes, want_o, want_i, 2, 2, 2, 2, 0, 0, 1, 1, dtype(-np.inf))
     out, idx = P.max_pool2d_with_indices(T(x), (2, 2), (2, 2), (0, 0), (1, 1), False)
     np.testing.assert_array_equal(out.numpy().reshape(want_o.shape), want_o)
     np.testing.assert_array_equal(idx.numpy().reshape(want_i.shape), want_i)
@@ -253,3 +253,258 @@ def test_adaptive_3d_pooling_of_an_empty_batch_to_a_size_with_a_zero(size):
     out, idx = E.adaptive_max_pool3d(x, size, return_indices=True)
     assert tuple(out.shape) == tuple(idx.shape) == (0, 3, *size)
     assert tuple(E.adaptive_avg_pool3d(x, size).shape) == (0, 3, *size)
+
+
+# --- integer inputs: what PyTorch computes, exactly; its NotImplementedError where it refuses ----------
+INT_DTYPES = [E.int8, E.int16, E.int32, E.int64, E.uint8]
+
+
+def ref_int_max_pool(a, k, s, p, d, ceil_mode):
+    """Max pooling over the last len(k) dims by brute force, first maximum in scan order (PyTorch's ties)."""
+    nd = len(k)
+    lead, size = a.shape[:-nd], a.shape[-nd:]
+    outs = [out_len(n, kk, ss, pp, dd, ceil_mode) for n, kk, ss, pp, dd in zip(size, k, s, p, d)]
+    vals, idxs = np.empty(lead + tuple(outs), a.dtype), np.empty(lead + tuple(outs), np.int64)
+    for lidx in np.ndindex(*lead):
+        for o in np.ndindex(*outs):
+            best = None
+            for w in np.ndindex(*k):
+                pos = tuple(oi * ss - pp + wi * dd for oi, ss, pp, wi, dd in zip(o, s, p, w, d))
+                if all(0 <= q < n for q, n in zip(pos, size)):
+                    v = a[lidx + pos]
+                    if best is None or v > best[0]:
+                        best = (v, int(np.ravel_multi_index(pos, size)))
+            vals[lidx + o], idxs[lidx + o] = best
+    return vals, idxs
+
+
+def ref_int_avg_pool(a, k, s, p, ceil_mode, count_include_pad, divisor=None):
+    """int64 average pooling as C computes it: an int64 sum divided with truncation toward zero."""
+    nd = len(k)
+    lead, size = a.shape[:-nd], a.shape[-nd:]
+    outs = [out_len(n, kk, ss, pp, 1, ceil_mode) for n, kk, ss, pp in zip(size, k, s, p)]
+    out = np.empty(lead + tuple(outs), np.int64)
+    for lidx in np.ndindex(*lead):
+        for o in np.ndindex(*outs):
+            lo = [oi * ss - pp for oi, ss, pp in zip(o, s, p)]
+            hi = [min(l0 + kk, n + pp) for l0, kk, n, pp in zip(lo, k, size, p)]
+            pool = math.prod(h - l0 for h, l0 in zip(hi, lo))
+            lo, hi = [max(v, 0) for v in lo], [min(v, n) for v, n in zip(hi, size)]
+            total = int(a[lidx + tuple(slice(x, y) for x, y in zip(lo, hi))].astype(object).sum())
+            q = divisor or (pool if count_include_pad else math.prod(h - l0 for h, l0 in zip(hi, lo)))
+            out[lidx + o] = abs(total) // abs(q) * (1 if (total < 0) == (q < 0) else -1)
+    return out
+
+
+@pytest.mark.parametrize("dtype", INT_DTYPES)
+def test_integer_max_pools_are_exact_with_pytorchs_indices(dtype):
+    rng = np.random.default_rng(3)
+    info = np.iinfo(dtype.np)
+    a = rng.integers(info.min, info.max, size=(2, 3, 5, 7), dtype=dtype.np, endpoint=True)
+    a[0, 0, :2, :2] = info.max  # ties: the first in scan order wins
+    a[0, 1] = info.min  # an all-minimum plane with padding: the padding never wins
+    for k, s, p, d, ceil in [((2, 2), (2, 2), (0, 0), (1, 1), False), ((3, 2), (2, 1), (1, 1), (1, 2), True)]:
+        out, idx = E.max_pool2d(T(a), k, s, p, d, ceil, return_indices=True)
+        want, want_idx = ref_int_max_pool(a, k, s, p, d, ceil)
+        assert out.dtype is dtype and idx.dtype is E.int64
+        np.testing.assert_array_equal(out.numpy(), want)
+        np.testing.assert_array_equal(idx.numpy(), want_idx)
+    out, idx = E.max_pool1d(T(a[0]), 3, 2, 1, return_indices=True)
+    want, want_idx = ref_int_max_pool(a[0], (3,), (2,), (1,), (1,), False)
+    np.testing.assert_array_equal(out.numpy(), want)
+    np.testing.assert_array_equal(idx.numpy(), want_idx)
+    v = a.reshape(1, 2, 3, 5, 7)
+    out, idx = E.max_pool3d(T(v), (2, 3, 2), (1, 2, 2), (1, 1, 0), ceil_mode=True, return_indices=True)
+    want, want_idx = ref_int_max_pool(v, (2, 3, 2), (1, 2, 2), (1, 1, 0), (1, 1, 1), True)
+    np.testing.assert_array_equal(out.numpy(), want)
+    np.testing.assert_array_equal(idx.numpy(), want_idx)
+
+
+def test_int64_extremes_pool_without_a_float_round_trip():
+    big = T(np.array([[[2**62, 2**62, -2**63, 2**63 - 1]]], dtype=np.int64))
+    out, idx = E.max_pool1d(big, 2, return_indices=True)
+    assert out.tolist() == [[[2**62, 2**63 - 1]]] and idx.tolist() == [[[0, 3]]]
+    # the window sum wraps in int64 as C's (PyTorch gives these), then divides truncating
+    assert E.avg_pool1d(big, 2).tolist() == [[[-2**62, 0]]]
+    out, idx = E.max_pool1d(E.full((1, 1, 4), -2**63, dtype=E.int64), 3, 1, 1, return_indices=True)
+    assert out.tolist() == [[[-2**63] * 4]] and idx.tolist() == [[[0, 0, 1, 2]]]
+
+
+def test_int64_average_pooling_truncates_toward_zero_as_pytorch():
+    x = T(-(3 * np.arange(6, dtype=np.int64) + 1).reshape(1, 1, 6))  # -1, -4, ..., -16
+    assert E.avg_pool1d(x, 2).tolist() == [[[-2, -8, -14]]]  # -2.5 -> -2
+    assert E.avg_pool1d(x, 3, 2, 1).tolist() == [[[-1, -7, -13]]]
+    assert E.avg_pool1d(x, 3, 2, 1, count_include_pad=False).tolist() == [[[-2, -7, -13]]]
+    assert E.avg_pool1d(x, 4, 3, 1, ceil_mode=True).tolist() == [[[-3, -11, -8]]]
+    assert E.avg_pool1d(x, 4, 3, 1, ceil_mode=True, count_include_pad=False).tolist() == [[[-4, -11, -16]]]
+    assert E.avg_pool2d(x.reshape(1, 2, 3), 2, 1, divisor_override=3).tolist() == [[[-9, -13]]]
+    assert E.avg_pool2d(x.reshape(1, 2, 3), 2, 1, divisor_override=-3).tolist() == [[[9, 13]]]
+    v = x.reshape(1, 1, 2, 3)
+    assert E.avg_pool3d(v, (1, 2, 2), 1, (0, 1, 1), count_include_pad=False).tolist() == \
+        [[[[-1, -2, -5, -7], [-5, -7, -10, -11], [-10, -11, -14, -16]]]]
+    assert E.avg_pool3d(v, (1, 2, 2), 1, (0, 1, 1), divisor_override=4).tolist() == \
+        [[[[0, -1, -2, -1], [-2, -7, -10, -5], [-2, -5, -7, -4]]]]
+    assert E.avg_pool2d(x.reshape(1, 2, 3), 2, 1).dtype is E.int64
+
+
+@pytest.mark.parametrize(("k", "s", "p", "ceil", "cip", "div"), [
+    ((3, 2), (2, 1), (1, 1), False, True, None), ((3, 3), (2, 2), (1, 1), True, False, None),
+    ((2, 3), (1, 2), (1, 0), True, True, 5), ((2, 2, 3), (2, 1, 2), (1, 1, 0), True, False, None),
+    ((3, 1, 2), (1, 2, 1), (1, 0, 1), False, True, -7)])
+def test_int64_average_pools_match_a_truncating_reference(k, s, p, ceil, cip, div):
+    a = np.random.default_rng(4).integers(-10**6, 10**6, size=(2, 2, 4, 5, 6), dtype=np.int64)
+    if len(k) == 2:
+        a = a[0]
+    fn = E.avg_pool2d if len(k) == 2 else E.avg_pool3d
+    got = fn(T(a), k, s, p, ceil, cip, div)
+    np.testing.assert_array_equal(got.numpy(), ref_int_avg_pool(a, k, s, p, ceil, cip, div))
+
+
+@pytest.mark.parametrize(("call", "message"), [
+    (lambda x: E.max_pool1d(x[0], 2), "\"max_pool1d_impl\" not implemented for 'Long'"),
+    (lambda x: E.max_pool1d(x[0].bool(), 2, return_indices=True), "\"max_pool2d\" not implemented for 'Bool'"),
+    (lambda x: E.max_pool3d(x.unsqueeze(0).bool(), 1), "\"max_pool3d\" not implemented for 'Bool'"),
+    (lambda x: E.max_pool2d(x.to(E.complex64), 2), "\"max_pool2d\" not implemented for 'ComplexFloat'"),
+    (lambda x: E.avg_pool2d(x.int(), 2), "\"avg_pool2d\" not implemented for 'Int'"),
+    (lambda x: E.avg_pool1d(x[0].to(E.uint8), 2), "\"avg_pool2d\" not implemented for 'Byte'"),
+    (lambda x: E.avg_pool3d(x.unsqueeze(0).short(), 1), "\"avg_pool3d_out_frame\" not implemented for 'Short'"),
+    (lambda x: E.adaptive_avg_pool2d(x, 2), "\"adaptive_avg_pool2d\" not implemented for 'Long'"),
+    (lambda x: E.adaptive_avg_pool1d(x[0], 2), "\"adaptive_avg_pool2d\" not implemented for 'Long'"),
+    (lambda x: E.adaptive_avg_pool3d(x.unsqueeze(0), 2), "\"adaptive_avg_pool3d_cpu\" not implemented for 'Long'"),
+    (lambda x: E.adaptive_max_pool2d(x, 2), "\"adaptive_max_pool2d\" not implemented for 'Long'"),
+    (lambda x: E.adaptive_max_pool3d(x.unsqueeze(0), 2), "\"adaptive_max_pool3d_cpu\" not implemented for 'Long'"),
+    (lambda x: E.max_unpool2d(x, E.zeros(x.shape, dtype=E.int64), 1), "\"max_unpool2d\" not implemented for 'Long'"),
+    (lambda x: E.fractional_max_pool2d(x, 2, output_size=2), "\"check_uniform_bounds\" not implemented for 'Long'"),
+    (lambda x: E.fractional_max_pool2d(x, 2, output_size=2, _random_samples=E.zeros(1, 1, 2, dtype=E.int64)),
+     "\"fractional_max_pool2d_out_frame\" not implemented for 'Long'"),
+])
+def test_pools_refuse_integers_as_pytorch(call, message):
+    x = E.arange(16).reshape(1, 1, 4, 4)
+    with pytest.raises(NotImplementedError, match=message.replace("(", r"\(")):
+        call(x)
+    with pytest.raises(TypeError):  # DtypeNotImplemented is a TypeError too, ember's rule for dtype errors
+        call(x)
+
+
+def test_adaptive_avg_pool_of_an_empty_dim_to_ones_is_nan_as_pytorch():
+    # PyTorch takes the mean for an output of all ones: NaN, the mean of nothing, and no shape checks
+    for fn, x, size, shape in [(E.adaptive_avg_pool1d, E.zeros(2, 3, 0), 1, (2, 3, 1)),
+                               (E.adaptive_avg_pool1d, E.zeros(3, 0), 1, (3, 1)),
+                               (E.adaptive_avg_pool2d, E.zeros(2, 3, 0, 2), 1, (2, 3, 1, 1)),
+                               (E.adaptive_avg_pool3d, E.zeros(2, 0, 3, 2), (1, 1, 1), (2, 1, 1, 1))]:
+        out = fn(x, size)
+        assert tuple(out.shape) == shape and np.isnan(out.numpy()).all()
+    assert tuple(E.adaptive_avg_pool2d(E.zeros(2, 0, 3, 2), 2).shape) == (2, 0, 2, 2)  # channels may be empty
+    with pytest.raises(RuntimeError, match=r"adaptive_avg_pool2d\(\): Expected input to have non-zero size for "
+                                           r"non-batch dimensions, but input has sizes \[2, 3, 1, 0\] with "
+                                           r"dimension 3 being empty"):
+        E.adaptive_avg_pool1d(E.zeros(2, 3, 0), 2)
+    with pytest.raises(RuntimeError, match=r"adaptive_avg_pool3d\(\): Expected input to have non-zero size"):
+        E.adaptive_avg_pool3d(E.zeros(2, 3, 0, 2, 2), 2)
+    with pytest.raises(RuntimeError, match=r"adaptive_max_pool1d\(\): Expected input to have non-zero size for "
+                                           r"non-batch dimensions, but input has sizes \[2, 3, 0\] with dimension 2"):
+        E.adaptive_max_pool1d(E.zeros(2, 3, 0), 1)
+    with pytest.raises(RuntimeError, match=r"mean\(\): could not infer output dtype"):  # PyTorch's, through mean
+        E.adaptive_avg_pool2d(E.ones(1, 1, 4, 4, dtype=E.int64), 1)
+    np.testing.assert_allclose(E.adaptive_avg_pool2d(E.arange(16.0).reshape(1, 1, 4, 4), (1, 1)).numpy(), [[[[7.5]]]])
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("dtype", ["int8", "int16", "int32", "int64", "uint8", "bool", "complex64"])
+def test_integer_pools_match_pytorch(dtype):
+    torch = pytest.importorskip("torch")
+    cases = [
+        lambda F, x: F.max_pool1d(x[0, 0], 2), lambda F, x: F.max_pool1d(x[0, 0], 3, 2, 1, return_indices=True),
+        lambda F, x: F.max_pool2d(x[0], 3, 2, 1, 2, True, True), lambda F, x: F.max_pool3d(x, 2, 1, 1, 1, True, True),
+        lambda F, x: F.avg_pool1d(x[0, 0], 4, 3, 1, True, False), lambda F, x: F.avg_pool2d(x[0], 3, 2, 1, True),
+        lambda F, x: F.avg_pool2d(x[0], 2, divisor_override=3), lambda F, x: F.avg_pool3d(x, 2, 1, 1, True, False),
+        lambda F, x: F.adaptive_avg_pool2d(x[0], 2), lambda F, x: F.adaptive_avg_pool2d(x[0], 1),
+        lambda F, x: F.adaptive_max_pool3d(x, 2), lambda F, x: F.fractional_max_pool2d(x[0], 2, output_size=2),
+        lambda F, x: F.max_unpool2d(x[0], torch.zeros(x[0].shape, dtype=torch.int64) if F is not E else
+                                    E.zeros(x[0].shape, dtype=E.int64), 1)]
+    a = np.random.default_rng(5).integers(-300, 300, size=(1, 2, 4, 5, 6))
+    for i, case in enumerate(cases):
+        results = []
+        for F, x in ((torch.nn.functional, torch.tensor(a).to(getattr(torch, dtype))),
+                     (E, T(a).to(getattr(E, dtype)))):
+            try:
+                r = case(F, x)
+            except (NotImplementedError, RuntimeError) as e:
+                results.append((isinstance(e, NotImplementedError), str(e).splitlines()[0]))
+                continue
+            rs = r if isinstance(r, tuple) else (r,)
+            results.append([(str(t.dtype).split(".")[-1], t.numpy()) for t in rs])
+        want, got = results
+        if isinstance(want, tuple):
+            assert got == want, (i, got, want)
+            continue
+        for (gd, gv), (wd, wv) in zip(got, want, strict=True):
+            assert gd == wd, (i, gd, wd)
+            np.testing.assert_allclose(gv, wv, rtol=1e-6, err_msg=str(i))
+
+
+def test_pytorchs_order_for_integer_inputs_shape_errors_first_and_empty_results():
+    # a bad window is a RuntimeError before the dtype's refusal; an empty input to adaptive average pooling
+    # or unpooling returns an empty result of its dtype (PyTorch returns before dispatching on the dtype)
+    with pytest.raises(RuntimeError, match="Output size is too small"):
+        E.max_pool1d(E.zeros(1, 1, 1, dtype=E.int64), 2, 1, ceil_mode=True)
+    with pytest.raises(RuntimeError, match="stride should be greater than zero"):
+        E.max_pool3d(E.zeros(0, 3, 7, 4, 5, dtype=E.int64), (2, 2, 1), (3, 1, 0))
+    for fn, x, size, shape in [(E.adaptive_avg_pool2d, E.zeros(0, 2, 5, 4, dtype=E.int64), 2, (0, 2, 2, 2)),
+                               (E.adaptive_avg_pool1d, E.zeros(0, 2, 5, dtype=E.int64), 2, (0, 2, 2)),
+                               (E.adaptive_avg_pool2d, E.zeros(2, 0, 5, 4, dtype=E.int64), 2, (2, 0, 2, 2))]:
+        out = fn(x, size)
+        assert out.dtype is E.int64 and tuple(out.shape) == shape
+    x = E.zeros(0, 2, 5, 4, dtype=E.int64)
+    out = E.max_unpool2d(x, x, 1)
+    assert out.dtype is E.int64 and tuple(out.shape) == (0, 2, 5, 4)
+
+
+def test_adaptive_pool_shape_errors_use_pytorchs_messages():
+    with pytest.raises(RuntimeError, match=r"^Expected 2 to 3 dimensions, but got 4-dimensional tensor for argument "
+                                           r"#1 'self' \(while checking arguments for adaptive_max_pool1d\)$"):
+        E.adaptive_max_pool1d(E.zeros(1, 2, 3, 4), 2)
+    with pytest.raises(RuntimeError, match=r"^adaptive_max_pool2d\(\): Expected 3D or 4D tensor, but got: "):
+        E.adaptive_max_pool2d(E.zeros(1, 1, 2, 3, 4), 2)
+    with pytest.raises(RuntimeError, match=r"^adaptive_avg_pool2d\(\): Expected 3D or 4D tensor, but got \[1, 1, 2"):
+        E.adaptive_avg_pool2d(E.zeros(1, 1, 2, 3, 4), 2)
+    # max pooling refuses empty channels too (average pooling returns the empty result)
+    with pytest.raises(RuntimeError, match=r"sizes \[2, 0, 3, 2\] with dimension 1 being empty"):
+        E.adaptive_max_pool2d(E.zeros(2, 0, 3, 2), 1)
+    with pytest.raises(RuntimeError, match=r"greater than or equal to 0 but received \{-1, -1\}"):
+        E.adaptive_avg_pool2d(E.zeros(2, 3, 4, 2), -1)
+
+
+def test_avg_pool3d_checks_the_input_against_the_kernel_and_refuses_cpu_half_as_pytorch():
+    with pytest.raises(RuntimeError, match=r"^input image \(T: 2 H: 4 W: 4\) smaller than kernel size "
+                                           r"\(kT: 3 kH: 3 kW: 3\)$"):
+        E.avg_pool3d(E.zeros(1, 1, 2, 4, 4), 3, 1, 1)  # padding does not count; max pooling computes
+    assert tuple(E.max_pool3d(E.zeros(1, 1, 2, 4, 4), 3, 1, 1).shape) == (1, 1, 2, 4, 4)
+    for dt, name in ((E.float16, "Half"), (E.bfloat16, "BFloat16")):
+        with pytest.raises(NotImplementedError, match=f"\"avg_pool3d_out_frame\" not implemented for '{name}'"):
+            E.avg_pool3d(E.zeros(1, 1, 2, 2, 2, dtype=dt), 2)
+
+
+def test_half_adaptive_avg_pool3d_rounds_once():
+    # the two 2-D passes run in float32 for half types: one rounding, as PyTorch's single pass
+    x = (E.arange(-8, 56).reshape(1, 1, 4, 4, 4) * 3).to(E.bfloat16)
+    got = E.adaptive_avg_pool3d(x, 2).float().numpy().ravel()
+    want = (np.arange(-8, 56).reshape(2, 2, 2, 2, 2, 2).transpose(0, 2, 4, 1, 3, 5).reshape(8, 8) * 3).mean(1)
+    want = E.tensor(want.astype(np.float32)).to(E.bfloat16).float().numpy()  # the float64 mean, rounded once
+    np.testing.assert_array_equal(got, want)  # 109.5 stays 109.5 (two roundings gave 110)
+
+
+def test_a_max_pool_window_with_no_tap_inside_the_input_is_pytorchs_lowest():
+    # ceil_mode with dilation can place a window's every tap outside the input: PyTorch gives -inf (an
+    # integer dtype's least) and the index of the first tap past the left padding (the kernel used to read
+    # past the plane); values hard-coded from torch 2.13
+    x = E.tensor([[1.0], [2.0], [3.0]])
+    out, idx = E.max_pool1d(x, 2, 3, 1, 2, True, True)
+    assert out.tolist() == [[-math.inf]] * 3 and idx.tolist() == [[1]] * 3
+    assert E.max_pool1d(x, 2, 3, 1, 2, True).tolist() == [[-math.inf]] * 3
+    out, idx = E.max_pool1d(x.to(E.int8), 2, 3, 1, 2, True, True)
+    assert out.tolist() == [[-128]] * 3 and idx.tolist() == [[1]] * 3
+    out, idx = E.max_pool2d(x.unsqueeze(0), (1, 2), (1, 3), (0, 1), (1, 2), True, True)
+    assert out.tolist() == [[[-math.inf]] * 3] and idx.tolist() == [[[1], [2], [3]]]
+    out, idx = E.max_pool3d(E.zeros(1, 1, 1, 3), (3, 3, 2), (3, 3, 2), (1, 0, 0), (2, 1, 1), True, True)
+    assert out.tolist() == [[[[-math.inf, -math.inf]]]] and idx.tolist() == [[[[3, 5]]]]

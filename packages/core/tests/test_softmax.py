@@ -82,7 +82,7 @@ def test_softmax_is_stable_takes_negative_dims_and_dtype():
                                rtol=1e-6, atol=1e-30)
     np.testing.assert_array_equal(T(x).softmax(1).numpy(), E.softmax(T(x), 1).numpy())
     np.testing.assert_array_equal(T(x).log_softmax(dim=-1).numpy(), E.log_softmax(T(x), 1).numpy())
-    with pytest.raises(TypeError, match="floating point"):
+    with pytest.raises(NotImplementedError, match="\"softmax_lastdim_kernel_impl\" not implemented for 'Long'"):
         E.softmax(E.tensor([1, 2]), 0)
     with pytest.warns(UserWarning, match="Implicit dimension choice for softmax"):
         E.softmax(T(x))
@@ -203,3 +203,40 @@ def test_loss_primitives_validate_targets_themselves():
         S.cross_entropy_op(E.zeros(2, 3), E.tensor([0, -2]), None, "mean", -100, 0.0)
     with pytest.raises(IndexError, match=r"^Target 3 is out of bounds\.$"):
         S.nll_loss_backward(E.ones(()), E.zeros(2, 3), E.tensor([3, 0]), None, "mean", -100, E.tensor(1.0))
+
+
+@pytest.mark.parametrize(("fn", "dim", "kernel"), [
+    (E.softmax, -1, "softmax_lastdim_kernel_impl"), (E.softmax, 0, "softmax_kernel_impl"),
+    (E.log_softmax, 1, "log_softmax_lastdim_kernel_impl"), (E.log_softmax, 0, "log_softmax_kernel_impl"),
+    (E.softmin, 1, "softmax_lastdim_kernel_impl")])
+@pytest.mark.parametrize(("dtype", "name"), [(E.int64, "Long"), (E.uint8, "Byte"), (E.int8, "Char"),
+                                             (E.complex64, "ComplexFloat")])
+def test_softmax_family_refuses_non_floating_input_as_pytorch(fn, dim, kernel, dtype, name):
+    x = E.ones(2, 3, dtype=dtype)
+    with pytest.raises(NotImplementedError, match=f"^\"{kernel}\" not implemented for '{name}'$"):
+        fn(x, dim)
+    with pytest.raises(TypeError):  # and a TypeError, by ember's rule for dtype errors
+        fn(x, dim)
+    if not dtype.is_complex:  # (casting complex to real warns, as PyTorch's)
+        assert fn(x, dim, dtype=E.float64).dtype is E.float64  # dtype= casts first, as PyTorch
+    empty = fn(E.zeros(0, 3, dtype=dtype), 0)  # PyTorch returns an empty input in its dtype
+    assert empty.dtype is dtype and tuple(empty.shape) == (0, 3)
+
+
+def test_softmin_negates_in_the_input_dtype_first():
+    # -uint8 wraps before the cast (PyTorch's order): softmin([1, 2, 250]) is softmax([255, 254, 6])
+    got = E.softmin(E.tensor([1, 2, 250], dtype=E.uint8), 0, dtype=E.float64).numpy()
+    want = np.exp(np.array([255.0, 254, 6]) - np.logaddexp.reduce([255.0, 254, 6]))
+    np.testing.assert_allclose(got, want, rtol=1e-12)
+    with pytest.raises(RuntimeError, match="Negation, the `-` operator, on a bool tensor is not supported"):
+        E.softmin(E.ones(3, dtype=E.bool), 0, dtype=E.float32)
+
+
+def test_half_softmax_computes_in_float32_and_rounds_once():
+    # PyTorch's opmath: the float16 result is the float32 softmax rounded (ember's float16 numpy was off by
+    # an ulp in about one element in ten)
+    x = np.random.default_rng(2).standard_normal((50, 7)).astype(np.float16) * 3
+    want = E.softmax(T(x.astype(np.float32)), 1).numpy().astype(np.float16)
+    np.testing.assert_array_equal(E.softmax(T(x), 1).numpy(), want)
+    want = E.log_softmax(T(x.astype(np.float32)), 1).numpy().astype(np.float16)
+    np.testing.assert_array_equal(E.log_softmax(T(x), 1).numpy(), want)

@@ -118,3 +118,61 @@ def test_area_mode_is_adaptive_average_pooling():
                                x.reshape(1, 2, 3, 2, 2, 2).mean((3, 5)), rtol=1e-12)
     np.testing.assert_allclose(E.interpolate(T(x[:, :, 0]), scale_factor=0.5, mode="area").numpy(),
                                x[:, :, 0].reshape(1, 2, 2, 2).mean(-1), rtol=1e-12)
+
+
+def test_uint8_nearest_interpolation_copies_bytes_as_pytorch():
+    x = E.tensor([[[[1, 200], [30, 255]]]], dtype=E.uint8)
+    got = E.interpolate(x, size=(3, 5))
+    assert got.dtype is E.uint8
+    assert got.tolist() == [[[[1, 1, 1, 200, 200], [1, 1, 1, 200, 200], [30, 30, 30, 255, 255]]]]
+    assert E.interpolate(E.tensor([[[1, 200, 30]]], dtype=E.uint8), size=5, mode="nearest-exact").tolist() == \
+        [[[1, 1, 200, 30, 30]]]
+
+
+@pytest.mark.parametrize(("shape", "mode", "kernel"), [
+    ((1, 2, 3), "nearest", "compute_indices_weights_nearest"),
+    ((1, 2, 3), "linear", "compute_indices_weights_linear"),
+    ((1, 2, 3, 3), "nearest", "upsample_nearest2d_channels_last"),
+    ((1, 2, 3, 3), "nearest-exact", "upsample_nearest2d_channels_last"),
+    ((1, 2, 3, 3), "bilinear", "upsample_bilinear2d_channels_last"),
+    ((1, 2, 3, 3, 3), "nearest", "compute_indices_weights_nearest"),
+    ((1, 2, 3, 3, 3), "trilinear", "compute_indices_weights_linear"),
+    ((1, 2, 3, 3), "area", "adaptive_avg_pool2d"),
+    ((1, 2, 3, 3, 3), "area", "adaptive_avg_pool3d_cpu")])
+def test_interpolate_refuses_what_pytorch_refuses(shape, mode, kernel):
+    for dtype, name in ((E.int64, "Long"), (E.bool, "Bool"), (E.complex64, "ComplexFloat")):
+        with pytest.raises(NotImplementedError, match=f"^\"{kernel}\" not implemented for '{name}'$"):
+            E.interpolate(E.ones(shape, dtype=dtype), scale_factor=2, mode=mode)
+    if mode in ("linear", "trilinear"):  # uint8 refuses these too
+        with pytest.raises(NotImplementedError, match=f"\"{kernel}\" not implemented for 'Byte'"):
+            E.interpolate(E.ones(shape, dtype=E.uint8), scale_factor=2, mode=mode)
+
+
+def test_uint8_bilinear_is_pytorchs_fixed_point_resize():
+    # two passes (width, then height), each a two-tap int16-weighted sum rounded to a byte: values
+    # hard-coded from torch 2.13 (float bilinear then rounding would give 118.125 -> 118 but 43.5 -> 44 too)
+    x = E.tensor([[[[0, 255, 10], [200, 3, 77]]]], dtype=E.uint8)
+    got = E.interpolate(x, size=(3, 4), mode="bilinear")
+    assert got.dtype is E.uint8
+    assert got.tolist() == [[[[0, 159, 163, 10], [100, 118, 97, 44], [200, 77, 31, 77]]]]
+    assert E.interpolate(x, size=(3, 4), mode="bilinear", align_corners=True).tolist() == \
+        [[[[0, 170, 173, 10], [100, 120, 101, 44], [200, 69, 28, 77]]]]
+    assert E.interpolate(x, scale_factor=1, mode="bilinear").tolist() == x.tolist()  # no pass: the input
+
+
+@pytest.mark.torch
+def test_uint8_bilinear_matches_pytorch_to_the_byte():
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(7)
+    for _ in range(200):
+        c, h, w = int(rng.choice([1, 3, 4])), *(int(v) for v in rng.integers(1, 10, size=2))
+        x = rng.integers(0, 256, size=(2, c, h, w), dtype=np.uint8)
+        ac = bool(rng.integers(2))
+        kw = {"size": tuple(int(v) for v in rng.integers(1, 20, size=2))} if rng.integers(2) else \
+            {"scale_factor": tuple(float(v) for v in rng.choice([0.5, 0.75, 1.3, 2.0, 2.5], size=2))}
+        try:
+            want = torch.nn.functional.interpolate(torch.tensor(x), mode="bilinear", align_corners=ac, **kw)
+        except RuntimeError:  # PyTorch's own internal asserts on some downscales to one pixel
+            continue
+        got = E.interpolate(E.tensor(x), mode="bilinear", align_corners=ac, **kw)
+        np.testing.assert_array_equal(got.numpy(), want.numpy())

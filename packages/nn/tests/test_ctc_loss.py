@@ -79,6 +79,68 @@ def test_impossible_alignments_are_infinite_or_zero_with_zero_infinity():
     assert np.isfinite(xt.grad.numpy()).all()
 
 
+def _nonfinite_log_probs(device="cpu"):
+    """Two sequences: a NaN on a class no alignment uses (finite loss, NaN gradient there) and +inf on a
+    blank every alignment may pass (NaN loss), then a sequence whose alignments are all impossible."""
+    h, q = np.log(0.5), np.log(0.25)
+    lp = np.array([[[h, np.nan, h], [q, q, h]], [[h, q, q], [np.inf, h, h]]])
+    return E.tensor(lp, requires_grad=True, device=device), E.tensor([[2], [1]], device=device)
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")  # the CUDA simulator's numpy scalars warn on inf - inf
+@pytest.mark.parametrize("device", ["cpu", pytest.param("cuda", marks=pytest.mark.cuda)])
+def test_zero_infinity_zeroes_infinite_losses_only_and_nan_propagates(device):
+    # zero_infinity replaces +inf losses (and their gradients) by 0; a NaN loss stays NaN with a NaN
+    # gradient, as PyTorch's (values hard-coded from torch 2.13)
+    if device == "cuda" and not E.cuda.is_available():
+        pytest.skip("no CUDA device or simulator")
+    lp, targets = _nonfinite_log_probs(device)
+    loss = F.ctc_loss(lp, targets, [2, 2], [1, 1], reduction="none", zero_infinity=True)
+    loss.sum().backward()
+    np.testing.assert_allclose(loss.detach().cpu().numpy(), [np.log(2), np.nan])
+    g = lp.grad.cpu().numpy()
+    np.testing.assert_allclose(g[:, 0], [[0.25, np.nan, -0.25], [0.0, 0.25, -0.25]], atol=1e-15)
+    assert np.isnan(g[:, 1]).all()
+    assert np.isnan(F.ctc_loss(lp, targets, [2, 2], [1, 1], reduction="sum", zero_infinity=True).item())
+    impossible = E.tensor([[[0.0, -np.inf]], [[0.0, -1.0]]], requires_grad=True, device=device)
+    loss = F.ctc_loss(impossible, E.tensor([[1, 1]], device=device), [2], [2], reduction="none", zero_infinity=True)
+    loss.sum().backward()
+    assert loss.item() == 0.0 and not impossible.grad.cpu().numpy().any()
+    # +inf on the only path: -inf + inf is NaN, not an impossible alignment
+    inf_path = E.tensor([[[0.0, -np.inf]], [[-np.inf, np.inf]]], requires_grad=True, device=device)
+    loss = F.ctc_loss(inf_path, E.tensor([[1]], device=device), [2], [1], reduction="none", zero_infinity=True)
+    loss.sum().backward()
+    assert np.isnan(loss.item()) and np.isnan(inf_path.grad.cpu().numpy()).all()
+
+
+@pytest.mark.torch
+def test_nonfinite_log_probs_match_pytorch_values_and_gradients():
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(0)
+    for _ in range(150):
+        _compare_nonfinite_case(torch, rng)
+
+
+def _compare_nonfinite_case(torch, rng):
+    with np.errstate(over="ignore", invalid="ignore"):  # numpy's warnings summing infinities
+        t, n, c = (int(v) for v in rng.integers(1, [6, 3, 4], endpoint=False) + [0, 0, 1])
+        base = np.log(rng.dirichlet(np.ones(c), size=(t, n)))
+        for _ in range(rng.integers(0, 3)):
+            base[rng.integers(t), rng.integers(n), rng.integers(c)] = rng.choice([np.nan, np.inf, -np.inf, 1e308])
+        s = int(rng.integers(1, 4))
+        targets = rng.integers(1, c, size=(n, s))
+        il, tl = rng.integers(1, t + 1, size=n).tolist(), rng.integers(1, s + 1, size=n).tolist()
+        reduction = str(rng.choice(["none", "sum", "mean"]))
+        results = []
+        for lib, fn in ((torch, torch.nn.functional.ctc_loss), (E, F.ctc_loss)):
+            lp = lib.tensor(base, requires_grad=True)
+            loss = fn(lp, lib.tensor(targets), il, tl, reduction=reduction, zero_infinity=True)
+            loss.sum().backward()
+            results.append((loss.detach().numpy(), lp.grad.numpy()))
+        np.testing.assert_allclose(results[1][0], results[0][0], rtol=1e-10, atol=1e-12)
+        np.testing.assert_allclose(results[1][1], results[0][1], rtol=1e-8, atol=1e-12)
+
+
 @pytest.mark.parametrize("reduction", ["none", "mean", "sum"])
 def test_gradient_through_log_softmax_by_finite_differences(reduction):
     x, _ = _inputs(3, t=6, n=2, c=4)

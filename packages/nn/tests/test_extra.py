@@ -170,3 +170,71 @@ def test_lp_pool_and_channel_shuffle():
                                np.sqrt((a ** 2).reshape(1, 2, 2, 2, 2, 2).sum((3, 5))), rtol=1e-12)
     y = torch.arange(6, dtype=torch.float64).reshape(1, 6, 1)
     assert nn.ChannelShuffle(2)(y).reshape(-1).tolist() == [0, 3, 1, 4, 2, 5]
+
+
+def test_integer_inputs_of_lp_pool_rms_norm_and_local_response_norm_as_pytorch():
+    # lp_pool of int64: PyTorch's composition, whose int64 average truncates ((9 + 25) / 2 = 17 exactly,
+    # (49 + 4) / 2 -> 26): values hard-coded from torch 2.13
+    x = torch.tensor([[[3, -5, 7, 2]]])
+    got = F.lp_pool1d(x, 2, 2)
+    assert got.dtype is torch.float32
+    np.testing.assert_allclose(got.numpy(), [[[5.830952, 7.2111025]]], rtol=1e-6)
+    np.testing.assert_allclose(F.lp_pool1d(x, 1, 2).numpy(), [[[-2.0, 8.0]]])
+    with pytest.raises(NotImplementedError, match="\"avg_pool2d\" not implemented for 'Int'"):
+        F.lp_pool1d(x.int(), 2, 2)
+    with pytest.raises(NotImplementedError, match="\"rms_norm\" not implemented for 'Long'"):
+        F.rms_norm(x, (4,))
+    lrn = F.local_response_norm(torch.tensor([[[3, -5], [7, 1], [-2, 4]]]), 2, alpha=1.0, beta=1.0, k=1.0)
+    np.testing.assert_allclose(lrn.numpy(), [[[0.6, -0.38461539], [0.23333333, 0.07142857],
+                                              [-0.07407407, 0.44444445]]], rtol=1e-6)
+
+
+def _dtype_family_cases():
+    """softmax, the norms, interpolate and grid_sample over one input per rank: (name, call(F, T, x1, x2, x3))."""
+    cases = []
+    for f in ("softmax", "log_softmax", "softmin"):
+        cases += [(f, lambda F, T, a, b, c, f=f: getattr(F, f)(a, dim=-1)),
+                  (f + "0", lambda F, T, a, b, c, f=f: getattr(F, f)(a, dim=0)),
+                  (f + "_dtype", lambda F, T, a, b, c, f=f: getattr(F, f)(a, dim=-1, dtype=T.float64))]
+    cases += [("batch_norm", lambda F, T, a, b, c: F.batch_norm(a, None, None, training=True)),
+              ("layer_norm", lambda F, T, a, b, c: F.layer_norm(a, (6,))),
+              ("group_norm", lambda F, T, a, b, c: F.group_norm(a, 2)),
+              ("instance_norm", lambda F, T, a, b, c: F.instance_norm(a)),
+              ("lrn3", lambda F, T, a, b, c: F.local_response_norm(a, 2)),
+              ("lrn4", lambda F, T, a, b, c: F.local_response_norm(b, 2)),
+              ("rms_norm", lambda F, T, a, b, c: F.rms_norm(a, (6,))),
+              ("lp_pool2d", lambda F, T, a, b, c: F.lp_pool2d(b, 2, 2))]
+    for m in ("nearest", "nearest-exact", "linear", "area"):
+        cases.append(("i1" + m, lambda F, T, a, b, c, m=m: F.interpolate(a, scale_factor=2, mode=m)))
+    for m in ("nearest", "nearest-exact", "bilinear", "area"):
+        cases.append(("i2" + m, lambda F, T, a, b, c, m=m: F.interpolate(b, size=(3, 7), mode=m)))
+    for m in ("nearest", "trilinear", "area"):
+        cases.append(("i3" + m, lambda F, T, a, b, c, m=m: F.interpolate(c, scale_factor=2, mode=m)))
+    for m in ("bilinear", "nearest"):
+        cases.append(("gs" + m, lambda F, T, a, b, c, m=m: F.grid_sample(b, T.zeros(2, 2, 2, 2), mode=m,
+                                                                        align_corners=False)))
+    cases.append(("gs3", lambda F, T, a, b, c: F.grid_sample(c, T.zeros(2, 2, 2, 2, 3), align_corners=False)))
+    return cases
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("dtype", ["int8", "int16", "int32", "int64", "uint8", "bool", "complex64"])
+def test_dtype_behaviour_of_softmax_norm_interpolate_families_matches_pytorch(dtype):
+    # each call computes what PyTorch computes (dtype and values) or raises its exception and message
+    pt = pytest.importorskip("torch")
+    a = np.random.default_rng(6).integers(-40, 40, size=(2, 4, 6))
+    for name, call in _dtype_family_cases():
+        results = []
+        for T, Fn in ((pt, pt.nn.functional), (torch, F)):
+            x = T.tensor(a).to(getattr(T, dtype))
+            try:
+                r = call(Fn, T, x, x.reshape(2, 4, 2, 3), x.reshape(2, 2, 2, 2, 6))
+                results.append((str(r.dtype).split(".")[-1], r.numpy()))
+            except (NotImplementedError, RuntimeError) as e:
+                results.append((isinstance(e, NotImplementedError), str(e).splitlines()[0]))
+        (wd, wv), (gd, gv) = results
+        assert gd == wd, (name, results)
+        if isinstance(wv, str):
+            assert gv == wv, (name, results)
+        else:
+            np.testing.assert_allclose(gv, wv, rtol=1e-5, atol=1e-6, err_msg=name)

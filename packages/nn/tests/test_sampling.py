@@ -311,3 +311,16 @@ def test_a_spatial_transformer_trains_with_pytorchs_loss_trajectory():
     theirs = run(torch, torch.nn, torch.optim, lambda a: torch.tensor(a))
     np.testing.assert_allclose(ours, theirs, rtol=1e-10)
     assert ours[-1] < ours[0]
+
+
+@pytest.mark.parametrize(("shape", "kernel"), [((1, 1, 3, 3), "grid_sampler_2d_cpu_kernel_impl"),
+                                               ((1, 1, 3, 3, 3), "grid_sampler3d_cpu")])
+def test_grid_sample_refuses_non_floating_input_as_pytorch(shape, kernel):
+    # PyTorch dispatches on the input's dtype before it compares the grid's: the kernel's refusal
+    grid = E.zeros(1, *(2,) * (len(shape) - 2), len(shape) - 2)
+    for dtype, name in ((E.int64, "Long"), (E.uint8, "Byte"), (E.bool, "Bool"), (E.complex64, "ComplexFloat")):
+        for g in (grid, grid.to(dtype)):
+            with pytest.raises(NotImplementedError, match=f"^\"{kernel}\" not implemented for '{name}'$"):
+                F.grid_sample(E.ones(shape, dtype=dtype), g, align_corners=False)
+    empty = F.grid_sample(E.ones((0, *shape[1:]), dtype=E.int64), grid[:0], align_corners=False)
+    assert empty.dtype is E.int64 and tuple(empty.shape) == (0, 1, *grid.shape[1:-1])  # PyTorch returns it

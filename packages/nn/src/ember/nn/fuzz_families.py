@@ -28,6 +28,7 @@ __all__ = ["KINDS", "PLUGIN", "ROWS"]
 KINDS = ("conv", "pool", "loss", "linalg")
 PLUGIN = __name__
 _FLOATS = ("float16", "bfloat16", "float32", "float64")
+_INTS = ("int8", "int16", "int32", "int64", "uint8")
 _CONV_DTYPES = ["float32"] * 6 + ["float64"] * 3 + ["float16", "bfloat16", "int64"]
 
 
@@ -257,8 +258,22 @@ def _pool_size(L, k, s, p, dil, ceil_mode):
     return o
 
 
+def _pool_dtype(dt: str, integers: str | None) -> None:
+    """PyTorch's CPU dtype dispatch of a pooling kernel, after its shape checks: floats compute; `integers`
+    "all" (but bool) or "long" (int64 only) compute too; anything else is its NotImplementedError."""
+    if dt in _FLOATS or (integers == "all" and dt in _INTS) or (integers == "long" and dt == "int64"):
+        return
+    raise Invalid(f"{dt} input (no CPU kernel)", NotImplementedError)
+
+
+def _trunc_div(total: int, q: int) -> int:
+    """C's integer division: toward zero."""
+    r = abs(total) // abs(q)
+    return r if (total < 0) == (q < 0) else -r
+
+
 def _pool_common(x, d, kernel_size, stride, padding, dilation=1, ceil_mode=False):
-    dt = _floating(x)
+    dt = _dt(x)
     if x.ndim not in (d + 1, d + 2):
         raise Invalid("an input of the wrong rank")
     k = _tup(kernel_size, d)
@@ -301,9 +316,10 @@ def _windows(L, k, s, p, dil, o):
 def _max_pool_ref(d):
     def ref(x, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
         dt, X, k, s, p, dil, o = _pool_common(x, d, kernel_size, stride, padding, dilation, ceil_mode)
+        _pool_dtype(dt, None if d == 1 and not return_indices else "all")  # max_pool1d_impl: floats only
         L = X.shape[2:]
         win = _windows(L, k, s, p, dil, o)
-        out = np.zeros(X.shape[:2] + o)
+        out = np.zeros(X.shape[:2] + o, dtype=X.dtype if dt in _INTS else np.float64)  # (integers exact)
         idx = np.zeros(X.shape[:2] + o, dtype=np.int64)
         for pos in itertools.product(*(range(v) for v in o)):
             taps = list(itertools.product(*(win[i][pos[i]][0] for i in range(d))))
@@ -326,13 +342,18 @@ def _max_pool_ref(d):
 def _avg_pool_ref(d):
     def ref(x, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True, divisor_override=None):
         dt, X, k, s, p, dil, o = _pool_common(x, d, kernel_size, stride, padding, 1, ceil_mode)
-        if d == 3 and any(X.shape[2 + i] + 2 * p[i] < k[i] for i in range(d)):
-            raise Unchecked("a kernel past the padded input (PyTorch's avg_pool3d refuses, ember computes)")
+        if d == 3 and any(X.shape[2 + i] < k[i] for i in range(d)):
+            raise Invalid("an input smaller than the kernel (padding aside: PyTorch's avg_pool3d check)")
         if divisor_override == 0:
             raise Invalid("a zero divisor")
+        _pool_dtype(dt, "long")
+        if d == 3 and dt in ("float16", "bfloat16"):
+            raise Invalid("a half-precision avg_pool3d (no CPU kernel)", NotImplementedError)
         L = X.shape[2:]
         win = _windows(L, k, s, p, dil, o)
-        out, scale = np.zeros(X.shape[:2] + o), np.zeros(X.shape[:2] + o)
+        integer = dt == "int64"  # an int64 sum (wrapping as C's) divided toward zero, as PyTorch's
+        out = np.zeros(X.shape[:2] + o, dtype=np.int64 if integer else np.float64)
+        scale = np.zeros(X.shape[:2] + o)
         for pos in itertools.product(*(range(v) for v in o)):
             taps = list(itertools.product(*(win[i][pos[i]][0] for i in range(d))))
             flat = [int(np.ravel_multi_index(t, L)) for t in taps]
@@ -343,16 +364,22 @@ def _avg_pool_ref(d):
                 div = int(np.prod([win[i][pos[i]][1] for i in range(d)]))
             else:
                 div = len(taps)
-            out[(...,) + pos] = vals.sum(-1) / div
-            scale[(...,) + pos] = np.abs(vals).sum(-1) / abs(div)
+            if integer:
+                with np.errstate(over="ignore"):
+                    sums = vals.astype(np.int64).sum(-1)
+                out[(...,) + pos] = np.vectorize(lambda t, q=div: _trunc_div(int(t), q), otypes=[np.int64])(sums)
+            else:
+                out[(...,) + pos] = vals.sum(-1) / div
+                scale[(...,) + pos] = np.abs(vals).sum(-1) / abs(div)
         if x.ndim == d + 1:
             out, scale = out[0], scale[0]
-        return Expect(out, dt, scale)
+        return Expect(out, dt, None if integer else scale)
     return ref
 
 
 def _lp_pool_ref(d):
     def ref(x, norm_type, kernel_size, stride=None, ceil_mode=False):
+        _floating(x)  # (integer lp_pool: PyTorch's int64 truncations through pow are not modelled)
         dt, X, k, s, p, dil, o = _pool_common(x, d, kernel_size, stride, 0, 1, ceil_mode)
         _overflows(np.abs(x) ** norm_type * int(np.prod(_tup(kernel_size, d))), dt)
         avg = _avg_pool_ref(d)(x ** norm_type, kernel_size, stride, 0, ceil_mode)
@@ -365,17 +392,26 @@ def _lp_pool_ref(d):
 
 def _adaptive_ref(d, mode):
     def ref(x, output_size, return_indices=False):
-        dt = _floating(x)
+        dt = _dt(x)
+        o = _tup(output_size, d)
+        if mode == "avg" and len(o) == d and all(v == 1 for v in o) and x.ndim >= d:
+            # PyTorch's shortcut: the mean over the last d dims (no shape checks; NaN for an empty dim)
+            if dt not in _FLOATS:
+                raise Invalid("an integer mean")
+            with np.errstate(invalid="ignore", divide="ignore"):
+                m = x.astype(np.float64).mean(tuple(range(x.ndim - d, x.ndim)), keepdims=True)
+            return Expect(m, dt, np.abs(x.astype(np.float64)).mean(tuple(range(x.ndim - d, x.ndim)), keepdims=True)
+                          if x.size else None)
         if x.ndim not in (d + 1, d + 2):
             raise Invalid("an input of the wrong rank")
-        o = _tup(output_size, d)
         if len(o) != d:
             raise Invalid("an output size of the wrong length")
         if any(v is None or v < 0 for v in o):
             raise Unchecked("None or a negative output size")
         X = x[None] if x.ndim == d + 1 else x
-        if any(n == 0 for n in X.shape[2:]):
-            raise Unchecked("an empty plane (PyTorch's adaptive_avg_pool computes NaN, ember refuses)")
+        if any(n == 0 for n in (X.shape[2:] if mode == "avg" else x.shape[1:])):
+            raise Invalid("an empty non-batch dim")
+        _pool_dtype(dt, None)
         L = X.shape[2:]
         out = np.zeros(X.shape[:2] + o)
         scale = np.zeros(X.shape[:2] + o)

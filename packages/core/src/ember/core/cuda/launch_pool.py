@@ -3,6 +3,10 @@ are made contiguous `(planes, H, W)` first, as the CPU kernels do."""
 
 from __future__ import annotations
 
+import math
+
+import numpy as np
+
 from ember.core import dtypes
 from ember.core.cuda import launch_util as lu
 from ember.core.cuda.kernels import pool as KP
@@ -44,8 +48,9 @@ def _max_pool2d(input, kernel_size, stride, padding, dilation, ceil_mode):
     shape = x._shape[:-2] + (ho, wo)
     out = lu.empty(shape, x._dtype, x._storage.device)
     idx = lu.empty(shape, dtypes.int64, x._storage.device)
+    low = -math.inf if x._dtype.is_floating_point else int(np.iinfo(x._dtype.np).min)  # an empty window's value
     _launch(KP.max_pool(_acc(x)), out.numel(), _geom(h, w, ho, wo, kernel_size, stride, padding, dilation),
-            _flat(x), _flat(out), _flat(idx))
+            _flat(x), _flat(out), _flat(idx), low)
     return out, idx
 
 
@@ -129,7 +134,7 @@ def ptx_cases():
     i, g, idx = T.int64, T.int64[::1], T.int64[::1]
     for label, arr, acc in (("float32", T.float32[::1], T.float32), ("float64", T.float64[::1], T.float64),
                             ("float16", T.float16[::1], T.float32)):
-        yield (f"max_pool2d[{label}]", KP.max_pool_function(acc), (i, g, arr, arr, idx))
+        yield (f"max_pool2d[{label}]", KP.max_pool_function(acc), (i, g, arr, arr, idx, acc))
         yield (f"avg_pool2d[{label}]", KP.avg_pool_function(acc), (i, g, arr, arr))
         yield (f"avg_pool2d_backward[{label}]", KP.avg_pool_backward_function(acc), (i, g, arr, arr))
         yield (f"adaptive_max_pool2d[{label}]", KP.adaptive_pool_function(acc, True), (i, i, i, i, i, arr, arr, idx))

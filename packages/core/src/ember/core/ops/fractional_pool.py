@@ -173,11 +173,18 @@ def _fractional(input: Tensor, kernel_size, output_size, output_ratio, return_in
     out = tuple(int(a) for a in _tuple(output_size, nd, "output_size", op))
     if input.ndim not in (nd + 1, nd + 2):
         raise RuntimeError(f"{op}(): Expected {nd + 1}D or {nd + 2}D tensor, but got: {list(input.shape)}")
+    from ember.core.ops.numeric import not_implemented_for
+
+    dt = input._dtype
     if _random_samples is None:
         from ember.core.random import rand
 
+        if not (dt.is_floating_point or dt.is_complex):  # PyTorch draws the samples in the input's dtype
+            raise not_implemented_for("check_uniform_bounds", dt)
         n_batch = 1 if input.ndim == nd + 1 else input.shape[0]
         _random_samples = rand(n_batch, input.shape[-nd - 1], nd, dtype=input.dtype, device=input.device)
+    if not dt.is_floating_point and isinstance(_random_samples, Tensor) and _random_samples._dtype is dt:
+        raise not_implemented_for(f"fractional_max_pool{nd}d_out_frame", dt)  # PyTorch's kernels: floats only
     values, indices = fractional_max_pool(input, k, out, _random_samples)
     return (values, indices) if return_indices else values
 

@@ -13,6 +13,7 @@ from functools import cache
 
 import numpy as np
 
+from ember.core import dtypes
 from ember.core.dispatch import composite, declare
 from ember.core.ops import numba_nn
 from ember.core.ops._util import wrap
@@ -370,11 +371,17 @@ def _check_vec(op: str, name: str, t, c: int, x: Tensor) -> None:
         raise TypeError(f"{op}: expected {name} of the input's dtype; got {describe(x)} and {describe(t)}")
 
 
-def _check_float(op: str, x) -> None:
+def _check_float(op: str, x, kernel: str | None = None, *params) -> None:
+    """A tensor input, of a floating dtype unless `kernel` is None; else PyTorch's refusal naming `kernel`
+    (or, for parameters `params` of another dtype, its CPU kernels' "mixed dtype" error, checked first)."""
     if not isinstance(x, Tensor):
         raise TypeError(f"{op}(): argument 'input' must be Tensor, not {type(x).__name__}")
-    if not x.dtype.is_floating_point:
-        raise TypeError(f"{op}: expected a floating point input; got {describe(x)}")
+    if kernel is not None and not x.dtype.is_floating_point:
+        if any(isinstance(t, Tensor) and t.dtype is not x.dtype for t in params):
+            raise RuntimeError("mixed dtype (CPU): all inputs must share same datatype.")
+        from ember.core.ops.numeric import not_implemented_for
+
+        raise not_implemented_for(kernel, x.dtype)
 
 
 @composite("batch_norm")
@@ -402,7 +409,7 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
     """
     if cudnn_enabled is not None:
         running_mean, running_var, weight, bias = weight, bias, running_mean, running_var
-    _check_float("batch_norm", input)
+    _check_float("batch_norm", input, "batch_norm")
     if input.ndim < 2:
         raise ValueError(f"batch_norm: expected 2D or more input (N, C, *); got {describe(input)}")
     c = input.shape[1]
@@ -429,7 +436,7 @@ def layer_norm(input: Tensor, normalized_shape, weight: Tensor | None = None, bi
     >>> ec.layer_norm(ec.tensor([[1.0, 3.0]]), (2,)).tolist()
     [[-0.9999949932098389, 0.9999949932098389]]
     """
-    _check_float("layer_norm", input)
+    _check_float("layer_norm", input, "LayerNormKernelImpl", weight, bias)
     if isinstance(normalized_shape, numbers.Integral):
         normalized_shape = (int(normalized_shape),)
     shape = tuple(int(s) for s in normalized_shape)
@@ -449,7 +456,7 @@ def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None, bia
                eps: float = 1e-5, cudnn_enabled: bool = True) -> Tensor:
     """Group normalization, as `torch.nn.functional.group_norm`: input `(N, C, *)`, C divisible by num_groups
     (`cudnn_enabled`, of `torch.group_norm`, is ignored)."""
-    _check_float("group_norm", input)
+    _check_float("group_norm", input, "GroupNormKernelImpl", weight, bias)
     if input.ndim < 2:
         raise RuntimeError(f"Expected at least 2 dimensions for input tensor but received {input.ndim}")
     c = input.shape[1]
@@ -474,7 +481,7 @@ def instance_norm(input: Tensor, running_mean: Tensor | None = None, running_var
     from ember.core.ops import elementwise as ew
     from ember.core.ops.layout import reshape
 
-    _check_float("instance_norm", input)
+    _check_float("instance_norm", input, "batch_norm")
     if input.ndim < 3:
         raise ValueError(f"instance_norm: expected 3D or more input (N, C, *); got {describe(input)}")
     n, c = input.shape[:2]
@@ -521,6 +528,11 @@ def local_response_norm(input: Tensor, size: int, alpha: float = 1e-4, beta: flo
     _check_float("local_response_norm", input)
     if input.ndim < 3:
         raise ValueError(f"Expected 3D or higher dimensionality input (got {input.ndim} dimensions)")
+    if input.ndim > 3 and not (input.dtype.is_floating_point or input.dtype is dtypes.int64):
+        # PyTorch pools (N, C, *) inputs with avg_pool3d, whose kernel names itself (int64 computes, truncated)
+        from ember.core.ops.numeric import not_implemented_for
+
+        raise not_implemented_for("avg_pool3d_out_frame", input.dtype)
     if input.numel() == 0:
         return input
     n, c = input.shape[:2]

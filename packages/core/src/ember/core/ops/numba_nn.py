@@ -28,7 +28,8 @@ __all__ = [
     "kernel_array", "threshold_backward", "hardtanh_backward", "im2col", "col2im", "depthwise_conv",
     "depthwise_conv_backward_input", "depthwise_conv_backward_weight", "channel_stats", "channel_affine",
     "batch_norm_backward", "max_pool2d", "max_pool2d_2x2", "index_scatter_add", "avg_pool2d", "avg_pool2d_backward",
-    "adaptive_pool2d", "adaptive_avg_pool2d_backward", "rows_scatter_add", "embedding_bag", "embedding_bag_backward"
+    "avg_pool3d_int", "adaptive_pool2d", "adaptive_avg_pool2d_backward", "rows_scatter_add", "embedding_bag",
+    "embedding_bag_backward"
 ]
 
 
@@ -443,7 +444,9 @@ def max_pool2d():
     # loop only compares and notes whether a NaN went by (a NaN test in the max's branch made it 3x
     # slower); a window that held one is rescanned for its first NaN.
     @_njit()
-    def kernel(x, out, idx, kh, kw, sh, sw, ph, pw, dh, dw):
+    # A window with no tap inside the input (ceil_mode with dilation can make one) gets PyTorch's `low`
+    # (-inf, or the integer dtype's least) and the flat index of its first tap past the left padding.
+    def kernel(x, out, idx, kh, kw, sh, sw, ph, pw, dh, dw, low):
         nc, h, w = x.shape
         _, ho, wo = out.shape
         for p in range(nc):
@@ -461,6 +464,10 @@ def max_pool2d():
                         j0 += 1
                     while j1 > j0 and c0 + (j1 - 1) * dw >= w:
                         j1 -= 1
+                    if i0 >= i1 or j0 >= j1:
+                        out[p, oh, ow] = low
+                        idx[p, oh, ow] = (r0 + i0 * dh) * w + c0 + j0 * dw
+                        continue
                     best = x[p, r0 + i0 * dh, c0 + j0 * dw]
                     bi, bj = i0, j0
                     nan = False
@@ -541,6 +548,49 @@ def index_scatter_add():
                     return q
                 out[p, q] += grad[p, k]
         return -1
+
+    return kernel
+
+
+@cache
+def avg_pool3d_int():
+    # x: (NC, D, H, W) int64; out: (NC, Do, Ho, Wo) int64 (2-D pooling is D = 1). PyTorch's integer average:
+    # the window's int64 sum (wrapping as C's) over PyTorch's divisor, divided with C's truncation toward 0.
+    @_njit()
+    def kernel(x, out, kd, kh, kw, sd, sh, sw, pd, ph, pw, count_include_pad, divisor):
+        nc, d, h, w = x.shape
+        _, do, ho, wo = out.shape
+        for p in range(nc):
+            for od in range(do):
+                d0 = od * sd - pd
+                d1 = min(d0 + kd, d + pd)
+                for oh in range(ho):
+                    h0 = oh * sh - ph
+                    h1 = min(h0 + kh, h + ph)
+                    for ow in range(wo):
+                        w0 = ow * sw - pw
+                        w1 = min(w0 + kw, w + pw)
+                        size = (d1 - d0) * (h1 - h0) * (w1 - w0)
+                        t0, t1, a0, a1 = max(d0, 0), min(d1, d), max(h0, 0), min(h1, h)
+                        b0, b1 = max(w0, 0), min(w1, w)
+                        acc = np.int64(0)
+                        for t in range(t0, t1):
+                            for r in range(a0, a1):
+                                for s in range(b0, b1):
+                                    acc += x[p, t, r, s]
+                        if divisor != 0:  # an override; 0 means none
+                            q = np.int64(divisor)
+                        elif count_include_pad:
+                            q = np.int64(size)
+                        else:
+                            q = np.int64((t1 - t0) * (a1 - a0) * (b1 - b0))
+                        if q == 0 or t0 >= t1 or a0 >= a1 or b0 >= b1:
+                            out[p, od, oh, ow] = 0
+                        else:
+                            v = acc // q
+                            if v * q != acc and (acc < 0) != (q < 0):
+                                v += 1
+                            out[p, od, oh, ow] = v
 
     return kernel
 

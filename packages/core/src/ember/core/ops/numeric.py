@@ -29,6 +29,11 @@ class DtypeNotImplemented(NotImplementedError, TypeError):
     """An op with no kernel for a dtype: NotImplementedError as PyTorch raises, TypeError by ember's rule."""
 
 
+def not_implemented_for(kernel: str, dt: dtypes.dtype) -> DtypeNotImplemented:
+    """PyTorch's refusal of a dtype its kernel `kernel` has no instance for: `"kernel" not implemented for 'Long'`."""
+    return DtypeNotImplemented(f"\"{kernel}\" not implemented for '{dtypes.TORCH_NAMES.get(dt.name, dt.name)}'")
+
+
 def _refuse(op: str, x) -> None:
     dt = x._dtype if isinstance(x, Tensor) else dtypes.result_type(x)
     raise DtypeNotImplemented(f"\"{op}_cpu\" not implemented for '{dtypes.TORCH_NAMES.get(dt.name, dt.name)}'")

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ember.core import dtypes
 from ember.core.dispatch import declare
 from ember.core.ops import numba_nn
 from ember.core.ops.conv import Size2
@@ -85,7 +86,8 @@ def _max_pool2d_cpu(input, kernel_size, stride, padding, dilation, ceil_mode):
     if (kh, kw, sh, sw, ph, pw, dh, dw, ho, wo) == (2, 2, 2, 2, 0, 0, 1, 1, x.shape[1] // 2, x.shape[2] // 2):
         numba_nn.max_pool2d_2x2()(x, out, idx)  # the common window, branch-free
     else:
-        numba_nn.max_pool2d()(x, out, idx, kh, kw, sh, sw, ph, pw, dh, dw)
+        low = np.iinfo(x.dtype).min if x.dtype.kind in "iu" else -np.inf  # an empty window's value, as PyTorch's
+        numba_nn.max_pool2d()(x, out, idx, kh, kw, sh, sw, ph, pw, dh, dw, x.dtype.type(low))
     shape = input._shape[:-2] + (ho, wo)
     return _result(out.reshape(shape), input), wrap(idx.reshape(shape))
 
@@ -239,8 +241,39 @@ def _check_input(op: str, input, nd: int) -> None:
     if input.ndim not in (nd + 1, nd + 2) or any(s == 0 for s in input.shape[1:]):
         raise RuntimeError(f"{op}: Expected {nd + 1}D or {nd + 2}D (batch mode) tensor with optional 0 dim batch "
                            f"size for input, but got: {list(input.shape)}")
-    if not input.dtype.is_floating_point:
-        raise TypeError(f"{op}: expected a floating point input; got {describe(input)}")
+
+
+def _check_dtype(input: Tensor, kernel: str, integers: str | None = None) -> None:
+    """PyTorch's CPU dtype dispatch of a pooling kernel: floating point always; `integers` "all" (but bool) or
+    "long" (int64 only) also compute; any other dtype raises `"kernel" not implemented for 'Long'`."""
+    dt = input._dtype
+    if dt.is_floating_point:
+        return
+    if dt.is_complex or dt is dtypes.bool or integers is None or (integers == "long" and dt is not dtypes.int64):
+        from ember.core.ops.numeric import not_implemented_for
+
+        raise not_implemented_for(kernel, dt)
+
+
+def _avg_pool_int(input: Tensor, k, s, p, ceil_mode: bool, count_include_pad: bool, divisor_override,
+                  cuda_kernel: str) -> Tensor:
+    """Integer (int64) average pooling over the last 2 or 3 dims, as PyTorch's integer kernels: an int64
+    window sum divided with truncation toward zero (not separable, so in one pass). No gradient flows into
+    integers, so it is a forward kernel only; PyTorch's CUDA kernels are floating point only, and so are ours."""
+    if input.device.type != "cpu":
+        from ember.core.ops.numeric import not_implemented_for
+
+        raise not_implemented_for(cuda_kernel, input._dtype)
+    a = input._np()
+    nd = len(k)
+    lead, spatial = a.shape[:-nd], (1,) * (3 - nd) + a.shape[-nd:]
+    k, s, p = (1,) * (3 - nd) + tuple(k), (1,) * (3 - nd) + tuple(s), (0,) * (3 - nd) + tuple(p)
+    x = np.ascontiguousarray(a, dtype=np.int64).reshape(-1, *spatial)
+    o = tuple(_pool_out(n, kk, ss, pp, 1, ceil_mode) for n, kk, ss, pp in zip(spatial, k, s, p))
+    out = np.empty((x.shape[0], *o), dtype=np.int64)
+    if out.size:
+        numba_nn.avg_pool3d_int()(x, out, *k, *s, *p, bool(count_include_pad), int(divisor_override or 0))
+    return wrap(out.reshape(*lead, *o[3 - nd:]))
 
 
 def _check_window(op: str, input, k, s, p, d, ceil_mode) -> tuple[int, int]:
@@ -289,6 +322,7 @@ def max_pool2d(input: Tensor, kernel_size: Size2, stride: Size2 | None = None, p
         _pair(stride, "stride", "max_pool2d")
     p, d = _pair(padding, "padding", "max_pool2d"), _pair(dilation, "dilation", "max_pool2d")
     _check_window("max_pool2d", input, k, s, p, d, ceil_mode)
+    _check_dtype(input, "max_pool2d", "all")
     out, idx = max_pool2d_with_indices(input, k, s, p, d, bool(ceil_mode))
     return (out, idx) if return_indices else out
 
@@ -320,6 +354,12 @@ def max_pool1d(input: Tensor, kernel_size: Size2, stride: Size2 | None = None, p
     """
     _check_input("max_pool1d", input, 1)
     k = _one(kernel_size)
+    if not return_indices:  # PyTorch's max_pool1d_impl (no indices): the window's checks, then floats only
+        from types import SimpleNamespace
+
+        _check_window("max_pool1d", SimpleNamespace(shape=(*input.shape[:-1], 1, input.shape[-1])), (1, k),
+                      (1, _one(stride, k)), (0, _one(padding)), (1, _one(dilation)), ceil_mode)
+        _check_dtype(input, "max_pool1d_impl")
     return _via_2d(max_pool2d, input, (1, k), (1, _one(stride, k)), (0, _one(padding)), (1, _one(dilation)),
                    ceil_mode, return_indices)
 
@@ -345,6 +385,10 @@ def avg_pool2d(input: Tensor, kernel_size: Size2, stride: Size2 | None = None, p
     if divisor_override is not None and divisor_override == 0:
         raise RuntimeError("divisor must be not zero")
     _check_window("avg_pool2d", input, k, s, p, (1, 1), ceil_mode)
+    _check_dtype(input, "avg_pool2d", "long")
+    if input._dtype is dtypes.int64:
+        return _avg_pool_int(input, k, s, p, bool(ceil_mode), bool(count_include_pad), divisor_override,
+                             "avg_pool2d_out_cuda_frame")
     return avg_pool2d_op(input, k, s, p, bool(ceil_mode), bool(count_include_pad), divisor_override)
 
 
@@ -365,8 +409,39 @@ def _adaptive_size(op: str, input: Tensor, output_size, nd: int) -> tuple[int, .
         raise ValueError(f"{op}: output_size must be {nd} integers; got {output_size}")
     if any(v < 0 for v in sizes):
         raise RuntimeError(f"{op}: elements of output_size must be greater than or equal to 0 but received "
-                           f"{list(sizes)}")
+                           f"{{{', '.join(map(str, sizes))}}}")
     return sizes
+
+
+def _global_mean(input, output_size, nd: int):
+    """PyTorch's shortcut for an adaptive average pool to all-ones: the mean over the last `nd` dims, kept
+    (so an empty dim gives NaN, the mean of nothing, and integers get mean()'s refusal); None if not all ones."""
+    if not isinstance(input, Tensor):
+        return None
+    sizes = (output_size,) * nd if isinstance(output_size, int | np.integer) else tuple(output_size)
+    if len(sizes) != nd or any(v is None or int(v) != 1 for v in sizes) or input.ndim < nd:
+        return None
+    from ember.core.ops.reduce import mean
+
+    return mean(input, tuple(range(-nd, 0)), keepdim=True)
+
+
+def _check_adaptive(op: str, input: Tensor, nd: int) -> None:
+    """PyTorch's adaptive-pool checks: the rank, then no empty dim past the first (average pooling: no empty
+    spatial dim, so its channels may be empty too)."""
+    if not isinstance(input, Tensor):
+        raise TypeError(f"{op}: expected a tensor; got {describe(input)}")
+    is_max = "max" in op
+    if input.ndim not in (nd + 1, nd + 2):
+        if op == "adaptive_max_pool1d":
+            raise RuntimeError(f"Expected 2 to 3 dimensions, but got {input.ndim}-dimensional tensor for argument #1 "
+                               f"'self' (while checking arguments for adaptive_max_pool1d)")
+        raise RuntimeError(f"{op}(): Expected {nd + 1}D or {nd + 2}D tensor, but got{':' if is_max else ''} "
+                           f"{list(input.shape)}")
+    for i in range(1 if is_max else input.ndim - nd, input.ndim):
+        if input.shape[i] == 0:
+            raise RuntimeError(f"{op}(): Expected input to have non-zero size for non-batch dimensions, but input "
+                               f"has sizes {list(input.shape)} with dimension {i} being empty")
 
 
 def adaptive_avg_pool2d(input: Tensor, output_size: Size2 | tuple[int | None, ...]) -> Tensor:
@@ -376,26 +451,39 @@ def adaptive_avg_pool2d(input: Tensor, output_size: Size2 | tuple[int | None, ..
     >>> ec.adaptive_avg_pool2d(ec.arange(16.0).reshape(1, 1, 4, 4), 1).tolist()
     [[[[7.5]]]]
     """
-    _check_input("adaptive_avg_pool2d", input, 2)
-    return adaptive_avg_pool2d_op(input, _adaptive_size("adaptive_avg_pool2d", input, output_size, 2))
+    r = _global_mean(input, output_size, 2)
+    if r is not None:
+        return r
+    _check_adaptive("adaptive_avg_pool2d", input, 2)
+    sizes = _adaptive_size("adaptive_avg_pool2d", input, output_size, 2)
+    if not input._dtype.is_floating_point and input.numel() == 0:  # PyTorch returns before its kernel's dispatch
+        from ember.core.creation import empty
+
+        return empty(input.shape[:-2] + sizes, dtype=input._dtype, device=input.device)
+    _check_dtype(input, "adaptive_avg_pool2d")
+    return adaptive_avg_pool2d_op(input, sizes)
 
 
 def adaptive_max_pool2d(input: Tensor, output_size: Size2 | tuple[int | None, ...], return_indices: bool = False):
     """Adaptive 2-D max pooling to `output_size`, optionally returning the flat indices."""
-    _check_input("adaptive_max_pool2d", input, 2)
-    out, idx = adaptive_max_pool2d_op(input, _adaptive_size("adaptive_max_pool2d", input, output_size, 2))
+    _check_adaptive("adaptive_max_pool2d", input, 2)
+    sizes = _adaptive_size("adaptive_max_pool2d", input, output_size, 2)
+    _check_dtype(input, "adaptive_max_pool2d")
+    out, idx = adaptive_max_pool2d_op(input, sizes)
     return (out, idx) if return_indices else out
 
 
 def adaptive_avg_pool1d(input: Tensor, output_size: Size2 | tuple[int | None, ...]) -> Tensor:
     """Adaptive 1-D average pooling over `(N, C, L)` or `(C, L)`."""
-    _check_input("adaptive_avg_pool1d", input, 1)
+    if isinstance(input, Tensor) and input.ndim not in (2, 3):
+        raise RuntimeError(f"Expected 2 to 3 dimensions, but got {input.ndim}-dimensional tensor for argument #1 "
+                           f"'self' (while checking arguments for adaptive_avg_pool1d)")
     return _via_2d(adaptive_avg_pool2d, input, (1, _one(output_size)))
 
 
 def adaptive_max_pool1d(input: Tensor, output_size: Size2 | tuple[int | None, ...], return_indices: bool = False):
     """Adaptive 1-D max pooling over `(N, C, L)` or `(C, L)`."""
-    _check_input("adaptive_max_pool1d", input, 1)
+    _check_adaptive("adaptive_max_pool1d", input, 1)
     return _via_2d(adaptive_max_pool2d, input, (1, _one(output_size)), return_indices)
 
 
@@ -412,8 +500,9 @@ def _triple(v, name: str, op: str) -> tuple[int, int, int]:
     return v
 
 
-def _check_window3d(op: str, input: Tensor, k, s, p, d, ceil_mode) -> None:
-    """PyTorch's 3-D window checks (the 2-D passes re-check only their own dims)."""
+def _check_window3d(op: str, input: Tensor, k, s, p, d, ceil_mode, check_input_size: bool = False) -> None:
+    """PyTorch's 3-D window checks (the 2-D passes re-check only their own dims); average pooling's also
+    wants the unpadded input at least the kernel's size (`check_input_size`)."""
     if min(k) <= 0:
         raise RuntimeError(f"kernel size should be greater than zero, but got kT: {k[0]} kH: {k[1]} kW: {k[2]}")
     if min(s) <= 0:
@@ -421,10 +510,13 @@ def _check_window3d(op: str, input: Tensor, k, s, p, d, ceil_mode) -> None:
     if min(d) <= 0:
         raise RuntimeError(f"dilation should be greater than zero, but got dilationT: {d[0]} dilationH: {d[1]} "
                            f"dilationW: {d[2]}")
+    size = tuple(input.shape[-3:])
+    if check_input_size and any(n < kk for n, kk in zip(size, k)):
+        raise RuntimeError(f"input image (T: {size[0]} H: {size[1]} W: {size[2]}) smaller than kernel size "
+                           f"(kT: {k[0]} kH: {k[1]} kW: {k[2]})")
     if min(p) < 0 or any(pp > kk // 2 for pp, kk in zip(p, k)):
         raise RuntimeError(f"pad should be smaller than or equal to half of kernel size, but got kT: {k[0]} "
                            f"kW: {k[2]} kH: {k[1]} padT: {p[0]} padW: {p[2]} padH: {p[1]}")
-    size = tuple(input.shape[-3:])
     out = tuple(_pool_out(n, kk, ss, pp, dd, ceil_mode) for n, kk, ss, pp, dd in zip(size, k, s, p, d))
     if min(out) < 1:
         raise RuntimeError(f"Given input size: ({input.shape[-4]}x{'x'.join(map(str, size))}). Calculated output "
@@ -465,6 +557,16 @@ def _empty_adaptive_3d(input: Tensor, sizes, return_indices: bool):
     return out, _unbatch(empty(shape, dtype=dtypes.int64, device=input.device), input)
 
 
+def _opmath(input: Tensor):
+    """`input` in float32 if it is half or bfloat16, and the cast back: a 3-D average's two passes then
+    round once, as PyTorch's single pass (a bfloat16 mean of 109.5 rounded between passes gave 110)."""
+    from ember.core.ops.layout import to
+
+    if input._dtype not in (dtypes.float16, dtypes.bfloat16):
+        return input, lambda t: t
+    return to(input, dtypes.float32), lambda t: to(t, input._dtype)
+
+
 def _two_passes(x: Tensor, plane_op, depth_op):
     """Run `plane_op` over the (H, W) planes of `x (N, C, D, H, W)`, then `depth_op` over depth; each returns
     a tensor or (values, flat indices). Returns the pooled `(N, C, Do, Ho, Wo)` and its 3-D flat indices."""
@@ -482,10 +584,36 @@ def _two_passes(x: Tensor, plane_op, depth_op):
         return out, None
     from ember.core.ops.indexing import gather
 
+    from ember.core.ops.join import where
+
     i2 = reshape(i2, (n, c, do * ho * wo))
-    picked = gather(reshape(i1, (n, c, d * ho * wo)), 2, i2)
-    idx = (i2 // (ho * wo)) * (h * w) + picked
+    plane = ho * wo
+    # a depth window with no slice inside the input indexes past it: gathered at slice 0 here, and its
+    # index set by the caller (`_empty_depth_windows`)
+    picked = gather(reshape(i1, (n, c, d * ho * wo)), 2, where(i2 < d * plane, i2, i2 % plane))
+    idx = (i2 // plane) * (h * w) + picked
     return out, reshape(idx, (n, c, do, ho, wo))
+
+
+def _empty_depth_windows(idx: Tensor, size, k, s, p, d) -> Tensor:
+    """PyTorch's index for a 3-D max-pooling window with no slice inside the input (ceil_mode with dilation):
+    its first depth, height and width taps past the left padding, `d0 * H * W + h0 * W + w0`."""
+    from ember.core.creation import tensor
+    from ember.core.ops.join import where
+
+    starts, empty = [], None
+    for i, n in enumerate(size):
+        o = idx.shape[-3 + i]
+        first = np.array([j * s[i] - p[i] for j in range(o)])
+        last = np.minimum(first + (k[i] - 1) * d[i] + 1, n)
+        adj = first + np.maximum(-(first // d[i]), 0) * d[i]  # the first tap at or past 0
+        starts.append(adj)
+        if i == 0:
+            empty = adj >= last
+    if not empty.any():
+        return idx
+    fix = starts[0][:, None, None] * size[1] * size[2] + starts[1][None, :, None] * size[2] + starts[2][None, None, :]
+    return where(tensor(empty[:, None, None], device=idx.device), tensor(fix, device=idx.device), idx)
 
 
 def max_pool3d(input: Tensor, kernel_size: Size2, stride: Size2 | None = None, padding: Size2 = 0, dilation: Size2 = 1,
@@ -507,11 +635,13 @@ def max_pool3d(input: Tensor, kernel_size: Size2, stride: Size2 | None = None, p
     _check_input("max_pool3d", input, 3)
     k, s, p, d = _window3d_args("max_pool3d", kernel_size, stride, padding, dilation)
     _check_window3d("max_pool3d", input, k, s, p, d, ceil_mode)
+    _check_dtype(input, "max_pool3d", "all")
     ceil_mode = bool(ceil_mode)
     out, idx = _two_passes(
         _as_batched(input),
         lambda x: max_pool2d_with_indices(x, k[1:], s[1:], p[1:], d[1:], ceil_mode),
         lambda x: max_pool2d_with_indices(x, (k[0], 1), (s[0], 1), (p[0], 0), (d[0], 1), ceil_mode))
+    idx = _empty_depth_windows(idx, tuple(input.shape[-3:]), k, s, p, d)
     out, idx = _unbatch(out, input), _unbatch(idx, input)
     return (out, idx) if return_indices else out
 
@@ -533,15 +663,24 @@ def avg_pool3d(input: Tensor, kernel_size: Size2, stride: Size2 | None = None, p
     k, s, p, _ = _window3d_args("avg_pool3d", kernel_size, stride, padding, 1)
     if divisor_override is not None and divisor_override == 0:
         raise RuntimeError("divisor must be not zero")
-    _check_window3d("avg_pool3d", input, k, s, p, (1, 1, 1), ceil_mode)
+    _check_window3d("avg_pool3d", input, k, s, p, (1, 1, 1), ceil_mode, check_input_size=True)
+    _check_dtype(input, "avg_pool3d_out_frame", "long")
+    if input._dtype in (dtypes.float16, dtypes.bfloat16) and input.device.type == "cpu":  # (PyTorch's CUDA has it)
+        from ember.core.ops.numeric import not_implemented_for
+
+        raise not_implemented_for("avg_pool3d_out_frame", input._dtype)
+    if input._dtype is dtypes.int64:
+        return _avg_pool_int(input, k, s, p, bool(ceil_mode), bool(count_include_pad), divisor_override,
+                             "avg_pool3d_out_cuda")
     ceil_mode, cip = bool(ceil_mode), bool(count_include_pad)
     div = None if divisor_override is None else 1  # sums in both passes, divided once at the end
-    out, _ = _two_passes(_as_batched(input),
+    x, back = _opmath(input)
+    out, _ = _two_passes(_as_batched(x),
                          lambda x: avg_pool2d_op(x, k[1:], s[1:], p[1:], ceil_mode, cip, div),
                          lambda x: avg_pool2d_op(x, (k[0], 1), (s[0], 1), (p[0], 0), ceil_mode, cip, div))
     if divisor_override is not None:
         out = out / divisor_override
-    return _unbatch(out, input)
+    return back(_unbatch(out, input))
 
 
 def adaptive_avg_pool3d(input: Tensor, output_size: Size2 | tuple[int | None, ...]) -> Tensor:
@@ -551,19 +690,25 @@ def adaptive_avg_pool3d(input: Tensor, output_size: Size2 | tuple[int | None, ..
     >>> ec.adaptive_avg_pool3d(ec.arange(8.0).reshape(1, 1, 2, 2, 2), 1).tolist()
     [[[[[3.5]]]]]
     """
-    _check_input("adaptive_avg_pool3d", input, 3)
+    r = _global_mean(input, output_size, 3)
+    if r is not None:
+        return r
+    _check_adaptive("adaptive_avg_pool3d", input, 3)
     do, ho, wo = _adaptive_size("adaptive_avg_pool3d", input, output_size, 3)
+    _check_dtype(input, "adaptive_avg_pool3d_cpu")
     if 0 in (do, ho, wo):
         return _empty_adaptive_3d(input, (do, ho, wo), False)
-    out, _ = _two_passes(_as_batched(input), lambda x: adaptive_avg_pool2d_op(x, (ho, wo)),
+    x, back = _opmath(input)
+    out, _ = _two_passes(_as_batched(x), lambda x: adaptive_avg_pool2d_op(x, (ho, wo)),
                          lambda x: adaptive_avg_pool2d_op(x, (do, x.shape[-1])))
-    return _unbatch(out, input)
+    return back(_unbatch(out, input))
 
 
 def adaptive_max_pool3d(input: Tensor, output_size: Size2 | tuple[int | None, ...], return_indices: bool = False):
     """Adaptive 3-D max pooling to `output_size`, optionally returning the flat `d * H * W + h * W + w` indices."""
-    _check_input("adaptive_max_pool3d", input, 3)
+    _check_adaptive("adaptive_max_pool3d", input, 3)
     do, ho, wo = _adaptive_size("adaptive_max_pool3d", input, output_size, 3)
+    _check_dtype(input, "adaptive_max_pool3d_cpu")
     if 0 in (do, ho, wo):
         return _empty_adaptive_3d(input, (do, ho, wo), return_indices)
     out, idx = _two_passes(_as_batched(input), lambda x: adaptive_max_pool2d_op(x, (ho, wo)),

@@ -42,9 +42,6 @@ padding_mode, align_corners)` -> (grad_input, grad_grid).""")
 
 def _check(input, grid, interpolation_mode) -> None:
     """PyTorch's checks of `check_grid_sampler_common` and its 2-D/3-D variants, in its order."""
-    if input._dtype is not grid._dtype:
-        raise RuntimeError(f"grid_sampler(): expected input and grid to have the same dtype; got {describe(input)} "
-                           f"and {describe(grid)}")
     shape, gshape = list(input._shape), list(grid._shape)
     if not shape or not gshape or shape[0] != gshape[0]:
         raise RuntimeError(f"grid_sampler(): expected grid and input to have same batch size, but got input with "
@@ -61,8 +58,16 @@ def _check(input, grid, interpolation_mode) -> None:
                            f"of dimensions, but got input with sizes {shape} and grid with sizes {gshape}")
     if interpolation_mode == 2 and len(shape) != 4:
         raise RuntimeError("grid_sampler(): bicubic interpolation only supports 4D input")
-    if not input._dtype.is_floating_point:
-        raise TypeError(f"grid_sampler(): expected a floating point input and grid; got {describe(input)}")
+    if not input._dtype.is_floating_point:  # PyTorch dispatches on the input's dtype before it reads the grid
+        if not input.numel():  # (an empty input's empty result it returns before)
+            return
+        from ember.core.ops.numeric import not_implemented_for
+
+        raise not_implemented_for("grid_sampler_2d_cpu_kernel_impl" if len(shape) == 4 else "grid_sampler3d_cpu",
+                                  input._dtype)
+    if input._dtype is not grid._dtype:
+        raise RuntimeError(f"grid_sampler(): expected input and grid to have the same dtype; got {describe(input)} "
+                           f"and {describe(grid)}")
 
 
 @grid_sampler_op.meta

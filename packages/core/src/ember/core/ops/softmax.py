@@ -33,6 +33,11 @@ def _log_softmax_np(x: np.ndarray, dim: int) -> np.ndarray:
         return z - np.log(np.sum(np.exp(z), axis=dim, keepdims=True))
 
 
+def _opmath(a: np.ndarray) -> np.ndarray:
+    """`a` in the dtype PyTorch computes it in: float32 for half and bfloat16 (one rounding, on the result)."""
+    return a.astype(np.float32) if a.dtype == np.float16 or a.dtype.name == "bfloat16" else a
+
+
 softmax_op = declare("softmax", doc="""Softmax along one dim (PyTorch's _softmax).
 
 Positional signature: `softmax(input, dim)` with `dim` a non-negative int.
@@ -41,14 +46,14 @@ Backward: `softmax_backward(grad, result, dim)` -> grad_input.""")
 
 @softmax_op.register("cpu")
 def _softmax_cpu(input, dim):
-    x = input._np()
+    x = _opmath(input._np())
     if x.ndim == 0:
-        return wrap(np.ones((), x.dtype))
+        return wrap(np.ones((), input._dtype.np))
     m = np.max(x, axis=dim, keepdims=True) if x.size else 0
     with np.errstate(invalid="ignore"):  # a row all -inf (or with +inf) is NaN, silently as in PyTorch
         e = np.exp(x - m)
         e /= np.sum(e, axis=dim, keepdims=True)
-    return wrap(e)
+    return wrap(e.astype(input._dtype.np, copy=False))
 
 
 log_softmax_op = declare("log_softmax", doc="""Log-softmax along one dim (PyTorch's _log_softmax).
@@ -59,10 +64,10 @@ Backward: `log_softmax_backward(grad, result, dim)` -> grad_input.""")
 
 @log_softmax_op.register("cpu")
 def _log_softmax_cpu(input, dim):
-    x = input._np()
+    x = _opmath(input._np())
     if x.ndim == 0:
-        return wrap(np.zeros((), x.dtype))
-    return wrap(_log_softmax_np(x, dim).astype(x.dtype, copy=False))
+        return wrap(np.zeros((), input._dtype.np))
+    return wrap(_log_softmax_np(x, dim).astype(input._dtype.np, copy=False))
 
 
 softmax_backward = declare("softmax_backward", doc="""The gradient of softmax: `y * (grad - sum(grad * y, dim))`.
@@ -72,11 +77,11 @@ Positional signature: `softmax_backward(grad, output, dim)` with `output` softma
 
 @softmax_backward.register("cpu")
 def _softmax_backward_cpu(grad, output, dim):
-    g, y = grad._np(), output._np()
+    g, y = _opmath(grad._np()), _opmath(output._np())
     if y.ndim == 0:
-        return wrap(np.zeros((), y.dtype))
+        return wrap(np.zeros((), output._dtype.np))
     gy = g * y
-    return wrap(gy - y * np.sum(gy, axis=dim, keepdims=True))
+    return wrap((gy - y * np.sum(gy, axis=dim, keepdims=True)).astype(output._dtype.np, copy=False))
 
 
 log_softmax_backward = declare("log_softmax_backward", doc="""The gradient of log_softmax.
@@ -87,10 +92,10 @@ grad_input = `grad - exp(output) * sum(grad, dim)`.""")
 
 @log_softmax_backward.register("cpu")
 def _log_softmax_backward_cpu(grad, output, dim):
-    g, y = grad._np(), output._np()
+    g, y = _opmath(grad._np()), _opmath(output._np())
     if y.ndim == 0:
-        return wrap(np.zeros((), y.dtype))
-    return wrap(g - np.exp(y) * np.sum(g, axis=dim, keepdims=True))
+        return wrap(np.zeros((), output._dtype.np))
+    return wrap((g - np.exp(y) * np.sum(g, axis=dim, keepdims=True)).astype(output._dtype.np, copy=False))
 
 
 # --- losses ---------------------------------------------------------------------------------
@@ -321,9 +326,20 @@ def _prep(op: str, input: Tensor, dim, dtype, stacklevel) -> tuple[Tensor, int]:
         from ember.core.ops.layout import to
 
         input = to(input, dtype)
-    if not input._dtype.is_floating_point:
-        raise TypeError(f"{op}: expected a floating point tensor (or pass dtype=); got {describe(input)}")
+    if not input._dtype.is_floating_point and input.numel():  # (PyTorch returns an empty input as it is)
+        from ember.core.ops.numeric import not_implemented_for
+
+        kernel = ("log_softmax" if op == "log_softmax" else "softmax") + \
+            ("_lastdim_kernel_impl" if d == max(input.ndim - 1, 0) else "_kernel_impl")
+        raise not_implemented_for(kernel, input._dtype)
     return input, d
+
+
+def _empty_like(x: Tensor) -> Tensor:
+    """The result for an empty non-floating input: an empty tensor of its dtype, as PyTorch returns."""
+    from ember.core.creation import empty
+
+    return empty(x.shape, dtype=x.dtype, device=x.device)
 
 
 def softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype=None) -> Tensor:
@@ -338,7 +354,7 @@ def softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype=N
         [0.09, 0.2447, 0.6652]
     """
     x, d = _prep("softmax", input, dim, dtype, _stacklevel)
-    return softmax_op(x, d)
+    return softmax_op(x, d) if x._dtype.is_floating_point else _empty_like(x)
 
 
 def log_softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype=None) -> Tensor:
@@ -350,15 +366,17 @@ def log_softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dty
         [-2.4076, -1.4076, -0.4076]
     """
     x, d = _prep("log_softmax", input, dim, dtype, _stacklevel)
-    return log_softmax_op(x, d)
+    return log_softmax_op(x, d) if x._dtype.is_floating_point else _empty_like(x)
 
 
 def softmin(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype=None) -> Tensor:
     """`softmax(-input, dim)`, as `torch.nn.functional.softmin`."""
     from ember.core.ops import elementwise as ew
 
+    if isinstance(input, Tensor):  # negated in its own dtype first, as PyTorch (bool refuses, uint8 wraps)
+        input = ew.neg(input)
     x, d = _prep("softmin", input, dim, dtype, _stacklevel)
-    return softmax_op(ew.neg(x), d)
+    return softmax_op(x, d) if x._dtype.is_floating_point else _empty_like(x)
 
 
 attach("softmax", softmax)

@@ -112,6 +112,10 @@ def _unpool(input: Tensor, indices: Tensor, kernel_size, stride, padding, output
     if input.ndim < nd:
         raise RuntimeError(f"Input to max_unpooling{nd}d should be a {nd + 1}d or {nd + 2}d Tensor, but got a tensor "
                            f"with {input.ndim} dimensions.")
+    if not input._dtype.is_floating_point and input.numel():  # PyTorch's kernels: floats (1-D runs the 2-D one)
+        from ember.core.ops.numeric import not_implemented_for
+
+        raise not_implemented_for(f"max_unpool{max(nd, 2)}d", input._dtype)
     return max_unpool(input, indices, _output_size(input, k, s, p, output_size, nd))
 
 

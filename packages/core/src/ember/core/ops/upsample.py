@@ -16,7 +16,7 @@ import numpy as np
 
 from ember.core.dispatch import declare
 from ember.core.ops._util import wrap
-from ember.core.tensor import Tensor, describe
+from ember.core.tensor import Tensor
 
 __all__ = ["interpolate", "upsample", "upsample_nearest", "upsample_bilinear", "upsample_backward", "pixel_shuffle",
            "pixel_unshuffle"]
@@ -158,8 +158,6 @@ def interpolate(input: Tensor, size: int | tuple[int, ...] | None = None,
         raise NotImplementedError(f"interpolate: mode {mode!r} is not supported by ember")
     if antialias:
         raise NotImplementedError("interpolate: antialias is not supported by ember")
-    if not input.dtype.is_floating_point:
-        raise TypeError(f"interpolate: expected a floating point input; got {describe(input)}")
     if (size is None) == (scale_factor is None):
         raise ValueError("only one of size or scale_factor should be defined" if size is not None
                          else "either size or scale_factor should be defined")
@@ -182,11 +180,90 @@ def interpolate(input: Tensor, size: int | tuple[int, ...] | None = None,
             raise RuntimeError("value cannot be converted to type int64_t without overflow")
         out = tuple(int(math.floor(n * s)) for n, s in zip(spatial, sf))
         scales = None if recompute_scale_factor else sf
-    if mode == "area":
+    if mode == "area":  # (the pools refuse non-floating dtypes in PyTorch's words)
         from ember.core.ops import pool
 
         return (pool.adaptive_avg_pool1d, pool.adaptive_avg_pool2d, pool.adaptive_avg_pool3d)[nd - 1](input, out)
+    if not input.dtype.is_floating_point:
+        return _interpolate_integer(input, out, mode, align_corners, scales, nd)
     return upsample_op(input, out, mode, align_corners, scales)
+
+
+def _interpolate_integer(input: Tensor, out, mode: str, align_corners, scales, nd: int) -> Tensor:
+    """PyTorch's CPU interpolation of a non-floating input: uint8 'nearest' copies values (so the float32
+    kernel, exact on bytes, serves), uint8 'bilinear' is PyTorch's fixed-point resize (NOTE [ uint8
+    bilinear ]); the rest raises its kernel's refusal."""
+    from ember.core import dtypes
+    from ember.core.ops.layout import to
+    from ember.core.ops.numeric import DtypeNotImplemented, not_implemented_for
+
+    dt = input.dtype
+    nearest = mode in ("nearest", "nearest-exact")
+    if dt is dtypes.uint8 and nearest:
+        return to(upsample_op(to(input, dtypes.float32), out, mode, align_corners, scales), dtypes.uint8)
+    if dt is dtypes.uint8 and mode == "bilinear":
+        if input.device.type != "cpu":
+            raise DtypeNotImplemented("interpolate: ember computes uint8 'bilinear' on the CPU only")
+        return wrap(_bilinear_uint8(input._np(), out, align_corners, scales))
+    if nd == 2:
+        raise not_implemented_for(f"upsample_{'nearest' if nearest else 'bilinear'}2d_channels_last", dt)
+    raise not_implemented_for(f"compute_indices_weights_{'nearest' if nearest else 'linear'}", dt)
+
+
+# NOTE [ uint8 bilinear ]
+# PyTorch's CPU resizes uint8 images in fixed point, one dim at a time (width, then height, each only if
+# its size changes), rounding to uint8 between the passes: each output is a two-tap sum of the input
+# bytes times int16 weights, plus half, shifted right by the weights' precision and clamped to 0..255.
+# The weights are the normalized triangle filter at PyTorch's centres (align_corners shifts them by a
+# half pixel), scaled by the largest power of two that keeps the largest weight's double under 2^15.
+# Computed here to the byte (checked against torch 2.13 over thousands of random sizes); not where
+# PyTorch's own generic path (more than 4 channels) resizes to width 1 and repeats its first row.
+def _uint8_linear_taps(n_in: int, n_out: int, align_corners: bool, scale) -> tuple:
+    """First tap, tap count, int16 weights (n_out, 2) and precision of one dim's uint8 bilinear resize."""
+    if align_corners:
+        step = (n_in - 1) / (n_out - 1) if n_out > 1 else 0.0
+    else:
+        step = 1.0 / scale if scale is not None and scale > 0 else n_in / n_out
+    delta = 0.5 if align_corners else 0.0
+    first, count, w = np.zeros(n_out, np.int64), np.zeros(n_out, np.int64), np.zeros((n_out, 2))
+    for i in range(n_out):
+        centre = step * (i + 0.5 - delta)
+        lo = max(int(centre - 0.5 + delta), 0)  # C's truncation, as PyTorch's
+        k = min(max(min(int(centre + 1.5 + delta), n_in) - lo, 0), 2)
+        for j in range(k):
+            x = abs(j + lo - centre + 0.5 - delta)
+            w[i, j] = 1.0 - x if x < 1.0 else 0.0
+        total = w[i, :k].sum()
+        if total != 0.0:
+            w[i, :k] /= total
+        first[i], count[i] = lo, k
+    top = w.max() if w.size else 0.0
+    precision = 0
+    while precision < 22 and int(0.5 + top * (1 << (precision + 1))) < (1 << 15):
+        precision += 1
+    scaled = w * (1 << precision)
+    return first, count, np.where(w < 0, scaled - 0.5, scaled + 0.5).astype(np.int64), precision
+
+
+def _uint8_resample(a: np.ndarray, axis: int, n_out: int, align_corners: bool, scale) -> np.ndarray:
+    first, count, w, precision = _uint8_linear_taps(a.shape[axis], n_out, align_corners, scale)
+    shape = [1] * a.ndim
+    shape[axis] = n_out
+    acc = np.int64(1 << (precision - 1))
+    for j in range(2):
+        taps = np.take(a, np.clip(first + j, 0, a.shape[axis] - 1), axis).astype(np.int64)
+        acc = acc + taps * np.where(j < count, w[:, j], 0).reshape(shape)
+    return np.clip(acc >> precision, 0, 255).astype(np.uint8)
+
+
+def _bilinear_uint8(a: np.ndarray, size, align_corners: bool, scales) -> np.ndarray:
+    """PyTorch's CPU uint8 bilinear resize of `(N, C, H, W)` (see NOTE [ uint8 bilinear ])."""
+    sh, sw = (None, None) if scales is None else scales
+    if a.shape[-1] != size[1]:
+        a = _uint8_resample(a, a.ndim - 1, size[1], align_corners, sw)
+    if a.shape[-2] != size[0]:
+        a = _uint8_resample(a, a.ndim - 2, size[0], align_corners, sh)
+    return np.ascontiguousarray(a)
 
 
 def upsample(input: Tensor, size=None, scale_factor=None, mode: str = "nearest",

@@ -74,6 +74,10 @@ def prelu(input: Tensor, weight: Tensor) -> Tensor:
 def rms_norm(input: Tensor, normalized_shape, weight: Tensor | None = None, eps: float | None = None) -> Tensor:
     """x / sqrt(mean(x^2) + eps) over the trailing `normalized_shape` dims (eps: the dtype's epsilon)."""
     shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
+    if not (input.dtype.is_floating_point or input.dtype.is_complex):
+        from ember.core.ops.numeric import not_implemented_for
+
+        raise not_implemented_for("rms_norm", input.dtype)
     if tuple(input.shape[input.dim() - len(shape):]) != shape:
         raise RuntimeError(f"Given normalized_shape={list(shape)}, expected input with shape [*, "
                            f"{', '.join(map(str, shape))}], but got input of size{list(input.shape)}")

@@ -50,6 +50,10 @@ def local_response_norm(input: Tensor, size: int, alpha: float = 1e-4, beta: flo
         raise ValueError(f"Expected 3D or higher dimensionality input (got {input.dim()} dimensions)")
     if input.numel() == 0:
         return input
+    if not input.dtype.is_floating_point:  # PyTorch's own composition: int64 averages truncated, others refused
+        from ember.core.ops.normalization import local_response_norm as pooled
+
+        return pooled(input, size, alpha, beta, k)
     c = input.shape[1]
     offset = np.arange(c)[None, :] - np.arange(c)[:, None]  # c' - c
     window = ((offset >= -(size // 2)) & (offset <= (size - 1) // 2)).astype(np.float64)

@@ -18,10 +18,28 @@ THREADS = 128
 
 @cuda.jit(device=True)
 def _lse3(a, b, c):
-    m = max(a, max(b, c))
+    # PyTorch's log-sum-exp of three (see the CPU kernels): a NaN propagates, all -inf gives -inf
+    m = a
+    if b > m:
+        m = b
+    if c > m:
+        m = c
     if m == -math.inf:
+        m = 0.0
+    total = math.exp(a - m) + math.exp(b - m) + math.exp(c - m)
+    if total == 0.0:  # log(0) (Numba's simulator raises on it)
         return -math.inf
-    return math.log(math.exp(a - m) + math.exp(b - m) + math.exp(c - m)) + m
+    return math.log(total) + m
+
+
+@cuda.jit(device=True)
+def _log_add(acc, v):
+    if acc == -math.inf:
+        return v
+    m = acc
+    if acc < v:
+        m = v
+    return math.log(math.exp(acc - m) + math.exp(v - m)) + m
 
 
 @cuda.jit(device=True)
@@ -57,18 +75,15 @@ def forward_function():
                     d = -math.inf
                     if s > 1 and s % 2 == 1 and targets[row + s // 2] != targets[row + s // 2 - 1]:
                         d = la[prev + s - 2]
-                    v = _lse3(a, b, d)
-                    if v != -math.inf:
-                        v += lp[(t * n_b + n) * n_c + _label(targets, row, s, blank)]
-                    la[base + t * w + s] = v
+                    la[base + t * w + s] = _lse3(a, b, d) + lp[(t * n_b + n) * n_c + _label(targets, row, s, blank)]
                     s += nth
                 cuda.syncthreads()
             if tid == 0:
                 last = base + (t_n - 1) * w
-                p = -math.inf
                 if s_n > 1:
-                    p = la[last + s_n - 2]
-                nll[n] = -_lse3(la[last + s_n - 1], p, -math.inf)
+                    nll[n] = -_lse3(la[last + s_n - 1], la[last + s_n - 2], -math.inf)
+                else:
+                    nll[n] = -la[last]
         elif tid == 0:
             nll[n] = 0.0 if l_n == 0 else math.inf
 
@@ -101,19 +116,23 @@ def backward_function():
                     d = -math.inf
                     if s < s_n - 2 and s % 2 == 1 and targets[row + s // 2] != targets[row + s // 2 + 1]:
                         d = lb[nxt + s + 2]
-                    v = _lse3(a, b, d)
-                    if v != -math.inf:
-                        v += lp[(t * n_b + n) * n_c + _label(targets, row, s, blank)]
-                    lb[base + t * w + s] = v
+                    lb[base + t * w + s] = _lse3(a, b, d) + lp[(t * n_b + n) * n_c + _label(targets, row, s, blank)]
                     s += nth
                 cuda.syncthreads()
             k = tid
             while k < t_n * n_c:
                 t, c = k // n_c, k % n_c
                 acc = -math.inf
-                for s in range(s_n):
-                    if _label(targets, row, s, blank) == c:
-                        acc = _lse3(acc, la[base + t * w + s] + lb[base + t * w + s], -math.inf)
+                at = base + t * w
+                if t == t_n - 1:  # the last step: the two final states only, assigned (as PyTorch's CPU kernel)
+                    if c == blank:
+                        acc = la[at + s_n - 1] + lb[at + s_n - 1]
+                    if s_n > 1 and c == targets[row + l_n - 1]:
+                        acc = la[at + s_n - 2] + lb[at + s_n - 2]
+                else:
+                    for s in range(s_n - 1, -1, -1):
+                        if _label(targets, row, s, blank) == c:
+                            acc = _log_add(acc, la[at + s] + lb[at + s])
                 v = lp[(t * n_b + n) * n_c + c]
                 grad[(t * n_b + n) * n_c + c] = (math.exp(v) - math.exp(acc + nll[n] - v)) * gout[n]
                 k += nth

@@ -8,7 +8,6 @@ pooling backward ops gather: every input element sums the windows that cover it.
 
 from __future__ import annotations
 
-import math
 from functools import cache
 
 from numba import cuda
@@ -21,7 +20,7 @@ __all__ = [
 
 
 def max_pool_function(acc_t):
-    def kernel(total, geom, x, out, idx):
+    def kernel(total, geom, x, out, idx, low):
         h, w, ho, wo, kh, kw = geom[0], geom[1], geom[2], geom[3], geom[4], geom[5]
         sh, sw, ph, pw, dh, dw = geom[6], geom[7], geom[8], geom[9], geom[10], geom[11]
         i = cuda.grid(1)
@@ -29,7 +28,7 @@ def max_pool_function(acc_t):
             ow = i % wo
             oh = (i // wo) % ho
             p = i // (wo * ho)
-            best = acc_t(-math.inf)
+            best = acc_t(0)  # replaced by the first valid tap (arg < 0): no -inf, which integers lack
             arg = -1
             for a in range(kh):
                 r = oh * sh - ph + a * dh
@@ -41,6 +40,15 @@ def max_pool_function(acc_t):
                             if arg < 0 or v > best or (v != v and best == best):
                                 best = v
                                 arg = r * w + s
+            if arg < 0:  # no tap inside the input: PyTorch's `low` and its first tap past the left padding
+                best = low
+                r = oh * sh - ph
+                while r < 0:
+                    r += dh
+                s = ow * sw - pw
+                while s < 0:
+                    s += dw
+                arg = r * w + s
             out[i] = best
             idx[i] = arg
             i += cuda.gridsize(1)
