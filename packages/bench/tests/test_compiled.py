@@ -43,6 +43,12 @@ def test_training_row_output_matches_eager():
     assert "| MLP 784-512-512-10" in markdown(rows)
 
 
+def test_lstm_row_is_captured_whole_and_bitwise_eager():
+    """The LSTM encoder-decoder step (nn.LSTM's fused layer ops, attention, Adam) is one plan with no break."""
+    (row,) = run_compile_rows(["lstm"], compare=False, repeats=1, small=True, loss_steps=4)
+    assert row["plans"] == 1 and row["breaks"] == [] and row["rel_diff"] == 0.0
+
+
 def test_rel_diff_is_relative_to_eager():
     ember = frameworks.load("ember")
     a = ember.from_numpy(np.array([2.0, -4.0], dtype=np.float32))
@@ -55,7 +61,7 @@ def test_a_step_that_runs_eagerly_says_why():
     assert _captured(row) == "no, eager: reads a / value on the host"
 
 
-@pytest.mark.parametrize("key", ["ncf", "gpt", "lenet"])
+@pytest.mark.parametrize("key", ["ncf", "gpt", "lenet", "lstm"])
 def test_small_training_steps_return_a_finite_loss(key):
     step, args = make_step(frameworks.load("ember"), key, small=True)
     assert np.isfinite(step(*args).item())

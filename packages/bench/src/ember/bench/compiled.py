@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ember.bench import frameworks
-from ember.bench.models import SIZES, ncf
+from ember.bench.models import SIZES, gnmt, ncf
 from ember.bench.progress import Progress
 from ember.bench.timing import stat_of, time_calls
 from ember.bench.training import lenet, mlp
@@ -85,6 +85,22 @@ def _ncf_step(fw, small: bool, seed: int):
     return _train_step(model, opt, fw.functional.binary_cross_entropy_with_logits), (user, item, y)
 
 
+def _seq2seq_step(fw, small: bool, seed: int):
+    """The training rows' LSTM encoder-decoder with attention (GNMT's architecture) and Adam, at their sizes."""
+    s = SIZES["tiny" if small else "small"]["seq2seq"]
+    model = gnmt(fw, s)
+    opt = fw.optim.Adam(model.parameters(), lr=1e-3)
+    rng = np.random.default_rng(seed)
+    src = fw.from_numpy(rng.integers(0, s.vocab, (s.batch, s.seq)).astype(np.int64))
+    tgt = rng.integers(0, s.vocab, (s.batch, s.seq + 1)).astype(np.int64)
+    F = fw.functional
+
+    def loss(out, y):
+        return F.cross_entropy(out.reshape(-1, out.shape[-1]), y.reshape(-1))
+
+    return _train_step(model, opt, loss), (src, fw.from_numpy(tgt[:, :-1].copy()), fw.from_numpy(tgt[:, 1:].copy()))
+
+
 def _gpt(fw, vocab: int, d: int, layers: int, heads: int, seq: int):
     """A GPT-style decoder: token and position embeddings, pre-norm causal self-attention blocks, a head."""
     nn = fw.nn
@@ -143,6 +159,7 @@ COMPILE_ROWS = {
         fw, _small_lenet if small else lenet, (1, 28, 28), 4 if small else 64, seed), 1, 1),
     "ncf": CompileRow("NCF, batch 1024, Adam", _ncf_step, 2, 1),
     "gpt": CompileRow("GPT-style, 2 layers, d=128, T=64, batch 16, AdamW", _gpt_step, 1, 1),
+    "lstm": CompileRow("LSTM encoder-decoder + attention, h=256, T=32, batch 32, Adam", _seq2seq_step, 1, 1),
 }
 
 
