@@ -269,9 +269,12 @@ def _flipped_input_grad_ok(g_hw, input_shape, w_shape, stride, padding, dilation
     """Whether a stride-1, one-group input gradient is the convolution of the full gradient padded by
     d*(k-1) - p with the flipped, channel-swapped weight (padding no larger than the dilated kernel's reach).
     Only with at least as many input channels as output ones: the GEMM's rows are the input channels, and
-    64 rows against 128 (64->128 on 8x8) measured slower than the transposed GEMM and col2im."""
+    64 rows against 128 (64->128 on 8x8) measured slower than the transposed GEMM and col2im. And only with
+    more than 2*O gradient positions: the flipped weight is a C*O*kh*kw copy that the cheaper gather repays
+    only on longer rows (measured: 128 channels on a batch of 8 4x4 planes, 0.78 against col2im's 0.67 ms)."""
     kh, kw = w_shape[2:]
     return (groups == 1 and tuple(stride) == (1, 1) and input_shape[1] >= w_shape[0]
+            and input_shape[0] * g_hw[0] * g_hw[1] > 2 * w_shape[0]
             and dilation[0] * (kh - 1) >= padding[0]
             and dilation[1] * (kw - 1) >= padding[1]
             and tuple(g_hw) == (input_shape[2] + 2 * padding[0] - dilation[0] * (kh - 1),
@@ -484,16 +487,21 @@ def _conv2d_backward_weight_cpu(grad, input, weight_shape, stride, padding, dila
     if _direct_ok(cg, o, ho, wo, stride, groups) and (ho, wo) == full:
         gw = _direct_weight_grad(g, x, kh, kw, padding, dilation)
         return wrap(np.ascontiguousarray(gw, dtype=grad._dtype.np))
-    gw = np.zeros((groups, cg * kh * kw, o // groups), dtype=g.dtype)
-    for sl in _chunks(n, groups * cg * kh * kw * ho * wo * g.itemsize):
+    k = cg * kh * kw
+    gw = None
+    for sl in _chunks(n, groups * k * ho * wo * g.itemsize):
         nb = len(range(n)[sl])
         cols = _unfold(x[sl], kh, kw, stride, padding, dilation)
         if cols.shape[4:] != (ho, wo):
             cols = np.ascontiguousarray(cols[..., :ho, :wo])
-        cols = cols.reshape(groups, cg * kh * kw, nb * ho * wo)
-        # cols @ grad^T, transposed at the end: BLAS is several times faster with the long K x L operand first
-        gw += _gemm(cols, _channels_first(g[sl], groups).transpose(0, 2, 1))
-    return wrap(np.ascontiguousarray(gw.transpose(0, 2, 1).reshape(o, cg, kh, kw), dtype=grad._dtype.np))
+        cols = cols.reshape(groups, k, nb * ho * wo)
+        gq = _channels_first(g[sl], groups)
+        if nb * ho * wo <= k:  # grad @ cols^T: a short reduction, and the result needs no transposing copy
+            part = _gemm(gq, cols.transpose(0, 2, 1))
+        else:  # cols @ grad^T, transposed once at the end: BLAS is faster with the long K x L operand first
+            part = _gemm(cols, gq.transpose(0, 2, 1)).transpose(0, 2, 1)
+        gw = part if gw is None else gw + part
+    return wrap(np.ascontiguousarray(gw.reshape(o, cg, kh, kw), dtype=grad._dtype.np))
 
 
 conv_transpose2d_op = declare("conv_transpose2d", doc="""2-D transposed convolution (PyTorch's conv_transpose2d).
