@@ -339,7 +339,14 @@ def _depthwise(x: np.ndarray, w: np.ndarray, stride, padding, dilation) -> np.nd
 
 
 def _meta_geometry(op: str, n_c_hw, weight_shape, groups: int, stride, padding, dilation) -> tuple[int, int]:
-    """Channels agree with the weight and groups, and the window fits the padded input; returns (Ho, Wo)."""
+    """Channels agree with the weight and groups, and the window fits the padded input; returns (Ho, Wo).
+    Kept per geometry: a training step checks the same ones three times a layer (forward and both gradients)."""
+    return _geometry_of(op, tuple(n_c_hw), tuple(weight_shape), groups, tuple(stride), tuple(padding),
+                        tuple(dilation))
+
+
+@lru_cache(maxsize=512)
+def _geometry_of(op: str, n_c_hw, weight_shape, groups: int, stride, padding, dilation) -> tuple[int, int]:
     o, cg, kh, kw = weight_shape
     if groups < 1 or o % groups:
         raise RuntimeError(f"Given groups={groups}, expected weight to be divisible by {groups} at dimension 0, but "
