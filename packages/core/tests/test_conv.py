@@ -506,3 +506,49 @@ def test_transposed_1x1_conv_of_an_empty_batch_is_empty():
     out = E.conv_transpose1d(E.ones(0, 1, 2), E.ones(1, 1, 1), E.ones(1), dilation=2, output_padding=1)
     assert tuple(out.shape) == (0, 1, 3)
     assert tuple(E.conv_transpose2d(E.ones(0, 3, 2, 2), E.ones(3, 4, 1, 1), stride=2).shape) == (0, 4, 3, 3)
+
+
+@pytest.mark.parametrize("n,groups", [(1, 1), (1, 2), (10, 1), (10, 2)])
+def test_weight_gradient_in_both_gemm_orientations_matches_the_reference(n, groups):
+    """The GEMM-path weight gradient is `grad @ cols^T` when the batch's positions (n*Ho*Wo) are at most the
+    columns' rows (C/G*kh*kw), else `cols @ grad^T` transposed: 1 image of 3x3 outputs against 36 or 72 rows,
+    10 images (90 positions) against them; both match finite differences of the forward, one group and two."""
+    rng = np.random.default_rng(21)
+    x, w = rng.standard_normal((n, 8, 5, 5)), rng.standard_normal((4, 8 // groups, 3, 3))
+    args = ((2, 2), (1, 1), (1, 1), groups)
+    g = rng.standard_normal(ref_conv2d(x, w, None, *args).shape)  # 3x3 outputs
+    gw = C.conv2d_backward_weight(T(g), T(x), w.shape, *args).numpy()
+    check_vjp(lambda ww: ref_conv2d(x, ww, None, *args), w, g, gw)
+
+
+def test_input_gradient_of_few_positions_takes_col2im_not_the_flipped_weight(monkeypatch):
+    """Past 2*O gradient positions the stride-1 input gradient is the flipped convolution; at or below it
+    (one 2x2 image, 8 output channels) the transposed GEMM and col2im, which spare the weight's flipped copy."""
+    rng = np.random.default_rng(22)
+    x, w = rng.standard_normal((1, 8, 2, 2)), rng.standard_normal((8, 8, 3, 3))
+    args = ((1, 1), (1, 1), (1, 1), 1)
+    g = rng.standard_normal((1, 8, 2, 2))
+    monkeypatch.setattr(C, "_gemm_conv", None)  # the flipped path would fail
+    gi = C.conv2d_backward_input(T(g), T(w), x.shape, *args).numpy()
+    check_vjp(lambda xx: ref_conv2d(xx, w, None, *args), x, g, gi)
+
+
+def test_geometry_errors_are_raised_on_every_call_and_tables_are_shared():
+    """The geometry checks and the depthwise tables are kept per shape: a bad geometry still raises each
+    time (an exception is never cached), and a second layer of the same shape gets the same tables."""
+    for _ in range(2):
+        with pytest.raises(RuntimeError, match=r"Kernel size can't be greater than actual input size"):
+            C.conv2d_op(E.zeros(1, 3, 2, 2), E.zeros(4, 3, 3, 3), None, (1, 1), (0, 0), (1, 1), 1)
+    a = C._phase_geometry((8, 8), 3, 3, (2, 2), (1, 1), (1, 1))
+    b = C._phase_geometry([8, 8], 3, 3, [2, 2], [1, 1], [1, 1])
+    assert all(p is q for p, q in zip(a, b))
+
+
+def test_kernel_array_widens_only_the_half_float_dtypes():
+    """The nn kernels' operands: float16 and bfloat16 become float32 (Numba has no CPU arithmetic for them);
+    2-byte integers and every other dtype pass through as the same array."""
+    for dt in (np.float16, E.bfloat16.np):
+        assert C.numba_nn.kernel_array(np.ones(3, dt)).dtype == np.float32
+    for dt in (np.int16, np.uint16, np.float32, np.float64, np.int64, np.uint8):
+        a = np.ones(3, dt)
+        assert C.numba_nn.kernel_array(a) is a

@@ -67,6 +67,8 @@ the dispatch, the weight, then a 3-D bias strictly or a 1-D/2-D bias that must c
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 import numpy as np
 
 from ember.core import dtypes
@@ -74,6 +76,7 @@ from ember.core.dispatch import composite, declare
 from ember.core.ops import numba_nn
 from ember.core.ops._util import wrap
 from ember.core.ops.elementwise import add
+from ember.core.ops.layout import squeeze, unsqueeze
 from ember.core.tensor import Tensor, describe
 
 Size2 = int | tuple[int, ...]  # an int, or one int per spatial dim
@@ -99,8 +102,10 @@ def _out_size(n: int, k: int, s: int, p: int, d: int) -> int:
     return (n + 2 * p - d * (k - 1) - 1) // s + 1
 
 
+@lru_cache(maxsize=256)
 def _window_offsets(n: int, hp: int, wp: int, ho: int, wo: int, sh: int, sw: int) -> np.ndarray:
-    """The flat offset of every output position's window corner in `(N, Hp, Wp)`: `im2col`'s gather table."""
+    """The flat offset of every output position's window corner in `(N, Hp, Wp)`: `im2col`'s gather table
+    (kept per geometry: a training step asks for the same ones every step; the kernels only read it)."""
     return (np.arange(n, dtype=np.int64)[:, None, None] * (hp * wp) + (np.arange(ho) * (sh * wp))[None, :, None]
             + (np.arange(wo) * sw)[None, None, :]).reshape(-1)
 
@@ -269,9 +274,12 @@ def _flipped_input_grad_ok(g_hw, input_shape, w_shape, stride, padding, dilation
     """Whether a stride-1, one-group input gradient is the convolution of the full gradient padded by
     d*(k-1) - p with the flipped, channel-swapped weight (padding no larger than the dilated kernel's reach).
     Only with at least as many input channels as output ones: the GEMM's rows are the input channels, and
-    64 rows against 128 (64->128 on 8x8) measured slower than the transposed GEMM and col2im."""
+    64 rows against 128 (64->128 on 8x8) measured slower than the transposed GEMM and col2im. And only with
+    more than 2*O gradient positions: the flipped weight is a C*O*kh*kw copy that the cheaper gather repays
+    only on longer rows (measured: 128 channels on a batch of 8 4x4 planes, 0.78 against col2im's 0.67 ms)."""
     kh, kw = w_shape[2:]
     return (groups == 1 and tuple(stride) == (1, 1) and input_shape[1] >= w_shape[0]
+            and input_shape[0] * g_hw[0] * g_hw[1] > 2 * w_shape[0]
             and dilation[0] * (kh - 1) >= padding[0]
             and dilation[1] * (kw - 1) >= padding[1]
             and tuple(g_hw) == (input_shape[2] + 2 * padding[0] - dilation[0] * (kh - 1),
@@ -300,7 +308,13 @@ padding, dilation, groups)`, grad_bias = `grad.sum((0, 2, 3))`.""")
 def _phase_geometry(hw, kh: int, kw: int, stride, padding, dilation) -> tuple:
     """The depthwise kernels' scratch layout (see NOTE [ Depthwise convolution over phase planes ]): each tap's
     start in it, where each input row starts, each column phase's (first column, offset, count), the phase
-    row width and the scratch's size."""
+    row width and the scratch's size. Kept per geometry (its Python loops cost more than a small layer's
+    kernel); the kernels only read the tables."""
+    return _phase_geometry_of(tuple(hw), kh, kw, tuple(stride), tuple(padding), tuple(dilation))
+
+
+@lru_cache(maxsize=256)
+def _phase_geometry_of(hw, kh: int, kw: int, stride, padding, dilation) -> tuple:
     (sh, sw), (ph, pw), (dh, dw) = stride, padding, dilation
     hq, wq = -(-(hw[0] + 2 * ph) // sh), -(-(hw[1] + 2 * pw) // sw)
     p = hq * wq
@@ -325,7 +339,14 @@ def _depthwise(x: np.ndarray, w: np.ndarray, stride, padding, dilation) -> np.nd
 
 
 def _meta_geometry(op: str, n_c_hw, weight_shape, groups: int, stride, padding, dilation) -> tuple[int, int]:
-    """Channels agree with the weight and groups, and the window fits the padded input; returns (Ho, Wo)."""
+    """Channels agree with the weight and groups, and the window fits the padded input; returns (Ho, Wo).
+    Kept per geometry: a training step checks the same ones three times a layer (forward and both gradients)."""
+    return _geometry_of(op, tuple(n_c_hw), tuple(weight_shape), groups, tuple(stride), tuple(padding),
+                        tuple(dilation))
+
+
+@lru_cache(maxsize=512)
+def _geometry_of(op: str, n_c_hw, weight_shape, groups: int, stride, padding, dilation) -> tuple[int, int]:
     o, cg, kh, kw = weight_shape
     if groups < 1 or o % groups:
         raise RuntimeError(f"Given groups={groups}, expected weight to be divisible by {groups} at dimension 0, but "
@@ -484,16 +505,21 @@ def _conv2d_backward_weight_cpu(grad, input, weight_shape, stride, padding, dila
     if _direct_ok(cg, o, ho, wo, stride, groups) and (ho, wo) == full:
         gw = _direct_weight_grad(g, x, kh, kw, padding, dilation)
         return wrap(np.ascontiguousarray(gw, dtype=grad._dtype.np))
-    gw = np.zeros((groups, cg * kh * kw, o // groups), dtype=g.dtype)
-    for sl in _chunks(n, groups * cg * kh * kw * ho * wo * g.itemsize):
+    k = cg * kh * kw
+    gw = None
+    for sl in _chunks(n, groups * k * ho * wo * g.itemsize):
         nb = len(range(n)[sl])
         cols = _unfold(x[sl], kh, kw, stride, padding, dilation)
         if cols.shape[4:] != (ho, wo):
             cols = np.ascontiguousarray(cols[..., :ho, :wo])
-        cols = cols.reshape(groups, cg * kh * kw, nb * ho * wo)
-        # cols @ grad^T, transposed at the end: BLAS is several times faster with the long K x L operand first
-        gw += _gemm(cols, _channels_first(g[sl], groups).transpose(0, 2, 1))
-    return wrap(np.ascontiguousarray(gw.transpose(0, 2, 1).reshape(o, cg, kh, kw), dtype=grad._dtype.np))
+        cols = cols.reshape(groups, k, nb * ho * wo)
+        gq = _channels_first(g[sl], groups)
+        if nb * ho * wo <= k:  # grad @ cols^T: a short reduction, and the result needs no transposing copy
+            part = _gemm(gq, cols.transpose(0, 2, 1))
+        else:  # cols @ grad^T, transposed once at the end: BLAS is faster with the long K x L operand first
+            part = _gemm(cols, gq.transpose(0, 2, 1)).transpose(0, 2, 1)
+        gw = part if gw is None else gw + part
+    return wrap(np.ascontiguousarray(gw.reshape(o, cg, kh, kw), dtype=grad._dtype.np))
 
 
 conv_transpose2d_op = declare("conv_transpose2d", doc="""2-D transposed convolution (PyTorch's conv_transpose2d).
@@ -765,6 +791,8 @@ def _integer_conv(op: str, input: Tensor, weight: Tensor, bias, stride, padding,
 
 
 def _check_sizes(op: str, hw, k, padding, dilation) -> None:
+    if all(n + 2 * p >= d * (kk - 1) + 1 for n, kk, p, d in zip(hw, k, padding, dilation)):
+        return
     padded = [n + 2 * p for n, p in zip(hw, padding)]
     eff = [d * (kk - 1) + 1 for kk, d in zip(k, dilation)]
     if any(p < e for p, e in zip(padded, eff)):
@@ -791,8 +819,6 @@ def _same_padding(op: str, input: Tensor, k, stride, dilation):
 
 
 def _conv_nd(op: str, nd: int, input, weight, bias, stride, padding, dilation, groups) -> Tensor:
-    from ember.core.ops.layout import squeeze, unsqueeze
-
     _check(op, input, weight, bias, groups, nd, False)
     stride = _ntuple(stride, nd, "stride", op)
     dilation = _ntuple(dilation, nd, "dilation", op)
@@ -809,7 +835,7 @@ def _conv_nd(op: str, nd: int, input, weight, bias, stride, padding, dilation, g
             raise RuntimeError(f"Invalid padding string: '{padding}'")
     else:
         padding = _ntuple(padding, nd, "padding", op)
-    if any(s < 1 for s in stride) or any(d < 1 for d in dilation) or any(p < 0 for p in padding):
+    if min(stride) < 1 or min(dilation) < 1 or min(padding) < 0:
         raise RuntimeError(f"{op}: stride and dilation must be positive and padding non-negative; got "
                            f"stride={stride}, padding={padding}, dilation={dilation}")
     _check_sizes(op, tuple(input.shape[2:]), k, padding, dilation)
@@ -913,8 +939,6 @@ def conv1d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Si
 
 def _conv_transpose_nd(op: str, nd: int, input, weight, bias, stride, padding, output_padding, groups,
                        dilation) -> Tensor:
-    from ember.core.ops.layout import squeeze, unsqueeze
-
     _check(op, input, weight, bias, groups, nd, True)
     stride = _ntuple(stride, nd, "stride", op)
     padding = _ntuple(padding, nd, "padding", op)
@@ -1079,8 +1103,6 @@ def unfold(input: Tensor, kernel_size: Size2, dilation: Size2 = 1, padding: Size
     >>> unfold(ec.arange(4.0).reshape(1, 1, 2, 2), 1).tolist()
     [[[0.0, 1.0, 2.0, 3.0]]]
     """
-    from ember.core.ops.layout import squeeze, unsqueeze
-
     if not isinstance(input, Tensor) or input.ndim not in (3, 4):
         raise RuntimeError(f"Input Error: Only 3D or 4D input Tensors are supported (got {describe(input)})")
     k, d, p, s = _block_args("unfold", kernel_size, dilation, padding, stride)
@@ -1102,8 +1124,6 @@ def fold(input: Tensor, output_size: Size2, kernel_size: Size2, dilation: Size2 
     >>> ec.fold(ec.ones(1, 4, 4), (3, 3), 2).tolist()
     [[[[1.0, 2.0, 1.0], [2.0, 4.0, 2.0], [1.0, 2.0, 1.0]]]]
     """
-    from ember.core.ops.layout import squeeze, unsqueeze
-
     if not isinstance(input, Tensor) or input.ndim not in (2, 3):
         raise RuntimeError(f"Input Error: Only unbatched (2D) or batched (3D) input Tensors are supported "
                            f"(got {describe(input)})")
