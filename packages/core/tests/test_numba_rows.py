@@ -39,3 +39,19 @@ def test_mm_inner_dimension_one_is_the_outer_product(dtype):
     r = ec.mm(ec.from_numpy(a), ec.from_numpy(b)).numpy()
     assert r.dtype == dtype and r.shape == (100, 30)
     np.testing.assert_array_equal(r, (a.astype(np.float64) * b.astype(np.float64)).astype(dtype))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("shape, dims", [((1024, 64), 0), ((16, 64, 48), (0, 1)), ((4096, 2), 0), ((512, 1), 0),
+                                         ((64, 8, 16), 0)])
+@pytest.mark.parametrize("keepdim", [False, True])
+def test_sum_over_leading_dims_bits_equal_numpy(dtype, shape, dims, keepdim):
+    rng = np.random.default_rng(2)
+    x = (rng.standard_normal(shape) * rng.uniform(0.1, 1e4, shape)).astype(dtype)
+    x.reshape(x.shape[0], -1)[:, 0] = -0.0  # numpy sums from its identity: a column of -0.0 gives +0.0
+    x.reshape(-1)[5] = np.nan
+    r = ec.sum(ec.from_numpy(x), dims, keepdim=keepdim).numpy()
+    axes = dims if isinstance(dims, tuple) else (dims,)
+    expected = np.add.reduce(x, axes, dtype, keepdims=keepdim)
+    assert r.shape == expected.shape and r.dtype == expected.dtype
+    assert np.array_equal(r.view(f"u{r.itemsize}"), expected.view(f"u{r.itemsize}"))

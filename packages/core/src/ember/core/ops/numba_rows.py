@@ -1,7 +1,7 @@
-"""A Numba pass for `matrix op row-vector` (a linear layer's bias add, `x * scale`): numpy's broadcasting
-loop runs the inner dimension once per row at about half the speed of one SIMD pass over the rows
-(1024 x 512 float32 + a 512 bias: 114 against 58 us). Each element is the one IEEE operation numpy
-would do, so the bits are numpy's.
+"""Numba passes over the rows of a matrix where numpy's loops run the short inner dimension once per row:
+`matrix op row-vector` (a linear layer's bias add, `x * scale`: 1024 x 512 float32 + a 512 bias, 114
+against 58 us) and the sum over the leading dims (a bias's gradient: 1024 x 64, 41 against 6 us).
+Each element is the IEEE operation numpy does, in numpy's order, so the bits are numpy's.
 
 Kernels are built on first use (never at import), cached on disk and run without the GIL.
 """
@@ -12,7 +12,7 @@ from functools import cache
 
 import numpy as np
 
-__all__ = ["row_broadcast"]
+__all__ = ["row_broadcast", "leading_sum"]
 
 _DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
 _MIN_NUMEL = 4096  # below it numpy's call costs less than the kernel's dispatch
@@ -54,4 +54,37 @@ def row_broadcast(name: str, x: np.ndarray, b: np.ndarray) -> np.ndarray | None:
     out = np.empty(x.shape, x.dtype)
     m = b.shape[0]
     _kernel(name)(x.reshape(-1, m), b, out.reshape(-1, m))
+    return out
+
+
+@cache
+def _column_sum():
+    import numba
+
+    # numpy's order for a reduction over the outer dim: from its identity 0 (so -0.0 columns give +0.0),
+    # one row after another; not pairwise, which numpy uses only along the contiguous dim
+    @numba.njit(cache=True, nogil=True, no_cfunc_wrapper=True)
+    def kernel(x, o):
+        for j in range(x.shape[1]):
+            o[j] = 0.0
+        for i in range(x.shape[0]):
+            for j in range(x.shape[1]):
+                o[j] += x[i, j]
+
+    return kernel
+
+
+def leading_sum(x: np.ndarray, k: int) -> np.ndarray | None:
+    """The sum of a C-contiguous float32/float64 `x` over its first `k` dims (x.shape[k:] stays, at least
+    two elements: a single column is numpy's pairwise sum), as numpy's `add.reduce`; None where it does not apply."""
+    if x.dtype not in _DTYPES or x.size < _MIN_NUMEL or not 0 < k < x.ndim or not x.flags.c_contiguous:
+        return None
+    tail = x.shape[k:]
+    m = 1
+    for n in tail:
+        m *= n
+    if m < 2:
+        return None
+    out = np.empty(tail, x.dtype)
+    _column_sum()(x.reshape(-1, m), out.reshape(m))
     return out
