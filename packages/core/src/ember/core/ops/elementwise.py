@@ -22,7 +22,7 @@ from ember.core.dispatch import declare, get_op
 from ember.core.opinfo import (ALL_DTYPES, BOOL, FLOAT, INT_DTYPES, PROMOTE, ErrorInput, OpInfo, Sample, binary_samples,
                                unary_samples)
 from ember.core.ops._util import ERRSTATE, IGNORE_ALL, arr, shape_error, warn_at_caller, wrap, write_out
-from ember.core.ops import memfmt, numba_cpu
+from ember.core.ops import memfmt, numba_cpu, numba_rows
 from ember.core.ops.complex import BINARY_REFUSING, complex_unary, refuse_complex
 from ember.core.ops.complex_half import half_complex_binary
 from ember.core.tensor import _CSTRIDES, Tensor, contiguous_strides
@@ -632,6 +632,7 @@ def _make_binary(row: Row):
     refuses_complex = name in BINARY_REFUSING
     divides = name in ("floor_divide", "trunc_divide", "remainder", "fmod")
     scalar_op = _SCALAR_OPS.get(name)
+    rows = scalar_op is not None  # add, sub, mul: a Numba pass for a matrix and a row vector (numba_rows)
 
     @op.register("cpu")
     def kernel(a, b, *, out=None):
@@ -678,7 +679,11 @@ def _make_binary(row: Row):
                         else _shape_of(a, b)):
                     fn(x, y, out=out._np(), dtype=dt.np)  # in place: x.add_(y), .grad += g
                     return out
-                r = fn(x, y, dtype=dt.np)
+                r = None
+                if rows and u is a and v is b and b._shape and len(b._shape) == 1:  # a bias add: a matrix, a row
+                    r = numba_rows.row_broadcast(name, x, y)
+                if r is None:
+                    r = fn(x, y, dtype=dt.np)
         except ValueError as e:
             if "broadcast" in str(e):
                 raise shape_error(name, a, b) from None

@@ -98,11 +98,16 @@ def _mm_cpu(a, b, *, out=None):
         xb = d[1] if d is not None and d[0] is b._storage._raw else b._np()
         ta, tb = a._strides, b._strides
         # _blas, inlined for the row-major common case (`n or 1` is max(n, 1) without the 0.3 us call)
-        if not (ta[1] == 1 and ta[0] >= (sa[1] or 1)):
-            xa = _blas(a)
-        if not (tb[1] == 1 and tb[0] >= (sb[1] or 1)):
-            xb = _blas(b)
-        r = np.matmul(xa, xb)
+        if sa[1] == 1 and sa[0] > 1 and sb[1] > 1:
+            # an outer product: BLAS's gemm call costs ~4x numpy's broadcast multiply (1024x1 @ 1x64:
+            # 115 against 30 us); each output is the one product a*b either way (a zero keeps its sign)
+            r = np.multiply(xa, xb)
+        else:
+            if not (ta[1] == 1 and ta[0] >= (sa[1] or 1)):
+                xa = _blas(a)
+            if not (tb[1] == 1 and tb[0] >= (sb[1] or 1)):
+                xb = _blas(b)
+            r = np.matmul(xa, xb)
     else:
         r = _product(a, b, dt)
     return wrap(r) if out is None else write_out(out, r, "mm")

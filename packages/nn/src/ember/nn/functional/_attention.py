@@ -92,6 +92,9 @@ def multi_head_attention_forward(query: Tensor, key: Tensor, value: Tensor, embe
         k = linear(key, k_proj_weight, bk)
         v = linear(value, v_proj_weight, bv)
     else:
+        if query is key and key is value and not query.is_contiguous():
+            # self-attention on a transposed (batch-first) input: rows laid out once, not once per projection
+            query = key = value = query.contiguous()
         wq, wk, wv = in_proj_weight.chunk(3)
         bq = bk = bv = None
         if in_proj_bias is not None:

@@ -103,7 +103,10 @@ class MultiheadAttention(Module):
                 is_causal: bool = False) -> tuple[Tensor, Tensor | None]:
         batched = query.dim() == 3
         if self.batch_first and batched:
-            query, key, value = (x.transpose(0, 1) for x in (query, key, value))
+            if query is key and key is value:  # self-attention: one transposed view, so the forward sees one input
+                query = key = value = query.transpose(0, 1)
+            else:
+                query, key, value = (x.transpose(0, 1) for x in (query, key, value))
         out, weights = F.multi_head_attention_forward(
             query, key, value, self.embed_dim, self.num_heads, self.in_proj_weight, self.in_proj_bias, None, None,
             False, self.dropout, self.out_proj.weight, self.out_proj.bias, training=self.training,

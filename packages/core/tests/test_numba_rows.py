@@ -1,0 +1,57 @@
+"""The Numba pass for a matrix and a row vector (bias adds) and mm's outer-product path give numpy's bits."""
+
+import numpy as np
+import pytest
+
+import ember.core as ec
+from ember.core.ops import numba_rows
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("name, ref", [("add", np.add), ("sub", np.subtract), ("mul", np.multiply)])
+def test_row_broadcast_bits_equal_numpy(dtype, name, ref):
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((4, 32, 48)).astype(dtype)
+    b = rng.standard_normal(48).astype(dtype)
+    x[0, 0, :4] = [np.nan, np.inf, -np.inf, -0.0]
+    b[:4] = [1.0, -np.inf, np.nan, 0.0]
+    op = getattr(ec, name)
+    r = op(ec.from_numpy(x), ec.from_numpy(b)).numpy()
+    with np.errstate(all="ignore"):
+        expected = ref(x, b)
+    assert r.shape == expected.shape and r.flags.c_contiguous
+    assert np.array_equal(r.view(f"u{r.itemsize}"), expected.view(f"u{r.itemsize}"))
+
+
+def test_row_broadcast_declines_what_it_cannot_do():
+    x = np.ones((64, 128), np.float32)
+    assert numba_rows.row_broadcast("add", x, np.ones(128, np.float64)) is None  # mixed dtypes
+    assert numba_rows.row_broadcast("add", x.T, np.ones(64, np.float32)) is None  # not row-major
+    assert numba_rows.row_broadcast("add", x[:2], np.ones(128, np.float32)) is None  # too small to pay
+    assert numba_rows.row_broadcast("add", x.astype(np.int64), np.ones(128, np.int64)) is None
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_mm_inner_dimension_one_is_the_outer_product(dtype):
+    rng = np.random.default_rng(1)
+    a = rng.standard_normal((100, 1)).astype(dtype)
+    b = rng.standard_normal((1, 30)).astype(dtype)
+    r = ec.mm(ec.from_numpy(a), ec.from_numpy(b)).numpy()
+    assert r.dtype == dtype and r.shape == (100, 30)
+    np.testing.assert_array_equal(r, (a.astype(np.float64) * b.astype(np.float64)).astype(dtype))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("shape, dims", [((1024, 64), 0), ((16, 64, 48), (0, 1)), ((4096, 2), 0), ((512, 1), 0),
+                                         ((64, 8, 16), 0)])
+@pytest.mark.parametrize("keepdim", [False, True])
+def test_sum_over_leading_dims_bits_equal_numpy(dtype, shape, dims, keepdim):
+    rng = np.random.default_rng(2)
+    x = (rng.standard_normal(shape) * rng.uniform(0.1, 1e4, shape)).astype(dtype)
+    x.reshape(x.shape[0], -1)[:, 0] = -0.0  # numpy sums from its identity: a column of -0.0 gives +0.0
+    x.reshape(-1)[5] = np.nan
+    r = ec.sum(ec.from_numpy(x), dims, keepdim=keepdim).numpy()
+    axes = dims if isinstance(dims, tuple) else (dims,)
+    expected = np.add.reduce(x, axes, dtype, keepdims=keepdim)
+    assert r.shape == expected.shape and r.dtype == expected.dtype
+    assert np.array_equal(r.view(f"u{r.itemsize}"), expected.view(f"u{r.itemsize}"))
