@@ -324,7 +324,7 @@ def _max_pool_ref(d):
         for pos in itertools.product(*(range(v) for v in o)):
             taps = list(itertools.product(*(win[i][pos[i]][0] for i in range(d))))
             flat = [int(np.ravel_multi_index(t, L)) for t in taps]
-            vals = X.reshape(X.shape[:2] + (-1,))[..., flat]
+            vals = X.reshape(X.shape[:2] + (int(np.prod(L)),))[..., flat]
             best = np.argmax(vals, axis=-1)
             nan = np.isnan(vals)
             last_nan = vals.shape[-1] - 1 - np.argmax(nan[..., ::-1], axis=-1)
@@ -357,7 +357,7 @@ def _avg_pool_ref(d):
         for pos in itertools.product(*(range(v) for v in o)):
             taps = list(itertools.product(*(win[i][pos[i]][0] for i in range(d))))
             flat = [int(np.ravel_multi_index(t, L)) for t in taps]
-            vals = X.reshape(X.shape[:2] + (-1,))[..., flat]
+            vals = X.reshape(X.shape[:2] + (int(np.prod(L)),))[..., flat]
             if divisor_override is not None:
                 div = divisor_override
             elif count_include_pad:
@@ -411,7 +411,8 @@ def _adaptive_ref(d, mode):
         X = x[None] if x.ndim == d + 1 else x
         if any(n == 0 for n in (X.shape[2:] if mode == "avg" else x.shape[1:])):
             raise Invalid("an empty non-batch dim")
-        _pool_dtype(dt, None)
+        if not (mode == "avg" and d < 3 and x.size == 0):  # PyTorch's 1-D/2-D average returns before its dispatch
+            _pool_dtype(dt, None)
         L = X.shape[2:]
         out = np.zeros(X.shape[:2] + o)
         scale = np.zeros(X.shape[:2] + o)
@@ -419,7 +420,7 @@ def _adaptive_ref(d, mode):
         for pos in itertools.product(*(range(v) for v in o)):
             ranges = [range(pos[i] * L[i] // o[i], -(-(pos[i] + 1) * L[i] // o[i])) for i in range(d)]
             flat = [int(np.ravel_multi_index(t, L)) for t in itertools.product(*ranges)]
-            vals = X.reshape(X.shape[:2] + (-1,))[..., flat]
+            vals = X.reshape(X.shape[:2] + (int(np.prod(L)),))[..., flat]
             if mode == "avg":
                 out[(...,) + pos] = vals.mean(-1)
                 scale[(...,) + pos] = np.abs(vals).mean(-1)
