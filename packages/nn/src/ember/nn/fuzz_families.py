@@ -1332,7 +1332,7 @@ def _la_call(fname, post=None):
 
 
 def _call_cholesky(M, b, shift):
-    a = b @ b.mT + shift * M.eye(b.shape[-2], dtype=b.dtype)
+    a = b @ b.mT + shift * M.eye(b.shape[-2], dtype=b.dtype, device=b.device)
     return M.linalg.cholesky(a)
 
 
