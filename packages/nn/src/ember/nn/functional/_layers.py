@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+import math
 import warnings
 
 from ember import autograd as ea
@@ -90,7 +91,7 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
                eps: float = 1e-5) -> Tensor:
     """(x - mean) / sqrt(var + eps) * weight + bias per channel (dim 1); in training the batch
     statistics are used and the running ones updated in place."""
-    if training and input.numel() // input.shape[1] <= 1:
+    if training and math.prod(input.shape[:1] + input.shape[2:]) == 1:  # an empty input is PyTorch's shortcut
         raise ValueError(f"Expected more than 1 value per channel when training, got input size {input.shape}")
     return ea.batch_norm(input, running_mean, running_var, weight, bias, training, momentum, eps)
 
