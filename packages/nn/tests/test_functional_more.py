@@ -331,3 +331,14 @@ def test_batch_norm_of_an_empty_input_is_pytorchs_shortcut():
     bn = nn.BatchNorm2d(3)
     assert bn(E.zeros(0, 3, 2, 2, dtype=E.int64)).dtype is E.float32
     assert bn.running_mean.tolist() == [0.0] * 3 and bn.num_batches_tracked.item() == 1
+
+
+def test_triplet_margin_loss_of_1d_inputs_at_1e30_is_finite():
+    # pairwise_distance of 1-D inputs reduces one element: |a - p + eps| exactly (PyTorch: 2e30, not inf)
+    a, p, n = E.tensor([1e30]), E.tensor([-1e30]), E.tensor([0.0])
+    assert F.pairwise_distance(a, p).item() == np.float32(2e30)
+    assert F.triplet_margin_loss(a, p, n, reduction="none").item() == np.float32(1e30)
+    assert F.triplet_margin_loss(a, p, E.tensor([1e30]), swap=True).item() == np.float32(2e30)
+    x = E.tensor([[2e30]], requires_grad=True)
+    F.pairwise_distance(x, E.zeros(1, 1)).sum().backward()
+    assert x.grad.tolist() == [[1.0]]

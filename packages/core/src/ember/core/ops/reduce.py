@@ -628,7 +628,9 @@ def _vector_norm_cpu(x, ord=2, dims=(), keepdim=False, dtype=None, *, out=None):
     max/min |x|, ord 0 counts nonzeros."""
     dt = dtypes.as_dtype(dtype) if dtype is not None else x._dtype
     a = np.abs(x._np().astype(_accumulate_np(dt), copy=False))
-    if math.isinf(ord):
+    if ord != 0 and a.size and math.prod(a.shape[d] for d in dims) == 1:  # one element: |x| exactly, as PyTorch
+        r = np.sum(a, axis=dims, keepdims=keepdim)  # (no square to overflow: pairwise_distance of 1-D inputs)
+    elif math.isinf(ord):
         r = (np.amax if ord > 0 else np.amin)(a, axis=dims, keepdims=keepdim)
     elif ord == 0:
         r = np.sum(a != 0, axis=dims, keepdims=keepdim, dtype=a.dtype)
