@@ -489,3 +489,12 @@ def test_vector_norm_of_one_element_is_its_modulus_exactly(ord):
                                   np.array([2e30, 1e-30, 1.5, np.inf], np.float32))
     assert E.linalg.vector_norm(E.tensor([-2e30]), ord).item() == np.float32(2e30)
     assert E.linalg.vector_norm(E.tensor([3e30, 4e30]), 2).item() == float("inf")  # two elements: as PyTorch
+
+
+def test_aminmax_of_nothing_raises_pytorchs_errors():
+    with pytest.raises(RuntimeError, match=r"^aminmax\(\): cannot compute aminmax over an empty dimension as the "
+                                           r"operation has no identity\.$"):
+        E.zeros(2, 0).aminmax()
+    with pytest.raises(IndexError, match=r"^aminmax: Expected reduction dim 1 to have non-zero size\.$"):
+        E.zeros(2, 0).aminmax(dim=-1)
+    assert tuple(E.zeros(0, 3).aminmax(dim=1).min.shape) == (0,)

@@ -435,8 +435,12 @@ def aminmax(input: Tensor, *, dim: int | None = None, keepdim: bool = False):
     if input._dtype.is_complex:
         raise ComplexNotSupported(f"\"aminmax_cpu\" not implemented for '{dtypes.TORCH_NAMES[input._dtype.name]}'")
     dims = tuple(range(input.ndim)) if dim is None else (_one_dim(dim, input, "aminmax"),)
-    if dim is None:
-        _check_nonempty(input, (), "aminmax", full=True)
+    if not input.numel():  # PyTorch's own words for aminmax, not amin's
+        if dim is None:
+            raise RuntimeError("aminmax(): cannot compute aminmax over an empty dimension as the operation has no "
+                               "identity.")
+        if input.ndim and input._shape[dims[0]] == 0:
+            raise IndexError(f"aminmax: Expected reduction dim {dims[0]} to have non-zero size.")
     return return_types.aminmax(_amin(input, dims, keepdim), _amax(input, dims, keepdim))
 
 
