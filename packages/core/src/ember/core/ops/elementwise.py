@@ -70,11 +70,10 @@ def _relu(x, dtype=None, out=None):
         zero.flags.writeable = False
     if x.dtype.kind in "iub":
         return np.maximum(x, zero, out=out, dtype=dtype)
-    r = np.where(np.less(x, zero), zero, x)  # PyTorch's `x < 0 ? 0 : x`: -0.0 and NaN payloads pass
-    if out is not None:
-        np.copyto(out, r, casting="unsafe")
-        return out
-    return r if dtype is None else r.astype(dtype, copy=False)
+    # PyTorch's `x < 0 ? 0 : x`: -0.0 and NaN payloads pass (ufuncs only, no dispatcher: small tensors come here)
+    r = x.copy() if out is None and dtype is None else np.positive(x, out=out, dtype=dtype, casting="unsafe")
+    np.positive(zero, out=r, where=np.less(x, zero), casting="unsafe")
+    return r
 
 
 @_rounded_once
