@@ -342,3 +342,12 @@ def test_triplet_margin_loss_of_1d_inputs_at_1e30_is_finite():
     x = E.tensor([[2e30]], requires_grad=True)
     F.pairwise_distance(x, E.zeros(1, 1)).sum().backward()
     assert x.grad.tolist() == [[1.0]]
+
+
+def test_linear_with_a_bias_of_the_wrong_size_raises_pytorchs_expand_error():
+    for shape, rows in (((2, 3), 2), ((2, 7, 3), 14), ((3,), 1)):
+        want = (r"^The expanded size of the tensor \(4\) must match the existing size \(5\) at non-singleton "
+                rf"dimension 1\.  Target sizes: \[{rows}, 4\]\.  Tensor sizes: \[5\]$")
+        with pytest.raises(RuntimeError, match=want):
+            F.linear(E.zeros(*shape), E.zeros(4, 3), E.zeros(5))
+    assert F.linear(E.ones(2, 3), E.ones(4, 3), E.full((1,), 2.0)).tolist() == [[5.0] * 4] * 2
