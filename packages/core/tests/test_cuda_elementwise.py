@@ -211,6 +211,18 @@ def test_where_clamp_lerp(device):
 
 
 @pytest.mark.parametrize("device", DEVICES)
+def test_clamp_and_relu_keep_negative_zero_and_take_nan_bounds(device):
+    # PyTorch: `x < lo ? lo : x`, then `x > hi ? hi : x`, a NaN bound taken; so relu(-0.0) is -0.0
+    x = _on(E.tensor([-0.0, 0.0, -1.0, 0.7]), device)
+    sign = lambda t: np.signbit(t.cpu().numpy()).tolist()  # noqa: E731
+    assert sign(E.relu(x)) == sign(x.clamp(min=0)) == sign(x.clone().relu_()) == [True, False, False, False]
+    assert sign(x.clamp(max=-0.0)) == [True, False, True, True]
+    assert x.clamp(1.0, 0.5).cpu().tolist() == [0.5] * 4
+    assert np.isnan(x.clamp(min=float("nan")).cpu().numpy()).all()
+    assert np.isnan(x.clamp(0.5, float("nan")).cpu().numpy()).all()
+
+
+@pytest.mark.parametrize("device", DEVICES)
 @pytest.mark.parametrize("dst", [E.float16, E.int32, E.bool, E.float64])
 def test_copy_casts_and_broadcasts(device, dst):
     src = _on(E.tensor([[0.0, 1.5, -2.25]]), device)

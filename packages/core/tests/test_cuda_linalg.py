@@ -116,6 +116,16 @@ def test_singular_and_indefinite_inputs_raise(device):
 
 
 @pytest.mark.parametrize("device", DEVICES)
+def test_cholesky_reads_one_triangle_and_ex_gives_the_partial_factor(device):
+    g = E.tensor([[4.0, 2.0], [99.0, 3.0]], dtype=E.float64)
+    assert_close(E.linalg.cholesky(_on(g, device), upper=True), _on(E.tensor([[2.0, 1.0], [0.0, 2 ** 0.5]],
+                                                                             dtype=E.float64), device))
+    L, info = E.linalg.cholesky_ex(_on(E.tensor([[4.0, 2, 1], [2, 1, 3], [1, 3, 5]], dtype=E.float64), device))
+    assert info.item() == 2 and L.device.type == device
+    assert_close(L, _on(E.tensor([[2.0, 0, 0], [1, 0, 0], [0.5, 3, 5]], dtype=E.float64), device))
+
+
+@pytest.mark.parametrize("device", DEVICES)
 @pytest.mark.parametrize("shape", [(3, 3), (4, 2), (2, 4), (2, 3, 2)])
 def test_qr_matches_lapack(shape, device):
     a = make_tensor(*shape, dtype=E.float64, seed=24)

@@ -451,17 +451,46 @@ def test_zero_dim_inplace_arithmetic_keeps_dtype_rules_and_autograd():
     assert u.item() == (200 + 1000) % 256
 
 
+def _bits(a):
+    return np.ascontiguousarray(a).view(f"u{a.itemsize}")
+
+
 @pytest.mark.parametrize("dt", [np.float32, np.float64])
-def test_relu_kernel_is_numpy_maximum_bit_for_bit(dt):
-    # from 1024 elements relu runs a Numba pass: NaN keeps its sign and payload, -0.0 becomes +0.0, as np.maximum
-    special = np.array([-0.0, 0.0, np.nan, -np.nan, np.inf, -np.inf, 1e-45, -1e-45, 1.0, -1.0], dt)
+def test_relu_and_clamp_min_keep_negative_zero_and_nan_payloads_bit_for_bit(dt):
+    # PyTorch's relu is clamp_min(x, 0), `x < 0 ? 0 : x`: -0.0 stays -0.0 and a NaN keeps its sign and payload,
+    # from 1024 elements (a Numba pass, new or in place) and below (numpy), as clamp_min, clamp and nn.ReLU
+    u = np.uint32 if dt is np.float32 else np.uint64
+    payloads = np.array([0x7FC00123, 0xFFC00456] if dt is np.float32 else [0x7FF8000000000123, 0xFFF8000000000456],
+                        u).view(dt)
+    special = np.concatenate([np.array([-0.0, 0.0, np.nan, -np.nan, np.inf, -np.inf, 1e-45, -1e-45, 1.0, -1.0], dt),
+                              payloads])
     x = np.concatenate([special, np.random.default_rng(0).standard_normal(3000).astype(dt)])
-    got = E.relu(E.tensor(x)).numpy()
-    want = np.maximum(x, dt(0))
-    assert got.dtype == want.dtype
-    np.testing.assert_array_equal(got.view(f"u{x.itemsize}"), want.view(f"u{x.itemsize}"))
-    np.testing.assert_array_equal(E.relu(E.tensor(x[:10])).numpy().view(f"u{x.itemsize}"),
-                                  want[:10].view(f"u{x.itemsize}"))  # the numpy path below 1024
+    want = np.where(x < 0, dt(0), x)
+    assert _bits(want)[0] == _bits(np.array(-0.0, dt))  # -0.0 kept
+    for n in (len(x), len(special)):
+        w = _bits(want[:n])
+        for got in (E.relu(E.tensor(x[:n])), E.tensor(x[:n]).relu_(), E.clamp_min(E.tensor(x[:n]), 0),
+                    E.clamp(E.tensor(x[:n]), min=0.0), E.clamp(E.tensor(x[:n]), E.zeros(n, dtype=E.tensor(x).dtype))):
+            assert got.numpy().dtype == want.dtype
+            np.testing.assert_array_equal(_bits(got.numpy()), w)
+    # a bound is taken where x is past it or the bound is NaN; equal zeros keep x's sign
+    lo = E.clamp(E.tensor(np.array([0.0, -0.0, 1.0, np.nan], dt)), min=-0.0, max=0.0).numpy()
+    np.testing.assert_array_equal(_bits(lo), _bits(np.array([0.0, -0.0, 0.0, np.nan], dt)))
+    assert np.isnan(E.clamp(E.tensor(np.array([1.0], dt)), min=float("nan")).numpy()).all()
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("dt", ["float32", "float64"])
+def test_relu_family_of_negative_zero_matches_torch_bit_for_bit(dt):
+    torch = pytest.importorskip("torch")
+    import ember.torch as et
+
+    x = np.array([-0.0, 0.0, np.nan, -1.0, 2.0, np.inf, -np.inf, -1e-45], dt)
+    for fn in (lambda m, t: m.relu(t), lambda m, t: m.nn.functional.relu(t.clone(), inplace=True),
+               lambda m, t: m.nn.ReLU()(t), lambda m, t: m.clamp_min(t, 0), lambda m, t: m.clamp(t, -0.0, 0.0),
+               lambda m, t: m.nn.functional.elu(t), lambda m, t: m.nn.functional.hardtanh(t, 0.0, 6.0),
+               lambda m, t: m.nn.functional.threshold(t, 0.0, 0.0), lambda m, t: m.nn.functional.relu6(t)):
+        np.testing.assert_array_equal(_bits(fn(et, et.tensor(x)).numpy()), _bits(fn(torch, torch.tensor(x)).numpy()))
 
 
 @pytest.mark.parametrize("cond_shape", [(3, 4, 5), (3, 4, 1)], ids=["same-shape", "rows"])

@@ -130,3 +130,13 @@ def test_backward_primitives_validate_indices_before_the_scatter():
         M.embedding_backward(E.ones(2, 3), E.tensor([0, 5]), 4, -1)
     with pytest.raises(RuntimeError, match="offsets must be non-decreasing"):
         M.embedding_bag_op(E.ones(4, 2), E.tensor([0, 1]), E.tensor([0, 3]), "sum", None, False, -1)
+
+
+def test_embedding_of_an_empty_table_raises_pytorchs_index_select_error():
+    # PyTorch refuses to index an empty table before it reads an index; no indices at all is an empty result
+    for idx in (E.tensor([0]), E.tensor(0), E.tensor([-1])):
+        with pytest.raises(RuntimeError, match=r"^index_select\(\): self indexing axis dim should be positive$"):
+            E.embedding(idx, E.zeros(0, 3))
+    assert tuple(E.embedding(E.tensor([], dtype=E.int64), E.zeros(0, 3)).shape) == (0, 3)
+    with pytest.raises(IndexError, match="index out of range in self"):
+        E.embedding(E.tensor([3]), E.zeros(3, 2))

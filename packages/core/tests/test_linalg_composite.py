@@ -54,10 +54,91 @@ def test_cholesky_ex_reports_the_first_bad_minor():
     L, info = linalg.cholesky_ex(T(np.stack([SPD[0], -SPD[1]])))
     assert info.tolist() == [0, 1] and info.dtype is E.int32
     assert_close(L[0], T(np.linalg.cholesky(SPD[0])))
-    assert math.isnan(L[1, 0, 0].item())
+    assert_close(L[1], T(np.tril(-SPD[1])))  # LAPACK's partial factor: the failed pivot, the rest as given
     assert linalg.cholesky_ex(T([[1.0, 2.0], [2.0, 1.0]])).info.item() == 2
     with pytest.raises(linalg.LinAlgError):
         linalg.cholesky_ex(T([[1.0, 2.0], [2.0, 1.0]]), check_errors=True)
+
+
+def _potf2(a, upper=False):
+    """LAPACK's unblocked Cholesky in float64/complex128 from the triangle it reads: (factor, info)."""
+    w = np.array(a.conj().T if upper else a, dtype=complex if np.iscomplexobj(a) else float)
+    w = np.tril(w)
+    n, info = w.shape[0], 0
+    for j in range(n):
+        d = w[j, j].real - sum(abs(w[j, q]) ** 2 for q in range(j))
+        if not d > 0:
+            w[j, j], info = d, j + 1
+            break
+        w[j, j] = math.sqrt(d)
+        for i in range(j + 1, n):
+            w[i, j] = (w[i, j] - sum(w[i, q] * w[j, q].conjugate() for q in range(j))) / w[j, j]
+    return (w.conj().T if upper else w), info
+
+
+# PyTorch 2.13's (MKL's) results, hard-coded
+CHOL_CASES = [
+    ([[-1.0, 1.0], [1.0, 2.0]], False, [[-1.0, 0.0], [1.0, 2.0]], 1),
+    ([[-1.0, 1.0], [1.0, 2.0]], True, [[-1.0, 1.0], [0.0, 2.0]], 1),
+    ([[4.0, 2, 1], [2, 1, 3], [1, 3, 5]], False, [[2.0, 0, 0], [1, 0, 0], [0.5, 3, 5]], 2),
+    ([[4.0, 100, 7], [2, 1, 8], [1, 3, -5]], True, [[2.0, 50, 3.5], [0, -2499, 8], [0, 0, -5]], 2),
+    ([[1.0, 5.0], [5.0, 2.0]], False, [[1.0, 0.0], [5.0, -23.0]], 2),
+    ([[math.nan, 1.0], [1.0, 2.0]], False, [[math.nan, 0.0], [1.0, 2.0]], 1),
+    ([[1.0, math.nan], [math.nan, 2.0]], False, [[1.0, 0.0], [math.nan, math.nan]], 2),
+    ([[4.0, 2], [99, 3]], True, [[2.0, 1.0], [0.0, math.sqrt(2)]], 0),
+]
+
+
+@pytest.mark.parametrize("dtype", [E.float32, E.float64])
+@pytest.mark.parametrize("a, upper, want, info", CHOL_CASES)
+def test_cholesky_ex_returns_lapacks_partial_factor(a, upper, want, info, dtype):
+    L, got = linalg.cholesky_ex(E.tensor(a, dtype=dtype), upper=upper)
+    assert got.item() == info and L.dtype is dtype
+    assert_close(L, E.tensor(want, dtype=dtype), equal_nan=True)
+
+
+def test_cholesky_ex_partial_factor_batched_and_complex():
+    rng = np.random.default_rng(5)
+    for n in (1, 2, 3, 5, 8):
+        m = rng.standard_normal((3, n, n)) + 1j * rng.standard_normal((3, n, n))
+        a = m @ m.conj().transpose(0, 2, 1) + 0.1 * np.eye(n)
+        a[1, n // 2, n // 2] -= 60.0  # the middle matrix fails at (about) column n // 2
+        a[:, np.arange(n)[:, None] < np.arange(n)] += 3.0  # junk in the unread upper triangle
+        for upper in (False, True):
+            src = a.conj().transpose(0, 2, 1) if upper else a  # upper reads the conjugate of the other triangle
+            for dtype in (E.complex128, E.float64):
+                x = src if dtype.is_complex else src.real
+                L, info = linalg.cholesky_ex(E.tensor(x, dtype=dtype), upper=upper)
+                ref = [_potf2(m, upper) for m in x]
+                assert info.tolist() == [k for _, k in ref] and info.tolist()[1] > 0
+                assert_close(L, E.tensor(np.stack([f for f, _ in ref]), dtype=dtype), rtol=1e-9, atol=1e-9)
+
+
+def test_cholesky_raises_at_a_nan_pivot_and_reads_one_triangle():
+    with pytest.raises(linalg.LinAlgError, match="leading minor of order 2 is not positive-definite"):
+        linalg.cholesky(T([[1.0, math.nan], [math.nan, 2.0]]))
+    with pytest.raises(linalg.LinAlgError, match=r"\(Batch element 1\): .* order 1 is not"):
+        linalg.cholesky(T([np.eye(2), [[math.nan, 0], [0, 1]]]))
+    assert_close(linalg.cholesky(T([[4.0, 2], [99, 3]]), upper=True), T([[2.0, 1.0], [0.0, math.sqrt(2)]]))
+    assert_close(linalg.cholesky(T([[4.0, 99], [2, 3]])), T([[2.0, 0.0], [1.0, math.sqrt(2)]]))
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("upper", [False, True])
+@pytest.mark.parametrize("dtype", ["float32", "float64", "complex64", "complex128"])
+def test_cholesky_ex_matches_torch(dtype, upper):
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(7)
+    for n in (1, 2, 4, 7, 10):
+        m = rng.standard_normal((4, n, n)) + (1j * rng.standard_normal((4, n, n)) if "complex" in dtype else 0)
+        a = m @ m.conj().transpose(0, 2, 1) + np.eye(n)
+        a[1:, n - 1, n - 1] -= 100.0
+        a[2, 0, 0] = -1.0
+        L, info = linalg.cholesky_ex(E.tensor(a, dtype=getattr(E, dtype)), upper=upper)
+        tL, tinfo = torch.linalg.cholesky_ex(torch.tensor(a, dtype=getattr(torch, dtype)), upper=upper)
+        assert info.tolist() == tinfo.tolist()
+        tol = 1e-4 if dtype in ("float32", "complex64") else 1e-10
+        np.testing.assert_allclose(L.numpy(), tL.numpy(), rtol=tol, atol=tol)
 
 
 @pytest.mark.parametrize("shape", [(4, 4), (3, 5), (5, 3), (2, 4, 4)])

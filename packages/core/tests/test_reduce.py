@@ -479,3 +479,22 @@ def test_cov_and_corrcoef_match_numpy():
 def test_reduction_of_a_non_tensor_raises_pytorchs_type_error(name):
     with pytest.raises(TypeError, match=rf"{name}\(\): argument 'input' \(position 1\) must be Tensor, not str"):
         getattr(E, name)("a", 0) if name == "logsumexp" else getattr(E, name)("a")
+
+
+@pytest.mark.parametrize("ord", [2, 3, 0.5, 1, -2, float("inf")])
+def test_vector_norm_of_one_element_is_its_modulus_exactly(ord):
+    # PyTorch reduces a single element to |x| without the power: no square to overflow or underflow
+    x = E.tensor([[2e30], [-1e-30], [-1.5], [float("inf")]])
+    np.testing.assert_array_equal(E.linalg.vector_norm(x, ord, dim=-1).numpy(),
+                                  np.array([2e30, 1e-30, 1.5, np.inf], np.float32))
+    assert E.linalg.vector_norm(E.tensor([-2e30]), ord).item() == np.float32(2e30)
+    assert E.linalg.vector_norm(E.tensor([3e30, 4e30]), 2).item() == float("inf")  # two elements: as PyTorch
+
+
+def test_aminmax_of_nothing_raises_pytorchs_errors():
+    with pytest.raises(RuntimeError, match=r"^aminmax\(\): cannot compute aminmax over an empty dimension as the "
+                                           r"operation has no identity\.$"):
+        E.zeros(2, 0).aminmax()
+    with pytest.raises(IndexError, match=r"^aminmax: Expected reduction dim 1 to have non-zero size\.$"):
+        E.zeros(2, 0).aminmax(dim=-1)
+    assert tuple(E.zeros(0, 3).aminmax(dim=1).min.shape) == (0,)

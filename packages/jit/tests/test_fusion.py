@@ -213,3 +213,12 @@ def test_float32_exp_tanh_sigmoid_fuse_at_any_size_within_an_ulp(monkeypatch):
     np.testing.assert_allclose(got, _np(f(x)), rtol=2e-6, atol=1e-6)  # eager's numpy functions
     special = ea.tensor(np.array([np.nan, np.inf, -np.inf, 100.0], np.float32))
     np.testing.assert_array_equal(_np(c(special)), _np(f(special)))  # nan, inf (exp overflows to inf), nan, inf
+
+
+def test_fused_relu_keeps_negative_zero_and_nan_as_eager():
+    # PyTorch's (and eager ember's) relu is `x < 0 ? 0 : x`: -0.0 stays -0.0, NaN passes
+    c = jit.compile(lambda x: (x * 1.0).relu() + 0.0 * x)
+    x = ea.tensor(np.array([-0.0, 0.0, -2.0, np.nan, 3.0], np.float32))
+    got = _np(_replays(c, x))
+    np.testing.assert_array_equal(got.view(np.uint32), _np((x * 1.0).relu() + 0.0 * x).view(np.uint32))
+    assert np.signbit(_np(_replays(jit.compile(lambda x: (x * 1.0).relu()), x))[0])

@@ -91,7 +91,7 @@ def test_inplace_relu_writes_its_input_and_backpropagates_through_its_result(cal
     assert type(out.grad_fn).__name__ == "ReluBackward0"
     a = x.detach().numpy()
     np.testing.assert_array_equal(out.detach().numpy(), np.where(a > 0, a, np.where(a != a, a, 0)))
-    assert not np.signbit(out.detach().numpy()[0, 0, 0, 1])  # relu(-0.0) is +0.0, as numpy's maximum
+    assert np.signbit(out.detach().numpy()[0, 0, 0, 1])  # relu(-0.0) is -0.0, as PyTorch's `x < 0 ? 0 : x`
     w = torch.randn(2, 3, 16, 16, dtype=dtype)
     (out * w).sum().backward()
     np.testing.assert_array_equal(x.grad.numpy(), np.where(a <= 0, 0, w.numpy()))  # 0 where x <= 0; NaN passes

@@ -308,3 +308,46 @@ def test_conv_tbc_dtypes_match_pytorch():
 
     for xd, wd, bd in itertools.product(names, names, names):
         assert run(E, F.conv_tbc, xd, wd, bd) == run(torch, torch.conv_tbc, xd, wd, bd), (xd, wd, bd)
+
+
+def test_batch_norm_of_an_empty_input_is_pytorchs_shortcut():
+    # PyTorch returns input.clone() * weight[0] + bias[0] before any check: integer inputs, statistics of
+    # another dtype or size, and training all pass; the running statistics are untouched
+    rm, rv = E.full((3,), 1.0), E.full((3,), 2.0)
+    y = F.batch_norm(E.zeros(0, 3, dtype=E.int64), rm, rv, training=True)
+    assert y.dtype is E.int64 and tuple(y.shape) == (0, 3)
+    assert rm.tolist() == [1.0] * 3 and rv.tolist() == [2.0] * 3
+    y = F.batch_norm(E.zeros(2, 3, 0, dtype=E.int64), E.zeros(3), E.ones(3), E.ones(3), E.zeros(3, dtype=E.float64))
+    assert y.dtype is E.float32 and tuple(y.shape) == (2, 3, 0)  # int64 * float32 weight[0], + a 0-dim float64
+    assert F.batch_norm(E.zeros(0, 3, dtype=E.float16), E.zeros(4), E.ones(4)).dtype is E.float16
+    assert tuple(F.batch_norm(E.zeros(0), E.zeros(0), E.ones(0)).shape) == (0,)
+    with pytest.raises(IndexError, match=r"select\(\): index 0 out of range for tensor of size \[0\]"):
+        F.batch_norm(E.zeros(0, 0), E.zeros(0), E.ones(0), weight=E.ones(0))
+    with pytest.raises(ValueError, match="Expected more than 1 value per channel when training"):
+        F.batch_norm(E.zeros(1, 3, dtype=E.int64), None, None, training=True)
+    x, w = E.zeros(0, 3, requires_grad=True), E.ones(3, requires_grad=True)
+    F.batch_norm(x, None, None, w, training=True).sum().backward()
+    assert tuple(x.grad.shape) == (0, 3) and w.grad.tolist() == [0.0] * 3
+    bn = nn.BatchNorm2d(3)
+    assert bn(E.zeros(0, 3, 2, 2, dtype=E.int64)).dtype is E.float32
+    assert bn.running_mean.tolist() == [0.0] * 3 and bn.num_batches_tracked.item() == 1
+
+
+def test_triplet_margin_loss_of_1d_inputs_at_1e30_is_finite():
+    # pairwise_distance of 1-D inputs reduces one element: |a - p + eps| exactly (PyTorch: 2e30, not inf)
+    a, p, n = E.tensor([1e30]), E.tensor([-1e30]), E.tensor([0.0])
+    assert F.pairwise_distance(a, p).item() == np.float32(2e30)
+    assert F.triplet_margin_loss(a, p, n, reduction="none").item() == np.float32(1e30)
+    assert F.triplet_margin_loss(a, p, E.tensor([1e30]), swap=True).item() == np.float32(2e30)
+    x = E.tensor([[2e30]], requires_grad=True)
+    F.pairwise_distance(x, E.zeros(1, 1)).sum().backward()
+    assert x.grad.tolist() == [[1.0]]
+
+
+def test_linear_with_a_bias_of_the_wrong_size_raises_pytorchs_expand_error():
+    for shape, rows in (((2, 3), 2), ((2, 7, 3), 14), ((3,), 1)):
+        want = (r"^The expanded size of the tensor \(4\) must match the existing size \(5\) at non-singleton "
+                rf"dimension 1\.  Target sizes: \[{rows}, 4\]\.  Tensor sizes: \[5\]$")
+        with pytest.raises(RuntimeError, match=want):
+            F.linear(E.zeros(*shape), E.zeros(4, 3), E.zeros(5))
+    assert F.linear(E.ones(2, 3), E.ones(4, 3), E.full((1,), 2.0)).tolist() == [[5.0] * 4] * 2

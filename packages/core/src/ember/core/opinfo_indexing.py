@@ -425,6 +425,8 @@ def _embedding_ref(idx, weight):
         raise Invalid("indices not int64/int32")
     if weight.ndim != 2:
         raise Invalid("a weight not 2-D")
+    if idx.size and not weight.shape[0]:
+        raise Invalid("indices into an empty table", RuntimeError)  # PyTorch's index_select refuses it first
     return Expect(weight[_values(idx, weight.shape[0], IndexError)], _dt(weight))
 
 

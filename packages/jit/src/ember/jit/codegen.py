@@ -38,7 +38,7 @@ __all__ = ["EXPR", "EXPR32", "ARITH", "VECTOR32", "kernel_source", "load", "cach
 
 # op name -> an expression over `x` (and `y`) in the group's dtype; `ONE`/`ZERO` are typed constants
 EXPR = {
-    "neg": "-x", "abs": "abs(x)", "square": "x * x", "relu": "x if x > ZERO or x != x else ZERO",
+    "neg": "-x", "abs": "abs(x)", "square": "x * x", "relu": "ZERO if x < ZERO else x",
     "exp": "math.exp(x)", "expm1": "math.expm1(x)", "log": "math.log(x)", "log1p": "math.log1p(x)",
     "log2": "math.log2(x)", "log10": "math.log10(x)", "sqrt": "math.sqrt(x)", "rsqrt": "ONE / math.sqrt(x)",
     "reciprocal": "ONE / x", "sin": "math.sin(x)", "cos": "math.cos(x)", "tan": "math.tan(x)",

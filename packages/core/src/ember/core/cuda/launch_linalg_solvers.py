@@ -84,7 +84,7 @@ def _solve(A, B):
 
 
 def _cholesky(A, upper=False):
-    a = get_op("clone")(_batched(A))
+    a = get_op("clone")(_batched(A.transpose(-2, -1) if upper else A))  # upper: L of A^T (A's upper triangle)
     info = lu.empty((a._shape[0],), dtypes.int64, a._storage.device)
     if a._shape[0]:
         blocks, threads = lu.grid(a._shape[0])

@@ -193,7 +193,7 @@ def _vector_norm(x, ord=2, dims=(), keepdim=False, dtype=None, *, out=None):  # 
                     -math.inf if ord > 0 else math.inf)
     if ord == 0:
         return fold(x, dims, keepdim, out, dt, name, "nonzero", "add", "keep", 0)
-    if ord == 1:
+    if ord == 1 or (x.numel() and math.prod(x._shape[d] for d in dims) == 1):  # one element: |x|, as PyTorch
         return fold(x, dims, keepdim, out, dt, name, "abs", "add", "keep", 0)
     if ord == 2:
         return fold(x, dims, keepdim, out, dt, name, "sq", "add", "sqrt", 0)

@@ -39,7 +39,8 @@ def _softplus(x, beta=1.0, threshold=20.0):
 
 
 def _elu_f(x, alpha, scale, input_scale):
-    return np.where(x > 0, x * scale, scale * alpha * np.expm1(np.minimum(x, 0) * input_scale))
+    # the negative side from `x > 0 ? 0 : x`, not `minimum(x, 0)`: elu(-0.0) is -0.0, as PyTorch's expm1(-0.0)
+    return np.where(x > 0, x * scale, scale * alpha * np.expm1(np.where(x > 0, 0, x) * input_scale))
 
 
 def _elu_b(g, x, alpha, scale, input_scale):

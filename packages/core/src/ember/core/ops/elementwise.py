@@ -68,7 +68,12 @@ def _relu(x, dtype=None, out=None):
     if zero is None:
         zero = _ZEROS[x.dtype] = np.zeros((), dtype=x.dtype)
         zero.flags.writeable = False
-    return np.maximum(x, zero, out=out, dtype=dtype)
+    if x.dtype.kind in "iub":
+        return np.maximum(x, zero, out=out, dtype=dtype)
+    # PyTorch's `x < 0 ? 0 : x`: -0.0 and NaN payloads pass (ufuncs only, no dispatcher: small tensors come here)
+    r = x.copy() if out is None and dtype is None else np.positive(x, out=out, dtype=dtype, casting="unsafe")
+    np.positive(zero, out=r, where=np.less(x, zero), casting="unsafe")
+    return r
 
 
 @_rounded_once
@@ -813,10 +818,16 @@ def _clamp_cpu(input, min=None, max=None, *, out=None):
     dt = dtypes.result_type(*(v for v in (input, min, max) if v is not None))
     x = arr(input).astype(dt.np, copy=False)
     r = x
-    if min is not None:
-        r = np.maximum(r, arr(min), dtype=dt.np)
-    if max is not None:
-        r = np.minimum(r, arr(max), dtype=dt.np)
+    if not dt.is_floating_point:
+        if min is not None:
+            r = np.maximum(r, arr(min), dtype=dt.np)
+        if max is not None:
+            r = np.minimum(r, arr(max), dtype=dt.np)
+    else:  # PyTorch's `x < lo ? lo : x` then `x > hi ? hi : x`, a NaN bound taken: -0.0 and NaN payloads pass
+        for bound, past in ((min, np.less), (max, np.greater)):
+            if bound is not None:
+                b = np.asarray(arr(bound), dtype=dt.np)
+                r = np.where(past(r, b) | np.isnan(b), b, r)
     if r is x:
         r = x.copy()
     operands = (input, min, max)

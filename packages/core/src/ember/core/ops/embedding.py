@@ -31,6 +31,8 @@ def _flat_indices(indices: Tensor, num_weights: int | None = None, bag: bool = F
 def _check_values(i: np.ndarray, rows: int, bag: bool) -> None:
     """Every index in [0, rows), or PyTorch's error (embedding_bag's names the position and value)."""
     if i.size and (i.min() < 0 or i.max() >= rows):
+        if rows == 0 and not bag:  # PyTorch's index_select refuses an empty table before reading an index
+            raise RuntimeError("index_select(): self indexing axis dim should be positive")
         if bag:
             k = int(np.flatnonzero((i.reshape(-1) < 0) | (i.reshape(-1) >= rows))[0])
             raise RuntimeError(f"Index {k} of input takes value {int(i.reshape(-1)[k])} which is not in the valid "

@@ -21,7 +21,7 @@ from ember.core.ops._util import warn_at_caller
 from ember.core.ops.complex import conj
 from ember.core.ops.linalg import _matmul, linalg, mm
 from ember.core.ops.linalg_solvers import (
-    LinAlgError, _linalg_cholesky, _mH, _rt, inv, matrix_norm, pinv, solve, svdvals,
+    LinAlgError, _linalg_cholesky, _mH, cholesky_partial, _rt, inv, matrix_norm, pinv, solve, svdvals,
 )
 from ember.core.settings import finfo
 from ember.core.tensor import Tensor
@@ -119,12 +119,15 @@ def cholesky_inverse(input: Tensor, upper: bool = False, *, out: Tensor | None =
 
 def cholesky_ex(A: Tensor, *, upper: bool = False, check_errors: bool = False, out=None):
     """`(L, info)`: the Cholesky factor and, per matrix, 0 or the order of the first leading minor that is
-    not positive-definite (L is NaN there); raises only when `check_errors`."""
+    not positive-definite; such a matrix's L is LAPACK's partial factor, as PyTorch's (`cholesky_partial`);
+    raises only when `check_errors`."""
     try:
         return _CholeskyEx(_linalg_cholesky(A, upper), zeros(A._shape[:-2], dtype=dtypes.int32, device=A.device))
     except LinAlgError:
         if check_errors:
             raise
+    from ember.core.creation import tensor
+
     flat = S.view(L.contiguous(A), (-1,) + A._shape[-2:])
     factors, infos = [], []
     for a in L.unbind(flat, 0):
@@ -132,21 +135,12 @@ def cholesky_ex(A: Tensor, *, upper: bool = False, check_errors: bool = False, o
             factors.append(_linalg_cholesky(a, upper))
             infos.append(0)
         except LinAlgError:
-            factors.append(ew.mul(a, math.nan))
-            infos.append(_first_bad_minor(a))
-    from ember.core.creation import tensor
-
+            h = a._host_array()
+            f, k = cholesky_partial(h.T.conj() if upper else h)
+            factors.append(tensor(f.T.conj() if upper else f, dtype=A._dtype, device=A.device))
+            infos.append(k)
     return _CholeskyEx(S.view(J.stack(factors), A._shape),
                        S.view(tensor(infos, dtype=dtypes.int32, device=A.device), A._shape[:-2]))
-
-
-def _first_bad_minor(a: Tensor) -> int:
-    for k in range(1, a._shape[-1] + 1):
-        try:
-            _linalg_cholesky(a[:k, :k])
-        except LinAlgError:
-            return k
-    return 0
 
 
 # --- LU with partial pivoting -------------------------------------------------------------------

@@ -91,26 +91,35 @@ def _zero_pivot(a: np.ndarray) -> int:
     return n
 
 
-def _bad_minor(a: np.ndarray) -> int:
-    """The order of `a`'s first leading minor that is not positive-definite."""
-    for k in range(1, a.shape[0] + 1):
-        try:
-            np.linalg.cholesky(a[:k, :k])
-        except np.linalg.LinAlgError:
-            return k
-    return a.shape[0]
+def cholesky_partial(a: np.ndarray) -> tuple[np.ndarray, int]:
+    """LAPACK potf2's lower factor of one matrix `a` (n, n) in its own dtype, read from its lower triangle, and
+    its info: where a leading minor is not positive-definite, the columns before it factored, the failing
+    pivot's updated value (real) on the diagonal, later columns as given, the strict upper triangle zero."""
+    n = a.shape[0]
+    w = np.tril(a)
+    for j in range(n):
+        row = w[j, :j]
+        ajj = w[j, j].real - np.vdot(row, row).real
+        if not ajj > 0:
+            w[j, j] = ajj
+            return w, j + 1
+        ajj = np.sqrt(ajj)
+        w[j, j] = ajj
+        w[j + 1:, j] = (w[j + 1:, j] - w[j + 1:, :j] @ row.conj()) * (1 / ajj)
+    return w, 0
 
 
 def _lapack_infos(kind: str, a: np.ndarray) -> list[int]:
     """`factorization_error`'s infos for the batch `a` (*, n, n): 0 where the matrix factors."""
-    factor, info = (np.linalg.cholesky, _bad_minor) if kind == "cholesky" else (np.linalg.inv, _zero_pivot)
+    if kind == "cholesky":
+        return [cholesky_partial(m)[1] for m in a.reshape(-1, *a.shape[-2:])]
     out = []
     for m in a.reshape(-1, *a.shape[-2:]):
         try:
-            factor(m)
+            np.linalg.inv(m)
             out.append(0)
         except np.linalg.LinAlgError:
-            out.append(info(m))
+            out.append(_zero_pivot(m))
     return out
 
 
@@ -226,7 +235,10 @@ _cholesky.meta(_square_meta("linalg.cholesky"))
 @_cholesky.register("cpu")
 def _cholesky_cpu(A, upper=False):
     """linalg_cholesky(A, upper: bool): L (lower) with A = L @ L.mH, or its conjugate transpose when `upper`."""
-    r = _factor_or_raise("cholesky", np.linalg.cholesky, A._np())
+    a = np.swapaxes(A._np(), -1, -2).conj() if upper else A._np()  # U^H U = A from A's upper triangle: A^H's L
+    r = _factor_or_raise("cholesky", np.linalg.cholesky, a)
+    if np.isnan(np.diagonal(r, 0, -2, -1)).any():  # LAPACK's potrf stops at a NaN pivot; numpy's goes on
+        raise factorization_error("cholesky", _lapack_infos("cholesky", a), a.ndim > 2)
     return _own(np.swapaxes(r, -1, -2).conj() if upper else r, A._dtype)
 
 

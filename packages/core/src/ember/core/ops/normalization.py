@@ -409,6 +409,8 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
     """
     if cudnn_enabled is not None:
         running_mean, running_var, weight, bias = weight, bias, running_mean, running_var
+    if isinstance(input, Tensor) and input.numel() == 0:
+        return _empty_batch_norm(input, weight, bias)
     _check_float("batch_norm", input, "batch_norm")
     if input.ndim < 2:
         raise ValueError(f"batch_norm: expected 2D or more input (N, C, *); got {describe(input)}")
@@ -417,13 +419,27 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
                     ("bias", bias)):
         _check_vec("batch_norm", name, t, c, input)
     if training:
-        if input.numel() // max(c, 1) <= 1:
+        if input.numel() // max(c, 1) == 1:
             raise ValueError(f"Expected more than 1 value per channel when training, got input size "
                              f"{input.shape}")
     elif running_mean is None or running_var is None:
         raise RuntimeError("running_mean and running_var must be defined in evaluation mode")
     return batch_norm_op(input, weight, bias, running_mean, running_var, bool(training), float(momentum),
                          float(eps))[0]
+
+
+def _empty_batch_norm(input: Tensor, weight: Tensor | None, bias: Tensor | None) -> Tensor:
+    """PyTorch's shortcut for an empty input, ahead of every check: a copy times weight[0] plus bias[0], in
+    their promoted dtype (an empty int64 input with float32 parameters gives float32); statistics untouched."""
+    from ember.core.ops import elementwise as ew
+    from ember.core.ops import shape as S
+
+    out = S.clone(input)
+    if weight is not None:
+        out = ew.mul(out, S.select(weight, 0, 0))
+    if bias is not None:
+        out = ew.add(out, S.select(bias, 0, 0))
+    return out
 
 
 @composite("layer_norm")

@@ -442,8 +442,12 @@ def aminmax(input: Tensor, *, dim: int | None = None, keepdim: bool = False):
     if input._dtype.is_complex:
         raise ComplexNotSupported(f"\"aminmax_cpu\" not implemented for '{dtypes.TORCH_NAMES[input._dtype.name]}'")
     dims = tuple(range(input.ndim)) if dim is None else (_one_dim(dim, input, "aminmax"),)
-    if dim is None:
-        _check_nonempty(input, (), "aminmax", full=True)
+    if not input.numel():  # PyTorch's own words for aminmax, not amin's
+        if dim is None:
+            raise RuntimeError("aminmax(): cannot compute aminmax over an empty dimension as the operation has no "
+                               "identity.")
+        if input.ndim and input._shape[dims[0]] == 0:
+            raise IndexError(f"aminmax: Expected reduction dim {dims[0]} to have non-zero size.")
     return return_types.aminmax(_amin(input, dims, keepdim), _amax(input, dims, keepdim))
 
 
@@ -635,7 +639,9 @@ def _vector_norm_cpu(x, ord=2, dims=(), keepdim=False, dtype=None, *, out=None):
     max/min |x|, ord 0 counts nonzeros."""
     dt = dtypes.as_dtype(dtype) if dtype is not None else x._dtype
     a = np.abs(x._np().astype(_accumulate_np(dt), copy=False))
-    if math.isinf(ord):
+    if ord != 0 and a.size and math.prod(a.shape[d] for d in dims) == 1:  # one element: |x| exactly, as PyTorch
+        r = np.sum(a, axis=dims, keepdims=keepdim)  # (no square to overflow: pairwise_distance of 1-D inputs)
+    elif math.isinf(ord):
         r = (np.amax if ord > 0 else np.amin)(a, axis=dims, keepdims=keepdim)
     elif ord == 0:
         r = np.sum(a != 0, axis=dims, keepdims=keepdim, dtype=a.dtype)

@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+import math
 import warnings
 
 from ember import autograd as ea
@@ -24,6 +25,12 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     if input.dim() == 0 or input.shape[-1] != weight.shape[-1]:
         raise RuntimeError(f"linear: expected input with last dimension {weight.shape[-1]} (in_features); got "
                            f"{describe(input)} and {describe(weight)}")
+    if bias is not None and bias.dim() == 1 and weight.dim() == 2 and bias.shape[0] not in (1, weight.shape[0]):
+        # PyTorch adds a vector bias through addmm, expanding it to (rows, out_features): expand's error
+        rows = math.prod(input.shape[:-1])
+        raise RuntimeError(f"The expanded size of the tensor ({weight.shape[0]}) must match the existing size "
+                           f"({bias.shape[0]}) at non-singleton dimension 1.  Target sizes: [{rows}, "
+                           f"{weight.shape[0]}].  Tensor sizes: [{bias.shape[0]}]")
     if bias is not None and input.dtype in _REDUCED and weight.dim() == 2 and input.dim() >= 2:
         # PyTorch's addmm: bfloat16/float16 products and bias summed in float32, rounded once
         flat = ea.addmm(bias, input.reshape(-1, input.shape[-1]), weight.t())
@@ -90,7 +97,7 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
                eps: float = 1e-5) -> Tensor:
     """(x - mean) / sqrt(var + eps) * weight + bias per channel (dim 1); in training the batch
     statistics are used and the running ones updated in place."""
-    if training and input.numel() // input.shape[1] <= 1:
+    if training and math.prod(input.shape[:1] + input.shape[2:]) == 1:  # an empty input is PyTorch's shortcut
         raise ValueError(f"Expected more than 1 value per channel when training, got input size {input.shape}")
     return ea.batch_norm(input, running_mean, running_var, weight, bias, training, momentum, eps)
 

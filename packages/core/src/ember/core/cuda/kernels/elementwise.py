@@ -409,17 +409,17 @@ def _where(c, x, y):
 
 
 def _clamp(x, lo, hi):
-    if x != x:
-        return x
-    return hi if x > hi else (lo if x < lo else x)
+    # PyTorch's order: a bound is taken where x is past it or it is NaN; equal zeros keep x (-0.0 stays)
+    r = lo if x < lo or lo != lo else x
+    return hi if r > hi or hi != hi else r
 
 
 def _clamp_min(x, lo):
-    return x if x != x or x > lo else lo
+    return lo if x < lo or lo != lo else x
 
 
 def _clamp_max(x, hi):
-    return x if x != x or x < hi else hi
+    return hi if x > hi or hi != hi else x
 
 
 def _lerp(a, b, w):
