@@ -42,7 +42,7 @@ def _sizes(args, keyword=None) -> tuple:
 
 @method
 def view(input, *shape, size=None) -> Tensor:
-    """A view with `shape` (one dim may be -1), or `view(dtype)` reinterpreting same-size elements."""
+    """A view with `shape` (one dim may be -1), or `view(dtype)` reinterpreting the bytes as `dtype`."""
     if len(shape) == 1 and not isinstance(shape[0], _SHAPE_ARG):
         return S.view_dtype(input, shape[0])
     return S.view(input, _sizes(shape, size))

@@ -123,11 +123,36 @@ view_dtype = declare("view_dtype", view=True, differentiable=False)
 
 @view_dtype.register("any")
 def _view_dtype(x, dtype):
+    """`x`'s bytes read as `dtype`: a different element size scales the last dim, which must be dense."""
     dtype = dtypes.as_dtype(dtype)
-    if dtype.itemsize != x._dtype.itemsize:
-        raise RuntimeError(f"view(dtype): {x._dtype.name} -> {dtype.name} changes the element size; "
-                           "only same-size dtypes are supported")
-    return Tensor._make(x._storage, x._offset, x._shape, x._strides, dtype)
+    old, new = x._dtype.itemsize, dtype.itemsize
+    if old == new:
+        return Tensor._make(x._storage, x._offset, x._shape, x._strides, dtype)
+    what = (f"to view {dtypes.TORCH_NAMES[x._dtype.name]} as {dtypes.TORCH_NAMES[dtype.name]} "
+            "(different element sizes)")
+    if not x._shape:
+        raise RuntimeError(f"self.dim() cannot be 0 {what}")
+    shape, strides = list(x._shape), list(x._strides)
+    if old > new:
+        r = old // new
+        if strides[-1] != 1:
+            raise RuntimeError(f"self.stride(-1) must be 1 {what}, but got {strides[-1]}")
+        shape[-1] *= r
+        strides = [s * r for s in strides[:-1]] + [1]
+        return Tensor._make(x._storage, x._offset * r, tuple(shape), tuple(strides), dtype)
+    r = new // old
+    if shape[-1] % r:
+        raise RuntimeError(f"self.size(-1) must be divisible by {r} {what}, but got {shape[-1]}")
+    if x._offset % r:
+        raise RuntimeError(f"self.storage_offset() must be divisible by {r} {what}, but got {x._offset}")
+    if strides[-1] != 1:
+        raise RuntimeError(f"self.stride(-1) must be 1 {what}, but got {strides[-1]}")
+    for i, s in enumerate(strides[:-1]):
+        if s % r:
+            raise RuntimeError(f"self.stride({i}) must be divisible by {r} {what}, but got {s}")
+    shape[-1] //= r
+    return Tensor._make(x._storage, x._offset // r, tuple(shape), tuple([s // r for s in strides[:-1]] + [1]),
+                        dtype)
 
 
 as_strided = declare("as_strided", view=True)
