@@ -233,6 +233,19 @@ def _computed_here(name: str, args) -> bool:
     return False
 
 
+def _product_computed(name: str, op, args, kwargs) -> bool:
+    """mm, bmm and dot of complex32 check their operands first as PyTorch does (shapes; mm and dot their dtypes,
+    bmm only its shapes); an mm or bmm with nothing to multiply (an empty result, or k = 0) then gives its empty
+    or zero result, which PyTorch does before reaching the refused kernel."""
+    a, b = args[0], args[1]
+    if name == "bmm" and a._dtype is not b._dtype:
+        from ember.core.creation import zeros
+
+        b = zeros((), dtype=a._dtype, device=b.device).expand(b._shape)  # its shape only, a's dtype
+    op._meta(a, b, **(kwargs or {}))
+    return name != "dot" and (a._shape[-1] == 0 or a.numel() == 0 or b.numel() == 0)
+
+
 def _hook(op, args, kwargs, call_next):
     out = kwargs.get("out") if kwargs else None
     name = op.name
@@ -252,7 +265,8 @@ def _hook(op, args, kwargs, call_next):
                                       "tensors there but has no kernel for this one; move the tensor with .cpu() "
                                       "(docs/complex.md)")
         return call_next(op, args, kwargs)
-    if name not in _COMPUTED and not _computed_here(name, args):
+    if name not in _COMPUTED and not _computed_here(name, args) and not (
+            name in _PRODUCTS and _product_computed(name, op, args, kwargs)):
         raise _refusal(op)
     down = dtypes.result_type(*_tensors(args)) is C32 and name != "sum"  # sum: only into the dtype= given
     up = tuple(_up(a) for a in args)
@@ -277,6 +291,7 @@ def _hook(op, args, kwargs, call_next):
     return _down(r) if down else r
 
 
+_PRODUCTS = frozenset({"mm", "bmm", "dot"})
 # the storage ops with no complex32 path on CUDA yet
 _CPU_ONLY = frozenset({"index", "masked_select", "normal_", "uniform_"})
 
