@@ -11,7 +11,7 @@ from ember.core import dtypes
 from ember.core.tensor import Tensor, describe
 
 __all__ = ["arr", "wrap", "write_out", "prepare_out", "broadcast_shapes", "normalize_dims", "shape_error", "silenced",
-           "BroadcastError", "warn_at_caller"]
+           "BroadcastError", "warn_at_caller", "warn_complex_to_real"]
 
 
 def warn_at_caller(message: str, category: type[Warning] = UserWarning) -> None:
@@ -21,6 +21,19 @@ def warn_at_caller(message: str, category: type[Warning] = UserWarning) -> None:
     while frame is not None and frame.f_globals.get("__name__", "").startswith("ember."):
         frame, level = frame.f_back, level + 1
     warnings.warn(message, category, stacklevel=level)
+
+
+_complex_to_real_warned = False
+
+
+def warn_complex_to_real(src: dtypes.dtype, dst: dtypes.dtype) -> None:
+    """PyTorch's UserWarning for a copy or cast that drops imaginary parts (into any real dtype but bool),
+    given once per process as its TORCH_WARN_ONCE does: the first such `copy_`, `.to(float)`, `.real`-less
+    cast warns, the rest are silent."""
+    global _complex_to_real_warned
+    if not _complex_to_real_warned and src.is_complex and not dst.is_complex and dst is not dtypes.bool:
+        _complex_to_real_warned = True
+        warn_at_caller("Casting complex values to real discards the imaginary part")
 
 
 class BroadcastError(RuntimeError, ValueError):

@@ -21,6 +21,7 @@ import numpy as np
 
 from ember.core import dtypes
 from ember.core.dispatch import get_op, register_dispatch_hook, remove_dispatch_hook
+from ember.core.ops._util import warn_complex_to_real
 from ember.core.tensor import Tensor
 
 __all__ = ["install", "uninstall", "to_complex64", "from_array", "to_c64", "to_c32", "half_complex_binary"]
@@ -201,6 +202,8 @@ def _pairwise(name: str, args):
     if name == "clone":
         return _rd("view_as_complex", _rd("clone", _pairs(x)))
     if name == "to_dtype":
+        if x._dtype is C32:  # PyTorch's once-per-process warning for a cast to a real dtype
+            warn_complex_to_real(C32, args[1])
         return to_c32(x) if args[1] is C32 else _from_c32(x, args[1])
     if name == "fill_":
         v = args[1].item() if isinstance(args[1], Tensor) else args[1]
@@ -216,6 +219,7 @@ def _pairwise(name: str, args):
     if x._dtype is C32:
         _write(x, src)
     else:
+        warn_complex_to_real(C32, x._dtype)
         _rd("copy_", x, _from_c32(src, x._dtype) if src._storage.device.type != "cpu" else
             Tensor._wrap(to_complex64(src._np())))
     return x
