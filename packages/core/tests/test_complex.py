@@ -407,3 +407,24 @@ def test_cuda_casts_warn_once_as_on_the_cpu(cast, fresh_complex_cast_warning):
     assert [str(w.message) for w in caught if w.category is UserWarning and "ComplexHalf" not in str(w.message)] \
         == ["Casting complex values to real discards the imaginary part"]
     assert r.cpu().tolist() == [1.5, -3.0]
+
+
+def test_complex_fill_values_into_real_tensors_as_pytorch(fresh_complex_cast_warning):
+    """A 0-dim complex tensor given to fill_ is copied (its real part, PyTorch's warning once); masked_fill
+    converts the number (an imaginary part is an error, bool takes nonzero-ness); index_fill refuses any."""
+    m, i = E.tensor([True, False]), E.tensor([0])
+    with pytest.warns(UserWarning, match="^Casting complex values to real discards the imaginary part$"):
+        assert E.zeros(2).fill_(E.tensor(1 + 2j)).tolist() == [1.0, 1.0]
+    assert E.zeros(2, dtype=E.bool).fill_(E.tensor(2j)).tolist() == [True, True]
+    assert E.zeros(2, dtype=E.int64).fill_(1 + 0j).tolist() == [1, 1]
+    assert E.zeros(2, dtype=E.bool).fill_(2j).tolist() == [True, True]
+    for value in (1 + 2j, E.tensor(1 + 2j)):
+        with pytest.raises(RuntimeError, match="^value cannot be converted to type int64_t without overflow$"):
+            E.zeros(2, dtype=E.int64).masked_fill_(m, value)
+        assert E.zeros(2, dtype=E.bool).masked_fill(m, value).tolist() == [True, False]
+    assert E.zeros(2).masked_fill_(m, E.tensor(3 + 0j)).tolist() == [3.0, 0.0]
+    for value in (1 + 0j, E.tensor(1 + 0j)):
+        with pytest.raises(RuntimeError, match=r"^index_fill_\(\): Converting complex Scalar to non-complex type is "
+                                               "not supported$"):
+            E.zeros(2).index_fill_(0, i, value)
+    assert E.zeros(2, dtype=E.complex64).index_fill(0, i, 1 + 2j).tolist() == [1 + 2j, 0j]

@@ -11,7 +11,7 @@ from ember.core import dtypes
 from ember.core.tensor import Tensor, describe
 
 __all__ = ["arr", "wrap", "write_out", "prepare_out", "broadcast_shapes", "normalize_dims", "shape_error", "silenced",
-           "BroadcastError", "warn_at_caller", "warn_complex_to_real"]
+           "BroadcastError", "warn_at_caller", "warn_complex_to_real", "real_value"]
 
 
 def warn_at_caller(message: str, category: type[Warning] = UserWarning) -> None:
@@ -34,6 +34,20 @@ def warn_complex_to_real(src: dtypes.dtype, dst: dtypes.dtype) -> None:
     if not _complex_to_real_warned and src.is_complex and not dst.is_complex and dst is not dtypes.bool:
         _complex_to_real_warned = True
         warn_at_caller("Casting complex values to real discards the imaginary part")
+
+
+def real_value(input: Tensor, value):
+    """A Python complex number written into a real tensor, as PyTorch converts it: whether it is nonzero
+    into bool, else its real part, which must be all of it (PyTorch's error for an imaginary part)."""
+    if not isinstance(value, complex) or input._dtype.is_complex:
+        return value
+    if input._dtype is dtypes.bool:
+        return bool(value)
+    if value.imag:
+        names = {"float32": "float", "float64": "double", "int64": "int64_t", "int32": "int"}
+        raise RuntimeError(f"value cannot be converted to type {names.get(input._dtype.name, input._dtype.name)} "
+                           "without overflow")
+    return value.real
 
 
 class BroadcastError(RuntimeError, ValueError):

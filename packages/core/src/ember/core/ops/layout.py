@@ -14,6 +14,7 @@ from ember.core.dispatch import declare
 from ember.core.methods import attach, method
 from ember.core.ops import memfmt
 from ember.core.ops import shape as S
+from ember.core.ops._util import real_value, warn_complex_to_real
 from ember.core.ops.complex import conj as _conj
 from ember.core.settings import contiguous_format, preserve_format
 from ember.core.tensor import Tensor
@@ -319,17 +320,12 @@ def fill_(input, value) -> Tensor:
         if value.ndim != 0:
             raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor with {value.ndim} "
                                "dimensions.")
+        if value._dtype.is_complex and not input._dtype.is_complex:  # copied as a tensor: its real part
+            warn_complex_to_real(value._dtype, input._dtype)
+            value = value.item()
+            return _fill(input, bool(value) if input._dtype is dtypes.bool else value.real)
         value = value.item()
-    _check_real_value(input, value)
-    return _fill(input, value)
-
-
-def _check_real_value(input, value) -> None:
-    """PyTorch's error for a complex number with an imaginary part written into a real tensor."""
-    if isinstance(value, complex) and value.imag and not input._dtype.is_complex:
-        names = {"float32": "float", "float64": "double", "int64": "int64_t", "int32": "int", "bool": "bool"}
-        raise RuntimeError(f"value cannot be converted to type {names.get(input._dtype.name, input._dtype.name)} "
-                           "without overflow")
+    return _fill(input, real_value(input, value))
 
 
 @method
@@ -565,7 +561,7 @@ def getitem(self, key):
 
 def setitem(self, key, value) -> None:
     if isinstance(value, complex):  # `type` is the Tensor method here
-        _check_real_value(self, value)
+        value = real_value(self, value)
     key = _unwrap_0d_int(_normalize_key(key))
     if _is_basic(key):
         S.copy_(basic_index(self, key), value)
