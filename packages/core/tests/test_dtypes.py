@@ -97,7 +97,7 @@ def test_binary_ops_compute_in_the_promoted_dtype(a, b):
 
 def test_inplace_ops_may_not_downcast_category():
     i = E.ones(2, dtype=E.int32)
-    with pytest.raises(RuntimeError, match="result type float32 can't be cast to the desired output type int32"):
+    with pytest.raises(RuntimeError, match="^result type Float can't be cast to the desired output type Int$"):
         i.add_(1.5)
     with pytest.raises(RuntimeError, match="can't be cast"):
         i.mul_(E.ones(2))

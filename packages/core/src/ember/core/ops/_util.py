@@ -11,7 +11,7 @@ from ember.core import dtypes
 from ember.core.tensor import Tensor, describe
 
 __all__ = ["arr", "wrap", "write_out", "prepare_out", "broadcast_shapes", "normalize_dims", "shape_error", "silenced",
-           "BroadcastError", "warn_at_caller", "warn_complex_to_real", "real_value"]
+           "BroadcastError", "warn_at_caller", "warn_complex_to_real", "real_value", "cast_error"]
 
 
 def warn_at_caller(message: str, category: type[Warning] = UserWarning) -> None:
@@ -155,6 +155,13 @@ def _resize_out(out: Tensor, shape: tuple, layout) -> None:
         out._set_meta(out._storage, out._offset, shape, strides)
 
 
+def cast_error(result: dtypes.dtype, out: dtypes.dtype) -> RuntimeError:
+    """PyTorch's error for an `out=` (or in-place) result of a dtype that may not be cast to `out`'s."""
+    names = dtypes.TORCH_NAMES
+    return RuntimeError(f"result type {names.get(result.name, result.name)} can't be cast to the desired output "
+                        f"type {names.get(out.name, out.name)}")
+
+
 def write_out(out: Tensor, result, op: str, layout=None) -> Tensor:
     """Copy `result` (a numpy array or scalar) into `out`, resizing `out` as PyTorch does (`_resize_out`;
     `layout(shape)`: the strides a resized `out` takes, None for row-major)."""
@@ -163,8 +170,7 @@ def write_out(out: Tensor, result, op: str, layout=None) -> Tensor:
         _resize_out(out, result.shape, layout)
     rt = dtypes.from_numpy_dtype(result.dtype)
     if not dtypes.can_cast(rt, out._dtype):
-        raise RuntimeError(f"{op}: result type {rt.name} can't be cast to the desired output type "
-                           f"{out._dtype.name}")
+        raise cast_error(rt, out._dtype)
     if out._storage.device.type == "cpu":
         np.copyto(out._np(), result, casting="unsafe")
     else:
@@ -183,7 +189,7 @@ def prepare_out(out: Tensor | None, shape: tuple[int, ...], dt: dtypes.dtype, de
         raise RuntimeError(f"{op}: Expected all tensors to be on the same device; got {describe(out)} as out= "
                            f"for a result on {dev}")
     if not dtypes.can_cast(dt, out._dtype):
-        raise RuntimeError(f"{op}: result type {dt.name} can't be cast to the desired output type {out._dtype.name}")
+        raise cast_error(dt, out._dtype)
     if out._shape != tuple(shape):
         _resize_out(out, tuple(shape), layout)
     return out
