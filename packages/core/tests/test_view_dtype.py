@@ -152,3 +152,14 @@ def test_against_pytorch():
             continue
         e = eb.view(getattr(E, dst))
         assert (tuple(e.shape), e.stride(), e.storage_offset()) == (tuple(t.shape), t.stride(), t.storage_offset())
+
+
+def test_dtype_keyword_and_python_types():
+    x = E.ones(2, 4)
+    assert x.view(dtype=E.int16).shape == (2, 8)
+    assert x.view(float).dtype is E.float64 and x.view(float).shape == (2, 2)  # Python's float is double
+    assert x.view(int).dtype is E.int64
+    with pytest.raises(TypeError, match="must be torch.dtype, not str"):
+        x.view("float64")
+    with pytest.raises(TypeError, match="invalid combination of arguments"):
+        x.view(-1, dtype=E.int16)

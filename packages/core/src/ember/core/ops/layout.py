@@ -42,10 +42,15 @@ def _sizes(args, keyword=None) -> tuple:
 
 
 @method
-def view(input, *shape, size=None) -> Tensor:
+def view(input, *shape, size=None, dtype=None) -> Tensor:
     """A view with `shape` (one dim may be -1), or `view(dtype)` reinterpreting the bytes as `dtype`."""
-    if len(shape) == 1 and not isinstance(shape[0], _SHAPE_ARG):
-        return S.view_dtype(input, shape[0])
+    if dtype is not None or (len(shape) == 1 and not isinstance(shape[0], _SHAPE_ARG)):
+        if dtype is not None and (shape or size is not None):
+            raise TypeError("view() received an invalid combination of arguments: a dtype and a size")
+        dtype = shape[0] if dtype is None else dtype
+        if isinstance(dtype, str):  # a dtype object or a Python type, as PyTorch's parser takes
+            raise TypeError(f"view(): argument 'dtype' must be torch.dtype, not {builtins.type(dtype).__name__}")
+        return S.view_dtype(input, dtype)
     return S.view(input, _sizes(shape, size))
 
 
@@ -340,7 +345,7 @@ def _parse_to(args, kwargs):
     for a in args:
         if isinstance(a, Tensor):
             dev, dt = a.device, a.dtype
-        elif isinstance(a, dtypes.dtype) or (isinstance(a, builtins.type) and a in (float, int, bool)):
+        elif isinstance(a, dtypes.dtype) or (isinstance(a, builtins.type) and a in (float, int, bool, complex)):
             dt = a
         elif isinstance(a, str | device) or (isinstance(a, int) and not isinstance(a, bool)):
             dev = a
