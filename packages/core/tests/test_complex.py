@@ -333,3 +333,98 @@ def test_nan_to_num_cleans_the_real_and_imaginary_parts():
     big = float(np.finfo(np.float32).max)
     assert E.nan_to_num(x).tolist() == [1j, complex(-big, 0), complex(2, big)]
     assert x.nan_to_num(nan=1.5, posinf=2.0, neginf=-3.0).tolist() == [1.5 + 1j, -3 + 1.5j, 2 + 2j]
+
+
+@pytest.fixture
+def fresh_complex_cast_warning(monkeypatch):
+    """PyTorch warns of a complex -> real cast once per process: each test starts before that first one."""
+    from ember.core.ops import _util
+
+    monkeypatch.setattr(_util, "_complex_to_real_warned", False)
+
+
+@pytest.mark.parametrize("cast", [
+    lambda c: E.zeros(2).copy_(c), lambda c: c.to(E.float32), lambda c: c.float(),
+    lambda c: E.zeros(2, dtype=E.int64).copy_(c), lambda c: c.to(E.bfloat16), lambda c: c.to(E.float8_e4m3fn),
+    lambda c: c.to(E.uint16), lambda c: E.zeros(2).__setitem__(slice(None), c), lambda c: c.type_as(E.zeros(1)),
+    lambda c: E.tensor(c, dtype=E.float64), lambda c: E.tensor(c.numpy(), dtype=E.float16),
+    lambda c: c.to(E.complex32).to(E.float16),
+], ids=["copy_", "to", "float", "copy_int", "bfloat16", "float8", "uint16", "setitem", "type_as", "tensor",
+        "tensor_numpy", "complex32"])
+@pytest.mark.filterwarnings("ignore:ComplexHalf support is experimental")
+def test_complex_to_real_casts_warn_once_per_process_as_pytorch(cast, fresh_complex_cast_warning):
+    import warnings
+
+    c = E.tensor([1.5 + 2j, -3 - 1j])
+    for expected in (1, 0):  # the first cast warns, PyTorch's TORCH_WARN_ONCE; the next is silent
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            r = cast(c)
+        assert [(w.category, str(w.message)) for w in caught if "ComplexHalf" not in str(w.message)] == [
+            (UserWarning, "Casting complex values to real discards the imaginary part")] * expected
+    t = E.zeros(2)
+    t.copy_(c)
+    np.testing.assert_array_equal(t.numpy(), [1.5, -3.0])
+    assert r is None or r.dtype is not E.complex64
+
+
+def test_casts_to_bool_or_complex_do_not_warn(fresh_complex_cast_warning):
+    import warnings
+
+    c = E.tensor([1.5 + 2j, 0j])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert c.to(E.bool).tolist() == [True, False]
+        assert E.zeros(2, dtype=E.bool).copy_(c).tolist() == [True, False]
+        assert c.to(E.complex128).dtype is E.complex128 and c.real.dtype is E.float32
+
+
+@pytest.mark.parametrize("dtype, message", [(E.float32, "must be real number, not complex"),
+                                            (E.float16, "must be real number, not complex"),
+                                            (E.int64, "'complex' object cannot be interpreted as an integer")])
+def test_python_complex_numbers_refuse_a_real_dtype(dtype, message):
+    with pytest.raises(TypeError, match=f"^{message}$"):
+        E.tensor([1.0, 2j], dtype=dtype)
+    assert E.tensor([1.0, 2j], dtype=E.bool).tolist() == [True, True]
+
+
+@pytest.mark.cuda
+@pytest.mark.skipif(not E.cuda.is_available(), reason="no CUDA device or simulator")
+@pytest.mark.filterwarnings("ignore:ComplexHalf support is experimental")
+@pytest.mark.parametrize("cast", [lambda c: c.to(E.float32), lambda c: E.zeros(2, device="cuda").copy_(c),
+                                  lambda c: c.to(E.complex32).to(E.float16),
+                                  lambda c: E.zeros(2, dtype=E.float16, device="cuda").copy_(c.to(E.complex32))],
+                         ids=["to", "copy_", "complex32_to", "complex32_copy_"])
+def test_cuda_casts_warn_once_as_on_the_cpu(cast, fresh_complex_cast_warning):
+    import warnings
+
+    c = E.tensor([1.5 + 2j, -3 - 1j], device="cuda")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        r = cast(c)
+        cast(c)
+    # (the simulator's kernels, numpy code, add numpy's ComplexWarnings: only PyTorch's UserWarning counts)
+    assert [str(w.message) for w in caught if w.category is UserWarning and "ComplexHalf" not in str(w.message)] \
+        == ["Casting complex values to real discards the imaginary part"]
+    assert r.cpu().tolist() == [1.5, -3.0]
+
+
+def test_complex_fill_values_into_real_tensors_as_pytorch(fresh_complex_cast_warning):
+    """A 0-dim complex tensor given to fill_ is copied (its real part, PyTorch's warning once); masked_fill
+    converts the number (an imaginary part is an error, bool takes nonzero-ness); index_fill refuses any."""
+    m, i = E.tensor([True, False]), E.tensor([0])
+    with pytest.warns(UserWarning, match="^Casting complex values to real discards the imaginary part$"):
+        assert E.zeros(2).fill_(E.tensor(1 + 2j)).tolist() == [1.0, 1.0]
+    assert E.zeros(2, dtype=E.bool).fill_(E.tensor(2j)).tolist() == [True, True]
+    assert E.zeros(2, dtype=E.int64).fill_(1 + 0j).tolist() == [1, 1]
+    assert E.zeros(2, dtype=E.bool).fill_(2j).tolist() == [True, True]
+    for value in (1 + 2j, E.tensor(1 + 2j)):
+        with pytest.raises(RuntimeError, match="^value cannot be converted to type int64_t without overflow$"):
+            E.zeros(2, dtype=E.int64).masked_fill_(m, value)
+        assert E.zeros(2, dtype=E.bool).masked_fill(m, value).tolist() == [True, False]
+    assert E.zeros(2).masked_fill_(m, E.tensor(3 + 0j)).tolist() == [3.0, 0.0]
+    for value in (1 + 0j, E.tensor(1 + 0j)):
+        with pytest.raises(RuntimeError, match=r"^index_fill_\(\): Converting complex Scalar to non-complex type is "
+                                               "not supported$"):
+            E.zeros(2).index_fill_(0, i, value)
+    assert E.zeros(2, dtype=E.complex64).index_fill(0, i, 1 + 2j).tolist() == [1 + 2j, 0j]

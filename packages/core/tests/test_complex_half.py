@@ -202,6 +202,78 @@ def test_ops_pytorch_computes_in_some_calls_only():
     assert (h == 1j).dtype is E.bool and not (h == 1j).any()
 
 
+def test_var_mean_and_std_mean_average_the_float16_parts():
+    """PyTorch refuses complex32's `mean`, but its var_mean/std_mean compute one: each part's float16 mean
+    (float32 sums, one rounding), and the variance as var(real) + var(imag) in float16."""
+    ref, w = sample(3, 4)
+    re, im = ref[..., 0], ref[..., 1]
+
+    def mean16(a, dim, keep=False):
+        return a.astype(np.float32).mean(dim, keepdims=keep).astype(np.float16)
+
+    def var16(a, dim, ddof, keep=False):
+        return a.astype(np.float32).var(dim, ddof=ddof, keepdims=keep).astype(np.float16)
+
+    for dim, keep, corr in ((None, False, 1), (1, False, 1), (0, True, 0), ((0, 1), False, 1)):
+        v, m = E.var_mean(w, dim, keepdim=keep, correction=corr)
+        s, m2 = E.std_mean(w, dim, keepdim=keep, correction=corr)
+        assert v.dtype is s.dtype is E.float16 and m.dtype is m2.dtype is C32
+        np.testing.assert_array_equal(as_pairs(m), np.stack([mean16(re, dim, keep), mean16(im, dim, keep)], -1))
+        np.testing.assert_array_equal(as_pairs(m2), as_pairs(m))
+        expected = var16(re, dim, corr, keep) + var16(im, dim, corr, keep)
+        np.testing.assert_array_equal(v.numpy(), expected)
+        np.testing.assert_array_equal(s.numpy(), np.sqrt(expected))
+    v, m = E.std_mean(w[0, 0])  # 0-dim: the mean is the element, the deviation NaN
+    assert m.item() == w[0, 0].item() and np.isnan(v.item())
+    with pytest.raises(NotImplementedError, match="^\"sum_cpu\" not implemented for 'ComplexHalf'$"):
+        w.mean()
+
+
+@pytest.mark.parametrize("call, exc, message", [
+    (lambda m, v: E.mv(m, v), NotImplementedError, "\"addmv_impl_cpu\" not implemented for 'ComplexHalf'"),
+    (lambda m, v: m @ v, NotImplementedError, "\"addmv_impl_cpu\" not implemented for 'ComplexHalf'"),
+    (lambda m, v: m[None] @ v, NotImplementedError, "\"addmv_impl_cpu\" not implemented for 'ComplexHalf'"),
+    (lambda m, v: E.addmv(m[:, 0], m, v), NotImplementedError,
+     "\"addmv_impl_cpu\" not implemented for 'ComplexHalf'"),
+    (lambda m, v: E.vdot(v, v), NotImplementedError, "\"vdot\" not implemented for 'ComplexHalf'"),
+    (lambda m, v: E.inner(v, v), NotImplementedError, "\"dot\" not implemented for 'ComplexHalf'"),
+    (lambda m, v: E.tensordot(m, m, 2), NotImplementedError, "\"dot\" not implemented for 'ComplexHalf'"),
+    (lambda m, v: E.mm(m, m.t()), NotImplementedError, "\"addmm_impl_cpu_\" not implemented for 'ComplexHalf'"),
+    (lambda m, v: E.bmm(m[None], m[None]), RuntimeError,
+     "Expected size for first two dimensions of batch2 tensor to be: [1, 3] but got: [1, 2]."),
+    (lambda m, v: E.bmm(m[None], m.t()[None].to(E.complex64)), NotImplementedError,
+     "\"bmm\" not implemented for 'ComplexHalf'"),
+    (lambda m, v: E.mm(m, m), RuntimeError, "mat1 and mat2 shapes cannot be multiplied (2x3 and 2x3)"),
+    (lambda m, v: E.mm(m, m.t().to(E.complex64)), RuntimeError,
+     "expected m1 and m2 to have the same dtype, but got: c10::complex<c10::Half> != c10::complex<float>"),
+    (lambda m, v: E.mv(m, v[:2]), RuntimeError, "size mismatch, got input (2), mat (2x3), vec (2)"),
+    (lambda m, v: E.mv(m, v.to(E.complex64)), RuntimeError,
+     "addmv input tensors must have the same dtype, but got ComplexFloat, ComplexHalf, and ComplexFloat"),
+    (lambda m, v: E.vdot(v, v[:2]), RuntimeError, "inconsistent tensor size, expected tensor [3] and src [2] to "
+     "have the same number of elements, but got 3 and 2 elements respectively"),
+    (lambda m, v: E.vdot(v, v.to(E.complex64)), RuntimeError,
+     "dot : expected both vectors to have same dtype, but found ComplexHalf and ComplexFloat"),
+    (lambda m, v: E.dot(v, v[:0]), RuntimeError, "inconsistent tensor size, expected tensor [3] and src [0] to "
+     "have the same number of elements, but got 3 and 0 elements respectively"),
+])
+def test_products_check_their_operands_then_name_pytorchs_kernel(call, exc, message):
+    m, v = E.ones(2, 3, dtype=C32), E.ones(3, dtype=C32)
+    with pytest.raises(exc) as info:
+        call(m, v)
+    assert str(info.value) == message
+
+
+def test_products_with_nothing_to_multiply_give_their_empty_or_zero_result():
+    z = E.ones(2, 0, dtype=C32)
+    for r, shape in ((E.mm(z, E.ones(0, 3, dtype=C32)), (2, 3)), (E.mv(z, E.ones(0, dtype=C32)), (2,)),
+                     (E.bmm(z[None], E.ones(1, 0, 3, dtype=C32)), (1, 2, 3)),
+                     (E.mm(E.ones(0, 3, dtype=C32), E.ones(3, 2, dtype=C32)), (0, 2)),
+                     (E.ones(0, 3, dtype=C32) @ E.ones(3, dtype=C32), (0,))):
+        assert r.dtype is C32 and tuple(r.shape) == shape and not as_pairs(r).any()
+    r = E.addmv(E.ones(2, dtype=C32), z, E.ones(0, dtype=C32), beta=2)
+    assert r.dtype is C32 and r.tolist() == [2, 2]
+
+
 def test_refusals_of_other_kinds():
     w = E.ones(2, dtype=C32)
     with pytest.raises(RuntimeError, match="^check_random_bounds handles only integral"):
@@ -263,6 +335,11 @@ def test_against_pytorch():
         with pytest.raises(type(te.value), match=f"^{te.value.args[0]}$"):
             getattr(ea, name)(*((0,) if name == "cumsum" else ()))
     assert repr(ea[:2]).replace("ember", "torch") == repr(ta[:2])
+    for f in (lambda m, a: m.std_mean(a.reshape(4, 4), 1), lambda m, a: m.var_mean(a, correction=0),
+              lambda m, a: m.var_mean(a.reshape(2, 8), 0, keepdim=True)):
+        (tv, tm), (ev, em) = f(torch, ta), f(E, ea)
+        np.testing.assert_array_equal(ev.numpy(), tv.numpy())
+        np.testing.assert_array_equal(as_pairs(em), torch.view_as_real(tm).numpy())
 
 
 @pytest.mark.cuda

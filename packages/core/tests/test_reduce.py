@@ -88,6 +88,19 @@ def test_var_with_too_few_elements_is_nan_with_a_warning():
     assert math.isnan(v.item())
 
 
+@pytest.mark.parametrize("name", ["var", "std", "var_mean", "std_mean"])
+def test_complex_moments_warn_once_for_each_part_naming_the_op(name):
+    """PyTorch computes a complex var/std from its real and imaginary parts, each warning in the op's name."""
+    import warnings
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        getattr(E, name)(E.tensor([1 + 2j]))
+    assert [str(w.message).split(":")[0] for w in caught] == [f"{name}()"] * 2
+    with pytest.raises(TypeError, match=f"^{name}\\(\\) received an invalid combination of arguments"):
+        getattr(E, name)(E.tensor([1.0, 2.0]), 0, unbiased=True, correction=1)
+
+
 def test_sum_dtype_rules():
     assert E.tensor([1, 2], dtype=E.int32).sum().dtype is E.int64
     assert E.tensor([True, True, False]).sum().item() == 2

@@ -88,6 +88,26 @@ def test_softmax_is_stable_takes_negative_dims_and_dtype():
         E.softmax(T(x))
 
 
+@pytest.mark.parametrize("dim", [0, 1])
+def test_results_are_row_major_whatever_the_inputs_layout(dim):
+    """PyTorch's softmax kernels write a row-major result (and gradient) for a transposed input too."""
+    a = np.random.default_rng(2).standard_normal((5, 4))
+    g = np.random.default_rng(3).standard_normal((5, 4))
+    x, gt = T(a).t(), T(g).t()
+    y, ly = E.softmax(x, dim), E.log_softmax(x, dim)
+    for r in (y, ly, E.softmin(x, dim), S.softmax_backward(gt, y.t().contiguous().t(), dim),
+              S.log_softmax_backward(gt, ly, dim)):
+        assert r.stride() == (5, 1)
+    np.testing.assert_allclose(y.numpy(), np.exp(ref_log_softmax(a.T, dim)), rtol=1e-12)
+    np.testing.assert_allclose(ly.numpy(), ref_log_softmax(a.T, dim), rtol=1e-12, atol=1e-12)
+    gy = g.T * y.numpy()
+    np.testing.assert_allclose(S.softmax_backward(gt, y, dim).numpy(),
+                               gy - y.numpy() * gy.sum(dim, keepdims=True), rtol=1e-12, atol=1e-15)
+    c = E.from_numpy(np.random.default_rng(4).standard_normal((2, 3, 4, 5))).contiguous(
+        memory_format=E.channels_last)
+    assert E.softmax(c, 1).stride() == E.log_softmax(c, 3).stride() == (60, 20, 5, 1)
+
+
 ce_cases = st.fixed_dictionaries({
     "shape": st.sampled_from([(4, 3), (2, 3, 2), (2, 4, 2, 2), (5,)]), "weighted": st.booleans(),
     "ignore": st.booleans(), "reduction": st.sampled_from(["mean", "sum", "none"]),

@@ -12,6 +12,7 @@ from ember.core.device import CPU, as_device
 from ember.core.geometry import INT64_MAX, check_geometry, make_tensor
 from ember.core.ops import memfmt
 from ember.core.ops import shape as _shape_ops
+from ember.core.ops._util import warn_complex_to_real
 from ember.core.storage import Storage, allocation_error
 from ember.core.tensor import Tensor, contiguous_strides
 
@@ -69,6 +70,9 @@ def _infer_np(data, dtype):
     """A numpy array of `data` (nested lists/tuples of numbers or tensors) in ember's dtype."""
     if isinstance(data, Tensor):
         a = data.detach()._host_array() if data._storage.device.type != "cpu" else data._np()
+        if dtype is not None and data._dtype.is_complex:
+            warn_complex_to_real(data._dtype, dtype)
+            a = _real_part(a, dtype)
         if dtype is None or (dtype is not dtypes.complex32 and a.dtype.kind != "V"):
             return a if dtype is None else a.astype(dtype.np)
         from ember.core.ops.restricted_dtypes import cast_array
@@ -89,7 +93,14 @@ def _infer_np(data, dtype):
             a = np.array(data, dtype=dtype.np if dtype in dtypes.UNSIGNED_WIDE else None)
         except ValueError:
             raise ValueError(_ragged_message(data)) from None
+        if a.dtype.kind == "c" and dtype is not None and not dtype.is_complex and dtype is not dtypes.bool:
+            # PyTorch converts each Python number to the dtype, which a complex number cannot be
+            raise TypeError("must be real number, not complex" if dtype.is_floating_point else
+                            "'complex' object cannot be interpreted as an integer")
     if dtype is not None:
+        if a.dtype.kind == "c":  # numpy data: the real part, with PyTorch's once-per-process warning
+            warn_complex_to_real(dtypes.from_numpy_dtype(a.dtype), dtype)
+            a = _real_part(a, dtype)
         if dtype in dtypes.FLOAT8 or dtype is dtypes.complex32:  # PyTorch's conversion, not ml_dtypes' (float8)
             from ember.core.ops.restricted_dtypes import cast_array
 
@@ -113,6 +124,12 @@ def _infer_np(data, dtype):
     if a.dtype == np.object_ or a.dtype.kind in "USV":
         raise TypeError(f"Could not infer dtype of {type(_first_leaf(data)).__name__}")
     return a
+
+
+def _real_part(a: np.ndarray, dtype: dtypes.dtype) -> np.ndarray:
+    """A complex array's real part when it is cast to a real dtype other than bool (numpy's cast would
+    warn), else the array."""
+    return a.real if a.dtype.kind == "c" and not dtype.is_complex and dtype is not dtypes.bool else a
 
 
 def _ragged_message(data, dim: int = 0) -> str:

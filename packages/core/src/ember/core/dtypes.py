@@ -260,14 +260,14 @@ def as_dtype(d) -> dtype:
         if d is complex32 and not _c32_installed:
             return _use_complex32()
         return _restricted(d) if d in RESTRICTED else d
-    if d is _builtin_float:
-        return _default_float
+    if d is _builtin_float:  # PyTorch's parser maps Python's float to double whatever the default dtype
+        return float64
     if d is _builtin_int:
         return int64
     if d is _builtin_bool:
         return bool
     if d is complex:
-        return get_default_complex_dtype()
+        return complex128
     if isinstance(d, str) and d in _BY_NAME:
         found = _BY_NAME[d]
         if found is complex32:

@@ -39,7 +39,9 @@ def stream():
 
 def typed(t: Tensor):
     """The flat device array of `t`'s storage, typed as `t`'s dtype (index it with offsets)."""
-    return t._storage.data.view(t._dtype.np)
+    data = t._storage.data
+    extra = data.size % t._dtype.itemsize  # a view(dtype) to wider elements may leave a tail of bytes
+    return (data[: data.size - extra] if extra else data).view(t._dtype.np)
 
 
 def meta(rows: tuple[tuple[int, ...], ...]):

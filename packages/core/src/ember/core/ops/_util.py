@@ -11,7 +11,7 @@ from ember.core import dtypes
 from ember.core.tensor import Tensor, describe
 
 __all__ = ["arr", "wrap", "write_out", "prepare_out", "broadcast_shapes", "normalize_dims", "shape_error", "silenced",
-           "BroadcastError", "warn_at_caller"]
+           "BroadcastError", "warn_at_caller", "warn_complex_to_real", "real_value", "cast_error"]
 
 
 def warn_at_caller(message: str, category: type[Warning] = UserWarning) -> None:
@@ -21,6 +21,33 @@ def warn_at_caller(message: str, category: type[Warning] = UserWarning) -> None:
     while frame is not None and frame.f_globals.get("__name__", "").startswith("ember."):
         frame, level = frame.f_back, level + 1
     warnings.warn(message, category, stacklevel=level)
+
+
+_complex_to_real_warned = False
+
+
+def warn_complex_to_real(src: dtypes.dtype, dst: dtypes.dtype) -> None:
+    """PyTorch's UserWarning for a copy or cast that drops imaginary parts (into any real dtype but bool),
+    given once per process as its TORCH_WARN_ONCE does: the first such `copy_`, `.to(float)`, `.real`-less
+    cast warns, the rest are silent."""
+    global _complex_to_real_warned
+    if not _complex_to_real_warned and src.is_complex and not dst.is_complex and dst is not dtypes.bool:
+        _complex_to_real_warned = True
+        warn_at_caller("Casting complex values to real discards the imaginary part")
+
+
+def real_value(input: Tensor, value):
+    """A Python complex number written into a real tensor, as PyTorch converts it: whether it is nonzero
+    into bool, else its real part, which must be all of it (PyTorch's error for an imaginary part)."""
+    if not isinstance(value, complex) or input._dtype.is_complex:
+        return value
+    if input._dtype is dtypes.bool:
+        return bool(value)
+    if value.imag:
+        names = {"float32": "float", "float64": "double", "int64": "int64_t", "int32": "int"}
+        raise RuntimeError(f"value cannot be converted to type {names.get(input._dtype.name, input._dtype.name)} "
+                           "without overflow")
+    return value.real
 
 
 class BroadcastError(RuntimeError, ValueError):
@@ -128,6 +155,13 @@ def _resize_out(out: Tensor, shape: tuple, layout) -> None:
         out._set_meta(out._storage, out._offset, shape, strides)
 
 
+def cast_error(result: dtypes.dtype, out: dtypes.dtype) -> RuntimeError:
+    """PyTorch's error for an `out=` (or in-place) result of a dtype that may not be cast to `out`'s."""
+    names = dtypes.TORCH_NAMES
+    return RuntimeError(f"result type {names.get(result.name, result.name)} can't be cast to the desired output "
+                        f"type {names.get(out.name, out.name)}")
+
+
 def write_out(out: Tensor, result, op: str, layout=None) -> Tensor:
     """Copy `result` (a numpy array or scalar) into `out`, resizing `out` as PyTorch does (`_resize_out`;
     `layout(shape)`: the strides a resized `out` takes, None for row-major)."""
@@ -136,8 +170,7 @@ def write_out(out: Tensor, result, op: str, layout=None) -> Tensor:
         _resize_out(out, result.shape, layout)
     rt = dtypes.from_numpy_dtype(result.dtype)
     if not dtypes.can_cast(rt, out._dtype):
-        raise RuntimeError(f"{op}: result type {rt.name} can't be cast to the desired output type "
-                           f"{out._dtype.name}")
+        raise cast_error(rt, out._dtype)
     if out._storage.device.type == "cpu":
         np.copyto(out._np(), result, casting="unsafe")
     else:
@@ -156,7 +189,7 @@ def prepare_out(out: Tensor | None, shape: tuple[int, ...], dt: dtypes.dtype, de
         raise RuntimeError(f"{op}: Expected all tensors to be on the same device; got {describe(out)} as out= "
                            f"for a result on {dev}")
     if not dtypes.can_cast(dt, out._dtype):
-        raise RuntimeError(f"{op}: result type {dt.name} can't be cast to the desired output type {out._dtype.name}")
+        raise cast_error(dt, out._dtype)
     if out._shape != tuple(shape):
         _resize_out(out, tuple(shape), layout)
     return out

@@ -21,6 +21,7 @@ import numpy as np
 
 from ember.core import dtypes
 from ember.core.dispatch import get_op, register_dispatch_hook, remove_dispatch_hook
+from ember.core.ops._util import warn_complex_to_real
 from ember.core.tensor import Tensor
 
 __all__ = ["install", "uninstall", "to_complex64", "from_array", "to_c64", "to_c32", "half_complex_binary"]
@@ -201,6 +202,8 @@ def _pairwise(name: str, args):
     if name == "clone":
         return _rd("view_as_complex", _rd("clone", _pairs(x)))
     if name == "to_dtype":
+        if x._dtype is C32:  # PyTorch's once-per-process warning for a cast to a real dtype
+            warn_complex_to_real(C32, args[1])
         return to_c32(x) if args[1] is C32 else _from_c32(x, args[1])
     if name == "fill_":
         v = args[1].item() if isinstance(args[1], Tensor) else args[1]
@@ -216,6 +219,7 @@ def _pairwise(name: str, args):
     if x._dtype is C32:
         _write(x, src)
     else:
+        warn_complex_to_real(C32, x._dtype)
         _rd("copy_", x, _from_c32(src, x._dtype) if src._storage.device.type != "cpu" else
             Tensor._wrap(to_complex64(src._np())))
     return x
@@ -231,6 +235,19 @@ def _computed_here(name: str, args) -> bool:
         n = args[0].ndim
         return n > 0 and all(d % n != n - 1 for d in args[1])
     return False
+
+
+def _product_computed(name: str, op, args, kwargs) -> bool:
+    """mm, bmm and dot of complex32 check their operands first as PyTorch does (shapes; mm and dot their dtypes,
+    bmm only its shapes); an mm or bmm with nothing to multiply (an empty result, or k = 0) then gives its empty
+    or zero result, which PyTorch does before reaching the refused kernel."""
+    a, b = args[0], args[1]
+    if name == "bmm" and a._dtype is not b._dtype:
+        from ember.core.creation import zeros
+
+        b = zeros((), dtype=a._dtype, device=b.device).expand(b._shape)  # its shape only, a's dtype
+    op._meta(a, b, **(kwargs or {}))
+    return name != "dot" and (a._shape[-1] == 0 or a.numel() == 0 or b.numel() == 0)
 
 
 def _hook(op, args, kwargs, call_next):
@@ -252,7 +269,8 @@ def _hook(op, args, kwargs, call_next):
                                       "tensors there but has no kernel for this one; move the tensor with .cpu() "
                                       "(docs/complex.md)")
         return call_next(op, args, kwargs)
-    if name not in _COMPUTED and not _computed_here(name, args):
+    if name not in _COMPUTED and not _computed_here(name, args) and not (
+            name in _PRODUCTS and _product_computed(name, op, args, kwargs)):
         raise _refusal(op)
     down = dtypes.result_type(*_tensors(args)) is C32 and name != "sum"  # sum: only into the dtype= given
     up = tuple(_up(a) for a in args)
@@ -277,6 +295,7 @@ def _hook(op, args, kwargs, call_next):
     return _down(r) if down else r
 
 
+_PRODUCTS = frozenset({"mm", "bmm", "dot"})
 # the storage ops with no complex32 path on CUDA yet
 _CPU_ONLY = frozenset({"index", "masked_select", "normal_", "uniform_"})
 

@@ -15,7 +15,7 @@ from ember.core.dispatch import OVERLAP_ANY, OVERLAP_INTERNAL, OVERLAP_SOURCES, 
 from ember.core.methods import inplace, method
 from ember.core.opinfo_indexing import info as _info
 from ember.core.ops import shape as S
-from ember.core.ops._util import arr, wrap, write_out
+from ember.core.ops._util import arr, real_value, wrap, write_out
 from ember.core.ops.scatter_cpu import (
     ADD, MAX, MIN, MUL, SET, accumulate_rows, dim_offsets, fancy_offsets, flat_storage, index_array, scatter_apply,
     scatter_kernel,
@@ -731,6 +731,9 @@ def index_fill(input, dim: int, index: Tensor, value, *, out=None) -> Tensor:
     if isinstance(value, Tensor) and value.ndim:
         raise RuntimeError(f"index_fill_ only supports a 0-dimensional value tensor, but got tensor with "
                            f"{value.ndim} dimension(s).")
+    if not input._dtype.is_complex and (isinstance(value, complex) or (
+            isinstance(value, Tensor) and value._dtype.is_complex)):
+        raise RuntimeError("index_fill_(): Converting complex Scalar to non-complex type is not supported")
     return _index_fill(input, dim, index, value, out=out)
 
 
@@ -785,6 +788,10 @@ def masked_fill(input, mask: Tensor, value, *, out=None) -> Tensor:
     if isinstance(value, Tensor) and value.ndim:
         raise RuntimeError(f"masked_fill_ only supports a 0-dimensional value tensor, but got tensor with "
                            f"{value.ndim} dimension(s).")
+    if isinstance(value, Tensor) and value._dtype.is_complex and not input._dtype.is_complex:
+        value = value.item()  # a number, converted as PyTorch converts one
+    if isinstance(value, complex):
+        value = real_value(input, value)
     return _masked_fill(input, mask, value, out=out)
 
 

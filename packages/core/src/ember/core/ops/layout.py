@@ -14,6 +14,7 @@ from ember.core.dispatch import declare
 from ember.core.methods import attach, method
 from ember.core.ops import memfmt
 from ember.core.ops import shape as S
+from ember.core.ops._util import real_value, warn_complex_to_real
 from ember.core.ops.complex import conj as _conj
 from ember.core.settings import contiguous_format, preserve_format
 from ember.core.tensor import Tensor
@@ -41,10 +42,15 @@ def _sizes(args, keyword=None) -> tuple:
 
 
 @method
-def view(input, *shape, size=None) -> Tensor:
-    """A view with `shape` (one dim may be -1), or `view(dtype)` reinterpreting same-size elements."""
-    if len(shape) == 1 and not isinstance(shape[0], _SHAPE_ARG):
-        return S.view_dtype(input, shape[0])
+def view(input, *shape, size=None, dtype=None) -> Tensor:
+    """A view with `shape` (one dim may be -1), or `view(dtype)` reinterpreting the bytes as `dtype`."""
+    if dtype is not None or (len(shape) == 1 and not isinstance(shape[0], _SHAPE_ARG)):
+        if dtype is not None and (shape or size is not None):
+            raise TypeError("view() received an invalid combination of arguments: a dtype and a size")
+        dtype = shape[0] if dtype is None else dtype
+        if isinstance(dtype, str):  # a dtype object or a Python type, as PyTorch's parser takes
+            raise TypeError(f"view(): argument 'dtype' must be torch.dtype, not {builtins.type(dtype).__name__}")
+        return S.view_dtype(input, dtype)
     return S.view(input, _sizes(shape, size))
 
 
@@ -319,17 +325,12 @@ def fill_(input, value) -> Tensor:
         if value.ndim != 0:
             raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor with {value.ndim} "
                                "dimensions.")
+        if value._dtype.is_complex and not input._dtype.is_complex:  # copied as a tensor: its real part
+            warn_complex_to_real(value._dtype, input._dtype)
+            value = value.item()
+            return _fill(input, bool(value) if input._dtype is dtypes.bool else value.real)
         value = value.item()
-    _check_real_value(input, value)
-    return _fill(input, value)
-
-
-def _check_real_value(input, value) -> None:
-    """PyTorch's error for a complex number with an imaginary part written into a real tensor."""
-    if isinstance(value, complex) and value.imag and not input._dtype.is_complex:
-        names = {"float32": "float", "float64": "double", "int64": "int64_t", "int32": "int", "bool": "bool"}
-        raise RuntimeError(f"value cannot be converted to type {names.get(input._dtype.name, input._dtype.name)} "
-                           "without overflow")
+    return _fill(input, real_value(input, value))
 
 
 @method
@@ -344,7 +345,7 @@ def _parse_to(args, kwargs):
     for a in args:
         if isinstance(a, Tensor):
             dev, dt = a.device, a.dtype
-        elif isinstance(a, dtypes.dtype) or (isinstance(a, builtins.type) and a in (float, int, bool)):
+        elif isinstance(a, dtypes.dtype) or (isinstance(a, builtins.type) and a in (float, int, bool, complex)):
             dt = a
         elif isinstance(a, str | device) or (isinstance(a, int) and not isinstance(a, bool)):
             dev = a
@@ -565,7 +566,7 @@ def getitem(self, key):
 
 def setitem(self, key, value) -> None:
     if isinstance(value, complex):  # `type` is the Tensor method here
-        _check_real_value(self, value)
+        value = real_value(self, value)
     key = _unwrap_0d_int(_normalize_key(key))
     if _is_basic(key):
         S.copy_(basic_index(self, key), value)

@@ -62,7 +62,9 @@ def _c_name(x: Tensor) -> str:
     """PyTorch's C++ scalar type names in mm's dtype error: float, double, long ..."""
     return {"float32": "float", "float64": "double", "float16": "c10::Half", "bfloat16": "c10::BFloat16",
             "int64": "long int", "int32": "int",
-            "int16": "short int", "int8": "signed char", "uint8": "unsigned char", "bool": "bool"}.get(
+            "int16": "short int", "int8": "signed char", "uint8": "unsigned char", "bool": "bool",
+            "complex32": "c10::complex<c10::Half>", "complex64": "c10::complex<float>",
+            "complex128": "c10::complex<double>"}.get(
         x._dtype.name) or "c10::" + dtypes.TORCH_NAMES[x._dtype.name]
 
 
@@ -220,17 +222,32 @@ def vdot(input: Tensor, other: Tensor, *, out=None) -> Tensor:
     """The dot product, conjugating the first argument (the same as `dot` for real tensors)."""
     from ember.core.ops.complex import conj
 
+    if input._dtype is dtypes.complex32 or other._dtype is dtypes.complex32:  # PyTorch checks, then names vdot
+        _dot_meta(input, other)
+        raise _c32_refusal("vdot")
     return _dot(conj(input), other, out=out)
+
+
+def _c32_refusal(kernel: str) -> Exception:
+    from ember.core.ops.numeric import DtypeNotImplemented
+
+    return DtypeNotImplemented(f"\"{kernel}\" not implemented for 'ComplexHalf'")
 
 
 @method
 def mv(input: Tensor, vec: Tensor, *, out=None) -> Tensor:
     """Matrix (n, m) times vector (m,): (n,)."""
-    if input.ndim != 2 or vec.ndim != 1:
-        raise RuntimeError(f"vector + matrix @ vector expected, got {input.ndim}, {vec.ndim}")
+    if input.ndim != 2 or vec.ndim != 1:  # PyTorch's addmv names its result (1-D), the matrix and the vector
+        raise RuntimeError(f"vector + matrix @ vector expected, got 1, {input.ndim}, {vec.ndim}")
     if input._shape[1] != vec._shape[0]:
         raise RuntimeError(f"size mismatch, got input ({input._shape[0]}), mat ({input._shape[0]}x{input._shape[1]}),"
                            f" vec ({vec._shape[0]})")
+    if input._dtype is not vec._dtype:  # the result takes the vector's dtype
+        names = [dtypes.TORCH_NAMES[d.name] for d in (vec._dtype, input._dtype, vec._dtype)]
+        raise RuntimeError(f"addmv input tensors must have the same dtype, but got {names[0]}, {names[1]}, and "
+                           f"{names[2]}")
+    if input._dtype is dtypes.complex32 and input.numel():
+        raise _c32_refusal("addmv_impl_cpu")
     r = S.squeeze(_mm(input, S.unsqueeze(vec, 1)), 1)
     return S.copy_(_out_like(out, r), r) if out is not None else r
 
@@ -272,9 +289,9 @@ def _matmul(a: Tensor, b: Tensor) -> Tensor:
         # fold a's batch dims into its rows: one mm, as PyTorch does
         from ember.core.ops.layout import reshape
 
-        b2 = S.unsqueeze(b, 1) if db == 1 else b
         rows = int(np.prod(a._shape[:-1], dtype=np.int64))  # (not -1: a may be empty with k = 0)
-        r = _mm(reshape(a, (rows, a._shape[-1])), b2)
+        a2 = reshape(a, (rows, a._shape[-1]))
+        r = mv(a2, b) if db == 1 else _mm(a2, b)  # a vector: one mv, as PyTorch folds it
         shape = a._shape[:-1] + (() if db == 1 else (b._shape[-1],))
         return reshape(r, shape)
     return _batched(a, b)
@@ -436,7 +453,10 @@ def tensordot(a: Tensor, b: Tensor, dims=2, out=None) -> Tensor:
     k = int(np.prod([a._shape[d] for d in da], dtype=np.int64))
     a2 = reshape(S.permute(a, tuple(free_a + da)), (-1, k))
     b2 = reshape(S.permute(b, tuple(db + free_b)), (k, -1))
-    r = reshape(_mm(a2, b2), tuple(a._shape[d] for d in free_a) + tuple(b._shape[d] for d in free_b))
+    if not free_a and not free_b:  # every dim contracted: one dot product, as PyTorch
+        r = _dot(reshape(a2, (k,)), reshape(b2, (k,)))
+    else:
+        r = reshape(_mm(a2, b2), tuple(a._shape[d] for d in free_a) + tuple(b._shape[d] for d in free_b))
     return S.copy_(_out_like(out, r), r) if out is not None else r
 
 

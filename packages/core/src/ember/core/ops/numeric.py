@@ -12,7 +12,7 @@ from collections import namedtuple
 from ember.core import dtypes
 from ember.core.creation import full
 from ember.core.methods import attach, inplace, method
-from ember.core.ops._util import broadcast_shapes
+from ember.core.ops._util import broadcast_shapes, cast_error
 from ember.core.settings import finfo
 from ember.core.ops import elementwise as ew
 from ember.core.ops import shape as S
@@ -50,9 +50,7 @@ def _into(out: Tensor | None, r: Tensor, op: str) -> Tensor:
     if out is None:
         return r
     if not dtypes.can_cast(r._dtype, out._dtype):
-        names = dtypes.TORCH_NAMES
-        raise RuntimeError(f"{op}: result type {names.get(r._dtype.name, r._dtype.name)} can't be cast to the "
-                           f"desired output type {names.get(out._dtype.name, out._dtype.name)}")
+        raise cast_error(r._dtype, out._dtype)
     if out._shape != r._shape:
         S.resize_(out, r._shape)
     return S.copy_(out, r)

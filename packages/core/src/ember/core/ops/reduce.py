@@ -10,6 +10,7 @@ Sorting, selection and `unique` live in `ember.core.ops.sorting`.
 from __future__ import annotations
 
 import builtins
+import contextvars
 import math
 import types
 from collections import namedtuple
@@ -23,7 +24,7 @@ from ember.core.methods import method
 from ember.core.ops import elementwise as ew
 from ember.core.ops import numba_rows
 from ember.core.ops._util import normalize_dims, warn_at_caller, wrap, write_out
-from ember.core.ops.complex import ComplexNotSupported
+from ember.core.ops.complex import ComplexNotSupported, view_as_complex, view_as_real
 from ember.core.tensor import Tensor, describe
 
 __all__ = [
@@ -491,6 +492,10 @@ def _moments(x: Tensor, dims, correction, keepdim):
     return v, m
 
 
+# the complex op (`std_mean` ...) whose real and imaginary parts a moment op is computing: its warning names it
+_part_of: contextvars.ContextVar[str | None] = contextvars.ContextVar("ember_moment_part_of", default=None)
+
+
 def _make_moment(op, name, sqrt, with_mean):
     @op.meta
     def check(x, dims, correction=1, keepdim=False, *, out=None) -> None:
@@ -500,8 +505,8 @@ def _make_moment(op, name, sqrt, with_mean):
             raise RuntimeError(f"{name}(): std and var only support floating point and complex dtypes; "
                                f"got {describe(x)}")
         if _numel_over(x, tuple(dims)) - correction <= 0:
-            warn_at_caller(f"{name}(): degrees of freedom is <= 0. Correction should be strictly less than the "
-                           "reduction factor (input numel divided by output numel).")
+            warn_at_caller(f"{_part_of.get() or name}(): degrees of freedom is <= 0. Correction should be strictly "
+                           "less than the reduction factor (input numel divided by output numel).")
 
     @op.register("cpu")
     def kernel(x, dims, correction=1, keepdim=False, *, out=None):
@@ -528,7 +533,8 @@ def _moment_args(input, dim, unbiased, keepdim, correction, op):
     if isinstance(dim, builtins.bool):
         dim, unbiased = None, dim
     if unbiased is not None and correction is not None:
-        raise RuntimeError(f"{op}: can't specify both unbiased and correction")
+        raise TypeError(f"{op}() received an invalid combination of arguments - got both unbiased and correction, "
+                        "but expected one of them")  # PyTorch's argument parser refuses the pair
     if correction is None:
         correction = 1 if unbiased is None or unbiased else 0
     return _dims(dim, input, op), correction, keepdim
@@ -564,9 +570,24 @@ def std(input: Tensor, dim=None, unbiased: bool | None = None, keepdim: bool = F
 def _complex_moment(input: Tensor, dim, unbiased, keepdim, correction, op: str, out) -> Tensor:
     """var (or std) of a complex tensor, as PyTorch: E|z - mean|^2 = var(real) + var(imag), a real tensor."""
     args = _moment_args(input, dim, unbiased, keepdim, correction, op)
-    v = _var(input.real, *args) + _var(input.imag, *args)
-    r = v.sqrt() if op == "std" else v
+    token = _part_of.set(op)  # PyTorch warns of no degrees of freedom once for each part, naming `op`
+    try:
+        v = _var(input.real, *args) + _var(input.imag, *args)
+    finally:
+        _part_of.reset(token)
+    r = v.sqrt() if op.startswith("std") else v
     return r if out is None else out.copy_(r)
+
+
+def _complex_moment_mean(input: Tensor, dim, keepdim: bool) -> Tensor:
+    """The mean of var_mean/std_mean of a complex tensor. complex32's own `mean` is refused (as PyTorch's),
+    but its var_mean averages the float16 parts (float32 accumulation, one rounding), as PyTorch's does."""
+    if input._dtype is not dtypes.complex32:
+        return mean(input, dim, keepdim)
+    pairs = view_as_real(input)
+    if not input.ndim:
+        return view_as_complex(pairs.clone())
+    return view_as_complex(_mean(pairs, _dims(dim, input, "mean"), keepdim, None))
 
 
 def var_mean(input: Tensor, dim=None, unbiased: bool | None = None, keepdim: bool = False, *,
@@ -574,7 +595,7 @@ def var_mean(input: Tensor, dim=None, unbiased: bool | None = None, keepdim: boo
     """`(var, mean)` over `dim` in one pass over the data."""
     if input._dtype.is_complex:
         return (_complex_moment(input, dim, unbiased, keepdim, correction, "var_mean", None),
-                mean(input, dim, keepdim))
+                _complex_moment_mean(input, dim, keepdim))
     return _var_mean(input, *_moment_args(input, dim, unbiased, keepdim, correction, "var_mean"))
 
 
@@ -582,7 +603,8 @@ def std_mean(input: Tensor, dim=None, unbiased: bool | None = None, keepdim: boo
              correction: float | None = None) -> tuple[Tensor, Tensor]:
     """`(std, mean)` over `dim` in one pass over the data."""
     if input._dtype.is_complex:
-        return (_complex_moment(input, dim, unbiased, keepdim, correction, "std", None), mean(input, dim, keepdim))
+        return (_complex_moment(input, dim, unbiased, keepdim, correction, "std_mean", None),
+                _complex_moment_mean(input, dim, keepdim))
     return _std_mean(input, *_moment_args(input, dim, unbiased, keepdim, correction, "std_mean"))
 
 

@@ -105,8 +105,8 @@ def cast_array(a: np.ndarray, dt: dtypes.dtype) -> np.ndarray:
         a = to_complex64(a)
         if dt is dtypes.complex64:
             return a
-        if not dt.is_complex:  # the real part (numpy's cast would warn), or whether either part is nonzero
-            a = a != 0 if dt is dtypes.bool else a.real
+    if a.dtype.kind == "c" and not dt.is_complex:  # the real part (numpy's cast would warn), or nonzero-ness
+        a = a != 0 if dt is dtypes.bool else a.real
     if dt is dtypes.float8_e4m3fn and a.dtype.kind in "fV" and a.dtype != dt.np:
         hi = 448.0  # e4m3fn has no infinity: PyTorch saturates, where ml_dtypes would give NaN
         a = np.clip(np.asarray(a, dtype=np.float32), -hi, hi)

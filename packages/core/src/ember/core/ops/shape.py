@@ -15,7 +15,7 @@ from ember.core.device_backends import backend
 from ember.core.dispatch import TENSOR_ITERATOR, check_overlap, declare
 from ember.core.geometry import INT64_MAX, check_geometry, make_tensor
 from ember.core.ops import memfmt
-from ember.core.ops._util import normalize_dims, wrap
+from ember.core.ops._util import normalize_dims, warn_complex_to_real, wrap
 from ember.core.opinfo_shape import info as _info
 from ember.core.ops.restricted_dtypes import cast_array
 from ember.core.storage import Storage
@@ -123,11 +123,36 @@ view_dtype = declare("view_dtype", view=True, differentiable=False)
 
 @view_dtype.register("any")
 def _view_dtype(x, dtype):
+    """`x`'s bytes read as `dtype`: a different element size scales the last dim, which must be dense."""
     dtype = dtypes.as_dtype(dtype)
-    if dtype.itemsize != x._dtype.itemsize:
-        raise RuntimeError(f"view(dtype): {x._dtype.name} -> {dtype.name} changes the element size; "
-                           "only same-size dtypes are supported")
-    return Tensor._make(x._storage, x._offset, x._shape, x._strides, dtype)
+    old, new = x._dtype.itemsize, dtype.itemsize
+    if old == new:
+        return Tensor._make(x._storage, x._offset, x._shape, x._strides, dtype)
+    what = (f"to view {dtypes.TORCH_NAMES[x._dtype.name]} as {dtypes.TORCH_NAMES[dtype.name]} "
+            "(different element sizes)")
+    if not x._shape:
+        raise RuntimeError(f"self.dim() cannot be 0 {what}")
+    shape, strides = list(x._shape), list(x._strides)
+    if old > new:
+        r = old // new
+        if strides[-1] != 1:
+            raise RuntimeError(f"self.stride(-1) must be 1 {what}, but got {strides[-1]}")
+        shape[-1] *= r
+        strides = [s * r for s in strides[:-1]] + [1]
+        return Tensor._make(x._storage, x._offset * r, tuple(shape), tuple(strides), dtype)
+    r = new // old
+    if shape[-1] % r:
+        raise RuntimeError(f"self.size(-1) must be divisible by {r} {what}, but got {shape[-1]}")
+    if x._offset % r:
+        raise RuntimeError(f"self.storage_offset() must be divisible by {r} {what}, but got {x._offset}")
+    if strides[-1] != 1:
+        raise RuntimeError(f"self.stride(-1) must be 1 {what}, but got {strides[-1]}")
+    for i, s in enumerate(strides[:-1]):
+        if s % r:
+            raise RuntimeError(f"self.stride({i}) must be divisible by {r} {what}, but got {s}")
+    shape[-1] //= r
+    return Tensor._make(x._storage, x._offset // r, tuple(shape), tuple([s // r for s in strides[:-1]] + [1]),
+                        dtype)
 
 
 as_strided = declare("as_strided", view=True)
@@ -336,6 +361,8 @@ def _copy_meta(self, src, non_blocking=False) -> None:
     array or a number) broadcasts to `self`."""
     if src is self:
         return
+    if isinstance(src, Tensor) and src._dtype.is_complex:
+        warn_complex_to_real(src._dtype, self._dtype)
     if 0 in self._strides or getattr(src, "_storage", None) is self._storage:
         check_overlap(TENSOR_ITERATOR, self, (src,))
     try:
@@ -359,6 +386,9 @@ def _copy_cpu(self, src, non_blocking=False):
             (self._dtype is dtypes.complex32 or getattr(src, "_dtype", None) is dtypes.complex32)
             and getattr(src, "_dtype", None) is not self._dtype):
         s = cast_array(np.asarray(s), self._dtype)
+    elif (isinstance(s, complex) or getattr(getattr(s, "dtype", None), "kind", None) == "c") and \
+            not self._dtype.is_complex and self._dtype is not dtypes.bool:
+        s = np.real(s)  # the real part, without numpy's ComplexWarning (copy_'s meta step warns as PyTorch)
     np.copyto(self._np(), s, casting="unsafe")
     return self
 
@@ -379,11 +409,20 @@ def _clone_cpu(x, *, memory_format=None):
 to_dtype = declare("to_dtype", lambda a, d: a.astype(d))
 
 
+@to_dtype.meta
+def _to_dtype_meta(x, dtype) -> None:
+    if x._dtype.is_complex:
+        warn_complex_to_real(x._dtype, dtype)
+
+
 @to_dtype.register("cpu")
 def _to_dtype_cpu(x, dtype):
     if dtype in dtypes.FLOAT8 or dtype is dtypes.complex32 or x._dtype is dtypes.complex32:
         return wrap(cast_array(x._np(), dtype))
-    return wrap(x._np().astype(dtype.np))
+    a = x._np()
+    if a.dtype.kind == "c" and not dtype.is_complex and dtype is not dtypes.bool:
+        a = a.real  # without numpy's ComplexWarning: the meta step gives PyTorch's
+    return wrap(a.astype(dtype.np))
 
 
 resize_ = declare("resize_", mutates=(0,), overlap=0, differentiable=False)

@@ -2,8 +2,10 @@
 and the elementwise binary_cross_entropy primitive.
 
 All are numerically stable (the row max is subtracted before `exp`) and compute in the input's
-floating dtype. The losses lay the class dim last (`(M, C)` rows) and validate targets before
-any kernel runs, so an out-of-range class index raises PyTorch's "Target 7 is out of bounds.".
+floating dtype. softmax/log_softmax and their backward ops return row-major results whatever the
+input's layout (a transposed or channels_last input too), as PyTorch's kernels do. The losses lay the
+class dim last (`(M, C)` rows) and validate targets before any kernel runs, so an out-of-range class
+index raises PyTorch's "Target 7 is out of bounds.".
 """
 
 from __future__ import annotations
@@ -53,7 +55,7 @@ def _softmax_cpu(input, dim):
     with np.errstate(invalid="ignore"):  # a row all -inf (or with +inf) is NaN, silently as in PyTorch
         e = np.exp(x - m)
         e /= np.sum(e, axis=dim, keepdims=True)
-    return wrap(e.astype(input._dtype.np, copy=False))
+    return wrap(e.astype(input._dtype.np, order="C", copy=False))
 
 
 log_softmax_op = declare("log_softmax", doc="""Log-softmax along one dim (PyTorch's _log_softmax).
@@ -67,7 +69,7 @@ def _log_softmax_cpu(input, dim):
     x = _opmath(input._np())
     if x.ndim == 0:
         return wrap(np.zeros((), input._dtype.np))
-    return wrap(_log_softmax_np(x, dim).astype(input._dtype.np, copy=False))
+    return wrap(_log_softmax_np(x, dim).astype(input._dtype.np, order="C", copy=False))
 
 
 softmax_backward = declare("softmax_backward", doc="""The gradient of softmax: `y * (grad - sum(grad * y, dim))`.
@@ -81,7 +83,7 @@ def _softmax_backward_cpu(grad, output, dim):
     if y.ndim == 0:
         return wrap(np.zeros((), output._dtype.np))
     gy = g * y
-    return wrap((gy - y * np.sum(gy, axis=dim, keepdims=True)).astype(output._dtype.np, copy=False))
+    return wrap((gy - y * np.sum(gy, axis=dim, keepdims=True)).astype(output._dtype.np, order="C", copy=False))
 
 
 log_softmax_backward = declare("log_softmax_backward", doc="""The gradient of log_softmax.
@@ -95,7 +97,7 @@ def _log_softmax_backward_cpu(grad, output, dim):
     g, y = _opmath(grad._np()), _opmath(output._np())
     if y.ndim == 0:
         return wrap(np.zeros((), output._dtype.np))
-    return wrap((g - np.exp(y) * np.sum(g, axis=dim, keepdims=True)).astype(output._dtype.np, copy=False))
+    return wrap((g - np.exp(y) * np.sum(g, axis=dim, keepdims=True)).astype(output._dtype.np, order="C", copy=False))
 
 
 # --- losses ---------------------------------------------------------------------------------

@@ -14,7 +14,7 @@ import numpy as np
 from ember.core import dtypes
 from ember.core.dispatch import declare
 from ember.core.methods import attach, inplace
-from ember.core.ops._util import ERRSTATE, IGNORE_ALL, arr, shape_error, wrap, write_out
+from ember.core.ops._util import ERRSTATE, IGNORE_ALL, arr, cast_error, shape_error, wrap, write_out
 from ember.core.ops.complex import ComplexNotSupported
 from ember.core.ops.elementwise import binary_dtype, laid_out
 from ember.core.tensor import Tensor
@@ -247,8 +247,7 @@ def mvlgamma(input: Tensor, p: int, *, out: Tensor | None = None) -> Tensor:
     r = lgamma(input.unsqueeze(-1) + shifts).sum(-1) + p * (p - 1) / 4 * math.log(math.pi)
     if out is not None:
         if not dtypes.can_cast(r._dtype, out._dtype):
-            raise RuntimeError(f"mvlgamma: result type {r._dtype.name} can't be cast to the desired output type "
-                               f"{out._dtype.name}")
+            raise cast_error(r._dtype, out._dtype)
         return out.copy_(r)
     return r
 
