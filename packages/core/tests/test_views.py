@@ -170,3 +170,23 @@ def test_broadcast_to_takes_the_sizes_as_arguments_or_one_sequence():
         assert got.shape == (3, 2) and got.stride() == (0, 1) and got.tolist() == [[1.0, 2.0]] * 3
     with pytest.raises(RuntimeError, match="must match the existing size"):
         x.broadcast_to(3)
+
+
+@pytest.mark.parametrize(("dtype", "value", "want"), [
+    ("uint8", -2, 254), ("uint8", -255, 1), ("uint8", 255, 255), ("int8", -128, -128), ("int16", -256, -256),
+    ("int64", 2**63 - 1, 2**63 - 1)])
+def test_fill_with_a_python_int_converts_as_pytorch(dtype, value, want):
+    """PyTorch's checked conversion: unsigned dtypes take negatives down to minus their maximum, wrapping."""
+    t = E.zeros(3, dtype=getattr(E, dtype))
+    assert t.fill_(value).tolist() == [want] * 3
+    assert E.zeros(3, dtype=getattr(E, dtype)).index_fill(0, E.tensor([1]), value).tolist() == [0, want, 0]
+
+
+@pytest.mark.parametrize(("dtype", "value", "ctype"), [
+    ("uint8", -256, "uint8_t"), ("uint8", 256, "uint8_t"), ("int8", 128, "int8_t"), ("int8", -255, "int8_t"),
+    ("int32", 2**31, "int"), ("int64", 2**63, "int64_t")])
+def test_fill_out_of_range_raises_pytorchs_error(dtype, value, ctype):
+    with pytest.raises(RuntimeError, match=f"value cannot be converted to type {ctype} without overflow"):
+        E.zeros(2, dtype=getattr(E, dtype)).fill_(value)
+    with pytest.raises(RuntimeError, match=f"value cannot be converted to type {ctype} without overflow"):
+        E.zeros(2, dtype=getattr(E, dtype)).index_fill(0, E.tensor([0]), value)

@@ -50,6 +50,24 @@ def real_value(input: Tensor, value):
     return value.real
 
 
+_C_INT_NAMES = {"uint8": "uint8_t", "int8": "int8_t", "int16": "int16_t", "int32": "int", "int64": "int64_t",
+                "uint16": "uint16_t", "uint32": "uint32_t", "uint64": "uint64_t"}
+
+
+def int_value(input: Tensor, value):
+    """A Python int written into an integer tensor, as PyTorch's checked conversion takes it: in the
+    dtype's range, or (unsigned) down to minus its maximum, wrapping as two's complement (`fill_(-2)`
+    of uint8 is 254); else PyTorch's "value cannot be converted ... without overflow"."""
+    name = input._dtype.name
+    if type(value) is not int or name not in _C_INT_NAMES:
+        return value
+    info = np.iinfo(name)
+    low = -int(info.max) if info.min == 0 else int(info.min)
+    if not low <= value <= int(info.max):
+        raise RuntimeError(f"value cannot be converted to type {_C_INT_NAMES[name]} without overflow")
+    return value % (int(info.max) + 1) if value < 0 and info.min == 0 else value
+
+
 class BroadcastError(RuntimeError, ValueError):
     """Shapes that do not broadcast: PyTorch raises `RuntimeError`, Python users expect `ValueError`."""
 

@@ -641,8 +641,8 @@ def _make_binary(row: Row):
 
     @op.register("cpu")
     def kernel(a, b, *, out=None):
-        if out is a and out is not None and scalar_op is not None and not a._shape and (type(b) is int or type(b) is float) \
-                and _scalar_inplace(scalar_op, a, b) is not None:
+        if out is a and out is not None and scalar_op is not None and not a._shape \
+                and (type(b) is int or type(b) is float) and _scalar_inplace(scalar_op, a, b) is not None:
             return out
         if (isinstance(a, Tensor) and isinstance(b, Tensor) and a._dtype is b._dtype and a._shape and b._shape
                 and (rule != FLOAT or a._dtype.is_floating_point)):

@@ -15,7 +15,7 @@ from ember.core.dispatch import OVERLAP_ANY, OVERLAP_INTERNAL, OVERLAP_SOURCES, 
 from ember.core.methods import inplace, method
 from ember.core.opinfo_indexing import info as _info
 from ember.core.ops import shape as S
-from ember.core.ops._util import arr, real_value, wrap, write_out
+from ember.core.ops._util import arr, int_value, real_value, wrap, write_out
 from ember.core.ops.scatter_cpu import (
     ADD, MAX, MIN, MUL, SET, accumulate_rows, dim_offsets, fancy_offsets, flat_storage, index_array, scatter_apply,
     scatter_kernel,
@@ -734,7 +734,7 @@ def index_fill(input, dim: int, index: Tensor, value, *, out=None) -> Tensor:
     if not input._dtype.is_complex and (isinstance(value, complex) or (
             isinstance(value, Tensor) and value._dtype.is_complex)):
         raise RuntimeError("index_fill_(): Converting complex Scalar to non-complex type is not supported")
-    return _index_fill(input, dim, index, value, out=out)
+    return _index_fill(input, dim, index, int_value(input, value), out=out)
 
 
 # --- masks -------------------------------------------------------------------------------

@@ -14,7 +14,7 @@ from ember.core.dispatch import declare
 from ember.core.methods import attach, method
 from ember.core.ops import memfmt
 from ember.core.ops import shape as S
-from ember.core.ops._util import real_value, warn_complex_to_real
+from ember.core.ops._util import int_value, real_value, warn_complex_to_real
 from ember.core.ops.complex import conj as _conj
 from ember.core.settings import contiguous_format, preserve_format
 from ember.core.tensor import Tensor
@@ -330,7 +330,7 @@ def fill_(input, value) -> Tensor:
             value = value.item()
             return _fill(input, bool(value) if input._dtype is dtypes.bool else value.real)
         value = value.item()
-    return _fill(input, real_value(input, value))
+    return _fill(input, int_value(input, real_value(input, value)))
 
 
 @method
