@@ -473,12 +473,12 @@ def _searchsorted_ref(sorted_sequence, values, *, right=False):
 def _nll_loss_ref(input, target, *, ignore_index=-100, reduction="mean"):
     if _dt(input) not in _FLOATS:
         raise Unchecked("integer input")
+    if input.ndim == 2 and target.ndim == 1 and target.shape[0] != input.shape[0]:
+        raise Invalid("a target of another batch size", ValueError)  # PyTorch checks it before the dtype
     if _dt(target) not in ("int64", "uint8"):
         raise Invalid("a target not int64")
     if input.ndim != 2 or target.ndim != 1:
         raise Unchecked("not (N, C) input")
-    if target.shape[0] != input.shape[0]:
-        raise Invalid("a target of another batch size", ValueError)
     t = target.astype(np.int64)
     valid = t != ignore_index
     if (valid & ((t < 0) | (t >= input.shape[1]))).any():
