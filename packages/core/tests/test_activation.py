@@ -160,3 +160,14 @@ def test_half_precision_activations_compute_in_float32_like_pytorch():
     x = E.tensor([65504.0, -1.0], dtype=E.float16)
     assert E.hardswish(x).tolist() == [65504.0, -0.333251953125]
     assert E.hardswish(x).dtype is E.float16
+
+
+@pytest.mark.parametrize("value", [0.27, -0.5, -0.0, float("nan")])
+def test_relu_of_a_0_dim_tensor(value):
+    """The small-tensor path built its result with a ufunc that gives a 0-dim input back as a scalar."""
+    for dt in (E.float32, E.float64):
+        r = E.relu(E.tensor(value, dtype=dt))
+        want = np.where(np.less(value, 0), 0.0, value)
+        assert r.shape == () and r.dtype is dt
+        np.testing.assert_array_equal(np.signbit(r.numpy()), np.signbit(want))
+        np.testing.assert_array_equal(r.numpy(), want.astype(dt.np))

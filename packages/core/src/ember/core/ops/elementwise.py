@@ -71,7 +71,10 @@ def _relu(x, dtype=None, out=None):
     if x.dtype.kind in "iub":
         return np.maximum(x, zero, out=out, dtype=dtype)
     # PyTorch's `x < 0 ? 0 : x`: -0.0 and NaN payloads pass (ufuncs only, no dispatcher: small tensors come here)
-    r = x.copy() if out is None and dtype is None else np.positive(x, out=out, dtype=dtype, casting="unsafe")
+    if out is None:  # a copy in the result dtype (np.positive would give a 0-dim input back as a scalar)
+        r = np.array(x, dtype=x.dtype if dtype is None else dtype)
+    else:
+        r = np.positive(x, out=out, dtype=dtype, casting="unsafe")
     np.positive(zero, out=r, where=np.less(x, zero), casting="unsafe")
     return r
 
