@@ -298,9 +298,10 @@ def _index_fill_ref(x, dim, idx, value):
 
 
 # --- x[idx], x[idx] = v, take, put ---------------------------------------------------------------
-def _key(x, idx, where: int):
-    """The key `(:,) * where + (idx,)` with its values checked (advanced indexing wraps negatives)."""
-    if _dt(idx) in _FLOATS or _dt(idx) in ("int16", "int8"):
+def _key(x, idx, where: int, put: bool = False):
+    """The key `(:,) * where + (idx,)` with its values checked (advanced indexing wraps negatives). A 0-dim
+    int8/int16 index is a Python int to `x[idx]` (its `__index__`), not to `index_put_` (`put`)."""
+    if _dt(idx) in _FLOATS or (_dt(idx) in ("int16", "int8") and (idx.ndim or put)):
         raise Invalid("a floating or short index", IndexError)
     if _dt(idx) in ("bool", "uint8"):  # before the dim count: a 0-dim mask adds a dim, it takes none
         raise Unchecked("mask indexing")
@@ -321,7 +322,7 @@ def _setitem_ref(x, idx, value, where=0, accumulate=False):
     if not accumulate:
         v = v.reshape(v.shape[next((k for k, n in enumerate(v.shape) if n != 1), v.ndim):])
     try:
-        key = _key(x, idx, where)
+        key = _key(x, idx, where, put=accumulate)
     except Invalid as e:
         if e.exc is not IndexError or where >= x.ndim or _dt(idx) not in INT:
             raise
