@@ -11,7 +11,7 @@ from ember.core.ops import numba_rows
 @pytest.mark.parametrize("name, ref", [("add", np.add), ("sub", np.subtract), ("mul", np.multiply)])
 def test_row_broadcast_bits_equal_numpy(dtype, name, ref):
     rng = np.random.default_rng(0)
-    x = rng.standard_normal((4, 32, 48)).astype(dtype)
+    x = rng.standard_normal((16, 32, 48)).astype(dtype)  # above the passes' size threshold
     b = rng.standard_normal(48).astype(dtype)
     x[0, 0, :4] = [np.nan, np.inf, -np.inf, -0.0]
     b[:4] = [1.0, -np.inf, np.nan, 0.0]
@@ -28,6 +28,7 @@ def test_row_broadcast_declines_what_it_cannot_do():
     assert numba_rows.row_broadcast("add", x, np.ones(128, np.float64)) is None  # mixed dtypes
     assert numba_rows.row_broadcast("add", x.T, np.ones(64, np.float32)) is None  # not row-major
     assert numba_rows.row_broadcast("add", x[:2], np.ones(128, np.float32)) is None  # too small to pay
+    assert numba_rows.row_broadcast("add", np.ones((32, 128), np.float32), np.ones(128, np.float32)) is None
     assert numba_rows.row_broadcast("add", x.astype(np.int64), np.ones(128, np.int64)) is None
 
 
@@ -42,8 +43,8 @@ def test_mm_inner_dimension_one_is_the_outer_product(dtype):
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
-@pytest.mark.parametrize("shape, dims", [((1024, 64), 0), ((16, 64, 48), (0, 1)), ((4096, 2), 0), ((512, 1), 0),
-                                         ((64, 8, 16), 0)])
+@pytest.mark.parametrize("shape, dims", [((1024, 64), 0), ((16, 64, 48), (0, 1)), ((8192, 2), 0), ((512, 1), 0),
+                                         ((128, 8, 16), 0)])
 @pytest.mark.parametrize("keepdim", [False, True])
 def test_sum_over_leading_dims_bits_equal_numpy(dtype, shape, dims, keepdim):
     rng = np.random.default_rng(2)

@@ -203,16 +203,20 @@ def test_max_unpool_scatters_values_back_and_backward_rejects_bad_indices():
         P.max_pool2d_backward(out, E.full(tuple(out.shape), 24, dtype=E.int64), x.shape)
 
 
-def test_max_pool2d_first_nan_after_a_larger_value_wins_with_its_index():
-    x = np.zeros((1, 1, 4, 4), dtype=np.float32)
+@pytest.mark.parametrize("w", [2, 3], ids=["2x2 kernel", "general kernel"])
+def test_max_pool2d_last_nan_of_a_window_wins_with_its_index(w):
+    """PyTorch keeps `val > maxval || isnan(val)`: a NaN after the max wins, and of two NaNs the later one
+    in scan order (PyTorch 2.13: indices 5 and 14 for w = 2, 14 and 33 for w = 3)."""
+    n = 2 * w
+    x = np.zeros((1, 1, n, n), dtype=np.float32)
     x[0, 0, 0, 0] = 5.0
-    x[0, 0, 1, 1] = np.nan  # after the max in scan order: still the result
-    x[0, 0, 3, 2] = np.nan
-    x[0, 0, 3, 3] = np.nan  # the first NaN of its window wins
-    out, idx = P.max_pool2d_with_indices(E.from_numpy(x), (2, 2), (2, 2), (0, 0), (1, 1), False)
+    x[0, 0, w - 1, w - 1] = np.nan  # after the max in scan order: still the result
+    x[0, 0, w, w + 1] = np.nan
+    x[0, 0, n - 1, w] = np.nan  # the later NaN of its window wins
+    out, idx = P.max_pool2d_with_indices(E.from_numpy(x), (w, w), (w, w), (0, 0), (1, 1), False)
     o, i = out.numpy(), idx.numpy()
-    assert np.isnan(o[0, 0, 0, 0]) and i[0, 0, 0, 0] == 5
-    assert np.isnan(o[0, 0, 1, 1]) and i[0, 0, 1, 1] == 14
+    assert np.isnan(o[0, 0, 0, 0]) and i[0, 0, 0, 0] == (w - 1) * n + w - 1
+    assert np.isnan(o[0, 0, 1, 1]) and i[0, 0, 1, 1] == (n - 1) * n + w
     assert o[0, 0, 0, 1] == 0 and o[0, 0, 1, 0] == 0
 
 
@@ -227,7 +231,7 @@ def test_max_pool2d_backward_rejects_an_index_outside_the_plane():
 @pytest.mark.parametrize("hw", [(8, 10), (7, 9)])
 def test_max_pool2d_2x2_fast_path_matches_the_general_kernel(dtype, hw):
     """The branch-free 2x2/stride-2 kernel against the general one: values and indices, with ties (the
-    earlier tap wins), signed zeros, NaNs (the first of its window wins) and odd sizes (the last row and
+    earlier tap wins), signed zeros, NaNs (the last of its window wins, as PyTorch's) and odd sizes (the last row and
     column unread)."""
     from ember.core.ops import numba_nn
 
@@ -243,7 +247,7 @@ def test_max_pool2d_2x2_fast_path_matches_the_general_kernel(dtype, hw):
     np.testing.assert_array_equal(out.numpy().reshape(want_o.shape), want_o)
     np.testing.assert_array_equal(idx.numpy().reshape(want_i.shape), want_i)
     assert np.signbit(out.numpy()[0, 0, 0, 0])  # -0.0 came first and 0.0 is not greater
-    assert np.isnan(out.numpy()[1, 2, 1, 1]) and idx.numpy()[1, 2, 1, 1] == 2 * hw[1] + 3
+    assert np.isnan(out.numpy()[1, 2, 1, 1]) and idx.numpy()[1, 2, 1, 1] == 3 * hw[1] + 2
 
 
 @pytest.mark.parametrize("size", [(1, 1, 0), (0, 1, 1)])

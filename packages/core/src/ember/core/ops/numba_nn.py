@@ -441,10 +441,10 @@ def batch_norm_backward():
 
 @cache
 def max_pool2d():
-    # x: (NC, H, W); out, idx: (NC, Ho, Wo); idx is the flat h * W + w of the max; the first NaN wins.
+    # x: (NC, H, W); out, idx: (NC, Ho, Wo); idx is the flat h * W + w of the max; the last NaN wins.
     # The valid taps of each window are found first, so the inner loops carry no bounds tests. The hot
     # loop only compares and notes whether a NaN went by (a NaN test in the max's branch made it 3x
-    # slower); a window that held one is rescanned for its first NaN.
+    # slower); a window that held one is rescanned for its last NaN, as PyTorch's kernel keeps it.
     @_njit()
     # A window with no tap inside the input (ceil_mode with dilation can make one) gets PyTorch's `low`
     # (-inf, or the integer dtype's least) and the flat index of its first tap past the left padding.
@@ -480,15 +480,13 @@ def max_pool2d():
                             if v > best:
                                 best = v
                                 bi, bj = i, j
-                    if nan:
-                        found = False
+                    if nan:  # PyTorch's `val > maxval || isnan(val)`: the last NaN in scan order wins
                         for i in range(i0, i1):
                             for j in range(j0, j1):
                                 v = x[p, r0 + i * dh, c0 + j * dw]
-                                if v != v and not found:
+                                if v != v:
                                     best = v
                                     bi, bj = i, j
-                                    found = True
                     out[p, oh, ow] = best
                     idx[p, oh, ow] = (r0 + bi * dh) * w + c0 + bj * dw
 
@@ -500,7 +498,7 @@ def max_pool2d_2x2():
     # `max_pool2d` for a 2x2 window at stride 2, unpadded, undilated, Ho = H // 2, Wo = W // 2 (x: (NC, H, W)):
     # the max of each row's pair, then of the two rows, by selects (no branch: on random data the general
     # kernel's compare-and-branch mispredicts about half the time); ties keep the earlier tap in scan order.
-    # A plane that held a NaN is rescanned for each window's first NaN, as in `max_pool2d`.
+    # A plane that held a NaN is rescanned for each window's last NaN, as in `max_pool2d`.
     @_njit()
     def kernel(x, out, idx):
         nc, _, w = x.shape
@@ -525,12 +523,12 @@ def max_pool2d_2x2():
                     r = 2 * oh
                     for ow in range(wo):
                         c = 2 * ow
-                        for k in (0, 1, w, w + 1):
-                            v = x[p, r + k // w, c + k % w]
-                            if v != v:
+                        for k in range(4):  # the taps in scan order (a range compiles faster than a tuple)
+                            dr, dc = k >> 1, k & 1
+                            v = x[p, r + dr, c + dc]
+                            if v != v:  # the last NaN wins, as in `max_pool2d`
                                 out[p, oh, ow] = v
-                                idx[p, oh, ow] = r * w + c + k
-                                break
+                                idx[p, oh, ow] = (r + dr) * w + c + dc
 
     return kernel
 

@@ -32,12 +32,12 @@ def max_pool_function(acc_t):
             arg = -1
             for a in range(kh):
                 r = oh * sh - ph + a * dh
-                if 0 <= r < h and not (arg >= 0 and best != best):
+                if 0 <= r < h:
                     for b in range(kw):
                         s = ow * sw - pw + b * dw
                         if 0 <= s < w:
                             v = acc_t(x[(p * h + r) * w + s])
-                            if arg < 0 or v > best or (v != v and best == best):
+                            if arg < 0 or v > best or v != v:  # PyTorch's: the last NaN wins
                                 best = v
                                 arg = r * w + s
             if arg < 0:  # no tap inside the input: PyTorch's `low` and its first tap past the left padding
