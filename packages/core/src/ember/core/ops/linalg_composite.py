@@ -580,6 +580,8 @@ def norm(input: Tensor, p="fro", dim=None, keepdim: bool = False, out=None, dtyp
         p = 2
     elif isinstance(p, str):
         raise RuntimeError(f"norm: p={p!r} is not supported; use 'fro', 'nuc' or a number")
+    if input._dtype is dtypes.complex32 and dtype is None and out is None:  # as vector_norm: rounded once
+        return norm(input.to(dtypes.complex64), p, dim, keepdim).to(dtypes.float16)
     if input._dtype.is_complex:
         input = input.abs()
     return R._vector_norm(input, float(p), R._dims(dim, input, "norm"), keepdim, dtype, out=out)
