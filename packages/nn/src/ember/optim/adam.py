@@ -4,12 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 
-import numpy as np
-
 from ember import autograd as ea
 from ember.core import Tensor
 from ember.core.ops.optim_kernels import adam_kernel, adam_scalars, adam_step
-from ember.optim.optimizer import Optimizer, _flat, _FlatViews
+from ember.optim.optimizer import _NO_BUFFER, Optimizer, _flat, _FlatViews
 
 __all__ = ["Adam", "AdamW"]
 
@@ -100,7 +98,7 @@ class Adam(Optimizer):
                         return
                     m, v, vm = st["exp_avg"], st["exp_avg_sq"], st.get("max_exp_avg_sq")
                     sa, ga, ma, va = flat(st["step"]), _flat(g, pa.dtype), flat(m, pa.dtype), flat(v, pa.dtype)
-                    vma = flat(vm, pa.dtype) if vm is not None else _NONE[pa.dtype.char]
+                    vma = flat(vm, pa.dtype) if vm is not None else _NO_BUFFER[pa.dtype.char]
                     if (sa is None or ga is None or ma is None or va is None or vma is None
                             or (amsgrad and vm is None) or m._shape != p._shape or v._shape != p._shape
                             or (vm is not None and vm._shape != p._shape)):
@@ -127,9 +125,6 @@ class Adam(Optimizer):
             self._opt_called = True
 
         return run
-
-
-_NONE = {"f": np.empty(0, np.float32), "d": np.empty(0, np.float64)}  # no max_exp_avg_sq: the kernel's dummy
 
 
 class AdamW(Adam):

@@ -301,6 +301,8 @@ class Optimizer:
 
 
 _REAL = (np.dtype(np.float32), np.dtype(np.float64))
+# an absent optional state buffer (no momentum, no max_exp_avg_sq) as the update kernels take it: empty
+_NO_BUFFER = {"f": np.empty(0, np.float32), "d": np.empty(0, np.float64)}
 
 
 def _flat(t: Any, dtype: np.dtype | None = None) -> np.ndarray | None:

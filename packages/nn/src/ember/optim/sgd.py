@@ -4,11 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 
-import numpy as np
-
 from ember.core import Tensor
 from ember.core.ops.optim_kernels import sgd_step, sgd_update
-from ember.optim.optimizer import Optimizer, _flat
+from ember.optim.optimizer import _NO_BUFFER, Optimizer, _flat
 
 __all__ = ["SGD"]
 
@@ -80,7 +78,7 @@ class SGD(Optimizer):
                     if pa is not None:
                         ga = _flat(g, pa.dtype)
                         if momentum == 0:
-                            ba = _NONE[pa.dtype.char]
+                            ba = _NO_BUFFER[pa.dtype.char]
                         elif (buf := state.get(p, {}).get("momentum_buffer")) is not None:
                             ba = _flat(buf, pa.dtype)
                     if ga is None or ba is None or g._shape != p._shape or (buf is not None and buf._shape != p._shape):
@@ -98,4 +96,3 @@ class SGD(Optimizer):
         return run
 
 
-_NONE = {"f": np.empty(0, np.float32), "d": np.empty(0, np.float64)}  # no momentum buffer: the kernel's dummy
