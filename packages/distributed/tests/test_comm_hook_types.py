@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 import ember.core as E
-from ember.distributed import comm_hooks, powersgd
+from ember.distributed import comm_hooks, powersgd, quantization_hooks
 from ember.distributed.comm_hook_types import DDPCommHookType, noop_hook, register_ddp_comm_hook
 
 
@@ -16,6 +16,8 @@ class _Model:
 @pytest.mark.parametrize(("name", "hook"), [("ALLREDUCE", comm_hooks.allreduce_hook),
                                             ("FP16_COMPRESS", comm_hooks.fp16_compress_hook),
                                             ("BF16_COMPRESS", comm_hooks.bf16_compress_hook),
+                                            ("QUANTIZE_PER_TENSOR", quantization_hooks.quantization_pertensor_hook),
+                                            ("QUANTIZE_PER_CHANNEL", quantization_hooks.quantization_perchannel_hook),
                                             ("NOOP", noop_hook)])
 def test_plain_hooks_get_the_process_group_as_state(name, hook):
     m, group = _Model(), object()
@@ -48,4 +50,4 @@ def test_names_match_torch():
     torch_hooks = pytest.importorskip("torch.distributed.algorithms.ddp_comm_hooks")
     ours = {m.name for m in DDPCommHookType}
     theirs = {m.name for m in torch_hooks.DDPCommHookType}
-    assert ours == theirs - {"QUANTIZE_PER_TENSOR", "QUANTIZE_PER_CHANNEL"}
+    assert ours == theirs

@@ -7,7 +7,7 @@ import numpy as np
 
 import ember.autograd as torch
 import ember.distributed as dist
-from ember.distributed import comm_hooks
+from ember.distributed import comm_hooks, quantization_hooks
 from ember.nn import Linear
 
 dist.init_process_group("mpi", timeout=datetime.timedelta(seconds=60))
@@ -88,9 +88,12 @@ assert dist.get_global_rank(odd, 0) == 1 and dist.get_group_rank(odd, 1) == 0
 dist.monitored_barrier()
 print(f"rank {r} OK group ranks", flush=True)
 
-# DDP with communication hooks: the default hook and fp16 compression give the averaged gradient
+# DDP with communication hooks: the default hook and fp16 compression give the averaged gradient, the
+# quantization hooks the average within one uint8 step of the widest rank's range (tolerance None)
 for name, hook, tol in [("allreduce_hook", comm_hooks.allreduce_hook, 1e-6),
-                        ("fp16_compress_hook", comm_hooks.fp16_compress_hook, 2e-3)]:
+                        ("fp16_compress_hook", comm_hooks.fp16_compress_hook, 2e-3),
+                        ("quantization_pertensor_hook", quantization_hooks.quantization_pertensor_hook, None),
+                        ("quantization_perchannel_hook", quantization_hooks.quantization_perchannel_hook, None)]:
     torch.manual_seed(0)
     model = Linear(4, 3)
     ddp = dist.DistributedDataParallel(model, bucket_cap_mb=0.00001)
@@ -101,8 +104,13 @@ for name, hook, tol in [("allreduce_hook", comm_hooks.allreduce_hook, 1e-6),
     w, b = model.weight.detach().numpy().astype(np.float64), model.bias.detach().numpy().astype(np.float64)
     grads_w = [2 * ((xk @ w.T + b).T @ xk) for xk in xs]
     grads_b = [2 * (xk @ w.T + b).sum(0) for xk in xs]
-    np.testing.assert_allclose(model.weight.grad.numpy(), np.mean(grads_w, 0), rtol=tol, atol=tol)
-    np.testing.assert_allclose(model.bias.grad.numpy(), np.mean(grads_b, 0), rtol=tol, atol=tol)
+    if tol is None:
+        step = max(max(g.max(), 0) - min(g.min(), 0) for g in grads_w + grads_b) / 255
+        rtol, atol = 0, step
+    else:
+        rtol = atol = tol
+    np.testing.assert_allclose(model.weight.grad.numpy(), np.mean(grads_w, 0), rtol=rtol, atol=atol)
+    np.testing.assert_allclose(model.bias.grad.numpy(), np.mean(grads_b, 0), rtol=rtol, atol=atol)
     print(f"rank {r} OK ddp {name}", flush=True)
     try:
         ddp.register_comm_hook(None, hook)

@@ -8,7 +8,7 @@ from functools import partial
 
 from ember.core.futures import Future
 from ember.distributed import comm_hooks as default
-from ember.distributed import powersgd
+from ember.distributed import powersgd, quantization_hooks
 
 __all__ = ["DDPCommHookType", "register_ddp_comm_hook", "noop_hook"]
 
@@ -35,11 +35,15 @@ def _powerSGD_comm_hook_wrapper(comm_hook, model, state, matrix_approximation_ra
 
 class DDPCommHookType(Enum):
     """The built-in hooks by name; `DDPCommHookType.ALLREDUCE.value(model=model, state=process_group)` registers
-    one (PyTorch's QUANTIZE_PER_TENSOR/QUANTIZE_PER_CHANNEL are not provided)."""
+    one."""
 
     ALLREDUCE = member(partial(_ddp_comm_hook_wrapper, comm_hook=default.allreduce_hook))
     FP16_COMPRESS = member(partial(_ddp_comm_hook_wrapper, comm_hook=default.fp16_compress_hook))
     BF16_COMPRESS = member(partial(_ddp_comm_hook_wrapper, comm_hook=default.bf16_compress_hook))
+    QUANTIZE_PER_TENSOR = member(partial(_ddp_comm_hook_wrapper,
+                                         comm_hook=quantization_hooks.quantization_pertensor_hook))
+    QUANTIZE_PER_CHANNEL = member(partial(_ddp_comm_hook_wrapper,
+                                          comm_hook=quantization_hooks.quantization_perchannel_hook))
     POWER_SGD = member(partial(_powerSGD_comm_hook_wrapper, comm_hook=powersgd.powerSGD_hook,
                                matrix_approximation_rank=1))
     POWER_SGD_RANK2 = member(partial(_powerSGD_comm_hook_wrapper, comm_hook=powersgd.powerSGD_hook,
