@@ -14,7 +14,7 @@ def test_powersgd_hooks_match_the_numpy_reference_and_train(run_job):
     assert res.returncode == 0, res.stdout
     for r in range(2):
         assert f"rank {r} DONE" in res.stdout, res.stdout
-    assert res.stdout.count(" OK ") == 2 * 7, res.stdout
+    assert res.stdout.count(" OK ") == 2 * 9, res.stdout
 
 
 def test_state_needs_plain_iterations_before_feedback_or_warm_start():

@@ -12,6 +12,7 @@ import ember.distributed as dist
 import ember.nn as nn
 import ember.optim as optim
 from ember.distributed import DistributedDataParallel as DDP
+from ember.distributed import comm_hooks
 from ember.distributed.powersgd import PowerSGDState, batched_powerSGD_hook, powerSGD_hook
 
 dist.init_process_group("mpi", timeout=datetime.timedelta(seconds=60))
@@ -195,6 +196,32 @@ initial = float(((np.random.default_rng(99).standard_normal((64, 12)) @ W.T) ** 
 assert losses["powerSGD"] < 1e-3 * initial and losses["allreduce"] < 1e-3 * initial, (losses, initial)
 print(f"rank {r} OK powerSGD training converges: test loss {losses['powerSGD']:.2e} (all-reduce "
       f"{losses['allreduce']:.2e}, start {initial:.2e}); parameters equal on every rank", flush=True)
+
+# 4. overlap: a compressing bucket's Q all-reduce is issued at the next bucket's hook call and the
+# bucket finishes when waited on, with the values of one bucket at a time
+def buckets(seed):
+    g = np.random.default_rng(seed + r)
+    return [comm_hooks.GradBucket(k, torch.tensor(g.standard_normal(30)), [torch.zeros(6, 5)], [0], k == 1)
+            for k in range(2)]
+
+
+for hook in (powerSGD_hook, batched_powerSGD_hook):
+    piped, serial = PowerSGDState(None, start_powerSGD_iter=2), PowerSGDState(None, start_powerSGD_iter=2)
+    piped.iter = serial.iter = 2
+    b0, b1 = buckets(5)
+    f0 = hook(piped, b0)
+    assert not f0.done() and len(piped.pipeline) == 1 and piped.pipeline[0].more
+    f1 = hook(piped, b1)
+    assert len(piped.pipeline) == 2 and not piped.pipeline[0].more and piped.pipeline[1].more
+    got1 = f1.wait().numpy().copy()
+    assert f0.done() and not piped.pipeline
+    got0 = f0.wait().numpy().copy()
+    s0, s1 = buckets(5)
+    want0 = hook(serial, s0).wait().numpy()
+    want1 = hook(serial, s1).wait().numpy()
+    np.testing.assert_array_equal(got0, want0)
+    np.testing.assert_array_equal(got1, want1)
+    print(f"rank {r} OK {hook.__name__} pipelines buckets", flush=True)
 
 dist.destroy_process_group()
 print(f"rank {r} DONE", flush=True)

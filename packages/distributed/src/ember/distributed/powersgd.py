@@ -12,17 +12,24 @@ NOTE [ PowerSGD and the order of MPI collectives ]
 MPI matches the collectives of a communicator by the order ranks issue them. DDP calls the hook
 of each bucket in bucket order on every rank, but Future callbacks run whenever a poll finds a
 request complete, which differs between ranks; a collective issued from a callback could
-therefore interleave differently with the next bucket's. So the hooks here issue all their
-collectives inside the hook call itself (the uncompressed gradients and P at once, Q after P has
-arrived) and return a completed Future. Before `start_powerSGD_iter` they are DDP's plain
-all-reduce, which overlaps with backward as usual.
+therefore interleave differently with the next bucket's. So a compressing hook is a staged
+generator (`_per_matrix_stages`, `_batched_stages`) that yields after issuing each all-reduce,
+and the stages are resumed only at points every rank reaches in the same order: the next hook
+call of the same state resumes each earlier bucket still waiting for its P (it waits for P,
+orthogonalizes and issues Q) before issuing its own collectives, and waiting on a bucket's Future
+(DDP does so in bucket order once backward ends) finishes every earlier bucket, then that one.
+So bucket k's P all-reduce travels while backward computes the gradients of bucket k + 1, and
+its Q all-reduce while those of bucket k + 2 are computed, and every rank issues plain₀, P₀,
+Q₀, plain₁, P₁, Q₁ ... in one order. Before `start_powerSGD_iter` the hooks are DDP's plain
+all-reduce.
 """
 
 from __future__ import annotations
 
 import logging
 import math
-from collections import defaultdict
+from collections import defaultdict, deque
+from collections.abc import Generator
 
 import numpy as np
 
@@ -60,7 +67,8 @@ class PowerSGDState:
     __slots__ = ["process_group", "matrix_approximation_rank", "start_powerSGD_iter", "min_compression_rate",
                  "orthogonalization_epsilon", "use_error_feedback", "warm_start", "batch_tensors_with_same_shape",
                  "rng", "error_dict", "p_memory_dict", "q_memory_dict", "iter", "total_numel_before_compression",
-                 "total_numel_after_compression", "compression_stats_logging_frequency", "next_stats_report"]
+                 "total_numel_after_compression", "compression_stats_logging_frequency", "next_stats_report",
+                 "pipeline"]
 
     def __init__(self, process_group, matrix_approximation_rank: int = 1, start_powerSGD_iter: int = 1_000,
                  min_compression_rate: float = 2, use_error_feedback: bool = True, warm_start: bool = True,
@@ -87,14 +95,16 @@ class PowerSGDState:
         self.total_numel_after_compression = 0
         self.compression_stats_logging_frequency = max(1, compression_stats_logging_frequency)
         self.next_stats_report = 0
+        self.pipeline: deque[_Staged] = deque()  # compressing buckets with collectives in flight, in call order
 
     def __getstate__(self) -> dict:
-        """Every slot but the process group, which cannot be pickled."""
-        return {s: getattr(self, s) for s in self.__slots__ if s != "process_group"}
+        """Every slot but the process group, which cannot be pickled, and the buckets in flight."""
+        return {s: getattr(self, s) for s in self.__slots__ if s not in ("process_group", "pipeline")}
 
     def __setstate__(self, state: dict) -> None:
         """Restore the slots; the process group becomes the default one."""
         self.process_group = c10d.GroupMember.WORLD
+        self.pipeline = deque()
         for slot, value in state.items():
             setattr(self, slot, value)
 
@@ -157,6 +167,66 @@ def _done(value: Tensor) -> Future:
     return fut
 
 
+# what a stage yields: the all-reduce it issued last, and whether the stage after it issues more
+_Stage = tuple[c10d.Work, bool]
+
+
+class _Staged:
+    """A compressing hook call in flight: its stage generator, the all-reduce it waits for, and its Future."""
+
+    __slots__ = ("pipeline", "stages", "work", "more", "finished", "future")
+
+    def __init__(self, pipeline: deque, stages: Generator[_Stage, None, Tensor]) -> None:
+        self.pipeline = pipeline
+        self.stages = stages
+        self.work: c10d.Work | None = None
+        self.more = self.finished = False
+        self.future = Future(drive=self._drive)
+
+    def resume(self) -> None:
+        """Wait for the pending all-reduce and run the next stage (its result or error completes the Future)."""
+        try:
+            if self.work is not None:
+                self.work.wait()
+            self.work, self.more = next(self.stages)
+        except StopIteration as stop:
+            self._end()
+            self.future.set_result(stop.value)
+        except BaseException as e:  # noqa: BLE001 - the bucket's Future carries it to DDP
+            self._end()
+            self.future.set_exception(e)
+
+    def _end(self) -> None:
+        self.work, self.more, self.finished = None, False, True
+
+    def _drive(self, block: bool) -> None:
+        """A poll lets MPI progress the pending request and issues nothing; a wait finishes every
+        bucket before this one, in call order, then this one."""
+        if not block:
+            if self.work is not None:
+                self.work.is_completed()
+            return
+        while self.pipeline:
+            head = self.pipeline.popleft()
+            while not head.finished:
+                head.resume()
+            if head is self:
+                return
+
+
+def _run_staged(state: PowerSGDState, stages: Generator[_Stage, None, Tensor]) -> Future:
+    """Issue the earlier buckets' next collectives, then this bucket's first ones (NOTE [ PowerSGD and
+    the order of MPI collectives ]); the Future finishes the pipeline up to this bucket when waited on."""
+    for earlier in state.pipeline:
+        if earlier.more:
+            earlier.resume()
+    entry = _Staged(state.pipeline, stages)
+    entry.resume()
+    if not entry.finished:
+        state.pipeline.append(entry)
+    return entry.future
+
+
 def _fill_random(arrays: list[np.ndarray], rng: np.random.RandomState) -> None:
     """Standard normal values from a generator seeded by `rng` (which every rank advances alike),
     leaving the global random state alone."""
@@ -198,10 +268,16 @@ def powerSGD_hook(state: PowerSGDState, bucket: GradBucket) -> Future:  # noqa: 
         A Future of the bucket's buffer holding the averaged (approximated) gradients.
     """
     pg = _group(state)
-    world = pg.size()
     if state.iter < state.start_powerSGD_iter:
         state.maybe_increase_iter(bucket)
         return allreduce_hook(pg, bucket)
+    return _run_staged(state, _per_matrix_stages(state, bucket, pg))
+
+
+def _per_matrix_stages(state: PowerSGDState, bucket: GradBucket,
+                       pg: c10d.ProcessGroup) -> Generator[_Stage, None, Tensor]:
+    """`powerSGD_hook`'s work on one bucket, yielding after each all-reduce of P and of Q."""
+    world = pg.size()
     buf_t = bucket.buffer()
     buf = buf_t.numpy()
     dtype = buf.dtype
@@ -266,13 +342,12 @@ def powerSGD_hook(state: PowerSGDState, bucket: GradBucket) -> Future:  # noqa: 
         _orthogonalize(q, state.orthogonalization_epsilon)
     for (_, t), p, q in zip(batches, ps, qs):
         np.matmul(t, q, out=p)
-    p_work = _all_reduce(p_mem, pg)   # no division: P is orthogonalized next
-    p_work.wait()
+    yield _all_reduce(p_mem, pg), True   # no division: P is orthogonalized next
     for p in ps:
         _orthogonalize(p, state.orthogonalization_epsilon)
     for (_, t), p, q in zip(batches, ps, qs):
         np.matmul(t.transpose(0, 2, 1), p, out=q)
-    _all_reduce(q_mem, pg).wait()
+    yield _all_reduce(q_mem, pg), False
     q_mem /= world
     for (mats, t), p, q in zip(batches, ps, qs):
         np.matmul(p, q.transpose(0, 2, 1), out=t)
@@ -286,7 +361,7 @@ def powerSGD_hook(state: PowerSGDState, bucket: GradBucket) -> Future:  # noqa: 
         a[...] = plain_mem[pos:pos + a.size].reshape(a.shape)
         pos += a.size
     _finish(state, index, before, buf, bucket)
-    return _done(buf_t)
+    return buf_t
 
 
 def batched_powerSGD_hook(state: PowerSGDState, bucket: GradBucket) -> Future:  # noqa: N802 - PyTorch's name
@@ -302,10 +377,16 @@ def batched_powerSGD_hook(state: PowerSGDState, bucket: GradBucket) -> Future:  
         A Future of the bucket's buffer holding the averaged (approximated) gradients.
     """
     pg = _group(state)
-    world = pg.size()
     if state.iter < state.start_powerSGD_iter:
         state.maybe_increase_iter(bucket)
         return allreduce_hook(pg, bucket)
+    return _run_staged(state, _batched_stages(state, bucket, pg))
+
+
+def _batched_stages(state: PowerSGDState, bucket: GradBucket,
+                    pg: c10d.ProcessGroup) -> Generator[_Stage, None, Tensor]:
+    """`batched_powerSGD_hook`'s work on one bucket, yielding after each all-reduce of P and of Q."""
+    world = pg.size()
     buf_t = bucket.buffer()
     total = buf_t.numel()
     side = math.ceil(math.sqrt(total))
@@ -328,12 +409,12 @@ def batched_powerSGD_hook(state: PowerSGDState, bucket: GradBucket) -> Future:  
     p, q = state.p_memory_dict[index].numpy(), state.q_memory_dict[index].numpy()
     _orthogonalize(q[None], state.orthogonalization_epsilon)
     np.matmul(matrix, q, out=p)
-    _all_reduce(p, pg).wait()
+    yield _all_reduce(p, pg), True
     _orthogonalize(p[None], state.orthogonalization_epsilon)
     np.matmul(matrix.T, p, out=q)
-    _all_reduce(q, pg).wait()
+    yield _all_reduce(q, pg), False
     q /= world
     np.matmul(p, q.T, out=matrix)
     buf_t.numpy()[...] = padded[:total]
     _finish(state, index, before, padded, bucket)
-    return _done(buf_t)
+    return buf_t
