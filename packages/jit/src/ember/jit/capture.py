@@ -20,11 +20,29 @@ Python runs only at capture, so what Python decides there is frozen in the plan,
   the value cannot be replayed; `.item()` whose value the function only returns is read after each replay instead.
   A read inside a recorded op (its meta step validating indices or a range, its kernel) is none: the
   replay calls the op's meta step before its kernel again, so bad values raise eager's error there;
+- a branch on a tensor's value (`if t.any():`, `if loss.item() > 1.0:`, `range(int(n))`) is no
+  break where nothing before it writes what outlives the call: it becomes a `Guard` of the value
+  (NOTE [ Branches on tensor values ]);
 - modules whose `forward` runs get their `.training` checked before each replay;
 - outputs that need a history (no backward ran inside the function) get their backward captured
   as a second plan right after the call (NOTE [ A captured backward ] in `ember.jit.backward`).
 Tensors are tracked by identity through weak references (holding them would change what
 autograd may steal for `.grad`, and the plan would differ from eager).
+
+NOTE [ Branches on tensor values ]
+Python that branches on a tensor's value (`bool(t)`, `int(t)`, `t.item()` of a bool or integer
+tensor, and comparing a float `.item()` with a number) takes one path at capture; the plan is that
+path. The read becomes a `Guard` node at its place among the ops, holding the value Python got:
+a replay computes the same read from its buffer and, where the value differs, stops there and
+returns `DIVERGED`. The compiled function then tries its other plans for these guards (one per path
+seen) and, where none takes this path, runs the call eagerly while capturing it as a new plan, up to
+`config.cache_size_limit` plans. Running the call again from the start is only sound when the ops
+before the guard wrote nothing that outlives the call, so a guard is recorded only where, before it,
+no op wrote an input or a tensor made before the call, no random numbers were drawn (the generators'
+offsets are compared), no backward ran and no method of an optimizer but `zero_grad()` (which
+running again does not change) was called; otherwise the read is a graph break as before. A branch
+on a float's exact value (`float(t)`, `.item()` used in arithmetic) stays a break: a guard on it
+would fail at nearly every call.
 """
 
 from __future__ import annotations
@@ -40,12 +58,14 @@ import weakref
 
 from ember.autograd import engine as _engine
 from ember.core import creation, dispatch
+from ember.core import random as _random
 from ember.core.random import Generator
 from ember.core.storage import Storage
 from ember.core.tensor import Tensor
 
 from ember.jit.backward import attach
-from ember.jit.graph import Alias, Backward, Buffer, CallNode, Clone, Get, GradBind, Graph, Item, OpNode, Ref, _reads
+from ember.jit.graph import (Alias, Backward, Buffer, CallNode, Clone, Get, GradBind, Graph, Guard, Item, OpNode, Ref,
+                             _leaves, _reads)
 
 __all__ = ["Unsupported", "Recorder", "user_frame"]
 
@@ -56,6 +76,8 @@ _DYNAMIC = frozenset({"nonzero", "masked_select", "unique", "unique_consecutive"
                       "repeat_interleave", "set_", "resize_", "resize_as_", "histc", "histogram", "argwhere"})
 _HOST_READS = ("item", "tolist", "numpy", "_np", "_host_array", "__float__", "__int__", "__bool__", "__index__",
                "__complex__", "__array__", "__repr__", "__str__", "__format__")
+# host reads whose bool or integer value a replay can test again (`Guard`)
+_BRANCH_READS = {"__bool__": "bool", "__int__": "int", "__index__": "int", "item": "item"}
 _EXECUTE = _engine.execute.__code__
 _METHOD_FRAMES = frozenset({"step", "wrapper", "zero_grad", "forward", "_call_impl", "__call__"})
 # ember's functions that call user hooks: the engine's tensor, node and leaf hooks, the
@@ -93,14 +115,24 @@ class _HostFloat(float):
     __slots__ = ("recorder", "ref")
 
 
+_COMPARISONS = {"__lt__": "lt", "__le__": "le", "__gt__": "gt", "__ge__": "ge", "__eq__": "eq", "__ne__": "ne"}
+
+
 def _used(name: str):
     base = getattr(float, name)
 
     def use(self, *args):
         rec = self.recorder
+        value = base(float.__float__(self), *args)
         if rec is not None and rec.active:
-            rec.brk(f"the value of .item() is used in Python ({name})", sys._getframe(1))
-        return base(float.__float__(self), *args)
+            if name == "__bool__":  # `if loss.item():` is `loss.item() != 0`
+                how, other = "ne", 0.0
+            else:
+                how, other = _COMPARISONS.get(name), args[0] if args else None
+            if how is None or type(other) not in (int, float, bool) or \
+                    not rec.guard(self.ref, how, value, other, sys._getframe(1), item=self):
+                rec.brk(f"the value of .item() is used in Python ({name})", sys._getframe(1))
+        return value
     use.__name__ = name
     return use
 
@@ -136,6 +168,10 @@ class Recorder:
         self._written: set[int] = set()  # ids of the storages ops wrote in place
         self._in_meta = 0  # > 0 while a recorded op's meta step runs
         self._validated = False  # a host read happened in the current recorded op's meta step
+        self._rng_start = _rng_state()
+        self._why_not = ""
+        self._impure: str | None = None  # what the plan did so far that outlives the call (no guard after it)
+        self._guarded: set[int] = set()  # ids of the .item() values only compared in guards
 
     # --- buffers ---------------------------------------------------------------------
     def _new_buffer(self, t: Tensor, kind: str, producer: int = -1) -> int:
@@ -203,6 +239,23 @@ class Recorder:
             self.broken = msg
         self.active = False
 
+    def guard(self, t_ref, how: str, value, other, frame, item=None) -> bool:
+        """Record a branch on a value read from buffer `t_ref` as a `Guard`, where nothing before it
+        outlives the call (NOTE [ Branches on tensor values ]); False: the read is a break."""
+        if self.depth or self._island is not None or threading.get_ident() != self._thread:
+            return False
+        if self._impure is None and self.backward_seen:
+            self._impure = "backward()"
+        if self._impure is None and _rng_state() != self._rng_start:
+            self._impure = "a random draw"
+        if self._impure is not None:
+            self._why_not = f"nothing before it outlives the call; {self._impure} did"
+            return False
+        self.graph.nodes.append(Guard(t_ref, how, value, other))
+        if item is not None:
+            self._guarded.add(id(item))
+        return True
+
     # --- the profile: optimizers, modules, the engine ----------------------------------------
     def _profile(self, frame, event: str, arg) -> None:
         """`sys.setprofile` callback during the capture: opens and closes optimizer islands, notes the
@@ -257,6 +310,8 @@ class Recorder:
             if r is not None and self.graph.buffers[r.index].kind != "const":
                 binds.append(GradBind(Ref(idx), r))
         self.graph.nodes.append(CallNode(obj, name, args, kwargs, binds))
+        if name != "zero_grad" and self._impure is None:
+            self._impure = f"{type(obj).__name__}.{name}()"
         self._island = f
 
     # --- the hook ----------------------------------------------------------------------
@@ -315,7 +370,19 @@ class Recorder:
                          sys._getframe(1))
                 return r
         g.nodes.append(OpNode(op, kernel, targs, tkw, outs, tuple(bumps), isinstance(r, _SEQ), self._validated))
+        if self._impure is None:
+            self._note_impure(op.name, bumps, (args, kwargs))
         return r
+
+    def _note_impure(self, name: str, bumps: list, call: tuple) -> None:
+        """Note an op that writes a tensor made before the call or draws from a generator it is given."""
+        for b in bumps:
+            buf = self.graph.buffers[b.index]
+            if buf.kind == "input" or (buf.kind == "const" and b.index not in self._pristine):
+                self._impure = f"op '{name}' writing a tensor made before the call"
+                return
+        if any(isinstance(a, Generator) for a in _leaves(call)):
+            self._impure = f"op '{name}' drawing from a generator"
 
     # --- host reads --------------------------------------------------------------------
     def _patch(self) -> dict:
@@ -342,13 +409,20 @@ class Recorder:
                     h.recorder, h.ref = rec, rec.ref(t)
                     rec._host_values.append(h)
                     return h
+                how = _BRANCH_READS.get(_name)
+                if how is not None and type(v) in (bool, int) and rec.guard(rec.ref(t), how, v, None,
+                                                                              sys._getframe(1)):
+                    return v
                 if _name.startswith("__"):
                     what = f"{_name.strip('_')}(tensor)"
                 elif _name.startswith("_"):
                     what = f"ember code outside an op (Tensor.{_name}())"
                 else:
                     what = f"{_name}()"
-                rec.brk(f"{what} reads a tensor's value on the host", sys._getframe(1))
+                why = ""
+                if how is not None and rec._why_not:
+                    why = f" (a branch on it is a guard only where {rec._why_not})"
+                rec.brk(f"{what} reads a tensor's value on the host{why}", sys._getframe(1))
                 return v
             read.__name__ = name
             setattr(Tensor, name, read)
@@ -387,6 +461,8 @@ class Recorder:
                     return _orig(gen, *a, **k)
                 # a reseed is Python state a replay must set again: replayed as a call, in its place among the ops
                 rec.graph.nodes.append(CallNode(gen, _name, a, k))
+                if rec._impure is None:
+                    rec._impure = f"Generator.{_name}()"
                 rec.depth += 1
                 try:
                     return _orig(gen, *a, **k)
@@ -541,7 +617,7 @@ class Recorder:
                                       for a in (*n.args, *n.kwargs.values())):
             self.broken = "a tensor made outside the ops reads another's memory; its history cannot be replayed"
             return
-        if any(id(h) not in self._returned for h in self._host_values):
+        if any(id(h) not in self._returned and id(h) not in self._guarded for h in self._host_values):
             self.broken = "the value of .item() is kept or used inside the function (not only returned)"
             return
         for idx, leaf in self._leaves.items():
@@ -688,6 +764,11 @@ def _changed(before: dict, after: dict) -> str | None:
         elif kind == "seq" and (len(old) != len(new) or any(v1 is not v2 for v1, v2 in zip(old, new))):
             return key
     return None
+
+
+def _rng_state() -> tuple:
+    """The default generators' positions: a draw between two calls changes it."""
+    return tuple((id(g), g._seed, g._offset) for g in _random._defaults.values())
 
 
 def _python_value(v) -> bool:

@@ -13,7 +13,11 @@ argument shows: each parameter's `.grad` (None, set, or the very tensor the plan
 `requires_grad` of the constants, the `.training` of modules whose forward ran; a failed test
 captures again. When a new set of guards would pass `config.cache_size_limit` plans, the call
 runs eagerly, with one warning naming the guard that differed from the last plan's, as
-torch._dynamo's recompile limit. A capture that hits a graph break (`Recorder.brk`) leaves the
+torch._dynamo's recompile limit. A plan that branches on a tensor's value (NOTE [ Branches on
+tensor values ] in `ember.jit.capture`) is one of an entry's plans, one per path: a replay whose
+guard finds another value returns `DIVERGED` and the next plan is tried; where none takes the
+call's path, the call is captured as a new plan (up to `config.cache_size_limit` captures per entry;
+past them such calls run eagerly, with one warning). A capture that hits a graph break (`Recorder.brk`) leaves the
 entry eager for good, with the reason kept for `explain`; with `fullgraph=True` it raises
 `Unsupported` instead. Bad arguments fail their guards, so they run eagerly and raise eager's error.
 
@@ -44,7 +48,7 @@ from ember.core.tensor import Tensor
 from ember.jit import config
 from ember.jit import capture
 from ember.jit.capture import Recorder
-from ember.jit.graph import MISS
+from ember.jit.graph import DIVERGED, MISS
 
 __all__ = ["compile", "explain", "reset", "is_compiling", "CompiledFunction", "CompiledModule", "ExplainOutput"]
 
@@ -111,17 +115,19 @@ def _autocast() -> tuple:
 
 
 class _Entry:
-    """The cache entry of one set of guards: its calls, its plan or why it has none."""
+    """The cache entry of one set of guards: its calls, its plans (one per path through the branches on
+    tensor values) or why it has none."""
 
-    __slots__ = ("calls", "replay", "graph", "broken", "captures", "keep")
+    __slots__ = ("calls", "plans", "broken", "captures", "keep", "warned", "unplanned")
 
     def __init__(self) -> None:
         self.calls = 0
-        self.replay = None
-        self.graph = None
+        self.plans: list[tuple] = []  # (graph, replay function)
         self.broken: str | None = None
         self.captures = 0
         self.keep: list = []  # the objects guarded by identity, held so that no other object takes their id
+        self.warned = False  # the warning that new paths run eagerly was given
+        self.unplanned: str | None = None  # why a call on a path without a plan runs eagerly (a break on that path)
 
 
 class CompiledFunction:
@@ -190,11 +196,22 @@ class CompiledFunction:
             entry.keep = [o for a in (args, tuple(kwargs.values())) for o in _objects(a)]
         self._last_key = key
         entry.calls += 1
-        if entry.replay is not None:
-            r = entry.replay(*tensors)
-            if r is not MISS:
-                return r
-            entry.replay = entry.graph = None  # what the plan assumed changed: capture again
+        if entry.plans:
+            for _graph, replay in entry.plans:
+                r = replay(*tensors)
+                if r is DIVERGED:  # another path through a branch on a tensor value: try the next plan
+                    continue
+                if r is not MISS:
+                    return r
+                entry.plans, entry.unplanned = [], None  # what the plans assumed changed: capture again
+                break
+            else:
+                if entry.unplanned is not None:
+                    return self.__wrapped__(*args, **kwargs)
+                if entry.captures >= config.cache_size_limit:
+                    self._warn_paths(entry)
+                    return self.__wrapped__(*args, **kwargs)
+                return self._capture(entry, tensors, args, kwargs)
             if entry.captures >= config.cache_size_limit:
                 entry.broken = (f"the plan's run-time checks failed {entry.captures} times (config.cache_size_limit): "
                                 "a global, closure variable or module attribute it reads, a .grad or a .training "
@@ -208,7 +225,7 @@ class CompiledFunction:
                 return self.__wrapped__(*args, **kwargs)
             return self._capture(entry, tensors, args, kwargs)
         except BaseException:
-            if entry.replay is None and entry.broken is None:  # bad input: eager's error, and no plan kept for it
+            if not entry.plans and entry.broken is None:  # bad input: eager's error, and no plan kept for it
                 self._cache.pop(key, None)
             raise
 
@@ -217,12 +234,20 @@ class CompiledFunction:
         self.captures += 1
         entry.captures += 1
         result = rec.run(self.__wrapped__, tensors, args, kwargs)
-        if rec.broken is not None:
+        if rec.broken is not None and entry.plans:  # this path breaks; the others keep their plans
+            entry.unplanned = rec.broken
+        elif rec.broken is not None:
             entry.broken = rec.broken
         else:
-            entry.graph = rec.graph
-            entry.replay = rec.graph.compile()
+            entry.plans.append((rec.graph, rec.graph.compile()))
         return result
+
+    def _warn_paths(self, entry: _Entry) -> None:
+        if not entry.warned:
+            entry.warned = True
+            warnings.warn(f"ember.jit: {self._name} took {entry.captures} paths through branches on tensor values "
+                          f"(config.cache_size_limit); calls taking a path without a plan run eagerly", RuntimeWarning,
+                          stacklevel=3)
 
     def _warn_limit(self, key: tuple, args: tuple, kwargs: dict) -> None:
         if self._warned:
@@ -280,8 +305,9 @@ class ExplainOutput:
     """What `explain` found: the plans (their ops), the graph breaks and why."""
 
     def __init__(self, entries: list, captures: int) -> None:
-        self.plans = [e.graph for e in entries if e.graph is not None]
-        self.break_reasons = [e.broken for e in entries if e.broken is not None]
+        self.plans = [graph for e in entries for graph, _replay in e.plans]
+        self.break_reasons = [e.broken if e.broken is not None else e.unplanned for e in entries
+                              if e.broken is not None or e.unplanned is not None]
         self.graph_count = len(self.plans)
         self.graph_break_count = len(self.break_reasons)
         self.captures = captures

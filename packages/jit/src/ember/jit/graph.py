@@ -13,6 +13,9 @@ keeps of a saved output) is an `Alias` of that buffer. Nodes run in capture orde
 - `CallNode`: a method of an object the capture must not freeze (an optimizer's `step` or
   `zero_grad`: it reads the learning rate and its step counters at replay), run eagerly, after
   binding `.grad` of the parameters to this replay's buffers (`GradBind`).
+- `Guard`: a value Python read from a buffer and branched on (`if t.any():`, `if loss.item() > 1:`,
+  `range(int(n))`), tested against the capture's at replay; a different value ends the replay
+  with `DIVERGED` (NOTE [ Branches on tensor values ] in `ember.jit.capture`).
 
 Each buffer keeps its shape, dtype and device, and each node the names it reads and writes, so a
 later pass can plan memory (liveness), fuse elementwise chains and emit one kernel per group
@@ -33,7 +36,8 @@ from typing import Any
 
 from ember.core.tensor import Tensor
 
-__all__ = ["Buffer", "Ref", "Alias", "Get", "Item", "Clone", "OpNode", "CallNode", "GradBind", "Graph", "MISS"]
+__all__ = ["Buffer", "Ref", "Alias", "Get", "Item", "Clone", "OpNode", "CallNode", "Guard", "GradBind", "Graph", "MISS",
+           "DIVERGED"]
 
 
 class _Miss:
@@ -44,6 +48,17 @@ class _Miss:
 
 
 MISS = _Miss()
+
+
+class _Diverged:
+    """Returned by a replay whose `Guard` found another value than the capture's: what ran before it
+    wrote nothing that outlives the call, so another plan (or eager) may run the call from the start."""
+
+    def __repr__(self) -> str:
+        return "DIVERGED"
+
+
+DIVERGED = _Diverged()
 
 
 @dataclass
@@ -145,6 +160,31 @@ class CallNode:
         return self.args, self.kwargs, self.binds
 
 
+@dataclass
+class Guard:
+    """The value Python read from buffer `ref` at capture and went on with: `how` is "bool" (`bool(t)`),
+    "int" (`int(t)`, `t.__index__()`), "item" (`t.item()` of a bool or integer tensor) or a comparison of
+    `t.item()` with the number `other` ("lt", "le", "gt", "ge", "eq", "ne"); `expected` is what it gave."""
+
+    ref: Any
+    how: str
+    expected: Any
+    other: Any = None
+    bumps: tuple = ()
+
+    def reads(self) -> tuple:
+        return (self.ref,)
+
+    def label(self) -> str:
+        what = {"bool": "bool(t)", "int": "int(t)", "item": "t.item()"}.get(self.how)
+        if what is None:
+            what = f"t.item() {_COMPARE[self.how]} {self.other!r}"
+        return f"guard[{what} == {self.expected!r}]"
+
+
+_COMPARE = {"lt": "<", "le": "<=", "gt": ">", "ge": ">=", "eq": "==", "ne": "!="}
+
+
 def _reads(a, into: set) -> None:
     """Add to `into` the buffers that `a` (an argument tree, output tree or bindings) refers to."""
     if isinstance(a, (Ref, Alias)):
@@ -213,6 +253,8 @@ def _subst(a, m: dict[int, int]):
 
 
 def _renamed(n, m: dict[int, int]):
+    if isinstance(n, Guard):
+        return Guard(_subst(n.ref, m), n.how, n.expected, n.other)
     if isinstance(n, OpNode):
         return OpNode(n.op, n.kernel, _subst(n.args, m), _subst(n.kwargs, m), n.outs, _subst(n.bumps, m),
                       n.tuple_out, n.needs_check)
@@ -285,6 +327,9 @@ class Graph:
         for n in self.nodes:
             if renames:
                 n = _renamed(n, renames)
+            if isinstance(n, Guard):
+                kept.append(n)
+                continue
             if isinstance(n, CallNode) or n.bumps:
                 seen.clear()
                 kept.append(n)
@@ -341,12 +386,12 @@ class Graph:
         return count
 
     def op_names(self) -> list[str]:
-        return [n.op.name if isinstance(n, OpNode) else
+        return [n.op.name if isinstance(n, OpNode) else n.label() if isinstance(n, Guard) else
                 f"{type(n.obj).__name__}.{n.name}{' (one pass)' if n.replay is not None else ''}" for n in self.nodes]
 
     def codegen(self) -> tuple[str, dict]:
         """The replay function's source and its globals: `replay(i0, i1, ...)` returns the output tree or MISS."""
-        g: dict[str, Any] = {"_make": Tensor._make, "MISS": MISS, "_fresh": copy.deepcopy}
+        g: dict[str, Any] = {"_make": Tensor._make, "MISS": MISS, "DIVERGED": DIVERGED, "_fresh": copy.deepcopy}
         names: dict[int, str] = {}
         lines = [f"def replay({', '.join(f'i{k}' for k in range(len(self.inputs)))}):"]
         for b in self.buffers:
@@ -441,7 +486,15 @@ class Graph:
                 if i in dead:
                     lines.append(f"    del {', '.join(dead[i])}")
                 continue
-            if isinstance(n, OpNode):
+            if isinstance(n, Guard):
+                v = expr(n.ref)
+                got = {"bool": f"{v}.__bool__()", "int": f"{v}.__int__()", "item": f"{v}.item()"}.get(n.how)
+                if got is None:
+                    got = f"{v}.item() {_COMPARE[n.how]} {obj(n.other, 'k')}"
+                want = obj(n.expected, "k")
+                lines.append(f"    if (_v := {got}).__class__ is not {want}.__class__ or _v != {want}: "
+                             f"return DIVERGED  # {n.label()}")
+            elif isinstance(n, OpNode):
                 call_args = [expr(a) for a in n.args] + [f"{k}={expr(v)}" for k, v in n.kwargs.items()]
                 if n.op.check is not None and not self.through_autograd:
                     lines.append(f"    {obj(n.op.check, 'm')}({', '.join(call_args)})")
@@ -515,7 +568,7 @@ class Graph:
             if isinstance(n, CallNode):
                 _reads((n.args, n.kwargs), touched := set())
                 fixed -= touched
-            elif n.bumps or n.op.mutates:
+            elif isinstance(n, OpNode) and (n.bumps or n.op.mutates):
                 _reads((n.args, n.kwargs, n.bumps), touched := set())
                 fixed -= touched
         for n in self.nodes:
