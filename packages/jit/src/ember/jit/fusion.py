@@ -2,17 +2,18 @@
 
 NOTE [ What fuses ]
 A node can join a group when it is an op of `codegen.EXPR` called with no keyword but `out=None`,
-on the CPU, whose tensor operands and result all have the result's shape and one float dtype
-(float32 or float64), each operand either C-contiguous or one value broadcast (every stride 0, as
+on the CPU or one CUDA device, whose tensor operands and result all have the result's shape, device and one
+float dtype (float32 or float64), each operand either C-contiguous or one value broadcast (every stride 0, as
 `expand` of a scalar gradient), and whose other operands are Python numbers (cast to that dtype,
 as eager's numpy does under NEP 50). Anything else (another dtype, a mix of dtypes, a broadcast
 of a real shape, `alpha=`, an `Alias`) stays its own kernel call. Above `config.fuse_libm_max`
 elements, ops that call libm (sin, log ...; in float64 also exp, tanh, sigmoid) stay eager's numpy
 (SIMD) loops too; float32 exp, tanh, sigmoid and silu vectorize (ember.jit.vmath) and fuse at any size.
+On CUDA every op fuses at any size; the group becomes a numba.cuda kernel (NOTE [ Fused kernels on CUDA ]).
 
 Groups are grown in node order. A group is closed before a node that reads one of its results
 without joining it, before anything that writes (`out=`, in-place ops, call nodes) and before a
-node of another shape or dtype; the fused call takes the place of the group's last node, so every
+node of another shape, dtype or device; the fused call takes the place of the group's last node, so every
 input it reads exists by then. A group's results that anything outside it reads (later nodes, the
 plan's outputs, the buffers a captured backward keeps) are written out; the others live only in
 registers. Groups of fewer than two nodes are left alone.
