@@ -31,6 +31,7 @@ __all__ = ["EXPR", "kernel_source", "load", "runner", "ptx_group", "ptx_cases"]
 
 
 def _guarded(name: str, domain: str, outside: str) -> str:
+    """`codegen.EXPR[name]` where `domain` holds, else `outside` (libdevice's value; the simulator would raise)."""
     return f"{codegen.EXPR[name]} if {domain} else {outside}"
 
 
