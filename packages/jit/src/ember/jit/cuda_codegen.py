@@ -8,6 +8,9 @@ functions, and CUDA's `math.exp`, `math.tanh` are libdevice's). A few entries ar
 formulas ember.core's CUDA kernels use, so a fused kernel gives what eager CUDA gives and never
 raises in the simulator, whose `math` is Python's: log, sqrt, asin ... outside their domain give
 NaN (or -inf/inf at a pole) through a guard, sigmoid and silu take exp of a non-positive argument only.
+One difference from eager remains on a GPU: NVVM contracts a multiply whose result an add takes into one
+FMA (Numba-CUDA offers no switch for it), rounded once where eager's two kernels round twice, so
+`x * a + b` can differ by an ulp (the simulator rounds as eager; the CPU kernel does not contract).
 
 A tensor operand comes as the flat typed device array of its storage and its element offset (a
 C-contiguous one is read at `a[off + i]`, a broadcast one at `a[off]`, once); scalars come as
