@@ -46,11 +46,14 @@ def _replays(c, *args):
 
 
 @pytest.mark.parametrize("dtype,rtol,atol", [(np.float32, 1e-6, 1e-7), (np.float64, 1e-13, 1e-16)])
-def test_chain_on_cuda_fuses_into_one_kernel_and_matches_eager(dtype, rtol, atol):
+def test_chain_on_cuda_fuses_into_one_kernel_and_matches_eager(dtype, rtol, atol, tmp_path):
     c = jit.compile(chain)
     x = _t(3, 5, dtype=dtype)
     got = _replays(c, x)
     assert c.explain().ops_per_graph == [["fused[mul, add, sin, mul, sub, exp, tanh, div, sigmoid, add]"]]
+    # the generated source sits in the cache directory, where Numba-CUDA's cache=True keys on it
+    (src,) = tmp_path.glob("ember_cuda_fused_*.py")
+    assert "@cuda.jit(cache=True)" in src.read_text()
     assert got.device.type == "cuda" and got.dtype == x.dtype and got.shape == (3, 5)
     np.testing.assert_allclose(_np(got), _np(chain(x)), rtol=rtol, atol=atol)
     xd = _np(x).astype(np.float64)
