@@ -161,10 +161,11 @@ def fuzz(session: nox.Session) -> None:
 
 @nox.session
 def ptx(session: nox.Session) -> None:
-    """Compile every CUDA kernel to PTX for sm_90 (type-checks what the simulator accepts blindly)."""
-    _install_layers(session, "core", extras="[cuda]")
+    """Compile every CUDA kernel to PTX for sm_90 (type-checks what the simulator accepts blindly), with the
+    kernels ember.jit generates for fused groups."""
+    _install_layers(session, "jit", extras="[cuda]")
     session.install(*TEST_DEPS)
-    session.run("python", "-m", "ember.core.cuda.ptx_check", env=ENV)
+    session.run("python", "-m", "ember.core.cuda.ptx_check", "--cases", "ember.jit.cuda_codegen", env=ENV)
 
 
 @nox.session

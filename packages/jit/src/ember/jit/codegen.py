@@ -34,7 +34,8 @@ import tempfile
 
 from ember.jit import config
 
-__all__ = ["EXPR", "EXPR32", "ARITH", "VECTOR32", "kernel_source", "load", "cache_dir", "stats"]
+__all__ = ["EXPR", "EXPR32", "ARITH", "VECTOR32", "kernel_source", "step_lines", "load", "import_source", "cache_dir",
+           "stats"]
 
 # op name -> an expression over `x` (and `y`) in the group's dtype; `ONE`/`ZERO` are typed constants
 EXPR = {
@@ -82,12 +83,7 @@ def kernel_source(dtype: str, kinds: str, ndim: int, n_scalar: int, steps: tuple
     pre = [f"    s{j} = sv[{j}]" for j in range(n_scalar)]
     pre += [f"    a{j}i = a{j}{at}" for j in range(n_in) if kinds[j] == "b"]
     body = [f"        a{j}i = a{j}[i]" for j in range(n_in) if kinds[j] == "a"]
-    for k, (name, operands) in enumerate(steps):
-        env = dict(zip("xy", (f"a{j}i" if kind == "a" else f"{kind}{j}" for kind, j in operands)))
-        expr = (EXPR32 if dtype == "float32" else EXPR)[name]
-        for var, val in env.items():
-            expr = _subst_var(expr, var, val)
-        body.append(f"        t{k} = {expr}")
+    body += ["        " + line for line in step_lines(EXPR32 if dtype == "float32" else EXPR, steps)]
     body += [f"        o{m}[i] = t{k}" for m, k in enumerate(outs)]
     loop = "\n".join(body)
     head = ("import math\nimport numba\nimport numpy as np\n"
@@ -100,6 +96,18 @@ def kernel_source(dtype: str, kinds: str, ndim: int, n_scalar: int, steps: tuple
         fns.append(f"\n\n{deco}\ndef {name}({params}):\n" + "".join(p + "\n" for p in pre)
                    + f"    for i in {rng}(n):\n{loop}\n")
     return head + "".join(fns)
+
+
+def step_lines(table: dict, steps: tuple) -> list[str]:
+    """One line `t<k> = <expression>` per step, from `table` (op name -> expression over x, y): an input
+    operand ("a", j) reads `a<j>i`, a scalar ("s", j) `s<j>`, an earlier step ("t", k) `t<k>`."""
+    lines = []
+    for k, (name, operands) in enumerate(steps):
+        expr = table[name]
+        for var, (kind, j) in zip("xy", operands):
+            expr = _subst_var(expr, var, f"a{j}i" if kind == "a" else f"{kind}{j}")
+        lines.append(f"t{k} = {expr}")
+    return lines
 
 
 @functools.cache
@@ -131,10 +139,16 @@ def load(source: str) -> tuple:
     imported from there (so `cache=True` applies); nothing compiles until the first call."""
     sha = hashlib.sha256(source.encode()).hexdigest()[:24]
     got = _kernels.get(sha)
-    if got is not None:
-        return got
+    if got is None:
+        mod = import_source(source, f"ember_fused_{sha}")
+        got = _kernels[sha] = (mod.serial, mod.parallel)
+    return got
+
+
+def import_source(source: str, name: str):
+    """The module `name` of `source`, written to `<cache dir>/<name>.py` once (atomically, never rewritten)
+    and imported from that file, so Numba's `cache=True` can key its cache on the file."""
     d = cache_dir()
-    name = f"ember_fused_{sha}"
     path = os.path.join(d, name + ".py")
     if not os.path.exists(path):  # never rewritten: Numba's cache index checks the file's mtime
         fd, tmp = tempfile.mkstemp(dir=d, suffix=".tmp")
@@ -145,8 +159,7 @@ def load(source: str) -> tuple:
     mod = importlib.util.module_from_spec(spec)
     sys.modules[name] = mod
     spec.loader.exec_module(mod)
-    got = _kernels[sha] = (mod.serial, mod.parallel)
-    return got
+    return mod
 
 
 def stats() -> dict:

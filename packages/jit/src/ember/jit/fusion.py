@@ -2,17 +2,18 @@
 
 NOTE [ What fuses ]
 A node can join a group when it is an op of `codegen.EXPR` called with no keyword but `out=None`,
-on the CPU, whose tensor operands and result all have the result's shape and one float dtype
-(float32 or float64), each operand either C-contiguous or one value broadcast (every stride 0, as
+on the CPU or one CUDA device, whose tensor operands and result all have the result's shape, device and one
+float dtype (float32 or float64), each operand either C-contiguous or one value broadcast (every stride 0, as
 `expand` of a scalar gradient), and whose other operands are Python numbers (cast to that dtype,
 as eager's numpy does under NEP 50). Anything else (another dtype, a mix of dtypes, a broadcast
 of a real shape, `alpha=`, an `Alias`) stays its own kernel call. Above `config.fuse_libm_max`
 elements, ops that call libm (sin, log ...; in float64 also exp, tanh, sigmoid) stay eager's numpy
 (SIMD) loops too; float32 exp, tanh, sigmoid and silu vectorize (ember.jit.vmath) and fuse at any size.
+On CUDA every op fuses at any size; the group becomes a numba.cuda kernel (NOTE [ Fused kernels on CUDA ]).
 
 Groups are grown in node order. A group is closed before a node that reads one of its results
 without joining it, before anything that writes (`out=`, in-place ops, call nodes) and before a
-node of another shape or dtype; the fused call takes the place of the group's last node, so every
+node of another shape, dtype or device; the fused call takes the place of the group's last node, so every
 input it reads exists by then. A group's results that anything outside it reads (later nodes, the
 plan's outputs, the buffers a captured backward keeps) are written out; the others live only in
 registers. Groups of fewer than two nodes are left alone.
@@ -25,7 +26,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ember.core.tensor import _CSTRIDES, Tensor, contiguous_strides
-from ember.jit import codegen, config
+from ember.jit import codegen, config, cuda_codegen
 from ember.jit.graph import Alias, OpNode, Ref, _reads
 
 __all__ = ["fuse", "FusedOp"]
@@ -48,6 +49,7 @@ class FusedOp:
 class _Group:
     dtype: object
     shape: tuple
+    device: object
     nodes: list = field(default_factory=list)
     results: set = field(default_factory=set)
 
@@ -62,30 +64,31 @@ def _strides_ok(shape: tuple, strides: tuple) -> str | None:
 
 
 def _fusable(g, n) -> tuple | None:
-    """(dtype, shape) of an op node that may join a group, else None."""
+    """(dtype, shape, device) of an op node that may join a group, else None."""
     if not isinstance(n, OpNode) or isinstance(n.op, FusedOp) or n.bumps or n.op.name not in codegen.EXPR:
         return None
     if any(k != "out" or v is not None for k, v in n.kwargs.items()) or len(n.outs) != 1 or n.outs[0] is None:
         return None
     res = g.buffers[n.outs[0]]
-    dt = res.dtype
-    if dt.name not in ("float32", "float64") or res.device.type != "cpu" or _strides_ok(res.shape, res.strides) != "a":
+    dt, dev = res.dtype, res.device
+    if dt.name not in ("float32", "float64") or dev.type not in ("cpu", "cuda") or \
+            _strides_ok(res.shape, res.strides) != "a":
         return None
     vector = codegen.VECTOR32 if dt.name == "float32" else codegen.ARITH  # ops whose loop vectorizes
-    if n.op.name not in vector and int(np.prod(res.shape)) > config.fuse_libm_max:
-        return None
+    if dev.type == "cpu" and n.op.name not in vector and int(np.prod(res.shape)) > config.fuse_libm_max:
+        return None  # on CUDA every op is a device function: no libm limit
     n_in = 2 if n.op.name in ("add", "sub", "mul", "div", "maximum", "minimum") else 1
     if len(n.args) != n_in:
         return None
     for a in n.args:
         if isinstance(a, Ref):
             b = g.buffers[a.index]
-            if b.dtype is not dt or b.shape != res.shape or b.device.type != "cpu" or \
+            if b.dtype is not dt or b.shape != res.shape or b.device != dev or \
                     _strides_ok(b.shape, b.strides) is None:
                 return None
         elif isinstance(a, Alias) or isinstance(a, bool) or not isinstance(a, (int, float)):
             return None
-    return dt, res.shape
+    return dt, res.shape, dev
 
 
 def fuse(g) -> int:
@@ -96,7 +99,7 @@ def fuse(g) -> int:
     cur: _Group | None = None
     for n in g.nodes:
         key = _fusable(g, n)
-        if key is not None and cur is not None and (key[0] is cur.dtype and key[1] == cur.shape):
+        if key is not None and cur is not None and (key[0] is cur.dtype and key[1:] == (cur.shape, cur.device)):
             cur.nodes.append(n)
             cur.results.add(n.outs[0])
             continue
@@ -107,7 +110,7 @@ def fuse(g) -> int:
                 groups.append(cur)
                 cur = None
         if key is not None:
-            cur = _Group(key[0], key[1], [n], {n.outs[0]})
+            cur = _Group(*key, [n], {n.outs[0]})
     if cur is not None:
         groups.append(cur)
     groups = [gr for gr in groups if len(gr.nodes) >= 2]
@@ -153,6 +156,9 @@ def _fused_node(g, gr: _Group, k: int, outside: dict, keep: set) -> OpNode:
         steps.append((n.op.name, tuple(operands)))
     outs = [s for s, n in enumerate(gr.nodes)
             if n.outs[0] in keep or any(m != k for m in outside.get(n.outs[0], ()))]
+    if gr.device.type == "cuda":
+        run = cuda_codegen.runner(gr.dtype, gr.device, gr.shape, "".join(kinds), scalars, tuple(steps), tuple(outs))
+        return _node(gr, run, inputs, outs)
     dt = gr.dtype.np
     src = codegen.kernel_source(dt.name, "".join(kinds), len(gr.shape), len(scalars), tuple(steps), tuple(outs))
     serial, parallel = codegen.load(src)
@@ -167,6 +173,11 @@ def _fused_node(g, gr: _Group, k: int, outside: dict, keep: set) -> OpNode:
         kern(size, *res, *[t._np() if b else t._np().reshape(-1) for t, b in zip(ts, broadcast)], sv)
         return tuple([Tensor._wrap(r.reshape(shape)) for r in res])
 
+    return _node(gr, run, inputs, outs)
+
+
+def _node(gr: _Group, run, inputs: list, outs: list) -> OpNode:
+    """The fused node of `gr` calling `run` on the `inputs`, writing the results of steps `outs`."""
     names = tuple(n.op.name for n in gr.nodes)
     run.__name__ = "fused_" + "_".join(names)
     return OpNode(FusedOp(f"fused[{', '.join(names)}]", names), run, tuple(inputs), {},

@@ -4,7 +4,8 @@ The simulator does no type inference, so a kernel that would not compile on a GP
 tests there; this check compiles each kernel of every launcher (`ptx_cases()`) with
 `numba.cuda.compile_ptx` for compute capability 9.0, which needs libNVVM but no GPU. It prints
 one line per kernel, then the ops that have no CUDA kernel, and exits non-zero if any kernel
-fails. Run it without NUMBA_ENABLE_CUDASIM.
+fails. Run it without NUMBA_ENABLE_CUDASIM. `--cases MODULE` adds the `ptx_cases()` of a module of
+a layer above (ember.jit's generated kernels: `--cases ember.jit.cuda_codegen`), which core cannot import.
 """
 
 from __future__ import annotations
@@ -33,6 +34,8 @@ def _no_device_needed() -> None:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("-k", default="", help="only kernels whose label contains this")
+    parser.add_argument("--cases", action="append", default=[], metavar="MODULE",
+                        help="also compile the kernels of this module's ptx_cases() (repeatable)")
     args = parser.parse_args(argv)
     from numba import config
 
@@ -47,8 +50,9 @@ def main(argv: list[str] | None = None) -> int:
     registry.register_all()
     failed = total = 0
     start = time.perf_counter()
-    for module in registry.LAUNCHERS:
-        for label, fn, sig in importlib.import_module(f"ember.core.cuda.{module}").ptx_cases():
+    modules = [(name, f"ember.core.cuda.{name}") for name in registry.LAUNCHERS] + [(m, m) for m in args.cases]
+    for module, path in modules:
+        for label, fn, sig in importlib.import_module(path).ptx_cases():
             if args.k not in label:
                 continue
             total += 1
