@@ -182,3 +182,17 @@ def test_core_exp32_within_two_ulp_of_float64():
     o = np.empty_like(s)
     run(s, o)
     np.testing.assert_array_equal(o, [NAN, INF, 0.0, INF, 0.0])
+
+
+@pytest.mark.parametrize("c", [1, 2, 7, 8, 9, 17])
+def test_short_rows(monkeypatch, c):
+    monkeypatch.setattr(softmax_rows, "_MIN_NUMEL", 0)  # rows shorter than the eight lanes, and their tails
+    x = _x((5, c), c)
+    z = _shifted(x)
+    ref = np.exp(z) / np.exp(z).sum(-1, keepdims=True)
+    assert ulps(E.softmax(T(x), 1).numpy(), ref).max() <= 8
+    lref = z - np.log(np.exp(z).sum(-1, keepdims=True))
+    assert (np.abs(E.log_softmax(T(x), 1).numpy() - lref) <= 4 * np.finfo(np.float32).eps * (1 + np.abs(lref))).all()
+    t = np.arange(5) % c
+    np.testing.assert_allclose(E.cross_entropy(T(x), T(t), reduction="none").numpy(), -lref[np.arange(5), t],
+                               rtol=1e-6, atol=1e-6)
