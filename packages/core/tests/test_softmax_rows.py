@@ -134,7 +134,7 @@ def test_float32_rows_against_torch():
     np.testing.assert_allclose(gi, tx.grad.numpy(), rtol=0, atol=1e-9)
 
 
-def test_other_dims_float64_and_empty_keep_numpys_path():
+def test_other_dims_and_empty_keep_numpys_path():
     x = _x((128, 256), 8)
     # dim 0: numpy's passes, bit for bit; a transposed input along its last dim: numpy's too
     m = x.max(0, keepdims=True)
@@ -145,16 +145,35 @@ def test_other_dims_float64_and_empty_keep_numpys_path():
     got = E.softmax(T(x.T).transpose(0, 1), 1).numpy()
     assert got.flags.c_contiguous
     np.testing.assert_allclose(got, e64 / e64.sum(1, keepdims=True), rtol=2e-6)
-    np.testing.assert_array_equal(E.softmax(T(x64), 1).numpy(), e64 / e64.sum(1, keepdims=True))
     for shape in ((0, 64), (64, 0), (0,)):
         for f in (E.softmax, E.log_softmax):
             r = f(T(np.zeros(shape, np.float32)), -1)
             assert r.shape == shape and r.dtype is E.float32
 
 
+def test_float64_rows_within_a_few_ulp_of_long_double():
+    x = _x((512, 96), 10).astype(np.float64)
+    z = (x - x.max(1, keepdims=True)).astype(np.longdouble)  # exact: differences of float32 values
+    e = np.exp(z)
+    ref = (e / e.sum(1, keepdims=True)).astype(np.float64)
+    got = E.softmax(T(x), 1).numpy()
+    assert got.dtype == np.float64
+    assert (np.abs(got - ref) <= 8 * np.spacing(ref)).all()  # 5 measured, as numpy's float64 path
+    lref = (z - np.log(e.sum(1, keepdims=True))).astype(np.float64)
+    assert (np.abs(E.log_softmax(T(x), 1).numpy() - lref) <= 4 * np.finfo(np.float64).eps * (1 + np.abs(lref))).all()
+    t = np.arange(512) % 96
+    np.testing.assert_allclose(E.cross_entropy(T(x), T(t), reduction="none").numpy(), -lref[np.arange(512), t],
+                               rtol=1e-14, atol=1e-15)
+    g = _x((512, 96), 11).astype(np.float64)
+    gi = S.softmax_backward(T(g), T(ref), 1).numpy()
+    gy = g.astype(np.longdouble) * ref
+    np.testing.assert_allclose(gi, (gy - ref * gy.sum(1, keepdims=True)).astype(np.float64), rtol=0,
+                               atol=4 * np.finfo(np.float64).eps * np.abs(g).max())
+
+
 def test_row_passes_decline_what_they_cannot_do():
     x = _x((256, 128), 9)
-    assert softmax_rows.softmax_rows(x.astype(np.float64)) is None
+    assert softmax_rows.softmax_rows(x.astype(np.float16)) is None
     assert softmax_rows.softmax_rows(x.T) is None  # not row-major
     assert softmax_rows.softmax_rows(x[:8]) is None  # too small to pay
     assert softmax_rows.softmax_backward_rows(x, x.astype(np.float64)) is None

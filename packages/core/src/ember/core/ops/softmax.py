@@ -2,7 +2,7 @@
 and the elementwise binary_cross_entropy primitive.
 
 All are numerically stable (the row max is subtracted before `exp`) and compute in the input's
-floating dtype; float32 rows along the last dim run as Numba row passes (`softmax_rows`).
+floating dtype; float32/float64 rows along the last dim run as Numba row passes (`softmax_rows`).
 softmax/log_softmax and their backward ops return row-major results whatever the input's layout (a
 transposed or channels_last input too), as PyTorch's kernels do. The losses lay the class dim last
 (`(M, C)` rows) and validate targets before any kernel runs, so an out-of-range class index raises

@@ -1,13 +1,14 @@
-"""Numba row passes for float32 softmax, log_softmax, their backward ops and cross-entropy's softmax,
-over the last dim of a row-major array: the row max, `exp(x - max)` and its sum, then the result, with
-`exp32` (NOTE [ Vectorized exp32 ]) in place of numpy's float32 exp, which runs without SIMD here
-(1.7 ns a value; four such passes a step made 1.8 ms of the bench's GPT).
+"""Numba row passes for float32/float64 softmax, log_softmax, their backward ops and cross-entropy's
+softmax, over the last dim of a row-major array: the row max, `exp(x - max)` and its sum, then the result.
+float32 uses `exp32` (NOTE [ Vectorized exp32 ]) in place of numpy's float32 exp, which runs without SIMD
+here (1.7 ns a value; four such passes a step made 1.8 ms of the bench's GPT); float64 libm's exp, as
+numpy's here, and pays by the passes it saves.
 
 The max and the sums run in eight lanes added pairwise at the end (a fixed order, so a call gives the
-same bits every time); a multiply and an add may fuse (exp32's polynomial, `g y - y s`). exp32 is within
-2 ulp, so results are within a few ulp of numpy's (softmax 8 ulp of float64), not its bits. A NaN reaches the row's
-sum and makes the row NaN, a row with +inf or all -inf is NaN too: PyTorch's results. Kernels are
-built on first use (never at import), cached on disk and run without the GIL.
+same bits every time); a multiply and an add may fuse (exp32's polynomial, `g y - y s`). Results are
+within a few ulp of numpy's (float32 softmax: 8 ulp of float64; exp32 is within 2), not its bits. A NaN
+reaches the row's sum and makes the row NaN, a row with +inf or all -inf is NaN too: PyTorch's results.
+Kernels are built on first use (never at import), cached on disk and run without the GIL.
 """
 
 from __future__ import annotations
@@ -19,16 +20,29 @@ import numpy as np
 __all__ = ["softmax_rows", "log_softmax_rows", "softmax_backward_rows", "log_softmax_backward_rows",
            "shifted_exp_sums", "cross_entropy_grad_rows"]
 
-_F32 = np.dtype(np.float32)
+_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
 # below it numpy's passes cost a few µs: the kernels would only add their compile to a small model's cold start
 _MIN_NUMEL = 16384
 
 
 @cache
 def _kernels():
+    import math
+
     import numba
+    from numba import types
+    from numba.extending import overload
 
     from ember.core.ops.vector_exp import exp32
+
+    def vexp(x):
+        """exp32 for float32 (vectorized), libm's exp for float64 (see the overload)."""
+
+    @overload(vexp, inline="always")
+    def _vexp(x):
+        if x == types.float32:
+            return lambda x: exp32(x)
+        return lambda x: math.exp(x)
 
     # error_model="numpy": no ZeroDivisionError branch, which would keep LLVM from vectorizing the loops
     # contract: exp32's polynomial in fused multiply-adds (15% faster, no less accurate)
@@ -40,7 +54,7 @@ def _kernels():
     def row_max(x):
         """The max of x, NaN skipped (a NaN makes the row's sum NaN instead); -inf for a row all NaN."""
         n = x.shape[0]
-        m0 = m1 = m2 = m3 = m4 = m5 = m6 = m7 = np.float32(-np.inf)
+        m0 = m1 = m2 = m3 = m4 = m5 = m6 = m7 = x.dtype.type(-np.inf)
         for k in range(n // 8):
             j = np.uint64(8 * k)  # unsigned: no negative-index fix-up between the eight loads
             m0 = x[j] if x[j] > m0 else m0
@@ -59,7 +73,7 @@ def _kernels():
     def row_sum(x):
         """The sum of x in eight lanes, added pairwise at the end."""
         n = x.shape[0]
-        s0 = s1 = s2 = s3 = s4 = s5 = s6 = s7 = np.float32(0.0)
+        s0 = s1 = s2 = s3 = s4 = s5 = s6 = s7 = x.dtype.type(0.0)
         for k in range(n // 8):
             j = np.uint64(8 * k)
             s0 += x[j]
@@ -78,14 +92,14 @@ def _kernels():
     def exp_shifted(x, shift, o):
         """o = exp(x - shift); returns its sum."""
         for j in range(x.shape[0]):
-            o[j] = exp32(x[j] - shift)
+            o[j] = vexp(x[j] - shift)
         return row_sum(o)
 
     @jit
     def softmax(x, o):
         for i in range(x.shape[0]):
             xi, oi = x[i], o[i]
-            r = np.float32(1.0) / exp_shifted(xi, row_max(xi), oi)  # times 1/sum, as PyTorch's kernel
+            r = xi.dtype.type(1.0) / exp_shifted(xi, row_max(xi), oi)  # times 1/sum, as PyTorch's kernel
             for j in range(oi.shape[0]):
                 oi[j] = oi[j] * r
 
@@ -114,11 +128,11 @@ def _kernels():
             gi, yi, oi = g[i], y[i], o[i]
             s = row_sum(gi)
             for j in range(oi.shape[0]):
-                oi[j] = gi[j] - exp32(yi[j]) * s
+                oi[j] = gi[j] - vexp(yi[j]) * s
 
     @jit
     def shifted_sums(x, shift, sums):
-        scratch = np.empty(x.shape[1], np.float32)
+        scratch = np.empty(x.shape[1], x.dtype)
         for i in range(x.shape[0]):
             xi = x[i]
             shift[i] = row_max(xi)
@@ -138,23 +152,24 @@ def _kernels():
 def _applies(*arrays: np.ndarray) -> bool:
     x = arrays[0]
     return (x.ndim >= 1 and x.size >= _MIN_NUMEL and x.shape[-1] > 0
-            and all(a.dtype == _F32 and a.shape == x.shape and a.flags.c_contiguous for a in arrays))
+            and x.dtype in _DTYPES and all(a.dtype == x.dtype and a.shape == x.shape and a.flags.c_contiguous
+                                           for a in arrays))
 
 
 def _run(kernel: int, *arrays: np.ndarray) -> np.ndarray:
     c = arrays[0].shape[-1]
-    out = np.empty(arrays[0].shape, _F32)
+    out = np.empty(arrays[0].shape, arrays[0].dtype)
     _kernels()[kernel](*(a.reshape(-1, c) for a in arrays), out.reshape(-1, c))
     return out
 
 
 def softmax_rows(x: np.ndarray) -> np.ndarray | None:
-    """softmax over the last dim of a C-contiguous float32 `x`, a new array; None where it does not apply."""
+    """softmax over the last dim of a C-contiguous float32/float64 `x`, a new array; None where it does not apply."""
     return _run(0, x) if _applies(x) else None
 
 
 def log_softmax_rows(x: np.ndarray) -> np.ndarray | None:
-    """log_softmax over the last dim of a C-contiguous float32 `x`; None where it does not apply."""
+    """log_softmax over the last dim of a C-contiguous float32/float64 `x`; None where it does not apply."""
     return _run(1, x) if _applies(x) else None
 
 
@@ -169,20 +184,20 @@ def log_softmax_backward_rows(g: np.ndarray, y: np.ndarray) -> np.ndarray | None
 
 
 def shifted_exp_sums(r: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
-    """(shift, sum(exp(r - shift))) per row of C-contiguous float32 (M, C) rows, shift the row max (NaN
+    """(shift, sum(exp(r - shift))) per row of C-contiguous float32/float64 (M, C) rows, shift the row max (NaN
     skipped): cross-entropy's log-sum-exp without the exp array; None where it does not apply."""
     if r.ndim != 2 or not _applies(r):
         return None
-    shift, sums = np.empty(r.shape[0], _F32), np.empty(r.shape[0], _F32)
+    shift, sums = np.empty(r.shape[0], r.dtype), np.empty(r.shape[0], r.dtype)
     _kernels()[4](r, shift, sums)
     return shift, sums
 
 
 def cross_entropy_grad_rows(r: np.ndarray, coef: np.ndarray) -> np.ndarray | None:
-    """`-coef * softmax(r)` per row of C-contiguous float32 (M, C) rows and a float32 (M,) `coef`, shifted as
+    """`-coef * softmax(r)` per row of C-contiguous float32/float64 (M, C) rows and an (M,) `coef` of their dtype, as
     `shifted_exp_sums`: class-index cross-entropy's gradient before its target entries; None where it does not apply."""
-    if r.ndim != 2 or coef.dtype != _F32 or coef.shape != r.shape[:1] or not _applies(r):
+    if r.ndim != 2 or coef.dtype != r.dtype or coef.shape != r.shape[:1] or not _applies(r):
         return None
-    out = np.empty(r.shape, _F32)
+    out = np.empty(r.shape, r.dtype)
     _kernels()[5](r, np.ascontiguousarray(coef), out)
     return out
