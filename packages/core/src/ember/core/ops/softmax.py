@@ -53,7 +53,7 @@ def _softmax_cpu(input, dim):
     x = _opmath(input._np())
     if x.ndim == 0:
         return wrap(np.ones((), input._dtype.np))
-    if dim == x.ndim - 1 and (out := _rows_pass.softmax_rows(x)) is not None:  # float32, row-major
+    if dim == x.ndim - 1 and (out := _rows_pass.softmax_rows(x)) is not None:  # float32/64, row-major
         return wrap(out.astype(input._dtype.np, copy=False))
     m = np.max(x, axis=dim, keepdims=True) if x.size else 0
     with np.errstate(invalid="ignore"):  # a row all -inf (or with +inf) is NaN, silently as in PyTorch
