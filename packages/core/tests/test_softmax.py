@@ -184,15 +184,15 @@ def test_cross_entropy_float32_all_ignored_and_legacy_arguments():
 
 
 def test_cross_entropy_backward_non_finite_rows_and_ignored_targets():
-    """An all -inf row gives NaN (loss and its gradient row); a +inf logit NaN at it and the one-hot
-    term beside it, as PyTorch's softmax - one_hot; an ignored row's gradient is 0, also when 'mean'
-    has no weight left (all ignored)."""
+    """An all -inf row, and a row with a +inf logit, give NaN (loss and the whole gradient row: inf - inf
+    in the log-softmax, PyTorch 2.13's values); an ignored row's gradient is 0, also when 'mean' has no
+    weight left (all ignored)."""
     x = np.array([[-np.inf, -np.inf, -np.inf], [0.0, np.inf, 1.0], [0.5, -1.0, 2.0], [1.0, 2.0, 3.0]])
     t = E.tensor([0, 2, -100, 1])
-    assert np.isnan(E.cross_entropy(T(x), t, reduction="none").numpy()[0])
+    assert np.isnan(E.cross_entropy(T(x), t, reduction="none").numpy()[:2]).all()
     with np.errstate(all="ignore"):
         gi = S.cross_entropy_backward(T(1.0), T(x), t, None, "sum", -100, 0.0).numpy()
-    assert np.isnan(gi[0]).all() and np.isnan(gi[1, 1]) and gi[1, 0] == 0 and gi[1, 2] == -1
+    assert np.isnan(gi[:2]).all()
     np.testing.assert_array_equal(gi[2], 0.0)
     p = np.exp(ref_log_softmax(x[3], 0))
     np.testing.assert_allclose(gi[3], p - np.eye(3)[1], rtol=1e-12)

@@ -112,12 +112,17 @@ def step_lines(table: dict, steps: tuple) -> list[str]:
 
 @functools.cache
 def _vmath_sha() -> str:
-    """A hash of ember.jit.vmath's source, written into the kernels that inline it: Numba's cache of a kernel
-    checks only the kernel's own file, so a changed vmath must give the kernel another file (another name)."""
+    """A hash of ember.jit.vmath's source and of core's exp32 it imports, written into the kernels that inline
+    them: Numba's cache of a kernel checks only the kernel's own file, so a changed vmath must give the kernel
+    another file (another name)."""
+    from ember.core.ops import vector_exp
     from ember.jit import vmath
 
-    with open(vmath.__file__, "rb") as f:
-        return hashlib.sha256(f.read()).hexdigest()[:16]
+    h = hashlib.sha256()
+    for module in (vmath, vector_exp):
+        with open(module.__file__, "rb") as f:
+            h.update(f.read())
+    return h.hexdigest()[:16]
 
 
 def _subst_var(expr: str, var: str, val: str) -> str:

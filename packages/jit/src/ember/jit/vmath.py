@@ -17,42 +17,10 @@ import math
 
 import numba
 import numpy as np
-from llvmlite import ir
-from numba import types
-from numba.extending import intrinsic
+
+from ember.core.ops.vector_exp import exp32
 
 __all__ = ["exp32", "tanh32"]
-
-
-@intrinsic
-def _as_float32(typingctx, bits):
-    """The float32 whose bits are the int32 `bits`."""
-    def codegen(context, builder, signature, args):
-        return builder.bitcast(args[0], ir.FloatType())
-    return types.float32(types.int32), codegen
-
-
-@numba.njit(inline="always", cache=True, nogil=True, error_model="numpy")
-def exp32(x):
-    """exp of a float32, branch-free (selects only), so the loop around it vectorizes."""
-    c = min(max(x, np.float32(-104.0)), np.float32(88.75))
-    fx = np.floor(c * np.float32(1.44269504088896341) + np.float32(0.5))
-    r = c - fx * np.float32(0.693359375)
-    r = r - fx * np.float32(-2.12194440e-4)
-    y = np.float32(1.9875691500e-4)
-    y = y * r + np.float32(1.3981999507e-3)
-    y = y * r + np.float32(8.3334519073e-3)
-    y = y * r + np.float32(4.1665795894e-2)
-    y = y * r + np.float32(1.6666665459e-1)
-    y = y * r + np.float32(5.0000001201e-1)
-    # 2^n as two normal factors 2^h 2^(n-h), so n from -150 to 128 (denormal and near-overflow results) scales
-    n = np.int32(fx)
-    h = n >> np.int32(1)
-    e = (y * r * r + r + np.float32(1.0)) * _as_float32((h + np.int32(127)) << np.int32(23))
-    e = e * _as_float32((n - h + np.int32(127)) << np.int32(23))
-    e = np.float32(np.inf) if x > np.float32(88.72283) else e
-    e = np.float32(0.0) if x < np.float32(-103.97208) else e
-    return x if x != x else e
 
 
 @numba.njit(inline="always", cache=True, nogil=True, error_model="numpy")

@@ -2,10 +2,11 @@
 and the elementwise binary_cross_entropy primitive.
 
 All are numerically stable (the row max is subtracted before `exp`) and compute in the input's
-floating dtype. softmax/log_softmax and their backward ops return row-major results whatever the
-input's layout (a transposed or channels_last input too), as PyTorch's kernels do. The losses lay the
-class dim last (`(M, C)` rows) and validate targets before any kernel runs, so an out-of-range class
-index raises PyTorch's "Target 7 is out of bounds.".
+floating dtype; float32/float64 rows along the last dim run as Numba row passes (`softmax_rows`).
+softmax/log_softmax and their backward ops return row-major results whatever the input's layout (a
+transposed or channels_last input too), as PyTorch's kernels do. The losses lay the class dim last
+(`(M, C)` rows) and validate targets before any kernel runs, so an out-of-range class index raises
+PyTorch's "Target 7 is out of bounds.".
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from ember.core import dtypes
 from ember.core.dispatch import declare
 from ember.core.opinfo_indexing import info as _info
 from ember.core.methods import attach
+from ember.core.ops import softmax_rows as _rows_pass
 from ember.core.ops._util import normalize_dims, wrap
 from ember.core.tensor import Tensor, describe
 
@@ -51,6 +53,8 @@ def _softmax_cpu(input, dim):
     x = _opmath(input._np())
     if x.ndim == 0:
         return wrap(np.ones((), input._dtype.np))
+    if dim == x.ndim - 1 and (out := _rows_pass.softmax_rows(x)) is not None:  # float32/64, row-major
+        return wrap(out.astype(input._dtype.np, copy=False))
     m = np.max(x, axis=dim, keepdims=True) if x.size else 0
     with np.errstate(invalid="ignore"):  # a row all -inf (or with +inf) is NaN, silently as in PyTorch
         e = np.exp(x - m)
@@ -69,6 +73,8 @@ def _log_softmax_cpu(input, dim):
     x = _opmath(input._np())
     if x.ndim == 0:
         return wrap(np.zeros((), input._dtype.np))
+    if dim == x.ndim - 1 and (out := _rows_pass.log_softmax_rows(x)) is not None:
+        return wrap(out.astype(input._dtype.np, copy=False))
     return wrap(_log_softmax_np(x, dim).astype(input._dtype.np, order="C", copy=False))
 
 
@@ -82,6 +88,8 @@ def _softmax_backward_cpu(grad, output, dim):
     g, y = _opmath(grad._np()), _opmath(output._np())
     if y.ndim == 0:
         return wrap(np.zeros((), output._dtype.np))
+    if dim == y.ndim - 1 and (out := _rows_pass.softmax_backward_rows(g, y)) is not None:
+        return wrap(out.astype(output._dtype.np, copy=False))
     gy = g * y
     return wrap((gy - y * np.sum(gy, axis=dim, keepdims=True)).astype(output._dtype.np, order="C", copy=False))
 
@@ -97,6 +105,8 @@ def _log_softmax_backward_cpu(grad, output, dim):
     g, y = _opmath(grad._np()), _opmath(output._np())
     if y.ndim == 0:
         return wrap(np.zeros((), output._dtype.np))
+    if dim == y.ndim - 1 and (out := _rows_pass.log_softmax_backward_rows(g, y)) is not None:
+        return wrap(out.astype(output._dtype.np, copy=False))
     return wrap((g - np.exp(y) * np.sum(g, axis=dim, keepdims=True)).astype(output._dtype.np, order="C", copy=False))
 
 
@@ -116,13 +126,18 @@ def _unrows(r: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
 
 
 def _exp_shifted(r: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(exp(r - shift), shift) for (M, C) rows, shift the row max where finite (else 0), in one
-    buffer: the class-index losses' softmax without materializing log_softmax."""
-    mx = np.max(r, axis=1, keepdims=True)
-    shift = np.where(np.isfinite(mx), mx, 0)
+    """(exp(r - shift), shift) for (M, C) rows, shift the row max, in one buffer: the class-index losses'
+    softmax without materializing log_softmax. A row with +inf, or all -inf, is NaN (inf - inf), as PyTorch's."""
+    shift = np.max(r, axis=1, keepdims=True)
     e = r - shift
     np.exp(e, out=e)
     return e, shift
+
+
+def _shifted_sums_np(r: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(shift, sum(exp(r - shift))) per row, as `_exp_shifted`: numpy's form of the row pass."""
+    e, shift = _exp_shifted(r)
+    return shift[:, 0], e.sum(1)
 
 
 def _class_terms(x: Tensor, target: Tensor, weight, ignore_index: int):
@@ -179,9 +194,8 @@ def _cross_entropy_cpu(input, target, weight, reduction, ignore_index, label_smo
         r = _rows(x)
         tt, valid, w, wt = _class_terms(input, target, weight, ignore_index)
         with np.errstate(divide="ignore", invalid="ignore"):  # silently, as PyTorch
-            e, shift = _exp_shifted(r)
-            rows = np.arange(r.shape[0])
-            per_row = -((r[rows, tt] - shift[:, 0]) - np.log(e.sum(1))) * wt
+            shift, sums = _rows_pass.shifted_exp_sums(r) or _shifted_sums_np(r)
+            per_row = -((r[np.arange(r.shape[0]), tt] - shift) - np.log(sums)) * wt
         return wrap(_reduce(per_row, reduction, wt.sum(), target._shape, dt))
     lp = _log_softmax_np(_rows(x), 1)
     m, c = lp.shape
@@ -219,8 +233,10 @@ def _cross_entropy_backward_cpu(grad, input, target, weight, reduction, ignore_i
         tt, valid, w, wt = _class_terms(input, target, weight, ignore_index)
         with np.errstate(invalid="ignore", divide="ignore"):
             coef = np.where(valid, -wt * _row_scale(g, reduction, wt.sum(), m)[:, 0], 0)
-            e, _ = _exp_shifted(r)
-            e *= (-coef / e.sum(1))[:, None]
+            e = _rows_pass.cross_entropy_grad_rows(r, coef)
+            if e is None:
+                e, _ = _exp_shifted(r)
+                e *= (-coef / e.sum(1))[:, None]
         e[np.arange(m), tt] += coef
         return wrap(_unrows(e.astype(x.dtype, copy=False), x.shape))
     lp = _log_softmax_np(_rows(x), 1)
