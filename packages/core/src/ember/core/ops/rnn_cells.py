@@ -167,41 +167,22 @@ def _gru_cell_backward_cpu(grad_hy, workspace):
 def _layer_kernels():
     """The per-step kernels of `lstm_layer` and its backward, compiled on first use."""
     import numba
-    from llvmlite import ir
     from numba import types
-    from numba.extending import intrinsic, overload
+    from numba.extending import overload
 
-    @intrinsic
-    def as_float32(typingctx, bits):
-        """The float32 whose bits are the int32 `bits`."""
-        def codegen(context, builder, signature, args):
-            return builder.bitcast(args[0], ir.FloatType())
-        return types.float32(types.int32), codegen
+    from ember.core.ops.vector_exp import exp32
 
     def exp(x):
-        """math.exp; for float32, a form LLVM vectorizes (see the overload)."""
+        """math.exp; for float32, `exp32`, which LLVM vectorizes (see the overload)."""
 
     @overload(exp, inline="always")
     def _exp(x):
-        # float32: Cephes' expf (range reduction to [-ln2/2, ln2/2], degree-6 polynomial, 2^n from
-        # the exponent bits) with no calls, so the loops around it vectorize: Numba's scalar expf
-        # runs at half numpy's speed and tanhf at a tenth. Arguments clamped to [-87, 88].
+        # float32: the branch-free Cephes expf of NOTE [ Vectorized exp32 ], so the loops around it
+        # vectorize (Numba's scalar expf runs at half numpy's speed and tanhf at a tenth); overflow is
+        # inf, so a saturated gate is exactly 0 or 1 as in PyTorch
         if x != types.float32:
             return lambda x: math.exp(x)
-
-        def impl(x):
-            x = min(max(x, np.float32(-87.0)), np.float32(88.0))
-            fx = np.floor(x * np.float32(1.44269504088896341) + np.float32(0.5))
-            x = x - fx * np.float32(0.693359375)
-            x = x - fx * np.float32(-2.12194440e-4)
-            y = np.float32(1.9875691500e-4)
-            y = y * x + np.float32(1.3981999507e-3)
-            y = y * x + np.float32(8.3334519073e-3)
-            y = y * x + np.float32(4.1665795894e-2)
-            y = y * x + np.float32(1.6666665459e-1)
-            y = y * x + np.float32(5.0000001201e-1)
-            return (y * x * x + x + np.float32(1.0)) * as_float32((np.int32(fx) + np.int32(127)) << np.int32(23))
-        return impl
+        return lambda x: exp32(x)
 
     # error_model="numpy": a division by zero gives inf instead of a branch that raises, which
     # would stop LLVM vectorizing the loops
