@@ -48,8 +48,10 @@ class FusedOp:
 class _Group:
     dtype: object
     shape: tuple
+    splits: frozenset  # the loop splits every member's operands allow (`_classify`)
     nodes: list = field(default_factory=list)
     results: set = field(default_factory=set)
+    reduce: tuple | None = None  # (axis, split, summed buffer) of a closing `sum` node (the last of `nodes`)
 
 
 def _strides_ok(shape: tuple, strides: tuple) -> str | None:
@@ -61,8 +63,51 @@ def _strides_ok(shape: tuple, strides: tuple) -> str | None:
     return None
 
 
+def _classify(shape: tuple, strides: tuple, group: tuple, p: int) -> tuple | None:
+    """How a fused loop split at dim `p` of `group` (rows: the dims before p, cols: the rest) reads an
+    operand of `shape`/`strides` (broadcastable to `group`): (kind, pick, length), kind "a" (the whole
+    group, C-contiguous), "b" (one value), "r" (one row of cols values, the same for every row) or "c"
+    (one value per row), `pick` the index that drops its broadcast (stride 0) dims before the reshape to
+    a 1-D array of `length`, None where none need dropping; None where the split cannot read it."""
+    pad = len(group) - len(shape)
+    if pad < 0:
+        return None
+    full = []  # per group dim: True read along it, False broadcast, None a dim of size 1 (either)
+    for d, n in enumerate(group):
+        size, stride = (shape[d - pad], strides[d - pad]) if d >= pad else (1, 0)
+        if size not in (1, n):
+            return None
+        full.append(None if n == 1 else size == n and stride != 0)
+    outer, inner = full[:p], full[p:]
+    read_out, read_in = False not in outer, False not in inner  # no broadcast dim among them
+    bcast_out, bcast_in = True not in outer, True not in inner  # no dim read along
+    kind = ("a" if read_out and read_in else "b" if bcast_out and bcast_in else
+            "r" if bcast_out and read_in else "c" if read_out and bcast_in else None)
+    if kind is None:
+        return None
+    # the dims it reads must be C-contiguous over their extent: stride = the product of the later read sizes
+    read = [d for d in range(len(group)) if full[d]]
+    run = 1
+    for d in reversed(read):
+        if strides[d - pad] != run:
+            return None
+        run *= group[d]
+    rows = int(np.prod(group[:p], dtype=np.int64))
+    cols = int(np.prod(group[p:], dtype=np.int64))
+    length = {"a": rows * cols, "b": 1, "r": cols, "c": rows}[kind]
+    drop = [k for k in range(len(shape)) if shape[k] > 1 and strides[k] == 0]
+    pick = tuple(slice(0, 1) if k in drop else slice(None) for k in range(len(shape))) if drop else None
+    return kind, pick, length
+
+
+def _splits(b, group: tuple) -> frozenset:
+    """The loop splits (0 to ndim; 0 is the flat loop, valid where every operand is "a" or "b") at which a
+    fused loop can read buffer `b`."""
+    return frozenset(p for p in range(len(group) + 1) if _classify(b.shape, b.strides, group, p) is not None)
+
+
 def _fusable(g, n) -> tuple | None:
-    """(dtype, shape) of an op node that may join a group, else None."""
+    """(dtype, shape, splits) of an op node that may join a group, else None."""
     if not isinstance(n, OpNode) or isinstance(n.op, FusedOp) or n.bumps or n.op.name not in codegen.EXPR:
         return None
     if any(k != "out" or v is not None for k, v in n.kwargs.items()) or len(n.outs) != 1 or n.outs[0] is None:
@@ -71,21 +116,53 @@ def _fusable(g, n) -> tuple | None:
     dt = res.dtype
     if dt.name not in ("float32", "float64") or res.device.type != "cpu" or _strides_ok(res.shape, res.strides) != "a":
         return None
+    size = int(np.prod(res.shape, dtype=np.int64))
     vector = codegen.VECTOR32 if dt.name == "float32" else codegen.ARITH  # ops whose loop vectorizes
-    if n.op.name not in vector and int(np.prod(res.shape)) > config.fuse_libm_max:
+    if size == 0 or n.op.name not in vector and size > config.fuse_libm_max:
         return None
-    n_in = 2 if n.op.name in ("add", "sub", "mul", "div", "maximum", "minimum") else 1
-    if len(n.args) != n_in:
+    if len(n.args) != codegen.arity(n.op.name):
         return None
+    splits = frozenset(range(len(res.shape) + 1))
     for a in n.args:
         if isinstance(a, Ref):
             b = g.buffers[a.index]
-            if b.dtype is not dt or b.shape != res.shape or b.device.type != "cpu" or \
-                    _strides_ok(b.shape, b.strides) is None:
+            if b.dtype is not dt or b.device.type != "cpu":
                 return None
+            splits &= _splits(b, res.shape)  # broadcast operands: where the loop can read them
         elif isinstance(a, Alias) or isinstance(a, bool) or not isinstance(a, (int, float)):
             return None
-    return dt, res.shape
+    return (dt, res.shape, splits) if splits else None
+
+
+def _reduction(g, n, gr: _Group) -> tuple | None:
+    """(axis, split) where `n` is a `sum` of one of group `gr`'s results that its loop can accumulate
+    (NOTE [ Broadcast operands and epilogue sums ]), else None."""
+    if not isinstance(n, OpNode) or n.op.name != "sum" or n.bumps or len(n.outs) != 1 or n.outs[0] is None:
+        return None
+    if any(k != "out" or v is not None for k, v in n.kwargs.items()) or not 2 <= len(n.args) <= 4:
+        return None
+    x, dims, keepdim, dtype = (*n.args, False, None)[:4]
+    nd = len(gr.shape)
+    if (not isinstance(x, Ref) or x.index not in gr.results or dtype is not None or not isinstance(keepdim, bool)
+            or not isinstance(dims, tuple) or not dims or not all(type(d) is int and -nd <= d < nd for d in dims)):
+        return None
+    dims = tuple(sorted({d % nd for d in dims}))
+    if len(dims) == nd:
+        axis, p = "all", max(q for q in gr.splits if q < nd) if any(q < nd for q in gr.splits) else nd
+    elif dims == tuple(range(len(dims))):
+        axis, p = "rows", len(dims)
+    elif dims == tuple(range(dims[0], nd)):
+        axis, p = "cols", dims[0]
+    else:
+        return None
+    res = g.buffers[n.outs[0]]
+    want = tuple(1 if d in dims else s for d, s in enumerate(gr.shape)) if keepdim else tuple(
+        s for d, s in enumerate(gr.shape) if d not in dims)
+    if p not in gr.splits or res.dtype is not gr.dtype or res.shape != want:
+        return None
+    if _strides_ok(res.shape, res.strides) != "a":
+        return None
+    return axis, p
 
 
 def fuse(g) -> int:
@@ -95,10 +172,18 @@ def fuse(g) -> int:
     groups: list[_Group] = []
     cur: _Group | None = None
     for n in g.nodes:
+        red = _reduction(g, n, cur) if cur is not None else None
+        if red is not None:  # a sum of the group's result closes it
+            cur.nodes.append(n)
+            cur.reduce = (*red, n.args[0].index)
+            groups.append(cur)
+            cur = None
+            continue
         key = _fusable(g, n)
-        if key is not None and cur is not None and (key[0] is cur.dtype and key[1] == cur.shape):
+        if key is not None and cur is not None and key[0] is cur.dtype and key[1] == cur.shape and key[2] & cur.splits:
             cur.nodes.append(n)
             cur.results.add(n.outs[0])
+            cur.splits &= key[2]
             continue
         if cur is not None:
             r: set[int] = set()
@@ -107,7 +192,7 @@ def fuse(g) -> int:
                 groups.append(cur)
                 cur = None
         if key is not None:
-            cur = _Group(key[0], key[1], [n], {n.outs[0]})
+            cur = _Group(key[0], key[1], key[2], [n], {n.outs[0]})
     if cur is not None:
         groups.append(cur)
     groups = [gr for gr in groups if len(gr.nodes) >= 2]
@@ -132,12 +217,18 @@ def fuse(g) -> int:
 
 
 def _fused_node(g, gr: _Group, k: int, outside: dict, keep: set) -> OpNode:
+    nodes = gr.nodes[:-1] if gr.reduce is not None else gr.nodes  # the elementwise steps
+    if gr.reduce is not None:
+        p = gr.reduce[1]
+    else:  # the flat loop where it reads everything, else the split with the longest inner loop
+        p = min(gr.splits)
+    shape = gr.shape
     inputs: list = []  # Refs read from outside the group, in first-use order
-    kinds: list[str] = []
+    reads: list = []  # (kind, pick, length) of each
     scalars: list = []
-    step_of = {n.outs[0]: s for s, n in enumerate(gr.nodes)}
+    step_of = {n.outs[0]: s for s, n in enumerate(nodes)}
     steps = []
-    for n in gr.nodes:
+    for n in nodes:
         operands = []
         for a in n.args:
             if isinstance(a, Ref) and a.index in step_of:
@@ -145,29 +236,54 @@ def _fused_node(g, gr: _Group, k: int, outside: dict, keep: set) -> OpNode:
             elif isinstance(a, Ref):
                 if a not in inputs:
                     inputs.append(a)
-                    kinds.append(_strides_ok(g.buffers[a.index].shape, g.buffers[a.index].strides))
+                    b = g.buffers[a.index]
+                    reads.append(_classify(b.shape, b.strides, shape, p))
                 operands.append(("a", inputs.index(a)))
             else:
                 scalars.append(a)
                 operands.append(("s", len(scalars) - 1))
         steps.append((n.op.name, tuple(operands)))
-    outs = [s for s, n in enumerate(gr.nodes)
+    outs = [s for s, n in enumerate(nodes)
             if n.outs[0] in keep or any(m != k for m in outside.get(n.outs[0], ()))]
     dt = gr.dtype.np
-    src = codegen.kernel_source(dt.name, "".join(kinds), len(gr.shape), len(scalars), tuple(steps), tuple(outs))
+    rows = int(np.prod(shape[:p], dtype=np.int64))
+    cols = int(np.prod(shape[p:], dtype=np.int64))
+    size = rows * cols
+    reduce = red_shape = None
+    if gr.reduce is not None:
+        axis, _, summed = gr.reduce
+        wide = axis != "rows" or cols < 2 and dt == np.float32  # a single column: float64, not numpy's pairwise
+        reduce = (axis, step_of[summed], wide)
+        red_shape = g.buffers[gr.nodes[-1].outs[0]].shape
+        red_len = {"rows": cols, "cols": rows, "all": 1}[axis]
+    kinds = "".join(r[0] for r in reads)
+    src = codegen.kernel_source(dt.name, kinds, len(scalars), tuple(steps), tuple(outs), reduce)
     serial, parallel = codegen.load(src)
-    size = int(np.prod(gr.shape))
     kern = parallel if size >= config.fuse_parallel_min else serial
     sv = np.array(scalars, dt)  # cast as eager's numpy casts a Python number for an array of dtype dt
-    shape, n_out = gr.shape, len(outs)
-    broadcast = tuple(kind == "b" for kind in kinds)
+    n_out = len(outs)
+    nest = reduce is not None or any(c in "rc" for c in kinds)
+    dims = (rows, cols) if nest else (size,)
+    prep = tuple((pick, length) for _, pick, length in reads)
 
-    def run(*ts):
-        res = [np.empty(size, dt) for _ in range(n_out)]
-        kern(size, *res, *[t._np() if b else t._np().reshape(-1) for t, b in zip(ts, broadcast)], sv)
-        return tuple([Tensor._wrap(r.reshape(shape)) for r in res])
+    def arrays(ts):
+        # each input as the 1-D array the kernel indexes; reshape to the length the build checked raises
+        # (never reads out of bounds) should a buffer's geometry differ at replay, and copies a non-contiguous one
+        return [(t._np() if pick is None else t._np()[pick]).reshape(length) for t, (pick, length) in zip(ts, prep)]
+
+    if reduce is None:
+        def run(*ts):
+            res = [np.empty(size, dt) for _ in range(n_out)]
+            kern(*dims, *res, *arrays(ts), sv)
+            return tuple([Tensor._wrap(r.reshape(shape)) for r in res])
+    else:
+        def run(*ts):
+            res = [np.empty(size, dt) for _ in range(n_out)]
+            acc = np.empty(red_len, dt)
+            kern(*dims, *res, *arrays(ts), sv, acc)
+            return (*[Tensor._wrap(r.reshape(shape)) for r in res], Tensor._wrap(acc.reshape(red_shape)))
 
     names = tuple(n.op.name for n in gr.nodes)
     run.__name__ = "fused_" + "_".join(names)
-    return OpNode(FusedOp(f"fused[{', '.join(names)}]", names), run, tuple(inputs), {},
-                  [gr.nodes[s].outs[0] for s in outs], (), tuple_out=True)
+    outs_b = [nodes[s].outs[0] for s in outs] + ([gr.nodes[-1].outs[0]] if reduce is not None else [])
+    return OpNode(FusedOp(f"fused[{', '.join(names)}]", names), run, tuple(inputs), {}, outs_b, (), tuple_out=True)
