@@ -3,10 +3,12 @@
 NOTE [ Fused kernels and their disk cache ]
 A fused group (`ember.jit.fusion`) is a straight-line program over flat operands: each step is one
 op of `EXPR` on earlier steps, tensor inputs or scalar arguments. `kernel_source` writes it as a
-loop over the flattened output, one line per step, in the group's float dtype (scalars are passed
-in that dtype, constants are written as `np.float32(1.0)`, so nothing is promoted to float64 as a
-Python literal would be). Two variants are emitted: serial, and `parallel=True` over `prange`, the
-latter used from `config.fuse_parallel_min` elements on.
+loop over the flattened output, or a rows x cols nest where it reads broadcast rows or columns or
+ends in a sum (NOTE [ Broadcast operands and epilogue sums ] in ember.jit.fusion), one line per
+step, in the group's float dtype (scalars are passed in that dtype, constants are written as
+`np.float32(1.0)`, so nothing is promoted to float64 as a Python literal would be). Two variants
+are emitted: serial, and `parallel=True` over `prange`, the latter used from
+`config.fuse_parallel_min` elements on (a group ending in a sum has only the serial one).
 
 Numba's `cache=True` works only for functions defined in a real file, keyed by the file's path
 and modification time. So the source goes to `<cache dir>/ember_fused_<sha>.py` (the name is a

@@ -2,20 +2,49 @@
 
 NOTE [ What fuses ]
 A node can join a group when it is an op of `codegen.EXPR` called with no keyword but `out=None`,
-on the CPU, whose tensor operands and result all have the result's shape and one float dtype
-(float32 or float64), each operand either C-contiguous or one value broadcast (every stride 0, as
-`expand` of a scalar gradient), and whose other operands are Python numbers (cast to that dtype,
-as eager's numpy does under NEP 50). Anything else (another dtype, a mix of dtypes, a broadcast
-of a real shape, `alpha=`, an `Alias`) stays its own kernel call. Above `config.fuse_libm_max`
-elements, ops that call libm (sin, log ...; in float64 also exp, tanh, sigmoid) stay eager's numpy
-(SIMD) loops too; float32 exp, tanh, sigmoid and silu vectorize (ember.jit.vmath) and fuse at any size.
+on the CPU, whose result is C-contiguous, whose tensor operands have the result's float dtype
+(float32 or float64) and a shape that broadcasts to the result's, each readable by the group's
+loop (NOTE [ Broadcast operands and epilogue sums ]), and whose other operands are Python numbers
+(cast to that dtype, as eager's numpy does under NEP 50). Anything else (another dtype, a mix of
+dtypes, a transposed or sliced operand, `alpha=`, an `Alias`, an empty result) stays its own
+kernel call. Above `config.fuse_libm_max` elements, ops that call libm (sin, log ...; in float64
+also exp, tanh, sigmoid) stay eager's numpy (SIMD) loops too; float32 exp, tanh, sigmoid and silu
+vectorize (ember.jit.vmath) and fuse at any size.
 
 Groups are grown in node order. A group is closed before a node that reads one of its results
 without joining it, before anything that writes (`out=`, in-place ops, call nodes) and before a
-node of another shape or dtype; the fused call takes the place of the group's last node, so every
-input it reads exists by then. A group's results that anything outside it reads (later nodes, the
-plan's outputs, the buffers a captured backward keeps) are written out; the others live only in
-registers. Groups of fewer than two nodes are left alone.
+node of another shape or dtype or whose operands no common loop split reads; a `sum` of one of
+its results that the loop can accumulate joins it and closes it. The fused call takes the place
+of the group's last node, so every input it reads exists by then. A group's results that anything
+outside it reads (later nodes, the plan's outputs, the buffers a captured backward keeps) are
+written out; the others live only in registers. Groups of fewer than two nodes are left alone.
+
+NOTE [ Broadcast operands and epilogue sums ]
+A group's loop splits its shape at a dim p into rows (the dims before p) and cols (the rest): one
+flat loop where every operand is the whole C-contiguous shape ("a") or one value ("b"), else a
+rows x cols nest whose inner loop runs along contiguous memory, so LLVM still vectorizes it. The
+nest also reads a row ("r": the same cols values for every row, a linear's bias (N,) or (1, N)
+against (M, N), a position table (T, D) against (B, T, D)) and a column ("c": one value per row,
+(M, 1) against (M, N)). `_classify` decides per operand and split from its shape and strides:
+broadcast dims (size 1, or stride 0 as `expand` makes) must all lie on one side of p, the dims it
+reads must be C-contiguous over their extent. A group keeps the splits all its operands allow and
+takes the smallest (the longest inner loop). Each operand reaches the kernel as a 1-D array of the
+length the build checked (stride-0 dims indexed away, then `reshape`): should a buffer's geometry
+differ at a replay, the reshape raises or copies, and the kernel never reads out of bounds.
+
+A `sum(x, dims, keepdim)` of a group's result (no `dtype=`) closes the group as an accumulation in
+the same loop, at the split its dims give; the summed value is written out only if something
+else reads it. Numerics, against eager's numpy `add.reduce`:
+- over the leading dims (a bias's gradient, `numba_rows.leading_sum` in eager): from 0, row after
+  row, in the group's dtype: numpy's order, so eager's bits. A single column (numpy sums it
+  pairwise) accumulates in float64 in float32 groups instead.
+- over the trailing dims (each row) and over all elements: float64 accumulators (per row; per
+  column of the inner block, summed at the end), rounded once to the group's dtype. In float32
+  this is more accurate than eager's pairwise float32 sum (within an ulp of the float64 sum of the
+  same float32 terms), so it can differ from eager in the last bits; in float64 groups it is a
+  sequential float64 sum (error below n * 2**-53, where numpy's pairwise is about log2(n) * 2**-53).
+A group with a sum runs its serial kernel at every size (the row-order accumulation is not split
+across threads). Sums over middle dims, `mean`, `amax` ... stay their own kernel calls.
 """
 
 from __future__ import annotations
