@@ -81,6 +81,21 @@ def test_expanded_operands_and_three_dims():
     assert c2.explain().ops_per_graph == [["fused[add, relu]"]]
 
 
+def test_column_slices_fuse_with_a_leading_sum():
+    # as in NCF's backward: a `narrow` of cat's gradient (rows 64 apart), then a bias gradient
+    def g_(g, x):
+        y = g.narrow(1, 32, 32) * 2.0 - x
+        return y.relu()
+
+    g, x = _t(50, 64), _t(50, 32, seed=1)
+    c = jit.compile(g_)
+    np.testing.assert_array_equal(_np(_replays(c, g, x)), np.maximum(_np(g)[:, 32:] * 2 - _np(x), 0))
+    assert c.explain().ops_per_graph == [["narrow", "fused[mul, sub, relu]"]]
+    c2 = jit.compile(lambda g, x: (g.narrow(1, 32, 32) + x).sum(0))
+    np.testing.assert_array_equal(_np(_replays(c2, g, x)), (_np(g)[:, 32:] + _np(x)).sum(0))
+    assert c2.explain().ops_per_graph == [["narrow", "fused[add, sum]"]]
+
+
 def test_operands_the_loop_cannot_read_stay_unfused():
     def f(x, y, b):
         return (x.t() + y).relu(), (y + b).relu()  # a transposed operand; b (5, 1) against (6, 5) is no broadcast

@@ -6,7 +6,7 @@ on the CPU, whose result is C-contiguous, whose tensor operands have the result'
 (float32 or float64) and a shape that broadcasts to the result's, each readable by the group's
 loop (NOTE [ Broadcast operands and epilogue sums ]), and whose other operands are Python numbers
 (cast to that dtype, as eager's numpy does under NEP 50). Anything else (another dtype, a mix of
-dtypes, a transposed or sliced operand, `alpha=`, an `Alias`, an empty result) stays its own
+dtypes, a transposed operand, `alpha=`, an `Alias`, an empty result) stays its own
 kernel call. Above `config.fuse_libm_max` elements, ops that call libm (sin, log ...; in float64
 also exp, tanh, sigmoid) stay eager's numpy (SIMD) loops too; float32 exp, tanh, sigmoid and silu
 vectorize (ember.jit.vmath) and fuse at any size.
@@ -24,13 +24,15 @@ A group's loop splits its shape at a dim p into rows (the dims before p) and col
 flat loop where every operand is the whole C-contiguous shape ("a") or one value ("b"), else a
 rows x cols nest whose inner loop runs along contiguous memory, so LLVM still vectorizes it. The
 nest also reads a row ("r": the same cols values for every row, a linear's bias (N,) or (1, N)
-against (M, N), a position table (T, D) against (B, T, D)) and a column ("c": one value per row,
-(M, 1) against (M, N)). `_classify` decides per operand and split from its shape and strides:
-broadcast dims (size 1, or stride 0 as `expand` makes) must all lie on one side of p, the dims it
-reads must be C-contiguous over their extent. A group keeps the splits all its operands allow and
-takes the smallest (the longest inner loop). Each operand reaches the kernel as a 1-D array of the
-length the build checked (stride-0 dims indexed away, then `reshape`): should a buffer's geometry
-differ at a replay, the reshape raises or copies, and the kernel never reads out of bounds.
+against (M, N), a position table (T, D) against (B, T, D)), a column ("c": one value per row,
+(M, 1) against (M, N)) and a slice ("s": the whole shape, each row contiguous, the rows one stride
+apart, as `narrow` of the columns of a wider matrix gives). `_classify` decides per operand and
+split from its shape and strides: broadcast dims (size 1, or stride 0 as `expand` makes) must all
+lie on one side of p, the dims it reads must be C-contiguous over their extent (or a slice's). A
+group keeps the splits all its operands allow and takes the smallest (the longest inner loop).
+Each operand reaches the kernel as the 1-D array of the length the build checked (stride-0 dims
+indexed away, then `reshape`; a slice as its (rows, cols) view): should a buffer's geometry differ
+at a replay, the reshape raises or copies, and the kernel never reads out of bounds.
 
 A `sum(x, dims, keepdim)` of a group's result (no `dtype=`) closes the group as an accumulation in
 the same loop, at the split its dims give; the summed value is written out only if something
@@ -95,9 +97,10 @@ def _strides_ok(shape: tuple, strides: tuple) -> str | None:
 def _classify(shape: tuple, strides: tuple, group: tuple, p: int) -> tuple | None:
     """How a fused loop split at dim `p` of `group` (rows: the dims before p, cols: the rest) reads an
     operand of `shape`/`strides` (broadcastable to `group`): (kind, pick, length), kind "a" (the whole
-    group, C-contiguous), "b" (one value), "r" (one row of cols values, the same for every row) or "c"
-    (one value per row), `pick` the index that drops its broadcast (stride 0) dims before the reshape to
-    a 1-D array of `length`, None where none need dropping; None where the split cannot read it."""
+    group, C-contiguous), "b" (one value), "r" (one row of cols values, the same for every row), "c"
+    (one value per row) or "s" (the whole group, rows a stride apart: a slice), `pick` the index that
+    drops its broadcast (stride 0) dims before the reshape to a 1-D array of `length` (for "s" the 2-D
+    (rows, cols) view), None where none need dropping; None where the split cannot read it."""
     pad = len(group) - len(shape)
     if pad < 0:
         return None
@@ -114,19 +117,30 @@ def _classify(shape: tuple, strides: tuple, group: tuple, p: int) -> tuple | Non
             "r" if bcast_out and read_in else "c" if read_out and bcast_in else None)
     if kind is None:
         return None
-    # the dims it reads must be C-contiguous over their extent: stride = the product of the later read sizes
-    read = [d for d in range(len(group)) if full[d]]
-    run = 1
-    for d in reversed(read):
-        if strides[d - pad] != run:
-            return None
-        run *= group[d]
     rows = int(np.prod(group[:p], dtype=np.int64))
     cols = int(np.prod(group[p:], dtype=np.int64))
     length = {"a": rows * cols, "b": 1, "r": cols, "c": rows}[kind]
+    # the dims it reads must be C-contiguous over their extent (stride = the product of the later read
+    # sizes), else, for a whole operand, contiguous within the inner block with rows one stride apart ("s")
+    read = [d for d in range(len(group)) if full[d]]
+    if not _dense(read, strides, pad, group, 1):
+        inner, outer = [d for d in read if d >= p], [d for d in read if d < p]
+        if kind != "a" or not outer or not _dense(inner, strides, pad, group, 1) or strides[outer[-1] - pad] <= 0 \
+                or not _dense(outer, strides, pad, group, strides[outer[-1] - pad]):
+            return None
+        kind, length = "s", (rows, cols)
     drop = [k for k in range(len(shape)) if shape[k] > 1 and strides[k] == 0]
     pick = tuple(slice(0, 1) if k in drop else slice(None) for k in range(len(shape))) if drop else None
     return kind, pick, length
+
+
+def _dense(dims: list, strides: tuple, pad: int, group: tuple, run: int) -> bool:
+    """Whether the operand's strides along group dims `dims` are `run` times the row-major strides of their sizes."""
+    for d in reversed(dims):
+        if strides[d - pad] != run:
+            return False
+        run *= group[d]
+    return True
 
 
 def _splits(b, group: tuple) -> frozenset:
@@ -291,7 +305,7 @@ def _fused_node(g, gr: _Group, k: int, outside: dict, keep: set) -> OpNode:
     kern = parallel if size >= config.fuse_parallel_min else serial
     sv = np.array(scalars, dt)  # cast as eager's numpy casts a Python number for an array of dtype dt
     n_out = len(outs)
-    nest = reduce is not None or any(c in "rc" for c in kinds)
+    nest = reduce is not None or any(c in "rcs" for c in kinds)
     dims = (rows, cols) if nest else (size,)
     prep = tuple((pick, length) for _, pick, length in reads)
 
