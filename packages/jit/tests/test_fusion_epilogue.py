@@ -253,3 +253,20 @@ def test_linear_relu_mlp_training_step_matches_eager():
         np.testing.assert_allclose(_np(pc), _np(pe), rtol=1e-5, atol=1e-6)
     ops = c.explain().ops_per_graph[0]
     assert ops.count("fused[add, relu]") == 2, ops  # each hidden linear: mm, then bias and ReLU in one pass
+
+
+def test_a_constant_re_pointed_to_another_shape_captures_again():
+    b = _t(16, seed=1)
+    c = jit.compile(lambda x: (x + b).relu())
+    x = _t(4, 16)
+    _replays(c, x)
+    assert c.explain().ops_per_graph == [["fused[add, relu]"]]
+    # the loop read b as a row of 16: the replay tests b's geometry, so a (4, 16) b is a new plan, not a bad read
+    new = np.arange(64, dtype=np.float32).reshape(4, 16)
+    b.data = ea.tensor(new)
+    for _ in range(3):
+        np.testing.assert_array_equal(_np(c(x)), np.maximum(_np(x) + new, 0))
+    assert c.captures == 2
+    b.data = ea.tensor(np.arange(8, dtype=np.float32))
+    with pytest.raises(RuntimeError, match="must match the size"):  # eager's broadcast error
+        c(x)

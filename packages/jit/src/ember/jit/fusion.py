@@ -73,6 +73,8 @@ class FusedOp:
     view: bool = False
     mutates: bool = False
     differentiable: bool = True
+    # its loop reads the operand geometry seen at capture: the replay tests the constants' (Graph.codegen)
+    assumes_geometry: bool = True
 
 
 @dataclass
