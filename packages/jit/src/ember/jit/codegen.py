@@ -81,10 +81,11 @@ def arity(name: str) -> int:
 def kernel_source(dtype: str, kinds: str, n_scalar: int, steps: tuple, outs: tuple, reduce: tuple | None = None) -> str:
     """The module source of a group (NOTE [ Broadcast operands and epilogue sums ] in ember.jit.fusion).
 
-    `kinds` says how the loop reads input j: "a" the whole group (flat index), "b" one value, "r" a row
-    (index `j`, the position in the group's inner block), "c" a column (index `i`, the row of the
-    block), each from a 1-D C-contiguous array; "s" the whole group from a (rows, cols) array whose
-    rows lie a stride apart (a slice of a wider matrix). `steps` are (op name, operands) with operands
+    `kinds` says how the loop reads input j: "a" the whole group (flat index), "r" a row (index `j`, the
+    position in the group's inner block), "c" a column (index `i`, the row of the block), each from a
+    1-D C-contiguous array; "s" the whole group from a (rows, cols) array whose rows lie a stride apart
+    (a slice of a wider matrix); "b" one value, the first of an array of any shape (passed as it is:
+    `expand` of a scalar gradient, all strides 0, costs no conversion). `steps` are (op name, operands) with operands
     ("a", j) an input, ("s", j) a scalar, ("t", k) step k's value; `outs` the steps written out.
     Scalars come in one array `sv` (one argument: Numba's dispatch types arrays fast, numpy scalars not).
     With only "a" and "b" inputs and no `reduce` the kernel is one flat loop `(n, outs..., inputs..., sv)`;
@@ -100,7 +101,7 @@ def kernel_source(dtype: str, kinds: str, n_scalar: int, steps: tuple, outs: tup
     ind = "            " if nest else "        "
     read = {"a": "[k]" if nest else "[i]", "r": "[j]", "s": "[i, j]"}
     pre = [f"    s{j} = sv[{j}]" for j in range(n_scalar)]
-    pre += [f"    a{j}i = a{j}[0]" for j in range(n_in) if kinds[j] == "b"]
+    pre += [f"    a{j}i = a{j}.flat[0]" for j in range(n_in) if kinds[j] == "b"]
     body = [f"{ind}a{j}i = a{j}{read[kinds[j]]}" for j in range(n_in) if kinds[j] in read]
     for k, (name, operands) in enumerate(steps):
         env = dict(zip("xyz", (f"a{j}i" if kind == "a" else f"{kind}{j}" for kind, j in operands)))

@@ -31,8 +31,9 @@ split from its shape and strides: broadcast dims (size 1, or stride 0 as `expand
 lie on one side of p, the dims it reads must be C-contiguous over their extent (or a slice's). A
 group keeps the splits all its operands allow and takes the smallest (the longest inner loop).
 Each operand reaches the kernel as the 1-D array of the length the build checked (stride-0 dims
-indexed away, then `reshape`; a slice as its (rows, cols) view): should a buffer's geometry differ
-at a replay, the reshape raises or copies, and the kernel never reads out of bounds.
+indexed away, then `reshape`; a slice as its (rows, cols) view; a single value as it is, the kernel
+reads its first element): should a buffer's geometry differ at a replay, the reshape raises or
+copies, and the kernel never reads out of bounds.
 
 A `sum(x, dims, keepdim)` of a group's result (no `dtype=`) closes the group as an accumulation in
 the same loop, at the split its dims give; the summed value is written out only if something
@@ -309,23 +310,23 @@ def _fused_node(g, gr: _Group, k: int, outside: dict, keep: set) -> OpNode:
     n_out = len(outs)
     nest = reduce is not None or any(c in "rcs" for c in kinds)
     dims = (rows, cols) if nest else (size,)
-    prep = tuple((pick, length) for _, pick, length in reads)
-
-    def arrays(ts):
-        # each input as the 1-D array the kernel indexes; reshape to the length the build checked raises
-        # (never reads out of bounds) should a buffer's geometry differ at replay, and copies a non-contiguous one
-        return [(t._np() if pick is None else t._np()[pick]).reshape(length) for t, (pick, length) in zip(ts, prep)]
+    # each input as the array the kernel indexes: a single value as it is (the kernel reads its first element),
+    # the others reshaped to the length the build checked, which raises (never reads out of bounds) should a
+    # buffer's geometry differ at a replay, and copies a non-contiguous one
+    prep = tuple(None if kind == "b" else (pick, length) for kind, pick, length in reads)
 
     if reduce is None:
         def run(*ts):
             res = [np.empty(size, dt) for _ in range(n_out)]
-            kern(*dims, *res, *arrays(ts), sv)
+            kern(*dims, *res, *[t._np() if p is None else (t._np() if p[0] is None else t._np()[p[0]]).reshape(p[1])
+                                for t, p in zip(ts, prep)], sv)
             return tuple([Tensor._wrap(r.reshape(shape)) for r in res])
     else:
         def run(*ts):
             res = [np.empty(size, dt) for _ in range(n_out)]
             acc = np.empty(red_len, dt)
-            kern(*dims, *res, *arrays(ts), sv, acc)
+            kern(*dims, *res, *[t._np() if p is None else (t._np() if p[0] is None else t._np()[p[0]]).reshape(p[1])
+                                for t, p in zip(ts, prep)], sv, acc)
             return (*[Tensor._wrap(r.reshape(shape)) for r in res], Tensor._wrap(acc.reshape(red_shape)))
 
     names = tuple(n.op.name for n in gr.nodes)
