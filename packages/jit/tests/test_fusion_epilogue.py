@@ -270,3 +270,22 @@ def test_a_constant_re_pointed_to_another_shape_captures_again():
     b.data = ea.tensor(np.arange(8, dtype=np.float32))
     with pytest.raises(RuntimeError, match="must match the size"):  # eager's broadcast error
         c(x)
+
+
+def test_parallel_variant_of_a_loop_nest(monkeypatch):
+    monkeypatch.setattr(jit.config, "fuse_parallel_min", 1)  # prange over the rows (a group with a sum stays serial)
+
+    def f(x, b, col):
+        y = (x + b).relu() * col
+        return y, y.sum(0)
+
+    c = jit.compile(f)
+    x, b, col = _t(33, 17), _t(17, seed=1), _t(33, 1, seed=2)
+    y, s = _replays(c, x, b, col)
+    assert c.explain().ops_per_graph == [["fused[add, relu, mul, sum]"]]
+    ey, es = f(x, b, col)
+    np.testing.assert_array_equal(_np(y), _np(ey))
+    np.testing.assert_array_equal(_np(s), _np(es))
+    c2 = jit.compile(lambda x, b, col: (x + b).relu() * col)
+    np.testing.assert_array_equal(_np(_replays(c2, x, b, col)), _np(ey))
+    assert c2.explain().ops_per_graph == [["fused[add, relu, mul]"]]
