@@ -158,7 +158,7 @@ def test_every_op_matches_the_cpu_kernel_in_and_out_of_its_domain(dtype):
     y = np.array([0.5, -1.0, 0.0, 0.0, 2.0, np.nan, 1.0, -3.0, 3.0, 1.0], dtype)
     b, sv = dtype(0.25), dtype(-1.5)
     outs = tuple(range(len(steps)))
-    serial, _ = codegen.load(codegen.kernel_source(np.dtype(dtype).name, kinds, 1, n_scalar, steps, outs))
+    serial, _ = codegen.load(codegen.kernel_source(np.dtype(dtype).name, kinds, n_scalar, steps, outs))
     want = [np.empty_like(x) for _ in outs]
     serial(x.size, *want, x, y, np.array([b]), np.array([sv]))
     got = [cuda.device_array(x.size, dtype) for _ in outs]

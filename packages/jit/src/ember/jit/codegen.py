@@ -3,10 +3,12 @@
 NOTE [ Fused kernels and their disk cache ]
 A fused group (`ember.jit.fusion`) is a straight-line program over flat operands: each step is one
 op of `EXPR` on earlier steps, tensor inputs or scalar arguments. `kernel_source` writes it as a
-loop over the flattened output, one line per step, in the group's float dtype (scalars are passed
-in that dtype, constants are written as `np.float32(1.0)`, so nothing is promoted to float64 as a
-Python literal would be). Two variants are emitted: serial, and `parallel=True` over `prange`, the
-latter used from `config.fuse_parallel_min` elements on.
+loop over the flattened output, or a rows x cols nest where it reads broadcast rows or columns or
+ends in a sum (NOTE [ Broadcast operands and epilogue sums ] in ember.jit.fusion), one line per
+step, in the group's float dtype (scalars are passed in that dtype, constants are written as
+`np.float32(1.0)`, so nothing is promoted to float64 as a Python literal would be). Two variants
+are emitted: serial, and `parallel=True` over `prange`, the latter used from
+`config.fuse_parallel_min` elements on (a group ending in a sum has only the serial one).
 
 Numba's `cache=True` works only for functions defined in a real file, keyed by the file's path
 and modification time. So the source goes to `<cache dir>/ember_fused_<sha>.py` (the name is a
@@ -34,8 +36,8 @@ import tempfile
 
 from ember.jit import config
 
-__all__ = ["EXPR", "EXPR32", "ARITH", "VECTOR32", "kernel_source", "step_lines", "load", "import_source", "cache_dir",
-           "stats"]
+__all__ = ["EXPR", "EXPR32", "ARITH", "VECTOR32", "arity", "kernel_source", "step_lines", "load", "import_source",
+           "cache_dir", "stats"]
 
 # op name -> an expression over `x` (and `y`) in the group's dtype; `ONE`/`ZERO` are typed constants
 EXPR = {
@@ -72,42 +74,89 @@ def cache_dir() -> str:
     return d
 
 
-def kernel_source(dtype: str, kinds: str, ndim: int, n_scalar: int, steps: tuple, outs: tuple) -> str:
-    """The module source of a group: `kinds` has "a" for an input array, "b" for an input whose one value is
-    broadcast (passed as the `ndim`-dim array, all strides 0); `steps` are (op name, operands) with
-    operands ("a", j) an input, ("s", j) a scalar, ("t", k) step k's value; `outs` the steps written out.
-    Scalars come in one array `sv` (one argument: Numba's dispatch types arrays fast, numpy scalars not)."""
+def arity(name: str) -> int:
+    """How many operands op `name` of `EXPR` takes: the variables `x`, `y`, `z` its expression uses."""
+    return sum(_subst_var(EXPR[name], v, "\0") != EXPR[name] for v in "xyz")
+
+
+def kernel_source(dtype: str, kinds: str, n_scalar: int, steps: tuple, outs: tuple, reduce: tuple | None = None) -> str:
+    """The module source of a group (NOTE [ Broadcast operands and epilogue sums ] in ember.jit.fusion).
+
+    `kinds` says how the loop reads input j: "a" the whole group (flat index), "r" a row (index `j`, the
+    position in the group's inner block), "c" a column (index `i`, the row of the block), each from a
+    1-D C-contiguous array; "s" the whole group from a (rows, cols) array whose rows lie a stride apart
+    (a slice of a wider matrix); "b" one value, the first of an array of any shape (passed as it is:
+    `expand` of a scalar gradient, all strides 0, costs no conversion). `steps` are (op name, operands) with operands
+    ("a", j) an input, ("s", j) a scalar, ("t", k) step k's value; `outs` the steps written out.
+    Scalars come in one array `sv` (one argument: Numba's dispatch types arrays fast, numpy scalars not).
+    With only "a" and "b" inputs and no `reduce` the kernel is one flat loop `(n, outs..., inputs..., sv)`;
+    otherwise a rows x cols nest `(rows, cols, outs..., inputs..., sv[, r])`, whose inner loop runs
+    along contiguous memory. `reduce` = (axis, step, wide) sums step's value into `r`: axis "rows" over
+    the rows (r[cols]: a bias gradient), "cols" over each row (r[rows]), "all" (r[1]); `wide`
+    accumulates in float64 (always for "cols" and "all")."""
     n_in = len(kinds)
-    params = ", ".join(["n"] + [f"o{k}" for k in range(len(outs))] + [f"a{j}" for j in range(n_in)] + ["sv"])
-    at = "[" + ", ".join(["0"] * ndim) + "]" if ndim else "[()]"
+    nest = reduce is not None or any(k in "rcs" for k in kinds)
+    red = ["r"] if reduce is not None else []
+    params = ", ".join((["rows", "cols"] if nest else ["n"]) + [f"o{k}" for k in range(len(outs))]
+                       + [f"a{j}" for j in range(n_in)] + ["sv"] + red)
+    ind = "            " if nest else "        "
+    read = {"a": "[k]" if nest else "[i]", "r": "[j]", "s": "[i, j]"}
     pre = [f"    s{j} = sv[{j}]" for j in range(n_scalar)]
-    pre += [f"    a{j}i = a{j}{at}" for j in range(n_in) if kinds[j] == "b"]
-    body = [f"        a{j}i = a{j}[i]" for j in range(n_in) if kinds[j] == "a"]
-    body += ["        " + line for line in step_lines(EXPR32 if dtype == "float32" else EXPR, steps)]
-    body += [f"        o{m}[i] = t{k}" for m, k in enumerate(outs)]
-    loop = "\n".join(body)
+    pre += [f"    a{j}i = a{j}.flat[0]" for j in range(n_in) if kinds[j] == "b"]
+    body = [f"{ind}a{j}i = a{j}{read[kinds[j]]}" for j in range(n_in) if kinds[j] in read]
+    body += [ind + line for line in step_lines(EXPR32 if dtype == "float32" else EXPR, steps)]
+    body += [f"{ind}o{m}[{'k' if nest else 'i'}] = t{k}" for m, k in enumerate(outs)]
     head = ("import math\nimport numba\nimport numpy as np\n"
             + (f"from ember.jit.vmath import exp32, tanh32  # vmath {_vmath_sha()}\n" if dtype == "float32" else "")
             + f"\nONE = np.{dtype}(1.0)\nZERO = np.{dtype}(0.0)\n")
     fns = []
     for name, par in (("serial", False), ("parallel", True)):
+        if par and reduce is not None:  # the sums run in row order: one serial kernel for both
+            fns.append("\n\nparallel = serial\n")
+            continue
         deco = f"@numba.njit(cache=True, nogil=True, error_model='numpy'{', parallel=True' if par else ''})"
         rng = "numba.prange" if par else "range"
-        fns.append(f"\n\n{deco}\ndef {name}({params}):\n" + "".join(p + "\n" for p in pre)
-                   + f"    for i in {rng}(n):\n{loop}\n")
+        if not nest:
+            loop = f"    for i in {rng}(n):\n" + "".join(line + "\n" for line in body)
+        else:
+            loop = _nest(rng, [f"        a{j}i = a{j}[i]" for j in range(n_in) if kinds[j] == "c"], body, reduce)
+        fns.append(f"\n\n{deco}\ndef {name}({params}):\n" + "".join(p + "\n" for p in pre) + loop)
     return head + "".join(fns)
 
 
 def step_lines(table: dict, steps: tuple) -> list[str]:
-    """One line `t<k> = <expression>` per step, from `table` (op name -> expression over x, y): an input
+    """One line `t<k> = <expression>` per step, from `table` (op name -> expression over x, y, z): an input
     operand ("a", j) reads `a<j>i`, a scalar ("s", j) `s<j>`, an earlier step ("t", k) `t<k>`."""
     lines = []
     for k, (name, operands) in enumerate(steps):
         expr = table[name]
-        for var, (kind, j) in zip("xy", operands):
+        for var, (kind, j) in zip("xyz", operands):
             expr = _subst_var(expr, var, f"a{j}i" if kind == "a" else f"{kind}{j}")
         lines.append(f"t{k} = {expr}")
     return lines
+
+
+def _nest(rng: str, row_reads: list, body: list, reduce: tuple | None) -> str:
+    """The rows x cols loops of `kernel_source` around `body`, with `reduce`'s accumulation."""
+    axis, step, wide = reduce if reduce is not None else (None, None, False)
+    before, row_top, inner, row_end, after = [], [], [], [], []
+    if axis == "rows" and not wide:  # numpy's order for a sum over the outer dims: from 0, row after row
+        before = ["    for j in range(cols):", "        r[j] = ZERO"]
+        inner = [f"            r[j] += t{step}"]
+    elif axis in ("rows", "all"):  # float64 column accumulators, vectorized along the row
+        before = ["    acc = np.zeros(cols, np.float64)"]
+        inner = [f"            acc[j] += t{step}"]
+        if axis == "rows":
+            after = ["    for j in range(cols):", "        r[j] = acc[j]"]
+        else:
+            after = ["    tot = 0.0", "    for j in range(cols):", "        tot += acc[j]", "    r[0] = tot"]
+    elif axis == "cols":
+        row_top = ["        acc = 0.0"]
+        inner = [f"            acc += t{step}"]
+        row_end = ["        r[i] = acc"]
+    lines = (before + [f"    for i in {rng}(rows):"] + row_reads + row_top + ["        k0 = i * cols",
+             "        for j in range(cols):", "            k = k0 + j"] + body + inner + row_end + after)
+    return "".join(line + "\n" for line in lines)
 
 
 @functools.cache

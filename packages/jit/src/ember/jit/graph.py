@@ -451,7 +451,9 @@ class Graph:
         fixed = self._fixed_geometry()
         inlined = self._inline_views(fixed, names)
         tested: set[int] = set()
-        if inlined:  # every constant an op reads: a fixed buffer's geometry may follow any of them
+        # every constant an op reads: a fixed buffer's geometry may follow any of them (a fused kernel's
+        # loop, NOTE [ Broadcast operands and epilogue sums ], assumes its operands' too)
+        if inlined or any(isinstance(n, OpNode) and getattr(n.op, "assumes_geometry", False) for n in self.nodes):
             _reads([n.reads() for n in self.nodes if isinstance(n, OpNode)], tested)
         for idx in sorted(i for i in tested if i in fixed and self.buffers[i].kind == "const"):
             c = self.buffers[idx]  # the geometry the inlined views assumed (NOTE [ Views at replay ])
