@@ -181,11 +181,11 @@ def test_second_process_loads_kernels_from_the_disk_cache(tmp_path):
 
 def test_large_groups_leave_libm_ops_to_numpy(monkeypatch):
     monkeypatch.setattr(jit.config, "fuse_libm_max", 16)
-    c = jit.compile(lambda x: (x * 2.0 + 1.0).sin().neg().abs())
+    c = jit.compile(lambda x: (x * 2.0 + 1.0).tan().neg().abs())  # float32 tan is libm's: numpy's loop
     x = _t(5, 4)
     got = _replays(c, x)
-    assert c.explain().ops_per_graph == [["fused[mul, add]", "sin", "fused[neg, abs]"]]
-    np.testing.assert_array_equal(_np(got), np.abs(-np.sin(_np(x) * 2.0 + 1.0)))
+    assert c.explain().ops_per_graph == [["fused[mul, add]", "tan", "fused[neg, abs]"]]
+    np.testing.assert_array_equal(_np(got), np.abs(-np.tan(_np(x) * 2.0 + 1.0)))
     c64 = jit.compile(lambda x: (x * 2.0 + 1.0).exp().neg().abs())  # float64 exp is libm's: numpy's loop
     x64 = _t(5, 4, dtype=np.float64)
     got = _replays(c64, x64)
