@@ -94,6 +94,15 @@ def test_log_specials():
     assert np.isnan(got[4:]).all()
 
 
+def test_exp_and_tanh_within_1_ulp():
+    rng = np.random.default_rng(3)
+    x = np.concatenate([rng.uniform(-103.9, 88.7, 400_000), rng.uniform(-1, 1, 100_000),
+                        np.geomspace(1e-30, 1, 5_000)]).astype(np.float32)
+    assert _ulps(_loop("exp32")(x), np.exp(x.astype(np.float64))).max() <= 1  # denormal results too
+    x = np.concatenate([x[x > -20], -x[x > -20]])
+    assert _ulps(_loop("tanh32")(x), np.tanh(x.astype(np.float64))).max() <= 1
+
+
 def test_functions_vectorize():
     # the point of the module: a loop over each is a SIMD loop (LLVM's vector types in the optimized IR)
     x = np.linspace(-3, 3, 64, dtype=np.float32)

@@ -10,9 +10,10 @@ CPU has it). `exp32` is Cephes' expf (range reduction to [-ln2/2, ln2/2], a degr
 built from exponent bits, as `ember.core.ops.rnn_cells` does for the LSTM) and `tanh32` Cephes' tanhf
 (an odd polynomial below 0.625, 1 - 2 / (exp(2|x|) + 1) above). `log32` computes in float64 (every
 float32, denormals too, is a normal float64): x = m 2^e with m in [sqrt(1/2), sqrt(2)), log m =
-2 atanh((m - 1) / (m + 1)) by its series to the 11th power, rounded once to float32. All are within
-2 ulp of the correctly rounded value (numpy's are within 1 to 3): a fused group with them is close to
-eager, not bitwise. Overflow gives inf, NaN passes, log gives -inf at 0 and NaN below.
+2 atanh((m - 1) / (m + 1)) by its series to the 11th power, rounded once to float32. exp, tanh and log
+are within 1 ulp of the correctly rounded value, sin and cos within 2 (numpy's are within 1 to 3;
+tests/test_vmath.py): a fused group with them is close to eager, not bitwise. Overflow gives inf, NaN
+passes, log gives -inf at 0 and NaN below 0.
 
 NOTE [ Vectorized sin and cos in fused kernels ]
 `sin32` and `cos32` reduce x to r = x - q pi/2, |r| <= pi/4, in float64 (Cody-Waite: pi/2 as three
