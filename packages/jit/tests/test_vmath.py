@@ -77,21 +77,42 @@ def test_sin_cos_past_2_pow_29_degrade_gradually_and_stay_bounded():
         assert np.isfinite(got).all() and np.abs(got).max() <= 1.0
 
 
-def test_log_within_1_ulp_over_all_positive_float32():
+@pytest.mark.parametrize("name, ref", [("log32", np.log), ("log2_32", np.log2), ("log10_32", np.log10)])
+def test_logs_within_1_ulp_over_all_positive_float32(name, ref):
     rng = np.random.default_rng(2)
     x = np.concatenate([np.exp(rng.uniform(-103.2, 88.7, 400_000)), rng.uniform(0.5, 2.0, 200_000),
-                        1.0 + rng.uniform(-1e-3, 1e-3, 50_000),
+                        1.0 + rng.uniform(-1e-3, 1e-3, 50_000), 2.0 ** np.arange(-149, 128), 10.0 ** np.arange(-38, 39),
                         np.array([np.finfo(np.float32).smallest_subnormal, 1e-40, np.finfo(np.float32).tiny,
                                   np.finfo(np.float32).max, np.sqrt(0.5), np.sqrt(2.0)])]).astype(np.float32)
-    got = _loop("log32")(x)
-    assert _ulps(got, np.log(x.astype(np.float64))).max() <= 1
+    got = _loop(name)(x)
+    assert _ulps(got, ref(x.astype(np.float64))).max() <= 1
+    if name == "log2_32":  # powers of two give their exponent exactly
+        powers = (2.0 ** np.arange(-149, 128)).astype(np.float32)
+        np.testing.assert_array_equal(_loop(name)(powers), np.arange(-149, 128))
 
 
-def test_log_specials():
-    x = np.array([0.0, -0.0, 1.0, np.inf, -1.0, -np.inf, np.nan, -1e-45], np.float32)
-    got = _loop("log32")(x)
-    assert got[0] == -np.inf and got[1] == -np.inf and got[2] == 0.0 and got[3] == np.inf
+def test_log1p_within_1_ulp():
+    rng = np.random.default_rng(4)
+    x = np.concatenate([rng.uniform(-1, 1, 300_000), np.geomspace(1e-38, 1.0, 50_000),
+                        -np.geomspace(1e-38, 0.9, 50_000), np.exp(rng.uniform(0, 88.7, 100_000)),
+                        [2.0 ** -24, -(2.0 ** -24), 2.0 ** -29]]).astype(np.float32)
+    x = x[x > -1]
+    assert _ulps(_loop("log1p32")(x), np.log1p(x.astype(np.float64))).max() <= 1
+
+
+@pytest.mark.parametrize("name, at_zero", [("log32", 0.0), ("log2_32", 0.0), ("log10_32", 0.0), ("log1p32", -1.0)])
+def test_log_specials(name, at_zero):
+    # the arguments of log, shifted for log1p: at_zero is where it is -inf
+    x = np.array([0.0, -0.0, 1.0, np.inf, -1.0, -np.inf, np.nan, -0.5], np.float32) + np.float32(at_zero)
+    got = _loop(name)(x)
+    assert got[0] == -np.inf and got[1] == -np.inf and got[3] == np.inf
     assert np.isnan(got[4:]).all()
+    assert got[2] == (np.log1p(np.float32(0.0)) if name == "log1p32" else 0.0)
+
+
+def test_log1p_keeps_tiny_values_and_negative_zero():
+    x = np.array([-0.0, 1e-45, -1e-30, 5e-8], np.float32)
+    np.testing.assert_array_equal(_loop("log1p32")(x).view(np.uint32), x.view(np.uint32))
 
 
 def test_exp_and_tanh_within_1_ulp():
@@ -106,7 +127,7 @@ def test_exp_and_tanh_within_1_ulp():
 def test_functions_vectorize():
     # the point of the module: a loop over each is a SIMD loop (LLVM's vector types in the optimized IR)
     x = np.linspace(-3, 3, 64, dtype=np.float32)
-    for name in ("sin32", "cos32", "log32", "exp32", "tanh32"):
+    for name in ("sin32", "cos32", "log32", "log1p32", "exp32", "tanh32"):
         run = _loop(name)
         run(np.abs(x))
         ir = "".join(run.inspect_llvm().values())

@@ -53,11 +53,12 @@ EXPR = {
 ARITH = frozenset({"neg", "abs", "square", "relu", "sqrt", "rsqrt", "reciprocal", "add", "sub", "mul", "div",
                    "maximum", "minimum"})
 
-# float32 groups: exp, sin, cos, log and the functions written from them use ember.jit.vmath's branch-free
+# float32 groups: exp, sin, cos, the logs and the functions written from them use ember.jit.vmath's branch-free
 # forms, which vectorize (NOTE [ Vectorized exp in fused kernels ]); they join groups of any size
 EXPR32 = {**EXPR, "exp": "exp32(x)", "tanh": "tanh32(x)", "sigmoid": "ONE / (ONE + exp32(-x))",
-          "silu": "x * (ONE / (ONE + exp32(-x)))", "sin": "sin32(x)", "cos": "cos32(x)", "log": "log32(x)"}
-VECTOR32 = ARITH | {"exp", "tanh", "sigmoid", "silu", "sin", "cos", "log"}
+          "silu": "x * (ONE / (ONE + exp32(-x)))", "sin": "sin32(x)", "cos": "cos32(x)", "log": "log32(x)",
+          "log2": "log2_32(x)", "log10": "log10_32(x)", "log1p": "log1p32(x)"}
+VECTOR32 = ARITH | {"exp", "tanh", "sigmoid", "silu", "sin", "cos", "log", "log2", "log10", "log1p"}
 
 _kernels: dict[str, tuple] = {}  # sha -> (serial, parallel), this process's loaded kernels
 
@@ -91,8 +92,7 @@ def kernel_source(dtype: str, kinds: str, ndim: int, n_scalar: int, steps: tuple
     body += [f"        o{m}[i] = t{k}" for m, k in enumerate(outs)]
     loop = "\n".join(body)
     head = ("import math\nimport numba\nimport numpy as np\n"
-            + (f"from ember.jit.vmath import cos32, exp32, log32, sin32, tanh32  # vmath {_vmath_sha()}\n"
-               if dtype == "float32" else "")
+            + (f"from ember.jit.vmath import *  # vmath {_vmath_sha()}\n" if dtype == "float32" else "")
             + f"\nONE = np.{dtype}(1.0)\nZERO = np.{dtype}(0.0)\n")
     fns = []
     for name, par in (("serial", False), ("parallel", True)):

@@ -1,19 +1,21 @@
-"""float32 `exp`, `tanh`, `sin`, `cos` and `log` that LLVM vectorizes, for fused kernels (NOTE [ Vectorized exp in
-fused kernels ], NOTE [ Vectorized sin and cos in fused kernels ]).
+"""float32 `exp`, `tanh`, `sin`, `cos` and the logs that LLVM vectorizes, for fused kernels (NOTE [ Vectorized
+exp in fused kernels ], NOTE [ Vectorized sin and cos in fused kernels ]).
 
 NOTE [ Vectorized exp in fused kernels ]
 This Numba has no SVML, so `math.exp` in a fused loop is a libm call per value, slower than numpy's
 own loops; hence `config.fuse_libm_max`. For float32 groups, `exp` (and `sigmoid`, `silu`, `tanh`
-written from it), `sin`, `cos` and `log` use these branch-free forms instead, inlined into the loop so
-it vectorizes: no branch but selects, no call (polynomials through `llvm.fmuladd`, one FMA where the
-CPU has it). `exp32` is Cephes' expf (range reduction to [-ln2/2, ln2/2], a degree-6 polynomial, 2^n
-built from exponent bits, as `ember.core.ops.rnn_cells` does for the LSTM) and `tanh32` Cephes' tanhf
-(an odd polynomial below 0.625, 1 - 2 / (exp(2|x|) + 1) above). `log32` computes in float64 (every
-float32, denormals too, is a normal float64): x = m 2^e with m in [sqrt(1/2), sqrt(2)), log m =
-2 atanh((m - 1) / (m + 1)) by its series to the 11th power, rounded once to float32. exp, tanh and log
-are within 1 ulp of the correctly rounded value, sin and cos within 2 (numpy's are within 1 to 3;
-tests/test_vmath.py): a fused group with them is close to eager, not bitwise. Overflow gives inf, NaN
-passes, log gives -inf at 0 and NaN below 0.
+written from it), `sin`, `cos`, `log`, `log2`, `log10` and `log1p` use these branch-free forms
+instead, inlined into the loop so it vectorizes: no branch but selects, no call (polynomials through
+`llvm.fmuladd`, one FMA where the CPU has it). `exp32` is Cephes' expf (range reduction to
+[-ln2/2, ln2/2], a degree-6 polynomial, 2^n built from exponent bits, as `ember.core.ops.rnn_cells`
+does for the LSTM) and `tanh32` Cephes' tanhf (an odd polynomial below 0.625, 1 - 2 / (exp(2|x|) + 1)
+above). `log32` computes in float64 (every float32, denormals too, is a normal float64): x = m 2^e
+with m in [sqrt(1/2), sqrt(2)), log m = 2 atanh((m - 1) / (m + 1)) by its series to the 11th power,
+rounded once to float32; `log2_32`, `log10_32` and `log1p32` (1 + x, exact in float64 where it
+matters) are the same float64 log, scaled. exp, tanh and the logs are within 1 ulp of the correctly
+rounded value, sin and cos within 2 (numpy's are within 1 to 3; tests/test_vmath.py): a fused group
+with them is close to eager, not bitwise. Overflow gives inf, NaN passes, a log gives -inf at 0 and
+NaN below 0.
 
 NOTE [ Vectorized sin and cos in fused kernels ]
 `sin32` and `cos32` reduce x to r = x - q pi/2, |r| <= pi/4, in float64 (Cody-Waite: pi/2 as three
@@ -38,7 +40,7 @@ from llvmlite import ir
 from numba import types
 from numba.extending import intrinsic
 
-__all__ = ["exp32", "tanh32", "sin32", "cos32", "log32"]
+__all__ = ["exp32", "tanh32", "sin32", "cos32", "log32", "log2_32", "log10_32", "log1p32"]
 
 
 @intrinsic
@@ -164,10 +166,9 @@ def cos32(x):
 
 
 @numba.njit(inline="always", cache=True, nogil=True, error_model="numpy")
-def log32(x):
-    """log of a float32, branch-free, in float64 (every float32 is a normal float64) and rounded once: x = m 2^e
-    with m in [sqrt(1/2), sqrt(2)), log m = 2 atanh(s), s = (m - 1) / (m + 1), |s| < 0.172, to s^11."""
-    d = np.float64(x)
+def _log64(d):
+    """log of a positive finite float64, branch-free, to about 1e-10 relative (enough to round to float32 once):
+    d = m 2^e with m in [sqrt(1/2), sqrt(2)), log m = 2 atanh(s), s = (m - 1) / (m + 1), |s| < 0.172, to s^11."""
     b = _bits64(d)
     # the exponent field as a float: OR-ed into 2^52's mantissa, less 2^52 + 1023 (AVX2 has no vector i64 -> f64)
     e = _as_float64((b >> np.int64(52)) | np.int64(0x4330000000000000)) - np.float64(4503599627371519.0)
@@ -182,7 +183,41 @@ def log32(x):
     p = _fma(p, z, np.float64(2.0 / 5.0))
     p = _fma(p, z, np.float64(2.0 / 3.0))
     p = _fma(p * z, s, np.float64(2.0) * s)
-    v = np.float32(_fma(e, np.float64(0.6931471805599453), p))
-    v = np.float32(-np.inf) if x == np.float32(0.0) else v
-    v = x if x == np.float32(np.inf) else v
-    return v if x >= np.float32(0.0) else x - x + np.float32(np.nan)  # nan for x < 0 and nan
+    return _fma(e, np.float64(0.6931471805599453), p)
+
+
+@numba.njit(inline="always", cache=True, nogil=True, error_model="numpy")
+def _log_specials(v, a):
+    """`v`, a log computed for the positive finite float64 `a`, where `a` is one: -inf at 0, inf at inf, else nan."""
+    v = np.float32(-np.inf) if a == np.float64(0.0) else v
+    v = np.float32(np.inf) if a == np.float64(np.inf) else v
+    return v if a >= np.float64(0.0) else np.float32(np.nan)  # nan below 0 and for nan
+
+
+@numba.njit(inline="always", cache=True, nogil=True, error_model="numpy")
+def log32(x):
+    """log of a float32, branch-free, in float64 (every float32 is a normal float64) and rounded once."""
+    d = np.float64(x)
+    return _log_specials(np.float32(_log64(d)), d)
+
+
+@numba.njit(inline="always", cache=True, nogil=True, error_model="numpy")
+def log2_32(x):
+    """log2 of a float32: log in float64 times 1/ln 2, rounded once (powers of two give their exponent exactly)."""
+    d = np.float64(x)
+    return _log_specials(np.float32(_log64(d) * np.float64(1.4426950408889634)), d)
+
+
+@numba.njit(inline="always", cache=True, nogil=True, error_model="numpy")
+def log10_32(x):
+    """log10 of a float32: log in float64 times 1/ln 10, rounded once."""
+    d = np.float64(x)
+    return _log_specials(np.float32(_log64(d) * np.float64(0.4342944819032518)), d)
+
+
+@numba.njit(inline="always", cache=True, nogil=True, error_model="numpy")
+def log1p32(x):
+    """log(1 + x) of a float32: 1 + x is exact in float64 for |x| >= 2^-29, and below 2^-24 log1p(x) rounds to x."""
+    a = np.float64(1.0) + np.float64(x)
+    v = _log_specials(np.float32(_log64(a)), a)
+    return x if abs(x) < np.float32(2.0 ** -24) else v  # keeps log1p(-0.0) = -0.0
