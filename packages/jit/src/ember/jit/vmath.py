@@ -82,17 +82,17 @@ def exp32(x):
     """exp of a float32, branch-free (selects only), so the loop around it vectorizes."""
     c = min(max(x, np.float32(-104.0)), np.float32(88.75))
     fx = np.floor(c * np.float32(1.44269504088896341) + np.float32(0.5))
-    r = c - fx * np.float32(0.693359375)
-    r = r - fx * np.float32(-2.12194440e-4)
-    y = _fma(r, np.float32(1.9875691500e-4), np.float32(1.3981999507e-3))
-    y = _fma(y, r, np.float32(8.3334519073e-3))
-    y = _fma(y, r, np.float32(4.1665795894e-2))
-    y = _fma(y, r, np.float32(1.6666665459e-1))
-    y = _fma(y, r, np.float32(5.0000001201e-1))
+    r = _fma(fx, np.float32(-0.693359375), c)  # exact: fx * 0.693359375 has few bits
+    r = _fma(fx, np.float32(2.12194440e-4), r)
+    # the degree-5 polynomial by Estrin's scheme: three independent pairs, so the chain is 3 FMAs deep, not 5
+    r2 = r * r
+    y = _fma(r2, _fma(r, np.float32(8.3334519073e-3), np.float32(4.1665795894e-2)),
+             _fma(r, np.float32(1.6666665459e-1), np.float32(5.0000001201e-1)))
+    y = _fma(r2 * r2, _fma(r, np.float32(1.9875691500e-4), np.float32(1.3981999507e-3)), y)
     # 2^n as two normal factors 2^h 2^(n-h), so n from -150 to 128 (denormal and near-overflow results) scales
     n = np.int32(fx)
     h = n >> np.int32(1)
-    e = (_fma(y, r * r, r) + np.float32(1.0)) * _as_float32((h + np.int32(127)) << np.int32(23))
+    e = (_fma(y, r2, r) + np.float32(1.0)) * _as_float32((h + np.int32(127)) << np.int32(23))
     e = e * _as_float32((n - h + np.int32(127)) << np.int32(23))
     e = np.float32(np.inf) if x > np.float32(88.72283) else e
     e = np.float32(0.0) if x < np.float32(-103.97208) else e
@@ -121,7 +121,7 @@ def _reduce(x):
     three parts; NOTE [ Vectorized sin and cos in fused kernels ]). r is clamped to [-1, 1], so that past 2^52,
     where the reduction means nothing, the result stays within [-1, 1]."""
     d = np.float64(x)
-    q = np.floor(d * np.float64(0.6366197723675814) + np.float64(0.5))
+    q = np.floor(_fma(d, np.float64(0.6366197723675814), np.float64(0.5)))
     r = _fma(q, np.float64(-1.570796251296997), d)
     r = _fma(q, np.float64(-7.549789415861596e-08), r)
     r = _fma(q, np.float64(-5.390302858158119e-15), r)
@@ -137,9 +137,8 @@ def _sin_cos_poly(r):
     s = _fma(z, np.float32(-1.9513188453856856e-04), np.float32(8.332150988280773e-03))
     s = _fma(s, z, np.float32(-1.6666655242443085e-01))
     s = _fma(s * z, r, r)
-    c = _fma(z, np.float32(2.4426986783510074e-05), np.float32(-1.3887266395613551e-03))
-    c = _fma(c, z, np.float32(4.166664555668831e-02))
-    c = _fma(c, z, np.float32(-0.5))
+    c = _fma(z * z, _fma(z, np.float32(2.4426986783510074e-05), np.float32(-1.3887266395613551e-03)),
+             _fma(z, np.float32(4.166664555668831e-02), np.float32(-0.5)))  # Estrin: 3 FMAs deep, not 4
     c = _fma(c, z, np.float32(1.0))
     return s, c
 
