@@ -60,8 +60,8 @@ def by_int_item(x, n):
 def test_a_branch_is_a_guard_with_a_plan_per_path(fn):
     c = jit.compile(fn)
     xs = [_t(4, seed=s) for s in range(8)] + [_t(4).abs() + 2, -_t(4).abs() - 2]
-    for x in xs + xs[::-1]:
-        np.testing.assert_array_equal(_np(c(x)), _np(fn(x)))
+    for x in xs + xs[::-1]:  # fused exp is within an ulp of numpy's
+        np.testing.assert_allclose(_np(c(x)), _np(fn(x)), rtol=1e-6)
     e = c.explain()
     assert e.graph_break_count == 0 and e.graph_count == 2 and c.captures == 2
     guards = [[op for op in ops if op.startswith("guard[")] for ops in e.ops_per_graph]

@@ -11,6 +11,13 @@ import ember.autograd as ea
 import ember.jit as jit
 
 
+@pytest.fixture(autouse=True)
+def _unfused(monkeypatch):
+    # capture, guards and replay, checked bitwise against eager and by the ops a plan lists: with every op its own
+    # kernel, as eager runs it. Fused plans (a fused exp is an ulp from numpy's) are tested in test_fusion.py
+    monkeypatch.setattr(jit.config, "fuse", False)
+
+
 def _t(*shape, seed=0, requires_grad=False):
     a = np.random.default_rng(seed).standard_normal(shape).astype(np.float32)
     return ea.tensor(a, requires_grad=requires_grad)

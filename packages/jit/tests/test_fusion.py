@@ -183,11 +183,11 @@ def test_second_process_loads_kernels_from_the_disk_cache(tmp_path):
 
 def test_large_groups_leave_libm_ops_to_numpy(monkeypatch):
     monkeypatch.setattr(jit.config, "fuse_libm_max", 16)
-    c = jit.compile(lambda x: (x * 2.0 + 1.0).sin().neg().abs())
+    c = jit.compile(lambda x: (x * 2.0 + 1.0).tan().neg().abs())  # float32 tan is libm's: numpy's loop
     x = _t(5, 4)
     got = _replays(c, x)
-    assert c.explain().ops_per_graph == [["fused[mul, add]", "sin", "fused[neg, abs]"]]
-    np.testing.assert_array_equal(_np(got), np.abs(-np.sin(_np(x) * 2.0 + 1.0)))
+    assert c.explain().ops_per_graph == [["fused[mul, add]", "tan", "fused[neg, abs]"]]
+    np.testing.assert_array_equal(_np(got), np.abs(-np.tan(_np(x) * 2.0 + 1.0)))
     c64 = jit.compile(lambda x: (x * 2.0 + 1.0).exp().neg().abs())  # float64 exp is libm's: numpy's loop
     x64 = _t(5, 4, dtype=np.float64)
     got = _replays(c64, x64)
@@ -215,6 +215,26 @@ def test_float32_exp_tanh_sigmoid_fuse_at_any_size_within_an_ulp(monkeypatch):
     np.testing.assert_allclose(got, _np(f(x)), rtol=2e-6, atol=1e-6)  # eager's numpy functions
     special = ea.tensor(np.array([np.nan, np.inf, -np.inf, 100.0], np.float32))
     np.testing.assert_array_equal(_np(c(special)), _np(f(special)))  # nan, inf (exp overflows to inf), nan, inf
+
+
+def test_float32_sin_cos_and_logs_fuse_at_any_size_within_2_ulp(monkeypatch):
+    # NOTE [ Vectorized sin and cos in fused kernels ]: vmath's forms, whatever fuse_libm_max
+    monkeypatch.setattr(jit.config, "fuse_libm_max", 16)
+
+    def f(x):
+        a = x.abs() + 0.5
+        return x.sin() * 2.0, x.cos() + 1.0, a.log() - 1.0, a.log2() * 3.0, a.log10() + 0.0, (a - 0.25).log1p() * 1.0
+
+    c = jit.compile(f)
+    x = ea.tensor(np.concatenate([np.linspace(-50, 50, 3001), [0.0, -0.0, 1e5, -3e6]]).astype(np.float32))
+    got = [_np(t) for t in _replays(c, x)]
+    assert c.explain().ops_per_graph == [["fused[abs, add, sin, mul, cos, add, log, sub, log2, mul, log10, add, "
+                                          "sub, log1p, mul]"]]
+    for g, e in zip(got, f(x)):
+        np.testing.assert_allclose(g, _np(e), rtol=3e-7, atol=3e-7)  # eager's numpy functions: 1 to 2 ulp apart
+    x64 = _np(x).astype(np.float64)
+    np.testing.assert_allclose(got[0], np.sin(x64) * 2.0, rtol=3e-7, atol=3e-7)
+    np.testing.assert_allclose(got[2], np.log(np.abs(x64) + 0.5) - 1.0, rtol=3e-7, atol=3e-7)
 
 
 def test_fused_relu_keeps_negative_zero_and_nan_as_eager():

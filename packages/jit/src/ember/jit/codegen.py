@@ -56,11 +56,12 @@ EXPR = {
 ARITH = frozenset({"neg", "abs", "square", "relu", "sqrt", "rsqrt", "reciprocal", "add", "sub", "mul", "div",
                    "maximum", "minimum"})
 
-# float32 groups: exp and the functions written from it use ember.jit.vmath's branch-free forms, which
-# vectorize (NOTE [ Vectorized exp in fused kernels ]); they join groups of any size
+# float32 groups: exp, sin, cos, the logs and the functions written from them use ember.jit.vmath's branch-free
+# forms, which vectorize (NOTE [ Vectorized exp in fused kernels ]); they join groups of any size
 EXPR32 = {**EXPR, "exp": "exp32(x)", "tanh": "tanh32(x)", "sigmoid": "ONE / (ONE + exp32(-x))",
-          "silu": "x * (ONE / (ONE + exp32(-x)))"}
-VECTOR32 = ARITH | {"exp", "tanh", "sigmoid", "silu"}
+          "silu": "x * (ONE / (ONE + exp32(-x)))", "sin": "sin32(x)", "cos": "cos32(x)", "log": "log32(x)",
+          "log2": "log2_32(x)", "log10": "log10_32(x)", "log1p": "log1p32(x)"}
+VECTOR32 = ARITH | {"exp", "tanh", "sigmoid", "silu", "sin", "cos", "log", "log2", "log10", "log1p"}
 
 _kernels: dict[str, tuple] = {}  # sha -> (serial, parallel), this process's loaded kernels
 
@@ -107,7 +108,7 @@ def kernel_source(dtype: str, kinds: str, n_scalar: int, steps: tuple, outs: tup
     body += [ind + line for line in step_lines(EXPR32 if dtype == "float32" else EXPR, steps)]
     body += [f"{ind}o{m}[{'k' if nest else 'i'}] = t{k}" for m, k in enumerate(outs)]
     head = ("import math\nimport numba\nimport numpy as np\n"
-            + (f"from ember.jit.vmath import exp32, tanh32  # vmath {_vmath_sha()}\n" if dtype == "float32" else "")
+            + (f"from ember.jit.vmath import *  # vmath {_vmath_sha()}\n" if dtype == "float32" else "")
             + f"\nONE = np.{dtype}(1.0)\nZERO = np.{dtype}(0.0)\n")
     fns = []
     for name, par in (("serial", False), ("parallel", True)):
