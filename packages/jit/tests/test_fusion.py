@@ -244,3 +244,23 @@ def test_fused_relu_keeps_negative_zero_and_nan_as_eager():
     got = _np(_replays(c, x))
     np.testing.assert_array_equal(got.view(np.uint32), _np((x * 1.0).relu() + 0.0 * x).view(np.uint32))
     assert np.signbit(_np(_replays(jit.compile(lambda x: (x * 1.0).relu()), x))[0])
+
+
+@pytest.mark.parametrize("n", [128, 129, 300, 1000])
+def test_blocked_steps_are_the_one_loop_bits(n):
+    # NOTE [ Blocked steps ]: past one block the serial kernel runs step by step over blocks; the same
+    # operations on the same values: eager's bits for arithmetic, an escaping intermediate written in full
+    from ember.jit import codegen
+
+    assert codegen.BLOCK == 128  # n = 128 is one block (the one loop), 129 a block and a tail
+
+    def f(x, y):
+        a = x * 1.5 + y
+        b = a * a - 0.25
+        return a, b / (y * y + 1.0)
+    c = jit.compile(f)
+    x, y = _t(n, seed=1), _t(n, seed=2)
+    got = _replays(c, x, y)
+    assert c.explain().ops_per_graph == [["fused[mul, add, mul, sub, mul, add, div]"]]
+    for g, w in zip(got, f(x, y)):
+        np.testing.assert_array_equal(_np(g), _np(w))
