@@ -32,6 +32,7 @@ on, with one warning.
 
 from __future__ import annotations
 
+import builtins
 import functools
 import warnings
 import weakref
@@ -51,15 +52,17 @@ __all__ = ["compile", "explain", "reset", "is_compiling", "CompiledFunction", "C
 _ALL: weakref.WeakSet = weakref.WeakSet()  # every compiled function, for `reset`
 
 _SCALARS = (int, float, bool, str, complex, type(None))
+_SCALAR_TYPES = frozenset(_SCALARS)
 
 
 def _flatten(x, path, labels: list | None, values: list, tensors: list, storages: dict) -> None:
     """Append `x`'s guard values (and, when `labels` is a list, their names: only a warning needs them)."""
     if isinstance(x, Tensor):
-        st = id(x._storage)
-        values.append((x._shape, x._strides, x._dtype, x._storage.device, x._requires_grad, storages.get(st, -1),
-                       x._requires_grad and x._grad_fn is None))
-        storages.setdefault(st, len(tensors))
+        st = x._storage
+        dev = st.device
+        values.append((x._shape, x._strides, x._dtype, dev.type, dev.index, x._requires_grad,
+                       storages.get(id(st), -1), x._requires_grad and x._grad_fn is None))
+        storages.setdefault(id(st), len(tensors))
         tensors.append(x)
     elif isinstance(x, (list, tuple)):
         values.append((type(x), len(x)))
@@ -95,9 +98,91 @@ def _objects(x):
         yield x
 
 
+def _fast_values(args: tuple, values: list, tensors: list) -> bool:
+    """`_flatten` of every argument into `values` and `tensors`, for the common call whose arguments are all
+    tensors and Python scalars (exactly `int`, `float` ...); False, having appended nothing that counts, for
+    any other (the caller starts again with `_flatten`). One loop, no recursion, no storage dict until a
+    second tensor comes (NOTE [ The cost of a replay ])."""
+    storages = None
+    for a in args:
+        if isinstance(a, Tensor):
+            st = a._storage
+            dev = st.device
+            rg = a._requires_grad
+            if not tensors:
+                alias = -1
+            else:
+                if storages is None:
+                    storages = {id(tensors[0]._storage): 0}
+                alias = storages.get(id(st), -1)
+                if alias < 0:
+                    storages[id(st)] = len(tensors)
+            values.append((a._shape, a._strides, a._dtype, dev.type, dev.index, rg, alias,
+                           rg and a._grad_fn is None))
+            tensors.append(a)
+        elif type(a) in _SCALAR_TYPES:
+            values.append((type(a), a))
+        else:
+            return False
+    return True
+
+
+def _guard_check(key: tuple, n_args: int, module):
+    """`check(args)`: the tensors among `args` where the guards of a call with these positional arguments (no
+    keyword arguments) equal `key`, else None. `key` came from `_fast_values`; the check compares each guard
+    value where it is read, in generated code, instead of building the key and hashing it (NOTE [ The cost
+    of a replay ]). It answers as `_guards(args, {})[0] == key` would: a test holds the two equal."""
+    g: dict = {"_Tensor": Tensor, "_enabled": _enabled, "_inference": _inference, "_amp": _amp,
+               "_autocast": _autocast, "_default_dtype": _dtypes.get_default_dtype, "_m": module}
+
+    def const(v) -> str:
+        name = f"_k{len(g)}"
+        g[name] = v
+        return name
+
+    def eq(expr: str, v) -> str:  # a tuple's item comparison: identity, then ==
+        if v is None or isinstance(v, bool):
+            return f"{expr} is {v}" if v is None else f"{expr} == {v}"
+        return f"((_v := {expr}) is {(k := const(v))} or _v == {k})"
+
+    conds = [f"len(args) == {n_args}"]
+    tensors: list[int] = []  # the argument index of each tensor
+    for i, v in enumerate(key[:n_args]):
+        a = f"args[{i}]"
+        if len(v) == 8:  # a tensor: shape, strides, dtype, device type and index, requires_grad, alias, leaf
+            shape, strides, dtype, dev_type, dev_index, rg, alias, leaf = v
+            conds += [f"isinstance({a}, _Tensor)", eq(f"{a}._shape", shape), eq(f"{a}._strides", strides),
+                      eq(f"{a}._dtype", dtype), eq(f"(_s{i} := {a}._storage).device.type", dev_type),
+                      eq(f"_s{i}.device.index", dev_index), eq(f"{a}._requires_grad", rg)]
+            if rg:
+                conds.append(f"({a}._grad_fn is None) == {leaf}")
+            elif leaf is not False:  # `rg and ...` is rg itself when rg is falsy
+                conds.append("False")
+            if alias >= 0:  # the first tensor on this storage (whose own checks say it is the first)
+                conds.append(f"_s{i} is _s{tensors[alias]}")
+            else:
+                conds += [f"_s{i} is not _s{t}" for t in tensors]
+            tensors.append(i)
+        else:  # a Python scalar: its type and value
+            conds += [f"type({a}) is {const(v[0])}", eq(a, v[1])]
+    enabled, inference, autocast, default = key[n_args + 1:n_args + 5]  # after the keywords' names: ()
+    amp = "not _amp._enabled_count" if autocast is None else f"_amp._enabled_count and {eq('_autocast()', autocast)}"
+    conds += [eq("_enabled.get()", enabled), eq("_inference.get()", inference), amp, eq("_default_dtype()", default)]
+    if module is not None:
+        conds.append(eq("tuple([bool(s.training) for s in _m.modules()])", key[n_args + 5]))
+    ts = ", ".join(f"args[{t}]" for t in tensors)
+    src = (f"def check(args):\n    if ({' and '.join(conds)}):\n        return ({ts}{',' if tensors else ''})\n"
+           "    return None\n")
+    exec(builtins.compile(src, "<ember.jit guard check>", "exec"), g)
+    check = g["check"]
+    check.source = src
+    return check
+
+
 def _describe(value) -> str:
-    if isinstance(value, tuple) and len(value) == 7 and isinstance(value[0], tuple):
-        shape, strides, dtype, dev, rg, alias, leaf = value
+    if isinstance(value, tuple) and len(value) == 8 and isinstance(value[0], tuple):
+        shape, strides, dtype, dev_type, dev_index, rg, alias, leaf = value
+        dev = dev_type if dev_index is None else f"{dev_type}:{dev_index}"
         s = f"Tensor(shape={shape}, strides={strides}, dtype={dtype}, device={dev}, requires_grad={rg}"
         s += ", a leaf" if leaf else (", not a leaf" if rg else "")
         return s + (f", sharing storage with tensor argument {alias})" if alias >= 0 else ")")
@@ -113,15 +198,17 @@ def _autocast() -> tuple:
 class _Entry:
     """The cache entry of one set of guards: its calls, its plan or why it has none."""
 
-    __slots__ = ("calls", "replay", "graph", "broken", "captures", "keep")
+    __slots__ = ("key", "calls", "replay", "graph", "broken", "captures", "keep", "check")
 
-    def __init__(self) -> None:
+    def __init__(self, key: tuple) -> None:
+        self.key = key
         self.calls = 0
         self.replay = None
         self.graph = None
         self.broken: str | None = None
         self.captures = 0
         self.keep: list = []  # the objects guarded by identity, held so that no other object takes their id
+        self.check = None  # `_guard_check` of `key`, made once the entry has a plan
 
 
 class CompiledFunction:
@@ -136,6 +223,7 @@ class CompiledFunction:
         self._module = module
         self._cache: dict[tuple, _Entry] = {}
         self._last_key: tuple | None = None
+        self._hot: _Entry | None = None  # the last call's entry, whose `check` the next call tries first
         self._warned = False
         self.captures = 0  # how many captures ran (each one a call run eagerly while recording)
         self._name = type(module).__name__ if module is not None else getattr(fn, "__qualname__", repr(fn))
@@ -157,38 +245,49 @@ class CompiledFunction:
         """The guard values of a call (and its tensors, in order); their names go into `labels` if given."""
         values: list = []
         tensors: list = []
-        storages: dict = {}
         named = labels is not None
-        for i, a in enumerate(args):
-            _flatten(a, f"argument {i}" if named else None, labels, values, tensors, storages)
-        for k, v in kwargs.items():
-            _flatten(v, f"argument {k!r}" if named else None, labels, values, tensors, storages)
-        values += [tuple(kwargs), _enabled.get(), _inference.get(), _autocast() if _amp._enabled_count else None,
-                   _dtypes.get_default_dtype()]
+        if named or kwargs or not _fast_values(args, values, tensors):
+            values.clear()
+            tensors.clear()
+            storages: dict = {}
+            for i, a in enumerate(args):
+                _flatten(a, f"argument {i}" if named else None, labels, values, tensors, storages)
+            for k, v in kwargs.items():
+                _flatten(v, f"argument {k!r}" if named else None, labels, values, tensors, storages)
         m = self._module
-        if m is not None:
-            values.append(tuple(bool(s.training) for s in m.modules()))
+        key = (*values, tuple(kwargs), _enabled.get(), _inference.get(),
+               _autocast() if _amp._enabled_count else None, _dtypes.get_default_dtype(),
+               *(() if m is None else (tuple([bool(s.training) for s in m.modules()]),)))
         if named:
             labels += ["the keyword arguments' names", "grad mode", "inference mode", "autocast", "the default dtype"]
             if m is not None:
                 labels.append("the modules' .training flags")
-        return tuple(values), tensors
+        return key, tensors
 
     def __call__(self, *args, **kwargs):
         if capture._active:  # inside another function's capture: its recorder must see these ops
             return self.__wrapped__(*args, **kwargs)
-        key, tensors = self._guards(args, kwargs)
-        try:
-            entry = self._cache.get(key)
-        except TypeError:  # an unhashable Python value among the arguments
-            return self.__wrapped__(*args, **kwargs)
-        if entry is None:
-            if len(self._cache) >= config.cache_size_limit:
-                self._warn_limit(key, args, kwargs)
+        hot = self._hot
+        if hot is not None and not kwargs and (tensors := hot.check(args)) is not None:
+            entry = hot  # the last call's guards hold (NOTE [ The cost of a replay ])
+        else:
+            key, tensors = self._guards(args, kwargs)
+            try:
+                entry = self._cache.get(key)
+            except TypeError:  # an unhashable Python value among the arguments
                 return self.__wrapped__(*args, **kwargs)
-            entry = self._cache[key] = _Entry()
-            entry.keep = [o for a in (args, tuple(kwargs.values())) for o in _objects(a)]
-        self._last_key = key
+            if entry is None:
+                if len(self._cache) >= config.cache_size_limit:
+                    self._warn_limit(key, args, kwargs)
+                    return self.__wrapped__(*args, **kwargs)
+                entry = self._cache[key] = _Entry(key)
+                entry.keep = [o for a in (args, tuple(kwargs.values())) for o in _objects(a)]
+            self._last_key = key
+            self._hot = None
+            if entry.replay is not None:
+                if entry.check is None and not kwargs and _fast_values(args, [], []):
+                    entry.check = _guard_check(key, len(args), self._module)
+                self._hot = entry if entry.check is not None else None
         entry.calls += 1
         if entry.replay is not None:
             r = entry.replay(*tensors)
@@ -209,7 +308,9 @@ class CompiledFunction:
             return self._capture(entry, tensors, args, kwargs)
         except BaseException:
             if entry.replay is None and entry.broken is None:  # bad input: eager's error, and no plan kept for it
-                self._cache.pop(key, None)
+                self._cache.pop(entry.key, None)
+                if self._hot is entry:
+                    self._hot = None
             raise
 
     def _capture(self, entry: _Entry, tensors: list, args: tuple, kwargs: dict):
@@ -341,6 +442,7 @@ def reset() -> None:
     for c in list(_ALL):
         c._cache.clear()
         c._last_key = None
+        c._hot = None
         c._warned = False
 
 
@@ -365,7 +467,7 @@ def explain(fn, *args, **kwargs) -> ExplainOutput:
     c = compile(fn)
     target = c._compiled if isinstance(c, CompiledModule) else c
     key, tensors = target._guards(args, kwargs)
-    entry = target._cache[key] = _Entry()
+    entry = target._cache[key] = _Entry(key)
     entry.calls = config.capture_call
     target._capture(entry, tensors, args, kwargs)
     return target.explain()

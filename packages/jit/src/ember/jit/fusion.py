@@ -24,9 +24,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ember.core.tensor import _CSTRIDES, Tensor, contiguous_strides
+from ember.core.tensor import _CSTRIDES, contiguous_strides
 from ember.jit import codegen, config
 from ember.jit.graph import Alias, OpNode, Ref, _reads
+from ember.jit.launch import launcher
 
 __all__ = ["fuse", "FusedOp"]
 
@@ -159,15 +160,8 @@ def _fused_node(g, gr: _Group, k: int, outside: dict, keep: set) -> OpNode:
     size = int(np.prod(gr.shape))
     kern = parallel if size >= config.fuse_parallel_min else serial
     sv = np.array(scalars, dt)  # cast as eager's numpy casts a Python number for an array of dtype dt
-    shape, n_out = gr.shape, len(outs)
-    broadcast = tuple(kind == "b" for kind in kinds)
-
-    def run(*ts):
-        res = [np.empty(size, dt) for _ in range(n_out)]
-        kern(size, *res, *[t._np() if b else t._np().reshape(-1) for t, b in zip(ts, broadcast)], sv)
-        return tuple([Tensor._wrap(r.reshape(shape)) for r in res])
-
     names = tuple(n.op.name for n in gr.nodes)
-    run.__name__ = "fused_" + "_".join(names)
+    run = launcher(kern, gr.dtype, gr.shape, tuple(kind == "b" for kind in kinds), len(outs), sv,
+                   "fused_" + "_".join(names))
     return OpNode(FusedOp(f"fused[{', '.join(names)}]", names), run, tuple(inputs), {},
                   [gr.nodes[s].outs[0] for s in outs], (), tuple_out=True)

@@ -408,7 +408,8 @@ class Graph:
         tested: set[int] = set()
         if inlined:  # every constant an op reads: a fixed buffer's geometry may follow any of them
             _reads([n.reads() for n in self.nodes if isinstance(n, OpNode)], tested)
-        for idx in sorted(i for i in tested if i in fixed and self.buffers[i].kind == "const"):
+        fused = self._fused_constants()
+        for idx in sorted(i for i in tested | fused if (i in fixed or i in fused) and self.buffers[i].kind == "const"):
             c = self.buffers[idx]  # the geometry the inlined views assumed (NOTE [ Views at replay ])
             lines.append(f"    if c{idx}._shape != {c.shape!r} or c{idx}._strides != {c.strides!r} or "
                          f"c{idx}._dtype is not {obj(c.dtype, 'd')}: return MISS")
@@ -527,6 +528,28 @@ class Graph:
                 fixed.update(o for o in n.outs if o is not None and not any(
                     isinstance(x, (Ref, Alias)) and x.index == o for x in _leaves(n.bumps)))
         return fixed
+
+    def _fused_constants(self) -> set[int]:
+        """The constants from which a fused kernel's operands come (read by it, or by the ops that make them).
+
+        A fused kernel was generated for the dtype and shape its operands had at capture, and reads that many
+        values of each. `.data =` between calls re-points a constant (another dtype or shape), so the replay
+        tests the geometry of each of these, as of an inlined view's (NOTE [ Views at replay ]): a change
+        captures again instead of running the kernel on what it was not made for."""
+        from ember.jit.fusion import FusedOp
+
+        producer = {o: n for n in self.nodes if isinstance(n, OpNode) for o in n.outs if o is not None}
+        todo: set[int] = set()
+        _reads([n.args for n in self.nodes if isinstance(n, OpNode) and isinstance(n.op, FusedOp)], todo)
+        seen: set[int] = set()
+        while todo:
+            b = todo.pop()
+            seen.add(b)
+            if b in producer:
+                r: set[int] = set()
+                _reads(producer[b].reads(), r)
+                todo |= r - seen
+        return {b for b in seen if self.buffers[b].kind == "const" and isinstance(self.buffers[b].value, Tensor)}
 
     def _inline_views(self, fixed: set[int], names: dict) -> list:
         """The view nodes a replay makes with `Tensor._make` (NOTE [ Views at replay ])."""
