@@ -53,6 +53,7 @@ _ALL: weakref.WeakSet = weakref.WeakSet()  # every compiled function, for `reset
 
 _SCALARS = (int, float, bool, str, complex, type(None))
 _SCALAR_TYPES = frozenset(_SCALARS)
+_NO = object()  # a generated guard check's answer where the guards differ
 
 
 def _flatten(x, path, labels: list | None, values: list, tensors: list, storages: dict) -> None:
@@ -127,33 +128,38 @@ def _fast_values(args: tuple, values: list, tensors: list) -> bool:
     return True
 
 
-def _guard_check(key: tuple, n_args: int, module):
+def _guard_check(key: tuple, n_args: int, module, entry: _Entry | None = None):
     """`check(args)`: the tensors among `args` where the guards of a call with these positional arguments (no
-    keyword arguments) equal `key`, else None. `key` came from `_fast_values`; the check compares each guard
-    value where it is read, in generated code, instead of building the key and hashing it (NOTE [ The cost
-    of a replay ]). It answers as `_guards(args, {})[0] == key` would: a test holds the two equal."""
+    keyword arguments) equal `key`, else None; with `entry`, also `check.fast(args)`: `entry.replay(*tensors)`
+    where they hold, else `_NO`. `key` came from `_fast_values`; the generated code compares each guard
+    value where it is read instead of building the key and hashing it (NOTE [ The cost of a replay ]).
+    It answers as `_guards(args, {})[0] == key` would (an item equal by identity or `==`): a test holds the
+    two equal."""
     g: dict = {"_Tensor": Tensor, "_enabled": _enabled, "_inference": _inference, "_amp": _amp,
-               "_autocast": _autocast, "_default_dtype": _dtypes.get_default_dtype, "_m": module}
+               "_autocast": _autocast, "_default_dtype": _dtypes.get_default_dtype, "_m": module, "_e": entry,
+               "_NO": _NO}
 
     def const(v) -> str:
         name = f"_k{len(g)}"
         g[name] = v
         return name
 
-    def eq(expr: str, v) -> str:  # a tuple's item comparison: identity, then ==
-        if v is None or isinstance(v, bool):
-            return f"{expr} is {v}" if v is None else f"{expr} == {v}"
+    def eq(expr: str, v) -> str:
+        if v is None or type(v).__eq__ is object.__eq__:  # equal only when identical (a dtype)
+            return f"{expr} is {'None' if v is None else const(v)}"
+        if type(v) in (bool, str) or type(v) is tuple and all(type(x) is int for x in v):
+            return f"{expr} == {v!r}"  # no NaN, nothing that differs from itself
         return f"((_v := {expr}) is {(k := const(v))} or _v == {k})"
 
-    conds = [f"len(args) == {n_args}"]
+    conds: list[str] = []
     tensors: list[int] = []  # the argument index of each tensor
     for i, v in enumerate(key[:n_args]):
-        a = f"args[{i}]"
+        a = f"a{i}"
         if len(v) == 8:  # a tensor: shape, strides, dtype, device type and index, requires_grad, alias, leaf
             shape, strides, dtype, dev_type, dev_index, rg, alias, leaf = v
             conds += [f"isinstance({a}, _Tensor)", eq(f"{a}._shape", shape), eq(f"{a}._strides", strides),
-                      eq(f"{a}._dtype", dtype), eq(f"(_s{i} := {a}._storage).device.type", dev_type),
-                      eq(f"_s{i}.device.index", dev_index), eq(f"{a}._requires_grad", rg)]
+                      eq(f"{a}._dtype", dtype), eq(f"(_d{i} := (_s{i} := {a}._storage).device).type", dev_type),
+                      eq(f"_d{i}.index", dev_index), eq(f"{a}._requires_grad", rg)]
             if rg:
                 conds.append(f"({a}._grad_fn is None) == {leaf}")
             elif leaf is not False:  # `rg and ...` is rg itself when rg is falsy
@@ -170,11 +176,14 @@ def _guard_check(key: tuple, n_args: int, module):
     conds += [eq("_enabled.get()", enabled), eq("_inference.get()", inference), amp, eq("_default_dtype()", default)]
     if module is not None:
         conds.append(eq("tuple([bool(s.training) for s in _m.modules()])", key[n_args + 5]))
-    ts = ", ".join(f"args[{t}]" for t in tensors)
-    src = (f"def check(args):\n    if ({' and '.join(conds)}):\n        return ({ts}{',' if tensors else ''})\n"
-           "    return None\n")
+    ts = "".join(f"a{t}, " for t in tensors)
+    load = "".join(f"        a{i} = args[{i}]\n" for i in range(n_args))
+    test = f"    if len(args) == {n_args}:\n{load}        if {' and '.join(conds)}:\n"
+    src = (f"def check(args):\n{test}            return ({ts})\n    return None\n\n\n"
+           f"def fast(args):\n{test}            return _e.replay({ts})\n    return _NO\n")
     exec(builtins.compile(src, "<ember.jit guard check>", "exec"), g)
     check = g["check"]
+    check.fast = g["fast"]
     check.source = src
     return check
 
@@ -268,30 +277,30 @@ class CompiledFunction:
         if capture._active:  # inside another function's capture: its recorder must see these ops
             return self.__wrapped__(*args, **kwargs)
         hot = self._hot
-        if hot is not None and not kwargs and (tensors := hot.check(args)) is not None:
-            entry = hot  # the last call's guards hold (NOTE [ The cost of a replay ])
-        else:
-            key, tensors = self._guards(args, kwargs)
-            try:
-                entry = self._cache.get(key)
-            except TypeError:  # an unhashable Python value among the arguments
+        if hot is not None and not kwargs:  # the last call's plan: its guards tested where read, then its replay
+            r = hot.check.fast(args)  # NOTE [ The cost of a replay ]
+            if r is not _NO and r is not MISS:
+                return r
+        key, tensors = self._guards(args, kwargs)
+        try:
+            entry = self._cache.get(key)
+        except TypeError:  # an unhashable Python value among the arguments
+            return self.__wrapped__(*args, **kwargs)
+        if entry is None:
+            if len(self._cache) >= config.cache_size_limit:
+                self._warn_limit(key, args, kwargs)
                 return self.__wrapped__(*args, **kwargs)
-            if entry is None:
-                if len(self._cache) >= config.cache_size_limit:
-                    self._warn_limit(key, args, kwargs)
-                    return self.__wrapped__(*args, **kwargs)
-                entry = self._cache[key] = _Entry(key)
-                entry.keep = [o for a in (args, tuple(kwargs.values())) for o in _objects(a)]
-            self._last_key = key
-            self._hot = None
-            if entry.replay is not None:
-                if entry.check is None and not kwargs and _fast_values(args, [], []):
-                    entry.check = _guard_check(key, len(args), self._module)
-                self._hot = entry if entry.check is not None else None
+            entry = self._cache[key] = _Entry(key)
+            entry.keep = [o for a in (args, tuple(kwargs.values())) for o in _objects(a)]
+        self._last_key = key
+        self._hot = None
         entry.calls += 1
         if entry.replay is not None:
             r = entry.replay(*tensors)
             if r is not MISS:
+                if entry.check is None and not kwargs and _fast_values(args, [], []):
+                    entry.check = _guard_check(key, len(args), self._module, entry)
+                self._hot = entry if entry.check is not None else None
                 return r
             entry.replay = entry.graph = None  # what the plan assumed changed: capture again
             if entry.captures >= config.cache_size_limit:
@@ -309,8 +318,6 @@ class CompiledFunction:
         except BaseException:
             if entry.replay is None and entry.broken is None:  # bad input: eager's error, and no plan kept for it
                 self._cache.pop(entry.key, None)
-                if self._hot is entry:
-                    self._hot = None
             raise
 
     def _capture(self, entry: _Entry, tensors: list, args: tuple, kwargs: dict):

@@ -428,6 +428,13 @@ class Graph:
             _reads(n.reads(), r)
             for b in r:
                 last[b] = i
+        # views that only kernels read (no output, no write, no eager call): one made at codegen serves each replay
+        exposed = set(keep)
+        _reads([c[1] for c in self.checks], exposed)
+        for n in self.nodes:
+            if isinstance(n, CallNode) or n.bumps or n.op.mutates:
+                _reads(n.reads(), exposed)
+        hoisted: dict[int, Tensor] = {}
         dead: dict[int, list[str]] = {}
         for b, i in last.items():
             if b not in keep and b in produced and self.buffers[b].kind == "op":
@@ -437,8 +444,20 @@ class Graph:
                 src, res = self.buffers[n.args[0].index], self.buffers[n.outs[0]]
                 base = names[src.index]
                 names[res.index] = f"v{res.index}"
-                lines.append(f"    v{res.index} = _make({base}._storage, {base}._offset + {res.offset - src.offset}, "
-                             f"{res.shape!r}, {res.strides!r}, {obj(res.dtype, 'd')})  # {n.op.name}")
+                rel = res.offset - src.offset
+                make = f"_make({base}._storage, {base}._offset + {rel}, {res.shape!r}, {res.strides!r}, " \
+                       f"{obj(res.dtype, 'd')})"
+                made = hoisted.get(src.index)
+                if made is None and src.kind == "const" and src.pristine is None and isinstance(src.value, Tensor):
+                    made = src.value
+                    same = f"{base}._storage is {obj(made._storage, 'h')} and {base}._offset == {made._offset}"
+                else:
+                    same = f"{base} is {obj(made, 'h')}"
+                if made is not None and res.index not in exposed:  # made once (NOTE [ The cost of a replay ])
+                    h = hoisted[res.index] = Tensor._make(made._storage, made._offset + rel, res.shape, res.strides,
+                                                          res.dtype)
+                    make = f"{obj(h, 'h')} if {same} else {make}"
+                lines.append(f"    v{res.index} = {make}  # {n.op.name}")
                 if i in dead:
                     lines.append(f"    del {', '.join(dead[i])}")
                 continue
