@@ -528,7 +528,10 @@ class Graph:
         storage at an offset relative to the operand's, in its dtype) of such a buffer is emitted as
         `Tensor._make` of the geometry recorded at capture, without its kernel and meta step: the kernel would
         compute the same shape and strides from the same operand geometry, and its meta step passed at
-        capture. A GPT step has about 250 views (about 3 us each through their kernels)."""
+        capture. A GPT step has about 250 views (about 3 us each through their kernels). A view of a constant
+        (or of such a view) that only kernels read, not an output, a write or an eager call, is made once at
+        codegen and reused while the constant's storage and offset are the ones it was made over (a test per
+        replay); so is its cached numpy view, which a fresh view would build again at its first kernel."""
         fixed = (set(self.inputs) - self.unguarded) | {
             b.index for b in self.buffers if b.kind == "const" and b.pristine is None and isinstance(b.value, Tensor)}
         for n in self.nodes:

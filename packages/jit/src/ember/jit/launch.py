@@ -57,12 +57,13 @@ def launcher(kern, dtype, shape: tuple, broadcast: tuple, n_out: int, sv: np.nda
     shape = tuple(shape)
 
     def first(*a):
-        """The first call, through the dispatcher: it picks the signature whose entry point later calls take."""
-        g["_call"] = dispatch
-        dispatch((), *a)
+        """The first call, through the dispatcher: it picks the signature whose entry point later calls take
+        (the dispatcher itself where Numba shows none)."""
+        run.dispatched += 1
+        kern(*a)
         entry = _entry_point(kern, a)
-        if entry is not None:
-            g["_call"] = run.direct = entry
+        g["_call"] = kern if entry is None else entry
+        run.direct = entry
 
     def dispatch(ts: tuple, *a):
         for t in ts:  # the kernel reads `n` values of each input: never past the end of a smaller one
