@@ -243,3 +243,21 @@ def test_a_view_of_a_constant_made_once_follows_the_constant_re_pointed(monkeypa
     w.data = _t(5, 3, seed=5)[1:]  # another storage, at an offset
     np.testing.assert_allclose(_np(c(x)), _np(f(x)), rtol=1e-6)
     assert c.captures == 1
+
+
+def test_calls_with_many_tensors_or_keywords_keep_the_general_path(monkeypatch):
+    c = jit.compile(lambda *ts, k=1.0: sum(t * k for t in ts))
+    full = _counting(c, monkeypatch)
+    many = [_t(2, seed=i) for i in range(9)]  # more than the check's pairwise storage tests cover
+    for _ in range(5):
+        r = c(*many)
+    np.testing.assert_array_equal(_np(r), _np(sum(many)))
+    assert len(full) == 5 and c._hot is None
+    few = many[:3]
+    for _ in range(5):
+        c(*few, k=2.0)
+    assert len(full) == 10 and c._hot is None
+    for _ in range(5):
+        r = c(*few)
+    assert len(full) == 13 and c._hot is not None  # 2 eager (capture on the 2nd), the 3rd makes the check
+    np.testing.assert_array_equal(_np(r), _np(sum(few)))

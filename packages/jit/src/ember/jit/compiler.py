@@ -67,6 +67,7 @@ _ALL: weakref.WeakSet = weakref.WeakSet()  # every compiled function, for `reset
 _SCALARS = (int, float, bool, str, complex, type(None))
 _SCALAR_TYPES = frozenset(_SCALARS)
 _NO = object()  # a generated guard check's answer where the guards differ
+_CHECK_MAX_TENSORS = 8  # a generated check tests each pair of tensor arguments for shared storage: not for more
 
 
 def _flatten(x, path, labels: list | None, values: list, tensors: list, storages: dict) -> None:
@@ -230,7 +231,7 @@ class _Entry:
         self.broken: str | None = None
         self.captures = 0
         self.keep: list = []  # the objects guarded by identity, held so that no other object takes their id
-        self.check = None  # `_guard_check` of `key`, made once the entry has a plan
+        self.check = None  # `_guard_check` of `key`, made once the entry has a plan (False: none)
 
 
 class CompiledFunction:
@@ -311,9 +312,11 @@ class CompiledFunction:
         if entry.replay is not None:
             r = entry.replay(*tensors)
             if r is not MISS:
-                if entry.check is None and not kwargs and _fast_values(args, [], []):
-                    entry.check = _guard_check(key, len(args), self._module, entry)
-                self._hot = entry if entry.check is not None else None
+                if entry.check is None:  # made once; False where the general path must answer
+                    tensors_ok = sum(isinstance(a, Tensor) for a in args) <= _CHECK_MAX_TENSORS
+                    entry.check = not kwargs and tensors_ok and _fast_values(args, [], []) and \
+                        _guard_check(key, len(args), self._module, entry)
+                self._hot = entry if entry.check else None
                 return r
             entry.replay = entry.graph = None  # what the plan assumed changed: capture again
             if entry.captures >= config.cache_size_limit:
