@@ -3,6 +3,9 @@ the guards' one-loop key and the fused kernels' generated launch. Each answers a
 
 from __future__ import annotations
 
+import gc
+import weakref
+
 import numpy as np
 import pytest
 
@@ -235,10 +238,14 @@ def test_a_view_of_a_constant_made_once_follows_the_constant_re_pointed(monkeypa
     for _ in range(3):
         c(x)
     (entry,) = c._cache.values()
-    assert " is h" in entry.replay.source  # the transpose is made at codegen, and reused while w is unchanged
+    assert "(_h := h" in entry.replay.source  # the transpose is made at codegen, and reused while w is unchanged
     w.copy_(_t(4, 3, seed=3))  # in place: the same storage, read by the same view
     np.testing.assert_allclose(_np(c(x)), _np(f(x)), rtol=1e-6)
+    old = weakref.ref(w._storage)
     w.data = _t(4, 3, seed=4)  # re-pointed to another storage of the same geometry: the view is made afresh
+    np.testing.assert_allclose(_np(c(x)), _np(f(x)), rtol=1e-6)
+    gc.collect()
+    assert old() is None  # the plan keeps the view of the new storage, not the old one
     np.testing.assert_allclose(_np(c(x)), _np(f(x)), rtol=1e-6)
     w.data = _t(5, 3, seed=5)[1:]  # another storage, at an offset
     np.testing.assert_allclose(_np(c(x)), _np(f(x)), rtol=1e-6)

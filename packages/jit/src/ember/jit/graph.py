@@ -219,6 +219,17 @@ def _renamed(n, m: dict[int, int]):
     return CallNode(n.obj, n.name, _subst(n.args, m), _subst(n.kwargs, m), _subst(n.binds, m), n.replay)
 
 
+def _hoister(g: dict, name: str, rel: int, shape: tuple, strides: tuple, dtype, by_storage: bool):
+    """`hoist(base)`: the view of `base` a replay reuses (NOTE [ Views at replay ]), made and kept in `g[name]`
+    as one tuple (`base`'s storage and offset, or `base` itself where it is such a view; the view), so that a
+    replay reads a consistent triple even while another thread replaces it."""
+    def hoist(base):
+        v = Tensor._make(base._storage, base._offset + rel, shape, strides, dtype)
+        g[name] = (base._storage, base._offset, v) if by_storage else (base, None, v)
+        return v
+    return hoist
+
+
 @dataclass
 class Backward:
     """A forward's captured backward (NOTE [ A captured backward ] in `ember.jit.backward`): its
@@ -447,16 +458,16 @@ class Graph:
                 rel = res.offset - src.offset
                 make = f"_make({base}._storage, {base}._offset + {rel}, {res.shape!r}, {res.strides!r}, " \
                        f"{obj(res.dtype, 'd')})"
-                made = hoisted.get(src.index)
-                if made is None and src.kind == "const" and src.pristine is None and isinstance(src.value, Tensor):
-                    made = src.value
-                    same = f"{base}._storage is {obj(made._storage, 'h')} and {base}._offset == {made._offset}"
-                else:
-                    same = f"{base} is {obj(made, 'h')}"
-                if made is not None and res.index not in exposed:  # made once (NOTE [ The cost of a replay ])
-                    h = hoisted[res.index] = Tensor._make(made._storage, made._offset + rel, res.shape, res.strides,
-                                                          res.dtype)
-                    make = f"{obj(h, 'h')} if {same} else {make}"
+                parent = hoisted.get(src.index)
+                const = src.kind == "const" and src.pristine is None and isinstance(src.value, Tensor)
+                if res.index not in exposed and (parent is not None or const):  # NOTE [ Views at replay ]
+                    name = f"h{len(g)}"
+                    hoist = g[f"{name}_make"] = _hoister(g, name, rel, res.shape, res.strides, res.dtype,
+                                                         by_storage=parent is None)
+                    hoisted[res.index] = hoist(src.value if parent is None else parent)
+                    same = (f"(_h := {name})[0] is {base}._storage and _h[1] == {base}._offset" if parent is None
+                            else f"(_h := {name})[0] is {base}")
+                    make = f"_h[2] if {same} else {name}_make({base})"
                 lines.append(f"    v{res.index} = {make}  # {n.op.name}")
                 if i in dead:
                     lines.append(f"    del {', '.join(dead[i])}")
@@ -531,7 +542,9 @@ class Graph:
         capture. A GPT step has about 250 views (about 3 us each through their kernels). A view of a constant
         (or of such a view) that only kernels read, not an output, a write or an eager call, is made once at
         codegen and reused while the constant's storage and offset are the ones it was made over (a test per
-        replay); so is its cached numpy view, which a fresh view would build again at its first kernel."""
+        replay; a re-pointed constant gets its view made again, and kept in place of the old one, whose
+        storage it no longer holds); so is its cached numpy view, which a fresh view would build again at
+        its first kernel."""
         fixed = (set(self.inputs) - self.unguarded) | {
             b.index for b in self.buffers if b.kind == "const" and b.pristine is None and isinstance(b.value, Tensor)}
         for n in self.nodes:
