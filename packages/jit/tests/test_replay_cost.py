@@ -268,3 +268,17 @@ def test_calls_with_many_tensors_or_keywords_keep_the_general_path(monkeypatch):
         r = c(*few)
     assert len(full) == 13 and c._hot is not None  # 2 eager (capture on the 2nd), the 3rd makes the check
     np.testing.assert_array_equal(_np(r), _np(sum(few)))
+
+
+def test_training_flags_are_read_in_modules_order_each_module_once():
+    nn = pytest.importorskip("ember.nn")
+    from ember.jit.compiler import _training_flags
+
+    shared = nn.Linear(2, 2)
+    inner = nn.Sequential(shared, nn.ReLU(), nn.Dropout(0.1))
+    m = nn.Sequential(nn.Linear(2, 2), inner, shared, nn.Sequential(inner, nn.Tanh()))
+    inner[2].eval()
+    m[3][1].eval()
+    m.add_module("none", None)
+    assert _training_flags(m) == tuple(bool(s.training) for s in m.modules())
+    assert len(_training_flags(m)) == len(list(m.modules())) == 8
