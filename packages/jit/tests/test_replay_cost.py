@@ -282,3 +282,27 @@ def test_training_flags_are_read_in_modules_order_each_module_once():
     m.add_module("none", None)
     assert _training_flags(m) == tuple(bool(s.training) for s in m.modules())
     assert len(_training_flags(m)) == len(list(m.modules())) == 8
+
+
+def test_a_fused_launch_is_written_into_the_replay_and_drops_its_temporaries(fused):
+    def f(x):
+        y = x * 2.0 + 1.0  # fused, written out twice: read by the sum and returned
+        return y.sum(), (y * y).exp()
+
+    c = jit.compile(f)
+    x = _t(10, 10)
+    for _ in range(3):
+        s, e = c(x)
+    (entry,) = c._cache.values()
+    src = entry.replay.source
+    assert "_call(" in src and src.count("del L") == 2  # two launches inline, each deleting its temporaries
+    ref_s, ref_e = f(x)
+    np.testing.assert_allclose(_np(s), _np(ref_s), rtol=1e-5)
+    np.testing.assert_allclose(_np(e), _np(ref_e), rtol=1e-5)
+    run = _run_of(c, 0)
+    assert run.dispatched == 1 and run.direct is not None  # the replay's calls took the entry point too
+
+
+def _run_of(c, k):
+    (plan,) = c.explain().plans
+    return [n for n in plan.nodes if isinstance(n.op, FusedOp)][k].kernel

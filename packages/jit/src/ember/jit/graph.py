@@ -472,7 +472,14 @@ class Graph:
                 if i in dead:
                     lines.append(f"    del {', '.join(dead[i])}")
                 continue
-            if isinstance(n, OpNode):
+            emit = getattr(n.kernel, "emit", None) if isinstance(n, OpNode) and not self.through_autograd else None
+            if emit is not None and not n.kwargs and not n.bumps and n.op.check is None and all(
+                    isinstance(a, Ref) for a in n.args) and all(o is not None and o not in names for o in n.outs):
+                for o in n.outs:  # a fused group's launch, written into this function (NOTE [ The cost of a replay ])
+                    names[o] = f"v{o}"
+                lines.append(f"    # {n.op.name}")
+                lines += emit(f"L{i}_", [expr(a) for a in n.args], [names[o] for o in n.outs], g)
+            elif isinstance(n, OpNode):
                 call_args = [expr(a) for a in n.args] + [f"{k}={expr(v)}" for k, v in n.kwargs.items()]
                 if n.op.check is not None and not self.through_autograd:
                     lines.append(f"    {obj(n.op.check, 'm')}({', '.join(call_args)})")

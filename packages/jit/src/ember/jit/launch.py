@@ -33,28 +33,48 @@ __all__ = ["launcher"]
 
 def launcher(kern, dtype, shape: tuple, broadcast: tuple, n_out: int, sv: np.ndarray, name: str):
     """`run(*inputs)` for a fused group: `kern(n, *outs, *flat inputs, sv)` on new results of `shape` and
-    ember `dtype`; `broadcast[j]` marks an input passed as itself (one value broadcast, all strides 0)."""
-    ins = [f"t{j}" for j in range(len(broadcast))]
-    outs = [f"o{m}" for m in range(n_out)]
-    args = ["_n"] + [f"{o}.ravel()" for o in outs] + [
-        f"{t}._np()" if b else f"{t}._np().ravel()" for t, b in zip(ins, broadcast)] + ["_sv"]
-    same = " and ".join(f"{t}._dtype is _dt and {t}._shape == _shape" for t in ins) or "True"
-    lines = [f"def {name}({', '.join(ins)}):"]
-    lines += [f"    {o} = _empty(_shape, _npdt)" for o in outs]
-    call = ", ".join(args)
-    lines += [f"    if {same}:", f"        _call({call})", "    else:",
-              f"        _dispatch(({''.join(t + ', ' for t in ins)}), {call})"]
-    for m, o in enumerate(outs):  # `Tensor._wrap(o)`, inlined (NOTE [ A fused kernel's launch ])
-        lines += [f"    s{m} = _new(_Storage)", f"    s{m}._raw = {o}",
-                  f"    s{m}._bytes = s{m}._block = s{m}._shared = None", f"    s{m}.nbytes = _nbytes",
-                  f"    s{m}.device = _CPU", f"    s{m}.version = 0",
-                  f"    r{m} = _new(_Tensor)", f"    r{m}._storage = s{m}", f"    r{m}._offset = 0",
-                  f"    r{m}._shape = _shape", f"    r{m}._strides = _strides", f"    r{m}._dtype = _dt",
-                  f"    r{m}._npc = ({o}, {o})", f"    r{m}._requires_grad = False",
-                  f"    r{m}._grad = r{m}._grad_fn = r{m}._ag = None"]
-    lines.append(f"    return ({''.join(f'r{m}, ' for m in range(n_out))})")
+    ember `dtype`; `broadcast[j]` marks an input passed as itself (one value broadcast, all strides 0).
+    `run.emit(prefix, inputs, results, g)` writes the same lines into a replay's own function instead."""
     npdt = np.dtype(dtype.np)
     shape = tuple(shape)
+    consts = {"_empty": np.empty, "_shape": shape, "_npdt": npdt, "_dt": dtype, "_n": int(np.prod(shape)),
+              "_sv": sv, "_new": object.__new__, "_Storage": Storage, "_Tensor": Tensor, "_CPU": CPU,
+              "_nbytes": int(np.prod(shape)) * npdt.itemsize, "_strides": contiguous_strides(shape)}
+    homes: list[tuple[dict, str]] = []  # (globals, prefix) of each function that calls `_call`
+
+    def body(pre: str, ins: list, res: list) -> list:
+        """The launch's lines over input names `ins`, binding results `res`; every global and temporary is
+        prefixed with `pre` (NOTE [ A fused kernel's launch ])."""
+        k = {c: pre + c for c in consts}
+        outs = [f"{pre}o{m}" for m in range(n_out)]
+        args = [k["_n"]] + [f"{o}.ravel()" for o in outs] + [
+            f"{t}._np()" if b else f"{t}._np().ravel()" for t, b in zip(ins, broadcast)] + [k["_sv"]]
+        same = " and ".join(f"{t}._dtype is {k['_dt']} and {t}._shape == {k['_shape']}" for t in ins) or "True"
+        call = ", ".join(args)
+        lines = [f"{o} = {k['_empty']}({k['_shape']}, {k['_npdt']})" for o in outs]
+        lines += [f"if {same}:", f"    {pre}_call({call})", "else:",
+                  f"    {pre}_dispatch(({''.join(t + ', ' for t in ins)}), {call})"]
+        for m, (o, r) in enumerate(zip(outs, res)):  # `Tensor._wrap(o)`, inlined
+            st = f"{pre}s{m}"
+            lines += [f"{st} = {k['_new']}({k['_Storage']})", f"{st}._raw = {o}",
+                      f"{st}._bytes = {st}._block = {st}._shared = None", f"{st}.nbytes = {k['_nbytes']}",
+                      f"{st}.device = {k['_CPU']}", f"{st}.version = 0",
+                      f"{r} = {k['_new']}({k['_Tensor']})", f"{r}._storage = {st}", f"{r}._offset = 0",
+                      f"{r}._shape = {k['_shape']}", f"{r}._strides = {k['_strides']}", f"{r}._dtype = {k['_dt']}",
+                      f"{r}._npc = ({o}, {o})", f"{r}._requires_grad = False",
+                      f"{r}._grad = {r}._grad_fn = {r}._ag = None"]
+        return lines
+
+    def emit(pre: str, ins: list, res: list, g: dict) -> list:
+        """The launch as lines of a replay (indented by four) whose globals are `g`: the names it needs go into
+        `g`, and `g` gets the entry point after the first call as `run`'s own globals do. Its temporaries are
+        deleted at the end, so a result's memory goes when the replay drops the result."""
+        g.update({pre + c: v for c, v in consts.items()})
+        g[pre + "_call"] = _call[0]
+        g[pre + "_dispatch"] = dispatch
+        homes.append((g, pre))
+        temps = [f"{pre}o{m}" for m in range(n_out)] + [f"{pre}s{m}" for m in range(n_out)]
+        return [f"    {line}" for line in body(pre, ins, res)] + [f"    del {', '.join(temps)}"]
 
     def first(*a):
         """The first call, through the dispatcher: it picks the signature whose entry point later calls take
@@ -62,7 +82,9 @@ def launcher(kern, dtype, shape: tuple, broadcast: tuple, n_out: int, sv: np.nda
         run.dispatched += 1
         kern(*a)
         entry = _entry_point(kern, a)
-        g["_call"] = kern if entry is None else entry
+        _call[0] = kern if entry is None else entry
+        for home, pre in homes:
+            home[pre + "_call"] = _call[0]
         run.direct = entry
 
     def dispatch(ts: tuple, *a):
@@ -73,15 +95,20 @@ def launcher(kern, dtype, shape: tuple, broadcast: tuple, n_out: int, sv: np.nda
         run.dispatched += 1
         kern(*a)
 
-    g = {"_empty": np.empty, "_shape": shape, "_npdt": npdt, "_dt": dtype, "_n": int(np.prod(shape)),
-         "_sv": sv, "_call": first, "_dispatch": dispatch, "_new": object.__new__, "_Storage": Storage,
-         "_Tensor": Tensor, "_CPU": CPU, "_nbytes": int(np.prod(shape)) * npdt.itemsize,
-         "_strides": contiguous_strides(tuple(shape))}
-    exec(compile("\n".join(lines) + "\n", f"<ember.jit {name}>", "exec"), g)
+    _call = [first]
+    ins = [f"t{j}" for j in range(len(broadcast))]
+    res = [f"r{m}" for m in range(n_out)]
+    src = f"def {name}({', '.join(ins)}):\n" + "".join(f"    {line}\n" for line in body("", ins, res)) + \
+        f"    return ({''.join(r + ', ' for r in res)})\n"
+    g = {**consts, "_call": first, "_dispatch": dispatch}
+    homes.append((g, ""))
+    exec(compile(src, f"<ember.jit {name}>", "exec"), g)
     run = g[name]
     run.dispatched = 0  # calls through Numba's dispatcher (the first, and any with another input dtype)
     run.direct = None  # the entry point called directly
     run.kernel = kern
+    run.emit = emit
+    run.source = src
     return run
 
 
