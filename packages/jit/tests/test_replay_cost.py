@@ -32,7 +32,8 @@ def _variants() -> list[tuple]:
     leaf = _t(3, 4, requires_grad=True)
     return [(x,), (y,), (x.t(),), (x.double(),), (_t(4, 3),), (leaf,), (leaf * 2,), (x, x), (x, y), (y, x),
             (x, x[1:]), (x, 2.0), (x, 3.0), (x, 2), (x, True), (x, np.float64(2.0)), (x, None), (x, "a"),
-            (x, [x]), (), (x, y, x), (x, y, y), (2.0, x)]
+            (x, [x]), (), (x, y, x), (x, y, y), (2.0, x), (x, 0.0), (x, -0.0), (x, float("nan")),
+            (x, float("nan")), (x, np.float64(0.0)), (x, float("inf"))]
 
 
 def test_guards_of_the_one_loop_path_equal_the_general_ones():
@@ -306,3 +307,16 @@ def test_a_fused_launch_is_written_into_the_replay_and_drops_its_temporaries(fus
 def _run_of(c, k):
     (plan,) = c.explain().plans
     return [n for n in plan.nodes if isinstance(n.op, FusedOp)][k].kernel
+
+
+def test_a_negative_zero_or_nan_argument_is_guarded_by_its_bits():
+    c = jit.compile(lambda x, k: x * k)
+    x = _t(3)
+    for _ in range(3):
+        c(x, 0.0)
+    r = c(x, -0.0)  # x * -0.0 has the other sign: another plan, not the replay of 0.0's
+    np.testing.assert_array_equal(np.signbit(_np(r)), np.signbit(_np(x * -0.0)))
+    assert len(c._cache) == 2
+    for _ in range(12):  # every NaN is one key: one plan, not a new entry per call up to the cache limit
+        r = c(x, float("nan"))
+    assert len(c._cache) == 3 and c.captures == 2 and np.isnan(_np(r)).all()

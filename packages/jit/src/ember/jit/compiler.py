@@ -5,7 +5,8 @@ A call's guards are computed from its arguments before anything runs: for every 
 them (inside tuples, lists and dicts too) its shape, strides, dtype, device, `requires_grad`, whether
 it is a leaf (a backward inside binds a leaf's `.grad`, and flows into a non-leaf's history) and
 which earlier argument shares its storage; for every Python number, string or None its type and
-value; for any other object its identity; the grad mode, inference mode, autocast state and
+value (a float zero or NaN by its bits: -0.0 is not 0.0, every NaN is one value); for any other
+object its identity; the grad mode, inference mode, autocast state and
 default dtype; for a compiled module, the `.training` flag of each of its modules. Equal guards
 pick the same cache entry. An entry runs eagerly until its `config.capture_call`-th call, which
 is captured (it runs eagerly too, recording); later calls replay. A replay first tests what the capture found that no
@@ -66,6 +67,9 @@ __all__ = ["compile", "explain", "reset", "is_compiling", "CompiledFunction", "C
 _ALL: weakref.WeakSet = weakref.WeakSet()  # every compiled function, for `reset`
 
 _SCALARS = (int, float, bool, str, complex, type(None))
+# a float argument is guarded by value, but 0.0 == -0.0 and nan != nan: a zero or NaN is keyed by
+# `float.hex` instead, so `f(x, -0.0)` does not replay the plan of `f(x, 0.0)` (the sign of x * -0.0 differs)
+# and every NaN finds one plan (before, each NaN was a new key until the cache limit)
 _SCALAR_TYPES = frozenset(_SCALARS)
 _NO = object()  # a generated guard check's answer where the guards differ
 _CHECK_MAX_TENSORS = 8  # a generated check tests each pair of tensor arguments for shared storage: not for more
@@ -95,7 +99,7 @@ def _flatten(x, path, labels: list | None, values: list, tensors: list, storages
             _flatten(v, None if labels is None else f"{path}[{k!r}]", labels, values, tensors, storages)
         return
     elif isinstance(x, _SCALARS):
-        values.append((type(x), x))
+        values.append((type(x), float.hex(x) if isinstance(x, float) and (x != x or x == 0.0) else x))
     else:
         values.append(("object", id(x)))
     if labels is not None:
@@ -137,7 +141,7 @@ def _fast_values(args: tuple, values: list, tensors: list) -> bool:
                            rg and a._grad_fn is None))
             tensors.append(a)
         elif type(a) in _SCALAR_TYPES:
-            values.append((type(a), a))
+            values.append((type(a), a.hex() if type(a) is float and (a != a or a == 0.0) else a))
         else:
             return False
     return True
@@ -173,8 +177,7 @@ def _guard_check(key: tuple, n_args: int, module, entry: _Entry | None = None):
     two equal."""
     g: dict = {"_Tensor": Tensor, "_enabled": _enabled, "_inference": _inference, "_amp": _amp,
                "_autocast": _autocast, "_default_dtype": _dtypes.get_default_dtype, "_m": module, "_e": entry,
-               "_flags": _training_flags,
-               "_NO": _NO}
+               "_flags": _training_flags, "_hex": float.hex, "_NO": _NO}
 
     def const(v) -> str:
         name = f"_k{len(g)}"
@@ -206,6 +209,8 @@ def _guard_check(key: tuple, n_args: int, module, entry: _Entry | None = None):
             else:
                 conds += [f"_s{i} is not _s{t}" for t in tensors]
             tensors.append(i)
+        elif issubclass(v[0], float) and isinstance(v[1], str):  # a zero or NaN float: by its bits, as keyed
+            conds += [f"type({a}) is {const(v[0])}", f"_hex({a}) == {v[1]!r}"]
         else:  # a Python scalar: its type and value
             conds += [f"type({a}) is {const(v[0])}", eq(a, v[1])]
     enabled, inference, autocast, default = key[n_args + 1:n_args + 5]  # after the keywords' names: ()
