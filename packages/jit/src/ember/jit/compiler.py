@@ -5,7 +5,8 @@ A call's guards are computed from its arguments before anything runs: for every 
 them (inside tuples, lists and dicts too) its shape, strides, dtype, device, `requires_grad`, whether
 it is a leaf (a backward inside binds a leaf's `.grad`, and flows into a non-leaf's history) and
 which earlier argument shares its storage; for every Python number, string or None its type and
-value; for any other object its identity; the grad mode, inference mode, autocast state and
+value (a float zero or NaN by its bits: -0.0 is not 0.0, every NaN is one value); for any other
+object its identity; the grad mode, inference mode, autocast state and
 default dtype; for a compiled module, the `.training` flag of each of its modules. Equal guards
 pick the same cache entry. An entry runs eagerly until its `config.capture_call`-th call, which
 is captured (it runs eagerly too, recording); later calls replay. A replay first tests what the capture found that no
@@ -32,10 +33,25 @@ by identity. A tensor is read by identity at replay, so an update in place needs
 while rebinding (`self.buf = new`, a global `w = ...`) captures again. A plan whose checks fail
 `config.cache_size_limit` times (a global counter that changes every call) runs eagerly from then
 on, with one warning.
+
+NOTE [ The cost of a replay ]
+On a 10-op chain over 10×10 the fused kernel computes for about 2 µs, so the Python around a
+replay decides the figure. Three paths keep it small, each answering as the general one would:
+- the guards of a call whose arguments are all tensors and Python scalars (exact types) are
+  computed in one loop (`_fast_values`), with the device as (type, index) (its `__hash__` is Python);
+  a compiled module's `.training` flags are read through the `_modules` dicts (`_training_flags`);
+- the entry a call replayed becomes `_hot`, with a generated `check` of its key (`_guard_check`):
+  the next call tests each guard value where it reads it (shape, strides, dtype, device, grad mode
+  ...) and calls the replay, without building the key, hashing it or looking it up; any difference
+  takes the general path, which finds or makes the entry (a test holds `check` equal to key equality);
+- a fused group's call is generated for its arity (NOTE [ A fused kernel's launch ] in
+  `ember.jit.launch`), and a view of a constant is made once at codegen and reused while the
+  constant's storage and offset stay (`Graph.codegen`), keeping its cached numpy view.
 """
 
 from __future__ import annotations
 
+import builtins
 import functools
 import warnings
 import weakref
@@ -55,15 +71,22 @@ __all__ = ["compile", "explain", "reset", "is_compiling", "CompiledFunction", "C
 _ALL: weakref.WeakSet = weakref.WeakSet()  # every compiled function, for `reset`
 
 _SCALARS = (int, float, bool, str, complex, type(None))
+# a float argument is guarded by value, but 0.0 == -0.0 and nan != nan: a zero or NaN is keyed by
+# `float.hex` instead, so `f(x, -0.0)` does not replay the plan of `f(x, 0.0)` (the sign of x * -0.0 differs)
+# and every NaN finds one plan (before, each NaN was a new key until the cache limit)
+_SCALAR_TYPES = frozenset(_SCALARS)
+_NO = object()  # a generated guard check's answer where the guards differ
+_CHECK_MAX_TENSORS = 8  # a generated check tests each pair of tensor arguments for shared storage: not for more
 
 
 def _flatten(x, path, labels: list | None, values: list, tensors: list, storages: dict) -> None:
     """Append `x`'s guard values (and, when `labels` is a list, their names: only a warning needs them)."""
     if isinstance(x, Tensor):
-        st = id(x._storage)
-        values.append((x._shape, x._strides, x._dtype, x._storage.device, x._requires_grad, storages.get(st, -1),
-                       x._requires_grad and x._grad_fn is None))
-        storages.setdefault(st, len(tensors))
+        st = x._storage
+        dev = st.device
+        values.append((x._shape, x._strides, x._dtype, dev.type, dev.index, x._requires_grad,
+                       storages.get(id(st), -1), x._requires_grad and x._grad_fn is None))
+        storages.setdefault(id(st), len(tensors))
         tensors.append(x)
     elif isinstance(x, (list, tuple)):
         values.append((type(x), len(x)))
@@ -80,7 +103,7 @@ def _flatten(x, path, labels: list | None, values: list, tensors: list, storages
             _flatten(v, None if labels is None else f"{path}[{k!r}]", labels, values, tensors, storages)
         return
     elif isinstance(x, _SCALARS):
-        values.append((type(x), x))
+        values.append((type(x), float.hex(x) if isinstance(x, float) and (x != x or x == 0.0) else x))
     else:
         values.append(("object", id(x)))
     if labels is not None:
@@ -99,9 +122,122 @@ def _objects(x):
         yield x
 
 
+def _fast_values(args: tuple, values: list, tensors: list) -> bool:
+    """`_flatten` of every argument into `values` and `tensors`, for the common call whose arguments are all
+    tensors and Python scalars (exactly `int`, `float` ...); False, having appended nothing that counts, for
+    any other (the caller starts again with `_flatten`). One loop, no recursion, no storage dict until a
+    second tensor comes (NOTE [ The cost of a replay ])."""
+    storages = None
+    for a in args:
+        if isinstance(a, Tensor):
+            st = a._storage
+            dev = st.device
+            rg = a._requires_grad
+            if not tensors:
+                alias = -1
+            else:
+                if storages is None:
+                    storages = {id(tensors[0]._storage): 0}
+                alias = storages.get(id(st), -1)
+                if alias < 0:
+                    storages[id(st)] = len(tensors)
+            values.append((a._shape, a._strides, a._dtype, dev.type, dev.index, rg, alias,
+                           rg and a._grad_fn is None))
+            tensors.append(a)
+        elif type(a) in _SCALAR_TYPES:
+            values.append((type(a), a.hex() if type(a) is float and (a != a or a == 0.0) else a))
+        else:
+            return False
+    return True
+
+
+def _training_flags(m) -> tuple:
+    """`bool(s.training)` of each module of `m.modules()`, in its order (depth first, each module once), read
+    through the `_modules` dicts without `named_modules`' generators and dotted names: 1.2 µs a module there,
+    a call's largest guard for a compiled model. A module without `_modules` is walked by `modules()`."""
+    flags = []
+    seen = set()
+    todo = [m]
+    while todo:
+        s = todo.pop()
+        if id(s) in seen:
+            continue
+        seen.add(id(s))
+        flags.append(bool(s.training))
+        subs = getattr(s, "_modules", None)
+        if not isinstance(subs, dict):
+            return tuple([bool(s.training) for s in m.modules()])
+        if subs:
+            todo += [c for c in reversed(subs.values()) if c is not None]
+    return tuple(flags)
+
+
+def _guard_check(key: tuple, n_args: int, module, entry: _Entry | None = None):
+    """`check(args)`: the tensors among `args` where the guards of a call with these positional arguments (no
+    keyword arguments) equal `key`, else None; with `entry`, also `check.fast(args)`: `entry.replay(*tensors)`
+    where they hold, else `_NO`. `key` came from `_fast_values`; the generated code compares each guard
+    value where it is read instead of building the key and hashing it (NOTE [ The cost of a replay ]).
+    It answers as `_guards(args, {})[0] == key` would (an item equal by identity or `==`): a test holds the
+    two equal."""
+    g: dict = {"_Tensor": Tensor, "_enabled": _enabled, "_inference": _inference, "_amp": _amp,
+               "_autocast": _autocast, "_default_dtype": _dtypes.get_default_dtype, "_m": module, "_e": entry,
+               "_flags": _training_flags, "_hex": float.hex, "_NO": _NO}
+
+    def const(v) -> str:
+        name = f"_k{len(g)}"
+        g[name] = v
+        return name
+
+    def eq(expr: str, v) -> str:
+        if v is None or type(v).__eq__ is object.__eq__:  # equal only when identical (a dtype)
+            return f"{expr} is {'None' if v is None else const(v)}"
+        if type(v) in (bool, str) or type(v) is tuple and all(type(x) is int for x in v):
+            return f"{expr} == {v!r}"  # no NaN, nothing that differs from itself
+        return f"((_v := {expr}) is {(k := const(v))} or _v == {k})"
+
+    conds: list[str] = []
+    tensors: list[int] = []  # the argument index of each tensor
+    for i, v in enumerate(key[:n_args]):
+        a = f"a{i}"
+        if len(v) == 8:  # a tensor: shape, strides, dtype, device type and index, requires_grad, alias, leaf
+            shape, strides, dtype, dev_type, dev_index, rg, alias, leaf = v
+            conds += [f"isinstance({a}, _Tensor)", eq(f"{a}._shape", shape), eq(f"{a}._strides", strides),
+                      eq(f"{a}._dtype", dtype), eq(f"(_d{i} := (_s{i} := {a}._storage).device).type", dev_type),
+                      eq(f"_d{i}.index", dev_index), eq(f"{a}._requires_grad", rg)]
+            if rg:
+                conds.append(f"({a}._grad_fn is None) == {leaf}")
+            elif leaf is not False:  # `rg and ...` is rg itself when rg is falsy
+                conds.append("False")
+            if alias >= 0:  # the first tensor on this storage (whose own checks say it is the first)
+                conds.append(f"_s{i} is _s{tensors[alias]}")
+            else:
+                conds += [f"_s{i} is not _s{t}" for t in tensors]
+            tensors.append(i)
+        elif issubclass(v[0], float) and isinstance(v[1], str):  # a zero or NaN float: by its bits, as keyed
+            conds += [f"type({a}) is {const(v[0])}", f"_hex({a}) == {v[1]!r}"]
+        else:  # a Python scalar: its type and value
+            conds += [f"type({a}) is {const(v[0])}", eq(a, v[1])]
+    enabled, inference, autocast, default = key[n_args + 1:n_args + 5]  # after the keywords' names: ()
+    amp = "not _amp._enabled_count" if autocast is None else f"_amp._enabled_count and {eq('_autocast()', autocast)}"
+    conds += [eq("_enabled.get()", enabled), eq("_inference.get()", inference), amp, eq("_default_dtype()", default)]
+    if module is not None:
+        conds.append(eq("_flags(_m)", key[n_args + 5]))
+    ts = "".join(f"a{t}, " for t in tensors)
+    load = "".join(f"        a{i} = args[{i}]\n" for i in range(n_args))
+    test = f"    if len(args) == {n_args}:\n{load}        if {' and '.join(conds)}:\n"
+    src = (f"def check(args):\n{test}            return ({ts})\n    return None\n\n\n"
+           f"def fast(args):\n{test}            return _e.replay({ts})\n    return _NO\n")
+    exec(builtins.compile(src, "<ember.jit guard check>", "exec"), g)
+    check = g["check"]
+    check.fast = g["fast"]
+    check.source = src
+    return check
+
+
 def _describe(value) -> str:
-    if isinstance(value, tuple) and len(value) == 7 and isinstance(value[0], tuple):
-        shape, strides, dtype, dev, rg, alias, leaf = value
+    if isinstance(value, tuple) and len(value) == 8 and isinstance(value[0], tuple):
+        shape, strides, dtype, dev_type, dev_index, rg, alias, leaf = value
+        dev = dev_type if dev_index is None else f"{dev_type}:{dev_index}"
         s = f"Tensor(shape={shape}, strides={strides}, dtype={dtype}, device={dev}, requires_grad={rg}"
         s += ", a leaf" if leaf else (", not a leaf" if rg else "")
         return s + (f", sharing storage with tensor argument {alias})" if alias >= 0 else ")")
@@ -118,16 +254,32 @@ class _Entry:
     """The cache entry of one set of guards: its calls, its plans (one per path through the branches on
     tensor values) or why it has none."""
 
-    __slots__ = ("calls", "plans", "broken", "captures", "keep", "warned", "unplanned")
+    __slots__ = ("key", "calls", "plans", "replay", "broken", "captures", "keep", "check", "warned", "unplanned")
 
-    def __init__(self) -> None:
+    def __init__(self, key: tuple) -> None:
+        self.key = key
         self.calls = 0
         self.plans: list[tuple] = []  # (graph, replay function)
+        self.replay = None  # the one plan's replay, or `_replay_paths` trying each; None without a plan
         self.broken: str | None = None
         self.captures = 0
         self.keep: list = []  # the objects guarded by identity, held so that no other object takes their id
+        self.check = None  # `_guard_check` of `key`, made once the entry has a plan (False: none)
         self.warned = False  # the warning that new paths run eagerly was given
         self.unplanned: str | None = None  # why a call on a path without a plan runs eagerly (a break on that path)
+
+    def set_plans(self, plans: list) -> None:
+        self.plans = plans
+        self.replay = None if not plans else plans[0][1] if len(plans) == 1 else self._replay_paths
+
+    def _replay_paths(self, *tensors):
+        """Each plan in turn: the first that does not diverge answers (MISS where its checks failed);
+        DIVERGED where every plan took another path."""
+        for _graph, replay in self.plans:
+            r = replay(*tensors)
+            if r is not DIVERGED:
+                return r
+        return DIVERGED
 
 
 class CompiledFunction:
@@ -142,6 +294,7 @@ class CompiledFunction:
         self._module = module
         self._cache: dict[tuple, _Entry] = {}
         self._last_key: tuple | None = None
+        self._hot: _Entry | None = None  # the last call's entry, whose `check` the next call tries first
         self._warned = False
         self.captures = 0  # how many captures ran (each one a call run eagerly while recording)
         self._name = type(module).__name__ if module is not None else getattr(fn, "__qualname__", repr(fn))
@@ -163,26 +316,33 @@ class CompiledFunction:
         """The guard values of a call (and its tensors, in order); their names go into `labels` if given."""
         values: list = []
         tensors: list = []
-        storages: dict = {}
         named = labels is not None
-        for i, a in enumerate(args):
-            _flatten(a, f"argument {i}" if named else None, labels, values, tensors, storages)
-        for k, v in kwargs.items():
-            _flatten(v, f"argument {k!r}" if named else None, labels, values, tensors, storages)
-        values += [tuple(kwargs), _enabled.get(), _inference.get(), _autocast() if _amp._enabled_count else None,
-                   _dtypes.get_default_dtype()]
+        if named or kwargs or not _fast_values(args, values, tensors):
+            values.clear()
+            tensors.clear()
+            storages: dict = {}
+            for i, a in enumerate(args):
+                _flatten(a, f"argument {i}" if named else None, labels, values, tensors, storages)
+            for k, v in kwargs.items():
+                _flatten(v, f"argument {k!r}" if named else None, labels, values, tensors, storages)
         m = self._module
-        if m is not None:
-            values.append(tuple(bool(s.training) for s in m.modules()))
+        key = (*values, tuple(kwargs), _enabled.get(), _inference.get(),
+               _autocast() if _amp._enabled_count else None, _dtypes.get_default_dtype(),
+               *(() if m is None else (_training_flags(m),)))
         if named:
             labels += ["the keyword arguments' names", "grad mode", "inference mode", "autocast", "the default dtype"]
             if m is not None:
                 labels.append("the modules' .training flags")
-        return tuple(values), tensors
+        return key, tensors
 
     def __call__(self, *args, **kwargs):
         if capture._active:  # inside another function's capture: its recorder must see these ops
             return self.__wrapped__(*args, **kwargs)
+        hot = self._hot
+        if hot is not None and not kwargs:  # the last call's plan: its guards tested where read, then its replay
+            r = hot.check.fast(args)  # NOTE [ The cost of a replay ]
+            if r is not _NO and r is not MISS and r is not DIVERGED:
+                return r
         key, tensors = self._guards(args, kwargs)
         try:
             entry = self._cache.get(key)
@@ -192,26 +352,29 @@ class CompiledFunction:
             if len(self._cache) >= config.cache_size_limit:
                 self._warn_limit(key, args, kwargs)
                 return self.__wrapped__(*args, **kwargs)
-            entry = self._cache[key] = _Entry()
+            entry = self._cache[key] = _Entry(key)
             entry.keep = [o for a in (args, tuple(kwargs.values())) for o in _objects(a)]
         self._last_key = key
+        self._hot = None
         entry.calls += 1
-        if entry.plans:
-            for _graph, replay in entry.plans:
-                r = replay(*tensors)
-                if r is DIVERGED:  # another path through a branch on a tensor value: try the next plan
-                    continue
-                if r is not MISS:
-                    return r
-                entry.plans, entry.unplanned = [], None  # what the plans assumed changed: capture again
-                break
-            else:
+        if entry.replay is not None:
+            r = entry.replay(*tensors)
+            if r is DIVERGED:  # a path through a branch on a tensor value that no plan took
                 if entry.unplanned is not None:
                     return self.__wrapped__(*args, **kwargs)
                 if entry.captures >= config.cache_size_limit:
                     self._warn_paths(entry)
                     return self.__wrapped__(*args, **kwargs)
                 return self._capture(entry, tensors, args, kwargs)
+            if r is not MISS:
+                if entry.check is None:  # made once; False where the general path must answer
+                    tensors_ok = sum(isinstance(a, Tensor) for a in args) <= _CHECK_MAX_TENSORS
+                    entry.check = not kwargs and tensors_ok and _fast_values(args, [], []) and \
+                        _guard_check(key, len(args), self._module, entry)
+                self._hot = entry if entry.check else None
+                return r
+            entry.set_plans([])  # what the plans assumed changed: capture again
+            entry.unplanned = None
             if entry.captures >= config.cache_size_limit:
                 entry.broken = (f"the plan's run-time checks failed {entry.captures} times (config.cache_size_limit): "
                                 "a global, closure variable or module attribute it reads, a .grad or a .training "
@@ -225,8 +388,8 @@ class CompiledFunction:
                 return self.__wrapped__(*args, **kwargs)
             return self._capture(entry, tensors, args, kwargs)
         except BaseException:
-            if not entry.plans and entry.broken is None:  # bad input: eager's error, and no plan kept for it
-                self._cache.pop(key, None)
+            if entry.replay is None and entry.broken is None:  # bad input: eager's error, and no plan kept for it
+                self._cache.pop(entry.key, None)
             raise
 
     def _capture(self, entry: _Entry, tensors: list, args: tuple, kwargs: dict):
@@ -239,7 +402,7 @@ class CompiledFunction:
         elif rec.broken is not None:
             entry.broken = rec.broken
         else:
-            entry.plans.append((rec.graph, rec.graph.compile()))
+            entry.set_plans(entry.plans + [(rec.graph, rec.graph.compile())])
         return result
 
     def _warn_paths(self, entry: _Entry) -> None:
@@ -367,6 +530,7 @@ def reset() -> None:
     for c in list(_ALL):
         c._cache.clear()
         c._last_key = None
+        c._hot = None
         c._warned = False
 
 
@@ -391,7 +555,7 @@ def explain(fn, *args, **kwargs) -> ExplainOutput:
     c = compile(fn)
     target = c._compiled if isinstance(c, CompiledModule) else c
     key, tensors = target._guards(args, kwargs)
-    entry = target._cache[key] = _Entry()
+    entry = target._cache[key] = _Entry(key)
     entry.calls = config.capture_call
     target._capture(entry, tensors, args, kwargs)
     return target.explain()

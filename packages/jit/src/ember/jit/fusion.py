@@ -61,6 +61,7 @@ import numpy as np
 from ember.core.tensor import _CSTRIDES, Tensor, contiguous_strides
 from ember.jit import codegen, config, cuda_codegen
 from ember.jit.graph import Alias, OpNode, Ref, _reads
+from ember.jit.launch import launcher
 
 __all__ = ["fuse", "FusedOp"]
 
@@ -76,8 +77,6 @@ class FusedOp:
     view: bool = False
     mutates: bool = False
     differentiable: bool = True
-    # its loop reads the operand geometry seen at capture: the replay tests the constants' (Graph.codegen)
-    assumes_geometry: bool = True
 
 
 @dataclass
@@ -327,7 +326,11 @@ def _fused_node(g, gr: _Group, k: int, outside: dict, keep: set) -> OpNode:
     # buffer's geometry differ at a replay, and copies a non-contiguous one
     prep = tuple(None if kind == "b" else (pick, length) for kind, pick, length in reads)
 
-    if reduce is None:
+    if not nest:  # the flat loop: the generated launch (NOTE [ A fused kernel's launch ])
+        names = tuple(n.op.name for n in gr.nodes)
+        run = launcher(kern, gr.dtype, shape, tuple(kind == "b" for kind in kinds),
+                       tuple(g.buffers[a.index].shape for a in inputs), n_out, sv, "fused_" + "_".join(names))
+    elif reduce is None:
         def run(*ts):
             res = [np.empty(size, dt) for _ in range(n_out)]
             kern(*dims, *res, *[t._np() if p is None else (t._np() if p[0] is None else t._np()[p[0]]).reshape(p[1])

@@ -261,6 +261,17 @@ def _renamed(n, m: dict[int, int]):
     return CallNode(n.obj, n.name, _subst(n.args, m), _subst(n.kwargs, m), _subst(n.binds, m), n.replay)
 
 
+def _hoister(g: dict, name: str, rel: int, shape: tuple, strides: tuple, dtype, by_storage: bool):
+    """`hoist(base)`: the view of `base` a replay reuses (NOTE [ Views at replay ]), made and kept in `g[name]`
+    as one tuple (`base`'s storage and offset, or `base` itself where it is such a view; the view), so that a
+    replay reads a consistent triple even while another thread replaces it."""
+    def hoist(base):
+        v = Tensor._make(base._storage, base._offset + rel, shape, strides, dtype)
+        g[name] = (base._storage, base._offset, v) if by_storage else (base, None, v)
+        return v
+    return hoist
+
+
 @dataclass
 class Backward:
     """A forward's captured backward (NOTE [ A captured backward ] in `ember.jit.backward`): its
@@ -451,11 +462,10 @@ class Graph:
         fixed = self._fixed_geometry()
         inlined = self._inline_views(fixed, names)
         tested: set[int] = set()
-        # every constant an op reads: a fixed buffer's geometry may follow any of them (a fused kernel's
-        # loop, NOTE [ Broadcast operands and epilogue sums ], assumes its operands' too)
-        if inlined or any(isinstance(n, OpNode) and getattr(n.op, "assumes_geometry", False) for n in self.nodes):
+        if inlined:  # every constant an op reads: a fixed buffer's geometry may follow any of them
             _reads([n.reads() for n in self.nodes if isinstance(n, OpNode)], tested)
-        for idx in sorted(i for i in tested if i in fixed and self.buffers[i].kind == "const"):
+        fused = self._fused_constants()
+        for idx in sorted(i for i in tested | fused if (i in fixed or i in fused) and self.buffers[i].kind == "const"):
             c = self.buffers[idx]  # the geometry the inlined views assumed (NOTE [ Views at replay ])
             lines.append(f"    if c{idx}._shape != {c.shape!r} or c{idx}._strides != {c.strides!r} or "
                          f"c{idx}._dtype is not {obj(c.dtype, 'd')}: return MISS")
@@ -474,6 +484,13 @@ class Graph:
             _reads(n.reads(), r)
             for b in r:
                 last[b] = i
+        # views that only kernels read (no output, no write, no eager call): one made at codegen serves each replay
+        exposed = set(keep)
+        _reads([c[1] for c in self.checks], exposed)
+        for n in self.nodes:
+            if isinstance(n, (CallNode, Guard)) or n.bumps or n.op.mutates:
+                _reads(n.reads(), exposed)
+        hoisted: dict[int, Tensor] = {}
         dead: dict[int, list[str]] = {}
         for b, i in last.items():
             if b not in keep and b in produced and self.buffers[b].kind == "op":
@@ -483,11 +500,24 @@ class Graph:
                 src, res = self.buffers[n.args[0].index], self.buffers[n.outs[0]]
                 base = names[src.index]
                 names[res.index] = f"v{res.index}"
-                lines.append(f"    v{res.index} = _make({base}._storage, {base}._offset + {res.offset - src.offset}, "
-                             f"{res.shape!r}, {res.strides!r}, {obj(res.dtype, 'd')})  # {n.op.name}")
+                rel = res.offset - src.offset
+                make = f"_make({base}._storage, {base}._offset + {rel}, {res.shape!r}, {res.strides!r}, " \
+                       f"{obj(res.dtype, 'd')})"
+                parent = hoisted.get(src.index)
+                const = src.kind == "const" and src.pristine is None and isinstance(src.value, Tensor)
+                if res.index not in exposed and (parent is not None or const):  # NOTE [ Views at replay ]
+                    name = f"h{len(g)}"
+                    hoist = g[f"{name}_make"] = _hoister(g, name, rel, res.shape, res.strides, res.dtype,
+                                                         by_storage=parent is None)
+                    hoisted[res.index] = hoist(src.value if parent is None else parent)
+                    same = (f"(_h := {name})[0] is {base}._storage and _h[1] == {base}._offset" if parent is None
+                            else f"(_h := {name})[0] is {base}")
+                    make = f"_h[2] if {same} else {name}_make({base})"
+                lines.append(f"    v{res.index} = {make}  # {n.op.name}")
                 if i in dead:
                     lines.append(f"    del {', '.join(dead[i])}")
                 continue
+            emit = getattr(n.kernel, "emit", None) if isinstance(n, OpNode) and not self.through_autograd else None
             if isinstance(n, Guard):
                 v = expr(n.ref)
                 got = {"bool": f"{v}.__bool__()", "int": f"{v}.__int__()", "item": f"{v}.item()"}.get(n.how)
@@ -496,6 +526,12 @@ class Graph:
                 want = obj(n.expected, "k")
                 lines.append(f"    if (_v := {got}).__class__ is not {want}.__class__ or _v != {want}: "
                              f"return DIVERGED  # {n.label()}")
+            elif emit is not None and not n.kwargs and not n.bumps and n.op.check is None and all(
+                    isinstance(a, Ref) for a in n.args) and all(o is not None and o not in names for o in n.outs):
+                for o in n.outs:  # a fused group's launch, written into this function (NOTE [ The cost of a replay ])
+                    names[o] = f"v{o}"
+                lines.append(f"    # {n.op.name}")
+                lines += emit(f"L{i}_", [expr(a) for a in n.args], [names[o] for o in n.outs], g)
             elif isinstance(n, OpNode):
                 call_args = [expr(a) for a in n.args] + [f"{k}={expr(v)}" for k, v in n.kwargs.items()]
                 if n.op.check is not None and not self.through_autograd:
@@ -563,7 +599,12 @@ class Graph:
         storage at an offset relative to the operand's, in its dtype) of such a buffer is emitted as
         `Tensor._make` of the geometry recorded at capture, without its kernel and meta step: the kernel would
         compute the same shape and strides from the same operand geometry, and its meta step passed at
-        capture. A GPT step has about 250 views (about 3 us each through their kernels)."""
+        capture. A GPT step has about 250 views (about 3 us each through their kernels). A view of a constant
+        (or of such a view) that only kernels read, not an output, a write or an eager call, is made once at
+        codegen and reused while the constant's storage and offset are the ones it was made over (a test per
+        replay; a re-pointed constant gets its view made again, and kept in place of the old one, whose
+        storage it no longer holds); so is its cached numpy view, which a fresh view would build again at
+        its first kernel."""
         fixed = (set(self.inputs) - self.unguarded) | {
             b.index for b in self.buffers if b.kind == "const" and b.pristine is None and isinstance(b.value, Tensor)}
         for n in self.nodes:
@@ -582,6 +623,28 @@ class Graph:
                 fixed.update(o for o in n.outs if o is not None and not any(
                     isinstance(x, (Ref, Alias)) and x.index == o for x in _leaves(n.bumps)))
         return fixed
+
+    def _fused_constants(self) -> set[int]:
+        """The constants from which a fused kernel's operands come (read by it, or by the ops that make them).
+
+        A fused kernel was generated for the dtype and shape its operands had at capture, and reads that many
+        values of each. `.data =` between calls re-points a constant (another dtype or shape), so the replay
+        tests the geometry of each of these, as of an inlined view's (NOTE [ Views at replay ]): a change
+        captures again instead of running the kernel on what it was not made for."""
+        from ember.jit.fusion import FusedOp
+
+        producer = {o: n for n in self.nodes if isinstance(n, OpNode) for o in n.outs if o is not None}
+        todo: set[int] = set()
+        _reads([n.args for n in self.nodes if isinstance(n, OpNode) and isinstance(n.op, FusedOp)], todo)
+        seen: set[int] = set()
+        while todo:
+            b = todo.pop()
+            seen.add(b)
+            if b in producer:
+                r: set[int] = set()
+                _reads(producer[b].reads(), r)
+                todo |= r - seen
+        return {b for b in seen if self.buffers[b].kind == "const" and isinstance(self.buffers[b].value, Tensor)}
 
     def _inline_views(self, fixed: set[int], names: dict) -> list:
         """The view nodes a replay makes with `Tensor._make` (NOTE [ Views at replay ])."""
