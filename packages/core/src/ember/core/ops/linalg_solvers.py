@@ -18,7 +18,7 @@ from ember.core.ops import elementwise as ew
 from ember.core.ops import shape as S
 from ember.core.ops._util import wrap
 from ember.core.ops.complex import conj
-from ember.core.ops.linalg import _matmul, linalg
+from ember.core.ops.linalg import _matmul, _refuse_bool, linalg
 from ember.core.ops.reduce import _amax, _amin, _sum, vector_norm
 from ember.core.tensor import Tensor
 
@@ -468,6 +468,8 @@ def multi_dot(tensors) -> Tensor:
     tensors = list(tensors)
     if len(tensors) < 2:
         raise RuntimeError(f"multi_dot(): expected at least 2 tensors but got {len(tensors)}")
+    if all(t._dtype is dtypes.bool and t.numel() for t in tensors):  # PyTorch chains mm, even for two vectors
+        _refuse_bool("addmm_impl_cpu_", tensors[0], True)
     r = tensors[0]
     for t in tensors[1:]:
         r = _matmul(r, t)
