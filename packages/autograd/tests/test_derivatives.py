@@ -373,6 +373,16 @@ SAMPLES.update({
                   for shape in ((3, 3), (4, 2))],
     "linalg_svd": [(lambda a, full=full: _svd_invariants(a, full), (make(shape),))
                    for shape in ((3, 3), (4, 2), (2, 4)) for full in (False, True)],
+    # hermitian=True reads one triangle: its gradient is PyTorch's, checked through a Hermitian-constrained input
+    "linalg_pinv": [(lambda a: op("linalg_pinv")(a, None, None, False), (make(shape),)) for shape in ((3, 3), (4, 2),
+                                                                                                    (2, 4))]
+                   + [(lambda a: op("linalg_pinv")(a + a.mT, None, None, True), (_spd_base(),))],
+    # the factor's gradient covers the whole matrix (PyTorch's) where the forward reads one triangle: checked
+    # through a triangular input, as PyTorch's gradcheck_wrapper_triangular_input does
+    "cholesky_solve": [(lambda b, f, up=up: op("cholesky_solve")(b, f.triu() if up else f.tril(), up),
+                        (make((3, 2)), _spd_base())) for up in (False, True)],
+    "cholesky_inverse": [(lambda f, up=up: op("cholesky_inverse")(f.triu() if up else f.tril(), up), (_spd_base(),))
+                         for up in (False, True)],
 })
 
 # sampling, CTC and pooling kernels of the functional layer (grids inside [-1, 1) keep taps off the pixel edges)

@@ -420,3 +420,56 @@ def test_grad_with_batched_grad_outputs_gives_the_jacobian_row_by_row():
     assert jz.shape == (0, 1)
     with pytest.raises(RuntimeError, match="same batch size"):
         E.autograd.grad([y, y.sum()], x, [E.eye(2), E.ones(3)], is_grads_batched=True)
+
+
+# --- a non-leaf's .grad under create_graph ------------------------------------------------------
+def _square_chain():
+    x = E.tensor([1.0, 2.0], requires_grad=True)
+    y = x * x
+    return x, y
+
+
+def test_retained_grad_keeps_its_graph_under_create_graph():
+    x, y = _square_chain()
+    y.retain_grad()
+    (y * y).sum().backward(create_graph=True)
+    assert y.grad.tolist() == [2.0, 8.0]  # 2 y
+    assert y.grad.requires_grad and type(y.grad.grad_fn).__name__ == "CloneBackward0"
+    x.grad = None
+    y.grad.sum().backward()  # d(sum 2 x^2)/dx = 4 x
+    assert x.grad.tolist() == [4.0, 8.0]
+
+
+def test_retained_grad_accumulates_with_its_graph():
+    x = E.tensor([1.0, 2.0], requires_grad=True)
+    y = x * 3
+    y.retain_grad()
+    (y * y).sum().backward(create_graph=True, retain_graph=True)
+    (y * y).sum().backward(create_graph=True)
+    assert y.grad.tolist() == [12.0, 24.0] and type(y.grad.grad_fn).__name__ == "AddBackward0"
+
+
+def test_backward_inputs_of_a_non_leaf_keeps_its_graph_under_create_graph():
+    x, y = _square_chain()
+    (y * y).sum().backward(create_graph=True, inputs=[y])
+    assert y.grad.requires_grad and type(y.grad.grad_fn).__name__ == "CloneBackward0" and x.grad is None
+
+
+def test_retained_grad_without_create_graph_is_detached():
+    x, y = _square_chain()
+    y.retain_grad()
+    (y * y).sum().backward()
+    assert not y.grad.requires_grad and y.grad.grad_fn is None
+
+
+@pytest.mark.torch
+def test_retained_grad_under_create_graph_matches_pytorch():
+    torch = pytest.importorskip("torch")
+    seen = []
+    for M in (E, torch):
+        x = M.tensor([1.0, 2.0], requires_grad=True)
+        y = x * x
+        y.retain_grad()
+        (y * y).sum().backward(create_graph=True)
+        seen.append((y.grad.requires_grad, type(y.grad.grad_fn).__name__, y.grad.tolist()))
+    assert seen[0] == seen[1]

@@ -27,3 +27,74 @@ def test_view_dtype_is_not_differentiable():
     for d in (E.float32, E.int32, E.float64, E.float16, E.complex64):
         v = x.view(d)
         assert not v.requires_grad and v.grad_fn is None
+
+
+@pytest.mark.parametrize("dtype", ["float32", "int32", "uint8", "float16", "float64", "complex64", "bool"])
+@pytest.mark.parametrize("requires_grad", [False, True])
+def test_view_dtype_is_no_view_to_autograd(dtype, requires_grad):
+    """PyTorch's view(dtype) shares memory but is no autograd view: `_is_view()` is False and `_base` None,
+    whether the element sizes match or not."""
+    y = E.zeros(4, requires_grad=requires_grad)
+    for src in (y, y[1:] if dtype not in ("float64", "complex64") else y[2:]):
+        v = src.view(getattr(E, dtype))
+        assert not v._is_view() and v._base is None
+        assert v.data_ptr() == src.data_ptr()
+    assert y[1:]._is_view() and y[1:]._base is y
+
+
+def test_view_dtype_writes_reach_the_source_and_its_version():
+    y = E.zeros(2)
+    before = y._version
+    y.view(E.int32).add_(1)
+    assert y._version == before + 1 and y.view(E.int32).tolist() == [1, 1]
+
+
+@pytest.mark.torch
+def test_view_dtype_is_no_view_matches_pytorch():
+    torch = pytest.importorskip("torch")
+    for M in (E, torch):
+        v = M.zeros(4).view(M.int32)
+        assert (v._is_view(), v._base) == (False, None)
+
+
+# --- asarray's requires_grad ---------------------------------------------------------------------
+_ASARRAY_GRAD = ("torch.asarray: unspecified requires_grad now defaults to obj.requires_grad instead of False. Pass "
+                 "requires_grad=False explicitly to get the old behavior and silence this warning.")
+
+
+def test_asarray_keeps_requires_grad_with_pytorchs_warning():
+    g = E.tensor([1.0, 2.0], requires_grad=True)
+    with pytest.warns(UserWarning) as caught:
+        a = E.asarray(g)
+    assert [str(w.message) for w in caught] == [_ASARRAY_GRAD] and a.requires_grad
+
+
+def test_asarray_requires_grad_given():
+    import warnings
+
+    g = E.tensor([1.0, 2.0], requires_grad=True)
+    t = E.tensor([1.0, 2.0])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        d = E.asarray(g, requires_grad=False)
+        r = E.asarray(t, requires_grad=True)
+    assert not d.requires_grad and d.data_ptr() == g.data_ptr()
+    assert r.requires_grad and r.is_leaf and r.data_ptr() == t.data_ptr() and not t.requires_grad
+    with pytest.raises(RuntimeError, match="floating point"):
+        E.asarray([1, 2], requires_grad=True)
+
+
+def test_tensor_of_grad_requiring_scalars_warns_once_per_process(monkeypatch):
+    import importlib
+    import warnings
+
+    monkeypatch.setattr(importlib.import_module("ember.core.tensor"), "_scalar_of_grad_warned", False)
+    g = E.tensor([1.0, 2.0], requires_grad=True)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        r = E.tensor([g[0], g[1]])
+        float(g[0])
+    assert [str(w.message) for w in caught] == [
+        "Converting a tensor with requires_grad=True to a scalar may lead to unexpected behavior.\n"
+        "Consider using tensor.detach() first."]
+    assert r.tolist() == [1.0, 2.0] and not r.requires_grad

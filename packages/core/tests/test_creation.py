@@ -50,7 +50,8 @@ def test_tensor_copies_and_accepts_dtype_device():
     assert E.tensor([E.tensor(1.0, dtype=E.float64), E.tensor(2.0, dtype=E.float64)]).dtype is E.float64
     assert E.tensor([E.tensor(1, dtype=E.int32), E.tensor(2, dtype=E.int32)]).dtype is E.int32
     x = E.ones(2)
-    y = E.tensor(x)
+    with pytest.warns(UserWarning, match="To copy construct from a tensor"):
+        y = E.tensor(x)
     y[0] = 5
     assert x[0].item() == 1
 
@@ -217,3 +218,96 @@ def test_empty_memory_format_orders_the_strides_as_pytorch():
         E.empty(2, 3, memory_format=E.preserve_format)
     with pytest.raises(TypeError, match="memory_format"):
         E.empty(2, 3, memory_format="channels_last")
+
+
+# --- tensor(data) of tensors and numpy scalars -------------------------------------------------
+_COPY_CONSTRUCT = ("To copy construct from a tensor, it is recommended to use sourceTensor.detach().clone() or "
+                   "sourceTensor.detach().clone().requires_grad_(True), rather than torch.tensor(sourceTensor).")
+
+
+@pytest.mark.parametrize("make", [lambda t: E.tensor(t), lambda t: E.tensor(t, dtype=E.float64),
+                                  lambda t: t.new_tensor(t)], ids=["tensor", "tensor dtype", "new_tensor"])
+def test_tensor_of_a_tensor_warns_to_clone_instead(make):
+    t = E.tensor([1.0, 2.0])
+    with pytest.warns(UserWarning) as caught:
+        r = make(t)
+    assert [str(w.message) for w in caught] == [_COPY_CONSTRUCT]
+    assert caught[0].filename == __file__  # the user's line, as PyTorch's
+    assert r.tolist() == [1.0, 2.0] and r.data_ptr() != t.data_ptr()
+
+
+def test_tensor_of_sequences_with_tensors_or_numpy_data_does_not_warn():
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        E.tensor([E.tensor(1.0), E.tensor(2.0)])
+        E.as_tensor(E.tensor([1.0]))
+        E.tensor(np.ones(2))
+
+
+@pytest.mark.parametrize("data,dtype,values", [
+    (lambda: [E.tensor(1.0), E.tensor(2.0)], E.float32, [1.0, 2.0]),
+    (lambda: [E.tensor([1.0])], E.float32, [1.0]),  # a one-element tensor is a scalar leaf, whatever its shape
+    (lambda: [[E.tensor([[1.0]]), 2.0]], E.float32, [[1.0, 2.0]]),
+    (lambda: [E.tensor(1), 2.5], E.float32, [1.0, 2.5]),
+    (lambda: [E.tensor(1, dtype=E.int32), 3], E.int64, [1, 3]),
+    (lambda: [E.tensor(1, dtype=E.int32)], E.int32, [1]),
+    (lambda: [E.tensor(1.0, dtype=E.float16), 3.5], E.float32, [1.0, 3.5]),
+    (lambda: [E.tensor(1.0, dtype=E.float64), 1.5], E.float64, [1.0, 1.5]),
+    (lambda: [E.tensor(True), 2.0], E.float32, [1.0, 2.0]),
+    (lambda: [E.tensor(1j), 1.0], E.complex64, [1j, 1 + 0j]),
+    (lambda: [np.float64(1.0)], E.float64, [1.0]),  # numpy scalars keep their dtype, as PyTorch
+    (lambda: [np.int32(1)], E.int32, [1]),
+    (lambda: [np.int32(1), 2.5], E.float32, [1.0, 2.5]),
+    (lambda: [np.float64(1.0), E.tensor(2.0)], E.float64, [1.0, 2.0]),
+])
+def test_tensor_of_a_sequence_promotes_its_leaves_dtypes(data, dtype, values):
+    t = E.tensor(data())
+    assert t.dtype == dtype and t.tolist() == values
+
+
+@pytest.mark.parametrize("data,dtype,exc,message", [
+    (lambda: [E.tensor([1.0, 2.0]), E.tensor([3.0, 4.0])], None, ValueError,
+     "only one element tensors can be converted to Python scalars"),
+    (lambda: [E.tensor([])], None, ValueError, "only one element tensors can be converted to Python scalars"),
+    (lambda: [E.tensor([1, 2])], None, TypeError, "only integer tensors of a single element can be converted to an "
+                                                  "index"),
+    (lambda: [E.tensor([1.0, 2.0])], E.int64, TypeError, "only integer tensors of a single element can be "
+                                                         "converted to an index"),
+])
+def test_tensor_of_a_sequence_refuses_a_tensor_leaf_of_many_elements(data, dtype, exc, message):
+    with pytest.raises(exc) as e:
+        E.tensor(data(), dtype=dtype)
+    assert str(e.value) == message
+
+
+def test_asarray_copy_and_alias():
+    t = E.tensor([1.0, 2.0])
+    assert E.asarray(t) is t
+    c = E.asarray(t, copy=True)
+    assert c.tolist() == [1.0, 2.0] and c.data_ptr() != t.data_ptr()
+    with pytest.raises(ValueError, match="^can't alias tensor with dtype 'Float' into dtype 'Double'.$"):
+        E.asarray(t, dtype=E.float64, copy=False)
+    with pytest.raises(ValueError, match="^can't alias tensor with dtype 'Double' into dtype 'Float'.$"):
+        E.asarray(np.ones(2), dtype=E.float32, copy=False)
+    a = np.ones(2)
+    assert E.asarray(a, copy=True).data_ptr() != a.ctypes.data
+    assert E.asarray(a).data_ptr() == a.ctypes.data
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("case", ["[t2, t2]", "[t1]", "[i32, 3]", "[np.float64]", "[f64, 1.5]"])
+def test_tensor_of_a_sequence_matches_pytorch(case):
+    torch = pytest.importorskip("torch")
+    out = []
+    for M in (E, torch):
+        data = {"[t2, t2]": lambda: [M.tensor([1.0, 2.0])] * 2, "[t1]": lambda: [M.tensor([1.0])],
+                "[i32, 3]": lambda: [M.tensor(1, dtype=M.int32), 3], "[np.float64]": lambda: [np.float64(1.0)],
+                "[f64, 1.5]": lambda: [M.tensor(1.0, dtype=M.float64), 1.5]}[case]()
+        try:
+            t = M.tensor(data)
+            out.append((str(t.dtype).split(".")[-1], t.tolist()))
+        except ValueError as e:
+            out.append(str(e))
+    assert out[0] == out[1]

@@ -132,7 +132,7 @@ def test_setitem_casts_scalar_and_mask_and_bumps_version():
     assert x.tolist() == [0, 1, 2, 7, 7, 7]
     assert x._version > v
     y = E.zeros(2, 3)
-    y[[0, 1], [2, 0]] = E.tensor([1, 2])
+    y[[0, 1], [2, 0]] = E.tensor([1.0, 2.0])
     assert y.tolist() == [[0, 0, 1], [2, 0, 0]]
 
 
@@ -509,3 +509,87 @@ def test_get_and_set_match_pytorch(shape_key):
     t[conv(torch)] = torch.from_numpy(value)
     x[conv(E)] = E.from_numpy(value)
     np.testing.assert_array_equal(x.numpy(), t.numpy())
+
+
+# --- index_put_ and x[idx] = v: the value's dtype ---------------------------------------------
+_PUT_MISMATCH = ("Index put requires the source and destination dtypes match, got Float for the destination and "
+                 "Double for the source.")
+
+
+def _set(x, key, v):
+    x[key] = v
+    return x
+
+
+def _f64(M, v):
+    return M.tensor(v, dtype=M.float64)
+
+
+# Each case writes a float64 value into M.zeros(2) (float32); M is ember.core or torch.
+DTYPE_MISMATCH_PUTS = {  # PyTorch refuses a value tensor of another dtype on the advanced-index path
+    "index_put_": lambda M: M.zeros(2).index_put_((M.tensor([0]),), _f64(M, [1.0])),
+    "index_put": lambda M: M.zeros(2).index_put((M.tensor([0]),), _f64(M, [1.0])),
+    "index_put_ 0-dim value": lambda M: M.zeros(2).index_put_((M.tensor([0]),), _f64(M, 1.0)),
+    "index_put_ accumulate into a mask":
+        lambda M: M.zeros(2).index_put_((M.tensor([True, False]),), _f64(M, [1.0]), accumulate=True),
+    "x[int tensor]": lambda M: _set(M.zeros(2), M.tensor([0]), _f64(M, [1.0])),
+    "x[list]": lambda M: _set(M.zeros(2), [0], _f64(M, [1.0])),
+    "x[ndarray]": lambda M: _set(M.zeros(2), np.array([0]), _f64(M, [1.0])),
+    "x[0-dim bool tensor]": lambda M: _set(M.zeros(2), M.tensor(True), _f64(M, 1.0)),
+    "x[(True,)]": lambda M: _set(M.zeros(2), (True,), _f64(M, 1.0)),
+    "x[mask] = two values": lambda M: _set(M.zeros(2), M.tensor([True, True]), _f64(M, [1.0, 2.0])),
+    "x[mask, mask]": lambda M: _set(M.zeros(2, 2), (M.tensor([True, True]),) * 2, _f64(M, 1.0)),
+}
+
+CASTING_PUTS = {  # basic indexing copies with a cast; one value into a single mask is a cast masked_fill_
+    "x[idx] = number": (lambda M: _set(M.zeros(2), M.tensor([0]), 1.0), [1.0, 0.0]),
+    "x[0]": (lambda M: _set(M.zeros(2), 0, _f64(M, 1.0)), [1.0, 0.0]),
+    "x[0:1]": (lambda M: _set(M.zeros(2), slice(0, 1), _f64(M, [1.0])), [1.0, 0.0]),
+    "x[True]": (lambda M: _set(M.zeros(2), True, _f64(M, [1.0])), [1.0, 1.0]),
+    "x[False]": (lambda M: _set(M.zeros(2), False, _f64(M, [1.0, 2.0, 3.0])), [0.0, 0.0]),
+    "x[mask] = one value": (lambda M: _set(M.zeros(2), M.tensor([True, False]), _f64(M, [[1.0]])), [1.0, 0.0]),
+    "x[bool list]": (lambda M: _set(M.zeros(2), [True, False], _f64(M, 1.0)), [1.0, 0.0]),
+    "index_put_ mask": (lambda M: M.zeros(2).index_put_((M.tensor([True, False]),), _f64(M, [[1.0]])), [1.0, 0.0]),
+    "index_put_ 0-dim mask": (lambda M: M.zeros(2).index_put_((M.tensor(True),), _f64(M, [1.0])), [1.0, 1.0]),
+}
+
+
+@pytest.mark.parametrize("name", list(DTYPE_MISMATCH_PUTS))
+def test_index_put_refuses_a_value_of_another_dtype(name):
+    with pytest.raises(RuntimeError) as e:
+        DTYPE_MISMATCH_PUTS[name](E)
+    assert str(e.value) == _PUT_MISMATCH
+
+
+def test_index_put_names_both_dtypes():
+    with pytest.raises(RuntimeError, match="got Long for the destination and Float for the source"):
+        E.zeros(2, dtype=E.int64).index_put_((E.tensor([0]),), E.tensor([1.0]))
+    with pytest.raises(RuntimeError, match="got Int for the destination and Bool for the source"):
+        E.zeros(2, dtype=E.int32)[E.tensor([0])] = E.tensor([True])
+
+
+@pytest.mark.parametrize("name", list(CASTING_PUTS))
+def test_index_put_casts_where_pytorch_does(name):
+    put, expect = CASTING_PUTS[name]
+    x = put(E)
+    assert x.dtype == E.float32 and x.tolist() == expect
+
+
+def test_setitem_mask_after_a_basic_index_casts_one_value():
+    x = E.zeros(2, 2, dtype=E.int64)
+    x[E.tensor([True, True]), 0] = E.tensor([1.5], dtype=E.float64)
+    assert x.tolist() == [[1, 0], [1, 0]]
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("name", list(DTYPE_MISMATCH_PUTS) + list(CASTING_PUTS))
+def test_index_put_dtype_rule_matches_pytorch(name):
+    torch = pytest.importorskip("torch")
+    put = DTYPE_MISMATCH_PUTS[name] if name in DTYPE_MISMATCH_PUTS else CASTING_PUTS[name][0]
+    outcomes = []
+    for M in (E, torch):
+        try:
+            outcomes.append(put(M).tolist())
+        except RuntimeError as e:
+            outcomes.append(str(e))
+    assert outcomes[0] == outcomes[1]

@@ -282,3 +282,96 @@ def test_matrix_norm_of_an_integer_matrix_raises_pytorchs_error(ord):
     with pytest.raises(RuntimeError, match="linalg.matrix_norm: Expected a floating point or complex tensor as "
                                            "input. Got Long"):
         E.linalg.matrix_norm(E.ones(1, 2, 2, dtype=E.int64), ord=ord)
+
+
+# --- bool operands: PyTorch's BLAS kernels have none -------------------------------------------
+def _bools(M):
+    b = M.tensor([True, False])
+    B = M.tensor([[True, False], [True, True]])
+    return b, B, B.unsqueeze(0)
+
+
+BOOL_PRODUCTS = {  # name: (call, the kernel PyTorch names)
+    "dot": (lambda M, b, B, B3: M.dot(b, b), "dot"),
+    "vdot": (lambda M, b, B, B3: M.vdot(b, b), "dot"),
+    "inner": (lambda M, b, B, B3: M.inner(b, b), "dot"),
+    "Tensor.dot": (lambda M, b, B, B3: b.dot(b), "dot"),
+    "tensordot full": (lambda M, b, B, B3: M.tensordot(B, B, dims=2), "dot"),
+    "mv": (lambda M, b, B, B3: M.mv(B, b), "addmv_impl_cpu"),
+    "addmv": (lambda M, b, B, B3: M.addmv(b, B, b), "addmv_impl_cpu"),
+    "matmul 2-D @ 1-D": (lambda M, b, B, B3: M.matmul(B, b), "addmv_impl_cpu"),
+    "matmul 3-D @ 1-D": (lambda M, b, B, B3: M.matmul(B3, b), "addmv_impl_cpu"),
+    "mm": (lambda M, b, B, B3: M.mm(B, B), "addmm_impl_cpu_"),
+    "mm out=": (lambda M, b, B, B3: M.mm(B, B, out=M.empty(2, 2, dtype=M.bool)), "addmm_impl_cpu_"),
+    "addmm": (lambda M, b, B, B3: M.addmm(B, B, B), "addmm_impl_cpu_"),
+    "addbmm": (lambda M, b, B, B3: M.addbmm(B, B3, B3), "addmm_impl_cpu_"),
+    "matmul 1-D @ 2-D": (lambda M, b, B, B3: M.matmul(b, B), "addmm_impl_cpu_"),
+    "@": (lambda M, b, B, B3: B @ B, "addmm_impl_cpu_"),
+    "tensordot dims=0": (lambda M, b, B, B3: M.tensordot(b, b, dims=0), "addmm_impl_cpu_"),
+    "multi_dot of vectors": (lambda M, b, B, B3: M.linalg.multi_dot([b, b]), "addmm_impl_cpu_"),
+    "multi_dot": (lambda M, b, B, B3: M.linalg.multi_dot([b, B, b]), "addmm_impl_cpu_"),
+    "matmul 1-D": (lambda M, b, B, B3: M.matmul(b, b), "dot"),
+    "bmm": (lambda M, b, B, B3: M.bmm(B3, B3), "bmm"),
+    "matmul 3-D": (lambda M, b, B, B3: M.matmul(B3, B3), "bmm"),
+    "matmul 1-D @ 3-D": (lambda M, b, B, B3: M.matmul(b, B3), "bmm"),
+    "einsum contraction": (lambda M, b, B, B3: M.einsum("ij,jk->ik", B, B), "bmm"),
+    "einsum implicit dot": (lambda M, b, B, B3: M.einsum("i,i", b, b), "bmm"),
+    "baddbmm": (lambda M, b, B, B3: M.baddbmm(B3, B3, B3), "baddbmm"),
+}
+
+BOOL_PRODUCTS_KEPT = {  # no BLAS kernel runs: elementwise products, or an empty product
+    "outer": (lambda M, b, B, B3: M.outer(b, b), [[True, False], [False, False]]),
+    "addr": (lambda M, b, B, B3: M.addr(B, b, b), [[True, False], [True, True]]),
+    "kron": (lambda M, b, B, B3: M.kron(b, b), [True, False, False, False]),
+    "einsum outer": (lambda M, b, B, B3: M.einsum("i,j->ij", b, b), [[True, False], [False, False]]),
+    "einsum product": (lambda M, b, B, B3: M.einsum("i,i->i", b, b), [True, False]),
+    "mm with no rows": (lambda M, b, B, B3: M.mm(B[:0], B), []),
+    "mm over k = 0": (lambda M, b, B, B3: M.mm(B[:, :0], B[:0]), [[False, False], [False, False]]),
+    "mv over k = 0": (lambda M, b, B, B3: M.mv(B[:, :0], b[:0]), [False, False]),
+    "bmm of no batch": (lambda M, b, B, B3: M.bmm(B3[:0], B3[:0]), []),
+}
+
+
+@pytest.mark.parametrize("name", list(BOOL_PRODUCTS))
+def test_bool_matrix_products_raise_pytorchs_not_implemented(name):
+    call, kernel = BOOL_PRODUCTS[name]
+    with pytest.raises(NotImplementedError) as e:
+        call(E, *_bools(E))
+    assert str(e.value) == f"\"{kernel}\" not implemented for 'Bool'"
+
+
+def test_dot_of_empty_bool_vectors_raises_too():
+    with pytest.raises(NotImplementedError, match="\"dot\" not implemented for 'Bool'"):
+        E.dot(E.zeros(0, dtype=E.bool), E.zeros(0, dtype=E.bool))
+
+
+@pytest.mark.parametrize("name", list(BOOL_PRODUCTS_KEPT))
+def test_bool_products_without_a_blas_kernel_compute(name):
+    call, expect = BOOL_PRODUCTS_KEPT[name]
+    r = call(E, *_bools(E))
+    assert r.dtype == E.bool and r.tolist() == expect
+
+
+def test_linalg_vecdot_takes_floating_operands_of_one_dtype():
+    x = E.tensor([1.0, 2.0])
+    with pytest.raises(RuntimeError, match="^linalg.vecdot: Expected a floating point or complex tensor as input. "
+                                           "Got Long$"):
+        E.linalg.vecdot(x.long(), x)
+    with pytest.raises(RuntimeError, match="^linalg.vecdot: Expected x and y to have the same dtype, but found x of "
+                                           "type Float and y of type Double instead$"):
+        E.linalg.vecdot(x, x.double())
+    assert E.linalg.vecdot(x.half(), x.half()).item() == 5.0
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("name", list(BOOL_PRODUCTS) + list(BOOL_PRODUCTS_KEPT))
+def test_bool_products_match_pytorch(name):
+    torch = pytest.importorskip("torch")
+    call = (BOOL_PRODUCTS.get(name) or BOOL_PRODUCTS_KEPT[name])[0]
+    outcomes = []
+    for M in (E, torch):
+        try:
+            outcomes.append(call(M, *_bools(M)).tolist())
+        except NotImplementedError as e:
+            outcomes.append(str(e))
+    assert outcomes[0] == outcomes[1]

@@ -107,3 +107,46 @@ def test_cuda_resizes_out_as_the_cpu(name):
     r, messages = _run(op, E, _inputs(E, "cuda"), out)
     assert r is out and out.stride() == strides and messages == []
     np.testing.assert_allclose(out.cpu().numpy(), op(E, _inputs(E), E.empty(0)).numpy(), rtol=1e-6)
+
+
+# complex inputs: name -> (op(lib, x, out), out dtype name, PyTorch 2.13's strides of the resized out). The unary
+# kernels take the input's layout as the real ones do; complex abs and angle (real results) write row-major.
+C4 = (RNG.standard_normal((2, 3, 4)) + 1j * RNG.standard_normal((2, 3, 4))).astype(np.complex64)
+PERMUTED, ROW3 = (1, 12, 4), (6, 3, 1)
+COMPLEX_CASES = {
+    "exp": (lambda lib, x, o: lib.exp(x, out=o), "complex64", PERMUTED),
+    "sqrt": (lambda lib, x, o: lib.sqrt(x, out=o), "complex64", PERMUTED),
+    "log1p": (lambda lib, x, o: lib.log1p(x, out=o), "complex64", PERMUTED),
+    "sigmoid": (lambda lib, x, o: lib.sigmoid(x, out=o), "complex64", PERMUTED),
+    "sgn": (lambda lib, x, o: lib.sgn(x, out=o), "complex64", PERMUTED),
+    "conj_physical": (lambda lib, x, o: lib.conj_physical(x, out=o), "complex64", PERMUTED),
+    "conj_physical(real)": (lambda lib, x, o: lib.conj_physical(x.real, out=o), "float32", PERMUTED),
+    "angle(real)": (lambda lib, x, o: lib.angle(x.real, out=o), "float32", PERMUTED),
+    "abs": (lambda lib, x, o: lib.abs(x, out=o), "float32", ROW3),
+    "angle": (lambda lib, x, o: lib.angle(x, out=o), "float32", ROW3),
+}
+
+
+def _complex_input(lib):
+    return lib.from_numpy(C4).permute(2, 0, 1)
+
+
+@pytest.mark.parametrize("name", list(COMPLEX_CASES))
+@pytest.mark.parametrize("size", [0, 5])
+def test_complex_ops_resize_out_in_the_layout_of_real_ones(name, size):
+    op, dtype, strides = COMPLEX_CASES[name]
+    out = E.empty(size, dtype=getattr(E, dtype))
+    r, messages = _run(lambda lib, i, o: op(lib, i, o), E, _complex_input(E), out)
+    assert r is out and out.stride() == strides and len(messages) == (size > 0)
+    np.testing.assert_allclose(out.numpy(), op(E, _complex_input(E).contiguous(), E.empty(0, dtype=out.dtype)).numpy(),
+                               rtol=1e-6)
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("name", list(COMPLEX_CASES))
+def test_complex_resized_out_layouts_match_pytorch(name):
+    torch = pytest.importorskip("torch")
+    op, dtype, strides = COMPLEX_CASES[name]
+    want, _ = _run(lambda lib, i, o: op(lib, i, o), torch, _complex_input(torch), torch.empty(0, dtype=getattr(torch,
+                                                                                                             dtype)))
+    assert tuple(want.stride()) == strides

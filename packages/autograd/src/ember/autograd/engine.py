@@ -13,6 +13,7 @@ import heapq
 import numpy as np
 
 from ember.core.creation import ones_like, zeros_like
+from ember.core.settings import contiguous_format
 from ember.core.tensor import Size, Tensor, describe
 
 from ember.autograd import anomaly
@@ -78,8 +79,16 @@ def _run_tensor_hooks(node: Node, grads: list) -> None:
         for nr, ref in ret.items():
             t = ref()
             if t is not None and grads[nr] is not None:
-                g = grads[nr]
-                t._grad = _fresh(g) if t._grad is None else t._grad + g.detach()
+                _retain(t, grads[nr])
+
+
+def _retain(t: Tensor, g: Tensor) -> None:
+    """Add `g` into the `.grad` of non-leaf `t` (retain_grad, backward(inputs=...)): a row-major copy first; under
+    create_graph it keeps its history (PyTorch's CloneBackward0 / AddBackward0), else it is detached."""
+    if _enabled.get():
+        t._grad = g.clone(memory_format=contiguous_format) if t._grad is None else t._grad + g
+    else:
+        t._grad = _fresh(g) if t._grad is None else t._grad + g.detach()
 
 
 def _post_order(roots: list[Node]) -> list[Node]:
@@ -356,7 +365,7 @@ def backward(tensors, grad_tensors=None, retain_graph: bool | None = None, creat
             if x._grad_fn is None:
                 _accumulate(x, g)  # its hooks ran when the gradient was captured
             else:
-                x._grad = _fresh(g) if x._grad is None else x._grad + g
+                _retain(x, g)
     finally:
         _state.enabled = prev
 

@@ -50,7 +50,7 @@ def dispatch_hook(op, args: tuple, kwargs: dict, call_next):
                     return _record(op, args, kwargs, call_next)
     elif _inference.get():
         return _inference_result(op, args, kwargs, call_next(op, args, kwargs))
-    if op.view and not _inference.get():
+    if op.view and op.differentiable and not _inference.get():  # view(dtype) is no view to autograd, as PyTorch's
         r = call_next(op, args, kwargs)
         _track_view(r, op, args, kwargs)
         return r
@@ -112,7 +112,7 @@ def _run_below(op, args: tuple, kwargs: dict, call_next):
         r = call_next(op, args, kwargs)
     finally:
         _enabled.reset(token)
-    if op.view and not _inference.get():
+    if op.view and op.differentiable and not _inference.get():  # view(dtype) is no view to autograd, as PyTorch's
         _track_view(r, op, args, kwargs)
     return r
 

@@ -12,7 +12,7 @@ from ember.core.device import CPU, as_device
 from ember.core.geometry import INT64_MAX, check_geometry, make_tensor
 from ember.core.ops import memfmt
 from ember.core.ops import shape as _shape_ops
-from ember.core.ops._util import warn_complex_to_real
+from ember.core.ops._util import warn_at_caller, warn_complex_to_real
 from ember.core.storage import Storage, allocation_error
 from ember.core.tensor import Tensor, contiguous_strides
 
@@ -82,13 +82,11 @@ def _infer_np(data, dtype):
     if from_numpy_data:
         a = np.asarray(data)
     else:
-        if isinstance(data, list | tuple) and any(isinstance(x, Tensor) for x in _flat_first(data)):
+        if isinstance(data, list | tuple) and not _leaf_types(data) <= _PY_NUMBERS:
             found: list = []
-            data = _tensors_to_lists(data, found)
-            if dtype is None and all(found):  # only tensors inside: PyTorch keeps their (promoted) dtype
-                dtype = found[0]
-                for d in found[1:]:
-                    dtype = dtypes.promote_types(dtype, d)
+            data = _scalar_leaves(data, found, dtype)
+            if dtype is None and any(d for d, _ in found):  # tensors or numpy scalars: PyTorch promotes every leaf
+                dtype = functools.reduce(dtypes.promote_types, [d or _python_dtype(x) for d, x in found])
         try:  # uint64 values past int64 would go through float64 and lose their low bits
             a = np.array(data, dtype=dtype.np if dtype in dtypes.UNSIGNED_WIDE else None)
         except ValueError:
@@ -147,27 +145,59 @@ def _ragged_message(data, dim: int = 0) -> str:
     return "" if dim else f"could not convert {type(data).__name__} to a tensor"
 
 
-def _flat_first(data):
-    while isinstance(data, list | tuple) and data:
-        yield data[0]
-        data = data[0]
-
-
 def _first_leaf(data):
     while isinstance(data, list | tuple) and data:
         data = data[0]
     return data
 
 
-def _tensors_to_lists(data, found: list):
-    """`data` with its tensors as nested lists; `found` gets each leaf's dtype (None for a number)."""
-    if isinstance(data, Tensor):
-        found.append(data._dtype)
-        return data.tolist()
+_PY_NUMBERS = frozenset((int, float, bool, complex, list, tuple))
+
+
+def _leaf_types(data) -> set:
+    """The types of the leaves of nested lists/tuples (and of the sequences on the way), one pass in C per row."""
+    types = set(map(type, data))
+    if list in types or tuple in types:
+        for x in data:
+            if isinstance(x, list | tuple):
+                types |= _leaf_types(x)
+    return types
+
+
+def _python_dtype(x) -> dtypes.dtype:
+    """The dtype PyTorch infers for a Python number in a sequence."""
+    if isinstance(x, bool):
+        return dtypes.bool
+    if isinstance(x, numbers.Integral):
+        return dtypes.int64
+    if isinstance(x, complex):
+        return dtypes.get_default_complex_dtype()
+    return dtypes.get_default_dtype()
+
+
+def _scalar_leaves(data, found: list, dtype):
+    """`data` with its tensors and numpy scalars as Python numbers, as PyTorch stores each leaf of a sequence
+    (a tensor leaf must hold one element); `found` gets (dtype or None, leaf) for each leaf."""
     if isinstance(data, list | tuple):
-        return [_tensors_to_lists(x, found) for x in data]
-    found.append(None)
+        return [_scalar_leaves(x, found, dtype) for x in data]
+    if isinstance(data, Tensor):
+        found.append((data._dtype, data))
+        if data.numel() != 1:  # PyTorch reads the leaf with float()/complex() (ValueError) or __index__ (TypeError)
+            to = dtype or data._dtype
+            if to.is_floating_point or to.is_complex:
+                raise ValueError("only one element tensors can be converted to Python scalars")
+            raise TypeError("only integer tensors of a single element can be converted to an index")
+        return complex(data) if data._dtype.is_complex else float(data) if data._dtype.is_floating_point \
+            else data.item()
+    if isinstance(data, np.generic) and not isinstance(data, np.str_ | np.bytes_ | np.void):
+        found.append((dtypes.from_numpy_dtype(data.dtype), data))
+        return data.item()
+    found.append((None, data))
     return data
+
+
+_COPY_CONSTRUCT = ("To copy construct from a tensor, it is recommended to use sourceTensor.detach().clone() or "
+                   "sourceTensor.detach().clone().requires_grad_(True), rather than torch.tensor(sourceTensor).")
 
 
 def tensor(data, *, dtype=None, device=None, requires_grad: bool = False, pin_memory: bool = False) -> Tensor:
@@ -178,6 +208,8 @@ def tensor(data, *, dtype=None, device=None, requires_grad: bool = False, pin_me
         ember.Size([2, 2])
     """
     dtype = None if dtype is None else dtypes.as_dtype(dtype)
+    if isinstance(data, Tensor):
+        warn_at_caller(_COPY_CONSTRUCT)
     a = np.array(_infer_np(data, dtype), copy=True)
     t = Tensor._wrap(a)
     return _finish(t, requires_grad, as_device(device), pin_memory)
@@ -195,7 +227,39 @@ def as_tensor(data, dtype=None, device=None) -> Tensor:
     return tensor(data, dtype=dtype, device=device)
 
 
-asarray = as_tensor
+_ASARRAY_GRAD = ("torch.asarray: unspecified requires_grad now defaults to obj.requires_grad instead of False. Pass "
+                 "requires_grad=False explicitly to get the old behavior and silence this warning.")
+
+
+def asarray(obj, *, dtype=None, device=None, copy: bool | None = None, requires_grad: bool | None = None) -> Tensor:
+    """`obj` as a tensor, sharing memory with a tensor or numpy array unless `copy`, `dtype` or `device`
+    ask for a copy (`copy=False` refuses one). A tensor's `requires_grad` carries over unless given (with
+    PyTorch's warning when it is True)."""
+    dtype = None if dtype is None else dtypes.as_dtype(dtype)
+    if isinstance(obj, Tensor | np.ndarray):
+        src = dtypes.from_numpy_dtype(obj.dtype) if isinstance(obj, np.ndarray) else obj._dtype
+        if copy is False and dtype is not None and dtype is not src:
+            raise ValueError(f"can't alias tensor with dtype '{dtypes.TORCH_NAMES[src.name]}' into dtype "
+                             f"'{dtypes.TORCH_NAMES[dtype.name]}'.")
+        if copy is False and device is not None and isinstance(obj, Tensor) and as_device(device) != obj.device:
+            raise ValueError(f"can't alias tensor from device '{obj.device}' to '{as_device(device)}'.")
+    if isinstance(obj, Tensor) and requires_grad is None:
+        requires_grad = obj._requires_grad
+        if requires_grad:
+            warn_at_caller(_ASARRAY_GRAD)
+    if copy and isinstance(obj, np.ndarray):
+        t = tensor(obj, dtype=dtype, device=device)
+    else:
+        t = as_tensor(obj, dtype=dtype, device=device)
+        if copy and t is obj:
+            t = _shape_ops.clone(t)
+    if requires_grad is False and t._requires_grad:
+        t = t.detach()
+    elif requires_grad and not t._requires_grad:
+        if t is obj:  # a new leaf over the same memory, leaving obj as it was
+            t = _shape_ops.view(t, t._shape)
+        t.requires_grad_(True)
+    return t
 
 
 def from_numpy(ndarray: np.ndarray) -> Tensor:

@@ -49,6 +49,21 @@ _new = object.__new__
 _BY_NP = dtypes._BY_NP
 
 
+_scalar_of_grad_warned = False
+
+
+def _warn_scalar_of_grad() -> None:
+    """PyTorch's once-per-process warning when `float()`/`complex()` (and so `tensor([t0, t1])`) reads a tensor
+    that requires grad."""
+    global _scalar_of_grad_warned
+    if not _scalar_of_grad_warned:
+        _scalar_of_grad_warned = True
+        from ember.core.ops._util import warn_at_caller
+
+        warn_at_caller("Converting a tensor with requires_grad=True to a scalar may lead to unexpected behavior.\n"
+                       "Consider using tensor.detach() first.")
+
+
 class Tensor:
     """A strided view of a storage: `shape`, `stride()`, `storage_offset()`, `dtype`, `device`."""
 
@@ -322,6 +337,8 @@ class Tensor:
         return bool(self.item())
 
     def __float__(self) -> float:
+        if self._requires_grad:
+            _warn_scalar_of_grad()
         return float(_real_part(self._scalar_value(), "double"))
 
     def __int__(self) -> int:
@@ -333,6 +350,8 @@ class Tensor:
         return int(self._scalar_value())
 
     def __complex__(self) -> complex:
+        if self._requires_grad:
+            _warn_scalar_of_grad()
         return complex(self._scalar_value())
 
     def __format__(self, spec: str) -> str:

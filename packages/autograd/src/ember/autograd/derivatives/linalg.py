@@ -240,6 +240,37 @@ def _qr_backward_tall(gQ, gR, Q, R):
     return _mH(get_op("linalg_solve")(R, _mH(gA)))
 
 
+def _pinv_backward(grad, result, A):
+    """PyTorch's pinv_backward, for the whole matrix whether or not `hermitian` read one triangle (its gradient is
+    not symmetrized), arranged so the products are of the smaller dimension."""
+    m, n = A.shape[-2:]
+    ph, gh = _mH(result), _mH(grad)
+    if m <= n:
+        K = gh @ result
+        Kph = K @ ph
+        return -_mH(result @ K) + Kph - (A @ result) @ Kph + (ph @ result) @ (gh - K @ A)
+    K = result @ gh
+    phK = ph @ K
+    return -_mH(K @ result) + (gh - A @ K) @ result @ ph + phK - phK @ result @ A
+
+
+def _cholesky_solve_grads(grad, input, input2, result, upper, grad_input_mask):
+    """PyTorch's cholesky_solve_backward: the factor's gradient is -(G X^H + X G^H) L (U (...) when `upper`),
+    over the whole matrix, with G = cholesky_solve(grad)."""
+    g_input = get_op("cholesky_solve")(grad, input2, upper)
+    if not grad_input_mask[1]:
+        return g_input, None
+    common = g_input @ _mH(result)
+    common = common + _mH(common)
+    return g_input, -(input2 @ common) if upper else -(common @ input2)
+
+
+def _cholesky_inverse_backward(grad, input, upper, result):
+    """PyTorch's cholesky_inverse_backward: -(A^-1 (G + G^H) A^-1) L (U (...) when `upper`), the whole matrix."""
+    common = result @ (grad + _mH(grad)) @ result
+    return -(input @ common) if upper else -(common @ input)
+
+
 ENTRIES = [
     d("linalg_inv(A)", A=lambda grad, result: -(_mH(result) @ grad @ _mH(result))),
     d("linalg_det(A)", A=_det_backward),
@@ -250,4 +281,7 @@ ENTRIES = [
     d("linalg_eig(A)", A=_eig_backward),
     d("linalg_qr(A, mode='reduced')", A=_qr_backward),
     d("linalg_svd(A, full_matrices=True)", A=_svd_backward),
+    d("linalg_pinv(A, atol=None, rtol=None, hermitian=False)", A=_pinv_backward, atol=None, rtol=None),
+    d("cholesky_solve(input, input2, upper=False)", **{"input, input2": _cholesky_solve_grads}),
+    d("cholesky_inverse(input, upper=False)", input=_cholesky_inverse_backward),
 ]

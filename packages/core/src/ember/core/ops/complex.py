@@ -56,9 +56,10 @@ _UNARY_REFUSED = {
 _UNARY_KERNEL_NAMES = {"erf": "erf_vml", "erfinv": "erfinv_vml", "frac": "frac", "round": "round_vml"}
 
 
-def complex_unary(name: str, fn, x: Tensor, out: Tensor | None):
+def complex_unary(name: str, fn, x: Tensor, out: Tensor | None, layout=None):
     """The CPU kernel of the elementwise unary op `name` on a complex tensor: numpy's complex
-    ufunc, `abs` to the real dtype, or the op's complex refusal (`Op.refuse_complex`)."""
+    ufunc, `abs` to the real dtype, or the op's complex refusal (`Op.refuse_complex`). `layout`: the strides
+    an `out=` it resizes takes (`write_out`'s), as the real kernels give it."""
     from ember.core.ops._util import silenced, wrap, write_out
 
     from ember.core.dispatch import get_op
@@ -76,7 +77,9 @@ def complex_unary(name: str, fn, x: Tensor, out: Tensor | None):
         r = fn(a)
     else:
         r = silenced(fn)(a, dtype=dt.np)
-    return write_out(out, r, name) if out is not None else wrap(r)
+    if out is None:
+        return wrap(r)
+    return write_out(out, r, name, None if name == "abs" else layout)  # PyTorch's complex abs resizes it row-major
 
 
 def _log1p(a: np.ndarray) -> np.ndarray:
@@ -285,6 +288,16 @@ def polar(abs: Tensor, angle: Tensor, *, out: Tensor | None = None) -> Tensor:  
 
 
 # --- elementwise -----------------------------------------------------------------------------
+def _write(out: Tensor, r: Tensor, op: str, x: Tensor | None) -> Tensor:
+    """`r` copied into `out`, resized as the elementwise kernels resize it: in `x`'s layout (row-major when
+    `x` is None), with PyTorch's warning for a non-empty `out` of another shape."""
+    from ember.core.ops._util import prepare_out
+    from ember.core.ops.elementwise import layout_of
+
+    prepare_out(out, r._shape, r._dtype, r.device, op, None if x is None else layout_of((x,)))
+    return out.copy_(r)
+
+
 _angle = declare("angle", argnames=("input",))
 
 
@@ -297,7 +310,8 @@ def _angle_any(x, *, out=None):
     else:  # pi for negative numbers, 0 otherwise, nan kept
         xf = x if x._dtype.is_floating_point else x.to(dtypes.get_default_dtype())
         r = ew.where(ew.lt(xf, 0), math.pi, ew.where(ew.isnan(xf), xf, 0.0))
-    return out.copy_(r) if out is not None else r
+    # PyTorch's complex angle writes a resized out= row-major, its real angle in the input's layout
+    return _write(out, r, "angle", None if x._dtype.is_complex else x) if out is not None else r
 
 
 @method
@@ -317,8 +331,8 @@ _conj_physical = declare("conj_physical", np.conjugate, argnames=("input",))
 @_conj_physical.register("any")
 def _conj_physical_any(x, *, out=None):
     if not x._dtype.is_complex:
-        return out.copy_(x) if out is not None else x.clone()
-    r = x.clone() if out is None else out.copy_(x)
+        return _write(out, x, "conj_physical", x) if out is not None else x.clone()
+    r = x.clone() if out is None else _write(out, x, "conj_physical", x)
     im = _imag_any(r)
     im.neg_()
     return r
@@ -396,11 +410,11 @@ def sgn(input: Tensor, *, out: Tensor | None = None) -> Tensor:
         return ew.sign(input, out=out) if out is not None else ew.sign(input)
     if input._dtype is dtypes.complex32:  # PyTorch divides in float and rounds once
         r = sgn(input.to(dtypes.complex64)).to(dtypes.complex32)
-        return out.copy_(r) if out is not None else r
+        return _write(out, r, "sgn", input) if out is not None else r
     a = ew.abs(input)
     zero = ew.eq(a, 0)
     r = ew.mul(input, ew.where(zero, 0.0, ew.reciprocal(ew.where(zero, 1.0, a))))  # a real scale: any device
-    return out.copy_(r) if out is not None else r
+    return _write(out, r, "sgn", input) if out is not None else r
 
 
 inplace(sgn)

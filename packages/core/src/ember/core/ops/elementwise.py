@@ -258,7 +258,7 @@ def _make_unary(row: Row):
         except AttributeError:
             raise not_a_tensor(name, "input", 1, x) from None
         if dt.is_complex:
-            t = complex_unary(name, fn, x, out)
+            t = complex_unary(name, fn, x, out, None if out is None else layout_of((x,)))
             return t if out is not None or t._strides == x._strides else laid_out(t, t._np(), (x,))
         if not (rule == PROMOTE or (rule == FLOAT and dt.is_floating_point)):
             dt = _unary_dtype(rule, x)

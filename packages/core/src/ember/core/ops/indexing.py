@@ -298,8 +298,11 @@ def advanced_index(x: Tensor, key: tuple) -> Tensor:
 
 
 def advanced_index_put_(x: Tensor, key: tuple, value) -> Tensor:
-    """x[key] = value for an advanced `key`; `value` broadcasts and is cast to x's dtype. Its leading
-    size-1 dims are dropped first, as PyTorch's `__setitem__` does (`index_put_` keeps them)."""
+    """x[key] = value for an advanced `key`; `value` broadcasts. A number is cast to x's dtype, a tensor
+    must have x's dtype unless it fills a single mask (PyTorch's masked_fill path, which casts). Its
+    leading size-1 dims are dropped first, as PyTorch's `__setitem__` does (`index_put_` keeps them)."""
+    if isinstance(value, Tensor) and not _fills_one_mask(_key_tensors(key), value, setitem=True):
+        _check_put_dtype(x, value)
     value = _value_tensor(value, x)
     while value.ndim and value._shape[0] == 1:
         value = S.select(value, 0, 0)
@@ -310,6 +313,34 @@ def advanced_index_put_(x: Tensor, key: tuple, value) -> Tensor:
     if not entries:
         return S.copy_(v, value)
     return _index_put(v, tuple(entries), value, False)
+
+
+def _key_tensors(key: tuple) -> list:
+    """The entries of an indexing key that PyTorch turns into index tensors."""
+    return [k for k in key if not (k is None or k is Ellipsis or isinstance(k, slice)
+                                   or (isinstance(k, numbers.Integral) and not isinstance(k, bool | np.bool_)))]
+
+
+def _fills_one_mask(indices, value: Tensor, setitem: bool = False) -> bool:
+    """PyTorch's `index_put_` without accumulate runs `masked_fill_` (which casts its value) when the
+    value is one element on the CPU and the only index is a bool or byte mask. `x[key] = value` first
+    turns a 0-dim mask (a Python bool in a tuple, a 0-dim bool tensor) into an int index."""
+    if value.numel() != 1 or value.device.type != "cpu":
+        return False
+    tensors = [t for t in indices if t is not None]
+    if len(tensors) != 1:
+        return False
+    t = tensors[0]
+    if isinstance(t, Tensor):
+        return t._dtype in (dtypes.bool, dtypes.uint8) and (t.ndim > 0 or not setitem)
+    a = np.asarray(list(t) if isinstance(t, range) else t)
+    return a.dtype == np.bool_ and a.ndim > 0
+
+
+def _check_put_dtype(x: Tensor, value: Tensor) -> None:
+    if value._dtype is not x._dtype:
+        raise RuntimeError(f"Index put requires the source and destination dtypes match, got {_scalar_type(x)} "
+                           f"for the destination and {_scalar_type(value)} for the source.")
 
 
 def _value_tensor(value, x: Tensor) -> Tensor:
@@ -324,7 +355,13 @@ def _value_tensor(value, x: Tensor) -> Tensor:
 
 @method
 def index_put_(input, indices, values, accumulate: bool = False) -> Tensor:
-    """input[indices] = values (or += with `accumulate`, correct for repeated indices)."""
+    """input[indices] = values (or += with `accumulate`, correct for repeated indices). `values` has
+    input's dtype, unless one element fills a single mask (cast, any shape, as PyTorch's masked_fill_)."""
+    if isinstance(values, Tensor):
+        if not accumulate and _fills_one_mask(indices, values):
+            values = S.view(values, ())
+        else:
+            _check_put_dtype(input, values)
     return _index_put(input, tuple(_expand_masks(input, indices)), _value_tensor(values, input), accumulate)
 
 

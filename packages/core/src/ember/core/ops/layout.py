@@ -567,6 +567,10 @@ def getitem(self, key):
 def setitem(self, key, value) -> None:
     if isinstance(value, complex):  # `type` is the Tensor method here
         value = real_value(self, value)
+    if key.__class__ is bool:  # PyTorch: x[True] = v is x[None] = v (a copy, cast); x[False] = v writes nothing
+        if not key:
+            return
+        key = None
     key = _unwrap_0d_int(_normalize_key(key))
     if _is_basic(key):
         S.copy_(basic_index(self, key), value)

@@ -68,6 +68,15 @@ def _c_name(x: Tensor) -> str:
         x._dtype.name) or "c10::" + dtypes.TORCH_NAMES[x._dtype.name]
 
 
+def _refuse_bool(kernel: str, a: Tensor, work: bool) -> None:
+    """PyTorch's CPU BLAS kernels have no bool instance (`"addmm_impl_cpu_" not implemented for 'Bool'`); an
+    empty product (`work` False) returns before them."""
+    if a._dtype is dtypes.bool and work:
+        from ember.core.ops.numeric import not_implemented_for
+
+        raise not_implemented_for(kernel, a._dtype)
+
+
 def _finish(r: np.ndarray, out, op: str) -> Tensor:
     return write_out(out, r, op) if out is not None else wrap(r)
 
@@ -87,6 +96,8 @@ def _mm_meta(a, b, *, out=None) -> None:
         raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({sa[0]}x{sa[1]} and {sb[0]}x{sb[1]})")
     if b._dtype is not a._dtype:
         _same_dtype(a, b)
+    if a._dtype is dtypes.bool:
+        _refuse_bool("addmm_impl_cpu_", a, bool(sa[0] and sa[1] and sb[1]))
 
 
 @_mm.register("cpu")
@@ -129,6 +140,7 @@ def _bmm_meta(a, b, *, out=None) -> None:
         raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: "
                            f"[{a._shape[0]}, {a._shape[2]}] but got: [{b._shape[0]}, {b._shape[1]}].")
     _same_dtype(a, b)
+    _refuse_bool("bmm", a, bool(a.numel() and b._shape[2]))
 
 
 @_bmm.register("cpu")
@@ -152,6 +164,7 @@ def _dot_meta(a, b, *, out=None) -> None:
     if a._dtype is not b._dtype:
         raise RuntimeError(f"dot : expected both vectors to have same dtype, but found "
                            f"{dtypes.TORCH_NAMES[a._dtype.name]} and {dtypes.TORCH_NAMES[b._dtype.name]}")
+    _refuse_bool("dot", a, True)
 
 
 @_dot.register("cpu")
@@ -173,6 +186,17 @@ def _einsum_meta(equation, *operands, out=None) -> None:
         if o._dtype is not dt:
             raise RuntimeError(f"einsum(): expected all operands to have the same dtype; got "
                                f"{', '.join(o._dtype.name for o in operands)}")
+    if dt is dtypes.bool and len(operands) > 1:
+        _refuse_bool("bmm", operands[0], _contracts(equation))
+
+
+def _contracts(equation: str) -> bool:
+    """Whether `equation` sums a label shared by two operands: PyTorch's einsum multiplies that pair with bmm."""
+    lhs, arrow, rhs = equation.replace(" ", "").partition("->")
+    terms = [set(filter(str.isalpha, t)) for t in lhs.split(",")]
+    labels = [c for t in terms for c in t]
+    out = set(rhs) if arrow else {c for c in labels if labels.count(c) == 1}
+    return any(labels.count(c) > 1 and c not in out for c in set(labels))
 
 
 @_einsum.register("cpu")
@@ -248,6 +272,7 @@ def mv(input: Tensor, vec: Tensor, *, out=None) -> Tensor:
                            f"{names[2]}")
     if input._dtype is dtypes.complex32 and input.numel():
         raise _c32_refusal("addmv_impl_cpu")
+    _refuse_bool("addmv_impl_cpu", input, bool(input.numel()))
     r = S.squeeze(_mm(input, S.unsqueeze(vec, 1)), 1)
     return S.copy_(_out_like(out, r), r) if out is not None else r
 
@@ -377,6 +402,8 @@ def addmv(input: Tensor, mat: Tensor, vec: Tensor, *, beta=1, alpha=1, out=None)
 @composite("baddbmm")
 def baddbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta=1, alpha=1, out=None) -> Tensor:
     """`beta * input + alpha * bmm(batch1, batch2)`."""
+    if batch1._dtype is dtypes.bool and batch2._dtype is dtypes.bool and batch1.ndim == batch2.ndim == 3:
+        _refuse_bool("baddbmm", batch1, bool(batch1.numel() and batch2._shape[2]))
     prod = _opmath(_bmm, batch1, batch2)
     if out is not None and out is input and 0 in out._strides:  # NOTE [ In-place products into an expanded self ]
         done = aliased_products.baddbmm_expanded(out, prod[0], batch1, batch2, beta, alpha)
@@ -389,6 +416,8 @@ def baddbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta=1, alpha=1, o
 @composite("addbmm")
 def addbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta=1, alpha=1, out=None) -> Tensor:
     """`beta * input + alpha * sum_b(batch1[b] @ batch2[b])`."""
+    if batch1._dtype is dtypes.bool and batch2._dtype is dtypes.bool and batch1.ndim == batch2.ndim == 3:
+        _refuse_bool("addmm_impl_cpu_", batch1, bool(batch1.numel() and batch2._shape[2]))
     prod = _opmath(lambda a, b: _sum(_bmm(a, b), (0,), False, None), batch1, batch2)
     return _scaled_sum(input, prod, beta, alpha, out, "addbmm")
 
@@ -557,7 +586,15 @@ attach("__imatmul__", _imatmul)
 
 
 def _vecdot(x: Tensor, y: Tensor, *, dim: int = -1) -> Tensor:
-    """The dot product of `x` and `y` along `dim`, broadcasting the other dims (`x` conjugated, as PyTorch)."""
+    """The dot product of `x` and `y` along `dim`, broadcasting the other dims (`x` conjugated, as PyTorch);
+    floating or complex operands of one dtype."""
+    if not (x._dtype.is_floating_point or x._dtype.is_complex):
+        raise RuntimeError(f"linalg.vecdot: Expected a floating point or complex tensor as input. Got "
+                           f"{dtypes.TORCH_NAMES[x._dtype.name]}")
+    if y._dtype is not x._dtype:
+        raise RuntimeError(f"linalg.vecdot: Expected x and y to have the same dtype, but found x of type "
+                           f"{dtypes.TORCH_NAMES[x._dtype.name]} and y of type {dtypes.TORCH_NAMES[y._dtype.name]} "
+                           "instead")
     p = ew.mul(x.conj() if x._dtype.is_complex else x, y)
     return _sum(p, (dim % max(p.ndim, 1),) if p.ndim else (), False, None)
 

@@ -10,6 +10,7 @@ import math
 
 from ember.core import dtypes
 from ember.core.creation import arange, eye, full, zeros
+from ember.core.dispatch import declare
 from ember.core.methods import method
 from ember.core.ops import elementwise as ew
 from ember.core.ops import indexing as I
@@ -96,15 +97,33 @@ def _resized(out: Tensor, r: Tensor) -> Tensor:
     return out
 
 
+# Two triangular solves on every device; their derivatives are PyTorch's formulas for the whole factor
+# (a gradient outside its triangle too), not the solves' (autograd's table).
+_cholesky_solve = declare("cholesky_solve", doc="cholesky_solve(input, input2, upper) -> Tensor")
+_cholesky_inverse = declare("cholesky_inverse", doc="cholesky_inverse(input, upper) -> Tensor")
+
+
+@_cholesky_solve.register("any")
+def _cholesky_solve_any(input, input2, upper=False):
+    """cholesky_solve(B (*, n, k), factor (*, n, n), upper): only the factor's triangle is read."""
+    y = solve_triangular(_mH(input2) if upper else input2, input, upper=False)
+    return solve_triangular(input2 if upper else _mH(input2), y, upper=True)
+
+
+@_cholesky_inverse.register("any")
+def _cholesky_inverse_any(input, upper=False):
+    n = input._shape[-1]
+    return _cholesky_solve_any(ew.add(ew.mul(input, 0), eye(n, dtype=input._dtype, device=input.device)), input,
+                               upper)
+
+
 @method
 def cholesky_solve(input: Tensor, input2: Tensor, upper: bool = False, *, out: Tensor | None = None) -> Tensor:
     """X with A X = B, given B (`input`, (*, n, k)) and the Cholesky factor of A (`input2`: L with
     A = L L^H, or U with A = U^H U when `upper`)."""
     _at_least_2d("cholesky_solve", "B", input)
     _at_least_2d("cholesky_solve", "A", input2)
-    f = input2
-    y = solve_triangular(_mH(f) if upper else f, input, upper=False)
-    r = solve_triangular(f if upper else _mH(f), y, upper=True)
+    r = _cholesky_solve(input, input2, upper)
     return r if out is None else S.copy_(_resized(out, r), r)
 
 
@@ -112,8 +131,7 @@ def cholesky_solve(input: Tensor, input2: Tensor, upper: bool = False, *, out: T
 def cholesky_inverse(input: Tensor, upper: bool = False, *, out: Tensor | None = None) -> Tensor:
     """The inverse of A from its Cholesky factor (L, or U when `upper`)."""
     _at_least_2d("cholesky_inverse", "input", input)
-    n = input._shape[-1]
-    r = cholesky_solve(ew.add(ew.mul(input, 0), eye(n, dtype=input._dtype, device=input.device)), input, upper)
+    r = _cholesky_inverse(input, upper)
     return r if out is None else S.copy_(_resized(out, r), r)
 
 

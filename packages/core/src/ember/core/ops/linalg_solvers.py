@@ -18,7 +18,7 @@ from ember.core.ops import elementwise as ew
 from ember.core.ops import shape as S
 from ember.core.ops._util import wrap
 from ember.core.ops.complex import conj
-from ember.core.ops.linalg import _matmul, linalg
+from ember.core.ops.linalg import _matmul, _refuse_bool, linalg
 from ember.core.ops.reduce import _amax, _amin, _sum, vector_norm
 from ember.core.tensor import Tensor
 
@@ -416,10 +416,13 @@ def _tolerance(A: Tensor, s: Tensor, atol, rtol):
     return ew.maximum(cut, atol) if atol is not None else cut
 
 
-def pinv(A: Tensor, *, atol=None, rtol=None, hermitian: bool = False) -> Tensor:
-    """The Moore-Penrose pseudo-inverse, from the SVD (singular values at or below the cutoff count as 0);
-    with `hermitian`, from the eigendecomposition of A's lower triangle (|eigenvalues| against the cutoff),
-    as PyTorch."""
+# Composed from eigh/svd on every device; its derivative is PyTorch's pinv_backward of the whole matrix
+# (autograd's table), not the decomposition's (which would symmetrize the Hermitian case's gradient).
+_pinv = declare("linalg_pinv", doc="linalg_pinv(A, atol, rtol, hermitian) -> Tensor")
+
+
+@_pinv.register("any")
+def _pinv_any(A, atol=None, rtol=None, hermitian=False):
     if hermitian:
         w, v = _eigh(A, "L")
         keep = ew.gt(ew.abs(w), _tolerance(A, ew.abs(w), atol, rtol))
@@ -429,6 +432,13 @@ def pinv(A: Tensor, *, atol=None, rtol=None, hermitian: bool = False) -> Tensor:
     keep = ew.gt(s, _tolerance(A, s, atol, rtol))
     sinv = ew.where(keep, ew.reciprocal(ew.where(keep, s, 1.0)), 0.0)
     return _matmul(ew.mul(_mH(vh), S.unsqueeze(sinv, -2)), _mH(u))
+
+
+def pinv(A: Tensor, *, atol=None, rtol=None, hermitian: bool = False) -> Tensor:
+    """The Moore-Penrose pseudo-inverse, from the SVD (singular values at or below the cutoff count as 0);
+    with `hermitian`, from the eigendecomposition of A's lower triangle (|eigenvalues| against the cutoff),
+    as PyTorch."""
+    return _pinv(A, atol, rtol, hermitian)
 
 
 def matrix_rank(A: Tensor, *, atol=None, rtol=None, hermitian: bool = False) -> Tensor:
@@ -468,6 +478,8 @@ def multi_dot(tensors) -> Tensor:
     tensors = list(tensors)
     if len(tensors) < 2:
         raise RuntimeError(f"multi_dot(): expected at least 2 tensors but got {len(tensors)}")
+    if all(t._dtype is dtypes.bool and t.numel() for t in tensors):  # PyTorch chains mm, even for two vectors
+        _refuse_bool("addmm_impl_cpu_", tensors[0], True)
     r = tensors[0]
     for t in tensors[1:]:
         r = _matmul(r, t)

@@ -1,0 +1,106 @@
+"""Gradients PyTorch defines for the whole matrix where the forward reads part of it: `linalg.pinv(hermitian=True)`
+(one triangle, through eigh; its gradient is pinv_backward, not symmetrized) and the Cholesky factor of
+`cholesky_solve`/`cholesky_inverse` (one triangle; the gradient is full, not triangular). Checked against the
+formulas in float64 numpy, and against PyTorch in the torch session."""
+
+import numpy as np
+import pytest
+
+import ember.autograd as E
+
+
+def _rng(seed):
+    return np.random.default_rng(seed)
+
+
+def _pinv_backward(G, P, A):
+    """PyTorch's pinv_backward in numpy (m <= n arrangement; it holds for every shape)."""
+    h = lambda x: x.conj().swapaxes(-1, -2)  # noqa: E731
+    K = h(G) @ P
+    return -h(P @ K) + K @ h(P) - A @ P @ K @ h(P) + h(P) @ P @ (h(G) - K @ A)
+
+
+def _grad(fn, arrays, G):
+    xs = [E.tensor(a, requires_grad=True) for a in arrays]
+    return [g.numpy() for g in E.autograd.grad(fn(*xs), xs, E.tensor(G))]
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.complex128])
+def test_pinv_hermitian_gradient_is_pinv_backward_not_symmetrized(dtype):
+    rng = _rng(1)
+    X = rng.standard_normal((3, 3)) + (1j * rng.standard_normal((3, 3)) if dtype is np.complex128 else 0)
+    H = X + X.conj().T
+    G = rng.standard_normal((3, 3)) + (1j * rng.standard_normal((3, 3)) if dtype is np.complex128 else 0)
+    (g,) = _grad(lambda a: E.linalg.pinv(a, hermitian=True), [H], G)
+    np.testing.assert_allclose(g, _pinv_backward(G, np.linalg.pinv(H), H), rtol=1e-9, atol=1e-9)
+    assert np.abs(g - g.conj().T).max() > 1e-2  # the eigh route's gradient was Hermitian
+
+
+def test_pinv_gradient_of_wide_and_tall_matrices():
+    rng = _rng(2)
+    for shape in ((4, 2), (2, 4)):
+        A = rng.standard_normal(shape)
+        G = rng.standard_normal(shape[::-1])
+        (g,) = _grad(E.linalg.pinv, [A], G)
+        np.testing.assert_allclose(g, _pinv_backward(G, np.linalg.pinv(A), A), rtol=1e-10, atol=1e-10)
+
+
+def _factor(rng, upper):
+    L = np.tril(rng.standard_normal((3, 3)), -1) + np.diag(rng.uniform(1, 2, 3))
+    return L.T if upper else L
+
+
+@pytest.mark.parametrize("upper", [False, True])
+def test_cholesky_solve_factor_gradient_is_full(upper):
+    rng = _rng(3)
+    F, B, G = _factor(rng, upper), rng.standard_normal((3, 2)), rng.standard_normal((3, 2))
+    gB, gF = _grad(lambda b, f: E.cholesky_solve(b, f, upper=upper), [B, F], G)
+    A = F.T @ F if upper else F @ F.T
+    X = np.linalg.solve(A, B)
+    gX = np.linalg.solve(A, G)
+    common = gX @ X.T + X @ gX.T
+    np.testing.assert_allclose(gB, gX, rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(gF, -(F @ common) if upper else -(common @ F), rtol=1e-10, atol=1e-12)
+    outside = np.tril(gF, -1) if upper else np.triu(gF, 1)
+    assert np.abs(outside).max() > 1e-3  # not masked to the factor's triangle
+
+
+@pytest.mark.parametrize("upper", [False, True])
+def test_cholesky_inverse_factor_gradient_is_full(upper):
+    rng = _rng(4)
+    F, G = _factor(rng, upper), rng.standard_normal((3, 3))
+    (gF,) = _grad(lambda f: E.cholesky_inverse(f, upper=upper), [F], G)
+    inv = np.linalg.inv(F.T @ F if upper else F @ F.T)
+    common = inv @ (G + G.T) @ inv
+    np.testing.assert_allclose(gF, -(F @ common) if upper else -(common @ F), rtol=1e-10, atol=1e-12)
+    outside = np.tril(gF, -1) if upper else np.triu(gF, 1)
+    assert np.abs(outside).max() > 1e-3
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("case", ["pinv_hermitian", "pinv_hermitian_complex", "cholesky_solve", "cholesky_solve_upper",
+                                  "cholesky_inverse", "cholesky_inverse_complex"])
+def test_factor_gradients_match_pytorch(case):
+    torch = pytest.importorskip("torch")
+    rng = _rng(5)
+    cplx = case.endswith("complex")
+    X = rng.standard_normal((3, 3)) + (1j * rng.standard_normal((3, 3)) if cplx else 0)
+    F = np.tril(X, -1) + np.diag(rng.uniform(1, 2, 3))
+    B = rng.standard_normal((3, 2))
+    calls = {
+        "pinv_hermitian": (lambda M, a: M.linalg.pinv(a, hermitian=True), [X + X.conj().T]),
+        "pinv_hermitian_complex": (lambda M, a: M.linalg.pinv(a, hermitian=True), [X + X.conj().T]),
+        "cholesky_solve": (lambda M, b, f: M.cholesky_solve(b, f), [B, F]),
+        "cholesky_solve_upper": (lambda M, b, f: M.cholesky_solve(b, f, upper=True), [B, F.T]),
+        "cholesky_inverse": (lambda M, f: M.cholesky_inverse(f), [F]),
+        "cholesky_inverse_complex": (lambda M, f: M.cholesky_inverse(f), [F]),
+    }
+    fn, arrays = calls[case]
+    grads = []
+    for M in (E, torch):
+        xs = [M.tensor(a, requires_grad=True) for a in arrays]
+        out = fn(M, *xs)
+        G = M.tensor(np.cos(np.arange(out.numel())).reshape(tuple(out.shape)).astype(arrays[0].dtype))
+        grads.append([g.detach().numpy() for g in M.autograd.grad(out, xs, G)])
+    for a, b in zip(*grads, strict=True):
+        np.testing.assert_allclose(a, b, rtol=1e-9, atol=1e-9)
