@@ -85,8 +85,15 @@ def _batch_norm_cpu(input, weight, bias, running_mean, running_var, training, mo
     shift = bias._np().astype(np.float64) if bias is not None else np.zeros(c)
     out = np.empty_like(x)
     numba_nn.channel_affine()(x, mean, scale, shift, out)
-    dt = input._dtype.np
-    return wrap(out.reshape(input._shape).astype(dt, copy=False)), wrap(mean.astype(dt)), wrap(invstd.astype(dt))
+    sdt = _param_dtype(input, weight, bias, running_mean, running_var).np
+    return wrap(out.reshape(input._shape).astype(input._dtype.np, copy=False)), wrap(mean.astype(sdt)), \
+        wrap(invstd.astype(sdt))
+
+
+def _param_dtype(input: Tensor, *params) -> dtypes.dtype:
+    """The dtype of the statistics and parameter gradients: the parameters' (float32 for a float16/bfloat16
+    input in PyTorch's CPU "mixed dtype" mode, see _batch_norm_dtypes), else the input's."""
+    return next((t._dtype for t in params if t is not None), input._dtype)
 
 
 batch_norm_backward = declare("batch_norm_backward", doc="""The gradients of batch_norm, fused.
@@ -116,8 +123,9 @@ def _batch_norm_backward_cpu(grad, input, weight, save_mean, save_invstd, traini
     # the exact float64 one while it sums
     mean = save_mean._np().astype(np.float64)
     numba_nn.batch_norm_backward()(g, x, mean, save_invstd._np().astype(np.float64), w, bool(training), gi, gw, gb)
-    dt = input._dtype.np
-    return wrap(gi.reshape(input._shape).astype(dt, copy=False)), wrap(gw.astype(dt)), wrap(gb.astype(dt))
+    sdt = save_mean._dtype.np  # the parameters' dtype (float32 in mixed dtype mode)
+    return wrap(gi.reshape(input._shape).astype(input._dtype.np, copy=False)), wrap(gw.astype(sdt)), \
+        wrap(gb.astype(sdt))
 
 
 def _rows_norm(x: np.ndarray, k: int, eps: float):
@@ -360,15 +368,34 @@ def _group_norm_backward_cpu(grad, input, mean, rstd, weight, num_groups):
 
 
 # --- validation and the public functions ------------------------------------------------
-def _check_vec(op: str, name: str, t, c: int, x: Tensor) -> None:
+def _check_vec(op: str, name: str, t, c: int, x: Tensor, dtype: bool = True) -> None:
     if t is None:
         return
     if not isinstance(t, Tensor):
         raise TypeError(f"{op}: expected {name} to be a tensor or None; got {describe(t)}")
     if t.numel() != c:
         raise RuntimeError(f"{name} should contain {c} elements not {t.numel()}")
-    if t.dtype is not x.dtype:
+    if dtype and t.dtype is not x.dtype:
         raise TypeError(f"{op}: expected {name} of the input's dtype; got {describe(x)} and {describe(t)}")
+
+
+def _batch_norm_dtypes(x: Tensor, training: bool, weight, bias, running_mean, running_var) -> None:
+    """PyTorch's CPU dtype rule for batch_norm (probed against 2.13 over every combination of float dtypes and
+    None): the first parameter given (weight, bias, running_mean, running_var) decides. Of the input's dtype, every
+    other must be too ("expected scalar type Half but found Float", checked in the kernel's order); else it is the
+    "mixed dtype" mode: a float16/bfloat16 input with every parameter float32, computed in float32."""
+    given = [t for t in (weight, bias, running_mean, running_var) if t is not None]
+    if not given or given[0].dtype is x.dtype:
+        order = (weight, running_mean, running_var, bias) if training else (weight, bias, running_mean, running_var)
+        for t in order:
+            if t is not None and t.dtype is not x.dtype:
+                name = dtypes.TORCH_NAMES.get
+                raise RuntimeError(f"expected scalar type {name(x.dtype.name)} but found {name(t.dtype.name)}")
+        return
+    if any(t.dtype is not dtypes.float32 for t in given):
+        raise RuntimeError("mixed dtype (CPU): expect parameter to have scalar type of Float")
+    if x.dtype not in (dtypes.float16, dtypes.bfloat16):
+        raise RuntimeError("mixed dtype (CPU): all inputs must share same datatype.")
 
 
 def _check_float(op: str, x, kernel: str | None = None, *params) -> None:
@@ -417,7 +444,8 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
     c = input.shape[1]
     for name, t in (("running_mean", running_mean), ("running_var", running_var), ("weight", weight),
                     ("bias", bias)):
-        _check_vec("batch_norm", name, t, c, input)
+        _check_vec("batch_norm", name, t, c, input, dtype=False)
+    _batch_norm_dtypes(input, training, weight, bias, running_mean, running_var)
     if training:
         if input.numel() // max(c, 1) == 1:
             raise ValueError(f"Expected more than 1 value per channel when training, got input size "
