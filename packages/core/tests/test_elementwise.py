@@ -508,3 +508,70 @@ def test_where_with_a_number_fills_a_copy_bit_for_bit(cond_shape, number_first):
         assert got.dtype == E.float32 and tuple(got.shape) == (3, 4, 5)
         np.testing.assert_array_equal(got.numpy().view(np.uint32), want.astype(np.float32).view(np.uint32))
     assert E.where(E.tensor(c), 1.5, E.tensor(x.astype(np.float64))).dtype == E.float64
+
+
+def test_where_out_takes_exactly_the_result_dtype_as_pytorch():
+    # PyTorch 2.13's where.self_out: tensor operands, an out of their result dtype (no cast into another)
+    c, x = E.tensor([True, False]), E.tensor([1.0, 2.0])
+    for out_dt, name in ((E.int64, "Long"), (E.float64, "Double"), (E.float16, "Half"), (E.bool, "Bool")):
+        with pytest.raises(RuntimeError, match=f"^Expected out type to be Float but got {name}$"):
+            E.where(c, x, E.tensor([3.0, 4.0]), out=E.empty(2, dtype=out_dt))
+    with pytest.raises(RuntimeError, match="^Expected out type to be Long but got Float$"):
+        E.where(c, E.tensor([1, 2]), E.tensor([3], dtype=E.uint8), out=E.empty(2))
+    assert E.where(c, x, E.tensor(3.0, dtype=E.float64), out=E.empty(2)).tolist() == [1.0, 3.0]  # 0-dim: float32
+    with pytest.raises(TypeError, match=r"^where\(\): argument 'other' \(position 3\) must be Tensor, not int$"):
+        E.where(c, x, 3, out=E.empty(2))
+    with pytest.raises(TypeError, match=r"^where\(\): argument 'input' \(position 2\) must be Tensor, not float$"):
+        E.where(c, 2.5, x, out=E.empty(2))
+    assert E.where(c, x, 2.5).tolist() == [1.0, 2.5]  # without out a number computes
+
+
+def test_clamp_out_with_number_bounds_takes_exactly_the_result_dtype_as_pytorch():
+    x = E.tensor([1, 5])
+    with pytest.raises(RuntimeError, match="^Found dtype Long but expected Float$"):
+        E.clamp(x, 1.5, 4, out=E.empty(2, dtype=E.int64))
+    with pytest.raises(RuntimeError, match="^Found dtype Double but expected Float$"):
+        E.clamp_max(x, 2.5, out=E.empty(2, dtype=E.float64))
+    with pytest.raises(RuntimeError, match="^Found dtype Double but expected Float$"):
+        E.clamp(E.tensor([1.0, 5.0]), 2, 4, out=E.empty(2, dtype=E.float64))
+    with pytest.raises(RuntimeError, match="^Found dtype Bool but expected Long$"):
+        E.clamp(E.tensor([True, False]), 2, 4, out=E.empty(2, dtype=E.bool))
+    assert E.clamp(E.tensor([True, False]), 2, 4, out=E.empty(2, dtype=E.int64)).tolist() == [2, 2]
+    # tensor bounds: the usual out= rule (any dtype the result can be cast to)
+    assert E.clamp(x, E.tensor([2.0]), None, out=E.empty(2, dtype=E.float64)).tolist() == [2.0, 5.0]
+    with pytest.raises(RuntimeError, match="^result type Float can't be cast to the desired output type Long$"):
+        E.clamp(x, E.tensor([2.0]), None, out=E.empty(2, dtype=E.int64))
+    # the in-place forms cast as the other in-place ops
+    assert E.tensor([1, 5], dtype=E.uint8).clamp_(2, 4).tolist() == [2, 4]
+    with pytest.raises(RuntimeError, match="^result type Float can't be cast to the desired output type Long$"):
+        E.tensor([1, 5]).clamp_(1.5, 4)
+    # an int bound outside an integer input's dtype: PyTorch's checked conversion, not numpy's OverflowError
+    with pytest.raises(RuntimeError, match="^value cannot be converted to type uint8_t without overflow$"):
+        E.clamp(E.tensor([1, 5], dtype=E.uint8), -1, 300)
+    with pytest.raises(RuntimeError, match="^value cannot be converted to type int8_t without overflow$"):
+        E.clamp(E.tensor([1, 5], dtype=E.int8), None, 300)
+
+
+@pytest.mark.torch
+def test_where_and_clamp_out_dtypes_match_torch():
+    torch = pytest.importorskip("torch")
+    import itertools
+
+    names = ["bool", "uint8", "int32", "int64", "float16", "float32", "float64"]
+
+    def run(lib, f):
+        try:
+            r = f(lib)
+        except (RuntimeError, TypeError) as e:
+            return type(e).__name__, str(e)
+        return str(r.dtype).split(".")[-1], r.tolist()
+
+    for a, b, o in itertools.product(names, names, names):
+        def where(lib, a=a, b=b, o=o):
+            return lib.where(lib.tensor([True, False]), lib.tensor([1, 0]).to(getattr(lib, a)),
+                             lib.tensor([2, 3]).to(getattr(lib, b)), out=lib.empty(2, dtype=getattr(lib, o)))
+        assert run(E, where) == run(torch, where), (a, b, o)
+    for a, o, bounds in itertools.product(names, names, ((2, 4), (1.5, 4), (None, 3))):
+        def clamp(lib, a=a, o=o, bounds=bounds):
+            return lib.clamp(lib.tensor([1, 5]).to(getattr(lib, a)), *bounds, out=lib.empty(2, dtype=getattr(lib, o)))
+        assert run(E, clamp) == run(torch, clamp), (a, o, bounds)

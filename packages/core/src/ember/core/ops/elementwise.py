@@ -21,7 +21,8 @@ from ember.core import dtypes
 from ember.core.dispatch import declare, get_op
 from ember.core.opinfo import (ALL_DTYPES, BOOL, FLOAT, INT_DTYPES, PROMOTE, ErrorInput, OpInfo, Sample, binary_samples,
                                unary_samples)
-from ember.core.ops._util import ERRSTATE, IGNORE_ALL, arr, shape_error, warn_at_caller, wrap, write_out
+from ember.core.ops._util import (ERRSTATE, IGNORE_ALL, _C_INT_NAMES, arr, shape_error, warn_at_caller, wrap,
+                                   write_out)
 from ember.core.ops import memfmt, numba_cpu, numba_rows
 from ember.core.ops.complex import BINARY_REFUSING, complex_unary, refuse_complex
 from ember.core.ops.complex_half import half_complex_binary
@@ -756,7 +757,16 @@ where = declare("where", np.where, argnames=("condition", "input", "other"))
 @where.meta
 def _where_meta(condition, input, other, *, out=None) -> None:
     """A bool condition, on every device (PyTorch's RuntimeError, also a TypeError); a uint8 one is
-    read as nonzero, with PyTorch's deprecation warning."""
+    read as nonzero, with PyTorch's deprecation warning. With `out`, PyTorch's `where.self_out`: tensor
+    operands only, and an `out` of exactly their result dtype (no cast, unlike other ops' `out`)."""
+    if out is not None:
+        for name, pos, v in (("input", 2, input), ("other", 3, other)):
+            if not isinstance(v, Tensor):
+                raise TypeError(f"where(): argument '{name}' (position {pos}) must be Tensor, not {type(v).__name__}")
+        dt = dtypes.result_type(input, other)
+        if isinstance(out, Tensor) and out._dtype is not dt:
+            raise RuntimeError(f"Expected out type to be {dtypes.TORCH_NAMES[dt.name]} but got "
+                               f"{dtypes.TORCH_NAMES[out._dtype.name]}")
     if isinstance(condition, Tensor) and condition._dtype is not dtypes.bool:
         if condition._dtype is dtypes.uint8:
             warn_at_caller("where received a uint8 condition tensor. This behavior is deprecated and will be removed "
@@ -811,9 +821,22 @@ clamp = declare("clamp", np.clip, argnames=("input", "min", "max"))
 
 @clamp.meta
 def _clamp_meta(input, min=None, max=None, *, out=None) -> None:
-    """At least one bound, on every device."""
+    """At least one bound, on every device. With `out` (not the in-place form, `out=input`, which casts as
+    usual) and number bounds, PyTorch's `clamp.out` takes exactly the result dtype: `clamp(int64_t, 1.5, 4,
+    out=int64_t)` raises "Found dtype Long but expected Float" (tensor bounds cast as other ops' `out`)."""
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+    if isinstance(input, Tensor) and (name := input._dtype.name) in _C_INT_NAMES:
+        info = np.iinfo(name)  # an int bound converts to an integer input's dtype, checked (uint8: -1 raises)
+        for v in (min, max):
+            if type(v) is int and not int(info.min) <= v <= int(info.max):
+                raise RuntimeError(f"value cannot be converted to type {_C_INT_NAMES[name]} without overflow")
+    if (isinstance(out, Tensor) and out is not input and isinstance(input, Tensor)
+            and not isinstance(min, Tensor) and not isinstance(max, Tensor)):
+        dt = dtypes.result_type(*(v for v in (input, min, max) if v is not None))
+        if out._dtype is not dt:
+            raise RuntimeError(f"Found dtype {dtypes.TORCH_NAMES[out._dtype.name]} but expected "
+                               f"{dtypes.TORCH_NAMES[dt.name]}")
 
 
 @clamp.register("cpu")
