@@ -575,3 +575,73 @@ def test_where_and_clamp_out_dtypes_match_torch():
         def clamp(lib, a=a, o=o, bounds=bounds):
             return lib.clamp(lib.tensor([1, 5]).to(getattr(lib, a)), *bounds, out=lib.empty(2, dtype=getattr(lib, o)))
         assert run(E, clamp) == run(torch, clamp), (a, o, bounds)
+
+
+_INT_OF = {E.float16: E.int16, E.bfloat16: E.int16, E.float32: E.int32, E.float64: E.int64}
+
+
+def _from_bits(bits, dt):
+    it = _INT_OF[dt]
+    width = 8 * it.itemsize
+    return E.tensor([b - (1 << width) if b >= 1 << (width - 1) else b for b in bits], dtype=it).view(dt)
+
+
+def _bits(t):
+    width = 8 * t.dtype.itemsize
+    return [b & ((1 << width) - 1) for b in t.view(_INT_OF[t.dtype]).flatten().tolist()]
+
+
+@pytest.mark.parametrize(("op", "dt", "a", "b", "want"), [
+    # PyTorch 2.13's CPU element by element: ties give the first operand; maximum/minimum's NaN is canonical
+    ("maximum", E.float32, 0x80000000, 0x00000000, 0x80000000), ("maximum", E.float32, 0x0, 0x80000000, 0x0),
+    ("minimum", E.float32, 0x80000000, 0x00000000, 0x80000000), ("minimum", E.float32, 0x0, 0x80000000, 0x0),
+    ("fmax", E.float32, 0x80000000, 0x00000000, 0x80000000), ("fmin", E.float32, 0x0, 0x80000000, 0x0),
+    ("maximum", E.float32, 0x7fc00001, 0x3f800000, 0x7fc00000), ("maximum", E.float32, 0x3f800000, 0xffc00001,
+                                                                  0x7fc00000),
+    ("minimum", E.float32, 0xffc00001, 0x7fc00001, 0x7fc00000), ("maximum", E.float32, 0x7f800001, 0x0, 0x7fc00000),
+    ("maximum", E.float64, 0x7ff8000000000001, 0x0, 0x7ff8000000000000),
+    ("minimum", E.float64, 0x0, 0xfff8000000000001, 0x7ff8000000000000),
+    ("maximum", E.float16, 0x7e01, 0x3c00, 0x7e00), ("minimum", E.float16, 0xfe01, 0x3c00, 0x7e00),
+    ("maximum", E.bfloat16, 0x7fc1, 0x3f80, 0x7fc0), ("minimum", E.bfloat16, 0x3f80, 0xffc1, 0x7fc0),
+    # fmax/fmin: the number against a quiet NaN; of two NaNs the second, quieted; a signaling NaN wins, quieted
+    ("fmax", E.float32, 0x7fc00001, 0x3f800000, 0x3f800000), ("fmin", E.float32, 0x3f800000, 0xffc00001, 0x3f800000),
+    ("fmax", E.float32, 0x7fc00001, 0xffc00001, 0xffc00001), ("fmin", E.float32, 0xffc00001, 0x7fc00001, 0x7fc00001),
+    ("fmax", E.float32, 0x7fc00000, 0x7f800001, 0x7fc00001), ("fmax", E.float32, 0x3f800000, 0x7f800001, 0x7fc00001),
+    ("fmin", E.float32, 0x7f800001, 0x0, 0x7fc00001),
+    ("fmax", E.float64, 0x3ff0000000000000, 0x7ff0000000000001, 0x7ff8000000000001),
+    ("fmax", E.float16, 0x3c00, 0x7c01, 0x3c00), ("fmax", E.float16, 0x7e01, 0xfe01, 0xfe01),
+    ("fmax", E.float16, 0x7e01, 0x7c01, 0x7e01),
+    ("fmax", E.bfloat16, 0x8000, 0x0, 0x0), ("fmin", E.bfloat16, 0x0, 0x8000, 0x8000),
+    ("fmax", E.bfloat16, 0x7fc1, 0xffc1, 0x7fc0), ("fmax", E.bfloat16, 0x3f80, 0x7f81, 0x7fc0),
+])
+def test_extremum_bits_are_pytorchs(op, dt, a, b, want):
+    f = getattr(E, op)
+    assert _bits(f(_from_bits([a], dt), _from_bits([b], dt))) == [want]
+    assert _bits(f(_from_bits([a], dt).reshape(()), _from_bits([b], dt).reshape(()))) == [want]  # 0-dim
+    # any length, broadcast, into out= (PyTorch's own SIMD body differs: see docs/robustness.md)
+    assert set(_bits(f(_from_bits([a] * 1000, dt), _from_bits([b], dt)))) == {want}
+    out = E.empty(300, dtype=dt)
+    assert set(_bits(f(_from_bits([a], dt), _from_bits([b] * 300, dt), out=out))) == {want}
+
+
+@pytest.mark.torch
+def test_extremum_bits_match_torch_element_by_element():
+    torch = pytest.importorskip("torch")
+    vals = {E.float32: [0x7fc00001, 0xffc00001, 0x7fc00000, 0x3f800000, 0x80000000, 0x0, 0x7f800001],
+            E.float64: [0x7ff8000000000001, 0xfff8000000000001, 0x7ff8000000000000, 0x3ff0000000000000,
+                        0x8000000000000000, 0x0, 0x7ff0000000000001],
+            E.float16: [0x7e01, 0xfe01, 0x7e00, 0x3c00, 0x8000, 0x0, 0x7c01],
+            E.bfloat16: [0x7fc1, 0xffc1, 0x7fc0, 0x3f80, 0x8000, 0x0, 0x7f81]}
+    for dt, vs in vals.items():
+        tdt, tit = getattr(torch, str(dt).split(".")[-1]), getattr(torch, str(_INT_OF[dt]).split(".")[-1])
+        width = 8 * _INT_OF[dt].itemsize
+
+        def tbits(v, tdt=tdt, tit=tit, width=width):
+            return torch.tensor([v - (1 << width) if v >= 1 << (width - 1) else v], dtype=tit).view(tdt)
+
+        for op in ("maximum", "minimum", "fmax", "fmin"):
+            for a in vs:
+                for b in vs:
+                    want = getattr(torch, op)(tbits(a), tbits(b)).view(tit).item() & ((1 << width) - 1)
+                    assert _bits(getattr(E, op)(_from_bits([a], dt), _from_bits([b], dt))) == [want], \
+                        (op, dt, hex(a), hex(b))

@@ -505,6 +505,56 @@ _NO_BOOL_QUOTIENT = _NO_BOOL  # PyTorch: "remainder_cpu" not implemented for 'Bo
 _POSITIVE = ((0.5, 3), (0.5, 3))
 
 
+_BF16 = dtypes.bfloat16.np
+_QUIET_BITS = {np.dtype(np.float16): (np.uint16, 0x0200), _BF16: (np.uint16, 0x0040),
+               np.dtype(np.float32): (np.uint32, 0x00400000), np.dtype(np.float64): (np.uint64, 0x0008000000000000)}
+
+
+def _extremum(ufunc, second_wins, nan_skipped: bool):
+    """maximum/minimum (`nan_skipped` False) and fmax/fmin as PyTorch's CPU computes them element by element
+    (its scalar path: 0-dim and short tensors): `b` only where it wins strictly (`a < b` for a maximum), so
+    of -0.0 and 0.0 the first operand is returned; a NaN operand of maximum/minimum gives the dtype's canonical
+    quiet NaN (0x7fc00000 in float32, whatever the operands' sign and payload); fmax/fmin return the other
+    operand, but a signaling NaN against a number (not float16's) and the second of two NaNs, quieted; bfloat16,
+    through float32: NaN is 0x7fc0 and of equal zeros the second. numpy's ufuncs keep a NaN's payload and
+    pick between signed zeros by array length (SIMD), so floats do not use them."""
+    ties = {np.less: np.less_equal, np.greater: np.greater_equal}[second_wins]
+    name = ufunc.__name__
+
+    def fn(x, y, out=None, dtype=None):
+        dt = np.result_type(x, y) if dtype is None else np.dtype(dtype)
+        bf16 = dt == _BF16  # (not dt.name: numpy computes it in Python, ~5 us)
+        if dt.kind != "f" and not bf16:
+            return ufunc(x, y, out=out, dtype=dtype)
+        a, b = np.asarray(x, dtype=dt), np.asarray(y, dtype=dt)
+        if dt.itemsize >= 4 and (not nan_skipped or not (np.isnan(a).any() or np.isnan(b).any())):
+            return numba_cpu.extremum_ufuncs()[name](a, b, out=out)  # a Numba ufunc: numpy's speed
+        an, bn = a != a, b != b
+        if not nan_skipped:
+            r = np.where(second_wins(a, b), b, a)
+            nan = an | bn
+            if nan.any():
+                np.copyto(r, np.array(np.nan, dtype=dt), where=nan)
+        else:
+            r = np.where((ties if bf16 else second_wins)(a, b) | an, b, a)
+            if an.any() or bn.any():
+                uint, quiet = _QUIET_BITS[dt]
+                signaling = an & (a.view(uint) & uint(quiet) == 0) | bn & (b.view(uint) & uint(quiet) == 0)
+                if (dt.itemsize != 2 or bf16) and signaling.any():  # float16 widens to float32, quieting it first
+                    r = np.where(signaling, np.where(bn, b, a), r)
+                nan = r != r
+                if bf16:
+                    np.copyto(r, np.array(np.nan, dtype=dt), where=nan)
+                else:
+                    r.view(uint)[nan] |= uint(quiet)
+        if out is None:
+            return r
+        np.copyto(out, r)
+        return out
+
+    return fn
+
+
 def _binary_rows():
     rows = [
         ("add", np.add, _b(ref=lambda a, b: a + b)),
@@ -526,10 +576,12 @@ def _binary_rows():
                              dtypes=_NO_BOOL_QUOTIENT)),
         ("pow", _pow, _b(ref=np.power, domain=((0.5, 3), (0, 3)), int_domain=((-4, 5), (0, 3)),
                          grad_domain=((0.5, 2.0), (-1.0, 2.0)), invalid=_negative_int_power)),
-        ("maximum", np.maximum, _b(ref=np.maximum)),
-        ("minimum", np.minimum, _b(ref=np.minimum)),
-        ("fmax", np.fmax, _b(ref=lambda a, b: np.where(b != b, a, np.where(a != a, b, np.maximum(a, b))))),
-        ("fmin", np.fmin, _b(ref=lambda a, b: np.where(b != b, a, np.where(a != a, b, np.minimum(a, b))))),
+        ("maximum", _extremum(np.maximum, np.less, False), _b(ref=np.maximum)),
+        ("minimum", _extremum(np.minimum, np.greater, False), _b(ref=np.minimum)),
+        ("fmax", _extremum(np.fmax, np.less, True),
+         _b(ref=lambda a, b: np.where(b != b, a, np.where(a != a, b, np.maximum(a, b))))),
+        ("fmin", _extremum(np.fmin, np.greater, True),
+         _b(ref=lambda a, b: np.where(b != b, a, np.where(a != a, b, np.minimum(a, b))))),
         ("atan2", np.arctan2, _b(FLOAT, ref=np.arctan2)),
         ("hypot", np.hypot, _b(FLOAT, ref=lambda a, b: np.sqrt(a * a + b * b))),
         ("copysign", np.copysign, _b(FLOAT, ref=lambda a, b: np.abs(a) * np.where(np.signbit(b), -1.0, 1.0),
