@@ -505,9 +505,7 @@ _NO_BOOL_QUOTIENT = _NO_BOOL  # PyTorch: "remainder_cpu" not implemented for 'Bo
 _POSITIVE = ((0.5, 3), (0.5, 3))
 
 
-_BF16 = dtypes.bfloat16.np
-_QUIET_BITS = {np.dtype(np.float16): (np.uint16, 0x0200), _BF16: (np.uint16, 0x0040),
-               np.dtype(np.float32): (np.uint32, 0x00400000), np.dtype(np.float64): (np.uint64, 0x0008000000000000)}
+_QUIET_BITS = {2: (np.uint16, 0x0200), 4: (np.uint32, 0x00400000), 8: (np.uint64, 0x0008000000000000)}
 
 
 def _extremum(ufunc, second_wins, nan_skipped: bool):
@@ -523,7 +521,7 @@ def _extremum(ufunc, second_wins, nan_skipped: bool):
 
     def fn(x, y, out=None, dtype=None):
         dt = np.result_type(x, y) if dtype is None else np.dtype(dtype)
-        bf16 = dt == _BF16  # (not dt.name: numpy computes it in Python, ~5 us)
+        bf16 = dt.kind == "V" and dt == dtypes.bfloat16.np  # (not dt.name: numpy computes it in Python, ~5 us)
         if dt.kind != "f" and not bf16:
             return ufunc(x, y, out=out, dtype=dtype)
         a, b = np.asarray(x, dtype=dt), np.asarray(y, dtype=dt)
@@ -538,7 +536,7 @@ def _extremum(ufunc, second_wins, nan_skipped: bool):
         else:
             r = np.where((ties if bf16 else second_wins)(a, b) | an, b, a)
             if an.any() or bn.any():
-                uint, quiet = _QUIET_BITS[dt]
+                uint, quiet = _QUIET_BITS[dt.itemsize] if not bf16 else (np.uint16, 0x0040)
                 signaling = an & (a.view(uint) & uint(quiet) == 0) | bn & (b.view(uint) & uint(quiet) == 0)
                 if (dt.itemsize != 2 or bf16) and signaling.any():  # float16 widens to float32, quieting it first
                     r = np.where(signaling, np.where(bn, b, a), r)
