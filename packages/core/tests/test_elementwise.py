@@ -580,13 +580,13 @@ def test_where_and_clamp_out_dtypes_match_torch():
 _INT_OF = {E.float16: E.int16, E.bfloat16: E.int16, E.float32: E.int32, E.float64: E.int64}
 
 
-def _from_bits(bits, dt):
+def _ext_from_bits(bits, dt):
     it = _INT_OF[dt]
     width = 8 * it.itemsize
     return E.tensor([b - (1 << width) if b >= 1 << (width - 1) else b for b in bits], dtype=it).view(dt)
 
 
-def _bits(t):
+def _ext_bits(t):
     width = 8 * t.dtype.itemsize
     return [b & ((1 << width) - 1) for b in t.view(_INT_OF[t.dtype]).flatten().tolist()]
 
@@ -616,12 +616,12 @@ def _bits(t):
 ])
 def test_extremum_bits_are_pytorchs(op, dt, a, b, want):
     f = getattr(E, op)
-    assert _bits(f(_from_bits([a], dt), _from_bits([b], dt))) == [want]
-    assert _bits(f(_from_bits([a], dt).reshape(()), _from_bits([b], dt).reshape(()))) == [want]  # 0-dim
+    assert _ext_bits(f(_ext_from_bits([a], dt), _ext_from_bits([b], dt))) == [want]
+    assert _ext_bits(f(_ext_from_bits([a], dt).reshape(()), _ext_from_bits([b], dt).reshape(()))) == [want]  # 0-dim
     # any length, broadcast, into out= (PyTorch's own SIMD body differs: see docs/robustness.md)
-    assert set(_bits(f(_from_bits([a] * 1000, dt), _from_bits([b], dt)))) == {want}
+    assert set(_ext_bits(f(_ext_from_bits([a] * 1000, dt), _ext_from_bits([b], dt)))) == {want}
     out = E.empty(300, dtype=dt)
-    assert set(_bits(f(_from_bits([a], dt), _from_bits([b] * 300, dt), out=out))) == {want}
+    assert set(_ext_bits(f(_ext_from_bits([a], dt), _ext_from_bits([b] * 300, dt), out=out))) == {want}
 
 
 @pytest.mark.torch
@@ -643,5 +643,5 @@ def test_extremum_bits_match_torch_element_by_element():
             for a in vs:
                 for b in vs:
                     want = getattr(torch, op)(tbits(a), tbits(b)).view(tit).item() & ((1 << width) - 1)
-                    assert _bits(getattr(E, op)(_from_bits([a], dt), _from_bits([b], dt))) == [want], \
+                    assert _ext_bits(getattr(E, op)(_ext_from_bits([a], dt), _ext_from_bits([b], dt))) == [want], \
                         (op, dt, hex(a), hex(b))
