@@ -428,7 +428,8 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
         training: use batch statistics; else the running ones.
     Raises:
         ValueError: training with a single value per channel.
-        RuntimeError: statistics or parameters of the wrong size.
+        RuntimeError: statistics or parameters of the wrong size, or of a dtype mix PyTorch's CPU refuses (a
+            float16/bfloat16 input with float32 parameters and statistics computes in float32).
 
     >>> import ember.core as ec
     >>> ec.batch_norm(ec.tensor([[1.0], [3.0]]), None, None, training=True).tolist()
