@@ -403,3 +403,57 @@ def test_composite_batch_norm_kernels_compute_mixed_dtype_in_float32():
     assert gx.dtype is E.float16 and gw.dtype is E.float32 and gb.dtype is E.float32
     np.testing.assert_allclose(gx.float().numpy().ravel(), want["gx"], rtol=2e-3, atol=1e-3)
     np.testing.assert_allclose(gw.numpy(), want["gw"], rtol=1e-4)
+
+
+@pytest.mark.parametrize(("call", "inp", "w", "b", "message"), [
+    ("layer", "float16", "-", "bfloat16", "mixed dtype \\(CPU\\): expect parameter to have scalar type of Float"),
+    ("layer", "float16", "float16", "float32", "expected scalar type Half but found Float"),
+    ("layer", "float64", "-", "float32", "mixed dtype \\(CPU\\): all inputs must share same datatype\\."),
+    ("group", "bfloat16", "float32", "float16", "mixed dtype \\(CPU\\): expect parameter to have scalar type of "
+                                                "Float"),
+    ("group", "float32", "float32", "float64", "expected scalar type Float but found Double"),
+    ("instance", "float16", "float16", "float32", "expected scalar type Half but found Float"),
+])
+def test_layer_group_instance_norm_dtype_errors_are_pytorchs(call, inp, w, b, message):
+    def vec(name, n):
+        return None if name == "-" else E.ones(n, dtype=getattr(E, name))
+
+    x = E.ones(2, 3, 3, dtype=getattr(E, inp))
+    with pytest.raises(RuntimeError, match=f"^{message}$"):
+        {"layer": lambda: E.layer_norm(x, (3,), vec(w, 3), vec(b, 3)),
+         "group": lambda: E.group_norm(x, 3, vec(w, 3), vec(b, 3)),
+         "instance": lambda: E.instance_norm(x, None, None, vec(w, 3), vec(b, 3))}[call]()
+
+
+def test_layer_and_group_norm_of_half_input_with_float32_parameters_compute():
+    x = (E.arange(24.0).reshape(2, 3, 4) / 7).half()
+    y = E.layer_norm(x, (4,), E.tensor([1.0, 2.0, -1.0, 0.5]), E.zeros(4))
+    assert y.dtype is E.float16
+    assert y.float().flatten().tolist()[:4] == [-1.341796875, -0.89404296875, -0.447021484375, 0.6708984375]
+    y = E.group_norm(x.bfloat16(), 3, E.tensor([1.0, 2.0, -1.0]), E.zeros(3))
+    assert y.dtype is E.bfloat16 and tuple(y.shape) == (2, 3, 4)
+
+
+@pytest.mark.torch
+def test_layer_group_instance_norm_dtype_rule_matches_torch():
+    torch = pytest.importorskip("torch")
+    import itertools
+
+    names = ["-", "float16", "bfloat16", "float32", "float64"]
+
+    def run(lib, call, inp, w, b):
+        def vec(name):
+            return None if name == "-" else lib.ones(3, dtype=getattr(lib, name))
+
+        f = torch.nn.functional if lib is torch else E
+        x = lib.ones(2, 3, 3, dtype=getattr(lib, inp))
+        try:
+            out = {"layer": lambda: f.layer_norm(x, (3,), vec(w), vec(b)),
+                   "group": lambda: f.group_norm(x, 3, vec(w), vec(b)),
+                   "instance": lambda: f.instance_norm(x, None, None, vec(w), vec(b))}[call]()
+        except RuntimeError as e:
+            return str(e).split("\n")[0]
+        return str(out.dtype).split(".")[-1]
+
+    for call, inp, w, b in itertools.product(("layer", "group", "instance"), names[1:], names, names):
+        assert run(E, call, inp, w, b) == run(torch, call, inp, w, b), (call, inp, w, b)

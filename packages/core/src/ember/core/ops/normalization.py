@@ -379,23 +379,29 @@ def _check_vec(op: str, name: str, t, c: int, x: Tensor, dtype: bool = True) -> 
         raise TypeError(f"{op}: expected {name} of the input's dtype; got {describe(x)} and {describe(t)}")
 
 
-def _batch_norm_dtypes(x: Tensor, training: bool, weight, bias, running_mean, running_var) -> None:
-    """PyTorch's CPU dtype rule for batch_norm (probed against 2.13 over every combination of float dtypes and
-    None): the first parameter given (weight, bias, running_mean, running_var) decides. Of the input's dtype, every
-    other must be too ("expected scalar type Half but found Float", checked in the kernel's order); else it is the
-    "mixed dtype" mode: a float16/bfloat16 input with every parameter float32, computed in float32."""
-    given = [t for t in (weight, bias, running_mean, running_var) if t is not None]
-    if not given or given[0].dtype is x.dtype:
-        order = (weight, running_mean, running_var, bias) if training else (weight, bias, running_mean, running_var)
+def _norm_dtypes(x: Tensor, given: tuple, order: tuple) -> bool:
+    """PyTorch's CPU dtype rule for the norms (probed against 2.13 over every combination of float dtypes and
+    None): the first parameter `given` decides. Of the input's dtype, every other must be too ("expected scalar
+    type Half but found Float", the first in the kernel's `order`); else it is the "mixed dtype" mode (True): a
+    float16/bfloat16 input with every parameter float32, computed in float32."""
+    params = [t for t in given if t is not None]
+    if not params or params[0].dtype is x.dtype:
         for t in order:
             if t is not None and t.dtype is not x.dtype:
                 name = dtypes.TORCH_NAMES.get
                 raise RuntimeError(f"expected scalar type {name(x.dtype.name)} but found {name(t.dtype.name)}")
-        return
-    if any(t.dtype is not dtypes.float32 for t in given):
+        return False
+    if any(t.dtype is not dtypes.float32 for t in params):
         raise RuntimeError("mixed dtype (CPU): expect parameter to have scalar type of Float")
     if x.dtype not in (dtypes.float16, dtypes.bfloat16):
         raise RuntimeError("mixed dtype (CPU): all inputs must share same datatype.")
+    return True
+
+
+def _batch_norm_dtypes(x: Tensor, training: bool, weight, bias, running_mean, running_var) -> bool:
+    """_norm_dtypes with batch_norm's parameters, checked in its kernels' order (training: the statistics first)."""
+    order = (weight, running_mean, running_var, bias) if training else (weight, bias, running_mean, running_var)
+    return _norm_dtypes(x, (weight, bias, running_mean, running_var), order)
 
 
 def _check_float(op: str, x, kernel: str | None = None, *params) -> None:
@@ -492,7 +498,9 @@ def layer_norm(input: Tensor, normalized_shape, weight: Tensor | None = None, bi
     for name, t in (("weight", weight), ("bias", bias)):
         if t is not None and tuple(t.shape) != shape:
             raise RuntimeError(f"layer_norm: expected {name} of shape {list(shape)}; got {describe(t)}")
-        _check_vec("layer_norm", name, t, t.numel() if t is not None else 0, input)
+        _check_vec("layer_norm", name, t, t.numel() if t is not None else 0, input, dtype=False)
+    if _norm_dtypes(input, (weight, bias), (weight, bias)):  # mixed dtype: in float32, rounded once
+        return layer_norm_op(input.to(dtypes.float32), shape, weight, bias, float(eps))[0].to(input.dtype)
     return layer_norm_op(input, shape, weight, bias, float(eps))[0]
 
 
@@ -509,7 +517,9 @@ def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None, bia
         raise RuntimeError(f"Expected number of channels in input to be divisible by num_groups, but got input of "
                          f"shape {list(input.shape)} and num_groups={num_groups}")
     for name, t in (("weight", weight), ("bias", bias)):
-        _check_vec("group_norm", name, t, c, input)
+        _check_vec("group_norm", name, t, c, input, dtype=False)
+    if _norm_dtypes(input, (weight, bias), (weight, bias)):  # mixed dtype: in float32, rounded once
+        return group_norm_op(input.to(dtypes.float32), weight, bias, int(num_groups), float(eps))[0].to(input.dtype)
     return group_norm_op(input, weight, bias, int(num_groups), float(eps))[0]
 
 
@@ -532,7 +542,10 @@ def instance_norm(input: Tensor, running_mean: Tensor | None = None, running_var
     n, c = input.shape[:2]
     for name, t in (("running_mean", running_mean), ("running_var", running_var), ("weight", weight),
                     ("bias", bias)):
-        _check_vec("instance_norm", name, t, c, input)
+        _check_vec("instance_norm", name, t, c, input, dtype=False)
+    if _batch_norm_dtypes(input, use_input_stats, weight, bias, running_mean, running_var):  # as batch_norm's
+        return instance_norm(input.to(dtypes.float32), running_mean, running_var, weight, bias, use_input_stats,
+                             momentum, eps).to(input.dtype)
     if not use_input_stats:
         return batch_norm(input, running_mean, running_var, weight, bias, False, momentum, eps)
     if input.numel() // (n * c) <= 1:
