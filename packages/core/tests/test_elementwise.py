@@ -552,6 +552,16 @@ def test_clamp_out_with_number_bounds_takes_exactly_the_result_dtype_as_pytorch(
         E.clamp(E.tensor([1, 5], dtype=E.int8), None, 300)
 
 
+def test_clamp_with_a_number_and_a_tensor_bound_is_pytorchs_type_error():
+    # PyTorch's signatures take two tensors or two numbers (either may be None)
+    for lo, hi, got in ((0, E.tensor([2.0]), "Tensor, int, Tensor"), (E.tensor([0.0]), 2.5, "Tensor, Tensor, float")):
+        with pytest.raises(TypeError, match=f"^clamp\\(\\) received an invalid combination of arguments - got "
+                                            f"\\({got}\\), but expected one of:\n"):
+            E.clamp(E.tensor([1.0]), lo, hi)
+    assert E.clamp(E.tensor([1.0, 5.0]), E.tensor([2.0]), None).tolist() == [2.0, 5.0]
+    assert E.clamp(E.tensor([1.0, 5.0]), None, E.tensor([2.0])).tolist() == [1.0, 2.0]
+
+
 @pytest.mark.torch
 def test_where_and_clamp_out_dtypes_match_torch():
     torch = pytest.importorskip("torch")
