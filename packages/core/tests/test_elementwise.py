@@ -470,9 +470,13 @@ def test_relu_and_clamp_min_keep_negative_zero_and_nan_payloads_bit_for_bit(dt):
     for n in (len(x), len(special)):
         w = _bits(want[:n])
         for got in (E.relu(E.tensor(x[:n])), E.tensor(x[:n]).relu_(), E.clamp_min(E.tensor(x[:n]), 0),
-                    E.clamp(E.tensor(x[:n]), min=0.0), E.clamp(E.tensor(x[:n]), E.zeros(n, dtype=E.tensor(x).dtype))):
+                    E.clamp(E.tensor(x[:n]), min=0.0)):
             assert got.numpy().dtype == want.dtype
             np.testing.assert_array_equal(_bits(got.numpy()), w)
+        # a tensor bound is clamp.Tensor, PyTorch's maximum/minimum element rule: -0.0 kept, a NaN canonical
+        got = E.clamp(E.tensor(x[:n]), E.zeros(n, dtype=E.tensor(x).dtype)).numpy()
+        canonical = np.where(np.isnan(want[:n]), dt(np.nan), want[:n])
+        np.testing.assert_array_equal(_bits(got), _bits(canonical))
     # a bound is taken where x is past it or the bound is NaN; equal zeros keep x's sign
     lo = E.clamp(E.tensor(np.array([0.0, -0.0, 1.0, np.nan], dt)), min=-0.0, max=0.0).numpy()
     np.testing.assert_array_equal(_bits(lo), _bits(np.array([0.0, -0.0, 0.0, np.nan], dt)))
@@ -655,3 +659,18 @@ def test_extremum_bits_match_torch_element_by_element():
                     want = getattr(torch, op)(tbits(a), tbits(b)).view(tit).item() & ((1 << width) - 1)
                     assert _ext_bits(getattr(E, op)(_ext_from_bits([a], dt), _ext_from_bits([b], dt))) == [want], \
                         (op, dt, hex(a), hex(b))
+
+
+def test_clamp_with_tensor_bounds_gives_pytorchs_canonical_nan():
+    # PyTorch 2.13's clamp.Tensor computes as maximum/minimum (a NaN in the input or a bound: the canonical one);
+    # number bounds keep the input's NaN (`x < lo ? lo : x`)
+    one, nanp, nann = E.tensor([1.0]), _ext_from_bits([0x7fc00001], E.float32), _ext_from_bits([0xffc00001], E.float32)
+    assert _ext_bits(E.clamp(one, nanp, None)) == [0x7fc00000]
+    assert _ext_bits(E.clamp(one, None, nann)) == [0x7fc00000]
+    assert _ext_bits(E.clamp(nanp, one, None)) == [0x7fc00000]
+    assert _ext_bits(E.clamp(one, nann, E.tensor([2.0]))) == [0x7fc00000]
+    assert _ext_bits(E.clamp(nanp, 0.0, 2.0)) == [0x7fc00001]
+    for dt, want in ((E.float16, 0x7e00), (E.bfloat16, 0x7fc0), (E.float64, 0x7ff8000000000000)):
+        x = -E.tensor([float("nan")], dtype=dt)
+        assert _ext_bits(E.clamp(x, E.zeros(1, dtype=dt), None)) == [want]
+        assert _ext_bits(E.clamp(E.ones(1, dtype=dt), x, None)) == [want]

@@ -900,10 +900,15 @@ def _clamp_cpu(input, min=None, max=None, *, out=None):
         if max is not None:
             r = np.minimum(r, arr(max), dtype=dt.np)
     else:  # PyTorch's `x < lo ? lo : x` then `x > hi ? hi : x`, a NaN bound taken: -0.0 and NaN payloads pass
+        nan = None
         for bound, past in ((min, np.less), (max, np.greater)):
             if bound is not None:
                 b = np.asarray(arr(bound), dtype=dt.np)
                 r = np.where(past(r, b) | np.isnan(b), b, r)
+                if isinstance(bound, Tensor):  # clamp.Tensor: maximum/minimum's rule, a NaN anywhere canonical
+                    nan = (np.isnan(x) if nan is None else nan) | np.isnan(b)
+        if nan is not None and nan.any():
+            np.copyto(r, np.array(np.nan, dtype=dt.np), where=nan)
     if r is x:
         r = x.copy()
     operands = (input, min, max)
