@@ -122,3 +122,13 @@ def test_embedding_bag_and_backward(mode, include_last, padding_idx, device):
     gd = get_op("embedding_bag_backward")(_on(g, device), _on(idx, device), _on(off, device), _on(want[1], device),
                                           _on(want[2], device), 5, mode, _on(psw, device), include_last, padding_idx)
     assert_close(gd, _on(gw, device), rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_embedding_backward_of_no_indices_and_a_raw_padding_idx(device):
+    # no indices at all (an empty table's padding_idx 0) is an empty gradient; aten's padding_idx is compared with
+    # the indices as given (-3 of 4 rows is no row)
+    g = get_op("embedding_backward")(E.ones(0, 3, device=device), E.tensor([], dtype=E.int64, device=device), 0, 0)
+    assert tuple(g.shape) == (0, 3) and g.device.type == device
+    g = get_op("embedding_backward")(E.ones(2, 3, device=device), E.tensor([1, 3], device=device), 4, -3)
+    assert g.cpu().tolist() == [[0.0] * 3, [1.0] * 3, [0.0] * 3, [1.0] * 3]

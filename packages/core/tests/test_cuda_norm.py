@@ -108,3 +108,25 @@ def test_norm_backward_of_a_large_mean_matches_float64(device):
     r = 1 / np.sqrt(a.var(0) + 1e-5)
     want = r * (ga - ga.mean(0) - xhat * (ga * xhat).mean(0))
     np.testing.assert_allclose(gi.cpu().numpy(), want, rtol=1e-4, atol=1e-3)
+
+
+@pytest.mark.parametrize("training", [True, False])
+def test_mixed_dtype_batch_norm_on_cuda_matches_the_cpu(training):
+    # a float16 input with float32 parameters and statistics: the output and input gradient float16, the
+    # statistics and parameter gradients float32, the CPU kernels' values
+    x = make_tensor(3, 2, 2, 2, seed=1).half()
+    w, b = make_tensor(2, seed=2), make_tensor(2, seed=3)
+    rm, rv = make_tensor(2, seed=4), make_tensor(2, low=0.5, high=2, seed=5)
+    rm_d, rv_d = _on(rm.clone(), "cuda"), _on(rv.clone(), "cuda")
+    want = get_op("batch_norm")(x, w, b, rm, rv, training, 0.1, 1e-5)
+    got = get_op("batch_norm")(_on(x, "cuda"), _on(w, "cuda"), _on(b, "cuda"), rm_d, rv_d, training, 0.1, 1e-5)
+    assert [t.dtype for t in got] == [E.float16, E.float32, E.float32]
+    assert_close(got[0].float(), _on(want[0].float(), "cuda"), rtol=2e-3, atol=2e-3)
+    _close_all(got[1:], want[1:], "cuda")
+    _close_all((rm_d, rv_d), (rm, rv), "cuda")
+    g = make_tensor(*x.shape, seed=6).half()
+    want_b = get_op("batch_norm_backward")(g, x, w, want[1], want[2], training)
+    got_b = get_op("batch_norm_backward")(_on(g, "cuda"), _on(x, "cuda"), _on(w, "cuda"), got[1], got[2], training)
+    assert [t.dtype for t in got_b] == [E.float16, E.float32, E.float32]
+    assert_close(got_b[0].float(), _on(want_b[0].float(), "cuda"), rtol=2e-3, atol=2e-3)
+    _close_all(got_b[1:], want_b[1:], "cuda")

@@ -169,3 +169,59 @@ def test_tensor_dtype_inference_and_conversion():
     assert E.tensor([1, 2]).to(E.float16).dtype is E.float16
     assert E.tensor([0, 2]).bool().tolist() == [False, True]
     assert E.tensor([300]).to(E.uint8).tolist() == [44]           # wraps like a C cast
+
+
+_INT_OF = {"float16": E.int16, "bfloat16": E.int16, "float32": E.int32, "float64": E.int64}
+
+
+def _nan_tensor(bits, name, n=1):
+    it = _INT_OF[name]
+    width = 8 * it.itemsize
+    return E.tensor([bits - (1 << width) if bits >= 1 << (width - 1) else bits] * n, dtype=it).view(getattr(E, name))
+
+
+def _bits_of(t):
+    width = 8 * t.dtype.itemsize
+    return {b & ((1 << width) - 1) for b in t.view(_INT_OF[str(t.dtype).split(".")[-1]]).flatten().tolist()}
+
+
+# PyTorch 2.13's CPU casts of NaN where float16/bfloat16 is involved (source bits -> destination bits)
+_NAN_CASTS = [
+    ("float32", "float16", 0x7fc00000, 0x7e00), ("float32", "float16", 0xffc00000, 0xfe00),
+    ("float32", "float16", 0x7f800001, 0x7e00), ("float32", "float16", 0x7fa00000, 0x7f00),  # quieted
+    ("float32", "float16", 0xffa00001, 0xff00), ("float32", "float16", 0x7f802000, 0x7e01),  # payload's top bits
+    ("float64", "float16", 0x7ff4000000000000, 0x7f00), ("float64", "float16", 0xfff8000000000000, 0xfe00),
+    ("float64", "float16", 0x7ff0000000000001, 0x7e00),
+    ("bfloat16", "float16", 0x7fc1, 0x7e08), ("bfloat16", "float16", 0x7f81, 0x7e08),
+    ("bfloat16", "float16", 0xffc0, 0xfe00),
+    ("float32", "bfloat16", 0x7fc00000, 0xffff), ("float32", "bfloat16", 0xffa00001, 0xffff),
+    ("float64", "bfloat16", 0xfff8000000000000, 0x7fc0), ("float16", "bfloat16", 0xfe01, 0x7fc0),
+    ("float16", "float64", 0x7c01, 0x7ff8040000000000), ("float16", "float64", 0xfc01, 0xfff8040000000000),
+    ("float16", "float32", 0x7c01, 0x7fc02000), ("float16", "float32", 0xfe00, 0xffc00000),  # PyTorch's SIMD body
+    ("bfloat16", "float32", 0x7f81, 0x7f810000), ("float32", "float64", 0x7f800001, 0x7ff8000020000000),
+]
+
+
+@pytest.mark.parametrize(("src", "dst", "bits", "want"), _NAN_CASTS)
+def test_nan_casts_give_pytorchs_bits(src, dst, bits, want):
+    for n in (1, 40):
+        x = _nan_tensor(bits, src, n)
+        assert _bits_of(x.to(getattr(E, dst))) == {want}
+        assert _bits_of(E.empty(n, dtype=getattr(E, dst)).copy_(x)) == {want}
+    assert _bits_of(_nan_tensor(bits, src).reshape(()).to(getattr(E, dst))) == {want}
+
+
+@pytest.mark.torch
+def test_nan_casts_match_torch():
+    torch = pytest.importorskip("torch")
+    for src, dst, bits, _ in _NAN_CASTS:
+        tit = getattr(torch, str(_INT_OF[src]).split(".")[-1])
+        width = 8 * _INT_OF[src].itemsize
+        # where PyTorch's element path and its SIMD body disagree, ember takes one (docs/robustness.md): float64
+        # to bfloat16 the element path's (tensors under 16 elements), float16 to float32 the SIMD body's (8 and up)
+        n = 3 if (src, dst) == ("float64", "bfloat16") else 40
+        t = torch.tensor([bits - (1 << width) if bits >= 1 << (width - 1) else bits] * n, dtype=tit)
+        out = t.view(getattr(torch, src)).to(getattr(torch, dst))
+        dw = 8 * out.element_size()
+        got = out.view({2: torch.int16, 4: torch.int32, 8: torch.int64}[out.element_size()])[0].item()
+        assert _bits_of(_nan_tensor(bits, src, n).to(getattr(E, dst))) == {got & ((1 << dw) - 1)}, (src, dst)

@@ -470,9 +470,13 @@ def test_relu_and_clamp_min_keep_negative_zero_and_nan_payloads_bit_for_bit(dt):
     for n in (len(x), len(special)):
         w = _bits(want[:n])
         for got in (E.relu(E.tensor(x[:n])), E.tensor(x[:n]).relu_(), E.clamp_min(E.tensor(x[:n]), 0),
-                    E.clamp(E.tensor(x[:n]), min=0.0), E.clamp(E.tensor(x[:n]), E.zeros(n, dtype=E.tensor(x).dtype))):
+                    E.clamp(E.tensor(x[:n]), min=0.0)):
             assert got.numpy().dtype == want.dtype
             np.testing.assert_array_equal(_bits(got.numpy()), w)
+        # a tensor bound is clamp.Tensor, PyTorch's maximum/minimum element rule: -0.0 kept, a NaN canonical
+        got = E.clamp(E.tensor(x[:n]), E.zeros(n, dtype=E.tensor(x).dtype)).numpy()
+        canonical = np.where(np.isnan(want[:n]), dt(np.nan), want[:n])
+        np.testing.assert_array_equal(_bits(got), _bits(canonical))
     # a bound is taken where x is past it or the bound is NaN; equal zeros keep x's sign
     lo = E.clamp(E.tensor(np.array([0.0, -0.0, 1.0, np.nan], dt)), min=-0.0, max=0.0).numpy()
     np.testing.assert_array_equal(_bits(lo), _bits(np.array([0.0, -0.0, 0.0, np.nan], dt)))
@@ -508,3 +512,165 @@ def test_where_with_a_number_fills_a_copy_bit_for_bit(cond_shape, number_first):
         assert got.dtype == E.float32 and tuple(got.shape) == (3, 4, 5)
         np.testing.assert_array_equal(got.numpy().view(np.uint32), want.astype(np.float32).view(np.uint32))
     assert E.where(E.tensor(c), 1.5, E.tensor(x.astype(np.float64))).dtype == E.float64
+
+
+def test_where_out_takes_exactly_the_result_dtype_as_pytorch():
+    # PyTorch 2.13's where.self_out: tensor operands, an out of their result dtype (no cast into another)
+    c, x = E.tensor([True, False]), E.tensor([1.0, 2.0])
+    for out_dt, name in ((E.int64, "Long"), (E.float64, "Double"), (E.float16, "Half"), (E.bool, "Bool")):
+        with pytest.raises(RuntimeError, match=f"^Expected out type to be Float but got {name}$"):
+            E.where(c, x, E.tensor([3.0, 4.0]), out=E.empty(2, dtype=out_dt))
+    with pytest.raises(RuntimeError, match="^Expected out type to be Long but got Float$"):
+        E.where(c, E.tensor([1, 2]), E.tensor([3], dtype=E.uint8), out=E.empty(2))
+    assert E.where(c, x, E.tensor(3.0, dtype=E.float64), out=E.empty(2)).tolist() == [1.0, 3.0]  # 0-dim: float32
+    with pytest.raises(TypeError, match=r"^where\(\): argument 'other' \(position 3\) must be Tensor, not int$"):
+        E.where(c, x, 3, out=E.empty(2))
+    with pytest.raises(TypeError, match=r"^where\(\): argument 'input' \(position 2\) must be Tensor, not float$"):
+        E.where(c, 2.5, x, out=E.empty(2))
+    assert E.where(c, x, 2.5).tolist() == [1.0, 2.5]  # without out a number computes
+
+
+def test_clamp_out_with_number_bounds_takes_exactly_the_result_dtype_as_pytorch():
+    x = E.tensor([1, 5])
+    with pytest.raises(RuntimeError, match="^Found dtype Long but expected Float$"):
+        E.clamp(x, 1.5, 4, out=E.empty(2, dtype=E.int64))
+    with pytest.raises(RuntimeError, match="^Found dtype Double but expected Float$"):
+        E.clamp_max(x, 2.5, out=E.empty(2, dtype=E.float64))
+    with pytest.raises(RuntimeError, match="^Found dtype Double but expected Float$"):
+        E.clamp(E.tensor([1.0, 5.0]), 2, 4, out=E.empty(2, dtype=E.float64))
+    with pytest.raises(RuntimeError, match="^Found dtype Bool but expected Long$"):
+        E.clamp(E.tensor([True, False]), 2, 4, out=E.empty(2, dtype=E.bool))
+    assert E.clamp(E.tensor([True, False]), 2, 4, out=E.empty(2, dtype=E.int64)).tolist() == [2, 2]
+    # tensor bounds: the usual out= rule (any dtype the result can be cast to)
+    assert E.clamp(x, E.tensor([2.0]), None, out=E.empty(2, dtype=E.float64)).tolist() == [2.0, 5.0]
+    with pytest.raises(RuntimeError, match="^result type Float can't be cast to the desired output type Long$"):
+        E.clamp(x, E.tensor([2.0]), None, out=E.empty(2, dtype=E.int64))
+    # the in-place forms cast as the other in-place ops
+    assert E.tensor([1, 5], dtype=E.uint8).clamp_(2, 4).tolist() == [2, 4]
+    with pytest.raises(RuntimeError, match="^result type Float can't be cast to the desired output type Long$"):
+        E.tensor([1, 5]).clamp_(1.5, 4)
+    # an int bound outside an integer input's dtype: PyTorch's checked conversion, not numpy's OverflowError
+    with pytest.raises(RuntimeError, match="^value cannot be converted to type uint8_t without overflow$"):
+        E.clamp(E.tensor([1, 5], dtype=E.uint8), -1, 300)
+    with pytest.raises(RuntimeError, match="^value cannot be converted to type int8_t without overflow$"):
+        E.clamp(E.tensor([1, 5], dtype=E.int8), None, 300)
+
+
+def test_clamp_with_a_number_and_a_tensor_bound_is_pytorchs_type_error():
+    # PyTorch's signatures take two tensors or two numbers (either may be None)
+    for lo, hi, got in ((0, E.tensor([2.0]), "Tensor, int, Tensor"), (E.tensor([0.0]), 2.5, "Tensor, Tensor, float")):
+        with pytest.raises(TypeError, match=f"^clamp\\(\\) received an invalid combination of arguments - got "
+                                            f"\\({got}\\), but expected one of:\n"):
+            E.clamp(E.tensor([1.0]), lo, hi)
+    assert E.clamp(E.tensor([1.0, 5.0]), E.tensor([2.0]), None).tolist() == [2.0, 5.0]
+    assert E.clamp(E.tensor([1.0, 5.0]), None, E.tensor([2.0])).tolist() == [1.0, 2.0]
+
+
+@pytest.mark.torch
+def test_where_and_clamp_out_dtypes_match_torch():
+    torch = pytest.importorskip("torch")
+    import itertools
+
+    names = ["bool", "uint8", "int32", "int64", "float16", "float32", "float64"]
+
+    def run(lib, f):
+        try:
+            r = f(lib)
+        except (RuntimeError, TypeError) as e:
+            return type(e).__name__, str(e)
+        return str(r.dtype).split(".")[-1], r.tolist()
+
+    for a, b, o in itertools.product(names, names, names):
+        def where(lib, a=a, b=b, o=o):
+            return lib.where(lib.tensor([True, False]), lib.tensor([1, 0]).to(getattr(lib, a)),
+                             lib.tensor([2, 3]).to(getattr(lib, b)), out=lib.empty(2, dtype=getattr(lib, o)))
+        assert run(E, where) == run(torch, where), (a, b, o)
+    for a, o, bounds in itertools.product(names, names, ((2, 4), (1.5, 4), (None, 3))):
+        def clamp(lib, a=a, o=o, bounds=bounds):
+            return lib.clamp(lib.tensor([1, 5]).to(getattr(lib, a)), *bounds, out=lib.empty(2, dtype=getattr(lib, o)))
+        assert run(E, clamp) == run(torch, clamp), (a, o, bounds)
+
+
+_INT_OF = {E.float16: E.int16, E.bfloat16: E.int16, E.float32: E.int32, E.float64: E.int64}
+
+
+def _ext_from_bits(bits, dt):
+    it = _INT_OF[dt]
+    width = 8 * it.itemsize
+    return E.tensor([b - (1 << width) if b >= 1 << (width - 1) else b for b in bits], dtype=it).view(dt)
+
+
+def _ext_bits(t):
+    width = 8 * t.dtype.itemsize
+    return [b & ((1 << width) - 1) for b in t.view(_INT_OF[t.dtype]).flatten().tolist()]
+
+
+@pytest.mark.parametrize(("op", "dt", "a", "b", "want"), [
+    # PyTorch 2.13's CPU element by element: ties give the first operand; maximum/minimum's NaN is canonical
+    ("maximum", E.float32, 0x80000000, 0x00000000, 0x80000000), ("maximum", E.float32, 0x0, 0x80000000, 0x0),
+    ("minimum", E.float32, 0x80000000, 0x00000000, 0x80000000), ("minimum", E.float32, 0x0, 0x80000000, 0x0),
+    ("fmax", E.float32, 0x80000000, 0x00000000, 0x80000000), ("fmin", E.float32, 0x0, 0x80000000, 0x0),
+    ("maximum", E.float32, 0x7fc00001, 0x3f800000, 0x7fc00000), ("maximum", E.float32, 0x3f800000, 0xffc00001,
+                                                                  0x7fc00000),
+    ("minimum", E.float32, 0xffc00001, 0x7fc00001, 0x7fc00000), ("maximum", E.float32, 0x7f800001, 0x0, 0x7fc00000),
+    ("maximum", E.float64, 0x7ff8000000000001, 0x0, 0x7ff8000000000000),
+    ("minimum", E.float64, 0x0, 0xfff8000000000001, 0x7ff8000000000000),
+    ("maximum", E.float16, 0x7e01, 0x3c00, 0x7e00), ("minimum", E.float16, 0xfe01, 0x3c00, 0x7e00),
+    ("maximum", E.bfloat16, 0x7fc1, 0x3f80, 0x7fc0), ("minimum", E.bfloat16, 0x3f80, 0xffc1, 0x7fc0),
+    # fmax/fmin: the number against a quiet NaN; of two NaNs the second, quieted; a signaling NaN wins, quieted
+    ("fmax", E.float32, 0x7fc00001, 0x3f800000, 0x3f800000), ("fmin", E.float32, 0x3f800000, 0xffc00001, 0x3f800000),
+    ("fmax", E.float32, 0x7fc00001, 0xffc00001, 0xffc00001), ("fmin", E.float32, 0xffc00001, 0x7fc00001, 0x7fc00001),
+    ("fmax", E.float32, 0x7fc00000, 0x7f800001, 0x7fc00001), ("fmax", E.float32, 0x3f800000, 0x7f800001, 0x7fc00001),
+    ("fmin", E.float32, 0x7f800001, 0x0, 0x7fc00001),
+    ("fmax", E.float64, 0x3ff0000000000000, 0x7ff0000000000001, 0x7ff8000000000001),
+    ("fmax", E.float16, 0x3c00, 0x7c01, 0x3c00), ("fmax", E.float16, 0x7e01, 0xfe01, 0xfe01),
+    ("fmax", E.float16, 0x7e01, 0x7c01, 0x7e01),
+    ("fmax", E.bfloat16, 0x8000, 0x0, 0x0), ("fmin", E.bfloat16, 0x0, 0x8000, 0x8000),
+    ("fmax", E.bfloat16, 0x7fc1, 0xffc1, 0x7fc0), ("fmax", E.bfloat16, 0x3f80, 0x7f81, 0x7fc0),
+])
+def test_extremum_bits_are_pytorchs(op, dt, a, b, want):
+    f = getattr(E, op)
+    assert _ext_bits(f(_ext_from_bits([a], dt), _ext_from_bits([b], dt))) == [want]
+    assert _ext_bits(f(_ext_from_bits([a], dt).reshape(()), _ext_from_bits([b], dt).reshape(()))) == [want]  # 0-dim
+    # any length, broadcast, into out= (PyTorch's own SIMD body differs: see docs/robustness.md)
+    assert set(_ext_bits(f(_ext_from_bits([a] * 1000, dt), _ext_from_bits([b], dt)))) == {want}
+    out = E.empty(300, dtype=dt)
+    assert set(_ext_bits(f(_ext_from_bits([a], dt), _ext_from_bits([b] * 300, dt), out=out))) == {want}
+
+
+@pytest.mark.torch
+def test_extremum_bits_match_torch_element_by_element():
+    torch = pytest.importorskip("torch")
+    vals = {E.float32: [0x7fc00001, 0xffc00001, 0x7fc00000, 0x3f800000, 0x80000000, 0x0, 0x7f800001],
+            E.float64: [0x7ff8000000000001, 0xfff8000000000001, 0x7ff8000000000000, 0x3ff0000000000000,
+                        0x8000000000000000, 0x0, 0x7ff0000000000001],
+            E.float16: [0x7e01, 0xfe01, 0x7e00, 0x3c00, 0x8000, 0x0, 0x7c01],
+            E.bfloat16: [0x7fc1, 0xffc1, 0x7fc0, 0x3f80, 0x8000, 0x0, 0x7f81]}
+    for dt, vs in vals.items():
+        tdt, tit = getattr(torch, str(dt).split(".")[-1]), getattr(torch, str(_INT_OF[dt]).split(".")[-1])
+        width = 8 * _INT_OF[dt].itemsize
+
+        def tbits(v, tdt=tdt, tit=tit, width=width):
+            return torch.tensor([v - (1 << width) if v >= 1 << (width - 1) else v], dtype=tit).view(tdt)
+
+        for op in ("maximum", "minimum", "fmax", "fmin"):
+            for a in vs:
+                for b in vs:
+                    want = getattr(torch, op)(tbits(a), tbits(b)).view(tit).item() & ((1 << width) - 1)
+                    assert _ext_bits(getattr(E, op)(_ext_from_bits([a], dt), _ext_from_bits([b], dt))) == [want], \
+                        (op, dt, hex(a), hex(b))
+
+
+def test_clamp_with_tensor_bounds_gives_pytorchs_canonical_nan():
+    # PyTorch 2.13's clamp.Tensor computes as maximum/minimum (a NaN in the input or a bound: the canonical one);
+    # number bounds keep the input's NaN (`x < lo ? lo : x`)
+    one, nanp, nann = E.tensor([1.0]), _ext_from_bits([0x7fc00001], E.float32), _ext_from_bits([0xffc00001], E.float32)
+    assert _ext_bits(E.clamp(one, nanp, None)) == [0x7fc00000]
+    assert _ext_bits(E.clamp(one, None, nann)) == [0x7fc00000]
+    assert _ext_bits(E.clamp(nanp, one, None)) == [0x7fc00000]
+    assert _ext_bits(E.clamp(one, nann, E.tensor([2.0]))) == [0x7fc00000]
+    assert _ext_bits(E.clamp(nanp, 0.0, 2.0)) == [0x7fc00001]
+    for dt, want in ((E.float16, 0x7e00), (E.bfloat16, 0x7fc0), (E.float64, 0x7ff8000000000000)):
+        x = -E.tensor([float("nan")], dtype=dt)
+        assert _ext_bits(E.clamp(x, E.zeros(1, dtype=dt), None)) == [want]
+        assert _ext_bits(E.clamp(E.ones(1, dtype=dt), x, None)) == [want]

@@ -105,7 +105,7 @@ def test_embedding_errors_use_pytorchs_messages():
         E.embedding(E.tensor([4]), w)
     with pytest.raises(IndexError, match="index out of range in self"):
         E.embedding(E.tensor([-1]), w)
-    with pytest.raises(ValueError, match="Padding_idx must be within num_embeddings"):
+    with pytest.raises(AssertionError, match="Padding_idx must be within num_embeddings"):
         E.embedding(E.tensor([1]), w, padding_idx=4)
     with pytest.raises(RuntimeError, match="'indices' to have one of the following scalar types: Long, Int"):
         E.embedding(E.tensor([1.0]), w)
@@ -140,3 +140,37 @@ def test_embedding_of_an_empty_table_raises_pytorchs_index_select_error():
     assert tuple(E.embedding(E.tensor([], dtype=E.int64), E.zeros(0, 3)).shape) == (0, 3)
     with pytest.raises(IndexError, match="index out of range in self"):
         E.embedding(E.tensor([3]), E.zeros(3, 2))
+
+
+def test_padding_idx_edges_are_pytorchs():
+    # F.embedding's checks (PyTorch's explicit assert: 0 is never checked, so an empty table takes it), its
+    # argument parser's type check, aten's raw padding_idx (weight first) and embedding_bag's RuntimeError
+    empty = E.tensor([], dtype=E.int64)
+    assert tuple(E.embedding(empty, E.zeros(0, 3), padding_idx=0).shape) == (0, 3)
+    with pytest.raises(RuntimeError, match=r"^index_select\(\): self indexing axis dim should be positive$"):
+        E.embedding(E.tensor([0]), E.zeros(0, 3), padding_idx=0)
+    for table, pad in ((E.zeros(0, 3), -1), (E.zeros(4, 3), 4), (E.zeros(4, 3), -5)):
+        with pytest.raises(AssertionError, match="^Padding_idx must be within num_embeddings$"):
+            E.embedding(E.tensor([0]), table, padding_idx=pad)
+    for pad, name in ((1.5, "float"), (True, "bool")):
+        with pytest.raises(TypeError, match=f"^embedding\\(\\): argument 'padding_idx' \\(position 3\\) must be int, "
+                                            f"not {name}$"):
+            E.embedding(E.tensor([0]), E.zeros(4, 3), padding_idx=pad)
+    assert E.embedding(E.tensor([3]), E.ones(4, 3), padding_idx=-1).tolist() == [[1.0, 1.0, 1.0]]
+    # torch.embedding(weight, indices, padding_idx): any int, compared with the indices as given
+    assert tuple(E.embedding(E.zeros(4, 3), E.tensor([1]), 7).shape) == (1, 3)
+    with pytest.raises(TypeError, match=r"^embedding\(\): argument 'padding_idx' must be int, not float$"):
+        E.embedding(E.zeros(4, 3), E.tensor([1]), 1.5)
+    g = M.embedding_backward(E.ones(2, 3), E.tensor([1, 3]), 4, -3)  # -3 is no row: both gradients kept
+    assert g.tolist() == [[0.0] * 3, [1.0] * 3, [0.0] * 3, [1.0] * 3]
+    assert M.embedding_backward(E.ones(2, 3), E.tensor([1, 3]), 4, 1).tolist()[1] == [0.0] * 3
+    assert tuple(M.embedding_backward(E.ones(0, 3), empty, 0, 0).shape) == (0, 3)
+    for table, pad, lo, hi in ((E.zeros(4, 3), 4, 4, 3), (E.zeros(4, 3), -5, 4, 3), (E.zeros(0, 3), 0, 0, -1)):
+        with pytest.raises(RuntimeError, match=f"^padding_idx must be within the number of embeddings, -{lo} through "
+                                               f"{hi}, but got {pad}$"):
+            E.embedding_bag(empty, table, E.tensor([0]), padding_idx=pad)
+    with pytest.raises(TypeError, match=r"^embedding_bag\(\): argument 'padding_idx' \(position 9\) must be int, "
+                                        r"not float$"):
+        E.embedding_bag(E.tensor([1]), E.zeros(4, 3), E.tensor([0]), padding_idx=1.5)
+    assert E.embedding_bag(E.tensor([1, 0]), E.ones(4, 3), E.tensor([0]), mode="sum", padding_idx=-4).tolist() == \
+        [[1.0, 1.0, 1.0]]

@@ -268,3 +268,192 @@ def test_integer_input_with_float_parameters_is_pytorchs_mixed_dtype_error():
         E.group_norm(x, 2, E.ones(2))
     with pytest.raises(NotImplementedError, match="\"LayerNormKernelImpl\" not implemented for 'Long'"):
         E.layer_norm(x, (3,), E.ones(3, dtype=E.int64))
+
+
+# PyTorch 2.13's CPU "mixed dtype" batch norm: a float16/bfloat16 input with float32 parameters and statistics
+# (x = arange(12).reshape(2, 3, 2) / 7 and grad = cos(arange(12)) in the input's dtype, weight [1, 2, -1],
+# bias [0, .5, 1], running mean [.1, .2, .3], running var [1, 2, 3]); forward and input gradient bit for bit
+_MIXED_BN = {
+    ("float16", True): dict(
+        y=[-1.150390625, -0.82177734375, -1.80078125, -1.1435546875, 2.150390625, 1.8212890625, 0.82177734375,
+           1.1513671875, 2.142578125, 2.802734375, 0.177734375, -0.150390625],
+        rm=[0.13999389111995697, 0.2585705518722534, 0.3771411180496216],
+        rv=[0.9251658916473389, 1.8251821994781494, 2.7251715660095215],
+        gx=[0.4697265625, -0.599609375, 1.0830078125, -1.60546875, 0.9208984375, -1.267578125, 0.307861328125,
+            -0.1781005859375, 2.046875, -1.5234375, 1.1591796875, -0.8125],
+        gw=[0.06152428686618805, 0.12430291622877121, -0.1653006672859192],
+        gb=[3.25439453125, -2.463134765625, -1.204559326171875]),
+    ("float16", False): dict(
+        y=[-0.0999755859375, 0.042816162109375, 0.62109375, 0.8232421875, 0.84326171875, 0.7607421875,
+           0.7568359375, 0.89990234375, 1.8330078125, 2.03515625, 0.348388671875, 0.26611328125],
+        rm=[0.1, 0.2, 0.3], rv=[1.0, 2.0, 3.0],
+        gx=[1.0, 0.54052734375, -0.5888671875, -1.400390625, 0.37744140625, -0.163818359375, 0.9599609375,
+            0.75390625, -0.205810546875, -1.2880859375, 0.484375, -0.0025539398193359375],
+        gw=[1.328282117843628, -0.9819211959838867, -0.5779469609260559],
+        gb=[3.25439453125, -2.463134765625, -1.204559326171875]),
+    ("bfloat16", True): dict(
+        y=[-1.1484375, -0.8203125, -1.796875, -1.140625, 2.15625, 1.8203125, 0.8203125, 1.15625, 2.125, 2.8125,
+           0.17578125, -0.1484375],
+        rm=[0.1399511694908142, 0.25856444239616394, 0.377128928899765],
+        rv=[0.9251368641853333, 1.8252675533294678, 2.7251832485198975],
+        gx=[0.470703125, -0.6015625, 1.0703125, -1.6015625, 0.91796875, -1.265625, 0.310546875, -0.1787109375,
+            2.046875, -1.515625, 1.15625, -0.8125],
+        gw=[0.0632241889834404, 0.11964419484138489, -0.16780084371566772],
+        gb=[3.25390625, -2.4599609375, -1.204559326171875]),
+    ("bfloat16", False): dict(
+        y=[-0.10009765625, 0.04248046875, 0.62109375, 0.8203125, 0.84375, 0.76171875, 0.75390625, 0.8984375,
+           1.828125, 2.046875, 0.34765625, 0.265625],
+        rm=[0.1, 0.2, 0.3], rv=[1.0, 2.0, 3.0],
+        gx=[1.0, 0.5390625, -0.58984375, -1.3984375, 0.376953125, -0.1630859375, 0.9609375, 0.75390625,
+            -0.2060546875, -1.2890625, 0.484375, -0.0025482177734375],
+        gw=[1.3274195194244385, -0.9818699359893799, -0.5784990787506104],
+        gb=[3.25390625, -2.4599609375, -1.204559326171875]),
+}
+
+
+@pytest.mark.parametrize(("name", "training"), list(_MIXED_BN))
+def test_batch_norm_of_half_input_with_float32_parameters_is_pytorchs_mixed_dtype(name, training):
+    want = _MIXED_BN[(name, training)]
+    dt = getattr(E, name)
+    x = (E.arange(12.0).reshape(2, 3, 2) / 7).to(dt)
+    g = E.arange(12.0).reshape(2, 3, 2).cos().to(dt)
+    rm, rv = E.tensor([0.1, 0.2, 0.3]), E.tensor([1.0, 2.0, 3.0])
+    w, b = E.tensor([1.0, 2.0, -1.0]), E.tensor([0.0, 0.5, 1.0])
+    y, mean, invstd = N.batch_norm_op(x, w, b, rm, rv, training, 0.1, 1e-5)
+    assert y.dtype is dt and mean.dtype is E.float32 and invstd.dtype is E.float32
+    assert rm.dtype is E.float32 and rv.dtype is E.float32
+    assert y.float().flatten().tolist() == want["y"]
+    np.testing.assert_allclose(rm.numpy(), want["rm"], rtol=1e-6)
+    np.testing.assert_allclose(rv.numpy(), want["rv"], rtol=1e-6)
+    gx, gw, gb = N.batch_norm_backward(g, x, w, mean, invstd, training)
+    assert gx.dtype is dt and gw.dtype is E.float32 and gb.dtype is E.float32
+    assert gx.float().flatten().tolist() == want["gx"]
+    np.testing.assert_allclose(gw.numpy(), want["gw"], rtol=2e-6)  # PyTorch sums in float32, ember in float64
+    np.testing.assert_allclose(gb.numpy(), want["gb"], rtol=1e-6)
+    assert E.batch_norm(x, rm, rv, w, b, training).dtype is dt
+
+
+# (input, weight, bias, running_mean, running_var, training) -> PyTorch 2.13's CPU error; "-" is None
+_BN_DTYPE_ERRORS = [
+    ("float16", "-", "-", "float16", "float32", True, "expected scalar type Half but found Float"),
+    ("float16", "float32", "-", "float16", "float16", False, "mixed dtype \\(CPU\\): expect parameter to have "
+                                                             "scalar type of Float"),
+    ("float16", "float16", "bfloat16", "float16", "float32", True, "expected scalar type Half but found Float"),
+    ("float16", "float16", "bfloat16", "float16", "float32", False, "expected scalar type Half but found BFloat16"),
+    ("bfloat16", "-", "-", "float64", "float64", False, "mixed dtype \\(CPU\\): expect parameter to have scalar "
+                                                        "type of Float"),
+    ("float32", "-", "-", "float64", "float64", False, "mixed dtype \\(CPU\\): expect parameter to have scalar "
+                                                       "type of Float"),
+    ("float64", "float32", "-", "-", "-", True, "mixed dtype \\(CPU\\): all inputs must share same datatype\\."),
+]
+
+
+@pytest.mark.parametrize(("inp", "w", "b", "rm", "rv", "training", "message"), _BN_DTYPE_ERRORS)
+def test_batch_norm_dtype_errors_are_pytorchs(inp, w, b, rm, rv, training, message):
+    def vec(name, v):
+        return None if name == "-" else E.full((3,), v, dtype=getattr(E, name))
+
+    with pytest.raises(RuntimeError, match=f"^{message}$"):
+        E.batch_norm(E.ones(2, 3, dtype=getattr(E, inp)), vec(rm, 0.0), vec(rv, 1.0), vec(w, 1.0), vec(b, 0.0),
+                     training)
+
+
+@pytest.mark.torch
+def test_batch_norm_dtype_rule_matches_torch_over_every_combination():
+    torch = pytest.importorskip("torch")
+    import itertools
+
+    names = ["-", "float16", "bfloat16", "float32", "float64"]
+
+    def run(lib, inp, combo, training):
+        def vec(name, v):
+            return None if name == "-" else lib.full((3,), v, dtype=getattr(lib, name))
+
+        w, b, rm, rv = combo
+        try:
+            out = (torch.nn.functional.batch_norm if lib is torch else E.batch_norm)(
+                lib.ones(2, 3, dtype=getattr(lib, inp)), vec(rm, 0.0), vec(rv, 1.0), vec(w, 1.0), vec(b, 0.0),
+                training)
+        except RuntimeError as e:
+            return str(e).split("\n")[0]
+        return str(out.dtype).split(".")[-1]
+
+    for inp in names[1:]:
+        for combo in itertools.product(names, repeat=4):
+            if (combo[2] == "-") != (combo[3] == "-"):
+                continue
+            for training in (True, False) if combo[2] != "-" else (True,):
+                assert run(E, inp, combo, training) == run(torch, inp, combo, training), (inp, combo, training)
+
+
+def test_composite_batch_norm_kernels_compute_mixed_dtype_in_float32():
+    # the "any" kernels (CUDA and other devices): the same mode, the CPU kernels' values
+    from ember.core.ops import norm_composite as C
+
+    want = _MIXED_BN[("float16", True)]
+    x = (E.arange(12.0).reshape(2, 3, 2) / 7).half()
+    g = E.arange(12.0).reshape(2, 3, 2).cos().half()
+    rm, rv = E.tensor([0.1, 0.2, 0.3]), E.tensor([1.0, 2.0, 3.0])
+    w, b = E.tensor([1.0, 2.0, -1.0]), E.tensor([0.0, 0.5, 1.0])
+    y, mean, invstd = C._batch_norm(x, w, b, rm, rv, True, 0.1, 1e-5)
+    assert y.dtype is E.float16 and mean.dtype is E.float32
+    np.testing.assert_allclose(y.float().numpy().ravel(), want["y"], rtol=1e-3)
+    np.testing.assert_allclose(rm.numpy(), want["rm"], rtol=1e-6)
+    gx, gw, gb = C._batch_norm_backward(g, x, w, mean, invstd, True)
+    assert gx.dtype is E.float16 and gw.dtype is E.float32 and gb.dtype is E.float32
+    np.testing.assert_allclose(gx.float().numpy().ravel(), want["gx"], rtol=2e-3, atol=1e-3)
+    np.testing.assert_allclose(gw.numpy(), want["gw"], rtol=1e-4)
+
+
+@pytest.mark.parametrize(("call", "inp", "w", "b", "message"), [
+    ("layer", "float16", "-", "bfloat16", "mixed dtype \\(CPU\\): expect parameter to have scalar type of Float"),
+    ("layer", "float16", "float16", "float32", "expected scalar type Half but found Float"),
+    ("layer", "float64", "-", "float32", "mixed dtype \\(CPU\\): all inputs must share same datatype\\."),
+    ("group", "bfloat16", "float32", "float16", "mixed dtype \\(CPU\\): expect parameter to have scalar type of "
+                                                "Float"),
+    ("group", "float32", "float32", "float64", "expected scalar type Float but found Double"),
+    ("instance", "float16", "float16", "float32", "expected scalar type Half but found Float"),
+])
+def test_layer_group_instance_norm_dtype_errors_are_pytorchs(call, inp, w, b, message):
+    def vec(name, n):
+        return None if name == "-" else E.ones(n, dtype=getattr(E, name))
+
+    x = E.ones(2, 3, 3, dtype=getattr(E, inp))
+    with pytest.raises(RuntimeError, match=f"^{message}$"):
+        {"layer": lambda: E.layer_norm(x, (3,), vec(w, 3), vec(b, 3)),
+         "group": lambda: E.group_norm(x, 3, vec(w, 3), vec(b, 3)),
+         "instance": lambda: E.instance_norm(x, None, None, vec(w, 3), vec(b, 3))}[call]()
+
+
+def test_layer_and_group_norm_of_half_input_with_float32_parameters_compute():
+    x = (E.arange(24.0).reshape(2, 3, 4) / 7).half()
+    y = E.layer_norm(x, (4,), E.tensor([1.0, 2.0, -1.0, 0.5]), E.zeros(4))
+    assert y.dtype is E.float16
+    assert y.float().flatten().tolist()[:4] == [-1.341796875, -0.89404296875, -0.447021484375, 0.6708984375]
+    y = E.group_norm(x.bfloat16(), 3, E.tensor([1.0, 2.0, -1.0]), E.zeros(3))
+    assert y.dtype is E.bfloat16 and tuple(y.shape) == (2, 3, 4)
+
+
+@pytest.mark.torch
+def test_layer_group_instance_norm_dtype_rule_matches_torch():
+    torch = pytest.importorskip("torch")
+    import itertools
+
+    names = ["-", "float16", "bfloat16", "float32", "float64"]
+
+    def run(lib, call, inp, w, b):
+        def vec(name):
+            return None if name == "-" else lib.ones(3, dtype=getattr(lib, name))
+
+        f = torch.nn.functional if lib is torch else E
+        x = lib.ones(2, 3, 3, dtype=getattr(lib, inp))
+        try:
+            out = {"layer": lambda: f.layer_norm(x, (3,), vec(w), vec(b)),
+                   "group": lambda: f.group_norm(x, 3, vec(w), vec(b)),
+                   "instance": lambda: f.instance_norm(x, None, None, vec(w), vec(b))}[call]()
+        except RuntimeError as e:
+            return str(e).split("\n")[0]
+        return str(out.dtype).split(".")[-1]
+
+    for call, inp, w, b in itertools.product(("layer", "group", "instance"), names[1:], names, names):
+        assert run(E, call, inp, w, b) == run(torch, call, inp, w, b), (call, inp, w, b)

@@ -351,3 +351,62 @@ def test_linear_with_a_bias_of_the_wrong_size_raises_pytorchs_expand_error():
         with pytest.raises(RuntimeError, match=want):
             F.linear(E.zeros(*shape), E.zeros(4, 3), E.zeros(5))
     assert F.linear(E.ones(2, 3), E.ones(4, 3), E.full((1,), 2.0)).tolist() == [[5.0] * 4] * 2
+
+
+def test_batchnorm_module_of_half_input_is_pytorchs_mixed_dtype_forward_and_backward():
+    # a float32 BatchNorm2d on a float16 input (PyTorch's CPU "mixed dtype" mode): float16 output and input
+    # gradient (bits as PyTorch 2.13), float32 parameter gradients and running statistics; eval on bfloat16
+    x = (E.arange(16.0).reshape(2, 2, 2, 2) / 5 - 1).half().requires_grad_()
+    bn = nn.BatchNorm2d(2)
+    with E.no_grad():
+        bn.weight.copy_(E.tensor([1.5, -0.5]))
+        bn.bias.copy_(E.tensor([0.25, 1.0]))
+    y = bn(x)
+    y.backward(E.arange(16.0).reshape(2, 2, 2, 2).sin().half())
+    assert y.dtype is E.float16 and x.grad.dtype is E.float16 and bn.weight.grad.dtype is E.float32
+    assert y.float().flatten().tolist() == [
+        -1.736328125, -1.375, -1.0146484375, -0.65283203125, 1.662109375, 1.5419921875, 1.4208984375, 1.30078125,
+        1.1533203125, 1.513671875, 1.875, 2.236328125, 0.69873046875, 0.57861328125, 0.458251953125, 0.337890625]
+    assert x.grad.float().flatten().tolist() == [
+        -1.2119140625, 0.4560546875, 0.72705078125, -0.51123046875, 0.08642578125, 0.27783203125,
+        -0.06170654296875, -0.5556640625, 1.7626953125, 0.869140625, -0.70849609375, -1.3837890625, 0.51123046875,
+        0.004894256591796875, -0.268798828125, 0.005809783935546875]
+    np.testing.assert_allclose(bn.weight.grad.numpy(), [-2.733668088912964, 3.8461410999298096], rtol=1e-6)
+    np.testing.assert_allclose(bn.bias.grad.numpy(), [1.7490234375, 0.186767578125], rtol=1e-6)
+    assert bn.running_mean.dtype is E.float32
+    np.testing.assert_allclose(bn.running_mean.numpy(), [0.010003662668168545, 0.089996337890625], rtol=1e-6)
+    np.testing.assert_allclose(bn.running_var.numpy(), [0.9788562655448914, 0.9788507223129272], rtol=1e-6)
+    bn.eval()
+    y = bn(x.detach().bfloat16())
+    assert y.dtype is E.bfloat16 and y.float().flatten().tolist() == [
+        -1.28125, -0.98046875, -0.67578125, -0.373046875, 1.1484375, 1.046875, 0.9453125, 0.84375, 1.1484375,
+        1.4453125, 1.75, 2.0625, 0.337890625, 0.236328125, 0.1376953125, 0.03466796875]
+
+
+@pytest.mark.parametrize("which", ["instance", "instance_eval", "group", "layer"])
+def test_norms_of_half_input_with_float32_parameters_are_pytorchs_mixed_dtype(which):
+    # PyTorch 2.13's CPU computes them in float32 and rounds once: output and input gradient float16 (its bits),
+    # weight gradient float32 (layer_norm's: PyTorch's is 1e-3 off the float64 value, ember's is that value)
+    x = (E.arange(24.0).reshape(2, 3, 4) / 7).half().requires_grad_()
+    w3, w4 = E.tensor([1.0, 2.0, -1.0], requires_grad=True), E.tensor([1.0, 2.0, -1.0, 0.5], requires_grad=True)
+    call, w, y4, gx3, gw, rtol = {
+        "instance": (lambda: F.instance_norm(x, E.zeros(3), E.ones(3), w3, None), w3,
+                     [-1.341796875, -0.447021484375, 0.447021484375, 1.341796875],
+                     [-0.4521484375, 1.0068359375, -0.6484375], [-5.59121, 5.22041, -1.23334], 1e-5),
+        "instance_eval": (lambda: F.instance_norm(x, E.zeros(3) + 0.1, E.ones(3), w3, None, use_input_stats=False),
+                          w3, [-0.0999755859375, 0.042816162109375, 0.1856689453125, 0.328369140625],
+                          [1.0, 0.54052734375, -0.416259765625], [1.18457, 2.75604, -7.54303], 1e-5),
+        "group": (lambda: F.group_norm(x, 3, w3, E.zeros(3)), w3,
+                  [-1.341796875, -0.447021484375, 0.447021484375, 1.341796875],
+                  [-0.4521484375, 1.0068359375, -0.6484375], [-5.59121, 5.22041, -1.23334], 1e-5),
+        "layer": (lambda: F.layer_norm(x, (4,), w4, E.zeros(4)), w4,
+                  [-1.341796875, -0.89404296875, -0.447021484375, 0.6708984375],
+                  [-1.7080078125, 2.0234375, 1.083984375],
+                  [-0.66638775, 0.00245656, -0.22169533, -0.71851288], 1e-5),  # float64 (PyTorch: -0.66724, ...)
+    }[which]
+    y = call()
+    y.backward(E.arange(24.0).reshape(2, 3, 4).cos().half())
+    assert y.dtype is E.float16 and x.grad.dtype is E.float16 and w.grad.dtype is E.float32
+    assert y.float().flatten().tolist()[:4] == y4
+    assert x.grad.float().flatten().tolist()[:3] == gx3
+    np.testing.assert_allclose(w.grad.numpy(), gw, rtol=rtol, atol=2e-5)

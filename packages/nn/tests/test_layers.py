@@ -244,6 +244,24 @@ def test_embedding_lookup_padding_and_from_pretrained():
     assert nn.Embedding(5, 2, padding_idx=-1).padding_idx == 4
 
 
+def test_embedding_padding_idx_edges_are_pytorchs():
+    # PyTorch 2.13: an empty table takes padding_idx 0 (its backward too); the module's constructor fails in
+    # its fill of the padding row; EmbeddingBag's assert spells `padding_idx`
+    w = torch.zeros(0, 3, requires_grad=True)
+    nn.functional.embedding(torch.tensor([], dtype=torch.int64), w, padding_idx=0).sum().backward()
+    assert tuple(w.grad.shape) == (0, 3)
+    with pytest.raises(IndexError, match="^index 0 is out of bounds for dimension 0 with size 0$"):
+        nn.Embedding(0, 3, padding_idx=0)
+    with pytest.raises(AssertionError, match="^Padding_idx must be within num_embeddings$"):
+        nn.functional.embedding(torch.tensor([0]), torch.zeros(4, 3), padding_idx=-5)
+    for pad in (4, -5):
+        with pytest.raises(AssertionError, match="^padding_idx must be within num_embeddings$"):
+            nn.EmbeddingBag(4, 3, padding_idx=pad)
+    with pytest.raises(RuntimeError, match="^padding_idx must be within the number of embeddings, -4 through 3, "
+                                           "but got 4$"):
+        nn.functional.embedding_bag(torch.tensor([1]), torch.zeros(4, 3), torch.tensor([0]), padding_idx=4)
+
+
 def test_embedding_bag_sum_and_mean():
     bag = nn.EmbeddingBag(6, 2, mode="sum").double()
     inp = torch.tensor([0, 1, 2, 5, 4])

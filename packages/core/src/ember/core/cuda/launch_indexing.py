@@ -227,7 +227,7 @@ def _embedding(weight, indices, padding_idx=-1, scale_grad_by_freq=False):
 def _embedding_backward(grad, indices, num_weights, padding_idx=-1, scale_grad_by_freq=False):
     idx = indices.reshape(-1)
     n = idx._shape[0]
-    g = grad.reshape(n, -1)
+    g = grad.reshape(n, grad._shape[-1])  # D given: no indices leave -1 undefined
     dev = grad._storage.device
     out = lu.empty((num_weights, g._shape[1]), grad._dtype, dev).fill_(0)
     dim_indexed(out, g, idx, g._shape, (0, out._strides[1]), g._strides, (idx._strides[0], 0), num_weights,

@@ -179,7 +179,13 @@ def _as_float64(x):
 
 @method
 def clamp(input, min=None, max=None, *, out=None) -> Tensor:  # noqa: A002
-    """Limit every element to [min, max] (either bound may be None, a number or a tensor)."""
+    """Limit every element to [min, max] (either bound may be None, a number or a tensor, but not one of each:
+    PyTorch's two signatures take two tensors or two numbers)."""
+    if isinstance(min, Tensor) != isinstance(max, Tensor) and min is not None and max is not None:
+        got = ", ".join(type(v).__name__ for v in (input, min, max))
+        raise TypeError(f"clamp() received an invalid combination of arguments - got ({got}), but expected one of:\n"
+                        f" * (Tensor input, Tensor min = None, Tensor max = None, *, Tensor out = None)\n"
+                        f" * (Tensor input, Number min = None, Number max = None, *, Tensor out = None)\n")
     return ew.clamp(input, min, max, out=out)
 
 

@@ -21,7 +21,8 @@ from ember.core import dtypes
 from ember.core.dispatch import declare, get_op
 from ember.core.opinfo import (ALL_DTYPES, BOOL, FLOAT, INT_DTYPES, PROMOTE, ErrorInput, OpInfo, Sample, binary_samples,
                                unary_samples)
-from ember.core.ops._util import ERRSTATE, IGNORE_ALL, arr, shape_error, warn_at_caller, wrap, write_out
+from ember.core.ops._util import (ERRSTATE, IGNORE_ALL, _C_INT_NAMES, arr, shape_error, warn_at_caller, wrap,
+                                   write_out)
 from ember.core.ops import memfmt, numba_cpu, numba_rows
 from ember.core.ops.complex import BINARY_REFUSING, complex_unary, refuse_complex
 from ember.core.ops.complex_half import half_complex_binary
@@ -504,6 +505,54 @@ _NO_BOOL_QUOTIENT = _NO_BOOL  # PyTorch: "remainder_cpu" not implemented for 'Bo
 _POSITIVE = ((0.5, 3), (0.5, 3))
 
 
+_QUIET_BITS = {2: (np.uint16, 0x0200), 4: (np.uint32, 0x00400000), 8: (np.uint64, 0x0008000000000000)}
+
+
+def _extremum(ufunc, second_wins, nan_skipped: bool):
+    """maximum/minimum (`nan_skipped` False) and fmax/fmin as PyTorch's CPU computes them element by element
+    (its scalar path: 0-dim and short tensors): `b` only where it wins strictly (`a < b` for a maximum), so
+    of -0.0 and 0.0 the first operand is returned; a NaN operand of maximum/minimum gives the dtype's canonical
+    quiet NaN (0x7fc00000 in float32, whatever the operands' sign and payload); fmax/fmin return the other
+    operand, but a signaling NaN against a number (not float16's) and the second of two NaNs, quieted; bfloat16,
+    through float32: NaN is 0x7fc0 and of equal zeros the second. numpy's ufuncs keep a NaN's payload and
+    pick between signed zeros by array length (SIMD), so floats do not use them."""
+    ties = {np.less: np.less_equal, np.greater: np.greater_equal}[second_wins]
+    name = ufunc.__name__
+
+    def fn(x, y, out=None, dtype=None):
+        dt = np.result_type(x, y) if dtype is None else np.dtype(dtype)
+        bf16 = dt.kind == "V" and dt == dtypes.bfloat16.np  # (not dt.name: numpy computes it in Python, ~5 us)
+        if dt.kind != "f" and not bf16:
+            return ufunc(x, y, out=out, dtype=dtype)
+        a, b = np.asarray(x, dtype=dt), np.asarray(y, dtype=dt)
+        if dt.itemsize >= 4 and (not nan_skipped or not (np.isnan(a).any() or np.isnan(b).any())):
+            return numba_cpu.extremum_ufuncs()[name](a, b, out=out)  # a Numba ufunc: numpy's speed
+        an, bn = a != a, b != b
+        if not nan_skipped:
+            r = np.where(second_wins(a, b), b, a)
+            nan = an | bn
+            if nan.any():
+                np.copyto(r, np.array(np.nan, dtype=dt), where=nan)
+        else:
+            r = np.where((ties if bf16 else second_wins)(a, b) | an, b, a)
+            if an.any() or bn.any():
+                uint, quiet = _QUIET_BITS[dt.itemsize] if not bf16 else (np.uint16, 0x0040)
+                signaling = an & (a.view(uint) & uint(quiet) == 0) | bn & (b.view(uint) & uint(quiet) == 0)
+                if (dt.itemsize != 2 or bf16) and signaling.any():  # float16 widens to float32, quieting it first
+                    r = np.where(signaling, np.where(bn, b, a), r)
+                nan = r != r
+                if bf16:
+                    np.copyto(r, np.array(np.nan, dtype=dt), where=nan)
+                else:
+                    r.view(uint)[nan] |= uint(quiet)
+        if out is None:
+            return r
+        np.copyto(out, r)
+        return out
+
+    return fn
+
+
 def _binary_rows():
     rows = [
         ("add", np.add, _b(ref=lambda a, b: a + b)),
@@ -525,10 +574,12 @@ def _binary_rows():
                              dtypes=_NO_BOOL_QUOTIENT)),
         ("pow", _pow, _b(ref=np.power, domain=((0.5, 3), (0, 3)), int_domain=((-4, 5), (0, 3)),
                          grad_domain=((0.5, 2.0), (-1.0, 2.0)), invalid=_negative_int_power)),
-        ("maximum", np.maximum, _b(ref=np.maximum)),
-        ("minimum", np.minimum, _b(ref=np.minimum)),
-        ("fmax", np.fmax, _b(ref=lambda a, b: np.where(b != b, a, np.where(a != a, b, np.maximum(a, b))))),
-        ("fmin", np.fmin, _b(ref=lambda a, b: np.where(b != b, a, np.where(a != a, b, np.minimum(a, b))))),
+        ("maximum", _extremum(np.maximum, np.less, False), _b(ref=np.maximum)),
+        ("minimum", _extremum(np.minimum, np.greater, False), _b(ref=np.minimum)),
+        ("fmax", _extremum(np.fmax, np.less, True),
+         _b(ref=lambda a, b: np.where(b != b, a, np.where(a != a, b, np.maximum(a, b))))),
+        ("fmin", _extremum(np.fmin, np.greater, True),
+         _b(ref=lambda a, b: np.where(b != b, a, np.where(a != a, b, np.minimum(a, b))))),
         ("atan2", np.arctan2, _b(FLOAT, ref=np.arctan2)),
         ("hypot", np.hypot, _b(FLOAT, ref=lambda a, b: np.sqrt(a * a + b * b))),
         ("copysign", np.copysign, _b(FLOAT, ref=lambda a, b: np.abs(a) * np.where(np.signbit(b), -1.0, 1.0),
@@ -756,7 +807,16 @@ where = declare("where", np.where, argnames=("condition", "input", "other"))
 @where.meta
 def _where_meta(condition, input, other, *, out=None) -> None:
     """A bool condition, on every device (PyTorch's RuntimeError, also a TypeError); a uint8 one is
-    read as nonzero, with PyTorch's deprecation warning."""
+    read as nonzero, with PyTorch's deprecation warning. With `out`, PyTorch's `where.self_out`: tensor
+    operands only, and an `out` of exactly their result dtype (no cast, unlike other ops' `out`)."""
+    if out is not None:
+        for name, pos, v in (("input", 2, input), ("other", 3, other)):
+            if not isinstance(v, Tensor):
+                raise TypeError(f"where(): argument '{name}' (position {pos}) must be Tensor, not {type(v).__name__}")
+        dt = dtypes.result_type(input, other)
+        if isinstance(out, Tensor) and out._dtype is not dt:
+            raise RuntimeError(f"Expected out type to be {dtypes.TORCH_NAMES[dt.name]} but got "
+                               f"{dtypes.TORCH_NAMES[out._dtype.name]}")
     if isinstance(condition, Tensor) and condition._dtype is not dtypes.bool:
         if condition._dtype is dtypes.uint8:
             warn_at_caller("where received a uint8 condition tensor. This behavior is deprecated and will be removed "
@@ -811,9 +871,22 @@ clamp = declare("clamp", np.clip, argnames=("input", "min", "max"))
 
 @clamp.meta
 def _clamp_meta(input, min=None, max=None, *, out=None) -> None:
-    """At least one bound, on every device."""
+    """At least one bound, on every device. With `out` (not the in-place form, `out=input`, which casts as
+    usual) and number bounds, PyTorch's `clamp.out` takes exactly the result dtype: `clamp(int64_t, 1.5, 4,
+    out=int64_t)` raises "Found dtype Long but expected Float" (tensor bounds cast as other ops' `out`)."""
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+    if isinstance(input, Tensor) and (name := input._dtype.name) in _C_INT_NAMES:
+        info = np.iinfo(name)  # an int bound converts to an integer input's dtype, checked (uint8: -1 raises)
+        for v in (min, max):
+            if type(v) is int and not int(info.min) <= v <= int(info.max):
+                raise RuntimeError(f"value cannot be converted to type {_C_INT_NAMES[name]} without overflow")
+    if (isinstance(out, Tensor) and out is not input and isinstance(input, Tensor)
+            and not isinstance(min, Tensor) and not isinstance(max, Tensor)):
+        dt = dtypes.result_type(*(v for v in (input, min, max) if v is not None))
+        if out._dtype is not dt:
+            raise RuntimeError(f"Found dtype {dtypes.TORCH_NAMES[out._dtype.name]} but expected "
+                               f"{dtypes.TORCH_NAMES[dt.name]}")
 
 
 @clamp.register("cpu")
@@ -827,10 +900,15 @@ def _clamp_cpu(input, min=None, max=None, *, out=None):
         if max is not None:
             r = np.minimum(r, arr(max), dtype=dt.np)
     else:  # PyTorch's `x < lo ? lo : x` then `x > hi ? hi : x`, a NaN bound taken: -0.0 and NaN payloads pass
+        nan = None
         for bound, past in ((min, np.less), (max, np.greater)):
             if bound is not None:
                 b = np.asarray(arr(bound), dtype=dt.np)
                 r = np.where(past(r, b) | np.isnan(b), b, r)
+                if isinstance(bound, Tensor):  # clamp.Tensor: maximum/minimum's rule, a NaN anywhere canonical
+                    nan = (np.isnan(x) if nan is None else nan) | np.isnan(b)
+        if nan is not None and nan.any():
+            np.copyto(r, np.array(np.nan, dtype=dt.np), where=nan)
     if r is x:
         r = x.copy()
     operands = (input, min, max)

@@ -7,6 +7,8 @@ read outside the weight.
 
 from __future__ import annotations
 
+import operator
+
 import numpy as np
 
 from ember.core.dispatch import declare
@@ -50,9 +52,10 @@ def _check_device_values(indices: Tensor, rows: int, bag: bool = False) -> None:
 embedding_op = declare("embedding", doc="""Rows of `weight` at `indices` (PyTorch's aten::embedding).
 
 Positional signature: `embedding(weight, indices, padding_idx, scale_grad_by_freq)`, weight
-`(V, D)`, integer indices of any shape (validated in [0, V)), padding_idx an int in [0, V) or
--1 for none -> `indices.shape + (D,)`. Backward (weight only): `embedding_backward(grad,
-indices, V, padding_idx, scale_grad_by_freq)`.""", info=_info("embedding"))
+`(V, D)`, integer indices of any shape (validated in [0, V)), padding_idx any int, compared with
+the indices as it is (-1, or any other value no index takes, for none) -> `indices.shape + (D,)`.
+Backward (weight only): `embedding_backward(grad, indices, V, padding_idx,
+scale_grad_by_freq)`.""", info=_info("embedding"))
 
 
 def _check_all_values(indices: Tensor, rows: int) -> None:
@@ -85,7 +88,7 @@ backward is `embedding(gg, indices, -1, False)`.""")
 @embedding_backward.register("cpu")
 def _embedding_backward_cpu(grad, indices, num_weights, padding_idx=-1, scale_grad_by_freq=False):
     idx = _flat_indices(indices, num_weights)
-    g = np.ascontiguousarray(numba_nn.kernel_array(grad._np())).reshape(idx.size, -1)
+    g = np.ascontiguousarray(numba_nn.kernel_array(grad._np())).reshape(idx.size, grad._shape[-1])
     if scale_grad_by_freq:
         scale = (1.0 / np.bincount(idx, minlength=num_weights)[idx]).astype(g.dtype)
     else:
@@ -232,12 +235,37 @@ def _check(op: str, input, weight, *, bag: bool = False) -> None:
         _check_values(input._np(), weight.shape[0], bag)
 
 
-def _padding(padding_idx, num: int) -> int:
+def _int_arg(op: str, value, position: str) -> int:
+    """A Python int (or anything with `__index__` but a bool), else PyTorch's argument parser's TypeError."""
+    if not isinstance(value, bool):
+        try:
+            return operator.index(value)
+        except TypeError:
+            pass
+    raise TypeError(f"{op}(): argument 'padding_idx'{position} must be int, not {type(value).__name__}")
+
+
+def _functional_padding(padding_idx, num: int) -> int:
+    """`F.embedding`'s padding_idx as PyTorch's Python checks it (an explicit AssertionError, as PyTorch's `assert`:
+    a positive index must be a row, a negative one counts from the end; 0 is never checked, so an empty table
+    takes it), then its argument parser's type check; -1 for none."""
     if padding_idx is None:
         return -1
+    if padding_idx > 0 and padding_idx >= num or padding_idx < 0 and padding_idx < -num:
+        raise AssertionError("Padding_idx must be within num_embeddings")
+    padding_idx = _int_arg("embedding", padding_idx, " (position 3)")
+    return padding_idx + num if padding_idx < 0 else padding_idx
+
+
+def _bag_padding(padding_idx, num: int) -> int:
+    """`F.embedding_bag`'s padding_idx, checked as PyTorch's kernel does (RuntimeError), -1 for none."""
+    if padding_idx is None:
+        return -1
+    padding_idx = _int_arg("embedding_bag", padding_idx, " (position 9)")
     if not -num <= padding_idx < num:
-        raise ValueError("Padding_idx must be within num_embeddings")
-    return padding_idx % num
+        raise RuntimeError(f"padding_idx must be within the number of embeddings, -{num} through {num - 1}, "
+                           f"but got {padding_idx}")
+    return padding_idx + num if padding_idx < 0 else padding_idx
 
 
 def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None, max_norm: float | None = None,
@@ -261,13 +289,17 @@ def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None, max
     if isinstance(input, Tensor) and isinstance(weight, Tensor) and input.dtype.is_floating_point \
             and not weight.dtype.is_floating_point:
         input, weight = weight, input
-        padding_idx = None if padding_idx in (None, -1) else padding_idx
+        # aten's padding_idx: any int, compared with the indices as it is (-1, -3 or 7 of 4 rows: no padding row)
+        padding_idx = -1 if padding_idx is None else _int_arg("embedding", padding_idx, "")
+    else:
+        _check("embedding", input, weight)
+        padding_idx = _functional_padding(padding_idx, weight.shape[0])
     _check("embedding", input, weight)
     if sparse:
         raise NotImplementedError("embedding: sparse gradients are not supported by ember")
     if max_norm is not None:
         embedding_renorm_(weight, input, float(max_norm), float(norm_type))
-    return embedding_op(weight, input, _padding(padding_idx, weight.shape[0]), bool(scale_grad_by_freq))
+    return embedding_op(weight, input, padding_idx, bool(scale_grad_by_freq))
 
 
 def embedding_bag(input: Tensor, weight: Tensor, offsets: Tensor | None = None, max_norm: float | None = None,
@@ -326,4 +358,4 @@ def embedding_bag(input: Tensor, weight: Tensor, offsets: Tensor | None = None, 
     if max_norm is not None:
         embedding_renorm_(weight, input, float(max_norm), float(norm_type))
     return embedding_bag_op(weight, input, offsets, mode, per_sample_weights, bool(include_last_offset),
-                            _padding(padding_idx, weight.shape[0]))[0]
+                            _bag_padding(padding_idx, weight.shape[0]))[0]

@@ -40,7 +40,17 @@ def _centred(x: Tensor, mean: Tensor, axes) -> Tensor:
     return _op("sub")(d, _mean(d, axes, True), out=d)
 
 
+def _stat_dtype(input: Tensor, *params):
+    """The parameters' dtype: float32 for a float16/bfloat16 input in "mixed dtype" mode, which computes in it."""
+    return next((t._dtype for t in params if t is not None), input._dtype)
+
+
 def _batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps):
+    sdt = _stat_dtype(input, weight, bias, running_mean, running_var)
+    if sdt is not input._dtype:
+        out, mean, invstd = _batch_norm(input.to(sdt), weight, bias, running_mean, running_var, training, momentum,
+                                        eps)
+        return out.to(input._dtype), mean, invstd
     x = input
     axes, bs = _channel_axes(x), _bshape(x)
     mul, add = _op("mul"), _op("add")
@@ -65,6 +75,10 @@ def _batch_norm(input, weight, bias, running_mean, running_var, training, moment
 
 
 def _batch_norm_backward(grad, input, weight, save_mean, save_invstd, training):
+    if save_mean._dtype is not input._dtype:
+        gi, gw, gb = _batch_norm_backward(grad.to(save_mean._dtype), input.to(save_mean._dtype), weight, save_mean,
+                                          save_invstd, training)
+        return gi.to(input._dtype), gw, gb
     x, g = input, grad
     axes, bs = _channel_axes(x), _bshape(x)
     mul, sub, div = _op("mul"), _op("sub"), _op("div")

@@ -85,8 +85,15 @@ def _batch_norm_cpu(input, weight, bias, running_mean, running_var, training, mo
     shift = bias._np().astype(np.float64) if bias is not None else np.zeros(c)
     out = np.empty_like(x)
     numba_nn.channel_affine()(x, mean, scale, shift, out)
-    dt = input._dtype.np
-    return wrap(out.reshape(input._shape).astype(dt, copy=False)), wrap(mean.astype(dt)), wrap(invstd.astype(dt))
+    sdt = _param_dtype(input, weight, bias, running_mean, running_var).np
+    return wrap(out.reshape(input._shape).astype(input._dtype.np, copy=False)), wrap(mean.astype(sdt)), \
+        wrap(invstd.astype(sdt))
+
+
+def _param_dtype(input: Tensor, *params) -> dtypes.dtype:
+    """The dtype of the statistics and parameter gradients: the parameters' (float32 for a float16/bfloat16
+    input in PyTorch's CPU "mixed dtype" mode, see _batch_norm_dtypes), else the input's."""
+    return next((t._dtype for t in params if t is not None), input._dtype)
 
 
 batch_norm_backward = declare("batch_norm_backward", doc="""The gradients of batch_norm, fused.
@@ -116,8 +123,9 @@ def _batch_norm_backward_cpu(grad, input, weight, save_mean, save_invstd, traini
     # the exact float64 one while it sums
     mean = save_mean._np().astype(np.float64)
     numba_nn.batch_norm_backward()(g, x, mean, save_invstd._np().astype(np.float64), w, bool(training), gi, gw, gb)
-    dt = input._dtype.np
-    return wrap(gi.reshape(input._shape).astype(dt, copy=False)), wrap(gw.astype(dt)), wrap(gb.astype(dt))
+    sdt = save_mean._dtype.np  # the parameters' dtype (float32 in mixed dtype mode)
+    return wrap(gi.reshape(input._shape).astype(input._dtype.np, copy=False)), wrap(gw.astype(sdt)), \
+        wrap(gb.astype(sdt))
 
 
 def _rows_norm(x: np.ndarray, k: int, eps: float):
@@ -360,15 +368,40 @@ def _group_norm_backward_cpu(grad, input, mean, rstd, weight, num_groups):
 
 
 # --- validation and the public functions ------------------------------------------------
-def _check_vec(op: str, name: str, t, c: int, x: Tensor) -> None:
+def _check_vec(op: str, name: str, t, c: int, x: Tensor, dtype: bool = True) -> None:
     if t is None:
         return
     if not isinstance(t, Tensor):
         raise TypeError(f"{op}: expected {name} to be a tensor or None; got {describe(t)}")
     if t.numel() != c:
         raise RuntimeError(f"{name} should contain {c} elements not {t.numel()}")
-    if t.dtype is not x.dtype:
+    if dtype and t.dtype is not x.dtype:
         raise TypeError(f"{op}: expected {name} of the input's dtype; got {describe(x)} and {describe(t)}")
+
+
+def _norm_dtypes(x: Tensor, given: tuple, order: tuple) -> bool:
+    """PyTorch's CPU dtype rule for the norms (probed against 2.13 over every combination of float dtypes and
+    None): the first parameter `given` decides. Of the input's dtype, every other must be too ("expected scalar
+    type Half but found Float", the first in the kernel's `order`); else it is the "mixed dtype" mode (True): a
+    float16/bfloat16 input with every parameter float32, computed in float32."""
+    params = [t for t in given if t is not None]
+    if not params or params[0].dtype is x.dtype:
+        for t in order:
+            if t is not None and t.dtype is not x.dtype:
+                name = dtypes.TORCH_NAMES.get
+                raise RuntimeError(f"expected scalar type {name(x.dtype.name)} but found {name(t.dtype.name)}")
+        return False
+    if any(t.dtype is not dtypes.float32 for t in params):
+        raise RuntimeError("mixed dtype (CPU): expect parameter to have scalar type of Float")
+    if x.dtype not in (dtypes.float16, dtypes.bfloat16):
+        raise RuntimeError("mixed dtype (CPU): all inputs must share same datatype.")
+    return True
+
+
+def _batch_norm_dtypes(x: Tensor, training: bool, weight, bias, running_mean, running_var) -> bool:
+    """_norm_dtypes with batch_norm's parameters, checked in its kernels' order (training: the statistics first)."""
+    order = (weight, running_mean, running_var, bias) if training else (weight, bias, running_mean, running_var)
+    return _norm_dtypes(x, (weight, bias, running_mean, running_var), order)
 
 
 def _check_float(op: str, x, kernel: str | None = None, *params) -> None:
@@ -401,7 +434,8 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
         training: use batch statistics; else the running ones.
     Raises:
         ValueError: training with a single value per channel.
-        RuntimeError: statistics or parameters of the wrong size.
+        RuntimeError: statistics or parameters of the wrong size, or of a dtype mix PyTorch's CPU refuses (a
+            float16/bfloat16 input with float32 parameters and statistics computes in float32).
 
     >>> import ember.core as ec
     >>> ec.batch_norm(ec.tensor([[1.0], [3.0]]), None, None, training=True).tolist()
@@ -417,7 +451,8 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
     c = input.shape[1]
     for name, t in (("running_mean", running_mean), ("running_var", running_var), ("weight", weight),
                     ("bias", bias)):
-        _check_vec("batch_norm", name, t, c, input)
+        _check_vec("batch_norm", name, t, c, input, dtype=False)
+    _batch_norm_dtypes(input, training, weight, bias, running_mean, running_var)
     if training:
         if input.numel() // max(c, 1) == 1:
             raise ValueError(f"Expected more than 1 value per channel when training, got input size "
@@ -463,7 +498,9 @@ def layer_norm(input: Tensor, normalized_shape, weight: Tensor | None = None, bi
     for name, t in (("weight", weight), ("bias", bias)):
         if t is not None and tuple(t.shape) != shape:
             raise RuntimeError(f"layer_norm: expected {name} of shape {list(shape)}; got {describe(t)}")
-        _check_vec("layer_norm", name, t, t.numel() if t is not None else 0, input)
+        _check_vec("layer_norm", name, t, t.numel() if t is not None else 0, input, dtype=False)
+    if _norm_dtypes(input, (weight, bias), (weight, bias)):  # mixed dtype: in float32, rounded once
+        return layer_norm_op(input.to(dtypes.float32), shape, weight, bias, float(eps))[0].to(input.dtype)
     return layer_norm_op(input, shape, weight, bias, float(eps))[0]
 
 
@@ -480,7 +517,9 @@ def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None, bia
         raise RuntimeError(f"Expected number of channels in input to be divisible by num_groups, but got input of "
                          f"shape {list(input.shape)} and num_groups={num_groups}")
     for name, t in (("weight", weight), ("bias", bias)):
-        _check_vec("group_norm", name, t, c, input)
+        _check_vec("group_norm", name, t, c, input, dtype=False)
+    if _norm_dtypes(input, (weight, bias), (weight, bias)):  # mixed dtype: in float32, rounded once
+        return group_norm_op(input.to(dtypes.float32), weight, bias, int(num_groups), float(eps))[0].to(input.dtype)
     return group_norm_op(input, weight, bias, int(num_groups), float(eps))[0]
 
 
@@ -503,7 +542,10 @@ def instance_norm(input: Tensor, running_mean: Tensor | None = None, running_var
     n, c = input.shape[:2]
     for name, t in (("running_mean", running_mean), ("running_var", running_var), ("weight", weight),
                     ("bias", bias)):
-        _check_vec("instance_norm", name, t, c, input)
+        _check_vec("instance_norm", name, t, c, input, dtype=False)
+    if _batch_norm_dtypes(input, use_input_stats, weight, bias, running_mean, running_var):  # as batch_norm's
+        return instance_norm(input.to(dtypes.float32), running_mean, running_var, weight, bias, use_input_stats,
+                             momentum, eps).to(input.dtype)
     if not use_input_stats:
         return batch_norm(input, running_mean, running_var, weight, bias, False, momentum, eps)
     if input.numel() // (n * c) <= 1:

@@ -103,3 +103,36 @@ def relu(x: np.ndarray, out: np.ndarray | None = None) -> np.ndarray | None:
         _relu_inplace()(flat, x.dtype.type(0), x.dtype.type(1))
         return out
     return None
+
+
+@cache
+def extremum_ufuncs():
+    """float32/float64 ufuncs (broadcasting, `out=`) of PyTorch's scalar maximum/minimum/fmax/fmin: `b` only
+    where it wins strictly (of -0.0 and 0.0 the first operand), a canonical NaN from maximum/minimum (the float64
+    literal rounds to 0x7fc00000 in float32), fmax/fmin the number against a NaN and of two NaNs the second,
+    quieted (`b + b`). A signaling NaN against a number is the caller's (ember.core.ops.elementwise._extremum)."""
+    import numba
+
+    sigs = ["float32(float32, float32)", "float64(float64, float64)"]
+
+    def maximum(a, b):
+        if a != a or b != b:
+            return math.nan
+        return b if a < b else a
+
+    def minimum(a, b):
+        if a != a or b != b:
+            return math.nan
+        return b if a > b else a
+
+    def fmax(a, b):
+        if a != a:
+            return b + b if b != b else b
+        return a if b != b or not a < b else b
+
+    def fmin(a, b):
+        if a != a:
+            return b + b if b != b else b
+        return a if b != b or not a > b else b
+
+    return {f.__name__: numba.vectorize(sigs, cache=True, nopython=True)(f) for f in (maximum, minimum, fmax, fmin)}

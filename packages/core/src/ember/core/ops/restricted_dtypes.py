@@ -10,13 +10,15 @@ for 'UInt16'"). Casting into float8 follows PyTorch, not ml_dtypes: float8_e4m3f
 
 from __future__ import annotations
 
+from functools import cache
+
 import numpy as np
 
 from ember.core import dtypes
 from ember.core.dispatch import register_dispatch_hook
 from ember.core.tensor import Tensor
 
-__all__ = ["install", "uninstall", "cast_array"]
+__all__ = ["install", "uninstall", "cast_array", "nan_bits_as_pytorch", "casts_nan_bits"]
 
 # views, copies and casts: every restricted dtype has them
 _STORAGE_OPS = frozenset({
@@ -114,3 +116,69 @@ def cast_array(a: np.ndarray, dt: dtypes.dtype) -> np.ndarray:
         a = np.abs(np.asarray(a, dtype=np.float32))  # PyTorch keeps the exponent of |x|; 0 is the smallest, 2^-127
         a = np.where(a == 0, np.float32(2.0 ** -127), a)
     return a.astype(dt.np)
+
+
+_F16, _F32, _F64 = np.dtype(np.float16), np.dtype(np.float32), np.dtype(np.float64)
+
+
+def _f32_bits(a: np.ndarray) -> np.ndarray:
+    """The float32 bits of NaNs `a` as PyTorch widens or narrows them to float32 (float64: the hardware's
+    conversion, top payload bits kept, quieted; bfloat16: the bits shifted, a signaling NaN kept)."""
+    if a.dtype.kind == "V":  # bfloat16
+        return a.view(np.uint16).astype(np.uint32) << 16
+    return a.astype(_F32).view(np.uint32)
+
+
+def _to_half(a, r, m):
+    b = _f32_bits(a[m])  # c10's float to half: sign | quiet NaN | the top 9 payload bits
+    r.view(np.uint16)[m] = ((b >> 16) & 0x8000 | 0x7e00 | (b & 0x7fffff) >> 13).astype(np.uint16)
+
+
+def _fill(bits: int):
+    def fix(a, r, m):
+        r.view(np.uint16)[m] = bits
+    return fix
+
+
+def _quiet(bit: int, uint):
+    def fix(a, r, m):
+        r.view(uint)[m] |= uint(bit)
+    return fix
+
+
+# (source, destination) -> how PyTorch 2.13's CPU conversion writes a NaN where numpy's (ml_dtypes') differs
+_NAN_RULES = {(_F32, _F16): _to_half, (_F64, _F16): _to_half,
+              (_F16, _F32): _quiet(0x00400000, np.uint32), (_F16, _F64): _quiet(0x0008000000000000, np.uint64)}
+
+
+@cache
+def _bfloat16_nan_rules() -> dict:
+    """The bfloat16 pairs, built at the first bfloat16 cast (importing ember.core leaves ml_dtypes unloaded)."""
+    bf = dtypes.bfloat16.np
+    return {(_F32, bf): _fill(0xffff),  # its vectorized float-to-bfloat16, for the whole tensor (any length)
+            (_F64, bf): _fill(0x7fc0), (_F16, bf): _fill(0x7fc0),  # c10's round_to_nearest_even: one NaN
+            (bf, _F16): _to_half}
+
+
+def _nan_rule(src: np.dtype, dst: np.dtype):
+    if src.kind == "V" or dst.kind == "V":  # bfloat16 (or a float8 / complex32 record: no rule)
+        return _bfloat16_nan_rules().get((src, dst))
+    return _NAN_RULES.get((src, dst))
+
+
+def casts_nan_bits(src: np.dtype, dst: np.dtype) -> bool:
+    """Whether a cast from `src` to `dst` needs nan_bits_as_pytorch."""
+    return _nan_rule(src, dst) is not None
+
+
+def nan_bits_as_pytorch(a: np.ndarray, r: np.ndarray) -> np.ndarray:
+    """`r` (`a` cast by numpy) with its NaNs' bits as PyTorch's CPU casts write them where float16 or
+    bfloat16 is involved (sign, payload, quiet bit; docs/robustness.md lists the rules); `r` is changed in
+    place and returned. Other casts, and arrays without a NaN, pass untouched."""
+    rule = _nan_rule(a.dtype, r.dtype)
+    if rule is None or r.size == 0:
+        return r
+    m = np.isnan(a if a.dtype.itemsize >= 4 else r)  # numpy's 16-bit isnan is emulated: 5x slower
+    if m.any():
+        rule(a, r, m)
+    return r

@@ -17,7 +17,7 @@ from ember.core.geometry import INT64_MAX, check_geometry, make_tensor
 from ember.core.ops import memfmt
 from ember.core.ops._util import normalize_dims, warn_complex_to_real, wrap
 from ember.core.opinfo_shape import info as _info
-from ember.core.ops.restricted_dtypes import cast_array
+from ember.core.ops.restricted_dtypes import cast_array, casts_nan_bits, nan_bits_as_pytorch
 from ember.core.storage import Storage
 from ember.core.tensor import _CSTRIDES, Tensor, _contiguous_strides_cached, contiguous_strides, describe
 
@@ -389,6 +389,8 @@ def _copy_cpu(self, src, non_blocking=False):
     elif (isinstance(s, complex) or getattr(getattr(s, "dtype", None), "kind", None) == "c") and \
             not self._dtype.is_complex and self._dtype is not dtypes.bool:
         s = np.real(s)  # the real part, without numpy's ComplexWarning (copy_'s meta step warns as PyTorch)
+    elif isinstance(s, np.ndarray) and casts_nan_bits(s.dtype, self._dtype.np):
+        s = nan_bits_as_pytorch(s, s.astype(self._dtype.np))  # float16/bfloat16 NaN bits as PyTorch casts them
     np.copyto(self._np(), s, casting="unsafe")
     return self
 
@@ -422,7 +424,7 @@ def _to_dtype_cpu(x, dtype):
     a = x._np()
     if a.dtype.kind == "c" and not dtype.is_complex and dtype is not dtypes.bool:
         a = a.real  # without numpy's ComplexWarning: the meta step gives PyTorch's
-    return wrap(a.astype(dtype.np))
+    return wrap(nan_bits_as_pytorch(a, a.astype(dtype.np)))
 
 
 resize_ = declare("resize_", mutates=(0,), overlap=0, differentiable=False)

@@ -164,11 +164,11 @@ def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None, max
     if input.is_floating_point():
         raise RuntimeError(f"Expected tensor for argument #1 'indices' to have one of the following scalar types: "
                            f"Long, Int; but got {input.type()} instead (while checking arguments for embedding)")
-    if padding_idx is not None:
+    if padding_idx is not None:  # PyTorch's checks: 0 is never out of range (an empty table takes it)
+        if padding_idx > 0 and padding_idx >= weight.shape[0] or padding_idx < 0 and padding_idx < -weight.shape[0]:
+            raise AssertionError("Padding_idx must be within num_embeddings")
         if padding_idx < 0:
             padding_idx += weight.shape[0]
-        if not 0 <= padding_idx < weight.shape[0]:
-            raise AssertionError("Padding_idx must be within num_embeddings")
     if max_norm is not None:
         _renorm(weight, input, max_norm, norm_type)
     if sparse:

@@ -13,15 +13,17 @@ from ember.nn.parameter import Parameter
 __all__ = ["Embedding", "EmbeddingBag"]
 
 
-def _check_padding_idx(padding_idx: int | None, num_embeddings: int) -> int | None:
+def _check_padding_idx(padding_idx: int | None, num_embeddings: int, name: str = "Padding_idx") -> int | None:
+    """PyTorch's constructor check (its `assert`, raised explicitly so that `python -O` keeps it; `EmbeddingBag`'s
+    message spells `padding_idx`), a negative index counted from the end."""
     if padding_idx is None:
         return None
     if padding_idx > 0:
         if padding_idx >= num_embeddings:
-            raise AssertionError("Padding_idx must be within num_embeddings")
+            raise AssertionError(f"{name} must be within num_embeddings")
     elif padding_idx < 0:
         if padding_idx < -num_embeddings:
-            raise AssertionError("Padding_idx must be within num_embeddings")
+            raise AssertionError(f"{name} must be within num_embeddings")
         padding_idx = num_embeddings + padding_idx
     return padding_idx
 
@@ -109,7 +111,7 @@ class EmbeddingBag(Module):
         self.max_norm = max_norm
         self.norm_type = norm_type
         self.scale_grad_by_freq = scale_grad_by_freq
-        self.padding_idx = _check_padding_idx(padding_idx, num_embeddings)
+        self.padding_idx = _check_padding_idx(padding_idx, num_embeddings, "padding_idx")
         if _weight is None:
             self.weight = Parameter(ea.empty((num_embeddings, embedding_dim), device=device, dtype=dtype))
             self.reset_parameters()
