@@ -94,7 +94,7 @@ def test_grad_mode_is_a_guard():
 
 def test_cache_limit_falls_back_with_one_warning_naming_the_guard(monkeypatch):
     monkeypatch.setattr(jit.config, "cache_size_limit", 3)
-    c = jit.compile(lambda x: x + 1)
+    c = jit.compile(lambda x: x + 1, dynamic=False)  # (the default keeps the last shapes: test_dynamic_shapes.py)
     for n in (1, 2, 3):
         c(_t(n))
         c(_t(n))
@@ -303,7 +303,7 @@ def test_autocast_state_is_a_guard():
 
 def test_cache_limit_warning_names_a_guard_inside_a_container(monkeypatch):
     monkeypatch.setattr(jit.config, "cache_size_limit", 1)
-    c = jit.compile(lambda xs, k: xs[0] * k + xs[1])
+    c = jit.compile(lambda xs, k: xs[0] * k + xs[1], dynamic=False)
     c([_t(2), _t(2)], 2.0)
     with pytest.warns(RuntimeWarning, match=r"argument 1: 3.0, the last plan has 2.0"):
         c([_t(2), _t(2)], 3.0)

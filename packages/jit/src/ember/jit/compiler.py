@@ -47,6 +47,19 @@ replay decides the figure. Three paths keep it small, each answering as the gene
 - a fused group's call is generated for its arity (NOTE [ A fused kernel's launch ] in
   `ember.jit.launch`), and a view of a constant is made once at codegen and reused while the
   constant's storage and offset stay (`Graph.codegen`), keeping its cached numpy view.
+
+NOTE [ Dynamic shapes ]
+A plan is made for the shapes it was captured with: its non-tensor arguments (`view(B * T, C)`), the
+engine's gradient shapes and its fused kernels' geometry are those shapes', and ember's capture has no
+symbolic sizes. So each new shape is a new plan, captured at the shape's second call as any new guards
+are. PyTorch's `dynamic=None` (the default) marks a dimension dynamic once it changes and stops
+recompiling; ember keeps the shapes it saw last: with `dynamic` None or True, a new shape past
+`config.cache_size_limit` plans replaces the least recently used plan that differs from it only in
+tensor shapes and strides (recency counted on the calls that take the general path; the plan replayed
+last counts as the most recent), so variable batch or sequence lengths keep replaying the recent ones
+and never fall back to eager for good. `dynamic=False` keeps PyTorch's recompile limit: past it, calls
+with new guards run eagerly, with one warning. Guards other than shapes (a dtype, a Python value, grad
+mode) count towards the limit either way. `evictions` counts the plans dropped.
 """
 
 from __future__ import annotations
@@ -172,6 +185,15 @@ def _training_flags(m) -> tuple:
     return tuple(flags)
 
 
+def _is_tensor_guard(v) -> bool:
+    return type(v) is tuple and len(v) == 8 and type(v[0]) is tuple and type(v[1]) is tuple and type(v[5]) is bool
+
+
+def _shape_free(key: tuple) -> tuple:
+    """`key` with each tensor's shape and strides replaced by its number of dimensions."""
+    return tuple((len(v[0]), *v[2:]) if _is_tensor_guard(v) else v for v in key)
+
+
 def _guard_check(key: tuple, n_args: int, module, entry: _Entry | None = None):
     """`check(args)`: the tensors among `args` where the guards of a call with these positional arguments (no
     keyword arguments) equal `key`, else None; with `entry`, also `check.fast(args)`: `entry.replay(*tensors)`
@@ -254,7 +276,8 @@ class _Entry:
     """The cache entry of one set of guards: its calls, its plans (one per path through the branches on
     tensor values) or why it has none."""
 
-    __slots__ = ("key", "calls", "plans", "replay", "broken", "captures", "keep", "check", "warned", "unplanned")
+    __slots__ = ("key", "calls", "plans", "replay", "broken", "captures", "keep", "check", "warned", "unplanned",
+                 "used")
 
     def __init__(self, key: tuple) -> None:
         self.key = key
@@ -267,6 +290,7 @@ class _Entry:
         self.check = None  # `_guard_check` of `key`, made once the entry has a plan (False: none)
         self.warned = False  # the warning that new paths run eagerly was given
         self.unplanned: str | None = None  # why a call on a path without a plan runs eagerly (a break on that path)
+        self.used = 0  # the compiled function's call count at this entry's last call (NOTE [ Dynamic shapes ])
 
     def set_plans(self, plans: list) -> None:
         self.plans = plans
@@ -295,8 +319,10 @@ class CompiledFunction:
         self._cache: dict[tuple, _Entry] = {}
         self._last_key: tuple | None = None
         self._hot: _Entry | None = None  # the last call's entry, whose `check` the next call tries first
+        self._tick = 0  # calls that took the general path: entries' recency (NOTE [ Dynamic shapes ])
         self._warned = False
         self.captures = 0  # how many captures ran (each one a call run eagerly while recording)
+        self.evictions = 0  # plans of other shapes dropped for new ones (NOTE [ Dynamic shapes ])
         self._name = type(module).__name__ if module is not None else getattr(fn, "__qualname__", repr(fn))
         functools.update_wrapper(self, fn)
         _ALL.add(self)
@@ -349,13 +375,16 @@ class CompiledFunction:
         except TypeError:  # an unhashable Python value among the arguments
             return self.__wrapped__(*args, **kwargs)
         if entry is None:
-            if len(self._cache) >= config.cache_size_limit:
+            if len(self._cache) >= config.cache_size_limit and not (self._dynamic is not False and
+                                                                    self._evict_shape_variant(key)):
                 self._warn_limit(key, args, kwargs)
                 return self.__wrapped__(*args, **kwargs)
             entry = self._cache[key] = _Entry(key)
             entry.keep = [o for a in (args, tuple(kwargs.values())) for o in _objects(a)]
         self._last_key = key
         self._hot = None
+        self._tick += 1
+        entry.used = self._tick
         entry.calls += 1
         if entry.replay is not None:
             r = entry.replay(*tensors)
@@ -404,6 +433,22 @@ class CompiledFunction:
         else:
             entry.set_plans(entry.plans + [(rec.graph, rec.graph.compile())])
         return result
+
+    def _evict_shape_variant(self, key: tuple) -> bool:
+        """Make room for `key` by dropping the least recently used entry that differs from it only in tensor
+        shapes and strides (NOTE [ Dynamic shapes ]); False where there is none."""
+        sig = _shape_free(key)
+        victims = [e for e in self._cache.values() if _shape_free(e.key) == sig]
+        if not victims:
+            return False
+        if self._hot in victims and len(victims) > 1:  # replayed last, by the fast path (its `used` is older)
+            victims.remove(self._hot)
+        victim = min(victims, key=lambda e: e.used)
+        del self._cache[victim.key]
+        if self._hot is victim:
+            self._hot = None
+        self.evictions += 1
+        return True
 
     def _warn_paths(self, entry: _Entry) -> None:
         if not entry.warned:
@@ -499,7 +544,9 @@ def compile(model=None, *, fullgraph: bool = False, dynamic: bool | None = None,
     Args:
         model: the function, or a module (its calls are compiled); None returns a decorator.
         fullgraph: raise `ember.jit.Unsupported` at a graph break instead of running eagerly.
-        dynamic: accepted for PyTorch's signature; every new shape is a new plan in this pass.
+        dynamic: False: each new shape is a new plan, up to `config.cache_size_limit`, then eager (one
+            warning); None (the default) or True: past the limit, a new shape replaces the least recently used
+            plan that differs from it only in shapes (NOTE [ Dynamic shapes ]).
         mode: accepted for PyTorch's signature ("default", "reduce-overhead", "max-autotune").
 
     Returns:
