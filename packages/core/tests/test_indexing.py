@@ -405,8 +405,8 @@ REGISTRY_CASES = [
     ("gather", lambda a: (a, 1, np.array([[0, 3], [1, 1], [2, 0]])), lambda t, d, i: (t, d, E.tensor(i))),
     ("index_select", lambda a: (a, 1, np.array([3, 0, 3])), lambda t, d, i: (t, d, E.tensor(i))),
     ("take", lambda a: (a, np.array([[0, -1], [5, 2]])), lambda t, i: (t, E.tensor(i))),
-    ("masked_select", lambda a: (a, a[0] > 1), lambda t, m: (t, E.tensor(m))),
-    ("nonzero", lambda a: (a > 4,), lambda m: (E.tensor(m),)),
+    ("masked_select", lambda a: (a, a[0] > 1), lambda t, m: (t, E.as_tensor(m))),
+    ("nonzero", lambda a: (a > 4,), lambda m: (E.as_tensor(m),)),
 ]
 
 
