@@ -23,6 +23,12 @@ from ember.core.ops._util import wrap
 from ember.core.tensor import Tensor, describe
 
 # lstm_layer and its backward (ember.nn's LSTM node, no PyTorch name) stay out of the torch namespace
+
+# Numba's pedantic SSA check (NumbaIRAssumptionWarning) flags the selects of `exp32`, inlined twice into the
+# LSTM kernels (their `exp` overload, then exp32 itself), as a variable out of scope; the code is right (the
+# tests hold it to float64), and without the inlining the loops do not vectorize (the layer 3.5x slower), so
+# that one message is not shown (matched by message: naming the category would import numba here)
+warnings.filterwarnings("ignore", message=r"variable '.*exp32.*' is not in scope")
 __all__ = ["_thnn_fused_lstm_cell", "_thnn_fused_gru_cell", "lstm_cell_backward", "gru_cell_backward"]
 
 
@@ -172,12 +178,6 @@ def _layer_kernels():
     from numba.extending import overload
 
     from ember.core.ops.vector_exp import exp32
-
-    # Numba's pedantic SSA check flags the selects of `exp32` inlined twice (the overload, then exp32 itself)
-    # as a variable out of scope; the code is right (the tests hold it to float64) and without the inlining
-    # the loops do not vectorize (the layer's step 3.5x slower), so that one message is not shown
-    warnings.filterwarnings("ignore", message=r"variable '.*exp32.*' is not in scope",
-                            category=numba.core.errors.NumbaIRAssumptionWarning)
 
     def exp(x):
         """math.exp; for float32, `exp32`, which LLVM vectorizes (see the overload)."""
