@@ -375,3 +375,63 @@ def test_bool_products_match_pytorch(name):
         except NotImplementedError as e:
             outcomes.append(str(e))
     assert outcomes[0] == outcomes[1]
+
+
+# einsum over bool/integer operands: a letter summed out of one operand counts in int64 (PyTorch's `sum`);
+# a pair contracted together goes through bmm, which refuses bool and wants one dtype
+EINSUM_INTEGRAL = {
+    ("ij->i", "bool"): ([1, 2], "int64"),
+    ("ij->", "bool"): (3, "int64"),
+    ("ii->", "bool"): (2, "int64"),
+    ("ii->i", "bool"): ([True, True], "bool"),
+    ("ij->ji", "bool"): ([[True, True], [False, True]], "bool"),
+    ("ij,k->k", "bool"): ([3, 0], "int64"),
+    ("ij,jk->j", "bool"): ([2, 2], "int64"),
+    ("ij,jk->ijk", "bool"): ([[[True, False], [False, False]], [[True, False], [True, True]]], "bool"),
+    ("ij->i", "int8"): ([1, 2], "int64"),
+    ("ij,i->i", "int16"): ([1, 0], "int64"),
+    ("ij,ij->i", "int32"): ([1, 2], "int32"),
+    ("ij->i", "uint16"): ([1, 2], "int64"),
+}
+EINSUM_INTEGRAL_ERRORS = {
+    ("ij,ij->i", "bool"): (NotImplementedError, "\"bmm\" not implemented for 'Bool'"),
+    ("ij,jk->i", "bool"): (NotImplementedError, "\"bmm\" not implemented for 'Bool'"),
+    ("ij,jk->k", "bool"): (RuntimeError, "expected scalar type Long but found Bool"),
+    ("ij,jk->i", "int8"): (RuntimeError, "expected scalar type Char but found Long"),
+    ("ij,ij->i", "uint16"): (NotImplementedError, "\"bmm\" not implemented for 'UInt16'"),
+}
+
+
+def _einsum_operands(M, eq, dt):
+    b = M.tensor([[1, 0], [1, 1]], dtype=getattr(M, dt))
+    return [b if len(t) == 2 else b[0] for t in eq.split("->")[0].split(",")]
+
+
+@pytest.mark.parametrize("case", list(EINSUM_INTEGRAL), ids=" ".join)
+def test_einsum_of_integral_operands_sums_in_int64(case):
+    expect, dt = EINSUM_INTEGRAL[case]
+    r = E.einsum(case[0], *_einsum_operands(E, *case))
+    assert r.dtype == getattr(E, dt) and r.tolist() == expect
+
+
+@pytest.mark.parametrize("case", list(EINSUM_INTEGRAL_ERRORS), ids=" ".join)
+def test_einsum_of_integral_operands_raises_pytorchs_bmm_errors(case):
+    kind, msg = EINSUM_INTEGRAL_ERRORS[case]
+    with pytest.raises(kind) as e:
+        E.einsum(case[0], *_einsum_operands(E, *case))
+    assert str(e.value) == msg
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("case", list(EINSUM_INTEGRAL) + list(EINSUM_INTEGRAL_ERRORS), ids=" ".join)
+def test_einsum_of_integral_operands_matches_pytorch(case):
+    torch = pytest.importorskip("torch")
+    outcomes = []
+    for M in (E, torch):
+        try:
+            r = M.einsum(case[0], *_einsum_operands(M, *case))
+            outcomes.append((r.tolist(), str(r.dtype).split(".")[-1]))
+        except (NotImplementedError, RuntimeError) as e:
+            outcomes.append((isinstance(e, NotImplementedError), str(e)))
+    assert outcomes[0] == outcomes[1]
+

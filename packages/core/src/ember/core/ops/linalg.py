@@ -186,24 +186,70 @@ def _einsum_meta(equation, *operands, out=None) -> None:
         if o._dtype is not dt:
             raise RuntimeError(f"einsum(): expected all operands to have the same dtype; got "
                                f"{', '.join(o._dtype.name for o in operands)}")
-    if dt is dtypes.bool and len(operands) > 1:
-        _refuse_bool("bmm", operands[0], _contracts(equation))
+    if not (dt.is_floating_point or dt.is_complex):
+        _integral_dtype(equation, operands)
 
 
-def _contracts(equation: str) -> bool:
-    """Whether `equation` sums a label shared by two operands: PyTorch's einsum multiplies that pair with bmm."""
-    lhs, arrow, rhs = equation.replace(" ", "").partition("->")
-    terms = [set(filter(str.isalpha, t)) for t in lhs.split(",")]
-    labels = [c for t in terms for c in t]
-    out = set(rhs) if arrow else {c for c in labels if labels.count(c) == 1}
-    return any(labels.count(c) > 1 and c not in out for c in set(labels))
+def _integral_dtype(equation: str, operands) -> dtypes.dtype:
+    """The result dtype of einsum over integer or bool operands, raising what PyTorch raises. PyTorch contracts
+    left to right: a letter only one operand still has is summed out of it (`sum`, which gives int64), a pair
+    with no letter to contract multiplies (promoting), and a pair with one calls bmm, which wants one dtype and
+    refuses bool. So `einsum("ij->i", bool)` counts in int64 and `einsum("ij,jk->k", bool)` fails."""
+    from ember.core.ops.einsum_composite import _parse
+    from ember.core.ops.numeric import not_implemented_for
+
+    try:
+        terms, out = _parse(equation, operands)
+    except RuntimeError:
+        return operands[0]._dtype  # numpy's parser reports a malformed equation
+    shapes = [dict(zip(t, o._shape, strict=True)) for t, o in zip(terms, operands, strict=True)]
+    contracted = sorted({c for t in terms for c in t} - set(out))
+    if len(operands) == 1:
+        return dtypes.int64 if contracted else operands[0]._dtype
+    counts = {c: sum(s.get(c, 1) != 1 for s in shapes) for c in contracted}
+    ops = [(o._dtype, s) for o, s in zip(operands, shapes, strict=True)]
+    while len(ops) > 1:
+        (da, a), (db, b) = ops[0], ops[1]
+        pair = []
+        for c in contracted:
+            if a.get(c, 1) != 1 and b.get(c, 1) != 1:
+                counts[c] -= 1
+                if counts[c] == 1:
+                    pair.append(c)
+                    counts[c] = 0
+            elif counts[c] == 1 and (a.get(c, 1) != 1 or b.get(c, 1) != 1):
+                if a.get(c, 1) != 1:
+                    a, da = {**a, c: 1}, dtypes.int64
+                else:
+                    b, db = {**b, c: 1}, dtypes.int64
+                counts[c] = 0
+        if not pair:
+            dt = dtypes.promote_types(da, db)
+        else:  # bmm: the first operand's dtype needs a kernel, then the second must match it
+            dt = da
+            if da is dtypes.bool or da in dtypes.RESTRICTED:
+                rows = int(np.prod(list(a.values()), dtype=np.int64))
+                cols = int(np.prod([n for c, n in b.items() if a.get(c, 1) == 1], dtype=np.int64))
+                if rows and cols:
+                    raise not_implemented_for("bmm", da)
+            if db is not da:
+                raise RuntimeError(f"expected scalar type {dtypes.TORCH_NAMES[da.name]} but found "
+                                   f"{dtypes.TORCH_NAMES[db.name]}")
+        merged = {c: 1 if c in pair else max(a.get(c, 1), b.get(c, 1)) for c in {*a, *b}}
+        ops[:2] = [(dt, merged)]
+    return ops[0][0]
 
 
 @_einsum.register("cpu")
 def _einsum_cpu(equation, *operands, out=None):
     """einsum(equation: str, *operands): numpy's einsum (optimize=True picks BLAS contractions)."""
     dt = operands[0]._dtype
-    arrays = [o._np().astype(np.float32) if dt.is_floating_point and dt.itemsize == 2 else o._np() for o in operands]
+    if not (dt.is_floating_point or dt.is_complex) and _integral_dtype(equation, operands) is not dt:
+        dt = dtypes.int64  # a letter summed out of one operand: PyTorch's `sum` counts in int64
+        arrays = [o._np().astype(np.int64) for o in operands]
+    else:
+        arrays = [o._np().astype(np.float32) if dt.is_floating_point and dt.itemsize == 2 else o._np()
+                  for o in operands]
     try:
         r = np.einsum(equation, *arrays, optimize=len(arrays) > 1)
     except ValueError as e:
