@@ -412,6 +412,9 @@ def _scaled_sum(input, prod_dt: tuple, beta, alpha, out, op: str) -> Tensor:
             input = S.to_dtype(input, dtypes.float32)
         r = _scaled_sum(input, (prod, None), beta, alpha, None, op)
         return S.to_dtype(r, dt) if out is None else S.copy_(_out_like(out, r), r)
+    if prod._dtype is dtypes.bool and op in ("addmm", "baddbmm", "addbmm") and isinstance(input, Tensor) \
+            and input._dtype is dtypes.bool:
+        return _bool_empty_product(input, prod, beta, out)
     if alpha != 1:
         prod = ew.mul(prod, alpha)
     if beta == 0:
@@ -423,6 +426,20 @@ def _scaled_sum(input, prod_dt: tuple, beta, alpha, out, op: str) -> Tensor:
     except ValueError:
         raise RuntimeError(f"{op}: the input of shape {tuple(getattr(input, '_shape', ()))} can't be broadcast to "
                            f"the product's shape {tuple(prod._shape)}") from None
+
+
+def _bool_empty_product(input: Tensor, prod: Tensor, beta, out) -> Tensor:
+    """A bool addmm/baddbmm/addbmm that got past the BLAS refusal: its product sums nothing. PyTorch then
+    scales `input` by `beta` in place, in bool: 0 zeroes it, True keeps it, any other number can't be cast."""
+    if prod.numel() == 0 or beta == 0:
+        r = ew.mul(prod, False)
+    elif beta is True:
+        r = ew.logical_or(input, prod)
+    else:
+        name = "Long" if isinstance(beta, int) else "ComplexFloat" if isinstance(beta, complex) else \
+            dtypes.TORCH_NAMES[dtypes.get_default_dtype().name]
+        raise RuntimeError(f"result type {name} can't be cast to the desired output type Bool")
+    return S.copy_(_out_like(out, r), r) if out is not None else r
 
 
 @method
@@ -465,6 +482,8 @@ def addbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta=1, alpha=1, ou
     if batch1._dtype is dtypes.bool and batch2._dtype is dtypes.bool and batch1.ndim == batch2.ndim == 3:
         _refuse_bool("addmm_impl_cpu_", batch1, bool(batch1.numel() and batch2._shape[2]))
     prod = _opmath(lambda a, b: _sum(_bmm(a, b), (0,), False, None), batch1, batch2)
+    if batch1._dtype is dtypes.bool:  # an empty bool product (the others were refused): no int64 count
+        prod = (S.to_dtype(prod[0], dtypes.bool), None)
     return _scaled_sum(input, prod, beta, alpha, out, "addbmm")
 
 
