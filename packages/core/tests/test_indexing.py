@@ -593,3 +593,49 @@ def test_index_put_dtype_rule_matches_pytorch(name):
         except RuntimeError as e:
             outcomes.append(str(e))
     assert outcomes[0] == outcomes[1]
+
+
+# PyTorch's setitem takes a tensor or a Python number (numpy integers, np.float64 and np.complex128 count as
+# numbers); any other value, a list or a numpy array included, is refused whatever the index
+SETITEM_KEYS = {"tensor index": lambda: E.tensor([0]), "int": lambda: 0, "slice": lambda: slice(0, 2),
+                "list index": lambda: [0, 1], "mask": lambda: E.tensor([True, False, True]), "ellipsis": lambda: ...}
+SETITEM_REFUSED = {"list": ([1.0], "list"), "tuple": ((1.0,), "tuple"), "ndarray": (np.array([1.0]), "numpy.ndarray"),
+                   "0-d ndarray": (np.array(1.0), "numpy.ndarray"), "np.float32": (np.float32(2.0), "numpy.float32"),
+                   "np.bool_": (np.bool_(True), "numpy.bool"), "None": (None, "NoneType"), "str": ("a", "str")}
+
+
+@pytest.mark.parametrize("key", list(SETITEM_KEYS))
+@pytest.mark.parametrize("value", list(SETITEM_REFUSED))
+def test_setitem_refuses_values_other_than_tensors_and_numbers(key, value):
+    v, name = SETITEM_REFUSED[value]
+    x = E.zeros(3)
+    with pytest.raises(TypeError, match=f"^can't assign a {name} to a torch.FloatTensor$"):
+        x[SETITEM_KEYS[key]()] = v
+    assert x.tolist() == [0.0, 0.0, 0.0]
+    with pytest.raises(TypeError, match="^can't assign a list to a torch.LongTensor$"):
+        E.zeros(3, dtype=E.int64)[SETITEM_KEYS[key]()] = [1]
+
+
+@pytest.mark.parametrize("value", [1, 1.0, True, np.int32(1), np.uint8(1), np.float64(1.0), np.complex128(1.0),
+                                   E.tensor(1.0), E.tensor([1.0])])
+def test_setitem_takes_tensors_and_numbers(value):
+    x = E.zeros(3)
+    x[E.tensor([0, 2])] = value
+    assert x.tolist() == [1.0, 0.0, 1.0]
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("key", list(SETITEM_KEYS))
+@pytest.mark.parametrize("value", list(SETITEM_REFUSED))
+def test_setitem_value_types_match_pytorch(key, value):
+    torch = pytest.importorskip("torch")
+    outcomes = []
+    for M in (E, torch):
+        k = SETITEM_KEYS[key]()
+        k = torch.tensor(k.tolist()) if M is torch and isinstance(k, E.Tensor) else k
+        try:
+            M.zeros(3)[k] = SETITEM_REFUSED[value][0]
+            outcomes.append(None)
+        except TypeError as e:
+            outcomes.append(str(e))
+    assert outcomes[0] == outcomes[1]
