@@ -305,7 +305,8 @@ def test_masked_fill_broadcast_and_tensor_value():
     y = x.float()
     y.masked_fill_(y > 3, float("-inf"))
     assert y.tolist() == [[0, 1, 2], [3, float("-inf"), float("-inf")]]
-    with pytest.raises(RuntimeError, match="only supports boolean masks, but got mask with dtype Long"):
+    with pytest.raises(RuntimeError, match="^masked_fill_ only supports boolean masks, but got mask with dtype long "
+                                           "int$"):
         x.masked_fill(E.tensor([1, 0, 1]), 0)
     with pytest.raises(RuntimeError, match="0-dimensional value tensor"):
         x.masked_fill(m, E.tensor([1]))
@@ -637,5 +638,68 @@ def test_setitem_value_types_match_pytorch(key, value):
             M.zeros(3)[k] = SETITEM_REFUSED[value][0]
             outcomes.append(None)
         except TypeError as e:
+            outcomes.append(str(e))
+    assert outcomes[0] == outcomes[1]
+
+
+# a uint8 mask: PyTorch reads and puts through it as a bool mask with a deprecation warning, but its
+# masked_fill_ path (one value, one mask) takes bool masks only
+BYTE_MASK_FILLS = {
+    "x[m] = 1.0": lambda M, m: M.zeros(3).__setitem__(m, 1.0),
+    "x[m] = 1": lambda M, m: M.zeros(3).__setitem__(m, 1),
+    "x[m] = 0-d tensor": lambda M, m: M.zeros(3).__setitem__(m, M.tensor(2.0)),
+    "x[m] = one-element tensor": lambda M, m: M.zeros(3).__setitem__(m, M.tensor([2.0])),
+    "x[m2] = 1.0": lambda M, m: M.zeros(3, 1).__setitem__(m, 1.0),
+    "x[m, 0] = 1.0": lambda M, m: M.zeros(3, 2).__setitem__((m, 0), 1.0),
+    "x[0, m] = 1.0": lambda M, m: M.zeros(2, 3).__setitem__((0, m), 1.0),
+    "index_put_": lambda M, m: M.zeros(3).index_put_((m,), M.tensor(1.0)),
+}
+UINT8_WARNING = "^indexing with dtype torch.uint8 is now deprecated, please use a dtype torch.bool instead.$"
+
+
+@pytest.mark.parametrize("name", list(BYTE_MASK_FILLS))
+def test_byte_mask_fill_raises_masked_fill_error(name):
+    with pytest.raises(RuntimeError, match="^masked_fill_ only supports boolean masks, but got mask with dtype "
+                                           "unsigned char$"):
+        BYTE_MASK_FILLS[name](E, E.tensor([1, 0, 1], dtype=E.uint8))
+
+
+def test_byte_mask_reads_and_puts_of_many_values_warn():
+    m = E.tensor([1, 0, 1], dtype=E.uint8)
+    with pytest.warns(UserWarning, match=UINT8_WARNING):
+        assert E.arange(3.0)[m].tolist() == [0.0, 2.0]
+    with pytest.warns(UserWarning, match=UINT8_WARNING):
+        assert E.arange(3.0)[m, None].tolist() == [[0.0], [2.0]]
+    x = E.zeros(3)
+    with pytest.warns(UserWarning, match=UINT8_WARNING):
+        x[m] = E.tensor([2.0, 3.0])
+    assert x.tolist() == [2.0, 0.0, 3.0]
+    with pytest.warns(UserWarning, match=UINT8_WARNING):
+        assert E.zeros(3).index_put_((m,), E.tensor([1.0, 2.0])).tolist() == [1.0, 0.0, 2.0]
+
+
+def test_mask_ops_name_a_wrong_mask_dtype_as_pytorch():
+    m = E.tensor([1, 0, 1], dtype=E.uint8)
+    with pytest.raises(RuntimeError, match="^masked_fill_ only supports boolean masks, but got mask with dtype "
+                                           "unsigned char$"):
+        E.zeros(3).masked_fill(m, 1.0)
+    with pytest.raises(RuntimeError, match="^masked_select: expected BoolTensor for mask$"):
+        E.zeros(3).masked_select(m)
+    with pytest.warns(UserWarning, match="^masked_scatter_ received a mask with dtype torch.uint8"), \
+            pytest.raises(RuntimeError, match="^masked_scatter_ only supports boolean masks, but got mask with dtype "
+                                              "Byte$"):
+        E.zeros(3).masked_scatter(m, E.ones(3))
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("name", list(BYTE_MASK_FILLS))
+def test_byte_mask_fill_matches_pytorch(name):
+    torch = pytest.importorskip("torch")
+    outcomes = []
+    for M in (E, torch):
+        try:
+            BYTE_MASK_FILLS[name](M, M.tensor([1, 0, 1], dtype=M.uint8))
+            outcomes.append(None)
+        except RuntimeError as e:
             outcomes.append(str(e))
     assert outcomes[0] == outcomes[1]
