@@ -79,9 +79,35 @@ def test_asarray_requires_grad_given():
         d = E.asarray(g, requires_grad=False)
         r = E.asarray(t, requires_grad=True)
     assert not d.requires_grad and d.data_ptr() == g.data_ptr()
-    assert r.requires_grad and r.is_leaf and r.data_ptr() == t.data_ptr() and not t.requires_grad
-    with pytest.raises(RuntimeError, match="floating point"):
+    assert r is t and r.requires_grad and r.is_leaf  # PyTorch sets requires_grad on the aliased tensor itself
+    with pytest.raises(RuntimeError, match="^Only Tensors of floating point and complex dtype can require "
+                                           "gradients$"):
         E.asarray([1, 2], requires_grad=True)
+
+
+def test_asarray_cast_of_a_tensor_made_to_require_grad_is_no_leaf():
+    t = E.tensor([1.0, 2.0])
+    E.asarray(t, requires_grad=True)
+    b = E.asarray(t, dtype=E.float64, requires_grad=True)
+    assert t.requires_grad and not b.is_leaf and type(b.grad_fn).__name__ == "ToCopyBackward0"
+    b.sum().backward()
+    assert t.grad.tolist() == [1.0, 1.0]
+    fresh = E.tensor([1.0, 2.0])
+    c = E.asarray(fresh, dtype=E.float64, requires_grad=True)  # a copy of a tensor without grad: a new leaf
+    assert c.is_leaf and c.grad_fn is None and not fresh.requires_grad
+
+
+@pytest.mark.torch
+def test_asarray_requires_grad_matches_pytorch():
+    torch = pytest.importorskip("torch")
+    outcomes = []
+    for M in (E, torch):
+        t = M.tensor([1.0, 2.0])
+        a = M.asarray(t, requires_grad=True)
+        b = M.asarray(t, dtype=M.float64, requires_grad=True)
+        c = M.asarray(M.tensor([1.0]), dtype=M.float64, requires_grad=True)
+        outcomes.append((a is t, t.requires_grad, b.is_leaf, type(b.grad_fn).__name__, c.is_leaf))
+    assert outcomes[0] == outcomes[1]
 
 
 def test_tensor_of_grad_requiring_scalars_warns_once_per_process(monkeypatch):

@@ -85,6 +85,16 @@ def test_einsum_matches_cpu(eq, shapes, device):
     assert_close(got, _on(want, device), rtol=1e-5, atol=1e-4)
 
 
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize(("eq", "dt", "expect", "rdt"), [
+    ("ij->i", "bool", [1, 2], "int64"), ("ij,k->k", "bool", [3, 0], "int64"), ("ij,jk->j", "int8", [2, 2], "int64"),
+    ("ij,ij->ij", "bool", [[True, False], [True, True]], "bool"), ("ij,ij->i", "int8", [1, 2], "int8")])
+def test_einsum_of_integral_operands_takes_pytorchs_dtype(eq, dt, expect, rdt, device):
+    b = _on(E.tensor([[1, 0], [1, 1]], dtype=getattr(E, dt)), device)
+    r = E.einsum(eq, *(b if len(t) == 2 else b[0] for t in eq.split("->")[0].split(",")))
+    assert r.dtype == getattr(E, rdt) and r.tolist() == expect
+
+
 def _spd(n: int, seed: int) -> E.Tensor:
     a = make_tensor(n, n, dtype=E.float64, seed=seed)
     return a @ a.t() + E.eye(n, dtype=E.float64) * n

@@ -305,7 +305,8 @@ def test_masked_fill_broadcast_and_tensor_value():
     y = x.float()
     y.masked_fill_(y > 3, float("-inf"))
     assert y.tolist() == [[0, 1, 2], [3, float("-inf"), float("-inf")]]
-    with pytest.raises(RuntimeError, match="only supports boolean masks, but got mask with dtype Long"):
+    with pytest.raises(RuntimeError, match="^masked_fill_ only supports boolean masks, but got mask with dtype long "
+                                           "int$"):
         x.masked_fill(E.tensor([1, 0, 1]), 0)
     with pytest.raises(RuntimeError, match="0-dimensional value tensor"):
         x.masked_fill(m, E.tensor([1]))
@@ -590,6 +591,115 @@ def test_index_put_dtype_rule_matches_pytorch(name):
     for M in (E, torch):
         try:
             outcomes.append(put(M).tolist())
+        except RuntimeError as e:
+            outcomes.append(str(e))
+    assert outcomes[0] == outcomes[1]
+
+
+# PyTorch's setitem takes a tensor or a Python number (numpy integers, np.float64 and np.complex128 count as
+# numbers); any other value, a list or a numpy array included, is refused whatever the index
+SETITEM_KEYS = {"tensor index": lambda: E.tensor([0]), "int": lambda: 0, "slice": lambda: slice(0, 2),
+                "list index": lambda: [0, 1], "mask": lambda: E.tensor([True, False, True]), "ellipsis": lambda: ...}
+SETITEM_REFUSED = {"list": ([1.0], "list"), "tuple": ((1.0,), "tuple"), "ndarray": (np.array([1.0]), "numpy.ndarray"),
+                   "0-d ndarray": (np.array(1.0), "numpy.ndarray"), "np.float32": (np.float32(2.0), "numpy.float32"),
+                   "np.bool_": (np.bool_(True), "numpy.bool"), "None": (None, "NoneType"), "str": ("a", "str")}
+
+
+@pytest.mark.parametrize("key", list(SETITEM_KEYS))
+@pytest.mark.parametrize("value", list(SETITEM_REFUSED))
+def test_setitem_refuses_values_other_than_tensors_and_numbers(key, value):
+    v, name = SETITEM_REFUSED[value]
+    x = E.zeros(3)
+    with pytest.raises(TypeError, match=f"^can't assign a {name} to a torch.FloatTensor$"):
+        x[SETITEM_KEYS[key]()] = v
+    assert x.tolist() == [0.0, 0.0, 0.0]
+    with pytest.raises(TypeError, match="^can't assign a list to a torch.LongTensor$"):
+        E.zeros(3, dtype=E.int64)[SETITEM_KEYS[key]()] = [1]
+
+
+@pytest.mark.parametrize("value", [1, 1.0, True, np.int32(1), np.uint8(1), np.float64(1.0), np.complex128(1.0),
+                                   E.tensor(1.0), E.tensor([1.0])])
+def test_setitem_takes_tensors_and_numbers(value):
+    x = E.zeros(3)
+    x[E.tensor([0, 2])] = value
+    assert x.tolist() == [1.0, 0.0, 1.0]
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("key", list(SETITEM_KEYS))
+@pytest.mark.parametrize("value", list(SETITEM_REFUSED))
+def test_setitem_value_types_match_pytorch(key, value):
+    torch = pytest.importorskip("torch")
+    outcomes = []
+    for M in (E, torch):
+        k = SETITEM_KEYS[key]()
+        k = torch.tensor(k.tolist()) if M is torch and isinstance(k, E.Tensor) else k
+        try:
+            M.zeros(3)[k] = SETITEM_REFUSED[value][0]
+            outcomes.append(None)
+        except TypeError as e:
+            outcomes.append(str(e))
+    assert outcomes[0] == outcomes[1]
+
+
+# a uint8 mask: PyTorch reads and puts through it as a bool mask with a deprecation warning, but its
+# masked_fill_ path (one value, one mask) takes bool masks only
+BYTE_MASK_FILLS = {
+    "x[m] = 1.0": lambda M, m: M.zeros(3).__setitem__(m, 1.0),
+    "x[m] = 1": lambda M, m: M.zeros(3).__setitem__(m, 1),
+    "x[m] = 0-d tensor": lambda M, m: M.zeros(3).__setitem__(m, M.tensor(2.0)),
+    "x[m] = one-element tensor": lambda M, m: M.zeros(3).__setitem__(m, M.tensor([2.0])),
+    "x[m2] = 1.0": lambda M, m: M.zeros(3, 1).__setitem__(m, 1.0),
+    "x[m, 0] = 1.0": lambda M, m: M.zeros(3, 2).__setitem__((m, 0), 1.0),
+    "x[0, m] = 1.0": lambda M, m: M.zeros(2, 3).__setitem__((0, m), 1.0),
+    "index_put_": lambda M, m: M.zeros(3).index_put_((m,), M.tensor(1.0)),
+}
+UINT8_WARNING = "^indexing with dtype torch.uint8 is now deprecated, please use a dtype torch.bool instead.$"
+
+
+@pytest.mark.parametrize("name", list(BYTE_MASK_FILLS))
+def test_byte_mask_fill_raises_masked_fill_error(name):
+    with pytest.raises(RuntimeError, match="^masked_fill_ only supports boolean masks, but got mask with dtype "
+                                           "unsigned char$"):
+        BYTE_MASK_FILLS[name](E, E.tensor([1, 0, 1], dtype=E.uint8))
+
+
+def test_byte_mask_reads_and_puts_of_many_values_warn():
+    m = E.tensor([1, 0, 1], dtype=E.uint8)
+    with pytest.warns(UserWarning, match=UINT8_WARNING):
+        assert E.arange(3.0)[m].tolist() == [0.0, 2.0]
+    with pytest.warns(UserWarning, match=UINT8_WARNING):
+        assert E.arange(3.0)[m, None].tolist() == [[0.0], [2.0]]
+    x = E.zeros(3)
+    with pytest.warns(UserWarning, match=UINT8_WARNING):
+        x[m] = E.tensor([2.0, 3.0])
+    assert x.tolist() == [2.0, 0.0, 3.0]
+    with pytest.warns(UserWarning, match=UINT8_WARNING):
+        assert E.zeros(3).index_put_((m,), E.tensor([1.0, 2.0])).tolist() == [1.0, 0.0, 2.0]
+
+
+def test_mask_ops_name_a_wrong_mask_dtype_as_pytorch():
+    m = E.tensor([1, 0, 1], dtype=E.uint8)
+    with pytest.raises(RuntimeError, match="^masked_fill_ only supports boolean masks, but got mask with dtype "
+                                           "unsigned char$"):
+        E.zeros(3).masked_fill(m, 1.0)
+    with pytest.raises(RuntimeError, match="^masked_select: expected BoolTensor for mask$"):
+        E.zeros(3).masked_select(m)
+    with pytest.warns(UserWarning, match="^masked_scatter_ received a mask with dtype torch.uint8"), \
+            pytest.raises(RuntimeError, match="^masked_scatter_ only supports boolean masks, but got mask with dtype "
+                                              "Byte$"):
+        E.zeros(3).masked_scatter(m, E.ones(3))
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("name", list(BYTE_MASK_FILLS))
+def test_byte_mask_fill_matches_pytorch(name):
+    torch = pytest.importorskip("torch")
+    outcomes = []
+    for M in (E, torch):
+        try:
+            BYTE_MASK_FILLS[name](M, M.tensor([1, 0, 1], dtype=M.uint8))
+            outcomes.append(None)
         except RuntimeError as e:
             outcomes.append(str(e))
     assert outcomes[0] == outcomes[1]

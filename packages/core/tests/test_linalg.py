@@ -375,3 +375,117 @@ def test_bool_products_match_pytorch(name):
         except NotImplementedError as e:
             outcomes.append(str(e))
     assert outcomes[0] == outcomes[1]
+
+
+# einsum over bool/integer operands: a letter summed out of one operand counts in int64 (PyTorch's `sum`);
+# a pair contracted together goes through bmm, which refuses bool and wants one dtype
+EINSUM_INTEGRAL = {
+    ("ij->i", "bool"): ([1, 2], "int64"),
+    ("ij->", "bool"): (3, "int64"),
+    ("ii->", "bool"): (2, "int64"),
+    ("ii->i", "bool"): ([True, True], "bool"),
+    ("ij->ji", "bool"): ([[True, True], [False, True]], "bool"),
+    ("ij,k->k", "bool"): ([3, 0], "int64"),
+    ("ij,jk->j", "bool"): ([2, 2], "int64"),
+    ("ij,jk->ijk", "bool"): ([[[True, False], [False, False]], [[True, False], [True, True]]], "bool"),
+    ("ij->i", "int8"): ([1, 2], "int64"),
+    ("ij,i->i", "int16"): ([1, 0], "int64"),
+    ("ij,ij->i", "int32"): ([1, 2], "int32"),
+    ("ij->i", "uint16"): ([1, 2], "int64"),
+}
+EINSUM_INTEGRAL_ERRORS = {
+    ("ij,ij->i", "bool"): (NotImplementedError, "\"bmm\" not implemented for 'Bool'"),
+    ("ij,jk->i", "bool"): (NotImplementedError, "\"bmm\" not implemented for 'Bool'"),
+    ("ij,jk->k", "bool"): (RuntimeError, "expected scalar type Long but found Bool"),
+    ("ij,jk->i", "int8"): (RuntimeError, "expected scalar type Char but found Long"),
+    ("ij,ij->i", "uint16"): (NotImplementedError, "\"bmm\" not implemented for 'UInt16'"),
+}
+
+
+def _einsum_operands(M, eq, dt):
+    b = M.tensor([[1, 0], [1, 1]], dtype=getattr(M, dt))
+    return [b if len(t) == 2 else b[0] for t in eq.split("->")[0].split(",")]
+
+
+@pytest.mark.parametrize("case", list(EINSUM_INTEGRAL), ids=" ".join)
+def test_einsum_of_integral_operands_sums_in_int64(case):
+    expect, dt = EINSUM_INTEGRAL[case]
+    r = E.einsum(case[0], *_einsum_operands(E, *case))
+    assert r.dtype == getattr(E, dt) and r.tolist() == expect
+
+
+@pytest.mark.parametrize("case", list(EINSUM_INTEGRAL_ERRORS), ids=" ".join)
+def test_einsum_of_integral_operands_raises_pytorchs_bmm_errors(case):
+    kind, msg = EINSUM_INTEGRAL_ERRORS[case]
+    with pytest.raises(kind) as e:
+        E.einsum(case[0], *_einsum_operands(E, *case))
+    assert str(e.value) == msg
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("case", list(EINSUM_INTEGRAL) + list(EINSUM_INTEGRAL_ERRORS), ids=" ".join)
+def test_einsum_of_integral_operands_matches_pytorch(case):
+    torch = pytest.importorskip("torch")
+    outcomes = []
+    for M in (E, torch):
+        try:
+            r = M.einsum(case[0], *_einsum_operands(M, *case))
+            outcomes.append((r.tolist(), str(r.dtype).split(".")[-1]))
+        except (NotImplementedError, RuntimeError) as e:
+            outcomes.append((isinstance(e, NotImplementedError), str(e)))
+    assert outcomes[0] == outcomes[1]
+
+
+# a bool addmm/baddbmm/addbmm whose product sums nothing scales `input` by beta in bool, as PyTorch
+def _bool_empty_products(M):
+    B = M.ones(2, 2, dtype=M.bool)
+    B3 = B[None]
+    return {
+        "addmm": lambda **kw: M.addmm(B, B[:, :0], B[:0], **kw),
+        "addmm_": lambda **kw: B.clone().addmm_(B[:, :0], B[:0], **kw),
+        "addmm out=": lambda **kw: M.addmm(B, B[:, :0], B[:0], out=M.empty(2, 2, dtype=M.bool), **kw),
+        "baddbmm": lambda **kw: M.baddbmm(B3, B3[:, :, :0], B3[:, :0], **kw),
+        "baddbmm_": lambda **kw: B3.clone().baddbmm_(B3[:, :, :0], B3[:, :0], **kw),
+        "addbmm": lambda **kw: M.addbmm(B, B3[:, :, :0], B3[:, :0], **kw),
+        "addbmm of no batch": lambda **kw: M.addbmm(B, B3[:0], B3[:0], **kw),
+    }
+
+
+BETAS = [(1, "Long"), (2, "Long"), (1.0, "Float"), (2.5, "Float"), (1j, "ComplexFloat")]  # 1 == 1.0: no dict
+
+
+@pytest.mark.parametrize("name", list(_bool_empty_products(E)))
+@pytest.mark.parametrize(("beta", "kind"), BETAS)
+def test_bool_empty_product_cant_cast_beta_to_bool(name, beta, kind):
+    with pytest.raises(RuntimeError, match=f"^result type {kind} can't be cast to the desired output type "
+                                           "Bool$"):
+        _bool_empty_products(E)[name](beta=beta)
+
+
+@pytest.mark.parametrize("name", list(_bool_empty_products(E)))
+def test_bool_empty_product_with_bool_or_zero_beta(name):
+    call = _bool_empty_products(E)[name]
+    for beta, value in ((True, True), (False, False), (0, False), (0.0, False)):
+        r = call(beta=beta)
+        assert r.dtype == E.bool and set(r.flatten().tolist()) == {value}
+
+
+def test_bool_product_with_an_empty_result_stays_bool():
+    B = E.ones(2, 2, dtype=E.bool)
+    r = E.baddbmm(B[None][:, :0], B[None][:, :0], B[None], beta=2)
+    assert r.dtype == E.bool and r.shape == (1, 0, 2)
+    assert E.addbmm(B[:0], B[None][:, :0], B[None], beta=2.5).dtype == E.bool
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("name", list(_bool_empty_products(E)))
+@pytest.mark.parametrize("beta", [b for b, _ in BETAS] + [True, False, 0, 0.0])
+def test_bool_empty_products_match_pytorch(name, beta):
+    torch = pytest.importorskip("torch")
+    outcomes = []
+    for M in (E, torch):
+        try:
+            outcomes.append(_bool_empty_products(M)[name](beta=beta).tolist())
+        except RuntimeError as e:
+            outcomes.append(str(e))
+    assert outcomes[0] == outcomes[1]

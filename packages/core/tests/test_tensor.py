@@ -1,5 +1,6 @@
 """Tensor metadata, Python protocols, numpy interop and repr (PyTorch's formats)."""
 
+import math
 import pickle
 
 import numpy as np
@@ -65,12 +66,49 @@ def test_item_and_number_protocols():
     assert [10, 20, 30][E.tensor(1)] == 20
     with pytest.raises(RuntimeError, match="a Tensor with 2 elements cannot be converted to Scalar"):
         E.zeros(2).item()
-    with pytest.raises(RuntimeError, match="Boolean value of Tensor with 2 elements is ambiguous"):
+    with pytest.raises(RuntimeError, match="^Boolean value of Tensor with more than one value is ambiguous$"):
         bool(E.zeros(2))
     with pytest.raises(TypeError, match="only integer tensors of a single element"):
         [1, 2][E.tensor(0.0)]
     with pytest.raises(TypeError, match="len\\(\\) of a 0-d tensor"):
         len(E.tensor(1))
+
+
+@pytest.mark.parametrize("convert", [float, int, complex])
+@pytest.mark.parametrize("shape", [(2,), (0,), (2, 2)])
+def test_python_scalar_conversions_of_many_elements_raise_value_error(convert, shape):
+    # PyTorch: Python's number protocols raise ValueError; `item()` raises RuntimeError naming the count
+    with pytest.raises(ValueError, match="^only one element tensors can be converted to Python scalars$"):
+        convert(E.ones(*shape))
+    with pytest.raises(RuntimeError, match=f"^a Tensor with {math.prod(shape)} elements cannot be converted to "
+                                           "Scalar$"):
+        E.ones(*shape).item()
+
+
+def test_bool_of_an_empty_tensor_and_index_of_a_complex_one():
+    with pytest.raises(RuntimeError, match="^Boolean value of Tensor with no values is ambiguous$"):
+        bool(E.zeros(0))
+    with pytest.raises(RuntimeError, match="^Boolean value of Tensor with more than one value is ambiguous$"):
+        bool(E.zeros(2, 2))
+    with pytest.raises(TypeError, match="^only integer tensors of a single element can be converted to an index$"):
+        [1, 2][E.tensor(1 + 0j)]
+    with pytest.raises(RuntimeError, match="^value cannot be converted to type int64_t without overflow$"):
+        int(E.tensor(1 + 2j))
+    assert int(E.tensor(1 + 0j)) == 1 and [1, 2][E.tensor(True)] == 2
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("convert", [float, int, complex, bool, lambda x: x.item(), lambda x: [0, 1][x]])
+@pytest.mark.parametrize("value", [[1.0, 2.0], [], [[1, 2]], [1 + 2j], [True]])
+def test_scalar_conversions_match_pytorch(convert, value):
+    torch = pytest.importorskip("torch")
+    outcomes = []
+    for M in (E, torch):
+        try:
+            outcomes.append(repr(convert(M.tensor(value))))
+        except (TypeError, ValueError, RuntimeError) as e:
+            outcomes.append(f"{type(e).__name__}: {e}")
+    assert outcomes[0] == outcomes[1]
 
 
 def test_tolist_and_iteration():

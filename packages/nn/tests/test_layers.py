@@ -262,6 +262,33 @@ def test_embedding_padding_idx_edges_are_pytorchs():
         nn.functional.embedding_bag(torch.tensor([1]), torch.zeros(4, 3), torch.tensor([0]), padding_idx=4)
 
 
+PADDING_OUT_OF_RANGE = {
+    "Embedding 3": lambda M, N: N.Embedding(3, 2, padding_idx=3),
+    "Embedding -4": lambda M, N: N.Embedding(3, 2, padding_idx=-4),
+    "from_pretrained": lambda M, N: N.Embedding.from_pretrained(M.ones(3, 2), padding_idx=5),
+    "F.embedding 3": lambda M, N: N.functional.embedding(M.tensor([0]), M.ones(3, 2), padding_idx=3),
+    "F.embedding -10": lambda M, N: N.functional.embedding(M.tensor([0]), M.ones(3, 2), padding_idx=-10),
+}
+
+
+@pytest.mark.parametrize("name", list(PADDING_OUT_OF_RANGE))
+def test_embedding_padding_idx_out_of_range_is_pytorchs_assertion(name):
+    with pytest.raises(AssertionError, match="^Padding_idx must be within num_embeddings$"):
+        PADDING_OUT_OF_RANGE[name](torch, nn)
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("name", list(PADDING_OUT_OF_RANGE))
+def test_embedding_padding_idx_out_of_range_matches_pytorch(name):
+    real = pytest.importorskip("torch")
+    outcomes = []
+    for M, N in ((torch, nn), (real, real.nn)):
+        with pytest.raises(AssertionError) as e:
+            PADDING_OUT_OF_RANGE[name](M, N)
+        outcomes.append(str(e.value))
+    assert outcomes[0] == outcomes[1]
+
+
 def test_embedding_bag_sum_and_mean():
     bag = nn.EmbeddingBag(6, 2, mode="sum").double()
     inp = torch.tensor([0, 1, 2, 5, 4])

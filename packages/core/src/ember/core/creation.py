@@ -234,7 +234,7 @@ _ASARRAY_GRAD = ("torch.asarray: unspecified requires_grad now defaults to obj.r
 def asarray(obj, *, dtype=None, device=None, copy: bool | None = None, requires_grad: bool | None = None) -> Tensor:
     """`obj` as a tensor, sharing memory with a tensor or numpy array unless `copy`, `dtype` or `device`
     ask for a copy (`copy=False` refuses one). A tensor's `requires_grad` carries over unless given (with
-    PyTorch's warning when it is True)."""
+    PyTorch's warning when it is True); `requires_grad=True` on an aliased tensor sets it on `obj` itself."""
     dtype = None if dtype is None else dtypes.as_dtype(dtype)
     if isinstance(obj, Tensor | np.ndarray):
         src = dtypes.from_numpy_dtype(obj.dtype) if isinstance(obj, np.ndarray) else obj._dtype
@@ -256,9 +256,9 @@ def asarray(obj, *, dtype=None, device=None, copy: bool | None = None, requires_
     if requires_grad is False and t._requires_grad:
         t = t.detach()
     elif requires_grad and not t._requires_grad:
-        if t is obj:  # a new leaf over the same memory, leaving obj as it was
-            t = _shape_ops.view(t, t._shape)
-        t.requires_grad_(True)
+        if not (t._dtype.is_floating_point or t._dtype.is_complex):
+            raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
+        t.requires_grad_(True)  # obj itself when aliased, as PyTorch: a later cast of obj is then no leaf
     return t
 
 

@@ -333,26 +333,34 @@ class Tensor:
 
     def __bool__(self) -> bool:
         if self.numel() != 1:
-            raise RuntimeError(f"Boolean value of Tensor with {self.numel()} elements is ambiguous")
+            many = "no values" if self.numel() == 0 else "more than one value"
+            raise RuntimeError(f"Boolean value of Tensor with {many} is ambiguous")
         return bool(self.item())
 
     def __float__(self) -> float:
         if self._requires_grad:
             _warn_scalar_of_grad()
-        return float(_real_part(self._scalar_value(), "double"))
+        return float(_real_part(self._python_scalar(), "double"))
 
     def __int__(self) -> int:
-        return int(_real_part(self._scalar_value(), "long"))
+        return int(_real_part(self._python_scalar(), "int64_t"))
 
     def __index__(self) -> int:
-        if self._dtype.is_floating_point or self.numel() != 1:
+        if self._dtype.is_floating_point or self._dtype.is_complex or self.numel() != 1:
             raise TypeError("only integer tensors of a single element can be converted to an index")
         return int(self._scalar_value())
 
     def __complex__(self) -> complex:
         if self._requires_grad:
             _warn_scalar_of_grad()
-        return complex(self._scalar_value())
+        return complex(self._python_scalar())
+
+    def _python_scalar(self):
+        """The value for `float()`/`int()`/`complex()`: Python's conversions raise ValueError, not `item()`'s
+        RuntimeError, for a tensor of other than one element."""
+        if self.numel() != 1:
+            raise ValueError("only one element tensors can be converted to Python scalars")
+        return self._scalar_value()
 
     def __format__(self, spec: str) -> str:
         if self.ndim == 0 and spec:

@@ -2,12 +2,14 @@
 kernels ] in `ember.core.dispatch`; the CPU keeps numpy's einsum): repeated letters in one operand
 become diagonals (views), letters no other operand or the output needs are summed out, and the
 operands contract pairwise, left to right, as batched GEMMs (batch letters, then each side's own
-letters, then the contracted ones), with a final permutation into the output's order."""
+letters, then the contracted ones), with a final permutation into the output's order. Bool and integer
+operands are counted in int64 and cast to PyTorch's result dtype (`linalg._integral_dtype`)."""
 
 from __future__ import annotations
 
 import string
 
+from ember.core import dtypes
 from ember.core.dispatch import get_op
 from ember.core.tensor import Tensor
 
@@ -87,6 +89,14 @@ def _contract(a: Tensor, ta: str, b: Tensor, tb: str, keep: set[str]) -> tuple[T
 
 
 def _einsum(equation, *operands, out=None):  # operands of one dtype, checked by the op's meta step
+    dt = operands[0]._dtype
+    if not (dt.is_floating_point or dt.is_complex) and dt is not dtypes.int64:
+        from ember.core.ops.linalg import _integral_dtype
+
+        # count in int64 (its sums stand in for PyTorch's int64 `sum`; narrower results wrap the same), then
+        # cast to the dtype PyTorch's pairwise contraction ends in
+        r = _einsum(equation, *(o.to(dtypes.int64) for o in operands)).to(_integral_dtype(equation, operands))
+        return r if out is None else out.resize_(r.shape).copy_(r)
     terms, out_term = _parse(equation, operands)
     items = [_diagonals(o, t) for o, t in zip(operands, terms, strict=True)]
     x, tx = items[0]

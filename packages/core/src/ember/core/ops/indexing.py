@@ -7,6 +7,7 @@ The CPU kernels write through storage offsets (NOTE [ Indexing by storage offset
 from __future__ import annotations
 
 import numbers
+import warnings
 
 import numpy as np
 
@@ -198,6 +199,8 @@ def _as_index_tensor(k, dev) -> Tensor:
     if t._dtype not in _INDEX_DTYPES:
         raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
     if t._dtype is dtypes.uint8:
+        warnings.warn("indexing with dtype torch.uint8 is now deprecated, please use a dtype torch.bool instead.",
+                      UserWarning, stacklevel=4)
         t = t.to(dtypes.bool)
     return t if t.device == dev else t.to(dev)
 
@@ -206,7 +209,7 @@ def _expand_masks(x: Tensor, indices) -> list:
     """Replace each bool mask in `indices` by the int index tensors of its nonzero elements."""
     out = []
     for t in indices:
-        if t is not None and not isinstance(t, Tensor):
+        if t is not None:  # a byte mask is a bool one (with PyTorch's deprecation warning)
             t = _as_index_tensor(t, x.device)
         if t is not None and t._dtype is dtypes.bool:
             out.extend(_nonzero(t).unbind(1))
@@ -304,6 +307,7 @@ def advanced_index_put_(x: Tensor, key: tuple, value) -> Tensor:
     if isinstance(value, Tensor) and not _fills_one_mask(_key_tensors(key), value, setitem=True):
         _check_put_dtype(x, value)
     value = _value_tensor(value, x)
+    _refuse_byte_fill(_key_tensors(key), value, setitem=True)
     while value.ndim and value._shape[0] == 1:
         value = S.select(value, 0, 0)
     mask = _full_mask(x, key)
@@ -337,6 +341,13 @@ def _fills_one_mask(indices, value: Tensor, setitem: bool = False) -> bool:
     return a.dtype == np.bool_ and a.ndim > 0
 
 
+def _refuse_byte_fill(indices, value: Tensor, setitem: bool = False) -> None:
+    """PyTorch's masked_fill_ path (`_fills_one_mask`) with a uint8 mask: masked_fill_ takes bool masks only."""
+    if _fills_one_mask(indices, value, setitem) and any(isinstance(t, Tensor) and t._dtype is dtypes.uint8
+                                                        for t in indices):
+        raise RuntimeError("masked_fill_ only supports boolean masks, but got mask with dtype unsigned char")
+
+
 def _check_put_dtype(x: Tensor, value: Tensor) -> None:
     if value._dtype is not x._dtype:
         raise RuntimeError(f"Index put requires the source and destination dtypes match, got {_scalar_type(x)} "
@@ -359,6 +370,7 @@ def index_put_(input, indices, values, accumulate: bool = False) -> Tensor:
     input's dtype, unless one element fills a single mask (cast, any shape, as PyTorch's masked_fill_)."""
     if isinstance(values, Tensor):
         if not accumulate and _fills_one_mask(indices, values):
+            _refuse_byte_fill(indices, values)
             values = S.view(values, ())
         else:
             _check_put_dtype(input, values)
@@ -778,8 +790,16 @@ def index_fill(input, dim: int, index: Tensor, value, *, out=None) -> Tensor:
 def _check_mask(op: str, mask: Tensor) -> None:
     if not isinstance(mask, Tensor):
         raise TypeError(f"{op}(): argument 'mask' must be Tensor, not {type(mask).__name__}")
-    if mask._dtype is not dtypes.bool:
-        raise RuntimeError(f"{op} only supports boolean masks, but got mask with dtype {_scalar_type(mask)}")
+    if mask._dtype is dtypes.uint8 and op == "masked_scatter_":
+        warnings.warn("masked_scatter_ received a mask with dtype torch.uint8, this behavior is now deprecated,"
+                      "please use a mask with dtype torch.bool instead.", UserWarning, stacklevel=3)
+    if mask._dtype is not dtypes.bool:  # PyTorch's three ops word it three ways
+        if op == "masked_select":
+            raise RuntimeError("masked_select: expected BoolTensor for mask")
+        from ember.core.ops.conv import _C_TYPES  # masked_fill_ names the C++ type
+
+        name = _C_TYPES.get(mask._dtype.name, _scalar_type(mask)) if op == "masked_fill_" else _scalar_type(mask)
+        raise RuntimeError(f"{op} only supports boolean masks, but got mask with dtype {name}")
 
 
 def _broadcast(a: Tensor, b: Tensor) -> tuple[int, ...]:

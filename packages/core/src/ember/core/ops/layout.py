@@ -564,7 +564,18 @@ def getitem(self, key):
     return advanced_index(self, key)
 
 
+def _type_name(value) -> str:
+    """Python's C-level name of value's type, as PyTorch's messages print it: "list", "numpy.ndarray", but a
+    class defined in Python by its bare name ("Fraction")."""
+    t = builtins.type(value)
+    if t.__flags__ & (1 << 9) or t.__module__ == "builtins":  # Py_TPFLAGS_HEAPTYPE: tp_name is the bare name
+        return t.__name__
+    return f"{t.__module__}.{t.__qualname__}"
+
+
 def setitem(self, key, value) -> None:
+    if not isinstance(value, Tensor | int | float | complex | np.integer):  # np.float64 is a float, np.bool_ no int
+        raise TypeError(f"can't assign a {_type_name(value)} to a {type(self)}")  # PyTorch: a tensor or a number
     if isinstance(value, complex):  # `type` is the Tensor method here
         value = real_value(self, value)
     if key.__class__ is bool:  # PyTorch: x[True] = v is x[None] = v (a copy, cast); x[False] = v writes nothing

@@ -186,24 +186,70 @@ def _einsum_meta(equation, *operands, out=None) -> None:
         if o._dtype is not dt:
             raise RuntimeError(f"einsum(): expected all operands to have the same dtype; got "
                                f"{', '.join(o._dtype.name for o in operands)}")
-    if dt is dtypes.bool and len(operands) > 1:
-        _refuse_bool("bmm", operands[0], _contracts(equation))
+    if not (dt.is_floating_point or dt.is_complex):
+        _integral_dtype(equation, operands)
 
 
-def _contracts(equation: str) -> bool:
-    """Whether `equation` sums a label shared by two operands: PyTorch's einsum multiplies that pair with bmm."""
-    lhs, arrow, rhs = equation.replace(" ", "").partition("->")
-    terms = [set(filter(str.isalpha, t)) for t in lhs.split(",")]
-    labels = [c for t in terms for c in t]
-    out = set(rhs) if arrow else {c for c in labels if labels.count(c) == 1}
-    return any(labels.count(c) > 1 and c not in out for c in set(labels))
+def _integral_dtype(equation: str, operands) -> dtypes.dtype:
+    """The result dtype of einsum over integer or bool operands, raising what PyTorch raises. PyTorch contracts
+    left to right: a letter only one operand still has is summed out of it (`sum`, which gives int64), a pair
+    with no letter to contract multiplies (promoting), and a pair with one calls bmm, which wants one dtype and
+    refuses bool. So `einsum("ij->i", bool)` counts in int64 and `einsum("ij,jk->k", bool)` fails."""
+    from ember.core.ops.einsum_composite import _parse
+    from ember.core.ops.numeric import not_implemented_for
+
+    try:
+        terms, out = _parse(equation, operands)
+    except RuntimeError:
+        return operands[0]._dtype  # numpy's parser reports a malformed equation
+    shapes = [dict(zip(t, o._shape, strict=True)) for t, o in zip(terms, operands, strict=True)]
+    contracted = sorted({c for t in terms for c in t} - set(out))
+    if len(operands) == 1:
+        return dtypes.int64 if contracted else operands[0]._dtype
+    counts = {c: sum(s.get(c, 1) != 1 for s in shapes) for c in contracted}
+    ops = [(o._dtype, s) for o, s in zip(operands, shapes, strict=True)]
+    while len(ops) > 1:
+        (da, a), (db, b) = ops[0], ops[1]
+        pair = []
+        for c in contracted:
+            if a.get(c, 1) != 1 and b.get(c, 1) != 1:
+                counts[c] -= 1
+                if counts[c] == 1:
+                    pair.append(c)
+                    counts[c] = 0
+            elif counts[c] == 1 and (a.get(c, 1) != 1 or b.get(c, 1) != 1):
+                if a.get(c, 1) != 1:
+                    a, da = {**a, c: 1}, dtypes.int64
+                else:
+                    b, db = {**b, c: 1}, dtypes.int64
+                counts[c] = 0
+        if not pair:
+            dt = dtypes.promote_types(da, db)
+        else:  # bmm: the first operand's dtype needs a kernel, then the second must match it
+            dt = da
+            if da is dtypes.bool or da in dtypes.RESTRICTED:
+                rows = int(np.prod(list(a.values()), dtype=np.int64))
+                cols = int(np.prod([n for c, n in b.items() if a.get(c, 1) == 1], dtype=np.int64))
+                if rows and cols:
+                    raise not_implemented_for("bmm", da)
+            if db is not da:
+                raise RuntimeError(f"expected scalar type {dtypes.TORCH_NAMES[da.name]} but found "
+                                   f"{dtypes.TORCH_NAMES[db.name]}")
+        merged = {c: 1 if c in pair else max(a.get(c, 1), b.get(c, 1)) for c in {*a, *b}}
+        ops[:2] = [(dt, merged)]
+    return ops[0][0]
 
 
 @_einsum.register("cpu")
 def _einsum_cpu(equation, *operands, out=None):
     """einsum(equation: str, *operands): numpy's einsum (optimize=True picks BLAS contractions)."""
     dt = operands[0]._dtype
-    arrays = [o._np().astype(np.float32) if dt.is_floating_point and dt.itemsize == 2 else o._np() for o in operands]
+    if not (dt.is_floating_point or dt.is_complex) and _integral_dtype(equation, operands) is not dt:
+        dt = dtypes.int64  # a letter summed out of one operand: PyTorch's `sum` counts in int64
+        arrays = [o._np().astype(np.int64) for o in operands]
+    else:
+        arrays = [o._np().astype(np.float32) if dt.is_floating_point and dt.itemsize == 2 else o._np()
+                  for o in operands]
     try:
         r = np.einsum(equation, *arrays, optimize=len(arrays) > 1)
     except ValueError as e:
@@ -366,6 +412,9 @@ def _scaled_sum(input, prod_dt: tuple, beta, alpha, out, op: str) -> Tensor:
             input = S.to_dtype(input, dtypes.float32)
         r = _scaled_sum(input, (prod, None), beta, alpha, None, op)
         return S.to_dtype(r, dt) if out is None else S.copy_(_out_like(out, r), r)
+    if prod._dtype is dtypes.bool and op in ("addmm", "baddbmm", "addbmm") and isinstance(input, Tensor) \
+            and input._dtype is dtypes.bool:
+        return _bool_empty_product(input, prod, beta, out)
     if alpha != 1:
         prod = ew.mul(prod, alpha)
     if beta == 0:
@@ -377,6 +426,20 @@ def _scaled_sum(input, prod_dt: tuple, beta, alpha, out, op: str) -> Tensor:
     except ValueError:
         raise RuntimeError(f"{op}: the input of shape {tuple(getattr(input, '_shape', ()))} can't be broadcast to "
                            f"the product's shape {tuple(prod._shape)}") from None
+
+
+def _bool_empty_product(input: Tensor, prod: Tensor, beta, out) -> Tensor:
+    """A bool addmm/baddbmm/addbmm that got past the BLAS refusal: its product sums nothing. PyTorch then
+    scales `input` by `beta` in place, in bool: 0 zeroes it, True keeps it, any other number can't be cast."""
+    if prod.numel() == 0 or beta == 0:
+        r = ew.mul(prod, False)
+    elif beta is True:
+        r = ew.logical_or(input, prod)
+    else:
+        name = "Long" if isinstance(beta, int) else "ComplexFloat" if isinstance(beta, complex) else \
+            dtypes.TORCH_NAMES[dtypes.get_default_dtype().name]
+        raise RuntimeError(f"result type {name} can't be cast to the desired output type Bool")
+    return S.copy_(_out_like(out, r), r) if out is not None else r
 
 
 @method
@@ -419,6 +482,8 @@ def addbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta=1, alpha=1, ou
     if batch1._dtype is dtypes.bool and batch2._dtype is dtypes.bool and batch1.ndim == batch2.ndim == 3:
         _refuse_bool("addmm_impl_cpu_", batch1, bool(batch1.numel() and batch2._shape[2]))
     prod = _opmath(lambda a, b: _sum(_bmm(a, b), (0,), False, None), batch1, batch2)
+    if batch1._dtype is dtypes.bool:  # an empty bool product (the others were refused): no int64 count
+        prod = (S.to_dtype(prod[0], dtypes.bool), None)
     return _scaled_sum(input, prod, beta, alpha, out, "addbmm")
 
 

@@ -31,7 +31,7 @@ _UNSIGNED_OPS = _STORAGE_OPS | frozenset({
     "div", "sum", "prod", "cumsum", "sort", "unique", "any", "all", "bitwise_and", "bitwise_or", "bitwise_xor",
     "floor", "ceil", "trunc", "round", "isinf", "isfinite", "exp", "exp2", "expm1", "log", "log1p", "log2", "log10",
     "sqrt", "rsqrt", "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh", "asinh", "acosh", "atanh",
-    "sigmoid", "erf", "erfinv", "reciprocal"})
+    "sigmoid", "erf", "erfinv", "reciprocal", "einsum"})
 # float8: storage, abs and matrix products (float32 accumulation, one rounding on store)
 _FLOAT8_OPS = _STORAGE_OPS | frozenset({"abs", "mm", "bmm", "dot"})
 # the binary elementwise ops, which promote their operands (filled by `install`)
