@@ -264,3 +264,68 @@ def test_blocked_steps_are_the_one_loop_bits(n):
     assert c.explain().ops_per_graph == [["fused[mul, add, mul, sub, mul, add, div]"]]
     for g, w in zip(got, f(x, y)):
         np.testing.assert_array_equal(_np(g), _np(w))
+
+
+def _specials(n, dtype, seed):
+    # signed zeros, NaNs with a payload and a sign, numbers: every pairing of them in x against y
+    uint = np.uint32 if dtype == np.float32 else np.uint64
+    nan = np.array(0x7FC00123 if dtype == np.float32 else 0xFFF8000000000123, uint).view(dtype)
+    vals = np.array([-0.0, 0.0, nan, -1.5, 2.0, np.inf], dtype)
+    return vals[np.random.default_rng(seed).integers(0, vals.size, n)], uint
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("n", [36, 300])
+def test_fused_maximum_minimum_are_eagers_bits(dtype, n):
+    # eager's (PyTorch's) element path: of equal zeros the first operand, a NaN operand the canonical NaN
+    def f(x, y):
+        a, b = x * 1.0, y * 1.0
+        return ea.maximum(a, b), ea.minimum(a, b), ea.maximum(b, a) * 1.0
+    x, uint = _specials(n, dtype, 1)
+    y, _ = _specials(n, dtype, 2)
+    x[:4], y[:4] = [-0.0, 0.0, -0.0, 0.0], [0.0, -0.0, -0.0, 0.0]
+    x, y = ea.tensor(x), ea.tensor(y)
+    c = jit.compile(f)
+    got = _replays(c, x, y)
+    assert c.explain().ops_per_graph == [["fused[mul, mul, maximum, minimum, maximum, mul]"]]
+    for g, w in zip(got, f(x, y), strict=True):
+        np.testing.assert_array_equal(_np(g).view(uint), _np(w).view(uint))
+    assert np.signbit(_np(got[0])[:4]).tolist() == [True, False, True, False]
+    canonical = np.array(np.nan, dtype).view(uint)
+    assert (_np(got[1]).view(uint)[np.isnan(_np(got[1]))] == canonical).all()
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("n", [36, 300])
+def test_fused_relu_backward_is_eagers_bits(dtype, n):
+    # threshold_backward(grad, result, 0): +0.0 where the result is <= 0 (-0.0 included), else grad (a NaN result
+    # passes the gradient, a NaN gradient passes with its payload)
+    def step(x, w):
+        x.grad = None
+        ((x * 1.0).relu() * w).sum().backward()
+        return x.grad
+    x, uint = _specials(n, dtype, 3)
+    w, _ = _specials(n, dtype, 4)
+    x, w = ea.tensor(x, requires_grad=True), ea.tensor(w)
+    c = jit.compile(step)
+    got = _np(_replays(c, x, w)).copy()
+    assert any("threshold_backward" in op and op.startswith("fused[") for op in c.explain().ops_per_graph[0])
+    np.testing.assert_array_equal(got.view(uint), _np(step(x, w)).view(uint))
+
+
+@pytest.mark.parametrize("th,fused", [(0.5, True), (0.1, False)])
+def test_threshold_backward_fuses_only_a_threshold_exact_in_the_dtype(th, fused):
+    # eager's kernel compares float32 input with the float64 threshold: 0.1 is not a float32, so a fused
+    # comparison with float32(0.1) would pass the gradient where eager gives 0 (at x = float32(0.1))
+    import ember.nn.functional as F
+
+    def step(x):
+        x.grad = None
+        (F.threshold(x * 1.0, th, -1.0) * 2.0).sum().backward()
+        return x.grad
+    x = ea.tensor(np.array([np.float32(th), 0.0, 0.3, 1.0], np.float32), requires_grad=True)
+    c = jit.compile(step)
+    got = _np(_replays(c, x)).copy()
+    assert any(op.startswith("fused[") and "threshold_backward" in op for op in c.explain().ops_per_graph[0]) == fused
+    np.testing.assert_array_equal(got, _np(step(x)))
+    assert got[0] == (2.0 if float(np.float32(th)) > th else 0.0)

@@ -39,7 +39,7 @@ from ember.jit import config
 __all__ = ["EXPR", "EXPR32", "ARITH", "VECTOR32", "arity", "kernel_source", "step_lines", "load", "import_source",
            "cache_dir", "stats"]
 
-# op name -> an expression over `x` (and `y`) in the group's dtype; `ONE`/`ZERO` are typed constants
+# op name -> an expression over `x` (and `y`, `z`) in the group's dtype; `ONE`/`ZERO`/`NAN` are typed constants
 EXPR = {
     "neg": "-x", "abs": "abs(x)", "square": "x * x", "relu": "ZERO if x < ZERO else x",
     "exp": "math.exp(x)", "expm1": "math.expm1(x)", "log": "math.log(x)", "log1p": "math.log1p(x)",
@@ -49,12 +49,16 @@ EXPR = {
     "cosh": "math.cosh(x)", "tanh": "math.tanh(x)", "asinh": "math.asinh(x)", "acosh": "math.acosh(x)",
     "atanh": "math.atanh(x)", "sigmoid": "ONE / (ONE + math.exp(-x))", "silu": "x * (ONE / (ONE + math.exp(-x)))",
     "add": "x + y", "sub": "x - y", "mul": "x * y", "div": "x / y",
-    "maximum": "x if x > y or x != x else y", "minimum": "x if x < y or x != x else y",
+    # PyTorch's element path, as eager (`elementwise._extremum`): of equal zeros the first operand, the canonical NaN
+    "maximum": "NAN if x != x or y != y else (y if x < y else x)",
+    "minimum": "NAN if x != x or y != y else (y if x > y else x)",
+    # relu's backward (grad, input, threshold): +0.0 where input <= threshold, else grad (a NaN input passes grad)
+    "threshold_backward": "ZERO if y <= z else x",
 }
 
 # ops whose expression LLVM vectorizes (no libm call); the others call libm per value
 ARITH = frozenset({"neg", "abs", "square", "relu", "sqrt", "rsqrt", "reciprocal", "add", "sub", "mul", "div",
-                   "maximum", "minimum"})
+                   "maximum", "minimum", "threshold_backward"})
 
 # float32 groups: exp, sin, cos, the logs and the functions written from them use ember.jit.vmath's branch-free
 # forms, which vectorize (NOTE [ Vectorized exp in fused kernels ]); they join groups of any size
@@ -109,7 +113,7 @@ def kernel_source(dtype: str, kinds: str, n_scalar: int, steps: tuple, outs: tup
     body += [f"{ind}o{m}[{'k' if nest else 'i'}] = t{k}" for m, k in enumerate(outs)]
     head = ("import math\nimport numba\nimport numpy as np\n"
             + (f"from ember.jit.vmath import *  # vmath {_vmath_sha()}\n" if dtype == "float32" else "")
-            + f"\nONE = np.{dtype}(1.0)\nZERO = np.{dtype}(0.0)\nBLOCK = {BLOCK}\n")
+            + f"\nONE = np.{dtype}(1.0)\nZERO = np.{dtype}(0.0)\nNAN = np.{dtype}(np.nan)\nBLOCK = {BLOCK}\n")
     fns = []
     for name, par in (("serial", False), ("parallel", True)):
         if par and reduce is not None:  # the sums run in row order: one serial kernel for both

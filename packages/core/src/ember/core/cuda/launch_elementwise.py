@@ -171,7 +171,10 @@ def _clamp(input, min=None, max=None, *, out=None):
     shape = _result_shape("clamp", input, *bounds)
     ct = lu.compute_type(dt)
     res, target = targets(out, shape, dt, input._storage.device, "clamp", (input, min, max), False)
-    fn = K.OTHER["clamp" if len(bounds) == 2 else ("clamp_min" if max is None else "clamp_max")]
+    fn = "clamp" if len(bounds) == 2 else ("clamp_min" if max is None else "clamp_max")
+    if dt.is_floating_point and any(isinstance(b, Tensor) for b in bounds):  # clamp.Tensor: a NaN is canonical
+        fn += "_nan"
+    fn = K.OTHER[fn]
     return finish(launch(fn, (input, *bounds), res, (ct,) * (1 + len(bounds))), target)
 
 
