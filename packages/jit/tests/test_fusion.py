@@ -246,13 +246,13 @@ def test_fused_relu_keeps_negative_zero_and_nan_as_eager():
     assert np.signbit(_np(_replays(jit.compile(lambda x: (x * 1.0).relu()), x))[0])
 
 
-@pytest.mark.parametrize("n", [128, 129, 300, 1000])
+@pytest.mark.parametrize("n", [5, 127, 128, 129, 300, 1000])
 def test_blocked_steps_are_the_one_loop_bits(n):
-    # NOTE [ Blocked steps ]: past one block the serial kernel runs step by step over blocks; the same
-    # operations on the same values: eager's bits for arithmetic, an escaping intermediate written in full
+    # NOTE [ Blocked steps ]: the serial kernel runs step by step over full blocks, then the partial one; the
+    # same operations on the same values: eager's bits for arithmetic, an escaping intermediate written in full
     from ember.jit import codegen
 
-    assert codegen.BLOCK == 128  # n = 128 is one block (the one loop), 129 a block and a tail
+    assert codegen.BLOCK == 128  # n = 128 is one full block, 129 a full block and a tail, 127 a tail alone
 
     def f(x, y):
         a = x * 1.5 + y
@@ -329,3 +329,22 @@ def test_threshold_backward_fuses_only_a_threshold_exact_in_the_dtype(th, fused)
     assert any(op.startswith("fused[") and "threshold_backward" in op for op in c.explain().ops_per_graph[0]) == fused
     np.testing.assert_array_equal(got, _np(step(x)))
     assert got[0] == (2.0 if float(np.float32(th)) > th else 0.0)
+
+
+@pytest.mark.parametrize("n", [100, 128, 1000])
+def test_blocked_kernel_is_the_one_loops_bits_with_vmath(n):
+    # the parallel variant is one loop over every step per element: the blocked serial kernel must give its bits
+    from ember.jit import codegen
+
+    steps = (("mul", (("a", 0), ("s", 0))), ("sin", (("t", 0),)), ("exp", (("t", 1),)), ("tanh", (("t", 2),)),
+             ("sigmoid", (("t", 3),)), ("maximum", (("t", 4), ("a", 1))),
+             ("threshold_backward", (("t", 5), ("a", 0), ("s", 1))))
+    serial, parallel = codegen.load(codegen.kernel_source("float32", "ab", 2, steps, (1, 6)))
+    x = np.random.default_rng(5).standard_normal(n).astype(np.float32) * 3
+    x[:3] = [-0.0, np.nan, 0.0]
+    b, sv = np.array([0.5], np.float32), np.array([1.5, 0.0], np.float32)
+    got, want = [np.empty(n, np.float32) for _ in range(2)], [np.empty(n, np.float32) for _ in range(2)]
+    serial(n, *got, x, b, sv)
+    parallel(n, *want, x, b, sv)
+    for g, w in zip(got, want, strict=True):
+        np.testing.assert_array_equal(g.view(np.uint32), w.view(np.uint32))
