@@ -265,6 +265,8 @@ def ptx_cases():
            (T.int64, meta, f32, T.int64, b1, T.int64, f32, T.int64, f32, T.int64))
     yield ("clamp[float32]", K.kernel_function(K.OTHER["clamp"], "tss", (T.float32,) * 3, False),
            (T.int64, meta, f32, T.int64, f32, T.int64, T.float64, T.float64))
+    yield ("clamp_nan[float32]", K.kernel_function(K.OTHER["clamp_nan"], "ttt", (T.float32,) * 3, False),
+           (T.int64, meta, f32, T.int64, f32, T.int64, f32, T.int64, f32, T.int64))
     yield ("clamp_min[int64]", K.kernel_function(K.OTHER["clamp_min"], "tt", (T.int64,) * 2, True),
            (T.int64, meta, i64, T.int64, i64, T.int64, i64, T.int64))
     yield ("lerp[float32]", K.kernel_function(K.OTHER["lerp"], "tts", (T.float32,) * 3, False),
