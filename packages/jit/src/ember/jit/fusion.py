@@ -182,8 +182,6 @@ def _fusable(g, n) -> tuple | None:
             splits &= _splits(b, res.shape)  # broadcast operands: where the loop can read them
         elif isinstance(a, Alias) or isinstance(a, bool) or not isinstance(a, (int, float)):
             return None
-    if n.op.name == "threshold_backward" and float(dt.np.type(n.args[2])) != n.args[2]:
-        return None  # eager's kernel compares with the float64 threshold; the group's scalars are of its dtype
     return (dt, res.shape, splits, dev) if splits else None
 
 
