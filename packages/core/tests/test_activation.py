@@ -155,6 +155,17 @@ def test_threshold_and_hardtanh_backward_one_pass_kernels_match_their_masks(dtyp
     np.testing.assert_array_equal(A.threshold_backward(gt, E.from_numpy(x), 0.0).numpy(), np.where(x <= 0, 0, g))
 
 
+def test_threshold_and_hardtanh_backward_compare_in_the_input_dtype():
+    # PyTorch converts the thresholds to the input's dtype, as the forwards compare: float32(0.1) > 0.1 in float64,
+    # but not in float32, so at x = float32(0.1) the forward replaced x and the gradient is 0 (hard-coded PyTorch)
+    x = np.full(4, np.float32(0.1))
+    g = np.ones(4, np.float32)
+    assert A.threshold_backward(E.from_numpy(g), E.from_numpy(x), 0.1).tolist() == [0.0] * 4
+    assert A.hardtanh_backward(E.from_numpy(g), E.from_numpy(-x), -0.1, 1.0).tolist() == [0.0] * 4
+    assert A.hardtanh_backward(E.from_numpy(g), E.from_numpy(x), -1.0, 0.1).tolist() == [0.0] * 4
+    assert E.threshold(E.from_numpy(x), 0.1, -1.0).tolist() == [-1.0] * 4
+
+
 def test_half_precision_activations_compute_in_float32_like_pytorch():
     # x * relu6(x + 3) / 6 at the float16 maximum: the intermediate x * 6 overflows in float16
     x = E.tensor([65504.0, -1.0], dtype=E.float16)

@@ -253,3 +253,18 @@ def test_fill_clone_contiguous_and_repr():
     assert t.is_contiguous() and t.shape == (3, 2) and t.device == x.device
     assert "device='cuda:0'" in repr(x)
     assert E.zeros(0, 3, device="cuda").cpu().shape == (0, 3)
+
+
+@pytest.mark.parametrize("dtype,uint", [(E.float32, np.uint32), (E.float64, np.uint64)])
+def test_extremum_and_tensor_clamp_bits_match_the_cpu(dtype, uint):
+    # PyTorch's element path: of equal zeros the first operand; maximum/minimum and clamp with tensor bounds give
+    # the canonical NaN (whatever the payload and sign), fmax/fmin the number
+    nan = np.array(0x7FC00123, np.uint32).view(np.float32) if dtype == E.float32 else -np.nan
+    x = E.tensor(np.array([-0.0, 0.0, -0.0, nan, 1.0, nan, 2.0], dtype.np))
+    y = E.tensor(np.array([0.0, -0.0, -0.0, 1.0, nan, nan, 3.0], dtype.np))
+    bits = lambda t: t.cpu().numpy().view(uint).tolist()  # noqa: E731
+    for f in (E.maximum, E.minimum, E.fmax, E.fmin, lambda a, b: a.clamp(min=b), lambda a, b: a.clamp(max=b),
+              lambda a, b: a.clamp(b, b)):
+        assert bits(f(x.to("cuda"), y.to("cuda"))) == bits(f(x, y))
+    canonical = np.array(np.nan, dtype.np).view(uint).item()
+    assert bits(E.maximum(x, y))[:6] == [bits(x)[0], bits(x)[1], bits(x)[2]] + [canonical] * 3

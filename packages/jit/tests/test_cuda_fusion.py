@@ -179,3 +179,30 @@ def test_ptx_check_compiles_the_generated_kernels(tmp_path):
         pytest.skip("no libNVVM/NVRTC here (nox -s ptx installs them)")
     assert run.returncode == 0, run.stdout + run.stderr
     assert "2/2 kernels compiled to PTX" in run.stdout
+
+
+@pytest.mark.parametrize("dtype,uint", [(np.float32, np.uint32), (np.float64, np.uint64)])
+def test_fused_maximum_minimum_and_relu_backward_are_the_cpus_bits(dtype, uint):
+    # of equal zeros the first operand, a NaN operand the canonical NaN; relu's backward +0.0 where the result
+    # is <= 0, a NaN result passing the gradient: the bits of eager on the CPU
+    def f(x, y):
+        a, b = x * 1.0, y * 1.0
+        return ea.maximum(a, b), ea.minimum(a, b)
+
+    def step(x, w):
+        x.grad = None
+        ((x * 1.0).relu() * w).sum().backward()
+        return x.grad
+    nan = np.array(0x7FC00123 if dtype == np.float32 else 0xFFF8000000000123, uint).view(dtype)
+    x = np.array([-0.0, 0.0, -0.0, nan, 1.0, nan, 2.0, -1.0], dtype)
+    y = np.array([0.0, -0.0, -0.0, 1.0, nan, nan, 3.0, -0.0], dtype)
+    cx, cy = ea.tensor(x, device="cuda"), ea.tensor(y, device="cuda")
+    c = jit.compile(f)
+    for g, w in zip(_replays(c, cx, cy), f(ea.tensor(x), ea.tensor(y)), strict=True):
+        np.testing.assert_array_equal(_np(g).view(uint), _np(w).view(uint))
+    assert c.explain().ops_per_graph == [["fused[mul, mul, maximum, minimum]"]]
+    s = jit.compile(step)
+    got = _np(_replays(s, ea.tensor(x, device="cuda", requires_grad=True), cy))
+    assert any(op.startswith("fused[") and "threshold_backward" in op for op in s.explain().ops_per_graph[0])
+    want = _np(step(ea.tensor(x, requires_grad=True), ea.tensor(y)))
+    np.testing.assert_array_equal(got.view(uint), want.view(uint))

@@ -246,13 +246,13 @@ def test_fused_relu_keeps_negative_zero_and_nan_as_eager():
     assert np.signbit(_np(_replays(jit.compile(lambda x: (x * 1.0).relu()), x))[0])
 
 
-@pytest.mark.parametrize("n", [128, 129, 300, 1000])
+@pytest.mark.parametrize("n", [5, 127, 128, 129, 300, 1000])
 def test_blocked_steps_are_the_one_loop_bits(n):
-    # NOTE [ Blocked steps ]: past one block the serial kernel runs step by step over blocks; the same
-    # operations on the same values: eager's bits for arithmetic, an escaping intermediate written in full
+    # NOTE [ Blocked steps ]: the serial kernel runs step by step over full blocks, then the partial one; the
+    # same operations on the same values: eager's bits for arithmetic, an escaping intermediate written in full
     from ember.jit import codegen
 
-    assert codegen.BLOCK == 128  # n = 128 is one block (the one loop), 129 a block and a tail
+    assert codegen.BLOCK == 128  # n = 128 is one full block, 129 a full block and a tail, 127 a tail alone
 
     def f(x, y):
         a = x * 1.5 + y
@@ -264,3 +264,87 @@ def test_blocked_steps_are_the_one_loop_bits(n):
     assert c.explain().ops_per_graph == [["fused[mul, add, mul, sub, mul, add, div]"]]
     for g, w in zip(got, f(x, y)):
         np.testing.assert_array_equal(_np(g), _np(w))
+
+
+def _specials(n, dtype, seed):
+    # signed zeros, NaNs with a payload and a sign, numbers: every pairing of them in x against y
+    uint = np.uint32 if dtype == np.float32 else np.uint64
+    nan = np.array(0x7FC00123 if dtype == np.float32 else 0xFFF8000000000123, uint).view(dtype)
+    vals = np.array([-0.0, 0.0, nan, -1.5, 2.0, np.inf], dtype)
+    return vals[np.random.default_rng(seed).integers(0, vals.size, n)], uint
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("n", [36, 300])
+def test_fused_maximum_minimum_are_eagers_bits(dtype, n):
+    # eager's (PyTorch's) element path: of equal zeros the first operand, a NaN operand the canonical NaN
+    def f(x, y):
+        a, b = x * 1.0, y * 1.0
+        return ea.maximum(a, b), ea.minimum(a, b), ea.maximum(b, a) * 1.0
+    x, uint = _specials(n, dtype, 1)
+    y, _ = _specials(n, dtype, 2)
+    x[:4], y[:4] = [-0.0, 0.0, -0.0, 0.0], [0.0, -0.0, -0.0, 0.0]
+    x, y = ea.tensor(x), ea.tensor(y)
+    c = jit.compile(f)
+    got = _replays(c, x, y)
+    assert c.explain().ops_per_graph == [["fused[mul, mul, maximum, minimum, maximum, mul]"]]
+    for g, w in zip(got, f(x, y), strict=True):
+        np.testing.assert_array_equal(_np(g).view(uint), _np(w).view(uint))
+    assert np.signbit(_np(got[0])[:4]).tolist() == [True, False, True, False]
+    canonical = np.array(np.nan, dtype).view(uint)
+    assert (_np(got[1]).view(uint)[np.isnan(_np(got[1]))] == canonical).all()
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("n", [36, 300])
+def test_fused_relu_backward_is_eagers_bits(dtype, n):
+    # threshold_backward(grad, result, 0): +0.0 where the result is <= 0 (-0.0 included), else grad (a NaN result
+    # passes the gradient, a NaN gradient passes with its payload)
+    def step(x, w):
+        x.grad = None
+        ((x * 1.0).relu() * w).sum().backward()
+        return x.grad
+    x, uint = _specials(n, dtype, 3)
+    w, _ = _specials(n, dtype, 4)
+    x, w = ea.tensor(x, requires_grad=True), ea.tensor(w)
+    c = jit.compile(step)
+    got = _np(_replays(c, x, w)).copy()
+    assert any("threshold_backward" in op and op.startswith("fused[") for op in c.explain().ops_per_graph[0])
+    np.testing.assert_array_equal(got.view(uint), _np(step(x, w)).view(uint))
+
+
+@pytest.mark.parametrize("th", [0.5, 0.1])
+def test_fused_threshold_backward_compares_in_the_dtype(th):
+    # eager and PyTorch compare the input with the threshold in its dtype: float32(0.1) <= 0.1 there, so its
+    # gradient is 0 as the forward replaced it (in float64 0.1 < float32(0.1) would pass it)
+    import ember.nn.functional as F
+
+    def step(x):
+        x.grad = None
+        (F.threshold(x * 1.0, th, -1.0) * 2.0).sum().backward()
+        return x.grad
+    x = ea.tensor(np.array([np.float32(th), 0.0, 0.3, 1.0], np.float32), requires_grad=True)
+    c = jit.compile(step)
+    got = _np(_replays(c, x)).copy()
+    assert any(op.startswith("fused[") and "threshold_backward" in op for op in c.explain().ops_per_graph[0])
+    np.testing.assert_array_equal(got, _np(step(x)))
+    np.testing.assert_array_equal(got, [0.0, 0.0, 0.0 if th == 0.5 else 2.0, 2.0])
+
+
+@pytest.mark.parametrize("n", [100, 128, 1000])
+def test_blocked_kernel_is_the_one_loops_bits_with_vmath(n):
+    # the parallel variant is one loop over every step per element: the blocked serial kernel must give its bits
+    from ember.jit import codegen
+
+    steps = (("mul", (("a", 0), ("s", 0))), ("sin", (("t", 0),)), ("exp", (("t", 1),)), ("tanh", (("t", 2),)),
+             ("sigmoid", (("t", 3),)), ("maximum", (("t", 4), ("a", 1))),
+             ("threshold_backward", (("t", 5), ("a", 0), ("s", 1))))
+    serial, parallel = codegen.load(codegen.kernel_source("float32", "ab", 2, steps, (1, 6)))
+    x = np.random.default_rng(5).standard_normal(n).astype(np.float32) * 3
+    x[:3] = [-0.0, np.nan, 0.0]
+    b, sv = np.array([0.5], np.float32), np.array([1.5, 0.0], np.float32)
+    got, want = [np.empty(n, np.float32) for _ in range(2)], [np.empty(n, np.float32) for _ in range(2)]
+    serial(n, *got, x, b, sv)
+    parallel(n, *want, x, b, sv)
+    for g, w in zip(got, want, strict=True):
+        np.testing.assert_array_equal(g.view(np.uint32), w.view(np.uint32))

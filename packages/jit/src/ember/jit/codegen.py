@@ -39,7 +39,7 @@ from ember.jit import config
 __all__ = ["EXPR", "EXPR32", "ARITH", "VECTOR32", "arity", "kernel_source", "step_lines", "load", "import_source",
            "cache_dir", "stats"]
 
-# op name -> an expression over `x` (and `y`) in the group's dtype; `ONE`/`ZERO` are typed constants
+# op name -> an expression over `x` (and `y`, `z`) in the group's dtype; `ONE`/`ZERO`/`NAN` are typed constants
 EXPR = {
     "neg": "-x", "abs": "abs(x)", "square": "x * x", "relu": "ZERO if x < ZERO else x",
     "exp": "math.exp(x)", "expm1": "math.expm1(x)", "log": "math.log(x)", "log1p": "math.log1p(x)",
@@ -49,12 +49,16 @@ EXPR = {
     "cosh": "math.cosh(x)", "tanh": "math.tanh(x)", "asinh": "math.asinh(x)", "acosh": "math.acosh(x)",
     "atanh": "math.atanh(x)", "sigmoid": "ONE / (ONE + math.exp(-x))", "silu": "x * (ONE / (ONE + math.exp(-x)))",
     "add": "x + y", "sub": "x - y", "mul": "x * y", "div": "x / y",
-    "maximum": "x if x > y or x != x else y", "minimum": "x if x < y or x != x else y",
+    # PyTorch's element path, as eager (`elementwise._extremum`): of equal zeros the first operand, the canonical NaN
+    "maximum": "NAN if x != x or y != y else (y if x < y else x)",
+    "minimum": "NAN if x != x or y != y else (y if x > y else x)",
+    # relu's backward (grad, input, threshold): +0.0 where input <= threshold, else grad (a NaN input passes grad)
+    "threshold_backward": "ZERO if y <= z else x",
 }
 
 # ops whose expression LLVM vectorizes (no libm call); the others call libm per value
 ARITH = frozenset({"neg", "abs", "square", "relu", "sqrt", "rsqrt", "reciprocal", "add", "sub", "mul", "div",
-                   "maximum", "minimum"})
+                   "maximum", "minimum", "threshold_backward"})
 
 # float32 groups: exp, sin, cos, the logs and the functions written from them use ember.jit.vmath's branch-free
 # forms, which vectorize (NOTE [ Vectorized exp in fused kernels ]); they join groups of any size
@@ -109,7 +113,7 @@ def kernel_source(dtype: str, kinds: str, n_scalar: int, steps: tuple, outs: tup
     body += [f"{ind}o{m}[{'k' if nest else 'i'}] = t{k}" for m, k in enumerate(outs)]
     head = ("import math\nimport numba\nimport numpy as np\n"
             + (f"from ember.jit.vmath import *  # vmath {_vmath_sha()}\n" if dtype == "float32" else "")
-            + f"\nONE = np.{dtype}(1.0)\nZERO = np.{dtype}(0.0)\nBLOCK = {BLOCK}\n")
+            + f"\nONE = np.{dtype}(1.0)\nZERO = np.{dtype}(0.0)\nNAN = np.{dtype}(np.nan)\nBLOCK = {BLOCK}\n")
     fns = []
     for name, par in (("serial", False), ("parallel", True)):
         if par and reduce is not None:  # the sums run in row order: one serial kernel for both
@@ -117,9 +121,8 @@ def kernel_source(dtype: str, kinds: str, n_scalar: int, steps: tuple, outs: tup
             continue
         deco = f"@numba.njit(cache=True, nogil=True, error_model='numpy'{', parallel=True' if par else ''})"
         rng = "numba.prange" if par else "range"
-        if not nest and not par:  # one block or less: one loop (a block's arrays would cost more than they save)
-            loop = ("    if n <= BLOCK:\n        for i in range(n):\n" + "".join("    " + line + "\n" for line in body)
-                    + "        return\n" + _blocked(dtype, kinds, steps, outs))
+        if not nest and not par:
+            loop = _blocked(dtype, kinds, steps, outs)
         elif not nest:
             loop = f"    for i in {rng}(n):\n" + "".join(line + "\n" for line in body)
         else:
@@ -139,34 +142,45 @@ def _blocked(dtype: str, kinds: str, steps: tuple, outs: tuple) -> str:
     One loop computing every step per element makes each iteration one long chain of dependent
     operations (three chained `exp32`s take 5.4 times one), longer than the core's out-of-order window,
     so it mostly waits. Here each block of `BLOCK` elements runs one loop per step, reading its operands
-    from the inputs or from the earlier steps' block arrays (`BLOCK` values each, in L1) and writing its
-    own: the loops are short, independent across elements and vectorize. The same operations on the same
-    values, so the same bits. A group of at most `BLOCK` elements keeps the one loop (the block arrays
-    would cost more than they save). On the 64x1024 float32 chain (`python -m ember.jit.bench`) the fused
-    forward took 560 us as one loop and 424 us blocked, forward and backward 596 and 531 us (one
-    interleaved run, this machine)."""
+    from the inputs or from the earlier steps' rows of one (steps, `BLOCK`) scratch array (in L1) and
+    writing its own row: the loops are short, independent across elements and vectorize. The same
+    operations on the same values, so the same bits. The full blocks' loops run a constant `BLOCK` times
+    (LLVM then emits the vector loop alone, no remainder tests), the last partial block the rest. Measured
+    on the 64x1024 float32 chain's forward kernel alone (one interleaved run, CPU time, best of 5): one loop
+    418 us, blocks bounded by `min(BLOCK, n - b0)` with one array per step 418 -> 322 us with constant
+    bounds, 300 us with one scratch array (10 separate arrays: 322); blocks of 64 or 256 within 2% of 128.
+    Under one block (100 elements) it costs about what the one loop did (1.5 against 1.7 us a call).
+    Keeping the one loop for small groups, or for the tail, made the blocks slower (385 us), as did
+    moving the blocks into a function of their own: kept as it is."""
     table = EXPR32 if dtype == "float32" else EXPR
-    used = {j for _, operands in steps for kind, j in operands if kind == "t"}
-    lines = [f"    t{k}b = np.empty(BLOCK, np.{dtype})" for k in range(len(steps)) if k in used]
-    lines += ["    for b0 in range(0, n, BLOCK):", "        m = min(BLOCK, n - b0)"]
+    used = sorted({j for _, operands in steps for kind, j in operands if kind == "t"})
+    row = {k: r for r, k in enumerate(used)}
     written = dict((k, m) for m, k in enumerate(outs))
-    for k, (name, operands) in enumerate(steps):
-        expr = table[name]
-        for var, (kind, j) in zip("xyz", operands):
-            if kind == "a" and kinds[j] == "a":
-                val = f"a{j}[b0 + q]"
-            elif kind == "a":  # one broadcast value, read before the loop
-                val = f"a{j}i"
-            elif kind == "t":
-                val = f"t{j}b[q]"
-            else:
-                val = f"s{j}"
-            expr = _subst_var(expr, var, val)
-        lines += ["        for q in range(m):", f"            t{k} = {expr}"]
-        if k in used:
-            lines.append(f"            t{k}b[q] = t{k}")
-        if k in written:
-            lines.append(f"            o{written[k]}[b0 + q] = t{k}")
+
+    def block(ind: str, count: str) -> list:
+        lines = []
+        for k, (name, operands) in enumerate(steps):
+            expr = table[name]
+            for var, (kind, j) in zip("xyz", operands):
+                if kind == "a" and kinds[j] == "a":
+                    val = f"a{j}[b0 + q]"
+                elif kind == "a":  # one broadcast value, read before the loop
+                    val = f"a{j}i"
+                elif kind == "t":
+                    val = f"buf[{row[j]}, q]"
+                else:
+                    val = f"s{j}"
+                expr = _subst_var(expr, var, val)
+            lines += [f"{ind}for q in range({count}):", f"{ind}    t{k} = {expr}"]
+            if k in row:
+                lines.append(f"{ind}    buf[{row[k]}, q] = t{k}")
+            if k in written:
+                lines.append(f"{ind}    o{written[k]}[b0 + q] = t{k}")
+        return lines
+
+    lines = [f"    buf = np.empty(({len(used)}, BLOCK), np.{dtype})"] if used else []
+    lines += ["    nf = n - n % BLOCK", "    for b0 in range(0, nf, BLOCK):"] + block("        ", "BLOCK")
+    lines += ["    if nf < n:", "        b0 = nf", "        m = n - nf"] + block("        ", "m")
     return "".join(line + "\n" for line in lines)
 
 

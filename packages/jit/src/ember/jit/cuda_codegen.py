@@ -107,10 +107,10 @@ def runner(dtype, device, shape: tuple, kinds: str, scalars: list, steps: tuple,
 
 
 def ptx_group() -> tuple:
-    """The group `ptx_cases` compiles: (kinds, steps, scalar count). Every op of `EXPR` on inputs 0 (and 1),
-    then a step with a broadcast input and one with a scalar; every step is written out."""
-    binary = ("add", "sub", "mul", "div", "maximum", "minimum")  # the two-operand ops of `EXPR`
-    steps = [(name, (("a", 0), ("a", 1)) if name in binary else (("a", 0),)) for name in EXPR]
+    """The group `ptx_cases` compiles: (kinds, steps, scalar count). Every op of `EXPR` on inputs 0 (and 1,
+    and scalar 0 as a third), then a step with a broadcast input and one with a scalar; every step is written out."""
+    operands = (("a", 0), ("a", 1), ("s", 0))
+    steps = [(name, operands[:codegen.arity(name)]) for name in EXPR]
     steps += [("add", (("t", len(steps) - 1), ("a", 2))), ("mul", (("t", len(steps)), ("s", 0)))]
     return "aab", tuple(steps), 1
 

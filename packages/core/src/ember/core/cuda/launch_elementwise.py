@@ -171,7 +171,10 @@ def _clamp(input, min=None, max=None, *, out=None):
     shape = _result_shape("clamp", input, *bounds)
     ct = lu.compute_type(dt)
     res, target = targets(out, shape, dt, input._storage.device, "clamp", (input, min, max), False)
-    fn = K.OTHER["clamp" if len(bounds) == 2 else ("clamp_min" if max is None else "clamp_max")]
+    fn = "clamp" if len(bounds) == 2 else ("clamp_min" if max is None else "clamp_max")
+    if dt.is_floating_point and any(isinstance(b, Tensor) for b in bounds):  # clamp.Tensor: a NaN is canonical
+        fn += "_nan"
+    fn = K.OTHER[fn]
     return finish(launch(fn, (input, *bounds), res, (ct,) * (1 + len(bounds))), target)
 
 
@@ -262,6 +265,8 @@ def ptx_cases():
            (T.int64, meta, f32, T.int64, b1, T.int64, f32, T.int64, f32, T.int64))
     yield ("clamp[float32]", K.kernel_function(K.OTHER["clamp"], "tss", (T.float32,) * 3, False),
            (T.int64, meta, f32, T.int64, f32, T.int64, T.float64, T.float64))
+    yield ("clamp_nan[float32]", K.kernel_function(K.OTHER["clamp_nan"], "ttt", (T.float32,) * 3, False),
+           (T.int64, meta, f32, T.int64, f32, T.int64, f32, T.int64, f32, T.int64))
     yield ("clamp_min[int64]", K.kernel_function(K.OTHER["clamp_min"], "tt", (T.int64,) * 2, True),
            (T.int64, meta, i64, T.int64, i64, T.int64, i64, T.int64))
     yield ("lerp[float32]", K.kernel_function(K.OTHER["lerp"], "tts", (T.float32,) * 3, False),

@@ -213,7 +213,8 @@ def _make(name: str, fwd, bwd, attrs: str, info: OpInfo):
             # a strided gradient (a slice of cat's backward) is copied once, cheaper than numpy's masked path
             g = np.ascontiguousarray(g)
             out = np.empty_like(x)
-            fused()(g.reshape(-1), x.reshape(-1), *args, out.reshape(-1))
+            # the thresholds in the input's dtype, as PyTorch's scalar_t and the forward compare (0.1 is not a float32)
+            fused()(g.reshape(-1), x.reshape(-1), *[x.dtype.type(a) for a in args], out.reshape(-1))
             return wrap(out)
         r = np.asarray(bwd(g, x, *args)).astype(x.dtype, copy=False)
         return laid_out(wrap(r, True), r, (grad, input))

@@ -322,19 +322,29 @@ def _pow_float(x, y):
 
 
 def _maximum(x, y):
-    return x if x > y or x != x else y
+    # PyTorch's (and the CPU kernel's): a NaN operand gives the canonical NaN, of equal zeros the first operand
+    return math.nan if x != x or y != y else (y if x < y else x)
 
 
 def _minimum(x, y):
-    return x if x < y or x != x else y
+    return math.nan if x != x or y != y else (y if x > y else x)
+
+
+def _maximum_int(x, y):
+    return y if x < y else x
+
+
+def _minimum_int(x, y):
+    return y if x > y else x
 
 
 def _fmax(x, y):
-    return y if x != x else (x if y != y or x > y else y)
+    # the number against a NaN; of equal zeros the first operand, as the CPU kernel
+    return y if x != x else (x if y != y or not x < y else y)
 
 
 def _fmin(x, y):
-    return y if x != x else (x if y != y or x < y else y)
+    return y if x != x else (x if y != y or not x > y else y)
 
 
 def _atan2(x, y):
@@ -422,6 +432,19 @@ def _clamp_max(x, hi):
     return hi if x > hi or hi != hi else x
 
 
+def _clamp_nan(x, lo, hi):
+    # clamp.Tensor of floats, as the CPU kernel: maximum/minimum's rule, a NaN operand gives the canonical NaN
+    return math.nan if x != x or lo != lo or hi != hi else _clamp(x, lo, hi)
+
+
+def _clamp_min_nan(x, lo):
+    return math.nan if x != x or lo != lo else _clamp_min(x, lo)
+
+
+def _clamp_max_nan(x, hi):
+    return math.nan if x != x or hi != hi else _clamp_max(x, hi)
+
+
 def _lerp(a, b, w):
     return a + w * (b - a)
 
@@ -450,7 +473,7 @@ BINARY = {
     "add": (_add, _add), "sub": (_sub, _sub), "mul": (_mul, _mul), "div": (_div, _div),
     "floor_divide": (_floor_divide_float, _floor_divide), "trunc_divide": (_trunc_divide_float, _trunc_divide),
     "remainder": (_remainder_float, _remainder), "fmod": (_fmod_float, _fmod), "pow": (_pow_float, _pow),
-    "maximum": (_maximum, _maximum), "minimum": (_minimum, _minimum), "fmax": (_fmax, _fmax),
+    "maximum": (_maximum, _maximum_int), "minimum": (_minimum, _minimum_int), "fmax": (_fmax, _fmax),
     "fmin": (_fmin, _fmin), "atan2": (_atan2, _atan2), "hypot": (_hypot, _hypot),
     "copysign": (_copysign, _copysign), "xlogy": (_xlogy, _xlogy), "eq": (_eq, _eq), "ne": (_ne, _ne),
     "lt": (_lt, _lt), "le": (_le, _le), "gt": (_gt, _gt), "ge": (_ge, _ge),
@@ -460,7 +483,8 @@ BINARY = {
 }
 
 OTHER = {"where": _where, "clamp": _clamp, "clamp_min": _clamp_min, "clamp_max": _clamp_max, "lerp": _lerp,
-         "identity": _identity}
+         "identity": _identity, "clamp_nan": _clamp_nan, "clamp_min_nan": _clamp_min_nan,
+         "clamp_max_nan": _clamp_max_nan}
 
 
 @cache
