@@ -267,6 +267,9 @@ def ptx_cases():
            (T.int64, meta, f32, T.int64, f32, T.int64, T.float64, T.float64))
     yield ("clamp_nan[float32]", K.kernel_function(K.OTHER["clamp_nan"], "ttt", (T.float32,) * 3, False),
            (T.int64, meta, f32, T.int64, f32, T.int64, f32, T.int64, f32, T.int64))
+    for name in ("clamp_min_nan", "clamp_max_nan"):
+        yield (f"{name}[float32]", K.kernel_function(K.OTHER[name], "tt", (T.float32,) * 2, False),
+               (T.int64, meta, f32, T.int64, f32, T.int64, f32, T.int64))
     yield ("clamp_min[int64]", K.kernel_function(K.OTHER["clamp_min"], "tt", (T.int64,) * 2, True),
            (T.int64, meta, i64, T.int64, i64, T.int64, i64, T.int64))
     yield ("lerp[float32]", K.kernel_function(K.OTHER["lerp"], "tts", (T.float32,) * 3, False),

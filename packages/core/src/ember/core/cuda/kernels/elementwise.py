@@ -434,15 +434,23 @@ def _clamp_max(x, hi):
 
 def _clamp_nan(x, lo, hi):
     # clamp.Tensor of floats, as the CPU kernel: maximum/minimum's rule, a NaN operand gives the canonical NaN
-    return math.nan if x != x or lo != lo or hi != hi else _clamp(x, lo, hi)
+    # (written out: a device function cannot call another plain Python function)
+    if x != x or lo != lo or hi != hi:
+        return math.nan
+    r = lo if x < lo else x
+    return hi if r > hi else r
 
 
 def _clamp_min_nan(x, lo):
-    return math.nan if x != x or lo != lo else _clamp_min(x, lo)
+    if x != x or lo != lo:
+        return math.nan
+    return lo if x < lo else x
 
 
 def _clamp_max_nan(x, hi):
-    return math.nan if x != x or hi != hi else _clamp_max(x, hi)
+    if x != x or hi != hi:
+        return math.nan
+    return hi if x > hi else x
 
 
 def _lerp(a, b, w):
