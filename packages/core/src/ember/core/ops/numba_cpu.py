@@ -113,26 +113,8 @@ def extremum_ufuncs():
     quieted (`b + b`). A signaling NaN against a number is the caller's (ember.core.ops.elementwise._extremum)."""
     import numba
 
+    from ember.core.ops import scalar_math
+
     sigs = ["float32(float32, float32)", "float64(float64, float64)"]
-
-    def maximum(a, b):
-        if a != a or b != b:
-            return math.nan
-        return b if a < b else a
-
-    def minimum(a, b):
-        if a != a or b != b:
-            return math.nan
-        return b if a > b else a
-
-    def fmax(a, b):
-        if a != a:
-            return b + b if b != b else b
-        return a if b != b or not a < b else b
-
-    def fmin(a, b):
-        if a != a:
-            return b + b if b != b else b
-        return a if b != b or not a > b else b
-
-    return {f.__name__: numba.vectorize(sigs, cache=True, nopython=True)(f) for f in (maximum, minimum, fmax, fmin)}
+    return {f.__name__: numba.vectorize(sigs, cache=True, nopython=True)(f)
+            for f in (scalar_math.maximum, scalar_math.minimum, scalar_math.fmax, scalar_math.fmin)}

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import math
 
-__all__ = ["erfinv"]
+__all__ = ["erfinv", "maximum", "minimum", "fmax", "fmin"]
 
 
 def erfinv(y):
@@ -41,3 +41,33 @@ def erfinv(y):
     for _ in range(2):
         x -= (math.erf(x) - y) / (1.1283791670955126 * math.exp(-x * x))  # 2/sqrt(pi) e^{-x^2}
     return x
+
+
+def maximum(a, b):
+    """PyTorch's scalar maximum of floats: a NaN operand gives the canonical NaN (the float64 literal rounds to
+    0x7fc00000 in float32); `b` only where it wins strictly, so of -0.0 and 0.0 the first operand."""
+    if a != a or b != b:
+        return math.nan
+    return b if a < b else a
+
+
+def minimum(a, b):
+    """As `maximum`, the smaller."""
+    if a != a or b != b:
+        return math.nan
+    return b if a > b else a
+
+
+def fmax(a, b):
+    """PyTorch's scalar fmax: the number against a NaN, of two NaNs the second, quieted (`b + b`); of equal
+    zeros the first operand."""
+    if a != a:
+        return b + b if b != b else b
+    return a if b != b or not a < b else b
+
+
+def fmin(a, b):
+    """As `fmax`, the smaller."""
+    if a != a:
+        return b + b if b != b else b
+    return a if b != b or not a > b else b

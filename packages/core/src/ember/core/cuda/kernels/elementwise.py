@@ -15,6 +15,7 @@ from functools import cache
 
 from numba import cuda
 
+from ember.core.ops import scalar_math
 from ember.core.ops.scalar_math import erfinv as _erfinv_py
 
 __all__ = ["UNARY", "BINARY", "OTHER", "device_fn", "source", "kernel_function", "kernel"]
@@ -321,13 +322,10 @@ def _pow_float(x, y):
     return math.pow(x, y)
 
 
-def _maximum(x, y):
-    # PyTorch's (and the CPU kernel's): a NaN operand gives the canonical NaN, of equal zeros the first operand
-    return math.nan if x != x or y != y else (y if x < y else x)
-
-
-def _minimum(x, y):
-    return math.nan if x != x or y != y else (y if x > y else x)
+# PyTorch's rules for floats, the CPU ufuncs' too (ember.core.ops.scalar_math): a NaN operand gives the
+# canonical NaN (maximum, minimum) or loses to the number (fmax, fmin; of two NaNs the second, quieted); of
+# equal zeros the first operand
+_maximum, _minimum, _fmax, _fmin = scalar_math.maximum, scalar_math.minimum, scalar_math.fmax, scalar_math.fmin
 
 
 def _maximum_int(x, y):
@@ -336,15 +334,6 @@ def _maximum_int(x, y):
 
 def _minimum_int(x, y):
     return y if x > y else x
-
-
-def _fmax(x, y):
-    # the number against a NaN; of equal zeros the first operand, as the CPU kernel
-    return y if x != x else (x if y != y or not x < y else y)
-
-
-def _fmin(x, y):
-    return y if x != x else (x if y != y or not x > y else y)
 
 
 def _atan2(x, y):
