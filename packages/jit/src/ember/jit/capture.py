@@ -101,12 +101,20 @@ class Unsupported(RuntimeError):
 
 def user_frame(frame) -> str:
     """`file:line` of the first frame outside ember's own packages, from `frame` outwards."""
-    f = frame
-    while f is not None:
-        if _SEP not in f.f_code.co_filename:
-            return f"{f.f_code.co_filename}:{f.f_lineno}"
-        f = f.f_back
-    return "<unknown>"
+    return _user_line(_stack(frame))
+
+
+def _stack(frame) -> list:
+    """(code, line) of `frame` and each frame outwards: where a break happened (NOTE [ Compiled segments ])."""
+    out = []
+    while frame is not None:
+        out.append((frame.f_code, frame.f_lineno))
+        frame = frame.f_back
+    return out
+
+
+def _user_line(stack: list) -> str:
+    return next((f"{c.co_filename}:{ln}" for c, ln in stack if _SEP not in c.co_filename), "<unknown>")
 
 
 class _HostFloat(float):
@@ -172,6 +180,8 @@ class Recorder:
         self._why_not = ""
         self._impure: str | None = None  # what the plan did so far that outlives the call (no guard after it)
         self._guarded: set[int] = set()  # ids of the .item() values only compared in guards
+        self.break_stack: list = []  # (code, line) outwards from the first break (NOTE [ Compiled segments ])
+        self._backward_stack: list = []  # the same, where the first backward() ran
 
     # --- buffers ---------------------------------------------------------------------
     def _new_buffer(self, t: Tensor, kind: str, producer: int = -1) -> int:
@@ -229,14 +239,18 @@ class Recorder:
         return a
 
     # --- breaks ----------------------------------------------------------------------
-    def brk(self, reason: str, frame) -> None:
-        """A graph break: the capture is abandoned (fullgraph: raise), the call goes on eagerly."""
-        msg = reason if frame is None else f"{reason} at {user_frame(frame)}"
+    def brk(self, reason: str, frame, stack: list | None = None) -> None:
+        """A graph break: the capture is abandoned (fullgraph: raise), the call goes on eagerly. `stack`
+        (else `frame`'s) says where, for the message and for splitting the function there."""
+        if stack is None:
+            stack = _stack(frame) if frame is not None else []
+        msg = f"{reason} at {_user_line(stack)}" if stack else reason
         if self.fullgraph:
             self.active = False
             raise Unsupported(f"ember.jit: cannot capture the whole function: {msg}")
         if self.broken is None:
             self.broken = msg
+            self.break_stack = stack
         self.active = False
 
     def guard(self, t_ref, how: str, value, other, frame, item=None) -> bool:
@@ -274,6 +288,8 @@ class Recorder:
             if co.co_name not in _METHOD_FRAMES:
                 return
         if co is _EXECUTE:
+            if not self.backward_seen:
+                self._backward_stack = _stack(frame)
             self.backward_seen = True
         elif co.co_name in _METHOD_FRAMES and co.co_argcount and co.co_varnames[0] == "self":
             obj = frame.f_locals.get("self")
@@ -499,7 +515,8 @@ class Recorder:
                         and b.value._grad_fn is not None]
             if outside:  # the engine went on into ops made before the call, which the plan did not record
                 self.brk("backward() inside the function reaches the history of a tensor made outside it (a "
-                         "non-leaf argument or global); a replay could not follow that history", None)
+                         "non-leaf argument or global); a replay could not follow that history", None,
+                         self._backward_stack)
         if self.broken is None:
             self.active = True
             try:

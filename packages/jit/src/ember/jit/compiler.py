@@ -18,9 +18,11 @@ torch._dynamo's recompile limit. A plan that branches on a tensor's value (NOTE 
 tensor values ] in `ember.jit.capture`) is one of an entry's plans, one per path: a replay whose
 guard finds another value returns `DIVERGED` and the next plan is tried; where none takes the
 call's path, the call is captured as a new plan (up to `config.cache_size_limit` captures per entry;
-past them such calls run eagerly, with one warning). A capture that hits a graph break (`Recorder.brk`) leaves the
-entry eager for good, with the reason kept for `explain`; with `fullgraph=True` it raises
-`Unsupported` instead. Bad arguments fail their guards, so they run eagerly and raise eager's error.
+past them such calls run eagerly, with one warning). A capture that hits a graph break (`Recorder.brk`) splits the
+function there into compiled segments with the breaking statement run eagerly between them (NOTE [ Compiled
+segments ] in `ember.jit.segments`): the entry's later calls run the split. Where it cannot be split the entry stays
+eager for good, with the reason kept for `explain`; with `fullgraph=True` the capture raises `Unsupported` instead.
+Bad arguments fail their guards, so they run eagerly and raise eager's error.
 
 NOTE [ Python values guarded ]
 Python runs only at capture, so a value the function reads from outside its arguments would be
@@ -76,6 +78,7 @@ from ember.core.tensor import Tensor
 
 from ember.jit import config
 from ember.jit import capture
+from ember.jit import segments
 from ember.jit.capture import Recorder
 from ember.jit.graph import DIVERGED, MISS
 
@@ -277,7 +280,7 @@ class _Entry:
     tensor values) or why it has none."""
 
     __slots__ = ("key", "calls", "plans", "replay", "broken", "captures", "keep", "check", "warned", "unplanned",
-                 "used")
+                 "used", "split")
 
     def __init__(self, key: tuple) -> None:
         self.key = key
@@ -291,6 +294,7 @@ class _Entry:
         self.warned = False  # the warning that new paths run eagerly was given
         self.unplanned: str | None = None  # why a call on a path without a plan runs eagerly (a break on that path)
         self.used = 0  # the compiled function's call count at this entry's last call (NOTE [ Dynamic shapes ])
+        self.split: segments.Split | None = None  # the function split at its break: the calls run it
 
     def set_plans(self, plans: list) -> None:
         self.plans = plans
@@ -323,6 +327,8 @@ class CompiledFunction:
         self._warned = False
         self.captures = 0  # how many captures ran (each one a call run eagerly while recording)
         self.evictions = 0  # plans of other shapes dropped for new ones (NOTE [ Dynamic shapes ])
+        self._splits: dict[int, segments.Split] = {}  # break line -> the split there (NOTE [ Compiled segments ])
+        self._segment_depth = 0  # how many splits made this function (a segment of a segment ...)
         self._name = type(module).__name__ if module is not None else getattr(fn, "__qualname__", repr(fn))
         functools.update_wrapper(self, fn)
         _ALL.add(self)
@@ -410,6 +416,8 @@ class CompiledFunction:
                                 "flag keeps changing; calls run eagerly")
                 warnings.warn(f"ember.jit: {self._name}: "
                               f"{entry.broken}", RuntimeWarning, stacklevel=2)
+        if entry.split is not None:
+            return entry.split(*args, **kwargs)
         if entry.broken is not None:
             return self.__wrapped__(*args, **kwargs)
         try:
@@ -417,7 +425,7 @@ class CompiledFunction:
                 return self.__wrapped__(*args, **kwargs)
             return self._capture(entry, tensors, args, kwargs)
         except BaseException:
-            if entry.replay is None and entry.broken is None:  # bad input: eager's error, and no plan kept for it
+            if entry.replay is None and entry.broken is None and entry.split is None:  # bad input: eager's error
                 self._cache.pop(entry.key, None)
             raise
 
@@ -429,7 +437,11 @@ class CompiledFunction:
         if rec.broken is not None and entry.plans:  # this path breaks; the others keep their plans
             entry.unplanned = rec.broken
         elif rec.broken is not None:
-            entry.broken = rec.broken
+            split = segments.split(self, rec.break_stack, rec.broken)
+            if isinstance(split, segments.Split):
+                entry.split = split
+            else:
+                entry.broken = f"{rec.broken} (the call runs eagerly: no segments, {split})"
         else:
             entry.set_plans(entry.plans + [(rec.graph, rec.graph.compile())])
         return result
@@ -516,6 +528,13 @@ class ExplainOutput:
         self.plans = [graph for e in entries for graph, _replay in e.plans]
         self.break_reasons = [e.broken if e.broken is not None else e.unplanned for e in entries
                               if e.broken is not None or e.unplanned is not None]
+        self.splits = [e.split for e in entries if e.split is not None]
+        self.break_reasons += [f"{s.reason} (split into {len(s.segments)} segments at line {s.line})"
+                               for s in self.splits]
+        # the segments of each split, as (kind, (first line, last line), its ExplainOutput or None where eager)
+        self.segments = [(seg.kind, seg.lines, seg.call.explain() if seg.kind == "compiled" else None)
+                         for s in self.splits for seg in s.segments]
+        captures += sum(ex.captures for _k, _l, ex in self.segments if ex is not None)
         self.graph_count = len(self.plans)
         self.graph_break_count = len(self.break_reasons)
         self.captures = captures
@@ -532,6 +551,8 @@ class ExplainOutput:
                 lines.append(f"  its captured backward: {', '.join(bops)}")
         for r in self.break_reasons:
             lines.append(f"Break: {r}")
+        for s in self.splits:
+            lines += s.describe()
         return "\n".join(lines)
 
     __repr__ = __str__
@@ -576,6 +597,7 @@ def reset() -> None:
     calls run eagerly and capture again."""
     for c in list(_ALL):
         c._cache.clear()
+        c._splits.clear()
         c._last_key = None
         c._hot = None
         c._warned = False

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 __all__ = ["cache_size_limit", "capture_call", "fuse", "fuse_parallel_min", "fuse_cache_dir", "fuse_libm_max",
-           "optimizer_pass", "retain_memory"]
+           "optimizer_pass", "retain_memory", "segment_depth_limit"]
 
 # plans kept per compiled function (one per set of guards); past it, new guards run eagerly, with one warning
 cache_size_limit: int = 8
@@ -29,3 +29,6 @@ optimizer_pass: bool = True
 # before the first plan runs, raise glibc's malloc trim and mmap thresholds once (process-wide), so memory a
 # replay frees is reused by the next one instead of faulted in again (NOTE [ A replay's memory ] in ember.jit.memory)
 retain_memory: bool = True
+# a graph break splits a function into compiled segments, and a break in a segment splits that again, up to this
+# many times deep (NOTE [ Compiled segments ] in ember.jit.segments); past it, the segment runs eagerly
+segment_depth_limit: int = 8
