@@ -528,7 +528,7 @@ class ExplainOutput:
         self.plans = [graph for e in entries for graph, _replay in e.plans]
         self.break_reasons = [e.broken if e.broken is not None else e.unplanned for e in entries
                               if e.broken is not None or e.unplanned is not None]
-        self.splits = [e.split for e in entries if e.split is not None]
+        self.splits = list({id(e.split): e.split for e in entries if e.split is not None}.values())  # shared by lines
         self.break_reasons += [f"{s.reason} (split into {len(s.segments)} segments at line {s.line})"
                                for s in self.splits]
         # the segments of each split, as (kind, (first line, last line), its ExplainOutput or None where eager)

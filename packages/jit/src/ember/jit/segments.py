@@ -34,7 +34,8 @@ The whole call stays eager (the reason in `explain`) where splitting would chang
 source (a lambda, a function made by `exec`), a generator or coroutine, `global`/`nonlocal`,
 `del` of a name, zero-argument `super()`/`__class__`, private names a class mangles, a `return`
 before the last segment, a closure made in one segment over a name another rebinds, a module with
-forward hooks, or a break outside the function's own statements (inside ember, or after the call).
+hooks or a `__call__` of its own (a split calls `forward`'s segments, not `__call__`), or a break
+outside the function's own statements (in a hook, or found after the call: a Python state change).
 """
 
 from __future__ import annotations
@@ -54,6 +55,7 @@ _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef, ast.
 _GENERATOR_FLAGS = inspect.CO_GENERATOR | inspect.CO_COROUTINE | inspect.CO_ASYNC_GENERATOR | \
     inspect.CO_ITERABLE_COROUTINE
 _PREFIX = "_ember_"
+_MODULE_HOOKS = ("_forward_pre_hooks", "_forward_hooks", "_backward_hooks", "_backward_pre_hooks")
 
 
 class _Unbound:
@@ -189,8 +191,12 @@ def _function_body(cf) -> tuple:
         return body, func.__code__
     owner = None
     if module is not None:
-        if getattr(module, "_forward_hooks", None) or getattr(module, "_forward_pre_hooks", None):
-            raise _Fallback("the module has forward hooks")
+        call = type(module).__dict__.get("__call__") or getattr(type(module), "_call_impl", None)
+        if getattr(call, "__name__", None) != "_call_impl":
+            raise _Fallback("the module's __call__ is its own (not ember.nn's, which runs forward alone)")
+        glb = getattr(call, "__globals__", {})
+        if any(getattr(module, h, None) or glb.get(f"_global{h}") for h in _MODULE_HOOKS):
+            raise _Fallback("the module has hooks, which run around its forward")
         func, owner = getattr(type(module), "forward", None), module
     elif isinstance(fn, types.MethodType):
         owner = fn.__self__
@@ -220,8 +226,31 @@ def _function_body(cf) -> tuple:
         if not positional:
             raise _Fallback("a method without a self parameter")
         self_name = positional[0].arg
-    return _Body(args, fdef.body, func.__globals__, cells, code.co_filename, func.__name__, owner, self_name,
-                 func.__defaults__, func.__kwdefaults__, frozenset(), None, module, cf._segment_depth), code
+    body = _Body(args, fdef.body, func.__globals__, cells, code.co_filename, func.__name__, owner, self_name,
+                 func.__defaults__, func.__kwdefaults__, frozenset(), None, module, cf._segment_depth)
+    _check(body)
+    body.stmts = _hoist_return(body.stmts)
+    return body, code
+
+
+def _hoist_return(stmts: list) -> list:
+    """`return a * 2, acc` as `_ember_r0 = a * 2` then `return _ember_r0, acc`: the items that are not names or
+    constants computed before a return the driver runs, so a Python value returned beside tensors is no argument
+    of a compiled segment (NOTE [ Compiled segments ])."""
+    last = stmts[-1] if stmts else None
+    if not (isinstance(last, ast.Return) and isinstance(last.value, (ast.Tuple, ast.List)) and
+            not _simple(last.value) and not any(isinstance(e, ast.Starred) for e in last.value.elts)):
+        return stmts
+    hoisted, elts = [], []
+    for i, e in enumerate(last.value.elts):
+        if _simple(e):
+            elts.append(e)
+            continue
+        name = ast.Name(f"{_PREFIX}r{i}", ast.Store())
+        hoisted.append(ast.copy_location(ast.Assign(targets=[ast.copy_location(name, e)], value=e), last))
+        elts.append(ast.copy_location(ast.Name(name.id, ast.Load()), e))
+    value = ast.copy_location(type(last.value)(elts=elts, ctx=ast.Load()), last.value)
+    return [*stmts[:-1], *hoisted, ast.copy_location(ast.Return(value), last)]
 
 
 # --- the split ----------------------------------------------------------------------------
@@ -300,7 +329,8 @@ def split(cf, stack: list, reason: str):
             raise _Fallback(f"segments split {body.depth} times deep (config.segment_depth_limit)")
         lines = [ln for c, ln in stack if c is code]
         if not lines:
-            raise _Fallback("the break is not in the function's own statements")
+            raise _Fallback("the break is not at a line of the function's own statements" if stack else
+                            "the break was found after the call ran, at no line")
         line = lines[-1]  # the outermost frame of its code: the compiled call's own
         if line not in cf._splits:
             cf._splits[line] = _split(body, line, reason)
@@ -310,7 +340,6 @@ def split(cf, stack: list, reason: str):
 
 
 def _split(body: _Body, line: int, reason: str) -> Split:
-    _check(body)
     stmts = body.stmts
     at = next((i for i, s in enumerate(stmts) if s.lineno <= line <= (s.end_lineno or s.lineno)), None)
     if at is None:
