@@ -393,8 +393,27 @@ def deletes(x):
     return x * v
 
 
+def returns_in_the_break(x):
+    h = x * 2
+    if h.sum().item() + 0.5 > 100.0:
+        return h
+    return h + 1
+
+
+def make_nonlocal():
+    calls = 0
+
+    def f(x):
+        nonlocal calls
+        h = x * 2
+        return h * float(h.sum() + calls)
+    return f
+
+
 @pytest.mark.parametrize("fn, why", [
     (uses_global, "'global' statement"),
+    (make_nonlocal(), "'nonlocal' statement"),
+    (returns_in_the_break, "a 'return' before the last segment"),
     (deletes, "'del' of a local name"),
     (lambda x: x * float(x.sum()), "not a 'def'"),
 ])
@@ -513,3 +532,34 @@ def test_an_nn_training_step_with_item_equals_eager_and_stops_capturing():
         np.testing.assert_array_equal(a, b)
     ex = c.explain()
     assert _compiled_segments(ex) == [1, 1]
+
+
+def value_dependent_shape(x):
+    h = x * 2
+    pos = h[h > 0]
+    same = ea.equal(h, x)
+    return (pos * 3).sum(), same
+
+
+def test_ops_with_value_dependent_shapes_or_python_results_run_eagerly_between_segments():
+    c = jit.compile(value_dependent_shape)
+    for i in range(6):
+        x = ea.tensor([1.0, -2.0, 3.0, -4.0]) * (1 if i % 2 else -1)
+        got, want = c(x), value_dependent_shape(x)
+        assert got[0].item() == want[0].item() and got[1] == want[1]
+    kinds = [k for k, _l, _e in c.explain().segments]
+    assert kinds[:2] == ["compiled", "eager"]
+
+
+def counts_without_returning(x):
+    hits = 0
+    h = x * 2
+    hits += int(h.sum().item() > 0) + len(h.tolist())
+    return h + 1
+
+
+def test_an_augmented_assignment_reads_its_name():
+    c = jit.compile(counts_without_returning)
+    for _ in range(5):
+        assert c(ea.ones(2)).tolist() == [3.0, 3.0]
+    assert c.explain().segments

@@ -104,8 +104,16 @@ class _Body:
 
 # --- names --------------------------------------------------------------------------------
 def _reads(nodes) -> set[str]:
-    """Every name loaded anywhere in `nodes`, nested scopes too (an over-approximation is only an extra argument)."""
-    return {n.id for node in nodes for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+    """Every name loaded anywhere in `nodes`, nested scopes too (an over-approximation is only an extra argument);
+    `total += v` reads `total`."""
+    out = set()
+    for node in nodes:
+        for n in ast.walk(node):
+            if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load):
+                out.add(n.id)
+            elif isinstance(n, ast.AugAssign) and isinstance(n.target, ast.Name):
+                out.add(n.target.id)
+    return out
 
 
 def _binders(nodes) -> set[str]:
