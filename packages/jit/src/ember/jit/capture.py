@@ -577,8 +577,8 @@ class Recorder:
                 seen.add(id(leaf))
                 targets.append(leaf)
                 target_refs.append(Ref(idx))
-        if not targets:
-            return
+        if not targets or _hooks_reached(outs):
+            return  # capturing would run the hooks once more now; the forward replays through autograd
         grads_in = [creation.ones_like(t) for t in outs]
         gin_refs = [Ref(self._new_buffer(t, "input")) for t in grads_in]
         fwd_nodes, g.nodes = g.nodes, []
@@ -820,6 +820,26 @@ def _plain(r):
     if isinstance(r, (list, tuple)):
         return type(r)(_plain(v) for v in r) if type(r) in (list, tuple) else r
     return r
+
+
+def _hooks_reached(outs: list) -> bool:
+    """Whether a backward from `outs` reaches a node or a leaf with hooks (which `autograd.grad` would run)."""
+    seen: set[int] = set()
+    todo = [t._grad_fn for t in outs if t._grad_fn is not None]
+    while todo:
+        node = todo.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        if node._hooked:
+            return True
+        variable = getattr(node, "_variable", None)
+        leaf = variable() if callable(variable) else None
+        m = getattr(leaf, "_ag", None)
+        if m is not None and (m.hooks or m.post_hooks):
+            return True
+        todo += [n for n, _nr in node.next_functions if n is not None]
+    return False
 
 
 def _tensors_in(r):
