@@ -90,7 +90,8 @@ def test_training_step_with_item_in_the_middle_replays_segments_bitwise_without_
         counts.append(_captures(c))
     assert counts[-1] == counts[6]  # every later call replays its segments
     ex = c.explain()
-    assert ex.graph_break_count == 1 and "line" in ex.break_reasons[0]
+    assert ex.graph_break_count == 2 and "line" in ex.break_reasons[0]  # .item(), and backward() in segment 2
+    assert ex.graph_count == 2  # the forward and the optimizer's plans
     assert [k for k, _l, _e in ex.segments] == ["compiled", "eager", "compiled", "return"]
     assert _compiled_segments(ex) == [1, 1]  # the forward (with its captured backward) and the optimizer
     assert ex.segments[0][2].plans[0].backward is not None
@@ -563,3 +564,18 @@ def test_an_augmented_assignment_reads_its_name():
     for _ in range(5):
         assert c(ea.ones(2)).tolist() == [3.0, 3.0]
     assert c.explain().segments
+
+
+def test_a_source_file_changed_since_it_was_loaded_is_not_split(tmp_path, monkeypatch):
+    path = tmp_path / "stale_step.py"
+    path.write_text("def f(x):\n    h = x * 2\n    return h * float(h.sum())\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    import importlib
+
+    mod = importlib.import_module("stale_step")
+    path.write_text("def f(x):\n    h = x * 3\n    y = h + 1\n    return y * float(h.sum())\n")
+    c = jit.compile(mod.f)
+    x = ea.arange(3.0)
+    for _ in range(3):
+        assert c(x).tolist() == [0.0, 12.0, 24.0]  # the code loaded, not the file as it is now
+    assert "source does not compile to its code" in c.explain().break_reasons[0]

@@ -534,8 +534,12 @@ class ExplainOutput:
         # the segments of each split, as (kind, (first line, last line), its ExplainOutput or None where eager)
         self.segments = [(seg.kind, seg.lines, seg.call.explain() if seg.kind == "compiled" else None)
                          for s in self.splits for seg in s.segments]
-        captures += sum(ex.captures for _k, _l, ex in self.segments if ex is not None)
-        self.graph_count = len(self.plans)
+        subs = [ex for _k, _l, ex in self.segments if ex is not None]
+        captures += sum(ex.captures for ex in subs)
+        self._own_breaks = len(self.break_reasons)  # the segments' own are printed under each segment
+        self.break_reasons += [r for ex in subs for r in ex.break_reasons]
+        # as torch._dynamo's explain: the graphs around the breaks count, the segments' own breaks too
+        self.graph_count = len(self.plans) + sum(ex.graph_count for ex in subs)
         self.graph_break_count = len(self.break_reasons)
         self.captures = captures
         self.ops_per_graph = [g.op_names() for g in self.plans]
@@ -549,7 +553,7 @@ class ExplainOutput:
             if g.backward is not None:
                 bops = g.backward.graph.op_names()
                 lines.append(f"  its captured backward: {', '.join(bops)}")
-        for r in self.break_reasons:
+        for r in self.break_reasons[:self._own_breaks]:
             lines.append(f"Break: {r}")
         for s in self.splits:
             lines += s.describe()

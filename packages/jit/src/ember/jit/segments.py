@@ -40,8 +40,11 @@ outside the function's own statements (in a hook, or found after the call: a Pyt
 
 from __future__ import annotations
 
+import __future__
 import ast
 import builtins
+import functools
+import operator
 import inspect
 import textwrap
 import types
@@ -55,6 +58,8 @@ _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef, ast.
 _GENERATOR_FLAGS = inspect.CO_GENERATOR | inspect.CO_COROUTINE | inspect.CO_ASYNC_GENERATOR | \
     inspect.CO_ITERABLE_COROUTINE
 _PREFIX = "_ember_"
+_FUTURE_FLAGS = functools.reduce(operator.or_, (getattr(__future__, f).compiler_flag
+                                                 for f in __future__.all_feature_names))
 _MODULE_HOOKS = ("_forward_pre_hooks", "_forward_hooks", "_backward_hooks", "_backward_pre_hooks")
 
 
@@ -222,6 +227,8 @@ def _function_body(cf) -> tuple:
     if not isinstance(fdef, ast.FunctionDef) or fdef.name != func.__name__:
         raise _Fallback("its source is not a 'def' (a lambda)")
     ast.increment_lineno(tree, first - 1)
+    if not _same_code(fdef, code):
+        raise _Fallback("its source does not compile to its code (the file changed since it was loaded?)")
     args = fdef.args
     for a in (*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg):
         if a is not None:
@@ -239,6 +246,28 @@ def _function_body(cf) -> tuple:
     _check(body)
     body.stmts = _hoist_return(body.stmts)
     return body, code
+
+
+def _same_code(fdef: ast.FunctionDef, code) -> bool:
+    """Whether `fdef`, compiled as `code` was (over the same free variables, with its `__future__` flags), gives
+    `code`'s names and lines: `inspect` reads the file as it is now, which may not be what was loaded. (Not the
+    bytecode itself: a .pyc of another patch release, or a tool rewriting code, makes other bytes.)"""
+    free = ", ".join(code.co_freevars)
+    wrapper = ast.parse(f"def {_PREFIX}check({free}):\n    pass")
+    wrapper.body[0].body = [fdef]
+    flags = code.co_flags & _FUTURE_FLAGS
+    try:
+        outer = builtins.compile(wrapper, code.co_filename, "exec", flags=flags, dont_inherit=True)
+    except (SyntaxError, ValueError):
+        return False
+    make = next(c for c in outer.co_consts if isinstance(c, types.CodeType))
+    inner = next((c for c in make.co_consts if isinstance(c, types.CodeType) and c.co_name == code.co_name), None)
+    return inner is not None and _fingerprint(inner) == _fingerprint(code)
+
+
+def _fingerprint(code) -> tuple:
+    lines = frozenset(ln for _s, _e, ln in code.co_lines() if ln is not None)
+    return code.co_names, code.co_varnames, code.co_freevars, code.co_cellvars, lines
 
 
 def _hoist_return(stmts: list) -> list:
