@@ -579,3 +579,22 @@ def test_a_source_file_changed_since_it_was_loaded_is_not_split(tmp_path, monkey
     for _ in range(3):
         assert c(x).tolist() == [0.0, 12.0, 24.0]  # the code loaded, not the file as it is now
     assert "source does not compile to its code" in c.explain().break_reasons[0]
+
+
+def metrics(x, w):
+    h = ea.tanh(x @ w)
+    acc = 0.0
+    acc += (h > 0).float().mean().item()
+    return {"out": (h * 2).sum(0), "acc": acc}
+
+
+def test_a_returned_dict_keeps_its_python_value_out_of_the_compiled_segment():
+    w, _b = _params()
+    c = jit.compile(metrics)
+    for x, _y in _data(8):
+        got, want = c(x, w), metrics(x, w)
+        assert got["acc"] == want["acc"]
+        np.testing.assert_array_equal(_np(got["out"]), _np(want["out"]))
+    ex = c.explain()
+    assert [k for k, _l, _e in ex.segments] == ["compiled", "eager", "compiled", "return"]
+    assert _compiled_segments(ex) == [1, 1] and ex.captures == 3

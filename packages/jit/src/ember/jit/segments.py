@@ -20,10 +20,11 @@ variable is read where the original reads it):
   `CompiledFunction`s of their own (with their own guards and plans), so a later break in one of
   them splits that segment again, up to `config.segment_depth_limit` splits deep;
 - a trailing `return` of names and constants only (`return running`, `return loss, acc`) is run
-  by the driver rather than inside the last compiled segment: a Python float from an eager
-  segment (a `.item()` sum) would otherwise be that segment's argument, guarded by its value,
-  and every call would capture again. A Python number that a compiled segment's ops do read is
-  guarded by value as any float argument is;
+  by the driver rather than inside the last compiled segment, and a returned tuple, list or dict
+  of other expressions first has them assigned to temporaries (`return out * 2, acc` as `r0 = out
+  * 2` then `return r0, acc`): a Python float from an eager segment (a `.item()` sum) would
+  otherwise be that segment's argument, guarded by its value, and every call would capture again.
+  A Python number that a compiled segment's ops do read is guarded by value as any float argument;
 - a name a segment may leave unbound (assigned in a branch) is passed as a sentinel, which the
   next segment `del`s first, so reading it raises eager's `UnboundLocalError`.
 The backward of a compiled segment's output that needs a history runs the segment's captured
@@ -275,19 +276,28 @@ def _hoist_return(stmts: list) -> list:
     constants computed before a return the driver runs, so a Python value returned beside tensors is no argument
     of a compiled segment (NOTE [ Compiled segments ])."""
     last = stmts[-1] if stmts else None
-    if not (isinstance(last, ast.Return) and isinstance(last.value, (ast.Tuple, ast.List)) and
-            not _simple(last.value) and not any(isinstance(e, ast.Starred) for e in last.value.elts)):
+    value = last.value if isinstance(last, ast.Return) else None
+    if isinstance(value, (ast.Tuple, ast.List)) and not any(isinstance(e, ast.Starred) for e in value.elts):
+        items = value.elts
+    elif isinstance(value, ast.Dict) and all(k is not None and _simple(k) for k in value.keys):
+        items = value.values  # `return {"loss": loss, "acc": acc.item()}`
+    else:
+        return stmts
+    if _simple(value):
         return stmts
     hoisted, elts = [], []
-    for i, e in enumerate(last.value.elts):
+    for i, e in enumerate(items):
         if _simple(e):
             elts.append(e)
             continue
         name = ast.Name(f"{_PREFIX}r{i}", ast.Store())
         hoisted.append(ast.copy_location(ast.Assign(targets=[ast.copy_location(name, e)], value=e), last))
         elts.append(ast.copy_location(ast.Name(name.id, ast.Load()), e))
-    value = ast.copy_location(type(last.value)(elts=elts, ctx=ast.Load()), last.value)
-    return [*stmts[:-1], *hoisted, ast.copy_location(ast.Return(value), last)]
+    if isinstance(value, ast.Dict):
+        new = ast.Dict(keys=value.keys, values=elts)
+    else:
+        new = type(value)(elts=elts, ctx=ast.Load())
+    return [*stmts[:-1], *hoisted, ast.copy_location(ast.Return(ast.copy_location(new, value)), last)]
 
 
 # --- the split ----------------------------------------------------------------------------
