@@ -381,6 +381,15 @@ def test_forward_with_backward_outside_gets_one_captured_backward_node():
         a2.sum().backward()
 
 
+def test_arguments_whose_histories_meet_get_eagers_gradient_once():
+    c = jit.compile(lambda x, h: x + h * 2)
+    x = ea.ones(2, requires_grad=True)
+    for _ in range(4):  # h = x * 3 made outside: x's gradient is 1 + 2 * 3, the path through h counted once
+        c(x, x * 3).sum().backward()
+        assert x.grad.tolist() == [7.0, 7.0]
+        x.grad = None
+
+
 def test_an_object_argument_is_guarded_by_identity():
     class Scale:
         def __init__(self, k):

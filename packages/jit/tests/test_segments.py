@@ -598,3 +598,23 @@ def test_a_returned_dict_keeps_its_python_value_out_of_the_compiled_segment():
     ex = c.explain()
     assert [k for k, _l, _e in ex.segments] == ["compiled", "eager", "compiled", "return"]
     assert _compiled_segments(ex) == [1, 1] and ex.captures == 3
+
+
+def signature(x, n=2, *rest, scale=1.0, **kw):
+    h = x * n
+    print(h, len(rest), sorted(kw))
+    return x + h * scale, x
+
+
+def test_the_first_segment_takes_the_original_signature(capsys):
+    c = jit.compile(signature)
+    x = ea.ones(2, requires_grad=True)
+    for _ in range(5):
+        a, same = c(x, 3, 7, 8, scale=2.0, k=1)
+        assert a.tolist() == [7.0, 7.0] and same is x
+        a.sum().backward()
+        assert x.grad.tolist() == [7.0, 7.0]
+        x.grad = None
+        assert c(x)[0].tolist() == [3.0, 3.0]
+    assert capsys.readouterr().out.count("2 ['k']") == 5
+    assert c.explain().segments

@@ -577,8 +577,8 @@ class Recorder:
                 seen.add(id(leaf))
                 targets.append(leaf)
                 target_refs.append(Ref(idx))
-        if not targets or _hooks_reached(outs):
-            return  # capturing would run the hooks once more now; the forward replays through autograd
+        if not targets or _hooks_reached(outs) or _targets_overlap(targets):
+            return  # the forward replays through autograd instead
         grads_in = [creation.ones_like(t) for t in outs]
         gin_refs = [Ref(self._new_buffer(t, "input")) for t in grads_in]
         fwd_nodes, g.nodes = g.nodes, []
@@ -839,6 +839,28 @@ def _hooks_reached(outs: list) -> bool:
         if m is not None and (m.hooks or m.post_hooks):
             return True
         todo += [n for n, _nr in node.next_functions if n is not None]
+    return False
+
+
+def _targets_overlap(targets: list) -> bool:
+    """Whether one target's history reaches another (`f(x, x * 3)`): `autograd.grad` would give `x` its gradient
+    through `x * 3` too, and the replay's node, leading to both, would count that path twice."""
+    nonleaf = [t._grad_fn for t in targets if t._grad_fn is not None]
+    if not nonleaf:
+        return False
+    ids = {id(t) for t in targets}
+    nodes = {id(n) for n in nonleaf}
+    seen: set[int] = set()
+    todo = [c for n in nonleaf for c, _nr in n.next_functions if c is not None]
+    while todo:
+        node = todo.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        variable = getattr(node, "_variable", None)
+        if id(node) in nodes or (callable(variable) and id(variable()) in ids):
+            return True
+        todo += [c for c, _nr in node.next_functions if c is not None]
     return False
 
 
