@@ -24,7 +24,8 @@ variable is read where the original reads it):
   of other expressions first has them assigned to temporaries (`return out * 2, acc` as `r0 = out
   * 2` then `return r0, acc`): a Python float from an eager segment (a `.item()` sum) would
   otherwise be that segment's argument, guarded by its value, and every call would capture again.
-  A Python number that a compiled segment's ops do read is guarded by value as any float argument;
+  A Python number (or a list of them) that a compiled segment does read is guarded by value as any
+  argument is;
 - a name a segment may leave unbound (assigned in a branch) is passed as a sentinel, which the
   next segment `del`s first, so reading it raises eager's `UnboundLocalError`.
 The backward of a compiled segment's output that needs a history runs the segment's captured
