@@ -12,6 +12,10 @@ runs the backward plan on the incoming gradients and the forward buffers that pl
 engine runs that one node instead of the recorded graph; hooks on the parameters still run.
 A saved forward buffer written in place between the forward and the backward is not detected
 (eager raises "modified by an inplace operation"); double backward through the node is refused.
+No backward is captured where asking the engine would run a user's hook once more (`reaches_hooks`)
+or where one input's history reaches another's (`histories_meet`: `f(x, x * 3)`, whose gradient
+for `x` `autograd.grad` gives through `x * 3` too, which the node's edge to `x * 3` would add
+again); the forward then replays through autograd.
 """
 
 from __future__ import annotations
@@ -20,7 +24,7 @@ from ember.autograd.graph import FREED, Node, edge_of, meta
 from ember.autograd.grad_mode import _enabled
 from ember.core.creation import zeros
 
-__all__ = ["CompiledBackward", "attach"]
+__all__ = ["CompiledBackward", "attach", "reaches_hooks", "histories_meet"]
 
 
 class CompiledBackward(Node):
@@ -59,3 +63,44 @@ def attach(fn, outputs: tuple, saved: tuple, targets: tuple) -> None:
         if i:
             meta(o).output_nr = i
 
+
+def reaches_hooks(outs: list) -> bool:
+    """Whether a backward from `outs` reaches a node or a leaf with hooks (which `autograd.grad` would run)."""
+    seen: set[int] = set()
+    todo = [t._grad_fn for t in outs if t._grad_fn is not None]
+    while todo:
+        node = todo.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        if node._hooked:
+            return True
+        variable = getattr(node, "_variable", None)
+        leaf = variable() if callable(variable) else None
+        m = getattr(leaf, "_ag", None)
+        if m is not None and (m.hooks or m.post_hooks):
+            return True
+        todo += [n for n, _nr in node.next_functions if n is not None]
+    return False
+
+
+def histories_meet(targets: list) -> bool:
+    """Whether one target's history reaches another (`f(x, x * 3)`): `autograd.grad` would give `x` its gradient
+    through `x * 3` too, and the replay's node, leading to both, would count that path twice."""
+    nonleaf = [t._grad_fn for t in targets if t._grad_fn is not None]
+    if not nonleaf:
+        return False
+    ids = {id(t) for t in targets}
+    nodes = {id(n) for n in nonleaf}
+    seen: set[int] = set()
+    todo = [c for n in nonleaf for c, _nr in n.next_functions if c is not None]
+    while todo:
+        node = todo.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        variable = getattr(node, "_variable", None)
+        if id(node) in nodes or (callable(variable) and id(variable()) in ids):
+            return True
+        todo += [c for c, _nr in node.next_functions if c is not None]
+    return False

@@ -63,7 +63,7 @@ from ember.core.random import Generator
 from ember.core.storage import Storage
 from ember.core.tensor import Tensor
 
-from ember.jit.backward import attach
+from ember.jit.backward import attach, histories_meet, reaches_hooks
 from ember.jit.graph import (Alias, Backward, Buffer, CallNode, Clone, Get, GradBind, Graph, Guard, Item, OpNode, Ref,
                              _leaves, _reads)
 
@@ -577,7 +577,7 @@ class Recorder:
                 seen.add(id(leaf))
                 targets.append(leaf)
                 target_refs.append(Ref(idx))
-        if not targets or _hooks_reached(outs) or _targets_overlap(targets):
+        if not targets or reaches_hooks(outs) or histories_meet(targets):
             return  # the forward replays through autograd instead
         grads_in = [creation.ones_like(t) for t in outs]
         gin_refs = [Ref(self._new_buffer(t, "input")) for t in grads_in]
@@ -820,48 +820,6 @@ def _plain(r):
     if isinstance(r, (list, tuple)):
         return type(r)(_plain(v) for v in r) if type(r) in (list, tuple) else r
     return r
-
-
-def _hooks_reached(outs: list) -> bool:
-    """Whether a backward from `outs` reaches a node or a leaf with hooks (which `autograd.grad` would run)."""
-    seen: set[int] = set()
-    todo = [t._grad_fn for t in outs if t._grad_fn is not None]
-    while todo:
-        node = todo.pop()
-        if id(node) in seen:
-            continue
-        seen.add(id(node))
-        if node._hooked:
-            return True
-        variable = getattr(node, "_variable", None)
-        leaf = variable() if callable(variable) else None
-        m = getattr(leaf, "_ag", None)
-        if m is not None and (m.hooks or m.post_hooks):
-            return True
-        todo += [n for n, _nr in node.next_functions if n is not None]
-    return False
-
-
-def _targets_overlap(targets: list) -> bool:
-    """Whether one target's history reaches another (`f(x, x * 3)`): `autograd.grad` would give `x` its gradient
-    through `x * 3` too, and the replay's node, leading to both, would count that path twice."""
-    nonleaf = [t._grad_fn for t in targets if t._grad_fn is not None]
-    if not nonleaf:
-        return False
-    ids = {id(t) for t in targets}
-    nodes = {id(n) for n in nonleaf}
-    seen: set[int] = set()
-    todo = [c for n in nonleaf for c, _nr in n.next_functions if c is not None]
-    while todo:
-        node = todo.pop()
-        if id(node) in seen:
-            continue
-        seen.add(id(node))
-        variable = getattr(node, "_variable", None)
-        if id(node) in nodes or (callable(variable) and id(variable()) in ids):
-            return True
-        todo += [c for c, _nr in node.next_functions if c is not None]
-    return False
 
 
 def _tensors_in(r):
