@@ -35,6 +35,9 @@ def test_parameter_is_a_tensor_sharing_storage():
     assert nn.Parameter().shape == (0,)
     assert repr(nn.Parameter(torch.tensor([1.0, 2.0]))) == \
         "Parameter containing:\ntensor([1., 2.], requires_grad=True)"
+    # print() and f-strings show the same header (str falls back to the subclass's repr)
+    assert str(nn.Parameter(torch.tensor([1.0]))) == f"{nn.Parameter(torch.tensor([1.0]))}" == \
+        "Parameter containing:\ntensor([1.], requires_grad=True)"
 
 
 def test_parameter_deepcopy_and_pickle():

@@ -413,8 +413,6 @@ class Tensor:
 
         return tensor_repr(self)
 
-    __str__ = __repr__
-
     def share_memory_(self) -> Tensor:
         """Move the storage into shared memory in place (a no-op if already shared); returns self."""
         from ember.core.sharing import share_memory_
