@@ -459,7 +459,7 @@ class Size(tuple):
         return n
 
     def __repr__(self) -> str:
-        return f"ember.Size({list(self)})"
+        return f"{dtypes._repr_namespace}.Size({list(self)})"
 
     def __getitem__(self, key):
         r = tuple.__getitem__(self, key)
