@@ -152,8 +152,9 @@ def test_load_state_dict_strict_reports_missing_and_unexpected():
 def test_load_state_dict_shape_mismatch_names_key_and_shapes():
     net = nn.Sequential(OrderedDict(fc=nn.Linear(4, 10)))
     sd = nn.Sequential(OrderedDict(fc=nn.Linear(5, 10))).state_dict()
-    with pytest.raises(RuntimeError, match=r"size mismatch for fc.weight: copying a param with shape \[10, 5\] "
-                                           r"from checkpoint, the shape in current model is \[10, 4\]."):
+    with pytest.raises(RuntimeError, match=r"size mismatch for fc.weight: copying a param with shape "
+                                           r"ember.Size\(\[10, 5\]\) from checkpoint, the shape in current model is "
+                                           r"ember.Size\(\[10, 4\]\)."):
         net.load_state_dict(sd)
     with pytest.raises(RuntimeError, match="size mismatch"):
         net.load_state_dict(sd, strict=False)

@@ -584,8 +584,8 @@ class Module:
                 continue
             if tuple(input_param.shape) != tuple(param.shape):
                 error_msgs.append(f"size mismatch for {key}: copying a param with shape "
-                                  f"{list(input_param.shape)} from checkpoint, the shape in current model is "
-                                  f"{list(param.shape)}.")
+                                  f"{input_param.shape!r} from checkpoint, the shape in current model is "
+                                  f"{param.shape!r}.")
                 continue
             if local_metadata.get("assign_to_params_buffers", False):
                 if name in self._parameters:
