@@ -124,3 +124,19 @@ def test_tensor_of_grad_requiring_scalars_warns_once_per_process(monkeypatch):
         "Converting a tensor with requires_grad=True to a scalar may lead to unexpected behavior.\n"
         "Consider using tensor.detach() first."]
     assert r.tolist() == [1.0, 2.0] and not r.requires_grad
+
+
+def test_scalar_of_grad_warning_is_silent_under_no_grad(monkeypatch):
+    # PyTorch warns only under grad mode: an optimizer's step (no_grad) reading float(loss), as LBFGS does
+    import importlib
+    import warnings
+
+    monkeypatch.setattr(importlib.import_module("ember.core.tensor"), "_scalar_of_grad_warned", False)
+    g = E.tensor([1.0, 2.0], requires_grad=True).sum()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        with E.no_grad():
+            assert float(g) == 3.0 and complex(g) == 3 + 0j
+        assert not caught
+        float(g)
+    assert len(caught) == 1 and "requires_grad=True to a scalar" in str(caught[0].message)

@@ -225,3 +225,17 @@ def test_nan_casts_match_torch():
         dw = 8 * out.element_size()
         got = out.view({2: torch.int16, 4: torch.int32, 8: torch.int64}[out.element_size()])[0].item()
         assert _bits_of(_nan_tensor(bits, src, n).to(getattr(E, dst))) == {got & ((1 << dw) - 1)}, (src, dst)
+
+
+def test_set_repr_namespace_renames_dtypes_sizes_layouts_and_formats():
+    from ember.core.dtypes import set_repr_namespace
+
+    previous = set_repr_namespace("torch")
+    try:
+        assert previous == "ember"
+        assert repr(E.float32) == "torch.float32" and repr(E.Size([2, 3])) == "torch.Size([2, 3])"
+        assert repr(E.zeros(1, dtype=E.int32)) == "tensor([0], dtype=torch.int32)"
+        assert repr(E.zeros(1).layout) == "torch.strided" and repr(E.channels_last) == "torch.channels_last"
+    finally:
+        set_repr_namespace(previous)
+    assert repr(E.float32) == "ember.float32" and repr(E.Size([2])) == "ember.Size([2])"

@@ -252,3 +252,31 @@ def test_binomial_errors():
         E.binomial(E.tensor([1.0]), E.tensor([1.5]))
     with pytest.raises(RuntimeError, match="count must be finite and non-negative"):
         E.binomial(E.tensor([-1.0]), E.tensor([0.5]))
+
+
+def test_fork_rng_restores_the_default_stream_after_the_block():
+    E.manual_seed(5)
+    before = E.randn(4).tolist()
+    E.manual_seed(5)
+    with R.fork_rng():
+        inside = E.randn(4).tolist()
+        E.rand(100)
+    assert inside == before
+    assert E.randn(4).tolist() == before
+
+
+def test_fork_rng_disabled_or_raising_block():
+    E.manual_seed(1)
+    with R.fork_rng(enabled=False):
+        E.rand(3)
+    after_disabled = E.rand(2).tolist()
+    E.manual_seed(1)
+    E.rand(3)
+    assert E.rand(2).tolist() == after_disabled
+    E.manual_seed(2)
+    want = E.rand(2).tolist()
+    E.manual_seed(2)
+    with pytest.raises(KeyError), R.fork_rng(devices=[]):
+        E.rand(7)
+        raise KeyError("x")
+    assert E.rand(2).tolist() == want

@@ -34,6 +34,27 @@ def test_default_device_is_cpu_unless_set():
         E.set_default_device(None)
 
 
+def test_device_as_a_context_manager_sets_and_restores_the_default():
+    import importlib
+
+    D = importlib.import_module("ember.core.device")  # `ember.core.device` the attribute is the class
+    with E.device("cpu") as d:
+        assert d is E.device("cpu") and D._default is d and E.zeros(1).device == d
+        with pytest.raises(KeyError), E.device("cpu"):  # nested, left by an exception
+            raise KeyError("x")
+        assert D._default is d
+    assert D._default is None and E.get_default_device() == E.device("cpu")
+
+
+@pytest.mark.cuda
+def test_factories_inside_a_cuda_device_block_make_cuda_tensors():
+    if not E.cuda.is_available():
+        pytest.skip("no CUDA (or simulator)")
+    with E.device("cuda"):
+        assert E.zeros(2).device.type == "cuda" and E.tensor([1.0]).device.type == "cuda"
+    assert E.zeros(2).device.type == "cpu"
+
+
 def test_legacy_types():
     assert isinstance(E.zeros(2, dtype=E.int64), legacy.LongTensor)
     assert not isinstance(E.zeros(2), legacy.LongTensor)

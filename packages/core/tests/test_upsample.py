@@ -176,3 +176,112 @@ def test_uint8_bilinear_matches_pytorch_to_the_byte():
             continue
         got = E.interpolate(E.tensor(x), mode="bilinear", align_corners=ac, **kw)
         np.testing.assert_array_equal(got.numpy(), want.numpy())
+
+
+def _cubic_ref(x, a):
+    x = abs(x)
+    if x <= 1:
+        return ((a + 2) * x - (a + 3)) * x * x + 1
+    if x < 2:
+        return ((a * x - 5 * a) * x + 8 * a) * x - 4 * a
+    return 0.0
+
+
+def ref_bicubic_1d(row, n_out, align_corners, scale):
+    """PyTorch's bicubic along one dim: four taps around floor(src), clamped into the row, A = -0.75."""
+    n_in = len(row)
+    out = np.zeros(n_out)
+    for o in range(n_out):
+        if align_corners:
+            s = o * (n_in - 1) / (n_out - 1) if n_out > 1 else 0.0
+        else:
+            s = (o + 0.5) * (1 / scale if scale else n_in / n_out) - 0.5  # not clamped at 0, unlike linear
+        i = math.floor(s)
+        t = s - i
+        w = [_cubic_ref(t + 1, -0.75), _cubic_ref(t, -0.75), _cubic_ref(1 - t, -0.75), _cubic_ref(2 - t, -0.75)]
+        out[o] = sum(w[k] * row[min(max(i - 1 + k, 0), n_in - 1)] for k in range(4))
+    return out
+
+
+def ref_antialias_1d(row, n_out, mode, align_corners):
+    """PyTorch's antialiased resize along one dim: the filter (triangle, or a = -0.5 cubic) widened by the
+    downscale factor, over the pixels in its support, normalised."""
+    n_in = len(row)
+    step = ((n_in - 1) / (n_out - 1) if n_out > 1 else 0.0) if align_corners else n_in / n_out
+    support = (1.0 if mode == "bilinear" else 2.0) * max(step, 1.0)
+    inv = 1 / step if step >= 1 else 1.0
+    out = np.zeros(n_out)
+    for o in range(n_out):
+        c = step * (o + 0.5)
+        lo = max(int(c - support + 0.5), 0)
+        hi = min(int(c + support + 0.5), n_in)
+        ws = [max(1 - abs((j - c + 0.5) * inv), 0.0) if mode == "bilinear" else _cubic_ref((j - c + 0.5) * inv, -0.5)
+              for j in range(lo, hi)]
+        out[o] = sum(w * row[j] for w, j in zip(ws, range(lo, hi))) / sum(ws)
+    return out
+
+
+@pytest.mark.parametrize("hw, size, align_corners", [((5, 7), (9, 4), False), ((6, 6), (10, 10), True),
+                                                     ((8, 9), (4, 4), False), ((3, 4), (1, 7), True)])
+def test_bicubic_matches_reference_and_backward(hw, size, align_corners):
+    x = np.random.default_rng(4).standard_normal((2, 3, *hw))
+
+    def ref(a):
+        for d, n in zip((2, 3), size):
+            a = np.apply_along_axis(ref_bicubic_1d, d, a, n, align_corners, None)
+        return a
+
+    got = E.interpolate(T(x), size=size, mode="bicubic", align_corners=align_corners)
+    np.testing.assert_allclose(got.numpy(), ref(x), rtol=1e-12, atol=1e-12)
+    g = np.random.default_rng(5).standard_normal(got.shape)
+    gi = U.upsample_backward(T(g), x.shape, "bicubic", align_corners, None).numpy()
+    v = np.random.default_rng(6).standard_normal(x.shape)
+    jv = (ref(x + 1e-6 * v) - ref(x - 1e-6 * v)) / 2e-6
+    assert np.isclose(np.sum(gi * v), np.sum(g * jv), rtol=1e-6)
+
+
+@pytest.mark.parametrize("mode", ["bilinear", "bicubic"])
+@pytest.mark.parametrize("hw, size, align_corners", [((9, 11), (4, 5), False), ((10, 7), (3, 4), True),
+                                                     ((5, 6), (10, 3), False)])
+def test_antialias_matches_reference_and_backward(mode, hw, size, align_corners):
+    x = np.random.default_rng(7).standard_normal((1, 2, *hw))
+
+    def ref(a):
+        for d, n in zip((2, 3), size):
+            a = np.apply_along_axis(ref_antialias_1d, d, a, n, mode, align_corners)
+        return a
+
+    got = E.interpolate(T(x), size=size, mode=mode, align_corners=align_corners, antialias=True)
+    np.testing.assert_allclose(got.numpy(), ref(x), rtol=1e-12, atol=1e-12)
+    g = np.random.default_rng(8).standard_normal(got.shape)
+    gi = U.upsample_backward(T(g), x.shape, mode + "-aa", align_corners, None).numpy()
+    v = np.random.default_rng(9).standard_normal(x.shape)
+    jv = (ref(x + 1e-6 * v) - ref(x - 1e-6 * v)) / 2e-6
+    assert np.isclose(np.sum(gi * v), np.sum(g * jv), rtol=1e-6)
+
+
+def test_bicubic_and_antialias_errors_as_pytorch():
+    with pytest.raises(NotImplementedError, match=r"Only 3D, 4D and 5D input Tensors supported \(got 3D\).*"
+                                                  r"\(got bicubic\)"):
+        E.interpolate(E.zeros(1, 2, 3), scale_factor=2, mode="bicubic")
+    with pytest.raises(ValueError, match="Anti-alias option is restricted to bilinear, bicubic, and lanczos modes"):
+        E.interpolate(E.zeros(1, 2, 3, 3), scale_factor=2, mode="nearest", antialias=True)
+    with pytest.raises(NotImplementedError, match="\"compute_indices_weights_cubic\" not implemented for 'Long'"):
+        E.interpolate(E.ones(1, 2, 3, 3, dtype=E.int64), scale_factor=2, mode="bicubic")
+    with pytest.raises(NotImplementedError, match="\"compute_index_ranges_weights\" not implemented for 'Long'"):
+        E.interpolate(E.ones(1, 2, 3, 3, dtype=E.int64), scale_factor=2, mode="bilinear", antialias=True)
+
+
+@pytest.mark.torch
+def test_bicubic_and_antialias_match_pytorch_with_scale_factors():
+    torch = pytest.importorskip("torch")
+    import ember.autograd as ea
+
+    rng = np.random.default_rng(10)
+    for kw in (dict(scale_factor=1.7, mode="bicubic"), dict(scale_factor=(0.3, 0.6), mode="bicubic", antialias=True),
+               dict(scale_factor=0.45, mode="bilinear", antialias=True, align_corners=True)):
+        x = rng.standard_normal((1, 2, 10, 7)).astype(np.float32)
+        t = torch.nn.functional.interpolate(torch.tensor(x, requires_grad=True), **kw)
+        ex = ea.tensor(x, requires_grad=True)
+        e = ea.interpolate(ex, **kw)
+        np.testing.assert_allclose(e.detach().numpy(), t.detach().numpy(), rtol=1e-5, atol=1e-5)

@@ -195,3 +195,22 @@ def test_stepping_the_scheduler_before_the_optimizer_warns():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         sched2.step()
+
+
+def test_scheduler_flags_for_subclasses_ported_from_pytorch():
+    # a subclass written against PyTorch's base reads _is_initial / _get_lr_called_within_step in get_lr
+    seen = []
+
+    class Halving(optim.lr_scheduler.LRScheduler):
+        def get_lr(self):
+            seen.append((self._is_initial, self._get_lr_called_within_step))
+            return [g["lr"] if self._is_initial else g["lr"] * 0.5 for g in self.optimizer.param_groups]
+
+    p = nn.Parameter(torch.zeros(1))
+    opt = optim.SGD([p], lr=0.8)
+    s = Halving(opt)
+    opt.step()
+    s.step()
+    assert seen == [(True, True), (False, True)] and s.get_last_lr() == [0.4]
+    assert not s._get_lr_called_within_step and not s._is_initial
+    assert {"_get_lr_called_within_step", "_is_initial"} <= set(s.state_dict())  # PyTorch 2.13's keys

@@ -35,6 +35,9 @@ def test_parameter_is_a_tensor_sharing_storage():
     assert nn.Parameter().shape == (0,)
     assert repr(nn.Parameter(torch.tensor([1.0, 2.0]))) == \
         "Parameter containing:\ntensor([1., 2.], requires_grad=True)"
+    # print() and f-strings show the same header (str falls back to the subclass's repr)
+    assert str(nn.Parameter(torch.tensor([1.0]))) == f"{nn.Parameter(torch.tensor([1.0]))}" == \
+        "Parameter containing:\ntensor([1.], requires_grad=True)"
 
 
 def test_parameter_deepcopy_and_pickle():
@@ -149,8 +152,9 @@ def test_load_state_dict_strict_reports_missing_and_unexpected():
 def test_load_state_dict_shape_mismatch_names_key_and_shapes():
     net = nn.Sequential(OrderedDict(fc=nn.Linear(4, 10)))
     sd = nn.Sequential(OrderedDict(fc=nn.Linear(5, 10))).state_dict()
-    with pytest.raises(RuntimeError, match=r"size mismatch for fc.weight: copying a param with shape \[10, 5\] "
-                                           r"from checkpoint, the shape in current model is \[10, 4\]."):
+    with pytest.raises(RuntimeError, match=r"size mismatch for fc.weight: copying a param with shape "
+                                           r"ember.Size\(\[10, 5\]\) from checkpoint, the shape in current model is "
+                                           r"ember.Size\(\[10, 4\]\)."):
         net.load_state_dict(sd)
     with pytest.raises(RuntimeError, match="size mismatch"):
         net.load_state_dict(sd, strict=False)
@@ -401,3 +405,23 @@ def test_compile_calls_the_installed_compiler_once(monkeypatch):
     assert type(got) is Recorder and got.options == {"module": m, "fullgraph": True, "dynamic": None, "mode": None}
     x = m.weight.new_ones(3, 2)
     np.testing.assert_allclose(m(x).detach().numpy(), (x @ m.weight.T + m.bias).detach().numpy())
+
+
+def test_state_dict_metadata_records_versions_and_gates_batchnorm_upgrade():
+    import io
+
+    net = nn.Sequential(nn.Linear(2, 2), nn.BatchNorm1d(2))
+    sd = net.state_dict()
+    assert sd._metadata == OrderedDict([("", {"version": 1}), ("0", {"version": 1}), ("1", {"version": 2})])
+    buf = io.BytesIO()
+    torch.save(sd, buf)
+    buf.seek(0)
+    loaded = torch.load(buf)
+    assert loaded._metadata == sd._metadata  # it survives a checkpoint, as PyTorch's
+    # a version-2 BatchNorm state without num_batches_tracked is missing it (PyTorch's rule) ...
+    del loaded["1.num_batches_tracked"]
+    assert net.load_state_dict(loaded, strict=False).missing_keys == ["1.num_batches_tracked"]
+    # ... an old one (no metadata) is upgraded, and the caller's dict is left as it was
+    old = dict(net.state_dict())
+    del old["1.num_batches_tracked"]
+    assert net.load_state_dict(old).missing_keys == [] and "1.num_batches_tracked" not in old

@@ -139,6 +139,31 @@ def test_register_parametrization_property_right_inverse_and_removal():
         parametrize.register_parametrization(lin, "nope", Scale())
 
 
+def test_parametrize_cached_computes_each_tensor_once_per_block():
+    from ember.nn.utils import parametrize
+
+    calls = []
+
+    class Scale(nn.Module):
+        def forward(self, x):
+            calls.append(1)
+            return 3 * x
+
+    lin = nn.Linear(2, 2).double()
+    parametrize.register_parametrization(lin, "weight", Scale())
+    original = lin.parametrizations.weight.original
+    x = torch.tensor([[1.0, -1.0]], dtype=torch.float64)
+    with parametrize.cached():
+        with parametrize.cached():  # nested: still the same tensor
+            assert lin.weight is lin.weight
+        w = lin.weight
+        out = lin(x) + lin(x)  # two uses, one evaluation
+    assert len(calls) == 1 and lin.weight is not w and len(calls) == 2
+    out.sum().backward()
+    # d/d original of sum(2 * x @ (3 W)^T) = 6 * x, for each output row
+    np.testing.assert_allclose(original.grad.numpy(), [[6.0, -6.0], [6.0, -6.0]], rtol=1e-12)
+
+
 def test_spectral_norm_bounds_the_largest_singular_value():
     torch.manual_seed(0)
     lin = nn.utils.parametrizations.spectral_norm(nn.Linear(6, 4).double())

@@ -64,8 +64,14 @@ def test_install_in_a_session_and_uninstall(tmp_path):
         ember.torch.install()
         import torch, torch.optim
         assert torch is ember.torch and torch.optim.SGD is ember.optim.SGD
+        # the program speaks `torch`: its dtypes and shapes print as PyTorch's
+        assert repr(torch.ones(2, dtype=torch.float64)) == "tensor([1., 1.], dtype=torch.float64)"
+        assert (repr(torch.zeros(2, 3).shape), str(torch.bfloat16), repr(torch.strided),
+                repr(torch.channels_last)) == ("torch.Size([2, 3])", "torch.bfloat16", "torch.strided",
+                                               "torch.channels_last")
         ember.torch.uninstall()
         assert "torch" not in sys.modules
+        assert repr(ember.torch.float32) == "ember.float32" and repr(ember.torch.Size([1])) == "ember.Size([1])"
         print("DONE")
     """, tmp_path, runner=False)
     assert r.returncode == 0, r.stderr

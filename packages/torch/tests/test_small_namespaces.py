@@ -48,3 +48,17 @@ def test_accelerator_version_types():
     assert torch.torch_version.TorchVersion("2.1") < (2, 3)
     assert isinstance(torch.__version__, torch.torch_version.TorchVersion)
     assert torch.types.Number == int | float | bool and torch.GradScaler is torch.amp.GradScaler
+
+
+def test_torch_random_is_pytorchs_module():
+    import ember.torch.random as tr
+
+    assert torch.random is tr
+    assert sorted(tr.__all__) == sorted(["set_rng_state", "get_rng_state", "manual_seed", "seed", "initial_seed",
+                                         "fork_rng", "default_generator"])
+    torch.random.manual_seed(3)
+    a = torch.rand(3).tolist()
+    torch.manual_seed(3)
+    with torch.random.fork_rng():
+        assert torch.rand(3).tolist() == a
+    assert torch.rand(3).tolist() == a

@@ -15,7 +15,7 @@ from __future__ import annotations
 import itertools
 import sys
 import weakref
-from collections import OrderedDict
+from collections import OrderedDict, namedtuple
 from collections.abc import Callable
 
 import numpy as np
@@ -27,8 +27,11 @@ from ember.core.settings import contiguous_format
 from ember.core.tensor import Tensor, contiguous_strides
 
 from ember.autograd.grad_mode import _enabled
+from ember.autograd import saved_hooks as _saved_hooks
+from ember.autograd.saved_hooks import disable_saved_tensors_hooks, save_on_cpu, saved_tensors_hooks
 
-__all__ = ["Node", "AccumulateGrad", "SavedTensor", "RemovableHandle", "meta", "edge_of"]
+__all__ = ["Node", "AccumulateGrad", "SavedTensor", "RemovableHandle", "meta", "edge_of", "saved_tensors_hooks",
+           "save_on_cpu", "disable_saved_tensors_hooks", "GradientEdge", "get_gradient_edge", "increment_version"]
 
 _sequence = itertools.count()
 
@@ -368,6 +371,9 @@ class SavedTensor:
 
     view_ref = None  # weakref to the CopySlices of an in-place op on a view (see unpack); rarely set
 
+    unpack_hook = None  # set when saved under `saved_tensors_hooks`: `tensor` then holds what pack_hook gave
+    leaf = None         # under hooks, a weak reference to a saved leaf that requires grad (double backward)
+
     def __init__(self, t: Tensor, is_output: bool = False, output_nr: int = 0) -> None:
         self.is_output = is_output
         self.output_nr = output_nr
@@ -377,13 +383,22 @@ class SavedTensor:
         else:
             fn = t._grad_fn
             self.producer = (fn, t._ag.output_nr if t._ag is not None else 0) if fn is not None else None
-        self.tensor = t
         self.version = t._storage.version
+        hooks = _saved_hooks.current_hooks() if _saved_hooks.active else None
+        if hooks is not None:
+            if not is_output and self.producer is None and t._requires_grad:
+                self.leaf = weakref.ref(t)
+            self.unpack_hook = hooks[1]
+            self.tensor = _Packed(hooks[0](t))
+            return
+        self.tensor = t
 
     def unpack(self, node: Node | None = None) -> Tensor:
         t = self.tensor
         if t is None:
             raise RuntimeError(FREED)
+        if self.unpack_hook is not None:
+            return self._unpack_hooked(t.value, node)
         if t._storage.version != self.version:
             producer = (node, self.output_nr) if self.is_output else self.producer
             which = f", which is output {producer[1]} of {producer[0].name()}," if producer else ""
@@ -404,8 +419,58 @@ class SavedTensor:
                     meta(t).output_nr = self.output_nr
         return t
 
+    def _unpack_hooked(self, packed, node: Node | None) -> Tensor:
+        # no version check: what the hooks hand back is not the tensor that was saved (PyTorch checks none either)
+        t = self.unpack_hook(packed)
+        if not isinstance(t, Tensor):
+            raise TypeError(f"Output of saved tensor unpack_hook expected to be a Tensor but got result of type "
+                            f"{type(t).__name__}")
+        if not _enabled.get():
+            return t
+        if self.is_output and node is not None:
+            fn, nr = node, self.output_nr
+        elif self.producer is not None:
+            fn, nr = self.producer
+        else:
+            leaf = self.leaf() if self.leaf is not None else None
+            return leaf if leaf is not None else t
+        t = Tensor._make(t._storage, t._offset, t._shape, t._strides, t._dtype)
+        t._grad_fn = fn
+        t._requires_grad = True
+        if nr:
+            meta(t).output_nr = nr
+        return t
+
     def release(self) -> None:
         self.tensor = None
+
+
+class _Packed:
+    """What a pack hook returned (None included), told apart from a released SavedTensor's None."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value) -> None:
+        self.value = value
+
+
+GradientEdge = namedtuple("GradientEdge", ["node", "output_nr"])
+GradientEdge.__doc__ = "The edge through which gradients reach a tensor: its `grad_fn` (or leaf accumulator), output."
+
+
+def get_gradient_edge(tensor: Tensor) -> GradientEdge:
+    """`GradientEdge(node, output_nr)` of a tensor that requires grad."""
+    if not tensor.requires_grad:
+        raise RuntimeError("It is not possible to get the gradient edge for a Tensor that does not require "
+                           "gradients")
+    return GradientEdge(*edge_of(tensor))
+
+
+def increment_version(tensor) -> None:
+    """Bump the version counter of a tensor (or of each in an iterable), as an in-place write would: backward
+    then refuses the tensors saved before it."""
+    for t in (tensor,) if isinstance(tensor, Tensor) else tensor:
+        t._storage.version += 1
 
 
 def _view_of_copyslices(t: Tensor, cs) -> Tensor:

@@ -7,6 +7,7 @@ tensor type of the stack, so every tensor (from a data loader, from `ember.core`
 
 from __future__ import annotations
 
+import importlib
 import warnings
 import weakref
 from collections.abc import Callable
@@ -16,7 +17,7 @@ from ember.core.tensor import Tensor, describe
 
 from ember.autograd import engine
 from ember.autograd.graph import Node, RemovableHandle, _Hooks, add_hook, edge_of, meta
-from ember.autograd.grad_mode import _state
+from ember.autograd.grad_mode import _enabled, _state
 from ember.autograd.record import is_inference
 
 __all__ = ["install", "is_tensor", "is_floating_point", "numel", "is_nonzero", "detach", "Variable"]
@@ -267,6 +268,8 @@ def install() -> None:
         attach(name, _tracking_device(getattr(fn, "__wrapped__", fn)), replace=True)
     fn = Tensor.__deepcopy__
     attach("__deepcopy__", _leaf_only_deepcopy(getattr(fn, "__wrapped__", fn)), replace=True)
+    # float(t) warns under grad mode only, as PyTorch (`ember.core.tensor` the attribute is the creator function)
+    importlib.import_module("ember.core.tensor")._grad_mode_enabled = _enabled.get
 
 
 # --- torch-level functions that ember.core does not provide ---------------------------------

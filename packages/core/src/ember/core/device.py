@@ -63,6 +63,18 @@ class device:
     def __hash__(self) -> int:
         return hash((self.type, self.index))
 
+    def __enter__(self) -> device:
+        """`with device("cuda"):` makes this the default device of the factories (and so of the modules) made
+        inside the block, as `set_default_device` would; the previous default comes back after it."""
+        global _default
+        _entered.append(_default)
+        _default = self
+        return self
+
+    def __exit__(self, *exc) -> None:
+        global _default
+        _default = _entered.pop()
+
     def __reduce__(self):
         return (device, (str(self),))
 
@@ -72,6 +84,7 @@ CPU = device("cpu")
 
 
 _default: device | None = None  # where factories put tensors given no device (`set_default_device`)
+_entered: list = []  # the defaults that `with device(...)` blocks replaced, innermost last
 
 
 def set_default_device(device) -> None:  # noqa: A002 - PyTorch's argument name

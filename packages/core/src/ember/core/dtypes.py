@@ -17,6 +17,20 @@ __all__ += ["uint16", "uint32", "uint64", "float8_e4m3fn", "float8_e5m2", "float
 
 _builtin_bool, _builtin_int, _builtin_float = bool, int, float
 
+# NOTE [ The namespace reprs name ]
+# dtypes, `Size`, layouts and memory formats print under this prefix (`ember.float32`). ember.torch's
+# runner (`install()`, under which a program's `import torch` is ember) sets "torch", so an unmodified
+# PyTorch program prints, and compares, `torch.float32` and `torch.Size([2])` as under PyTorch.
+_repr_namespace = "ember"
+
+
+def set_repr_namespace(name: str) -> str:
+    """Make dtypes, `Size`, layouts and memory formats print as `{name}.float32`; returns the previous name
+    (NOTE [ The namespace reprs name ])."""
+    global _repr_namespace
+    previous, _repr_namespace = _repr_namespace, name
+    return previous
+
 # promotion categories: bool < integer < floating
 _BOOL, _INT, _FLOAT = 0, 1, 2
 _COMPLEX = 3  # above floating: complex64 ranks with float32, complex128 with float64
@@ -53,7 +67,7 @@ class dtype:
         return complex128 if self._rank >= 3 else complex64
 
     def __repr__(self) -> str:
-        return f"ember.{self.name}"
+        return f"{_repr_namespace}.{self.name}"
 
     def __reduce__(self):
         return (as_dtype, (self.name,))

@@ -13,8 +13,10 @@ the same seed gives the same numbers whatever was drawn before.
 
 from __future__ import annotations
 
+import contextlib
 import numbers
 import os
+from collections.abc import Iterator
 
 import math
 
@@ -31,9 +33,9 @@ from ember.core.settings import contiguous_format
 from ember.core.tensor import Tensor, describe
 
 __all__ = ["Generator", "default_generator", "default_generator_for", "manual_seed", "seed", "initial_seed",
-           "get_rng_state", "set_rng_state", "philox_seed_offset", "rand", "rand_like", "randn", "randn_like",
-           "randint", "randint_like", "randperm", "normal", "bernoulli", "poisson", "binomial", "multinomial",
-           "dropout_mask", "thread_safe_generator"]
+           "get_rng_state", "set_rng_state", "fork_rng", "philox_seed_offset", "rand", "rand_like", "randn",
+           "randn_like", "randint", "randint_like", "randperm", "normal", "bernoulli", "poisson", "binomial",
+           "multinomial", "dropout_mask", "thread_safe_generator"]
 
 _DEFAULT_SEED = 67280421310721  # PyTorch's default CPU seed
 _U64 = 1 << 64
@@ -135,6 +137,38 @@ def get_rng_state() -> Tensor:
 
 def set_rng_state(new_state: Tensor) -> None:
     default_generator.set_state(new_state)
+
+
+@contextlib.contextmanager
+def fork_rng(devices=None, enabled: bool = True, _caller: str = "fork_rng", _devices_kw: str = "devices",
+             device_type: str = "cuda") -> Iterator[None]:
+    """Run a block and restore the CPU default generator's state, and that of `devices` (indices of
+    `device_type`; default: each of its default generators in use), when it ends, so the block's draws
+    leave the program's random stream where it was.
+
+    Example:
+        >>> _ = manual_seed(0)
+        >>> with fork_rng():
+        ...     _ = rand(3)
+        >>> first = rand(2)
+        >>> _ = manual_seed(0)
+        >>> bool((rand(2) == first).all())
+        True
+    """
+    if not enabled:
+        yield
+        return
+    if devices is None:
+        gens = [g for d, g in _defaults.items() if d.type == device_type]
+    else:
+        gens = [default_generator_for(_device(device_type, d) if isinstance(d, int) else d) for d in devices]
+    gens.append(default_generator)
+    states = [(g, g.get_state()) for g in gens]
+    try:
+        yield
+    finally:
+        for g, state in states:
+            g.set_state(state)
 
 
 def philox_seed_offset(generator: Generator | None, numel: int, device="cpu") -> tuple[int, int]:

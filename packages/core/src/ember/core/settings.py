@@ -91,7 +91,7 @@ class memory_format:
         self.name = name
 
     def __repr__(self) -> str:
-        return f"ember.{self.name}"
+        return f"{dtypes._repr_namespace}.{self.name}"
 
     def __reduce__(self):
         return self.name

@@ -52,11 +52,17 @@ _BY_NP = dtypes._BY_NP
 _scalar_of_grad_warned = False
 
 
+def _grad_mode_enabled() -> bool:
+    """Whether ops are being recorded for autograd: always, for ember.core alone; ember.autograd puts its grad
+    mode here (PyTorch's scalar-conversion warning is given only under grad mode)."""
+    return True
+
+
 def _warn_scalar_of_grad() -> None:
     """PyTorch's once-per-process warning when `float()`/`complex()` (and so `tensor([t0, t1])`) reads a tensor
-    that requires grad."""
+    that requires grad, while grad mode is on (not inside `no_grad`, as in an optimizer's step)."""
     global _scalar_of_grad_warned
-    if not _scalar_of_grad_warned:
+    if not _scalar_of_grad_warned and _grad_mode_enabled():
         _scalar_of_grad_warned = True
         from ember.core.ops._util import warn_at_caller
 
@@ -413,8 +419,6 @@ class Tensor:
 
         return tensor_repr(self)
 
-    __str__ = __repr__
-
     def share_memory_(self) -> Tensor:
         """Move the storage into shared memory in place (a no-op if already shared); returns self."""
         from ember.core.sharing import share_memory_
@@ -461,7 +465,7 @@ class Size(tuple):
         return n
 
     def __repr__(self) -> str:
-        return f"ember.Size({list(self)})"
+        return f"{dtypes._repr_namespace}.Size({list(self)})"
 
     def __getitem__(self, key):
         r = tuple.__getitem__(self, key)

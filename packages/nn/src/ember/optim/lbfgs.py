@@ -147,7 +147,8 @@ class LBFGS(Optimizer):
 
     def _evaluate(self, closure: Callable) -> float:
         with ea.enable_grad():
-            return float(closure())
+            loss = closure()
+        return float(loss)  # read under the step's no_grad, as PyTorch: no scalar-of-grad warning
 
     def _directional_evaluate(self, closure: Callable, x: list[Tensor], t: float, d: Tensor) -> tuple[float, Tensor]:
         self._add_grad(t, d)

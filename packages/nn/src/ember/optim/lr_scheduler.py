@@ -37,6 +37,10 @@ class LRScheduler:
     """Base class: sets each group's `initial_lr`, keeps `last_epoch`, steps the group lrs."""
 
     _get_closed_form_lr: Callable[[], list[float]]
+    # PyTorch's flags, true while `step` calls `get_lr` and during the constructor's first step: subclasses
+    # ported from PyTorch's sources read them (and `state_dict` carries them, as PyTorch's)
+    _get_lr_called_within_step: bool = False
+    _is_initial: bool = False
 
     def __init__(self, optimizer: Optimizer, last_epoch: int = -1) -> None:
         _check_optimizer(optimizer)
@@ -55,7 +59,11 @@ class LRScheduler:
 
     def _initial_step(self) -> None:
         self._step_count = 0
-        self.step()
+        self._is_initial = True
+        try:
+            self.step()
+        finally:
+            self._is_initial = False
 
     def state_dict(self) -> dict[str, Any]:
         """Everything but the optimizer."""
@@ -81,13 +89,17 @@ class LRScheduler:
                           "https://pytorch.org/docs/stable/optim.html#how-to-adjust-learning-rate", UserWarning,
                           stacklevel=2)
         self._step_count += 1
-        if epoch is None:
-            self.last_epoch += 1
-            values = self.get_lr()
-        else:
-            warnings.warn(_EPOCH_DEPRECATION_WARNING, UserWarning, stacklevel=2)
-            self.last_epoch = epoch
-            values = self._get_closed_form_lr() if hasattr(self, "_get_closed_form_lr") else self.get_lr()
+        self._get_lr_called_within_step = True
+        try:
+            if epoch is None:
+                self.last_epoch += 1
+                values = self.get_lr()
+            else:
+                warnings.warn(_EPOCH_DEPRECATION_WARNING, UserWarning, stacklevel=2)
+                self.last_epoch = epoch
+                values = self._get_closed_form_lr() if hasattr(self, "_get_closed_form_lr") else self.get_lr()
+        finally:
+            self._get_lr_called_within_step = False
         for group, lr in zip(self.optimizer.param_groups, values):
             group["lr"] = lr
         self._last_lr = [group["lr"] for group in self.optimizer.param_groups]
@@ -346,7 +358,12 @@ class CosineAnnealingWarmRestarts(LRScheduler):
                 self.T_i = self.T_0
                 self.T_cur = epoch
         self.last_epoch = math.floor(epoch)
-        for group, lr in zip(self.optimizer.param_groups, self.get_lr()):
+        self._get_lr_called_within_step = True
+        try:
+            values = self.get_lr()
+        finally:
+            self._get_lr_called_within_step = False
+        for group, lr in zip(self.optimizer.param_groups, values):
             group["lr"] = lr
         self._last_lr = [group["lr"] for group in self.optimizer.param_groups]
 

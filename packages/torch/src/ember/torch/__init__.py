@@ -55,9 +55,11 @@ import ember.torch.types as types  # noqa: E402
 import ember.torch.accelerator as accelerator  # noqa: E402
 import ember.torch.hub as hub  # noqa: E402
 import ember.torch.quasirandom as quasirandom  # noqa: E402
+import ember.torch.random as random  # noqa: E402
 from ember.torch.amp import GradScaler  # noqa: E402
 from ember.core.cuda import OutOfMemoryError  # noqa: E402
 from ember.core.futures import Future  # noqa: E402
+from ember.core.ops.foreach import *  # noqa: E402, F403 - torch._foreach_* (multi-tensor ops)
 from ember.core.streams import Event, Stream  # noqa: E402
 from ember.torch._utils import classproperty  # noqa: E402
 

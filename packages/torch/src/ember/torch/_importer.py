@@ -10,6 +10,8 @@ torchaudio ...), fail at import with an `ImportError` naming what is missing. A 
 with "spawn" or "forkserver" re-imports the main script in a fresh interpreter, before anything could
 install the finder there: `install()` also puts `_shim/` first on `sys.path` (children inherit the
 parent's path), whose `torch` package installs the finder and stands aside for `ember.torch`.
+While installed, dtypes and shapes print as PyTorch's (`torch.float32`, `torch.Size`: NOTE [ The
+namespace reprs name ] in ember.core.dtypes).
 """
 
 from __future__ import annotations
@@ -21,6 +23,8 @@ import os
 import runpy
 import sys
 from types import ModuleType
+
+from ember.core.dtypes import set_repr_namespace
 
 __all__ = ["install", "uninstall", "is_installed", "run_script", "main"]
 
@@ -111,12 +115,14 @@ def install() -> None:
     if _SHIM not in sys.path:
         sys.path.insert(0, _SHIM)
     sys.modules["torch"] = importlib.import_module("ember.torch")
+    set_repr_namespace("torch")  # the program speaks `torch`: dtypes print as torch.float32
 
 
 def uninstall() -> None:
     """Undo `install()`: forget the torch names (modules already holding them keep ember's objects)."""
     if _finder in sys.meta_path:
         sys.meta_path.remove(_finder)
+    set_repr_namespace("ember")
     if _SHIM in sys.path:
         sys.path.remove(_SHIM)
     for name in [n for n in sys.modules if n == "torch" or n.startswith("torch.")]:

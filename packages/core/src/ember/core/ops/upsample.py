@@ -1,10 +1,12 @@
-"""interpolate/upsample: nearest, nearest-exact and (bi/tri)linear resizing, forward and backward.
+"""interpolate/upsample: nearest, nearest-exact, (bi/tri)linear and bicubic resizing (bilinear and bicubic
+also antialiased), forward and backward.
 
 Each mode is separable: along every spatial dim, output position `j` blends at most two input
 positions `i0[j]`, `i1[j]` with weights `1 - lam[j]`, `lam[j]` (nearest: one position, lam = 0),
-from PyTorch's source-index formulas. The forward gathers those taps dim by dim; the backward
-sums each output's gradient back into its taps. The taps are non-decreasing in `j`, so that sum
-is a segmented `np.add.reduceat`: no scatter, and O(output) work in both directions.
+from PyTorch's source-index formulas; bicubic and the antialiased modes blend K positions
+(`_Taps`: 4 for bicubic, a filter's support for antialias). The forward gathers those taps dim by
+dim; the backward sums each output's gradient back into its taps. The taps are non-decreasing in
+`j`, so that sum is a segmented `np.add.reduceat`: no scatter, and O(output) work in both directions.
 """
 
 from __future__ import annotations
@@ -21,7 +23,64 @@ from ember.core.tensor import Tensor
 __all__ = ["interpolate", "upsample", "upsample_nearest", "upsample_bilinear", "upsample_backward", "pixel_shuffle",
            "pixel_unshuffle"]
 
-_LINEAR = {"linear": 3, "bilinear": 4, "trilinear": 5}
+_LINEAR = {"linear": 3, "bilinear": 4, "trilinear": 5, "bicubic": 4}
+_A = -0.75  # the cubic convolution constant of PyTorch's bicubic mode (its antialiased filter uses -0.5)
+
+
+class _Taps:
+    """K taps of one dim: output `j` is `sum_k w[k][j] * x[idx[k][j]]`, each `idx[k]` non-decreasing in `j`."""
+
+    __slots__ = ("idx", "w")
+
+    def __init__(self, idx: list, w: list) -> None:
+        self.idx, self.w = idx, w
+
+
+def _cubic(x: np.ndarray, a: float) -> np.ndarray:
+    """The cubic convolution kernel with constant `a` at distances `x` (zero from 2 on)."""
+    x = np.abs(x)
+    near = ((a + 2) * x - (a + 3)) * x * x + 1
+    far = ((a * x - 5 * a) * x + 8 * a) * x - 4 * a
+    return np.where(x <= 1, near, np.where(x < 2, far, 0.0))
+
+
+def _scale(n_in: int, n_out: int, align_corners: bool, scale: float | None) -> float:
+    """PyTorch's input step per output position (area_pixel_compute_scale)."""
+    if align_corners:
+        return (n_in - 1) / (n_out - 1) if n_out > 1 else 0.0
+    return 1.0 / scale if scale else n_in / n_out
+
+
+def _bicubic_taps(n_in: int, n_out: int, align_corners: bool, scale: float | None) -> _Taps:
+    """Four taps around floor(src) (clamped into the input), PyTorch's cubic weights; src is not clamped at 0."""
+    dst = np.arange(n_out, dtype=np.float64)
+    step = _scale(n_in, n_out, align_corners, scale)
+    src = dst * step if align_corners else (dst + 0.5) * step - 0.5
+    i = np.floor(src)
+    t = src - i
+    i = i.astype(np.int64)
+    ws = [_cubic(t + 1, _A), _cubic(t, _A), _cubic(1 - t, _A), _cubic(2 - t, _A)]
+    return _Taps([np.clip(i - 1 + k, 0, n_in - 1) for k in range(4)], ws)
+
+
+def _antialias_taps(n_in: int, n_out: int, mode: str, align_corners: bool, scale: float | None) -> _Taps:
+    """PyTorch's antialiased taps: the triangle (bilinear) or a = -0.5 cubic (bicubic) filter, stretched by the
+    downscale factor so every input pixel contributes, normalised to sum 1 per output."""
+    step = _scale(n_in, n_out, align_corners, scale)
+    support = (1.0 if mode == "bilinear" else 2.0) * (step if step >= 1.0 else 1.0)
+    inv = 1.0 / step if step >= 1.0 else 1.0
+    centre = step * (np.arange(n_out, dtype=np.float64) + 0.5)  # align_corners changes only the step here
+    lo = np.maximum((centre - support + 0.5).astype(np.int64), 0)  # C truncation of positive values, as PyTorch
+    size = np.minimum((centre + support + 0.5).astype(np.int64), n_in) - lo
+    k_max = max(int(size.max()), 1)
+    ws = []
+    for k in range(k_max):
+        x = (k + lo - centre + 0.5) * inv
+        w = np.maximum(1.0 - np.abs(x), 0.0) if mode == "bilinear" else _cubic(x, -0.5)
+        ws.append(np.where(k < size, w, 0.0))
+    total = np.sum(ws, axis=0)
+    total = np.where(total == 0.0, 1.0, total)
+    return _Taps([np.minimum(lo + k, n_in - 1) for k in range(k_max)], [w / total for w in ws])
 
 
 def _taps(n_in: int, n_out: int, mode: str, align_corners: bool, scale: float | None):
@@ -57,8 +116,16 @@ def _segment_sum(v: np.ndarray, idx: np.ndarray, n_in: int, d: int) -> np.ndarra
 
 
 def _resize(a: np.ndarray, taps, backward: bool, in_sizes) -> np.ndarray:
-    for k, (i0, i1, lam) in enumerate(taps):
+    for k, tap in enumerate(taps):
         d = a.ndim - len(taps) + k
+        if isinstance(tap, _Taps):
+            ws = [_along(w.astype(a.dtype), d, a.ndim) for w in tap.w]
+            if backward:
+                a = sum(_segment_sum(a * w, i, in_sizes[k], d) for i, w in zip(tap.idx, ws))
+            else:
+                a = sum(np.take(a, i, axis=d) * w for i, w in zip(tap.idx, ws))
+            continue
+        i0, i1, lam = tap
         if backward:
             n_in = in_sizes[k]
             if lam is None:
@@ -78,13 +145,18 @@ upsample_op = declare("upsample", doc="""Resize the spatial dims (all but the fi
 
 Positional signature: `upsample(input, output_size, mode, align_corners, scales)`, output_size a
 tuple of ints per spatial dim, mode 'nearest' | 'nearest-exact' | 'linear' | 'bilinear' |
-'trilinear', align_corners a bool (ignored by nearest), scales a tuple of floats or None per dim
-(the user's scale_factor, used by PyTorch's source-index formula). Backward:
+'trilinear' | 'bicubic' | 'bilinear-aa' | 'bicubic-aa' (antialiased), align_corners a bool (ignored
+by nearest), scales a tuple of floats or None per dim (the user's scale_factor, used by PyTorch's
+source-index formula). Backward:
 `upsample_backward(grad, input.shape, mode, align_corners, scales)` -> grad_input.""")
 
 
 def _all_taps(in_sizes, out_sizes, mode, align_corners, scales):
     scales = scales or (None,) * len(in_sizes)
+    if mode == "bicubic":
+        return [_bicubic_taps(i, o, align_corners, s) for i, o, s in zip(in_sizes, out_sizes, scales)]
+    if mode.endswith("-aa"):
+        return [_antialias_taps(i, o, mode[:-3], align_corners, s) for i, o, s in zip(in_sizes, out_sizes, scales)]
     return [_taps(i, o, mode, align_corners, s) for i, o, s in zip(in_sizes, out_sizes, scales)]
 
 
@@ -124,9 +196,10 @@ def interpolate(input: Tensor, size: int | tuple[int, ...] | None = None,
 
     Args:
         size: an int or a tuple per spatial dim. scale_factor: a float or a tuple (exactly one of the two).
-        mode: 'nearest', 'nearest-exact', 'linear' (3-D), 'bilinear' (4-D), 'trilinear' (5-D) or 'area'
-            (adaptive average pooling).
-        align_corners: linear modes only; align the corner pixels' centres.
+        mode: 'nearest', 'nearest-exact', 'linear' (3-D), 'bilinear' (4-D), 'bicubic' (4-D), 'trilinear'
+            (5-D) or 'area' (adaptive average pooling).
+        align_corners: linear and bicubic modes only; align the corner pixels' centres.
+        antialias: bilinear and bicubic only; when downsampling, filter over every input pixel an output covers.
     Raises:
         ValueError: both or neither of size and scale_factor, or a bad mode/argument combination.
 
@@ -142,6 +215,10 @@ def interpolate(input: Tensor, size: int | tuple[int, ...] | None = None,
                                   f"for the modes: nearest | linear | bilinear | bicubic | trilinear | area | "
                                   f"nearest-exact (got {mode})")
     if mode in _LINEAR:
+        if mode == "bicubic" and input.ndim != 4:
+            raise NotImplementedError(f"Input Error: Only 3D, 4D and 5D input Tensors supported (got {input.ndim}D) "
+                                      f"for the modes: nearest | linear | bilinear | bicubic | trilinear | lanczos | "
+                                      f"area | nearest-exact (got {mode})")
         if _LINEAR[mode] != input.ndim:
             raise NotImplementedError(f"Got {input.ndim}D input, but {mode} mode needs {_LINEAR[mode]}D input")
         align_corners = bool(align_corners)
@@ -156,8 +233,9 @@ def interpolate(input: Tensor, size: int | tuple[int, ...] | None = None,
         align_corners = False
     else:
         raise NotImplementedError(f"interpolate: mode {mode!r} is not supported by ember")
-    if antialias:
-        raise NotImplementedError("interpolate: antialias is not supported by ember")
+    if antialias and (mode not in ("bilinear", "bicubic") or input.ndim != 4):
+        raise ValueError("Anti-alias option is restricted to bilinear, bicubic, and lanczos modes and requires a "
+                         "4-D tensor as input")
     if (size is None) == (scale_factor is None):
         raise ValueError("only one of size or scale_factor should be defined" if size is not None
                          else "either size or scale_factor should be defined")
@@ -185,11 +263,12 @@ def interpolate(input: Tensor, size: int | tuple[int, ...] | None = None,
 
         return (pool.adaptive_avg_pool1d, pool.adaptive_avg_pool2d, pool.adaptive_avg_pool3d)[nd - 1](input, out)
     if not input.dtype.is_floating_point:
-        return _interpolate_integer(input, out, mode, align_corners, scales, nd)
-    return upsample_op(input, out, mode, align_corners, scales)
+        return _interpolate_integer(input, out, mode, align_corners, scales, nd, antialias)
+    return upsample_op(input, out, mode + "-aa" if antialias else mode, align_corners, scales)
 
 
-def _interpolate_integer(input: Tensor, out, mode: str, align_corners, scales, nd: int) -> Tensor:
+def _interpolate_integer(input: Tensor, out, mode: str, align_corners, scales, nd: int,
+                         antialias: bool = False) -> Tensor:
     """PyTorch's CPU interpolation of a non-floating input: uint8 'nearest' copies values (so the float32
     kernel, exact on bytes, serves), uint8 'bilinear' is PyTorch's fixed-point resize (NOTE [ uint8
     bilinear ]); the rest raises its kernel's refusal."""
@@ -198,6 +277,12 @@ def _interpolate_integer(input: Tensor, out, mode: str, align_corners, scales, n
     from ember.core.ops.numeric import DtypeNotImplemented, not_implemented_for
 
     dt = input.dtype
+    if mode == "bicubic" or antialias:
+        if dt is dtypes.uint8:
+            raise DtypeNotImplemented(f"interpolate: ember has no uint8 {mode}{' antialias' if antialias else ''} "
+                                      "resize (PyTorch's fixed-point one); convert to float first")
+        raise not_implemented_for("compute_index_ranges_weights" if antialias else "compute_indices_weights_cubic",
+                                  dt)
     nearest = mode in ("nearest", "nearest-exact")
     if dt is dtypes.uint8 and nearest:
         return to(upsample_op(to(input, dtypes.float32), out, mode, align_corners, scales), dtypes.uint8)

@@ -94,6 +94,7 @@ class Module:
     training: bool
     dump_patches: bool = False
     call_super_init: bool = False
+    _version: int = 1  # saved per module in `state_dict()._metadata`; `_load_from_state_dict` reads it back
 
     def __init__(self, *args, **kwargs) -> None:
         if args or kwargs:
@@ -551,6 +552,10 @@ class Module:
             destination, prefix, keep_vars = (list(args) + [destination, prefix, keep_vars][len(args):])[:3]
         if destination is None:
             destination = OrderedDict()
+            destination._metadata = OrderedDict()
+        local_metadata = {"version": self._version}
+        if hasattr(destination, "_metadata"):  # each module's version, by prefix, as PyTorch (checkpoint upgrades)
+            destination._metadata[prefix[:-1]] = local_metadata
         for hook in self._state_dict_pre_hooks.values():
             hook(self, prefix, keep_vars)
         self._save_to_state_dict(destination, prefix, keep_vars)
@@ -558,7 +563,7 @@ class Module:
             if module is not None:
                 module.state_dict(destination=destination, prefix=prefix + name + ".", keep_vars=keep_vars)
         for hook in self._state_dict_hooks.values():
-            result = hook(self, destination, prefix, {})
+            result = hook(self, destination, prefix, local_metadata)
             if result is not None:
                 destination = result
         return destination
@@ -584,8 +589,8 @@ class Module:
                 continue
             if tuple(input_param.shape) != tuple(param.shape):
                 error_msgs.append(f"size mismatch for {key}: copying a param with shape "
-                                  f"{list(input_param.shape)} from checkpoint, the shape in current model is "
-                                  f"{list(param.shape)}.")
+                                  f"{input_param.shape!r} from checkpoint, the shape in current model is "
+                                  f"{param.shape!r}.")
                 continue
             if local_metadata.get("assign_to_params_buffers", False):
                 if name in self._parameters:
@@ -626,10 +631,17 @@ class Module:
         missing: list[str] = []
         unexpected: list[str] = []
         errors: list[str] = []
+        # a copy, so that `_load_from_state_dict` upgrades (a BatchNorm's missing num_batches_tracked) stay ours
+        metadata = getattr(state_dict, "_metadata", None)
+        state_dict = OrderedDict(state_dict)
+        if metadata is not None:
+            state_dict._metadata = metadata
 
         def load(module: Module, prefix: str = "") -> None:
-            module._load_from_state_dict(state_dict, prefix, {"assign_to_params_buffers": assign}, True, missing,
-                                         unexpected, errors)
+            local_metadata = dict(metadata.get(prefix[:-1], {})) if metadata is not None else {}
+            if assign:
+                local_metadata["assign_to_params_buffers"] = assign
+            module._load_from_state_dict(state_dict, prefix, local_metadata, True, missing, unexpected, errors)
             for name, child in module._modules.items():
                 if child is not None:
                     load(child, prefix + name + ".")

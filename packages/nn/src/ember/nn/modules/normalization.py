@@ -19,6 +19,7 @@ __all__ = ["BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "InstanceNorm1d", "Insta
 
 class _BatchNorm(Module):
     _dims: tuple[int, ...] = ()
+    _version = 2  # version 2 state dicts have `num_batches_tracked`
 
     def __init__(self, num_features: int, eps: float = 1e-5, momentum: float | None = 0.1, affine: bool = True,
                  track_running_stats: bool = True, device=None, dtype=None, *, bias: bool = True) -> None:
@@ -62,9 +63,11 @@ class _BatchNorm(Module):
 
     def _load_from_state_dict(self, state_dict: dict, prefix: str, local_metadata: dict, strict: bool,
                               missing_keys: list, unexpected_keys: list, error_msgs: list) -> None:
-        # checkpoints from before `num_batches_tracked` existed load strictly, as in PyTorch
+        # checkpoints from before `num_batches_tracked` existed (version < 2, or no metadata) load strictly, as in
+        # PyTorch
         key = prefix + "num_batches_tracked"
-        if self.track_running_stats and key not in state_dict:
+        version = local_metadata.get("version")
+        if (version is None or version < 2) and self.track_running_stats and key not in state_dict:
             state_dict[key] = self.num_batches_tracked if self.num_batches_tracked is not None else \
                 ea.tensor(0, dtype=ea.long)
         super()._load_from_state_dict(state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,

@@ -88,9 +88,19 @@ def type_before_parametrizations(module: Module) -> type:
     return type(module).__bases__[0] if is_parametrized(module) else type(module)
 
 
+_cache_enabled = 0
+_cache: dict = {}  # (id(module), name) -> the tensor computed once inside `cached()`
+
+
 def _inject_property(module: Module, name: str) -> None:
     def get(self):
-        return self.parametrizations[name]()
+        if not _cache_enabled:
+            return self.parametrizations[name]()
+        key = (id(self), name)
+        t = _cache.get(key)
+        if t is None:
+            t = _cache[key] = self.parametrizations[name]()
+        return t
 
     def set_(self, value):
         self.parametrizations[name].right_inverse(value)
@@ -151,8 +161,17 @@ def remove_parametrizations(module: Module, tensor_name: str, leave_parametrized
 
 @contextmanager
 def cached():
-    """PyTorch caches parametrized tensors inside this context; ember recomputes them (same values)."""
-    yield
+    """Inside it, each parametrized tensor is computed on first access and that same tensor (with its graph)
+    is returned after: a weight used at every step of a recurrence is parametrized once. The cache empties
+    when the outermost `cached()` ends."""
+    global _cache_enabled
+    _cache_enabled += 1
+    try:
+        yield
+    finally:
+        _cache_enabled -= 1
+        if not _cache_enabled:
+            _cache.clear()
 
 
 def transfer_parametrizations_and_params(from_module: Module, to_module: Module,

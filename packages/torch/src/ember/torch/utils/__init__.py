@@ -1,4 +1,4 @@
-"""`torch.utils`: `data` (ember.data, the same module objects), `checkpoint`, `collect_env` and
+"""`torch.utils`: `data` (ember.data, the same module objects), `checkpoint`, `collect_env`, `_pytree` and
 `tensorboard` (imported on first use: it needs the `tensorboard` package)."""
 
 import importlib
@@ -8,7 +8,7 @@ from ember.torch._alias import alias as _alias
 
 data = _alias(__name__ + ".data", _data)
 
-from ember.torch.utils import checkpoint, collect_env  # noqa: E402
+from ember.torch.utils import _pytree, checkpoint, collect_env  # noqa: E402, F401
 
 
 def __getattr__(name: str):

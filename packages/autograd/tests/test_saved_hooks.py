@@ -1,0 +1,131 @@
+"""Saved-tensor hooks (torch.autograd.graph.saved_tensors_hooks, save_on_cpu, disable_saved_tensors_hooks),
+GradientEdge and increment_version: gradients against closed forms, hook calls counted as PyTorch counts them."""
+
+import math
+
+import numpy as np
+import pytest
+
+import ember.autograd as ea
+from ember.autograd import graph
+from ember.autograd.function import Function
+
+
+def _grad_of_sin_x_exp_x(x):
+    # d/dx sin(exp(x) * x) = cos(exp(x) * x) * exp(x) * (x + 1)
+    return [math.cos(math.exp(v) * v) * math.exp(v) * (v + 1) for v in x]
+
+
+def test_pack_and_unpack_see_every_saved_tensor_and_gradients_hold():
+    calls = []
+
+    def pack(t):
+        calls.append(("pack", tuple(t.shape)))
+        return t.clone()  # a copy: backward must read what unpack returns
+
+    def unpack(t):
+        calls.append(("unpack", tuple(t.shape)))
+        return t
+
+    x = ea.tensor([0.1, 0.5, -0.3], dtype=ea.float64, requires_grad=True)
+    with graph.saved_tensors_hooks(pack, unpack):
+        y = x.exp()              # saves its output
+        z = (y * x).sin().sum()  # mul saves both inputs, sin its input
+    z.backward()
+    np.testing.assert_allclose(x.grad.tolist(), _grad_of_sin_x_exp_x([0.1, 0.5, -0.3]), rtol=1e-12)
+    # PyTorch 2.13 packs 4 and unpacks 4 here
+    assert [c[0] for c in calls] == ["pack"] * 4 + ["unpack"] * 4
+
+
+def test_hooks_in_force_at_save_time_are_used_and_nest():
+    log = []
+    x = ea.tensor([2.0], requires_grad=True)
+    with graph.saved_tensors_hooks(lambda t: ("outer", t), lambda p: log.append(p[0]) or p[1]):
+        with graph.saved_tensors_hooks(lambda t: ("inner", t), lambda p: log.append(p[0]) or p[1]):
+            a = x * x
+        b = a * x
+    (a + b).sum().backward()  # d/dx (x^2 + x^3) = 2x + 3x^2 = 16
+    assert x.grad.tolist() == [16.0]
+    assert sorted(log) == ["inner", "inner", "outer", "outer"]
+
+
+def test_double_backward_through_hooks_keeps_the_graph():
+    x = ea.tensor([1.0, 2.0, 3.0], dtype=ea.float64, requires_grad=True)
+    with graph.saved_tensors_hooks(lambda t: t * 1, lambda t: t):
+        (g,) = ea.autograd.grad((x ** 3).sum(), x, create_graph=True)
+    assert g.tolist() == [3.0, 12.0, 27.0] and g.requires_grad
+    g.sum().backward()
+    assert x.grad.tolist() == [6.0, 12.0, 18.0]
+
+
+def test_custom_function_saved_tensors_are_packed():
+    class Twice(Function):
+        @staticmethod
+        def forward(ctx, a):
+            ctx.save_for_backward(a)
+            return a * 2
+
+        @staticmethod
+        def backward(ctx, g):
+            (a,) = ctx.saved_tensors
+            return g * a
+
+    n = []
+    x = ea.tensor([1.5, -1.0], requires_grad=True)
+    with graph.saved_tensors_hooks(lambda t: n.append(1) or t, lambda t: t):
+        out = Twice.apply(x)
+    out.sum().backward()
+    assert len(n) == 1 and x.grad.tolist() == [1.5, -1.0]
+
+
+def test_unpack_hook_must_return_a_tensor():
+    x = ea.tensor([1.0], requires_grad=True)
+    with graph.saved_tensors_hooks(lambda t: 1, lambda p: p):
+        q = (x * x).sum()
+    with pytest.raises(TypeError, match="unpack_hook expected to be a Tensor but got result of type int"):
+        q.backward()
+
+
+def test_save_on_cpu_and_disable():
+    w = ea.tensor([1.0, -2.0], dtype=ea.float64, requires_grad=True)
+    with graph.save_on_cpu(pin_memory=False):
+        (w.tanh() * w).sum().backward()
+    # d/dw w tanh(w) = tanh(w) + w (1 - tanh(w)^2)
+    want = [math.tanh(v) + v * (1 - math.tanh(v) ** 2) for v in (1.0, -2.0)]
+    np.testing.assert_allclose(w.grad.tolist(), want, rtol=1e-12)
+    with graph.disable_saved_tensors_hooks("saved tensors hooks are off here"):
+        with pytest.raises(RuntimeError, match="saved tensors hooks are off here"):
+            with graph.saved_tensors_hooks(lambda t: t, lambda t: t):
+                pass
+    with graph.saved_tensors_hooks(lambda t: t, lambda t: t):  # allowed again after the block
+        pass
+
+
+def test_gradient_edge_and_increment_version():
+    x = ea.tensor([1.0], requires_grad=True)
+    e = graph.get_gradient_edge(x * 2)
+    assert isinstance(e, graph.GradientEdge) and e.output_nr == 0 and e.node.name() == "MulBackward0"
+    assert isinstance(graph.get_gradient_edge(x).node, graph.AccumulateGrad)
+    with pytest.raises(RuntimeError, match="does not require gradients"):
+        graph.get_gradient_edge(ea.tensor([1.0]))
+    b = x * 1
+    s = b * b
+    graph.increment_version(b)
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        s.backward()
+
+
+@pytest.mark.torch
+def test_hook_call_counts_match_pytorch():
+    torch = pytest.importorskip("torch")
+
+    def count(lib):
+        n = [0, 0]
+        x = lib.tensor([0.1, 0.5], requires_grad=True)
+        with lib.autograd.graph.saved_tensors_hooks(lambda t: n.__setitem__(0, n[0] + 1) or t,
+                                                    lambda t: n.__setitem__(1, n[1] + 1) or t):
+            z = (x.exp() * x).tanh().sum()
+        z.backward()
+        return n
+
+    assert count(ea) == count(torch)

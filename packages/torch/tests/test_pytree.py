@@ -1,0 +1,71 @@
+"""torch.utils._pytree: flattening order, specs (their printed form), rebuilding, the map/all/any family,
+registered nodes and key paths, as PyTorch 2.13 gives them."""
+
+import collections
+import dataclasses
+
+import pytest
+
+import ember.torch as torch
+from ember.torch.utils import _pytree as pt
+
+P = collections.namedtuple("P", "u v")
+
+
+def sample():
+    return {"b": [1, (2, None)], "a": torch.ones(1), "c": collections.OrderedDict(x=3), "d": P(4, 5),
+            "e": collections.deque([6]), "f": collections.defaultdict(int, {"k": 7})}
+
+
+def test_flatten_order_spec_and_round_trip():
+    leaves, spec = pt.tree_flatten(sample())
+    assert leaves[:3] == [1, 2, None] and leaves[4:] == [3, 4, 5, 6, 7]  # insertion order; None is a leaf
+    assert spec.num_leaves == 9 and spec.type is dict and spec.context == ["b", "a", "c", "d", "e", "f"]
+    assert repr(pt.tree_structure([1, (2, 3)])) == "TreeSpec(list, None, [*,\n  TreeSpec(tuple, None, [*,\n    *])])"
+    assert repr(pt.tree_structure(P(1, 2))) == f"TreeSpec(namedtuple, {P!r}, [*,\n  *])"
+    back = pt.tree_unflatten(leaves, spec)
+    assert back["d"] == P(4, 5) and isinstance(back["f"], collections.defaultdict) and back["b"] == [1, (2, None)]
+    assert spec == pt.tree_structure(sample()) and spec != pt.tree_structure([1])
+    with pytest.raises(ValueError, match="`leaves` has length 1 but the spec refers to a pytree that holds 9 items"):
+        pt.tree_unflatten([1], spec)
+
+
+def test_map_family():
+    assert pt.tree_map(lambda a, b: a + b, [1, (2, 3)], [10, (20, 30)]) == [11, (22, 33)]
+    with pytest.raises(ValueError, match="Node arity mismatch; expected 2, but got 1."):
+        pt.tree_map(lambda a, b: a, [1, 2], [1])
+    assert pt.tree_map_only(int, lambda x: -x, [1, "a", 2.0]) == [-1, "a", 2.0]
+    assert pt.tree_all(lambda x: x > 0, [1, 2]) and pt.tree_any(lambda x: x > 1, (1, 2))
+    assert pt.tree_all_only(int, lambda x: x > 0, [1, "a"]) and not pt.tree_any_only(str, lambda x: x == "b", ["a"])
+    xs = [torch.zeros(2)]
+    assert pt.tree_map_(lambda a: a.add_(1), xs) is xs and xs[0].tolist() == [1.0, 1.0]
+    assert pt.tree_leaves([1, [2]], is_leaf=lambda x: isinstance(x, list) and len(x) == 1) == [1, [2]]
+
+
+def test_registered_node_and_key_paths():
+    @dataclasses.dataclass
+    class Pair:
+        x: object
+        y: object
+
+    pt.register_pytree_node(Pair, lambda p: ([p.x, p.y], None), lambda xs, c: Pair(*xs),
+                            flatten_with_keys_fn=lambda p: ([(pt.GetAttrKey("x"), p.x), (pt.GetAttrKey("y"), p.y)],
+                                                            None))
+    try:
+        assert pt.tree_map(lambda v: v + 1, [Pair(1, 2)]) == [Pair(2, 3)]
+        pairs, _ = pt.tree_flatten_with_path({"a": [Pair(1, 2)], "b": P(3, 4)})
+        assert [(pt.keystr(k), v) for k, v in pairs] == [("['a'][0].x", 1), ("['a'][0].y", 2), ("['b'].u", 3),
+                                                        ("['b'].v", 4)]
+        assert pt.key_get({"a": [Pair(1, 2)]}, pairs[1][0]) == 2
+        with pytest.raises(ValueError, match="already registered"):
+            pt.register_pytree_node(Pair, lambda p: ([], None), lambda xs, c: None)
+    finally:
+        del pt.SUPPORTED_NODES[Pair]
+
+
+@pytest.mark.torch
+def test_specs_print_as_pytorchs():
+    real = pytest.importorskip("torch.utils._pytree")
+    for tree in (sample(), [1, (2, [3, {"z": 4}])], P(1, (2,))):
+        assert repr(pt.tree_structure(tree)) == repr(real.tree_structure(tree))
+        assert pt.tree_leaves(tree) == real.tree_leaves(tree)
