@@ -641,7 +641,7 @@ def test_per_image_gemm_results_do_not_depend_on_the_chunk_or_the_thread_count(m
 
     monkeypatch.setattr(C, "_DIRECT_MAX_OUT", 0)  # every stride-1 layer on the per-image GEMMs
     first = run()
-    monkeypatch.setattr(C, "_IMAGE_COLS_BYTES", 1)  # one image a chunk
+    monkeypatch.setattr(C, "_IMAGE_COLS_BYTES", 1)  # one image a chunk, one a worker thread
     threads = get_num_threads()
     try:
         for t in (1, 2):

@@ -25,7 +25,11 @@ each output row one contiguous run) into a buffer the chunk reuses, so the GEMMs
 (the whole batch's columns, tens of MB, went to memory and back: im2col cost half a GEMM). The input
 gradient is each image's transposed GEMM and the same pass run as col2im; the weight gradient is each
 image's columns times its transposed gradient (the reverse when the columns' rows outnumber the image's
-positions), summed in image order. It replaces `_direct` from 64
+positions), summed in image order within a chunk and then chunk by chunk. At more than one thread the
+chunks run on that many worker threads with the BLAS at one thread (`_over_images`): a threaded BLAS
+meets its threads at a barrier in every call, and 64 calls a layer on this shared 2-core machine took
+600 ms where the workers take 23 ms; each image's GEMM is then the one-thread GEMM, so the results are
+the same bits at every thread count. It replaces `_direct` from 64
 output channels up: a GEMM with 64 or more rows runs at the BLAS's peak, which the direct kernel's 2 output
 channels a pass never reach (LeNet's 32->64 3x3 layer on 26x26: forward, input and weight gradient
 measured 20-25% faster).
@@ -180,13 +184,43 @@ def _image_gemm_ok(ho: int, wo: int) -> bool:
     return ho * wo >= 256
 
 
-def _image_chunks(n: int, x_shape, kh: int, kw: int, ho: int, wo: int, dtype):
-    """The column buffer of a few images (within `_IMAGE_COLS_BYTES`) and the chunks `(start, images,
-    columns)` that reuse it, each image's columns a dense `(C*kh*kw, Ho*Wo)` block."""
-    per = x_shape[1] * kh * kw * ho * wo
+_POOL: list = [None, 0]  # the worker threads of the per-image GEMMs and how many: made on first use
+_BLAS: list = [None]  # threadpoolctl's controller of the BLAS: made on first use (it scans the loaded libraries)
+
+
+def _over_images(n: int, per: int, dtype, work):
+    """`work(start, images, columns)` over chunks of a few images (their columns within `_IMAGE_COLS_BYTES`, a
+    buffer of `per` elements an image), yielding its results in chunk order. At more than one thread the
+    chunks run on as many worker threads, each with its buffer and the BLAS at one thread: a GEMM per image
+    on a threaded BLAS waits at a barrier per image, which on a busy machine cost 10x (see NOTE [ Convolution
+    as one GEMM per image ]). Each image's GEMM is then the one-thread one, so results do not depend on the
+    thread count."""
+    from ember.core.parallel import get_num_threads
+
     step = max(1, min(n, _IMAGE_COLS_BYTES // max(per * np.dtype(dtype).itemsize, 1)))
-    buf = np.empty(step * per, dtype=dtype)
-    return [(s, min(step, n - s), buf[:min(step, n - s) * per]) for s in range(0, n, step)]
+    chunks = [(s, min(step, n - s)) for s in range(0, n, step)]
+    threads = min(get_num_threads(), len(chunks))
+    bufs = [np.empty(step * per, dtype=dtype) for _ in range(max(threads, 1))]
+    if threads <= 1:
+        for s, nb in chunks:
+            yield work(s, nb, bufs[0][:nb * per])
+        return
+    from concurrent.futures import ThreadPoolExecutor
+
+    if _POOL[1] != threads:
+        if _POOL[0] is not None:
+            _POOL[0].shutdown(wait=False)
+        _POOL[:] = [ThreadPoolExecutor(threads, thread_name_prefix="ember-conv"), threads]
+    if _BLAS[0] is None:
+        from threadpoolctl import ThreadpoolController
+
+        _BLAS[0] = ThreadpoolController()
+    with _BLAS[0].limit(limits=1, user_api="blas"):
+        for i in range(0, len(chunks), threads):  # a wave of one chunk a thread, its results in order
+            futures = [_POOL[0].submit(work, s, nb, bufs[j][:nb * per])
+                       for j, (s, nb) in enumerate(chunks[i:i + threads])]
+            for f in futures:
+                yield f.result()
 
 
 def _columns(x: np.ndarray, cols: np.ndarray, kh: int, kw: int, ho: int, wo: int, stride, padding, dilation,
@@ -205,7 +239,8 @@ def _image_gemm_conv(x: np.ndarray, w: np.ndarray, bias, stride, padding, dilati
     kg, hw = cg * kh * kw, ho * wo
     wg = w.reshape(groups, o // groups, kg)
     res = np.empty((n, o, ho, wo), dtype=x.dtype)
-    for s, nb, cols in _image_chunks(n, x.shape, kh, kw, ho, wo, x.dtype):
+
+    def work(s, nb, cols):
         _columns(x[s:s + nb], cols, kh, kw, ho, wo, stride, padding, dilation, False)
         out = res[s:s + nb].reshape(nb, groups, o // groups, hw)
         if groups == 1:  # a 2-D weight: numpy's stacked matmul calls the BLAS once per image
@@ -214,6 +249,9 @@ def _image_gemm_conv(x: np.ndarray, w: np.ndarray, bias, stride, padding, dilati
             np.matmul(wg, cols.reshape(nb, groups, kg, hw), out=out)
         if bias is not None:  # while the chunk's output is in cache
             out += bias.reshape(groups, o // groups, 1)
+
+    for _ in _over_images(n, x.shape[1] * kh * kw * hw, x.dtype, work):
+        pass
     return res
 
 
@@ -227,19 +265,23 @@ def _image_gemm_input_grad(g: np.ndarray, w: np.ndarray, input_shape, stride, pa
     kg, hw = cg * kh * kw, ho * wo
     wt = np.ascontiguousarray(w.reshape(groups, o // groups, kg).transpose(0, 2, 1))
     res = np.empty(tuple(input_shape), dtype=g.dtype)
-    for s, nb, cols in _image_chunks(n, input_shape, kh, kw, ho, wo, g.dtype):
+
+    def work(s, nb, cols):
         if groups == 1:
             np.matmul(wt[0], g[s:s + nb].reshape(nb, o, hw), out=cols.reshape(nb, kg, hw))
         else:
             np.matmul(wt, g[s:s + nb].reshape(nb, groups, o // groups, hw), out=cols.reshape(nb, groups, kg, hw))
         _columns(res[s:s + nb], cols, kh, kw, ho, wo, stride, padding, dilation, True)
+
+    for _ in _over_images(n, input_shape[1] * kh * kw * hw, g.dtype, work):
+        pass
     return res
 
 
 def _image_gemm_weight_grad(g: np.ndarray, x: np.ndarray, weight_shape, stride, padding, dilation,
                             groups: int) -> np.ndarray:
     """conv2d's weight gradient: each image's GEMM of its columns and its gradient, summed in image order
-    (see NOTE [ Convolution as one GEMM per image ])."""
+    within a chunk, then the chunks' sums in chunk order (see NOTE [ Convolution as one GEMM per image ])."""
     g, x = np.ascontiguousarray(g), np.ascontiguousarray(x)
     n, o, ho, wo = g.shape
     _, cg, kh, kw = weight_shape
@@ -247,19 +289,19 @@ def _image_gemm_weight_grad(g: np.ndarray, x: np.ndarray, weight_shape, stride, 
     # cols @ grad^T, transposed once at the end, when the image's positions outnumber the columns' rows: BLAS
     # is faster with the long K x L operand first (5% on LeNet's 288 x 576), as in `_conv2d_backward_weight_cpu`
     flip = hw > kg
-    acc = np.zeros((groups, kg, o // groups) if flip else (groups, o // groups, kg), dtype=g.dtype)
-    chunks = _image_chunks(n, x.shape, kh, kw, ho, wo, g.dtype)
-    part = np.empty((chunks[0][1] if chunks else 0, *acc.shape), dtype=g.dtype)
-    for s, nb, cols in chunks:
+
+    def work(s, nb, cols):
         _columns(x[s:s + nb], cols, kh, kw, ho, wo, stride, padding, dilation, False)
         gb = g[s:s + nb].reshape(nb, groups, o // groups, hw)
         cb = cols.reshape(nb, groups, kg, hw)
-        if flip:
-            np.matmul(cb, gb.transpose(0, 1, 3, 2), out=part[:nb])
-        else:
-            np.matmul(gb, cb.transpose(0, 1, 3, 2), out=part[:nb])
-        for k in range(nb):
-            acc += part[k]
+        part = np.matmul(cb, gb.transpose(0, 1, 3, 2)) if flip else np.matmul(gb, cb.transpose(0, 1, 3, 2))
+        for k in range(1, nb):
+            part[0] += part[k]
+        return part[0]
+
+    acc = np.zeros((groups, kg, o // groups) if flip else (groups, o // groups, kg), dtype=g.dtype)
+    for chunk in _over_images(n, x.shape[1] * kh * kw * hw, g.dtype, work):
+        acc += chunk
     return np.ascontiguousarray(acc.transpose(0, 2, 1) if flip else acc).reshape(weight_shape)
 
 
