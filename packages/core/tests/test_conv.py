@@ -663,3 +663,31 @@ def test_transposed_convolution_of_a_large_plane_matches_the_scatter_reference(m
         ref = ref_conv_transpose2d(x, w, b, stride, padding, output_padding, 1, (1, 1))
         np.testing.assert_allclose(got, ref, rtol=1e-10, atol=1e-10)
     assert calls == ["_image_gemm_input_grad"] * 2
+
+
+def _threaded_conv_sum(x):
+    """A per-image GEMM convolution at two threads (for the forked child of the test below)."""
+    from ember.core.parallel import set_num_threads
+
+    set_num_threads(2)
+    w = np.ones((4, 1, 3, 3), dtype=np.float32)
+    return float(C._image_gemm_conv(x, w, None, (1, 1), (0, 0), (1, 1), 1, 18, 18).sum())
+
+
+def test_per_image_gemm_worker_threads_are_made_again_in_a_forked_child(monkeypatch):
+    """The worker threads do not survive a fork: a child process (a fork-started DataLoader worker) running a
+    threaded convolution gets its own pool instead of waiting forever on its parent's."""
+    import multiprocessing
+
+    from ember.core.parallel import get_num_threads, set_num_threads
+
+    monkeypatch.setattr(C, "_IMAGE_COLS_BYTES", 1)  # one image a chunk: the threaded path
+    x = np.random.default_rng(27).standard_normal((4, 1, 20, 20)).astype(np.float32)
+    threads = get_num_threads()
+    try:
+        want = _threaded_conv_sum(x)  # the parent's pool exists now
+        with multiprocessing.get_context("fork").Pool(1) as pool:
+            got = pool.apply_async(_threaded_conv_sum, (x,)).get(timeout=120)
+    finally:
+        set_num_threads(threads)
+    assert got == want

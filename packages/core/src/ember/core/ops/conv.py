@@ -184,7 +184,7 @@ def _image_gemm_ok(ho: int, wo: int) -> bool:
     return ho * wo >= 256
 
 
-_POOL: list = [None, 0]  # the worker threads of the per-image GEMMs and how many: made on first use
+_POOL: list = [None, 0, 0]  # the per-image GEMMs' worker threads, how many, and their process: made on first use
 _BLAS: list = [None]  # threadpoolctl's controller of the BLAS: made on first use (it scans the loaded libraries)
 
 
@@ -205,12 +205,13 @@ def _over_images(n: int, per: int, dtype, work):
         for s, nb in chunks:
             yield work(s, nb, bufs[0][:nb * per])
         return
+    import os
     from concurrent.futures import ThreadPoolExecutor
 
-    if _POOL[1] != threads:
-        if _POOL[0] is not None:
+    if _POOL[1:] != [threads, os.getpid()]:  # a forked child has the object but not its threads: a new pool
+        if _POOL[0] is not None and _POOL[2] == os.getpid():
             _POOL[0].shutdown(wait=False)
-        _POOL[:] = [ThreadPoolExecutor(threads, thread_name_prefix="ember-conv"), threads]
+        _POOL[:] = [ThreadPoolExecutor(threads, thread_name_prefix="ember-conv"), threads, os.getpid()]
     if _BLAS[0] is None:
         from threadpoolctl import ThreadpoolController
 
