@@ -20,19 +20,18 @@ NOTE [ Convolution as one GEMM per image ]
 An output plane of at least 16x16 makes each image's GEMM large enough on its own: the image's columns
 `(C/G*kh*kw, Ho*Wo)` times the weight `(O/G, C/G*kh*kw)` land straight in the output's `(N, O, Ho, Wo)`
 layout, with no transposing copies of the columns, the output or the gradient. The columns of a few
-images at a time (`_image_chunks`, about 2 MB) are written by one Numba pass (`numba_nn.image_columns`:
+images at a time (`_over_images`, about 2 MB) are written by one Numba pass (`numba_nn.image_columns`:
 each output row one contiguous run) into a buffer the chunk reuses, so the GEMMs read them from cache
 (the whole batch's columns, tens of MB, went to memory and back: im2col cost half a GEMM). The input
 gradient is each image's transposed GEMM and the same pass run as col2im; the weight gradient is each
 image's columns times its transposed gradient (the reverse when the columns' rows outnumber the image's
 positions), summed in image order within a chunk and then chunk by chunk. At more than one thread the
-chunks run on that many worker threads with the BLAS at one thread (`_over_images`): a threaded BLAS
-meets its threads at a barrier in every call, and 64 calls a layer on this shared 2-core machine took
-600 ms where the workers take 23 ms; each image's GEMM is then the one-thread GEMM, so the results are
-the same bits at every thread count. It replaces `_direct` from 64
-output channels up: a GEMM with 64 or more rows runs at the BLAS's peak, which the direct kernel's 2 output
-channels a pass never reach (LeNet's 32->64 3x3 layer on 26x26: forward, input and weight gradient
-measured 20-25% faster).
+chunks run on that many worker threads with the BLAS at one thread: a threaded BLAS meets its threads
+at a barrier in every call, and a layer's 64 calls took a 600 ms median on the shared 2-core machine
+where the workers take 23 ms; each image's GEMM is then the one-thread GEMM, so the results are the
+same bits at every thread count. It replaces `_direct` from 64 output channels up: a GEMM with 64 or
+more rows runs at the BLAS's peak, which the direct kernel's 2 output channels a pass never reach
+(LeNet's 32->64 3x3 layer on 26x26: forward, input and weight gradient measured 20-25% faster).
 
 NOTE [ Direct convolution over flat rows ]
 A stride-1, groups=1 convolution with few channels (fewer than 64 out) on a large image runs direct instead
