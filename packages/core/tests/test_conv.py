@@ -552,3 +552,142 @@ def test_kernel_array_widens_only_the_half_float_dtypes():
     for dt in (np.int16, np.uint16, np.float32, np.float64, np.int64, np.uint8):
         a = np.ones(3, dt)
         assert C.numba_nn.kernel_array(a) is a
+
+
+def _spy_image_gemm(monkeypatch):
+    """Count the calls of the per-image GEMM launchers (NOTE [ Convolution as one GEMM per image ])."""
+    calls = []
+    for name in ("_image_gemm_conv", "_image_gemm_input_grad", "_image_gemm_weight_grad"):
+        real = getattr(C, name)
+        monkeypatch.setattr(C, name, lambda *a, _real=real, _name=name: calls.append(_name) or _real(*a))
+    return calls
+
+
+@pytest.mark.parametrize("n,c,o,hw,k,stride,padding,dilation,groups", [
+    (2, 1, 3, (18, 19), (3, 3), (1, 1), (0, 0), (1, 1), 1),  # a first layer (one input channel)
+    (1, 70, 4, (20, 19), (3, 2), (1, 1), (5, 2), (2, 1), 1),  # batch 1, 70 channels, padding past the reach
+    (2, 4, 6, (33, 34), (3, 3), (2, 2), (1, 1), (1, 1), 2),  # strided, two groups
+    (3, 2, 2, (35, 33), (2, 3), (2, 1), (0, 2), (1, 2), 1),  # mixed stride and dilation, even kernel
+    (2, 6, 9, (16, 16), (5, 5), (1, 1), (2, 2), (1, 1), 3),  # three groups, 'same'-style padding
+])
+def test_per_image_gemm_convolution_matches_reference_and_finite_differences(n, c, o, hw, k, stride, padding,
+                                                                              dilation, groups, monkeypatch):
+    """Layers with a 16x16 output or larger that the direct kernels do not take run as one GEMM per image:
+    the forward (with bias) against the float64 loop reference, both gradients against central differences
+    of it, and the float32 results against the float64 ones. The input is not contiguous."""
+    rng = np.random.default_rng(23)
+    x = rng.standard_normal((n, hw[1], hw[0], c)).transpose(0, 3, 2, 1)  # (n, c, H, W), channels last in memory
+    w, b = rng.standard_normal((o, c // groups, *k)), rng.standard_normal(o)
+    args = (stride, padding, dilation, groups)
+    y = ref_conv2d(x, w, b, *args)
+    assert y.shape[2] * y.shape[3] >= 256
+    g = rng.standard_normal(y.shape)
+    calls = _spy_image_gemm(monkeypatch)
+    got = C.conv2d_op(E.from_numpy(x), T(w), T(b), *args).numpy()
+    gi = C.conv2d_backward_input(T(g), T(w), x.shape, *args).numpy()
+    gw = C.conv2d_backward_weight(T(g), E.from_numpy(x), w.shape, *args).numpy()
+    # (the one-channel input's gradient is a 3-channel to 1-channel direct convolution)
+    assert calls == ["_image_gemm_conv"] + ["_image_gemm_input_grad"] * (c > 1) + ["_image_gemm_weight_grad"]
+    np.testing.assert_allclose(got, y, rtol=1e-10, atol=1e-10)
+    check_vjp(lambda xx: ref_conv2d(xx, w, None, *args), x, g, gi)
+    check_vjp(lambda ww: ref_conv2d(x, ww, None, *args), w, g, gw)
+    f32 = [E.from_numpy(a.astype(np.float32)) for a in (x, w, b, g)]
+    np.testing.assert_allclose(C.conv2d_op(f32[0], f32[1], f32[2], *args).numpy(), y, rtol=1e-4, atol=1e-4)
+    np.testing.assert_allclose(C.conv2d_backward_input(f32[3], f32[1], x.shape, *args).numpy(), gi, rtol=1e-4,
+                               atol=1e-4)
+    np.testing.assert_allclose(C.conv2d_backward_weight(f32[3], f32[0], w.shape, *args).numpy(), gw, rtol=1e-4,
+                               atol=2e-3)
+
+
+def test_sixty_four_output_channels_take_the_per_image_gemm_not_the_direct_kernels(monkeypatch):
+    """LeNet's 32->64 3x3 layer shape (here 4->64 on 18x18): from 64 output channels the direct kernels'
+    layers run as per-image GEMMs, forward and both gradients, in float32 within the float64 reference."""
+    rng = np.random.default_rng(24)
+    x, w, b = rng.standard_normal((2, 4, 18, 18)), rng.standard_normal((64, 4, 3, 3)), rng.standard_normal(64)
+    args = ((1, 1), (0, 0), (1, 1), 1)
+    y = ref_conv2d(x, w, b, *args)
+    g = rng.standard_normal(y.shape)
+    gi64 = C.conv2d_backward_input(T(g), T(w), x.shape, *args).numpy()
+    gw64 = C.conv2d_backward_weight(T(g), T(x), w.shape, *args).numpy()
+    check_vjp(lambda xx: ref_conv2d(xx, w, None, *args), x, g, gi64)
+    check_vjp(lambda ww: ref_conv2d(x, ww, None, *args), w, g, gw64)
+    calls = _spy_image_gemm(monkeypatch)
+    monkeypatch.setattr(C, "_direct", None)  # the direct kernels would fail
+    monkeypatch.setattr(C, "_direct_weight_grad", None)
+    f32 = [T(a.astype(np.float32)) for a in (x, w, b, g)]
+    np.testing.assert_allclose(C.conv2d_op(f32[0], f32[1], f32[2], *args).numpy(), y, rtol=1e-4, atol=1e-4)
+    np.testing.assert_allclose(C.conv2d_backward_input(f32[3], f32[1], x.shape, *args).numpy(), gi64, rtol=1e-4,
+                               atol=1e-4)
+    np.testing.assert_allclose(C.conv2d_backward_weight(f32[3], f32[0], w.shape, *args).numpy(), gw64, rtol=1e-4,
+                               atol=2e-3)
+    assert calls == ["_image_gemm_conv", "_image_gemm_input_grad", "_image_gemm_weight_grad"]
+
+
+def test_per_image_gemm_results_do_not_depend_on_the_chunk_or_the_thread_count(monkeypatch):
+    """The per-image GEMMs and the image-ordered weight-gradient sum give the same bits whether a chunk holds
+    one image or all of them, and at one thread or two."""
+    from ember.core.parallel import get_num_threads, set_num_threads
+
+    rng = np.random.default_rng(25)
+    x = rng.standard_normal((5, 3, 19, 18)).astype(np.float32)
+    w, b = rng.standard_normal((8, 3, 3, 3)).astype(np.float32), rng.standard_normal(8).astype(np.float32)
+    g = rng.standard_normal((5, 8, 17, 16)).astype(np.float32)
+    args = ((1, 1), (0, 0), (1, 1), 1)
+
+    def run():
+        return [C.conv2d_op(T(x), T(w), T(b), *args).numpy(), C.conv2d_backward_input(T(g), T(w), x.shape,
+                                                                                       *args).numpy(),
+                C.conv2d_backward_weight(T(g), T(x), w.shape, *args).numpy()]
+
+    monkeypatch.setattr(C, "_DIRECT_MAX_OUT", 0)  # every stride-1 layer on the per-image GEMMs
+    first = run()
+    monkeypatch.setattr(C, "_IMAGE_COLS_BYTES", 1)  # one image a chunk, one a worker thread
+    threads = get_num_threads()
+    try:
+        for t in (1, 2):
+            set_num_threads(t)
+            for a, r in zip(run(), first):
+                np.testing.assert_array_equal(a, r)
+    finally:
+        set_num_threads(threads)
+
+
+def test_transposed_convolution_of_a_large_plane_matches_the_scatter_reference(monkeypatch):
+    """conv_transpose2d of a 16x16-or-larger input is the per-image GEMM input gradient, including an output
+    larger than the input reaches (output_padding)."""
+    rng = np.random.default_rng(26)
+    x, w, b = rng.standard_normal((2, 4, 17, 16)), rng.standard_normal((4, 3, 3, 3)), rng.standard_normal(3)
+    calls = _spy_image_gemm(monkeypatch)
+    for stride, padding, output_padding in (((2, 2), (1, 1), (1, 0)), ((1, 2), (0, 1), (0, 1))):
+        got = E.conv_transpose2d(T(x), T(w), T(b), stride, padding, output_padding).numpy()
+        ref = ref_conv_transpose2d(x, w, b, stride, padding, output_padding, 1, (1, 1))
+        np.testing.assert_allclose(got, ref, rtol=1e-10, atol=1e-10)
+    assert calls == ["_image_gemm_input_grad"] * 2
+
+
+def _threaded_conv_sum(x):
+    """A per-image GEMM convolution at two threads (for the forked child of the test below)."""
+    from ember.core.parallel import set_num_threads
+
+    set_num_threads(2)
+    w = np.ones((4, 1, 3, 3), dtype=np.float32)
+    return float(C._image_gemm_conv(x, w, None, (1, 1), (0, 0), (1, 1), 1, 18, 18).sum())
+
+
+def test_per_image_gemm_worker_threads_are_made_again_in_a_forked_child(monkeypatch):
+    """The worker threads do not survive a fork: a child process (a fork-started DataLoader worker) running a
+    threaded convolution gets its own pool instead of waiting forever on its parent's."""
+    import multiprocessing
+
+    from ember.core.parallel import get_num_threads, set_num_threads
+
+    monkeypatch.setattr(C, "_IMAGE_COLS_BYTES", 1)  # one image a chunk: the threaded path
+    x = np.random.default_rng(27).standard_normal((4, 1, 20, 20)).astype(np.float32)
+    threads = get_num_threads()
+    try:
+        want = _threaded_conv_sum(x)  # the parent's pool exists now
+        with multiprocessing.get_context("fork").Pool(1) as pool:
+            got = pool.apply_async(_threaded_conv_sum, (x,)).get(timeout=120)
+    finally:
+        set_num_threads(threads)
+    assert got == want

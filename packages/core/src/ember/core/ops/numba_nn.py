@@ -25,7 +25,7 @@ from functools import cache
 import numpy as np
 
 __all__ = [
-    "kernel_array", "threshold_backward", "hardtanh_backward", "im2col", "col2im", "depthwise_conv",
+    "kernel_array", "threshold_backward", "hardtanh_backward", "im2col", "col2im", "image_columns", "depthwise_conv",
     "depthwise_conv_backward_input", "depthwise_conv_backward_weight", "channel_stats", "channel_affine",
     "batch_norm_backward", "max_pool2d", "max_pool2d_2x2", "index_scatter_add", "avg_pool2d", "avg_pool2d_backward",
     "avg_pool3d_int", "adaptive_pool2d", "adaptive_avg_pool2d_backward", "rows_scatter_add", "embedding_bag",
@@ -107,6 +107,59 @@ def col2im():
     """`kernel(cols, idx, xf, wp, dh, dw)`: cols added into xf (see `_gather_scatter`)."""
     k = _gather_scatter()
     return lambda cols, idx, xf, wp, dh, dw: k(xf, idx, cols, wp, dh, dw, True)
+
+
+@cache
+def image_columns():
+    # The im2col of conv.py's NOTE [ Convolution as one GEMM per image ]: x (n*C*H*W,) the images,
+    # contiguous; cols (n*C*kh*kw*Ho*Wo,), each image's columns one dense (C*kh*kw, Ho*Wo) GEMM operand.
+    # fold False writes cols from x (zeros where a tap reads the padding); fold True is the adjoint, x
+    # overwritten by the sum of the columns at their taps (col2im), each pixel's taps added in (i, j)
+    # order. Every output row is one contiguous run between its padded ends, and the flat indices are cast
+    # to np.uint64 so LLVM vectorizes those runs (3x faster than 6-D indexing with wraparound).
+    @_njit()
+    def kernel(x, cols, n, c, h, w, kh, kw, ho, wo, sh, sw, ph, pw, dh, dw, fold):
+        if fold:
+            for q in range(x.shape[0]):
+                x[q] = 0.0
+        for b in range(n):
+            for ch in range(c):
+                base = (b * c + ch) * h * w
+                for i in range(kh):
+                    for j in range(kw):
+                        off = j * dw - pw
+                        ow0 = 0
+                        while ow0 < wo and ow0 * sw + off < 0:
+                            ow0 += 1
+                        ow1 = wo
+                        while ow1 > ow0 and (ow1 - 1) * sw + off >= w:
+                            ow1 -= 1
+                        d = (((b * c + ch) * kh + i) * kw + j) * ho * wo
+                        for oh in range(ho):
+                            ih = oh * sh - ph + i * dh
+                            if ih < 0 or ih >= h:
+                                if not fold:
+                                    for ow in range(wo):
+                                        cols[np.uint64(d + ow)] = 0.0
+                            elif fold:
+                                s = base + ih * w + off
+                                for ow in range(ow0, ow1):
+                                    x[np.uint64(s + ow * sw)] += cols[np.uint64(d + ow)]
+                            else:
+                                for ow in range(ow0):
+                                    cols[np.uint64(d + ow)] = 0.0
+                                s = base + ih * w + off
+                                if sw == 1:
+                                    for ow in range(ow0, ow1):
+                                        cols[np.uint64(d + ow)] = x[np.uint64(s + ow)]
+                                else:
+                                    for ow in range(ow0, ow1):
+                                        cols[np.uint64(d + ow)] = x[np.uint64(s + ow * sw)]
+                                for ow in range(ow1, wo):
+                                    cols[np.uint64(d + ow)] = 0.0
+                            d += wo
+
+    return kernel
 
 
 @cache
