@@ -691,3 +691,23 @@ def test_per_image_gemm_worker_threads_are_made_again_in_a_forked_child(monkeypa
     finally:
         set_num_threads(threads)
     assert got == want
+
+
+def test_the_blas_limit_of_overlapping_conv_calls_is_restored_by_the_last_one_out():
+    """Two user threads' threaded convolutions overlap: the BLAS stays at one thread until the last leaves,
+    then gets its own limit back (each restoring what it saw on entry left it at one thread for good)."""
+    threadpoolctl = pytest.importorskip("threadpoolctl")
+
+    def blas_threads():
+        return [m["num_threads"] for m in threadpoolctl.threadpool_info() if m["user_api"] == "blas"]
+
+    before = blas_threads()
+    if not before or max(before) == 1:
+        pytest.skip("no BLAS with more than one thread to limit")
+    a, b = C._blas_single_threaded(), C._blas_single_threaded()
+    a.__enter__()
+    b.__enter__()
+    a.__exit__(None, None, None)  # the first call out while the second still runs
+    assert blas_threads() == [1] * len(before)
+    b.__exit__(None, None, None)
+    assert blas_threads() == before

@@ -84,6 +84,8 @@ the dispatch, the weight, then a 3-D bias strictly or a 1-D/2-D bias that must c
 
 from __future__ import annotations
 
+import contextlib
+import threading
 from functools import lru_cache
 
 import numpy as np
@@ -184,7 +186,30 @@ def _image_gemm_ok(ho: int, wo: int) -> bool:
 
 
 _POOL: list = [None, 0, 0]  # the per-image GEMMs' worker threads, how many, and their process: made on first use
-_BLAS: list = [None]  # threadpoolctl's controller of the BLAS: made on first use (it scans the loaded libraries)
+_BLAS: list = [None, 0, None]  # threadpoolctl's controller (made on first use), how many calls hold the limit, its undo
+_BLAS_LOCK = threading.Lock()
+
+
+@contextlib.contextmanager
+def _blas_single_threaded():
+    """The BLAS at one thread while any conv call of the process needs it: the first call in sets the limit and
+    the last one out restores it, so calls from several user threads cannot leave it at one thread."""
+    with _BLAS_LOCK:
+        if _BLAS[0] is None:
+            from threadpoolctl import ThreadpoolController
+
+            _BLAS[0] = ThreadpoolController()
+        if _BLAS[1] == 0:
+            _BLAS[2] = _BLAS[0].limit(limits=1, user_api="blas")
+        _BLAS[1] += 1
+    try:
+        yield
+    finally:
+        with _BLAS_LOCK:
+            _BLAS[1] -= 1
+            if _BLAS[1] == 0:
+                _BLAS[2].restore_original_limits()
+                _BLAS[2] = None
 
 
 def _over_images(n: int, per: int, dtype, work):
@@ -211,11 +236,7 @@ def _over_images(n: int, per: int, dtype, work):
         if _POOL[0] is not None and _POOL[2] == os.getpid():
             _POOL[0].shutdown(wait=False)
         _POOL[:] = [ThreadPoolExecutor(threads, thread_name_prefix="ember-conv"), threads, os.getpid()]
-    if _BLAS[0] is None:
-        from threadpoolctl import ThreadpoolController
-
-        _BLAS[0] = ThreadpoolController()
-    with _BLAS[0].limit(limits=1, user_api="blas"):
+    with _blas_single_threaded():
         for i in range(0, len(chunks), threads):  # a wave of one chunk a thread, its results in order
             futures = [_POOL[0].submit(work, s, nb, bufs[j][:nb * per])
                        for j, (s, nb) in enumerate(chunks[i:i + threads])]
