@@ -96,6 +96,19 @@ def test_column_slices_fuse_with_a_leading_sum():
     assert c2.explain().ops_per_graph == [["narrow", "fused[add, sum]"]]
 
 
+def test_a_slice_reaches_the_kernel_in_place_with_its_row_stride():
+    from ember.jit.fusion import _operands
+
+    g = _t(50, 64)
+    (a,), (rs,) = _operands((g.narrow(1, 32, 32),), ((None, (50, 32)),))
+    assert rs == 64 and a.shape == (49 * 64 + 32,) and np.shares_memory(a, _np(g))
+    np.testing.assert_array_equal(a[np.arange(50)[:, None] * 64 + np.arange(32)], _np(g)[:, 32:])
+    t = _t(32, 50, seed=2).t()  # a view of another layout at a replay: copied, its rows cols apart
+    (b,), (rs2,) = _operands((t,), ((None, (50, 32)),))
+    assert rs2 == 32 and not np.shares_memory(b, _np(t))
+    np.testing.assert_array_equal(b.reshape(50, 32), _np(t))
+
+
 def test_operands_the_loop_cannot_read_stay_unfused():
     def f(x, y, b):
         return (x.t() + y).relu(), (y + b).relu()  # a transposed operand; b (5, 1) against (6, 5) is no broadcast
