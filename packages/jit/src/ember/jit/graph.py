@@ -212,8 +212,10 @@ _INLINE_VIEWS = frozenset({"view", "transpose", "permute", "expand", "narrow", "
 
 
 def _blank(t: Tensor) -> Tensor:
-    """A new C-contiguous CPU tensor of `t`'s shape and dtype, uninitialized (its first use writes it all)."""
-    return Tensor._wrap(np.empty(t._shape, t._dtype.np))
+    """A new C-contiguous CPU tensor of `t`'s shape and dtype, uninitialized (its first use writes it all); a copy
+    of `t` for a dtype numpy does not hold as itself."""
+    r = Tensor._wrap(np.empty(t._shape, t._dtype.np))
+    return r if r._dtype is t._dtype else copy.deepcopy(t)
 
 
 def _leaves(a):
