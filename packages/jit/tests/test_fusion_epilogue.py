@@ -302,3 +302,53 @@ def test_parallel_variant_of_a_loop_nest(monkeypatch):
     c2 = jit.compile(lambda x, b, col: (x + b).relu() * col)
     np.testing.assert_array_equal(_np(_replays(c2, x, b, col)), _np(ey))
     assert c2.explain().ops_per_graph == [["fused[add, relu, mul]"]]
+
+
+def _lookup_cat(wa, wb, u, i):
+    from ember.nn import functional as F
+
+    return ea.cat((F.embedding(u, wa), F.embedding(i, wb)), 1) * 2.0
+
+
+def test_a_cat_of_embedding_lookups_is_one_gather_with_eagers_values_and_errors():
+    pytest.importorskip("ember.nn")
+    wa, wb = _t(20, 3), _t(30, 5, seed=1)
+    u, i = ea.tensor(np.array([3, 0, 19, 3])), ea.tensor(np.array([29, 1, 0, 7]))
+    c = jit.compile(_lookup_cat)
+    np.testing.assert_array_equal(_np(_replays(c, wa, wb, u, i)), _np(_lookup_cat(wa, wb, u, i)))
+    assert c.explain().ops_per_graph == [["fused[embedding, embedding, cat]", "mul"]]
+    bad = ea.tensor(np.array([29, 30, 0, 7]))  # a replay with an index past the second table: eager's error
+    with pytest.raises(IndexError, match="index out of range in self"):
+        c(wa, wb, u, bad)
+    with ea.no_grad():  # a table re-pointed to another width: the lookups and the cat as eager
+        wb.data = _t(30, 2, seed=2)
+    np.testing.assert_array_equal(_np(_replays(c, wa, wb, u, i)), _np(_lookup_cat(wa, wb, u, i)))
+
+
+def test_gathered_lookups_train_as_eager():
+    nn = pytest.importorskip("ember.nn")
+
+    def run(compiled):
+        ea.manual_seed(0)
+        eu, ei, lin = nn.Embedding(20, 4), nn.Embedding(30, 4), nn.Linear(8, 3)  # 3: no single-column sum
+        ps = [*eu.parameters(), *ei.parameters(), *lin.parameters()]
+        opt = pytest.importorskip("ember.optim").Adam(ps, lr=0.05)
+
+        def step(u, i):
+            opt.zero_grad()
+            loss = lin(ea.cat((eu(u), ei(i)), 1)).square().mean()
+            loss.backward()
+            opt.step()
+            return loss
+
+        fn = jit.compile(step) if compiled else step
+        rng = np.random.default_rng(3)
+        u, i = ea.tensor(rng.integers(0, 20, 16)), ea.tensor(rng.integers(0, 30, 16))
+        losses = [fn(u, i).item() for _ in range(6)]
+        return losses, [_np(p).copy() for p in ps], fn
+
+    (le, pe, _), (lc, pc, fn) = run(False), run(True)
+    assert le == lc
+    for a, b in zip(pe, pc):
+        np.testing.assert_array_equal(a, b)
+    assert any("fused[embedding, embedding, cat]" in ops for ops in fn.explain().ops_per_graph)

@@ -222,6 +222,9 @@ def fuse(g) -> int:
     """Replace each group of two or more fusable nodes of `g` by one fused node; returns how many groups."""
     if g.through_autograd:
         return 0
+    from ember.jit.gathers import fuse_gathers
+
+    gathered = fuse_gathers(g)  # NOTE [ Gathers into a cat ]
     groups: list[_Group] = []
     cur: _Group | None = None
     for n in g.nodes:
@@ -251,7 +254,7 @@ def fuse(g) -> int:
         groups.append(cur)
     groups = [gr for gr in groups if len(gr.nodes) >= 2]
     if not groups:
-        return 0
+        return gathered
     # buffers read outside their group: later nodes, the outputs, the end bindings, a backward's saved buffers
     outside: dict[int, set] = {}
     member = {id(n): k for k, gr in enumerate(groups) for n in gr.nodes}
@@ -267,7 +270,7 @@ def fuse(g) -> int:
         _reads((g.backward.saved, g.backward.targets), keep)
     last = {id(gr.nodes[-1]): _fused_node(g, gr, k, outside, keep) for k, gr in enumerate(groups)}
     g.nodes = [last.get(id(n), n) for n in g.nodes if id(n) not in member or id(n) in last]
-    return len(groups)
+    return gathered + len(groups)
 
 
 def _fused_node(g, gr: _Group, k: int, outside: dict, keep: set) -> OpNode:

@@ -77,7 +77,7 @@ def _embedding_cpu(weight, indices, padding_idx=-1, scale_grad_by_freq=False):
         # one Numba pass that checks each index as it copies its row (np.take after a min and a max: 2x)
         idx = _flat_indices(indices)
         out = np.empty((idx.size, w.shape[1]), w.dtype)
-        if numba_nn.rows_gather()(w, idx, out) >= 0:
+        if numba_nn.rows_gather()(w, idx, out, 0) >= 0:
             _check_values(idx, w.shape[0], False)
         return wrap(out.reshape(indices._shape + w.shape[1:]))
     # np.take copies whole rows (3x faster than w[idx] on NCF's 1024 x 64 lookups); the indices are in range

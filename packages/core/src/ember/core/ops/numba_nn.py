@@ -735,17 +735,19 @@ def rows_scatter_add():
 
 @cache
 def rows_gather():
-    # w: (V, D) C-contiguous; idx: (M,); out: (M, D) C-contiguous: out[k] = w[idx[k]]. Returns the first
+    # w: (V, D) C-contiguous; idx: (M,); out: (M, W) C-contiguous, W >= col + D: out[k, col:col + D] = w[idx[k]]
+    # (col 0 and W = D: an embedding lookup; else a column block of `cat`'s result). Returns the first
     # position whose index is outside [0, V), or -1 (out is then incomplete: the caller raises).
     @_njit()
-    def kernel(w, idx, out):
+    def kernel(w, idx, out, col):
         v, d = w.shape
+        width = out.shape[1]
         src, dst = w.reshape(v * d), out.reshape(out.size)
         for k in range(idx.size):
             r = idx[k]
             if r < 0 or r >= v:
                 return k
-            row, to = src[r * d:(r + 1) * d], dst[k * d:(k + 1) * d]
+            row, to = src[r * d:(r + 1) * d], dst[k * width + col:k * width + col + d]
             for j in range(d):
                 to[j] = row[j]
         return -1
