@@ -174,3 +174,22 @@ def test_padding_idx_edges_are_pytorchs():
         E.embedding_bag(E.tensor([1]), E.zeros(4, 3), E.tensor([0]), padding_idx=1.5)
     assert E.embedding_bag(E.tensor([1, 0]), E.ones(4, 3), E.tensor([0]), mode="sum", padding_idx=-4).tolist() == \
         [[1.0, 1.0, 1.0]]
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.float16])
+def test_embedding_backward_reads_a_narrowed_gradient_in_place(dtype):
+    # the gradient of an embedding concatenated with another: a `narrow` of the cat's gradient, rows strided
+    rng = np.random.default_rng(3)
+    full = rng.standard_normal((7, 10)).astype(dtype)
+    idx = np.array([4, 0, 4, 2, 5, 0, 3])
+    g = E.from_numpy(full).narrow(1, 6, 4)
+    got = M.embedding_backward(g, T(idx), 6, 2).numpy()
+    want = np.zeros((6, 4), np.float32 if dtype == np.float16 else dtype)
+    for k, r in enumerate(idx):
+        if r != 2:
+            want[r] += full[k, 6:].astype(want.dtype)
+    assert got.dtype == dtype
+    np.testing.assert_array_equal(got, want.astype(dtype))
+    bad = E.from_numpy(np.array([1, 6, 0]))
+    with pytest.raises(IndexError, match="index out of range in self"):
+        M.embedding_backward(E.from_numpy(full[:3]).narrow(1, 0, 4), bad, 6, -1)

@@ -56,3 +56,18 @@ def test_sum_over_leading_dims_bits_equal_numpy(dtype, shape, dims, keepdim):
     expected = np.add.reduce(x, axes, dtype, keepdims=keepdim)
     assert r.shape == expected.shape and r.dtype == expected.dtype
     assert np.array_equal(r.view(f"u{r.itemsize}"), expected.view(f"u{r.itemsize}"))
+
+
+@pytest.mark.parametrize("keepdim", [False, True])
+def test_all_and_any_over_bool_rows_match_numpy(keepdim):
+    # attention's fully masked rows: (scores == -inf).all(-1, keepdim=True) on 4096 rows of 64
+    rng = np.random.default_rng(4)
+    a = rng.random((16, 4, 64, 64)) < 0.98
+    a[0, 0, :5] = True
+    a[1, 1, :7] = False
+    for fn, op in ((np.all, "all"), (np.any, "any")):
+        got = getattr(ec.from_numpy(a), op)(-1, keepdim=keepdim)
+        want = fn(a, axis=-1, keepdims=keepdim)
+        assert got.dtype == ec.bool and got.shape == want.shape
+        np.testing.assert_array_equal(got.numpy(), want)
+        assert numba_rows.last_dim_all_any(a, op == "all", keepdim) is not None  # the row pass answered

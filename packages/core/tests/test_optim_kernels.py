@@ -38,3 +38,29 @@ def test_sgd_momentum_step_rounds_as_pytorchs_kernel():
     b_ref = ((b0 * f32(0.9)).astype(f64) + f64(f32(1 - 0.1)) * g.astype(f64)).astype(f32)
     p_ref = (p0.astype(f64) - f64(f32(0.01)) * b_ref.astype(f64)).astype(f32)
     assert np.array_equal(buf.numpy(), b_ref) and np.array_equal(p.numpy(), p_ref)
+
+
+@pytest.mark.parametrize("weight_decay, decoupled", [(0.0, False), (0.0, True), (0.05, True)])
+def test_adam_common_step_is_the_float32_operations_in_order(weight_decay, decoupled):
+    # Adam and AdamW without amsgrad or maximize take a loop without branches: each element is still
+    # PyTorch's float32 operations rounded one by one, NaN and -0.0 included
+    from ember.core.ops.optim_kernels import adam_scalars, adam_update
+
+    rng = np.random.default_rng(5)
+    p, g, m = (rng.standard_normal(1003).astype(np.float32) for _ in range(3))
+    v = np.abs(rng.standard_normal(1003)).astype(np.float32)
+    p[:3], g[3:5], p[7] = -0.0, np.nan, np.nan
+    want = [a.copy() for a in (p, g, m, v)]
+    adam_update(p, g, m, v, np.empty(0, np.float32), 3.0, 1e-3, 0.9, 0.999, 1e-8, weight_decay, False, False,
+                decoupled)
+    ldf, w1, w2, beta2, eps, _, step_size, bc2_sqrt = adam_scalars(np.float32, 3.0, 1e-3, 0.9, 0.999, 1e-8,
+                                                                   weight_decay, False, False, decoupled)[:8]
+    wp, wg, wm, wv = want
+    pi = wp * ldf if decoupled else wp
+    wm = wm + w1 * (wg - wm)
+    wv = wv * beta2 + w2 * (wg * wg)
+    wp = pi + (-step_size) * (wm / (np.sqrt(wv) / bc2_sqrt + eps))
+    for got, ref in ((p, wp), (m, wm), (v, wv)):
+        assert got.dtype == np.float32
+        np.testing.assert_array_equal(got, ref)
+    assert np.signbit(p[:3]).tolist() == np.signbit(wp[:3]).tolist()

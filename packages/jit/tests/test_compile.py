@@ -476,3 +476,22 @@ def test_a_constant_behind_a_viewed_result_repointed_captures_again():
         got = g(x)
         assert tuple(got.shape) == (1, 2)
         np.testing.assert_array_equal(_np(got), _np(f(x)))
+
+
+def test_a_slice_backward_gets_new_zeros_instead_of_a_copy_of_its_pristine_value():
+    # chunk's pieces each backpropagate through zeros with the piece written in: a replay makes those zeros
+    # as a new tensor that fill_ then writes, not a copy of their value at capture
+    w = _t(6, 4, requires_grad=True)
+
+    def step(w):
+        a, b, c = w.chunk(3)
+        w.grad = None
+        (a * 2.0 + b * 3.0 + c).sum().backward()
+        return w.grad
+
+    want = _np(step(w)).copy()
+    c = jit.compile(step)
+    for _ in range(3):
+        np.testing.assert_array_equal(_np(c(w)), want)
+    (graph, replay), = next(iter(c._cache.values())).plans
+    assert replay.source.count("_blank(") == 3 and "_fresh(" not in replay.source

@@ -96,6 +96,19 @@ def test_column_slices_fuse_with_a_leading_sum():
     assert c2.explain().ops_per_graph == [["narrow", "fused[add, sum]"]]
 
 
+def test_a_slice_reaches_the_kernel_in_place_with_its_row_stride():
+    from ember.jit.fusion import _operands
+
+    g = _t(50, 64)
+    (a,), (rs,) = _operands((g.narrow(1, 32, 32),), ((None, (50, 32)),))
+    assert rs == 64 and a.shape == (49 * 64 + 32,) and np.shares_memory(a, _np(g))
+    np.testing.assert_array_equal(a[np.arange(50)[:, None] * 64 + np.arange(32)], _np(g)[:, 32:])
+    t = _t(32, 50, seed=2).t()  # a view of another layout at a replay: copied, its rows cols apart
+    (b,), (rs2,) = _operands((t,), ((None, (50, 32)),))
+    assert rs2 == 32 and not np.shares_memory(b, _np(t))
+    np.testing.assert_array_equal(b.reshape(50, 32), _np(t))
+
+
 def test_operands_the_loop_cannot_read_stay_unfused():
     def f(x, y, b):
         return (x.t() + y).relu(), (y + b).relu()  # a transposed operand; b (5, 1) against (6, 5) is no broadcast
@@ -289,3 +302,53 @@ def test_parallel_variant_of_a_loop_nest(monkeypatch):
     c2 = jit.compile(lambda x, b, col: (x + b).relu() * col)
     np.testing.assert_array_equal(_np(_replays(c2, x, b, col)), _np(ey))
     assert c2.explain().ops_per_graph == [["fused[add, relu, mul]"]]
+
+
+def _lookup_cat(wa, wb, u, i):
+    from ember.nn import functional as F
+
+    return ea.cat((F.embedding(u, wa), F.embedding(i, wb)), 1) * 2.0
+
+
+def test_a_cat_of_embedding_lookups_is_one_gather_with_eagers_values_and_errors():
+    pytest.importorskip("ember.nn")
+    wa, wb = _t(20, 3), _t(30, 5, seed=1)
+    u, i = ea.tensor(np.array([3, 0, 19, 3])), ea.tensor(np.array([29, 1, 0, 7]))
+    c = jit.compile(_lookup_cat)
+    np.testing.assert_array_equal(_np(_replays(c, wa, wb, u, i)), _np(_lookup_cat(wa, wb, u, i)))
+    assert c.explain().ops_per_graph == [["fused[embedding, embedding, cat]", "mul"]]
+    bad = ea.tensor(np.array([29, 30, 0, 7]))  # a replay with an index past the second table: eager's error
+    with pytest.raises(IndexError, match="index out of range in self"):
+        c(wa, wb, u, bad)
+    with ea.no_grad():  # a table re-pointed to another width: the lookups and the cat as eager
+        wb.data = _t(30, 2, seed=2)
+    np.testing.assert_array_equal(_np(_replays(c, wa, wb, u, i)), _np(_lookup_cat(wa, wb, u, i)))
+
+
+def test_gathered_lookups_train_as_eager():
+    nn = pytest.importorskip("ember.nn")
+
+    def run(compiled):
+        ea.manual_seed(0)
+        eu, ei, lin = nn.Embedding(20, 4), nn.Embedding(30, 4), nn.Linear(8, 3)  # 3: no single-column sum
+        ps = [*eu.parameters(), *ei.parameters(), *lin.parameters()]
+        opt = pytest.importorskip("ember.optim").Adam(ps, lr=0.05)
+
+        def step(u, i):
+            opt.zero_grad()
+            loss = lin(ea.cat((eu(u), ei(i)), 1)).square().mean()
+            loss.backward()
+            opt.step()
+            return loss
+
+        fn = jit.compile(step) if compiled else step
+        rng = np.random.default_rng(3)
+        u, i = ea.tensor(rng.integers(0, 20, 16)), ea.tensor(rng.integers(0, 30, 16))
+        losses = [fn(u, i).item() for _ in range(6)]
+        return losses, [_np(p).copy() for p in ps], fn
+
+    (le, pe, _), (lc, pc, fn) = run(False), run(True)
+    assert le == lc
+    for a, b in zip(pe, pc):
+        np.testing.assert_array_equal(a, b)
+    assert any("fused[embedding, embedding, cat]" in ops for ops in fn.explain().ops_per_graph)

@@ -143,6 +143,28 @@ def test_a_parameter_replaced_in_place_of_its_data_is_updated():
         np.testing.assert_array_equal(a, b)
 
 
+@pytest.mark.parametrize("change", ["new_tensor", "data", "new_dict"])
+def test_a_state_tensor_replaced_between_replays_is_read(change):
+    # the one-pass step keeps each parameter's flat views while its state holds the same tensors over the same
+    # arrays: a moment replaced in its dict, re-pointed with `.data`, or a new state dict is read afresh
+    def swap(i, model, opt):
+        if i == 3:
+            st = opt.state[model[0].weight]
+            if change == "new_tensor":
+                st["exp_avg"] = st["exp_avg"] * 0.5
+            elif change == "data":
+                st["exp_avg_sq"].data = st["exp_avg_sq"].data * 2.0
+            else:
+                opt.state[model[0].weight] = {k: v.clone() for k, v in st.items()}
+
+    (le, pe, se, *_), (lc, pc, sc, *_) = _run_both(OPTIMIZERS["adam"], between=swap)
+    assert le == lc
+    for a, b in zip(pe, pc):
+        np.testing.assert_array_equal(a, b)
+    for (_, a), (_, b) in zip(se, sc):
+        np.testing.assert_array_equal(a, b)
+
+
 def test_a_subclass_with_its_own_step_and_the_config_switch_call_step():
     class Halved(optim.SGD):
         def step(self, closure=None):

@@ -61,7 +61,7 @@ def test_ncf_step_captures_whole_and_matches_eager():
     got = [fn(*b).item() for b in batches]
     e = fn.explain()
     assert e.graph_break_count == 0 and e.graph_count == 1 and fn.captures == 1
-    assert "embedding" in e.ops_per_graph[0]
+    assert "fused[embedding, embedding, cat]" in e.ops_per_graph[0]  # NOTE [ Gathers into a cat ]
     np.testing.assert_allclose(got, want, rtol=1e-6, atol=0)
 
 
@@ -154,7 +154,9 @@ def test_nodes_whose_meta_step_reads_values_are_marked():
 
     nodes = [n for n in fn.explain().plans[0].nodes if isinstance(n, OpNode)]
     marked = sorted({n.op.name for n in nodes if n.needs_check})
-    assert marked == ["embedding"]  # embedding_backward's kernel checks its indices itself; mm's meta reads none
+    # the lookups, gathered into their cat (NOTE [ Gathers into a cat ]); embedding_backward's kernel checks its
+    # indices itself; mm's meta reads none
+    assert marked == ["fused[embedding, embedding, cat]"]
 
 
 def test_an_unused_lookup_still_validates_at_replay():

@@ -89,8 +89,10 @@ def kernel_source(dtype: str, kinds: str, n_scalar: int, steps: tuple, outs: tup
 
     `kinds` says how the loop reads input j: "a" the whole group (flat index), "r" a row (index `j`, the
     position in the group's inner block), "c" a column (index `i`, the row of the block), each from a
-    1-D C-contiguous array; "s" the whole group from a (rows, cols) array whose rows lie a stride apart
-    (a slice of a wider matrix); "b" one value, the first of an array of any shape (passed as it is:
+    1-D C-contiguous array; "s" the whole group from a 1-D C-contiguous array whose rows of cols values
+    lie `q<j>` elements apart (a slice of a wider matrix, read in place through a slice per row: indexed
+    as a 2-D strided array the loop did not vectorize, 49 -> 21 us for two products on a 1024 x 64
+    slice); "b" one value, the first of an array of any shape (passed as it is:
     `expand` of a scalar gradient, all strides 0, costs no conversion). `steps` are (op name, operands) with operands
     ("a", j) an input, ("s", j) a scalar, ("t", k) step k's value; `outs` the steps written out.
     Scalars come in one array `sv` (one argument: Numba's dispatch types arrays fast, numpy scalars not).
@@ -103,14 +105,19 @@ def kernel_source(dtype: str, kinds: str, n_scalar: int, steps: tuple, outs: tup
     nest = reduce is not None or any(k in "rcs" for k in kinds)
     red = ["r"] if reduce is not None else []
     params = ", ".join((["rows", "cols"] if nest else ["n"]) + [f"o{k}" for k in range(len(outs))]
-                       + [f"a{j}" for j in range(n_in)] + ["sv"] + red)
+                       + [f"a{j}" for j in range(n_in)] + ["sv"] + [f"q{j}" for j in range(n_in) if kinds[j] == "s"]
+                       + red)
     ind = "            " if nest else "        "
-    read = {"a": "[k]" if nest else "[i]", "r": "[j]", "s": "[i, j]"}
+    # a slice ("s") is read through a row slice indexed by the inner loop's `j`, an index LLVM sees in range and
+    # non-negative (`i * q + j` into the whole array kept the loop scalar); whole operands keep `k` (row slices
+    # of them measured 10-30% slower)
+    read = {"a": "[k]" if nest else "[i]", "r": "[j]", "s": "r[j]"}
     pre = [f"    s{j} = sv[{j}]" for j in range(n_scalar)]
     pre += [f"    a{j}i = a{j}.flat[0]" for j in range(n_in) if kinds[j] == "b"]
     body = [f"{ind}a{j}i = a{j}{read[kinds[j]]}" for j in range(n_in) if kinds[j] in read]
     body += [ind + line for line in step_lines(EXPR32 if dtype == "float32" else EXPR, steps)]
     body += [f"{ind}o{m}[{'k' if nest else 'i'}] = t{k}" for m, k in enumerate(outs)]
+    row_slices = [f"        a{j}r = a{j}[i * q{j}:i * q{j} + cols]" for j in range(n_in) if kinds[j] == "s"]
     head = ("import math\nimport numba\nimport numpy as np\n"
             + (f"from ember.jit.vmath import *  # vmath {_vmath_sha()}\n" if dtype == "float32" else "")
             + f"\nONE = np.{dtype}(1.0)\nZERO = np.{dtype}(0.0)\nNAN = np.{dtype}(np.nan)\nBLOCK = {BLOCK}\n")
@@ -126,7 +133,8 @@ def kernel_source(dtype: str, kinds: str, n_scalar: int, steps: tuple, outs: tup
         elif not nest:
             loop = f"    for i in {rng}(n):\n" + "".join(line + "\n" for line in body)
         else:
-            loop = _nest(rng, [f"        a{j}i = a{j}[i]" for j in range(n_in) if kinds[j] == "c"], body, reduce)
+            loop = _nest(rng, [f"        a{j}i = a{j}[i]" for j in range(n_in) if kinds[j] == "c"], row_slices, body,
+                         reduce)
         fns.append(f"\n\n{deco}\ndef {name}({params}):\n" + "".join(p + "\n" for p in pre) + loop)
     return head + "".join(fns)
 
@@ -196,7 +204,7 @@ def step_lines(table: dict, steps: tuple) -> list[str]:
     return lines
 
 
-def _nest(rng: str, row_reads: list, body: list, reduce: tuple | None) -> str:
+def _nest(rng: str, row_reads: list, row_slices: list, body: list, reduce: tuple | None) -> str:
     """The rows x cols loops of `kernel_source` around `body`, with `reduce`'s accumulation."""
     axis, step, wide = reduce if reduce is not None else (None, None, False)
     before, row_top, inner, row_end, after = [], [], [], [], []
@@ -214,8 +222,8 @@ def _nest(rng: str, row_reads: list, body: list, reduce: tuple | None) -> str:
         row_top = ["        acc = 0.0"]
         inner = [f"            acc += t{step}"]
         row_end = ["        r[i] = acc"]
-    lines = (before + [f"    for i in {rng}(rows):"] + row_reads + row_top + ["        k0 = i * cols",
-             "        for j in range(cols):", "            k = k0 + j"] + body + inner + row_end + after)
+    lines = (before + [f"    for i in {rng}(rows):"] + row_reads + row_top + ["        k0 = i * cols"] + row_slices
+             + ["        for j in range(cols):", "            k = k0 + j"] + body + inner + row_end + after)
     return "".join(line + "\n" for line in lines)
 
 

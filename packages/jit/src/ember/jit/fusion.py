@@ -33,9 +33,10 @@ split from its shape and strides: broadcast dims (size 1, or stride 0 as `expand
 lie on one side of p, the dims it reads must be C-contiguous over their extent (or a slice's). A
 group keeps the splits all its operands allow and takes the smallest (the longest inner loop).
 Each operand reaches the kernel as the 1-D array of the length the build checked (stride-0 dims
-indexed away, then `reshape`; a slice as its (rows, cols) view; a single value as it is, the kernel
-reads its first element): should a buffer's geometry differ at a replay, the reshape raises or
-copies, and the kernel never reads out of bounds.
+indexed away, then `reshape`; a slice as the 1-D array over its storage from its first element to
+its last, with its row stride (`_operands`: the geometry of the replay's view, so never a read
+outside its rows); a single value as it is, the kernel reads its first element): should a buffer's
+geometry differ at a replay, the reshape raises or copies, and the kernel never reads out of bounds.
 
 A `sum(x, dims, keepdim)` of a group's result (no `dtype=`) closes the group as an accumulation in
 the same loop, at the split its dims give; the summed value is written out only if something
@@ -221,6 +222,9 @@ def fuse(g) -> int:
     """Replace each group of two or more fusable nodes of `g` by one fused node; returns how many groups."""
     if g.through_autograd:
         return 0
+    from ember.jit.gathers import fuse_gathers
+
+    gathered = fuse_gathers(g)  # NOTE [ Gathers into a cat ]
     groups: list[_Group] = []
     cur: _Group | None = None
     for n in g.nodes:
@@ -250,7 +254,7 @@ def fuse(g) -> int:
         groups.append(cur)
     groups = [gr for gr in groups if len(gr.nodes) >= 2]
     if not groups:
-        return 0
+        return gathered
     # buffers read outside their group: later nodes, the outputs, the end bindings, a backward's saved buffers
     outside: dict[int, set] = {}
     member = {id(n): k for k, gr in enumerate(groups) for n in gr.nodes}
@@ -266,7 +270,7 @@ def fuse(g) -> int:
         _reads((g.backward.saved, g.backward.targets), keep)
     last = {id(gr.nodes[-1]): _fused_node(g, gr, k, outside, keep) for k, gr in enumerate(groups)}
     g.nodes = [last.get(id(n), n) for n in g.nodes if id(n) not in member or id(n) in last]
-    return len(groups)
+    return gathered + len(groups)
 
 
 def _fused_node(g, gr: _Group, k: int, outside: dict, keep: set) -> OpNode:
@@ -333,19 +337,41 @@ def _fused_node(g, gr: _Group, k: int, outside: dict, keep: set) -> OpNode:
     elif reduce is None:
         def run(*ts):
             res = [np.empty(size, dt) for _ in range(n_out)]
-            kern(*dims, *res, *[t._np() if p is None else (t._np() if p[0] is None else t._np()[p[0]]).reshape(p[1])
-                                for t, p in zip(ts, prep)], sv)
+            arrays, strides = _operands(ts, prep)
+            kern(*dims, *res, *arrays, sv, *strides)
             return tuple([Tensor._wrap(r.reshape(shape)) for r in res])
     else:
         def run(*ts):
             res = [np.empty(size, dt) for _ in range(n_out)]
             acc = np.empty(red_len, dt)
-            kern(*dims, *res, *[t._np() if p is None else (t._np() if p[0] is None else t._np()[p[0]]).reshape(p[1])
-                                for t, p in zip(ts, prep)], sv, acc)
+            arrays, strides = _operands(ts, prep)
+            kern(*dims, *res, *arrays, sv, *strides, acc)
             return (*[Tensor._wrap(r.reshape(shape)) for r in res], Tensor._wrap(acc.reshape(red_shape)))
 
     written = [nodes[s].outs[0] for s in outs]
     return _node(gr, run, inputs, written + [gr.nodes[-1].outs[0]] if reduce is not None else written)
+
+
+def _operands(ts: tuple, prep: tuple) -> tuple[list, list]:
+    """The arrays a nested kernel reads (see `_fused_node`'s `prep`) and the row stride of each slice ("s"):
+    a slice is passed as the 1-D array from its first element to its last, over its tensor's storage (the
+    rows' geometry is the 2-D view's, whatever the replay's strides: never a read outside the slice's rows)."""
+    arrays, strides = [], []
+    for t, p in zip(ts, prep):
+        if p is None:
+            arrays.append(t._np())
+            continue
+        a = (t._np() if p[0] is None else t._np()[p[0]]).reshape(p[1])
+        if a.ndim == 2 and a.shape[0] > 0 and a.strides[1] == a.itemsize and a.strides[0] % a.itemsize == 0 \
+                and a.strides[0] >= a.itemsize * a.shape[1]:
+            rs = a.strides[0] // a.itemsize
+            a = np.ndarray(((a.shape[0] - 1) * rs + a.shape[1],), a.dtype, t._storage._raw, t._offset * a.itemsize)
+            strides.append(rs)
+        elif a.ndim == 2:  # any other layout (a replay's view of other strides): a contiguous copy
+            strides.append(a.shape[1])
+            a = np.ascontiguousarray(a).reshape(-1)
+        arrays.append(a)
+    return arrays, strides
 
 
 def _node(gr: _Group, run, inputs: list, outs: list) -> OpNode:

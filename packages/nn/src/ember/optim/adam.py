@@ -78,6 +78,23 @@ class Adam(Optimizer):
             return None
         flat = _FlatViews()
         kernel = adam_kernel()
+        # id(p) -> (p, its state dict, amsgrad, (p, step, m, v, vm), their `_npc`s, their flat arrays): reused while
+        # the state holds the same tensors over the same arrays (Python per parameter: 5.9 -> 3 us)
+        memo: dict[int, tuple] = {}
+
+        def views(p, st, amsgrad: bool) -> tuple | None:
+            """The memo entry of `p`, or None where `step()` must run (state to make, a copy, an error)."""
+            pa = flat(p)
+            if pa is None:
+                return None
+            s, m, v, vm = st["step"], st["exp_avg"], st["exp_avg_sq"], st.get("max_exp_avg_sq")
+            sa, ma, va = flat(s), flat(m, pa.dtype), flat(v, pa.dtype)
+            vma = flat(vm, pa.dtype) if vm is not None else _NO_BUFFER[pa.dtype.char]
+            if (sa is None or ma is None or va is None or vma is None or (amsgrad and vm is None)
+                    or m._shape != p._shape or v._shape != p._shape or (vm is not None and vm._shape != p._shape)):
+                return None
+            ts = (p, s, m, v, vm)
+            return p, st, amsgrad, ts, tuple(t._npc if t is not None else None for t in ts), (pa, sa, ma, va, vma)
 
         def run() -> None:
             if self._step_hooked():
@@ -92,36 +109,51 @@ class Adam(Optimizer):
                     if g is None:
                         continue
                     st = state.get(p)
-                    pa = flat(p)
-                    if not st or pa is None or g._shape != p._shape:
-                        self.step()  # what eager does with them (state to make, a copy, an error)
-                        return
-                    m, v, vm = st["exp_avg"], st["exp_avg_sq"], st.get("max_exp_avg_sq")
-                    sa, ga, ma, va = flat(st["step"]), _flat(g, pa.dtype), flat(m, pa.dtype), flat(v, pa.dtype)
-                    vma = flat(vm, pa.dtype) if vm is not None else _NO_BUFFER[pa.dtype.char]
-                    if (sa is None or ga is None or ma is None or va is None or vma is None
-                            or (amsgrad and vm is None) or m._shape != p._shape or v._shape != p._shape
-                            or (vm is not None and vm._shape != p._shape)):
+                    if not st:
                         self.step()
                         return
-                    work.append((group, p, sa, pa, ga, ma, va, vma, st))
+                    e = memo.get(id(p))
+                    if e is not None:
+                        ts, npcs = e[3], e[4]
+                        if not (e[0] is p and e[1] is st and e[2] == amsgrad and st["step"] is ts[1]
+                                and st["exp_avg"] is ts[2] and st["exp_avg_sq"] is ts[3]
+                                and st.get("max_exp_avg_sq") is ts[4] and p._npc is npcs[0]
+                                and npcs[0][0] is p._storage._raw and ts[1]._npc is npcs[1]
+                                and npcs[1][0] is ts[1]._storage._raw and ts[2]._npc is npcs[2]
+                                and npcs[2][0] is ts[2]._storage._raw and ts[3]._npc is npcs[3]
+                                and npcs[3][0] is ts[3]._storage._raw
+                                and (ts[4] is None or ts[4]._npc is npcs[4] and npcs[4][0] is ts[4]._storage._raw)):
+                            e = None
+                    if e is None:
+                        e = views(p, st, amsgrad)
+                        if e is None:
+                            self.step()
+                            return
+                        memo[id(p)] = e
+                    arrays = e[5]
+                    ga = _flat(g, arrays[0].dtype)
+                    if ga is None or g._shape != p._shape:
+                        self.step()
+                        return
+                    work.append((group, e[3], ga, arrays))
             last = last_step = scalars = None
-            for group, p, sa, pa, ga, ma, va, vma, st in work:
+            for group, ts, ga, (pa, sa, ma, va, vma) in work:
                 step = float(sa[0]) + 1  # float(state["step"]) + 1, then state["step"].fill_(step)
                 sa[0] = step
-                beta1, beta2 = group["betas"]
                 if group is not last or step != last_step or scalars[0].dtype != pa.dtype:
                     last, last_step = group, step  # a group's parameters share their step count: one set of scalars
+                    beta1, beta2 = group["betas"]
                     scalars = adam_scalars(pa.dtype.type, step, float(group["lr"]), beta1, beta2, group["eps"],
                                            group["weight_decay"], group["amsgrad"] and vma.size > 0, group["maximize"],
                                            group["decoupled_weight_decay"])
                 kernel(pa, ga, ma, va, vma, *scalars)
-                st["step"]._storage.version += 1  # the versions the dispatcher bumps after fill_ and adam_step
+                p, s, m, v, vm = ts  # the versions the dispatcher bumps after fill_ and adam_step
+                s._storage.version += 1
                 p._storage.version += 1
-                st["exp_avg"]._storage.version += 1
-                st["exp_avg_sq"]._storage.version += 1
+                m._storage.version += 1
+                v._storage.version += 1
                 if vma.size:
-                    st["max_exp_avg_sq"]._storage.version += 1
+                    vm._storage.version += 1
             self._opt_called = True
 
         return run

@@ -787,6 +787,69 @@ def rows_scatter_add():
 
 
 @cache
+def rows_gather():
+    # w: (V, D) C-contiguous; idx: (M,); out: (M, W) C-contiguous, W >= col + D: out[k, col:col + D] = w[idx[k]]
+    # (col 0 and W = D: an embedding lookup; else a column block of `cat`'s result). Returns the first
+    # position whose index is outside [0, V), or -1 (out is then incomplete: the caller raises).
+    @_njit()
+    def kernel(w, idx, out, col):
+        v, d = w.shape
+        width = out.shape[1]
+        src, dst = w.reshape(v * d), out.reshape(out.size)
+        for k in range(idx.size):
+            r = idx[k]
+            if r < 0 or r >= v:
+                return k
+            row, to = src[r * d:(r + 1) * d], dst[k * width + col:k * width + col + d]
+            for j in range(d):
+                to[j] = row[j]
+        return -1
+
+    return kernel
+
+
+@cache
+def first_out_of_range():
+    # idx: (M,) integers: the first position whose value is outside [0, rows), or -1
+    @_njit()
+    def kernel(idx, rows):
+        for k in range(idx.size):
+            if idx[k] < 0 or idx[k] >= rows:
+                return k
+        return -1
+
+    return kernel
+
+
+@cache
+def rows_scatter_into():
+    # grad: flat, C-contiguous, row k at [k * rs, k * rs + D); idx: (M,); out: (V, D) C-contiguous, uninitialized.
+    # Zeroes out, then out[idx[k]] += grad row k in the order of k (rows_scatter_add's sums with scale 1, the
+    # same bits), rows whose index is `skip` left out. Returns the first position whose index is outside
+    # [0, V), or -1 (out is then garbage: the caller raises). A narrowed gradient (a row stride rs > D) is read
+    # in place: no zeroed table, contiguous copy or scale vector.
+    @_njit()
+    def kernel(grad, rs, idx, out, skip):
+        v, d = out.shape
+        flat = out.reshape(v * d)
+        for j in range(v * d):
+            flat[j] = 0
+        for k in range(idx.size):
+            r = idx[k]
+            if r == skip:
+                continue
+            if r < 0 or r >= v:
+                return k
+            row = flat[r * d:(r + 1) * d]
+            src = grad[k * rs:k * rs + d]
+            for j in range(d):
+                row[j] += src[j]
+        return -1
+
+    return kernel
+
+
+@cache
 def embedding_bag():
     # weight: (V, D); indices, bag_of, psw: (M,); out: (B, D) zeroed; argmax: (B, D) for max mode.
     # mode 0 sum, 1 mean, 2 max; indices equal to `skip` (padding_idx or -1) are left out of the bag.

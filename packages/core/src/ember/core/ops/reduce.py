@@ -700,7 +700,10 @@ def _make_logical(op, fn, name):
     def kernel(x, dims, keepdim=False, *, out=None):
         """all/any(x, dims, keepdim): bool, or uint8 for uint8 inputs as PyTorch."""
         dt = dtypes.uint8 if x._dtype is dtypes.uint8 else dtypes.bool
-        return _finish(fn(x._np(), axis=dims, keepdims=keepdim), dt, out, name)
+        a = x._np()
+        if tuple(dims) == (a.ndim - 1,) and (r := numba_rows.last_dim_all_any(a, fn is np.all, keepdim)) is not None:
+            return _finish(r, dt, out, name)
+        return _finish(fn(a, axis=dims, keepdims=keepdim), dt, out, name)
 
     return kernel
 

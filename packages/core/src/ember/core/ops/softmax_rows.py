@@ -25,6 +25,10 @@ _DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
 _MIN_NUMEL = 16384
 
 
+# exp32 is 0 below this (its own cut, in vector_exp)
+_ZERO_BELOW = np.float32(-103.97208)
+
+
 @cache
 def _kernels():
     import math
@@ -38,10 +42,19 @@ def _kernels():
     def vexp(x):
         """exp32 for float32 (vectorized), libm's exp for float64 (see the overload)."""
 
+    @numba.njit(inline="always", cache=True, nogil=True, error_model="numpy")
+    def exp32_masked(x):
+        """exp32(x), with an x below exp32's cut to 0 (a masked score, -inf) computed as exp32(0) and then
+        selected to 0, exp32's own value there: the same bits, without the denormal products that exp32
+        makes on its way to 0 (slow on this CPU: causally masked attention rows took 1.7x as long)."""
+        far = x < _ZERO_BELOW
+        e = exp32(np.float32(0.0) if far else x)
+        return np.float32(0.0) if far else e
+
     @overload(vexp, inline="always")
     def _vexp(x):
         if x == types.float32:
-            return lambda x: exp32(x)
+            return lambda x: exp32_masked(x)
         return lambda x: math.exp(x)
 
     # error_model="numpy": no ZeroDivisionError branch, which would keep LLVM from vectorizing the loops
