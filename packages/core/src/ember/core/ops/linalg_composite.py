@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 from ember.core import dtypes
 from ember.core.creation import arange, eye, full, zeros
 from ember.core.dispatch import declare
@@ -113,8 +115,44 @@ def _cholesky_solve_any(input, input2, upper=False):
 @_cholesky_inverse.register("any")
 def _cholesky_inverse_any(input, upper=False):
     n = input._shape[-1]
+    if input._dtype.is_complex and input.numel():
+        h = input._host_array()
+        d = np.diagonal(h, 0, -2, -1)
+        if np.any(d.imag != 0):  # not a Cholesky factor: PyTorch's potri reads the diagonal its own way
+            from ember.core.creation import tensor
+
+            f = np.swapaxes(h, -1, -2).conj() if upper else h
+            r = np.stack([_potri_lower(m) for m in f.reshape((-1, n, n))]).reshape(h.shape)
+            if upper:  # lauum's last diagonal entry: Re(x) x of inv(U)'s, the conjugate of inv(U^H)'s
+                r[..., n - 1, n - 1] = r[..., n - 1, n - 1].conj()
+            return tensor(r, dtype=input._dtype, device=input.device)
     return _cholesky_solve_any(ew.add(ew.mul(input, 0), eye(n, dtype=input._dtype, device=input.device)), input,
                                upper)
+
+
+def _potri_lower(f: np.ndarray, nb: int = 32) -> np.ndarray:
+    """LAPACK's potri of a complex lower factor whose diagonal is not real, as PyTorch's CPU (MKL) computes it:
+    X = inv(L) (a true inverse), then lauum's blocked X^H X (blocks of 32), whose unblocked step reads each
+    diagonal entry's real part only (all but its last, which it scales by that real part) and whose herk update
+    drops the diagonal's imaginary parts; the upper triangle is the lower one's conjugate."""
+    n = f.shape[0]
+    a = np.tril(np.linalg.inv(np.tril(f)))
+    for i in range(0, n, nb):
+        b = slice(i, min(i + nb, n))
+        blk = a[b, b].copy()
+        a[b, :i] = blk.conj().T @ a[b, :i]
+        re = blk.copy()
+        np.fill_diagonal(re, blk.diagonal().real)
+        r = np.tril(re.conj().T @ re)
+        r[-1, -1] = blk[-1, -1].real * blk[-1, -1]
+        a[b, b] = r
+        if b.stop < n:
+            below = a[b.stop:, b]
+            a[b, :i] += below.conj().T @ a[b.stop:, :i]
+            c = a[b, b] + np.tril(below.conj().T @ below)
+            np.fill_diagonal(c, c.diagonal().real)
+            a[b, b] = c
+    return np.tril(a) + np.tril(a, -1).conj().T
 
 
 @method
