@@ -123,6 +123,44 @@ def test_cholesky_raises_at_a_nan_pivot_and_reads_one_triangle():
     assert_close(linalg.cholesky(T([[4.0, 99], [2, 3]])), T([[2.0, 0.0], [1.0, math.sqrt(2)]]))
 
 
+def _not_pd_at(n: int, k: int) -> np.ndarray:
+    """An SPD matrix of order n whose leading minor of order k (1-based) is the first that is not positive-definite."""
+    a = np.random.default_rng(0).standard_normal((n, n))
+    A = a @ a.T + n * np.eye(n)
+    A[k - 1, k - 1] = -1e3
+    return A
+
+
+@pytest.mark.parametrize("k", [10, 150, 195])
+def test_cholesky_ex_info_past_lapacks_block_size(k):
+    # n = 200 goes through LAPACK's blocked potrf (PyTorch's MKL, scipy's LAPACK); its info is the order of the
+    # first leading minor that is not positive-definite, which the unblocked factor finds the same
+    from scipy.linalg import lapack
+
+    A = _not_pd_at(200, k)
+    for upper in (False, True):
+        L, info = linalg.cholesky_ex(T(A), upper=upper)
+        assert info.item() == k == lapack.dpotrf(A, lower=1)[1]
+        L = L.numpy().T if upper else L.numpy()
+        L11 = np.linalg.cholesky(A[:k - 1, :k - 1])
+        row = np.linalg.solve(L11, A[k - 1, :k - 1])
+        np.testing.assert_allclose(L[:k - 1, :k - 1], L11, rtol=1e-12, atol=1e-12)
+        np.testing.assert_allclose(L[k - 1, :k - 1], row, rtol=1e-12, atol=1e-12)
+        assert L[k - 1, k - 1] == pytest.approx(A[k - 1, k - 1] - row @ row, rel=1e-12)  # the failing pivot
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("n, k", [(129, 125), (200, 10), (200, 150), (200, 195), (300, 250)])
+def test_cholesky_ex_past_128_matches_torch_to_the_failing_row(n, k):
+    # rows below the failing one differ: MKL's blocked routine has updated them partly (docs/robustness.md)
+    torch = pytest.importorskip("torch")
+    A = _not_pd_at(n, k)
+    L, info = linalg.cholesky_ex(T(A))
+    tL, tinfo = torch.linalg.cholesky_ex(torch.tensor(A))
+    assert info.item() == tinfo.item() == k
+    np.testing.assert_allclose(L.numpy()[:k], tL.numpy()[:k], rtol=1e-10, atol=1e-10)
+
+
 @pytest.mark.torch
 @pytest.mark.parametrize("upper", [False, True])
 @pytest.mark.parametrize("dtype", ["float32", "float64", "complex64", "complex128"])
