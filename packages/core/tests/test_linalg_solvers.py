@@ -173,3 +173,53 @@ def test_linalg_norm_dispatches_on_dim_and_ord():
         L.norm(A, 2)
     with pytest.raises(RuntimeError, match="Order 3 not supported"):
         L.matrix_norm(A, 3)
+
+
+NAN, INF = math.nan, math.inf
+
+
+@pytest.mark.parametrize("a, det, sign, logabs", [  # PyTorch 2.13's values: the product of the whole LU diagonal
+    ([[NAN, 1], [1, 1]], NAN, 0.0, NAN),  # numpy's det stops at the NaN pivot and says 0
+    ([[0, NAN], [0, 1]], NAN, 0.0, NAN),  # a zero pivot: the NaN below it still reaches the diagonal
+    ([[1, 2], [3, NAN]], NAN, -0.0, NAN),
+    ([[NAN, 0], [0, 0]], NAN, 0.0, NAN),
+    ([[INF, 1], [INF, 1]], NAN, 0.0, NAN),  # inf / inf
+    ([[INF, 1], [1, 1]], INF, 1.0, INF),
+    ([[1, 2], [2, 4]], -0.0, -0.0, -INF),  # singular after a row swap
+    ([[0, 0], [0, 0]], 0.0, 0.0, -INF),
+])
+def test_det_and_slogdet_of_non_finite_and_singular_matrices(a, det, sign, logabs):
+    for dt in (E.float64, E.float32):
+        x = E.tensor(a, dtype=dt)
+        s, la = E.linalg.slogdet(x)
+        for got, want in ((E.linalg.det(x).item(), det), (s.item(), sign), (la.item(), logabs)):
+            same_zero = got == want and math.copysign(1, got) == math.copysign(1, want)
+            assert (math.isnan(got) and math.isnan(want)) or same_zero
+    batch = E.tensor([np.eye(2) * 2, a], dtype=E.float64)  # a batch: only the flagged matrix recomputed
+    assert E.linalg.det(batch)[0].item() == 4.0
+    d = E.linalg.det(batch)[1].item()
+    assert (math.isnan(d) and math.isnan(det)) or d == det
+
+
+def test_det_of_a_complex_matrix_with_inf_is_nan_as_lapack():
+    # zgetf2 scales by 1 / pivot, which Fortran's complex division makes NaN for an infinite pivot
+    d = E.linalg.det(E.tensor([[INF, 1], [1, 1]], dtype=E.complex128)).item()
+    assert math.isnan(d.real) and math.isnan(d.imag)
+    assert math.isnan(E.linalg.slogdet(E.tensor([[INF, 1], [1, 1]], dtype=E.complex128))[1].item())
+
+
+@pytest.mark.torch
+def test_det_and_slogdet_of_non_finite_matrices_match_pytorch():
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(3)
+    for _ in range(400):
+        n = int(rng.integers(1, 5))
+        # NaN and zero pivots (inf entries: which products MKL's blocked LU forms decides NaN or inf; not copied)
+        a = rng.choice([0.0, 1.0, -2.0, 0.5, NAN], size=(n, n), p=[.3, .2, .2, .15, .15])
+        for dt in ("float64", "complex128"):
+            got = [E.linalg.det(E.tensor(a, dtype=getattr(E, dt))).item(),
+                   E.linalg.slogdet(E.tensor(a, dtype=getattr(E, dt)))[1].item()]
+            want = [torch.linalg.det(torch.tensor(a, dtype=getattr(torch, dt))).item(),
+                    torch.linalg.slogdet(torch.tensor(a, dtype=getattr(torch, dt)))[1].item()]
+            np.testing.assert_allclose(np.array(got, dtype=complex), np.array(want, dtype=complex), rtol=1e-12,
+                                       err_msg=f"{a} {dt}")

@@ -171,8 +171,45 @@ _det.meta(_square_meta("linalg.det"))
 
 @_det.register("cpu")
 def _det_cpu(A):
-    """linalg_det(A): (*, n, n) -> (*)."""
-    return _own(np.linalg.det(A._np()), A._dtype)
+    """linalg_det(A): (*, n, n) -> (*). numpy's det stops at a zero pivot and says 0; PyTorch multiplies the
+    whole LU diagonal, so a matrix with NaN or inf, or a singular one, takes that product here (NaN, -0.0)."""
+    a = A._np()
+    with np.errstate(all="ignore"):
+        d = np.array(np.linalg.det(a))
+        for i in _lu_cases(a, d == 0):
+            sign, diag = _getf2_diagonal(a.reshape((-1,) + a.shape[-2:])[i])
+            d.reshape(-1)[i] = sign * np.prod(diag)
+    return _own(d, A._dtype)
+
+
+def _lu_cases(a: np.ndarray, zero: np.ndarray) -> np.ndarray:
+    """The flat indices of the matrices of `a` that are not finite, or whose determinant numpy gave as 0."""
+    if a.shape[-1] == 0:
+        return np.zeros(0, dtype=np.int64)
+    bad = ~np.isfinite(a).all(axis=(-2, -1)) | zero
+    return np.flatnonzero(bad)
+
+
+def _getf2_diagonal(a: np.ndarray) -> tuple[float, np.ndarray]:
+    """LAPACK getf2's row-swap sign and U's diagonal for one matrix, through NaN and zero pivots: the pivot is
+    the first largest |re| + |im| (a NaN wins only in first place), a zero pivot neither swaps nor scales."""
+    w = np.array(a, dtype=np.complex128 if np.iscomplexobj(a) else np.float64)
+    n, sign = w.shape[0], 1.0
+    with np.errstate(all="ignore"):
+        for c in range(n):
+            mag = np.abs(w[c:, c].real) + np.abs(w[c:, c].imag)
+            p = c
+            for k in range(1, len(mag)):
+                if mag[k] > mag[p - c]:
+                    p = c + k
+            if w[p, c] != 0:
+                if p != c:
+                    w[[c, p]] = w[[p, c]]
+                    sign = -sign
+                z = w[c, c]  # scaled by its reciprocal, complex as Fortran divides: 1 / inf is NaN there
+                w[c + 1:, c] *= z.conjugate() / (z.real * z.real + z.imag * z.imag) if np.iscomplexobj(w) else 1 / z
+            w[c + 1:, c + 1:] -= np.outer(w[c + 1:, c], w[c, c + 1:])
+    return sign, np.diagonal(w).copy()
 
 
 _slogdet = declare("linalg_slogdet", np.linalg.slogdet, doc="linalg_slogdet(A) -> (sign, logabsdet)")
@@ -185,7 +222,16 @@ _slogdet.meta(_square_meta("linalg.slogdet"))
 def _slogdet_cpu(A):
     """linalg_slogdet(A): (*, n, n) -> (sign (*), log|det| (*)); sign 0 and -inf for singular A. A complex
     A's sign is det / |det| (complex), its log|det| real."""
-    sign, logabs = np.linalg.slogdet(A._np())
+    a = A._np()
+    with np.errstate(all="ignore"):
+        sign, logabs = (np.array(r) for r in np.linalg.slogdet(a))
+        for i in _lu_cases(a, sign == 0):  # as det: PyTorch's sign and log of the whole LU diagonal
+            perm, diag = _getf2_diagonal(a.reshape((-1,) + a.shape[-2:])[i])
+            mag = np.abs(diag)
+            unit = np.where(mag == 0, 0, diag / np.where(mag == 0, 1, mag)) if np.iscomplexobj(diag) else \
+                (diag > 0).astype(np.float64) - (diag < 0)
+            sign.reshape(-1)[i] = perm * np.prod(unit)
+            logabs.reshape(-1)[i] = np.sum(np.log(mag))
     return _own(sign, A._dtype), _own(logabs, A._dtype.to_real())
 
 
