@@ -37,8 +37,8 @@ def test_solve_triangular_reads_one_triangle(upper, unit):
 def test_solve_triangular_errors():
     with pytest.raises(RuntimeError, match="The input tensor B must have at least 2 dimensions"):
         linalg.solve_triangular(T(A[0]), T(B[0, :, 0]), upper=True)
-    with pytest.raises(RuntimeError, match="Expected a floating point"):
-        linalg.solve_triangular(E.tensor([[1]]), E.tensor([[1]]), upper=True)
+    with pytest.raises(NotImplementedError, match="\"triangular_solve_cpu\" not implemented for 'Long'"):
+        linalg.solve_triangular(E.tensor([[1]]), E.tensor([[1]]), upper=True)  # PyTorch's kernel refuses it
 
 
 def test_cholesky_solve_and_inverse():
@@ -224,8 +224,9 @@ def test_lu_solve(left, adjoint):
 
 def test_singular_matrices_in_lu_inv_ex_and_solve_ex():
     s = T([[1.0, 2.0], [2.0, 4.0]])
-    with pytest.raises(linalg.LinAlgError, match=r"U\[2,2\] is zero"):
+    with pytest.raises(RuntimeError, match=r"U\[2,2\] is zero") as e:  # a plain RuntimeError in PyTorch
         linalg.lu_factor(s)
+    assert not isinstance(e.value, linalg.LinAlgError)
     LU, piv, info = linalg.lu_factor_ex(s)
     assert LU.tolist() == [[2.0, 4.0], [0.5, 0.0]] and piv.tolist() == [2, 2] and info.item() == 2
     inv, info = linalg.inv_ex(T(np.stack([A[0], np.zeros((4, 4))])))

@@ -24,7 +24,7 @@ from ember.core.ops._util import warn_at_caller
 from ember.core.ops.complex import conj
 from ember.core.ops.linalg import _matmul, linalg, mm
 from ember.core.ops.linalg_solvers import (
-    LinAlgError, _linalg_cholesky, _mH, cholesky_partial, _rt, inv, matrix_norm, pinv, solve, svdvals,
+    LinAlgError, _linalg_cholesky, _mH, cholesky_partial, _rt, inv, matrix_norm, pinv, refuse_dtype, solve, svdvals,
 )
 from ember.core.settings import finfo
 from ember.core.tensor import Tensor
@@ -85,6 +85,7 @@ def solve_triangular(A: Tensor, B: Tensor, *, upper: bool, left: bool = True, un
     """
     _at_least_2d("linalg.solve_triangular", "A", A)
     _at_least_2d("linalg.solve_triangular", "B", B)
+    refuse_dtype(A, "triangular_solve_cpu", True)
     _check_float("linalg.solve_triangular", A, B)
     T = J.triu(A) if upper else J.tril(A)
     if unitriangular:
@@ -161,6 +162,7 @@ def cholesky_solve(input: Tensor, input2: Tensor, upper: bool = False, *, out: T
     A = L L^H, or U with A = U^H U when `upper`)."""
     _at_least_2d("cholesky_solve", "B", input)
     _at_least_2d("cholesky_solve", "A", input2)
+    refuse_dtype(input, "cholesky_solve_cpu", True)
     r = _cholesky_solve(input, input2, upper)
     return r if out is None else S.copy_(_resized(out, r), r)
 
@@ -169,6 +171,7 @@ def cholesky_solve(input: Tensor, input2: Tensor, upper: bool = False, *, out: T
 def cholesky_inverse(input: Tensor, upper: bool = False, *, out: Tensor | None = None) -> Tensor:
     """The inverse of A from its Cholesky factor (L, or U when `upper`)."""
     _at_least_2d("cholesky_inverse", "input", input)
+    refuse_dtype(input, "cholesky_inverse_out_cpu", True)
     r = _cholesky_inverse(input, upper)
     return r if out is None else S.copy_(_resized(out, r), r)
 
@@ -179,9 +182,9 @@ def cholesky_ex(A: Tensor, *, upper: bool = False, check_errors: bool = False, o
     raises only when `check_errors`."""
     try:
         return _CholeskyEx(_linalg_cholesky(A, upper), zeros(A._shape[:-2], dtype=dtypes.int32, device=A.device))
-    except LinAlgError:
+    except LinAlgError as e:
         if check_errors:
-            raise
+            raise _renamed(e, "linalg.cholesky_ex") from None
     from ember.core.creation import tensor
 
     flat = S.view(L.contiguous(A), (-1,) + A._shape[-2:])
@@ -234,6 +237,7 @@ def _lu_packed(A: Tensor):
 
 def _check_lu_input(op: str, A: Tensor) -> None:
     _at_least_2d(op, "A", A)
+    refuse_dtype(A, "lu_cpu", True)
     _check_float(op, A)
 
 
@@ -244,7 +248,7 @@ def lu_factor(A: Tensor, *, pivot: bool = True, out=None):
     bad = info.reshape(-1).tolist() if info.numel() else []
     for k in bad:
         if k:
-            raise LinAlgError(f"torch.linalg.lu_factor: U[{k},{k}] is zero and using it on lu_solve would result in "
+            raise RuntimeError(f"torch.linalg.lu_factor: U[{k},{k}] is zero and using it on lu_solve would result in "
                               "a division by zero. If you still want to perform the factorization, consider calling "
                               "linalg.lu(A, pivot) or linalg.lu_factor_ex(A, pivot)")
     return _LUFactor(LU, piv)
@@ -302,6 +306,10 @@ def linalg_lu_solve(LU: Tensor, pivots: Tensor, B: Tensor, *, left: bool = True,
                     out=None) -> Tensor:
     """X with A X = B (X A = B when not `left`; A^H in place of A when `adjoint`) from A's `lu_factor`."""
     _at_least_2d("linalg.lu_solve", "B", B)
+    if not (LU._dtype.is_floating_point or LU._dtype.is_complex):
+        raise RuntimeError(f"torch.linalg.lu_solve: Expected a floating point or complex tensor as input. Got "
+                           f"{dtypes.TORCH_NAMES[LU._dtype.name]}")
+    refuse_dtype(LU, "linalg.lu_solve_cpu")
     P, Lm, Um = lu_unpack(LU, pivots)
     if not left:  # X A = B  <=>  A^H X^H = B^H
         return _mH(linalg_lu_solve(LU, pivots, _mH(B), left=True, adjoint=not adjoint))
@@ -316,6 +324,19 @@ def linalg_lu_solve(LU: Tensor, pivots: Tensor, B: Tensor, *, left: bool = True,
 
 
 # --- the *_ex variants --------------------------------------------------------------------------
+def _renamed(e: LinAlgError, op: str) -> LinAlgError:
+    """The same failure named after the function PyTorch names (`linalg.inv_ex: ...`, tensorinv's `inv: ...`)."""
+    text = str(e)
+    return LinAlgError(op + text[text.index(":"):])
+
+
+def _inv_named(op: str, A: Tensor) -> Tensor:
+    try:
+        return inv(A)
+    except LinAlgError as e:
+        raise _renamed(e, op) from None
+
+
 def _nan(A: Tensor):
     """The fill of a failed matrix's result: NaN, nan+nanj for complex (as PyTorch)."""
     return complex(math.nan, math.nan) if A._dtype.is_complex else math.nan
@@ -326,9 +347,9 @@ def inv_ex(A: Tensor, *, check_errors: bool = False, out=None):
     inverse is then NaN); raises only when `check_errors`."""
     try:
         return _InvEx(inv(A), zeros(A._shape[:-2], dtype=dtypes.int32, device=A.device))
-    except LinAlgError:
+    except LinAlgError as e:
         if check_errors:
-            raise
+            raise _renamed(e, "linalg.inv_ex") from None
     _, _, info = _lu_packed(A)
     ok = S.unsqueeze(S.unsqueeze(ew.eq(info, 0), -1), -1)
     n = A._shape[-1]
@@ -403,7 +424,7 @@ def tensorinv(A: Tensor, ind: int = 2, *, out=None) -> Tensor:
     if math.prod(rows) != math.prod(cols):
         raise RuntimeError(f"Expected self to satisfy the requirement prod(self.shape[ind:]) == "
                            f"prod(self.shape[:ind]), but got {math.prod(cols)} != {math.prod(rows)}")
-    return L.reshape(inv(L.reshape(A, (math.prod(rows), math.prod(cols)))), cols + rows)
+    return L.reshape(_inv_named("inv", L.reshape(A, (math.prod(rows), math.prod(cols)))), cols + rows)
 
 
 def tensorsolve(A: Tensor, B: Tensor, dims=None, *, out=None) -> Tensor:
@@ -438,6 +459,7 @@ def vander(x: Tensor, *, N: int | None = None) -> Tensor:
 def householder_product(A: Tensor, tau: Tensor, *, out=None) -> Tensor:
     """The first n columns of H_1 ... H_k, H_i = I - tau_i v_i v_i^H with v_i = (0, ..., 1, A[i+1:, i])."""
     _at_least_2d("linalg.householder_product", "A", A)
+    refuse_dtype(A, "orgqr_cpu", True)
     m, n = A._shape[-2:]
     k = tau._shape[-1]
     if not m >= n >= k:
@@ -462,6 +484,8 @@ def lstsq(A: Tensor, B: Tensor, rcond=None, *, driver: str | None = None):
         raise RuntimeError(f"torch.linalg.lstsq: parameter `driver` should be one of (gels, gelsy, gelsd, gelss), "
                            f"but got {driver}")
     _at_least_2d("torch.linalg.lstsq", "A", A)
+    if not (A._dtype.is_floating_point or A._dtype.is_complex) or A._dtype in (dtypes.float16, dtypes.bfloat16):
+        raise RuntimeError("This function doesn't handle types other than float and double")
     _check_float("torch.linalg.lstsq", A, B)
     if not 0 <= A.ndim - B.ndim <= 1:
         raise RuntimeError("torch.linalg.lstsq: input.dim() must be greater or equal to other.dim() and "
@@ -501,6 +525,7 @@ def geqrf(input: Tensor, *, out=None):
     differentiates. `householder_product(a, tau)` rebuilds Q. Complex input follows LAPACK's zgeqr2: R's
     diagonal is real, and each reflector H = I - tau v v^H is applied to the columns on the right as H^H."""
     _at_least_2d("geqrf", "input", input)
+    refuse_dtype(input, "geqrf_cpu", True)
     _check_float("geqrf", input)
     m, n = input._shape[-2:]
     cplx = input._dtype.is_complex

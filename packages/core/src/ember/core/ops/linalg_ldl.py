@@ -19,7 +19,7 @@ from ember.core import dtypes
 from ember.core.dispatch import declare
 from ember.core.ops._util import broadcast_shapes, wrap
 from ember.core.ops.linalg import linalg
-from ember.core.ops.linalg_solvers import LinAlgError, _rt
+from ember.core.ops.linalg_solvers import LinAlgError, _rt, refuse_dtype
 from ember.core.tensor import Tensor, describe
 
 __all__: list[str] = []
@@ -212,6 +212,7 @@ _factor = declare("linalg_ldl_factor_ex", None, differentiable=False,
 def _factor_cpu(A, hermitian=False):
     """Each matrix's packed LDL^T from its lower triangle; LD's strict upper triangle is zero."""
     _check_square("linalg.ldl_factor_ex", A)
+    refuse_dtype(A, "ldl_factor_kernel_cpu")
     n = A._shape[-1]
     batch = A._shape[:-2]
     ld = np.tril(A._np()).reshape((math.prod(batch), n, n)).copy()

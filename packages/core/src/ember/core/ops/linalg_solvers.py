@@ -48,18 +48,32 @@ def _mH(x: Tensor) -> Tensor:
     return conj(S.transpose(x, -2, -1))
 
 
-def _check_matrices(A: Tensor, op: str, square: bool = True) -> None:
-    """PyTorch's checks of a linalg input: at least 2-D, (square,) float32/float64/complex64/complex128."""
+def _check_matrices(A: Tensor, op: str, square: bool = True, kernel: str | None = None,
+                    integral: bool = False) -> None:
+    """PyTorch's checks of a linalg input: at least 2-D, (square,) float32/float64/complex64/complex128. Where
+    PyTorch lets half (and, `integral`, integer and bool) through to its LAPACK kernel, that kernel's
+    NotImplementedError names `kernel`."""
     if A.ndim < 2:
         raise RuntimeError(f"{op}: The input tensor A must have at least 2 dimensions.")
     if square and A._shape[-1] != A._shape[-2]:
         raise RuntimeError(f"{op}: A must be batches of square matrices, but they are {A._shape[-2]} by "
                            f"{A._shape[-1]} matrices")
+    if kernel is not None:
+        refuse_dtype(A, kernel, integral)
     if A._dtype is dtypes.float16 or A._dtype is dtypes.bfloat16:
         raise RuntimeError(f"{op}: Low precision dtypes not supported. Got {dtypes.TORCH_NAMES[A._dtype.name]}")
     if not (A._dtype.is_floating_point or A._dtype.is_complex):
         raise RuntimeError(f"{op}: Expected a floating point or complex tensor as input. Got "
                            f"{dtypes.TORCH_NAMES[A._dtype.name]}")
+
+
+def refuse_dtype(A: Tensor, kernel: str, integral: bool = False) -> None:
+    """PyTorch's CPU LAPACK kernel `kernel` has no half instance (nor, `integral`, an integer or bool one)."""
+    from ember.core.ops.numeric import not_implemented_for
+
+    dt = A._dtype
+    if dt is dtypes.float16 or dt is dtypes.bfloat16 or (integral and not (dt.is_floating_point or dt.is_complex)):
+        raise not_implemented_for(kernel, dt)
 
 
 def factorization_error(kind: str, infos, batched: bool) -> LinAlgError:
@@ -123,10 +137,10 @@ def _lapack_infos(kind: str, a: np.ndarray) -> list[int]:
     return out
 
 
-def _square_meta(op: str):
+def _square_meta(op: str, kernel: str | None = None):
     """The meta step of an op of one square-matrix argument (and options the kernel takes as given)."""
     def check(A, *args, **kwargs) -> None:
-        _check_matrices(A, op)
+        _check_matrices(A, op, kernel=kernel)
     return check
 
 
@@ -166,7 +180,7 @@ def _inv_cpu(A):
 _det = declare("linalg_det", np.linalg.det, doc="linalg_det(A) -> Tensor")
 
 
-_det.meta(_square_meta("linalg.det"))
+_det.meta(_square_meta("linalg.det", "lu_cpu"))
 
 
 @_det.register("cpu")
@@ -246,7 +260,7 @@ def solve_is_vector(A: Tensor, B: Tensor) -> bool:
 @_solve.meta
 def _solve_meta(A, B) -> None:
     """A square, B of A's dtype with n rows, and batch dims that broadcast."""
-    _check_matrices(A, "linalg.solve")
+    _check_matrices(A, "linalg.solve", kernel="lu_cpu")
     if B._dtype is not A._dtype:
         raise RuntimeError(f"linalg.solve: Expected A and B to have the same dtype, but found A of type "
                            f"{dtypes.TORCH_NAMES[A._dtype.name]} and B of type {dtypes.TORCH_NAMES[B._dtype.name]} "
@@ -254,13 +268,15 @@ def _solve_meta(A, B) -> None:
     vector = solve_is_vector(A, B)
     n = A._shape[-1]
     if (B._shape[-1] if vector else B._shape[-2] if B.ndim >= 2 else -1) != n:
-        raise RuntimeError(f"linalg.solve: Incompatible shapes of A and B for the equation AX = B "
-                           f"({'x'.join(map(str, A._shape))} and {'x'.join(map(str, B._shape))})")
-    try:
-        np.broadcast_shapes(A._shape[:-2], (B._shape[:-1] if vector else B._shape[:-2]))
-    except ValueError:
-        raise RuntimeError(f"linalg.solve: the batch dims of A {tuple(A._shape[:-2])} and B "
-                           f"{tuple(B._shape[:-2])} do not broadcast") from None
+        b = f"{B._shape[-1]}x1" if vector else f"{B._shape[-2]}x{B._shape[-1]}"  # B's matrices, as PyTorch
+        raise RuntimeError(f"linalg.solve: Incompatible shapes of A and B for the equation AX = B ({n}x{n} and {b})")
+    a, b = tuple(B._shape[:-1] if vector else B._shape[:-2]), tuple(A._shape[:-2])  # PyTorch broadcasts B's first
+    nd = max(len(a), len(b))
+    for i in range(nd):
+        x, y = (a[i - nd + len(a)] if i >= nd - len(a) else 1), (b[i - nd + len(b)] if i >= nd - len(b) else 1)
+        if x != y and x != 1 and y != 1:
+            raise RuntimeError(f"The size of tensor a ({x}) must match the size of tensor b ({y}) at non-singleton "
+                               f"dimension {i}")
 
 
 @_solve.register("cpu")
@@ -275,7 +291,7 @@ def _solve_cpu(A, B):
 _cholesky = declare("linalg_cholesky", np.linalg.cholesky, doc="linalg_cholesky(A, upper) -> Tensor")
 
 
-_cholesky.meta(_square_meta("linalg.cholesky"))
+_cholesky.meta(_square_meta("linalg.cholesky", "cholesky_cpu"))
 
 
 @_cholesky.register("cpu")
@@ -293,7 +309,7 @@ _qr = declare("linalg_qr", np.linalg.qr, doc="linalg_qr(A, mode) -> (Q, R)")
 
 @_qr.meta
 def _qr_meta(A, mode="reduced") -> None:
-    _check_matrices(A, "linalg.qr", square=False)
+    _check_matrices(A, "linalg.qr", square=False, kernel="geqrf_cpu")
     if mode not in ("reduced", "complete", "r"):
         raise RuntimeError(f"qr received unrecognized mode '{mode}' but expected one of 'reduced' (default), "
                            "'r', or 'complete'")
@@ -314,7 +330,7 @@ _svd = declare("linalg_svd", np.linalg.svd, doc="linalg_svd(A, full_matrices) ->
 
 @_svd.meta
 def _svd_meta(A, full_matrices=True) -> None:
-    _check_matrices(A, "linalg.svd", square=False)
+    _check_matrices(A, "linalg.svd", square=False, kernel="linalg_svd_cpu")
 
 
 @_svd.register("cpu")
@@ -335,7 +351,7 @@ _eigh = declare("linalg_eigh", np.linalg.eigh, doc="linalg_eigh(A, UPLO) -> (eig
 
 @_eigh.meta
 def _eigh_meta(A, UPLO="L") -> None:
-    _check_matrices(A, "linalg.eigh")
+    _check_matrices(A, "linalg.eigh", kernel="linalg_eigh_cpu", integral=True)
     if UPLO not in ("L", "U"):
         raise RuntimeError(f"Expected UPLO argument to be 'L' or 'U', but got {UPLO}")
 
@@ -414,6 +430,9 @@ def matrix_norm(A: Tensor, ord="fro", dim=(-2, -1), keepdim: bool = False, *, dt
     if not (A.dtype.is_floating_point or A.dtype.is_complex):
         raise RuntimeError(f"linalg.matrix_norm: Expected a floating point or complex tensor as input. Got "
                            f"{dtypes.TORCH_NAMES[A.dtype.name]}")
+    if A.dtype in (dtypes.float16, dtypes.bfloat16) and ord not in ("fro", 1, -1, math.inf, -math.inf):
+        raise RuntimeError(f"linalg.matrix_norm: Low precision dtypes not supported. Got "
+                           f"{dtypes.TORCH_NAMES[A.dtype.name]}")
     d0, d1 = (d % A.ndim for d in dim)
     if ord == "fro":
         return vector_norm(A, 2, (d0, d1), keepdim, dtype=dtype)
@@ -484,12 +503,18 @@ def pinv(A: Tensor, *, atol=None, rtol=None, hermitian: bool = False) -> Tensor:
     """The Moore-Penrose pseudo-inverse, from the SVD (singular values at or below the cutoff count as 0);
     with `hermitian`, from the eigendecomposition of A's lower triangle (|eigenvalues| against the cutoff),
     as PyTorch."""
+    dt = A._dtype
+    if not (dt.is_floating_point or dt.is_complex) or dt in (dtypes.float16, dtypes.bfloat16):
+        raise RuntimeError(f"linalg.pinv({dtypes.TORCH_NAMES.get(dt.name, dt.name)}{{{list(A._shape)}}}): expected "
+                           "a tensor with 2 or more dimensions of float, double, cfloat or cdouble types")
     return _pinv(A, atol, rtol, hermitian)
 
 
 def matrix_rank(A: Tensor, *, atol=None, rtol=None, hermitian: bool = False) -> Tensor:
     """The number of singular values (|eigenvalues| of A's lower triangle with `hermitian`) above the
     cutoff, per matrix (int64)."""
+    if not (A._dtype.is_floating_point or A._dtype.is_complex) or A._dtype in (dtypes.float16, dtypes.bfloat16):
+        raise RuntimeError("This function doesn't handle types other than float and double")
     s = ew.abs(_eigh(A, "L")[0]) if hermitian else _svd(A, False)[1]
     return _sum(ew.gt(s, _tolerance(A, s, atol, rtol)), (s.ndim - 1,), False, None)
 
@@ -498,7 +523,7 @@ def matrix_rank(A: Tensor, *, atol=None, rtol=None, hermitian: bool = False) -> 
 def matrix_power(input: Tensor, n: int) -> Tensor:
     """A @ A @ ... (n times) by repeated squaring; n = 0 is the identity, n < 0 powers the inverse."""
     if n < 0:
-        _check_matrices(input, "linalg.matrix_power")
+        _check_matrices(input, "linalg.inv")  # PyTorch's check is inv's
     if input.ndim < 2 or input._shape[-1] != input._shape[-2]:
         raise RuntimeError(f"linalg.matrix_power: A must be batches of square matrices, but they are "
                            f"{'x'.join(map(str, input._shape))}")
@@ -570,6 +595,7 @@ method(slogdet)
 def logdet(input: Tensor) -> Tensor:
     """log(det(A)): NaN for a negative determinant, -inf for a singular matrix; for a complex A the
     principal log of det (log(sign) + log|det|), as PyTorch."""
+    _check_matrices(input, "logdet")
     sign, logabs = _slogdet(input)
     if input._dtype.is_complex:
         return ew.add(ew.log(sign), logabs)
