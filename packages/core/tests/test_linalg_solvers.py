@@ -223,3 +223,62 @@ def test_det_and_slogdet_of_non_finite_matrices_match_pytorch():
                     torch.linalg.slogdet(torch.tensor(a, dtype=getattr(torch, dt)))[1].item()]
             np.testing.assert_allclose(np.array(got, dtype=complex), np.array(want, dtype=complex), rtol=1e-12,
                                        err_msg=f"{a} {dt}")
+
+
+_H = E.float16
+
+
+@pytest.mark.parametrize("call, exc, message", [  # PyTorch 2.13's CPU errors for a dtype or shape it refuses
+    (lambda: E.linalg.det(E.eye(2, dtype=_H)), NotImplementedError, "\"lu_cpu\" not implemented for 'Half'"),
+    (lambda: E.linalg.solve(E.eye(2, dtype=E.bfloat16), E.ones(2, dtype=E.bfloat16)), NotImplementedError,
+     "\"lu_cpu\" not implemented for 'BFloat16'"),
+    (lambda: E.linalg.cholesky(E.eye(2, dtype=_H)), NotImplementedError, "\"cholesky_cpu\" not implemented for 'Half'"),
+    (lambda: E.linalg.qr(E.eye(2, dtype=_H)), NotImplementedError, "\"geqrf_cpu\" not implemented for 'Half'"),
+    (lambda: E.linalg.svdvals(E.eye(2, dtype=_H)), NotImplementedError, "\"linalg_svd_cpu\" not implemented"),
+    (lambda: E.linalg.eigh(E.eye(2, dtype=E.int64)), NotImplementedError,
+     "\"linalg_eigh_cpu\" not implemented for 'Long'"),
+    (lambda: E.linalg.eigvals(E.eye(2, dtype=_H)), NotImplementedError, "\"linalg_eig_out_cpu\" not implemented"),
+    (lambda: E.linalg.eig(E.eye(2, dtype=E.bool)), RuntimeError, "Unknown Complex ScalarType for Bool"),
+    (lambda: E.linalg.lu_factor(E.eye(2, dtype=_H)), NotImplementedError, "\"lu_cpu\" not implemented for 'Half'"),
+    (lambda: E.linalg.lu(E.eye(2, dtype=E.int64)), NotImplementedError, "\"lu_cpu\" not implemented for 'Long'"),
+    (lambda: E.linalg.solve_triangular(E.eye(2, dtype=_H), E.eye(2, dtype=_H), upper=True), NotImplementedError,
+     "\"triangular_solve_cpu\" not implemented for 'Half'"),
+    (lambda: E.linalg.householder_product(E.eye(2, dtype=_H), E.ones(1, dtype=_H)), NotImplementedError,
+     "\"orgqr_cpu\" not implemented for 'Half'"),
+    (lambda: E.geqrf(E.eye(2, dtype=E.int64)), NotImplementedError, "\"geqrf_cpu\" not implemented for 'Long'"),
+    (lambda: E.cholesky_inverse(E.eye(2, dtype=E.int64)), NotImplementedError,
+     "\"cholesky_inverse_out_cpu\" not implemented for 'Long'"),
+    (lambda: E.cholesky_solve(E.eye(2, dtype=_H), E.eye(2, dtype=_H)), NotImplementedError,
+     "\"cholesky_solve_cpu\" not implemented for 'Half'"),
+    (lambda: E.linalg.ldl_factor(E.eye(2, dtype=_H)), NotImplementedError,
+     "\"ldl_factor_kernel_cpu\" not implemented for 'Half'"),
+    (lambda: E.linalg.pinv(E.eye(2, dtype=_H)), RuntimeError,
+     "linalg.pinv(Half{[2, 2]}): expected a tensor with 2 or more dimensions of float, double, cfloat or cdouble "
+     "types"),
+    (lambda: E.linalg.matrix_rank(E.eye(2, dtype=E.int64)), RuntimeError,
+     "This function doesn't handle types other than float and double"),
+    (lambda: E.linalg.lstsq(E.eye(2, dtype=_H), E.eye(2, dtype=_H)), RuntimeError,
+     "This function doesn't handle types other than float and double"),
+    (lambda: E.linalg.matrix_norm(E.eye(2, dtype=_H), 2), RuntimeError,
+     "linalg.matrix_norm: Low precision dtypes not supported. Got Half"),
+    (lambda: E.linalg.matrix_power(E.eye(2, dtype=E.int64), -1), RuntimeError,
+     "linalg.inv: Expected a floating point or complex tensor as input. Got Long"),
+    (lambda: E.logdet(E.eye(2, dtype=_H)), RuntimeError, "logdet: Low precision dtypes not supported. Got Half"),
+    (lambda: E.linalg.lu_solve(E.eye(2, dtype=_H), E.ones(2, dtype=E.int32), E.eye(2, dtype=_H)), NotImplementedError,
+     "\"linalg.lu_solve_cpu\" not implemented for 'Half'"),
+    (lambda: E.linalg.eigvals(E.ones(2, 3)), RuntimeError,
+     "linalg.eigvals: A must be batches of square matrices, but they are 2 by 3 matrices"),
+    (lambda: E.linalg.solve(E.ones(3, 2, 2), E.ones(2, 2, 1)), RuntimeError,
+     "The size of tensor a (2) must match the size of tensor b (3) at non-singleton dimension 0"),
+    (lambda: E.linalg.solve(E.ones(2, 2, 2), E.ones(3, 2)), RuntimeError,
+     "linalg.solve: Incompatible shapes of A and B for the equation AX = B (2x2 and 3x2)"),
+    (lambda: E.linalg.inv_ex(E.tensor([[1.0, 2.0], [2.0, 4.0]]), check_errors=True), E.linalg.LinAlgError,
+     "linalg.inv_ex: The diagonal element 2 is zero"),
+    (lambda: E.linalg.cholesky_ex(-E.eye(2), check_errors=True), E.linalg.LinAlgError,
+     "linalg.cholesky_ex: The factorization could not be completed"),
+    (lambda: E.linalg.tensorinv(E.ones(4, 2, 2), ind=1), E.linalg.LinAlgError, "inv: The diagonal element 2 is zero"),
+])
+def test_linalg_refusals_as_pytorch(call, exc, message):
+    with pytest.raises(exc) as e:
+        call()
+    assert str(e.value).startswith(message)

@@ -199,6 +199,8 @@ def _check_square(op: str, A) -> None:
         raise RuntimeError(f"torch.{op}: A must be batches of square matrices, but they are {A._shape[-2]} by "
                            f"{A._shape[-1]} matrices")
     dt = A._dtype
+    if op == "linalg.ldl_factor_ex":
+        refuse_dtype(A, "ldl_factor_kernel_cpu")  # PyTorch lets half through to that kernel
     if dt.np not in (np.float32, np.float64, np.complex64, np.complex128):
         raise RuntimeError(f"torch.{op}: Expected a floating point or complex tensor as input. Got "
                            f"{dtypes.TORCH_NAMES.get(dt.name, dt.name)}")
@@ -212,7 +214,6 @@ _factor = declare("linalg_ldl_factor_ex", None, differentiable=False,
 def _factor_cpu(A, hermitian=False):
     """Each matrix's packed LDL^T from its lower triangle; LD's strict upper triangle is zero."""
     _check_square("linalg.ldl_factor_ex", A)
-    refuse_dtype(A, "ldl_factor_kernel_cpu")
     n = A._shape[-1]
     batch = A._shape[:-2]
     ld = np.tril(A._np()).reshape((math.prod(batch), n, n)).copy()
