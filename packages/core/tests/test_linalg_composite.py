@@ -323,3 +323,27 @@ def test_low_rank_svds_and_norm_except_dim():
     w = RNG.standard_normal((3, 4))
     assert_close(E.norm_except_dim(T(w), 2, 0), T(np.linalg.norm(w, axis=1, keepdims=True)))
     assert_close(E.norm_except_dim(T(w), 2, -1), T(np.linalg.norm(w)))
+
+
+def _same_specials(got, want):
+    got, want = np.asarray(got, dtype=float), np.asarray(want, dtype=float)
+    assert np.array_equal(np.isnan(got), np.isnan(want)) and np.array_equal(got[~np.isnan(got)], want[~np.isnan(want)])
+
+
+def test_inv_ex_and_solve_ex_of_a_singular_matrix_divide_by_the_zero_pivot():
+    # PyTorch 2.13 solves through LAPACK's getrs, whose zero pivot gives inf and NaN (not a NaN fill)
+    inf, nan = math.inf, math.nan
+    inv, info = linalg.inv_ex(T([[1.0, 2.0], [2.0, 4.0]]))
+    assert info.item() == 2
+    _same_specials(inv.numpy(), [[-inf, inf], [inf, -inf]])
+    A = T([[1.0, 2, 3], [2, 4, 6], [1, 0, 1]])
+    inv, info = linalg.inv_ex(A)
+    assert info.item() == 3
+    _same_specials(inv.numpy(), [[nan, nan, nan], [-inf, inf, nan], [inf, -inf, nan]])
+    x, info = linalg.solve_ex(T([[1.0, 2.0], [2.0, 4.0]]), T([1.0, 1.0]))
+    _same_specials(x.numpy(), [-inf, inf])
+    x, _ = linalg.solve_ex(A, T([[1.0, 2.0, 0.0]]), left=False)  # A^T through A's LU (getrs 'T')
+    _same_specials(x.numpy(), [[-inf, nan, nan]])
+    good, info = linalg.inv_ex(T(np.stack([np.eye(2) * 2, [[1.0, 2.0], [2.0, 4.0]]])))  # one of a batch
+    assert info.tolist() == [0, 2]
+    assert_close(good[0], T(np.eye(2) / 2))

@@ -24,7 +24,8 @@ from ember.core.ops._util import warn_at_caller
 from ember.core.ops.complex import conj
 from ember.core.ops.linalg import _matmul, linalg, mm
 from ember.core.ops.linalg_solvers import (
-    LinAlgError, _linalg_cholesky, _mH, cholesky_partial, _rt, inv, matrix_norm, pinv, refuse_dtype, solve, svdvals,
+    LinAlgError, _linalg_cholesky, _mH, cholesky_partial, _rt, inv, matrix_norm, pinv, refuse_dtype, solve,
+    solve_is_vector, svdvals,
 )
 from ember.core.settings import finfo
 from ember.core.tensor import Tensor
@@ -354,7 +355,37 @@ def inv_ex(A: Tensor, *, check_errors: bool = False, out=None):
     ok = S.unsqueeze(S.unsqueeze(ew.eq(info, 0), -1), -1)
     n = A._shape[-1]
     safe = ew.where(ok, A, eye(n, dtype=A._dtype, device=A.device))
-    return _InvEx(ew.where(ok, inv(safe), _nan(A)), info)
+    try:
+        good = inv(safe)
+    except LinAlgError:  # a pivot numpy's LU finds zero and the packed LU does not: LAPACK's order throughout
+        return _InvEx(_singular_solutions(A, ew.add(info, 1), None), info)
+    return _InvEx(ew.where(ok, good, _singular_solutions(A, info, None)), info)
+
+
+def _singular_solutions(A: Tensor, info: Tensor, B: Tensor | None, left: bool = True, vector: bool = False) -> Tensor:
+    """What PyTorch's LAPACK getrs returns for the singular matrices of A (info != 0): `A^-1`, or X with A X = B
+    (X A = B when not `left`), infs and NaNs from the zero pivot; the others' entries are 0 (not read)."""
+    from ember.core.creation import tensor
+    from ember.core.ops.linalg_solvers import getrs
+
+    a = A._host_array()
+    n = a.shape[-1]
+    if B is None:
+        b = np.broadcast_to(np.eye(n, dtype=a.dtype), a.shape)
+    else:
+        b = B._host_array()
+        b = b[..., None] if vector else b
+        b = np.swapaxes(b, -1, -2) if not left else b
+    batch = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
+    a = np.broadcast_to(a, batch + a.shape[-2:]).reshape((-1, n, n))
+    b = np.broadcast_to(b, batch + b.shape[-2:])
+    res = np.zeros(b.shape, dtype=np.result_type(a.dtype, b.dtype)).reshape((-1,) + b.shape[-2:])
+    bad = np.broadcast_to(info._host_array(), batch).reshape(-1)
+    for i in np.flatnonzero(bad):
+        res[i] = getrs(a[i], b.reshape(res.shape)[i], transpose=not left)
+    res = res.reshape(b.shape)
+    res = np.swapaxes(res, -1, -2) if not left else res
+    return tensor(res[..., 0] if vector else res, dtype=A._dtype, device=A.device)
 
 
 def solve_ex(A: Tensor, B: Tensor, *, left: bool = True, check_errors: bool = False, out=None):
@@ -367,9 +398,12 @@ def solve_ex(A: Tensor, B: Tensor, *, left: bool = True, check_errors: bool = Fa
     _, _, info = _lu_packed(A)
     ok = S.unsqueeze(S.unsqueeze(ew.eq(info, 0), -1), -1)
     safe = ew.where(ok, A, eye(A._shape[-1], dtype=A._dtype, device=A.device))
-    r = solve(safe, B, left=left)
-    vec = r.ndim == A.ndim - 1
-    return _SolveEx(ew.where(S.squeeze(ok, -1) if vec else ok, r, _nan(A)), info)
+    vec = solve_is_vector(A, B)
+    try:
+        r = solve(safe, B, left=left)
+    except LinAlgError:  # a pivot numpy's LU finds zero and the packed LU does not: LAPACK's order throughout
+        return _SolveEx(_singular_solutions(A, ew.add(info, 1), B, left, vec), info)
+    return _SolveEx(ew.where(S.squeeze(ok, -1) if vec else ok, r, _singular_solutions(A, info, B, left, vec)), info)
 
 
 # --- matrix functions ---------------------------------------------------------------------------

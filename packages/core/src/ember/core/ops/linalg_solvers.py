@@ -204,11 +204,13 @@ def _lu_cases(a: np.ndarray, zero: np.ndarray) -> np.ndarray:
     return np.flatnonzero(bad)
 
 
-def _getf2_diagonal(a: np.ndarray) -> tuple[float, np.ndarray]:
-    """LAPACK getf2's row-swap sign and U's diagonal for one matrix, through NaN and zero pivots: the pivot is
-    the first largest |re| + |im| (a NaN wins only in first place), a zero pivot neither swaps nor scales."""
+def getf2(a: np.ndarray) -> tuple[np.ndarray, list[int], float]:
+    """LAPACK getf2's packed LU of one square matrix, its 0-based row swaps and their sign, through NaN and zero
+    pivots: the pivot is the first largest |re| + |im| (a NaN wins only in first place), a zero pivot neither
+    swaps nor scales, and the column is scaled by the pivot's reciprocal (complex as Fortran divides: 1 / inf is
+    NaN there)."""
     w = np.array(a, dtype=np.complex128 if np.iscomplexobj(a) else np.float64)
-    n, sign = w.shape[0], 1.0
+    n, sign, piv = w.shape[0], 1.0, []
     with np.errstate(all="ignore"):
         for c in range(n):
             mag = np.abs(w[c:, c].real) + np.abs(w[c:, c].imag)
@@ -216,14 +218,56 @@ def _getf2_diagonal(a: np.ndarray) -> tuple[float, np.ndarray]:
             for k in range(1, len(mag)):
                 if mag[k] > mag[p - c]:
                     p = c + k
+            piv.append(p)
             if w[p, c] != 0:
                 if p != c:
                     w[[c, p]] = w[[p, c]]
                     sign = -sign
-                z = w[c, c]  # scaled by its reciprocal, complex as Fortran divides: 1 / inf is NaN there
+                z = w[c, c]
                 w[c + 1:, c] *= z.conjugate() / (z.real * z.real + z.imag * z.imag) if np.iscomplexobj(w) else 1 / z
             w[c + 1:, c + 1:] -= np.outer(w[c + 1:, c], w[c, c + 1:])
+    return w, piv, sign
+
+
+def _getf2_diagonal(a: np.ndarray) -> tuple[float, np.ndarray]:
+    """The row-swap sign and U's diagonal of `getf2(a)`."""
+    w, _, sign = getf2(a)
     return sign, np.diagonal(w).copy()
+
+
+def _fortran_div(x: np.ndarray, z):
+    """x / z, a complex z as Fortran (and MKL) divide: x conj(z) / |z|^2, so a zero z gives NaN, not inf."""
+    if not np.iscomplexobj(x):
+        return x / z
+    return x * np.conj(z) / (z.real * z.real + z.imag * z.imag)
+
+
+def getrs(a: np.ndarray, b: np.ndarray, transpose: bool = False) -> np.ndarray:
+    """X with a X = b (a^T X = b when `transpose`; b (n, k)) through getf2's LU of `a` and LAPACK getrs's order,
+    as PyTorch's CPU solves a singular matrix: its zero pivot divides, so X holds infs and NaNs."""
+    lu, piv, _ = getf2(a)
+    x = np.array(b, dtype=lu.dtype)
+    n = lu.shape[0]
+    with np.errstate(all="ignore"):
+        if not transpose:  # P L U x = b
+            for c, p in enumerate(piv):
+                if p != c:
+                    x[[c, p]] = x[[p, c]]
+            for k in range(n):
+                x[k + 1:] -= np.outer(lu[k + 1:, k], x[k])
+            for k in range(n - 1, -1, -1):
+                x[k] = _fortran_div(x[k], lu[k, k])
+                x[:k] -= np.outer(lu[:k, k], x[k])
+            return x
+        for k in range(n):  # U^T L^T P^T x = b: U^T forward, L^T backward (unit), then the swaps in reverse
+            x[k] -= lu[:k, k] @ x[:k]
+            x[k] = _fortran_div(x[k], lu[k, k])
+        for k in range(n - 1, -1, -1):
+            x[k] -= lu[k + 1:, k] @ x[k + 1:]
+        for c in range(n - 1, -1, -1):
+            if piv[c] != c:
+                x[[c, piv[c]]] = x[[piv[c], c]]
+    return x
 
 
 _slogdet = declare("linalg_slogdet", np.linalg.slogdet, doc="linalg_slogdet(A) -> (sign, logabsdet)")
