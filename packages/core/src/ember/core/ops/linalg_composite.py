@@ -91,8 +91,33 @@ def solve_triangular(A: Tensor, B: Tensor, *, upper: bool, left: bool = True, un
     T = J.triu(A) if upper else J.tril(A)
     if unitriangular:
         T = _unit_diagonal(T)
-    r = solve(T, B, left=left)
+    try:
+        r = solve(T, B, left=left)
+    except LinAlgError:  # a zero on the diagonal: PyTorch's trsm divides by it
+        r = _substituted(T, B, upper, left)
     return r if out is None else S.copy_(_resized(out, r), r)
+
+
+def _substituted(T: Tensor, B: Tensor, upper: bool, left: bool) -> Tensor:
+    """X with T X = B (X T = B when not `left`) for triangular T by plain substitution on the host, as BLAS trsm
+    computes it, a zero diagonal entry dividing (infs and NaNs where PyTorch's trsm gives them)."""
+    from ember.core.creation import tensor
+    from ember.core.ops.linalg_solvers import _fortran_div
+
+    t, b = T._host_array(), B._host_array()
+    if not left:  # X T = B  <=>  T^T X^T = B^T
+        t, b, upper = np.swapaxes(t, -1, -2), np.swapaxes(b, -1, -2), not upper
+    batch = np.broadcast_shapes(t.shape[:-2], b.shape[:-2])
+    x = np.array(np.broadcast_to(b, batch + b.shape[-2:]), dtype=np.result_type(t.dtype, b.dtype))
+    t = np.broadcast_to(t, batch + t.shape[-2:])
+    n = t.shape[-1]
+    with np.errstate(all="ignore"):
+        for k in (range(n - 1, -1, -1) if upper else range(n)):
+            x[..., k, :] = _fortran_div(x[..., k, :], t[..., k, k, None])
+            rest = slice(0, k) if upper else slice(k + 1, n)
+            x[..., rest, :] -= t[..., rest, k, None] * x[..., k, None, :]
+    x = np.swapaxes(x, -1, -2) if not left else x
+    return tensor(x, dtype=T._dtype, device=T.device)
 
 
 def _resized(out: Tensor, r: Tensor) -> Tensor:
