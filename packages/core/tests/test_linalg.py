@@ -238,6 +238,30 @@ def test_einsum_mixed_dtypes_as_pytorch(eq, shapes, dts, expected):
     np.testing.assert_allclose(got.to(E.complex128).numpy(), np.einsum(eq, *(o.to(E.complex128).numpy() for o in ops)))
 
 
+@pytest.mark.parametrize("eq, shapes, expected", [
+    # PyTorch's bmm takes the pair swapped when every dim only the second operand has comes before every dim only
+    # the first has; it checks dtypes (first, then second) only when it runs a kernel, and an empty result or an
+    # empty sum takes the second's dtype
+    ("ij,jk->ik", [(2, 3), (3, 4)], "expected scalar type Float but found Double"),
+    ("ij,jk->ki", [(2, 3), (3, 4)], "expected scalar type Double but found Float"),
+    ("ij,jk->ik", [(0, 3), (3, 4)], "float64"),
+    ("ij,jk->ki", [(0, 3), (3, 4)], "float32"),
+    ("ij,jk->ik", [(2, 0), (0, 4)], "float64"),
+    ("ij,jkl->kil", [(2, 0), (0, 3, 4)], "float64"),
+    ("ij,jkl->kli", [(2, 0), (0, 3, 4)], "float32"),
+    ("ijm,jkl->kli", [(2, 0, 5), (0, 3, 4)], "float64"),  # m, summed out of the first, sits last
+    ("bij,bjk->kbi", [(2, 2, 0), (2, 0, 3)], "float32"),
+])
+def test_einsum_pair_order_and_empty_products_as_pytorch(eq, shapes, expected):
+    a, b = E.ones(*shapes[0]), E.ones(*shapes[1], dtype=E.float64)
+    if not hasattr(E, expected):
+        with pytest.raises(RuntimeError, match=f"^{expected}$"):
+            E.einsum(eq, a, b)
+        return
+    r = E.einsum(eq, a, b)
+    assert r.dtype is getattr(E, expected) and not r.numpy().any()
+
+
 def test_einsum_mixed_values_in_the_result_dtype():
     a = E.tensor([0.1, 0.2, 0.3])  # float32
     b = E.tensor([3.0, 5.0, 7.0], dtype=E.float64)
@@ -309,7 +333,9 @@ def test_einsum_mixed_dtypes_match_pytorch():
     rng = np.random.default_rng(0)
     for eq, shapes in [("i,i->i", [(3,), (3,)]), ("i,i->", [(3,), (3,)]), ("i,j->", [(3,), (2,)]),
                        ("ij,j->i", [(2, 3), (3,)]), ("ii,i->i", [(3, 3), (3,)]), ("...i,i->...", [(2, 3), (3,)]),
-                       ("ij,jk->ik", [(2, 1), (1, 4)]), ("ij->", [(2, 3)]), ("...->", [(2, 3)])]:
+                       ("ij,jk->ik", [(2, 1), (1, 4)]), ("ij->", [(2, 3)]), ("...->", [(2, 3)]),
+                       ("ij,jk->ki", [(2, 3), (3, 4)]), ("ij,jk->ki", [(0, 3), (3, 4)]),
+                       ("ij,jk->ik", [(2, 0), (0, 4)])]:
         for combo in itertools.product(names, repeat=len(shapes)):
             arrays = [rng.integers(0, 3, s) for s in shapes]
             res = []

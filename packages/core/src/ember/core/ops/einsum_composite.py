@@ -179,7 +179,7 @@ def _einsum(equation, *operands, out=None):  # the op's meta step checked the eq
         r = _einsum(equation, *(o.to(dtypes.int64) for o in operands)).to(dt)
         return r if out is None else out.resize_(r.shape).copy_(r)
     if any(o._dtype is not dt for o in operands):  # mixed dtypes: computed in the result's
-        operands = tuple(o.to(dt) for o in operands)
+        operands = tuple((o.real if o._dtype.is_complex and not dt.is_complex else o).to(dt) for o in operands)
     terms, out_term = _parse(equation, operands)
     items = [_diagonals(o, t) for o, t in zip(operands, terms, strict=True)]
     x, tx = items[0]

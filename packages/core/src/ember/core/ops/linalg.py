@@ -191,11 +191,13 @@ def einsum_dtype(equation: str, operands) -> dtypes.dtype:
     `einsum("i,i->i", f32, f64)` is float64, `einsum("i,i->", f32, f64)` raises and `einsum("ij->i", bool)` counts
     in int64."""
     from ember.core.ops.einsum_composite import _parse
-    from ember.core.ops.numeric import not_implemented_for
 
     terms, out = _parse(equation, operands)
     shapes = [dict(zip(t, o._shape, strict=True)) for t, o in zip(terms, operands, strict=True)]
     contracted = sorted({c for t in terms for c in t} - set(out))
+    # PyTorch's dim order: the output's, then the ellipsis dims it drops, then the other contracted letters
+    ell = [c for c in contracted if c not in equation]
+    order = list(out) + ell + [c for c in contracted if c not in ell]
 
     def summed(dt: dtypes.dtype) -> dtypes.dtype:
         return dt if dt.is_floating_point or dt.is_complex else dtypes.int64
@@ -219,21 +221,34 @@ def einsum_dtype(equation: str, operands) -> dtypes.dtype:
                 else:
                     b, db = {**b, c: 1}, summed(db)
                 counts[c] = 0
+        merged = {c: 1 if c in pair else (a.get(c, 1) if a.get(c, 1) != 1 else b.get(c, 1)) for c in {*a, *b}}
         if not pair:
             dt = dtypes.promote_types(da, db)
-        else:  # bmm: the first operand's dtype needs a kernel, then the second must match it
-            dt = da
-            if da is dtypes.bool or da in dtypes.RESTRICTED:
-                rows = int(np.prod(list(a.values()), dtype=np.int64))
-                cols = int(np.prod([n for c, n in b.items() if a.get(c, 1) == 1], dtype=np.int64))
-                if rows and cols:
-                    raise not_implemented_for("bmm", da)
-            if db is not da:
-                raise RuntimeError(f"expected scalar type {dtypes.TORCH_NAMES[da.name]} but found "
-                                   f"{dtypes.TORCH_NAMES[db.name]}")
-        merged = {c: 1 if c in pair else max(a.get(c, 1), b.get(c, 1)) for c in {*a, *b}}
+        else:
+            dt = _bmm_dtype(order, pair, a, b, da, db, merged)
         ops[:2] = [(dt, merged)]
     return ops[0][0]
+
+
+def _bmm_dtype(order, pair, a, b, da, db, merged) -> dtypes.dtype:
+    """The dtype of PyTorch's pairwise contraction (sumproduct_pair's bmm), raising what bmm raises. Its operands
+    go in swapped when every dim only the second has comes before every dim only the first has (in PyTorch's dim
+    order); bmm computes in the first's dtype, needs a kernel for it and the second of the same dtype, but runs no
+    kernel (checks nothing, and takes the second's dtype) when the result is empty or nothing is summed."""
+    from ember.core.ops.numeric import not_implemented_for
+
+    lo = [k for k, c in enumerate(order) if c not in pair and a.get(c, 1) != 1 and b.get(c, 1) == 1]
+    ro = [k for k, c in enumerate(order) if c not in pair and a.get(c, 1) == 1]  # size 1 in both counts here
+    first, second = (db, da) if lo and ro and max(ro) < min(lo) else (da, db)
+    if not int(np.prod(list(merged.values()), dtype=np.int64)) or not int(
+            np.prod([a[c] for c in pair], dtype=np.int64)):
+        return second
+    if first is dtypes.bool or first in dtypes.RESTRICTED:
+        raise not_implemented_for("bmm", first)
+    if second is not first:
+        raise RuntimeError(f"expected scalar type {dtypes.TORCH_NAMES[first.name]} but found "
+                           f"{dtypes.TORCH_NAMES[second.name]}")
+    return first
 
 
 @_einsum.register("cpu")
@@ -245,7 +260,9 @@ def _einsum_cpu(equation, *operands, out=None):
     dt = einsum_dtype(equation, operands)
     work = dtypes.int64 if not (dt.is_floating_point or dt.is_complex) else (
         dtypes.float32 if dt.is_floating_point and dt.itemsize == 2 else dt)
-    arrays = [o._np() if o._dtype is work else o._np().astype(work.np) for o in operands]
+    # (a complex operand of a real result only where PyTorch's bmm ran no kernel: its values are never read)
+    arrays = [o._np() if o._dtype is work else (o._np().real if o._dtype.is_complex and not work.is_complex
+                                                else o._np()).astype(work.np) for o in operands]
     r = np.einsum(normalize(equation, operands), *arrays, optimize=len(arrays) > 1)
     r = np.asarray(r).astype(dt.np, copy=False)
     if builtins.any(np.may_share_memory(r, a) for a in arrays):
