@@ -313,6 +313,12 @@ def test_einsum_argument_forms():
         E.einsum("i->i", [])
     with pytest.raises(ValueError, match="not within the valid range \\[0, 52\\)"):
         E.einsum(a, [0, 52])
+    with pytest.raises(TypeError, match="expected Tensor as element 0 in argument 1, but got float"):
+        E.einsum("i->i", [1.0, 2.0])
+    with pytest.raises(TypeError, match="expected Tensor as element 0 in argument 1, but got numpy.ndarray"):
+        E.einsum("i->i", np.ones(2))
+    with pytest.raises(TypeError, match="argument 'equation' \\(position 1\\) must be str, not int"):
+        E.einsum(3, a)
 
 
 def test_einsum_repeated_and_broadcast_subscripts():

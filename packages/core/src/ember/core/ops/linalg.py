@@ -586,6 +586,13 @@ def einsum(*args) -> Tensor:
         equation, operands = args[0], args[1:]
     if len(operands) == 1 and isinstance(operands[0], list | tuple):
         return einsum(equation, *operands[0])
+    if not isinstance(equation, str):
+        raise TypeError(f"einsum(): argument 'equation' (position 1) must be str, not {type(equation).__name__}")
+    for i, o in enumerate(operands):
+        if not isinstance(o, Tensor):
+            kind = type(o)
+            name = kind.__name__ if kind.__module__ == "builtins" else f"{kind.__module__}.{kind.__qualname__}"
+            raise TypeError(f"expected Tensor as element {i} in argument 1, but got {name}")
     return _einsum(equation, *operands)
 
 
