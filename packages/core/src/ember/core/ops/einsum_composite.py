@@ -8,6 +8,7 @@ float dtypes are computed in the result's."""
 
 from __future__ import annotations
 
+import functools
 import string
 
 from ember.core import dtypes
@@ -19,10 +20,15 @@ __all__: list[str] = []  # a kernel only: the public function is ember.core.ops.
 _LETTERS = string.ascii_uppercase + string.ascii_lowercase
 
 
-def _parse(equation: str, operands: tuple[Tensor, ...]) -> tuple[list[str], str]:
+def _parse(equation: str, operands: tuple[Tensor, ...]) -> tuple[tuple[str, ...], str]:
     """The equation with every dim named: each operand's term (ellipsis dims as spare letters, right-aligned
     to the longest ellipsis) and the output term. Checks as PyTorch's parser does, in its order and with its
     messages: the left side, the operand count, each operand's rank, the output, then the sizes."""
+    return _parse_shapes(equation, tuple(tuple(o._shape) for o in operands))
+
+
+@functools.lru_cache(maxsize=512)
+def _parse_shapes(equation: str, shapes: tuple[tuple[int, ...], ...]) -> tuple[tuple[str, ...], str]:
     lhs, arrow, rhs = equation.partition("->")
     labels: list[list[str]] = [[]]
     found_ell = False
@@ -39,7 +45,7 @@ def _parse(equation: str, operands: tuple[Tensor, ...]) -> tuple[list[str], str]
             found_ell = True
             i += 2
         elif c == ",":
-            if len(labels) >= len(operands):
+            if len(labels) >= len(shapes):
                 raise RuntimeError("einsum(): fewer operands were provided than specified in the equation")
             labels.append([])
             found_ell = False
@@ -49,19 +55,19 @@ def _parse(equation: str, operands: tuple[Tensor, ...]) -> tuple[list[str], str]
             raise RuntimeError(f"einsum(): invalid subscript given at index {i} in the equation string, subscripts "
                                "must be in [a-zA-Z]")
         i += 1
-    if len(labels) != len(operands):
+    if len(labels) != len(shapes):
         raise RuntimeError("einsum(): more operands were provided than specified in the equation")
     count: dict[str, int] = {}
     ell_dims = 0
-    for k, (term, op) in enumerate(zip(labels, operands, strict=True)):
+    for k, (term, shape) in enumerate(zip(labels, shapes, strict=True)):
         named = [c for c in term if c != "..."]
         for c in named:
             count[c] = count.get(c, 0) + 1
         if "..." in term:
-            ell_dims = max(ell_dims, op.ndim - len(named))
-        if (len(named) > op.ndim) if "..." in term else (len(named) != op.ndim):
+            ell_dims = max(ell_dims, len(shape) - len(named))
+        if (len(named) > len(shape)) if "..." in term else (len(named) != len(shape)):
             raise RuntimeError(f"einsum(): the number of subscripts in the equation ({len(named)}) does not match the "
-                               f"number of dimensions ({op.ndim}) for operand {k}"
+                               f"number of dimensions ({len(shape)}) for operand {k}"
                                f"{'' if '...' in term else ' and no ellipsis was given'}")
     used = set(equation)
     spare = [c for c in _LETTERS if c not in used]
@@ -95,15 +101,15 @@ def _parse(equation: str, operands: tuple[Tensor, ...]) -> tuple[list[str], str]
             i += 1
     terms = []
     size: dict[str, int] = {}
-    for k, (term, op) in enumerate(zip(labels, operands, strict=True)):
+    for k, (term, shape) in enumerate(zip(labels, shapes, strict=True)):
         named = sum(c != "..." for c in term)
-        spelled = "".join(ell[ell_dims - (op.ndim - named):] if c == "..." else c for c in term)
+        spelled = "".join(ell[ell_dims - (len(shape) - named):] if c == "..." else c for c in term)
         first: dict[str, int] = {}
-        for d, (c, n) in enumerate(zip(spelled, op._shape, strict=True)):
+        for d, (c, n) in enumerate(zip(spelled, shape, strict=True)):
             if c in first:  # PyTorch takes that diagonal now: later dims are numbered one less
-                if n != op._shape[first[c]]:
+                if n != shape[first[c]]:
                     raise RuntimeError(f"einsum(): subscript {c} is repeated for operand {k} but the sizes don't "
-                                       f"match, {n} != {op._shape[first[c]]}")
+                                       f"match, {n} != {shape[first[c]]}")
                 continue
             first[c] = d
             if n != 1:
@@ -117,7 +123,7 @@ def _parse(equation: str, operands: tuple[Tensor, ...]) -> tuple[list[str], str]
                                        f"broadcast with previously seen size {size[c]}")
                 size[c] = n
         terms.append(spelled)
-    return terms, out
+    return tuple(terms), out
 
 
 def normalize(equation: str, operands: tuple[Tensor, ...]) -> str:

@@ -9,6 +9,7 @@ operand that is (e.g. a transposed view) goes in as is, any other is made contig
 from __future__ import annotations
 
 import builtins
+import functools
 import types
 
 import numpy as np
@@ -190,10 +191,15 @@ def einsum_dtype(equation: str, operands) -> dtypes.dtype:
     contract multiplies (promoting), and a pair with one calls bmm, which wants one dtype and refuses bool. So
     `einsum("i,i->i", f32, f64)` is float64, `einsum("i,i->", f32, f64)` raises and `einsum("ij->i", bool)` counts
     in int64."""
-    from ember.core.ops.einsum_composite import _parse
+    return _einsum_dtype(equation, tuple(tuple(o._shape) for o in operands), tuple(o._dtype for o in operands))
 
-    terms, out = _parse(equation, operands)
-    shapes = [dict(zip(t, o._shape, strict=True)) for t, o in zip(terms, operands, strict=True)]
+
+@functools.lru_cache(maxsize=512)
+def _einsum_dtype(equation: str, sizes: tuple[tuple[int, ...], ...], dts: tuple[dtypes.dtype, ...]) -> dtypes.dtype:
+    from ember.core.ops.einsum_composite import _parse_shapes
+
+    terms, out = _parse_shapes(equation, sizes)
+    shapes = [dict(zip(t, n, strict=True)) for t, n in zip(terms, sizes, strict=True)]
     contracted = sorted({c for t in terms for c in t} - set(out))
     # PyTorch's dim order: the output's, then the ellipsis dims it drops, then the other contracted letters
     ell = [c for c in contracted if c not in equation]
@@ -202,10 +208,10 @@ def einsum_dtype(equation: str, operands) -> dtypes.dtype:
     def summed(dt: dtypes.dtype) -> dtypes.dtype:
         return dt if dt.is_floating_point or dt.is_complex else dtypes.int64
 
-    if len(operands) == 1:
-        return summed(operands[0]._dtype) if contracted else operands[0]._dtype
+    if len(dts) == 1:
+        return summed(dts[0]) if contracted else dts[0]
     counts = {c: sum(s.get(c, 1) != 1 for s in shapes) for c in contracted}
-    ops = [(o._dtype, s) for o, s in zip(operands, shapes, strict=True)]
+    ops = list(zip(dts, shapes, strict=True))
     while len(ops) > 1:
         (da, a), (db, b) = ops[0], ops[1]
         pair = []
