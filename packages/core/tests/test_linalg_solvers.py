@@ -277,6 +277,13 @@ _H = E.float16
     (lambda: E.linalg.cholesky_ex(-E.eye(2), check_errors=True), E.linalg.LinAlgError,
      "linalg.cholesky_ex: The factorization could not be completed"),
     (lambda: E.linalg.tensorinv(E.ones(4, 2, 2), ind=1), E.linalg.LinAlgError, "inv: The diagonal element 2 is zero"),
+    (lambda: E.linalg.matrix_power(E.ones(4, 2, 3), -1), RuntimeError,
+     "linalg.matrix_power: A must be batches of square matrices, but they are 2 by 3 matrices"),
+    (lambda: E.linalg.matrix_power(E.ones(3), 2), RuntimeError,
+     "linalg.matrix_power: The input tensor A must have at least 2 dimensions."),
+    (lambda: E.linalg.pinv(E.ones(3)), RuntimeError, "linalg.pinv(Float{[3]}): expected a tensor with 2 or more"),
+    (lambda: E.linalg.matrix_rank(E.ones(3, dtype=E.int64)), RuntimeError,
+     "torch.linalg.matrix_rank: The input tensor input must have at least 2 dimensions."),
 ])
 def test_linalg_refusals_as_pytorch(call, exc, message):
     with pytest.raises(exc) as e:

@@ -548,7 +548,7 @@ def pinv(A: Tensor, *, atol=None, rtol=None, hermitian: bool = False) -> Tensor:
     with `hermitian`, from the eigendecomposition of A's lower triangle (|eigenvalues| against the cutoff),
     as PyTorch."""
     dt = A._dtype
-    if not (dt.is_floating_point or dt.is_complex) or dt in (dtypes.float16, dtypes.bfloat16):
+    if A.ndim < 2 or not (dt.is_floating_point or dt.is_complex) or dt in (dtypes.float16, dtypes.bfloat16):
         raise RuntimeError(f"linalg.pinv({dtypes.TORCH_NAMES.get(dt.name, dt.name)}{{{list(A._shape)}}}): expected "
                            "a tensor with 2 or more dimensions of float, double, cfloat or cdouble types")
     return _pinv(A, atol, rtol, hermitian)
@@ -557,6 +557,8 @@ def pinv(A: Tensor, *, atol=None, rtol=None, hermitian: bool = False) -> Tensor:
 def matrix_rank(A: Tensor, *, atol=None, rtol=None, hermitian: bool = False) -> Tensor:
     """The number of singular values (|eigenvalues| of A's lower triangle with `hermitian`) above the
     cutoff, per matrix (int64)."""
+    if A.ndim < 2:
+        raise RuntimeError("torch.linalg.matrix_rank: The input tensor input must have at least 2 dimensions.")
     if not (A._dtype.is_floating_point or A._dtype.is_complex) or A._dtype in (dtypes.float16, dtypes.bfloat16):
         raise RuntimeError("This function doesn't handle types other than float and double")
     s = ew.abs(_eigh(A, "L")[0]) if hermitian else _svd(A, False)[1]
@@ -566,11 +568,13 @@ def matrix_rank(A: Tensor, *, atol=None, rtol=None, hermitian: bool = False) -> 
 @method
 def matrix_power(input: Tensor, n: int) -> Tensor:
     """A @ A @ ... (n times) by repeated squaring; n = 0 is the identity, n < 0 powers the inverse."""
-    if n < 0:
-        _check_matrices(input, "linalg.inv")  # PyTorch's check is inv's
-    if input.ndim < 2 or input._shape[-1] != input._shape[-2]:
+    if input.ndim < 2:
+        raise RuntimeError("linalg.matrix_power: The input tensor A must have at least 2 dimensions.")
+    if input._shape[-1] != input._shape[-2]:
         raise RuntimeError(f"linalg.matrix_power: A must be batches of square matrices, but they are "
-                           f"{'x'.join(map(str, input._shape))}")
+                           f"{input._shape[-2]} by {input._shape[-1]} matrices")
+    if n < 0:
+        _check_matrices(input, "linalg.inv")  # the dtype check is inv's in PyTorch
     if n == 0:  # the identity, as a `where` that never picks `input`: a zero gradient, as PyTorch's
         from ember.core.creation import eye, zeros
 
