@@ -289,3 +289,25 @@ def test_linalg_refusals_as_pytorch(call, exc, message):
     with pytest.raises(exc) as e:
         call()
     assert str(e.value).startswith(message)
+
+
+def test_inv_of_a_matrix_with_nan_or_inf_follows_lapack():
+    # numpy's inverse of such a matrix can be partly finite; PyTorch's LAPACK order spreads the NaN
+    x = E.linalg.inv(E.tensor([[1.0, 2.0, 0.5], [NAN, 1.0, 3.0], [0.0, 1.0, 1.0]], dtype=E.float64)).numpy()
+    assert np.isnan(x).all()  # PyTorch 2.13: all NaN (the NaN row is the pivot of the first column)
+    with pytest.raises(E.linalg.LinAlgError, match=r"\(Batch element 1\): The diagonal element 1 is zero"):
+        E.linalg.inv(E.tensor([np.eye(2), [[0.0, NAN], [0.0, 1.0]]]))  # a zero column: LAPACK's info, raised
+    assert np.isnan(E.linalg.inv(E.tensor([[NAN, 0.0], [0.0, 0.0]])).numpy()).all()
+
+
+@pytest.mark.torch
+def test_inv_of_non_finite_matrices_matches_pytorch():
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(0)
+    for _ in range(200):
+        n = int(rng.integers(1, 6))
+        a = rng.standard_normal((n, n))
+        for _ in range(int(rng.integers(1, 3))):
+            a[rng.integers(0, n), rng.integers(0, n)] = rng.choice([NAN, INF, -INF])
+        got, want = E.linalg.inv(E.tensor(a)).numpy(), torch.linalg.inv(torch.tensor(a)).numpy()
+        assert np.array_equal(np.isnan(got), np.isnan(want)) and np.allclose(got[~np.isnan(got)], want[~np.isnan(want)])

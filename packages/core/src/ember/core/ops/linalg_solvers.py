@@ -173,8 +173,29 @@ _inv.meta(_square_meta("linalg.inv"))
 
 @_inv.register("cpu")
 def _inv_cpu(A):
-    """linalg_inv(A): (*, n, n) -> (*, n, n)."""
-    return _own(_factor_or_raise("inv", np.linalg.inv, A._np()), A._dtype)
+    """linalg_inv(A): (*, n, n) -> (*, n, n). A matrix with NaN or inf goes through LAPACK's own order (getf2,
+    getrs), as PyTorch's: numpy's inverse of it can be partly finite where PyTorch's is NaN."""
+    a = A._np()
+    bad = _lu_cases(a, np.zeros(a.shape[:-2], dtype=bool))
+    if not len(bad):
+        return _own(_factor_or_raise("inv", np.linalg.inv, a), A._dtype)
+    flat = np.array(a, dtype=np.result_type(a.dtype, np.float32)).reshape((-1,) + a.shape[-2:])
+    good = np.setdiff1d(np.arange(len(flat)), bad)
+    infos = [0] * len(flat)
+    if len(good):
+        try:
+            flat[good] = np.linalg.inv(flat[good])
+        except np.linalg.LinAlgError:
+            for j, k in zip(good, _lapack_infos("inv", flat[good]), strict=True):
+                infos[j] = k
+    eye = np.eye(a.shape[-1], dtype=flat.dtype)
+    for i in bad:
+        zero = np.flatnonzero(np.diagonal(getf2(flat[i])[0]) == 0)  # a zero pivot stays on U's diagonal
+        infos[i] = int(zero[0]) + 1 if len(zero) else 0
+        flat[i] = getrs(flat[i], eye)
+    if any(infos):
+        raise factorization_error("inv", infos, a.ndim > 2)
+    return _own(flat.reshape(a.shape), A._dtype)
 
 
 _det = declare("linalg_det", np.linalg.det, doc="linalg_det(A) -> Tensor")
