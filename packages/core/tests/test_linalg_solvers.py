@@ -311,3 +311,32 @@ def test_inv_of_non_finite_matrices_matches_pytorch():
             a[rng.integers(0, n), rng.integers(0, n)] = rng.choice([NAN, INF, -INF])
         got, want = E.linalg.inv(E.tensor(a)).numpy(), torch.linalg.inv(torch.tensor(a)).numpy()
         assert np.array_equal(np.isnan(got), np.isnan(want)) and np.allclose(got[~np.isnan(got)], want[~np.isnan(want)])
+
+
+def test_solve_of_a_matrix_with_inf_follows_lapack():
+    A = np.array([[0.28, 0.81, -1.23, -0.02, 0.12], [0.86, 0.12, 0.8, -0.5, 0.36], [0.41, -1.25, 0.18, -0.32, -1.9],
+                  [0.96, -0.36, -0.85, -0.38, 0.14], [1.51, -0.17, -INF, 1.37, 0.53]])
+    b = np.array([[1.07, -0.48], [0.77, -0.06], [1.07, -1.0], [-0.78, 1.27], [-0.2, -0.36]])
+    assert np.isfinite(np.linalg.solve(A, b)[2:]).all()  # numpy's is partly finite
+    assert np.isnan(E.linalg.solve(E.tensor(A), E.tensor(b)).numpy()).all()  # PyTorch 2.13: all NaN
+    x = E.linalg.solve(E.tensor(np.stack([np.eye(5), A])), E.tensor(b))  # a batch: the finite matrix as before
+    assert_close(x[0], E.tensor(b)) and np.isnan(x[1].numpy()).all()
+
+
+@pytest.mark.torch
+def test_solve_of_non_finite_matrices_matches_pytorch():
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(0)
+    for _ in range(200):
+        n = int(rng.integers(1, 6))
+        a, b = rng.standard_normal((n, n)), rng.standard_normal((n, 2))
+        for _ in range(int(rng.integers(1, 3))):
+            a[rng.integers(0, n), rng.integers(0, n)] = rng.choice([NAN, INF, -INF])
+        try:
+            want = torch.linalg.solve(torch.tensor(a), torch.tensor(b)).numpy()
+        except RuntimeError:
+            with pytest.raises(E.linalg.LinAlgError):
+                E.linalg.solve(E.tensor(a), E.tensor(b))
+            continue
+        got = E.linalg.solve(E.tensor(a), E.tensor(b)).numpy()
+        assert np.array_equal(np.isnan(got), np.isnan(want)) and np.allclose(got[~np.isnan(got)], want[~np.isnan(want)])

@@ -349,7 +349,23 @@ def _solve_cpu(A, B):
     """linalg_solve(A, B): X with A @ X = B; A (*, n, n), B (*, n, k) or a vector (*, n)."""
     vector = solve_is_vector(A, B)
     b = B._np()[..., None] if vector else B._np()
-    r = _factor_or_raise("solve", np.linalg.solve, A._np(), b)
+    a = A._np()
+    if not len(_lu_cases(a, np.zeros(a.shape[:-2], dtype=bool))):
+        r = _factor_or_raise("solve", np.linalg.solve, a, b)
+        return _own(r[..., 0] if vector else r, A._dtype)
+    # a matrix with NaN or inf: LAPACK's order (getf2, getrs) for every matrix, as PyTorch's, so the NaN spreads
+    batch = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
+    fa = np.broadcast_to(a, batch + a.shape[-2:]).reshape((-1,) + a.shape[-2:])
+    fb = np.broadcast_to(b, batch + b.shape[-2:]).reshape((-1,) + b.shape[-2:])
+    r = np.empty(fb.shape, dtype=np.result_type(a.dtype, b.dtype, np.float32))
+    infos = []
+    for i in range(len(fa)):
+        zero = np.flatnonzero(np.diagonal(getf2(fa[i])[0]) == 0)  # a zero pivot stays on U's diagonal
+        infos.append(int(zero[0]) + 1 if len(zero) else 0)
+        r[i] = getrs(fa[i], fb[i])
+    if any(infos):
+        raise factorization_error("solve", infos, len(batch) > 0)
+    r = r.reshape(batch + b.shape[-2:])
     return _own(r[..., 0] if vector else r, A._dtype)
 
 
