@@ -377,3 +377,27 @@ def test_singular_solves_match_pytorch():
             total += 1
             agree += np.array_equal(np.isnan(g), np.isnan(w)) and np.allclose(g[~np.isnan(g)], w[~np.isnan(w)])
     assert agree >= 0.97 * total  # the rest: MKL's blocked LU rounds a near-zero pivot differently
+
+
+def test_lu_factor_pivots_past_a_nan_as_lapack():
+    # LAPACK's izamax: a NaN below the first entry never compares larger (PyTorch 2.13's pivots [1, 2])
+    LU, piv, info = linalg.lu_factor_ex(T([[1.2, 1.59], [math.nan, -1.18]]))
+    assert piv.tolist() == [1, 2] and info.item() == 0 and LU[0].tolist() == [1.2, 1.59]
+    LU, piv, _ = linalg.lu_factor_ex(T([[math.nan, 1.0], [3.0, 1.0]]))  # a NaN in first place is the pivot
+    assert piv.tolist() == [1, 2] and math.isnan(LU[0, 0].item())
+
+
+@pytest.mark.torch
+def test_lu_factor_of_non_finite_matrices_matches_pytorch():
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(0)
+    for _ in range(150):
+        n = int(rng.integers(1, 6))
+        a = rng.standard_normal((n, n))
+        for _ in range(int(rng.integers(1, 3))):
+            a[rng.integers(0, n), rng.integers(0, n)] = rng.choice([math.nan, math.inf, -math.inf])
+        LU, piv, info = linalg.lu_factor_ex(T(a))
+        tLU, tpiv, tinfo = torch.linalg.lu_factor_ex(torch.tensor(a))
+        assert piv.tolist() == tpiv.tolist() and info.item() == tinfo.item()
+        got, want = LU.numpy(), tLU.numpy()
+        assert np.array_equal(np.isnan(got), np.isnan(want)) and np.allclose(got[~np.isnan(got)], want[~np.isnan(want)])

@@ -233,8 +233,8 @@ def _lu_packed(A: Tensor):
     """Doolittle LU with partial pivoting, LAPACK's getrf layout: (LU, pivots (1-based, int32), info).
 
     Each step picks the largest |entry| of the column (|re| + |im| for complex, LAPACK's izamax; the first
-    on a tie), swaps the rows of the whole packed matrix, and eliminates below with out-of-place ops, so it
-    differentiates."""
+    on a tie, a NaN only in first place), swaps the rows of the whole packed matrix, and eliminates below with
+    out-of-place ops, so it differentiates."""
     m, n = A._shape[-2:]
     batch = A._shape[:-2]
     U = A
@@ -243,6 +243,9 @@ def _lu_packed(A: Tensor):
     for j in range(min(m, n)):
         col = U[..., j:, j]
         size = ew.add(ew.abs(col.real), ew.abs(col.imag)) if col._dtype.is_complex else ew.abs(col)
+        nan = ew.isnan(size)  # LAPACK's izamax: a NaN wins only in first place (no later entry compares above it)
+        first = ew.eq(arange(m - j, device=A.device), 0)
+        size = ew.where(nan, ew.where(first, math.inf, -1.0), size)
         p = ew.add(R.argmax(size, -1), j)  # (*,)
         pivots.append(p)
         pe = S.unsqueeze(p, -1)
