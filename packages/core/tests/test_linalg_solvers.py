@@ -340,3 +340,29 @@ def test_solve_of_non_finite_matrices_matches_pytorch():
             continue
         got = E.linalg.solve(E.tensor(a), E.tensor(b)).numpy()
         assert np.array_equal(np.isnan(got), np.isnan(want)) and np.allclose(got[~np.isnan(got)], want[~np.isnan(want)])
+
+
+@pytest.mark.torch
+def test_complex_inv_solve_det_of_non_finite_matrices_match_pytorch():
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(0)
+
+    def same(x, y):
+        nx, ny = np.isnan(x.real) | np.isnan(x.imag), np.isnan(y.real) | np.isnan(y.imag)
+        return np.array_equal(nx, ny) and np.allclose(x[~nx], y[~ny])
+
+    for _ in range(150):
+        n = int(rng.integers(1, 5))
+        a = rng.standard_normal((n, n)) + 1j * rng.standard_normal((n, n))
+        for _ in range(int(rng.integers(1, 3))):
+            a[rng.integers(0, n), rng.integers(0, n)] = rng.choice([NAN, INF, complex(0, INF)])
+        b = rng.standard_normal((n, 1)) + 0j
+        for call in (lambda m: m.linalg.inv(m.tensor(a)), lambda m: m.linalg.det(m.tensor(a)),
+                     lambda m: m.linalg.solve(m.tensor(a), m.tensor(b))):
+            try:
+                want = call(torch).numpy()
+            except RuntimeError:
+                with pytest.raises(RuntimeError):
+                    call(E)
+                continue
+            assert same(np.asarray(call(E).numpy()), np.asarray(want))

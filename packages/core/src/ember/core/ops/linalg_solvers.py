@@ -257,10 +257,13 @@ def _getf2_diagonal(a: np.ndarray) -> tuple[float, np.ndarray]:
 
 
 def _fortran_div(x: np.ndarray, z):
-    """x / z, a complex z as Fortran (and MKL) divide: x conj(z) / |z|^2, so a zero z gives NaN, not inf."""
-    if not np.iscomplexobj(x):
+    """x / z as PyTorch's LAPACK divides: complex by a zero pivot gives NaN (x conj(z) / |z|^2), not numpy's inf;
+    any other quotient is numpy's."""
+    if not np.iscomplexobj(x) and not np.iscomplexobj(z):
         return x / z
-    return x * np.conj(z) / (z.real * z.real + z.imag * z.imag)
+    z = np.asarray(z)
+    with np.errstate(all="ignore"):
+        return np.where(z == 0, x * np.conj(z) / (z.real * z.real + z.imag * z.imag), x / np.where(z == 0, 1, z))
 
 
 def getrs(a: np.ndarray, b: np.ndarray, transpose: bool = False) -> np.ndarray:
