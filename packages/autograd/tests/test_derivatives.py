@@ -154,7 +154,13 @@ SAMPLES.update({
                # a repeated subscript reads a diagonal: trace, diagonal, and a batched generalised diagonal
                (lambda a: E.einsum("ii->", a), (make((3, 3)),)),
                (lambda a, b: E.einsum("ii,ij->j", a, b), (make((3, 3)), make((3, 2)))),
-               (lambda a: E.einsum("aibi->ab", a), (make((2, 3, 2, 3)),))],
+               (lambda a: E.einsum("aibi->ab", a), (make((2, 3, 2, 3)),)),
+               # ellipsis dims the output drops are summed; size-1 dims broadcast; the sublist format
+               (lambda a: E.einsum("...->", a), (make((2, 3)),)),
+               (lambda a: E.einsum("i...->i", a), (make((2, 3, 2)),)),
+               (lambda a, b: E.einsum("i...,i...->i", a, b), (make((2, 3)), make((2, 1)))),
+               (lambda a, b: E.einsum("ij,jk->ik", a, b), (make((2, 1)), make((3, 2)))),
+               (lambda a, b: E.einsum(a, [0, Ellipsis], b, [Ellipsis, 1], [1]), (make((2, 3)), make((3, 2))))],
     "trace": [(lambda x: x.trace(), (make((3, 3)),))],
     # indexing and joining
     "index": [(lambda x: x[idx([0, 2, 0])], (make((3, 2)),)), (lambda x: x[:, idx([1, 1])], (make((2, 3)),))],

@@ -77,6 +77,64 @@ def test_cholesky_inverse_factor_gradient_is_full(upper):
     assert np.abs(outside).max() > 1e-3
 
 
+def _zlauu2_reference(F):
+    """LAPACK's unblocked potri of a complex lower factor, entry by entry (reference zlauu2 after a true inverse):
+    row i of X^H X with X[i, i] read as its real part a, and the last row scaled by a, diagonal included."""
+    X = np.linalg.inv(np.tril(F))
+    n = len(X)
+    R = np.zeros_like(X)
+    for i in range(n):
+        a = X[i, i].real
+        for j in range(i + 1):
+            if i == n - 1:
+                R[i, j] = a * X[i, j]
+            elif i == j:
+                R[i, i] = a * a + np.vdot(X[i + 1:, i], X[i + 1:, i]).real
+            else:
+                R[i, j] = a * X[i, j] + X[i + 1:, j] @ X[i + 1:, i].conj()
+    return np.tril(R) + np.tril(R, -1).conj().T
+
+
+def test_cholesky_inverse_of_a_non_real_diagonal_is_pytorchs_potri():
+    # PyTorch 2.13 (MKL's potri): neither (L L^H)^-1 nor Hermitian on the diagonal
+    L = np.array([[1 + 1j, 0], [2 - 1j, 3 + 2j]])
+    got = E.cholesky_inverse(E.tensor(L)).numpy()
+    expected = np.array([[0.4423076923076924, 0.026627218934911254 - 0.09763313609467457j],
+                         [0.026627218934911254 + 0.09763313609467457j, 0.053254437869822494 - 0.03550295857988166j]])
+    np.testing.assert_allclose(got, expected, rtol=1e-13, atol=1e-15)
+    up = E.cholesky_inverse(E.tensor(L.conj().T), upper=True).numpy()
+    np.testing.assert_allclose(up, expected + np.diag([0, 0.07100591715976332j]), rtol=1e-13, atol=1e-15)
+    assert E.cholesky_inverse(E.tensor([[1 + 1j]])).item() == 0.25 - 0.25j  # Re(1/a) * (1/a)
+    rng = _rng(6)
+    for n in (5, 32, 33, 70):  # past 32: lauum's blocks, whose herk update makes those diagonals real
+        F = np.tril(0.1 * (rng.standard_normal((n, n)) + 1j * rng.standard_normal((n, n)))) + np.diag(
+            3 + 1j * rng.standard_normal(n))
+        got = E.cholesky_inverse(E.tensor(F + np.triu(np.ones((n, n)), 1))).numpy()  # the other triangle unread
+        if n <= 32:
+            np.testing.assert_allclose(got, _zlauu2_reference(F), rtol=1e-12, atol=1e-14)
+        exact = np.linalg.inv(np.tril(F) @ np.tril(F).conj().T)
+        assert np.abs(got - exact).max() > 1e-3
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("n", [1, 3, 32, 33, 100])
+@pytest.mark.parametrize("upper", [False, True])
+def test_cholesky_inverse_of_a_non_real_diagonal_matches_pytorch(n, upper):
+    torch = pytest.importorskip("torch")
+    rng = _rng(7)
+    F = np.tril(0.1 * (rng.standard_normal((2, n, n)) + 1j * rng.standard_normal((2, n, n)))) + np.eye(n) * (
+        3 + 1j * rng.standard_normal((2, 1, n)))
+    F = F.conj().swapaxes(-1, -2) if upper else F
+    G = np.cos(np.arange(2 * n * n)).reshape(2, n, n) + 0.5j
+    res = []
+    for M in (E, torch):
+        f = M.tensor(F, requires_grad=True)
+        out = M.cholesky_inverse(f, upper=upper)
+        res.append((out.detach().numpy(), M.autograd.grad(out, [f], M.tensor(G))[0].numpy()))
+    np.testing.assert_allclose(res[0][0], res[1][0], rtol=1e-10, atol=1e-13)
+    np.testing.assert_allclose(res[0][1], res[1][1], rtol=1e-10, atol=1e-13)
+
+
 @pytest.mark.torch
 @pytest.mark.parametrize("case", ["pinv_hermitian", "pinv_hermitian_complex", "cholesky_solve", "cholesky_solve_upper",
                                   "cholesky_inverse", "cholesky_inverse_complex"])

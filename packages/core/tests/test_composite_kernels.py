@@ -34,10 +34,26 @@ def _same(got, want, **tol):
     ("...ij,...jk", [(2, 2, 3), (3, 2)]),
     ("ijk,kj->i", [(2, 3, 4), (4, 3)]),
     ("i,i,i->", [(4,), (4,), (4,)]),
+    ("...->", [(2, 3)]),  # ellipsis dims the output drops are summed
+    ("i...->i", [(2, 3, 2)]),
+    ("i...,i...->i", [(2, 3), (2, 1)]),
+    ("ij,jk->ik", [(2, 1), (3, 4)]),  # a size-1 dim broadcasts
 ])
 def test_einsum_composite_matches_numpy(equation, shapes):
     ops = [make_tensor(*s, dtype=E.float64, seed=k) for k, s in enumerate(shapes)]
     _same(*_both("einsum", equation, *ops), rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("equation, shapes, dts", [
+    ("i,i->i", [(3,), (3,)], ("float32", "float64")),
+    ("i,j->", [(3,), (2,)], ("float32", "float64")),
+    ("i,i->i", [(3,), (3,)], ("bool", "int32")),
+    ("ij->i", [(2, 3)], ("bool",)),
+    ("i,i->i", [(3,), (3,)], ("int64", "float32")),
+])
+def test_einsum_composite_of_mixed_dtypes_matches_the_cpu(equation, shapes, dts):
+    ops = [make_tensor(*s, dtype=getattr(E, d), seed=k) for k, (s, d) in enumerate(zip(shapes, dts, strict=True))]
+    _same(*_both("einsum", equation, *ops), rtol=1e-6, atol=1e-6)
 
 
 def test_isclose_isin_and_trace_composites_match():

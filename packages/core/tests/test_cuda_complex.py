@@ -81,6 +81,8 @@ def test_einsum_of_complex_operands_on_cuda():
     b = rng.standard_normal((3, 4, 2)) + 1j * rng.standard_normal((3, 4, 2))
     got = E.einsum("bix,iox->box", dev(a), dev(b))
     np.testing.assert_allclose(got.cpu().numpy(), np.einsum("bix,iox->box", a, b), atol=1e-12)
-    # one dtype for every operand, as on the CPU and in PyTorch (the meta step checks it above both devices)
-    with pytest.raises(RuntimeError, match="einsum\\(\\): expected all operands to have the same dtype"):
+    # a contracted pair wants one dtype (PyTorch's bmm check), a product promotes: as on the CPU and in PyTorch
+    with pytest.raises(RuntimeError, match="expected scalar type ComplexDouble but found Double"):
         E.einsum("bix,iox->box", dev(a), dev(b.real))
+    got = E.einsum("bix,box->bix", dev(a), dev(b.real[:2, :1]))
+    np.testing.assert_allclose(got.cpu().numpy(), a * b.real[:2, :1], atol=1e-12)

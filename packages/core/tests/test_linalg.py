@@ -178,8 +178,182 @@ def test_einsum_matches_numpy(eq, shapes):
 def test_einsum_errors():
     with pytest.raises(RuntimeError, match="einsum"):
         E.einsum("ij,jk->ik", E.ones(2, 3), E.ones(4, 5))
-    with pytest.raises(RuntimeError, match="same dtype"):
+    with pytest.raises(RuntimeError, match="expected scalar type Float but found Double"):  # bmm's check
         E.einsum("ij,jk->ik", E.ones(2, 3), E.ones(3, 5, dtype=E.float64))
+
+
+@pytest.mark.parametrize("eq, shapes, axes", [
+    ("...->", [(2, 3)], None), ("...i->", [(2, 3)], None), ("...i->i", [(2, 3)], (0,)),
+    ("i...->i", [(2, 3, 2)], (1, 2)),
+    ("...ij->j", [(2, 2, 3)], (0, 1)), ("...->", [(0, 3)], None), ("...->...", [()], None),
+])
+def test_einsum_sums_ellipsis_dims_the_output_drops(eq, shapes, axes):
+    # PyTorch sums them (numpy refuses: "output has more dimensions than subscripts given")
+    x = E.tensor(np.random.default_rng(3).standard_normal(shapes[0]))
+    assert_close(E.einsum(eq, x), np.asarray(ref(x).sum(axis=axes)), **TOL)
+
+
+def test_einsum_ellipsis_of_two_operands_dropped():
+    a, b = make_tensor(2, 3, dtype=E.float64, seed=4), make_tensor(3, dtype=E.float64, seed=5)
+    assert_close(E.einsum("i...,...->i", a, b), ref(a) @ ref(b), **TOL)
+    assert_close(E.einsum("...,...->", a, b), np.asarray((ref(a) * ref(b)).sum()), **TOL)  # b broadcast to (2, 3)
+    assert E.einsum("...->", E.arange(6.0).reshape(2, 3)).item() == 15.0  # PyTorch 2.13: tensor(15.)
+
+
+# (equation, operand dtypes, PyTorch 2.13's result dtype or its error message): PyTorch contracts left to right;
+# a pair with a letter left to contract goes through bmm, which wants one dtype; a pair without one multiplies
+@pytest.mark.parametrize("eq, shapes, dts, expected", [
+    ("i,i->i", [(3,), (3,)], ("float32", "float64"), "float64"),
+    ("i,j->ij", [(3,), (2,)], ("float32", "float64"), "float64"),
+    ("i,j->", [(3,), (2,)], ("float32", "float64"), "float64"),  # each summed alone, then multiplied
+    ("i,i->", [(1,), (1,)], ("float32", "float64"), "float64"),  # size 1: nothing to contract
+    ("i,i->i", [(3,), (3,)], ("int64", "float32"), "float32"),
+    ("i,i->i", [(3,), (3,)], ("float16", "float32"), "float32"),
+    ("i,i->i", [(3,), (3,)], ("complex64", "float64"), "complex128"),
+    ("i,i->i", [(3,), (3,)], ("bool", "int32"), "int32"),
+    ("i,i->i", [(3,), (3,)], ("int32", "int64"), "int64"),
+    ("i,i,i->i", [(3,), (3,), (3,)], ("float32", "float64", "float16"), "float64"),
+    ("i,i,i->", [(3,), (3,), (3,)], ("float32", "float64", "float64"), "float64"),
+    ("i,j,j->ij", [(2,), (3,), (3,)], ("float64", "float32", "float32"), "float64"),
+    ("ij->i", [(2, 3)], ("bool",), "int64"),
+    ("i,i->", [(3,), (3,)], ("float32", "float64"), "expected scalar type Float but found Double"),
+    ("ij,j->i", [(2, 3), (3,)], ("float64", "float32"), "expected scalar type Double but found Float"),
+    ("i,i->", [(3,), (3,)], ("int64", "float32"), "expected scalar type Long but found Float"),
+    ("i,i->", [(3,), (3,)], ("complex64", "float64"), "expected scalar type ComplexFloat but found Double"),
+    ("i,i,i->", [(3,), (3,), (3,)], ("float32", "float32", "float64"), "expected scalar type Float but found Double"),
+    ("i,j,j->i", [(2,), (3,), (3,)], ("float64", "float32", "float32"), "expected scalar type Double but found Float"),
+    ("ij,ij->i", [(2, 3), (2, 3)], ("float32", "float64"), "expected scalar type Float but found Double"),
+    ("i,i->", [(3,), (3,)], ("int32", "int64"), "expected scalar type Int but found Long"),
+])
+def test_einsum_mixed_dtypes_as_pytorch(eq, shapes, dts, expected):
+    rng = np.random.default_rng(7)
+    arrays = [rng.integers(0, 3, s) for s in shapes]
+    ops = [E.tensor(a).to(getattr(E, d)) for a, d in zip(arrays, dts, strict=True)]
+    if not hasattr(E, expected):
+        with pytest.raises(RuntimeError, match=f"^{expected}$"):
+            E.einsum(eq, *ops)
+        return
+    got = E.einsum(eq, *ops)
+    assert got.dtype is getattr(E, expected)
+    np.testing.assert_allclose(got.to(E.complex128).numpy(), np.einsum(eq, *(o.to(E.complex128).numpy() for o in ops)))
+
+
+@pytest.mark.parametrize("eq, shapes, expected", [
+    # PyTorch's bmm takes the pair swapped when every dim only the second operand has comes before every dim only
+    # the first has; it checks dtypes (first, then second) only when it runs a kernel, and an empty result or an
+    # empty sum takes the second's dtype
+    ("ij,jk->ik", [(2, 3), (3, 4)], "expected scalar type Float but found Double"),
+    ("ij,jk->ki", [(2, 3), (3, 4)], "expected scalar type Double but found Float"),
+    ("ij,jk->ik", [(0, 3), (3, 4)], "float64"),
+    ("ij,jk->ki", [(0, 3), (3, 4)], "float32"),
+    ("ij,jk->ik", [(2, 0), (0, 4)], "float64"),
+    ("ij,jkl->kil", [(2, 0), (0, 3, 4)], "float64"),
+    ("ij,jkl->kli", [(2, 0), (0, 3, 4)], "float32"),
+    ("ijm,jkl->kli", [(2, 0, 5), (0, 3, 4)], "float64"),  # m, summed out of the first, sits last
+    ("bij,bjk->kbi", [(2, 2, 0), (2, 0, 3)], "float32"),
+])
+def test_einsum_pair_order_and_empty_products_as_pytorch(eq, shapes, expected):
+    a, b = E.ones(*shapes[0]), E.ones(*shapes[1], dtype=E.float64)
+    if not hasattr(E, expected):
+        with pytest.raises(RuntimeError, match=f"^{expected}$"):
+            E.einsum(eq, a, b)
+        return
+    r = E.einsum(eq, a, b)
+    assert r.dtype is getattr(E, expected) and not r.numpy().any()
+
+
+def test_einsum_mixed_values_in_the_result_dtype():
+    a = E.tensor([0.1, 0.2, 0.3])  # float32
+    b = E.tensor([3.0, 5.0, 7.0], dtype=E.float64)
+    np.testing.assert_array_equal(E.einsum("i,i->i", a, b).numpy(), a.numpy().astype(np.float64) * b.numpy())
+
+
+def test_einsum_bool_pair_to_contract_refuses_as_pytorch():
+    with pytest.raises(NotImplementedError, match="\"bmm\" not implemented for 'Bool'"):
+        E.einsum("i,i->", E.ones(3, dtype=E.bool), E.ones(3))
+
+
+@pytest.mark.parametrize("eq, shapes, message", [  # PyTorch 2.13's messages, in its order of checks
+    ("i.->i", [(2, 2)], "found '.' for operand 0 that is not part of any ellipsis"),
+    ("....", [(2,)], "found '.' for operand 0 for which an ellipsis was already found"),
+    ("i...->...i...", [(2, 3)], "found '.' for output but an ellipsis \\(...\\) was already found"),
+    ("i...->.i", [(2, 3)], "found '.' for output that is not part of any ellipsis \\(...\\)"),
+    ("i,j", [(2,)], "fewer operands were provided than specified in the equation"),
+    ("ij", [(2, 3), (3,)], "more operands were provided than specified in the equation"),
+    ("i1->i", [(2, 3)], "invalid subscript given at index 1 in the equation string, subscripts must be in "
+                        "\\[a-zA-Z\\]"),
+    ("i->i->i", [(2,)], "invalid subscript given at index 4 in the equation string"),
+    ("ij->ii", [(2, 3)], "output subscript i appears more than once in the output"),
+    ("ij->k", [(2, 3)], "output subscript k does not appear in the equation for any input operand"),
+    ("ijk->i", [(2, 3)], "the number of subscripts in the equation \\(3\\) does not match the number of dimensions "
+                         "\\(2\\) for operand 0 and no ellipsis was given"),
+    ("ii->i", [(2, 3)], "subscript i is repeated for operand 0 but the sizes don't match, 3 != 2"),
+    ("ij,jk->ik", [(2, 3), (4, 4)], "subscript j has size 4 for operand 1 which does not broadcast with previously "
+                                    "seen size 3"),
+    ("...i,...->i", [(2, 3), (4,)], "dimension 0 covered by ellipsis in operand 1has size 4 which does not broadcast "
+                                    "with previously seen ellipsis with size 2 for the respective dimension"),
+])
+def test_einsum_equation_errors_as_pytorch(eq, shapes, message):
+    with pytest.raises(RuntimeError, match=f"^einsum\\(\\): {message}"):
+        E.einsum(eq, *(E.ones(*s) for s in shapes))
+
+
+def test_einsum_argument_forms():
+    a, b = make_tensor(2, 3, dtype=E.float64, seed=8), make_tensor(3, 4, dtype=E.float64, seed=9)
+    expected = ref(a) @ ref(b)
+    assert_close(E.einsum(a, [0, 1], b, [1, 2], [0, 2]), expected, **TOL)  # sublist format
+    assert_close(E.einsum(a, [0, 1], b, [1, 2]), expected, **TOL)  # implicit output
+    assert_close(E.einsum(a, [Ellipsis, 1], b, [1, 51], [Ellipsis, 51]), expected, **TOL)
+    assert_close(E.einsum("ij,jk->ik", [a, b]), expected, **TOL)
+    assert_close(E.einsum("ij,jk->ik", (a, b)), expected, **TOL)
+    assert_close(E.einsum(" i j , j k -> i k ", a, b), expected, **TOL)
+    with pytest.raises(ValueError, match="must specify the equation string and at least one operand"):
+        E.einsum("i->i")
+    with pytest.raises(ValueError, match="must specify the equation string and at least one operand"):
+        E.einsum("i->i", [])
+    with pytest.raises(ValueError, match="not within the valid range \\[0, 52\\)"):
+        E.einsum(a, [0, 52])
+    with pytest.raises(TypeError, match="expected Tensor as element 0 in argument 1, but got float"):
+        E.einsum("i->i", [1.0, 2.0])
+    with pytest.raises(TypeError, match="expected Tensor as element 0 in argument 1, but got numpy.ndarray"):
+        E.einsum("i->i", np.ones(2))
+    with pytest.raises(TypeError, match="argument 'equation' \\(position 1\\) must be str, not int"):
+        E.einsum(3, a)
+
+
+def test_einsum_repeated_and_broadcast_subscripts():
+    x = E.arange(9.0).reshape(3, 3)
+    assert E.einsum("ii", x).item() == 12.0  # implicit output: a letter seen twice is summed (the trace)
+    assert E.einsum("ii->i", x).tolist() == [0.0, 4.0, 8.0]
+    a, b = make_tensor(2, 1, 4, 5, dtype=E.float64, seed=10), make_tensor(3, 5, 2, dtype=E.float64, seed=11)
+    assert_close(E.einsum("...ij,...jk", a, b), ref(a) @ ref(b), **TOL)
+    assert tuple(E.einsum("ij,jk->ik", E.ones(2, 0), E.ones(0, 3)).shape) == (2, 3)
+
+
+@pytest.mark.torch
+def test_einsum_mixed_dtypes_match_pytorch():
+    torch = pytest.importorskip("torch")
+    import itertools
+
+    names = ["float32", "float64", "float16", "bfloat16", "int64", "int32", "uint8", "bool", "complex64", "complex128"]
+    rng = np.random.default_rng(0)
+    for eq, shapes in [("i,i->i", [(3,), (3,)]), ("i,i->", [(3,), (3,)]), ("i,j->", [(3,), (2,)]),
+                       ("ij,j->i", [(2, 3), (3,)]), ("ii,i->i", [(3, 3), (3,)]), ("...i,i->...", [(2, 3), (3,)]),
+                       ("ij,jk->ik", [(2, 1), (1, 4)]), ("ij->", [(2, 3)]), ("...->", [(2, 3)]),
+                       ("ij,jk->ki", [(2, 3), (3, 4)]), ("ij,jk->ki", [(0, 3), (3, 4)]),
+                       ("ij,jk->ik", [(2, 0), (0, 4)])]:
+        for combo in itertools.product(names, repeat=len(shapes)):
+            arrays = [rng.integers(0, 3, s) for s in shapes]
+            res = []
+            for m in (torch, E):
+                try:
+                    r = m.einsum(eq, *(m.tensor(a).to(getattr(m, d)) for a, d in zip(arrays, combo, strict=True)))
+                    res.append((str(r.dtype).split(".")[-1], r.to(m.complex128).numpy()))
+                except (RuntimeError, NotImplementedError) as e:
+                    res.append((str(e), None))
+            assert res[0][0] == res[1][0], (eq, combo)
+            if res[0][1] is not None:
+                np.testing.assert_allclose(res[1][1], res[0][1], rtol=1e-2)
 
 
 @pytest.mark.parametrize("dims", [0, 1, 2, ([1, 0], [0, 1]), ([2], [0])])

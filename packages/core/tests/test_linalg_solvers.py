@@ -173,3 +173,196 @@ def test_linalg_norm_dispatches_on_dim_and_ord():
         L.norm(A, 2)
     with pytest.raises(RuntimeError, match="Order 3 not supported"):
         L.matrix_norm(A, 3)
+
+
+NAN, INF = math.nan, math.inf
+
+
+@pytest.mark.parametrize("a, det, sign, logabs", [  # PyTorch 2.13's values: the product of the whole LU diagonal
+    ([[NAN, 1], [1, 1]], NAN, 0.0, NAN),  # numpy's det stops at the NaN pivot and says 0
+    ([[0, NAN], [0, 1]], NAN, 0.0, NAN),  # a zero pivot: the NaN below it still reaches the diagonal
+    ([[1, 2], [3, NAN]], NAN, -0.0, NAN),
+    ([[NAN, 0], [0, 0]], NAN, 0.0, NAN),
+    ([[INF, 1], [INF, 1]], NAN, 0.0, NAN),  # inf / inf
+    ([[INF, 1], [1, 1]], INF, 1.0, INF),
+    ([[1, 2], [2, 4]], -0.0, -0.0, -INF),  # singular after a row swap
+    ([[0, 0], [0, 0]], 0.0, 0.0, -INF),
+])
+def test_det_and_slogdet_of_non_finite_and_singular_matrices(a, det, sign, logabs):
+    for dt in (E.float64, E.float32):
+        x = E.tensor(a, dtype=dt)
+        s, la = E.linalg.slogdet(x)
+        for got, want in ((E.linalg.det(x).item(), det), (s.item(), sign), (la.item(), logabs)):
+            same_zero = got == want and math.copysign(1, got) == math.copysign(1, want)
+            assert (math.isnan(got) and math.isnan(want)) or same_zero
+    batch = E.tensor([np.eye(2) * 2, a], dtype=E.float64)  # a batch: only the flagged matrix recomputed
+    assert E.linalg.det(batch)[0].item() == 4.0
+    d = E.linalg.det(batch)[1].item()
+    assert (math.isnan(d) and math.isnan(det)) or d == det
+
+
+def test_det_of_a_complex_matrix_with_inf_is_nan_as_lapack():
+    # zgetf2 scales by 1 / pivot, which Fortran's complex division makes NaN for an infinite pivot
+    d = E.linalg.det(E.tensor([[INF, 1], [1, 1]], dtype=E.complex128)).item()
+    assert math.isnan(d.real) and math.isnan(d.imag)
+    assert math.isnan(E.linalg.slogdet(E.tensor([[INF, 1], [1, 1]], dtype=E.complex128))[1].item())
+
+
+@pytest.mark.torch
+def test_det_and_slogdet_of_non_finite_matrices_match_pytorch():
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(3)
+    for _ in range(400):
+        n = int(rng.integers(1, 5))
+        # NaN and zero pivots (inf entries: which products MKL's blocked LU forms decides NaN or inf; not copied)
+        a = rng.choice([0.0, 1.0, -2.0, 0.5, NAN], size=(n, n), p=[.3, .2, .2, .15, .15])
+        for dt in ("float64", "complex128"):
+            got = [E.linalg.det(E.tensor(a, dtype=getattr(E, dt))).item(),
+                   E.linalg.slogdet(E.tensor(a, dtype=getattr(E, dt)))[1].item()]
+            want = [torch.linalg.det(torch.tensor(a, dtype=getattr(torch, dt))).item(),
+                    torch.linalg.slogdet(torch.tensor(a, dtype=getattr(torch, dt)))[1].item()]
+            np.testing.assert_allclose(np.array(got, dtype=complex), np.array(want, dtype=complex), rtol=1e-12,
+                                       err_msg=f"{a} {dt}")
+
+
+_H = E.float16
+
+
+@pytest.mark.parametrize("call, exc, message", [  # PyTorch 2.13's CPU errors for a dtype or shape it refuses
+    (lambda: E.linalg.det(E.eye(2, dtype=_H)), NotImplementedError, "\"lu_cpu\" not implemented for 'Half'"),
+    (lambda: E.linalg.solve(E.eye(2, dtype=E.bfloat16), E.ones(2, dtype=E.bfloat16)), NotImplementedError,
+     "\"lu_cpu\" not implemented for 'BFloat16'"),
+    (lambda: E.linalg.cholesky(E.eye(2, dtype=_H)), NotImplementedError, "\"cholesky_cpu\" not implemented for 'Half'"),
+    (lambda: E.linalg.qr(E.eye(2, dtype=_H)), NotImplementedError, "\"geqrf_cpu\" not implemented for 'Half'"),
+    (lambda: E.linalg.svdvals(E.eye(2, dtype=_H)), NotImplementedError, "\"linalg_svd_cpu\" not implemented"),
+    (lambda: E.linalg.eigh(E.eye(2, dtype=E.int64)), NotImplementedError,
+     "\"linalg_eigh_cpu\" not implemented for 'Long'"),
+    (lambda: E.linalg.eigvals(E.eye(2, dtype=_H)), NotImplementedError, "\"linalg_eig_out_cpu\" not implemented"),
+    (lambda: E.linalg.eig(E.eye(2, dtype=E.bool)), RuntimeError, "Unknown Complex ScalarType for Bool"),
+    (lambda: E.linalg.lu_factor(E.eye(2, dtype=_H)), NotImplementedError, "\"lu_cpu\" not implemented for 'Half'"),
+    (lambda: E.linalg.lu(E.eye(2, dtype=E.int64)), NotImplementedError, "\"lu_cpu\" not implemented for 'Long'"),
+    (lambda: E.linalg.solve_triangular(E.eye(2, dtype=_H), E.eye(2, dtype=_H), upper=True), NotImplementedError,
+     "\"triangular_solve_cpu\" not implemented for 'Half'"),
+    (lambda: E.linalg.householder_product(E.eye(2, dtype=_H), E.ones(1, dtype=_H)), NotImplementedError,
+     "\"orgqr_cpu\" not implemented for 'Half'"),
+    (lambda: E.geqrf(E.eye(2, dtype=E.int64)), NotImplementedError, "\"geqrf_cpu\" not implemented for 'Long'"),
+    (lambda: E.cholesky_inverse(E.eye(2, dtype=E.int64)), NotImplementedError,
+     "\"cholesky_inverse_out_cpu\" not implemented for 'Long'"),
+    (lambda: E.cholesky_solve(E.eye(2, dtype=_H), E.eye(2, dtype=_H)), NotImplementedError,
+     "\"cholesky_solve_cpu\" not implemented for 'Half'"),
+    (lambda: E.linalg.ldl_factor(E.eye(2, dtype=_H)), NotImplementedError,
+     "\"ldl_factor_kernel_cpu\" not implemented for 'Half'"),
+    (lambda: E.linalg.pinv(E.eye(2, dtype=_H)), RuntimeError,
+     "linalg.pinv(Half{[2, 2]}): expected a tensor with 2 or more dimensions of float, double, cfloat or cdouble "
+     "types"),
+    (lambda: E.linalg.matrix_rank(E.eye(2, dtype=E.int64)), RuntimeError,
+     "This function doesn't handle types other than float and double"),
+    (lambda: E.linalg.lstsq(E.eye(2, dtype=_H), E.eye(2, dtype=_H)), RuntimeError,
+     "This function doesn't handle types other than float and double"),
+    (lambda: E.linalg.matrix_norm(E.eye(2, dtype=_H), 2), RuntimeError,
+     "linalg.matrix_norm: Low precision dtypes not supported. Got Half"),
+    (lambda: E.linalg.matrix_power(E.eye(2, dtype=E.int64), -1), RuntimeError,
+     "linalg.inv: Expected a floating point or complex tensor as input. Got Long"),
+    (lambda: E.logdet(E.eye(2, dtype=_H)), RuntimeError, "logdet: Low precision dtypes not supported. Got Half"),
+    (lambda: E.linalg.lu_solve(E.eye(2, dtype=_H), E.ones(2, dtype=E.int32), E.eye(2, dtype=_H)), NotImplementedError,
+     "\"linalg.lu_solve_cpu\" not implemented for 'Half'"),
+    (lambda: E.linalg.eigvals(E.ones(2, 3)), RuntimeError,
+     "linalg.eigvals: A must be batches of square matrices, but they are 2 by 3 matrices"),
+    (lambda: E.linalg.solve(E.ones(3, 2, 2), E.ones(2, 2, 1)), RuntimeError,
+     "The size of tensor a (2) must match the size of tensor b (3) at non-singleton dimension 0"),
+    (lambda: E.linalg.solve(E.ones(2, 2, 2), E.ones(3, 2)), RuntimeError,
+     "linalg.solve: Incompatible shapes of A and B for the equation AX = B (2x2 and 3x2)"),
+    (lambda: E.linalg.inv_ex(E.tensor([[1.0, 2.0], [2.0, 4.0]]), check_errors=True), E.linalg.LinAlgError,
+     "linalg.inv_ex: The diagonal element 2 is zero"),
+    (lambda: E.linalg.cholesky_ex(-E.eye(2), check_errors=True), E.linalg.LinAlgError,
+     "linalg.cholesky_ex: The factorization could not be completed"),
+    (lambda: E.linalg.tensorinv(E.ones(4, 2, 2), ind=1), E.linalg.LinAlgError, "inv: The diagonal element 2 is zero"),
+    (lambda: E.linalg.matrix_power(E.ones(4, 2, 3), -1), RuntimeError,
+     "linalg.matrix_power: A must be batches of square matrices, but they are 2 by 3 matrices"),
+    (lambda: E.linalg.matrix_power(E.ones(3), 2), RuntimeError,
+     "linalg.matrix_power: The input tensor A must have at least 2 dimensions."),
+    (lambda: E.linalg.pinv(E.ones(3)), RuntimeError, "linalg.pinv(Float{[3]}): expected a tensor with 2 or more"),
+    (lambda: E.linalg.matrix_rank(E.ones(3, dtype=E.int64)), RuntimeError,
+     "torch.linalg.matrix_rank: The input tensor input must have at least 2 dimensions."),
+])
+def test_linalg_refusals_as_pytorch(call, exc, message):
+    with pytest.raises(exc) as e:
+        call()
+    assert str(e.value).startswith(message)
+
+
+def test_inv_of_a_matrix_with_nan_or_inf_follows_lapack():
+    # numpy's inverse of such a matrix can be partly finite; PyTorch's LAPACK order spreads the NaN
+    x = E.linalg.inv(E.tensor([[1.0, 2.0, 0.5], [NAN, 1.0, 3.0], [0.0, 1.0, 1.0]], dtype=E.float64)).numpy()
+    assert np.isnan(x).all()  # PyTorch 2.13: all NaN (the NaN row is the pivot of the first column)
+    with pytest.raises(E.linalg.LinAlgError, match=r"\(Batch element 1\): The diagonal element 1 is zero"):
+        E.linalg.inv(E.tensor([np.eye(2), [[0.0, NAN], [0.0, 1.0]]]))  # a zero column: LAPACK's info, raised
+    assert np.isnan(E.linalg.inv(E.tensor([[NAN, 0.0], [0.0, 0.0]])).numpy()).all()
+
+
+@pytest.mark.torch
+def test_inv_of_non_finite_matrices_matches_pytorch():
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(0)
+    for _ in range(200):
+        n = int(rng.integers(1, 6))
+        a = rng.standard_normal((n, n))
+        for _ in range(int(rng.integers(1, 3))):
+            a[rng.integers(0, n), rng.integers(0, n)] = rng.choice([NAN, INF, -INF])
+        got, want = E.linalg.inv(E.tensor(a)).numpy(), torch.linalg.inv(torch.tensor(a)).numpy()
+        assert np.array_equal(np.isnan(got), np.isnan(want)) and np.allclose(got[~np.isnan(got)], want[~np.isnan(want)])
+
+
+def test_solve_of_a_matrix_with_inf_follows_lapack():
+    A = np.array([[0.28, 0.81, -1.23, -0.02, 0.12], [0.86, 0.12, 0.8, -0.5, 0.36], [0.41, -1.25, 0.18, -0.32, -1.9],
+                  [0.96, -0.36, -0.85, -0.38, 0.14], [1.51, -0.17, -INF, 1.37, 0.53]])
+    b = np.array([[1.07, -0.48], [0.77, -0.06], [1.07, -1.0], [-0.78, 1.27], [-0.2, -0.36]])
+    assert np.isfinite(np.linalg.solve(A, b)[2:]).all()  # numpy's is partly finite
+    assert np.isnan(E.linalg.solve(E.tensor(A), E.tensor(b)).numpy()).all()  # PyTorch 2.13: all NaN
+    x = E.linalg.solve(E.tensor(np.stack([np.eye(5), A])), E.tensor(b))  # a batch: the finite matrix as before
+    assert_close(x[0], E.tensor(b)) and np.isnan(x[1].numpy()).all()
+
+
+@pytest.mark.torch
+def test_solve_of_non_finite_matrices_matches_pytorch():
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(0)
+    for _ in range(200):
+        n = int(rng.integers(1, 6))
+        a, b = rng.standard_normal((n, n)), rng.standard_normal((n, 2))
+        for _ in range(int(rng.integers(1, 3))):
+            a[rng.integers(0, n), rng.integers(0, n)] = rng.choice([NAN, INF, -INF])
+        try:
+            want = torch.linalg.solve(torch.tensor(a), torch.tensor(b)).numpy()
+        except RuntimeError:
+            with pytest.raises(E.linalg.LinAlgError):
+                E.linalg.solve(E.tensor(a), E.tensor(b))
+            continue
+        got = E.linalg.solve(E.tensor(a), E.tensor(b)).numpy()
+        assert np.array_equal(np.isnan(got), np.isnan(want)) and np.allclose(got[~np.isnan(got)], want[~np.isnan(want)])
+
+
+@pytest.mark.torch
+def test_complex_inv_solve_det_of_non_finite_matrices_match_pytorch():
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(0)
+
+    def same(x, y):
+        nx, ny = np.isnan(x.real) | np.isnan(x.imag), np.isnan(y.real) | np.isnan(y.imag)
+        return np.array_equal(nx, ny) and np.allclose(x[~nx], y[~ny])
+
+    for _ in range(150):
+        n = int(rng.integers(1, 5))
+        a = rng.standard_normal((n, n)) + 1j * rng.standard_normal((n, n))
+        for _ in range(int(rng.integers(1, 3))):
+            a[rng.integers(0, n), rng.integers(0, n)] = rng.choice([NAN, INF, complex(0, INF)])
+        b = rng.standard_normal((n, 1)) + 0j
+        for call in (lambda m: m.linalg.inv(m.tensor(a)), lambda m: m.linalg.det(m.tensor(a)),
+                     lambda m: m.linalg.solve(m.tensor(a), m.tensor(b))):
+            try:
+                want = call(torch).numpy()
+            except RuntimeError:
+                with pytest.raises(RuntimeError):
+                    call(E)
+                continue
+            assert same(np.asarray(call(E).numpy()), np.asarray(want))

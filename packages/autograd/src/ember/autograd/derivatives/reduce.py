@@ -167,11 +167,13 @@ def _logcumsumexp_backward(grad, input, result, dim):
 
 
 def _einsum_backward(grads, equation, operands):
-    """Each operand's gradient is another einsum: grad with the other operands, to its subscripts."""
+    """Each operand's gradient is another einsum: grad with the other operands (cast to the result's dtype), to
+    its subscripts; summed over the dims it broadcast from size 1, and back in its own dtype."""
     from ember.core import einsum
+    from ember.core.ops.einsum_composite import _parse
 
     grad = grads[0]
-    ins, out = _einsum_parse(equation, operands)
+    ins, out = _parse(equation, operands)
     res = []
     for i, op in enumerate(operands):
         if not isinstance(op, Tensor):
@@ -184,9 +186,15 @@ def _einsum_backward(grads, equation, operands):
         avail = set(out).union(*(set(s) for s, _ in others))
         target = "".join(c for c in uniq if c in avail)
         eq = ",".join([out] + [s for s, _ in others]) + "->" + target
-        g = einsum(eq, grad, *[cj(o) for _, o in others])  # complex: the conjugates of the other factors
-        if target != uniq:
-            g = g.reshape(tuple(n if c in avail else 1 for c, n in zip(uniq, sizes))).expand(sizes)
+        g = einsum(eq, grad, *[cj(o.to(grad.dtype)) for _, o in others])  # complex: the other factors' conjugates
+        if g.dtype.is_complex and not op.dtype.is_complex:
+            g = g.real
+        wide = tuple(k for k, c in enumerate(target) if g.shape[k] != 1 and sizes[uniq.index(c)] == 1)
+        if wide:  # the operand broadcast there from size 1
+            g = g.sum(wide, keepdim=True)
+        g = g.to(op.dtype)
+        if tuple(g.shape) != sizes:  # letters the others lack, or broadcast from their size 1
+            g = g.reshape(tuple(g.shape[target.index(c)] if c in avail else 1 for c in uniq)).expand(sizes)
         if uniq != sub:  # scatter onto that diagonal of a zero gradient
             full = zeros_with(tuple(op.shape), g)
             st = full.stride()
@@ -194,27 +202,6 @@ def _einsum_backward(grads, equation, operands):
             g = full
         res.append(g)
     return res
-
-
-def _einsum_parse(equation: str, operands) -> tuple[list[str], str]:
-    """Operand subscripts and output subscripts, with '...' spelled out as unused letters."""
-    eq = equation.replace(" ", "")
-    lhs, _, rhs = eq.partition("->")
-    ins = lhs.split(",")
-    used = set(c for c in eq if c.isalpha())
-    spare = [c for c in "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz" if c not in used]
-    n_ell = max((op.ndim - len(s.replace("...", "")) for s, op in zip(ins, operands) if "..." in s), default=0)
-    ell = "".join(spare[:n_ell])
-    ins = [s.replace("...", ell[n_ell - (op.ndim - len(s.replace("...", ""))):]) for s, op in zip(ins, operands)]
-    if "->" in eq:
-        out = rhs.replace("...", ell)
-    else:
-        counts = {}
-        for s in ins:
-            for c in s:
-                counts[c] = counts.get(c, 0) + 1
-        out = ell + "".join(sorted(c for c, k in counts.items() if k == 1 and c not in ell))
-    return ins, out
 
 
 def _trace_backward(grad, input_shape):

@@ -3,10 +3,12 @@ kernels ] in `ember.core.dispatch`; the CPU keeps numpy's einsum): repeated lett
 become diagonals (views), letters no other operand or the output needs are summed out, and the
 operands contract pairwise, left to right, as batched GEMMs (batch letters, then each side's own
 letters, then the contracted ones), with a final permutation into the output's order. Bool and integer
-operands are counted in int64 and cast to PyTorch's result dtype (`linalg._integral_dtype`)."""
+operands are counted in int64 and cast to PyTorch's result dtype (`linalg.einsum_dtype`); mixed
+float dtypes are computed in the result's."""
 
 from __future__ import annotations
 
+import functools
 import string
 
 from ember.core import dtypes
@@ -15,34 +17,119 @@ from ember.core.tensor import Tensor
 
 __all__: list[str] = []  # a kernel only: the public function is ember.core.ops.linalg.einsum
 
+_LETTERS = string.ascii_uppercase + string.ascii_lowercase
 
-def _parse(equation: str, operands: tuple[Tensor, ...]) -> tuple[list[str], str]:
-    eq = equation.replace(" ", "")
-    lhs, arrow, rhs = eq.partition("->")
-    terms = lhs.split(",")
-    if len(terms) != len(operands):
-        raise RuntimeError(f"einsum(): {len(terms)} operand terms in {equation!r} but {len(operands)} operands")
-    spare = iter(c for c in string.ascii_letters[::-1] if c not in eq)
-    ell = None
-    out_terms = []
-    for term, op in zip(terms, operands, strict=True):
+
+def _parse(equation: str, operands: tuple[Tensor, ...]) -> tuple[tuple[str, ...], str]:
+    """The equation with every dim named: each operand's term (ellipsis dims as spare letters, right-aligned
+    to the longest ellipsis) and the output term. Checks as PyTorch's parser does, in its order and with its
+    messages: the left side, the operand count, each operand's rank, the output, then the sizes."""
+    return _parse_shapes(equation, tuple(tuple(o._shape) for o in operands))
+
+
+@functools.lru_cache(maxsize=512)
+def _parse_shapes(equation: str, shapes: tuple[tuple[int, ...], ...]) -> tuple[tuple[str, ...], str]:
+    lhs, arrow, rhs = equation.partition("->")
+    labels: list[list[str]] = [[]]
+    found_ell = False
+    i = 0
+    while i < len(lhs):
+        c = lhs[i]
+        if c == ".":
+            op = len(labels) - 1
+            if found_ell:
+                raise RuntimeError(f"einsum(): found '.' for operand {op} for which an ellipsis was already found")
+            if not (i + 2 < len(lhs) and lhs[i + 1] == "." and lhs[i + 2] == "."):
+                raise RuntimeError(f"einsum(): found '.' for operand {op} that is not part of any ellipsis")
+            labels[-1].append("...")
+            found_ell = True
+            i += 2
+        elif c == ",":
+            if len(labels) >= len(shapes):
+                raise RuntimeError("einsum(): fewer operands were provided than specified in the equation")
+            labels.append([])
+            found_ell = False
+        elif c in _LETTERS:
+            labels[-1].append(c)
+        elif c != " ":
+            raise RuntimeError(f"einsum(): invalid subscript given at index {i} in the equation string, subscripts "
+                               "must be in [a-zA-Z]")
+        i += 1
+    if len(labels) != len(shapes):
+        raise RuntimeError("einsum(): more operands were provided than specified in the equation")
+    count: dict[str, int] = {}
+    ell_dims = 0
+    for k, (term, shape) in enumerate(zip(labels, shapes, strict=True)):
+        named = [c for c in term if c != "..."]
+        for c in named:
+            count[c] = count.get(c, 0) + 1
         if "..." in term:
-            n = op.ndim - (len(term) - 3)
-            if ell is None:
-                ell = []
-            while len(ell) < n:
-                ell.insert(0, next(spare))
-            term = term.replace("...", "".join(ell[len(ell) - n:]))
-        if len(term) != op.ndim:
-            raise RuntimeError(f"einsum(): the term {term!r} does not match an operand of {op.ndim} dims")
-        out_terms.append(term)
-    if arrow:
-        out = rhs.replace("...", "".join(ell or []))
+            ell_dims = max(ell_dims, len(shape) - len(named))
+        if (len(named) > len(shape)) if "..." in term else (len(named) != len(shape)):
+            raise RuntimeError(f"einsum(): the number of subscripts in the equation ({len(named)}) does not match the "
+                               f"number of dimensions ({len(shape)}) for operand {k}"
+                               f"{'' if '...' in term else ' and no ellipsis was given'}")
+    used = set(equation)
+    spare = [c for c in _LETTERS if c not in used]
+    if ell_dims > len(spare):
+        raise RuntimeError(f"einsum(): an ellipsis of {ell_dims} dims leaves too few of the 52 letters to name them")
+    ell = "".join(spare[:ell_dims])
+    if not arrow:
+        out = ell + "".join(sorted(c for c, n in count.items() if n == 1))
     else:
-        letters = "".join(out_terms)
-        out = "".join(ell or []) + "".join(sorted(c for c in set(letters) if letters.count(c) == 1 and
-                                                  c not in (ell or [])))
-    return out_terms, out
+        out = ""
+        found_ell = False
+        i = 0
+        while i < len(rhs):
+            c = rhs[i]
+            if c == ".":
+                if found_ell:
+                    raise RuntimeError("einsum(): found '.' for output but an ellipsis (...) was already found")
+                if not (i + 2 < len(rhs) and rhs[i + 1] == "." and rhs[i + 2] == "."):
+                    raise RuntimeError("einsum(): found '.' for output that is not part of any ellipsis (...)")
+                out += ell
+                found_ell = True
+                i += 2
+            elif c in _LETTERS:
+                if c in out or c not in count:
+                    raise RuntimeError(f"einsum(): output subscript {c}" + (" appears more than once in the output"
+                                       if c in out else " does not appear in the equation for any input operand"))
+                out += c
+            elif c != " ":
+                raise RuntimeError(f"einsum(): invalid subscript given at index {len(lhs) + 2 + i} in the equation "
+                                   "string, subscripts must be in [a-zA-Z]")
+            i += 1
+    terms = []
+    size: dict[str, int] = {}
+    for k, (term, shape) in enumerate(zip(labels, shapes, strict=True)):
+        named = sum(c != "..." for c in term)
+        spelled = "".join(ell[ell_dims - (len(shape) - named):] if c == "..." else c for c in term)
+        first: dict[str, int] = {}
+        for d, (c, n) in enumerate(zip(spelled, shape, strict=True)):
+            if c in first:  # PyTorch takes that diagonal now: later dims are numbered one less
+                if n != shape[first[c]]:
+                    raise RuntimeError(f"einsum(): subscript {c} is repeated for operand {k} but the sizes don't "
+                                       f"match, {n} != {shape[first[c]]}")
+                continue
+            first[c] = d
+            if n != 1:
+                if size.get(c, 1) not in (1, n):
+                    if c in ell:
+                        raise RuntimeError(f"einsum(): dimension {len(first) - 1} covered by ellipsis in operand "
+                                           f"{k}has size {n} "
+                                           f"which does not broadcast with previously seen ellipsis with size "
+                                           f"{size[c]} for the respective dimension")
+                    raise RuntimeError(f"einsum(): subscript {c} has size {n} for operand {k} which does not "
+                                       f"broadcast with previously seen size {size[c]}")
+                size[c] = n
+        terms.append(spelled)
+    return tuple(terms), out
+
+
+def normalize(equation: str, operands: tuple[Tensor, ...]) -> str:
+    """The equation with every dim named and the output explicit (what the op's kernels and derivative get)."""
+    terms, out = _parse(equation, operands)
+    return ",".join(terms) + "->" + out
 
 
 def _diagonals(x: Tensor, term: str) -> tuple[Tensor, str]:
@@ -88,15 +175,17 @@ def _contract(a: Tensor, ta: str, b: Tensor, tb: str, keep: set[str]) -> tuple[T
     return r.reshape(*(size[c] for c in term)), term
 
 
-def _einsum(equation, *operands, out=None):  # operands of one dtype, checked by the op's meta step
-    dt = operands[0]._dtype
-    if not (dt.is_floating_point or dt.is_complex) and dt is not dtypes.int64:
-        from ember.core.ops.linalg import _integral_dtype
+def _einsum(equation, *operands, out=None):  # the op's meta step checked the equation and the dtypes
+    from ember.core.ops.linalg import einsum_dtype
 
+    dt = einsum_dtype(equation, operands)
+    if not (dt.is_floating_point or dt.is_complex) and not all(o._dtype is dtypes.int64 for o in operands):
         # count in int64 (its sums stand in for PyTorch's int64 `sum`; narrower results wrap the same), then
         # cast to the dtype PyTorch's pairwise contraction ends in
-        r = _einsum(equation, *(o.to(dtypes.int64) for o in operands)).to(_integral_dtype(equation, operands))
+        r = _einsum(equation, *(o.to(dtypes.int64) for o in operands)).to(dt)
         return r if out is None else out.resize_(r.shape).copy_(r)
+    if any(o._dtype is not dt for o in operands):  # mixed dtypes: computed in the result's
+        operands = tuple((o.real if o._dtype.is_complex and not dt.is_complex else o).to(dt) for o in operands)
     terms, out_term = _parse(equation, operands)
     items = [_diagonals(o, t) for o, t in zip(operands, terms, strict=True)]
     x, tx = items[0]

@@ -9,6 +9,7 @@ operand that is (e.g. a transposed view) goes in as is, any other is made contig
 from __future__ import annotations
 
 import builtins
+import functools
 import types
 
 import numpy as np
@@ -178,36 +179,39 @@ _einsum = declare("einsum", np.einsum, overlap=0, doc="einsum(equation, *operand
 
 @_einsum.meta
 def _einsum_meta(equation, *operands, out=None) -> None:
-    """Operands, all of one dtype: checked once for every device."""
+    """The equation and the operands' dtypes: checked once for every device, raising what PyTorch raises."""
     if not operands:
         raise RuntimeError("einsum(): must provide at least one operand")
-    dt = operands[0]._dtype
-    for o in operands[1:]:
-        if o._dtype is not dt:
-            raise RuntimeError(f"einsum(): expected all operands to have the same dtype; got "
-                               f"{', '.join(o._dtype.name for o in operands)}")
-    if not (dt.is_floating_point or dt.is_complex):
-        _integral_dtype(equation, operands)
+    einsum_dtype(equation, operands)
 
 
-def _integral_dtype(equation: str, operands) -> dtypes.dtype:
-    """The result dtype of einsum over integer or bool operands, raising what PyTorch raises. PyTorch contracts
-    left to right: a letter only one operand still has is summed out of it (`sum`, which gives int64), a pair
-    with no letter to contract multiplies (promoting), and a pair with one calls bmm, which wants one dtype and
-    refuses bool. So `einsum("ij->i", bool)` counts in int64 and `einsum("ij,jk->k", bool)` fails."""
-    from ember.core.ops.einsum_composite import _parse
-    from ember.core.ops.numeric import not_implemented_for
+def einsum_dtype(equation: str, operands) -> dtypes.dtype:
+    """The result dtype of einsum, raising PyTorch's errors. PyTorch contracts left to right: a letter only one
+    operand still has is summed out of it (`sum`: integers and bool give int64), a pair with no letter left to
+    contract multiplies (promoting), and a pair with one calls bmm, which wants one dtype and refuses bool. So
+    `einsum("i,i->i", f32, f64)` is float64, `einsum("i,i->", f32, f64)` raises and `einsum("ij->i", bool)` counts
+    in int64."""
+    return _einsum_dtype(equation, tuple(tuple(o._shape) for o in operands), tuple(o._dtype for o in operands))
 
-    try:
-        terms, out = _parse(equation, operands)
-    except RuntimeError:
-        return operands[0]._dtype  # numpy's parser reports a malformed equation
-    shapes = [dict(zip(t, o._shape, strict=True)) for t, o in zip(terms, operands, strict=True)]
+
+@functools.lru_cache(maxsize=512)
+def _einsum_dtype(equation: str, sizes: tuple[tuple[int, ...], ...], dts: tuple[dtypes.dtype, ...]) -> dtypes.dtype:
+    from ember.core.ops.einsum_composite import _parse_shapes
+
+    terms, out = _parse_shapes(equation, sizes)
+    shapes = [dict(zip(t, n, strict=True)) for t, n in zip(terms, sizes, strict=True)]
     contracted = sorted({c for t in terms for c in t} - set(out))
-    if len(operands) == 1:
-        return dtypes.int64 if contracted else operands[0]._dtype
+    # PyTorch's dim order: the output's, then the ellipsis dims it drops, then the other contracted letters
+    ell = [c for c in contracted if c not in equation]
+    order = list(out) + ell + [c for c in contracted if c not in ell]
+
+    def summed(dt: dtypes.dtype) -> dtypes.dtype:
+        return dt if dt.is_floating_point or dt.is_complex else dtypes.int64
+
+    if len(dts) == 1:
+        return summed(dts[0]) if contracted else dts[0]
     counts = {c: sum(s.get(c, 1) != 1 for s in shapes) for c in contracted}
-    ops = [(o._dtype, s) for o, s in zip(operands, shapes, strict=True)]
+    ops = list(zip(dts, shapes, strict=True))
     while len(ops) > 1:
         (da, a), (db, b) = ops[0], ops[1]
         pair = []
@@ -219,42 +223,53 @@ def _integral_dtype(equation: str, operands) -> dtypes.dtype:
                     counts[c] = 0
             elif counts[c] == 1 and (a.get(c, 1) != 1 or b.get(c, 1) != 1):
                 if a.get(c, 1) != 1:
-                    a, da = {**a, c: 1}, dtypes.int64
+                    a, da = {**a, c: 1}, summed(da)
                 else:
-                    b, db = {**b, c: 1}, dtypes.int64
+                    b, db = {**b, c: 1}, summed(db)
                 counts[c] = 0
+        merged = {c: 1 if c in pair else (a.get(c, 1) if a.get(c, 1) != 1 else b.get(c, 1)) for c in {*a, *b}}
         if not pair:
             dt = dtypes.promote_types(da, db)
-        else:  # bmm: the first operand's dtype needs a kernel, then the second must match it
-            dt = da
-            if da is dtypes.bool or da in dtypes.RESTRICTED:
-                rows = int(np.prod(list(a.values()), dtype=np.int64))
-                cols = int(np.prod([n for c, n in b.items() if a.get(c, 1) == 1], dtype=np.int64))
-                if rows and cols:
-                    raise not_implemented_for("bmm", da)
-            if db is not da:
-                raise RuntimeError(f"expected scalar type {dtypes.TORCH_NAMES[da.name]} but found "
-                                   f"{dtypes.TORCH_NAMES[db.name]}")
-        merged = {c: 1 if c in pair else max(a.get(c, 1), b.get(c, 1)) for c in {*a, *b}}
+        else:
+            dt = _bmm_dtype(order, pair, a, b, da, db, merged)
         ops[:2] = [(dt, merged)]
     return ops[0][0]
 
 
+def _bmm_dtype(order, pair, a, b, da, db, merged) -> dtypes.dtype:
+    """The dtype of PyTorch's pairwise contraction (sumproduct_pair's bmm), raising what bmm raises. Its operands
+    go in swapped when every dim only the second has comes before every dim only the first has (in PyTorch's dim
+    order); bmm computes in the first's dtype, needs a kernel for it and the second of the same dtype, but runs no
+    kernel (checks nothing, and takes the second's dtype) when the result is empty or nothing is summed."""
+    from ember.core.ops.numeric import not_implemented_for
+
+    lo = [k for k, c in enumerate(order) if c not in pair and a.get(c, 1) != 1 and b.get(c, 1) == 1]
+    ro = [k for k, c in enumerate(order) if c not in pair and a.get(c, 1) == 1]  # size 1 in both counts here
+    first, second = (db, da) if lo and ro and max(ro) < min(lo) else (da, db)
+    if not int(np.prod(list(merged.values()), dtype=np.int64)) or not int(
+            np.prod([a[c] for c in pair], dtype=np.int64)):
+        return second
+    if first is dtypes.bool or first in dtypes.RESTRICTED:
+        raise not_implemented_for("bmm", first)
+    if second is not first:
+        raise RuntimeError(f"expected scalar type {dtypes.TORCH_NAMES[first.name]} but found "
+                           f"{dtypes.TORCH_NAMES[second.name]}")
+    return first
+
+
 @_einsum.register("cpu")
 def _einsum_cpu(equation, *operands, out=None):
-    """einsum(equation: str, *operands): numpy's einsum (optimize=True picks BLAS contractions)."""
-    dt = operands[0]._dtype
-    if not (dt.is_floating_point or dt.is_complex) and _integral_dtype(equation, operands) is not dt:
-        dt = dtypes.int64  # a letter summed out of one operand: PyTorch's `sum` counts in int64
-        arrays = [o._np().astype(np.int64) for o in operands]
-    else:
-        arrays = [o._np().astype(np.float32) if dt.is_floating_point and dt.itemsize == 2 else o._np()
-                  for o in operands]
-    try:
-        r = np.einsum(equation, *arrays, optimize=len(arrays) > 1)
-    except ValueError as e:
-        raise RuntimeError(f"einsum(): {e}; got operands of shapes "
-                           f"{', '.join(str(tuple(o._shape)) for o in operands)}") from None
+    """einsum(equation: str, *operands): numpy's einsum (optimize=True picks BLAS contractions) on the equation
+    with every dim named, the operands cast to the result dtype (integers counted in int64, half in float32)."""
+    from ember.core.ops.einsum_composite import normalize
+
+    dt = einsum_dtype(equation, operands)
+    work = dtypes.int64 if not (dt.is_floating_point or dt.is_complex) else (
+        dtypes.float32 if dt.is_floating_point and dt.itemsize == 2 else dt)
+    # (a complex operand of a real result only where PyTorch's bmm ran no kernel: its values are never read)
+    arrays = [o._np() if o._dtype is work else (o._np().real if o._dtype.is_complex and not work.is_complex
+                                                else o._np()).astype(work.np) for o in operands]
+    r = np.einsum(normalize(equation, operands), *arrays, optimize=len(arrays) > 1)
     r = np.asarray(r).astype(dt.np, copy=False)
     if builtins.any(np.may_share_memory(r, a) for a in arrays):
         r = r.copy()  # numpy returns views for "ii->i" and "ij->ji"; a result owns its storage
@@ -554,16 +569,48 @@ def tensordot(a: Tensor, b: Tensor, dims=2, out=None) -> Tensor:
     return S.copy_(_out_like(out, r), r) if out is not None else r
 
 
-def einsum(equation: str, *operands) -> Tensor:
-    """Einstein summation, e.g. `einsum("bij,bjk->bik", a, b)`; operands may also come as one list.
+def einsum(*args) -> Tensor:
+    """Einstein summation, e.g. `einsum("bij,bjk->bik", a, b)`; operands may also come as one list, or in the
+    sublist format `einsum(a, [0, 1], b, [1, 2], [0, 2])` (subscripts 0-51, `...` as Ellipsis).
 
     >>> from ember.core import einsum, tensor
     >>> einsum("ij->j", tensor([[1.0, 2.0], [3.0, 4.0]]))
     tensor([4., 6.])
     """
+    if len(args) < 2:
+        raise ValueError("einsum(): must specify the equation string and at least one operand, or at least one "
+                         "operand and its subscripts list")
+    if isinstance(args[0], Tensor):
+        def letters(sub) -> str:
+            return "".join(_sublist_letter(n) for n in sub)
+
+        equation = ",".join(letters(sub) for sub in args[1::2])
+        if len(args) % 2:
+            equation += "->" + letters(args[-1])
+        operands = args[:-1:2] if len(args) % 2 else args[::2]
+    else:
+        equation, operands = args[0], args[1:]
     if len(operands) == 1 and isinstance(operands[0], list | tuple):
-        operands = tuple(operands[0])
+        return einsum(equation, *operands[0])
+    if not isinstance(equation, str):
+        raise TypeError(f"einsum(): argument 'equation' (position 1) must be str, not {type(equation).__name__}")
+    for i, o in enumerate(operands):
+        if not isinstance(o, Tensor):
+            kind = type(o)
+            name = kind.__name__ if kind.__module__ == "builtins" else f"{kind.__module__}.{kind.__qualname__}"
+            raise TypeError(f"expected Tensor as element {i} in argument 1, but got {name}")
     return _einsum(equation, *operands)
+
+
+def _sublist_letter(n) -> str:
+    """A sublist subscript as PyTorch spells it: 0-25 are A-Z, 26-51 a-z, Ellipsis `...`."""
+    if n is Ellipsis:
+        return "..."
+    if 0 <= n < 26:
+        return chr(ord("A") + n)
+    if 26 <= n < 52:
+        return chr(ord("a") + n - 26)
+    raise ValueError("einsum(): subscript in subscript list is not within the valid range [0, 52)")
 
 
 @method

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 from ember.core import dtypes
 from ember.core.creation import arange, eye, full, zeros
 from ember.core.dispatch import declare
@@ -22,7 +24,8 @@ from ember.core.ops._util import warn_at_caller
 from ember.core.ops.complex import conj
 from ember.core.ops.linalg import _matmul, linalg, mm
 from ember.core.ops.linalg_solvers import (
-    LinAlgError, _linalg_cholesky, _mH, cholesky_partial, _rt, inv, matrix_norm, pinv, solve, svdvals,
+    LinAlgError, _linalg_cholesky, _mH, cholesky_partial, _rt, inv, matrix_norm, pinv, refuse_dtype, solve,
+    solve_is_vector, svdvals,
 )
 from ember.core.settings import finfo
 from ember.core.tensor import Tensor
@@ -83,12 +86,38 @@ def solve_triangular(A: Tensor, B: Tensor, *, upper: bool, left: bool = True, un
     """
     _at_least_2d("linalg.solve_triangular", "A", A)
     _at_least_2d("linalg.solve_triangular", "B", B)
+    refuse_dtype(A, "triangular_solve_cpu", True)
     _check_float("linalg.solve_triangular", A, B)
     T = J.triu(A) if upper else J.tril(A)
     if unitriangular:
         T = _unit_diagonal(T)
-    r = solve(T, B, left=left)
+    try:
+        r = solve(T, B, left=left)
+    except LinAlgError:  # a zero on the diagonal: PyTorch's trsm divides by it
+        r = _substituted(T, B, upper, left)
     return r if out is None else S.copy_(_resized(out, r), r)
+
+
+def _substituted(T: Tensor, B: Tensor, upper: bool, left: bool) -> Tensor:
+    """X with T X = B (X T = B when not `left`) for triangular T by plain substitution on the host, as BLAS trsm
+    computes it, a zero diagonal entry dividing (infs and NaNs where PyTorch's trsm gives them)."""
+    from ember.core.creation import tensor
+    from ember.core.ops.linalg_solvers import _fortran_div
+
+    t, b = T._host_array(), B._host_array()
+    if not left:  # X T = B  <=>  T^T X^T = B^T
+        t, b, upper = np.swapaxes(t, -1, -2), np.swapaxes(b, -1, -2), not upper
+    batch = np.broadcast_shapes(t.shape[:-2], b.shape[:-2])
+    x = np.array(np.broadcast_to(b, batch + b.shape[-2:]), dtype=np.result_type(t.dtype, b.dtype))
+    t = np.broadcast_to(t, batch + t.shape[-2:])
+    n = t.shape[-1]
+    with np.errstate(all="ignore"):
+        for k in (range(n - 1, -1, -1) if upper else range(n)):
+            x[..., k, :] = _fortran_div(x[..., k, :], t[..., k, k, None])
+            rest = slice(0, k) if upper else slice(k + 1, n)
+            x[..., rest, :] -= t[..., rest, k, None] * x[..., k, None, :]
+    x = np.swapaxes(x, -1, -2) if not left else x
+    return tensor(x, dtype=T._dtype, device=T.device)
 
 
 def _resized(out: Tensor, r: Tensor) -> Tensor:
@@ -113,8 +142,44 @@ def _cholesky_solve_any(input, input2, upper=False):
 @_cholesky_inverse.register("any")
 def _cholesky_inverse_any(input, upper=False):
     n = input._shape[-1]
+    if input._dtype.is_complex and input.numel():
+        h = input._host_array()
+        d = np.diagonal(h, 0, -2, -1)
+        if np.any(d.imag != 0):  # not a Cholesky factor: PyTorch's potri reads the diagonal its own way
+            from ember.core.creation import tensor
+
+            f = np.swapaxes(h, -1, -2).conj() if upper else h
+            r = np.stack([_potri_lower(m) for m in f.reshape((-1, n, n))]).reshape(h.shape)
+            if upper:  # lauum's last diagonal entry: Re(x) x of inv(U)'s, the conjugate of inv(U^H)'s
+                r[..., n - 1, n - 1] = r[..., n - 1, n - 1].conj()
+            return tensor(r, dtype=input._dtype, device=input.device)
     return _cholesky_solve_any(ew.add(ew.mul(input, 0), eye(n, dtype=input._dtype, device=input.device)), input,
                                upper)
+
+
+def _potri_lower(f: np.ndarray, nb: int = 32) -> np.ndarray:
+    """LAPACK's potri of a complex lower factor whose diagonal is not real, as PyTorch's CPU (MKL) computes it:
+    X = inv(L) (a true inverse), then lauum's blocked X^H X (blocks of 32), whose unblocked step reads each
+    diagonal entry's real part only (all but its last, which it scales by that real part) and whose herk update
+    drops the diagonal's imaginary parts; the upper triangle is the lower one's conjugate."""
+    n = f.shape[0]
+    a = np.tril(np.linalg.inv(np.tril(f)))
+    for i in range(0, n, nb):
+        b = slice(i, min(i + nb, n))
+        blk = a[b, b].copy()
+        a[b, :i] = blk.conj().T @ a[b, :i]
+        re = blk.copy()
+        np.fill_diagonal(re, blk.diagonal().real)
+        r = np.tril(re.conj().T @ re)
+        r[-1, -1] = blk[-1, -1].real * blk[-1, -1]
+        a[b, b] = r
+        if b.stop < n:
+            below = a[b.stop:, b]
+            a[b, :i] += below.conj().T @ a[b.stop:, :i]
+            c = a[b, b] + np.tril(below.conj().T @ below)
+            np.fill_diagonal(c, c.diagonal().real)
+            a[b, b] = c
+    return np.tril(a) + np.tril(a, -1).conj().T
 
 
 @method
@@ -123,6 +188,7 @@ def cholesky_solve(input: Tensor, input2: Tensor, upper: bool = False, *, out: T
     A = L L^H, or U with A = U^H U when `upper`)."""
     _at_least_2d("cholesky_solve", "B", input)
     _at_least_2d("cholesky_solve", "A", input2)
+    refuse_dtype(input, "cholesky_solve_cpu", True)
     r = _cholesky_solve(input, input2, upper)
     return r if out is None else S.copy_(_resized(out, r), r)
 
@@ -131,6 +197,7 @@ def cholesky_solve(input: Tensor, input2: Tensor, upper: bool = False, *, out: T
 def cholesky_inverse(input: Tensor, upper: bool = False, *, out: Tensor | None = None) -> Tensor:
     """The inverse of A from its Cholesky factor (L, or U when `upper`)."""
     _at_least_2d("cholesky_inverse", "input", input)
+    refuse_dtype(input, "cholesky_inverse_out_cpu", True)
     r = _cholesky_inverse(input, upper)
     return r if out is None else S.copy_(_resized(out, r), r)
 
@@ -141,9 +208,9 @@ def cholesky_ex(A: Tensor, *, upper: bool = False, check_errors: bool = False, o
     raises only when `check_errors`."""
     try:
         return _CholeskyEx(_linalg_cholesky(A, upper), zeros(A._shape[:-2], dtype=dtypes.int32, device=A.device))
-    except LinAlgError:
+    except LinAlgError as e:
         if check_errors:
-            raise
+            raise _renamed(e, "linalg.cholesky_ex") from None
     from ember.core.creation import tensor
 
     flat = S.view(L.contiguous(A), (-1,) + A._shape[-2:])
@@ -166,8 +233,8 @@ def _lu_packed(A: Tensor):
     """Doolittle LU with partial pivoting, LAPACK's getrf layout: (LU, pivots (1-based, int32), info).
 
     Each step picks the largest |entry| of the column (|re| + |im| for complex, LAPACK's izamax; the first
-    on a tie), swaps the rows of the whole packed matrix, and eliminates below with out-of-place ops, so it
-    differentiates."""
+    on a tie, a NaN only in first place), swaps the rows of the whole packed matrix, and eliminates below with
+    out-of-place ops, so it differentiates."""
     m, n = A._shape[-2:]
     batch = A._shape[:-2]
     U = A
@@ -176,6 +243,9 @@ def _lu_packed(A: Tensor):
     for j in range(min(m, n)):
         col = U[..., j:, j]
         size = ew.add(ew.abs(col.real), ew.abs(col.imag)) if col._dtype.is_complex else ew.abs(col)
+        nan = ew.isnan(size)  # LAPACK's izamax: a NaN wins only in first place (no later entry compares above it)
+        first = ew.eq(arange(m - j, device=A.device), 0)
+        size = ew.where(nan, ew.where(first, math.inf, -1.0), size)
         p = ew.add(R.argmax(size, -1), j)  # (*,)
         pivots.append(p)
         pe = S.unsqueeze(p, -1)
@@ -196,6 +266,7 @@ def _lu_packed(A: Tensor):
 
 def _check_lu_input(op: str, A: Tensor) -> None:
     _at_least_2d(op, "A", A)
+    refuse_dtype(A, "lu_cpu", True)
     _check_float(op, A)
 
 
@@ -206,7 +277,7 @@ def lu_factor(A: Tensor, *, pivot: bool = True, out=None):
     bad = info.reshape(-1).tolist() if info.numel() else []
     for k in bad:
         if k:
-            raise LinAlgError(f"torch.linalg.lu_factor: U[{k},{k}] is zero and using it on lu_solve would result in "
+            raise RuntimeError(f"torch.linalg.lu_factor: U[{k},{k}] is zero and using it on lu_solve would result in "
                               "a division by zero. If you still want to perform the factorization, consider calling "
                               "linalg.lu(A, pivot) or linalg.lu_factor_ex(A, pivot)")
     return _LUFactor(LU, piv)
@@ -264,6 +335,10 @@ def linalg_lu_solve(LU: Tensor, pivots: Tensor, B: Tensor, *, left: bool = True,
                     out=None) -> Tensor:
     """X with A X = B (X A = B when not `left`; A^H in place of A when `adjoint`) from A's `lu_factor`."""
     _at_least_2d("linalg.lu_solve", "B", B)
+    if not (LU._dtype.is_floating_point or LU._dtype.is_complex):
+        raise RuntimeError(f"torch.linalg.lu_solve: Expected a floating point or complex tensor as input. Got "
+                           f"{dtypes.TORCH_NAMES[LU._dtype.name]}")
+    refuse_dtype(LU, "linalg.lu_solve_cpu")
     P, Lm, Um = lu_unpack(LU, pivots)
     if not left:  # X A = B  <=>  A^H X^H = B^H
         return _mH(linalg_lu_solve(LU, pivots, _mH(B), left=True, adjoint=not adjoint))
@@ -278,6 +353,19 @@ def linalg_lu_solve(LU: Tensor, pivots: Tensor, B: Tensor, *, left: bool = True,
 
 
 # --- the *_ex variants --------------------------------------------------------------------------
+def _renamed(e: LinAlgError, op: str) -> LinAlgError:
+    """The same failure named after the function PyTorch names (`linalg.inv_ex: ...`, tensorinv's `inv: ...`)."""
+    text = str(e)
+    return LinAlgError(op + text[text.index(":"):])
+
+
+def _inv_named(op: str, A: Tensor) -> Tensor:
+    try:
+        return inv(A)
+    except LinAlgError as e:
+        raise _renamed(e, op) from None
+
+
 def _nan(A: Tensor):
     """The fill of a failed matrix's result: NaN, nan+nanj for complex (as PyTorch)."""
     return complex(math.nan, math.nan) if A._dtype.is_complex else math.nan
@@ -288,14 +376,44 @@ def inv_ex(A: Tensor, *, check_errors: bool = False, out=None):
     inverse is then NaN); raises only when `check_errors`."""
     try:
         return _InvEx(inv(A), zeros(A._shape[:-2], dtype=dtypes.int32, device=A.device))
-    except LinAlgError:
+    except LinAlgError as e:
         if check_errors:
-            raise
+            raise _renamed(e, "linalg.inv_ex") from None
     _, _, info = _lu_packed(A)
     ok = S.unsqueeze(S.unsqueeze(ew.eq(info, 0), -1), -1)
     n = A._shape[-1]
     safe = ew.where(ok, A, eye(n, dtype=A._dtype, device=A.device))
-    return _InvEx(ew.where(ok, inv(safe), _nan(A)), info)
+    try:
+        good = inv(safe)
+    except LinAlgError:  # a pivot numpy's LU finds zero and the packed LU does not: LAPACK's order throughout
+        return _InvEx(_singular_solutions(A, ew.add(info, 1), None), info)
+    return _InvEx(ew.where(ok, good, _singular_solutions(A, info, None)), info)
+
+
+def _singular_solutions(A: Tensor, info: Tensor, B: Tensor | None, left: bool = True, vector: bool = False) -> Tensor:
+    """What PyTorch's LAPACK getrs returns for the singular matrices of A (info != 0): `A^-1`, or X with A X = B
+    (X A = B when not `left`), infs and NaNs from the zero pivot; the others' entries are 0 (not read)."""
+    from ember.core.creation import tensor
+    from ember.core.ops.linalg_solvers import getrs
+
+    a = A._host_array()
+    n = a.shape[-1]
+    if B is None:
+        b = np.broadcast_to(np.eye(n, dtype=a.dtype), a.shape)
+    else:
+        b = B._host_array()
+        b = b[..., None] if vector else b
+        b = np.swapaxes(b, -1, -2) if not left else b
+    batch = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
+    a = np.broadcast_to(a, batch + a.shape[-2:]).reshape((-1, n, n))
+    b = np.broadcast_to(b, batch + b.shape[-2:])
+    res = np.zeros(b.shape, dtype=np.result_type(a.dtype, b.dtype)).reshape((-1,) + b.shape[-2:])
+    bad = np.broadcast_to(info._host_array(), batch).reshape(-1)
+    for i in np.flatnonzero(bad):
+        res[i] = getrs(a[i], b.reshape(res.shape)[i], transpose=not left)
+    res = res.reshape(b.shape)
+    res = np.swapaxes(res, -1, -2) if not left else res
+    return tensor(res[..., 0] if vector else res, dtype=A._dtype, device=A.device)
 
 
 def solve_ex(A: Tensor, B: Tensor, *, left: bool = True, check_errors: bool = False, out=None):
@@ -308,9 +426,12 @@ def solve_ex(A: Tensor, B: Tensor, *, left: bool = True, check_errors: bool = Fa
     _, _, info = _lu_packed(A)
     ok = S.unsqueeze(S.unsqueeze(ew.eq(info, 0), -1), -1)
     safe = ew.where(ok, A, eye(A._shape[-1], dtype=A._dtype, device=A.device))
-    r = solve(safe, B, left=left)
-    vec = r.ndim == A.ndim - 1
-    return _SolveEx(ew.where(S.squeeze(ok, -1) if vec else ok, r, _nan(A)), info)
+    vec = solve_is_vector(A, B)
+    try:
+        r = solve(safe, B, left=left)
+    except LinAlgError:  # a pivot numpy's LU finds zero and the packed LU does not: LAPACK's order throughout
+        return _SolveEx(_singular_solutions(A, ew.add(info, 1), B, left, vec), info)
+    return _SolveEx(ew.where(S.squeeze(ok, -1) if vec else ok, r, _singular_solutions(A, info, B, left, vec)), info)
 
 
 # --- matrix functions ---------------------------------------------------------------------------
@@ -365,7 +486,7 @@ def tensorinv(A: Tensor, ind: int = 2, *, out=None) -> Tensor:
     if math.prod(rows) != math.prod(cols):
         raise RuntimeError(f"Expected self to satisfy the requirement prod(self.shape[ind:]) == "
                            f"prod(self.shape[:ind]), but got {math.prod(cols)} != {math.prod(rows)}")
-    return L.reshape(inv(L.reshape(A, (math.prod(rows), math.prod(cols)))), cols + rows)
+    return L.reshape(_inv_named("inv", L.reshape(A, (math.prod(rows), math.prod(cols)))), cols + rows)
 
 
 def tensorsolve(A: Tensor, B: Tensor, dims=None, *, out=None) -> Tensor:
@@ -400,6 +521,7 @@ def vander(x: Tensor, *, N: int | None = None) -> Tensor:
 def householder_product(A: Tensor, tau: Tensor, *, out=None) -> Tensor:
     """The first n columns of H_1 ... H_k, H_i = I - tau_i v_i v_i^H with v_i = (0, ..., 1, A[i+1:, i])."""
     _at_least_2d("linalg.householder_product", "A", A)
+    refuse_dtype(A, "orgqr_cpu", True)
     m, n = A._shape[-2:]
     k = tau._shape[-1]
     if not m >= n >= k:
@@ -424,6 +546,8 @@ def lstsq(A: Tensor, B: Tensor, rcond=None, *, driver: str | None = None):
         raise RuntimeError(f"torch.linalg.lstsq: parameter `driver` should be one of (gels, gelsy, gelsd, gelss), "
                            f"but got {driver}")
     _at_least_2d("torch.linalg.lstsq", "A", A)
+    if not (A._dtype.is_floating_point or A._dtype.is_complex) or A._dtype in (dtypes.float16, dtypes.bfloat16):
+        raise RuntimeError("This function doesn't handle types other than float and double")
     _check_float("torch.linalg.lstsq", A, B)
     if not 0 <= A.ndim - B.ndim <= 1:
         raise RuntimeError("torch.linalg.lstsq: input.dim() must be greater or equal to other.dim() and "
@@ -463,6 +587,7 @@ def geqrf(input: Tensor, *, out=None):
     differentiates. `householder_product(a, tau)` rebuilds Q. Complex input follows LAPACK's zgeqr2: R's
     diagonal is real, and each reflector H = I - tau v v^H is applied to the columns on the right as H^H."""
     _at_least_2d("geqrf", "input", input)
+    refuse_dtype(input, "geqrf_cpu", True)
     _check_float("geqrf", input)
     m, n = input._shape[-2:]
     cplx = input._dtype.is_complex

@@ -12,7 +12,7 @@ from ember.core import dtypes
 from ember.core.dispatch import declare
 from ember.core.ops._util import wrap
 from ember.core.ops.linalg import linalg
-from ember.core.ops.linalg_solvers import LinAlgError
+from ember.core.ops.linalg_solvers import LinAlgError, refuse_dtype
 from ember.core.tensor import Tensor, describe
 
 __all__: list[str] = []
@@ -33,9 +33,9 @@ def _eig_cpu(A):
         raise RuntimeError(f"linalg.eig: A must be batches of square matrices, but they are {A._shape[-2]} by "
                            f"{A._shape[-1]} matrices")
     dt = A._dtype
-    if not (dt.is_floating_point or dt.is_complex) or dt in (dtypes.float16, dtypes.bfloat16):
-        raise RuntimeError(f"linalg.eig: Expected a floating point or complex tensor as input. Got "
-                           f"{dtypes.TORCH_NAMES.get(dt.name, dt.name)}")
+    if not (dt.is_floating_point or dt.is_complex):  # PyTorch looks up the complex dtype of the result first
+        raise RuntimeError(f"Unknown Complex ScalarType for {dtypes.TORCH_NAMES.get(dt.name, dt.name)}")
+    refuse_dtype(A, "linalg_eig_out_cpu")
     a = A._np()
     if a.size and not np.all(np.isfinite(a)):
         raise LinAlgError("linalg.eig: The input tensor A must not contain infs or NaNs.")
@@ -65,6 +65,9 @@ def eig(A: Tensor, *, out=None):
 
 def eigvals(A: Tensor, *, out=None) -> Tensor:
     """The complex eigenvalues of each square matrix in A."""
+    if isinstance(A, Tensor) and A.ndim >= 2 and A._shape[-1] != A._shape[-2]:
+        raise RuntimeError(f"linalg.eigvals: A must be batches of square matrices, but they are {A._shape[-2]} by "
+                           f"{A._shape[-1]} matrices")
     w = _eig(A)[0]
     if out is not None:
         return out.resize_(w.shape).copy_(w)

@@ -19,7 +19,7 @@ from ember.core import dtypes
 from ember.core.dispatch import declare
 from ember.core.ops._util import broadcast_shapes, wrap
 from ember.core.ops.linalg import linalg
-from ember.core.ops.linalg_solvers import LinAlgError, _rt
+from ember.core.ops.linalg_solvers import LinAlgError, _rt, refuse_dtype
 from ember.core.tensor import Tensor, describe
 
 __all__: list[str] = []
@@ -199,6 +199,8 @@ def _check_square(op: str, A) -> None:
         raise RuntimeError(f"torch.{op}: A must be batches of square matrices, but they are {A._shape[-2]} by "
                            f"{A._shape[-1]} matrices")
     dt = A._dtype
+    if op == "linalg.ldl_factor_ex":
+        refuse_dtype(A, "ldl_factor_kernel_cpu")  # PyTorch lets half through to that kernel
     if dt.np not in (np.float32, np.float64, np.complex64, np.complex128):
         raise RuntimeError(f"torch.{op}: Expected a floating point or complex tensor as input. Got "
                            f"{dtypes.TORCH_NAMES.get(dt.name, dt.name)}")

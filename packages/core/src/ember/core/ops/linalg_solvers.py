@@ -48,18 +48,32 @@ def _mH(x: Tensor) -> Tensor:
     return conj(S.transpose(x, -2, -1))
 
 
-def _check_matrices(A: Tensor, op: str, square: bool = True) -> None:
-    """PyTorch's checks of a linalg input: at least 2-D, (square,) float32/float64/complex64/complex128."""
+def _check_matrices(A: Tensor, op: str, square: bool = True, kernel: str | None = None,
+                    integral: bool = False) -> None:
+    """PyTorch's checks of a linalg input: at least 2-D, (square,) float32/float64/complex64/complex128. Where
+    PyTorch lets half (and, `integral`, integer and bool) through to its LAPACK kernel, that kernel's
+    NotImplementedError names `kernel`."""
     if A.ndim < 2:
         raise RuntimeError(f"{op}: The input tensor A must have at least 2 dimensions.")
     if square and A._shape[-1] != A._shape[-2]:
         raise RuntimeError(f"{op}: A must be batches of square matrices, but they are {A._shape[-2]} by "
                            f"{A._shape[-1]} matrices")
+    if kernel is not None:
+        refuse_dtype(A, kernel, integral)
     if A._dtype is dtypes.float16 or A._dtype is dtypes.bfloat16:
         raise RuntimeError(f"{op}: Low precision dtypes not supported. Got {dtypes.TORCH_NAMES[A._dtype.name]}")
     if not (A._dtype.is_floating_point or A._dtype.is_complex):
         raise RuntimeError(f"{op}: Expected a floating point or complex tensor as input. Got "
                            f"{dtypes.TORCH_NAMES[A._dtype.name]}")
+
+
+def refuse_dtype(A: Tensor, kernel: str, integral: bool = False) -> None:
+    """PyTorch's CPU LAPACK kernel `kernel` has no half instance (nor, `integral`, an integer or bool one)."""
+    from ember.core.ops.numeric import not_implemented_for
+
+    dt = A._dtype
+    if dt is dtypes.float16 or dt is dtypes.bfloat16 or (integral and not (dt.is_floating_point or dt.is_complex)):
+        raise not_implemented_for(kernel, dt)
 
 
 def factorization_error(kind: str, infos, batched: bool) -> LinAlgError:
@@ -123,10 +137,10 @@ def _lapack_infos(kind: str, a: np.ndarray) -> list[int]:
     return out
 
 
-def _square_meta(op: str):
+def _square_meta(op: str, kernel: str | None = None):
     """The meta step of an op of one square-matrix argument (and options the kernel takes as given)."""
     def check(A, *args, **kwargs) -> None:
-        _check_matrices(A, op)
+        _check_matrices(A, op, kernel=kernel)
     return check
 
 
@@ -159,20 +173,125 @@ _inv.meta(_square_meta("linalg.inv"))
 
 @_inv.register("cpu")
 def _inv_cpu(A):
-    """linalg_inv(A): (*, n, n) -> (*, n, n)."""
-    return _own(_factor_or_raise("inv", np.linalg.inv, A._np()), A._dtype)
+    """linalg_inv(A): (*, n, n) -> (*, n, n). A matrix with NaN or inf goes through LAPACK's own order (getf2,
+    getrs), as PyTorch's: numpy's inverse of it can be partly finite where PyTorch's is NaN."""
+    a = A._np()
+    bad = _lu_cases(a, np.zeros(a.shape[:-2], dtype=bool))
+    if not len(bad):
+        return _own(_factor_or_raise("inv", np.linalg.inv, a), A._dtype)
+    flat = np.array(a, dtype=np.result_type(a.dtype, np.float32)).reshape((-1,) + a.shape[-2:])
+    good = np.setdiff1d(np.arange(len(flat)), bad)
+    infos = [0] * len(flat)
+    if len(good):
+        try:
+            flat[good] = np.linalg.inv(flat[good])
+        except np.linalg.LinAlgError:
+            for j, k in zip(good, _lapack_infos("inv", flat[good]), strict=True):
+                infos[j] = k
+    eye = np.eye(a.shape[-1], dtype=flat.dtype)
+    for i in bad:
+        zero = np.flatnonzero(np.diagonal(getf2(flat[i])[0]) == 0)  # a zero pivot stays on U's diagonal
+        infos[i] = int(zero[0]) + 1 if len(zero) else 0
+        flat[i] = getrs(flat[i], eye)
+    if any(infos):
+        raise factorization_error("inv", infos, a.ndim > 2)
+    return _own(flat.reshape(a.shape), A._dtype)
 
 
 _det = declare("linalg_det", np.linalg.det, doc="linalg_det(A) -> Tensor")
 
 
-_det.meta(_square_meta("linalg.det"))
+_det.meta(_square_meta("linalg.det", "lu_cpu"))
 
 
 @_det.register("cpu")
 def _det_cpu(A):
-    """linalg_det(A): (*, n, n) -> (*)."""
-    return _own(np.linalg.det(A._np()), A._dtype)
+    """linalg_det(A): (*, n, n) -> (*). numpy's det stops at a zero pivot and says 0; PyTorch multiplies the
+    whole LU diagonal, so a matrix with NaN or inf, or a singular one, takes that product here (NaN, -0.0)."""
+    a = A._np()
+    with np.errstate(all="ignore"):
+        d = np.array(np.linalg.det(a))
+        for i in _lu_cases(a, d == 0):
+            sign, diag = _getf2_diagonal(a.reshape((-1,) + a.shape[-2:])[i])
+            d.reshape(-1)[i] = sign * np.prod(diag)
+    return _own(d, A._dtype)
+
+
+def _lu_cases(a: np.ndarray, zero: np.ndarray) -> np.ndarray:
+    """The flat indices of the matrices of `a` that are not finite, or whose determinant numpy gave as 0."""
+    if a.shape[-1] == 0:
+        return np.zeros(0, dtype=np.int64)
+    bad = ~np.isfinite(a).all(axis=(-2, -1)) | zero
+    return np.flatnonzero(bad)
+
+
+def getf2(a: np.ndarray) -> tuple[np.ndarray, list[int], float]:
+    """LAPACK getf2's packed LU of one square matrix, its 0-based row swaps and their sign, through NaN and zero
+    pivots: the pivot is the first largest |re| + |im| (a NaN wins only in first place), a zero pivot neither
+    swaps nor scales, and the column is scaled by the pivot's reciprocal (complex as Fortran divides: 1 / inf is
+    NaN there)."""
+    w = np.array(a, dtype=np.complex128 if np.iscomplexobj(a) else np.float64)
+    n, sign, piv = w.shape[0], 1.0, []
+    with np.errstate(all="ignore"):
+        for c in range(n):
+            mag = np.abs(w[c:, c].real) + np.abs(w[c:, c].imag)
+            p = c
+            for k in range(1, len(mag)):
+                if mag[k] > mag[p - c]:
+                    p = c + k
+            piv.append(p)
+            if w[p, c] != 0:
+                if p != c:
+                    w[[c, p]] = w[[p, c]]
+                    sign = -sign
+                z = w[c, c]
+                w[c + 1:, c] *= z.conjugate() / (z.real * z.real + z.imag * z.imag) if np.iscomplexobj(w) else 1 / z
+            w[c + 1:, c + 1:] -= np.outer(w[c + 1:, c], w[c, c + 1:])
+    return w, piv, sign
+
+
+def _getf2_diagonal(a: np.ndarray) -> tuple[float, np.ndarray]:
+    """The row-swap sign and U's diagonal of `getf2(a)`."""
+    w, _, sign = getf2(a)
+    return sign, np.diagonal(w).copy()
+
+
+def _fortran_div(x: np.ndarray, z):
+    """x / z as PyTorch's LAPACK divides: complex by a zero pivot gives NaN (x conj(z) / |z|^2), not numpy's inf;
+    any other quotient is numpy's."""
+    if not np.iscomplexobj(x) and not np.iscomplexobj(z):
+        return x / z
+    z = np.asarray(z)
+    with np.errstate(all="ignore"):
+        return np.where(z == 0, x * np.conj(z) / (z.real * z.real + z.imag * z.imag), x / np.where(z == 0, 1, z))
+
+
+def getrs(a: np.ndarray, b: np.ndarray, transpose: bool = False) -> np.ndarray:
+    """X with a X = b (a^T X = b when `transpose`; b (n, k)) through getf2's LU of `a` and LAPACK getrs's order,
+    as PyTorch's CPU solves a singular matrix: its zero pivot divides, so X holds infs and NaNs."""
+    lu, piv, _ = getf2(a)
+    x = np.array(b, dtype=lu.dtype)
+    n = lu.shape[0]
+    with np.errstate(all="ignore"):
+        if not transpose:  # P L U x = b
+            for c, p in enumerate(piv):
+                if p != c:
+                    x[[c, p]] = x[[p, c]]
+            for k in range(n):
+                x[k + 1:] -= np.outer(lu[k + 1:, k], x[k])
+            for k in range(n - 1, -1, -1):
+                x[k] = _fortran_div(x[k], lu[k, k])
+                x[:k] -= np.outer(lu[:k, k], x[k])
+            return x
+        for k in range(n):  # U^T L^T P^T x = b: U^T forward, L^T backward (unit), then the swaps in reverse
+            x[k] -= lu[:k, k] @ x[:k]
+            x[k] = _fortran_div(x[k], lu[k, k])
+        for k in range(n - 1, -1, -1):
+            x[k] -= lu[k + 1:, k] @ x[k + 1:]
+        for c in range(n - 1, -1, -1):
+            if piv[c] != c:
+                x[[c, piv[c]]] = x[[piv[c], c]]
+    return x
 
 
 _slogdet = declare("linalg_slogdet", np.linalg.slogdet, doc="linalg_slogdet(A) -> (sign, logabsdet)")
@@ -185,7 +304,16 @@ _slogdet.meta(_square_meta("linalg.slogdet"))
 def _slogdet_cpu(A):
     """linalg_slogdet(A): (*, n, n) -> (sign (*), log|det| (*)); sign 0 and -inf for singular A. A complex
     A's sign is det / |det| (complex), its log|det| real."""
-    sign, logabs = np.linalg.slogdet(A._np())
+    a = A._np()
+    with np.errstate(all="ignore"):
+        sign, logabs = (np.array(r) for r in np.linalg.slogdet(a))
+        for i in _lu_cases(a, sign == 0):  # as det: PyTorch's sign and log of the whole LU diagonal
+            perm, diag = _getf2_diagonal(a.reshape((-1,) + a.shape[-2:])[i])
+            mag = np.abs(diag)
+            unit = np.where(mag == 0, 0, diag / np.where(mag == 0, 1, mag)) if np.iscomplexobj(diag) else \
+                (diag > 0).astype(np.float64) - (diag < 0)
+            sign.reshape(-1)[i] = perm * np.prod(unit)
+            logabs.reshape(-1)[i] = np.sum(np.log(mag))
     return _own(sign, A._dtype), _own(logabs, A._dtype.to_real())
 
 
@@ -200,7 +328,7 @@ def solve_is_vector(A: Tensor, B: Tensor) -> bool:
 @_solve.meta
 def _solve_meta(A, B) -> None:
     """A square, B of A's dtype with n rows, and batch dims that broadcast."""
-    _check_matrices(A, "linalg.solve")
+    _check_matrices(A, "linalg.solve", kernel="lu_cpu")
     if B._dtype is not A._dtype:
         raise RuntimeError(f"linalg.solve: Expected A and B to have the same dtype, but found A of type "
                            f"{dtypes.TORCH_NAMES[A._dtype.name]} and B of type {dtypes.TORCH_NAMES[B._dtype.name]} "
@@ -208,13 +336,15 @@ def _solve_meta(A, B) -> None:
     vector = solve_is_vector(A, B)
     n = A._shape[-1]
     if (B._shape[-1] if vector else B._shape[-2] if B.ndim >= 2 else -1) != n:
-        raise RuntimeError(f"linalg.solve: Incompatible shapes of A and B for the equation AX = B "
-                           f"({'x'.join(map(str, A._shape))} and {'x'.join(map(str, B._shape))})")
-    try:
-        np.broadcast_shapes(A._shape[:-2], (B._shape[:-1] if vector else B._shape[:-2]))
-    except ValueError:
-        raise RuntimeError(f"linalg.solve: the batch dims of A {tuple(A._shape[:-2])} and B "
-                           f"{tuple(B._shape[:-2])} do not broadcast") from None
+        b = f"{B._shape[-1]}x1" if vector else f"{B._shape[-2]}x{B._shape[-1]}"  # B's matrices, as PyTorch
+        raise RuntimeError(f"linalg.solve: Incompatible shapes of A and B for the equation AX = B ({n}x{n} and {b})")
+    a, b = tuple(B._shape[:-1] if vector else B._shape[:-2]), tuple(A._shape[:-2])  # PyTorch broadcasts B's first
+    nd = max(len(a), len(b))
+    for i in range(nd):
+        x, y = (a[i - nd + len(a)] if i >= nd - len(a) else 1), (b[i - nd + len(b)] if i >= nd - len(b) else 1)
+        if x != y and x != 1 and y != 1:
+            raise RuntimeError(f"The size of tensor a ({x}) must match the size of tensor b ({y}) at non-singleton "
+                               f"dimension {i}")
 
 
 @_solve.register("cpu")
@@ -222,14 +352,30 @@ def _solve_cpu(A, B):
     """linalg_solve(A, B): X with A @ X = B; A (*, n, n), B (*, n, k) or a vector (*, n)."""
     vector = solve_is_vector(A, B)
     b = B._np()[..., None] if vector else B._np()
-    r = _factor_or_raise("solve", np.linalg.solve, A._np(), b)
+    a = A._np()
+    if not len(_lu_cases(a, np.zeros(a.shape[:-2], dtype=bool))):
+        r = _factor_or_raise("solve", np.linalg.solve, a, b)
+        return _own(r[..., 0] if vector else r, A._dtype)
+    # a matrix with NaN or inf: LAPACK's order (getf2, getrs) for every matrix, as PyTorch's, so the NaN spreads
+    batch = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
+    fa = np.broadcast_to(a, batch + a.shape[-2:]).reshape((-1,) + a.shape[-2:])
+    fb = np.broadcast_to(b, batch + b.shape[-2:]).reshape((-1,) + b.shape[-2:])
+    r = np.empty(fb.shape, dtype=np.result_type(a.dtype, b.dtype, np.float32))
+    infos = []
+    for i in range(len(fa)):
+        zero = np.flatnonzero(np.diagonal(getf2(fa[i])[0]) == 0)  # a zero pivot stays on U's diagonal
+        infos.append(int(zero[0]) + 1 if len(zero) else 0)
+        r[i] = getrs(fa[i], fb[i])
+    if any(infos):
+        raise factorization_error("solve", infos, len(batch) > 0)
+    r = r.reshape(batch + b.shape[-2:])
     return _own(r[..., 0] if vector else r, A._dtype)
 
 
 _cholesky = declare("linalg_cholesky", np.linalg.cholesky, doc="linalg_cholesky(A, upper) -> Tensor")
 
 
-_cholesky.meta(_square_meta("linalg.cholesky"))
+_cholesky.meta(_square_meta("linalg.cholesky", "cholesky_cpu"))
 
 
 @_cholesky.register("cpu")
@@ -247,7 +393,7 @@ _qr = declare("linalg_qr", np.linalg.qr, doc="linalg_qr(A, mode) -> (Q, R)")
 
 @_qr.meta
 def _qr_meta(A, mode="reduced") -> None:
-    _check_matrices(A, "linalg.qr", square=False)
+    _check_matrices(A, "linalg.qr", square=False, kernel="geqrf_cpu")
     if mode not in ("reduced", "complete", "r"):
         raise RuntimeError(f"qr received unrecognized mode '{mode}' but expected one of 'reduced' (default), "
                            "'r', or 'complete'")
@@ -268,7 +414,7 @@ _svd = declare("linalg_svd", np.linalg.svd, doc="linalg_svd(A, full_matrices) ->
 
 @_svd.meta
 def _svd_meta(A, full_matrices=True) -> None:
-    _check_matrices(A, "linalg.svd", square=False)
+    _check_matrices(A, "linalg.svd", square=False, kernel="linalg_svd_cpu")
 
 
 @_svd.register("cpu")
@@ -289,7 +435,7 @@ _eigh = declare("linalg_eigh", np.linalg.eigh, doc="linalg_eigh(A, UPLO) -> (eig
 
 @_eigh.meta
 def _eigh_meta(A, UPLO="L") -> None:
-    _check_matrices(A, "linalg.eigh")
+    _check_matrices(A, "linalg.eigh", kernel="linalg_eigh_cpu", integral=True)
     if UPLO not in ("L", "U"):
         raise RuntimeError(f"Expected UPLO argument to be 'L' or 'U', but got {UPLO}")
 
@@ -368,6 +514,9 @@ def matrix_norm(A: Tensor, ord="fro", dim=(-2, -1), keepdim: bool = False, *, dt
     if not (A.dtype.is_floating_point or A.dtype.is_complex):
         raise RuntimeError(f"linalg.matrix_norm: Expected a floating point or complex tensor as input. Got "
                            f"{dtypes.TORCH_NAMES[A.dtype.name]}")
+    if A.dtype in (dtypes.float16, dtypes.bfloat16) and ord not in ("fro", 1, -1, math.inf, -math.inf):
+        raise RuntimeError(f"linalg.matrix_norm: Low precision dtypes not supported. Got "
+                           f"{dtypes.TORCH_NAMES[A.dtype.name]}")
     d0, d1 = (d % A.ndim for d in dim)
     if ord == "fro":
         return vector_norm(A, 2, (d0, d1), keepdim, dtype=dtype)
@@ -438,12 +587,20 @@ def pinv(A: Tensor, *, atol=None, rtol=None, hermitian: bool = False) -> Tensor:
     """The Moore-Penrose pseudo-inverse, from the SVD (singular values at or below the cutoff count as 0);
     with `hermitian`, from the eigendecomposition of A's lower triangle (|eigenvalues| against the cutoff),
     as PyTorch."""
+    dt = A._dtype
+    if A.ndim < 2 or not (dt.is_floating_point or dt.is_complex) or dt in (dtypes.float16, dtypes.bfloat16):
+        raise RuntimeError(f"linalg.pinv({dtypes.TORCH_NAMES.get(dt.name, dt.name)}{{{list(A._shape)}}}): expected "
+                           "a tensor with 2 or more dimensions of float, double, cfloat or cdouble types")
     return _pinv(A, atol, rtol, hermitian)
 
 
 def matrix_rank(A: Tensor, *, atol=None, rtol=None, hermitian: bool = False) -> Tensor:
     """The number of singular values (|eigenvalues| of A's lower triangle with `hermitian`) above the
     cutoff, per matrix (int64)."""
+    if A.ndim < 2:
+        raise RuntimeError("torch.linalg.matrix_rank: The input tensor input must have at least 2 dimensions.")
+    if not (A._dtype.is_floating_point or A._dtype.is_complex) or A._dtype in (dtypes.float16, dtypes.bfloat16):
+        raise RuntimeError("This function doesn't handle types other than float and double")
     s = ew.abs(_eigh(A, "L")[0]) if hermitian else _svd(A, False)[1]
     return _sum(ew.gt(s, _tolerance(A, s, atol, rtol)), (s.ndim - 1,), False, None)
 
@@ -451,11 +608,13 @@ def matrix_rank(A: Tensor, *, atol=None, rtol=None, hermitian: bool = False) -> 
 @method
 def matrix_power(input: Tensor, n: int) -> Tensor:
     """A @ A @ ... (n times) by repeated squaring; n = 0 is the identity, n < 0 powers the inverse."""
-    if n < 0:
-        _check_matrices(input, "linalg.matrix_power")
-    if input.ndim < 2 or input._shape[-1] != input._shape[-2]:
+    if input.ndim < 2:
+        raise RuntimeError("linalg.matrix_power: The input tensor A must have at least 2 dimensions.")
+    if input._shape[-1] != input._shape[-2]:
         raise RuntimeError(f"linalg.matrix_power: A must be batches of square matrices, but they are "
-                           f"{'x'.join(map(str, input._shape))}")
+                           f"{input._shape[-2]} by {input._shape[-1]} matrices")
+    if n < 0:
+        _check_matrices(input, "linalg.inv")  # the dtype check is inv's in PyTorch
     if n == 0:  # the identity, as a `where` that never picks `input`: a zero gradient, as PyTorch's
         from ember.core.creation import eye, zeros
 
@@ -524,6 +683,7 @@ method(slogdet)
 def logdet(input: Tensor) -> Tensor:
     """log(det(A)): NaN for a negative determinant, -inf for a singular matrix; for a complex A the
     principal log of det (log(sign) + log|det|), as PyTorch."""
+    _check_matrices(input, "logdet")
     sign, logabs = _slogdet(input)
     if input._dtype.is_complex:
         return ew.add(ew.log(sign), logabs)
