@@ -23,7 +23,7 @@ from ember.core.opinfo import (ALL_DTYPES, BOOL, FLOAT, INT_DTYPES, PROMOTE, Err
                                unary_samples)
 from ember.core.ops._util import (ERRSTATE, IGNORE_ALL, _C_INT_NAMES, arr, shape_error, warn_at_caller, wrap,
                                    write_out)
-from ember.core.ops import memfmt, numba_cpu, numba_rows
+from ember.core.ops import memfmt, numba_cpu, numba_rows, unary_kernels
 from ember.core.ops.complex import BINARY_REFUSING, complex_unary, refuse_complex
 from ember.core.ops.complex_half import half_complex_binary
 from ember.core.tensor import _CSTRIDES, Tensor, contiguous_strides
@@ -142,6 +142,21 @@ def _same_int(fn):
     return kernel
 
 
+def _shared(name: str, fallback: Callable) -> Callable:
+    """Op `name`'s CPU implementation: in float32 and float64, the kernels over the scalar functions ember.jit's
+    fused kernels inline (NOTE [ Eager and fused transcendentals share one implementation ] in
+    `ember.core.ops.vector_math`), so a compiled step's fused groups give eager's bits; numpy's `fallback` for
+    the other dtypes (complex, 16-bit floats)."""
+    shared = unary_kernels.unary
+
+    def impl(x, dtype=None, out=None):
+        r = shared(name, x, dtype, out)
+        return fallback(x, dtype=dtype, out=out) if r is None else r
+
+    impl.__name__ = name
+    return impl
+
+
 class Row(NamedTuple):
     """One elementwise op: its name, numpy implementation, dtype rule, flags and test metadata."""
 
@@ -233,6 +248,8 @@ UNARY = [
     Row("logical_not", np.logical_not, _u(BOOL, ref=lambda x: x == 0), differentiable=False),
     Row("signbit", np.signbit, _u(BOOL, ref=lambda x: np.copysign(1.0, x) < 0), differentiable=False),
 ]
+# the transcendental rows compute float32/float64 with the kernels ember.jit's fused groups share
+UNARY = [row._replace(impl=_shared(row.name, row.impl)) if row.name in unary_kernels.NAMES else row for row in UNARY]
 
 
 def _unary_dtype(rule: str, x: Tensor) -> dtypes.dtype:

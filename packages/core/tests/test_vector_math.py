@@ -1,4 +1,4 @@
-"""ember.jit.vmath's vectorizable float32 functions against float64 numpy, rounded once to float32."""
+"""ember.core.ops.vector_math's vectorizable float32 functions against float64 numpy, rounded once to float32."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import numba
 import numpy as np
 import pytest
 
-from ember.jit import vmath
+from ember.core.ops import vector_math as vmath
 
 
 @functools.cache

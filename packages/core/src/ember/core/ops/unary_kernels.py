@@ -1,0 +1,113 @@
+"""Eager CPU kernels of the float32/float64 transcendental unary ops: loops over the scalar functions of
+`ember.core.ops.vector_math.SCALAR`, the ones ember.jit's fused kernels inline, so eager and fused give the
+same bits (NOTE [ Eager and fused transcendentals share one implementation ]).
+
+Each op gets two Numba loops per dtype over flat arrays, built on first use and cached on disk: a serial
+one, which LLVM vectorizes for the float32 forms, and a `prange` one from `PARALLEL_MIN` elements (each
+element is computed alone, so the bits do not depend on the thread count). Any layout: a dense array
+(C or F order, or any order numpy's `ravel(order="K")` gives as a view) is one flat loop, anything else
+is copied first.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+
+import numpy as np
+
+__all__ = ["NAMES", "PARALLEL_MIN", "unary"]
+
+NAMES = ("exp", "expm1", "log", "log1p", "log2", "log10", "sin", "cos", "tan", "asin", "acos", "atan", "sinh",
+         "cosh", "tanh", "asinh", "acosh", "atanh", "sigmoid", "silu")
+# as ember.jit's `config.fuse_parallel_min`: below it a thread pool's start-up costs more than it saves (2 cores)
+PARALLEL_MIN = 1 << 20
+_WHICH = {np.dtype(np.float32): 0, np.dtype(np.float64): 1}
+# (name, dtype, ndim) -> the serial loop's compiled entry for writable C-contiguous arrays: a small tensor's call
+# skips the dispatcher's typing of its arguments (NOTE [ The cost of a small call ])
+_ENTRY: dict = {}
+
+
+@cache
+def _loops(name: str, which: int) -> tuple:
+    """(serial, parallel) Numba loops `o = f(x)` elementwise over C-contiguous arrays of one dtype and shape (any
+    ndim, flattened inside: no Python-side reshape), `f` the op's float32 (`which` 0) or float64 (1) function."""
+    import numba
+
+    from ember.core.ops.vector_math import SCALAR
+
+    f = SCALAR[name][which]
+    # error_model="numpy": no ZeroDivisionError branch, which would keep LLVM from vectorizing the loop
+    opts = {"cache": True, "nogil": True, "error_model": "numpy", "no_cfunc_wrapper": True}
+
+    @numba.njit(**opts)
+    def serial(x, o):
+        xf, of = x.reshape(-1), o.reshape(-1)
+        for i in range(xf.shape[0]):
+            of[i] = f(xf[i])
+
+    @numba.njit(**opts, parallel=True)
+    def parallel(x, o):
+        xf, of = x.reshape(-1), o.reshape(-1)
+        for i in numba.prange(xf.shape[0]):
+            of[i] = f(xf[i])
+
+    return serial, parallel
+
+
+def unary(name: str, x: np.ndarray, dtype=None, out: np.ndarray | None = None) -> np.ndarray | None:
+    """Op `name` of `x` computed in `dtype` (x's by default) into a new array or `out` (of that dtype and x's
+    shape), as the numpy ufunc call `ufunc(x, out=out, dtype=dtype)` would; None where the dtype is neither
+    float32 nor float64 (the caller's numpy path: complex, 16-bit floats).
+
+    NOTE [ The cost of a small call ]
+    On a 10x10 tensor numpy's ufunc call takes about 0.9 us, a Numba dispatcher's call 0.6 us before the
+    result's allocation (0.5 us): a fresh row-major result of a writable row-major input below `PARALLEL_MIN`
+    calls the serial loop's compiled entry directly (0.4 us), found by the input's dtype and ndim, which fix
+    the argument types it was compiled for."""
+    dt = x.dtype
+    if out is None and (dtype is None or dtype is dt):
+        entry = _ENTRY.get((name, dt, x.ndim))
+        if entry is not None:
+            fl = x.flags
+            if fl.c_contiguous and fl.writeable and x.size < PARALLEL_MIN:
+                r = np.empty(x.shape, dt)
+                entry(x, r)
+                return r
+    if dtype is not None:
+        dt = np.dtype(dtype)
+    which = _WHICH.get(dt)
+    if which is None or x.dtype.kind not in "fiub" or (out is not None and out.dtype != dt):
+        return None
+    if x.dtype != dt:
+        x = x.astype(dt)
+    serial, parallel = _loops(name, which)
+    kernel = serial if x.size < PARALLEL_MIN else parallel
+    if x.flags.c_contiguous:
+        if out is None:
+            r = np.empty(x.shape, dt)
+            if kernel is serial and x.flags.writeable:
+                kernel(x, r)
+                _ENTRY[(name, dt, x.ndim)] = _entry(kernel, x, r)
+                return r
+        elif out.flags.c_contiguous:
+            kernel(x, out)
+            return out
+        else:
+            r = np.empty(x.shape, dt)
+        kernel(x, r)
+    else:
+        if not x.flags.f_contiguous:
+            x = np.ascontiguousarray(x)  # a view with gaps: copied row-major, as numpy lays out its result
+        r = np.empty_like(x)  # x's order; an F-order pair runs as its C-order transposes
+        kernel(x.T, r.T) if r.flags.f_contiguous and not r.flags.c_contiguous else kernel(x, r)
+    if out is None:
+        return r
+    np.copyto(out, r)
+    return out
+
+
+def _entry(kernel, *args):
+    """The compiled entry of `kernel`'s overload for `args`' Numba types."""
+    import numba
+
+    return kernel.overloads[tuple(numba.typeof(a) for a in args)].entry_point
