@@ -142,21 +142,6 @@ def _same_int(fn):
     return kernel
 
 
-def _shared(name: str, fallback: Callable) -> Callable:
-    """Op `name`'s CPU implementation: in float32 and float64, the kernels over the scalar functions ember.jit's
-    fused kernels inline (NOTE [ Eager and fused transcendentals share one implementation ] in
-    `ember.core.ops.vector_math`), so a compiled step's fused groups give eager's bits; numpy's `fallback` for
-    the other dtypes (complex, 16-bit floats)."""
-    shared = unary_kernels.unary
-
-    def impl(x, dtype=None, out=None):
-        r = shared(name, x, dtype, out)
-        return fallback(x, dtype=dtype, out=out) if r is None else r
-
-    impl.__name__ = name
-    return impl
-
-
 class Row(NamedTuple):
     """One elementwise op: its name, numpy implementation, dtype rule, flags and test metadata."""
 
@@ -249,7 +234,10 @@ UNARY = [
     Row("signbit", np.signbit, _u(BOOL, ref=lambda x: np.copysign(1.0, x) < 0), differentiable=False),
 ]
 # the transcendental rows compute float32/float64 with the kernels ember.jit's fused groups share
-UNARY = [row._replace(impl=_shared(row.name, row.impl)) if row.name in unary_kernels.NAMES else row for row in UNARY]
+# (NOTE [ Eager and fused transcendentals share one implementation ] in ember.core.ops.vector_math); numpy's for the
+# other dtypes
+UNARY = [row._replace(impl=unary_kernels.implementation(row.name, row.impl)) if row.name in unary_kernels.NAMES
+         else row for row in UNARY]
 
 
 def _unary_dtype(rule: str, x: Tensor) -> dtypes.dtype:
@@ -268,6 +256,7 @@ def not_a_tensor(name: str, arg: str, position: int, value) -> TypeError:
 def _make_unary(row: Row):
     name, fn, rule = row.name, row.impl, row.info.rule
     op = declare(name, fn, differentiable=row.differentiable, argnames=row.argnames, info=row.info)
+    quick = unary_kernels.quick(name) if name in unary_kernels.NAMES else None
 
     @op.register("cpu")
     def kernel(x, *, out=None):
@@ -282,6 +271,11 @@ def _make_unary(row: Row):
             dt = _unary_dtype(rule, x)
         c = x._npc  # Tensor._np's cache, read inline
         a = c[1] if c is not None and c[0] is x._storage._raw else x._np()
+        if quick is not None and out is None and dt.np is a.dtype:  # NOTE [ The cost of a small call ]
+            r = quick(a)
+            if r is not None:
+                t = wrap(r, True)
+                return t if t._strides == x._strides else laid_out(t, r, (x,))
         token = ERRSTATE.set(IGNORE_ALL)  # PyTorch makes inf and nan silently
         try:
             if rule == BOOL:

@@ -15,15 +15,15 @@ from functools import cache
 
 import numpy as np
 
-__all__ = ["NAMES", "PARALLEL_MIN", "unary"]
+__all__ = ["NAMES", "PARALLEL_MIN", "implementation", "quick", "unary"]
 
 NAMES = ("exp", "expm1", "log", "log1p", "log2", "log10", "sin", "cos", "tan", "asin", "acos", "atan", "sinh",
          "cosh", "tanh", "asinh", "acosh", "atanh", "sigmoid", "silu")
 # as ember.jit's `config.fuse_parallel_min`: below it a thread pool's start-up costs more than it saves (2 cores)
 PARALLEL_MIN = 1 << 20
 _WHICH = {np.dtype(np.float32): 0, np.dtype(np.float64): 1}
-# (name, dtype, ndim) -> the serial loop's compiled entry for writable C-contiguous arrays: a small tensor's call
-# skips the dispatcher's typing of its arguments (NOTE [ The cost of a small call ])
+# name -> dtype -> ndim -> the serial loop's compiled entry for writable C-contiguous arrays: a small tensor's
+# call skips the dispatcher's typing of its arguments (NOTE [ The cost of a small call ] in `quick`)
 _ENTRY: dict = {}
 
 
@@ -57,22 +57,8 @@ def _loops(name: str, which: int) -> tuple:
 def unary(name: str, x: np.ndarray, dtype=None, out: np.ndarray | None = None) -> np.ndarray | None:
     """Op `name` of `x` computed in `dtype` (x's by default) into a new array or `out` (of that dtype and x's
     shape), as the numpy ufunc call `ufunc(x, out=out, dtype=dtype)` would; None where the dtype is neither
-    float32 nor float64 (the caller's numpy path: complex, 16-bit floats).
-
-    NOTE [ The cost of a small call ]
-    On a 10x10 tensor numpy's ufunc call takes about 0.9 us, a Numba dispatcher's call 0.6 us before the
-    result's allocation (0.5 us): a fresh row-major result of a writable row-major input below `PARALLEL_MIN`
-    calls the serial loop's compiled entry directly (0.4 us), found by the input's dtype and ndim, which fix
-    the argument types it was compiled for."""
+    float32 nor float64 (the caller's numpy path: complex, 16-bit floats)."""
     dt = x.dtype
-    if out is None and (dtype is None or dtype is dt):
-        entry = _ENTRY.get((name, dt, x.ndim))
-        if entry is not None:
-            fl = x.flags
-            if fl.c_contiguous and fl.writeable and x.size < PARALLEL_MIN:
-                r = np.empty(x.shape, dt)
-                entry(x, r)
-                return r
     if dtype is not None:
         dt = np.dtype(dtype)
     which = _WHICH.get(dt)
@@ -87,7 +73,7 @@ def unary(name: str, x: np.ndarray, dtype=None, out: np.ndarray | None = None) -
             r = np.empty(x.shape, dt)
             if kernel is serial and x.flags.writeable:
                 kernel(x, r)
-                _ENTRY[(name, dt, x.ndim)] = _entry(kernel, x, r)
+                _ENTRY.setdefault(name, {}).setdefault(dt, {})[x.ndim] = _entry(kernel, x, r)
                 return r
         elif out.flags.c_contiguous:
             kernel(x, out)
@@ -104,6 +90,49 @@ def unary(name: str, x: np.ndarray, dtype=None, out: np.ndarray | None = None) -
         return r
     np.copyto(out, r)
     return out
+
+
+def quick(name: str):
+    """`run(x)`: op `name` of `x` into a new array through the serial loop's compiled entry, or None where that
+    does not apply (an input of another dtype, ndim or layout, or the first call with it: `unary` finds the entry).
+
+    NOTE [ The cost of a small call ]
+    On a 10x10 tensor numpy's ufunc call takes about 0.9 us, a Numba dispatcher's call 0.6 us before the
+    result's allocation (0.5 us). A fresh row-major result of a writable row-major input below `PARALLEL_MIN`
+    calls the serial loop's compiled entry directly (0.4 us), found by the input's dtype and ndim, which fix
+    the argument types it was compiled for; and the elementwise kernel calls `run` before it switches numpy's
+    floating-point warnings off (0.3 us), which these loops never raise."""
+    fast = _ENTRY.setdefault(name, {})
+    empty = np.empty
+
+    def run(x):
+        by_ndim = fast.get(x.dtype)
+        entry = None if by_ndim is None else by_ndim.get(x.ndim)
+        if entry is None:
+            return None
+        fl = x.flags
+        if not (fl.c_contiguous and fl.writeable and x.size < PARALLEL_MIN):
+            return None
+        r = empty(x.shape, x.dtype)
+        entry(x, r)
+        return r
+
+    return run
+
+
+def implementation(name: str, fallback):
+    """Op `name`'s CPU implementation `(x, dtype=None, out=None)`, numpy's signature: `quick`, else `unary`, else
+    `fallback` (numpy's ufunc or formula) for the dtypes they leave."""
+    run = quick(name)
+
+    def impl(x, dtype=None, out=None):
+        r = run(x) if out is None and (dtype is None or dtype is x.dtype) else None
+        if r is None:
+            r = unary(name, x, dtype, out)
+        return fallback(x, dtype=dtype, out=out) if r is None else r
+
+    impl.__name__ = name
+    return impl
 
 
 def _entry(kernel, *args):
