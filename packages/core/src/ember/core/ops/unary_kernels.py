@@ -21,21 +21,21 @@ NAMES = ("exp", "expm1", "log", "log1p", "log2", "log10", "sin", "cos", "tan", "
          "cosh", "tanh", "asinh", "acosh", "atanh", "sigmoid", "silu")
 # as ember.jit's `config.fuse_parallel_min`: below it a thread pool's start-up costs more than it saves (2 cores)
 PARALLEL_MIN = 1 << 20
-_WHICH = {np.dtype(np.float32): 0, np.dtype(np.float64): 1}
+_FLOATS = frozenset({np.dtype(np.float32), np.dtype(np.float64)})
 # name -> dtype -> ndim -> the serial loop's compiled entry for writable C-contiguous arrays: a small tensor's
 # call skips the dispatcher's typing of its arguments (NOTE [ The cost of a small call ] in `quick`)
 _ENTRY: dict = {}
 
 
 @cache
-def _loops(name: str, which: int) -> tuple:
+def _loops(name: str) -> tuple:
     """(serial, parallel) Numba loops `o = f(x)` elementwise over C-contiguous arrays of one dtype and shape (any
-    ndim, flattened inside: no Python-side reshape), `f` the op's float32 (`which` 0) or float64 (1) function."""
+    ndim, flattened inside: no Python-side reshape), `f` the op's float32 or float64 function."""
     import numba
 
-    from ember.core.ops.vector_math import SCALAR
+    from ember.core.ops.vector_math import GENERIC
 
-    f = SCALAR[name][which]
+    f = GENERIC[name]  # a module global: the closure's cache key is the same in every process
     # error_model="numpy": no ZeroDivisionError branch, which would keep LLVM from vectorizing the loop
     opts = {"cache": True, "nogil": True, "error_model": "numpy", "no_cfunc_wrapper": True}
 
@@ -61,12 +61,11 @@ def unary(name: str, x: np.ndarray, dtype=None, out: np.ndarray | None = None) -
     dt = x.dtype
     if dtype is not None:
         dt = np.dtype(dtype)
-    which = _WHICH.get(dt)
-    if which is None or x.dtype.kind not in "fiub" or (out is not None and out.dtype != dt):
+    if dt not in _FLOATS or x.dtype.kind not in "fiub" or (out is not None and out.dtype != dt):
         return None
     if x.dtype != dt:
         x = x.astype(dt)
-    serial, parallel = _loops(name, which)
+    serial, parallel = _loops(name)
     kernel = serial if x.size < PARALLEL_MIN else parallel
     if x.flags.c_contiguous:
         if out is None:

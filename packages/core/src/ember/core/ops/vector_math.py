@@ -46,12 +46,12 @@ import numba
 import numpy as np
 from llvmlite import ir
 from numba import types
-from numba.extending import intrinsic
+from numba.extending import intrinsic, overload
 
 from ember.core.ops.vector_exp import exp32, fmuladd
 
-__all__ = ["SCALAR", "exp32", "tanh32", "sin32", "cos32", "log32", "log2_32", "log10_32", "log1p32", "sigmoid32",
-           "silu32"]
+__all__ = ["SCALAR", "GENERIC", "exp32", "tanh32", "sin32", "cos32", "log32", "log2_32", "log10_32", "log1p32",
+           "sigmoid32", "silu32"]
 
 
 @intrinsic
@@ -320,3 +320,24 @@ SCALAR = {
     "atan": (_atan, _atan), "sinh": (_sinh, _sinh), "cosh": (_cosh, _cosh), "asinh": (_asinh, _asinh),
     "acosh": (_acosh, _acosh), "atanh": (_atanh, _atanh),
 }
+
+
+def _generic(name: str, f32, f64):
+    """A plain function `generic_<name>(x)` that Numba compiles as `f32` for a float32 and `f64` for a float64 (an
+    overload). A module global, so a kernel closing over it pickles it by reference: Numba's disk cache keys a
+    closure on its cells' pickles, and a dispatcher's carries a fresh uuid in each process (a miss every time)."""
+    def generic(x):
+        raise TypeError(f"generic_{name} runs compiled only")
+
+    @overload(generic, inline="always")
+    def _typed(x):
+        f = f32 if x == types.float32 else f64
+        return lambda x: f(x)
+
+    generic.__name__ = generic.__qualname__ = f"generic_{name}"
+    globals()[generic.__name__] = generic
+    return generic
+
+
+# op name -> its function for either dtype
+GENERIC = {name: _generic(name, f32, f64) for name, (f32, f64) in SCALAR.items()}
