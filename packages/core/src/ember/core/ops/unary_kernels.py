@@ -2,11 +2,10 @@
 `ember.core.ops.vector_math.SCALAR`, the ones ember.jit's fused kernels inline, so eager and fused give the
 same bits (NOTE [ Eager and fused transcendentals share one implementation ]).
 
-Each op gets two Numba loops per dtype over flat arrays, built on first use and cached on disk: a serial
-one, which LLVM vectorizes for the float32 forms, and a `prange` one from `PARALLEL_MIN` elements (each
-element is computed alone, so the bits do not depend on the thread count). Any layout: a dense array
-(C or F order, or any order numpy's `ravel(order="K")` gives as a view) is one flat loop, anything else
-is copied first.
+Each op gets two Numba loops over C-contiguous arrays (compiled per dtype and ndim on first use, cached on
+disk): a serial one, which LLVM vectorizes for the float32 forms, and a `prange` one from `PARALLEL_MIN`
+elements (each element is computed alone, so the bits do not depend on the thread count). Any layout: an
+F-order array runs as its transpose, any other view is copied row-major first (numpy's result layout).
 """
 
 from __future__ import annotations
@@ -83,8 +82,11 @@ def unary(name: str, x: np.ndarray, dtype=None, out: np.ndarray | None = None) -
     else:
         if not x.flags.f_contiguous:
             x = np.ascontiguousarray(x)  # a view with gaps: copied row-major, as numpy lays out its result
-        r = np.empty_like(x)  # x's order; an F-order pair runs as its C-order transposes
-        kernel(x.T, r.T) if r.flags.f_contiguous and not r.flags.c_contiguous else kernel(x, r)
+        r = np.empty_like(x)  # x's order
+        if x.flags.c_contiguous:
+            kernel(x, r)
+        else:  # an F-order pair runs as its C-order transposes
+            kernel(x.T, r.T)
     if out is None:
         return r
     np.copyto(out, r)
