@@ -7,7 +7,10 @@ eager ops it replaces give the same bits (numpy's own loops differ from these by
 run grows that ulp: 2.9e-2 relative in the LSTM benchmark's loss after 100 steps). `SCALAR` maps an
 op to its (float32, float64) function: the vectorizable forms below for float32 (`exp32` from
 `ember.core.ops.vector_exp`), libm through `math.*` otherwise, the formula an op is written as
-(`sigmoid` is 1 / (1 + exp(-x)) in its dtype) the same in both.
+(`sigmoid` is 1 / (1 + exp(-x)) in its dtype) the same in both; `GENERIC` is one function per op
+that Numba compiles as either. Numba's disk cache keys a kernel on its own file only: ember.jit names
+its kernels by a hash of this file and of vector_exp.py, but a change here needs the cache of
+`unary_kernels`' loops cleared (or unary_kernels.py touched).
 
 NOTE [ Vectorized exp in fused kernels ]
 This Numba has no SVML, so `math.exp` in a fused loop is a libm call per value, slower than numpy's
