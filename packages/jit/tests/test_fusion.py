@@ -183,20 +183,20 @@ def test_second_process_loads_kernels_from_the_disk_cache(tmp_path):
 
 def test_large_groups_leave_libm_ops_to_numpy(monkeypatch):
     monkeypatch.setattr(jit.config, "fuse_libm_max", 16)
-    c = jit.compile(lambda x: (x * 2.0 + 1.0).tan().neg().abs())  # float32 tan is libm's: numpy's loop
+    c = jit.compile(lambda x: (x * 2.0 + 1.0).tan().neg().abs())  # float32 tan is libm's: eager's own kernel
     x = _t(5, 4)
     got = _replays(c, x)
     assert c.explain().ops_per_graph == [["fused[mul, add]", "tan", "fused[neg, abs]"]]
-    np.testing.assert_array_equal(_np(got), np.abs(-np.tan(_np(x) * 2.0 + 1.0)))
-    c64 = jit.compile(lambda x: (x * 2.0 + 1.0).exp().neg().abs())  # float64 exp is libm's: numpy's loop
+    np.testing.assert_array_equal(_np(got), _np((x * 2.0 + 1.0).tan().neg().abs()))
+    c64 = jit.compile(lambda x: (x * 2.0 + 1.0).exp().neg().abs())  # float64 exp is libm's: eager's own kernel
     x64 = _t(5, 4, dtype=np.float64)
     got = _replays(c64, x64)
     assert c64.explain().ops_per_graph == [["fused[mul, add]", "exp", "fused[neg, abs]"]]
     np.testing.assert_array_equal(_np(got), np.abs(-np.exp(_np(x64) * 2.0 + 1.0)))
 
 
-def test_float32_exp_tanh_sigmoid_fuse_at_any_size_within_an_ulp(monkeypatch):
-    # NOTE [ Vectorized exp in fused kernels ]: ember.jit.vmath's branch-free forms, whatever fuse_libm_max
+def test_float32_exp_tanh_sigmoid_fuse_at_any_size_with_eagers_bits(monkeypatch):
+    # NOTE [ Vectorized exp in fused kernels ]: vector_math's branch-free forms, whatever fuse_libm_max, and eager's
     monkeypatch.setattr(jit.config, "fuse_libm_max", 16)
 
     def f(x):
@@ -212,12 +212,12 @@ def test_float32_exp_tanh_sigmoid_fuse_at_any_size_within_an_ulp(monkeypatch):
         e = np.exp((_np(x) * np.float32(3.0)).astype(np.float64)).astype(np.float32)  # inf past float32's range
         ref = e.astype(np.float64) + np.tanh(x64) + sig + x64 * sig * 0.5
     np.testing.assert_allclose(got, ref, rtol=2e-6, atol=1e-6)
-    np.testing.assert_allclose(got, _np(f(x)), rtol=2e-6, atol=1e-6)  # eager's numpy functions
+    np.testing.assert_array_equal(got.view(np.uint32), _np(f(x)).view(np.uint32))  # eager's very functions
     special = ea.tensor(np.array([np.nan, np.inf, -np.inf, 100.0], np.float32))
     np.testing.assert_array_equal(_np(c(special)), _np(f(special)))  # nan, inf (exp overflows to inf), nan, inf
 
 
-def test_float32_sin_cos_and_logs_fuse_at_any_size_within_2_ulp(monkeypatch):
+def test_float32_sin_cos_and_logs_fuse_at_any_size_with_eagers_bits(monkeypatch):
     # NOTE [ Vectorized sin and cos in fused kernels ]: vmath's forms, whatever fuse_libm_max
     monkeypatch.setattr(jit.config, "fuse_libm_max", 16)
 
@@ -231,10 +231,30 @@ def test_float32_sin_cos_and_logs_fuse_at_any_size_within_2_ulp(monkeypatch):
     assert c.explain().ops_per_graph == [["fused[abs, add, sin, mul, cos, add, log, sub, log2, mul, log10, add, "
                                           "sub, log1p, mul]"]]
     for g, e in zip(got, f(x)):
-        np.testing.assert_allclose(g, _np(e), rtol=3e-7, atol=3e-7)  # eager's numpy functions: 1 to 2 ulp apart
+        np.testing.assert_array_equal(g.view(np.uint32), _np(e).view(np.uint32))  # eager's very functions
     x64 = _np(x).astype(np.float64)
     np.testing.assert_allclose(got[0], np.sin(x64) * 2.0, rtol=3e-7, atol=3e-7)
     np.testing.assert_allclose(got[2], np.log(np.abs(x64) + 0.5) - 1.0, rtol=3e-7, atol=3e-7)
+
+
+_TRANSCENDENTAL = ["exp", "expm1", "log", "log1p", "log2", "log10", "sin", "cos", "tan", "asin", "acos", "atan",
+                   "sinh", "cosh", "tanh", "asinh", "acosh", "atanh", "sigmoid", "silu"]
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("name", _TRANSCENDENTAL)
+def test_fused_transcendental_gives_eagers_bits(name, dtype):
+    # NOTE [ Eager and fused transcendentals share one implementation ] in ember.core.ops.vector_math
+    def f(x):
+        return getattr(x * 1.5 + 0.25, name)() * 2.0
+
+    c = jit.compile(f)
+    x = ea.tensor(np.concatenate([np.linspace(-4, 4, 997), [0.0, -0.0, 60.0, -90.0, np.inf, -np.inf, np.nan]])
+                  .astype(dtype))
+    got = _np(_replays(c, x))
+    assert c.explain().ops_per_graph == [[f"fused[mul, add, {name}, mul]"]]
+    bits = np.uint32 if dtype == np.float32 else np.uint64
+    np.testing.assert_array_equal(got.view(bits), _np(f(x)).view(bits))
 
 
 def test_fused_relu_keeps_negative_zero_and_nan_as_eager():

@@ -17,12 +17,13 @@ second process that builds the same group finds the file and Numba's cache next 
 compiles nothing. `stats()` counts, from Numba's own dispatcher statistics, how many kernels this
 process compiled and how many it loaded from the cache.
 
-Numerics: the steps compute in the same dtype and the same order as eager's numpy calls, so add,
-sub, mul, div, neg and the formulas written from them (sigmoid as 1 / (1 + exp(-x)), as eager)
-round as eager does. The transcendental functions come from LLVM's libm (`math.exp` ...) where
-eager uses numpy's (SIMD) loops: they may differ by an ulp or so. In float32 groups `exp`, `tanh`,
-`sigmoid` and `silu` use ember.jit.vmath's vectorizable forms (NOTE [ Vectorized exp in fused
-kernels ]), also within about an ulp.
+Numerics: the steps compute in the same dtype and the same order as eager, so add, sub, mul, div,
+neg and the formulas written from them round as eager does; the transcendental functions are the
+very scalar functions eager's kernels loop over (NOTE [ Eager and fused transcendentals share one
+implementation ] in ember.core.ops.vector_math): in float32 groups `exp`, `tanh`, `sigmoid`, `silu`,
+`sin`, `cos` and the logs are ember.jit.vmath's vectorizable forms (NOTE [ Vectorized exp in fused
+kernels ]), the others and float64 LLVM's libm (`math.exp` ...), as eager's. A fused group is
+bitwise eager's.
 """
 
 from __future__ import annotations
@@ -62,9 +63,9 @@ ARITH = frozenset({"neg", "abs", "square", "relu", "sqrt", "rsqrt", "reciprocal"
 
 # float32 groups: exp, sin, cos, the logs and the functions written from them use ember.jit.vmath's branch-free
 # forms, which vectorize (NOTE [ Vectorized exp in fused kernels ]); they join groups of any size
-EXPR32 = {**EXPR, "exp": "exp32(x)", "tanh": "tanh32(x)", "sigmoid": "ONE / (ONE + exp32(-x))",
-          "silu": "x * (ONE / (ONE + exp32(-x)))", "sin": "sin32(x)", "cos": "cos32(x)", "log": "log32(x)",
-          "log2": "log2_32(x)", "log10": "log10_32(x)", "log1p": "log1p32(x)"}
+EXPR32 = {**EXPR, "exp": "exp32(x)", "tanh": "tanh32(x)", "sigmoid": "sigmoid32(x)", "silu": "silu32(x)",
+          "sin": "sin32(x)", "cos": "cos32(x)", "log": "log32(x)", "log2": "log2_32(x)",
+          "log10": "log10_32(x)", "log1p": "log1p32(x)"}
 VECTOR32 = ARITH | {"exp", "tanh", "sigmoid", "silu", "sin", "cos", "log", "log2", "log10", "log1p"}
 
 _kernels: dict[str, tuple] = {}  # sha -> (serial, parallel), this process's loaded kernels
@@ -229,14 +230,14 @@ def _nest(rng: str, row_reads: list, row_slices: list, body: list, reduce: tuple
 
 @functools.cache
 def _vmath_sha() -> str:
-    """A hash of ember.jit.vmath's source and of core's exp32 it imports, written into the kernels that inline
-    them: Numba's cache of a kernel checks only the kernel's own file, so a changed vmath must give the kernel
-    another file (another name)."""
-    from ember.core.ops import vector_exp
+    """A hash of ember.jit.vmath's source and of core's vector_math and vector_exp it imports, written into the
+    kernels that inline them: Numba's cache of a kernel checks only the kernel's own file, so a changed function
+    must give the kernel another file (another name)."""
+    from ember.core.ops import vector_exp, vector_math
     from ember.jit import vmath
 
     h = hashlib.sha256()
-    for module in (vmath, vector_exp):
+    for module in (vmath, vector_math, vector_exp):
         with open(module.__file__, "rb") as f:
             h.update(f.read())
     return h.hexdigest()[:16]

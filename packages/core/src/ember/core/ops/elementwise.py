@@ -23,7 +23,7 @@ from ember.core.opinfo import (ALL_DTYPES, BOOL, FLOAT, INT_DTYPES, PROMOTE, Err
                                unary_samples)
 from ember.core.ops._util import (ERRSTATE, IGNORE_ALL, _C_INT_NAMES, arr, shape_error, warn_at_caller, wrap,
                                    write_out)
-from ember.core.ops import memfmt, numba_cpu, numba_rows
+from ember.core.ops import memfmt, numba_cpu, numba_rows, unary_kernels
 from ember.core.ops.complex import BINARY_REFUSING, complex_unary, refuse_complex
 from ember.core.ops.complex_half import half_complex_binary
 from ember.core.tensor import _CSTRIDES, Tensor, contiguous_strides
@@ -233,6 +233,11 @@ UNARY = [
     Row("logical_not", np.logical_not, _u(BOOL, ref=lambda x: x == 0), differentiable=False),
     Row("signbit", np.signbit, _u(BOOL, ref=lambda x: np.copysign(1.0, x) < 0), differentiable=False),
 ]
+# the transcendental rows compute float32/float64 with the kernels ember.jit's fused groups share
+# (NOTE [ Eager and fused transcendentals share one implementation ] in ember.core.ops.vector_math); numpy's for the
+# other dtypes
+UNARY = [row._replace(impl=unary_kernels.implementation(row.name, row.impl)) if row.name in unary_kernels.NAMES
+         else row for row in UNARY]
 
 
 def _unary_dtype(rule: str, x: Tensor) -> dtypes.dtype:
@@ -251,6 +256,7 @@ def not_a_tensor(name: str, arg: str, position: int, value) -> TypeError:
 def _make_unary(row: Row):
     name, fn, rule = row.name, row.impl, row.info.rule
     op = declare(name, fn, differentiable=row.differentiable, argnames=row.argnames, info=row.info)
+    quick = unary_kernels.quick(name) if name in unary_kernels.NAMES else None
 
     @op.register("cpu")
     def kernel(x, *, out=None):
@@ -265,6 +271,11 @@ def _make_unary(row: Row):
             dt = _unary_dtype(rule, x)
         c = x._npc  # Tensor._np's cache, read inline
         a = c[1] if c is not None and c[0] is x._storage._raw else x._np()
+        if quick is not None and out is None and dt.np is a.dtype:  # NOTE [ The cost of a small call ]
+            r = quick(a)
+            if r is not None:
+                t = wrap(r, True)
+                return t if t._strides == x._strides else laid_out(t, r, (x,))
         token = ERRSTATE.set(IGNORE_ALL)  # PyTorch makes inf and nan silently
         try:
             if rule == BOOL:

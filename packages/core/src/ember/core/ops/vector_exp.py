@@ -8,9 +8,10 @@ reduction to [-ln2/2, ln2/2], a degree-6 polynomial evaluated by Estrin's scheme
 `llvm.fmuladd` (one FMA where the CPU has one, so the dependency chain is short), 2^n built from
 exponent bits. Within about 2 ulp of the correctly rounded value (numpy's is within 1); with FMA the
 last bit depends on the CPU. Overflow gives inf, NaN passes, results down to the denormals are
-scaled by 2^n in two normal factors. Used by core's softmax row passes and ember.jit's fused
-kernels. Numba's disk cache keys a kernel on its own file only: a change here needs the caches of
-the kernels that inline it cleared (ember.jit names its kernels by this file's hash).
+scaled by 2^n in two normal factors. Used by core's softmax row passes, eager's float32 `exp` family
+(`ember.core.ops.vector_math`) and ember.jit's fused kernels. Numba's disk cache keys a kernel on its
+own file only: a change here needs the caches of the kernels that inline it cleared (ember.jit names
+its kernels by this file's hash).
 """
 
 from __future__ import annotations

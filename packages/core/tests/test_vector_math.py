@@ -1,4 +1,4 @@
-"""ember.jit.vmath's vectorizable float32 functions against float64 numpy, rounded once to float32."""
+"""ember.core.ops.vector_math's vectorizable float32 functions against float64 numpy, rounded once to float32."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import numba
 import numpy as np
 import pytest
 
-from ember.jit import vmath
+from ember.core.ops import vector_math as vmath
 
 
 @functools.cache
@@ -132,3 +132,27 @@ def test_functions_vectorize():
         run(np.abs(x))
         ir = "".join(run.inspect_llvm().values())
         assert "<8 x float>" in ir or "<4 x float>" in ir, name
+
+
+_REFS = {"exp32": (np.exp, 1), "tanh32": (np.tanh, 1), "sin32": (np.sin, 2), "cos32": (np.cos, 2), "log32": (np.log, 1),
+         "log2_32": (np.log2, 1), "log10_32": (np.log10, 1), "log1p32": (np.log1p, 1)}
+
+
+@pytest.mark.parametrize("name", sorted(_REFS))
+def test_every_float32_of_a_binade_and_random_bits(name):
+    # every float32 in [0.5, 1) and its negatives (the logs: [0.5, 2)), then 1M random bit patterns of every
+    # exponent (sin/cos below 2^29: NOTE [ Vectorized sin and cos in fused kernels ])
+    ref, bound = _REFS[name]
+    dense = np.arange(0x3F000000, 0x3F800000, dtype=np.uint32).view(np.float32)
+    dense = np.concatenate([dense, dense * np.float32(2.0)] if name.startswith("log") else [dense, -dense])
+    x = np.random.default_rng(6).integers(0, 2 ** 32, 1_000_000, dtype=np.uint64).astype(np.uint32).view(np.float32)
+    x = x[np.isfinite(x)]
+    if name in ("sin32", "cos32"):
+        x = x[np.abs(x) < 2.0 ** 29]
+    for v in (dense, x):
+        with np.errstate(all="ignore"):
+            want = ref(v.astype(np.float64))
+        got = _loop(name)(v)
+        finite = np.isfinite(want) & (np.abs(want) < np.finfo(np.float32).max)
+        assert _ulps(got[finite], want[finite]).max() <= bound, name
+        np.testing.assert_array_equal(np.isnan(got), np.isnan(want))  # NaN exactly where the function is undefined

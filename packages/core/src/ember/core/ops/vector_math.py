@@ -1,0 +1,346 @@
+"""The scalar functions of eager's and ember.jit's fused float32/float64 transcendental ops, written once.
+
+NOTE [ Eager and fused transcendentals share one implementation ]
+A fused kernel of ember.jit inlines a scalar function per op into its loop; eager's CPU kernels of the
+same ops (`ember.core.ops.unary_kernels`) loop over the very same functions, so a fused group and the
+eager ops it replaces give the same bits (numpy's own loops differ from these by an ulp, and a training
+run grows that ulp: 2.9e-2 relative in the LSTM benchmark's loss after 100 steps). `SCALAR` maps an
+op to its (float32, float64) function: the vectorizable forms below for float32 (`exp32` from
+`ember.core.ops.vector_exp`), libm through `math.*` otherwise, the formula an op is written as
+(`sigmoid` is 1 / (1 + exp(-x)) in its dtype) the same in both; `GENERIC` is one function per op
+that Numba compiles as either. Numba's disk cache keys a kernel on its own file only: ember.jit names
+its kernels by a hash of this file and of vector_exp.py, but a change here needs the cache of
+`unary_kernels`' loops cleared (or unary_kernels.py touched).
+
+NOTE [ Vectorized exp in fused kernels ]
+This Numba has no SVML, so `math.exp` in a fused loop is a libm call per value, slower than numpy's
+own loops; hence `config.fuse_libm_max`. For float32 groups, `exp` (and `sigmoid`, `silu`, `tanh`
+written from it), `sin`, `cos`, `log`, `log2`, `log10` and `log1p` use these branch-free forms
+instead, inlined into the loop so it vectorizes: no branch but selects, no call (polynomials through
+`llvm.fmuladd`, one FMA where the CPU has it). `exp32` is Cephes' expf (range reduction to [-ln2/2,
+ln2/2], a degree-6 polynomial, 2^n built from exponent bits; NOTE [ Vectorized exp32 ] in
+`ember.core.ops.vector_exp`, shared with core's softmax row passes and LSTM kernels) and `tanh32`
+Cephes' tanhf (an odd polynomial below 0.625, 1 - 2 / (exp(2|x|) + 1) above). `log32` computes in
+float64 (every float32, denormals too, is a normal float64): x = m 2^e with m in [sqrt(1/2),
+sqrt(2)), log m = 2 atanh((m - 1) / (m + 1)) by its series to the 11th power, rounded once to
+float32; `log2_32`, `log10_32` and `log1p32` (1 + x, exact in float64 where it matters) are the same
+float64 log, scaled. exp, tanh and the logs are within 1 ulp of the correctly rounded value, sin and
+cos within 2 (numpy's are within 1 to 3; tests/test_vector_math.py), and eager's float32 ops use them
+too. Overflow gives inf, NaN passes, a log gives -inf at 0 and NaN below 0.
+
+NOTE [ Vectorized sin and cos in fused kernels ]
+`sin32` and `cos32` reduce x to r = x - q pi/2, |r| <= pi/4, in float64 (Cody-Waite: pi/2 as three
+constants, the first two of 24 bits, so q C1 and q C2 are exact and r is good to float64's last bit
+for |x| < 2^29), round r to float32 and evaluate sin r and cos r there (degree-2 polynomials in r^2
+fitted to the relative error), choosing by q mod 4 with selects. Within 2 ulp of the correctly
+rounded value for |x| < 2^29 (5.4e8). Past it, q C1 rounds: the absolute error grows as |x| 2^-53
+(1e-7 at 1e9, 1e-4 at 1e12) and past 2^52 the result means nothing, though it stays in [-1, 1];
+PyTorch's SLEEF forms reduce exactly at any size. Float32 arguments that large are 64 or more apart,
+more than ten periods, so a model that feeds them to sin has lost its phase already; these forms
+trade them for a loop without a per-value branch (one Payne-Hanek table lookup per value, which
+would make them exact, doubled the loop's time).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numba
+import numpy as np
+from llvmlite import ir
+from numba import types
+from numba.extending import intrinsic, overload
+
+from ember.core.ops.vector_exp import exp32, fmuladd
+
+__all__ = ["SCALAR", "GENERIC", "exp32", "tanh32", "sin32", "cos32", "log32", "log2_32", "log10_32", "log1p32",
+           "sigmoid32", "silu32"]
+
+
+@intrinsic
+def _as_float64(typingctx, bits):
+    """The float64 whose bits are the int64 `bits`."""
+    def codegen(context, builder, signature, args):
+        return builder.bitcast(args[0], ir.DoubleType())
+    return types.float64(types.int64), codegen
+
+
+@intrinsic
+def _bits64(typingctx, x):
+    """The int64 bits of the float64 `x`."""
+    def codegen(context, builder, signature, args):
+        return builder.bitcast(args[0], ir.IntType(64))
+    return types.int64(types.float64), codegen
+
+
+@numba.njit(inline="always", cache=True, nogil=True, error_model="numpy")
+def tanh32(x):
+    """tanh of a float32, branch-free: an odd polynomial below |x| = 0.625, 1 - 2 / (exp(2|x|) + 1) above."""
+    a = abs(x)
+    z = a * a
+    small = fmuladd(z, np.float32(-5.70498872745e-3), np.float32(2.06390887954e-2))
+    small = fmuladd(small, z, np.float32(-5.37397155531e-2))
+    small = fmuladd(small, z, np.float32(1.33314422036e-1))
+    small = fmuladd(small, z, np.float32(-3.33332819422e-1))
+    small = fmuladd(small * z, a, a)
+    big = np.float32(1.0) - np.float32(2.0) / (exp32(np.float32(2.0) * a) + np.float32(1.0))
+    r = big if a > np.float32(0.625) else small
+    return math.copysign(r, x)  # tanh(-0.0) is -0.0
+
+
+
+@numba.njit(inline="always", cache=True, nogil=True, error_model="numpy")
+def _reduce(x):
+    """(r, q) in float32: x = (q + r) pi/2 with |r| <= pi/4 and q taken mod 4, reduced in float64 (Cody-Waite,
+    three parts; NOTE [ Vectorized sin and cos in fused kernels ]). r is clamped to [-1, 1], so that past 2^52,
+    where the reduction means nothing, the result stays within [-1, 1]."""
+    d = np.float64(x)
+    q = np.floor(fmuladd(d, np.float64(0.6366197723675814), np.float64(0.5)))
+    r = fmuladd(q, np.float64(-1.570796251296997), d)
+    r = fmuladd(q, np.float64(-7.549789415861596e-08), r)
+    r = fmuladd(q, np.float64(-5.390302858158119e-15), r)
+    q = q - np.float64(4.0) * np.floor(q * np.float64(0.25))  # kept a float: AVX2 has no vector f64 -> i64
+    return np.float32(min(max(r, np.float64(-1.0)), np.float64(1.0))), np.float32(q)
+
+
+@numba.njit(inline="always", cache=True, nogil=True, error_model="numpy")
+def _sin_cos_poly(r):
+    """(sin r, cos r) for |r| <= pi/4 in float32: r + r z P(z) and 1 - z/2 + z^2 Q(z), z = r^2, with P and Q of
+    degree 2 fitted to the relative error (Lawson's iteration; 1.3e-8 and 7e-10 with these float32 constants)."""
+    z = r * r
+    s = fmuladd(z, np.float32(-1.9513188453856856e-04), np.float32(8.332150988280773e-03))
+    s = fmuladd(s, z, np.float32(-1.6666655242443085e-01))
+    s = fmuladd(s * z, r, r)
+    c = fmuladd(z * z, fmuladd(z, np.float32(2.4426986783510074e-05), np.float32(-1.3887266395613551e-03)),
+             fmuladd(z, np.float32(4.166664555668831e-02), np.float32(-0.5)))  # Estrin: 3 FMAs deep, not 4
+    c = fmuladd(c, z, np.float32(1.0))
+    return s, c
+
+
+@numba.njit(inline="always", cache=True, nogil=True, error_model="numpy")
+def sin32(x):
+    """sin of a float32, branch-free (within 2 ulp for |x| < 2^29)."""
+    r, q = _reduce(x)
+    s, c = _sin_cos_poly(r)
+    v = c if q == np.float32(1.0) or q == np.float32(3.0) else s
+    v = -v if q >= np.float32(2.0) else v
+    v = x if abs(x) < np.float32(2.0 ** -12) else v  # sin x rounds to x there; keeps sin(-0.0) = -0.0
+    return v if abs(x) < np.float32(np.inf) else x - x  # nan for nan and +-inf
+
+
+@numba.njit(inline="always", cache=True, nogil=True, error_model="numpy")
+def cos32(x):
+    """cos of a float32, branch-free (within 2 ulp for |x| < 2^29)."""
+    r, q = _reduce(x)
+    s, c = _sin_cos_poly(r)
+    v = s if q == np.float32(1.0) or q == np.float32(3.0) else c
+    v = -v if q == np.float32(1.0) or q == np.float32(2.0) else v
+    return v if abs(x) < np.float32(np.inf) else x - x
+
+
+@numba.njit(inline="always", cache=True, nogil=True, error_model="numpy")
+def _log64(d):
+    """log of a positive finite float64, branch-free, to about 1e-10 relative (enough to round to float32 once):
+    d = m 2^e with m in [sqrt(1/2), sqrt(2)), log m = 2 atanh(s), s = (m - 1) / (m + 1), |s| < 0.172, to s^11."""
+    b = _bits64(d)
+    # the exponent field as a float: OR-ed into 2^52's mantissa, less 2^52 + 1023 (AVX2 has no vector i64 -> f64)
+    e = _as_float64((b >> np.int64(52)) | np.int64(0x4330000000000000)) - np.float64(4503599627371519.0)
+    m = _as_float64((b & np.int64(0xFFFFFFFFFFFFF)) | np.int64(0x3FF0000000000000))
+    big = m > np.float64(1.4142135623730951)
+    m = m * np.float64(0.5) if big else m
+    e = e + np.float64(1.0) if big else e
+    s = (m - np.float64(1.0)) / (m + np.float64(1.0))
+    z = s * s
+    p = fmuladd(z, np.float64(2.0 / 11.0), np.float64(2.0 / 9.0))
+    p = fmuladd(p, z, np.float64(2.0 / 7.0))
+    p = fmuladd(p, z, np.float64(2.0 / 5.0))
+    p = fmuladd(p, z, np.float64(2.0 / 3.0))
+    p = fmuladd(p * z, s, np.float64(2.0) * s)
+    return fmuladd(e, np.float64(0.6931471805599453), p)
+
+
+@numba.njit(inline="always", cache=True, nogil=True, error_model="numpy")
+def _log_specials(v, a):
+    """`v`, a log computed for the positive finite float64 `a`, where `a` is one: -inf at 0, inf at inf, else nan."""
+    v = np.float32(-np.inf) if a == np.float64(0.0) else v
+    v = np.float32(np.inf) if a == np.float64(np.inf) else v
+    return v if a >= np.float64(0.0) else np.float32(np.nan)  # nan below 0 and for nan
+
+
+@numba.njit(inline="always", cache=True, nogil=True, error_model="numpy")
+def log32(x):
+    """log of a float32, branch-free, in float64 (every float32 is a normal float64) and rounded once."""
+    d = np.float64(x)
+    return _log_specials(np.float32(_log64(d)), d)
+
+
+@numba.njit(inline="always", cache=True, nogil=True, error_model="numpy")
+def log2_32(x):
+    """log2 of a float32: log in float64 times 1/ln 2, rounded once (powers of two give their exponent exactly)."""
+    d = np.float64(x)
+    return _log_specials(np.float32(_log64(d) * np.float64(1.4426950408889634)), d)
+
+
+@numba.njit(inline="always", cache=True, nogil=True, error_model="numpy")
+def log10_32(x):
+    """log10 of a float32: log in float64 times 1/ln 10, rounded once."""
+    d = np.float64(x)
+    return _log_specials(np.float32(_log64(d) * np.float64(0.4342944819032518)), d)
+
+
+@numba.njit(inline="always", cache=True, nogil=True, error_model="numpy")
+def log1p32(x):
+    """log(1 + x) of a float32: 1 + x is exact in float64 for |x| >= 2^-29, and below 2^-24 log1p(x) rounds to x."""
+    a = np.float64(1.0) + np.float64(x)
+    v = _log_specials(np.float32(_log64(a)), a)
+    return x if abs(x) < np.float32(2.0 ** -24) else v  # keeps log1p(-0.0) = -0.0
+
+
+@numba.njit(inline="always", cache=True, nogil=True, error_model="numpy")
+def sigmoid32(x):
+    """1 / (1 + exp(-x)) of a float32, in float32 (eager's and the fused formula)."""
+    return np.float32(1.0) / (np.float32(1.0) + exp32(-x))
+
+
+@numba.njit(inline="always", cache=True, nogil=True, error_model="numpy")
+def silu32(x):
+    """x sigmoid(x) of a float32, the sigmoid rounded first (eager's and the fused formula)."""
+    return x * (np.float32(1.0) / (np.float32(1.0) + exp32(-x)))
+
+
+# libm, one function for both dtypes (Numba calls expf for a float32, exp for a float64); the fused
+# kernels write the same `math.*` calls (ember.jit.codegen.EXPR)
+def _libm(fn):
+    return numba.njit(inline="always", cache=True, nogil=True, error_model="numpy")(fn)
+
+
+@_libm
+def _exp(x):
+    return math.exp(x)
+
+
+@_libm
+def _expm1(x):
+    return math.expm1(x)
+
+
+@_libm
+def _log(x):
+    return math.log(x)
+
+
+@_libm
+def _log1p(x):
+    return math.log1p(x)
+
+
+@_libm
+def _log2(x):
+    return math.log2(x)
+
+
+@_libm
+def _log10(x):
+    return math.log10(x)
+
+
+@_libm
+def _sin(x):
+    return math.sin(x)
+
+
+@_libm
+def _cos(x):
+    return math.cos(x)
+
+
+@_libm
+def _tan(x):
+    return math.tan(x)
+
+
+@_libm
+def _asin(x):
+    return math.asin(x)
+
+
+@_libm
+def _acos(x):
+    return math.acos(x)
+
+
+@_libm
+def _atan(x):
+    return math.atan(x)
+
+
+@_libm
+def _sinh(x):
+    return math.sinh(x)
+
+
+@_libm
+def _cosh(x):
+    return math.cosh(x)
+
+
+@_libm
+def _tanh(x):
+    return math.tanh(x)
+
+
+@_libm
+def _asinh(x):
+    return math.asinh(x)
+
+
+@_libm
+def _acosh(x):
+    return math.acosh(x)
+
+
+@_libm
+def _atanh(x):
+    return math.atanh(x)
+
+
+@_libm
+def _sigmoid64(x):
+    return 1.0 / (1.0 + math.exp(-x))
+
+
+@_libm
+def _silu64(x):
+    return x * (1.0 / (1.0 + math.exp(-x)))
+
+
+# op name -> (float32 function, float64 function)
+SCALAR = {
+    "exp": (exp32, _exp), "tanh": (tanh32, _tanh), "sigmoid": (sigmoid32, _sigmoid64), "silu": (silu32, _silu64),
+    "sin": (sin32, _sin), "cos": (cos32, _cos), "log": (log32, _log), "log2": (log2_32, _log2),
+    "log10": (log10_32, _log10), "log1p": (log1p32, _log1p),
+    "expm1": (_expm1, _expm1), "tan": (_tan, _tan), "asin": (_asin, _asin), "acos": (_acos, _acos),
+    "atan": (_atan, _atan), "sinh": (_sinh, _sinh), "cosh": (_cosh, _cosh), "asinh": (_asinh, _asinh),
+    "acosh": (_acosh, _acosh), "atanh": (_atanh, _atanh),
+}
+
+
+def _generic(name: str, f32, f64):
+    """A plain function `generic_<name>(x)` that Numba compiles as `f32` for a float32 and `f64` for a float64 (an
+    overload). A module global, so a kernel closing over it pickles it by reference: Numba's disk cache keys a
+    closure on its cells' pickles, and a dispatcher's carries a fresh uuid in each process (a miss every time)."""
+    def generic(x):
+        raise TypeError(f"generic_{name} runs compiled only")
+
+    @overload(generic, inline="always")
+    def _typed(x):
+        f = f32 if x == types.float32 else f64
+        return lambda x: f(x)
+
+    generic.__name__ = generic.__qualname__ = f"generic_{name}"
+    globals()[generic.__name__] = generic
+    return generic
+
+
+# op name -> its function for either dtype
+GENERIC = {name: _generic(name, f32, f64) for name, (f32, f64) in SCALAR.items()}
