@@ -28,7 +28,7 @@ from ember.autograd import tensor_api as _tensor_api
 from ember.autograd.tensor_api import Variable, detach, is_floating_point, is_nonzero, is_tensor, numel
 from ember.autograd.record import dispatch_hook as _dispatch_hook
 from ember.autograd.record import is_inference
-from ember.autograd import amp, backends, cuda, functional
+from ember.autograd import amp, backends, cuda, forward_ad, functional
 from ember.core import fft  # `torch.fft`: the transforms are core ops, their derivatives are here
 from ember.core import special  # torch.special, for `import ember.autograd as torch`
 from ember.core import masked  # torch.masked: composites of core ops, differentiable here
