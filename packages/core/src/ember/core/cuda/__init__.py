@@ -13,6 +13,7 @@ Example:
 from __future__ import annotations
 
 import threading
+import warnings
 from typing import Any
 
 from ember.core import device_backends as _backends
@@ -26,8 +27,14 @@ __all__ = [
     "memory_summary", "memory_snapshot", "OutOfMemoryError", "sync_count", "manual_seed", "manual_seed_all",
     "to_device", "to_host", "copy_device_to_host", "device_storage", "grow_storage", "record_stream",
     "init", "is_initialized", "get_device_name", "get_device_capability", "get_device_properties",
-    "mem_get_info", "device", "record_memory_history",
+    "mem_get_info", "device", "record_memory_history", "device_of", "get_arch_list", "get_gencode_flags",
+    "get_rng_state", "set_rng_state", "get_rng_state_all", "set_rng_state_all", "seed", "seed_all", "initial_seed",
+    "memory_cached", "max_memory_cached", "reset_max_memory_allocated", "reset_max_memory_cached",
+    "has_half", "has_magma",
 ]
+
+has_half = True
+has_magma = False
 
 _local = threading.local()
 _init_lock = threading.Lock()
@@ -180,6 +187,32 @@ class device:
             set_device(self.prev)
 
 
+class device_of(device):
+    """`with device_of(t):` makes the device of CUDA tensor `t` current inside the block; no-op for others."""
+
+    def __init__(self, obj) -> None:
+        super().__init__(None)
+        cuda = getattr(obj, "is_cuda", False)
+        self.idx = (obj.device.index or 0) if cuda else -1
+
+
+def get_arch_list() -> list[str]:
+    """The architectures ember's kernels are compiled for: Numba compiles them on first use for each
+    visible device's compute capability (`sm_XY`), so the list names those; [] without a device."""
+    if not is_available():
+        return []
+    from ember.core.cuda.streams import SIMULATOR
+
+    if SIMULATOR:
+        return []
+    return sorted({"sm_{}{}".format(*get_device_capability(i)) for i in range(device_count())})
+
+
+def get_gencode_flags() -> str:
+    """NVCC `-gencode` flags for `get_arch_list()` (PyTorch's format)."""
+    return " ".join(f"-gencode compute=compute_{a},code={k}_{a}" for k, a in (x.split("_") for x in get_arch_list()))
+
+
 def _device_index(d) -> int:
     if d is None:
         return current_device()
@@ -236,7 +269,12 @@ def sync_count() -> int:
 
 
 def __getattr__(name: str):
-    if name in ("Stream", "Event"):  # the classes exist without a device; making one needs it, as PyTorch's
+    if name == "default_generators":  # PyTorch's tuple of the devices' default generators (empty without one)
+        from ember.core import random
+
+        return tuple(random.default_generator_for(f"cuda:{i}") for i in range(device_count()))
+    # the classes exist without a device; making one needs it, as PyTorch's
+    if name in ("Stream", "Event", "ExternalStream", "StreamContext"):
         from ember.core.cuda import streams
 
         return getattr(streams, name)
@@ -277,6 +315,34 @@ def reset_peak_memory_stats(device=None) -> None:
     _allocator(device).reset_peak_memory_stats()
 
 
+def memory_cached(device=None) -> int:
+    """Deprecated name of `memory_reserved` (PyTorch's FutureWarning)."""
+    warnings.warn("`torch.cuda.memory_cached` has been renamed to `torch.cuda.memory_reserved`", FutureWarning,
+                  stacklevel=2)
+    return memory_reserved(device)
+
+
+def max_memory_cached(device=None) -> int:
+    """Deprecated name of `max_memory_reserved` (PyTorch's FutureWarning)."""
+    warnings.warn("`torch.cuda.max_memory_cached` has been renamed to `torch.cuda.max_memory_reserved`",
+                  FutureWarning, stacklevel=2)
+    return max_memory_reserved(device)
+
+
+def reset_max_memory_allocated(device=None) -> None:
+    """Deprecated: `reset_peak_memory_stats`, which resets every peak (PyTorch's FutureWarning)."""
+    warnings.warn("torch.cuda.reset_max_memory_allocated now calls torch.cuda.reset_peak_memory_stats, which "
+                  "resets /all/ peak memory stats.", FutureWarning, stacklevel=2)
+    reset_peak_memory_stats(device)
+
+
+def reset_max_memory_cached(device=None) -> None:
+    """Deprecated: `reset_peak_memory_stats`, which resets every peak (PyTorch's FutureWarning)."""
+    warnings.warn("torch.cuda.reset_max_memory_cached now calls torch.cuda.reset_peak_memory_stats, which "
+                  "resets /all/ peak memory stats.", FutureWarning, stacklevel=2)
+    reset_peak_memory_stats(device)
+
+
 def empty_cache() -> None:
     """Give every cached, unused segment back to the device."""
     _allocator(None).empty_cache()
@@ -306,6 +372,52 @@ def manual_seed(seed: int) -> None:
 
 
 manual_seed_all = manual_seed
+
+
+def _generator(device="cuda"):
+    from ember.core import random
+
+    return random.default_generator_for(f"cuda:{_device_index(device)}")
+
+
+def get_rng_state(device="cuda"):
+    """The state of `device`'s default generator (a uint8 tensor); without a device, the RuntimeError
+    of `_lazy_init`, as PyTorch's CUDA build raises."""
+    _lazy_init()
+    return _generator(device).get_state()
+
+
+def set_rng_state(new_state, device="cuda") -> None:
+    """Restore `device`'s default generator from `get_rng_state`'s tensor."""
+    _generator(device).set_state(new_state)
+
+
+def get_rng_state_all() -> list:
+    """`get_rng_state` of every device ([] without one)."""
+    return [get_rng_state(i) for i in range(device_count())]
+
+
+def set_rng_state_all(new_states) -> None:
+    for i, state in enumerate(new_states):
+        set_rng_state(state, i)
+
+
+def seed() -> None:
+    """Seed the current device's generator from the operating system's entropy."""
+    _generator().seed()
+
+
+def seed_all() -> None:
+    """Seed every device's generator from one entropy draw."""
+    s = _generator(0).seed()
+    for i in range(1, device_count()):
+        _generator(i).manual_seed(s)
+
+
+def initial_seed() -> int:
+    """The seed of the current device's generator."""
+    _lazy_init()
+    return _generator().initial_seed()
 
 
 # --- what core's device-independent code calls -------------------------------------------

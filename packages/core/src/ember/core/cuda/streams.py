@@ -18,8 +18,8 @@ from contextlib import contextmanager
 from numba import cuda as _cuda
 from numba import config as _config
 
-__all__ = ["Stream", "Event", "current_stream", "default_stream", "stream", "set_stream", "synchronize",
-           "sync_count", "count_sync", "SIMULATOR"]
+__all__ = ["Stream", "ExternalStream", "StreamContext", "Event", "current_stream", "default_stream", "stream",
+           "set_stream", "synchronize", "sync_count", "count_sync", "SIMULATOR"]
 
 SIMULATOR = bool(_config.ENABLE_CUDASIM)
 
@@ -99,6 +99,14 @@ class Stream:
 
     def __repr__(self) -> str:
         return f"<ember.core.cuda.Stream device=cuda:{self.device_index} cuda_stream={self.cuda_stream:#x}>"
+
+
+class ExternalStream(Stream):
+    """A stream allocated outside ember (`torch.cuda.ExternalStream`): `stream_ptr` is its raw
+    `cudaStream_t`, which the other library keeps alive and frees."""
+
+    def __init__(self, stream_ptr: int, device=None, **kwargs) -> None:
+        super().__init__(device, _numba_stream=_cuda.external_stream(stream_ptr))
 
 
 class Event:
@@ -187,6 +195,24 @@ def stream(s: Stream | None) -> Iterator[Stream | None]:
         yield s
     finally:
         _local.stream = prev
+
+
+class StreamContext:
+    """`with StreamContext(s):` launches on `s` inside the block (`torch.cuda.StreamContext`, what
+    `torch.cuda.stream` returns in PyTorch); `None` changes nothing."""
+
+    def __init__(self, stream: Stream | None) -> None:
+        self.stream = stream
+        self._prev = None
+
+    def __enter__(self) -> None:
+        if self.stream is not None:
+            self._prev = getattr(_local, "stream", None)
+            _local.stream = self.stream
+
+    def __exit__(self, *exc) -> None:
+        if self.stream is not None:
+            _local.stream = self._prev
 
 
 def synchronize(device=None) -> None:

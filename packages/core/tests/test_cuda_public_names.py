@@ -1,0 +1,86 @@
+"""torch.cuda's per-device RNG state, StreamContext/ExternalStream, device_of, arch list and the
+deprecated memory names: with a device (the simulator) and without one."""
+
+from __future__ import annotations
+
+import warnings
+
+import pytest
+
+import ember.core as E
+
+cuda = E.cuda
+no_device = pytest.mark.skipif(cuda.is_available(), reason="checks the behaviour without a CUDA device")
+with_device = pytest.mark.skipif(not cuda.is_available(), reason="no CUDA device or simulator")
+
+
+@no_device
+def test_without_a_device():
+    with pytest.raises(RuntimeError, match="CUDA is not available"):
+        cuda.get_rng_state()
+    with pytest.raises(RuntimeError, match="CUDA is not available"):
+        cuda.initial_seed()
+    assert cuda.get_rng_state_all() == [] and cuda.default_generators == ()
+    assert cuda.get_arch_list() == [] and cuda.get_gencode_flags() == ""
+    cuda.set_rng_state_all([])
+    cuda.seed()
+    cuda.seed_all()
+    with cuda.device_of(E.zeros(1)):
+        assert cuda.current_device() == 0
+    with cuda.StreamContext(None):
+        pass
+
+
+def test_rng_state_round_trips_through_the_cuda_generator():
+    g = E.random.default_generator_for("cuda:0")
+    cuda.manual_seed(123)
+    state = g.get_state()
+    g.manual_seed(7)
+    cuda.set_rng_state(state)
+    assert g.initial_seed() == 123 and g.get_state().equal(state)
+
+
+def test_deprecated_memory_names_warn_like_pytorch():
+    with pytest.warns(FutureWarning, match="renamed to `torch.cuda.memory_reserved`"):
+        assert cuda.memory_cached() == cuda.memory_reserved()
+    with pytest.warns(FutureWarning, match="renamed to `torch.cuda.max_memory_reserved`"):
+        assert cuda.max_memory_cached() == cuda.max_memory_reserved()
+    with pytest.warns(FutureWarning, match="resets /all/ peak memory stats"):
+        cuda.reset_max_memory_allocated()
+    with pytest.warns(FutureWarning, match="resets /all/ peak memory stats"):
+        cuda.reset_max_memory_cached()
+    assert cuda.has_half is True and cuda.has_magma is False
+
+
+@pytest.mark.cuda
+@with_device
+def test_with_a_device():
+    cuda.manual_seed(5)
+    a = E.rand(4, device="cuda")
+    states = cuda.get_rng_state_all()
+    assert len(states) == cuda.device_count() and states[0].equal(cuda.get_rng_state())
+    b = E.rand(4, device="cuda")
+    cuda.set_rng_state_all(states)
+    assert E.rand(4, device="cuda").cpu().equal(b.cpu()) and not a.cpu().equal(b.cpu())
+    assert cuda.initial_seed() == 5
+    assert cuda.default_generators[0] is E.random.default_generator_for("cuda")
+    s = cuda.Stream()
+    with cuda.StreamContext(s):
+        assert cuda.current_stream() == s
+    assert cuda.current_stream() != s
+    x = E.zeros(1, device="cuda")
+    with cuda.device_of(x):
+        assert cuda.current_device() == 0
+    flags = cuda.get_gencode_flags()
+    assert all(f"compute_{a[3:]}" in flags for a in cuda.get_arch_list())
+
+
+def test_reachable_from_torch_cuda():
+    import ember.torch as torch
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for name in ("get_rng_state", "set_rng_state", "get_rng_state_all", "set_rng_state_all", "default_generators",
+                     "StreamContext", "ExternalStream", "device_of", "get_arch_list", "get_gencode_flags", "seed",
+                     "seed_all", "initial_seed", "memory_cached", "has_half"):
+            assert hasattr(torch.cuda, name), name
