@@ -29,6 +29,8 @@ def test_without_a_device():
         assert cuda.current_device() == 0
     with cuda.StreamContext(None):
         pass
+    with pytest.raises(RuntimeError, match="CUDA is not available"):
+        cuda.set_sync_debug_mode("warn")
 
 
 def test_rng_state_round_trips_through_the_cuda_generator():
@@ -50,6 +52,32 @@ def test_deprecated_memory_names_warn_like_pytorch():
     with pytest.warns(FutureWarning, match="resets /all/ peak memory stats"):
         cuda.reset_max_memory_cached()
     assert cuda.has_half is True and cuda.has_magma is False
+
+
+def test_memory_stats_as_nested_dict_nests_the_dotted_keys():
+    flat, nested = cuda.memory_stats(), cuda.memory_stats_as_nested_dict()
+    assert nested["allocated_bytes"]["all"]["current"] == flat["allocated_bytes.all.current"]
+    assert nested["num_ooms"] == flat["num_ooms"] and not cuda.is_current_stream_capturing()
+
+
+@pytest.mark.cuda
+@with_device
+def test_sync_debug_mode_flags_implicit_synchronizations_only():
+    x = E.ones(2, device="cuda")
+    try:
+        cuda.set_sync_debug_mode("warn")
+        assert cuda.get_sync_debug_mode() == 1
+        with pytest.warns(UserWarning, match="called a synchronizing CUDA operation"):
+            x.cpu()
+        cuda.set_sync_debug_mode(2)
+        with pytest.raises(RuntimeError, match="called a synchronizing CUDA operation"):
+            x.sum().item()
+        cuda.synchronize()  # an explicit one passes
+        with pytest.raises(RuntimeError, match="expected one of `default`, `warn`, `error`"):
+            cuda.set_sync_debug_mode("loud")
+    finally:
+        cuda.set_sync_debug_mode("default")
+    assert x.cpu().numpy().tolist() == [1.0, 1.0]
 
 
 @pytest.mark.cuda
@@ -82,5 +110,6 @@ def test_reachable_from_torch_cuda():
         warnings.simplefilter("error")
         for name in ("get_rng_state", "set_rng_state", "get_rng_state_all", "set_rng_state_all", "default_generators",
                      "StreamContext", "ExternalStream", "device_of", "get_arch_list", "get_gencode_flags", "seed",
-                     "seed_all", "initial_seed", "memory_cached", "has_half"):
+                     "seed_all", "initial_seed", "memory_cached", "has_half", "get_sync_debug_mode",
+                     "set_sync_debug_mode", "memory_stats_as_nested_dict", "is_current_stream_capturing"):
             assert hasattr(torch.cuda, name), name

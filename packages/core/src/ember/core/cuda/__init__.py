@@ -30,7 +30,8 @@ __all__ = [
     "mem_get_info", "device", "record_memory_history", "device_of", "get_arch_list", "get_gencode_flags",
     "get_rng_state", "set_rng_state", "get_rng_state_all", "set_rng_state_all", "seed", "seed_all", "initial_seed",
     "memory_cached", "max_memory_cached", "reset_max_memory_allocated", "reset_max_memory_cached",
-    "has_half", "has_magma",
+    "has_half", "has_magma", "get_sync_debug_mode", "set_sync_debug_mode", "is_current_stream_capturing",
+    "memory_stats_as_nested_dict",
 ]
 
 has_half = True
@@ -261,6 +262,35 @@ def set_stream(s) -> None:
     streams.set_stream(s)
 
 
+_SYNC_DEBUG_MODES = {"default": 0, "warn": 1, "error": 2}
+
+
+def set_sync_debug_mode(debug_mode: int | str) -> None:
+    """Whether an implicit host synchronization (`item()`, `cpu()`, printing) passes (0, "default"),
+    warns (1, "warn") or raises RuntimeError (2, "error"); explicit `synchronize` calls always pass."""
+    _lazy_init()
+    from ember.core.cuda import streams
+
+    if isinstance(debug_mode, str):
+        if debug_mode not in _SYNC_DEBUG_MODES:
+            raise RuntimeError("invalid value of debug_mode, expected one of `default`, `warn`, `error`")
+        debug_mode = _SYNC_DEBUG_MODES[debug_mode]
+    streams.set_sync_debug_mode(debug_mode)
+
+
+def get_sync_debug_mode() -> int:
+    """The mode `set_sync_debug_mode` set (0, 1 or 2)."""
+    _lazy_init()
+    from ember.core.cuda import streams
+
+    return streams.get_sync_debug_mode()
+
+
+def is_current_stream_capturing() -> bool:
+    """False: ember records no CUDA graphs (its compiler replays Python-level captures instead)."""
+    return False
+
+
 def sync_count() -> int:
     """How many times the host has waited for the device (tests assert it does not grow)."""
     from ember.core.cuda import streams
@@ -309,6 +339,18 @@ def max_memory_reserved(device=None) -> int:
 def memory_stats(device=None) -> dict[str, Any]:
     """PyTorch's `memory_stats()` keys (`allocated_bytes.all.current`, `num_alloc_retries`, ...)."""
     return _allocator(device).memory_stats()
+
+
+def memory_stats_as_nested_dict(device=None) -> dict[str, Any]:
+    """`memory_stats` with its dotted keys nested (`stats["allocated_bytes"]["all"]["current"]`)."""
+    nested: dict[str, Any] = {}
+    for key, value in memory_stats(device).items():
+        *path, last = key.split(".")
+        d = nested
+        for part in path:
+            d = d.setdefault(part, {})
+        d[last] = value
+    return nested
 
 
 def reset_peak_memory_stats(device=None) -> None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import threading
 import time
+import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
 
@@ -24,13 +25,29 @@ __all__ = ["Stream", "ExternalStream", "StreamContext", "Event", "current_stream
 SIMULATOR = bool(_config.ENABLE_CUDASIM)
 
 _syncs = 0
+_sync_debug_mode = 0
 _local = threading.local()
 
 
-def count_sync() -> None:
-    """Record one blocking wait of the host for the device."""
+def count_sync(explicit: bool = False) -> None:
+    """Record one blocking wait of the host for the device; an implicit one (a value read back) warns
+    or raises as `set_sync_debug_mode` asks."""
     global _syncs
     _syncs += 1
+    if _sync_debug_mode and not explicit:
+        if _sync_debug_mode >= 2:
+            raise RuntimeError("called a synchronizing CUDA operation")
+        warnings.warn("called a synchronizing CUDA operation", UserWarning, stacklevel=3)
+
+
+def set_sync_debug_mode(mode: int) -> None:
+    """0: implicit synchronizations pass; 1: each warns; 2: each raises (`torch.cuda.set_sync_debug_mode`)."""
+    global _sync_debug_mode
+    _sync_debug_mode = mode
+
+
+def get_sync_debug_mode() -> int:
+    return _sync_debug_mode
 
 
 def sync_count() -> int:
@@ -67,7 +84,7 @@ class Stream:
 
     def synchronize(self) -> None:
         """Block the host until all work queued on this stream has finished."""
-        count_sync()
+        count_sync(explicit=True)
         self._s.synchronize()
 
     def query(self) -> bool:
@@ -141,7 +158,7 @@ class Event:
 
     def synchronize(self) -> None:
         """Block the host until the recorded work has finished."""
-        count_sync()
+        count_sync(explicit=True)
         self._e.synchronize()
 
     def elapsed_time(self, end_event: Event) -> float:
@@ -217,7 +234,7 @@ class StreamContext:
 
 def synchronize(device=None) -> None:
     """Block the host until all work on every stream of the device has finished."""
-    count_sync()
+    count_sync(explicit=True)
     _cuda.synchronize()
 
 
