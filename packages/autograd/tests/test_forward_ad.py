@@ -70,6 +70,17 @@ def test_reverse_mode_flows_through_a_dual_of_a_tracked_primal():
     np.testing.assert_allclose(x.grad.numpy(), [2.0, 4.0])
 
 
+def test_in_place_writes_into_a_dual_are_refused():
+    with fwAD.dual_level():
+        d = fwAD.make_dual(torch.tensor([1.0, 2.0]), torch.ones(2))
+        with pytest.raises(RuntimeError, match="leaf Variable that requires grad"):
+            d.mul_(3)
+        tracked = fwAD.make_dual(torch.tensor([1.0, 2.0], requires_grad=True) * 1, torch.ones(2))
+        tracked.mul_(3)
+        with pytest.raises(RuntimeError, match="modified in place after make_dual"):
+            fwAD.unpack_dual(tracked)
+
+
 def test_dual_level_as_decorator():
     @fwAD.dual_level()
     def level():

@@ -12,8 +12,9 @@ gradient of <g(u), t> with respect to u. What this costs and where it differs fr
 - tangents flow only through ops recorded on the tape: work under `no_grad()` or `.detach()`ed
   has no tangent (PyTorch's forward AD ignores `no_grad`), and an op whose backward is not
   itself differentiable contributes a zero tangent;
-- duals require grad (PyTorch's do not unless their primal does), and the level keeps every
-  dual and tangent alive until it exits.
+- duals require grad (PyTorch's do not unless their primal does), so writing into one in place
+  raises (a leaf, or `unpack_dual` refuses a dual modified since `make_dual`), and the level keeps
+  every dual and tangent alive until it exits.
 As in PyTorch 2.13, one level exists at a time (nesting raises).
 """
 
@@ -29,8 +30,8 @@ from ember.autograd.grad_mode import _DecoratorContextManager, enable_grad
 __all__ = ["UnpackedDualTensor", "dual_level", "enter_dual_level", "exit_dual_level", "make_dual", "unpack_dual"]
 
 _current_level = -1
-# the duals of the open level: (dual tensor, its tangent, whether its primal was tracked by reverse mode)
-_duals: list[tuple[Tensor, Tensor, bool]] = []
+# the duals of the open level: (dual tensor, its tangent, whether its primal was tracked by reverse mode, its version)
+_duals: list[tuple[Tensor, Tensor, bool, int]] = []
 
 
 def enter_dual_level() -> int:
@@ -72,7 +73,7 @@ def make_dual(tensor: Tensor, tangent: Tensor, *, level: int | None = None) -> T
     if not (tangent.is_floating_point() or tangent.is_complex()):
         raise ValueError(f"Expected tangent to be floating point or complex, but got: {tangent.dtype}")
     _check_level(level, "_make_dual")
-    if any(d is tensor for d, _, _ in _duals):
+    if any(d is tensor for d, *_ in _duals):
         raise RuntimeError(f"Making a dual Tensor based on a Tensor that already has a forward gradient at the same "
                            f"level {level} is not supported.")
     if tuple(tangent.shape) != tuple(tensor.shape):
@@ -82,7 +83,7 @@ def make_dual(tensor: Tensor, tangent: Tensor, *, level: int | None = None) -> T
     tracked = tensor.requires_grad
     with enable_grad():
         dual = tensor.view_as(tensor) if tracked else tensor.detach().requires_grad_(True)
-    _duals.append((dual, tangent, tracked))
+    _duals.append((dual, tangent, tracked, dual._version))
     return dual
 
 
@@ -103,9 +104,13 @@ def unpack_dual(tensor: Tensor, *, level: int | None = None) -> UnpackedDualTens
     if not isinstance(tensor, Tensor):
         raise TypeError(f"_unpack_dual(): argument 'dual' (position 1) must be Tensor, not {type(tensor).__name__}")
     _check_level(level, "_fw_primal")
-    keep = any(tracked or t.requires_grad for _, t, tracked in _duals)
+    for d, _, _, version in _duals:
+        if d._version != version:
+            raise RuntimeError("unpack_dual: a dual tensor was modified in place after make_dual; ember's forward "
+                               "AD, emulated on the tape, cannot follow in-place writes into a dual (PyTorch's can)")
+    keep = any(tracked or t.requires_grad for _, t, tracked, _ in _duals)
     primal = tensor if keep else tensor.detach()
-    for d, t, _ in _duals:
+    for d, t, *_ in _duals:
         if d is tensor:
             return UnpackedDualTensor(primal, t)
     return UnpackedDualTensor(primal, _tangent(tensor, keep) if tensor.requires_grad else None)
@@ -115,9 +120,9 @@ def _tangent(y: Tensor, keep: bool) -> Tensor | None:
     """J t for y over the level's duals, by differentiating a vjp with respect to its cotangent."""
     with enable_grad():
         u = y.detach().new_zeros(tuple(y.shape)).requires_grad_(True)
-        duals = [d for d, _, _ in _duals]
+        duals = [d for d, *_ in _duals]
         gs = _grad([y], duals, [u], retain_graph=True, create_graph=True, allow_unused=True)
-        pairs = [(g, t) for g, (_, t, _) in zip(gs, _duals) if g is not None]
+        pairs = [(g, t) for g, (_, t, *_) in zip(gs, _duals) if g is not None]
         if not pairs:
             return None
         live = [(g, t.to(g.dtype)) for g, t in pairs if g.requires_grad]
