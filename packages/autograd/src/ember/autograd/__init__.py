@@ -15,7 +15,11 @@ from ember.core import dispatch as _dispatch
 from ember.autograd.grad_mode import (
     enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled, no_grad, set_grad_enabled,
 )
+from ember.autograd.grad_mode import is_multithreading_enabled, is_view_replay_enabled, set_multithreading_enabled
 from ember.autograd.anomaly import detect_anomaly, is_anomaly_enabled, set_detect_anomaly
+from ember.autograd import anomaly as anomaly_mode  # PyTorch's module name: torch.autograd.anomaly_mode
+from ember.autograd.profiler import kineto_available
+from ember.core.overrides import handle_torch_function, has_torch_function, is_tensor_like
 from ember.autograd.engine import backward, grad
 from ember.autograd.graph import Node
 from ember.autograd.function import Function, FunctionCtx, once_differentiable
@@ -40,6 +44,7 @@ from ember.autograd.amp import (
     set_autocast_cache_enabled, set_autocast_dtype, set_autocast_enabled,
 )
 
+_sys.modules[__name__ + ".anomaly_mode"] = anomaly_mode
 _tensor_api.install()
 if _dispatch_hook not in _dispatch._hooks:
     _dispatch.register_dispatch_hook(_dispatch_hook)
@@ -54,7 +59,10 @@ globals().update({_k: getattr(_core, _k) for _k in _core.__all__
                   if _k not in globals() and not isinstance(getattr(_core, _k), _ModuleType)})
 
 # the public API: the names above, and of this package's submodules those under PyTorch's `torch.<name>`
-__all__ = [_k for _k, _v in globals().items() if not _k.startswith("_") and (
+# (less the names PyTorch has under `torch.autograd` only)
+_AUTOGRAD_ONLY = ("is_multithreading_enabled", "set_multithreading_enabled", "is_view_replay_enabled",
+                  "kineto_available", "handle_torch_function", "has_torch_function", "is_tensor_like")
+__all__ = [_k for _k, _v in globals().items() if not _k.startswith("_") and _k not in _AUTOGRAD_ONLY and (
     not isinstance(_v, _ModuleType) or _k in ("autograd", "amp", "backends", "cuda", "fft", "func", "functional",
                                               "special", "safetensors"))]
 
