@@ -58,6 +58,7 @@ def test_memory_stats_as_nested_dict_nests_the_dotted_keys():
     flat, nested = cuda.memory_stats(), cuda.memory_stats_as_nested_dict()
     assert nested["allocated_bytes"]["all"]["current"] == flat["allocated_bytes.all.current"]
     assert nested["num_ooms"] == flat["num_ooms"] and not cuda.is_current_stream_capturing()
+    assert cuda.is_bf16_supported() is cuda.is_available() and cuda.is_tf32_supported() is False
 
 
 @pytest.mark.cuda

@@ -31,7 +31,7 @@ __all__ = [
     "get_rng_state", "set_rng_state", "get_rng_state_all", "set_rng_state_all", "seed", "seed_all", "initial_seed",
     "memory_cached", "max_memory_cached", "reset_max_memory_allocated", "reset_max_memory_cached",
     "has_half", "has_magma", "get_sync_debug_mode", "set_sync_debug_mode", "is_current_stream_capturing",
-    "memory_stats_as_nested_dict",
+    "memory_stats_as_nested_dict", "is_bf16_supported", "is_tf32_supported",
 ]
 
 has_half = True
@@ -284,6 +284,17 @@ def get_sync_debug_mode() -> int:
     from ember.core.cuda import streams
 
     return streams.get_sync_debug_mode()
+
+
+def is_bf16_supported(including_emulation: bool = True) -> bool:
+    """Whether bfloat16 tensors work on the device: ember's CUDA kernels take them on every compute
+    capability, so True whenever a device is usable."""
+    return is_available()
+
+
+def is_tf32_supported() -> bool:
+    """False: ember's CUDA matmuls and convolutions never compute in TF32."""
+    return False
 
 
 def is_current_stream_capturing() -> bool:

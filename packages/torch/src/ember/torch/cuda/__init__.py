@@ -1,5 +1,5 @@
 """`torch.cuda`: ember's CUDA runtime (devices, streams, memory; `is_available()` tells the truth),
-the legacy CUDA tensor types (`torch.cuda.FloatTensor`) and `torch.cuda.amp`."""
+the legacy CUDA tensor types (`torch.cuda.FloatTensor`), `torch.cuda.amp` and `torch.cuda.nvtx`."""
 
 from ember.autograd import cuda as _impl
 from ember.autograd.cuda import *  # noqa: F403
@@ -8,7 +8,7 @@ from ember.core.legacy import CUDA_TYPES as _CUDA_TYPES
 
 globals().update(_CUDA_TYPES)
 
-from ember.torch.cuda import amp  # noqa: E402
+from ember.torch.cuda import amp, nvtx  # noqa: E402
 
 
 def __getattr__(name: str):
