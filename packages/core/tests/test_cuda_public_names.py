@@ -114,3 +114,50 @@ def test_reachable_from_torch_cuda():
                      "seed_all", "initial_seed", "memory_cached", "has_half", "get_sync_debug_mode",
                      "set_sync_debug_mode", "memory_stats_as_nested_dict", "is_current_stream_capturing"):
             assert hasattr(torch.cuda, name), name
+
+
+class _FakeNVML:
+    """Stands in for nvidia-ml-py: handles are the NVML indices asked for."""
+
+    class NVMLError_DriverNotLoaded(Exception):  # noqa: N801 - pynvml's name
+        pass
+
+    class _Rates:
+        gpu, memory = 37, 12
+
+    class _Memory:
+        used = 1 << 30
+
+    @staticmethod
+    def nvmlInit():
+        pass
+
+    @staticmethod
+    def nvmlDeviceGetHandleByIndex(i):
+        return i
+
+    nvmlDeviceGetUtilizationRates = staticmethod(lambda h: _FakeNVML._Rates)
+    nvmlDeviceGetTemperature = staticmethod(lambda h, sensor: 60 + h)
+    nvmlDeviceGetPowerUsage = staticmethod(lambda h: 250_000)
+    nvmlDeviceGetClockInfo = staticmethod(lambda h, kind: 1980 if kind == 1 else 0)
+    nvmlDeviceGetMemoryInfo = staticmethod(lambda h: _FakeNVML._Memory)
+
+
+def test_nvml_readings_and_visible_device_mapping(monkeypatch):
+    import sys
+
+    monkeypatch.setitem(sys.modules, "pynvml", _FakeNVML)
+    monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "3,1")
+    assert cuda.utilization() == 37 and cuda.memory_usage() == 12
+    assert cuda.temperature() == 63 and cuda.temperature(1) == 61  # device 0 is NVML's 3, device 1 is its 1
+    assert cuda.power_draw() == 250_000 and cuda.clock_rate() == 1980 and cuda.device_memory_used() == 1 << 30
+    with pytest.raises(RuntimeError, match=r"device 2 is not visible \(CUDA_VISIBLE_DEVICES=\[3, 1\]\)"):
+        cuda.temperature(2)
+
+
+def test_nvml_readings_need_nvidia_ml_py(monkeypatch):
+    import sys
+
+    monkeypatch.setitem(sys.modules, "pynvml", None)
+    with pytest.raises(ModuleNotFoundError, match="nvidia-ml-py does not seem to be installed"):
+        cuda.utilization()

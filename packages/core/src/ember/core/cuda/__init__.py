@@ -18,6 +18,7 @@ from typing import Any
 
 from ember.core import device_backends as _backends
 from ember.core.cuda.allocator import OutOfMemoryError
+from ember.core.cuda.nvml import clock_rate, device_memory_used, memory_usage, power_draw, temperature, utilization
 from ember.core.device import device as _device_type
 
 __all__ = [
@@ -31,7 +32,8 @@ __all__ = [
     "get_rng_state", "set_rng_state", "get_rng_state_all", "set_rng_state_all", "seed", "seed_all", "initial_seed",
     "memory_cached", "max_memory_cached", "reset_max_memory_allocated", "reset_max_memory_cached",
     "has_half", "has_magma", "get_sync_debug_mode", "set_sync_debug_mode", "is_current_stream_capturing",
-    "memory_stats_as_nested_dict", "is_bf16_supported", "is_tf32_supported",
+    "memory_stats_as_nested_dict", "is_bf16_supported", "is_tf32_supported", "utilization", "memory_usage",
+    "temperature", "power_draw", "clock_rate", "device_memory_used",
 ]
 
 has_half = True
