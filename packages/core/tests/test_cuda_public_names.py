@@ -161,3 +161,17 @@ def test_nvml_readings_need_nvidia_ml_py(monkeypatch):
     monkeypatch.setitem(sys.modules, "pynvml", None)
     with pytest.raises(ModuleNotFoundError, match="nvidia-ml-py does not seem to be installed"):
         cuda.utilization()
+
+
+def test_cuda_errors():
+    cuda.check_error(cuda.cudaStatus.SUCCESS)
+    with pytest.raises(cuda.CudaError, match=r"\(34\)") as info:
+        cuda.check_error(cuda.cudaStatus.ERROR_NOT_READY)
+    assert isinstance(info.value, RuntimeError) and info.value.code == 34
+    assert issubclass(cuda.DeferredCudaCallError, Exception)
+
+
+def test_accelerator_error_is_torchs():
+    import ember.torch as torch
+
+    assert torch.cuda.AcceleratorError is torch.AcceleratorError

@@ -33,11 +33,37 @@ __all__ = [
     "memory_cached", "max_memory_cached", "reset_max_memory_allocated", "reset_max_memory_cached",
     "has_half", "has_magma", "get_sync_debug_mode", "set_sync_debug_mode", "is_current_stream_capturing",
     "memory_stats_as_nested_dict", "is_bf16_supported", "is_tf32_supported", "utilization", "memory_usage",
-    "temperature", "power_draw", "clock_rate", "device_memory_used",
+    "temperature", "power_draw", "clock_rate", "device_memory_used", "CudaError", "DeferredCudaCallError",
+    "cudaStatus", "check_error",
 ]
 
 has_half = True
 has_magma = False
+
+class CudaError(RuntimeError):
+    """A CUDA runtime call failed with error `code` (`torch.cuda.CudaError`)."""
+
+    def __init__(self, code: int) -> None:
+        self.code = code
+        super().__init__(f"CUDA error ({code})")
+
+
+class DeferredCudaCallError(Exception):
+    """A call queued until CUDA's initialization failed when it ran (`torch.cuda.DeferredCudaCallError`)."""
+
+
+class cudaStatus:  # noqa: N801 - PyTorch's name
+    """The two CUDA runtime results PyTorch names."""
+
+    SUCCESS: int = 0
+    ERROR_NOT_READY: int = 34
+
+
+def check_error(res: int) -> None:
+    """Raise CudaError for a CUDA runtime result other than success (0)."""
+    if res != cudaStatus.SUCCESS:
+        raise CudaError(res)
+
 
 _local = threading.local()
 _init_lock = threading.Lock()

@@ -12,4 +12,8 @@ from ember.torch.cuda import amp, nvtx  # noqa: E402
 
 
 def __getattr__(name: str):
+    if name == "AcceleratorError":  # torch.cuda.AcceleratorError is torch.AcceleratorError
+        import ember.torch
+
+        return ember.torch.AcceleratorError
     return getattr(_impl, name)
