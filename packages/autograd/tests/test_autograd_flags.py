@@ -3,6 +3,8 @@ restored on exit), is_view_replay_enabled, kineto_available, anomaly_mode, the o
 
 import sys
 
+import pytest
+
 import ember.autograd as torch
 
 
@@ -25,3 +27,9 @@ def test_flags_and_aliases():
     x = torch.ones(2)
     assert torch.autograd.is_tensor_like(x) and not torch.autograd.has_torch_function([x])
     assert "is_tensor_like" not in torch.__all__  # PyTorch has it under torch.autograd only
+    assert torch.autograd.ProfilerActivity is torch.profiler.ProfilerActivity
+
+
+def test_variable_is_removed():
+    with pytest.raises(RuntimeError, match=r"torch.autograd.variable\(...\) is deprecated, use torch.tensor"):
+        torch.autograd.variable([1.0])

@@ -18,7 +18,7 @@ from ember.autograd.grad_mode import (
 from ember.autograd.grad_mode import is_multithreading_enabled, is_view_replay_enabled, set_multithreading_enabled
 from ember.autograd.anomaly import detect_anomaly, is_anomaly_enabled, set_detect_anomaly
 from ember.autograd import anomaly as anomaly_mode  # PyTorch's module name: torch.autograd.anomaly_mode
-from ember.autograd.profiler import kineto_available
+from ember.autograd.profiler import ProfilerActivity, kineto_available
 from ember.core.overrides import handle_torch_function, has_torch_function, is_tensor_like
 from ember.autograd.engine import backward, grad
 from ember.autograd.graph import Node
@@ -45,6 +45,13 @@ from ember.autograd.amp import (
 )
 
 _sys.modules[__name__ + ".anomaly_mode"] = anomaly_mode
+
+
+def variable(*args, **kwargs):
+    """Removed from PyTorch (`torch.autograd.variable`): raises its RuntimeError naming the replacement."""
+    raise RuntimeError("torch.autograd.variable(...) is deprecated, use torch.tensor(...) instead")
+
+
 _tensor_api.install()
 if _dispatch_hook not in _dispatch._hooks:
     _dispatch.register_dispatch_hook(_dispatch_hook)
@@ -61,7 +68,8 @@ globals().update({_k: getattr(_core, _k) for _k in _core.__all__
 # the public API: the names above, and of this package's submodules those under PyTorch's `torch.<name>`
 # (less the names PyTorch has under `torch.autograd` only)
 _AUTOGRAD_ONLY = ("is_multithreading_enabled", "set_multithreading_enabled", "is_view_replay_enabled",
-                  "kineto_available", "handle_torch_function", "has_torch_function", "is_tensor_like")
+                  "kineto_available", "handle_torch_function", "has_torch_function", "is_tensor_like",
+                  "ProfilerActivity", "variable")
 __all__ = [_k for _k, _v in globals().items() if not _k.startswith("_") and _k not in _AUTOGRAD_ONLY and (
     not isinstance(_v, _ModuleType) or _k in ("autograd", "amp", "backends", "cuda", "fft", "func", "functional",
                                               "special", "safetensors"))]
