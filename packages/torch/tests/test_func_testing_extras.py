@@ -45,6 +45,14 @@ def test_functionalize_keeps_values_and_input_mutations():
         torch.func.functionalize(f, remove="views")
 
 
+def test_debug_unwrap_returns_the_tensor_inside_a_transform():
+    seen = []
+    torch.func.grad(lambda x: seen.append(torch.func.debug_unwrap(x)) or (x * x).sum())(torch.ones(2))
+    assert isinstance(seen[0], torch.Tensor)
+    with pytest.raises(TypeError):
+        torch.func.debug_unwrap(3)
+
+
 def test_replace_all_batch_norm_modules_uses_batch_statistics():
     net = torch.nn.Sequential(torch.nn.Linear(3, 4), torch.nn.BatchNorm1d(4), torch.nn.Sequential(
         torch.nn.BatchNorm1d(4, track_running_stats=False)))

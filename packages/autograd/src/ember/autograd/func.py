@@ -25,7 +25,7 @@ from ember.autograd.engine import grad as _autograd_grad
 from ember.autograd.grad_mode import enable_grad, is_grad_enabled
 
 __all__ = ["grad", "grad_and_value", "vjp", "jvp", "jacrev", "jacfwd", "hessian", "vmap", "linearize",
-           "functionalize"]
+           "functionalize", "debug_unwrap"]
 
 
 # ------------------------------------------------------------------------------------ pytrees
@@ -317,6 +317,14 @@ def functionalize(func: Callable, *, remove: str = "mutations") -> Callable:
         return func(*args, **kwargs)
 
     return wrapper
+
+
+def debug_unwrap(tensor, *, recurse: bool = True):
+    """`tensor` itself: ember's transforms run on plain tensors (see NOTE [ Transforms by the tape ]),
+    so there is no functorch wrapper to take off."""
+    if not isinstance(tensor, Tensor):
+        raise TypeError(f"debug_unwrap(): expected a Tensor, got {type(tensor).__name__}")
+    return tensor
 
 
 # -------------------------------------------------------------------------------------- vmap

@@ -3,9 +3,9 @@
 `replace_all_batch_norm_modules_`."""
 
 from ember.autograd.func import (
-    functionalize, grad, grad_and_value, hessian, jacfwd, jacrev, jvp, linearize, vjp, vmap,
+    debug_unwrap, functionalize, grad, grad_and_value, hessian, jacfwd, jacrev, jvp, linearize, vjp, vmap,
 )
 from ember.nn.func import functional_call, replace_all_batch_norm_modules_, stack_module_state
 
 __all__ = ["grad", "grad_and_value", "hessian", "jacfwd", "jacrev", "jvp", "linearize", "vjp", "vmap",
-           "functionalize", "functional_call", "stack_module_state", "replace_all_batch_norm_modules_"]
+           "functionalize", "debug_unwrap", "functional_call", "stack_module_state", "replace_all_batch_norm_modules_"]
