@@ -175,3 +175,71 @@ def test_accelerator_error_is_torchs():
     import ember.torch as torch
 
     assert torch.cuda.AcceleratorError is torch.AcceleratorError
+
+
+class _HostBackend:
+    """Host memory standing in for a 64 MiB device."""
+
+    def malloc(self, nbytes):
+        import numpy as np
+
+        return np.zeros(nbytes, np.uint8)
+
+    def free(self, segment):
+        pass
+
+    def address(self, segment):
+        return segment.ctypes.data
+
+    def total_memory(self):
+        return 64 << 20
+
+    def view(self, segment, offset, nbytes):
+        return segment[offset:offset + nbytes]
+
+    def record_event(self, stream):
+        return None
+
+    def event_query(self, event):
+        return True
+
+    def event_synchronize(self, event):
+        pass
+
+
+def test_memory_fraction_caps_what_the_allocator_reserves():
+    from ember.core.cuda.allocator import CachingAllocator, OutOfMemoryError
+
+    alloc = CachingAllocator(_HostBackend())
+    assert alloc.memory_fraction() == 1.0
+    alloc.set_memory_fraction(0.5)
+    a = alloc.malloc(20 << 20)  # 20 MiB of the 32 allowed
+    with pytest.raises(OutOfMemoryError, match=r"limited to 0.5 of the device's memory"):
+        alloc.malloc(20 << 20)
+    alloc.free(a)
+    b = alloc.malloc(30 << 20)  # the cached segment was given back first, so this fits
+    assert alloc.memory_reserved() <= 32 << 20
+    alloc.free(b)
+
+
+@no_device
+def test_memory_fraction_without_a_device():
+    with pytest.raises(RuntimeError, match="CUDA is not available"):
+        cuda.set_per_process_memory_fraction(0.5)
+
+
+@pytest.mark.cuda
+@with_device
+def test_memory_fraction_arguments():
+    assert cuda.get_per_process_memory_fraction() == 1.0
+    with pytest.raises(TypeError, match="Invalid type for fraction argument, must be `float`"):
+        cuda.set_per_process_memory_fraction(1)
+    with pytest.raises(ValueError, match=r"Invalid fraction value: 1.5. Allowed range: 0~1"):
+        cuda.set_per_process_memory_fraction(1.5)
+    cuda.set_per_process_memory_fraction(0.75)
+    try:
+        assert cuda.get_per_process_memory_fraction() == 0.75
+    finally:
+        cuda.set_per_process_memory_fraction(1.0)
+    cuda.reset_accumulated_memory_stats()
+    assert cuda.memory_stats()["num_device_alloc"] == 0

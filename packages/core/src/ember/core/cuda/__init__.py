@@ -34,7 +34,8 @@ __all__ = [
     "has_half", "has_magma", "get_sync_debug_mode", "set_sync_debug_mode", "is_current_stream_capturing",
     "memory_stats_as_nested_dict", "is_bf16_supported", "is_tf32_supported", "utilization", "memory_usage",
     "temperature", "power_draw", "clock_rate", "device_memory_used", "CudaError", "DeferredCudaCallError",
-    "cudaStatus", "check_error",
+    "cudaStatus", "check_error", "get_per_process_memory_fraction", "set_per_process_memory_fraction",
+    "reset_accumulated_memory_stats",
 ]
 
 has_half = True
@@ -378,6 +379,28 @@ def max_memory_reserved(device=None) -> int:
 def memory_stats(device=None) -> dict[str, Any]:
     """PyTorch's `memory_stats()` keys (`allocated_bytes.all.current`, `num_alloc_retries`, ...)."""
     return _allocator(device).memory_stats()
+
+
+def reset_accumulated_memory_stats(device=None) -> None:
+    """Zero the running totals (`*.allocated`, `*.freed`) and the `num_*` counters."""
+    _allocator(device).reset_accumulated_memory_stats()
+
+
+def set_per_process_memory_fraction(fraction: float, device=None) -> None:
+    """Let ember's allocator on `device` reserve at most `fraction` of the device's memory; a request
+    past it raises OutOfMemoryError (after emptying the cache), as PyTorch's."""
+    _lazy_init()
+    if not isinstance(fraction, float):
+        raise TypeError("Invalid type for fraction argument, must be `float`")
+    if fraction < 0 or fraction > 1:
+        raise ValueError(f"Invalid fraction value: {fraction}. Allowed range: 0~1")
+    _allocator(device).set_memory_fraction(fraction)
+
+
+def get_per_process_memory_fraction(device=None) -> float:
+    """The fraction `set_per_process_memory_fraction` set (1.0 by default)."""
+    _lazy_init()
+    return _allocator(device).memory_fraction()
 
 
 def memory_stats_as_nested_dict(device=None) -> dict[str, Any]:
