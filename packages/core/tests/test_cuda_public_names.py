@@ -142,6 +142,11 @@ class _FakeNVML:
     nvmlDeviceGetClockInfo = staticmethod(lambda h, kind: 1980 if kind == 1 else 0)
     nvmlDeviceGetMemoryInfo = staticmethod(lambda h: _FakeNVML._Memory)
 
+    class _Process:
+        pid, usedGpuMemory = 4242, 3 << 20
+
+    nvmlDeviceGetComputeRunningProcesses = staticmethod(lambda h: [_FakeNVML._Process] if h == 3 else [])
+
 
 def test_nvml_readings_and_visible_device_mapping(monkeypatch):
     import sys
@@ -153,6 +158,8 @@ def test_nvml_readings_and_visible_device_mapping(monkeypatch):
     assert cuda.power_draw() == 250_000 and cuda.clock_rate() == 1980 and cuda.device_memory_used() == 1 << 30
     with pytest.raises(RuntimeError, match=r"device 2 is not visible \(CUDA_VISIBLE_DEVICES=\[3, 1\]\)"):
         cuda.temperature(2)
+    assert cuda.list_gpu_processes() == "GPU:3\nprocess       4242 uses        3.000 MB GPU memory"
+    assert cuda.list_gpu_processes(1) == "GPU:1\nno processes are running"
 
 
 def test_nvml_readings_need_nvidia_ml_py(monkeypatch):

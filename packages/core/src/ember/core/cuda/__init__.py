@@ -18,7 +18,9 @@ from typing import Any
 
 from ember.core import device_backends as _backends
 from ember.core.cuda.allocator import OutOfMemoryError
-from ember.core.cuda.nvml import clock_rate, device_memory_used, memory_usage, power_draw, temperature, utilization
+from ember.core.cuda.nvml import (
+    clock_rate, device_memory_used, list_gpu_processes, memory_usage, power_draw, temperature, utilization,
+)
 from ember.core.device import device as _device_type
 
 __all__ = [
@@ -35,7 +37,7 @@ __all__ = [
     "memory_stats_as_nested_dict", "is_bf16_supported", "is_tf32_supported", "utilization", "memory_usage",
     "temperature", "power_draw", "clock_rate", "device_memory_used", "CudaError", "DeferredCudaCallError",
     "cudaStatus", "check_error", "get_per_process_memory_fraction", "set_per_process_memory_fraction",
-    "reset_accumulated_memory_stats",
+    "reset_accumulated_memory_stats", "list_gpu_processes", "get_allocator_backend", "get_stream_from_external",
 ]
 
 has_half = True
@@ -331,6 +333,14 @@ def is_current_stream_capturing() -> bool:
     return False
 
 
+def get_stream_from_external(data_ptr: int, device=None):
+    """An `ExternalStream` over a `cudaStream_t` another library made."""
+    from ember.core.cuda import streams
+
+    _lazy_init()
+    return streams.ExternalStream(data_ptr, device)
+
+
 def sync_count() -> int:
     """How many times the host has waited for the device (tests assert it does not grow)."""
     from ember.core.cuda import streams
@@ -379,6 +389,11 @@ def max_memory_reserved(device=None) -> int:
 def memory_stats(device=None) -> dict[str, Any]:
     """PyTorch's `memory_stats()` keys (`allocated_bytes.all.current`, `num_alloc_retries`, ...)."""
     return _allocator(device).memory_stats()
+
+
+def get_allocator_backend() -> str:
+    """"native": ember's own caching allocator (PyTorch's other answer is "cudaMallocAsync")."""
+    return "native"
 
 
 def reset_accumulated_memory_stats(device=None) -> None:

@@ -8,7 +8,7 @@ from ember.core.legacy import CUDA_TYPES as _CUDA_TYPES
 
 globals().update(_CUDA_TYPES)
 
-from ember.torch.cuda import amp, nvtx  # noqa: E402
+from ember.torch.cuda import amp, memory, nvtx, random  # noqa: E402
 
 
 def __getattr__(name: str):
