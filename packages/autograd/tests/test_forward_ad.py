@@ -30,6 +30,33 @@ def test_tangent_matches_finite_differences():
     assert not primal.requires_grad and not tangent.requires_grad
 
 
+OPS = {
+    "conv2d": lambda v, w: torch.conv2d(v, w, padding=1),
+    "max_pool2d": lambda v, w: torch.max_pool2d(v, 2),
+    "log_softmax": lambda v, w: torch.log_softmax(v, 1),
+    "layer_norm": lambda v, w: torch.layer_norm(v, (6,)),
+    "batch_norm": lambda v, w: torch.batch_norm(v, None, None, training=True),
+    "gelu": lambda v, w: torch.gelu(v),
+    "attention": lambda v, w: torch.softmax(v @ v.transpose(-1, -2) / 6 ** 0.5, -1) @ v,
+    "sort": lambda v, w: v.sort(-1)[0],
+    "cumprod": lambda v, w: v.cumprod(-1),
+    "inv": lambda v, w: torch.linalg.inv(v[..., :3, :3]),
+    "eigvalsh": lambda v, w: torch.linalg.eigvalsh(v[..., :3, :3] + v[..., :3, :3].transpose(-1, -2)),
+    "rfft_abs": lambda v, w: torch.fft.rfft(v).abs(),
+}
+
+
+@pytest.mark.parametrize("name", sorted(OPS))
+def test_tangents_through_ops_match_finite_differences(name):
+    rng = np.random.default_rng(2)
+    x, t = torch.tensor(rng.standard_normal((2, 3, 6, 6))), torch.tensor(rng.standard_normal((2, 3, 6, 6)))
+    w = torch.tensor(rng.standard_normal((4, 3, 3, 3)))
+    f = OPS[name]
+    with fwAD.dual_level():
+        tangent = fwAD.unpack_dual(f(fwAD.make_dual(x, t), w)).tangent
+    np.testing.assert_allclose(tangent.numpy(), _fd(lambda v: f(v, w), x, t), rtol=1e-5, atol=1e-6)
+
+
 def test_tangents_of_two_duals_add():
     x, tx = torch.tensor([1.0, 2.0], dtype=torch.float64), torch.tensor([0.5, -1.0], dtype=torch.float64)
     w, tw = torch.tensor([3.0, -2.0], dtype=torch.float64), torch.tensor([1.0, 2.0], dtype=torch.float64)
