@@ -53,7 +53,7 @@ EXCLUDED: list[tuple[str, str, str]] = [
                       r"|ThroughputBenchmark|Benchmark(Config|ExecutionStats)|PyTorchFile(Reader|Writer)"
                       r"|(De)?[Ss]erializationStorageContext|ScriptModuleSerializer", SCRIPT),
     ("torch functions", r"fork|wait|parse_ir|parse_schema|parse_type_comment|merge_type_from_type_comment"
-                        r"|import_ir_module\w*|unify_type_list|sym_\w+", SCRIPT),
+                        r"|import_ir_module\w*|unify_type_list|sym_constrain_range\w*|sym_fresh_size", SCRIPT),
     ("torch constants", r"AVG|SUM|PRIVATE_OPS", SCRIPT),
     ("torch submodules", r"fx|export|compiler|classes|cpp|library|ops|package|monitor", SCRIPT),
     ("torch.nn.functional", r"BroadcastingList\d|boolean_dispatch|assert_int_or_pair", SCRIPT),
@@ -64,9 +64,8 @@ EXCLUDED: list[tuple[str, str, str]] = [
     ("torch submodules", r"mps|mtia|xpu", BACKEND),
     ("Tensor", r"to_mkldnn|ipu|xpu|mtia|is_xla", BACKEND),
     ("Tensor", r"index", FIRST_CLASS_DIMS),
-    ("torch functions", r"compiled_with_cxx11_abi|get_file_path|prepare_multiprocessing_environment", BUILD),
-    ("torch constants", r"has_(lapack|mkl|openmp|spectral)|USE_GLOBAL_DEPS|USE_RTLD_GLOBAL_WITH_LIBTORCH"
-                        r"|TYPE_CHECKING", BUILD),
+    ("torch functions", r"get_file_path|prepare_multiprocessing_environment", BUILD),
+    ("torch constants", r"USE_GLOBAL_DEPS|USE_RTLD_GLOBAL_WITH_LIBTORCH|TYPE_CHECKING", BUILD),
     ("torch submodules", r"windows", BUILD),
     ("torch functions", r"eig|symeig|matrix_rank|lstsq|solve", REMOVED),
     ("Tensor", r"eig|symeig|reinforce|volatile|lstsq|solve", REMOVED),
@@ -118,7 +117,8 @@ def enumerate_torch(torch) -> dict[str, tuple[str, str, list[str]]]:
     rows["torch constants"] = ("torch", "ember.torch", [
         n for n, o in top.items() if not callable(o) and not isinstance(o, types.ModuleType | torch.dtype)])
     rows["Tensor"] = ("torch.Tensor", "ember.torch.Tensor", [n for n in dir(torch.Tensor) if not n.startswith("_")])
-    for ns in ("torch.nn", "torch.nn.functional", "torch.optim", "torch.linalg", "torch.special", "torch.fft"):
+    for ns in ("torch.nn", "torch.nn.functional", "torch.optim", "torch.linalg", "torch.special", "torch.fft",
+               "torch.autograd", "torch.autograd.forward_ad", "torch.func", "torch.testing", "torch.cuda"):
         mod = importlib.import_module(ns)
         names = list(_public(mod, ns))
         if ns == "torch.optim":  # the optimizers, their base class and the two utility modules

@@ -15,7 +15,11 @@ from ember.core import dispatch as _dispatch
 from ember.autograd.grad_mode import (
     enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled, no_grad, set_grad_enabled,
 )
+from ember.autograd.grad_mode import is_multithreading_enabled, is_view_replay_enabled, set_multithreading_enabled
 from ember.autograd.anomaly import detect_anomaly, is_anomaly_enabled, set_detect_anomaly
+from ember.autograd import anomaly as anomaly_mode  # PyTorch's module name: torch.autograd.anomaly_mode
+from ember.autograd.profiler import ProfilerActivity, kineto_available
+from ember.core.overrides import handle_torch_function, has_torch_function, is_tensor_like
 from ember.autograd.engine import backward, grad
 from ember.autograd.graph import Node
 from ember.autograd.function import Function, FunctionCtx, once_differentiable
@@ -28,7 +32,7 @@ from ember.autograd import tensor_api as _tensor_api
 from ember.autograd.tensor_api import Variable, detach, is_floating_point, is_nonzero, is_tensor, numel
 from ember.autograd.record import dispatch_hook as _dispatch_hook
 from ember.autograd.record import is_inference
-from ember.autograd import amp, backends, cuda, functional
+from ember.autograd import amp, backends, cuda, forward_ad, functional
 from ember.core import fft  # `torch.fft`: the transforms are core ops, their derivatives are here
 from ember.core import special  # torch.special, for `import ember.autograd as torch`
 from ember.core import masked  # torch.masked: composites of core ops, differentiable here
@@ -39,6 +43,14 @@ from ember.autograd.amp import (
     is_autocast_available, is_autocast_cache_enabled, is_autocast_cpu_enabled, is_autocast_enabled,
     set_autocast_cache_enabled, set_autocast_dtype, set_autocast_enabled,
 )
+
+_sys.modules[__name__ + ".anomaly_mode"] = anomaly_mode
+
+
+def variable(*args, **kwargs):
+    """Removed from PyTorch (`torch.autograd.variable`): raises its RuntimeError naming the replacement."""
+    raise RuntimeError("torch.autograd.variable(...) is deprecated, use torch.tensor(...) instead")
+
 
 _tensor_api.install()
 if _dispatch_hook not in _dispatch._hooks:
@@ -54,7 +66,11 @@ globals().update({_k: getattr(_core, _k) for _k in _core.__all__
                   if _k not in globals() and not isinstance(getattr(_core, _k), _ModuleType)})
 
 # the public API: the names above, and of this package's submodules those under PyTorch's `torch.<name>`
-__all__ = [_k for _k, _v in globals().items() if not _k.startswith("_") and (
+# (less the names PyTorch has under `torch.autograd` only)
+_AUTOGRAD_ONLY = ("is_multithreading_enabled", "set_multithreading_enabled", "is_view_replay_enabled",
+                  "kineto_available", "handle_torch_function", "has_torch_function", "is_tensor_like",
+                  "ProfilerActivity", "variable")
+__all__ = [_k for _k, _v in globals().items() if not _k.startswith("_") and _k not in _AUTOGRAD_ONLY and (
     not isinstance(_v, _ModuleType) or _k in ("autograd", "amp", "backends", "cuda", "fft", "func", "functional",
                                               "special", "safetensors"))]
 

@@ -24,7 +24,8 @@ from ember.core.tensor import Tensor
 from ember.autograd.engine import grad as _autograd_grad
 from ember.autograd.grad_mode import enable_grad, is_grad_enabled
 
-__all__ = ["grad", "grad_and_value", "vjp", "jvp", "jacrev", "jacfwd", "hessian", "vmap", "linearize"]
+__all__ = ["grad", "grad_and_value", "vjp", "jvp", "jacrev", "jacfwd", "hessian", "vmap", "linearize",
+           "functionalize", "debug_unwrap"]
 
 
 # ------------------------------------------------------------------------------------ pytrees
@@ -297,6 +298,33 @@ def jacfwd(func: Callable, argnums: int | tuple[int, ...] = 0, has_aux: bool = F
 def hessian(func: Callable, argnums: int | tuple[int, ...] = 0) -> Callable:
     """`f -> the Hessian of scalar f w.r.t. args[argnums]`: the Jacobian of its gradient."""
     return jacfwd(jacrev(func, argnums), argnums)
+
+
+def functionalize(func: Callable, *, remove: str = "mutations") -> Callable:
+    """`func` itself, as a function: PyTorch's transform rewrites in-place ops and views as out-of-place
+    ones for graph capture, keeping the values and the mutations of the inputs; ember runs eagerly
+    and captures no such graphs, so calling `func` gives exactly those values and effects."""
+    if remove not in ("mutations", "mutations_and_views"):
+        raise RuntimeError(
+            f"functionalize(f, remove='mutations'): received invalid argument for remove={remove}. Valid options "
+            "are:\n     remove='mutations': all inplace and out= operators will be removed from the program, and "
+            "replaced with their out-of-place equivalents.\n     remove='mutations_and_views': In addition to the "
+            "above, all aliasing operators {view} will be replaced with their non-aliasing counterparts, "
+            "{view}_copy.\n")
+
+    @wraps(func)
+    def wrapper(*args, **kwargs):
+        return func(*args, **kwargs)
+
+    return wrapper
+
+
+def debug_unwrap(tensor, *, recurse: bool = True):
+    """`tensor` itself: ember's transforms run on plain tensors (see NOTE [ Transforms by the tape ]),
+    so there is no functorch wrapper to take off."""
+    if not isinstance(tensor, Tensor):
+        raise TypeError(f"debug_unwrap(): expected a Tensor, got {type(tensor).__name__}")
+    return tensor
 
 
 # -------------------------------------------------------------------------------------- vmap

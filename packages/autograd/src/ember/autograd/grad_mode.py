@@ -17,7 +17,8 @@ from contextvars import ContextVar
 from typing import Any
 
 __all__ = ["no_grad", "enable_grad", "set_grad_enabled", "inference_mode", "is_grad_enabled",
-           "is_inference_mode_enabled"]
+           "is_inference_mode_enabled", "set_multithreading_enabled", "is_multithreading_enabled",
+           "is_view_replay_enabled"]
 
 
 _enabled: ContextVar[bool] = ContextVar("ember_grad_enabled", default=True)      # record the graph
@@ -199,3 +200,36 @@ class inference_mode(_DecoratorContextManager):
 
     def clone(self):
         return self.__class__(self.mode)
+
+
+_multithreading = True
+
+
+def is_multithreading_enabled() -> bool:
+    """The flag `set_multithreading_enabled` sets (True by default, as PyTorch's)."""
+    return _multithreading
+
+
+class set_multithreading_enabled(_DecoratorContextManager):
+    """Set the flag now (a plain call) or for a block, as PyTorch's. It is recorded only: ember's engine
+    always runs a backward on the calling thread, as PyTorch's does with the flag off."""
+
+    def __init__(self, mode: bool) -> None:
+        global _multithreading
+        self.prev, self.mode = _multithreading, mode
+        _multithreading = mode
+
+    def __enter__(self) -> None:
+        pass
+
+    def __exit__(self, *exc: Any) -> None:
+        global _multithreading
+        _multithreading = self.prev
+
+    def clone(self) -> set_multithreading_enabled:
+        return self.__class__(self.mode)
+
+
+def is_view_replay_enabled() -> bool:
+    """False: views of a view are not rebuilt by replaying view ops (PyTorch's default)."""
+    return False

@@ -22,7 +22,12 @@ from ember.core.dispatch import register_dispatch_hook, registered_ops, remove_d
 from ember.core.tensor import Tensor
 
 __all__ = ["profile", "record_function", "ProfilerActivity", "ProfilerAction", "schedule",
-           "tensorboard_trace_handler", "FunctionEvent", "FunctionEventAvg", "EventList"]
+           "tensorboard_trace_handler", "FunctionEvent", "FunctionEventAvg", "EventList", "kineto_available"]
+
+
+def kineto_available() -> bool:
+    """False: ember's profiler records through its own dispatch hook, not PyTorch's Kineto library."""
+    return False
 
 
 class ProfilerActivity(enum.Enum):

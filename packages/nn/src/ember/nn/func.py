@@ -12,7 +12,7 @@ from ember.core.tensor import Tensor
 
 from ember.nn.modules.module import Module
 
-__all__ = ["functional_call", "stack_module_state"]
+__all__ = ["functional_call", "stack_module_state", "replace_all_batch_norm_modules_"]
 
 
 def _merge(dicts) -> dict[str, Tensor]:
@@ -118,3 +118,18 @@ def stack_module_state(models: Sequence[Module]) -> tuple[dict[str, Tensor], dic
         params[name] = s.requires_grad_() if p.requires_grad else s
     buffers = {name: stack([dict(m.named_buffers())[name] for m in models]) for name, _ in models[0].named_buffers()}
     return params, buffers
+
+
+def replace_all_batch_norm_modules_(root: Module) -> Module:
+    """Make every BatchNorm of `root` (itself included) use batch statistics always, in place: running
+    statistics become None and `track_running_stats` False, so `vmap` over it updates no buffer.
+    Returns `root`."""
+    from ember.nn.modules.normalization import _BatchNorm
+
+    for m in root.modules():
+        if isinstance(m, _BatchNorm) and m.track_running_stats:
+            m.running_mean = None
+            m.running_var = None
+            m.num_batches_tracked = None
+            m.track_running_stats = False
+    return root

@@ -1,12 +1,15 @@
-"""`torch.testing`: `assert_close` with PyTorch's full signature over ember.core.testing's, and `make_tensor`."""
+"""`torch.testing`: `assert_close` with PyTorch's full signature over ember.core.testing's, its deprecated
+predecessor `assert_allclose`, and `make_tensor`."""
 
 from __future__ import annotations
 
-from ember.core import Tensor
+import warnings
+
+from ember.core import Tensor, float16, float32, float64, tensor
 from ember.core import testing as _testing
 from ember.core.testing import make_tensor
 
-__all__ = ["assert_close", "make_tensor"]
+__all__ = ["assert_close", "assert_allclose", "make_tensor"]
 
 
 def assert_close(actual, expected, *, allow_subclasses: bool = True, rtol: float | None = None,
@@ -21,7 +24,11 @@ def assert_close(actual, expected, *, allow_subclasses: bool = True, rtol: float
     Raises:
         AssertionError: values, shapes, dtypes, devices or (if asked) strides differ.
         TypeError: `allow_subclasses` is False and the classes differ.
+        ValueError: only one of `rtol` and `atol` is given.
     """
+    if (rtol is None) != (atol is None):
+        raise ValueError(f"Both 'rtol' and 'atol' must be either specified or omitted, but got no "
+                         f"{'rtol' if rtol is None else 'atol'}.")
     if not allow_subclasses and type(actual) is not type(expected):
         raise TypeError(f"No comparison pair was able to handle inputs of type {type(actual)} and {type(expected)}.")
     if check_stride and isinstance(actual, Tensor) and isinstance(expected, Tensor) \
@@ -30,3 +37,24 @@ def assert_close(actual, expected, *, allow_subclasses: bool = True, rtol: float
                                     f"{expected.stride()}.")
     _testing.assert_close(actual, expected, rtol=rtol, atol=atol, equal_nan=equal_nan, check_dtype=check_dtype,
                           check_device=check_device, msg=msg)
+
+
+_ALLCLOSE_TOLERANCES = {float16: (1e-3, 1e-3), float32: (1e-4, 1e-5), float64: (1e-5, 1e-8)}
+
+
+def assert_allclose(actual, expected, rtol: float | None = None, atol: float | None = None, equal_nan: bool = True,
+                    msg: str = "") -> None:
+    """Deprecated (PyTorch 1.12): `assert_close` with NaNs equal, no dtype check, and its own default
+    tolerances (float16 1e-3/1e-3, float32 1e-4/1e-5, float64 1e-5/1e-8, other dtypes exact);
+    `expected` that is not a tensor takes `actual`'s dtype."""
+    warnings.warn("`torch.testing.assert_allclose()` is deprecated since 1.12 and will be removed in a future "
+                  "release. Please use `torch.testing.assert_close()` instead. You can find detailed upgrade "
+                  "instructions in https://github.com/pytorch/pytorch/issues/61844.", FutureWarning, stacklevel=2)
+    if not isinstance(actual, Tensor):
+        actual = tensor(actual)
+    if not isinstance(expected, Tensor):
+        expected = tensor(expected, dtype=actual.dtype)
+    if rtol is None and atol is None:
+        rtol, atol = (max(v) for v in zip(*(_ALLCLOSE_TOLERANCES.get(t.dtype, (0.0, 0.0)) for t in (actual, expected))))
+    assert_close(actual, expected, rtol=rtol, atol=atol, equal_nan=equal_nan, check_device=True, check_dtype=False,
+                 check_stride=False, msg=msg or None)

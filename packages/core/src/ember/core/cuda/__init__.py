@@ -13,10 +13,14 @@ Example:
 from __future__ import annotations
 
 import threading
+import warnings
 from typing import Any
 
 from ember.core import device_backends as _backends
 from ember.core.cuda.allocator import OutOfMemoryError
+from ember.core.cuda.nvml import (
+    clock_rate, device_memory_used, list_gpu_processes, memory_usage, power_draw, temperature, utilization,
+)
 from ember.core.device import device as _device_type
 
 __all__ = [
@@ -26,8 +30,43 @@ __all__ = [
     "memory_summary", "memory_snapshot", "OutOfMemoryError", "sync_count", "manual_seed", "manual_seed_all",
     "to_device", "to_host", "copy_device_to_host", "device_storage", "grow_storage", "record_stream",
     "init", "is_initialized", "get_device_name", "get_device_capability", "get_device_properties",
-    "mem_get_info", "device", "record_memory_history",
+    "mem_get_info", "device", "record_memory_history", "device_of", "get_arch_list", "get_gencode_flags",
+    "get_rng_state", "set_rng_state", "get_rng_state_all", "set_rng_state_all", "seed", "seed_all", "initial_seed",
+    "memory_cached", "max_memory_cached", "reset_max_memory_allocated", "reset_max_memory_cached",
+    "has_half", "has_magma", "get_sync_debug_mode", "set_sync_debug_mode", "is_current_stream_capturing",
+    "memory_stats_as_nested_dict", "is_bf16_supported", "is_tf32_supported", "utilization", "memory_usage",
+    "temperature", "power_draw", "clock_rate", "device_memory_used", "CudaError", "DeferredCudaCallError",
+    "cudaStatus", "check_error", "get_per_process_memory_fraction", "set_per_process_memory_fraction",
+    "reset_accumulated_memory_stats", "list_gpu_processes", "get_allocator_backend", "get_stream_from_external",
 ]
+
+has_half = True
+has_magma = False
+
+class CudaError(RuntimeError):
+    """A CUDA runtime call failed with error `code` (`torch.cuda.CudaError`)."""
+
+    def __init__(self, code: int) -> None:
+        self.code = code
+        super().__init__(f"CUDA error ({code})")
+
+
+class DeferredCudaCallError(Exception):
+    """A call queued until CUDA's initialization failed when it ran (`torch.cuda.DeferredCudaCallError`)."""
+
+
+class cudaStatus:  # noqa: N801 - PyTorch's name
+    """The two CUDA runtime results PyTorch names."""
+
+    SUCCESS: int = 0
+    ERROR_NOT_READY: int = 34
+
+
+def check_error(res: int) -> None:
+    """Raise CudaError for a CUDA runtime result other than success (0)."""
+    if res != cudaStatus.SUCCESS:
+        raise CudaError(res)
+
 
 _local = threading.local()
 _init_lock = threading.Lock()
@@ -180,6 +219,32 @@ class device:
             set_device(self.prev)
 
 
+class device_of(device):
+    """`with device_of(t):` makes the device of CUDA tensor `t` current inside the block; no-op for others."""
+
+    def __init__(self, obj) -> None:
+        super().__init__(None)
+        cuda = getattr(obj, "is_cuda", False)
+        self.idx = (obj.device.index or 0) if cuda else -1
+
+
+def get_arch_list() -> list[str]:
+    """The architectures ember's kernels are compiled for: Numba compiles them on first use for each
+    visible device's compute capability (`sm_XY`), so the list names those; [] without a device."""
+    if not is_available():
+        return []
+    from ember.core.cuda.streams import SIMULATOR
+
+    if SIMULATOR:
+        return []
+    return sorted({"sm_{}{}".format(*get_device_capability(i)) for i in range(device_count())})
+
+
+def get_gencode_flags() -> str:
+    """NVCC `-gencode` flags for `get_arch_list()` (PyTorch's format)."""
+    return " ".join(f"-gencode compute=compute_{a},code={k}_{a}" for k, a in (x.split("_") for x in get_arch_list()))
+
+
 def _device_index(d) -> int:
     if d is None:
         return current_device()
@@ -228,6 +293,54 @@ def set_stream(s) -> None:
     streams.set_stream(s)
 
 
+_SYNC_DEBUG_MODES = {"default": 0, "warn": 1, "error": 2}
+
+
+def set_sync_debug_mode(debug_mode: int | str) -> None:
+    """Whether an implicit host synchronization (`item()`, `cpu()`, printing) passes (0, "default"),
+    warns (1, "warn") or raises RuntimeError (2, "error"); explicit `synchronize` calls always pass."""
+    _lazy_init()
+    from ember.core.cuda import streams
+
+    if isinstance(debug_mode, str):
+        if debug_mode not in _SYNC_DEBUG_MODES:
+            raise RuntimeError("invalid value of debug_mode, expected one of `default`, `warn`, `error`")
+        debug_mode = _SYNC_DEBUG_MODES[debug_mode]
+    streams.set_sync_debug_mode(debug_mode)
+
+
+def get_sync_debug_mode() -> int:
+    """The mode `set_sync_debug_mode` set (0, 1 or 2)."""
+    _lazy_init()
+    from ember.core.cuda import streams
+
+    return streams.get_sync_debug_mode()
+
+
+def is_bf16_supported(including_emulation: bool = True) -> bool:
+    """Whether bfloat16 tensors work on the device: ember's CUDA kernels take them on every compute
+    capability, so True whenever a device is usable."""
+    return is_available()
+
+
+def is_tf32_supported() -> bool:
+    """False: ember's CUDA matmuls and convolutions never compute in TF32."""
+    return False
+
+
+def is_current_stream_capturing() -> bool:
+    """False: ember records no CUDA graphs (its compiler replays Python-level captures instead)."""
+    return False
+
+
+def get_stream_from_external(data_ptr: int, device=None):
+    """An `ExternalStream` over a `cudaStream_t` another library made."""
+    from ember.core.cuda import streams
+
+    _lazy_init()
+    return streams.ExternalStream(data_ptr, device)
+
+
 def sync_count() -> int:
     """How many times the host has waited for the device (tests assert it does not grow)."""
     from ember.core.cuda import streams
@@ -236,7 +349,12 @@ def sync_count() -> int:
 
 
 def __getattr__(name: str):
-    if name in ("Stream", "Event"):  # the classes exist without a device; making one needs it, as PyTorch's
+    if name == "default_generators":  # PyTorch's tuple of the devices' default generators (empty without one)
+        from ember.core import random
+
+        return tuple(random.default_generator_for(f"cuda:{i}") for i in range(device_count()))
+    # the classes exist without a device; making one needs it, as PyTorch's
+    if name in ("Stream", "Event", "ExternalStream", "StreamContext"):
         from ember.core.cuda import streams
 
         return getattr(streams, name)
@@ -273,8 +391,75 @@ def memory_stats(device=None) -> dict[str, Any]:
     return _allocator(device).memory_stats()
 
 
+def get_allocator_backend() -> str:
+    """"native": ember's own caching allocator (PyTorch's other answer is "cudaMallocAsync")."""
+    return "native"
+
+
+def reset_accumulated_memory_stats(device=None) -> None:
+    """Zero the running totals (`*.allocated`, `*.freed`) and the `num_*` counters."""
+    _allocator(device).reset_accumulated_memory_stats()
+
+
+def set_per_process_memory_fraction(fraction: float, device=None) -> None:
+    """Let ember's allocator on `device` reserve at most `fraction` of the device's memory; a request
+    past it raises OutOfMemoryError (after emptying the cache), as PyTorch's."""
+    _lazy_init()
+    if not isinstance(fraction, float):
+        raise TypeError("Invalid type for fraction argument, must be `float`")
+    if fraction < 0 or fraction > 1:
+        raise ValueError(f"Invalid fraction value: {fraction}. Allowed range: 0~1")
+    _allocator(device).set_memory_fraction(fraction)
+
+
+def get_per_process_memory_fraction(device=None) -> float:
+    """The fraction `set_per_process_memory_fraction` set (1.0 by default)."""
+    _lazy_init()
+    return _allocator(device).memory_fraction()
+
+
+def memory_stats_as_nested_dict(device=None) -> dict[str, Any]:
+    """`memory_stats` with its dotted keys nested (`stats["allocated_bytes"]["all"]["current"]`)."""
+    nested: dict[str, Any] = {}
+    for key, value in memory_stats(device).items():
+        *path, last = key.split(".")
+        d = nested
+        for part in path:
+            d = d.setdefault(part, {})
+        d[last] = value
+    return nested
+
+
 def reset_peak_memory_stats(device=None) -> None:
     _allocator(device).reset_peak_memory_stats()
+
+
+def memory_cached(device=None) -> int:
+    """Deprecated name of `memory_reserved` (PyTorch's FutureWarning)."""
+    warnings.warn("`torch.cuda.memory_cached` has been renamed to `torch.cuda.memory_reserved`", FutureWarning,
+                  stacklevel=2)
+    return memory_reserved(device)
+
+
+def max_memory_cached(device=None) -> int:
+    """Deprecated name of `max_memory_reserved` (PyTorch's FutureWarning)."""
+    warnings.warn("`torch.cuda.max_memory_cached` has been renamed to `torch.cuda.max_memory_reserved`",
+                  FutureWarning, stacklevel=2)
+    return max_memory_reserved(device)
+
+
+def reset_max_memory_allocated(device=None) -> None:
+    """Deprecated: `reset_peak_memory_stats`, which resets every peak (PyTorch's FutureWarning)."""
+    warnings.warn("torch.cuda.reset_max_memory_allocated now calls torch.cuda.reset_peak_memory_stats, which "
+                  "resets /all/ peak memory stats.", FutureWarning, stacklevel=2)
+    reset_peak_memory_stats(device)
+
+
+def reset_max_memory_cached(device=None) -> None:
+    """Deprecated: `reset_peak_memory_stats`, which resets every peak (PyTorch's FutureWarning)."""
+    warnings.warn("torch.cuda.reset_max_memory_cached now calls torch.cuda.reset_peak_memory_stats, which "
+                  "resets /all/ peak memory stats.", FutureWarning, stacklevel=2)
+    reset_peak_memory_stats(device)
 
 
 def empty_cache() -> None:
@@ -306,6 +491,52 @@ def manual_seed(seed: int) -> None:
 
 
 manual_seed_all = manual_seed
+
+
+def _generator(device="cuda"):
+    from ember.core import random
+
+    return random.default_generator_for(f"cuda:{_device_index(device)}")
+
+
+def get_rng_state(device="cuda"):
+    """The state of `device`'s default generator (a uint8 tensor); without a device, the RuntimeError
+    of `_lazy_init`, as PyTorch's CUDA build raises."""
+    _lazy_init()
+    return _generator(device).get_state()
+
+
+def set_rng_state(new_state, device="cuda") -> None:
+    """Restore `device`'s default generator from `get_rng_state`'s tensor."""
+    _generator(device).set_state(new_state)
+
+
+def get_rng_state_all() -> list:
+    """`get_rng_state` of every device ([] without one)."""
+    return [get_rng_state(i) for i in range(device_count())]
+
+
+def set_rng_state_all(new_states) -> None:
+    for i, state in enumerate(new_states):
+        set_rng_state(state, i)
+
+
+def seed() -> None:
+    """Seed the current device's generator from the operating system's entropy."""
+    _generator().seed()
+
+
+def seed_all() -> None:
+    """Seed every device's generator from one entropy draw."""
+    s = _generator(0).seed()
+    for i in range(1, device_count()):
+        _generator(i).manual_seed(s)
+
+
+def initial_seed() -> int:
+    """The seed of the current device's generator."""
+    _lazy_init()
+    return _generator().initial_seed()
 
 
 # --- what core's device-independent code calls -------------------------------------------

@@ -304,6 +304,7 @@ class CachingAllocator:
         self._stats = MemoryStats()
         self._trace: deque[tuple] = deque(maxlen=_DEFAULT_MAX_ENTRIES)
         self._recording = False
+        self._fraction = 1.0  # of the device's total memory this allocator may reserve
 
     # -- public operations ----------------------------------------------------------------
 
@@ -362,6 +363,14 @@ class CachingAllocator:
                 self._release_cached()
             finally:
                 self._end()
+
+    def set_memory_fraction(self, fraction: float) -> None:
+        """Cap the reserved memory at `fraction` of the device's total: a request past it empties the
+        cache and, still past it, raises OutOfMemoryError (`torch.cuda.set_per_process_memory_fraction`)."""
+        self._fraction = fraction
+
+    def memory_fraction(self) -> float:
+        return self._fraction
 
     # -- statistics -------------------------------------------------------------------------
 
@@ -504,12 +513,12 @@ class CachingAllocator:
         """A raw malloc for `size` (emptying the cache and retrying once on OOM), cached as one free block."""
         segment_size = _segment_size(size)
         try:
-            handle = self._backend.malloc(segment_size)
+            handle = self._raw_malloc(segment_size)
         except RawOutOfMemory:
             self._stats.num_alloc_retries += 1
             self._release_cached()
             try:
-                handle = self._backend.malloc(segment_size)
+                handle = self._raw_malloc(segment_size)
             except RawOutOfMemory as exc:
                 self._stats.num_ooms += 1
                 self._record("oom", 0, segment_size, stream)
@@ -525,6 +534,14 @@ class CachingAllocator:
         self._insert_free(block)
         return block
 
+    def _raw_malloc(self, segment_size: int):
+        """The backend's malloc, refused (RawOutOfMemory) past the memory fraction."""
+        if self._fraction < 1.0:
+            reserved = self._stats.reserved_bytes.all.current
+            if reserved + segment_size > self._fraction * self._backend.total_memory():
+                raise RawOutOfMemory(f"past the memory fraction {self._fraction}")
+        return self._backend.malloc(segment_size)
+
     def _out_of_memory(self, nbytes: int, segment_size: int) -> OutOfMemoryError:
         total = self._backend.total_memory()
         allocated = self._stats.allocated_bytes.all.current
@@ -538,6 +555,9 @@ class CachingAllocator:
             "unallocated (free space inside segments that still hold live blocks). Free tensors you no "
             "longer need or reduce the batch size."
         )
+        if self._fraction < 1.0:
+            message += (f" The allocator is limited to {self._fraction} of the device's memory "
+                        f"({format_bytes(int(self._fraction * total))}) by set_per_process_memory_fraction.")
         return OutOfMemoryError(message, nbytes, allocated, reserved, total, self.device_index)
 
     def _carve(self, source: Block, size: int) -> Block:

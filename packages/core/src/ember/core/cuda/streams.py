@@ -12,25 +12,42 @@ from __future__ import annotations
 
 import threading
 import time
+import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
 
 from numba import cuda as _cuda
 from numba import config as _config
 
-__all__ = ["Stream", "Event", "current_stream", "default_stream", "stream", "set_stream", "synchronize",
-           "sync_count", "count_sync", "SIMULATOR"]
+__all__ = ["Stream", "ExternalStream", "StreamContext", "Event", "current_stream", "default_stream", "stream",
+           "set_stream", "synchronize", "sync_count", "count_sync", "SIMULATOR"]
 
 SIMULATOR = bool(_config.ENABLE_CUDASIM)
 
 _syncs = 0
+_sync_debug_mode = 0
 _local = threading.local()
 
 
-def count_sync() -> None:
-    """Record one blocking wait of the host for the device."""
+def count_sync(explicit: bool = False) -> None:
+    """Record one blocking wait of the host for the device; an implicit one (a value read back) warns
+    or raises as `set_sync_debug_mode` asks."""
     global _syncs
     _syncs += 1
+    if _sync_debug_mode and not explicit:
+        if _sync_debug_mode >= 2:
+            raise RuntimeError("called a synchronizing CUDA operation")
+        warnings.warn("called a synchronizing CUDA operation", UserWarning, stacklevel=3)
+
+
+def set_sync_debug_mode(mode: int) -> None:
+    """0: implicit synchronizations pass; 1: each warns; 2: each raises (`torch.cuda.set_sync_debug_mode`)."""
+    global _sync_debug_mode
+    _sync_debug_mode = mode
+
+
+def get_sync_debug_mode() -> int:
+    return _sync_debug_mode
 
 
 def sync_count() -> int:
@@ -67,7 +84,7 @@ class Stream:
 
     def synchronize(self) -> None:
         """Block the host until all work queued on this stream has finished."""
-        count_sync()
+        count_sync(explicit=True)
         self._s.synchronize()
 
     def query(self) -> bool:
@@ -99,6 +116,14 @@ class Stream:
 
     def __repr__(self) -> str:
         return f"<ember.core.cuda.Stream device=cuda:{self.device_index} cuda_stream={self.cuda_stream:#x}>"
+
+
+class ExternalStream(Stream):
+    """A stream allocated outside ember (`torch.cuda.ExternalStream`): `stream_ptr` is its raw
+    `cudaStream_t`, which the other library keeps alive and frees."""
+
+    def __init__(self, stream_ptr: int, device=None, **kwargs) -> None:
+        super().__init__(device, _numba_stream=_cuda.external_stream(stream_ptr))
 
 
 class Event:
@@ -133,7 +158,7 @@ class Event:
 
     def synchronize(self) -> None:
         """Block the host until the recorded work has finished."""
-        count_sync()
+        count_sync(explicit=True)
         self._e.synchronize()
 
     def elapsed_time(self, end_event: Event) -> float:
@@ -189,9 +214,27 @@ def stream(s: Stream | None) -> Iterator[Stream | None]:
         _local.stream = prev
 
 
+class StreamContext:
+    """`with StreamContext(s):` launches on `s` inside the block (`torch.cuda.StreamContext`, what
+    `torch.cuda.stream` returns in PyTorch); `None` changes nothing."""
+
+    def __init__(self, stream: Stream | None) -> None:
+        self.stream = stream
+        self._prev = None
+
+    def __enter__(self) -> None:
+        if self.stream is not None:
+            self._prev = getattr(_local, "stream", None)
+            _local.stream = self.stream
+
+    def __exit__(self, *exc) -> None:
+        if self.stream is not None:
+            _local.stream = self._prev
+
+
 def synchronize(device=None) -> None:
     """Block the host until all work on every stream of the device has finished."""
-    count_sync()
+    count_sync(explicit=True)
     _cuda.synchronize()
 
 

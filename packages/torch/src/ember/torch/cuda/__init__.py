@@ -1,5 +1,5 @@
 """`torch.cuda`: ember's CUDA runtime (devices, streams, memory; `is_available()` tells the truth),
-the legacy CUDA tensor types (`torch.cuda.FloatTensor`) and `torch.cuda.amp`."""
+the legacy CUDA tensor types (`torch.cuda.FloatTensor`), `torch.cuda.amp` and `torch.cuda.nvtx`."""
 
 from ember.autograd import cuda as _impl
 from ember.autograd.cuda import *  # noqa: F403
@@ -8,8 +8,12 @@ from ember.core.legacy import CUDA_TYPES as _CUDA_TYPES
 
 globals().update(_CUDA_TYPES)
 
-from ember.torch.cuda import amp  # noqa: E402
+from ember.torch.cuda import amp, memory, nvtx, random  # noqa: E402
 
 
 def __getattr__(name: str):
+    if name == "AcceleratorError":  # torch.cuda.AcceleratorError is torch.AcceleratorError
+        import ember.torch
+
+        return ember.torch.AcceleratorError
     return getattr(_impl, name)

@@ -1,0 +1,145 @@
+"""`torch.autograd.forward_ad`: forward-mode AD through dual tensors (`dual_level`, `make_dual`,
+`unpack_dual`), emulated on ember's reverse-mode tape.
+
+NOTE [ Dual tensors on the tape ]
+ember has no per-op forward derivatives. `make_dual(p, t)` returns a tensor aliasing `p` that
+records history on the tape (it requires grad), and the level remembers the pair (dual, t).
+`unpack_dual(y)` computes y's tangent `J t` where it is asked for, by the double-vjp trick
+`ember.func.jvp` uses: g(u) = d<y, u>/d duals is linear in a dummy cotangent u, and J t is the
+gradient of <g(u), t> with respect to u. What this costs and where it differs from PyTorch:
+- each `unpack_dual` of a computed tensor runs two backward passes over y's graph (PyTorch
+  carries tangents along the forward pass at about the cost of one more forward);
+- tangents flow only through ops recorded on the tape: work under `no_grad()` or `.detach()`ed
+  has no tangent (PyTorch's forward AD ignores `no_grad`), and an op whose backward is not
+  itself differentiable contributes a zero tangent;
+- duals require grad (PyTorch's do not unless their primal does), so writing into one in place
+  raises (a leaf, or `unpack_dual` refuses a dual modified since `make_dual`), and the level keeps
+  every dual and tangent alive until it exits.
+As in PyTorch 2.13, one level exists at a time (nesting raises).
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+from ember.core.tensor import Tensor
+
+from ember.autograd.engine import grad as _grad
+from ember.autograd.grad_mode import _DecoratorContextManager, enable_grad
+
+__all__ = ["UnpackedDualTensor", "dual_level", "enter_dual_level", "exit_dual_level", "make_dual", "unpack_dual"]
+
+_current_level = -1
+# the duals of the open level: (dual tensor, its tangent, whether its primal was tracked by reverse mode, its version)
+_duals: list[tuple[Tensor, Tensor, bool, int]] = []
+
+
+def enter_dual_level() -> int:
+    """Open the forward-AD level (0) and return it; only one may be open (PyTorch's rule)."""
+    global _current_level
+    if _current_level >= 0:
+        raise RuntimeError("Nested forward mode AD is not supported at the moment")
+    _current_level = 0
+    return _current_level
+
+
+def exit_dual_level(*, level: int | None = None) -> None:
+    """Close the level: every dual of it forgets its tangent."""
+    global _current_level
+    level = _current_level if level is None else level
+    if level < 0:
+        raise RuntimeError("Dual level must be a positive number.")
+    if level != _current_level:
+        raise RuntimeError("Trying to exit a forward AD level that was not the last one that was created. This is "
+                           "not supported.")
+    _duals.clear()
+    _current_level = -1
+
+
+def _check_level(level: int, what: str) -> None:
+    if level != _current_level:
+        raise RuntimeError(f"Invalid level given to {what}")
+
+
+def make_dual(tensor: Tensor, tangent: Tensor, *, level: int | None = None) -> Tensor:
+    """A tensor aliasing `tensor` whose tangent is `tangent` at the current level (see NOTE [ Dual
+    tensors on the tape ]); functions of it carry `J tangent`, read with `unpack_dual`."""
+    level = _current_level if level is None else level
+    if level < 0:
+        raise RuntimeError("Trying to create a dual Tensor for forward AD but no level exists, make sure to "
+                           "enter_dual_level() first.")
+    if not (tensor.is_floating_point() or tensor.is_complex()):
+        raise ValueError(f"Expected primal to be floating point or complex, but got: {tensor.dtype}")
+    if not (tangent.is_floating_point() or tangent.is_complex()):
+        raise ValueError(f"Expected tangent to be floating point or complex, but got: {tangent.dtype}")
+    _check_level(level, "_make_dual")
+    if any(d is tensor for d, *_ in _duals):
+        raise RuntimeError(f"Making a dual Tensor based on a Tensor that already has a forward gradient at the same "
+                           f"level {level} is not supported.")
+    if tuple(tangent.shape) != tuple(tensor.shape):
+        raise RuntimeError("Trying to set a forward gradient that has a different size than that of the original "
+                           f"Tensor, this is not supported. Tensor is of size {list(tensor.shape)} while the given "
+                           f"forward gradient is of size {list(tangent.shape)}.")
+    tracked = tensor.requires_grad
+    with enable_grad():
+        dual = tensor.view_as(tensor) if tracked else tensor.detach().requires_grad_(True)
+    _duals.append((dual, tangent, tracked, dual._version))
+    return dual
+
+
+class UnpackedDualTensor(NamedTuple):
+    """What `unpack_dual` returns: the primal and its tangent (None where it has none)."""
+
+    primal: Tensor
+    tangent: Tensor | None
+
+
+def unpack_dual(tensor: Tensor, *, level: int | None = None) -> UnpackedDualTensor:
+    """`(primal, tangent)` of `tensor` at the level: the tangent is `J t` summed over the level's
+    duals (None where `tensor` does not depend on any); see NOTE [ Dual tensors on the tape ]
+    for its cost."""
+    level = _current_level if level is None else level
+    if level < 0:
+        return UnpackedDualTensor(tensor, None)
+    if not isinstance(tensor, Tensor):
+        raise TypeError(f"_unpack_dual(): argument 'dual' (position 1) must be Tensor, not {type(tensor).__name__}")
+    _check_level(level, "_fw_primal")
+    for d, _, _, version in _duals:
+        if d._version != version:
+            raise RuntimeError("unpack_dual: a dual tensor was modified in place after make_dual; ember's forward "
+                               "AD, emulated on the tape, cannot follow in-place writes into a dual (PyTorch's can)")
+    keep = any(tracked or t.requires_grad for _, t, tracked, _ in _duals)
+    primal = tensor if keep else tensor.detach()
+    for d, t, *_ in _duals:
+        if d is tensor:
+            return UnpackedDualTensor(primal, t)
+    return UnpackedDualTensor(primal, _tangent(tensor, keep) if tensor.requires_grad else None)
+
+
+def _tangent(y: Tensor, keep: bool) -> Tensor | None:
+    """J t for y over the level's duals, by differentiating a vjp with respect to its cotangent."""
+    with enable_grad():
+        u = y.detach().new_zeros(tuple(y.shape)).requires_grad_(True)
+        duals = [d for d, *_ in _duals]
+        gs = _grad([y], duals, [u], retain_graph=True, create_graph=True, allow_unused=True)
+        pairs = [(g, t) for g, (_, t, *_) in zip(gs, _duals) if g is not None]
+        if not pairs:
+            return None
+        live = [(g, t.to(g.dtype)) for g, t in pairs if g.requires_grad]
+        jv = None
+        if live:
+            jv = _grad([g for g, _ in live], [u], [t for _, t in live], retain_graph=True, create_graph=keep,
+                       allow_unused=True)[0]
+    if jv is None:
+        return y.detach().new_zeros(tuple(y.shape))
+    return jv if keep else jv.detach()
+
+
+class dual_level(_DecoratorContextManager):
+    """`with dual_level():` (or as a decorator) opens the forward-AD level for the block; `as` binds it."""
+
+    def __enter__(self) -> int:
+        return enter_dual_level()
+
+    def __exit__(self, *exc) -> None:
+        exit_dual_level()

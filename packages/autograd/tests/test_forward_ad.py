@@ -1,0 +1,167 @@
+"""torch.autograd.forward_ad: tangents of dual tensors against finite differences and PyTorch,
+and PyTorch's errors."""
+
+import numpy as np
+import pytest
+
+import ember.autograd as torch
+import ember.autograd.forward_ad as fwAD
+
+
+def _f(x, w):
+    return (x.sin() * x).reshape(2, 3) @ w + x.reshape(2, 3).exp().sum(1, keepdim=True)
+
+
+def _fd(f, x, t, eps=1e-6):
+    """Central finite difference of f at x in direction t (float64)."""
+    return (f(x + eps * t).numpy() - f(x - eps * t).numpy()) / (2 * eps)
+
+
+def test_tangent_matches_finite_differences():
+    rng = np.random.default_rng(0)
+    x = torch.tensor(rng.standard_normal(6))
+    t = torch.tensor(rng.standard_normal(6))
+    w = torch.tensor(rng.standard_normal((3, 3)))
+    with fwAD.dual_level():
+        y = _f(fwAD.make_dual(x, t), w)
+        primal, tangent = fwAD.unpack_dual(y)
+    np.testing.assert_allclose(primal.numpy(), _f(x, w).numpy(), rtol=1e-12)
+    np.testing.assert_allclose(tangent.numpy(), _fd(lambda v: _f(v, w), x, t), rtol=1e-6, atol=1e-8)
+    assert not primal.requires_grad and not tangent.requires_grad
+
+
+OPS = {
+    "conv2d": lambda v, w: torch.conv2d(v, w, padding=1),
+    "max_pool2d": lambda v, w: torch.max_pool2d(v, 2),
+    "log_softmax": lambda v, w: torch.log_softmax(v, 1),
+    "layer_norm": lambda v, w: torch.layer_norm(v, (6,)),
+    "batch_norm": lambda v, w: torch.batch_norm(v, None, None, training=True),
+    "gelu": lambda v, w: torch.gelu(v),
+    "attention": lambda v, w: torch.softmax(v @ v.transpose(-1, -2) / 6 ** 0.5, -1) @ v,
+    "sort": lambda v, w: v.sort(-1)[0],
+    "cumprod": lambda v, w: v.cumprod(-1),
+    "inv": lambda v, w: torch.linalg.inv(v[..., :3, :3]),
+    "eigvalsh": lambda v, w: torch.linalg.eigvalsh(v[..., :3, :3] + v[..., :3, :3].transpose(-1, -2)),
+    "rfft_abs": lambda v, w: torch.fft.rfft(v).abs(),
+}
+
+
+@pytest.mark.parametrize("name", sorted(OPS))
+def test_tangents_through_ops_match_finite_differences(name):
+    rng = np.random.default_rng(2)
+    x, t = torch.tensor(rng.standard_normal((2, 3, 6, 6))), torch.tensor(rng.standard_normal((2, 3, 6, 6)))
+    w = torch.tensor(rng.standard_normal((4, 3, 3, 3)))
+    f = OPS[name]
+    with fwAD.dual_level():
+        tangent = fwAD.unpack_dual(f(fwAD.make_dual(x, t), w)).tangent
+    np.testing.assert_allclose(tangent.numpy(), _fd(lambda v: f(v, w), x, t), rtol=1e-5, atol=1e-6)
+
+
+def test_tangents_of_two_duals_add():
+    x, tx = torch.tensor([1.0, 2.0], dtype=torch.float64), torch.tensor([0.5, -1.0], dtype=torch.float64)
+    w, tw = torch.tensor([3.0, -2.0], dtype=torch.float64), torch.tensor([1.0, 2.0], dtype=torch.float64)
+    with fwAD.dual_level():
+        y = fwAD.make_dual(x, tx) * fwAD.make_dual(w, tw)
+        tangent = fwAD.unpack_dual(y).tangent
+    np.testing.assert_allclose(tangent.numpy(), (tx * w + x * tw).numpy())
+
+
+def test_dual_itself_returns_its_tangent_and_non_dependents_have_none():
+    x, t = torch.randn(3), torch.randn(3)
+    with fwAD.dual_level():
+        d = fwAD.make_dual(x, t)
+        assert fwAD.unpack_dual(d).tangent is t
+        assert fwAD.unpack_dual(x * 2).tangent is None
+        assert fwAD.unpack_dual(d.detach()).tangent is None
+        assert fwAD.unpack_dual(d.argmax()).tangent is None
+        np.testing.assert_array_equal(fwAD.unpack_dual(d.round()).tangent.numpy(), np.zeros(3))
+    y = d * 2
+    assert fwAD.unpack_dual(y).tangent is None  # the level closed: no tangents
+    assert fwAD.unpack_dual(y).primal is y
+
+
+def test_tangent_is_differentiable_when_it_requires_grad():
+    x = torch.tensor([1.0, 2.0], dtype=torch.float64)
+    t = torch.tensor([1.0, 1.0], dtype=torch.float64, requires_grad=True)
+    with fwAD.dual_level():
+        tangent = fwAD.unpack_dual(fwAD.make_dual(x, t) ** 3).tangent
+    tangent.sum().backward()
+    np.testing.assert_allclose(t.grad.numpy(), 3 * x.numpy() ** 2)
+
+
+def test_reverse_mode_flows_through_a_dual_of_a_tracked_primal():
+    x = torch.tensor([1.0, 2.0], requires_grad=True)
+    with fwAD.dual_level():
+        d = fwAD.make_dual(x, torch.ones(2))
+        (d * d).sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), [2.0, 4.0])
+
+
+def test_in_place_writes_into_a_dual_are_refused():
+    with fwAD.dual_level():
+        d = fwAD.make_dual(torch.tensor([1.0, 2.0]), torch.ones(2))
+        with pytest.raises(RuntimeError, match="leaf Variable that requires grad"):
+            d.mul_(3)
+        tracked = fwAD.make_dual(torch.tensor([1.0, 2.0], requires_grad=True) * 1, torch.ones(2))
+        tracked.mul_(3)
+        with pytest.raises(RuntimeError, match="modified in place after make_dual"):
+            fwAD.unpack_dual(tracked)
+
+
+def test_dual_level_as_decorator():
+    @fwAD.dual_level()
+    def level():
+        return fwAD._current_level
+
+    assert level() == 0
+    assert fwAD._current_level == -1
+
+
+def test_errors_are_pytorchs():
+    x = torch.randn(3)
+    with pytest.raises(RuntimeError, match="no level exists, make sure to enter_dual_level"):
+        fwAD.make_dual(x, torch.randn(3))
+    with pytest.raises(RuntimeError, match="Dual level must be a positive number"):
+        fwAD.exit_dual_level()
+    with fwAD.dual_level():
+        with pytest.raises(RuntimeError, match="Nested forward mode AD is not supported"):
+            fwAD.enter_dual_level()
+        with pytest.raises(RuntimeError, match=r"Tensor is of size \[3\] while the given forward gradient is of "
+                                               r"size \[4\]"):
+            fwAD.make_dual(x, torch.randn(4))
+        with pytest.raises(ValueError, match="Expected primal to be floating point or complex, but got"):
+            fwAD.make_dual(torch.arange(3), torch.randn(3))
+        with pytest.raises(ValueError, match="Expected tangent to be floating point or complex, but got"):
+            fwAD.make_dual(x, torch.arange(3))
+        with pytest.raises(RuntimeError, match="Invalid level given to _make_dual"):
+            fwAD.make_dual(x, torch.randn(3), level=5)
+        with pytest.raises(RuntimeError, match="already has a forward gradient at the same level 0"):
+            fwAD.make_dual(fwAD.make_dual(x, torch.randn(3)), torch.randn(3))
+        with pytest.raises(TypeError, match="must be Tensor, not float"):
+            fwAD.unpack_dual(3.0)
+        with pytest.raises(RuntimeError, match="not the last one that was created"):
+            fwAD.exit_dual_level(level=3)
+    assert fwAD._current_level == -1
+
+
+def test_reachable_under_pytorchs_path():
+    import ember.torch
+    import ember.torch.autograd.forward_ad as path
+
+    assert path is fwAD is ember.torch.autograd.forward_ad
+    assert path.UnpackedDualTensor._fields == ("primal", "tangent")
+
+
+@pytest.mark.torch
+def test_matches_pytorch():
+    real = pytest.importorskip("torch")
+    rng = np.random.default_rng(1)
+    xs, ts, ws = rng.standard_normal(6), rng.standard_normal(6), rng.standard_normal((3, 3))
+    with fwAD.dual_level():
+        ours = fwAD.unpack_dual(_f(fwAD.make_dual(torch.tensor(xs), torch.tensor(ts)), torch.tensor(ws))).tangent
+    rf = real.autograd.forward_ad
+    with rf.dual_level():
+        x = rf.make_dual(real.tensor(xs), real.tensor(ts))
+        theirs = rf.unpack_dual((x.sin() * x).reshape(2, 3) @ real.tensor(ws)
+                                + x.reshape(2, 3).exp().sum(1, keepdim=True)).tangent
+    np.testing.assert_allclose(ours.numpy(), theirs.numpy(), rtol=1e-12)
