@@ -186,7 +186,7 @@ def test_grad_fn_names_and_next_functions():
     (mul, nr), = y.grad_fn.next_functions
     assert mul.name() == "MulBackward0" and nr == 0
     (acc_a, _), (acc_b, _) = mul.next_functions
-    assert acc_a.name() == "AccumulateGrad" and acc_a.variable is a and acc_b.variable is b
+    assert acc_a.name() == "torch::autograd::AccumulateGrad" and acc_a.variable is a and acc_b.variable is b
     assert (a * 2).grad_fn.next_functions[0][0] is acc_a  # one AccumulateGrad per leaf
     assert "grad_fn=<ExpBackward0>" in repr(y)
     assert "requires_grad=True" in repr(a)

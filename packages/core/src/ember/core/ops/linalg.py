@@ -473,7 +473,7 @@ def baddbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta=1, alpha=1, o
         done = aliased_products.baddbmm_expanded(out, prod[0], batch1, batch2, beta, alpha)
         if done is not None:
             return done
-    return _scaled_sum(input, prod, beta, alpha, out, "baddbmm")
+    return node_name(_scaled_sum(input, prod, beta, alpha, out, "baddbmm"), "AddBackward0", "BaddbmmBackward0")
 
 
 @method
