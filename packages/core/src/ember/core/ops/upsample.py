@@ -272,9 +272,12 @@ def interpolate(input: Tensor, size: int | tuple[int, ...] | None = None,
 # PyTorch's node per (mode, antialias); `#` is the number of spatial dims
 _UPSAMPLE_NODES = {("nearest", False): "UpsampleNearest#DBackward0",
                    ("nearest-exact", False): "UpsampleNearestExact#DBackward0",
-                   ("linear", False): "UpsampleLinear1DBackward0", ("bilinear", False): "UpsampleBilinear2DBackward0",
-                   ("trilinear", False): "UpsampleTrilinear3DBackward0", ("bicubic", False): "UpsampleBicubic2DBackward0",
-                   ("bilinear", True): "UpsampleBilinear2DAaBackward0", ("bicubic", True): "UpsampleBicubic2DAaBackward0"}
+                   ("linear", False): "UpsampleLinear1DBackward0",
+                   ("bilinear", False): "UpsampleBilinear2DBackward0",
+                   ("trilinear", False): "UpsampleTrilinear3DBackward0",
+                   ("bicubic", False): "UpsampleBicubic2DBackward0",
+                   ("bilinear", True): "UpsampleBilinear2DAaBackward0",
+                   ("bicubic", True): "UpsampleBicubic2DAaBackward0"}
 
 
 def _interpolate_integer(input: Tensor, out, mode: str, align_corners, scales, nd: int,
