@@ -186,7 +186,7 @@ def test_grad_fn_names_and_next_functions():
     (mul, nr), = y.grad_fn.next_functions
     assert mul.name() == "MulBackward0" and nr == 0
     (acc_a, _), (acc_b, _) = mul.next_functions
-    assert acc_a.name() == "AccumulateGrad" and acc_a.variable is a and acc_b.variable is b
+    assert acc_a.name() == "torch::autograd::AccumulateGrad" and acc_a.variable is a and acc_b.variable is b
     assert (a * 2).grad_fn.next_functions[0][0] is acc_a  # one AccumulateGrad per leaf
     assert "grad_fn=<ExpBackward0>" in repr(y)
     assert "requires_grad=True" in repr(a)
@@ -301,7 +301,7 @@ def test_inplace_on_view_of_non_leaf_rebases_base_with_copyslices():
     b = a * 2
     v = b[0]
     v.mul_(3)
-    assert isinstance(b.grad_fn, CopySlices) and b.grad_fn.name() == "CopySlices"
+    assert isinstance(b.grad_fn, CopySlices) and b.grad_fn.name() == "torch::autograd::CopySlices"
     assert v.grad_fn.name() == "SelectBackward0"
     b.backward(E.ones(2, 3, dtype=E.float64))
     assert a.grad.tolist() == [[6.0] * 3, [2.0] * 3]
@@ -318,7 +318,7 @@ def test_setitem_into_a_buffer_makes_it_require_grad():
     w = E.tensor([1.5, -2.0], dtype=E.float64, requires_grad=True)
     buf = E.zeros(4, dtype=E.float64)
     buf[1:3] = w * w
-    assert buf.requires_grad and buf.grad_fn.name() == "CopySlices"
+    assert buf.requires_grad and buf.grad_fn.name() == "torch::autograd::CopySlices"
     (buf * E.arange(4, dtype=E.float64)).sum().backward()
     assert w.grad.tolist() == [2 * 1.5 * 1, 2 * -2.0 * 2]
 

@@ -162,7 +162,7 @@ class Node:
         return self._seq
 
     def __repr__(self) -> str:
-        return f"<{self.name()} object at {id(self):#x}>"
+        return f"<{type(self).__name__} object at {id(self):#x}>"
 
 
 class AccumulateGrad(Node):
@@ -181,6 +181,9 @@ class AccumulateGrad(Node):
     @property
     def variable(self) -> Tensor | None:
         return self._variable()
+
+    def name(self) -> str:
+        return "torch::autograd::AccumulateGrad"  # PyTorch's C++ node keeps its namespace in name()
 
     def apply(self, grads: list) -> list:
         t = self._variable()

@@ -333,6 +333,9 @@ class CopySlices(Node):
             self._trace = fn._trace
             self._hooked = True
 
+    def name(self) -> str:
+        return "torch::autograd::CopySlices"  # PyTorch's C++ node keeps its namespace in name()
+
     def release(self) -> None:
         self.fn.release()
 

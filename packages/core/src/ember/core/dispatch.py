@@ -96,7 +96,7 @@ from ember.core.dtypes import TORCH_NAMES
 from ember.core.tensor import Tensor
 
 __all__ = ["Op", "declare", "get_op", "registered_ops", "register_dispatch_hook",
-           "remove_dispatch_hook", "device_of", "composite", "set_composite_hook", "OVERLAP_INTERNAL",
+           "remove_dispatch_hook", "device_of", "composite", "set_composite_hook", "node_name", "OVERLAP_INTERNAL",
            "OVERLAP_PARTIAL", "OVERLAP_ANY", "OVERLAP_SOURCES", "TENSOR_ITERATOR", "check_overlap"]
 
 # what a written tensor may not share (NOTE [ Writing into overlapping memory ])
@@ -470,3 +470,20 @@ def set_composite_hook(hook: Callable | None) -> Callable | None:
     global _composite_hook
     old, _composite_hook = _composite_hook, hook
     return old
+
+
+_NAMED: dict = {}
+
+
+def node_name(result, made: str, name: str):
+    """Give `result`'s grad_fn PyTorch's node name `name` when it is the `made` node this function's
+    decomposition put on it (`linear`'s AddBackward0 is PyTorch's AddmmBackward0): the node's class
+    becomes a subclass so named, nothing else changes. A result returned as-is keeps its name."""
+    fn = getattr(result, "_grad_fn", None)
+    if fn is not None and type(fn).__name__ == made:
+        cls = type(fn)
+        sub = _NAMED.get((cls, name))
+        if sub is None:
+            sub = _NAMED[(cls, name)] = type(name, (cls,), {"__slots__": (), "__module__": cls.__module__})
+        fn.__class__ = sub
+    return result

@@ -92,7 +92,7 @@ def _clamp_max(grad, input, min, max):
 ENTRIES = [
     _unary("neg", lambda grad: -grad),
     _unary("abs", lambda grad, input: grad * (input.sgn() if input._dtype.is_complex else ew.sign(input))),
-    _unary("square", lambda grad, input: grad * 2.0 * cj(input)),
+    _unary("square", lambda grad, input: grad * 2.0 * cj(input), "PowBackward0"),  # PyTorch: pow(x, 2)
     _unary("frac", lambda grad: grad),
     *(_unary(name, lambda grad: grad * 0.0) for name in ("sign", "floor", "ceil", "trunc", "round")),  # flat steps
     _unary("relu", lambda grad, result: _threshold_backward(grad, result, 0.0)),  # one pass; NaN passes, as PyTorch

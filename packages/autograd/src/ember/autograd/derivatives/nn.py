@@ -265,7 +265,7 @@ def _crop_to(g, input_shape):
 
 
 ENTRIES = [
-    d("conv2d(input, weight, bias, stride, padding, dilation, groups)",
+    d("conv2d(input, weight, bias, stride, padding, dilation, groups)", name="ConvolutionBackward0",
       input=lambda grad, weight, input_shape, stride, padding, dilation, groups: conv2d_backward_input(
           grad, weight, input_shape, stride, padding, dilation, groups),
       weight=lambda grad, input, weight_shape, stride, padding, dilation, groups: conv2d_backward_weight(

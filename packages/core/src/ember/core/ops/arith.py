@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from ember.core import dtypes
-from ember.core.dispatch import TENSOR_ITERATOR, check_overlap
+from ember.core.dispatch import TENSOR_ITERATOR, check_overlap, node_name
 from ember.core.methods import attach, inplace, method
 from ember.core.opinfo import BOOL
 from ember.core.ops import elementwise as ew
@@ -153,7 +153,10 @@ def floor_divide(input, other, *, out=None) -> Tensor:
 @method
 def pow(input, exponent, *, out=None) -> Tensor:  # noqa: A001
     """`input ** exponent`; an integer tensor to a negative Python integer power raises, as in PyTorch."""
-    return ew.pow(input, exponent, out=out)
+    r = ew.pow(input, exponent, out=out)
+    if not isinstance(input, Tensor):  # PyTorch's overloads: pow(Tensor, Scalar), (Tensor, Tensor), (Scalar, Tensor)
+        return node_name(r, "PowBackward0", "PowBackward2")
+    return node_name(r, "PowBackward0", "PowBackward1") if isinstance(exponent, Tensor) else r
 
 
 @method
@@ -186,7 +189,8 @@ def clamp(input, min=None, max=None, *, out=None) -> Tensor:  # noqa: A002
         raise TypeError(f"clamp() received an invalid combination of arguments - got ({got}), but expected one of:\n"
                         f" * (Tensor input, Tensor min = None, Tensor max = None, *, Tensor out = None)\n"
                         f" * (Tensor input, Number min = None, Number max = None, *, Tensor out = None)\n")
-    return ew.clamp(input, min, max, out=out)
+    r = ew.clamp(input, min, max, out=out)
+    return node_name(r, "ClampBackward1", "ClampBackward0") if isinstance(min, Tensor) or isinstance(max, Tensor) else r
 
 
 clip = clamp
@@ -215,7 +219,8 @@ def addcmul(input, tensor1, tensor2, *, value=1, out=None) -> Tensor:
         r = S.to_dtype(ew.add(S.to_dtype(input, f64), ew.mul(scaled, S.to_dtype(tensor2, f64))), f32)
         return S.to_dtype(r, dt) if out is None else S.copy_(out, r)
     prod = ew.mul(tensor1, tensor2)
-    return ew.add(input, prod if value == 1 else ew.mul(prod, value), out=out)
+    return node_name(ew.add(input, prod if value == 1 else ew.mul(prod, value), out=out), "AddBackward0",
+                     "AddcmulBackward0")
 
 
 @method
@@ -229,7 +234,8 @@ def addcdiv(input, tensor1, tensor2, *, value=1, out=None) -> Tensor:
 
 @method
 def rsub(input, other, *, alpha=1) -> Tensor:
-    return sub(other, input, alpha=alpha)
+    r = sub(other, input, alpha=alpha)  # PyTorch's overloads: rsub(Tensor, Tensor), rsub(Tensor, Scalar)
+    return node_name(r, "SubBackward0", "RsubBackward0" if isinstance(other, Tensor) else "RsubBackward1")
 
 
 for _fn in (add, sub, mul, div, pow, round, clamp, clamp_min, clamp_max, addcmul, addcdiv, floor_divide, float_power):
@@ -260,7 +266,7 @@ _DIRECT = {"add": ew.add, "mul": ew.mul, "truediv": ew.div}
 for _name, _fn in _OPERATORS.items():
     _call = _DIRECT.get(_name)
     attach(f"__{_name}__", _call if _call is not None else lambda self, other, _fn=_fn: _fn(self, other))
-    attach(f"__r{_name}__", _reflected(_call or _fn))
+    attach(f"__r{_name}__", rsub if _name == "sub" else _reflected(_call or _fn))  # `1 - x`: RsubBackward1
     attach(f"__i{_name}__", _inplace_op(_fn))
 for _name, _fn in (("eq", ew.eq), ("ne", ew.ne), ("lt", ew.lt), ("le", ew.le), ("gt", ew.gt), ("ge", ew.ge)):
     attach(f"__{_name}__", lambda self, other, _fn=_fn: _fn(self, other))

@@ -91,7 +91,7 @@ from functools import lru_cache
 import numpy as np
 
 from ember.core import dtypes
-from ember.core.dispatch import composite, declare
+from ember.core.dispatch import composite, declare, node_name
 from ember.core.ops import numba_nn
 from ember.core.ops._util import wrap
 from ember.core.ops.elementwise import add
@@ -1026,9 +1026,11 @@ def _conv_nd(op: str, nd: int, input, weight, bias, stride, padding, dilation, g
     elif nd == 1:
         out = conv2d_op(unsqueeze(input, 2), unsqueeze(weight, 2), bias, (1, *stride), (0, *padding),
                         (1, *dilation), groups)
-        out = squeeze(out, 2)
+        out = node_name(squeeze(out, 2), "SqueezeBackward1", "ConvolutionBackward0")  # PyTorch's one node
     elif nd == 3:
         out = _conv3d_by_depth_taps(input, weight, bias, stride, padding, dilation, groups)
+        if out.grad_fn is not None:
+            out = node_name(out, type(out.grad_fn).__name__, "ConvolutionBackward0")
     else:
         out = conv2d_op(input, weight, bias, stride, padding, dilation, groups)
     return out if batched else squeeze(out, 0)

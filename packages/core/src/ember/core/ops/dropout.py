@@ -11,7 +11,7 @@ import numbers
 
 import numpy as np
 
-from ember.core.dispatch import OVERLAP_INTERNAL, declare
+from ember.core.dispatch import OVERLAP_INTERNAL, declare, node_name
 from ember.core.ops._util import wrap, write_out
 from ember.core.tensor import Tensor, describe
 
@@ -81,9 +81,10 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool 
     _check("dropout", input, p)
     if not training or p == 0:
         return input
-    if inplace:
-        return native_dropout(input, float(p), generator, out=input)[0]
-    return native_dropout(input, float(p), generator)[0]
+    r = native_dropout(input, float(p), generator, out=input)[0] if inplace else native_dropout(input, float(p),
+                                                                                                  generator)[0]
+    # PyTorch's CPU dropout is `input * mask`; its CUDA one keeps native_dropout's node
+    return node_name(r, "NativeDropoutBackward0", "MulBackward0") if input.device.type == "cpu" else r
 
 
 def _feature(op: str, input: Tensor, p: float, training: bool, inplace: bool, batched_ndim: int) -> Tensor:

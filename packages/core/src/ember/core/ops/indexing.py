@@ -12,7 +12,7 @@ import warnings
 import numpy as np
 
 from ember.core import dtypes
-from ember.core.dispatch import OVERLAP_ANY, OVERLAP_INTERNAL, OVERLAP_SOURCES, declare
+from ember.core.dispatch import OVERLAP_ANY, OVERLAP_INTERNAL, OVERLAP_SOURCES, declare, node_name
 from ember.core.methods import inplace, method
 from ember.core.opinfo_indexing import info as _info
 from ember.core.ops import shape as S
@@ -292,8 +292,8 @@ def _full_mask(x: Tensor, key: tuple) -> Tensor | None:
 def advanced_index(x: Tensor, key: tuple) -> Tensor:
     """x[key] where `key` holds int lists/arrays/tensors or bool masks next to slices/None/Ellipsis/ints."""
     mask = _full_mask(x, key)
-    if mask is not None:
-        return _masked_select(x, mask)
+    if mask is not None:  # PyTorch's x[mask] is index(), not masked_select
+        return node_name(_masked_select(x, mask), "MaskedSelectBackward0", "IndexBackward0")
     v, entries = _parse_key(x, key)
     if not entries:
         return S.view(v, v._shape)

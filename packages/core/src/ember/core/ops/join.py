@@ -15,7 +15,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from ember.core import dtypes
-from ember.core.dispatch import OVERLAP_ANY, OVERLAP_INTERNAL, declare
+from ember.core.dispatch import OVERLAP_ANY, OVERLAP_INTERNAL, declare, node_name
 from ember.core.opinfo_shape import info as _info
 from ember.core.methods import attach, inplace, method, numpy_aliases
 from ember.core.ops import elementwise as ew
@@ -149,8 +149,9 @@ def stack(tensors, dim: int = 0, *, out: Tensor | None = None) -> Tensor:
     _same_device("stack", ts)
     if d < n - 1 and out is None:  # PyTorch's: cat along `d`, then split it (a channels_last result stays so)
         shape = ts[0]._shape
-        return S.view(_cat(tuple(ts), d), (*shape[:d], len(ts), *shape[d:]))
-    return _cat(tuple(S.unsqueeze(t, d) for t in ts), d, out=out)
+        return node_name(S.view(_cat(tuple(ts), d), (*shape[:d], len(ts), *shape[d:])), "ViewBackward0",
+                         "StackBackward0")
+    return node_name(_cat(tuple(S.unsqueeze(t, d) for t in ts), d, out=out), "CatBackward0", "StackBackward0")
 
 
 def atleast_1d(*tensors):
@@ -226,8 +227,9 @@ def split(tensor: Tensor, split_size_or_sections, dim: int = 0) -> tuple[Tensor,
             raise RuntimeError(f"split_with_sizes expects split_sizes to sum exactly to {n} (input tensor's size at "
                                f"dimension {d}), but got split_sizes={sizes}")
     out, start = [], 0
+    name = "SplitBackward0" if isinstance(split_size_or_sections, numbers.Integral) else "SplitWithSizesBackward0"
     for s in sizes:
-        out.append(S.narrow(tensor, d, start, s))
+        out.append(node_name(S.narrow(tensor, d, start, s), "NarrowBackward0", name))
         start += s
     return tuple(out)
 
@@ -266,7 +268,7 @@ def tensor_split(input: Tensor, indices_or_sections, dim: int = 0) -> tuple[Tens
     out, prev = [], 0
     for b in bounds + [n]:
         b = min(max(b if b >= 0 else b + n, 0), n)
-        out.append(S.narrow(input, d, prev, max(b - prev, 0)))
+        out.append(node_name(S.narrow(input, d, prev, max(b - prev, 0)), "NarrowBackward0", "SliceBackward0"))
         prev = b
     return tuple(out)
 
@@ -349,7 +351,8 @@ def roll(input: Tensor, shifts, dims=None) -> Tensor:
         if len(shifts) != 1:
             raise RuntimeError(f"roll: shifts and dims must align; got shifts={list(shifts)} and dims=None")
         flat = S.clone(input) if not input.is_contiguous() else input
-        return S.view(roll(S.view(flat, (input.numel(),)), shifts, 0), input._shape)
+        r = S.view(roll(S.view(flat, (input.numel(),)), shifts, 0), input._shape)
+        return node_name(r, "ViewBackward0", "RollBackward0")
     dims = (dims,) if isinstance(dims, numbers.Integral) else tuple(dims)
     if input.ndim == 0:
         raise IndexError(f"Dimension specified as {dims[0] if dims else 0} but tensor has no dimensions")
@@ -362,7 +365,7 @@ def roll(input: Tensor, shifts, dims=None) -> Tensor:
         k = int(s) % n if n else 0
         if k:
             out = _cat((S.narrow(out, d, n - k, k), S.narrow(out, d, 0, n - k)), d)
-    return S.clone(out) if out is input else out
+    return S.clone(out) if out is input else node_name(out, "CatBackward0", "RollBackward0")
 
 
 @method
@@ -403,7 +406,8 @@ def _repeat(input: Tensor, *sizes) -> Tensor:
         pairs += [1, n]
         expanded += [r, n]
     grid = S.expand(S.view(x, tuple(pairs)), tuple(expanded))
-    return S.view(S.clone(grid), tuple(r * n for r, n in zip(reps, shape, strict=True)))
+    r = S.view(S.clone(grid), tuple(r * n for r, n in zip(reps, shape, strict=True)))
+    return node_name(r, "ViewBackward0", "RepeatBackward0")
 
 
 attach("repeat", _repeat)

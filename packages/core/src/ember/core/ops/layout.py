@@ -10,7 +10,7 @@ import numpy as np
 from ember.core import dtypes
 from ember.core.device import as_device, device
 from ember.core.device_backends import backend
-from ember.core.dispatch import declare
+from ember.core.dispatch import declare, node_name
 from ember.core.methods import attach, method
 from ember.core.ops import memfmt
 from ember.core.ops import shape as S
@@ -65,7 +65,7 @@ def reshape(input, *args, shape=None) -> Tensor:
     shape = S.infer_shape(_sizes(args, shape), input.numel(), "reshape")
     if S.view_strides(input._shape, input._strides, shape) is not None:
         return S.view(input, shape)
-    return S.view(S.clone(input), shape)
+    return node_name(S.view(S.clone(input), shape), "ViewBackward0", "UnsafeViewBackward0")  # PyTorch's copy
 
 
 @method
@@ -118,7 +118,8 @@ def t(input) -> Tensor:
     ndim = len(input._shape)
     if ndim > 2:
         raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {ndim}D")
-    return S.transpose(input, 0, 1) if ndim == 2 else S.view(input, input._shape)
+    r = S.transpose(input, 0, 1) if ndim == 2 else S.view(input, input._shape)
+    return node_name(r, "TransposeBackward0" if ndim == 2 else "ViewBackward0", "TBackward0")
 
 
 @method
@@ -197,7 +198,9 @@ def broadcast_tensors(*tensors) -> tuple[Tensor, ...]:
 
 @method
 def squeeze(input, dim=None) -> Tensor:
-    return S.squeeze(input, dim)
+    r = S.squeeze(input, dim)  # PyTorch's overloads: squeeze(), squeeze(dim), squeeze(dims)
+    return r if dim is None else node_name(r, "SqueezeBackward0", "SqueezeBackward2" if isinstance(dim, tuple | list)
+                                           else "SqueezeBackward1")
 
 
 @method
@@ -239,7 +242,7 @@ def ravel(input) -> Tensor:
 def narrow(input, dim: int, start, length: int) -> Tensor:
     if input.ndim == 0:
         raise RuntimeError("narrow() cannot be applied to a 0-dim tensor.")
-    return S.narrow(input, dim, int(start), length)
+    return node_name(S.narrow(input, dim, int(start), length), "NarrowBackward0", "SliceBackward0")
 
 
 @method
@@ -266,7 +269,7 @@ def diagonal(input, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor:
 @method
 def unbind(input, dim: int = 0) -> tuple[Tensor, ...]:
     d = input._wrap_dim(dim)
-    return tuple(S.select(input, d, i) for i in range(input._shape[d]))
+    return tuple(node_name(S.select(input, d, i), "SelectBackward0", "UnbindBackward0") for i in range(input._shape[d]))
 
 
 @method

@@ -15,7 +15,7 @@ import types
 import numpy as np
 
 from ember.core import dtypes
-from ember.core.dispatch import OVERLAP_INTERNAL, composite, declare
+from ember.core.dispatch import OVERLAP_INTERNAL, composite, declare, node_name
 from ember.core.methods import attach, inplace, method
 from ember.core.ops import aliased_products
 from ember.core.ops import elementwise as ew
@@ -335,7 +335,7 @@ def mv(input: Tensor, vec: Tensor, *, out=None) -> Tensor:
         raise _c32_refusal("addmv_impl_cpu")
     _refuse_bool("addmv_impl_cpu", input, bool(input.numel()))
     r = S.squeeze(_mm(input, S.unsqueeze(vec, 1)), 1)
-    return S.copy_(_out_like(out, r), r) if out is not None else r
+    return S.copy_(_out_like(out, r), r) if out is not None else node_name(r, "SqueezeBackward0", "MvBackward0")
 
 
 def _out_like(out: Tensor, r: Tensor) -> Tensor:
@@ -379,7 +379,7 @@ def _matmul(a: Tensor, b: Tensor) -> Tensor:
         a2 = reshape(a, (rows, a._shape[-1]))
         r = mv(a2, b) if db == 1 else _mm(a2, b)  # a vector: one mv, as PyTorch folds it
         shape = a._shape[:-1] + (() if db == 1 else (b._shape[-1],))
-        return reshape(r, shape)
+        return node_name(reshape(r, shape), "ViewBackward0", "UnsafeViewBackward0")  # PyTorch's _unsafe_view
     return _batched(a, b)
 
 
@@ -399,7 +399,7 @@ def _batched(a: Tensor, b: Tensor) -> Tensor:
     nb = int(np.prod(batch, dtype=np.int64))
     a3 = reshape(S.expand(a2, batch + (n, k)), (nb, n, k))
     b3 = reshape(S.expand(b2, batch + (k2, m)), (nb, k2, m))
-    r = reshape(_bmm(a3, b3), batch + (n, m))
+    r = node_name(reshape(_bmm(a3, b3), batch + (n, m)), "ViewBackward0", "UnsafeViewBackward0")
     if a.ndim == 1:
         r = S.squeeze(r, -2)
     if b.ndim == 1:
@@ -461,7 +461,8 @@ def _bool_empty_product(input: Tensor, prod: Tensor, beta, out) -> Tensor:
 @composite("addmm")
 def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta=1, alpha=1, out=None) -> Tensor:
     """`beta * input + alpha * (mat1 @ mat2)`; `input` broadcasts to (n, m)."""
-    return _scaled_sum(input, _opmath(_mm, mat1, mat2), beta, alpha, out, "addmm")
+    return node_name(_scaled_sum(input, _opmath(_mm, mat1, mat2), beta, alpha, out, "addmm"), "AddBackward0",
+                     "AddmmBackward0")
 
 
 @method
@@ -473,7 +474,7 @@ def addmv(input: Tensor, mat: Tensor, vec: Tensor, *, beta=1, alpha=1, out=None)
         done = aliased_products.addmv_expanded(out, prod[0], mat, vec, beta, alpha)
         if done is not None:
             return done
-    return _scaled_sum(input, prod, beta, alpha, out, "addmv")
+    return node_name(_scaled_sum(input, prod, beta, alpha, out, "addmv"), "AddBackward0", "AddmvBackward0")
 
 
 @method
@@ -487,7 +488,7 @@ def baddbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta=1, alpha=1, o
         done = aliased_products.baddbmm_expanded(out, prod[0], batch1, batch2, beta, alpha)
         if done is not None:
             return done
-    return _scaled_sum(input, prod, beta, alpha, out, "baddbmm")
+    return node_name(_scaled_sum(input, prod, beta, alpha, out, "baddbmm"), "AddBackward0", "BaddbmmBackward0")
 
 
 @method

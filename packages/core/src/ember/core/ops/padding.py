@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ember.core.dispatch import declare
+from ember.core.dispatch import declare, node_name
 from ember.core.ops._util import wrap
 from ember.core.tensor import Tensor, describe
 
@@ -176,6 +176,10 @@ def pad(input: Tensor, pad: tuple[int, ...] | list[int], mode: str = "constant",
             for dim, start, length in crops:
                 out = narrow(out, dim, start, length)
             return out
+        nd = len(pad) // 2  # PyTorch's ReflectionPad2DBackward0, ReplicationPad1DBackward0 ...
+        if mode != "circular" and input.ndim in (nd + 1, nd + 2):
+            kind = "Reflection" if mode == "reflect" else "Replication"
+            return node_name(pad_nd(input, pad, mode, 0.0), "PadBackward0", f"{kind}Pad{nd}DBackward0")
     else:
         for d, (lo, hi) in enumerate(zip(pad[::2], pad[1::2])):
             n = input.shape[input.ndim - 1 - d]
@@ -183,4 +187,5 @@ def pad(input: Tensor, pad: tuple[int, ...] | list[int], mode: str = "constant",
                 raise RuntimeError(f"The input size {n}, plus negative padding {lo} and {hi} resulted in a "
                                    f"negative output size, which is invalid. Check dimension "
                                    f"{input.ndim - 1 - d} of your input.")
-    return pad_nd(input, pad, mode, float(value or 0.0))
+    r = pad_nd(input, pad, mode, float(value or 0.0))
+    return node_name(r, "PadBackward0", "ConstantPadNdBackward0") if mode == "constant" else r

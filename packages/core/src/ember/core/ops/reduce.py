@@ -18,7 +18,7 @@ from collections import namedtuple
 import numpy as np
 
 from ember.core import dtypes
-from ember.core.dispatch import OVERLAP_INTERNAL, declare
+from ember.core.dispatch import OVERLAP_INTERNAL, declare, node_name
 from ember.core.opinfo import FLOAT, FLOAT_DTYPES, INT64, PROMOTE, OpInfo
 from ember.core.methods import method
 from ember.core.ops import elementwise as ew
@@ -270,7 +270,8 @@ def sum(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None, out=None)
             dims = tuple(range(len(input._shape))) if dim is None else _dims(dim, input, "sum")
         except AttributeError:
             raise _not_a_tensor("sum", input) from None
-        return _sum(input, dims, keepdim, dtype)
+        r = _sum(input, dims, keepdim, dtype)
+        return r if dim is None else node_name(r, "SumBackward0", "SumBackward1")  # PyTorch's dim overload
     return _sum(input, _dims(dim, input, "sum"), keepdim, dtype, out=out)
 
 
@@ -289,7 +290,8 @@ def mean(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None, out=None
     tensor([[1.5000],
             [3.5000]])
     """
-    return _mean(input, _dims(dim, input, "mean"), keepdim, dtype, out=out)
+    r = _mean(input, _dims(dim, input, "mean"), keepdim, dtype, out=out)
+    return r if dim is None else node_name(r, "MeanBackward0", "MeanBackward1")  # PyTorch's dim overload
 
 
 @method
@@ -304,7 +306,8 @@ def prod(input: Tensor, dim: int | None = None, keepdim: bool = False, *, dtype=
     if not isinstance(input, Tensor):
         raise _not_a_tensor("prod", input)
     dims = tuple(range(input.ndim)) if dim is None else (_one_dim(dim, input, "prod"),)
-    return _prod(input, dims if input.ndim else (), keepdim, dtype, out=out)
+    r = _prod(input, dims if input.ndim else (), keepdim, dtype, out=out)
+    return r if dim is None else node_name(r, "ProdBackward0", "ProdBackward1")  # PyTorch's dim overload
 
 
 # --- max, min, argmax ------------------------------------------------------------------------
@@ -411,7 +414,8 @@ def _extreme(name, full_op, dim_op, binary_op, input, dim, keepdim, out):
         if input._dtype.is_complex:  # PyTorch's all-reduce kernel, not amax's, names the refusal
             raise ComplexNotSupported(f"\"{name}_all\" not implemented for '{dtypes.TORCH_NAMES[input._dtype.name]}'")
         _check_nonempty(input, (), name, full=True)
-        return full_op(input, tuple(range(input.ndim)), False, out=out)
+        r = full_op(input, tuple(range(input.ndim)), False, out=out)
+        return node_name(r, f"A{name}Backward0", f"{name.capitalize()}Backward1")  # PyTorch's max()/min()
     d = _one_dim(dim, input, name)
     rt = getattr(return_types, name)
     return rt(*dim_op(input, d, keepdim, out=None if out is None else tuple(out)))

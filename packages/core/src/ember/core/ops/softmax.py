@@ -16,7 +16,7 @@ import warnings
 import numpy as np
 
 from ember.core import dtypes
-from ember.core.dispatch import declare
+from ember.core.dispatch import declare, node_name
 from ember.core.opinfo_indexing import info as _info
 from ember.core.methods import attach
 from ember.core.ops import softmax_rows as _rows_pass
@@ -520,7 +520,10 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, s
         raise RuntimeError(f"Expected floating point type for target with class probabilities, got "
                            f"{dtypes.TORCH_NAMES.get(target._dtype.name, target._dtype.name)}")
     target = _unbatched_target(input, target)
-    return cross_entropy_op(input, target, weight, reduction, int(ignore_index), float(label_smoothing))
+    r = cross_entropy_op(input, target, weight, reduction, int(ignore_index), float(label_smoothing))
+    if label_smoothing == 0 and not target._dtype.is_floating_point:  # PyTorch's nll_loss(log_softmax(input))
+        return node_name(r, "CrossEntropyBackward0", "NllLossBackward0")
+    return r
 
 
 def _unbatched_target(input, target):

@@ -16,7 +16,7 @@ import numbers
 
 import numpy as np
 
-from ember.core.dispatch import declare
+from ember.core.dispatch import declare, node_name
 from ember.core.ops._util import wrap
 from ember.core.tensor import Tensor
 
@@ -264,7 +264,20 @@ def interpolate(input: Tensor, size: int | tuple[int, ...] | None = None,
         return (pool.adaptive_avg_pool1d, pool.adaptive_avg_pool2d, pool.adaptive_avg_pool3d)[nd - 1](input, out)
     if not input.dtype.is_floating_point:
         return _interpolate_integer(input, out, mode, align_corners, scales, nd, antialias)
-    return upsample_op(input, out, mode + "-aa" if antialias else mode, align_corners, scales)
+    r = upsample_op(input, out, mode + "-aa" if antialias else mode, align_corners, scales)
+    return node_name(r, "UpsampleBackward0", _UPSAMPLE_NODES.get((mode, antialias), "UpsampleBackward0")
+                     .replace("#", str(nd)))
+
+
+# PyTorch's node per (mode, antialias); `#` is the number of spatial dims
+_UPSAMPLE_NODES = {("nearest", False): "UpsampleNearest#DBackward0",
+                   ("nearest-exact", False): "UpsampleNearestExact#DBackward0",
+                   ("linear", False): "UpsampleLinear1DBackward0",
+                   ("bilinear", False): "UpsampleBilinear2DBackward0",
+                   ("trilinear", False): "UpsampleTrilinear3DBackward0",
+                   ("bicubic", False): "UpsampleBicubic2DBackward0",
+                   ("bilinear", True): "UpsampleBilinear2DAaBackward0",
+                   ("bicubic", True): "UpsampleBicubic2DAaBackward0"}
 
 
 def _interpolate_integer(input: Tensor, out, mode: str, align_corners, scales, nd: int,

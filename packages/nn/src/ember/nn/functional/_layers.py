@@ -9,7 +9,7 @@ import warnings
 
 from ember import autograd as ea
 from ember.core import Tensor
-from ember.core.dispatch import composite
+from ember.core.dispatch import composite, node_name
 from ember.core.tensor import describe
 
 __all__ = ["linear", "bilinear", "conv1d", "conv2d", "conv_transpose2d", "max_pool2d", "avg_pool2d",
@@ -36,7 +36,11 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
         flat = ea.addmm(bias, input.reshape(-1, input.shape[-1]), weight.t())
         return flat.reshape(*input.shape[:-1], weight.shape[0])
     out = ea.matmul(input, weight.t()) if weight.dim() == 2 else ea.matmul(input, weight)
-    return out + bias if bias is not None else out
+    if bias is None:
+        return out
+    # a matrix input with a vector bias is one addmm in PyTorch
+    return node_name(out + bias, "AddBackward0", "AddmmBackward0") if input.dim() == 2 and bias.dim() == 1 else \
+        out + bias
 
 
 @composite("bilinear")

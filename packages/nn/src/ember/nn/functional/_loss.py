@@ -8,7 +8,7 @@ import warnings
 
 from ember import autograd as ea
 from ember.core import Tensor
-from ember.core.dispatch import composite
+from ember.core.dispatch import composite, node_name
 from ember.core.dtypes import TORCH_NAMES
 from ember.core.ops.complex import ComplexNotSupported
 from ember.core.tensor import describe
@@ -40,6 +40,12 @@ def _reduce(loss: Tensor, reduction: str) -> Tensor:
     raise ValueError(f"{reduction} is not a valid value for reduction")
 
 
+def _named(loss: Tensor, name: str) -> Tensor:
+    """The fresh loss `loss` with PyTorch's node name for its fused loss (its outer node renamed)."""
+    fn = loss.grad_fn
+    return loss if fn is None else node_name(loss, type(fn).__name__, name)
+
+
 def _check_reduction(reduction: str) -> None:
     if reduction not in ("none", "mean", "sum"):
         raise ValueError(f"{reduction} is not a valid value for reduction")
@@ -68,8 +74,8 @@ def mse_loss(input: Tensor, target: Tensor, size_average=None, reduce=None, redu
     _warn_broadcast("mse_loss", input, target)
     loss = (input - target) ** 2
     if weight is not None:
-        loss = loss * weight
-    return _reduce(loss, reduction)
+        return _reduce(loss * weight, reduction)
+    return _named(_reduce(loss, reduction), "MseLossBackward0")
 
 
 @composite("l1_loss")
@@ -98,7 +104,8 @@ def smooth_l1_loss(input: Tensor, target: Tensor, size_average=None, reduce=None
     if beta == 0:
         return _reduce(d, reduction)
     # the square of `diff`, not of `d`: abs's zero gradient at 0 would zero the second derivative there
-    return _reduce(ea.where(d < beta, 0.5 * diff * diff / beta, d - 0.5 * beta), reduction)
+    return _named(_reduce(ea.where(d < beta, 0.5 * diff * diff / beta, d - 0.5 * beta), reduction),
+                  "SmoothL1LossBackward0")
 
 
 @composite("huber_loss")
@@ -113,8 +120,8 @@ def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean", delta: fl
     d = diff.abs()
     loss = ea.where(d < delta, 0.5 * diff * diff, delta * (d - 0.5 * delta))
     if weight is not None:
-        loss = loss * weight
-    return _reduce(loss, reduction)
+        return _reduce(loss * weight, reduction)
+    return _named(_reduce(loss, reduction), "HuberLossBackward0")
 
 
 @composite("binary_cross_entropy")
@@ -127,7 +134,7 @@ def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = 
     if tuple(target.shape) != tuple(input.shape):
         raise ValueError(f"Using a target size ({target.shape}) that is different to the input size "
                          f"({input.shape}) is deprecated. Please ensure they have the same size.")
-    return ea.binary_cross_entropy(input, target, weight, reduction)
+    return _named(ea.binary_cross_entropy(input, target, weight, reduction), "BinaryCrossEntropyBackward0")
 
 
 @composite("binary_cross_entropy_with_logits")
@@ -144,7 +151,7 @@ def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight: Tens
     loss = (1 - target) * input - log_weight * ea.logsigmoid(input)
     if weight is not None:
         loss = loss * weight
-    return _reduce(loss, reduction)
+    return _named(_reduce(loss, reduction), "BinaryCrossEntropyWithLogitsBackward0")
 
 
 @composite("nll_loss")
