@@ -326,6 +326,8 @@ ENTRIES = [
       grad_output=lambda grad, pad, mode: get_op("pad_nd")(grad, pad, mode, 0.0)),
 
     d("softmax(input, dim)", input=lambda grad, result, dim: get_op("softmax_backward")(grad, result, dim)),
+    d("_safe_softmax(input, dim)", name="SafeSoftmaxBackward0",
+      input=lambda grad, result, dim: get_op("softmax_backward")(grad, result, dim)),
     d("softmax_backward(grad_output, output, dim)",
       grad_output=lambda grad, output, dim: get_op("softmax_backward")(grad, output, dim),
       output=lambda grad, grad_output, output, dim: grad * (grad_output - (grad_output * output).sum(dim, True))

@@ -105,6 +105,30 @@ def softmax(x, o):
             oi[j] = oi[j] * r
 
 
+@inline
+def all_neginf(x):
+    """Every entry of x is -inf (NaN is not)."""
+    for j in range(x.shape[0]):
+        if x[j] != -np.inf:
+            return False
+    return True
+
+
+@jit
+def safe_softmax(x, o):
+    """softmax, then zeros over a row whose every entry is -inf (not NaN): the row pass is softmax's own, so
+    every other row gets its bits (NaN rows too), and the test runs only on rows whose max is -inf."""
+    for i in range(x.shape[0]):
+        xi, oi = x[i], o[i]
+        m = row_max(xi)
+        r = xi.dtype.type(1.0) / exp_shifted(xi, m, oi)
+        for j in range(oi.shape[0]):
+            oi[j] = oi[j] * r
+        if m == -np.inf and all_neginf(xi):
+            for j in range(oi.shape[0]):
+                oi[j] = 0.0
+
+
 @jit
 def log_softmax(x, o):
     for i in range(x.shape[0]):

@@ -23,8 +23,8 @@ from ember.core.ops import softmax_rows as _rows_pass
 from ember.core.ops._util import normalize_dims, wrap
 from ember.core.tensor import Tensor, describe
 
-__all__ = ["softmax", "log_softmax", "softmin", "softmax_backward", "log_softmax_backward", "cross_entropy",
-           "nll_loss", "cross_entropy_backward", "nll_loss_backward", "binary_cross_entropy"]
+__all__ = ["softmax", "_safe_softmax", "log_softmax", "softmin", "softmax_backward", "log_softmax_backward",
+           "cross_entropy", "nll_loss", "cross_entropy_backward", "nll_loss_backward", "binary_cross_entropy"]
 
 
 def _log_softmax_np(x: np.ndarray, dim: int) -> np.ndarray:
@@ -60,6 +60,49 @@ def _softmax_cpu(input, dim):
         e = np.exp(x - m)
         e /= np.sum(e, axis=dim, keepdims=True)
     return wrap(e.astype(input._dtype.np, order="C", copy=False))
+
+
+safe_softmax_op = declare("_safe_softmax", doc="""Softmax along one dim where a slice whose every entry is -inf
+gives zeros, not NaN (PyTorch's _safe_softmax: attention rows with every key masked).
+
+Positional signature: `_safe_softmax(input, dim)` with `dim` a non-negative int.
+Backward: `softmax_backward(grad, result, dim)` -> grad_input (zero on the zeros rows).""")
+
+
+@safe_softmax_op.meta
+def _safe_softmax_meta(input, dim) -> None:
+    """A floating input, as softmax's kernels refuse the rest (PyTorch names the same kernel)."""
+    if not input._dtype.is_floating_point and input.numel():
+        from ember.core.ops.numeric import not_implemented_for
+
+        kernel = "softmax_lastdim_kernel_impl" if dim == max(input.ndim - 1, 0) else "softmax_kernel_impl"
+        raise not_implemented_for(kernel, input._dtype)
+
+
+@safe_softmax_op.register("cpu")
+def _safe_softmax_cpu(input, dim):
+    x = _opmath(input._np())
+    if x.ndim == 0:
+        return wrap(np.asarray(0.0 if x == -np.inf else 1.0, input._dtype.np))
+    if dim == x.ndim - 1 and (out := _rows_pass.safe_softmax_rows(x)) is not None:  # float32/64, row-major
+        return wrap(out.astype(input._dtype.np, copy=False))
+    empty = np.all(x == -np.inf, axis=dim, keepdims=True)
+    m = np.max(x, axis=dim, keepdims=True) if x.size else 0
+    with np.errstate(invalid="ignore"):  # a row with +inf, or a NaN, is NaN, silently as in PyTorch
+        e = np.exp(np.where(empty, 0, x) - np.where(empty, 0, m))
+        e /= np.sum(e, axis=dim, keepdims=True)
+    return wrap(np.where(empty, 0, e).astype(input._dtype.np, order="C", copy=False))
+
+
+@safe_softmax_op.register("any")
+def _safe_softmax_any(input, dim):
+    """softmax, then zeros where the slice is all -inf: CUDA's softmax kernel and three elementwise/reduce ops."""
+    from ember.core.dispatch import get_op
+    from ember.core.ops import elementwise as ew
+
+    masked = ew.eq(input, float("-inf"))
+    empty = get_op("all")(masked, (dim,), True) if input.ndim else masked
+    return ew.where(empty, 0.0, softmax_op(input, dim))
 
 
 log_softmax_op = declare("log_softmax", doc="""Log-softmax along one dim (PyTorch's _log_softmax).
@@ -373,6 +416,19 @@ def softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype=N
     """
     x, d = _prep("softmax", input, dim, dtype, _stacklevel)
     return softmax_op(x, d) if x._dtype.is_floating_point else _empty_like(x)
+
+
+def _safe_softmax(input: Tensor, dim: int, dtype=None) -> Tensor:
+    """softmax over `dim` where a slice whose every entry is -inf gives zeros instead of NaN, as
+    `torch._safe_softmax` (attention's softmax: a query with every key masked attends to nothing).
+
+    Examples:
+        >>> import ember.core as ec
+        >>> ec._safe_softmax(ec.tensor([[float("-inf"), float("-inf")], [0.0, 0.0]]), -1).tolist()
+        [[0.0, 0.0], [0.5, 0.5]]
+    """
+    x, d = _prep("softmax", input, dim, dtype, 3)
+    return safe_softmax_op(x, d) if x._dtype.is_floating_point else _empty_like(x)
 
 
 def log_softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype=None) -> Tensor:

@@ -7,7 +7,8 @@ numpy's here, and pays by the passes it saves.
 The max and the sums run in eight lanes added pairwise at the end (a fixed order, so a call gives the
 same bits every time); a multiply and an add may fuse (exp32's polynomial, `g y - y s`). Results are
 within a few ulp of numpy's (float32 softmax: 8 ulp of float64; exp32 is within 2), not its bits. A NaN
-reaches the row's sum and makes the row NaN, a row with +inf or all -inf is NaN too: PyTorch's results.
+reaches the row's sum and makes the row NaN, a row with +inf or all -inf is NaN too: PyTorch's results
+(but `safe_softmax_rows`, whose all -inf rows are zeros).
 Kernels are built on first use (never at import), cached on disk and run without the GIL.
 """
 
@@ -17,8 +18,8 @@ from functools import cache
 
 import numpy as np
 
-__all__ = ["softmax_rows", "log_softmax_rows", "softmax_backward_rows", "log_softmax_backward_rows",
-           "shifted_exp_sums", "cross_entropy_grad_rows"]
+__all__ = ["softmax_rows", "safe_softmax_rows", "log_softmax_rows", "softmax_backward_rows",
+           "log_softmax_backward_rows", "shifted_exp_sums", "cross_entropy_grad_rows"]
 
 _DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
 # below it numpy's passes cost a few µs: the kernels would only add their compile to a small model's cold start
@@ -27,11 +28,12 @@ _MIN_NUMEL = 16384
 
 @cache
 def _kernels():
-    """(softmax, log_softmax, softmax_backward, log_softmax_backward, shifted_sums, ce_grad), compiled on first
-    use."""
+    """(softmax, log_softmax, softmax_backward, log_softmax_backward, shifted_sums, ce_grad, safe_softmax), compiled
+    on first use."""
     from ember.core.ops import _softmax_row_kernels as k
 
-    return k.softmax, k.log_softmax, k.softmax_backward, k.log_softmax_backward, k.shifted_sums, k.ce_grad
+    return (k.softmax, k.log_softmax, k.softmax_backward, k.log_softmax_backward, k.shifted_sums, k.ce_grad,
+            k.safe_softmax)
 
 
 def _applies(*arrays: np.ndarray) -> bool:
@@ -51,6 +53,12 @@ def _run(kernel: int, *arrays: np.ndarray) -> np.ndarray:
 def softmax_rows(x: np.ndarray) -> np.ndarray | None:
     """softmax over the last dim of a C-contiguous float32/float64 `x`, a new array; None where it does not apply."""
     return _run(0, x) if _applies(x) else None
+
+
+def safe_softmax_rows(x: np.ndarray) -> np.ndarray | None:
+    """`softmax_rows`, with a row whose every entry is -inf as zeros (PyTorch's _safe_softmax: a query with
+    every key masked); every other row, NaN rows too, gets softmax_rows' bits. None where it does not apply."""
+    return _run(6, x) if _applies(x) else None
 
 
 def log_softmax_rows(x: np.ndarray) -> np.ndarray | None:

@@ -21,14 +21,6 @@ def _additive_mask(mask: Tensor | None, dtype) -> Tensor | None:
     return ea.where(mask, ea.zeros_like(neg_inf), neg_inf)
 
 
-def _safe_softmax(scores: Tensor) -> Tensor:
-    """softmax over the last dim where a row whose every entry is -inf (a query with every key
-    masked) gets weights 0 and finite gradients, as PyTorch's _safe_softmax; a plain softmax of
-    such a row is NaN, and so is its backward."""
-    empty = (scores == -math.inf).all(-1, keepdim=True)
-    return ea.where(empty, 0.0, ea.softmax(ea.where(empty, 0.0, scores), -1))
-
-
 def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn_mask: Tensor | None = None,
                                  dropout_p: float = 0.0, is_causal: bool = False, scale: float | None = None,
                                  enable_gqa: bool = False) -> Tensor:
@@ -47,7 +39,7 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn
         causal = ea.ones(L, S, dtype=ea.bool, device=query.device).tril()
         weights = ea.softmax(scores + _additive_mask(causal, scores.dtype), -1)
     elif attn_mask is not None:
-        weights = _safe_softmax(scores + _additive_mask(attn_mask, scores.dtype))
+        weights = ea._safe_softmax(scores + _additive_mask(attn_mask, scores.dtype), -1)
     else:
         weights = ea.softmax(scores, -1)
     if dropout_p > 0.0:
@@ -118,8 +110,9 @@ def multi_head_attention_forward(query: Tensor, key: Tensor, value: Tensor, embe
     scores = ea.matmul(q, k.transpose(-2, -1)) * (1 / math.sqrt(head_dim))
     if mask is not None:
         scores = scores + mask
-    # PyTorch computes attention without weights by SDPA (fully masked rows give 0), with them by softmax (NaN)
-    weights = _safe_softmax(scores) if mask is not None and not need_weights else ea.softmax(scores, -1)
+    # PyTorch computes attention without weights by SDPA, whose _safe_softmax gives fully masked rows 0 (one op,
+    # zero gradient there), with them by softmax (NaN)
+    weights = ea._safe_softmax(scores, -1) if mask is not None and not need_weights else ea.softmax(scores, -1)
     if dropout_p > 0.0 and training:
         weights = dropout(weights, dropout_p, True)
     out = ea.matmul(weights, v).permute(2, 0, 1, 3).reshape(L, N, E)
