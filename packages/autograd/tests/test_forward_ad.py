@@ -144,14 +144,6 @@ def test_errors_are_pytorchs():
     assert fwAD._current_level == -1
 
 
-def test_reachable_under_pytorchs_path():
-    import ember.torch
-    import ember.torch.autograd.forward_ad as path
-
-    assert path is fwAD is ember.torch.autograd.forward_ad
-    assert path.UnpackedDualTensor._fields == ("primal", "tangent")
-
-
 @pytest.mark.torch
 def test_matches_pytorch():
     real = pytest.importorskip("torch")

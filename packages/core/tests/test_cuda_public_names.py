@@ -3,7 +3,6 @@ deprecated memory names: with a device (the simulator) and without one."""
 
 from __future__ import annotations
 
-import warnings
 
 import pytest
 
@@ -104,18 +103,6 @@ def test_with_a_device():
     assert all(f"compute_{a[3:]}" in flags for a in cuda.get_arch_list())
 
 
-def test_reachable_from_torch_cuda():
-    import ember.torch as torch
-
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")
-        for name in ("get_rng_state", "set_rng_state", "get_rng_state_all", "set_rng_state_all", "default_generators",
-                     "StreamContext", "ExternalStream", "device_of", "get_arch_list", "get_gencode_flags", "seed",
-                     "seed_all", "initial_seed", "memory_cached", "has_half", "get_sync_debug_mode",
-                     "set_sync_debug_mode", "memory_stats_as_nested_dict", "is_current_stream_capturing"):
-            assert hasattr(torch.cuda, name), name
-
-
 class _FakeNVML:
     """Stands in for nvidia-ml-py: handles are the NVML indices asked for."""
 
@@ -176,12 +163,6 @@ def test_cuda_errors():
         cuda.check_error(cuda.cudaStatus.ERROR_NOT_READY)
     assert isinstance(info.value, RuntimeError) and info.value.code == 34
     assert issubclass(cuda.DeferredCudaCallError, Exception)
-
-
-def test_accelerator_error_is_torchs():
-    import ember.torch as torch
-
-    assert torch.cuda.AcceleratorError is torch.AcceleratorError
 
 
 class _HostBackend:
