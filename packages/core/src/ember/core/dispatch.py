@@ -91,6 +91,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from functools import wraps
 
+from ember.core import meta as _meta
 from ember.core import storage as _storage
 from ember.core.dtypes import TORCH_NAMES
 from ember.core.tensor import Tensor
@@ -224,6 +225,8 @@ class Op:
         if kernel is None:
             kernel = self.kernels.get("any")
             if kernel is None:
+                if dev == "meta":  # NOTE [ The meta device ]
+                    return _meta.run_on_meta(self, args, kwargs)
                 raise NotImplementedError(f"{self.name}: no kernel for device type '{dev}'")
         out = kwargs.get("out") if kwargs else None
         written = out if out is not None else (args[self.mutates[0]] if self.mutates else None)

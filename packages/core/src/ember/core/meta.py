@@ -1,0 +1,112 @@
+"""The meta device: tensors with a shape, dtype and strides but no data (PyTorch's `device="meta"`).
+
+NOTE [ The meta device ]
+A meta tensor's storage holds no buffer, only its byte count, so a model of any size is built on
+`meta` for nothing (then `Module.to_empty(device=...)` and `load_state_dict(..., assign=True)`).
+Factories make meta storages through this backend. An op on meta tensors dispatches as on any
+device: a view or composite (`"any"` kernel) works on the metadata alone; an in-place op (`fill_`,
+`uniform_`: the initialisers) has nothing to write and returns its target; any other op runs its
+CPU kernel on zero-filled stand-ins of the meta operands (same shapes, strides and dtypes; the
+op's meta step checks them as on the CPU) and returns its results' geometry as meta tensors. The
+stand-ins' memory is calloc'd zeros, mapped lazily; the CPU results are real, so a functional op on
+a huge meta tensor costs what the CPU would (ember's meta steps validate, they give no output
+shapes). Reading values raises PyTorch's errors.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ember.core import device_backends
+from ember.core.device import device
+from ember.core.storage import Storage
+from ember.core.tensor import Tensor
+
+__all__ = ["META", "NO_DATA", "meta_storage", "run_on_meta"]
+
+META = device("meta")
+NO_DATA = "Cannot copy out of meta tensor; no data!"
+_SEQ = (list, tuple)
+
+
+def meta_storage(nbytes: int, dev=META) -> Storage:
+    """A storage of `nbytes` bytes on the meta device: no memory behind it."""
+    return Storage(None, nbytes, dev)
+
+
+def _grow(st: Storage, nbytes: int) -> None:
+    st.nbytes = nbytes
+
+
+def _to_device(t: Tensor, dev, non_blocking: bool = False) -> Tensor:
+    """`t` on `dev`: onto meta, its geometry (contiguous); out of meta, PyTorch's NotImplementedError."""
+    if t._storage.device.type == "meta":
+        raise NotImplementedError(NO_DATA)
+    from ember.core.tensor import contiguous_strides
+
+    return Tensor._make(meta_storage(t.numel() * t._dtype.itemsize, dev), 0, t._shape,
+                        contiguous_strides(t._shape), t._dtype)
+
+
+def _no_data(*args):
+    raise NotImplementedError(NO_DATA)
+
+
+def _meta_of(r: Tensor, storages: dict) -> Tensor:
+    """The CPU result `r` as a meta tensor: on the meta storage its stand-in's storage stands for, else new."""
+    st = storages.get(id(r._storage))
+    if st is None:
+        st = storages[id(r._storage)] = meta_storage(r._storage.nbytes)
+    return Tensor._make(st, r._offset, r._shape, r._strides, r._dtype)
+
+
+def run_on_meta(op, args: tuple, kwargs: dict):
+    """Run `op` (with no meta or composite kernel) on meta operands: NOTE [ The meta device ]."""
+    written = kwargs.get("out") if kwargs else None
+    if op.mutates and written is None:
+        target = args[op.mutates[0]]
+        if isinstance(target, Tensor) and target._storage.device.type != "meta":
+            raise NotImplementedError(NO_DATA)  # a CPU tensor written from a meta one (`copy_`)
+        return target
+    stand_ins: dict = {}  # id(meta storage) -> its zero-filled CPU stand-in
+    storages: dict = {}  # id(stand-in storage) -> the meta storage it stands for
+    originals: dict = {}  # id(stand-in tensor) -> the meta tensor
+
+    def cpu(a):
+        if isinstance(a, Tensor) and a._storage.device.type == "meta":
+            st = a._storage
+            sub = stand_ins.get(id(st))
+            if sub is None:
+                sub = stand_ins[id(st)] = Storage(np.zeros(st.nbytes, np.uint8), st.nbytes)
+                storages[id(sub)] = st
+            t = Tensor._make(sub, a._offset, a._shape, a._strides, a._dtype)
+            originals[id(t)] = a
+            return t
+        if isinstance(a, _SEQ) and a and isinstance(a[0], Tensor):
+            return type(a)(cpu(x) for x in a)
+        return a
+
+    cpu_kwargs = {k: cpu(v) for k, v in kwargs.items() if k != "out"} if kwargs else {}
+    result = op.redispatch(tuple(cpu(a) for a in args), cpu_kwargs)
+
+    def back(r):
+        if isinstance(r, Tensor):
+            orig = originals.get(id(r))
+            return orig if orig is not None else _meta_of(r, storages)
+        if isinstance(r, _SEQ):
+            return type(r)(back(x) for x in r)
+        return r
+
+    result = back(result)
+    if written is not None:
+        outs = written if isinstance(written, _SEQ) else (written,)
+        for o, r in zip(outs, result if isinstance(written, _SEQ) else (result,)):
+            if o._shape != r._shape:
+                o._set_meta(r._storage, r._offset, r._shape, r._strides)
+        return written
+    return result
+
+
+device_backends.register_backend("meta", device_backends.Backend(
+    is_available=lambda: True, current_device=lambda: 0, storage=meta_storage, grow_storage=_grow,
+    to_device=_to_device, to_host=_no_data, copy_to_host=_no_data, synchronize=lambda *a: None))
