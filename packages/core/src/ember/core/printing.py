@@ -141,11 +141,12 @@ def tensor_repr(t, prefix: str = "tensor") -> str:
 
 
 def _meta_repr(t, prefix: str) -> str:
-    """PyTorch's `tensor(..., device='meta', size=(3, 4))`: a meta tensor has no values to show."""
+    """PyTorch's `tensor(..., device='meta', size=(3, 4))`: a meta tensor has no values to show, and names
+    every dtype but the default one."""
     suffix = ["device='meta'", f"size={tuple(t._shape)}"]
-    if t._dtype is dtypes.int64 and t.numel() != 0:
-        suffix.append(f"dtype={t._dtype!r}")  # `_dtype_grad_suffix` leaves out a non-empty int64
-    return _add_suffixes(f"{prefix}(...", suffix + _dtype_grad_suffix(t), len(prefix) + 1)
+    if t._dtype is not dtypes.get_default_dtype():
+        suffix.append(f"dtype={t._dtype!r}")
+    return _add_suffixes(f"{prefix}(...", suffix + _grad_suffix(t), len(prefix) + 1)
 
 
 def _dtype_grad_suffix(t) -> list:
@@ -156,6 +157,12 @@ def _dtype_grad_suffix(t) -> list:
                         dtypes.bool) or (
             t._dtype is dtypes.int64 and t.numel() == 0):
         suffix.append(f"dtype={t._dtype!r}")
+    return suffix + _grad_suffix(t)
+
+
+def _grad_suffix(t) -> list:
+    """`grad_fn=<...>` or `requires_grad=True` for a repr, if either applies."""
+    suffix = []
     gf = t._grad_fn
     if gf is not None:
         name = gf.name() if hasattr(gf, "name") else type(gf).__name__
