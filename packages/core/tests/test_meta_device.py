@@ -29,6 +29,14 @@ def test_no_memory_is_allocated():
     assert v.shape == (10**6, 10**6) and v.stride() == (1, 10**6) and v.is_meta
     assert v.untyped_storage() is big.untyped_storage()
     assert big.fill_(1.0) is big and big.uniform_() is big  # in-place writes have nothing to write
+    for t in (E.arange(10**12, device="meta"), E.linspace(0, 1, 10**12, device="meta"), E.randn(10**12, device="meta"),
+              E.eye(10**6, device="meta")):
+        assert t.is_meta and t.numel() == 10**12
+
+
+def test_a_functional_op_too_big_for_its_stand_ins_refuses():
+    with pytest.raises(NotImplementedError, match="^add on meta tensors of more than 4294967296 bytes"):
+        E.empty(10**12, device="meta") + 1
 
 
 @pytest.mark.parametrize("make", [

@@ -10,7 +10,8 @@ CPU kernel on zero-filled stand-ins of the meta operands (same shapes, strides a
 op's meta step checks them as on the CPU) and returns its results' geometry as meta tensors. The
 stand-ins' memory is calloc'd zeros, mapped lazily; the CPU results are real, so a functional op on
 a huge meta tensor costs what the CPU would (ember's meta steps validate, they give no output
-shapes). Reading values raises PyTorch's errors.
+shapes); past `STAND_IN_LIMIT` bytes of operands such an op raises NotImplementedError rather than
+allocate. Reading values raises PyTorch's errors.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ __all__ = ["META", "NO_DATA", "meta_storage", "run_on_meta"]
 META = device("meta")
 NO_DATA = "Cannot copy out of meta tensor; no data!"
 _SEQ = (list, tuple)
+STAND_IN_LIMIT = 2**32  # bytes of zero-filled stand-ins one op may use before it refuses (no OOM on a huge model)
 
 
 def meta_storage(nbytes: int, dev=META) -> Storage:
@@ -77,6 +79,10 @@ def run_on_meta(op, args: tuple, kwargs: dict):
             st = a._storage
             sub = stand_ins.get(id(st))
             if sub is None:
+                if sum(x.nbytes for x in stand_ins.values()) + st.nbytes > STAND_IN_LIMIT:
+                    raise NotImplementedError(
+                        f"{op.name} on meta tensors of more than {STAND_IN_LIMIT} bytes: ember works out this op's "
+                        "meta result by running its CPU kernel on zeros, which would need that memory")
                 sub = stand_ins[id(st)] = Storage(np.zeros(st.nbytes, np.uint8), st.nbytes)
                 storages[id(sub)] = st
             t = Tensor._make(sub, a._offset, a._shape, a._strides, a._dtype)
