@@ -83,6 +83,13 @@ def test_ops_on_meta_give_the_cpu_geometry(fn):
     assert (on_meta.shape, on_meta.dtype, on_meta.stride()) == (on_cpu.shape, on_cpu.dtype, on_cpu.stride())
 
 
+@pytest.mark.parametrize("fn", [lambda x: x.nonzero(), lambda x: x[x > 0], lambda x: x.unique(),
+                                lambda x: E.argwhere(x), lambda x: x.long().flatten().bincount()])
+def test_ops_whose_shape_depends_on_values_refuse(fn):
+    with pytest.raises(NotImplementedError, match="attempted to run this operator with Meta tensors"):
+        fn(meta(3, 4))
+
+
 def test_views_share_the_meta_storage():
     x = meta(3, 4)
     assert x[0].untyped_storage() is x.untyped_storage() and x[1].storage_offset() == 4

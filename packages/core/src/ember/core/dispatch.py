@@ -223,10 +223,10 @@ class Op:
                     break
         kernel = self.kernels.get(dev)
         if kernel is None:
+            if dev == "meta" and ("any" not in self.kernels or self.name in _meta.DATA_DEPENDENT):
+                return _meta.run_on_meta(self, args, kwargs)  # NOTE [ The meta device ]
             kernel = self.kernels.get("any")
             if kernel is None:
-                if dev == "meta":  # NOTE [ The meta device ]
-                    return _meta.run_on_meta(self, args, kwargs)
                 raise NotImplementedError(f"{self.name}: no kernel for device type '{dev}'")
         out = kwargs.get("out") if kwargs else None
         written = out if out is not None else (args[self.mutates[0]] if self.mutates else None)

@@ -11,7 +11,8 @@ op's meta step checks them as on the CPU) and returns its results' geometry as m
 stand-ins' memory is calloc'd zeros, mapped lazily; the CPU results are real, so a functional op on
 a huge meta tensor costs what the CPU would (ember's meta steps validate, they give no output
 shapes); past `STAND_IN_LIMIT` bytes of operands such an op raises NotImplementedError rather than
-allocate. Reading values raises PyTorch's errors.
+allocate. An op whose output's shape depends on values (`nonzero`, `masked_select`, `unique`,
+`bincount`: `DATA_DEPENDENT`) raises NotImplementedError, as PyTorch's. Reading values raises PyTorch's errors.
 """
 
 from __future__ import annotations
@@ -28,6 +29,8 @@ __all__ = ["META", "NO_DATA", "meta_storage", "run_on_meta"]
 META = device("meta")
 NO_DATA = "Cannot copy out of meta tensor; no data!"
 _SEQ = (list, tuple)
+# ops whose output's shape depends on the input's values: PyTorch has no meta kernel for them either
+DATA_DEPENDENT = frozenset({"nonzero", "masked_select", "unique", "unique_consecutive", "bincount"})
 STAND_IN_LIMIT = 2**32  # bytes of zero-filled stand-ins one op may use before it refuses (no OOM on a huge model)
 
 
@@ -64,6 +67,9 @@ def _meta_of(r: Tensor, storages: dict) -> Tensor:
 
 def run_on_meta(op, args: tuple, kwargs: dict):
     """Run `op` (with no meta or composite kernel) on meta operands: NOTE [ The meta device ]."""
+    if op.name in DATA_DEPENDENT:
+        raise NotImplementedError(f"{op.name}: attempted to run this operator with Meta tensors, but its output's "
+                                  "shape depends on the input's values, which a meta tensor does not have")
     written = kwargs.get("out") if kwargs else None
     if op.mutates and written is None:
         target = args[op.mutates[0]]
