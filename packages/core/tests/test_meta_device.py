@@ -1,5 +1,7 @@
 """The meta device: shape-only tensors, their factories, ops and PyTorch's errors on reading values."""
 
+import pickle
+
 import pytest
 
 import ember.core as E
@@ -88,6 +90,12 @@ def test_ops_on_meta_give_the_cpu_geometry(fn):
 def test_ops_whose_shape_depends_on_values_refuse(fn):
     with pytest.raises(NotImplementedError, match="attempted to run this operator with Meta tensors"):
         fn(meta(3, 4))
+
+
+def test_pickle_keeps_geometry_and_shared_storage():
+    x = meta(3, 4)
+    a, b = pickle.loads(pickle.dumps((x, x.t())))
+    assert a.is_meta and b.is_meta and b.stride() == (1, 4) and a.untyped_storage() is b.untyped_storage()
 
 
 def test_views_share_the_meta_storage():
