@@ -91,3 +91,16 @@ def test_backward_on_meta_gives_meta_grads():
     lin(torch.empty(2, 4, device="meta")).sum().backward()
     assert lin.weight.grad.is_meta and lin.weight.grad.shape == (3, 4)
     assert lin.bias.grad.is_meta and lin.bias.grad.shape == (3,)
+
+
+def test_skip_init_builds_on_meta_then_allocates():
+    calls = []
+
+    class Probe(nn.Linear):
+        def reset_parameters(self):
+            calls.append(self.weight.is_meta)
+            super().reset_parameters()
+
+    m = nn.utils.skip_init(Probe, 3, 2)
+    assert calls == [True]  # the initialiser ran on meta only: nothing written
+    assert m.weight.device.type == "cpu" and m.weight.shape == (2, 3) and isinstance(m.weight, nn.Parameter)
