@@ -76,9 +76,13 @@ def test_factories_with_device_meta():
     lambda x, y: E.where(x > 0, x, y),
     lambda x, y: x.sort(1)[1],
     lambda x, y: x.softmax(-1),
+    lambda x, y: E.linalg.inv(x[:, :3]),  # zeros are singular: the geometry comes from identities
+    lambda x, y: E.linalg.cholesky(x[:, :3]),
+    lambda x, y: E.linalg.solve(x[:, :3], y),
 ])
 def test_ops_on_meta_give_the_cpu_geometry(fn):
     x, y = E.randn(3, 4), E.randn(3, 4)
+    x[:, :3] = E.eye(3) * 2  # positive definite
     on_cpu = fn(x, y)
     on_meta = fn(x.to("meta"), y.to("meta"))
     assert on_meta.is_meta

@@ -5,14 +5,15 @@ A meta tensor's storage holds no buffer, only its byte count, so a model of any 
 `meta` for nothing (then `Module.to_empty(device=...)` and `load_state_dict(..., assign=True)`).
 Factories make meta storages through this backend. An op on meta tensors dispatches as on any
 device: a view or composite (`"any"` kernel) works on the metadata alone; an in-place op (`fill_`,
-`uniform_`: the initialisers) has nothing to write and returns its target; any other op runs its
-CPU kernel on zero-filled stand-ins of the meta operands (same shapes, strides and dtypes; the
-op's meta step checks them as on the CPU) and returns its results' geometry as meta tensors. The
-stand-ins' memory is calloc'd zeros, mapped lazily; the CPU results are real, so a functional op on
-a huge meta tensor costs what the CPU would (ember's meta steps validate, they give no output
-shapes); past `STAND_IN_LIMIT` bytes of operands such an op raises NotImplementedError rather than
-allocate. An op whose output's shape depends on values (`nonzero`, `masked_select`, `unique`,
-`bincount`: `DATA_DEPENDENT`) raises NotImplementedError, as PyTorch's. Reading values raises PyTorch's errors.
+`uniform_`: the initialisers) has nothing to write and returns its target, unchecked; any other op
+runs its CPU kernel on zero-filled stand-ins of the meta operands (same shapes, strides and dtypes;
+the op's meta step checks them as on the CPU) and returns its results' geometry as meta tensors.
+ember's meta steps validate, they give no output shapes: so the stand-ins' memory is calloc'd zeros,
+mapped lazily, but the CPU results are real, and a functional op costs for that moment what the CPU
+would; past `STAND_IN_LIMIT` bytes of operands it raises NotImplementedError rather than allocate.
+A linear-algebra kernel refusing the zeros (singular) runs again on identity matrices. An op whose
+output's shape depends on values (`DATA_DEPENDENT`: `nonzero`, `masked_select`, `unique`,
+`bincount`) raises NotImplementedError, as PyTorch's. Reading values raises PyTorch's errors.
 """
 
 from __future__ import annotations
@@ -79,6 +80,7 @@ def run_on_meta(op, args: tuple, kwargs: dict):
     stand_ins: dict = {}  # id(meta storage) -> its zero-filled CPU stand-in
     storages: dict = {}  # id(stand-in storage) -> the meta storage it stands for
     originals: dict = {}  # id(stand-in tensor) -> the meta tensor
+    made: list = []  # the stand-in tensors
 
     def cpu(a):
         if isinstance(a, Tensor) and a._storage.device.type == "meta":
@@ -93,13 +95,27 @@ def run_on_meta(op, args: tuple, kwargs: dict):
                 storages[id(sub)] = st
             t = Tensor._make(sub, a._offset, a._shape, a._strides, a._dtype)
             originals[id(t)] = a
+            made.append(t)
             return t
         if isinstance(a, _SEQ) and a and isinstance(a[0], Tensor):
             return type(a)(cpu(x) for x in a)
         return a
 
     cpu_kwargs = {k: cpu(v) for k, v in kwargs.items() if k != "out"} if kwargs else {}
-    result = op.redispatch(tuple(cpu(a) for a in args), cpu_kwargs)
+    cpu_args = tuple(cpu(a) for a in args)
+    try:
+        result = op.redispatch(cpu_args, cpu_kwargs)
+    except RuntimeError as e:
+        from ember.core.ops.linalg_solvers import LinAlgError
+
+        if not isinstance(e, LinAlgError):
+            raise
+        # zeros are singular (inv, solve, cholesky refuse them): square matrices become identities instead
+        for t in made:
+            if t.ndim >= 2 and t._shape[-1] == t._shape[-2]:
+                a = t._np()
+                a[...] = np.eye(t._shape[-1]).astype(a.dtype)
+        result = op.redispatch(cpu_args, cpu_kwargs)
 
     def back(r):
         if isinstance(r, Tensor):
