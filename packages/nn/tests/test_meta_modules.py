@@ -104,3 +104,11 @@ def test_skip_init_builds_on_meta_then_allocates():
     m = nn.utils.skip_init(Probe, 3, 2)
     assert calls == [True]  # the initialiser ran on meta only: nothing written
     assert m.weight.device.type == "cpu" and m.weight.shape == (2, 3) and isinstance(m.weight, nn.Parameter)
+
+
+def test_load_state_dict_into_meta_without_assign_warns_and_stays_meta():
+    m = nn.Linear(2, 2, device="meta")
+    with pytest.warns(UserWarning, match="for weight: copying from a non-meta parameter in the checkpoint to a meta "
+                                         "parameter in the current model, which is a no-op"):
+        m.load_state_dict(nn.Linear(2, 2).state_dict())
+    assert m.weight.is_meta

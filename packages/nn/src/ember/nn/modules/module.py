@@ -9,6 +9,7 @@ assignment fills (`self.fc = Linear(...)`, `self.w = Parameter(...)`); everythin
 from __future__ import annotations
 
 import itertools
+import warnings
 from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from typing import Any, NamedTuple
@@ -506,8 +507,6 @@ class Module:
         installed compiler (ember.jit's capture and replay, installed by ember.torch; docs/compile.md);
         hooks run around it eagerly. `disable=True`, a callable `backend` (a TorchDynamo FX-graph backend;
         warned) or no installed compiler (warned) leaves the module eager."""
-        import warnings
-
         if disable:
             return
         if callable(backend):
@@ -601,6 +600,11 @@ class Module:
                 else:
                     self._buffers[name] = input_param
                 continue
+            if param.is_meta and not input_param.is_meta:
+                warnings.warn(f"for {key}: copying from a non-meta parameter in the checkpoint to a meta parameter in "
+                              "the current model, which is a no-op. (Did you mean to pass `assign=True` to assign "
+                              "items in the state dictionary to their corresponding key in the module instead of "
+                              "copying them in place?)", UserWarning, stacklevel=3)
             try:
                 with ea.no_grad():
                     param.copy_(input_param)
