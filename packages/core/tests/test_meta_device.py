@@ -102,6 +102,13 @@ def test_pickle_keeps_geometry_and_shared_storage():
     assert a.is_meta and b.is_meta and b.stride() == (1, 4) and a.untyped_storage() is b.untyped_storage()
 
 
+def test_meta_storage_is_not_shared_memory():
+    x = meta(3)
+    assert not x.is_shared()
+    with pytest.raises(RuntimeError, match="^_share_fd_: only available on CPU$"):
+        x.share_memory_()
+
+
 def test_views_share_the_meta_storage():
     x = meta(3, 4)
     assert x[0].untyped_storage() is x.untyped_storage() and x[1].storage_offset() == 4

@@ -149,16 +149,18 @@ def _new_owned_storage(nbytes: int) -> Storage:
 
 
 def is_shared(tensor: Tensor) -> bool:
-    """Whether `tensor`'s storage lives in shared memory (CUDA storages always count as shared)."""
+    """Whether `tensor`'s storage lives in shared memory (CUDA storages always count as shared, meta ones never)."""
     st = tensor._storage
     if st.device.type != "cpu":
-        return True
+        return st.device.type != "meta"
     return st._shared is not None and st.data.base is st._shared.mmap
 
 
 def share_memory_(tensor: Tensor) -> Tensor:
     """Move `tensor`'s storage into a new shared segment in place; every view follows. Returns `tensor`."""
     st = tensor._storage
+    if st.device.type == "meta":
+        raise RuntimeError("_share_fd_: only available on CPU")
     if is_shared(tensor):
         return tensor
     moved = _new_owned_storage(st.nbytes)
