@@ -10,6 +10,8 @@ capture); a hook is called as `hook(op, args, kwargs, call_next)` and continues 
 with `call_next(op, args, kwargs)`. `Op.__call__` calls the newest hook
 directly (no wrapper frame between them); the oldest hook's `call_next` is `Op.redispatch`
 itself. Without hooks, a call costs one global lookup and one dict lookup before the kernel runs.
+On the meta device an op without an `"any"` kernel goes to `ember.core.meta.run_on_meta`
+(NOTE [ The meta device ]).
 
 Flags the layers above read:
 - `out=` (a keyword of elementwise and reduction kernels) is written in place; the dispatcher
