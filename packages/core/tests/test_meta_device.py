@@ -109,6 +109,18 @@ def test_meta_storage_is_not_shared_memory():
         x.share_memory_()
 
 
+def test_out_and_in_place_through_out_are_checked_as_on_the_cpu():
+    x = meta(3, 1)
+    with pytest.raises(RuntimeError, match="doesn't match the broadcast shape"):
+        x.add_(meta(3, 4))
+    assert x.shape == (3, 1)
+    out = meta(0)
+    r = E.add(meta(3, 4), 1, out=out)
+    assert r is out and out.is_meta and out.shape == (3, 4) and out.untyped_storage().nbytes == 48
+    with pytest.raises(RuntimeError, match="^Expected out tensor to have device meta, but got cpu instead$"):
+        E.add(meta(3), 1, out=E.empty(3))
+
+
 def test_views_share_the_meta_storage():
     x = meta(3, 4)
     assert x[0].untyped_storage() is x.untyped_storage() and x[1].storage_offset() == 4

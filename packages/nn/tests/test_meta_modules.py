@@ -1,6 +1,8 @@
 """Modules on the meta device: build without memory, `to_empty`, then load a state dict (PyTorch's big-model
 loading pattern); initialisers are no-ops; autograd records on meta tensors."""
 
+import warnings
+
 import numpy as np
 import pytest
 
@@ -108,7 +110,10 @@ def test_skip_init_builds_on_meta_then_allocates():
 
 def test_load_state_dict_into_meta_without_assign_warns_and_stays_meta():
     m = nn.Linear(2, 2, device="meta")
-    with pytest.warns(UserWarning, match="for weight: copying from a non-meta parameter in the checkpoint to a meta "
-                                         "parameter in the current model, which is a no-op"):
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
         m.load_state_dict(nn.Linear(2, 2).state_dict())
+    assert sorted(str(w.message).split(":")[0] for w in caught) == ["for bias", "for weight"]
+    assert all("copying from a non-meta parameter in the checkpoint to a meta parameter in the current model, "
+               "which is a no-op" in str(w.message) and w.category is UserWarning for w in caught)
     assert m.weight.is_meta

@@ -63,6 +63,8 @@ def _meta_of(r: Tensor, storages: dict) -> Tensor:
     st = storages.get(id(r._storage))
     if st is None:
         st = storages[id(r._storage)] = meta_storage(r._storage.nbytes)
+    elif st.nbytes < r._storage.nbytes:  # the kernel grew the stand-in (`out=` resized)
+        st.nbytes = r._storage.nbytes
     return Tensor._make(st, r._offset, r._shape, r._strides, r._dtype)
 
 
@@ -72,6 +74,10 @@ def run_on_meta(op, args: tuple, kwargs: dict):
         raise NotImplementedError(f"{op.name}: attempted to run this operator with Meta tensors, but its output's "
                                   "shape depends on the input's values, which a meta tensor does not have")
     written = kwargs.get("out") if kwargs else None
+    outs = () if written is None else written if isinstance(written, _SEQ) else (written,)
+    for o in outs:
+        if isinstance(o, Tensor) and o._storage.device.type != "meta":
+            raise RuntimeError(f"Expected out tensor to have device meta, but got {o.device} instead")
     if op.mutates and written is None:
         target = args[op.mutates[0]]
         if isinstance(target, Tensor) and target._storage.device.type != "meta":
@@ -80,10 +86,12 @@ def run_on_meta(op, args: tuple, kwargs: dict):
     stand_ins: dict = {}  # id(meta storage) -> its zero-filled CPU stand-in
     storages: dict = {}  # id(stand-in storage) -> the meta storage it stands for
     originals: dict = {}  # id(stand-in tensor) -> the meta tensor
-    made: list = []  # the stand-in tensors
+    made: dict = {}  # id(meta tensor) -> its stand-in (one each: `add(x, y, out=x)` is in place on the CPU too)
 
     def cpu(a):
         if isinstance(a, Tensor) and a._storage.device.type == "meta":
+            if id(a) in made:
+                return made[id(a)]
             st = a._storage
             sub = stand_ins.get(id(st))
             if sub is None:
@@ -95,13 +103,13 @@ def run_on_meta(op, args: tuple, kwargs: dict):
                 storages[id(sub)] = st
             t = Tensor._make(sub, a._offset, a._shape, a._strides, a._dtype)
             originals[id(t)] = a
-            made.append(t)
+            made[id(a)] = t
             return t
         if isinstance(a, _SEQ) and a and isinstance(a[0], Tensor):
             return type(a)(cpu(x) for x in a)
         return a
 
-    cpu_kwargs = {k: cpu(v) for k, v in kwargs.items() if k != "out"} if kwargs else {}
+    cpu_kwargs = {k: cpu(v) for k, v in kwargs.items()} if kwargs else {}
     cpu_args = tuple(cpu(a) for a in args)
     try:
         result = op.redispatch(cpu_args, cpu_kwargs)
@@ -111,7 +119,7 @@ def run_on_meta(op, args: tuple, kwargs: dict):
         if not isinstance(e, LinAlgError):
             raise
         # zeros are singular (inv, solve, cholesky refuse them): square matrices become identities instead
-        for t in made:
+        for t in made.values():
             if t.ndim >= 2 and t._shape[-1] == t._shape[-2]:
                 a = t._np()
                 a[...] = np.eye(t._shape[-1]).astype(a.dtype)
@@ -125,14 +133,11 @@ def run_on_meta(op, args: tuple, kwargs: dict):
             return type(r)(back(x) for x in r)
         return r
 
-    result = back(result)
-    if written is not None:
-        outs = written if isinstance(written, _SEQ) else (written,)
-        for o, r in zip(outs, result if isinstance(written, _SEQ) else (result,)):
-            if o._shape != r._shape:
-                o._set_meta(r._storage, r._offset, r._shape, r._strides)
-        return written
-    return result
+    if written is not None:  # the kernel checked (and resized) `out`'s stand-in: `out` takes its geometry
+        cpu_out = cpu_kwargs["out"]
+        for o, sub in zip(outs, cpu_out if isinstance(written, _SEQ) else (cpu_out,)):
+            o._set_meta(_meta_of(sub, storages)._storage, sub._offset, sub._shape, sub._strides)
+    return back(result)
 
 
 device_backends.register_backend("meta", device_backends.Backend(
