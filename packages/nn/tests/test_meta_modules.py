@@ -71,6 +71,17 @@ def test_linear_with_device_meta_and_init_are_no_ops():
     assert lin.weight.is_meta
 
 
+def test_init_of_a_huge_meta_weight_writes_nothing():
+    w = nn.Parameter(torch.empty(40000, 40000, device="meta"))  # 6.4 GB on the CPU
+    for init in (nn.init.trunc_normal_, nn.init.orthogonal_, nn.init.eye_, nn.init.xavier_normal_,
+                 nn.init.kaiming_uniform_, nn.init.ones_):
+        assert init(w) is w and w.is_meta
+    with torch.no_grad():
+        assert w.mul_(2) is w and w.is_meta  # in place through out=: past the stand-ins' limit, unchecked
+    with pytest.raises(ValueError, match="Only tensors with 2 dimensions are supported"):
+        nn.init.eye_(torch.empty(2, 2, 2, device="meta"))
+
+
 def test_module_to_from_meta_points_to_to_empty():
     m = nn.Linear(2, 2, device="meta")
     with pytest.raises(NotImplementedError, match="^Cannot copy out of meta tensor; no data! Please use "

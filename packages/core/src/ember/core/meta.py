@@ -10,7 +10,8 @@ runs its CPU kernel on zero-filled stand-ins of the meta operands (same shapes, 
 the op's meta step checks them as on the CPU) and returns its results' geometry as meta tensors.
 ember's meta steps validate, they give no output shapes: so the stand-ins' memory is calloc'd zeros,
 mapped lazily, but the CPU results are real, and a functional op costs for that moment what the CPU
-would; past `STAND_IN_LIMIT` bytes of operands it raises NotImplementedError rather than allocate.
+would; past `STAND_IN_LIMIT` bytes of operands it raises NotImplementedError rather than allocate (an
+in-place op through `out=`, `mul_`, returns its target unchecked instead).
 A linear-algebra kernel refusing the zeros (singular) runs again on identity matrices. An op whose
 output's shape depends on values (`DATA_DEPENDENT`: `nonzero`, `masked_select`, `unique`,
 `bincount`) raises NotImplementedError, as PyTorch's. Reading values raises PyTorch's errors.
@@ -52,6 +53,10 @@ def _to_device(t: Tensor, dev, non_blocking: bool = False) -> Tensor:
 
     return Tensor._make(meta_storage(t.numel() * t._dtype.itemsize, dev), 0, t._shape,
                         contiguous_strides(t._shape), t._dtype)
+
+
+class _TooBig(Exception):
+    """The stand-ins would pass `STAND_IN_LIMIT`."""
 
 
 def _no_data(*args):
@@ -96,9 +101,7 @@ def run_on_meta(op, args: tuple, kwargs: dict):
             sub = stand_ins.get(id(st))
             if sub is None:
                 if sum(x.nbytes for x in stand_ins.values()) + st.nbytes > STAND_IN_LIMIT:
-                    raise NotImplementedError(
-                        f"{op.name} on meta tensors of more than {STAND_IN_LIMIT} bytes: ember works out this op's "
-                        "meta result by running its CPU kernel on zeros, which would need that memory")
+                    raise _TooBig
                 sub = stand_ins[id(st)] = Storage(np.zeros(st.nbytes, np.uint8), st.nbytes)
                 storages[id(sub)] = st
             t = Tensor._make(sub, a._offset, a._shape, a._strides, a._dtype)
@@ -109,8 +112,15 @@ def run_on_meta(op, args: tuple, kwargs: dict):
             return type(a)(cpu(x) for x in a)
         return a
 
-    cpu_kwargs = {k: cpu(v) for k, v in kwargs.items()} if kwargs else {}
-    cpu_args = tuple(cpu(a) for a in args)
+    try:
+        cpu_kwargs = {k: cpu(v) for k, v in kwargs.items()} if kwargs else {}
+        cpu_args = tuple(cpu(a) for a in args)
+    except _TooBig:
+        if any(o is a for o in outs for a in args):  # in place through `out=` (`mul_`): nothing to write
+            return written
+        raise NotImplementedError(
+            f"{op.name} on meta tensors of more than {STAND_IN_LIMIT} bytes: ember works out this op's meta result "
+            "by running its CPU kernel on zeros, which would need that memory") from None
     try:
         result = op.redispatch(cpu_args, cpu_kwargs)
     except RuntimeError as e:
