@@ -18,7 +18,8 @@ A checkpoint is one file (or byte stream), all integers little-endian:
         data   the storages' raw bytes, each starting at a multiple of 64 from the data start
          end   SHA-256 of every byte before it (32 bytes)
 
-The header holds the storages (`nbytes`, `offset` from the data start, `device`) and the saved
+The header holds the storages (`nbytes`, `offset` from the data start, `device`: a `meta` storage has
+no bytes in the data section, and loads as meta) and the saved
 object, encoded with tagged JSON objects: `{"__tensor__": {storage, offset, shape, stride,
 dtype, requires_grad}}`, `{"__list__": [...]}`, `{"__tuple__": [...]}`, `{"__dict__": [[k, v],
 ...]}` (keys of any supported type, order kept), `{"__odict__": ...}`, `{"__float__": "nan"}`,
@@ -63,6 +64,7 @@ import numpy as np
 from ember.core import dtypes
 from ember.core.device import device as Device
 from ember.core.geometry import make_tensor
+from ember.core.meta import meta_storage
 from ember.core.storage import Storage
 from ember.core.tensor import Size, Tensor
 
@@ -250,14 +252,15 @@ def _serialize(obj: Any) -> list[bytes]:
     entries, offset = [], 0
     for st in enc.storages:
         entries.append({"nbytes": st.nbytes, "offset": offset, "device": str(st.device)})
-        offset = _align(offset + st.nbytes)
+        if st.device.type != "meta":  # a meta storage has no bytes to write
+            offset = _align(offset + st.nbytes)
     header = json.dumps({"storages": entries, "data_nbytes": offset, "object": root},
                         separators=(",", ":")).encode()
     head = _PREAMBLE.pack(MAGIC, VERSION, len(header)) + header
     chunks = [head + b"\0" * (_align(len(head)) - len(head))]
     pos = 0
     for st, e in zip(enc.storages, entries):
-        data = _storage_bytes(st)
+        data = _storage_bytes(st) if st.device.type != "meta" else b""
         chunks.append(data)
         pos = e["offset"] + len(data)
         chunks.append(b"\0" * (_align(pos) - pos))
@@ -354,7 +357,8 @@ def _check(data: bytes, name: str) -> dict:
         if not (isinstance(e, dict) and _is_int(e.get("nbytes")) and _is_int(e.get("offset"))
                 and isinstance(e.get("device"), str)):
             raise _fail(name, f"storage {i}", "malformed entry (needs integer nbytes and offset and a device string)")
-        if e["nbytes"] < 0 or e["offset"] < 0 or e["offset"] + e["nbytes"] > header["data_nbytes"]:
+        span = 0 if e["device"] == "meta" else e["nbytes"]  # a meta storage's bytes are not in the file
+        if e["nbytes"] < 0 or e["offset"] < 0 or e["offset"] + span > header["data_nbytes"]:
             raise _fail(name, f"storage {i}", f"bytes [{e['offset']}, {e['offset'] + e['nbytes']}) lie outside the "
                         f"data section of {header['data_nbytes']} bytes")
         try:
@@ -412,6 +416,9 @@ class _Decoder:
         start = header["_data_start"]
         self.storages = []
         for e in header["storages"]:
+            if e["device"].type == "meta":  # no data, wherever map_location puts the rest
+                self.storages.append(meta_storage(e["nbytes"]))
+                continue
             buf = np.frombuffer(data, np.uint8, e["nbytes"], start + e["offset"]).copy()
             st = Storage.wrap_cpu(buf)
             if callable(map_location) and not isinstance(map_location, dict | str | Device):

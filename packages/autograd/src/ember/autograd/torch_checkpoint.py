@@ -45,6 +45,7 @@ import numpy as np
 from ember.core import dtypes
 from ember.core.device import device as Device
 from ember.core.geometry import INT64_MAX, make_tensor
+from ember.core.meta import meta_storage
 from ember.core.storage import Storage
 from ember.core.tensor import Size, Tensor
 
@@ -122,7 +123,8 @@ class _Unpickler(pickle._Unpickler):
         self.record = f"{prefix}/data.pkl"
         self.allowed = {("collections", "OrderedDict"): OrderedDict,
                         ("torch._utils", "_rebuild_tensor_v2"): self._rebuild_tensor_v2,
-                        ("torch._utils", "_rebuild_parameter"): _rebuild_parameter}
+                        ("torch._utils", "_rebuild_parameter"): _rebuild_parameter,
+                        ("torch._utils", "_rebuild_meta_tensor_no_storage"): _rebuild_meta_tensor}
         for cls, dt in _STORAGE_DTYPES.items():
             self.allowed[("torch", cls)] = _StorageType(cls, dtypes._BY_NAME[dt])
         for d in dtypes.ALL:
@@ -157,6 +159,8 @@ class _Unpickler(pickle._Unpickler):
             raise self.fail(f"unsupported persistent id {pid!r:.80}")
         _, stype, key, location, numel = pid
         st = self.storages.get(key)
+        if st is None and location == "meta":  # no record: meta stays meta wherever map_location points
+            st = self.storages[key] = meta_storage(numel * stype.dtype.itemsize)
         if st is None:
             raw = _read_member(self.archive, f"{self.prefix}/data/{key}", self.name, numel * stype.dtype.itemsize)
             st = Storage.wrap_cpu(np.frombuffer(raw, np.uint8).copy())
@@ -203,6 +207,17 @@ def _device(type_or_name, index=None) -> Device:
                                                                    and not isinstance(index, bool))):
         raise TypeError(f"torch.device expects a string and an optional int; got {type_or_name!r:.40}, {index!r:.20}")
     return Device(type_or_name if index is None else f"{type_or_name}:{index}")
+
+
+def _rebuild_meta_tensor(dtype, size, stride, requires_grad=False) -> Tensor:
+    """PyTorch's `_rebuild_meta_tensor_no_storage`: a meta tensor is saved as its geometry alone."""
+    if not (isinstance(dtype, dtypes.dtype) and isinstance(requires_grad, bool)):
+        raise TypeError(f"_rebuild_meta_tensor_no_storage expects a dtype and a bool; got {type(dtype).__name__} "
+                        f"and {type(requires_grad).__name__}")
+    size, stride = _size(size), _size(stride)
+    span = 1 + sum((n - 1) * s for n, s in zip(size, stride)) if all(size) else 0
+    t = make_tensor(meta_storage(span * dtype.itemsize), 0, size, stride, dtype, op="_rebuild_meta_tensor_no_storage")
+    return t.requires_grad_(True) if requires_grad and (dtype.is_floating_point or dtype.is_complex) else t
 
 
 def _rebuild_parameter(data, requires_grad, backward_hooks=None) -> Tensor:
@@ -299,6 +314,7 @@ class _Global:
 _REBUILD_TENSOR = _Global("torch._utils", "_rebuild_tensor_v2")
 _REBUILD_TENSOR_V3 = _Global("torch._utils", "_rebuild_tensor_v3")
 _REBUILD_PARAMETER = _Global("torch._utils", "_rebuild_parameter")
+_REBUILD_META = _Global("torch._utils", "_rebuild_meta_tensor_no_storage")
 _ORDERED_DICT = _Global("collections", "OrderedDict")
 
 
@@ -371,6 +387,12 @@ class _ZipPickler(pickle._Pickler):
     def _tensor(self, t: Tensor):
         key, st, dt = self.storages[id(t._storage)]
         parameter = _is_parameter(t)
+        if st.device.type == "meta":  # PyTorch's record of a meta tensor: its geometry, no storage
+            args = (t._dtype, tuple(t._shape), tuple(t._strides), bool(t._requires_grad) and not parameter)
+            if parameter:
+                return _REBUILD_PARAMETER, (_Call(_REBUILD_META, args), bool(t._requires_grad),
+                                            _Call(_ORDERED_DICT, ()))
+            return _REBUILD_META, args
         if dt in _UNTYPED:  # PyTorch's layout for them: bytes in an UntypedStorage, the dtype as an argument
             ref = _StorageRef("UntypedStorage", key, str(st.device), st.nbytes)
             args = (ref, t._offset, tuple(t._shape), tuple(t._strides), bool(t._requires_grad) and not parameter,
@@ -438,6 +460,8 @@ def write_torch_zip(obj: Any, storages: dict, archive_name: str = "archive") -> 
     records = [("data.pkl", pkl.getvalue()), (".format_version", b"1"), (".storage_alignment", b"64"),
                ("byteorder", b"little")]
     for key, st, dt in storages.values():
+        if st.device.type == "meta":  # PyTorch writes no record for a meta storage: it has no data
+            continue
         records.append((f"data/{key}", _storage_bytes(st, st.nbytes // dt.itemsize * dt.itemsize)))
     records.append(("version", b"3\n"))
     out = io.BytesIO()

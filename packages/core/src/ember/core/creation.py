@@ -470,6 +470,15 @@ def _allocating(fn):
     return wrapper
 
 
+def _meta(device, shape: tuple, dtype, requires_grad: bool) -> Tensor | None:
+    """On the meta device, a value-computing factory's result without its values (NOTE [ The meta device ]);
+    else None."""
+    dev = as_device(device)
+    if dev.type != "meta":
+        return None
+    return empty(shape, dtype=dtype, device=dev, requires_grad=requires_grad)
+
+
 def _count(n: float) -> int:
     """The number of values of arange/range, or PyTorch's error for one that no tensor can hold."""
     if not np.isfinite(n) or n > INT64_MAX:
@@ -493,8 +502,10 @@ def arange(start, end=None, step=1, *, out=None, dtype=None, device=None, requir
         dtype = dtypes.int64 if all_int else dtypes.get_default_dtype()
     dtype = _computable(dtypes.as_dtype(dtype), "arange_cpu")
     n = _count(np.ceil((end - start) / step))
-    a = (start + np.arange(n, dtype=np.float64 if dtype.is_floating_point else np.int64) * step).astype(dtype.np)
-    t = _finish(Tensor._wrap(a), requires_grad, as_device(device))
+    t = _meta(device, (n,), dtype, requires_grad)
+    if t is None:
+        a = (start + np.arange(n, dtype=np.float64 if dtype.is_floating_point else np.int64) * step).astype(dtype.np)
+        t = _finish(Tensor._wrap(a), requires_grad, as_device(device))
     return out.resize_(t.shape).copy_(t) if out is not None else t
 
 
@@ -512,6 +523,8 @@ def range(start, end, step=1, *, dtype=None, device=None, requires_grad: bool = 
     """Deprecated PyTorch `range`: like `arange` but including `end`."""
     n = _count(np.floor((end - start) / step)) + 1
     dtype = _computable(_dtype_or_default(dtype), "range_cpu")
+    if (t := _meta(device, (n,), dtype, requires_grad)) is not None:
+        return t
     a = (start + np.arange(n, dtype=np.float64) * step).astype(dtype.np)
     return _finish(Tensor._wrap(a), requires_grad, as_device(device))
 
@@ -524,6 +537,9 @@ def linspace(start, end, steps: int, *, out=None, dtype=None, device=None, requi
     if dtype is None and (isinstance(start, complex) or isinstance(end, complex)):
         dtype = dtypes.get_default_complex_dtype()  # complex ends give the default complex dtype, as PyTorch
     dtype = _computable(_dtype_or_default(dtype), "linspace_cpu")
+    t = _meta(device, (steps,), dtype, requires_grad)
+    if t is not None:
+        return out.resize_(t.shape) if out is not None else t
     work = np.complex128 if dtype.is_complex else np.float64
     a = np.linspace(start, end, steps, dtype=work).astype(dtype.np)
     t = _finish(Tensor._wrap(a), requires_grad, as_device(device))
@@ -534,6 +550,8 @@ def linspace(start, end, steps: int, *, out=None, dtype=None, device=None, requi
 def logspace(start, end, steps: int, base: float = 10.0, *, dtype=None, device=None,
              requires_grad: bool = False) -> Tensor:
     dtype = _computable(_dtype_or_default(dtype), "logspace_cpu")
+    if (t := _meta(device, (steps,), dtype, requires_grad)) is not None:
+        return t
     a = np.logspace(_num(start), _num(end), steps, base=base, dtype=np.float64).astype(dtype.np)
     return _finish(Tensor._wrap(a), requires_grad, as_device(device))
 
@@ -541,6 +559,8 @@ def logspace(start, end, steps: int, base: float = 10.0, *, dtype=None, device=N
 @_allocating
 def eye(n: int, m: int | None = None, *, out=None, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
     dtype = _computable(_dtype_or_default(dtype), "eye")
+    if (t := _meta(device, (n, n if m is None else m), dtype, requires_grad)) is not None:
+        return out.resize_(t.shape) if out is not None else t
     t = _finish(Tensor._wrap(np.eye(n, n if m is None else m, dtype=dtype.np)), requires_grad, as_device(device))
     return out.resize_(t.shape).copy_(t) if out is not None else t
 

@@ -6,11 +6,11 @@ from ember.core.device_backends import backend
 
 __all__ = ["device", "as_device", "set_default_device", "get_default_device"]
 
-_TYPES = ("cpu", "cuda")
+_TYPES = ("cpu", "cuda", "meta")
 
 
 class device:
-    """Where a tensor's storage lives: a type (`cpu` or `cuda`) and, for CUDA, an index."""
+    """Where a tensor's storage lives: a type (`cpu`, `cuda`, or `meta`: no data) and, for CUDA, an index."""
 
     __slots__ = ("type", "index")
 
@@ -27,7 +27,7 @@ class device:
             return cached
         kind, sep, idx = type.partition(":")
         if kind not in _TYPES:
-            raise RuntimeError(f"Expected one of cpu, cuda device type at start of device string: {type}")
+            raise RuntimeError(f"Expected one of cpu, cuda, meta device type at start of device string: {type}")
         if sep:
             if index is not None:
                 raise RuntimeError(f"device: index given twice in {type!r} and index={index}")

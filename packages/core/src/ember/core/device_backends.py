@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 __all__ = ["Backend", "register_backend", "backend"]
 
 # the module that registers each known device type's backend when imported
-_MODULES = {"cuda": "ember.core.cuda"}
+_MODULES = {"cuda": "ember.core.cuda", "meta": "ember.core.meta"}
 _backends: dict[str, Backend] = {}
 
 

@@ -10,6 +10,8 @@ capture); a hook is called as `hook(op, args, kwargs, call_next)` and continues 
 with `call_next(op, args, kwargs)`. `Op.__call__` calls the newest hook
 directly (no wrapper frame between them); the oldest hook's `call_next` is `Op.redispatch`
 itself. Without hooks, a call costs one global lookup and one dict lookup before the kernel runs.
+On the meta device an op without an `"any"` kernel goes to `ember.core.meta.run_on_meta`
+(NOTE [ The meta device ]).
 
 Flags the layers above read:
 - `out=` (a keyword of elementwise and reduction kernels) is written in place; the dispatcher
@@ -91,6 +93,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from functools import wraps
 
+from ember.core import meta as _meta
 from ember.core import storage as _storage
 from ember.core.dtypes import TORCH_NAMES
 from ember.core.tensor import Tensor
@@ -222,6 +225,8 @@ class Op:
                     break
         kernel = self.kernels.get(dev)
         if kernel is None:
+            if dev == "meta" and ("any" not in self.kernels or self.name in _meta.DATA_DEPENDENT):
+                return _meta.run_on_meta(self, args, kwargs)  # NOTE [ The meta device ]
             kernel = self.kernels.get("any")
             if kernel is None:
                 raise NotImplementedError(f"{self.name}: no kernel for device type '{dev}'")

@@ -121,6 +121,8 @@ def _add_suffixes(text: str, suffixes: list[str], indent: int) -> str:
 
 
 def tensor_repr(t, prefix: str = "tensor") -> str:
+    if t._storage.device.type == "meta":
+        return _meta_repr(t, prefix)
     a = t._values()
     if t._dtype is dtypes.bfloat16 or t._dtype in dtypes.FLOAT8:
         a = a.astype(np.float32)  # exact; numpy's formatting needs a native float kind
@@ -135,15 +137,36 @@ def tensor_repr(t, prefix: str = "tensor") -> str:
         body = _tensor_str(a, len(prefix) + 1, summarize, fmt, width)
     if t.device.type != "cpu":
         suffix.insert(0, f"device='{t.device}'")
+    return _add_suffixes(f"{prefix}({body}", suffix + _dtype_grad_suffix(t), len(prefix) + 1)
+
+
+def _meta_repr(t, prefix: str) -> str:
+    """PyTorch's `tensor(..., device='meta', size=(3, 4))`: a meta tensor has no values to show, and names
+    every dtype but the default one."""
+    suffix = ["device='meta'", f"size={tuple(t._shape)}"]
+    if t._dtype is not dtypes.get_default_dtype():
+        suffix.append(f"dtype={t._dtype!r}")
+    return _add_suffixes(f"{prefix}(...", suffix + _grad_suffix(t), len(prefix) + 1)
+
+
+def _dtype_grad_suffix(t) -> list:
+    """The `dtype=` (unless a default one) and `grad_fn=`/`requires_grad=` parts of a tensor's repr."""
+    suffix = []
     default_complex = dtypes.complex128 if dtypes.get_default_dtype() is dtypes.float64 else dtypes.complex64
     if t._dtype not in (dtypes.get_default_dtype(), default_complex, dtypes.int64,
                         dtypes.bool) or (
             t._dtype is dtypes.int64 and t.numel() == 0):
         suffix.append(f"dtype={t._dtype!r}")
+    return suffix + _grad_suffix(t)
+
+
+def _grad_suffix(t) -> list:
+    """`grad_fn=<...>` or `requires_grad=True` for a repr, if either applies."""
+    suffix = []
     gf = t._grad_fn
     if gf is not None:
         name = gf.name() if hasattr(gf, "name") else type(gf).__name__
         suffix.append(f"grad_fn=<{name}>")
     elif t._requires_grad:
         suffix.append("requires_grad=True")
-    return _add_suffixes(f"{prefix}({body}", suffix, len(prefix) + 1)
+    return suffix

@@ -149,16 +149,18 @@ def _new_owned_storage(nbytes: int) -> Storage:
 
 
 def is_shared(tensor: Tensor) -> bool:
-    """Whether `tensor`'s storage lives in shared memory (CUDA storages always count as shared)."""
+    """Whether `tensor`'s storage lives in shared memory (CUDA storages always count as shared, meta ones never)."""
     st = tensor._storage
     if st.device.type != "cpu":
-        return True
+        return st.device.type != "meta"
     return st._shared is not None and st.data.base is st._shared.mmap
 
 
 def share_memory_(tensor: Tensor) -> Tensor:
     """Move `tensor`'s storage into a new shared segment in place; every view follows. Returns `tensor`."""
     st = tensor._storage
+    if st.device.type == "meta":
+        raise RuntimeError("_share_fd_: only available on CPU")
     if is_shared(tensor):
         return tensor
     moved = _new_owned_storage(st.nbytes)
@@ -194,7 +196,9 @@ def _rebuild_storage_from_bytes(payload: bytes, nbytes: int) -> Storage:
 
 
 def reduce_storage(storage: Storage):
-    """Pickle a CPU storage: a handle to its segment when shared, else its bytes."""
+    """Pickle a CPU storage: a handle to its segment when shared, else its bytes; a meta storage: its size."""
+    if storage.device.type == "meta":
+        return _rebuild_meta_storage, (storage.nbytes,)
     if storage.device.type != "cpu":
         raise RuntimeError(f"pickling a {storage.device} storage is not supported (CUDA tensors cannot be "
                            "sent to another process); move it to the CPU with .cpu() first")
@@ -202,6 +206,14 @@ def reduce_storage(storage: Storage):
     if sh is not None and storage.data.base is sh.mmap:
         return _rebuild_shared_storage, (sh.name, storage.nbytes)
     return _rebuild_storage_from_bytes, (storage.data[: storage.nbytes].tobytes(), storage.nbytes)
+
+
+def _rebuild_meta_storage(nbytes: int) -> Storage:
+    if not isinstance(nbytes, int) or nbytes < 0:
+        raise TypeError(f"rebuilding a meta storage: {nbytes!r} is not a byte count")
+    from ember.core.meta import meta_storage
+
+    return meta_storage(nbytes)
 
 
 def _rebuild_tensor(storage: Storage, offset: int, shape: tuple, strides: tuple, dtype, cls, requires_grad: bool,
@@ -227,7 +239,7 @@ def restore_requires_grad(t: Tensor) -> None:
 
 def reduce_tensor(tensor: Tensor):
     """`Tensor.__reduce_ex__`: pickle the storage (handle or bytes), view metadata, class and flags."""
-    if tensor._storage.device.type != "cpu":
+    if tensor._storage.device.type not in ("cpu", "meta"):
         raise RuntimeError(f"pickling {describe(tensor)} is not supported (CUDA tensors cannot be sent to "
                            "another process); move it to the CPU with .cpu() first")
     return _rebuild_tensor, (tensor._storage, tensor._offset, tensor._shape, tensor._strides, tensor._dtype,

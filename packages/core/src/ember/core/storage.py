@@ -97,6 +97,8 @@ class Storage:
         self.version += 1
 
     def data_ptr(self) -> int:
+        if self._raw is None:  # a meta storage: no memory (PyTorch's 0)
+            return 0
         if self.device.type == "cpu":
             return self.data.ctypes.data
         return self.data.__cuda_array_interface__["data"][0]

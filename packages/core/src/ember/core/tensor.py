@@ -226,8 +226,13 @@ class Tensor:
     def is_cpu(self) -> bool:
         return self._storage.device.type == "cpu"
 
+    @property
+    def is_meta(self) -> bool:
+        """A tensor of the meta device: a shape, dtype and strides without data (NOTE [ The meta device ])."""
+        return self._storage.device.type == "meta"
+
     # Devices, layouts and kinds of tensor ember does not have: their predicates are always False.
-    is_xpu = is_mps = is_meta = is_ipu = is_hpu = is_mtia = is_vulkan = is_maia = property(lambda self: False)
+    is_xpu = is_mps = is_ipu = is_hpu = is_mtia = is_vulkan = is_maia = property(lambda self: False)
     is_sparse = is_sparse_csr = is_quantized = is_mkldnn = is_nested = property(lambda self: False)
 
     @property
@@ -376,6 +381,8 @@ class Tensor:
     def _scalar_value(self):
         if self.numel() != 1:
             raise RuntimeError(f"a Tensor with {self.numel()} elements cannot be converted to Scalar")
+        if self._storage.device.type == "meta":
+            raise RuntimeError("Tensor.item() cannot be called on meta tensors")
         return self._values().reshape(()).item()
 
     def _host_array(self) -> np.ndarray:

@@ -74,6 +74,8 @@ def trunc_normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0, a: float 
     if mean < a - 2 * std or mean > b + 2 * std:
         warnings.warn("mean is more than 2 std from [a, b] in nn.init.trunc_normal_. The distribution of values "
                       "may be incorrect.", stacklevel=2)
+    if tensor.is_meta:
+        return tensor  # nothing to write (NOTE [ The meta device ])
 
     def norm_cdf(x: float) -> float:
         return (1.0 + math.erf(x / math.sqrt(2.0))) / 2.0
@@ -112,6 +114,8 @@ def eye_(tensor: Tensor) -> Tensor:
     """Fill a 2-D tensor with the identity (ones on the diagonal)."""
     if tensor.dim() != 2:
         raise ValueError("Only tensors with 2 dimensions are supported")
+    if tensor.is_meta:
+        return tensor
     return _copy_numpy(tensor, np.eye(*tensor.shape))
 
 
@@ -123,6 +127,8 @@ def dirac_(tensor: Tensor, groups: int = 1) -> Tensor:
     sizes = tensor.shape
     if sizes[0] % groups != 0:
         raise ValueError("dim 0 must be divisible by groups")
+    if tensor.is_meta:
+        return tensor
     out_per_group = sizes[0] // groups
     min_dim = min(out_per_group, sizes[1])
     w = np.zeros(tuple(sizes))
@@ -175,7 +181,7 @@ def orthogonal_(tensor: Tensor, gain: float = 1, generator=None) -> Tensor:
     """A (semi-)orthogonal matrix (QR of a Gaussian matrix, signs fixed by R's diagonal) times gain."""
     if tensor.dim() < 2:
         raise ValueError("Only tensors with 2 or more dimensions are supported")
-    if tensor.numel() == 0:
+    if tensor.numel() == 0 or tensor.is_meta:
         return tensor
     rows = tensor.shape[0]
     cols = tensor.numel() // rows
@@ -194,6 +200,8 @@ def sparse_(tensor: Tensor, sparsity: float, std: float = 0.01, generator=None) 
     """N(0, std^2) with a fraction `sparsity` of each column set to zero."""
     if tensor.dim() != 2:
         raise ValueError("Only tensors with 2 dimensions are supported")
+    if tensor.is_meta:
+        return tensor
     rows, cols = tensor.shape
     num_zeros = int(math.ceil(sparsity * rows))
     normal_(tensor, 0, std, generator)

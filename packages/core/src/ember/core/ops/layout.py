@@ -397,7 +397,10 @@ def to(input, *args, **kwargs) -> Tensor:
 def _moved(x: Tensor, dev, non_blocking: bool) -> Tensor:
     """`x` copied to `dev`, keeping a dense layout (a channels_last or transposed tensor stays so, as PyTorch's
     preserve_format): the copy moves the dims' dense order as one row-major block, then views it back."""
-    move = backend(dev.type if dev.type != "cpu" else x.device.type).to_device
+    if x._storage.device.type == "meta":  # NOTE [ The meta device ]: nothing to copy
+        move = backend("meta").to_device
+    else:
+        move = backend(dev.type if dev.type != "cpu" else x.device.type).to_device
     perm = memfmt.dim_order(x, None) if memfmt.dense_strides(x._shape, x._strides) else None
     if perm is None:
         return move(x, dev, non_blocking)

@@ -9,6 +9,7 @@ assignment fills (`self.fc = Linear(...)`, `self.w = Parameter(...)`); everythin
 from __future__ import annotations
 
 import itertools
+import warnings
 from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from typing import Any, NamedTuple
@@ -464,6 +465,9 @@ class Module:
         fmt = kwargs.get("memory_format")
 
         def convert(t: Tensor) -> Tensor:
+            if dev is not None and t.is_meta and _device(dev).type != "meta":
+                raise NotImplementedError("Cannot copy out of meta tensor; no data! Please use torch.nn.Module."
+                                          "to_empty() instead when moving module from meta to a different device.")
             if fmt is not None and t.dim() in (4, 5):
                 return t.to(dev, dt if t.is_floating_point() else None, non_blocking=non_blocking, memory_format=fmt)
             if dt is not None and t.is_floating_point():
@@ -503,8 +507,6 @@ class Module:
         installed compiler (ember.jit's capture and replay, installed by ember.torch; docs/compile.md);
         hooks run around it eagerly. `disable=True`, a callable `backend` (a TorchDynamo FX-graph backend;
         warned) or no installed compiler (warned) leaves the module eager."""
-        import warnings
-
         if disable:
             return
         if callable(backend):
@@ -598,6 +600,11 @@ class Module:
                 else:
                     self._buffers[name] = input_param
                 continue
+            if param.is_meta and not input_param.is_meta:
+                warnings.warn(f"for {key}: copying from a non-meta parameter in the checkpoint to a meta parameter in "
+                              "the current model, which is a no-op. (Did you mean to pass `assign=True` to assign "
+                              "items in the state dictionary to their corresponding key in the module instead of "
+                              "copying them in place?)", UserWarning, stacklevel=3)
             try:
                 with ea.no_grad():
                     param.copy_(input_param)
