@@ -100,7 +100,7 @@ def _exp64_parts(x):
     hi = fmuladd(n, np.float64(-6.93147180369123816490e-01), c)  # exact: n ln2_hi has at most 43 bits
     lo = n * np.float64(1.90821492927058770002e-10)
     r = hi - lo
-    rc = (hi - r) - lo  # what r's rounding lost (Fast2Sum), added back to p below: exp(r + rc) ~ (1 + p)(1 + rc)
+    rc = (hi - r) - lo  # what r's rounding lost (Fast2Sum), added back below: exp(r + rc) ~ exp(r) + rc (1 + r)
     # r + r^2 (1/2! + r/3! + ... + r^11/13!), the tail by Estrin's scheme (pairs in r, then in r^2 and r^4): 4 FMAs deep
     r2 = r * r
     r4 = r2 * r2
@@ -112,8 +112,7 @@ def _exp64_parts(x):
     q5 = fmuladd(r, np.float64(1.0 / 6227020800.0), np.float64(1.0 / 479001600.0))
     t = fmuladd(r4, fmuladd(r2, q5, q4), fmuladd(r2, q3, q2))
     t = fmuladd(r4, t, fmuladd(r2, q1, q0))
-    p = fmuladd(r2, t, r)
-    p = p + fmuladd(rc, p, rc)
+    p = r + fmuladd(r2, t, fmuladd(rc, r, rc))  # rc (1 + r) joins the tail: p is rounded once
     # 2^h and 2^(n - h), h = floor(n / 2), from exponent bits: 2^52 + 1023 + k holds 1023 + k in its low bits
     # (no float -> int64 conversion, which AVX2 lacks for vectors)
     h = np.floor(n * np.float64(0.5))
