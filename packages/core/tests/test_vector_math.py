@@ -1,4 +1,5 @@
-"""ember.core.ops.vector_math's vectorizable float32 functions against float64 numpy, rounded once to float32."""
+"""ember.core.ops.vector_math's vectorizable functions: float32 against float64 numpy rounded once to float32,
+float64 against numpy's longdouble (64-bit significand on x86)."""
 
 from __future__ import annotations
 
@@ -156,3 +157,61 @@ def test_every_float32_of_a_binade_and_random_bits(name):
         finite = np.isfinite(want) & (np.abs(want) < np.finfo(np.float32).max)
         assert _ulps(got[finite], want[finite]).max() <= bound, name
         np.testing.assert_array_equal(np.isnan(got), np.isnan(want))  # NaN exactly where the function is undefined
+
+
+def _ulps64(got: np.ndarray, ref: np.ndarray) -> np.ndarray:
+    """How many float64 ulps (of the correctly rounded value's binade, denormals' at least) `got` is from the
+    longdouble `ref`."""
+    step = np.spacing(np.abs(ref.astype(np.float64))).astype(np.longdouble)
+    return np.abs(got.astype(np.longdouble) - ref) / step
+
+
+def _float64_sample(lo: float, hi: float) -> np.ndarray:
+    """Uniform and log-spaced points of [lo, hi], values around 0 and 1e6 random float64 bit patterns (finite)."""
+    rng = np.random.default_rng(11)
+    bits = rng.integers(0, 2 ** 63, 1_000_000, dtype=np.int64) * rng.choice(np.array([-1, 1]), 1_000_000)
+    bits = bits.view(np.float64)
+    return np.concatenate([rng.uniform(lo, hi, 300_000), rng.uniform(-1, 1, 200_000), np.geomspace(1e-300, 1, 50_000),
+                           -np.geomspace(1e-300, 1, 50_000), bits[np.isfinite(bits)]])
+
+
+@pytest.mark.skipif(np.finfo(np.longdouble).nmant < 60, reason="needs an extended-precision longdouble reference")
+def test_exp64_within_1_ulp():
+    x = _float64_sample(-745.2, 709.8)
+    x = np.concatenate([x, np.linspace(-745.2, -708.0, 100_000), np.linspace(700.0, 709.78, 20_000)])
+    with np.errstate(all="ignore"):
+        ref = np.exp(x.astype(np.longdouble))
+    got = _loop("exp64")(x)
+    finite = ref <= np.finfo(np.float64).max
+    assert _ulps64(got[finite], ref[finite]).max() <= 1  # denormal results too (1 ulp there is 5e-324)
+    assert np.isinf(got[~finite]).all()
+
+
+@pytest.mark.skipif(np.finfo(np.longdouble).nmant < 60, reason="needs an extended-precision longdouble reference")
+def test_tanh64_within_2_ulp():
+    x = _float64_sample(-20.0, 20.0)
+    x = np.concatenate([x, np.linspace(0.0, 0.7, 200_000), np.linspace(15.0, 20.0, 50_000)])
+    got = _loop("tanh64")(x)
+    assert _ulps64(got, np.tanh(x.astype(np.longdouble))).max() <= 2  # 1.5 measured, near 0.18
+
+
+def test_exp64_and_tanh64_specials():
+    tiny = np.finfo(np.float64).smallest_subnormal
+    x = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 709.782712893384, 709.7827128933841, -745.1332191019411,
+                  -745.14, tiny, -1e300, 1e300])
+    e = _loop("exp64")(x)
+    np.testing.assert_array_equal(e[[0, 1, 2, 3, 4, 6, 7, 8, 9, 10, 11]],
+                                  [1.0, 1.0, np.inf, 0.0, np.nan, np.inf, tiny, 0.0, 1.0, 0.0, np.inf])
+    assert 1.7976931348e308 < e[5] < np.inf  # the largest x whose exp is finite
+    x = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, tiny, -tiny, 1e-20, 19.1, -19.1, 1e300, -1e300])
+    t = _loop("tanh64")(x)
+    np.testing.assert_array_equal(t, [0.0, -0.0, 1.0, -1.0, np.nan, tiny, -tiny, 1e-20, 1.0, -1.0, 1.0, -1.0])
+    assert np.signbit(t[1]) and not np.signbit(t[0])
+
+
+def test_float64_functions_vectorize():
+    x = np.linspace(-3, 3, 64)
+    for name in ("exp64", "tanh64", "sigmoid64", "silu64"):
+        run = _loop(name)
+        run(x)
+        assert "<4 x double>" in "".join(run.inspect_llvm().values()), name

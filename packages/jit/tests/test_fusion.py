@@ -188,11 +188,32 @@ def test_large_groups_leave_libm_ops_to_numpy(monkeypatch):
     got = _replays(c, x)
     assert c.explain().ops_per_graph == [["fused[mul, add]", "tan", "fused[neg, abs]"]]
     np.testing.assert_array_equal(_np(got), _np((x * 2.0 + 1.0).tan().neg().abs()))
-    c64 = jit.compile(lambda x: (x * 2.0 + 1.0).exp().neg().abs())  # float64 exp is libm's: eager's own kernel
+    c64 = jit.compile(lambda x: (x * 2.0 + 1.0).sin().neg().abs())  # float64 sin is libm's: eager's own kernel
     x64 = _t(5, 4, dtype=np.float64)
     got = _replays(c64, x64)
-    assert c64.explain().ops_per_graph == [["fused[mul, add]", "exp", "fused[neg, abs]"]]
-    np.testing.assert_array_equal(_np(got), np.abs(-np.exp(_np(x64) * 2.0 + 1.0)))
+    assert c64.explain().ops_per_graph == [["fused[mul, add]", "sin", "fused[neg, abs]"]]
+    np.testing.assert_array_equal(_np(got), np.abs(-np.sin(_np(x64) * 2.0 + 1.0)))
+
+
+def test_float64_exp_tanh_sigmoid_fuse_at_any_size_with_eagers_bits(monkeypatch):
+    # NOTE [ Vectorized float64 exp and tanh ]: exp64 and tanh64, whatever fuse_libm_max, and eager's
+    monkeypatch.setattr(jit.config, "fuse_libm_max", 16)
+
+    def f(x):
+        return (x * 3.0).exp() + x.tanh() + x.sigmoid() + x.silu() * 0.5
+
+    c = jit.compile(f)
+    x = ea.tensor(np.concatenate([np.linspace(-300, 300, 4001), [0.0, -0.0, 1e-300, 5e-324, 240.0, -800.0]]))
+    got = _np(_replays(c, x))
+    assert c.explain().ops_per_graph == [["fused[mul, exp, tanh, add, sigmoid, add, silu, mul, add]"]]
+    x64 = _np(x)
+    with np.errstate(over="ignore"):
+        sig = 1 / (1 + np.exp(-x64))
+        ref = np.exp(x64 * 3.0) + np.tanh(x64) + sig + x64 * sig * 0.5
+    np.testing.assert_allclose(got, ref, rtol=1e-14, atol=1e-300)
+    np.testing.assert_array_equal(got.view(np.uint64), _np(f(x)).view(np.uint64))  # eager's very functions
+    special = ea.tensor(np.array([np.nan, np.inf, -np.inf, 300.0]))
+    np.testing.assert_array_equal(_np(c(special)), _np(f(special)))  # nan, inf (exp overflows to inf), nan, inf
 
 
 def test_float32_exp_tanh_sigmoid_fuse_at_any_size_with_eagers_bits(monkeypatch):

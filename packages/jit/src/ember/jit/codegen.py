@@ -21,9 +21,9 @@ Numerics: the steps compute in the same dtype and the same order as eager, so ad
 neg and the formulas written from them round as eager does; the transcendental functions are the
 very scalar functions eager's kernels loop over (NOTE [ Eager and fused transcendentals share one
 implementation ] in ember.core.ops.vector_math): in float32 groups `exp`, `tanh`, `sigmoid`, `silu`,
-`sin`, `cos` and the logs are ember.jit.vmath's vectorizable forms (NOTE [ Vectorized exp in fused
-kernels ]), the others and float64 LLVM's libm (`math.exp` ...), as eager's. A fused group is
-bitwise eager's.
+`sin`, `cos` and the logs, in float64 groups `exp`, `tanh`, `sigmoid` and `silu`, are ember.jit.vmath's
+vectorizable forms (NOTE [ Vectorized exp in fused kernels ]), the others LLVM's libm (`math.sin` ...),
+as eager's. A fused group is bitwise eager's.
 """
 
 from __future__ import annotations
@@ -37,8 +37,8 @@ import tempfile
 
 from ember.jit import config
 
-__all__ = ["EXPR", "EXPR32", "ARITH", "VECTOR32", "arity", "kernel_source", "step_lines", "load", "import_source",
-           "cache_dir", "stats"]
+__all__ = ["EXPR", "EXPR32", "EXPR64", "ARITH", "VECTOR32", "VECTOR64", "arity", "kernel_source", "step_lines", "load",
+           "import_source", "cache_dir", "stats"]
 
 # op name -> an expression over `x` (and `y`, `z`) in the group's dtype; `ONE`/`ZERO`/`NAN` are typed constants
 EXPR = {
@@ -67,6 +67,9 @@ EXPR32 = {**EXPR, "exp": "exp32(x)", "tanh": "tanh32(x)", "sigmoid": "sigmoid32(
           "sin": "sin32(x)", "cos": "cos32(x)", "log": "log32(x)", "log2": "log2_32(x)",
           "log10": "log10_32(x)", "log1p": "log1p32(x)"}
 VECTOR32 = ARITH | {"exp", "tanh", "sigmoid", "silu", "sin", "cos", "log", "log2", "log10", "log1p"}
+# float64 groups: exp and the functions written from it use core's branch-free float64 forms (eager's too)
+EXPR64 = {**EXPR, "exp": "exp64(x)", "tanh": "tanh64(x)", "sigmoid": "sigmoid64(x)", "silu": "silu64(x)"}
+VECTOR64 = ARITH | {"exp", "tanh", "sigmoid", "silu"}
 
 _kernels: dict[str, tuple] = {}  # sha -> (serial, parallel), this process's loaded kernels
 
@@ -116,11 +119,11 @@ def kernel_source(dtype: str, kinds: str, n_scalar: int, steps: tuple, outs: tup
     pre = [f"    s{j} = sv[{j}]" for j in range(n_scalar)]
     pre += [f"    a{j}i = a{j}.flat[0]" for j in range(n_in) if kinds[j] == "b"]
     body = [f"{ind}a{j}i = a{j}{read[kinds[j]]}" for j in range(n_in) if kinds[j] in read]
-    body += [ind + line for line in step_lines(EXPR32 if dtype == "float32" else EXPR, steps)]
+    body += [ind + line for line in step_lines(EXPR32 if dtype == "float32" else EXPR64, steps)]
     body += [f"{ind}o{m}[{'k' if nest else 'i'}] = t{k}" for m, k in enumerate(outs)]
     row_slices = [f"        a{j}r = a{j}[i * q{j}:i * q{j} + cols]" for j in range(n_in) if kinds[j] == "s"]
     head = ("import math\nimport numba\nimport numpy as np\n"
-            + (f"from ember.jit.vmath import *  # vmath {_vmath_sha()}\n" if dtype == "float32" else "")
+            + f"from ember.jit.vmath import *  # vmath {_vmath_sha()}\n"
             + f"\nONE = np.{dtype}(1.0)\nZERO = np.{dtype}(0.0)\nNAN = np.{dtype}(np.nan)\nBLOCK = {BLOCK}\n")
     fns = []
     for name, par in (("serial", False), ("parallel", True)):
@@ -161,7 +164,7 @@ def _blocked(dtype: str, kinds: str, steps: tuple, outs: tuple) -> str:
     Under one block (100 elements) it costs about what the one loop did (1.5 against 1.7 us a call).
     Keeping the one loop for small groups, or for the tail, made the blocks slower (385 us), as did
     moving the blocks into a function of their own: kept as it is."""
-    table = EXPR32 if dtype == "float32" else EXPR
+    table = EXPR32 if dtype == "float32" else EXPR64
     used = sorted({j for _, operands in steps for kind, j in operands if kind == "t"})
     row = {k: r for r, k in enumerate(used)}
     written = dict((k, m) for m, k in enumerate(outs))

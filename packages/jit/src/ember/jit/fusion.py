@@ -8,10 +8,10 @@ loop (NOTE [ Broadcast operands and epilogue sums ]), and whose other operands a
 (cast to that dtype, as eager's numpy does under NEP 50). Anything else (another dtype, a mix of
 dtypes, a transposed operand, `alpha=`, an `Alias`, an empty result) stays its own
 kernel call. Above `config.fuse_libm_max` elements, ops that call libm (sin, log ...; in float64
-also exp, tanh, sigmoid) stay eager's numpy (SIMD) loops too; float32 exp, tanh, sigmoid and silu
-vectorize (ember.jit.vmath) and fuse at any size. On CUDA every op fuses at any size, each operand
-the result's shape (C-contiguous) or one value, without sums; the group becomes a numba.cuda kernel
-(NOTE [ Fused kernels on CUDA ]).
+all but exp, tanh, sigmoid and silu) stay eager's loops too; exp, tanh, sigmoid and silu (and in
+float32 sin, cos and the logs) vectorize (ember.jit.vmath) and fuse at any size. On CUDA every op
+fuses at any size, each operand the result's shape (C-contiguous) or one value, without sums; the
+group becomes a numba.cuda kernel (NOTE [ Fused kernels on CUDA ]).
 
 Groups are grown in node order. A group is closed before a node that reads one of its results
 without joining it, before anything that writes (`out=`, in-place ops, call nodes) and before a
@@ -167,7 +167,7 @@ def _fusable(g, n) -> tuple | None:
             _strides_ok(res.shape, res.strides) != "a":
         return None
     size = int(np.prod(res.shape, dtype=np.int64))
-    vector = codegen.VECTOR32 if dt.name == "float32" else codegen.ARITH  # ops whose loop vectorizes
+    vector = codegen.VECTOR32 if dt.name == "float32" else codegen.VECTOR64  # ops whose loop vectorizes
     if size == 0 or dev.type == "cpu" and n.op.name not in vector and size > config.fuse_libm_max:
         return None  # on CUDA every op is a device function: no libm limit
     if len(n.args) != codegen.arity(n.op.name):

@@ -3,8 +3,9 @@
 same bits (NOTE [ Eager and fused transcendentals share one implementation ]).
 
 Each op gets two Numba loops over C-contiguous arrays (compiled per dtype and ndim on first use, cached on
-disk): a serial one, which LLVM vectorizes for the float32 forms, and a `prange` one from `PARALLEL_MIN`
-elements (each element is computed alone, so the bits do not depend on the thread count). Any layout: an
+disk): a serial one, which LLVM vectorizes for the float32 forms and float64 exp, tanh, sigmoid and silu,
+and a `prange` one from `PARALLEL_MIN` elements (each element is computed alone, so the bits do not depend
+on the thread count). Any layout: an
 F-order array runs as its transpose, any other view is copied row-major first (numpy's result layout).
 """
 
