@@ -17,6 +17,16 @@ import pytest
 import ember.autograd as E
 
 
+@pytest.fixture(autouse=True)
+def _cpu_only_process(monkeypatch):
+    """The budgets are those of a process whose tensors are all on the CPU (the dispatcher skips its device scan
+    there): an earlier test that made a meta or CUDA tensor turned that path off for the whole process, and
+    these tests use CPU tensors only."""
+    from ember.core import storage
+
+    monkeypatch.setattr(storage, "only_cpu", True)
+
+
 def _count(fn) -> tuple[int, int]:
     """(Python calls, C-function calls) of one `fn()`, after two warm-up calls fill every cache."""
     fn()
