@@ -59,6 +59,11 @@ past each output row are computed and dropped when the rows are copied out. The 
 adds each tap into the scratch the same way (then copies the plane's interior out), and the
 weight gradient is one dot product per tap and image. The launcher computes the scratch's
 offsets (`_phase_geometry`), so the kernels do no integer division.
+The kernels are parallel over channels, but below `_DEPTHWISE_PARALLEL_MIN` multiply-adds a call runs them
+on one thread (`_depthwise_run`), as PyTorch's parallel_for runs inline below its grain size: a small layer's
+planes are tens of microseconds of work, and on a shared 2-core machine each OpenMP region waited for a
+descheduled worker (MobileNetV2's small training step measured 150-840 ms against 30-80 ms on one thread).
+Every channel is computed alone, so the bits do not depend on the thread count.
 
 NOTE [ 3-D convolution through the 2-D op ]
 A 3-D convolution is the 2-D op with the depth taps folded into the channels: the padded input's
@@ -498,14 +503,38 @@ def _phase_geometry_of(hw, kh: int, kw: int, stride, padding, dilation) -> tuple
             np.array(cph, dtype=np.int64).reshape(sw, 3), wq, sh * sw * p)
 
 
+# a depthwise call's multiply-adds from which its kernel runs on all threads (about 2 ms of one thread's work;
+# see NOTE [ Depthwise convolution over phase planes ])
+_DEPTHWISE_PARALLEL_MIN = 1 << 25
+
+
+def _depthwise_run(kernel, work: int, *args) -> None:
+    """`kernel(*args)`, on one thread when its `work` (multiply-adds) is below `_DEPTHWISE_PARALLEL_MIN`."""
+    if work >= _DEPTHWISE_PARALLEL_MIN:
+        kernel(*args)
+        return
+    import numba
+
+    threads = numba.get_num_threads()
+    if threads == 1:
+        kernel(*args)
+        return
+    numba.set_num_threads(1)
+    try:
+        kernel(*args)
+    finally:
+        numba.set_num_threads(threads)
+
+
 def _depthwise(x: np.ndarray, w: np.ndarray, stride, padding, dilation) -> np.ndarray:
     """A depthwise convolution (one input channel per group), by direct loops (see `numba_nn.depthwise_conv`)."""
     n, o, kh, kw = x.shape[0], w.shape[0], w.shape[2], w.shape[3]
     ho = _out_size(x.shape[2], kh, stride[0], padding[0], dilation[0])
     wo = _out_size(x.shape[3], kw, stride[1], padding[1], dilation[1])
     out = np.empty((n, o, ho, wo), dtype=x.dtype)
-    numba_nn.depthwise_conv()(np.ascontiguousarray(x), np.ascontiguousarray(w).reshape(o, kh * kw), out,
-                              *_phase_geometry(x.shape[2:], kh, kw, stride, padding, dilation))
+    _depthwise_run(numba_nn.depthwise_conv(), out.size * kh * kw, np.ascontiguousarray(x),
+                   np.ascontiguousarray(w).reshape(o, kh * kw), out,
+                   *_phase_geometry(x.shape[2:], kh, kw, stride, padding, dilation))
     return out
 
 
@@ -621,9 +650,9 @@ def _conv2d_backward_input_cpu(grad, weight, input_shape, stride, padding, dilat
     cg, kh, kw = w.shape[1:]
     if cg == 1 and groups > 1:
         out = np.empty(tuple(input_shape), dtype=g.dtype)
-        numba_nn.depthwise_conv_backward_input()(np.ascontiguousarray(g), np.ascontiguousarray(w).reshape(o, kh * kw),
-                                                 out, *_phase_geometry(input_shape[2:], kh, kw, stride, padding,
-                                                                       dilation))
+        _depthwise_run(numba_nn.depthwise_conv_backward_input(), g.size * kh * kw, np.ascontiguousarray(g),
+                       np.ascontiguousarray(w).reshape(o, kh * kw), out,
+                       *_phase_geometry(input_shape[2:], kh, kw, stride, padding, dilation))
         return wrap(out.astype(grad._dtype.np, copy=False))
     if _pointwise_ok(kh, kw, padding, groups):
         return wrap(_pointwise_input_grad(g, w, input_shape, stride).astype(grad._dtype.np, copy=False))
@@ -672,8 +701,8 @@ def _conv2d_backward_weight_cpu(grad, input, weight_shape, stride, padding, dila
     n, _, ho, wo = g.shape
     if cg == 1 and groups > 1:
         out = np.empty((o, kh * kw), dtype=g.dtype)
-        numba_nn.depthwise_conv_backward_weight()(np.ascontiguousarray(g), np.ascontiguousarray(x), out,
-                                                  *_phase_geometry(x.shape[2:], kh, kw, stride, padding, dilation))
+        _depthwise_run(numba_nn.depthwise_conv_backward_weight(), g.size * kh * kw, np.ascontiguousarray(g),
+                       np.ascontiguousarray(x), out, *_phase_geometry(x.shape[2:], kh, kw, stride, padding, dilation))
         return wrap(out.reshape(o, 1, kh, kw).astype(grad._dtype.np, copy=False))
     if _pointwise_ok(kh, kw, padding, groups):
         gw = np.matmul(np.ascontiguousarray(g).reshape(n, o, ho * wo),

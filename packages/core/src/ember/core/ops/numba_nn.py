@@ -6,9 +6,10 @@ nothing), cached on disk, and releases the GIL. Launchers in `conv.py`, `pool.py
 `normalization.py`, `embedding.py` validate shapes and indices first: no kernel here checks a
 bound. Most kernels are serial: they are memory-bound, and on two cores an OpenMP parallel loop
 measured no faster when idle and up to 10x slower when the cores are shared; only the
-compute-bound depthwise convolution kernels run in parallel. A kernel never calls another
-jitted function through a closure: Numba keys its disk cache on the closure's contents, which
-for a dispatcher differ in every process, so such a kernel would recompile at every start.
+compute-bound depthwise convolution kernels run in parallel, and only on large layers (conv.py's
+`_depthwise_run`). A kernel never calls another jitted function through a closure: Numba keys
+its disk cache on the closure's contents, which for a dispatcher differ in every process, so such
+a kernel would recompile at every start.
 Kernels are only called from Python, so they compile without the C-callable wrapper Numba adds
 for first-class function use (`no_cfunc_wrapper`): ~0.02 s less per kernel at a cold start.
 
