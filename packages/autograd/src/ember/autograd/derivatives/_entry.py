@@ -165,15 +165,7 @@ class RuleNode(Node):
         self._in_meta = in_meta  # per next_functions entry: (shape, dtype, device) of that input
 
     def release(self) -> None:
-        saved = self._saved
-        if saved:
-            for v in saved.values():
-                if isinstance(v, SavedTensor):
-                    v.release()
-                elif isinstance(v, list):
-                    for s in v:
-                        if isinstance(s, SavedTensor):
-                            s.release()
+        # the node's dict is the only holder of its SavedTensors: dropping it frees what they saved
         self._saved = None
 
     def _resolve(self, n: str, grads: list, mask: tuple):

@@ -2,15 +2,24 @@
 
 from __future__ import annotations
 
+import numpy as np
+
+from ember.core import dtypes
 from ember.core.ops.shape import expand as _expand
 from ember.core.tensor import Tensor
 
+_NUMPY_ZEROS = (dtypes.float32, dtypes.float64)  # dtypes whose CPU zeros numpy makes as `zeros` does
+
 
 def zeros_with(shape: tuple, like: Tensor) -> Tensor:
-    """Zeros of `shape` with `like`'s dtype and device."""
+    """Zeros of `shape` with `like`'s dtype and device (a slice's or index's backward makes one per node: on the
+    CPU straight from numpy, without `zeros`' argument parsing and fill)."""
+    dt = like._dtype
+    if dt in _NUMPY_ZEROS and like._storage.device.type == "cpu":
+        return Tensor._wrap(np.zeros(shape, dt.np))
     from ember.core import zeros
 
-    return zeros(shape, dtype=like.dtype, device=like.device)
+    return zeros(shape, dtype=dt, device=like.device)
 
 
 def scatter_view(grad: Tensor, shape: tuple, view_fn) -> Tensor:

@@ -702,6 +702,7 @@ def _make_binary(row: Row):
     refuses_complex = name in BINARY_REFUSING
     divides = name in ("floor_divide", "trunc_divide", "remainder", "fmod")
     scalar_op = _SCALAR_OPS.get(name)
+    reflected = row.info.number_input and name != "pow"  # a number as `input` takes the fast path below
     rows = scalar_op is not None  # add, sub, mul: a Numba pass for a matrix and a row vector (numba_rows)
 
     @op.register("cpu")
@@ -723,6 +724,13 @@ def _make_binary(row: Row):
             x = c[1] if c is not None and c[0] is a._storage._raw else a._np()
             y = b
             u = v = a
+        elif (reflected and (type(a) is float or type(a) is int) and isinstance(b, Tensor)
+              and b._dtype.is_floating_point and b._shape):
+            dt = b._dtype  # a Python number and a float tensor (`1.0 - y` in sigmoid's and tanh's derivatives)
+            c = b._npc
+            x = a
+            y = c[1] if c is not None and c[0] is b._storage._raw else b._np()
+            u = v = b
         else:
             check_operands(row, a, b)
             dt = binary_dtype(rule, a, b)
