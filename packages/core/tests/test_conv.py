@@ -693,10 +693,15 @@ def test_per_image_gemm_worker_threads_are_made_again_in_a_forked_child(monkeypa
     assert got == want
 
 
-def test_the_blas_limit_of_overlapping_conv_calls_is_restored_by_the_last_one_out():
+def test_the_blas_limit_of_overlapping_conv_calls_is_restored_by_the_last_one_out(monkeypatch):
     """Two user threads' threaded convolutions overlap: the BLAS stays at one thread until the last leaves,
     then gets its own limit back (each restoring what it saw on entry left it at one thread for good)."""
     threadpoolctl = pytest.importorskip("threadpoolctl")
+    from ember.core.ops import blas_threads
+
+    # a fresh controller, which sees every BLAS loaded by now (an earlier test's LSTM layer made one before
+    # PyTorch's was loaded)
+    monkeypatch.setattr(blas_threads, "_BLAS", [None, 0, None])
 
     def blas_threads():
         return [m["num_threads"] for m in threadpoolctl.threadpool_info() if m["user_api"] == "blas"]

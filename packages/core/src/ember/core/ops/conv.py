@@ -89,8 +89,6 @@ the dispatch, the weight, then a 3-D bias strictly or a 1-D/2-D bias that must c
 
 from __future__ import annotations
 
-import contextlib
-import threading
 from functools import lru_cache
 
 import numpy as np
@@ -99,6 +97,7 @@ from ember.core import dtypes
 from ember.core.dispatch import composite, declare, node_name
 from ember.core.ops import numba_nn
 from ember.core.ops._util import wrap
+from ember.core.ops.blas_threads import single_threaded as _blas_single_threaded
 from ember.core.ops.elementwise import add
 from ember.core.ops.layout import squeeze, unsqueeze
 from ember.core.tensor import Tensor, describe
@@ -191,32 +190,6 @@ def _image_gemm_ok(ho: int, wo: int) -> bool:
 
 
 _POOL: list = [None, 0, 0]  # the per-image GEMMs' worker threads, how many, and their process: made on first use
-_BLAS: list = [None, 0, None]  # threadpoolctl's controller (made on first use), how many calls hold the limit, its undo
-_BLAS_LOCK = threading.Lock()
-
-
-@contextlib.contextmanager
-def _blas_single_threaded():
-    """The BLAS at one thread while any conv call of the process needs it: the first call in sets the limit and
-    the last one out restores it, so calls from several user threads cannot leave it at one thread."""
-    with _BLAS_LOCK:
-        if _BLAS[0] is None:
-            from threadpoolctl import ThreadpoolController
-
-            _BLAS[0] = ThreadpoolController()
-        if _BLAS[1] == 0:
-            _BLAS[2] = _BLAS[0].limit(limits=1, user_api="blas")
-        _BLAS[1] += 1
-    try:
-        yield
-    finally:
-        with _BLAS_LOCK:
-            _BLAS[1] -= 1
-            if _BLAS[1] == 0:
-                _BLAS[2].restore_original_limits()
-                _BLAS[2] = None
-
-
 def _over_images(n: int, per: int, dtype, work):
     """`work(start, images, columns)` over chunks of a few images (their columns within `_IMAGE_COLS_BYTES`, a
     buffer of `per` elements an image), yielding its results in chunk order. At more than one thread the

@@ -20,6 +20,7 @@ import numpy as np
 
 from ember.core.dispatch import declare
 from ember.core.ops._util import wrap
+from ember.core.ops.blas_threads import single_threaded
 from ember.core.tensor import Tensor, describe
 
 # lstm_layer and its backward (ember.nn's LSTM node, no PyTorch name) stay out of the torch namespace
@@ -300,16 +301,17 @@ def _lstm_layer_cpu(input, weight_ih, weight_hh, bias_ih, bias_hh, hx, cx, rever
     c0 = _c(cx)
     forward_step = _layer_kernels()[0]
     w_t = w_hh.T
-    if reverse:
-        hs[steps] = hx._np()
-        for t in range(steps - 1, -1, -1):
-            np.matmul(hs[t + 1], w_t, out=gates)
-            forward_step(t, t + 1 if t + 1 < steps else -1, t, gates, gi, bias, hs, cs, c0, ws)
-    else:
-        hs[0] = hx._np()
-        for t in range(steps):
-            np.matmul(hs[t], w_t, out=gates)
-            forward_step(t, t - 1, t + 1, gates, gi, bias, hs, cs, c0, ws)
+    with single_threaded():  # each step's GEMM is small: see ops/blas_threads.py
+        if reverse:
+            hs[steps] = hx._np()
+            for t in range(steps - 1, -1, -1):
+                np.matmul(hs[t + 1], w_t, out=gates)
+                forward_step(t, t + 1 if t + 1 < steps else -1, t, gates, gi, bias, hs, cs, c0, ws)
+        else:
+            hs[0] = hx._np()
+            for t in range(steps):
+                np.matmul(hs[t], w_t, out=gates)
+                forward_step(t, t - 1, t + 1, gates, gi, bias, hs, cs, c0, ws)
     return wrap(hs), wrap(cs), wrap(ws)
 
 
@@ -335,10 +337,11 @@ def _lstm_layer_backward_cpu(grad_output, grad_hy, grad_cy, input, weight_ih, we
     hsa, csa, ws, c0 = hs._np(), cs._np(), workspace._np(), _c(cx)
     gg = np.empty((steps, n, 4 * hid), dt)
     backward_step = _layer_kernels()[1]
-    for t in (range(steps) if reverse else range(steps - 1, -1, -1)):
-        tp = (t + 1 if t + 1 < steps else -1) if reverse else t - 1
-        backward_step(t, tp, g_out, gh, gc, c0, csa, ws, gg)
-        np.matmul(gg[t], w_hh, out=gh)
+    with single_threaded():  # each step's GEMM is small: see ops/blas_threads.py
+        for t in (range(steps) if reverse else range(steps - 1, -1, -1)):
+            tp = (t + 1 if t + 1 < steps else -1) if reverse else t - 1
+            backward_step(t, tp, g_out, gh, gc, c0, csa, ws, gg)
+            np.matmul(gg[t], w_hh, out=gh)
     g2 = gg.reshape(steps * n, 4 * hid)
     g_x = g_w_ih = g_w_hh = g_b = None
     if output_mask[0]:
