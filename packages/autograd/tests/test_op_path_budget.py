@@ -74,10 +74,10 @@ OPS = {
 # and 46/119)
 FORWARD = {"add": (8, 14), "mul": (8, 14), "relu": (9, 12), "matmul": (10, 14)}        # 7/12 7/12 8/10 8/12
 RECORDED = {"add": (11, 32), "mul": (13, 35), "relu": (14, 27), "matmul": (14, 35)}    # 9/28 11/30 12/23 12/30
-OP_BACKWARD = {"add": (61, 168), "mul": (82, 212), "relu": (72, 158), "matmul": (133, 240)}
-# measured: 54/149 73/189 64/140 118/212 (61/176 81/219 68/159 126/244 before .grad's in-place add skipped the
-# dispatcher and a node's release its loop)
-SUM_BACKWARD = (42, 103)   # 37/90: the engine's fixed cost with one reduction (41/107 before)
+OP_BACKWARD = {"add": (56, 164), "mul": (77, 208), "relu": (67, 153), "matmul": (128, 235)}
+# measured: 49/144 68/184 59/135 113/207 (61/176 81/219 68/159 126/244 before .grad's in-place add skipped the
+# dispatcher, a node's release its loop and a 0-dim loss's backward the root helpers)
+SUM_BACKWARD = (37, 97)    # 32/85: the engine's fixed cost with one reduction (41/107 before)
 PER_NODE = (18, 63)        # 16/56: one more `y * 1.5` in a chain, forward recorded + backward
 
 

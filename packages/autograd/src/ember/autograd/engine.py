@@ -142,8 +142,11 @@ def execute(root_edges: list, root_grads: list, *, retain_graph: bool, create_gr
     captured = [None] * (len(capture) if capture is not None else 0)
 
     buffers: dict[Node, list] = {}
-    for (n, nr), g in zip(root_edges, root_grads):
-        _deliver(buffers, n, nr, g)
+    if len(root_edges) == 1 and root_edges[0][1] == 0 and roots[0]._n_out == 1:
+        buffers[roots[0]] = [root_grads[0]]  # _deliver's answer for one root of one output
+    else:
+        for (n, nr), g in zip(root_edges, root_grads):
+            _deliver(buffers, n, nr, g)
     ready = []  # a heap of (-sequence number, node): the newest ready node runs first
     for n in (roots if len(roots) == 1 else set(roots)):
         if n not in deps:
@@ -338,11 +341,18 @@ def backward(tensors, grad_tensors=None, retain_graph: bool | None = None, creat
     Raises:
         RuntimeError: an output does not require grad, or a non-scalar output has no gradient.
     """
+    if retain_graph is None:
+        retain_graph = create_graph
+    if (inputs is None and grad_tensors is None and grad_variables is None and isinstance(tensors, Tensor)
+            and not tensors._shape and tensors._ag is None and tensors._grad_fn is not None
+            and tensors._dtype.is_floating_point and tensors._storage.device.type == "cpu"):
+        # `loss.backward()` of a 0-dim loss that is no view: _root_grads' and _root_edges' answer, made directly
+        execute([(tensors._grad_fn, 0)], [Tensor._wrap(np.array(1, tensors._dtype.np))], retain_graph=retain_graph,
+                create_graph=create_graph)
+        return
     outputs = [tensors] if isinstance(tensors, Tensor) else _as_list(tensors)
     grads = _root_grads(outputs, _as_list(grad_tensors if grad_tensors is not None else grad_variables),
                         "backward")
-    if retain_graph is None:
-        retain_graph = create_graph
     edges = _root_edges(outputs)
     if inputs is None:
         execute(edges, grads, retain_graph=retain_graph, create_graph=create_graph)
