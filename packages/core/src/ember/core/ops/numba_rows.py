@@ -1,9 +1,9 @@
 """Numba passes over the rows of a matrix where numpy's loops run the short inner dimension once per row:
 `matrix op row-vector` (a linear layer's bias add, `x * scale`: 1024 x 512 float32 + a 512 bias, 114
 against 58 us), the sum over the leading dims (a bias's gradient: 1024 x 64, 41 against 6 us) and
-`all`/`any` of bool rows over the last dim (attention's fully masked rows: 4096 rows of 64), and the outer
-product `mm` of an inner dimension 1 is (1024 x 1 @ 1 x 64, NCF's last layer's input gradient: numpy's
-broadcast multiply 23.5 us, this pass 4.4 us).
+`all`/`any` of bool rows over the last dim (attention's fully masked rows: 4096 rows of 64), and `mm` of an
+inner dimension 1, an outer product (1024 x 1 @ 1 x 64, NCF's last layer's input gradient: numpy's broadcast
+multiply 23.5 us, this pass 4.4 us).
 Each element is the IEEE operation numpy does, in numpy's order, so the bits are numpy's.
 
 Kernels are built on first use (never at import), cached on disk and run without the GIL.

@@ -61,8 +61,8 @@ def _kernels():
 
     @jit
     def adam(p, g, m, v, vmax, sv, amsgrad, maximize, decoupled):
-        # the scalars come in one array of p's dtype (`adam_scalars`: Numba types an array argument fast, numpy
-        # scalars slowly: 16 arguments took 7 us a call, 10 calls a replayed NCF step)
+        # the scalars come in one array of p's dtype (`adam_scalars`): Numba types an array argument fast, numpy
+        # scalars slowly (a call on a small parameter 1.09 us with eight float32 scalars, 0.72 us with the array)
         lr_decay_factor, w1, w2, beta2, eps, wd, step_size, bc2_sqrt = (sv[0], sv[1], sv[2], sv[3], sv[4], sv[5],
                                                                           sv[6], sv[7])
         # w1 = 1 - beta1 and w2 = 1 - beta2 come cast from Python's doubles, as PyTorch casts its scalars;
