@@ -43,6 +43,25 @@ def test_mm_inner_dimension_one_is_the_outer_product(dtype):
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_mm_outer_product_pass_bits_equal_numpy(dtype):
+    # 1024 x 1 @ 1 x 64 (NCF's last layer's input gradient) runs the Numba pass: numpy's products, bit for bit,
+    # -0.0, NaN and inf included, also with the row a transposed view
+    rng = np.random.default_rng(2)
+    a = rng.standard_normal((1024, 1)).astype(dtype)
+    b = rng.standard_normal((1, 64)).astype(dtype)
+    a[:3, 0] = [-0.0, np.inf, np.nan]
+    b[0, :3] = [0.0, -np.inf, 2.0]
+    with np.errstate(all="ignore"):
+        expected = np.multiply(a, b)
+    for bt in (ec.from_numpy(b), ec.from_numpy(np.ascontiguousarray(b.T)).t()):
+        r = ec.mm(ec.from_numpy(a), bt).numpy()
+        assert r.dtype == dtype and r.shape == (1024, 64) and r.flags.c_contiguous
+        assert np.array_equal(r.view(f"u{r.itemsize}"), expected.view(f"u{r.itemsize}"))
+    assert numba_rows.outer(a[:, 0], b[0].astype(np.float64 if dtype == np.float32 else np.float32)) is None
+    assert numba_rows.outer(a[:10, 0], b[0]) is None  # too small to pay
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
 @pytest.mark.parametrize("shape, dims", [((1024, 64), 0), ((16, 64, 48), (0, 1)), ((8192, 2), 0), ((512, 1), 0),
                                          ((128, 8, 16), 0)])
 @pytest.mark.parametrize("keepdim", [False, True])

@@ -53,8 +53,9 @@ def test_adam_common_step_is_the_float32_operations_in_order(weight_decay, decou
     want = [a.copy() for a in (p, g, m, v)]
     adam_update(p, g, m, v, np.empty(0, np.float32), 3.0, 1e-3, 0.9, 0.999, 1e-8, weight_decay, False, False,
                 decoupled)
-    ldf, w1, w2, beta2, eps, _, step_size, bc2_sqrt = adam_scalars(np.float32, 3.0, 1e-3, 0.9, 0.999, 1e-8,
-                                                                   weight_decay, False, False, decoupled)[:8]
+    sv = adam_scalars(np.float32, 3.0, 1e-3, 0.9, 0.999, 1e-8, weight_decay, False, False, decoupled)[0]
+    assert sv.dtype == np.float32
+    ldf, w1, w2, beta2, eps, _, step_size, bc2_sqrt = sv
     wp, wg, wm, wv = want
     pi = wp * ldf if decoupled else wp
     wm = wm + w1 * (wg - wm)

@@ -130,7 +130,9 @@ def kernel_source(dtype: str, kinds: str, n_scalar: int, steps: tuple, outs: tup
         if par and reduce is not None:  # the sums run in row order: one serial kernel for both
             fns.append("\n\nparallel = serial\n")
             continue
-        deco = f"@numba.njit(cache=True, nogil=True, error_model='numpy'{', parallel=True' if par else ''})"
+        # no C callback wrapper: the launch calls the dispatcher or its CPython entry point (5% less compile)
+        deco = (f"@numba.njit(cache=True, nogil=True, error_model='numpy', no_cfunc_wrapper=True"
+                f"{', parallel=True' if par else ''})")
         rng = "numba.prange" if par else "range"
         if not nest and not par:
             loop = _blocked(dtype, kinds, steps, outs)

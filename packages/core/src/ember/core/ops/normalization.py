@@ -165,8 +165,8 @@ def _ln_kernels():
     2.4 ms backward on GPT's 1024 x 128 rows)."""
     import numba
 
-    sums = numba.njit(cache=True, nogil=True, fastmath={"reassoc"}, error_model="numpy")
-    plain = numba.njit(cache=True, nogil=True, fastmath=False, error_model="numpy")
+    sums = numba.njit(cache=True, nogil=True, fastmath={"reassoc"}, error_model="numpy", no_cfunc_wrapper=True)
+    plain = numba.njit(cache=True, nogil=True, fastmath=False, error_model="numpy", no_cfunc_wrapper=True)
 
     @sums
     def stats(x, eps, mean, rstd):
