@@ -1,0 +1,291 @@
+"""The replay's arena (NOTE [ The replay's arena ] in ember.jit.arena): same bits, no escaping slot, no allocations."""
+
+from __future__ import annotations
+
+import tracemalloc
+
+import numpy as np
+import pytest
+
+import ember.autograd as ea
+import ember.jit as jit
+from ember.jit import config
+
+
+@pytest.fixture
+def planned():
+    old = config.plan_memory
+    config.plan_memory = True
+    yield
+    config.plan_memory = old
+
+
+def _plans(c):
+    return [g for e in c._cache.values() for g, _fn in e.plans]
+
+
+def _chain(x, w):
+    """Fused flat groups and GEMMs whose results only later ops read; one scalar escapes."""
+    h = x * 2.0 + 1.0
+    y = h @ w
+    z = y * 0.5 - 0.25
+    u = z @ w.t()
+    return (u * u + h).sum()
+
+
+def _runs(fn, args_list, plan: bool, fuse: bool = True):
+    old = config.plan_memory, config.fuse
+    config.plan_memory, config.fuse = plan, fuse
+    try:
+        c = jit.compile(fn)
+        return [c(*a) for a in args_list], c
+    finally:
+        config.plan_memory, config.fuse = old
+
+
+def _args(seed, n=64, k=48):
+    rng = np.random.default_rng(seed)
+    return (ea.tensor(rng.standard_normal((n, k)).astype(np.float32)),
+            ea.tensor(rng.standard_normal((k, k)).astype(np.float32)))
+
+
+@pytest.mark.parametrize("fuse", [True, False])
+def test_chain_bitwise_equal_to_the_unplanned_replay_and_eager(planned, fuse):
+    args = [_args(s) for s in range(5)]
+    got, c = _runs(_chain, args, True, fuse)
+    want, _ = _runs(_chain, args, False, fuse)
+    for a, g, w in zip(args, got, want):
+        assert g.numpy().tobytes() == w.numpy().tobytes()
+        if not fuse:  # no fusion: eager's own kernels, eager's bits
+            assert g.numpy().tobytes() == _chain(*a).numpy().tobytes()
+    (g,) = _plans(c)
+    assert len(g.arena.slots) >= (4 if fuse else 2) and g.arena.nbytes > 0
+    assert g.arena.nbytes % 64 == 0 and all(off % 64 == 0 for _k, off in g.arena.slots.values())
+
+
+def test_a_replay_allocates_none_of_its_planned_intermediates(planned):
+    x, w = _args(0, 512, 256)
+    c = jit.compile(_chain)
+    for _ in range(3):
+        c(x, w)
+    (g,) = _plans(c)
+    assert g.arena.made == 1
+
+    def peak(fn) -> int:
+        tracemalloc.start()
+        try:
+            fn(x, w)
+            base = tracemalloc.get_traced_memory()[0]
+            tracemalloc.reset_peak()
+            fn(x, w)
+            return tracemalloc.get_traced_memory()[1] - base
+        finally:
+            tracemalloc.stop()
+
+    planned_peak = peak(c)
+    config.plan_memory = False
+    unplanned = jit.compile(_chain)
+    for _ in range(3):
+        unplanned(x, w)
+    unplanned_peak = peak(unplanned)
+    # unplanned: h, y, z, u of 512x256 float32 (512 KiB each), several alive at once; planned: the 0-dim sum
+    # (and the replay's Python objects)
+    assert unplanned_peak > 1_000_000
+    assert planned_peak < 32_000, planned_peak
+    assert g.arena.made == 1  # the replays reused one arena
+
+
+def test_an_escaping_output_is_never_overwritten_by_the_next_replay(planned):
+    def f(x, w):
+        h = x * 2.0 + 1.0  # kept by the caller
+        y = h @ w  # kept by the caller
+        z = (y * 3.0 - 1.0) @ w  # only read inside: planned
+        return h, y, z.sum(), z * 1.0
+
+    c = jit.compile(f)
+    outs = []
+    for s in range(5):
+        x, w = _args(s)
+        outs.append(([o.numpy().copy() for o in c(x, w)], c(x, w)))  # the second call's outputs are kept
+    (g,) = _plans(c)
+    assert g.arena.slots  # something was planned
+    for copies, kept in outs:
+        for a, t in zip(copies, kept):
+            assert t.numpy().tobytes() == a.tobytes()  # later replays wrote elsewhere
+    arena_views = g.arena.pool[0]
+    for _copies, kept in outs:
+        for t in kept:
+            assert not any(np.shares_memory(t.numpy(), v) for v in arena_views)
+
+
+def test_new_shapes_capture_a_plan_with_its_own_arena(planned):
+    c = jit.compile(_chain)
+    a, b = _args(0, 64, 48), _args(1, 32, 16)
+    for _ in range(3):
+        c(*a)
+        c(*b)
+    g1, g2 = _plans(c)
+    assert g1.arena is not g2.arena and g1.arena.nbytes != g2.arena.nbytes
+    assert c(*a).item() == _chain(*a).item() or np.isclose(c(*a).item(), _chain(*a).item(), rtol=1e-5)
+    config.plan_memory = False
+    ref = jit.compile(_chain)
+    for _ in range(3):
+        want = ref(*b)
+    assert c(*b).numpy().tobytes() == want.numpy().tobytes()
+
+
+def test_explain_reports_the_arena(planned):
+    x, w = _args(0)
+    c = jit.compile(_chain)
+    for _ in range(3):
+        c(x, w)
+    (g,) = _plans(c)
+    text = str(c.explain())
+    assert f"arena: {g.arena.nbytes} bytes for {len(g.arena.slots)} intermediates" in text
+    config.plan_memory = False
+    off = jit.compile(_chain)
+    for _ in range(3):
+        off(x, w)
+    assert "arena: not planned" in str(off.explain())
+
+
+def test_a_replay_that_raises_loses_its_arena_and_the_next_makes_one(planned):
+    def f(x, w, i):
+        y = (x * 2.0 + 1.0) @ w
+        return (y * 1.0 + 2.0).index_select(0, i).sum()
+
+    x, w = _args(0)
+    i = ea.tensor(np.array([0, 3], np.int64))
+    c = jit.compile(f)
+    for _ in range(3):
+        want = c(x, w, i)
+    (g,) = _plans(c)
+    with pytest.raises(IndexError):
+        c(x, w, ea.tensor(np.array([0, 99], np.int64)))
+    assert c(x, w, i).item() == want.item()
+    assert g.arena.made == 2
+
+
+def test_bmm_writes_its_slot_with_the_kernel_bits(planned):
+    rng = np.random.default_rng(3)
+
+    def f(a, b):
+        return ((a * 1.5 + 0.5) @ b).exp().sum(-1)
+
+    a = ea.tensor(rng.standard_normal((4, 16, 8)).astype(np.float64))
+    b = ea.tensor(rng.standard_normal((4, 8, 12)).astype(np.float64))
+    got, c = _runs(f, [(a, b)] * 3, True)
+    want, _ = _runs(f, [(a, b)] * 3, False)
+    assert got[-1].numpy().tobytes() == want[-1].numpy().tobytes()
+    (g,) = _plans(c)
+    assert any(g.buffers[b].shape == (4, 16, 12) for b in g.arena.slots)
+
+
+nn = pytest.importorskip("ember.nn")
+optim = pytest.importorskip("ember.optim")
+
+
+def _mlp_step(opt_name: str, sizes=(32, 64, 10), batch=16):
+    ea.manual_seed(0)
+    model = nn.Sequential(nn.Linear(sizes[0], sizes[1]), nn.ReLU(), nn.Linear(sizes[1], sizes[2]))
+    opt = optim.SGD(model.parameters(), lr=0.05, momentum=0.9) if opt_name == "sgd" else \
+        optim.Adam(model.parameters(), lr=1e-3)
+    loss_fn = nn.CrossEntropyLoss()
+
+    def step(x, y):
+        opt.zero_grad()
+        loss = loss_fn(model(x), y)
+        loss.backward()
+        opt.step()
+        return loss
+
+    rng = np.random.default_rng(1)
+    data = [(ea.tensor(rng.standard_normal((batch, sizes[0])).astype(np.float32)),
+             ea.tensor(rng.integers(0, sizes[2], batch))) for _ in range(6)]
+    return step, model, data
+
+
+def _train(plan: bool, opt_name: str, compiled: bool = True, fuse: bool = True):
+    step, model, data = _mlp_step(opt_name)
+    old = config.plan_memory, config.fuse
+    config.plan_memory, config.fuse = plan, fuse
+    try:
+        fn = jit.compile(step) if compiled else step
+        losses = [fn(x, y).detach().numpy().tobytes() for x, y in data]
+    finally:
+        config.plan_memory, config.fuse = old
+    return losses, [p.detach().numpy().tobytes() for p in model.parameters()], fn
+
+
+@pytest.mark.parametrize("opt_name", ["sgd", "adam"])
+def test_mlp_training_step_bitwise_equal(planned, opt_name):
+    got = _train(True, opt_name)
+    assert got[:2] == _train(False, opt_name)[:2]
+    (g,) = _plans(got[2])
+    assert len(g.arena.slots) >= 4  # the forward's mm results and fused groups, the backward's input gradients
+    # fusion off: every kernel eager's, so eager's bits
+    assert _train(True, opt_name, fuse=False)[:2] == _train(False, opt_name, compiled=False)[:2]
+
+
+def test_mlp_step_allocates_only_what_leaves_the_replay(planned):
+    step, model, data = _mlp_step("sgd", sizes=(256, 512, 10), batch=128)
+    x, y = data[0]
+
+    def peak(fn) -> int:
+        tracemalloc.start()
+        try:
+            fn(x, y)
+            base = tracemalloc.get_traced_memory()[0]
+            tracemalloc.reset_peak()
+            fn(x, y)
+            return tracemalloc.get_traced_memory()[1] - base
+        finally:
+            tracemalloc.stop()
+
+    c = jit.compile(step)
+    for _ in range(3):
+        c(x, y)
+    (g,) = _plans(c)
+    planned_peak = peak(c)
+    config.plan_memory = False
+    unplanned = jit.compile(step)
+    for _ in range(3):
+        unplanned(x, y)
+    unplanned_peak = peak(unplanned)
+    planned_bytes = sum(4 * int(np.prod(g.buffers[b].shape)) for b in g.arena.slots)
+    # planned: the forward's 128x512 mm result and bias+relu, the backward's gradient of it and through the relu
+    assert planned_bytes >= 4 * 128 * 512 * 4
+    # the peak is over what the process held before the replay: the last step's gradients, which zero_grad frees
+    # first, so the new .grad tensors, the logits, cross_entropy's results and the loss (what still allocates) take
+    # their place; the planned step then peaks at its Python objects, the unplanned one at a 128x512 activation more
+    assert planned_peak < 16_000, planned_peak
+    assert unplanned_peak > 128 * 512 * 4, unplanned_peak
+
+
+def test_captured_backward_bitwise_equal(planned):
+    def run(plan: bool):
+        ea.manual_seed(0)
+        model = nn.Sequential(nn.Linear(24, 48), nn.Tanh(), nn.Linear(48, 48), nn.ReLU(), nn.Linear(48, 6))
+        old = config.plan_memory
+        config.plan_memory = plan
+        try:
+            cm = jit.compile(model)
+            rng = np.random.default_rng(2)
+            outs, grads = [], []
+            for _ in range(4):
+                x = ea.tensor(rng.standard_normal((10, 24)).astype(np.float32))
+                out = cm(x)
+                out.square().sum().backward()
+                outs.append(out.detach().numpy().tobytes())
+                grads.append([p.grad.numpy().tobytes() for p in model.parameters()])
+                for p in model.parameters():
+                    p.grad = None
+        finally:
+            config.plan_memory = old
+        return outs, grads, cm
+
+    got = run(True)
+    assert got[:2] == run(False)[:2]
+    (g,) = _plans(got[2]._compiled)
+    assert g.backward is not None
+    assert g.backward.graph.arena.slots  # the backward plan's own intermediates are planned
