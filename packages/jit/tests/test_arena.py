@@ -289,3 +289,58 @@ def test_captured_backward_bitwise_equal(planned):
     (g,) = _plans(got[2]._compiled)
     assert g.backward is not None
     assert g.backward.graph.arena.slots  # the backward plan's own intermediates are planned
+
+
+def _transformer_step(plan: bool, fuse: bool = True, compiled: bool = True):
+    """A pre-norm encoder layer's AdamW step: bmm, the unfused adds and clones of attention, layer norm."""
+    ea.manual_seed(0)
+    layer = nn.TransformerEncoderLayer(32, 4, 64, dropout=0.0, batch_first=True, norm_first=True)
+    head = nn.Linear(32, 8)
+    params = list(layer.parameters()) + list(head.parameters())
+    opt = optim.AdamW(params, lr=1e-3)
+
+    def step(x, y):
+        opt.zero_grad()
+        loss = nn.functional.cross_entropy(head(layer(x)).reshape(-1, 8), y)
+        loss.backward()
+        opt.step()
+        return loss.detach()
+
+    rng = np.random.default_rng(4)
+    data = [(ea.tensor(rng.standard_normal((2, 6, 32)).astype(np.float32)), ea.tensor(rng.integers(0, 8, 12)))
+            for _ in range(5)]
+    old = config.plan_memory, config.fuse
+    config.plan_memory, config.fuse = plan, fuse
+    try:
+        fn = jit.compile(step) if compiled else step
+        losses = [fn(x, y).numpy().tobytes() for x, y in data]
+    finally:
+        config.plan_memory, config.fuse = old
+    return losses, [p.detach().numpy().tobytes() for p in params], fn
+
+
+def test_transformer_step_bitwise_equal(planned):
+    got = _transformer_step(True)
+    assert got[:2] == _transformer_step(False)[:2]
+    (g,) = _plans(got[2])
+    names = {n.op.name for n in g.nodes if any(o in g.arena.slots for o in getattr(n, "outs", ()) if o is not None)}
+    assert {"mm", "bmm", "add", "clone"} <= names, names
+    assert _transformer_step(True, fuse=False)[:2] == _transformer_step(False, compiled=False)[:2]
+
+
+def test_buffers_alive_together_never_share_bytes(planned):
+    (g,) = _plans(_transformer_step(True)[2])
+    a = g.arena
+    spans = [(off, off + int(np.prod(shape)) * dt.itemsize, first, last)
+             for (off, shape, dt), (first, last) in zip(a.geometry, a.lives)]
+    assert len(spans) >= 10
+    live_peak = 0
+    for i, (lo, hi, first, last) in enumerate(spans):
+        assert lo % 64 == 0 and hi <= a.nbytes
+        for lo2, hi2, first2, last2 in spans[i + 1:]:
+            if first <= last2 and first2 <= last:  # alive at one node at once: disjoint memory
+                assert hi <= lo2 or hi2 <= lo
+        at = sum(h - o for o, h, f, e in spans if f <= first <= e)
+        live_peak = max(live_peak, at)
+    assert live_peak <= a.nbytes < 2 * live_peak + 64 * len(spans)  # reuse: far below the sum of all slots
+    assert a.nbytes < sum(h - o for o, h, _f, _e in spans)

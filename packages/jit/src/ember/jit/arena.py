@@ -3,15 +3,22 @@
 NOTE [ The replay's arena ]
 After fusion, `plan(graph)` picks the buffers a replay may place in one byte array of its own
 instead of a fresh numpy array per result, and gives each an offset:
-- Planned are the results of the nodes that can write into memory they are given: a fused
-  group's launch (its flat loop: `launch.launcher`'s `emit` with slots; its rows x cols nest:
-  the group's `run(*ts, out=...)`, `run.takes_out`), and the GEMMs `mm` and `bmm` in float32 and
-  float64 (`gemm_into`: the kernel's own numpy call, `np.matmul` or, for an outer product,
-  `np.multiply`, with `out=` the slot, so the same BLAS call and the same bits). `matmul`, `addmm`,
-  `linear` and their backward reach the plan as these primitives. Every other op (an unfused
-  `add`, `clone`, `layer_norm`, softmax, the losses, embedding, reductions, `cat` ...) computes into
-  a new array inside its core kernel, whose `out=` copies a result it made first
-  (`write_out`): those keep allocating, as does anything of another dtype, device or layout.
+- Planned are the results of the nodes that can write into memory they are given, each computing
+  the same bits as before: a fused group's launch (its flat loop: `launch.launcher`'s `emit` with
+  slots; its rows x cols nest: the group's `run(*ts, out=...)`, `run.takes_out`); the GEMMs `mm`
+  and `bmm` (`gemm_into`: the kernel's own numpy call, `np.matmul` of the same operands or, for an
+  outer product, `np.multiply`, with `out=` the slot: the same BLAS call); `add`, `sub`, `mul` and
+  `div` of two tensors of the result's dtype (the kernel's own `out=` path, its ufunc into the
+  slot: an IEEE operation per element, so any loop gives the same bits); and `clone` (a copy).
+  `matmul`, `addmm`, `linear` and their backward reach the plan as these primitives. Only float32
+  and float64 CPU results of C-contiguous layout are planned. A writer whose operands are not of
+  the shape, strides and dtype the capture saw (a captured backward's incoming gradients) calls the
+  kernel instead, which allocates.
+- Not planned, so still allocating at every replay: every other op's result (`layer_norm` and its
+  backward, softmax and its backward, the losses, embedding and its backward, reductions such as a
+  bias gradient's `sum`, `cat`, `copy_`, a binary op with a Python number, an `out=` of its own...),
+  since those kernels make their result inside and their `out=` copies it (`write_out`); results
+  that escape (below); anything of another dtype, device or layout.
 - A planned buffer never escapes the replay: not an output (nor `.item()`/`.clone()` of one),
   not a `.grad` the plan binds, not a buffer a captured backward keeps or is given gradients
   for, not a value of the plan's checks, nothing an eager call (an optimizer's `step`) receives,
@@ -25,9 +32,9 @@ instead of a fresh numpy array per result, and gives each an offset:
 - Placement: greedy by size, largest first, each at the lowest-waste gap (best fit) among the
   buffers whose lifetimes overlap its own; offsets and sizes are multiples of 64 bytes.
 
-The replay takes an arena from the plan's pool at its first planned node (one is made, all its
-slot views with it, when the pool is empty: the first replay, or a replay while another thread
-or a re-entrant call holds the plan's) and puts it back before it returns; an exception loses
+The replay takes an arena from the plan's pool after its checks (one is made, all its slot views
+with it, when the pool is empty: the first replay, or a replay while another thread or a
+re-entrant call holds the plan's) and puts it back before it returns (`DIVERGED` too); an exception loses
 it to the garbage collector and the next replay makes another. A capture for other shapes is
 another plan, with an arena of its own. `explain()` prints each plan's arena size.
 """
@@ -40,10 +47,11 @@ import numpy as np
 
 from ember.core.tensor import Tensor, contiguous_strides
 
-__all__ = ["ArenaPlan", "plan", "gemm_into", "ALIGN"]
+__all__ = ["ArenaPlan", "plan", "plannable", "into", "gemm_into", "ALIGN"]
 
 ALIGN = 64
 _GEMMS = frozenset({"mm", "bmm"})
+_BINARY = frozenset({"add", "sub", "mul", "div"})
 _FLOATS = frozenset({np.dtype(np.float32), np.dtype(np.float64)})
 
 
@@ -54,6 +62,7 @@ class ArenaPlan:
     nbytes: int = 0
     slots: dict = field(default_factory=dict)
     geometry: list = field(default_factory=list)  # (byte offset, shape, numpy dtype) of each slot
+    lives: list = field(default_factory=list)  # (first node, last node) of each slot's buffer and its views
     pool: list = field(default_factory=list)  # free arenas: tuples of slot views
     made: int = 0  # arenas made so far (one, unless replays overlapped or one raised)
 
@@ -74,9 +83,9 @@ class ArenaPlan:
 
 def plannable(g, n) -> str | None:
     """How node `n` of `g` writes its results into given memory: "launch" (a flat fused group's launch),
-    "nest" (a fused group's `run(out=...)`), "gemm" (`mm`, `bmm`), or None."""
+    "nest" (a fused group's `run(out=...)`), "into" (`into(g, n)`: mm, bmm, add, sub, mul, div, clone), or None."""
     from ember.jit.fusion import FusedOp
-    from ember.jit.graph import OpNode, Ref
+    from ember.jit.graph import Alias, OpNode, Ref
 
     if not isinstance(n, OpNode) or n.bumps:
         return None
@@ -84,9 +93,50 @@ def plannable(g, n) -> str | None:
         if getattr(n.kernel, "emit", None) is not None and not n.kwargs and all(isinstance(a, Ref) for a in n.args):
             return "launch"
         return "nest" if getattr(n.kernel, "takes_out", False) and not n.kwargs else None
-    if n.op.name in _GEMMS and len(n.args) == 2 and all(k == "out" and v is None for k, v in n.kwargs.items()):
-        return "gemm"
+    name = n.op.name
+    if not all(isinstance(a, (Ref, Alias)) for a in n.args) or len(n.outs) != 1 or n.outs[0] is None:
+        return None
+    dt = g.buffers[n.outs[0]].dtype
+    same = all((a.dtype if isinstance(a, Alias) else g.buffers[a.index].dtype) is dt for a in n.args)
+    if name in _GEMMS or name in _BINARY:
+        plain = len(n.args) == 2 and all(k == "out" and v is None for k, v in n.kwargs.items())
+        return "into" if plain and same else None
+    if name == "clone":
+        plain = len(n.args) == 1 and all(k == "memory_format" and v is None for k, v in n.kwargs.items())
+        return "into" if plain and same else None
     return None
+
+
+def into(g, n):
+    """`write(*args, o)`: node `n`'s kernel computing into the slot `o` (a numpy array), as a tensor over it; the
+    kernel itself (a new array) where the operands are not what the capture saw (NOTE [ The replay's arena ])."""
+    from ember.jit.graph import Alias
+
+    kernel = n.kernel
+    geometry = tuple((a.shape, a.strides) if isinstance(a, Alias) else (g.buffers[a.index].shape,
+                                                                         g.buffers[a.index].strides) for a in n.args)
+    name = n.op.name
+    if name in _GEMMS:
+        return gemm_into(kernel)
+    if name == "clone":
+        (geo,) = geometry
+
+        def write(x, o):
+            if (x._shape, x._strides) == geo and o.dtype == x._dtype.np:
+                np.copyto(o, x._np())  # the kernel's C-ordered copy, into the slot
+                return Tensor._wrap(o)
+            return kernel(x)
+
+        return write
+    (ga, gb) = geometry
+
+    def write(a, b, o):  # an IEEE add/sub/mul/div of one dtype: any loop gives the kernel's bits
+        if (a._shape, a._strides) == ga and (b._shape, b._strides) == gb and a._dtype is b._dtype \
+                and o.dtype == a._dtype.np:
+            return kernel(a, b, out=Tensor._wrap(o))  # the kernel's own `out=` path: its ufunc into the slot
+        return kernel(a, b)
+
+    return write
 
 
 def plan(g) -> ArenaPlan:
@@ -166,9 +216,10 @@ def plan(g) -> ArenaPlan:
         placed.append((offset, size, first, end))
         where[b] = offset
         out.nbytes = max(out.nbytes, offset + size)
-    for _size, _first, _end, b, shape, dt in sorted(sized, key=lambda s: s[3]):
+    for _size, first, end, b, shape, dt in sorted(sized, key=lambda s: s[3]):
         out.slots[b] = (len(out.geometry), where[b])
         out.geometry.append((where[b], shape, dt))
+        out.lives.append((first, end))
     return out
 
 

@@ -574,8 +574,8 @@ class Graph:
                 target = ", ".join(outs) + ("," if n.tuple_out and len(outs) == 1 else "")
                 fn = obj(n.op if self.through_autograd else n.kernel, "f")
                 kind = arena.plannable(self, n) if any(o in slots for o in n.outs) else None
-                if kind == "gemm":  # the GEMM's numpy call into its slot (NOTE [ The replay's arena ])
-                    fn = obj(arena.gemm_into(n.kernel), "f")
+                if kind == "into":  # the kernel's numpy call into its slot (NOTE [ The replay's arena ])
+                    fn = obj(arena.into(self, n), "f")
                     call_args = [expr(a) for a in n.args] + [slot(n.outs[0], False)]
                 elif kind == "nest":  # a fused group's rows x cols loop, into its slots
                     call_args.append(f"out=({''.join(f'{slot(o, True)}, ' for o in n.outs)})")
