@@ -344,3 +344,53 @@ def test_buffers_alive_together_never_share_bytes(planned):
         live_peak = max(live_peak, at)
     assert live_peak <= a.nbytes < 2 * live_peak + 64 * len(spans)  # reuse: far below the sum of all slots
     assert a.nbytes < sum(h - o for o, h, _f, _e in spans)
+
+
+def test_replays_in_threads_take_their_own_arenas(planned):
+    import threading
+
+    c = jit.compile(_chain)
+    args = [_args(s) for s in range(4)]
+    for _ in range(3):
+        c(*args[0])
+    config.plan_memory = False
+    ref = jit.compile(_chain)
+    for _ in range(3):
+        ref(*args[0])
+    want = [ref(*a).numpy().tobytes() for a in args]
+    bad = []
+
+    def work(k):
+        for _ in range(30):
+            if c(*args[k]).numpy().tobytes() != want[k]:
+                bad.append(k)
+
+    threads = [threading.Thread(target=work, args=(k,)) for k in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not bad
+    (g,) = _plans(c)
+    assert 1 <= g.arena.made <= 4 and len(g.arena.pool) == g.arena.made
+
+
+def test_a_replay_that_diverges_at_a_guard_gives_its_arena_back(planned):
+    def f(x, w):
+        y = (x * 2.0 + 1.0) @ w
+        if (y * 0.5 + 0.25).sum() > 0:  # a guard on a tensor value, after planned nodes
+            return (y @ w).sum()
+        return (y @ w.t()).sum() * 2.0
+
+    x, w = _args(0)
+    c = jit.compile(f)
+    for _ in range(3):
+        c(x, w)
+    (g,) = _plans(c)
+    assert g.arena.slots
+    neg = -x * 100.0 - 100.0
+    for _ in range(3):
+        got = c(neg, w)
+    assert got.item() == f(neg, w).item()
+    assert len(_plans(c)) == 2  # the first plan's guard failed: its replay returned DIVERGED
+    assert g.arena.made == 1 and len(g.arena.pool) == 1  # the diverged replays gave it back

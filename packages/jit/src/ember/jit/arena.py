@@ -36,7 +36,9 @@ The replay takes an arena from the plan's pool after its checks (one is made, al
 with it, when the pool is empty: the first replay, or a replay while another thread or a
 re-entrant call holds the plan's) and puts it back before it returns (`DIVERGED` too); an exception loses
 it to the garbage collector and the next replay makes another. A capture for other shapes is
-another plan, with an arena of its own. `explain()` prints each plan's arena size.
+another plan, with an arena of its own; the arena lives as long as its plan. `explain()` prints
+each plan's arena size. In the GPT step (2 layers, d=128, T=64, batch 16, AdamW) 87 buffers, 57 MB
+of results a step, fit 15.7 MB, the most of them alive at one node; 15 MB a step still allocate.
 """
 
 from __future__ import annotations

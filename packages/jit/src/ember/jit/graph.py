@@ -516,8 +516,8 @@ class Graph:
                 _reads(n.reads(), exposed)
         hoisted: dict[int, Tensor] = {}
         dead: dict[int, list[str]] = {}
-        if slots:
-            lines.append("    _A = _pool.pop() if _pool else _arena()")
+        if slots:  # a free arena of the plan's, else a new one (another thread's replay may take the last one)
+            lines += ["    try:", "        _A = _pool.pop()", "    except IndexError:", "        _A = _arena()"]
         for b, i in last.items():
             if b not in keep and b in produced and self.buffers[b].kind == "op":
                 dead.setdefault(i, []).append(f"v{b}")
