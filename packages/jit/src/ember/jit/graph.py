@@ -721,7 +721,7 @@ class Graph:
     def compile(self):
         """The replay function (Python source made by `codegen`, compiled once), after fusing its
         elementwise groups where `config.fuse` is set."""
-        from ember.jit import arena, config, fusion, memory
+        from ember.jit import config, fusion, memory
 
         if config.retain_memory:
             memory.retain_freed_memory()
