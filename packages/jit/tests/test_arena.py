@@ -394,3 +394,29 @@ def test_a_replay_that_diverges_at_a_guard_gives_its_arena_back(planned):
     assert got.item() == f(neg, w).item()
     assert len(_plans(c)) == 2  # the first plan's guard failed: its replay returned DIVERGED
     assert g.arena.made == 1 and len(g.arena.pool) == 1  # the diverged replays gave it back
+
+
+def test_captured_backward_with_a_transposed_incoming_gradient(planned):
+    """The backward plan's incoming gradient has strides no guard fixed: its writers check the geometry."""
+    def run(plan: bool):
+        ea.manual_seed(0)
+        model = nn.Sequential(nn.Linear(12, 20), nn.ReLU(), nn.Linear(20, 20))
+        scale = ea.tensor(np.random.default_rng(5).standard_normal((20, 8)).astype(np.float32))
+        old = config.plan_memory
+        config.plan_memory = plan
+        try:
+            cm = jit.compile(model)
+            rng = np.random.default_rng(6)
+            grads = []
+            for k in range(5):
+                x = ea.tensor(rng.standard_normal((8, 12)).astype(np.float32))
+                out = cm(x)
+                (out.t() * scale).sum().backward() if k % 2 else (out * scale.t()).sum().backward()
+                grads.append([p.grad.numpy().tobytes() for p in model.parameters()])
+                for p in model.parameters():
+                    p.grad = None
+        finally:
+            config.plan_memory = old
+        return grads
+
+    assert run(True) == run(False)
