@@ -475,3 +475,32 @@ def test_random_programs_keep_every_returned_value(planned, seed):
     for outs, want in zip(fused, ref):
         for o, e in zip(outs, want):
             assert o.numpy().tobytes() == e.numpy().tobytes()
+
+
+def test_no_non_view_op_of_these_steps_returns_memory_of_its_operands():
+    """The planner takes a result of an op not flagged `view` for new memory (core's rule: a result owns its
+    storage): checked on every op the transformer and MLP steps run, forward, backward and optimizer."""
+    from ember.core import dispatch
+    from ember.core.tensor import Tensor
+
+    shared, seen = [], set()
+
+    def hook(op, args, kwargs, call_next):
+        r = call_next(op, args, kwargs)
+        seen.add(op.name)
+        if not op.view and not op.mutates and kwargs.get("out") is None:
+            ins = [a for x in args for a in (x if isinstance(x, (list, tuple)) else (x,)) if isinstance(a, Tensor)]
+            for t in r if isinstance(r, (tuple, list)) else (r,):
+                if isinstance(t, Tensor) and any(t._storage is a._storage or np.may_share_memory(
+                        t._storage._raw, a._storage._raw) for a in ins if a._storage.device.type == "cpu"):
+                    shared.append(op.name)
+        return r
+
+    dispatch.register_dispatch_hook(hook, innermost=True)
+    try:
+        _transformer_step(False, compiled=False)
+        _train(False, "adam", compiled=False)
+    finally:
+        dispatch.remove_dispatch_hook(hook)
+    assert {"mm", "bmm", "add", "clone", "layer_norm", "layer_norm_backward"} <= seen, seen
+    assert not shared, sorted(set(shared))
