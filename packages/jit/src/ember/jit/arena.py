@@ -23,8 +23,10 @@ instead of a fresh numpy array per result, and gives each an offset:
   not a `.grad` the plan binds, not a buffer a captured backward keeps or is given gradients
   for, not a value of the plan's checks, nothing an eager call (an optimizer's `step`) receives,
   and no view of such (a view op's result and its operand are one family, planned or not as a
-  whole, and live as long as the longest lived member). A replay's outputs are therefore new
-  arrays, never arena memory: an output kept from one replay is not overwritten by the next.
+  whole, and live as long as the longest lived member; an op not flagged `view` makes its result
+  in new memory, core's rule, which a test checks on the steps' ops under a dispatch hook). A
+  replay's outputs are therefore new arrays, never arena memory: an output kept from one replay
+  is not overwritten by the next.
   Parameters, their gradients and optimizer state are constants, not results: never planned.
   A plan whose outputs need a history (`through_autograd`) is not planned.
 - Liveness: a buffer lives from the node that makes it to the last node that reads it or a
