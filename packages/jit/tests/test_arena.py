@@ -504,3 +504,19 @@ def test_no_non_view_op_of_these_steps_returns_memory_of_its_operands():
         dispatch.remove_dispatch_hook(hook)
     assert {"mm", "bmm", "add", "clone", "layer_norm", "layer_norm_backward"} <= seen, seen
     assert not shared, sorted(set(shared))
+
+
+def test_a_tensor_and_a_python_number_write_their_slot(planned):
+    def f(x, w):
+        y = (x @ w) * 0.3  # one op between two GEMMs: no group to fuse into
+        z = (y @ w) / 7.0
+        return (z @ w).sum()
+
+    args = [_args(s) for s in range(3)]
+    got, c = _runs(f, args, True)
+    want, _ = _runs(f, args, False)
+    assert [t.numpy().tobytes() for t in got] == [t.numpy().tobytes() for t in want]
+    assert [t.numpy().tobytes() for t in got] == [f(*a).numpy().tobytes() for a in args]
+    (g,) = _plans(c)
+    names = {n.op.name for n in g.nodes if any(o in g.arena.slots for o in getattr(n, "outs", ()) if o is not None)}
+    assert {"mul", "div", "mm"} <= names, names

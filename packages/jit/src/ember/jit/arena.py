@@ -8,15 +8,16 @@ instead of a fresh numpy array per result, and gives each an offset:
   slots; its rows x cols nest: the group's `run(*ts, out=...)`, `run.takes_out`); the GEMMs `mm`
   and `bmm` (`gemm_into`: the kernel's own numpy call, `np.matmul` of the same operands or, for an
   outer product, `np.multiply`, with `out=` the slot: the same BLAS call); `add`, `sub`, `mul` and
-  `div` of two tensors of the result's dtype (the kernel's own `out=` path, its ufunc into the
-  slot: an IEEE operation per element, so any loop gives the same bits); and `clone` (a copy).
+  `div` of two tensors of the result's dtype, or of such a tensor and a Python number (the
+  kernel's own `out=` path: the same ufunc on the same operands, cast as before, into the slot;
+  one IEEE operation per element, so any loop gives the same bits); and `clone` (a copy).
   `matmul`, `addmm`, `linear` and their backward reach the plan as these primitives. Only float32
   and float64 CPU results of C-contiguous layout are planned. A writer whose operands are not of
   the shape, strides and dtype the capture saw (a captured backward's incoming gradients) calls the
   kernel instead, which allocates.
 - Not planned, so still allocating at every replay: every other op's result (`layer_norm` and its
   backward, softmax and its backward, the losses, embedding and its backward, reductions such as a
-  bias gradient's `sum`, `cat`, `copy_`, a binary op with a Python number, an `out=` of its own...),
+  bias gradient's `sum`, `cat`, `copy_`, a Python number minus a tensor, an `out=` of its own...),
   since those kernels make their result inside and their `out=` copies it (`write_out`); results
   that escape (below); anything of another dtype, device or layout.
 - A planned buffer never escapes the replay: not an output (nor `.item()`/`.clone()` of one),
@@ -39,8 +40,8 @@ with it, when the pool is empty: the first replay, or a replay while another thr
 re-entrant call holds the plan's) and puts it back before it returns (`DIVERGED` too); an exception loses
 it to the garbage collector and the next replay makes another. A capture for other shapes is
 another plan, with an arena of its own; the arena lives as long as its plan. `explain()` prints
-each plan's arena size. In the GPT step (2 layers, d=128, T=64, batch 16, AdamW) 87 buffers, 57 MB
-of results a step, fit 15.7 MB, the most of them alive at one node; 15 MB a step still allocate.
+each plan's arena size. In the GPT step (2 layers, d=128, T=64, batch 16, AdamW) 59.5 MB of
+results a step fit 15.7 MB, the most of them alive at one node; 13.4 MB a step still allocate.
 """
 
 from __future__ import annotations
@@ -98,12 +99,17 @@ def plannable(g, n) -> str | None:
             return "launch"
         return "nest" if getattr(n.kernel, "takes_out", False) and not n.kwargs else None
     name = n.op.name
-    if not all(isinstance(a, (Ref, Alias)) for a in n.args) or len(n.outs) != 1 or n.outs[0] is None:
+    if len(n.outs) != 1 or n.outs[0] is None or not n.args or not isinstance(n.args[0], (Ref, Alias)):
         return None
     dt = g.buffers[n.outs[0]].dtype
-    same = all((a.dtype if isinstance(a, Alias) else g.buffers[a.index].dtype) is dt for a in n.args)
+    tensors = [a for a in n.args if isinstance(a, (Ref, Alias))]
+    same = all((a.dtype if isinstance(a, Alias) else g.buffers[a.index].dtype) is dt for a in tensors)
+    plain = len(n.args) == 2 and all(k == "out" and v is None for k, v in n.kwargs.items())
+    if name in _BINARY and plain and same and type(n.args[1]) in (int, float):  # a tensor and a Python number
+        return "into"
+    if len(tensors) != len(n.args):
+        return None
     if name in _GEMMS or name in _BINARY:
-        plain = len(n.args) == 2 and all(k == "out" and v is None for k, v in n.kwargs.items())
         return "into" if plain and same else None
     if name == "clone":
         plain = len(n.args) == 1 and all(k == "memory_format" and v is None for k, v in n.kwargs.items())
@@ -114,11 +120,12 @@ def plannable(g, n) -> str | None:
 def into(g, n):
     """`write(*args, o)`: node `n`'s kernel computing into the slot `o` (a numpy array), as a tensor over it; the
     kernel itself (a new array) where the operands are not what the capture saw (NOTE [ The replay's arena ])."""
-    from ember.jit.graph import Alias
+    from ember.jit.graph import Alias, Ref
 
     kernel = n.kernel
     geometry = tuple((a.shape, a.strides) if isinstance(a, Alias) else (g.buffers[a.index].shape,
-                                                                         g.buffers[a.index].strides) for a in n.args)
+                                                                         g.buffers[a.index].strides)
+                     for a in n.args if isinstance(a, (Ref, Alias)))
     name = n.op.name
     if name in _GEMMS:
         return gemm_into(kernel)
@@ -130,6 +137,15 @@ def into(g, n):
                 np.copyto(o, x._np())  # the kernel's C-ordered copy, into the slot
                 return Tensor._wrap(o)
             return kernel(x)
+
+        return write
+    if len(geometry) == 1:  # a tensor and the Python number the capture saw (the kernel casts it as before)
+        (ga,) = geometry
+
+        def write(a, b, o):
+            if (a._shape, a._strides) == ga and o.dtype == a._dtype.np:
+                return kernel(a, b, out=Tensor._wrap(o))
+            return kernel(a, b)
 
         return write
     (ga, gb) = geometry
