@@ -18,8 +18,10 @@ instead of a fresh numpy array per result, and gives each an offset:
 - Not planned, so still allocating at every replay: every other op's result (`layer_norm` and its
   backward, softmax and its backward, the losses, embedding and its backward, reductions such as a
   bias gradient's `sum`, `cat`, `copy_`, a Python number minus a tensor, an `out=` of its own...),
-  since those kernels make their result inside and their `out=` copies it (`write_out`); results
-  that escape (below); anything of another dtype, device or layout.
+  since those kernels make their result inside and their `out=` copies it (`write_out`); unary
+  elementwise ops (`relu`, `exp` ...), whose `out=` takes numpy's loop instead of the kernel's
+  small-array or Numba one (another speed, for libm functions maybe other bits); results that
+  escape (below); anything of another dtype, device or layout.
 - A planned buffer never escapes the replay: not an output (nor `.item()`/`.clone()` of one),
   not a `.grad` the plan binds, not a buffer a captured backward keeps or is given gradients
   for, not a value of the plan's checks, nothing an eager call (an optimizer's `step`) receives,
