@@ -550,9 +550,11 @@ class ExplainOutput:
         for i, (g, ops) in enumerate(zip(self.plans, self.ops_per_graph)):
             how = " (through autograd: the outputs need a history)" if g.through_autograd else ""
             lines.append(f"Plan {i}{how}: {len(ops)} nodes: {', '.join(ops)}")
+            lines.append(f"  {_arena_line(g)}")
             if g.backward is not None:
                 bops = g.backward.graph.op_names()
                 lines.append(f"  its captured backward: {', '.join(bops)}")
+                lines.append(f"  its backward's {_arena_line(g.backward.graph)}")
         for r in self.break_reasons[:self._own_breaks]:
             lines.append(f"Break: {r}")
         for s in self.splits:
@@ -560,6 +562,14 @@ class ExplainOutput:
         return "\n".join(lines)
 
     __repr__ = __str__
+
+
+def _arena_line(g) -> str:
+    """What `explain` says of a plan's arena (NOTE [ The replay's arena ] in `ember.jit.arena`)."""
+    a = g.arena
+    if a is None:
+        return "arena: not planned (config.plan_memory is off)"
+    return f"arena: {a.nbytes} bytes for {len(a.slots)} intermediates"
 
 
 def compile(model=None, *, fullgraph: bool = False, dynamic: bool | None = None, mode: str | None = None,  # noqa: A001

@@ -335,18 +335,21 @@ def _fused_node(g, gr: _Group, k: int, outside: dict, keep: set) -> OpNode:
         run = launcher(kern, gr.dtype, shape, tuple(kind == "b" for kind in kinds),
                        tuple(g.buffers[a.index].shape for a in inputs), n_out, sv, "fused_" + "_".join(names))
     elif reduce is None:
-        def run(*ts):
-            res = [np.empty(size, dt) for _ in range(n_out)]
+        def run(*ts, out=(None,) * n_out):  # out: arena slots (NOTE [ The replay's arena ] in ember.jit.arena)
+            res = [np.empty(size, dt) if o is None else o for o in out]
             arrays, strides = _operands(ts, prep)
             kern(*dims, *res, *arrays, sv, *strides)
             return tuple([Tensor._wrap(r.reshape(shape)) for r in res])
     else:
-        def run(*ts):
-            res = [np.empty(size, dt) for _ in range(n_out)]
-            acc = np.empty(red_len, dt)
+        def run(*ts, out=(None,) * (n_out + 1)):
+            res = [np.empty(size, dt) if o is None else o for o in out[:-1]]
+            acc = np.empty(red_len, dt) if out[-1] is None else out[-1]
             arrays, strides = _operands(ts, prep)
             kern(*dims, *res, *arrays, sv, *strides, acc)
             return (*[Tensor._wrap(r.reshape(shape)) for r in res], Tensor._wrap(acc.reshape(red_shape)))
+
+    if nest:
+        run.takes_out = True
 
     written = [nodes[s].outs[0] for s in outs]
     return _node(gr, run, inputs, written + [gr.nodes[-1].outs[0]] if reduce is not None else written)

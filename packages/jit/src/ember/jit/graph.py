@@ -37,6 +37,7 @@ from typing import Any
 import numpy as np
 
 from ember.core.tensor import Tensor
+from ember.jit import arena
 
 __all__ = ["Buffer", "Ref", "Alias", "Get", "Item", "Clone", "OpNode", "CallNode", "Guard", "GradBind", "Graph", "MISS",
            "DIVERGED"]
@@ -309,6 +310,8 @@ class Graph:
     backward: Backward | None = None  # the captured backward of a forward whose outputs need a history
     # inputs whose geometry no guard fixes (a captured backward's incoming gradients): no view of them is inlined
     unguarded: set = field(default_factory=set)
+    # where the replay's intermediates lie (NOTE [ The replay's arena ] in ember.jit.arena); None: not planned
+    arena: Any = None
 
     def eliminate_dead_code(self) -> int:
         """Drop op nodes whose results nothing reads and that write nothing; returns how many went.
@@ -471,6 +474,15 @@ class Graph:
                 cond = f"{ref}.training is not {expected}"
             lines.append(f"    if {cond}: return MISS")
 
+        slots = self.arena.slots if self.arena is not None else {}
+        if slots:  # NOTE [ The replay's arena ]: taken from the plan's pool, given back at every return after it
+            g["_pool"], g["_arena"] = self.arena.pool, self.arena.new
+        n_slots = len(slots)
+
+        def slot(b: int, flat: bool) -> str | None:
+            return None if b not in slots else f"_A[{slots[b][0] + (n_slots if flat else 0)}]"
+
+        give_back = "_pool.append(_A); " if slots else ""
         fixed = self._fixed_geometry()
         inlined = self._inline_views(fixed, names)
         tested: set[int] = set()
@@ -504,6 +516,8 @@ class Graph:
                 _reads(n.reads(), exposed)
         hoisted: dict[int, Tensor] = {}
         dead: dict[int, list[str]] = {}
+        if slots:  # a free arena of the plan's, else a new one (another thread's replay may take the last one)
+            lines += ["    try:", "        _A = _pool.pop()", "    except IndexError:", "        _A = _arena()"]
         for b, i in last.items():
             if b not in keep and b in produced and self.buffers[b].kind == "op":
                 dead.setdefault(i, []).append(f"v{b}")
@@ -537,13 +551,15 @@ class Graph:
                     got = f"{v}.item() {_COMPARE[n.how]} {obj(n.other, 'k')}"
                 want = obj(n.expected, "k")
                 lines.append(f"    if (_v := {got}).__class__ is not {want}.__class__ or _v != {want}: "
-                             f"return DIVERGED  # {n.label()}")
+                             f"{give_back}return DIVERGED  # {n.label()}")
             elif emit is not None and not n.kwargs and not n.bumps and n.op.check is None and all(
                     isinstance(a, Ref) for a in n.args) and all(o is not None and o not in names for o in n.outs):
                 for o in n.outs:  # a fused group's launch, written into this function (NOTE [ The cost of a replay ])
                     names[o] = f"v{o}"
                 lines.append(f"    # {n.op.name}")
-                lines += emit(f"L{i}_", [expr(a) for a in n.args], [names[o] for o in n.outs], g)
+                into = [None if o not in slots else (slot(o, False), slot(o, True)) for o in n.outs]
+                lines += emit(f"L{i}_", [expr(a) for a in n.args], [names[o] for o in n.outs], g,
+                              into if any(into) else None)
             elif isinstance(n, OpNode):
                 call_args = [expr(a) for a in n.args] + [f"{k}={expr(v)}" for k, v in n.kwargs.items()]
                 if n.op.check is not None and not self.through_autograd:
@@ -557,6 +573,12 @@ class Graph:
                         outs.append("_")
                 target = ", ".join(outs) + ("," if n.tuple_out and len(outs) == 1 else "")
                 fn = obj(n.op if self.through_autograd else n.kernel, "f")
+                kind = arena.plannable(self, n) if any(o in slots for o in n.outs) else None
+                if kind == "into":  # the kernel's numpy call into its slot (NOTE [ The replay's arena ])
+                    fn = obj(arena.into(self, n), "f")
+                    call_args = [expr(a) for a in n.args] + [slot(n.outs[0], False)]
+                elif kind == "nest":  # a fused group's rows x cols loop, into its slots
+                    call_args.append(f"out=({''.join(f'{slot(o, True)}, ' for o in n.outs)})")
                 lines.append(f"    {target} = {fn}({', '.join(call_args)})  # {n.op.name}")
                 if not self.through_autograd:
                     for b in n.bumps:
@@ -594,6 +616,8 @@ class Graph:
             targets = ", ".join(expr(r) for r in bw.targets)
             lines.append(f"    {obj(bw.attach, 'b')}({obj(bw.fn, 'b')}, ({outs},), ({saved}{',' if saved else ''}), "
                          f"({targets},))")
+        if slots:
+            lines.append("    _pool.append(_A)")
         lines.append(f"    return {out(self.output)}")
         return "\n".join(lines) + "\n", g
 
@@ -704,6 +728,7 @@ class Graph:
         if config.fuse:
             fusion.fuse(self)
         self.plan_optimizer_steps()
+        self.arena = arena.plan(self) if config.plan_memory else None
         src, g = self.codegen()
         exec(compile(src, "<ember.jit plan>", "exec"), g)
         fn = g["replay"]

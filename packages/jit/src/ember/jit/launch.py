@@ -19,6 +19,10 @@ which compiles or picks the matching signature; a whole input of another shape r
 RuntimeError there, where the kernel would read past its end. Neither happens in a replay whose checks
 passed (the replay tests the geometry of each constant a fused kernel reads, NOTE [ Views at
 replay ] in `ember.jit.graph`); `run.dispatched` counts the dispatcher's calls.
+
+In a replay whose arena holds a result (NOTE [ The replay's arena ] in `ember.jit.arena`), `emit`
+takes that result's slot, its shaped and its flat view, in place of the `np.empty` and the `ravel`;
+the result tensor is made over the slot the same way.
 """
 
 from __future__ import annotations
@@ -44,17 +48,20 @@ def launcher(kern, dtype, shape: tuple, broadcast: tuple, in_shapes: tuple, n_ou
               "_nbytes": int(np.prod(shape)) * npdt.itemsize, "_strides": contiguous_strides(shape)}
     homes: list[tuple[dict, str]] = []  # (globals, prefix) of each function that calls `_call`
 
-    def body(pre: str, ins: list, res: list) -> list:
+    def body(pre: str, ins: list, res: list, slots: list | None = None) -> list:
         """The launch's lines over input names `ins`, binding results `res`; every global and temporary is
-        prefixed with `pre` (NOTE [ A fused kernel's launch ])."""
+        prefixed with `pre` (NOTE [ A fused kernel's launch ]). `slots[m]`: None, or the expressions of the
+        shaped and the flat array result `m` is written into (an arena's slot) instead of a new one."""
         k = {c: pre + c for c in consts}
         outs = [f"{pre}o{m}" for m in range(n_out)]
-        args = [k["_n"]] + [f"{o}.ravel()" for o in outs] + [
+        slots = slots or [None] * n_out
+        args = [k["_n"]] + [f"{o}.ravel()" if s is None else s[1] for o, s in zip(outs, slots)] + [
             f"{t}._np()" if b else f"{t}._np().ravel()" for t, b in zip(ins, broadcast)] + [k["_sv"]]
         same = " and ".join(f"{t}._dtype is {k['_dt']} and {t}._shape == {s!r}"
                             for t, s in zip(ins, in_shapes)) or "True"
         call = ", ".join(args)
-        lines = [f"{o} = {k['_empty']}({k['_shape']}, {k['_npdt']})" for o in outs]
+        lines = [f"{o} = {k['_empty']}({k['_shape']}, {k['_npdt']})" if s is None else f"{o} = {s[0]}"
+                 for o, s in zip(outs, slots)]
         lines += [f"if {same}:", f"    {pre}_call({call})", "else:",
                   f"    {pre}_dispatch(({''.join(t + ', ' for t in ins)}), {call})"]
         for m, (o, r) in enumerate(zip(outs, res)):  # `Tensor._wrap(o)`, inlined
@@ -68,16 +75,17 @@ def launcher(kern, dtype, shape: tuple, broadcast: tuple, in_shapes: tuple, n_ou
                       f"{r}._grad = {r}._grad_fn = {r}._ag = None"]
         return lines
 
-    def emit(pre: str, ins: list, res: list, g: dict) -> list:
+    def emit(pre: str, ins: list, res: list, g: dict, slots: list | None = None) -> list:
         """The launch as lines of a replay (indented by four) whose globals are `g`: the names it needs go into
         `g`, and `g` gets the entry point after the first call as `run`'s own globals do. Its temporaries are
-        deleted at the end, so a result's memory goes when the replay drops the result."""
+        deleted at the end, so a result's memory goes when the replay drops the result. `slots` as `body`'s:
+        the arena slots the results go into (NOTE [ The replay's arena ] in `ember.jit.arena`)."""
         g.update({pre + c: v for c, v in consts.items()})
         g[pre + "_call"] = _call[0]
         g[pre + "_dispatch"] = dispatch
         homes.append((g, pre))
         temps = [f"{pre}o{m}" for m in range(n_out)] + [f"{pre}s{m}" for m in range(n_out)]
-        return [f"    {line}" for line in body(pre, ins, res)] + [f"    del {', '.join(temps)}"]
+        return [f"    {line}" for line in body(pre, ins, res, slots)] + [f"    del {', '.join(temps)}"]
 
     def first(*a):
         """The first call, through the dispatcher: it picks the signature whose entry point later calls take

@@ -10,8 +10,9 @@ step on this machine). Before its first plan runs, ember.jit raises both thresho
 (`mallopt`, `config.retain_memory`), so freed memory stays in the heap and later replays reuse it:
 a replayed step then faults in (almost) nothing. This is process-wide, as setting
 `MALLOC_TRIM_THRESHOLD_`/`MALLOC_MMAP_THRESHOLD_` or loading jemalloc/tcmalloc (PyTorch's advice
-for CPU training) would be; it changes no values. A planned arena (buffers reused by liveness,
-kernels writing into them) is the issue's full form; this keeps what the allocator already reuses.
+for CPU training) would be; it changes no values. The intermediates that fused kernels and GEMMs
+write now go into the plan's arena instead (NOTE [ The replay's arena ] in `ember.jit.arena`);
+this keeps the memory of what still allocates (outputs, gradients, the other ops' results).
 """
 
 from __future__ import annotations
