@@ -4,6 +4,7 @@ float64 against numpy's longdouble (64-bit significand on x86)."""
 from __future__ import annotations
 
 import functools
+import re
 
 import numba
 import numpy as np
@@ -215,4 +216,5 @@ def test_float64_functions_vectorize():
     for name in ("exp64", "tanh64", "sigmoid64", "silu64"):
         run = _loop(name)
         run(x)
-        assert "<4 x double>" in "".join(run.inspect_llvm().values()), name
+        # the host's vector width: 4 lanes with AVX2, 8 where LLVM targets AVX-512 (znver4)
+        assert re.search(r"<(2|4|8|16) x double>", "".join(run.inspect_llvm().values())), name
