@@ -4,18 +4,22 @@ from __future__ import annotations
 
 import numpy as np
 
+from ember.core import dispatch as _dispatch
 from ember.core import dtypes
+from ember.core.dispatch import Op
 from ember.core.ops.shape import expand as _expand
 from ember.core.tensor import Tensor
 
 _NUMPY_ZEROS = (dtypes.float32, dtypes.float64)  # dtypes whose CPU zeros numpy makes as `zeros` does
+_REDISPATCH = Op.redispatch  # the dispatcher's `call_next` below its topmost hook when that hook is the only one
 
 
 def zeros_with(shape: tuple, like: Tensor) -> Tensor:
     """Zeros of `shape` with `like`'s dtype and device (a slice's or index's backward makes one per node: on the
-    CPU straight from numpy, without `zeros`' argument parsing and fill)."""
+    CPU straight from numpy, without `zeros`' argument parsing and fill, where autograd's is the dispatcher's only
+    hook; a capture or a profiler sees the `zeros` op)."""
     dt = like._dtype
-    if dt in _NUMPY_ZEROS and like._storage.device.type == "cpu":
+    if dt in _NUMPY_ZEROS and like._storage.device.type == "cpu" and _dispatch._top_next is _REDISPATCH:
         return Tensor._wrap(np.zeros(shape, dt.np))
     from ember.core import zeros
 
