@@ -1,0 +1,76 @@
+"""`torch.sparse`: products, sums and softmaxes of sparse COO/CSR tensors (docs/sparse.md).
+
+The tensors, their kernels and validation live in `ember.core.sparse`; the gradient of the product in
+`ember.autograd.sparse`. This module gives them PyTorch's names.
+"""
+
+from __future__ import annotations
+
+import contextlib
+
+from ember.core.sparse import sparse_addmm, sparse_log_softmax, sparse_mm, sparse_softmax, sparse_sum
+from ember.core.tensor import Tensor
+
+__all__ = ["mm", "addmm", "sum", "softmax", "log_softmax", "spmm", "check_sparse_tensor_invariants"]
+
+
+def mm(mat1: Tensor, mat2: Tensor, reduce: str = "sum") -> Tensor:
+    """sparse (n, k) @ dense (k, m) -> dense (n, m); the sparse operand's gradient is sparse, with its pattern.
+
+    Raises:
+        RuntimeError: shapes or dtypes that do not multiply, or a `reduce` other than "sum".
+    """
+    if reduce != "sum":
+        raise RuntimeError(f"torch.sparse.mm: ember supports reduce='sum' only; got {reduce!r}")
+    return sparse_mm(mat1, mat2)
+
+
+def spmm(input: Tensor, mat2: Tensor) -> Tensor:
+    """`torch.spmm`: the same product as `torch.sparse.mm`."""
+    return sparse_mm(input, mat2)
+
+
+def addmm(mat: Tensor, mat1: Tensor, mat2: Tensor, *, beta: float = 1.0, alpha: float = 1.0) -> Tensor:
+    """`beta * mat + alpha * (mat1 @ mat2)` for a sparse `mat1`."""
+    return sparse_addmm(mat, mat1, mat2, beta=beta, alpha=alpha)
+
+
+def sum(input: Tensor, dim=None, dtype=None):  # noqa: A001 - PyTorch's name
+    """All stored values summed (a dense 0-dim tensor), or summed over `dim` (sparse while sparse dims remain)."""
+    return sparse_sum(input, dim, dtype)
+
+
+def softmax(input: Tensor, dim: int, *, dtype=None) -> Tensor:
+    """Softmax over the stored elements of each slice along `dim`; unstored elements count as -inf."""
+    return sparse_softmax(input, dim, dtype)
+
+
+def log_softmax(input: Tensor, dim: int, *, dtype=None) -> Tensor:
+    """Log-softmax over the stored elements of each slice along `dim`."""
+    return sparse_log_softmax(input, dim, dtype)
+
+
+class check_sparse_tensor_invariants(contextlib.ContextDecorator):
+    """PyTorch's switch for checking sparse indices when a tensor is made: ember always checks them (its
+    kernels do not bounds-check), so this context and its `enable`/`disable` change nothing."""
+
+    def __init__(self, enable: bool = True) -> None:
+        self.enable = enable
+
+    @staticmethod
+    def is_enabled() -> bool:
+        return True
+
+    @staticmethod
+    def enable() -> None:
+        """Checks are always on in ember."""
+
+    @staticmethod
+    def disable() -> None:
+        """Checks stay on in ember: its kernels rely on them."""
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc) -> None:
+        return None
