@@ -115,6 +115,11 @@ def _check_coo_bounds(idx: np.ndarray, size: tuple) -> None:
                                f"index {int(hi[d])}")
 
 
+def _alias(t: Tensor) -> Tensor:
+    """A tensor over `t`'s memory outside any graph (`detach` without the autograd layer)."""
+    return Tensor._make(t._storage, t._offset, t._shape, t._strides, t._dtype)
+
+
 def _set_grad_leaf(values: Tensor, requires_grad: bool) -> Tensor:
     if not requires_grad:
         return values
@@ -329,7 +334,7 @@ class SparseTensor(Tensor):
     # --- autograd lives on the values -------------------------------------------------------------
     @property
     def requires_grad(self) -> bool:
-        return self._sp_values.requires_grad
+        return self._sp_values._requires_grad
 
     @requires_grad.setter
     def requires_grad(self, flag: bool) -> None:
@@ -346,25 +351,25 @@ class SparseTensor(Tensor):
 
     @property
     def grad(self) -> SparseTensor | None:
-        g = self._sp_values.grad
+        g = self._sp_values._grad
         return None if g is None else self._with_values(g)
 
     @grad.setter
     def grad(self, value) -> None:
         if value is not None:
             raise RuntimeError("ember: only None can be assigned to a sparse tensor's grad")
-        self._sp_values.grad = None
+        self._sp_values._grad = None
 
     @property
     def grad_fn(self):
-        return self._sp_values.grad_fn
+        return self._sp_values._grad_fn
 
     @property
     def is_leaf(self) -> bool:
-        return self._sp_values.is_leaf
+        return self._sp_values._grad_fn is None
 
     def detach(self) -> SparseTensor:
-        return self._with_values(self._sp_values.detach())
+        return self._with_values(_alias(self._sp_values))
 
     def clone(self, *, memory_format=None) -> SparseTensor:
         return self._with_values(self._sp_values.clone(), copy_indices=True)
@@ -580,11 +585,11 @@ class SparseTensor(Tensor):
 
         pad = " " * 7
         if self._sp_layout is sparse_coo:
-            head = "tensor(indices=" + repr(self._sp_indices.detach()).replace("\n", "\n" + " " * 15)
+            head = "tensor(indices=" + repr(self._sp_indices).replace("\n", "\n" + " " * 15)
         else:
             head = ("tensor(crow_indices=" + repr(Tensor._wrap(self._sp_crow)) + ",\n" + pad
                     + "col_indices=" + repr(Tensor._wrap(self._sp_col)))
-        vals = "values=" + repr(self._sp_values.detach()).replace("\n", "\n" + " " * 14)
+        vals = "values=" + repr(_alias(self._sp_values)).replace("\n", "\n" + " " * 14)
         suffix = [f"size={tuple(self._shape)}", f"nnz={self._nnz()}"]
         meta = _dtype_grad_suffix(self._sp_values)
         dt = [s for s in meta if s.startswith("dtype=")]
@@ -598,10 +603,10 @@ class SparseTensor(Tensor):
 
     def __reduce_ex__(self, protocol):
         if self._sp_layout is sparse_coo:
-            return (_rebuild_coo, (self._sp_indices.detach(), self._sp_values.detach(), tuple(self._shape),
-                                   self._sp_coalesced, self.requires_grad))
+            return (_rebuild_coo, (self._sp_indices, _alias(self._sp_values), tuple(self._shape),
+                                   self._sp_coalesced, self._sp_values._requires_grad))
         return (_rebuild_csr, (Tensor._wrap(self._sp_crow.copy()), Tensor._wrap(self._sp_col.copy()),
-                               self._sp_values.detach(), tuple(self._shape), self.requires_grad))
+                               _alias(self._sp_values), tuple(self._shape), self._sp_values._requires_grad))
 
     def __deepcopy__(self, memo):
         return self.clone()
@@ -677,7 +682,7 @@ def _csr_of(a: SparseTensor) -> tuple[np.ndarray, np.ndarray, np.ndarray, Tensor
 
 def _mm_plain(crow, col, rows, values: Tensor, x: Tensor, shape: tuple) -> Tensor:
     """The product without autograd: what the autograd layer's function runs forward (`set_mm`)."""
-    return Tensor._wrap(_kernels().run_csr_mm(crow, col, values.detach()._np(), x.detach()._np()))
+    return Tensor._wrap(_kernels().run_csr_mm(crow, col, values._np(), x._np()))
 
 
 _MM = [_mm_plain]
@@ -781,7 +786,7 @@ def _softmax_parts(input: SparseTensor, dim: int):
     n_groups = int(group.max()) + 1 if group.size else 0
     g = Tensor._wrap(group)
     top = np.full(n_groups, -np.inf, dtype=v._dtype.np)
-    np.maximum.at(top, group, v.detach()._np())
+    np.maximum.at(top, group, v._np())
     shifted = v - Tensor._wrap(top).index_select(0, g)
     sums = zeros(n_groups, dtype=v._dtype).index_add(0, g, shifted.exp())
     return c, shifted, sums, g
@@ -816,7 +821,7 @@ def to_sparse(self: Tensor, sparse_dim: int | None = None, *, layout=None, block
     sd = self.ndim if sparse_dim is None else int(sparse_dim)
     if not 0 <= sd <= self.ndim:
         raise RuntimeError(f"sparse_dim must be in [0, {self.ndim}], but got {sd}")
-    a = self.detach()._np()
+    a = self._np()
     nz = a != 0
     if sd < self.ndim:
         nz = nz.reshape(a.shape[:sd] + (-1,)).any(axis=-1)
