@@ -585,11 +585,11 @@ class SparseTensor(Tensor):
 
         pad = " " * 7
         if self._sp_layout is sparse_coo:
-            head = "tensor(indices=" + repr(self._sp_indices).replace("\n", "\n" + " " * 15)
+            head = "tensor(indices=" + _bare_repr(self._sp_indices).replace("\n", "\n" + " " * 15)
         else:
-            head = ("tensor(crow_indices=" + repr(Tensor._wrap(self._sp_crow)) + ",\n" + pad
-                    + "col_indices=" + repr(Tensor._wrap(self._sp_col)))
-        vals = "values=" + repr(_alias(self._sp_values)).replace("\n", "\n" + " " * 14)
+            head = ("tensor(crow_indices=" + _bare_repr(Tensor._wrap(self._sp_crow)) + ",\n" + pad
+                    + "col_indices=" + _bare_repr(Tensor._wrap(self._sp_col)))
+        vals = "values=" + _bare_repr(self._sp_values).replace("\n", "\n" + " " * 14)
         suffix = [f"size={tuple(self._shape)}", f"nnz={self._nnz()}"]
         meta = _dtype_grad_suffix(self._sp_values)
         dt = [s for s in meta if s.startswith("dtype=")]
@@ -610,6 +610,19 @@ class SparseTensor(Tensor):
 
     def __deepcopy__(self, memo):
         return self.clone()
+
+
+def _bare_repr(t: Tensor) -> str:
+    """`tensor([...])` without the dtype and grad suffixes (PyTorch names them once, on the sparse tensor)."""
+    from ember.core import printing
+
+    a = t._values() if type(t) is Tensor else Tensor._values(t)
+    if a.size == 0:
+        return "tensor([])" if t.ndim == 1 else f"tensor([], size={tuple(t._shape)})"
+    if a.dtype.kind == "V" or a.dtype.itemsize == 1 and a.dtype.kind == "f" or t._dtype is dtypes.bfloat16:
+        a = a.astype(np.float32)
+    fmt, width = printing._element_formatter(printing._shown(a))
+    return "tensor(" + printing._tensor_str(a, 7, a.size > printing._options["threshold"], fmt, width) + ")"
 
 
 def _rebuild_coo(indices, values, size, coalesced, requires_grad):
