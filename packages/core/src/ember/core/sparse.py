@@ -853,12 +853,33 @@ def to_sparse_csr(self: Tensor, dense_dim: int | None = None) -> SparseTensor:
     return to_sparse(self).to_sparse_csr()
 
 
+def _strided_refusal(name: str, wants: str):
+    """The method `name` of a strided tensor, which PyTorch refuses for its layout."""
+    def refuse(self, *args, **kwargs):
+        raise RuntimeError(f"{name} expected {wants} layout but got Strided")
+
+    refuse.__name__ = refuse.__qualname__ = name
+    return refuse
+
+
+def _dense_to_dense(self: Tensor, dtype=None, *, masked_grad: bool | None = None) -> Tensor:
+    """`to_dense` of a strided tensor: itself (cast to `dtype` if given)."""
+    return self if dtype is None else self.to(dtype)
+
+
 def _attach() -> None:
     from ember.core.methods import attach
 
     attach("to_sparse", to_sparse)
     attach("to_sparse_coo", lambda self: to_sparse(self))
     attach("to_sparse_csr", to_sparse_csr)
+    attach("to_dense", _dense_to_dense)
+    attach("sparse_dim", lambda self: 0)
+    attach("dense_dim", lambda self: len(self._shape))
+    for name, wants in (("coalesce", "sparse coordinate tensor"), ("is_coalesced", "sparse coordinate tensor"),
+                        ("indices", "sparse coordinate tensor"), ("values", "sparse tensor"),
+                        ("crow_indices", "sparse row compressed tensor"), ("col_indices", "sparse row compressed tensor")):
+        attach(name, _strided_refusal(name, wants))
 
 
 _attach()
