@@ -80,3 +80,21 @@ def test_leaf_flags():
     assert not A.detach().requires_grad
     with pytest.raises(RuntimeError, match="floating point"):
         torch.sparse_coo_tensor(IDX, torch.ones(5, dtype=torch.int64), (3, 3), requires_grad=True)
+
+
+def test_dense_path_pays_nothing_for_sparse():
+    """Counted work (NOTE [ Sparse tensors beside the dense path ]): `mm`'s reroute `try` adds no call to a dense
+    product, and using sparse tensors installs nothing the dense ops then run through."""
+    import ember.core.ops.linalg as L
+    from test_op_path_budget import _count
+
+    a = torch.ones(10, 10)
+    b = torch.ones(10, 10, requires_grad=True)
+    ops = {"mm": lambda: torch.mm(a, b), "matmul": lambda: torch.matmul(a, b), "add": lambda: torch.add(a, b),
+           "addmm": lambda: torch.addmm(a, a, b)}
+    before = {k: _count(f) for k, f in ops.items()}
+    mm_calls, mm_c_calls = before["mm"]
+    assert (mm_calls, mm_c_calls) == tuple(np.add(_count(lambda: L._mm(a, b, out=None)), (1, 0)))  # the wrapper frame only
+    A = torch.sparse_coo_tensor(IDX, torch.ones(5), (3, 3), requires_grad=True)
+    (A @ torch.ones(3, 2)).sum().backward()
+    assert {k: _count(f) for k, f in ops.items()} == before
