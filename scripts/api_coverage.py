@@ -119,7 +119,8 @@ def enumerate_torch(torch) -> dict[str, tuple[str, str, list[str]]]:
         n for n, o in top.items() if not callable(o) and not isinstance(o, types.ModuleType | torch.dtype)])
     rows["Tensor"] = ("torch.Tensor", "ember.torch.Tensor", [n for n in dir(torch.Tensor) if not n.startswith("_")])
     for ns in ("torch.nn", "torch.nn.functional", "torch.optim", "torch.linalg", "torch.special", "torch.fft",
-               "torch.autograd", "torch.autograd.forward_ad", "torch.func", "torch.testing", "torch.cuda", "torch.sparse"):
+               "torch.autograd", "torch.autograd.forward_ad", "torch.func", "torch.testing", "torch.cuda",
+               "torch.sparse"):
         mod = importlib.import_module(ns)
         names = list(_public(mod, ns))
         if ns == "torch.optim":  # the optimizers, their base class and the two utility modules

@@ -81,7 +81,8 @@ _BUILTIN_SAFE = {("collections", "OrderedDict"): OrderedDict, ("builtins", "set"
                  ("builtins", "frozenset"): frozenset, ("builtins", "slice"): slice, ("builtins", "complex"): complex,
                  ("ember.core.dtypes", "as_dtype"): dtypes.as_dtype, ("ember.core.device", "device"): Device,
                  # a pickled sparse tensor: rebuilt through the validating constructors
-                 ("ember.core.sparse", "_rebuild_coo"): _rebuild_coo, ("ember.core.sparse", "_rebuild_csr"): _rebuild_csr}
+                 ("ember.core.sparse", "_rebuild_coo"): _rebuild_coo,
+                 ("ember.core.sparse", "_rebuild_csr"): _rebuild_csr}
 _safe_globals: list = []
 
 

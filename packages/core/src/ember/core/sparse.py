@@ -26,9 +26,8 @@ import sys
 import numpy as np
 
 from ember.core import dtypes
-from ember.core.device import CPU
 from ember.core.ops.tensor_utils import layout
-from ember.core.tensor import Size, Tensor, contiguous_strides
+from ember.core.tensor import Tensor, contiguous_strides
 
 __all__ = ["SparseTensor", "sparse_coo", "sparse_csr", "sparse_coo_tensor", "sparse_csr_tensor", "to_sparse",
            "to_sparse_csr", "sparse_mm", "sparse_addmm", "sparse_sum", "sparse_softmax", "sparse_log_softmax",
@@ -876,9 +875,9 @@ def _attach() -> None:
     attach("to_dense", _dense_to_dense)
     attach("sparse_dim", lambda self: 0)
     attach("dense_dim", lambda self: len(self._shape))
-    for name, wants in (("coalesce", "sparse coordinate tensor"), ("is_coalesced", "sparse coordinate tensor"),
-                        ("indices", "sparse coordinate tensor"), ("values", "sparse tensor"),
-                        ("crow_indices", "sparse row compressed tensor"), ("col_indices", "sparse row compressed tensor")):
+    coo, csr = "sparse coordinate tensor", "sparse row compressed tensor"
+    for name, wants in (("coalesce", coo), ("is_coalesced", coo), ("indices", coo), ("values", "sparse tensor"),
+                        ("crow_indices", csr), ("col_indices", csr)):
         attach(name, _strided_refusal(name, wants))
 
 
