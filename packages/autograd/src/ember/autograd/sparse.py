@@ -7,8 +7,6 @@ dense path ] in `ember.core.sparse`); only the product runs a kernel of its own 
 
 from __future__ import annotations
 
-import numpy as np
-
 from ember.core import sparse as _sparse
 from ember.core import sparse_kernels as _kernels
 from ember.core.tensor import Tensor
@@ -19,34 +17,32 @@ __all__ = ["SparseMm"]
 
 
 class SparseMm(Function):
-    """out = A @ X for a CSR pattern (crow, col, rows) of `shape` with `values`: grad_values[p] =
-    grad[rows[p]] . X[col[p]] (the product sampled at the pattern), grad_X = A^T @ grad."""
+    """out = A @ X for A's CSR `pattern` and `values`: grad_values[p] = grad[rows[p]] . X[col[p]] (the product
+    sampled at the pattern), grad_X = A^T @ grad (the kernel again, over the transposed pattern)."""
 
     @staticmethod
-    def forward(ctx, values: Tensor, x: Tensor, crow: np.ndarray, col: np.ndarray, rows: np.ndarray, shape: tuple):
+    def forward(ctx, values: Tensor, x: Tensor, pattern):
         ctx.save_for_backward(values, x)
-        ctx.pattern = (crow, col, rows, shape)
-        return Tensor._wrap(_kernels.run_csr_mm(crow, col, values._np(), x._np()))
+        ctx.pattern = pattern
+        return Tensor._wrap(_kernels.run_csr_mm(pattern.crow, pattern.col, values._np(), x._np()))
 
     @staticmethod
     @once_differentiable
     def backward(ctx, grad: Tensor):
         values, x = ctx.saved_tensors
-        crow, col, rows, shape = ctx.pattern
+        pat = ctx.pattern
         g = grad._np()
         grad_values = grad_x = None
         if ctx.needs_input_grad[0]:
-            grad_values = Tensor._wrap(_kernels.run_sampled_dot(rows, col, g, x._np()))
+            grad_values = Tensor._wrap(_kernels.run_sampled_dot(pat.rows, pat.col, g, x._np()))
         if ctx.needs_input_grad[1]:
-            order = np.argsort(col, kind="stable")  # A^T in CSR: the pattern sorted by column
-            tcrow = np.zeros(shape[1] + 1, dtype=np.int64)
-            np.cumsum(np.bincount(col, minlength=shape[1]), out=tcrow[1:])
-            grad_x = Tensor._wrap(_kernels.run_csr_mm(tcrow, rows[order], values._np()[order], g))
-        return grad_values, grad_x, None, None, None, None
+            tcrow, tcol, order = pat.transposed()
+            grad_x = Tensor._wrap(_kernels.run_csr_mm(tcrow, tcol, values._np()[order], g))
+        return grad_values, grad_x, None
 
 
-def _mm(crow, col, rows, values, x, shape):
-    return SparseMm.apply(values, x, crow, col, rows, shape)
+def _mm(pattern, values, x):
+    return SparseMm.apply(values, x, pattern)
 
 
 _sparse.set_mm(_mm)

@@ -460,9 +460,13 @@ class SparseTensor(Tensor):
             return self
         from ember.core.creation import zeros
 
-        idx = self._sp_indices._np()
         v = self._sp_values
-        uniq, inverse = _unique_columns(idx, self._shape[:idx.shape[0]])
+        version = self._sp_indices._storage.version
+        plan = self.__dict__.get("_sp_plan")
+        if plan is None or plan[0] != version:  # the sort is done once per set of indices
+            idx = self._sp_indices._np()
+            plan = self.__dict__["_sp_plan"] = (version, *_unique_columns(idx, self._shape[:idx.shape[0]]))
+        _, uniq, inverse = plan
         summed = zeros((uniq.shape[1],) + tuple(v._shape[1:]), dtype=v._dtype).index_add(0, Tensor._wrap(inverse), v)
         return SparseTensor._coo(Tensor._wrap(uniq), summed, self._shape, True)
 
@@ -681,28 +685,56 @@ def is_sparse_operand(*args) -> bool:
 
 
 # --- products ---------------------------------------------------------------------------------------
-def _csr_of(a: SparseTensor) -> tuple[np.ndarray, np.ndarray, np.ndarray, Tensor]:
-    """(crow, col, rows, values) of a 2-D sparse matrix without dense dims, values in CSR order and
-    differentiable (a COO tensor is coalesced first)."""
-    if a._sp_layout is sparse_csr:
-        rows = np.repeat(np.arange(a._shape[0], dtype=np.int64), np.diff(a._sp_crow))
-        return a._sp_crow, a._sp_col, rows, a._sp_values
-    c = a.to_sparse_csr()
-    rows = np.repeat(np.arange(a._shape[0], dtype=np.int64), np.diff(c._sp_crow))
-    return c._sp_crow, c._sp_col, rows, c._sp_values
+class CsrPattern:
+    """The row pointers, columns and rows of a 2-D sparse matrix's stored elements in CSR order, and (built on
+    first use, for the product's backward) the order that sorts them by column with the transposed row pointers.
+    A tensor keeps its pattern: its indices never change (`_pattern`), so a GCN's adjacency builds it once."""
+
+    __slots__ = ("crow", "col", "rows", "shape", "_t")
+
+    def __init__(self, crow: np.ndarray, col: np.ndarray, shape: tuple) -> None:
+        self.crow, self.col, self.shape = crow, col, shape
+        self.rows = np.repeat(np.arange(shape[0], dtype=np.int64), np.diff(crow))
+        self._t = None
+
+    def transposed(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(crow of A^T, its columns (A's rows), the permutation from A's order to A^T's)."""
+        if self._t is None:
+            order = np.argsort(self.col, kind="stable")
+            tcrow = np.zeros(self.shape[1] + 1, dtype=np.int64)
+            np.cumsum(np.bincount(self.col, minlength=self.shape[1]), out=tcrow[1:])
+            self._t = (tcrow, np.ascontiguousarray(self.rows[order]), order)
+        return self._t
 
 
-def _mm_plain(crow, col, rows, values: Tensor, x: Tensor, shape: tuple) -> Tensor:
+def _pattern(a: SparseTensor) -> tuple[CsrPattern, Tensor]:
+    """The CSR pattern of a 2-D sparse matrix without dense dims and its values in that order (differentiable;
+    an uncoalesced COO tensor is coalesced first, through its cached coalescing plan)."""
+    if a._sp_layout is sparse_coo and not a._sp_coalesced:
+        a = a.coalesce()
+    pat = a.__dict__.get("_sp_pattern")
+    if pat is None:
+        if a._sp_layout is sparse_csr:
+            pat = CsrPattern(a._sp_crow, a._sp_col, a._shape)
+        else:
+            idx = a._sp_indices._np()
+            crow = np.zeros(a._shape[0] + 1, dtype=np.int64)
+            np.cumsum(np.bincount(idx[0], minlength=a._shape[0]), out=crow[1:])
+            pat = CsrPattern(crow, np.ascontiguousarray(idx[1]), a._shape)
+        a.__dict__["_sp_pattern"] = pat
+    return pat, a._sp_values
+
+
+def _mm_plain(pattern: CsrPattern, values: Tensor, x: Tensor) -> Tensor:
     """The product without autograd: what the autograd layer's function runs forward (`set_mm`)."""
-    return Tensor._wrap(_kernels().run_csr_mm(crow, col, values._np(), x._np()))
+    return Tensor._wrap(_kernels().run_csr_mm(pattern.crow, pattern.col, values._np(), x._np()))
 
 
 _MM = [_mm_plain]
 
 
 def set_mm(fn) -> None:
-    """The autograd layer installs its differentiable sparse @ dense here (`fn(crow, col, rows, values, x,
-    shape)`)."""
+    """The autograd layer installs its differentiable sparse @ dense here (`fn(pattern, values, x)`)."""
     _MM[0] = fn
 
 
@@ -740,8 +772,8 @@ def sparse_mm(mat1: SparseTensor, mat2: Tensor) -> Tensor:
                            f"{dtypes.TORCH_NAMES[mat1._dtype.name]} != {dtypes.TORCH_NAMES[mat2._dtype.name]}")
     if mat2._storage.device.type != "cpu":
         raise RuntimeError(f"mm: ember's sparse tensors live on the CPU; got mat2 on {mat2.device}")
-    crow, col, rows, values = _csr_of(mat1)
-    return _MM[0](crow, col, rows, values, mat2, mat1._shape)
+    pattern, values = _pattern(mat1)
+    return _MM[0](pattern, values, mat2)
 
 
 def sparse_addmm(input: Tensor, mat1: SparseTensor, mat2: Tensor, *, beta=1, alpha=1) -> Tensor:
