@@ -43,6 +43,7 @@ EXCLUDED: list[tuple[str, str, str]] = [
                         r"|hsmm|hspmm|saddmm|sspaddmm|resize_as_sparse_|native_norm", SPARSE),
     ("torch constants", r"sparse_(csc|bsr|bsc)|jagged", SPARSE),
     ("torch submodules", r"nested", SPARSE),
+    ("torch.sparse", r"SparseSemiStructured\w*|semi_structured|to_sparse_semi_structured|spsolve", SPARSE),
     ("Tensor", r"to_sparse_(csc|bsr|bsc)|(ccol|row)_indices|sparse_mask|sparse_resize_\w*|resize_as_sparse_|smm"
                r"|sspaddmm|to_padded_tensor", SPARSE),
     ("torch classes", r"AliasDb|\w*Type|Argument(Spec)?|CompleteArgumentSpec|Block|CallStack|Capsule|Code"
@@ -72,6 +73,7 @@ EXCLUDED: list[tuple[str, str, str]] = [
     ("Tensor", r"eig|symeig|reinforce|volatile|lstsq|solve", REMOVED),
     ("dtypes", r"bits\w+|bit|u?int[1-7]|float4_e2m1fn_x2", SHELL),
     ("torch.nn.functional", r"TYPE_CHECKING", BUILD),
+    ("torch.sparse", r"TYPE_CHECKING", BUILD),
     ("torch.nn.functional", r"\w+_notes", DOCS),
     ("torch.linalg", r"common_notes", DOCS),
     ("torch.special", r"common_args|multi_dim_common", DOCS),

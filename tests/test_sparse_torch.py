@@ -139,3 +139,39 @@ def test_repr_matches_pytorch():
                      lambda t: t.tensor([[0.0, 1.0], [2.0, 0.0]]).to_sparse_csr()):
             ours = repr(make(etorch)).replace("ember.", "torch.")
             assert ours == repr(make(torch))
+
+
+def test_legacy_sparse_constructors_of_pygcn():
+    """Kipf's pygcn builds its adjacency with the deprecated `torch.sparse.FloatTensor(indices, values, shape)`."""
+    i = etorch.tensor([[0, 1], [1, 0]])
+    with pytest.warns(UserWarning, match="is deprecated.  Please use torch.sparse_coo_tensor"):
+        s = etorch.sparse.FloatTensor(i, etorch.tensor([1, 2]), etorch.Size([2, 2]))
+    assert s.dtype is etorch.float32 and isinstance(s, etorch.sparse.FloatTensor)
+    assert not isinstance(s, etorch.sparse.DoubleTensor) and not isinstance(etorch.ones(2), etorch.sparse.FloatTensor)
+    with pytest.warns(UserWarning):
+        empty = etorch.sparse.DoubleTensor(2, 3)
+    assert tuple(empty.shape) == (2, 3) and empty._nnz() == 0 and empty.dtype is etorch.float64
+
+
+def test_spdiags_like_scipy():
+    import scipy.sparse as sp
+
+    data = np.arange(1.0, 13.0).reshape(3, 4)
+    offsets = [0, -1, 2]
+    got = etorch.sparse.spdiags(etorch.tensor(data), etorch.tensor(offsets), (4, 5))
+    np.testing.assert_array_equal(got.to_dense().numpy(), sp.spdiags(data, offsets, 4, 5).toarray())
+    assert etorch.sparse.spdiags(etorch.tensor(data), etorch.tensor(offsets), (4, 5),
+                                 layout=etorch.sparse_csr).layout is etorch.sparse_csr
+
+
+def test_sampled_addmm_against_dense():
+    rng = np.random.default_rng(0)
+    mask = rng.random((4, 5)) < 0.5
+    base = np.where(mask, rng.standard_normal((4, 5)), 0.0)
+    a, b = rng.standard_normal((4, 3)), rng.standard_normal((3, 5))
+    m1 = etorch.tensor(a, requires_grad=True)
+    got = etorch.sparse.sampled_addmm(etorch.tensor(base).to_sparse_csr(), m1, etorch.tensor(b), beta=0.5, alpha=2.0)
+    assert got.layout is etorch.sparse_csr
+    np.testing.assert_allclose(got.to_dense().detach().numpy(), np.where(mask, 0.5 * base + 2.0 * a @ b, 0.0))
+    got.to_dense().sum().backward()
+    np.testing.assert_allclose(m1.grad.numpy(), 2.0 * mask.astype(float) @ b.T)

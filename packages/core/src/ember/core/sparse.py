@@ -31,7 +31,7 @@ from ember.core.tensor import Tensor, contiguous_strides
 
 __all__ = ["SparseTensor", "sparse_coo", "sparse_csr", "sparse_coo_tensor", "sparse_csr_tensor", "to_sparse",
            "to_sparse_csr", "sparse_mm", "sparse_addmm", "sparse_sum", "sparse_softmax", "sparse_log_softmax",
-           "is_sparse_operand", "SparseLayoutError"]
+           "is_sparse_operand", "SparseLayoutError", "spdiags", "sampled_addmm"]
 
 sparse_coo = layout("sparse_coo")
 sparse_csr = layout("sparse_csr")
@@ -620,8 +620,8 @@ def _bare_repr(t: Tensor) -> str:
     from ember.core import printing
 
     a = t._values() if type(t) is Tensor else Tensor._values(t)
-    if a.size == 0:
-        return "tensor([])" if t.ndim == 1 else f"tensor([], size={tuple(t._shape)})"
+    if a.size == 0:  # PyTorch names the size of every empty part, 1-D included
+        return f"tensor([], size={tuple(t._shape)})"
     if a.dtype.kind == "V" or a.dtype.itemsize == 1 and a.dtype.kind == "f" or t._dtype is dtypes.bfloat16:
         a = a.astype(np.float32)
     fmt, width = printing._element_formatter(printing._shown(a))
@@ -851,6 +851,50 @@ def sparse_log_softmax(input: SparseTensor, dim: int, dtype=None) -> SparseTenso
         input = input.to(dtype)
     c, shifted, sums, g = _softmax_parts(input, dim)
     return c._with_values(shifted - sums.log().index_select(0, g))
+
+
+def spdiags(diagonals: Tensor, offsets: Tensor, shape: tuple, layout=None) -> SparseTensor:
+    """`torch.sparse.spdiags`: row `j` of `diagonals` on diagonal `offsets[j]` of a sparse (rows, cols) matrix, element
+    `diagonals[j, c]` at `(c - offsets[j], c)` (scipy's convention), differentiable in `diagonals`.
+
+    Raises:
+        RuntimeError: `diagonals` is not 2-D, `offsets` not 1-D of one entry per diagonal, or an offset repeats.
+    """
+    from ember.core.creation import tensor as _tensor
+
+    offs = [int(o) for o in (offsets.tolist() if isinstance(offsets, Tensor) else offsets)]
+    d = diagonals if isinstance(diagonals, Tensor) else _tensor(diagonals)
+    if d.ndim != 2:
+        raise RuntimeError(f"Diagonals must be vector or matrix, got {d.ndim}-D")
+    if len(offs) != d._shape[0]:
+        raise RuntimeError(f"Number of diagonals ({d._shape[0]}) does not match the number of offsets ({len(offs)})")
+    if len(set(offs)) != len(offs):
+        raise RuntimeError("Offset tensor contains duplicate values")
+    rows_n, cols_n = (int(n) for n in shape)
+    rows, cols, flat = [], [], []
+    for j, k in enumerate(offs):
+        c = np.arange(max(k, 0), min(rows_n + k, cols_n, d._shape[1]), dtype=np.int64)
+        rows.append(c - k)
+        cols.append(c)
+        flat.append(j * d._shape[1] + c)
+    cat = (lambda parts: np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64))
+    values = d.reshape(-1).index_select(0, Tensor._wrap(cat(flat)))
+    out = SparseTensor._coo(Tensor._wrap(np.stack([cat(rows), cat(cols)])), values, (rows_n, cols_n), False)
+    return out.to_sparse_csr() if layout is sparse_csr else out
+
+
+def sampled_addmm(input: SparseTensor, mat1: Tensor, mat2: Tensor, *, beta=1.0, alpha=1.0) -> SparseTensor:
+    """`torch.sparse.sampled_addmm`: `beta * input + alpha * (mat1 @ mat2)` at `input`'s stored elements only (a CSR
+    result with `input`'s pattern), differentiable in the values and both dense operands."""
+    if not isinstance(input, SparseTensor) or input._sp_layout is not sparse_csr:
+        raise RuntimeError("sampled_addmm: Expected input to have sparse csr layout")
+    if mat1.ndim != 2 or mat2.ndim != 2 or mat1._shape[1] != mat2._shape[0] \
+            or (mat1._shape[0], mat2._shape[1]) != tuple(input._shape):
+        raise RuntimeError(f"sampled_addmm: input, mat1 and mat2 sizes do not match: {list(input._shape)}, "
+                           f"{list(mat1._shape)} and {list(mat2._shape)}")
+    pat, values = _pattern(input)
+    picked = (mat1.index_select(0, Tensor._wrap(pat.rows)) * mat2.t().index_select(0, Tensor._wrap(pat.col))).sum(1)
+    return input._with_values(values * beta + picked * alpha)
 
 
 # --- dense -> sparse ------------------------------------------------------------------------------

@@ -7,11 +7,18 @@ The tensors, their kernels and validation live in `ember.core.sparse`; the gradi
 from __future__ import annotations
 
 import contextlib
+import warnings
 
-from ember.core.sparse import sparse_addmm, sparse_log_softmax, sparse_mm, sparse_softmax, sparse_sum
+from ember.core import dtypes
+from ember.core.sparse import (
+    SparseTensor, sampled_addmm, sparse_addmm, sparse_coo_tensor, sparse_log_softmax, sparse_mm, sparse_softmax,
+    sparse_sum, spdiags,
+)
 from ember.core.tensor import Tensor
 
-__all__ = ["mm", "addmm", "sum", "softmax", "log_softmax", "spmm", "check_sparse_tensor_invariants"]
+__all__ = ["mm", "addmm", "sum", "softmax", "log_softmax", "spmm", "spdiags", "sampled_addmm",
+           "check_sparse_tensor_invariants", "FloatTensor", "DoubleTensor", "HalfTensor", "BFloat16Tensor",
+           "ByteTensor", "CharTensor", "ShortTensor", "IntTensor", "LongTensor"]
 
 
 def mm(mat1: Tensor, mat2: Tensor, reduce: str = "sum") -> Tensor:
@@ -74,3 +81,42 @@ class check_sparse_tensor_invariants(contextlib.ContextDecorator):
 
     def __exit__(self, *exc) -> None:
         return None
+
+
+class _LegacySparseType(type):
+    """`torch.sparse.FloatTensor` and friends: the deprecated constructors of COO tensors of one dtype
+    (`FloatTensor(indices, values, size)`, `FloatTensor(*size)` for an empty one), which older GNN code
+    (Kipf's pygcn) calls; `isinstance` checks layout and dtype."""
+
+    def __call__(cls, *args, device=None):
+        if args and isinstance(args[0], Tensor):
+            warnings.warn("torch.sparse.SparseTensor(indices, values, shape, *, device=) is deprecated.  Please use "
+                          "torch.sparse_coo_tensor(indices, values, shape, dtype=, device=).", UserWarning,
+                          stacklevel=2)
+            indices, values, *size = args
+            return sparse_coo_tensor(indices, values, tuple(size[0]) if size else None, dtype=cls.dtype, device=device)
+        warnings.warn("torch.sparse.SparseTensor(shape, *, device=) is deprecated.  Please use "
+                      "torch.sparse_coo_tensor(shape, dtype=, device=).", UserWarning, stacklevel=2)
+        from ember.core.creation import zeros
+
+        size = tuple(args[0]) if len(args) == 1 and not isinstance(args[0], int) else tuple(args)
+        return sparse_coo_tensor(zeros((len(size), 0), dtype=dtypes.int64), zeros((0,), dtype=cls.dtype), size)
+
+    def __instancecheck__(cls, obj) -> bool:
+        return isinstance(obj, SparseTensor) and obj.is_sparse and obj.dtype is cls.dtype
+
+
+def _legacy(name: str, dtype) -> type:
+    return _LegacySparseType(name, (), {"dtype": dtype, "__module__": "torch.sparse",
+                                        "__doc__": f"Deprecated constructor of sparse COO {dtype} tensors."})
+
+
+FloatTensor = _legacy("FloatTensor", dtypes.float32)
+DoubleTensor = _legacy("DoubleTensor", dtypes.float64)
+HalfTensor = _legacy("HalfTensor", dtypes.float16)
+BFloat16Tensor = _legacy("BFloat16Tensor", dtypes.bfloat16)
+ByteTensor = _legacy("ByteTensor", dtypes.uint8)
+CharTensor = _legacy("CharTensor", dtypes.int8)
+ShortTensor = _legacy("ShortTensor", dtypes.int16)
+IntTensor = _legacy("IntTensor", dtypes.int32)
+LongTensor = _legacy("LongTensor", dtypes.int64)
