@@ -185,11 +185,31 @@ def test_softmax_over_stored_elements():
     np.testing.assert_allclose(got[ref > 0], np.log(ref[ref > 0]))
 
 
-@pytest.mark.parametrize("call", [lambda s: ec.exp(s), lambda s: ec.ones(2, 3).copy_(s), lambda s: s.view(6),
-                                  lambda s: s[0], lambda s: s.numpy()])
-def test_dense_ops_refuse_sparse_with_op_and_layout(call):
-    with pytest.raises(NotImplementedError, match="'SparseCPU' backend.*sparse_coo"):
+@pytest.mark.parametrize("call, op", [(lambda s: ec.exp(s), "exp"), (lambda s: ec.ones(2, 3).copy_(s), "copy_"),
+                                      (lambda s: s.view(6), "view"), (lambda s: s[0], "index"),
+                                      (lambda s: s.add_(s), "add"), (lambda s: s.item(), "item")])
+def test_dense_ops_refuse_sparse_with_op_and_layout(call, op):
+    with pytest.raises(NotImplementedError, match=f"Could not run 'aten::{op}' with arguments from the 'SparseCPU' "
+                                                  "backend.*sparse_coo"):
         call(_coo())
+
+
+def test_numpy_and_reshape_refused_like_pytorch():
+    with pytest.raises(TypeError, match=r"can't convert Sparse layout tensor to numpy. Use Tensor.to_dense\(\) first."):
+        _coo().numpy()
+    with pytest.raises(RuntimeError, match="reshape is not implemented for sparse tensors"):
+        _coo().reshape(6)
+
+
+def test_permute_and_T():
+    d = _scipy().toarray()
+    np.testing.assert_array_equal(_coo().T.to_dense().numpy(), d.T)
+    np.testing.assert_array_equal(_coo().permute(1, 0).to_dense().numpy(), d.T)
+    hybrid = ec.tensor(np.arange(24.0).reshape(2, 3, 4)).to_sparse(2)
+    np.testing.assert_array_equal(hybrid.permute(1, 0, 2).to_dense().numpy(), np.arange(24.0).reshape(2, 3, 4)
+                                  .transpose(1, 0, 2))
+    with pytest.raises(RuntimeError, match="transpositions between sparse and dense dimensions are not allowed"):
+        hybrid.permute(2, 0, 1)
 
 
 def test_dense_op_error_names_the_op():

@@ -215,6 +215,15 @@ def sparse_csr_tensor(crow_indices, col_indices, values, size=None, *, dtype=Non
 
 
 # --- the tensor ------------------------------------------------------------------------------------
+def _refusing(op: str):
+    """A method of SparseTensor that PyTorch's sparse layouts do not have (or ember does not give them)."""
+    def refuse(self, *args, **kwargs):
+        raise _refusal(self._sp_layout.name, op)
+
+    refuse.__name__ = refuse.__qualname__ = op
+    return refuse
+
+
 class SparseTensor(Tensor):
     """A sparse COO or CSR tensor: indices and values (NOTE [ Sparse tensors beside the dense path ])."""
 
@@ -323,12 +332,18 @@ class SparseTensor(Tensor):
         raise RuntimeError(f"Tensors of type {'SparseTensorImpl' if self.is_sparse else 'SparseCsrTensorImpl'} "
                            "do not have strides")
 
-    def _refuse_view(self, *args, **kwargs):
-        raise _refusal(self._sp_layout.name, "view")
-
     # views and element access share the (absent) storage: refused here rather than made over no data
-    view = reshape = permute = expand = narrow = select = unsqueeze = squeeze = flatten = as_strided = _refuse_view
-    contiguous = numpy = tolist = item = __getitem__ = __setitem__ = unfold = diagonal = _refuse_view
+    view, expand, narrow, select, unsqueeze, squeeze, flatten, as_strided, contiguous, tolist, item, __getitem__, \
+        __setitem__, unfold, diagonal = (_refusing(n) for n in (
+            "view", "expand", "narrow", "select", "unsqueeze", "squeeze", "flatten", "as_strided", "contiguous",
+            "tolist", "item", "index", "index_put_", "unfold", "diagonal"))
+
+    def reshape(self, *shape):
+        raise RuntimeError("reshape is not implemented for sparse tensors")
+
+    def numpy(self, *, force: bool = False):
+        raise TypeError(f"can't convert {'Sparse' if self.is_sparse else 'SparseCsr'} layout tensor to numpy. Use "
+                        "Tensor.to_dense() first.")
 
     # --- autograd lives on the values -------------------------------------------------------------
     @property
@@ -485,6 +500,31 @@ class SparseTensor(Tensor):
         shape = list(self._shape)
         shape[d0], shape[d1] = shape[d1], shape[d0]
         return SparseTensor._coo(Tensor._wrap(idx), self._sp_values, tuple(shape), False)
+
+    def permute(self, *dims) -> SparseTensor:
+        """The sparse dims reordered (the dense dims stay in place, as PyTorch requires)."""
+        self._need_coo("permute")
+        order = [self._wrap_dim(d) for d in (dims[0] if len(dims) == 1 and not isinstance(dims[0], int) else dims)]
+        sd = self.sparse_dim()
+        if sorted(order) != list(range(self.ndim)):
+            raise RuntimeError("permute(sparse_coo): number of dimensions in the tensor input does not match the "
+                               "length of the desired ordering of dimensions i.e. input.dim() = "
+                               f"{self.ndim} is not equal to len(dims) = {len(order)}")
+        if order[sd:] != list(range(sd, self.ndim)):
+            raise RuntimeError("permute(sparse_coo): transpositions between sparse and dense dimensions are not "
+                               "allowed. Only transpositions within sparse and within dense dimensions are allowed.")
+        idx = np.ascontiguousarray(self._sp_indices._np()[order[:sd]])
+        shape = tuple(self._shape[d] for d in order)
+        return SparseTensor._coo(Tensor._wrap(idx), self._sp_values, shape, order[:sd] == list(range(sd))
+                                 and self._sp_coalesced)
+
+    @property
+    def T(self) -> SparseTensor:  # noqa: N802 - PyTorch's name
+        return self.permute(*reversed(range(self.ndim)))
+
+    @property
+    def mT(self) -> SparseTensor:  # noqa: N802 - PyTorch's name
+        return self.transpose(-2, -1)
 
     def t(self) -> SparseTensor:
         if self.ndim > 2:
