@@ -230,3 +230,16 @@ def test_clone_detach_to():
     f = s.to(ec.float32)
     assert f.dtype is ec.float32 and f.layout is ec.sparse_coo
     assert s.cpu() is s
+
+
+def test_copy_takes_the_source_pattern():
+    s = _coo()
+    dst = sparse_coo_tensor([[0], [0]], ec.tensor([9.0], dtype=ec.float64), (2, 3))
+    dst @ ec.ones(3, 1, dtype=ec.float64)  # builds and caches dst's pattern, which copy_ must drop
+    dst.copy_(s.to(ec.float32))
+    assert dst.dtype is ec.float64
+    np.testing.assert_array_equal(dst.to_dense().numpy(), s.to_dense().numpy())
+    np.testing.assert_array_equal((dst @ ec.ones(3, 1, dtype=ec.float64)).numpy(),
+                                  s.to_dense().numpy().sum(1, keepdims=True))
+    with pytest.raises(RuntimeError, match="sizes of the sparse tensors differ"):
+        dst.copy_(sparse_coo_tensor([[0], [0]], [1.0], (3, 3)))

@@ -388,6 +388,24 @@ class SparseTensor(Tensor):
     def clone(self, *, memory_format=None) -> SparseTensor:
         return self._with_values(self._sp_values.clone(), copy_indices=True)
 
+    def copy_(self, src: Tensor, non_blocking: bool = False) -> SparseTensor:
+        """Take `src`'s indices and values (cast to this dtype), as `load_state_dict` does for a sparse buffer."""
+        if not isinstance(src, SparseTensor) or src._sp_layout is not self._sp_layout:
+            raise RuntimeError(f"copy_(): ember copies into a {self._sp_layout.name} tensor only from one of the "
+                               "same layout")
+        if src._shape != self._shape:
+            raise RuntimeError(f"copy_(): sizes of the sparse tensors differ: {list(self._shape)} and "
+                               f"{list(src._shape)}")
+        values = src._sp_values.to(self._dtype).clone()
+        self._sp_values = values if not self._sp_values._requires_grad else values.requires_grad_()
+        if self._sp_layout is sparse_coo:
+            self._sp_indices, self._sp_coalesced = src._sp_indices.clone(), src._sp_coalesced
+        else:
+            self._sp_crow, self._sp_col = src._sp_crow.copy(), src._sp_col.copy()
+        self.__dict__.pop("_sp_pattern", None)
+        self.__dict__.pop("_sp_plan", None)
+        return self
+
     def _with_values(self, values: Tensor, copy_indices: bool = False, coalesced: bool | None = None) -> SparseTensor:
         """A sparse tensor of this one's layout, size and indices over `values`."""
         if self._sp_layout is sparse_csr:
