@@ -175,3 +175,21 @@ def test_sampled_addmm_against_dense():
     np.testing.assert_allclose(got.to_dense().detach().numpy(), np.where(mask, 0.5 * base + 2.0 * a @ b, 0.0))
     got.to_dense().sum().backward()
     np.testing.assert_allclose(m1.grad.numpy(), 2.0 * mask.astype(float) @ b.T)
+
+
+class WithAdjacency(etorch.nn.Module):
+    def __init__(self, scale=1.0):
+        super().__init__()
+        self.register_buffer("adj", etorch.sparse_coo_tensor([[0, 1], [1, 0]], [scale, 2 * scale], (2, 2)))
+
+
+def test_state_dict_with_a_sparse_buffer_round_trips():
+    src, dst = WithAdjacency(3.0), WithAdjacency()
+    state = src.state_dict()
+    assert state["adj"].layout is etorch.sparse_coo
+    buf = io.BytesIO()
+    etorch.save(state, buf)
+    buf.seek(0)
+    dst.load_state_dict(etorch.load(buf))
+    np.testing.assert_array_equal(dst.adj.to_dense().numpy(), [[0.0, 3.0], [6.0, 0.0]])
+    assert dst.double().adj.dtype is etorch.float64
