@@ -20,7 +20,7 @@ def test_mm_grads_match_dense_product(call):
     v, x = _pair()
     A = torch.sparse_coo_tensor(IDX, torch.tensor(v), (3, 3), requires_grad=True)
     X = torch.tensor(x, requires_grad=True)
-    from ember.core.sparse import sparse_mm
+    from ember.core.sparse_ops import sparse_mm
 
     fn = {"sparse.mm": sparse_mm, "mm": torch.mm, "matmul": torch.matmul, "@": lambda a, b: a @ b}[call]
     y = fn(A, X)
@@ -67,7 +67,7 @@ def test_dense_to_sparse_backward_masked_like_pytorch():
 def test_softmax_grad():
     v, _ = _pair(4)
     vals = torch.tensor(v, requires_grad=True)
-    from ember.core.sparse import sparse_log_softmax
+    from ember.core.sparse_ops import sparse_log_softmax
 
     assert gradcheck(lambda vv: sparse_log_softmax(torch.sparse_coo_tensor(IDX, vv, (3, 3)), 1).to_dense(), (vals,))
 

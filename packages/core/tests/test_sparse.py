@@ -5,7 +5,8 @@ import pytest
 import scipy.sparse as sp
 
 import ember.core as ec
-from ember.core.sparse import SparseTensor, sparse_coo_tensor, sparse_csr_tensor, sparse_mm, sparse_sum
+from ember.core.sparse import SparseTensor, sparse_coo_tensor, sparse_csr_tensor
+from ember.core.sparse_ops import sparse_mm, sparse_sum
 
 IDX = [[0, 1, 1, 0], [2, 0, 2, 2]]  # (0, 2) twice: uncoalesced
 VAL = [3.0, 4.0, 5.0, 1.0]
@@ -175,7 +176,7 @@ def test_csr_invariants():
 
 
 def test_softmax_over_stored_elements():
-    from ember.core.sparse import sparse_log_softmax, sparse_softmax
+    from ember.core.sparse_ops import sparse_log_softmax, sparse_softmax
 
     d = np.where(_scipy().toarray() != 0, _scipy().toarray(), -np.inf)
     ref = np.exp(d - d.max(1, keepdims=True))

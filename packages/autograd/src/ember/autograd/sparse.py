@@ -7,7 +7,7 @@ dense path ] in `ember.core.sparse`); only the product runs a kernel of its own 
 
 from __future__ import annotations
 
-from ember.core import sparse as _sparse
+from ember.core import sparse_ops as _sparse_ops
 from ember.core import sparse_kernels as _kernels
 from ember.core.tensor import Tensor
 
@@ -45,4 +45,4 @@ def _mm(pattern, values, x):
     return SparseMm.apply(values, x, pattern)
 
 
-_sparse.set_mm(_mm)
+_sparse_ops.set_mm(_mm)

@@ -10,9 +10,9 @@ import contextlib
 import warnings
 
 from ember.core import dtypes
-from ember.core.sparse import (
-    SparseTensor, sampled_addmm, sparse_addmm, sparse_coo_tensor, sparse_log_softmax, sparse_mm, sparse_softmax,
-    sparse_sum, spdiags,
+from ember.core.sparse import SparseTensor, sparse_coo_tensor
+from ember.core.sparse_ops import (
+    sampled_addmm, sparse_addmm, sparse_log_softmax, sparse_mm, sparse_softmax, sparse_sum, spdiags,
 )
 from ember.core.tensor import Tensor
 

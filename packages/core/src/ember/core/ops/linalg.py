@@ -367,7 +367,8 @@ def matmul(input: Tensor, other: Tensor, *, out=None) -> Tensor:
 
 def _sparse_reroute(name: str, a, b, out, input=None, beta=1, alpha=1) -> Tensor:
     """Run `name` on a sparse operand's own product, or re-raise the dense op's error."""
-    from ember.core.sparse import is_sparse_operand, sparse_addmm
+    from ember.core.sparse import is_sparse_operand
+    from ember.core.sparse_ops import sparse_addmm
 
     if not is_sparse_operand(a, b):
         raise
