@@ -14,8 +14,10 @@ therefore fails loudly inside its kernel, and the dispatcher checks nothing for 
 test. `torch.mm`, `torch.matmul` and `torch.addmm` catch that error (a `try` costs nothing until it
 raises) and rerun on the sparse operand's own method. Gradients flow through the values tensor: ops
 on a sparse tensor compute its new values with differentiable dense ops (index_add, mul) or, for the
-products, with the autograd layer's function (`ember.core.sparse_ops.set_mm`); `requires_grad` and `grad` of a sparse tensor are
-those of its values, so a leaf's gradient is sparse, with its own pattern, as PyTorch's torch.sparse.mm.
+products, with the autograd layer's function (`ember.core.sparse_ops.set_mm`); `requires_grad` and `grad`
+of a sparse tensor are those of its values, so a leaf's gradient is sparse, with its own pattern, as
+PyTorch's torch.sparse.mm. A dense op that only reads metadata (a functional `torch.reshape(s, ...)`) makes
+a strided tensor over the `_NoStorage`, which refuses as soon as its data is read.
 """
 
 from __future__ import annotations
