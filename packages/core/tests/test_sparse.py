@@ -244,3 +244,19 @@ def test_copy_takes_the_source_pattern():
                                   s.to_dense().numpy().sum(1, keepdims=True))
     with pytest.raises(RuntimeError, match="sizes of the sparse tensors differ"):
         dst.copy_(sparse_coo_tensor([[0], [0]], [1.0], (3, 3)))
+
+
+def test_indices_are_copied_so_later_writes_cannot_escape_the_check():
+    i = ec.tensor([[0, 1], [1, 0]])
+    s = sparse_coo_tensor(i, ec.tensor([1.0, 2.0], dtype=ec.float64), (2, 2))
+    i.fill_(100)  # out of range now, had the tensor kept the caller's memory
+    np.testing.assert_array_equal(s.to_dense().numpy(), [[0.0, 1.0], [2.0, 0.0]])
+    np.testing.assert_array_equal((s @ ec.ones(2, 1, dtype=ec.float64)).numpy(), [[1.0], [2.0]])
+
+
+def test_product_rechecks_indices_written_through_indices():
+    s = _coo().coalesce()
+    s @ ec.ones(3, 1, dtype=ec.float64)  # the pattern is built and kept
+    s._indices()[1, 0] = 7  # past the 3 columns: the kept pattern is stale and the new one must not be read
+    with pytest.raises(RuntimeError, match="size is inconsistent with indices: for dim 1, size is 3 but found index 7"):
+        s @ ec.ones(3, 1, dtype=ec.float64)

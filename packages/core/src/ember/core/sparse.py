@@ -154,7 +154,7 @@ def sparse_coo_tensor(indices, values, size=None, *, dtype=None, device=None, pi
     if v._shape[0] != nnz:
         raise RuntimeError(f"indices and values must have same nnz, but got nnz from indices: {nnz}, nnz from "
                            f"values: {v._shape[0]}")
-    idx = np.ascontiguousarray(i._np(), dtype=np.int64)
+    idx = np.array(i._np(), dtype=np.int64, order="C")  # a copy: the caller's later writes must not pass the check
     dense_shape = tuple(v._shape[1:])
     if size is None:
         if nnz and idx.min() < 0:
@@ -184,8 +184,8 @@ def sparse_csr_tensor(crow_indices, col_indices, values, size=None, *, dtype=Non
     Raises:
         RuntimeError: the row pointers or columns break CSR's invariants (PyTorch's messages).
     """
-    crow = np.ascontiguousarray(_as_index(crow_indices, "crow_indices")._np(), dtype=np.int64)
-    col = np.ascontiguousarray(_as_index(col_indices, "col_indices")._np(), dtype=np.int64)
+    crow = np.array(_as_index(crow_indices, "crow_indices")._np(), dtype=np.int64, order="C")  # copies, as COO's
+    col = np.array(_as_index(col_indices, "col_indices")._np(), dtype=np.int64, order="C")
     v = _as_values(values, dtype)
     if crow.ndim != 1 or col.ndim != 1 or v.ndim != 1:
         raise RuntimeError("sparse_csr_tensor: ember supports 2-D CSR tensors without batch or dense dims: "

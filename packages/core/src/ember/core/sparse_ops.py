@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from ember.core import dtypes
-from ember.core.sparse import SparseTensor, _unique_columns, sparse_coo, sparse_csr
+from ember.core.sparse import SparseTensor, _check_coo_bounds, _unique_columns, sparse_coo, sparse_csr
 from ember.core.tensor import Tensor
 
 __all__ = ["CsrPattern", "set_mm", "sparse_mm", "sparse_addmm", "sparse_sum", "sparse_softmax", "sparse_log_softmax",
@@ -21,7 +21,7 @@ __all__ = ["CsrPattern", "set_mm", "sparse_mm", "sparse_addmm", "sparse_sum", "s
 class CsrPattern:
     """The row pointers, columns and rows of a 2-D sparse matrix's stored elements in CSR order, and (built on
     first use, for the product's backward) the order that sorts them by column with the transposed row pointers.
-    A tensor keeps its pattern: its indices never change (`_pattern`), so a GCN's adjacency builds it once."""
+    A tensor keeps its pattern while its indices keep their version (`_pattern`): a GCN's adjacency builds it once."""
 
     __slots__ = ("crow", "col", "rows", "shape", "_t")
 
@@ -45,16 +45,19 @@ def _pattern(a: SparseTensor) -> tuple[CsrPattern, Tensor]:
     an uncoalesced COO tensor is coalesced first, through its cached coalescing plan)."""
     if a._sp_layout is sparse_coo and not a._sp_coalesced:
         a = a.coalesce()
-    pat = a.__dict__.get("_sp_pattern")
-    if pat is None:
-        if a._sp_layout is sparse_csr:
-            pat = CsrPattern(a._sp_crow, a._sp_col, a._shape)
-        else:
-            idx = a._sp_indices._np()
-            crow = np.zeros(a._shape[0] + 1, dtype=np.int64)
-            np.cumsum(np.bincount(idx[0], minlength=a._shape[0]), out=crow[1:])
-            pat = CsrPattern(crow, np.ascontiguousarray(idx[1]), a._shape)
-        a.__dict__["_sp_pattern"] = pat
+    version = a._sp_indices._storage.version if a._sp_layout is sparse_coo else 0
+    cached = a.__dict__.get("_sp_pattern")
+    if cached is not None and cached[0] == version:
+        return cached[1], a._sp_values
+    if a._sp_layout is sparse_csr:
+        pat = CsrPattern(a._sp_crow, a._sp_col, a._shape)
+    else:
+        idx = a._sp_indices._np()
+        _check_coo_bounds(idx, a._shape)  # `_indices()` hands out the tensor itself: a write may have left the size
+        crow = np.zeros(a._shape[0] + 1, dtype=np.int64)
+        np.cumsum(np.bincount(idx[0], minlength=a._shape[0]), out=crow[1:])
+        pat = CsrPattern(crow, np.ascontiguousarray(idx[1]), a._shape)
+    a.__dict__["_sp_pattern"] = (version, pat)
     return pat, a._sp_values
 
 
