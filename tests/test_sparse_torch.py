@@ -193,3 +193,12 @@ def test_state_dict_with_a_sparse_buffer_round_trips():
     dst.load_state_dict(etorch.load(buf))
     np.testing.assert_array_equal(dst.adj.to_dense().numpy(), [[0.0, 3.0], [6.0, 0.0]])
     assert dst.double().adj.dtype is etorch.float64
+
+
+def test_as_sparse_gradcheck_checks_through_the_values():
+    a = etorch.sparse_coo_tensor([[0, 1, 1], [2, 0, 2]], etorch.tensor([1.0, 2.0, 3.0], dtype=etorch.float64), (2, 3),
+                                 requires_grad=True)
+    x = etorch.tensor(np.arange(6.0).reshape(3, 2), requires_grad=True)
+    check = etorch.sparse.as_sparse_gradcheck(etorch.autograd.gradcheck)
+    assert check(lambda s, d: etorch.sparse.mm(s, d), (a, x))
+    assert check(lambda s: s * 3, (a,))

@@ -17,8 +17,8 @@ from ember.core.sparse_ops import (
 from ember.core.tensor import Tensor
 
 __all__ = ["mm", "addmm", "sum", "softmax", "log_softmax", "spmm", "spdiags", "sampled_addmm",
-           "check_sparse_tensor_invariants", "FloatTensor", "DoubleTensor", "HalfTensor", "BFloat16Tensor",
-           "ByteTensor", "CharTensor", "ShortTensor", "IntTensor", "LongTensor"]
+           "check_sparse_tensor_invariants", "as_sparse_gradcheck", "FloatTensor", "DoubleTensor", "HalfTensor",
+           "BFloat16Tensor", "ByteTensor", "CharTensor", "ShortTensor", "IntTensor", "LongTensor"]
 
 
 def mm(mat1: Tensor, mat2: Tensor, reduce: str = "sum") -> Tensor:
@@ -81,6 +81,26 @@ class check_sparse_tensor_invariants(contextlib.ContextDecorator):
 
     def __exit__(self, *exc) -> None:
         return None
+
+
+def as_sparse_gradcheck(gradcheck):
+    """Wrap `gradcheck` (or `gradgradcheck`) so that sparse inputs that require grad are checked through their
+    values (perturbed at the stored elements only) and sparse outputs are compared densely."""
+    def gradcheck_with_sparse_support(func, inputs, **kwargs):
+        inputs = (inputs,) if isinstance(inputs, Tensor) else tuple(inputs)
+        shells = [x if isinstance(x, SparseTensor) and x.requires_grad else None for x in inputs]
+        flat = tuple(x._values().detach().requires_grad_() if shell is not None else x
+                     for x, shell in zip(inputs, shells))
+
+        def on_values(*args):
+            out = func(*[shell._with_values(a) if shell is not None else a for a, shell in zip(args, shells)])
+            if isinstance(out, tuple):
+                return tuple(o.to_dense() if isinstance(o, SparseTensor) else o for o in out)
+            return out.to_dense() if isinstance(out, SparseTensor) else out
+
+        return gradcheck(on_values, flat, **kwargs)
+
+    return gradcheck_with_sparse_support
 
 
 class _LegacySparseType(type):
