@@ -111,6 +111,15 @@ def test_arithmetic_against_dense():
     assert isinstance(s * ec.tensor(other), SparseTensor)
     np.testing.assert_array_equal((ec.tensor(other) + s).numpy(), other + d)
     np.testing.assert_array_equal((s * s).to_dense().numpy(), d * d)
+    for shape in [(2, 1), (3,), (1, 3), (1, 1)]:  # broadcast operands: read in place, never expanded to (2, 3)
+        b = np.arange(1.0, 1.0 + np.prod(shape)).reshape(shape)
+        np.testing.assert_array_equal((s * ec.tensor(b)).to_dense().numpy(), d * b)
+    hybrid = ec.tensor(np.arange(24.0).reshape(2, 3, 4)).to_sparse(1)
+    np.testing.assert_array_equal((hybrid * ec.tensor(np.arange(4.0))).to_dense().numpy(),
+                                  np.arange(24.0).reshape(2, 3, 4) * np.arange(4.0))
+    with pytest.raises(RuntimeError, match=r"The size of tensor a \(4\) must match the size of tensor b \(3\) at "
+                                           "non-singleton dimension 1"):
+        s * ec.ones(4)
 
 
 def test_add_sparse_dense_refused_like_pytorch():

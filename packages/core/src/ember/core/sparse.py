@@ -604,9 +604,22 @@ class SparseTensor(Tensor):
             self._need_coo("mul")
             from ember.core.ops.shape import expand
 
-            full = expand(other, self._shape)
+            if other.ndim > self.ndim:
+                raise RuntimeError(f"mul: ember does not broadcast a sparse tensor of size {list(self._shape)} to "
+                                   f"the larger dense size {list(other._shape)}")
+            for d in range(1, other.ndim + 1):
+                o, n = other._shape[-d], self._shape[-d]
+                if o != 1 and o != n:
+                    raise RuntimeError(f"The size of tensor a ({o}) must match the size of tensor b ({n}) at "
+                                       f"non-singleton dimension {self.ndim - d}")
             idx = self._sp_indices._np()
             sd = idx.shape[0]
+            if sd == self.ndim:  # read each stored element's operand where it lies: no dense (n, n) expansion
+                aligned = (1,) * (self.ndim - other.ndim) + tuple(other._shape)
+                at = np.stack([idx[d] if aligned[d] != 1 else np.zeros_like(idx[d]) for d in range(sd)])
+                lin = Tensor._wrap(_linear(at, aligned))
+                return self._with_values(self._sp_values * other.reshape(-1).index_select(0, lin))
+            full = expand(other, self._shape)
             lin = Tensor._wrap(_linear(idx, self._shape[:sd]))
             picked = full.reshape((math.prod(self._shape[:sd]),) + tuple(self._shape[sd:])).index_select(0, lin)
             return self._with_values(self._sp_values * picked)
