@@ -98,3 +98,14 @@ def test_dense_path_pays_nothing_for_sparse():
     A = torch.sparse_coo_tensor(IDX, torch.ones(5), (3, 3), requires_grad=True)
     (A @ torch.ones(3, 2)).sum().backward()
     assert {k: _count(f) for k, f in ops.items()} == before
+
+
+def test_node_names_are_pytorchs():
+    A = torch.sparse_coo_tensor(IDX, torch.ones(5), (3, 3), requires_grad=True)
+    X = torch.ones(3, 2, requires_grad=True)
+    from ember.core.sparse_ops import sparse_mm
+
+    assert type(sparse_mm(A, X).grad_fn).__name__ == "SparseAddmmBackward0"
+    assert type(torch.mm(A, X).grad_fn).__name__ == "MmBackward0"
+    assert type((A @ X).grad_fn).__name__ == "MmBackward0"
+    assert type(A.to_dense().grad_fn).__name__ == "ToDenseBackward0"

@@ -28,6 +28,7 @@ import sys
 import numpy as np
 
 from ember.core import dtypes
+from ember.core.dispatch import node_name
 from ember.core.ops.tensor_utils import layout
 from ember.core.tensor import Tensor, contiguous_strides
 
@@ -455,6 +456,7 @@ class SparseTensor(Tensor):
         lin = Tensor._wrap(_linear(idx, sparse_shape))
         flat = zeros((math.prod(sparse_shape),) + tuple(v._shape[1:]), dtype=v._dtype)
         out = flat.index_add(0, lin, v).reshape(self._shape)
+        out = node_name(node_name(out, "ViewBackward0", "ToDenseBackward0"), "IndexAddBackward0", "ToDenseBackward0")
         return out if dtype is None else out.to(dtype)
 
     def to_sparse(self, *args, layout=None, **kwargs) -> SparseTensor:
@@ -643,14 +645,12 @@ class SparseTensor(Tensor):
     def mm(self, mat2: Tensor) -> Tensor:
         from ember.core.sparse_ops import sparse_mm
 
-        return sparse_mm(self, mat2)
+        return node_name(sparse_mm(self, mat2), "SparseAddmmBackward0", "MmBackward0")  # torch.mm's, as PyTorch's
 
     def matmul(self, other: Tensor) -> Tensor:
-        from ember.core.sparse_ops import sparse_mm
-
         if isinstance(other, Tensor) and other.ndim == 1:
-            return sparse_mm(self, other.unsqueeze(1)).squeeze(1)
-        return sparse_mm(self, other)
+            return self.mm(other.unsqueeze(1)).squeeze(1)
+        return self.mm(other)
 
     __matmul__ = matmul
 

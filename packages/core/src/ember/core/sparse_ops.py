@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from ember.core import dtypes
+from ember.core.dispatch import node_name
 from ember.core.sparse import SparseTensor, _check_coo_bounds, _unique_columns, sparse_coo, sparse_csr
 from ember.core.tensor import Tensor
 
@@ -109,7 +110,7 @@ def sparse_mm(mat1: SparseTensor, mat2: Tensor) -> Tensor:
     if mat2._storage.device.type != "cpu":
         raise RuntimeError(f"mm: ember's sparse tensors live on the CPU; got mat2 on {mat2.device}")
     pattern, values = _pattern(mat1)
-    return _MM[0](pattern, values, mat2)
+    return node_name(_MM[0](pattern, values, mat2), "SparseMmBackward", "SparseAddmmBackward0")  # PyTorch's node
 
 
 def sparse_addmm(input: Tensor, mat1: SparseTensor, mat2: Tensor, *, beta=1, alpha=1) -> Tensor:
