@@ -269,3 +269,11 @@ def test_product_rechecks_indices_written_through_indices():
     s._indices()[1, 0] = 7  # past the 3 columns: the kept pattern is stale and the new one must not be read
     with pytest.raises(RuntimeError, match="size is inconsistent with indices: for dim 1, size is 3 but found index 7"):
         s @ ec.ones(3, 1, dtype=ec.float64)
+
+
+def test_is_coalesced_claim_is_checked():
+    with pytest.raises(RuntimeError, match="cannot set is_coalesced to true if indices correspond to uncoalesced COO "
+                                           "tensor"):
+        sparse_coo_tensor([[1, 0], [0, 0]], [1.0, 2.0], (2, 2), is_coalesced=True)
+    s = sparse_coo_tensor([[0, 1], [1, 0]], [1.0, 2.0], (2, 2), is_coalesced=True)
+    assert s.is_coalesced()

@@ -173,6 +173,9 @@ def sparse_coo_tensor(indices, values, size=None, *, dtype=None, device=None, pi
     _check_coo_bounds(idx, size)
     if device is not None and str(device) != "cpu":
         raise RuntimeError(f"sparse_coo_tensor: ember's sparse tensors live on the CPU only; got device {device}")
+    if is_coalesced and nnz > 1 and not (np.diff(_linear(idx, size[:sparse_dim])) > 0).all():
+        # the products read a coalesced tensor's indices as sorted rows: a false claim would give wrong sums
+        raise RuntimeError("cannot set is_coalesced to true if indices correspond to uncoalesced COO tensor")
     coalesced = bool(is_coalesced) or nnz < 2
     return SparseTensor._coo(Tensor._wrap(idx), _set_grad_leaf(v, requires_grad), size, coalesced)
 
