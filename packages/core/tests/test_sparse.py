@@ -277,3 +277,11 @@ def test_is_coalesced_claim_is_checked():
         sparse_coo_tensor([[1, 0], [0, 0]], [1.0, 2.0], (2, 2), is_coalesced=True)
     s = sparse_coo_tensor([[0, 1], [1, 0]], [1.0, 2.0], (2, 2), is_coalesced=True)
     assert s.is_coalesced()
+
+
+def test_strides_like_pytorch():
+    assert _coo().stride() == (0, 0) and _coo().stride(1) == 0
+    with pytest.raises(RuntimeError, match="Sparse CSR tensors do not have strides"):
+        _coo().to_sparse_csr().stride()
+    with pytest.raises(RuntimeError, match="Cannot access data pointer of Tensor that doesn't have storage"):
+        _coo().data_ptr()

@@ -334,8 +334,10 @@ class SparseTensor(Tensor):
         raise RuntimeError("Cannot access data pointer of Tensor that doesn't have storage")
 
     def stride(self, dim: int | None = None):
-        raise RuntimeError(f"Tensors of type {'SparseTensorImpl' if self.is_sparse else 'SparseCsrTensorImpl'} "
-                           "do not have strides")
+        """PyTorch's answer: zeros for COO (no strided memory), an error for CSR."""
+        if self._sp_layout is sparse_csr:
+            raise RuntimeError("Sparse CSR tensors do not have strides")
+        return (0,) * self.ndim if dim is None else 0
 
     # views and element access share the (absent) storage: refused here rather than made over no data
     view, expand, narrow, select, unsqueeze, squeeze, flatten, as_strided, contiguous, tolist, item, __getitem__, \
