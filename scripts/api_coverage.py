@@ -20,7 +20,8 @@ ROOT = Path(__file__).resolve().parent.parent
 
 # (row, pattern over the name, reason): a name of that row matching the pattern (re.fullmatch) is not counted
 QUANT = "quantization: ember has no quantized tensors (quantized dtypes, schemes and kernels, torch.ao)"
-SPARSE = "sparse and nested layouts: every ember tensor is strided"
+SPARSE = ("sparse layouts beyond COO and 2-D CSR (CSC, BSR, BSC, semi-structured), sparse-specific fused ops, and "
+          "nested tensors: see docs/sparse.md")
 SCRIPT = "TorchScript and graph-capture internals: ember runs eagerly and compiles nothing"
 BACKEND = "backend-only helpers: kernels and switches of cuDNN, MIOpen, oneDNN, FBGEMM, XLA, IPU, MPS, XPU, MTIA"
 BUILD = "facts about PyTorch's own C++ build and loader"
@@ -38,12 +39,13 @@ EXCLUDED: list[tuple[str, str, str]] = [
     ("dtypes", r"q(u?int\w+)", QUANT),
     ("Tensor", r"q_.*|int_repr|dequantize|qscheme", QUANT),
     ("torch.nn", r"intrinsic|qat|quantizable|quantized", QUANT),
-    ("torch functions", r"sparse_\w+_tensor|sparse_compressed_tensor|\w*indices_copy|values_copy|smm|dsmm|hsmm|hspmm"
-                        r"|spmm|saddmm|sspaddmm|resize_as_sparse_|native_norm", SPARSE),
-    ("torch constants", r"sparse_(coo|csr|csc|bsr|bsc)|jagged", SPARSE),
-    ("torch submodules", r"sparse|nested", SPARSE),
-    ("Tensor", r"to_sparse\w*|to_dense|coalesce|is_coalesced|indices|values|(c?col|c?row)_indices|dense_dim"
-               r"|sparse_dim|sparse_mask|sparse_resize_\w*|resize_as_sparse_|smm|sspaddmm|to_padded_tensor", SPARSE),
+    ("torch functions", r"sparse_(csc|bsr|bsc)_tensor|sparse_compressed_tensor|\w*indices_copy|values_copy|smm|dsmm"
+                        r"|hsmm|hspmm|saddmm|sspaddmm|resize_as_sparse_|native_norm", SPARSE),
+    ("torch constants", r"sparse_(csc|bsr|bsc)|jagged", SPARSE),
+    ("torch submodules", r"nested", SPARSE),
+    ("torch.sparse", r"SparseSemiStructured\w*|semi_structured|to_sparse_semi_structured|spsolve", SPARSE),
+    ("Tensor", r"to_sparse_(csc|bsr|bsc)|(ccol|row)_indices|sparse_mask|sparse_resize_\w*|resize_as_sparse_|smm"
+               r"|sspaddmm|to_padded_tensor", SPARSE),
     ("torch classes", r"AliasDb|\w*Type|Argument(Spec)?|CompleteArgumentSpec|Block|CallStack|Capsule|Code"
                       r"|CompilationUnit|ConcreteModuleType(Builder)?|DeepCopyMemoTable|ErrorReport|ExecutionPlan"
                       r"|FileCheck|FunctionSchema|Gradient|Graph|GraphExecutorState|IODescriptor|InferredType"
@@ -71,6 +73,7 @@ EXCLUDED: list[tuple[str, str, str]] = [
     ("Tensor", r"eig|symeig|reinforce|volatile|lstsq|solve", REMOVED),
     ("dtypes", r"bits\w+|bit|u?int[1-7]|float4_e2m1fn_x2", SHELL),
     ("torch.nn.functional", r"TYPE_CHECKING", BUILD),
+    ("torch.sparse", r"TYPE_CHECKING", BUILD),
     ("torch.nn.functional", r"\w+_notes", DOCS),
     ("torch.linalg", r"common_notes", DOCS),
     ("torch.special", r"common_args|multi_dim_common", DOCS),
@@ -118,7 +121,8 @@ def enumerate_torch(torch) -> dict[str, tuple[str, str, list[str]]]:
         n for n, o in top.items() if not callable(o) and not isinstance(o, types.ModuleType | torch.dtype)])
     rows["Tensor"] = ("torch.Tensor", "ember.torch.Tensor", [n for n in dir(torch.Tensor) if not n.startswith("_")])
     for ns in ("torch.nn", "torch.nn.functional", "torch.optim", "torch.linalg", "torch.special", "torch.fft",
-               "torch.autograd", "torch.autograd.forward_ad", "torch.func", "torch.testing", "torch.cuda"):
+               "torch.autograd", "torch.autograd.forward_ad", "torch.func", "torch.testing", "torch.cuda",
+               "torch.sparse"):
         mod = importlib.import_module(ns)
         names = list(_public(mod, ns))
         if ns == "torch.optim":  # the optimizers, their base class and the two utility modules

@@ -37,6 +37,7 @@ from ember.core import fft  # `torch.fft`: the transforms are core ops, their de
 from ember.core import special  # torch.special, for `import ember.autograd as torch`
 from ember.core import masked  # torch.masked: composites of core ops, differentiable here
 from ember.autograd import func
+from ember.autograd import sparse as _sparse_grad  # noqa: E402, F401 - the derivative of sparse @ dense
 from ember.autograd.func import vmap
 from ember.autograd.amp import (
     autocast, clear_autocast_cache, get_autocast_cpu_dtype, get_autocast_dtype, get_autocast_gpu_dtype,

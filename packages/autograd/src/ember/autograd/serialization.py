@@ -66,6 +66,7 @@ from ember.core.device import device as Device
 from ember.core.geometry import make_tensor
 from ember.core.meta import meta_storage
 from ember.core.storage import Storage
+from ember.core.sparse import SparseTensor, _rebuild_coo, _rebuild_csr, sparse_coo_tensor, sparse_csr_tensor
 from ember.core.tensor import Size, Tensor
 
 from ember.autograd import torch_checkpoint
@@ -78,7 +79,10 @@ __all__ = ["save", "load", "CheckpointError", "add_safe_globals", "get_safe_glob
 # the program allowlisted (`add_safe_globals`, `safe_globals`), as PyTorch's weights-only unpickler
 _BUILTIN_SAFE = {("collections", "OrderedDict"): OrderedDict, ("builtins", "set"): set,
                  ("builtins", "frozenset"): frozenset, ("builtins", "slice"): slice, ("builtins", "complex"): complex,
-                 ("ember.core.dtypes", "as_dtype"): dtypes.as_dtype, ("ember.core.device", "device"): Device}
+                 ("ember.core.dtypes", "as_dtype"): dtypes.as_dtype, ("ember.core.device", "device"): Device,
+                 # a pickled sparse tensor: rebuilt through the validating constructors
+                 ("ember.core.sparse", "_rebuild_coo"): _rebuild_coo,
+                 ("ember.core.sparse", "_rebuild_csr"): _rebuild_csr}
 _safe_globals: list = []
 
 
@@ -148,6 +152,8 @@ class _Encoder:
         if isinstance(obj, float):
             return obj if math.isfinite(obj) else {"__float__": repr(obj)}
         if isinstance(obj, Tensor):
+            if isinstance(obj, SparseTensor):
+                return {"__sparse__": self._sparse(obj)}
             return {"__tensor__": self._tensor(obj)}
         if isinstance(obj, Size):
             return {"__size__": list(obj)}
@@ -168,6 +174,13 @@ class _Encoder:
         buf = io.BytesIO()
         _TensorPickler(buf, self).dump(obj)
         return {"__pickle__": base64.b64encode(buf.getvalue()).decode("ascii")}
+
+    def _sparse(self, t: SparseTensor) -> dict:
+        """A sparse tensor as its index and value tensors; loading rebuilds it through the validating constructor."""
+        coo = t.layout.name == "sparse_coo"
+        parts = [t._indices(), t._values()] if coo else [t.crow_indices(), t.col_indices(), t._values()]
+        return {"layout": t.layout.name, "size": list(t._shape), "coalesced": bool(coo and t.is_coalesced()),
+                "requires_grad": bool(t.requires_grad), "parts": [self._tensor(p.detach()) for p in parts]}
 
     def _tensor(self, t: Tensor) -> dict:
         st = t._storage
@@ -190,7 +203,7 @@ class _TensorPickler(pickle.Pickler):
         self.encoder = encoder
 
     def persistent_id(self, obj):
-        if isinstance(obj, Tensor):
+        if isinstance(obj, Tensor) and not isinstance(obj, SparseTensor):  # a sparse one pickles its parts
             return ("tensor", self.encoder._tensor(obj))
         return None
 
@@ -402,7 +415,7 @@ def _mapped_by(fn, storage: Storage, location: str) -> Storage:
 
 
 _TAGS = ("__tensor__", "__list__", "__tuple__", "__dict__", "__odict__", "__float__", "__size__", "__dtype__",
-         "__device__", "__pickle__")
+         "__device__", "__pickle__", "__sparse__")
 
 
 class _Decoder:
@@ -429,6 +442,24 @@ class _Decoder:
                 st = Tensor._make(st, 0, (st.nbytes,), (1,), dtypes.uint8).to(dev)._storage
             self.storages.append(st)
 
+    def _sparse(self, body: Any) -> SparseTensor:
+        """A sparse tensor rebuilt by its constructor, which checks every index against the size."""
+        if not (isinstance(body, dict) and body.get("layout") in ("sparse_coo", "sparse_csr")
+                and isinstance(body.get("parts"), list) and isinstance(body.get("size"), list)
+                and all(_is_int(n) and n >= 0 for n in body["size"])):
+            raise self.fail("corrupted sparse tensor entry")
+        coo = body["layout"] == "sparse_coo"
+        if len(body["parts"]) != (2 if coo else 3):
+            raise self.fail("corrupted sparse tensor entry: wrong number of parts")
+        parts = [self._tensor(p) for p in body["parts"]]
+        try:
+            if coo:
+                return sparse_coo_tensor(*parts, tuple(body["size"]), is_coalesced=bool(body.get("coalesced")),
+                                         requires_grad=bool(body.get("requires_grad")))
+            return sparse_csr_tensor(*parts, tuple(body["size"]), requires_grad=bool(body.get("requires_grad")))
+        except (RuntimeError, TypeError) as e:
+            raise self.fail(f"invalid sparse tensor: {e}") from None
+
     def fail(self, problem: str) -> CheckpointError:
         return _fail(self.name, self.record, problem)
 
@@ -445,6 +476,8 @@ class _Decoder:
             raise self.fail(f"corrupted: unknown entry '{tag:.40}'")
         if tag == "__tensor__":
             return self._tensor(body)
+        if tag == "__sparse__":
+            return self._sparse(body)
         if tag in ("__list__", "__tuple__"):
             items = [self.decode(x, f"{path}[{i}]", depth + 1) for i, x in enumerate(self._list(body, tag))]
             return items if tag == "__list__" else tuple(items)

@@ -7,13 +7,17 @@ from collections import OrderedDict
 from typing import Any
 
 from ember.core import Tensor, empty
+from ember.core.sparse import SparseTensor
 
 __all__ = ["Parameter", "Buffer", "UninitializedTensorMixin", "UninitializedParameter", "UninitializedBuffer",
            "is_lazy"]
 
 
 def _detached(t: Tensor) -> Tensor:
-    """A plain tensor over `t`'s storage (shared version counter) that carries no gradient."""
+    """A plain tensor over `t`'s storage (shared version counter) that carries no gradient; a sparse tensor's
+    own `detach` (it has no storage: its indices and values are the state)."""
+    if isinstance(t, SparseTensor):
+        return t.detach()
     return Tensor._make(t._storage, t._offset, t._shape, t._strides, t._dtype)
 
 

@@ -291,7 +291,10 @@ def mm(input: Tensor, mat2: Tensor, *, out=None) -> Tensor:
     tensor([[ 7., 10.],
             [15., 22.]])
     """
-    return _mm(input, mat2, out=out)
+    try:
+        return _mm(input, mat2, out=out)
+    except NotImplementedError:  # NOTE [ Sparse tensors beside the dense path ]: a `try` costs nothing until then
+        return _sparse_reroute("mm", input, mat2, out)
 
 
 @method
@@ -357,10 +360,27 @@ def matmul(input: Tensor, other: Tensor, *, out=None) -> Tensor:
     >>> matmul(ones(5, 2, 3), ones(3, 4)).shape
     ember.Size([5, 2, 4])
     """
-    r = _matmul(input, other)
+    try:
+        r = _matmul(input, other)
+    except NotImplementedError:  # NOTE [ Sparse tensors beside the dense path ]
+        return _sparse_reroute("matmul", input, other, out)
     if out is not None:
         return S.copy_(_out_like(out, r), r)
     return r
+
+
+def _sparse_reroute(name: str, a, b, out, input=None, beta=1, alpha=1) -> Tensor:
+    """Run `name` on a sparse operand's own product, or re-raise the dense op's error."""
+    from ember.core.sparse import is_sparse_operand
+    from ember.core.sparse_ops import sparse_addmm
+
+    if not is_sparse_operand(a, b):
+        raise
+    if out is not None:
+        raise RuntimeError(f"{name}: out= is not supported with a sparse operand")
+    if name == "addmm":
+        return sparse_addmm(input, a, b, beta=beta, alpha=alpha)
+    return a.matmul(b) if a.is_sparse or a.is_sparse_csr else a @ b
 
 
 def _matmul(a: Tensor, b: Tensor) -> Tensor:
@@ -465,8 +485,11 @@ def _bool_empty_product(input: Tensor, prod: Tensor, beta, out) -> Tensor:
 @composite("addmm")
 def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta=1, alpha=1, out=None) -> Tensor:
     """`beta * input + alpha * (mat1 @ mat2)`; `input` broadcasts to (n, m)."""
-    return node_name(_scaled_sum(input, _opmath(_mm, mat1, mat2), beta, alpha, out, "addmm"), "AddBackward0",
-                     "AddmmBackward0")
+    try:
+        prod = _opmath(_mm, mat1, mat2)
+    except NotImplementedError:  # NOTE [ Sparse tensors beside the dense path ]
+        return _sparse_reroute("addmm", mat1, mat2, out, input, beta, alpha)
+    return node_name(_scaled_sum(input, prod, beta, alpha, out, "addmm"), "AddBackward0", "AddmmBackward0")
 
 
 @method

@@ -1,0 +1,111 @@
+"""Gradients through sparse tensors: the product's against the dense product's and finite differences,
+to_dense, coalesce and the constructor's (to the values)."""
+
+import numpy as np
+import pytest
+
+import ember.autograd as torch
+from ember.autograd import gradcheck
+
+IDX = [[0, 1, 1, 0, 2], [2, 0, 2, 2, 1]]  # (0, 2) twice
+
+
+def _pair(seed=0):
+    rng = np.random.default_rng(seed)
+    return rng.standard_normal(5), rng.standard_normal((3, 4))
+
+
+@pytest.mark.parametrize("call", ["sparse.mm", "mm", "matmul", "@"])
+def test_mm_grads_match_dense_product(call):
+    v, x = _pair()
+    A = torch.sparse_coo_tensor(IDX, torch.tensor(v), (3, 3), requires_grad=True)
+    X = torch.tensor(x, requires_grad=True)
+    from ember.core.sparse_ops import sparse_mm
+
+    fn = {"sparse.mm": sparse_mm, "mm": torch.mm, "matmul": torch.matmul, "@": lambda a, b: a @ b}[call]
+    y = fn(A, X)
+    w = torch.tensor(np.arange(12.0).reshape(3, 4))
+    (y * w).sum().backward()
+    D = torch.tensor(A.to_dense().detach().numpy(), requires_grad=True)
+    X2 = torch.tensor(x, requires_grad=True)
+    (D @ X2 * w).sum().backward()
+    np.testing.assert_allclose(y.detach().numpy(), (D @ X2).detach().numpy(), rtol=1e-12)
+    np.testing.assert_allclose(X.grad.numpy(), X2.grad.numpy(), rtol=1e-12)
+    g = A.grad
+    assert g.layout is torch.sparse_coo
+    np.testing.assert_array_equal(g._indices().numpy(), np.array(IDX))  # A's own pattern
+    rows, cols = np.array(IDX)
+    np.testing.assert_allclose(g._values().numpy(), D.grad.numpy()[rows, cols], rtol=1e-12)
+
+
+def test_mm_gradcheck_values_and_dense():
+    v, x = _pair(1)
+    vals = torch.tensor(v, requires_grad=True)
+    X = torch.tensor(x, requires_grad=True)
+    assert gradcheck(lambda vv, xx: torch.sparse_coo_tensor(IDX, vv, (3, 3)) @ xx, (vals, X))
+
+
+def test_csr_mm_grad():
+    v, x = _pair(2)
+    vals = torch.tensor(v, requires_grad=True)
+    X = torch.tensor(x, requires_grad=True)
+    assert gradcheck(lambda vv, xx: torch.sparse_coo_tensor(IDX, vv, (3, 3)).to_sparse_csr() @ xx, (vals, X))
+
+
+def test_to_dense_and_coalesce_backward_to_values():
+    v, _ = _pair(3)
+    vals = torch.tensor(v, requires_grad=True)
+    assert gradcheck(lambda vv: torch.sparse_coo_tensor(IDX, vv, (3, 3)).coalesce().to_dense() ** 2, (vals,))
+
+
+def test_dense_to_sparse_backward_masked_like_pytorch():
+    x = torch.tensor([[0.0, 2.0], [3.0, 0.0]], requires_grad=True)
+    (x.to_sparse() * 3).to_dense().sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), [[0.0, 3.0], [3.0, 0.0]])  # PyTorch's: the stored positions
+
+
+def test_softmax_grad():
+    v, _ = _pair(4)
+    vals = torch.tensor(v, requires_grad=True)
+    from ember.core.sparse_ops import sparse_log_softmax
+
+    assert gradcheck(lambda vv: sparse_log_softmax(torch.sparse_coo_tensor(IDX, vv, (3, 3)), 1).to_dense(), (vals,))
+
+
+def test_leaf_flags():
+    A = torch.sparse_coo_tensor(IDX, torch.ones(5), (3, 3), requires_grad=True)
+    assert A.requires_grad and A.is_leaf and A.grad is None
+    B = A * 2
+    assert B.requires_grad and not B.is_leaf
+    assert not A.detach().requires_grad
+    with pytest.raises(RuntimeError, match="floating point"):
+        torch.sparse_coo_tensor(IDX, torch.ones(5, dtype=torch.int64), (3, 3), requires_grad=True)
+
+
+def test_dense_path_pays_nothing_for_sparse():
+    """Counted work (NOTE [ Sparse tensors beside the dense path ]): `mm`'s reroute `try` adds no call to a dense
+    product, and using sparse tensors installs nothing the dense ops then run through."""
+    import ember.core.ops.linalg as L
+    from test_op_path_budget import _count
+
+    a = torch.ones(10, 10)
+    b = torch.ones(10, 10, requires_grad=True)
+    ops = {"mm": lambda: torch.mm(a, b), "matmul": lambda: torch.matmul(a, b), "add": lambda: torch.add(a, b),
+           "addmm": lambda: torch.addmm(a, a, b)}
+    before = {k: _count(f) for k, f in ops.items()}
+    op_calls, op_c_calls = _count(lambda: L._mm(a, b, out=None))
+    assert before["mm"] == (op_calls + 1, op_c_calls)  # the wrapper's frame only
+    A = torch.sparse_coo_tensor(IDX, torch.ones(5), (3, 3), requires_grad=True)
+    (A @ torch.ones(3, 2)).sum().backward()
+    assert {k: _count(f) for k, f in ops.items()} == before
+
+
+def test_node_names_are_pytorchs():
+    A = torch.sparse_coo_tensor(IDX, torch.ones(5), (3, 3), requires_grad=True)
+    X = torch.ones(3, 2, requires_grad=True)
+    from ember.core.sparse_ops import sparse_mm
+
+    assert type(sparse_mm(A, X).grad_fn).__name__ == "SparseAddmmBackward0"
+    assert type(torch.mm(A, X).grad_fn).__name__ == "MmBackward0"
+    assert type((A @ X).grad_fn).__name__ == "MmBackward0"
+    assert type(A.to_dense().grad_fn).__name__ == "ToDenseBackward0"

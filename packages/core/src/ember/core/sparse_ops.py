@@ -1,0 +1,234 @@
+"""Products, reductions and builders of sparse tensors (`torch.sparse.mm`, `addmm`, `sum`, `softmax`,
+`log_softmax`, `spdiags`, `sampled_addmm`); the tensors themselves are `ember.core.sparse`'s.
+
+A product runs over the CSR form of its sparse operand (`CsrPattern`, kept by the tensor) with the Numba kernel
+of `ember.core.sparse_kernels`; the autograd layer installs the differentiable product (`set_mm`). The rest
+composes differentiable dense ops over the values (NOTE [ Sparse tensors beside the dense path ]).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ember.core import dtypes
+from ember.core.dispatch import node_name
+from ember.core.sparse import SparseTensor, _check_coo_bounds, _unique_columns, sparse_coo, sparse_csr
+from ember.core.tensor import Tensor
+
+__all__ = ["CsrPattern", "set_mm", "sparse_mm", "sparse_addmm", "sparse_sum", "sparse_softmax", "sparse_log_softmax",
+           "spdiags", "sampled_addmm"]
+
+
+class CsrPattern:
+    """The row pointers, columns and rows of a 2-D sparse matrix's stored elements in CSR order, and (built on
+    first use, for the product's backward) the order that sorts them by column with the transposed row pointers.
+    A tensor keeps its pattern while its indices keep their version (`_pattern`): a GCN's adjacency builds it once."""
+
+    __slots__ = ("crow", "col", "rows", "shape", "_t")
+
+    def __init__(self, crow: np.ndarray, col: np.ndarray, shape: tuple) -> None:
+        self.crow, self.col, self.shape = crow, col, shape
+        self.rows = np.repeat(np.arange(shape[0], dtype=np.int64), np.diff(crow))
+        self._t = None
+
+    def transposed(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(crow of A^T, its columns (A's rows), the permutation from A's order to A^T's)."""
+        if self._t is None:
+            order = np.argsort(self.col, kind="stable")
+            tcrow = np.zeros(self.shape[1] + 1, dtype=np.int64)
+            np.cumsum(np.bincount(self.col, minlength=self.shape[1]), out=tcrow[1:])
+            self._t = (tcrow, np.ascontiguousarray(self.rows[order]), order)
+        return self._t
+
+
+def _pattern(a: SparseTensor) -> tuple[CsrPattern, Tensor]:
+    """The CSR pattern of a 2-D sparse matrix without dense dims and its values in that order (differentiable;
+    an uncoalesced COO tensor is coalesced first, through its cached coalescing plan)."""
+    if a._sp_layout is sparse_coo and not a._sp_coalesced:
+        a = a.coalesce()
+    version = a._sp_indices._storage.version if a._sp_layout is sparse_coo else 0
+    cached = a.__dict__.get("_sp_pattern")
+    if cached is not None and cached[0] == version:
+        return cached[1], a._sp_values
+    if a._sp_layout is sparse_csr:
+        pat = CsrPattern(a._sp_crow, a._sp_col, a._shape)
+    else:
+        idx = a._sp_indices._np()
+        _check_coo_bounds(idx, a._shape)  # `_indices()` hands out the tensor itself: a write may have left the size
+        crow = np.zeros(a._shape[0] + 1, dtype=np.int64)
+        np.cumsum(np.bincount(idx[0], minlength=a._shape[0]), out=crow[1:])
+        pat = CsrPattern(crow, np.ascontiguousarray(idx[1]), a._shape)
+    a.__dict__["_sp_pattern"] = (version, pat)
+    return pat, a._sp_values
+
+
+def _mm_plain(pattern: CsrPattern, values: Tensor, x: Tensor) -> Tensor:
+    """The product without autograd: what the autograd layer's function runs forward (`set_mm`)."""
+    return Tensor._wrap(_kernels().run_csr_mm(pattern.crow, pattern.col, values._np(), x._np()))
+
+
+_MM = [_mm_plain]
+
+
+def set_mm(fn) -> None:
+    """The autograd layer installs its differentiable sparse @ dense here (`fn(pattern, values, x)`)."""
+    _MM[0] = fn
+
+
+def _kernels():
+    from ember.core import sparse_kernels
+
+    return sparse_kernels
+
+
+def sparse_mm(mat1: SparseTensor, mat2: Tensor) -> Tensor:
+    """`torch.sparse.mm`: sparse (n, k) @ dense (k, m) -> dense (n, m); the sparse operand's gradient is
+    sparse with its own pattern.
+
+    Raises:
+        RuntimeError: not a 2-D sparse matrix and a 2-D dense one of matching size and dtype.
+    """
+    if not isinstance(mat1, SparseTensor):
+        if isinstance(mat2, SparseTensor):
+            return mat2.__rmatmul__(mat1)
+        from ember.core.ops.linalg import mm
+
+        return mm(mat1, mat2)
+    if isinstance(mat2, SparseTensor):
+        raise RuntimeError("mm: ember multiplies a sparse matrix by a dense one only (sparse @ sparse is not "
+                           "supported)")
+    if mat1.ndim != 2 or mat1.dense_dim():
+        raise RuntimeError(f"mm: expected a 2-D sparse matrix without dense dims; got size {list(mat1._shape)}")
+    if not isinstance(mat2, Tensor) or mat2.ndim != 2:
+        raise RuntimeError(f"mm: mat2 must be a matrix, got {getattr(mat2, 'ndim', '?')}-D tensor")
+    if mat1._shape[1] != mat2._shape[0]:
+        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({mat1._shape[0]}x{mat1._shape[1]} and "
+                           f"{mat2._shape[0]}x{mat2._shape[1]})")
+    if mat1._dtype is not mat2._dtype:
+        raise RuntimeError(f"expected mat1 and mat2 to have the same dtype, but got: "
+                           f"{dtypes.TORCH_NAMES[mat1._dtype.name]} != {dtypes.TORCH_NAMES[mat2._dtype.name]}")
+    if mat2._storage.device.type != "cpu":
+        raise RuntimeError(f"mm: ember's sparse tensors live on the CPU; got mat2 on {mat2.device}")
+    pattern, values = _pattern(mat1)
+    return node_name(_MM[0](pattern, values, mat2), "SparseMmBackward", "SparseAddmmBackward0")  # PyTorch's node
+
+
+def sparse_addmm(input: Tensor, mat1: SparseTensor, mat2: Tensor, *, beta=1, alpha=1) -> Tensor:
+    """`beta * input + alpha * (mat1 @ mat2)` with a sparse `mat1` (torch.sparse.addmm, torch.addmm)."""
+    prod = sparse_mm(mat1, mat2)
+    if alpha != 1:
+        prod = prod * alpha
+    if beta == 0:  # PyTorch ignores `input` (NaN included) when beta is 0
+        return prod
+    return prod + (input if beta == 1 else input * beta)
+
+
+def sparse_sum(input: SparseTensor, dim=None, dtype=None):
+    """`torch.sparse.sum`: over everything (a dense 0-dim), or over `dim`s (sparse while sparse dims remain)."""
+    if not isinstance(input, SparseTensor):
+        return input.sum() if dim is None else input.sum(dim)
+    input = input.to_sparse_coo()
+    v = input._sp_values if dtype is None else input._sp_values.to(dtype)
+    if dim is None:
+        return v.sum()
+    dims = sorted({input._wrap_dim(d) for d in ((dim,) if isinstance(dim, int) else dim)})
+    sd = input.sparse_dim()
+    dense_dims = [d - sd + 1 for d in dims if d >= sd]
+    if dense_dims:
+        v = v.sum(tuple(dense_dims))
+    keep = [d for d in range(sd) if d not in dims]
+    shape = tuple(n for d, n in enumerate(input._shape) if d not in dims)
+    if not keep:
+        return v.sum(0)
+    idx = np.ascontiguousarray(input._sp_indices._np()[keep])
+    return SparseTensor._coo(Tensor._wrap(idx), v, shape, False).coalesce()
+
+
+def _groups(s: SparseTensor, dim: int) -> np.ndarray:
+    """For each stored element of coalesced `s`, the id of its slice along sparse dim `dim` (softmax's rows)."""
+    idx = s._sp_indices._np()
+    others = [d for d in range(idx.shape[0]) if d != dim]
+    if not others:
+        return np.zeros(idx.shape[1], dtype=np.int64)
+    return _unique_columns(idx[others], tuple(s._shape[d] for d in others))[1]
+
+
+def _softmax_parts(input: SparseTensor, dim: int):
+    from ember.core.creation import zeros
+
+    if not isinstance(input, SparseTensor) or input._sp_layout is not sparse_coo:
+        raise RuntimeError("softmax: expected a sparse COO tensor")
+    d = input._wrap_dim(dim)
+    if d >= input.sparse_dim() or input.dense_dim():
+        raise RuntimeError("softmax: ember's sparse softmax runs over a sparse dim of a tensor without dense dims")
+    c = input.coalesce()
+    v = c._sp_values
+    group = _groups(c, d)
+    n_groups = int(group.max()) + 1 if group.size else 0
+    g = Tensor._wrap(group)
+    top = np.full(n_groups, -np.inf, dtype=v._dtype.np)
+    np.maximum.at(top, group, v._np())
+    shifted = v - Tensor._wrap(top).index_select(0, g)
+    sums = zeros(n_groups, dtype=v._dtype).index_add(0, g, shifted.exp())
+    return c, shifted, sums, g
+
+
+def sparse_softmax(input: SparseTensor, dim: int, dtype=None) -> SparseTensor:
+    """`torch.sparse.softmax`: softmax over the stored elements of each slice along `dim` (absent ones are
+    -inf, so they stay absent)."""
+    if dtype is not None:
+        input = input.to(dtype)
+    c, shifted, sums, g = _softmax_parts(input, dim)
+    return c._with_values(shifted.exp() / sums.index_select(0, g))
+
+
+def sparse_log_softmax(input: SparseTensor, dim: int, dtype=None) -> SparseTensor:
+    """`torch.sparse.log_softmax`: log of `sparse_softmax`, computed stably."""
+    if dtype is not None:
+        input = input.to(dtype)
+    c, shifted, sums, g = _softmax_parts(input, dim)
+    return c._with_values(shifted - sums.log().index_select(0, g))
+
+
+def spdiags(diagonals: Tensor, offsets: Tensor, shape: tuple, layout=None) -> SparseTensor:
+    """`torch.sparse.spdiags`: row `j` of `diagonals` on diagonal `offsets[j]` of a sparse (rows, cols) matrix, element
+    `diagonals[j, c]` at `(c - offsets[j], c)` (scipy's convention), differentiable in `diagonals`.
+
+    Raises:
+        RuntimeError: `diagonals` is not 2-D, `offsets` not 1-D of one entry per diagonal, or an offset repeats.
+    """
+    from ember.core.creation import tensor as _tensor
+
+    offs = [int(o) for o in (offsets.tolist() if isinstance(offsets, Tensor) else offsets)]
+    d = diagonals if isinstance(diagonals, Tensor) else _tensor(diagonals)
+    if d.ndim != 2:
+        raise RuntimeError(f"Diagonals must be vector or matrix, got {d.ndim}-D")
+    if len(offs) != d._shape[0]:
+        raise RuntimeError(f"Number of diagonals ({d._shape[0]}) does not match the number of offsets ({len(offs)})")
+    if len(set(offs)) != len(offs):
+        raise RuntimeError("Offset tensor contains duplicate values")
+    rows_n, cols_n = (int(n) for n in shape)
+    rows, cols, flat = [], [], []
+    for j, k in enumerate(offs):
+        c = np.arange(max(k, 0), min(rows_n + k, cols_n, d._shape[1]), dtype=np.int64)
+        rows.append(c - k)
+        cols.append(c)
+        flat.append(j * d._shape[1] + c)
+    cat = (lambda parts: np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64))
+    values = d.reshape(-1).index_select(0, Tensor._wrap(cat(flat)))
+    out = SparseTensor._coo(Tensor._wrap(np.stack([cat(rows), cat(cols)])), values, (rows_n, cols_n), False)
+    return out.to_sparse_csr() if layout is sparse_csr else out
+
+
+def sampled_addmm(input: SparseTensor, mat1: Tensor, mat2: Tensor, *, beta=1.0, alpha=1.0) -> SparseTensor:
+    """`torch.sparse.sampled_addmm`: `beta * input + alpha * (mat1 @ mat2)` at `input`'s stored elements only (a CSR
+    result with `input`'s pattern), differentiable in the values and both dense operands."""
+    if not isinstance(input, SparseTensor) or input._sp_layout is not sparse_csr:
+        raise RuntimeError("sampled_addmm: Expected input to have sparse csr layout")
+    if mat1.ndim != 2 or mat2.ndim != 2 or mat1._shape[1] != mat2._shape[0] \
+            or (mat1._shape[0], mat2._shape[1]) != tuple(input._shape):
+        raise RuntimeError(f"sampled_addmm: input, mat1 and mat2 sizes do not match: {list(input._shape)}, "
+                           f"{list(mat1._shape)} and {list(mat2._shape)}")
+    pat, values = _pattern(input)
+    picked = (mat1.index_select(0, Tensor._wrap(pat.rows)) * mat2.t().index_select(0, Tensor._wrap(pat.col))).sum(1)
+    return input._with_values(values * beta + picked * alpha)

@@ -1,0 +1,287 @@
+"""Sparse COO/CSR tensors of ember.core: values against scipy.sparse and numpy, PyTorch's errors."""
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+import ember.core as ec
+from ember.core.sparse import SparseTensor, sparse_coo_tensor, sparse_csr_tensor
+from ember.core.sparse_ops import sparse_mm, sparse_sum
+
+IDX = [[0, 1, 1, 0], [2, 0, 2, 2]]  # (0, 2) twice: uncoalesced
+VAL = [3.0, 4.0, 5.0, 1.0]
+
+
+def _coo(dtype=ec.float64):
+    return sparse_coo_tensor(IDX, ec.tensor(VAL, dtype=dtype), (2, 3))
+
+
+def _scipy():
+    return sp.coo_matrix((VAL, (IDX[0], IDX[1])), shape=(2, 3))
+
+
+def test_to_dense_sums_duplicates_like_scipy():
+    np.testing.assert_array_equal(_coo().to_dense().numpy(), _scipy().toarray())
+
+
+def test_coalesce_sorts_and_sums():
+    s = _coo()
+    assert not s.is_coalesced()
+    c = s.coalesce()
+    assert c.is_coalesced()
+    ref = _scipy().tocsr().tocoo()
+    np.testing.assert_array_equal(c.indices().numpy(), np.stack([ref.row, ref.col]))
+    np.testing.assert_array_equal(c.values().numpy(), ref.data)
+
+
+def test_metadata():
+    s = _coo()
+    assert s.layout is ec.sparse_coo and s.is_sparse and not s.is_sparse_csr
+    assert isinstance(s, ec.Tensor)
+    assert (s.sparse_dim(), s.dense_dim(), s._nnz()) == (2, 0, 4)
+    assert tuple(s.shape) == (2, 3) and s.dtype is ec.float64 and str(s.device) == "cpu"
+
+
+def test_size_inferred_from_indices_and_values():
+    s = sparse_coo_tensor([[0, 3]], ec.ones(2, 5))
+    assert tuple(s.shape) == (4, 5) and s.dense_dim() == 1
+
+
+@pytest.mark.parametrize("size, message", [
+    ((2, 2), "size is inconsistent with indices: for dim 1, size is 2 but found index 2"),
+    ((2,), "'len(size) == sparse_dim + dense_dim' is not satisfied: len(size) = 1, sparse_dim = 2, dense_dim = 0"),
+])
+def test_construction_errors(size, message):
+    with pytest.raises(RuntimeError) as e:
+        sparse_coo_tensor(IDX, VAL, size)
+    assert str(e.value) == message
+
+
+def test_negative_index_and_nnz_mismatch():
+    with pytest.raises(RuntimeError, match="found negative index -1 for dim 0"):
+        sparse_coo_tensor([[-1], [0]], [1.0], (2, 2))
+    with pytest.raises(RuntimeError, match="indices and values must have same nnz, but got nnz from indices: 4, "
+                                           "nnz from values: 2"):
+        sparse_coo_tensor(IDX, VAL[:2], (2, 3))
+
+
+def test_indices_values_refuse_uncoalesced():
+    with pytest.raises(RuntimeError, match=r"Cannot get indices on an uncoalesced tensor, please call \.coalesce\(\) "
+                                           "first"):
+        _coo().indices()
+    with pytest.raises(RuntimeError, match="Cannot get values on an uncoalesced tensor"):
+        _coo().values()
+    assert _coo()._indices().shape == (2, 4)
+
+
+def test_repr_like_pytorch():
+    s = sparse_coo_tensor([[0, 1], [1, 0]], ec.tensor([1.0, 2.0]), (2, 2))
+    assert repr(s) == ("tensor(indices=tensor([[0, 1],\n"
+                       "                       [1, 0]]),\n"
+                       "       values=tensor([1., 2.]),\n"
+                       f"       size=(2, 2), nnz=2, layout={ec.sparse_coo!r})")
+
+
+def test_dense_to_sparse_round_trip():
+    a = np.array([[0.0, 1.5, 0.0], [2.0, 0.0, -1.0]])
+    s = ec.tensor(a).to_sparse()
+    assert s.is_coalesced() and s._nnz() == 3
+    np.testing.assert_array_equal(s.to_dense().numpy(), a)
+    rows = ec.tensor(a).to_sparse(1)
+    assert rows.sparse_dim() == 1 and rows.dense_dim() == 1 and rows._nnz() == 2
+    np.testing.assert_array_equal(rows.to_dense().numpy(), a)
+
+
+def test_transpose_swaps_sparse_dims():
+    np.testing.assert_array_equal(_coo().t().to_dense().numpy(), _scipy().toarray().T)
+    assert not _coo().coalesce().t().is_coalesced()
+
+
+def test_arithmetic_against_dense():
+    d = _scipy().toarray()
+    s = _coo()
+    np.testing.assert_array_equal((s * 2).to_dense().numpy(), d * 2)
+    np.testing.assert_array_equal((2 * s).to_dense().numpy(), d * 2)
+    np.testing.assert_array_equal((s / 4).to_dense().numpy(), d / 4)
+    np.testing.assert_array_equal((-s).to_dense().numpy(), -d)
+    np.testing.assert_array_equal((s + s).to_dense().numpy(), 2 * d)
+    np.testing.assert_array_equal((s - s * 3).to_dense().numpy(), -2 * d)
+    other = np.arange(6.0).reshape(2, 3)
+    np.testing.assert_array_equal((s * ec.tensor(other)).to_dense().numpy(), d * other)
+    assert isinstance(s * ec.tensor(other), SparseTensor)
+    np.testing.assert_array_equal((ec.tensor(other) + s).numpy(), other + d)
+    np.testing.assert_array_equal((s * s).to_dense().numpy(), d * d)
+    for shape in [(2, 1), (3,), (1, 3), (1, 1)]:  # broadcast operands: read in place, never expanded to (2, 3)
+        b = np.arange(1.0, 1.0 + np.prod(shape)).reshape(shape)
+        np.testing.assert_array_equal((s * ec.tensor(b)).to_dense().numpy(), d * b)
+    hybrid = ec.tensor(np.arange(24.0).reshape(2, 3, 4)).to_sparse(1)
+    np.testing.assert_array_equal((hybrid * ec.tensor(np.arange(4.0))).to_dense().numpy(),
+                                  np.arange(24.0).reshape(2, 3, 4) * np.arange(4.0))
+    with pytest.raises(RuntimeError, match=r"The size of tensor a \(4\) must match the size of tensor b \(3\) at "
+                                           "non-singleton dimension 1"):
+        s * ec.ones(4)
+
+
+def test_add_sparse_dense_refused_like_pytorch():
+    with pytest.raises(RuntimeError, match=r"add\(sparse, dense\) is not supported. Use add\(dense, sparse\) "
+                                           "instead."):
+        _coo() + ec.ones(2, 3)
+    with pytest.raises(RuntimeError, match="expected 'self' and 'other' to have same size"):
+        _coo() + sparse_coo_tensor([[0], [0]], [1.0], (3, 3))
+
+
+def test_sum():
+    d = _scipy().toarray()
+    assert sparse_sum(_coo()).item() == d.sum()
+    r = sparse_sum(_coo(), 1)
+    assert isinstance(r, SparseTensor)
+    np.testing.assert_array_equal(r.to_dense().numpy(), d.sum(1))
+    np.testing.assert_array_equal(sparse_sum(_coo(), (0, 1)).numpy(), d.sum())
+
+
+@pytest.mark.parametrize("dtype", [ec.float32, ec.float64])
+def test_mm_against_scipy(dtype):
+    rng = np.random.default_rng(0)
+    m = sp.random(40, 30, density=0.1, random_state=1, format="coo")
+    x = rng.standard_normal((30, 7))
+    s = sparse_coo_tensor(np.stack([m.row, m.col]), ec.tensor(m.data, dtype=dtype), m.shape)
+    tol = 1e-5 if dtype is ec.float32 else 1e-12
+    ref = m @ x
+    np.testing.assert_allclose(sparse_mm(s, ec.tensor(x, dtype=dtype)).numpy(), ref, rtol=tol, atol=tol)
+    np.testing.assert_allclose((s @ ec.tensor(x, dtype=dtype)).numpy(), ref, rtol=tol, atol=tol)
+    np.testing.assert_allclose(ec.mm(s, ec.tensor(x, dtype=dtype)).numpy(), ref, rtol=tol, atol=tol)
+    np.testing.assert_allclose(ec.matmul(s, ec.tensor(x[:, 0], dtype=dtype)).numpy(), ref[:, 0], rtol=tol, atol=tol)
+    np.testing.assert_allclose((ec.tensor(x.T, dtype=dtype) @ s.t()).numpy(), ref.T, rtol=tol, atol=tol)
+    b = rng.standard_normal((40, 7))
+    np.testing.assert_allclose(ec.addmm(ec.tensor(b, dtype=dtype), s, ec.tensor(x, dtype=dtype), beta=2, alpha=3)
+                               .numpy(), 2 * b + 3 * ref, rtol=tol * 10, atol=tol * 10)
+
+
+def test_mm_errors():
+    with pytest.raises(RuntimeError, match=r"mat1 and mat2 shapes cannot be multiplied \(2x3 and 2x2\)"):
+        sparse_mm(_coo(), ec.ones(2, 2, dtype=ec.float64))
+    with pytest.raises(RuntimeError, match="same dtype"):
+        sparse_mm(_coo(), ec.ones(3, 2))
+
+
+def test_csr_against_scipy():
+    m = sp.random(6, 5, density=0.4, random_state=3, format="csr")
+    s = sparse_csr_tensor(m.indptr.astype(np.int64), m.indices.astype(np.int64), ec.tensor(m.data), m.shape)
+    assert s.layout is ec.sparse_csr and s.is_sparse_csr
+    np.testing.assert_array_equal(s.to_dense().numpy(), m.toarray())
+    np.testing.assert_array_equal(s.crow_indices().numpy(), m.indptr)
+    x = np.arange(10.0).reshape(5, 2)
+    np.testing.assert_allclose((s @ ec.tensor(x)).numpy(), m @ x)
+    back = ec.tensor(m.toarray()).to_sparse_csr()
+    np.testing.assert_array_equal(back.col_indices().numpy(), m.indices)
+    np.testing.assert_array_equal(s.to_sparse().to_dense().numpy(), m.toarray())
+
+
+def test_csr_invariants():
+    with pytest.raises(RuntimeError, match=r"`crow_indices\[..., -1\] == nnz` is not satisfied."):
+        sparse_csr_tensor([0, 1, 4], [2, 0, 2], [3.0, 4.0, 5.0], (2, 3))
+    with pytest.raises(RuntimeError, match="`0 <= col_indices < ncols` is not satisfied."):
+        sparse_csr_tensor([0, 1, 3], [2, 0, 3], [3.0, 4.0, 5.0], (2, 3))
+
+
+def test_softmax_over_stored_elements():
+    from ember.core.sparse_ops import sparse_log_softmax, sparse_softmax
+
+    d = np.where(_scipy().toarray() != 0, _scipy().toarray(), -np.inf)
+    ref = np.exp(d - d.max(1, keepdims=True))
+    ref /= ref.sum(1, keepdims=True)
+    np.testing.assert_allclose(sparse_softmax(_coo(), 1).to_dense().numpy(), ref)
+    got = sparse_log_softmax(_coo(), 1).to_dense().numpy()
+    np.testing.assert_allclose(got[ref > 0], np.log(ref[ref > 0]))
+
+
+@pytest.mark.parametrize("call, op", [(lambda s: ec.exp(s), "exp"), (lambda s: ec.ones(2, 3).copy_(s), "copy_"),
+                                      (lambda s: s.view(6), "view"), (lambda s: s[0], "index"),
+                                      (lambda s: s.add_(s), "add"), (lambda s: s.item(), "item")])
+def test_dense_ops_refuse_sparse_with_op_and_layout(call, op):
+    with pytest.raises(NotImplementedError, match=f"Could not run 'aten::{op}' with arguments from the 'SparseCPU' "
+                                                  "backend.*sparse_coo"):
+        call(_coo())
+
+
+def test_numpy_and_reshape_refused_like_pytorch():
+    with pytest.raises(TypeError, match=r"can't convert Sparse layout tensor to numpy. Use Tensor.to_dense\(\) first."):
+        _coo().numpy()
+    with pytest.raises(RuntimeError, match="reshape is not implemented for sparse tensors"):
+        _coo().reshape(6)
+
+
+def test_permute_and_T():
+    d = _scipy().toarray()
+    np.testing.assert_array_equal(_coo().T.to_dense().numpy(), d.T)
+    np.testing.assert_array_equal(_coo().permute(1, 0).to_dense().numpy(), d.T)
+    hybrid = ec.tensor(np.arange(24.0).reshape(2, 3, 4)).to_sparse(2)
+    np.testing.assert_array_equal(hybrid.permute(1, 0, 2).to_dense().numpy(), np.arange(24.0).reshape(2, 3, 4)
+                                  .transpose(1, 0, 2))
+    with pytest.raises(RuntimeError, match="transpositions between sparse and dense dimensions are not allowed"):
+        hybrid.permute(2, 0, 1)
+
+
+def test_dense_op_error_names_the_op():
+    with pytest.raises(NotImplementedError, match="Could not run 'aten::exp'"):
+        ec.exp(_coo())
+
+
+def test_dense_mm_path_unchanged_for_dense_errors():
+    with pytest.raises(RuntimeError, match="mat1 and mat2 shapes cannot be multiplied"):
+        ec.mm(ec.ones(2, 3), ec.ones(2, 2))
+
+
+def test_clone_detach_to():
+    s = _coo()
+    c = s.clone()
+    assert c._indices() is not s._indices()
+    np.testing.assert_array_equal(c.to_dense().numpy(), s.to_dense().numpy())
+    f = s.to(ec.float32)
+    assert f.dtype is ec.float32 and f.layout is ec.sparse_coo
+    assert s.cpu() is s
+
+
+def test_copy_takes_the_source_pattern():
+    s = _coo()
+    dst = sparse_coo_tensor([[0], [0]], ec.tensor([9.0], dtype=ec.float64), (2, 3))
+    dst @ ec.ones(3, 1, dtype=ec.float64)  # builds and caches dst's pattern, which copy_ must drop
+    dst.copy_(s.to(ec.float32))
+    assert dst.dtype is ec.float64
+    np.testing.assert_array_equal(dst.to_dense().numpy(), s.to_dense().numpy())
+    np.testing.assert_array_equal((dst @ ec.ones(3, 1, dtype=ec.float64)).numpy(),
+                                  s.to_dense().numpy().sum(1, keepdims=True))
+    with pytest.raises(RuntimeError, match="sizes of the sparse tensors differ"):
+        dst.copy_(sparse_coo_tensor([[0], [0]], [1.0], (3, 3)))
+
+
+def test_indices_are_copied_so_later_writes_cannot_escape_the_check():
+    i = ec.tensor([[0, 1], [1, 0]])
+    s = sparse_coo_tensor(i, ec.tensor([1.0, 2.0], dtype=ec.float64), (2, 2))
+    i.fill_(100)  # out of range now, had the tensor kept the caller's memory
+    np.testing.assert_array_equal(s.to_dense().numpy(), [[0.0, 1.0], [2.0, 0.0]])
+    np.testing.assert_array_equal((s @ ec.ones(2, 1, dtype=ec.float64)).numpy(), [[1.0], [2.0]])
+
+
+def test_product_rechecks_indices_written_through_indices():
+    s = _coo().coalesce()
+    s @ ec.ones(3, 1, dtype=ec.float64)  # the pattern is built and kept
+    s._indices()[1, 0] = 7  # past the 3 columns: the kept pattern is stale and the new one must not be read
+    with pytest.raises(RuntimeError, match="size is inconsistent with indices: for dim 1, size is 3 but found index 7"):
+        s @ ec.ones(3, 1, dtype=ec.float64)
+
+
+def test_is_coalesced_claim_is_checked():
+    with pytest.raises(RuntimeError, match="cannot set is_coalesced to true if indices correspond to uncoalesced COO "
+                                           "tensor"):
+        sparse_coo_tensor([[1, 0], [0, 0]], [1.0, 2.0], (2, 2), is_coalesced=True)
+    s = sparse_coo_tensor([[0, 1], [1, 0]], [1.0, 2.0], (2, 2), is_coalesced=True)
+    assert s.is_coalesced()
+
+
+def test_strides_like_pytorch():
+    assert _coo().stride() == (0, 0) and _coo().stride(1) == 0
+    with pytest.raises(RuntimeError, match="Sparse CSR tensors do not have strides"):
+        _coo().to_sparse_csr().stride()
+    with pytest.raises(RuntimeError, match="Cannot access data pointer of Tensor that doesn't have storage"):
+        _coo().data_ptr()

@@ -1,0 +1,142 @@
+"""`torch.sparse`: products, sums and softmaxes of sparse COO/CSR tensors (docs/sparse.md).
+
+The tensors, their kernels and validation live in `ember.core.sparse`; the gradient of the product in
+`ember.autograd.sparse`. This module gives them PyTorch's names.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import warnings
+
+from ember.core import dtypes
+from ember.core.sparse import SparseTensor, sparse_coo_tensor
+from ember.core.sparse_ops import (
+    sampled_addmm, sparse_addmm, sparse_log_softmax, sparse_mm, sparse_softmax, sparse_sum, spdiags,
+)
+from ember.core.tensor import Tensor
+
+__all__ = ["mm", "addmm", "sum", "softmax", "log_softmax", "spmm", "spdiags", "sampled_addmm",
+           "check_sparse_tensor_invariants", "as_sparse_gradcheck", "FloatTensor", "DoubleTensor", "HalfTensor",
+           "BFloat16Tensor", "ByteTensor", "CharTensor", "ShortTensor", "IntTensor", "LongTensor"]
+
+
+def mm(mat1: Tensor, mat2: Tensor, reduce: str = "sum") -> Tensor:
+    """sparse (n, k) @ dense (k, m) -> dense (n, m); the sparse operand's gradient is sparse, with its pattern.
+
+    Raises:
+        RuntimeError: shapes or dtypes that do not multiply, or a `reduce` other than "sum".
+    """
+    if reduce != "sum":
+        raise RuntimeError(f"torch.sparse.mm: ember supports reduce='sum' only; got {reduce!r}")
+    return sparse_mm(mat1, mat2)
+
+
+def spmm(input: Tensor, mat2: Tensor) -> Tensor:
+    """`torch.spmm`: the same product as `torch.sparse.mm`."""
+    return sparse_mm(input, mat2)
+
+
+def addmm(mat: Tensor, mat1: Tensor, mat2: Tensor, *, beta: float = 1.0, alpha: float = 1.0) -> Tensor:
+    """`beta * mat + alpha * (mat1 @ mat2)` for a sparse `mat1`."""
+    return sparse_addmm(mat, mat1, mat2, beta=beta, alpha=alpha)
+
+
+def sum(input: Tensor, dim=None, dtype=None):  # noqa: A001 - PyTorch's name
+    """All stored values summed (a dense 0-dim tensor), or summed over `dim` (sparse while sparse dims remain)."""
+    return sparse_sum(input, dim, dtype)
+
+
+def softmax(input: Tensor, dim: int, *, dtype=None) -> Tensor:
+    """Softmax over the stored elements of each slice along `dim`; unstored elements count as -inf."""
+    return sparse_softmax(input, dim, dtype)
+
+
+def log_softmax(input: Tensor, dim: int, *, dtype=None) -> Tensor:
+    """Log-softmax over the stored elements of each slice along `dim`."""
+    return sparse_log_softmax(input, dim, dtype)
+
+
+class check_sparse_tensor_invariants(contextlib.ContextDecorator):
+    """PyTorch's switch for checking sparse indices when a tensor is made: ember always checks them (its
+    kernels do not bounds-check), so this context and its `enable`/`disable` change nothing."""
+
+    def __init__(self, enable: bool = True) -> None:
+        self.enable = enable
+
+    @staticmethod
+    def is_enabled() -> bool:
+        return True
+
+    @staticmethod
+    def enable() -> None:
+        """Checks are always on in ember."""
+
+    @staticmethod
+    def disable() -> None:
+        """Checks stay on in ember: its kernels rely on them."""
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc) -> None:
+        return None
+
+
+def as_sparse_gradcheck(gradcheck):
+    """Wrap `gradcheck` (or `gradgradcheck`) so that sparse inputs that require grad are checked through their
+    values (perturbed at the stored elements only) and sparse outputs are compared densely."""
+    def gradcheck_with_sparse_support(func, inputs, **kwargs):
+        inputs = (inputs,) if isinstance(inputs, Tensor) else tuple(inputs)
+        shells = [x if isinstance(x, SparseTensor) and x.requires_grad else None for x in inputs]
+        flat = tuple(x._values().detach().requires_grad_() if shell is not None else x
+                     for x, shell in zip(inputs, shells))
+
+        def on_values(*args):
+            out = func(*[shell._with_values(a) if shell is not None else a for a, shell in zip(args, shells)])
+            if isinstance(out, tuple):
+                return tuple(o.to_dense() if isinstance(o, SparseTensor) else o for o in out)
+            return out.to_dense() if isinstance(out, SparseTensor) else out
+
+        return gradcheck(on_values, flat, **kwargs)
+
+    return gradcheck_with_sparse_support
+
+
+class _LegacySparseType(type):
+    """`torch.sparse.FloatTensor` and friends: the deprecated constructors of COO tensors of one dtype
+    (`FloatTensor(indices, values, size)`, `FloatTensor(*size)` for an empty one), which older GNN code
+    (Kipf's pygcn) calls; `isinstance` checks layout and dtype."""
+
+    def __call__(cls, *args, device=None):
+        if args and isinstance(args[0], Tensor):
+            warnings.warn("torch.sparse.SparseTensor(indices, values, shape, *, device=) is deprecated.  Please use "
+                          "torch.sparse_coo_tensor(indices, values, shape, dtype=, device=).", UserWarning,
+                          stacklevel=2)
+            indices, values, *size = args
+            return sparse_coo_tensor(indices, values, tuple(size[0]) if size else None, dtype=cls.dtype, device=device)
+        warnings.warn("torch.sparse.SparseTensor(shape, *, device=) is deprecated.  Please use "
+                      "torch.sparse_coo_tensor(shape, dtype=, device=).", UserWarning, stacklevel=2)
+        from ember.core.creation import zeros
+
+        size = tuple(args[0]) if len(args) == 1 and not isinstance(args[0], int) else tuple(args)
+        return sparse_coo_tensor(zeros((len(size), 0), dtype=dtypes.int64), zeros((0,), dtype=cls.dtype), size)
+
+    def __instancecheck__(cls, obj) -> bool:
+        return isinstance(obj, SparseTensor) and obj.is_sparse and obj.dtype is cls.dtype
+
+
+def _legacy(name: str, dtype) -> type:
+    return _LegacySparseType(name, (), {"dtype": dtype, "__module__": "torch.sparse",
+                                        "__doc__": f"Deprecated constructor of sparse COO {dtype} tensors."})
+
+
+FloatTensor = _legacy("FloatTensor", dtypes.float32)
+DoubleTensor = _legacy("DoubleTensor", dtypes.float64)
+HalfTensor = _legacy("HalfTensor", dtypes.float16)
+BFloat16Tensor = _legacy("BFloat16Tensor", dtypes.bfloat16)
+ByteTensor = _legacy("ByteTensor", dtypes.uint8)
+CharTensor = _legacy("CharTensor", dtypes.int8)
+ShortTensor = _legacy("ShortTensor", dtypes.int16)
+IntTensor = _legacy("IntTensor", dtypes.int32)
+LongTensor = _legacy("LongTensor", dtypes.int64)
