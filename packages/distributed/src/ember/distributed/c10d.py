@@ -6,13 +6,13 @@ communicator, in the order the program calls it, so all ranks match them the way
 (Open MPI's nonblocking all-reduce set to Rabenseifner's algorithm, see `_MPI_ENV`).
 A CPU tensor that is contiguous goes to MPI as the numpy view of its storage (no copy); any other
 tensor (non-contiguous, CUDA) is staged in a contiguous host array and copied back when the
-operation completes. `Work.wait` polls the requests (after a few tight polls, sleeping 0 s
-between them: on a loaded or oversubscribed machine a rank that spins starves the peer it waits
-for) until they finish or the group's timeout
+operation completes. `Work.wait` polls the requests until they finish or the group's timeout
 passes, and then raises `DistBackendError` naming this rank and the operation, so a job whose peer
-died or stalls fails instead of hanging. A blocking call (`async_op=False`) is the same request
-waited on at once (MPI never matches a blocking collective with a nonblocking one, and a peer may
-issue the same call with `async_op=True`), without a `Work` when it completes at once.
+died or stalls fails instead of hanging; after 64 tight polls it sleeps 0 s between polls (on a
+loaded or oversubscribed machine a rank that spins on, even yielding, starves the peer it waits
+for). A blocking call (`async_op=False`) is the same request waited on at once (MPI never matches
+a blocking collective with a nonblocking one, and a peer may issue the same call with
+`async_op=True`), without a `Work` when it completes at once.
 """
 
 from __future__ import annotations
