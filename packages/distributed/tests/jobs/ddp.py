@@ -192,6 +192,23 @@ ok("gradient_as_bucket_view no_sync accumulation",
    np.concatenate([p.grad.numpy().ravel() for p in vmodel.parameters()]),
    np.concatenate([p.grad.numpy().ravel() for p in vref.parameters()]))
 
+# 7. buffers are broadcast from rank 0 at every forward, one Ibcast per dtype (not one per buffer)
+bn = nn.Sequential(nn.Linear(6, 4), nn.BatchNorm1d(4), nn.Linear(4, 4), nn.BatchNorm1d(4)).double()
+bddp = DDP(bn)
+for name, buf in bn.named_buffers():
+    buf.copy_(torch.full(buf.shape, 10 * r + 1, dtype=buf.dtype))
+bddp.eval()  # eval: the forward does not update the statistics it just received
+counting = pg._comm = CountingComm(pg._comm)
+try:
+    with torch.no_grad():
+        bddp(torch.tensor(X[0, :B]))
+finally:
+    pg._comm = counting.comm
+assert counting.calls == ["Ibcast", "Ibcast"], counting.calls  # float64 statistics, int64 num_batches_tracked
+for name, buf in bn.named_buffers():
+    ok(f"buffer {name} is rank 0's", buf.numpy(), np.full(buf.shape, 1, dtype=buf.numpy().dtype), tol=0)
+print(f"rank {r} OK buffers: rank 0's after forward, one Ibcast per dtype", flush=True)
+
 dist.destroy_process_group()
 print(f"rank {r} DONE", flush=True)
 sys.exit(0)

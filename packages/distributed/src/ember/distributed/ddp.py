@@ -156,12 +156,33 @@ class DistributedDataParallel(Module, Joinable):
     def _sync_module_states(self, src: int | None = None, buffers: bool = True) -> None:
         """Global rank `src`'s (rank 0's) parameters and buffers to every rank (async, then waited for together)."""
         src = self._src() if src is None else src
-        works = []
-        for t in list(self.module.parameters()) + (list(self.module.buffers()) if buffers else []):
-            works.append(c10d.broadcast(t.detach(), src, self.process_group, async_op=True))
-        for w in works:
-            if w is not None:
-                w.wait()
+        tensors = list(self.module.parameters()) + (list(self.module.buffers()) if buffers else [])
+        self._broadcast_coalesced(tensors, src)
+
+    def _broadcast_coalesced(self, tensors: list[Tensor], src: int) -> None:
+        """Global rank `src`'s `tensors` to every rank, one flat message per dtype and device (PyTorch's
+        `_broadcast_coalesced`): each collective is a synchronization of the ranks, and a model's
+        buffers are many and small (a BatchNorm has three)."""
+        groups: dict = {}
+        for t in tensors:
+            groups.setdefault((t.dtype, t.device), []).append(t.detach())
+        sent = []
+        for ts in groups.values():
+            flat = Tensor._wrap(np.concatenate([t.cpu()._np().reshape(-1) for t in ts]))
+            sent.append((ts, flat, c10d.broadcast(flat, src, self.process_group, async_op=True)))
+        if c10d.get_rank() == src:
+            for _, _, w in sent:
+                if w is not None:
+                    w.wait()
+            return
+        for ts, flat, w in sent:
+            if w is None:
+                continue
+            w.wait()
+            arr, o = flat._np(), 0
+            for t in ts:
+                c10d._write(t, arr[o:o + t.numel()].reshape(t.shape))
+                o += t.numel()
 
     def _make_buckets(self) -> list[_Bucket]:
         buckets: list[_Bucket] = []
@@ -240,10 +261,7 @@ class DistributedDataParallel(Module, Joinable):
         src = self._src()
         if self._join_config.enable:
             src = self.process_group.ranks[self._find_common_rank(self.process_group.rank(), not joined)]
-        works = [c10d.broadcast(b.detach(), src, self.process_group, async_op=True) for b in bufs]
-        for w in works:
-            if w is not None:
-                w.wait()
+        self._broadcast_coalesced(bufs, src)
 
     def _find_common_rank(self, rank: int, candidate: bool) -> int:
         """The highest group rank among the ranks that are candidates."""
