@@ -1,13 +1,13 @@
 """DistributedDataParallel: one model replica per process, gradients averaged during backward.
 
 NOTE [ DDP buckets and the end of backward ]
-At construction, rank 0's parameters and buffers are broadcast so every replica starts equal.
+At construction, rank 0's parameters and buffers are broadcast so every replica starts equal
+(one message per dtype, as the buffers at every forward).
 The parameters that require grad are split, in reverse registration order (roughly the order
 backward produces their gradients), into buckets by PyTorch's rule: a bucket takes parameters
 until it holds at least `bucket_cap_mb` (the first one 1 MiB, so communication starts early), one
-dtype per bucket. Each bucket is one collective on every rank: on a loaded machine each
-synchronization costs far more than its bytes (the peer is often not running), so few buckets
-beat many small ones. A post-accumulate-grad
+dtype per bucket. Each bucket is one collective, a synchronization of the ranks: on a loaded
+machine one costs far more than its bytes (the peer is often not running). A post-accumulate-grad
 hook on each parameter copies its fresh `.grad`, divided by the world size, into its bucket's flat
 buffer (one pass: the division is folded into the copy); with `gradient_as_bucket_view=True` it
 then points `.grad` at its slice of the bucket, so from the next backward on the engine accumulates
@@ -19,11 +19,10 @@ order (a ready bucket waits for the ones before it) because MPI matches collecti
 they are issued on every rank. When the last bucket has been launched, every parameter's gradient
 of this iteration exists, so the hook of that last gradient waits for all buckets and writes the
 averages back into `.grad` (nothing to write for bucket views): the end of the reduction needs no
-callback from the engine. With `find_unused_parameters`, the
-graph of the forward output is walked and
-the parameters it does not reach are marked ready at once (zeros), and a used-mask is reduced with
-the buckets so that a parameter no rank used keeps `.grad` as it was. Inside `no_sync()`, hooks
-do nothing and gradients accumulate locally; the next synchronized backward reduces the sums.
+callback from the engine. With `find_unused_parameters`, the graph of the forward output is
+walked and the parameters it does not reach are marked ready at once (zeros), and a used-mask is
+reduced after the buckets so that a parameter no rank used keeps `.grad` as it was.
+Inside `no_sync()`, hooks do nothing and gradients accumulate locally; the next synchronized backward reduces the sums.
 A communication hook (`register_comm_hook`) replaces the Iallreduce of a bucket: it receives the
 bucket's undivided gradients and returns a Future of the reduced buffer, waited for at the end.
 Under `join()` (NOTE [ Join: shadowing the collectives of the ranks still training ] in join.py),
