@@ -10,7 +10,11 @@ def test_ddp_matches_single_process_on_concatenated_batch(run_job, nproc):
     for r in range(nproc):
         for what in ["DDP == single process on the concatenated batch", "overlap: bucket 0 launched",
                      "no_sync accumulation", "find_unused: used on rank 0 only",
-                     "unused parameters without find_unused_parameters raise", "DONE"]:
+                     "unused parameters without find_unused_parameters raise",
+                     "gradient_as_bucket_view == single process on the concatenated batch",
+                     "gradient_as_bucket_view: no copy after the first backward, one Iallreduce per bucket",
+                     "gradient_as_bucket_view no_sync accumulation",
+                     "buffers: rank 0's after forward, one Ibcast per dtype", "DONE"]:
             assert f"rank {r} OK {what}" in res.stdout or f"rank {r} {what}" in res.stdout, (what, res.stdout)
         assert f"rank {r} OK step 3: rank {nproc - 1} has rank 0's parameters" in res.stdout
 

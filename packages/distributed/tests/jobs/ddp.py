@@ -126,6 +126,89 @@ except RuntimeError as e:
 else:
     raise AssertionError("no error for unused parameters")
 
+
+
+# 5. gradient_as_bucket_view: the same training; from the second backward on (zero_grad(set_to_none=False))
+# no gradient is copied into a bucket or back, every .grad is a view of its bucket, and one step issues
+# exactly one MPI call (an Iallreduce) per bucket
+class CountingComm:
+    """The group's communicator, counting the MPI calls made through it."""
+
+    def __init__(self, comm):
+        self.comm, self.calls = comm, []
+
+    def __getattr__(self, name):
+        f = getattr(self.comm, name)
+
+        def call(*args, **kwargs):
+            self.calls.append(name)
+            return f(*args, **kwargs)
+
+        return call
+
+
+vmodel, vref = mlp(), mlp()
+vddp = DDP(vmodel, bucket_cap_mb=0.001, gradient_as_bucket_view=True)
+vref.load_state_dict(vmodel.state_dict())
+vopt = optim.SGD(vddp.parameters(), lr=0.1, momentum=0.9)
+vropt = optim.SGD(vref.parameters(), lr=0.1, momentum=0.9)
+pg = dist.group.WORLD
+for s in range(STEPS):
+    xs, ys = torch.tensor(X[s, r * B:(r + 1) * B]), torch.tensor(Y[s, r * B:(r + 1) * B])
+    vopt.zero_grad(set_to_none=False)
+    counting = pg._comm = CountingComm(pg._comm)
+    try:
+        F.cross_entropy(vddp(xs), ys).backward()
+    finally:
+        pg._comm = counting.comm
+    copies = [i for e, i, _ in vddp._timeline if e.startswith("copy")]
+    if s == 0:
+        assert len(copies) == len(vddp._params), vddp._timeline  # the first backward makes .grad: copied once
+    else:
+        assert copies == [], vddp._timeline
+    assert counting.calls == ["Iallreduce"] * len(vddp.bucket_sizes()), counting.calls
+    for b in vddp._buckets:
+        for k, (_, p) in enumerate(b.params):
+            assert p.grad is b.views[k] and np.shares_memory(p.grad.numpy(), b.buf), (s, k)
+    vopt.step()
+    vropt.zero_grad()
+    F.cross_entropy(vref(torch.tensor(X[s])), torch.tensor(Y[s])).backward()
+    vropt.step()
+    same_everywhere(f"bucket views step {s}", vmodel)
+ok("gradient_as_bucket_view == single process on the concatenated batch", flat(vmodel), flat(vref))
+print(f"rank {r} OK gradient_as_bucket_view: no copy after the first backward, one Iallreduce per bucket",
+      flush=True)
+
+# 6. bucket views under no_sync: local accumulation in the bucket, then the mean over all micro-batches
+vopt.zero_grad(set_to_none=False)
+vref.load_state_dict(vmodel.state_dict())
+vref.zero_grad()
+with vddp.no_sync():
+    F.cross_entropy(vddp(torch.tensor(X[0, r * B:(r + 1) * B])), torch.tensor(Y[0, r * B:(r + 1) * B])).backward()
+F.cross_entropy(vddp(torch.tensor(X[1, r * B:(r + 1) * B])), torch.tensor(Y[1, r * B:(r + 1) * B])).backward()
+for s in range(2):
+    F.cross_entropy(vref(torch.tensor(X[s])), torch.tensor(Y[s])).backward()
+ok("gradient_as_bucket_view no_sync accumulation",
+   np.concatenate([p.grad.numpy().ravel() for p in vmodel.parameters()]),
+   np.concatenate([p.grad.numpy().ravel() for p in vref.parameters()]))
+
+# 7. buffers are broadcast from rank 0 at every forward, one Ibcast per dtype (not one per buffer)
+bn = nn.Sequential(nn.Linear(6, 4), nn.BatchNorm1d(4), nn.Linear(4, 4), nn.BatchNorm1d(4)).double()
+bddp = DDP(bn)
+for name, buf in bn.named_buffers():
+    buf.copy_(torch.full(buf.shape, 10 * r + 1, dtype=buf.dtype))
+bddp.eval()  # eval: the forward does not update the statistics it just received
+counting = pg._comm = CountingComm(pg._comm)
+try:
+    with torch.no_grad():
+        bddp(torch.tensor(X[0, :B]))
+finally:
+    pg._comm = counting.comm
+assert counting.calls == ["Ibcast", "Ibcast"], counting.calls  # float64 statistics, int64 num_batches_tracked
+for name, buf in bn.named_buffers():
+    ok(f"buffer {name} is rank 0's", buf.numpy(), np.full(buf.shape, 1, dtype=buf.numpy().dtype), tol=0)
+print(f"rank {r} OK buffers: rank 0's after forward, one Ibcast per dtype", flush=True)
+
 dist.destroy_process_group()
 print(f"rank {r} DONE", flush=True)
 sys.exit(0)

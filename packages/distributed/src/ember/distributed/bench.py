@@ -33,8 +33,10 @@ def _allreduce_worker(reps: int) -> None:
     comm = MPI.COMM_WORLD
     rank = dist.get_rank()
     if rank == 0:
-        print(f"all_reduce (SUM, float32) on {dist.get_world_size()} ranks, median of {reps}")
-        print(f"{'bytes':>10} {'ember ms':>10} {'mpi4py ms':>10} {'ratio':>7}")
+        print(f"all_reduce (SUM, float32) on {dist.get_world_size()} ranks, median and best of {reps} (the best: "
+              "the cost when no other process took the core)")
+        print(f"{'bytes':>10} {'ember ms':>10} {'mpi4py ms':>10} {'ratio':>7} {'best ms':>9} {'best ms':>9} "
+              f"{'ratio':>7}")
     for nbytes in _SIZES:
         arr = np.ones(nbytes // 4, np.float32)
         t = Tensor._wrap(np.ones(nbytes // 4, np.float32))
@@ -49,8 +51,9 @@ def _allreduce_worker(reps: int) -> None:
             comm.Allreduce(MPI.IN_PLACE, arr, MPI.SUM)
             raw.append(time.perf_counter() - t0)
         o, r = np.median(ours) * 1e3, np.median(raw) * 1e3
+        bo, br = min(ours) * 1e3, min(raw) * 1e3
         if rank == 0:
-            print(f"{nbytes:>10} {o:>10.3f} {r:>10.3f} {o / r:>7.2f}", flush=True)
+            print(f"{nbytes:>10} {o:>10.3f} {r:>10.3f} {o / r:>7.2f} {bo:>9.3f} {br:>9.3f} {bo / br:>7.2f}", flush=True)
     dist.destroy_process_group()
 
 

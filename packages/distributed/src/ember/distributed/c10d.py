@@ -2,23 +2,26 @@
 
 NOTE [ Collectives, buffers and deadlines ]
 Every collective is issued as MPI's nonblocking variant (Iallreduce, Ibcast, ...) on the group's
-communicator, in the order the program calls it, so all ranks match them the way MPI requires.
+communicator, in the order the program calls it, so all ranks match them the way MPI requires
+(Open MPI's nonblocking all-reduce set to Rabenseifner's algorithm, see `_MPI_ENV`).
 A CPU tensor that is contiguous goes to MPI as the numpy view of its storage (no copy); any other
 tensor (non-contiguous, CUDA) is staged in a contiguous host array and copied back when the
 operation completes. `Work.wait` polls the requests until they finish or the group's timeout
 passes, and then raises `DistBackendError` naming this rank and the operation, so a job whose peer
-died or stalls fails instead of hanging. A blocking call (`async_op=False`) is the same request
-waited on at once.
+died or stalls fails instead of hanging; after 64 tight polls it sleeps 0 s between polls (on a
+loaded or oversubscribed machine a rank that spins on, even yielding, starves the peer it waits
+for). A blocking call (`async_op=False`) is the same request waited on at once (MPI never matches
+a blocking collective with a nonblocking one, and a peer may issue the same call with
+`async_op=True`), without a `Work` when it completes at once.
 """
 
 from __future__ import annotations
 
 import datetime
 import enum
+import functools
 import os
-import queue
 import sys
-import threading
 import time
 from collections.abc import Callable, Sequence
 
@@ -54,7 +57,17 @@ class ReduceOp(enum.Enum):
     MAX = "max"
 
 
+# Open MPI's nonblocking all-reduce (libnbc) picks, by default, algorithms up to 2x slower than its
+# blocking one from 1 MB; Rabenseifner's (reduce-scatter, then all-gather) matches the blocking
+# Allreduce at every size measured. Read at MPI's initialization; a value set by the user wins.
+_MPI_ENV = {"OMPI_MCA_coll_libnbc_iallreduce_algorithm": "3"}
+
+
+@functools.cache
 def _mpi():
+    """mpi4py's MPI module (importing it initializes MPI, tuned by `_MPI_ENV`), once."""
+    for k, v in _MPI_ENV.items():
+        os.environ.setdefault(k, v)
     try:
         from mpi4py import MPI
     except ImportError as e:  # pragma: no cover - depends on the environment
@@ -303,12 +316,10 @@ class Work:
         while not testall(reqs, st):
             spins += 1
             if spins > 64:
-                # yield the core to a peer that shares it (oversubscribed jobs); MPI progresses in Testall
+                # give the core to a peer that shares it; MPI progresses in Testall
                 time.sleep(0)
                 if time.monotonic() > deadline:
-                    raise DistBackendError(
-                        f"rank {get_rank()}: {self._what} timed out after {limit:.1f}s waiting for the other ranks "
-                        f"of {self._pg.ranks} (a peer has died, raised, or did not call it)")
+                    raise DistBackendError(_timeout_message(self._pg, self._what, limit))
         self._complete()
         return True
 
@@ -424,41 +435,9 @@ def _issue(pg: ProcessGroup, reqs: list, bufs: list[_Buf], async_op: bool, what:
     return None
 
 
-# A blocking all_reduce of a large message runs MPI's blocking Allreduce (its tuned algorithms are up
-# to 2x faster than the nonblocking ones here) in a helper thread, so the caller can still give up at
-# the group's deadline; small messages are not worth the thread's start-up.
-_BLOCKING_MIN_BYTES = 256 << 10
-
-
-_calls: queue.SimpleQueue | None = None
-
-
-def _comm_thread(calls: queue.SimpleQueue) -> None:
-    while True:
-        call, done, failed = calls.get()
-        try:
-            call()
-        except BaseException as e:  # noqa: BLE001 - handed to the waiting thread
-            failed.append(e)
-        finally:
-            done.set()
-
-
-def _blocking(pg: ProcessGroup, call: Callable[[], None], what: str) -> None:
-    """Run the blocking MPI `call` on the communication thread and wait for it until `pg`'s timeout."""
-    global _calls
-    if _calls is None:
-        _calls = queue.SimpleQueue()
-        threading.Thread(target=_comm_thread, args=(_calls,), name="ember.distributed", daemon=True).start()
-    done = threading.Event()
-    failed: list[BaseException] = []
-    _calls.put((call, done, failed))
-    limit = pg.timeout.total_seconds()
-    if not done.wait(limit):
-        raise DistBackendError(f"rank {get_rank()}: {what} timed out after {limit:.1f}s waiting for the other ranks "
-                               f"of {pg.ranks} (a peer has died, raised, or did not call it)")
-    if failed:
-        raise DistBackendError(f"rank {get_rank()}: {what} failed in MPI: {failed[0]}") from failed[0]
+def _timeout_message(pg: ProcessGroup, what: str, limit: float) -> str:
+    return (f"rank {get_rank()}: {what} timed out after {limit:.1f}s waiting for the other ranks of {pg.ranks} "
+            "(a peer has died, raised, or did not call it)")
 
 
 _MPI_OPS: dict = {}
@@ -511,15 +490,15 @@ def all_reduce(tensor: Tensor, op: ReduceOp = ReduceOp.SUM, group: ProcessGroup 
     mop = _op(op)
     b = _Buf(tensor, write=True, reduce=True)
     fix = _avg_fixup(op, b, pg.size())
-    MPI = _mpi()
-    if not async_op and b.arr.nbytes >= _BLOCKING_MIN_BYTES and MPI.Query_thread() == MPI.THREAD_MULTIPLE:
-        _blocking(pg, lambda: pg._comm.Allreduce(MPI.IN_PLACE, b.arr, mop), "all_reduce")
-        if fix is not None:
-            fix()
-        b.done()
-        return None
-    req = pg._comm.Iallreduce(MPI.IN_PLACE, b.arr, mop)
-    return _issue(pg, [req], [b], async_op, "all_reduce", fix, result=lambda: [tensor])
+    req = pg._comm.Iallreduce(_mpi().IN_PLACE, b.arr, mop)
+    if async_op:
+        return _issue(pg, [req], [b], True, "all_reduce", fix, result=lambda: [tensor])
+    if not req.Test():
+        Work([req], None, pg, "all_reduce").wait()
+    if fix is not None:
+        fix()
+    b.done()
+    return None
 
 
 def reduce(tensor: Tensor, dst: int = 0, op: ReduceOp = ReduceOp.SUM, group: ProcessGroup | None = None,

@@ -1,21 +1,28 @@
 """DistributedDataParallel: one model replica per process, gradients averaged during backward.
 
 NOTE [ DDP buckets and the end of backward ]
-At construction, rank 0's parameters and buffers are broadcast so every replica starts equal.
+At construction, rank 0's parameters and buffers are broadcast so every replica starts equal
+(one message per dtype, as the buffers at every forward).
 The parameters that require grad are split, in reverse registration order (roughly the order
-backward produces their gradients), into buckets of at most `bucket_cap_mb` (the first one
-smaller, 1 MiB, so communication starts early), one dtype per bucket. A post-accumulate-grad
+backward produces their gradients), into buckets by PyTorch's rule: a bucket takes parameters
+until it holds at least `bucket_cap_mb` (the first one 1 MiB, so communication starts early), one
+dtype per bucket. Each bucket is one collective, a synchronization of the ranks: on a loaded
+machine one costs far more than its bytes (the peer is often not running). A post-accumulate-grad
 hook on each parameter copies its fresh `.grad`, divided by the world size, into its bucket's flat
-buffer; when a bucket's last gradient has arrived, the bucket is all-reduced with MPI's
-nonblocking Iallreduce while backward goes on computing the earlier layers. Buckets are launched
-strictly in index order (a ready bucket waits for the ones before it) because MPI matches
-collectives by the order they are issued on every rank. When the last bucket has been launched,
-every parameter's gradient of this iteration exists, so the hook of that last gradient waits for
-all buckets and writes the averages back into `.grad`: the end of the reduction needs no callback
-from the engine. With `find_unused_parameters`, the graph of the forward output is walked and
-the parameters it does not reach are marked ready at once (zeros), and a used-mask is reduced with
-the buckets so that a parameter no rank used keeps `.grad` as it was. Inside `no_sync()`, hooks
-do nothing and gradients accumulate locally; the next synchronized backward reduces the sums.
+buffer (one pass: the division is folded into the copy); with `gradient_as_bucket_view=True` it
+then points `.grad` at its slice of the bucket, so from the next backward on the engine accumulates
+straight into the bucket and the hook only divides in place (no copy in, and none out). When a
+bucket's last gradient has arrived, the bucket is all-reduced with MPI's nonblocking Iallreduce
+while backward goes on computing the earlier layers (each later gradient's hook tests the
+requests in flight: MPI progresses only inside its calls). Buckets are launched strictly in index
+order (a ready bucket waits for the ones before it) because MPI matches collectives by the order
+they are issued on every rank. When the last bucket has been launched, every parameter's gradient
+of this iteration exists, so the hook of that last gradient waits for all buckets and writes the
+averages back into `.grad` (nothing to write for bucket views): the end of the reduction needs no
+callback from the engine. With `find_unused_parameters`, the graph of the forward output is
+walked and the parameters it does not reach are marked ready at once (zeros), and a used-mask is
+reduced after the buckets so that a parameter no rank used keeps `.grad` as it was.
+Inside `no_sync()`, hooks do nothing and gradients accumulate locally; the next synchronized backward reduces the sums.
 A communication hook (`register_comm_hook`) replaces the Iallreduce of a bucket: it receives the
 bucket's undivided gradients and returns a Future of the reduced buffer, waited for at the end.
 Under `join()` (NOTE [ Join: shadowing the collectives of the ranks still training ] in join.py),
@@ -49,7 +56,10 @@ _FIRST_BUCKET_BYTES = 1024 * 1024
 
 
 class _Bucket:
-    __slots__ = ("index", "params", "offsets", "buf", "pending", "ready", "req", "used")
+    """A flat buffer of gradients of one dtype (`flat`, the tensor whose slices `views` may become
+    the parameters' `.grad`; `buf`, its numpy array that MPI reduces), and this backward's state."""
+
+    __slots__ = ("index", "params", "offsets", "flat", "buf", "views", "pending", "ready", "req", "used", "kept")
 
     def __init__(self, index: int, params: list, dtype) -> None:
         self.index = index
@@ -59,7 +69,10 @@ class _Bucket:
         for _, p in params:
             self.offsets.append(n)
             n += p.numel()
-        self.buf = np.zeros(n, dtype)
+        self.flat = Tensor._wrap(np.zeros(n, dtype))
+        self.buf = self.flat._np()
+        self.views = [self.flat[o:o + p.numel()].view(p.shape) for o, (_, p) in zip(self.offsets, params)]
+        self.kept: dict[int, np.ndarray] = {}  # unused parameters' bucket-view gradients, kept through the sum
         self.pending = len(params)
         self.ready = False
         self.req = None
@@ -77,6 +90,9 @@ class DistributedDataParallel(Module, Joinable):
         bucket_cap_mb: the size of a gradient bucket in MiB (25 by default, PyTorch's).
         find_unused_parameters: walk the forward output's graph so that parameters it does not use
             do not stall the reduction.
+        gradient_as_bucket_view: make each CPU parameter's `.grad` a view of its gradient bucket
+            (no copy into the bucket and none back: less memory traffic; `.grad` is then
+            overwritten in place by every synchronized backward).
 
     With uneven inputs across ranks, train inside `with ddp.join():` (see `join`).
 
@@ -100,6 +116,7 @@ class DistributedDataParallel(Module, Joinable):
         self.broadcast_buffers = broadcast_buffers
         self.find_unused_parameters = find_unused_parameters
         self.require_backward_grad_sync = True
+        self.gradient_as_bucket_view = gradient_as_bucket_view
         self.bucket_bytes_cap = int((25 if bucket_cap_mb is None else bucket_cap_mb) * 1024 * 1024)
         self._world = self.process_group.size()
         self._params: list[Tensor] = []
@@ -120,6 +137,7 @@ class DistributedDataParallel(Module, Joinable):
         self._started = False     # its first gradient has arrived (so it must finish before the next forward)
         self._unused: list[int] = []
         self._next = 0            # the next bucket to launch
+        self._inflight: list = []  # MPI requests of the buckets launched during backward
         self._used_req = None
         self._used_all = None
         self._timeline: list[tuple] = []   # (event, index, perf_counter()): for tests of the overlap
@@ -137,26 +155,48 @@ class DistributedDataParallel(Module, Joinable):
     def _sync_module_states(self, src: int | None = None, buffers: bool = True) -> None:
         """Global rank `src`'s (rank 0's) parameters and buffers to every rank (async, then waited for together)."""
         src = self._src() if src is None else src
-        works = []
-        for t in list(self.module.parameters()) + (list(self.module.buffers()) if buffers else []):
-            works.append(c10d.broadcast(t.detach(), src, self.process_group, async_op=True))
-        for w in works:
-            if w is not None:
-                w.wait()
+        tensors = list(self.module.parameters()) + (list(self.module.buffers()) if buffers else [])
+        self._broadcast_coalesced(tensors, src)
+
+    def _broadcast_coalesced(self, tensors: list[Tensor], src: int) -> None:
+        """Global rank `src`'s `tensors` to every rank, one flat message per dtype and device (PyTorch's
+        `_broadcast_coalesced`): each collective is a synchronization of the ranks, and a model's
+        buffers are many and small (a BatchNorm has three)."""
+        groups: dict = {}
+        for t in tensors:
+            groups.setdefault((t.dtype, t.device), []).append(t.detach())
+        sent = []
+        for ts in groups.values():
+            flat = Tensor._wrap(np.concatenate([t.cpu()._np().reshape(-1) for t in ts]))
+            sent.append((ts, flat, c10d.broadcast(flat, src, self.process_group, async_op=True)))
+        if c10d.get_rank() == src:
+            for _, _, w in sent:
+                if w is not None:
+                    w.wait()
+            return
+        for ts, flat, w in sent:
+            if w is None:
+                continue
+            w.wait()
+            arr, o = flat._np(), 0
+            for t in ts:
+                c10d._write(t, arr[o:o + t.numel()].reshape(t.shape))
+                o += t.numel()
 
     def _make_buckets(self) -> list[_Bucket]:
         buckets: list[_Bucket] = []
         open_: dict = {}   # dtype -> (params, nbytes)
         order = list(reversed(list(enumerate(self._params))))
-        for i, p in order:
+        for i, p in order:  # PyTorch's compute_bucket_assignment_by_size: close a bucket once it reaches its cap
             key = p.dtype.np
             cur, nbytes = open_.get(key, ([], 0))
+            cur.append((i, p))
+            nbytes += p.numel() * p.element_size()
             cap = min(_FIRST_BUCKET_BYTES, self.bucket_bytes_cap) if not buckets else self.bucket_bytes_cap
-            if cur and nbytes + p.numel() * p.element_size() > cap:
+            if nbytes >= cap:
                 buckets.append(_Bucket(len(buckets), cur, key))
                 cur, nbytes = [], 0
-            cur.append((i, p))
-            open_[key] = (cur, nbytes + p.numel() * p.element_size())
+            open_[key] = (cur, nbytes)
         for key, (cur, _) in open_.items():
             if cur:
                 buckets.append(_Bucket(len(buckets), cur, key))
@@ -220,10 +260,7 @@ class DistributedDataParallel(Module, Joinable):
         src = self._src()
         if self._join_config.enable:
             src = self.process_group.ranks[self._find_common_rank(self.process_group.rank(), not joined)]
-        works = [c10d.broadcast(b.detach(), src, self.process_group, async_op=True) for b in bufs]
-        for w in works:
-            if w is not None:
-                w.wait()
+        self._broadcast_coalesced(bufs, src)
 
     def _find_common_rank(self, rank: int, candidate: bool) -> int:
         """The highest group rank among the ranks that are candidates."""
@@ -240,12 +277,14 @@ class DistributedDataParallel(Module, Joinable):
         self._armed = True
         self._started = False
         self._next = 0
+        self._inflight = []
         self._timeline = []
         for b in self._buckets:
             b.pending = len(b.params)
             b.ready = False
             b.req = None
             b.used[:] = 0
+            b.kept.clear()
         if self.find_unused_parameters:
             reached = _reachable_leaves(out)
             self._unused = [i for i, p in enumerate(self._params) if id(p) not in reached]
@@ -255,7 +294,10 @@ class DistributedDataParallel(Module, Joinable):
         backward, like PyTorch, so a forward that no backward follows launches nothing."""
         for i in self._unused:
             b, k = self._slot[i]
-            b.buf[b.offsets[k]:b.offsets[k] + self._params[i].numel()] = 0
+            view = b.views[k]
+            if self._params[i].grad is view:  # its .grad is the bucket's slot: keep it through the zero sum
+                b.kept[k] = view._np().copy()
+            view._np()[...] = 0
             self._mark_ready(b)
 
     # --------------------------------------------------------------------------------- backward
@@ -274,10 +316,18 @@ class DistributedDataParallel(Module, Joinable):
                 self._mark_unused_ready()
             self._timeline.append(("ready", i, time.perf_counter()))
             g = p.grad
-            dst = b.buf[b.offsets[k]:b.offsets[k] + p.numel()]
-            src = g.detach().cpu()._np() if g.device.type != "cpu" else g._np()
+            view = b.views[k]
+            dst = view._np()
             scale = 1.0 / self._divisor if dst.dtype.kind in "fc" and self._comm_hook is None else 1
-            np.multiply(src.reshape(-1), scale, out=dst, casting="unsafe")
+            if g is view:  # backward accumulated straight into the bucket
+                if scale != 1:
+                    np.multiply(dst, scale, out=dst)
+            else:
+                src = g.detach().cpu()._np() if g.device.type != "cpu" else g._np()
+                np.multiply(src, scale, out=dst, casting="unsafe")
+                self._timeline.append(("copy", i, time.perf_counter()))
+                if self.gradient_as_bucket_view and p.device.type == "cpu":
+                    p.grad = view
             self._mark_ready(b)
             self._launch_ready()
 
@@ -290,48 +340,65 @@ class DistributedDataParallel(Module, Joinable):
 
     def _launch_ready(self) -> None:
         MPI = c10d._mpi()
-        comm = self.process_group._comm
-        while self._next < len(self._buckets) and self._buckets[self._next].ready:
-            b = self._buckets[self._next]
+        pg = self.process_group
+        buckets = self._buckets
+        while self._next < len(buckets) and buckets[self._next].ready:
+            b = buckets[self._next]
+            self._next += 1
             self._timeline.append(("launch", b.index, time.perf_counter()))
+            what = f"DDP all_reduce of gradient bucket {b.index}"
             if self._comm_hook is not None:
-                last = b.index == len(self._buckets) - 1
-                bucket = bucket_of(b.index, b.buf, [p for _, p in b.params], b.offsets, last)
+                bucket = bucket_of(b.index, b.buf, [p for _, p in b.params], b.offsets, self._next == len(buckets))
                 b.req = self._comm_hook(self._comm_state, bucket)
                 if not isinstance(b.req, Future):
                     raise TypeError(f"DDP communication hook must return a Future; got {type(b.req).__name__}")
             else:
-                b.req = c10d.Work([comm.Iallreduce(MPI.IN_PLACE, b.buf, MPI.SUM)], None, self.process_group,
-                                  f"DDP all_reduce of gradient bucket {b.index}")
-            self._next += 1
+                b.req = c10d.Work([pg._comm.Iallreduce(MPI.IN_PLACE, b.buf, MPI.SUM)], None, pg, what)
+                self._inflight.append(b.req._reqs[0])
         # MPI progresses a nonblocking collective only inside MPI calls (Open MPI has no progress
         # thread): test the buckets in flight at every gradient, so they advance during backward
-        for k in range(self._next):
-            req = self._buckets[k].req
-            req.done() if isinstance(req, Future) else req.is_completed()
-        if self._next == len(self._buckets) and self._armed:
+        if self._comm_hook is not None:
+            for k in range(self._next):
+                buckets[k].req.done()
+        elif self._inflight:
+            MPI.Request.Testall(self._inflight)
+        if self._next == len(buckets) and self._armed:
             self._finish()
 
     def _finish(self) -> None:
         """Every bucket is launched: wait for them and write the averaged gradients into `.grad`."""
         self._armed = False
+        pg = self.process_group
         used = None
         if self.find_unused_parameters:
             used = np.concatenate([b.used for b in self._buckets])
-            c10d.Work([self.process_group._comm.Iallreduce(c10d._mpi().IN_PLACE, used, c10d._mpi().MAX)], None,
-                      self.process_group, "DDP all_reduce of the used-parameter mask").wait()
+            MPI = c10d._mpi()
+            c10d.Work([pg._comm.Iallreduce(MPI.IN_PLACE, used, MPI.MAX)], None, pg,
+                      "DDP all_reduce of the used-parameter mask").wait()
         pos = 0
         for b in self._buckets:
             flat = self._reduced(b)
+            bumped = False
             for k, (_, p) in enumerate(b.params):
                 if used is not None and not used[pos + k]:
+                    if k in b.kept:  # no rank used it: its bucket-view .grad is left as it was
+                        b.views[k]._np()[...] = b.kept[k]
+                    continue
+                g = p.grad
+                view = b.views[k]
+                if flat is b.buf and (g is view or (self.gradient_as_bucket_view and p.device.type == "cpu")):
+                    if g is not view:
+                        p.grad = view
+                    if not bumped:
+                        b.flat._storage.bump()  # MPI wrote the bucket: a write outside any op
+                        bumped = True
                     continue
                 avg = flat[b.offsets[k]:b.offsets[k] + p.numel()].reshape(p.shape)
-                g = p.grad
                 if g is None:
                     p.grad = Tensor._wrap(avg.copy()).to(p.device)
                 else:
                     c10d._write(g, avg)
+                    self._timeline.append(("copy back", k, time.perf_counter()))
             pos += len(b.params)
         self._timeline.append(("done", -1, time.perf_counter()))
 
@@ -348,22 +415,23 @@ class DistributedDataParallel(Module, Joinable):
     def _shadow_backward(self) -> None:
         """On a joined rank: the all-reduces of one synchronized backward, with zero gradients."""
         MPI = c10d._mpi()
+        pg = self.process_group
         pending = []
         for b in self._buckets:
-            b.buf[:] = 0
+            zeros = np.zeros_like(b.buf)  # not the bucket: it may be the parameters' .grad (bucket views)
+            what = f"DDP join: all_reduce of gradient bucket {b.index}"
             if self._comm_hook is not None:
                 last = b.index == len(self._buckets) - 1
                 pending.append(self._comm_hook(self._comm_state,
-                                               bucket_of(b.index, b.buf, [p for _, p in b.params], b.offsets, last)))
+                                               bucket_of(b.index, zeros, [p for _, p in b.params], b.offsets, last)))
             else:
-                pending.append(c10d.Work([self.process_group._comm.Iallreduce(MPI.IN_PLACE, b.buf, MPI.SUM)], None,
-                                         self.process_group, f"DDP join: all_reduce of gradient bucket {b.index}"))
-        for w in pending:
-            w.wait()
+                pending.append(c10d.Work([pg._comm.Iallreduce(MPI.IN_PLACE, zeros, MPI.SUM)], None, pg, what))
         if self.find_unused_parameters:
             used = np.zeros(sum(len(b.params) for b in self._buckets), np.uint8)
-            c10d.Work([self.process_group._comm.Iallreduce(MPI.IN_PLACE, used, MPI.MAX)], None, self.process_group,
-                      "DDP join: all_reduce of the used-parameter mask").wait()
+            pending.append(c10d.Work([pg._comm.Iallreduce(MPI.IN_PLACE, used, MPI.MAX)], None, pg,
+                                     "DDP join: all_reduce of the used-parameter mask"))
+        for w in pending:
+            w.wait()
 
     def join(self, divide_by_initial_world_size: bool = True, enable: bool = True,
              throw_on_early_termination: bool = False) -> Join:

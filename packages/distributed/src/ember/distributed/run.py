@@ -52,8 +52,9 @@ def mpirun_command(nproc: int, argv: list[str], mpirun: str | None = None, modul
 
 def _rank_entry(argv: list[str]) -> None:
     """Inside one rank: export torchrun's variables, then run the script as __main__."""
-    from mpi4py import MPI
+    from ember.distributed.c10d import _mpi
 
+    MPI = _mpi()
     comm = MPI.COMM_WORLD
     os.environ.setdefault("RANK", str(comm.Get_rank()))
     os.environ.setdefault("WORLD_SIZE", str(comm.Get_size()))
