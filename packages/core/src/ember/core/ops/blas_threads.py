@@ -4,7 +4,7 @@ call, which on a shared machine costs each small call a descheduled thread's wai
 and columns among its threads, not its sums, so the one-thread bits are the threaded ones (tests/test_blas_threads).
 
 numpy's OpenBLAS (pthreads build) is set through its own `openblas_set_num_threads`, found once through
-threadpoolctl (a call costs under a microsecond; threadpoolctl's `limit()` tens); any other BLAS goes through
+threadpoolctl (lowering and restoring cost about 2 us; threadpoolctl's `limit()` about 11); any other BLAS goes through
 threadpoolctl's limit. The first caller in lowers the BLAS to one thread and the last one out restores the count it
 found, so the user's `set_num_threads` cap is kept and several user threads cannot leave it at one."""
 
