@@ -1,6 +1,7 @@
 """Small GEMMs at one BLAS thread (ops/blas_threads.py): the same bits as the threaded BLAS, the user's thread
 count kept and restored (after errors, across user threads), and no threadpoolctl call per GEMM."""
 
+import os
 import threading
 import types
 
@@ -46,6 +47,21 @@ def _recording(monkeypatch, blas):
 
     monkeypatch.setattr(blas_threads, "np", types.SimpleNamespace(matmul=matmul))
     return seen
+
+
+def test_numpys_openblas_is_found_beside_other_blas_libraries():
+    """PyTorch's libraries loaded too: the thread-count calls are still those of the BLAS numpy loaded."""
+    pytest.importorskip("torch")
+    from threadpoolctl import threadpool_info
+
+    pkg = os.path.realpath(os.path.dirname(np.__file__))
+    numpys = [i for i in threadpool_info() if i["user_api"] == "blas"
+              and os.path.realpath(i["filepath"]).startswith((pkg + os.sep, pkg + ".libs" + os.sep))]
+    if len(numpys) != 1 or numpys[0]["internal_api"] != "openblas" or numpys[0].get("threading_layer") != "pthreads":
+        pytest.skip("numpy's BLAS is not a pthreads OpenBLAS of its own wheel")
+    backend = blas_threads._backend()
+    assert isinstance(backend, blas_threads._OpenBLAS)
+    assert backend.get() == numpys[0]["num_threads"]
 
 
 def test_the_size_rule_brackets_the_shapes_used_here():

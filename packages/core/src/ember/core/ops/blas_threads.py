@@ -66,8 +66,9 @@ def _backend():
 
     controller = ThreadpoolController()
     blas = [c for c in controller.lib_controllers if c.user_api == "blas"]
-    home = os.path.dirname(os.path.dirname(np.__file__))
-    mine = [c for c in blas if os.path.realpath(c.filepath).startswith(os.path.realpath(home))] or blas
+    pkg = os.path.realpath(os.path.dirname(np.__file__))  # a wheel's BLAS is in numpy.libs (or numpy/.libs)
+    mine = [c for c in blas if os.path.realpath(c.filepath).startswith((pkg + os.sep, pkg + ".libs" + os.sep))]
+    mine = mine or [c for c in blas if isinstance(c, OpenBLASController)]
     if len(mine) == 1 and isinstance(mine[0], OpenBLASController) and mine[0].threading_layer == "pthreads":
         affixes = mine[0]._find_affixes()
         if affixes is not None:
