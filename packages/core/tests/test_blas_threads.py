@@ -181,6 +181,21 @@ def test_small_gemms_call_no_threadpoolctl(blas, monkeypatch):  # monkeypatch un
     assert calls == []
 
 
+def test_another_blas_is_left_to_size_each_gemm_itself(monkeypatch):
+    """threadpoolctl's limit costs more than a small GEMM: with a BLAS other than OpenBLAS, matmul calls numpy."""
+    limits = []
+
+    class Other:
+        per_call = False
+
+        def lower(self):
+            limits.append(1)
+
+    monkeypatch.setattr(blas_threads, "_STATE", [Other(), 0, None])
+    got = ec.mm(ec.ones(*SMALL[:2]), ec.ones(*SMALL[1:]))
+    assert got[0, 0].item() == SMALL[1] and limits == []
+
+
 def test_gemms_below_openblas_own_threshold_skip_the_lock(monkeypatch, blas):
     """OpenBLAS runs these on the calling thread anyway: no lock, no thread-count call."""
     holds = []

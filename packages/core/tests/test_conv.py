@@ -704,9 +704,9 @@ def test_the_blas_limit_of_overlapping_conv_calls_is_restored_by_the_last_one_ou
     monkeypatch.setattr(blas_threads, "_STATE", [None, 0, None])  # the library found afresh
 
     def blas_threads():  # numpy's BLAS, the one ember's GEMMs call
-        home = os.path.realpath(os.path.dirname(os.path.dirname(np.__file__)))
-        return [m["num_threads"] for m in threadpoolctl.threadpool_info()
-                if m["user_api"] == "blas" and os.path.realpath(m["filepath"]).startswith(home)]
+        pkg = os.path.realpath(os.path.dirname(np.__file__))  # (scipy's own OpenBLAS is another library)
+        return [m["num_threads"] for m in threadpoolctl.threadpool_info() if m["user_api"] == "blas"
+                and os.path.realpath(m["filepath"]).startswith((pkg + os.sep, pkg + ".libs" + os.sep))]
 
     before = blas_threads()
     if not before or max(before) == 1:

@@ -4,9 +4,10 @@ call, which on a shared machine costs each small call a descheduled thread's wai
 and columns among its threads, not its sums, so the one-thread bits are the threaded ones (tests/test_blas_threads).
 
 numpy's OpenBLAS (pthreads build) is set through its own `openblas_set_num_threads`, found once through
-threadpoolctl (lowering and restoring cost about 2 us; threadpoolctl's `limit()` about 11); any other BLAS goes through
-threadpoolctl's limit. The first caller in lowers the BLAS to one thread and the last one out restores the count it
-found, so the user's `set_num_threads` cap is kept and several user threads cannot leave it at one."""
+threadpoolctl (lowering and restoring cost about 2 us; threadpoolctl's `limit()` about 11); any other BLAS goes
+through threadpoolctl's limit, and only for `single_threaded` stretches (MKL sizes each GEMM's threads itself).
+The first caller in lowers the BLAS to one thread and the last one out restores the count it found, so the user's
+`set_num_threads` cap is kept and several user threads cannot leave it at one."""
 
 from __future__ import annotations
 
@@ -32,6 +33,8 @@ _STATE: list = [None, 0, None]  # the backend (found on first use), how many cal
 class _OpenBLAS:
     """numpy's OpenBLAS (pthreads: one process-wide pool) through its own thread-count calls."""
 
+    per_call = True  # cheap enough for one GEMM
+
     def __init__(self, dynlib, prefix: str, suffix: str):
         self.get = getattr(dynlib, f"{prefix}openblas_get_num_threads{suffix}")
         self.set = getattr(dynlib, f"{prefix}openblas_set_num_threads{suffix}")
@@ -48,7 +51,9 @@ class _OpenBLAS:
 
 
 class _Threadpoolctl:
-    """Any other BLAS: threadpoolctl's limit on every BLAS it sees."""
+    """Any other BLAS: threadpoolctl's limit on every BLAS it sees, for a stretch of GEMMs."""
+
+    per_call = False
 
     def __init__(self, controller):
         self.controller = controller
@@ -74,6 +79,14 @@ def _backend():
         if affixes is not None:
             return _OpenBLAS(mine[0].dynlib, *affixes)
     return _Threadpoolctl(controller)
+
+
+def _found():
+    """The backend, found on first use."""
+    with _LOCK:
+        if _STATE[0] is None:
+            _STATE[0] = _backend()
+        return _STATE[0]
 
 
 def _hold() -> None:
@@ -111,7 +124,7 @@ def matmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     if len(sa) < 2 or len(sb) < 2:
         return np.matmul(a, b)
     work = sa[-2] * sa[-1] * sb[-1]
-    if work <= OPENBLAS_SERIAL or work >= THREADED_WORK:
+    if work <= OPENBLAS_SERIAL or work >= THREADED_WORK or not (_STATE[0] or _found()).per_call:
         return np.matmul(a, b)
     _hold()
     try:
