@@ -1,6 +1,8 @@
 """conv1d/conv2d/conv_transpose against float64 loop references; their backward ops against
 central differences of the forward; PyTorch's validation messages."""
 
+import os
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -699,12 +701,12 @@ def test_the_blas_limit_of_overlapping_conv_calls_is_restored_by_the_last_one_ou
     threadpoolctl = pytest.importorskip("threadpoolctl")
     from ember.core.ops import blas_threads
 
-    # a fresh controller, which sees every BLAS loaded by now (an earlier test's LSTM layer made one before
-    # PyTorch's was loaded)
-    monkeypatch.setattr(blas_threads, "_BLAS", [None, 0, None])
+    monkeypatch.setattr(blas_threads, "_STATE", [None, 0, None])  # the library found afresh
 
-    def blas_threads():
-        return [m["num_threads"] for m in threadpoolctl.threadpool_info() if m["user_api"] == "blas"]
+    def blas_threads():  # numpy's BLAS, the one ember's GEMMs call
+        pkg = os.path.realpath(os.path.dirname(np.__file__))  # (scipy's own OpenBLAS is another library)
+        return [m["num_threads"] for m in threadpoolctl.threadpool_info() if m["user_api"] == "blas"
+                and os.path.realpath(m["filepath"]).startswith((pkg + os.sep, pkg + ".libs" + os.sep))]
 
     before = blas_threads()
     if not before or max(before) == 1:

@@ -1,36 +1,133 @@
-"""The BLAS at one thread for a stretch of small GEMMs (per-image convolution GEMMs on worker threads, an LSTM
-layer's per-step GEMMs): a threaded BLAS meets its threads at a barrier in every call, which on a shared machine
-cost each small call a descheduled thread's wait. OpenBLAS splits a GEMM's rows and columns among its threads,
-not its sums, so the one-thread bits are the threaded ones (checked on the LSTM layer's shapes)."""
+"""The BLAS at one thread for small GEMMs (a matmul below `THREADED_WORK` multiply-adds, an LSTM layer's per-step
+GEMMs, per-image convolution GEMMs on worker threads): a threaded BLAS meets its threads at a barrier in every
+call, which on a shared machine costs each small call a descheduled thread's wait. OpenBLAS splits a GEMM's rows
+and columns among its threads, not its sums, so the one-thread bits are the threaded ones (tests/test_blas_threads).
+
+numpy's OpenBLAS (pthreads build) is set through its own `openblas_set_num_threads`, found once through
+threadpoolctl (lowering and restoring cost about 2 us; threadpoolctl's `limit()` about 11); any other BLAS goes
+through threadpoolctl's limit, and only for `single_threaded` stretches (MKL sizes each GEMM's threads itself).
+The first caller in lowers the BLAS to one thread and the last one out restores the count it found, so the user's
+`set_num_threads` cap is kept and several user threads cannot leave it at one."""
 
 from __future__ import annotations
 
 import contextlib
+import os
 import threading
 
-__all__ = ["single_threaded"]
+import numpy as np
 
-_BLAS: list = [None, 0, None]  # threadpoolctl's controller (made on first use), how many calls hold the limit, its undo
-_BLAS_LOCK = threading.Lock()
+__all__ = ["single_threaded", "matmul", "THREADED_WORK", "OPENBLAS_SERIAL"]
+
+# m*n*k at and above which a GEMM keeps the BLAS's threads: where OpenBLAS's two threads start to pay on the 2-core
+# machine at its quietest (float32; docs/benchmarks.md, "Small GEMMs at one BLAS thread"). PyTorch's MKL makes the
+# same per-size choice, from about 2**20 (its OpenMP threads cost less to wake than OpenBLAS's)
+THREADED_WORK = 1 << 21
+# OpenBLAS runs a GEMM of m*n*k at or below 65536 * GEMM_MULTITHREAD_THRESHOLD (4) on the calling thread itself
+OPENBLAS_SERIAL = 1 << 18
+
+_LOCK = threading.Lock()
+_STATE: list = [None, 0, None]  # the backend (found on first use), how many callers hold the limit, its undo
+
+
+class _OpenBLAS:
+    """numpy's OpenBLAS (pthreads: one process-wide pool) through its own thread-count calls."""
+
+    per_call = True  # cheap enough for one GEMM
+
+    def __init__(self, dynlib, prefix: str, suffix: str):
+        self.get = getattr(dynlib, f"{prefix}openblas_get_num_threads{suffix}")
+        self.set = getattr(dynlib, f"{prefix}openblas_set_num_threads{suffix}")
+
+    def lower(self) -> int:
+        n = self.get()
+        if n > 1:
+            self.set(1)
+        return n
+
+    def restore(self, n: int) -> None:
+        if n > 1 and self.get() == 1:  # a count above one that the user set meanwhile (set_num_threads) stays
+            self.set(n)
+
+
+class _Threadpoolctl:
+    """Any other BLAS: threadpoolctl's limit on every BLAS it sees, for a stretch of GEMMs."""
+
+    per_call = False
+
+    def __init__(self, controller):
+        self.controller = controller
+
+    def lower(self):
+        return self.controller.limit(limits=1, user_api="blas")
+
+    def restore(self, undo) -> None:
+        undo.restore_original_limits()
+
+
+def _backend():
+    """numpy's OpenBLAS when threadpoolctl finds it with a pthreads pool, else threadpoolctl's limit."""
+    from threadpoolctl import OpenBLASController, ThreadpoolController
+
+    controller = ThreadpoolController()
+    blas = [c for c in controller.lib_controllers if c.user_api == "blas"]
+    pkg = os.path.realpath(os.path.dirname(np.__file__))  # a wheel's BLAS is in numpy.libs (or numpy/.libs)
+    mine = [c for c in blas if os.path.realpath(c.filepath).startswith((pkg + os.sep, pkg + ".libs" + os.sep))]
+    mine = mine or [c for c in blas if isinstance(c, OpenBLASController)]
+    if len(mine) == 1 and isinstance(mine[0], OpenBLASController) and mine[0].threading_layer == "pthreads":
+        affixes = mine[0]._find_affixes()
+        if affixes is not None:
+            return _OpenBLAS(mine[0].dynlib, *affixes)
+    return _Threadpoolctl(controller)
+
+
+def _found():
+    """The backend, found on first use."""
+    with _LOCK:
+        if _STATE[0] is None:
+            _STATE[0] = _backend()
+        return _STATE[0]
+
+
+def _hold() -> None:
+    with _LOCK:
+        if _STATE[0] is None:
+            _STATE[0] = _backend()
+        if _STATE[1] == 0:
+            _STATE[2] = _STATE[0].lower()
+        _STATE[1] += 1
+
+
+def _release() -> None:
+    with _LOCK:
+        _STATE[1] -= 1
+        if _STATE[1] == 0:
+            undo, _STATE[2] = _STATE[2], None
+            _STATE[0].restore(undo)
 
 
 @contextlib.contextmanager
 def single_threaded():
     """The BLAS at one thread while any caller in the process needs it: the first call in sets the limit and
     the last one out restores it, so calls from several user threads cannot leave it at one thread."""
-    with _BLAS_LOCK:
-        if _BLAS[0] is None:
-            from threadpoolctl import ThreadpoolController
-
-            _BLAS[0] = ThreadpoolController()
-        if _BLAS[1] == 0:
-            _BLAS[2] = _BLAS[0].limit(limits=1, user_api="blas")
-        _BLAS[1] += 1
+    _hold()
     try:
         yield
     finally:
-        with _BLAS_LOCK:
-            _BLAS[1] -= 1
-            if _BLAS[1] == 0:
-                _BLAS[2].restore_original_limits()
-                _BLAS[2] = None
+        _release()
+
+
+def matmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """np.matmul(a, b), at one BLAS thread when each of its GEMMs is small (numpy issues one per matrix of a
+    batch, and each meets the threads at its own barrier, so the batch does not count)."""
+    sa, sb = a.shape, b.shape
+    if len(sa) < 2 or len(sb) < 2:
+        return np.matmul(a, b)
+    work = sa[-2] * sa[-1] * sb[-1]
+    if work <= OPENBLAS_SERIAL or work >= THREADED_WORK or not (_STATE[0] or _found()).per_call:
+        return np.matmul(a, b)
+    _hold()
+    try:
+        return np.matmul(a, b)
+    finally:
+        _release()

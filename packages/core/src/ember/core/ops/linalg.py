@@ -17,7 +17,7 @@ import numpy as np
 from ember.core import dtypes
 from ember.core.dispatch import OVERLAP_INTERNAL, composite, declare, node_name
 from ember.core.methods import attach, inplace, method
-from ember.core.ops import aliased_products
+from ember.core.ops import aliased_products, blas_threads
 from ember.core.ops import elementwise as ew
 from ember.core.ops import numba_rows
 from ember.core.ops import shape as S
@@ -28,6 +28,9 @@ from ember.core.tensor import Tensor
 
 __all__ = ["mm", "bmm", "matmul", "mv", "dot", "vdot", "inner", "outer", "ger", "addmm", "addmv", "addbmm",
            "baddbmm", "addr", "einsum", "tensordot", "kron", "cdist", "pdist", "dist", "linalg"]
+
+
+_SERIAL, _THREADED = blas_threads.OPENBLAS_SERIAL, blas_threads.THREADED_WORK
 
 
 def _blas(x: Tensor) -> np.ndarray:
@@ -47,12 +50,12 @@ def _product(a: Tensor, b: Tensor, dt: dtypes.dtype) -> np.ndarray:
     """a @ b in dtype `dt`; float16 and bfloat16 multiply and accumulate in float32 (numpy has no
     half BLAS), rounding once on store as PyTorch's CPU kernels do."""
     if dt is dtypes.float16 or dt is dtypes.bfloat16:
-        return np.matmul(a._np().astype(np.float32), b._np().astype(np.float32)).astype(dt.np)
+        return blas_threads.matmul(a._np().astype(np.float32), b._np().astype(np.float32)).astype(dt.np)
     if dt in dtypes.FLOAT8:  # float32 accumulation, PyTorch's float8 rounding on store
-        return cast_array(np.matmul(a._np().astype(np.float32), b._np().astype(np.float32)), dt)
+        return cast_array(blas_threads.matmul(a._np().astype(np.float32), b._np().astype(np.float32)), dt)
     if dt is dtypes.bool:
         return np.matmul(a._np().astype(np.uint8), b._np().astype(np.uint8)) != 0
-    return np.matmul(_blas(a), _blas(b))
+    return blas_threads.matmul(_blas(a), _blas(b))
 
 
 def _same_dtype(a: Tensor, b: Tensor) -> None:
@@ -125,7 +128,8 @@ def _mm_cpu(a, b, *, out=None):
                 xa = _blas(a)
             if not (tb[1] == 1 and tb[0] >= (sb[1] or 1)):
                 xb = _blas(b)
-            r = np.matmul(xa, xb)
+            w = sa[0] * sa[1] * sb[1]  # blas_threads.matmul's size rule, inlined
+            r = np.matmul(xa, xb) if w <= _SERIAL or w >= _THREADED else blas_threads.matmul(xa, xb)
     else:
         r = _product(a, b, dt)
     return wrap(r) if out is None else write_out(out, r, "mm")

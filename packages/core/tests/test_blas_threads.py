@@ -1,0 +1,206 @@
+"""Small GEMMs at one BLAS thread (ops/blas_threads.py): the same bits as the threaded BLAS, the user's thread
+count kept and restored (after errors, across user threads), and no threadpoolctl call per GEMM."""
+
+import os
+import threading
+import types
+
+import numpy as np
+import pytest
+
+import ember.core as ec
+from ember.core.ops import blas_threads
+
+pytest.importorskip("threadpoolctl")
+
+SMALL = (96, 128, 128)  # m, k, n: between OpenBLAS's own one-thread size and THREADED_WORK
+BIG = (256, 256, 512)
+
+
+def _openblas():
+    """numpy's OpenBLAS's thread-count calls, or a skip where the BLAS is another."""
+    backend = blas_threads._backend()
+    if not isinstance(backend, blas_threads._OpenBLAS):
+        pytest.skip("numpy's BLAS is not a pthreads OpenBLAS")
+    return backend
+
+
+@pytest.fixture
+def blas():
+    """The OpenBLAS calls (the module's library found), with the thread counts put back after the test."""
+    backend = _openblas()
+    with blas_threads.single_threaded():
+        pass
+    before, numba_before = backend.get(), ec.get_num_threads()
+    yield backend
+    ec.set_num_threads(numba_before)
+    backend.set(before)
+
+
+def _recording(monkeypatch, blas):
+    """blas_threads' np.matmul, recording the BLAS's thread count at each call."""
+    seen = []
+
+    def matmul(a, b):
+        seen.append(blas.get())
+        return np.matmul(a, b)
+
+    monkeypatch.setattr(blas_threads, "np", types.SimpleNamespace(matmul=matmul))
+    return seen
+
+
+def test_numpys_openblas_is_found_beside_other_blas_libraries():
+    """PyTorch's libraries loaded too: the thread-count calls are still those of the BLAS numpy loaded."""
+    pytest.importorskip("torch")
+    from threadpoolctl import threadpool_info
+
+    pkg = os.path.realpath(os.path.dirname(np.__file__))
+    numpys = [i for i in threadpool_info() if i["user_api"] == "blas"
+              and os.path.realpath(i["filepath"]).startswith((pkg + os.sep, pkg + ".libs" + os.sep))]
+    if len(numpys) != 1 or numpys[0]["internal_api"] != "openblas" or numpys[0].get("threading_layer") != "pthreads":
+        pytest.skip("numpy's BLAS is not a pthreads OpenBLAS of its own wheel")
+    backend = blas_threads._backend()
+    assert isinstance(backend, blas_threads._OpenBLAS)
+    assert backend.get() == numpys[0]["num_threads"]
+
+
+def test_the_size_rule_brackets_the_shapes_used_here():
+    m, k, n = SMALL
+    assert blas_threads.OPENBLAS_SERIAL < m * k * n < blas_threads.THREADED_WORK
+    m, k, n = BIG
+    assert m * k * n >= blas_threads.THREADED_WORK
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("shape", [(10, 10, 10), (64, 64, 64), SMALL, (192, 128, 512), BIG, (512, 512, 512)])
+@pytest.mark.parametrize("transposed", [False, True])
+def test_one_thread_and_all_threads_give_the_same_bits(blas, shape, dtype, transposed):
+    m, k, n = shape
+    rng = np.random.default_rng(sum(shape))
+    a = rng.standard_normal((m, k)).astype(dtype)
+    b = rng.standard_normal((n, k)).astype(dtype).T if transposed else rng.standard_normal((k, n)).astype(dtype)
+    blas.set(max(2, blas.get()))
+    threaded = np.matmul(a, b)
+    blas.set(1)
+    one = np.matmul(a, b)
+    blas.set(2)
+    assert one.tobytes() == threaded.tobytes()
+    assert ec.mm(ec.from_numpy(a), ec.from_numpy(np.ascontiguousarray(b))).numpy().tobytes() == threaded.tobytes()
+
+
+def test_a_batch_gives_the_same_bits(blas):
+    rng = np.random.default_rng(0)
+    a, b = rng.standard_normal((8, 96, 128)).astype(np.float32), rng.standard_normal((8, 128, 256)).astype(np.float32)
+    blas.set(2)
+    threaded = np.matmul(a, b)
+    assert ec.bmm(ec.from_numpy(a), ec.from_numpy(b)).numpy().tobytes() == threaded.tobytes()
+    blas.set(1)
+    assert np.matmul(a, b).tobytes() == threaded.tobytes()
+
+
+@pytest.mark.parametrize("user", [1, 2, 3])
+def test_a_small_gemm_runs_at_one_thread_and_restores_the_users_count(monkeypatch, blas, user):
+    if user <= 2:
+        ec.set_num_threads(user)
+    else:  # more than the machine may have: straight to OpenBLAS
+        blas.set(user)
+    seen = _recording(monkeypatch, blas)
+    x, y = ec.ones(*SMALL[:2]), ec.ones(*SMALL[1:])
+    assert ec.mm(x, y)[0, 0].item() == SMALL[1]
+    assert seen == [1]
+    assert blas.get() == user
+
+
+def test_a_big_gemm_keeps_the_users_count(monkeypatch, blas):
+    blas.set(2)
+    seen = _recording(monkeypatch, blas)
+    ec.mm(ec.ones(*BIG[:2]), ec.ones(*BIG[1:]))
+    assert seen == [] and blas.get() == 2  # straight to numpy, blas_threads not involved
+
+
+def test_the_count_is_restored_after_an_error(blas):
+    blas.set(2)
+    with pytest.raises(ValueError):
+        blas_threads.matmul(np.ones((128, 128)), np.ones((127, 128)))
+    assert blas.get() == 2 and blas_threads._STATE[1] == 0
+
+
+def test_a_count_set_while_the_limit_is_held_stays(blas):
+    """The user's set_num_threads between the first call in and the last out wins over the count found."""
+    blas.set(2)
+    with blas_threads.single_threaded():
+        assert blas.get() == 1
+        blas.set(3)
+    assert blas.get() == 3
+
+
+def test_overlapping_holders_restore_once_the_last_leaves(blas):
+    blas.set(2)
+    a, b = blas_threads.single_threaded(), blas_threads.single_threaded()
+    a.__enter__()
+    b.__enter__()
+    a.__exit__(None, None, None)  # the first out, while the second still runs
+    assert blas.get() == 1
+    b.__exit__(None, None, None)
+    assert blas.get() == 2
+
+
+def test_user_threads_calling_small_gemms_leave_the_count_as_it_was(blas):
+    blas.set(2)
+    x, y = ec.ones(*SMALL[:2]), ec.ones(*SMALL[1:])
+    errors = []
+
+    def work():
+        try:
+            for _ in range(50):
+                assert ec.mm(x, y)[0, 0].item() == SMALL[1]
+        except BaseException as e:  # noqa: BLE001 (handed to the main thread)
+            errors.append(e)
+
+    threads = [threading.Thread(target=work) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors
+    assert blas.get() == 2 and blas_threads._STATE[1] == 0
+
+
+def test_small_gemms_call_no_threadpoolctl(blas, monkeypatch):  # monkeypatch undone first
+    """Once numpy's OpenBLAS is found, a small GEMM costs two of its own calls, not threadpoolctl's limit()."""
+    import threadpoolctl
+
+    blas_threads.matmul(np.ones(SMALL[:2]), np.ones(SMALL[1:]))  # finds the library
+    calls = []
+    monkeypatch.setattr(threadpoolctl.ThreadpoolController, "limit", lambda *a, **k: calls.append(a))
+    monkeypatch.setattr(threadpoolctl.ThreadpoolController, "__init__", lambda *a, **k: calls.append(a))
+    x, y = ec.ones(*SMALL[:2]), ec.ones(*SMALL[1:])
+    for _ in range(20):
+        ec.mm(x, y)
+        ec.bmm(x[None], y[None])
+    assert calls == []
+
+
+def test_another_blas_is_left_to_size_each_gemm_itself(monkeypatch):
+    """threadpoolctl's limit costs more than a small GEMM: with a BLAS other than OpenBLAS, matmul calls numpy."""
+    limits = []
+
+    class Other:
+        per_call = False
+
+        def lower(self):
+            limits.append(1)
+
+    monkeypatch.setattr(blas_threads, "_STATE", [Other(), 0, None])
+    got = ec.mm(ec.ones(*SMALL[:2]), ec.ones(*SMALL[1:]))
+    assert got[0, 0].item() == SMALL[1] and limits == []
+
+
+def test_gemms_below_openblas_own_threshold_skip_the_lock(monkeypatch, blas):
+    """OpenBLAS runs these on the calling thread anyway: no lock, no thread-count call."""
+    holds = []
+    monkeypatch.setattr(blas_threads, "_hold", lambda: holds.append(1))
+    ec.mm(ec.ones(10, 10), ec.ones(10, 10))
+    ec.mm(ec.ones(64, 64), ec.ones(64, 64))
+    ec.bmm(ec.ones(4, 10, 10), ec.ones(4, 10, 10))
+    assert holds == []
