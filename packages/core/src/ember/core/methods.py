@@ -60,6 +60,8 @@ def attach(name: str, fn, *, replace: bool = False) -> None:
     if old is not None and old is not value and not replace:
         raise RuntimeError(f"Tensor.{name} is attached twice (was {old!r}, now {value!r}); attach each name once, "
                            "or pass replace=True where a layer above redefines it on purpose")
+    if getattr(value, "__name__", None) == "<lambda>":  # `func.__name__` as `__torch_function__` sees it
+        value.__name__, value.__qualname__ = name, f"Tensor.{name}"
     setattr(Tensor, name, value)
     _overrides.on_attach(name)  # subclasses defined before wrap it for `__torch_function__`
 
