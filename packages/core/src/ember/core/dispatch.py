@@ -198,10 +198,22 @@ class Op:
             args, kwargs = self._bind(args, kwargs)
         if _protocol is not None:  # plain tensors and scalars: a set membership test each, no call
             for a in args:
-                if a.__class__ not in _SKIP:
+                c = a.__class__
+                if c not in _SKIP:
+                    if c is tuple or c is list:  # dims, shapes, a list of tensors: their items, inline
+                        for b in a:
+                            if b.__class__ not in _SKIP:
+                                return _protocol(self, args, kwargs)
+                        continue
                     return _protocol(self, args, kwargs)
             for k in kwargs:
-                if kwargs[k].__class__ not in _SKIP:
+                c = kwargs[k].__class__
+                if c not in _SKIP:
+                    if c is tuple or c is list:
+                        for b in kwargs[k]:
+                            if b.__class__ not in _SKIP:
+                                return _protocol(self, args, kwargs)
+                        continue
                     return _protocol(self, args, kwargs)
         if _top is not None:
             return _top(self, args, kwargs, _top_next)
@@ -309,10 +321,22 @@ def _method_of(op: Op) -> Callable:
             args, kwargs = op._bind(args, kwargs)
         if _protocol is not None:  # as in Op.__call__
             for a in args:
-                if a.__class__ not in _SKIP:
+                c = a.__class__
+                if c not in _SKIP:
+                    if c is tuple or c is list:  # dims, shapes, a list of tensors: their items, inline
+                        for b in a:
+                            if b.__class__ not in _SKIP:
+                                return _protocol(op, args, kwargs)
+                        continue
                     return _protocol(op, args, kwargs)
             for k in kwargs:
-                if kwargs[k].__class__ not in _SKIP:
+                c = kwargs[k].__class__
+                if c not in _SKIP:
+                    if c is tuple or c is list:
+                        for b in kwargs[k]:
+                            if b.__class__ not in _SKIP:
+                                return _protocol(op, args, kwargs)
+                        continue
                     return _protocol(op, args, kwargs)
         if _top is not None:
             return _top(op, args, kwargs, _top_next)
