@@ -51,14 +51,24 @@ _SKIP = _dispatch._SKIP  # classes that never take part (the scans test membersh
 _NONE: frozenset = frozenset()  # the op entry's set while a mode is active
 
 
-def _disabled_torch_function_impl(func, types, args=(), kwargs=None):
+class _DisabledImpl:
     """`torch._C._disabled_torch_function_impl`: as a class's `__torch_function__` it opts the class out of
-    the protocol (`nn.Parameter`: ops on it give plain tensors)."""
-    _sub_disabled[0] += 1
-    try:
-        return func(*args, **(kwargs or {}))
-    finally:
-        _sub_disabled[0] -= 1
+    the protocol (`nn.Parameter`: ops on it give plain tensors). No descriptor: `p.__torch_function__` is it."""
+
+    __name__ = __qualname__ = "_disabled_torch_function_impl"
+
+    def __call__(self, func, types, args=(), kwargs=None):
+        _sub_disabled[0] += 1
+        try:
+            return func(*args, **(kwargs or {}))
+        finally:
+            _sub_disabled[0] -= 1
+
+    def __repr__(self) -> str:
+        return "<built-in function _disabled_torch_function_impl>"
+
+
+_disabled_torch_function_impl = _DisabledImpl()
 
 
 def _participates(c: type) -> bool:
