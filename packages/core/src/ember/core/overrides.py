@@ -14,18 +14,22 @@ tensors. Where the calls are caught:
   `Tensor.<name>` itself; `Tensor` and its plain instances keep their methods unwrapped.
 - The reductions' public functions (`torch.sum`, `torch.mean` ... the ones taking `dim`): a check of
   their first argument's class (`ember.core.methods.numpy_aliases`), so `func` is `torch.mean`.
-- Every other `torch.*` and `torch.nn.functional` function at the op it dispatches
-  (`ember.core.dispatch.set_protocol_check`): `func` is that op (`torch.relu` where the public
-  function is the op itself; else the op, named as it: `F.relu(x)` arrives as `torch.relu`). This
-  check is put above the dispatch hooks only once a Tensor subclass with the protocol is defined, a
-  mode is entered or a tensor-like is first seen: until then ops cost nothing more; after, one
-  Python frame per op, whose scan of the arguments makes no call while they are plain tensors
-  (`_SKIP`). Functions written against PyTorch use `has_torch_function`/`handle_torch_function`
-  or `wrap_torch_function` as with PyTorch.
+- Every other `torch.*` and `torch.nn.functional` function at the op it dispatches (the op entry,
+  `Op.__call__` and its method twin): `func` is that op (`torch.relu` where the public function is
+  the op itself; else the op, named as it: `F.relu(x)` arrives as `torch.relu`, `torch.stack` as
+  `cat` then `view`). The entry tests `_protocol is not None` (one global read), and once a subclass
+  with the protocol is defined, a mode is entered or a tensor-like is first seen (`set_protocol_check`),
+  whether each argument's class (and each item's of a tuple or list argument) is in `_SKIP`: set
+  membership, no call, so an op on plain tensors, scalars, shapes and Parameters makes the calls it
+  made before (tests/test_subclass_autograd.py counts them). Any other class goes to `_check`. While a
+  mode is active the entry's set is empty: every call reaches the mode.
+Functions written against PyTorch use `has_torch_function`/`handle_torch_function` or
+`wrap_torch_function` as with PyTorch.
 Not supported: `__torch_dispatch__` (the layer below autograd; ember's subclasses cannot override
 the kernels), `_make_wrapper_subclass`, and properties (`x.grad`, `x.data`) reaching
-`__torch_function__`. A tensor-like that is no Tensor reaches a composite function's op only if
-the function did not read it as a tensor first.
+`__torch_function__`. A tensor-like that is no Tensor (its class has no `__init_subclass__` of ours)
+reaches an op only once the check is set (a reduction's or `has_torch_function`'s first sight of it
+sets it), and a composite function's op only if the function did not read it as a tensor first.
 """
 
 from __future__ import annotations
