@@ -103,3 +103,17 @@ def test_a_mode_matches_pytorch_on_a_plain_function():
         return seen, r.tolist()
 
     assert names(torch) == names(real)
+
+
+def test_override_listings_and_base_mode():
+    overridable = torch.overrides.get_overridable_functions()
+    flat = {f for fs in overridable.values() for f in fs}
+    assert torch.add in flat and torch.Tensor.sum in flat and torch.Tensor.__add__ in flat
+    ignored = torch.overrides.get_ignored_functions()
+    assert torch.Tensor.as_subclass in ignored and not ignored & flat
+    dummies = torch.overrides.get_testing_overrides()
+    assert dummies[torch.add](torch.ones(1), 1) == -1
+    with torch.overrides.BaseTorchFunctionMode(), torch.overrides.enable_reentrant_dispatch():
+        assert torch.overrides._get_current_function_mode() is not None
+        assert (torch.ones(2) + 1).tolist() == [2.0, 2.0]
+    assert torch.overrides._get_current_function_mode() is None
