@@ -239,3 +239,8 @@ def test_methods_attached_after_a_subclass_is_defined_reach_it():
         delattr(ec.Tensor, "subclass_test_twice")
         for cls in list(overrides._SUBCLASSES):
             cls.__dict__.get("subclass_test_twice") and delattr(cls, "subclass_test_twice")
+
+
+def test_repr_names_the_subclass_as_pytorch():
+    assert repr(ec.tensor([1.0, 2.0]).as_subclass(MyT)) == "MyT([1., 2.])"
+    assert repr(_x(LoggingTensor)).startswith("LoggingTensor([[ 1., -2.,  3.],\n               [-4.")

@@ -458,7 +458,10 @@ class Tensor:
     def __repr__(self) -> str:
         from ember.core.printing import tensor_repr
 
-        return tensor_repr(self)
+        cls = self.__class__
+        if cls is Tensor or cls.__dict__.get("_repr_as_tensor"):
+            return tensor_repr(self)
+        return tensor_repr(self, cls.__name__)  # PyTorch's `MyT([1., 2.])` for a subclass
 
     def share_memory_(self) -> Tensor:
         """Move the storage into shared memory in place (a no-op if already shared); returns self."""

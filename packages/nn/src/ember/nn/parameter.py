@@ -30,6 +30,7 @@ class Parameter(Tensor):
     """
 
     __torch_function__ = _disabled_torch_function_impl  # as PyTorch's: ops on parameters give plain tensors
+    _repr_as_tensor = True  # "Parameter containing:\ntensor(...)", not a subclass's "Parameter(...)"
 
     def __new__(cls, data: Tensor | None = None, requires_grad: bool = True):
         if data is None:
