@@ -244,3 +244,28 @@ def test_methods_attached_after_a_subclass_is_defined_reach_it():
 def test_repr_names_the_subclass_as_pytorch():
     assert repr(ec.tensor([1.0, 2.0]).as_subclass(MyT)) == "MyT([1., 2.])"
     assert repr(_x(LoggingTensor)).startswith("LoggingTensor([[ 1., -2.,  3.],\n               [-4.")
+
+
+def test_the_protocol_state_is_per_thread():
+    import threading
+
+    seen = []
+
+    class Mode(overrides.TorchFunctionMode):
+        def __torch_function__(self, func, types, args=(), kwargs=None):
+            seen.append(threading.current_thread().name)
+            return func(*args, **(kwargs or {}))
+
+    out = {}
+
+    def other():
+        out["type"] = type(_x() + 1)
+        out["plain"] = (ec.ones(1) + 1).tolist()
+
+    with Mode(), overrides.DisableTorchFunctionSubclass():
+        t = threading.Thread(target=other, name="other")
+        t.start()
+        t.join()
+        ec.ones(1) + 1
+    assert out == {"type": MyT, "plain": [2.0]}  # neither the mode nor the disabling reached the other thread
+    assert seen and set(seen) == {threading.current_thread().name}

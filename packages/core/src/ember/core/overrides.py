@@ -35,6 +35,7 @@ sets it), and a composite function's op only if the function did not read it as 
 from __future__ import annotations
 
 import sys
+import threading
 import types as _pytypes
 import weakref
 from collections.abc import Callable, Iterable
@@ -48,9 +49,19 @@ __all__ = ["has_torch_function", "has_torch_function_unary", "has_torch_function
            "BaseTorchFunctionMode", "enable_reentrant_dispatch", "get_ignored_functions",
            "get_overridable_functions", "get_testing_overrides", "resolve_name"]
 
-_disabled = [0]  # DisableTorchFunction depth: neither objects nor modes are asked
-_sub_disabled = [0]  # DisableTorchFunctionSubclass depth (the default __torch_function__ too): modes still are
-_modes: list = []  # the TorchFunctionMode stack, innermost last
+class _State(threading.local):
+    """The protocol's state, per thread as PyTorch's: `disabled`, DisableTorchFunction's depth (neither objects
+    nor modes are asked); `sub`, DisableTorchFunctionSubclass's (and the default __torch_function__'s: modes
+    still are); `modes`, the TorchFunctionMode stack, innermost last."""
+
+    def __init__(self) -> None:
+        self.disabled = 0
+        self.sub = 0
+        self.modes: list = []
+
+
+_tls = _State()
+_entered = [0]  # modes entered in any thread: while some are, every op call reaches `_check`
 _SKIP = _dispatch._SKIP  # classes that never take part (the scans test membership, no call); one joins when seen
 _NONE: frozenset = frozenset()  # the op entry's set while a mode is active
 
@@ -62,11 +73,11 @@ class _DisabledImpl:
     __name__ = __qualname__ = "_disabled_torch_function_impl"
 
     def __call__(self, func, types, args=(), kwargs=None):
-        _sub_disabled[0] += 1
+        _tls.sub += 1
         try:
             return func(*args, **(kwargs or {}))
         finally:
-            _sub_disabled[0] -= 1
+            _tls.sub -= 1
 
     def __repr__(self) -> str:
         return "<built-in function _disabled_torch_function_impl>"
@@ -89,11 +100,11 @@ def _participates(c: type) -> bool:
 
 def has_torch_function(relevant_args: Iterable) -> bool:
     """Whether a mode is active or any of `relevant_args` defines `__torch_function__` (protocol enabled)."""
-    if _disabled[0]:
+    if _tls.disabled:
         return False
-    if _modes:
+    if _tls.modes:
         return True
-    if _sub_disabled[0]:
+    if _tls.sub:
         return False
     for a in relevant_args:
         if a.__class__ not in _SKIP and _participates(a.__class__):
@@ -113,7 +124,7 @@ def _overloaded(relevant_args: Iterable) -> list:
     """The arguments whose types implement the protocol, one per type, subclasses before their bases."""
     args: list = []
     types: list[type] = []
-    if _sub_disabled[0]:
+    if _tls.sub:
         return args
     for a in relevant_args:
         t = type(a)
@@ -138,12 +149,12 @@ def handle_torch_function(public_api: Callable, relevant_args: Iterable, *args, 
     """
     overloaded = _overloaded(relevant_args)
     types = tuple(type(a) for a in overloaded)
-    if _modes and not _disabled[0]:
-        mode = _modes.pop()
+    if _tls.modes and not _tls.disabled:
+        mode = _tls.modes.pop()
         try:
             result = mode.__torch_function__(public_api, types, args, kwargs)
         finally:
-            _modes.append(mode)
+            _tls.modes.append(mode)
         if result is not NotImplemented:
             return result
     for a in overloaded:
@@ -174,11 +185,11 @@ def default_torch_function(cls, func, types, args=(), kwargs=None):
     for t in types:
         if not issubclass(cls, t):
             return NotImplemented
-    _sub_disabled[0] += 1
+    _tls.sub += 1
     try:
         ret = func(*args, **kwargs)
     finally:
-        _sub_disabled[0] -= 1
+        _tls.sub -= 1
     if cls is Tensor:
         return ret
     return _convert(ret, cls, {id(a) for a in _relevant(args, kwargs)})
@@ -232,7 +243,7 @@ def _public(op) -> Callable:
 def _check(op, args: tuple, kwargs: dict):
     """The op entry's check (an argument's class is not in `_SKIP`): hand the call over when a mode is
     active or an argument's class takes part, else run it below."""
-    if not _disabled[0] and (_modes or (not _sub_disabled[0] and _takes_part(args, kwargs))):
+    if not _tls.disabled and (_tls.modes or (not _tls.sub and _takes_part(args, kwargs))):
         return handle_torch_function(_public(op), _relevant(args, kwargs), *args, **kwargs)
     if _dispatch._top is not None:
         return _dispatch._top(op, args, kwargs, _dispatch._top_next)
@@ -278,10 +289,10 @@ def _method(name: str) -> Callable:
     """The wrapper a subclass gets for `Tensor.<name>`: `func` is Tensor's method as it is at the call."""
     def method(*args, **kwargs):
         fn = Tensor.__dict__[name]
-        if _disabled[0] or _sub_disabled[0]:
+        if _tls.disabled or _tls.sub:
             return fn(*args, **kwargs)
         relevant = _relevant(args, kwargs)
-        if not _modes and not any(a.__class__ not in _SKIP and _participates(a.__class__) for a in relevant):
+        if not _tls.modes and not any(a.__class__ not in _SKIP and _participates(a.__class__) for a in relevant):
             return fn(*args, **kwargs)  # a subclass below one that opted out
         return handle_torch_function(fn, relevant, *args, **kwargs)
 
@@ -347,21 +358,25 @@ def wrap_torch_function(dispatcher: Callable) -> Callable:
 class DisableTorchFunction:
     """Within `with DisableTorchFunction():` neither objects nor modes are asked (`has_torch_function*`: False)."""
 
-    _depth = _disabled
-
     def __enter__(self):
-        self._depth[0] += 1
+        _tls.disabled += 1
         return self
 
     def __exit__(self, *exc):
-        self._depth[0] -= 1
+        _tls.disabled -= 1
         return False
 
 
 class DisableTorchFunctionSubclass(DisableTorchFunction):
     """Within it no object's `__torch_function__` is asked (subclasses act as Tensor); modes still are."""
 
-    _depth = _sub_disabled
+    def __enter__(self):
+        _tls.sub += 1
+        return self
+
+    def __exit__(self, *exc):
+        _tls.sub -= 1
+        return False
 
 
 class TorchFunctionMode:
@@ -375,14 +390,16 @@ class TorchFunctionMode:
         raise NotImplementedError
 
     def __enter__(self):
-        _modes.append(self)
+        _tls.modes.append(self)
         _activate()
+        _entered[0] += 1
         _dispatch._SKIP = _NONE  # every op call reaches the check, plain tensors too
         return self
 
     def __exit__(self, exc_type, exc_val, exc_tb):
-        _modes.remove(self)
-        if not _modes:
+        _tls.modes.remove(self)
+        _entered[0] -= 1
+        if not _entered[0]:
             _dispatch._SKIP = _SKIP
         return False
 
@@ -399,15 +416,15 @@ class BaseTorchFunctionMode(TorchFunctionMode):
 
 
 def _get_current_function_mode():
-    return _modes[-1] if _modes else None
+    return _tls.modes[-1] if _tls.modes else None
 
 
 def _get_current_function_mode_stack() -> list:
-    return list(_modes)
+    return list(_tls.modes)
 
 
 def _is_torch_function_mode_enabled() -> bool:
-    return bool(_modes) and not _disabled[0]
+    return bool(_tls.modes) and not _tls.disabled
 
 
 class enable_reentrant_dispatch:
