@@ -13,7 +13,7 @@ import ember.torch.nn.functional as F
 SNIPPETS = ["x + 1", "x * x", "x / 2", "x.sum()", "torch.sum(x)", "x.sum(0)", "x.mean()", "torch.mean(x)",
             "torch.relu(x)", "F.relu(x)", "x.view(3)", "x.reshape(3, 1)", "torch.add(x, 2)", "x.add(1)", "x.exp()",
             "torch.cat([x, x])", "x.max(0)", "x == 1", "x.detach()", "x.clone()", "x.abs()",
-            "x.unsqueeze(0)", "x.to(torch.float64)", "x.softmax(0)", "x.t()", "x.flatten()"]
+            "x.unsqueeze(0)", "x.to(torch.float64)", "x.softmax(0)", "x.t()", "x.flatten()", "x.data"]
 
 
 def _run(tm, fm):

@@ -26,7 +26,7 @@ tensors. Where the calls are caught:
 Functions written against PyTorch use `has_torch_function`/`handle_torch_function` or
 `wrap_torch_function` as with PyTorch.
 Not supported: `__torch_dispatch__` (the layer below autograd; ember's subclasses cannot override
-the kernels), `_make_wrapper_subclass`, and properties (`x.grad`, `x.data`) reaching
+the kernels), `_make_wrapper_subclass`, and properties other than `data` (`_PROPERTIES`) reaching
 `__torch_function__`. A tensor-like that is no Tensor (its class has no `__init_subclass__` of ours)
 reaches an op only once the check is set (a reduction's or `has_torch_function`'s first sight of it
 sets it), and a composite function's op only if the function did not read it as a tensor first.
@@ -279,10 +279,29 @@ _DUNDERS = frozenset({f"__{p}{n}__" for n in ("add", "sub", "mul", "truediv", "f
 _IGNORED_METHODS = frozenset({"as_subclass", "stride"})  # PyTorch's get_ignored_functions() among the methods
 
 
+_PROPERTIES = frozenset({"data"})  # properties whose getter reaches `__torch_function__` (`Tensor.data.__get__`)
+
+
 def _overridable(name: str, value) -> bool:
+    if name in _PROPERTIES:
+        return isinstance(value, property)
     if name.startswith("_") and name not in _DUNDERS:
         return False
     return isinstance(value, _pytypes.FunctionType) and name not in _IGNORED_METHODS
+
+
+def _property(name: str) -> property:
+    """The property a subclass gets for `Tensor.<name>`: its getter hands `Tensor.<name>.__get__` over."""
+    def get(self):
+        prop = Tensor.__dict__[name]
+        if _tls.disabled or _tls.sub or not _participates(self.__class__):
+            return prop.__get__(self)
+        return handle_torch_function(prop.__get__, (self,), self)
+
+    def set_(self, value):
+        Tensor.__dict__[name].__set__(self, value)
+
+    return property(get, set_, doc=f"`Tensor.{name}`, of this subclass")
 
 
 def _method(name: str) -> Callable:
@@ -305,7 +324,7 @@ def _install(cls, name: str) -> None:
     for k in cls.__mro__:
         if name in k.__dict__:
             if k is Tensor:
-                setattr(cls, name, _method(name))
+                setattr(cls, name, _property(name) if name in _PROPERTIES else _method(name))
             return
 
 
