@@ -329,7 +329,12 @@ def _install(cls, name: str) -> None:
 
 
 def register_subclass(cls) -> None:
-    """`Tensor.__init_subclass__`: wrap the methods of a subclass that takes part (NOTE [ Tensor subclasses ])."""
+    """`Tensor.__init_subclass__`: wrap the methods of a subclass that takes part (NOTE [ Tensor subclasses ]).
+    ember's own subclasses (`nn.Parameter`, the uninitialized tensors, sparse layouts) are tensors to the
+    protocol and print as `tensor(...)`, as PyTorch's (whose Parameter sets `_disabled_torch_function_impl`)."""
+    if cls.__module__.startswith("ember.") and "__torch_function__" not in cls.__dict__:
+        cls.__torch_function__ = _disabled_torch_function_impl
+        cls._repr_as_tensor = True
     if getattr(cls, "__torch_function__", None) is _disabled_torch_function_impl:
         return
     _SUBCLASSES.add(cls)

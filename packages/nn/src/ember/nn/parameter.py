@@ -7,7 +7,6 @@ from collections import OrderedDict
 from typing import Any
 
 from ember.core import Tensor, empty
-from ember.core.overrides import _disabled_torch_function_impl
 
 __all__ = ["Parameter", "Buffer", "UninitializedTensorMixin", "UninitializedParameter", "UninitializedBuffer",
            "is_lazy"]
@@ -28,9 +27,6 @@ class Parameter(Tensor):
     >>> isinstance(p, Tensor), p.requires_grad, p.shape
     (True, True, ember.Size([2]))
     """
-
-    __torch_function__ = _disabled_torch_function_impl  # as PyTorch's: ops on parameters give plain tensors
-    _repr_as_tensor = True  # "Parameter containing:\ntensor(...)", not a subclass's "Parameter(...)"
 
     def __new__(cls, data: Tensor | None = None, requires_grad: bool = True):
         if data is None:
@@ -79,7 +75,6 @@ class UninitializedTensorMixin:
     and device can change until `materialize(shape)` gives it storage and turns it into `cls_to_become`."""
 
     cls_to_become: type = Tensor
-    __torch_function__ = _disabled_torch_function_impl  # the checks below stand for PyTorch's override
 
     def materialize(self, shape, device=None, dtype=None) -> None:
         """Allocate uninitialised storage of `shape` (keeping this object, so optimizers holding it stay valid)
