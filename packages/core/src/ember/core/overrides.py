@@ -7,8 +7,9 @@ default, or any tensor-like) is handed the calls made with its instances, as
 `TorchFunctionMode` on the stack is asked before them all. `Tensor.__torch_function__` (the default)
 runs `func` with the protocol off for objects and gives the tensors it returns the subclass, so
 `type(x + 1)`, `type(x.sum())`, `type(x[0])` are the subclass of `x`. A class that sets
-`__torch_function__ = _disabled_torch_function_impl` (`nn.Parameter`) opts out: ops on it give plain
-tensors. Where the calls are caught:
+`__torch_function__ = _disabled_torch_function_impl` opts out: ops on it give plain tensors. ember's own
+subclasses (`nn.Parameter`, the uninitialized tensors, layout classes) get it at their definition
+(`register_subclass`), as PyTorch's Parameter sets it. Where the calls are caught:
 - Tensor methods and operators of a subclass: its definition (`Tensor.__init_subclass__`) puts a
   wrapper on the subclass for each method Tensor has (and each one attached later), whose `func` is
   `Tensor.<name>` itself; `Tensor` and its plain instances keep their methods unwrapped.
