@@ -118,6 +118,10 @@ _hooks: list[Callable] = []
 _top: Callable | None = None  # the newest hook, which `Op.__call__` calls first
 _top_next: Callable | None = None  # the `call_next` it receives
 _composite_hook: Callable | None = None  # hook(name, fn, args, kwargs) around `@composite` functions
+_protocol: Callable | None = None  # the `__torch_function__` check, set once a Tensor subclass or a mode exists
+# classes whose instances never take part in `__torch_function__` (NOTE [ Tensor subclasses ]): the op entry tests
+# membership here, no call; ember.core.overrides adds each class it finds not taking part
+_SKIP: set = {Tensor, int, float, bool, complex, str, bytes, type(None), type(Ellipsis), slice, dict}
 # isinstance against a tuple of types: `list | tuple` written inline builds a Union object per call
 _SEQ = (list, tuple)
 _PLAIN = frozenset({int, float, bool, complex, str, type(None)})  # argument classes that are never tensors
@@ -192,6 +196,25 @@ class Op:
     def __call__(self, *args, **kwargs):
         if kwargs and len(args) < len(self.argnames):
             args, kwargs = self._bind(args, kwargs)
+        if _protocol is not None:  # plain tensors and scalars: a set membership test each, no call
+            for a in args:
+                c = a.__class__
+                if c not in _SKIP:
+                    if c is tuple or c is list:  # dims, shapes, a list of tensors: their items, inline
+                        for b in a:
+                            if b.__class__ not in _SKIP:
+                                return _protocol(self, args, kwargs)
+                        continue
+                    return _protocol(self, args, kwargs)
+            for k in kwargs:
+                c = kwargs[k].__class__
+                if c not in _SKIP:
+                    if c is tuple or c is list:
+                        for b in kwargs[k]:
+                            if b.__class__ not in _SKIP:
+                                return _protocol(self, args, kwargs)
+                        continue
+                    return _protocol(self, args, kwargs)
         if _top is not None:
             return _top(self, args, kwargs, _top_next)
         return self.redispatch(args, kwargs)
@@ -271,6 +294,10 @@ class Op:
     def __repr__(self) -> str:
         return f"<op {self.name}>"
 
+    @property
+    def __name__(self) -> str:  # what `__torch_function__` implementations read of the `func` they get
+        return self.name
+
 
 def _refusing_complex(error: tuple[type, str], then: Callable | None) -> Callable:
     """The meta step of an op that refuses complex operands, then runs its own meta step `then`."""
@@ -292,6 +319,25 @@ def _method_of(op: Op) -> Callable:
     def call(*args, **kwargs):
         if kwargs and len(args) < n_named:
             args, kwargs = op._bind(args, kwargs)
+        if _protocol is not None:  # as in Op.__call__
+            for a in args:
+                c = a.__class__
+                if c not in _SKIP:
+                    if c is tuple or c is list:  # dims, shapes, a list of tensors: their items, inline
+                        for b in a:
+                            if b.__class__ not in _SKIP:
+                                return _protocol(op, args, kwargs)
+                        continue
+                    return _protocol(op, args, kwargs)
+            for k in kwargs:
+                c = kwargs[k].__class__
+                if c not in _SKIP:
+                    if c is tuple or c is list:
+                        for b in kwargs[k]:
+                            if b.__class__ not in _SKIP:
+                                return _protocol(op, args, kwargs)
+                        continue
+                    return _protocol(op, args, kwargs)
         if _top is not None:
             return _top(op, args, kwargs, _top_next)
         return op.redispatch(args, kwargs)
@@ -448,6 +494,14 @@ def _rebuild() -> None:
     for h in _hooks[:-1]:
         fn = _chain(h, fn)
     _top, _top_next = (_hooks[-1], fn) if _hooks else (None, None)
+
+
+def set_protocol_check(check: Callable) -> None:
+    """From now on, a call with an argument whose class is not in `_SKIP` (a Tensor subclass, a list ...) goes
+    to `check(op, args, kwargs)`, which hands it to `__torch_function__` or runs it (NOTE [ Tensor subclasses ]
+    in ember.core.overrides); ember.core.overrides sets it once a subclass or a mode exists."""
+    global _protocol
+    _protocol = check
 
 
 def _chain(hook: Callable, call_next: Callable) -> Callable:

@@ -16,7 +16,9 @@ import functools
 import inspect
 from collections.abc import Callable
 
+from ember.core import overrides as _overrides
 from ember.core.dispatch import Op
+from ember.core.overrides import _SKIP, _relevant, handle_torch_function, has_torch_function
 from ember.core.tensor import Tensor
 
 __all__ = ["method", "inplace", "attach", "numpy_aliases"]
@@ -34,6 +36,9 @@ def numpy_aliases(fn: Callable) -> Callable:
 
     @functools.wraps(fn)
     def aliased(*args, **kwargs):
+        # a reduction hands a tensor-like (a subclass, ScalarTensor ...) its public call: one class test for a Tensor
+        if args and args[0].__class__ is not Tensor and args[0].__class__ not in _SKIP and has_torch_function(args):
+            return handle_torch_function(aliased, _relevant(args, kwargs), *args, **kwargs)
         if kwargs:
             if "axis" in kwargs:
                 kwargs["dim"] = kwargs.pop("axis")
@@ -55,7 +60,10 @@ def attach(name: str, fn, *, replace: bool = False) -> None:
     if old is not None and old is not value and not replace:
         raise RuntimeError(f"Tensor.{name} is attached twice (was {old!r}, now {value!r}); attach each name once, "
                            "or pass replace=True where a layer above redefines it on purpose")
+    if getattr(value, "__name__", None) == "<lambda>":  # `func.__name__` as `__torch_function__` sees it
+        value.__name__, value.__qualname__ = name, f"Tensor.{name}"
     setattr(Tensor, name, value)
+    _overrides.on_attach(name)  # subclasses defined before wrap it for `__torch_function__`
 
 
 def method(fn: Callable | None = None, *, name: str | None = None, also: tuple[str, ...] = ()):

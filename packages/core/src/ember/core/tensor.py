@@ -85,7 +85,7 @@ class Tensor:
         if len(args) == 1 and not isinstance(args[0], int):
             src = args[0]
             if isinstance(src, Tensor):
-                return src
+                return src if cls is Tensor else src._as_subclass(cls)  # PyTorch's alias, of class `cls`
             t = creation.tensor(src, dtype=dtypes.get_default_dtype())
         else:
             shape = args[0] if len(args) == 1 and isinstance(args[0], tuple) else args
@@ -155,8 +155,42 @@ class Tensor:
         return t
 
     def _as_subclass(self, cls) -> Tensor:
-        t = Tensor._make(self._storage, self._offset, self._shape, self._strides, self._dtype, cls)
+        """`as_subclass`: this tensor's data as an instance of `cls`; one that requires grad is an alias the
+        graph records, as PyTorch's (its gradient reaches this tensor)."""
+        if self._requires_grad:
+            from ember.core.overrides import recorded_alias
+
+            return recorded_alias(self, cls)
+        return Tensor._make(self._storage, self._offset, self._shape, self._strides, self._dtype, cls)
+
+    @staticmethod
+    def _make_subclass(cls, data, require_grad: bool = False, dispatch_strides: bool = False,
+                       dispatch_device: bool = False, device_for_backend_keys=None) -> Tensor:
+        """PyTorch's `Tensor._make_subclass`: a detached alias of `data` of class `cls` (a Tensor subclass)."""
+        if not (isinstance(cls, type) and issubclass(cls, Tensor)):
+            raise TypeError(f"cls must be a type (got {type(cls).__name__})" if not isinstance(cls, type) else
+                            "Creating a Tensor subclass from a class that does not inherit from Tensor is not "
+                            "possible. Make sure your class inherits from Tensor.")
+        if not isinstance(data, Tensor):
+            raise TypeError(f"_make_subclass(): argument 'data' (position 2) must be Tensor, not "
+                            f"{type(data).__name__}")
+        t = Tensor._make(data._storage, data._offset, data._shape, data._strides, data._dtype, cls)
+        t._requires_grad = bool(require_grad)
         return t
+
+    def __init_subclass__(cls, **kwargs):
+        """A subclass takes part in `__torch_function__` (NOTE [ Tensor subclasses ] in ember.core.overrides)."""
+        super().__init_subclass__(**kwargs)
+        from ember.core.overrides import register_subclass
+
+        register_subclass(cls)
+
+    @classmethod
+    def __torch_function__(cls, func, types, args=(), kwargs=None):
+        """PyTorch's default: run `func` with the protocol off for subclasses, and give its tensors class `cls`."""
+        from ember.core.overrides import default_torch_function
+
+        return default_torch_function(cls, func, types, args, kwargs)
 
     def _np(self) -> np.ndarray:
         """The numpy view of this CPU tensor's elements (shares memory)."""
@@ -424,7 +458,10 @@ class Tensor:
     def __repr__(self) -> str:
         from ember.core.printing import tensor_repr
 
-        return tensor_repr(self)
+        cls = self.__class__
+        if cls is Tensor or cls.__dict__.get("_repr_as_tensor"):
+            return tensor_repr(self)
+        return tensor_repr(self, cls.__name__)  # PyTorch's `MyT([1., 2.])` for a subclass
 
     def share_memory_(self) -> Tensor:
         """Move the storage into shared memory in place (a no-op if already shared); returns self."""
