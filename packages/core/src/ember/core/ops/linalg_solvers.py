@@ -30,6 +30,11 @@ class LinAlgError(RuntimeError):
     """A matrix function failed on its input (singular, not positive-definite ...), as `torch.linalg.LinAlgError`."""
 
 
+# PyTorch's class is torch._C._LinAlgError: printed names (type(e).__name__, repr, tracebacks) say so
+LinAlgError.__name__ = LinAlgError.__qualname__ = "_LinAlgError"
+_LinAlgError = LinAlgError  # what pickle looks the class up by
+
+
 def _rt(name: str, fields: list[str]):
     cls = namedtuple(name, fields)
     cls.__module__, cls.__qualname__ = __name__, f"return_types.{name}"
