@@ -225,6 +225,20 @@ def test_loss_primitives_validate_targets_themselves():
         S.nll_loss_backward(E.ones(()), E.zeros(2, 3), E.tensor([3, 0]), None, "mean", -100, E.tensor(1.0))
 
 
+@pytest.mark.parametrize(("input_shape", "target", "error", "message"), [
+    # a floating target not of the input's shape is read as class indices, as PyTorch reads it
+    ((2, 3), E.tensor([0.0, 1.0]), RuntimeError, "expected target dtype to be Long or Byte, but got Float"),
+    ((2, 3, 4), E.ones(2, 4), RuntimeError, "expected target dtype to be Long or Byte, but got Float"),
+    ((2, 3), E.ones(2, 4), RuntimeError, "0D or 1D target tensor expected, multi-target not supported"),
+    ((2, 3), E.ones(3, 4), ValueError, r"Expected input batch_size \(2\) to match target batch_size \(3\)\."),
+    ((2, 3, 4), E.ones(2, 4, 5), RuntimeError, r"Expected target size \[2, 4\], got \[2, 4, 5\]"),
+    ((2, 3), E.ones(2, 4, dtype=E.int64), RuntimeError, "0D or 1D target tensor expected, multi-target not supported"),
+])
+def test_cross_entropy_target_errors_are_pytorchs(input_shape, target, error, message):
+    with pytest.raises(error, match=f"^{message}$"):
+        E.cross_entropy(E.zeros(*input_shape), target)
+
+
 @pytest.mark.parametrize(("fn", "dim", "kernel"), [
     (E.softmax, -1, "softmax_lastdim_kernel_impl"), (E.softmax, 0, "softmax_kernel_impl"),
     (E.log_softmax, 1, "log_softmax_lastdim_kernel_impl"), (E.log_softmax, 0, "log_softmax_kernel_impl"),
