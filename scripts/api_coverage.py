@@ -30,7 +30,7 @@ SHELL = ("sub-byte and bit-container dtypes: PyTorch defines them as shells for 
 DOCS = "documentation strings, not API"
 FIRST_CLASS_DIMS = "first-class dimensions (functorch.dim's Dim objects), which ember does not have"
 EXCLUDED: list[tuple[str, str, str]] = [
-    ("torch functions", r"q_.*|quantize_.*|quantized_.*|dequantize|fake_quantize_.*|fused_moving_avg_obs_fake_quant"
+    ("torch functions", r"q_.*|quantize_.*|quantized_.*|dequantize|fused_moving_avg_obs_fake_quant"
                         r"|choose_qparams_optimized|int_repr|empty_quantized", QUANT),
     ("torch classes", r"Q(U?Int\w*)Storage|qscheme", QUANT),
     ("torch constants", r"per_(tensor|channel)_\w+", QUANT),
