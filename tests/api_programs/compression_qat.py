@@ -73,7 +73,8 @@ class QATLinear(nn.Linear):
 
     def forward(self, x):
         w_scale = self.weight.detach().abs().amax(dim=1).clamp(min=1e-8) / self.qmax
-        wq = torch.fake_quantize_per_channel_affine(self.weight, w_scale, torch.zeros(self.out_features, dtype=torch.int32),
+        wq = torch.fake_quantize_per_channel_affine(self.weight, w_scale, torch.zeros(self.out_features,
+                                                                                      dtype=torch.int32),
                                                     0, self.qmin, self.qmax)
         if self.training:
             with torch.no_grad():
@@ -105,7 +106,8 @@ ste = xs + (torch.sign(xs) - xs).detach()
 ste.pow(2).sum().backward()
 print("sign_ste", ste.tolist(), xs.grad.tolist())
 x8 = T(6)
-print("bf16", r(x8.to(torch.bfloat16).float()), "fp8", r(x8.to(torch.float8_e4m3fn).float()), r(x8.to(torch.float8_e5m2).float()))
+print("bf16", r(x8.to(torch.bfloat16).float()), "fp8", r(x8.to(torch.float8_e4m3fn).float()),
+      r(x8.to(torch.float8_e5m2).float()))
 print("finfo", torch.finfo(torch.float8_e4m3fn).max, torch.finfo(torch.bfloat16).eps, torch.iinfo(torch.int8).min)
 q8 = torch.clamp(torch.round(x8 / 0.02), -128, 127).to(torch.int8)
 print("int8", q8.tolist(), (q8.float() * 0.02 - x8).abs().max().item() <= 0.01 + 1e-6)

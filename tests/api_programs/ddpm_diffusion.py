@@ -95,7 +95,8 @@ class ResBlock(nn.Module):
 class TinyUNet(nn.Module):
     def __init__(self, ch=4, tdim=8):
         super().__init__()
-        self.time_mlp = nn.Sequential(SinusoidalPosEmb(tdim), nn.Linear(tdim, tdim * 2), nn.GELU(), nn.Linear(tdim * 2, tdim))
+        self.time_mlp = nn.Sequential(SinusoidalPosEmb(tdim), nn.Linear(tdim, tdim * 2), nn.GELU(),
+                                      nn.Linear(tdim * 2, tdim))
         self.init_conv = nn.Conv2d(1, ch, 7, padding=3)
         self.down = ResBlock(ch, ch, tdim)
         self.downsample = nn.Conv2d(ch, ch * 2, 4, 2, 1)

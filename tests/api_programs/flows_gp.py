@@ -154,7 +154,8 @@ L = torch.linalg.cholesky(K)
 print("chol", round((L @ L.mT - K).abs().max().item(), 8), round(torch.logdet(K).item(), 4),
       round(2 * L.diagonal().log().sum().item(), 4))
 Lu = torch.linalg.cholesky(K, upper=True)
-print("chol_upper", round((Lu.mT @ Lu - K).abs().max().item(), 8), r(torch.cholesky_solve(ytr[:, None], Lu, upper=True)))
+print("chol_upper", round((Lu.mT @ Lu - K).abs().max().item(), 8), r(torch.cholesky_solve(ytr[:, None], Lu,
+                                                                                          upper=True)))
 Lx, info = torch.linalg.cholesky_ex(K)
 print("chol_ex", info.item(), info.dtype)
 try:

@@ -57,7 +57,8 @@ def repeat_kv(x, n_rep):
     bs, slen, n_kv_heads, head_dim = x.shape
     if n_rep == 1:
         return x
-    return x[:, :, :, None, :].expand(bs, slen, n_kv_heads, n_rep, head_dim).reshape(bs, slen, n_kv_heads * n_rep, head_dim)
+    return x[:, :, :, None, :].expand(bs, slen, n_kv_heads, n_rep, head_dim).reshape(bs, slen,
+                                                                                     n_kv_heads * n_rep, head_dim)
 
 
 class LoRALinear(nn.Module):

@@ -147,10 +147,12 @@ for i in range(3):
     fopt.step()
     print("fno_step", i, round(loss.item(), 4))
 print("cgrad", fno.conv.weights1.grad.dtype, r(fno.conv.weights1.grad[0, 0]))
-print("state_dtype", fopt.state[fno.conv.weights1]["exp_avg_sq"].dtype, r(fopt.state[fno.conv.weights1]["exp_avg"][0, 0]))
+print("state_dtype", fopt.state[fno.conv.weights1]["exp_avg_sq"].dtype,
+      r(fopt.state[fno.conv.weights1]["exp_avg"][0, 0]))
 rel = torch.norm(fno(a) - target, p=2, dim=(1, 2)) / torch.norm(target, p=2, dim=(1, 2))
 print("rel_l2", r(rel))
 sig = T(2, 16)
 spec = torch.fft.rfft(sig, norm="ortho")
-print("rfft", tuple(spec.shape), r(spec[0, :3]), round((torch.fft.irfft(spec, n=16, norm="ortho") - sig).abs().max().item(), 4))
+print("rfft", tuple(spec.shape), r(spec[0, :3]), round((torch.fft.irfft(spec, n=16,
+                                                                        norm="ortho") - sig).abs().max().item(), 4))
 print("fftfreq", torch.fft.rfftfreq(8, d=0.5).tolist(), torch.fft.fftshift(torch.fft.fftfreq(4)).tolist())

@@ -2,7 +2,6 @@
 connection, volume rendering (exclusive cumprod transmittance, alpha compositing, depth/acc maps), hierarchical
 sampling by inverting a CDF with searchsorted, a photometric loss with PSNR, and an Adam step."""
 
-import math
 import numpy as np
 import torch
 import torch.nn as nn
@@ -58,7 +57,8 @@ class Embedder:
 
 
 embed, embed_dirs = Embedder(4), Embedder(2)
-print("embed", embed.out_dim, embed_dirs.out_dim, embed.freq_bands.tolist(), r(embed(torch.tensor([[0.5, -0.25, 1.0]]))[0, 3:]))
+print("embed", embed.out_dim, embed_dirs.out_dim, embed.freq_bands.tolist(),
+      r(embed(torch.tensor([[0.5, -0.25, 1.0]]))[0, 3:]))
 
 
 class NeRF(nn.Module):
@@ -158,7 +158,8 @@ print("samples", tuple(zs.shape), r(zs[0]), bool((zs[:, 1:] >= zs[:, :-1]).all()
 cdf = torch.tensor([[0.0, 0.2, 0.5, 1.0]])
 print("searchsorted", torch.searchsorted(cdf, torch.tensor([[0.0, 0.2, 0.3, 1.0]]), right=True).tolist(),
       torch.searchsorted(cdf, torch.tensor([[0.0, 0.2, 0.3, 1.0]])).tolist(),
-      torch.searchsorted(cdf[0], torch.tensor(0.35)).item(), torch.searchsorted(cdf, torch.tensor([[0.3]]), out_int32=True).dtype)
+      torch.searchsorted(cdf[0], torch.tensor(0.35)).item(),
+      torch.searchsorted(cdf, torch.tensor([[0.3]]), out_int32=True).dtype)
 target = torch.sigmoid(T(H * W, 3))
 img2mse = lambda x, y: torch.mean((x - y) ** 2)
 mse2psnr = lambda x: -10.0 * torch.log(x) / torch.log(torch.Tensor([10.0]))

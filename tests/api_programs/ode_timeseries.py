@@ -126,7 +126,8 @@ with torch.autocast("cpu", dtype=torch.bfloat16):
     o = mlp(xa)
     s = torch.softmax(o, dim=0)
     lo = F.mse_loss(o, torch.zeros_like(o))
-print("autocast", h.dtype, o.dtype, s.dtype, lo.dtype, torch.is_autocast_enabled("cpu"), torch.get_autocast_dtype("cpu"))
+print("autocast", h.dtype, o.dtype, s.dtype, lo.dtype, torch.is_autocast_enabled("cpu"),
+      torch.get_autocast_dtype("cpu"))
 print("bf16_close", torch.allclose(o.float(), mlp(xa), atol=0.05), round(lo.item(), 1))
 scaler = torch.amp.GradScaler("cpu", init_scale=2.0**8, growth_interval=2)
 aopt = torch.optim.SGD(mlp.parameters(), lr=0.01)
@@ -152,7 +153,8 @@ g_ckpt, w_ckpt = xc.grad.clone(), deep[2][0].weight.grad.clone()
 xc.grad = None
 deep.zero_grad()
 deep(xc).sum().backward()
-print("checkpoint", torch.allclose(g_ckpt, xc.grad, atol=1e-6), torch.allclose(w_ckpt, deep[2][0].weight.grad, atol=1e-6), r(g_ckpt))
+print("checkpoint", torch.allclose(g_ckpt, xc.grad, atol=1e-6),
+      torch.allclose(w_ckpt, deep[2][0].weight.grad, atol=1e-6), r(g_ckpt))
 
 
 def block(a, b, scale=1.0):

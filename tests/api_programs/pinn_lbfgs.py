@@ -108,7 +108,8 @@ def closure():
 for _ in range(2):
     l = lbfgs.step(closure)
 st = lbfgs.state[lbfgs._params[0]]
-print("lbfgs", round(loss_fn()[0].item(), 4), calls[0], st["n_iter"], st["func_evals"], sorted(k for k in st.keys())[:4])
+print("lbfgs", round(loss_fn()[0].item(), 4), calls[0], st["n_iter"], st["func_evals"],
+      sorted(k for k in st.keys())[:4])
 
 # heat equation residual on a closed form: u = exp(-pi^2 t) sin(pi x) solves u_t = u_xx
 xs = torch.linspace(0.1, 0.9, 5, requires_grad=True)

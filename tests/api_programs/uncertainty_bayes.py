@@ -62,7 +62,8 @@ for m in net.modules():
         m.train()
 with torch.no_grad():
     mc = torch.stack([F.softmax(net(X), dim=-1) for _ in range(5)])
-print("mc_dropout", tuple(mc.shape), net[3].training, net[1].training, bool(torch.allclose(mc.sum(-1), torch.ones(5, 32))))
+print("mc_dropout", tuple(mc.shape), net[3].training, net[1].training,
+      bool(torch.allclose(mc.sum(-1), torch.ones(5, 32))))
 net.eval()
 
 ensemble = [init(nn.Sequential(nn.Linear(4, 8), nn.Tanh(), nn.Linear(8, 3))) for _ in range(3)]

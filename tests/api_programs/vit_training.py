@@ -77,7 +77,8 @@ class Block(nn.Module):
         self.drop_path = DropPath(drop_path) if drop_path > 0.0 else nn.Identity()
         self.norm2 = nn.LayerNorm(dim, eps=1e-6)
         hidden = int(dim * mlp_ratio)
-        self.mlp = nn.Sequential(nn.Linear(dim, hidden), nn.GELU(approximate="tanh"), nn.Dropout(0.0), nn.Linear(hidden, dim))
+        self.mlp = nn.Sequential(nn.Linear(dim, hidden), nn.GELU(approximate="tanh"), nn.Dropout(0.0),
+                                 nn.Linear(hidden, dim))
 
     def forward(self, x):
         h = self.norm1(x)
@@ -137,7 +138,8 @@ with torch.no_grad():
     for name, p in model.named_parameters():
         p.copy_(T(*p.shape) * (0.2 if p.dim() > 1 else 0.05))
 mha = model.blocks[1].attn
-print("mha", tuple(mha.in_proj_weight.shape), mha.batch_first, mha._qkv_same_embed_dim, tuple(mha.out_proj.weight.shape))
+print("mha", tuple(mha.in_proj_weight.shape), mha.batch_first, mha._qkv_same_embed_dim,
+      tuple(mha.out_proj.weight.shape))
 
 decay, no_decay = [], []
 for name, param in model.named_parameters():
@@ -176,7 +178,8 @@ for step in range(total):
     norm = torch.nn.utils.clip_grad_norm_(model.parameters(), max_norm=1.0)
     opt.step()
     sched.step()
-    print("step", step, round(sched.get_last_lr()[0], 6), round(norm.item(), 4) > 0, opt.param_groups[1]["lr"] == sched.get_last_lr()[1])
+    print("step", step, round(sched.get_last_lr()[0], 6), round(norm.item(), 4) > 0,
+          opt.param_groups[1]["lr"] == sched.get_last_lr()[1])
 model.eval()
 with torch.no_grad():
     logits = model(X)
@@ -189,7 +192,8 @@ top2 = logits.topk(2, dim=-1).indices
 acc2 = (top2 == y[:, None]).any(dim=-1).float().mean().item()
 print("acc", round(acc1, 4), round(acc2, 4))
 soft = torch.softmax(logits, -1)
-print("soft_targets", round(torch.sum(-F.one_hot(y, 5).float() * 0.9 * F.log_softmax(logits, -1), dim=-1).mean().item(), 4),
+nll_smooth = torch.sum(-F.one_hot(y, 5).float() * 0.9 * F.log_softmax(logits, -1), dim=-1).mean()
+print("soft_targets", round(nll_smooth.item(), 4),
       round(F.cross_entropy(logits, soft).item(), 4))
 print("interp_pos", tuple(F.interpolate(model.pos_embed[:, 1:].reshape(1, 2, 2, -1).permute(0, 3, 1, 2),
                                         size=(4, 4), mode="bicubic", align_corners=False).shape))
