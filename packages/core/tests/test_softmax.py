@@ -274,3 +274,13 @@ def test_half_softmax_computes_in_float32_and_rounds_once():
     np.testing.assert_array_equal(E.softmax(T(x), 1).numpy(), want)
     want = E.log_softmax(T(x.astype(np.float32)), 1).numpy().astype(np.float16)
     np.testing.assert_array_equal(E.log_softmax(T(x), 1).numpy(), want)
+
+
+def test_cross_entropy_promotes_a_probability_target_of_another_floating_dtype():
+    # PyTorch: float32 scores against float64 (or float16) probabilities give a float64 loss
+    p = np.full((2, 3), 1 / 3)
+    got = E.cross_entropy(E.zeros(2, 3), E.tensor(p, dtype=E.float64))
+    assert got.dtype is E.float64 and abs(got.item() - np.log(3)) < 1e-12
+    half = E.cross_entropy(E.zeros(2, 3, dtype=E.float64), E.tensor(p, dtype=E.float16))
+    assert half.dtype is E.float64 and abs(half.item() - 3 * float(np.float16(1 / 3)) * np.log(3)) < 1e-12
+

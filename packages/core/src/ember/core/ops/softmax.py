@@ -586,6 +586,10 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, s
         raise RuntimeError(f"Expected floating point type for target with class probabilities, got "
                            f"{dtypes.TORCH_NAMES.get(target._dtype.name, target._dtype.name)}")
     _check_probabilities_shape(input, target, weight, reduction)
+    if (isinstance(input, Tensor) and _is_probabilities(target) and target.shape == input.shape
+            and target._dtype is not input._dtype and input._dtype.is_floating_point):
+        dt = dtypes.promote_types(input._dtype, target._dtype)  # PyTorch's composite promotes both
+        input, target = input.to(dt), target.to(dt)
     target = _unbatched_target(input, target)
     r = cross_entropy_op(input, target, weight, reduction, int(ignore_index), float(label_smoothing))
     if label_smoothing == 0 and not target._dtype.is_floating_point:  # PyTorch's nll_loss(log_softmax(input))
