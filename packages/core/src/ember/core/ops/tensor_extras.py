@@ -232,6 +232,9 @@ def index_reduce(input: Tensor, dim: int, index: Tensor, source: Tensor, reduce:
         raise RuntimeError(f"index_reduce(): Expected reduce to be one of prod, mean, amax or amin but got {reduce}.")
     if index.ndim > 1:
         raise IndexError("index_reduce_(): Index is supposed to be a vector")
+    if index._dtype not in (dtypes.int64, dtypes.int32):  # a float index would be truncated silently
+        name = dtypes.TORCH_NAMES.get(index._dtype.name, index._dtype.name)
+        raise RuntimeError(f"index_reduce_(): Expected dtype int32/int64 for index but got: {name}")
     d = input._wrap_dim(dim)
     view = [1] * source.ndim
     view[d] = -1
