@@ -55,7 +55,7 @@ EXCLUDED: list[tuple[str, str, str]] = [
     ("torch functions", r"fork|wait|parse_ir|parse_schema|parse_type_comment|merge_type_from_type_comment"
                         r"|import_ir_module\w*|unify_type_list|sym_constrain_range\w*|sym_fresh_size", SCRIPT),
     ("torch constants", r"AVG|SUM|PRIVATE_OPS", SCRIPT),
-    ("torch submodules", r"fx|export|compiler|classes|cpp|library|ops|package|monitor", SCRIPT),
+    ("torch submodules", r"fx|export|compiler|classes|cpp|ops|package|monitor", SCRIPT),
     ("torch.nn.functional", r"BroadcastingList\d|boolean_dispatch|assert_int_or_pair", SCRIPT),
     ("torch functions", r"cudnn_\w+|miopen_\w+|mkldnn_\w+|fbgemm_\w+|is_vulkan_available|\w+_autocast_(ipu|xla)_\w+"
                         r"|is_autocast_(ipu|xla)_enabled|profiler_allow_cudagraph_cupti_lazy_reinit_cuda12"
