@@ -199,3 +199,15 @@ print("interp_pos", tuple(F.interpolate(model.pos_embed[:, 1:].reshape(1, 2, 2, 
                                         size=(4, 4), mode="bicubic", align_corners=False).shape))
 print("sdpa_scale", r(F.scaled_dot_product_attention(T(1, 1, 2, 4), T(1, 1, 3, 4), T(1, 1, 3, 2), scale=0.1)))
 print("nparams", sum(p.numel() for p in model.parameters() if p.requires_grad))
+# Perceiver-style cross attention from learned latents, with a learned bias key and a zero key
+cross = nn.MultiheadAttention(16, 2, kdim=12, vdim=10, add_bias_kv=True, add_zero_attn=True, batch_first=True)
+with torch.no_grad():
+    for p in cross.parameters():
+        p.copy_(T(*p.shape) * 0.3)
+latents = nn.Parameter(T(1, 3, 16))
+tokens, values = T(2, 5, 12), T(2, 5, 10)
+pad = torch.tensor([[False, False, False, True, True], [False] * 5])
+out, w = cross(latents.expand(2, -1, -1), tokens, values, key_padding_mask=pad)
+out.pow(2).mean().backward()
+print("cross_attn", tuple(out.shape), tuple(w.shape), r(w[0, 0]), r(out[1, 2]), r(cross.bias_k.grad))
+print("cross_params", [n for n, _ in cross.named_parameters()])
