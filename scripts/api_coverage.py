@@ -31,7 +31,7 @@ SHELL = ("sub-byte and bit-container dtypes: PyTorch defines them as shells for 
 DOCS = "documentation strings, not API"
 FIRST_CLASS_DIMS = "first-class dimensions (functorch.dim's Dim objects), which ember does not have"
 EXCLUDED: list[tuple[str, str, str]] = [
-    ("torch functions", r"q_.*|quantize_.*|quantized_.*|dequantize|fake_quantize_.*|fused_moving_avg_obs_fake_quant"
+    ("torch functions", r"q_.*|quantize_.*|quantized_.*|dequantize|fused_moving_avg_obs_fake_quant"
                         r"|choose_qparams_optimized|int_repr|empty_quantized", QUANT),
     ("torch classes", r"Q(U?Int\w*)Storage|qscheme", QUANT),
     ("torch constants", r"per_(tensor|channel)_\w+", QUANT),
@@ -57,7 +57,7 @@ EXCLUDED: list[tuple[str, str, str]] = [
     ("torch functions", r"fork|wait|parse_ir|parse_schema|parse_type_comment|merge_type_from_type_comment"
                         r"|import_ir_module\w*|unify_type_list|sym_constrain_range\w*|sym_fresh_size", SCRIPT),
     ("torch constants", r"AVG|SUM|PRIVATE_OPS", SCRIPT),
-    ("torch submodules", r"fx|export|compiler|classes|cpp|library|ops|package|monitor", SCRIPT),
+    ("torch submodules", r"fx|export|compiler|classes|cpp|ops|package|monitor", SCRIPT),
     ("torch.nn.functional", r"BroadcastingList\d|boolean_dispatch|assert_int_or_pair", SCRIPT),
     ("torch functions", r"cudnn_\w+|miopen_\w+|mkldnn_\w+|fbgemm_\w+|is_vulkan_available|\w+_autocast_(ipu|xla)_\w+"
                         r"|is_autocast_(ipu|xla)_enabled|profiler_allow_cudagraph_cupti_lazy_reinit_cuda12"

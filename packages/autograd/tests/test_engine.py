@@ -72,7 +72,8 @@ def test_grad_returns_gradients_without_touching_dot_grad():
 def test_grad_allow_unused_and_materialize():
     x = E.tensor([1.0], requires_grad=True)
     unused = E.tensor([1.0], requires_grad=True)
-    with pytest.raises(RuntimeError, match="appears to not have been used in the graph"):
+    with pytest.raises(RuntimeError, match=r"^The differentiated Tensor at index 1 appears to not have been used in "
+                                           r"the graph"):
         E.grad((x * 2).sum(), (x, unused))
     gx, gu = E.grad((x * 2).sum(), (x, unused), allow_unused=True)
     assert gu is None and gx.tolist() == [2.0]
@@ -202,8 +203,18 @@ def test_requires_grad_rules():
     assert y.requires_grad and not y.is_leaf
     with pytest.raises(RuntimeError, match="you can only change requires_grad flags of leaf variables"):
         y.requires_grad = False
-    with pytest.raises(RuntimeError, match="only Tensors of floating point and complex dtype can require gradients"):
+    # PyTorch's three wordings: requires_grad_(), the setter, the factories' requires_grad=True
+    with pytest.raises(RuntimeError, match="^only Tensors of floating point dtype can require gradients$"):
         E.tensor([1, 2]).requires_grad_()
+    with pytest.raises(RuntimeError, match="^only Tensors of floating point and complex dtype can require gradients$"):
+        E.tensor([1, 2]).requires_grad = True
+    factories = (lambda: E.zeros(2, dtype=E.int64, requires_grad=True), lambda: E.tensor([1], requires_grad=True),
+                 lambda: E.randint(3, (2,), requires_grad=True), lambda: E.arange(3, requires_grad=True),
+                 lambda: E.full((2,), 1, requires_grad=True), lambda: E.ones_like(E.tensor([1]), requires_grad=True))
+    for factory in factories:
+        with pytest.raises(RuntimeError, match="^Only Tensors of floating point and complex dtype can require "
+                                               "gradients$"):
+            factory()
     assert E.ones(2, requires_grad=True).requires_grad
     assert not E.tensor([1, 2.0]).int().requires_grad
 

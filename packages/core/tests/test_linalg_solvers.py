@@ -134,8 +134,9 @@ def test_errors_like_pytorch():
         L.inv(E.ones(2, 2, dtype=E.float16))
     with pytest.raises(RuntimeError, match="must have at least 2 dimensions"):
         L.inv(E.ones(3))
-    with pytest.raises(L.LinAlgError, match="not positive-definite"):
+    with pytest.raises(L.LinAlgError, match="not positive-definite") as info:
         L.cholesky(-E.eye(2))
+    assert type(info.value).__name__ == "_LinAlgError" and repr(info.value).startswith("_LinAlgError('linalg.cholesky")
     with pytest.raises(RuntimeError, match="Incompatible shapes of A and B"):
         L.solve(E.eye(3), E.ones(4, 2))
     with pytest.raises(RuntimeError, match="cross: inputs dimension -1 must have length 3"):

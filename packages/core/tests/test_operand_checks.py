@@ -61,6 +61,13 @@ CASES = [
                    "from dimension 1"),
     ("gather index rank", lambda m: E.gather(m(_z(3, 4)), 1, m(_i(2))),
      RuntimeError, "Index tensor must have the same number of dimensions as input tensor"),
+    # PyTorch words the float-index error three ways
+    ("index_select float index", lambda m: E.index_select(m(_z(3, 4)), 1, m(_z(2))),
+     RuntimeError, "index_select(): Expected dtype int32 or int64 for index"),
+    ("index_add_ float index", lambda m: E.index_add(m(_z(3, 4)), 1, m(_z(2)), m(E.ones(3, 2))),
+     RuntimeError, "index_add_(): Expected dtype int32/int64 for index but got: Float"),
+    ("index_reduce float index", lambda m: E.index_reduce(m(_z(3, 4)), 1, m(_z(2)), m(E.ones(3, 2)), "prod"),
+     RuntimeError, "index_reduce_(): Expected dtype int32/int64 for index but got: Float"),
     ("index_select 2-D index", lambda m: E.index_select(m(_z(3, 4)), 1, m(_i(1, 1))),
      IndexError, "index_select(): Index is supposed to be a vector"),
     ("index_add source too short", lambda m: m(_z(3, 4)).index_add_(1, m(E.tensor([0, 1])), m(E.ones(3, 1))),

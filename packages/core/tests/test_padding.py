@@ -64,11 +64,17 @@ def test_pad_keeps_dtype_and_validates():
         E.pad(E.zeros(1, 1, 3), (3, 3), mode="reflect")
     with pytest.raises(NotImplementedError, match="Unsupported padding mode: wrap"):
         E.pad(E.zeros(1, 3), (1, 1), mode="wrap")
+    # PyTorch pads n dims of an (n + 1)- or (n + 2)-dim input only, in the non-constant modes
+    for shape, pads in [((1, 2, 3, 3), (2, 0)), ((2, 3), (1, 1, 1, 1)), ((1,) * 6, (1,) * 8)]:
+        with pytest.raises(NotImplementedError, match=rf"^Padding size {len(pads)} is not supported for "
+                                                      rf"{len(shape)}D input tensor.\nSupported combinations"):
+            E.pad(E.zeros(*shape), pads, mode="replicate")
+    assert E.pad(E.zeros(1, 2, 3), (1, 1, 1, 1), mode="reflect").shape == (1, 4, 5)
 
 
 @pytest.mark.parametrize("mode, pad", [
     ("constant", (1, -1, 0, 0, 2, 1)), ("constant", (-2, 3, 1, -1)), ("constant", (0, 0, 0, 0, 1, 1)),
-    ("reflect", (0, 0, 0, 0, 1, 2)), ("replicate", (1, 0, 0, 0, 2, 0)), ("circular", (0, 0, 1, 1)),
+    ("reflect", (0, 0, 0, 0, 1, 2)), ("replicate", (1, 0, 0, 0, 2, 0)), ("circular", (0, 0, 1, 1, 0, 1)),
 ])
 def test_pad_matches_numpy_and_its_backward_is_the_adjoint(mode, pad):
     """The forward against np.pad (crops first for negative pads); <pad(x), g> == <x, pad_backward(g)>."""

@@ -225,6 +225,20 @@ def test_loss_primitives_validate_targets_themselves():
         S.nll_loss_backward(E.ones(()), E.zeros(2, 3), E.tensor([3, 0]), None, "mean", -100, E.tensor(1.0))
 
 
+@pytest.mark.parametrize(("input_shape", "target", "error", "message"), [
+    # a floating target not of the input's shape is read as class indices, as PyTorch reads it
+    ((2, 3), E.tensor([0.0, 1.0]), RuntimeError, "expected target dtype to be Long or Byte, but got Float"),
+    ((2, 3, 4), E.ones(2, 4), RuntimeError, "expected target dtype to be Long or Byte, but got Float"),
+    ((2, 3), E.ones(2, 4), RuntimeError, "0D or 1D target tensor expected, multi-target not supported"),
+    ((2, 3), E.ones(3, 4), ValueError, r"Expected input batch_size \(2\) to match target batch_size \(3\)\."),
+    ((2, 3, 4), E.ones(2, 4, 5), RuntimeError, r"Expected target size \[2, 4\], got \[2, 4, 5\]"),
+    ((2, 3), E.ones(2, 4, dtype=E.int64), RuntimeError, "0D or 1D target tensor expected, multi-target not supported"),
+])
+def test_cross_entropy_target_errors_are_pytorchs(input_shape, target, error, message):
+    with pytest.raises(error, match=f"^{message}$"):
+        E.cross_entropy(E.zeros(*input_shape), target)
+
+
 @pytest.mark.parametrize(("fn", "dim", "kernel"), [
     (E.softmax, -1, "softmax_lastdim_kernel_impl"), (E.softmax, 0, "softmax_kernel_impl"),
     (E.log_softmax, 1, "log_softmax_lastdim_kernel_impl"), (E.log_softmax, 0, "log_softmax_kernel_impl"),
@@ -260,3 +274,13 @@ def test_half_softmax_computes_in_float32_and_rounds_once():
     np.testing.assert_array_equal(E.softmax(T(x), 1).numpy(), want)
     want = E.log_softmax(T(x.astype(np.float32)), 1).numpy().astype(np.float16)
     np.testing.assert_array_equal(E.log_softmax(T(x), 1).numpy(), want)
+
+
+def test_cross_entropy_promotes_a_probability_target_of_another_floating_dtype():
+    # PyTorch: float32 scores against float64 (or float16) probabilities give a float64 loss
+    p = np.full((2, 3), 1 / 3)
+    got = E.cross_entropy(E.zeros(2, 3), E.tensor(p, dtype=E.float64))
+    assert got.dtype is E.float64 and abs(got.item() - np.log(3)) < 1e-12
+    half = E.cross_entropy(E.zeros(2, 3, dtype=E.float64), E.tensor(p, dtype=E.float16))
+    assert half.dtype is E.float64 and abs(half.item() - 3 * float(np.float16(1 / 3)) * np.log(3)) < 1e-12
+

@@ -190,3 +190,12 @@ def test_fill_out_of_range_raises_pytorchs_error(dtype, value, ctype):
         E.zeros(2, dtype=getattr(E, dtype)).fill_(value)
     with pytest.raises(RuntimeError, match=f"value cannot be converted to type {ctype} without overflow"):
         E.zeros(2, dtype=getattr(E, dtype)).index_fill(0, E.tensor([0]), value)
+
+
+@pytest.mark.parametrize(("shape", "dim", "sizes", "n"), [
+    ((2, 3), 1, (2, 2), 3), ((2, 3), 1, (-1, 4), 3), ((2, 3), -1, (2, 2), 3), ((2, 6), 1, (0, -1), 6)])
+def test_unflatten_sizes_that_do_not_fit_in_pytorchs_words(shape, dim, sizes, n):
+    with pytest.raises(RuntimeError, match=rf"^unflatten: Provided sizes \[{', '.join(map(str, sizes))}\] don't "
+                                           rf"multiply up to the size of dim 1 \({n}\) in the input tensor$"):
+        E.ones(*shape).unflatten(dim, sizes)
+    assert E.ones(2, 0).unflatten(1, (-1, 3)).shape == (2, 0, 3)

@@ -76,6 +76,36 @@ def test_multihead_attention_matches_reference_and_masks():
     assert mha(q, kv, kv, need_weights=False)[1] is None
 
 
+def test_multihead_attention_bias_kv_and_zero_attn_add_two_unmasked_keys():
+    torch.manual_seed(0)
+    mha = nn.MultiheadAttention(8, 2, add_bias_kv=True, add_zero_attn=True).double()
+    assert [n for n, _ in mha.named_parameters()] == ["in_proj_weight", "in_proj_bias", "bias_k", "bias_v",
+                                                      "out_proj.weight", "out_proj.bias"]
+    assert mha.bias_k.shape == (1, 1, 8) and mha.bias_k.abs().sum().item() > 0  # xavier_normal_, as PyTorch
+    q = torch.randn(4, 3, 8, dtype=torch.float64)
+    kv = torch.randn(5, 3, 8, dtype=torch.float64)
+    kpm = torch.zeros(3, 5, dtype=torch.bool)
+    kpm[0, 3:] = True
+    out, attn = mha(q, kv, kv, key_padding_mask=kpm)
+    # reference: project, append the bias key/value, split heads, append a zero key/value, attend
+    wi, bi = mha.in_proj_weight.detach().numpy(), mha.in_proj_bias.detach().numpy()
+    wo, bo = mha.out_proj.weight.detach().numpy(), mha.out_proj.bias.detach().numpy()
+    Q, K, V = (x @ wi[i * 8:(i + 1) * 8].T + bi[i * 8:(i + 1) * 8] for i, x in enumerate((q.numpy(), kv.numpy(),
+                                                                                            kv.numpy())))
+    K = np.concatenate([K, np.broadcast_to(mha.bias_k.detach().numpy(), (1, 3, 8))])
+    V = np.concatenate([V, np.broadcast_to(mha.bias_v.detach().numpy(), (1, 3, 8))])
+    Q, K, V = (x.reshape(x.shape[0], 3, 2, 4).transpose(1, 2, 0, 3) for x in (Q, K, V))
+    K, V = (np.concatenate([x, np.zeros((3, 2, 1, 4))], 2) for x in (K, V))
+    scores = Q @ K.transpose(0, 1, 3, 2) / 2.0
+    mask = np.concatenate([kpm.numpy(), np.zeros((3, 2), bool)], 1)
+    a = softmax(np.where(mask[:, None, None, :], -np.inf, scores))
+    ref = (a @ V).transpose(2, 0, 1, 3).reshape(4, 3, 8) @ wo.T + bo
+    np.testing.assert_allclose(out.detach().numpy(), ref, rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(attn.detach().numpy(), a.mean(1), rtol=1e-10, atol=1e-12)
+    out.sum().backward()
+    assert mha.bias_k.grad is not None and mha.bias_v.grad.abs().sum().item() > 0
+
+
 def test_multihead_attention_batch_first_and_init():
     mha = nn.MultiheadAttention(8, 4, batch_first=True).double()
     assert mha.in_proj_weight.shape == (24, 8) and mha.in_proj_bias.abs().sum().item() == 0

@@ -85,6 +85,19 @@ def test_parameter_list_and_dict():
     assert list(pd) == ["b"]
 
 
+def test_parameter_dict_sorts_a_plain_dict_and_prints_tensor_types():
+    # PyTorch adds a plain dict's entries in key order, an OrderedDict's or a pair list's as given
+    pd = nn.ParameterDict({"w": torch.zeros(2), "b": torch.zeros(2, 3, dtype=torch.float64)})
+    assert list(pd) == ["b", "w"] and [n for n, _ in pd.named_parameters()] == ["b", "w"]
+    assert list(nn.ParameterDict(OrderedDict(w=torch.zeros(1), b=torch.zeros(1)))) == ["w", "b"]
+    assert list(nn.ParameterDict([("w", torch.zeros(1)), ("b", torch.zeros(1))])) == ["w", "b"]
+    pd.update({"z": torch.zeros(1), "a": torch.zeros(1)})
+    assert list(pd) == ["b", "w", "a", "z"]
+    assert repr(nn.ParameterDict({"w": torch.zeros(2)})) == \
+        "ParameterDict(  (w): Parameter containing: [torch.FloatTensor of size 2])"
+    assert "(b): Parameter containing: [torch.DoubleTensor of size 2x3]" in repr(pd)
+
+
 def test_data_parallel_wraps_one_device():
     lin = nn.Linear(2, 2)
     dp = nn.DataParallel(lin)

@@ -97,3 +97,19 @@ def test_lbfgs_argument_errors():
     opt = optim.LBFGS([p], line_search_fn="armijo")
     with pytest.raises(RuntimeError, match="only 'strong_wolfe' is supported"):
         opt.step(lambda: (p ** 2).sum())
+
+
+def test_lbfgs_state_holds_pytorchs_keys():
+    W = ea.tensor(np.full((3, 1), 0.1, np.float32), requires_grad=True)
+    opt = optim.LBFGS([W], max_iter=3, history_size=4)
+
+    def closure():
+        opt.zero_grad()
+        loss = ((ea.tanh(ea.tensor(X) @ W) - ea.tensor(Y)) ** 2).mean()
+        loss.backward()
+        return loss
+
+    opt.step(closure)
+    assert sorted(opt.state_dict()["state"][0]) == ["H_diag", "al", "d", "func_evals", "n_iter", "old_dirs",
+                                                    "old_stps", "prev_flat_grad", "prev_loss", "ro", "t"]
+    assert len(opt.state[W]["al"]) == 4

@@ -184,6 +184,27 @@ def test_cyclic_lr_triangles_and_momentum():
         S.CyclicLR(opt, 0.1, 1.0, mode="zigzag")
 
 
+class Halve:
+    """A callable-object scale_fn: its __dict__ is what a CyclicLR state dict keeps of it."""
+
+    def __init__(self, base):
+        self.base = base
+
+    def __call__(self, x):
+        return self.base**x
+
+
+def test_cyclic_lr_state_dict_keeps_pytorchs_scale_fn_entry():
+    opt = make_opt(lr=5.0, momentum=0.9)
+    assert S.CyclicLR(opt, 0.1, 1.0).state_dict()["_scale_fn_custom"] is None
+    assert S.CyclicLR(opt, 0.1, 1.0, scale_fn=lambda x: 1.0).state_dict()["_scale_fn_custom"] is None
+    sd = S.CyclicLR(opt, 0.1, 1.0, scale_fn=Halve(0.5)).state_dict()
+    assert sd["_scale_fn_custom"] == {"base": 0.5}
+    other = S.CyclicLR(opt, 0.1, 1.0, scale_fn=Halve(0.9))
+    other.load_state_dict(sd)
+    assert other._scale_fn_custom.base == 0.5 and isinstance(other._scale_fn_custom, Halve)
+
+
 def test_stepping_the_scheduler_before_the_optimizer_warns():
     opt = make_opt()
     sched = S.StepLR(opt, step_size=2)

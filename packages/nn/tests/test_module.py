@@ -40,6 +40,13 @@ def test_parameter_is_a_tensor_sharing_storage():
         "Parameter containing:\ntensor([1.], requires_grad=True)"
 
 
+def test_integer_parameter_requiring_grad_is_refused():
+    with pytest.raises(RuntimeError, match="^Only Tensors of floating point and complex dtype can require gradients$"):
+        nn.Parameter(torch.ones(2, dtype=torch.int64))
+    p = nn.Parameter(torch.ones(2, dtype=torch.int64), requires_grad=False)
+    assert p.dtype == torch.int64 and not p.requires_grad
+
+
 def test_parameter_deepcopy_and_pickle():
     p = nn.Parameter(torch.tensor([1.0, 2.0]))
     q = copy.deepcopy(p)

@@ -47,6 +47,8 @@ def _set_requires_grad(self: Tensor, value: bool) -> None:
 
 def requires_grad_(self: Tensor, requires_grad: bool = True) -> Tensor:
     """Set `requires_grad` in place (leaves only, floating dtypes only) and return self."""
+    if requires_grad and not (self._dtype.is_floating_point or self._dtype.is_complex):
+        raise RuntimeError("only Tensors of floating point dtype can require gradients")  # PyTorch's words here
     _set_requires_grad(self, requires_grad)
     return self
 

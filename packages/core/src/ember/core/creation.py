@@ -12,7 +12,7 @@ from ember.core.device import CPU, as_device
 from ember.core.geometry import INT64_MAX, check_geometry, make_tensor
 from ember.core.ops import memfmt
 from ember.core.ops import shape as _shape_ops
-from ember.core.ops._util import warn_at_caller, warn_complex_to_real
+from ember.core.ops._util import require_grad, warn_at_caller, warn_complex_to_real
 from ember.core.storage import Storage, allocation_error
 from ember.core.tensor import Tensor, contiguous_strides
 
@@ -62,7 +62,7 @@ def _finish(t: Tensor, requires_grad: bool, dev, pin_memory: bool = False) -> Te
     if pin_memory:
         t = t.pin_memory()
     if requires_grad:
-        t.requires_grad_(True)
+        require_grad(t)
     return t
 
 
@@ -344,7 +344,7 @@ def empty(*args, size=None, out=None, dtype=None, device=None, requires_grad: bo
     if pin_memory:
         t = t.pin_memory()
     if requires_grad:
-        t.requires_grad_(True)
+        require_grad(t)
     return t
 
 
@@ -372,7 +372,7 @@ def empty_strided(size, stride, *, dtype=None, device=None, requires_grad: bool 
     n = 1 + sum((a - 1) * b for a, b in zip(shape, strides)) if all(shape) else 0
     base = empty(n, dtype=dt, device=device, pin_memory=pin_memory)
     t = make_tensor(base._storage, 0, shape, strides, dt, op="empty_strided")
-    return t.requires_grad_(True) if requires_grad else t
+    return require_grad(t) if requires_grad else t
 
 
 def full(size, fill_value, *, out=None, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
@@ -393,7 +393,7 @@ def full(size, fill_value, *, out=None, dtype=None, device=None, requires_grad: 
     t._storage.version = 0  # a new tensor starts at version 0, as in PyTorch, however it was filled
     if out is not None:
         return out.resize_(t.shape).copy_(t)
-    return t.requires_grad_(True) if requires_grad else t
+    return require_grad(t) if requires_grad else t
 
 
 def zeros(*args, size=None, out=None, dtype=None, device=None, requires_grad: bool = False) -> Tensor:

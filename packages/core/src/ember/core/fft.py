@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from ember.core.ops._util import require_grad
 from ember.core import dtypes
 from ember.core.ops.fft import backend_name, fft_c2c, fft_c2r, fft_r2c
 from ember.core.tensor import Tensor
@@ -301,7 +302,7 @@ def fftfreq(n: int, d: float = 1.0, *, out: Tensor | None = None, dtype=None, la
     r = k.to(dt) * (1.0 / (n * d))
     if device is not None:
         r = r.to(device)
-    return _finish(r.requires_grad_(True) if requires_grad else r, out)
+    return _finish(require_grad(r) if requires_grad else r, out)
 
 
 def rfftfreq(n: int, d: float = 1.0, *, out: Tensor | None = None, dtype=None, layout=None, device=None,
@@ -311,7 +312,7 @@ def rfftfreq(n: int, d: float = 1.0, *, out: Tensor | None = None, dtype=None, l
 
     dt = _freq_dtype(dtype)
     r = arange(n // 2 + 1, dtype=dt, device=device) * (1.0 / (n * d))
-    return _finish(r.requires_grad_(True) if requires_grad else r, out)
+    return _finish(require_grad(r) if requires_grad else r, out)
 
 
 def _shift(input: Tensor, dim, sign: int) -> Tensor:

@@ -28,7 +28,7 @@ from ember.core.dispatch import declare
 from ember.core.methods import method
 from ember.core.ops import elementwise as ew
 from ember.core.ops import memfmt
-from ember.core.ops._util import write_out
+from ember.core.ops._util import require_grad, write_out
 from ember.core.settings import contiguous_format
 from ember.core.tensor import Tensor, describe
 
@@ -423,7 +423,7 @@ def _new(shape, dtype, device, out: Tensor | None):
 
 
 def _finish(t: Tensor, requires_grad: bool) -> Tensor:
-    return t.requires_grad_(True) if requires_grad else t
+    return require_grad(t) if requires_grad else t
 
 
 def rand(*size, generator: Generator | None = None, out: Tensor | None = None, dtype=None, layout=None, device=None,

@@ -7,6 +7,7 @@ schedulers compose); `_get_closed_form_lr` is the closed form used by `step(epoc
 from __future__ import annotations
 
 import math
+import types
 import warnings
 from bisect import bisect_right
 from collections import Counter
@@ -634,10 +635,21 @@ class CyclicLR(LRScheduler):
         return lrs
 
     def state_dict(self) -> dict[str, Any]:
-        """Like the base, without a custom `scale_fn` (functions are not saved)."""
+        """Like the base; `_scale_fn_custom` is None, or a callable object's `__dict__` (functions are not saved),
+        as PyTorch saves it."""
         state = super().state_dict()
-        state.pop("_scale_fn_custom", None)
+        fn = state.pop("_scale_fn_custom", None)
+        state["_scale_fn_custom"] = None
+        if fn is not None and not isinstance(fn, types.FunctionType):
+            state["_scale_fn_custom"] = fn.__dict__.copy()
         return state
+
+    def load_state_dict(self, state_dict: dict[str, Any]) -> None:
+        state_dict = dict(state_dict)
+        fn = state_dict.pop("_scale_fn_custom", None)
+        super().load_state_dict(state_dict)
+        if fn is not None and self._scale_fn_custom is not None:
+            self._scale_fn_custom.__dict__.update(fn)
 
 
 class ReduceLROnPlateau(LRScheduler):

@@ -76,6 +76,7 @@ class FatalError(Exception):
 
 import ember.torch.signal as signal  # noqa: E402
 import ember.torch.overrides as overrides  # noqa: E402
+import ember.torch.library as library  # noqa: E402
 from ember.torch.overrides import DisableTorchFunction, DisableTorchFunctionSubclass  # noqa: E402
 from ember.torch._typed_storage import *  # noqa: E402, F403 - TypedStorage and the legacy typed storages
 from ember.torch._untyped_storage import *  # noqa: E402, F403 - UntypedStorage, StorageBase

@@ -11,7 +11,8 @@ from ember.core import dtypes
 from ember.core.tensor import Tensor, describe
 
 __all__ = ["arr", "wrap", "write_out", "prepare_out", "broadcast_shapes", "normalize_dims", "shape_error", "silenced",
-           "BroadcastError", "warn_at_caller", "warn_complex_to_real", "real_value", "cast_error"]
+           "BroadcastError", "warn_at_caller", "warn_complex_to_real", "real_value", "cast_error",
+           "require_grad"]
 
 
 def warn_at_caller(message: str, category: type[Warning] = UserWarning) -> None:
@@ -230,3 +231,11 @@ def normalize_dims(dim, ndim: int, op: str) -> tuple[int, ...] | None:
             raise RuntimeError(f"{op}: dim {d} appears multiple times in the list of dims")
         out.append(d)
     return tuple(sorted(out)) if ndim else ()
+
+
+def require_grad(t: Tensor) -> Tensor:
+    """A factory's `requires_grad=True`: refuses integer and bool dtypes in PyTorch's words (its factories say
+    "Only ... and complex dtype", `requires_grad_` says otherwise)."""
+    if not (t._dtype.is_floating_point or t._dtype.is_complex):
+        raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
+    return t.requires_grad_(True)

@@ -34,8 +34,12 @@ __all__ = ["advanced_index", "advanced_index_put_", "index_put_", "index_put", "
 def _check_long(op: str, index: Tensor) -> None:
     if not isinstance(index, Tensor):
         raise TypeError(f"{op}(): index must be a tensor; got {describe(index)}")
-    if index._dtype not in (dtypes.int64, dtypes.int32):
-        raise RuntimeError(f"{op}(): Expected dtype int32/int64 for index; got {describe(index)}")
+    if index._dtype not in (dtypes.int64, dtypes.int32):  # PyTorch words it three ways
+        if op == "index_select":
+            raise RuntimeError("index_select(): Expected dtype int32 or int64 for index")
+        if op in ("index_add_", "index_reduce_"):
+            raise RuntimeError(f"{op}(): Expected dtype int32/int64 for index but got: {_scalar_type(index)}")
+        raise RuntimeError(f"{op}(): Expected dtype int32/int64 for index")
 
 
 def _check_int64(op: str, index: Tensor) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import builtins
+import math
 import numbers
 
 import numpy as np
@@ -227,7 +228,12 @@ def flatten(input, start_dim: int = 0, end_dim: int = -1) -> Tensor:
 @method
 def unflatten(input, dim: int, sizes) -> Tensor:
     d = input._wrap_dim(dim)
-    sizes = S.infer_shape(tuple(sizes), input._shape[d], "unflatten")
+    sizes = tuple(sizes)
+    n, known = input._shape[d], math.prod(s for s in sizes if s != -1)
+    if sizes.count(-1) <= 1 and (known != n if -1 not in sizes else known == 0 or n % known):
+        raise RuntimeError(f"unflatten: Provided sizes {list(sizes)} don't multiply up to the size of dim {d} "
+                           f"({n}) in the input tensor")
+    sizes = S.infer_shape(sizes, input._shape[d], "unflatten")
     return S.view(input, input._shape[:d] + sizes + input._shape[d + 1:]) \
         if S.view_strides(input._shape, input._strides, input._shape[:d] + sizes + input._shape[d + 1:]) \
         else reshape(input, input._shape[:d] + sizes + input._shape[d + 1:])

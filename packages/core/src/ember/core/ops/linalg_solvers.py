@@ -7,10 +7,8 @@ PyTorch's older top-level names (`inverse`, `det`, `svd` with V, `qr`, `pinverse
 from __future__ import annotations
 
 import math
-from collections import namedtuple
 
 import numpy as np
-
 from ember.core import dtypes
 from ember.core.dispatch import declare
 from ember.core.methods import method
@@ -20,6 +18,7 @@ from ember.core.ops._util import wrap
 from ember.core.ops.complex import conj
 from ember.core.ops.linalg import _matmul, _refuse_bool, linalg
 from ember.core.ops.reduce import _amax, _amin, _sum, vector_norm
+from ember.core.ops.structseq import return_type
 from ember.core.tensor import Tensor
 
 __all__ = ["inverse", "det", "logdet", "slogdet", "cholesky", "qr", "svd", "pinverse", "matrix_power",
@@ -30,17 +29,21 @@ class LinAlgError(RuntimeError):
     """A matrix function failed on its input (singular, not positive-definite ...), as `torch.linalg.LinAlgError`."""
 
 
+# PyTorch's class is torch._C._LinAlgError: printed names (type(e).__name__, repr, tracebacks) say so
+LinAlgError.__name__ = LinAlgError.__qualname__ = "_LinAlgError"
+_LinAlgError = LinAlgError  # what pickle looks the class up by
+
+
 def _rt(name: str, fields: list[str]):
-    cls = namedtuple(name, fields)
-    cls.__module__, cls.__qualname__ = __name__, f"return_types.{name}"
-    return cls
+    return return_type(name, fields, __name__)
 
 
 _Slogdet = _rt("slogdet", ["sign", "logabsdet"])
-_QR = _rt("qr", ["Q", "R"])
-_SVD = _rt("svd", ["U", "S", "Vh"])
+_QR = _rt("linalg_qr", ["Q", "R"])
+_QR_legacy = _rt("qr", ["Q", "R"])
+_SVD = _rt("linalg_svd", ["U", "S", "Vh"])
 _SVD_V = _rt("svd", ["U", "S", "V"])
-_Eigh = _rt("eigh", ["eigenvalues", "eigenvectors"])
+_Eigh = _rt("linalg_eigh", ["eigenvalues", "eigenvectors"])
 
 
 def _mH(x: Tensor) -> Tensor:
@@ -699,7 +702,7 @@ def cholesky(input: Tensor, upper: bool = False) -> Tensor:
 @method
 def qr(input: Tensor, some: bool = True):
     """`torch.qr`: `(Q, R)`, reduced unless `some=False`."""
-    return _QR(*_qr(input, "reduced" if some else "complete"))
+    return _QR_legacy(*_qr(input, "reduced" if some else "complete"))
 
 
 @method

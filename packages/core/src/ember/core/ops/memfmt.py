@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ember.core.ops._util import require_grad
 from ember.core import settings
 from ember.core.tensor import _CSTRIDES, Tensor, _contiguous_strides_cached
 
@@ -147,7 +148,7 @@ def restride(t: Tensor, perm: tuple, memory_format=None, like: Tensor | None = N
 def laid_out(t: Tensor, perm: tuple, requires_grad: bool, memory_format, like: Tensor) -> Tensor:
     """`restride` for the `*_like` creators, then their `requires_grad`."""
     t = restride(t, perm, memory_format, like)
-    return t.requires_grad_(True) if requires_grad else t
+    return require_grad(t) if requires_grad else t
 
 
 def preserved(r, x: Tensor) -> Tensor:

@@ -122,7 +122,7 @@ def pad(input: Tensor, pad: tuple[int, ...] | list[int], mode: str = "constant",
     """Pad `input` as `torch.nn.functional.pad`: `pad` lists (before, after) pairs, last dim first.
 
     Args:
-        input: a tensor of any shape (reflect/replicate/circular pad at most its last 3 dims).
+        input: a tensor of any shape (reflect/replicate/circular: one or two dims more than the dims they pad).
         pad: an even-length sequence of ints.
         mode: 'constant', 'reflect', 'replicate' or 'circular'.
         value: the fill of 'constant' mode (default 0).
@@ -130,7 +130,7 @@ def pad(input: Tensor, pad: tuple[int, ...] | list[int], mode: str = "constant",
         the padded tensor.
     Raises:
         RuntimeError: odd-length `pad`, too many padded dims, a reflect pad not smaller than its dim.
-        NotImplementedError: an unknown mode.
+        NotImplementedError: an unknown mode; a non-constant pad of a rank PyTorch does not pad.
 
     >>> import ember.core as ec
     >>> ec.pad(ec.tensor([1.0, 2.0]), (1, 2)).tolist()
@@ -147,9 +147,13 @@ def pad(input: Tensor, pad: tuple[int, ...] | list[int], mode: str = "constant",
     if mode != "constant":
         if value not in (None, 0, 0.0):
             raise ValueError(f"Padding mode \"{mode}\" doesn't take in value argument.")
-        if len(pad) > 6:
-            raise NotImplementedError(f"pad: only 1, 2 or 3 trailing dims can be padded in {mode} mode; "
-                                      f"got pad={pad} for {describe(input)}")
+        if len(pad) > 6 or input.ndim not in (len(pad) // 2 + 1, len(pad) // 2 + 2):
+            raise NotImplementedError(
+                f"Padding size {len(pad)} is not supported for {input.ndim}D input tensor.\n"
+                "Supported combinations for non-constant padding:\n"
+                "  - 2D or 3D input: padding size = 2 (pads last dimension)\n"
+                "  - 3D or 4D input: padding size = 4 (pads last 2 dimensions)\n"
+                "  - 4D or 5D input: padding size = 6 (pads last 3 dimensions)")
         crops = []
         for d, (lo, hi) in enumerate(zip(pad[::2], pad[1::2])):
             n = input.shape[input.ndim - 1 - d]

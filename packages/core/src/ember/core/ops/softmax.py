@@ -493,6 +493,8 @@ def _check_loss(op: str, input, target, weight, reduction: str, probabilities: b
         if target.ndim == 0 or input.shape[0] != target.shape[0]:
             n = target.shape[0] if target.ndim else 1
             raise ValueError(f"Expected input batch_size ({input.shape[0]}) to match target batch_size ({n}).")
+        if input.ndim == 2 and target.ndim > 1:
+            raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
         if tuple(target.shape[1:]) != tuple(input.shape[2:]):
             expected = [input.shape[0], *input.shape[2:]]
             raise RuntimeError(f"Expected target size {expected}, got {list(target.shape)}")
@@ -506,6 +508,14 @@ def _check_loss(op: str, input, target, weight, reduction: str, probabilities: b
 
 def _is_probabilities(target) -> bool:
     return isinstance(target, Tensor) and target._dtype.is_floating_point
+
+
+def _check_probabilities_shape(input, target, weight, reduction: str) -> None:
+    """PyTorch reads a target of the input's shape as class probabilities and any other as class indices: a
+    floating target of another shape fails the index checks (batch size, size, "expected target dtype ...")."""
+    if (isinstance(input, Tensor) and _is_probabilities(target) and target.shape != input.shape
+            and input.ndim > 0):
+        _check_loss("cross_entropy", input, target, weight, reduction, False)
 
 
 def _check_loss_grad(op: str, grad, input: Tensor, reduction: str) -> None:
@@ -575,6 +585,11 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, s
             and not target._dtype.is_floating_point):
         raise RuntimeError(f"Expected floating point type for target with class probabilities, got "
                            f"{dtypes.TORCH_NAMES.get(target._dtype.name, target._dtype.name)}")
+    _check_probabilities_shape(input, target, weight, reduction)
+    if (isinstance(input, Tensor) and _is_probabilities(target) and target.shape == input.shape
+            and target._dtype is not input._dtype and input._dtype.is_floating_point):
+        dt = dtypes.promote_types(input._dtype, target._dtype)  # PyTorch's composite promotes both
+        input, target = input.to(dt), target.to(dt)
     target = _unbatched_target(input, target)
     r = cross_entropy_op(input, target, weight, reduction, int(ignore_index), float(label_smoothing))
     if label_smoothing == 0 and not target._dtype.is_floating_point:  # PyTorch's nll_loss(log_softmax(input))

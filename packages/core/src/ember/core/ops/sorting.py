@@ -78,7 +78,9 @@ def sort(input: Tensor, dim: int = -1, descending: bool = False, stable: bool = 
 
     >>> from ember.core import tensor
     >>> tensor([3, 1, 2]).sort()
-    sort(values=tensor([1, 2, 3]), indices=tensor([1, 2, 0]))
+    torch.return_types.sort(
+    values=tensor([1, 2, 3]),
+    indices=tensor([1, 2, 0]))
     """
     rt = return_types.sort
     return rt(*_sort(input, _one_dim(dim, input, "sort"), descending, out=None if out is None else tuple(out)))
@@ -124,7 +126,9 @@ def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: boo
 
     >>> from ember.core import tensor
     >>> tensor([3, 1, 2]).topk(2)
-    topk(values=tensor([3, 2]), indices=tensor([0, 2]))
+    torch.return_types.topk(
+    values=tensor([3, 2]),
+    indices=tensor([0, 2]))
     """
     r = _topk(input, int(k), _one_dim(dim, input, "topk"), largest, sorted, out=None if out is None else tuple(out))
     return return_types.topk(*r)

@@ -11,10 +11,8 @@ from __future__ import annotations
 import builtins as _builtins
 import numbers
 import warnings
-from collections import namedtuple
 
 import numpy as np
-
 from ember.core import dtypes
 from ember.core.creation import arange, from_numpy, full
 from ember.core.methods import attach, inplace, method
@@ -25,6 +23,7 @@ from ember.core.ops import shape as S
 from ember.core.ops.activation import hardshrink, prelu
 from ember.core.ops.indexing import nonzero, scatter_reduce
 from ember.core.ops.linalg import linalg
+from ember.core.ops.structseq import return_type
 from ember.core.tensor import Tensor
 
 __all__ = ["renorm", "index_reduce", "hash_tensor", "segment_reduce", "gradient", "histogram", "histogramdd",
@@ -33,10 +32,8 @@ __all__ = ["renorm", "index_reduce", "hash_tensor", "segment_reduce", "gradient"
            "set_warn_always", "is_warn_always_enabled", "get_deterministic_debug_mode",
            "set_deterministic_debug_mode", "set_flush_denormal", "init_num_threads", "is_distributed", "from_file"]
 
-_Histogram = namedtuple("histogram", ["hist", "bin_edges"])
-_Histogram.__module__, _Histogram.__qualname__ = __name__, "return_types.histogram"
-_HistogramDD = namedtuple("histogramdd", ["hist", "bin_edges"])
-_HistogramDD.__module__, _HistogramDD.__qualname__ = __name__, "return_types.histogramdd"
+_Histogram = return_type("histogram", ["hist", "bin_edges"], __name__)
+_HistogramDD = return_type("histogramdd", ["hist", "bin_edges"], __name__)
 
 
 @method
@@ -235,6 +232,9 @@ def index_reduce(input: Tensor, dim: int, index: Tensor, source: Tensor, reduce:
         raise RuntimeError(f"index_reduce(): Expected reduce to be one of prod, mean, amax or amin but got {reduce}.")
     if index.ndim > 1:
         raise IndexError("index_reduce_(): Index is supposed to be a vector")
+    if index._dtype not in (dtypes.int64, dtypes.int32):  # a float index would be truncated silently
+        name = dtypes.TORCH_NAMES.get(index._dtype.name, index._dtype.name)
+        raise RuntimeError(f"index_reduce_(): Expected dtype int32/int64 for index but got: {name}")
     d = input._wrap_dim(dim)
     view = [1] * source.ndim
     view[d] = -1

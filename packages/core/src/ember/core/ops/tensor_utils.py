@@ -20,7 +20,7 @@ from ember.core.ops import join as J
 from ember.core.ops import layout as L
 from ember.core.ops import reduce as R
 from ember.core.ops import shape as S
-from ember.core.ops._util import broadcast_shapes as _broadcast_shapes
+from ember.core.ops._util import broadcast_shapes as _broadcast_shapes, require_grad
 from ember.core.settings import contiguous_format
 from ember.core.tensor import Tensor
 
@@ -140,7 +140,7 @@ def range(start=0, end=None, step=1, *, dtype=None, device=None, requires_grad: 
         start, end = 0, start
     n = int(math.floor((end - start) / step)) + 1
     r = ew.add(ew.mul(arange(n, dtype=dtype or dtypes.get_default_dtype(), device=device), step), start)
-    return r.requires_grad_(True) if requires_grad else r
+    return require_grad(r) if requires_grad else r
 
 
 @method
@@ -189,7 +189,7 @@ def frombuffer(buffer, *, dtype, count: int = -1, offset: int = 0, requires_grad
     from ember.core.creation import from_numpy
 
     t = from_numpy(a if a.flags.writeable else a.copy())
-    return t.requires_grad_(True) if requires_grad else t
+    return require_grad(t) if requires_grad else t
 
 
 # --- the *_copy twins of view ops ---------------------------------------------------------------

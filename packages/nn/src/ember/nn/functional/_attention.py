@@ -47,6 +47,13 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn
     return ea.matmul(weights, value)
 
 
+def _pad_key(mask: Tensor | None) -> Tensor | None:
+    """A mask over keys with one more key (the bias or zero key) that nothing masks."""
+    if mask is None:
+        return None
+    return ea.cat([mask, ea.zeros((*mask.shape[:-1], 1), dtype=mask.dtype, device=mask.device)], -1)
+
+
 def multi_head_attention_forward(query: Tensor, key: Tensor, value: Tensor, embed_dim_to_check: int, num_heads: int,
                                  in_proj_weight: Tensor, in_proj_bias: Tensor | None, bias_k, bias_v,
                                  add_zero_attn: bool, dropout_p: float, out_proj_weight: Tensor,
@@ -63,9 +70,8 @@ def multi_head_attention_forward(query: Tensor, key: Tensor, value: Tensor, embe
     `key_padding_mask` (N, S) is True where a key is padding; a boolean `attn_mask` (L, S) or
     (N * heads, L, S) is True where attention is not allowed (float masks are added).
     """
-    if bias_k is not None or bias_v is not None or add_zero_attn or static_k is not None or static_v is not None:
-        raise NotImplementedError("multi_head_attention_forward: bias_k/bias_v, add_zero_attn and static_k/static_v "
-                                  "are not supported")
+    if static_k is not None or static_v is not None:
+        raise NotImplementedError("multi_head_attention_forward: static_k/static_v are not supported")
     unbatched = query.dim() == 2
     if unbatched:
         query, key, value = query.unsqueeze(1), key.unsqueeze(1), value.unsqueeze(1)
@@ -92,10 +98,17 @@ def multi_head_attention_forward(query: Tensor, key: Tensor, value: Tensor, embe
         if in_proj_bias is not None:
             bq, bk, bv = in_proj_bias.chunk(3)
         q, k, v = linear(query, wq, bq), linear(key, wk, bk), linear(value, wv, bv)
+    if bias_k is not None and bias_v is not None:  # one more key and value, learned, that every query sees
+        k, v = ea.cat([k, bias_k.repeat(1, N, 1)]), ea.cat([v, bias_v.repeat(1, N, 1)])
+        attn_mask, key_padding_mask, S = _pad_key(attn_mask), _pad_key(key_padding_mask), S + 1
     # (L, N, E) -> (N, heads, L, head_dim)
     q = q.reshape(L, N, num_heads, head_dim).permute(1, 2, 0, 3)
     k = k.reshape(S, N, num_heads, head_dim).permute(1, 2, 0, 3)
     v = v.reshape(S, N, num_heads, head_dim).permute(1, 2, 0, 3)
+    if add_zero_attn:  # and a zero key and value
+        zeros = ea.zeros((N, num_heads, 1, head_dim), dtype=k.dtype, device=k.device)
+        k, v = ea.cat([k, zeros], 2), ea.cat([v, zeros], 2)
+        attn_mask, key_padding_mask, S = _pad_key(attn_mask), _pad_key(key_padding_mask), S + 1
     mask = None
     if attn_mask is not None:
         mask = attn_mask if attn_mask.is_floating_point() else _additive_mask(attn_mask.logical_not(), q.dtype)

@@ -19,12 +19,21 @@ __all__ = ["linear", "bilinear", "conv1d", "conv2d", "conv_transpose2d", "max_po
 _REDUCED = (ea.bfloat16, ea.float16)
 
 
+def _check_linear_shapes(input: Tensor, weight: Tensor) -> None:
+    """PyTorch's words for a matmul of input (*, in) by weight.T that does not fit."""
+    if input.dim() == 0 or weight.dim() == 0:
+        raise RuntimeError(f"both arguments to linear need to be at least 1D, but they are {input.dim()}D and "
+                           f"{weight.dim()}D")
+    if input.shape[-1] != weight.shape[-1]:
+        rows = math.prod(input.shape[:-1])
+        w = "x".join(str(s) for s in reversed(weight.shape))
+        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({rows}x{input.shape[-1]} and {w})")
+
+
 @composite("linear")
 def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     """input @ weight.T + bias; input (*, in_features), weight (out_features, in_features)."""
-    if input.dim() == 0 or input.shape[-1] != weight.shape[-1]:
-        raise RuntimeError(f"linear: expected input with last dimension {weight.shape[-1]} (in_features); got "
-                           f"{describe(input)} and {describe(weight)}")
+    _check_linear_shapes(input, weight)
     if bias is not None and bias.dim() == 1 and weight.dim() == 2 and bias.shape[0] not in (1, weight.shape[0]):
         # PyTorch adds a vector bias through addmm, expanding it to (rows, out_features): expand's error
         rows = math.prod(input.shape[:-1])

@@ -365,7 +365,12 @@ class ParameterDict(Module):
         return ParameterDict((k, default) for k in keys)
 
     def update(self, parameters) -> None:
-        items = parameters.items() if isinstance(parameters, Mapping | ParameterDict) else parameters
+        if isinstance(parameters, OrderedDict | ParameterDict):
+            items = parameters.items()
+        elif isinstance(parameters, Mapping):  # a plain dict goes in key order, as PyTorch adds it
+            items = sorted(parameters.items())
+        else:
+            items = parameters
         for k, v in items:
             self[k] = v
 
@@ -376,7 +381,7 @@ class ParameterDict(Module):
                 size_str = "x".join(str(s) for s in p.size())
                 kind = "Parameter" if isinstance(p, Parameter) else "Tensor"
                 dev = "" if p.device.type == "cpu" else f" ({p.device})"
-                lines.append(f"  ({k}): {kind} containing: [{p.dtype} of size {size_str}{dev}]")
+                lines.append(f"  ({k}): {kind} containing: [{p.type()} of size {size_str}{dev}]")
             else:
                 lines.append(f"  ({k}): Object of type: {type(p).__name__}")
         return "\n".join(lines)
