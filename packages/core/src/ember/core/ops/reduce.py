@@ -13,7 +13,6 @@ import builtins
 import contextvars
 import math
 import types
-from collections import namedtuple
 
 import numpy as np
 
@@ -25,6 +24,7 @@ from ember.core.ops import elementwise as ew
 from ember.core.ops import numba_rows
 from ember.core.ops._util import normalize_dims, warn_at_caller, wrap, write_out
 from ember.core.ops.complex import ComplexNotSupported, view_as_complex, view_as_real
+from ember.core.return_types import return_type
 from ember.core.tensor import Tensor, describe
 
 __all__ = [
@@ -36,18 +36,13 @@ __all__ = [
 
 
 def _values_indices(name: str):
-    cls = namedtuple(name, ["values", "indices"])
-    cls.__module__ = __name__
-    cls.__qualname__ = f"return_types.{name}"
-    return cls
+    return return_type(name, ["values", "indices"], __name__)
 
 
 # `ember.core.return_types.max(values=..., indices=...)`, like `torch.return_types`
 return_types = types.SimpleNamespace(**{n: _values_indices(n) for n in (
     "max", "min", "sort", "topk", "kthvalue", "median", "nanmedian", "mode", "cummax", "cummin")})
-_mm = namedtuple("aminmax", ["min", "max"])
-_mm.__module__, _mm.__qualname__ = __name__, "return_types.aminmax"
-return_types.aminmax = _mm
+return_types.aminmax = return_type("aminmax", ["min", "max"], __name__)
 
 
 
@@ -430,7 +425,9 @@ def max(input: Tensor, dim=None, keepdim: bool = False, *, out=None):  # noqa: A
     >>> x.max()
     tensor(4.)
     >>> x.max(dim=1)
-    max(values=tensor([2., 4.]), indices=tensor([1, 1]))
+    ember.return_types.max(
+    values=tensor([2., 4.]),
+    indices=tensor([1, 1]))
     """
     return _extreme("max", _amax, _max_dim, ew.maximum, input, dim, keepdim, out)
 
