@@ -58,10 +58,15 @@ def test_linear_formula_and_default_init_bounds():
     assert nn.Linear(3, 2, bias=False).bias is None
 
 
-def test_linear_wrong_features_names_expected_and_got():
-    with pytest.raises(RuntimeError, match=r"expected input with 4 features in its last dimension, got input of "
-                                           r"shape \[2, 3\]"):
+def test_linear_wrong_features_raises_pytorchs_message():
+    with pytest.raises(RuntimeError, match=r"^mat1 and mat2 shapes cannot be multiplied \(2x3 and 4x2\)$"):
         nn.Linear(4, 2)(torch.zeros(2, 3))
+    with pytest.raises(RuntimeError, match=r"^mat1 and mat2 shapes cannot be multiplied \(6x5 and 4x2\)$"):
+        nn.Linear(4, 2, bias=False)(torch.zeros(2, 3, 5))
+    with pytest.raises(RuntimeError, match=r"^mat1 and mat2 shapes cannot be multiplied \(1x5 and 4x2\)$"):
+        nn.functional.linear(torch.zeros(5), torch.zeros(2, 4))
+    with pytest.raises(RuntimeError, match=r"^both arguments to linear need to be at least 1D, but they are 0D and 2D"):
+        nn.Linear(4, 2)(torch.zeros(()))
 
 
 def test_bilinear_identity_flatten_unflatten():

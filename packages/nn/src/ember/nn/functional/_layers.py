@@ -22,9 +22,17 @@ _REDUCED = (ea.bfloat16, ea.float16)
 @composite("linear")
 def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     """input @ weight.T + bias; input (*, in_features), weight (out_features, in_features)."""
-    if input.dim() == 0 or input.shape[-1] != weight.shape[-1]:
-        raise RuntimeError(f"linear: expected input with last dimension {weight.shape[-1]} (in_features); got "
-                           f"{describe(input)} and {describe(weight)}")
+    if input.dim() == 0 or weight.dim() == 0:
+        raise RuntimeError(f"both arguments to linear need to be at least 1D, but they are {input.dim()}D and "
+                           f"{weight.dim()}D")
+    if input.shape[-1] != weight.shape[-1]:
+        if weight.dim() != 2:
+            raise RuntimeError(f"linear: expected input with last dimension {weight.shape[-1]} (in_features); got "
+                               f"{describe(input)} and {describe(weight)}")
+        # PyTorch's text (its addmm/mm of the flattened input and weight.T), which users search for
+        rows = math.prod(input.shape[:-1])
+        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({rows}x{input.shape[-1]} and "
+                           f"{weight.shape[1]}x{weight.shape[0]})")
     if bias is not None and bias.dim() == 1 and weight.dim() == 2 and bias.shape[0] not in (1, weight.shape[0]):
         # PyTorch adds a vector bias through addmm, expanding it to (rows, out_features): expand's error
         rows = math.prod(input.shape[:-1])
