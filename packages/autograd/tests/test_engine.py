@@ -202,8 +202,15 @@ def test_requires_grad_rules():
     assert y.requires_grad and not y.is_leaf
     with pytest.raises(RuntimeError, match="you can only change requires_grad flags of leaf variables"):
         y.requires_grad = False
-    with pytest.raises(RuntimeError, match="only Tensors of floating point and complex dtype can require gradients"):
+    # PyTorch's three wordings: the method, the attribute, a factory's keyword
+    with pytest.raises(RuntimeError, match="^only Tensors of floating point dtype can require gradients$"):
         E.tensor([1, 2]).requires_grad_()
+    with pytest.raises(RuntimeError, match="^only Tensors of floating point and complex dtype can require gradients$"):
+        E.tensor([1, 2]).requires_grad = True
+    with pytest.raises(RuntimeError, match="^Only Tensors of floating point and complex dtype can require gradients$"):
+        E.tensor([1, 2], requires_grad=True)
+    with pytest.raises(RuntimeError, match="^Only Tensors of floating point and complex dtype can require gradients$"):
+        E.ones(2, dtype=E.int64, requires_grad=True)
     assert E.ones(2, requires_grad=True).requires_grad
     assert not E.tensor([1, 2.0]).int().requires_grad
 

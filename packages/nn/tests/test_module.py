@@ -9,7 +9,7 @@ import pytest
 
 import ember.autograd as torch
 from ember import nn
-from ember.core import Tensor
+from ember.core import Tensor, dtypes
 
 
 class Net(nn.Module):
@@ -33,6 +33,9 @@ def test_parameter_is_a_tensor_sharing_storage():
     assert p.data_ptr() == data.data_ptr()
     assert not nn.Parameter(data, requires_grad=False).requires_grad
     assert nn.Parameter().shape == (0,)
+    with pytest.raises(RuntimeError, match="^Only Tensors of floating point and complex dtype can require gradients$"):
+        nn.Parameter(torch.tensor([1, 2]))
+    assert nn.Parameter(torch.tensor([1, 2]), requires_grad=False).dtype == torch.int64
     assert repr(nn.Parameter(torch.tensor([1.0, 2.0]))) == \
         "Parameter containing:\ntensor([1., 2.], requires_grad=True)"
     # print() and f-strings show the same header (str falls back to the subclass's repr)
@@ -74,6 +77,12 @@ def test_assigning_a_tensor_to_a_parameter_name_raises():
     with pytest.raises(TypeError, match=r"cannot assign 'torch.FloatTensor' as parameter 'weight' "
                                         r"\(ember.nn.Parameter or None expected\)"):
         lin.weight = torch.zeros(2, 4)
+    previous = dtypes.set_repr_namespace("torch")  # under ember.torch the message names PyTorch's class
+    try:
+        with pytest.raises(TypeError, match=r"\(torch.nn.Parameter or None expected\)"):
+            lin.weight = torch.zeros(2, 4)
+    finally:
+        dtypes.set_repr_namespace(previous)
     lin.bias = None
     assert lin.bias is None and "bias" in lin._parameters
     with pytest.raises(TypeError, match="as child module"):

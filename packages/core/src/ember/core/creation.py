@@ -56,13 +56,20 @@ def new_empty(shape: tuple[int, ...], dtype, dev=CPU) -> Tensor:
     return Tensor._make(st, 0, shape, contiguous_strides(shape), dtype)
 
 
+def _require_grad(t: Tensor) -> Tensor:
+    """A factory's `requires_grad=True`, refused for integer dtypes in PyTorch's factory wording."""
+    if not (t._dtype.is_floating_point or t._dtype.is_complex):
+        raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
+    return t.requires_grad_(True)
+
+
 def _finish(t: Tensor, requires_grad: bool, dev, pin_memory: bool = False) -> Tensor:
     if dev != t.device:
         t = t.to(dev)
     if pin_memory:
         t = t.pin_memory()
     if requires_grad:
-        t.requires_grad_(True)
+        _require_grad(t)
     return t
 
 
@@ -256,9 +263,7 @@ def asarray(obj, *, dtype=None, device=None, copy: bool | None = None, requires_
     if requires_grad is False and t._requires_grad:
         t = t.detach()
     elif requires_grad and not t._requires_grad:
-        if not (t._dtype.is_floating_point or t._dtype.is_complex):
-            raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
-        t.requires_grad_(True)  # obj itself when aliased, as PyTorch: a later cast of obj is then no leaf
+        _require_grad(t)  # obj itself when aliased, as PyTorch: a later cast of obj is then no leaf
     return t
 
 
@@ -344,7 +349,7 @@ def empty(*args, size=None, out=None, dtype=None, device=None, requires_grad: bo
     if pin_memory:
         t = t.pin_memory()
     if requires_grad:
-        t.requires_grad_(True)
+        _require_grad(t)
     return t
 
 
@@ -372,7 +377,7 @@ def empty_strided(size, stride, *, dtype=None, device=None, requires_grad: bool 
     n = 1 + sum((a - 1) * b for a, b in zip(shape, strides)) if all(shape) else 0
     base = empty(n, dtype=dt, device=device, pin_memory=pin_memory)
     t = make_tensor(base._storage, 0, shape, strides, dt, op="empty_strided")
-    return t.requires_grad_(True) if requires_grad else t
+    return _require_grad(t) if requires_grad else t
 
 
 def full(size, fill_value, *, out=None, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
@@ -393,7 +398,7 @@ def full(size, fill_value, *, out=None, dtype=None, device=None, requires_grad: 
     t._storage.version = 0  # a new tensor starts at version 0, as in PyTorch, however it was filled
     if out is not None:
         return out.resize_(t.shape).copy_(t)
-    return t.requires_grad_(True) if requires_grad else t
+    return _require_grad(t) if requires_grad else t
 
 
 def zeros(*args, size=None, out=None, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
