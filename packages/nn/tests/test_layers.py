@@ -109,8 +109,11 @@ def test_conv_wrong_channels_names_expected_and_got():
         nn.Conv2d(4, 8, 3)(torch.zeros(2, 3, 8, 8))
     with pytest.raises(RuntimeError, match="to have 2 channels, but got 5 channels"):
         nn.Conv1d(2, 4, 3)(torch.zeros(1, 5, 10))
-    with pytest.raises(RuntimeError, match="expected 3D .* or 4D"):
+    with pytest.raises(RuntimeError, match=r"^Expected 3D \(unbatched\) or 4D \(batched\) input to conv2d, but got "
+                                           r"input of size: \[8, 8\]$"):
         nn.Conv2d(1, 1, 3)(torch.zeros(8, 8))
+    with pytest.raises(RuntimeError, match=r"^Expected 2D \(unbatched\) or 3D \(batched\) input to conv_transpose1d"):
+        nn.ConvTranspose1d(1, 1, 3)(torch.zeros(8))
 
 
 def test_conv1d_and_unbatched_conv2d():
@@ -189,8 +192,10 @@ def test_batchnorm_cumulative_average_and_no_running_stats():
 def test_batchnorm_errors():
     with pytest.raises(ValueError, match=r"expected 4D input \(got 3D input\)"):
         nn.BatchNorm2d(3)(torch.zeros(2, 3, 4))
-    with pytest.raises(RuntimeError, match="expected input with 3 channels .*but got 4 channels"):
+    with pytest.raises(RuntimeError, match="^running_mean should contain 4 elements not 3$"):
         nn.BatchNorm2d(3)(torch.zeros(2, 4, 2, 2))
+    with pytest.raises(RuntimeError, match="^weight should contain 4 elements not 3$"):
+        nn.BatchNorm2d(3, track_running_stats=False)(torch.zeros(2, 4, 2, 2))
     with pytest.raises(ValueError, match="Expected more than 1 value per channel when training"):
         nn.BatchNorm1d(3)(torch.zeros(1, 3))
 

@@ -200,7 +200,9 @@ class RNNBase(Module):
     def _check_input(self, input: Tensor) -> bool:
         """Validates `input`; returns whether it is batched."""
         if input.dim() not in (2, 3):
-            raise ValueError(f"{self.mode}: Expected input to be 2D or 3D, got {input.dim()}D tensor instead")
+            # PyTorch's wording: RNN's says "4D tensor", LSTM's and GRU's "4D"
+            name, tensor = ("RNN", " tensor") if self.mode.startswith("RNN") else (self.mode, "")
+            raise ValueError(f"{name}: Expected input to be 2D or 3D, got {input.dim()}D{tensor} instead")
         if input.shape[-1] != self.input_size:
             raise RuntimeError(f"input.size(-1) must be equal to input_size. Expected {self.input_size}, "
                                f"got {input.shape[-1]}")
