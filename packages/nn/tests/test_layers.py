@@ -67,6 +67,10 @@ def test_linear_wrong_features_raises_pytorchs_message():
         nn.functional.linear(torch.zeros(5), torch.zeros(2, 4))
     with pytest.raises(RuntimeError, match=r"^both arguments to linear need to be at least 1D, but they are 0D and 2D"):
         nn.Linear(4, 2)(torch.zeros(()))
+    with pytest.raises(RuntimeError, match="^mat1 and mat2 must have the same dtype, but got Long and Float$"):
+        nn.Linear(4, 2)(torch.zeros(3, 4, dtype=torch.int64))
+    with pytest.raises(RuntimeError, match="^self and mat2 must have the same dtype, but got Double and Float$"):
+        nn.functional.linear(torch.zeros(3, 4), torch.zeros(2, 4), torch.zeros(2, dtype=torch.float64))
 
 
 def test_bilinear_identity_flatten_unflatten():

@@ -8,7 +8,7 @@ import math
 import warnings
 
 from ember import autograd as ea
-from ember.core import Tensor
+from ember.core import Tensor, dtypes
 from ember.core.dispatch import composite, node_name
 from ember.core.tensor import describe
 
@@ -33,6 +33,12 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
         rows = math.prod(input.shape[:-1])
         raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({rows}x{input.shape[-1]} and "
                            f"{weight.shape[1]}x{weight.shape[0]})")
+    if bias is not None and (input.dtype is not weight.dtype or bias.dtype is not weight.dtype) and \
+            weight.dim() == 2 and not (ea.is_autocast_enabled("cpu") or ea.is_autocast_enabled("cuda")):
+        # PyTorch's addmm/addmv words (without a bias, matmul's own check speaks)
+        a, what = (input, "mat1") if input.dtype is not weight.dtype else (bias, "self")
+        raise RuntimeError(f"{what} and mat2 must have the same dtype, but got {dtypes.TORCH_NAMES[a.dtype.name]} "
+                           f"and {dtypes.TORCH_NAMES[weight.dtype.name]}")
     if bias is not None and bias.dim() == 1 and weight.dim() == 2 and bias.shape[0] not in (1, weight.shape[0]):
         # PyTorch adds a vector bias through addmm, expanding it to (rows, out_features): expand's error
         rows = math.prod(input.shape[:-1])
