@@ -190,3 +190,16 @@ def test_fill_out_of_range_raises_pytorchs_error(dtype, value, ctype):
         E.zeros(2, dtype=getattr(E, dtype)).fill_(value)
     with pytest.raises(RuntimeError, match=f"value cannot be converted to type {ctype} without overflow"):
         E.zeros(2, dtype=getattr(E, dtype)).index_fill(0, E.tensor([0]), value)
+
+
+def test_permute_errors_are_pytorchs():
+    x = E.ones(2, 3)
+    # the length is checked before the dims are wrapped: RuntimeError, not IndexError
+    with pytest.raises(RuntimeError, match=r"input.dim\(\) = 2 is not equal to len\(dims\) = 3"):
+        x.permute(0, 1, 2)
+    with pytest.raises(RuntimeError, match=r"input.dim\(\) = 2 is not equal to len\(dims\) = 1"):
+        x.permute(1)
+    with pytest.raises(RuntimeError, match=r"^permute\(\): duplicate dims are not allowed.$"):
+        x.permute(0, -2)
+    with pytest.raises(IndexError, match="Dimension out of range"):
+        x.permute(0, 2)
