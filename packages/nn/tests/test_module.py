@@ -265,6 +265,22 @@ def test_repr_nested_like_pytorch():
         ")")
 
 
+def test_module_list_repr_compresses_runs_like_pytorch():
+    blocks = nn.ModuleList([nn.Linear(2, 2) for _ in range(3)] + [nn.ReLU(), nn.ReLU(), nn.Tanh(), nn.ReLU()])
+    assert repr(blocks) == (
+        "ModuleList(\n"
+        "  (0-2): 3 x Linear(in_features=2, out_features=2, bias=True)\n"
+        "  (3-4): 2 x ReLU()\n"
+        "  (5): Tanh()\n"
+        "  (6): ReLU()\n"
+        ")")
+    nested = nn.ModuleList([nn.Sequential(nn.Linear(2, 2), nn.ReLU()) for _ in range(2)])
+    assert repr(nested) == ("ModuleList(\n  (0-1): 2 x Sequential(\n    (0): Linear(in_features=2, out_features=2, "
+                            "bias=True)\n    (1): ReLU()\n  )\n)")
+    assert repr(nn.ModuleList()) == "ModuleList()"
+    assert "(0): ReLU()\n  (1): ReLU()" in repr(nn.Sequential(nn.ReLU(), nn.ReLU()))  # Sequential does not
+
+
 @pytest.mark.parametrize("module, text", [
     (nn.BatchNorm1d(3, momentum=None),
      "BatchNorm1d(3, eps=1e-05, momentum=None, affine=True, bias=True, track_running_stats=True)"),
@@ -276,6 +292,11 @@ def test_repr_nested_like_pytorch():
     (nn.EmbeddingBag(10, 3, mode="sum"), "EmbeddingBag(10, 3, mode='sum')"),
     (nn.LSTM(3, 4, num_layers=2, batch_first=True), "LSTM(3, 4, num_layers=2, batch_first=True)"),
     (nn.GRUCell(3, 4), "GRUCell(3, 4)"),
+    (nn.RNN(3, 4, nonlinearity="relu"), "RNN(3, 4)"),  # PyTorch's RNN leaves nonlinearity out; its RNNCell not
+    (nn.RNNCell(3, 4, nonlinearity="relu"), "RNNCell(3, 4, nonlinearity=relu)"),
+    (nn.ParameterDict({"a": nn.Parameter(torch.ones(2)), "b": nn.Parameter(torch.ones(2, dtype=torch.float64))}),
+     "ParameterDict(\n    (a): Parameter containing: [torch.FloatTensor of size 2]\n"
+     "    (b): Parameter containing: [torch.DoubleTensor of size 2]\n)"),
     (nn.MaxPool2d(2), "MaxPool2d(kernel_size=2, stride=2, padding=0, dilation=1, ceil_mode=False)"),
     (nn.AvgPool2d(2), "AvgPool2d(kernel_size=2, stride=2, padding=0)"),
     (nn.AdaptiveAvgPool2d((1, 1)), "AdaptiveAvgPool2d(output_size=(1, 1))"),

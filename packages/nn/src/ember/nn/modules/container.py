@@ -170,9 +170,17 @@ class ModuleList(Module):
         return self
 
     def __repr__(self) -> str:
+        """PyTorch's: a run of equal reprs prints once, as `(0-5): 6 x Block(...)`."""
         if not self._modules:
             return self._get_name() + "()"
-        lines = [f"({k}): " + _addindent(repr(m), 2) for k, m in self._modules.items()]
+        runs: list[list] = []  # [first index, last index, repr]
+        for i, m in enumerate(self._modules.values()):
+            r = repr(m)
+            if runs and runs[-1][2] == r:
+                runs[-1][1] = i
+            else:
+                runs.append([i, i, r])
+        lines = [_addindent(f"({a}): {r}" if a == b else f"({a}-{b}): {b - a + 1} x {r}", 2) for a, b, r in runs]
         return self._get_name() + "(\n  " + "\n  ".join(lines) + "\n)"
 
 
@@ -376,7 +384,8 @@ class ParameterDict(Module):
                 size_str = "x".join(str(s) for s in p.size())
                 kind = "Parameter" if isinstance(p, Parameter) else "Tensor"
                 dev = "" if p.device.type == "cpu" else f" ({p.device})"
-                lines.append(f"  ({k}): {kind} containing: [{p.dtype} of size {size_str}{dev}]")
+                # PyTorch's ParameterDict names the legacy type (torch.FloatTensor); ParameterList the dtype
+                lines.append(f"  ({k}): {kind} containing: [{p.type()} of size {size_str}{dev}]")
             else:
                 lines.append(f"  ({k}): Object of type: {type(p).__name__}")
         return "\n".join(lines)
