@@ -493,6 +493,8 @@ def _check_loss(op: str, input, target, weight, reduction: str, probabilities: b
         if target.ndim == 0 or input.shape[0] != target.shape[0]:
             n = target.shape[0] if target.ndim else 1
             raise ValueError(f"Expected input batch_size ({input.shape[0]}) to match target batch_size ({n}).")
+        if input.ndim == 2 and target.ndim > 1:  # PyTorch's 2-D nll_loss kernel speaks here
+            raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
         if tuple(target.shape[1:]) != tuple(input.shape[2:]):
             expected = [input.shape[0], *input.shape[2:]]
             raise RuntimeError(f"Expected target size {expected}, got {list(target.shape)}")
@@ -575,6 +577,11 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, s
             and not target._dtype.is_floating_point):
         raise RuntimeError(f"Expected floating point type for target with class probabilities, got "
                            f"{dtypes.TORCH_NAMES.get(target._dtype.name, target._dtype.name)}")
+    if (isinstance(input, Tensor) and isinstance(target, Tensor) and target._dtype.is_floating_point
+            and target.shape != input.shape):
+        # PyTorch reads a target of another shape as class indices whatever its dtype: float labels get its
+        # "expected target dtype to be Long or Byte" (after the batch-size check), not a probabilities error
+        _check_loss("cross_entropy", input, target, weight, reduction, False)
     target = _unbatched_target(input, target)
     r = cross_entropy_op(input, target, weight, reduction, int(ignore_index), float(label_smoothing))
     if label_smoothing == 0 and not target._dtype.is_floating_point:  # PyTorch's nll_loss(log_softmax(input))
