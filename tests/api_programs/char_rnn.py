@@ -1,6 +1,8 @@
 """The char-RNN tutorials: names as one-hot letter tensors, an nn.RNN classifier trained with NLLLoss and
 clip_grad_norm_, topk over categories, a hand-written RNN cell generating names, nn.GRU, torch.multinomial."""
 
+# ruff: noqa: UP008  (the tutorials' own idioms, kept as written)
+
 import math
 import string
 import time

@@ -119,4 +119,5 @@ print("fields", r.values.shape, r.indices.shape, type(r).__name__, isinstance(r,
 blocks = nn.ModuleList([nn.TransformerEncoderLayer(8, 2, 16, batch_first=True) for _ in range(3)] + [nn.LayerNorm(8)])
 print(blocks)
 print(nn.RNN(4, 8, nonlinearity="relu", num_layers=2), nn.RNNCell(4, 8, nonlinearity="relu"))
-print(nn.ParameterDict({"scale": nn.Parameter(torch.ones(3)), "shift": nn.Parameter(torch.zeros(3, dtype=torch.float64))}))
+print(nn.ParameterDict({"scale": nn.Parameter(torch.ones(3)),
+                       "shift": nn.Parameter(torch.zeros(3, dtype=torch.float64))}))

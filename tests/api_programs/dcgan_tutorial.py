@@ -1,6 +1,8 @@
 """The DCGAN tutorial's idioms: weights_init by class name, nn.init on .data, ConvTranspose2d generator, strided
 Conv2d discriminator, BCELoss with torch.full labels, Adam(betas=(0.5, 0.999)), D(x).mean().item() bookkeeping."""
 
+# ruff: noqa: UP008, UP031  (the tutorials' own idioms, kept as written)
+
 import numpy as np
 import torch
 import torch.nn as nn

@@ -4,6 +4,8 @@ via copy.deepcopy(state_dict()), param groups with different lr, add_param_group
 a feature-extractor hook, distillation with KL(soft targets) * T**2 plus a cosine-embedding hidden loss, and
 torch.compile(model) in the loop (the same numbers as eager)."""
 
+# ruff: noqa: UP008, UP032  (the tutorials' own idioms, kept as written)
+
 import copy
 import time
 import numpy as np
@@ -151,7 +153,8 @@ class DeepNN(nn.Module):
     def __init__(self, num_classes=2):
         super(DeepNN, self).__init__()
         self.features = nn.Sequential(nn.Conv2d(3, 8, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2))
-        self.classifier = nn.Sequential(nn.Linear(8 * 3 * 3, 16), nn.ReLU(), nn.Dropout(0.1), nn.Linear(16, num_classes))
+        self.classifier = nn.Sequential(nn.Linear(8 * 3 * 3, 16), nn.ReLU(), nn.Dropout(0.1),
+                                        nn.Linear(16, num_classes))
 
     def forward(self, x):
         x = self.features(x)
@@ -163,7 +166,8 @@ class LightNN(nn.Module):
     def __init__(self, num_classes=2):
         super(LightNN, self).__init__()
         self.features = nn.Sequential(nn.Conv2d(3, 4, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2))
-        self.classifier = nn.Sequential(nn.Linear(4 * 3 * 3, 16), nn.ReLU(), nn.Dropout(0.1), nn.Linear(16, num_classes))
+        self.classifier = nn.Sequential(nn.Linear(4 * 3 * 3, 16), nn.ReLU(), nn.Dropout(0.1),
+                                        nn.Linear(16, num_classes))
 
     def forward(self, x):
         x = self.features(x)
@@ -174,7 +178,8 @@ class LightNN(nn.Module):
 
 teacher, student = det(DeepNN()), det(LightNN())
 total_params_deep = "{:,}".format(sum(p.numel() for p in teacher.parameters()))
-print(f"DeepNN parameters: {total_params_deep}", f"LightNN parameters: {sum(p.numel() for p in student.parameters()):,}")
+total_params_light = sum(p.numel() for p in student.parameters())
+print(f"DeepNN parameters: {total_params_deep}", f"LightNN parameters: {total_params_light:,}")
 
 
 def train_knowledge_distillation(teacher, student, train_loader, epochs, learning_rate, T, soft_target_loss_weight,
@@ -192,7 +197,8 @@ def train_knowledge_distillation(teacher, student, train_loader, epochs, learnin
             student_logits, _ = student(inputs)
             soft_targets = nn.functional.softmax(teacher_logits / T, dim=-1)
             soft_prob = nn.functional.log_softmax(student_logits / T, dim=-1)
-            soft_targets_loss = torch.sum(soft_targets * (soft_targets.log() - soft_prob)) / soft_prob.size()[0] * (T**2)
+            soft_targets_loss = (torch.sum(soft_targets * (soft_targets.log() - soft_prob)) / soft_prob.size()[0]
+                                 * (T**2))
             kl = F.kl_div(soft_prob, soft_targets, reduction="batchmean") * T * T
             label_loss = ce_loss(student_logits, labels)
             loss = soft_target_loss_weight * soft_targets_loss + ce_loss_weight * label_loss
@@ -207,7 +213,8 @@ train_knowledge_distillation(teacher, student, dataloaders["train"], epochs=2, l
                              soft_target_loss_weight=0.25, ce_loss_weight=0.75)
 cos = nn.CosineEmbeddingLoss()
 a, b = T(4, 6), T(4, 6)
-print("cosine", round(cos(a, b, target=torch.ones(4)).item(), 4), round(cos(a, b, torch.tensor([1, -1, 1, -1])).item(), 4))
+print("cosine", round(cos(a, b, target=torch.ones(4)).item(), 4),
+      round(cos(a, b, torch.tensor([1, -1, 1, -1])).item(), 4))
 print("kl_log_target", round(F.kl_div(F.log_softmax(a, 1), F.log_softmax(b, 1), reduction="batchmean",
                                       log_target=True).item(), 4))
 print("mse_hidden", round(nn.MSELoss()(F.avg_pool1d(a.unsqueeze(1), 2).squeeze(1), b[:, :3]).item(), 4))

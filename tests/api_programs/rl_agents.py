@@ -2,6 +2,8 @@
 SmoothL1Loss, clip_grad_value_, soft target update through state_dict() arithmetic) and REINFORCE/PPO
 (torch.distributions.Categorical, log_prob, entropy, returns normalised with std() + eps, clipped ratios)."""
 
+# ruff: noqa: UP004, UP008, UP032  (the tutorials' own idioms, kept as written)
+
 import math
 import random
 from collections import deque, namedtuple
@@ -274,4 +276,5 @@ for t in reversed(range(5)):
     gae = delta + gamma * lam * (1 - dones[t]) * gae
     advs[t] = gae
 print("gae", r(advs), r(advs + values))
-print("smoothl1", round(F.smooth_l1_loss(T(6), T(6), beta=0.5).item(), 4), round(F.huber_loss(T(6), T(6), delta=2.0).item(), 4))
+print("smoothl1", round(F.smooth_l1_loss(T(6), T(6), beta=0.5).item(), 4),
+      round(F.huber_loss(T(6), T(6), delta=2.0).item(), 4))

@@ -3,7 +3,8 @@ the identity, F.affine_grid + F.grid_sample, then style transfer: a Normalizatio
 layers inserted into a copied feature stack, gram matrices, model.requires_grad_(False), an input image optimised
 by LBFGS with a closure that clamps input_img.data, and a trimmed model by isinstance over children()."""
 
-import copy
+# ruff: noqa: UP008, UP032  (the tutorials' own idioms, kept as written)
+
 import numpy as np
 import torch
 import torch.nn as nn
@@ -92,7 +93,8 @@ for mode in ["bilinear", "nearest"]:
     for pad in ["zeros", "border", "reflection"]:
         for ac in [False, True]:
             g = F.affine_grid(rot, img.size(), align_corners=ac)
-            print("grid_sample", mode, pad, ac, r(F.grid_sample(img, g, mode=mode, padding_mode=pad, align_corners=ac), 5))
+            out = F.grid_sample(img, g, mode=mode, padding_mode=pad, align_corners=ac)
+            print("grid_sample", mode, pad, ac, r(out, 5))
 x = img.clone().requires_grad_()
 th = rot.clone().requires_grad_()
 F.grid_sample(x, F.affine_grid(th, x.size(), align_corners=False), align_corners=False).square().sum().backward()
@@ -247,4 +249,5 @@ print("output", tuple(output.shape), r(output), bool(output.min() >= 0), bool(ou
 input_img.data.clamp_(0.2, 0.8)
 print("data_clamp", round(input_img.min().item(), 4), round(input_img.max().item(), 4), input_img.requires_grad)
 unloader = lambda t: (t.cpu().clone().squeeze(0).permute(1, 2, 0).numpy() * 255).astype(np.uint8)  # noqa: E731
-print("unloaded", unloader(output.detach()).shape, unloader(output.detach()).dtype, int(unloader(output.detach())[0, 0, 0]))
+image = unloader(output.detach())
+print("unloaded", image.shape, image.dtype, int(image[0, 0, 0]))

@@ -2,6 +2,8 @@
 nn.EmbeddingBag, a TextClassificationModel, SGD + StepLR, clip_grad_norm_, to_map_style-like splits
 with random_split, accuracy bookkeeping and prediction of a new sentence."""
 
+# ruff: noqa: UP008, UP031, UP032  (the tutorials' own idioms, kept as written)
+
 import collections
 import re
 import numpy as np
