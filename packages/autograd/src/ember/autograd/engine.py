@@ -420,13 +420,13 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph: bool | None = None, c
     got = execute(edges, grads, retain_graph=retain_graph, create_graph=create_graph, capture=cap,
                   accumulate=False)
     res = []
-    for x, g in zip(ins, got):
+    for i, (x, g) in enumerate(zip(ins, got)):
         if g is None:
             if materialize_grads:
                 g = zeros_like(x)
             elif not allow_unused:
-                raise RuntimeError("One of the differentiated Tensors appears to not have been used in the graph. "
-                                   "Set allow_unused=True if this is the desired behavior.")
+                raise RuntimeError(f"The differentiated Tensor at index {i} appears to not have been used in the "
+                                   "graph. Set allow_unused=True if this is the desired behavior.")
         elif not create_graph:
             g = g.detach()
         res.append(g)

@@ -248,7 +248,8 @@ def interpolate(input: Tensor, size=None, scale_factor=None, mode: str = "neares
                 recompute_scale_factor: bool | None = None, antialias: bool = False) -> Tensor:
     """Resample the spatial dimensions to `size` or by `scale_factor` (nearest, bilinear, ...)."""
     if (size is None) == (scale_factor is None):
-        raise ValueError("only one of size or scale_factor should be defined")
+        raise ValueError("only one of size or scale_factor should be defined" if size is not None
+                         else "either size or scale_factor should be defined")
     if align_corners is not None and mode in ("nearest", "area", "nearest-exact"):
         raise ValueError("align_corners option can only be set with the interpolating modes: "
                          "linear | bilinear | bicubic | trilinear")
