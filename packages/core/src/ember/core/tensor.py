@@ -82,7 +82,7 @@ class Tensor:
         """`Tensor(2, 3)` is uninitialised float storage; `Tensor([[1, 2]])` copies data."""
         from ember.core import creation
 
-        if len(args) == 1 and not isinstance(args[0], int):
+        if len(args) == 1 and not isinstance(args[0], int | Size):  # Tensor(torch.Size([2, 3])) is a shape
             src = args[0]
             if isinstance(src, Tensor):
                 return src
