@@ -58,22 +58,6 @@ def test_lbfgs_matches_live_pytorch(line_search_fn):
     assert ours[2:] == theirs[2:]
 
 
-def test_lbfgs_state_dict_has_pytorchs_keys():
-    W = ea.tensor(np.full((3, 1), 0.1, np.float32), requires_grad=True)
-    opt = optim.LBFGS([W], history_size=4)
-
-    def closure():
-        opt.zero_grad()
-        loss = ((ea.tensor(X) @ W - ea.tensor(Y)) ** 2).mean()
-        loss.backward()
-        return loss
-
-    opt.step(closure)
-    assert sorted(opt.state_dict()["state"][0]) == ["H_diag", "al", "d", "func_evals", "n_iter", "old_dirs",
-                                                    "old_stps", "prev_flat_grad", "prev_loss", "ro", "t"]
-    assert len(opt.state[W]["al"]) == 4
-
-
 def test_lbfgs_minimises_a_quadratic_exactly():
     A = np.array([[3.0, 0.5], [0.5, 1.0]])
     bvec = np.array([1.0, -2.0])

@@ -208,8 +208,7 @@ class LBFGS(Optimizer):
                     ro.append(1.0 / ys)
                     H_diag = ys / float(y.dot(y))
                 # two-loop recursion: d = -H g
-                # kept in the state under PyTorch's key (its state dicts carry "al")
-                al = state.setdefault("al", [None] * history_size)
+                al = [0.0] * len(old_dirs)
                 q = flat_grad.neg()
                 for i in range(len(old_dirs) - 1, -1, -1):
                     al[i] = float(old_stps[i].dot(q)) * ro[i]
