@@ -4,6 +4,8 @@ whatever the input's dtype, as PyTorch returns them."""
 
 from __future__ import annotations
 
+from collections import namedtuple
+
 import numpy as np
 
 from ember.core import dtypes
@@ -11,12 +13,11 @@ from ember.core.dispatch import declare
 from ember.core.ops._util import wrap
 from ember.core.ops.linalg import linalg
 from ember.core.ops.linalg_solvers import LinAlgError, refuse_dtype
-from ember.core.return_types import return_type
 from ember.core.tensor import Tensor, describe
 
 __all__: list[str] = []
 
-_Eig = return_type("linalg_eig", ["eigenvalues", "eigenvectors"], __name__)
+_Eig = namedtuple("torch_return_types_linalg_eig", ["eigenvalues", "eigenvectors"])
 
 _eig = declare("linalg_eig", np.linalg.eig, doc="linalg_eig(A) -> (eigenvalues, eigenvectors), complex")
 

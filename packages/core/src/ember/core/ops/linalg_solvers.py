@@ -7,6 +7,7 @@ PyTorch's older top-level names (`inverse`, `det`, `svd` with V, `qr`, `pinverse
 from __future__ import annotations
 
 import math
+from collections import namedtuple
 
 import numpy as np
 
@@ -19,7 +20,6 @@ from ember.core.ops._util import wrap
 from ember.core.ops.complex import conj
 from ember.core.ops.linalg import _matmul, _refuse_bool, linalg
 from ember.core.ops.reduce import _amax, _amin, _sum, vector_norm
-from ember.core.return_types import return_type
 from ember.core.tensor import Tensor
 
 __all__ = ["inverse", "det", "logdet", "slogdet", "cholesky", "qr", "svd", "pinverse", "matrix_power",
@@ -31,16 +31,16 @@ class LinAlgError(RuntimeError):
 
 
 def _rt(name: str, fields: list[str]):
-    return return_type(name, fields, __name__)
+    cls = namedtuple(name, fields)
+    cls.__module__, cls.__qualname__ = __name__, f"return_types.{name}"
+    return cls
 
 
 _Slogdet = _rt("slogdet", ["sign", "logabsdet"])
-_LinalgSlogdet = _rt("linalg_slogdet", ["sign", "logabsdet"])
 _QR = _rt("qr", ["Q", "R"])
-_LinalgQR = _rt("linalg_qr", ["Q", "R"])
-_SVD = _rt("linalg_svd", ["U", "S", "Vh"])
+_SVD = _rt("svd", ["U", "S", "Vh"])
 _SVD_V = _rt("svd", ["U", "S", "V"])
-_Eigh = _rt("linalg_eigh", ["eigenvalues", "eigenvectors"])
+_Eigh = _rt("eigh", ["eigenvalues", "eigenvectors"])
 
 
 def _mH(x: Tensor) -> Tensor:
@@ -464,11 +464,6 @@ def slogdet(A: Tensor):
     return _Slogdet(*_slogdet(A))
 
 
-def _linalg_slogdet(A: Tensor):
-    """`linalg.slogdet`: slogdet's pair, named `linalg_slogdet` as PyTorch's."""
-    return _LinalgSlogdet(*_slogdet(A))
-
-
 def solve(A: Tensor, B: Tensor, *, left: bool = True) -> Tensor:
     """X with A @ X = B (or X @ A = B when `left=False`); B may be a batch of vectors.
 
@@ -488,7 +483,7 @@ def _linalg_cholesky(A: Tensor, upper: bool = False) -> Tensor:
 
 def _linalg_qr(A: Tensor, mode: str = "reduced"):
     """`(Q, R)` with A = Q @ R, Q orthonormal, R upper triangular."""
-    return _LinalgQR(*_qr(A, mode))
+    return _QR(*_qr(A, mode))
 
 
 def _linalg_svd(A: Tensor, full_matrices: bool = True):
@@ -725,7 +720,7 @@ def chain_matmul(*matrices) -> Tensor:
     return multi_dot(matrices)
 
 
-for _name, _fn in (("inv", inv), ("det", det), ("slogdet", _linalg_slogdet), ("solve", solve),
+for _name, _fn in (("inv", inv), ("det", det), ("slogdet", slogdet), ("solve", solve),
                    ("cholesky", _linalg_cholesky), ("qr", _linalg_qr), ("svd", _linalg_svd), ("svdvals", svdvals),
                    ("eigh", eigh), ("eigvalsh", eigvalsh), ("pinv", pinv), ("matrix_rank", matrix_rank),
                    ("matrix_power", matrix_power), ("multi_dot", multi_dot), ("cross", linalg_cross),

@@ -7,6 +7,7 @@ function forms PyTorch exports at the top level (`torch.exp_(x)`).
 from __future__ import annotations
 
 import math
+from collections import namedtuple
 
 from ember.core import dtypes
 from ember.core.creation import full
@@ -15,7 +16,6 @@ from ember.core.ops._util import broadcast_shapes, cast_error
 from ember.core.settings import finfo
 from ember.core.ops import elementwise as ew
 from ember.core.ops import shape as S
-from ember.core.return_types import return_type
 from ember.core.tensor import Tensor
 
 __all__ = ["logaddexp", "logaddexp2", "nan_to_num", "nan_to_num_", "deg2rad", "deg2rad_", "rad2deg", "rad2deg_",
@@ -156,7 +156,8 @@ def ldexp(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor:
     return _into(out, ew.mul(_float(input), ew.pow(2.0, _float(other))), "ldexp")
 
 
-_Frexp = return_type("frexp", ["mantissa", "exponent"], __name__)
+_Frexp = namedtuple("frexp", ["mantissa", "exponent"])
+_Frexp.__module__, _Frexp.__qualname__ = __name__, "return_types.frexp"
 
 
 @method

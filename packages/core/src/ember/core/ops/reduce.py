@@ -13,6 +13,7 @@ import builtins
 import contextvars
 import math
 import types
+from collections import namedtuple
 
 import numpy as np
 
@@ -24,7 +25,6 @@ from ember.core.ops import elementwise as ew
 from ember.core.ops import numba_rows
 from ember.core.ops._util import normalize_dims, warn_at_caller, wrap, write_out
 from ember.core.ops.complex import ComplexNotSupported, view_as_complex, view_as_real
-from ember.core.return_types import return_type
 from ember.core.tensor import Tensor, describe
 
 __all__ = [
@@ -36,13 +36,18 @@ __all__ = [
 
 
 def _values_indices(name: str):
-    return return_type(name, ["values", "indices"], __name__)
+    cls = namedtuple(name, ["values", "indices"])
+    cls.__module__ = __name__
+    cls.__qualname__ = f"return_types.{name}"
+    return cls
 
 
 # `ember.core.return_types.max(values=..., indices=...)`, like `torch.return_types`
 return_types = types.SimpleNamespace(**{n: _values_indices(n) for n in (
     "max", "min", "sort", "topk", "kthvalue", "median", "nanmedian", "mode", "cummax", "cummin")})
-return_types.aminmax = return_type("aminmax", ["min", "max"], __name__)
+_mm = namedtuple("aminmax", ["min", "max"])
+_mm.__module__, _mm.__qualname__ = __name__, "return_types.aminmax"
+return_types.aminmax = _mm
 
 
 
@@ -425,9 +430,7 @@ def max(input: Tensor, dim=None, keepdim: bool = False, *, out=None):  # noqa: A
     >>> x.max()
     tensor(4.)
     >>> x.max(dim=1)
-    ember.return_types.max(
-    values=tensor([2., 4.]),
-    indices=tensor([1, 1]))
+    max(values=tensor([2., 4.]), indices=tensor([1, 1]))
     """
     return _extreme("max", _amax, _max_dim, ew.maximum, input, dim, keepdim, out)
 

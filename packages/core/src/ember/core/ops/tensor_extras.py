@@ -11,6 +11,7 @@ from __future__ import annotations
 import builtins as _builtins
 import numbers
 import warnings
+from collections import namedtuple
 
 import numpy as np
 
@@ -24,7 +25,6 @@ from ember.core.ops import shape as S
 from ember.core.ops.activation import hardshrink, prelu
 from ember.core.ops.indexing import nonzero, scatter_reduce
 from ember.core.ops.linalg import linalg
-from ember.core.return_types import return_type
 from ember.core.tensor import Tensor
 
 __all__ = ["renorm", "index_reduce", "hash_tensor", "segment_reduce", "gradient", "histogram", "histogramdd",
@@ -33,8 +33,10 @@ __all__ = ["renorm", "index_reduce", "hash_tensor", "segment_reduce", "gradient"
            "set_warn_always", "is_warn_always_enabled", "get_deterministic_debug_mode",
            "set_deterministic_debug_mode", "set_flush_denormal", "init_num_threads", "is_distributed", "from_file"]
 
-_Histogram = return_type("histogram", ["hist", "bin_edges"], __name__)
-_HistogramDD = return_type("histogramdd", ["hist", "bin_edges"], __name__)
+_Histogram = namedtuple("histogram", ["hist", "bin_edges"])
+_Histogram.__module__, _Histogram.__qualname__ = __name__, "return_types.histogram"
+_HistogramDD = namedtuple("histogramdd", ["hist", "bin_edges"])
+_HistogramDD.__module__, _HistogramDD.__qualname__ = __name__, "return_types.histogramdd"
 
 
 @method
