@@ -349,7 +349,7 @@ def test_modified_saved_tensor_raises_with_versions():
     z = y * 2
     y.add_(1)
     msg = ("one of the variables needed for gradient computation has been modified by an inplace operation: "
-           "[torch.FloatTensor [3, 4]], which is output 0 of ExpBackward0, is at version 1; expected version 0 "
+           "[torch.FloatTensor [3, 4]], which is output 0 of Exp, is at version 1; expected version 0 "
            "instead.")
     with pytest.raises(RuntimeError, match=re.escape(msg)):
         z.sum().backward()
@@ -360,9 +360,14 @@ def test_modified_saved_input_names_its_producer():
     h = x * 3
     y = h * h
     h.add_(1)
-    with pytest.raises(RuntimeError, match=r"\[torch.FloatTensor \[2\]\], which is output 0 of MulBackward0, is at "
+    # PyTorch names the saved input's grad_fn after the in-place op (h's is now add_'s)
+    with pytest.raises(RuntimeError, match=r"\[torch.FloatTensor \[2\]\], which is output 0 of Add, is at "
                                            r"version 1; expected version 0 instead"):
         y.sum().backward()
+    s = x.sigmoid()
+    s.mul_(2)  # sigmoid saved its output: PyTorch names sigmoid's node
+    with pytest.raises(RuntimeError, match=r"which is output 0 of Sigmoid, is at version 1"):
+        s.sum().backward()
 
 
 def test_out_argument_with_grad_raises():

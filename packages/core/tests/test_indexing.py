@@ -239,6 +239,15 @@ def test_scatter_src_value_and_reduce():
     assert r.tolist() == [[2, 2, 4, 2], [2, 2, 2, 84]]
 
 
+def test_zero_dim_index_into_1d_tensor_is_one_element():
+    # The quickstart's one-hot: zeros(10).scatter_(0, tensor(y), value=1); PyTorch takes a 0-dim index as (1,).
+    assert E.zeros(5).scatter_(0, E.tensor(3), value=1).tolist() == [0, 0, 0, 1, 0]
+    assert E.zeros(4).scatter(0, E.tensor(2), E.tensor([7.0, 8.0])).tolist() == [0, 0, 7, 0]
+    assert E.zeros(4).scatter_add(0, E.tensor(1), E.tensor([7.0, 8.0])).tolist() == [0, 7, 0, 0]
+    g = E.arange(5.0).gather(0, E.tensor(2))
+    assert g.shape == () and g.item() == 2.0
+
+
 def test_scatter_and_index_add_require_matching_dtypes():
     with pytest.raises(RuntimeError, match="Expected self.dtype to be equal to src.dtype"):
         E.zeros(3).scatter_(0, E.tensor([0]), E.tensor([1]))

@@ -232,3 +232,12 @@ def test_dispatcher_bumps_every_argument_an_op_mutates():
     assert (p._version, g._version, m._version, v._version) == (1, 0, 1, 1)
     with pytest.raises(TypeError, match="mutates must be a tuple of argument positions"):
         Op("bad_", mutates=0)
+
+
+def test_legacy_constructor_shapes():
+    # PyTorch's Tensor(): an empty (0,) float tensor, not a 0-dim one
+    assert E.Tensor().shape == (0,) and E.Tensor().dtype == E.float32
+    assert E.Tensor(2, 3).shape == (2, 3)
+    assert E.Tensor((4,)).tolist() == [4.0]  # a tuple is data, as in PyTorch; a Size is a shape
+    assert E.Tensor(E.Size([2, 3])).shape == (2, 3)
+    assert E.Tensor([1, 2]).tolist() == [1.0, 2.0]

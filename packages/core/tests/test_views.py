@@ -199,3 +199,16 @@ def test_unflatten_sizes_that_do_not_fit_in_pytorchs_words(shape, dim, sizes, n)
                                            rf"multiply up to the size of dim 1 \({n}\) in the input tensor$"):
         E.ones(*shape).unflatten(dim, sizes)
     assert E.ones(2, 0).unflatten(1, (-1, 3)).shape == (2, 0, 3)
+
+
+def test_permute_errors_are_pytorchs():
+    x = E.ones(2, 3)
+    # the length is checked before the dims are wrapped: RuntimeError, not IndexError
+    with pytest.raises(RuntimeError, match=r"input.dim\(\) = 2 is not equal to len\(dims\) = 3"):
+        x.permute(0, 1, 2)
+    with pytest.raises(RuntimeError, match=r"input.dim\(\) = 2 is not equal to len\(dims\) = 1"):
+        x.permute(1)
+    with pytest.raises(RuntimeError, match=r"^permute\(\): duplicate dims are not allowed.$"):
+        x.permute(0, -2)
+    with pytest.raises(IndexError, match="Dimension out of range"):
+        x.permute(0, 2)

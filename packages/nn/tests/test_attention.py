@@ -166,3 +166,20 @@ def test_transformer_causal_mask_hides_the_future():
     assert not np.allclose(out2[:, 3], out[:, 3])
     with pytest.raises(RuntimeError, match="feature number of src and tgt must be equal to d_model"):
         model(src, torch.randn(2, 4, 6, dtype=torch.float64))
+
+
+def test_mask_shapes_are_checked_with_pytorchs_errors():
+    mha = nn.MultiheadAttention(8, 2, batch_first=True)
+    x = torch.ones(2, 3, 8)
+    with pytest.raises(RuntimeError, match=r"^The shape of the 2D attn_mask is .*Size\(\[4, 4\]\), but should be "
+                                           r"\(3, 3\)\.$"):
+        mha(x, x, x, attn_mask=torch.zeros(4, 4, dtype=torch.bool))
+    with pytest.raises(RuntimeError, match=r"3D attn_mask is .*Size\(\[5, 3, 3\]\), but should be \(4, 3, 3\)\.$"):
+        mha(x, x, x, attn_mask=torch.zeros(5, 3, 3), need_weights=False)
+    with pytest.raises(AssertionError, match="expected `attn_mask` to be `None`, 2-D or 3-D but found 4-D tensor"):
+        mha(x, x, x, attn_mask=torch.zeros(1, 1, 3, 3))
+    with pytest.raises(AssertionError, match=r"^Expected key_padded_mask.shape\[1\] to be 3, but got 4$"):
+        mha(x, x, x, key_padding_mask=torch.zeros(2, 4, dtype=torch.bool))
+    with pytest.raises(AssertionError, match=r"^Expected key_padded_mask.shape\[0\] to be 2, but got 3$"):
+        mha(x, x, x, key_padding_mask=torch.zeros(3, 3, dtype=torch.bool))
+    assert mha(x, x, x, attn_mask=torch.zeros(4, 3, 3))[0].shape == (2, 3, 8)

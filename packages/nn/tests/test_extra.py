@@ -238,3 +238,11 @@ def test_dtype_behaviour_of_softmax_norm_interpolate_families_matches_pytorch(dt
             assert gv == wv, (name, results)
         else:
             np.testing.assert_allclose(gv, wv, rtol=1e-5, atol=1e-6, err_msg=name)
+
+
+def test_interpolate_names_the_missing_or_doubled_size_as_pytorch():
+    x = torch.ones(1, 1, 4, 4)
+    with pytest.raises(ValueError, match="^either size or scale_factor should be defined$"):
+        F.interpolate(x)
+    with pytest.raises(ValueError, match="^only one of size or scale_factor should be defined$"):
+        F.interpolate(x, size=2, scale_factor=2)

@@ -69,6 +69,13 @@ def test_linear_wrong_features_in_pytorchs_words():
         nn.functional.linear(torch.tensor(1.0), torch.zeros(2, 3))
 
 
+def test_linear_mixed_dtypes_in_pytorchs_words():
+    with pytest.raises(RuntimeError, match="^mat1 and mat2 must have the same dtype, but got Long and Float$"):
+        nn.Linear(4, 2)(torch.zeros(3, 4, dtype=torch.int64))
+    with pytest.raises(RuntimeError, match="^self and mat2 must have the same dtype, but got Double and Float$"):
+        nn.functional.linear(torch.zeros(3, 4), torch.zeros(2, 4), torch.zeros(2, dtype=torch.float64))
+
+
 def test_bilinear_identity_flatten_unflatten():
     bl = nn.Bilinear(3, 4, 2).double()
     x1, x2 = torch.randn(5, 3, dtype=torch.float64), torch.randn(5, 4, dtype=torch.float64)
@@ -109,8 +116,11 @@ def test_conv_wrong_channels_names_expected_and_got():
         nn.Conv2d(4, 8, 3)(torch.zeros(2, 3, 8, 8))
     with pytest.raises(RuntimeError, match="to have 2 channels, but got 5 channels"):
         nn.Conv1d(2, 4, 3)(torch.zeros(1, 5, 10))
-    with pytest.raises(RuntimeError, match="expected 3D .* or 4D"):
+    with pytest.raises(RuntimeError, match=r"^Expected 3D \(unbatched\) or 4D \(batched\) input to conv2d, but got "
+                                           r"input of size: \[8, 8\]$"):
         nn.Conv2d(1, 1, 3)(torch.zeros(8, 8))
+    with pytest.raises(RuntimeError, match=r"^Expected 2D \(unbatched\) or 3D \(batched\) input to conv_transpose1d"):
+        nn.ConvTranspose1d(1, 1, 3)(torch.zeros(8))
 
 
 def test_conv1d_and_unbatched_conv2d():
@@ -189,8 +199,10 @@ def test_batchnorm_cumulative_average_and_no_running_stats():
 def test_batchnorm_errors():
     with pytest.raises(ValueError, match=r"expected 4D input \(got 3D input\)"):
         nn.BatchNorm2d(3)(torch.zeros(2, 3, 4))
-    with pytest.raises(RuntimeError, match="expected input with 3 channels .*but got 4 channels"):
+    with pytest.raises(RuntimeError, match="^running_mean should contain 4 elements not 3$"):
         nn.BatchNorm2d(3)(torch.zeros(2, 4, 2, 2))
+    with pytest.raises(RuntimeError, match="^weight should contain 4 elements not 3$"):
+        nn.BatchNorm2d(3, track_running_stats=False)(torch.zeros(2, 4, 2, 2))
     with pytest.raises(ValueError, match="Expected more than 1 value per channel when training"):
         nn.BatchNorm1d(3)(torch.zeros(1, 3))
 

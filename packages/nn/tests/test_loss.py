@@ -227,3 +227,15 @@ def test_triplet_margin_loss_refuses_a_non_positive_margin_and_bce_a_target_outs
         F.binary_cross_entropy(E.full((2,), 0.5), E.tensor([0.5, 1.5]))
     with pytest.raises(RuntimeError, match="all elements of target should be between 0 and 1"):
         F.binary_cross_entropy(E.full((1,), 0.5), E.tensor([float("nan")]))
+
+
+def test_bce_refuses_integer_labels_with_pytorchs_messages():
+    x, labels = torch.tensor([0.5, 0.2]), torch.tensor([1, 0])
+    with pytest.raises(RuntimeError, match="^Found dtype Long but expected Float$"):
+        nn.BCELoss()(x, labels)
+    with pytest.raises(RuntimeError, match="^Found dtype Double but expected Float$"):
+        F.binary_cross_entropy(x, labels.double())
+    with pytest.raises(RuntimeError, match="^result type Float can't be cast to the desired output type Long$"):
+        nn.BCEWithLogitsLoss()(x, labels)
+    assert F.binary_cross_entropy_with_logits(x, labels.float()).item() == pytest.approx(
+        float(np.mean(np.log1p(np.exp(-np.array([0.5, -0.2]))))), rel=1e-6)

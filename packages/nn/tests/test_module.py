@@ -9,7 +9,7 @@ import pytest
 
 import ember.autograd as torch
 from ember import nn
-from ember.core import Tensor
+from ember.core import Tensor, dtypes
 
 
 class Net(nn.Module):
@@ -33,6 +33,9 @@ def test_parameter_is_a_tensor_sharing_storage():
     assert p.data_ptr() == data.data_ptr()
     assert not nn.Parameter(data, requires_grad=False).requires_grad
     assert nn.Parameter().shape == (0,)
+    with pytest.raises(RuntimeError, match="^Only Tensors of floating point and complex dtype can require gradients$"):
+        nn.Parameter(torch.tensor([1, 2]))
+    assert nn.Parameter(torch.tensor([1, 2]), requires_grad=False).dtype == torch.int64
     assert repr(nn.Parameter(torch.tensor([1.0, 2.0]))) == \
         "Parameter containing:\ntensor([1., 2.], requires_grad=True)"
     # print() and f-strings show the same header (str falls back to the subclass's repr)
@@ -81,6 +84,12 @@ def test_assigning_a_tensor_to_a_parameter_name_raises():
     with pytest.raises(TypeError, match=r"cannot assign 'torch.FloatTensor' as parameter 'weight' "
                                         r"\(ember.nn.Parameter or None expected\)"):
         lin.weight = torch.zeros(2, 4)
+    previous = dtypes.set_repr_namespace("torch")  # under ember.torch the message names PyTorch's class
+    try:
+        with pytest.raises(TypeError, match=r"\(torch.nn.Parameter or None expected\)"):
+            lin.weight = torch.zeros(2, 4)
+    finally:
+        dtypes.set_repr_namespace(previous)
     lin.bias = None
     assert lin.bias is None and "bias" in lin._parameters
     with pytest.raises(TypeError, match="as child module"):
@@ -263,6 +272,22 @@ def test_repr_nested_like_pytorch():
         ")")
 
 
+def test_module_list_repr_compresses_runs_like_pytorch():
+    blocks = nn.ModuleList([nn.Linear(2, 2) for _ in range(3)] + [nn.ReLU(), nn.ReLU(), nn.Tanh(), nn.ReLU()])
+    assert repr(blocks) == (
+        "ModuleList(\n"
+        "  (0-2): 3 x Linear(in_features=2, out_features=2, bias=True)\n"
+        "  (3-4): 2 x ReLU()\n"
+        "  (5): Tanh()\n"
+        "  (6): ReLU()\n"
+        ")")
+    nested = nn.ModuleList([nn.Sequential(nn.Linear(2, 2), nn.ReLU()) for _ in range(2)])
+    assert repr(nested) == ("ModuleList(\n  (0-1): 2 x Sequential(\n    (0): Linear(in_features=2, out_features=2, "
+                            "bias=True)\n    (1): ReLU()\n  )\n)")
+    assert repr(nn.ModuleList()) == "ModuleList()"
+    assert "(0): ReLU()\n  (1): ReLU()" in repr(nn.Sequential(nn.ReLU(), nn.ReLU()))  # Sequential does not
+
+
 @pytest.mark.parametrize("module, text", [
     (nn.BatchNorm1d(3, momentum=None),
      "BatchNorm1d(3, eps=1e-05, momentum=None, affine=True, bias=True, track_running_stats=True)"),
@@ -274,6 +299,11 @@ def test_repr_nested_like_pytorch():
     (nn.EmbeddingBag(10, 3, mode="sum"), "EmbeddingBag(10, 3, mode='sum')"),
     (nn.LSTM(3, 4, num_layers=2, batch_first=True), "LSTM(3, 4, num_layers=2, batch_first=True)"),
     (nn.GRUCell(3, 4), "GRUCell(3, 4)"),
+    (nn.RNN(3, 4, nonlinearity="relu"), "RNN(3, 4)"),  # PyTorch's RNN leaves nonlinearity out; its RNNCell not
+    (nn.RNNCell(3, 4, nonlinearity="relu"), "RNNCell(3, 4, nonlinearity=relu)"),
+    (nn.ParameterDict({"a": nn.Parameter(torch.ones(2)), "b": nn.Parameter(torch.ones(2, dtype=torch.float64))}),
+     "ParameterDict(\n    (a): Parameter containing: [torch.FloatTensor of size 2]\n"
+     "    (b): Parameter containing: [torch.DoubleTensor of size 2]\n)"),
     (nn.MaxPool2d(2), "MaxPool2d(kernel_size=2, stride=2, padding=0, dilation=1, ceil_mode=False)"),
     (nn.AvgPool2d(2), "AvgPool2d(kernel_size=2, stride=2, padding=0)"),
     (nn.AdaptiveAvgPool2d((1, 1)), "AdaptiveAvgPool2d(output_size=(1, 1))"),

@@ -137,6 +137,13 @@ def test_recurrent_errors():
         lstm(torch.zeros(5, 1, 3), (torch.zeros(2, 1, 4), torch.zeros(1, 1, 4)))
     with pytest.raises(ValueError, match="dropout should be a number in range"):
         nn.GRU(3, 4, dropout=2.0)
+    # PyTorch's words differ by class: RNN's says "4D tensor", LSTM's and GRU's "4D"
+    with pytest.raises(ValueError, match="^RNN: Expected input to be 2D or 3D, got 4D tensor instead$"):
+        nn.RNN(3, 4, nonlinearity="relu")(torch.zeros(5, 1, 3, 1))
+    with pytest.raises(ValueError, match="^LSTM: Expected input to be 2D or 3D, got 4D instead$"):
+        lstm(torch.zeros(5, 1, 3, 1))
+    with pytest.raises(ValueError, match="^GRU: Expected input to be 2D or 3D, got 1D instead$"):
+        nn.GRU(3, 4)(torch.zeros(3))
 
 
 def test_dropout_between_layers_only_in_training():

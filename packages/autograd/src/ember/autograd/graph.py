@@ -13,6 +13,7 @@ re-attaching itself only when backward unpacks it.
 from __future__ import annotations
 
 import itertools
+import re
 import sys
 import weakref
 from collections import OrderedDict, namedtuple
@@ -22,6 +23,7 @@ import numpy as np
 
 from ember.core import dispatch as _dispatch
 from ember.core import dtypes as _dtypes
+from ember.core import dtypes
 from ember.core.creation import empty_strided
 from ember.core.dispatch import Op
 from ember.core.ops._util import ERRSTATE, IGNORE_ALL
@@ -388,6 +390,9 @@ def type_name(t: Tensor) -> str:
     return f"[{t.type()} {list(t._shape)}]"
 
 
+_BACKWARD_SUFFIX = re.compile(r"Backward\d*$")  # "ExpBackward0" -> "Exp", as PyTorch's in-place error
+
+
 class SavedTensor:
     """A tensor saved for backward, with its storage version at save time."""
 
@@ -417,6 +422,19 @@ class SavedTensor:
             return
         self.tensor = t
 
+    def _modified_message(self, t: Tensor, node: Node | None) -> str:
+        """PyTorch's words: a saved output names its node, a saved input its tensor's grad_fn now (after the
+        in-place op), each without the `Backward0` suffix ("output 0 of Exp")."""
+        if self.is_output:
+            fn, nr = node, self.output_nr
+        else:
+            fn, nr = t._grad_fn, (t._ag.output_nr if t._ag is not None else 0)
+        which = f", which is output {nr} of {_BACKWARD_SUFFIX.sub('', fn.name())}," if fn is not None else ""
+        return (f"one of the variables needed for gradient computation has been modified by an inplace operation: "
+                f"{type_name(t)}{which} is at version {t._storage.version}; expected version {self.version} "
+                "instead. Hint: enable anomaly detection to find the operation that failed to compute its "
+                f"gradient, with {dtypes._repr_namespace}.autograd.set_detect_anomaly(True, check_nan=False).")
+
     def unpack(self, node: Node | None = None) -> Tensor:
         t = self.tensor
         if t is None:
@@ -424,13 +442,7 @@ class SavedTensor:
         if self.unpack_hook is not None:
             return self._unpack_hooked(t.value, node)
         if t._storage.version != self.version:
-            producer = (node, self.output_nr) if self.is_output else self.producer
-            which = f", which is output {producer[1]} of {producer[0].name()}," if producer else ""
-            raise RuntimeError(
-                f"one of the variables needed for gradient computation has been modified by an inplace operation: "
-                f"{type_name(t)}{which} is at version {t._storage.version}; expected version {self.version} "
-                "instead. Hint: enable anomaly detection to find the operation that failed to compute its "
-                "gradient, with ember.autograd.set_detect_anomaly(True).")
+            raise RuntimeError(self._modified_message(t, node))
         if self.is_output and node is not None:
             if _enabled.get():
                 cs = self.view_ref() if self.view_ref is not None else None

@@ -23,16 +23,16 @@ from ember.autograd.record import is_inference
 __all__ = ["install", "is_tensor", "is_floating_point", "numel", "is_nonzero", "detach", "Variable"]
 
 
-def _check_can_require_grad(t: Tensor) -> None:
+def _check_can_require_grad(t: Tensor, what: str = "floating point and complex") -> None:
     if not (t._dtype.is_floating_point or t._dtype.is_complex):
-        raise RuntimeError("only Tensors of floating point and complex dtype can require gradients")
+        raise RuntimeError(f"only Tensors of {what} dtype can require gradients")
 
 
 def _get_requires_grad(self: Tensor) -> bool:
     return self._requires_grad
 
 
-def _set_requires_grad(self: Tensor, value: bool) -> None:
+def _set_requires_grad(self: Tensor, value: bool, what: str = "floating point and complex") -> None:
     value = bool(value)
     if self._grad_fn is not None:
         if not value:
@@ -41,15 +41,13 @@ def _set_requires_grad(self: Tensor, value: bool) -> None:
                                "var_no_grad = var.detach().")
         return
     if value:
-        _check_can_require_grad(self)
+        _check_can_require_grad(self, what)
     self._requires_grad = value
 
 
 def requires_grad_(self: Tensor, requires_grad: bool = True) -> Tensor:
     """Set `requires_grad` in place (leaves only, floating dtypes only) and return self."""
-    if requires_grad and not (self._dtype.is_floating_point or self._dtype.is_complex):
-        raise RuntimeError("only Tensors of floating point dtype can require gradients")  # PyTorch's words here
-    _set_requires_grad(self, requires_grad)
+    _set_requires_grad(self, requires_grad, "floating point")  # PyTorch's wording for the method
     return self
 
 

@@ -256,9 +256,7 @@ def asarray(obj, *, dtype=None, device=None, copy: bool | None = None, requires_
     if requires_grad is False and t._requires_grad:
         t = t.detach()
     elif requires_grad and not t._requires_grad:
-        if not (t._dtype.is_floating_point or t._dtype.is_complex):
-            raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
-        t.requires_grad_(True)  # obj itself when aliased, as PyTorch: a later cast of obj is then no leaf
+        require_grad(t)  # obj itself when aliased, as PyTorch: a later cast of obj is then no leaf
     return t
 
 

@@ -82,13 +82,13 @@ class Tensor:
         """`Tensor(2, 3)` is uninitialised float storage; `Tensor([[1, 2]])` copies data."""
         from ember.core import creation
 
-        if len(args) == 1 and not isinstance(args[0], int):
+        if len(args) == 1 and not isinstance(args[0], int | Size):  # Tensor(torch.Size([2, 3])) is a shape
             src = args[0]
             if isinstance(src, Tensor):
                 return src if cls is Tensor else src._as_subclass(cls)  # PyTorch's alias, of class `cls`
             t = creation.tensor(src, dtype=dtypes.get_default_dtype())
         else:
-            shape = args[0] if len(args) == 1 and isinstance(args[0], tuple) else args
+            shape = args[0] if len(args) == 1 and isinstance(args[0], tuple) else args or (0,)  # Tensor(): (0,)
             t = creation.empty(*shape, device=kwargs.get("device"))
         if cls is not Tensor:
             t = t._as_subclass(cls)

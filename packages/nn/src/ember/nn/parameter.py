@@ -166,6 +166,8 @@ class UninitializedParameter(UninitializedTensorMixin, Parameter):
 
     def __new__(cls, requires_grad: bool = True, device=None, dtype=None):
         data = empty(0, device=device, dtype=dtype)
+        if requires_grad and not (data._dtype.is_floating_point or data._dtype.is_complex):
+            raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
         p = Tensor._make(data._storage, data._offset, data._shape, data._strides, data._dtype, cls)
         p._requires_grad = bool(requires_grad)
         return p

@@ -469,6 +469,8 @@ def _scatter_offsets(op: str, target: Tensor, dim: int, index: Tensor, src) -> t
     if isinstance(src, Tensor):
         s = src._np()
         vals = s[tuple(slice(0, n) for n in index._shape)] if s.ndim else np.broadcast_to(s, index._shape)
+        if index.ndim < s.ndim:  # a 0-dim index takes the source's first element, as PyTorch
+            vals = s.reshape(-1)[0]
     else:
         vals = np.full(index._shape, arr(src), dtype=target._dtype.np)
     return offs, vals

@@ -160,6 +160,8 @@ def grid_offsets(shape: tuple, strides: tuple, base: int, skip: int | None = Non
 
 def dim_offsets(x: Tensor, dim: int, idx: np.ndarray, shape: tuple) -> np.ndarray:
     """Offsets into `x` of a `shape` grid whose coordinate along `dim` is `idx` (broadcast)."""
+    if len(shape) < x.ndim:  # a 0-dim index into a 1-dim tensor: PyTorch takes it as one element
+        return dim_offsets(x, dim, np.reshape(idx, (1,)), (1,)).reshape(shape)
     off = grid_offsets(shape, x._strides, x._offset, skip=dim) + idx * x._strides[dim]
     return np.broadcast_to(off, shape)
 

@@ -169,12 +169,13 @@ permute = declare("permute", np.transpose, view=True, info=_info("permute"))
 
 @permute.register("any")
 def _permute(x, dims):
-    dims = tuple(x._wrap_dim(d) for d in dims) if x.ndim else tuple(dims)
-    if sorted(dims) != list(range(x.ndim)):
+    if len(dims) != x.ndim:  # checked before the dims are wrapped, as PyTorch: a RuntimeError, not an IndexError
         raise RuntimeError(f"permute(sparse_coo): number of dimensions in the tensor input does not match the "
                            f"length of the desired ordering of dimensions i.e. input.dim() = {x.ndim} is not equal "
-                           f"to len(dims) = {len(dims)}" if len(dims) != x.ndim else
-                           f"permute: repeated dim in {list(dims)}")
+                           f"to len(dims) = {len(dims)}")
+    dims = tuple(x._wrap_dim(d) for d in dims) if x.ndim else tuple(dims)
+    if sorted(dims) != list(range(x.ndim)):
+        raise RuntimeError("permute(): duplicate dims are not allowed.")
     return _view_of(x, x._offset, [x._shape[d] for d in dims], [x._strides[d] for d in dims])
 
 

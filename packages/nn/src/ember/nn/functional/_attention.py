@@ -54,6 +54,25 @@ def _pad_key(mask: Tensor | None) -> Tensor | None:
     return ea.cat([mask, ea.zeros((*mask.shape[:-1], 1), dtype=mask.dtype, device=mask.device)], -1)
 
 
+def _check_masks(attn_mask, key_padding_mask, L: int, S: int, N: int, num_heads: int, unbatched: bool) -> None:
+    """PyTorch's mask shape errors (its types: AssertionError for the rank and key_padding_mask, RuntimeError for
+    attn_mask's shape)."""
+    if attn_mask is not None:
+        want = {2: (L, S), 3: (N * num_heads, L, S)}.get(attn_mask.dim())
+        if want is None:
+            kind = "unbatched (2-D)" if unbatched else "batched (3-D)"
+            raise AssertionError(f"For {kind} `query`, expected `attn_mask` to be `None`, 2-D or 3-D but found "
+                                 f"{attn_mask.dim()}-D tensor instead")
+        if tuple(attn_mask.shape) != want:
+            raise RuntimeError(f"The shape of the {attn_mask.dim()}D attn_mask is {attn_mask.shape}, but should be "
+                               f"{want}.")
+    if key_padding_mask is not None:
+        for i, want in enumerate((N, S)):
+            if key_padding_mask.shape[i] != want:
+                raise AssertionError(f"Expected key_padded_mask.shape[{i}] to be {want}, but got "
+                                     f"{key_padding_mask.shape[i]}")
+
+
 def multi_head_attention_forward(query: Tensor, key: Tensor, value: Tensor, embed_dim_to_check: int, num_heads: int,
                                  in_proj_weight: Tensor, in_proj_bias: Tensor | None, bias_k, bias_v,
                                  add_zero_attn: bool, dropout_p: float, out_proj_weight: Tensor,
@@ -82,6 +101,7 @@ def multi_head_attention_forward(query: Tensor, key: Tensor, value: Tensor, embe
     if E != embed_dim_to_check:
         raise AssertionError(f"was expecting embedding dimension of {embed_dim_to_check}, but got {E}")
     head_dim = E // num_heads
+    _check_masks(attn_mask, key_padding_mask, L, S, N, num_heads, unbatched)
     if use_separate_proj_weight:
         bq = bk = bv = None
         if in_proj_bias is not None:

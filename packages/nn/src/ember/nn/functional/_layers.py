@@ -8,7 +8,7 @@ import math
 import warnings
 
 from ember import autograd as ea
-from ember.core import Tensor
+from ember.core import Tensor, dtypes
 from ember.core.dispatch import composite, node_name
 from ember.core.tensor import describe
 
@@ -34,6 +34,12 @@ def _check_linear_shapes(input: Tensor, weight: Tensor) -> None:
 def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     """input @ weight.T + bias; input (*, in_features), weight (out_features, in_features)."""
     _check_linear_shapes(input, weight)
+    if bias is not None and (input.dtype is not weight.dtype or bias.dtype is not weight.dtype) and \
+            weight.dim() == 2 and not (ea.is_autocast_enabled("cpu") or ea.is_autocast_enabled("cuda")):
+        # PyTorch's addmm/addmv words (without a bias, matmul's own check speaks)
+        a, what = (input, "mat1") if input.dtype is not weight.dtype else (bias, "self")
+        raise RuntimeError(f"{what} and mat2 must have the same dtype, but got {dtypes.TORCH_NAMES[a.dtype.name]} "
+                           f"and {dtypes.TORCH_NAMES[weight.dtype.name]}")
     if bias is not None and bias.dim() == 1 and weight.dim() == 2 and bias.shape[0] not in (1, weight.shape[0]):
         # PyTorch adds a vector bias through addmm, expanding it to (rows, out_features): expand's error
         rows = math.prod(input.shape[:-1])
@@ -243,7 +249,8 @@ def interpolate(input: Tensor, size=None, scale_factor=None, mode: str = "neares
                 recompute_scale_factor: bool | None = None, antialias: bool = False) -> Tensor:
     """Resample the spatial dimensions to `size` or by `scale_factor` (nearest, bilinear, ...)."""
     if (size is None) == (scale_factor is None):
-        raise ValueError("only one of size or scale_factor should be defined")
+        raise ValueError("only one of size or scale_factor should be defined" if size is not None
+                         else "either size or scale_factor should be defined")
     if align_corners is not None and mode in ("nearest", "area", "nearest-exact"):
         raise ValueError("align_corners option can only be set with the interpolating modes: "
                          "linear | bilinear | bicubic | trilinear")

@@ -7,7 +7,7 @@ import math
 import warnings
 
 from ember import autograd as ea
-from ember.core import Tensor
+from ember.core import Tensor, dtypes
 from ember.core.dispatch import composite, node_name
 from ember.core.dtypes import TORCH_NAMES
 from ember.core.ops.complex import ComplexNotSupported
@@ -134,6 +134,9 @@ def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = 
     if tuple(target.shape) != tuple(input.shape):
         raise ValueError(f"Using a target size ({target.shape}) that is different to the input size "
                          f"({input.shape}) is deprecated. Please ensure they have the same size.")
+    if target.dtype is not input.dtype:  # PyTorch's kernel takes one dtype (integer labels are a common slip)
+        raise RuntimeError(f"Found dtype {dtypes.TORCH_NAMES[target.dtype.name]} but expected "
+                           f"{dtypes.TORCH_NAMES[input.dtype.name]}")
     return _named(ea.binary_cross_entropy(input, target, weight, reduction), "BinaryCrossEntropyBackward0")
 
 
@@ -147,6 +150,10 @@ def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight: Tens
     reduction = _legacy_reduction(size_average, reduce, reduction)
     if tuple(target.shape) != tuple(input.shape):
         raise ValueError(f"Target size ({target.shape}) must be the same as input size ({input.shape})")
+    if not (target.dtype.is_floating_point or target.dtype.is_complex or target.dtype is ea.bool):
+        # PyTorch computes into the target's dtype: integer labels cannot hold the float loss
+        raise RuntimeError(f"result type {dtypes.TORCH_NAMES[input.dtype.name]} can't be cast to the desired output "
+                           f"type {dtypes.TORCH_NAMES[target.dtype.name]}")
     log_weight = 1 if pos_weight is None else (pos_weight - 1) * target + 1
     loss = (1 - target) * input - log_weight * ea.logsigmoid(input)
     if weight is not None:

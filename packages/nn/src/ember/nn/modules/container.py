@@ -170,9 +170,17 @@ class ModuleList(Module):
         return self
 
     def __repr__(self) -> str:
+        """PyTorch's: a run of equal reprs prints once, as `(0-5): 6 x Block(...)`."""
         if not self._modules:
             return self._get_name() + "()"
-        lines = [f"({k}): " + _addindent(repr(m), 2) for k, m in self._modules.items()]
+        runs: list[list] = []  # [first index, last index, repr]
+        for i, m in enumerate(self._modules.values()):
+            r = repr(m)
+            if runs and runs[-1][2] == r:
+                runs[-1][1] = i
+            else:
+                runs.append([i, i, r])
+        lines = [_addindent(f"({a}): {r}" if a == b else f"({a}-{b}): {b - a + 1} x {r}", 2) for a, b, r in runs]
         return self._get_name() + "(\n  " + "\n  ".join(lines) + "\n)"
 
 

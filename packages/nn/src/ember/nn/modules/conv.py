@@ -76,7 +76,7 @@ class _ConvNd(Module):
     def _check_input(self, input: Tensor) -> None:
         nd = self._nd
         if input.dim() not in (nd + 1, nd + 2):
-            raise RuntimeError(f"{type(self).__name__}: expected {nd + 1}D (unbatched) or {nd + 2}D (batched) input, "
+            raise RuntimeError(f"Expected {nd + 1}D (unbatched) or {nd + 2}D (batched) input to conv{nd}d, "
                                f"but got input of size: {list(input.shape)}")
         got = input.shape[-nd - 1]
         if got != self.in_channels:
@@ -182,8 +182,8 @@ class _ConvTransposeNd(_ConvNd):
     def _check_input(self, input: Tensor) -> None:
         nd = self._nd
         if input.dim() not in (nd + 1, nd + 2):
-            raise RuntimeError(f"{type(self).__name__}: expected {nd + 1}D (unbatched) or {nd + 2}D (batched) "
-                               f"input, but got input of size: {list(input.shape)}")
+            raise RuntimeError(f"Expected {nd + 1}D (unbatched) or {nd + 2}D (batched) input to "
+                               f"conv_transpose{nd}d, but got input of size: {list(input.shape)}")
         got = input.shape[-nd - 1]
         if got != self.in_channels:
             raise RuntimeError(f"Given transposed=1, weight of size {list(self.weight.shape)}, expected input"

@@ -75,6 +75,12 @@ def _set_data(t: Tensor, new: Tensor) -> None:
     t._dtype = new._dtype
 
 
+
+def _ns() -> str:
+    """The namespace errors name classes under: `torch` under ember.torch (NOTE [ The namespace reprs name ])."""
+    return dtypes._repr_namespace
+
+
 class Module:
     """Base class for all neural network modules; subclasses define `forward`.
 
@@ -153,7 +159,7 @@ class Module:
             raise KeyError(f"attribute '{name}' already exists")
         if param is not None and not isinstance(param, Parameter):
             raise TypeError(f"cannot assign '{_typename(param)}' object to parameter '{name}' "
-                            "(ember.nn.Parameter or None required)")
+                            f"({_ns()}.nn.Parameter or None required)")
         if param is not None and param.grad_fn is not None:
             raise ValueError(f"Cannot assign non-leaf Tensor to parameter '{name}'. Model parameters must be "
                              f"created explicitly. To express '{name}' as a function of another Tensor, compute "
@@ -263,7 +269,7 @@ class Module:
         elif params is not None and name in params:
             if value is not None:
                 raise TypeError(f"cannot assign '{_typename(value)}' as parameter '{name}' "
-                                "(ember.nn.Parameter or None expected)")
+                                f"({_ns()}.nn.Parameter or None expected)")
             self.register_parameter(name, value)
         elif isinstance(value, Module):
             modules = d.get("_modules")
@@ -276,7 +282,7 @@ class Module:
         elif d.get("_modules") is not None and name in d["_modules"]:
             if value is not None:
                 raise TypeError(f"cannot assign '{_typename(value)}' as child module '{name}' "
-                                "(ember.nn.Module or None expected)")
+                                f"({_ns()}.nn.Module or None expected)")
             d["_modules"][name] = value
         elif isinstance(value, Buffer | UninitializedBuffer):
             if d.get("_buffers") is None:
@@ -286,7 +292,7 @@ class Module:
         elif d.get("_buffers") is not None and name in d["_buffers"]:
             if value is not None and not isinstance(value, Tensor):
                 raise TypeError(f"cannot assign '{_typename(value)}' as buffer '{name}' "
-                                "(ember.nn.Buffer, ember.Tensor or None expected)")
+                                f"({_ns()}.nn.Buffer, {_ns()}.Tensor or None expected)")
             if _global_buffer_registration_hooks:
                 value = _run_registration_hooks(_global_buffer_registration_hooks, self, name, value)
             self._buffers[name] = value

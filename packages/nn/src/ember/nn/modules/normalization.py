@@ -78,8 +78,10 @@ class _BatchNorm(Module):
             want = " or ".join(f"{d}D" for d in self._dims)
             raise ValueError(f"expected {want} input (got {input.dim()}D input)")
         if input.shape[1] != self.num_features:
-            raise RuntimeError(f"{type(self).__name__}: expected input with {self.num_features} channels (dim 1), "
-                               f"but got {input.shape[1]} channels; input of shape {list(input.shape)}")
+            # PyTorch's batch_norm names the first per-channel tensor whose length is wrong
+            what = "running_mean" if self.running_mean is not None else "weight" if self.affine else None
+            if what is not None:
+                raise RuntimeError(f"{what} should contain {input.shape[1]} elements not {self.num_features}")
 
     def forward(self, input: Tensor) -> Tensor:
         self._check_input_dim(input)

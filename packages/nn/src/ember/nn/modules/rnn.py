@@ -200,7 +200,9 @@ class RNNBase(Module):
     def _check_input(self, input: Tensor) -> bool:
         """Validates `input`; returns whether it is batched."""
         if input.dim() not in (2, 3):
-            raise ValueError(f"{self.mode}: Expected input to be 2D or 3D, got {input.dim()}D tensor instead")
+            # PyTorch's wording: RNN's says "4D tensor", LSTM's and GRU's "4D"
+            name, tensor = ("RNN", " tensor") if self.mode.startswith("RNN") else (self.mode, "")
+            raise ValueError(f"{name}: Expected input to be 2D or 3D, got {input.dim()}D{tensor} instead")
         if input.shape[-1] != self.input_size:
             raise RuntimeError(f"input.size(-1) must be equal to input_size. Expected {self.input_size}, "
                                f"got {input.shape[-1]}")
@@ -382,10 +384,6 @@ class RNN(RNNBase):
         self.nonlinearity = nonlinearity
         super().__init__("RNN_TANH" if nonlinearity == "tanh" else "RNN_RELU", input_size, hidden_size, num_layers,
                          bias, batch_first, dropout, bidirectional, device=device, dtype=dtype)
-
-    def extra_repr(self) -> str:
-        s = super().extra_repr()
-        return s + (f", nonlinearity={self.nonlinearity}" if self.nonlinearity != "tanh" else "")
 
 
 class LSTM(RNNBase):
