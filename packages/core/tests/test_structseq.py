@@ -18,4 +18,6 @@ def test_linalg_results_carry_pytorchs_linalg_names():
     assert type(E.linalg.qr(a)).__name__ == "linalg_qr" and type(E.qr(a)).__name__ == "qr"
     assert type(E.linalg.svd(a)).__name__ == "linalg_svd" and type(E.svd(a)).__name__ == "svd"
     assert type(E.linalg.eig(a)).__name__ == "linalg_eig"
+    assert type(E.linalg.slogdet(a)).__name__ == "linalg_slogdet" and type(E.slogdet(a)).__name__ == "slogdet"
+    assert type(a.slogdet()).__name__ == "slogdet" and E.linalg.slogdet(a).logabsdet.item() == E.slogdet(a)[1].item()
     assert repr(E.aminmax(a)) == "torch.return_types.aminmax(\nmin=tensor(1.),\nmax=tensor(3.))"
