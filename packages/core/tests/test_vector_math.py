@@ -133,7 +133,7 @@ def test_functions_vectorize():
         run = _loop(name)
         run(np.abs(x))
         ir = "".join(run.inspect_llvm().values())
-        assert "<8 x float>" in ir or "<4 x float>" in ir, name
+        assert re.search(r"<(4|8|16) x float>", ir), name  # SSE/AVX2 lanes, or AVX-512's (znver4)
 
 
 _REFS = {"exp32": (np.exp, 1), "tanh32": (np.tanh, 1), "sin32": (np.sin, 2), "cos32": (np.cos, 2), "log32": (np.log, 1),
