@@ -225,6 +225,9 @@ def _expand(x, size):
             raise RuntimeError(f"The expanded size of the tensor ({n}) must match the existing size ({cur}) at "
                                f"non-singleton dimension {i}.  Target sizes: {list(size)}.  Tensor sizes: "
                                f"{list(x._shape)}")
+    for i in reversed(range(lead)):  # a new size-1 dim gets PyTorch's stride: the next dim's extent
+        if shape[i] == 1:
+            strides[i] = shape[i + 1] * strides[i + 1] if i + 1 < len(shape) else 0
     return _view_of(x, x._offset, shape, strides)
 
 
