@@ -33,11 +33,15 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn
     scale_factor = 1 / math.sqrt(query.shape[-1]) if scale is None else scale
     scores = ea.matmul(query, key.transpose(-2, -1)) * scale_factor
     if is_causal:
-        if attn_mask is not None:
+        causal = _additive_mask(ea.ones(L, S, dtype=ea.bool, device=query.device).tril(), scores.dtype)
+        if attn_mask is None:
+            weights = ea.softmax(scores + causal, -1)
+        elif query.dim() == key.dim() == value.dim() == 4 and dropout_p == 0.0:
+            # PyTorch's CPU flash kernel (4-D inputs, no dropout) applies both masks; its math path refuses
+            weights = ea._safe_softmax(scores + causal + _additive_mask(attn_mask, scores.dtype), -1)
+        else:
             raise RuntimeError("_scaled_dot_product_attention: Explicit attn_mask should not be set when "
                                "is_causal=True")
-        causal = ea.ones(L, S, dtype=ea.bool, device=query.device).tril()
-        weights = ea.softmax(scores + _additive_mask(causal, scores.dtype), -1)
     elif attn_mask is not None:
         weights = ea._safe_softmax(scores + _additive_mask(attn_mask, scores.dtype), -1)
     else:
