@@ -56,10 +56,12 @@ def infer_shape(shape, numel: int, op: str = "view") -> tuple[int, ...]:
             return shape if type(shape) is tuple else tuple(shape)
     shape = [int(s) for s in shape]
     neg = [i for i, s in enumerate(shape) if s == -1]
+    where = "" if op in ("view", "reshape") else f"{op}: "  # PyTorch's view/reshape name no op
     if len(neg) > 1:
-        raise RuntimeError(f"{op}: only one dimension can be inferred")
+        raise RuntimeError(f"{where}only one dimension can be inferred")
     if shape and min(shape) < -1:
-        raise RuntimeError(f"{op}: invalid shape dimension {min(shape)}")
+        i = next(i for i, s in enumerate(shape) if s < -1)
+        raise RuntimeError(f"{where}invalid shape dimension {shape[i]} at index {i} of shape {shape}")
     known = _numel(s for s in shape if s != -1)
     if neg:
         if known == 0 or numel % known:

@@ -1,0 +1,40 @@
+"""The exceptions PyTorch programs print as `type(e).__name__`, and view/reshape's shape messages, read as
+PyTorch 2.13's (the names and messages were taken from it)."""
+
+import pickle
+
+import pytest
+
+import ember.core as E
+from ember.core.ops.numeric import DtypeNotImplemented
+from ember.core.ops.scatter_cpu import IndexOutOfRangeError
+
+
+@pytest.mark.parametrize("fn,name,kinds", [
+    (lambda: E.ones(3, 3).gather(1, E.tensor([[3]])), "RuntimeError", (RuntimeError, IndexError)),
+    (lambda: E.ones(3, 3).index_add(0, E.tensor([5]), E.ones(1, 3)), "RuntimeError", (RuntimeError,)),
+    (lambda: E.ones(3, 3).index_select(0, E.tensor([5])), "IndexError", (IndexError, RuntimeError)),
+    (lambda: E.ones(3, 3).index_copy(0, E.tensor([5]), E.ones(1, 3)), "IndexError", (IndexError,)),
+    (lambda: E.softmax(E.tensor([1, 2]), 0), "NotImplementedError", (NotImplementedError, TypeError)),
+])
+def test_exception_type_names_are_pytorchs(fn, name, kinds):
+    with pytest.raises(kinds) as info:
+        fn()
+    assert type(info.value).__name__ == name
+
+
+def test_renamed_exceptions_still_pickle():
+    assert type(pickle.loads(pickle.dumps(DtypeNotImplemented("x")))) is DtypeNotImplemented
+    assert type(pickle.loads(pickle.dumps(IndexOutOfRangeError("y")))) is IndexOutOfRangeError
+
+
+@pytest.mark.parametrize("fn,msg", [
+    (lambda: E.ones(6).view(-1, -1), "only one dimension can be inferred"),
+    (lambda: E.ones(6).reshape(-1, -1), "only one dimension can be inferred"),
+    (lambda: E.ones(6).view(-2, 3), "invalid shape dimension -2 at index 0 of shape [-2, 3]"),
+    (lambda: E.ones(6).reshape(3, -5), "invalid shape dimension -5 at index 1 of shape [3, -5]"),
+])
+def test_view_shape_messages_are_pytorchs(fn, msg):
+    with pytest.raises(RuntimeError) as info:
+        fn()
+    assert str(info.value) == msg
