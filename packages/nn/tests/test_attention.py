@@ -202,3 +202,16 @@ def test_sdpa_is_causal_with_mask_applies_both_on_4d_without_dropout():
                      ((torch.tensor(q), torch.tensor(k), torch.tensor(v)), {"dropout_p": 0.5})]:
         with pytest.raises(RuntimeError, match="Explicit attn_mask should not be set when is_causal=True"):
             F.scaled_dot_product_attention(*args, attn_mask=torch.tensor(keep), is_causal=True, **kw)
+
+
+def test_sdpa_enable_gqa_repeats_each_kv_head_for_its_query_group():
+    rng = np.random.default_rng(1)
+    q = rng.standard_normal((2, 4, 3, 5)).astype(np.float32)
+    k, v = (rng.standard_normal((2, 2, 3, 5)).astype(np.float32) for _ in range(2))
+    kr, vr = np.repeat(k, 2, axis=1), np.repeat(v, 2, axis=1)
+    ref = softmax(q @ kr.transpose(0, 1, 3, 2) / np.sqrt(5)) @ vr
+    got = F.scaled_dot_product_attention(torch.tensor(q), torch.tensor(k), torch.tensor(v), enable_gqa=True)
+    np.testing.assert_allclose(got.numpy(), ref, rtol=1e-5, atol=1e-6)
+    with pytest.raises(RuntimeError, match="Number of heads in key and value must divide the number of heads"):
+        F.scaled_dot_product_attention(torch.tensor(q), torch.tensor(k[:, :1].repeat(3, 1)),
+                                       torch.tensor(v[:, :1].repeat(3, 1)), enable_gqa=True)
