@@ -38,3 +38,15 @@ def test_view_shape_messages_are_pytorchs(fn, msg):
     with pytest.raises(RuntimeError) as info:
         fn()
     assert str(info.value) == msg
+
+
+@pytest.mark.parametrize("fn,msg", [
+    (lambda: E.topk(E.ones(3), 4), "selected index k out of range"),
+    (lambda: E.multinomial(E.ones(1, 2, 3), 1), "prob_dist must be 1 or 2 dim"),
+    (lambda: E.multinomial(E.tensor([1, 1]), 1),
+     "multinomial only supports floating-point dtypes for input, got: Long"),
+])
+def test_sampling_and_topk_messages_are_pytorchs(fn, msg):
+    with pytest.raises(RuntimeError) as info:
+        fn()
+    assert str(info.value) == msg
