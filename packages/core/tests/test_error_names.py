@@ -50,3 +50,14 @@ def test_sampling_and_topk_messages_are_pytorchs(fn, msg):
     with pytest.raises(RuntimeError) as info:
         fn()
     assert str(info.value) == msg
+
+
+@pytest.mark.parametrize("a,b,msg", [
+    ((2, 3, 4), (3, 4, 5), "The size of tensor a (2) must match the size of tensor b (3) at non-singleton dimension 0"),
+    ((6, 2, 3, 4), (5, 4, 5),
+     "The size of tensor a (2) must match the size of tensor b (5) at non-singleton dimension 1"),
+])
+def test_matmul_batch_mismatch_message_is_pytorchs(a, b, msg):
+    with pytest.raises(RuntimeError) as info:
+        E.ones(*a) @ E.ones(*b)
+    assert str(info.value) == msg
