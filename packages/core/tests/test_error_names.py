@@ -61,3 +61,14 @@ def test_matmul_batch_mismatch_message_is_pytorchs(a, b, msg):
     with pytest.raises(RuntimeError) as info:
         E.ones(*a) @ E.ones(*b)
     assert str(info.value) == msg
+
+
+@pytest.mark.parametrize("dst,src,msg", [
+    ((3, 2), (2, 3), "The size of tensor a (2) must match the size of tensor b (3) at non-singleton dimension 1"),
+    ((2, 3), (4,), "The size of tensor a (3) must match the size of tensor b (4) at non-singleton dimension 1"),
+    ((2, 3), (1, 1, 3), "output with shape [2, 3] doesn't match the broadcast shape [1, 2, 3]"),
+])
+def test_copy_shape_errors_are_pytorchs(dst, src, msg):
+    with pytest.raises(RuntimeError) as info:
+        E.ones(*dst).copy_(E.ones(*src))
+    assert str(info.value) == msg

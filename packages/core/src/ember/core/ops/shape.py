@@ -15,7 +15,7 @@ from ember.core.device_backends import backend
 from ember.core.dispatch import TENSOR_ITERATOR, check_overlap, declare
 from ember.core.geometry import INT64_MAX, check_geometry, make_tensor
 from ember.core.ops import memfmt
-from ember.core.ops._util import normalize_dims, warn_complex_to_real, wrap
+from ember.core.ops._util import _mismatch, normalize_dims, warn_complex_to_real, wrap
 from ember.core.opinfo_shape import info as _info
 from ember.core.ops.restricted_dtypes import cast_array, casts_nan_bits, nan_bits_as_pytorch
 from ember.core.storage import Storage
@@ -373,14 +373,17 @@ def _copy_meta(self, src, non_blocking=False) -> None:
         check_overlap(TENSOR_ITERATOR, self, (src,))
     try:
         shape = src._shape if isinstance(src, Tensor) else np.shape(src)
-        if shape == self._shape:
-            return
-        ok = np.broadcast_shapes(shape, self._shape) == self._shape
-    except ValueError:  # numpy refusing a ragged list, or shapes that do not broadcast
-        ok = False
-    if not ok:
+    except ValueError:  # numpy refusing a ragged list
         raise RuntimeError(f"copy_: the source of shape {describe(src)} can't be broadcast to the destination "
-                           f"{describe(self)}")
+                           f"{describe(self)}") from None
+    if shape == self._shape:
+        return
+    try:
+        full = tuple(np.broadcast_shapes(shape, self._shape))
+    except ValueError:  # PyTorch's words: the destination is tensor a, the source tensor b
+        raise RuntimeError(_mismatch([self._shape, shape])) from None
+    if full != self._shape:
+        raise RuntimeError(f"output with shape {list(self._shape)} doesn't match the broadcast shape {list(full)}")
 
 
 @copy_.register("cpu")
