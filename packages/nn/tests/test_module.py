@@ -475,3 +475,15 @@ def test_buffer_is_a_marked_detached_tensor_as_pytorchs():
     m.b = b
     m.c = nn.Buffer(torch.zeros(1))
     assert [n for n, _ in m.named_buffers()] == ["b", "c"] and list(m.state_dict()) == ["c"]
+
+
+def test_register_buffer_of_a_non_tensor_names_the_namespace_tensor():
+    m = nn.Module()
+    with pytest.raises(TypeError, match=r"cannot assign 'list' object to buffer 'x' \(ember Tensor or None required\)"):
+        m.register_buffer("x", [1])
+    previous = dtypes.set_repr_namespace("torch")  # under ember.torch: PyTorch's words
+    try:
+        with pytest.raises(TypeError, match=r"\(torch Tensor or None required\)"):
+            m.register_buffer("x", [1])
+    finally:
+        dtypes.set_repr_namespace(previous)
