@@ -72,3 +72,23 @@ def test_copy_shape_errors_are_pytorchs(dst, src, msg):
     with pytest.raises(RuntimeError) as info:
         E.ones(*dst).copy_(E.ones(*src))
     assert str(info.value) == msg
+
+
+@pytest.mark.parametrize("dst,key,src,msg", [
+    ((2, 3), slice(None), (4,), "The expanded size of the tensor (3) must match the existing size (4) at "
+                                "non-singleton dimension 1.  Target sizes: [2, 3].  Tensor sizes: [4]"),
+    ((2, 3), slice(None), (2, 2, 3), "expand(torch.FloatTensor{[2, 2, 3]}, size=[2, 3]): the number of sizes "
+                                     "provided (2) must be greater or equal to the number of dimensions in the "
+                                     "tensor (3)"),
+])
+def test_setitem_shape_errors_are_expands_as_pytorchs(dst, key, src, msg):
+    x = E.ones(*dst)
+    with pytest.raises(RuntimeError) as info:
+        x[key] = E.ones(*src)
+    assert str(info.value) == msg
+
+
+def test_setitem_drops_leading_size_one_dims_of_the_source():
+    x = E.zeros(2, 3)
+    x[:] = E.arange(3.0).view(1, 1, 3)
+    assert x.tolist() == [[0.0, 1.0, 2.0], [0.0, 1.0, 2.0]]
