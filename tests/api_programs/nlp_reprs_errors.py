@@ -127,3 +127,16 @@ print("sdp flags", torch.backends.cuda.flash_sdp_enabled(), torch.backends.cuda.
       torch.backends.cuda.mem_efficient_sdp_enabled())
 print("dynamo disable", torch._dynamo.disable(lambda x: x + 1)(1))
 print("expand strides", torch.arange(6).expand(1, -1).stride(), torch.ones(3, 1).expand(1, 3, 4).stride())
+
+
+def assign(dst, src):
+    dst[:] = src
+
+
+err(lambda: assign(torch.zeros(2, 3), torch.ones(4)))
+err(lambda: assign(torch.zeros(2, 3), torch.ones(2, 2, 3)))
+err(lambda: torch.zeros(3, 2).copy_(torch.ones(2, 3)))
+err(lambda: torch.zeros(2, 3).copy_(torch.ones(1, 1, 3)))
+h = torch.zeros(2, 3)
+h[:] = torch.arange(3.0).view(1, 1, 3)
+print("broadcast assign", h.tolist())
