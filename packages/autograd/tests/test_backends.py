@@ -15,3 +15,18 @@ def test_mps_and_tf32_switches():
     assert ea.backends.mps.is_available() is False
     ea.backends.cuda.matmul.allow_tf32 = False
     assert ea.backends.cuda.matmul.allow_tf32 is False
+
+
+def test_sdp_backend_switches_default_on_and_sdp_kernel_sets_and_restores_them():
+    import pytest
+
+    cuda = ea.backends.cuda
+    assert (cuda.flash_sdp_enabled(), cuda.mem_efficient_sdp_enabled(), cuda.math_sdp_enabled(),
+            cuda.cudnn_sdp_enabled()) == (True, True, True, True)
+    with pytest.warns(FutureWarning, match="sdp_kernel\\(\\)` is deprecated"):
+        with cuda.sdp_kernel(enable_flash=False, enable_mem_efficient=False):
+            assert not cuda.flash_sdp_enabled() and not cuda.mem_efficient_sdp_enabled() and cuda.math_sdp_enabled()
+    assert cuda.flash_sdp_enabled() and cuda.mem_efficient_sdp_enabled()
+    cuda.enable_flash_sdp(False)
+    assert not cuda.flash_sdp_enabled()
+    cuda.enable_flash_sdp(True)

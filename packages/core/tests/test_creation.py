@@ -59,7 +59,7 @@ def test_tensor_copies_and_accepts_dtype_device():
 def test_tensor_errors():
     with pytest.raises(ValueError, match="expected sequence of length 2 at dim 1 \\(got 1\\)"):
         E.tensor([[1, 2], [3]])
-    with pytest.raises(TypeError, match="Could not infer dtype of str"):
+    with pytest.raises(ValueError, match="too many dimensions 'str'"):
         E.tensor(["a"])
     assert E.tensor([1j]).dtype is E.complex64  # Python complex numbers: the default complex dtype
 
@@ -311,3 +311,24 @@ def test_tensor_of_a_sequence_matches_pytorch(case):
         except ValueError as e:
             out.append(str(e))
     assert out[0] == out[1]
+
+
+@pytest.mark.parametrize("data,kind,msg", [
+    ([[[1, 2]], [[3]]], ValueError, "expected sequence of length 2 at dim 2 (got 1)"),
+    ([[1, 2], (3, 4, 5)], ValueError, "expected sequence of length 2 at dim 1 (got 3)"),
+    ([[1, 2], 3], TypeError, "not a sequence"),
+    ([1, [2]], TypeError, "'list' object cannot be interpreted as an integer"),
+    ([1.5, [2]], TypeError, "must be real number, not list"),
+    ([1, None], RuntimeError, "Could not infer dtype of NoneType"),
+    ([[1, 2], [3, None]], RuntimeError, "Could not infer dtype of NoneType"),
+    ([{1: 2}], RuntimeError, "Could not infer dtype of dict"),
+    (["a", None], ValueError, "too many dimensions 'str'"),
+    ([1, "a"], TypeError, "new(): invalid data type 'str'"),
+    ("a", TypeError, "new(): invalid data type 'str'"),
+])
+def test_tensor_of_bad_sequences_raises_pytorchs_error(data, kind, msg):
+    """PyTorch 2.13's errors: the first non-number leaf decides (RuntimeError, a str's own errors), then the
+    nesting is checked against the sizes along the first elements."""
+    with pytest.raises(kind) as info:
+        E.tensor(data)
+    assert str(info.value) == msg

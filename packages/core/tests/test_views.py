@@ -138,7 +138,7 @@ def test_copy_broadcasts_and_casts():
     b = E.zeros(2, dtype=E.bool)
     b.copy_(E.tensor([0.0, 2.0]))
     assert b.tolist() == [False, True]
-    with pytest.raises(RuntimeError, match="copy_"):
+    with pytest.raises(RuntimeError, match=r"The size of tensor a \(3\) must match the size of tensor b \(4\)"):
         x.copy_(E.ones(4))
 
 
@@ -212,3 +212,16 @@ def test_permute_errors_are_pytorchs():
         x.permute(0, -2)
     with pytest.raises(IndexError, match="Dimension out of range"):
         x.permute(0, 2)
+
+
+@pytest.mark.parametrize("make,size,strides", [
+    (lambda: E.arange(12), (1, -1), (12, 1)),
+    (lambda: E.arange(12), (3, 12), (0, 1)),
+    (lambda: E.ones(3, 1), (1, 3, 1), (3, 1, 1)),
+    (lambda: E.ones(3, 1), (2, 1, 3, 1), (0, 3, 1, 1)),
+    (lambda: E.ones(3, 1), (1, 2, 3, 1), (0, 0, 1, 1)),
+    (lambda: E.tensor(1.0), (1, 1), (0, 0)),
+])
+def test_expand_new_size_one_dim_takes_pytorchs_stride(make, size, strides):
+    """A new leading dim of size 1 gets the next dim's extent as stride (PyTorch's inferExpandGeometry), not 0."""
+    assert make().expand(size).stride() == strides

@@ -183,3 +183,35 @@ def test_mask_shapes_are_checked_with_pytorchs_errors():
     with pytest.raises(AssertionError, match=r"^Expected key_padded_mask.shape\[0\] to be 2, but got 3$"):
         mha(x, x, x, key_padding_mask=torch.zeros(3, 3, dtype=torch.bool))
     assert mha(x, x, x, attn_mask=torch.zeros(4, 3, 3))[0].shape == (2, 3, 8)
+
+
+def test_sdpa_is_causal_with_mask_applies_both_on_4d_without_dropout():
+    """PyTorch's CPU kernel for 4-D inputs without dropout applies attn_mask and the causal mask together (a row
+    masked entirely gives zeros); 3-D inputs or dropout take its math path, which refuses the pair."""
+    rng = np.random.default_rng(0)
+    q, k, v = (rng.standard_normal((2, 2, 4, 3)).astype(np.float32) for _ in range(3))
+    keep = np.array([[0, 1, 1, 1], [1, 1, 1, 0]], bool)[:, None, None, :]
+    allowed = keep & np.tril(np.ones((4, 4), bool))
+    scores = np.where(allowed, q @ k.transpose(0, 1, 3, 2) / np.sqrt(3), -np.inf)
+    with np.errstate(invalid="ignore"):
+        ref = np.nan_to_num(softmax(scores)) @ v
+    got = F.scaled_dot_product_attention(torch.tensor(q), torch.tensor(k), torch.tensor(v),
+                                         attn_mask=torch.tensor(keep), is_causal=True)
+    np.testing.assert_allclose(got.numpy(), ref, rtol=1e-5, atol=1e-6)
+    for args, kw in [((torch.tensor(q[0]), torch.tensor(k[0]), torch.tensor(v[0])), {}),
+                     ((torch.tensor(q), torch.tensor(k), torch.tensor(v)), {"dropout_p": 0.5})]:
+        with pytest.raises(RuntimeError, match="Explicit attn_mask should not be set when is_causal=True"):
+            F.scaled_dot_product_attention(*args, attn_mask=torch.tensor(keep), is_causal=True, **kw)
+
+
+def test_sdpa_enable_gqa_repeats_each_kv_head_for_its_query_group():
+    rng = np.random.default_rng(1)
+    q = rng.standard_normal((2, 4, 3, 5)).astype(np.float32)
+    k, v = (rng.standard_normal((2, 2, 3, 5)).astype(np.float32) for _ in range(2))
+    kr, vr = np.repeat(k, 2, axis=1), np.repeat(v, 2, axis=1)
+    ref = softmax(q @ kr.transpose(0, 1, 3, 2) / np.sqrt(5)) @ vr
+    got = F.scaled_dot_product_attention(torch.tensor(q), torch.tensor(k), torch.tensor(v), enable_gqa=True)
+    np.testing.assert_allclose(got.numpy(), ref, rtol=1e-5, atol=1e-6)
+    with pytest.raises(RuntimeError, match="Number of heads in key and value must divide the number of heads"):
+        F.scaled_dot_product_attention(torch.tensor(q), torch.tensor(k[:, :1].repeat(3, 1)),
+                                       torch.tensor(v[:, :1].repeat(3, 1)), enable_gqa=True)

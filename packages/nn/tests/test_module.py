@@ -462,3 +462,28 @@ def test_state_dict_metadata_records_versions_and_gates_batchnorm_upgrade():
     old = dict(net.state_dict())
     del old["1.num_batches_tracked"]
     assert net.load_state_dict(old).missing_keys == [] and "1.num_batches_tracked" not in old
+
+
+def test_buffer_is_a_marked_detached_tensor_as_pytorchs():
+    """`nn.Buffer(t)` returns a tensor (PyTorch prints and computes with it as one) that isinstance(.., Buffer)
+    recognises, detached but keeping requires_grad; assigned to a module it registers with its persistence."""
+    src = torch.ones(2, requires_grad=True) * 2
+    b = nn.Buffer(src, persistent=False)
+    assert isinstance(b, torch.Tensor) and isinstance(b, nn.Buffer) and not isinstance(src, nn.Buffer)
+    assert b.requires_grad and b.grad_fn is None and b.tolist() == [2.0, 2.0]
+    m = nn.Module()
+    m.b = b
+    m.c = nn.Buffer(torch.zeros(1))
+    assert [n for n, _ in m.named_buffers()] == ["b", "c"] and list(m.state_dict()) == ["c"]
+
+
+def test_register_buffer_of_a_non_tensor_names_the_namespace_tensor():
+    m = nn.Module()
+    with pytest.raises(TypeError, match=r"cannot assign 'list' object to buffer 'x' \(ember Tensor or None required\)"):
+        m.register_buffer("x", [1])
+    previous = dtypes.set_repr_namespace("torch")  # under ember.torch: PyTorch's words
+    try:
+        with pytest.raises(TypeError, match=r"\(torch Tensor or None required\)"):
+            m.register_buffer("x", [1])
+    finally:
+        dtypes.set_repr_namespace(previous)

@@ -133,8 +133,12 @@ def test_recurrent_errors():
     lstm = nn.LSTM(3, 4)
     with pytest.raises(RuntimeError, match="input.size\\(-1\\) must be equal to input_size. Expected 3, got 2"):
         lstm(torch.zeros(5, 1, 2))
-    with pytest.raises(RuntimeError, match=r"Expected hidden size \(1, 1, 4\), got \[2, 1, 4\]"):
+    with pytest.raises(RuntimeError, match=r"Expected hidden\[0\] size \(1, 1, 4\), got \[2, 1, 4\]"):
         lstm(torch.zeros(5, 1, 3), (torch.zeros(2, 1, 4), torch.zeros(1, 1, 4)))
+    with pytest.raises(RuntimeError, match=r"Expected hidden\[1\] size \(1, 1, 4\), got \[1, 2, 4\]"):
+        lstm(torch.zeros(5, 1, 3), (torch.zeros(1, 1, 4), torch.zeros(1, 2, 4)))
+    with pytest.raises(RuntimeError, match=r"Expected hidden size \(1, 1, 4\), got \[1, 2, 4\]"):
+        nn.GRU(3, 4)(torch.zeros(5, 1, 3), torch.zeros(1, 2, 4))
     with pytest.raises(ValueError, match="dropout should be a number in range"):
         nn.GRU(3, 4, dropout=2.0)
     # PyTorch's words differ by class: RNN's says "4D tensor", LSTM's and GRU's "4D"

@@ -314,3 +314,13 @@ def test_transfer_parametrizations_shares_the_originals():
     # weight norm: each row's norm is its magnitude g (original0), now doubled
     np.testing.assert_allclose(np.linalg.norm(np_of(dst.weight), axis=1),
                                np.abs(np_of(dst.parametrizations.weight.original0).reshape(-1)), rtol=1e-12)
+
+
+def test_pad_sequence_broadcasts_size_one_trailing_dims_and_names_mismatch_as_pytorch():
+    """PyTorch copies each sequence into its slice of the output: a trailing size-1 dim broadcasts, another
+    mismatch raises copy's broadcast error."""
+    out = pad_sequence([torch.ones(2, 3), torch.full((1, 1), 2.0)], batch_first=True)
+    assert out.tolist() == [[[1.0, 1.0, 1.0], [1.0, 1.0, 1.0]], [[2.0, 2.0, 2.0], [0.0, 0.0, 0.0]]]
+    with pytest.raises(RuntimeError, match=r"^The size of tensor a \(3\) must match the size of tensor b \(4\) at "
+                                           r"non-singleton dimension 1$"):
+        pad_sequence([torch.ones(2, 3), torch.ones(2, 4)])

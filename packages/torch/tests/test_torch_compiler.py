@@ -53,3 +53,13 @@ def test_importing_ember_torch_installs_jit_as_module_compiles_compiler():
     m = nn.Linear(2, 2)
     m.compile()
     assert type(m.__dict__["forward"]) is CompiledFunction
+
+
+def test_dynamo_disable_is_compiler_disable():
+    m = nn.Linear(2, 2)
+
+    def g(x):
+        return x + 1
+
+    assert torch._dynamo.disable(torch.compile(m)) is m
+    assert torch._dynamo.disable(g) is g and torch._dynamo.disable(recursive=False)(g) is g

@@ -6,6 +6,9 @@ ember has no cuDNN or MPS backend; the flags are kept so that boilerplate such a
 
 from __future__ import annotations
 
+import contextlib
+import warnings
+
 __all__ = ["cudnn", "cuda", "mps", "mkldnn", "mkl", "openmp"]
 
 
@@ -33,11 +36,54 @@ class _Matmul:
 
 
 class _Cuda:
+    """`torch.backends.cuda`: the TF32 switches and the scaled-dot-product-attention backend switches (kept, as
+    PyTorch keeps them on a CPU-only build; ember's attention has one implementation)."""
+
     matmul = _Matmul()
+    _sdp = {"flash": True, "mem_efficient": True, "math": True, "cudnn": True}
 
     @staticmethod
     def is_built() -> bool:
         return True
+
+    def flash_sdp_enabled(self) -> bool:
+        return self._sdp["flash"]
+
+    def mem_efficient_sdp_enabled(self) -> bool:
+        return self._sdp["mem_efficient"]
+
+    def math_sdp_enabled(self) -> bool:
+        return self._sdp["math"]
+
+    def cudnn_sdp_enabled(self) -> bool:
+        return self._sdp["cudnn"]
+
+    def enable_flash_sdp(self, enabled: bool) -> None:
+        self._sdp["flash"] = bool(enabled)
+
+    def enable_mem_efficient_sdp(self, enabled: bool) -> None:
+        self._sdp["mem_efficient"] = bool(enabled)
+
+    def enable_math_sdp(self, enabled: bool) -> None:
+        self._sdp["math"] = bool(enabled)
+
+    def enable_cudnn_sdp(self, enabled: bool) -> None:
+        self._sdp["cudnn"] = bool(enabled)
+
+    @contextlib.contextmanager
+    def sdp_kernel(self, enable_flash: bool = True, enable_math: bool = True, enable_mem_efficient: bool = True,
+                   enable_cudnn: bool = True):
+        """The deprecated context manager: sets the four switches inside the block and restores them after."""
+        warnings.warn("`torch.backends.cuda.sdp_kernel()` is deprecated. In the future, this context manager will be "
+                      "removed. Please see `torch.nn.attention.sdpa_kernel()` for the new context manager, with "
+                      "updated signature.", FutureWarning, stacklevel=3)
+        saved = dict(self._sdp)
+        self._sdp.update(flash=bool(enable_flash), math=bool(enable_math), mem_efficient=bool(enable_mem_efficient),
+                         cudnn=bool(enable_cudnn))
+        try:
+            yield
+        finally:
+            self._sdp.update(saved)
 
 
 class _Unavailable:

@@ -90,7 +90,7 @@ def _infer_np(data, dtype):
         try:  # uint64 values past int64 would go through float64 and lose their low bits
             a = np.array(data, dtype=dtype.np if dtype in dtypes.UNSIGNED_WIDE else None)
         except ValueError:
-            raise ValueError(_ragged_message(data)) from None
+            raise _sequence_error(data) from None
         if a.dtype.kind == "c" and dtype is not None and not dtype.is_complex and dtype is not dtypes.bool:
             # PyTorch converts each Python number to the dtype, which a complex number cannot be
             raise TypeError("must be real number, not complex" if dtype.is_floating_point else
@@ -120,7 +120,7 @@ def _infer_np(data, dtype):
             return cast_array(a, dt)
         return a.astype(dt.np)
     if a.dtype == np.object_ or a.dtype.kind in "USV":
-        raise TypeError(f"Could not infer dtype of {type(_first_leaf(data)).__name__}")
+        raise _sequence_error(data)
     return a
 
 
@@ -130,19 +130,51 @@ def _real_part(a: np.ndarray, dtype: dtypes.dtype) -> np.ndarray:
     return a.real if a.dtype.kind == "c" and not dtype.is_complex and dtype is not dtypes.bool else a
 
 
-def _ragged_message(data, dim: int = 0) -> str:
-    """PyTorch's error for nested sequences of unequal lengths."""
-    if isinstance(data, list | tuple) and data and isinstance(data[0], list | tuple):
-        n = len(data[0])
+def _sequence_error(data) -> Exception:
+    """PyTorch's error for data it cannot make a tensor of: first the leaves' dtype (a non-number), then the
+    nesting, checked against the sizes along the first elements (`expected sequence of length ...`)."""
+    leaf = _first_non_number(data)
+    if leaf is not None:
+        if not isinstance(leaf[0], str):
+            return RuntimeError(f"Could not infer dtype of {type(leaf[0]).__name__}")
+        if not isinstance(data, str) and isinstance(_first_leaf(data), str):
+            return ValueError("too many dimensions 'str'")
+        return TypeError("new(): invalid data type 'str'")
+    sizes, x = [], data
+    while isinstance(x, list | tuple):
+        sizes.append(len(x))
+        if not x:
+            break
+        x = x[0]
+    return _nesting_error(data, sizes, 0, x) or ValueError(f"could not convert {type(data).__name__} to a tensor")
+
+
+def _first_non_number(data):
+    """`(leaf,)` for the first leaf, in order, that is no Python number, else None."""
+    if isinstance(data, list | tuple):
         for x in data:
-            if not isinstance(x, list | tuple) or len(x) != n:
-                got = len(x) if isinstance(x, list | tuple) else type(x).__name__
-                return f"expected sequence of length {n} at dim {dim + 1} (got {got})"
-        for x in data:
-            msg = _ragged_message(x, dim + 1)
-            if msg:
-                return msg
-    return "" if dim else f"could not convert {type(data).__name__} to a tensor"
+            found = _first_non_number(x)
+            if found is not None:
+                return found
+        return None
+    return None if isinstance(data, int | float | complex) else (data,)
+
+
+def _nesting_error(seq, sizes: list, dim: int, first) -> Exception | None:
+    if dim == len(sizes):
+        if isinstance(seq, list | tuple):
+            return TypeError(f"must be real number, not {type(seq).__name__}" if isinstance(first, float) else
+                             f"'{type(seq).__name__}' object cannot be interpreted as an integer")
+        return None
+    if not isinstance(seq, list | tuple):
+        return TypeError("not a sequence")
+    if len(seq) != sizes[dim]:
+        return ValueError(f"expected sequence of length {sizes[dim]} at dim {dim} (got {len(seq)})")
+    for x in seq:
+        err = _nesting_error(x, sizes, dim + 1, first)
+        if err is not None:
+            return err
+    return None
 
 
 def _first_leaf(data):

@@ -654,9 +654,10 @@ def multinomial(input: Tensor, num_samples: int, replacement: bool = False, *, g
                 out: Tensor | None = None) -> Tensor:
     """Category indices drawn from each row of the (unnormalised) probabilities in `input`."""
     if input.ndim not in (1, 2):
-        raise RuntimeError(f"prob_dist must be 1 or 2 dim; got {describe(input)}")
+        raise RuntimeError("prob_dist must be 1 or 2 dim")
     if not input._dtype.is_floating_point:
-        raise RuntimeError(f"multinomial only supports floating-point dtypes for input, got: {input._dtype.name}")
+        raise RuntimeError(f"multinomial only supports floating-point dtypes for input, got: "
+                           f"{dtypes.TORCH_NAMES.get(input._dtype.name, input._dtype.name)}")
     if num_samples <= 0:
         raise RuntimeError("cannot sample n_sample <= 0 samples")
     if not replacement and num_samples > input._shape[-1]:

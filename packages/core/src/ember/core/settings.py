@@ -78,7 +78,7 @@ class iinfo:
         self.dtype = dt.name
 
     def __repr__(self) -> str:
-        return f"iinfo(min={self.min}, max={self.max}, dtype={self.dtype})"
+        return f"iinfo(min={float(self.min):g}, max={float(self.max):g}, dtype={self.dtype})"  # PyTorch's %g
 
 
 class memory_format:

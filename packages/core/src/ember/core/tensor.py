@@ -408,9 +408,10 @@ class Tensor:
         return self._scalar_value()
 
     def __format__(self, spec: str) -> str:
-        if self.ndim == 0 and spec:
+        """A plain 0-dim tensor formats as its number, even with no spec (`f"{loss}"`), as PyTorch's."""
+        if self.ndim == 0 and type(self) is Tensor and self._storage.device.type != "meta":
             return format(self.item(), spec)
-        return object.__format__(self, spec) if spec else repr(self)
+        return object.__format__(self, spec)
 
     def _scalar_value(self):
         if self.numel() != 1:

@@ -61,12 +61,22 @@ def _rebuild_parameter(data: Tensor, requires_grad: bool, hooks) -> Parameter:
     return Parameter(data, requires_grad)
 
 
-class Buffer:
-    """Marks a tensor to be registered as a buffer when assigned to a `Module` attribute."""
+class _BufferMeta(type):
+    """`isinstance(t, Buffer)` holds for a tensor that `Buffer(...)` marked (PyTorch's test)."""
 
-    def __init__(self, data: Tensor, *, persistent: bool = True) -> None:
-        self.data = data
-        self.persistent = persistent
+    def __instancecheck__(cls, instance) -> bool:
+        return isinstance(instance, Tensor) and getattr(instance, "_is_buffer", False)
+
+
+class Buffer(metaclass=_BufferMeta):
+    """Marks a tensor to be registered as a buffer when assigned to a `Module` attribute: as PyTorch's, the
+    result is a tensor (detached, keeping requires_grad) carrying `persistent`."""
+
+    def __new__(cls, data: Tensor | None = None, *, persistent: bool = True) -> Tensor:
+        t = (empty(0) if data is None else data).detach().requires_grad_(False if data is None else data.requires_grad)
+        t.persistent = persistent
+        t._is_buffer = True
+        return t
 
 
 _UNINIT_ALLOWED_METHODS = frozenset({

@@ -585,6 +585,21 @@ def _type_name(value) -> str:
     return f"{t.__module__}.{t.__qualname__}"
 
 
+def _setitem_source(value: Tensor, shape: tuple) -> Tensor:
+    """`value` as PyTorch's setitem copies it: leading size-1 dims dropped, then expanded to the destination's
+    `shape` (so a mismatch raises expand's error)."""
+    lead = 0
+    while lead < value.ndim - len(shape) and value._shape[lead] == 1:
+        lead += 1
+    if lead:
+        value = reshape(value, value._shape[lead:])
+    if value.ndim > len(shape):
+        raise RuntimeError(f"expand({value.type()}{{{list(value._shape)}}}, size={list(shape)}): the number of sizes "
+                           f"provided ({len(shape)}) must be greater or equal to the number of dimensions in the "
+                           f"tensor ({value.ndim})")
+    return S.expand(value, shape)
+
+
 def setitem(self, key, value) -> None:
     if not isinstance(value, Tensor | int | float | complex | np.integer):  # np.float64 is a float, np.bool_ no int
         raise TypeError(f"can't assign a {_type_name(value)} to a {type(self)}")  # PyTorch: a tensor or a number
@@ -596,7 +611,10 @@ def setitem(self, key, value) -> None:
         key = None
     key = _unwrap_0d_int(_normalize_key(key))
     if _is_basic(key):
-        S.copy_(basic_index(self, key), value)
+        dst = basic_index(self, key)
+        if isinstance(value, Tensor) and value.ndim and value._shape != dst._shape:
+            value = _setitem_source(value, dst._shape)
+        S.copy_(dst, value)
         return
     from ember.core.ops.indexing import advanced_index_put_
 

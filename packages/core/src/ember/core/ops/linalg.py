@@ -20,6 +20,7 @@ from ember.core.methods import attach, inplace, method
 from ember.core.ops import aliased_products, blas_threads
 from ember.core.ops import elementwise as ew
 from ember.core.ops import numba_rows
+from ember.core.ops._util import _mismatch
 from ember.core.ops import shape as S
 from ember.core.ops._util import wrap, write_out
 from ember.core.ops.restricted_dtypes import cast_array
@@ -421,9 +422,7 @@ def _batched(a: Tensor, b: Tensor) -> Tensor:
     try:
         batch = tuple(np.broadcast_shapes(a2._shape[:-2], b2._shape[:-2]))
     except ValueError:
-        raise RuntimeError(f"The size of tensor a ({a2._shape[:-2]}) must match the size of tensor b "
-                           f"({b2._shape[:-2]}) at non-singleton dimension; got shapes {tuple(a._shape)} and "
-                           f"{tuple(b._shape)}") from None
+        raise RuntimeError(_mismatch([a2._shape[:-2], b2._shape[:-2]])) from None  # PyTorch's words for the batch
     nb = int(np.prod(batch, dtype=np.int64))
     a3 = reshape(S.expand(a2, batch + (n, k)), (nb, n, k))
     b3 = reshape(S.expand(b2, batch + (k2, m)), (nb, k2, m))

@@ -29,6 +29,9 @@ class DtypeNotImplemented(NotImplementedError, TypeError):
     """An op with no kernel for a dtype: NotImplementedError as PyTorch raises, TypeError by ember's rule."""
 
 
+DtypeNotImplemented.__name__ = "NotImplementedError"  # what `type(e).__name__` shows, as PyTorch's
+
+
 def not_implemented_for(kernel: str, dt: dtypes.dtype) -> DtypeNotImplemented:
     """PyTorch's refusal of a dtype its kernel `kernel` has no instance for: `"kernel" not implemented for 'Long'`."""
     return DtypeNotImplemented(f"\"{kernel}\" not implemented for '{dtypes.TORCH_NAMES.get(dt.name, dt.name)}'")

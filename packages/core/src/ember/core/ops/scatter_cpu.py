@@ -134,6 +134,14 @@ class IndexOutOfRangeError(IndexError, RuntimeError):
     """An index out of its dimension: an IndexError, and the RuntimeError PyTorch raises for gather/scatter."""
 
 
+class _IndexOutOfRangeOfSelect(IndexOutOfRangeError):
+    """The same for index_select/index_copy, where PyTorch raises IndexError."""
+
+
+IndexOutOfRangeError.__name__ = "RuntimeError"  # what `type(e).__name__` shows, as PyTorch's
+_IndexOutOfRangeOfSelect.__name__ = "IndexError"
+
+
 def index_array(t, size: int, dim: int, *, allow_negative: bool = True, prefix: str = "") -> np.ndarray:
     """Host int64 copy of index tensor `t`, bounds-checked against `size` and wrapped.
 
@@ -143,7 +151,7 @@ def index_array(t, size: int, dim: int, *, allow_negative: bool = True, prefix: 
     lo = -size if allow_negative else 0
     bad = (a < lo) | (a >= size)
     if bad.any():
-        err = IndexError if allow_negative else IndexOutOfRangeError
+        err = IndexError if allow_negative else _IndexOutOfRangeOfSelect if prefix else IndexOutOfRangeError
         raise err(f"{prefix}index {a[bad].flat[0]} is out of bounds for dimension {dim} with size {size}")
     return np.where(a < 0, a + size, a) if allow_negative else a
 

@@ -15,7 +15,7 @@ from ember.core.device_backends import backend
 from ember.core.dispatch import TENSOR_ITERATOR, check_overlap, declare
 from ember.core.geometry import INT64_MAX, check_geometry, make_tensor
 from ember.core.ops import memfmt
-from ember.core.ops._util import normalize_dims, warn_complex_to_real, wrap
+from ember.core.ops._util import _mismatch, normalize_dims, warn_complex_to_real, wrap
 from ember.core.opinfo_shape import info as _info
 from ember.core.ops.restricted_dtypes import cast_array, casts_nan_bits, nan_bits_as_pytorch
 from ember.core.storage import Storage
@@ -56,10 +56,12 @@ def infer_shape(shape, numel: int, op: str = "view") -> tuple[int, ...]:
             return shape if type(shape) is tuple else tuple(shape)
     shape = [int(s) for s in shape]
     neg = [i for i, s in enumerate(shape) if s == -1]
+    where = "" if op in ("view", "reshape") else f"{op}: "  # PyTorch's view/reshape name no op
     if len(neg) > 1:
-        raise RuntimeError(f"{op}: only one dimension can be inferred")
+        raise RuntimeError(f"{where}only one dimension can be inferred")
     if shape and min(shape) < -1:
-        raise RuntimeError(f"{op}: invalid shape dimension {min(shape)}")
+        i = next(i for i, s in enumerate(shape) if s < -1)
+        raise RuntimeError(f"{where}invalid shape dimension {shape[i]} at index {i} of shape {shape}")
     known = _numel(s for s in shape if s != -1)
     if neg:
         if known == 0 or numel % known:
@@ -225,6 +227,9 @@ def _expand(x, size):
             raise RuntimeError(f"The expanded size of the tensor ({n}) must match the existing size ({cur}) at "
                                f"non-singleton dimension {i}.  Target sizes: {list(size)}.  Tensor sizes: "
                                f"{list(x._shape)}")
+    for i in reversed(range(lead)):  # a new size-1 dim gets PyTorch's stride: the next dim's extent
+        if shape[i] == 1:
+            strides[i] = shape[i + 1] * strides[i + 1] if i + 1 < len(shape) else 0
     return _view_of(x, x._offset, shape, strides)
 
 
@@ -368,14 +373,17 @@ def _copy_meta(self, src, non_blocking=False) -> None:
         check_overlap(TENSOR_ITERATOR, self, (src,))
     try:
         shape = src._shape if isinstance(src, Tensor) else np.shape(src)
-        if shape == self._shape:
-            return
-        ok = np.broadcast_shapes(shape, self._shape) == self._shape
-    except ValueError:  # numpy refusing a ragged list, or shapes that do not broadcast
-        ok = False
-    if not ok:
+    except ValueError:  # numpy refusing a ragged list
         raise RuntimeError(f"copy_: the source of shape {describe(src)} can't be broadcast to the destination "
-                           f"{describe(self)}")
+                           f"{describe(self)}") from None
+    if shape == self._shape:
+        return
+    try:
+        full = tuple(np.broadcast_shapes(shape, self._shape))
+    except ValueError:  # PyTorch's words: the destination is tensor a, the source tensor b
+        raise RuntimeError(_mismatch([self._shape, shape])) from None
+    if full != self._shape:
+        raise RuntimeError(f"output with shape {list(self._shape)} doesn't match the broadcast shape {list(full)}")
 
 
 @copy_.register("cpu")

@@ -21,6 +21,16 @@ def _additive_mask(mask: Tensor | None, dtype) -> Tensor | None:
     return ea.where(mask, ea.zeros_like(neg_inf), neg_inf)
 
 
+def _repeat_kv_heads(query: Tensor, kv: Tensor) -> Tensor:
+    """Grouped-query attention: each of `kv`'s heads (dim -3) repeated to serve its group of query heads."""
+    hq, hkv = query.shape[-3], kv.shape[-3]
+    if hkv == hq:
+        return kv
+    if hkv == 0 or hq % hkv:
+        raise RuntimeError("Number of heads in key and value must divide the number of heads in ")
+    return kv.repeat_interleave(hq // hkv, dim=-3)
+
+
 def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn_mask: Tensor | None = None,
                                  dropout_p: float = 0.0, is_causal: bool = False, scale: float | None = None,
                                  enable_gqa: bool = False) -> Tensor:
@@ -29,15 +39,21 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn
     if query.shape[-1] != key.shape[-1]:
         raise RuntimeError(f"scaled_dot_product_attention: query and key must have the same embedding size; got "
                            f"{describe(query)} and {describe(key)}")
+    if enable_gqa and query.dim() >= 3:
+        key, value = _repeat_kv_heads(query, key), _repeat_kv_heads(query, value)
     L, S = query.shape[-2], key.shape[-2]
     scale_factor = 1 / math.sqrt(query.shape[-1]) if scale is None else scale
     scores = ea.matmul(query, key.transpose(-2, -1)) * scale_factor
     if is_causal:
-        if attn_mask is not None:
+        causal = _additive_mask(ea.ones(L, S, dtype=ea.bool, device=query.device).tril(), scores.dtype)
+        if attn_mask is None:
+            weights = ea.softmax(scores + causal, -1)
+        elif query.dim() == key.dim() == value.dim() == 4 and dropout_p == 0.0:
+            # PyTorch's CPU flash kernel (4-D inputs, no dropout) applies both masks; its math path refuses
+            weights = ea._safe_softmax(scores + causal + _additive_mask(attn_mask, scores.dtype), -1)
+        else:
             raise RuntimeError("_scaled_dot_product_attention: Explicit attn_mask should not be set when "
                                "is_causal=True")
-        causal = ea.ones(L, S, dtype=ea.bool, device=query.device).tril()
-        weights = ea.softmax(scores + _additive_mask(causal, scores.dtype), -1)
     elif attn_mask is not None:
         weights = ea._safe_softmax(scores + _additive_mask(attn_mask, scores.dtype), -1)
     else:

@@ -140,7 +140,7 @@ class Module:
         if hasattr(self, name) and name not in self._buffers:
             raise KeyError(f"attribute '{name}' already exists")
         if tensor is not None and not isinstance(tensor, Tensor):
-            raise TypeError(f"cannot assign '{_typename(tensor)}' object to buffer '{name}' (ember Tensor or None "
+            raise TypeError(f"cannot assign '{_typename(tensor)}' object to buffer '{name}' ({_ns()} Tensor or None "
                             "required)")
         if _global_buffer_registration_hooks:
             tensor = _run_registration_hooks(_global_buffer_registration_hooks, self, name, tensor)

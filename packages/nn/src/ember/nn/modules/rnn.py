@@ -209,7 +209,8 @@ class RNNBase(Module):
         return input.dim() == 3
 
     def _check_hidden(self, hx: Tensor, batch: int, what: str = "hidden") -> None:
-        size = self.proj_size if what == "hidden" and self.proj_size else self.hidden_size
+        """`what`: "hidden", or LSTM's "hidden[0]" (h, projected) and "hidden[1]" (c), PyTorch's names."""
+        size = self.proj_size if what != "hidden[1]" and self.proj_size else self.hidden_size
         expected = (self.num_layers * (2 if self.bidirectional else 1), batch, size)
         if tuple(hx.shape) != expected:
             raise RuntimeError(f"Expected {what} size {expected}, got {list(hx.shape)}")
@@ -317,7 +318,7 @@ class RNNBase(Module):
             raise RuntimeError("LSTM: hx must be a tuple (h_0, c_0)")
         if unsqueeze:
             states = tuple(s.unsqueeze(1) for s in states)
-        for s, what in zip(states, ("hidden", "cell")):
+        for s, what in zip(states, ("hidden[0]", "hidden[1]") if self.mode == "LSTM" else ("hidden",)):
             self._check_hidden(s, batch, what)
         return tuple(states)
 

@@ -47,8 +47,15 @@ def pad_sequence(sequences: Sequence[Tensor], batch_first: bool = False, padding
     if len(sequences) == 0:
         raise RuntimeError("received an empty list of sequences")
     longest = max(s.shape[0] for s in sequences)
+    trailing = tuple(sequences[0].shape[1:])
     padded = []
     for s in sequences:
+        if tuple(s.shape[1:]) != trailing and s.dim() == len(trailing) + 1:
+            for d, (a, b) in enumerate(zip(trailing, s.shape[1:]), 1):  # PyTorch copies each into a slice
+                if b not in (a, 1):
+                    raise RuntimeError(f"The size of tensor a ({a}) must match the size of tensor b ({b}) at "
+                                       f"non-singleton dimension {d}")
+            s = s.expand(s.shape[0], *trailing)
         extra = longest - s.shape[0]
         pads = [0, 0] * (s.dim() - 1) + ([0, extra] if padding_side == "right" else [extra, 0])
         padded.append(ea.pad(s, tuple(pads), value=padding_value) if extra else s)

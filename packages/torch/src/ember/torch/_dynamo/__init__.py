@@ -16,7 +16,7 @@ from ember.torch._dynamo.eval_frame import OptimizedModule
 
 sys.modules[__name__ + ".config"] = config
 
-__all__ = ["OptimizedModule", "config", "exc", "reset", "explain", "list_backends", "is_compiling"]
+__all__ = ["OptimizedModule", "config", "exc", "reset", "explain", "list_backends", "is_compiling", "disable"]
 
 _BACKENDS = ("aot_eager", "cudagraphs", "eager", "inductor")
 
@@ -36,6 +36,13 @@ def explain(f, *extra_args, **extra_kwargs):
 def list_backends(exclude_tags=("debug", "experimental")) -> list[str]:
     """The backend names `torch.compile` accepts; all of them run `ember.jit`."""
     return ["cudagraphs", "inductor"] if exclude_tags else list(_BACKENDS)
+
+
+def disable(fn=None, recursive: bool = True, *, reason: str | None = None, wrapping: bool = True):
+    """`torch._dynamo.disable`: `torch.compiler.disable` (`fn` run eagerly; without `fn`, a decorator)."""
+    from ember.torch.compiler import disable as _disable
+
+    return _disable(fn, recursive, reason=reason)
 
 
 def is_compiling() -> bool:
