@@ -320,9 +320,14 @@ def _dims(input: Tensor, dims, op: str) -> tuple[int, ...]:
 
 
 @method
-def flip(input: Tensor, *dims) -> Tensor:
+def flip(input: Tensor, *args, dims=None) -> Tensor:
     """A copy with the order of elements reversed along each of `dims` (`x.flip(0, 1)` works too)."""
-    dims = dims[0] if len(dims) == 1 else dims
+    if dims is None:
+        if not args:
+            raise TypeError("flip() missing 1 required positional arguments: \"dims\"")
+        dims = args[0] if len(args) == 1 else args
+    elif args:
+        raise TypeError("flip() got multiple values for argument 'dims'")
     dims = _dims(input, dims, "flip")
     return _flip(input, dims if input.ndim else ())
 
