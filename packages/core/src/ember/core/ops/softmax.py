@@ -495,6 +495,11 @@ def _check_loss(op: str, input, target, weight, reduction: str, probabilities: b
             raise ValueError(f"Expected input batch_size ({input.shape[0]}) to match target batch_size ({n}).")
         if input.ndim == 2 and target.ndim > 1:
             raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
+        if input.ndim == 4 and target.ndim != 3:  # PyTorch's nll_loss2d checks, in its words
+            raise RuntimeError(f"only batches of spatial targets supported (3D tensors) but got targets of "
+                               f"dimension: {target.ndim}")
+        if input.ndim == 4 and tuple(target.shape[1:]) != tuple(input.shape[2:]):
+            raise RuntimeError(f"size mismatch (got input: {list(input.shape)} , target: {list(target.shape)}")
         if tuple(target.shape[1:]) != tuple(input.shape[2:]):
             expected = [input.shape[0], *input.shape[2:]]
             raise RuntimeError(f"Expected target size {expected}, got {list(target.shape)}")
