@@ -120,6 +120,11 @@ def test_flip_roll_match_numpy():
         x.flip(0, -3)
 
 
+def test_meshgrid_rejects_an_unknown_indexing_with_runtime_error():
+    with pytest.raises(RuntimeError, match='^torch.meshgrid: indexing must be one of "xy" or "ij", but received: ab$'):
+        E.meshgrid(E.arange(2), E.arange(3), indexing="ab")
+
+
 def test_flip_takes_dims_by_keyword():
     a = _a(2, 3, 4)
     x = E.tensor(a)

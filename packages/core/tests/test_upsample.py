@@ -110,6 +110,14 @@ def test_pixel_shuffle_matches_reference_and_unshuffle_inverts_it():
     assert E.pixel_shuffle(T(x[0]), 2).shape == (2, 6, 10)
     with pytest.raises(RuntimeError, match="divisible by the square of upscale_factor"):
         E.pixel_shuffle(T(x), 3)
+    with pytest.raises(RuntimeError, match="^pixel_shuffle expects a positive upscale_factor, but got 0$"):
+        E.pixel_shuffle(T(x), 0)
+    with pytest.raises(RuntimeError, match=r"^pixel_unshuffle expects height to be divisible by downscale_factor, "
+                                         r"but input.size\(-2\)=3 is not divisible by 2$"):
+        E.pixel_unshuffle(T(x), 2)
+    with pytest.raises(RuntimeError, match=r"^pixel_unshuffle expects width to be divisible by downscale_factor, "
+                                         r"but input.size\(-1\)=5 is not divisible by 3$"):
+        E.pixel_unshuffle(E.zeros(1, 1, 3, 5), 3)
 
 
 def test_area_mode_is_adaptive_average_pooling():

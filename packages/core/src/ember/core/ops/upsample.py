@@ -394,7 +394,9 @@ def pixel_shuffle(input: Tensor, upscale_factor: int) -> Tensor:
         raise RuntimeError(f"pixel_shuffle expects input to have at least 3 dimensions, but got input with "
                            f"{input.ndim} dimension(s)")
     *lead, c, h, w = input.shape
-    if r <= 0 or c % (r * r):
+    if r <= 0:
+        raise RuntimeError(f"pixel_shuffle expects a positive upscale_factor, but got {r}")
+    if c % (r * r):
         raise RuntimeError(f"pixel_shuffle expects its input's 'channel' dimension to be divisible by the square of "
                            f"upscale_factor, but input.size(-3)={c} is not divisible by {r * r}")
     k = len(lead)
@@ -412,9 +414,12 @@ def pixel_unshuffle(input: Tensor, downscale_factor: int) -> Tensor:
         raise RuntimeError(f"pixel_unshuffle expects input to have at least 3 dimensions, but got input with "
                            f"{input.ndim} dimension(s)")
     *lead, c, h, w = input.shape
-    if r <= 0 or h % r or w % r:
-        raise RuntimeError(f"pixel_unshuffle expects height and width to be divisible by downscale_factor, but got "
-                           f"input of size {list(input.shape)} and downscale_factor={r}")
+    if r <= 0:
+        raise RuntimeError(f"pixel_unshuffle expects a positive downscale_factor, but got {r}")
+    for side, d, n in (("height", -2, h), ("width", -1, w)):
+        if n % r:
+            raise RuntimeError(f"pixel_unshuffle expects {side} to be divisible by downscale_factor, but "
+                               f"input.size({d})={n} is not divisible by {r}")
     k = len(lead)
     x = reshape(input, (*lead, c, h // r, r, w // r, r))
     x = permute(x, (*range(k), k, k + 2, k + 4, k + 1, k + 3))
