@@ -293,3 +293,25 @@ def test_bicubic_and_antialias_match_pytorch_with_scale_factors():
         ex = ea.tensor(x, requires_grad=True)
         e = ea.interpolate(ex, **kw)
         np.testing.assert_allclose(e.detach().numpy(), t.detach().numpy(), rtol=1e-5, atol=1e-5)
+
+
+def test_deprecated_upsample_names_warn_and_interpolate():
+    x = E.arange(4.0).reshape(1, 1, 2, 2)
+    for name, want in (("upsample", E.interpolate(x, scale_factor=2)),
+                       ("upsample_nearest", E.interpolate(x, scale_factor=2)),
+                       ("upsample_bilinear", E.interpolate(x, scale_factor=2, mode="bilinear", align_corners=True))):
+        with pytest.warns(UserWarning, match=rf"^`nn.functional.{name}` is deprecated. Use `nn.functional.interpolate`"):
+            got = getattr(E, name)(x, scale_factor=2)
+        np.testing.assert_array_equal(got.numpy(), want.numpy())
+
+
+def test_interpolate_errors_show_the_arguments_as_given():
+    x = E.zeros(1, 1, 4, 4)
+    with pytest.raises(ValueError, match=r"output size of \(3,\)\. Please provide input tensor"):
+        E.interpolate(x, size=(3,))
+    with pytest.raises(ValueError, match=r"scale_factor of shape \[2.0\]\. Please provide input tensor in "
+                                         r"\(N, C, d1, d2, ...,dK\) format and scale_factor in \(s1, s2, ...,sK\) format"):
+        E.interpolate(x, scale_factor=[2.0])
+    with pytest.raises(NotImplementedError, match=r"^Input Error: Only 3D, 4D and 5D input Tensors supported \(got 4D\) "
+                                                  r"for the modes: .* \(got bogus\)$"):
+        E.interpolate(x, size=3, mode="bogus")

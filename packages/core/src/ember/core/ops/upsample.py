@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import math
 import numbers
+import warnings
 
 import numpy as np
 
@@ -232,7 +233,9 @@ def interpolate(input: Tensor, size: int | tuple[int, ...] | None = None,
                              "linear | bilinear | bicubic | trilinear")
         align_corners = False
     else:
-        raise NotImplementedError(f"interpolate: mode {mode!r} is not supported by ember")
+        raise NotImplementedError(f"Input Error: Only 3D, 4D and 5D input Tensors supported (got {input.ndim}D) "
+                                  f"for the modes: nearest | linear | bilinear | bicubic | trilinear | lanczos | "
+                                  f"area | nearest-exact (got {mode})")
     if antialias and (mode not in ("bilinear", "bicubic") or input.ndim != 4):
         raise ValueError("Anti-alias option is restricted to bilinear, bicubic, and lanczos modes and requires a "
                          "4-D tensor as input")
@@ -245,7 +248,7 @@ def interpolate(input: Tensor, size: int | tuple[int, ...] | None = None,
         out = (int(size),) * nd if isinstance(size, numbers.Integral) else tuple(int(s) for s in size)
         if len(out) != nd:
             raise ValueError(f"Input and output must have the same number of spatial dimensions, but got input with "
-                             f"spatial dimensions of {list(spatial)} and output size of {list(out)}. Please provide "
+                             f"spatial dimensions of {list(spatial)} and output size of {size}. Please provide "
                              f"input tensor in (N, C, d1, d2, ...,dK) format and output size in (o1, o2, ...,oK) "
                              f"format.")
     else:
@@ -253,7 +256,9 @@ def interpolate(input: Tensor, size: int | tuple[int, ...] | None = None,
             tuple(float(s) for s in scale_factor)
         if len(sf) != nd:
             raise ValueError(f"Input and scale_factor must have the same number of spatial dimensions, but got input "
-                             f"with spatial dimensions of {list(spatial)} and scale_factor of shape {list(sf)}.")
+                             f"with spatial dimensions of {list(spatial)} and scale_factor of shape {scale_factor}. "
+                             f"Please provide input tensor in (N, C, d1, d2, ...,dK) format and scale_factor in "
+                             f"(s1, s2, ...,sK) format.")
         if not all(math.isfinite(n * s) for n, s in zip(spatial, sf)):
             raise RuntimeError("value cannot be converted to type int64_t without overflow")
         out = tuple(int(math.floor(n * s)) for n, s in zip(spatial, sf))
@@ -367,16 +372,22 @@ def _bilinear_uint8(a: np.ndarray, size, align_corners: bool, scales) -> np.ndar
 def upsample(input: Tensor, size=None, scale_factor=None, mode: str = "nearest",
              align_corners: bool | None = None) -> Tensor:
     """The deprecated `F.upsample`: `interpolate` with the same arguments."""
+    warnings.warn("`nn.functional.upsample` is deprecated. Use `nn.functional.interpolate` instead.",
+                  stacklevel=2)
     return interpolate(input, size, scale_factor, mode, align_corners)
 
 
 def upsample_nearest(input: Tensor, size=None, scale_factor=None) -> Tensor:
     """`interpolate(input, size, scale_factor, mode='nearest')` (the deprecated F.upsample_nearest)."""
+    warnings.warn("`nn.functional.upsample_nearest` is deprecated. Use `nn.functional.interpolate` instead.",
+                  stacklevel=2)
     return interpolate(input, size, scale_factor, mode="nearest")
 
 
 def upsample_bilinear(input: Tensor, size=None, scale_factor=None) -> Tensor:
     """`interpolate(input, size, scale_factor, mode='bilinear', align_corners=True)`."""
+    warnings.warn("`nn.functional.upsample_bilinear` is deprecated. Use `nn.functional.interpolate` instead.",
+                  stacklevel=2)
     return interpolate(input, size, scale_factor, mode="bilinear", align_corners=True)
 
 
