@@ -7,7 +7,7 @@ the quickstart, DCGAN, char-RNN, the Transformer language model, EmbeddingBag te
 transfer learning with distillation and torch.compile, spatial transformers with style transfer, torch.utils.data's
 samplers and collates, and the beginners' common errors; computer-vision code: tensor augmentation with detection
 utilities, a UNet segmenter, ResNet training infrastructure, vision layers, a DETR/FPN training loop, super-resolution
-with SSIM and an R1 penalty), each printing
+with SSIM and an R1 penalty, Grad-CAM with adversarial attacks), each printing
 what it computes. Each runs unmodified
 through `python -m ember.torch`, and its output must be PyTorch 2.13's, stored in tests/api_programs/expected/
 (printed numbers compared to 2e-4, the programs round to four decimals; the rest exactly). The torch session checks
