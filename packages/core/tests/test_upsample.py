@@ -315,3 +315,11 @@ def test_interpolate_errors_show_the_arguments_as_given():
     with pytest.raises(NotImplementedError, match=r"^Input Error: Only 3D, 4D and 5D input Tensors supported "
                                                   r"\(got 4D\) for the modes: .* \(got bogus\)$"):
         E.interpolate(x, size=3, mode="bogus")
+
+
+def test_interpolate_to_an_empty_size_names_the_dims_as_pytorch():
+    with pytest.raises(RuntimeError, match=r"^Input and output sizes should be greater than 0, but got input "
+                                         r"\(H: 4, W: 4\) output \(H: 2, W: 0\)$"):
+        E.interpolate(E.zeros(1, 1, 4, 4), size=(2, 0), mode="bilinear")
+    with pytest.raises(RuntimeError, match=r"input \(D: 4, H: 4, W: 4\) output \(D: 0, H: 1, W: 2\)$"):
+        E.interpolate(E.zeros(1, 1, 4, 4, 4), size=(0, 1, 2))

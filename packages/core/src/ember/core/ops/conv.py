@@ -817,7 +817,7 @@ def _col2im_meta(input, output_size, kernel_size, dilation, padding, stride) -> 
     _check_blocks("fold", k, d, p, st)
     if input._shape[1] % (k[0] * k[1]):
         raise RuntimeError(f"Expected size of input's dimension 1 to be divisible by the product of kernel_size, "
-                           f"but got input.size(1)={input._shape[1]} and kernel_size={tuple(k)}")
+                           f"but got input.size(1)={input._shape[1]} and kernel_size={tuple(k)}.")
     blocks = [_out_size(n, kk, ss, pp, dd) for n, kk, ss, pp, dd in zip(output_size, k, st, p, d)]
     if input._shape[2] != blocks[0] * blocks[1] or min(blocks) < 1:
         raise RuntimeError(f"Given output_size={tuple(output_size)}, kernel_size={tuple(k)}, dilation={tuple(d)}, "

@@ -57,7 +57,7 @@ def infer_shape(shape, numel: int, op: str = "view") -> tuple[int, ...]:
     shape = [int(s) for s in shape]
     neg = [i for i, s in enumerate(shape) if s == -1]
     if len(neg) > 1:
-        raise RuntimeError(f"{op}: only one dimension can be inferred")
+        raise RuntimeError("only one dimension can be inferred")
     if shape and min(shape) < -1:
         raise RuntimeError(f"{op}: invalid shape dimension {min(shape)}")
     known = _numel(s for s in shape if s != -1)

@@ -166,8 +166,11 @@ def _upsample_meta(input, output_size, mode, align_corners, scales) -> None:
     """One positive output size per non-empty spatial dim: the taps index the input's last element."""
     spatial = tuple(input._shape[2:])
     if len(output_size) != len(spatial) or any(o <= 0 for o in output_size) or any(n <= 0 for n in spatial):
-        raise RuntimeError(f"interpolate: input and output sizes should be greater than 0, but got input "
-                           f"{list(spatial)} and output {list(output_size)}")
+        names = ("D", "H", "W")[3 - len(spatial):] if len(spatial) <= 3 else [str(i) for i in range(len(spatial))]
+        shown = [", ".join(f"{n}: {v}" for n, v in zip(names, sizes)) for sizes in (spatial, output_size)]
+        joint = " and " if len(spatial) == 1 else " "  # PyTorch's words: "and" in the 1-D message only
+        raise RuntimeError(f"Input and output sizes should be greater than 0, but got input ({shown[0]}){joint}"
+                           f"output ({shown[1]})")
 
 
 @upsample_op.register("cpu")
