@@ -93,6 +93,13 @@ CASES = [
     ("GRU", "nn.GRU(4, 3)(x.unsqueeze(1))[0]"), ("Flatten", "nn.Flatten()(img)"),
     ("MultiheadAttention", "nn.MultiheadAttention(4, 2)(x, x, x)[0]"),
     ("sdpa", "F.scaled_dot_product_attention(b, b, b)"), ("one_hot_mul", "F.one_hot(tgt, 4) * x"),
+    # vision
+    ("conv_transpose2d", "F.conv_transpose2d(img, w.transpose(0, 1))"), ("im2col", "F.unfold(img, 2)"),
+    ("col2im", "F.fold(F.unfold(img, 2), (4, 4), 2)"), ("pixel_shuffle", "F.pixel_shuffle(img.repeat(1, 2, 1, 1), 2)"),
+    ("pixel_unshuffle", "F.pixel_unshuffle(img, 2)"), ("rot90", "img.rot90(1, (2, 3))"), ("rot90_2", "x.rot90(2)"),
+    ("cdist", "torch.cdist(x, y)"),
+    ("cross_entropy_2d", "F.cross_entropy(img, torch.zeros(1, 4, 4, dtype=torch.long))"),
+    ("nll_2d", "F.nll_loss(img, torch.zeros(1, 4, 4, dtype=torch.long))"),
 ]
 
 
@@ -196,6 +203,10 @@ PYTORCH = {
     "interpolate_bilinear": "UpsampleBilinear2DBackward0", "RNN": "StackBackward0",
     "LSTM": "MkldnnRnnLayerBackward0", "GRU": "StackBackward0", "Flatten": "ViewBackward0",
     "MultiheadAttention": "SqueezeBackward1", "sdpa": "UnsafeViewBackward0", "one_hot_mul": "MulBackward0",
+    "conv_transpose2d": "ConvolutionBackward0", "im2col": "Im2ColBackward0", "col2im": "Col2ImBackward0",
+    "pixel_shuffle": "PixelShuffleBackward0", "pixel_unshuffle": "PixelUnshuffleBackward0", "rot90": "Rot90Backward0",
+    "rot90_2": "Rot90Backward0", "cdist": "CdistBackward0", "cross_entropy_2d": "NllLoss2DBackward0",
+    "nll_2d": "NllLoss2DBackward0",
 }
 
 # where ember's graph is built differently and the outer node is not PyTorch's (see the report of issue 20)

@@ -386,12 +386,12 @@ def rot90(input: Tensor, k: int = 1, dims=(0, 1)) -> Tensor:
         raise RuntimeError(f"expected rotation dims to be different, but got dim0 = {dims[0]} and dim1 = {dims[1]}")
     k %= 4
     if k == 1:
-        return S.transpose(_flip(input, (d1,)), d0, d1)
+        return node_name(S.transpose(_flip(input, (d1,)), d0, d1), "TransposeBackward0", "Rot90Backward0")
     if k == 2:
-        return _flip(input, (d0, d1))
+        return node_name(_flip(input, (d0, d1)), "FlipBackward0", "Rot90Backward0")
     if k == 3:
-        return S.transpose(_flip(input, (d0,)), d0, d1)
-    return S.clone(input)
+        return node_name(S.transpose(_flip(input, (d0,)), d0, d1), "TransposeBackward0", "Rot90Backward0")
+    return node_name(S.clone(input), "CloneBackward0", "Rot90Backward0")
 
 
 # --- repeat / tile / repeat_interleave ------------------------------------------------------

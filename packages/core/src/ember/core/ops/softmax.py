@@ -598,7 +598,7 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, s
     target = _unbatched_target(input, target)
     r = cross_entropy_op(input, target, weight, reduction, int(ignore_index), float(label_smoothing))
     if label_smoothing == 0 and not target._dtype.is_floating_point:  # PyTorch's nll_loss(log_softmax(input))
-        return node_name(r, "CrossEntropyBackward0", "NllLossBackward0")
+        return node_name(r, "CrossEntropyBackward0", "NllLoss2DBackward0" if input.ndim == 4 else "NllLossBackward0")
     return r
 
 
@@ -624,7 +624,8 @@ def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, size_a
     2.0
     """
     reduction = _legacy_reduction(size_average, reduce, reduction)
-    return nll_loss_op(input, _unbatched_target(input, target), weight, reduction, int(ignore_index))[0]
+    r = nll_loss_op(input, _unbatched_target(input, target), weight, reduction, int(ignore_index))[0]
+    return node_name(r, "NllLossBackward0", "NllLoss2DBackward0") if input.ndim == 4 else r  # PyTorch's 2-D kernel
 
 
 def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None,

@@ -416,7 +416,7 @@ def pixel_shuffle(input: Tensor, upscale_factor: int) -> Tensor:
     k = len(lead)
     x = reshape(input, (*lead, c // (r * r), r, r, h, w))
     x = permute(x, (*range(k), k, k + 3, k + 1, k + 4, k + 2))
-    return reshape(x, (*lead, c // (r * r), h * r, w * r))
+    return node_name(reshape(x, (*lead, c // (r * r), h * r, w * r)), "UnsafeViewBackward0", "PixelShuffleBackward0")
 
 
 def pixel_unshuffle(input: Tensor, downscale_factor: int) -> Tensor:
@@ -437,4 +437,5 @@ def pixel_unshuffle(input: Tensor, downscale_factor: int) -> Tensor:
     k = len(lead)
     x = reshape(input, (*lead, c, h // r, r, w // r, r))
     x = permute(x, (*range(k), k, k + 2, k + 4, k + 1, k + 3))
-    return reshape(x, (*lead, c * r * r, h // r, w // r))
+    return node_name(reshape(x, (*lead, c * r * r, h // r, w // r)), "UnsafeViewBackward0",
+                     "PixelUnshuffleBackward0")
