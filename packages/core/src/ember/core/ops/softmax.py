@@ -598,8 +598,16 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, s
     target = _unbatched_target(input, target)
     r = cross_entropy_op(input, target, weight, reduction, int(ignore_index), float(label_smoothing))
     if label_smoothing == 0 and not target._dtype.is_floating_point:  # PyTorch's nll_loss(log_softmax(input))
-        return node_name(r, "CrossEntropyBackward0", "NllLoss2DBackward0" if input.ndim == 4 else "NllLossBackward0")
+        return node_name(r, "CrossEntropyBackward0", _nll_node(input, reduction))
     return r
+
+
+def _nll_node(input, reduction) -> str:
+    """PyTorch's node for nll_loss: its 2-D kernel for inputs of 3 dims and more, viewed back when unreduced
+    and not 4-D."""
+    if input.ndim < 3:
+        return "NllLossBackward0"
+    return "ViewBackward0" if reduction == "none" and input.ndim != 4 else "NllLoss2DBackward0"
 
 
 def _unbatched_target(input, target):
@@ -625,7 +633,7 @@ def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, size_a
     """
     reduction = _legacy_reduction(size_average, reduce, reduction)
     r = nll_loss_op(input, _unbatched_target(input, target), weight, reduction, int(ignore_index))[0]
-    return node_name(r, "NllLossBackward0", "NllLoss2DBackward0") if input.ndim == 4 else r  # PyTorch's 2-D kernel
+    return node_name(r, "NllLossBackward0", _nll_node(input, reduction))
 
 
 def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None,
