@@ -100,6 +100,8 @@ CASES = [
     ("cdist", "torch.cdist(x, y)"),
     ("cross_entropy_2d", "F.cross_entropy(img, torch.zeros(1, 4, 4, dtype=torch.long))"),
     ("nll_2d", "F.nll_loss(img, torch.zeros(1, 4, 4, dtype=torch.long))"),
+    ("conv_transpose1d", "F.conv_transpose1d(b, w[:3, :2, 0], stride=2)"),
+    ("conv_transpose3d", "F.conv_transpose3d(img[:, :, None], w.transpose(0, 1)[:, :, None], output_padding=0)"),
     ("cross_entropy_1d", "F.cross_entropy(b.transpose(1, 2), torch.zeros(2, 3, dtype=torch.long))"),
     ("nll_1d_none", "F.nll_loss(b.transpose(1, 2), torch.zeros(2, 3, dtype=torch.long), reduction='none')"),
 ]
@@ -208,7 +210,9 @@ PYTORCH = {
     "conv_transpose2d": "ConvolutionBackward0", "im2col": "Im2ColBackward0", "col2im": "Col2ImBackward0",
     "pixel_shuffle": "PixelShuffleBackward0", "pixel_unshuffle": "PixelUnshuffleBackward0", "rot90": "Rot90Backward0",
     "rot90_2": "Rot90Backward0", "cdist": "CdistBackward0", "cross_entropy_2d": "NllLoss2DBackward0",
-    "nll_2d": "NllLoss2DBackward0", "cross_entropy_1d": "NllLoss2DBackward0", "nll_1d_none": "ViewBackward0",
+    "nll_2d": "NllLoss2DBackward0", "conv_transpose1d": "ConvolutionBackward0",
+    "conv_transpose3d": "ConvolutionBackward0", "cross_entropy_1d": "NllLoss2DBackward0",
+    "nll_1d_none": "ViewBackward0",
 }
 
 # where ember's graph is built differently and the outer node is not PyTorch's (see the report of issue 20)

@@ -1205,8 +1205,9 @@ def conv_transpose2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, 
 def conv_transpose1d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Size2 = 1,
                      padding: Size2 = 0, output_padding: Size2 = 0, groups: int = 1, dilation: Size2 = 1) -> Tensor:
     """1-D transposed convolution, as `torch.nn.functional.conv_transpose1d`: input `(N, C, L)`."""
-    return _conv_transpose_nd("conv_transpose1d", 1, input, weight, bias, stride, padding, output_padding,
-                              groups, dilation)
+    r = _conv_transpose_nd("conv_transpose1d", 1, input, weight, bias, stride, padding, output_padding, groups,
+                           dilation)
+    return _convolution_node(r)
 
 
 @composite("conv3d")
@@ -1249,8 +1250,15 @@ def conv_transpose3d(input: Tensor, weight: Tensor, bias: Tensor | None = None, 
     >>> ec.conv_transpose3d(ec.ones(1, 1, 1, 1, 2), ec.ones(1, 1, 1, 1, 2)).tolist()
     [[[[[1.0, 2.0, 1.0]]]]]
     """
-    return _conv_transpose_nd("conv_transpose3d", 3, input, weight, bias, stride, padding, output_padding,
-                              groups, dilation)
+    r = _conv_transpose_nd("conv_transpose3d", 3, input, weight, bias, stride, padding, output_padding, groups,
+                           dilation)
+    return _convolution_node(r)
+
+
+def _convolution_node(r: Tensor) -> Tensor:
+    """PyTorch's node for every convolution, on the last node of a decomposed one (a new result, never an input)."""
+    fn = getattr(r, "_grad_fn", None)
+    return r if fn is None else node_name(r, type(fn).__name__, "ConvolutionBackward0")
 
 
 def convolution(input: Tensor, weight: Tensor, bias: Tensor | None, stride: Size2, padding: Size2 | str,
