@@ -8,7 +8,9 @@ transfer learning with distillation and torch.compile, spatial transformers with
 samplers and collates, and the beginners' common errors; HuggingFace-style NLP code: a BERT encoder with MLM and
 strict=False checkpoints, GPT-2 generation (KV cache, sampling, beam search), T5 relative buckets with collation and
 a warmup schedule, PreTrainedModel utilities, a Trainer-style loop (meta init, ALiBi, GQA), data collators, and
-NLP reprs and errors), each printing what it computes. Each runs unmodified
+NLP reprs and errors; computer-vision code: tensor augmentation with detection utilities, a UNet segmenter, ResNet
+training infrastructure, vision layers, a DETR/FPN training loop, super-resolution with SSIM and an R1 penalty,
+Grad-CAM with adversarial attacks), each printing what it computes. Each runs unmodified
 through `python -m ember.torch`, and its output must be PyTorch 2.13's, stored in tests/api_programs/expected/
 (printed numbers compared to 2e-4, the programs round to four decimals; the rest exactly). The torch session checks
 the stored outputs against PyTorch itself."""

@@ -93,6 +93,22 @@ CASES = [
     ("GRU", "nn.GRU(4, 3)(x.unsqueeze(1))[0]"), ("Flatten", "nn.Flatten()(img)"),
     ("MultiheadAttention", "nn.MultiheadAttention(4, 2)(x, x, x)[0]"),
     ("sdpa", "F.scaled_dot_product_attention(b, b, b)"), ("one_hot_mul", "F.one_hot(tgt, 4) * x"),
+    # vision
+    ("conv_transpose2d", "F.conv_transpose2d(img, w.transpose(0, 1))"), ("im2col", "F.unfold(img, 2)"),
+    ("col2im", "F.fold(F.unfold(img, 2), (4, 4), 2)"), ("pixel_shuffle", "F.pixel_shuffle(img.repeat(1, 2, 1, 1), 2)"),
+    ("pixel_unshuffle", "F.pixel_unshuffle(img, 2)"), ("rot90", "img.rot90(1, (2, 3))"), ("rot90_2", "x.rot90(2)"),
+    ("cdist", "torch.cdist(x, y)"),
+    ("cross_entropy_2d", "F.cross_entropy(img, torch.zeros(1, 4, 4, dtype=torch.long))"),
+    ("nll_2d", "F.nll_loss(img, torch.zeros(1, 4, 4, dtype=torch.long))"),
+    ("max_unpool2d", "F.max_unpool2d(*F.max_pool2d(img, 2, return_indices=True), 2)"),
+    ("max_unpool1d", "F.max_unpool1d(*F.max_pool1d(b, 2, return_indices=True), 2)"),
+    ("glu", "F.glu(x)"), ("prelu", "F.prelu(img, v[:2])"),
+    ("affine_grid", "F.affine_grid(b[:1, :2, :3], (1, 1, 2, 2), align_corners=False)"),
+    ("channel_shuffle", "F.channel_shuffle(img, 2)"),
+    ("conv_transpose1d", "F.conv_transpose1d(b, w[:3, :2, 0], stride=2)"),
+    ("conv_transpose3d", "F.conv_transpose3d(img[:, :, None], w.transpose(0, 1)[:, :, None], output_padding=0)"),
+    ("cross_entropy_1d", "F.cross_entropy(b.transpose(1, 2), torch.zeros(2, 3, dtype=torch.long))"),
+    ("nll_1d_none", "F.nll_loss(b.transpose(1, 2), torch.zeros(2, 3, dtype=torch.long), reduction='none')"),
 ]
 
 
@@ -196,6 +212,14 @@ PYTORCH = {
     "interpolate_bilinear": "UpsampleBilinear2DBackward0", "RNN": "StackBackward0",
     "LSTM": "MkldnnRnnLayerBackward0", "GRU": "StackBackward0", "Flatten": "ViewBackward0",
     "MultiheadAttention": "SqueezeBackward1", "sdpa": "UnsafeViewBackward0", "one_hot_mul": "MulBackward0",
+    "conv_transpose2d": "ConvolutionBackward0", "im2col": "Im2ColBackward0", "col2im": "Col2ImBackward0",
+    "pixel_shuffle": "PixelShuffleBackward0", "pixel_unshuffle": "PixelUnshuffleBackward0", "rot90": "Rot90Backward0",
+    "rot90_2": "Rot90Backward0", "cdist": "CdistBackward0", "cross_entropy_2d": "NllLoss2DBackward0",
+    "nll_2d": "NllLoss2DBackward0", "max_unpool2d": "MaxUnpool2DBackward0", "max_unpool1d": "SqueezeBackward1",
+    "glu": "GluBackward0", "prelu": "PreluKernelBackward0", "affine_grid": "AffineGridGeneratorBackward0",
+    "channel_shuffle": "ChannelShuffleBackward0", "conv_transpose1d": "ConvolutionBackward0",
+    "conv_transpose3d": "ConvolutionBackward0", "cross_entropy_1d": "NllLoss2DBackward0",
+    "nll_1d_none": "ViewBackward0",
 }
 
 # where ember's graph is built differently and the outer node is not PyTorch's (see the report of issue 20)

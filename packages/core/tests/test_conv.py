@@ -2,6 +2,7 @@
 central differences of the forward; PyTorch's validation messages."""
 
 import os
+import warnings
 
 import numpy as np
 import pytest
@@ -153,6 +154,17 @@ def test_conv_same_padding_keeps_the_size_and_pads_the_extra_at_the_end(k, dilat
     xp = np.pad(x, ((0, 0), (0, 0), (lo, total - lo), (lo, total - lo)))
     np.testing.assert_allclose(got.numpy(), ref_conv2d(xp, w, None, (1, 1), (0, 0), (dilation,) * 2, 1), atol=1e-12)
     assert E.conv2d(T(x), T(w), padding="valid", dilation=dilation).shape == (1, 3, 7 - total, 8 - total)
+
+
+def test_same_padding_with_an_even_kernel_warns_once_a_process(monkeypatch):
+    monkeypatch.setattr(C, "_SAME_PAD_WARNED", [])
+    x = E.zeros(1, 2, 6, 6)
+    with pytest.warns(UserWarning, match="^Using padding='same' with even kernel lengths and odd dilation may"):
+        E.conv2d(x, E.zeros(2, 2, 4, 4), padding="same")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        E.conv2d(x, E.zeros(2, 2, 4, 4), padding="same")  # PyTorch's TORCH_WARN_ONCE
+        E.conv2d(x, E.zeros(2, 2, 3, 3), padding="same")  # an odd kernel pads symmetrically: no copy, no warning
 
 
 def test_conv1d_matches_reference_and_same_padding():

@@ -120,6 +120,22 @@ def test_flip_roll_match_numpy():
         x.flip(0, -3)
 
 
+def test_meshgrid_rejects_an_unknown_indexing_with_runtime_error():
+    with pytest.raises(RuntimeError, match='^torch.meshgrid: indexing must be one of "xy" or "ij", but received: ab$'):
+        E.meshgrid(E.arange(2), E.arange(3), indexing="ab")
+
+
+def test_flip_takes_dims_by_keyword():
+    a = _a(2, 3, 4)
+    x = E.tensor(a)
+    assert_close(E.flip(x, dims=[-1]), E.tensor(np.flip(a, -1).copy()))
+    assert_close(x.flip(dims=(0, 1)), E.tensor(np.flip(a, (0, 1)).copy()))
+    with pytest.raises(TypeError, match='missing 1 required positional arguments: "dims"'):
+        E.flip(x)
+    with pytest.raises(TypeError, match="got multiple values for argument 'dims'"):
+        x.flip(0, dims=[1])
+
+
 def test_repeat_tile_repeat_interleave_match_numpy():
     a = _a(2, 3)
     x = E.tensor(a)

@@ -206,6 +206,11 @@ def test_normalization_errors_use_pytorchs_messages():
     with pytest.raises(RuntimeError, match=r"Expected number of channels in input to be divisible by num_groups, but "
                                          r"got input of shape \[2, 5, 3\] and num_groups=2"):
         E.group_norm(E.zeros(2, 5, 3), 2)
+    with pytest.raises(RuntimeError, match=r"^Expected weight to be a vector of size equal to the number of channels "
+                                         r"in input, but got weight of shape \[3\] and input of shape \[2, 6, 4\]$"):
+        E.group_norm(E.zeros(2, 6, 4), 3, E.ones(3))
+    with pytest.raises(RuntimeError, match=r"but got bias of shape \[6\] and input"):  # weight's shape, as PyTorch
+        E.group_norm(E.zeros(2, 6, 4), 3, E.ones(6), E.ones(3))
     with pytest.raises(NotImplementedError, match="\"LayerNormKernelImpl\" not implemented for 'Long'"):
         E.layer_norm(E.zeros(2, 4, dtype=E.int64), [4])
 

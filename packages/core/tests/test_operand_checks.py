@@ -168,7 +168,7 @@ CASES = [
      RuntimeError, "cross_entropy_backward: expected a gradient of 3 elements (the loss's)"),
     ("upsample primitive, empty input",
      lambda m: get_op("upsample")(m(E.ones(1, 1, 0)), (3,), "linear", False, None),
-     RuntimeError, "interpolate: input and output sizes should be greater than 0, but got input [0] and output [3]"),
+     RuntimeError, "Input and output sizes should be greater than 0, but got input (W: 0) and output (W: 3)"),
     ("index_put_ values with an extra leading dim",
      lambda m: m(_z(3, 4)).index_put_((m(E.tensor([0, 1])),), m(E.ones(1, 2, 4))),
      RuntimeError, "shape mismatch: value tensor of shape [1, 2, 4] cannot be broadcast to indexing result of shape "
@@ -364,9 +364,9 @@ PUBLIC = [
     ("pad: circular pad wraps twice", lambda: E.pad(E.ones(1, 1, 3), (5, 5), mode="circular"),
      RuntimeError, "Padding value causes wrapping around more than once."),
     ("interpolate: output size 0", lambda: E.interpolate(E.ones(1, 1, 3), size=0),
-     RuntimeError, "input and output sizes should be greater than 0, but got input [3] and output [0]"),
+     RuntimeError, "Input and output sizes should be greater than 0, but got input (W: 3) and output (W: 0)"),
     ("interpolate: negative scale", lambda: E.interpolate(E.ones(1, 1, 3), scale_factor=-1.0),
-     RuntimeError, "input and output sizes should be greater than 0"),
+     RuntimeError, "Input and output sizes should be greater than 0"),
     ("repeat_interleave: repeats length", lambda: E.repeat_interleave(E.ones(3), E.tensor([1, 2])),
      RuntimeError, "repeats must have the same size as input along dim, but got repeats.size(0) = 2 and "
                    "input.size(0) = 3"),

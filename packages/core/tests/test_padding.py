@@ -62,7 +62,7 @@ def test_pad_keeps_dtype_and_validates():
     with pytest.raises(RuntimeError, match=r"Padding size should be less than the corresponding input dimension, "
                                            r"but got: padding \(3, 3\) at dimension 2 of input \[1, 1, 3\]"):
         E.pad(E.zeros(1, 1, 3), (3, 3), mode="reflect")
-    with pytest.raises(NotImplementedError, match="Unsupported padding mode: wrap"):
+    with pytest.raises(NotImplementedError, match="^Unrecognised padding mode wrap$"):
         E.pad(E.zeros(1, 3), (1, 1), mode="wrap")
     # PyTorch pads n dims of an (n + 1)- or (n + 2)-dim input only, in the non-constant modes
     for shape, pads in [((1, 2, 3, 3), (2, 0)), ((2, 3), (1, 1, 1, 1)), ((1,) * 6, (1,) * 8)]:
@@ -95,3 +95,12 @@ def test_pad_matches_numpy_and_its_backward_is_the_adjoint(mode, pad):
     back = E.pad_nd_backward(E.tensor(g), x.shape, pad, mode).numpy()
     zero_fill = E.pad(E.tensor(x), pad, mode).numpy()
     np.testing.assert_allclose((zero_fill * g).sum(), (x * back).sum(), rtol=1e-12)
+
+
+def test_a_value_with_a_non_constant_mode_is_a_runtime_error():
+    with pytest.raises(RuntimeError, match="^Padding mode \"reflect\" doesn't take in value argument$"):
+        E.pad(E.zeros(1, 2, 3), (1, 1), mode="reflect", value=1.0)
+    with pytest.raises(RuntimeError, match="^only one dimension can be inferred$"):
+        E.zeros(4).view(-1, -1)
+    with pytest.raises(RuntimeError, match="^selected index k out of range$"):
+        E.zeros(3).topk(4)

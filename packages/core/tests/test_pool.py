@@ -512,3 +512,15 @@ def test_a_max_pool_window_with_no_tap_inside_the_input_is_pytorchs_lowest():
     assert out.tolist() == [[[-math.inf]] * 3] and idx.tolist() == [[[1], [2], [3]]]
     out, idx = E.max_pool3d(E.zeros(1, 1, 1, 3), (3, 3, 2), (3, 3, 2), (1, 0, 0), (2, 1, 1), True, True)
     assert out.tolist() == [[[[-math.inf, -math.inf]]]] and idx.tolist() == [[[[3, 5]]]]
+
+
+@pytest.mark.parametrize(("fn", "nd", "message"), [
+    ("adaptive_avg_pool1d", 1, r"^adaptive_avg_pool1d\(\) argument 'output_size' should contain one int \(got 2\)$"),
+    ("adaptive_max_pool1d", 1, r"^adaptive_max_pool1d\(\) argument 'output_size' should contain one int \(got 2\)$"),
+    ("adaptive_avg_pool2d", 2, r"^adaptive_avg_pool2d: output_size must be 2$"),
+    ("adaptive_max_pool2d", 2, r"^adaptive_max_pool2d\(\): internal error: output_size.size\(\) must be 2$"),
+    ("adaptive_avg_pool3d", 3, r"^adaptive_avg_pool3d: output_size must be 3$"),
+])
+def test_adaptive_pools_reject_an_output_size_of_the_wrong_length(fn, nd, message):
+    with pytest.raises(RuntimeError, match=message):
+        getattr(E, fn)(E.zeros((1, 1) + (4,) * nd), (2,) * (nd + 1))

@@ -511,3 +511,16 @@ def test_aminmax_of_nothing_raises_pytorchs_errors():
     with pytest.raises(IndexError, match=r"^aminmax: Expected reduction dim 1 to have non-zero size\.$"):
         E.zeros(2, 0).aminmax(dim=-1)
     assert tuple(E.zeros(0, 3).aminmax(dim=1).min.shape) == (0,)
+
+
+@pytest.mark.parametrize("call", [lambda x: x.argmax(5), lambda x: x.sum(5), lambda x: x.softmax(5),
+                                  lambda x: x.cumsum(5), lambda x: x.movedim(5, 0), lambda x: x.unfold(5, 1, 1)])
+def test_a_dim_out_of_range_reads_as_pytorchs_without_an_op_prefix(call):
+    with pytest.raises(IndexError, match=r"^Dimension out of range \(expected to be in range of \[-2, 1\], but "
+                                         r"got 5\)$"):
+        call(E.zeros(2, 3))
+
+
+def test_a_repeated_reduction_dim_reads_as_pytorchs():
+    with pytest.raises(RuntimeError, match="^dim 0 appears multiple times in the list of dims$"):
+        E.zeros(2, 3).sum((0, 0))

@@ -233,6 +233,11 @@ def test_loss_primitives_validate_targets_themselves():
     ((2, 3), E.ones(3, 4), ValueError, r"Expected input batch_size \(2\) to match target batch_size \(3\)\."),
     ((2, 3, 4), E.ones(2, 4, 5), RuntimeError, r"Expected target size \[2, 4\], got \[2, 4, 5\]"),
     ((2, 3), E.ones(2, 4, dtype=E.int64), RuntimeError, "0D or 1D target tensor expected, multi-target not supported"),
+    # a 4-D input takes PyTorch's nll_loss2d checks and words
+    ((2, 3, 4, 4), E.ones(2, 4, 5, dtype=E.int64), RuntimeError,
+     r"size mismatch \(got input: \[2, 3, 4, 4\] , target: \[2, 4, 5\]"),
+    ((2, 3, 4, 4), E.ones(2, 4, dtype=E.int64), RuntimeError,
+     r"only batches of spatial targets supported \(3D tensors\) but got targets of dimension: 2"),
 ])
 def test_cross_entropy_target_errors_are_pytorchs(input_shape, target, error, message):
     with pytest.raises(error, match=f"^{message}$"):

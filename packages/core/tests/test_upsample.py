@@ -110,6 +110,14 @@ def test_pixel_shuffle_matches_reference_and_unshuffle_inverts_it():
     assert E.pixel_shuffle(T(x[0]), 2).shape == (2, 6, 10)
     with pytest.raises(RuntimeError, match="divisible by the square of upscale_factor"):
         E.pixel_shuffle(T(x), 3)
+    with pytest.raises(RuntimeError, match="^pixel_shuffle expects a positive upscale_factor, but got 0$"):
+        E.pixel_shuffle(T(x), 0)
+    with pytest.raises(RuntimeError, match=r"^pixel_unshuffle expects height to be divisible by downscale_factor, "
+                                         r"but input.size\(-2\)=3 is not divisible by 2$"):
+        E.pixel_unshuffle(T(x), 2)
+    with pytest.raises(RuntimeError, match=r"^pixel_unshuffle expects width to be divisible by downscale_factor, "
+                                         r"but input.size\(-1\)=5 is not divisible by 3$"):
+        E.pixel_unshuffle(E.zeros(1, 1, 3, 5), 3)
 
 
 def test_area_mode_is_adaptive_average_pooling():
@@ -285,3 +293,33 @@ def test_bicubic_and_antialias_match_pytorch_with_scale_factors():
         ex = ea.tensor(x, requires_grad=True)
         e = ea.interpolate(ex, **kw)
         np.testing.assert_allclose(e.detach().numpy(), t.detach().numpy(), rtol=1e-5, atol=1e-5)
+
+
+def test_deprecated_upsample_names_warn_and_interpolate():
+    x = E.arange(4.0).reshape(1, 1, 2, 2)
+    for name, want in (("upsample", E.interpolate(x, scale_factor=2)),
+                       ("upsample_nearest", E.interpolate(x, scale_factor=2)),
+                       ("upsample_bilinear", E.interpolate(x, scale_factor=2, mode="bilinear", align_corners=True))):
+        with pytest.warns(UserWarning, match=rf"^`nn.functional.{name}` is deprecated. Use `nn.functional"):
+            got = getattr(E, name)(x, scale_factor=2)
+        np.testing.assert_array_equal(got.numpy(), want.numpy())
+
+
+def test_interpolate_errors_show_the_arguments_as_given():
+    x = E.zeros(1, 1, 4, 4)
+    with pytest.raises(ValueError, match=r"output size of \(3,\)\. Please provide input tensor"):
+        E.interpolate(x, size=(3,))
+    with pytest.raises(ValueError, match=r"scale_factor of shape \[2.0\]\. Please provide input tensor in \(N, C, "
+                                         r"d1, d2, ...,dK\) format and scale_factor in \(s1, s2, ...,sK\) format"):
+        E.interpolate(x, scale_factor=[2.0])
+    with pytest.raises(NotImplementedError, match=r"^Input Error: Only 3D, 4D and 5D input Tensors supported "
+                                                  r"\(got 4D\) for the modes: .* \(got bogus\)$"):
+        E.interpolate(x, size=3, mode="bogus")
+
+
+def test_interpolate_to_an_empty_size_names_the_dims_as_pytorch():
+    with pytest.raises(RuntimeError, match=r"^Input and output sizes should be greater than 0, but got input "
+                                         r"\(H: 4, W: 4\) output \(H: 2, W: 0\)$"):
+        E.interpolate(E.zeros(1, 1, 4, 4), size=(2, 0), mode="bilinear")
+    with pytest.raises(RuntimeError, match=r"input \(D: 4, H: 4, W: 4\) output \(D: 0, H: 1, W: 2\)$"):
+        E.interpolate(E.zeros(1, 1, 4, 4, 4), size=(0, 1, 2))

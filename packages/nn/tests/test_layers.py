@@ -226,6 +226,11 @@ def test_layer_norm_and_group_norm():
     np.testing.assert_allclose(w(gn(x)), ref, rtol=1e-10, atol=1e-12)
     with pytest.raises(ValueError, match=r"num_channels \(4\) must be divisible by num_groups \(3\)"):
         nn.GroupNorm(3, 4)
+    with pytest.raises(RuntimeError, match=r"^Expected weight to be a vector of size equal to the number of channels "
+                                         r"in input, but got weight of shape \[4\] and input of shape \[3, 2, 5\]$"):
+        gn(torch.zeros(3, 2, 5, dtype=torch.float64))  # PyTorch's words for a wrong channel count
+    with pytest.raises(RuntimeError, match=r"^Expected at least 2 dimensions for input tensor but received 1$"):
+        gn(torch.zeros(4, dtype=torch.float64))
 
 
 def test_dropout_train_and_eval():

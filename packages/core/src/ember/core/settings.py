@@ -8,6 +8,8 @@ deterministic, so every setting a program can choose is already honoured or mean
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 
 from ember.core import dtypes
@@ -110,8 +112,10 @@ _deterministic_warn_only = False
 def set_float32_matmul_precision(precision: str) -> None:
     """Record "highest", "high" or "medium"; ember's float32 matmuls are always full float32 ("highest")."""
     global _matmul_precision
-    if precision not in ("highest", "high", "medium"):
-        raise RuntimeError(f"Invalid precision: {precision!r}; expected one of 'highest', 'high', 'medium'")
+    if precision not in ("highest", "high", "medium"):  # PyTorch warns and keeps the setting
+        warnings.warn(f"{precision} is not one of 'highest', 'high', or 'medium'; the current"
+                      "setFloat32MatmulPrecision call has no effect.", UserWarning, stacklevel=2)
+        return
     _matmul_precision = precision
 
 

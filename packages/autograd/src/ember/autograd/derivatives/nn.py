@@ -282,16 +282,17 @@ ENTRIES = [
       input=lambda grad, grad_output, input_shape, stride, padding, dilation, groups: conv2d_backward_input(
           grad_output, grad, input_shape, stride, padding, dilation, groups)),
     d("conv_transpose2d(input, weight, bias, stride, padding, output_padding, groups, dilation)",
+      name="ConvolutionBackward0",
       input=lambda grad, weight, input_shape, stride, padding, dilation, groups: _crop_to(conv2d(
           grad, weight, None, stride, padding, dilation, groups), input_shape),
       weight=lambda grad, input, weight_shape, stride, padding, dilation, groups: conv2d_backward_weight(
           input, grad, weight_shape, stride, padding, dilation, groups),
       bias=lambda grad: grad.sum((0, 2, 3))),
 
-    d("im2col(input, kernel_size, dilation, padding, stride)",
+    d("im2col(input, kernel_size, dilation, padding, stride)", name="Im2ColBackward0",
       input=lambda grad, input_shape, kernel_size, dilation, padding, stride: get_op("col2im")(
           grad, tuple(input_shape[-2:]), kernel_size, dilation, padding, stride)),
-    d("col2im(input, output_size, kernel_size, dilation, padding, stride)",
+    d("col2im(input, output_size, kernel_size, dilation, padding, stride)", name="Col2ImBackward0",
       input=lambda grad, kernel_size, dilation, padding, stride: get_op("im2col")(
           grad, kernel_size, dilation, padding, stride)),
     d("max_pool2d_with_indices(input, kernel_size, stride, padding, dilation, ceil_mode)",

@@ -225,10 +225,10 @@ def normalize_dims(dim, ndim: int, op: str) -> tuple[int, ...] | None:
     for d in dim:
         d = int(d)
         if not -n <= d < n:
-            raise IndexError(f"{op}: Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {d})")
+            raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {d})")
         d = d % n
         if d in out:
-            raise RuntimeError(f"{op}: dim {d} appears multiple times in the list of dims")
+            raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
         out.append(d)
     return tuple(sorted(out)) if ndim else ()
 

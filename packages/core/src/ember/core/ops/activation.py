@@ -13,7 +13,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from ember.core.dispatch import TENSOR_ITERATOR, composite, declare
+from ember.core.dispatch import TENSOR_ITERATOR, composite, declare, node_name
 from ember.core.opinfo import FLOAT_DTYPES, PROMOTE, ErrorInput, OpInfo, Sample, unary_samples
 from ember.core.ops import numba_cpu, numba_nn
 from ember.core.ops._util import write_out, wrap
@@ -393,7 +393,7 @@ def prelu(input: Tensor, weight: Tensor) -> Tensor:
                            f"and channel size = {channels}.")
     w = reshape(weight, (n,) + (1,) * (input.ndim - 2)) if input.ndim >= 2 and n > 1 else weight
     pos = ew.relu(input)
-    return ew.add(pos, ew.mul(w, ew.sub(input, pos)))
+    return node_name(ew.add(pos, ew.mul(w, ew.sub(input, pos))), "AddBackward0", "PreluKernelBackward0")
 
 
 def rrelu(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, training: bool = False,

@@ -89,6 +89,7 @@ the dispatch, the weight, then a 3-D bias strictly or a 1-D/2-D bias that must c
 
 from __future__ import annotations
 
+import warnings
 from functools import lru_cache
 
 import numpy as np
@@ -817,7 +818,7 @@ def _col2im_meta(input, output_size, kernel_size, dilation, padding, stride) -> 
     _check_blocks("fold", k, d, p, st)
     if input._shape[1] % (k[0] * k[1]):
         raise RuntimeError(f"Expected size of input's dimension 1 to be divisible by the product of kernel_size, "
-                           f"but got input.size(1)={input._shape[1]} and kernel_size={tuple(k)}")
+                           f"but got input.size(1)={input._shape[1]} and kernel_size={tuple(k)}.")
     blocks = [_out_size(n, kk, ss, pp, dd) for n, kk, ss, pp, dd in zip(output_size, k, st, p, d)]
     if input._shape[2] != blocks[0] * blocks[1] or min(blocks) < 1:
         raise RuntimeError(f"Given output_size={tuple(output_size)}, kernel_size={tuple(k)}, dilation={tuple(d)}, "
@@ -984,6 +985,9 @@ def _check_sizes(op: str, hw, k, padding, dilation) -> None:
                            f"actual input size")
 
 
+_SAME_PAD_WARNED: list[bool] = []
+
+
 def _same_padding(op: str, input: Tensor, k, stride, dilation):
     """PyTorch's padding='same': symmetric pads, plus one extra row/col at the end when odd."""
     if any(s != 1 for s in stride):
@@ -994,6 +998,10 @@ def _same_padding(op: str, input: Tensor, k, stride, dilation):
     if any(extra):
         from ember.core.ops.padding import pad
 
+        if not _SAME_PAD_WARNED:  # PyTorch warns once a process
+            _SAME_PAD_WARNED.append(True)
+            warnings.warn("Using padding='same' with even kernel lengths and odd dilation may require a zero-padded "
+                          "copy of the input be created", UserWarning, stacklevel=4)
         flat: list[int] = []
         for e in reversed(extra):
             flat += [0, e]
@@ -1205,8 +1213,9 @@ def conv_transpose2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, 
 def conv_transpose1d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Size2 = 1,
                      padding: Size2 = 0, output_padding: Size2 = 0, groups: int = 1, dilation: Size2 = 1) -> Tensor:
     """1-D transposed convolution, as `torch.nn.functional.conv_transpose1d`: input `(N, C, L)`."""
-    return _conv_transpose_nd("conv_transpose1d", 1, input, weight, bias, stride, padding, output_padding,
-                              groups, dilation)
+    r = _conv_transpose_nd("conv_transpose1d", 1, input, weight, bias, stride, padding, output_padding, groups,
+                           dilation)
+    return _convolution_node(r)
 
 
 @composite("conv3d")
@@ -1249,8 +1258,15 @@ def conv_transpose3d(input: Tensor, weight: Tensor, bias: Tensor | None = None, 
     >>> ec.conv_transpose3d(ec.ones(1, 1, 1, 1, 2), ec.ones(1, 1, 1, 1, 2)).tolist()
     [[[[[1.0, 2.0, 1.0]]]]]
     """
-    return _conv_transpose_nd("conv_transpose3d", 3, input, weight, bias, stride, padding, output_padding,
-                              groups, dilation)
+    r = _conv_transpose_nd("conv_transpose3d", 3, input, weight, bias, stride, padding, output_padding, groups,
+                           dilation)
+    return _convolution_node(r)
+
+
+def _convolution_node(r: Tensor) -> Tensor:
+    """PyTorch's node for every convolution, on the last node of a decomposed one (a new result, never an input)."""
+    fn = getattr(r, "_grad_fn", None)
+    return r if fn is None else node_name(r, type(fn).__name__, "ConvolutionBackward0")
 
 
 def convolution(input: Tensor, weight: Tensor, bias: Tensor | None, stride: Size2, padding: Size2 | str,

@@ -320,9 +320,14 @@ def _dims(input: Tensor, dims, op: str) -> tuple[int, ...]:
 
 
 @method
-def flip(input: Tensor, *dims) -> Tensor:
+def flip(input: Tensor, *args, dims=None) -> Tensor:
     """A copy with the order of elements reversed along each of `dims` (`x.flip(0, 1)` works too)."""
-    dims = dims[0] if len(dims) == 1 else dims
+    if dims is None:
+        if not args:
+            raise TypeError("flip() missing 1 required positional arguments: \"dims\"")
+        dims = args[0] if len(args) == 1 else args
+    elif args:
+        raise TypeError("flip() got multiple values for argument 'dims'")
     dims = _dims(input, dims, "flip")
     return _flip(input, dims if input.ndim else ())
 
@@ -381,12 +386,12 @@ def rot90(input: Tensor, k: int = 1, dims=(0, 1)) -> Tensor:
         raise RuntimeError(f"expected rotation dims to be different, but got dim0 = {dims[0]} and dim1 = {dims[1]}")
     k %= 4
     if k == 1:
-        return S.transpose(_flip(input, (d1,)), d0, d1)
+        return node_name(S.transpose(_flip(input, (d1,)), d0, d1), "TransposeBackward0", "Rot90Backward0")
     if k == 2:
-        return _flip(input, (d0, d1))
+        return node_name(_flip(input, (d0, d1)), "FlipBackward0", "Rot90Backward0")
     if k == 3:
-        return S.transpose(_flip(input, (d0,)), d0, d1)
-    return S.clone(input)
+        return node_name(S.transpose(_flip(input, (d0,)), d0, d1), "TransposeBackward0", "Rot90Backward0")
+    return node_name(S.clone(input), "CloneBackward0", "Rot90Backward0")
 
 
 # --- repeat / tile / repeat_interleave ------------------------------------------------------
@@ -609,7 +614,7 @@ def meshgrid(*tensors, indexing: str | None = None) -> tuple[Tensor, ...]:
                       UserWarning, stacklevel=2)
         indexing = "ij"
     if indexing not in ("ij", "xy"):
-        raise ValueError(f'torch.meshgrid: indexing must be one of "xy" or "ij", but received: {indexing}')
+        raise RuntimeError(f'torch.meshgrid: indexing must be one of "xy" or "ij", but received: {indexing}')
     for t in ts:
         if t.ndim > 1:
             raise RuntimeError(f"torch.meshgrid: Expected 0D or 1D tensor in the tensor list but got: {describe(t)}")

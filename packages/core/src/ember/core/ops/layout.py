@@ -168,7 +168,7 @@ def movedim(input, source, destination) -> Tensor:
 def _movedim_dim(d: int, ndim: int) -> int:
     n = max(ndim, 1)
     if not -n <= d < n:
-        raise IndexError(f"movedim: Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {d})")
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {d})")
     return d % n
 
 

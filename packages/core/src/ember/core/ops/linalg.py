@@ -683,7 +683,7 @@ def cdist(x1: Tensor, x2: Tensor, p: float = 2.0,
         d2 = ew.add(ew.sub(sq1, ew.mul(cross, 2)), S.transpose(sq2, -2, -1))
         return ew.sqrt(ew.clamp(d2, 1e-30, None))
     diff = ew.sub(S.unsqueeze(x1, -2), S.unsqueeze(x2, -3))
-    return vector_norm(diff, p, -1)
+    return node_name(vector_norm(diff, p, -1), "LinalgVectorNormBackward0", "CdistBackward0")
 
 
 def pdist(input: Tensor, p: float = 2.0) -> Tensor:

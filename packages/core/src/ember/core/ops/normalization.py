@@ -520,6 +520,10 @@ def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None, bia
         raise RuntimeError(f"Expected number of channels in input to be divisible by num_groups, but got input of "
                          f"shape {list(input.shape)} and num_groups={num_groups}")
     for name, t in (("weight", weight), ("bias", bias)):
+        if isinstance(t, Tensor) and (t.ndim != 1 or t.numel() != c):  # PyTorch prints weight's shape for both
+            shown = list(weight.shape) if isinstance(weight, Tensor) else [0]
+            raise RuntimeError(f"Expected {name} to be a vector of size equal to the number of channels in input, "
+                               f"but got {name} of shape {shown} and input of shape {list(input.shape)}")
         _check_vec("group_norm", name, t, c, input, dtype=False)
     if _norm_dtypes(input, (weight, bias), (weight, bias)):  # mixed dtype: in float32, rounded once
         return group_norm_op(input.to(dtypes.float32), weight, bias, int(num_groups), float(eps))[0].to(input.dtype)

@@ -143,10 +143,10 @@ def pad(input: Tensor, pad: tuple[int, ...] | list[int], mode: str = "constant",
         raise RuntimeError(f"Padding length should be less than or equal to two times the input dimension "
                            f"but got padding length {len(pad)} and input of dimension {input.ndim}")
     if mode not in _MODES:
-        raise NotImplementedError(f"Unsupported padding mode: {mode}")
+        raise NotImplementedError(f"Unrecognised padding mode {mode}")
     if mode != "constant":
         if value not in (None, 0, 0.0):
-            raise ValueError(f"Padding mode \"{mode}\" doesn't take in value argument.")
+            raise RuntimeError(f"Padding mode \"{mode}\" doesn't take in value argument")
         if len(pad) > 6 or input.ndim not in (len(pad) // 2 + 1, len(pad) // 2 + 2):
             raise NotImplementedError(
                 f"Padding size {len(pad)} is not supported for {input.ndim}D input tensor.\n"

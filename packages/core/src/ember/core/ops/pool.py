@@ -405,8 +405,9 @@ def _adaptive_size(op: str, input: Tensor, output_size, nd: int) -> tuple[int, .
     if isinstance(output_size, int | np.integer):
         output_size = (int(output_size),) * nd
     sizes = tuple(input.shape[input.ndim - nd + i] if v is None else int(v) for i, v in enumerate(output_size))
-    if len(sizes) != nd:
-        raise ValueError(f"{op}: output_size must be {nd} integers; got {output_size}")
+    if len(sizes) != nd:  # PyTorch's words, which differ between the avg and max pools
+        raise RuntimeError(f"{op}: output_size must be {nd}" if "avg" in op else
+                           f"{op}(): internal error: output_size.size() must be {nd}")
     if any(v < 0 for v in sizes):
         raise RuntimeError(f"{op}: elements of output_size must be greater than or equal to 0 but received "
                            f"{{{', '.join(map(str, sizes))}}}")
@@ -473,17 +474,24 @@ def adaptive_max_pool2d(input: Tensor, output_size: Size2 | tuple[int | None, ..
     return (out, idx) if return_indices else out
 
 
+def _check_one_size(op: str, output_size) -> None:
+    if isinstance(output_size, tuple | list) and len(output_size) != 1:
+        raise RuntimeError(f"{op}() argument 'output_size' should contain one int (got {len(output_size)})")
+
+
 def adaptive_avg_pool1d(input: Tensor, output_size: Size2 | tuple[int | None, ...]) -> Tensor:
     """Adaptive 1-D average pooling over `(N, C, L)` or `(C, L)`."""
     if isinstance(input, Tensor) and input.ndim not in (2, 3):
         raise RuntimeError(f"Expected 2 to 3 dimensions, but got {input.ndim}-dimensional tensor for argument #1 "
                            f"'self' (while checking arguments for adaptive_avg_pool1d)")
+    _check_one_size("adaptive_avg_pool1d", output_size)
     return _via_2d(adaptive_avg_pool2d, input, (1, _one(output_size)))
 
 
 def adaptive_max_pool1d(input: Tensor, output_size: Size2 | tuple[int | None, ...], return_indices: bool = False):
     """Adaptive 1-D max pooling over `(N, C, L)` or `(C, L)`."""
     _check_adaptive("adaptive_max_pool1d", input, 1)
+    _check_one_size("adaptive_max_pool1d", output_size)
     return _via_2d(adaptive_max_pool2d, input, (1, _one(output_size)), return_indices)
 
 

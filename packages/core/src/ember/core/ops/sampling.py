@@ -14,7 +14,7 @@ import warnings
 
 import numpy as np
 
-from ember.core.dispatch import declare
+from ember.core.dispatch import declare, node_name
 from ember.core.ops._util import wrap
 from ember.core.tensor import Tensor, describe
 
@@ -212,8 +212,8 @@ def affine_grid_generator(theta: Tensor, size: list[int], align_corners: bool) -
         base = base.to(theta._storage.device)
     if size[0] != theta._shape[0]:
         raise RuntimeError(f"affine_grid: expected theta with batch size {size[0]} (size[0]); got {describe(theta)}")
-    out = matmul(base, theta.transpose(1, 2))
-    return out.reshape((size[0],) + tuple(size[2:]) + (nd,))
+    out = matmul(base, theta.transpose(1, 2)).reshape((size[0],) + tuple(size[2:]) + (nd,))
+    return node_name(out, type(out.grad_fn).__name__, "AffineGridGeneratorBackward0") if out.grad_fn else out
 
 
 def affine_grid(theta: Tensor, size: list[int] | tuple[int, ...], align_corners: bool | None = None) -> Tensor:

@@ -495,6 +495,11 @@ def _check_loss(op: str, input, target, weight, reduction: str, probabilities: b
             raise ValueError(f"Expected input batch_size ({input.shape[0]}) to match target batch_size ({n}).")
         if input.ndim == 2 and target.ndim > 1:
             raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
+        if input.ndim == 4 and target.ndim != 3:  # PyTorch's nll_loss2d checks, in its words
+            raise RuntimeError(f"only batches of spatial targets supported (3D tensors) but got targets of "
+                               f"dimension: {target.ndim}")
+        if input.ndim == 4 and tuple(target.shape[1:]) != tuple(input.shape[2:]):
+            raise RuntimeError(f"size mismatch (got input: {list(input.shape)} , target: {list(target.shape)}")
         if tuple(target.shape[1:]) != tuple(input.shape[2:]):
             expected = [input.shape[0], *input.shape[2:]]
             raise RuntimeError(f"Expected target size {expected}, got {list(target.shape)}")
@@ -593,8 +598,16 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, s
     target = _unbatched_target(input, target)
     r = cross_entropy_op(input, target, weight, reduction, int(ignore_index), float(label_smoothing))
     if label_smoothing == 0 and not target._dtype.is_floating_point:  # PyTorch's nll_loss(log_softmax(input))
-        return node_name(r, "CrossEntropyBackward0", "NllLossBackward0")
+        return node_name(r, "CrossEntropyBackward0", _nll_node(input, reduction))
     return r
+
+
+def _nll_node(input, reduction) -> str:
+    """PyTorch's node for nll_loss: its 2-D kernel for inputs of 3 dims and more, viewed back when unreduced
+    and not 4-D."""
+    if input.ndim < 3:
+        return "NllLossBackward0"
+    return "ViewBackward0" if reduction == "none" and input.ndim != 4 else "NllLoss2DBackward0"
 
 
 def _unbatched_target(input, target):
@@ -619,7 +632,8 @@ def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, size_a
     2.0
     """
     reduction = _legacy_reduction(size_average, reduce, reduction)
-    return nll_loss_op(input, _unbatched_target(input, target), weight, reduction, int(ignore_index))[0]
+    r = nll_loss_op(input, _unbatched_target(input, target), weight, reduction, int(ignore_index))[0]
+    return node_name(r, "NllLossBackward0", _nll_node(input, reduction))
 
 
 def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None,

@@ -15,7 +15,7 @@ import numbers
 import numpy as np
 
 from ember.core import dtypes
-from ember.core.dispatch import declare
+from ember.core.dispatch import declare, node_name
 from ember.core.ops._util import wrap
 from ember.core.tensor import Tensor
 
@@ -116,7 +116,9 @@ def _unpool(input: Tensor, indices: Tensor, kernel_size, stride, padding, output
         from ember.core.ops.numeric import not_implemented_for
 
         raise not_implemented_for(f"max_unpool{max(nd, 2)}d", input._dtype)
-    return max_unpool(input, indices, _output_size(input, k, s, p, output_size, nd))
+    out = max_unpool(input, indices, _output_size(input, k, s, p, output_size, nd))
+    names = ("SqueezeBackward1", "MaxUnpool2DBackward0", "MaxUnpool3DBackward0")  # PyTorch's (1-D: a view of 2-D)
+    return node_name(out, "MaxUnpoolBackward0", names[nd - 1])
 
 
 def max_unpool1d(input: Tensor, indices: Tensor, kernel_size, stride=None, padding=0,

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import math
 import numbers
+import warnings
 
 import numpy as np
 
@@ -165,8 +166,11 @@ def _upsample_meta(input, output_size, mode, align_corners, scales) -> None:
     """One positive output size per non-empty spatial dim: the taps index the input's last element."""
     spatial = tuple(input._shape[2:])
     if len(output_size) != len(spatial) or any(o <= 0 for o in output_size) or any(n <= 0 for n in spatial):
-        raise RuntimeError(f"interpolate: input and output sizes should be greater than 0, but got input "
-                           f"{list(spatial)} and output {list(output_size)}")
+        names = ("D", "H", "W")[3 - len(spatial):] if len(spatial) <= 3 else [str(i) for i in range(len(spatial))]
+        shown = [", ".join(f"{n}: {v}" for n, v in zip(names, sizes)) for sizes in (spatial, output_size)]
+        joint = " and " if len(spatial) == 1 else " "  # PyTorch's words: "and" in the 1-D message only
+        raise RuntimeError(f"Input and output sizes should be greater than 0, but got input ({shown[0]}){joint}"
+                           f"output ({shown[1]})")
 
 
 @upsample_op.register("cpu")
@@ -232,7 +236,9 @@ def interpolate(input: Tensor, size: int | tuple[int, ...] | None = None,
                              "linear | bilinear | bicubic | trilinear")
         align_corners = False
     else:
-        raise NotImplementedError(f"interpolate: mode {mode!r} is not supported by ember")
+        raise NotImplementedError(f"Input Error: Only 3D, 4D and 5D input Tensors supported (got {input.ndim}D) "
+                                  f"for the modes: nearest | linear | bilinear | bicubic | trilinear | lanczos | "
+                                  f"area | nearest-exact (got {mode})")
     if antialias and (mode not in ("bilinear", "bicubic") or input.ndim != 4):
         raise ValueError("Anti-alias option is restricted to bilinear, bicubic, and lanczos modes and requires a "
                          "4-D tensor as input")
@@ -245,7 +251,7 @@ def interpolate(input: Tensor, size: int | tuple[int, ...] | None = None,
         out = (int(size),) * nd if isinstance(size, numbers.Integral) else tuple(int(s) for s in size)
         if len(out) != nd:
             raise ValueError(f"Input and output must have the same number of spatial dimensions, but got input with "
-                             f"spatial dimensions of {list(spatial)} and output size of {list(out)}. Please provide "
+                             f"spatial dimensions of {list(spatial)} and output size of {size}. Please provide "
                              f"input tensor in (N, C, d1, d2, ...,dK) format and output size in (o1, o2, ...,oK) "
                              f"format.")
     else:
@@ -253,7 +259,9 @@ def interpolate(input: Tensor, size: int | tuple[int, ...] | None = None,
             tuple(float(s) for s in scale_factor)
         if len(sf) != nd:
             raise ValueError(f"Input and scale_factor must have the same number of spatial dimensions, but got input "
-                             f"with spatial dimensions of {list(spatial)} and scale_factor of shape {list(sf)}.")
+                             f"with spatial dimensions of {list(spatial)} and scale_factor of shape {scale_factor}. "
+                             f"Please provide input tensor in (N, C, d1, d2, ...,dK) format and scale_factor in "
+                             f"(s1, s2, ...,sK) format.")
         if not all(math.isfinite(n * s) for n, s in zip(spatial, sf)):
             raise RuntimeError("value cannot be converted to type int64_t without overflow")
         out = tuple(int(math.floor(n * s)) for n, s in zip(spatial, sf))
@@ -367,16 +375,22 @@ def _bilinear_uint8(a: np.ndarray, size, align_corners: bool, scales) -> np.ndar
 def upsample(input: Tensor, size=None, scale_factor=None, mode: str = "nearest",
              align_corners: bool | None = None) -> Tensor:
     """The deprecated `F.upsample`: `interpolate` with the same arguments."""
+    warnings.warn("`nn.functional.upsample` is deprecated. Use `nn.functional.interpolate` instead.",
+                  stacklevel=2)
     return interpolate(input, size, scale_factor, mode, align_corners)
 
 
 def upsample_nearest(input: Tensor, size=None, scale_factor=None) -> Tensor:
     """`interpolate(input, size, scale_factor, mode='nearest')` (the deprecated F.upsample_nearest)."""
+    warnings.warn("`nn.functional.upsample_nearest` is deprecated. Use `nn.functional.interpolate` instead.",
+                  stacklevel=2)
     return interpolate(input, size, scale_factor, mode="nearest")
 
 
 def upsample_bilinear(input: Tensor, size=None, scale_factor=None) -> Tensor:
     """`interpolate(input, size, scale_factor, mode='bilinear', align_corners=True)`."""
+    warnings.warn("`nn.functional.upsample_bilinear` is deprecated. Use `nn.functional.interpolate` instead.",
+                  stacklevel=2)
     return interpolate(input, size, scale_factor, mode="bilinear", align_corners=True)
 
 
@@ -394,13 +408,15 @@ def pixel_shuffle(input: Tensor, upscale_factor: int) -> Tensor:
         raise RuntimeError(f"pixel_shuffle expects input to have at least 3 dimensions, but got input with "
                            f"{input.ndim} dimension(s)")
     *lead, c, h, w = input.shape
-    if r <= 0 or c % (r * r):
+    if r <= 0:
+        raise RuntimeError(f"pixel_shuffle expects a positive upscale_factor, but got {r}")
+    if c % (r * r):
         raise RuntimeError(f"pixel_shuffle expects its input's 'channel' dimension to be divisible by the square of "
                            f"upscale_factor, but input.size(-3)={c} is not divisible by {r * r}")
     k = len(lead)
     x = reshape(input, (*lead, c // (r * r), r, r, h, w))
     x = permute(x, (*range(k), k, k + 3, k + 1, k + 4, k + 2))
-    return reshape(x, (*lead, c // (r * r), h * r, w * r))
+    return node_name(reshape(x, (*lead, c // (r * r), h * r, w * r)), "UnsafeViewBackward0", "PixelShuffleBackward0")
 
 
 def pixel_unshuffle(input: Tensor, downscale_factor: int) -> Tensor:
@@ -412,10 +428,14 @@ def pixel_unshuffle(input: Tensor, downscale_factor: int) -> Tensor:
         raise RuntimeError(f"pixel_unshuffle expects input to have at least 3 dimensions, but got input with "
                            f"{input.ndim} dimension(s)")
     *lead, c, h, w = input.shape
-    if r <= 0 or h % r or w % r:
-        raise RuntimeError(f"pixel_unshuffle expects height and width to be divisible by downscale_factor, but got "
-                           f"input of size {list(input.shape)} and downscale_factor={r}")
+    if r <= 0:
+        raise RuntimeError(f"pixel_unshuffle expects a positive downscale_factor, but got {r}")
+    for side, d, n in (("height", -2, h), ("width", -1, w)):
+        if n % r:
+            raise RuntimeError(f"pixel_unshuffle expects {side} to be divisible by downscale_factor, but "
+                               f"input.size({d})={n} is not divisible by {r}")
     k = len(lead)
     x = reshape(input, (*lead, c, h // r, r, w // r, r))
     x = permute(x, (*range(k), k, k + 2, k + 4, k + 1, k + 3))
-    return reshape(x, (*lead, c * r * r, h // r, w // r))
+    return node_name(reshape(x, (*lead, c * r * r, h // r, w // r)), "UnsafeViewBackward0",
+                     "PixelUnshuffleBackward0")

@@ -107,7 +107,7 @@ def _spacing(y: Tensor, x, dx, dim: int, op: str):
 def _dim(y: Tensor, dim: int, op: str) -> int:
     n = max(y.ndim, 1)
     if not -n <= dim < n:
-        raise IndexError(f"{op}: Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {dim})")
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {dim})")
     return dim % n
 
 

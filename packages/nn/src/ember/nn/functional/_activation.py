@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from ember import autograd as ea
 from ember.core import Tensor
+from ember.core.dispatch import node_name
 
 __all__ = ["relu", "relu_", "relu6", "leaky_relu", "leaky_relu_", "elu", "elu_", "selu", "celu", "gelu", "silu",
            "mish", "tanh", "sigmoid", "hardtanh", "hardtanh_", "softplus", "softmax", "log_softmax", "softmin",
@@ -132,7 +133,7 @@ def glu(input: Tensor, dim: int = -1) -> Tensor:
         raise RuntimeError(f"Halving dimension must be even, but dimension {dim % input.dim()} is size "
                            f"{input.shape[dim]}")
     a, b = input.chunk(2, dim)
-    return a * ea.sigmoid(b)
+    return node_name(a * ea.sigmoid(b), "MulBackward0", "GluBackward0")
 
 
 def threshold(input: Tensor, threshold: float, value: float, inplace: bool = False) -> Tensor:

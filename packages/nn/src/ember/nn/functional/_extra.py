@@ -7,7 +7,7 @@ import numpy as np
 
 from ember import autograd as ea
 from ember.core import Tensor
-from ember.core.dispatch import composite
+from ember.core.dispatch import composite, node_name
 from ember.core.ops import conv as _conv
 from ember.core.tensor import describe
 
@@ -170,4 +170,5 @@ def channel_shuffle(input: Tensor, groups: int) -> Tensor:
     if c % groups:
         raise RuntimeError(f"Number of channels must be divisible by groups. Got {c} channels and {groups} groups.")
     rest = tuple(input.shape[2:])
-    return input.reshape(n, groups, c // groups, *rest).transpose(1, 2).reshape(n, c, *rest)
+    out = input.reshape(n, groups, c // groups, *rest).transpose(1, 2).reshape(n, c, *rest)
+    return node_name(out, type(out.grad_fn).__name__, "ChannelShuffleBackward0") if out.grad_fn is not None else out

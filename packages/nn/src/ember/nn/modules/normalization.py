@@ -237,9 +237,6 @@ class GroupNorm(Module):
                 init.zeros_(self.bias)
 
     def forward(self, input: Tensor) -> Tensor:
-        if input.dim() < 2 or input.shape[1] != self.num_channels:
-            raise RuntimeError(f"GroupNorm: expected input with {self.num_channels} channels (dim 1), but got input "
-                               f"of shape {list(input.shape)}")
         return F.group_norm(input, self.num_groups, self.weight, self.bias, self.eps)
 
     def extra_repr(self) -> str:

@@ -1,5 +1,5 @@
 """`torch.utils`: `data` (ember.data, the same module objects), `checkpoint`, `collect_env`, `_pytree` and
-`tensorboard` (imported on first use: it needs the `tensorboard` package)."""
+`tensorboard` (imported on first use: it needs the `tensorboard` package), `benchmark` (imported on first use)."""
 
 import importlib
 
@@ -12,6 +12,6 @@ from ember.torch.utils import _pytree, checkpoint, collect_env  # noqa: E402, F4
 
 
 def __getattr__(name: str):
-    if name == "tensorboard":
-        return importlib.import_module(__name__ + ".tensorboard")
+    if name in ("tensorboard", "benchmark"):
+        return importlib.import_module(f"{__name__}.{name}")
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
