@@ -444,7 +444,7 @@ def _division_errors(name):
         yield from _broadcast_errors(name)(device)
         if device == "cpu":  # a CUDA kernel would have to synchronize to see the zero
             yield ErrorInput(Sample((tensor([1, 2]), tensor([1, 0]))), ZeroDivisionError,
-                             "ZeroDivisionError: .*integer division by zero")
+                             "^ZeroDivisionError$")
     return errors
 
 
@@ -667,9 +667,10 @@ class IntegerDivisionByZero(RuntimeError, ZeroDivisionError):
 
 
 def _check_int_div(name: str, a, b, dt) -> None:
+    """Raise PyTorch's exact error (its message is the bare name) if `b` holds a zero and `dt` is integral."""
     if not dt.is_floating_point and not _empty(a) and not _empty(b):  # an empty result divides nothing
         if np.any(np.asarray(arr(b)) == 0):
-            raise IntegerDivisionByZero(f"ZeroDivisionError: {name}: integer division by zero")
+            raise IntegerDivisionByZero("ZeroDivisionError")
 
 
 _SCALAR_OPS = {"add": operator.add, "sub": operator.sub, "mul": operator.mul}
