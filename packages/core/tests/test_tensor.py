@@ -176,6 +176,10 @@ def test_repr_summarises_large_tensors():
 
 def test_format_of_scalar_tensors():
     assert f"{E.tensor(0.5):.2f}" == "0.50"
+    # PyTorch formats a plain 0-dim tensor's value even with no spec; others print as str()
+    assert (f"{E.tensor(3)}", f"{E.tensor(2.5)}", f"{E.tensor([1, 2])}") == ("3", "2.5", "tensor([1, 2])")
+    with pytest.raises(TypeError):
+        f"{E.tensor([1.0]):.2f}"
 
 
 def test_pickle_round_trip():

@@ -408,9 +408,10 @@ class Tensor:
         return self._scalar_value()
 
     def __format__(self, spec: str) -> str:
-        if self.ndim == 0 and spec:
+        """As PyTorch: a plain 0-dim tensor formats its value (`f"{t}"` of `tensor(3)` is `3`), the rest `str`."""
+        if self.ndim == 0 and type(self) is Tensor and self._storage.device.type != "meta":
             return format(self.item(), spec)
-        return object.__format__(self, spec) if spec else repr(self)
+        return object.__format__(self, spec)
 
     def _scalar_value(self):
         if self.numel() != 1:
