@@ -287,6 +287,14 @@ def test_logit_eps_clamps():
     assert S.logit is E.logit and x.logit(0.1).tolist() == E.logit(x, 0.1).tolist()
 
 
+def test_logit_eps_bounds_round_in_the_input_dtype():
+    # PyTorch clamps to 1 - eps in float32 (0.99999899): logit is 13.8023, not float64's 13.8155
+    x = E.tensor([0.0, 1.0])
+    np.testing.assert_allclose(E.logit(x, eps=1e-6).numpy(), sp.logit(np.float32([1e-6, 1 - np.float32(1e-6)])),
+                               rtol=1e-6)
+    np.testing.assert_allclose(E.logit(x.double(), eps=1e-6).numpy(), sp.logit([1e-6, 1 - 1e-6]), rtol=1e-12)
+
+
 @pytest.mark.parametrize("name", ["gammaln", "digamma", "erfc", "erfcx", "i0", "i1e", "ndtr", "ndtri", "log_ndtr",
                                   "bessel_j0", "modified_bessel_k1", "airy_ai"])
 def test_float32_is_float64_rounded(name):

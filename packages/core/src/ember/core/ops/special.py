@@ -209,8 +209,11 @@ _logit = declare("logit", None, argnames=("input",), complex_error=_no_complex("
 @_logit.register("cpu")
 def _logit_cpu(x, eps=None, *, out=None):
     _check_tensor("logit", x)
-    e = -1.0 if eps is None else float(eps)
-    return _run("logit", (_f64(x), np.float64(e)), float_dtype(x), out, "logit", (x,))
+    x64 = _f64(x)
+    if eps is not None and float(eps) >= 0.0:  # clamp to [eps, 1 - eps] as PyTorch, in x's dtype (1 - 1e-6 rounds)
+        lo = np.asarray(float(eps), dtype=float_dtype(x).np)
+        x64 = np.clip(x64, np.float64(lo), np.float64(np.asarray(1.0, dtype=lo.dtype) - lo))
+    return _run("logit", (x64, np.float64(-1.0)), float_dtype(x), out, "logit", (x,))
 
 
 def logit(input: Tensor, eps: float | None = None, *, out: Tensor | None = None) -> Tensor:
