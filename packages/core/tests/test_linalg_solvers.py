@@ -367,3 +367,12 @@ def test_complex_inv_solve_det_of_non_finite_matrices_match_pytorch():
                     call(E)
                 continue
             assert same(np.asarray(call(E).numpy()), np.asarray(want))
+
+
+def test_matrix_rank_tol_overload_is_an_absolute_cutoff():
+    # PyTorch's overload matrix_rank(A, tol, hermitian): atol=tol, rtol=0 (singular values 5.00002, 2e-5)
+    A = E.tensor([[1.0, 2.0], [2.0, 4.0001]])
+    assert [int(E.linalg.matrix_rank(A, t)) for t in (1e-3, 1e-6)] == [1, 2]
+    assert int(E.linalg.matrix_rank(A, 1e-3, True)) == 1 and int(E.linalg.matrix_rank(A, tol=E.tensor(1e-6))) == 2
+    with pytest.raises(TypeError, match="invalid combination"):
+        E.linalg.matrix_rank(A, tol=1e-3, atol=1.0)
