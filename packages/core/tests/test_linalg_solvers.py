@@ -376,3 +376,11 @@ def test_matrix_rank_tol_overload_is_an_absolute_cutoff():
     assert int(E.linalg.matrix_rank(A, 1e-3, True)) == 1 and int(E.linalg.matrix_rank(A, tol=E.tensor(1e-6))) == 2
     with pytest.raises(TypeError, match="invalid combination"):
         E.linalg.matrix_rank(A, tol=1e-3, atol=1.0)
+
+
+def test_slogdet_return_type_names_as_pytorch():
+    M = E.eye(2) * 2
+    assert type(L.slogdet(M)).__name__ == "linalg_slogdet" and type(E.slogdet(M)).__name__ == "slogdet"
+    assert repr(L.slogdet(M)).split("\n")[0].endswith(".linalg_slogdet(")
+    sign, logabs = L.slogdet(M)
+    assert sign.item() == 1.0 and abs(logabs.item() - math.log(4.0)) < 1e-6

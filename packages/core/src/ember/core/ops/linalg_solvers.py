@@ -39,6 +39,7 @@ def _rt(name: str, fields: list[str]):
 
 
 _Slogdet = _rt("slogdet", ["sign", "logabsdet"])
+_LinalgSlogdet = _rt("linalg_slogdet", ["sign", "logabsdet"])
 _QR = _rt("linalg_qr", ["Q", "R"])
 _QR_legacy = _rt("qr", ["Q", "R"])
 _SVD = _rt("linalg_svd", ["U", "S", "Vh"])
@@ -467,6 +468,11 @@ def slogdet(A: Tensor):
     return _Slogdet(*_slogdet(A))
 
 
+def linalg_slogdet(A: Tensor):
+    """`torch.linalg.slogdet`: slogdet's values in PyTorch's `return_types.linalg_slogdet`."""
+    return _LinalgSlogdet(*_slogdet(A))
+
+
 def solve(A: Tensor, B: Tensor, *, left: bool = True) -> Tensor:
     """X with A @ X = B (or X @ A = B when `left=False`); B may be a batch of vectors.
 
@@ -728,7 +734,7 @@ def chain_matmul(*matrices) -> Tensor:
     return multi_dot(matrices)
 
 
-for _name, _fn in (("inv", inv), ("det", det), ("slogdet", slogdet), ("solve", solve),
+for _name, _fn in (("inv", inv), ("det", det), ("slogdet", linalg_slogdet), ("solve", solve),
                    ("cholesky", _linalg_cholesky), ("qr", _linalg_qr), ("svd", _linalg_svd), ("svdvals", svdvals),
                    ("eigh", eigh), ("eigvalsh", eigvalsh), ("pinv", pinv), ("matrix_rank", matrix_rank),
                    ("matrix_power", matrix_power), ("multi_dot", multi_dot), ("cross", linalg_cross),
