@@ -384,3 +384,12 @@ def test_slogdet_return_type_names_as_pytorch():
     assert repr(L.slogdet(M)).split("\n")[0].endswith(".linalg_slogdet(")
     sign, logabs = L.slogdet(M)
     assert sign.item() == 1.0 and abs(logabs.item() - math.log(4.0)) < 1e-6
+
+
+def test_det_is_the_lu_diagonal_product_exact_for_integer_matrices():
+    # PyTorch multiplies getrf's pivots (15.0 exactly); numpy's det goes through logs (15.000000000000007)
+    M = E.tensor([[2.0, -1.0, 0.0], [1.0, 2.0, 0.5], [0.0, 0.0, 3.0]], dtype=E.float64)
+    assert L.det(M).item() == 15.0 and E.det(E.tensor([[1.0, 2.0], [3.0, 4.0]], dtype=E.float64)).item() == -2.0
+    X = np.random.default_rng(0).standard_normal((6, 5, 5))
+    np.testing.assert_allclose(L.det(E.tensor(X)).numpy(), np.linalg.det(X), rtol=1e-12)
+    assert L.det(E.tensor([[1 + 1j, 2], [3, 4j]])).item() == -10 + 4j
