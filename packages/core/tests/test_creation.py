@@ -311,3 +311,16 @@ def test_tensor_of_a_sequence_matches_pytorch(case):
         except ValueError as e:
             out.append(str(e))
     assert out[0] == out[1]
+
+
+def test_python_ints_out_of_range_raise_as_pytorch():
+    cases = (([300], E.uint8), ([128], E.int8), (2**31, E.int32), ([[1, 2**40]], E.int32), ([1.5, 2**40], E.int32))
+    for data, dtype in cases:
+        with pytest.raises(RuntimeError, match=f"value cannot be converted to type {dtype.np.name} without overflow"):
+            E.tensor(data, dtype=dtype)
+    for data in ([2**63], 2**64, [-(2**63) - 1]):
+        with pytest.raises(ValueError, match="Overflow when unpacking long long"):
+            E.tensor(data)
+    # an unsigned dtype takes negatives down to -max (two's complement), as PyTorch
+    assert E.tensor([-1, 255], dtype=E.uint8).tolist() == [255, 255]
+    assert E.tensor([2**63 - 1, -(2**63)]).tolist() == [2**63 - 1, -(2**63)]
