@@ -511,3 +511,19 @@ def test_aminmax_of_nothing_raises_pytorchs_errors():
     with pytest.raises(IndexError, match=r"^aminmax: Expected reduction dim 1 to have non-zero size\.$"):
         E.zeros(2, 0).aminmax(dim=-1)
     assert tuple(E.zeros(0, 3).aminmax(dim=1).min.shape) == (0,)
+
+
+def test_cov_checks_its_weights_as_pytorch():
+    x = E.ones(2, 3)
+    bad = [(dict(fweights=E.tensor([1.0, 2.0, 3.0])), "expected fweights to have integral dtype but got fweights "
+                                                        "with Float dtype"),
+           (dict(aweights=E.tensor([1, 2, 3])), "expected aweights to have floating point dtype but got aweights "
+                                                 "with Long dtype"),
+           (dict(fweights=E.tensor([[1, 2, 3]])), "expected fweights to have one or fewer dimensions"),
+           (dict(fweights=E.tensor([1, 2])), "expected fweights to have the same numel as there are observations "
+                                             "in the input but got 2 != 3"),
+           (dict(fweights=E.tensor([1, -2, 3])), "fweights cannot be negative"),
+           (dict(aweights=E.tensor([1.0, -2.0, 3.0])), "aweights cannot be negative")]
+    for kw, msg in bad:
+        with pytest.raises(RuntimeError, match=f"^cov\\(\\): {msg}"):
+            E.cov(x, **kw)
