@@ -433,7 +433,7 @@ def _integer_only_errors(name):
 
         yield from _broadcast_errors(name, dtypes.int64)(device)
         yield ErrorInput(Sample((ones(2, device=device), ones(2, device=device))), RuntimeError,
-                         f"{name}.*only integer and bool tensors are supported")
+                         f"\"{name}_.*\" not implemented for 'Float'")
     return errors
 
 
@@ -631,7 +631,6 @@ _NUMBER_INPUT = {"add", "sub", "mul", "div", "floor_divide", "trunc_divide", "re
 _STEPWISE = {"floor_divide", "trunc_divide", "bitwise_and", "bitwise_or", "bitwise_xor"}
 # Binary rows. Domains: one (low, high) per operand. int_ref: the exact result on int64 arrays.
 BINARY = _binary_rows()
-_INTEGER_ONLY = {r.name for r in BINARY if not any(d.is_floating_point for d in r.info.dtypes_for("cpu"))}
 
 
 def refused_dtypes(row: Row) -> frozenset:
@@ -639,9 +638,13 @@ def refused_dtypes(row: Row) -> frozenset:
     return frozenset(ALL_DTYPES) - frozenset(row.info.dtypes_for("cpu"))
 
 
+_KERNEL_NAMES = {"floor_divide": "div_floor", "trunc_divide": "div_trunc"}  # PyTorch's kernels, where named apart
+
+
 def dtype_not_supported(name: str, dt: dtypes.dtype, device: str = "cpu") -> DtypeNotSupported:
-    msg = f"\"{name}_{device}\" not implemented for '{dt.name}'"
-    return DtypeNotSupported(msg + (": only integer and bool tensors are supported" if name in _INTEGER_ONLY else ""))
+    """PyTorch's exact error: `"bitwise_and_cpu" not implemented for 'Float'` (its kernel and ScalarType names)."""
+    kernel = _KERNEL_NAMES.get(name, name)
+    return DtypeNotSupported(f"\"{kernel}_{device}\" not implemented for '{dtypes.TORCH_NAMES[dt.name]}'")
 
 
 def binary_dtype(rule: str, a, b) -> dtypes.dtype:
