@@ -683,3 +683,15 @@ def test_clamp_with_tensor_bounds_gives_pytorchs_canonical_nan():
         x = -E.tensor([float("nan")], dtype=dt)
         assert _ext_bits(E.clamp(x, E.zeros(1, dtype=dt), None)) == [want]
         assert _ext_bits(E.clamp(E.ones(1, dtype=dt), x, None)) == [want]
+
+
+def test_float_remainder_of_a_multiple_keeps_the_dividends_zero_sign():
+    # PyTorch: fmod, plus the divisor where the signs differ; -3.0 % 1 is -0.0 (numpy's remainder gives 0.0)
+    for dt in (E.float32, E.float64, E.float16, E.bfloat16):
+        r = E.remainder(E.tensor([-4.0, -0.0, 4.0, -5.5, 5.5], dtype=dt), 2.0).double().numpy()
+        np.testing.assert_array_equal(np.signbit(r), [True, True, False, False, False])
+        np.testing.assert_array_equal(r, [0.0, 0.0, 0.0, 0.5, 1.5])
+    assert (E.tensor([-1.0, 1.0]) % math.inf).tolist() == [math.inf, 1.0]
+    x = E.tensor([-4.0, 7.0])
+    x %= -2.0
+    assert np.signbit(x.numpy()).tolist() == [True, True] and x.tolist() == [0.0, -1.0]

@@ -374,6 +374,19 @@ def _floor_divide(a, b, dtype=None, out=None):
     return np.floor_divide(a, b, out=out, dtype=dtype)
 
 
+def _remainder(a, b, dtype=None, out=None):
+    """Python's modulo as PyTorch takes it on floats: fmod, plus the divisor where their signs differ, so a zero
+    remainder keeps the dividend's sign (-3.0 % 1 is -0.0, where numpy's remainder gives 0.0)."""
+    if (np.dtype(dtype) if dtype is not None else np.result_type(a, b)).kind in "iub":  # bfloat16 is "V"
+        return np.remainder(a, b, out=out, dtype=dtype)
+    m = np.fmod(a, b, dtype=dtype)
+    fix = (m != 0) & ((np.asarray(b) < 0) != (m < 0))
+    if out is None:
+        return np.add(m, b, out=m, where=fix, dtype=dtype)  # m + 0 would turn -0.0 into 0.0
+    np.copyto(out, m, casting="unsafe")
+    return np.add(m, b, out=out, where=fix, dtype=dtype, casting="unsafe")
+
+
 def _trunc_divide(a, b, dtype=None, out=None):
     dt = np.dtype(dtype)
     if dt.kind in "fV":  # V: bfloat16. 16-bit floats divide in float32 and round once, as PyTorch
@@ -577,7 +590,7 @@ def _binary_rows():
         ("trunc_divide", _trunc_divide, _b(ref=lambda a, b: np.trunc(a / b), int_ref=_int_trunc_div,
                                            samples=_nonzero_divisor, errors=_division_errors("trunc_divide"),
                                            dtypes=_NO_BOOL_QUOTIENT)),
-        ("remainder", np.remainder, _b(ref=_remainder_ref, int_ref=np.remainder,
+        ("remainder", _remainder, _b(ref=_remainder_ref, int_ref=np.remainder,
                                        samples=_nonzero_divisor, errors=_division_errors("remainder"),
                                        grad_domain=((0.1, 0.4), (1.0, 2.0)), dtypes=_NO_BOOL_QUOTIENT)),
         ("fmod", np.fmod, _b(ref=_fmod_ref, int_ref=np.fmod, samples=_nonzero_divisor,
