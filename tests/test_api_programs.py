@@ -5,8 +5,10 @@ pipelines, a layer zoo, training utilities, indexing, module mechanics, modern i
 a PINN, flows/GP, ViT, SimCLR/MAML, MoE/FNO, ODE, uncertainty, LLaMA+LoRA, QAT, NeRF, SSM; and PyTorch's tutorials:
 the quickstart, DCGAN, char-RNN, the Transformer language model, EmbeddingBag text classification, DQN/REINFORCE/PPO,
 transfer learning with distillation and torch.compile, spatial transformers with style transfer, torch.utils.data's
-samplers and collates, and the beginners' common errors), each printing what it computes. Each runs unmodified
-through `python -m ember.torch`, and its output must be PyTorch 2.13's, stored in tests/api_programs/expected/
+samplers and collates, and the beginners' common errors; torch as a scientific array library: statistics, integer and
+dtype semantics, printing edge cases, special functions and distributions, linear algebra workflows, signal
+processing), each printing what it computes. Each runs unmodified through `python -m ember.torch`, and its output
+must be PyTorch 2.13's, stored in tests/api_programs/expected/
 (printed numbers compared to 2e-4, the programs round to four decimals; the rest exactly). The torch session checks
 the stored outputs against PyTorch itself."""
 
