@@ -152,6 +152,8 @@ def test_array_protocol():
     (lambda: E.zeros(0), "tensor([])"),
     (lambda: E.zeros(0, 3), "tensor([], size=(0, 3))"),
     (lambda: E.zeros(0, dtype=E.int64), "tensor([], dtype=ember.int64)"),
+    (lambda: E.zeros(0, dtype=E.bool), "tensor([], dtype=ember.bool)"),  # an empty shows every non-default dtype
+    (lambda: E.zeros(0, dtype=E.complex64), "tensor([], dtype=ember.complex64)"),
     (lambda: E.tensor([1.0, 2.0], dtype=E.float64), "tensor([1., 2.], dtype=ember.float64)"),
     (lambda: E.tensor([1, 2], dtype=E.int32), "tensor([1, 2], dtype=ember.int32)"),
     (lambda: E.tensor([1e-5, 1.0]), "tensor([1.0000e-05, 1.0000e+00])"),

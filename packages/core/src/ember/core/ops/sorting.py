@@ -528,7 +528,7 @@ def _histc_meta(x, bins=100, min=0, max=0, *, out=None) -> None:  # noqa: A002 -
     if not x._dtype.is_floating_point:
         raise NotImplementedError(f"\"histogram_cpu\" not implemented for '{dtypes.TORCH_NAMES[x._dtype.name]}'")
     if bins <= 0:
-        raise RuntimeError("torch.histc: bins must be > 0")
+        raise RuntimeError(f"torch.histogram(): bins must be > 0, but got {bins} for dimension 0")
     if float(min) > float(max):
         raise RuntimeError("torch.histc: max must be larger than min")
     if float(min) != float(max):
