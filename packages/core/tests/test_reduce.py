@@ -527,3 +527,9 @@ def test_cov_checks_its_weights_as_pytorch():
     for kw, msg in bad:
         with pytest.raises(RuntimeError, match=f"^cov\\(\\): {msg}"):
             E.cov(x, **kw)
+
+
+def test_cov_of_three_dims_raises_runtime_error():
+    with pytest.raises(RuntimeError, match="^cov\\(\\): expected input to have two or fewer dimensions but got an "
+                                           "input with 3 dimensions$"):
+        E.cov(E.ones(2, 2, 2))

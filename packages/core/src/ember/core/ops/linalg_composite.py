@@ -754,7 +754,7 @@ def cov(input: Tensor, *, correction: int = 1, fweights: Tensor | None = None,
         aweights: Tensor | None = None) -> Tensor:
     """The covariance matrix of the variables in the rows of `input` (N, M), observations in the columns."""
     if input.ndim > 2:
-        raise ValueError(f"cov(): expected input to have two or fewer dimensions but got an input with "
+        raise RuntimeError(f"cov(): expected input to have two or fewer dimensions but got an input with "
                          f"{input.ndim} dimensions")
     x = L.reshape(input, (1, -1)) if input.ndim < 2 else input
     if not (x._dtype.is_floating_point or x._dtype.is_complex):
