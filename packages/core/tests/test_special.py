@@ -451,3 +451,15 @@ def test_against_pytorch():
                                    rtol=1e-8)
     np.testing.assert_allclose(S.multigammaln(_t(a + 3), 3).numpy(),
                                torch.special.multigammaln(torch.tensor(a + 3), 3).numpy(), rtol=1e-12)
+
+
+def test_sinc_below_float64_rounds_pi_x_to_float32_first():
+    # PyTorch computes pi * x in float32 (its opmath), so sinc at a nonzero integer is sin(fl(pi))/fl(pi), not 0
+    x = np.float32([1.0, -2.0, 0.25, 0.0])
+    y = (np.float32(np.pi) * x).astype(np.float64)
+    want = np.where(x == 0, 1.0, np.sin(y) / np.where(y == 0, 1, y)).astype(np.float32)
+    for dt in (E.float32, E.float16):
+        got = E.sinc(E.tensor(x).to(dt)).float().numpy()
+        np.testing.assert_allclose(got, want.astype(dt.np).astype(np.float32), rtol=1e-6, atol=0)
+    assert E.sinc(E.tensor([1.0])).item() == pytest.approx(-2.7827534e-08, rel=1e-5)
+    assert abs(E.sinc(E.tensor([1.0], dtype=E.float64)).item()) < 1e-16

@@ -138,6 +138,10 @@ def _make_unary(name: str, fname: str, differentiable: bool):
         if x._dtype.is_complex:  # float64 would drop the imaginary part
             r = np.asarray(_COMPLEX[name](x._np().astype(np.complex128))).astype(x._dtype.np)
             return write_out(out, r, name) if out is not None else wrap(r)
+        if name == "sinc" and float_dtype(x) is not dtypes.float64:  # PyTorch's opmath: pi * x in float32
+            xs = _f64(x)
+            y = (xs.astype(np.float32) * np.float32(math.pi)).astype(np.float64)
+            return _run("sinc_of_product", (xs, y), float_dtype(x), out, name, (x,))
         return _run(fname, (_f64(x),), float_dtype(x), out, name, (x,))
 
     return op
