@@ -338,7 +338,7 @@ def test_div_rounding_modes():
     assert a.div(2).tolist() == [-3.5, 3.5, -4.0]
     f = E.tensor([-7.0, 7.0])
     assert E.div(f, 2, rounding_mode="trunc").tolist() == [-3.0, 3.0]
-    with pytest.raises(ValueError, match="rounding_mode"):
+    with pytest.raises(RuntimeError, match="rounding_mode"):
         E.div(a, 2, rounding_mode="round")
     # 16-bit floats divide in float32 and round once, as PyTorch: -373.91 truncates to -373, not -374
     h = E.div(E.tensor([-746.0], dtype=E.float16), E.tensor([1.9951], dtype=E.float16), rounding_mode="trunc")
@@ -695,3 +695,9 @@ def test_float_remainder_of_a_multiple_keeps_the_dividends_zero_sign():
     x = E.tensor([-4.0, 7.0])
     x %= -2.0
     assert np.signbit(x.numpy()).tolist() == [True, True] and x.tolist() == [0.0, -1.0]
+
+
+def test_div_unknown_rounding_mode_raises_runtime_error():
+    with pytest.raises(RuntimeError, match="^div expected rounding_mode to be one of None, 'trunc', or 'floor' but "
+                                           "found 'bad'$"):
+        E.div(E.tensor([7]), E.tensor([2]), rounding_mode="bad")

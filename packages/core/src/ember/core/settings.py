@@ -77,8 +77,8 @@ class iinfo:
         self.min = int(info.min)
         self.dtype = dt.name
 
-    def __repr__(self) -> str:
-        return f"iinfo(min={self.min}, max={self.max}, dtype={self.dtype})"
+    def __repr__(self) -> str:  # PyTorch prints the bounds as C doubles: int32's max is 2.14748e+09
+        return f"iinfo(min={float(self.min):g}, max={float(self.max):g}, dtype={self.dtype})"
 
 
 class memory_format:
