@@ -692,6 +692,7 @@ def test_float_remainder_of_a_multiple_keeps_the_dividends_zero_sign():
         np.testing.assert_array_equal(np.signbit(r), [True, True, False, False, False])
         np.testing.assert_array_equal(r, [0.0, 0.0, 0.0, 0.5, 1.5])
     assert (E.tensor([-1.0, 1.0]) % math.inf).tolist() == [math.inf, 1.0]
+    assert (E.tensor(-4.0) % 3).item() == 2.0 and (E.tensor(2.0) % 1).item() == 0.0  # 0-dim operands
     x = E.tensor([-4.0, 7.0])
     x %= -2.0
     assert np.signbit(x.numpy()).tolist() == [True, True] and x.tolist() == [0.0, -1.0]

@@ -379,7 +379,7 @@ def _remainder(a, b, dtype=None, out=None):
     remainder keeps the dividend's sign (-3.0 % 1 is -0.0, where numpy's remainder gives 0.0)."""
     if (np.dtype(dtype) if dtype is not None else np.result_type(a, b)).kind in "iub":  # bfloat16 is "V"
         return np.remainder(a, b, out=out, dtype=dtype)
-    m = np.fmod(a, b, dtype=dtype)
+    m = np.asarray(np.fmod(a, b, dtype=dtype))  # an array, also for 0-dim operands, so it can be written
     fix = (m != 0) & ((np.asarray(b) < 0) != (m < 0))
     if out is None:
         return np.add(m, b, out=m, where=fix, dtype=dtype)  # m + 0 would turn -0.0 into 0.0
