@@ -133,3 +133,20 @@ print(
     torch.isin(torch.tensor([1, 2, 3, 4]), torch.tensor([2, 4])),
     torch.isin(torch.tensor([1, 2]), 2, invert=True),
 )
+for make in [
+    lambda: torch.tensor([300], dtype=torch.uint8),
+    lambda: torch.tensor([2**31], dtype=torch.int32),
+    lambda: torch.tensor([2**63]),
+    lambda: torch.full((2,), 3e9, dtype=torch.int32),
+    lambda: torch.zeros(2, dtype=torch.int8).masked_fill_(torch.tensor([True, False]), 200),
+    lambda: torch.div(torch.tensor([7]), 2, rounding_mode="bad"),
+    lambda: torch.tensor([1.5]) & 1,
+    lambda: torch.tensor([True]) // torch.tensor([True]),
+    lambda: torch.logcumsumexp(torch.tensor([1, 2]), 0),
+]:
+    try:
+        print("ok", make())
+    except (RuntimeError, ValueError) as e:
+        print(isinstance(e, RuntimeError), isinstance(e, NotImplementedError), e)
+print("wraps", torch.tensor([-1, 255], dtype=torch.uint8), torch.zeros(2, dtype=torch.int8).fill_(torch.tensor(200)))
+print("iinfo", torch.iinfo(torch.int64), torch.iinfo(torch.int8), torch.tensor([-4.0, 4.0, -0.0]) % 2)

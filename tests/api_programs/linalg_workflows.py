@@ -186,3 +186,7 @@ print(
     r(torch.linalg.solve_triangular(Lc, b[:3], upper=False)),
     r(torch.linalg.solve_triangular(Lc.T, b[:3].T, upper=True, left=False)),
 )
+print("int dets", torch.det(torch.tensor([[1.0, 2.0], [3.0, 4.0]], dtype=torch.float64)), torch.linalg.det(M))
+print(
+    "rank tol", torch.linalg.matrix_rank(torch.tensor([[1.0, 2.0], [2.0, 4.0001]]), 1e-3), torch.linalg.slogdet(M).sign
+)

@@ -44,7 +44,7 @@ print(
     s.gammainc(torch.tensor([1.0, 2.0, 0.5]), torch.tensor([1.0, 0.5, 3.0])),
     s.gammaincc(torch.tensor([1.0, 2.0]), torch.tensor([1.0, 0.5])),
 )
-print("sinc", s.sinc(torch.tensor([0.0, 0.5, 0.25, -1.5])), s.entr(torch.tensor([-1.0, 0.0, 0.5, 1.0])))
+print("sinc", s.sinc(torch.tensor([0.0, 0.5, 1.0, -1.5])), s.entr(torch.tensor([-1.0, 0.0, 0.5, 1.0])))
 print(
     "zeta", s.zeta(torch.tensor([2.0, 3.0, 1.0]), torch.tensor([1.0, 2.0, 1.0])), s.multigammaln(torch.tensor([3.0]), 2)
 )

@@ -86,3 +86,18 @@ print("cumulative_trapezoid", torch.cumulative_trapezoid(f), torch.cumulative_tr
 print("aminmax", torch.aminmax(m, dim=0))
 print("count_nonzero", torch.count_nonzero(m > 0, dim=1), torch.topk(x, 3, largest=False))
 print("msort", torch.msort(m), torch.nanmean(torch.tensor([float("nan")])))
+for bad in [
+    lambda: torch.quantile(x, 1.5),
+    lambda: torch.nanquantile(x, torch.tensor([0.5, -1.0])),
+    lambda: torch.quantile(x, 0.5, interpolation="cubic"),
+    lambda: torch.cov(pts, fweights=torch.ones(5)),
+    lambda: torch.cov(pts, aweights=torch.tensor([1, 1, 1, 1, 1])),
+    lambda: torch.cov(pts, fweights=torch.tensor([1, -1, 1, 1, 1])),
+    lambda: torch.cov(torch.ones(2, 2, 2)),
+    lambda: torch.histc(x, bins=0),
+]:
+    try:
+        bad()
+    except RuntimeError as e:
+        print("error", e)
+print("combinations r=0", torch.combinations(torch.tensor([1, 2, 3]), r=0))
