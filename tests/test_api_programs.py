@@ -10,7 +10,9 @@ strict=False checkpoints, GPT-2 generation (KV cache, sampling, beam search), T5
 a warmup schedule, PreTrainedModel utilities, a Trainer-style loop (meta init, ALiBi, GQA), data collators, and
 NLP reprs and errors; computer-vision code: tensor augmentation with detection utilities, a UNet segmenter, ResNet
 training infrastructure, vision layers, a DETR/FPN training loop, super-resolution with SSIM and an R1 penalty,
-Grad-CAM with adversarial attacks), each printing what it computes. Each runs unmodified
+Grad-CAM with adversarial attacks; torch as a scientific array library: statistics, integer and dtype semantics,
+printing edge cases, special functions and distributions, linear algebra workflows, signal processing), each
+printing what it computes. Each runs unmodified
 through `python -m ember.torch`, and its output must be PyTorch 2.13's, stored in tests/api_programs/expected/
 (printed numbers compared to 2e-4, the programs round to four decimals; the rest exactly). The torch session checks
 the stored outputs against PyTorch itself."""

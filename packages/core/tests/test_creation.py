@@ -332,3 +332,28 @@ def test_tensor_of_bad_sequences_raises_pytorchs_error(data, kind, msg):
     with pytest.raises(kind) as info:
         E.tensor(data)
     assert str(info.value) == msg
+
+
+def test_python_ints_out_of_range_raise_as_pytorch():
+    cases = (([300], E.uint8), ([128], E.int8), (2**31, E.int32), ([[1, 2**40]], E.int32), ([1.5, 2**40], E.int32))
+    for data, dtype in cases:
+        with pytest.raises(RuntimeError, match=f"value cannot be converted to type {dtype.np.name} without overflow"):
+            E.tensor(data, dtype=dtype)
+    for data in ([2**63], 2**64, [-(2**63) - 1]):
+        with pytest.raises(ValueError, match="Overflow when unpacking long long"):
+            E.tensor(data)
+    # an unsigned dtype takes negatives down to -max (two's complement), as PyTorch
+    assert E.tensor([-1, 255], dtype=E.uint8).tolist() == [255, 255]
+    assert E.tensor([2**63 - 1, -(2**63)]).tolist() == [2**63 - 1, -(2**63)]
+
+
+def test_fills_check_float_and_masked_values_but_wrap_a_tensors():
+    # PyTorch: a Python float must fit an integer dtype; masked_fill checks as fill_; a tensor's value is copied (wraps)
+    with pytest.raises(RuntimeError, match="^value cannot be converted to type int without overflow$"):
+        E.full((2,), 3e9, dtype=E.int32)
+    with pytest.raises(RuntimeError, match="^value cannot be converted to type int16_t without overflow$"):
+        E.zeros(2, dtype=E.int16).fill_(1e6)
+    with pytest.raises(RuntimeError, match="^value cannot be converted to type int8_t without overflow$"):
+        E.zeros(2, dtype=E.int8).masked_fill_(E.tensor([True, False]), 200)
+    assert E.zeros(2, dtype=E.int8).fill_(E.tensor(200)).tolist() == [-56, -56]
+    assert E.full((2,), 1.5, dtype=E.int32).tolist() == [1, 1] and E.zeros(1, dtype=E.uint8).fill_(-1).tolist() == [255]

@@ -285,6 +285,9 @@ def test_combinations_match_itertools():
     assert E.combinations(x, 3, with_replacement=True).tolist() == [
         list(c) for c in itertools.combinations_with_replacement([1, 2, 3, 4], 3)]
     assert E.combinations(E.tensor([1.0]), 2).shape == (0, 2)
+    for wr in (False, True):  # r=0: PyTorch's empty 1-D tensor of the input's dtype
+        r0 = E.combinations(x, r=0, with_replacement=wr)
+        assert r0.shape == (0,) and r0.dtype is E.int64
     with pytest.raises(RuntimeError, match="Expect a 1D vector"):
         E.combinations(E.zeros(2, 2))
 

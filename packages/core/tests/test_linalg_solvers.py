@@ -367,3 +367,29 @@ def test_complex_inv_solve_det_of_non_finite_matrices_match_pytorch():
                     call(E)
                 continue
             assert same(np.asarray(call(E).numpy()), np.asarray(want))
+
+
+def test_matrix_rank_tol_overload_is_an_absolute_cutoff():
+    # PyTorch's overload matrix_rank(A, tol, hermitian): atol=tol, rtol=0 (singular values 5.00002, 2e-5)
+    A = E.tensor([[1.0, 2.0], [2.0, 4.0001]])
+    assert [int(E.linalg.matrix_rank(A, t)) for t in (1e-3, 1e-6)] == [1, 2]
+    assert int(E.linalg.matrix_rank(A, 1e-3, True)) == 1 and int(E.linalg.matrix_rank(A, tol=E.tensor(1e-6))) == 2
+    with pytest.raises(TypeError, match="invalid combination"):
+        E.linalg.matrix_rank(A, tol=1e-3, atol=1.0)
+
+
+def test_slogdet_return_type_names_as_pytorch():
+    M = E.eye(2) * 2
+    assert type(L.slogdet(M)).__name__ == "linalg_slogdet" and type(E.slogdet(M)).__name__ == "slogdet"
+    assert repr(L.slogdet(M)).split("\n")[0].endswith(".linalg_slogdet(")
+    sign, logabs = L.slogdet(M)
+    assert sign.item() == 1.0 and abs(logabs.item() - math.log(4.0)) < 1e-6
+
+
+def test_det_is_the_lu_diagonal_product_exact_for_integer_matrices():
+    # PyTorch multiplies getrf's pivots (15.0 exactly); numpy's det goes through logs (15.000000000000007)
+    M = E.tensor([[2.0, -1.0, 0.0], [1.0, 2.0, 0.5], [0.0, 0.0, 3.0]], dtype=E.float64)
+    assert L.det(M).item() == 15.0 and E.det(E.tensor([[1.0, 2.0], [3.0, 4.0]], dtype=E.float64)).item() == -2.0
+    X = np.random.default_rng(0).standard_normal((6, 5, 5))
+    np.testing.assert_allclose(L.det(E.tensor(X)).numpy(), np.linalg.det(X), rtol=1e-12)
+    assert L.det(E.tensor([[1 + 1j, 2], [3, 4j]])).item() == -10 + 4j

@@ -524,3 +524,25 @@ def test_a_dim_out_of_range_reads_as_pytorchs_without_an_op_prefix(call):
 def test_a_repeated_reduction_dim_reads_as_pytorchs():
     with pytest.raises(RuntimeError, match="^dim 0 appears multiple times in the list of dims$"):
         E.zeros(2, 3).sum((0, 0))
+
+
+def test_cov_checks_its_weights_as_pytorch():
+    x = E.ones(2, 3)
+    bad = [(dict(fweights=E.tensor([1.0, 2.0, 3.0])), "expected fweights to have integral dtype but got fweights "
+                                                        "with Float dtype"),
+           (dict(aweights=E.tensor([1, 2, 3])), "expected aweights to have floating point dtype but got aweights "
+                                                 "with Long dtype"),
+           (dict(fweights=E.tensor([[1, 2, 3]])), "expected fweights to have one or fewer dimensions"),
+           (dict(fweights=E.tensor([1, 2])), "expected fweights to have the same numel as there are observations "
+                                             "in the input but got 2 != 3"),
+           (dict(fweights=E.tensor([1, -2, 3])), "fweights cannot be negative"),
+           (dict(aweights=E.tensor([1.0, -2.0, 3.0])), "aweights cannot be negative")]
+    for kw, msg in bad:
+        with pytest.raises(RuntimeError, match=f"^cov\\(\\): {msg}"):
+            E.cov(x, **kw)
+
+
+def test_cov_of_three_dims_raises_runtime_error():
+    with pytest.raises(RuntimeError, match="^cov\\(\\): expected input to have two or fewer dimensions but got an "
+                                           "input with 3 dimensions$"):
+        E.cov(E.ones(2, 2, 2))

@@ -16,6 +16,9 @@ def test_finfo_iinfo_values():
     assert (i.bits, i.min, i.max) == (64, -2 ** 63, 2 ** 63 - 1)
     with pytest.raises(TypeError):
         settings.finfo(E.int32)
+    # PyTorch's repr prints the bounds as C doubles (%g); the attributes stay exact ints
+    assert repr(i) == "iinfo(min=-9.22337e+18, max=9.22337e+18, dtype=int64)"
+    assert repr(settings.iinfo(E.int8)) == "iinfo(min=-128, max=127, dtype=int8)"
 
 
 def test_switches_and_formats():

@@ -130,13 +130,18 @@ def test_quantile_nan_handling_and_errors():
     assert math.isnan(q[0].item()) and math.isnan(q[1].item()) and q[2].item() == 2.5
     nq = E.nanquantile(x, 0.5, dim=1)
     assert nq[0].item() == 2.0 and math.isnan(nq[1].item()) and nq[2].item() == 2.5
-    with pytest.raises(RuntimeError, match=r"q values must be in the range \[0, 1\]"):
+    # PyTorch's exact messages: a scalar q is named, and nanquantile's say quantile() too
+    with pytest.raises(RuntimeError, match=r"^quantile\(\) q must be in the range \[0, 1\] but got 1.5$"):
         E.quantile(E.ones(3), 1.5)
+    with pytest.raises(RuntimeError, match=r"^quantile\(\) q must be in the range \[0, 1\] but got 2$"):
+        E.nanquantile(E.ones(3), 2.0)
+    with pytest.raises(RuntimeError, match=r"^quantile\(\) q values must be in the range \[0, 1\]$"):
+        E.quantile(E.ones(3), E.tensor([0.5, -1.0]))
     with pytest.raises(RuntimeError, match="input tensor must be either float or double dtype"):
         E.quantile(E.tensor([1, 2]), 0.5)
     with pytest.raises(RuntimeError, match="q tensor must be same dtype as the input tensor"):
         E.quantile(E.ones(3), E.tensor([0.5], dtype=E.float64))
-    with pytest.raises(RuntimeError, match="interpolation must be one of"):
+    with pytest.raises(RuntimeError, match="interpolation must be one of .*nearest, but got cubic$"):
         E.quantile(E.ones(3), 0.5, interpolation="cubic")
 
 

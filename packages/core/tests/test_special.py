@@ -287,6 +287,14 @@ def test_logit_eps_clamps():
     assert S.logit is E.logit and x.logit(0.1).tolist() == E.logit(x, 0.1).tolist()
 
 
+def test_logit_eps_bounds_round_in_the_input_dtype():
+    # PyTorch clamps to 1 - eps in float32 (0.99999899): logit is 13.8023, not float64's 13.8155
+    x = E.tensor([0.0, 1.0])
+    np.testing.assert_allclose(E.logit(x, eps=1e-6).numpy(), sp.logit(np.float32([1e-6, 1 - np.float32(1e-6)])),
+                               rtol=1e-6)
+    np.testing.assert_allclose(E.logit(x.double(), eps=1e-6).numpy(), sp.logit([1e-6, 1 - 1e-6]), rtol=1e-12)
+
+
 @pytest.mark.parametrize("name", ["gammaln", "digamma", "erfc", "erfcx", "i0", "i1e", "ndtr", "ndtri", "log_ndtr",
                                   "bessel_j0", "modified_bessel_k1", "airy_ai"])
 def test_float32_is_float64_rounded(name):
@@ -443,3 +451,15 @@ def test_against_pytorch():
                                    rtol=1e-8)
     np.testing.assert_allclose(S.multigammaln(_t(a + 3), 3).numpy(),
                                torch.special.multigammaln(torch.tensor(a + 3), 3).numpy(), rtol=1e-12)
+
+
+def test_sinc_below_float64_rounds_pi_x_to_float32_first():
+    # PyTorch computes pi * x in float32 (its opmath), so sinc at a nonzero integer is sin(fl(pi))/fl(pi), not 0
+    x = np.float32([1.0, -2.0, 0.25, 0.0])
+    y = (np.float32(np.pi) * x).astype(np.float64)
+    want = np.where(x == 0, 1.0, np.sin(y) / np.where(y == 0, 1, y)).astype(np.float32)
+    for dt in (E.float32, E.float16):
+        got = E.sinc(E.tensor(x).to(dt)).float().numpy()
+        np.testing.assert_allclose(got, want.astype(dt.np).astype(np.float32), rtol=1e-6, atol=0)
+    assert E.sinc(E.tensor([1.0])).item() == pytest.approx(-2.7827534e-08, rel=1e-5)
+    assert abs(E.sinc(E.tensor([1.0], dtype=E.float64)).item()) < 1e-16

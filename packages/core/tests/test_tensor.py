@@ -152,6 +152,8 @@ def test_array_protocol():
     (lambda: E.zeros(0), "tensor([])"),
     (lambda: E.zeros(0, 3), "tensor([], size=(0, 3))"),
     (lambda: E.zeros(0, dtype=E.int64), "tensor([], dtype=ember.int64)"),
+    (lambda: E.zeros(0, dtype=E.bool), "tensor([], dtype=ember.bool)"),  # an empty shows every non-default dtype
+    (lambda: E.zeros(0, dtype=E.complex64), "tensor([], dtype=ember.complex64)"),
     (lambda: E.tensor([1.0, 2.0], dtype=E.float64), "tensor([1., 2.], dtype=ember.float64)"),
     (lambda: E.tensor([1, 2], dtype=E.int32), "tensor([1, 2], dtype=ember.int32)"),
     (lambda: E.tensor([1e-5, 1.0]), "tensor([1.0000e-05, 1.0000e+00])"),
@@ -176,6 +178,10 @@ def test_repr_summarises_large_tensors():
 
 def test_format_of_scalar_tensors():
     assert f"{E.tensor(0.5):.2f}" == "0.50"
+    # PyTorch formats a plain 0-dim tensor's value even with no spec; others print as str()
+    assert (f"{E.tensor(3)}", f"{E.tensor(2.5)}", f"{E.tensor([1, 2])}") == ("3", "2.5", "tensor([1, 2])")
+    with pytest.raises(TypeError):
+        f"{E.tensor([1.0]):.2f}"
 
 
 def test_pickle_round_trip():

@@ -95,6 +95,8 @@ def _infer_np(data, dtype):
             # PyTorch converts each Python number to the dtype, which a complex number cannot be
             raise TypeError("must be real number, not complex" if dtype.is_floating_point else
                             "'complex' object cannot be interpreted as an integer")
+        if a.dtype.kind in "iufO" and dtype not in dtypes.UNSIGNED_WIDE:
+            _check_int_overflow(a, dtype)
     if dtype is not None:
         if a.dtype.kind == "c":  # numpy data: the real part, with PyTorch's once-per-process warning
             warn_complex_to_real(dtypes.from_numpy_dtype(a.dtype), dtype)
@@ -122,6 +124,24 @@ def _infer_np(data, dtype):
     if a.dtype == np.object_ or a.dtype.kind in "USV":
         raise _sequence_error(data)
     return a
+
+
+_INT64 = np.iinfo(np.int64)
+
+
+def _check_int_overflow(a: np.ndarray, dtype) -> None:
+    """PyTorch's errors for Python numbers out of range: past int64 (ValueError, as unpacking a C long long), or
+    past an integer `dtype` (RuntimeError; an unsigned one takes -max..max, negatives wrapping)."""
+    if a.dtype.kind == "O" or (a.dtype.kind == "u" and a.size and a.max() > _INT64.max):
+        if a.dtype.kind == "u" or all(isinstance(x, numbers.Integral) for x in a.flat):
+            raise ValueError("Overflow when unpacking long long")
+        return
+    if dtype is None or dtype is dtypes.bool or dtype.np.kind not in "iu" or not a.size:
+        return
+    info = np.iinfo(dtype.np)
+    lo = -info.max if info.min == 0 else info.min
+    if a.min() < lo or a.max() > info.max:
+        raise RuntimeError(f"value cannot be converted to type {dtype.np.name} without overflow")
 
 
 def _real_part(a: np.ndarray, dtype: dtypes.dtype) -> np.ndarray:

@@ -153,9 +153,8 @@ def _dtype_grad_suffix(t) -> list:
     """The `dtype=` (unless a default one) and `grad_fn=`/`requires_grad=` parts of a tensor's repr."""
     suffix = []
     default_complex = dtypes.complex128 if dtypes.get_default_dtype() is dtypes.float64 else dtypes.complex64
-    if t._dtype not in (dtypes.get_default_dtype(), default_complex, dtypes.int64,
-                        dtypes.bool) or (
-            t._dtype is dtypes.int64 and t.numel() == 0):
+    if t._dtype not in (dtypes.get_default_dtype(), default_complex, dtypes.int64, dtypes.bool) or (
+            t.numel() == 0 and t._dtype is not dtypes.get_default_dtype()):  # no values show an empty's dtype
         suffix.append(f"dtype={t._dtype!r}")
     return suffix + _grad_suffix(t)
 

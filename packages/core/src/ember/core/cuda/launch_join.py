@@ -91,7 +91,7 @@ def _make_scan(name: str, mode: int):
     def kernel(x, dim, dtype=None, *, out=None):
         if mode == KS.LOGSUMEXP:
             if not x._dtype.is_floating_point:
-                raise RuntimeError("\"logcumsumexp_out_cpu\" not implemented for "
+                raise NotImplementedError("\"logcumsumexp_out_cpu\" not implemented for "
                                    f"'{dtypes.TORCH_NAMES[x._dtype.name]}'")
             dt = x._dtype
         else:

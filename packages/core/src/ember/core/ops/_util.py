@@ -60,6 +60,11 @@ def int_value(input: Tensor, value):
     dtype's range, or (unsigned) down to minus its maximum, wrapping as two's complement (`fill_(-2)`
     of uint8 is 254); else PyTorch's "value cannot be converted ... without overflow"."""
     name = input._dtype.name
+    if type(value) is float and name in _C_INT_NAMES:  # a float must fit the dtype's range (NaN never does)
+        info = np.iinfo(name)
+        if not int(info.min) <= value <= int(info.max):
+            raise RuntimeError(f"value cannot be converted to type {_C_INT_NAMES[name]} without overflow")
+        return value
     if type(value) is not int or name not in _C_INT_NAMES:
         return value
     info = np.iinfo(name)

@@ -137,7 +137,7 @@ def div(input, other, *, rounding_mode: str | None = None, out=None) -> Tensor:
         return ew.floor_divide(input, other, out=out)
     if rounding_mode == "trunc":
         return ew.trunc_divide(input, other, out=out)
-    raise ValueError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but found '{rounding_mode}'")
+    raise RuntimeError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but found '{rounding_mode}'")
 
 
 divide = true_divide = div

@@ -374,6 +374,19 @@ def _floor_divide(a, b, dtype=None, out=None):
     return np.floor_divide(a, b, out=out, dtype=dtype)
 
 
+def _remainder(a, b, dtype=None, out=None):
+    """Python's modulo as PyTorch takes it on floats: fmod, plus the divisor where their signs differ, so a zero
+    remainder keeps the dividend's sign (-3.0 % 1 is -0.0, where numpy's remainder gives 0.0)."""
+    if (np.dtype(dtype) if dtype is not None else np.result_type(a, b)).kind in "iub":  # bfloat16 is "V"
+        return np.remainder(a, b, out=out, dtype=dtype)
+    m = np.asarray(np.fmod(a, b, dtype=dtype))  # an array, also for 0-dim operands, so it can be written
+    fix = (m != 0) & ((np.asarray(b) < 0) != (m < 0))
+    if out is None:
+        return np.add(m, b, out=m, where=fix, dtype=dtype)  # m + 0 would turn -0.0 into 0.0
+    np.copyto(out, m, casting="unsafe")
+    return np.add(m, b, out=out, where=fix, dtype=dtype, casting="unsafe")
+
+
 def _trunc_divide(a, b, dtype=None, out=None):
     dt = np.dtype(dtype)
     if dt.kind in "fV":  # V: bfloat16. 16-bit floats divide in float32 and round once, as PyTorch
@@ -433,7 +446,7 @@ def _integer_only_errors(name):
 
         yield from _broadcast_errors(name, dtypes.int64)(device)
         yield ErrorInput(Sample((ones(2, device=device), ones(2, device=device))), RuntimeError,
-                         f"{name}.*only integer and bool tensors are supported")
+                         f"\"{name}_.*\" not implemented for 'Float'")
     return errors
 
 
@@ -444,7 +457,7 @@ def _division_errors(name):
         yield from _broadcast_errors(name)(device)
         if device == "cpu":  # a CUDA kernel would have to synchronize to see the zero
             yield ErrorInput(Sample((tensor([1, 2]), tensor([1, 0]))), ZeroDivisionError,
-                             "ZeroDivisionError: .*integer division by zero")
+                             "^ZeroDivisionError$")
     return errors
 
 
@@ -577,7 +590,7 @@ def _binary_rows():
         ("trunc_divide", _trunc_divide, _b(ref=lambda a, b: np.trunc(a / b), int_ref=_int_trunc_div,
                                            samples=_nonzero_divisor, errors=_division_errors("trunc_divide"),
                                            dtypes=_NO_BOOL_QUOTIENT)),
-        ("remainder", np.remainder, _b(ref=_remainder_ref, int_ref=np.remainder,
+        ("remainder", _remainder, _b(ref=_remainder_ref, int_ref=np.remainder,
                                        samples=_nonzero_divisor, errors=_division_errors("remainder"),
                                        grad_domain=((0.1, 0.4), (1.0, 2.0)), dtypes=_NO_BOOL_QUOTIENT)),
         ("fmod", np.fmod, _b(ref=_fmod_ref, int_ref=np.fmod, samples=_nonzero_divisor,
@@ -631,7 +644,6 @@ _NUMBER_INPUT = {"add", "sub", "mul", "div", "floor_divide", "trunc_divide", "re
 _STEPWISE = {"floor_divide", "trunc_divide", "bitwise_and", "bitwise_or", "bitwise_xor"}
 # Binary rows. Domains: one (low, high) per operand. int_ref: the exact result on int64 arrays.
 BINARY = _binary_rows()
-_INTEGER_ONLY = {r.name for r in BINARY if not any(d.is_floating_point for d in r.info.dtypes_for("cpu"))}
 
 
 def refused_dtypes(row: Row) -> frozenset:
@@ -639,9 +651,13 @@ def refused_dtypes(row: Row) -> frozenset:
     return frozenset(ALL_DTYPES) - frozenset(row.info.dtypes_for("cpu"))
 
 
+_KERNEL_NAMES = {"floor_divide": "div_floor", "trunc_divide": "div_trunc"}  # PyTorch's kernels, where named apart
+
+
 def dtype_not_supported(name: str, dt: dtypes.dtype, device: str = "cpu") -> DtypeNotSupported:
-    msg = f"\"{name}_{device}\" not implemented for '{dt.name}'"
-    return DtypeNotSupported(msg + (": only integer and bool tensors are supported" if name in _INTEGER_ONLY else ""))
+    """PyTorch's exact error: `"bitwise_and_cpu" not implemented for 'Float'` (its kernel and ScalarType names)."""
+    kernel = _KERNEL_NAMES.get(name, name)
+    return DtypeNotSupported(f"\"{kernel}_{device}\" not implemented for '{dtypes.TORCH_NAMES[dt.name]}'")
 
 
 def binary_dtype(rule: str, a, b) -> dtypes.dtype:
@@ -667,9 +683,10 @@ class IntegerDivisionByZero(RuntimeError, ZeroDivisionError):
 
 
 def _check_int_div(name: str, a, b, dt) -> None:
+    """Raise PyTorch's exact error (its message is the bare name) if `b` holds a zero and `dt` is integral."""
     if not dt.is_floating_point and not _empty(a) and not _empty(b):  # an empty result divides nothing
         if np.any(np.asarray(arr(b)) == 0):
-            raise IntegerDivisionByZero(f"ZeroDivisionError: {name}: integer division by zero")
+            raise IntegerDivisionByZero("ZeroDivisionError")
 
 
 _SCALAR_OPS = {"add": operator.add, "sub": operator.sub, "mul": operator.mul}

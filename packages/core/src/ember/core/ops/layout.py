@@ -15,7 +15,7 @@ from ember.core.dispatch import declare, node_name
 from ember.core.methods import attach, method
 from ember.core.ops import memfmt
 from ember.core.ops import shape as S
-from ember.core.ops._util import int_value, real_value, warn_complex_to_real
+from ember.core.ops._util import _C_INT_NAMES, int_value, real_value, warn_complex_to_real
 from ember.core.ops.complex import conj as _conj
 from ember.core.settings import contiguous_format, preserve_format
 from ember.core.tensor import Tensor
@@ -339,6 +339,8 @@ def fill_(input, value) -> Tensor:
             value = value.item()
             return _fill(input, bool(value) if input._dtype is dtypes.bool else value.real)
         value = value.item()
+        if isinstance(value, int) and input._dtype.name in _C_INT_NAMES:  # a tensor's int wraps, copied as PyTorch
+            return _fill(input, int(np.array(value).astype(input._dtype.np)))
     return _fill(input, int_value(input, real_value(input, value)))
 
 

@@ -730,16 +730,37 @@ def norm(input: Tensor, p="fro", dim=None, keepdim: bool = False, out=None, dtyp
     return R._vector_norm(input, float(p), R._dims(dim, input, "norm"), keepdim, dtype, out=out)
 
 
+def _check_cov_weights(name: str, w: Tensor | None, n: int) -> None:
+    """PyTorch's checks of cov's weights: 1-D of one per observation, integral fweights, floating aweights, >= 0."""
+    if w is None:
+        return
+    if w.ndim > 1:
+        raise RuntimeError(f"cov(): expected {name} to have one or fewer dimensions but got {name} with {w.ndim} "
+                           f"dimensions")
+    integral = not (w._dtype.is_floating_point or w._dtype.is_complex or w._dtype is dtypes.bool)
+    if integral != (name == "fweights"):
+        kind = "integral" if name == "fweights" else "floating point"
+        raise RuntimeError(f"cov(): expected {name} to have {kind} dtype but got {name} with "
+                           f"{dtypes.TORCH_NAMES[w._dtype.name]} dtype")
+    if w.numel() != n:
+        raise RuntimeError(f"cov(): expected {name} to have the same numel as there are observations in the input but "
+                           f"got {w.numel()} != {n}")
+    if n and bool(R.amin(w) < 0):
+        raise RuntimeError(f"cov(): {name} cannot be negative")
+
+
 @method
 def cov(input: Tensor, *, correction: int = 1, fweights: Tensor | None = None,
         aweights: Tensor | None = None) -> Tensor:
     """The covariance matrix of the variables in the rows of `input` (N, M), observations in the columns."""
     if input.ndim > 2:
-        raise ValueError(f"cov(): expected input to have two or fewer dimensions but got an input with "
+        raise RuntimeError(f"cov(): expected input to have two or fewer dimensions but got an input with "
                          f"{input.ndim} dimensions")
     x = L.reshape(input, (1, -1)) if input.ndim < 2 else input
     if not (x._dtype.is_floating_point or x._dtype.is_complex):
         x = x.to(dtypes.get_default_dtype())
+    _check_cov_weights("fweights", fweights, x._shape[1])
+    _check_cov_weights("aweights", aweights, x._shape[1])
     w = fweights
     if aweights is not None:
         w = aweights if w is None else ew.mul(w, aweights)

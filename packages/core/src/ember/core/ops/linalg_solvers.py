@@ -214,11 +214,36 @@ def _det_cpu(A):
     whole LU diagonal, so a matrix with NaN or inf, or a singular one, takes that product here (NaN, -0.0)."""
     a = A._np()
     with np.errstate(all="ignore"):
-        d = np.array(np.linalg.det(a))
+        d = _lu_det(a) if 0 < a.shape[-1] <= _LU_DET_MAX_N else np.array(np.linalg.det(a))
         for i in _lu_cases(a, d == 0):
             sign, diag = _getf2_diagonal(a.reshape((-1,) + a.shape[-2:])[i])
             d.reshape(-1)[i] = sign * np.prod(diag)
     return _own(d, A._dtype)
+
+
+_LU_DET_MAX_N = 64  # larger matrices take numpy's det: one LAPACK call, rounding aside the same value
+
+
+def _lu_det(a: np.ndarray) -> np.ndarray:
+    """det as PyTorch takes it: the row-swap sign times the product of getrf's U diagonal, batched over `a`'s
+    leading dims. numpy's det goes through log|u_ii| and exp, so an integer matrix's det is off by ulps
+    (15.000000000000007, where PyTorch prints 15.)."""
+    n = a.shape[-1]
+    w = np.array(a.reshape((-1, n, n)), dtype=np.complex128 if np.iscomplexobj(a) else np.float64)
+    rows = np.arange(w.shape[0])
+    sign = np.ones(w.shape[0])
+    for c in range(n):
+        p = c + np.argmax(np.abs(w[:, c:, c].real) + np.abs(w[:, c:, c].imag), axis=1)
+        top, pivot_row = w[rows, c].copy(), w[rows, p].copy()
+        w[rows, p], w[rows, c] = top, pivot_row
+        sign[p != c] *= -1
+        z = w[:, c, c]
+        nz = z != 0
+        inv = np.ones_like(z)
+        inv[nz] = z[nz].conjugate() / (z[nz].real ** 2 + z[nz].imag ** 2) if np.iscomplexobj(w) else 1 / z[nz]
+        w[:, c + 1:, c] *= inv[:, None]
+        w[:, c + 1:, c + 1:] -= w[:, c + 1:, c, None] * w[:, c, None, c + 1:]
+    return (sign * np.prod(np.diagonal(w, axis1=1, axis2=2), axis=1)).reshape(a.shape[:-2])
 
 
 def _lu_cases(a: np.ndarray, zero: np.ndarray) -> np.ndarray:
@@ -603,9 +628,14 @@ def pinv(A: Tensor, *, atol=None, rtol=None, hermitian: bool = False) -> Tensor:
     return _pinv(A, atol, rtol, hermitian)
 
 
-def matrix_rank(A: Tensor, *, atol=None, rtol=None, hermitian: bool = False) -> Tensor:
+def matrix_rank(A: Tensor, tol=None, hermitian: bool = False, *, atol=None, rtol=None) -> Tensor:
     """The number of singular values (|eigenvalues| of A's lower triangle with `hermitian`) above the
-    cutoff, per matrix (int64)."""
+    cutoff, per matrix (int64); PyTorch's older overload's `tol` is `atol` with `rtol=0`."""
+    if tol is not None:
+        if atol is not None or rtol is not None:
+            raise TypeError("linalg_matrix_rank() received an invalid combination of arguments - got tol with "
+                            "atol or rtol; tol is the absolute tolerance (atol=tol, rtol=0)")
+        atol, rtol = tol, 0.0
     if A.ndim < 2:
         raise RuntimeError("torch.linalg.matrix_rank: The input tensor input must have at least 2 dimensions.")
     if not (A._dtype.is_floating_point or A._dtype.is_complex) or A._dtype in (dtypes.float16, dtypes.bfloat16):

@@ -802,7 +802,7 @@ def _logcumsumexp_cpu(x, dim, *, out=None):
     if x._dtype.is_complex:
         return _finish(_logcumsumexp_complex(x._np(), dim), x._dtype, out, "logcumsumexp")
     if not x._dtype.is_floating_point:
-        raise RuntimeError(f"\"logcumsumexp_out_cpu\" not implemented for '{dtypes.TORCH_NAMES[x._dtype.name]}'")
+        raise NotImplementedError(f"\"logcumsumexp_out_cpu\" not implemented for '{dtypes.TORCH_NAMES[x._dtype.name]}'")
     a = x._np()
     acc = _accumulate_np(x._dtype)
     r = np.logaddexp.accumulate(a.reshape(1) if a.ndim == 0 else a, dim, dtype=acc).reshape(a.shape)

@@ -528,7 +528,7 @@ def _histc_meta(x, bins=100, min=0, max=0, *, out=None) -> None:  # noqa: A002 -
     if not x._dtype.is_floating_point:
         raise NotImplementedError(f"\"histogram_cpu\" not implemented for '{dtypes.TORCH_NAMES[x._dtype.name]}'")
     if bins <= 0:
-        raise RuntimeError("torch.histc: bins must be > 0")
+        raise RuntimeError(f"torch.histogram(): bins must be > 0, but got {bins} for dimension 0")
     if float(min) > float(max):
         raise RuntimeError("torch.histc: max must be larger than min")
     if float(min) != float(max):
@@ -635,23 +635,25 @@ def _quantile(input: Tensor, q, dim, keepdim: bool, interpolation: str, ignore_n
     from ember.core.ops.join import stack
     from ember.core.ops.layout import reshape
 
+    # PyTorch's messages say quantile() for nanquantile too
     if not input._dtype.is_floating_point or input._dtype.itemsize == 2:
-        raise RuntimeError(f"{op}() input tensor must be either float or double dtype")
+        raise RuntimeError("quantile() input tensor must be either float or double dtype")
     if interpolation not in _INTERPOLATIONS:
-        raise RuntimeError(f"{op}() interpolation must be one of linear, lower, higher, midpoint or nearest. "
-                           f"Got {interpolation}")
+        raise RuntimeError("quantile() interpolation must be one of linear, lower, higher, midpoint or nearest, "
+                           f"but got {interpolation}")
     if isinstance(q, Tensor):
         if q.ndim > 1:
-            raise RuntimeError(f"{op}() q must be a scalar or 1D tensor")
+            raise RuntimeError("quantile() q must be a scalar or 1D tensor")
         if q._dtype is not input._dtype:
-            raise RuntimeError(f"{op}() q tensor must be same dtype as the input tensor")
+            raise RuntimeError("quantile() q tensor must be same dtype as the input tensor")
         qs, scalar_q = [float(v) for v in q._host_array().reshape(-1)], q.ndim == 0
     else:
         qs, scalar_q = [float(q)], True
-    if any(not 0 <= v <= 1 for v in qs):
-        raise RuntimeError(f"{op}() q values must be in the range [0, 1]")
+    if any(not 0 <= v <= 1 for v in qs):  # PyTorch names a scalar q (as C++ prints a double), not a tensor's
+        raise RuntimeError("quantile() q values must be in the range [0, 1]" if isinstance(q, Tensor) else
+                           f"quantile() q must be in the range [0, 1] but got {qs[0]:g}")
     if input.numel() == 0:
-        raise RuntimeError(f"{op}() input tensor must be non-empty")
+        raise RuntimeError("quantile() input tensor must be non-empty")
     x = reshape(input, (-1,)) if dim is None else input
     d = 0 if dim is None else _one_dim(dim, input, op)
     x = reshape(x, (1,)) if x.ndim == 0 else x

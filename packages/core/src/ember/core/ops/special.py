@@ -138,6 +138,10 @@ def _make_unary(name: str, fname: str, differentiable: bool):
         if x._dtype.is_complex:  # float64 would drop the imaginary part
             r = np.asarray(_COMPLEX[name](x._np().astype(np.complex128))).astype(x._dtype.np)
             return write_out(out, r, name) if out is not None else wrap(r)
+        if name == "sinc" and float_dtype(x) is not dtypes.float64:  # PyTorch's opmath: pi * x in float32
+            xs = _f64(x)
+            y = (xs.astype(np.float32) * np.float32(math.pi)).astype(np.float64)
+            return _run("sinc_of_product", (xs, y), float_dtype(x), out, name, (x,))
         return _run(fname, (_f64(x),), float_dtype(x), out, name, (x,))
 
     return op
@@ -209,8 +213,11 @@ _logit = declare("logit", None, argnames=("input",), complex_error=_no_complex("
 @_logit.register("cpu")
 def _logit_cpu(x, eps=None, *, out=None):
     _check_tensor("logit", x)
-    e = -1.0 if eps is None else float(eps)
-    return _run("logit", (_f64(x), np.float64(e)), float_dtype(x), out, "logit", (x,))
+    x64 = _f64(x)
+    if eps is not None and float(eps) >= 0.0:  # clamp to [eps, 1 - eps] as PyTorch, in x's dtype (1 - 1e-6 rounds)
+        lo = np.asarray(float(eps), dtype=float_dtype(x).np)
+        x64 = np.clip(x64, np.float64(lo), np.float64(np.asarray(1.0, dtype=lo.dtype) - lo))
+    return _run("logit", (x64, np.float64(-1.0)), float_dtype(x), out, "logit", (x,))
 
 
 def logit(input: Tensor, eps: float | None = None, *, out: Tensor | None = None) -> Tensor:

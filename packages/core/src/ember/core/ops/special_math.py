@@ -18,7 +18,7 @@ from collections.abc import Callable
 
 __all__ = [
     "lgamma", "digamma", "zeta", "polygamma", "gammainc", "gammaincc", "erfc", "erfcx", "ndtr", "log_ndtr", "ndtri",
-    "entr", "sinc", "logit", "xlog1py", "compiled"
+    "entr", "sinc", "sinc_of_product", "logit", "xlog1py", "compiled"
 ]
 
 _INF = math.inf
@@ -342,6 +342,15 @@ def sinc(x):
     if x != x or _isinf(x):
         return _NAN
     y = _PI * x
+    return math.sin(y) / y
+
+
+def sinc_of_product(x, y):
+    """sinc(x) from `y`, pi * x as PyTorch rounds it (to float32 below float64: sinc(1.0) is -2.78e-08)."""
+    if x == 0.0:
+        return 1.0
+    if x != x or _isinf(x):
+        return _NAN
     return math.sin(y) / y
 
 
