@@ -169,7 +169,7 @@ def test_errors_match_the_cpu(device):
         E.add(_on(E.zeros(2, 3), device), _on(E.zeros(4), device))
     with pytest.raises(TypeError, match="Negation"):
         -_on(E.tensor([True]), device)
-    with pytest.raises(TypeError, match="integer"):
+    with pytest.raises(TypeError, match=r"^\"bitwise_and_(cpu|cuda)\" not implemented for 'Float'$"):
         E.bitwise_and(_on(E.zeros(2), device), _on(E.zeros(2), device))
     with pytest.raises(RuntimeError, match="can't be cast"):
         E.add(_on(E.zeros(2), device), 1.5, out=_on(E.zeros(2, dtype=E.int64), device))
