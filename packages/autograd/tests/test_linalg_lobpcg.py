@@ -97,4 +97,6 @@ def test_values_and_gradients_match_pytorch():
         s = np.sign(np.sum(X.detach().numpy() * tX.detach().numpy(), axis=0))
         (w.sum() + (X ** 3).sum()).backward()
         (tw.sum() + ((tX * torch.from_numpy(s)) ** 3).sum()).backward()
-        np.testing.assert_allclose(t.grad.numpy(), tt.grad.numpy(), atol=1e-7)
+        # both solvers stop at tol = sqrt(eps) of the residual: eigenvectors, and gradients through them, agree to
+        # about tol / gap (1.6e-7 was seen in nox's torch venv, below 1e-7 in the development venv)
+        np.testing.assert_allclose(t.grad.numpy(), tt.grad.numpy(), atol=1e-6)
