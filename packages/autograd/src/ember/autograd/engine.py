@@ -14,6 +14,7 @@ import numpy as np
 
 from ember.core.creation import ones_like, zeros_like
 from ember.core.settings import contiguous_format
+from ember.core.sparse import SparseTensor
 from ember.core.tensor import Size, Tensor, describe
 
 from ember.autograd import anomaly
@@ -199,7 +200,8 @@ def execute(root_edges: list, root_grads: list, *, retain_graph: bool, create_gr
                         else:
                             if nr >= len(buf):
                                 buf.extend([None] * (nr + 1 - len(buf)))
-                            buf[nr] = g if buf[nr] is None else buf[nr] + g
+                            old = buf[nr]  # PyTorch's InputBuffer: a sparse sum is new + old (dense when either is)
+                            buf[nr] = g if old is None else old + g if type(old) is not SparseTensor else g + old
                     d = deps[child]
                     if d == 1:
                         if nxt is None:
@@ -257,7 +259,7 @@ def _deliver(buffers: dict, node: Node, nr: int, g) -> None:
         buf.extend([None] * (nr + 1 - len(buf)))
     if g is not None:
         old = buf[nr]
-        buf[nr] = g if old is None else old + g
+        buf[nr] = g if old is None else old + g if type(old) is not SparseTensor else g + old
 
 
 def _apply(node: Node, grads: list) -> list:

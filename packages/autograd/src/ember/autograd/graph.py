@@ -30,6 +30,7 @@ from ember.core.ops._util import ERRSTATE, IGNORE_ALL
 from ember.core.ops.elementwise import add as _add
 from ember.core.ops.memfmt import dense_strides
 from ember.core.settings import contiguous_format
+from ember.core.sparse import SparseTensor, add_sparse_
 from ember.core.tensor import Tensor, contiguous_strides
 
 from ember.autograd.grad_mode import _enabled
@@ -254,7 +255,7 @@ def _accumulate(t: Tensor, g: Tensor, sole: bool = False) -> None:
         else:
             t._grad = _fresh(g, t)
     elif _enabled.get():
-        t._grad = old + g
+        t._grad = old + g if type(old) is not SparseTensor else g + old
     elif (_dispatch._top_next is _REDISPATCH and type(old) is Tensor and type(g) is Tensor and old._dtype is g._dtype
           and old._dtype in _NUMPY_ADD and old._shape == g._shape and old._storage is not g._storage
           and old._storage.device.type == "cpu" and g._storage.device.type == "cpu" and 0 not in old._strides):
@@ -268,6 +269,8 @@ def _accumulate(t: Tensor, g: Tensor, sole: bool = False) -> None:
         finally:
             ERRSTATE.reset(token)
         old._storage.version += 1
+    elif type(old) is SparseTensor or type(g) is SparseTensor:
+        _accumulate_sparse(t, old, g)
     else:
         _add(old, g, out=old)  # old.add_(g)
     if m is not None and m.post_hooks:
@@ -293,6 +296,19 @@ def _obeys_layout(g: Tensor, t: Tensor) -> bool:
                 return False
         return True
     return g.is_contiguous()
+
+
+def _accumulate_sparse(t: Tensor, old: Tensor, g: Tensor) -> None:
+    """`.grad` += `g` when either is sparse, as PyTorch's AccumulateGrad: sparse + sparse merges in place (the
+    same `.grad` object, `SparseTensor.add_`), a dense gradient into a sparse `.grad` makes it dense, and a
+    sparse one adds into a dense `.grad` in place."""
+    if type(old) is SparseTensor:
+        if type(g) is SparseTensor:
+            old.add_(g)
+        else:
+            t._grad = g + old
+    else:
+        add_sparse_(old, g)
 
 
 def _laid_out_copy(g: Tensor, t: Tensor) -> Tensor:

@@ -1,19 +1,26 @@
-"""The derivative of sparse @ dense (`torch.sparse.mm`): dense for the dense operand, and for the sparse one
-its values' gradient, so the sparse operand's `grad` is sparse with its own pattern (PyTorch's semantics).
+"""The derivatives that involve sparse tensors beyond their values: sparse @ dense (`torch.sparse.mm`), dense for
+the dense operand and, for the sparse one, its values' gradient (a sparse `grad` with its own pattern); and the
+lookups `embedding`/`embedding_bag` with `sparse=True`, whose dense weight gets a sparse COO gradient.
 
 Every other sparse op computes its values with differentiable dense ops (NOTE [ Sparse tensors beside the
-dense path ] in `ember.core.sparse`); only the product runs a kernel of its own and needs this rule.
+dense path ] in `ember.core.sparse`); only these run kernels of their own and need these rules.
 """
 
 from __future__ import annotations
 
+import numpy as np
+
 from ember.core import sparse_ops as _sparse_ops
 from ember.core import sparse_kernels as _kernels
-from ember.core.tensor import Tensor
+from ember.core.dispatch import get_op, node_name
+from ember.core.ops import embedding as _embedding
+from ember.core.sparse import SparseTensor
+from ember.core.tensor import Tensor, describe
 
 from ember.autograd.function import Function, once_differentiable
+from ember.autograd.grad_mode import _enabled
 
-__all__ = ["SparseMm"]
+__all__ = ["SparseMm", "EmbeddingSparse", "EmbeddingBagSparse"]
 
 
 class SparseMm(Function):
@@ -46,3 +53,107 @@ def _mm(pattern, values, x):
 
 
 _sparse_ops.set_mm(_mm)
+
+
+def _rows_grad(rows: Tensor, ids: np.ndarray, num_weights: int, padding_idx: int) -> SparseTensor:
+    """The sparse gradient of a `(num_weights, D)` table whose rows `ids` received `rows` (n, D): the ids in
+    order, uncoalesced, without the padding row's entries (PyTorch's embedding_sparse_backward)."""
+    if padding_idx != -1:
+        keep = ids != padding_idx
+        if not keep.all():
+            sel = np.flatnonzero(keep)
+            ids, rows = ids[sel], rows.index_select(0, Tensor._wrap(sel.astype(np.int64)))
+    return SparseTensor._coo(Tensor._wrap(ids.reshape(1, -1)), rows, (num_weights, rows.shape[1]), ids.size < 2)
+
+
+def _scale_by_freq_refused():
+    raise RuntimeError("embedding_backward: scale_grad_by_freq not supported with sparse gradients")
+
+
+class EmbeddingSparse(Function):
+    """`embedding(..., sparse=True)`: the dense lookup forward; the weight's gradient is sparse (`_rows_grad`)."""
+
+    @staticmethod
+    def forward(ctx, weight, indices, padding_idx, scale_grad_by_freq):
+        ctx.lookup = (np.array(indices._np(), dtype=np.int64).reshape(-1), weight.shape[0], padding_idx,
+                      scale_grad_by_freq)
+        return get_op("embedding")(weight, indices, padding_idx, False)
+
+    @staticmethod
+    def backward(ctx, grad):
+        ids, num_weights, padding_idx, scale_grad_by_freq = ctx.lookup
+        if scale_grad_by_freq:
+            _scale_by_freq_refused()
+        return _rows_grad(grad.reshape(-1, grad.shape[-1]), ids, num_weights, padding_idx), None, None, None
+
+
+class EmbeddingBagSparse(Function):
+    """`embedding_bag(..., sparse=True)` (sum or mean): each index's row of the weight's sparse gradient is its
+    bag's gradient (over the bag's size for 'mean', times its per-sample weight), as PyTorch's
+    _embedding_bag_sparse_backward; the per-sample weights get their dense gradient."""
+
+    @staticmethod
+    def forward(ctx, weight, indices, offsets, mode, per_sample_weights, include_last_offset, padding_idx,
+                scale_grad_by_freq):
+        out, bag_size, _ = get_op("embedding_bag")(weight, indices, offsets, mode, per_sample_weights,
+                                                    include_last_offset, padding_idx)
+        ids = np.array(indices._np(), dtype=np.int64).reshape(-1)
+        o = np.array(offsets._np(), dtype=np.int64).reshape(-1)
+        starts, ends = (o[:-1], o[1:]) if include_last_offset else (o, np.append(o[1:], ids.size))
+        bag = np.searchsorted(starts, np.arange(ids.size), side="right") - 1
+        inside = (bag >= 0) & (np.arange(ids.size) < ends[np.maximum(bag, 0)]) if starts.size else bag >= 0
+        ctx.bags = (ids, bag, inside, bag_size, weight.shape[0], mode, padding_idx, scale_grad_by_freq)
+        ctx.save_for_backward(weight, indices, offsets, per_sample_weights)
+        ctx.include_last_offset = include_last_offset
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        ids, bag, inside, bag_size, num_weights, mode, padding_idx, scale_grad_by_freq = ctx.bags
+        weight, indices, offsets, per_sample_weights = ctx.saved_tensors
+        grad_weight = grad_psw = None
+        if ctx.needs_input_grad[0]:
+            if scale_grad_by_freq:
+                _scale_by_freq_refused()
+            sel = np.flatnonzero(inside).astype(np.int64)
+            rows = grad.index_select(0, Tensor._wrap(bag[sel]))
+            if mode == "mean":
+                inv = (1 / bag_size.to(grad.dtype)).index_select(0, Tensor._wrap(bag[sel]))
+                rows = rows * inv.unsqueeze(1)
+            if per_sample_weights is not None:
+                rows = rows * per_sample_weights.index_select(0, Tensor._wrap(sel)).unsqueeze(1)
+            grad_weight = _rows_grad(rows, ids[sel], num_weights, padding_idx)
+        if ctx.needs_input_grad[4]:
+            from ember.autograd.derivatives.nn import _bag_per_sample_weights
+
+            grad_psw = _bag_per_sample_weights(grad, weight, indices, offsets, mode, ctx.include_last_offset,
+                                               padding_idx)
+        return grad_weight, None, None, None, grad_psw, None, None, None
+
+
+def _check_device(op: str, weight: Tensor) -> None:
+    if weight.device.type != "cpu":
+        raise NotImplementedError(f"{op}: sparse=True gives the weight a sparse gradient, and ember's sparse tensors "
+                                  f"live on the CPU; got {describe(weight)} (use sparse=False)")
+
+
+def _embedding_sparse(weight, indices, padding_idx, scale_grad_by_freq):
+    if not _enabled.get():
+        return get_op("embedding")(weight, indices, padding_idx, scale_grad_by_freq)
+    _check_device("embedding", weight)
+    return node_name(EmbeddingSparse.apply(weight, indices, padding_idx, scale_grad_by_freq),
+                     "EmbeddingSparseBackward", "EmbeddingBackward0")
+
+
+def _embedding_bag_sparse(weight, indices, offsets, mode, per_sample_weights, include_last_offset, padding_idx,
+                          scale_grad_by_freq):
+    if not _enabled.get():
+        return get_op("embedding_bag")(weight, indices, offsets, mode, per_sample_weights, include_last_offset,
+                                       padding_idx)[0]
+    _check_device("embedding_bag", weight)
+    return node_name(EmbeddingBagSparse.apply(weight, indices, offsets, mode, per_sample_weights,
+                                              include_last_offset, padding_idx, scale_grad_by_freq),
+                     "EmbeddingBagSparseBackward", "EmbeddingBagBackward0")
+
+
+_embedding.set_sparse_lookups(_embedding_sparse, _embedding_bag_sparse)

@@ -33,7 +33,7 @@ from ember.core.ops.tensor_utils import layout
 from ember.core.tensor import Tensor, contiguous_strides
 
 __all__ = ["SparseTensor", "sparse_coo", "sparse_csr", "sparse_coo_tensor", "sparse_csr_tensor", "to_sparse",
-           "to_sparse_csr", "is_sparse_operand", "SparseLayoutError"]
+           "to_sparse_csr", "is_sparse_operand", "add_sparse_", "SparseLayoutError"]
 
 sparse_coo = layout("sparse_coo")
 sparse_csr = layout("sparse_csr")
@@ -573,13 +573,7 @@ class SparseTensor(Tensor):
         if self.sparse_dim() != other.sparse_dim():
             raise RuntimeError(f"add: expected same number of sparse dims, got {self.sparse_dim()} and "
                                f"{other.sparse_dim()}")
-        from ember.core.ops.join import cat
-
-        ov = other._sp_values if alpha == 1 else other._sp_values * alpha
-        dt = dtypes.promote_types(self._dtype, other._dtype)
-        vals = cat([self._sp_values.to(dt), ov.to(dt)])
-        idx = np.concatenate([self._sp_indices._np(), other._sp_indices._np()], axis=1)
-        return SparseTensor._coo(Tensor._wrap(idx), vals, self._shape, False).coalesce()
+        return _merge_add(self, other, alpha)
 
     __add__ = add
 
@@ -597,6 +591,50 @@ class SparseTensor(Tensor):
         if isinstance(other, Tensor):
             return other - self.to_dense()
         raise RuntimeError("sub: ember subtracts a sparse tensor only from a tensor")
+
+    def add_(self, other, *, alpha=1) -> SparseTensor:
+        """`self += alpha * other` for a sparse `other`, as PyTorch's (the merge of `add`; `.grad` accumulates so)."""
+        r = self.add(other, alpha=alpha)
+        self._set_parts(r._sp_indices, r._sp_values.to(self._dtype), r._sp_coalesced)
+        return self
+
+    def sub_(self, other, *, alpha=1) -> SparseTensor:
+        return self.add_(other, alpha=-alpha)
+
+    def mul_(self, other) -> SparseTensor:
+        """Scale the values in place by a scalar (or a 0-dim tensor)."""
+        if isinstance(other, Tensor) and other.ndim:
+            raise RuntimeError("mul_: ember scales a sparse tensor in place by a scalar or a 0-dim tensor only")
+        self._sp_values.mul_(other)
+        return self
+
+    def div_(self, other) -> SparseTensor:
+        if isinstance(other, Tensor) and other.ndim:
+            raise RuntimeError("div_: ember divides a sparse tensor in place by a scalar or a 0-dim tensor only")
+        self._sp_values.div_(other)
+        return self
+
+    def zero_(self) -> SparseTensor:
+        """No stored element any more (nnz 0, coalesced), as PyTorch's `zero_` of a sparse tensor."""
+        from ember.core.creation import zeros
+
+        self._need_coo("zero_")
+        v = self._sp_values
+        self._set_parts(zeros((self.sparse_dim(), 0), dtype=dtypes.int64),
+                        zeros((0,) + tuple(v._shape[1:]), dtype=v._dtype), True)
+        return self
+
+    def _set_parts(self, indices: Tensor, values: Tensor, coalesced: bool) -> None:
+        """Replace the indices and values in place (the cached coalescing plan and CSR pattern go with them)."""
+        self._sp_indices, self._sp_values, self._sp_coalesced = indices, values, coalesced
+        self.__dict__.pop("_sp_pattern", None)
+        self.__dict__.pop("_sp_plan", None)
+
+    def norm(self, p="fro", dim=None, keepdim: bool = False, dtype=None) -> Tensor:
+        """The norm of all elements (the stored ones, duplicates summed first)."""
+        if dim is not None:
+            raise RuntimeError("norm: ember computes the norm of a sparse tensor over all its elements only (dim=None)")
+        return self.coalesce()._sp_values.norm(2 if p == "fro" else p, dtype=dtype)
 
     def neg(self) -> SparseTensor:
         return self._with_values(-self._sp_values)
@@ -762,6 +800,48 @@ def _mul_sparse(a: SparseTensor, b: SparseTensor) -> SparseTensor:
     vb = cb._sp_values.index_select(0, Tensor._wrap(ib.astype(np.int64)))
     idx = np.ascontiguousarray(ca._sp_indices._np()[:, ia])
     return SparseTensor._coo(Tensor._wrap(idx), va * vb, a._shape, True)
+
+
+def _merge_add(a: SparseTensor, b: SparseTensor, alpha) -> SparseTensor:
+    """a + alpha * b as PyTorch's CPU kernel: one merge pass over both lists of indices, taking the smaller head
+    and summing two equal heads, so two coalesced tensors give a coalesced sum and any other pair a merged list
+    (`.grad` of a sparse embedding accumulates so); an empty operand gives a copy of the other."""
+    from ember.core.creation import zeros
+    from ember.core.sparse_kernels import merge_slots
+
+    dt = dtypes.promote_types(a._dtype, b._dtype)
+    bv = b._sp_values if alpha == 1 else b._sp_values * alpha
+    if b._nnz() == 0 or a._nnz() == 0:
+        keep, vals = (a, a._sp_values) if b._nnz() == 0 else (b, bv)
+        return SparseTensor._coo(keep._sp_indices.clone(), vals.to(dt).clone(), a._shape, keep._sp_coalesced)
+    sd = a.sparse_dim()
+    ia, ib = a._sp_indices._np(), b._sp_indices._np()
+    la, lb = _linear(ia, a._shape[:sd]), _linear(ib, a._shape[:sd])
+    pa, pb = np.empty(la.shape[0], dtype=np.int64), np.empty(lb.shape[0], dtype=np.int64)
+    n = merge_slots()(la, lb, pa, pb)
+    idx = np.empty((sd, n), dtype=np.int64)
+    idx[:, pa] = ia
+    idx[:, pb] = ib
+    vals = zeros((n,) + tuple(a._sp_values._shape[1:]), dtype=dt)
+    vals = vals.index_add(0, Tensor._wrap(pa), a._sp_values.to(dt)).index_add(0, Tensor._wrap(pb), bv.to(dt))
+    return SparseTensor._coo(Tensor._wrap(idx), vals, a._shape, a._sp_coalesced and b._sp_coalesced)
+
+
+def add_sparse_(dense: Tensor, s: SparseTensor, alpha=1) -> Tensor:
+    """`dense += alpha * s` in place, as PyTorch's `dense.add_(sparse)`: each stored element (duplicates
+    included, in order) added at its position; what optimizers and `.grad` accumulation do with a sparse
+    gradient."""
+    s._need_coo("add_")
+    if tuple(dense._shape) != tuple(s._shape):
+        raise RuntimeError(f"add_: expected 'self' and 'other' to have same size, but self has size "
+                           f"{list(dense._shape)} while other has size {list(s._shape)}")
+    if not dense.is_contiguous():
+        return dense.add_(s.to_dense(), alpha=alpha)
+    sd = s.sparse_dim()
+    lin = Tensor._wrap(_linear(s._sp_indices._np(), s._shape[:sd]))
+    flat = dense.view((math.prod(s._shape[:sd]),) + tuple(s._shape[sd:]))
+    flat.index_add_(0, lin, s._sp_values.to(dense._dtype), alpha=alpha)
+    return dense
 
 
 def is_sparse_operand(*args) -> bool:

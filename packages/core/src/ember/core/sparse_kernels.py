@@ -13,7 +13,7 @@ from functools import cache
 
 import numpy as np
 
-__all__ = ["csr_mm", "sampled_dot", "kernel_dtype"]
+__all__ = ["csr_mm", "sampled_dot", "merge_slots", "kernel_dtype"]
 
 
 def _njit():
@@ -56,6 +56,29 @@ def sampled_dot():
             for j in range(m):
                 acc += g[r, j] * x[c, j]
             out[p] = acc
+
+    return kernel
+
+
+@cache
+def merge_slots():
+    # lt (nt,), ls (ns,): linear indices of two COO tensors; pt (nt,), ps (ns,) get each element's output slot.
+    # PyTorch's add of sparse tensors: one merge pass that takes the smaller head, both heads when equal.
+    @_njit()
+    def kernel(lt, ls, pt, ps):
+        nt, ns = lt.shape[0], ls.shape[0]
+        ti = si = r = 0
+        while ti < nt or si < ns:
+            take_t = si >= ns or (ti < nt and lt[ti] <= ls[si])
+            take_s = ti >= nt or (si < ns and ls[si] <= lt[ti])
+            if take_t:
+                pt[ti] = r
+                ti += 1
+            if take_s:
+                ps[si] = r
+                si += 1
+            r += 1
+        return r
 
     return kernel
 

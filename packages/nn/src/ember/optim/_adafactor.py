@@ -6,7 +6,7 @@ from collections.abc import Callable, Iterable
 
 from ember import autograd as ea
 from ember.core import Tensor
-from ember.optim.optimizer import Optimizer
+from ember.optim.optimizer import Optimizer, _refuse_sparse
 
 __all__ = ["Adafactor"]
 
@@ -54,6 +54,7 @@ class Adafactor(Optimizer):
         """One Adafactor update of every parameter with a gradient."""
         loss = self._closure_loss(closure)
         for group in self.param_groups:
+            _refuse_sparse(group, "Adafactor does not support sparse gradients")
             lr = float(group["lr"])
             eps1, eps2 = group["eps"]
             for p in group["params"]:

@@ -7,7 +7,7 @@ from collections.abc import Callable, Iterable
 
 from ember import autograd as ea
 from ember.core import Tensor
-from ember.optim.optimizer import Optimizer
+from ember.optim.optimizer import Optimizer, _refuse_sparse
 
 __all__ = ["Muon"]
 
@@ -100,6 +100,7 @@ class Muon(Optimizer):
         """One Muon update of every parameter with a gradient."""
         loss = self._closure_loss(closure)
         for group in self.param_groups:
+            _refuse_sparse(group, "Muon does not support sparse gradients")
             lr, momentum = float(group["lr"]), group["momentum"]
             for p in group["params"]:
                 if p.grad is None:

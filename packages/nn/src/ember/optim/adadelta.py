@@ -7,7 +7,7 @@ from collections.abc import Callable, Iterable
 from ember import autograd as ea
 from ember.core import Tensor
 from ember.core.ops.optim_kernels import adadelta_step
-from ember.optim.optimizer import Optimizer
+from ember.optim.optimizer import Optimizer, _refuse_sparse
 
 __all__ = ["Adadelta"]
 
@@ -35,6 +35,7 @@ class Adadelta(Optimizer):
         """One Adadelta update of every parameter with a gradient."""
         loss = self._closure_loss(closure)
         for group in self.param_groups:
+            _refuse_sparse(group, "Adadelta does not support sparse gradients")
             for p in group["params"]:
                 if p.grad is None:
                     continue

@@ -7,9 +7,28 @@ from collections.abc import Callable, Iterable
 from ember import autograd as ea
 from ember.core import Tensor
 from ember.core.ops.optim_kernels import adagrad_step
+from ember.core.sparse import SparseTensor
 from ember.optim.optimizer import Optimizer
+from ember.optim.sparse_adam import _sparse_rows
 
 __all__ = ["Adagrad"]
+
+
+def _sparse_adagrad(p: Tensor, grad: SparseTensor, state_sum: Tensor, step: float, group: dict) -> None:
+    """PyTorch's sparse path: the coalesced gradient's rows update the sum and the parameter, nothing else."""
+    if group["maximize"]:
+        grad = -grad
+    if group["weight_decay"] != 0:
+        raise RuntimeError("weight_decay option is not compatible with sparse gradients")
+    clr = float(group["lr"]) / (1 + (step - 1) * group["lr_decay"])
+    grad = grad.coalesce()
+    if grad._nnz() == 0:
+        return
+    rows_of, rows, values = _sparse_rows(p, grad)
+    sums = rows_of(state_sum)
+    sums.index_add_(0, rows, values.pow(2))
+    std = sums[rows].sqrt_().add_(group["eps"])
+    rows_of(p).index_add_(0, rows, values / std, alpha=-clr)
 
 
 class Adagrad(Optimizer):
@@ -49,6 +68,9 @@ class Adagrad(Optimizer):
                 state = self.state[p]
                 step = float(state["step"]) + 1
                 state["step"].fill_(step)
+                if type(p.grad) is SparseTensor:
+                    _sparse_adagrad(p, p.grad, state["sum"], step, group)
+                    continue
                 adagrad_step(p, p.grad, state["sum"], step, float(group["lr"]), group["lr_decay"], group["eps"],
                              group["weight_decay"], group["maximize"])
         return loss

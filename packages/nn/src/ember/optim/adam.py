@@ -7,7 +7,7 @@ from collections.abc import Callable, Iterable
 from ember import autograd as ea
 from ember.core import Tensor
 from ember.core.ops.optim_kernels import adam_kernel, adam_scalars, adam_step
-from ember.optim.optimizer import _NO_BUFFER, Optimizer, _flat, _FlatViews
+from ember.optim.optimizer import _NO_BUFFER, Optimizer, _flat, _FlatViews, _refuse_sparse
 
 __all__ = ["Adam", "AdamW"]
 
@@ -59,6 +59,7 @@ class Adam(Optimizer):
         """One Adam update of every parameter with a gradient; returns `closure()`'s loss if given."""
         loss = self._closure_loss(closure)
         for group in self.param_groups:
+            _refuse_sparse(group, "Adam does not support sparse gradients, please consider SparseAdam instead")
             beta1, beta2 = group["betas"]
             amsgrad = group["amsgrad"]
             for p in group["params"]:

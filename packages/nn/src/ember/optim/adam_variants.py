@@ -8,7 +8,7 @@ from ember import autograd as ea
 from ember.core import Tensor
 from ember.core.ops.optim_kernels import adamax_step, nadam_scalars, nadam_step, radam_step
 from ember.optim.adam import _check_args
-from ember.optim.optimizer import Optimizer
+from ember.optim.optimizer import Optimizer, _refuse_sparse
 
 __all__ = ["Adamax", "NAdam", "RAdam"]
 
@@ -35,6 +35,7 @@ class Adamax(Optimizer):
         """One Adamax update of every parameter with a gradient."""
         loss = self._closure_loss(closure)
         for group in self.param_groups:
+            _refuse_sparse(group, "Adamax does not support sparse gradients")
             beta1, beta2 = group["betas"]
             for p in group["params"]:
                 if p.grad is None:
@@ -69,6 +70,7 @@ class NAdam(Optimizer):
         """One NAdam update of every parameter with a gradient."""
         loss = self._closure_loss(closure)
         for group in self.param_groups:
+            _refuse_sparse(group, "NAdam does not support sparse gradients")
             beta1, beta2 = group["betas"]
             lr = float(group["lr"])
             for p in group["params"]:
@@ -110,6 +112,7 @@ class RAdam(Optimizer):
         """One RAdam update of every parameter with a gradient."""
         loss = self._closure_loss(closure)
         for group in self.param_groups:
+            _refuse_sparse(group, "RAdam does not support sparse gradients")
             beta1, beta2 = group["betas"]
             for p in group["params"]:
                 if p.grad is None:

@@ -132,7 +132,9 @@ class LBFGS(Optimizer):
         self._params = self.param_groups[0]["params"]
 
     def _gather_flat_grad(self) -> Tensor:
-        return ea.cat([p.new_zeros(p.numel()) if p.grad is None else p.grad.reshape(-1) for p in self._params])
+        # a sparse gradient (Embedding(sparse=True)) is read dense, as PyTorch's
+        return ea.cat([p.new_zeros(p.numel()) if p.grad is None else p.grad.to_dense().reshape(-1)
+                       for p in self._params])
 
     def _add_grad(self, step_size: float, update: Tensor) -> None:
         offset = 0

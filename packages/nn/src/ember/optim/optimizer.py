@@ -27,6 +27,7 @@ import numpy as np
 
 from ember import autograd as ea
 from ember.core import Tensor
+from ember.core.sparse import SparseTensor
 
 __all__ = ["Optimizer", "required", "register_optimizer_step_pre_hook", "register_optimizer_step_post_hook"]
 
@@ -305,10 +306,17 @@ _REAL = (np.dtype(np.float32), np.dtype(np.float64))
 _NO_BUFFER = {"f": np.empty(0, np.float32), "d": np.empty(0, np.float64)}
 
 
+def _refuse_sparse(group: dict, message: str) -> None:
+    """PyTorch's refusal of a sparse gradient by an optimizer without a sparse path, before its group changes."""
+    for p in group["params"]:
+        if type(p._grad) is SparseTensor:
+            raise RuntimeError(message)
+
+
 def _flat(t: Any, dtype: np.dtype | None = None) -> np.ndarray | None:
     """A contiguous real CPU tensor's elements as a flat writable numpy view (of `dtype`'s tensors
     only, when given), else None: a replayed step then runs `step()` instead."""
-    if not isinstance(t, Tensor) or t._storage.device.type != "cpu":
+    if not isinstance(t, Tensor) or type(t) is SparseTensor or t._storage.device.type != "cpu":
         return None
     a = t._np()
     if a.dtype not in _REAL or (dtype is not None and a.dtype != dtype) or not a.flags.c_contiguous:

@@ -7,7 +7,7 @@ from collections.abc import Callable, Iterable
 from ember import autograd as ea
 from ember.core import Tensor
 from ember.core.ops.optim_kernels import rmsprop_step
-from ember.optim.optimizer import Optimizer
+from ember.optim.optimizer import Optimizer, _refuse_sparse
 
 __all__ = ["RMSprop"]
 
@@ -39,6 +39,7 @@ class RMSprop(Optimizer):
         """One RMSprop update of every parameter with a gradient."""
         loss = self._closure_loss(closure)
         for group in self.param_groups:
+            _refuse_sparse(group, "RMSprop does not support sparse gradients")
             for p in group["params"]:
                 if p.grad is None:
                     continue

@@ -6,13 +6,14 @@ from collections.abc import Callable, Iterable
 
 from ember.core import Tensor
 from ember.core.ops.optim_kernels import sgd_step, sgd_update
+from ember.core.sparse import SparseTensor, add_sparse_
 from ember.optim.optimizer import _NO_BUFFER, Optimizer, _flat
 
 __all__ = ["SGD"]
 
 
 class SGD(Optimizer):
-    """Stochastic gradient descent.
+    """Stochastic gradient descent (sparse gradients too, as PyTorch: `_sparse_step`).
 
     d = g + weight_decay * p; with momentum, b = momentum * b + (1 - dampening) * d (b = d at the
     first step) and d = b (or d + momentum * b with `nesterov`); then p -= lr * d.
@@ -41,7 +42,11 @@ class SGD(Optimizer):
         for group in self.param_groups:
             momentum = group["momentum"]
             for p in group["params"]:
-                if p.grad is None:
+                g = p.grad
+                if g is None:
+                    continue
+                if type(g) is SparseTensor:
+                    self._sparse_step(p, g, group)
                     continue
                 buf = None
                 first = False
@@ -49,12 +54,36 @@ class SGD(Optimizer):
                     state = self.state[p]
                     buf = state.get("momentum_buffer")
                     if buf is None:
-                        buf = p.grad.detach().clone().contiguous()
+                        buf = g.detach().clone().contiguous()
                         state["momentum_buffer"] = buf
                         first = True
-                sgd_step(p, p.grad, buf, float(group["lr"]), momentum, group["dampening"], group["weight_decay"],
+                sgd_step(p, g, buf, float(group["lr"]), momentum, group["dampening"], group["weight_decay"],
                          group["nesterov"], group["maximize"], first)
         return loss
+
+    def _sparse_step(self, p: Tensor, grad: SparseTensor, group: dict) -> None:
+        """PyTorch's update with a sparse gradient: the momentum buffer is sparse too (a clone of the first
+        gradient, then `buf * momentum + (1 - dampening) * grad`, merged as sparse sums are), and the parameter
+        takes `-lr` times it at its stored positions; weight decay raises PyTorch's add(sparse, dense) error."""
+        if group["maximize"]:
+            grad = -grad
+        if group["weight_decay"] != 0:
+            grad = grad.add(p, alpha=group["weight_decay"])
+        momentum = group["momentum"]
+        if momentum != 0:
+            state = self.state[p]
+            buf = state.get("momentum_buffer")
+            if buf is None:
+                buf = state["momentum_buffer"] = grad.detach().clone()
+            elif type(buf) is SparseTensor:
+                buf.mul_(momentum).add_(grad, alpha=1 - group["dampening"])
+            else:
+                add_sparse_(buf.mul_(momentum), grad, alpha=1 - group["dampening"])
+            grad = grad.add(buf, alpha=momentum) if group["nesterov"] else buf
+        if type(grad) is SparseTensor:
+            add_sparse_(p, grad, alpha=-float(group["lr"]))
+        else:
+            p.add_(grad, alpha=-float(group["lr"]))
 
     def _replay_step(self) -> Callable[[], None] | None:
         """`step()` as one pass of `sgd_update` calls (NOTE [ An optimizer's step in a compiled plan ])."""

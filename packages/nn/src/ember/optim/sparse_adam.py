@@ -1,19 +1,9 @@
-"""`SparseAdam`: Adam that updates only the rows a gradient touches (embedding tables).
+"""`SparseAdam`: Adam that updates only the rows a sparse gradient stores (embedding tables), as PyTorch's.
 
-NOTE [ SparseAdam on dense gradients ]
-PyTorch's SparseAdam takes the sparse COO gradients of `nn.Embedding(sparse=True)` and updates the
-moments and the parameter only at the rows the gradient stores: every looked-up row but
-`padding_idx`, even one whose gradient is exactly zero (a masked position still decays its moments
-and moves). ember has no sparse layout: every gradient is dense, `Embedding(sparse=True)` included.
-So `F.embedding`/`F.embedding_bag` with `sparse=True` mark the looked-up rows in a boolean mask kept
-on the weight (`weight._sparse_grad_rows`, one flag per row), and this SparseAdam updates exactly the
-marked rows, in PyTorch's order of operations, then clears the mask (as does its `zero_grad`).
-A gradient of a parameter without a mask (not from a sparse embedding) is what PyTorch calls a dense
-gradient: `step` raises PyTorch's RuntimeError for it, before changing anything of its group.
-Limits: rows are marked at forward time, so a forward under grad mode whose backward never runs
-before the next `step` (and no `SparseAdam.zero_grad` in between) adds its rows too; and a weight
-that a sparse embedding and dense ops both use (tied weights) passes as sparse, where PyTorch's
-accumulated gradient would be dense and refused.
+`nn.Embedding(sparse=True)` and `EmbeddingBag(sparse=True)` give their weight a sparse COO gradient: every
+looked-up row but `padding_idx`, even one whose gradient is exactly zero. SparseAdam coalesces it and updates
+the moments and the parameter at those rows only (`_sparse_rows`), in PyTorch's order of operations; a dense
+gradient is refused with PyTorch's error before anything of its group changes.
 """
 
 from __future__ import annotations
@@ -23,14 +13,25 @@ from collections.abc import Callable, Iterable
 
 from ember import autograd as ea
 from ember.core import Tensor
+from ember.core.sparse import SparseTensor, _linear
 from ember.optim.optimizer import Optimizer
 
 __all__ = ["SparseAdam"]
 
 
+def _sparse_rows(p: Tensor, grad: SparseTensor) -> tuple[Callable[[Tensor], Tensor], Tensor, Tensor]:
+    """(a row view of a tensor shaped as `p`, the positions of the coalesced `grad`'s stored slices in it, their
+    values): a parameter of sparse_dim 1 (an embedding table) is its own row view."""
+    sd = grad.sparse_dim()
+    idx = grad._sp_indices._np()
+    if sd == 1:
+        return (lambda t: t), Tensor._wrap(idx[0].copy()), grad._sp_values
+    shape = (math.prod(p.shape[:sd]),) + tuple(p.shape[sd:])
+    return (lambda t: t.view(shape)), Tensor._wrap(_linear(idx, tuple(p.shape[:sd]))), grad._sp_values
+
+
 class SparseAdam(Optimizer):
-    """Masked Adam: the moments and the parameter change only at the rows a sparse embedding looked up
-    (NOTE [ SparseAdam on dense gradients ]), with Adam's bias corrections.
+    """Adam over the rows a sparse gradient stores, with Adam's bias corrections (PyTorch's SparseAdam).
 
     Args:
         params: parameters or parameter groups (real), trained through `Embedding(sparse=True)`.
@@ -60,25 +61,16 @@ class SparseAdam(Optimizer):
             raise ValueError(f"Complex params at indices {complex_params}: SparseAdam does not support complex "
                              "parameters")
 
-    def zero_grad(self, set_to_none: bool = True) -> None:
-        """Reset the gradients and forget the rows marked by sparse embeddings since the last step."""
-        for group in self.param_groups:
-            for p in group["params"]:
-                marked = p.__dict__.get("_sparse_grad_rows")
-                if marked is not None:
-                    marked.zero_()
-        super().zero_grad(set_to_none)
-
     def step(self, closure: Callable | None = None):
-        """One masked Adam update of every parameter with a gradient.
+        """One Adam update of the stored rows of every parameter's sparse gradient.
 
         Raises:
-            RuntimeError: a parameter's gradient is dense (not from a sparse embedding), as PyTorch's.
+            RuntimeError: a parameter's gradient is dense, as PyTorch's (before its group changes).
         """
         loss = self._closure_loss(closure)
         for group in self.param_groups:
             for p in group["params"]:
-                if p.grad is not None and p.__dict__.get("_sparse_grad_rows") is None:
+                if p.grad is not None and type(p.grad) is not SparseTensor:
                     raise RuntimeError("SparseAdam does not support dense gradients, please consider Adam instead")
             beta1, beta2 = group["betas"]
             lr, eps = float(group["lr"]), group["eps"]
@@ -88,27 +80,23 @@ class SparseAdam(Optimizer):
                 state = self.state[p]
                 if not state:
                     state["step"] = 0
-                    state["exp_avg"] = ea.zeros_like(p)
-                    state["exp_avg_sq"] = ea.zeros_like(p)
+                    state["exp_avg"] = ea.zeros_like(p).contiguous()
+                    state["exp_avg_sq"] = ea.zeros_like(p).contiguous()
                 state["step"] += 1
-                grad = -p.grad if group["maximize"] else p.grad
-                marked = p.__dict__["_sparse_grad_rows"]
-                touched = marked.clone()
-                marked.zero_()
-                rows = ea.nonzero(touched).flatten()
-                if rows.numel() == 0:
+                grad = (-p.grad if group["maximize"] else p.grad).coalesce()
+                if grad._nnz() == 0:
                     continue
-                values = grad[rows]
-                exp_avg, exp_avg_sq = state["exp_avg"], state["exp_avg_sq"]
+                rows_of, rows, values = _sparse_rows(p, grad)
+                exp_avg, exp_avg_sq = rows_of(state["exp_avg"]), rows_of(state["exp_avg_sq"])
                 old_avg = exp_avg[rows]
                 avg_update = values.sub(old_avg).mul_(1 - beta1)
-                exp_avg[rows] = old_avg + avg_update
+                exp_avg.index_add_(0, rows, avg_update)
                 old_avg_sq = exp_avg_sq[rows]
                 avg_sq_update = values.pow(2).sub_(old_avg_sq).mul_(1 - beta2)
-                exp_avg_sq[rows] = old_avg_sq + avg_sq_update
+                exp_avg_sq.index_add_(0, rows, avg_sq_update)
                 numer = avg_update.add_(old_avg)
                 denom = avg_sq_update.add_(old_avg_sq).sqrt_().add_(eps)
                 step = state["step"]
                 step_size = lr * math.sqrt(1 - beta2 ** step) / (1 - beta1 ** step)
-                p[rows] = p[rows] + (-step_size * numer.div_(denom))
+                rows_of(p).index_add_(0, rows, -step_size * numer.div_(denom))
         return loss

@@ -17,9 +17,23 @@ from ember.core.ops import numba_nn
 from ember.core.ops._util import wrap
 from ember.core.tensor import Tensor, describe
 
-__all__ = ["embedding", "embedding_bag", "embedding_backward", "embedding_bag_backward", "embedding_renorm_"]
+__all__ = ["embedding", "embedding_bag", "embedding_backward", "embedding_bag_backward", "embedding_renorm_",
+           "set_sparse_lookups"]
 
 _MODES = {"sum": 0, "mean": 1, "max": 2}
+# the lookups with a sparse weight gradient, installed by the autograd layer (`ember.autograd.sparse`); without
+# it no gradient exists, and these are the dense ops
+_SPARSE: dict = {}
+
+
+def set_sparse_lookups(embedding_fn, embedding_bag_fn) -> None:
+    """Install the differentiable `sparse=True` lookups (the autograd layer's functions)."""
+    _SPARSE["embedding"], _SPARSE["embedding_bag"] = embedding_fn, embedding_bag_fn
+
+
+def _sparse_lookup(name: str, weight: Tensor):
+    """The `sparse=True` lookup for `weight`, or None when no gradient can be asked of it (the dense op serves)."""
+    return _SPARSE.get(name) if weight.requires_grad else None
 
 
 def _flat_indices(indices: Tensor, num_weights: int | None = None, bag: bool = False) -> np.ndarray:
@@ -310,10 +324,11 @@ def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None, max
         _check("embedding", input, weight)
         padding_idx = _functional_padding(padding_idx, weight.shape[0])
     _check("embedding", input, weight)
-    if sparse:
-        raise NotImplementedError("embedding: sparse gradients are not supported by ember")
     if max_norm is not None:
         embedding_renorm_(weight, input, float(max_norm), float(norm_type))
+    lookup = _sparse_lookup("embedding", weight) if sparse else None
+    if lookup is not None:
+        return lookup(weight, input, padding_idx, bool(scale_grad_by_freq))
     return embedding_op(weight, input, padding_idx, bool(scale_grad_by_freq))
 
 
@@ -338,8 +353,12 @@ def embedding_bag(input: Tensor, weight: Tensor, offsets: Tensor | None = None, 
     _check("embedding_bag", input, weight, bag=True)
     if mode not in _MODES:
         raise ValueError(f"mode has to be one of sum, mean or max; got {mode!r}")
-    if scale_grad_by_freq or sparse:
-        raise NotImplementedError("embedding_bag: scale_grad_by_freq and sparse are not supported by ember")
+    if mode == "max" and scale_grad_by_freq:
+        raise ValueError("max mode does not support scaling the gradient by the frequency")
+    if mode == "max" and sparse:
+        raise ValueError("max mode does not support sparse weights")
+    if scale_grad_by_freq and not sparse:
+        raise NotImplementedError("embedding_bag: scale_grad_by_freq is not supported by ember")
     if per_sample_weights is not None:
         if mode != "sum":
             raise NotImplementedError(f"embedding_bag: per_sample_weights was not None. per_sample_weights is only "
@@ -372,5 +391,9 @@ def embedding_bag(input: Tensor, weight: Tensor, offsets: Tensor | None = None, 
         raise ValueError(f"input has to be 1D or 2D Tensor, but got Tensor of dimension {input.ndim}")
     if max_norm is not None:
         embedding_renorm_(weight, input, float(max_norm), float(norm_type))
+    lookup = _sparse_lookup("embedding_bag", weight) if sparse else None
+    if lookup is not None:
+        return lookup(weight, input, offsets, mode, per_sample_weights, bool(include_last_offset),
+                      _bag_padding(padding_idx, weight.shape[0]), bool(scale_grad_by_freq))
     return embedding_bag_op(weight, input, offsets, mode, per_sample_weights, bool(include_last_offset),
                             _bag_padding(padding_idx, weight.shape[0]))[0]

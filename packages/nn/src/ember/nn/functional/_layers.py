@@ -174,8 +174,8 @@ def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None, max
               norm_type: float = 2.0, scale_grad_by_freq: bool = False, sparse: bool = False) -> Tensor:
     """Rows of `weight` selected by the integer tensor `input`; output (*input.shape, embedding_dim).
 
-    `sparse=True` gives `weight` a dense gradient (ember has no sparse layout), zero outside the
-    looked-up rows, and marks those rows for `optim.SparseAdam` (NOTE [ SparseAdam on dense gradients ]).
+    `sparse=True` gives `weight` a sparse COO gradient, as PyTorch's: the looked-up ids in order (uncoalesced,
+    `padding_idx` left out) with the rows of the incoming gradient (`ember.autograd.sparse`).
     """
     if input.is_floating_point():
         raise RuntimeError(f"Expected tensor for argument #1 'indices' to have one of the following scalar types: "
@@ -187,26 +187,7 @@ def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None, max
             padding_idx += weight.shape[0]
     if max_norm is not None:
         _renorm(weight, input, max_norm, norm_type)
-    if sparse:
-        _mark_sparse_rows(weight, input, padding_idx)
-    return ea.embedding(input, weight, padding_idx, None, norm_type, scale_grad_by_freq, False)
-
-
-def _mark_sparse_rows(weight: Tensor, indices: Tensor, padding_idx: int | None) -> None:
-    """Mark the rows a sparse gradient of `weight` would store (the looked-up ones but `padding_idx`) in a
-    boolean mask kept on `weight` (one flag per row, so it never grows); `SparseAdam` reads and clears it.
-    See NOTE [ SparseAdam on dense gradients ]."""
-    if not (weight.requires_grad and ea.is_grad_enabled()):
-        return
-    mask = weight.__dict__.get("_sparse_grad_rows")
-    if mask is None or mask.shape[0] != weight.shape[0] or mask.device != weight.device:
-        mask = ea.zeros(weight.shape[0], dtype=ea.bool, device=weight.device)
-        weight.__dict__["_sparse_grad_rows"] = mask
-    rows = indices.reshape(-1).to(weight.device)
-    if padding_idx is not None:
-        rows = rows[rows != padding_idx]
-    with ea.no_grad():
-        mask[rows] = True
+    return ea.embedding(input, weight, padding_idx, None, norm_type, scale_grad_by_freq, sparse)
 
 
 def _renorm(weight: Tensor, input: Tensor, max_norm: float, norm_type: float) -> None:
@@ -221,7 +202,7 @@ def embedding_bag(input: Tensor, weight: Tensor, offsets: Tensor | None = None, 
                   per_sample_weights: Tensor | None = None, include_last_offset: bool = False,
                   padding_idx: int | None = None) -> Tensor:
     """Sum/mean/max of the embeddings of each bag (rows of a 2-D `input`, or 1-D `input` cut at `offsets`);
-    `sparse=True` gives a dense gradient, as `embedding`'s."""
+    `sparse=True` gives a sparse gradient, as `embedding`'s (not with mode 'max', as PyTorch)."""
     if mode not in ("sum", "mean", "max"):
         raise ValueError(f"mode has to be one of sum, mean or max; got {mode!r}")
     if input.dim() == 2 and offsets is not None:
@@ -229,11 +210,13 @@ def embedding_bag(input: Tensor, weight: Tensor, offsets: Tensor | None = None, 
                          "fixed length sequences.")
     if input.dim() == 1 and offsets is None:
         raise ValueError("offsets has to be a 1D Tensor but got None")
+    if mode == "max" and scale_grad_by_freq:
+        raise ValueError("max mode does not support scaling the gradient by the frequency")
+    if mode == "max" and sparse:
+        raise ValueError("max mode does not support sparse weights")
     if max_norm is not None:
         _renorm(weight, input, max_norm, norm_type)
-    if sparse:
-        _mark_sparse_rows(weight, input, padding_idx)
-    return ea.embedding_bag(input, weight, offsets, None, norm_type, scale_grad_by_freq, mode, False,
+    return ea.embedding_bag(input, weight, offsets, None, norm_type, scale_grad_by_freq, mode, sparse,
                             per_sample_weights, include_last_offset, padding_idx)
 
 
