@@ -57,12 +57,12 @@ _sparse_ops.set_mm(_mm)
 
 def _rows_grad(rows: Tensor, ids: np.ndarray, num_weights: int, padding_idx: int) -> SparseTensor:
     """The sparse gradient of a `(num_weights, D)` table whose rows `ids` received `rows` (n, D): the ids in
-    order, uncoalesced, without the padding row's entries (PyTorch's embedding_sparse_backward)."""
-    if padding_idx != -1:
-        keep = ids != padding_idx
-        if not keep.all():
-            sel = np.flatnonzero(keep)
-            ids, rows = ids[sel], rows.index_select(0, Tensor._wrap(sel.astype(np.int64)))
+    order, uncoalesced, without the padding row's entries (PyTorch's embedding_sparse_backward). The values are
+    `rows` itself (a strided view, such as a sum's expanded gradient, stays one) unless a padding row is set, as
+    PyTorch's: their layout decides how sparse sums combine (`ember.core.sparse._merge_add`)."""
+    if padding_idx != -1:  # selected even when no id is padding: the values are then contiguous, as PyTorch's
+        sel = np.flatnonzero(ids != padding_idx).astype(np.int64)
+        ids, rows = ids[sel], rows.index_select(0, Tensor._wrap(sel))
     return SparseTensor._coo(Tensor._wrap(ids.reshape(1, -1)), rows, (num_weights, rows.shape[1]), ids.size < 2)
 
 

@@ -805,7 +805,8 @@ def _mul_sparse(a: SparseTensor, b: SparseTensor) -> SparseTensor:
 def _merge_add(a: SparseTensor, b: SparseTensor, alpha) -> SparseTensor:
     """a + alpha * b as PyTorch's CPU kernel: one merge pass over both lists of indices, taking the smaller head
     and summing two equal heads, so two coalesced tensors give a coalesced sum and any other pair a merged list
-    (`.grad` of a sparse embedding accumulates so); an empty operand gives a copy of the other."""
+    (`.grad` of a sparse embedding accumulates so); the lists concatenated when a values tensor is not contiguous;
+    an empty operand gives a copy of the other."""
     from ember.core.creation import zeros
     from ember.core.sparse_kernels import merge_slots
 
@@ -816,6 +817,14 @@ def _merge_add(a: SparseTensor, b: SparseTensor, alpha) -> SparseTensor:
         return SparseTensor._coo(keep._sp_indices.clone(), vals.to(dt).clone(), a._shape, keep._sp_coalesced)
     sd = a.sparse_dim()
     ia, ib = a._sp_indices._np(), b._sp_indices._np()
+    if not (a._sp_values.is_contiguous() and b._sp_values.is_contiguous()):
+        # PyTorch's kernel concatenates when a values tensor is strided (the expanded gradient of a sum), and
+        # coalesces once the list outgrows the dense size
+        from ember.core.ops.join import cat
+
+        idx = np.concatenate([ia, ib], axis=1)
+        r = SparseTensor._coo(Tensor._wrap(idx), cat([a._sp_values.to(dt), bv.to(dt)]), a._shape, False)
+        return r.coalesce() if idx.shape[1] > math.prod(a._shape) else r
     la, lb = _linear(ia, a._shape[:sd]), _linear(ib, a._shape[:sd])
     pa, pb = np.empty(la.shape[0], dtype=np.int64), np.empty(lb.shape[0], dtype=np.int64)
     n = merge_slots()(la, lb, pa, pb)

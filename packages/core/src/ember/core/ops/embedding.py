@@ -320,6 +320,11 @@ def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None, max
         input, weight = weight, input
         # aten's padding_idx: any int, compared with the indices as it is (-1, -3 or 7 of 4 rows: no padding row)
         padding_idx = -1 if padding_idx is None else _int_arg("embedding", padding_idx, "")
+        # and its positional flags (scale_grad_by_freq, sparse) land in max_norm and norm_type: a bool there is one
+        if isinstance(max_norm, bool):
+            scale_grad_by_freq, max_norm = max_norm, None
+        if isinstance(norm_type, bool):
+            sparse, norm_type = norm_type, 2.0
     else:
         _check("embedding", input, weight)
         padding_idx = _functional_padding(padding_idx, weight.shape[0])
