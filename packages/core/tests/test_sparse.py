@@ -285,3 +285,21 @@ def test_strides_like_pytorch():
         _coo().to_sparse_csr().stride()
     with pytest.raises(RuntimeError, match="Cannot access data pointer of Tensor that doesn't have storage"):
         _coo().data_ptr()
+
+
+def test_function_forms_of_add_sub_mul_div_take_a_sparse_operand_as_the_operators():
+    s = sparse_coo_tensor([[0, 2, 0]], [[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]], (3, 2))
+    d = ec.arange(6.0).reshape(3, 2)
+    sd, dd = np.array([[6.0, 8.0], [0.0, 0.0], [3.0, 4.0]]), np.arange(6.0).reshape(3, 2)
+    cases = [(ec.mul(s, d), sd * dd, True), (ec.mul(d, s), sd * dd, True), (ec.mul(s, 3), sd * 3, True),
+             (ec.add(d, s), dd + sd, False), (ec.add(d, s, alpha=2), dd + 2 * sd, False),
+             (ec.add(s, s, alpha=2), 3 * sd, True), (ec.sub(d, s), dd - sd, False), (ec.sub(s, s), 0 * sd, True),
+             (ec.div(s, 2.0), sd / 2, True)]
+    for got, want, sparse in cases:
+        assert got.is_sparse == sparse
+        np.testing.assert_array_equal((got.to_dense() if sparse else got).numpy(), want)
+    with pytest.raises(RuntimeError, match=r"^add\(sparse, dense\) is not supported. Use add\(dense, sparse\) "
+                                           r"instead.$"):
+        ec.add(s, d)
+    with pytest.raises(NotImplementedError, match="Could not run 'aten::exp' with arguments from the 'SparseCPU'"):
+        ec.exp(s)

@@ -90,12 +90,32 @@ def _alpha_operand(input, other, alpha, out, op):
     return op(input, other, out=out)
 
 
+def _sparse_form(name: str, input, other, alpha, out):
+    """`torch.add/sub/mul/div` with a sparse operand, which the dense kernel refused (NOTE [ Sparse tensors beside
+    the dense path ]: the dispatch checks nothing, only the error path looks): the sparse tensor's method, or the
+    operator's answer for a dense `input` (`d + s` and `d - s` dense, `d * s` sparse). Called in the `except`
+    block: anything else re-raises the refusal."""
+    from ember.core.sparse import is_sparse_operand
+
+    if out is not None or not is_sparse_operand(input, other) or (name == "div" and type(input) is Tensor):
+        raise
+    if type(input) is not Tensor:  # the sparse one (add(sparse, dense) raises PyTorch's error there)
+        return getattr(input, name)(other, alpha=alpha) if name in ("add", "sub") else getattr(input, name)(other)
+    if name == "mul":
+        return other * input
+    scaled = other if alpha == 1 else other * alpha
+    return input + scaled if name == "add" else input - scaled
+
+
 @method
 def add(input, other, *, alpha=1, out=None) -> Tensor:
     """`input + alpha * other`, broadcasting."""
-    if alpha != 1 or alpha is True:
-        return _alpha_operand(input, other, alpha, out, ew.add)
-    return ew.add(input, other) if out is None else ew.add(input, other, out=out)
+    try:
+        if alpha != 1 or alpha is True:
+            return _alpha_operand(input, other, alpha, out, ew.add)
+        return ew.add(input, other) if out is None else ew.add(input, other, out=out)
+    except NotImplementedError:
+        return _sparse_form("add", input, other, alpha, out)
 
 
 @method
@@ -110,9 +130,12 @@ def sub(input, other, *, alpha=1, out=None) -> Tensor:
         raise ew.BoolOperatorError("Subtraction, the `-` operator, with a bool tensor is not supported. "
                                    "If you are trying to invert a mask, use the `~` or `logical_not()` operator "
                                    "instead.")
-    if alpha != 1 or alpha is True:
-        return _alpha_operand(input, other, alpha, out, ew.sub)
-    return ew.sub(input, other, out=out)
+    try:
+        if alpha != 1 or alpha is True:
+            return _alpha_operand(input, other, alpha, out, ew.sub)
+        return ew.sub(input, other, out=out)
+    except NotImplementedError:
+        return _sparse_form("sub", input, other, alpha, out)
 
 
 subtract = sub
@@ -121,7 +144,10 @@ attach("subtract", sub)
 
 @method
 def mul(input, other, *, out=None) -> Tensor:
-    return ew.mul(input, other) if out is None else ew.mul(input, other, out=out)
+    try:
+        return ew.mul(input, other) if out is None else ew.mul(input, other, out=out)
+    except NotImplementedError:
+        return _sparse_form("mul", input, other, 1, out)
 
 
 multiply = mul
@@ -132,7 +158,10 @@ attach("multiply", mul)
 def div(input, other, *, rounding_mode: str | None = None, out=None) -> Tensor:
     """True division, or `rounding_mode="trunc"`/`"floor"` division."""
     if rounding_mode is None:
-        return ew.div(input, other) if out is None else ew.div(input, other, out=out)
+        try:
+            return ew.div(input, other) if out is None else ew.div(input, other, out=out)
+        except NotImplementedError:
+            return _sparse_form("div", input, other, 1, out)
     if rounding_mode == "floor":
         return ew.floor_divide(input, other, out=out)
     if rounding_mode == "trunc":
