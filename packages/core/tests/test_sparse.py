@@ -303,3 +303,19 @@ def test_function_forms_of_add_sub_mul_div_take_a_sparse_operand_as_the_operator
         ec.add(s, d)
     with pytest.raises(NotImplementedError, match="Could not run 'aten::exp' with arguments from the 'SparseCPU'"):
         ec.exp(s)
+
+
+def test_in_place_arithmetic_keeps_the_tensor_and_merges_as_add():
+    a = sparse_coo_tensor([[2, 0]], [1.0, 2.0], (4,))
+    same = a
+    a += sparse_coo_tensor([[1, 2]], [5.0, 7.0], (4,))
+    assert a is same and not a.is_coalesced()
+    assert a._indices().tolist() == [[1, 2, 0]]  # PyTorch's merge: 2 and 2 meet, 0 follows
+    np.testing.assert_array_equal(a._values().numpy(), [5.0, 8.0, 2.0])
+    a *= 2
+    a -= sparse_coo_tensor([[3]], [1.0], (4,))
+    a /= 4
+    assert a is same
+    np.testing.assert_array_equal(a.to_dense().numpy(), [1.0, 2.5, 4.0, -0.25])
+    a.zero_()
+    assert a is same and a._nnz() == 0 and a.is_coalesced() and tuple(a._indices().shape) == (1, 0)

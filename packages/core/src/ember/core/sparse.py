@@ -624,6 +624,18 @@ class SparseTensor(Tensor):
                         zeros((0,) + tuple(v._shape[1:]), dtype=v._dtype), True)
         return self
 
+    def __iadd__(self, other) -> SparseTensor:
+        return self.add_(other)
+
+    def __isub__(self, other) -> SparseTensor:
+        return self.sub_(other)
+
+    def __imul__(self, other) -> SparseTensor:
+        return self.mul_(other)
+
+    def __itruediv__(self, other) -> SparseTensor:
+        return self.div_(other)
+
     def _set_parts(self, indices: Tensor, values: Tensor, coalesced: bool) -> None:
         """Replace the indices and values in place (the cached coalescing plan and CSR pattern go with them)."""
         self._sp_indices, self._sp_values, self._sp_coalesced = indices, values, coalesced
