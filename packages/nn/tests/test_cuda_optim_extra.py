@@ -1,6 +1,6 @@
 """CUDA (a GPU, or Numba's simulator): Rprop, ASGD, Adafactor and Muon,
 composed of tensor ops, take the CPU's steps; lazy modules materialize on the device they were moved to; a sparse
-embedding refuses a gradient on the device (sparse tensors live on the CPU)."""
+embedding takes a dense gradient on the device (sparse tensors live on the CPU)."""
 
 import numpy as np
 import pytest
@@ -34,14 +34,19 @@ def test_lazy_linear_materializes_on_the_device_it_was_moved_to():
     assert type(fc) is nn.Linear and fc.weight.device.type == "cuda" and tuple(out.shape) == (3, 2)
 
 
-def test_sparse_embedding_refuses_a_gradient_on_cuda_and_looks_up_without_one():
-    """ember's sparse tensors live on the CPU: a sparse gradient of a CUDA weight is refused at the forward,
-    while a lookup that records no gradient (inference of a table trained with sparse=True) runs."""
+def test_sparse_embedding_on_cuda_warns_and_takes_a_dense_gradient():
+    """ember's sparse tensors live on the CPU: a CUDA weight with sparse=True warns and gets the dense gradient
+    (the rows' counts of the looked-up ids), and SGD trains it as it would the sparse one."""
     w0 = np.random.default_rng(1).standard_normal((6, 2)).astype(np.float32)
     emb = nn.Embedding.from_pretrained(torch.tensor(w0, device="cuda"), freeze=False, sparse=True)
     idx = torch.tensor([[0, 2, 2], [4, 0, 5]], device="cuda")
-    with pytest.raises(NotImplementedError, match=r"^embedding: sparse=True gives the weight a sparse gradient, and "
-                                                  r"ember's sparse tensors live on the CPU"):
-        emb(idx)
-    with torch.no_grad():
-        np.testing.assert_array_equal(emb(idx).cpu().numpy(), w0[idx.cpu().numpy()])
+    with pytest.warns(UserWarning, match=r"^embedding: sparse=True on .*ember's sparse tensors live on the CPU, "
+                                         r"so this weight gets a dense gradient"):
+        out = emb(idx)
+    np.testing.assert_array_equal(out.detach().cpu().numpy(), w0[idx.cpu().numpy()])
+    out.sum().backward()
+    assert not emb.weight.grad.is_sparse
+    counts = np.bincount(idx.cpu().numpy().ravel(), minlength=6).astype(np.float32)
+    np.testing.assert_array_equal(emb.weight.grad.cpu().numpy(), np.repeat(counts[:, None], 2, axis=1))
+    optim.SGD(emb.parameters(), lr=0.5).step()
+    np.testing.assert_allclose(emb.weight.detach().cpu().numpy(), w0 - 0.5 * counts[:, None], rtol=1e-6)

@@ -8,6 +8,8 @@ dense path ] in `ember.core.sparse`); only these run kernels of their own and ne
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 
 from ember.core import sparse_ops as _sparse_ops
@@ -131,26 +133,30 @@ class EmbeddingBagSparse(Function):
         return grad_weight, None, None, None, grad_psw, None, None, None
 
 
-def _check_device(op: str, weight: Tensor) -> None:
-    if weight.device.type != "cpu":
-        raise NotImplementedError(f"{op}: sparse=True gives the weight a sparse gradient, and ember's sparse tensors "
-                                  f"live on the CPU; got {describe(weight)} (use sparse=False)")
+def _on_host(op: str, weight: Tensor) -> bool:
+    """Whether `weight` can take a sparse gradient: ember's sparse tensors live on the CPU, so a device weight
+    warns once and takes the dense lookup (a dense gradient: SGD/Adagrad/Adam train, SparseAdam refuses it)."""
+    if weight.device.type == "cpu":
+        return True
+    warnings.warn(f"{op}: sparse=True on {describe(weight)}: ember's sparse tensors live on the CPU, so this "
+                  f"weight gets a dense gradient", UserWarning, stacklevel=4)
+    return False
 
 
 def _embedding_sparse(weight, indices, padding_idx, scale_grad_by_freq):
     if not _enabled.get():
         return get_op("embedding")(weight, indices, padding_idx, scale_grad_by_freq)
-    _check_device("embedding", weight)
+    if not _on_host("embedding", weight):
+        return get_op("embedding")(weight, indices, padding_idx, scale_grad_by_freq)
     return node_name(EmbeddingSparse.apply(weight, indices, padding_idx, scale_grad_by_freq),
                      "EmbeddingSparseBackward", "EmbeddingBackward0")
 
 
 def _embedding_bag_sparse(weight, indices, offsets, mode, per_sample_weights, include_last_offset, padding_idx,
                           scale_grad_by_freq):
-    if not _enabled.get():
+    if not _enabled.get() or not _on_host("embedding_bag", weight):
         return get_op("embedding_bag")(weight, indices, offsets, mode, per_sample_weights, include_last_offset,
                                        padding_idx)[0]
-    _check_device("embedding_bag", weight)
     return node_name(EmbeddingBagSparse.apply(weight, indices, offsets, mode, per_sample_weights,
                                               include_last_offset, padding_idx, scale_grad_by_freq),
                      "EmbeddingBagSparseBackward", "EmbeddingBagBackward0")
