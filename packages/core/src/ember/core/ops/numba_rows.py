@@ -110,10 +110,16 @@ def _column_sum():
 
 
 def leading_sum(x: np.ndarray, k: int) -> np.ndarray | None:
-    """The sum of a C-contiguous float32/float64 `x` over its first `k` dims (x.shape[k:] stays, at least
-    two elements: a single column is numpy's pairwise sum), as numpy's `add.reduce`; None where it does not apply."""
-    if x.dtype not in _DTYPES or x.size < _MIN_NUMEL or not 0 < k < x.ndim or not x.flags.c_contiguous:
+    """The sum of a float32/float64 `x` over its first `k` dims (x.shape[k:] stays, at least two elements: a
+    single column is numpy's pairwise sum), as numpy's `add.reduce`; None where it does not apply. `x` is
+    C-contiguous, or becomes so with its first `k` dims ordered by stride (a transposed batch of rows, as
+    GPT's bias gradients under seq-first attention): numpy then reduces in memory order, and so does the pass."""
+    if x.dtype not in _DTYPES or x.size < _MIN_NUMEL or not 0 < k < x.ndim:
         return None
+    if not x.flags.c_contiguous:
+        x = x.transpose(sorted(range(k), key=lambda i: -x.strides[i]) + list(range(k, x.ndim)))
+        if not x.flags.c_contiguous:
+            return None
     tail = x.shape[k:]
     m = 1
     for n in tail:
