@@ -26,7 +26,8 @@ fuse_libm_max: int = 4096
 # (`_replay_step`: the update kernels called directly, no dispatch; NOTE [ Optimizer steps in a plan ] in
 # ember.jit.graph) where it offers one; off: the step is called as in eager. Bitwise the same either way
 optimizer_pass: bool = True
-# with `fuse` on, the one-pass Adam/AdamW step multiplies by 1 / sqrt(1 - beta2^t) where eager divides by its root
+# with `fuse` on, the one-pass Adam/AdamW step (its common case: no amsgrad, maximize or L2 decay) multiplies by
+# 1 / sqrt(1 - beta2^t) where eager divides by its root
 # (one division fewer per element: NCF's Adam kernels 163 -> 124 us; an ulp off eager on some elements, a loss after
 # 100 steps within the JIT's 1e-5); False, or `fuse` off: eager's bits
 optimizer_reciprocal: bool = True

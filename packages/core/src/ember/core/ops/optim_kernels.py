@@ -70,9 +70,10 @@ def _kernels():
         # float32 update to float64, which PyTorch's float32 kernel does not, and cost 25% more time)
         # each element is loaded once and stored once (locals, not re-reads), so the loop vectorizes
         one = p.dtype.type(1)
-        # `reciprocal`: sv[7] is 1 / sqrt(bc2), multiplied instead of sqrt(bc2) divided (an ulp from PyTorch's
-        # bits on some elements, 24% faster: two divisions and a sqrt bound the loop); a compiled plan's choice
-        if not (maximize or amsgrad) and w1 < 0.5 and (decoupled or wd == 0) and reciprocal:
+        # `reciprocal` (only ever with the common step's conditions, `adam_scalars` sees to it): sv[7] is
+        # 1 / sqrt(bc2), multiplied instead of sqrt(bc2) divided (an ulp from PyTorch's bits on some elements,
+        # 24% faster: two divisions and a sqrt bound the loop); a compiled plan's choice
+        if reciprocal:
             for i in range(p.size):
                 pi = p[i] * lr_decay_factor
                 d = g[i]
@@ -118,9 +119,9 @@ def _kernels():
                 if not vmi >= vi:  # torch.maximum: NaN propagates
                     vmi = vi
                 vmax[i] = vmi
+                denom = np.sqrt(vmi) / bc2_sqrt + eps
             else:
-                vmi = vi
-            denom = (np.sqrt(vmi) * bc2_sqrt if reciprocal else np.sqrt(vmi) / bc2_sqrt) + eps
+                denom = np.sqrt(vi) / bc2_sqrt + eps
             p[i] = pi + (-step_size) * (mi / denom)
 
     @jit
@@ -318,8 +319,11 @@ def adam_scalars(c, step, lr, beta1, beta2, eps, weight_decay, amsgrad, maximize
     """`adam_kernel`'s arguments after the arrays: `sv`, PyTorch's scalars with its bias corrections computed in
     Python's doubles and cast to the parameter's dtype `c` (a numpy scalar type) as PyTorch's kernels cast them
     (1 - lr * weight_decay, 1 - beta1, 1 - beta2, beta2, eps, weight_decay, lr / bc1, sqrt(bc2)), then the flags.
-    `reciprocal`: 1 / sqrt(bc2) in place of sqrt(bc2), multiplied by the kernel (not PyTorch's bits: an ulp off on
-    some elements; one division fewer per element, for a compiled plan that allows it)."""
+    `reciprocal`: 1 / sqrt(bc2) in place of sqrt(bc2), multiplied by the kernel's common step (not PyTorch's bits:
+    an ulp off on some elements; one division fewer per element, for a compiled plan that allows it); ignored
+    where the kernel takes its general loop (amsgrad, maximize, L2 weight decay, 1 - beta1 >= 0.5), which divides."""
+    reciprocal = bool(reciprocal) and not (amsgrad or maximize) and c(1 - beta1) < 0.5 and (
+        decoupled or c(weight_decay) == 0)
     bc1 = 1 - beta1 ** step
     bc2 = 1 - beta2 ** step
     step_size = lr / bc1
