@@ -77,6 +77,21 @@ def test_sum_over_leading_dims_bits_equal_numpy(dtype, shape, dims, keepdim):
     assert np.array_equal(r.view(f"u{r.itemsize}"), expected.view(f"u{r.itemsize}"))
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("shape, perm", [((16, 64, 128), (1, 0, 2)), ((4, 8, 16, 32), (2, 0, 1, 3))])
+def test_sum_over_transposed_leading_dims_bits_equal_numpy(dtype, shape, perm):
+    # seq-first attention's bias gradients: a (T, B, E) view of (B, T, E) rows summed over (T, B); numpy reduces
+    # in memory order, as the pass does over the rows in stride order
+    rng = np.random.default_rng(3)
+    base = (rng.standard_normal(shape) * rng.uniform(0.1, 1e4, shape)).astype(dtype)
+    x = base.transpose(perm)
+    dims = tuple(range(x.ndim - 1))
+    r = ec.sum(ec.from_numpy(base).permute(*perm), dims).numpy()
+    expected = np.add.reduce(x, dims, dtype)
+    assert np.array_equal(r.view(f"u{r.itemsize}"), expected.view(f"u{r.itemsize}"))
+    assert numba_rows.leading_sum(x, len(dims)) is not None
+    assert numba_rows.leading_sum(x[::-1], len(dims)) is None  # a reversed dim: no stride order is row-major
+
 @pytest.mark.parametrize("keepdim", [False, True])
 def test_all_and_any_over_bool_rows_match_numpy(keepdim):
     # attention's fully masked rows: (scores == -inf).all(-1, keepdim=True) on 4096 rows of 64

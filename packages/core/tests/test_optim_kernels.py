@@ -1,5 +1,7 @@
 """The fused optimizer kernels' fast paths against their general loops and PyTorch's per-step roundings."""
 
+import math
+
 import numpy as np
 import pytest
 
@@ -65,3 +67,24 @@ def test_adam_common_step_is_the_float32_operations_in_order(weight_decay, decou
         assert got.dtype == np.float32
         np.testing.assert_array_equal(got, ref)
     assert np.signbit(p[:3]).tolist() == np.signbit(wp[:3]).tolist()
+
+
+def test_adam_reciprocal_form_multiplies_by_the_rounded_reciprocal():
+    # `reciprocal=True` (a compiled plan's faster step): sv[7] is float32(1 / sqrt(bc2)) and the denominator
+    # sqrt(v) * sv[7] + eps; the other steps are PyTorch's float32 operations, as in the exact form
+    from ember.core.ops.optim_kernels import adam_kernel, adam_scalars
+
+    rng = np.random.default_rng(6)
+    p, g, m = (rng.standard_normal(1003).astype(np.float32) for _ in range(3))
+    v = np.abs(rng.standard_normal(1003)).astype(np.float32)
+    want = [a.copy() for a in (p, g, m, v)]
+    args = adam_scalars(np.float32, 3.0, 1e-3, 0.9, 0.999, 1e-8, 0.0, False, False, False, reciprocal=True)
+    ldf, w1, w2, beta2, eps, _, step_size, inv = args[0]
+    assert inv == np.float32(1 / math.sqrt(1 - 0.999 ** 3))
+    adam_kernel()(p, g, m, v, np.empty(0, np.float32), *args)
+    wp, wg, wm, wv = want
+    wm = wm + w1 * (wg - wm)
+    wv = wv * beta2 + w2 * (wg * wg)
+    wp = wp * ldf + (-step_size) * (wm / (np.sqrt(wv) * inv + eps))
+    for got, ref in ((p, wp), (m, wm), (v, wv)):
+        np.testing.assert_array_equal(got, ref)

@@ -182,6 +182,32 @@ def test_bmm_writes_its_slot_with_the_kernel_bits(planned):
     assert any(g.buffers[b].shape == (4, 16, 12) for b in g.arena.slots)
 
 
+def test_bias_rows_write_their_slot_by_cores_row_pass_with_eagers_bits(planned, monkeypatch):
+    # a bias row and a position table added to rows: with `out=` the eager kernel takes numpy's broadcast loop,
+    # so the planned add calls core's row pass into its slot; one IEEE add per element either way
+    from ember.core.ops import numba_rows
+
+    calls = []
+    real = numba_rows.row_broadcast
+    monkeypatch.setattr(numba_rows, "row_broadcast", lambda *a: calls.append(a[0]) or real(*a))
+    rng = np.random.default_rng(4)
+
+    def f(x, w, b, t, w2):
+        y = x @ w + b  # (256, 128) + (128,)
+        z = y.reshape(2, 128, 128) - t  # (2, 128, 128) - (128, 128)
+        return z.reshape(256, 128) @ w2
+
+    args = tuple(ea.tensor(rng.standard_normal(s).astype(np.float32))
+                 for s in ((256, 64), (64, 128), (128,), (128, 128), (128, 32)))
+    got, c = _runs(f, [args] * 4, True, fuse=False)
+    # the two eager calls (the first and the captured one) and the two replays; eager's `sub` of a table is numpy's
+    assert calls.count("add") == 4 and calls.count("sub") == 2
+    want = f(*args)
+    assert got[-1].numpy().tobytes() == want.numpy().tobytes()
+    (plan,) = _plans(c)
+    assert any(plan.buffers[b].shape == (256, 128) for b in plan.arena.slots)
+
+
 nn = pytest.importorskip("ember.nn")
 optim = pytest.importorskip("ember.optim")
 

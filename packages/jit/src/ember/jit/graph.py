@@ -395,16 +395,18 @@ class Graph:
         arithmetic as `step()` and so the same bits. It falls back to `step()` itself wherever that would
         decide otherwise (hooks, new state, another layout), so the replay stays eager's step. Without
         dispatch, meta steps and the Python of `step()`, Adam over NCF's ten parameters costs 0.3 ms a
-        step instead of 0.9 ms."""
+        step instead of 0.9 ms. With `config.fuse` and `config.optimizer_reciprocal` the step may leave eager's
+        bits where its kernel has a faster form (`_replay_step(exact=False)`: Adam's one division fewer)."""
         from ember.jit import config
 
         if not config.optimizer_pass:
             return 0
+        exact = not (config.fuse and config.optimizer_reciprocal)
         count = 0
         for n in self.nodes:
             if isinstance(n, CallNode) and n.name == "step" and not n.args and not n.kwargs:
                 make = getattr(n.obj, "_replay_step", None)
-                n.replay = make() if callable(make) else None
+                n.replay = make(exact=exact) if callable(make) else None
                 count += n.replay is not None
         return count
 

@@ -73,8 +73,9 @@ class Adam(Optimizer):
                           group["maximize"], group["decoupled_weight_decay"])
         return loss
 
-    def _replay_step(self) -> Callable[[], None] | None:
-        """`step()` as one pass of Adam kernel calls (NOTE [ An optimizer's step in a compiled plan ])."""
+    def _replay_step(self, exact: bool = True) -> Callable[[], None] | None:
+        """`step()` as one pass of Adam kernel calls (NOTE [ An optimizer's step in a compiled plan ]); `exact`
+        False lets the kernel multiply by 1 / sqrt(bc2) instead of dividing (an ulp off PyTorch's bits, faster)."""
         if type(self).step is not Adam.step:  # a subclass's own step: called as in eager
             return None
         flat = _FlatViews()
@@ -146,7 +147,7 @@ class Adam(Optimizer):
                     beta1, beta2 = group["betas"]
                     scalars = adam_scalars(pa.dtype.type, step, float(group["lr"]), beta1, beta2, group["eps"],
                                            group["weight_decay"], group["amsgrad"] and vma.size > 0, group["maximize"],
-                                           group["decoupled_weight_decay"])
+                                           group["decoupled_weight_decay"], reciprocal=not exact)
                 kernel(pa, ga, ma, va, vma, *scalars)
                 p, s, m, v, vm = ts  # the versions the dispatcher bumps after fill_ and adam_step
                 s._storage.version += 1

@@ -275,9 +275,9 @@ class Optimizer:
         """`hook(optimizer)` after `load_state_dict` has restored the state."""
         return self._register(self._optimizer_load_state_dict_post_hooks, hook, prepend)
 
-    def _replay_step(self) -> Callable[[], Any] | None:
+    def _replay_step(self, exact: bool = True) -> Callable[[], Any] | None:
         """`step()` for a compiled plan (NOTE [ An optimizer's step in a compiled plan ]), or None: called
-        as in eager."""
+        as in eager. `exact` False allows an update an ulp from eager's bits where that is faster."""
         return None
 
     def _step_hooked(self) -> bool:

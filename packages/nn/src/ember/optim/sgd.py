@@ -85,8 +85,9 @@ class SGD(Optimizer):
         else:
             p.add_(grad, alpha=-float(group["lr"]))
 
-    def _replay_step(self) -> Callable[[], None] | None:
-        """`step()` as one pass of `sgd_update` calls (NOTE [ An optimizer's step in a compiled plan ])."""
+    def _replay_step(self, exact: bool = True) -> Callable[[], None] | None:
+        """`step()` as one pass of `sgd_update` calls (NOTE [ An optimizer's step in a compiled plan ]); always
+        eager's bits (`exact` is for the optimizers whose kernel has a faster inexact form)."""
         if type(self).step is not SGD.step:  # a subclass's own step: called as in eager
             return None
 

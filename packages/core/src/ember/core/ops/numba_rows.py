@@ -49,16 +49,20 @@ def _kernel(name: str):
     return kernel
 
 
-def row_broadcast(name: str, x: np.ndarray, b: np.ndarray) -> np.ndarray | None:
-    """`x op b` ("add", "sub" or "mul") for a C-contiguous float32/float64 `x` of at least 2 dims and a
-    contiguous 1-D `b` of x's last size and dtype, as a new C-contiguous array; None where it does not apply."""
-    if (b.ndim != 1 or x.ndim < 2 or x.dtype != b.dtype or x.dtype not in _DTYPES
-            or x.size < _MIN_NUMEL or b.shape[0] != x.shape[-1] or not x.flags.c_contiguous
+def row_broadcast(name: str, x: np.ndarray, b: np.ndarray, out: np.ndarray | None = None) -> np.ndarray | None:
+    """`x op b` ("add", "sub" or "mul") for a C-contiguous float32/float64 `x` and a C-contiguous `b` of x's
+    dtype and trailing shape (a bias row; a position table against a batch), of fewer dims than x, as a new
+    C-contiguous array or into the C-contiguous `out` of x's shape and dtype; None where it does not apply."""
+    if (b.ndim < 1 or x.ndim <= b.ndim or x.dtype != b.dtype or x.dtype not in _DTYPES
+            or x.size < _MIN_NUMEL or b.shape != x.shape[x.ndim - b.ndim:] or not x.flags.c_contiguous
             or not b.flags.c_contiguous):
         return None
-    out = np.empty(x.shape, x.dtype)
-    m = b.shape[0]
-    _kernel(name)(x.reshape(-1, m), b, out.reshape(-1, m))
+    if out is None:
+        out = np.empty(x.shape, x.dtype)
+    elif out.shape != x.shape or out.dtype != x.dtype or not out.flags.c_contiguous:
+        return None
+    m = b.size
+    _kernel(name)(x.reshape(-1, m), b.reshape(m), out.reshape(-1, m))
     return out
 
 
@@ -106,10 +110,16 @@ def _column_sum():
 
 
 def leading_sum(x: np.ndarray, k: int) -> np.ndarray | None:
-    """The sum of a C-contiguous float32/float64 `x` over its first `k` dims (x.shape[k:] stays, at least
-    two elements: a single column is numpy's pairwise sum), as numpy's `add.reduce`; None where it does not apply."""
-    if x.dtype not in _DTYPES or x.size < _MIN_NUMEL or not 0 < k < x.ndim or not x.flags.c_contiguous:
+    """The sum of a float32/float64 `x` over its first `k` dims (x.shape[k:] stays, at least two elements: a
+    single column is numpy's pairwise sum), as numpy's `add.reduce`; None where it does not apply. `x` is
+    C-contiguous, or becomes so with its first `k` dims ordered by stride (a transposed batch of rows, as
+    GPT's bias gradients under seq-first attention): numpy then reduces in memory order, and so does the pass."""
+    if x.dtype not in _DTYPES or x.size < _MIN_NUMEL or not 0 < k < x.ndim:
         return None
+    if not x.flags.c_contiguous:
+        x = x.transpose(sorted(range(k), key=lambda i: -x.strides[i]) + list(range(k, x.ndim)))
+        if not x.flags.c_contiguous:
+            return None
     tail = x.shape[k:]
     m = 1
     for n in tail:

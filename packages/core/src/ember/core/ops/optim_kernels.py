@@ -60,7 +60,7 @@ def _kernels():
             p[i] = t(np.float64(p[i]) - np.float64(lr) * np.float64(d))
 
     @jit
-    def adam(p, g, m, v, vmax, sv, amsgrad, maximize, decoupled):
+    def adam(p, g, m, v, vmax, sv, amsgrad, maximize, decoupled, reciprocal):
         # the scalars come in one array of p's dtype (`adam_scalars`): Numba types an array argument fast, numpy
         # scalars slowly (a call on a small parameter 1.09 us with eight float32 scalars, 0.72 us with the array)
         lr_decay_factor, w1, w2, beta2, eps, wd, step_size, bc2_sqrt = (sv[0], sv[1], sv[2], sv[3], sv[4], sv[5],
@@ -70,6 +70,20 @@ def _kernels():
         # float32 update to float64, which PyTorch's float32 kernel does not, and cost 25% more time)
         # each element is loaded once and stored once (locals, not re-reads), so the loop vectorizes
         one = p.dtype.type(1)
+        # `reciprocal` (only ever with the common step's conditions, `adam_scalars` sees to it): sv[7] is
+        # 1 / sqrt(bc2), multiplied instead of sqrt(bc2) divided (an ulp from PyTorch's bits on some elements,
+        # 24% faster: two divisions and a sqrt bound the loop); a compiled plan's choice
+        if reciprocal:
+            for i in range(p.size):
+                pi = p[i] * lr_decay_factor
+                d = g[i]
+                mi = m[i]
+                mi = mi + w1 * (d - mi)
+                m[i] = mi
+                vi = v[i] * beta2 + w2 * (d * d)
+                v[i] = vi
+                p[i] = pi + (-step_size) * (mi / (np.sqrt(vi) * bc2_sqrt + eps))
+            return
         if not (maximize or amsgrad) and w1 < 0.5 and (decoupled or wd == 0):
             # the common step with no branch in the loop (17% faster): the same operations (with wd == 0,
             # lr_decay_factor is exactly 1, so p * 1 is p, NaN and -0.0 included)
@@ -300,16 +314,22 @@ def adam_kernel():
     return _kernels()["adam"]
 
 
-def adam_scalars(c, step, lr, beta1, beta2, eps, weight_decay, amsgrad, maximize, decoupled) -> tuple:
+def adam_scalars(c, step, lr, beta1, beta2, eps, weight_decay, amsgrad, maximize, decoupled,
+                 reciprocal: bool = False) -> tuple:
     """`adam_kernel`'s arguments after the arrays: `sv`, PyTorch's scalars with its bias corrections computed in
     Python's doubles and cast to the parameter's dtype `c` (a numpy scalar type) as PyTorch's kernels cast them
-    (1 - lr * weight_decay, 1 - beta1, 1 - beta2, beta2, eps, weight_decay, lr / bc1, sqrt(bc2)), then the flags."""
+    (1 - lr * weight_decay, 1 - beta1, 1 - beta2, beta2, eps, weight_decay, lr / bc1, sqrt(bc2)), then the flags.
+    `reciprocal`: 1 / sqrt(bc2) in place of sqrt(bc2), multiplied by the kernel's common step (not PyTorch's bits:
+    an ulp off on some elements; one division fewer per element, for a compiled plan that allows it); ignored
+    where the kernel takes its general loop (amsgrad, maximize, L2 weight decay, 1 - beta1 >= 0.5), which divides."""
+    reciprocal = bool(reciprocal) and not (amsgrad or maximize) and c(1 - beta1) < 0.5 and (
+        decoupled or c(weight_decay) == 0)
     bc1 = 1 - beta1 ** step
     bc2 = 1 - beta2 ** step
     step_size = lr / bc1
     sv = np.array([c(1 - lr * weight_decay), c(1 - beta1), c(1 - beta2), c(beta2), c(eps), c(weight_decay),
-                   c(step_size), c(math.sqrt(bc2))], dtype=c)
-    return sv, bool(amsgrad), bool(maximize), bool(decoupled)
+                   c(step_size), c(1 / math.sqrt(bc2) if reciprocal else math.sqrt(bc2))], dtype=c)
+    return sv, bool(amsgrad), bool(maximize), bool(decoupled), bool(reciprocal)
 
 
 rmsprop_step = declare("rmsprop_step", differentiable=False, mutates=(0, 2, 3, 4), doc="""RMSprop update of a parameter.

@@ -1,0 +1,51 @@
+"""replay_profile: a compiled step's replay timed statement by statement, grouped by what each runs."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import ember.autograd as ea
+import ember.jit as jit
+from ember.jit.profiling import replay_profile
+
+nn = pytest.importorskip("ember.nn")
+optim = pytest.importorskip("ember.optim")
+
+
+def _step():
+    ea.manual_seed(0)
+    model = nn.Sequential(nn.Linear(8, 16), nn.ReLU(), nn.Linear(16, 4))
+    opt = optim.Adam(model.parameters(), lr=0.01)
+
+    def step(x, y):
+        opt.zero_grad()
+        loss = nn.functional.cross_entropy(model(x), y)
+        loss.backward()
+        opt.step()
+        return loss
+
+    rng = np.random.default_rng(0)
+    return step, (ea.tensor(rng.standard_normal((5, 8)).astype(np.float32)), ea.tensor(rng.integers(0, 4, 5)))
+
+
+def test_profile_rows_name_the_plans_ops_and_leave_the_replay_as_it_was():
+    step, args = _step()
+    fn = jit.compile(step)
+    for _ in range(jit.config.capture_call + 1):
+        fn(*args)
+    replay = next(iter(fn._cache.values())).replay
+    rows = replay_profile(fn, *args, steps=5)
+    names = {r[0] for r in rows}
+    assert {"mm", "guards", "Adam.step, one pass"} <= names
+    assert all(us >= 0 and n >= 1 for _, us, n in rows)
+    assert [r[1] for r in rows] == sorted((r[1] for r in rows), reverse=True)
+    # every op of the plan is counted once: as many statements as the replay has kernel calls of each op
+    assert dict((r[0], r[2]) for r in rows)["mm"] == fn.explain().ops_per_graph[0].count("mm")
+    assert next(iter(fn._cache.values())).replay is replay
+
+
+def test_profile_of_a_function_without_a_plan_raises():
+    step, args = _step()
+    with pytest.raises(ValueError, match="expected one captured plan, found 0"):
+        replay_profile(jit.compile(step), *args, steps=1)
