@@ -149,6 +149,31 @@ def test_a_small_lstm_training_step_calls_no_threaded_gemm(monkeypatch, blas):
     assert blas.get() == 2
 
 
+def test_a_small_pointwise_conv_calls_no_threaded_gemm_and_keeps_its_bits(monkeypatch, blas):
+    """A ResNet-style 1x1 convolution (one GEMM of 2**21 multiply-adds an image), forward and both gradients."""
+    from ember.core.ops import conv
+
+    blas.set(2)
+    rng = np.random.default_rng(0)
+    x, w = rng.standard_normal((8, 64, 16, 16), np.float32), rng.standard_normal((128, 64, 1, 1), np.float32)
+    g = rng.standard_normal((8, 128, 16, 16), np.float32)
+    threaded = np.matmul(w.reshape(128, 64), x.reshape(8, 64, 256)).reshape(g.shape)
+    seen = []
+    matmul = np.matmul
+
+    def recording(a, b, *args, **kwargs):
+        seen.append(blas.get())
+        return matmul(a, b, *args, **kwargs)
+
+    monkeypatch.setattr(np, "matmul", recording)
+    args = ((1, 1), (0, 0), (1, 1), 1)
+    y = conv.conv2d_op(ec.from_numpy(x), ec.from_numpy(w), None, *args)
+    conv.conv2d_backward_input(ec.from_numpy(g), ec.from_numpy(w), x.shape, *args)
+    conv.conv2d_backward_weight(ec.from_numpy(g), ec.from_numpy(x), w.shape, *args)
+    assert seen == [1, 1, 1]
+    assert y.numpy().tobytes() == threaded.tobytes()
+
+
 def test_the_count_is_restored_after_an_error(blas):
     blas.set(2)
     with pytest.raises(ValueError):
