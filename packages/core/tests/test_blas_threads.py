@@ -72,8 +72,8 @@ def test_the_size_rule_brackets_the_shapes_used_here():
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
-@pytest.mark.parametrize("shape", [(10, 10, 10), (64, 64, 64), SMALL, (192, 128, 512), (512, 192, 128), BIG,
-                                   (512, 512, 512)])
+@pytest.mark.parametrize("shape", [(10, 10, 10), (64, 64, 64), SMALL, (192, 128, 512), (192, 512, 128), (512, 192, 128),
+                                   BIG, (512, 512, 512)])
 @pytest.mark.parametrize("transposed", [False, True])
 def test_one_thread_and_all_threads_give_the_same_bits(blas, shape, dtype, transposed):
     m, k, n = shape
