@@ -14,7 +14,7 @@ from ember.core.ops import blas_threads
 pytest.importorskip("threadpoolctl")
 
 SMALL = (96, 128, 128)  # m, k, n: between OpenBLAS's own one-thread size and THREADED_WORK
-BIG = (256, 256, 512)
+BIG = (256, 256, 512)  # THREADED_WORK itself
 
 
 def _openblas():
@@ -72,7 +72,8 @@ def test_the_size_rule_brackets_the_shapes_used_here():
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
-@pytest.mark.parametrize("shape", [(10, 10, 10), (64, 64, 64), SMALL, (192, 128, 512), BIG, (512, 512, 512)])
+@pytest.mark.parametrize("shape", [(10, 10, 10), (64, 64, 64), SMALL, (192, 128, 512), (192, 512, 128), (512, 192, 128),
+                                   BIG, (512, 512, 512)])
 @pytest.mark.parametrize("transposed", [False, True])
 def test_one_thread_and_all_threads_give_the_same_bits(blas, shape, dtype, transposed):
     m, k, n = shape
@@ -116,6 +117,61 @@ def test_a_big_gemm_keeps_the_users_count(monkeypatch, blas):
     seen = _recording(monkeypatch, blas)
     ec.mm(ec.ones(*BIG[:2]), ec.ones(*BIG[1:]))
     assert seen == [] and blas.get() == 2  # straight to numpy, blas_threads not involved
+
+
+def test_a_small_lstm_training_step_calls_no_threaded_gemm(monkeypatch, blas):
+    """GNMT's small sizes (16 sequences of 12 steps, hidden 128, a 512-word head): every GEMM of the LSTM layer's
+    forward and backward and of the head's mm and its gradients that OpenBLAS would thread runs at one thread."""
+    from ember.core.ops import rnn_cells
+
+    blas.set(2)
+    seen = []
+    matmul = np.matmul
+
+    def recording(a, b, *args, **kwargs):
+        if a.ndim >= 2 and b.ndim >= 2 and a.shape[-2] * a.shape[-1] * b.shape[-1] > blas_threads.OPENBLAS_SERIAL:
+            seen.append(blas.get())
+        return matmul(a, b, *args, **kwargs)
+
+    monkeypatch.setattr(np, "matmul", recording)
+    steps, n, h, words = 12, 16, 128, 512
+    rng = np.random.default_rng(0)
+    x, w_ih, w_hh, b, hx, cx = (ec.from_numpy(rng.standard_normal(s).astype(np.float32)) for s in
+                                [(steps, n, h), (4 * h, h), (4 * h, h), (4 * h,), (n, h), (n, h)])
+    hs, cs, ws = rnn_cells.lstm_layer(x, w_ih, w_hh, b, b, hx, cx, False)
+    rnn_cells.lstm_layer_backward(hs[1:], None, None, x, w_ih, w_hh, cx, hs, cs, ws, False, (True, True, True))
+    out, head = hs[1:].reshape(steps * n, h), ec.ones(h, words)
+    g = ec.mm(out, head)
+    ec.mm(g, head.t())
+    ec.mm(out.t(), g)
+    assert len(seen) == 2 * steps + 4 + 3  # the per-step GEMMs, the layer's four over all steps, the head's three
+    assert seen == [1] * len(seen)
+    assert blas.get() == 2
+
+
+def test_a_small_pointwise_conv_calls_no_threaded_gemm_and_keeps_its_bits(monkeypatch, blas):
+    """A ResNet-style 1x1 convolution (one GEMM of 2**21 multiply-adds an image), forward and both gradients."""
+    from ember.core.ops import conv
+
+    blas.set(2)
+    rng = np.random.default_rng(0)
+    x, w = rng.standard_normal((8, 64, 16, 16), np.float32), rng.standard_normal((128, 64, 1, 1), np.float32)
+    g = rng.standard_normal((8, 128, 16, 16), np.float32)
+    threaded = np.matmul(w.reshape(128, 64), x.reshape(8, 64, 256)).reshape(g.shape)
+    seen = []
+    matmul = np.matmul
+
+    def recording(a, b, *args, **kwargs):
+        seen.append(blas.get())
+        return matmul(a, b, *args, **kwargs)
+
+    monkeypatch.setattr(np, "matmul", recording)
+    args = ((1, 1), (0, 0), (1, 1), 1)
+    y = conv.conv2d_op(ec.from_numpy(x), ec.from_numpy(w), None, *args)
+    conv.conv2d_backward_input(ec.from_numpy(g), ec.from_numpy(w), x.shape, *args)
+    conv.conv2d_backward_weight(ec.from_numpy(g), ec.from_numpy(x), w.shape, *args)
+    assert seen == [1, 1, 1]
+    assert y.numpy().tobytes() == threaded.tobytes()
 
 
 def test_the_count_is_restored_after_an_error(blas):

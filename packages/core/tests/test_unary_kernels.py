@@ -97,6 +97,32 @@ def test_parallel_loop_gives_the_serial_bits(dtype):
         np.testing.assert_array_equal(_bits(a), _bits(b))
 
 
+def test_small_tensors_launch_no_parallel_loop(monkeypatch):
+    """Below PARALLEL_MIN elements an op runs its serial loop: a parallel launch wakes the thread pool, which on a
+    busy machine waits for a descheduled worker (docs/benchmarks.md, "Stop 31: eager threading")."""
+    loops = unary_kernels._loops
+    launches = []
+
+    def counting(name):
+        serial, parallel = loops(name)
+
+        def launch(x, o):
+            launches.append(x.size)
+            parallel(x, o)
+
+        return serial, launch
+
+    monkeypatch.setattr(unary_kernels, "_loops", counting)
+    monkeypatch.setattr(unary_kernels, "_ENTRY", {})
+    for shape in [(10, 10), (16, 512), (192, 512), (unary_kernels.PARALLEL_MIN - 1,)]:
+        x = ec.ones(*shape)
+        ec.tanh(x), ec.sigmoid(x), ec.exp(x)
+        ec.tanh(x, out=ec.empty(*shape))
+    assert launches == []
+    ec.tanh(ec.ones(unary_kernels.PARALLEL_MIN))
+    assert launches == [unary_kernels.PARALLEL_MIN]
+
+
 @pytest.mark.parametrize("name", ["sigmoid", "silu"])
 def test_sigmoid_and_silu_float32_within_3_ulp(name):
     # exp32 within 1 ulp, then 1 + e, the division (and silu's product) round: the formula's error, as numpy's

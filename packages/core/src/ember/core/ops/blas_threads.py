@@ -19,10 +19,11 @@ import numpy as np
 
 __all__ = ["single_threaded", "matmul", "THREADED_WORK", "OPENBLAS_SERIAL"]
 
-# m*n*k at and above which a GEMM keeps the BLAS's threads: where OpenBLAS's two threads start to pay on the 2-core
-# machine at its quietest (float32; docs/benchmarks.md, "Small GEMMs at one BLAS thread"). PyTorch's MKL makes the
-# same per-size choice, from about 2**20 (its OpenMP threads cost less to wake than OpenBLAS's)
-THREADED_WORK = 1 << 21
+# m*n*k at and above which a GEMM keeps the BLAS's threads (about half a millisecond of one thread's work, the
+# depthwise kernels' threshold too). Two threads pay from 2**21 on the 2-core machine at its quietest (a 1.6x gain
+# at most, tenths of a millisecond), but on a busy one each threaded call waits for a descheduled worker, which
+# cost GEMMs up to 2**27 10-30x and eager GNMT's step 8x (docs/benchmarks.md, "Stop 31: eager threading")
+THREADED_WORK = 1 << 25
 # OpenBLAS runs a GEMM of m*n*k at or below 65536 * GEMM_MULTITHREAD_THRESHOLD (4) on the calling thread itself
 OPENBLAS_SERIAL = 1 << 18
 

@@ -98,6 +98,7 @@ from ember.core import dtypes
 from ember.core.dispatch import composite, declare, node_name
 from ember.core.ops import numba_nn
 from ember.core.ops._util import wrap
+from ember.core.ops.blas_threads import matmul as _matmul
 from ember.core.ops.blas_threads import single_threaded as _blas_single_threaded
 from ember.core.ops.elementwise import add
 from ember.core.ops.layout import squeeze, unsqueeze
@@ -177,7 +178,7 @@ def _chunks(n: int, per_sample_nbytes: int) -> list[slice]:
 
 def _gemm(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """Per-group `a[g] @ b[g]`; one plain 2-D GEMM (BLAS's fastest path) when there is one group."""
-    return (a[0] @ b[0])[None] if a.shape[0] == 1 else np.matmul(a, b)
+    return _matmul(a[0], b[0])[None] if a.shape[0] == 1 else _matmul(a, b)
 
 
 _IMAGE_COLS_BYTES = 1 << 21  # one chunk's columns: a few images, still in cache when the GEMMs read them
@@ -368,14 +369,14 @@ def _pointwise(x: np.ndarray, w: np.ndarray, stride, ho: int, wo: int) -> np.nda
     """An unpadded 1x1 conv2d: `W @ x[b]` for every image at once (see NOTE [ Direct convolution over
     flat rows ])."""
     o = w.shape[0]
-    return np.matmul(w.reshape(o, -1), _subsampled(x, stride, ho, wo)).reshape(x.shape[0], o, ho, wo)
+    return _matmul(w.reshape(o, -1), _subsampled(x, stride, ho, wo)).reshape(x.shape[0], o, ho, wo)
 
 
 def _pointwise_input_grad(g: np.ndarray, w: np.ndarray, input_shape, stride) -> np.ndarray:
     """The input gradient of an unpadded 1x1 conv: `W^T @ g[b]`, scattered to every s-th pixel at a stride."""
     n, o, ho, wo = g.shape
     wt = w.reshape(o, -1).T
-    gi = np.matmul(wt, np.ascontiguousarray(g).reshape(n, o, ho * wo)).reshape(n, wt.shape[0], ho, wo)  # (n may be 0)
+    gi = _matmul(wt, np.ascontiguousarray(g).reshape(n, o, ho * wo)).reshape(n, wt.shape[0], ho, wo)  # (n may be 0)
     if tuple(stride) == (1, 1) and tuple(input_shape[2:]) == (ho, wo):
         return gi
     sh, sw = stride
@@ -679,8 +680,8 @@ def _conv2d_backward_weight_cpu(grad, input, weight_shape, stride, padding, dila
                        np.ascontiguousarray(x), out, *_phase_geometry(x.shape[2:], kh, kw, stride, padding, dilation))
         return wrap(out.reshape(o, 1, kh, kw).astype(grad._dtype.np, copy=False))
     if _pointwise_ok(kh, kw, padding, groups):
-        gw = np.matmul(np.ascontiguousarray(g).reshape(n, o, ho * wo),
-                       _subsampled(x, stride, ho, wo).transpose(0, 2, 1))
+        gw = _matmul(np.ascontiguousarray(g).reshape(n, o, ho * wo),
+                     _subsampled(x, stride, ho, wo).transpose(0, 2, 1))
         return wrap(gw.sum(0).reshape(weight_shape).astype(grad._dtype.np, copy=False))
     full = tuple(_out_size(x.shape[2 + a], (kh, kw)[a], 1, padding[a], dilation[a]) for a in (0, 1))
     if _direct_ok(cg, o, ho, wo, stride, groups) and o < _DIRECT_MAX_OUT and (ho, wo) == full:

@@ -20,7 +20,7 @@ import numpy as np
 
 from ember.core.dispatch import declare
 from ember.core.ops._util import wrap
-from ember.core.ops.blas_threads import single_threaded
+from ember.core.ops.blas_threads import matmul, single_threaded
 from ember.core.tensor import Tensor, describe
 
 # lstm_layer and its backward (ember.nn's LSTM node, no PyTorch name) stay out of the torch namespace
@@ -293,7 +293,7 @@ def _lstm_layer_cpu(input, weight_ih, weight_hh, bias_ih, bias_hh, hx, cx, rever
     for b in (bias_ih, bias_hh):
         if b is not None:
             bias += b._np()
-    gi = np.matmul(_c(input).reshape(steps * n, -1), weight_ih._np().T).reshape(steps, n, 4 * hid)
+    gi = matmul(_c(input).reshape(steps * n, -1), weight_ih._np().T).reshape(steps, n, 4 * hid)
     hs = np.empty((steps + 1, n, hid), dt)
     cs = np.empty((steps, n, hid), dt)
     ws = np.empty((steps, n, 5 * hid), dt)
@@ -345,11 +345,11 @@ def _lstm_layer_backward_cpu(grad_output, grad_hy, grad_cy, input, weight_ih, we
     g2 = gg.reshape(steps * n, 4 * hid)
     g_x = g_w_ih = g_w_hh = g_b = None
     if output_mask[0]:
-        g_x = wrap(np.matmul(g2, weight_ih._np()).reshape(x.shape))
+        g_x = wrap(matmul(g2, weight_ih._np()).reshape(x.shape))
     if output_mask[1]:  # (4H, L*N) @ (L*N, .): row-major results, the layout .grad keeps
         h_prev = (hsa[1:] if reverse else hsa[:steps]).reshape(steps * n, hid)
-        g_w_hh = wrap(np.matmul(g2.T, h_prev))
-        g_w_ih = wrap(np.matmul(g2.T, _c(input).reshape(steps * n, -1)))
+        g_w_hh = wrap(matmul(g2.T, h_prev))
+        g_w_ih = wrap(matmul(g2.T, _c(input).reshape(steps * n, -1)))
     if output_mask[2]:
         g_b = wrap(g2.sum(0))
     return g_x, g_w_ih, g_w_hh, g_b, wrap(gh), wrap(gc)
