@@ -134,7 +134,10 @@ def backward(self: Tensor, gradient: Tensor | None = None, retain_graph: bool | 
 
 def detach(self: Tensor) -> Tensor:
     """A new tensor sharing this one's memory (and version counter), outside the graph."""
-    return Tensor._make(self._storage, self._offset, self._shape, self._strides, self._dtype)
+    t = Tensor._make(self._storage, self._offset, self._shape, self._strides, self._dtype)
+    if self._conj:  # a conjugate view's detached alias reads conjugated too
+        t._conj = True
+    return t
 
 
 def detach_(self: Tensor) -> Tensor:

@@ -1,5 +1,5 @@
 """Derivatives of the complex views and constructors (real, imag, view_as_real, view_as_complex,
-complex, angle, conj_physical), in PyTorch's convention: the gradient of a complex input is the
+complex, angle, conj, conj_physical), in PyTorch's convention: the gradient of a complex input is the
 conjugate Wirtinger derivative (d/dx + i d/dy of a real loss), so a real loss trains as in PyTorch."""
 
 from __future__ import annotations
@@ -30,4 +30,5 @@ ENTRIES = [
     d("complex(real, imag)", real=lambda grad: cx.real(grad), imag=lambda grad: cx.imag(grad)),
     d("angle(input)", input=_angle_backward),
     d("conj_physical(input)", input=lambda grad: cj(grad)),
+    d("conj(input)", input=lambda grad: cx.conj(grad)),  # a lazy conjugate view of grad, as PyTorch's
 ]
