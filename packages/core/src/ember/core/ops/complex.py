@@ -41,7 +41,7 @@ from ember.core.tensor import Tensor, describe
 
 __all__ = ["real", "imag", "view_as_real", "view_as_complex", "complex", "polar", "angle", "sgn", "conj",
            "conj_physical", "conj_physical_", "resolve_conj", "resolve_neg", "is_conj", "is_neg", "is_complex",
-           "isreal", "view_as_real_copy", "view_as_complex_copy", "resolved", "write_through_conj", "conj_of_view"]
+           "isreal", "view_as_real_copy", "view_as_complex_copy", "resolved", "physical", "write_through_conj", "conj_of_view"]
 
 
 
@@ -428,10 +428,10 @@ def resolved(t: Tensor) -> Tensor:
     """The values of the conjugate view `t` in a new tensor without the bit, below the hooks (no op is recorded)."""
     if t._storage.device.type == "cpu":
         return Tensor._wrap(t._np())
-    return _conj_physical_any(_physical(t))
+    return _conj_physical_any(physical(t))
 
 
-def _physical(t: Tensor) -> Tensor:
+def physical(t: Tensor) -> Tensor:
     """A view of `t`'s elements as its storage holds them, without the conjugate bit."""
     return Tensor._make(t._storage, t._offset, t._shape, t._strides, t._dtype)
 
@@ -446,7 +446,7 @@ def write_through_conj(kernel, args: tuple, kwargs: dict, written: Tensor):
     if kwargs:
         kwargs = {k: (tmp if v is written else v) for k, v in kwargs.items()}
     result = kernel(*args, **kwargs) if kwargs else kernel(*args)
-    phys = _physical(written)
+    phys = physical(written)
     if phys._storage.device.type == "cpu":
         from ember.core.tensor import _conjugated
 
