@@ -169,3 +169,22 @@ def test_conj_views_grad_fn_names_match_pytorch():
         names = [type(x.conj().grad_fn).__name__, type(x.conj().resolve_conj().grad_fn).__name__,
                  type(x.conj_physical().grad_fn).__name__]
         assert names == ["ConjBackward0", "CloneBackward0", "ConjPhysicalBackward0"], lib.__name__
+
+
+IN_PLACE_GRADS = {
+    "mul_": lambda lib, y: y.mul_(lib.tensor(2 + 1j, dtype=lib.complex128)),
+    "setitem": lambda lib, y: y.__setitem__(0, y[1] * 2j),
+    "add_ of a slice": lambda lib, y: y[:, 1:].add_(y[:, :3] * 1j),
+}
+
+
+@pytest.mark.parametrize("name", list(IN_PLACE_GRADS))
+def test_gradients_of_in_place_ops_on_conj_views_match_pytorch(name):
+    grads = []
+    for lib in (E, torch):
+        leaf = lib.tensor(A.copy(), requires_grad=True)
+        x = leaf * 1
+        IN_PLACE_GRADS[name](lib, x.conj())
+        (x * lib.from_numpy(A[::-1].copy())).abs().sum().backward()
+        grads.append(values(leaf.grad))
+    np.testing.assert_allclose(grads[0], grads[1], rtol=1e-10, atol=1e-10)

@@ -518,5 +518,6 @@ def _view_of_copyslices(t: Tensor, cs) -> Tensor:
     base = Tensor._make(t._storage, offset, shape, strides, t._dtype)
     base._grad_fn = cs
     base._requires_grad = True
-    vshape, vstrides, voffset = cs.view_geom
-    return as_strided(base, vshape, vstrides, voffset)
+    vshape, vstrides, voffset, vconj = cs.view_geom
+    v = as_strided(base, vshape, vstrides, voffset)
+    return v.conj() if vconj else v
