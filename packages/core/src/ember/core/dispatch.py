@@ -275,7 +275,8 @@ class Op:
             self.check(*args, **kwargs)
         try:
             if written is not None and (written.__class__ is Tensor or isinstance(written, Tensor)) and written._conj:
-                result = _complex().write_through_conj(kernel, args, kwargs, written)  # NOTE [ Complex storage and conj ]
+                # NOTE [ Complex storage and conj ]
+                result = _complex().write_through_conj(kernel, args, kwargs, written)
             else:
                 result = kernel(*args, **kwargs) if kwargs else kernel(*args)
         except (MemoryError, ValueError) as e:  # numpy failing to allocate: PyTorch's RuntimeError

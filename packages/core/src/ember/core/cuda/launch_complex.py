@@ -112,7 +112,7 @@ def _gate(op, kernel):
 
 def register() -> None:
     """Wrap every CUDA kernel registered so far in the complex gate."""
-    for name, op in registered_ops().items():
+    for op in registered_ops().values():
         kernel = op.kernels.get("cuda")
         if kernel is None or hasattr(kernel, "__wrapped__"):
             continue

@@ -41,7 +41,8 @@ from ember.core.tensor import Tensor, describe
 
 __all__ = ["real", "imag", "view_as_real", "view_as_complex", "complex", "polar", "angle", "sgn", "conj",
            "conj_physical", "conj_physical_", "resolve_conj", "resolve_neg", "is_conj", "is_neg", "is_complex",
-           "isreal", "view_as_real_copy", "view_as_complex_copy", "resolved", "physical", "write_through_conj", "conj_of_view"]
+           "isreal", "view_as_real_copy", "view_as_complex_copy", "resolved", "physical", "write_through_conj",
+           "conj_of_view"]
 
 
 
@@ -460,7 +461,8 @@ def write_through_conj(kernel, args: tuple, kwargs: dict, written: Tensor):
     return result
 
 
-_DTYPE_VIEW_OF_CONJ = "torch.Tensor.view is not supported for conjugate view tensors when converting to a different dtype."
+_DTYPE_VIEW_OF_CONJ = ("torch.Tensor.view is not supported for conjugate view tensors when converting to a different "
+                       "dtype.")
 
 
 def conj_of_view(op, x: Tensor, result) -> None:
