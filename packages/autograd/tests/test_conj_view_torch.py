@@ -188,3 +188,26 @@ def test_gradients_of_in_place_ops_on_conj_views_match_pytorch(name):
         (x * lib.from_numpy(A[::-1].copy())).abs().sum().backward()
         grads.append(values(leaf.grad))
     np.testing.assert_allclose(grads[0], grads[1], rtol=1e-10, atol=1e-10)
+
+
+def test_save_keeps_the_conjugate_bit_as_pytorchs_checkpoints():
+    import io
+
+    y = E.from_numpy(A.copy()).conj()
+    buf = io.BytesIO()
+    E.save({"y": y, "x": y.conj()}, buf)
+    buf.seek(0)
+    got = E.load(buf)
+    assert got["y"].is_conj() and not got["x"].is_conj()
+    np.testing.assert_array_equal(values(got["y"]), A.conj())
+    np.testing.assert_array_equal(values(got["x"]), A)
+    buf.seek(0)
+    want = torch.load(buf)  # PyTorch reads ember's checkpoint, and ember PyTorch's
+    assert want["y"].is_conj()
+    np.testing.assert_array_equal(values(want["y"]), A.conj())
+    buf = io.BytesIO()
+    torch.save(torch.from_numpy(A.copy()).conj(), buf)
+    buf.seek(0)
+    t = E.load(buf, weights_only=True)
+    assert t.is_conj()
+    np.testing.assert_array_equal(values(t), A.conj())
