@@ -456,8 +456,8 @@ def write_through_conj(kernel, args: tuple, kwargs: dict, written: Tensor):
         get_op("copy_").redispatch((phys, _conj_physical_any(tmp)), {})
     if result is tmp:
         return written
-    if isinstance(result, tuple) and any(r is tmp for r in result):
-        return type(result)(written if r is tmp else r for r in result) if type(result) is tuple else result
+    if type(result) is tuple:
+        return tuple([written if r is tmp else r for r in result])
     return result
 
 
