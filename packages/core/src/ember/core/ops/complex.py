@@ -426,7 +426,8 @@ def is_conj(input: Tensor) -> bool:
 
 
 def resolved(t: Tensor) -> Tensor:
-    """The values of the conjugate view `t` in a new tensor without the bit, below the hooks (no op is recorded)."""
+    """The values of the conjugate view `t` in a new tensor without the bit, for kernels: nothing is recorded (on
+    other devices than the CPU, the ops it runs take a plain alias, which requires no grad)."""
     if t._storage.device.type == "cpu":
         return Tensor._wrap(t._np())
     return _conj_physical_any(physical(t))
