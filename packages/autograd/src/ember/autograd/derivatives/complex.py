@@ -26,7 +26,7 @@ ENTRIES = [
     d("real(input)", input=lambda grad: grad),  # the engine casts the real gradient to the complex dtype
     d("imag(input)", input=lambda grad: grad * 1j),
     d("view_as_real(input)", input=lambda grad: cx.view_as_complex(grad.contiguous())),
-    d("view_as_complex(input)", input=lambda grad: cx.view_as_real(grad)),
+    d("view_as_complex(input)", input=lambda grad: cx.view_as_real(grad.resolve_conj())),  # as PyTorch's
     d("complex(real, imag)", real=lambda grad: cx.real(grad), imag=lambda grad: cx.imag(grad)),
     d("angle(input)", input=_angle_backward),
     d("conj_physical(input)", input=lambda grad: cj(grad)),
