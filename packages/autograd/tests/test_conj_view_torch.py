@@ -62,6 +62,8 @@ OPS = {
     "movedim": lambda lib, x: x.conj().movedim(0, 1),
     "as_strided": lambda lib, x: x.conj().as_strided((2,), (1,)),
     "detach": lambda lib, x: x.conj().detach(),
+    "data": lambda lib, x: x.conj().data,
+    "requires_grad_": lambda lib, x: x.conj().requires_grad_(),
     "flip": lambda lib, x: x.conj().flip(0),
     "neg": lambda lib, x: -x.conj(),
     "add": lambda lib, x: x.conj() + 1j,
