@@ -14,16 +14,23 @@ pay nothing; the few places that turn a tensor into values honour it:
   for a conjugate view (uncached; the fast cached path is untouched, a conjugate view never fills
   the cache). `_host_array` does the same for other devices (printing, `tolist`, `item`), and the
   CUDA complex gate (`ember.core.cuda.launch_complex`) resolves conjugate operands before the
-  kernels, which read storage directly. `numpy()` refuses, as PyTorch's (it would share memory).
+  kernels, which read storage directly; `scatter_cpu.flat_storage` (gather's read of the whole
+  storage) conjugates too. `numpy()` refuses, as PyTorch's (it would share memory).
 - writes: `Op.redispatch` sends an op that writes (`out=`, `mutates`) a conjugate view to
   `write_through_conj`, PyTorch's conjugate fallback: the kernel writes a resolved copy, whose
   conjugate then goes into the shared storage (`y = x.conj(); y.add_(1j)` subtracts 1j from x).
+  Only the tensor the flags name as written is handled so: a conjugate view among an `out=` tuple
+  (sort's values) or the other tensors an optimizer step `mutates` is not written.
 - views: after an op declared `view=True` of a conjugate view, `redispatch` calls `conj_of_view`,
   which gives a complex result of the same storage the bit (`t()`, slicing, `expand` ...). The
   float views read the storage as it is: `.real` of a conjugate view is `.real` of its base; its
   `.imag` is PyTorch's lazily negated view, which ember (without a negative bit) computes.
 `resolve_conj()` is a `clone()` (which reads through `_np()`); `conj_physical()` always computes;
-`view_as_real` and `view(dtype)` of a conjugate view raise, as PyTorch's.
+`view_as_real` and `view(dtype)` of a conjugate view raise, as PyTorch's. Aliases made outside the
+dispatcher keep the bit (`detach()`, `.data`, autograd's saved outputs, device transfers,
+checkpoints: PyTorch's `{"conj": True}` tensor metadata); autograd's CopySlices conjugates the
+region of an in-place op on a conjugate view; `ember.jit` does not capture conjugate views (a
+graph break: its replay calls kernels and makes views without the dispatcher).
 """
 
 from __future__ import annotations
