@@ -167,12 +167,18 @@ def test_pickle_keeps_the_bit_and_the_values():
     np.testing.assert_array_equal(values(copy.deepcopy(y)), a.conj())
 
 
+@pytest.mark.filterwarnings("ignore:ComplexHalf support is experimental")
 def test_complex32_conj_view_reads_conjugated():
-    x = E.tensor([1 + 2j, -3 + 0.5j], dtype=E.complex32)
-    y = x.conj()
-    assert y.is_conj()
-    assert y.tolist() == [1 - 2j, -3 - 0.5j]
-    assert y.resolve_conj().tolist() == [1 - 2j, -3 - 0.5j] and not y.resolve_conj().is_conj()
+    from ember.core.ops import complex_half
+
+    try:
+        x = E.tensor([1 + 2j, -3 + 0.5j], dtype=E.complex32)
+        y = x.conj()
+        assert y.is_conj()
+        assert y.tolist() == [1 - 2j, -3 - 0.5j]
+        assert y.resolve_conj().tolist() == [1 - 2j, -3 - 0.5j] and not y.resolve_conj().is_conj()
+    finally:
+        complex_half.uninstall()  # later tests of the session measure the plain op path
 
 
 def test_ihfft_is_a_conj_view_and_its_2d_form_is_not():
