@@ -417,7 +417,11 @@ def conj(input: Tensor) -> Tensor:
     >>> y, y.is_conj()
     (tensor([1.-2.j]), True)
     """
-    return _conj(input) if input._dtype.is_complex else input
+    if not input._dtype.is_complex:
+        return input
+    if input.is_sparse:  # PyTorch's sparse conj computes (a view of its values' storage would lose the layout)
+        return conj_physical(input)
+    return _conj(input)
 
 
 @method
