@@ -213,3 +213,19 @@ def test_save_keeps_the_conjugate_bit_as_pytorchs_checkpoints():
     t = E.load(buf, weights_only=True)
     assert t.is_conj()
     np.testing.assert_array_equal(values(t), A.conj())
+
+
+def test_gradients_accumulate_into_a_conjugate_grad_as_pytorchs():
+    """`.grad` of a tensor used through `conj()` is a conjugate view, in PyTorch too; later backwards add into it."""
+    results = []
+    for lib in (E, torch):
+        p = lib.tensor(A.copy(), requires_grad=True)
+        w = lib.from_numpy(A[::-1].copy())
+        seen = []
+        for through_conj in (True, True, False):
+            (((p.conj() if through_conj else p) * w).abs().sum()).backward()
+            seen.append((values(p.grad), p.grad.is_conj()))
+        results.append(seen)
+    for (g, gc), (t, tc) in zip(*results):
+        np.testing.assert_allclose(g, t, rtol=1e-12, atol=1e-12)
+        assert gc == tc
