@@ -143,7 +143,8 @@ def test_arithmetic_rounds_complex64_once():
     np.testing.assert_array_equal(as_pairs(a - b), pairs(za - zb))
     np.testing.assert_array_equal(as_pairs(a * b), pairs(za * zb))
     np.testing.assert_array_equal(as_pairs(-a), pairs(-za))
-    np.testing.assert_array_equal(as_pairs(a.conj()), pairs(za.conj()))
+    np.testing.assert_array_equal(as_pairs(a.conj().resolve_conj()), pairs(za.conj()))
+    assert a.conj().is_conj() and a.conj().tolist() == za.conj().tolist()
     np.testing.assert_array_equal(a.abs().numpy(), np.abs(za).astype(np.float16))
     np.testing.assert_array_equal(as_pairs(a.sgn()), pairs(za / np.abs(za)))
     assert a.abs().dtype is E.float16 and a.norm().dtype is E.float16

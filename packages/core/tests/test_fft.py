@@ -23,7 +23,7 @@ def cplx(*shape) -> np.ndarray:
 
 def check(got: E.Tensor, want: np.ndarray, tol: float = 1e-10) -> None:
     assert got.shape == want.shape
-    np.testing.assert_allclose(got.numpy(), want, rtol=tol, atol=tol)
+    np.testing.assert_allclose(got.resolve_conj().numpy(), want, rtol=tol, atol=tol)
 
 
 @pytest.mark.parametrize("norm", NORMS)

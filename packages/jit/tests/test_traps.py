@@ -337,3 +337,27 @@ def test_an_attribute_name_is_not_a_guarded_global():
     for step in range(12):  # a loop variable named like the method the function calls
         assert c(ea.ones(1)).tolist() == [2.0]
     assert c.captures == 1 and c.explain().graph_count == 1
+
+
+def test_lazy_conjugate_views_break_the_graph_and_run_as_eager():
+    """A replay's kernels and inlined views would skip the conjugate bit: conj() and ops of a conjugate view
+    are a graph break (fullgraph raises), and the calls give eager's values and `is_conj()`."""
+    a = np.arange(6).reshape(2, 3) + 1j * np.arange(6).reshape(2, 3)
+    w = ea.from_numpy(a[::-1].copy())
+
+    def f(x):
+        y = x.conj()
+        y[0].add_(1j)
+        return y.t(), (x.mH @ x), y * w
+
+    cf = jit.compile(f)
+    for _ in range(3):
+        x1, x2 = ea.from_numpy(a.copy()), ea.from_numpy(a.copy())
+        for got, want in zip(cf(x1), f(x2)):
+            assert got.is_conj() == want.is_conj()
+            np.testing.assert_allclose(np.asarray(got.tolist()), np.asarray(want.tolist()))
+        np.testing.assert_array_equal(x1.numpy(), x2.numpy())
+    g = jit.compile(lambda x: x.t() * 2, fullgraph=True)
+    with pytest.raises(jit.Unsupported, match="conjugate view"):
+        for _ in range(3):
+            g(ea.from_numpy(a.copy()).conj())

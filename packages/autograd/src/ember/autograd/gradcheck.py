@@ -53,7 +53,7 @@ def _real_view(func: Callable, inputs: tuple) -> tuple[Callable, tuple]:
         for i in pos:
             args[i] = view_as_complex(args[i])
         outs = _as_tuple(func(*args))
-        return tuple(view_as_real(o) if isinstance(o, Tensor) and o.is_complex() else o for o in outs)
+        return tuple(view_as_real(o.resolve_conj()) if isinstance(o, Tensor) and o.is_complex() else o for o in outs)
     return wrapped, tuple(new)
 
 

@@ -424,7 +424,10 @@ class SavedTensor:
         self.output_nr = output_nr
         if is_output:
             self.producer = None
-            t = Tensor._make(t._storage, t._offset, t._shape, t._strides, t._dtype)
+            a = Tensor._make(t._storage, t._offset, t._shape, t._strides, t._dtype)
+            if t._conj:  # (inline: this runs for each saved output) a conjugate view's alias keeps the bit
+                a._conj = True
+            t = a
         else:
             fn = t._grad_fn
             self.producer = (fn, t._ag.output_nr if t._ag is not None else 0) if fn is not None else None
@@ -464,7 +467,10 @@ class SavedTensor:
                 cs = self.view_ref() if self.view_ref is not None else None
                 if cs is not None:
                     return _view_of_copyslices(t, cs)
-                t = Tensor._make(t._storage, t._offset, t._shape, t._strides, t._dtype)
+                a = Tensor._make(t._storage, t._offset, t._shape, t._strides, t._dtype)
+                if t._conj:
+                    a._conj = True
+                t = a
                 t._grad_fn = node
                 t._requires_grad = True
                 if self.output_nr:
@@ -486,7 +492,10 @@ class SavedTensor:
         else:
             leaf = self.leaf() if self.leaf is not None else None
             return leaf if leaf is not None else t
-        t = Tensor._make(t._storage, t._offset, t._shape, t._strides, t._dtype)
+        a = Tensor._make(t._storage, t._offset, t._shape, t._strides, t._dtype)
+        if t._conj:
+            a._conj = True
+        t = a
         t._grad_fn = fn
         t._requires_grad = True
         if nr:
@@ -534,5 +543,6 @@ def _view_of_copyslices(t: Tensor, cs) -> Tensor:
     base = Tensor._make(t._storage, offset, shape, strides, t._dtype)
     base._grad_fn = cs
     base._requires_grad = True
-    vshape, vstrides, voffset = cs.view_geom
-    return as_strided(base, vshape, vstrides, voffset)
+    vshape, vstrides, voffset, vconj = cs.view_geom
+    v = as_strided(base, vshape, vstrides, voffset)
+    return v.conj() if vconj else v

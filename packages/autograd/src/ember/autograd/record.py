@@ -326,7 +326,7 @@ class CopySlices(Node):
         self.fn = fn
         self.target_slot = target_slot
         self.base_geom = (base._shape, base._strides, base._offset)
-        self.view_geom = (view._shape, view._strides, view._offset)
+        self.view_geom = (view._shape, view._strides, view._offset, view._conj)
         self.next_functions = (edge_of(base) if base._requires_grad else (None, 0),) + tuple(
             e for i, e in enumerate(fn.next_functions) if i != target_slot)
         if anomaly._enabled:
@@ -344,12 +344,14 @@ class CopySlices(Node):
 
         grad = grads[0]
         bshape, bstrides, boff = self.base_geom
-        vshape, vstrides, voff = self.view_geom
+        vshape, vstrides, voff, vconj = self.view_geom
         extent = 1 + sum((n - 1) * s for n, s in zip(bshape, bstrides)) if all(bshape) else 0
         buf = zeros(max(extent, voff - boff + 1), dtype=grad.dtype, device=grad.device)
         result = as_strided(buf, bshape, bstrides, 0)
         result.copy_(grad)
         region = as_strided(buf, vshape, vstrides, voff - boff)
+        if vconj:  # a conjugate view's values are the conjugates of the base's: so are their gradients
+            region = region.conj()
         inner = self.fn.apply([region.clone()])
         own = inner[self.target_slot] if self.target_slot >= 0 else None
         if own is None:

@@ -192,6 +192,8 @@ class _Encoder:
                "dtype": t._dtype.name, "requires_grad": bool(t._requires_grad)}
         if type(t) is not Tensor:
             enc["cls"] = f"{type(t).__module__}:{type(t).__qualname__}"
+        if t._conj:  # the storage holds the conjugates of its values (NOTE [ Complex storage and conj ])
+            enc["conj"] = True
         return enc
 
 
@@ -534,8 +536,9 @@ class _Decoder:
             raise self.fail(f"invalid storage index {i!r:.40} (the file has {len(self.storages)} storages)")
         if not isinstance(dt, str) or dt not in dtypes._BY_NAME:
             raise self.fail(f"unknown dtype {dt!r:.40}")
-        if not isinstance(b.get("requires_grad", False), bool) or not isinstance(b.get("cls"), str | None):
-            raise self.fail("requires_grad must be a bool and cls a string")
+        if not isinstance(b.get("requires_grad", False), bool) or not isinstance(b.get("cls"), str | None) \
+                or not isinstance(b.get("conj", False), bool):
+            raise self.fail("requires_grad and conj must be bools and cls a string")
         cls = b.get("cls")
         if cls and self.weights_only and cls not in _WEIGHTS_ONLY_TENSORS:
             # PyTorch's weights-only unpickler builds Tensor and Parameter; another subclass (such as
@@ -548,6 +551,11 @@ class _Decoder:
                             _loaded_class(cls), op="load")
         except (TypeError, RuntimeError) as e:
             raise self.fail(f"tensor over storage {i}: {e}") from None
+        if b.get("conj"):
+            if not t._dtype.is_complex:
+                raise self.fail(f"only complex tensors can be conjugate views; got {dt}")
+            t._conj = True
+            t._npc = None
         if b.get("requires_grad"):
             if not (t._dtype.is_floating_point or t._dtype.is_complex):
                 raise self.fail(f"only floating point and complex tensors can require gradients; got {dt}")

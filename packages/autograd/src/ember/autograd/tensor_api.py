@@ -92,7 +92,10 @@ def _get_is_leaf(self: Tensor) -> bool:
 
 
 def _get_data(self: Tensor) -> Tensor:
-    return Tensor._make(self._storage, self._offset, self._shape, self._strides, self._dtype)
+    t = Tensor._make(self._storage, self._offset, self._shape, self._strides, self._dtype)
+    if self._conj:  # `.data` of a conjugate view reads conjugated too
+        t._conj = True
+    return t
 
 
 def _set_data(self: Tensor, value: Tensor) -> None:
@@ -134,7 +137,10 @@ def backward(self: Tensor, gradient: Tensor | None = None, retain_graph: bool | 
 
 def detach(self: Tensor) -> Tensor:
     """A new tensor sharing this one's memory (and version counter), outside the graph."""
-    return Tensor._make(self._storage, self._offset, self._shape, self._strides, self._dtype)
+    t = Tensor._make(self._storage, self._offset, self._shape, self._strides, self._dtype)
+    if self._conj:  # a conjugate view's detached alias reads conjugated too
+        t._conj = True
+    return t
 
 
 def detach_(self: Tensor) -> Tensor:

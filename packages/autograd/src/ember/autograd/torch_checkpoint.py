@@ -188,6 +188,9 @@ class _Unpickler(pickle._Unpickler):
             t = make_tensor(storage.storage, storage_offset, size, stride, storage.dtype, op="_rebuild_tensor_v2")
         except (TypeError, RuntimeError) as e:
             raise self.fail(f"tensor over {self.prefix}/data/{storage.key}: {e}") from None
+        if isinstance(metadata, dict) and metadata.get("conj") is True and t._dtype.is_complex:
+            t._conj = True
+            t._npc = None
         if requires_grad is True and (t._dtype.is_floating_point or t._dtype.is_complex):
             t.requires_grad_(True)
         return t
@@ -404,6 +407,8 @@ class _ZipPickler(pickle._Pickler):
         ref = _StorageRef(_STORAGE_OF[dt.name], key, str(st.device), st.nbytes // dt.itemsize)
         args = (ref, t._offset, tuple(t._shape), tuple(t._strides), bool(t._requires_grad) and not parameter,
                 _Call(_ORDERED_DICT, ()))
+        if t._conj:  # PyTorch's tensor metadata: the storage holds the conjugates (NOTE [ Complex storage and conj ])
+            args += ({"conj": True},)
         if parameter:
             return _REBUILD_PARAMETER, (_Call(_REBUILD_TENSOR, args), bool(t._requires_grad), _Call(_ORDERED_DICT, ()))
         return _REBUILD_TENSOR, args

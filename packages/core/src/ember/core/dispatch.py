@@ -24,7 +24,8 @@ Flags the layers above read:
   running statistics in training only; `apply_`, which is no op) calls `Storage.bump()`.
 - `overlap`: what the written tensor (`out=`, or the first of `mutates`) may share with itself
   and with the inputs, checked before the kernel (NOTE [ Writing into overlapping memory ]).
-- `view=True`: the result shares the storage of `args[0]`.
+- `view=True`: the result shares the storage of `args[0]` (and its conjugate bit: NOTE [ Complex
+  storage and conj ] in `ember.core.ops.complex`, as is a write into a conjugate view).
 - `differentiable=False`: the result never carries gradients (comparisons, argmax, ...).
 - `complex_error=(exception type, message)`: PyTorch refuses complex operands (`sort`, `digamma`,
   `nansum` ...); the meta step raises it on every device, before the op's own checks. A table
@@ -273,7 +274,11 @@ class Op:
         if self.check is not None:
             self.check(*args, **kwargs)
         try:
-            result = kernel(*args, **kwargs) if kwargs else kernel(*args)
+            if written is not None and (written.__class__ is Tensor or isinstance(written, Tensor)) and written._conj:
+                # NOTE [ Complex storage and conj ]
+                result = _complex().write_through_conj(kernel, args, kwargs, written)
+            else:
+                result = kernel(*args, **kwargs) if kwargs else kernel(*args)
         except (MemoryError, ValueError) as e:  # numpy failing to allocate: PyTorch's RuntimeError
             err = _storage.allocation_error(e)
             if err is None:
@@ -289,6 +294,10 @@ class Op:
                 t = args[i]
                 if t is not None:
                     t._storage.version += 1
+        if self.view:
+            a = args[0]
+            if (a.__class__ is Tensor or isinstance(a, Tensor)) and a._conj:
+                _complex().conj_of_view(self, a, result)
         return result
 
     def __repr__(self) -> str:
@@ -297,6 +306,13 @@ class Op:
     @property
     def __name__(self) -> str:  # what `__torch_function__` implementations read of the `func` they get
         return self.name
+
+
+def _complex():
+    """`ember.core.ops.complex`, which imports this module (the conjugate views' slow paths)."""
+    from ember.core.ops import complex as cx
+
+    return cx
 
 
 def _refusing_complex(error: tuple[type, str], then: Callable | None) -> Callable:

@@ -121,7 +121,8 @@ def _r2c(input: Tensor, s, dim, norm, fname: str, out, hermitian: bool = False) 
         raise RuntimeError(f"{fname} must transform at least one axis")
     x = _resize(_as_real(input, fname), dims, sizes)
     if hermitian:  # ihfft: the conjugate of rfft, normalized the other way
-        return _finish(fft_r2c(x, dims, _SWAP[_norm(norm)]).conj(), out)
+        r = fft_r2c(x, dims, _SWAP[_norm(norm)])  # PyTorch's 1-D ihfft returns a lazy conjugate view
+        return _finish(r.conj() if len(dims) == 1 else r.conj_physical(), out)
     return _finish(fft_r2c(x, dims, _norm(norm)), out)
 
 

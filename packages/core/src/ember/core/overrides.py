@@ -220,6 +220,8 @@ def _reclass(t: Tensor, cls) -> Tensor:
     except TypeError:
         r = Tensor._make(t._storage, t._offset, t._shape, t._strides, t._dtype, cls)
         r._requires_grad, r._grad_fn, r._ag = t._requires_grad, t._grad_fn, t._ag
+        if t._conj:
+            r._conj = True
         return r
 
 

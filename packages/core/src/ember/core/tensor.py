@@ -77,6 +77,9 @@ class Tensor:
                  "_requires_grad", "_grad", "_grad_fn", "_ag", "__dict__", "__weakref__")
 
     __array_priority__ = 1000  # numpy defers to our reflected operators
+    # the conjugate bit of a lazy `conj()` view: a class default, set in the instance's `__dict__` only on
+    # such views, so an ordinary tensor pays nothing for it (NOTE [ Complex storage and conj ])
+    _conj = False
 
     def __new__(cls, *args, **kwargs):
         """`Tensor(2, 3)` is uninitialised float storage; `Tensor([[1, 2]])` copies data."""
@@ -161,7 +164,10 @@ class Tensor:
             from ember.core.overrides import recorded_alias
 
             return recorded_alias(self, cls)
-        return Tensor._make(self._storage, self._offset, self._shape, self._strides, self._dtype, cls)
+        t = Tensor._make(self._storage, self._offset, self._shape, self._strides, self._dtype, cls)
+        if self._conj:
+            t._conj = True
+        return t
 
     @staticmethod
     def _make_subclass(cls, data, require_grad: bool = False, dispatch_strides: bool = False,
@@ -212,6 +218,8 @@ class Tensor:
                 raise
             # an empty view may start past its storage's end (a slice of an empty batch): it reads nothing
             a = np.ndarray(self._shape, self._dtype.np, st._raw, 0, tuple([s * isz for s in self._strides]))
+        if self._conj:  # a conjugate view reads conjugated values, never cached (its storage may change)
+            return _conjugated(a)
         self._npc = (st._raw, a)
         return a
 
@@ -424,7 +432,8 @@ class Tensor:
         """The elements as a numpy array on the host (synchronises with a device)."""
         if self._storage.device.type == "cpu":
             return self._np()
-        return backend(self._storage.device.type).to_host(self)
+        a = backend(self._storage.device.type).to_host(self)
+        return _conjugated(a) if self._conj else a
 
     def _values(self) -> np.ndarray:
         """`_host_array()`, with complex32 records as complex64 numbers (for Python values and printing)."""
@@ -454,6 +463,9 @@ class Tensor:
                                "Use tensor.detach().numpy() instead.")
         if self._dtype is dtypes.complex32:
             raise TypeError("Got unsupported ScalarType ComplexHalf")
+        if self._conj:
+            raise RuntimeError("Can't call numpy() on Tensor that has conjugate bit set. "
+                               "Use tensor.resolve_conj().numpy() instead.")
         return self._np()
 
     def __repr__(self) -> str:
@@ -489,6 +501,15 @@ class Tensor:
         result = deepcopy_tensor(self, memo)
         memo[id(self)] = result
         return result
+
+
+def _conjugated(a: np.ndarray) -> np.ndarray:
+    """A new array of the conjugates of `a`'s complex elements (complex32 records: pairs of float16)."""
+    if a.dtype.kind == "c":
+        return np.conjugate(a)
+    r = np.array(a, copy=True)
+    r.reshape(-1).view(np.float16)[1::2] *= -1
+    return r
 
 
 def _real_part(v, to: str):

@@ -85,6 +85,15 @@ _METHOD_FRAMES = frozenset({"step", "wrapper", "zero_grad", "forward", "_call_im
 _HOOK_CALLERS = frozenset({"_run_tensor_hooks", "_run_node", "_accumulate", "_leaf_hooks", "_call_impl"})
 
 
+def _has_conj(args: tuple, kwargs: dict) -> bool:
+    """Whether a tensor among the arguments (or in a list of them) is a lazy conjugate view."""
+    for a in (*args, *kwargs.values()) if kwargs else args:
+        for t in (a if isinstance(a, _SEQ) else (a,)):
+            if isinstance(t, Tensor) and t._conj:
+                return True
+    return False
+
+
 def _hook_call(caller, callee) -> bool:
     """Whether ember code `caller` calling user code `callee` is a hook (a module's `forward` is not)."""
     if caller.co_name == "_call_impl":
@@ -336,6 +345,10 @@ class Recorder:
             return call_next(op, args, kwargs)
         if op.name in _DYNAMIC:
             self.brk(f"op '{op.name}' (its result's shape depends on tensor values) is not captured", sys._getframe(1))
+            return call_next(op, args, kwargs)
+        if op.name == "conj" or _has_conj(args, kwargs):  # a replay's kernels and inlined views skip the bit's paths
+            self.brk(f"op '{op.name}' of a lazy conjugate view (NOTE [ Complex storage and conj ]) is not captured",
+                     sys._getframe(1))
             return call_next(op, args, kwargs)
         dev = dispatch.device_of(args)
         kernel = op.kernels.get(dev) or op.kernels.get("any")

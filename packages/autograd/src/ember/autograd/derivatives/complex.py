@@ -1,5 +1,5 @@
 """Derivatives of the complex views and constructors (real, imag, view_as_real, view_as_complex,
-complex, angle, conj_physical), in PyTorch's convention: the gradient of a complex input is the
+complex, angle, conj, conj_physical), in PyTorch's convention: the gradient of a complex input is the
 conjugate Wirtinger derivative (d/dx + i d/dy of a real loss), so a real loss trains as in PyTorch."""
 
 from __future__ import annotations
@@ -26,8 +26,9 @@ ENTRIES = [
     d("real(input)", input=lambda grad: grad),  # the engine casts the real gradient to the complex dtype
     d("imag(input)", input=lambda grad: grad * 1j),
     d("view_as_real(input)", input=lambda grad: cx.view_as_complex(grad.contiguous())),
-    d("view_as_complex(input)", input=lambda grad: cx.view_as_real(grad)),
+    d("view_as_complex(input)", input=lambda grad: cx.view_as_real(grad.resolve_conj())),  # as PyTorch's
     d("complex(real, imag)", real=lambda grad: cx.real(grad), imag=lambda grad: cx.imag(grad)),
     d("angle(input)", input=_angle_backward),
     d("conj_physical(input)", input=lambda grad: cj(grad)),
+    d("conj(input)", input=lambda grad: cx.conj(grad)),  # a lazy conjugate view of grad, as PyTorch's
 ]

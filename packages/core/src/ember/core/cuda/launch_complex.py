@@ -3,7 +3,8 @@
 NOTE [ Complex on CUDA ]
 ember's Numba-CUDA kernels are generated for float and integer compute types; given complex
 tensors they would compute in the wrong type. So every CUDA kernel is wrapped here: with no
-complex operand it runs as it is (one loop over the arguments); with one, the op either
+complex operand it runs as it is (one loop over the arguments); with one, its conjugate views are
+resolved first (NOTE [ Complex storage and conj ] in ember.core.ops.complex), and then the op either
 - moves data only (copies, casts, cat, flip): its kernel handles any element type; or
 - updates elementwise in place (the optimizers' steps): it runs on the float views (each complex
   element as a pair of floats, as PyTorch's optimizers do through view_as_real); or
@@ -23,7 +24,7 @@ from __future__ import annotations
 
 from ember.core import dtypes
 from ember.core.dispatch import registered_ops
-from ember.core.ops.complex import VIA_REAL, view_as_real
+from ember.core.ops.complex import VIA_REAL, resolved, view_as_real
 from ember.core.tensor import Tensor
 
 __all__ = ["register", "ptx_cases"]
@@ -54,6 +55,17 @@ def _has_complex(args: tuple, kwargs: dict) -> bool:
     return isinstance(out, Tensor) and out._dtype.is_complex
 
 
+def _resolve_conj(args: tuple) -> tuple:
+    """`args` with each conjugate view (a list's too) replaced by its values in new memory."""
+    def one(a):
+        if isinstance(a, Tensor):
+            return resolved(a) if a._conj else a
+        if isinstance(a, list | tuple) and any(isinstance(b, Tensor) and b._conj for b in a):
+            return type(a)(one(b) for b in a)
+        return a
+    return tuple([one(a) for a in args])
+
+
 def _host(op):
     """The op's CPU kernel on host copies of the CUDA operands; results back on the first operand's device
     (written into a CUDA `out=` when one is given)."""
@@ -74,8 +86,13 @@ def _gate(op, kernel):
     pairs = name in _AS_PAIRS
     host = _host(op) if name in _ON_HOST else None
 
+    moves = name in _MOVES
+
     def run(*args, **kwargs):
         if not _has_complex(args, kwargs):
+            return kernel(*args, **kwargs)
+        args = _resolve_conj(args)  # the kernels read storage as it is (NOTE [ Complex storage and conj ])
+        if moves:
             return kernel(*args, **kwargs)
         if op.complex_error is not None:  # PyTorch's refusal, as the CPU kernel raises it
             raise op.complex_refusal(next((a._dtype for a in args if isinstance(a, Tensor) and a._dtype.is_complex),
@@ -95,9 +112,9 @@ def _gate(op, kernel):
 
 def register() -> None:
     """Wrap every CUDA kernel registered so far in the complex gate."""
-    for name, op in registered_ops().items():
+    for op in registered_ops().values():
         kernel = op.kernels.get("cuda")
-        if kernel is None or name in _MOVES or hasattr(kernel, "__wrapped__"):
+        if kernel is None or hasattr(kernel, "__wrapped__"):
             continue
         op.kernels["cuda"] = _gate(op, kernel)
 

@@ -54,6 +54,13 @@ def _flat(t: Tensor):
 
 def to_device(t: Tensor, dev: device, non_blocking: bool = False) -> Tensor:
     """A copy of `t` on `dev` (a contiguous tensor), queued on the current stream."""
+    if t._conj:  # the copy of a conjugate view's storage keeps the bit, as PyTorch's
+        from ember.core.ops.complex import physical
+
+        r = to_device(physical(t), dev, non_blocking)
+        r._conj = True
+        r._npc = None  # a CPU result's cache holds the storage's elements
+        return r
     if dev.type == "cpu":
         return _to_cpu(t, non_blocking)
     out = lu.empty(t._shape, t._dtype, dev)
@@ -95,6 +102,10 @@ def to_host(t: Tensor) -> np.ndarray:
 
 def copy_device_to_host(dst: Tensor, src: Tensor, non_blocking: bool = False) -> Tensor:
     """`dst.copy_(src)` for a CPU `dst` and a CUDA `src` (broadcast and cast on the host)."""
+    if src._conj:
+        from ember.core.ops.complex import resolved
+
+        src = resolved(src)
     if (non_blocking and is_pinned(dst) and dst._dtype is src._dtype and dst._shape == src._shape
             and lu.is_dense(dst, dst._shape)):
         if src.numel():

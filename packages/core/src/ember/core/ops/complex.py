@@ -6,12 +6,31 @@ A complex64 (complex128) element is two float32 (float64) values, real then imag
 stores it. So `.real`, `.imag` and `view_as_real` are float views of the same storage: offset
 and strides doubled (plus one for `.imag`), and writes through them reach the complex tensor.
 
-PyTorch's `conj()` is lazy: a view of the same storage with a conjugate bit that every kernel
-reads. ember's CPU kernels are numpy ufuncs over strided views, which have no such bit, and
-a conjugated view cannot be expressed with strides (it negates every other float). So ember's
-`conj()` of a complex tensor is `conj_physical()`: a new tensor holding the conjugate,
-`is_conj()` is always False and `resolve_conj()` returns its input. Values and gradients are
-PyTorch's; what differs is aliasing: writing into `x.conj()` does not change `x`.
+`conj()` is PyTorch's lazy conjugate: a view of the same storage whose conjugate bit
+(`Tensor._conj`) says its values are the conjugates of what the storage holds. The bit is a class
+attribute, False, set in the instance's `__dict__` of conjugate views only, so ordinary tensors
+pay nothing; the few places that turn a tensor into values honour it:
+- reads: `Tensor._np()`, where every CPU kernel gets its numpy array, returns the conjugated copy
+  for a conjugate view (uncached; the fast cached path is untouched, a conjugate view never fills
+  the cache). `_host_array` does the same for other devices (printing, `tolist`, `item`), and the
+  CUDA complex gate (`ember.core.cuda.launch_complex`) resolves conjugate operands before the
+  kernels, which read storage directly; `scatter_cpu.flat_storage` (gather's read of the whole
+  storage) conjugates too. `numpy()` refuses, as PyTorch's (it would share memory).
+- writes: `Op.redispatch` sends an op that writes (`out=`, `mutates`) a conjugate view to
+  `write_through_conj`, PyTorch's conjugate fallback: the kernel writes a resolved copy, whose
+  conjugate then goes into the shared storage (`y = x.conj(); y.add_(1j)` subtracts 1j from x).
+  Only the tensor the flags name as written is handled so: a conjugate view among an `out=` tuple
+  (sort's values) or the other tensors an optimizer step `mutates` is not written.
+- views: after an op declared `view=True` of a conjugate view, `redispatch` calls `conj_of_view`,
+  which gives a complex result of the same storage the bit (`t()`, slicing, `expand` ...). The
+  float views read the storage as it is: `.real` of a conjugate view is `.real` of its base; its
+  `.imag` is PyTorch's lazily negated view, which ember (without a negative bit) computes.
+`resolve_conj()` is a `clone()` (which reads through `_np()`); `conj_physical()` always computes;
+`view_as_real` and `view(dtype)` of a conjugate view raise, as PyTorch's. Aliases made outside the
+dispatcher keep the bit (`detach()`, `.data`, autograd's saved outputs, device transfers,
+checkpoints: PyTorch's `{"conj": True}` tensor metadata); autograd's CopySlices conjugates the
+region of an in-place op on a conjugate view; `ember.jit` does not capture conjugate views (a
+graph break: its replay calls kernels and makes views without the dispatcher).
 """
 
 from __future__ import annotations
@@ -29,7 +48,8 @@ from ember.core.tensor import Tensor, describe
 
 __all__ = ["real", "imag", "view_as_real", "view_as_complex", "complex", "polar", "angle", "sgn", "conj",
            "conj_physical", "conj_physical_", "resolve_conj", "resolve_neg", "is_conj", "is_neg", "is_complex",
-           "isreal", "view_as_real_copy", "view_as_complex_copy"]
+           "isreal", "view_as_real_copy", "view_as_complex_copy", "resolved", "physical", "write_through_conj",
+           "conj_of_view"]
 
 
 
@@ -136,6 +156,10 @@ _view_as_real = declare("view_as_real", view=True)
 def _view_as_real_any(x):
     if not x._dtype.is_complex:
         raise RuntimeError("view_as_real is only supported for complex tensors")
+    if x._conj:
+        raise RuntimeError("view_as_real doesn't work on unresolved conjugated tensors.  To resolve the conjugate "
+                           "tensor so you can view it as real, use self.resolve_conj(); however, be warned that the "
+                           "resulting tensor will NOT alias the original.")
     return _float_view(x, 2 * x._offset, x._shape + (2,), tuple([2 * s for s in x._strides]) + (1,))
 
 
@@ -167,11 +191,20 @@ def _real_prop(self: Tensor) -> Tensor:
 def _imag_prop(self: Tensor) -> Tensor:
     if not self._dtype.is_complex:
         raise RuntimeError("imag is not implemented for tensors with non-complex dtypes.")
+    if self._conj:  # PyTorch's lazily negated view of the base's imaginary part; ember computes it
+        from ember.core.ops import elementwise as ew
+
+        return ew.neg(_imag(_conj(self)))  # of the base's values, so that the graph records what is computed
     return _imag(self)
 
 
 def _set_part(getter):
     def setter(self: Tensor, value) -> None:
+        if getter is _imag_prop and self._conj:  # the storage holds the negated imaginary part
+            from ember.core.ops import elementwise as ew
+
+            _imag(self).copy_(ew.neg(value) if isinstance(value, Tensor) else -value)
+            return
         getter(self).copy_(value)
     return setter
 
@@ -306,7 +339,8 @@ def _angle_any(x, *, out=None):
     from ember.core.ops import elementwise as ew
 
     if x._dtype.is_complex:
-        r = ew.atan2(_imag_any(x), _real_any(x))
+        im = _imag_any(x)
+        r = ew.atan2(ew.neg(im) if x._conj else im, _real_any(x))
     else:  # pi for negative numbers, 0 otherwise, nan kept
         xf = x if x._dtype.is_floating_point else x.to(dtypes.get_default_dtype())
         r = ew.where(ew.lt(xf, 0), math.pi, ew.where(ew.isnan(xf), xf, 0.0))
@@ -361,33 +395,106 @@ def view_as_complex_copy(input: Tensor, *, out: Tensor | None = None) -> Tensor:
     return r.clone() if out is None else out.copy_(r)
 
 
+_conj = declare("conj", view=True, argnames=("input",))
+
+
+@_conj.register("any")
+def _conj_any(x):
+    t = Tensor._make(x._storage, x._offset, x._shape, x._strides, x._dtype)
+    if not x._conj:  # the conjugate of a conjugate view is a plain view of the storage
+        t._conj = True
+    return t
+
+
 @method
 def conj(input: Tensor) -> Tensor:
-    """The complex conjugate; a real tensor itself. Eager in ember: see NOTE [ Complex storage and conj ].
+    """The complex conjugate as a lazy view of the same storage (`is_conj()` True); a real tensor
+    itself. See NOTE [ Complex storage and conj ].
 
     >>> from ember.core import tensor
-    >>> conj(tensor([1 + 2j]))
-    tensor([1.-2.j])
+    >>> x = tensor([1 + 2j])
+    >>> y = conj(x)
+    >>> y, y.is_conj()
+    (tensor([1.-2.j]), True)
     """
-    return _conj_physical(input) if input._dtype.is_complex else input
+    if not input._dtype.is_complex:
+        return input
+    if input.is_sparse:  # PyTorch's sparse conj computes (a view of its values' storage would lose the layout)
+        return conj_physical(input)
+    return _conj(input)
 
 
 @method
 def resolve_conj(input: Tensor) -> Tensor:
-    """`input` itself: ember's conjugates are never lazy (NOTE [ Complex storage and conj ])."""
-    return input
+    """A conjugate view's values in new memory (`is_conj()` False); any other tensor itself."""
+    return input.clone() if input._conj else input
+
+
+@method
+def is_conj(input: Tensor) -> bool:
+    """Whether `input` is a lazy conjugate view (NOTE [ Complex storage and conj ])."""
+    return input._conj
+
+
+def resolved(t: Tensor) -> Tensor:
+    """The values of the conjugate view `t` in a new tensor without the bit, for kernels: nothing is recorded (on
+    other devices than the CPU, the ops it runs take a plain alias, which requires no grad)."""
+    if t._storage.device.type == "cpu":
+        return Tensor._wrap(t._np())
+    return _conj_physical_any(physical(t))
+
+
+def physical(t: Tensor) -> Tensor:
+    """A view of `t`'s elements as its storage holds them, without the conjugate bit."""
+    return Tensor._make(t._storage, t._offset, t._shape, t._strides, t._dtype)
+
+
+def write_through_conj(kernel, args: tuple, kwargs: dict, written: Tensor):
+    """Run `kernel`, which writes the conjugate view `written` (`out=` or in place), as PyTorch's conjugate
+    fallback does: on a resolved copy, whose conjugate then goes into the shared storage."""
+    from ember.core.dispatch import get_op
+
+    tmp = resolved(written)
+    args = tuple([tmp if a is written else a for a in args])
+    if kwargs:
+        kwargs = {k: (tmp if v is written else v) for k, v in kwargs.items()}
+    result = kernel(*args, **kwargs) if kwargs else kernel(*args)
+    phys = physical(written)
+    if phys._storage.device.type == "cpu":
+        from ember.core.tensor import _conjugated
+
+        phys._np()[...] = _conjugated(tmp._np())
+    else:
+        get_op("copy_").redispatch((phys, _conj_physical_any(tmp)), {})
+    if result is tmp:
+        return written
+    if type(result) is tuple:
+        return tuple([written if r is tmp else r for r in result])
+    return result
+
+
+_DTYPE_VIEW_OF_CONJ = ("torch.Tensor.view is not supported for conjugate view tensors when converting to a different "
+                       "dtype.")
+
+
+def conj_of_view(op, x: Tensor, result) -> None:
+    """Give the conjugate bit to the complex results of the view op `op` of the conjugate view `x` that view
+    its storage (NOTE [ Complex storage and conj ])."""
+    name = op.name
+    if name == "conj":
+        return
+    if name == "view_dtype":
+        raise RuntimeError(_DTYPE_VIEW_OF_CONJ)
+    for r in (result if isinstance(result, tuple | list) else (result,)):
+        if isinstance(r, Tensor) and r._storage is x._storage and r._dtype.is_complex and r is not x:
+            r._conj = True
+            r._npc = None
 
 
 @method
 def resolve_neg(input: Tensor) -> Tensor:
     """`input` itself: ember has no lazy negation."""
     return input
-
-
-@method
-def is_conj(input: Tensor) -> bool:
-    """Always False: ember's `conj()` materialises (NOTE [ Complex storage and conj ])."""
-    return False
 
 
 @method

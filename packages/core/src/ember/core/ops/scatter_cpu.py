@@ -98,7 +98,12 @@ def flat_storage(t: Tensor) -> np.ndarray:
     """The whole CPU storage of `t` as a 1-D array of its dtype (offsets index into it)."""
     isz = t._dtype.itemsize
     data = t._storage.data
-    return data[: data.size - data.size % isz].view(t._dtype.np)
+    flat = data[: data.size - data.size % isz].view(t._dtype.np)
+    if t._conj:  # read only (a write into a conjugate view gets a resolved copy: NOTE [ Complex storage and conj ])
+        from ember.core.tensor import _conjugated
+
+        return _conjugated(flat)
+    return flat
 
 
 def scatter_apply(target: Tensor, offs: np.ndarray, vals, mode: int) -> None:
