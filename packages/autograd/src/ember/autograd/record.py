@@ -117,6 +117,13 @@ def _run_below(op, args: tuple, kwargs: dict, call_next):
     return r
 
 
+# the parameters where PyTorch's overload takes a Tensor and ember a Python number (`x * 2`, not `2 - x`,
+# which is rsub's Scalar overload): PyTorch lists the wrapped number in `next_functions` as (None, 0)
+_WRAPPED_NUMBERS = {"add": ("other",), "sub": ("other",), "mul": ("other",), "div": ("other",),
+                    "where": ("input", "other")}
+_NUMBERS = frozenset((int, float, bool, complex))
+
+
 def _record(op, args: tuple, kwargs: dict, call_next):
     target = None  # the tensor an in-place op writes
     if op.mutates:  # the first written argument is the in-place result (`self`); the rest are side outputs
@@ -164,6 +171,10 @@ def _record(op, args: tuple, kwargs: dict, call_next):
                 edges.append((None, 0))
             slots.append((p, -1))
             in_meta.append((v._shape, v._dtype, v._storage.device))
+        elif v.__class__ in _NUMBERS and op.name in _WRAPPED_NUMBERS and p in _WRAPPED_NUMBERS[op.name]:
+            edges.append((None, 0))  # PyTorch wraps the number in a tensor: its edge is (None, 0)
+            slots.append((p, -1))
+            in_meta.append(((), None, None))
         elif isinstance(v, _SEQ):
             for j, t in enumerate(v):
                 if isinstance(t, Tensor):

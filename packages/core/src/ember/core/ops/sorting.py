@@ -15,7 +15,7 @@ from functools import cache
 import numpy as np
 
 from ember.core import dtypes
-from ember.core.dispatch import declare
+from ember.core.dispatch import declare, node_name
 from ember.core.opinfo_indexing import info as _info
 from ember.core.methods import method
 from ember.core.ops import elementwise as ew
@@ -129,7 +129,7 @@ def sort(input: Tensor, dim: int = -1, descending: bool = False, stable: bool = 
     """
     rt = return_types.sort
     r = _sort(input, _one_dim(dim, input, "sort"), descending, bool(stable), out=None if out is None else tuple(out))
-    return rt(*r)
+    return rt(node_name(r[0], "SortBackward0", "SortBackward1") if stable else r[0], r[1])  # PyTorch's sort.stable
 
 
 @method
