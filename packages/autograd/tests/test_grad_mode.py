@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import threading
 
+import numpy as np
 import pytest
 
 import ember.autograd as E
@@ -112,3 +113,70 @@ def test_is_inference_marks_what_ops_make_in_inference_mode():
         assert not (x * 2).is_inference()
     with pytest.raises(TypeError, match=r"is_inference\(\): argument 'input' \(position 1\) must be Tensor, not int"):
         E.is_inference(3)
+
+
+def test_factories_in_inference_mode_make_inference_tensors():
+    x = E.ones(3)
+    with E.inference_mode():
+        made = [E.ones(3), E.tensor([1.0, 2.0]), E.arange(3), E.randn(2), E.from_numpy(np.ones(2)), E.empty(2),
+                E.full((2,), 3.0), E.eye(2), E.zeros_like(x), x * 2]
+        assert all(t.is_inference() for t in made)
+        assert not x[:1].is_inference() and not x.add_(0).is_inference()  # a view of, a write into, a normal one
+        with E.inference_mode(False):  # PyTorch's InferenceMode(false) turns grad mode on
+            assert E.is_grad_enabled() and not E.is_inference_mode_enabled() and not E.ones(2).is_inference()
+    assert not E.ones(2).is_inference() and not (made[0] * 2).is_inference()
+
+
+_INPLACE = "Inplace update to inference tensor outside InferenceMode is not allowed"
+
+
+def test_inference_tensors_refuse_writes_saving_and_requires_grad_outside_the_mode():
+    with E.inference_mode():
+        a = E.ones(3)
+    w = E.ones(3, requires_grad=True)
+    with pytest.raises(RuntimeError, match="Inference tensors cannot be saved for backward"):
+        w * a
+    (w + a).sum().backward()  # add saves neither input
+    assert w.grad.tolist() == [1.0, 1.0, 1.0]
+    for write in (lambda: a.add_(1), lambda: a.mul_(2), lambda: a.__setitem__(0, 5.0), lambda: a[:2].zero_(),
+                  lambda: E.add(a, 1, out=a)):
+        with pytest.raises(RuntimeError, match=_INPLACE):
+            write()
+        with E.no_grad(), pytest.raises(RuntimeError, match=_INPLACE):
+            write()
+    with pytest.raises(RuntimeError, match="Setting requires_grad=True on inference tensor outside InferenceMode"):
+        a.requires_grad_()
+    assert a.tolist() == [1.0, 1.0, 1.0] and not a.requires_grad_(False).requires_grad
+    with E.inference_mode():
+        assert a.add_(1) is a and a.tolist() == [2.0, 2.0, 2.0]  # inside the mode it may be written
+    b = a.clone()
+    b.add_(1)  # a clone made outside the mode is a normal tensor
+    assert not b.is_inference()
+
+
+def test_inference_mode_matches_pytorch():
+    torch = pytest.importorskip("torch")
+
+    def run(m):
+        out = []
+        with m.inference_mode():
+            a = m.ones(3)
+            out += [a.is_inference(), m.tensor([1.0]).is_inference(), m.is_inference_mode_enabled()]
+            with m.inference_mode(False):
+                out += [m.is_grad_enabled(), m.is_inference_mode_enabled(), m.ones(1).is_inference()]
+        w = m.ones(3, requires_grad=True)
+        for f in (lambda: w * a, lambda: a.add_(1), lambda: a.requires_grad_(), lambda: a[1:].mul_(2)):
+            try:
+                f()
+                out.append("ok")
+            except RuntimeError as e:
+                out.append(str(e))
+
+        @m.inference_mode()
+        def g(x):
+            return x * 2
+
+        out += [g(w).is_inference(), g(w).requires_grad, m.is_inference_mode_enabled()]
+        return out
+
+    assert run(E) == run(torch)

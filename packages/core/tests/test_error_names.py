@@ -2,6 +2,7 @@
 PyTorch 2.13's (the names and messages were taken from it)."""
 
 import pickle
+import traceback
 
 import pytest
 
@@ -92,3 +93,51 @@ def test_setitem_drops_leading_size_one_dims_of_the_source():
     x = E.zeros(2, 3)
     x[:] = E.arange(3.0).view(1, 1, 3)
     assert x.tolist() == [[0.0, 1.0, 2.0], [0.0, 1.0, 2.0]]
+
+
+@pytest.mark.parametrize("fn,name,kinds", [
+    (lambda: E.ones(2, 3) + E.ones(4), "RuntimeError", (RuntimeError, ValueError)),
+    (lambda: E.ones(2, 3).mul_(E.ones(3, 2)), "RuntimeError", (RuntimeError, ValueError)),
+    (lambda: -E.ones(2, dtype=E.bool), "RuntimeError", (RuntimeError, TypeError)),
+    (lambda: E.tensor([1]) // E.tensor([0]), "RuntimeError", (RuntimeError, ZeroDivisionError)),
+    (lambda: E.ones(2).bitwise_and(E.ones(2)), "NotImplementedError", (NotImplementedError, TypeError)),
+    (lambda: E.conv2d(E.zeros(1, 3, 8, 8, dtype=E.float64), E.zeros(8, 3, 3, 3)), "RuntimeError",
+     (RuntimeError, TypeError)),
+])
+def test_ember_subclasses_print_pytorchs_names(fn, name, kinds):
+    with pytest.raises(kinds) as info:
+        fn()
+    e = info.value
+    assert type(e).__name__ == type(e).__qualname__ == name and repr(e).startswith(f"{name}(")
+    assert "".join(traceback.format_exception_only(e)).startswith(f"{name}: ")
+    assert type(pickle.loads(pickle.dumps(e))) is type(e) and pickle.loads(pickle.dumps(e)).args == e.args
+
+
+def test_broadcast_messages_are_pytorchs():
+    with pytest.raises(RuntimeError) as info:
+        E.ones(2, 3) * E.ones(3, 2)
+    assert str(info.value) == ("The size of tensor a (3) must match the size of tensor b (2) at non-singleton "
+                               "dimension 1")
+    with pytest.raises(RuntimeError) as info:
+        E.broadcast_shapes((2, 3), (4,))
+    assert str(info.value) == ("Attempting to broadcast a dimension of length 4 at -1! Mismatching argument at index 1 "
+                               "had (4,); but expected shape should be broadcastable to [2, 3]")
+
+
+def test_error_names_and_messages_match_pytorch():
+    torch = pytest.importorskip("torch")
+    cases = [lambda m: m.ones(2, 3) + m.ones(4), lambda m: m.ones(2, 3).add_(m.ones(4)),
+             lambda m: m.isclose(m.ones(2, 3), m.ones(4)), lambda m: m.broadcast_shapes((5, 1, 3), (2, 3), (4, 1)),
+             lambda m: -m.ones(2, dtype=m.bool), lambda m: m.tensor([3]) % m.tensor([0]),
+             lambda m: m.ones(2).bitwise_or(m.ones(2))]
+    for case in cases:
+        got, want = _raised(case, E), _raised(case, torch)
+        assert (type(got).__name__, str(got)) == (type(want).__name__, str(want))
+
+
+def _raised(case, module):
+    try:
+        case(module)
+    except Exception as e:  # noqa: BLE001 - the test compares whatever each library raises
+        return e
+    raise AssertionError("no error")

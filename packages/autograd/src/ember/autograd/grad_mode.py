@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import functools
 import inspect
+import sys
+import threading
 from collections.abc import Callable
 from contextvars import ContextVar
 from typing import Any
@@ -177,6 +179,22 @@ class set_grad_enabled(_DecoratorContextManager):
         return self.__class__(self.mode)
 
 
+_active_inference = 0  # inference_mode() blocks open in all threads
+_active_lock = threading.Lock()
+
+
+def _inference_blocks(delta: int) -> None:
+    """Count the open inference_mode() blocks; while any is open, every new tensor passes through the
+    autograd layer's `_mark_new` (it marks those made in this thread's mode), else through nothing."""
+    global _active_inference
+    from ember.autograd.record import _mark_new
+
+    core_tensor = sys.modules["ember.core.tensor"]  # (the attribute ember.core.tensor is the function tensor())
+    with _active_lock:
+        _active_inference += delta
+        core_tensor._on_make = _mark_new if _active_inference else None
+
+
 class inference_mode(_DecoratorContextManager):
     """Like `no_grad`, and views made inside are not tracked either (cheapest mode)."""
 
@@ -191,12 +209,15 @@ class inference_mode(_DecoratorContextManager):
     def __enter__(self) -> None:
         self._prev = (_state.enabled, _state.inference)
         if self.mode:
+            _inference_blocks(1)
             _set(False, True)
-        else:
-            _state.inference = False
+        else:  # PyTorch's InferenceMode(false) turns grad mode on
+            _set(True, False)
 
     def __exit__(self, *exc: Any) -> None:
         _set(*self._prev)
+        if self.mode:
+            _inference_blocks(-1)
 
     def clone(self):
         return self.__class__(self.mode)

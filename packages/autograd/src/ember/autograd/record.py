@@ -54,35 +54,58 @@ def dispatch_hook(op, args: tuple, kwargs: dict, call_next):
         r = call_next(op, args, kwargs)
         _track_view(r, op, args, kwargs)
         return r
+    # outside inference mode here: no write into an inference tensor (inlined, no call: every op passes)
+    if op.mutates:
+        if args[op.mutates[0]]._is_inference:
+            raise RuntimeError(_INFERENCE_INPLACE)
+    elif kwargs and "out" in kwargs:  # `x.add_(y)` is add(x, y, out=x)
+        o = kwargs["out"]
+        if o is not None and o.__class__ not in _SEQ and o._is_inference:
+            raise RuntimeError(_INFERENCE_INPLACE)
     return call_next(op, args, kwargs)
 
 
+_INFERENCE_INPLACE = ("Inplace update to inference tensor outside InferenceMode is not allowed.You can make a clone to "
+                      "get a normal tensor before doing inplace update.See https://github.com/pytorch/rfcs/pull/17 for "
+                      "more details.")
+_INFERENCE_SAVED = ("Inference tensors cannot be saved for backward. Please do not use Tensors created in inference "
+                    "mode in computation tracked by autograd. To work around this, you can make a clone to get a "
+                    "normal tensor and use it in autograd, or use `torch.no_grad()` instead of "
+                    "`torch.inference_mode()`.")
+
+
 def _inference_result(op, args: tuple, kwargs: dict, r):
-    """Mark what an op makes in inference mode as an inference tensor (`Tensor.is_inference`), as
-    PyTorch: not what it writes in place, and a view only when its source is one."""
-    if op.mutates or (kwargs and kwargs.get("out") is not None):
-        return r
-    if op.view and not is_inference(args[0]):
-        return r
-    for t in ((r,) if isinstance(r, Tensor) else r if isinstance(r, _SEQ) else ()):
-        if isinstance(t, Tensor):
-            t._is_inference = True
+    """What an op makes in inference mode is an inference tensor (`Tensor.is_inference`; `_mark_new` marked
+    each new tensor), as PyTorch's: but for a view of a normal tensor."""
+    if op.view and not op.mutates and not is_inference(args[0]):
+        for t in ((r,) if isinstance(r, Tensor) else r if isinstance(r, _SEQ) else ()):
+            if isinstance(t, Tensor):
+                t._is_inference = False
     return r
+
+
+def _mark_new(t: Tensor) -> None:
+    """Tensor._make's hook while some thread is in inference mode: every tensor made in it is an inference tensor."""
+    if _inference.get():
+        t._is_inference = True
+
+
+Tensor._is_inference = False  # the default of every tensor; `_mark_new` sets it on the instance
 
 
 def is_inference(input: Tensor) -> bool:
     """Whether `input` was made by an op inside `inference_mode()`, or is a view of such a tensor.
 
-    Tensors made by factory functions (`ones`, `tensor` ...) inside the mode are not marked: only ops
-    run through the dispatcher are.
+    Every tensor made inside the mode is one (ops' results and factories' alike), but for a view of a
+    normal tensor.
     """
     if not isinstance(input, Tensor):
         raise TypeError(f"is_inference(): argument 'input' (position 1) must be Tensor, not "
                         f"{type(input).__name__}")
-    if getattr(input, "_is_inference", False):
+    if input._is_inference:
         return True
     m = input._ag
-    return m is not None and m.base is not None and getattr(m.base, "_is_inference", False)
+    return m is not None and m.base is not None and m.base._is_inference
 
 
 def _track_view(r: Tensor, op, args: tuple, kwargs: dict) -> None:
@@ -95,10 +118,15 @@ def _track_view(r: Tensor, op, args: tuple, kwargs: dict) -> None:
         base, chain = src, step
     bm = base._ag
     r._ag = AutogradMeta(base, chain, bm.gen if bm is not None else 0)
+    if base._is_inference:  # a view of an inference tensor is one
+        r._is_inference = True
 
 
 def check_inplace(t: Tensor) -> None:
-    """PyTorch's error for an in-place write into a leaf that requires grad, or a view of one."""
+    """PyTorch's error for an in-place write into a leaf that requires grad, or a view of one, or into an
+    inference tensor outside inference mode."""
+    if t._is_inference and not _inference.get():
+        raise RuntimeError(_INFERENCE_INPLACE)
     if t._grad_fn is None and t._requires_grad:
         raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
     m = t._ag
@@ -115,6 +143,13 @@ def _run_below(op, args: tuple, kwargs: dict, call_next):
     if op.view and op.differentiable and not _inference.get():  # view(dtype) is no view to autograd, as PyTorch's
         _track_view(r, op, args, kwargs)
     return r
+
+
+# the parameters where PyTorch's overload takes a Tensor and ember a Python number (`x * 2`, not `2 - x`,
+# which is rsub's Scalar overload): PyTorch lists the wrapped number in `next_functions` as (None, 0)
+_WRAPPED_NUMBERS = {"add": ("other",), "sub": ("other",), "mul": ("other",), "div": ("other",),
+                    "where": ("input", "other")}
+_NUMBERS = frozenset((int, float, bool, complex))
 
 
 def _record(op, args: tuple, kwargs: dict, call_next):
@@ -164,6 +199,10 @@ def _record(op, args: tuple, kwargs: dict, call_next):
                 edges.append((None, 0))
             slots.append((p, -1))
             in_meta.append((v._shape, v._dtype, v._storage.device))
+        elif v.__class__ in _NUMBERS and op.name in _WRAPPED_NUMBERS and p in _WRAPPED_NUMBERS[op.name]:
+            edges.append((None, 0))  # PyTorch wraps the number in a tensor: its edge is (None, 0)
+            slots.append((p, -1))
+            in_meta.append(((), None, None))
         elif isinstance(v, _SEQ):
             for j, t in enumerate(v):
                 if isinstance(t, Tensor):
@@ -183,6 +222,8 @@ def _record(op, args: tuple, kwargs: dict, call_next):
         if suffix is not None:
             saved[n] = v._shape if suffix == "_shape" and isinstance(v, Tensor) else _meta_of(v, suffix)
         elif isinstance(v, Tensor):
+            if v._is_inference:
+                raise RuntimeError(_INFERENCE_SAVED)
             saved[n] = SavedTensor(v) if target is None else _save(v, target)
         elif type(v) in _SEQ and v and type(v[0]) is not int and any(isinstance(t, Tensor) for t in v):
             saved[n] = _save(v, target)

@@ -17,7 +17,7 @@ from ember.core.tensor import Tensor, describe
 
 from ember.autograd import engine
 from ember.autograd.graph import Node, RemovableHandle, _Hooks, add_hook, edge_of, meta
-from ember.autograd.grad_mode import _enabled, _state
+from ember.autograd.grad_mode import _enabled, _inference, _state
 from ember.autograd.record import is_inference
 
 __all__ = ["install", "is_tensor", "is_floating_point", "numel", "is_nonzero", "detach", "Variable"]
@@ -42,6 +42,8 @@ def _set_requires_grad(self: Tensor, value: bool, what: str = "floating point an
         return
     if value:
         _check_can_require_grad(self, what)
+        if self._is_inference and not _inference.get():
+            raise RuntimeError("Setting requires_grad=True on inference tensor outside InferenceMode is not allowed.")
     self._requires_grad = value
 
 

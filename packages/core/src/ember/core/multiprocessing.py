@@ -28,6 +28,7 @@ from multiprocessing import context, reduction, util
 import _posixshmem
 
 from ember.core import dtypes, sharing
+from ember.core.ops._util import named_as
 from ember.core.storage import Storage
 from ember.core.tensor import Tensor
 
@@ -40,6 +41,7 @@ _strategy = "file_descriptor"
 _received: weakref.WeakValueDictionary[str, Storage] = weakref.WeakValueDictionary()
 
 
+@named_as("AssertionError")
 class InvalidSharingStrategy(AssertionError, ValueError):
     """An unknown sharing strategy: PyTorch raises `AssertionError`; `ValueError` is what it means."""
 

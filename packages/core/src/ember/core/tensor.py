@@ -18,6 +18,11 @@ from ember.core.storage import Storage
 __all__ = ["Tensor", "contiguous_strides", "describe"]
 
 
+# called with each new tensor while the autograd layer needs to see them (an `inference_mode()` block is
+# active in some thread: it marks inference tensors); None otherwise, so `_make` pays one global read
+_on_make = None
+
+
 def contiguous_strides(shape: tuple[int, ...]) -> tuple[int, ...]:
     """Row-major strides, in elements, of a dense tensor of `shape`."""
     strides = []
@@ -111,6 +116,8 @@ class Tensor:
         t._grad = None
         t._grad_fn = None
         t._ag = None
+        if _on_make is not None:
+            _on_make(t)
         return t
 
     @staticmethod
@@ -155,6 +162,8 @@ class Tensor:
         t._grad = None
         t._grad_fn = None
         t._ag = None
+        if _on_make is not None:
+            _on_make(t)
         return t
 
     def _as_subclass(self, cls) -> Tensor:

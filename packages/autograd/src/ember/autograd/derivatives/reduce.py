@@ -255,7 +255,7 @@ ENTRIES = [
                                                                                          result1)),
     d("cummin(input, dim)", input=lambda grad, result1, input_shape, dim: scatter_into(grad, input_shape, dim,
                                                                                          result1)),
-    d("sort(input, dim=-1, descending=False)",
+    d("sort(input, dim=-1, descending=False, stable=False)",
       input=lambda grad, result1, input_shape, dim: scatter_into(grad, input_shape, dim, result1)),
     d("topk(input, k, dim=-1, largest=True, sorted=True)",
       input=lambda grad, result1, input_shape, dim: scatter_into(grad, input_shape, dim, result1)),

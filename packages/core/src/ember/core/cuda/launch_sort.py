@@ -80,7 +80,7 @@ def _global_sort(x: Tensor, n: int, size: int, nrows: int, k: int, km, rm, vals:
                                  vals._offset, lu.typed(idx), idx._offset)
 
 
-def _sort(x, dim=-1, descending=False, *, out=None):
+def _sort(x, dim=-1, descending=False, stable=False, *, out=None):
     n = x._shape[dim] if x.ndim else 1
     return _sorted_rows(x, n, dim if x.ndim else 0, descending, out, "sort")
 

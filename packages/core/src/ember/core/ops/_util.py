@@ -11,7 +11,7 @@ from ember.core import dtypes
 from ember.core.tensor import Tensor, describe
 
 __all__ = ["arr", "wrap", "write_out", "prepare_out", "broadcast_shapes", "normalize_dims", "shape_error", "silenced",
-           "BroadcastError", "warn_at_caller", "warn_complex_to_real", "real_value", "cast_error",
+           "named_as", "BroadcastError", "warn_at_caller", "warn_complex_to_real", "real_value", "cast_error",
            "require_grad"]
 
 
@@ -74,6 +74,34 @@ def int_value(input: Tensor, value):
     return value % (int(info.max) + 1) if value < 0 and info.min == 0 else value
 
 
+_NAMED: dict[str, type] = {}  # the classes `named_as` renamed, by their real "module:qualname"
+
+
+def _rebuild_named(key: str, args: tuple):
+    """Unpickle an exception of a `named_as` class (its printed name no longer finds it)."""
+    import importlib
+
+    importlib.import_module(key.partition(":")[0])
+    return _NAMED[key](*args)
+
+
+def named_as(name: str):
+    """Class decorator: an ember exception class prints as the built-in PyTorch raises (`type(e).__name__`,
+    `repr(e)` and tracebacks say `RuntimeError`), while `except` of each of its bases still catches it and
+    pickling keeps the class."""
+
+    def apply(cls):
+        key = f"{cls.__module__}:{cls.__qualname__}"
+        _NAMED[key] = cls
+        cls.__name__ = cls.__qualname__ = name
+        cls.__module__ = "builtins"
+        cls.__reduce__ = lambda self: (_rebuild_named, (key, self.args), self.__dict__ or None)
+        return cls
+
+    return apply
+
+
+@named_as("RuntimeError")
 class BroadcastError(RuntimeError, ValueError):
     """Shapes that do not broadcast: PyTorch raises `RuntimeError`, Python users expect `ValueError`."""
 
@@ -146,10 +174,8 @@ def _mismatch(shapes) -> str:
 
 
 def shape_error(op: str, *xs) -> BroadcastError:
-    """PyTorch's message for operands whose shapes do not broadcast, then ember's naming of them."""
-    shapes = [getattr(x, "shape", ()) for x in xs]
-    return BroadcastError(f"{_mismatch(shapes)} ({op}: shapes are not broadcastable; got "
-                          + " and ".join(describe(x) for x in xs) + ")")
+    """PyTorch's message for operands of `op` whose shapes do not broadcast (programs print it)."""
+    return BroadcastError(_mismatch([getattr(x, "shape", ()) for x in xs]))
 
 
 def broadcast_shapes(*shapes) -> tuple[int, ...]:
@@ -157,8 +183,7 @@ def broadcast_shapes(*shapes) -> tuple[int, ...]:
     try:
         return tuple(np.broadcast_shapes(*shapes))
     except ValueError:
-        named = ", ".join(str(tuple(s)) for s in shapes)
-        raise BroadcastError(f"shapes cannot be broadcast together: {named}") from None
+        raise BroadcastError(_mismatch(shapes)) from None
 
 
 def _resize_out(out: Tensor, shape: tuple, layout) -> None:

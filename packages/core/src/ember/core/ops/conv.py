@@ -97,7 +97,7 @@ import numpy as np
 from ember.core import dtypes
 from ember.core.dispatch import composite, declare, node_name
 from ember.core.ops import numba_nn
-from ember.core.ops._util import wrap
+from ember.core.ops._util import named_as, wrap
 from ember.core.ops.blas_threads import matmul as _matmul
 from ember.core.ops.blas_threads import single_threaded as _blas_single_threaded
 from ember.core.ops.elementwise import add
@@ -881,6 +881,7 @@ def _check(op: str, input: Tensor, weight: Tensor, bias, groups: int, nd: int, t
         _check_dtypes(op, input, weight, bias, nd)
 
 
+@named_as("RuntimeError")
 class ConvDtypeError(RuntimeError, TypeError):
     """Input, weight or bias of two dtypes: PyTorch's RuntimeError, a TypeError by ember's rule."""
 

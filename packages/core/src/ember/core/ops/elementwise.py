@@ -21,7 +21,7 @@ from ember.core import dtypes
 from ember.core.dispatch import declare, get_op
 from ember.core.opinfo import (ALL_DTYPES, BOOL, FLOAT, INT_DTYPES, PROMOTE, ErrorInput, OpInfo, Sample, binary_samples,
                                unary_samples)
-from ember.core.ops._util import (ERRSTATE, IGNORE_ALL, _C_INT_NAMES, arr, shape_error, warn_at_caller, wrap,
+from ember.core.ops._util import (ERRSTATE, IGNORE_ALL, _C_INT_NAMES, arr, named_as, shape_error, warn_at_caller, wrap,
                                    write_out)
 from ember.core.ops import memfmt, numba_cpu, numba_rows, unary_kernels
 from ember.core.ops.complex import BINARY_REFUSING, complex_unary, refuse_complex
@@ -117,6 +117,7 @@ def _neg(x, dtype=None, out=None):  # a bool tensor is refused by the op's meta 
     return np.negative(x, out=out, dtype=dtype)
 
 
+@named_as("RuntimeError")
 class BoolOperatorError(TypeError, RuntimeError):
     """A bool tensor where an op refuses one (`-`), or another dtype where it needs one (`where`'s
     condition): PyTorch raises RuntimeError; by ember's rule a dtype error is a TypeError."""
@@ -436,7 +437,8 @@ def _broadcast_errors(name, dtype=dtypes.float32):
 
         yield ErrorInput(Sample((ones(2, 3, dtype=dtype, device=device), ones(4, dtype=dtype, device=device))),
                          RuntimeError,
-                         rf"{name}: shapes are not broadcastable; got Tensor\(shape=\(2, 3\)")
+                         r"The size of tensor a \(3\) must match the size of tensor b \(4\) at non-singleton "
+                         r"dimension 1$")
     return errors
 
 
@@ -668,6 +670,7 @@ def binary_dtype(rule: str, a, b) -> dtypes.dtype:
     return dt
 
 
+@named_as("NotImplementedError")
 class DtypeNotSupported(TypeError, NotImplementedError):
     """An op given a dtype it has no kernel for: TypeError by ember's rule, NotImplementedError (a
     RuntimeError) as PyTorch raises ("bitwise_and_cpu" not implemented for 'Float')."""
@@ -677,6 +680,7 @@ def _empty(v) -> bool:
     return isinstance(v, Tensor) and 0 in v._shape
 
 
+@named_as("RuntimeError")
 class IntegerDivisionByZero(RuntimeError, ZeroDivisionError):
     """Integer division by zero: PyTorch raises RuntimeError("ZeroDivisionError"); Python users
     catch ZeroDivisionError. Both work."""

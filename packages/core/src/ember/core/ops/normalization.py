@@ -14,7 +14,7 @@ from functools import cache
 import numpy as np
 
 from ember.core import dtypes
-from ember.core.dispatch import composite, declare
+from ember.core.dispatch import composite, declare, node_name
 from ember.core.ops import numba_nn
 from ember.core.ops._util import wrap
 from ember.core.tensor import Tensor, describe
@@ -574,6 +574,8 @@ def instance_norm(input: Tensor, running_mean: Tensor | None = None, running_var
         out = ew.mul(out, reshape(weight, bs))
     if bias is not None:
         out = ew.add(out, reshape(bias, bs))
+    if (weight is not None or bias is not None) and out._grad_fn is not None:  # PyTorch's ends in batch_norm's view
+        out = node_name(out, type(out._grad_fn).__name__, "ViewBackward0")
     return out
 
 

@@ -13,7 +13,7 @@ from ember.core.creation import full
 from ember.core.methods import attach, inplace, method
 from ember.core.ops import elementwise as ew
 from ember.core.ops import shape as S
-from ember.core.ops._util import broadcast_shapes, cast_error
+from ember.core.ops._util import broadcast_shapes, cast_error, named_as
 from ember.core.ops.structseq import return_type
 from ember.core.settings import finfo
 from ember.core.tensor import Tensor
@@ -25,11 +25,10 @@ __all__ = ["logaddexp", "logaddexp2", "nan_to_num", "nan_to_num_", "deg2rad", "d
 
 
 
+@named_as("NotImplementedError")
 class DtypeNotImplemented(NotImplementedError, TypeError):
     """An op with no kernel for a dtype: NotImplementedError as PyTorch raises, TypeError by ember's rule."""
 
-
-DtypeNotImplemented.__name__ = "NotImplementedError"  # what `type(e).__name__` shows, as PyTorch's
 
 
 def not_implemented_for(kernel: str, dt: dtypes.dtype) -> DtypeNotImplemented:

@@ -20,7 +20,7 @@ from __future__ import annotations
 import numpy as np
 
 from ember.core import dtypes
-from ember.core.dispatch import declare
+from ember.core.dispatch import declare, node_name
 from ember.core.ops import numba_nn
 from ember.core.ops.conv import Size2
 from ember.core.ops._util import wrap
@@ -650,8 +650,13 @@ def max_pool3d(input: Tensor, kernel_size: Size2, stride: Size2 | None = None, p
         lambda x: max_pool2d_with_indices(x, k[1:], s[1:], p[1:], d[1:], ceil_mode),
         lambda x: max_pool2d_with_indices(x, (k[0], 1), (s[0], 1), (p[0], 0), (d[0], 1), ceil_mode))
     idx = _empty_depth_windows(idx, tuple(input.shape[-3:]), k, s, p, d)
-    out, idx = _unbatch(out, input), _unbatch(idx, input)
+    out, idx = _named3d(_unbatch(out, input), "MaxPool3DWithIndicesBackward0"), _unbatch(idx, input)
     return (out, idx) if return_indices else out
+
+
+def _named3d(out: Tensor, name: str) -> Tensor:
+    """A 3-D pool's result with PyTorch's node name on its last node (its two 2-D passes made it)."""
+    return node_name(out, type(out._grad_fn).__name__, name) if getattr(out, "_grad_fn", None) is not None else out
 
 
 def avg_pool3d(input: Tensor, kernel_size: Size2, stride: Size2 | None = None, padding: Size2 = 0,
@@ -688,7 +693,7 @@ def avg_pool3d(input: Tensor, kernel_size: Size2, stride: Size2 | None = None, p
                          lambda x: avg_pool2d_op(x, (k[0], 1), (s[0], 1), (p[0], 0), ceil_mode, cip, div))
     if divisor_override is not None:
         out = out / divisor_override
-    return back(_unbatch(out, input))
+    return _named3d(back(_unbatch(out, input)), "AvgPool3DBackward0")
 
 
 def adaptive_avg_pool3d(input: Tensor, output_size: Size2 | tuple[int | None, ...]) -> Tensor:
@@ -709,7 +714,7 @@ def adaptive_avg_pool3d(input: Tensor, output_size: Size2 | tuple[int | None, ..
     x, back = _opmath(input)
     out, _ = _two_passes(_as_batched(x), lambda x: adaptive_avg_pool2d_op(x, (ho, wo)),
                          lambda x: adaptive_avg_pool2d_op(x, (do, x.shape[-1])))
-    return back(_unbatch(out, input))
+    return _named3d(back(_unbatch(out, input)), "AdaptiveAvgPool3DBackward0")
 
 
 def adaptive_max_pool3d(input: Tensor, output_size: Size2 | tuple[int | None, ...], return_indices: bool = False):
@@ -721,7 +726,7 @@ def adaptive_max_pool3d(input: Tensor, output_size: Size2 | tuple[int | None, ..
         return _empty_adaptive_3d(input, (do, ho, wo), return_indices)
     out, idx = _two_passes(_as_batched(input), lambda x: adaptive_max_pool2d_op(x, (ho, wo)),
                            lambda x: adaptive_max_pool2d_op(x, (do, x.shape[-1])))
-    out, idx = _unbatch(out, input), _unbatch(idx, input)
+    out, idx = _named3d(_unbatch(out, input), "AdaptiveMaxPool3DBackward0"), _unbatch(idx, input)
     return (out, idx) if return_indices else out
 
 

@@ -21,7 +21,7 @@ from ember.core.methods import method
 from ember.core.opinfo import FLOAT, FLOAT_DTYPES, INT64, PROMOTE, OpInfo
 from ember.core.ops import elementwise as ew
 from ember.core.ops import numba_rows
-from ember.core.ops._util import normalize_dims, warn_at_caller, wrap, write_out
+from ember.core.ops._util import normalize_dims, shape_error, warn_at_caller, wrap, write_out
 from ember.core.ops.complex import ComplexNotSupported, view_as_complex, view_as_real
 from ember.core.ops.structseq import return_type
 from ember.core.tensor import Tensor, describe
@@ -874,7 +874,7 @@ def _isclose_meta(a, b, rtol=1e-05, atol=1e-08, equal_nan=False) -> None:
     try:
         np.broadcast_shapes(a._shape, b._shape)
     except ValueError:
-        raise RuntimeError(f"isclose: shapes are not broadcastable; got {describe(a)} and {describe(b)}") from None
+        raise shape_error("isclose", a, b) from None
 
 
 @_isclose.register("cpu")

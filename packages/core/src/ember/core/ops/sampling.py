@@ -145,7 +145,13 @@ def grid_sampler(input: Tensor, grid: Tensor, interpolation_mode: int, padding_m
                  align_corners: bool) -> Tensor:
     """`torch.grid_sampler`: grid_sample with the modes as ints (bilinear 0, nearest 1, bicubic 2;
     zeros 0, border 1, reflection 2)."""
-    return grid_sampler_op(input, grid, int(interpolation_mode), int(padding_mode), bool(align_corners))
+    return _named(grid_sampler_op(input, grid, int(interpolation_mode), int(padding_mode), bool(align_corners)),
+                  input)
+
+
+def _named(out: Tensor, input: Tensor) -> Tensor:
+    """A volumetric sample's node is PyTorch's GridSampler3DBackward0 (one op serves both ranks here)."""
+    return node_name(out, "GridSampler2DBackward0", "GridSampler3DBackward0") if input.ndim == 5 else out
 
 
 grid_sampler_2d = grid_sampler
@@ -186,8 +192,8 @@ def grid_sample(input: Tensor, grid: Tensor, mode: str = "bilinear", padding_mod
                       "Please specify align_corners=True if the old behavior is desired. See the documentation of "
                       "grid_sample for details.", stacklevel=2)
         align_corners = False
-    return grid_sampler_op(input, grid, GRID_SAMPLE_INTERPOLATION_MODES[mode], GRID_SAMPLE_PADDING_MODES[padding_mode],
-                           bool(align_corners))
+    return _named(grid_sampler_op(input, grid, GRID_SAMPLE_INTERPOLATION_MODES[mode],
+                                  GRID_SAMPLE_PADDING_MODES[padding_mode], bool(align_corners)), input)
 
 
 def _base_grid(size: tuple[int, ...], align_corners: bool) -> np.ndarray:

@@ -18,7 +18,7 @@ from functools import cache
 import numpy as np
 
 from ember.core import dtypes
-from ember.core.ops._util import arr
+from ember.core.ops._util import arr, named_as
 from ember.core.tensor import Tensor
 
 __all__ = ["SET", "ADD", "MUL", "MAX", "MIN", "IndexOutOfRangeError", "scatter_kernel", "rows_add_kernel",
@@ -135,16 +135,15 @@ def scatter_apply(target: Tensor, offs: np.ndarray, vals, mode: int) -> None:
 
 
 
+@named_as("RuntimeError")
 class IndexOutOfRangeError(IndexError, RuntimeError):
     """An index out of its dimension: an IndexError, and the RuntimeError PyTorch raises for gather/scatter."""
 
 
+@named_as("IndexError")
 class _IndexOutOfRangeOfSelect(IndexOutOfRangeError):
     """The same for index_select/index_copy, where PyTorch raises IndexError."""
 
-
-IndexOutOfRangeError.__name__ = "RuntimeError"  # what `type(e).__name__` shows, as PyTorch's
-_IndexOutOfRangeOfSelect.__name__ = "IndexError"
 
 
 def index_array(t, size: int, dim: int, *, allow_negative: bool = True, prefix: str = "") -> np.ndarray:

@@ -599,7 +599,11 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, s
     r = cross_entropy_op(input, target, weight, reduction, int(ignore_index), float(label_smoothing))
     if label_smoothing == 0 and not target._dtype.is_floating_point:  # PyTorch's nll_loss(log_softmax(input))
         return node_name(r, "CrossEntropyBackward0", _nll_node(input, reduction))
-    return r
+    # PyTorch's composites end in: the smoothed loss's sum of two terms; the soft-label loss's mean (a division)
+    # or negation
+    last = "AddBackward0" if not target._dtype.is_floating_point else \
+        "DivBackward1" if reduction == "mean" else "NegBackward0"
+    return node_name(r, "CrossEntropyBackward0", last)
 
 
 def _nll_node(input, reduction) -> str:

@@ -1,9 +1,10 @@
 """Sorting and selection: sort/argsort, topk, kthvalue, median, mode, quantile, cummax/cummin,
 unique, and searching/counting (searchsorted, bucketize, bincount, histc, isin).
 
-Orders follow PyTorch: NaN sorts above every number (last ascending, first descending), equal
-elements keep their order (every sort here is stable), and each primitive returns
-`(values, indices)` with int64 indices along `dim`.
+Orders follow PyTorch: NaN sorts above every number (last ascending, first descending), and equal
+elements come in the order PyTorch's CPU kernels leave them (NOTE [ Order among equal elements ] in
+`_sort_kernels`: `stable=True`, median and nanmedian keep the input's order; sort, topk, kthvalue
+and mode do not). Each primitive returns `(values, indices)` with int64 indices along `dim`.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from functools import cache
 import numpy as np
 
 from ember.core import dtypes
-from ember.core.dispatch import declare
+from ember.core.dispatch import declare, node_name
 from ember.core.opinfo_indexing import info as _info
 from ember.core.methods import method
 from ember.core.ops import elementwise as ew
@@ -57,16 +58,59 @@ def _as_1d(a: np.ndarray) -> np.ndarray:
 
 
 # --- sort, topk, kthvalue ----------------------------------------------------------------------
-_sort = declare("sort", doc="sort(x, dim, descending) -> (values, indices)")
+@cache
+def _kernels():
+    from ember.core.ops import _sort_kernels
+
+    return _sort_kernels
+
+
+def _rows_last(a: np.ndarray, dim: int) -> np.ndarray:
+    """A (rows, n) C-contiguous copy of `a` with `dim` last, in a dtype the kernels compare exactly."""
+    m = np.moveaxis(a, dim, -1)
+    rows = m.reshape(_rows(m.shape[:-1]), m.shape[-1])
+    if a.dtype == np.bool_:
+        return np.ascontiguousarray(rows).view(np.uint8).copy()
+    work = numba_nn.kernel_array(rows)
+    return np.array(work, order="C") if work is rows else np.ascontiguousarray(work)
+
+
+def _back(work: np.ndarray, dtype: np.dtype, dim: int, shape: tuple[int, ...]) -> np.ndarray:
+    """Kernel rows (dim last) of a result of `shape` back into `dtype` (exact: they hold values of that
+    dtype) with `dim` in place."""
+    if dtype == np.bool_:
+        work = work.view(np.bool_)
+    elif work.dtype != dtype:
+        work = work.astype(dtype)
+    return np.moveaxis(work.reshape(shape[:dim] + shape[dim + 1:] + (shape[dim],)), -1, dim)
+
+
+def _stable_sort_rule(x: Tensor, a: np.ndarray, dim: int, descending: bool, stable: bool) -> bool:
+    """Whether PyTorch's CPU sort keeps equal elements in order: `stable=True`; a dim of stride 0 (it
+    returns 0..n-1); a 1-D ascending integer sort of at least 32768 elements (fbgemm's radix sort)."""
+    if stable or (x.ndim and x._strides[dim] == 0 and x._shape[dim] > 1):
+        return True
+    return (x.ndim == 1 and not descending and a.dtype.kind in "iu" and a.size >= 32768)
+
+
+_sort = declare("sort", doc="sort(x, dim, descending, stable) -> (values, indices)")
 
 
 @_sort.register("cpu")
-def _sort_cpu(x, dim=-1, descending=False, *, out=None):
-    """sort(x, dim: int, descending: bool) -> (values, indices): a stable sort along `dim`."""
+def _sort_cpu(x, dim=-1, descending=False, stable=False, *, out=None):
+    """sort(x, dim: int, descending: bool, stable: bool) -> (values, indices) along `dim`, ties in
+    PyTorch's CPU order."""
     a = _as_1d(x._np())
-    idx = _argsort(a, dim, descending)
-    vals = np.take_along_axis(a, idx, dim).reshape(x._shape)
-    idx = idx.reshape(x._shape)
+    if _stable_sort_rule(x, a, dim, descending, stable):
+        idx = _argsort(a, dim, descending)
+        vals = np.take_along_axis(a, idx, dim).reshape(x._shape)
+        idx = idx.reshape(x._shape)
+    else:
+        work = _rows_last(a, dim)
+        ix = np.empty(work.shape, np.int64)
+        _kernels().sort_rows(work, ix, descending)
+        vals, idx = _back(work, a.dtype, dim, a.shape), _back(ix, ix.dtype, dim, a.shape)
+        vals, idx = vals.reshape(x._shape), idx.reshape(x._shape)
     if out is None and len(x._shape) > 1:  # both laid out as `x` (a channels_last or transposed one), as PyTorch's
         return memfmt.preserved(vals, x), memfmt.preserved(idx.astype(np.int64, copy=False), x)
     return _pair(vals, idx, out, "sort", lambda shape: memfmt.preserved_strides(x))  # a resized `out` too
@@ -74,7 +118,8 @@ def _sort_cpu(x, dim=-1, descending=False, *, out=None):
 
 @method
 def sort(input: Tensor, dim: int = -1, descending: bool = False, stable: bool = False, *, out=None):
-    """`(values, indices)` of `input` sorted along `dim`; always stable.
+    """`(values, indices)` of `input` sorted along `dim`; equal elements as PyTorch's CPU sort orders them
+    (in their input order with `stable=True`).
 
     >>> from ember.core import tensor
     >>> tensor([3, 1, 2]).sort()
@@ -83,13 +128,14 @@ def sort(input: Tensor, dim: int = -1, descending: bool = False, stable: bool = 
     indices=tensor([1, 2, 0]))
     """
     rt = return_types.sort
-    return rt(*_sort(input, _one_dim(dim, input, "sort"), descending, out=None if out is None else tuple(out)))
+    r = _sort(input, _one_dim(dim, input, "sort"), descending, bool(stable), out=None if out is None else tuple(out))
+    return rt(node_name(r[0], "SortBackward0", "SortBackward1") if stable else r[0], r[1])  # PyTorch's sort.stable
 
 
 @method
 def argsort(input: Tensor, dim: int = -1, descending: bool = False, stable: bool = False) -> Tensor:
-    """The indices that sort `input` along `dim`."""
-    return _sort(input, _one_dim(dim, input, "argsort"), descending)[1]
+    """The indices that sort `input` along `dim` (ties as `sort`'s)."""
+    return _sort(input, _one_dim(dim, input, "argsort"), descending, bool(stable))[1]
 
 
 @method
@@ -111,10 +157,13 @@ def _topk_meta(x, k, dim=-1, largest=True, sorted=True, *, out=None) -> None:  #
 @_topk.register("cpu")
 def _topk_cpu(x, k, dim=-1, largest=True, sorted=True, *, out=None):  # noqa: A002
     """topk(x, k: int, dim: int, largest: bool, sorted: bool) -> (values, indices): the k largest
-    (or smallest) along `dim`, in sorted order."""
+    (or smallest) along `dim`, ties (and the order when not sorted) as PyTorch's CPU kernel leaves them."""
     a = _as_1d(x._np())
-    idx = np.take(_argsort(a, dim, largest), np.arange(k), axis=dim)
-    vals = np.take_along_axis(a, idx, dim)
+    work = _rows_last(a, dim)
+    ix = np.empty(work.shape, np.int64)
+    _kernels().topk_rows(work, ix, k, largest, sorted)
+    shape = a.shape[:dim] + (k,) + a.shape[dim + 1:]
+    vals, idx = _back(work[:, :k], a.dtype, dim, shape), _back(ix[:, :k], ix.dtype, dim, shape)
     if x.ndim == 0:
         vals, idx = vals.reshape(()), idx.reshape(())
     return _pair(vals, idx, out, "topk")
@@ -148,10 +197,14 @@ def _kthvalue_meta(x, k, dim=-1, keepdim=False, *, out=None) -> None:
 
 @_kthvalue.register("cpu")
 def _kthvalue_cpu(x, k, dim=-1, keepdim=False, *, out=None):
-    """kthvalue(x, k: int, dim: int, keepdim: bool) -> (values, indices): the k-th smallest (1-based)."""
+    """kthvalue(x, k: int, dim: int, keepdim: bool) -> (values, indices): the k-th smallest (1-based),
+    among equal values the one PyTorch's quickselect picks."""
     a = _as_1d(x._np())
-    idx = np.take(_argsort(a, dim, False), [k - 1], axis=dim)
-    vals = np.take_along_axis(a, idx, dim)
+    work = _rows_last(a, dim)
+    ix = np.empty(work.shape, np.int64)
+    _kernels().kth_rows(work, ix, k - 1)
+    shape = a.shape[:dim] + (1,) + a.shape[dim + 1:]
+    vals, idx = _back(work[:, k - 1:k], a.dtype, dim, shape), _back(ix[:, k - 1:k], ix.dtype, dim, shape)
     if not keepdim or x.ndim == 0:
         vals, idx = np.squeeze(vals, dim), np.squeeze(idx, dim)
     return _pair(vals, idx, out, "kthvalue")
@@ -221,34 +274,6 @@ def median(input: Tensor, dim: int | None = None, keepdim: bool = False, *, out=
     return return_types.median(*r)
 
 
-@cache
-def _mode_rows():
-    import numba
-
-    @numba.njit(cache=True, nogil=True)
-    def mode_rows(a, vals, idx):
-        # a: (rows, n) C-contiguous, n >= 1; most frequent value per row, smallest on ties,
-        # with the index of its last occurrence
-        for r in range(a.shape[0]):
-            order = np.argsort(a[r], kind="mergesort")
-            best_count, best_start, best_end = 0, 0, 0
-            start = 0
-            n = a.shape[1]
-            for i in range(1, n + 1):
-                if i == n or a[r, order[i]] != a[r, order[start]]:
-                    if i - start > best_count:
-                        best_count, best_start, best_end = i - start, start, i
-                    start = i
-            vals[r] = a[r, order[best_start]]
-            last = order[best_start]
-            for j in range(best_start, best_end):
-                if order[j] > last:
-                    last = order[j]
-            idx[r] = last
-
-    return mode_rows
-
-
 _mode = declare("mode", doc="mode(x, dim, keepdim) -> (values, indices)")
 _mode.meta(_nonempty_dim_meta("mode"))
 
@@ -256,16 +281,16 @@ _mode.meta(_nonempty_dim_meta("mode"))
 @_mode.register("cpu")
 def _mode_cpu(x, dim=-1, keepdim=False, *, out=None):
     """mode(x, dim: int, keepdim: bool) -> (values, indices): the most frequent value along `dim`
-    (the smallest on ties) and the index of its last occurrence."""
-    a = np.moveaxis(_as_1d(x._np()), dim, -1)
-    rows = np.ascontiguousarray(a.reshape(_rows(a.shape[:-1]), a.shape[-1]))
-    work = rows.view(np.uint8) if rows.dtype == np.bool_ else rows
-    vals = np.empty(rows.shape[0], work.dtype)
-    idx = np.empty(rows.shape[0], np.int64)
-    _mode_rows()(work, vals, idx)
-    vals = vals.view(rows.dtype).reshape(a.shape[:-1] + (1,))
-    idx = idx.reshape(a.shape[:-1] + (1,))
-    vals, idx = np.moveaxis(vals, -1, dim), np.moveaxis(idx, -1, dim)
+    (the smallest on ties) and the index PyTorch's CPU kernel reports for it (NaNs aside, which
+    PyTorch compares with a plain `<`)."""
+    a = _as_1d(x._np())
+    work = _rows_last(a, dim)
+    ix = np.empty(work.shape, np.int64)
+    vals = np.empty(work.shape[0], work.dtype)
+    idx = np.empty(work.shape[0], np.int64)
+    _kernels().mode_rows(work, ix, vals, idx)
+    shape = a.shape[:dim] + (1,) + a.shape[dim + 1:]
+    vals, idx = _back(vals, a.dtype, dim, shape), _back(idx, idx.dtype, dim, shape)
     if not keepdim or x.ndim == 0:
         vals, idx = np.squeeze(vals, dim), np.squeeze(idx, dim)
     return _pair(vals, idx, out, "mode")

@@ -1,7 +1,8 @@
 """The sorting family for every device without a kernel of its own: compositions of sort, gather,
 cumsum, index_add ... registered once as `"any"` kernels (NOTE [ Composite kernels ] in
 `ember.core.dispatch`). The CPU keeps its numpy kernels, which are faster there; CUDA runs these,
-on its own primitives, with the CPU's values: NaN sorts last, equal elements keep their order, a
+on its own primitives, with the CPU's values: NaN sorts last, equal elements keep their order (a
+stable sort: kthvalue's index among ties may differ from the CPU's quickselect), a
 row holding NaN has NaN as its median (at its first NaN), and `out=` is resized as PyTorch does.
 Argument checks live in each op's meta step (ops/sorting.py), above both."""
 
@@ -44,7 +45,7 @@ def _pick(x: Tensor, dim: int, k: int, keepdim: bool, nan_first: bool, out, name
     """(values, indices) of the k-th smallest (0-based) along `dim`; with `nan_first`, a row
     holding NaN gives its first NaN instead."""
     xx = x.view(1) if x.ndim == 0 else x
-    idx = _sort(xx, dim, False)[1].narrow(dim, k, 1)
+    idx = _sort(xx, dim, False, True)[1].narrow(dim, k, 1)
     if nan_first and x._dtype.is_floating_point:
         nan = _isnan(xx)
         idx = _where(_any(nan, (dim,), True), _argmax(nan, dim, True), idx)
@@ -79,7 +80,7 @@ def _median_dim(x, dim, keepdim=False, *, out=None):
 def _nan_lower_median(x: Tensor, dim: int, keepdim: bool, out, name: str):
     """The lower median of each row's non-NaN values (they sort first) and its index."""
     xx = x.view(1) if x.ndim == 0 else x
-    order = _sort(xx, dim, False)[1]
+    order = _sort(xx, dim, False, True)[1]
     nan_count = _sum(_isnan(xx), (dim,), True, dtypes.int64)
     idx = _gather(order, dim, _floor_divide(_clamp(_sub(xx._shape[dim] - 1, nan_count), 0, None), 2))
     return _finish(x, dim, _gather(xx, dim, idx), idx, keepdim, out, name)
@@ -121,7 +122,7 @@ def _unique(x, dim=None):
         raise NotImplementedError(f"unique(dim=...) runs on the CPU only (it sorts slices lexicographically); "
                                   f"flattened unique (dim=None) runs on {x._storage.device.type}")
     flat = x.reshape(-1)
-    sv, so = _sort(flat, 0, False)
+    sv, so = _sort(flat, 0, False, True)
     vals, inv_sorted, counts = _unique_consecutive(sv)
     inv = new_empty(flat._shape, dtypes.int64, x._storage.device)
     if flat.numel():

@@ -67,6 +67,17 @@ def broadcast_shapes(*shapes) -> tuple[int, ...]:
     for s in norm:
         if any(d < 0 for d in s):
             raise RuntimeError(f"Trying to create tensor with negative dimension {min(s)}: {list(s)}")
+    result = [1] * max((len(s) for s in norm), default=0)
+    for at, s in enumerate(norm):  # PyTorch's fold, for its message: the first size that fits no earlier one
+        for j, _ in reversed(tuple(enumerate(s))):  # (this module's `range` is torch.range)
+            i = j - len(s)
+            if s[i] == 1 or s[i] == result[i]:
+                continue
+            if result[i] != 1:
+                raise RuntimeError(f"Attempting to broadcast a dimension of length {s[i]} at {i}! Mismatching "
+                                   f"argument at index {at} had {tuple(s)}; but expected shape should be "
+                                   f"broadcastable to {result}")
+            result[i] = s[i]
     return Size(_broadcast_shapes(*norm))
 
 
