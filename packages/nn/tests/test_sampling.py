@@ -183,6 +183,28 @@ def test_affine_grid_3d_and_its_gradient():
     assert E.gradcheck(lambda t: F.affine_grid(t, (2, 1, 2, 3, 4), align_corners=True), (theta,))
 
 
+def test_affine_grid_is_pytorchs_to_the_bit():
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(0)
+    for size in [(2, 1, 6, 6, 6), (1, 2, 4, 5, 7), (2, 1, 5, 9), (1, 1, 40, 40)]:
+        nd = len(size) - 2
+        for dtype in ("float32", "float64"):
+            theta = rng.standard_normal((size[0], nd, nd + 1)).astype(dtype)
+            for align in (False, True):
+                want = torch.nn.functional.affine_grid(torch.from_numpy(theta), size, align_corners=align).numpy()
+                np.testing.assert_array_equal(F.affine_grid(E.tensor(theta), size, align_corners=align).numpy(), want)
+
+
+def test_nearest_sampling_of_an_affine_grid_rounds_the_points_pytorch_rounds():
+    # x = 0.9 * -1/3 - 0.1 * 1/3 + 0.1 lands on 1.4999999 pixels in PyTorch's float32 rounding, not on the tie 1.5
+    theta = E.tensor([[[0.9, -0.1, 0.0, 0.1], [0.1, 0.9, 0.0, 0.0], [0.0, 0.0, 1.0, -0.2]]])
+    grid = F.affine_grid(theta, (1, 1, 6, 6, 6), align_corners=False)
+    assert ((grid[0, 2, 2, 1, 0] + 1) * 6 - 1).item() / 2 < 1.5
+    x = E.arange(216, dtype=E.float32).reshape(1, 1, 6, 6, 6)
+    got = F.grid_sample(x, grid, mode="nearest", align_corners=False)[0, 0, 2, 2, :2].tolist()
+    assert got == [x[0, 0, 1, 2, 1].item(), x[0, 0, 1, 2, 1].item()]
+
+
 # --- PyTorch's errors ---------------------------------------------------------------------
 def test_grid_of_the_wrong_shape_raises_pytorchs_errors():
     x = E.zeros(2, 3, 4, 5)
