@@ -205,6 +205,29 @@ def test_nearest_sampling_of_an_affine_grid_rounds_the_points_pytorch_rounds():
     assert got == [x[0, 0, 1, 2, 1].item(), x[0, 0, 1, 2, 1].item()]
 
 
+def test_float32_coordinates_round_as_pytorchs_kernels():
+    # (2 * 2 + 1) / 3 - 1 is 0.6666666 in float32: PyTorch's float32 math puts it on row 2.0 exactly, float64 math
+    # on 1.9999999, whose taps (rows 1 and 2) give another grid gradient
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(3)
+    for align, (h, w) in itertools.product((False, True), [(3, 4), (5, 7)]):
+        xs, ys = np.arange(w, dtype=np.float32), np.arange(h, dtype=np.float32)
+        gx = (2 * xs + 1) / np.float32(w) - 1 if not align else xs / np.float32(w - 1) * 2 - 1
+        gy = (2 * ys + 1) / np.float32(h) - 1 if not align else ys / np.float32(h - 1) * 2 - 1
+        grid = np.stack(np.meshgrid(gx, gy), -1)[None].astype(np.float32)
+        img = rng.standard_normal((1, 2, h, w)).astype(np.float32)
+        img3, grid3 = img[:, :, None].repeat(2, 2), np.concatenate([grid, grid[..., :1] * 0 + 0.5], -1)[:, None]
+        for x, g in ((img, grid), (img3, grid3)):
+            tg = torch.tensor(g, requires_grad=True)
+            torch.nn.functional.grid_sample(torch.tensor(x), tg, align_corners=align).sum().backward()
+            eg = E.tensor(g, requires_grad=True)
+            F.grid_sample(E.tensor(x), eg, align_corners=align).sum().backward()
+            np.testing.assert_allclose(eg.grad.numpy(), tg.grad.numpy(), atol=1e-5)
+            want = torch.nn.functional.grid_sample(torch.tensor(x), torch.tensor(g), "nearest", align_corners=align)
+            got = F.grid_sample(E.tensor(x), E.tensor(g), mode="nearest", align_corners=align)
+            np.testing.assert_array_equal(got.numpy(), want.numpy())
+
+
 # --- PyTorch's errors ---------------------------------------------------------------------
 def test_grid_of_the_wrong_shape_raises_pytorchs_errors():
     x = E.zeros(2, 3, 4, 5)

@@ -14,6 +14,7 @@ import warnings
 
 import numpy as np
 
+from ember.core import dtypes
 from ember.core.dispatch import declare, node_name
 from ember.core.ops._util import wrap
 from ember.core.tensor import Tensor, describe
@@ -95,8 +96,9 @@ def _taps(input: Tensor, grid: Tensor, interpolation_mode: int, padding_mode: in
     wts = np.empty((n, g.shape[1], k), x.dtype)
     dws = np.empty((n, g.shape[1], k, gdim), x.dtype)
     if idx.size:
-        K.taps(g.astype(x.dtype, copy=False), *spatial, interpolation_mode, padding_mode, bool(align_corners), idx, wts,
-               dws)
+        single = input._dtype is not dtypes.float64  # PyTorch computes coordinates in the input's precision
+        K.taps(g.astype(x.dtype, copy=False), *spatial, interpolation_mode, padding_mode, bool(align_corners), single,
+               idx, wts, dws)
     return x.reshape(n, c, int(np.prod(spatial))), g, idx, wts, dws
 
 
