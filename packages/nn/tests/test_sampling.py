@@ -320,6 +320,26 @@ def test_grid_sample_on_cuda_matches_the_cpu(nd, mode, pad, align):
         np.testing.assert_allclose(b, a, atol=1e-12)
 
 
+@pytest.mark.cuda
+@pytest.mark.parametrize("mode", ["bilinear", "nearest", "bicubic"])
+def test_float32_grids_round_alike_on_cuda_and_the_cpu(mode):
+    if not E.cuda.is_available():
+        pytest.skip("no CUDA device or simulator")
+    h, w = 3, 4
+    gx = (2 * np.arange(w, dtype=np.float32) + 1) / np.float32(w) - 1
+    gy = (2 * np.arange(h, dtype=np.float32) + 1) / np.float32(h) - 1
+    grid = np.stack(np.meshgrid(gx, gy), -1)[None].astype(np.float32)
+    x = np.random.default_rng(4).standard_normal((1, 2, h, w)).astype(np.float32)
+    results = []
+    for dev in ("cpu", "cuda"):
+        gt = E.tensor(grid, device=dev, requires_grad=True)
+        out = F.grid_sample(E.tensor(x, device=dev), gt, mode=mode, align_corners=False)
+        out.sum().backward()
+        results.append([out.detach().cpu().numpy(), gt.grad.cpu().numpy()])
+    for a, b in zip(*results):
+        np.testing.assert_allclose(b, a, atol=1e-5)
+
+
 @pytest.mark.torch
 def test_a_spatial_transformer_trains_with_pytorchs_loss_trajectory():
     """Localization net -> affine_grid -> grid_sample -> MSE to a target, SGD from the same weights."""

@@ -22,7 +22,7 @@ import types
 from collections.abc import Callable
 
 __all__ = ["UNDEFINED", "reflect", "finite", "pad", "unnormalize", "round32", "unnormalize32", "source", "source_taps",
-           "nearbyint", "nearest_tap", "linear_tap", "cubic_tap", "taps", "compiled"]
+           "unnormalize_taps", "nearbyint", "nearest_tap", "linear_tap", "cubic_tap", "taps", "compiled"]
 
 _A = -0.75  # the cubic convolution constant of PyTorch's bicubic mode
 _INF = math.inf
@@ -196,6 +196,13 @@ def source_taps(c, size, padding, align, single, vectorized):
     return p, gu * gp
 
 
+def unnormalize_taps(c, size, align, single):
+    """bicubic's `unnormalize` (2-D only), with float32 math when `single`."""
+    if single:
+        return unnormalize32(c, size, align, True)
+    return unnormalize(c, size, align)
+
+
 def taps(grid, d_, h_, w_, mode, padding, align, single, idx, wts, dws):
     """The CPU kernels' tap table (host only: compiled with `numba.prange`, never for CUDA): grid
     (N, P, gdim) -> idx (N, P, K) int64, wts (N, P, K), dws (N, P, K, gdim), the derivatives scaled
@@ -211,12 +218,8 @@ def taps(grid, d_, h_, w_, mode, padding, align, single, idx, wts, dws):
             for d in range(gdim):
                 dws[n, p, k, d] = 0.0
         if mode == 2:
-            if single:
-                ix, mx = unnormalize32(grid[n, p, 0], w_, align, True)
-                iy, my = unnormalize32(grid[n, p, 1], h_, align, True)
-            else:
-                ix, mx = unnormalize(grid[n, p, 0], w_, align)
-                iy, my = unnormalize(grid[n, p, 1], h_, align)
+            ix, mx = unnormalize_taps(grid[n, p, 0], w_, align, single)
+            iy, my = unnormalize_taps(grid[n, p, 1], h_, align, single)
             if not (abs(ix) < _INF and abs(iy) < _INF):
                 idx[n, p, 0] = UNDEFINED
                 continue
