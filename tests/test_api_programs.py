@@ -11,8 +11,11 @@ a warmup schedule, PreTrainedModel utilities, a Trainer-style loop (meta init, A
 NLP reprs and errors; computer-vision code: tensor augmentation with detection utilities, a UNet segmenter, ResNet
 training infrastructure, vision layers, a DETR/FPN training loop, super-resolution with SSIM and an R1 penalty,
 Grad-CAM with adversarial attacks; torch as a scientific array library: statistics, integer and dtype semantics,
-printing edge cases, special functions and distributions, linear algebra workflows, signal processing), each
-printing what it computes. Each runs unmodified
+printing edge cases, special functions and distributions, linear algebra workflows, signal processing; domain
+research code: CTC speech recognition, audio synthesis (Griffin-Lim, WaveNet), a 3-D U-Net with a video classifier,
+point clouds (PointNet, FPS, Chamfer), stereo and optical flow, sparse mesh Laplacians, complex quantum circuits with
+Sinkhorn transport, retrieval metrics and binning, Kalman filtering with mixtures, ML interatomic potentials, graph
+algorithms, PDEs and cellular automata), each printing what it computes. Each runs unmodified
 through `python -m ember.torch`, and its output must be PyTorch 2.13's, stored in tests/api_programs/expected/
 (printed numbers compared to 2e-4, the programs round to four decimals; the rest exactly). The torch session checks
 the stored outputs against PyTorch itself."""

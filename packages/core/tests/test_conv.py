@@ -2,6 +2,7 @@
 central differences of the forward; PyTorch's validation messages."""
 
 import os
+import re
 import warnings
 
 import numpy as np
@@ -299,6 +300,19 @@ def test_fold_errors_use_pytorchs_messages():
         E.fold(E.ones(1, 4, 5), (3, 3), 2)
     with pytest.raises(RuntimeError, match="divisible by the product of kernel_size"):
         E.fold(E.ones(1, 5, 4), (3, 3), 2)
+
+
+def test_unfold_and_fold_of_the_wrong_rank_raise_pytorchs_errors():
+    with pytest.raises(IndexError, match=re.escape("Dimension out of range (expected to be in range of [-2, 1], but "
+                                                   "got 2)")):
+        C.unfold(E.ones(12, 16), 3)
+    with pytest.raises(RuntimeError, match=re.escape("Expected 3D or 4D (batch mode) tensor with possibly 0 batch "
+                                                     "size and other non-zero dimensions for input, but got: [1, 1, 1, "
+                                                     "4, 4]")):
+        C.unfold(E.ones(1, 1, 1, 4, 4), 3)
+    with pytest.raises(RuntimeError, match=re.escape("Expected 2D or 3D (batch mode) tensor for input with possibly 0 "
+                                                     "batch size and non-zero dimensions for input, but got: [4]")):
+        E.fold(E.ones(4), (4, 4), 3)
 
 
 def test_empty_batches_give_empty_results_and_zero_weight_gradients():

@@ -168,6 +168,24 @@ def test_arange_float_forms():
         E.arange(0, 1, 0)
 
 
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16", "bfloat16"])
+def test_linspace_is_pytorchs_to_the_bit(dtype):
+    torch = pytest.importorskip("torch")
+    for start, end in [(-1, 1), (0.3, 7.1), (3, -17), (1e-3, 3e4)]:
+        for steps in [*range(0, 40), 1000, 4097]:
+            want = torch.linspace(start, end, steps, dtype=getattr(torch, dtype)).double().numpy()
+            got = E.linspace(start, end, steps, dtype=getattr(E, dtype)).double().numpy()
+            np.testing.assert_array_equal(got, want, err_msg=f"linspace({start}, {end}, {steps})")
+
+
+def test_linspace_rounds_with_a_fused_multiply_add():
+    # end - step * 3 with step = float32(1/3) is 1 - 1.0000000298, not 1 - float32(1.0000000298) = 0
+    assert E.linspace(-1, 1, 7)[3].item() == np.float32(1) - np.float64(np.float32(1 / 3)) * 3
+    assert E.linspace(2, 3, 1).tolist() == [2.0]
+    with pytest.raises(RuntimeError, match="value cannot be converted to type c10::Half without overflow"):
+        E.linspace(0, 1e5, 3, dtype=E.float16)
+
+
 def test_linspace_logspace_eye():
     np.testing.assert_allclose(E.linspace(0, 1, 5).numpy(), np.linspace(0, 1, 5, dtype=np.float32))
     assert E.linspace(0, 1, 5).dtype is E.float32

@@ -39,6 +39,12 @@ def test_solve_triangular_errors():
         linalg.solve_triangular(T(A[0]), T(B[0, :, 0]), upper=True)
     with pytest.raises(NotImplementedError, match="\"triangular_solve_cpu\" not implemented for 'Long'"):
         linalg.solve_triangular(E.tensor([[1]]), E.tensor([[1]]), upper=True)  # PyTorch's kernel refuses it
+    with pytest.raises(TypeError) as e:  # upper is required: PyTorch's argument parser names it
+        linalg.solve_triangular(E.eye(3), E.ones(3, 1))
+    assert str(e.value) == 'linalg_solve_triangular() missing 1 required positional arguments: "upper"'
+    with pytest.raises(RuntimeError) as e:
+        linalg.lstsq(E.ones(3, 2), E.ones(4, 1))
+    assert str(e.value) == "torch.linalg.lstsq: input.size(-2) should match other.size(-2)"
 
 
 def test_cholesky_solve_and_inverse():

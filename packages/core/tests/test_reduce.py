@@ -302,6 +302,20 @@ def test_cummax_ties_take_the_latest_index_and_nan_wins():
     assert E.tensor([True, False, True]).cummin(0).values.tolist() == [True, False, False]
 
 
+def test_float32_and_complex64_scans_accumulate_in_double():
+    # PyTorch's CPU cumsum/cumprod carry a double: the float32 result is each float64 partial sum rounded
+    a = np.random.default_rng(0).random(100_000).astype(np.float32)
+    want = np.cumsum(a, dtype=np.float64).astype(np.float32)
+    np.testing.assert_array_equal(E.cumsum(E.from_numpy(a), 0).numpy(), want)
+    p = a[:60] + np.float32(0.5)
+    want = np.cumprod(p, dtype=np.float64).astype(np.float32)
+    np.testing.assert_array_equal(E.cumprod(E.from_numpy(p), 0).numpy(), want)
+    c = (a[:1000] + 1j * a[1000:2000]).astype(np.complex64)
+    want = np.cumsum(c, dtype=np.complex128).astype(np.complex64)
+    np.testing.assert_array_equal(E.cumsum(E.from_numpy(c), 0).numpy(), want)
+    assert E.cumsum(E.from_numpy(a[:3]), 0).dtype is E.float32
+
+
 def test_cumsum_inplace_and_dtype():
     x = E.tensor([1.0, 2.0, 3.0])
     v = x._version

@@ -33,6 +33,19 @@ def test_searchsorted_and_bucketize_match_numpy(seed, right):
     np.testing.assert_array_equal(got.numpy(), np.stack([np.searchsorted(rows[i], v[i], side) for i in range(3)]))
 
 
+def test_searchsorted_steps_over_nans_as_pytorchs_binary_search():
+    # PyTorch's values: a NaN value lands past the end; a NaN boundary compares false, so the search steps right
+    v = E.tensor([NAN, -1.0, 0.5, 1.0, 1.5, 2.0, 2.5, 9.0])
+    assert E.searchsorted(E.tensor([1.0, 2.0, NAN]), v).tolist() == [3, 0, 0, 0, 1, 1, 3, 3]
+    assert E.searchsorted(E.tensor([1.0, NAN, 2.0, 3.0]), v, right=True).tolist() == [4, 2, 2, 2, 2, 3, 3, 4]
+    assert E.bucketize(v, E.tensor([NAN, 1.0, 2.0])).tolist() == [3, 1, 1, 1, 2, 2, 3, 3]
+    rows = E.tensor([[1.0, NAN, 3.0], [0.0, 1.0, 2.0]])
+    assert E.searchsorted(rows, E.tensor([[NAN, 2.0], [1.0, NAN]])).tolist() == [[3, 2], [1, 3]]
+    shuffled = E.tensor([3.0, NAN, 1.0])
+    assert E.searchsorted(shuffled, E.tensor([2.0, NAN]), sorter=E.tensor([2, 0, 1])).tolist() == [1, 3]
+    assert E.searchsorted(E.zeros(2, 0), E.ones(2, 3)).tolist() == [[0, 0, 0], [0, 0, 0]]
+
+
 def test_searchsorted_options_and_errors():
     seq = E.tensor([1, 3, 5, 7])
     assert E.searchsorted(seq, 5).item() == 2 and E.searchsorted(seq, 5).shape == ()

@@ -57,6 +57,15 @@ def test_construction_errors(size, message):
     assert str(e.value) == message
 
 
+def test_size_rank_is_checked_before_the_indices_rank_as_pytorch():
+    with pytest.raises(RuntimeError) as e:  # 1-D indices: sparse_dim is their length
+        sparse_coo_tensor([0, 1], [1.0, 2.0], (3,))
+    assert str(e.value) == "'len(size) == sparse_dim + dense_dim' is not satisfied: len(size) = 1, sparse_dim = 2, " \
+                           "dense_dim = 0"
+    with pytest.raises(RuntimeError, match=r"indices must be sparse_dim x nnz, but got: \[2\]"):
+        sparse_coo_tensor([0, 1], [1.0, 2.0])
+
+
 def test_negative_index_and_nnz_mismatch():
     with pytest.raises(RuntimeError, match="found negative index -1 for dim 0"):
         sparse_coo_tensor([[-1], [0]], [1.0], (2, 2))
@@ -158,8 +167,18 @@ def test_mm_against_scipy(dtype):
 
 
 def test_mm_errors():
+    # PyTorch's words: a COO product is addmm naming its dense argument, a CSR one says mat1 and mat2, mv its own
+    for product in (sparse_mm, ec.mm, ec.matmul, lambda a, b: a @ b):
+        with pytest.raises(RuntimeError) as e:
+            product(_coo(), ec.ones(2, 2, dtype=ec.float64))
+        assert str(e.value) == "addmm: Argument #3 (dense): Expected dim 0 size 3, got 2"
     with pytest.raises(RuntimeError, match=r"mat1 and mat2 shapes cannot be multiplied \(2x3 and 2x2\)"):
-        sparse_mm(_coo(), ec.ones(2, 2, dtype=ec.float64))
+        sparse_mm(_coo().to_sparse_csr(), ec.ones(2, 2, dtype=ec.float64))
+    for product in (ec.mv, ec.matmul):
+        with pytest.raises(RuntimeError) as e:
+            product(_coo(), ec.ones(2, dtype=ec.float64))
+        assert str(e.value) == "mv: expected self.size(-1) == vec.size(-1)"
+    np.testing.assert_allclose(ec.mv(_coo(), ec.ones(3, dtype=ec.float64)).numpy(), _scipy() @ np.ones(3))
     with pytest.raises(RuntimeError, match="same dtype"):
         sparse_mm(_coo(), ec.ones(3, 2))
 

@@ -78,7 +78,7 @@ def test_errors_match_pytorch():
         E.stft(x, 16, win_length=20, return_complex=True)
     with pytest.raises(RuntimeError, match="expected a 1D window tensor of size equal to win_length=16"):
         E.stft(x, 16, window=E.ones(8), return_complex=True)
-    with pytest.raises(RuntimeError, match="expected 0 < n_fft <= 100, but got n_fft=200"):
+    with pytest.raises(RuntimeError, match="expected 0 < n_fft < 100, but got n_fft=200"):  # PyTorch's words
         E.stft(x, 200, window=E.ones(200), center=False, return_complex=True)
     with pytest.raises(RuntimeError, match="istft requires a complex-valued input tensor"):
         E.istft(E.randn(9, 26), 16)
@@ -88,6 +88,21 @@ def test_errors_match_pytorch():
     with pytest.raises(RuntimeError, match="window overlap add min"):
         E.istft(E.stft(x, 4, hop_length=4, window=zero_edges, return_complex=True), 4, hop_length=4,
                 window=zero_edges)
+
+
+def test_errors_start_with_pytorchs_description_of_the_call():
+    x = E.ones(100)
+    with pytest.raises(RuntimeError) as e:
+        E.stft(x, 16, 4, window=E.ones(8), return_complex=True)
+    assert str(e.value) == (
+        "stft(torch.FloatTensor[116], n_fft=16, hop_length=4, win_length=16, window=torch.FloatTensor{[8]}, "
+        "normalized=0, onesided=None, return_complex=1, align_to_window=None) : expected a 1D window tensor of size "
+        "equal to win_length=16, but got window with size [8]")
+    with pytest.raises(RuntimeError) as e:
+        E.stft(E.ones(2, 100, dtype=E.float64), 16, 0, normalized=True, onesided=True, return_complex=False)
+    assert str(e.value) == (
+        "stft(torch.DoubleTensor[2, 116], n_fft=16, hop_length=0, win_length=16, window=None, normalized=1, "
+        "onesided=1, return_complex=0, align_to_window=None) : expected hop_length > 0, but got hop_length=0")
 
 
 @pytest.mark.torch

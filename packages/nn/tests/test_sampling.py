@@ -183,6 +183,51 @@ def test_affine_grid_3d_and_its_gradient():
     assert E.gradcheck(lambda t: F.affine_grid(t, (2, 1, 2, 3, 4), align_corners=True), (theta,))
 
 
+def test_affine_grid_is_pytorchs_to_the_bit():
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(0)
+    for size in [(2, 1, 6, 6, 6), (1, 2, 4, 5, 7), (2, 1, 5, 9), (1, 1, 40, 40)]:
+        nd = len(size) - 2
+        for dtype in ("float32", "float64"):
+            theta = rng.standard_normal((size[0], nd, nd + 1)).astype(dtype)
+            for align in (False, True):
+                want = torch.nn.functional.affine_grid(torch.from_numpy(theta), size, align_corners=align).numpy()
+                np.testing.assert_array_equal(F.affine_grid(E.tensor(theta), size, align_corners=align).numpy(), want)
+
+
+def test_nearest_sampling_of_an_affine_grid_rounds_the_points_pytorch_rounds():
+    # x = 0.9 * -1/3 - 0.1 * 1/3 + 0.1 lands on 1.4999999 pixels in PyTorch's float32 rounding, not on the tie 1.5
+    theta = E.tensor([[[0.9, -0.1, 0.0, 0.1], [0.1, 0.9, 0.0, 0.0], [0.0, 0.0, 1.0, -0.2]]])
+    grid = F.affine_grid(theta, (1, 1, 6, 6, 6), align_corners=False)
+    assert ((grid[0, 2, 2, 1, 0] + 1) * 6 - 1).item() / 2 < 1.5
+    x = E.arange(216, dtype=E.float32).reshape(1, 1, 6, 6, 6)
+    got = F.grid_sample(x, grid, mode="nearest", align_corners=False)[0, 0, 2, 2, :2].tolist()
+    assert got == [x[0, 0, 1, 2, 1].item(), x[0, 0, 1, 2, 1].item()]
+
+
+def test_float32_coordinates_round_as_pytorchs_kernels():
+    # (2 * 2 + 1) / 3 - 1 is 0.6666666 in float32: PyTorch's float32 math puts it on row 2.0 exactly, float64 math
+    # on 1.9999999, whose taps (rows 1 and 2) give another grid gradient
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(3)
+    for align, (h, w) in itertools.product((False, True), [(3, 4), (5, 7)]):
+        xs, ys = np.arange(w, dtype=np.float32), np.arange(h, dtype=np.float32)
+        gx = (2 * xs + 1) / np.float32(w) - 1 if not align else xs / np.float32(w - 1) * 2 - 1
+        gy = (2 * ys + 1) / np.float32(h) - 1 if not align else ys / np.float32(h - 1) * 2 - 1
+        grid = np.stack(np.meshgrid(gx, gy), -1)[None].astype(np.float32)
+        img = rng.standard_normal((1, 2, h, w)).astype(np.float32)
+        img3, grid3 = img[:, :, None].repeat(2, 2), np.concatenate([grid, grid[..., :1] * 0 + 0.5], -1)[:, None]
+        for x, g in ((img, grid), (img3, grid3)):
+            tg = torch.tensor(g, requires_grad=True)
+            torch.nn.functional.grid_sample(torch.tensor(x), tg, align_corners=align).sum().backward()
+            eg = E.tensor(g, requires_grad=True)
+            F.grid_sample(E.tensor(x), eg, align_corners=align).sum().backward()
+            np.testing.assert_allclose(eg.grad.numpy(), tg.grad.numpy(), atol=1e-5)
+            want = torch.nn.functional.grid_sample(torch.tensor(x), torch.tensor(g), "nearest", align_corners=align)
+            got = F.grid_sample(E.tensor(x), E.tensor(g), mode="nearest", align_corners=align)
+            np.testing.assert_array_equal(got.numpy(), want.numpy())
+
+
 # --- PyTorch's errors ---------------------------------------------------------------------
 def test_grid_of_the_wrong_shape_raises_pytorchs_errors():
     x = E.zeros(2, 3, 4, 5)
@@ -273,6 +318,26 @@ def test_grid_sample_on_cuda_matches_the_cpu(nd, mode, pad, align):
         results.append([out.detach().cpu().numpy(), xt.grad.cpu().numpy(), gt.grad.cpu().numpy()])
     for a, b in zip(*results):
         np.testing.assert_allclose(b, a, atol=1e-12)
+
+
+@pytest.mark.cuda
+@pytest.mark.parametrize("mode", ["bilinear", "nearest", "bicubic"])
+def test_float32_grids_round_alike_on_cuda_and_the_cpu(mode):
+    if not E.cuda.is_available():
+        pytest.skip("no CUDA device or simulator")
+    h, w = 3, 4
+    gx = (2 * np.arange(w, dtype=np.float32) + 1) / np.float32(w) - 1
+    gy = (2 * np.arange(h, dtype=np.float32) + 1) / np.float32(h) - 1
+    grid = np.stack(np.meshgrid(gx, gy), -1)[None].astype(np.float32)
+    x = np.random.default_rng(4).standard_normal((1, 2, h, w)).astype(np.float32)
+    results = []
+    for dev in ("cpu", "cuda"):
+        gt = E.tensor(grid, device=dev, requires_grad=True)
+        out = F.grid_sample(E.tensor(x, device=dev), gt, mode=mode, align_corners=False)
+        out.sum().backward()
+        results.append([out.detach().cpu().numpy(), gt.grad.cpu().numpy()])
+    for a, b in zip(*results):
+        np.testing.assert_allclose(b, a, atol=1e-5)
 
 
 @pytest.mark.torch

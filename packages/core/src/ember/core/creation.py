@@ -579,6 +579,34 @@ def range(start, end, step=1, *, dtype=None, device=None, requires_grad: bool = 
     return _finish(Tensor._wrap(a), requires_grad, as_device(device))
 
 
+def _linspace_floating(start, end, steps: int, npdt) -> np.ndarray:
+    """PyTorch's linspace values to the bit: `start + step * i` up to the halfway point, `end - step * (steps - 1 - i)`
+    after it, with the float32/float64 kernels' fused multiply-add and the half types' rounding after each operation
+    (grids built from it, as affine_grid's, then land on the same side of a pixel's rounding boundary)."""
+    if steps <= 1:
+        return np.full(steps, start, npdt)
+    i, npdt = np.arange(steps), np.dtype(npdt).type
+    if npdt in (np.float32, np.float64):
+        s, e = npdt(start), npdt(end)
+        step = npdt((e - s) / npdt(steps - 1))
+        wide = np.longdouble  # 64-bit mantissa: (nearly always) one rounding of the exact value, as an FMA
+        lo = wide(s) + wide(step) * i.astype(wide)
+        hi = wide(e) - wide(step) * (steps - 1 - i).astype(wide)
+    else:
+        def rnd(x):
+            return np.asarray(x, np.float32).astype(npdt).astype(np.float32)
+
+        with np.errstate(over="ignore", invalid="ignore"):
+            s, e = rnd(start), rnd(end)
+            if not (np.isfinite(s) and np.isfinite(e)) and np.isfinite([start, end]).all():
+                name = "Half" if npdt == np.float16 else "BFloat16"
+                raise RuntimeError(f"value cannot be converted to type c10::{name} without overflow")
+            step = rnd(rnd(e - s) / rnd(steps - 1))
+            lo = rnd(s + rnd(step * rnd(i)))
+            hi = rnd(e - rnd(step * rnd(steps - 1 - i)))
+    return np.where(i < steps // 2, lo, hi).astype(npdt)
+
+
 @_allocating
 def linspace(start, end, steps: int, *, out=None, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
     if steps < 0:
@@ -590,8 +618,11 @@ def linspace(start, end, steps: int, *, out=None, dtype=None, device=None, requi
     t = _meta(device, (steps,), dtype, requires_grad)
     if t is not None:
         return out.resize_(t.shape) if out is not None else t
-    work = np.complex128 if dtype.is_complex else np.float64
-    a = np.linspace(start, end, steps, dtype=work).astype(dtype.np)
+    if dtype.is_floating_point:
+        a = _linspace_floating(start, end, steps, dtype.np)
+    else:
+        work = np.complex128 if dtype.is_complex else np.float64
+        a = np.linspace(start, end, steps, dtype=work).astype(dtype.np)
     t = _finish(Tensor._wrap(a), requires_grad, as_device(device))
     return out.resize_(t.shape).copy_(t) if out is not None else t
 

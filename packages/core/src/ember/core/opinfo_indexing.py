@@ -468,7 +468,15 @@ def _searchsorted_ref(sorted_sequence, values, *, right=False):
     if sorted_sequence.ndim != 1:
         raise Unchecked("batched boundaries")
     s = np.sort(sorted_sequence)  # the draw sorts; a NaN sorts last as in PyTorch
-    return Expect(np.searchsorted(s, values, side="right" if right else "left").astype(np.int64), "int64")
+
+    def bound(v):  # PyTorch's search: `!(mid >= v)` (right: `!(mid > v)`) steps right, so NaNs step right
+        lo, hi = 0, len(s)
+        while lo < hi:
+            mid = (lo + hi) // 2
+            lo, hi = (mid + 1, hi) if not (s[mid] > v if right else s[mid] >= v) else (lo, mid)
+        return lo
+
+    return Expect(np.array([bound(v) for v in np.ravel(values)], np.int64).reshape(np.shape(values)), "int64")
 
 
 def _nll_loss_ref(input, target, *, ignore_index=-100, reduction="mean"):

@@ -147,6 +147,9 @@ def sparse_coo_tensor(indices, values, size=None, *, dtype=None, device=None, pi
     """
     i = _as_index(indices, "indices")
     v = _as_values(values, dtype)
+    if size is not None and i.ndim and v.ndim and len(size) != i._shape[0] + v.ndim - 1:  # PyTorch checks this first
+        raise RuntimeError(f"'len(size) == sparse_dim + dense_dim' is not satisfied: len(size) = {len(size)}, "
+                           f"sparse_dim = {i._shape[0]}, dense_dim = {v.ndim - 1}")
     if i.ndim != 2:
         raise RuntimeError(f"indices must be sparse_dim x nnz, but got: {list(i._shape)}")
     if v.ndim == 0:
@@ -704,6 +707,8 @@ class SparseTensor(Tensor):
 
     def matmul(self, other: Tensor) -> Tensor:
         if isinstance(other, Tensor) and other.ndim == 1:
+            if self.ndim == 2 and self._shape[1] != other._shape[0]:
+                raise RuntimeError("mv: expected self.size(-1) == vec.size(-1)")
             return self.mm(other.unsqueeze(1)).squeeze(1)
         return self.mm(other)
 

@@ -101,9 +101,11 @@ def sparse_mm(mat1: SparseTensor, mat2: Tensor) -> Tensor:
         raise RuntimeError(f"mm: expected a 2-D sparse matrix without dense dims; got size {list(mat1._shape)}")
     if not isinstance(mat2, Tensor) or mat2.ndim != 2:
         raise RuntimeError(f"mm: mat2 must be a matrix, got {getattr(mat2, 'ndim', '?')}-D tensor")
-    if mat1._shape[1] != mat2._shape[0]:
+    if mat1._shape[1] != mat2._shape[0] and mat1.is_sparse_csr:
         raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({mat1._shape[0]}x{mat1._shape[1]} and "
                            f"{mat2._shape[0]}x{mat2._shape[1]})")
+    if mat1._shape[1] != mat2._shape[0]:  # a COO product is PyTorch's addmm, which names the dense argument
+        raise RuntimeError(f"addmm: Argument #3 (dense): Expected dim 0 size {mat1._shape[1]}, got {mat2._shape[0]}")
     if mat1._dtype is not mat2._dtype:
         raise RuntimeError(f"expected mat1 and mat2 to have the same dtype, but got: "
                            f"{dtypes.TORCH_NAMES[mat1._dtype.name]} != {dtypes.TORCH_NAMES[mat2._dtype.name]}")

@@ -35,7 +35,8 @@ def _geom(input, grid, mode, padding, align):
     n, c, *sp = input._shape
     sp = [1] * (5 - input.ndim) + list(sp)
     out = [1] * (5 - input.ndim) + list(grid._shape[1:-1])
-    return lu.meta(((n, c, *sp, *out, grid._shape[-1], mode, padding, int(bool(align))),))[0]
+    single = int(input._dtype.name != "float64")  # coordinates in the input's precision, as PyTorch's kernels
+    return lu.meta(((n, c, *sp, *out, grid._shape[-1], mode, padding, int(bool(align)), single),))[0]
 
 
 def _launch(kernel, total: int, *args) -> None:

@@ -1306,8 +1306,14 @@ def unfold(input: Tensor, kernel_size: Size2, dilation: Size2 = 1, padding: Size
     >>> unfold(ec.arange(4.0).reshape(1, 1, 2, 2), 1).tolist()
     [[[0.0, 1.0, 2.0, 3.0]]]
     """
-    if not isinstance(input, Tensor) or input.ndim not in (3, 4):
+    if not isinstance(input, Tensor):
         raise RuntimeError(f"Input Error: Only 3D or 4D input Tensors are supported (got {describe(input)})")
+    if input.ndim in (1, 2):  # PyTorch's im2col reads the size of a dim the input lacks
+        n = input.ndim
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {n})")
+    if input.ndim not in (3, 4):
+        raise RuntimeError(f"Expected 3D or 4D (batch mode) tensor with possibly 0 batch size and other non-zero "
+                           f"dimensions for input, but got: {list(input.shape)}")
     k, d, p, s = _block_args("unfold", kernel_size, dilation, padding, stride)
     batched = input.ndim == 4
     x = input if batched else unsqueeze(input, 0)
@@ -1327,9 +1333,12 @@ def fold(input: Tensor, output_size: Size2, kernel_size: Size2, dilation: Size2 
     >>> ec.fold(ec.ones(1, 4, 4), (3, 3), 2).tolist()
     [[[[1.0, 2.0, 1.0], [2.0, 4.0, 2.0], [1.0, 2.0, 1.0]]]]
     """
-    if not isinstance(input, Tensor) or input.ndim not in (2, 3):
+    if not isinstance(input, Tensor):
         raise RuntimeError(f"Input Error: Only unbatched (2D) or batched (3D) input Tensors are supported "
                            f"(got {describe(input)})")
+    if input.ndim not in (2, 3):
+        raise RuntimeError(f"Expected 2D or 3D (batch mode) tensor for input with possibly 0 batch size and non-zero "
+                           f"dimensions for input, but got: {list(input.shape)}")
     size = _ntuple(output_size, 2, "output_size", "fold")
     k, d, p, s = _block_args("fold", kernel_size, dilation, padding, stride)
     batched = input.ndim == 3

@@ -298,8 +298,8 @@ def mm(input: Tensor, mat2: Tensor, *, out=None) -> Tensor:
     """
     try:
         return _mm(input, mat2, out=out)
-    except NotImplementedError:  # NOTE [ Sparse tensors beside the dense path ]: a `try` costs nothing until then
-        return _sparse_reroute("mm", input, mat2, out)
+    except (NotImplementedError, RuntimeError):  # NOTE [ Sparse tensors beside the dense path ]: a `try` costs
+        return _sparse_reroute("mm", input, mat2, out)  # nothing until then; a dense shape check may raise first
 
 
 @method
@@ -336,6 +336,8 @@ def mv(input: Tensor, vec: Tensor, *, out=None) -> Tensor:
     """Matrix (n, m) times vector (m,): (n,)."""
     if input.ndim != 2 or vec.ndim != 1:  # PyTorch's addmv names its result (1-D), the matrix and the vector
         raise RuntimeError(f"vector + matrix @ vector expected, got 1, {input.ndim}, {vec.ndim}")
+    if input._shape[1] != vec._shape[0] and (input.is_sparse or input.is_sparse_csr):
+        raise RuntimeError("mv: expected self.size(-1) == vec.size(-1)")
     if input._shape[1] != vec._shape[0]:
         raise RuntimeError(f"size mismatch, got input ({input._shape[0]}), mat ({input._shape[0]}x{input._shape[1]}),"
                            f" vec ({vec._shape[0]})")
@@ -346,7 +348,10 @@ def mv(input: Tensor, vec: Tensor, *, out=None) -> Tensor:
     if input._dtype is dtypes.complex32 and input.numel():
         raise _c32_refusal("addmv_impl_cpu")
     _refuse_bool("addmv_impl_cpu", input, bool(input.numel()))
-    r = S.squeeze(_mm(input, S.unsqueeze(vec, 1)), 1)
+    try:
+        r = S.squeeze(_mm(input, S.unsqueeze(vec, 1)), 1)
+    except NotImplementedError:  # NOTE [ Sparse tensors beside the dense path ]
+        return _sparse_reroute("mv", input, vec, out)
     return S.copy_(_out_like(out, r), r) if out is not None else node_name(r, "SqueezeBackward0", "MvBackward0")
 
 
@@ -367,7 +372,7 @@ def matmul(input: Tensor, other: Tensor, *, out=None) -> Tensor:
     """
     try:
         r = _matmul(input, other)
-    except NotImplementedError:  # NOTE [ Sparse tensors beside the dense path ]
+    except (NotImplementedError, RuntimeError):  # NOTE [ Sparse tensors beside the dense path ]; see mm
         return _sparse_reroute("matmul", input, other, out)
     if out is not None:
         return S.copy_(_out_like(out, r), r)

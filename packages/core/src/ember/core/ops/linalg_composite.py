@@ -74,8 +74,8 @@ def _diag_mask(T: Tensor) -> Tensor:
 
 
 # --- triangular and Cholesky solves -------------------------------------------------------------
-def solve_triangular(A: Tensor, B: Tensor, *, upper: bool, left: bool = True, unitriangular: bool = False,
-                     out: Tensor | None = None) -> Tensor:
+def solve_triangular(A: Tensor, B: Tensor, *, upper: bool | None = None, left: bool = True,
+                     unitriangular: bool = False, out: Tensor | None = None) -> Tensor:
     """X with A X = B (X A = B when `left=False`) for triangular A (*, n, n); only A's `upper` or lower
     triangle is read, and its diagonal is taken as ones when `unitriangular`.
 
@@ -84,6 +84,8 @@ def solve_triangular(A: Tensor, B: Tensor, *, upper: bool, left: bool = True, un
     tensor([[1.],
             [1.]])
     """
+    if upper is None:  # required, in the words of PyTorch's argument parser
+        raise TypeError('linalg_solve_triangular() missing 1 required positional arguments: "upper"')
     _at_least_2d("linalg.solve_triangular", "A", A)
     _at_least_2d("linalg.solve_triangular", "B", B)
     refuse_dtype(A, "triangular_solve_cpu", True)
@@ -555,8 +557,7 @@ def lstsq(A: Tensor, B: Tensor, rcond=None, *, driver: str | None = None):
     vector = B.ndim == A.ndim - 1
     Bm = S.unsqueeze(B, -1) if vector else B
     if Bm._shape[-2] != A._shape[-2]:
-        raise RuntimeError(f"torch.linalg.lstsq: input.size(-2) should match other.size(-2); got {A._shape[-2]} "
-                           f"and {Bm._shape[-2]}")
+        raise RuntimeError("torch.linalg.lstsq: input.size(-2) should match other.size(-2)")  # PyTorch's words
     m, n = A._shape[-2:]
     eps = finfo(A._dtype.to_real()).eps
     rtol = eps * max(m, n) if rcond is None else rcond

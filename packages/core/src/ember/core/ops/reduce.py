@@ -748,11 +748,13 @@ _cumprod = declare("cumprod", lambda a, dim, dtype=None: np.cumprod(a, dim), doc
 def _make_cumulative(op, fn, name):
     @op.register("cpu")
     def kernel(x, dim, dtype=None, *, out=None):
-        """cumsum/cumprod(x, dim: int, dtype): ints and bools accumulate in int64."""
+        """cumsum/cumprod(x, dim: int, dtype): ints and bools accumulate in int64, float32 and complex64 in double
+        precision (PyTorch's CPU scan: a float32 cumsum's last element is then its float64 sum rounded)."""
         dt = _int_to_long(x, dtype)
         a = x._np()
-        r = fn(a.reshape(1), axis=0, dtype=_accumulate_np(dt)).reshape(()) if a.ndim == 0 else \
-            fn(a, axis=dim, dtype=_accumulate_np(dt))
+        acc = {np.float32: np.float64, np.complex64: np.complex128}.get(np.dtype(_accumulate_np(dt)).type,
+                                                                        _accumulate_np(dt))
+        r = fn(a.reshape(1), axis=0, dtype=acc).reshape(()) if a.ndim == 0 else fn(a, axis=dim, dtype=acc)
         return _finish(np.asarray(r, order="C"), dt, out, name)  # row-major whatever the input's layout, as PyTorch
 
     return kernel

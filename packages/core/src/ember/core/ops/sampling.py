@@ -14,6 +14,7 @@ import warnings
 
 import numpy as np
 
+from ember.core import dtypes
 from ember.core.dispatch import declare, node_name
 from ember.core.ops._util import wrap
 from ember.core.tensor import Tensor, describe
@@ -95,8 +96,9 @@ def _taps(input: Tensor, grid: Tensor, interpolation_mode: int, padding_mode: in
     wts = np.empty((n, g.shape[1], k), x.dtype)
     dws = np.empty((n, g.shape[1], k, gdim), x.dtype)
     if idx.size:
-        K.taps(g.astype(x.dtype, copy=False), *spatial, interpolation_mode, padding_mode, bool(align_corners), idx, wts,
-               dws)
+        single = input._dtype is not dtypes.float64  # PyTorch computes coordinates in the input's precision
+        K.taps(g.astype(x.dtype, copy=False), *spatial, interpolation_mode, padding_mode, bool(align_corners), single,
+               idx, wts, dws)
     return x.reshape(n, c, int(np.prod(spatial))), g, idx, wts, dws
 
 
@@ -196,12 +198,16 @@ def grid_sample(input: Tensor, grid: Tensor, mode: str = "bilinear", padding_mod
                                   GRID_SAMPLE_PADDING_MODES[padding_mode], bool(align_corners)), input)
 
 
-def _base_grid(size: tuple[int, ...], align_corners: bool) -> np.ndarray:
-    """`(prod(spatial), nd + 1)` rows `[x, y, (z,) 1]` of every output point, x fastest."""
+def _base_grid(size: tuple[int, ...], align_corners: bool, npdt) -> np.ndarray:
+    """`(prod(spatial), nd + 1)` rows `[x, y, (z,) 1]` of every output point, x fastest, in theta's dtype and
+    rounded as PyTorch's (its linspace, then `* (n - 1)` and `/ n`): nearest sampling rounds the same points."""
+    from ember.core.creation import _linspace_floating
+
+    npdt = np.dtype(npdt).type
     axes = []
     for n in reversed(size[2:]):  # x (W) first
-        v = np.linspace(-1.0, 1.0, n) if n > 1 else np.zeros(1)
-        axes.append(v if align_corners or n <= 1 else v * (n - 1) / n)
+        v = _linspace_floating(-1.0, 1.0, n, npdt) if n > 1 else np.zeros(1, npdt)
+        axes.append(v if align_corners or n <= 1 else (v * npdt(n - 1)).astype(npdt) / npdt(n))
     mesh = np.meshgrid(*reversed(axes), indexing="ij")  # spatial order D, H, W
     cols = [m.reshape(-1) for m in reversed(mesh)] + [np.ones(mesh[0].size)]
     return np.stack(cols, axis=1)
@@ -210,15 +216,19 @@ def _base_grid(size: tuple[int, ...], align_corners: bool) -> np.ndarray:
 def affine_grid_generator(theta: Tensor, size: list[int], align_corners: bool) -> Tensor:
     """`torch.affine_grid_generator`: affine_grid without its argument checks."""
     from ember.core.creation import from_numpy
-    from ember.core.ops.linalg import matmul
 
     nd = len(size) - 2
-    base = from_numpy(_base_grid(tuple(size), align_corners).astype(theta._dtype.np))
+    base = from_numpy(_base_grid(tuple(size), align_corners, theta._dtype.np).astype(theta._dtype.np))
     if theta._storage.device.type != "cpu":
         base = base.to(theta._storage.device)
     if size[0] != theta._shape[0]:
         raise RuntimeError(f"affine_grid: expected theta with batch size {size[0]} (size[0]); got {describe(theta)}")
-    out = matmul(base, theta.transpose(1, 2)).reshape((size[0],) + tuple(size[2:]) + (nd,))
+    # each coordinate summed in order, rounded after every term, as PyTorch's kernel (a BLAS product rounds otherwise
+    # and moves points across nearest sampling's rounding boundaries)
+    out = base[:, 0:1] * theta[:, :, 0].unsqueeze(1)
+    for k in range(1, nd + 1):
+        out = out + base[:, k : k + 1] * theta[:, :, k].unsqueeze(1)
+    out = out.reshape((size[0],) + tuple(size[2:]) + (nd,))
     return node_name(out, type(out.grad_fn).__name__, "AffineGridGeneratorBackward0") if out.grad_fn else out
 
 

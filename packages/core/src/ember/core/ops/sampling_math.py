@@ -21,8 +21,8 @@ import math
 import types
 from collections.abc import Callable
 
-__all__ = ["UNDEFINED", "reflect", "finite", "pad", "unnormalize", "source", "nearbyint", "nearest_tap", "linear_tap",
-           "cubic_tap", "taps", "compiled"]
+__all__ = ["UNDEFINED", "reflect", "finite", "pad", "unnormalize", "round32", "unnormalize32", "source", "source_taps",
+           "unnormalize_taps", "nearbyint", "nearest_tap", "linear_tap", "cubic_tap", "taps", "compiled"]
 
 _A = -0.75  # the cubic convolution constant of PyTorch's bicubic mode
 _INF = math.inf
@@ -82,6 +82,28 @@ def unnormalize(c, size, align):
     if align:
         return (c + 1.0) / 2.0 * (size - 1), (size - 1) / 2.0
     return ((c + 1.0) * size - 1.0) / 2.0, size / 2.0
+
+
+def round32(v):
+    """`v` rounded to the nearest float32 (half to even), for float32 inputs' coordinate math."""
+    if v == 0.0 or not abs(v) < _INF:
+        return v
+    m, e = math.frexp(v)
+    return math.ldexp(nearbyint(m * 16777216.0) / 16777216.0, e)
+
+
+def unnormalize32(c, size, align, vectorized):
+    """`unnormalize` in float32, rounded after each operation as PyTorch's float kernels: its 2-D CPU kernel
+    computes `(c + 1) * s` with s = (size - 1) / 2 (align) or `(c + 1) * (size / 2) - 0.5`, its 3-D one
+    `((c + 1) / 2) * (size - 1)` or `((c + 1) * size - 1) / 2`."""
+    c1 = round32(c + 1.0)
+    if vectorized:
+        if align:
+            return round32(c1 * round32((size - 1) / 2.0)), (size - 1) / 2.0
+        return round32(round32(c1 * (size / 2.0)) - 0.5), size / 2.0
+    if align:
+        return round32(c1 / 2.0 * (size - 1)), (size - 1) / 2.0
+    return round32(round32(c1 * size) - 1.0) / 2.0, size / 2.0
 
 
 def source(c, size, padding, align):
@@ -165,7 +187,23 @@ def cubic_tap(ix, iy, k, w_, h_, padding, align):
     return yi * w_ + xj, cx * cy, dcx * cy, cx * dcy
 
 
-def taps(grid, d_, h_, w_, mode, padding, align, idx, wts, dws):
+def source_taps(c, size, padding, align, single, vectorized):
+    """`source`, with float32 coordinate math when `single` (see unnormalize32)."""
+    if not single:
+        return source(c, size, padding, align)
+    u, gu = unnormalize32(c, size, align, vectorized)
+    p, gp = pad(u, size, padding, align)
+    return p, gu * gp
+
+
+def unnormalize_taps(c, size, align, single):
+    """bicubic's `unnormalize` (2-D only), with float32 math when `single`."""
+    if single:
+        return unnormalize32(c, size, align, True)
+    return unnormalize(c, size, align)
+
+
+def taps(grid, d_, h_, w_, mode, padding, align, single, idx, wts, dws):
     """The CPU kernels' tap table (host only: compiled with `numba.prange`, never for CUDA): grid
     (N, P, gdim) -> idx (N, P, K) int64, wts (N, P, K), dws (N, P, K, gdim), the derivatives scaled
     by the unnormalization and padding factors. It lives here so that its disk cache follows this
@@ -180,8 +218,8 @@ def taps(grid, d_, h_, w_, mode, padding, align, idx, wts, dws):
             for d in range(gdim):
                 dws[n, p, k, d] = 0.0
         if mode == 2:
-            ix, mx = unnormalize(grid[n, p, 0], w_, align)
-            iy, my = unnormalize(grid[n, p, 1], h_, align)
+            ix, mx = unnormalize_taps(grid[n, p, 0], w_, align, single)
+            iy, my = unnormalize_taps(grid[n, p, 1], h_, align, single)
             if not (abs(ix) < _INF and abs(iy) < _INF):
                 idx[n, p, 0] = UNDEFINED
                 continue
@@ -194,11 +232,11 @@ def taps(grid, d_, h_, w_, mode, padding, align, idx, wts, dws):
                     dws[n, p, k, 0] = dx * mx
                     dws[n, p, k, 1] = dy * my
             continue
-        ix, mx = source(grid[n, p, 0], w_, padding, align)
-        iy, my = source(grid[n, p, 1], h_, padding, align)
+        ix, mx = source_taps(grid[n, p, 0], w_, padding, align, single, gdim == 2)
+        iy, my = source_taps(grid[n, p, 1], h_, padding, align, single, gdim == 2)
         iz, mz = 0.0, 0.0
         if gdim == 3:
-            iz, mz = source(grid[n, p, 2], d_, padding, align)
+            iz, mz = source_taps(grid[n, p, 2], d_, padding, align, single, False)
         if ix != ix or iy != iy or iz != iz:
             idx[n, p, 0] = UNDEFINED
             continue

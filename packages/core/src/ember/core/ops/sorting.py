@@ -466,6 +466,22 @@ def _searchsorted_meta(seq, values, right=False, sorter=None, out_int32=False) -
             raise RuntimeError("torch.searchsorted(): sorter index out of range")
 
 
+def _nan_bound(s: np.ndarray, v: np.ndarray, right: bool) -> np.ndarray:
+    """Each row's binary search with PyTorch's comparisons (`!(mid >= v)` goes right, `!(mid > v)` for right=True),
+    for NaNs: numpy orders them last, while PyTorch's search sends a NaN value past the end and steps over NaN
+    boundaries. s `(R, M)`, v `(R, K)`."""
+    start = np.zeros(v.shape, np.int64)
+    end = np.full(v.shape, s.shape[1], np.int64)
+    with np.errstate(invalid="ignore"):
+        while (active := start < end).any():
+            mid = start + ((end - start) >> 1)
+            mv = np.take_along_axis(s, np.minimum(mid, s.shape[1] - 1), axis=1)
+            go = ~(mv > v) if right else ~(mv >= v)
+            start = np.where(active & go, mid + 1, start)
+            end = np.where(active & ~go, mid, end)
+    return start
+
+
 @_searchsorted.register("cpu")
 def _searchsorted_cpu(seq, values, right=False, sorter=None, out_int32=False):
     """searchsorted(sorted_sequence (*, M), values (*, K) or any shape for 1-D sequences, right: bool,
@@ -474,7 +490,14 @@ def _searchsorted_cpu(seq, values, right=False, sorter=None, out_int32=False):
     v = values._np() if isinstance(values, Tensor) else np.asarray(values)
     srt = None if sorter is None else sorter._np()
     side = "right" if right else "left"
-    if s.ndim == 1:
+    if s.shape[-1] == 0:
+        r = np.zeros(v.shape, np.int64)
+    elif s.dtype.kind in "fc" and (np.isnan(s).any() or np.isnan(v).any()):
+        s2 = s.reshape(-1, s.shape[-1])
+        if srt is not None:
+            s2 = np.take_along_axis(s2, srt.reshape(s2.shape), axis=1)
+        r = _nan_bound(s2, v.reshape(s2.shape[0], -1), right).reshape(v.shape)
+    elif s.ndim == 1:
         r = np.searchsorted(s, v, side=side, sorter=srt)
     else:
         s2, v2 = s.reshape(-1, s.shape[-1]), v.reshape(-1, v.shape[-1])

@@ -131,19 +131,26 @@ def _unique(x, dim=None):
 
 
 def _searchsorted(seq, values, right=False, sorter=None, out_int32=False):
-    """A count of the boundaries below each value (`right`: at or below); a NaN value sorts after
-    every number (and, `right`, after NaN boundaries), as numpy's search on the CPU."""
+    """Each row's binary search, every row at once, with PyTorch's comparisons (`!(mid >= v)` steps right, `!(mid > v)`
+    for right=True): a NaN value lands past the end and NaN boundaries are stepped over, as on the CPU."""
     if sorter is not None:
         seq = _gather(seq, seq.ndim - 1, sorter)
     if not isinstance(values, Tensor):
         values = tensor(values, dtype=seq._dtype, device=seq._storage.device)
-    bounds, v = seq.unsqueeze(-2) if seq.ndim > 1 else seq, values.unsqueeze(-1)
-    below = get_op("le" if right else "lt")(bounds, v)
-    if v._dtype.is_floating_point:
-        nan_v = _isnan(v)
-        past = nan_v if right else get_op("logical_and")(nan_v, get_op("logical_not")(_isnan(bounds)))
-        below = get_op("logical_or")(below, past)
-    return _sum(below, (below.ndim - 1,), False, dtypes.int32 if out_int32 else dtypes.int64)
+    m = seq._shape[-1]
+    rows = seq.reshape(math.prod(seq._shape[:-1]), m)
+    v = values.reshape(rows._shape[0], values.numel() // max(rows._shape[0], 1))
+    start = new_empty(v._shape, dtypes.int64, v._storage.device).fill_(0)
+    end = new_empty(v._shape, dtypes.int64, v._storage.device).fill_(m)
+    for _ in range(m.bit_length()):
+        active = get_op("lt")(start, end)
+        mid = start + _floor_divide(end - start, 2)
+        mv = _gather(rows, 1, _clamp(mid, None, m - 1))
+        go = get_op("logical_not")(get_op("gt" if right else "ge")(mv, v))
+        start = _where(get_op("logical_and")(active, go), mid + 1, start)
+        end = _where(get_op("logical_and")(active, get_op("logical_not")(go)), mid, end)
+    out = start.reshape(values._shape)
+    return _to_dtype(out, dtypes.int32) if out_int32 else out
 
 
 def _bincount(x, weights=None, minlength=0):

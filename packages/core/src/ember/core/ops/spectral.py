@@ -25,8 +25,9 @@ __all__ = ["stft", "istft"]
 _warned_window: set[str] = set()
 
 
-def _window(window: Tensor | None, win_length: int, n_fft: int, like: Tensor, what: str) -> Tensor:
-    """The window zero-padded to `n_fft`, centred (a rectangular one, with PyTorch's warning, when None)."""
+def _window(window: Tensor | None, win_length: int, n_fft: int, like: Tensor, what: str, where: str = "") -> Tensor:
+    """The window zero-padded to `n_fft`, centred (a rectangular one, with PyTorch's warning, when None); errors start
+    with `where` (default `what`)."""
     if window is None:
         if what not in _warned_window:
             _warned_window.add(what)
@@ -39,12 +40,29 @@ def _window(window: Tensor | None, win_length: int, n_fft: int, like: Tensor, wh
         window = ones(win_length, dtype=dt, device=like.device)
     elif not isinstance(window, Tensor) or window.dim() != 1 or window.shape[0] != win_length:
         got = tuple(window.shape) if isinstance(window, Tensor) else describe(window)
-        raise RuntimeError(f"{what}: expected a 1D window tensor of size equal to win_length={win_length}, but got "
-                           f"window with size {list(got) if isinstance(got, tuple) else got}")
+        raise RuntimeError(f"{where or what}: expected a 1D window tensor of size equal to win_length={win_length}, "
+                           f"but got window with size {list(got) if isinstance(got, tuple) else got}")
     if win_length < n_fft:
         left = (n_fft - win_length) // 2
         window = pad(window, (left, n_fft - win_length - left))
     return window
+
+
+def _stft_call(input: Tensor, n_fft: int, hop_length, win_length, window, center: bool, normalized: bool, onesided,
+               return_complex, align_to_window) -> str:
+    """PyTorch's stft errors start with the call (the input after centre padding, C++ booleans as 0/1)."""
+    def opt(b):
+        return "None" if b is None else int(bool(b))
+
+    shape = list(input.shape)
+    if center:
+        shape[-1] += 2 * (n_fft // 2)
+    hop = n_fft // 4 if hop_length is None else hop_length
+    win = n_fft if win_length is None else win_length
+    w = f"{window.type()}{{{list(window.shape)}}}" if isinstance(window, Tensor) else "None"
+    return (f"stft({input.type()}{shape}, n_fft={n_fft}, hop_length={hop}, win_length={win}, window={w}, "
+            f"normalized={int(bool(normalized))}, onesided={opt(onesided)}, return_complex={opt(return_complex)}, "
+            f"align_to_window={opt(align_to_window)}) ")
 
 
 def _lengths(n_fft: int, hop_length: int | None, win_length: int | None, what: str) -> tuple[int, int]:
@@ -82,13 +100,15 @@ def stft(input: Tensor, n_fft: int, hop_length: int | None = None, win_length: i
                       "complex tensors for all inputs, and return_complex=False will raise an error.\nNote: you can "
                       "still call torch.view_as_real on the complex output to recover the old return format.",
                       UserWarning, stacklevel=2)
+    where = _stft_call(input, n_fft, hop_length, win_length, window, center, normalized, onesided, return_complex,
+                       align_to_window)
     if input.dim() not in (1, 2):
-        raise RuntimeError(f"stft: expected a 1D or 2D tensor, but got {input.dim()}D input")
+        raise RuntimeError(f"{where}: expected a 1D or 2D tensor")
     if align_to_window is not None and center:
         raise RuntimeError("stft: align_to_window should only be set when center = false")
     if align_to_window:
         raise NotImplementedError("stft: align_to_window=True is not supported by ember")
-    hop, win = _lengths(n_fft, hop_length, win_length, "stft")
+    hop, win = _lengths(n_fft, hop_length, win_length, where)
     if not input.dtype.is_floating_point and not input.dtype.is_complex:
         raise RuntimeError(f"stft: expected a floating point or complex input, got {input.dtype}")
     x = input.unsqueeze(0) if input.dim() == 1 else input
@@ -96,12 +116,12 @@ def stft(input: Tensor, n_fft: int, hop_length: int | None = None, win_length: i
         x = pad(x.unsqueeze(1), (n_fft // 2, n_fft // 2), mode=pad_mode).squeeze(1)
     length = x.shape[-1]
     if not 0 < n_fft <= length:
-        raise RuntimeError(f"stft: expected 0 < n_fft <= {length}, but got n_fft={n_fft}")
+        raise RuntimeError(f"{where}: expected 0 < n_fft < {length}, but got n_fft={n_fft}")
     if onesided is None:
         onesided = not complex_in
     elif onesided and complex_in:
         raise RuntimeError("Cannot have onesided output if window or input is complex")
-    frames = ew.mul(x.unfold(-1, n_fft, hop), _window(window, win, n_fft, input, "stft"))
+    frames = ew.mul(x.unfold(-1, n_fft, hop), _window(window, win, n_fft, input, "stft", where))
     norm = "ortho" if normalized else "backward"
     spec = _fft.rfft(frames, dim=-1, norm=norm) if onesided else _fft.fft(frames, dim=-1, norm=norm)
     spec = spec.transpose(-1, -2)

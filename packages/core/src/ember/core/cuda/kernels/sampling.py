@@ -4,10 +4,10 @@ point, grid-stride.
 
 Input `(N, C, D, H, W)` (D = 1 for 2-D), grid `(N, Do, Ho, Wo, gdim)` with gdim 2 or 3 (a 2-D
 grid has no z: it reads 0). `geom` packs (N, C, D, H, W, Do, Ho, Wo, gdim, mode, padding,
-align). An undefined point (see `sampling_math`) writes NaN and adds nothing. The backward adds
+align, single). An undefined point (see `sampling_math`) writes NaN and adds nothing. The backward adds
 into grad_input with atomics (grid points share taps; `acc_t` is its
 dtype, float32 or float64) and writes the grid gradient of its own point. Coordinates are
-computed in float64, as on the CPU.
+computed in float64, rounded as float32 arithmetic when geom[12] says the input is not float64, as on the CPU.
 """
 
 from __future__ import annotations
@@ -33,23 +33,23 @@ def _math() -> dict:
 
 def forward_function():
     m = _math()
-    source, nearest_tap, linear_tap = m["source"], m["nearest_tap"], m["linear_tap"]
+    source, nearest_tap, linear_tap = m["source_taps"], m["nearest_tap"], m["linear_tap"]
 
     def kernel(total, geom, x, grid, out):
         c_, d_, h_, w_ = geom[1], geom[2], geom[3], geom[4]
         do, ho, wo, gdim = geom[5], geom[6], geom[7], geom[8]
-        mode, padding, align = geom[9], geom[10], geom[11] != 0
+        mode, padding, align, single = geom[9], geom[10], geom[11] != 0, geom[12] != 0
         plane_in, plane_out = d_ * h_ * w_, do * ho * wo
         i = cuda.grid(1)
         while i < total:
             n = i // plane_out
             q = i % plane_out
             g = i * gdim
-            ix = source(1.0 * grid[g], w_, padding, align)[0]
-            iy = source(1.0 * grid[g + 1], h_, padding, align)[0]
+            ix = source(1.0 * grid[g], w_, padding, align, single, gdim == 2)[0]
+            iy = source(1.0 * grid[g + 1], h_, padding, align, single, gdim == 2)[0]
             iz = 0.0
             if gdim == 3:
-                iz = source(1.0 * grid[g + 2], d_, padding, align)[0]
+                iz = source(1.0 * grid[g + 2], d_, padding, align, single, False)[0]
             base_out = n * c_ * plane_out + q
             base_in = n * c_ * plane_in
             undefined = ix != ix or iy != iy or iz != iz
@@ -75,23 +75,23 @@ def forward_function():
 
 def backward_function(acc_t):
     m = _math()
-    source, nearest_tap, linear_tap = m["source"], m["nearest_tap"], m["linear_tap"]
+    source, nearest_tap, linear_tap = m["source_taps"], m["nearest_tap"], m["linear_tap"]
 
     def kernel(total, geom, gout, x, grid, gin, ggrid):
         c_, d_, h_, w_ = geom[1], geom[2], geom[3], geom[4]
         do, ho, wo, gdim = geom[5], geom[6], geom[7], geom[8]
-        mode, padding, align = geom[9], geom[10], geom[11] != 0
+        mode, padding, align, single = geom[9], geom[10], geom[11] != 0, geom[12] != 0
         plane_in, plane_out = d_ * h_ * w_, do * ho * wo
         i = cuda.grid(1)
         while i < total:
             n = i // plane_out
             q = i % plane_out
             g = i * gdim
-            ix, mx = source(1.0 * grid[g], w_, padding, align)
-            iy, my = source(1.0 * grid[g + 1], h_, padding, align)
+            ix, mx = source(1.0 * grid[g], w_, padding, align, single, gdim == 2)
+            iy, my = source(1.0 * grid[g + 1], h_, padding, align, single, gdim == 2)
             iz, mz = 0.0, 0.0
             if gdim == 3:
-                iz, mz = source(1.0 * grid[g + 2], d_, padding, align)
+                iz, mz = source(1.0 * grid[g + 2], d_, padding, align, single, False)
             base_out = n * c_ * plane_out + q
             base_in = n * c_ * plane_in
             gx = gy = gz = 0.0
@@ -126,19 +126,19 @@ def backward_function(acc_t):
 
 def bicubic_forward_function():
     m = _math()
-    unnormalize, finite, cubic_tap = m["unnormalize"], m["finite"], m["cubic_tap"]
+    unnormalize, finite, cubic_tap = m["unnormalize_taps"], m["finite"], m["cubic_tap"]
 
     def kernel(total, geom, x, grid, out):
         c_, h_, w_ = geom[1], geom[3], geom[4]
         ho, wo = geom[6], geom[7]
-        padding, align = geom[10], geom[11] != 0
+        padding, align, single = geom[10], geom[11] != 0, geom[12] != 0
         plane_in, plane_out = h_ * w_, ho * wo
         i = cuda.grid(1)
         while i < total:
             n = i // plane_out
             q = i % plane_out
-            ix = unnormalize(1.0 * grid[2 * i], w_, align)[0]
-            iy = unnormalize(1.0 * grid[2 * i + 1], h_, align)[0]
+            ix = unnormalize(1.0 * grid[2 * i], w_, align, single)[0]
+            iy = unnormalize(1.0 * grid[2 * i + 1], h_, align, single)[0]
             undefined = not (abs(ix) < math.inf and abs(iy) < math.inf)
             ix, iy = finite(ix), finite(iy)
             base_out = n * c_ * plane_out + q
@@ -157,19 +157,19 @@ def bicubic_forward_function():
 
 def bicubic_backward_function(acc_t):
     m = _math()
-    unnormalize, finite, cubic_tap = m["unnormalize"], m["finite"], m["cubic_tap"]
+    unnormalize, finite, cubic_tap = m["unnormalize_taps"], m["finite"], m["cubic_tap"]
 
     def kernel(total, geom, gout, x, grid, gin, ggrid):
         c_, h_, w_ = geom[1], geom[3], geom[4]
         ho, wo = geom[6], geom[7]
-        padding, align = geom[10], geom[11] != 0
+        padding, align, single = geom[10], geom[11] != 0, geom[12] != 0
         plane_in, plane_out = h_ * w_, ho * wo
         i = cuda.grid(1)
         while i < total:
             n = i // plane_out
             q = i % plane_out
-            ix, mx = unnormalize(1.0 * grid[2 * i], w_, align)
-            iy, my = unnormalize(1.0 * grid[2 * i + 1], h_, align)
+            ix, mx = unnormalize(1.0 * grid[2 * i], w_, align, single)
+            iy, my = unnormalize(1.0 * grid[2 * i + 1], h_, align, single)
             undefined = not (abs(ix) < math.inf and abs(iy) < math.inf)
             ix, iy = finite(ix), finite(iy)
             base_out = n * c_ * plane_out + q
