@@ -239,3 +239,19 @@ def test_bce_refuses_integer_labels_with_pytorchs_messages():
         nn.BCEWithLogitsLoss()(x, labels)
     assert F.binary_cross_entropy_with_logits(x, labels.float()).item() == pytest.approx(
         float(np.mean(np.log1p(np.exp(-np.array([0.5, -0.2]))))), rel=1e-6)
+
+
+def test_margin_losses_refuse_targets_as_pytorch():
+    x = torch.zeros(3, 5)
+    with pytest.raises(RuntimeError, match="^expected scalar type Long but found Float$"):
+        F.multi_margin_loss(x, torch.tensor([0.0, 1.0, 2.0]))
+    with pytest.raises(RuntimeError, match="^expected scalar type Long but found Int$"):
+        F.multilabel_margin_loss(x, torch.zeros(3, 5, dtype=torch.int32))
+    with pytest.raises(RuntimeError, match="^argument #2 'target' is out of range$"):
+        F.multilabel_margin_loss(x, torch.full((3, 5), 7))
+    with pytest.raises(RuntimeError, match=r"^margin_ranking_loss : All input tensors should have same dimension but "
+                                           r"got sizes: input1: .*Size\(\[3\]\), input2: .*Size\(\[3, 1\]\), "
+                                           r"target: .*Size\(\[3\]\) $"):
+        F.margin_ranking_loss(torch.ones(3), torch.ones(3, 1), torch.ones(3))
+    # equal dims broadcast (PyTorch too)
+    assert F.margin_ranking_loss(torch.ones(3), torch.zeros(1), torch.ones(3), margin=2.0).item() == 1.0

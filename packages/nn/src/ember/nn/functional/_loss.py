@@ -250,6 +250,9 @@ def margin_ranking_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: 
                         reduce=None, reduction: str = "mean") -> Tensor:
     """max(0, -target * (x1 - x2) + margin)."""
     reduction = _legacy_reduction(size_average, reduce, reduction)
+    if not input1.dim() == input2.dim() == target.dim():
+        raise RuntimeError(f"margin_ranking_loss : All input tensors should have same dimension but got sizes: "
+                           f"input1: {input1.shape}, input2: {input2.shape}, target: {target.shape} ")
     return _reduce(ea.clamp(-target * (input1 - input2) + margin, min=0), reduction)
 
 
@@ -317,6 +320,8 @@ def multi_margin_loss(input: Tensor, target: Tensor, p: int = 1, margin: float =
         raise RuntimeError(f"multi_margin_loss: target tensor should be 1-D with size equal to the number of input "
                            f"samples (batch size). Expected target size [{x.shape[0]}], but got "
                            f"{list(target.shape)}. Input has shape {list(input.shape)}.")
+    if target.dtype != dtypes.int64:
+        raise RuntimeError(f"expected scalar type Long but found {TORCH_NAMES[target.dtype.name]}")
     c = x.shape[1]
     if weight is not None and (weight.dim() > 1 or weight.numel() != c):
         raise RuntimeError(f"inconsistent weight size, expected {c} but got {list(weight.shape)}")
