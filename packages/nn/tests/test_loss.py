@@ -255,3 +255,22 @@ def test_margin_losses_refuse_targets_as_pytorch():
         F.margin_ranking_loss(torch.ones(3), torch.ones(3, 1), torch.ones(3))
     # equal dims broadcast (PyTorch too)
     assert F.margin_ranking_loss(torch.ones(3), torch.zeros(1), torch.ones(3), margin=2.0).item() == 1.0
+
+
+@pytest.mark.parametrize("fn, kernel", [(F.mse_loss, "mse_cpu"), (F.huber_loss, "huber_cpu"),
+                                        (F.smooth_l1_loss, "smooth_l1_cpu")])
+def test_pointwise_losses_refuse_integer_inputs_as_pytorch(fn, kernel):
+    x = torch.ones(3)
+    with pytest.raises(NotImplementedError, match=f"^\"{kernel}\" not implemented for 'Long'$"):
+        fn(x.int(), x.long())
+    with pytest.raises(NotImplementedError, match=f"^\"{kernel}\" not implemented for 'Bool'$"):
+        fn(x.bool(), x.bool(), reduction="none")
+    out = fn(x.long(), torch.zeros(3, dtype=torch.float64))  # a floating promotion computes
+    assert out.dtype == torch.float64 and out.item() == pytest.approx({"mse_cpu": 1.0}.get(kernel, 0.5))
+
+
+def test_kl_div_refuses_integral_inputs():
+    x = torch.ones(3, 5)
+    for a, b in ((x.long(), x), (x, x.long()), (x, x.bool())):
+        with pytest.raises(RuntimeError, match=r"^kl_div: Integral inputs not supported\.$"):
+            F.kl_div(a, b, reduction="batchmean")

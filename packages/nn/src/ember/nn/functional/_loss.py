@@ -65,12 +65,21 @@ def _no_complex(kernel: str, *tensors: Tensor) -> None:
             raise ComplexNotSupported(f"\"{kernel}\" not implemented for '{TORCH_NAMES[t.dtype.name]}'")
 
 
+def _floating_kernel(kernel: str, input: Tensor, target: Tensor) -> None:
+    """PyTorch's NotImplementedError for a loss kernel `kernel` that has only complex-free floating instances:
+    the inputs' promoted dtype must be floating (`mse_loss(long, double)` computes, `mse_loss(long, long)` not)."""
+    _no_complex(kernel, input, target)
+    dt = dtypes.result_type(input, target)
+    if not dt.is_floating_point:
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{TORCH_NAMES[dt.name]}'")
+
+
 @composite("mse_loss")
 def mse_loss(input: Tensor, target: Tensor, size_average=None, reduce=None, reduction: str = "mean",
              weight: Tensor | None = None) -> Tensor:
     """(input - target)^2, reduced."""
     reduction = _legacy_reduction(size_average, reduce, reduction)
-    _no_complex("mse_cpu", input, target)
+    _floating_kernel("mse_cpu", input, target)
     _warn_broadcast("mse_loss", input, target)
     loss = (input - target) ** 2
     if weight is not None:
@@ -95,7 +104,7 @@ def smooth_l1_loss(input: Tensor, target: Tensor, size_average=None, reduce=None
                    beta: float = 1.0) -> Tensor:
     """0.5 d^2 / beta where d = |input - target| < beta, else d - 0.5 beta."""
     reduction = _legacy_reduction(size_average, reduce, reduction)
-    _no_complex("smooth_l1_cpu", input, target)
+    _floating_kernel("smooth_l1_cpu", input, target)
     _warn_broadcast("smooth_l1_loss", input, target)
     if beta < 0:
         raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
@@ -114,7 +123,7 @@ def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean", delta: fl
     """0.5 d^2 where d = |input - target| < delta, else delta (d - 0.5 delta)."""
     if delta <= 0:
         raise RuntimeError("huber_loss does not support non-positive values for delta.")
-    _no_complex("huber_cpu", input, target)
+    _floating_kernel("huber_cpu", input, target)
     _warn_broadcast("huber_loss", input, target)
     diff = input - target
     d = diff.abs()
@@ -185,6 +194,8 @@ def kl_div(input: Tensor, target: Tensor, size_average=None, reduce=None, reduct
     reduction = _legacy_reduction(size_average, reduce, reduction)
     if input.is_complex() or target.is_complex():
         raise RuntimeError("kl_div: Complex inputs not supported.")
+    if not (input.is_floating_point() and target.is_floating_point()):
+        raise RuntimeError("kl_div: Integral inputs not supported.")
     if log_target:
         loss = ea.exp(target) * (target - input)
     else:
