@@ -11,6 +11,8 @@ ember-core's `lstm_layer` op, which runs those steps in compiled code on the CPU
 from __future__ import annotations
 
 import math
+import numbers
+import warnings
 
 from ember import autograd as ea
 from ember.core import Tensor
@@ -139,9 +141,19 @@ class RNNBase(Module):
                  batch_first: bool = False, dropout: float = 0.0, bidirectional: bool = False, proj_size: int = 0,
                  device=None, dtype=None) -> None:
         super().__init__()
-        if not 0 <= dropout <= 1 or isinstance(dropout, bool):
+        if not isinstance(dropout, numbers.Number) or isinstance(dropout, bool) or not 0 <= dropout <= 1:
             raise ValueError("dropout should be a number in range [0, 1] representing the probability of an "
                              "element being zeroed")
+        if dropout > 0 and num_layers == 1:
+            warnings.warn("dropout option adds dropout after all but last recurrent layer, so non-zero dropout "
+                          f"expects num_layers greater than 1, but got dropout={dropout} and num_layers={num_layers}",
+                          stacklevel=3)
+        for arg, value, kind in (("bias", bias, bool), ("batch_first", batch_first, bool),
+                                 ("input_size", input_size, int), ("hidden_size", hidden_size, int)):
+            if not isinstance(value, kind):
+                raise TypeError(f"{arg} should be of type {kind.__name__}, got: {type(value).__name__}")
+        if input_size <= 0:
+            raise ValueError("input_size must be greater than zero")
         if hidden_size <= 0:
             raise ValueError("hidden_size must be greater than zero")
         if num_layers <= 0:
