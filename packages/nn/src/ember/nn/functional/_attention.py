@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import warnings
 
 from ember import autograd as ea
 from ember.core import Tensor
@@ -19,6 +20,22 @@ def _additive_mask(mask: Tensor | None, dtype) -> Tensor | None:
         return mask
     neg_inf = ea.full(tuple(mask.shape), float("-inf"), dtype=dtype, device=mask.device)
     return ea.where(mask, ea.zeros_like(neg_inf), neg_inf)
+
+
+def _canonical_mask(mask: Tensor | None, mask_name: str, other: Tensor | None, other_name: str,
+                    target_type) -> Tensor | None:
+    """A bool or float mask as an additive float mask of `target_type`, as PyTorch's `_canonical_mask`: other
+    dtypes are refused, and a mask whose dtype differs from `other`'s (when given) warns."""
+    if mask is None:
+        return None
+    if mask.dtype != ea.bool and not mask.is_floating_point():
+        raise AssertionError(f"only bool and floating types of {mask_name} are supported")
+    if other is not None and mask.dtype != other.dtype:
+        warnings.warn(f"Support for mismatched {mask_name} and {other_name} is deprecated. Use same type for both "
+                      "instead.", stacklevel=3)
+    if mask.is_floating_point():
+        return mask
+    return ea.zeros_like(mask, dtype=target_type).masked_fill_(mask, float("-inf"))
 
 
 def _repeat_kv_heads(query: Tensor, kv: Tensor) -> Tensor:
@@ -112,6 +129,8 @@ def multi_head_attention_forward(query: Tensor, key: Tensor, value: Tensor, embe
         query, key, value = query.unsqueeze(1), key.unsqueeze(1), value.unsqueeze(1)
         if key_padding_mask is not None:
             key_padding_mask = key_padding_mask.unsqueeze(0)
+    key_padding_mask = _canonical_mask(key_padding_mask, "key_padding_mask", attn_mask, "attn_mask", query.dtype)
+    attn_mask = _canonical_mask(attn_mask, "attn_mask", None, "", query.dtype)
     L, N, E = query.shape
     S = key.shape[0]
     if E != embed_dim_to_check:
