@@ -100,7 +100,10 @@ except ValueError as e:
     print("load_err2", type(e).__name__, str(e))
 for bad in (lambda: optim.Adam(m.parameters(), lr=-1.0), lambda: optim.SGD(m.parameters(), lr=0.1, nesterov=True),
             lambda: optim.Adam(m.parameters(), betas=(1.5, 0.9)), lambda: optim.SGD([], lr=0.1),
-            lambda: optim.SGD(m.weight, lr=0.1)):
+            lambda: optim.SGD(m.weight, lr=0.1),
+            lambda: optim.Adam(m.parameters(), lr=torch.tensor(0.01), foreach=True),
+            lambda: optim.SGD(m.parameters(), lr=torch.tensor([0.1, 0.2])),
+            lambda: optim.SGD(m.parameters(), lr=0.1).add_param_group([m.weight])):
     try:
         bad()
     except (ValueError, TypeError) as e:
