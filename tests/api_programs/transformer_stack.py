@@ -149,6 +149,9 @@ for bad in (
     lambda: mha_p(x3, x3, x3, attn_mask=torch.zeros(3, 3)),
     lambda: mha_p(x3, x3, x3, attn_mask=torch.zeros(5, 4, 4)),
     lambda: mha_p(x3, x3, x3, key_padding_mask=torch.zeros(2, 3, dtype=torch.bool)),
+    lambda: mha_p(x3[None], x3[None], x3[None]),
+    lambda: mha_p(x3, x3[:3], x3),
+    lambda: mha_p(x3[:, 0], x3, x3),
     lambda: nn.MultiheadAttention(7, 2),
     lambda: nn.TransformerEncoderLayer(d, h, activation="tanh"),
 ):

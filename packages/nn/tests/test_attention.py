@@ -268,3 +268,25 @@ def test_mismatched_mask_types_warn_and_int_masks_are_refused():
         mha(x, x, x, key_padding_mask=torch.zeros(2, 4, dtype=torch.int64))
     with pytest.warns(UserWarning, match="^Support for mismatched src_key_padding_mask and mask is deprecated"):
         _encoder()(x.transpose(0, 1), mask=torch.zeros(4, 4, dtype=torch.bool), src_key_padding_mask=torch.zeros(2, 4))
+
+
+def test_multihead_attention_rank_checks_in_pytorchs_words():
+    mha = nn.MultiheadAttention(8, 2)
+    x3, x2 = torch.zeros(3, 2, 8), torch.zeros(3, 8)
+    size = r".*Size\(\[{}\]\)"
+    cases = [((x2, x3, x3), {}, r"For unbatched \(2-D\) `query`, expected `key` and `value` to be 2-D but found 3-D "
+                                r"and 3-D tensors respectively"),
+             ((x3, x2, x2), {}, r"For batched \(3-D\) `query`, expected `key` and `value` to be 3-D but found 2-D "
+                                r"and 2-D tensors respectively"),
+             ((torch.zeros(1, 3, 2, 8),) * 3, {}, r"query should be unbatched 2D or batched 3D tensor but received "
+                                                  r"4-D query tensor"),
+             ((x3, torch.zeros(4, 2, 8), torch.zeros(5, 2, 8)), {},
+              "key shape " + size.format("4, 2, 8") + " does not match value shape " + size.format("5, 2, 8")),
+             ((x3, x3, x3), {"key_padding_mask": torch.zeros(2, 1, 3, dtype=torch.bool)},
+              r"For batched \(3-D\) `query`, expected `key_padding_mask` to be `None` or 2-D but found 3-D tensor "
+              r"instead"),
+             ((x2, x2, x2), {"attn_mask": torch.zeros(1, 3, 3)},
+              r"Expected `attn_mask` shape to be \(2, 3, 3\) but got " + size.format("1, 3, 3"))]
+    for args, kw, msg in cases:
+        with pytest.raises(AssertionError, match=f"^{msg}$"):
+            mha(*args, **kw)
