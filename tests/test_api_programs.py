@@ -1,23 +1,25 @@
-"""PyTorch programs of the kinds researchers write (tests/api_programs/: a CNN with checkpoints and param groups, LR
-schedules, autocast, a VAE with distributions, a GAN, seq2seq with packed sequences, a Transformer, a GNN, custom
-autograd Functions, torch.func, hooks and parametrizations, linalg/fft/complex, tensor basics, data pipelines, a
-layer zoo, training utilities, indexing, module mechanics, modern idioms; research code: DDPM, a PINN, flows/GP,
-ViT, SimCLR/MAML, MoE/FNO, ODE, uncertainty, LLaMA+LoRA, QAT, NeRF, SSM; and PyTorch's tutorials: the quickstart,
-DCGAN, char-RNN, the Transformer language model, EmbeddingBag text classification, DQN/REINFORCE/PPO, transfer
-learning with distillation and torch.compile, spatial transformers with style transfer, torch.utils.data's samplers
-and collates, and the beginners' common errors; HuggingFace-style NLP code: a BERT encoder with MLM and strict=False
-checkpoints, GPT-2 generation (KV cache, sampling, beam search), T5 relative buckets with collation and a warmup
-schedule, PreTrainedModel utilities, a Trainer-style loop (meta init, ALiBi, GQA), data collators, and NLP reprs and
-errors; computer-vision code: tensor augmentation with detection utilities, a UNet segmenter, ResNet training
-infrastructure, vision layers, a DETR/FPN training loop, super-resolution with SSIM and an R1 penalty, Grad-CAM with
-adversarial attacks; torch as a scientific array library: statistics, integer and dtype semantics, printing edge
-cases, special functions and distributions, linear algebra workflows, signal processing; training infrastructure:
-checkpointing with accumulation and resumed optimizers and schedulers, metric-learning and probabilistic losses, a
-TCN/LSTM forecaster, Transformer stacks with the eval fast path, torch.func ensembles and gradient penalties, module
-surgery with hooks, multi-task tricks (SAM, PCGrad), hand-written attention variants), each printing what it
-computes. Each runs unmodified through `python -m ember.torch`, and its output must be PyTorch 2.13's, stored in
-tests/api_programs/expected/ (printed numbers compared to 2e-4, the programs round to four decimals; the rest
-exactly). The torch session checks the stored outputs against PyTorch itself."""
+"""PyTorch programs of the kinds researchers write (tests/api_programs/: a CNN with checkpoints and param groups,
+LR schedules, autocast, a VAE with distributions, a GAN, seq2seq with packed sequences, a Transformer, a GNN,
+custom autograd Functions, torch.func, hooks and parametrizations, linalg/fft/complex, tensor basics, data
+pipelines, a layer zoo, training utilities, indexing, module mechanics, modern idioms; research code: DDPM,
+a PINN, flows/GP, ViT, SimCLR/MAML, MoE/FNO, ODE, uncertainty, LLaMA+LoRA, QAT, NeRF, SSM; and PyTorch's tutorials:
+the quickstart, DCGAN, char-RNN, the Transformer language model, EmbeddingBag text classification, DQN/REINFORCE/PPO,
+transfer learning with distillation and torch.compile, spatial transformers with style transfer, torch.utils.data's
+samplers and collates, and the beginners' common errors; HuggingFace-style NLP code: a BERT encoder with MLM and
+strict=False checkpoints, GPT-2 generation (KV cache, sampling, beam search), T5 relative buckets with collation and
+a warmup schedule, PreTrainedModel utilities, a Trainer-style loop (meta init, ALiBi, GQA), data collators, and
+NLP reprs and errors; computer-vision code: tensor augmentation with detection utilities, a UNet segmenter, ResNet
+training infrastructure, vision layers, a DETR/FPN training loop, super-resolution with SSIM and an R1 penalty,
+Grad-CAM with adversarial attacks; torch as a scientific array library: statistics, integer and dtype semantics,
+printing edge cases, special functions and distributions, linear algebra workflows, signal processing), each
+printing what it computes. Each runs unmodified
+through `python -m ember.torch`, and its output must be PyTorch 2.13's, stored in tests/api_programs/expected/
+(printed numbers compared to 2e-4, the programs round to four decimals; the rest exactly). The torch session checks
+the stored outputs against PyTorch itself.
+
+Training infrastructure too: checkpointing with accumulation, resumed optimizers and schedulers, metric-learning and
+probabilistic losses, a TCN/LSTM forecaster, Transformer stacks with the eval fast path, torch.func ensembles with
+gradient penalties, module surgery with hooks, multi-task tricks (SAM, PCGrad), hand-written attention variants."""
 
 from __future__ import annotations
 
