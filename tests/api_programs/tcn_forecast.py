@@ -128,10 +128,12 @@ for bad in (
     lambda: pack_padded_sequence(x, torch.tensor([5, 8, 3]), batch_first=True, enforce_sorted=False),
     lambda: fc.lstm(T(4, 8, 3)),
     lambda: fc.lstm(x, (T(2, 4, 5), c0)),
+    lambda: fc.lstm(x[0], (h0, c0)),
+    lambda: fc.lstm(x.double()),
 ):
     try:
         bad()
-    except RuntimeError as e:
+    except (RuntimeError, ValueError) as e:
         print("pack_err", type(e).__name__, str(e))
 
 # truncated BPTT: carry the state across windows, detached

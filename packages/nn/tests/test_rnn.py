@@ -213,3 +213,19 @@ def test_packed_sequence_moves_and_casts_like_a_tensor():
     assert p.to(torch.float32) is p and p.cpu() is p and p.to(dtype=torch.float16).data.dtype == torch.float16
     assert p.long().data.dtype == torch.int64 and p.byte().data.dtype == torch.uint8
     assert p.is_cuda is False and p.is_pinned() is False and p.count(None) == 0
+
+
+def test_input_dtype_and_state_rank_errors_as_pytorch():
+    lstm = nn.LSTM(2, 3)
+    dtype_msg = (r"^RNN input dtype \(.*float64\) does not match weight dtype \(.*float32\)\. Convert input: "
+                 r"input\.to\(.*float32\), or convert model: model\.to\(.*float64\)$")
+    with pytest.raises(ValueError, match=dtype_msg):
+        lstm(torch.ones(4, 1, 2, dtype=torch.float64))
+    with pytest.raises(RuntimeError, match=r"^For unbatched 2-D input, hx and cx should also be 2-D but got "
+                                           r"\(3-D, 3-D\) tensors$"):
+        lstm(torch.ones(4, 2), (torch.zeros(1, 1, 3), torch.zeros(1, 1, 3)))
+    with pytest.raises(RuntimeError, match=r"^For batched 3-D input, hx should also be 3-D but got 2-D tensor$"):
+        nn.GRU(2, 3)(torch.ones(4, 1, 2), torch.zeros(1, 3))
+    with torch.autocast("cpu", dtype=torch.bfloat16):  # autocast casts inside; no dtype refusal
+        out, _ = lstm(torch.ones(4, 1, 2, dtype=torch.bfloat16))
+    assert out.shape == (4, 1, 3)

@@ -215,10 +215,17 @@ class RNNBase(Module):
             # PyTorch's wording: RNN's says "4D tensor", LSTM's and GRU's "4D"
             name, tensor = ("RNN", " tensor") if self.mode.startswith("RNN") else (self.mode, "")
             raise ValueError(f"{name}: Expected input to be 2D or 3D, got {input.dim()}D{tensor} instead")
+        self._check_dtype(input)
         if input.shape[-1] != self.input_size:
             raise RuntimeError(f"input.size(-1) must be equal to input_size. Expected {self.input_size}, "
                                f"got {input.shape[-1]}")
         return input.dim() == 3
+
+    def _check_dtype(self, input: Tensor) -> None:
+        weight = self.weight_ih_l0
+        if input.dtype != weight.dtype and not (ea.is_autocast_enabled("cpu") or ea.is_autocast_enabled("cuda")):
+            raise ValueError(f"RNN input dtype ({input.dtype}) does not match weight dtype ({weight.dtype}). Convert "
+                             f"input: input.to({weight.dtype}), or convert model: model.to({input.dtype})")
 
     def _check_hidden(self, hx: Tensor, batch: int, what: str = "hidden") -> None:
         """`what`: "hidden", or LSTM's "hidden[0]" (h, projected) and "hidden[1]" (c), PyTorch's names."""
@@ -328,6 +335,12 @@ class RNNBase(Module):
         states = hx if isinstance(hx, tuple | list) else (hx,)
         if self.mode == "LSTM" and len(states) != 2:
             raise RuntimeError("LSTM: hx must be a tuple (h_0, c_0)")
+        rank, kind = (2, "unbatched 2-D") if unsqueeze else (3, "batched 3-D")
+        if any(st.dim() != rank for st in states):
+            if self.mode == "LSTM":
+                raise RuntimeError(f"For {kind} input, hx and cx should also be {rank}-D but got "
+                                   f"({states[0].dim()}-D, {states[1].dim()}-D) tensors")
+            raise RuntimeError(f"For {kind} input, hx should also be {rank}-D but got {states[0].dim()}-D tensor")
         if unsqueeze:
             states = tuple(s.unsqueeze(1) for s in states)
         for s, what in zip(states, ("hidden[0]", "hidden[1]") if self.mode == "LSTM" else ("hidden",)):
@@ -336,6 +349,7 @@ class RNNBase(Module):
 
     def _forward_packed(self, packed: PackedSequence, hx):
         padded, lengths = _unpack_sorted(packed)
+        self._check_dtype(padded)
         if padded.shape[-1] != self.input_size:
             raise RuntimeError(f"input.size(-1) must be equal to input_size. Expected {self.input_size}, "
                                f"got {padded.shape[-1]}")
