@@ -55,6 +55,8 @@ run(
     ),
     (a, p, n),
 )
+twd_default = nn.TripletMarginWithDistanceLoss(margin=0.4)
+print("twd_repr", twd_default, twd_default.distance_function)
 pd = nn.PairwiseDistance(p=2, eps=1e-6, keepdim=True)
 print("pairwise", pd, pd(a, p).shape, r(pd(a, p), 4))
 print("cdist", r(torch.cdist(a[:3], n[:2], p=2), 6), r(torch.cdist(a[:3], n[:2], p=1), 4))

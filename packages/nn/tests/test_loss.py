@@ -274,3 +274,18 @@ def test_kl_div_refuses_integral_inputs():
     for a, b in ((x.long(), x), (x, x.long()), (x, x.bool())):
         with pytest.raises(RuntimeError, match=r"^kl_div: Integral inputs not supported\.$"):
             F.kl_div(a, b, reduction="batchmean")
+
+
+def test_legacy_reduction_args_warn_as_pytorch():
+    x = torch.ones(3)
+    with pytest.warns(UserWarning, match=r"^size_average and reduce args will be deprecated, please use "
+                                         r"reduction='sum' instead\.$"):
+        assert nn.MSELoss(size_average=False).reduction == "sum"
+    with pytest.warns(UserWarning, match=r"please use reduction='none' instead\.$"):
+        assert F.l1_loss(x, x * 0, reduce=False).shape == (3,)
+
+
+def test_triplet_with_distance_defaults_to_a_pairwise_distance_module():
+    loss = nn.TripletMarginWithDistanceLoss(margin=0.5)
+    assert isinstance(loss.distance_function, nn.PairwiseDistance)
+    assert repr(loss) == "TripletMarginWithDistanceLoss(\n  (distance_function): PairwiseDistance()\n)"

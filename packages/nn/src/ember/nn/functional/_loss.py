@@ -25,9 +25,10 @@ def _legacy_reduction(size_average, reduce, reduction: str) -> str:
         return reduction
     size_average = True if size_average is None else size_average
     reduce = True if reduce is None else reduce
-    if not reduce:
-        return "none"
-    return "mean" if size_average else "sum"
+    ret = "mean" if reduce and size_average else "sum" if reduce else "none"
+    warnings.warn(f"size_average and reduce args will be deprecated, please use reduction='{ret}' instead.",
+                  stacklevel=3)
+    return ret
 
 
 def _reduce(loss: Tensor, reduction: str) -> Tensor:
