@@ -56,6 +56,10 @@ loop = torch.stack([m(x) for m in models])
 print("ensemble", same_x.shape, torch.allclose(same_x, loop, atol=1e-6), r(same_x[2, 1]))
 xs = T(4, 6, 3)
 diff_x = vmap(fmodel)(params, buffers, xs)
+try:
+    functional_call(models[0], (dict(models[0].named_parameters()), dict(models[1].named_parameters())), (x,))
+except ValueError as e:
+    print("dup_keys", str(e))
 print("ensemble_own_x", diff_x.shape, torch.allclose(diff_x[3], models[3](xs[3]), atol=1e-6))
 # the stacked parameters train like any leaf
 y = T(6, 2)
