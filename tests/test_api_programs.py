@@ -18,7 +18,11 @@ Sinkhorn transport, retrieval metrics and binning, Kalman filtering with mixture
 algorithms, PDEs and cellular automata), each printing what it computes. Each runs unmodified
 through `python -m ember.torch`, and its output must be PyTorch 2.13's, stored in tests/api_programs/expected/
 (printed numbers compared to 2e-4, the programs round to four decimals; the rest exactly). The torch session checks
-the stored outputs against PyTorch itself."""
+the stored outputs against PyTorch itself.
+
+Training infrastructure too: checkpointing with accumulation, resumed optimizers and schedulers, metric-learning and
+probabilistic losses, a TCN/LSTM forecaster, Transformer stacks with the eval fast path, torch.func ensembles with
+gradient penalties, module surgery with hooks, multi-task tricks (SAM, PCGrad), hand-written attention variants."""
 
 from __future__ import annotations
 

@@ -654,3 +654,16 @@ def test_qr_of_a_wide_matrix_is_differentiable(shape):
         return q, r
 
     assert gradcheck(f, (a,))
+
+
+@pytest.mark.parametrize("name, args", [("relu", ()), ("leaky_relu", (0.2,)), ("hardtanh", (-1.0, 1.0)),
+                                        ("hardshrink", (0.5,)), ("softshrink", (0.5,)), ("hardsigmoid", ()),
+                                        ("threshold", (0.1, 20.0))])
+def test_piecewise_linear_grad_stays_connected_to_the_input(name, args):
+    # PyTorch's `self: zeros_like(grad)` for their backward ops: a gradient penalty differentiates back to the
+    # input (zero), it does not report the input unused
+    x = E.tensor([-1.5, -0.2, 0.3, 2.0], dtype=F64, requires_grad=True)
+    (g,) = E.autograd.grad(op(name)(x, *args).sum(), x, create_graph=True)
+    assert g.requires_grad
+    (gg,) = E.autograd.grad(g.pow(2).sum(), x)
+    np.testing.assert_array_equal(gg.numpy(), np.zeros(4))

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 
@@ -38,3 +40,26 @@ def test_attaching_a_name_twice_raises_unless_replaced(monkeypatch):
 
 def test_ops_are_attached_as_plain_functions():
     assert Tensor.__dict__["exp"] is E.exp.method and not hasattr(type(E.exp), "__get__")
+
+
+def test_operators_leave_non_tensor_operands_to_python():
+    # PyTorch's operators turn an argument TypeError into NotImplemented: == falls back to identity,
+    # containment and list.count work with None, and arithmetic names the operand types
+    x = E.ones(2)
+    assert (x == None) is False and (x != None) is True  # noqa: E711
+    assert (x == "a") is False and (x == [1.0, 1.0]) is False
+    assert None not in [x] and x in [None, x] and [x, None].count(None) == 1
+    assert x.__eq__(None) is NotImplemented and x.__add__(None) is NotImplemented
+    for expr, msg in ((lambda: x + None, "+: 'Tensor' and 'NoneType'"),
+                      (lambda: None - x, "-: 'NoneType' and 'Tensor'"),
+                      (lambda: x < None, "'<' not supported between instances of 'Tensor' and 'NoneType'"),
+                      (lambda: x @ None, "@: 'Tensor' and 'NoneType'"), (lambda: x.int() << None, "<<"),
+                      (lambda: x.bool() & None, "&: 'Tensor' and 'NoneType'")):
+        with pytest.raises(TypeError, match=re.escape(msg)):
+            expr()
+    y = E.ones(2)
+    with pytest.raises(TypeError, match=re.escape("+=: 'Tensor' and 'NoneType'")):
+        y += None
+    # ember's own dtype errors (RuntimeErrors in PyTorch) still propagate from the operators
+    with pytest.raises(RuntimeError):
+        E.ones(2, dtype=E.complex64) < E.ones(2, dtype=E.complex64)

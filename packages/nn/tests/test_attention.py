@@ -215,3 +215,78 @@ def test_sdpa_enable_gqa_repeats_each_kv_head_for_its_query_group():
     with pytest.raises(RuntimeError, match="Number of heads in key and value must divide the number of heads"):
         F.scaled_dot_product_attention(torch.tensor(q), torch.tensor(k[:, :1].repeat(3, 1)),
                                        torch.tensor(v[:, :1].repeat(3, 1)), enable_gqa=True)
+
+
+def _encoder(**kw):
+    rng = np.random.default_rng(0)
+    layer = nn.TransformerEncoderLayer(8, 2, 16, dropout=0.0, batch_first=True, **kw)
+    with torch.no_grad():
+        for p in layer.parameters():
+            p.copy_(torch.tensor(rng.standard_normal(tuple(p.shape)) * 0.3, dtype=torch.float32))
+    return nn.TransformerEncoder(layer, 2)
+
+
+def test_encoder_fast_path_zeroes_padded_positions_in_inference():
+    # PyTorch's eval/no-grad path runs on a nested tensor and pads its output with zeros; the rest is unchanged
+    enc = _encoder()
+    assert enc.use_nested_tensor and enc.layers[0].activation_relu_or_gelu == 1
+    x = torch.tensor(np.random.default_rng(1).standard_normal((3, 5, 8)), dtype=torch.float32)
+    pad = torch.tensor([[False] * 5, [False] * 3 + [True] * 2, [False] * 4 + [True]])
+    slow = enc(x, src_key_padding_mask=pad)  # training mode: no fast path
+    enc.eval()
+    with torch.no_grad():
+        fast = enc(x, src_key_padding_mask=pad)
+        left = enc(x, src_key_padding_mask=pad.flip(1))  # not left-aligned: PyTorch's mask check refuses the path
+        with_mask = enc(x, mask=torch.zeros(5, 5), src_key_padding_mask=torch.zeros(3, 5).masked_fill(pad, -1e9))
+        torch.backends.mha.set_fastpath_enabled(False)
+        try:
+            off = enc(x, src_key_padding_mask=pad)
+        finally:
+            torch.backends.mha.set_fastpath_enabled(True)
+    keep = (~pad).numpy()[..., None]
+    np.testing.assert_allclose(fast.numpy(), slow.detach().numpy() * keep, atol=1e-6)
+    assert np.abs(left.numpy()[1, :2]).sum() > 1 and np.abs(with_mask.numpy()[1, 3:]).sum() > 1
+    np.testing.assert_allclose(off.numpy(), slow.detach().numpy(), atol=1e-6)
+    np.testing.assert_allclose(enc(x, src_key_padding_mask=pad).detach().numpy(), slow.detach().numpy(), atol=1e-6)
+
+
+@pytest.mark.parametrize("kw, why", [({"norm_first": True}, "encoder_layer.norm_first was True"),
+                                     ({"activation": F.silu}, "encoder_layer.activation_relu_or_gelu was not True")])
+def test_encoder_says_why_it_has_no_fast_path(kw, why):
+    with pytest.warns(UserWarning, match=f"^enable_nested_tensor is True, but self.use_nested_tensor is False "
+                                         f"because {why}$"):
+        enc = _encoder(**kw)
+    assert not enc.use_nested_tensor
+
+
+def test_mismatched_mask_types_warn_and_int_masks_are_refused():
+    mha = nn.MultiheadAttention(8, 2)
+    x = torch.zeros(4, 2, 8)
+    with pytest.warns(UserWarning, match="^Support for mismatched key_padding_mask and attn_mask is deprecated"):
+        mha(x, x, x, key_padding_mask=torch.zeros(2, 4), attn_mask=torch.zeros(4, 4, dtype=torch.bool))
+    with pytest.raises(AssertionError, match="^only bool and floating types of key_padding_mask are supported$"):
+        mha(x, x, x, key_padding_mask=torch.zeros(2, 4, dtype=torch.int64))
+    with pytest.warns(UserWarning, match="^Support for mismatched src_key_padding_mask and mask is deprecated"):
+        _encoder()(x.transpose(0, 1), mask=torch.zeros(4, 4, dtype=torch.bool), src_key_padding_mask=torch.zeros(2, 4))
+
+
+def test_multihead_attention_rank_checks_in_pytorchs_words():
+    mha = nn.MultiheadAttention(8, 2)
+    x3, x2 = torch.zeros(3, 2, 8), torch.zeros(3, 8)
+    size = r".*Size\(\[{}\]\)"
+    cases = [((x2, x3, x3), {}, r"For unbatched \(2-D\) `query`, expected `key` and `value` to be 2-D but found 3-D "
+                                r"and 3-D tensors respectively"),
+             ((x3, x2, x2), {}, r"For batched \(3-D\) `query`, expected `key` and `value` to be 3-D but found 2-D "
+                                r"and 2-D tensors respectively"),
+             ((torch.zeros(1, 3, 2, 8),) * 3, {}, r"query should be unbatched 2D or batched 3D tensor but received "
+                                                  r"4-D query tensor"),
+             ((x3, torch.zeros(4, 2, 8), torch.zeros(5, 2, 8)), {},
+              "key shape " + size.format("4, 2, 8") + " does not match value shape " + size.format("5, 2, 8")),
+             ((x3, x3, x3), {"key_padding_mask": torch.zeros(2, 1, 3, dtype=torch.bool)},
+              r"For batched \(3-D\) `query`, expected `key_padding_mask` to be `None` or 2-D but found 3-D tensor "
+              r"instead"),
+             ((x2, x2, x2), {"attn_mask": torch.zeros(1, 3, 3)},
+              r"Expected `attn_mask` shape to be \(2, 3, 3\) but got " + size.format("1, 3, 3"))]
+    for args, kw, msg in cases:
+        with pytest.raises(AssertionError, match=f"^{msg}$"):
+            mha(*args, **kw)

@@ -239,3 +239,53 @@ def test_bce_refuses_integer_labels_with_pytorchs_messages():
         nn.BCEWithLogitsLoss()(x, labels)
     assert F.binary_cross_entropy_with_logits(x, labels.float()).item() == pytest.approx(
         float(np.mean(np.log1p(np.exp(-np.array([0.5, -0.2]))))), rel=1e-6)
+
+
+def test_margin_losses_refuse_targets_as_pytorch():
+    x = torch.zeros(3, 5)
+    with pytest.raises(RuntimeError, match="^expected scalar type Long but found Float$"):
+        F.multi_margin_loss(x, torch.tensor([0.0, 1.0, 2.0]))
+    with pytest.raises(RuntimeError, match="^expected scalar type Long but found Int$"):
+        F.multilabel_margin_loss(x, torch.zeros(3, 5, dtype=torch.int32))
+    with pytest.raises(RuntimeError, match="^argument #2 'target' is out of range$"):
+        F.multilabel_margin_loss(x, torch.full((3, 5), 7))
+    with pytest.raises(RuntimeError, match=r"^margin_ranking_loss : All input tensors should have same dimension but "
+                                           r"got sizes: input1: .*Size\(\[3\]\), input2: .*Size\(\[3, 1\]\), "
+                                           r"target: .*Size\(\[3\]\) $"):
+        F.margin_ranking_loss(torch.ones(3), torch.ones(3, 1), torch.ones(3))
+    # equal dims broadcast (PyTorch too)
+    assert F.margin_ranking_loss(torch.ones(3), torch.zeros(1), torch.ones(3), margin=2.0).item() == 1.0
+
+
+@pytest.mark.parametrize("fn, kernel", [(F.mse_loss, "mse_cpu"), (F.huber_loss, "huber_cpu"),
+                                        (F.smooth_l1_loss, "smooth_l1_cpu")])
+def test_pointwise_losses_refuse_integer_inputs_as_pytorch(fn, kernel):
+    x = torch.ones(3)
+    with pytest.raises(NotImplementedError, match=f"^\"{kernel}\" not implemented for 'Long'$"):
+        fn(x.int(), x.long())
+    with pytest.raises(NotImplementedError, match=f"^\"{kernel}\" not implemented for 'Bool'$"):
+        fn(x.bool(), x.bool(), reduction="none")
+    out = fn(x.long(), torch.zeros(3, dtype=torch.float64))  # a floating promotion computes
+    assert out.dtype == torch.float64 and out.item() == pytest.approx({"mse_cpu": 1.0}.get(kernel, 0.5))
+
+
+def test_kl_div_refuses_integral_inputs():
+    x = torch.ones(3, 5)
+    for a, b in ((x.long(), x), (x, x.long()), (x, x.bool())):
+        with pytest.raises(RuntimeError, match=r"^kl_div: Integral inputs not supported\.$"):
+            F.kl_div(a, b, reduction="batchmean")
+
+
+def test_legacy_reduction_args_warn_as_pytorch():
+    x = torch.ones(3)
+    with pytest.warns(UserWarning, match=r"^size_average and reduce args will be deprecated, please use "
+                                         r"reduction='sum' instead\.$"):
+        assert nn.MSELoss(size_average=False).reduction == "sum"
+    with pytest.warns(UserWarning, match=r"please use reduction='none' instead\.$"):
+        assert F.l1_loss(x, x * 0, reduce=False).shape == (3,)
+
+
+def test_triplet_with_distance_defaults_to_a_pairwise_distance_module():
+    loss = nn.TripletMarginWithDistanceLoss(margin=0.5)
+    assert isinstance(loss.distance_function, nn.PairwiseDistance)
+    assert repr(loss) == "TripletMarginWithDistanceLoss(\n  (distance_function): PairwiseDistance()\n)"

@@ -235,3 +235,27 @@ def test_scheduler_flags_for_subclasses_ported_from_pytorch():
     assert seen == [(True, True), (False, True)] and s.get_last_lr() == [0.4]
     assert not s._get_lr_called_within_step and not s._is_initial
     assert {"_get_lr_called_within_step", "_is_initial"} <= set(s.state_dict())  # PyTorch 2.13's keys
+
+
+def test_chained_scheduler_resumes_from_its_state_dict():
+    def make():
+        opt = optim.SGD([nn.Parameter(torch.zeros(1))], lr=0.1)
+        return opt, S.ChainedScheduler([S.ExponentialLR(opt, 0.9), S.MultiStepLR(opt, [2, 6], 0.5)])
+
+    opt, sched = make()
+    for _ in range(4):
+        opt.step()
+        sched.step()
+    sd = sched.state_dict()
+    assert all(isinstance(s, dict) and "optimizer" not in s for s in sd["_schedulers"])
+    opt2, sched2 = make()
+    opt2.load_state_dict(opt.state_dict())
+    sched2.load_state_dict(sd)
+    assert all(s.optimizer is opt2 for s in sched2._schedulers)
+    lrs = []
+    for _ in range(3):
+        opt2.step()
+        sched2.step()
+        lrs.append(opt2.param_groups[0]["lr"])
+    # 0.1 * 0.9^k, halved at epochs 2 and 6 (PyTorch's values)
+    assert lrs == pytest.approx([0.1 * 0.9**5 * 0.5, 0.1 * 0.9**6 * 0.25, 0.1 * 0.9**7 * 0.25])

@@ -68,3 +68,13 @@ def test_buffers_strict_keys_tied_weights_and_errors():
     assert out.tolist() != [[4.0, 4.0]]
     with pytest.raises(RuntimeError, match="Expected at least one model"):
         stack_module_state([])
+
+
+def test_functional_call_names_every_repeated_key():
+    m = Linear(3, 2)
+    params = dict(m.named_parameters())
+    with pytest.raises(ValueError, match=r"^\['weight', 'bias'\] appeared in multiple dictionaries; behavior of "
+                                         r"functional call is ambiguous$"):
+        functional_call(m, (params, dict(params)), (E.ones(1, 3),))
+    with pytest.raises(ValueError, match="^Expected all elements of parameter_and_buffer_dicts to be dictionaries$"):
+        functional_call(m, (params, [1]), (E.ones(1, 3),))

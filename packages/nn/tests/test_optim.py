@@ -412,3 +412,17 @@ def test_sgd_float32_is_bitwise_pytorchs():
         opt.step()
         ref.step()
     np.testing.assert_array_equal(p.detach().numpy(), q.detach().numpy())
+
+
+def test_tensor_lr_and_param_group_checks_as_pytorch():
+    p = [nn.Parameter(torch.zeros(2))]
+    with pytest.raises(ValueError, match="^lr as a Tensor is not supported for capturable=False and foreach=True$"):
+        optim.Adam(p, lr=torch.tensor(0.01), foreach=True)
+    with pytest.raises(ValueError, match="^lr as a Tensor is not supported for capturable=False and foreach=True$"):
+        optim.AdamW(p, lr=torch.tensor(0.01), foreach=True)
+    assert optim.Adam(p, lr=torch.tensor(0.01), foreach=True, capturable=True).param_groups[0]["capturable"]
+    for cls in (optim.Adam, optim.AdamW, optim.NAdam, optim.SGD, optim.Adagrad, optim.Adadelta, optim.RMSprop):
+        with pytest.raises(ValueError, match="^Tensor lr must be 1-element$"):
+            cls(p, lr=torch.tensor([0.1, 0.2]))
+    with pytest.raises(TypeError, match=r"^param_group must be a dict, but got <class 'list'>$"):
+        optim.SGD(p, lr=0.1).add_param_group([nn.Parameter(torch.zeros(1))])

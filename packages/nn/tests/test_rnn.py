@@ -182,3 +182,50 @@ def test_cells_match_reference():
     assert gc(x[0]).shape == (4,)
     relu_cell = nn.RNNCell(5, 4, nonlinearity="relu")
     assert (relu_cell(x.float()).detach().numpy() >= 0).all()
+
+
+@pytest.mark.parametrize("cls", [nn.RNN, nn.LSTM, nn.GRU])
+def test_constructor_checks_and_single_layer_dropout_warning(cls):
+    with pytest.warns(UserWarning, match=r"non-zero dropout expects num_layers greater than 1, but got dropout=0\.2 "
+                                         r"and num_layers=1$"):
+        cls(2, 3, dropout=0.2)
+    with pytest.raises(TypeError, match="^bias should be of type bool, got: int$"):
+        cls(2, 3, bias=1)
+    with pytest.raises(TypeError, match="^batch_first should be of type bool, got: int$"):
+        cls(2, 3, batch_first=0)
+    with pytest.raises(TypeError, match="^input_size should be of type int, got: float$"):
+        cls(2.0, 3)
+    with pytest.raises(ValueError, match="^input_size must be greater than zero$"):
+        cls(0, 3)
+    with pytest.raises(ValueError, match="dropout should be a number in range"):
+        cls(2, 3, dropout="0.1")
+
+
+def test_packed_sequence_moves_and_casts_like_a_tensor():
+    from ember.nn.utils.rnn import PackedSequence, pack_padded_sequence
+
+    x = torch.arange(24.0).reshape(3, 4, 2)
+    p = pack_padded_sequence(x, torch.tensor([2, 4, 3]), batch_first=True, enforce_sorted=False)
+    d = p.double()
+    assert type(d) is PackedSequence and d.data.dtype == torch.float64 and d.batch_sizes.dtype == torch.int64
+    np.testing.assert_array_equal(d.data.numpy(), p.data.numpy())
+    assert d.sorted_indices.tolist() == [1, 2, 0] and d.unsorted_indices.tolist() == [2, 0, 1]
+    assert p.to(torch.float32) is p and p.cpu() is p and p.to(dtype=torch.float16).data.dtype == torch.float16
+    assert p.long().data.dtype == torch.int64 and p.byte().data.dtype == torch.uint8
+    assert p.is_cuda is False and p.is_pinned() is False and p.count(None) == 0
+
+
+def test_input_dtype_and_state_rank_errors_as_pytorch():
+    lstm = nn.LSTM(2, 3)
+    dtype_msg = (r"^RNN input dtype \(.*float64\) does not match weight dtype \(.*float32\)\. Convert input: "
+                 r"input\.to\(.*float32\), or convert model: model\.to\(.*float64\)$")
+    with pytest.raises(ValueError, match=dtype_msg):
+        lstm(torch.ones(4, 1, 2, dtype=torch.float64))
+    with pytest.raises(RuntimeError, match=r"^For unbatched 2-D input, hx and cx should also be 2-D but got "
+                                           r"\(3-D, 3-D\) tensors$"):
+        lstm(torch.ones(4, 2), (torch.zeros(1, 1, 3), torch.zeros(1, 1, 3)))
+    with pytest.raises(RuntimeError, match=r"^For batched 3-D input, hx should also be 3-D but got 2-D tensor$"):
+        nn.GRU(2, 3)(torch.ones(4, 1, 2), torch.zeros(1, 3))
+    with torch.autocast("cpu", dtype=torch.bfloat16):  # autocast casts inside; no dtype refusal
+        out, _ = lstm(torch.ones(4, 1, 2, dtype=torch.bfloat16))
+    assert out.shape == (4, 1, 3)

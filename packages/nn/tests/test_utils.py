@@ -52,8 +52,20 @@ def test_parameters_vector_round_trip():
     vector_to_parameters(torch.arange(vec.numel(), dtype=torch.float32), model.parameters())
     assert model[0].weight.detach().numpy().ravel().tolist() == [0, 1, 2, 3, 4, 5]
     assert model[1].bias.item() == vec.numel() - 1
-    with pytest.raises(RuntimeError, match="expected a 1-D vector of 11 elements"):
+    with pytest.raises(RuntimeError, match=r"shape '\[2, 3\]' is invalid for input of size 3"):
         vector_to_parameters(torch.zeros(3), model.parameters())
+
+
+def test_vector_to_parameters_shares_memory_like_pytorch():
+    model = nn.Linear(2, 2)
+    vec = torch.arange(6, dtype=torch.float32)
+    vector_to_parameters(vec.view(-1, 1), model.parameters())  # any leading-dim slicing that views to each shape
+    vec.mul_(2)
+    np.testing.assert_array_equal(model.weight.detach().numpy(), [[0, 2], [4, 6]])
+    np.testing.assert_array_equal(model.bias.detach().numpy(), [8, 10])
+    assert isinstance(model.weight, nn.Parameter) and model.weight.requires_grad
+    with pytest.raises(TypeError, match="expected torch.Tensor, but got: list"):
+        vector_to_parameters([1.0], model.parameters())
 
 
 def test_pad_sequence():

@@ -9,7 +9,7 @@ from __future__ import annotations
 import contextlib
 import warnings
 
-__all__ = ["cudnn", "cuda", "mps", "mkldnn", "mkl", "openmp"]
+__all__ = ["cudnn", "cuda", "mps", "mkldnn", "mkl", "openmp", "mha"]
 
 
 class _Cudnn:
@@ -100,6 +100,19 @@ class _Unavailable:
         return False
 
 
+class _Mha:
+    """`torch.backends.mha`: the switch of the Transformer encoder's inference fast path (its nested-tensor
+    output zeroes padded positions, which ember reproduces)."""
+
+    _enabled = True
+
+    def get_fastpath_enabled(self) -> bool:
+        return self._enabled
+
+    def set_fastpath_enabled(self, value: bool) -> None:
+        type(self)._enabled = bool(value)
+
+
 class _OpenMP:
     @staticmethod
     def is_available() -> bool:
@@ -112,3 +125,4 @@ mps = _Unavailable()
 mkldnn = _Unavailable()
 mkl = _Unavailable()
 openmp = _OpenMP()
+mha = _Mha()

@@ -30,8 +30,10 @@ from ember.autograd.grad_mode import enable_grad, is_grad_enabled, no_grad
 __all__ = ["checkpoint", "checkpoint_sequential", "noop_context_fn"]
 
 _REENTRANT_WARNING = (
-    "torch.utils.checkpoint: the use_reentrant parameter should be passed explicitly. use_reentrant=False is "
-    "recommended, but if you need to preserve the current default behavior, you can pass use_reentrant=True.")
+    "torch.utils.checkpoint: the use_reentrant parameter should be passed explicitly. Starting in PyTorch 2.9, "
+    "calling checkpoint without use_reentrant will raise an exception. use_reentrant=False is recommended, but if "
+    "you need to preserve the current default behavior, you can pass use_reentrant=True. Refer to docs for more "
+    "details on the differences between the two variants.")
 
 
 def noop_context_fn():

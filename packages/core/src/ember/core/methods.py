@@ -21,7 +21,7 @@ from ember.core.dispatch import Op
 from ember.core.overrides import _SKIP, _relevant, handle_torch_function, has_torch_function
 from ember.core.tensor import Tensor
 
-__all__ = ["method", "inplace", "attach", "numpy_aliases"]
+__all__ = ["method", "inplace", "attach", "numpy_aliases", "operator"]
 
 
 def numpy_aliases(fn: Callable) -> Callable:
@@ -87,3 +87,22 @@ def inplace(fn: Callable, name: str | None = None) -> Callable:
     method_.__doc__ = f"In-place version of `{base}`."
     attach(method_.__name__, method_)
     return method_
+
+
+def operator(fn: Callable) -> Callable:
+    """`fn(self, other)` as a binary operator dunder: NotImplemented where `other` is no Tensor and `fn` refuses
+    it with a plain TypeError, as PyTorch's operators do, so Python falls back (`t == None` is False, `None in
+    [t]` works, `t + None` raises "unsupported operand type(s)"); ember's errors that are also RuntimeErrors
+    (PyTorch raises those) propagate."""
+    def op(self, other):
+        if other is None:
+            return NotImplemented
+        try:
+            return fn(self, other)
+        except TypeError as e:
+            if isinstance(other, Tensor) or isinstance(e, RuntimeError):
+                raise
+            return NotImplemented
+    op.__name__ = op.__qualname__ = getattr(fn, "__name__", "op")
+    return op
+

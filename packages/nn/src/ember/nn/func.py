@@ -4,6 +4,7 @@ given as a dict, so a model becomes a function of its weights (for `ember.autogr
 
 from __future__ import annotations
 
+import collections
 import contextlib
 from collections.abc import Iterator, Mapping, Sequence
 
@@ -18,13 +19,13 @@ __all__ = ["functional_call", "stack_module_state", "replace_all_batch_norm_modu
 def _merge(dicts) -> dict[str, Tensor]:
     if isinstance(dicts, Mapping):
         return dict(dicts)
-    merged: dict[str, Tensor] = {}
-    for d in dicts:
-        for k, v in d.items():
-            if k in merged:
-                raise ValueError(f"{k} appeared in multiple dictionaries; behavior of functional call is ambiguous")
-            merged[k] = v
-    return merged
+    if not all(isinstance(d, dict) for d in dicts):
+        raise ValueError("Expected all elements of parameter_and_buffer_dicts to be dictionaries")
+    counts = collections.Counter(k for d in dicts for k in d)
+    repeated = [k for k, n in counts.items() if n > 1]
+    if repeated:
+        raise ValueError(f"{repeated} appeared in multiple dictionaries; behavior of functional call is ambiguous")
+    return {k: v for d in dicts for k, v in d.items()}
 
 
 @contextlib.contextmanager

@@ -7,7 +7,7 @@ from collections.abc import Callable, Iterable
 from ember import autograd as ea
 from ember.core import Tensor
 from ember.core.ops.optim_kernels import adadelta_step
-from ember.optim.optimizer import Optimizer, _refuse_sparse
+from ember.optim.optimizer import Optimizer, _check_tensor_lr, _refuse_sparse
 
 __all__ = ["Adadelta"]
 
@@ -19,6 +19,7 @@ class Adadelta(Optimizer):
     def __init__(self, params: Iterable[Tensor] | Iterable[dict], lr: float = 1.0, rho: float = 0.9, eps: float = 1e-6,
                  weight_decay: float = 0, foreach: bool | None = None, *, capturable: bool = False,
                  maximize: bool = False, differentiable: bool = False) -> None:
+        _check_tensor_lr(lr)
         if not 0.0 <= lr:
             raise ValueError(f"Invalid learning rate: {lr}")
         if not 0.0 <= rho <= 1.0:

@@ -8,7 +8,7 @@ from ember import autograd as ea
 from ember.core import Tensor
 from ember.core.ops.optim_kernels import adagrad_step
 from ember.core.sparse import SparseTensor
-from ember.optim.optimizer import Optimizer
+from ember.optim.optimizer import Optimizer, _check_tensor_lr
 from ember.optim.sparse_adam import _sparse_rows
 
 __all__ = ["Adagrad"]
@@ -38,6 +38,7 @@ class Adagrad(Optimizer):
                  weight_decay: float = 0, initial_accumulator_value: float = 0, eps: float = 1e-10,
                  foreach: bool | None = None, *, maximize: bool = False, differentiable: bool = False,
                  fused: bool | None = None) -> None:
+        _check_tensor_lr(lr)
         if not 0.0 <= lr:
             raise ValueError(f"Invalid learning rate: {lr}")
         if not 0.0 <= lr_decay:

@@ -7,12 +7,13 @@ from collections.abc import Callable, Iterable
 from ember import autograd as ea
 from ember.core import Tensor
 from ember.core.ops.optim_kernels import adam_kernel, adam_scalars, adam_step
-from ember.optim.optimizer import _NO_BUFFER, Optimizer, _flat, _FlatViews, _refuse_sparse
+from ember.optim.optimizer import _NO_BUFFER, Optimizer, _check_tensor_lr, _flat, _FlatViews, _refuse_sparse
 
 __all__ = ["Adam", "AdamW"]
 
 
 def _check_args(lr: float, betas: tuple[float, float], eps: float, weight_decay: float) -> None:
+    _check_tensor_lr(lr)
     if not 0.0 <= lr:
         raise ValueError(f"Invalid learning rate: {lr}")
     if not 0.0 <= eps:
@@ -38,6 +39,8 @@ class Adam(Optimizer):
                  amsgrad: bool = False, *, foreach: bool | None = None, maximize: bool = False,
                  capturable: bool = False, differentiable: bool = False, fused: bool | None = None,
                  decoupled_weight_decay: bool = False) -> None:
+        if isinstance(lr, Tensor) and foreach and not capturable:
+            raise ValueError("lr as a Tensor is not supported for capturable=False and foreach=True")
         _check_args(lr, betas, eps, weight_decay)
         defaults = {"lr": lr, "betas": tuple(betas), "eps": eps, "weight_decay": weight_decay, "amsgrad": amsgrad,
                     "maximize": maximize, "foreach": foreach, "capturable": capturable,

@@ -60,6 +60,12 @@ _global_optimizer_pre_hooks: dict[int, Callable] = OrderedDict()
 _global_optimizer_post_hooks: dict[int, Callable] = OrderedDict()
 
 
+def _check_tensor_lr(lr: Any) -> None:
+    """PyTorch's check of a Tensor learning rate, before the value checks compare it with 0."""
+    if isinstance(lr, Tensor) and lr.numel() != 1:
+        raise ValueError("Tensor lr must be 1-element")
+
+
 def register_optimizer_step_pre_hook(hook: Callable) -> _Handle:
     """`hook(optimizer, args, kwargs)` before the `step` of every optimizer; it may return new (args, kwargs)."""
     handle = _Handle(_global_optimizer_pre_hooks)
@@ -120,7 +126,7 @@ class Optimizer:
     def add_param_group(self, param_group: dict[str, Any]) -> None:
         """Add a group (`{"params": [...], "lr": ...}`); missing options take the defaults."""
         if not isinstance(param_group, dict):
-            raise TypeError(f"param_group must be a dict, but got {type(param_group).__name__}")
+            raise TypeError(f"param_group must be a dict, but got {type(param_group)}")
         params = param_group["params"]
         if isinstance(params, Tensor):
             param_group["params"] = [params]

@@ -7,7 +7,7 @@ from collections.abc import Callable, Iterable
 from ember import autograd as ea
 from ember.core import Tensor
 from ember.core.ops.optim_kernels import rmsprop_step
-from ember.optim.optimizer import Optimizer, _refuse_sparse
+from ember.optim.optimizer import Optimizer, _check_tensor_lr, _refuse_sparse
 
 __all__ = ["RMSprop"]
 
@@ -20,6 +20,7 @@ class RMSprop(Optimizer):
                  eps: float = 1e-8, weight_decay: float = 0, momentum: float = 0, centered: bool = False,
                  capturable: bool = False, foreach: bool | None = None, maximize: bool = False,
                  differentiable: bool = False) -> None:
+        _check_tensor_lr(lr)
         if not 0.0 <= lr:
             raise ValueError(f"Invalid learning rate: {lr}")
         if not 0.0 <= eps:

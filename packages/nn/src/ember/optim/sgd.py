@@ -7,7 +7,7 @@ from collections.abc import Callable, Iterable
 from ember.core import Tensor
 from ember.core.ops.optim_kernels import sgd_step, sgd_update
 from ember.core.sparse import SparseTensor, add_sparse_
-from ember.optim.optimizer import _NO_BUFFER, Optimizer, _flat
+from ember.optim.optimizer import _NO_BUFFER, Optimizer, _check_tensor_lr, _flat
 
 __all__ = ["SGD"]
 
@@ -23,6 +23,7 @@ class SGD(Optimizer):
                  dampening: float = 0, weight_decay: float = 0, nesterov: bool = False, *,
                  maximize: bool = False, foreach: bool | None = None, differentiable: bool = False,
                  fused: bool | None = None) -> None:
+        _check_tensor_lr(lr)
         if lr < 0.0:
             raise ValueError(f"Invalid learning rate: {lr}")
         if momentum < 0.0:

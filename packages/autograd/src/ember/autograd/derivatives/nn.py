@@ -40,6 +40,12 @@ def _bwd(name: str):
     return op(f"{name}_backward")
 
 
+def _zero_in_input(grad):
+    """The piecewise-linear activations' backward (a mask times grad_output) as a function of the input: zero,
+    though connected (PyTorch's `self: zeros_like(grad)`), so a gradient penalty's grad reaches the input."""
+    return zeros_with(tuple(grad.shape), grad)
+
+
 def _leaky_relu_from_result(grad, result, negative_slope):
     if negative_slope < 0:  # the result's sign no longer tells the input's
         raise RuntimeError("In-place leakyReLu backward calculation is triggered with a negative slope which is not "
@@ -424,10 +430,10 @@ ENTRIES = [
     d("gelu_backward(grad_output, input, approximate)", input=_gelu2,
       grad_output=lambda grad, input, approximate: _bwd("gelu")(grad, input, approximate)),
     d("hardshrink(input, lambd)", input=lambda grad, input, lambd: _bwd("hardshrink")(grad, input, lambd)),
-    d("hardshrink_backward(grad_output, input, lambd)", input=None,
+    d("hardshrink_backward(grad_output, input, lambd)", input=_zero_in_input,
       grad_output=lambda grad, input, lambd: _bwd("hardshrink")(grad, input, lambd)),
     d("hardsigmoid(input)", input=lambda grad, input: _bwd("hardsigmoid")(grad, input)),
-    d("hardsigmoid_backward(grad_output, input)", input=None,
+    d("hardsigmoid_backward(grad_output, input)", input=_zero_in_input,
       grad_output=lambda grad, input: _bwd("hardsigmoid")(grad, input)),
     d("hardswish(input)", input=lambda grad, input: _bwd("hardswish")(grad, input)),
     d("hardswish_backward(grad_output, input)", input=_hardswish2,
@@ -436,12 +442,12 @@ ENTRIES = [
               input=lambda grad, input, min_val, max_val: _bwd("hardtanh")(grad, input, min_val, max_val)),
             d("hardtanh(input, min_val, max_val)",  # the result is the input inside (min_val, max_val)
               input=lambda grad, result, min_val, max_val: _bwd("hardtanh")(grad, result, min_val, max_val))),
-    d("hardtanh_backward(grad_output, input, min_val, max_val)", input=None,
+    d("hardtanh_backward(grad_output, input, min_val, max_val)", input=_zero_in_input,
       grad_output=lambda grad, input, min_val, max_val: _bwd("hardtanh")(grad, input, min_val, max_val)),
     inplace(d("leaky_relu(input, negative_slope)",
               input=lambda grad, input, negative_slope: _bwd("leaky_relu")(grad, input, negative_slope)),
             d("leaky_relu(input, negative_slope)", name="LeakyReluBackward1", input=_leaky_relu_from_result)),
-    d("leaky_relu_backward(grad_output, input, negative_slope)", input=None,
+    d("leaky_relu_backward(grad_output, input, negative_slope)", input=_zero_in_input,
       grad_output=lambda grad, input, negative_slope: _bwd("leaky_relu")(grad, input, negative_slope)),
     d("log_sigmoid(input)", input=lambda grad, input: _bwd("log_sigmoid")(grad, input)),
     d("log_sigmoid_backward(grad_output, input)", input=_log_sigmoid2,
@@ -455,7 +461,7 @@ ENTRIES = [
     d("softplus_backward(grad_output, input, beta, threshold)", input=_softplus2,
       grad_output=lambda grad, input, beta, threshold: _bwd("softplus")(grad, input, beta, threshold)),
     d("softshrink(input, lambd)", input=lambda grad, input, lambd: _bwd("softshrink")(grad, input, lambd)),
-    d("softshrink_backward(grad_output, input, lambd)", input=None,
+    d("softshrink_backward(grad_output, input, lambd)", input=_zero_in_input,
       grad_output=lambda grad, input, lambd: _bwd("softshrink")(grad, input, lambd)),
     d("softsign(input)", input=lambda grad, input: _bwd("softsign")(grad, input)),
     d("softsign_backward(grad_output, input)", input=_softsign2,
@@ -465,6 +471,6 @@ ENTRIES = [
       grad_output=lambda grad, input: _bwd("tanhshrink")(grad, input)),
     d("threshold(input, threshold, value)",
       input=lambda grad, input, threshold: _bwd("threshold")(grad, input, threshold)),
-    d("threshold_backward(grad_output, input, threshold)", input=None,
+    d("threshold_backward(grad_output, input, threshold)", input=_zero_in_input,
       grad_output=lambda grad, input, threshold: _bwd("threshold")(grad, input, threshold)),
 ]

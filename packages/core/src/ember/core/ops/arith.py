@@ -7,7 +7,7 @@ import numpy as np
 
 from ember.core import dtypes
 from ember.core.dispatch import TENSOR_ITERATOR, check_overlap, node_name
-from ember.core.methods import attach, inplace, method
+from ember.core.methods import attach, inplace, method, operator
 from ember.core.opinfo import BOOL
 from ember.core.ops import elementwise as ew
 from ember.core.ops import shape as S
@@ -294,11 +294,11 @@ _OPERATORS = {
 _DIRECT = {"add": ew.add, "mul": ew.mul, "truediv": ew.div}
 for _name, _fn in _OPERATORS.items():
     _call = _DIRECT.get(_name)
-    attach(f"__{_name}__", _call if _call is not None else lambda self, other, _fn=_fn: _fn(self, other))
-    attach(f"__r{_name}__", rsub if _name == "sub" else _reflected(_call or _fn))  # `1 - x`: RsubBackward1
-    attach(f"__i{_name}__", _inplace_op(_fn))
+    attach(f"__{_name}__", operator(_call if _call is not None else lambda self, other, _fn=_fn: _fn(self, other)))
+    attach(f"__r{_name}__", operator(rsub if _name == "sub" else _reflected(_call or _fn)))  # `1 - x`: RsubBackward1
+    attach(f"__i{_name}__", operator(_inplace_op(_fn)))
 for _name, _fn in (("eq", ew.eq), ("ne", ew.ne), ("lt", ew.lt), ("le", ew.le), ("gt", ew.gt), ("ge", ew.ge)):
-    attach(f"__{_name}__", lambda self, other, _fn=_fn: _fn(self, other))
+    attach(f"__{_name}__", operator(lambda self, other, _fn=_fn: _fn(self, other)))
 attach("__neg__", lambda self: ew.neg(self))
 attach("__pos__", lambda self: self)
 attach("__abs__", lambda self: ew.abs(self))

@@ -728,9 +728,10 @@ def _imatmul(self: Tensor, other: Tensor) -> Tensor:
     return S.copy_(self, r)
 
 
-attach("__matmul__", _matmul)
-attach("__rmatmul__", lambda self, other: _matmul(other, self))
-attach("__imatmul__", _imatmul)
+# a non-tensor operand leaves `@` to Python (NotImplemented), as PyTorch's operators do
+attach("__matmul__", lambda self, other: _matmul(self, other) if isinstance(other, Tensor) else NotImplemented)
+attach("__rmatmul__", lambda self, other: _matmul(other, self) if isinstance(other, Tensor) else NotImplemented)
+attach("__imatmul__", lambda self, other: _imatmul(self, other) if isinstance(other, Tensor) else NotImplemented)
 
 
 def _vecdot(x: Tensor, y: Tensor, *, dim: int = -1) -> Tensor:

@@ -10,7 +10,7 @@ import math
 
 from ember.core import dtypes
 from ember.core.creation import full
-from ember.core.methods import attach, inplace, method
+from ember.core.methods import attach, inplace, method, operator
 from ember.core.ops import elementwise as ew
 from ember.core.ops import shape as S
 from ember.core.ops._util import broadcast_shapes, cast_error, named_as
@@ -342,12 +342,12 @@ def _broadcast(a: Tensor, b: Tensor):
 for _fn in (nan_to_num, deg2rad, rad2deg, gcd, lcm, ldexp, heaviside, bitwise_left_shift, bitwise_right_shift,
             bitwise_not, nextafter):
     inplace(_fn)
-attach("__lshift__", lambda self, other: bitwise_left_shift(self, other))
-attach("__rshift__", lambda self, other: bitwise_right_shift(self, other))
-attach("__rlshift__", lambda self, other: bitwise_left_shift(_scalar_like(other, self), self))
-attach("__rrshift__", lambda self, other: bitwise_right_shift(_scalar_like(other, self), self))
-attach("__ilshift__", lambda self, other: bitwise_left_shift(self, other, out=self))
-attach("__irshift__", lambda self, other: bitwise_right_shift(self, other, out=self))
+attach("__lshift__", operator(lambda self, other: bitwise_left_shift(self, other)))
+attach("__rshift__", operator(lambda self, other: bitwise_right_shift(self, other)))
+attach("__rlshift__", operator(lambda self, other: bitwise_left_shift(_scalar_like(other, self), self)))
+attach("__rrshift__", operator(lambda self, other: bitwise_right_shift(_scalar_like(other, self), self)))
+attach("__ilshift__", operator(lambda self, other: bitwise_left_shift(self, other, out=self)))
+attach("__irshift__", operator(lambda self, other: bitwise_right_shift(self, other, out=self)))
 
 
 def _scalar_like(v, ref: Tensor) -> Tensor:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import warnings
 
 from ember import autograd as ea
 from ember.core import Tensor
@@ -19,6 +20,22 @@ def _additive_mask(mask: Tensor | None, dtype) -> Tensor | None:
         return mask
     neg_inf = ea.full(tuple(mask.shape), float("-inf"), dtype=dtype, device=mask.device)
     return ea.where(mask, ea.zeros_like(neg_inf), neg_inf)
+
+
+def _canonical_mask(mask: Tensor | None, mask_name: str, other: Tensor | None, other_name: str,
+                    target_type) -> Tensor | None:
+    """A bool or float mask as an additive float mask of `target_type`, as PyTorch's `_canonical_mask`: other
+    dtypes are refused, and a mask whose dtype differs from `other`'s (when given) warns."""
+    if mask is None:
+        return None
+    if mask.dtype != ea.bool and not mask.is_floating_point():
+        raise AssertionError(f"only bool and floating types of {mask_name} are supported")
+    if other is not None and mask.dtype != other.dtype:
+        warnings.warn(f"Support for mismatched {mask_name} and {other_name} is deprecated. Use same type for both "
+                      "instead.", stacklevel=3)
+    if mask.is_floating_point():
+        return mask
+    return ea.zeros_like(mask, dtype=target_type).masked_fill_(mask, float("-inf"))
 
 
 def _repeat_kv_heads(query: Tensor, kv: Tensor) -> Tensor:
@@ -89,6 +106,26 @@ def _check_masks(attn_mask, key_padding_mask, L: int, S: int, N: int, num_heads:
                                      f"{key_padding_mask.shape[i]}")
 
 
+def _mha_shape_check(query: Tensor, key: Tensor, value: Tensor, key_padding_mask: Tensor | None,
+                     attn_mask: Tensor | None, num_heads: int) -> None:
+    """PyTorch's rank checks of multi-head attention's inputs (AssertionErrors, in its words)."""
+    if query.dim() not in (2, 3):
+        raise AssertionError(f"query should be unbatched 2D or batched 3D tensor but received {query.dim()}-D query "
+                             "tensor")
+    batched = query.dim() == 3
+    kind, rank = ("batched (3-D)", 3) if batched else ("unbatched (2-D)", 2)
+    if key.dim() != rank or value.dim() != rank:
+        raise AssertionError(f"For {kind} `query`, expected `key` and `value` to be {rank}-D but found {key.dim()}-D "
+                             f"and {value.dim()}-D tensors respectively")
+    if key_padding_mask is not None and key_padding_mask.dim() != rank - 1:
+        raise AssertionError(f"For {kind} `query`, expected `key_padding_mask` to be `None` or {rank - 1}-D but "
+                             f"found {key_padding_mask.dim()}-D tensor instead")
+    if attn_mask is not None and not batched and attn_mask.dim() == 3:
+        want = (num_heads, query.shape[0], key.shape[0])
+        if tuple(attn_mask.shape) != want:
+            raise AssertionError(f"Expected `attn_mask` shape to be {want} but got {attn_mask.shape}")
+
+
 def multi_head_attention_forward(query: Tensor, key: Tensor, value: Tensor, embed_dim_to_check: int, num_heads: int,
                                  in_proj_weight: Tensor, in_proj_bias: Tensor | None, bias_k, bias_v,
                                  add_zero_attn: bool, dropout_p: float, out_proj_weight: Tensor,
@@ -107,16 +144,25 @@ def multi_head_attention_forward(query: Tensor, key: Tensor, value: Tensor, embe
     """
     if static_k is not None or static_v is not None:
         raise NotImplementedError("multi_head_attention_forward: static_k/static_v are not supported")
+    _mha_shape_check(query, key, value, key_padding_mask, attn_mask, num_heads)
     unbatched = query.dim() == 2
     if unbatched:
         query, key, value = query.unsqueeze(1), key.unsqueeze(1), value.unsqueeze(1)
         if key_padding_mask is not None:
             key_padding_mask = key_padding_mask.unsqueeze(0)
+    key_padding_mask = _canonical_mask(key_padding_mask, "key_padding_mask", attn_mask, "attn_mask", query.dtype)
+    attn_mask = _canonical_mask(attn_mask, "attn_mask", None, "", query.dtype)
     L, N, E = query.shape
     S = key.shape[0]
     if E != embed_dim_to_check:
         raise AssertionError(f"was expecting embedding dimension of {embed_dim_to_check}, but got {E}")
     head_dim = E // num_heads
+    if use_separate_proj_weight:
+        if tuple(key.shape[:2]) != tuple(value.shape[:2]):
+            raise AssertionError(f"key's sequence and batch dims {key.shape[:2]} do not match value's "
+                                 f"{value.shape[:2]}")
+    elif tuple(key.shape) != tuple(value.shape):
+        raise AssertionError(f"key shape {key.shape} does not match value shape {value.shape}")
     _check_masks(attn_mask, key_padding_mask, L, S, N, num_heads, unbatched)
     if use_separate_proj_weight:
         bq = bk = bv = None

@@ -25,9 +25,10 @@ def _legacy_reduction(size_average, reduce, reduction: str) -> str:
         return reduction
     size_average = True if size_average is None else size_average
     reduce = True if reduce is None else reduce
-    if not reduce:
-        return "none"
-    return "mean" if size_average else "sum"
+    ret = "mean" if reduce and size_average else "sum" if reduce else "none"
+    warnings.warn(f"size_average and reduce args will be deprecated, please use reduction='{ret}' instead.",
+                  stacklevel=3)
+    return ret
 
 
 def _reduce(loss: Tensor, reduction: str) -> Tensor:
@@ -65,12 +66,21 @@ def _no_complex(kernel: str, *tensors: Tensor) -> None:
             raise ComplexNotSupported(f"\"{kernel}\" not implemented for '{TORCH_NAMES[t.dtype.name]}'")
 
 
+def _floating_kernel(kernel: str, input: Tensor, target: Tensor) -> None:
+    """PyTorch's NotImplementedError for a loss kernel `kernel` that has only complex-free floating instances:
+    the inputs' promoted dtype must be floating (`mse_loss(long, double)` computes, `mse_loss(long, long)` not)."""
+    _no_complex(kernel, input, target)
+    dt = dtypes.result_type(input, target)
+    if not dt.is_floating_point:
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{TORCH_NAMES[dt.name]}'")
+
+
 @composite("mse_loss")
 def mse_loss(input: Tensor, target: Tensor, size_average=None, reduce=None, reduction: str = "mean",
              weight: Tensor | None = None) -> Tensor:
     """(input - target)^2, reduced."""
     reduction = _legacy_reduction(size_average, reduce, reduction)
-    _no_complex("mse_cpu", input, target)
+    _floating_kernel("mse_cpu", input, target)
     _warn_broadcast("mse_loss", input, target)
     loss = (input - target) ** 2
     if weight is not None:
@@ -95,7 +105,7 @@ def smooth_l1_loss(input: Tensor, target: Tensor, size_average=None, reduce=None
                    beta: float = 1.0) -> Tensor:
     """0.5 d^2 / beta where d = |input - target| < beta, else d - 0.5 beta."""
     reduction = _legacy_reduction(size_average, reduce, reduction)
-    _no_complex("smooth_l1_cpu", input, target)
+    _floating_kernel("smooth_l1_cpu", input, target)
     _warn_broadcast("smooth_l1_loss", input, target)
     if beta < 0:
         raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
@@ -114,7 +124,7 @@ def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean", delta: fl
     """0.5 d^2 where d = |input - target| < delta, else delta (d - 0.5 delta)."""
     if delta <= 0:
         raise RuntimeError("huber_loss does not support non-positive values for delta.")
-    _no_complex("huber_cpu", input, target)
+    _floating_kernel("huber_cpu", input, target)
     _warn_broadcast("huber_loss", input, target)
     diff = input - target
     d = diff.abs()
@@ -185,6 +195,8 @@ def kl_div(input: Tensor, target: Tensor, size_average=None, reduce=None, reduct
     reduction = _legacy_reduction(size_average, reduce, reduction)
     if input.is_complex() or target.is_complex():
         raise RuntimeError("kl_div: Complex inputs not supported.")
+    if not (input.is_floating_point() and target.is_floating_point()):
+        raise RuntimeError("kl_div: Integral inputs not supported.")
     if log_target:
         loss = ea.exp(target) * (target - input)
     else:
@@ -250,6 +262,9 @@ def margin_ranking_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: 
                         reduce=None, reduction: str = "mean") -> Tensor:
     """max(0, -target * (x1 - x2) + margin)."""
     reduction = _legacy_reduction(size_average, reduce, reduction)
+    if not input1.dim() == input2.dim() == target.dim():
+        raise RuntimeError(f"margin_ranking_loss : All input tensors should have same dimension but got sizes: "
+                           f"input1: {input1.shape}, input2: {input2.shape}, target: {target.shape} ")
     return _reduce(ea.clamp(-target * (input1 - input2) + margin, min=0), reduction)
 
 
@@ -317,6 +332,8 @@ def multi_margin_loss(input: Tensor, target: Tensor, p: int = 1, margin: float =
         raise RuntimeError(f"multi_margin_loss: target tensor should be 1-D with size equal to the number of input "
                            f"samples (batch size). Expected target size [{x.shape[0]}], but got "
                            f"{list(target.shape)}. Input has shape {list(input.shape)}.")
+    if target.dtype != dtypes.int64:
+        raise RuntimeError(f"expected scalar type Long but found {TORCH_NAMES[target.dtype.name]}")
     c = x.shape[1]
     if weight is not None and (weight.dim() > 1 or weight.numel() != c):
         raise RuntimeError(f"inconsistent weight size, expected {c} but got {list(weight.shape)}")

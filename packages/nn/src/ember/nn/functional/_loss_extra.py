@@ -10,6 +10,7 @@ import numpy as np
 
 from ember import autograd as ea
 from ember.core import Tensor
+from ember.core.dtypes import TORCH_NAMES
 from ember.core.ops.ctc import ctc_loss as _ctc_loss
 from ember.nn.functional._loss import _legacy_reduction, _reduce
 
@@ -39,7 +40,7 @@ def multilabel_margin_loss(input: Tensor, target: Tensor, size_average=None, red
     if input.dim() not in (0, 1, 2) or tuple(target.shape) != tuple(input.shape):
         raise RuntimeError(f"inconsistent target size: {list(target.shape)} for input of size: {list(input.shape)}")
     if target.dtype != ea.int64:
-        raise RuntimeError(f"expected scalar type Long but found {target.dtype}")
+        raise RuntimeError(f"expected scalar type Long but found {TORCH_NAMES[target.dtype.name]}")
     x = input.reshape(1, -1) if input.dim() < 2 else input
     t = np.asarray(target.detach().cpu().numpy(), dtype=np.int64).reshape(x.shape)
     n, c = x.shape
@@ -49,7 +50,7 @@ def multilabel_margin_loss(input: Tensor, target: Tensor, size_average=None, red
             if v < 0:
                 break
             if v >= c:
-                raise RuntimeError(f"argument #2 'target' is out of range: {int(v)} not in [-1, {c})")
+                raise RuntimeError("argument #2 'target' is out of range")
             counts[row, v] += 1
     is_target = counts > 0
     weight = counts[:, :, None] * (~is_target)[:, None, :]  # (N, j, i): each listed target against each non-target

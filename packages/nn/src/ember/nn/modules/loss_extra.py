@@ -12,6 +12,7 @@ from ember import autograd as ea
 from ember.core import Tensor
 from ember.nn import functional as F
 from ember.nn.modules.container import ModuleList, Sequential
+from ember.nn.modules.extra import PairwiseDistance
 from ember.nn.modules.linear import Linear
 from ember.nn.modules.loss import NLLLoss, _Loss
 from ember.nn.modules.module import Module
@@ -50,7 +51,8 @@ class TripletMarginWithDistanceLoss(_Loss):
         if margin <= 0:
             raise ValueError(f"TripletMarginWithDistanceLoss: expected margin to be greater than 0, got {margin} "
                              f"instead")
-        self.distance_function = distance_function
+        # PyTorch's default is a PairwiseDistance submodule (it shows in the repr), not None
+        self.distance_function = distance_function if distance_function is not None else PairwiseDistance()
         self.margin = margin
         self.swap = swap
 

@@ -11,6 +11,8 @@ ember-core's `lstm_layer` op, which runs those steps in compiled code on the CPU
 from __future__ import annotations
 
 import math
+import numbers
+import warnings
 
 from ember import autograd as ea
 from ember.core import Tensor
@@ -139,9 +141,19 @@ class RNNBase(Module):
                  batch_first: bool = False, dropout: float = 0.0, bidirectional: bool = False, proj_size: int = 0,
                  device=None, dtype=None) -> None:
         super().__init__()
-        if not 0 <= dropout <= 1 or isinstance(dropout, bool):
+        if not isinstance(dropout, numbers.Number) or isinstance(dropout, bool) or not 0 <= dropout <= 1:
             raise ValueError("dropout should be a number in range [0, 1] representing the probability of an "
                              "element being zeroed")
+        if dropout > 0 and num_layers == 1:
+            warnings.warn("dropout option adds dropout after all but last recurrent layer, so non-zero dropout "
+                          f"expects num_layers greater than 1, but got dropout={dropout} and num_layers={num_layers}",
+                          stacklevel=3)
+        for arg, value, kind in (("bias", bias, bool), ("batch_first", batch_first, bool),
+                                 ("input_size", input_size, int), ("hidden_size", hidden_size, int)):
+            if not isinstance(value, kind):
+                raise TypeError(f"{arg} should be of type {kind.__name__}, got: {type(value).__name__}")
+        if input_size <= 0:
+            raise ValueError("input_size must be greater than zero")
         if hidden_size <= 0:
             raise ValueError("hidden_size must be greater than zero")
         if num_layers <= 0:
@@ -203,10 +215,17 @@ class RNNBase(Module):
             # PyTorch's wording: RNN's says "4D tensor", LSTM's and GRU's "4D"
             name, tensor = ("RNN", " tensor") if self.mode.startswith("RNN") else (self.mode, "")
             raise ValueError(f"{name}: Expected input to be 2D or 3D, got {input.dim()}D{tensor} instead")
+        self._check_dtype(input)
         if input.shape[-1] != self.input_size:
             raise RuntimeError(f"input.size(-1) must be equal to input_size. Expected {self.input_size}, "
                                f"got {input.shape[-1]}")
         return input.dim() == 3
+
+    def _check_dtype(self, input: Tensor) -> None:
+        weight = self.weight_ih_l0
+        if input.dtype != weight.dtype and not (ea.is_autocast_enabled("cpu") or ea.is_autocast_enabled("cuda")):
+            raise ValueError(f"RNN input dtype ({input.dtype}) does not match weight dtype ({weight.dtype}). Convert "
+                             f"input: input.to({weight.dtype}), or convert model: model.to({input.dtype})")
 
     def _check_hidden(self, hx: Tensor, batch: int, what: str = "hidden") -> None:
         """`what`: "hidden", or LSTM's "hidden[0]" (h, projected) and "hidden[1]" (c), PyTorch's names."""
@@ -316,6 +335,12 @@ class RNNBase(Module):
         states = hx if isinstance(hx, tuple | list) else (hx,)
         if self.mode == "LSTM" and len(states) != 2:
             raise RuntimeError("LSTM: hx must be a tuple (h_0, c_0)")
+        rank, kind = (2, "unbatched 2-D") if unsqueeze else (3, "batched 3-D")
+        if any(st.dim() != rank for st in states):
+            if self.mode == "LSTM":
+                raise RuntimeError(f"For {kind} input, hx and cx should also be {rank}-D but got "
+                                   f"({states[0].dim()}-D, {states[1].dim()}-D) tensors")
+            raise RuntimeError(f"For {kind} input, hx should also be {rank}-D but got {states[0].dim()}-D tensor")
         if unsqueeze:
             states = tuple(s.unsqueeze(1) for s in states)
         for s, what in zip(states, ("hidden[0]", "hidden[1]") if self.mode == "LSTM" else ("hidden",)):
@@ -324,6 +349,7 @@ class RNNBase(Module):
 
     def _forward_packed(self, packed: PackedSequence, hx):
         padded, lengths = _unpack_sorted(packed)
+        self._check_dtype(padded)
         if padded.shape[-1] != self.input_size:
             raise RuntimeError(f"input.size(-1) must be equal to input_size. Expected {self.input_size}, "
                                f"got {padded.shape[-1]}")

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import copy
+import warnings
 from collections.abc import Callable
 
 from ember import autograd as ea
 from ember.core import Tensor
 from ember.nn import functional as F
 from ember.nn import init
+from ember.nn.functional._attention import _canonical_mask
+from ember.nn.modules.activation import GELU, ReLU
 from ember.nn.modules.container import ModuleList
 from ember.nn.modules.dropout import Dropout
 from ember.nn.modules.linear import Linear
@@ -154,6 +157,10 @@ class TransformerEncoderLayer(Module):
         self.dropout1 = Dropout(dropout)
         self.dropout2 = Dropout(dropout)
         self.activation = _activation_fn(activation)
+        # PyTorch's flag for its fused kernels (1 relu, 2 gelu, 0 another): one condition of the encoder's fast path
+        act = self.activation
+        self.activation_relu_or_gelu = 1 if act is F.relu or isinstance(act, ReLU) else \
+            2 if act is F.gelu or isinstance(act, GELU) else 0
 
     def _sa_block(self, x: Tensor, attn_mask, key_padding_mask, is_causal: bool) -> Tensor:
         x = self.self_attn(x, x, x, attn_mask=attn_mask, key_padding_mask=key_padding_mask, need_weights=False,
@@ -165,6 +172,9 @@ class TransformerEncoderLayer(Module):
 
     def forward(self, src: Tensor, src_mask: Tensor | None = None, src_key_padding_mask: Tensor | None = None,
                 is_causal: bool = False) -> Tensor:
+        src_key_padding_mask = _canonical_mask(src_key_padding_mask, "src_key_padding_mask", src_mask, "src_mask",
+                                               src.dtype)
+        src_mask = _canonical_mask(src_mask, "src_mask", None, "", src.dtype)
         x = src
         if self.norm_first:
             x = x + self._sa_block(self.norm1(x), src_mask, src_key_padding_mask, is_causal)
@@ -184,15 +194,72 @@ class TransformerEncoder(Module):
         self.layers = ModuleList([copy.deepcopy(encoder_layer) for _ in range(num_layers)])
         self.num_layers = num_layers
         self.norm = norm
+        self.enable_nested_tensor = enable_nested_tensor
+        self.mask_check = mask_check
+        why_not = _why_no_nested_tensor(encoder_layer)
+        if enable_nested_tensor and why_not:
+            warnings.warn(f"enable_nested_tensor is True, but self.use_nested_tensor is False because {why_not}",
+                          stacklevel=2)
+        self.use_nested_tensor = enable_nested_tensor and not why_not
 
     def forward(self, src: Tensor, mask: Tensor | None = None, src_key_padding_mask: Tensor | None = None,
                 is_causal: bool | None = None) -> Tensor:
+        padding = src_key_padding_mask
+        src_key_padding_mask = _canonical_mask(src_key_padding_mask, "src_key_padding_mask", mask, "mask",
+                                               src.dtype)
+        mask = _canonical_mask(mask, "mask", None, "", src.dtype)
+        nested = self._takes_fast_path(src, mask, src_key_padding_mask)
         out = src
         for mod in self.layers:
             out = mod(out, src_mask=mask, src_key_padding_mask=src_key_padding_mask, is_causal=bool(is_causal))
+        if nested:
+            # NOTE [ Encoder fast path ]: PyTorch's inference path packs the unpadded tokens into a nested tensor
+            # and pads the result back with zeros; the real tokens' values are the ones computed here
+            keep = padding.logical_not() if padding.dtype == ea.bool else padding == 0
+            out = out * keep.unsqueeze(-1).to(out.dtype)
         if self.norm is not None:
             out = self.norm(out)
         return out
+
+    def _takes_fast_path(self, src: Tensor, mask: Tensor | None, padding: Tensor | None) -> bool:
+        """PyTorch's conditions for its nested-tensor inference path (TransformerEncoder.forward)."""
+        first = self.layers[0]
+        if not (ea.backends.mha.get_fastpath_enabled() and getattr(self, "use_nested_tensor", False)) or \
+                first.training or src.dim() != 3 or padding is None or mask is not None or \
+                ea.is_autocast_enabled():
+            return False
+        if self.mask_check:
+            keep = padding == 0  # left-aligned: no kept token after a padded one in any row
+            if bool((keep[:, 1:] & ~keep[:, :-1]).any()):
+                return False
+        attn = first.self_attn
+        params = (attn.in_proj_weight, attn.in_proj_bias, attn.out_proj.weight, attn.out_proj.bias, first.norm1.weight,
+                  first.norm1.bias, first.norm2.weight, first.norm2.bias, first.linear1.weight, first.linear1.bias,
+                  first.linear2.weight, first.linear2.bias)
+        return not (ea.is_grad_enabled() and (src.requires_grad or any(p is not None and p.requires_grad
+                                                                        for p in params)))
+
+
+def _why_no_nested_tensor(layer: Module) -> str:
+    """Why PyTorch's TransformerEncoder turns its nested-tensor path off for this layer ("" when it does not)."""
+    name = "encoder_layer"
+    if not isinstance(layer, TransformerEncoderLayer):
+        return f"{name} was not TransformerEncoderLayer"
+    if layer.norm_first:
+        return f"{name}.norm_first was True"
+    if not layer.self_attn.batch_first:
+        return f"{name}.self_attn.batch_first was not True(use batch_first for better inference performance)"
+    if not layer.self_attn._qkv_same_embed_dim:
+        return f"{name}.self_attn._qkv_same_embed_dim was not True"
+    if layer.self_attn.in_proj_bias is None:
+        return f"{name}.self_attn was passed bias=False"
+    if not layer.activation_relu_or_gelu:
+        return f"{name}.activation_relu_or_gelu was not True"
+    if layer.norm1.eps != layer.norm2.eps:
+        return f"{name}.norm1.eps was not equal to {name}.norm2.eps"
+    if layer.self_attn.num_heads % 2 == 1:
+        return f"{name}.self_attn.num_heads is odd"
+    return ""
 
 
 class TransformerDecoderLayer(Module):

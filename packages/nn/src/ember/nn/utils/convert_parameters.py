@@ -25,16 +25,16 @@ def parameters_to_vector(parameters: Iterable[Tensor]) -> Tensor:
 
 
 def vector_to_parameters(vec: Tensor, parameters: Iterable[Tensor]) -> None:
-    """Copy consecutive slices of the 1-D `vec` into `parameters` (their data, not their graph)."""
+    """Point each parameter's data at the next slice of `vec` (PyTorch's `param.data = ...`: they share memory)."""
     if not isinstance(vec, Tensor):
         raise TypeError(f"expected torch.Tensor, but got: {type(vec).__name__}")
-    params = list(parameters)
-    total = sum(p.numel() for p in params)
-    if vec.dim() != 1 or vec.numel() != total:
-        raise RuntimeError(f"vector_to_parameters: expected a 1-D vector of {total} elements; got {describe(vec)}")
+    device = None
     pointer = 0
-    with ea.no_grad():
-        for p in params:
-            n = p.numel()
-            p.copy_(vec[pointer:pointer + n].view_as(p))
-            pointer += n
+    for p in parameters:
+        if device is not None and p.device != device:
+            raise TypeError(f"Found two parameters on different devices, this is currently not supported; got "
+                            f"{describe(p)} after a parameter on {device}")
+        device = p.device
+        n = p.numel()
+        p.data = vec[pointer:pointer + n].view_as(p).data
+        pointer += n

@@ -23,6 +23,58 @@ class PackedSequence(NamedTuple):
     sorted_indices: Tensor | None = None
     unsorted_indices: Tensor | None = None
 
+    def to(self, *args, **kwargs) -> PackedSequence:
+        """`data` moved/cast as `Tensor.to`; the index permutations follow its device; `batch_sizes` stays."""
+        data = self.data.to(*args, **kwargs)
+        if data is self.data:
+            return self
+        rest = {k: v for k, v in kwargs.items() if k not in ("device", "dtype")}
+
+        def move(t):
+            return None if t is None else t.to(data.device, **rest)
+
+        return type(self)(data, self.batch_sizes, move(self.sorted_indices), move(self.unsorted_indices))
+
+    def cuda(self, *args, **kwargs) -> PackedSequence:
+        return self.to(*args, **{**kwargs, "device": kwargs.get("device", "cuda")})
+
+    def cpu(self, *args, **kwargs) -> PackedSequence:
+        return self.to(*args, **{**kwargs, "device": "cpu"})
+
+    def double(self) -> PackedSequence:
+        return self.to(dtype=ea.float64)
+
+    def float(self) -> PackedSequence:
+        return self.to(dtype=ea.float32)
+
+    def half(self) -> PackedSequence:
+        return self.to(dtype=ea.float16)
+
+    def long(self) -> PackedSequence:
+        return self.to(dtype=ea.int64)
+
+    def int(self) -> PackedSequence:
+        return self.to(dtype=ea.int32)
+
+    def short(self) -> PackedSequence:
+        return self.to(dtype=ea.int16)
+
+    def char(self) -> PackedSequence:
+        return self.to(dtype=ea.int8)
+
+    def byte(self) -> PackedSequence:
+        return self.to(dtype=ea.uint8)
+
+    @property
+    def is_cuda(self) -> bool:
+        return self.data.is_cuda
+
+    def is_pinned(self) -> bool:
+        return self.data.is_pinned()
+
+    def pin_memory(self) -> PackedSequence:
+        return type(self)(self.data.pin_memory(), self.batch_sizes, self.sorted_indices, self.unsorted_indices)
+
 
 def invert_permutation(permutation: Tensor | None) -> Tensor | None:
     """The inverse of a permutation of 0..n-1."""
