@@ -89,20 +89,42 @@ def inplace(fn: Callable, name: str | None = None) -> Callable:
     return method_
 
 
-def operator(fn: Callable) -> Callable:
-    """`fn(self, other)` as a binary operator dunder: NotImplemented where `other` is no Tensor and `fn` refuses
-    it with a plain TypeError, as PyTorch's operators do, so Python falls back (`t == None` is False, `None in
-    [t]` works, `t + None` raises "unsupported operand type(s)"); ember's errors that are also RuntimeErrors
-    (PyTorch raises those) propagate."""
-    def op(self, other):
-        if other is None:
-            return NotImplemented
-        try:
-            return fn(self, other)
-        except TypeError as e:
-            if isinstance(other, Tensor) or isinstance(e, RuntimeError):
-                raise
-            return NotImplemented
+def operator(fn: Callable, form: str = "plain") -> Callable:
+    """`fn` as a binary operator dunder: NotImplemented where `other` is no Tensor and `fn` refuses it with a
+    plain TypeError, as PyTorch's operators do, so Python falls back (`t == None` is False, `None in [t]` works,
+    `t + None` raises "unsupported operand type(s)"); ember's errors that are also RuntimeErrors (PyTorch raises
+    those) propagate. `form` is "plain" (`fn(self, other)`), "reflected" (`fn(other, self)`) or "inplace"
+    (`fn(self, other, out=self)`): the dunder makes that call itself, one frame over `fn` as before."""
+    if form == "reflected":
+        def op(self, other):
+            if other is None:
+                return NotImplemented
+            try:
+                return fn(other, self)
+            except TypeError as e:
+                return _refused(other, e)
+    elif form == "inplace":
+        def op(self, other):
+            if other is None:
+                return NotImplemented
+            try:
+                return fn(self, other, out=self)
+            except TypeError as e:
+                return _refused(other, e)
+    else:
+        def op(self, other):
+            if other is None:
+                return NotImplemented
+            try:
+                return fn(self, other)
+            except TypeError as e:
+                return _refused(other, e)
     op.__name__ = op.__qualname__ = getattr(fn, "__name__", "op")
     return op
 
+
+def _refused(other, e: TypeError):
+    """An operator's TypeError: NotImplemented for a non-tensor operand (Python tries the other side), else `e`."""
+    if isinstance(other, Tensor) or isinstance(e, RuntimeError):
+        raise e
+    return NotImplemented

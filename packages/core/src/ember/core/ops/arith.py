@@ -276,16 +276,6 @@ inplace(div, "true_divide_")
 inplace(clamp, "clip_")
 
 
-def _reflected(fn):
-    return lambda self, other: fn(other, self)
-
-
-def _inplace_op(fn):
-    def op(self, other):
-        return fn(self, other, out=self)
-    return op
-
-
 _OPERATORS = {
     "add": add, "sub": sub, "mul": mul, "truediv": div, "floordiv": floor_divide, "mod": ew.remainder,
     "pow": pow, "and": ew.bitwise_and, "or": ew.bitwise_or, "xor": ew.bitwise_xor,
@@ -294,11 +284,13 @@ _OPERATORS = {
 _DIRECT = {"add": ew.add, "mul": ew.mul, "truediv": ew.div}
 for _name, _fn in _OPERATORS.items():
     _call = _DIRECT.get(_name)
-    attach(f"__{_name}__", operator(_call if _call is not None else lambda self, other, _fn=_fn: _fn(self, other)))
-    attach(f"__r{_name}__", operator(rsub if _name == "sub" else _reflected(_call or _fn)))  # `1 - x`: RsubBackward1
-    attach(f"__i{_name}__", operator(_inplace_op(_fn)))
+    _fwd = _fn if _call is None else _call
+    attach(f"__{_name}__", operator(_fwd))
+    # `1 - x`: RsubBackward1
+    attach(f"__r{_name}__", operator(rsub) if _name == "sub" else operator(_fwd, "reflected"))
+    attach(f"__i{_name}__", operator(_fn, "inplace"))
 for _name, _fn in (("eq", ew.eq), ("ne", ew.ne), ("lt", ew.lt), ("le", ew.le), ("gt", ew.gt), ("ge", ew.ge)):
-    attach(f"__{_name}__", operator(lambda self, other, _fn=_fn: _fn(self, other)))
+    attach(f"__{_name}__", operator(_fn))
 attach("__neg__", lambda self: ew.neg(self))
 attach("__pos__", lambda self: self)
 attach("__abs__", lambda self: ew.abs(self))

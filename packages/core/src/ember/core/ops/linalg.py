@@ -374,6 +374,8 @@ def matmul(input: Tensor, other: Tensor, *, out=None) -> Tensor:
         r = _matmul(input, other)
     except (NotImplementedError, RuntimeError):  # NOTE [ Sparse tensors beside the dense path ]; see mm
         return _sparse_reroute("matmul", input, other, out)
+    if r is NotImplemented:
+        raise TypeError(f"matmul(): argument 'other' (position 2) must be Tensor, not {type(other).__name__}")
     if out is not None:
         return S.copy_(_out_like(out, r), r)
     return r
@@ -394,6 +396,9 @@ def _sparse_reroute(name: str, a, b, out, input=None, beta=1, alpha=1) -> Tensor
 
 
 def _matmul(a: Tensor, b: Tensor) -> Tensor:
+    """The product of two tensors (`a @ b`), or NotImplemented where `b` is no Tensor (Python's fallback)."""
+    if b.__class__ is not Tensor and not isinstance(b, Tensor):
+        return NotImplemented
     da, db = len(a._shape), len(b._shape)
     if da == 0 or db == 0:
         raise RuntimeError(f"both arguments to matmul need to be at least 1D, but they are {da}D and {db}D")
@@ -722,16 +727,18 @@ def dist(input: Tensor, other: Tensor, p: float = 2) -> Tensor:
 
 def _imatmul(self: Tensor, other: Tensor) -> Tensor:
     r = _matmul(self, other)
+    if r is NotImplemented:
+        return r
     if r._shape != self._shape:
         raise RuntimeError(f"matmul: the result of shape {tuple(r._shape)} can't be written in place into a tensor "
                            f"of shape {tuple(self._shape)}")
     return S.copy_(self, r)
 
 
-# a non-tensor operand leaves `@` to Python (NotImplemented), as PyTorch's operators do
-attach("__matmul__", lambda self, other: _matmul(self, other) if isinstance(other, Tensor) else NotImplemented)
+# a non-tensor operand leaves `@` to Python (NotImplemented, from `_matmul`), as PyTorch's operators do
+attach("__matmul__", _matmul)
 attach("__rmatmul__", lambda self, other: _matmul(other, self) if isinstance(other, Tensor) else NotImplemented)
-attach("__imatmul__", lambda self, other: _imatmul(self, other) if isinstance(other, Tensor) else NotImplemented)
+attach("__imatmul__", _imatmul)
 
 
 def _vecdot(x: Tensor, y: Tensor, *, dim: int = -1) -> Tensor:
