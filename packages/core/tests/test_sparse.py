@@ -338,3 +338,11 @@ def test_in_place_arithmetic_keeps_the_tensor_and_merges_as_add():
     np.testing.assert_array_equal(a.to_dense().numpy(), [1.0, 2.5, 4.0, -0.25])
     a.zero_()
     assert a is same and a._nnz() == 0 and a.is_coalesced() and tuple(a._indices().shape) == (1, 0)
+
+
+def test_a_dense_op_on_a_sparse_tensor_prints_as_pytorchs_not_implemented_error():
+    s = sparse_coo_tensor(ec.tensor([[0, 1]]), ec.tensor([1.0, 2.0]), (3,))
+    with pytest.raises(NotImplementedError) as info:
+        ec.exp(s)
+    assert type(info.value).__name__ == "NotImplementedError"
+    assert repr(info.value).startswith("NotImplementedError(\"Could not run 'aten::")

@@ -29,6 +29,7 @@ import numpy as np
 
 from ember.core import dtypes
 from ember.core.dispatch import node_name
+from ember.core.ops._util import named_as
 from ember.core.ops.tensor_utils import layout
 from ember.core.tensor import Tensor, contiguous_strides
 
@@ -40,6 +41,7 @@ sparse_csr = layout("sparse_csr")
 _BACKEND = {"sparse_coo": "SparseCPU", "sparse_csr": "SparseCsrCPU"}
 
 
+@named_as("NotImplementedError")
 class SparseLayoutError(NotImplementedError):
     """A dense op reached a sparse tensor (PyTorch's "Could not run 'aten::op' ... 'SparseCPU' backend")."""
 

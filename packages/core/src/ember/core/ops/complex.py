@@ -44,6 +44,7 @@ from ember.core import dtypes
 from ember.core.dispatch import declare
 from ember.core.methods import attach, inplace, method
 from ember.core.ops import memfmt
+from ember.core.ops._util import named_as
 from ember.core.tensor import Tensor, describe
 
 __all__ = ["real", "imag", "view_as_real", "view_as_complex", "complex", "polar", "angle", "sgn", "conj",
@@ -53,11 +54,13 @@ __all__ = ["real", "imag", "view_as_real", "view_as_complex", "complex", "polar"
 
 
 
+@named_as("NotImplementedError")
 class ComplexNotSupported(NotImplementedError, TypeError):
     """An op that has no complex kernel: NotImplementedError (a RuntimeError) as PyTorch raises,
     TypeError by ember's dtype rule."""
 
 
+@named_as("RuntimeError")
 class ComplexNotSupportedRuntime(RuntimeError, TypeError):
     """The ops for which PyTorch raises a plain RuntimeError on complex input (maximum, argmax)."""
 
