@@ -49,8 +49,8 @@ from ember.core.tensor import Tensor, describe
 
 __all__ = ["real", "imag", "view_as_real", "view_as_complex", "complex", "polar", "angle", "sgn", "conj",
            "conj_physical", "conj_physical_", "resolve_conj", "resolve_neg", "is_conj", "is_neg", "is_complex",
-           "isreal", "view_as_real_copy", "view_as_complex_copy", "resolved", "physical", "write_through_conj",
-           "conj_of_view"]
+           "isreal", "view_as_real_copy", "view_as_complex_copy", "resolved", "physical", "_neg_view",
+           "write_through_conj", "conj_of_view"]
 
 
 
@@ -194,16 +194,18 @@ def _real_prop(self: Tensor) -> Tensor:
 def _imag_prop(self: Tensor) -> Tensor:
     if not self._dtype.is_complex:
         raise RuntimeError("imag is not implemented for tensors with non-complex dtypes.")
-    if self._conj:  # PyTorch's lazily negated view of the base's imaginary part; ember computes it
-        from ember.core.ops import elementwise as ew
+    if self._conj:  # PyTorch's negative view of the base's imaginary part (a graph of conj, imag, _neg_view)
+        if self._storage.device.type != "cpu":  # CUDA kernels read storage as it is: computed
+            from ember.core.ops import elementwise as ew
 
-        return ew.neg(_imag(_conj(self)))  # of the base's values, so that the graph records what is computed
+            return ew.neg(_imag(_conj(self)))
+        return _neg_view(_imag(_conj(self)))
     return _imag(self)
 
 
 def _set_part(getter):
     def setter(self: Tensor, value) -> None:
-        if getter is _imag_prop and self._conj:  # the storage holds the negated imaginary part
+        if getter is _imag_prop and self._conj and self._storage.device.type != "cpu":  # (not a negative view)
             from ember.core.ops import elementwise as ew
 
             _imag(self).copy_(ew.neg(value) if isinstance(value, Tensor) else -value)
@@ -406,6 +408,8 @@ def _conj_any(x):
     t = Tensor._make(x._storage, x._offset, x._shape, x._strides, x._dtype)
     if not x._conj:  # the conjugate of a conjugate view is a plain view of the storage
         t._conj = True
+    if x._neg:
+        t._neg = True
     return t
 
 
@@ -448,13 +452,33 @@ def resolved(t: Tensor) -> Tensor:
 
 
 def physical(t: Tensor) -> Tensor:
-    """A view of `t`'s elements as its storage holds them, without the conjugate bit."""
+    """A view of `t`'s elements as its storage holds them, without the conjugate or negative bit."""
     return Tensor._make(t._storage, t._offset, t._shape, t._strides, t._dtype)
 
 
+_neg_view_op = declare("_neg_view", view=True, argnames=("input",))
+
+
+@_neg_view_op.register("cpu")  # other devices' kernels read storage as it is
+def _neg_view_cpu(x):
+    r = physical(x)
+    if x._conj:
+        r._conj = True
+    if not x._neg:
+        r._neg = True
+    return r
+
+
+def _neg_view(input: Tensor) -> Tensor:
+    """PyTorch's `torch._neg_view`: a view of `input`'s CPU storage whose negative bit flips (reads and writes
+    negated; NOTE [ Complex storage and conj ])."""
+    return _neg_view_op(input)
+
+
 def write_through_conj(kernel, args: tuple, kwargs: dict, written: Tensor):
-    """Run `kernel`, which writes the conjugate view `written` (`out=` or in place), as PyTorch's conjugate
-    fallback does: on a resolved copy, whose conjugate then goes into the shared storage."""
+    """Run `kernel`, which writes the conjugate (or negative) view `written` (`out=` or in place), as PyTorch's
+    conjugate and negative fallbacks do: on a resolved copy, whose conjugate (negation) then goes into the shared
+    storage."""
     from ember.core.dispatch import get_op
 
     tmp = resolved(written)
@@ -463,7 +487,9 @@ def write_through_conj(kernel, args: tuple, kwargs: dict, written: Tensor):
         kwargs = {k: (tmp if v is written else v) for k, v in kwargs.items()}
     result = kernel(*args, **kwargs) if kwargs else kernel(*args)
     phys = physical(written)
-    if phys._storage.device.type == "cpu":
+    if written._neg:  # a CPU float view (`.imag` of a conjugate view)
+        phys._np()[...] = np.negative(tmp._np())
+    elif phys._storage.device.type == "cpu":
         from ember.core.tensor import _conjugated
 
         phys._np()[...] = _conjugated(tmp._np())
@@ -480,14 +506,30 @@ _DTYPE_VIEW_OF_CONJ = ("torch.Tensor.view is not supported for conjugate view te
                        "dtype.")
 
 
+_DTYPE_VIEW_OF_NEG = ("torch.Tensor.view is not supported for tensors with negative bit set when converting to a "
+                      "different dtype.")
+
+
 def conj_of_view(op, x: Tensor, result) -> None:
     """Give the conjugate bit to the complex results of the view op `op` of the conjugate view `x` that view
-    its storage (NOTE [ Complex storage and conj ])."""
+    its storage, the negative bit to those of a negative view and to `.imag` of a CPU conjugate view
+    (NOTE [ Complex storage and conj ])."""
     name = op.name
-    if name == "conj":
+    if name == "conj" or name == "_neg_view":  # (their kernels set the bits)
         return
     if name == "view_dtype":
-        raise RuntimeError(_DTYPE_VIEW_OF_CONJ)
+        raise RuntimeError(_DTYPE_VIEW_OF_NEG if x._neg else _DTYPE_VIEW_OF_CONJ)
+    if x._neg:
+        for r in (result if isinstance(result, tuple | list) else (result,)):
+            if isinstance(r, Tensor) and r._storage is x._storage and r is not x:
+                r._neg = True
+                r._npc = None
+        return
+    if name == "imag":
+        if result._storage.device.type == "cpu":
+            result._neg = True
+            result._npc = None
+        return
     for r in (result if isinstance(result, tuple | list) else (result,)):
         if isinstance(r, Tensor) and r._storage is x._storage and r._dtype.is_complex and r is not x:
             r._conj = True
@@ -496,14 +538,19 @@ def conj_of_view(op, x: Tensor, result) -> None:
 
 @method
 def resolve_neg(input: Tensor) -> Tensor:
-    """`input` itself: ember has no lazy negation."""
-    return input
+    """A negative view's values in new memory (`is_neg()` False); any other tensor itself."""
+    return input.clone() if input._neg else input
 
 
 @method
 def is_neg(input: Tensor) -> bool:
-    """Always False: ember has no lazy negation."""
-    return False
+    """Whether `input` is a lazily negated view (`.imag` of a conjugate view: NOTE [ Complex storage and conj ]).
+
+    >>> from ember.core import tensor
+    >>> tensor([1 + 2j]).conj().imag.is_neg()
+    True
+    """
+    return input._neg
 
 
 def is_complex(input: Tensor) -> bool:
