@@ -127,3 +127,23 @@ def test_first_example_gradient_matches_pytorch():
     (want.conj().imag * 3).sum().backward()
     np.testing.assert_array_equal(values(got.grad), values(want.grad))
     assert values(got.grad)[0] == -3j
+
+
+def test_checkpoints_keep_the_negative_bit_both_ways():
+    import io
+
+    buf = io.BytesIO()
+    E.save({"y": E.from_numpy(A.copy()).conj().imag}, buf)
+    buf.seek(0)
+    got = torch.load(buf)["y"]
+    buf.seek(0)
+    back = E.load(buf)["y"]
+    for t in (got, back):
+        assert t.is_neg()
+        np.testing.assert_array_equal(values(t), -A.imag)
+    buf = io.BytesIO()
+    torch.save(torch.from_numpy(A.copy()).conj().imag, buf)
+    buf.seek(0)
+    t = E.load(buf)
+    assert t.is_neg()
+    np.testing.assert_array_equal(values(t), -A.imag)

@@ -23,8 +23,12 @@ pay nothing; the few places that turn a tensor into values honour it:
   (sort's values) or the other tensors an optimizer step `mutates` is not written.
 - views: after an op declared `view=True` of a conjugate view, `redispatch` calls `conj_of_view`,
   which gives a complex result of the same storage the bit (`t()`, slicing, `expand` ...). The
-  float views read the storage as it is: `.real` of a conjugate view is `.real` of its base; its
-  `.imag` is PyTorch's lazily negated view, which ember (without a negative bit) computes.
+  float views read the storage as it is: `.real` of a conjugate view is `.real` of its base.
+- negative views: `.imag` of a CPU conjugate view is PyTorch's lazily negated view,
+  `_neg_view(imag(conj(x)))` (so autograd records NegViewBackward0), with the negative bit
+  (`Tensor._neg`, the same scheme): `_np()` reads negated, `write_through_conj` writes back negated,
+  `conj_of_view` gives views of it the bit, `resolve_neg()` clones, `numpy()` and `view(dtype)`
+  raise. On CUDA it is computed (its kernels read storage as they are).
 `resolve_conj()` is a `clone()` (which reads through `_np()`); `conj_physical()` always computes;
 `view_as_real` and `view(dtype)` of a conjugate view raise, as PyTorch's. Aliases made outside the
 dispatcher keep the bit (`detach()`, `.data`, autograd's saved outputs, device transfers,
