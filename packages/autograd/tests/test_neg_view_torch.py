@@ -42,6 +42,11 @@ OPS = {
     "sum": lambda lib, x: x.conj().imag.sum(0),
     "matmul": lambda lib, x: x.conj().imag @ x.imag.t(),
     "_neg_view": lambda lib, x: lib._neg_view(x.real),
+    "both bits": lambda lib, x: lib._neg_view(x.conj()),
+    "imag of both bits": lambda lib, x: lib._neg_view(x.conj()).imag,
+    "real of both bits": lambda lib, x: lib._neg_view(x.conj()).real,
+    "view of both bits": lambda lib, x: lib._neg_view(x.conj()).t()[1:],
+    "conj of both bits": lambda lib, x: lib._neg_view(x.conj()).conj(),
 }
 
 
@@ -78,6 +83,18 @@ def test_writes_through_a_negative_view_match_pytorch(name):
     assert results[0][2] == results[1][2]
 
 
+def test_writes_through_both_bits_match_pytorch():
+    results = []
+    for lib in (E, torch):
+        x = lib.from_numpy(A.copy())
+        n = lib._neg_view(x.conj())
+        n.add_(1j)
+        n[0] = 5 + 1j
+        results.append((values(x), values(n)))
+    np.testing.assert_array_equal(results[0][0], results[1][0])
+    np.testing.assert_array_equal(results[0][1], results[1][1])
+
+
 def test_imag_setter_of_a_conj_view_matches_pytorch():
     got, want = E.from_numpy(A.copy()), torch.from_numpy(A.copy())
     got.conj().imag = E.ones(3, 4, dtype=E.float64) * 2
@@ -106,6 +123,7 @@ GRADS = {
     "mixed": lambda lib, x: (x.conj().imag * x.real + x.conj().real).sum(),
     "resolve_neg": lambda lib, x: x.conj().imag.resolve_neg().tanh().sum(),
     "_neg_view": lambda lib, x: (lib._neg_view(x.real) * x.imag).sum(),
+    "both bits": lambda lib, x: (lib._neg_view(x.conj()) * lib.from_numpy(A[::-1].copy())).real.sum(),
 }
 
 

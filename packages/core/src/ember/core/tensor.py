@@ -232,7 +232,7 @@ class Tensor:
             # an empty view may start past its storage's end (a slice of an empty batch): it reads nothing
             a = np.ndarray(self._shape, self._dtype.np, st._raw, 0, tuple([s * isz for s in self._strides]))
         if self._conj:  # a conjugate view reads conjugated values, never cached (its storage may change)
-            return _conjugated(a)
+            return np.negative(_conjugated(a)) if self._neg else _conjugated(a)
         if self._neg:  # so does a negative view, negated
             return np.negative(a)
         self._npc = (st._raw, a)
@@ -448,8 +448,6 @@ class Tensor:
         if self._storage.device.type == "cpu":
             return self._np()
         a = backend(self._storage.device.type).to_host(self)
-        if self._neg:
-            return np.negative(a)
         return _conjugated(a) if self._conj else a
 
     def _values(self) -> np.ndarray:

@@ -491,12 +491,11 @@ def write_through_conj(kernel, args: tuple, kwargs: dict, written: Tensor):
         kwargs = {k: (tmp if v is written else v) for k, v in kwargs.items()}
     result = kernel(*args, **kwargs) if kwargs else kernel(*args)
     phys = physical(written)
-    if written._neg:  # a CPU float view (`.imag` of a conjugate view)
-        phys._np()[...] = np.negative(tmp._np())
-    elif phys._storage.device.type == "cpu":
+    if phys._storage.device.type == "cpu":  # (negative views are CPU views)
         from ember.core.tensor import _conjugated
 
-        phys._np()[...] = _conjugated(tmp._np())
+        v = np.negative(tmp._np()) if written._neg else tmp._np()
+        phys._np()[...] = _conjugated(v) if written._conj else v
     else:
         get_op("copy_").redispatch((phys, _conj_physical_any(tmp)), {})
     if result is tmp:
@@ -523,21 +522,20 @@ def conj_of_view(op, x: Tensor, result) -> None:
         return
     if name == "view_dtype":
         raise RuntimeError(_DTYPE_VIEW_OF_NEG if x._neg else _DTYPE_VIEW_OF_CONJ)
-    if x._neg:
-        for r in (result if isinstance(result, tuple | list) else (result,)):
-            if isinstance(r, Tensor) and r._storage is x._storage and r is not x:
-                r._neg = True
-                r._npc = None
-        return
-    if name == "imag":
-        if result._storage.device.type == "cpu":
+    conj, neg = x._conj, x._neg
+    if name == "imag" and conj:  # the storage holds the negated imaginary part
+        if not neg and result._storage.device.type == "cpu":
             result._neg = True
             result._npc = None
         return
     for r in (result if isinstance(result, tuple | list) else (result,)):
-        if isinstance(r, Tensor) and r._storage is x._storage and r._dtype.is_complex and r is not x:
-            r._conj = True
-            r._npc = None
+        if isinstance(r, Tensor) and r._storage is x._storage and r is not x:
+            if conj and r._dtype.is_complex:
+                r._conj = True
+                r._npc = None
+            if neg:
+                r._neg = True
+                r._npc = None
 
 
 @method
