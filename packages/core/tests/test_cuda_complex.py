@@ -115,3 +115,6 @@ def test_imag_of_a_conj_view_on_cuda_is_computed_and_a_negative_view_transfers_r
     on = n.to(y.device)
     assert not on.is_neg() and on.tolist() == (-a.imag).tolist()
     np.testing.assert_array_equal((on * 2).cpu().numpy(), -2 * a.imag)
+    with pytest.raises(NotImplementedError, match=r"^_neg_view: negative views are CPU tensors in ember; got "
+                                                  r"Tensor\(shape=\(2,\), dtype=float32, device=cuda:0\)$"):
+        E._neg_view(y)

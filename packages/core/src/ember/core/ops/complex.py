@@ -463,8 +463,10 @@ def physical(t: Tensor) -> Tensor:
 _neg_view_op = declare("_neg_view", view=True, argnames=("input",))
 
 
-@_neg_view_op.register("cpu")  # other devices' kernels read storage as it is
-def _neg_view_cpu(x):
+@_neg_view_op.register("any")
+def _neg_view_any(x):
+    if x._storage.device.type != "cpu":  # other devices' kernels read storage as it is
+        raise NotImplementedError(f"_neg_view: negative views are CPU tensors in ember; got {describe(x)}")
     r = physical(x)
     if x._conj:
         r._conj = True
