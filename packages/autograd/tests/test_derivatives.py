@@ -429,6 +429,8 @@ SAMPLES.update({
     "conj_physical": [(lambda z: E.conj_physical(z) * z, (make_complex((2, 3)),)), (E.conj_physical, (make((3,)),))],
     "conj": [(lambda z: E.conj(z) * z, (make_complex((2, 3)),)),
              (lambda z: E.conj(z).t() @ z, (make_complex((2, 3)),))],
+    "_neg_view": [(lambda x: E._neg_view(x) * x, (make((2, 3)),)),
+                  (lambda z: E.conj(z).imag * z.real, (make_complex((2, 3)),))],
     "fft_c2c": [(lambda z, n=n, f=f: op("fft_c2c")(z, (0, 1), n, f), (make_complex((3, 4)),))
                 for n in ("backward", "ortho", "forward") for f in (True, False)],
     "fft_r2c": [(lambda x, n=n: op("fft_r2c")(x, (1,), n), (make((2, m)),))

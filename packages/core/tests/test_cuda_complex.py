@@ -102,3 +102,19 @@ def test_conj_views_read_and_write_conjugated_on_cuda():
     y.add_(1j)
     np.testing.assert_array_equal(x.cpu().numpy(), a - 1j)
     assert E.from_numpy(a).conj().to(x.device).tolist() == a.conj().tolist()
+
+
+def test_imag_of_a_conj_view_on_cuda_is_computed_and_a_negative_view_transfers_resolved():
+    """CUDA kernels read storage as it is: there `.imag` of a conjugate view is a computed copy, and a CPU
+    negative view arrives with its values (NOTE [ Complex storage and conj ])."""
+    a = np.array([1 + 2j, 3 - 4j], np.complex64)
+    y = dev(a).conj().imag
+    assert not y.is_neg() and y.tolist() == (-a.imag).tolist()
+    n = E.from_numpy(a.copy()).conj().imag
+    assert n.is_neg()
+    on = n.to(y.device)
+    assert not on.is_neg() and on.tolist() == (-a.imag).tolist()
+    np.testing.assert_array_equal((on * 2).cpu().numpy(), -2 * a.imag)
+    with pytest.raises(NotImplementedError, match=r"^_neg_view: negative views are CPU tensors in ember; got "
+                                                  r"Tensor\(shape=\(2,\), dtype=float32, device=cuda:0\)$"):
+        E._neg_view(y)

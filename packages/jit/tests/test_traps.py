@@ -361,3 +361,26 @@ def test_lazy_conjugate_views_break_the_graph_and_run_as_eager():
     with pytest.raises(jit.Unsupported, match="conjugate view"):
         for _ in range(3):
             g(ea.from_numpy(a.copy()).conj())
+
+
+def test_lazy_negative_views_break_the_graph_and_run_as_eager():
+    """`.imag` of a conjugate view is a negative view, which a replay would read as stored: ops of one are a
+    graph break (fullgraph raises), and the calls give eager's values and writes."""
+    a = np.arange(6).reshape(2, 3) + 1j * np.arange(6).reshape(2, 3)
+
+    def f(x):
+        y = x.conj().imag
+        y[0].add_(1.0)
+        return y.t() * 2, y.is_neg()
+
+    cf = jit.compile(f)
+    for _ in range(3):
+        x1, x2 = ea.from_numpy(a.copy()), ea.from_numpy(a.copy())
+        (got, got_neg), (want, want_neg) = cf(x1), f(x2)
+        assert got_neg and want_neg
+        np.testing.assert_array_equal(np.asarray(got.tolist()), np.asarray(want.tolist()))
+        np.testing.assert_array_equal(x1.numpy(), x2.numpy())
+    g = jit.compile(lambda y: y.t() * 2, fullgraph=True)
+    with pytest.raises(jit.Unsupported, match="negative view"):
+        for _ in range(3):
+            g(ea.from_numpy(a.copy()).conj().imag)

@@ -427,6 +427,8 @@ class SavedTensor:
             a = Tensor._make(t._storage, t._offset, t._shape, t._strides, t._dtype)
             if t._conj:  # (inline: this runs for each saved output) a conjugate view's alias keeps the bit
                 a._conj = True
+            if t._neg:
+                a._neg = True
             t = a
         else:
             fn = t._grad_fn
@@ -470,6 +472,8 @@ class SavedTensor:
                 a = Tensor._make(t._storage, t._offset, t._shape, t._strides, t._dtype)
                 if t._conj:
                     a._conj = True
+                if t._neg:
+                    a._neg = True
                 t = a
                 t._grad_fn = node
                 t._requires_grad = True
@@ -495,6 +499,8 @@ class SavedTensor:
         a = Tensor._make(t._storage, t._offset, t._shape, t._strides, t._dtype)
         if t._conj:
             a._conj = True
+        if t._neg:
+            a._neg = True
         t = a
         t._grad_fn = fn
         t._requires_grad = True
@@ -543,6 +549,10 @@ def _view_of_copyslices(t: Tensor, cs) -> Tensor:
     base = Tensor._make(t._storage, offset, shape, strides, t._dtype)
     base._grad_fn = cs
     base._requires_grad = True
-    vshape, vstrides, voffset, vconj = cs.view_geom
+    vshape, vstrides, voffset, vconj, vneg = cs.view_geom
     v = as_strided(base, vshape, vstrides, voffset)
+    if vneg:
+        from ember.core.ops.complex import _neg_view
+
+        return _neg_view(v)
     return v.conj() if vconj else v

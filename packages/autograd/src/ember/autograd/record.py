@@ -367,7 +367,7 @@ class CopySlices(Node):
         self.fn = fn
         self.target_slot = target_slot
         self.base_geom = (base._shape, base._strides, base._offset)
-        self.view_geom = (view._shape, view._strides, view._offset, view._conj)
+        self.view_geom = (view._shape, view._strides, view._offset, view._conj, view._neg)
         self.next_functions = (edge_of(base) if base._requires_grad else (None, 0),) + tuple(
             e for i, e in enumerate(fn.next_functions) if i != target_slot)
         if anomaly._enabled:
@@ -385,7 +385,7 @@ class CopySlices(Node):
 
         grad = grads[0]
         bshape, bstrides, boff = self.base_geom
-        vshape, vstrides, voff, vconj = self.view_geom
+        vshape, vstrides, voff, vconj, vneg = self.view_geom
         extent = 1 + sum((n - 1) * s for n, s in zip(bshape, bstrides)) if all(bshape) else 0
         buf = zeros(max(extent, voff - boff + 1), dtype=grad.dtype, device=grad.device)
         result = as_strided(buf, bshape, bstrides, 0)
@@ -393,6 +393,10 @@ class CopySlices(Node):
         region = as_strided(buf, vshape, vstrides, voff - boff)
         if vconj:  # a conjugate view's values are the conjugates of the base's: so are their gradients
             region = region.conj()
+        if vneg:  # and a negative view's the negations
+            from ember.core.ops.complex import _neg_view
+
+            region = _neg_view(region)
         inner = self.fn.apply([region.clone()])
         own = inner[self.target_slot] if self.target_slot >= 0 else None
         if own is None:

@@ -194,6 +194,8 @@ class _Encoder:
             enc["cls"] = f"{type(t).__module__}:{type(t).__qualname__}"
         if t._conj:  # the storage holds the conjugates of its values (NOTE [ Complex storage and conj ])
             enc["conj"] = True
+        if t._neg:  # and of a negative view the negations
+            enc["neg"] = True
         return enc
 
 
@@ -555,6 +557,9 @@ class _Decoder:
             if not t._dtype.is_complex:
                 raise self.fail(f"only complex tensors can be conjugate views; got {dt}")
             t._conj = True
+            t._npc = None
+        if b.get("neg"):
+            t._neg = True
             t._npc = None
         if b.get("requires_grad"):
             if not (t._dtype.is_floating_point or t._dtype.is_complex):

@@ -97,6 +97,8 @@ def _get_data(self: Tensor) -> Tensor:
     t = Tensor._make(self._storage, self._offset, self._shape, self._strides, self._dtype)
     if self._conj:  # `.data` of a conjugate view reads conjugated too
         t._conj = True
+    if self._neg:  # and a negative view's negated
+        t._neg = True
     return t
 
 
@@ -142,6 +144,8 @@ def detach(self: Tensor) -> Tensor:
     t = Tensor._make(self._storage, self._offset, self._shape, self._strides, self._dtype)
     if self._conj:  # a conjugate view's detached alias reads conjugated too
         t._conj = True
+    if self._neg:  # and a negative view's negated
+        t._neg = True
     return t
 
 

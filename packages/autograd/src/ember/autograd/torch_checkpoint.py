@@ -191,6 +191,9 @@ class _Unpickler(pickle._Unpickler):
         if isinstance(metadata, dict) and metadata.get("conj") is True and t._dtype.is_complex:
             t._conj = True
             t._npc = None
+        if isinstance(metadata, dict) and metadata.get("neg") is True and t._storage.device.type == "cpu":
+            t._neg = True
+            t._npc = None
         if requires_grad is True and (t._dtype.is_floating_point or t._dtype.is_complex):
             t.requires_grad_(True)
         return t
@@ -407,8 +410,8 @@ class _ZipPickler(pickle._Pickler):
         ref = _StorageRef(_STORAGE_OF[dt.name], key, str(st.device), st.nbytes // dt.itemsize)
         args = (ref, t._offset, tuple(t._shape), tuple(t._strides), bool(t._requires_grad) and not parameter,
                 _Call(_ORDERED_DICT, ()))
-        if t._conj:  # PyTorch's tensor metadata: the storage holds the conjugates (NOTE [ Complex storage and conj ])
-            args += ({"conj": True},)
+        if t._conj or t._neg:  # PyTorch's tensor metadata: the storage holds the conjugates or negations
+            args += ({"conj": True} if t._conj else {"neg": True},)  # (NOTE [ Complex storage and conj ])
         if parameter:
             return _REBUILD_PARAMETER, (_Call(_REBUILD_TENSOR, args), bool(t._requires_grad), _Call(_ORDERED_DICT, ()))
         return _REBUILD_TENSOR, args

@@ -274,7 +274,8 @@ class Op:
         if self.check is not None:
             self.check(*args, **kwargs)
         try:
-            if written is not None and (written.__class__ is Tensor or isinstance(written, Tensor)) and written._conj:
+            if written is not None and (written.__class__ is Tensor or isinstance(written, Tensor)) \
+                    and (written._conj or written._neg):
                 # NOTE [ Complex storage and conj ]
                 result = _complex().write_through_conj(kernel, args, kwargs, written)
             else:
@@ -296,7 +297,7 @@ class Op:
                     t._storage.version += 1
         if self.view:
             a = args[0]
-            if (a.__class__ is Tensor or isinstance(a, Tensor)) and a._conj:
+            if (a.__class__ is Tensor or isinstance(a, Tensor)) and (a._conj or a._neg):
                 _complex().conj_of_view(self, a, result)
         return result
 

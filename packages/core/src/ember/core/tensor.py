@@ -85,6 +85,8 @@ class Tensor:
     # the conjugate bit of a lazy `conj()` view: a class default, set in the instance's `__dict__` only on
     # such views, so an ordinary tensor pays nothing for it (NOTE [ Complex storage and conj ])
     _conj = False
+    # the negative bit of PyTorch's lazily negated view (`.imag` of a conjugate view): the same scheme
+    _neg = False
 
     def __new__(cls, *args, **kwargs):
         """`Tensor(2, 3)` is uninitialised float storage; `Tensor([[1, 2]])` copies data."""
@@ -176,6 +178,8 @@ class Tensor:
         t = Tensor._make(self._storage, self._offset, self._shape, self._strides, self._dtype, cls)
         if self._conj:
             t._conj = True
+        if self._neg:
+            t._neg = True
         return t
 
     @staticmethod
@@ -228,7 +232,9 @@ class Tensor:
             # an empty view may start past its storage's end (a slice of an empty batch): it reads nothing
             a = np.ndarray(self._shape, self._dtype.np, st._raw, 0, tuple([s * isz for s in self._strides]))
         if self._conj:  # a conjugate view reads conjugated values, never cached (its storage may change)
-            return _conjugated(a)
+            return np.negative(_conjugated(a)) if self._neg else _conjugated(a)
+        if self._neg:  # so does a negative view, negated
+            return np.negative(a)
         self._npc = (st._raw, a)
         return a
 
@@ -475,6 +481,9 @@ class Tensor:
         if self._conj:
             raise RuntimeError("Can't call numpy() on Tensor that has conjugate bit set. "
                                "Use tensor.resolve_conj().numpy() instead.")
+        if self._neg:
+            raise RuntimeError("Can't call numpy() on Tensor that has negative bit set. "
+                               "Use tensor.resolve_neg().numpy() instead.")
         return self._np()
 
     def __repr__(self) -> str:

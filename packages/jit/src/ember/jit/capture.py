@@ -86,10 +86,10 @@ _HOOK_CALLERS = frozenset({"_run_tensor_hooks", "_run_node", "_accumulate", "_le
 
 
 def _has_conj(args: tuple, kwargs: dict) -> bool:
-    """Whether a tensor among the arguments (or in a list of them) is a lazy conjugate view."""
+    """Whether a tensor among the arguments (or in a list of them) is a lazy conjugate or negative view."""
     for a in (*args, *kwargs.values()) if kwargs else args:
         for t in (a if isinstance(a, _SEQ) else (a,)):
-            if isinstance(t, Tensor) and t._conj:
+            if isinstance(t, Tensor) and (t._conj or t._neg):
                 return True
     return False
 
@@ -346,9 +346,10 @@ class Recorder:
         if op.name in _DYNAMIC:
             self.brk(f"op '{op.name}' (its result's shape depends on tensor values) is not captured", sys._getframe(1))
             return call_next(op, args, kwargs)
-        if op.name == "conj" or _has_conj(args, kwargs):  # a replay's kernels and inlined views skip the bit's paths
-            self.brk(f"op '{op.name}' of a lazy conjugate view (NOTE [ Complex storage and conj ]) is not captured",
-                     sys._getframe(1))
+        # a replay's kernels and inlined views skip the bits' paths
+        if op.name in ("conj", "_neg_view") or _has_conj(args, kwargs):
+            self.brk(f"op '{op.name}' of a lazy conjugate view or negative view (NOTE [ Complex storage and conj ]) "
+                     "is not captured", sys._getframe(1))
             return call_next(op, args, kwargs)
         dev = dispatch.device_of(args)
         kernel = op.kernels.get(dev) or op.kernels.get("any")

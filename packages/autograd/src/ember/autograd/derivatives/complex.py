@@ -31,4 +31,5 @@ ENTRIES = [
     d("angle(input)", input=_angle_backward),
     d("conj_physical(input)", input=lambda grad: cj(grad)),
     d("conj(input)", input=lambda grad: cx.conj(grad)),  # a lazy conjugate view of grad, as PyTorch's
+    d("_neg_view(input)", input=lambda grad: ew.neg(grad)),
 ]

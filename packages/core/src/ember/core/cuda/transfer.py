@@ -54,6 +54,10 @@ def _flat(t: Tensor):
 
 def to_device(t: Tensor, dev: device, non_blocking: bool = False) -> Tensor:
     """A copy of `t` on `dev` (a contiguous tensor), queued on the current stream."""
+    if t._neg:  # (a CPU view only: NOTE [ Complex storage and conj ]) its values, resolved
+        from ember.core.ops.complex import resolved
+
+        return to_device(resolved(t), dev, non_blocking)
     if t._conj:  # the copy of a conjugate view's storage keeps the bit, as PyTorch's
         from ember.core.ops.complex import physical
 

@@ -23,8 +23,12 @@ pay nothing; the few places that turn a tensor into values honour it:
   (sort's values) or the other tensors an optimizer step `mutates` is not written.
 - views: after an op declared `view=True` of a conjugate view, `redispatch` calls `conj_of_view`,
   which gives a complex result of the same storage the bit (`t()`, slicing, `expand` ...). The
-  float views read the storage as it is: `.real` of a conjugate view is `.real` of its base; its
-  `.imag` is PyTorch's lazily negated view, which ember (without a negative bit) computes.
+  float views read the storage as it is: `.real` of a conjugate view is `.real` of its base.
+- negative views: `.imag` of a CPU conjugate view is PyTorch's lazily negated view,
+  `_neg_view(imag(conj(x)))` (so autograd records NegViewBackward0), with the negative bit
+  (`Tensor._neg`, the same scheme): `_np()` reads negated, `write_through_conj` writes back negated,
+  `conj_of_view` gives views of it the bit, `resolve_neg()` clones, `numpy()` and `view(dtype)`
+  raise. On CUDA it is computed (its kernels read storage as they are).
 `resolve_conj()` is a `clone()` (which reads through `_np()`); `conj_physical()` always computes;
 `view_as_real` and `view(dtype)` of a conjugate view raise, as PyTorch's. Aliases made outside the
 dispatcher keep the bit (`detach()`, `.data`, autograd's saved outputs, device transfers,
@@ -49,8 +53,8 @@ from ember.core.tensor import Tensor, describe
 
 __all__ = ["real", "imag", "view_as_real", "view_as_complex", "complex", "polar", "angle", "sgn", "conj",
            "conj_physical", "conj_physical_", "resolve_conj", "resolve_neg", "is_conj", "is_neg", "is_complex",
-           "isreal", "view_as_real_copy", "view_as_complex_copy", "resolved", "physical", "write_through_conj",
-           "conj_of_view"]
+           "isreal", "view_as_real_copy", "view_as_complex_copy", "resolved", "physical", "_neg_view",
+           "write_through_conj", "conj_of_view"]
 
 
 
@@ -194,16 +198,18 @@ def _real_prop(self: Tensor) -> Tensor:
 def _imag_prop(self: Tensor) -> Tensor:
     if not self._dtype.is_complex:
         raise RuntimeError("imag is not implemented for tensors with non-complex dtypes.")
-    if self._conj:  # PyTorch's lazily negated view of the base's imaginary part; ember computes it
-        from ember.core.ops import elementwise as ew
+    if self._conj:  # PyTorch's negative view of the base's imaginary part (a graph of conj, imag, _neg_view)
+        if self._storage.device.type != "cpu":  # CUDA kernels read storage as it is: computed
+            from ember.core.ops import elementwise as ew
 
-        return ew.neg(_imag(_conj(self)))  # of the base's values, so that the graph records what is computed
+            return ew.neg(_imag(_conj(self)))
+        return _neg_view(_imag(_conj(self)))
     return _imag(self)
 
 
 def _set_part(getter):
     def setter(self: Tensor, value) -> None:
-        if getter is _imag_prop and self._conj:  # the storage holds the negated imaginary part
+        if getter is _imag_prop and self._conj and self._storage.device.type != "cpu":  # (not a negative view)
             from ember.core.ops import elementwise as ew
 
             _imag(self).copy_(ew.neg(value) if isinstance(value, Tensor) else -value)
@@ -406,6 +412,8 @@ def _conj_any(x):
     t = Tensor._make(x._storage, x._offset, x._shape, x._strides, x._dtype)
     if not x._conj:  # the conjugate of a conjugate view is a plain view of the storage
         t._conj = True
+    if x._neg:
+        t._neg = True
     return t
 
 
@@ -448,13 +456,35 @@ def resolved(t: Tensor) -> Tensor:
 
 
 def physical(t: Tensor) -> Tensor:
-    """A view of `t`'s elements as its storage holds them, without the conjugate bit."""
+    """A view of `t`'s elements as its storage holds them, without the conjugate or negative bit."""
     return Tensor._make(t._storage, t._offset, t._shape, t._strides, t._dtype)
 
 
+_neg_view_op = declare("_neg_view", view=True, argnames=("input",))
+
+
+@_neg_view_op.register("any")
+def _neg_view_any(x):
+    if x._storage.device.type != "cpu":  # other devices' kernels read storage as it is
+        raise NotImplementedError(f"_neg_view: negative views are CPU tensors in ember; got {describe(x)}")
+    r = physical(x)
+    if x._conj:
+        r._conj = True
+    if not x._neg:
+        r._neg = True
+    return r
+
+
+def _neg_view(input: Tensor) -> Tensor:
+    """PyTorch's `torch._neg_view`: a view of `input`'s CPU storage whose negative bit flips (reads and writes
+    negated; NOTE [ Complex storage and conj ])."""
+    return _neg_view_op(input)
+
+
 def write_through_conj(kernel, args: tuple, kwargs: dict, written: Tensor):
-    """Run `kernel`, which writes the conjugate view `written` (`out=` or in place), as PyTorch's conjugate
-    fallback does: on a resolved copy, whose conjugate then goes into the shared storage."""
+    """Run `kernel`, which writes the conjugate (or negative) view `written` (`out=` or in place), as PyTorch's
+    conjugate and negative fallbacks do: on a resolved copy, whose conjugate (negation) then goes into the shared
+    storage."""
     from ember.core.dispatch import get_op
 
     tmp = resolved(written)
@@ -463,10 +493,11 @@ def write_through_conj(kernel, args: tuple, kwargs: dict, written: Tensor):
         kwargs = {k: (tmp if v is written else v) for k, v in kwargs.items()}
     result = kernel(*args, **kwargs) if kwargs else kernel(*args)
     phys = physical(written)
-    if phys._storage.device.type == "cpu":
+    if phys._storage.device.type == "cpu":  # (negative views are CPU views)
         from ember.core.tensor import _conjugated
 
-        phys._np()[...] = _conjugated(tmp._np())
+        v = np.negative(tmp._np()) if written._neg else tmp._np()
+        phys._np()[...] = _conjugated(v) if written._conj else v
     else:
         get_op("copy_").redispatch((phys, _conj_physical_any(tmp)), {})
     if result is tmp:
@@ -480,30 +511,50 @@ _DTYPE_VIEW_OF_CONJ = ("torch.Tensor.view is not supported for conjugate view te
                        "dtype.")
 
 
+_DTYPE_VIEW_OF_NEG = ("torch.Tensor.view is not supported for tensors with negative bit set when converting to a "
+                      "different dtype.")
+
+
 def conj_of_view(op, x: Tensor, result) -> None:
     """Give the conjugate bit to the complex results of the view op `op` of the conjugate view `x` that view
-    its storage (NOTE [ Complex storage and conj ])."""
+    its storage, the negative bit to those of a negative view and to `.imag` of a CPU conjugate view
+    (NOTE [ Complex storage and conj ])."""
     name = op.name
-    if name == "conj":
+    if name == "conj" or name == "_neg_view":  # (their kernels set the bits)
         return
     if name == "view_dtype":
-        raise RuntimeError(_DTYPE_VIEW_OF_CONJ)
+        raise RuntimeError(_DTYPE_VIEW_OF_NEG if x._neg else _DTYPE_VIEW_OF_CONJ)
+    conj, neg = x._conj, x._neg
+    if name == "imag" and conj:  # the storage holds the negated imaginary part
+        if not neg and result._storage.device.type == "cpu":
+            result._neg = True
+            result._npc = None
+        return
     for r in (result if isinstance(result, tuple | list) else (result,)):
-        if isinstance(r, Tensor) and r._storage is x._storage and r._dtype.is_complex and r is not x:
-            r._conj = True
-            r._npc = None
+        if isinstance(r, Tensor) and r._storage is x._storage and r is not x:
+            if conj and r._dtype.is_complex:
+                r._conj = True
+                r._npc = None
+            if neg:
+                r._neg = True
+                r._npc = None
 
 
 @method
 def resolve_neg(input: Tensor) -> Tensor:
-    """`input` itself: ember has no lazy negation."""
-    return input
+    """A negative view's values in new memory (`is_neg()` False); any other tensor itself."""
+    return input.clone() if input._neg else input
 
 
 @method
 def is_neg(input: Tensor) -> bool:
-    """Always False: ember has no lazy negation."""
-    return False
+    """Whether `input` is a lazily negated view (`.imag` of a conjugate view: NOTE [ Complex storage and conj ]).
+
+    >>> from ember.core import tensor
+    >>> tensor([1 + 2j]).conj().imag.is_neg()
+    True
+    """
+    return input._neg
 
 
 def is_complex(input: Tensor) -> bool:

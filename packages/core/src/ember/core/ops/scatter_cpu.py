@@ -103,6 +103,8 @@ def flat_storage(t: Tensor) -> np.ndarray:
         from ember.core.tensor import _conjugated
 
         return _conjugated(flat)
+    if t._neg:
+        return np.negative(flat)
     return flat
 
 
