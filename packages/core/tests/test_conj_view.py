@@ -194,3 +194,26 @@ def test_ordinary_tensors_carry_no_bit_in_their_dict():
     x = E.ones(3, dtype=E.complex64)
     assert not x.is_conj() and "_conj" not in getattr(x, "__dict__", {})
     assert "_conj" not in getattr(x + 1, "__dict__", {})
+
+
+def test_a_conj_view_among_several_written_tensors_raises_before_the_kernel_writes():
+    """The write-through covers one written tensor: a conjugate view in an `out=` tuple or at a later `mutates`
+    index raises naming the op, and nothing is written (PyTorch writes through; ember refuses, not loses it)."""
+    from ember.core.dispatch import Op, get_op
+    from ember.core.ops import optim_kernels  # noqa: F401 (declares sgd_step)
+
+    pair = Op("pair_out")
+    pair.register("cpu")(lambda x, *, out: tuple(o.fill_(1) for o in out))
+    plain, other = E.zeros(2, dtype=E.complex128), E.zeros(2, dtype=E.complex128)
+    for out in [(plain.conj(), other), [other, plain.conj()]]:
+        with pytest.raises(RuntimeError, match="pair_out: writing into a conjugate view as one of several outputs"):
+            pair(E.ones(2), out=out)
+        assert not plain.any() and not other.any()
+    assert all(r.tolist() == [1, 1] for r in pair(E.ones(2), out=(plain, other)))
+    p, g, buf = E.zeros(2, dtype=E.complex64), E.ones(2, dtype=E.complex64), E.zeros(2, dtype=E.complex64)
+    step = get_op("sgd_step")
+    with pytest.raises(RuntimeError, match="sgd_step: writing into a conjugate view"):
+        step(p, g, buf.conj(), 0.1, 0.9, 0.0, 0.0, False, False, True)
+    assert not p.any() and not buf.any()
+    step(p, g, buf, 0.1, 0.9, 0.0, 0.0, False, False, True)
+    np.testing.assert_allclose(p.numpy(), [-0.1, -0.1], rtol=1e-6)

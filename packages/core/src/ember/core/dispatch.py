@@ -97,7 +97,7 @@ from functools import wraps
 from ember.core import meta as _meta
 from ember.core import storage as _storage
 from ember.core.dtypes import TORCH_NAMES
-from ember.core.tensor import Tensor
+from ember.core.tensor import Tensor, describe
 
 __all__ = ["Op", "declare", "get_op", "registered_ops", "register_dispatch_hook",
            "remove_dispatch_hook", "device_of", "composite", "set_composite_hook", "node_name", "OVERLAP_INTERNAL",
@@ -278,6 +278,8 @@ class Op:
                 # NOTE [ Complex storage and conj ]
                 result = _complex().write_through_conj(kernel, args, kwargs, written)
             else:
+                if written is not None and (self.mutates[1:] or written.__class__ in _SEQ):
+                    _refuse_conj_among_written(self, args, out)
                 result = kernel(*args, **kwargs) if kwargs else kernel(*args)
         except (MemoryError, ValueError) as e:  # numpy failing to allocate: PyTorch's RuntimeError
             err = _storage.allocation_error(e)
@@ -421,6 +423,19 @@ def check_overlap(mode: int, written, args: tuple) -> None:
                         raise RuntimeError(PARTIAL_OVERLAP_MESSAGE)
                 elif mode & OVERLAP_PARTIAL and t is not w:
                     _check_partial_overlap(w, t)
+
+
+def _refuse_conj_among_written(op: Op, args: tuple, out) -> None:
+    """Refuse a conjugate view among several written tensors (an `out=` tuple, a later `mutates` index):
+    NOTE [ Complex storage and conj ]'s write-through covers one written tensor, and a kernel writing a
+    conjugate view's resolved copy would lose the write silently."""
+    written = list(out) if out is not None and out.__class__ is not Tensor else []
+    written += [args[i] for i in (op.mutates if out is not None else op.mutates[1:])]
+    for t in written:
+        if isinstance(t, Tensor) and t._conj:
+            raise RuntimeError(f"{op.name}: writing into a conjugate view as one of several outputs is not "
+                               f"supported; call resolve_conj() on it, or write into a plain tensor and copy_() "
+                               f"it; got {describe(t)}")
 
 
 def _bump(out) -> None:
