@@ -97,7 +97,7 @@ from functools import wraps
 from ember.core import meta as _meta
 from ember.core import storage as _storage
 from ember.core.dtypes import TORCH_NAMES
-from ember.core.tensor import Tensor, describe
+from ember.core.tensor import Tensor
 
 __all__ = ["Op", "declare", "get_op", "registered_ops", "register_dispatch_hook",
            "remove_dispatch_hook", "device_of", "composite", "set_composite_hook", "node_name", "OVERLAP_INTERNAL",
@@ -274,13 +274,20 @@ class Op:
         if self.check is not None:
             self.check(*args, **kwargs)
         try:
-            if written is not None and (written.__class__ is Tensor or isinstance(written, Tensor)) and written._conj:
+            if written is not None and (written.__class__ is Tensor or isinstance(written, Tensor)) and written._conj \
+                    and not self.mutates[1:]:
                 # NOTE [ Complex storage and conj ]
                 result = _complex().write_through_conj(kernel, args, kwargs, written)
             else:
-                if written is not None and (self.mutates[1:] or written.__class__ in _SEQ):
-                    _refuse_conj_among_written(self, args, out)
-                result = kernel(*args, **kwargs) if kwargs else kernel(*args)
+                several = written is not None and written.__class__ in _SEQ  # an out= tuple: the rare path
+                if written is not None and self.mutates[1:]:  # several mutated (optimizer steps): no call unless conj
+                    for i in self.mutates:
+                        if args[i] is not None and args[i]._conj:
+                            several = True
+                if several:
+                    result = _write_through_conjs(self, kernel, args, kwargs, out)
+                else:
+                    result = kernel(*args, **kwargs) if kwargs else kernel(*args)
         except (MemoryError, ValueError) as e:  # numpy failing to allocate: PyTorch's RuntimeError
             err = _storage.allocation_error(e)
             if err is None:
@@ -425,17 +432,39 @@ def check_overlap(mode: int, written, args: tuple) -> None:
                     _check_partial_overlap(w, t)
 
 
-def _refuse_conj_among_written(op: Op, args: tuple, out) -> None:
-    """Refuse a conjugate view among several written tensors (an `out=` tuple, a later `mutates` index):
-    NOTE [ Complex storage and conj ]'s write-through covers one written tensor, and a kernel writing a
-    conjugate view's resolved copy would lose the write silently."""
-    written = list(out) if out is not None and out.__class__ is not Tensor else []
-    written += [args[i] for i in (op.mutates if out is not None else op.mutates[1:])]
-    for t in written:
-        if isinstance(t, Tensor) and t._conj:
-            raise RuntimeError(f"{op.name}: writing into a conjugate view as one of several outputs is not "
-                               f"supported; call resolve_conj() on it, or write into a plain tensor and copy_() "
-                               f"it; got {describe(t)}")
+def _write_through_conjs(op: Op, kernel, args: tuple, kwargs: dict, out):
+    """NOTE [ Complex storage and conj ] for an op that writes several tensors (an `out=` tuple, several
+    `mutates` indices): the kernel writes resolved copies of the conjugate views among them, each copied back
+    through its view afterwards (`copy_` into a conjugate view writes through)."""
+    pairs: list[tuple[Tensor, Tensor]] = []
+
+    def swap(t):
+        if not (isinstance(t, Tensor) and t._conj):
+            return t
+        for view, tmp in pairs:
+            if view is t:
+                return tmp
+        pairs.append((t, t.resolve_conj()))
+        return pairs[-1][1]
+
+    args = list(args)
+    for i in op.mutates:
+        args[i] = swap(args[i])
+    if out is not None:
+        kwargs = {**kwargs, "out": swap(out) if isinstance(out, Tensor) else type(out)(swap(o) for o in out)}
+    args = [a if not (isinstance(a, Tensor) and a._conj) or all(a is not v for v, _ in pairs) else swap(a)
+            for a in args]  # an input that is also written reads the copy the kernel writes
+    result = kernel(*args, **kwargs)
+    for view, tmp in pairs:
+        view.copy_(tmp)
+
+    def back(r):
+        return next((view for view, tmp in pairs if r is tmp), r)
+
+    if not isinstance(result, _SEQ):
+        return back(result)
+    items = [back(r) for r in result]
+    return type(result)(items) if result.__class__ in _SEQ else result._make(items)  # a named tuple's fields
 
 
 def _bump(out) -> None:
