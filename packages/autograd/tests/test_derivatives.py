@@ -669,3 +669,24 @@ def test_piecewise_linear_grad_stays_connected_to_the_input(name, args):
     assert g.requires_grad
     (gg,) = E.autograd.grad(g.pow(2).sum(), x)
     np.testing.assert_array_equal(gg.numpy(), np.zeros(4))
+
+
+@pytest.mark.parametrize("dims", [1, 2, 3])
+def test_max_pool_grad_stays_connected_to_the_input(dims):
+    # PyTorch's max_pool2d_with_indices_backward takes the input (`self: zeros_like(self)`): a gradient penalty
+    # through max pooling differentiates back to the input as zeros, on top of the path through grad_output
+    from ember.core.ops import pool as ops_pool
+
+    x = E.tensor(np.random.default_rng(0).standard_normal((1, 2) + (4,) * dims), dtype=F64, requires_grad=True)
+    pool = getattr(ops_pool, f"max_pool{dims}d")
+    (g,) = E.autograd.grad((pool(x, 2) ** 2).sum(), x, create_graph=True)
+    (gg,) = E.autograd.grad(g.pow(2).sum(), x)
+    (g1,) = E.autograd.grad(pool(x, 2).sum(), x, create_graph=True)
+    assert g1.requires_grad
+    np.testing.assert_array_equal(E.autograd.grad(g1.sum(), x)[0].numpy(), np.zeros(x.shape))
+    torch = pytest.importorskip("torch")
+    tx = torch.tensor(x.detach().numpy(), requires_grad=True)
+    tpool = getattr(torch.nn.functional, f"max_pool{dims}d")
+    (tg,) = torch.autograd.grad((tpool(tx, 2) ** 2).sum(), tx, create_graph=True)
+    np.testing.assert_allclose(g.detach().numpy(), tg.detach().numpy(), rtol=1e-12)
+    np.testing.assert_allclose(gg.numpy(), torch.autograd.grad(tg.pow(2).sum(), tx)[0].numpy(), rtol=1e-12)

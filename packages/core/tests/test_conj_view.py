@@ -194,3 +194,27 @@ def test_ordinary_tensors_carry_no_bit_in_their_dict():
     x = E.ones(3, dtype=E.complex64)
     assert not x.is_conj() and "_conj" not in getattr(x, "__dict__", {})
     assert "_conj" not in getattr(x + 1, "__dict__", {})
+
+
+def test_conj_views_among_several_written_tensors_are_written_through():
+    """The write-through covers every written tensor, as PyTorch's conjugate fallback: conjugate views in an
+    `out=` tuple or at several `mutates` indices get the kernel's values (their storage the conjugates)."""
+    from ember.core.dispatch import Op, get_op
+    from ember.core.ops import optim_kernels  # noqa: F401 (declares sgd_step)
+    from ember.core.ops._util import write_out
+
+    pair = Op("pair_out")
+    pair.register("cpu")(lambda x, *, out: tuple(write_out(o, x._np() * (k + 1j), "pair_out")
+                                                  for k, o in enumerate(out)))
+    x = E.tensor([1.0, 2.0], dtype=E.complex128)
+    a, b = E.zeros(2, dtype=E.complex128), E.zeros(2, dtype=E.complex128)
+    ca = a.conj()
+    r = pair(x, out=(ca, b))
+    assert r[0] is ca and r[1] is b and ca.is_conj()
+    np.testing.assert_array_equal(a.numpy(), [-1j, -2j])
+    np.testing.assert_array_equal(b.numpy(), [1 + 1j, 2 + 2j])
+    p, buf = E.full((2,), 1 + 1j, dtype=E.complex64), E.zeros(2, dtype=E.complex64)
+    g = E.full((2,), 2 - 1j, dtype=E.complex64)
+    get_op("sgd_step")(p.conj(), g, buf.conj(), 0.1, 0.9, 0.0, 0.0, False, False, True)  # buf = g; p -= 0.1 * buf
+    np.testing.assert_allclose(p.numpy(), np.conj((1 - 1j) - 0.1 * (2 - 1j)) * np.ones(2), rtol=1e-6)
+    np.testing.assert_allclose(buf.numpy(), [2 + 1j, 2 + 1j])

@@ -290,3 +290,71 @@ def test_multihead_attention_rank_checks_in_pytorchs_words():
     for args, kw, msg in cases:
         with pytest.raises(AssertionError, match=f"^{msg}$"):
             mha(*args, **kw)
+
+
+_NEED_MASK = "Need attn_mask if specifying the is_causal hint"
+
+
+def _causal_hint_calls(lib, lib_nn):
+    """The calls PyTorch checks the `is_causal` hint in, each as (name, module, thunk); shared by both libraries."""
+    x = lib.ones(2, 3, 8)
+    mha = lib_nn.MultiheadAttention(8, 2, batch_first=True)
+    enc_layer = lib_nn.TransformerEncoderLayer(8, 2, 16, batch_first=True)
+    enc = lib_nn.TransformerEncoder(lib_nn.TransformerEncoderLayer(8, 2, 16, batch_first=True), 2,
+                                    enable_nested_tensor=False)
+    dec_layer = lib_nn.TransformerDecoderLayer(8, 2, 16, batch_first=True)
+    tr = lib_nn.Transformer(8, 2, 1, 1, 16, batch_first=True)
+    return [("mha", mha, lambda: mha(x, x, x, is_causal=True)[0]),
+            ("mha_cross", mha, lambda: mha(x, x + 1, x + 1, is_causal=True)[0]),
+            ("encoder_layer", enc_layer, lambda: enc_layer(x, is_causal=True)),
+            ("encoder", enc, lambda: enc(x, is_causal=True)),
+            ("decoder_tgt", dec_layer, lambda: dec_layer(x, x, tgt_is_causal=True)),
+            ("decoder_memory", dec_layer, lambda: dec_layer(x, x, memory_is_causal=True)),
+            ("transformer_src", tr, lambda: tr(x, x, src_is_causal=True))]
+
+
+def _raises_need_mask(thunk):
+    try:
+        thunk()
+    except RuntimeError as e:
+        assert str(e).startswith(_NEED_MASK)
+        return True
+    return False
+
+
+@pytest.mark.parametrize("train,grad", [(True, True), (True, False), (False, True), (False, False)])
+def test_is_causal_without_mask_raises_where_pytorch_does(train, grad):
+    """PyTorch raises for the hint without a mask except on its inference fast path (eval, no grad, batch-first
+    self-attention), which ignores the hint."""
+    with torch.set_grad_enabled(grad):
+        got = {name: (mod.train(train), _raises_need_mask(f))[1] for name, mod, f in _causal_hint_calls(torch, nn)}
+    fast = not train and not grad
+    assert got == {"mha": not fast, "mha_cross": True, "encoder_layer": not fast, "encoder": not fast,
+                   "decoder_tgt": not fast, "decoder_memory": True, "transformer_src": not fast}
+    torch_ = pytest.importorskip("torch")
+    with torch_.set_grad_enabled(grad):
+        calls = _causal_hint_calls(torch_, torch_.nn)
+        want = {name: (mod.train(train), _raises_need_mask(f))[1] for name, mod, f in calls}
+    assert got == want
+
+
+def test_is_causal_hint_replaces_the_mask_only_without_padding_mask_or_weights():
+    """As PyTorch: with `need_weights=False` and no key-padding mask the hint wins over `attn_mask`; otherwise the
+    mask is applied; on the fast path the hint without a mask is ignored."""
+    torch.manual_seed(0)
+    mha = nn.MultiheadAttention(8, 2, batch_first=True, dtype=torch.float64)
+    x = torch.randn(2, 3, 8, dtype=torch.float64)
+    causal = nn.Transformer.generate_square_subsequent_mask(3, dtype=torch.float64)
+    other = torch.zeros(3, 3, dtype=torch.float64)
+    other[0, 2] = float("-inf")
+    with_causal, with_other = mha(x, x, x, attn_mask=causal)[0], mha(x, x, x, attn_mask=other)[0]
+    np.testing.assert_allclose(mha(x, x, x, attn_mask=other, is_causal=True, need_weights=False)[0].detach().numpy(),
+                               with_causal.detach().numpy(), atol=1e-12)
+    np.testing.assert_allclose(mha(x, x, x, attn_mask=other, is_causal=True)[0].detach().numpy(),
+                               with_other.detach().numpy(), atol=1e-12)
+    kpm = torch.zeros(2, 3, dtype=torch.float64)
+    np.testing.assert_allclose(mha(x, x, x, attn_mask=other, is_causal=True, need_weights=False,
+                                   key_padding_mask=kpm)[0].detach().numpy(), with_other.detach().numpy(), atol=1e-12)
+    mha.eval()
+    with torch.no_grad():
+        np.testing.assert_allclose(mha(x, x, x, is_causal=True)[0].numpy(), mha(x, x, x)[0].numpy(), atol=1e-12)

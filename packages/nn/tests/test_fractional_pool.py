@@ -163,3 +163,22 @@ def test_cuda_matches_the_cpu(nd):
     np.testing.assert_array_equal(got[1].cpu().numpy(), want[1].numpy())
     got[0].sum().backward()
     assert math.isclose(float(xc.grad.cpu().numpy().sum()), float(np.prod(got[0].shape)))
+
+
+def test_fractional_max_pool_grad_stays_connected_to_the_input():
+    # PyTorch's fractional_max_pool2d_backward takes the input (`self: zeros_like(self)`): a gradient penalty
+    # differentiates back to it as zeros
+    x = E.tensor(np.random.default_rng(0).standard_normal((1, 2, 5, 5)), requires_grad=True)
+    samples = E.full((1, 2, 2), 0.5, dtype=E.float64)
+    (g,) = E.autograd.grad(F.fractional_max_pool2d(x, 2, output_size=3, _random_samples=samples).pow(2).sum(), x,
+                           create_graph=True)
+    (gg,) = E.autograd.grad(g.pow(2).sum(), x)
+    (g1,) = E.autograd.grad(F.fractional_max_pool2d(x, 2, output_size=3, _random_samples=samples).sum(), x,
+                            create_graph=True)
+    np.testing.assert_array_equal(E.autograd.grad(g1.sum(), x)[0].numpy(), np.zeros(x.shape))
+    pt = pytest.importorskip("torch")
+    tx = pt.tensor(x.detach().numpy(), requires_grad=True)
+    out = pt.nn.functional.fractional_max_pool2d(tx, 2, output_size=3, _random_samples=pt.tensor(samples.numpy()))
+    (tg,) = pt.autograd.grad(out.pow(2).sum(), tx, create_graph=True)
+    np.testing.assert_allclose(g.detach().numpy(), tg.detach().numpy(), rtol=1e-12)
+    np.testing.assert_allclose(gg.numpy(), pt.autograd.grad(tg.pow(2).sum(), tx)[0].numpy(), rtol=1e-12)

@@ -275,11 +275,19 @@ class Op:
             self.check(*args, **kwargs)
         try:
             if written is not None and (written.__class__ is Tensor or isinstance(written, Tensor)) \
-                    and (written._conj or written._neg):
+                    and (written._conj or written._neg) and not self.mutates[1:]:
                 # NOTE [ Complex storage and conj ]
                 result = _complex().write_through_conj(kernel, args, kwargs, written)
             else:
-                result = kernel(*args, **kwargs) if kwargs else kernel(*args)
+                several = written is not None and written.__class__ in _SEQ  # an out= tuple: the rare path
+                if written is not None and self.mutates[1:]:  # several mutated (optimizer steps): no call unless conj
+                    for i in self.mutates:
+                        if args[i] is not None and args[i]._conj:
+                            several = True
+                if several:
+                    result = _write_through_conjs(self, kernel, args, kwargs, out)
+                else:
+                    result = kernel(*args, **kwargs) if kwargs else kernel(*args)
         except (MemoryError, ValueError) as e:  # numpy failing to allocate: PyTorch's RuntimeError
             err = _storage.allocation_error(e)
             if err is None:
@@ -422,6 +430,41 @@ def check_overlap(mode: int, written, args: tuple) -> None:
                         raise RuntimeError(PARTIAL_OVERLAP_MESSAGE)
                 elif mode & OVERLAP_PARTIAL and t is not w:
                     _check_partial_overlap(w, t)
+
+
+def _write_through_conjs(op: Op, kernel, args: tuple, kwargs: dict, out):
+    """NOTE [ Complex storage and conj ] for an op that writes several tensors (an `out=` tuple, several
+    `mutates` indices): the kernel writes resolved copies of the conjugate views among them, each copied back
+    through its view afterwards (`copy_` into a conjugate view writes through)."""
+    pairs: list[tuple[Tensor, Tensor]] = []
+
+    def swap(t):
+        if not (isinstance(t, Tensor) and t._conj):
+            return t
+        for view, tmp in pairs:
+            if view is t:
+                return tmp
+        pairs.append((t, t.resolve_conj()))
+        return pairs[-1][1]
+
+    args = list(args)
+    for i in op.mutates:
+        args[i] = swap(args[i])
+    if out is not None:
+        kwargs = {**kwargs, "out": swap(out) if isinstance(out, Tensor) else type(out)(swap(o) for o in out)}
+    args = [a if not (isinstance(a, Tensor) and a._conj) or all(a is not v for v, _ in pairs) else swap(a)
+            for a in args]  # an input that is also written reads the copy the kernel writes
+    result = kernel(*args, **kwargs)
+    for view, tmp in pairs:
+        view.copy_(tmp)
+
+    def back(r):
+        return next((view for view, tmp in pairs if r is tmp), r)
+
+    if not isinstance(result, _SEQ):
+        return back(result)
+    items = [back(r) for r in result]
+    return type(result)(items) if result.__class__ in _SEQ else result._make(items)  # a named tuple's fields
 
 
 def _bump(out) -> None:

@@ -12,6 +12,7 @@ from ember.core.dispatch import get_op
 
 from ember.autograd.derivatives._entry import derivative as d
 from ember.autograd.derivatives._helpers import not_implemented
+from ember.autograd.grad_mode import is_grad_enabled
 
 __all__ = ["ENTRIES"]
 
@@ -33,13 +34,16 @@ def _ctc_loss(grad, log_probs, targets, input_lengths, target_lengths, blank, ze
                                        blank, zero_infinity)
 
 
-def _fractional_max_pool(grad, result1, input_shape, kernel_size):
-    """max_pool2d_backward's scatter-add by index, over planes flattened to `(*, 1, prod(spatial))`."""
+def _fractional_max_pool(grad, result1, input, kernel_size):
+    """max_pool2d_backward's scatter-add by index, over planes flattened to `(*, 1, prod(spatial))`; under
+    `create_graph` it takes the input too, whose gradient is zero (PyTorch's `self: zeros_like(self)`)."""
     nd = len(kernel_size)
-    lead = tuple(input_shape[:-nd])
-    g = get_op("max_pool2d_backward")(grad.reshape(lead + (1, -1)), result1.reshape(lead + (1, -1)),
-                                      lead + (1, math.prod(input_shape[-nd:])))
-    return g.reshape(tuple(input_shape))
+    input_shape = tuple(input._shape)
+    lead = input_shape[:-nd]
+    flat = lead + (1, math.prod(input_shape[-nd:]))
+    g = get_op("max_pool2d_backward")(grad.reshape(lead + (1, -1)), result1.reshape(lead + (1, -1)), flat,
+                                      input.reshape(flat) if is_grad_enabled() else None)
+    return g.reshape(input_shape)
 
 
 ENTRIES = [

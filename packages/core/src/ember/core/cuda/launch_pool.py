@@ -54,7 +54,7 @@ def _max_pool2d(input, kernel_size, stride, padding, dilation, ceil_mode):
     return out, idx
 
 
-def _max_pool2d_backward(grad, indices, input_shape):
+def _max_pool2d_backward(grad, indices, input_shape, input=None):
     g, idx = _dense(grad), _dense(indices)
     plane_in = input_shape[-2] * input_shape[-1]
     plane_out = g._shape[-2] * g._shape[-1]

@@ -94,13 +94,14 @@ def _max_pool2d_cpu(input, kernel_size, stride, padding, dilation, ceil_mode):
 
 max_pool2d_backward = declare("max_pool2d_backward", doc="""The gradient of 2-D max pooling by its indices.
 
-Positional signature: `max_pool2d_backward(grad, indices, input_shape)` with grad and indices of
-the pooled shape -> grad_input of `input_shape`: each gradient is added at its index (a Numba
-scatter-add). Linear in grad; its backward is gathering `gg` at `indices`.""")
+Positional signature: `max_pool2d_backward(grad, indices, input_shape, input=None)` with grad and
+indices of the pooled shape -> grad_input of `input_shape`: each gradient is added at its index (a
+Numba scatter-add). Linear in grad; its backward is gathering `gg` at `indices`. `input`, unread,
+is the pooled input under a double backward: PyTorch's op takes it, so its gradient (zero) reaches it.""")
 
 
 @max_pool2d_backward.meta
-def _max_pool2d_backward_meta(grad, indices, input_shape) -> None:
+def _max_pool2d_backward_meta(grad, indices, input_shape, input=None) -> None:
     """Indices match the gradient one to one and index planes of `input_shape` (the kernels walk both)."""
     if tuple(indices._shape) != tuple(grad._shape) or tuple(grad._shape[:-2]) != tuple(input_shape[:-2]):
         raise RuntimeError(f"max_pool2d_backward: Expected shape of indices to be same as that of the gradient, "
@@ -109,7 +110,7 @@ def _max_pool2d_backward_meta(grad, indices, input_shape) -> None:
 
 
 @max_pool2d_backward.register("cpu")
-def _max_pool2d_backward_cpu(grad, indices, input_shape):
+def _max_pool2d_backward_cpu(grad, indices, input_shape, input=None):
     g = _planes(grad)
     planes = int(np.prod(input_shape[:-2], dtype=np.int64))
     out = np.zeros((planes, input_shape[-2] * input_shape[-1]), dtype=g.dtype)

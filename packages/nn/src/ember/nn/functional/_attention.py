@@ -152,6 +152,11 @@ def multi_head_attention_forward(query: Tensor, key: Tensor, value: Tensor, embe
             key_padding_mask = key_padding_mask.unsqueeze(0)
     key_padding_mask = _canonical_mask(key_padding_mask, "key_padding_mask", attn_mask, "attn_mask", query.dtype)
     attn_mask = _canonical_mask(attn_mask, "attn_mask", None, "", query.dtype)
+    if is_causal and attn_mask is None:
+        raise RuntimeError("Need attn_mask if specifying the is_causal hint. You may use the Transformer module "
+                           "method `generate_square_subsequent_mask` to create this mask.")
+    if is_causal and key_padding_mask is None and not need_weights:
+        attn_mask = None  # as PyTorch, which then trusts the hint: its attention applies the causal mask instead
     L, N, E = query.shape
     S = key.shape[0]
     if E != embed_dim_to_check:

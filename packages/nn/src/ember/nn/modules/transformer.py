@@ -122,10 +122,23 @@ class MultiheadAttention(Module):
             training=self.training, key_padding_mask=key_padding_mask, need_weights=need_weights, attn_mask=attn_mask,
             use_separate_proj_weight=not self._qkv_same_embed_dim, q_proj_weight=self.q_proj_weight,
             k_proj_weight=self.k_proj_weight, v_proj_weight=self.v_proj_weight,
-            average_attn_weights=average_attn_weights, is_causal=is_causal and attn_mask is None)
+            average_attn_weights=average_attn_weights,
+            is_causal=is_causal and not self._ignores_is_causal(query, key, value))
         if self.batch_first and batched:
             out = out.transpose(0, 1)
         return out, weights
+
+    def _ignores_is_causal(self, query: Tensor, key: Tensor, value: Tensor) -> bool:
+        """Whether PyTorch's inference fast path (MultiheadAttention.forward) would run this call: it drops the
+        `is_causal` hint unread, where the other path raises for a hint without `attn_mask`."""
+        if not (ea.backends.mha.get_fastpath_enabled() and query.dim() == 3 and query is key and key is value) or \
+                self.training or not self.batch_first or self.in_proj_weight is None or self.in_proj_bias is None or \
+                query.dtype != self.in_proj_bias.dtype or query.dtype != self.in_proj_weight.dtype or \
+                self.num_heads % 2 or self.bias_k is not None or self.bias_v is not None or self.add_zero_attn or \
+                ea.is_autocast_enabled():
+            return False
+        params = (query, self.in_proj_weight, self.in_proj_bias, self.out_proj.weight, self.out_proj.bias)
+        return not (ea.is_grad_enabled() and any(p is not None and p.requires_grad for p in params))
 
 
 def _activation_fn(activation: str | Callable) -> Callable:
