@@ -407,3 +407,33 @@ def test_lu_factor_of_non_finite_matrices_matches_pytorch():
         assert piv.tolist() == tpiv.tolist() and info.item() == tinfo.item()
         got, want = LU.numpy(), tLU.numpy()
         assert np.array_equal(np.isnan(got), np.isnan(want)) and np.allclose(got[~np.isnan(got)], want[~np.isnan(want)])
+
+
+@pytest.mark.parametrize("name", ["cholesky_ex", "inv_ex", "lu_factor", "lu_factor_ex", "solve_ex"])
+def test_out_tuples_are_written_and_returned(name):
+    """The factorizations' out= tuples receive the results (they were ignored) and come back as the results."""
+    import ember.core.ops.linalg_composite as LC
+
+    A = E.tensor([[4.0, 1.0], [1.0, 3.0]])
+    fn = getattr(LC, name)
+    call = (lambda **kw: fn(A, A, **kw)) if name == "solve_ex" else (lambda **kw: fn(A, **kw))
+    expected = call()
+    outs = tuple(E.empty(0, dtype=x.dtype) for x in expected)
+    got = call(out=outs)
+    assert type(got) is type(expected) and all(g is o for g, o in zip(got, outs))
+    for o, x in zip(outs, expected):
+        np.testing.assert_array_equal(o.numpy(), x.numpy())
+
+
+def test_out_of_a_factorization_checks_dtypes_and_kind_as_pytorch():
+    import ember.core.ops.linalg_composite as LC
+
+    A = E.tensor([[4.0, 1.0], [1.0, 3.0]])
+    with pytest.raises(RuntimeError, match="^Expected out tensor to have dtype float, but got double instead$"):
+        LC.inv_ex(A, out=(E.empty(0, dtype=E.float64), E.empty(0, dtype=E.int32)))
+    with pytest.raises(RuntimeError, match="^Expected out tensor to have dtype int, but got long int instead$"):
+        LC.inv_ex(A, out=(E.empty(0), E.empty(0, dtype=E.int64)))
+    with pytest.raises(TypeError, match=r"^linalg_inv_ex\(\): argument 'out' must be tuple of Tensors, not Tensor$"):
+        LC.inv_ex(A, out=E.empty(0))
+    o = E.empty(0, dtype=E.float64)
+    assert LC.cond(A, out=o) is o and o.item() == pytest.approx(np.linalg.cond(A.numpy().astype(np.float64)))

@@ -6,6 +6,7 @@ householder_product; and PyTorch's older top-level names (`torch.lu`, `torch.cho
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -128,6 +129,46 @@ def _resized(out: Tensor, r: Tensor) -> Tensor:
     return out
 
 
+def _torch_dtype_name(dt) -> str:
+    """A dtype as PyTorch's out= messages name it (`float`, `long int`, `c10::complex<double>`)."""
+    return {"float32": "float", "float64": "double", "int32": "int", "int64": "long int", "int16": "short int",
+            "int8": "signed char", "uint8": "unsigned char", "bool": "bool", "float16": "c10::Half",
+            "bfloat16": "c10::BFloat16", "complex64": "c10::complex<float>",
+            "complex128": "c10::complex<double>"}.get(dt.name, dt.name)
+
+
+# the functions of `torch.*` (not `torch.linalg.*`) among those `writes_out` wraps: PyTorch's messages name them
+_TORCH_NAMESPACE = frozenset({"lu_unpack", "geqrf", "ormqr", "triangular_solve", "frobenius_norm", "nuclear_norm"})
+
+
+def writes_out(fn):
+    """`fn(..., out=)` for a function that computes a new result: the result (one tensor, or a tuple of them) is
+    written into `out` as PyTorch's out= variants write it (a tuple's dtypes must match; resized) and `out` is
+    returned in its place."""
+    name = fn.__name__ if fn.__name__.startswith("linalg_") or fn.__name__ in _TORCH_NAMESPACE else \
+        f"linalg_{fn.__name__}"
+
+    @functools.wraps(fn)
+    def with_out(*args, out=None, **kwargs):
+        r = fn(*args, **kwargs)
+        if out is None:
+            return r
+        if isinstance(r, Tensor):
+            return S.copy_(_resized(out, r), r)
+        if not isinstance(out, tuple | list):
+            raise TypeError(f"{name}(): argument 'out' must be tuple of Tensors, not {type(out).__name__}")
+        if len(out) != len(r):
+            raise TypeError(f"{name}(): argument 'out' must be tuple of {len(r)} Tensors, got {len(out)}")
+        for o, x in zip(out, r):
+            if o._dtype is not x._dtype:
+                raise RuntimeError(f"Expected out tensor to have dtype {_torch_dtype_name(x._dtype)}, but got "
+                                   f"{_torch_dtype_name(o._dtype)} instead")
+        written = [S.copy_(_resized(o, x), x) for o, x in zip(out, r)]
+        return type(r)(*written) if hasattr(r, "_fields") else tuple(written)
+
+    return with_out
+
+
 # Two triangular solves on every device; their derivatives are PyTorch's formulas for the whole factor
 # (a gradient outside its triangle too), not the solves' (autograd's table).
 _cholesky_solve = declare("cholesky_solve", doc="cholesky_solve(input, input2, upper) -> Tensor")
@@ -204,6 +245,7 @@ def cholesky_inverse(input: Tensor, upper: bool = False, *, out: Tensor | None =
     return r if out is None else S.copy_(_resized(out, r), r)
 
 
+@writes_out
 def cholesky_ex(A: Tensor, *, upper: bool = False, check_errors: bool = False, out=None):
     """`(L, info)`: the Cholesky factor and, per matrix, 0 or the order of the first leading minor that is
     not positive-definite; such a matrix's L is LAPACK's partial factor, as PyTorch's (`cholesky_partial`);
@@ -272,6 +314,7 @@ def _check_lu_input(op: str, A: Tensor) -> None:
     _check_float(op, A)
 
 
+@writes_out
 def lu_factor(A: Tensor, *, pivot: bool = True, out=None):
     """`(LU, pivots)`: the packed LU factorisation with partial pivoting of A (*, m, n); pivots are
     LAPACK's 1-based row swaps. Raises `LinAlgError` for a singular A, as PyTorch."""
@@ -285,6 +328,7 @@ def lu_factor(A: Tensor, *, pivot: bool = True, out=None):
     return _LUFactor(LU, piv)
 
 
+@writes_out
 def lu_factor_ex(A: Tensor, *, pivot: bool = True, check_errors: bool = False, out=None):
     """`(LU, pivots, info)`: `lu_factor` that reports a zero pivot in `info` (1-based) instead of raising."""
     _check_lu_input("linalg.lu_factor_ex", A)
@@ -309,6 +353,7 @@ def _permutation(pivots: Tensor, m: int) -> Tensor:
     return perm
 
 
+@writes_out
 def lu_unpack(LU_data: Tensor, LU_pivots: Tensor, unpack_data: bool = True, unpack_pivots: bool = True, *, out=None):
     """`(P, L, U)` with A = P L U from `lu_factor`'s packed result."""
     m, n = LU_data._shape[-2:]
@@ -326,6 +371,7 @@ def lu_unpack(LU_data: Tensor, LU_pivots: Tensor, unpack_data: bool = True, unpa
     return _LUUnpack(P, Lm, Um)
 
 
+@writes_out
 def linalg_lu(A: Tensor, *, pivot: bool = True, out=None):
     """`(P, L, U)` with A = P L U, L unit lower triangular, U upper triangular."""
     _check_lu_input("linalg.lu", A)
@@ -373,6 +419,7 @@ def _nan(A: Tensor):
     return complex(math.nan, math.nan) if A._dtype.is_complex else math.nan
 
 
+@writes_out
 def inv_ex(A: Tensor, *, check_errors: bool = False, out=None):
     """`(inverse, info)`: info is 0, or the 1-based index of the first zero pivot of a singular matrix (whose
     inverse is then NaN); raises only when `check_errors`."""
@@ -418,6 +465,7 @@ def _singular_solutions(A: Tensor, info: Tensor, B: Tensor | None, left: bool = 
     return tensor(res[..., 0] if vector else res, dtype=A._dtype, device=A.device)
 
 
+@writes_out
 def solve_ex(A: Tensor, B: Tensor, *, left: bool = True, check_errors: bool = False, out=None):
     """`(result, info)`: `linalg.solve` that reports a singular A in info (result NaN) instead of raising."""
     try:
@@ -462,6 +510,7 @@ def matrix_exp(input: Tensor) -> Tensor:
     return total
 
 
+@writes_out
 def cond(A: Tensor, p=None, *, out=None) -> Tensor:
     """The condition number of each matrix in the norm `p` (2, the ratio of extreme singular values, by default)."""
     _at_least_2d("linalg.cond", "A", A)
@@ -480,6 +529,7 @@ def diagonal(A: Tensor, *, offset: int = 0, dim1: int = -2, dim2: int = -1) -> T
     return L.diagonal(A, offset, dim1, dim2)
 
 
+@writes_out
 def tensorinv(A: Tensor, ind: int = 2, *, out=None) -> Tensor:
     """The inverse of A viewed as a matrix of its first `ind` dims by the rest; shape A.shape[ind:] + A.shape[:ind]."""
     if ind <= 0:
@@ -491,6 +541,7 @@ def tensorinv(A: Tensor, ind: int = 2, *, out=None) -> Tensor:
     return L.reshape(_inv_named("inv", L.reshape(A, (math.prod(rows), math.prod(cols)))), cols + rows)
 
 
+@writes_out
 def tensorsolve(A: Tensor, B: Tensor, dims=None, *, out=None) -> Tensor:
     """X with tensordot(A, X, X.ndim) = B; `dims` of A move to the end first."""
     if dims is not None:
@@ -520,6 +571,7 @@ def vander(x: Tensor, *, N: int | None = None) -> Tensor:
     return J.cat([ones, powers], -1)
 
 
+@writes_out
 def householder_product(A: Tensor, tau: Tensor, *, out=None) -> Tensor:
     """The first n columns of H_1 ... H_k, H_i = I - tau_i v_i v_i^H with v_i = (0, ..., 1, A[i+1:, i])."""
     _at_least_2d("linalg.householder_product", "A", A)
@@ -582,6 +634,7 @@ _Geqrf = _rt("geqrf", ["a", "tau"])
 
 
 @method
+@writes_out
 def geqrf(input: Tensor, *, out=None):
     """`(a, tau)`: LAPACK's packed Householder QR of input (*, m, n): R on and above the diagonal of `a`, the
     reflectors' vectors below it (their leading 1 implied), and their scales `tau`; composed so it
@@ -623,6 +676,7 @@ def _sum_sq(x: Tensor) -> Tensor:
 
 
 @method
+@writes_out
 def ormqr(input: Tensor, input2: Tensor, input3: Tensor, left: bool = True, transpose: bool = False, *,
           out=None) -> Tensor:
     """The product of Q (from `geqrf`'s `input`, `input2` = tau) with `input3`: Q C, Q^H C, C Q or C Q^H."""
@@ -679,6 +733,7 @@ def lu_solve(input: Tensor, LU_data: Tensor, LU_pivots: Tensor, *, out=None) -> 
 
 
 @method
+@writes_out
 def triangular_solve(input: Tensor, A: Tensor, upper: bool = True, transpose: bool = False,
                      unitriangular: bool = False, *, out=None):
     """`torch.triangular_solve(b, A)` (deprecated for `linalg.solve_triangular`): `(solution, A's copy)`."""
@@ -693,11 +748,13 @@ def orgqr(input: Tensor, input2: Tensor) -> Tensor:
     return householder_product(input, input2)
 
 
+@writes_out
 def frobenius_norm(input: Tensor, dim, keepdim: bool = False, *, out=None) -> Tensor:
     """`torch.frobenius_norm` (deprecated): the 2-norm over `dim`."""
     return linalg.vector_norm(input, 2, dim, keepdim)
 
 
+@writes_out
 def nuclear_norm(input: Tensor, dim=(-2, -1), keepdim: bool = False, *, out=None) -> Tensor:
     """`torch.nuclear_norm` (deprecated): the sum of singular values over the two dims `dim`."""
     if isinstance(dim, bool):
