@@ -170,3 +170,28 @@ def test_cuda_clone_and_like_in_channels_last():
     assert clone(y).stride() == (12, 1, 6, 3)
     np.testing.assert_array_equal(clone(y).cpu().numpy(), x.numpy())
     assert ec.zeros_like(y).stride() == (12, 1, 6, 3)
+
+
+def _cl(*shape):
+    return contiguous(_x(*shape), memory_format=ec.channels_last)
+
+
+@pytest.mark.parametrize("op, want", [
+    (lambda x: ec.conv2d(x, ec.ones(5, 3, 3, 3)), (20, 1, 10, 5)),
+    (lambda x: ec.batch_norm(x, None, None, training=True), (48, 1, 12, 3)),
+    (lambda x: ec.max_pool2d(x, 2), (12, 1, 6, 3)),
+    (lambda x: ec.adaptive_avg_pool2d(x, 1), (3, 1, 3, 3)),
+    (lambda x: ec.adaptive_avg_pool2d(x, 2), (12, 1, 6, 3)),
+])
+def test_conv_norm_and_pool_answer_in_a_channels_last_inputs_layout(op, want):
+    x = _cl(2, 3, 4, 4)
+    out = op(x)
+    assert out.stride() == want  # PyTorch's CPU kernels' strides
+    np.testing.assert_allclose(out.numpy(), op(_x(2, 3, 4, 4)).numpy(), rtol=1e-6)
+
+
+def test_conv_with_a_channels_last_weight_answers_channels_last():
+    out = ec.conv2d(_x(2, 3, 4, 4), contiguous(ec.ones(5, 3, 3, 3), memory_format=ec.channels_last))
+    assert out.stride() == (20, 1, 10, 5)
+    np.testing.assert_allclose(out.numpy(), ec.conv2d(_x(2, 3, 4, 4), ec.ones(5, 3, 3, 3)).numpy())
+    assert ec.conv2d(_x(2, 3, 4, 4), ec.ones(5, 3, 1, 1)).is_contiguous()  # a 1x1 weight suggests no format

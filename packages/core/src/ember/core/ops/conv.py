@@ -102,6 +102,7 @@ from ember.core.ops.blas_threads import matmul as _matmul
 from ember.core.ops.blas_threads import single_threaded as _blas_single_threaded
 from ember.core.ops.elementwise import add
 from ember.core.ops.layout import squeeze, unsqueeze
+from ember.core.ops.memfmt import channels_last_as
 from ember.core.tensor import Tensor, describe
 
 Size2 = int | tuple[int, ...]  # an int, or one int per spatial dim
@@ -1045,6 +1046,7 @@ def _conv_nd(op: str, nd: int, input, weight, bias, stride, padding, dilation, g
             out = node_name(out, type(out.grad_fn).__name__, "ConvolutionBackward0")
     else:
         out = conv2d_op(input, weight, bias, stride, padding, dilation, groups)
+        out = channels_last_as(out, input, weight)
     return out if batched else squeeze(out, 0)
 
 

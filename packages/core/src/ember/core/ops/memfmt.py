@@ -11,7 +11,7 @@ from ember.core import settings
 from ember.core.tensor import _CSTRIDES, Tensor, _contiguous_strides_cached
 
 __all__ = ["dim_order", "permuted_shape", "restride", "laid_out", "preserved", "cat_order", "strides_in",
-           "preserved_strides", "elementwise_strides", "dense_strides", "suggested_format"]
+           "preserved_strides", "elementwise_strides", "dense_strides", "suggested_format", "channels_last_as"]
 
 _RANKS = {"channels_last": 4, "channels_last_3d": 5}
 
@@ -82,6 +82,20 @@ def suggested_format(x: Tensor) -> str:
     if len(x._shape) in (4, 5) and _channels_last_like(x._shape, x._strides):
         return "channels_last" if len(x._shape) == 4 else "channels_last_3d"
     return "contiguous_format"
+
+
+def channels_last_as(out: Tensor, *inputs) -> Tensor:
+    """`out` laid out channels_last when an input (rank 4) is: PyTorch's CPU conv, batch norm and pooling kernels
+    answer in that layout. The copy's grad_fn keeps `out`'s node name."""
+    if len(out._shape) != 4 or suggested_format(out) == "channels_last" or not any(
+            t is not None and suggested_format(t) == "channels_last" for t in inputs):
+        return out
+    from ember.core.dispatch import node_name
+    from ember.core.ops.layout import clone
+
+    fn = getattr(out, "_grad_fn", None)
+    res = clone(out, memory_format=settings.channels_last)
+    return res if fn is None else node_name(res, "CloneBackward0", type(fn).__name__)
 
 
 def cat_order(tensors) -> tuple | None:

@@ -17,6 +17,7 @@ from ember.core import dtypes
 from ember.core.dispatch import composite, declare, node_name
 from ember.core.ops import numba_nn
 from ember.core.ops._util import wrap
+from ember.core.ops.memfmt import channels_last_as
 from ember.core.tensor import Tensor, describe
 
 __all__ = ["batch_norm", "layer_norm", "group_norm", "instance_norm", "local_response_norm", "batch_norm_backward",
@@ -462,8 +463,9 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
                              f"{input.shape}")
     elif running_mean is None or running_var is None:
         raise RuntimeError("running_mean and running_var must be defined in evaluation mode")
-    return batch_norm_op(input, weight, bias, running_mean, running_var, bool(training), float(momentum),
-                         float(eps))[0]
+    out = batch_norm_op(input, weight, bias, running_mean, running_var, bool(training), float(momentum),
+                        float(eps))[0]
+    return channels_last_as(out, input)
 
 
 def _empty_batch_norm(input: Tensor, weight: Tensor | None, bias: Tensor | None) -> Tensor:

@@ -24,6 +24,7 @@ from ember.core.dispatch import declare, node_name
 from ember.core.ops import numba_nn
 from ember.core.ops.conv import Size2
 from ember.core.ops._util import wrap
+from ember.core.ops.memfmt import channels_last_as
 from ember.core.tensor import Tensor, describe
 
 __all__ = ["max_pool1d", "max_pool2d", "max_pool3d", "avg_pool1d", "avg_pool2d",
@@ -325,7 +326,7 @@ def max_pool2d(input: Tensor, kernel_size: Size2, stride: Size2 | None = None, p
     _check_window("max_pool2d", input, k, s, p, d, ceil_mode)
     _check_dtype(input, "max_pool2d", "all")
     out, idx = max_pool2d_with_indices(input, k, s, p, d, bool(ceil_mode))
-    return (out, idx) if return_indices else out
+    return (out, idx) if return_indices else channels_last_as(out, input)
 
 
 def _via_2d(fn, input: Tensor, *args, **kwargs):
@@ -455,7 +456,7 @@ def adaptive_avg_pool2d(input: Tensor, output_size: Size2 | tuple[int | None, ..
     """
     r = _global_mean(input, output_size, 2)
     if r is not None:
-        return r
+        return channels_last_as(r, input)
     _check_adaptive("adaptive_avg_pool2d", input, 2)
     sizes = _adaptive_size("adaptive_avg_pool2d", input, output_size, 2)
     if not input._dtype.is_floating_point and input.numel() == 0:  # PyTorch returns before its kernel's dispatch
@@ -463,7 +464,7 @@ def adaptive_avg_pool2d(input: Tensor, output_size: Size2 | tuple[int | None, ..
 
         return empty(input.shape[:-2] + sizes, dtype=input._dtype, device=input.device)
     _check_dtype(input, "adaptive_avg_pool2d")
-    return adaptive_avg_pool2d_op(input, sizes)
+    return channels_last_as(adaptive_avg_pool2d_op(input, sizes), input)
 
 
 def adaptive_max_pool2d(input: Tensor, output_size: Size2 | tuple[int | None, ...], return_indices: bool = False):
