@@ -57,3 +57,10 @@ def test_load_state_dict_from_url_downloads_once_checks_the_hash_and_loads(tmp_p
         torch.hub._hub_dir = None
     with pytest.raises(NotImplementedError, match="would fetch and run a repository's code"):
         torch.hub.load("pytorch/vision", "resnet18")
+
+
+def test_norm_base_classes_cover_batch_and_instance_norms():
+    from ember.torch.nn.modules.batchnorm import _BatchNorm, _NormBase
+
+    assert isinstance(torch.nn.BatchNorm2d(3), _NormBase) and isinstance(torch.nn.InstanceNorm2d(3), _NormBase)
+    assert isinstance(torch.nn.SyncBatchNorm(3), _BatchNorm) and not isinstance(torch.nn.LayerNorm(3), _NormBase)

@@ -5,5 +5,7 @@ from ember.nn.modules.lazy import _LazyNormBase  # noqa: F401 - base classes pro
 from ember.nn.modules.normalization import BatchNorm1d, BatchNorm2d, BatchNorm3d, SyncBatchNorm
 from ember.nn.modules.normalization import _BatchNorm  # noqa: F401 - base classes programs subclass
 
+_NormBase = _BatchNorm  # PyTorch's base of batch and instance norms (ember's _InstanceNorm derives _BatchNorm)
+
 __all__ = ["BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "LazyBatchNorm1d", "LazyBatchNorm2d", "LazyBatchNorm3d",
            "SyncBatchNorm"]
