@@ -88,6 +88,11 @@ train_loader = DataLoader(train_ds, batch_size=8, shuffle=False, collate_fn=coll
 val_loader = DataLoader(val_ds, batch_size=4, shuffle=False, collate_fn=collate)
 xb, yb = next(iter(train_loader))
 print("batch", tuple(xb.shape), xb.is_contiguous(memory_format=torch.channels_last), yb.dtype, len(train_loader))
+h, layouts = xb, []
+for m in model.features:
+    h = m(h)
+    layouts.append((type(m).__name__, h.is_contiguous(memory_format=torch.channels_last), type(h.grad_fn).__name__))
+print("layouts", layouts, model.pool(h).stride())
 
 sub = SubsetRandomSampler(list(range(0, 40, 3)), generator=g)
 counts = torch.bincount(Y, minlength=NUM_CLASSES).double()

@@ -528,8 +528,10 @@ def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None, bia
                                f"but got {name} of shape {shown} and input of shape {list(input.shape)}")
         _check_vec("group_norm", name, t, c, input, dtype=False)
     if _norm_dtypes(input, (weight, bias), (weight, bias)):  # mixed dtype: in float32, rounded once
-        return group_norm_op(input.to(dtypes.float32), weight, bias, int(num_groups), float(eps))[0].to(input.dtype)
-    return group_norm_op(input, weight, bias, int(num_groups), float(eps))[0]
+        out = group_norm_op(input.to(dtypes.float32), weight, bias, int(num_groups), float(eps))[0].to(input.dtype)
+    else:
+        out = group_norm_op(input, weight, bias, int(num_groups), float(eps))[0]
+    return channels_last_as(out, input)
 
 
 def instance_norm(input: Tensor, running_mean: Tensor | None = None, running_var: Tensor | None = None,
