@@ -181,6 +181,7 @@ def _cl(*shape):
     (lambda x: ec.batch_norm(x, None, None, training=True), (48, 1, 12, 3)),
     (lambda x: ec.max_pool2d(x, 2), (12, 1, 6, 3)),
     (lambda x: ec.group_norm(x, 3), (48, 1, 12, 3)),
+    (lambda x: ec.interpolate(x, scale_factor=2, mode="bilinear"), (192, 1, 24, 3)),
     (lambda x: ec.adaptive_avg_pool2d(x, 1), (3, 1, 3, 3)),
     (lambda x: ec.adaptive_avg_pool2d(x, 2), (12, 1, 6, 3)),
 ])

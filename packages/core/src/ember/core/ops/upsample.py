@@ -19,6 +19,7 @@ import numpy as np
 
 from ember.core.dispatch import declare, node_name
 from ember.core.ops._util import wrap
+from ember.core.ops.memfmt import channels_last_as
 from ember.core.tensor import Tensor
 
 __all__ = ["interpolate", "upsample", "upsample_nearest", "upsample_bilinear", "upsample_backward", "pixel_shuffle",
@@ -273,8 +274,9 @@ def interpolate(input: Tensor, size: int | tuple[int, ...] | None = None,
     if not input.dtype.is_floating_point:
         return _interpolate_integer(input, out, mode, align_corners, scales, nd, antialias)
     r = upsample_op(input, out, mode + "-aa" if antialias else mode, align_corners, scales)
-    return node_name(r, "UpsampleBackward0", _UPSAMPLE_NODES.get((mode, antialias), "UpsampleBackward0")
-                     .replace("#", str(nd)))
+    r = node_name(r, "UpsampleBackward0", _UPSAMPLE_NODES.get((mode, antialias), "UpsampleBackward0")
+                  .replace("#", str(nd)))
+    return channels_last_as(r, input)
 
 
 # PyTorch's node per (mode, antialias); `#` is the number of spatial dims
