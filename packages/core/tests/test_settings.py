@@ -8,6 +8,12 @@ import ember.core as E
 from ember.core import legacy, settings
 
 
+def test_iinfo_of_a_float_dtype_raises_pytorch_message():
+    with pytest.raises(TypeError) as info:
+        settings.iinfo(E.float32)
+    assert str(info.value) == "torch.iinfo() requires an integer input type. Use torch.finfo to handle 'torch.iinfo'"
+
+
 def test_finfo_iinfo_values():
     f = settings.finfo(E.float64)
     assert (f.bits, f.eps, f.max, f.tiny, f.resolution) == (64, 2.0 ** -52, np.finfo(np.float64).max, 2.0 ** -1022,

@@ -69,8 +69,7 @@ class iinfo:
     def __init__(self, type: dtypes.dtype) -> None:
         dt = dtypes.as_dtype(type)
         if dt.is_floating_point:
-            raise TypeError(f"torch.iinfo() requires an integer input type. Use torch.finfo to handle "
-                            f"'torch.iinfo'; got {dt!r}")
+            raise TypeError("torch.iinfo() requires an integer input type. Use torch.finfo to handle 'torch.iinfo'")
         if dt is dtypes.bool:
             raise TypeError("torch.bool is not supported by torch.iinfo")
         info = np.iinfo(dt.np)
