@@ -57,7 +57,7 @@ def _compare(actual, expected, rtol, atol, equal_nan, check_dtype, check_device,
             if missing:
                 text += f"Missing keys in the actual mapping: {sorted(missing, key=repr)}\n"
             if extra:
-                text += f"Extra keys in the actual mapping: {sorted(extra, key=repr)}"
+                text += f"Additional keys in the actual mapping: {sorted(extra, key=repr)}"
             raise _Mismatch(text.strip(), path)
         for key in expected:
             _compare(actual[key], expected[key], rtol, atol, equal_nan, check_dtype, check_device, (*path, key))
