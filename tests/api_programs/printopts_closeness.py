@@ -103,3 +103,15 @@ try:
     torch.testing.assert_close(1.0, 1.5)
 except AssertionError as e:
     print("python scalars:", e)
+try:
+    torch.testing.assert_close(torch.tensor([1.0]), 1.0)
+except TypeError as e:
+    print("tensor vs number:", e)
+try:
+    torch.testing.assert_close({"a": torch.ones(1)}, {"b": torch.ones(1)})
+except AssertionError as e:
+    print("keys:", e)
+try:
+    torch.testing.assert_close(torch.ones(2, 2), torch.ones(2, 2).t().contiguous().t(), check_stride=True)
+except AssertionError as e:
+    print("stride:", e)

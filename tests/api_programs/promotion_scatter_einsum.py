@@ -114,3 +114,15 @@ try:
     torch.einsum("ij->ik", A)
 except RuntimeError as e:
     print("einsum out error:", e)
+try:
+    torch.zeros(3).index_add_(0, torch.tensor([5]), torch.ones(1))
+except IndexError as e:
+    print("index_add 1-d:", e)
+try:
+    torch.zeros(3, 2).index_add_(1, torch.tensor([5]), torch.ones(3, 1))
+except RuntimeError as e:
+    print("index_add 2-d:", e)
+try:
+    torch.zeros(3).index_select(0, torch.tensor([3]))
+except IndexError as e:
+    print("index_select:", e)
