@@ -104,3 +104,24 @@ except RuntimeError as err:
     print("unfold err:", err)
 bc = torch.broadcast_to(torch.arange(3), (2, 3))
 print("broadcast_to", bc.stride(), torch.broadcast_shapes((3, 1), (1, 4), (4,)))
+g = torch.arange(12.0).view(3, 4)
+for label, fn in [
+    ("as_strided out of bounds", lambda: g.as_strided((2, 2), (1, 2), 20)),
+    ("expand mismatch", lambda: torch.ones(2, 3).expand(3, 3)),
+    ("expand mul_", lambda: torch.ones(3, 1).expand(3, 4).mul_(2)),
+    ("expand copy_", lambda: torch.ones(3, 1).expand(3, 4).copy_(torch.zeros(3, 4))),
+    ("unfold dim", lambda: g.unfold(2, 1, 1)),
+    ("negative offset", lambda: torch.as_strided(g, (2,), (1,), -1)),
+    ("channels_last view", lambda: torch.ones(2, 3, 4, 5).contiguous(memory_format=torch.channels_last).view(2, -1)),
+    ("view as double", lambda: torch.ones(3, 3).view(torch.float64)),
+]:
+    try:
+        fn()
+        print(label, "ok")
+    except (RuntimeError, IndexError) as err:
+        print(label, type(err).__name__, err)
+print("unfold 2d", g.unfold(1, 2, 2).stride(), g.unfold(0, 2, 1).shape)
+print("slice reshape copies", g[:, :2].reshape(6).data_ptr() == g.data_ptr(), g[:, :1].is_contiguous())
+print("resize_", torch.arange(6.0).resize_(2, 2), torch.arange(6.0).resize_(8).shape)
+print("set_", torch.tensor([1.0, 2.0]).set_(torch.tensor([5.0, 6.0, 7.0]).untyped_storage()).tolist())
+print("view float16", torch.ones(3, 4).view(torch.float16).shape, torch.ones(4, 1).t().is_contiguous())
