@@ -67,3 +67,12 @@ def test_assert_close_compares_imaginary_parts():
     assert_close(ec.tensor([1 + 1j]), ec.tensor([1 + 1j + 1e-7j]))
     with pytest.raises(AssertionError, match="not close"):
         assert_close(ec.tensor([1 + 1j]), ec.tensor([1 + 5j]))
+
+
+def test_assert_close_python_numbers_check_type_and_booleans_and_bfloat16_differences():
+    with pytest.raises(AssertionError, match=r"^The \(d\)types do not match: <class 'float'> != <class 'int'>\.$"):
+        assert_close(1.0, 1)
+    with pytest.raises(AssertionError, match="^Booleans mismatch: True is not False$"):
+        assert_close(True, False)
+    with pytest.raises(AssertionError, match=r"Greatest absolute difference: 0\.1015625 at index \(0,\)"):
+        assert_close(ec.tensor([1.0], dtype=ec.bfloat16), ec.tensor([1.1], dtype=ec.bfloat16))

@@ -69,7 +69,7 @@ def _compare(actual, expected, rtol, atol, equal_nan, check_dtype, check_device,
             _compare(a, e, rtol, atol, equal_nan, check_dtype, check_device, (*path, i))
         return
     if _is_number(actual) and _is_number(expected):
-        _compare_numbers(actual, expected, rtol, atol, equal_nan, path)
+        _compare_numbers(actual, expected, rtol, atol, equal_nan, check_dtype, path)
         return
     if isinstance(actual, Tensor) and isinstance(expected, Tensor):
         for attr, a_val, e_val, on in (("shape", actual.shape, expected.shape, True),
@@ -104,8 +104,15 @@ def _dtype_of(x, arr: np.ndarray):
     return x.dtype if isinstance(x, Tensor) else (dtypes.from_numpy_dtype(arr.dtype) or dtypes.float64)
 
 
-def _compare_numbers(actual, expected, rtol, atol, equal_nan, path) -> None:
-    """PyTorch's NumberPair: python numbers take float64's tolerances (ints and bools exact)."""
+def _compare_numbers(actual, expected, rtol, atol, equal_nan, check_dtype, path) -> None:
+    """PyTorch's BooleanPair and NumberPair: python numbers of one type, floats with float64's tolerances."""
+    if isinstance(actual, bool) and isinstance(expected, bool):
+        if actual is not expected:
+            raise _Mismatch(f"Booleans mismatch: {actual} is not {expected}", path)
+        return
+    builtin = {bool, int, float, complex}
+    if check_dtype and {type(actual), type(expected)} <= builtin and type(actual) is not type(expected):
+        raise _Mismatch(f"The (d)types do not match: {type(actual)} != {type(expected)}.", path)
     exact = all(isinstance(x, int) for x in (actual, expected))
     rtol = (0.0 if exact else 1e-7) if rtol is None else rtol
     atol = (0.0 if exact else 1e-7) if atol is None else atol
@@ -141,7 +148,7 @@ def _tensor_message(a: np.ndarray, e: np.ndarray, matches: np.ndarray, rtol, ato
     total, bad = matches.size, int((~matches).sum())
     extra = f"Mismatched elements: {bad} / {total} ({bad / total:.1%})"
     af, ef, mf = a.reshape(-1), e.reshape(-1), matches.reshape(-1)
-    if not (np.issubdtype(af.dtype, np.floating) or np.iscomplexobj(af)):
+    if af.dtype == np.bool_ or np.issubdtype(af.dtype, np.integer):  # bfloat16/float8 stay floating
         af, ef = af.astype(np.int64), ef.astype(np.int64)
         rel_dtype = np.float32
     else:
