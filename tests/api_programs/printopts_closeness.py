@@ -115,3 +115,22 @@ try:
     torch.testing.assert_close(torch.ones(2, 2), torch.ones(2, 2).t().contiguous().t(), check_stride=True)
 except AssertionError as e:
     print("stride:", e)
+more = [
+    (torch.tensor([1 + 1j, 2j]), torch.tensor([1 + 1j, 3j])),
+    (torch.tensor([1.0], dtype=torch.bfloat16), torch.tensor([1.1], dtype=torch.bfloat16)),
+    ((torch.ones(1), (torch.ones(1), torch.zeros(1))), (torch.ones(1), (torch.ones(1), torch.ones(1)))),
+    (1.0, 1),
+    (True, False),
+    (torch.tensor([1, 2], dtype=torch.uint8), torch.tensor([2, 1], dtype=torch.uint8)),
+    (torch.tensor(1.0), torch.tensor(0.0)),
+]
+for actual, expected in more:
+    try:
+        torch.testing.assert_close(actual, expected)
+    except AssertionError as e:
+        print("more |", e)
+try:
+    torch.isclose(torch.ones(1), torch.ones(1), rtol=-1)
+except RuntimeError as e:
+    print("negative rtol:", e)
+print("finfo eq", torch.finfo(torch.float16) == torch.finfo(torch.float16), torch.finfo(torch.bfloat16))
