@@ -14,6 +14,7 @@ from ember.core.ops.scatter_cpu import IndexOutOfRangeError
 @pytest.mark.parametrize("fn,name,kinds", [
     (lambda: E.ones(3, 3).gather(1, E.tensor([[3]])), "RuntimeError", (RuntimeError, IndexError)),
     (lambda: E.ones(3, 3).index_add(0, E.tensor([5]), E.ones(1, 3)), "RuntimeError", (RuntimeError,)),
+    (lambda: E.ones(3).index_add(0, E.tensor([5]), E.ones(1)), "IndexError", (IndexError,)),
     (lambda: E.ones(3, 3).index_select(0, E.tensor([5])), "IndexError", (IndexError, RuntimeError)),
     (lambda: E.ones(3, 3).index_copy(0, E.tensor([5]), E.ones(1, 3)), "IndexError", (IndexError,)),
     (lambda: E.softmax(E.tensor([1, 2]), 0), "NotImplementedError", (NotImplementedError, TypeError)),

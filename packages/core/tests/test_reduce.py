@@ -561,3 +561,10 @@ def test_cov_of_three_dims_raises_runtime_error():
     with pytest.raises(RuntimeError, match="^cov\\(\\): expected input to have two or fewer dimensions but got an "
                                            "input with 3 dimensions$"):
         E.cov(E.ones(2, 2, 2))
+
+
+def test_isclose_allclose_reject_negative_tolerances():
+    with pytest.raises(RuntimeError, match="^rtol must be greater than or equal to zero, but got -1$"):
+        E.isclose(E.ones(1), E.ones(1), rtol=-1)
+    with pytest.raises(RuntimeError, match="^atol must be greater than or equal to zero, but got -0.5$"):
+        E.allclose(E.ones(1), E.ones(1), atol=-0.5)

@@ -8,6 +8,21 @@ import ember.core as E
 from ember.core import legacy, settings
 
 
+def test_iinfo_of_a_float_dtype_raises_pytorch_message():
+    with pytest.raises(TypeError) as info:
+        settings.iinfo(E.float32)
+    assert str(info.value) == "torch.iinfo() requires an integer input type. Use torch.finfo to handle 'torch.iinfo'"
+
+
+def test_finfo_of_an_integer_raises_pytorch_message_and_finfos_compare_equal():
+    with pytest.raises(TypeError) as info:
+        settings.finfo(E.int32)
+    assert str(info.value) == ("torch.finfo() requires a floating point input type. Use torch.iinfo to handle "
+                               "'torch.finfo'")
+    assert settings.finfo(E.float16) == settings.finfo(E.float16) != settings.finfo(E.float32)
+    assert repr(settings.finfo(E.float8_e4m3fn)).startswith("finfo(resolution=1, ")
+
+
 def test_finfo_iinfo_values():
     f = settings.finfo(E.float64)
     assert (f.bits, f.eps, f.max, f.tiny, f.resolution) == (64, 2.0 ** -52, np.finfo(np.float64).max, 2.0 ** -1022,

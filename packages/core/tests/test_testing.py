@@ -12,9 +12,32 @@ def test_assert_close_accepts_within_dtype_tolerance():
     assert_close(x, x + 1e-6)
 
 
-def test_assert_close_reports_mismatch_count_and_index():
-    with pytest.raises(AssertionError, match=r"(?s)Mismatched elements: 1 / 3 .*First mismatch at index \(2,\)"):
-        assert_close(ec.tensor([1.0, 2.0, 3.0]), ec.tensor([1.0, 2.0, 3.5]))
+def test_assert_close_reports_mismatch_count_and_greatest_differences_as_pytorch():
+    with pytest.raises(AssertionError) as info:
+        assert_close(ec.tensor([[1.0, 2.0], [3.0, 4.0]]), ec.tensor([[1.0, 2.0], [3.1, 4.2]]))
+    assert str(info.value) == (
+        "Tensor-likes are not close!\n\nMismatched elements: 2 / 4 (50.0%)\n"
+        "Greatest absolute difference: 0.19999980926513672 at index (1, 1) (up to 1e-05 allowed)\n"
+        "Greatest relative difference: 0.04761900380253792 at index (1, 1) (up to 1.3e-06 allowed)")
+
+
+def test_assert_close_integers_are_compared_for_equality():
+    with pytest.raises(AssertionError) as info:
+        assert_close(ec.tensor([1, 2, 3]), ec.tensor([1, 2, 4]))
+    assert str(info.value) == ("Tensor-likes are not equal!\n\nMismatched elements: 1 / 3 (33.3%)\n"
+                               "Greatest absolute difference: 1 at index (2,)\n"
+                               "Greatest relative difference: 0.25 at index (2,)")
+
+
+def test_assert_close_scalars_and_nested_items_name_the_failure():
+    with pytest.raises(AssertionError) as info:
+        assert_close({"w": [ec.tensor(1.0), ec.tensor(5.0)]}, {"w": [ec.tensor(1.0), ec.tensor(5.5)]})
+    assert str(info.value) == (
+        "Scalars are not close!\n\nExpected 5.5 but got 5.0.\nAbsolute difference: 0.5 (up to 1e-05 allowed)\n"
+        "Relative difference: 0.09090909090909091 (up to 1.3e-06 allowed)\n\n"
+        "The failure occurred for item ['w'][1]")
+    with pytest.raises(AssertionError, match="^custom$"):
+        assert_close([1.0], [1.5], msg="custom")
 
 
 def test_assert_close_checks_dtype_and_shape():
@@ -44,3 +67,12 @@ def test_assert_close_compares_imaginary_parts():
     assert_close(ec.tensor([1 + 1j]), ec.tensor([1 + 1j + 1e-7j]))
     with pytest.raises(AssertionError, match="not close"):
         assert_close(ec.tensor([1 + 1j]), ec.tensor([1 + 5j]))
+
+
+def test_assert_close_python_numbers_check_type_and_booleans_and_bfloat16_differences():
+    with pytest.raises(AssertionError, match=r"^The \(d\)types do not match: <class 'float'> != <class 'int'>\.$"):
+        assert_close(1.0, 1)
+    with pytest.raises(AssertionError, match="^Booleans mismatch: True is not False$"):
+        assert_close(True, False)
+    with pytest.raises(AssertionError, match=r"Greatest absolute difference: 0\.1015625 at index \(0,\)"):
+        assert_close(ec.tensor([1.0], dtype=ec.bfloat16), ec.tensor([1.1], dtype=ec.bfloat16))

@@ -74,3 +74,13 @@ def test_replace_all_batch_norm_modules_matches_pytorch():
     ours = torch.func.replace_all_batch_norm_modules_(torch.nn.Sequential(torch.nn.BatchNorm2d(2)))
     assert sorted(ours.state_dict()) == sorted(theirs.state_dict())
     assert ours[0].track_running_stats == theirs[0].track_running_stats
+
+
+def test_assert_close_rejects_a_tensor_against_a_number_and_names_mapping_keys():
+    with pytest.raises(TypeError, match=r"^No comparison pair was able to handle inputs of type <class 'torch.Tensor'> "
+                                        r"and <class 'float'>\.$"):
+        torch.testing.assert_close(torch.tensor([1.0]), 1.0)
+    with pytest.raises(AssertionError) as info:
+        torch.testing.assert_close({"a": 1}, {"b": 1})
+    assert str(info.value) == ("The keys of the mappings do not match:\nMissing keys in the actual mapping: ['b']\n"
+                               "Additional keys in the actual mapping: ['a']")

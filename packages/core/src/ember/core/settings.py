@@ -33,8 +33,8 @@ class finfo:
         if dt.is_complex:  # PyTorch's: the limits of the real and imaginary parts' dtype
             dt = dt.to_real()
         if not dt.is_floating_point:
-            raise TypeError(f"torch.finfo() requires a floating point input type. Use torch.iinfo to handle "
-                            f"'torch.finfo'; got {dt!r}")
+            raise TypeError("torch.finfo() requires a floating point input type. Use torch.iinfo to handle "
+                            "'torch.finfo'")
         if dt is dtypes.bfloat16 or dt in dtypes.FLOAT8:  # numpy's finfo does not know ml_dtypes' types
             import ml_dtypes
 
@@ -53,8 +53,14 @@ class finfo:
             if dt is dtypes.float8_e5m2fnuz:
                 self.eps = 0.125
 
+    def __eq__(self, other) -> bool:
+        return isinstance(other, finfo) and vars(self) == vars(other)
+
+    def __hash__(self) -> int:
+        return hash((self.dtype, self.bits))
+
     def __repr__(self) -> str:
-        return (f"finfo(resolution={self.resolution}, min={self.min:g}, max={self.max:g}, eps={self.eps:g}, "
+        return (f"finfo(resolution={self.resolution:g}, min={self.min:g}, max={self.max:g}, eps={self.eps:g}, "
                 f"smallest_normal={self.smallest_normal:g}, tiny={self.tiny:g}, dtype={self.dtype})")
 
 
@@ -69,8 +75,7 @@ class iinfo:
     def __init__(self, type: dtypes.dtype) -> None:
         dt = dtypes.as_dtype(type)
         if dt.is_floating_point:
-            raise TypeError(f"torch.iinfo() requires an integer input type. Use torch.finfo to handle "
-                            f"'torch.iinfo'; got {dt!r}")
+            raise TypeError("torch.iinfo() requires an integer input type. Use torch.finfo to handle 'torch.iinfo'")
         if dt is dtypes.bool:
             raise TypeError("torch.bool is not supported by torch.iinfo")
         info = np.iinfo(dt.np)

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import cmath
+from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
 
@@ -28,42 +29,142 @@ def to_numpy(x) -> np.ndarray:
 
 def assert_close(actual, expected, *, rtol: float | None = None, atol: float | None = None,
                  equal_nan: bool = False, check_dtype: bool = True, check_device: bool = True,
-                 msg: str | None = None) -> None:
-    """Raise AssertionError unless `actual` and `expected` match in shape, dtype and values
-    (|a - e| <= atol + rtol * |e|, with tolerances by dtype as in `torch.testing.assert_close`)."""
-    if isinstance(actual, Sequence) and not isinstance(actual, str | Tensor):
-        assert len(actual) == len(expected), f"sequence lengths differ: {len(actual)} != {len(expected)}"
-        for a, e in zip(actual, expected, strict=True):
-            assert_close(a, e, rtol=rtol, atol=atol, equal_nan=equal_nan, check_dtype=check_dtype,
-                         check_device=check_device, msg=msg)
+                 msg: str | Callable[[str], str] | None = None) -> None:
+    """Raise AssertionError unless `actual` and `expected` (tensors, arrays, numbers, or sequences and mappings
+    of them) match in shape, device, dtype and values (|a - e| <= atol + rtol * |e|), with PyTorch's messages."""
+    try:
+        _compare(actual, expected, rtol, atol, equal_nan, check_dtype, check_device)
+    except _Mismatch as err:
+        text, path = err.args
+        if path:
+            text += f"\n\nThe failure occurred for item {''.join(str([item]) for item in path)}"
+        if isinstance(msg, str):
+            text = msg
+        elif callable(msg):
+            text = msg(text)
+        raise AssertionError(text) from None
+
+
+class _Mismatch(Exception):
+    """A failed comparison: (message, path of sequence indices and mapping keys)."""
+
+
+def _compare(actual, expected, rtol, atol, equal_nan, check_dtype, check_device, path: tuple = ()) -> None:
+    if isinstance(actual, Mapping) and isinstance(expected, Mapping):
+        if set(actual) != set(expected):
+            missing, extra = set(expected) - set(actual), set(actual) - set(expected)
+            text = "The keys of the mappings do not match:\n"
+            if missing:
+                text += f"Missing keys in the actual mapping: {sorted(missing, key=repr)}\n"
+            if extra:
+                text += f"Additional keys in the actual mapping: {sorted(extra, key=repr)}"
+            raise _Mismatch(text.strip(), path)
+        for key in expected:
+            _compare(actual[key], expected[key], rtol, atol, equal_nan, check_dtype, check_device, (*path, key))
+        return
+    if _is_sequence(actual):
+        if len(actual) != len(expected):
+            raise _Mismatch(f"The length of the sequences mismatch: {len(actual)} != {len(expected)}", path)
+        for i, (a, e) in enumerate(zip(actual, expected, strict=True)):
+            _compare(a, e, rtol, atol, equal_nan, check_dtype, check_device, (*path, i))
+        return
+    if _is_number(actual) and _is_number(expected):
+        _compare_numbers(actual, expected, rtol, atol, equal_nan, check_dtype, path)
         return
     if isinstance(actual, Tensor) and isinstance(expected, Tensor):
-        if check_dtype and actual.dtype is not expected.dtype:
-            raise AssertionError(msg or f"The values for attribute 'dtype' do not match: {actual.dtype} != "
-                                        f"{expected.dtype}.")
-        if check_device and actual.device != expected.device:
-            raise AssertionError(msg or f"The values for attribute 'device' do not match: {actual.device} != "
-                                        f"{expected.device}.")
+        for attr, a_val, e_val, on in (("shape", actual.shape, expected.shape, True),
+                                       ("device", actual.device, expected.device, check_device),
+                                       ("dtype", actual.dtype, expected.dtype, check_dtype)):
+            if on and a_val != e_val:
+                raise _Mismatch(f"The values for attribute '{attr}' do not match: {a_val} != {e_val}.", path)
     a, e = to_numpy(actual), to_numpy(expected)
     if a.shape != e.shape:
-        raise AssertionError(msg or f"The values for attribute 'shape' do not match: {a.shape} != {e.shape}.")
-    dt = actual.dtype if isinstance(actual, Tensor) else (dtypes.from_numpy_dtype(a.dtype) or dtypes.float64)
-    default_rtol, default_atol = _TOLERANCES.get(dt, (0.0, 0.0))
-    rtol = default_rtol if rtol is None else rtol
-    atol = default_atol if atol is None else atol
+        raise _Mismatch(f"The values for attribute 'shape' do not match: {a.shape} != {e.shape}.", path)
+    tolerances = [_TOLERANCES.get(_dtype_of(x, arr), (0.0, 0.0)) for x, arr in ((actual, a), (expected, e))]
+    rtol = max(t[0] for t in tolerances) if rtol is None else rtol
+    atol = max(t[1] for t in tolerances) if atol is None else atol
     wide = np.complex128 if np.iscomplexobj(a) or np.iscomplexobj(e) else np.float64  # never drop imaginary parts
-    a64, e64 = a.astype(wide), e.astype(wide)
-    ok = np.isclose(a64, e64, rtol=rtol, atol=atol, equal_nan=equal_nan)
-    if not ok.all():
-        bad = np.argwhere(~ok)
-        first = tuple(int(i) for i in bad[0])
-        diff = np.abs(a64 - e64)
-        diff = np.where(np.isnan(diff), np.inf, diff)
-        raise AssertionError(msg or (
-            f"Tensor-likes are not close!\n\nMismatched elements: {len(bad)} / {a.size} "
-            f"({100.0 * len(bad) / max(a.size, 1):.1f}%)\nGreatest absolute difference: {diff.max()} \n"
-            f"First mismatch at index {first}: {a64[first]} vs {e64[first]} (up to {atol} allowed absolute and "
-            f"{rtol} allowed relative difference)"))
+    matches = np.isclose(a.astype(wide), e.astype(wide), rtol=rtol, atol=atol, equal_nan=equal_nan)
+    if matches.all():
+        return
+    if a.shape == ():
+        raise _Mismatch(_scalar_message(a.item(), e.item(), rtol, atol), path)
+    raise _Mismatch(_tensor_message(a, e, matches, rtol, atol), path)
+
+
+def _is_sequence(x) -> bool:
+    return isinstance(x, Sequence) and not isinstance(x, str | bytes | Tensor)
+
+
+def _is_number(x) -> bool:
+    return isinstance(x, int | float | complex) and not isinstance(x, np.ndarray)
+
+
+def _dtype_of(x, arr: np.ndarray):
+    return x.dtype if isinstance(x, Tensor) else (dtypes.from_numpy_dtype(arr.dtype) or dtypes.float64)
+
+
+def _compare_numbers(actual, expected, rtol, atol, equal_nan, check_dtype, path) -> None:
+    """PyTorch's BooleanPair and NumberPair: python numbers of one type, floats with float64's tolerances."""
+    if isinstance(actual, bool) and isinstance(expected, bool):
+        if actual is not expected:
+            raise _Mismatch(f"Booleans mismatch: {actual} is not {expected}", path)
+        return
+    builtin = {bool, int, float, complex}
+    if check_dtype and {type(actual), type(expected)} <= builtin and type(actual) is not type(expected):
+        raise _Mismatch(f"The (d)types do not match: {type(actual)} != {type(expected)}.", path)
+    exact = all(isinstance(x, int) for x in (actual, expected))
+    rtol = (0.0 if exact else 1e-7) if rtol is None else rtol
+    atol = (0.0 if exact else 1e-7) if atol is None else atol
+    if equal_nan and cmath.isnan(actual) and cmath.isnan(expected):
+        return
+    diff = abs(actual - expected)
+    if cmath.isfinite(diff) and diff <= atol + rtol * abs(expected):
+        return
+    raise _Mismatch(_scalar_message(actual, expected, rtol, atol), path)
+
+
+def _mismatch_message(identifier: str, extra: str, diffs, rtol, atol) -> str:
+    """PyTorch's `_make_mismatch_msg`: "not equal" when both tolerances are zero, else "not close"."""
+    equality = rtol == 0 and atol == 0
+    text = f"{identifier} are not {'equal' if equality else 'close'}!\n\n{extra.strip()}\n"
+    for kind, diff, idx, tol in diffs:
+        line = f"Greatest {kind} difference: {diff} at index {idx}" if idx is not None else \
+            f"{kind.title()} difference: {diff}"
+        text += line + ("" if equality else f" (up to {tol} allowed)") + "\n"
+    return text.strip()
+
+
+def _scalar_message(actual, expected, rtol, atol) -> str:
+    diff = abs(actual - expected)
+    rel = float("inf") if expected == 0 else diff / abs(expected)
+    return _mismatch_message("Scalars", f"Expected {expected} but got {actual}.",
+                             [("absolute", diff, None, atol), ("relative", rel, None, rtol)], rtol, atol)
+
+
+def _tensor_message(a: np.ndarray, e: np.ndarray, matches: np.ndarray, rtol, atol) -> str:
+    """Mismatch count and the greatest absolute and relative differences among mismatches, computed in the
+    inputs' dtype (integers and bools in int64, their relative difference in float32) as PyTorch does."""
+    total, bad = matches.size, int((~matches).sum())
+    extra = f"Mismatched elements: {bad} / {total} ({bad / total:.1%})"
+    af, ef, mf = a.reshape(-1), e.reshape(-1), matches.reshape(-1)
+    if af.dtype == np.bool_ or np.issubdtype(af.dtype, np.integer):  # bfloat16/float8 stay floating
+        af, ef = af.astype(np.int64), ef.astype(np.int64)
+        rel_dtype = np.float32
+    else:
+        rel_dtype = None
+    with np.errstate(all="ignore"):
+        abs_diff = np.abs(af - ef)
+        abs_diff[mf] = 0
+        rel_diff = abs_diff / np.abs(ef)
+        if rel_dtype is not None:
+            rel_diff = rel_diff.astype(rel_dtype)
+        rel_diff[mf] = 0
+    diffs = []
+    for kind, d, tol in (("absolute", abs_diff, atol), ("relative", rel_diff, rtol)):
+        i = int(np.argmax(d))
+        diffs.append((kind, d[i].item(), tuple(int(j) for j in np.unravel_index(i, a.shape)), tol))
+    return _mismatch_message("Tensor-likes", extra, diffs, rtol, atol)
 
 
 def make_tensor(*shape, dtype=dtypes.float32, device="cpu", low: float | None = None, high: float | None = None,

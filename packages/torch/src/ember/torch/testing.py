@@ -23,20 +23,28 @@ def assert_close(actual, expected, *, allow_subclasses: bool = True, rtol: float
 
     Raises:
         AssertionError: values, shapes, dtypes, devices or (if asked) strides differ.
-        TypeError: `allow_subclasses` is False and the classes differ.
+        TypeError: a tensor is compared with a number, or `allow_subclasses` is False and the classes differ.
         ValueError: only one of `rtol` and `atol` is given.
     """
     if (rtol is None) != (atol is None):
         raise ValueError(f"Both 'rtol' and 'atol' must be either specified or omitted, but got no "
                          f"{'rtol' if rtol is None else 'atol'}.")
-    if not allow_subclasses and type(actual) is not type(expected):
-        raise TypeError(f"No comparison pair was able to handle inputs of type {type(actual)} and {type(expected)}.")
+    numbers = (int, float, complex)
+    mixed = isinstance(actual, Tensor) and isinstance(expected, numbers) or \
+        isinstance(expected, Tensor) and isinstance(actual, numbers)
+    if mixed or (not allow_subclasses and type(actual) is not type(expected)):
+        raise TypeError(f"No comparison pair was able to handle inputs of type {_type_name(actual)} and "
+                        f"{_type_name(expected)}.")
     if check_stride and isinstance(actual, Tensor) and isinstance(expected, Tensor) \
             and actual.stride() != expected.stride():
         raise AssertionError(msg or f"The values for attribute 'stride()' do not match: {actual.stride()} != "
                                     f"{expected.stride()}.")
     _testing.assert_close(actual, expected, rtol=rtol, atol=atol, equal_nan=equal_nan, check_dtype=check_dtype,
                           check_device=check_device, msg=msg)
+
+
+def _type_name(x) -> str:
+    return "<class 'torch.Tensor'>" if isinstance(x, Tensor) else str(type(x))
 
 
 _ALLCLOSE_TOLERANCES = {float16: (1e-3, 1e-3), float32: (1e-4, 1e-5), float64: (1e-5, 1e-8)}

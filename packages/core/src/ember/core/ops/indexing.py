@@ -90,13 +90,13 @@ def _wrap_dim(x: Tensor, dim: int) -> int:
 
 
 def _check_device_values(index: Tensor, size: int, dim: int, *, allow_negative: bool = False,
-                         prefix: str = "") -> None:
+                         prefix: str = "", message: str | None = None) -> None:
     """The meta step's check of a device index's values against its dim (NOTE [ The meta step ]): it
     reads them to the host (a synchronization, as PyTorch's device-side assert is one) so that a CUDA
     call raises the CPU's error instead of skipping the index. CPU indices are checked by the kernel as
     it reads them (`index_array`), once."""
     if index._storage.device.type != "cpu" and index.numel():
-        index_array(index, size, dim, allow_negative=allow_negative, prefix=prefix)
+        index_array(index, size, dim, allow_negative=allow_negative, prefix=prefix, message=message)
 
 
 # --- index / index_put_ (the primitives behind x[idx] and x[idx] = v) ---------------------
@@ -603,7 +603,13 @@ def scatter_reduce(input, dim: int, index: Tensor, src: Tensor, reduce: str, *, 
 
 
 # --- index_select / index_add / index_copy / index_fill ---------------------------------------
-_PREFIX = {"index_select": "index out of range in self: ", "index_copy": "index_copy_(): "}
+_PREFIX = {"index_copy": "index_copy_(): "}
+_MESSAGE = {"index_select": "index out of range in self", "index_add": "index out of range in self"}  # index_add: 0/1-D
+
+
+def _message(op: str, input: Tensor) -> str | None:
+    """PyTorch's index-free IndexError text: index_select's always, index_add's only on its 0/1-D path."""
+    return _MESSAGE.get(op) if op != "index_add" or input.ndim <= 1 else None
 
 
 def _dim_index(op: str, input: Tensor, dim: int, index: Tensor) -> tuple[int, np.ndarray]:
@@ -611,12 +617,13 @@ def _dim_index(op: str, input: Tensor, dim: int, index: Tensor) -> tuple[int, np
     (index_fill takes negative indices, as PyTorch)."""
     d = _wrap_dim(input, dim)
     return d, index_array(index, _size(input, d), d, allow_negative=op == "index_fill",
-                          prefix=_PREFIX.get(op, "")).reshape(-1)
+                          prefix=_PREFIX.get(op, ""), message=_message(op, input)).reshape(-1)
 
 
 def _check_device_dim_index(op: str, input: Tensor, dim: int, index: Tensor) -> None:
     d = _wrap_dim(input, dim)
-    _check_device_values(index, _size(input, d), d, allow_negative=op == "index_fill", prefix=_PREFIX.get(op, ""))
+    _check_device_values(index, _size(input, d), d, allow_negative=op == "index_fill", prefix=_PREFIX.get(op, ""),
+                         message=_message(op, input))
 
 
 def _check_index_vector(op: str, index: Tensor) -> None:

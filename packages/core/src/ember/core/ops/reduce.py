@@ -900,13 +900,21 @@ def isclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-
     >>> tensor([1.0, 2.0]).isclose(tensor([1.0, 2.1]))
     tensor([ True, False])
     """
+    _check_tolerances(rtol, atol)
     return _isclose(input, other, rtol, atol, equal_nan)
+
+
+def _check_tolerances(rtol: float, atol: float) -> None:
+    for name, tol in (("rtol", rtol), ("atol", atol)):
+        if tol < 0:
+            raise RuntimeError(f"{name} must be greater than or equal to zero, but got {tol:g}")
 
 
 @method
 def allclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08,
              equal_nan: bool = False) -> builtins.bool:
     """Whether every element of `input` is close to `other` (see `isclose`)."""
+    _check_tolerances(rtol, atol)
     return builtins.bool(_isclose(input, other, rtol, atol, equal_nan)._host_array().all())
 
 

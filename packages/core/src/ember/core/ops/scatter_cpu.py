@@ -148,8 +148,10 @@ class _IndexOutOfRangeOfSelect(IndexOutOfRangeError):
 
 
 
-def index_array(t, size: int, dim: int, *, allow_negative: bool = True, prefix: str = "") -> np.ndarray:
-    """Host int64 copy of index tensor `t`, bounds-checked against `size` and wrapped.
+def index_array(t, size: int, dim: int, *, allow_negative: bool = True, prefix: str = "",
+                message: str | None = None) -> np.ndarray:
+    """Host int64 copy of index tensor `t`, bounds-checked against `size` and wrapped (`message`: the
+    IndexError's whole text where PyTorch names no index, as index_select/index_add's).
 
     Advanced indexing wraps negative indices (`allow_negative`) and raises a plain IndexError, as
     PyTorch; the dim ops (gather, scatter, index_*) reject negatives with `IndexOutOfRangeError`."""
@@ -157,6 +159,8 @@ def index_array(t, size: int, dim: int, *, allow_negative: bool = True, prefix: 
     lo = -size if allow_negative else 0
     bad = (a < lo) | (a >= size)
     if bad.any():
+        if message is not None:
+            raise _IndexOutOfRangeOfSelect(message)
         err = IndexError if allow_negative else _IndexOutOfRangeOfSelect if prefix else IndexOutOfRangeError
         raise err(f"{prefix}index {a[bad].flat[0]} is out of bounds for dimension {dim} with size {size}")
     return np.where(a < 0, a + size, a) if allow_negative else a
