@@ -131,8 +131,8 @@ _PLAIN = frozenset({int, float, bool, complex, str, type(None)})  # argument cla
 class Op:
     """A primitive operation: one declaration, one kernel per device."""
 
-    __slots__ = ("name", "kernels", "ref", "mutates", "view", "differentiable", "doc", "argnames", "method",
-                 "mixed_devices", "check", "info", "overlap", "complex_error", "_meta", "_meta_refuses",
+    __slots__ = ("name", "kernels", "ref", "mutates", "several_mutated", "view", "differentiable", "doc", "argnames",
+                 "method", "mixed_devices", "check", "info", "overlap", "complex_error", "_meta", "_meta_refuses",
                  "__weakref__")
 
     def __init__(self, name: str, ref: Callable | None = None, *, mutates: tuple[int, ...] = (),
@@ -145,6 +145,7 @@ class Op:
         if not isinstance(mutates, tuple):
             raise TypeError(f"op '{name}': mutates must be a tuple of argument positions, not {mutates!r}")
         self.mutates = mutates
+        self.several_mutated = len(mutates) > 1  # read per call by the conjugate write path: worked out once
         self.view = view
         self.differentiable = differentiable
         self.doc = doc
@@ -275,12 +276,12 @@ class Op:
             self.check(*args, **kwargs)
         try:
             if written is not None and (written.__class__ is Tensor or isinstance(written, Tensor)) \
-                    and (written._conj or written._neg) and not self.mutates[1:]:
+                    and (written._conj or written._neg) and not self.several_mutated:
                 # NOTE [ Complex storage and conj ]
                 result = _complex().write_through_conj(kernel, args, kwargs, written)
             else:
                 several = written is not None and written.__class__ in _SEQ  # an out= tuple: the rare path
-                if written is not None and self.mutates[1:]:  # several mutated (optimizer steps): no call unless conj
+                if written is not None and self.several_mutated:  # optimizer steps: no call unless conj
                     for i in self.mutates:
                         if args[i] is not None and args[i]._conj:
                             several = True
