@@ -155,6 +155,35 @@ def test_threshold_and_hardtanh_backward_one_pass_kernels_match_their_masks(dtyp
     np.testing.assert_array_equal(A.threshold_backward(gt, E.from_numpy(x), 0.0).numpy(), np.where(x <= 0, 0, g))
 
 
+@pytest.mark.parametrize("dtype,ulp", [(np.float32, 2), (np.float64, 2)])
+def test_log_sigmoid_and_its_backward_are_the_shared_loops_within_ulps_of_float64(dtype, ulp):
+    # float32/float64 log_sigmoid and its backward loop over vector_math's functions (the ones ember.jit's fused
+    # kernels inline): in any layout the loop's bits, within `ulp` ulps of the float64 values (longdouble for float64)
+    from ember.core.ops import numba_nn
+
+    x = np.concatenate([np.linspace(-40, 40, 2001), [0.0, -0.0, 1e-30, -1e-30, 100.0, -100.0]]).astype(dtype)
+    g = np.random.default_rng(1).standard_normal(x.shape).astype(dtype)
+    want_f, want_b = np.empty_like(x), np.empty_like(x)
+    numba_nn.log_sigmoid()(x, want_f)
+    numba_nn.log_sigmoid_backward()(g, x, want_b)
+    wide = np.longdouble if dtype == np.float64 else np.float64
+    xw = x.astype(wide)
+    ref_f = np.minimum(xw, 0) - np.log1p(np.exp(-np.abs(xw)))
+    ref_b = g.astype(wide) / (1 + np.exp(xw))
+    eps = np.finfo(dtype).eps
+    for got, ref in ((want_f, ref_f), (want_b, ref_b)):
+        assert np.all(np.abs(got - ref) <= ulp * eps * np.abs(ref) + np.finfo(dtype).tiny)  # denormals: absolute
+    m = x.reshape(-1, 1)[:2000].reshape(40, 50)
+    for view, sel in ((m, np.s_[:2000]), (m.T, np.s_[:2000])):
+        got = A.log_sigmoid_op(E.from_numpy(view)).numpy()
+        np.testing.assert_array_equal(got, want_f[sel].reshape(40, 50) if view is m else want_f[sel].reshape(40, 50).T)
+    gv = g[:2000].reshape(40, 50)
+    got = A.log_sigmoid_backward(E.from_numpy(gv.T), E.from_numpy(m.T)).numpy()
+    np.testing.assert_array_equal(got, want_b[:2000].reshape(40, 50).T)
+    nan = A.log_sigmoid_op(E.from_numpy(np.array([np.nan, np.inf, -np.inf], dtype))).numpy()
+    assert np.isnan(nan[0]) and nan[1] == 0 and nan[2] == -np.inf
+
+
 def test_threshold_and_hardtanh_backward_compare_in_the_input_dtype():
     # PyTorch converts the thresholds to the input's dtype, as the forwards compare: float32(0.1) > 0.1 in float64,
     # but not in float32, so at x = float32(0.1) the forward replaced x and the gradient is 0 (hard-coded PyTorch)

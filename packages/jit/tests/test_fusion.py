@@ -278,6 +278,27 @@ def test_fused_transcendental_gives_eagers_bits(name, dtype):
     np.testing.assert_array_equal(got.view(bits), _np(f(x)).view(bits))
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_fused_log_sigmoid_and_its_backward_give_eagers_bits(dtype):
+    # both are core's loops over vector_math's functions, which the fused kernel inlines: the whole step one group
+    def step(x, w):
+        x.grad = None
+        y = ea.logsigmoid(x * 1.5 + 0.25) * w
+        y.sum().backward()
+        return y.detach(), x.grad
+
+    x = ea.tensor(np.concatenate([np.linspace(-40, 40, 997), [0.0, -0.0, 90.0, -90.0, np.inf, -np.inf, np.nan]])
+                  .astype(dtype), requires_grad=True)
+    w = ea.tensor(np.random.default_rng(3).standard_normal(x.shape).astype(dtype))
+    c = jit.compile(step)
+    got = _replays(c, x, w)
+    ops = c.explain().ops_per_graph[0]
+    assert ops == ["expand", "fused[mul, add, log_sigmoid, mul, mul, log_sigmoid_backward, mul]"], ops
+    bits = np.uint32 if dtype == np.float32 else np.uint64
+    for a, b in zip(got, step(x, w), strict=True):
+        np.testing.assert_array_equal(_np(a).view(bits), _np(b).view(bits))
+
+
 def test_fused_relu_keeps_negative_zero_and_nan_as_eager():
     # PyTorch's (and eager ember's) relu is `x < 0 ? 0 : x`: -0.0 stays -0.0, NaN passes
     c = jit.compile(lambda x: (x * 1.0).relu() + 0.0 * x)

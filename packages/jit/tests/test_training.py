@@ -238,6 +238,40 @@ def test_hundred_fused_steps_with_sin_and_sigmoid_are_eagers_bits(monkeypatch):
         np.testing.assert_array_equal(b, a)
 
 
+def test_hundred_fused_steps_with_bce_with_logits_are_eagers_bits(monkeypatch):
+    # NCF's loss: log_sigmoid and its backward join the fused groups around them (one forward, one backward
+    # group), over eager's own functions: 100 Adam steps give eager's losses and parameters bit for bit
+    monkeypatch.setattr(jit.config, "fuse", True)
+    rng = np.random.default_rng(4)
+    xs = [ea.tensor(rng.standard_normal((16, 8)).astype(np.float32)) for _ in range(100)]
+    ys = [ea.tensor(rng.integers(0, 2, 16).astype(np.float32)) for _ in range(100)]
+
+    def run(compiled):
+        ea.manual_seed(0)
+        model = nn.Sequential(nn.Linear(8, 16), nn.ReLU(), nn.Linear(16, 1))
+        opt = optim.Adam(model.parameters(), lr=0.01)
+
+        def step(x, y):
+            opt.zero_grad()
+            loss = nn.functional.binary_cross_entropy_with_logits(model(x).squeeze(-1), y)
+            loss.backward()
+            opt.step()
+            return loss
+
+        fn = jit.compile(step) if compiled else step
+        losses = [fn(x, y).item() for x, y in zip(xs, ys)]
+        return losses, [p.detach().numpy().copy() for p in model.parameters()], fn
+
+    le, pe, _ = run(False)
+    lc, pc, fn = run(True)
+    ops = fn.explain().ops_per_graph[0]
+    assert "log_sigmoid" not in ops and "log_sigmoid_backward" not in ops, ops
+    assert sum(o.startswith("fused[") and "log_sigmoid" in o for o in ops) == 2, ops
+    assert fn.captures == 1 and lc == le
+    for a, b in zip(pe, pc, strict=True):
+        np.testing.assert_array_equal(b, a)
+
+
 class _Scaled(nn.Module):
     def __init__(self):
         super().__init__()

@@ -55,6 +55,9 @@ EXPR = {
     "minimum": "NAN if x != x or y != y else (y if x > y else x)",
     # relu's backward (grad, input, threshold): +0.0 where input <= threshold, else grad (a NaN input passes grad)
     "threshold_backward": "ZERO if y <= z else x",
+    # min(x, 0) - log1p(exp(-|x|)) and its backward (grad, input) grad * sigmoid(-input), as eager's (and CUDA's)
+    "log_sigmoid": "(x if x < ZERO else ZERO) - math.log1p(math.exp(-abs(x)))",
+    "log_sigmoid_backward": "x * (ONE / (ONE + math.exp(y)))",
 }
 
 # ops whose expression LLVM vectorizes (no libm call); the others call libm per value
@@ -65,11 +68,14 @@ ARITH = frozenset({"neg", "abs", "square", "relu", "sqrt", "rsqrt", "reciprocal"
 # forms, which vectorize (NOTE [ Vectorized exp in fused kernels ]); they join groups of any size
 EXPR32 = {**EXPR, "exp": "exp32(x)", "tanh": "tanh32(x)", "sigmoid": "sigmoid32(x)", "silu": "silu32(x)",
           "sin": "sin32(x)", "cos": "cos32(x)", "log": "log32(x)", "log2": "log2_32(x)",
-          "log10": "log10_32(x)", "log1p": "log1p32(x)"}
-VECTOR32 = ARITH | {"exp", "tanh", "sigmoid", "silu", "sin", "cos", "log", "log2", "log10", "log1p"}
+          "log10": "log10_32(x)", "log1p": "log1p32(x)", "log_sigmoid": "log_sigmoid32(x)",
+          "log_sigmoid_backward": "x * sigmoid32(-y)"}
+VECTOR32 = ARITH | {"exp", "tanh", "sigmoid", "silu", "sin", "cos", "log", "log2", "log10", "log1p", "log_sigmoid",
+                    "log_sigmoid_backward"}
 # float64 groups: exp and the functions written from it use core's branch-free float64 forms (eager's too)
-EXPR64 = {**EXPR, "exp": "exp64(x)", "tanh": "tanh64(x)", "sigmoid": "sigmoid64(x)", "silu": "silu64(x)"}
-VECTOR64 = ARITH | {"exp", "tanh", "sigmoid", "silu"}
+EXPR64 = {**EXPR, "exp": "exp64(x)", "tanh": "tanh64(x)", "sigmoid": "sigmoid64(x)", "silu": "silu64(x)",
+          "log_sigmoid": "log_sigmoid64(x)", "log_sigmoid_backward": "x * sigmoid64(-y)"}
+VECTOR64 = ARITH | {"exp", "tanh", "sigmoid", "silu", "log_sigmoid_backward"}
 
 _kernels: dict[str, tuple] = {}  # sha -> (serial, parallel), this process's loaded kernels
 

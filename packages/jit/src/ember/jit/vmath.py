@@ -4,8 +4,8 @@
 
 from __future__ import annotations
 
-from ember.core.ops.vector_math import (cos32, exp32, exp64, log1p32, log2_32, log10_32, log32, sigmoid32,
-                                        sigmoid64, silu32, silu64, sin32, tanh32, tanh64)
+from ember.core.ops.vector_math import (cos32, exp32, exp64, log1p32, log2_32, log10_32, log32, log_sigmoid32,
+                                        log_sigmoid64, sigmoid32, sigmoid64, silu32, silu64, sin32, tanh32, tanh64)
 
 __all__ = ["exp32", "tanh32", "sin32", "cos32", "log32", "log2_32", "log10_32", "log1p32", "sigmoid32", "silu32",
-           "exp64", "tanh64", "sigmoid64", "silu64"]
+           "exp64", "tanh64", "sigmoid64", "silu64", "log_sigmoid32", "log_sigmoid64"]

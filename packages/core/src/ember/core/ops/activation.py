@@ -125,7 +125,7 @@ ACTIVATIONS = [
      _act(lambda x, b, t: np.where(b * x > t, x, np.logaddexp(0, b * x) / b), (1.5, 20.0))),
     ("mish", lambda x: x * np.tanh(_softplus(x)), _mish_b, "",
      _act(lambda x: x * np.tanh(np.logaddexp(0, x)))),
-    ("log_sigmoid", lambda x: np.minimum(x, 0) - np.log1p(np.exp(-np.abs(x))),
+    ("log_sigmoid", lambda x: np.minimum(x, 0) - np.log1p(np.exp(-np.abs(x))),  # float32/64: _SHARED's loops
      lambda g, x: g * _sigmoid(-x), "",
      _act(lambda x: -np.logaddexp(0, -x))),
     ("softsign", lambda x: x / (1 + np.abs(x)), lambda g, x: g / (1 + np.abs(x)) / (1 + np.abs(x)), "",
@@ -164,6 +164,9 @@ def _float_input(op: str, x) -> np.ndarray:
 # Backward kernels that one Numba pass does without numpy's mask temporaries (ReLU's and ReLU6's).
 _FUSED_BACKWARD = {"threshold": numba_nn.threshold_backward, "hardtanh": numba_nn.hardtanh_backward}
 _KERNEL_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
+# float32/float64 forward and backward as Numba loops over ember.core.ops.vector_math's functions, the ones
+# ember.jit's fused kernels inline (NOTE [ Eager and fused transcendentals share one implementation ])
+_SHARED = {"log_sigmoid": (numba_nn.log_sigmoid, numba_nn.log_sigmoid_backward)}
 
 
 # PyTorch allocates these results row-major whatever the input's layout (log_sigmoid's forward is not a
@@ -184,6 +187,7 @@ def _make(name: str, fwd, bwd, attrs: str, info: OpInfo):
 
     op.meta(_float_meta(name))
     row_major = name in ROW_MAJOR_RESULTS
+    shared_f, shared_b = _SHARED.get(name, (None, None))
 
     @op.register("cpu")
     def kernel(input, *args, out=None):
@@ -191,7 +195,12 @@ def _make(name: str, fwd, bwd, attrs: str, info: OpInfo):
         dt = x.dtype
         if dt.itemsize == 2:  # 16-bit floats compute in float32 and round once, as PyTorch (x * 6 overflows)
             x = x.astype(np.float32)
-        r = np.asarray(fwd(x, *args)).astype(dt, copy=False)
+        if shared_f is not None and dt in _KERNEL_DTYPES:
+            x = np.ascontiguousarray(x)
+            r = np.empty(x.shape, dt)
+            shared_f()(x.reshape(-1), r.reshape(-1))
+        else:
+            r = np.asarray(fwd(x, *args)).astype(dt, copy=False)
         if out is not None:
             return write_out(out, r, name, layout_of(() if row_major else (input,)))
         t = wrap(r, True)
@@ -208,6 +217,10 @@ def _make(name: str, fwd, bwd, attrs: str, info: OpInfo):
     @bop.register("cpu")
     def bkernel(grad, input, *args):
         x, g = input._np(), grad._np()
+        if shared_b is not None and g.shape == x.shape and g.dtype == x.dtype and x.dtype in _KERNEL_DTYPES:
+            r = np.empty(x.shape, x.dtype)
+            shared_b()(np.ascontiguousarray(g).reshape(-1), np.ascontiguousarray(x).reshape(-1), r.reshape(-1))
+            return laid_out(wrap(r, True), r, (grad, input))
         if fused is not None and g.shape == x.shape and g.dtype == x.dtype and x.dtype in _KERNEL_DTYPES \
                 and x.flags.c_contiguous:
             # a strided gradient (a slice of cat's backward) is copied once, cheaper than numpy's masked path

@@ -26,7 +26,8 @@ from functools import cache
 import numpy as np
 
 __all__ = [
-    "kernel_array", "threshold_backward", "hardtanh_backward", "im2col", "col2im", "image_columns", "depthwise_conv",
+    "kernel_array", "threshold_backward", "log_sigmoid", "log_sigmoid_backward", "hardtanh_backward",
+    "im2col", "col2im", "image_columns", "depthwise_conv",
     "depthwise_conv_backward_input", "depthwise_conv_backward_weight", "channel_stats", "channel_affine",
     "batch_norm_backward", "max_pool2d", "max_pool2d_2x2", "index_scatter_add", "avg_pool2d", "avg_pool2d_backward",
     "avg_pool3d_int", "adaptive_pool2d", "adaptive_avg_pool2d_backward", "rows_scatter_add", "embedding_bag",
@@ -54,6 +55,38 @@ def threshold_backward():
     def kernel(g, x, th, out):
         for i in range(x.shape[0]):
             out[i] = 0.0 if x[i] <= th else g[i]
+
+    return kernel
+
+
+@cache
+def log_sigmoid():
+    # x, out: 1-D contiguous, one float dtype; vector_math's log_sigmoid32/64, the function fused kernels inline.
+    import numba
+
+    from ember.core.ops.vector_math import LOG_SIGMOID as f  # a plain module global: a stable cache key
+
+    @numba.njit(cache=True, nogil=True, no_cfunc_wrapper=True, error_model="numpy")
+    def kernel(x, out):
+        for i in range(x.shape[0]):
+            out[i] = f(x[i])
+
+    return kernel
+
+
+@cache
+def log_sigmoid_backward():
+    # g, x, out: 1-D contiguous, one float dtype; out = g * sigmoid(-x) through vector_math's sigmoid32/64.
+    import numba
+
+    from ember.core.ops.vector_math import GENERIC
+
+    f = GENERIC["sigmoid"]
+
+    @numba.njit(cache=True, nogil=True, no_cfunc_wrapper=True, error_model="numpy")
+    def kernel(g, x, out):
+        for i in range(x.shape[0]):
+            out[i] = g[i] * f(-x[i])
 
     return kernel
 

@@ -8,7 +8,9 @@ run grows that ulp: 2.9e-2 relative in the LSTM benchmark's loss after 100 steps
 op to its (float32, float64) function: the vectorizable forms below for float32 (`exp32` from
 `ember.core.ops.vector_exp`), libm through `math.*` otherwise, the formula an op is written as
 (`sigmoid` is 1 / (1 + exp(-x)) in its dtype) the same in both; `GENERIC` is one function per op
-that Numba compiles as either. Numba's disk cache keys a kernel on its own file only: ember.jit names
+that Numba compiles as either. `log_sigmoid32`/`log_sigmoid64` (min(x, 0) - log1p(exp(-|x|)), through `LOG_SIGMOID`)
+and `sigmoid` of -x (its backward) serve `log_sigmoid` the same way (`ember.core.ops.numba_nn`'s loops, ember.jit's
+fused groups). Numba's disk cache keys a kernel on its own file only: ember.jit names
 its kernels by a hash of this file and of vector_exp.py, but a change here needs the cache of
 `unary_kernels`' loops cleared (or unary_kernels.py touched).
 
@@ -68,7 +70,8 @@ from numba.extending import intrinsic, overload
 from ember.core.ops.vector_exp import exp32, fmuladd
 
 __all__ = ["SCALAR", "GENERIC", "exp32", "tanh32", "sin32", "cos32", "log32", "log2_32", "log10_32", "log1p32",
-           "sigmoid32", "silu32", "exp64", "tanh64", "sigmoid64", "silu64"]
+           "sigmoid32", "silu32", "exp64", "tanh64", "sigmoid64", "silu64", "log_sigmoid32", "log_sigmoid64",
+           "LOG_SIGMOID"]
 
 
 @intrinsic
@@ -385,6 +388,18 @@ def silu64(x):
     return x * (np.float64(1.0) / (np.float64(1.0) + exp64(-x)))
 
 
+@numba.njit(inline="always", cache=True, nogil=True, error_model="numpy")
+def log_sigmoid32(x):
+    """log(sigmoid(x)) of a float32 as min(x, 0) - log1p(exp(-|x|)) (eager's and the fused formula)."""
+    return (x if x < np.float32(0.0) else np.float32(0.0)) - log1p32(exp32(-abs(x)))
+
+
+@numba.njit(inline="always", cache=True, nogil=True, error_model="numpy")
+def log_sigmoid64(x):
+    """log(sigmoid(x)) of a float64 as min(x, 0) - log1p(exp(-|x|)), `exp64` and libm's log1p."""
+    return (x if x < np.float64(0.0) else np.float64(0.0)) - math.log1p(exp64(-abs(x)))
+
+
 # op name -> (float32 function, float64 function)
 SCALAR = {
     "exp": (exp32, exp64), "tanh": (tanh32, tanh64), "sigmoid": (sigmoid32, sigmoid64), "silu": (silu32, silu64),
@@ -415,3 +430,5 @@ def _generic(name: str, f32, f64):
 
 # op name -> its function for either dtype
 GENERIC = {name: _generic(name, f32, f64) for name, (f32, f64) in SCALAR.items()}
+# log_sigmoid (an activation of ember.core.ops.activation, not a unary op of unary_kernels) for either dtype
+LOG_SIGMOID = _generic("log_sigmoid", log_sigmoid32, log_sigmoid64)
