@@ -354,3 +354,58 @@ def test_gathered_lookups_train_as_eager():
     for a, b in zip(pe, pc):
         np.testing.assert_array_equal(a, b)
     assert any("fused[embedding, embedding, cat]" in ops for ops in fn.explain().ops_per_graph)
+
+
+def _gmf_cat(wa, wb, u, i, x):
+    from ember.nn import functional as F
+
+    return ea.cat((F.embedding(u, wa) * F.embedding(i, wb), (x * 1.5).relu()), 1) * 2.0
+
+
+def test_a_cat_of_a_product_of_lookups_is_one_node_with_eagers_values_and_errors():
+    # NCF's GMF product and the MLP's output: the lookups and their product go straight into the cat's first
+    # block, the other operand is copied into the second (NOTE [ Gathers into a cat ])
+    pytest.importorskip("ember.nn")
+    wa, wb, x = _t(20, 3), _t(30, 3, seed=1), _t(4, 5, seed=2)
+    u, i = ea.tensor(np.array([3, 0, 19, 3])), ea.tensor(np.array([29, 1, 0, 7]))
+    c = jit.compile(_gmf_cat)
+    np.testing.assert_array_equal(_np(_replays(c, wa, wb, u, i, x)), _np(_gmf_cat(wa, wb, u, i, x)))
+    assert c.explain().ops_per_graph == [["fused[mul, relu]", "fused[embedding, embedding, mul, cat]", "mul"]]
+    for bad in ([3, 0, 20, 3], [29, 1, -31, 7]):  # past the first table, or the second: eager's error
+        args = (wa, wb, ea.tensor(np.array(bad)), i) if bad[0] == 3 else (wa, wb, u, ea.tensor(np.array(bad)))
+        with pytest.raises(IndexError, match="index out of range in self"):
+            c(*args, x)
+    with ea.no_grad():  # a table re-pointed to another width: the lookups, the product and the cat as eager
+        wa.data, wb.data = _t(20, 2, seed=3), _t(30, 2, seed=4)
+    np.testing.assert_array_equal(_np(_replays(c, wa, wb, u, i, x)), _np(_gmf_cat(wa, wb, u, i, x)))
+
+
+def test_a_product_of_lookups_into_a_cat_trains_as_eager():
+    # the lookups the product's backward reads are made by the cat's node: 6 Adam steps bitwise eager's
+    nn = pytest.importorskip("ember.nn")
+
+    def run(compiled):
+        ea.manual_seed(0)
+        eu, ei, mu, lin = nn.Embedding(20, 4), nn.Embedding(30, 4), nn.Linear(3, 4), nn.Linear(8, 3)
+        ps = [*eu.parameters(), *ei.parameters(), *mu.parameters(), *lin.parameters()]
+        opt = pytest.importorskip("ember.optim").Adam(ps, lr=0.05)
+
+        def step(u, i, x):
+            opt.zero_grad()
+            loss = lin(ea.cat((eu(u) * ei(i), mu(x).relu()), 1)).square().mean()
+            loss.backward()
+            opt.step()
+            return loss
+
+        fn = jit.compile(step) if compiled else step
+        rng = np.random.default_rng(3)
+        u, i = ea.tensor(rng.integers(0, 20, 16)), ea.tensor(rng.integers(0, 30, 16))
+        x = ea.tensor(rng.standard_normal((16, 3)).astype(np.float32))
+        losses = [fn(u, i, x).item() for _ in range(6)]
+        return losses, [_np(p).copy() for p in ps], fn
+
+    (le, pe, _), (lc, pc, fn) = run(False), run(True)
+    assert le == lc
+    for a, b in zip(pe, pc, strict=True):
+        np.testing.assert_array_equal(a, b)
+    assert any("fused[embedding, embedding, mul, cat]" in ops for ops in fn.explain().ops_per_graph)

@@ -27,7 +27,7 @@ import numpy as np
 
 __all__ = [
     "kernel_array", "threshold_backward", "log_sigmoid", "log_sigmoid_backward", "hardtanh_backward",
-    "im2col", "col2im", "image_columns", "depthwise_conv",
+    "rows_gather_product", "im2col", "col2im", "image_columns", "depthwise_conv",
     "depthwise_conv_backward_input", "depthwise_conv_backward_weight", "channel_stats", "channel_affine",
     "batch_norm_backward", "max_pool2d", "max_pool2d_2x2", "index_scatter_add", "avg_pool2d", "avg_pool2d_backward",
     "avg_pool3d_int", "adaptive_pool2d", "adaptive_avg_pool2d_backward", "rows_scatter_add", "embedding_bag",
@@ -837,6 +837,33 @@ def rows_gather():
             row, to = src[r * d:(r + 1) * d], dst[k * width + col:k * width + col + d]
             for j in range(d):
                 to[j] = row[j]
+        return -1
+
+    return kernel
+
+
+@cache
+def rows_gather_product():
+    # wa, wb: (Va, D), (Vb, D) C-contiguous; ia, ib: (M,); a, b: (M, D) and out: (M, W) C-contiguous, W >= col + D:
+    # a[k] = wa[ia[k]], b[k] = wb[ib[k]], out[k, col:col + D] = a[k] * b[k] (two lookups and their product in a
+    # column block of `cat`'s result). Returns the first position whose index is outside its table, or -1.
+    @_njit()
+    def kernel(wa, ia, wb, ib, a, b, out, col):
+        va, d = wa.shape
+        vb = wb.shape[0]
+        width = out.shape[1]
+        sa, sb, fa, fb, dst = wa.reshape(va * d), wb.reshape(vb * d), a.reshape(a.size), b.reshape(b.size), \
+            out.reshape(out.size)
+        for k in range(ia.size):
+            ra, rb = ia[k], ib[k]
+            if ra < 0 or ra >= va or rb < 0 or rb >= vb:
+                return k
+            x, y = sa[ra * d:(ra + 1) * d], sb[rb * d:(rb + 1) * d]
+            xo, yo, to = fa[k * d:(k + 1) * d], fb[k * d:(k + 1) * d], dst[k * width + col:k * width + col + d]
+            for j in range(d):
+                xo[j] = x[j]
+                yo[j] = y[j]
+                to[j] = x[j] * y[j]
         return -1
 
     return kernel
