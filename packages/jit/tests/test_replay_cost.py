@@ -11,6 +11,7 @@ import pytest
 
 import ember.autograd as ea
 import ember.jit as jit
+from ember.core.dispatch import get_op
 from ember.core.storage import Storage
 from ember.core.tensor import Tensor
 from ember.jit.compiler import _fast_values, _guard_check
@@ -320,3 +321,36 @@ def test_a_negative_zero_or_nan_argument_is_guarded_by_its_bits():
     for _ in range(12):  # every NaN is one key: one plan, not a new entry per call up to the cache limit
         r = c(x, float("nan"))
     assert len(c._cache) == 3 and c.captures == 2 and np.isnan(_np(r)).all()
+
+
+def test_meta_steps_of_fixed_geometry_are_skipped_and_a_re_pointed_constant_captures_again(monkeypatch):
+    # mm's meta step reads only shapes the guards and the constants' tests fix: the replay calls no meta step
+    # for it (counted), keeps embedding's, whose meta step reads the indices, and a constant re-pointed to a
+    # shape mm refuses captures again and raises eager's error, never reaching the kernel
+    nn = pytest.importorskip("ember.nn")
+    monkeypatch.setattr(jit.config, "fuse", False)
+    w, table = _t(3, 4), _t(6, 3, seed=1)
+    f = lambda x, i: ea.mm(x, w) * 2.0 + nn.functional.embedding(i, table).sum()  # noqa: E731
+    x, i = _t(2, 3, seed=2), ea.tensor([0, 5])
+    calls = {"mm": 0}
+    op = get_op("mm")
+    original = op.check
+
+    def counted(*a, **k):
+        calls["mm"] += 1
+        return original(*a, **k)
+
+    monkeypatch.setattr(op, "check", counted)
+    c = jit.compile(f)
+    for _ in range(3):
+        c(x, i)
+    before = calls["mm"]
+    for _ in range(4):
+        np.testing.assert_array_equal(_np(c(x, i)), _np(f(x, i)))
+    assert calls["mm"] == before + 4  # eager's four calls above; the four replays none
+    with pytest.raises(IndexError, match="index out of range in self"):
+        c(x, ea.tensor([0, 6]))  # embedding's check still runs at replay
+    w.data = _t(5, 4, seed=3)
+    with pytest.raises(RuntimeError, match=r"mat1 and mat2 shapes cannot be multiplied \(2x3 and 5x4\)"):
+        c(x, i)
+    assert c.captures == 2  # the re-pointed constant failed its test: a capture, whose eager call raised

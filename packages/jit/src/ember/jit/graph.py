@@ -490,6 +490,10 @@ class Graph:
         tested: set[int] = set()
         if inlined:  # every constant an op reads: a fixed buffer's geometry may follow any of them
             _reads([n.reads() for n in self.nodes if isinstance(n, OpNode)], tested)
+        settled = set() if self.through_autograd else {
+            id(n) for n in self.nodes if isinstance(n, OpNode) and n.op.check is not None and self._settled(n, fixed)}
+        # a meta step skipped: the constants its op reads are tested, as an inlined view's
+        _reads([n.reads() for n in self.nodes if id(n) in settled], tested)
         fused = self._fused_constants()
         for idx in sorted(i for i in tested | fused if (i in fixed or i in fused) and self.buffers[i].kind == "const"):
             c = self.buffers[idx]  # the geometry the inlined views assumed (NOTE [ Views at replay ])
@@ -564,7 +568,7 @@ class Graph:
                               into if any(into) else None)
             elif isinstance(n, OpNode):
                 call_args = [expr(a) for a in n.args] + [f"{k}={expr(v)}" for k, v in n.kwargs.items()]
-                if n.op.check is not None and not self.through_autograd:
+                if n.op.check is not None and not self.through_autograd and id(n) not in settled:
                     lines.append(f"    {obj(n.op.check, 'm')}({', '.join(call_args)})")
                 outs = []
                 for o in n.outs:
@@ -687,6 +691,18 @@ class Graph:
                 fixed.update(o for o in n.outs if o is not None and not any(
                     isinstance(x, (Ref, Alias)) and x.index == o for x in _leaves(n.bumps)))
         return fixed
+
+    def _settled(self, n, fixed: set[int]) -> bool:
+        """Whether op node `n`'s meta step passes at every replay as it did at capture, so the replay skips it:
+        it reads no values (`needs_check`: an index range, BCE's [0, 1]) and every buffer it reads has the
+        geometry the capture saw (`_fixed_geometry`: shapes, strides, dtypes and devices the guards and the
+        constants' tests fix), its other arguments being the Python values recorded. NCF's nine `mm` checks
+        (about 1 us each) go."""
+        if n.needs_check or any(isinstance(a, Tensor) for a in _leaves((n.args, n.kwargs))):
+            return False
+        r: set[int] = set()
+        _reads(n.reads(), r)
+        return all(b in fixed for b in r)
 
     def _fused_constants(self) -> set[int]:
         """The constants from which a fused kernel's operands come (read by it, or by the ops that make them).
