@@ -208,6 +208,20 @@ def test_bias_rows_write_their_slot_by_cores_row_pass_with_eagers_bits(planned, 
     assert any(plan.buffers[b].shape == (256, 128) for b in plan.arena.slots)
 
 
+def test_a_small_bias_add_writes_its_slot_with_eagers_bits(planned):
+    # NCF's last linear: (1024, 1) + (1,), below the row pass's size: the kernel's own ufunc into the slot
+    rng = np.random.default_rng(5)
+
+    def f(x, w, b, w2):
+        return (x @ w + b) @ w2
+
+    args = tuple(ea.tensor(rng.standard_normal(s).astype(np.float32)) for s in ((1024, 8), (8, 1), (1,), (1, 4)))
+    got, c = _runs(f, [args] * 4, True, fuse=False)
+    assert got[-1].numpy().tobytes() == f(*args).numpy().tobytes()
+    (plan,) = _plans(c)
+    assert [plan.buffers[b].shape for b in plan.arena.slots].count((1024, 1)) == 2  # the GEMM's and the add's
+
+
 nn = pytest.importorskip("ember.nn")
 optim = pytest.importorskip("ember.optim")
 
