@@ -408,4 +408,29 @@ def test_a_product_of_lookups_into_a_cat_trains_as_eager():
     assert le == lc
     for a, b in zip(pe, pc, strict=True):
         np.testing.assert_array_equal(a, b)
-    assert any("fused[embedding, embedding, mul, cat]" in ops for ops in fn.explain().ops_per_graph)
+    ops = fn.explain().ops_per_graph[0]
+    assert "fused[embedding, embedding, mul, cat]" in ops
+    assert ops.count("fused[mul, embedding_backward]") == 2 and "mul" not in ops, ops  # the product's gradients
+
+
+@pytest.mark.parametrize("padding_idx", [None, 2])
+def test_the_gradient_of_a_product_of_lookups_is_one_scatter_with_eagers_bits(padding_idx):
+    # embedding_backward(g * v, u): the products rounded, then scattered in eager's order; padding_idx's row stays 0
+    nn = pytest.importorskip("ember.nn")
+    eu, ei = nn.Embedding(20, 5, padding_idx=padding_idx), nn.Embedding(30, 5)
+    rng = np.random.default_rng(6)
+    u, i = ea.tensor(rng.integers(0, 20, 64)), ea.tensor(rng.integers(0, 30, 64))
+    w = ea.tensor(rng.standard_normal((64, 5)).astype(np.float32))
+
+    def step(u, i):
+        eu.weight.grad = ei.weight.grad = None
+        ((eu(u) * ei(i)).tanh() * w).sum().backward()
+        return eu.weight.grad, ei.weight.grad
+
+    c = jit.compile(step)
+    got = _replays(c, u, i)
+    assert c.explain().ops_per_graph[0].count("fused[mul, embedding_backward]") == 2, c.explain().ops_per_graph
+    for a, b in zip(got, step(u, i), strict=True):
+        assert _np(a).tobytes() == _np(b).tobytes()
+    if padding_idx is not None:
+        assert not _np(got[0])[padding_idx].any()

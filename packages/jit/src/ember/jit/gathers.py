@@ -18,7 +18,10 @@ writes their product into its column block in one pass (`numba_nn.rows_gather_pr
 per element, eager's `mul`); the lookups, which the product's backward reads, are written out by it too
 (allowed where nothing reads them before the cat and nothing writes between them and the cat), and any
 other operand of the cat is copied into its block: `fused[embedding, embedding, mul, cat]`, one node for
-four (two lookups, the `mul`, the `cat`).
+four (two lookups, the `mul`, the `cat`). In the backward, each lookup's gradient is `embedding_backward`
+of the product's gradient times the other lookup: a `mul` that only the scatter reads joins it,
+`fused[mul, embedding_backward]` (`numba_nn.rows_scatter_product_into`: each product rounded, then added in
+eager's order, so eager's bits), which drops the `mul`'s pass and its two (M, D) results.
 """
 
 from __future__ import annotations
@@ -26,7 +29,7 @@ from __future__ import annotations
 import numpy as np
 
 from ember.core.ops import numba_nn
-from ember.core.ops.embedding import _check_values, _flat_indices
+from ember.core.ops.embedding import _check_values, _flat_indices, _rows
 from ember.core.tensor import Tensor
 from ember.jit.graph import OpNode, Ref, _reads
 
@@ -75,7 +78,70 @@ def fuse_gathers(g) -> int:
         dropped |= {id(e) for kind, nodes in parts if kind != "copy" for e in nodes}
     if replaced:
         g.nodes = [replaced.get(id(n), n) for n in g.nodes if id(n) not in dropped]
+    return len(replaced) + _fuse_scatters(g, FusedOp, keep)
+
+
+def _fuse_scatters(g, fused_op, keep: set) -> int:
+    """Replace each `embedding_backward` of a `mul` that only it reads by one scatter of the rows' products
+    (NOTE [ Gathers into a cat ]: NCF's GMF gradients); returns how many. `keep`: what leaves the plan."""
+    producer = {o: n for n in g.nodes if isinstance(n, OpNode) for o in n.outs if o is not None}
+    position = {id(n): k for k, n in enumerate(g.nodes)}
+    readers: dict[int, list] = {}
+    for k, n in enumerate(g.nodes):
+        r: set[int] = set()
+        _reads(n.reads(), r)
+        for b in r:
+            readers.setdefault(b, []).append(k)
+    replaced: dict[int, OpNode] = {}
+    dropped: set[int] = set()
+    for n in g.nodes:
+        if not (isinstance(n, OpNode) and n.op.name == "embedding_backward" and not n.kwargs and not n.bumps
+                and 4 <= len(n.args) <= 5 and isinstance(n.args[0], Ref) and isinstance(n.args[1], Ref)
+                and type(n.args[2]) is int and type(n.args[3]) is int and (len(n.args) == 4 or n.args[4] is False)
+                and len(n.outs) == 1 and n.outs[0] is not None):
+            continue
+        grad = n.args[0].index
+        m = producer.get(grad)
+        if (m is None or m.op.name != "mul" or m.kwargs or m.bumps or len(m.args) != 2
+                or not all(isinstance(a, Ref) for a in m.args) or readers.get(grad) != [position[id(n)]]
+                or grad in keep or id(m) in dropped):
+            continue
+        gb, ib = g.buffers[grad], g.buffers[n.args[1].index]
+        ops = [g.buffers[a.index] for a in m.args]
+        if (gb.device.type != "cpu" or np.dtype(gb.dtype.np) not in _DTYPES or len(gb.shape) < 1
+                or any(b.shape != gb.shape or b.dtype is not gb.dtype or b.device != gb.device for b in ops)
+                or ib.shape != gb.shape[:-1] or np.dtype(ib.dtype.np).kind not in "iu"
+                or any(not isinstance(x, OpNode) or x.bumps or x.op.mutates
+                       for x in g.nodes[position[id(m)] + 1:position[id(n)]])):
+            continue
+        run = _scatter_runner(gb, n, m)
+        replaced[id(n)] = OpNode(fused_op("fused[mul, embedding_backward]", ("mul", "embedding_backward")), run,
+                                 (*m.args, n.args[1]), {}, [n.outs[0]], (), tuple_out=True)
+        dropped.add(id(m))
+    if replaced:
+        g.nodes = [replaced.get(id(n), n) for n in g.nodes if id(n) not in dropped]
     return len(replaced)
+
+
+def _scatter_runner(grad, backward: OpNode, mul: OpNode):
+    """`run(a, b, indices)` -> (the weight's gradient,): embedding_backward(a * b, indices, ...) in one pass."""
+    shape, dt = tuple(grad.shape), np.dtype(grad.dtype.np)
+    d = shape[-1]
+    num_weights, skip = backward.args[2], backward.args[3]
+    scatter = numba_nn.rows_scatter_product_into()
+    mul_kernel, backward_kernel, rest = mul.kernel, backward.kernel, backward.args[2:]
+
+    def run(a, b, i):
+        if a._shape != shape or b._shape != shape or a._dtype.np != dt or b._dtype.np != dt:
+            return (backward_kernel(mul_kernel(a, b), i, *rest),)  # re-pointed at this replay: eager's two ops
+        idx = _flat_indices(i)
+        out = np.empty((num_weights, d), dt)
+        (x, rx), (y, ry) = _rows(a, idx.size, d), _rows(b, idx.size, d)
+        if scatter(x, rx, y, ry, idx, out, int(skip)) >= 0:
+            _check_values(idx, num_weights, False)
+        return (Tensor._wrap(out),)
+
+    return run
 
 
 def _lookup(g, a, res, ctx, alone: bool, until: int):

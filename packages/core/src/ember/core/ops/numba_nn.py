@@ -27,7 +27,7 @@ import numpy as np
 
 __all__ = [
     "kernel_array", "threshold_backward", "log_sigmoid", "log_sigmoid_backward", "hardtanh_backward",
-    "rows_gather_product", "im2col", "col2im", "image_columns", "depthwise_conv",
+    "rows_gather_product", "rows_scatter_product_into", "im2col", "col2im", "image_columns", "depthwise_conv",
     "depthwise_conv_backward_input", "depthwise_conv_backward_weight", "channel_stats", "channel_affine",
     "batch_norm_backward", "max_pool2d", "max_pool2d_2x2", "index_scatter_add", "avg_pool2d", "avg_pool2d_backward",
     "avg_pool3d_int", "adaptive_pool2d", "adaptive_avg_pool2d_backward", "rows_scatter_add", "embedding_bag",
@@ -905,6 +905,33 @@ def rows_scatter_into():
             src = grad[k * rs:k * rs + d]
             for j in range(d):
                 row[j] += src[j]
+        return -1
+
+    return kernel
+
+
+@cache
+def rows_scatter_product_into():
+    # a, b: flat, row k at [k * ra, k * ra + D) and [k * rb, k * rb + D); idx: (M,); out: (V, D) C-contiguous,
+    # uninitialized. rows_scatter_into of the rows' products: out zeroed, then out[idx[k]] += a row k * b row k,
+    # each product rounded to the dtype before its add (eager's `mul`, then its scatter: the same bits), rows
+    # whose index is `skip` left out. Returns the first position whose index is outside [0, V), or -1.
+    @_njit()
+    def kernel(a, ra, b, rb, idx, out, skip):
+        v, d = out.shape
+        flat = out.reshape(v * d)
+        for j in range(v * d):
+            flat[j] = 0
+        for k in range(idx.size):
+            r = idx[k]
+            if r == skip:
+                continue
+            if r < 0 or r >= v:
+                return k
+            row = flat[r * d:(r + 1) * d]
+            x, y = a[k * ra:k * ra + d], b[k * rb:k * rb + d]
+            for j in range(d):
+                row[j] += x[j] * y[j]
         return -1
 
     return kernel
