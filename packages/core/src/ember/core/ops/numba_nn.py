@@ -79,14 +79,12 @@ def log_sigmoid_backward():
     # g, x, out: 1-D contiguous, one float dtype; out = g * sigmoid(-x) through vector_math's sigmoid32/64.
     import numba
 
-    from ember.core.ops.vector_math import GENERIC
-
-    f = GENERIC["sigmoid"]
+    from ember.core.ops.vector_math import LOG_SIGMOID_BACKWARD as f  # a plain module global: a stable cache key
 
     @numba.njit(cache=True, nogil=True, no_cfunc_wrapper=True, error_model="numpy")
     def kernel(g, x, out):
         for i in range(x.shape[0]):
-            out[i] = g[i] * f(-x[i])
+            out[i] = f(g[i], x[i])
 
     return kernel
 
