@@ -132,7 +132,7 @@ def _scatter_runner(grad, backward: OpNode, mul: OpNode):
     mul_kernel, backward_kernel, rest = mul.kernel, backward.kernel, backward.args[2:]
 
     def run(a, b, i):
-        if a._shape != shape or b._shape != shape or a._dtype.np != dt or b._dtype.np != dt:
+        if a._shape != shape or b._shape != shape or a._dtype.np != dt or b._dtype.np != dt or i._shape != shape[:-1]:
             return (backward_kernel(mul_kernel(a, b), i, *rest),)  # re-pointed at this replay: eager's two ops
         idx = _flat_indices(i)
         out = np.empty((num_weights, d), dt)
@@ -168,8 +168,8 @@ def _lookup(g, a, res, ctx, alone: bool, until: int):
 def _parts(g, n, ctx) -> list | None:
     """What `n` (a cat along the last dim) reads, as ("lookup", [embedding]) (a lookup only the cat reads),
     ("product", [mul, embedding, embedding]) (a product of two lookups that only the cat reads; the lookups
-    may be read later) or ("copy", [Ref]) (any other operand of the result's dtype); None where no part is a
-    lookup or a product."""
+    may be read later) or ("copy", [Ref, its shape]) (any other operand of the result's dtype); None where no
+    part is a lookup or a product."""
     producer, position, reads, readers, keep, strides_ok = ctx
     if not (isinstance(n, OpNode) and n.op.name == "cat" and not n.bumps and len(n.outs) == 1
             and n.outs[0] is not None and n.args and isinstance(n.args[0], (list, tuple)) and len(n.args) <= 2
@@ -203,7 +203,7 @@ def _parts(g, n, ctx) -> list | None:
         b = g.buffers[a.index]
         if b.dtype is not res.dtype or b.device != res.device or b.shape[:-1] != res.shape[:-1]:
             return None
-        out.append(("copy", [a]))
+        out.append(("copy", [a, tuple(b.shape)]))
     if len(out) < 2 or all(kind == "copy" for kind, _ in out):
         return None
     return out
@@ -221,7 +221,7 @@ def _runner(res, parts: list, cat: OpNode):
     outs = []
     for kind, nodes in parts:
         if kind == "copy":
-            plan.append((kind, None, None))
+            plan.append((kind, nodes[1], None))
             continue
         es = nodes[-2:] if kind == "product" else nodes
         plan.append((kind, [e.kernel for e in es] + ([nodes[0].kernel] if kind == "product" else []),
@@ -250,9 +250,11 @@ def _runner(res, parts: list, cat: OpNode):
         out = np.empty(shape, dt)
         flat = out.reshape(rows, shape[-1])
         made, c, k = [], 0, 0
-        for kind, _, _ in plan:
+        for kind, geometry, _ in plan:
             if kind == "copy":
                 x = ts[k]._np()
+                if x.shape != geometry or x.dtype != dt:  # re-pointed (a constant): eager's cat casts and checks
+                    return eager(ts)
                 d = x.shape[-1]
                 np.copyto(flat[:, c:c + d], x.reshape(rows, d))
                 k += 1
@@ -263,6 +265,8 @@ def _runner(res, parts: list, cat: OpNode):
             d = ws[0].shape[1] if ws[0].ndim == 2 else -1
             if not all(w.ndim == 2 and w.dtype == dt and w.flags.c_contiguous and w.shape[1] == d for w in ws) or \
                     c + d > shape[-1]:
+                return eager(ts)
+            if any(i._shape != shape[:-1] for i in pairs[1::2]):  # the kernels write `rows` rows, no more
                 return eager(ts)
             if kind == "lookup":
                 idx = _flat_indices(pairs[1])
