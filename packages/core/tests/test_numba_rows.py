@@ -105,3 +105,27 @@ def test_all_and_any_over_bool_rows_match_numpy(keepdim):
         assert got.dtype == ec.bool and got.shape == want.shape
         np.testing.assert_array_equal(got.numpy(), want)
         assert numba_rows.last_dim_all_any(a, op == "all", keepdim) is not None  # the row pass answered
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_bmm_by_small_transposed_matrices_lays_them_out_row_major(dtype, monkeypatch):
+    # attention's Q K^T: the (B*H, E, S) right operand is a transposed view of seq-first (S, B*H, E) rows
+    from ember.core.ops import linalg
+
+    rng = np.random.default_rng(5)
+    q = rng.standard_normal((64, 64, 32)).astype(dtype).transpose(1, 0, 2)
+    k = rng.standard_normal((64, 64, 32)).astype(dtype)
+    kt = k.transpose(1, 2, 0)
+    copy = numba_rows.row_major_batch(kt)
+    assert copy.flags.c_contiguous and np.array_equal(copy, kt)
+    assert numba_rows.row_major_batch(k) is None  # row-major already
+    calls = []
+    monkeypatch.setattr(numba_rows, "row_major_batch", lambda x: calls.append(x.shape) or copy)
+    got = ec.bmm(ec.from_numpy(q), ec.from_numpy(kt)).numpy()
+    assert calls == [(64, 32, 64)]
+    want = np.matmul(q.astype(np.float64), kt.astype(np.float64))
+    np.testing.assert_allclose(got, want, rtol=1e-5 if dtype == np.float32 else 1e-12, atol=1e-4)
+    big = rng.standard_normal((4, 128, 128)).astype(dtype)
+    ec.bmm(ec.from_numpy(big), ec.from_numpy(big).transpose(1, 2))  # 128^3 a product: BLAS takes the view
+    assert calls == [(64, 32, 64)]
+    assert linalg._SMALL_GEMM == 64 ** 3
