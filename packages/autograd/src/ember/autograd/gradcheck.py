@@ -177,7 +177,7 @@ def gradcheck(func: Callable, inputs, *, eps: float = 1e-6, atol: float = 1e-5, 
     func, tupled = _real_view(func, _as_tuple(inputs))
     diff_idx = [i for i, x in enumerate(tupled) if isinstance(x, Tensor) and x.requires_grad]
     if not diff_idx:
-        raise ValueError("gradcheck expects at least one input tensor to require gradient, but none of the them "
+        raise ValueError("gradcheck expects at least one input tensor to require gradient, but none of them "
                          "have requires_grad=True.")
     for i in diff_idx:
         if tupled[i].dtype.name != "float64":
