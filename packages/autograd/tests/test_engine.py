@@ -489,3 +489,29 @@ def test_retained_grad_under_create_graph_matches_pytorch():
         (y * y).sum().backward(create_graph=True)
         seen.append((y.grad.requires_grad, type(y.grad.grad_fn).__name__, y.grad.tolist()))
     assert seen[0] == seen[1]
+
+
+def test_saved_attributes_of_a_node_are_pytorchs():
+    import ember.autograd as E
+
+    a = E.tensor([1.0, 2.0], requires_grad=True)
+    b = a * 2
+    other = b.grad_fn._saved_other
+    assert other.dtype == E.int64 and other.dim() == 0 and other.item() == 2
+    assert b.grad_fn._saved_self is None and (a * b).grad_fn._saved_other.tolist() == b.tolist()
+    e = a.exp()
+    assert e.grad_fn._saved_result.tolist() == e.tolist()
+    assert (a * 2.5).grad_fn._saved_other.dtype == E.float64
+    try:
+        b.grad_fn._saved_nothing
+    except AttributeError as err:
+        assert str(err) == "'MulBackward0' object has no attribute '_saved_nothing'"
+    else:
+        raise AssertionError("no AttributeError")
+    e.sum().backward()
+    try:
+        e.grad_fn._saved_result
+    except RuntimeError as err:
+        assert "backward through the graph a second time" in str(err)
+    else:
+        raise AssertionError("no RuntimeError")
