@@ -12,6 +12,8 @@ import heapq
 
 import numpy as np
 
+from ember.core import dispatch as _dispatch
+from ember.core import overrides as _overrides
 from ember.core.creation import ones_like, zeros_like
 from ember.core.settings import contiguous_format
 from ember.core.sparse import SparseTensor
@@ -164,7 +166,7 @@ def execute(root_edges: list, root_grads: list, *, retain_graph: bool, create_gr
                 # hooks, retained grads, an anomaly trace, or grad()/backward(inputs=...) capturing
                 outs = _run_node(node, grads, cap, captured, needed, accumulate, retain_graph)
             elif grads[0] is not None or len(grads) > 1 and any(g is not None for g in grads):
-                outs = node.apply(grads)
+                outs = node.apply(grads) if _dispatch._protocol is None else _shielded_apply(node, grads)
                 if not retain_graph:
                     node.release()
             else:
@@ -262,6 +264,19 @@ def _deliver(buffers: dict, node: Node, nr: int, g) -> None:
         buf[nr] = g if old is None else old + g if type(old) is not SparseTensor else g + old
 
 
+def _shielded_apply(node: Node, grads: list) -> list:
+    """`node.apply` with `__torch_function__` off for ember's own derivative formulas, as PyTorch's C++ engine
+    runs them (a subclass's saved tensors give plain gradients, a mode sees none of them); a custom Function's
+    backward and the leaf's hooks are the user's Python and keep the protocol."""
+    if node._user_code:
+        return node.apply(grads)
+    _overrides._tls.disabled += 1
+    try:
+        return node.apply(grads)
+    finally:
+        _overrides._tls.disabled -= 1
+
+
 def _apply(node: Node, grads: list) -> list:
     if node._pre_hooks:
         for h in tuple(node._pre_hooks.values()):
@@ -269,7 +284,7 @@ def _apply(node: Node, grads: list) -> list:
             if r is not None:
                 grads = list(r)
     try:
-        outs = node.apply(grads)
+        outs = node.apply(grads) if _dispatch._protocol is None else _shielded_apply(node, grads)
     except Exception as e:
         if node._trace is not None:
             anomaly.report(node, e)

@@ -84,6 +84,7 @@ class BackwardCFunction(Node, FunctionCtx):
     """The node (and ctx) of one `Function.apply` call."""
 
     _forward_cls: type
+    _user_code = True
 
     def __init__(self) -> None:
         Node.__init__(self)

@@ -128,6 +128,7 @@ class Node:
     _hooked = False       # True once any of the five above is set: the engine reads one flag per node
     _n_out = 1            # how many outputs (gradients in)
     _metadata = None
+    _user_code = False    # whether apply runs the user's Python (a custom Function's backward, a leaf's hooks)
 
     def __init__(self) -> None:
         self.next_functions: tuple = ()
@@ -180,6 +181,7 @@ class AccumulateGrad(Node):
     """
 
     __slots__ = ("_variable",)
+    _user_code = True
 
     def __init__(self, variable: Tensor) -> None:
         super().__init__()
