@@ -10,6 +10,7 @@ parametrizing modules, applied in order. Assigning to the name calls `right_inve
 
 from __future__ import annotations
 
+import copy
 from contextlib import contextmanager
 
 from ember import autograd as ea
@@ -123,11 +124,31 @@ def register_parametrization(module: Module, tensor_name: str, parametrization: 
     delattr(module, tensor_name)
     if not is_parametrized(module):
         cls = type(module)
-        module.__class__ = type(f"Parametrized{cls.__name__}", (cls,), {})
+        attrs = {"__getstate__": _refuse_pickling}
+        if not hasattr(cls, "__deepcopy__"):  # copy.deepcopy would otherwise go through __getstate__
+            attrs["__deepcopy__"] = _deepcopy
+        module.__class__ = type(f"Parametrized{cls.__name__}", (cls,), attrs)
         module.parametrizations = ModuleDict()
     _inject_property(module, tensor_name)
     module.parametrizations[tensor_name] = plist
     return module
+
+
+def _refuse_pickling(self):
+    raise RuntimeError("Serialization of parametrized modules is only supported through state_dict(). See:\n"
+                       "https://pytorch.org/tutorials/beginner/saving_loading_models.html"
+                       "#saving-loading-a-general-checkpoint-for-inference-and-or-resuming-training")
+
+
+def _deepcopy(self, memo):
+    """A parametrized module's deepcopy: its `__dict__` copied into a new instance of its generated class."""
+    obj = memo.get(id(self))
+    if obj is not None:
+        return obj
+    replica = self.__new__(self.__class__)
+    memo[id(self)] = replica
+    replica.__dict__ = copy.deepcopy(self.__dict__, memo)
+    return replica
 
 
 def remove_parametrizations(module: Module, tensor_name: str, leave_parametrized: bool = True) -> Module:
