@@ -81,8 +81,8 @@ def _ns() -> str:
     return dtypes._repr_namespace
 
 
-_MIXED_BACKWARD_HOOKS = ("Cannot use both regular backward hooks and full backward hooks on a single Module. Please use "
-                         "only one of them.")
+_MIXED_BACKWARD_HOOKS = ("Cannot use both regular backward hooks and full backward hooks on a single Module. "
+                         "Please use only one of them.")
 
 class Module:
     """Base class for all neural network modules; subclasses define `forward`.
