@@ -293,3 +293,24 @@ def test_functorch_transforms_refuse_functions_as_pytorch():
     assert grad(lambda t: NoRule.apply(t).sum())(x).tolist() == [[2.0] * 3] * 2
     assert vmap(Rule.apply)(x).tolist() == [[2.0] * 3] * 2
     assert Old.apply(x).tolist() == [[2.0] * 3] * 2
+
+
+def test_needs_input_grad_is_known_inside_forward():
+    seen = []
+
+    class Probe(E.Function):
+        @staticmethod
+        def forward(ctx, t, k):
+            seen.append(ctx.needs_input_grad)
+            return t * k
+
+        @staticmethod
+        def backward(ctx, g):
+            return g, None
+
+    x = E.ones(2, requires_grad=True)
+    Probe.apply(x, 2.0)
+    Probe.apply(x.detach(), 2.0)
+    with E.no_grad():
+        Probe.apply(x, 2.0)
+    assert seen == [(True, False), (False, False), (False, False)]

@@ -9,6 +9,7 @@ input buffer). Among ready nodes the most recently created runs first, like PyTo
 from __future__ import annotations
 
 import heapq
+import itertools
 
 import numpy as np
 
@@ -20,8 +21,8 @@ from ember.core.sparse import SparseTensor
 from ember.core.tensor import Size, Tensor, describe
 
 from ember.autograd import anomaly
-from ember.autograd.graph import (AccumulateGrad, Node, _accumulate, _fresh, _leaf_hooks, accumulate_into,
-                                  edge_of)
+from ember.autograd.graph import (AccumulateGrad, GradientEdge, Node, _accumulate, _fresh, _leaf_hooks,
+                                  accumulate_into, edge_of)
 from ember.autograd.grad_mode import _enabled, _state
 
 __all__ = ["backward", "grad", "reduce_grad", "accumulate_into"]
@@ -158,6 +159,7 @@ def execute(root_edges: list, root_grads: list, *, retain_graph: bool, create_gr
     heappush, heappop, heappushpop = heapq.heappush, heapq.heappop, heapq.heappushpop
 
     token = _enabled.set(create_graph)
+    _tasks.append((next(_task_ids), seen, needed))
     try:
         node = heappop(ready)[1] if ready else None
         while node is not None:
@@ -220,8 +222,26 @@ def execute(root_edges: list, root_grads: list, *, retain_graph: bool, create_gr
             else:
                 node = heappop(ready)[1] if ready else None
     finally:
+        _tasks.pop()
         _enabled.reset(token)
     return captured
+
+
+_tasks: list = []  # the backward runs in progress, innermost last: (id, nodes reached, nodes needed or None)
+_task_ids = itertools.count()
+
+
+def current_task_id() -> int:
+    """PyTorch's `_current_graph_task_id()`: the running backward's id, -1 outside one."""
+    return _tasks[-1][0] if _tasks else -1
+
+
+def will_execute(node: Node) -> bool:
+    """PyTorch's `_will_engine_execute_node`: whether the running backward reaches `node` and runs it."""
+    if not _tasks:
+        raise RuntimeError("_will_engine_execute_node should only be called during the backward pass")
+    _, seen, needed = _tasks[-1]
+    return node in seen and (needed is None or node in needed)
 
 
 def _run_node(node: Node, grads: list, cap: dict, captured: list, needed: set | None, accumulate: bool,
@@ -302,7 +322,7 @@ def _apply(node: Node, grads: list) -> list:
 def _as_list(x) -> list:
     if x is None:
         return []
-    if isinstance(x, Tensor):
+    if isinstance(x, Tensor | GradientEdge):
         return [x]
     return list(x)
 
@@ -438,6 +458,9 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph: bool | None = None, c
     edges = _root_edges(outs)
     cap = []
     for x in ins:
+        if isinstance(x, GradientEdge):  # differentiate w.r.t. an edge of the graph, as PyTorch's
+            cap.append((x.node, x.output_nr))
+            continue
         if not isinstance(x, Tensor):
             raise TypeError(f"grad: inputs must be tensors; got {type(x).__name__}")
         e = edge_of(x)

@@ -209,6 +209,8 @@ class Function(FunctionCtx, metaclass=_FunctionMeta):
         if _transforms:
             _check_transforms(cls, is_setup_separate)
         prev = _state.enabled
+        # forward and setup_context may read it; under no_grad no input needs a gradient, as PyTorch's
+        ctx.needs_input_grad = tuple(prev and isinstance(a, Tensor) and a._requires_grad for a in args)
         _state.enabled = False
         try:
             if is_setup_separate:
@@ -221,7 +223,6 @@ class Function(FunctionCtx, metaclass=_FunctionMeta):
         for t in ctx._dirty:  # PyTorch's mark_dirty bumps each dirty tensor's version once more
             t._storage.version += 1
         tensor_pos = [i for i, a in enumerate(args) if isinstance(a, Tensor)]
-        ctx.needs_input_grad = tuple(isinstance(a, Tensor) and a._requires_grad for a in args)
         if not (prev and any(ctx.needs_input_grad)):
             return output
         return _attach(ctx, args, tensor_pos, output)
