@@ -168,7 +168,15 @@ def execute(root_edges: list, root_grads: list, *, retain_graph: bool, create_gr
                 # hooks, retained grads, an anomaly trace, or grad()/backward(inputs=...) capturing
                 outs = _run_node(node, grads, cap, captured, needed, accumulate, retain_graph)
             elif grads[0] is not None or len(grads) > 1 and any(g is not None for g in grads):
-                outs = node.apply(grads) if _dispatch._protocol is None else _shielded_apply(node, grads)
+                if _dispatch._protocol is None or node._user_code:
+                    outs = node.apply(grads)
+                else:  # _shielded_apply, inlined: no Python call per node
+                    tls = _overrides._tls
+                    tls.disabled += 1
+                    try:
+                        outs = node.apply(grads)
+                    finally:
+                        tls.disabled -= 1
                 if not retain_graph:
                     node.release()
             else:
