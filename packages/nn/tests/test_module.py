@@ -523,3 +523,23 @@ def test_parametrized_modules_deepcopy_but_refuse_pickling():
     with pytest.raises(RuntimeError, match="^Serialization of parametrized modules is only supported through "
                                            r"state_dict\(\)"):
         pickle.dumps(m)
+
+
+def test_a_parametrization_may_not_change_shape_or_dtype_unless_unsafe():
+    from ember.nn.utils import parametrize as P
+
+    class Flatten(nn.Module):
+        def forward(self, x):
+            return x.reshape(-1)
+
+    with pytest.raises(ValueError, match=r"^Registering a parametrization may not change the shape of the tensor, "
+                                         r"unless `unsafe` flag is enabled.\nunparametrized shape: \w+.Size\(\[2, 3\]\)"
+                                         r"\nparametrized shape: \w+.Size\(\[6\]\)$"):
+        P.register_parametrization(nn.Linear(3, 2), "weight", Flatten())
+    m = nn.Linear(3, 2)
+    P.register_parametrization(m, "weight", Flatten(), unsafe=True)
+    assert tuple(m.weight.shape) == (6,)
+    m2 = nn.Linear(3, 2)
+    P.register_parametrization(m2, "weight", nn.Tanh())
+    with pytest.raises(ValueError, match="change the shape of the tensor, unless the `unsafe` flag is enabled"):
+        P.register_parametrization(m2, "weight", Flatten())

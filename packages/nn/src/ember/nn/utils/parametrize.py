@@ -53,6 +53,8 @@ class ParametrizationList(ModuleList):
             for i, t in enumerate(new):
                 t = Parameter(_detached(t).clone(), original.requires_grad) if isinstance(original, Parameter) else t
                 _register(self, f"original{i}", t)
+        if not unsafe:  # PyTorch's consistency check: forward(right_inverse(original)) keeps shape and dtype
+            _check_same(self(), original.shape, original.dtype, "unless `unsafe` flag is enabled")
 
     def right_inverse(self, value: Tensor) -> None:
         """Set the original(s) so that the parametrization evaluates to `value`."""
@@ -109,11 +111,26 @@ def _inject_property(module: Module, name: str) -> None:
     setattr(type(module), name, property(get, set_))
 
 
+def _check_same(z, shape, dtype, unless: str) -> None:
+    """PyTorch's errors for a parametrization whose output is no tensor or changes the dtype or shape."""
+    if not isinstance(z, Tensor):
+        raise ValueError(f"A parametrization must return a tensor. Got {type(z).__name__}.")
+    if z.dtype != dtype:
+        raise ValueError(f"Registering a parametrization may not change the dtype of the tensor, {unless}.\n"
+                         f"unparametrized dtype: {dtype}\nparametrized dtype: {z.dtype}")
+    if z.shape != shape:
+        raise ValueError(f"Registering a parametrization may not change the shape of the tensor, {unless}.\n"
+                         f"unparametrized shape: {shape}\nparametrized shape: {z.shape}")
+
+
 def register_parametrization(module: Module, tensor_name: str, parametrization: Module, *,
                              unsafe: bool = False) -> Module:
     """Make `module.<tensor_name>` the output of `parametrization` applied to the original tensor."""
     parametrization.train(module.training)
     if is_parametrized(module, tensor_name):
+        if not unsafe:
+            y = getattr(module, tensor_name)
+            _check_same(parametrization(y), y.shape, y.dtype, "unless the `unsafe` flag is enabled")
         module.parametrizations[tensor_name].append(parametrization)
         return module
     if tensor_name not in module._parameters and tensor_name not in module._buffers:
