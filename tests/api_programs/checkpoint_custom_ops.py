@@ -1,6 +1,6 @@
 """Memory-saving training and custom differentiable ops as research code writes them: activation checkpointing
-(RNG preservation, kwargs, reentrant restrictions, sequential segments, selective policies), and custom Functions
-with differentiable backward (double backward, gradgradcheck, Hessians, torch.func), vmap rules and set_materialize_grads."""
+(RNG preservation, kwargs, reentrant restrictions, sequential segments), and custom Functions with differentiable
+backward (double backward, gradgradcheck, Hessians, torch.func), vmap rules and set_materialize_grads."""
 
 import numpy as np
 import torch
