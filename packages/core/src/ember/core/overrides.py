@@ -15,10 +15,13 @@ subclasses (`nn.Parameter`, the uninitialized tensors, layout classes) get it at
   `Tensor.<name>` itself; `Tensor` and its plain instances keep their methods unwrapped.
 - The reductions' public functions (`torch.sum`, `torch.mean` ... the ones taking `dim`): a check of
   their first argument's class (`ember.core.methods.numpy_aliases`), so `func` is `torch.mean`.
+- A `@composite` function (`F.linear`, `F.mse_loss` ...) at its entry (`dispatch.composite`): `func` is
+  the function itself, and the ops it runs inside reach no one (as PyTorch's C++ functions).
 - Every other `torch.*` and `torch.nn.functional` function at the op it dispatches (the op entry,
-  `Op.__call__` and its method twin): `func` is that op (`torch.relu` where the public function is
-  the op itself; else the op, named as it: `F.relu(x)` arrives as `torch.relu`, `torch.stack` as
-  `cat` then `view`). The entry tests `_protocol is not None` (one global read), and once a subclass
+  `Op.__call__` and its method twin): `func` is the public function of the op's name when it is the
+  op or takes the op's leading arguments by the same names (`torch.add`, so `func is torch.add`); else
+  the op, named as it: `F.relu(x)` arrives as `torch.relu`, `torch.stack` as `cat` then `view`.
+  The entry tests `_protocol is not None` (one global read), and once a subclass
   with the protocol is defined, a mode is entered or a tensor-like is first seen (`set_protocol_check`),
   whether each argument's class (and each item's of a tuple or list argument) is in `_SKIP`: set
   membership, no call, so an op on plain tensors, scalars, shapes and Parameters makes the calls it
