@@ -313,7 +313,7 @@ def test_inplace_on_view_of_non_leaf_rebases_base_with_copyslices():
     v = b[0]
     v.mul_(3)
     assert isinstance(b.grad_fn, CopySlices) and b.grad_fn.name() == "torch::autograd::CopySlices"
-    assert v.grad_fn.name() == "SelectBackward0"
+    assert v.grad_fn.name() == "AsStridedBackward0"  # PyTorch regenerates the view as one as_strided
     b.backward(E.ones(2, 3, dtype=E.float64))
     assert a.grad.tolist() == [[6.0] * 3, [2.0] * 3]
     assert E.gradcheck(lambda t: _mul_row(t), (make((2, 3)),))
@@ -489,3 +489,64 @@ def test_retained_grad_under_create_graph_matches_pytorch():
         (y * y).sum().backward(create_graph=True)
         seen.append((y.grad.requires_grad, type(y.grad.grad_fn).__name__, y.grad.tolist()))
     assert seen[0] == seen[1]
+
+
+def test_saved_attributes_of_a_node_are_pytorchs():
+    import ember.autograd as E
+
+    a = E.tensor([1.0, 2.0], requires_grad=True)
+    b = a * 2
+    other = b.grad_fn._saved_other
+    assert other.dtype == E.int64 and other.dim() == 0 and other.item() == 2
+    assert b.grad_fn._saved_self is None and (a * b).grad_fn._saved_other.tolist() == b.tolist()
+    e = a.exp()
+    assert e.grad_fn._saved_result.tolist() == e.tolist()
+    assert (a * 2.5).grad_fn._saved_other.dtype == E.float64
+    try:
+        b.grad_fn._saved_nothing
+    except AttributeError as err:
+        assert str(err) == "'MulBackward0' object has no attribute '_saved_nothing'"
+    else:
+        raise AssertionError("no AttributeError")
+    e.sum().backward()
+    try:
+        e.grad_fn._saved_result
+    except RuntimeError as err:
+        assert "backward through the graph a second time" in str(err)
+    else:
+        raise AssertionError("no RuntimeError")
+
+
+def test_multi_grad_hooks_and_gradient_edges_as_pytorch():
+    import ember.autograd as E
+    from ember.autograd.graph import get_gradient_edge, register_multi_grad_hook
+
+    p1, p2 = E.ones(2, requires_grad=True), E.ones(2, requires_grad=True)
+    seen = []
+    h = register_multi_grad_hook((p1, p2), lambda grads: seen.append([g is not None for g in grads]))
+    (p1 * 3).sum().backward()
+    (p1 * p2).sum().backward()
+    h.remove()
+    (p1 * p2).sum().backward()
+    assert seen == [[True, False], [True, True]]
+    first = []
+    with register_multi_grad_hook((p1, p2), lambda g: first.append(g.tolist()), mode="any"):
+        (p1 * 2 + p2 * 5).sum().backward()
+    assert len(first) == 1
+    try:
+        register_multi_grad_hook((p1,), print, mode="some")
+    except ValueError as err:
+        assert str(err) == "Expects mode to be one of ('all', 'any') but got some"
+    z = E.ones(3, requires_grad=True)
+    mid = z.exp()
+    (g,) = E.grad(mid.sum() * 2, get_gradient_edge(mid))
+    assert g.tolist() == [2.0, 2.0, 2.0]
+
+
+def test_a_view_regenerated_after_an_in_place_write_is_as_strided():
+    import ember.autograd as E
+
+    v = E.ones(4, requires_grad=True).clone()
+    w = v[:2]
+    v.mul_(2)
+    assert w.grad_fn.name() == "AsStridedBackward0" and w.grad_fn.next_functions[0][0] is v.grad_fn

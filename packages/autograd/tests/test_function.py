@@ -144,7 +144,7 @@ def test_mark_dirty_and_non_differentiable():
     assert out is y and y.grad_fn.name() == "AddOneInplaceBackward" and not mask.requires_grad
     out.sum().backward()
     assert leaf.grad.tolist() == [1.0, 1.0]
-    with pytest.raises(RuntimeError, match="a leaf Variable that requires grad is being used in an in-place"):
+    with pytest.raises(RuntimeError, match="a leaf Variable that requires grad has been used in an in-place"):
         AddOneInplace.apply(E.tensor([1.0], requires_grad=True))
 
 
@@ -227,3 +227,90 @@ def test_input_returned_unchanged_becomes_a_new_output():
     assert y is not x and x.is_leaf and y.grad_fn.name() == "IdentityBackward"
     y.sum().backward()
     assert x.grad.tolist() == [5.0, 5.0]
+
+
+def test_mark_dirty_bumps_the_version_and_refuses_a_leaf_as_pytorch():
+    import pytest
+
+    import ember.autograd as E
+
+    class AddOne(E.Function):
+        @staticmethod
+        def forward(ctx, t):
+            ctx.mark_dirty(t)
+            return t.add_(1)
+
+        @staticmethod
+        def backward(ctx, g):
+            return g
+
+    base = E.tensor([1.0, 2.0], requires_grad=True).clone()
+    out = AddOne.apply(base)
+    assert out is base and base._version == 2
+    with pytest.raises(RuntimeError, match="^a leaf Variable that requires grad has been used in an in-place "
+                                           "operation.$"):
+        AddOne.apply(E.tensor([1.0], requires_grad=True))
+
+
+def test_functorch_transforms_refuse_functions_as_pytorch():
+    import pytest
+
+    import ember.autograd as E
+    from ember.autograd.func import grad, vmap
+
+    class Old(E.Function):
+        @staticmethod
+        def forward(ctx, t):
+            return t * 2
+
+        @staticmethod
+        def backward(ctx, g):
+            return g * 2
+
+    class NoRule(E.Function):
+        @staticmethod
+        def forward(t):
+            return t * 2
+
+        @staticmethod
+        def setup_context(ctx, inputs, output):
+            pass
+
+        @staticmethod
+        def backward(ctx, g):
+            return g * 2
+
+    class Rule(NoRule):
+        generate_vmap_rule = True
+
+    x = E.ones(2, 3)
+    with pytest.raises(RuntimeError, match="it must override the setup_context staticmethod"):
+        vmap(Old.apply)(x)
+    with pytest.raises(RuntimeError, match="^In order to use an autograd.Function with functorch transforms"):
+        grad(lambda t: Old.apply(t).sum())(x)
+    with pytest.raises(RuntimeError, match="^You tried to vmap over NoRule, but it does not have vmap support."):
+        vmap(NoRule.apply)(x)
+    assert grad(lambda t: NoRule.apply(t).sum())(x).tolist() == [[2.0] * 3] * 2
+    assert vmap(Rule.apply)(x).tolist() == [[2.0] * 3] * 2
+    assert Old.apply(x).tolist() == [[2.0] * 3] * 2
+
+
+def test_needs_input_grad_is_known_inside_forward():
+    seen = []
+
+    class Probe(E.Function):
+        @staticmethod
+        def forward(ctx, t, k):
+            seen.append(ctx.needs_input_grad)
+            return t * k
+
+        @staticmethod
+        def backward(ctx, g):
+            return g, None
+
+    x = E.ones(2, requires_grad=True)
+    Probe.apply(x, 2.0)
+    Probe.apply(x.detach(), 2.0)
+    with E.no_grad():
+        Probe.apply(x, 2.0)
+    assert seen == [(True, False), (False, False), (False, False)]

@@ -40,3 +40,40 @@ def test_vector_products():
     _, hv = AF.hvp(lambda t: (t ** 3).sum(), x, v)
     _, vh = AF.vhp(lambda t: (t ** 3).sum(), x, v)
     assert np.allclose(hv.numpy(), 6 * x.numpy() * v.numpy()) and np.allclose(vh.numpy(), hv.numpy())
+
+
+def test_strategy_and_vector_errors_are_pytorchs():
+    import pytest
+
+    x = _t([0.5, -1.0, 2.0])
+    with pytest.raises(AssertionError, match='Expected strategy to be either "forward-mode" or "reverse-mode". Hint'):
+        AF.jacobian(lambda t: t * 2, x, strategy="sideways")
+    with pytest.raises(NotImplementedError, match=r"only implemented for `vectorize=True`\."):
+        AF.jacobian(lambda t: t * 2, x, strategy="forward-mode")
+    with pytest.raises(NotImplementedError, match="`create_graph=True` and `strategy=\"forward-mode\"`"):
+        AF.jacobian(lambda t: t * 2, x, strategy="forward-mode", vectorize=True, create_graph=True)
+    j = AF.jacobian(lambda t: t * 2, x, strategy="forward-mode", vectorize=True)
+    assert np.allclose(j.numpy(), 2 * np.eye(3))
+    with pytest.raises(NotImplementedError, match="only implemented for `vectorize=True`"):
+        AF.hessian(lambda t: (t ** 3).sum(), x, outer_jacobian_strategy="forward-mode")
+    with pytest.raises(RuntimeError, match="^The vector v can only be None if the user-provided function returns a "
+                                           "single Tensor with a single element.$"):
+        AF.vjp(lambda t: t * 2, x)
+    with pytest.raises(RuntimeError, match="^The vector v can only be None if the input to the user-provided "
+                                           "function is a single Tensor with a single element.$"):
+        AF.hvp(lambda t: (t ** 3).sum(), x)
+    with pytest.raises(RuntimeError, match=r"^v has invalid size: should be \w+.Size\(\[3\]\) but got "
+                                           r"\w+.Size\(\[2\]\).$"):
+        AF.jvp(lambda t: t * 2, x, _t([1.0, 2.0]))
+    with pytest.raises(RuntimeError, match="^v is a tuple of invalid length: should be 2 but got 1.$"):
+        AF.vjp(lambda t: (t * 2, t * 3), x, (x,))
+
+
+def test_gradcheck_without_a_differentiable_input_says_so():
+    import pytest
+
+    from ember.autograd import gradcheck
+
+    with pytest.raises(ValueError, match="^gradcheck expects at least one input tensor to require gradient, but "
+                                         "none of them have requires_grad=True.$"):
+        gradcheck(lambda t: t * 2, (_t([1.0]),))

@@ -487,3 +487,59 @@ def test_register_buffer_of_a_non_tensor_names_the_namespace_tensor():
             m.register_buffer("x", [1])
     finally:
         dtypes.set_repr_namespace(previous)
+
+
+def test_public_state_dict_post_hooks_edit_in_place_and_return_none():
+    m = nn.Linear(2, 2)
+    h = m.register_state_dict_post_hook(lambda mod, sd, prefix, meta: sd)
+    with pytest.raises(RuntimeError, match="^state_dict post-hook must return None$"):
+        m.state_dict()
+    h.remove()
+    m._register_state_dict_hook(lambda mod, sd, prefix, meta: {"only": 1})  # the private form may replace it
+    assert list(m.state_dict()) == ["only"]
+
+
+def test_regular_and_full_backward_hooks_do_not_mix():
+    m = nn.Linear(2, 2)
+    assert m._is_full_backward_hook is None
+    m.register_full_backward_hook(lambda *a: None)
+    with pytest.raises(RuntimeError, match="^Cannot use both regular backward hooks and full backward hooks"):
+        m.register_backward_hook(lambda *a: None)
+    m2 = nn.Linear(2, 2)
+    m2.register_backward_hook(lambda *a: None)
+    assert m2._is_full_backward_hook is False
+    with pytest.raises(RuntimeError, match="Please use only one of them.$"):
+        m2.register_full_backward_hook(lambda *a: None)
+
+
+def test_parametrized_modules_deepcopy_but_refuse_pickling():
+    from ember.nn.utils import parametrize as P
+
+    m = nn.Linear(3, 3)
+    P.register_parametrization(m, "weight", nn.Tanh())
+    c = copy.deepcopy(m)
+    assert P.is_parametrized(c, "weight") and c.weight is not m.weight and np.allclose(c.weight.detach().numpy(),
+                                                                                       m.weight.detach().numpy())
+    with pytest.raises(RuntimeError, match="^Serialization of parametrized modules is only supported through "
+                                           r"state_dict\(\)"):
+        pickle.dumps(m)
+
+
+def test_a_parametrization_may_not_change_shape_or_dtype_unless_unsafe():
+    from ember.nn.utils import parametrize as P
+
+    class Flatten(nn.Module):
+        def forward(self, x):
+            return x.reshape(-1)
+
+    with pytest.raises(ValueError, match=r"^Registering a parametrization may not change the shape of the tensor, "
+                                         r"unless `unsafe` flag is enabled.\nunparametrized shape: \w+.Size\(\[2, 3\]\)"
+                                         r"\nparametrized shape: \w+.Size\(\[6\]\)$"):
+        P.register_parametrization(nn.Linear(3, 2), "weight", Flatten())
+    m = nn.Linear(3, 2)
+    P.register_parametrization(m, "weight", Flatten(), unsafe=True)
+    assert tuple(m.weight.shape) == (6,)
+    m2 = nn.Linear(3, 2)
+    P.register_parametrization(m2, "weight", nn.Tanh())
+    with pytest.raises(ValueError, match="change the shape of the tensor, unless the `unsafe` flag is enabled"):
+        P.register_parametrization(m2, "weight", Flatten())

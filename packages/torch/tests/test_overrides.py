@@ -43,7 +43,7 @@ def test_protocol_detection_and_dispatch():
     assert scaled(Tagged(3)) == ("tagged", "scaled", (Tagged,))
     # the first implementation that does not return NotImplemented wins; none at all is a TypeError
     assert overrides.handle_torch_function(scaled, (Refuses(), Tagged(1)), 0)[0] == "tagged"
-    with pytest.raises(TypeError, match="no implementation found for 'scaled' on types that implement"):
+    with pytest.raises(TypeError, match="no implementation found for 'test_overrides.scaled' on types that implement"):
         overrides.handle_torch_function(scaled, (Refuses(),), 0)
     with torch.DisableTorchFunction():
         assert not overrides.has_torch_function((Tagged(1),))
@@ -79,3 +79,51 @@ def test_functional_reexports_the_protocol_helpers():
     assert F.has_torch_function((Like(),)) and F.has_torch_function_unary(Like())
     assert F.has_torch_function_variadic(1, Like()) and not F.has_torch_function((torch.ones(1),))
     assert F.handle_torch_function(F.relu, (Like(),), Like()) == "handled"
+
+
+def test_modes_see_public_functions_whole_as_pytorchs():
+    import ember.torch.nn.functional as F
+
+    seen = []
+
+    class Count(torch.overrides.TorchFunctionMode):
+        def __torch_function__(self, func, types, args=(), kwargs=None):
+            seen.append(func)
+            return func(*args, **(kwargs or {}))
+
+    x, w, b = torch.ones(4, 3), torch.ones(2, 3), torch.ones(2)
+    with Count():
+        y = F.linear(x, w, b)
+        z = torch.add(y, 1, alpha=2)
+        torch.mul(z, 2)
+    assert seen == [F.linear, torch.add, torch.mul] and z.tolist() == [[6.0, 6.0]] * 4
+    assert torch.add in torch.overrides.get_overridable_functions()[torch]
+
+
+def test_backward_hands_plain_gradients_and_no_calls_to_the_protocol():
+    calls = []
+
+    class Unit(torch.Tensor):
+        @classmethod
+        def __torch_function__(cls, func, types, args=(), kwargs=None):
+            calls.append(func.__name__)
+            return super().__torch_function__(func, types, args, kwargs)
+
+    g = torch.tensor([1.0, 2.0]).as_subclass(Unit).requires_grad_()
+    loss = (g * g).sum()
+    calls.clear()
+    loss.backward()
+    assert calls == ["backward"]  # Tensor.backward itself is overridable, the engine's formulas are not
+    assert type(g.grad) is torch.Tensor and g.grad.tolist() == [2.0, 4.0]
+
+
+def test_a_duck_type_refusing_a_builtin_gets_pytorchs_message():
+    class Duck:
+        @classmethod
+        def __torch_function__(cls, func, types, args=(), kwargs=None):
+            return NotImplemented
+
+    with pytest.raises(TypeError, match=r"^Multiple dispatch failed for 'torch.sub'; all __torch_function__ handlers "
+                                        r"returned NotImplemented:\n\n  - tensor subclass <class '.*Duck'>\n\nFor more "
+                                        r"information, try re-running with TORCH_LOGS=not_implemented$"):
+        torch.sub(Duck(), Duck())

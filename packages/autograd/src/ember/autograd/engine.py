@@ -9,17 +9,20 @@ input buffer). Among ready nodes the most recently created runs first, like PyTo
 from __future__ import annotations
 
 import heapq
+import itertools
 
 import numpy as np
 
+from ember.core import dispatch as _dispatch
+from ember.core import overrides as _overrides
 from ember.core.creation import ones_like, zeros_like
 from ember.core.settings import contiguous_format
 from ember.core.sparse import SparseTensor
 from ember.core.tensor import Size, Tensor, describe
 
 from ember.autograd import anomaly
-from ember.autograd.graph import (AccumulateGrad, Node, _accumulate, _fresh, _leaf_hooks, accumulate_into,
-                                  edge_of)
+from ember.autograd.graph import (AccumulateGrad, GradientEdge, Node, _accumulate, _fresh, _leaf_hooks,
+                                  accumulate_into, edge_of)
 from ember.autograd.grad_mode import _enabled, _state
 
 __all__ = ["backward", "grad", "reduce_grad", "accumulate_into"]
@@ -156,6 +159,7 @@ def execute(root_edges: list, root_grads: list, *, retain_graph: bool, create_gr
     heappush, heappop, heappushpop = heapq.heappush, heapq.heappop, heapq.heappushpop
 
     token = _enabled.set(create_graph)
+    _tasks.append((next(_task_ids), seen, needed))
     try:
         node = heappop(ready)[1] if ready else None
         while node is not None:
@@ -164,7 +168,15 @@ def execute(root_edges: list, root_grads: list, *, retain_graph: bool, create_gr
                 # hooks, retained grads, an anomaly trace, or grad()/backward(inputs=...) capturing
                 outs = _run_node(node, grads, cap, captured, needed, accumulate, retain_graph)
             elif grads[0] is not None or len(grads) > 1 and any(g is not None for g in grads):
-                outs = node.apply(grads)
+                if _dispatch._protocol is None or node._user_code:
+                    outs = node.apply(grads)
+                else:  # _shielded_apply, inlined: no Python call per node
+                    tls = _overrides._tls
+                    tls.disabled += 1
+                    try:
+                        outs = node.apply(grads)
+                    finally:
+                        tls.disabled -= 1
                 if not retain_graph:
                     node.release()
             else:
@@ -218,8 +230,26 @@ def execute(root_edges: list, root_grads: list, *, retain_graph: bool, create_gr
             else:
                 node = heappop(ready)[1] if ready else None
     finally:
+        _tasks.pop()
         _enabled.reset(token)
     return captured
+
+
+_tasks: list = []  # the backward runs in progress, innermost last: (id, nodes reached, nodes needed or None)
+_task_ids = itertools.count()
+
+
+def current_task_id() -> int:
+    """PyTorch's `_current_graph_task_id()`: the running backward's id, -1 outside one."""
+    return _tasks[-1][0] if _tasks else -1
+
+
+def will_execute(node: Node) -> bool:
+    """PyTorch's `_will_engine_execute_node`: whether the running backward reaches `node` and runs it."""
+    if not _tasks:
+        raise RuntimeError("_will_engine_execute_node should only be called during the backward pass")
+    _, seen, needed = _tasks[-1]
+    return node in seen and (needed is None or node in needed)
 
 
 def _run_node(node: Node, grads: list, cap: dict, captured: list, needed: set | None, accumulate: bool,
@@ -262,6 +292,19 @@ def _deliver(buffers: dict, node: Node, nr: int, g) -> None:
         buf[nr] = g if old is None else old + g if type(old) is not SparseTensor else g + old
 
 
+def _shielded_apply(node: Node, grads: list) -> list:
+    """`node.apply` with `__torch_function__` off for ember's own derivative formulas, as PyTorch's C++ engine
+    runs them (a subclass's saved tensors give plain gradients, a mode sees none of them); a custom Function's
+    backward and the leaf's hooks are the user's Python and keep the protocol."""
+    if node._user_code:
+        return node.apply(grads)
+    _overrides._tls.disabled += 1
+    try:
+        return node.apply(grads)
+    finally:
+        _overrides._tls.disabled -= 1
+
+
 def _apply(node: Node, grads: list) -> list:
     if node._pre_hooks:
         for h in tuple(node._pre_hooks.values()):
@@ -269,7 +312,7 @@ def _apply(node: Node, grads: list) -> list:
             if r is not None:
                 grads = list(r)
     try:
-        outs = node.apply(grads)
+        outs = node.apply(grads) if _dispatch._protocol is None else _shielded_apply(node, grads)
     except Exception as e:
         if node._trace is not None:
             anomaly.report(node, e)
@@ -287,7 +330,7 @@ def _apply(node: Node, grads: list) -> list:
 def _as_list(x) -> list:
     if x is None:
         return []
-    if isinstance(x, Tensor):
+    if isinstance(x, Tensor | GradientEdge):
         return [x]
     return list(x)
 
@@ -423,6 +466,9 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph: bool | None = None, c
     edges = _root_edges(outs)
     cap = []
     for x in ins:
+        if isinstance(x, GradientEdge):  # differentiate w.r.t. an edge of the graph, as PyTorch's
+            cap.append((x.node, x.output_nr))
+            continue
         if not isinstance(x, Tensor):
             raise TypeError(f"grad: inputs must be tensors; got {type(x).__name__}")
         e = edge_of(x)

@@ -7,6 +7,7 @@ user's `backward`. `forward` runs with grad mode off; its outputs are then attac
 
 from __future__ import annotations
 
+import contextlib
 import functools
 from collections.abc import Callable
 from typing import Any
@@ -19,6 +20,37 @@ from ember.autograd.grad_mode import _state
 from ember.autograd.record import check_inplace
 
 __all__ = ["Function", "FunctionCtx", "BackwardCFunction", "once_differentiable"]
+
+
+_LINK = "For more details, please see https://pytorch.org/docs/main/notes/extending.func.html"
+_transforms: list[str] = []  # the torch.func transforms running now, innermost last ("vmap", "grad", ...)
+
+
+@contextlib.contextmanager
+def functorch_transform(kind: str):
+    """Mark a `torch.func` transform as active, so `Function.apply` can refuse what PyTorch's transforms refuse."""
+    _transforms.append(kind)
+    try:
+        yield
+    finally:
+        _transforms.pop()
+
+
+def _check_transforms(cls, is_setup_separate: bool) -> None:
+    """PyTorch's errors for a Function under a transform: it needs `setup_context`, and under vmap a vmap rule."""
+    if not is_setup_separate:
+        raise RuntimeError("In order to use an autograd.Function with functorch transforms (vmap, grad, jvp, jacrev, "
+                           f"...), it must override the setup_context staticmethod. {_LINK}")
+    if "vmap" in _transforms:
+        overridden = cls.vmap is not Function.vmap
+        if cls.generate_vmap_rule and overridden:
+            raise RuntimeError(f"You tried to vmap over {cls.__name__}, but it has both generate_vmap_rule=True and "
+                               "an overridden vmap staticmethod. Please set generate_vmap_rule=False or delete the "
+                               f"overridden vmap staticmethod to avoid ambiguity. {_LINK}")
+        if not cls.generate_vmap_rule and not overridden:
+            raise RuntimeError(f"You tried to vmap over {cls.__name__}, but it does not have vmap support. Please "
+                               "override and implement the vmap staticmethod or set generate_vmap_rule=True. "
+                               f"{_LINK}")
 
 
 class FunctionCtx:
@@ -52,6 +84,7 @@ class BackwardCFunction(Node, FunctionCtx):
     """The node (and ctx) of one `Function.apply` call."""
 
     _forward_cls: type
+    _user_code = True
 
     def __init__(self) -> None:
         Node.__init__(self)
@@ -161,12 +194,23 @@ class Function(FunctionCtx, metaclass=_FunctionMeta):
 
     vjp = backward
 
+    generate_vmap_rule = False
+
+    @staticmethod
+    def vmap(info: Any, in_dims: Any, *args: Any) -> Any:
+        raise NotImplementedError("To use autograd.Function with vmap, you must either override the vmap staticmethod "
+                                  "or set generate_vmap_rule=True.")
+
     @classmethod
     def apply(cls, *args, **kwargs):
         """Run `forward` and, when an input requires grad, record a `<Name>Backward` node."""
         ctx = cls._backward_cls()
         is_setup_separate = cls.setup_context is not Function.setup_context
+        if _transforms:
+            _check_transforms(cls, is_setup_separate)
         prev = _state.enabled
+        # forward and setup_context may read it; under no_grad no input needs a gradient, as PyTorch's
+        ctx.needs_input_grad = tuple(prev and isinstance(a, Tensor) and a._requires_grad for a in args)
         _state.enabled = False
         try:
             if is_setup_separate:
@@ -176,8 +220,9 @@ class Function(FunctionCtx, metaclass=_FunctionMeta):
                 output = cls.forward(ctx, *args, **kwargs)
         finally:
             _state.enabled = prev
+        for t in ctx._dirty:  # PyTorch's mark_dirty bumps each dirty tensor's version once more
+            t._storage.version += 1
         tensor_pos = [i for i, a in enumerate(args) if isinstance(a, Tensor)]
-        ctx.needs_input_grad = tuple(isinstance(a, Tensor) and a._requires_grad for a in args)
         if not (prev and any(ctx.needs_input_grad)):
             return output
         return _attach(ctx, args, tensor_pos, output)
@@ -204,6 +249,8 @@ def _attach(ctx: BackwardCFunction, args: tuple, tensor_pos: list[int], output):
             ctx._out_meta.append(None)
             continue
         if id(o) in dirty:
+            if o._grad_fn is None and o._requires_grad:
+                raise RuntimeError("a leaf Variable that requires grad has been used in an in-place operation.")
             check_inplace(o)
         elif id(o) in inputs:
             o = outs[i] = Tensor._make(o._storage, o._offset, o._shape, o._strides, o._dtype)

@@ -50,13 +50,35 @@ def _finish(x: Tensor, create_graph: bool) -> Tensor:
     return x if create_graph else x.detach()
 
 
+def _check_v(v, other: tuple, other_tuple: bool, none_msg: str) -> tuple:
+    """`v` as a tuple matching `other` in count and shapes, with PyTorch's errors; `None` only for one element."""
+    if v is None:
+        if len(other) != 1 or other[0].numel() != 1:
+            raise RuntimeError(f"The vector v can only be None if {none_msg}")
+        return (None,) * len(other)
+    _, vs = _tuple(v)
+    if len(vs) != len(other):
+        if other_tuple:
+            raise RuntimeError(f"v is a tuple of invalid length: should be {len(other)} but got {len(vs)}.")
+        raise RuntimeError("The given v should contain a single Tensor.")
+    for i, (w, o) in enumerate(zip(vs, other)):
+        if tuple(w.shape) != tuple(o.shape):
+            prefix = f"Entry {i} in " if other_tuple else ""
+            raise RuntimeError(f"{prefix}v has invalid size: should be {o.size()} but got {w.size()}.")
+    return vs
+
+
+_OUT_ONE = "the user-provided function returns a single Tensor with a single element."
+_IN_ONE = "the input to the user-provided function is a single Tensor with a single element."
+
+
 def vjp(func: Callable, inputs, v=None, create_graph: bool = False, strict: bool = False):
     """`(func(inputs), v^T J)`: the vector-Jacobian product at `inputs`."""
     in_tuple, ins = _tuple(inputs)
     with enable_grad():
         ins = _prepare(ins, create_graph)
         out_tuple, outs = _tuple(func(*ins))
-        _, vs = _tuple(v) if v is not None else (False, (None,) * len(outs))
+        vs = _check_v(v, outs, out_tuple, _OUT_ONE)
         gs = _zeros_for_none(_grads(outs, ins, vs, create_graph, strict, "vjp"), ins)
     outs = tuple(_finish(o, create_graph) for o in outs)
     gs = tuple(_finish(g, create_graph) for g in gs)
@@ -70,8 +92,8 @@ def jvp(func: Callable, inputs, v=None, create_graph: bool = False, strict: bool
     in_tuple, ins = _tuple(inputs)
     with enable_grad():
         ins = _prepare(ins, create_graph)
+        vs = _check_v(v, ins, in_tuple, _IN_ONE)
         out_tuple, outs = _tuple(func(*ins))
-        _, vs = _tuple(v) if v is not None else (False, (None,) * len(ins))
         dummies = tuple(zeros_like(o).requires_grad_(True) for o in outs)
         gs = _zeros_for_none(_grads(outs, ins, dummies, True, strict, "jvp"), ins)
         diff = [(g, w) for g, w in zip(gs, vs) if g.requires_grad]
@@ -88,8 +110,25 @@ def jvp(func: Callable, inputs, v=None, create_graph: bool = False, strict: bool
 
 def jacobian(func: Callable, inputs, create_graph: bool = False, strict: bool = False, vectorize: bool = False,
              strategy: str = "reverse-mode"):
-    """d func(inputs) / d inputs: for each output and input a tensor of shape `out.shape + in.shape`."""
+    """d func(inputs) / d inputs: for each output and input a tensor of shape `out.shape + in.shape`.
+
+    Every strategy computes the same reverse-mode rows; `strategy`, `vectorize` and `create_graph` are
+    checked as PyTorch checks them (forward mode needs `vectorize=True` and no `create_graph`).
+    """
     from ember.core import stack, zeros
+
+    if strategy not in ("forward-mode", "reverse-mode"):
+        raise AssertionError('Expected strategy to be either "forward-mode" or "reverse-mode". Hint: If your '
+                             'function has more outputs than inputs, "forward-mode" tends to be more performant. '
+                             'Otherwise, prefer to use "reverse-mode".')
+    if strategy == "forward-mode":
+        if create_graph:
+            raise NotImplementedError("torch.autograd.functional.jacobian: `create_graph=True` and "
+                                      '`strategy="forward-mode"` are not supported together (yet). Please either '
+                                      'set `create_graph=False` or `strategy="reverse-mode"`.')
+        if not vectorize:
+            raise NotImplementedError("Computing Jacobian using forward-AD or forward-over-reverse Hessian is"
+                                      "only implemented for `vectorize=True`.")
 
     in_tuple, ins = _tuple(inputs)
     with enable_grad():
@@ -123,6 +162,8 @@ def hessian(func: Callable, inputs, create_graph: bool = False, strict: bool = F
             outer_jacobian_strategy: str = "reverse-mode"):
     """The Hessian of a scalar function: the Jacobian of its gradient."""
     in_tuple, ins = _tuple(inputs)
+    if outer_jacobian_strategy not in ("forward-mode", "reverse-mode"):
+        raise AssertionError('Expected strategy to be either "forward-mode" or "reverse-mode".')
 
     def gradient(*xs):
         out = func(*xs)
@@ -130,7 +171,8 @@ def hessian(func: Callable, inputs, create_graph: bool = False, strict: bool = F
         gs = _zeros_for_none(gs, xs)
         return gs if in_tuple else gs[0]
 
-    return jacobian(gradient, inputs, create_graph=create_graph, strict=strict)
+    return jacobian(gradient, inputs, create_graph=create_graph, strict=strict, vectorize=vectorize,
+                    strategy=outer_jacobian_strategy)
 
 
 def vhp(func: Callable, inputs, v=None, create_graph: bool = False, strict: bool = False):
@@ -138,9 +180,9 @@ def vhp(func: Callable, inputs, v=None, create_graph: bool = False, strict: bool
     in_tuple, ins = _tuple(inputs)
     with enable_grad():
         ins = _prepare(ins, create_graph)
+        vs = _check_v(v, ins, in_tuple, _IN_ONE)
         out = func(*ins)
         gs = _zeros_for_none(_grads((out,), ins, (None,), True, strict, "vhp"), ins)
-        _, vs = _tuple(v)
         diff = [(g, w, x) for g, w, x in zip(gs, vs, ins) if g.requires_grad]
         res = grad([g for g, _, _ in diff], ins, [w for _, w, _ in diff], create_graph=create_graph,
                    allow_unused=True) if diff else (None,) * len(ins)

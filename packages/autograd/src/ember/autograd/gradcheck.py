@@ -118,10 +118,11 @@ def _batched(outputs: list[Tensor], diff_inputs: list[Tensor]) -> list[list[np.n
 
 
 def _forward(func: Callable, inputs: tuple, i: int, n_out: list[int]) -> list[np.ndarray]:
-    """d(outputs)/d(inputs[i]) by forward mode (`torch.func.jvp`), one column per one-hot tangent."""
+    """d(outputs)/d(inputs[i]) by forward mode (`autograd.functional.jvp`: no torch.func transform, so any
+    custom Function takes part), one column per one-hot tangent."""
     from ember.core import zeros_like
 
-    from ember.autograd.func import jvp
+    from ember.autograd.functional import jvp
 
     x = inputs[i]
     cols = [np.zeros((n, x.numel())) for n in n_out]
@@ -135,6 +136,7 @@ def _forward(func: Callable, inputs: tuple, i: int, n_out: list[int]) -> list[np
         t = zeros_like(x.detach())
         t.view(-1)[c] = 1.0
         _, jv = jvp(of_x, (x.detach(),), (t,))
+        jv = jv if isinstance(jv, tuple) else (jv,)
         for j in range(len(n_out)):
             cols[j][:, c] = _host(jv[j]).reshape(-1)
     return cols
@@ -177,7 +179,7 @@ def gradcheck(func: Callable, inputs, *, eps: float = 1e-6, atol: float = 1e-5, 
     func, tupled = _real_view(func, _as_tuple(inputs))
     diff_idx = [i for i, x in enumerate(tupled) if isinstance(x, Tensor) and x.requires_grad]
     if not diff_idx:
-        raise ValueError("gradcheck expects at least one input tensor to require gradient, but none of the them "
+        raise ValueError("gradcheck expects at least one input tensor to require gradient, but none of them "
                          "have requires_grad=True.")
     for i in diff_idx:
         if tupled[i].dtype.name != "float64":

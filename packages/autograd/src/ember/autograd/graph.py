@@ -38,7 +38,8 @@ from ember.autograd import saved_hooks as _saved_hooks
 from ember.autograd.saved_hooks import disable_saved_tensors_hooks, save_on_cpu, saved_tensors_hooks
 
 __all__ = ["Node", "AccumulateGrad", "SavedTensor", "RemovableHandle", "meta", "edge_of", "saved_tensors_hooks",
-           "save_on_cpu", "disable_saved_tensors_hooks", "GradientEdge", "get_gradient_edge", "increment_version"]
+           "save_on_cpu", "disable_saved_tensors_hooks", "GradientEdge", "get_gradient_edge", "increment_version",
+           "register_multi_grad_hook"]
 
 _sequence = itertools.count()
 
@@ -128,6 +129,7 @@ class Node:
     _hooked = False       # True once any of the five above is set: the engine reads one flag per node
     _n_out = 1            # how many outputs (gradients in)
     _metadata = None
+    _user_code = False    # whether apply runs the user's Python (a custom Function's backward, a leaf's hooks)
 
     def __init__(self) -> None:
         self.next_functions: tuple = ()
@@ -180,6 +182,7 @@ class AccumulateGrad(Node):
     """
 
     __slots__ = ("_variable",)
+    _user_code = True
 
     def __init__(self, variable: Tensor) -> None:
         super().__init__()
@@ -556,3 +559,60 @@ def _view_of_copyslices(t: Tensor, cs) -> Tensor:
 
         return _neg_view(v)
     return v.conj() if vconj else v
+
+
+class _MultiHandle:
+    """The handle of `register_multi_grad_hook`: removes each tensor hook it registered."""
+
+    def __init__(self, handles: tuple) -> None:
+        self.handles = handles
+
+    def remove(self) -> None:
+        for h in self.handles:
+            h.remove()
+
+    def __enter__(self) -> _MultiHandle:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.remove()
+
+
+def register_multi_grad_hook(tensors, fn: Callable, *, mode: str = "all") -> _MultiHandle:
+    """`fn(grads)` once per backward when the gradients of all `tensors` it reaches are computed (None for the
+    others), or (`mode="any"`) `fn(grad)` with the first one computed, as PyTorch's."""
+    from ember.autograd import engine
+
+    if mode not in ("all", "any"):
+        raise ValueError(f"Expects mode to be one of ('all', 'any') but got {mode}")
+    tensors = tuple(tensors)
+    if mode == "any":
+        ran: set = set()
+
+        def first(grad):
+            task = engine.current_task_id()
+            if task not in ran:
+                ran.add(task)
+                fn(grad)
+        return _MultiHandle(tuple(t.register_hook(first) for t in tensors if t.requires_grad))
+    nodes = [edge_of(t)[0] if t.requires_grad else None for t in tensors]
+    count: dict = {}
+    buffer: dict = {}
+    expected: dict = {}
+
+    def inner(idx: int) -> Callable:
+        def hook(grad):
+            task = engine.current_task_id()
+            if task not in count:
+                count[task] = 0
+                buffer[task] = [None] * len(tensors)
+                expected[task] = sum(engine.will_execute(n) for n in nodes if n is not None)
+            buffer[task][idx] = grad
+            count[task] += 1
+            if count[task] == expected[task]:
+                grads = buffer.pop(task)
+                del count[task], expected[task]
+                fn(grads)
+        return hook
+
+    return _MultiHandle(tuple(t.register_hook(inner(i)) for i, t in enumerate(tensors) if t.requires_grad))

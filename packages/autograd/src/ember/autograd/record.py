@@ -21,6 +21,7 @@ from __future__ import annotations
 import traceback
 import weakref
 
+from ember.core.dispatch import node_name
 from ember.core.tensor import Tensor
 
 from ember.autograd import anomaly
@@ -336,6 +337,8 @@ def regenerate_view(t: Tensor) -> None:
             v = op(v, *a, **(kw or {}))
     finally:
         _state.enabled = prev
+    if v._grad_fn is not None:  # PyTorch regenerates a strided view as one as_strided of its base
+        node_name(v, type(v._grad_fn).__name__, "AsStridedBackward0")
     t._grad_fn = v._grad_fn
     t._requires_grad = v._requires_grad
     m.output_nr = 0

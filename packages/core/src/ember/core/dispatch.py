@@ -557,12 +557,18 @@ def _rebuild() -> None:
     _top, _top_next = (_hooks[-1], fn) if _hooks else (None, None)
 
 
-def set_protocol_check(check: Callable) -> None:
+def set_protocol_check(check: Callable, composite_check: Callable | None = None) -> None:
     """From now on, a call with an argument whose class is not in `_SKIP` (a Tensor subclass, a list ...) goes
     to `check(op, args, kwargs)`, which hands it to `__torch_function__` or runs it (NOTE [ Tensor subclasses ]
-    in ember.core.overrides); ember.core.overrides sets it once a subclass or a mode exists."""
-    global _protocol
+    in ember.core.overrides); ember.core.overrides sets it once a subclass or a mode exists. A `@composite`
+    function asks `composite_check(fn, args, kwargs)` first, which hands the call over or answers `RUN`."""
+    global _protocol, _composite_protocol
     _protocol = check
+    _composite_protocol = composite_check
+
+
+RUN = object()  # composite_check's answer: nothing took the call, run the function
+_composite_protocol: Callable | None = None
 
 
 def _chain(hook: Callable, call_next: Callable) -> Callable:
@@ -575,6 +581,10 @@ def composite(name: str) -> Callable:
     def deco(fn: Callable) -> Callable:
         @wraps(fn)
         def call(*args, **kwargs):
+            if _composite_protocol is not None:  # a mode or subclass is handed the whole call (`F.linear`)
+                r = _composite_protocol(call, args, kwargs)
+                if r is not RUN:
+                    return r
             if _composite_hook is None:
                 return fn(*args, **kwargs)
             return _composite_hook(name, fn, args, kwargs)

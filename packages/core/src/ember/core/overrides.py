@@ -15,10 +15,13 @@ subclasses (`nn.Parameter`, the uninitialized tensors, layout classes) get it at
   `Tensor.<name>` itself; `Tensor` and its plain instances keep their methods unwrapped.
 - The reductions' public functions (`torch.sum`, `torch.mean` ... the ones taking `dim`): a check of
   their first argument's class (`ember.core.methods.numpy_aliases`), so `func` is `torch.mean`.
+- A `@composite` function (`F.linear`, `F.mse_loss` ...) at its entry (`dispatch.composite`): `func` is
+  the function itself, and the ops it runs inside reach no one (as PyTorch's C++ functions).
 - Every other `torch.*` and `torch.nn.functional` function at the op it dispatches (the op entry,
-  `Op.__call__` and its method twin): `func` is that op (`torch.relu` where the public function is
-  the op itself; else the op, named as it: `F.relu(x)` arrives as `torch.relu`, `torch.stack` as
-  `cat` then `view`). The entry tests `_protocol is not None` (one global read), and once a subclass
+  `Op.__call__` and its method twin): `func` is the public function of the op's name when it is the
+  op or takes the op's leading arguments by the same names (`torch.add`, so `func is torch.add`); else
+  the op, named as it: `F.relu(x)` arrives as `torch.relu`, `torch.stack` as `cat` then `view`.
+  The entry tests `_protocol is not None` (one global read), and once a subclass
   with the protocol is defined, a mode is entered or a tensor-like is first seen (`set_protocol_check`),
   whether each argument's class (and each item's of a tuple or list argument) is in `_SKIP`: set
   membership, no call, so an op on plain tensors, scalars, shapes and Parameters makes the calls it
@@ -35,6 +38,7 @@ sets it), and a composite function's op only if the function did not read it as 
 
 from __future__ import annotations
 
+import inspect
 import sys
 import threading
 import types as _pytypes
@@ -162,7 +166,18 @@ def handle_torch_function(public_api: Callable, relevant_args: Iterable, *args, 
         result = type(a).__torch_function__(public_api, types, args, kwargs)
         if result is not NotImplemented:
             return result
-    name = getattr(public_api, "__qualname__", getattr(public_api, "__name__", repr(public_api)))
+    module = getattr(public_api, "__module__", None) or ""
+    if module.startswith("ember."):  # one of torch's own functions: PyTorch's message of its C++ dispatch
+        listed = "".join(f"  - tensor subclass {t}\n" for t in dict.fromkeys(types))
+        name = getattr(public_api, "__name__", None)
+        if name is None or getattr(sys.modules["ember.core"], name, None) is not public_api:
+            name = resolve_name(public_api) or repr(public_api)
+        else:
+            name = f"torch.{name}"
+        raise TypeError(f"Multiple dispatch failed for '{name}'; all "
+                        f"__torch_function__ handlers returned NotImplemented:\n\n{listed}\nFor more information, "
+                        "try re-running with TORCH_LOGS=not_implemented")
+    name = f"{module}.{getattr(public_api, '__name__', repr(public_api))}"
     raise TypeError(f"no implementation found for '{name}' on types that implement __torch_function__: "
                     f"{[t for t in types]}")
 
@@ -235,12 +250,21 @@ _PUBLIC: dict = {}
 
 
 def _public(op) -> Callable:
-    """The `func` an op's call hands over: the public function when it is the op itself, else the op."""
+    """The `func` an op's call hands over: the public function of its name (`torch.add`, so `func is torch.add`)
+    when it is the op itself or takes the op's leading arguments by the same names, else the op."""
     f = _PUBLIC.get(op)
     if f is None:
         g = getattr(sys.modules.get("ember.core"), op.name, None)
-        f = _PUBLIC[op] = g if g is op or g is op.method else op
+        f = _PUBLIC[op] = g if g is op or g is op.method or _takes_op_args(g, op) else op
     return f
+
+
+def _takes_op_args(g, op) -> bool:
+    if not isinstance(g, _pytypes.FunctionType) or not op.argnames:
+        return False
+    names = [p.name for p in inspect.signature(g).parameters.values()
+             if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    return tuple(names[:len(op.argnames)]) == tuple(op.argnames)
 
 
 def _check(op, args: tuple, kwargs: dict):
@@ -251,6 +275,14 @@ def _check(op, args: tuple, kwargs: dict):
     if _dispatch._top is not None:
         return _dispatch._top(op, args, kwargs, _dispatch._top_next)
     return op.redispatch(args, kwargs)
+
+
+def _check_composite(fn, args: tuple, kwargs: dict):
+    """A `@composite` function's check: hand the whole call over (its inner ops then reach no one, as PyTorch's
+    C++ functions), or answer `RUN`."""
+    if not _tls.disabled and (_tls.modes or (not _tls.sub and _takes_part(args, kwargs))):
+        return handle_torch_function(fn, _relevant(args, kwargs), *args, **kwargs)
+    return _dispatch.RUN
 
 
 def _takes_part(args: tuple, kwargs: dict) -> bool:
@@ -267,7 +299,7 @@ def _activate() -> None:
     """Put the op-level check above the dispatch hooks (once)."""
     if not _active[0]:
         _active[0] = True
-        _dispatch.set_protocol_check(_check)
+        _dispatch.set_protocol_check(_check, _check_composite)
 
 
 _SUBCLASSES: weakref.WeakSet = weakref.WeakSet()
@@ -307,10 +339,13 @@ def _property(name: str) -> property:
     return property(get, set_, doc=f"`Tensor.{name}`, of this subclass")
 
 
+_FUNC_OF = {"__matmul__": "matmul"}  # operators whose `func` is the named method, as PyTorch's
+
+
 def _method(name: str) -> Callable:
     """The wrapper a subclass gets for `Tensor.<name>`: `func` is Tensor's method as it is at the call."""
     def method(*args, **kwargs):
-        fn = Tensor.__dict__[name]
+        fn = Tensor.__dict__[_FUNC_OF.get(name, name)]
         if _tls.disabled or _tls.sub:
             return fn(*args, **kwargs)
         relevant = _relevant(args, kwargs)

@@ -150,6 +150,17 @@ def inplace(entry: Derivative, in_place: Derivative) -> Derivative:
     return entry
 
 
+def _wrapped(op_name: str, param: str, v):
+    """`v` as PyTorch keeps it: a number it wraps into a tensor (int64/float64/complex128/bool) comes back as one."""
+    from ember.autograd.record import _NUMBERS, _WRAPPED_NUMBERS
+    from ember.core import dtypes, tensor
+
+    if type(v) in _NUMBERS and param in _WRAPPED_NUMBERS.get(op_name, ()):
+        dtype = {bool: dtypes.bool, int: dtypes.int64, float: dtypes.float64, complex: dtypes.complex128}[type(v)]
+        return tensor(v, dtype=dtype)
+    return v
+
+
 class RuleNode(Node):
     """A node made from a derivative entry: evaluates the entry's rules on backward."""
 
@@ -167,6 +178,26 @@ class RuleNode(Node):
     def release(self) -> None:
         # the node's dict is the only holder of its SavedTensors: dropping it frees what they saved
         self._saved = None
+
+    def __getattr__(self, name: str):
+        """PyTorch's `_saved_<name>` attributes: what the rule saved, unpacked; a wrapped number as a 0-d tensor."""
+        if name.startswith("_saved_"):
+            saved = self._saved
+            key = name[len("_saved_"):]
+            if key == "self":  # PyTorch's derivatives name the first input `self`, ember's op table `input`
+                key = "input"
+            if saved is None:
+                raise RuntimeError(FREED)
+            if key in saved:
+                v = saved[key]
+                if isinstance(v, SavedTensor):
+                    return v.unpack(self)
+                if isinstance(v, list) and v and isinstance(v[0], SavedTensor | type(None)):
+                    return [s.unpack(self) if s is not None else None for s in v]
+                return _wrapped(self.entry.op_name, key, v)
+            if any(key in names for _, _, names in self.entry.groups):
+                return None  # a value the rule saves only when the gradient it feeds is needed, as PyTorch's
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
 
     def _resolve(self, n: str, grads: list, mask: tuple):
         if n == "grad":

@@ -442,9 +442,10 @@ def type_as(input, other) -> Tensor:
     return to(input, other.dtype)
 
 
-def _converter(dt):
+def _converter(name: str, dt):
     def conv(self, memory_format=None):
         return to(self, dt)
+    conv.__name__, conv.__qualname__ = name, f"Tensor.{name}"  # `func.__name__` as `__torch_function__` sees it
     return conv
 
 
@@ -452,7 +453,7 @@ for _name, _dt in (("float", dtypes.float32), ("double", dtypes.float64), ("half
                    ("bfloat16", dtypes.bfloat16), ("long", dtypes.int64), ("int", dtypes.int32),
                    ("short", dtypes.int16), ("char", dtypes.int8),
                    ("byte", dtypes.uint8), ("bool", dtypes.bool)):
-    attach(_name, _converter(_dt))
+    attach(_name, _converter(_name, _dt))
 
 
 @method
@@ -623,6 +624,7 @@ def setitem(self, key, value) -> None:
     advanced_index_put_(self, key, value)
 
 
+getitem.__name__, getitem.__qualname__ = "__getitem__", "Tensor.__getitem__"  # as `__torch_function__` sees it
 attach("__getitem__", getitem)
 attach("__setitem__", setitem)
 

@@ -81,6 +81,9 @@ def _ns() -> str:
     return dtypes._repr_namespace
 
 
+_MIXED_BACKWARD_HOOKS = ("Cannot use both regular backward hooks and full backward hooks on a single Module. "
+                         "Please use only one of them.")
+
 class Module:
     """Base class for all neural network modules; subclasses define `forward`.
 
@@ -119,6 +122,7 @@ class Module:
         d["_forward_hooks_always_called"] = {}
         d["_backward_hooks"] = OrderedDict()
         d["_backward_pre_hooks"] = OrderedDict()
+        d["_is_full_backward_hook"] = None  # True/False once full/regular backward hooks are registered
         d["_state_dict_pre_hooks"] = OrderedDict()
         d["_state_dict_hooks"] = OrderedDict()
         d["_load_state_dict_pre_hooks"] = OrderedDict()
@@ -572,7 +576,10 @@ class Module:
                 module.state_dict(destination=destination, prefix=prefix + name + ".", keep_vars=keep_vars)
         for hook in self._state_dict_hooks.values():
             result = hook(self, destination, prefix, local_metadata)
-            if result is not None:
+            if getattr(hook, "_from_public_api", False):  # the public hook edits in place
+                if result is not None:
+                    raise RuntimeError("state_dict post-hook must return None")
+            elif result is not None:
                 destination = result
         return destination
 
@@ -682,10 +689,9 @@ class Module:
         return handle
 
     def register_state_dict_post_hook(self, hook: Callable) -> RemovableHandle:
-        """`hook(module, state_dict, prefix, local_metadata)` after; it may edit `state_dict`."""
-        handle = RemovableHandle(self._state_dict_hooks)
-        self._state_dict_hooks[handle.id] = hook
-        return handle
+        """`hook(module, state_dict, prefix, local_metadata)` after; it edits `state_dict` in place and returns None."""
+        hook._from_public_api = True  # PyTorch's mark: state_dict refuses a return value from such a hook
+        return self._register_state_dict_hook(hook)
 
     def register_load_state_dict_pre_hook(self, hook: Callable) -> RemovableHandle:
         """`hook(module, state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
@@ -701,8 +707,10 @@ class Module:
         return self.register_load_state_dict_pre_hook(lambda module, *args: hook(*args))
 
     def _register_state_dict_hook(self, hook: Callable) -> RemovableHandle:
-        """PyTorch's private form of `register_state_dict_post_hook`."""
-        return self.register_state_dict_post_hook(hook)
+        """PyTorch's private form of `register_state_dict_post_hook`: a returned dict replaces the state dict."""
+        handle = RemovableHandle(self._state_dict_hooks)
+        self._state_dict_hooks[handle.id] = hook
+        return handle
 
     def register_load_state_dict_post_hook(self, hook: Callable) -> RemovableHandle:
         """`hook(module, incompatible_keys)` after `load_state_dict`; it may edit the key lists."""
@@ -744,6 +752,9 @@ class Module:
     def register_full_backward_hook(self, hook: Callable, prepend: bool = False) -> RemovableHandle:
         """`hook(module, grad_input, grad_output)` when the gradients of the module's inputs are
         computed; it may return a replacement `grad_input`."""
+        if self.__dict__.get("_is_full_backward_hook") is False:
+            raise RuntimeError(_MIXED_BACKWARD_HOOKS)
+        self.__dict__["_is_full_backward_hook"] = True
         handle = RemovableHandle(self._backward_hooks)
         self._backward_hooks[handle.id] = hook
         if prepend:
@@ -753,7 +764,12 @@ class Module:
     def register_backward_hook(self, hook: Callable) -> RemovableHandle:
         """PyTorch's deprecated non-full backward hook; ember runs it as a full backward hook (the
         gradients of the module's inputs and outputs), which is what the old hook gives for single-op modules."""
-        return self.register_full_backward_hook(hook)
+        if self.__dict__.get("_is_full_backward_hook") is True:
+            raise RuntimeError(_MIXED_BACKWARD_HOOKS)
+        handle = RemovableHandle(self._backward_hooks)
+        self._backward_hooks[handle.id] = hook
+        self.__dict__["_is_full_backward_hook"] = False
+        return handle
 
     def register_full_backward_pre_hook(self, hook: Callable, prepend: bool = False) -> RemovableHandle:
         """`hook(module, grad_output)` before the module's input gradients are computed."""

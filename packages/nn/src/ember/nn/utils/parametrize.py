@@ -10,6 +10,7 @@ parametrizing modules, applied in order. Assigning to the name calls `right_inve
 
 from __future__ import annotations
 
+import copy
 from contextlib import contextmanager
 
 from ember import autograd as ea
@@ -52,6 +53,8 @@ class ParametrizationList(ModuleList):
             for i, t in enumerate(new):
                 t = Parameter(_detached(t).clone(), original.requires_grad) if isinstance(original, Parameter) else t
                 _register(self, f"original{i}", t)
+        if not unsafe:  # PyTorch's consistency check: forward(right_inverse(original)) keeps shape and dtype
+            _check_same(self(), original.shape, original.dtype, "unless `unsafe` flag is enabled")
 
     def right_inverse(self, value: Tensor) -> None:
         """Set the original(s) so that the parametrization evaluates to `value`."""
@@ -108,11 +111,26 @@ def _inject_property(module: Module, name: str) -> None:
     setattr(type(module), name, property(get, set_))
 
 
+def _check_same(z, shape, dtype, unless: str) -> None:
+    """PyTorch's errors for a parametrization whose output is no tensor or changes the dtype or shape."""
+    if not isinstance(z, Tensor):
+        raise ValueError(f"A parametrization must return a tensor. Got {type(z).__name__}.")
+    if z.dtype != dtype:
+        raise ValueError(f"Registering a parametrization may not change the dtype of the tensor, {unless}.\n"
+                         f"unparametrized dtype: {dtype}\nparametrized dtype: {z.dtype}")
+    if z.shape != shape:
+        raise ValueError(f"Registering a parametrization may not change the shape of the tensor, {unless}.\n"
+                         f"unparametrized shape: {shape}\nparametrized shape: {z.shape}")
+
+
 def register_parametrization(module: Module, tensor_name: str, parametrization: Module, *,
                              unsafe: bool = False) -> Module:
     """Make `module.<tensor_name>` the output of `parametrization` applied to the original tensor."""
     parametrization.train(module.training)
     if is_parametrized(module, tensor_name):
+        if not unsafe:
+            y = getattr(module, tensor_name)
+            _check_same(parametrization(y), y.shape, y.dtype, "unless the `unsafe` flag is enabled")
         module.parametrizations[tensor_name].append(parametrization)
         return module
     if tensor_name not in module._parameters and tensor_name not in module._buffers:
@@ -123,11 +141,31 @@ def register_parametrization(module: Module, tensor_name: str, parametrization: 
     delattr(module, tensor_name)
     if not is_parametrized(module):
         cls = type(module)
-        module.__class__ = type(f"Parametrized{cls.__name__}", (cls,), {})
+        attrs = {"__getstate__": _refuse_pickling}
+        if not hasattr(cls, "__deepcopy__"):  # copy.deepcopy would otherwise go through __getstate__
+            attrs["__deepcopy__"] = _deepcopy
+        module.__class__ = type(f"Parametrized{cls.__name__}", (cls,), attrs)
         module.parametrizations = ModuleDict()
     _inject_property(module, tensor_name)
     module.parametrizations[tensor_name] = plist
     return module
+
+
+def _refuse_pickling(self):
+    raise RuntimeError("Serialization of parametrized modules is only supported through state_dict(). See:\n"
+                       "https://pytorch.org/tutorials/beginner/saving_loading_models.html"
+                       "#saving-loading-a-general-checkpoint-for-inference-and-or-resuming-training")
+
+
+def _deepcopy(self, memo):
+    """A parametrized module's deepcopy: its `__dict__` copied into a new instance of its generated class."""
+    obj = memo.get(id(self))
+    if obj is not None:
+        return obj
+    replica = self.__new__(self.__class__)
+    memo[id(self)] = replica
+    replica.__dict__ = copy.deepcopy(self.__dict__, memo)
+    return replica
 
 
 def remove_parametrizations(module: Module, tensor_name: str, leave_parametrized: bool = True) -> Module:
