@@ -407,6 +407,10 @@ def test_cdist_errors_and_dist():
         E.cdist(E.ones(2, 3), E.ones(2, 4))
     with pytest.raises(RuntimeError, match="cdist only supports at least 2D tensors"):
         E.cdist(E.ones(3), E.ones(2, 3))
+    with pytest.raises(RuntimeError, match="^cdist only supports non-negative p values$"):
+        E.cdist(E.ones(2, 3), E.ones(2, 3), p=-1)
+    with pytest.raises(RuntimeError, match="^pdist only supports non-negative p values$"):
+        E.pdist(E.ones(2, 3), p=-0.5)
     assert E.dist(E.ones(3), E.zeros(3)).item() == pytest.approx(math.sqrt(3))
     assert E.ones(2, 2).dist(E.zeros(2), 1).item() == 4.0
 

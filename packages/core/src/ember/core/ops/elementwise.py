@@ -907,6 +907,10 @@ def _where_cpu(condition, input, other, *, out=None):
 
 
 clamp = declare("clamp", np.clip, argnames=("input", "min", "max"))
+# the demangled C++ names PyTorch's in-place clamp with number bounds prints for a dtype it cannot cast to
+_CPP_TYPE_NAMES = {"bool": "bool", "uint8": "unsigned char", "int8": "signed char", "int16": "short int",
+                   "int32": "int", "int64": "long int", "uint16": "short unsigned int", "uint32": "unsigned int",
+                   "uint64": "long unsigned int"}
 
 
 @clamp.meta
@@ -921,6 +925,11 @@ def _clamp_meta(input, min=None, max=None, *, out=None) -> None:
         for v in (min, max):
             if type(v) is int and not int(info.min) <= v <= int(info.max):
                 raise RuntimeError(f"value cannot be converted to type {_C_INT_NAMES[name]} without overflow")
+    if out is input and isinstance(input, Tensor) and not isinstance(min, Tensor) and not isinstance(max, Tensor):
+        dt = dtypes.result_type(*(v for v in (input, min, max) if v is not None))
+        if not dtypes.can_cast(dt, input._dtype):  # clamp_ with number bounds names the C++ type
+            raise RuntimeError(f"result type {dtypes.TORCH_NAMES[dt.name]} can't be cast to the desired output type "
+                               f"{_CPP_TYPE_NAMES.get(input._dtype.name, dtypes.TORCH_NAMES[input._dtype.name])}")
     if (isinstance(out, Tensor) and out is not input and isinstance(input, Tensor)
             and not isinstance(min, Tensor) and not isinstance(max, Tensor)):
         dt = dtypes.result_type(*(v for v in (input, min, max) if v is not None))

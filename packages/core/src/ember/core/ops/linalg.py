@@ -683,7 +683,7 @@ def cdist(x1: Tensor, x2: Tensor, p: float = 2.0,
     if x1._shape[-1] != x2._shape[-1]:
         raise RuntimeError(f"X1 and X2 must have the same number of columns. X1: {x1._shape[-1]} X2: {x2._shape[-1]}")
     if p < 0:
-        raise RuntimeError(f"cdist only supports non-negative p values; got {p}")
+        raise RuntimeError("cdist only supports non-negative p values")
     rows = max(x1._shape[-2], x2._shape[-2])
     if p == 2 and (compute_mode == "use_mm_for_euclid_dist" or
                    (compute_mode == "use_mm_for_euclid_dist_if_necessary" and rows > 25)):
@@ -712,7 +712,7 @@ def pdist(input: Tensor, p: float = 2.0) -> Tensor:
     if not input._dtype.is_floating_point:
         raise RuntimeError("pdist only supports floating-point dtypes")
     if p < 0:
-        raise RuntimeError(f"pdist only supports non-negative p values; got {p}")
+        raise RuntimeError("pdist only supports non-negative p values")
     n = input._shape[0]
     ij = triu_indices(n, n, 1, device=input.device)
     rows = S.select(ij, 0, 0), S.select(ij, 0, 1)
