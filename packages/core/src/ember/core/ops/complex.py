@@ -45,7 +45,7 @@ import math
 import numpy as np
 
 from ember.core import dtypes
-from ember.core.dispatch import declare
+from ember.core.dispatch import declare, node_name
 from ember.core.methods import attach, inplace, method
 from ember.core.ops import memfmt
 from ember.core.ops._util import named_as
@@ -326,7 +326,8 @@ def polar(abs: Tensor, angle: Tensor, *, out: Tensor | None = None) -> Tensor:  
         from ember.core.ops.numeric import DtypeNotImplemented
 
         raise DtypeNotImplemented("\"polar_cpu\" not implemented for 'Half'")
-    return complex(ew.mul(abs, ew.cos(angle)), ew.mul(abs, ew.sin(angle)), out=out)
+    r = complex(ew.mul(abs, ew.cos(angle)), ew.mul(abs, ew.sin(angle)), out=out)
+    return node_name(r, "ComplexBackward0", "PolarBackward0")
 
 
 # --- elementwise -----------------------------------------------------------------------------

@@ -691,7 +691,7 @@ def cdist(x1: Tensor, x2: Tensor, p: float = 2.0,
         sq2 = _sum(ew.mul(x2, x2), (x2.ndim - 1,), True, None)
         cross = _matmul(x1, S.transpose(x2, -2, -1))
         d2 = ew.add(ew.sub(sq1, ew.mul(cross, 2)), S.transpose(sq2, -2, -1))
-        return ew.sqrt(ew.clamp(d2, 1e-30, None))
+        return node_name(ew.sqrt(ew.clamp(d2, 1e-30, None)), "SqrtBackward0", "ViewBackward0")  # _euclidean_dist's
     diff = ew.sub(S.unsqueeze(x1, -2), S.unsqueeze(x2, -3))
     return node_name(vector_norm(diff, p, -1), "LinalgVectorNormBackward0", "CdistBackward0")
 
@@ -716,7 +716,8 @@ def pdist(input: Tensor, p: float = 2.0) -> Tensor:
     n = input._shape[0]
     ij = triu_indices(n, n, 1, device=input.device)
     rows = S.select(ij, 0, 0), S.select(ij, 0, 1)
-    return vector_norm(ew.sub(index_select(input, 0, rows[0]), index_select(input, 0, rows[1])), p, -1)
+    r = vector_norm(ew.sub(index_select(input, 0, rows[0]), index_select(input, 0, rows[1])), p, -1)
+    return node_name(r, "LinalgVectorNormBackward0", "PdistBackward0")
 
 
 @method

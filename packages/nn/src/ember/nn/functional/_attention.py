@@ -7,6 +7,7 @@ import warnings
 
 from ember import autograd as ea
 from ember.core import Tensor
+from ember.core.dispatch import node_name
 from ember.core.tensor import describe
 
 from ember.nn.functional._layers import dropout, linear
@@ -77,7 +78,17 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn
         weights = ea.softmax(scores, -1)
     if dropout_p > 0.0:
         weights = dropout(weights, dropout_p, True)
-    return ea.matmul(weights, value)
+    out = ea.matmul(weights, value)
+    return node_name(out, "UnsafeViewBackward0", "ScaledDotProductFlashAttentionForCpuBackward0") \
+        if _takes_cpu_flash(query, key, value, dropout_p) else out
+
+
+def _takes_cpu_flash(query: Tensor, key: Tensor, value: Tensor, dropout_p: float) -> bool:
+    """Whether PyTorch's CPU dispatcher picks its flash kernel (which names the grad_fn): 4-D inputs of one head
+    size, unit last strides, no dropout, no empty sequence."""
+    ts = (query, key, value)
+    return (dropout_p == 0.0 and all(t.dim() == 4 and t.stride(-1) == 1 for t in ts)
+            and query.shape[-1] == key.shape[-1] == value.shape[-1] and query.shape[-2] > 0 and key.shape[-2] > 0)
 
 
 def _pad_key(mask: Tensor | None) -> Tensor | None:

@@ -55,9 +55,11 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     out = ea.matmul(input, weight.t()) if weight.dim() == 2 else ea.matmul(input, weight)
     if bias is None:
         return out
-    # a matrix input with a vector bias is one addmm in PyTorch
-    return node_name(out + bias, "AddBackward0", "AddmmBackward0") if input.dim() == 2 and bias.dim() == 1 else \
-        out + bias
+    if bias.dim() == 1 and input.dim() == 2:  # a matrix input with a vector bias is one addmm in PyTorch
+        return node_name(out + bias, "AddBackward0", "AddmmBackward0")
+    if bias.dim() == 1 and weight.dim() == 2 and input.is_contiguous():  # PyTorch's flatten, addmm, view
+        return node_name(out + bias, "AddBackward0", "ViewBackward0")
+    return out + bias
 
 
 @composite("bilinear")
