@@ -487,3 +487,14 @@ def test_register_buffer_of_a_non_tensor_names_the_namespace_tensor():
             m.register_buffer("x", [1])
     finally:
         dtypes.set_repr_namespace(previous)
+
+
+def test_module_to_a_complex_dtype_converts_floating_tensors_and_warns_as_pytorch():
+    m = nn.Linear(2, 2)
+    m.register_buffer("step", torch.tensor(3))
+    with pytest.warns(UserWarning, match="^Complex modules are a new feature under active development"):
+        m.to(torch.complex64)
+    assert m.weight.dtype == torch.complex64 and m.step.dtype == torch.int64 and isinstance(m.weight, nn.Parameter)
+    with pytest.raises(TypeError, match="^nn.Module.to only accepts floating point or complex dtypes, but got desired "
+                                        "dtype=.*int32$"):
+        m.to(torch.int32)

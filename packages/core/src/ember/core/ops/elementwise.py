@@ -21,8 +21,8 @@ from ember.core import dtypes
 from ember.core.dispatch import declare, get_op
 from ember.core.opinfo import (ALL_DTYPES, BOOL, FLOAT, INT_DTYPES, PROMOTE, ErrorInput, OpInfo, Sample, binary_samples,
                                unary_samples)
-from ember.core.ops._util import (ERRSTATE, IGNORE_ALL, _C_INT_NAMES, arr, named_as, shape_error, warn_at_caller, wrap,
-                                   write_out)
+from ember.core.ops._util import (ERRSTATE, IGNORE_ALL, _C_INT_NAMES, _CPP_TYPE_NAMES, arr, named_as, shape_error,
+                                   warn_at_caller, wrap, write_out)
 from ember.core.ops import memfmt, numba_cpu, numba_rows, unary_kernels
 from ember.core.ops.complex import BINARY_REFUSING, complex_unary, refuse_complex
 from ember.core.ops.complex_half import half_complex_binary
@@ -907,10 +907,6 @@ def _where_cpu(condition, input, other, *, out=None):
 
 
 clamp = declare("clamp", np.clip, argnames=("input", "min", "max"))
-# the demangled C++ names PyTorch's in-place clamp with number bounds prints for a dtype it cannot cast to
-_CPP_TYPE_NAMES = {"bool": "bool", "uint8": "unsigned char", "int8": "signed char", "int16": "short int",
-                   "int32": "int", "int64": "long int", "uint16": "short unsigned int", "uint32": "unsigned int",
-                   "uint64": "long unsigned int"}
 
 
 @clamp.meta
