@@ -48,18 +48,17 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
         raise RuntimeError(f"The expanded size of the tensor ({weight.shape[0]}) must match the existing size "
                            f"({bias.shape[0]}) at non-singleton dimension 1.  Target sizes: [{rows}, "
                            f"{weight.shape[0]}].  Tensor sizes: [{bias.shape[0]}]")
-    if bias is not None and input.dtype in _REDUCED and weight.dim() == 2 and input.dim() >= 2:
-        # PyTorch's addmm: bfloat16/float16 products and bias summed in float32, rounded once
+    if bias is not None and weight.dim() == 2 and input.dim() != 2 and bias.dim() == 1 and input.is_contiguous() or \
+            bias is not None and input.dtype in _REDUCED and weight.dim() == 2 and input.dim() >= 2:
+        # PyTorch's _flatten_nd_linear (flatten, addmm, view); in bfloat16/float16, addmm's float32 sum rounded once
         flat = ea.addmm(bias, input.reshape(-1, input.shape[-1]), weight.t())
         return flat.reshape(*input.shape[:-1], weight.shape[0])
     out = ea.matmul(input, weight.t()) if weight.dim() == 2 else ea.matmul(input, weight)
     if bias is None:
         return out
-    if bias.dim() == 1 and input.dim() == 2:  # a matrix input with a vector bias is one addmm in PyTorch
-        return node_name(out + bias, "AddBackward0", "AddmmBackward0")
-    if bias.dim() == 1 and weight.dim() == 2 and input.is_contiguous():  # PyTorch's flatten, addmm, view
-        return node_name(out + bias, "AddBackward0", "ViewBackward0")
-    return out + bias
+    # a matrix input with a vector bias is one addmm in PyTorch
+    return node_name(out + bias, "AddBackward0", "AddmmBackward0") if input.dim() == 2 and bias.dim() == 1 else \
+        out + bias
 
 
 @composite("bilinear")
