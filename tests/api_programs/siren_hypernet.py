@@ -104,6 +104,16 @@ for step in range(3):
     print("step", step, round(loss.item(), 4), round(eik.item(), 4), round(siren.net[0].linear.weight.grad.norm().item(), 4))
 hvp = torch.autograd.functional.hessian(lambda p: s64.net(p).sum(), pt)
 print("hessian", tuple(hvp.shape), r(hvp), round((hvp[0, 0, 0, 0] + hvp[0, 1, 0, 1]).item(), 4))
+jac = torch.autograd.functional.jacobian(lambda p: s64.net(p), pt, strict=True)
+print("jacobian", tuple(jac.shape), torch.allclose(jac[0, 0], g64[0].detach()))
+for bad in (lambda: torch.autograd.functional.jacobian(lambda p: s64(p)[0], pt, strict=True),
+            lambda: torch.autograd.functional.hessian(lambda p: s64.net[-1](p.repeat(1, 8)).sum(), pt, strict=True),
+            lambda: torch.autograd.functional.vjp(lambda p, q: s64.net(p), (pt, pt.clone()), torch.ones(1, 1),
+                                                  strict=True)):
+    try:
+        bad()
+    except RuntimeError as e:
+        print("RuntimeError", e)
 
 
 class HyperNet(nn.Module):
