@@ -135,6 +135,12 @@ print("usage", probs.tolist(), round(ent.item(), 4), round(torch.exp(ent).item()
 dist = torch.distributions.Categorical(probs=probs)
 print("entropy agrees", round(dist.entropy().item(), 4))
 print("topk codes", d1.topk(2, dim=1, largest=False).indices[:3].tolist())
+up = dec[0]
+print("decoder output_size", tuple(up(zq.detach(), output_size=[9, 9]).shape), tuple(up(zq.detach()).shape))
+try:
+    up(zq.detach(), output_size=(10, 7))
+except ValueError as e:
+    print("ValueError", e)
 try:
     torch.cdist(a, T(4, 2))
 except RuntimeError as e:
