@@ -22,6 +22,7 @@ from ember.core.random import get_rng_state, set_rng_state
 from ember.core.tensor import Tensor
 
 from ember.autograd.engine import grad as _autograd_grad
+from ember.autograd.function import func_transform
 from ember.autograd.grad_mode import enable_grad, is_grad_enabled
 
 __all__ = ["grad", "grad_and_value", "vjp", "jvp", "jacrev", "jacfwd", "hessian", "vmap", "linearize",
@@ -133,7 +134,8 @@ def grad_and_value(func: Callable, argnums: int | tuple[int, ...] = 0, has_aux: 
         trees, keep = _selected(args, argnums, "grad_and_value")
         with enable_grad():
             tracked, call = _tracked_call(args, argnums, trees)
-            out, aux = _split_aux(func(*call, **kwargs), has_aux, "grad_and_value")
+            with func_transform("grad"):
+                out, aux = _split_aux(func(*call, **kwargs), has_aux, "grad_and_value")
             if not isinstance(out, Tensor):
                 raise RuntimeError(f"grad_and_value(f)(*args): Expected f(*args) to return a Tensor, got "
                                    f"{type(out).__name__}")
@@ -181,7 +183,8 @@ def vjp(func: Callable, *primals, has_aux: bool = False):
     keep = _outer_tracking([x for leaves, _ in trees for x in leaves])
     with enable_grad():
         tracked = [[_track(x) for x in leaves] for leaves, _ in trees]
-        out, aux = _split_aux(func(*[b(xs) for (_, b), xs in zip(trees, tracked)]), has_aux, "vjp")
+        with func_transform("vjp"):
+            out, aux = _split_aux(func(*[b(xs) for (_, b), xs in zip(trees, tracked)]), has_aux, "vjp")
     out_leaves, out_build = _flatten(out)
     for o in out_leaves:
         if not isinstance(o, Tensor):
@@ -231,7 +234,8 @@ def jvp(func: Callable, primals: Sequence, tangents: Sequence, *, strict: bool =
     keep = _outer_tracking(p_leaves + t_leaves)
     with enable_grad():
         tracked = [[_track(x) for x in leaves] for leaves, _ in p_trees]
-        out, aux = _split_aux(func(*[b(xs) for (_, b), xs in zip(p_trees, tracked)]), has_aux, "jvp")
+        with func_transform("jvp"):
+            out, aux = _split_aux(func(*[b(xs) for (_, b), xs in zip(p_trees, tracked)]), has_aux, "jvp")
         out_leaves, out_build = _flatten(out)
         dummies = [o.new_zeros(tuple(o.shape)).requires_grad_(True) for o in out_leaves]
         flat = [x for xs in tracked for x in xs]
@@ -260,7 +264,8 @@ def jacrev(func: Callable, argnums: int | tuple[int, ...] = 0, *, has_aux: bool 
         trees, keep = _selected(args, argnums, "jacrev")
         with enable_grad():
             tracked, call = _tracked_call(args, argnums, trees)
-            out, aux = _split_aux(func(*call, **kwargs), has_aux, "jacrev")
+            with func_transform("jacrev"):
+                out, aux = _split_aux(func(*call, **kwargs), has_aux, "jacrev")
             out_leaves, out_build = _flatten(out)
             flat = [x for xs in tracked for x in xs]
             jacs = []
@@ -387,7 +392,8 @@ def vmap(func: Callable, in_dims=0, out_dims=0, randomness: str = "error", *,
             if randomness == "same":
                 set_rng_state(state)
             call = build([x.select(d, i) if d is not None else x for x, d in zip(leaves, dims)])
-            results.append(func(*call, **kwargs))
+            with func_transform("vmap"):
+                results.append(func(*call, **kwargs))
             if randomness == "error" and not get_rng_state().equal(state):
                 set_rng_state(state)
                 raise RuntimeError(_RANDOM_ERROR)
@@ -424,7 +430,8 @@ def _empty_batch(func: Callable, leaves: list, dims: list, build: Callable, kwar
     the shapes, and each output is that shape with an empty mapped dimension."""
     call = build([x.new_zeros(tuple(s for k, s in enumerate(x.shape) if k != d % x.dim())) if d is not None else x
                   for x, d in zip(leaves, dims)])
-    one = _stack_outputs([func(*call, **kwargs)], out_dims, name)
+    with func_transform("vmap"):
+        one = _stack_outputs([func(*call, **kwargs)], out_dims, name)
     out_leaves, out_build = _flatten(one)
     d_leaves = [out_dims] * len(out_leaves) if isinstance(out_dims, int) or out_dims is None else _flatten(out_dims)[0]
     return out_build([o if d is None else o.narrow(d, 0, 0) for o, d in zip(out_leaves, d_leaves)])

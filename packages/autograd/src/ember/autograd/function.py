@@ -7,8 +7,11 @@ user's `backward`. `forward` runs with grad mode off; its outputs are then attac
 
 from __future__ import annotations
 
+import contextlib
 import functools
+import warnings
 from collections.abc import Callable
+from contextvars import ContextVar
 from typing import Any
 
 from ember.core.tensor import Tensor
@@ -126,6 +129,37 @@ class _FunctionMeta(type):
         super().__init__(name, bases, attrs)
 
 
+# the torch.func transforms running the current code, innermost last ("vmap", "grad", ...): a custom Function
+# meets PyTorch's requirements for them (see `_check_transforms`)
+_TRANSFORMS: ContextVar[tuple[str, ...]] = ContextVar("ember_func_transforms", default=())
+
+
+@contextlib.contextmanager
+def func_transform(kind: str):
+    """Mark the user's function as running under the torch.func transform `kind` ("vmap" or another)."""
+    token = _TRANSFORMS.set(_TRANSFORMS.get() + (kind,))
+    try:
+        yield
+    finally:
+        _TRANSFORMS.reset(token)
+
+
+def _check_transforms(cls) -> None:
+    """PyTorch's refusals of a custom Function under torch.func: it needs `setup_context`, and under vmap a
+    `vmap` staticmethod or `generate_vmap_rule = True` (ember's vmap runs per sample, so it needs neither)."""
+    kinds = _TRANSFORMS.get()
+    if not kinds or cls.__module__.startswith("ember."):  # ember's own Functions stand for PyTorch's native ops
+        return
+    if cls.setup_context is Function.setup_context:
+        raise RuntimeError("In order to use an autograd.Function with functorch transforms (vmap, grad, jvp, jacrev, "
+                           "...), it must override the setup_context staticmethod. For more details, please see "
+                           "https://pytorch.org/docs/main/notes/extending.func.html")
+    if "vmap" in kinds and not getattr(cls, "generate_vmap_rule", False) and "vmap" not in vars(cls):
+        raise RuntimeError(f"You tried to vmap over {cls.__name__}, but it does not have vmap support. Please override "
+                           "and implement the vmap staticmethod or set generate_vmap_rule=True. For more details, "
+                           "please see https://pytorch.org/docs/main/notes/extending.func.html")
+
+
 class Function(FunctionCtx, metaclass=_FunctionMeta):
     """Base class of custom differentiable operations.
 
@@ -160,10 +194,22 @@ class Function(FunctionCtx, metaclass=_FunctionMeta):
                                   "autograd.Function to use it with backward mode AD.")
 
     vjp = backward
+    generate_vmap_rule = False
+
+    def __init__(self, *args, **kwargs) -> None:
+        warnings.warn(f"{self.__class__} should not be instantiated. Methods on autograd functions are all static, so "
+                      "you should invoke them on the class itself. Instantiating an autograd function will raise an "
+                      "error in a future version of PyTorch.", DeprecationWarning, stacklevel=2)
+
+    def __call__(self, *args, **kwargs):
+        raise RuntimeError("Legacy autograd function with non-static forward method is deprecated. Please use "
+                           "new-style autograd function with static forward method. (Example: "
+                           "https://pytorch.org/docs/stable/autograd.html#torch.autograd.Function)")
 
     @classmethod
     def apply(cls, *args, **kwargs):
         """Run `forward` and, when an input requires grad, record a `<Name>Backward` node."""
+        _check_transforms(cls)
         ctx = cls._backward_cls()
         is_setup_separate = cls.setup_context is not Function.setup_context
         prev = _state.enabled
