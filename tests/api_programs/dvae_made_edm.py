@@ -3,6 +3,7 @@ straight-through one-hot, KL to a uniform prior), MADE with masked linear layers
 with a preconditioned denoiser, Euler/Heun steps and stochastic churn."""
 
 import math
+import warnings
 import numpy as np
 import torch
 import torch.nn as nn
@@ -64,6 +65,49 @@ for step in range(3):
     opt.step()
     print("dvae", step, round(tau, 4), round(recon.item(), 4), round(klt.item(), 4), r(enc[2].bias.grad, 4))
 codes = enc(x).argmax(-1)
+
+
+class HardOneHot(torch.autograd.Function):
+    """One-hot of the argmax forward, softmax gradient backward (a straight-through Function)."""
+
+    generate_vmap_rule = True
+
+    @staticmethod
+    def forward(lg):
+        return F.one_hot(lg.argmax(-1), lg.shape[-1]).to(lg.dtype)
+
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        ctx.save_for_backward(F.softmax(inputs[0], -1))
+
+    @staticmethod
+    def backward(ctx, g):
+        (p,) = ctx.saved_tensors
+        return p * (g - (g * p).sum(-1, keepdim=True))
+
+
+class LegacyHard(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, lg):
+        return F.one_hot(lg.argmax(-1), lg.shape[-1]).to(lg.dtype)
+
+    @staticmethod
+    def backward(ctx, g):
+        return g
+
+
+lg0 = enc(x).detach()
+w_out = torch.arange(K, dtype=torch.float32)
+gfun = torch.func.grad(lambda l: (HardOneHot.apply(l) * w_out).sum())
+print("st function", r(HardOneHot.apply(lg0[0])), r(gfun(lg0[0])), tuple(torch.func.vmap(gfun)(lg0).shape))
+for bad in (lambda: torch.func.grad(lambda l: LegacyHard.apply(l).sum())(lg0[0]),
+            lambda: torch.func.vmap(LegacyHard.apply)(lg0), lambda: LegacyHard()(lg0)):
+    try:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            bad()
+    except RuntimeError as e:
+        print("RuntimeError", e, [w.category.__name__ for w in caught])
 print("codes", codes.tolist()[:3], torch.bincount(codes.flatten(), minlength=K).tolist())
 
 
