@@ -669,6 +669,7 @@ def kron(input: Tensor, other: Tensor, *, out=None) -> Tensor:
     return S.copy_(_out_like(out, r), r) if out is not None else r
 
 
+@composite("cdist")
 def cdist(x1: Tensor, x2: Tensor, p: float = 2.0,
           compute_mode: str = "use_mm_for_euclid_dist_if_necessary") -> Tensor:
     """The p-norm distance between each row of x1 (*, P, M) and each row of x2 (*, R, M): (*, P, R).
@@ -742,6 +743,7 @@ attach("__rmatmul__", lambda self, other: _matmul(other, self) if isinstance(oth
 attach("__imatmul__", _imatmul)
 
 
+@composite("linalg_vecdot")
 def _vecdot(x: Tensor, y: Tensor, *, dim: int = -1) -> Tensor:
     """The dot product of `x` and `y` along `dim`, broadcasting the other dims (`x` conjugated, as PyTorch);
     floating or complex operands of one dtype."""
