@@ -176,6 +176,17 @@ print("cfg", tuple(g.shape), r(g), torch.equal(g[0], g[1]))
 with torch.no_grad():
     vs = torch.stack([model(z0, torch.full((2,), float(s)), ye) for s in (0.0, 0.5, 1.0)])
 print("straightness", round(vs.var(dim=0, unbiased=False).mean().item(), 4), vs.shape)
+with torch.no_grad(), torch.autocast("cpu", dtype=torch.bfloat16):
+    v_bf = model(z0, torch.full((2,), 0.5), ye)
+    tok = model.x_embedder(z0).flatten(2).transpose(1, 2)
+    att = F.scaled_dot_product_attention(tok[:, None], tok[:, None], tok[:, None])
+    sim = torch.einsum("bnd,bmd->bnm", tok, tok)
+    dist = torch.cdist(tok, tok)
+    grid = F.grid_sample(z0, torch.zeros(2, 1, 1, 2), align_corners=False)
+v_fp = model(z0, torch.full((2,), 0.5), ye).detach()
+print("autocast", v_bf.dtype, tok.dtype, att.dtype, sim.dtype, dist.dtype, grid.dtype,
+      round((v_bf.float() - v_fp).abs().mean().item(), 1))
+print("bf16 attention", r(att.float(), 4), r(dist.float(), 3))
 patches = F.unfold(x1[:1], kernel_size=4, stride=4)
 print("unfold patches", tuple(patches.shape), torch.allclose(
     model.x_embedder(x1[:1]).flatten(2), model.x_embedder.weight.flatten(1) @ patches + model.x_embedder.bias[:, None],
