@@ -144,6 +144,16 @@ def func_transform(kind: str):
         _TRANSFORMS.reset(token)
 
 
+@contextlib.contextmanager
+def outside_transforms():
+    """Run code that stands for PyTorch's own machinery (gradcheck's forward-mode AD) as if no transform ran."""
+    token = _TRANSFORMS.set(())
+    try:
+        yield
+    finally:
+        _TRANSFORMS.reset(token)
+
+
 def _check_transforms(cls) -> None:
     """PyTorch's refusals of a custom Function under torch.func: it needs `setup_context`, and under vmap a
     `vmap` staticmethod or `generate_vmap_rule = True` (ember's vmap runs per sample, so it needs neither)."""

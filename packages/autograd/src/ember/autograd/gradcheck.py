@@ -122,6 +122,7 @@ def _forward(func: Callable, inputs: tuple, i: int, n_out: list[int]) -> list[np
     from ember.core import zeros_like
 
     from ember.autograd.func import jvp
+    from ember.autograd.function import outside_transforms
 
     x = inputs[i]
     cols = [np.zeros((n, x.numel())) for n in n_out]
@@ -129,7 +130,8 @@ def _forward(func: Callable, inputs: tuple, i: int, n_out: list[int]) -> list[np
     def of_x(xi):
         args = list(inputs)
         args[i] = xi
-        return tuple(_diff_outputs(_as_tuple(func(*args))))
+        with outside_transforms():  # PyTorch's forward-mode AD, not a torch.func transform
+            return tuple(_diff_outputs(_as_tuple(func(*args))))
 
     for c in range(x.numel()):
         t = zeros_like(x.detach())
