@@ -90,7 +90,8 @@ for step in range(3):
     loss.backward()
     opt.step()
     pred = v.norm(dim=-1).argmax(1)
-    print("caps step", step, round(ml.item(), 4), round(rl.item(), 4), pred.tolist(), round(digit.W.grad.norm().item(), 4))
+    print("caps step", step, round(ml.item(), 4), round(rl.item(), 4), pred.tolist(),
+          round(digit.W.grad.norm().item(), 4))
 sel = v[torch.arange(4), y]
 alt = torch.gather(v, 1, y.view(4, 1, 1).expand(4, 1, 6)).squeeze(1)
 print("select capsule", torch.equal(sel, alt), tuple(sel.shape))

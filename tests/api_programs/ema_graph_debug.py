@@ -120,7 +120,8 @@ out.pow(2).sum().backward()
 print("spectral", out.dtype, r(out), layer.weight.grad.dtype, r(torch.view_as_real(layer.weight.grad)))
 
 for bad in (lambda: torch.randn(2, dtype=torch.long), lambda: torch.rand(3, dtype=torch.uint8),
-            lambda: torch.empty(2, dtype=torch.int32).exponential_(), lambda: torch.empty(2, dtype=torch.long).cauchy_(),
+            lambda: torch.empty(2, dtype=torch.int32).exponential_(),
+            lambda: torch.empty(2, dtype=torch.long).cauchy_(),
             lambda: torch.arange(4).clamp_(0.5, 2.5), lambda: torch.bernoulli(torch.tensor([0.2, 1.3])),
             lambda: nn.Linear(2, 2).to(torch.int64), lambda: torch.cdist(pts, pts, p=-1.0),
             lambda: F.linear(T(2, 3), T(2, 4, 3)), lambda: nn.init.kaiming_uniform_(T(3, 3), mode="fan_avg")):

@@ -36,7 +36,8 @@ class HashGrid(nn.Module):
         super().__init__()
         self.res = [int(base * scale ** lvl) for lvl in range(levels)]
         self.table = table
-        self.embeddings = nn.Parameter(torch.from_numpy(rng.uniform(-1e-1, 1e-1, (levels, table, feat)).astype(np.float32)))
+        table_init = rng.uniform(-1e-1, 1e-1, (levels, table, feat)).astype(np.float32)
+        self.embeddings = nn.Parameter(torch.from_numpy(table_init))
         corners = torch.tensor([[i >> 2 & 1, i >> 1 & 1, i & 1] for i in range(8)], dtype=torch.int64)
         self.register_buffer("corners", corners, persistent=False)
 
@@ -70,7 +71,8 @@ mlp = nn.Sequential(nn.Linear(6, 16), nn.ReLU(), nn.Linear(16, 1))
 with torch.no_grad():
     for p in mlp.parameters():
         p.copy_(T(*p.shape) * 0.4)
-opt = torch.optim.Adam([{"params": grid.parameters(), "lr": 1e-2, "eps": 1e-15}, {"params": mlp.parameters(), "weight_decay": 1e-6}],
+opt = torch.optim.Adam([{"params": grid.parameters(), "lr": 1e-2, "eps": 1e-15},
+                        {"params": mlp.parameters(), "weight_decay": 1e-6}],
                        lr=1e-3, betas=(0.9, 0.99))
 target = pts.sum(-1, keepdim=True).sin()
 for step in range(3):
@@ -80,7 +82,8 @@ for step in range(3):
     touched = (grid.embeddings.grad.abs().sum(-1) > 0).sum(-1)
     opt.step()
     print("ngp", step, round(loss.item(), 4), touched.tolist(), round(grid.embeddings.grad.abs().max().item(), 4))
-print("param groups", [g["lr"] for g in opt.param_groups], opt.param_groups[0]["eps"], opt.param_groups[1]["weight_decay"])
+print("param groups", [g["lr"] for g in opt.param_groups], opt.param_groups[0]["eps"],
+      opt.param_groups[1]["weight_decay"])
 
 # a feature plane queried with grid_sample (tri-plane style)
 plane = T(1, 4, 6, 6).requires_grad_(True)

@@ -101,7 +101,8 @@ for step in range(3):
     opt.zero_grad()
     loss.backward()
     opt.step()
-    print("step", step, round(loss.item(), 4), round(eik.item(), 4), round(siren.net[0].linear.weight.grad.norm().item(), 4))
+    print("step", step, round(loss.item(), 4), round(eik.item(), 4),
+          round(siren.net[0].linear.weight.grad.norm().item(), 4))
 hvp = torch.autograd.functional.hessian(lambda p: s64.net(p).sum(), pt)
 print("hessian", tuple(hvp.shape), r(hvp), round((hvp[0, 0, 0, 0] + hvp[0, 1, 0, 1]).item(), 4))
 jac = torch.autograd.functional.jacobian(lambda p: s64.net(p), pt, strict=True)
