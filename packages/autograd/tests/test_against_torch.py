@@ -126,6 +126,17 @@ def test_grad_fn_names_match_torch():
         assert f(E, ea).grad_fn.name() == f(torch, ta).grad_fn.name()
 
 
+def test_grad_fn_names_of_overloads_and_composites_match_torch():
+    # the overload a call takes names its node (LerpBackward1 for a tensor weight, ClampMinBackward0 for a number);
+    # composites carry the name of PyTorch's fused node (pdist, polar, cdist's matmul path of more than 25 rows)
+    ea, ta = _pair(30, 3)
+    for f in (lambda m, a: m.lerp(a, a * 2, a), lambda m, a: m.lerp(a, a * 2, 0.5), lambda m, a: a.lerp(a * 2, a[0]),
+              lambda m, a: a.clamp_min(0.5), lambda m, a: a.clamp_max(a[0]), lambda m, a: m.clamp_min(a, a[1]),
+              lambda m, a: m.clamp_max(a, 0.1), lambda m, a: m.pdist(a[:4]), lambda m, a: m.polar(a.abs(), a),
+              lambda m, a: m.cdist(a, a[:2]), lambda m, a: m.cdist(a[:3], a[:2])):
+        assert f(E, ea).grad_fn.name() == f(torch, ta).grad_fn.name()
+
+
 from hypothesis import given, settings  # noqa: E402 - after importorskip on purpose
 from hypothesis import strategies as st  # noqa: E402
 

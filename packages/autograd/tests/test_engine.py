@@ -167,8 +167,11 @@ def test_retain_grad_populates_non_leaf_grad():
 
 def test_non_leaf_grad_access_warns():
     y = E.tensor([1.0], requires_grad=True) * 2
-    with pytest.warns(UserWarning, match="is not a leaf Tensor is being accessed"):
+    with pytest.warns(UserWarning, match="is not a leaf Tensor is being accessed") as caught:
         assert y.grad is None
+    assert str(caught[0].message).endswith("If you access the non-leaf Tensor by mistake, make sure you access the "
+                                           "leaf Tensor instead. See github.com/pytorch/pytorch/pull/30531 for more "
+                                           "information.")  # PyTorch's sentence, less its C++ source location
 
 
 def test_post_accumulate_grad_hook_runs_after_accumulation():

@@ -314,3 +314,57 @@ def test_needs_input_grad_is_known_inside_forward():
     with E.no_grad():
         Probe.apply(x, 2.0)
     assert seen == [(True, False), (False, False), (False, False)]
+
+
+class _RoundSTE(Function):
+    @staticmethod
+    def forward(ctx, x):
+        return x.round()
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad
+
+
+class _RoundSetup(Function):
+    @staticmethod
+    def forward(x):
+        return x.round()
+
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        pass
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad
+
+
+class _RoundVmappable(_RoundSetup):
+    generate_vmap_rule = True
+
+
+def test_torch_func_transforms_require_setup_context_and_a_vmap_rule_as_pytorch():
+    from ember.autograd.func import grad, jacrev, vmap
+
+    x = E.tensor([0.4, 1.6])
+    with pytest.raises(RuntimeError, match=r"^In order to use an autograd.Function with functorch transforms \(vmap, "
+                                           r"grad, jvp, jacrev, ...\), it must override the setup_context"):
+        grad(lambda a: _RoundSTE.apply(a).sum())(x)
+    with pytest.raises(RuntimeError, match="must override the setup_context"):
+        jacrev(_RoundSTE.apply)(x)
+    assert _RoundSTE.apply(x).tolist() == [0.0, 2.0]  # outside a transform nothing is required
+    assert grad(lambda a: _RoundSetup.apply(a).sum())(x).tolist() == [1.0, 1.0]
+    with pytest.raises(RuntimeError, match="^You tried to vmap over _RoundSetup, but it does not have vmap support. "
+                                           "Please override and implement the vmap staticmethod or set "
+                                           "generate_vmap_rule=True."):
+        vmap(_RoundSetup.apply)(x[None])
+    assert vmap(_RoundVmappable.apply)(x[None]).tolist() == [[0.0, 2.0]]
+
+
+def test_instantiating_a_function_warns_and_calling_the_instance_raises_as_pytorch():
+    with pytest.warns(DeprecationWarning, match="should not be instantiated. Methods on autograd functions are all "
+                                                "static"):
+        f = _RoundSTE()
+    with pytest.raises(RuntimeError, match="^Legacy autograd function with non-static forward method is deprecated"):
+        f(E.tensor([1.0]))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 import ember.autograd as E
 from ember.autograd import functional as AF
@@ -77,3 +78,25 @@ def test_gradcheck_without_a_differentiable_input_says_so():
     with pytest.raises(ValueError, match="^gradcheck expects at least one input tensor to require gradient, but "
                                          "none of them have requires_grad=True.$"):
         gradcheck(lambda t: t * 2, (_t([1.0]),))
+
+
+def test_strict_mode_refuses_in_pytorchs_words():
+    hessian, jacobian, vhp, vjp = AF.hessian, AF.jacobian, AF.vhp, AF.vjp
+    x, y = E.tensor([1.0, 2.0]), E.tensor([3.0])
+    with pytest.raises(RuntimeError, match="^Output 1 of the user-provided function does not require gradients. The "
+                                           "outputs must be computed in a differentiable manner from the input when "
+                                           "running in strict mode.$"):
+        jacobian(lambda a: (a * 2, E.ones(1)), x, strict=True)
+    with pytest.raises(RuntimeError, match="^Output 1 of the user-provided function is independent of input 1. This "
+                                           "is not allowed in strict mode.$"):
+        jacobian(lambda a, b: (a * 2 + b, a.sum() * 3), (x, y), strict=True)
+    with pytest.raises(RuntimeError, match="^The output of the user-provided function is independent of input 1. "
+                                           "This is not allowed in strict mode.$"):
+        vjp(lambda a, b: a * 2, (x, y), E.ones(2), strict=True)
+    linear = "^While computing the hessian, found that the jacobian of the user-provided function with respect to " \
+             "input 0 is independent of the input. This is not allowed in strict mode."
+    with pytest.raises(RuntimeError, match=linear):
+        hessian(lambda a: (a * 2).sum(), x, strict=True)
+    with pytest.raises(RuntimeError, match=linear):
+        vhp(lambda a: (a * 2).sum(), x, E.ones(2), strict=True)
+    assert jacobian(lambda a, b: a * 2, (x, y))[1].tolist() == [[0.0], [0.0]]  # not strict: zeros

@@ -557,10 +557,16 @@ def test_clamp_out_with_number_bounds_takes_exactly_the_result_dtype_as_pytorch(
     assert E.clamp(x, E.tensor([2.0]), None, out=E.empty(2, dtype=E.float64)).tolist() == [2.0, 5.0]
     with pytest.raises(RuntimeError, match="^result type Float can't be cast to the desired output type Long$"):
         E.clamp(x, E.tensor([2.0]), None, out=E.empty(2, dtype=E.int64))
-    # the in-place forms cast as the other in-place ops
+    # the in-place forms cast as the other in-place ops, but PyTorch names the C++ type it refuses
     assert E.tensor([1, 5], dtype=E.uint8).clamp_(2, 4).tolist() == [2, 4]
-    with pytest.raises(RuntimeError, match="^result type Float can't be cast to the desired output type Long$"):
+    with pytest.raises(RuntimeError, match="^result type Float can't be cast to the desired output type long int$"):
         E.tensor([1, 5]).clamp_(1.5, 4)
+    with pytest.raises(RuntimeError, match="^result type Float can't be cast to the desired output type signed char$"):
+        E.tensor([1, 5], dtype=E.int8).clamp_min_(1.5)
+    with pytest.raises(RuntimeError, match="^result type Long can't be cast to the desired output type bool$"):
+        E.tensor([True, False]).clamp_(2, 3)
+    with pytest.raises(RuntimeError, match="^result type Float can't be cast to the desired output type Long$"):
+        E.tensor([1, 5]).clamp_(min=E.tensor([1.5]))  # a tensor bound: the usual words
     # an int bound outside an integer input's dtype: PyTorch's checked conversion, not numpy's OverflowError
     with pytest.raises(RuntimeError, match="^value cannot be converted to type uint8_t without overflow$"):
         E.clamp(E.tensor([1, 5], dtype=E.uint8), -1, 300)

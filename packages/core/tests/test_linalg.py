@@ -407,6 +407,20 @@ def test_cdist_errors_and_dist():
         E.cdist(E.ones(2, 3), E.ones(2, 4))
     with pytest.raises(RuntimeError, match="cdist only supports at least 2D tensors"):
         E.cdist(E.ones(3), E.ones(2, 3))
+    with pytest.raises(RuntimeError, match="^cdist only supports non-negative p values$"):
+        E.cdist(E.ones(2, 3), E.ones(2, 3), p=-1)
+    with pytest.raises(RuntimeError, match="^pdist only supports non-negative p values$"):
+        E.pdist(E.ones(2, 3), p=-0.5)
+    # dtypes: PyTorch's cdist kernel has no half instance and takes X1's dtype; its matmul path compares both
+    with pytest.raises(NotImplementedError, match="^\"cdist\" not implemented for 'BFloat16'$"):
+        E.cdist(E.ones(2, 3, dtype=E.bfloat16), E.ones(2, 3))
+    with pytest.raises(RuntimeError, match="^expected scalar type Float but found Half$"):
+        E.cdist(E.ones(2, 3), E.ones(2, 3, dtype=E.float16))
+    with pytest.raises(RuntimeError, match="^expected m1 and m2 to have the same dtype, but got: float != double$"):
+        E.cdist(E.ones(30, 3), E.ones(30, 3, dtype=E.float64))
+    assert E.cdist(E.ones(30, 3, dtype=E.float16), E.ones(30, 3, dtype=E.float16)).dtype is E.float16
+    with pytest.raises(NotImplementedError, match="^\"pdist\" not implemented for 'Half'$"):
+        E.pdist(E.ones(3, 2, dtype=E.float16))
     assert E.dist(E.ones(3), E.zeros(3)).item() == pytest.approx(math.sqrt(3))
     assert E.ones(2, 2).dist(E.zeros(2), 1).item() == 4.0
 

@@ -162,8 +162,25 @@ def test_bernoulli_tensor_probabilities():
     assert E.bernoulli(p).tolist() == [0, 1, 0, 1]
     assert E.empty(4).bernoulli_(p).tolist() == [0, 1, 0, 1]
     assert E.bernoulli(E.zeros(3), 1.0).tolist() == [1, 1, 1]
-    with pytest.raises(RuntimeError, match="p_in >= 0 && p_in <= 1"):
+    with pytest.raises(RuntimeError, match=r"^Expected p_in >= 0 && p_in <= 1 to be true, but got false\.  \(Could "
+                                           r"this error message be improved\?  If so, please report an enhancement "
+                                           r"request to PyTorch\.\)$"):
         E.bernoulli(E.tensor([1.5]))
+
+
+def test_samplers_refuse_integer_tensors_in_pytorchs_words():
+    with pytest.raises(NotImplementedError, match="^\"check_uniform_bounds\" not implemented for 'Long'$"):
+        E.rand(2, dtype=E.int64)
+    with pytest.raises(NotImplementedError, match="^\"normal_kernel_cpu\" not implemented for 'Byte'$"):
+        E.randn(2, dtype=E.uint8)
+    with pytest.raises(NotImplementedError, match="^\"log_normal_cpu\" not implemented for 'Int'$"):
+        E.empty(2, dtype=E.int32).log_normal_()
+    with pytest.raises(RuntimeError, match="^Exponential distribution is a continuous probability distribution. dtype "
+                                           "must be a floating point but you specified Long$"):
+        E.empty(2, dtype=E.int64).exponential_()
+    with pytest.raises(RuntimeError, match="^Cauchy distribution is a continuous probability distribution. dtype must "
+                                           "be a floating point but you specified long int$"):
+        E.empty(2, dtype=E.int64).cauchy_()
 
 
 def test_multinomial_with_and_without_replacement():

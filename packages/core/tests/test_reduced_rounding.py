@@ -85,3 +85,13 @@ def test_composite_unary_ops_round_once_from_float32(name, f32, dtype):
     got = getattr(E, name)(t)
     assert got.dtype is t.dtype
     np.testing.assert_array_equal(got.float().numpy(), want)
+
+
+@pytest.mark.parametrize("dtype", ["bfloat16", "float16"])
+def test_logsumexp_rounds_each_step_as_pytorchs_composite(dtype):
+    # PyTorch computes logsumexp of a half tensor as ops of its dtype: x - max, exp, sum, log, + max, each rounded
+    torch = pytest.importorskip("torch")
+    a = np.random.default_rng(4).standard_normal((2, 4, 6, 6)).astype(np.float32) * 3
+    got = E.tensor(a).to(getattr(E, dtype)).logsumexp(1).float().numpy()
+    want = torch.tensor(a).to(getattr(torch, dtype)).logsumexp(1).float().numpy()
+    np.testing.assert_array_equal(got, want)

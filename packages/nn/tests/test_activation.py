@@ -57,6 +57,20 @@ def test_softmax_modules(dim):
     np.testing.assert_allclose(nn.Softmin(dim=dim)(x).numpy(), F.softmax(-x, dim).numpy(), rtol=1e-12)
 
 
+@pytest.mark.parametrize("name", ["softmax", "log_softmax", "softmin"])
+def test_softmax_functions_without_dim_warn_at_their_caller_and_pick_pytorchs_dim(name):
+    import warnings
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        out = getattr(F, name)(torch.ones(2, 3, 4))
+    (w,) = caught
+    assert str(w.message) == (f"Implicit dimension choice for {name} has been deprecated. Change the call to include "
+                              "dim=X as an argument.")
+    assert w.filename == __file__  # PyTorch's _stacklevel=3: the line that called F.{name}
+    np.testing.assert_allclose(out.detach().numpy(), getattr(F, name)(torch.ones(2, 3, 4), dim=0).numpy())
+
+
 @pytest.mark.parametrize("module", [nn.ReLU(inplace=True), nn.LeakyReLU(inplace=True), nn.ELU(inplace=True),
                                     nn.Hardtanh(inplace=True), nn.ReLU6(inplace=True), nn.SiLU(inplace=True)],
                          ids=lambda m: repr(m))

@@ -376,3 +376,35 @@ def test_conv_norm_chain_matches_pytorch_dtypes_and_values():
         assert str(e.dtype)[6:] == str(t.dtype)[6:]
         np.testing.assert_allclose(e.float().numpy(), t.float().numpy(), rtol=2 ** -6, atol=0.03)
     np.testing.assert_allclose(stats[0][0].numpy(), stats[1][0].numpy(), rtol=1e-3, atol=1e-4)
+
+
+def test_cpu_lists_cover_attention_contractions_distances_and_samplers_as_pytorch():
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(5)
+    arrays = {k: rng.standard_normal(s).astype(np.float32) for k, s in
+              (("x", (2, 3, 4)), ("v", (3, 4)), ("z", (1, 1, 4, 4)), ("q", (1, 2, 3, 4)))}
+
+    def calls(m, fn, t):
+        return {
+            "einsum_bmm": lambda: m.einsum("bij,bkj->bik", t["x"], t["x"]),
+            "einsum_mul": lambda: m.einsum("ij,ij->ij", t["v"], t["v"]),
+            "einsum_dot": lambda: m.einsum("i,i->", t["v"][0], t["v"][0]), "dot": lambda: t["v"][0] @ t["v"][0],
+            "vecdot": lambda: m.linalg.vecdot(t["v"], t["v"]), "cdist": lambda: m.cdist(t["v"], t["v"]),
+            "grid_sample": lambda: fn.grid_sample(t["z"], t["z"].reshape(1, 2, 4, 2).tanh(), align_corners=False),
+            "reflect": lambda: fn.pad(t["z"], (1, 1, 1, 1), mode="reflect"), "constant": lambda: fn.pad(t["z"], (1, 1)),
+            "quantile": lambda: m.quantile(t["v"], 0.5), "polar": lambda: m.polar(t["v"], t["v"]),
+            "sdpa": lambda: fn.scaled_dot_product_attention(t["q"], t["q"], t["q"]),
+            "sdpa3": lambda: fn.scaled_dot_product_attention(t["x"], t["x"], t["x"]),
+        }
+
+    for low in (False, True):
+        et = {k: E.tensor(a).bfloat16() if low else E.tensor(a) for k, a in arrays.items()}
+        tt = {k: torch.tensor(a).bfloat16() if low else torch.tensor(a) for k, a in arrays.items()}
+        with E.autocast("cpu"):
+            got = {k: f() for k, f in calls(E, F, et).items()}
+        with torch.autocast("cpu"):
+            want = {k: f() for k, f in calls(torch, torch.nn.functional, tt).items()}
+        for k in got:
+            assert got[k].dtype.name == str(want[k].dtype)[6:], (k, low)
+        for k in ("sdpa", "sdpa3"):  # float32 inside, rounded once
+            np.testing.assert_allclose(got[k].float().numpy(), want[k].float().numpy(), atol=2 ** -7)

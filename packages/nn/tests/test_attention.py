@@ -51,6 +51,28 @@ def test_sdpa_matches_formula_with_masks():
                                rtol=1e-10)
 
 
+def test_sdpa_grad_fn_is_the_cpu_flash_node_where_pytorch_takes_that_kernel():
+    def name(*shapes, **kw):
+        q, k, v = (torch.ones(*s, requires_grad=True) for s in shapes)
+        return F.scaled_dot_product_attention(q, k, v, **kw).grad_fn.name()
+
+    flash = "ScaledDotProductFlashAttentionForCpuBackward0"
+    assert name((1, 2, 3, 4), (1, 2, 3, 4), (1, 2, 3, 4)) == flash
+    assert name((1, 2, 3, 4), (1, 2, 5, 4), (1, 2, 5, 4), is_causal=True) == flash
+    assert name((1, 2, 3, 4), (1, 2, 3, 4), (1, 2, 3, 5)) == "UnsafeViewBackward0"  # another value head size: math
+    assert name((1, 2, 3, 4), (1, 2, 3, 4), (1, 2, 3, 4), dropout_p=0.5) == "UnsafeViewBackward0"
+    assert name((2, 3, 4), (2, 3, 4), (2, 3, 4)) == "UnsafeViewBackward0"  # 3-D inputs: the math path
+
+
+def test_linear_grad_fn_is_pytorchs_flattened_addmm_view():
+    w, b = torch.ones(5, 3, requires_grad=True), torch.ones(5, requires_grad=True)
+    assert F.linear(torch.ones(2, 3), w, b).grad_fn.name() == "AddmmBackward0"
+    assert F.linear(torch.ones(2, 4, 3), w, b).grad_fn.name() == "ViewBackward0"
+    assert F.linear(torch.ones(3), w, b).grad_fn.name() == "ViewBackward0"
+    assert F.linear(torch.ones(4, 2, 3).transpose(0, 1), w, b).grad_fn.name() == "AddBackward0"  # not contiguous
+    assert F.linear(torch.ones(2, 4, 3), w, torch.ones(4, 5, requires_grad=True)).grad_fn.name() == "AddBackward0"
+
+
 def test_multihead_attention_matches_reference_and_masks():
     torch.manual_seed(0)
     mha = nn.MultiheadAttention(8, 2).double()

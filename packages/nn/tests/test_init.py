@@ -28,7 +28,7 @@ def test_fans_and_errors():
     assert init._calculate_fan_in_and_fan_out(w) == (36, 72)
     with pytest.raises(ValueError, match="fewer than 2 dimensions"):
         init.xavier_uniform_(torch.empty(5))
-    with pytest.raises(ValueError, match="Mode fan_avg not supported"):
+    with pytest.raises(ValueError, match=r"^Mode fan_avg not supported, please use one of \['fan_in', 'fan_out'\]$"):
         init.kaiming_uniform_(w, mode="fan_avg")
 
 

@@ -67,6 +67,8 @@ def test_linear_wrong_features_in_pytorchs_words():
         nn.functional.linear(torch.zeros(5), torch.zeros(2, 3))
     with pytest.raises(RuntimeError, match="^both arguments to linear need to be at least 1D, but they are 0D and 2D$"):
         nn.functional.linear(torch.tensor(1.0), torch.zeros(2, 3))
+    with pytest.raises(RuntimeError, match="^t\\(\\) expects a tensor with <= 2 dimensions, but self is 3D$"):
+        nn.functional.linear(torch.zeros(5, 2), torch.zeros(3, 8, 2))  # a batch of weights is refused even if it fits
 
 
 def test_linear_mixed_dtypes_in_pytorchs_words():

@@ -543,3 +543,14 @@ def test_a_parametrization_may_not_change_shape_or_dtype_unless_unsafe():
     P.register_parametrization(m2, "weight", nn.Tanh())
     with pytest.raises(ValueError, match="change the shape of the tensor, unless the `unsafe` flag is enabled"):
         P.register_parametrization(m2, "weight", Flatten())
+
+
+def test_module_to_a_complex_dtype_converts_floating_tensors_and_warns_as_pytorch():
+    m = nn.Linear(2, 2)
+    m.register_buffer("step", torch.tensor(3))
+    with pytest.warns(UserWarning, match="^Complex modules are a new feature under active development"):
+        m.to(torch.complex64)
+    assert m.weight.dtype == torch.complex64 and m.step.dtype == torch.int64 and isinstance(m.weight, nn.Parameter)
+    with pytest.raises(TypeError, match="^nn.Module.to only accepts floating point or complex dtypes, but got desired "
+                                        "dtype=.*int32$"):
+        m.to(torch.int32)

@@ -73,8 +73,15 @@ def test_conv3d_modules_shapes_repr_and_padding_modes():
     up = nn.ConvTranspose3d(2, 3, 3, stride=2, padding=1)
     assert up(x).shape == (1, 3, 7, 9, 11)
     assert up(x, output_size=(8, 10, 12)).shape == (1, 3, 8, 10, 12)
-    with pytest.raises(ValueError, match="requested an output size of"):
-        up(x, output_size=(9, 10, 12))
+    with pytest.raises(ValueError, match=r"^requested an output size of \(9, 10, 12\), but valid sizes range from "
+                                         r"\[7, 9, 11\] to \[8, 10, 12\] \(for an input of .*Size\(\[4, 5, 6\]\)\)$"):
+        up(x, output_size=(9, 10, 12))  # PyTorch prints the sizes as given and input.size()[2:]
+    with pytest.raises(ValueError, match=r"^ConvTranspose3D: for 4D input, output_size must have 3 or 4 elements "
+                                         r"\(got 2\)$"):
+        up(x[0], output_size=(8, 10))
+    dilated = nn.ConvTranspose1d(2, 2, 3, dilation=3)  # stride 1: one size only, whatever the dilation
+    with pytest.raises(ValueError, match=r"from \[10\] to \[10\]"):
+        dilated(torch.ones(1, 2, 4), output_size=[11])
     assert up.weight.shape == (2, 3, 3, 3, 3)
     with pytest.raises(ValueError, match='Only "zeros" padding mode is supported for ConvTranspose3d'):
         nn.ConvTranspose3d(2, 3, 3, padding_mode="reflect")

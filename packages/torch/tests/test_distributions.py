@@ -433,6 +433,18 @@ def test_repr_and_mode():
     assert np.isnan(N(D.Bernoulli(T([0.5])).mode)).all()
 
 
+def test_repr_shows_only_parameters_held_in_the_instance_dict():
+    # PyTorch's repr lists the arg_constraints found in __dict__: the wrappers that keep probs/logits in an inner
+    # Categorical or base distribution print no parameters
+    from ember.torch.distributions.relaxed_categorical import ExpRelaxedCategorical
+
+    p = T([0.3, 0.7])
+    for d in (ExpRelaxedCategorical(T(0.5), probs=p), D.RelaxedOneHotCategorical(T(0.5), probs=p),
+              D.RelaxedBernoulli(T(0.5), probs=p), D.OneHotCategorical(probs=p),
+              D.OneHotCategoricalStraightThrough(logits=p)):
+        assert repr(d) == f"{type(d).__name__}()"
+
+
 def test_constraints_check():
     x = T([-1.0, 0.0, 0.5, 1.0, float("nan")])
     assert N(constraints.real.check(x)).tolist() == [True, True, True, True, False]

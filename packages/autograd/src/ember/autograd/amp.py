@@ -57,8 +57,10 @@ _LINALG = ("linalg_cholesky", "linalg_det", "linalg_eigh", "linalg_inv", "linalg
            "linalg_solve", "linalg_svd")
 _POLICIES: dict[str, dict[str, str]] = {
     "cpu": {
-        **dict.fromkeys(_CONV + ("mm", "bmm", "addmm", "baddbmm", "addbmm", "linear", "prelu"), _LOWER),
-        **dict.fromkeys(_LOSSES + _LINALG + ("binary_cross_entropy", "prod", "trace"), _FP32),
+        **dict.fromkeys(_CONV + ("mm", "bmm", "addmm", "baddbmm", "addbmm", "linear", "prelu", "dot", "linalg_vecdot",
+                                 "scaled_dot_product_attention", "einsum"), _LOWER),
+        **dict.fromkeys(_LOSSES + _LINALG + ("binary_cross_entropy", "prod", "trace", "cdist", "grid_sampler", "polar",
+                                             "quantile", "nanquantile", "max_unpool", "pad_nd"), _FP32),
         **dict.fromkeys(("layer_norm", "group_norm", "batch_norm"), _FP32_KEEP),
         **dict.fromkeys(("cat", "index_copy"), _PROMOTE),
     },
@@ -185,6 +187,19 @@ def _restore_dtype(kind: str, first, dev: str, result):
     return result.to(first._dtype)
 
 
+def _cpu_kind(name: str, kind: str | None, args: tuple) -> str | None:
+    """The CPU list's entries that depend on the call: PyTorch casts einsum only where it contracts through bmm (an
+    index shared by operands and summed), and pads to float32 only in the reflect and replicate modes."""
+    if name == "einsum" and args and isinstance(args[0], str):
+        ins, _, out = args[0].replace(" ", "").partition("->")
+        terms = [set(t) - {"."} for t in ins.split(",")]
+        shared = {c for i, t in enumerate(terms) for c in t if any(c in u for u in terms[i + 1:])}
+        return kind if shared - set(out) else None
+    if name == "pad_nd":
+        return kind if len(args) > 2 and args[2] in ("reflect", "replicate") else None
+    return kind
+
+
 def _op_hook(op, args, kwargs, call_next):
     """The dispatch hook (NOTE [ Autocast ]): cast the inputs of listed primitive ops."""
     st = _tls
@@ -192,6 +207,8 @@ def _op_hook(op, args, kwargs, call_next):
         return call_next(op, args, kwargs)
     dev = _device_type(args, kwargs)
     kind = _POLICIES.get(dev, {}).get(op.name) if st.enabled.get(dev) else None
+    if dev == "cpu" and kind is not None:
+        kind = _cpu_kind(op.name, kind, args)
     if kind is None:
         return call_next(op, args, kwargs)
     first = args[0] if args else None

@@ -22,7 +22,7 @@ from ember.core.random import get_rng_state, set_rng_state
 from ember.core.tensor import Tensor
 
 from ember.autograd.engine import grad as _autograd_grad
-from ember.autograd.function import functorch_transform
+from ember.autograd.function import func_transform
 from ember.autograd.grad_mode import enable_grad, is_grad_enabled
 
 __all__ = ["grad", "grad_and_value", "vjp", "jvp", "jacrev", "jacfwd", "hessian", "vmap", "linearize",
@@ -134,7 +134,7 @@ def grad_and_value(func: Callable, argnums: int | tuple[int, ...] = 0, has_aux: 
         trees, keep = _selected(args, argnums, "grad_and_value")
         with enable_grad():
             tracked, call = _tracked_call(args, argnums, trees)
-            with functorch_transform("grad"):
+            with func_transform("grad"):
                 out, aux = _split_aux(func(*call, **kwargs), has_aux, "grad_and_value")
             if not isinstance(out, Tensor):
                 raise RuntimeError(f"grad_and_value(f)(*args): Expected f(*args) to return a Tensor, got "
@@ -183,7 +183,7 @@ def vjp(func: Callable, *primals, has_aux: bool = False):
     keep = _outer_tracking([x for leaves, _ in trees for x in leaves])
     with enable_grad():
         tracked = [[_track(x) for x in leaves] for leaves, _ in trees]
-        with functorch_transform("vjp"):
+        with func_transform("vjp"):
             out, aux = _split_aux(func(*[b(xs) for (_, b), xs in zip(trees, tracked)]), has_aux, "vjp")
     out_leaves, out_build = _flatten(out)
     for o in out_leaves:
@@ -234,7 +234,7 @@ def jvp(func: Callable, primals: Sequence, tangents: Sequence, *, strict: bool =
     keep = _outer_tracking(p_leaves + t_leaves)
     with enable_grad():
         tracked = [[_track(x) for x in leaves] for leaves, _ in p_trees]
-        with functorch_transform("jvp"):
+        with func_transform("jvp"):
             out, aux = _split_aux(func(*[b(xs) for (_, b), xs in zip(p_trees, tracked)]), has_aux, "jvp")
         out_leaves, out_build = _flatten(out)
         dummies = [o.new_zeros(tuple(o.shape)).requires_grad_(True) for o in out_leaves]
@@ -264,7 +264,7 @@ def jacrev(func: Callable, argnums: int | tuple[int, ...] = 0, *, has_aux: bool 
         trees, keep = _selected(args, argnums, "jacrev")
         with enable_grad():
             tracked, call = _tracked_call(args, argnums, trees)
-            with functorch_transform("jacrev"):
+            with func_transform("jacrev"):
                 out, aux = _split_aux(func(*call, **kwargs), has_aux, "jacrev")
             out_leaves, out_build = _flatten(out)
             flat = [x for xs in tracked for x in xs]
@@ -392,7 +392,7 @@ def vmap(func: Callable, in_dims=0, out_dims=0, randomness: str = "error", *,
             if randomness == "same":
                 set_rng_state(state)
             call = build([x.select(d, i) if d is not None else x for x, d in zip(leaves, dims)])
-            with functorch_transform("vmap"):
+            with func_transform("vmap"):
                 results.append(func(*call, **kwargs))
             if randomness == "error" and not get_rng_state().equal(state):
                 set_rng_state(state)
@@ -430,7 +430,8 @@ def _empty_batch(func: Callable, leaves: list, dims: list, build: Callable, kwar
     the shapes, and each output is that shape with an empty mapped dimension."""
     call = build([x.new_zeros(tuple(s for k, s in enumerate(x.shape) if k != d % x.dim())) if d is not None else x
                   for x, d in zip(leaves, dims)])
-    one = _stack_outputs([func(*call, **kwargs)], out_dims, name)
+    with func_transform("vmap"):
+        one = _stack_outputs([func(*call, **kwargs)], out_dims, name)
     out_leaves, out_build = _flatten(one)
     d_leaves = [out_dims] * len(out_leaves) if isinstance(out_dims, int) or out_dims is None else _flatten(out_dims)[0]
     return out_build([o if d is None else o.narrow(d, 0, 0) for o, d in zip(out_leaves, d_leaves)])

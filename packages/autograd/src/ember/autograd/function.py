@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import warnings
 from collections.abc import Callable
+from contextvars import ContextVar
 from typing import Any
 
 from ember.core.tensor import Tensor
@@ -23,34 +25,6 @@ __all__ = ["Function", "FunctionCtx", "BackwardCFunction", "once_differentiable"
 
 
 _LINK = "For more details, please see https://pytorch.org/docs/main/notes/extending.func.html"
-_transforms: list[str] = []  # the torch.func transforms running now, innermost last ("vmap", "grad", ...)
-
-
-@contextlib.contextmanager
-def functorch_transform(kind: str):
-    """Mark a `torch.func` transform as active, so `Function.apply` can refuse what PyTorch's transforms refuse."""
-    _transforms.append(kind)
-    try:
-        yield
-    finally:
-        _transforms.pop()
-
-
-def _check_transforms(cls, is_setup_separate: bool) -> None:
-    """PyTorch's errors for a Function under a transform: it needs `setup_context`, and under vmap a vmap rule."""
-    if not is_setup_separate:
-        raise RuntimeError("In order to use an autograd.Function with functorch transforms (vmap, grad, jvp, jacrev, "
-                           f"...), it must override the setup_context staticmethod. {_LINK}")
-    if "vmap" in _transforms:
-        overridden = cls.vmap is not Function.vmap
-        if cls.generate_vmap_rule and overridden:
-            raise RuntimeError(f"You tried to vmap over {cls.__name__}, but it has both generate_vmap_rule=True and "
-                               "an overridden vmap staticmethod. Please set generate_vmap_rule=False or delete the "
-                               f"overridden vmap staticmethod to avoid ambiguity. {_LINK}")
-        if not cls.generate_vmap_rule and not overridden:
-            raise RuntimeError(f"You tried to vmap over {cls.__name__}, but it does not have vmap support. Please "
-                               "override and implement the vmap staticmethod or set generate_vmap_rule=True. "
-                               f"{_LINK}")
 
 
 class FunctionCtx:
@@ -159,6 +133,44 @@ class _FunctionMeta(type):
         super().__init__(name, bases, attrs)
 
 
+# the torch.func transforms running the current code, innermost last ("vmap", "grad", ...): a custom Function
+# meets PyTorch's requirements for them (see `_check_transforms`)
+_TRANSFORMS: ContextVar[tuple[str, ...]] = ContextVar("ember_func_transforms", default=())
+
+
+@contextlib.contextmanager
+def func_transform(kind: str):
+    """Mark the user's function as running under the torch.func transform `kind` ("vmap" or another)."""
+    token = _TRANSFORMS.set(_TRANSFORMS.get() + (kind,))
+    try:
+        yield
+    finally:
+        _TRANSFORMS.reset(token)
+
+
+def _check_transforms(cls) -> None:
+    """PyTorch's refusals of a custom Function under torch.func: it needs `setup_context`, and under vmap a
+    `vmap` staticmethod or `generate_vmap_rule = True` (ember's vmap runs per sample, so it needs neither)."""
+    kinds = _TRANSFORMS.get()
+    if not kinds or cls.__module__.startswith("ember."):  # ember's own Functions stand for PyTorch's native ops
+        return
+    if cls.setup_context is Function.setup_context:
+        raise RuntimeError("In order to use an autograd.Function with functorch transforms (vmap, grad, jvp, jacrev, "
+                           "...), it must override the setup_context staticmethod. For more details, please see "
+                           "https://pytorch.org/docs/main/notes/extending.func.html")
+    if "vmap" not in kinds:
+        return
+    overridden = cls.vmap is not Function.vmap
+    if cls.generate_vmap_rule and overridden:
+        raise RuntimeError(f"You tried to vmap over {cls.__name__}, but it has both generate_vmap_rule=True and an "
+                           "overridden vmap staticmethod. Please set generate_vmap_rule=False or delete the overridden "
+                           f"vmap staticmethod to avoid ambiguity. {_LINK}")
+    if not cls.generate_vmap_rule and not overridden:
+        raise RuntimeError(f"You tried to vmap over {cls.__name__}, but it does not have vmap support. Please override "
+                           "and implement the vmap staticmethod or set generate_vmap_rule=True. For more details, "
+                           "please see https://pytorch.org/docs/main/notes/extending.func.html")
+
+
 class Function(FunctionCtx, metaclass=_FunctionMeta):
     """Base class of custom differentiable operations.
 
@@ -193,6 +205,17 @@ class Function(FunctionCtx, metaclass=_FunctionMeta):
                                   "autograd.Function to use it with backward mode AD.")
 
     vjp = backward
+    generate_vmap_rule = False
+
+    def __init__(self, *args, **kwargs) -> None:
+        warnings.warn(f"{self.__class__} should not be instantiated. Methods on autograd functions are all static, so "
+                      "you should invoke them on the class itself. Instantiating an autograd function will raise an "
+                      "error in a future version of PyTorch.", DeprecationWarning, stacklevel=2)
+
+    def __call__(self, *args, **kwargs):
+        raise RuntimeError("Legacy autograd function with non-static forward method is deprecated. Please use "
+                           "new-style autograd function with static forward method. (Example: "
+                           "https://pytorch.org/docs/stable/autograd.html#torch.autograd.Function)")
 
     generate_vmap_rule = False
 
@@ -204,10 +227,9 @@ class Function(FunctionCtx, metaclass=_FunctionMeta):
     @classmethod
     def apply(cls, *args, **kwargs):
         """Run `forward` and, when an input requires grad, record a `<Name>Backward` node."""
+        _check_transforms(cls)
         ctx = cls._backward_cls()
         is_setup_separate = cls.setup_context is not Function.setup_context
-        if _transforms:
-            _check_transforms(cls, is_setup_separate)
         prev = _state.enabled
         # forward and setup_context may read it; under no_grad no input needs a gradient, as PyTorch's
         ctx.needs_input_grad = tuple(prev and isinstance(a, Tensor) and a._requires_grad for a in args)

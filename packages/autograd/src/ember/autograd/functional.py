@@ -25,18 +25,41 @@ def _prepare(inputs, create_graph: bool) -> tuple:
     return tuple(x if create_graph and x.requires_grad else x.detach().requires_grad_(True) for x in inputs)
 
 
-def _grads(outputs, inputs, grad_outputs, create_graph: bool, strict: bool, what: str) -> tuple:
+def _check_outputs(outputs, strict: bool) -> None:
+    """Strict mode: every output of the user's function must require grad (PyTorch's words)."""
+    for i, o in enumerate(outputs if strict else ()):
+        if not o.requires_grad:
+            raise RuntimeError(f"Output {i} of the user-provided function does not require gradients. The outputs "
+                               "must be computed in a differentiable manner from the input when running in strict "
+                               "mode.")
+
+
+def _check_jacobian(gs, strict: bool) -> None:
+    """Strict mode for second derivatives: each gradient must exist and depend on the inputs (PyTorch's words)."""
+    for i, g in enumerate(gs if strict else ()):
+        if g is None:
+            raise RuntimeError(f"The output of the user-provided function is independent of input {i}. This is not "
+                               "allowed in strict mode.")
+        if not g.requires_grad:
+            raise RuntimeError("While computing the hessian, found that the jacobian of the user-provided function "
+                               f"with respect to input {i} is independent of the input. This is not allowed in strict "
+                               "mode. You should ensure that your function is twice differentiable and that the "
+                               "jacobian depends on the inputs (this would be violated by a linear function for "
+                               "example).")
+
+
+def _grads(outputs, inputs, grad_outputs, create_graph: bool, strict: bool, what: str, out_index: int = 0) -> tuple:
+    _check_outputs(outputs, strict)
     diff_out = [(o, g) for o, g in zip(outputs, grad_outputs) if o.requires_grad]
     if not diff_out:
-        if strict:
-            raise RuntimeError(f"{what}: the output of the user-provided function does not require gradients; "
-                               "it is independent of the inputs (strict=True)")
         return tuple(None for _ in inputs)
     gs = grad([o for o, _ in diff_out], inputs, [g for _, g in diff_out], create_graph=create_graph,
               retain_graph=True, allow_unused=True)
-    if strict and any(g is None for g in gs):
-        raise RuntimeError(f"{what}: the output of the user-provided function is independent of an input "
-                           "(strict=True)")
+    for i, g in enumerate(gs if strict else ()):
+        if g is None:
+            who = f"Output {out_index} of the user-provided function" if what == "jacobian" else \
+                "The output of the user-provided function"
+            raise RuntimeError(f"{who} is independent of input {i}. This is not allowed in strict mode.")
     return gs
 
 
@@ -134,15 +157,16 @@ def jacobian(func: Callable, inputs, create_graph: bool = False, strict: bool = 
     with enable_grad():
         ins = _prepare(ins, create_graph)
         out_tuple, outs = _tuple(func(*ins))
+        _check_outputs(outs, strict)
         rows = []
-        for o in outs:
+        for j, o in enumerate(outs):
             per_input = [[] for _ in ins]
             flat = o.reshape(-1)
             for k in range(flat.numel()):
                 if o.requires_grad:
-                    gs = _grads((flat[k],), ins, (None,), create_graph, strict, "jacobian")
+                    gs = _grads((flat[k],), ins, (None,), create_graph, strict, "jacobian", j)
                 else:
-                    gs = _grads((o,), ins, (None,), create_graph, strict, "jacobian")
+                    gs = _grads((o,), ins, (None,), create_graph, strict, "jacobian", j)
                 for i, (g, x) in enumerate(zip(gs, ins)):
                     per_input[i].append(zeros(tuple(x.shape), dtype=x.dtype, device=x.device) if g is None else g)
             rows.append(tuple(
@@ -167,8 +191,9 @@ def hessian(func: Callable, inputs, create_graph: bool = False, strict: bool = F
 
     def gradient(*xs):
         out = func(*xs)
-        gs = _grads((out,), xs, (None,), True, strict, "hessian")
-        gs = _zeros_for_none(gs, xs)
+        _check_outputs((out,), strict)
+        gs = _zeros_for_none(_grads((out,), xs, (None,), True, False, "hessian"), xs)
+        _check_jacobian(gs, strict)
         return gs if in_tuple else gs[0]
 
     return jacobian(gradient, inputs, create_graph=create_graph, strict=strict, vectorize=vectorize,
@@ -182,7 +207,10 @@ def vhp(func: Callable, inputs, v=None, create_graph: bool = False, strict: bool
         ins = _prepare(ins, create_graph)
         vs = _check_v(v, ins, in_tuple, _IN_ONE)
         out = func(*ins)
-        gs = _zeros_for_none(_grads((out,), ins, (None,), True, strict, "vhp"), ins)
+        _check_outputs((out,), strict)
+        gs = _grads((out,), ins, (None,), True, False, "vhp")
+        _check_jacobian(gs, strict)
+        gs = _zeros_for_none(gs, ins)
         diff = [(g, w, x) for g, w, x in zip(gs, vs, ins) if g.requires_grad]
         res = grad([g for g, _, _ in diff], ins, [w for _, w, _ in diff], create_graph=create_graph,
                    allow_unused=True) if diff else (None,) * len(ins)

@@ -28,7 +28,8 @@ from ember.core.dispatch import declare
 from ember.core.methods import method
 from ember.core.ops import elementwise as ew
 from ember.core.ops import memfmt
-from ember.core.ops._util import require_grad, write_out
+from ember.core.ops._util import _CPP_TYPE_NAMES, require_grad, write_out
+from ember.core.ops.numeric import not_implemented_for
 from ember.core.settings import contiguous_format
 from ember.core.tensor import Tensor, describe
 
@@ -187,9 +188,21 @@ def _stream(generator: Generator | None, x: Tensor) -> np.random.Generator:
     return np.random.Generator(np.random.Philox(key=s, counter=[0, o % _U64, o // _U64, 0]))
 
 
+# PyTorch's refusals of an integer or bool tensor, per sampler: a kernel with no instance for the dtype, or a sentence
+_NOT_FOR_INTEGERS = {"uniform_": "check_uniform_bounds", "normal_": "normal_kernel_cpu",
+                     "log_normal_": "log_normal_cpu", "exponential_": "Exponential", "cauchy_": "Cauchy"}
+
+
 def _work_dtype(x: Tensor, op: str):
     if not x._dtype.is_floating_point:
-        raise TypeError(f'"{op}" not implemented for \'{x._dtype.name}\'; got {describe(x)}')
+        refusal = _NOT_FOR_INTEGERS.get(op)
+        if refusal is None or x._dtype.is_complex:
+            raise TypeError(f'"{op}" not implemented for \'{x._dtype.name}\'; got {describe(x)}')
+        if refusal in ("Exponential", "Cauchy"):
+            names = dtypes.TORCH_NAMES if refusal == "Exponential" else _CPP_TYPE_NAMES
+            raise RuntimeError(f"{refusal} distribution is a continuous probability distribution. dtype must be a "
+                               f"floating point but you specified {names[x._dtype.name]}")
+        raise not_implemented_for(refusal, x._dtype)
     return np.float64 if x._dtype is dtypes.float64 else np.float32
 
 
@@ -314,7 +327,8 @@ def _check_p(p) -> None:
     a = np.asarray(p._host_array() if isinstance(p, Tensor) else p, dtype=np.float64)
     if ((a < 0) | (a > 1) | np.isnan(a)).any():
         if isinstance(p, Tensor):
-            raise RuntimeError("Expected p_in >= 0 && p_in <= 1 to be true, but got false.")
+            raise RuntimeError("Expected p_in >= 0 && p_in <= 1 to be true, but got false.  (Could this error message "
+                               "be improved?  If so, please report an enhancement request to PyTorch.)")
         raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={p}")
 
 

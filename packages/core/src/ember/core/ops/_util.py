@@ -53,6 +53,10 @@ def real_value(input: Tensor, value):
 
 _C_INT_NAMES = {"uint8": "uint8_t", "int8": "int8_t", "int16": "int16_t", "int32": "int", "int64": "int64_t",
                 "uint16": "uint16_t", "uint32": "uint32_t", "uint64": "uint64_t"}
+# the demangled C++ type names some PyTorch messages print (`clamp_`'s cast refusal, `cauchy_` of an integer tensor)
+_CPP_TYPE_NAMES = {"bool": "bool", "uint8": "unsigned char", "int8": "signed char", "int16": "short int",
+                   "int32": "int", "int64": "long int", "uint16": "short unsigned int", "uint32": "unsigned int",
+                   "uint64": "long unsigned int"}
 
 
 def int_value(input: Tensor, value):

@@ -45,7 +45,7 @@ import math
 import numpy as np
 
 from ember.core import dtypes
-from ember.core.dispatch import declare
+from ember.core.dispatch import composite, declare, node_name
 from ember.core.methods import attach, inplace, method
 from ember.core.ops import memfmt
 from ember.core.ops._util import named_as
@@ -318,6 +318,7 @@ def complex(real: Tensor, imag: Tensor, *, out: Tensor | None = None) -> Tensor:
     return _complex(real, imag, out=out) if out is not None else _complex(real, imag)
 
 
+@composite("polar")
 def polar(abs: Tensor, angle: Tensor, *, out: Tensor | None = None) -> Tensor:  # noqa: A002
     """The complex tensor `abs * (cos(angle) + i sin(angle))`."""
     from ember.core.ops import elementwise as ew
@@ -326,7 +327,8 @@ def polar(abs: Tensor, angle: Tensor, *, out: Tensor | None = None) -> Tensor:  
         from ember.core.ops.numeric import DtypeNotImplemented
 
         raise DtypeNotImplemented("\"polar_cpu\" not implemented for 'Half'")
-    return complex(ew.mul(abs, ew.cos(angle)), ew.mul(abs, ew.sin(angle)), out=out)
+    r = complex(ew.mul(abs, ew.cos(angle)), ew.mul(abs, ew.sin(angle)), out=out)
+    return node_name(r, "ComplexBackward0", "PolarBackward0")
 
 
 # --- elementwise -----------------------------------------------------------------------------

@@ -21,8 +21,8 @@ from ember.core import dtypes
 from ember.core.dispatch import declare, get_op
 from ember.core.opinfo import (ALL_DTYPES, BOOL, FLOAT, INT_DTYPES, PROMOTE, ErrorInput, OpInfo, Sample, binary_samples,
                                unary_samples)
-from ember.core.ops._util import (ERRSTATE, IGNORE_ALL, _C_INT_NAMES, arr, named_as, shape_error, warn_at_caller, wrap,
-                                   write_out)
+from ember.core.ops._util import (ERRSTATE, IGNORE_ALL, _C_INT_NAMES, _CPP_TYPE_NAMES, arr, named_as, shape_error,
+                                   warn_at_caller, wrap, write_out)
 from ember.core.ops import memfmt, numba_cpu, numba_rows, unary_kernels
 from ember.core.ops.complex import BINARY_REFUSING, complex_unary, refuse_complex
 from ember.core.ops.complex_half import half_complex_binary
@@ -921,6 +921,11 @@ def _clamp_meta(input, min=None, max=None, *, out=None) -> None:
         for v in (min, max):
             if type(v) is int and not int(info.min) <= v <= int(info.max):
                 raise RuntimeError(f"value cannot be converted to type {_C_INT_NAMES[name]} without overflow")
+    if out is input and isinstance(input, Tensor) and not isinstance(min, Tensor) and not isinstance(max, Tensor):
+        dt = dtypes.result_type(*(v for v in (input, min, max) if v is not None))
+        if not dtypes.can_cast(dt, input._dtype):  # clamp_ with number bounds names the C++ type
+            raise RuntimeError(f"result type {dtypes.TORCH_NAMES[dt.name]} can't be cast to the desired output type "
+                               f"{_CPP_TYPE_NAMES.get(input._dtype.name, dtypes.TORCH_NAMES[input._dtype.name])}")
     if (isinstance(out, Tensor) and out is not input and isinstance(input, Tensor)
             and not isinstance(min, Tensor) and not isinstance(max, Tensor)):
         dt = dtypes.result_type(*(v for v in (input, min, max) if v is not None))

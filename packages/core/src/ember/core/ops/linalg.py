@@ -691,6 +691,10 @@ def kron(input: Tensor, other: Tensor, *, out=None) -> Tensor:
     return S.copy_(_out_like(out, r), r) if out is not None else r
 
 
+_C_NAME = {"float32": "float", "float64": "double"}
+
+
+@composite("cdist")
 def cdist(x1: Tensor, x2: Tensor, p: float = 2.0,
           compute_mode: str = "use_mm_for_euclid_dist_if_necessary") -> Tensor:
     """The p-norm distance between each row of x1 (*, P, M) and each row of x2 (*, R, M): (*, P, R).
@@ -705,15 +709,26 @@ def cdist(x1: Tensor, x2: Tensor, p: float = 2.0,
     if x1._shape[-1] != x2._shape[-1]:
         raise RuntimeError(f"X1 and X2 must have the same number of columns. X1: {x1._shape[-1]} X2: {x2._shape[-1]}")
     if p < 0:
-        raise RuntimeError(f"cdist only supports non-negative p values; got {p}")
+        raise RuntimeError("cdist only supports non-negative p values")
     rows = max(x1._shape[-2], x2._shape[-2])
-    if p == 2 and (compute_mode == "use_mm_for_euclid_dist" or
-                   (compute_mode == "use_mm_for_euclid_dist_if_necessary" and rows > 25)):
+    mm = p == 2 and (compute_mode == "use_mm_for_euclid_dist" or
+                     (compute_mode == "use_mm_for_euclid_dist_if_necessary" and rows > 25))
+    names = dtypes.TORCH_NAMES
+    if mm and x1._dtype is not x2._dtype and {x1._dtype, x2._dtype} <= {dtypes.float32, dtypes.float64}:
+        raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {_C_NAME[x1._dtype.name]} != "
+                           f"{_C_NAME[x2._dtype.name]}")
+    if not mm and x1._dtype in (dtypes.float16, dtypes.bfloat16):  # PyTorch's kernel has no reduced instance
+        from ember.core.ops.numeric import not_implemented_for
+
+        raise not_implemented_for("cdist", x1._dtype)
+    if not mm and x1._dtype is not x2._dtype:  # the kernel takes X1's dtype
+        raise RuntimeError(f"expected scalar type {names[x1._dtype.name]} but found {names[x2._dtype.name]}")
+    if mm:
         sq1 = _sum(ew.mul(x1, x1), (x1.ndim - 1,), True, None)
         sq2 = _sum(ew.mul(x2, x2), (x2.ndim - 1,), True, None)
         cross = _matmul(x1, S.transpose(x2, -2, -1))
         d2 = ew.add(ew.sub(sq1, ew.mul(cross, 2)), S.transpose(sq2, -2, -1))
-        return ew.sqrt(ew.clamp(d2, 1e-30, None))
+        return node_name(ew.sqrt(ew.clamp(d2, 1e-30, None)), "SqrtBackward0", "ViewBackward0")  # _euclidean_dist's
     diff = ew.sub(S.unsqueeze(x1, -2), S.unsqueeze(x2, -3))
     return node_name(vector_norm(diff, p, -1), "LinalgVectorNormBackward0", "CdistBackward0")
 
@@ -733,12 +748,17 @@ def pdist(input: Tensor, p: float = 2.0) -> Tensor:
         raise RuntimeError(f"pdist only supports 2D tensors, got: {input.ndim}D")
     if not input._dtype.is_floating_point:
         raise RuntimeError("pdist only supports floating-point dtypes")
+    if input._dtype in (dtypes.float16, dtypes.bfloat16):
+        from ember.core.ops.numeric import not_implemented_for
+
+        raise not_implemented_for("pdist", input._dtype)
     if p < 0:
-        raise RuntimeError(f"pdist only supports non-negative p values; got {p}")
+        raise RuntimeError("pdist only supports non-negative p values")
     n = input._shape[0]
     ij = triu_indices(n, n, 1, device=input.device)
     rows = S.select(ij, 0, 0), S.select(ij, 0, 1)
-    return vector_norm(ew.sub(index_select(input, 0, rows[0]), index_select(input, 0, rows[1])), p, -1)
+    r = vector_norm(ew.sub(index_select(input, 0, rows[0]), index_select(input, 0, rows[1])), p, -1)
+    return node_name(r, "LinalgVectorNormBackward0", "PdistBackward0")
 
 
 @method
@@ -763,6 +783,7 @@ attach("__rmatmul__", lambda self, other: _matmul(other, self) if isinstance(oth
 attach("__imatmul__", _imatmul)
 
 
+@composite("linalg_vecdot")
 def _vecdot(x: Tensor, y: Tensor, *, dim: int = -1) -> Tensor:
     """The dot product of `x` and `y` along `dim`, broadcasting the other dims (`x` conjugated, as PyTorch);
     floating or complex operands of one dtype."""

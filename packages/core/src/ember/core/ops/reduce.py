@@ -627,8 +627,14 @@ def _logsumexp_cpu(x, dims, keepdim=False, *, out=None):
         m = np.where(np.isinf(m), 0, m)
     else:
         m = np.zeros(_reduced_shape(a.shape, dims, True), a.real.dtype)
+    if dt is dtypes.float16 or dt is dtypes.bfloat16:  # PyTorch's steps are ops of x's dtype, each rounded
+        def rnd(v):
+            return v.astype(dt.np).astype(a.dtype)
+    else:
+        def rnd(v):
+            return v
     with np.errstate(divide="ignore", invalid="ignore"):
-        r = np.log(np.sum(np.exp(a - m), axis=dims, keepdims=True)) + m
+        r = rnd(np.log(rnd(np.sum(rnd(np.exp(rnd(a - m))), axis=dims, keepdims=True)))) + m
     if not keepdim and dims:
         r = np.squeeze(r, dims)
     return _finish(r, dt, out, "logsumexp")

@@ -15,7 +15,7 @@ from functools import cache
 import numpy as np
 
 from ember.core import dtypes
-from ember.core.dispatch import declare, node_name
+from ember.core.dispatch import composite, declare, node_name
 from ember.core.opinfo_indexing import info as _info
 from ember.core.methods import method
 from ember.core.ops import elementwise as ew
@@ -742,6 +742,7 @@ def _quantile(input: Tensor, q, dim, keepdim: bool, interpolation: str, ignore_n
 
 
 @method
+@composite("quantile")
 def quantile(input: Tensor, q, dim: int | None = None, keepdim: bool = False, *,
              interpolation: str = "linear") -> Tensor:
     """The `q`-th quantiles (a float or a 1-D tensor in [0, 1]) over `dim` or everything; NaN propagates.
@@ -754,6 +755,7 @@ def quantile(input: Tensor, q, dim: int | None = None, keepdim: bool = False, *,
 
 
 @method
+@composite("nanquantile")
 def nanquantile(input: Tensor, q, dim: int | None = None, keepdim: bool = False, *,
                 interpolation: str = "linear") -> Tensor:
     """Like `quantile`, ignoring NaN (NaN only where a slice is all NaN)."""

@@ -7,6 +7,7 @@ import warnings
 
 from ember import autograd as ea
 from ember.core import Tensor
+from ember.core.dispatch import composite, node_name
 from ember.core.tensor import describe
 
 from ember.nn.functional._layers import dropout, linear
@@ -48,6 +49,7 @@ def _repeat_kv_heads(query: Tensor, kv: Tensor) -> Tensor:
     return kv.repeat_interleave(hq // hkv, dim=-3)
 
 
+@composite("scaled_dot_product_attention")
 def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn_mask: Tensor | None = None,
                                  dropout_p: float = 0.0, is_causal: bool = False, scale: float | None = None,
                                  enable_gqa: bool = False) -> Tensor:
@@ -56,6 +58,12 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn
     if query.shape[-1] != key.shape[-1]:
         raise RuntimeError(f"scaled_dot_product_attention: query and key must have the same embedding size; got "
                            f"{describe(query)} and {describe(key)}")
+    low = query.dtype if query.dtype in (ea.bfloat16, ea.float16) and query.device.type == "cpu" else None
+    flash = _takes_cpu_flash(query, key, value, dropout_p)
+    if low is not None:  # PyTorch's CPU kernels compute half and bfloat16 attention in float32, rounding once
+        query, key, value = query.float(), key.float(), value.float()
+        if attn_mask is not None and attn_mask.is_floating_point():
+            attn_mask = attn_mask.float()
     if enable_gqa and query.dim() >= 3:
         key, value = _repeat_kv_heads(query, key), _repeat_kv_heads(query, value)
     L, S = query.shape[-2], key.shape[-2]
@@ -77,7 +85,19 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn
         weights = ea.softmax(scores, -1)
     if dropout_p > 0.0:
         weights = dropout(weights, dropout_p, True)
-    return ea.matmul(weights, value)
+    out = ea.matmul(weights, value)
+    if low is not None:
+        out = out.to(low)
+    return node_name(out, "UnsafeViewBackward0" if low is None else "ToCopyBackward0",
+                     "ScaledDotProductFlashAttentionForCpuBackward0") if flash else out
+
+
+def _takes_cpu_flash(query: Tensor, key: Tensor, value: Tensor, dropout_p: float) -> bool:
+    """Whether PyTorch's CPU dispatcher picks its flash kernel (which names the grad_fn): 4-D inputs of one head
+    size, unit last strides, no dropout, no empty sequence."""
+    ts = (query, key, value)
+    return (dropout_p == 0.0 and all(t.dim() == 4 and t.stride(-1) == 1 for t in ts)
+            and query.shape[-1] == key.shape[-1] == value.shape[-1] and query.shape[-2] > 0 and key.shape[-2] > 0)
 
 
 def _pad_key(mask: Tensor | None) -> Tensor | None:

@@ -24,6 +24,8 @@ def _check_linear_shapes(input: Tensor, weight: Tensor) -> None:
     if input.dim() == 0 or weight.dim() == 0:
         raise RuntimeError(f"both arguments to linear need to be at least 1D, but they are {input.dim()}D and "
                            f"{weight.dim()}D")
+    if weight.dim() > 2:  # PyTorch transposes the weight before any shape check
+        raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {weight.dim()}D")
     if input.shape[-1] != weight.shape[-1]:
         rows = math.prod(input.shape[:-1])
         w = "x".join(str(s) for s in reversed(weight.shape))
@@ -46,8 +48,9 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
         raise RuntimeError(f"The expanded size of the tensor ({weight.shape[0]}) must match the existing size "
                            f"({bias.shape[0]}) at non-singleton dimension 1.  Target sizes: [{rows}, "
                            f"{weight.shape[0]}].  Tensor sizes: [{bias.shape[0]}]")
-    if bias is not None and input.dtype in _REDUCED and weight.dim() == 2 and input.dim() >= 2:
-        # PyTorch's addmm: bfloat16/float16 products and bias summed in float32, rounded once
+    if bias is not None and weight.dim() == 2 and input.dim() != 2 and bias.dim() == 1 and input.is_contiguous() or \
+            bias is not None and input.dtype in _REDUCED and weight.dim() == 2 and input.dim() >= 2:
+        # PyTorch's _flatten_nd_linear (flatten, addmm, view); in bfloat16/float16, addmm's float32 sum rounded once
         flat = ea.addmm(bias, input.reshape(-1, input.shape[-1]), weight.t())
         return flat.reshape(*input.shape[:-1], weight.shape[0])
     out = ea.matmul(input, weight.t()) if weight.dim() == 2 else ea.matmul(input, weight)

@@ -191,23 +191,24 @@ class _ConvTransposeNd(_ConvNd):
                                "instead")
 
     def _output_padding(self, input: Tensor, output_size) -> tuple[int, ...]:
-        """The output_padding that makes the output `output_size` (its last `_nd` entries), as PyTorch's."""
+        """The output_padding that makes the output `output_size` (its last `_nd` entries), as PyTorch's: sizes from
+        the least one up to `stride - 1` more, the error printing `output_size` as given and `input.size()[2:]`."""
         if output_size is None:
             return self.output_padding
         nd = self._nd
-        want = [int(v) for v in list(output_size)[-nd:]]
-        if len(want) != nd:
-            raise ValueError(f"ConvTranspose{nd}D: for {nd + 2}D input, output_size must have {nd} or {nd + 2} "
-                             f"elements (got {len(list(output_size))})")
-        pads = []
-        for i, n in enumerate(input.shape[-nd:]):
-            least = (n - 1) * self.stride[i] - 2 * self.padding[i] + self.dilation[i] * (self.kernel_size[i] - 1) + 1
-            if not least <= want[i] < least + max(self.stride[i], self.dilation[i]):
-                raise ValueError(f"requested an output size of {want}, but valid sizes range from {least} to "
-                                 f"{least + max(self.stride[i], self.dilation[i]) - 1} (for an input of "
-                                 f"{list(input.shape[-nd:])})")
-            pads.append(want[i] - least)
-        return tuple(pads)
+        lead = 2 if input.dim() == nd + 2 else 1
+        if len(output_size) == lead + nd:
+            output_size = output_size[lead:]
+        if len(output_size) != nd:
+            raise ValueError(f"ConvTranspose{nd}D: for {input.dim()}D input, output_size must have {nd} or {lead + nd} "
+                             f"elements (got {len(output_size)})")
+        least = [(n - 1) * self.stride[i] - 2 * self.padding[i] + self.dilation[i] * (self.kernel_size[i] - 1) + 1
+                 for i, n in enumerate(input.shape[lead:])]
+        most = [m + self.stride[i] - 1 for i, m in enumerate(least)]
+        if any(not lo <= int(n) <= hi for n, lo, hi in zip(output_size, least, most)):
+            raise ValueError(f"requested an output size of {output_size}, but valid sizes range from {least} to "
+                             f"{most} (for an input of {input.size()[2:]})")
+        return tuple(int(n) - lo for n, lo in zip(output_size, least))
 
     def forward(self, input: Tensor, output_size: list[int] | None = None) -> Tensor:
         self._check_input(input)

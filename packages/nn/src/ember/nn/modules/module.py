@@ -469,8 +469,14 @@ class Module:
                 non_blocking = a
             else:
                 raise TypeError(f"to() received an invalid combination of arguments; got {a!r}")
-        if dt is not None and not dt.is_floating_point:
-            raise TypeError(f"nn.Module.to only accepts floating point dtypes, but got desired dtype={dt}")
+        if dt is not None and not (dt.is_floating_point or dt.is_complex):
+            raise TypeError(f"nn.Module.to only accepts floating point or complex dtypes, but got desired dtype={dt}")
+        if dt is not None and dt.is_complex:
+            warnings.warn("Complex modules are a new feature under active development whose design may change, "
+                          "and some modules might not work as expected when using complex tensors as parameters or "
+                          "buffers. Please file an issue at "
+                          "https://github.com/pytorch/pytorch/issues/new?template=bug-report.yml if a complex module "
+                          "does not work as expected.", stacklevel=2)
 
         fmt = kwargs.get("memory_format")
 
@@ -479,8 +485,9 @@ class Module:
                 raise NotImplementedError("Cannot copy out of meta tensor; no data! Please use torch.nn.Module."
                                           "to_empty() instead when moving module from meta to a different device.")
             if fmt is not None and t.dim() in (4, 5):
-                return t.to(dev, dt if t.is_floating_point() else None, non_blocking=non_blocking, memory_format=fmt)
-            if dt is not None and t.is_floating_point():
+                return t.to(dev, dt if t.is_floating_point() or t.is_complex() else None, non_blocking=non_blocking,
+                            memory_format=fmt)
+            if dt is not None and (t.is_floating_point() or t.is_complex()):
                 return t.to(dev, dt, non_blocking=non_blocking) if dev is not None else t.to(dt)
             return t.to(dev, non_blocking=non_blocking) if dev is not None else t
 
