@@ -184,6 +184,17 @@ def test_log_sigmoid_and_its_backward_are_the_shared_loops_within_ulps_of_float6
     assert np.isnan(nan[0]) and nan[1] == 0 and nan[2] == -np.inf
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_log_sigmoid_of_a_0_dim_tensor_is_0_dim(dtype):
+    # the shared loop runs on a flat view: a 0-dim input keeps its shape (np.ascontiguousarray would make it 1-D)
+    x = E.from_numpy(np.array(-0.5, dtype))
+    got = A.log_sigmoid_op(x)
+    assert tuple(got.shape) == () and got.numpy().dtype == dtype
+    assert abs(float(got.numpy()) - (-0.5 - np.log1p(np.exp(-0.5)))) < 1e-6
+    back = A.log_sigmoid_backward(E.from_numpy(np.array(2.0, dtype)), x)
+    assert tuple(back.shape) == () and abs(float(back.numpy()) - 2 / (1 + np.exp(-0.5))) < 1e-6
+
+
 def test_threshold_and_hardtanh_backward_compare_in_the_input_dtype():
     # PyTorch converts the thresholds to the input's dtype, as the forwards compare: float32(0.1) > 0.1 in float64,
     # but not in float32, so at x = float32(0.1) the forward replaced x and the gradient is 0 (hard-coded PyTorch)

@@ -196,7 +196,7 @@ def _make(name: str, fwd, bwd, attrs: str, info: OpInfo):
         if dt.itemsize == 2:  # 16-bit floats compute in float32 and round once, as PyTorch (x * 6 overflows)
             x = x.astype(np.float32)
         if shared_f is not None and dt in _KERNEL_DTYPES:
-            x = np.ascontiguousarray(x)
+            x = x if x.flags.c_contiguous else x.copy()  # (np.ascontiguousarray makes a 0-dim array 1-D)
             r = np.empty(x.shape, dt)
             shared_f()(x.reshape(-1), r.reshape(-1))
         else:
