@@ -97,7 +97,8 @@ class MoCo(nn.Module):
         self.encoder_k = copy.deepcopy(self.encoder_q)
         for p in self.encoder_k.parameters():
             p.requires_grad = False
-        self.register_buffer("queue", F.normalize(torch.from_numpy(rng.standard_normal((dim, K)).astype(np.float32)), dim=0))
+        queue = torch.from_numpy(rng.standard_normal((dim, K)).astype(np.float32))
+        self.register_buffer("queue", F.normalize(queue, dim=0))
         self.register_buffer("queue_ptr", torch.zeros(1, dtype=torch.long))
 
     @torch.no_grad()
