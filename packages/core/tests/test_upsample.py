@@ -97,6 +97,23 @@ def test_interpolate_errors():
         E.interpolate(E.zeros(1, 1, 4), size=2, mode="bilinear")
 
 
+def test_interpolate_checks_in_pytorchs_order():
+    # align_corners before size/scale_factor; a size tuple's length before the input's rank
+    with pytest.raises(ValueError, match="^align_corners option can only be set"):
+        E.interpolate(E.zeros(1, 1, 4, 4), size=2, scale_factor=2, mode="area", align_corners=True)
+    with pytest.raises(ValueError, match=r"^Input and output must have the same number of spatial dimensions, but "
+                                         r"got input with spatial dimensions of \[\] and output size of \(8, 8\)"):
+        E.interpolate(E.zeros(2, 2), size=(8, 8), mode="bilinear")
+    with pytest.raises(NotImplementedError, match=r"^Input Error: Only 3D, 4D and 5D input Tensors supported \(got "
+                                                  r"2D\) for the modes: .* \| lanczos \| area \| nearest-exact "
+                                                  r"\(got nearest\)$"):
+        E.interpolate(E.zeros(2, 2), size=8)
+    with pytest.raises(ValueError, match="^recompute_scale_factor is not meaningful with an explicit size.$"):
+        E.interpolate(E.zeros(1, 1, 4, 4), size=2, recompute_scale_factor=True)
+    with pytest.raises(NotImplementedError, match=r"\(got 3D\) .* \(got bicubic\)$"):
+        E.interpolate(E.zeros(1, 1, 4), size=2, mode="bicubic")
+
+
 def test_pixel_shuffle_matches_reference_and_unshuffle_inverts_it():
     x = np.random.default_rng(4).standard_normal((2, 8, 3, 5))
     got = E.pixel_shuffle(T(x), 2).numpy()

@@ -151,6 +151,21 @@ def test_register_parametrization_property_right_inverse_and_removal():
         parametrize.register_parametrization(lin, "nope", Scale())
 
 
+def test_remove_weight_norm_leaves_a_parameter_when_only_v_requires_grad():
+    # DINO freezes weight_norm's g; PyTorch still leaves `weight` a Parameter, since v requires grad
+    from ember.nn.utils import parametrize
+
+    lin = nn.utils.parametrizations.weight_norm(nn.Linear(3, 2, bias=False))
+    lin.parametrizations.weight.original0.requires_grad = False
+    w = lin.weight.detach().numpy().copy()
+    parametrize.remove_parametrizations(lin, "weight")
+    assert [n for n, _ in lin.named_parameters()] == ["weight"] and lin.weight.is_leaf
+    np.testing.assert_allclose(lin.weight.detach().numpy(), w)
+    frozen = nn.utils.parametrizations.weight_norm(nn.Linear(3, 2, bias=False)).requires_grad_(False)
+    parametrize.remove_parametrizations(frozen, "weight")
+    assert [n for n, _ in frozen.named_buffers()] == ["weight"] and not list(frozen.parameters())
+
+
 def test_parametrize_cached_computes_each_tensor_once_per_block():
     from ember.nn.utils import parametrize
 

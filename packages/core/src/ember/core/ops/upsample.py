@@ -12,7 +12,6 @@ dim; the backward sums each output's gradient back into its taps. The taps are n
 from __future__ import annotations
 
 import math
-import numbers
 import warnings
 
 import numpy as np
@@ -214,51 +213,30 @@ def interpolate(input: Tensor, size: int | tuple[int, ...] | None = None,
     """
     if not isinstance(input, Tensor):
         raise TypeError(f"interpolate(): argument 'input' must be Tensor, not {type(input).__name__}")
+    # checked in PyTorch's order: align_corners, size/scale_factor, antialias, then the rank for the mode
+    if mode in ("nearest", "area", "nearest-exact"):
+        if align_corners is not None:
+            raise ValueError("align_corners option can only be set with the interpolating modes: "
+                             "linear | bilinear | bicubic | trilinear")
+    align_corners = bool(align_corners)
     nd = input.ndim - 2
-    if nd < 1:
-        raise NotImplementedError(f"Input Error: Only 3D, 4D and 5D input Tensors supported (got {input.ndim}D) "
-                                  f"for the modes: nearest | linear | bilinear | bicubic | trilinear | area | "
-                                  f"nearest-exact (got {mode})")
-    if mode in _LINEAR:
-        if mode == "bicubic" and input.ndim != 4:
-            raise NotImplementedError(f"Input Error: Only 3D, 4D and 5D input Tensors supported (got {input.ndim}D) "
-                                      f"for the modes: nearest | linear | bilinear | bicubic | trilinear | lanczos | "
-                                      f"area | nearest-exact (got {mode})")
-        if _LINEAR[mode] != input.ndim:
-            raise NotImplementedError(f"Got {input.ndim}D input, but {mode} mode needs {_LINEAR[mode]}D input")
-        align_corners = bool(align_corners)
-    elif mode == "area":
-        if align_corners is not None:
-            raise ValueError("align_corners option can only be set with the interpolating modes: "
-                             "linear | bilinear | bicubic | trilinear")
-    elif mode in ("nearest", "nearest-exact"):
-        if align_corners is not None:
-            raise ValueError("align_corners option can only be set with the interpolating modes: "
-                             "linear | bilinear | bicubic | trilinear")
-        align_corners = False
-    else:
-        raise NotImplementedError(f"Input Error: Only 3D, 4D and 5D input Tensors supported (got {input.ndim}D) "
-                                  f"for the modes: nearest | linear | bilinear | bicubic | trilinear | lanczos | "
-                                  f"area | nearest-exact (got {mode})")
-    if antialias and (mode not in ("bilinear", "bicubic") or input.ndim != 4):
-        raise ValueError("Anti-alias option is restricted to bilinear, bicubic, and lanczos modes and requires a "
-                         "4-D tensor as input")
-    if (size is None) == (scale_factor is None):
-        raise ValueError("only one of size or scale_factor should be defined" if size is not None
-                         else "either size or scale_factor should be defined")
     spatial = tuple(input.shape[2:])
+    if size is not None and scale_factor is not None:
+        raise ValueError("only one of size or scale_factor should be defined")
     scales = None
     if size is not None:
-        out = (int(size),) * nd if isinstance(size, numbers.Integral) else tuple(int(s) for s in size)
-        if len(out) != nd:
+        out = tuple(int(s) for s in size) if isinstance(size, (list, tuple)) else (int(size),) * max(nd, 0)
+        if isinstance(size, (list, tuple)) and len(size) != nd:
             raise ValueError(f"Input and output must have the same number of spatial dimensions, but got input with "
                              f"spatial dimensions of {list(spatial)} and output size of {size}. Please provide "
                              f"input tensor in (N, C, d1, d2, ...,dK) format and output size in (o1, o2, ...,oK) "
                              f"format.")
-    else:
-        sf = (float(scale_factor),) * nd if isinstance(scale_factor, numbers.Real) else \
-            tuple(float(s) for s in scale_factor)
-        if len(sf) != nd:
+        if recompute_scale_factor:
+            raise ValueError("recompute_scale_factor is not meaningful with an explicit size.")
+    elif scale_factor is not None:
+        sf = tuple(float(s) for s in scale_factor) if isinstance(scale_factor, (list, tuple)) else \
+            (float(scale_factor),) * max(nd, 0)
+        if isinstance(scale_factor, (list, tuple)) and len(sf) != nd:
             raise ValueError(f"Input and scale_factor must have the same number of spatial dimensions, but got input "
                              f"with spatial dimensions of {list(spatial)} and scale_factor of shape {scale_factor}. "
                              f"Please provide input tensor in (N, C, d1, d2, ...,dK) format and scale_factor in "
@@ -266,7 +244,19 @@ def interpolate(input: Tensor, size: int | tuple[int, ...] | None = None,
         if not all(math.isfinite(n * s) for n, s in zip(spatial, sf)):
             raise RuntimeError("value cannot be converted to type int64_t without overflow")
         out = tuple(int(math.floor(n * s)) for n, s in zip(spatial, sf))
-        scales = None if recompute_scale_factor else sf
+        scales = None if recompute_scale_factor or mode == "area" else sf
+    else:
+        raise ValueError("either size or scale_factor should be defined")
+    if antialias and (mode not in ("bilinear", "bicubic") or input.ndim != 4):
+        raise ValueError("Anti-alias option is restricted to bilinear, bicubic, and lanczos modes and requires a "
+                         "4-D tensor as input")
+    supported = mode in ("nearest", "nearest-exact", "area") and 1 <= nd <= 3 or _LINEAR.get(mode) == input.ndim
+    if not supported:
+        if mode in ("linear", "bilinear", "trilinear") and 3 <= input.ndim <= 5:
+            raise NotImplementedError(f"Got {input.ndim}D input, but {mode} mode needs {_LINEAR[mode]}D input")
+        raise NotImplementedError(f"Input Error: Only 3D, 4D and 5D input Tensors supported (got {input.ndim}D) "
+                                  f"for the modes: nearest | linear | bilinear | bicubic | trilinear | lanczos | "
+                                  f"area | nearest-exact (got {mode})")
     if mode == "area":  # (the pools refuse non-floating dtypes in PyTorch's words)
         from ember.core.ops import pool
 

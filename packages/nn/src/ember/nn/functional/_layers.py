@@ -228,12 +228,6 @@ def pad(input: Tensor, pad: tuple[int, ...], mode: str = "constant", value: floa
 def interpolate(input: Tensor, size=None, scale_factor=None, mode: str = "nearest", align_corners: bool | None = None,
                 recompute_scale_factor: bool | None = None, antialias: bool = False) -> Tensor:
     """Resample the spatial dimensions to `size` or by `scale_factor` (nearest, bilinear, ...)."""
-    if (size is None) == (scale_factor is None):
-        raise ValueError("only one of size or scale_factor should be defined" if size is not None
-                         else "either size or scale_factor should be defined")
-    if align_corners is not None and mode in ("nearest", "area", "nearest-exact"):
-        raise ValueError("align_corners option can only be set with the interpolating modes: "
-                         "linear | bilinear | bicubic | trilinear")
     return ea.interpolate(input, size, scale_factor, mode, align_corners, recompute_scale_factor, antialias)
 
 
