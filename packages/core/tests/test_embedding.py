@@ -111,7 +111,9 @@ def test_embedding_errors_use_pytorchs_messages():
         E.embedding(E.tensor([1.0]), w)
     with pytest.raises(ValueError, match="offsets has to be a 1D Tensor but got None"):
         E.embedding_bag(E.tensor([1, 2]), w)
-    with pytest.raises(ValueError, match="if input is 2D, then offsets has to be None"):
+    with pytest.raises(ValueError, match="^if input is 2D, then offsets has to be None, as input is treated is a "
+                                         "mini-batch of fixed length sequences. However, found offsets of type "
+                                         "<class 'torch.Tensor'>$"):
         E.embedding_bag(E.tensor([[1, 2]]), w, E.tensor([0]))
     with pytest.raises(NotImplementedError, match="per_sample_weights is only supported for mode='sum'"):
         E.embedding_bag(E.tensor([[1, 2]]), w, per_sample_weights=E.ones(1, 2))

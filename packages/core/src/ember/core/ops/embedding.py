@@ -11,6 +11,7 @@ import operator
 
 import numpy as np
 
+from ember.core import dtypes
 from ember.core.dispatch import declare
 from ember.core.opinfo_indexing import info as _info
 from ember.core.ops import numba_nn
@@ -375,8 +376,9 @@ def embedding_bag(input: Tensor, weight: Tensor, offsets: Tensor | None = None, 
         per_sample_weights = reshape(per_sample_weights, (-1,))
     if input.ndim == 2:
         if offsets is not None:
-            raise ValueError("if input is 2D, then offsets has to be None, as input is treated is a mini-batch of "
-                             "fixed length sequences.")
+            kind = "<class 'torch.Tensor'>" if isinstance(offsets, Tensor) else str(type(offsets))
+            raise ValueError(f"if input is 2D, then offsets has to be None, as input is treated is a mini-batch of "
+                             f"fixed length sequences. However, found offsets of type {kind}")
         b, length = input.shape
         offsets = creation.from_numpy(np.arange(b, dtype=np.int64) * length).to(input.device)
         input = reshape(input, (-1,))
@@ -389,9 +391,16 @@ def embedding_bag(input: Tensor, weight: Tensor, offsets: Tensor | None = None, 
         # the values on the host only: reading device offsets would synchronize (the CUDA kernels
         # clamp each bag to the indices instead)
         o = offsets._np() if offsets.device.type == "cpu" else np.zeros(0, np.int64)
-        if o.size and (o[0] != 0 or (np.diff(o) < 0).any() or o[-1] > input.shape[0]):
-            raise RuntimeError(f"embedding_bag: offsets must start at 0, be non-decreasing and at most the number "
-                               f"of indices; got {describe(offsets)}")
+        if o.size and o[0] != 0:  # (PyTorch prints the 0-d offsets[0] after, in its C++ form)
+            both_int = offsets.dtype == dtypes.int32 and input.dtype == dtypes.int32
+            raise RuntimeError(f"offsets[0] has to be 0, i.e., the first sequence in the mini-batch has to start "
+                               f"from position 0. However, got {o[0]}\n[ torch.{'Int' if both_int else 'Long'}"
+                               f"Tensor{{}} ]")
+        if o.size and o[-1] > input.shape[0]:
+            raise RuntimeError(f"offsets[-1] can not be greater than input's length {input.shape[0]} but got "
+                               f"offsets[-1] of {o[-1]}")
+        if o.size and (np.diff(o) < 0).any():
+            raise RuntimeError(f"embedding_bag: offsets must be non-decreasing; got {describe(offsets)}")
     else:
         raise ValueError(f"input has to be 1D or 2D Tensor, but got Tensor of dimension {input.ndim}")
     if max_norm is not None:

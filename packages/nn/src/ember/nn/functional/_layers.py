@@ -205,9 +205,6 @@ def embedding_bag(input: Tensor, weight: Tensor, offsets: Tensor | None = None, 
     `sparse=True` gives a sparse gradient, as `embedding`'s (not with mode 'max', as PyTorch)."""
     if mode not in ("sum", "mean", "max"):
         raise ValueError(f"mode has to be one of sum, mean or max; got {mode!r}")
-    if input.dim() == 2 and offsets is not None:
-        raise ValueError("if input is 2D, then offsets has to be None, as input is treated is a mini-batch of "
-                         "fixed length sequences.")
     if input.dim() == 1 and offsets is None:
         raise ValueError("offsets has to be a 1D Tensor but got None")
     if mode == "max" and scale_grad_by_freq:
