@@ -254,7 +254,8 @@ def _bag_args(indices: Tensor, offsets: Tensor, include_last_offset: bool, per_s
             lu.typed(psw)[psw._offset:] if psw is not None else lu.typed(like)[:1], psw is not None)
 
 
-def _embedding_bag(weight, indices, offsets, mode, per_sample_weights, include_last_offset, padding_idx):
+def _embedding_bag(weight, indices, offsets, mode, per_sample_weights, include_last_offset, padding_idx,
+                   scale_grad_by_freq=False):
     w = weight.contiguous()
     v, d = w._shape
     nbags, nb_off, m, idx, off, psw, has_psw = _bag_args(indices, offsets, include_last_offset, per_sample_weights, w)

@@ -177,9 +177,6 @@ def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None, max
     `sparse=True` gives `weight` a sparse COO gradient, as PyTorch's: the looked-up ids in order (uncoalesced,
     `padding_idx` left out) with the rows of the incoming gradient (`ember.autograd.sparse`).
     """
-    if input.is_floating_point():
-        raise RuntimeError(f"Expected tensor for argument #1 'indices' to have one of the following scalar types: "
-                           f"Long, Int; but got {input.type()} instead (while checking arguments for embedding)")
     if padding_idx is not None:  # PyTorch's checks: 0 is never out of range (an empty table takes it)
         if padding_idx > 0 and padding_idx >= weight.shape[0] or padding_idx < 0 and padding_idx < -weight.shape[0]:
             raise AssertionError("Padding_idx must be within num_embeddings")
@@ -203,15 +200,7 @@ def embedding_bag(input: Tensor, weight: Tensor, offsets: Tensor | None = None, 
                   padding_idx: int | None = None) -> Tensor:
     """Sum/mean/max of the embeddings of each bag (rows of a 2-D `input`, or 1-D `input` cut at `offsets`);
     `sparse=True` gives a sparse gradient, as `embedding`'s (not with mode 'max', as PyTorch)."""
-    if mode not in ("sum", "mean", "max"):
-        raise ValueError(f"mode has to be one of sum, mean or max; got {mode!r}")
-    if input.dim() == 1 and offsets is None:
-        raise ValueError("offsets has to be a 1D Tensor but got None")
-    if mode == "max" and scale_grad_by_freq:
-        raise ValueError("max mode does not support scaling the gradient by the frequency")
-    if mode == "max" and sparse:
-        raise ValueError("max mode does not support sparse weights")
-    if max_norm is not None:
+    if max_norm is not None:  # (core checks the arguments; a bad call with max_norm renormalises first)
         _renorm(weight, input, max_norm, norm_type)
     return ea.embedding_bag(input, weight, offsets, None, norm_type, scale_grad_by_freq, mode, sparse,
                             per_sample_weights, include_last_offset, padding_idx)
