@@ -151,3 +151,19 @@ try:
     bag(torch.tensor([[1, 2]]), torch.tensor([0]))
 except ValueError as e:
     print("2d offsets err", type(e).__name__, e)
+freq = nn.EmbeddingBag(6, 2, mode="mean", scale_grad_by_freq=True)
+with torch.no_grad():
+    freq.weight.copy_(torch.arange(12.0).view(6, 2))
+(freq(torch.tensor([5, 0, 2, 2, 1, 5]), torch.tensor([0, 2, 5])) * torch.tensor([[1.0], [2.0], [3.0]])).sum().backward()
+print("freq grad", freq.weight.grad.tolist())
+for bad in (lambda: F.embedding_bag(torch.tensor([1]), eb.weight, torch.tensor([0.0])),
+            lambda: F.embedding_bag(torch.tensor([1]), eb.weight.double(), torch.tensor([0]), mode="sum",
+                                    per_sample_weights=torch.ones(1)),
+            lambda: F.embedding_bag(torch.tensor([[1]]), torch.ones(3), mode="sum"),
+            lambda: F.embedding(torch.tensor([1.0]), eb.weight),
+            lambda: torch.tril_indices(-1, 3),
+            lambda: torch.optim.SparseAdam([torch.ones(2).to_sparse().requires_grad_()])):
+    try:
+        bad()
+    except (RuntimeError, ValueError) as e:
+        print("err", type(e).__name__, e)
