@@ -557,10 +557,18 @@ def test_clamp_out_with_number_bounds_takes_exactly_the_result_dtype_as_pytorch(
     assert E.clamp(x, E.tensor([2.0]), None, out=E.empty(2, dtype=E.float64)).tolist() == [2.0, 5.0]
     with pytest.raises(RuntimeError, match="^result type Float can't be cast to the desired output type Long$"):
         E.clamp(x, E.tensor([2.0]), None, out=E.empty(2, dtype=E.int64))
-    # the in-place forms cast as the other in-place ops
+    # the in-place forms cast as the other in-place ops, naming an integral dtype by its C++ type (PyTorch's
+    # words for Number bounds); with a tensor bound, by its ATen name
     assert E.tensor([1, 5], dtype=E.uint8).clamp_(2, 4).tolist() == [2, 4]
-    with pytest.raises(RuntimeError, match="^result type Float can't be cast to the desired output type Long$"):
+    with pytest.raises(RuntimeError, match="^result type Float can't be cast to the desired output type long int$"):
         E.tensor([1, 5]).clamp_(1.5, 4)
+    with pytest.raises(RuntimeError, match="^result type Float can't be cast to the desired output type unsigned "
+                                           "char$"):
+        E.tensor([1, 5], dtype=E.uint8).clip_(max=2.5)
+    with pytest.raises(RuntimeError, match="^result type Float can't be cast to the desired output type bool$"):
+        E.tensor([True]).clamp_min_(0.5)
+    with pytest.raises(RuntimeError, match="^result type Float can't be cast to the desired output type Long$"):
+        E.tensor([1, 5]).clamp_min_(E.tensor(2.5))
     # an int bound outside an integer input's dtype: PyTorch's checked conversion, not numpy's OverflowError
     with pytest.raises(RuntimeError, match="^value cannot be converted to type uint8_t without overflow$"):
         E.clamp(E.tensor([1, 5], dtype=E.uint8), -1, 300)

@@ -267,13 +267,35 @@ def rsub(input, other, *, alpha=1) -> Tensor:
     return node_name(r, "SubBackward0", "RsubBackward0" if isinstance(other, Tensor) else "RsubBackward1")
 
 
-for _fn in (add, sub, mul, div, pow, round, clamp, clamp_min, clamp_max, addcmul, addcdiv, floor_divide, float_power):
+for _fn in (add, sub, mul, div, pow, round, addcmul, addcdiv, floor_divide, float_power):
     inplace(_fn)
 inplace(sub, "subtract_")
 inplace(mul, "multiply_")
 inplace(div, "divide_")
 inplace(div, "true_divide_")
-inplace(clamp, "clip_")
+
+# ATen's in-place clamp with Number bounds names an integral tensor's dtype by its C++ type in the cast error
+_CPP_NAMES = {"bool": "bool", "uint8": "unsigned char", "int8": "signed char", "int16": "short int", "int32": "int",
+              "int64": "long int"}
+
+
+def _clamp_inplace(fn, name: str) -> None:
+    def method_(self, *args, **kwargs):
+        bounds = [b for b in (*args, *kwargs.values()) if b is not None]
+        if self._dtype.name in _CPP_NAMES and bounds and not any(isinstance(b, Tensor) for b in bounds):
+            rt = dtypes.result_type(self, *bounds)
+            if not dtypes.can_cast(rt, self._dtype):
+                raise RuntimeError(f"result type {dtypes.TORCH_NAMES[rt.name]} can't be cast to the desired output "
+                                   f"type {_CPP_NAMES[self._dtype.name]}")
+        return fn(self, *args, **kwargs, out=self)
+
+    method_.__name__ = name
+    method_.__doc__ = f"In-place version of `{fn.__name__}`."
+    attach(name, method_)
+
+
+for _fn, _name in ((clamp, "clamp_"), (clamp, "clip_"), (clamp_min, "clamp_min_"), (clamp_max, "clamp_max_")):
+    _clamp_inplace(_fn, _name)
 
 
 _OPERATORS = {
