@@ -70,6 +70,20 @@ def test_scatter_reduce_gradients_with_ties_match_torch(reduce, include_self):
     assert _close(ex.grad, tx.grad) and _close(es.grad, ts.grad)
 
 
+@pytest.mark.parametrize("reduce", ["max", "min"])
+def test_scatter_reduce_max_min_spellings_compute_forward_but_refuse_backward_as_torch(reduce):
+    ex = E.tensor([5.0, 5.0, 5.0], requires_grad=True)
+    tx = torch.tensor([5.0, 5.0, 5.0], requires_grad=True)
+    index, src = [0, 0, 1], [1.0, 9.0, 2.0]
+    ey = ex.scatter_reduce(0, E.tensor(index), E.tensor(src), reduce)
+    ty = tx.scatter_reduce(0, torch.tensor(index), torch.tensor(src), reduce)
+    assert _close(ey, ty)
+    for y in (ey, ty):
+        with pytest.raises(RuntimeError, match=f"^Expected 'reduce' to be one of 'sum', 'prod', 'mean', 'amax', "
+                                               f"'amin' but got {reduce}.$"):
+            y.sum().backward()
+
+
 def test_second_derivatives_match_torch():
     ea, ta = _pair(4)
     ey = (ea.sin() * ea.exp()).sum()

@@ -266,7 +266,7 @@ def test_scatter_add_accumulates_repeats():
 @pytest.mark.parametrize("reduce,include_self,expect", [
     ("sum", True, [13, 16, 3, 4]), ("sum", False, [12, 14, 3, 4]), ("prod", True, [35, 96, 3, 4]),
     ("amax", False, [7, 8, 3, 4]), ("amin", True, [1, 2, 3, 4]), ("mean", True, [13 / 3, 16 / 3, 3, 4]),
-    ("mean", False, [6, 7, 3, 4]),
+    ("mean", False, [6, 7, 3, 4]), ("max", False, [7, 8, 3, 4]), ("min", True, [1, 2, 3, 4]),
 ])
 def test_scatter_reduce_modes(reduce, include_self, expect):
     x = E.tensor([1.0, 2, 3, 4], dtype=E.float64)

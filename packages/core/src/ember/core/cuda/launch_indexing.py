@@ -139,6 +139,7 @@ def _extreme(dt: dtypes.dtype, largest: bool):
 
 def _scatter_reduce(input, dim, index, src, reduce, *, include_self=True, out=None):
     modes = {"sum": KI.ADD, "mean": KI.ADD, "amax": KI.MAX, "amin": KI.MIN}
+    reduce = I.REDUCE_ALIASES.get(reduce, reduce)
     if reduce == "prod":  # the other modes were checked by the op's meta step
         raise NotImplementedError("scatter_reduce(reduce='prod') has no CUDA kernel (there is no atomic multiply)")
     d = I._wrap_dim(input, dim)

@@ -15,7 +15,7 @@ from ember.core import dtypes
 from ember.core.dispatch import declare
 from ember.core.opinfo_indexing import info as _info
 from ember.core.ops import numba_nn
-from ember.core.ops._util import wrap
+from ember.core.ops._util import legacy_type_name, wrap
 from ember.core.tensor import Tensor, describe
 
 __all__ = ["embedding", "embedding_bag", "embedding_backward", "embedding_bag_backward", "embedding_renorm_",
@@ -255,26 +255,10 @@ def _embedding_bag_backward_cpu(grad, indices, offsets, bag_size, max_indices, n
 
 
 # --- validation and the public functions ------------------------------------------------
-# the dtypes whose tensors have a legacy class (torch.FloatTensor); the others print as CPUBoolType
-_LEGACY = {"uint8": "Byte", "int8": "Char", "int16": "Short", "int32": "Int", "int64": "Long", "float16": "Half",
-           "float32": "Float", "float64": "Double"}
-
-
-def _legacy_type(t: Tensor) -> str:
-    """A tensor's type as ATen's checkScalarTypes names it: `torch.FloatTensor`, `torch.cuda.LongTensor`, or
-    `CPUBoolType` / `CUDAComplexFloatType` for dtypes without a legacy class."""
-    cuda = t.device.type == "cuda"
-    if t.dtype.name in _LEGACY:
-        return f"torch.{'cuda.' if cuda else ''}{_LEGACY[t.dtype.name]}Tensor"
-    from ember.core.dtypes import TORCH_NAMES
-
-    return f"{'CUDA' if cuda else 'CPU'}{TORCH_NAMES.get(t.dtype.name, t.dtype.name)}Type"
-
-
 def _check_indices(op: str, t: Tensor, arg: str = "indices") -> None:
     if t.dtype.name not in ("int64", "int32"):
         raise RuntimeError(f"Expected tensor for argument #1 '{arg}' to have one of the following scalar types: "
-                           f"Long, Int; but got {_legacy_type(t)} instead (while checking arguments for {op})")
+                           f"Long, Int; but got {legacy_type_name(t)} instead (while checking arguments for {op})")
 
 
 def _check(op: str, input, weight, *, bag: bool = False) -> None:
@@ -286,7 +270,7 @@ def _check(op: str, input, weight, *, bag: bool = False) -> None:
     _check_indices(op, input)
     if bag and not weight.dtype.is_floating_point:
         raise RuntimeError(f"Expected tensor for argument #1 'weight' to have one of the following scalar types: "
-                           f"Half, BFloat16, Float, Double; but got {_legacy_type(weight)} instead (while checking "
+                           f"Half, BFloat16, Float, Double; but got {legacy_type_name(weight)} instead (while checking "
                            f"arguments for {op})")
     if bag and input._storage.device.type == "cpu":  # embedding's values: its op's meta step checks them
         _check_values(input._np(), weight.shape[0], bag)
@@ -425,8 +409,8 @@ def embedding_bag(input: Tensor, weight: Tensor, offsets: Tensor | None = None, 
     _check("embedding_bag", input, weight, bag=True)
     if per_sample_weights is not None and per_sample_weights.dtype != weight.dtype:
         raise RuntimeError(f"Expected tensor for argument #1 'weight' to have the same type as tensor for argument "
-                           f"#1 'per_sample_weights'; but type {_legacy_type(weight)} does not equal "
-                           f"{_legacy_type(per_sample_weights)} (while checking arguments for embedding_bag)")
+                           f"#1 'per_sample_weights'; but type {legacy_type_name(weight)} does not equal "
+                           f"{legacy_type_name(per_sample_weights)} (while checking arguments for embedding_bag)")
     if input.ndim == 2:
         b, length = input.shape
         offsets = creation.from_numpy(np.arange(b, dtype=np.int64) * length).to(input.device)
