@@ -181,3 +181,16 @@ print("antialias down", r(F.interpolate(img, size=(5, 5), mode="bicubic", antial
 print("nearest-exact", r(F.interpolate(img, size=(7, 7), mode="nearest-exact")[0, 0, 0]),
       r(F.interpolate(img, scale_factor=0.3, mode="nearest", recompute_scale_factor=True)[0, 0, 0]))
 print("math", round(math.cos(math.pi * 0.25), 4))
+old = nn.utils.weight_norm(nn.Linear(4, 10, bias=False))  # an old DINO checkpoint's head
+with torch.no_grad():
+    old.weight_v.copy_(T(10, 4))
+    old.weight_g.fill_(1.0)
+head = DINOHead(6, 10)
+res = head.last_layer.load_state_dict(old.state_dict())
+print("old wn ckpt", sorted(old.state_dict()), res, r(head.last_layer.weight.norm(dim=1), 4),
+      torch.allclose(head.last_layer.weight, old.weight))
+for bad in (lambda: F.gelu(img, approximate="fast"), lambda: nn.init.kaiming_uniform_(torch.empty(2, 2), mode="in")):
+    try:
+        bad()
+    except (RuntimeError, ValueError) as e:
+        print("err", type(e).__name__, e)
