@@ -82,3 +82,9 @@ def test_every_hook_handle_is_torch_utils_hooks_removable_handle():
     lin(torch.ones(1, 2)).sum().backward()
     opt.step()
     assert calls == [] and not lin._forward_hooks_always_called
+
+
+def test_torch_assert_raises_assertion_error_with_the_message():
+    torch._assert(torch.tensor(True), "never raised")
+    with pytest.raises(AssertionError, match="^boxes must be 2D$"):
+        torch._assert(False, "boxes must be 2D")
