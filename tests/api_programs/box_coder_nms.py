@@ -203,3 +203,8 @@ try:
     torch.tensor([1.0, 2.0]).topk(3)
 except RuntimeError as e:
     print("topk err", type(e).__name__, e)
+torch._assert(boxes.dim() == 2 and boxes.shape[-1] == 4, "boxes must be (N, 4)")
+try:
+    torch._assert(torch.isfinite(big).all() and big.shape[1] == 5, "codes must be (N, 5)")
+except AssertionError as e:
+    print("assert", type(e).__name__, e)
