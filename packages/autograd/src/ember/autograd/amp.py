@@ -46,6 +46,10 @@ __all__ = ["autocast", "is_autocast_enabled", "get_autocast_dtype", "set_autocas
            "cuda_custom_bwd", "GradScaler", "CudaGradScaler", "CpuGradScaler"]
 
 _LOWER, _FP32, _PROMOTE, _BANNED, _FP32_KEEP = "lower", "fp32", "promote", "banned", "fp32_keep"
+# "as_is": cast nothing, and let nothing inside be cast (an op PyTorch runs as one kernel that ember composes
+# of listed ones: CPU mv); "einsum_cpu": PyTorch's CPU einsum is no listed op but contracts through bmm, so
+# it is "lower" exactly when an index shared by operands is summed out
+_AS_IS, _EINSUM_CPU = "as_is", "einsum_cpu"
 
 # PyTorch's lists (aten/src/ATen/autocast_mode.cpp), by ember's op and composite names
 _CONV = ("conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d")
@@ -57,14 +61,17 @@ _LINALG = ("linalg_cholesky", "linalg_det", "linalg_eigh", "linalg_inv", "linalg
            "linalg_solve", "linalg_svd")
 _POLICIES: dict[str, dict[str, str]] = {
     "cpu": {
-        **dict.fromkeys(_CONV + ("mm", "bmm", "addmm", "baddbmm", "addbmm", "linear", "prelu"), _LOWER),
+        **dict.fromkeys(_CONV + ("mm", "bmm", "addmm", "baddbmm", "addbmm", "linear", "prelu", "matmul",
+                                 "linalg_vecdot"), _LOWER),
+        "mv": _AS_IS, "einsum": _EINSUM_CPU,
         **dict.fromkeys(_LOSSES + _LINALG + ("binary_cross_entropy", "prod", "trace"), _FP32),
         **dict.fromkeys(("layer_norm", "group_norm", "batch_norm"), _FP32_KEEP),
         **dict.fromkeys(("cat", "index_copy"), _PROMOTE),
     },
     "cuda": {
         **dict.fromkeys(_CONV + ("mm", "bmm", "dot", "addmm", "addmv", "addr", "baddbmm", "addbmm", "linear",
-                                 "prelu", "einsum", "lstm_cell", "gru_cell"), _LOWER),
+                                 "prelu", "einsum", "lstm_cell", "gru_cell", "matmul", "mv", "linalg_vecdot"),
+                        _LOWER),
         **dict.fromkeys(_LOSSES + _LINALG + (
             "acos", "asin", "cosh", "erfinv", "exp", "expm1", "log", "log10", "log2", "log1p", "reciprocal",
             "rsqrt", "sinh", "tan", "pow", "softplus", "layer_norm", "group_norm", "rms_norm", "vector_norm",
@@ -160,9 +167,33 @@ def _widest(values, device_type: str, start: dtypes.dtype) -> dtypes.dtype:
     return dt
 
 
+def _einsum_contracts(args: tuple) -> bool:
+    """Whether an einsum call sums out an index that two or more operands share (string or sublist form)."""
+    if isinstance(args[0], str):
+        eq = args[0].replace(" ", "").replace(".", "")
+        lhs, arrow, out = eq.partition("->")
+        subs = lhs.split(",")
+    else:
+        subs = [tuple(v for v in sub if v is not Ellipsis) for sub in args[1::2]]
+        arrow, out = (True, args[-1]) if len(args) % 2 == 1 else ("", ())
+    counts: dict = {}
+    for sub in subs:
+        for v in set(sub):
+            counts[v] = counts.get(v, 0) + 1
+    if not arrow:  # implicit output: the indices that appear once in all
+        out = [v for sub in subs for v in sub if sum(x.count(v) for x in subs) == 1]
+    return any(n >= 2 and v not in out for v, n in counts.items())
+
+
 def _cast_all(name: str, kind: str, args: tuple, kwargs: dict, device_type: str) -> tuple[tuple, dict]:
     if kind == _BANNED:
         raise RuntimeError(_BANNED_MESSAGE)
+    if kind == _AS_IS:
+        return args, kwargs
+    if kind == _EINSUM_CPU:
+        if not _einsum_contracts(args):
+            return args, kwargs
+        kind = _LOWER
     if kind == _LOWER:
         dt = _tls.dtype[device_type]
     elif kind == _FP32 or kind == _FP32_KEEP:

@@ -332,6 +332,7 @@ def _c32_refusal(kernel: str) -> Exception:
 
 
 @method
+@composite("mv")
 def mv(input: Tensor, vec: Tensor, *, out=None) -> Tensor:
     """Matrix (n, m) times vector (m,): (n,)."""
     if input.ndim != 2 or vec.ndim != 1:  # PyTorch's addmv names its result (1-D), the matrix and the vector
@@ -362,6 +363,7 @@ def _out_like(out: Tensor, r: Tensor) -> Tensor:
 
 
 @method
+@composite("matmul")
 def matmul(input: Tensor, other: Tensor, *, out=None) -> Tensor:
     """torch.matmul: dot (1-D, 1-D), mm (2-D), mv, and batched products that broadcast the batch
     dims; a 1-D operand gains a dim for the product and loses it after.
@@ -610,6 +612,7 @@ def tensordot(a: Tensor, b: Tensor, dims=2, out=None) -> Tensor:
     return S.copy_(_out_like(out, r), r) if out is not None else r
 
 
+@composite("einsum")
 def einsum(*args) -> Tensor:
     """Einstein summation, e.g. `einsum("bij,bjk->bik", a, b)`; operands may also come as one list, or in the
     sublist format `einsum(a, [0, 1], b, [1, 2], [0, 2])` (subscripts 0-51, `...` as Ellipsis).
@@ -725,22 +728,15 @@ def dist(input: Tensor, other: Tensor, p: float = 2) -> Tensor:
     return vector_norm(ew.sub(input, other), p)
 
 
-def _imatmul(self: Tensor, other: Tensor) -> Tensor:
-    r = _matmul(self, other)
-    if r is NotImplemented:
-        return r
-    if r._shape != self._shape:
-        raise RuntimeError(f"matmul: the result of shape {tuple(r._shape)} can't be written in place into a tensor "
-                           f"of shape {tuple(self._shape)}")
-    return S.copy_(self, r)
+# a non-tensor operand leaves `@` to Python (NotImplemented, from `_matmul`), as PyTorch's operators do; `@` is
+# matmul to autocast. No `__imatmul__`, as PyTorch's Tensor: `y @= x` rebinds y to `y @ x`
+_matmul_operator = composite("matmul")(_matmul)
+attach("__matmul__", _matmul_operator)
+attach("__rmatmul__", lambda self, other: _matmul_operator(other, self) if isinstance(other, Tensor)
+       else NotImplemented)
 
 
-# a non-tensor operand leaves `@` to Python (NotImplemented, from `_matmul`), as PyTorch's operators do
-attach("__matmul__", _matmul)
-attach("__rmatmul__", lambda self, other: _matmul(other, self) if isinstance(other, Tensor) else NotImplemented)
-attach("__imatmul__", _imatmul)
-
-
+@composite("linalg_vecdot")
 def _vecdot(x: Tensor, y: Tensor, *, dim: int = -1) -> Tensor:
     """The dot product of `x` and `y` along `dim`, broadcasting the other dims (`x` conjugated, as PyTorch);
     floating or complex operands of one dtype."""
