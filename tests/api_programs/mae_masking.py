@@ -164,3 +164,12 @@ try:
     F.unfold(imgs[0, 0], kernel_size=4)
 except (RuntimeError, IndexError) as e:
     print("unfold err", type(e).__name__, str(e)[:110])
+q, k = T(2, 4, 8), T(2, 4, 8)
+with torch.autocast("cpu", dtype=torch.bfloat16):
+    attn = torch.einsum("bqd,bkd->bqk", q, k)
+    gate = torch.einsum("bqd,bqd->bqd", q, k)
+    print("autocast", attn.dtype, gate.dtype, (q[0, 0] @ k[0, 0]).dtype, torch.mv(q[0], k[0, 0]).dtype,
+          torch.linalg.vecdot(q, k).dtype, r(attn.float()[0, 0], 4))
+acc = before = torch.eye(3)
+acc @= torch.full((3, 2), 2.0)
+print("imatmul", tuple(acc.shape), tuple(before.shape), acc is before)
