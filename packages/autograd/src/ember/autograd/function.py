@@ -204,7 +204,7 @@ def _attach(ctx: BackwardCFunction, args: tuple, tensor_pos: list[int], output):
             ctx._out_meta.append(None)
             continue
         if id(o) in dirty:
-            check_inplace(o)
+            check_inplace(o, dirtied=True)
         elif id(o) in inputs:
             o = outs[i] = Tensor._make(o._storage, o._offset, o._shape, o._strides, o._dtype)
         ctx._out_meta.append((o._shape, o._dtype, o.device))
