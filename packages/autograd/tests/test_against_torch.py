@@ -136,7 +136,10 @@ def test_grad_fn_names_match_torch():
     ea, ta = _pair(2, 3)
     for f in (lambda m, a: a * 2, lambda m, a: a.exp(), lambda m, a: a + 1, lambda m, a: a.sum(),
               lambda m, a: a.transpose(0, 1), lambda m, a: a[0], lambda m, a: a.view(6), lambda m, a: a.relu(),
-              lambda m, a: a.sigmoid(), lambda m, a: a.tanh(), lambda m, a: a / 3, lambda m, a: a.unsqueeze(0)):
+              lambda m, a: a.sigmoid(), lambda m, a: a.tanh(), lambda m, a: a / 3, lambda m, a: a.unsqueeze(0),
+              lambda m, a: m.lerp(a, a * 0, 0.5), lambda m, a: m.lerp(a, a * 0, m.full((3,), 0.5, dtype=a.dtype)),
+              lambda m, a: m.quantile(a, 0.5, dim=1),
+              lambda m, a: m.quantile(a, m.tensor([0.2, 0.7], dtype=a.dtype), dim=0, keepdim=True)):
         assert f(E, ea).grad_fn.name() == f(torch, ta).grad_fn.name()
 
 

@@ -16,7 +16,7 @@ from ember.core.tensor import Tensor
 __all__ = [
     "greater", "greater_equal", "less", "less_equal", "not_equal", "negative", "absolute", "fix", "arcsin", "arccos",
     "arctan", "arctan2", "add", "sub", "subtract", "mul", "multiply", "div", "divide", "true_divide", "floor_divide",
-    "pow", "round", "float_power", "clamp", "clip", "clamp_min", "clamp_max", "addcmul", "addcdiv", "rsub"
+    "pow", "round", "float_power", "clamp", "clip", "clamp_min", "clamp_max", "addcmul", "addcdiv", "rsub", "lerp"
 ]
 
 # Every row of the op table is a method, and but for PyTorch's exceptions an in-place one (`x.exp_()`);
@@ -42,8 +42,16 @@ def _abs_(self: Tensor) -> Tensor:
 
 _abs_.__name__ = _abs_.__qualname__ = "abs_"
 attach("abs_", _abs_)
-attach("lerp", ew.lerp)  # `Tensor.where` is join's (its `self` is `input`, not `condition`)
-inplace(ew.lerp, "lerp_")
+
+
+def lerp(input, end, weight, *, out=None) -> Tensor:
+    """`input + weight * (end - input)`; a tensor weight is PyTorch's second overload (LerpBackward1)."""
+    r = ew.lerp(input, end, weight, out=out)
+    return node_name(r, "LerpBackward0", "LerpBackward1") if isinstance(weight, Tensor) else r
+
+
+attach("lerp", lerp)  # `Tensor.where` is join's (its `self` is `input`, not `condition`)
+inplace(lerp, "lerp_")
 
 greater, greater_equal, less, less_equal, not_equal = ew.gt, ew.ge, ew.lt, ew.le, ew.ne
 for _alias, _op in (("greater", ew.gt), ("greater_equal", ew.ge), ("less", ew.lt), ("less_equal", ew.le),
