@@ -15,6 +15,7 @@ import types
 import numpy as np
 
 from ember.core import dtypes
+from ember.core import dispatch as _dispatch
 from ember.core.dispatch import OVERLAP_INTERNAL, composite, declare, node_name
 from ember.core.methods import attach, inplace, method
 from ember.core.ops import aliased_products, blas_threads
@@ -363,7 +364,6 @@ def _out_like(out: Tensor, r: Tensor) -> Tensor:
 
 
 @method
-@composite("matmul")
 def matmul(input: Tensor, other: Tensor, *, out=None) -> Tensor:
     """torch.matmul: dot (1-D, 1-D), mm (2-D), mv, and batched products that broadcast the batch
     dims; a 1-D operand gains a dim for the product and loses it after.
@@ -397,10 +397,13 @@ def _sparse_reroute(name: str, a, b, out, input=None, beta=1, alpha=1) -> Tensor
     return a.matmul(b) if a.is_sparse or a.is_sparse_csr else a @ b
 
 
-def _matmul(a: Tensor, b: Tensor) -> Tensor:
-    """The product of two tensors (`a @ b`), or NotImplemented where `b` is no Tensor (Python's fallback)."""
+def _matmul(a: Tensor, b: Tensor, *, _hooked: bool = False) -> Tensor:
+    """The product of two tensors (`a @ b`), or NotImplemented where `b` is no Tensor (Python's fallback).
+    The composite hook (autocast) sees it as `matmul`, checked inline: `@` pays no wrapper's call."""
     if b.__class__ is not Tensor and not isinstance(b, Tensor):
         return NotImplemented
+    if not _hooked and _dispatch._composite_hook is not None:
+        return _dispatch._composite_hook("matmul", _matmul_hooked, (a, b), {})
     da, db = len(a._shape), len(b._shape)
     if da == 0 or db == 0:
         raise RuntimeError(f"both arguments to matmul need to be at least 1D, but they are {da}D and {db}D")
@@ -728,12 +731,11 @@ def dist(input: Tensor, other: Tensor, p: float = 2) -> Tensor:
     return vector_norm(ew.sub(input, other), p)
 
 
-# a non-tensor operand leaves `@` to Python (NotImplemented, from `_matmul`), as PyTorch's operators do; `@` is
-# matmul to autocast. No `__imatmul__`, as PyTorch's Tensor: `y @= x` rebinds y to `y @ x`
-_matmul_operator = composite("matmul")(_matmul)
-attach("__matmul__", _matmul_operator)
-attach("__rmatmul__", lambda self, other: _matmul_operator(other, self) if isinstance(other, Tensor)
-       else NotImplemented)
+# a non-tensor operand leaves `@` to Python (NotImplemented, from `_matmul`), as PyTorch's operators do. No
+# `__imatmul__`, as PyTorch's Tensor: `y @= x` rebinds y to `y @ x`
+_matmul_hooked = functools.partial(_matmul, _hooked=True)
+attach("__matmul__", _matmul)
+attach("__rmatmul__", lambda self, other: _matmul(other, self) if isinstance(other, Tensor) else NotImplemented)
 
 
 @composite("linalg_vecdot")
