@@ -139,7 +139,9 @@ def test_grad_fn_names_match_torch():
               lambda m, a: a.sigmoid(), lambda m, a: a.tanh(), lambda m, a: a / 3, lambda m, a: a.unsqueeze(0),
               lambda m, a: m.lerp(a, a * 0, 0.5), lambda m, a: m.lerp(a, a * 0, m.full((3,), 0.5, dtype=a.dtype)),
               lambda m, a: m.quantile(a, 0.5, dim=1),
-              lambda m, a: m.quantile(a, m.tensor([0.2, 0.7], dtype=a.dtype), dim=0, keepdim=True)):
+              lambda m, a: m.quantile(a, m.tensor([0.2, 0.7], dtype=a.dtype), dim=0, keepdim=True),
+              lambda m, a: m.einsum("ij,kj->ik", a, a), lambda m, a: m.einsum("ij,ij->ij", a, a),
+              lambda m, a: m.einsum("ij->j", a), lambda m, a: m.einsum("ij->ji", a), lambda m, a: m.einsum("ji", a)):
         assert f(E, ea).grad_fn.name() == f(torch, ta).grad_fn.name()
 
 

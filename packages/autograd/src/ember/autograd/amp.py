@@ -34,6 +34,7 @@ import warnings
 from collections.abc import Callable
 
 from ember.core import dispatch, dtypes
+from ember.core.ops.linalg import einsum_contracts
 from ember.core.tensor import Tensor
 
 from ember.autograd.grad_mode import is_grad_enabled
@@ -167,31 +168,13 @@ def _widest(values, device_type: str, start: dtypes.dtype) -> dtypes.dtype:
     return dt
 
 
-def _einsum_contracts(args: tuple) -> bool:
-    """Whether an einsum call sums out an index that two or more operands share (string or sublist form)."""
-    if isinstance(args[0], str):
-        eq = args[0].replace(" ", "").replace(".", "")
-        lhs, arrow, out = eq.partition("->")
-        subs = lhs.split(",")
-    else:
-        subs = [tuple(v for v in sub if v is not Ellipsis) for sub in args[1::2]]
-        arrow, out = (True, args[-1]) if len(args) % 2 == 1 else ("", ())
-    counts: dict = {}
-    for sub in subs:
-        for v in set(sub):
-            counts[v] = counts.get(v, 0) + 1
-    if not arrow:  # implicit output: the indices that appear once in all
-        out = [v for sub in subs for v in sub if sum(x.count(v) for x in subs) == 1]
-    return any(n >= 2 and v not in out for v, n in counts.items())
-
-
 def _cast_all(name: str, kind: str, args: tuple, kwargs: dict, device_type: str) -> tuple[tuple, dict]:
     if kind == _BANNED:
         raise RuntimeError(_BANNED_MESSAGE)
     if kind == _AS_IS:
         return args, kwargs
     if kind == _EINSUM_CPU:
-        if not _einsum_contracts(args):
+        if not einsum_contracts(args):
             return args, kwargs
         kind = _LOWER
     if kind == _LOWER:

@@ -646,7 +646,33 @@ def einsum(*args) -> Tensor:
             kind = type(o)
             name = kind.__name__ if kind.__module__ == "builtins" else f"{kind.__module__}.{kind.__qualname__}"
             raise TypeError(f"expected Tensor as element {i} in argument 1, but got {name}")
-    return _einsum(equation, *operands)
+    r = _einsum(equation, *operands)
+    if len(operands) > 1:
+        name = "ViewBackward0" if einsum_contracts(args) else "MulBackward0"
+    else:
+        lhs, arrow, out = equation.replace(" ", "").replace(".", "").partition("->")
+        out = out if arrow else [v for v in lhs if lhs.count(v) == 1]
+        name = "SumBackward1" if any(v not in out for v in lhs) else "PermuteBackward0"
+    return node_name(r, "EinsumBackward0", name)  # the last node of PyTorch's decomposition
+
+
+def einsum_contracts(args: tuple) -> bool:
+    """Whether an einsum call (its arguments, string or sublist form) sums out an index that two or more operands
+    share: PyTorch then contracts through bmm (autocast casts it; its result is a view of bmm's)."""
+    if isinstance(args[0], str):
+        eq = args[0].replace(" ", "").replace(".", "")
+        lhs, arrow, out = eq.partition("->")
+        subs = lhs.split(",")
+    else:
+        subs = [tuple(v for v in sub if v is not Ellipsis) for sub in args[1::2]]
+        arrow, out = (True, args[-1]) if len(args) % 2 == 1 else ("", ())
+    counts: dict = {}
+    for sub in subs:
+        for v in set(sub):
+            counts[v] = counts.get(v, 0) + 1
+    if not arrow:  # implicit output: the indices that appear once in all
+        out = [v for sub in subs for v in sub if sum(x.count(v) for x in subs) == 1]
+    return any(n >= 2 and v not in out for v, n in counts.items())
 
 
 def _sublist_letter(n) -> str:
