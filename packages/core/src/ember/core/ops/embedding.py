@@ -255,9 +255,9 @@ def _embedding_bag_backward_cpu(grad, indices, offsets, bag_size, max_indices, n
 
 
 # --- validation and the public functions ------------------------------------------------
-def _check_indices(op: str, t: Tensor, arg: str = "indices") -> None:
+def _check_indices(op: str, t: Tensor) -> None:
     if t.dtype.name not in ("int64", "int32"):
-        raise RuntimeError(f"Expected tensor for argument #1 '{arg}' to have one of the following scalar types: "
+        raise RuntimeError(f"Expected tensor for argument #1 'indices' to have one of the following scalar types: "
                            f"Long, Int; but got {legacy_type_name(t)} instead (while checking arguments for {op})")
 
 
