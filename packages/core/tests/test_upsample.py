@@ -340,3 +340,14 @@ def test_interpolate_to_an_empty_size_names_the_dims_as_pytorch():
         E.interpolate(E.zeros(1, 1, 4, 4), size=(2, 0), mode="bilinear")
     with pytest.raises(RuntimeError, match=r"input \(D: 4, H: 4, W: 4\) output \(D: 0, H: 1, W: 2\)$"):
         E.interpolate(E.zeros(1, 1, 4, 4, 4), size=(0, 1, 2))
+
+
+def test_source_indices_use_pytorchs_float32_step():
+    # nearest_idx's step is a float32 1/scale: with scale 1.3, output 39 reads input 30 (float64 would give 29)
+    x = E.arange(40.0).reshape(1, 1, 40)
+    got = E.interpolate(x, scale_factor=1.3, mode="nearest")
+    assert got.shape == (1, 1, 52) and got[0, 0, 39].item() == 30.0
+    assert E.interpolate(x, scale_factor=1.3, mode="nearest-exact")[0, 0, 19].item() == 15.0
+    # linear: float32 coordinates for a float32 input, bit for bit the value PyTorch 2.13 prints
+    assert E.interpolate(E.arange(16.0).reshape(1, 1, 4, 4), scale_factor=1.5, mode="bilinear")[0, 0, 0, 2].item() \
+        == 1.1666667461395264

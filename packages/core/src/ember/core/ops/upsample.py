@@ -84,20 +84,32 @@ def _antialias_taps(n_in: int, n_out: int, mode: str, align_corners: bool, scale
     return _Taps([np.minimum(lo + k, n_in - 1) for k in range(k_max)], [w / total for w in ws])
 
 
-def _taps(n_in: int, n_out: int, mode: str, align_corners: bool, scale: float | None):
-    """`(i0, i1, lam)` of one dim: output `j` is `(1 - lam[j]) * x[i0[j]] + lam[j] * x[i1[j]]`."""
-    dst = np.arange(n_out, dtype=np.float64)
-    ratio = (1.0 / scale) if scale else n_in / n_out
+def _taps(n_in: int, n_out: int, mode: str, align_corners: bool, scale: float | None, f64: bool = False):
+    """`(i0, i1, lam)` of one dim: output `j` is `(1 - lam[j]) * x[i0[j]] + lam[j] * x[i1[j]]`. As PyTorch's
+    kernels: nearest indices from a float32 step (nearest_idx), linear coordinates in the input's opmath type
+    (float32 but for float64 inputs), so the indices and weights are PyTorch's to the last bit."""
+    dst = np.arange(n_out, dtype=np.int64)
     if mode in ("nearest", "nearest-exact"):
-        src = np.floor((dst + 0.5) * ratio if mode == "nearest-exact" else dst * ratio).astype(np.int64)
+        step = np.float32(1.0 / scale) if scale else np.float32(n_in) / np.float32(n_out)
+        if mode == "nearest" and n_out == n_in:
+            src = dst
+        elif mode == "nearest" and n_out == 2 * n_in:
+            src = dst >> 1
+        elif mode == "nearest":
+            src = np.floor(dst.astype(np.float32) * step).astype(np.int64)
+        else:  # (dst + 0.5) in double times the float step, then floorf of it as a float
+            src = np.floor(((dst + 0.5) * np.float64(step)).astype(np.float32)).astype(np.int64)
         i0 = np.minimum(src, n_in - 1)
         return i0, i0, None
+    ft = np.float64 if f64 else np.float32
     if align_corners:
-        src = dst * ((n_in - 1) / (n_out - 1)) if n_out > 1 else np.zeros(n_out)
+        step = ft(n_in - 1) / ft(n_out - 1) if n_out > 1 else ft(0)
+        src = dst.astype(ft) * step
     else:
-        src = np.maximum((dst + 0.5) * ratio - 0.5, 0.0)
+        step = ft(1.0 / scale) if scale else ft(n_in) / ft(n_out)
+        src = np.maximum((dst.astype(ft) + ft(0.5)) * step - ft(0.5), ft(0))
     i0 = np.minimum(np.floor(src).astype(np.int64), n_in - 1)
-    return i0, np.minimum(i0 + 1, n_in - 1), src - i0
+    return i0, np.minimum(i0 + 1, n_in - 1), np.clip(src - i0.astype(ft), ft(0), ft(1))
 
 
 def _along(v: np.ndarray, d: int, ndim: int) -> np.ndarray:
@@ -152,13 +164,13 @@ source-index formula). Backward:
 `upsample_backward(grad, input.shape, mode, align_corners, scales)` -> grad_input.""")
 
 
-def _all_taps(in_sizes, out_sizes, mode, align_corners, scales):
+def _all_taps(in_sizes, out_sizes, mode, align_corners, scales, f64: bool = False):
     scales = scales or (None,) * len(in_sizes)
     if mode == "bicubic":
         return [_bicubic_taps(i, o, align_corners, s) for i, o, s in zip(in_sizes, out_sizes, scales)]
     if mode.endswith("-aa"):
         return [_antialias_taps(i, o, mode[:-3], align_corners, s) for i, o, s in zip(in_sizes, out_sizes, scales)]
-    return [_taps(i, o, mode, align_corners, s) for i, o, s in zip(in_sizes, out_sizes, scales)]
+    return [_taps(i, o, mode, align_corners, s, f64) for i, o, s in zip(in_sizes, out_sizes, scales)]
 
 
 @upsample_op.meta
@@ -176,7 +188,8 @@ def _upsample_meta(input, output_size, mode, align_corners, scales) -> None:
 @upsample_op.register("cpu")
 def _upsample_cpu(input, output_size, mode, align_corners, scales):
     x = input._np()
-    return wrap(_resize(x, _all_taps(x.shape[2:], output_size, mode, align_corners, scales), False, x.shape[2:]))
+    taps = _all_taps(x.shape[2:], output_size, mode, align_corners, scales, x.dtype == np.float64)
+    return wrap(_resize(x, taps, False, x.shape[2:]))
 
 
 upsample_backward = declare("upsample_backward", doc="""The gradient of upsample wrt its input.
@@ -189,7 +202,8 @@ is `upsample(gg, grad.shape[2:], mode, align_corners, scales)`.""")
 @upsample_backward.register("cpu")
 def _upsample_backward_cpu(grad, input_shape, mode, align_corners, scales):
     g, sizes = grad._np(), tuple(input_shape[2:])
-    return wrap(_resize(g, _all_taps(sizes, g.shape[2:], mode, align_corners, scales), True, sizes))
+    return wrap(_resize(g, _all_taps(sizes, g.shape[2:], mode, align_corners, scales, g.dtype == np.float64), True,
+                        sizes))
 
 
 def interpolate(input: Tensor, size: int | tuple[int, ...] | None = None,
