@@ -716,3 +716,11 @@ def test_byte_mask_fill_matches_pytorch(name):
         except RuntimeError as e:
             outcomes.append(str(e))
     assert outcomes[0] == outcomes[1]
+
+
+def test_a_2d_index_is_refused_in_each_ops_own_words():
+    with pytest.raises(IndexError, match="^index_select\\(\\): Index is supposed to be a vector$"):
+        E.zeros(3).index_select(0, E.tensor([[0]]))
+    with pytest.raises(IndexError, match="^index_add_\\(\\): Index is supposed to be a vector, but got dim: 2 with "
+                                         "type: Long and size: \\[1, 1\\]$"):
+        E.zeros(3).index_add(0, E.tensor([[0]]), E.ones(1, 1))

@@ -632,6 +632,8 @@ def _check_device_dim_index(op: str, input: Tensor, dim: int, index: Tensor) -> 
 def _check_index_vector(op: str, index: Tensor) -> None:
     """A 1-D (or 0-dim) int32/int64 index; its rank is checked first, as PyTorch."""
     if isinstance(index, Tensor) and index.ndim > 1:
+        if op == "index_select":  # PyTorch's index_select says no more
+            raise IndexError("index_select(): Index is supposed to be a vector")
         raise IndexError(f"{op}(): Index is supposed to be a vector, but got dim: {index.ndim} with type: "
                          f"{_scalar_type(index)} and size: {_sizes(index)}")
     _check_long(op, index)
