@@ -70,6 +70,20 @@ def test_scatter_reduce_gradients_with_ties_match_torch(reduce, include_self):
     assert _close(ex.grad, tx.grad) and _close(es.grad, ts.grad)
 
 
+@pytest.mark.parametrize("reduce", ["max", "min"])
+def test_scatter_reduce_max_min_spellings_compute_forward_but_refuse_backward_as_torch(reduce):
+    ex = E.tensor([5.0, 5.0, 5.0], requires_grad=True)
+    tx = torch.tensor([5.0, 5.0, 5.0], requires_grad=True)
+    index, src = [0, 0, 1], [1.0, 9.0, 2.0]
+    ey = ex.scatter_reduce(0, E.tensor(index), E.tensor(src), reduce)
+    ty = tx.scatter_reduce(0, torch.tensor(index), torch.tensor(src), reduce)
+    assert _close(ey, ty)
+    for y in (ey, ty):
+        with pytest.raises(RuntimeError, match=f"^Expected 'reduce' to be one of 'sum', 'prod', 'mean', 'amax', "
+                                               f"'amin' but got {reduce}.$"):
+            y.sum().backward()
+
+
 def test_second_derivatives_match_torch():
     ea, ta = _pair(4)
     ey = (ea.sin() * ea.exp()).sum()
@@ -122,7 +136,12 @@ def test_grad_fn_names_match_torch():
     ea, ta = _pair(2, 3)
     for f in (lambda m, a: a * 2, lambda m, a: a.exp(), lambda m, a: a + 1, lambda m, a: a.sum(),
               lambda m, a: a.transpose(0, 1), lambda m, a: a[0], lambda m, a: a.view(6), lambda m, a: a.relu(),
-              lambda m, a: a.sigmoid(), lambda m, a: a.tanh(), lambda m, a: a / 3, lambda m, a: a.unsqueeze(0)):
+              lambda m, a: a.sigmoid(), lambda m, a: a.tanh(), lambda m, a: a / 3, lambda m, a: a.unsqueeze(0),
+              lambda m, a: m.lerp(a, a * 0, 0.5), lambda m, a: m.lerp(a, a * 0, m.full((3,), 0.5, dtype=a.dtype)),
+              lambda m, a: m.quantile(a, 0.5, dim=1),
+              lambda m, a: m.quantile(a, m.tensor([0.2, 0.7], dtype=a.dtype), dim=0, keepdim=True),
+              lambda m, a: m.einsum("ij,kj->ik", a, a), lambda m, a: m.einsum("ij,ij->ij", a, a),
+              lambda m, a: m.einsum("ij->j", a), lambda m, a: m.einsum("ij->ji", a), lambda m, a: m.einsum("ji", a)):
         assert f(E, ea).grad_fn.name() == f(torch, ta).grad_fn.name()
 
 

@@ -315,6 +315,28 @@ def test_unfold_and_fold_of_the_wrong_rank_raise_pytorchs_errors():
         E.fold(E.ones(4), (4, 4), 3)
 
 
+def test_unfold_and_fold_check_their_block_arguments_in_atens_order():
+    # im2col checks kernel, dilation, padding, stride; col2im kernel, stride, dilation, padding
+    with pytest.raises(RuntimeError, match="^dilation should be greater than zero, but got dilation_height: 0 "
+                                           "dilation_width: 0$"):
+        C.unfold(E.ones(1, 1, 3, 3), 2, dilation=0, stride=0)
+    with pytest.raises(RuntimeError, match="^stride should be greater than zero, but got stride_height: 0 "
+                                           "stride_width: 0$"):
+        E.fold(E.ones(1, 4, 4), (3, 3), 2, dilation=0, stride=0)
+    with pytest.raises(RuntimeError, match="^kernel size should be greater than zero, but got kernel_height: 0 "
+                                           "kernel_width: 2$"):
+        C.unfold(E.ones(1, 1, 3, 3), (0, 2), stride=0)
+    with pytest.raises(RuntimeError, match="^padding should be non-negative, but got pad_height: -1 pad_width: -1$"):
+        E.fold(E.ones(1, 4, 4), (3, 3), 2, padding=-1)
+    with pytest.raises(RuntimeError, match="^stride should be greater"):  # before the input's rank
+        C.unfold(E.ones(2, 1, 1, 3, 3), 5, stride=0)
+    with pytest.raises(RuntimeError, match=re.escape("Given input with spatial size (2, 2), kernel_size=(3, 3), "
+                                                     "dilation=(2, 2), padding=(0, 0), calculated shape of the array "
+                                                     "of sliding blocks as (-2, -2), but its components must be at "
+                                                     "least one.")):
+        C.unfold(E.ones(1, 1, 2, 2), 3, dilation=2)
+
+
 def test_empty_batches_give_empty_results_and_zero_weight_gradients():
     x, w = E.zeros(0, 3, 5, 5), E.ones(4, 3, 3, 3)
     assert E.conv2d(x, w, padding=1).shape == (0, 4, 5, 5)

@@ -567,6 +567,15 @@ def test_clamp_out_with_number_bounds_takes_exactly_the_result_dtype_as_pytorch(
         E.tensor([True, False]).clamp_(2, 3)
     with pytest.raises(RuntimeError, match="^result type Float can't be cast to the desired output type Long$"):
         E.tensor([1, 5]).clamp_(min=E.tensor([1.5]))  # a tensor bound: the usual words
+    with pytest.raises(RuntimeError, match="^result type Float can't be cast to the desired output type long int$"):
+        E.tensor([1, 5]).clamp_(1.5, 4)
+    with pytest.raises(RuntimeError, match="^result type Float can't be cast to the desired output type unsigned "
+                                           "char$"):
+        E.tensor([1, 5], dtype=E.uint8).clip_(max=2.5)
+    with pytest.raises(RuntimeError, match="^result type Float can't be cast to the desired output type bool$"):
+        E.tensor([True]).clamp_min_(0.5)
+    with pytest.raises(RuntimeError, match="^result type Float can't be cast to the desired output type Long$"):
+        E.tensor([1, 5]).clamp_min_(E.tensor(2.5))
     # an int bound outside an integer input's dtype: PyTorch's checked conversion, not numpy's OverflowError
     with pytest.raises(RuntimeError, match="^value cannot be converted to type uint8_t without overflow$"):
         E.clamp(E.tensor([1, 5], dtype=E.uint8), -1, 300)

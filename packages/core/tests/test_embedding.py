@@ -111,12 +111,38 @@ def test_embedding_errors_use_pytorchs_messages():
         E.embedding(E.tensor([1.0]), w)
     with pytest.raises(ValueError, match="offsets has to be a 1D Tensor but got None"):
         E.embedding_bag(E.tensor([1, 2]), w)
-    with pytest.raises(ValueError, match="if input is 2D, then offsets has to be None"):
+    with pytest.raises(ValueError, match="^if input is 2D, then offsets has to be None, as input is treated is a "
+                                         "mini-batch of fixed length sequences. However, found offsets of type "
+                                         "<class 'torch.Tensor'>$"):
         E.embedding_bag(E.tensor([[1, 2]]), w, E.tensor([0]))
     with pytest.raises(NotImplementedError, match="per_sample_weights is only supported for mode='sum'"):
         E.embedding_bag(E.tensor([[1, 2]]), w, per_sample_weights=E.ones(1, 2))
     with pytest.raises(RuntimeError, match=r"Index 2 of input takes value 7 which is not in the valid range \[0, 4\)"):
         E.embedding_bag(E.tensor([0, 1, 7]), w, E.tensor([0, 1]))
+
+
+def test_embedding_bag_checks_in_pytorchs_order_with_its_type_names():
+    w = E.zeros(4, 2)
+    with pytest.raises(ValueError, match="^weight has to be a 2D Tensor, but got Tensor of dimension 1$"):
+        E.embedding_bag(E.tensor([[1]]), E.zeros(4))
+    with pytest.raises(RuntimeError, match="^'weight' must be 2-D$"):  # embedding: before the indices' dtype
+        E.embedding(E.tensor([1.0]), E.zeros(4))
+    with pytest.raises(ValueError, match="^mode has to be one of sum, mean or max$"):
+        E.embedding_bag(E.tensor([1]), w, E.tensor([0]), mode="min")
+    with pytest.raises(ValueError, match=r"^embedding_bag: If per_sample_weights \((torch|ember)\.Size\(\[3\]\)\) "
+                                         r"is not None, then it must have the same shape as the input"):
+        E.embedding_bag(E.tensor([1, 2]), w, E.tensor([0]), mode="sum", per_sample_weights=E.ones(3))
+    # indices and offsets are promoted together: float offsets fail as 'indices', bool indices become int64
+    with pytest.raises(RuntimeError, match="'indices' .* but got torch.FloatTensor instead"):
+        E.embedding_bag(E.tensor([1]), w, E.tensor([0.0]))
+    assert E.embedding_bag(E.tensor([True]), E.ones(4, 2), E.tensor([0])).tolist() == [[1.0, 1.0]]
+    with pytest.raises(RuntimeError, match="but got CPUBoolType instead"):
+        E.embedding(E.tensor([True]), w)
+    with pytest.raises(RuntimeError, match="'weight' to have one of the following scalar types: Half, BFloat16, "
+                                           "Float, Double; but got torch.LongTensor instead"):
+        E.embedding_bag(E.tensor([1]), E.zeros(4, 2, dtype=E.int64), E.tensor([0]))
+    with pytest.raises(RuntimeError, match="but type torch.DoubleTensor does not equal torch.FloatTensor"):
+        E.embedding_bag(E.tensor([1]), w.double(), E.tensor([0]), mode="sum", per_sample_weights=E.ones(1))
 
 
 def test_torch_embedding_argument_order_weight_first():

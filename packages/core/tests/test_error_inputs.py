@@ -181,7 +181,11 @@ ERRORS = [
 CPU_VALUE_ERRORS = [
     ("embedding_bag offsets past the indices",
      lambda m: E.embedding_bag(m(_l([0, 1, 2])), m(_r(4, 2)), m(_l([0, 5]))),
-     RuntimeError, "embedding_bag: offsets must start at 0, be non-decreasing and at most the number of indices"),
+     RuntimeError, "offsets[-1] can not be greater than input's length 3 but got offsets[-1] of 5"),
+    ("embedding_bag offsets not from 0",
+     lambda m: E.embedding_bag(m(_l([0, 1, 2])), m(_r(4, 2)), m(_l([1, 2]))),
+     RuntimeError, "offsets[0] has to be 0, i.e., the first sequence in the mini-batch has to start from position 0. "
+                   "However, got 1\n[ torch.LongTensor{} ]"),
 ]
 
 

@@ -90,6 +90,15 @@ def test_setitem_shape_errors_are_expands_as_pytorchs(dst, key, src, msg):
     assert str(info.value) == msg
 
 
+def test_expand_to_fewer_dims_names_the_tensor_as_aten():
+    with pytest.raises(RuntimeError, match=r"^expand\(torch\.LongTensor\{\[2, 3\]\}, size=\[3\]\): the number of "
+                                           r"sizes provided \(1\) must be greater or equal to the number of "
+                                           r"dimensions in the tensor \(2\)$"):
+        E.ones(2, 3, dtype=E.int64).expand(3)
+    with pytest.raises(RuntimeError, match=r"^expand\(CPUBoolType\{\[2, 3, 1\]\}, size=\[1, 2\]\)"):
+        E.ones(2, 3, 1, dtype=E.bool).expand(1, 2)
+
+
 def test_setitem_drops_leading_size_one_dims_of_the_source():
     x = E.zeros(2, 3)
     x[:] = E.arange(3.0).view(1, 1, 3)

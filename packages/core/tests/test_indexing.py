@@ -266,7 +266,7 @@ def test_scatter_add_accumulates_repeats():
 @pytest.mark.parametrize("reduce,include_self,expect", [
     ("sum", True, [13, 16, 3, 4]), ("sum", False, [12, 14, 3, 4]), ("prod", True, [35, 96, 3, 4]),
     ("amax", False, [7, 8, 3, 4]), ("amin", True, [1, 2, 3, 4]), ("mean", True, [13 / 3, 16 / 3, 3, 4]),
-    ("mean", False, [6, 7, 3, 4]),
+    ("mean", False, [6, 7, 3, 4]), ("max", False, [7, 8, 3, 4]), ("min", True, [1, 2, 3, 4]),
 ])
 def test_scatter_reduce_modes(reduce, include_self, expect):
     x = E.tensor([1.0, 2, 3, 4], dtype=E.float64)
@@ -716,3 +716,11 @@ def test_byte_mask_fill_matches_pytorch(name):
         except RuntimeError as e:
             outcomes.append(str(e))
     assert outcomes[0] == outcomes[1]
+
+
+def test_a_2d_index_is_refused_in_each_ops_own_words():
+    with pytest.raises(IndexError, match="^index_select\\(\\): Index is supposed to be a vector$"):
+        E.zeros(3).index_select(0, E.tensor([[0]]))
+    with pytest.raises(IndexError, match="^index_add_\\(\\): Index is supposed to be a vector, but got dim: 2 with "
+                                         "type: Long and size: \\[1, 1\\]$"):
+        E.zeros(3).index_add(0, E.tensor([[0]]), E.ones(1, 1))

@@ -253,6 +253,16 @@ def test_tril_triu_indices_match_numpy(row, col, offset):
     assert E.triu_indices(row, col, offset).tolist() == [list(v) for v in np.triu_indices(row, offset, col)]
 
 
+def test_tril_triu_indices_refuse_negative_sizes_and_non_index_dtypes():
+    with pytest.raises(RuntimeError, match="^row must be non-negative, got-1$"):  # PyTorch's words, no space
+        E.tril_indices(-1, 3)
+    with pytest.raises(RuntimeError, match="^col must be non-negative, got-2$"):
+        E.triu_indices(2, -2)
+    assert E.tril_indices(2, 2, dtype=E.int32).dtype is E.int32
+    with pytest.raises(NotImplementedError, match="^\"triu_indices\" not implemented for 'Float'$"):
+        E.triu_indices(2, 2, dtype=E.float32)
+
+
 def test_take_along_dim_broadcasts_and_flattens():
     a = _a(3, 4)
     idx = np.argsort(a, axis=1)[:, ::-1].copy()

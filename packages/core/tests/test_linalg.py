@@ -145,12 +145,12 @@ def test_inplace_and_out_variants():
     out = E.empty(2, 2)
     assert E.mm(E.ones(2, 3), E.ones(3, 2), out=out) is out and out.tolist() == [[3.0, 3.0]] * 2
     assert E.matmul(E.ones(2, 3), E.ones(3), out=E.empty(2)).tolist() == [3.0, 3.0]
-    y = E.eye(2) * 2
-    y @= E.ones(2, 2)
-    assert y.tolist() == [[2.0, 2.0], [2.0, 2.0]]
-    with pytest.raises(RuntimeError, match="can't be written in place"):
-        z = E.ones(2, 3)
-        z @= E.ones(3, 4)
+    y = before = E.eye(2) * 2
+    y @= E.ones(2, 2)  # as PyTorch's Tensor (no __imatmul__): a new tensor, the old one untouched
+    assert y.tolist() == [[2.0, 2.0], [2.0, 2.0]] and before.tolist() == [[2.0, 0.0], [0.0, 2.0]]
+    z = E.ones(2, 3)
+    z @= E.ones(3, 4)
+    assert z.shape == (2, 4) and not hasattr(E.Tensor, "__imatmul__")
 
 
 def test_rmatmul_with_numpy_left_operand_is_not_needed_but_tensor_left_works():

@@ -84,8 +84,9 @@ def test_softmax_is_stable_takes_negative_dims_and_dtype():
     np.testing.assert_array_equal(T(x).log_softmax(dim=-1).numpy(), E.log_softmax(T(x), 1).numpy())
     with pytest.raises(NotImplementedError, match="\"softmax_lastdim_kernel_impl\" not implemented for 'Long'"):
         E.softmax(E.tensor([1, 2]), 0)
-    with pytest.warns(UserWarning, match="Implicit dimension choice for softmax"):
+    with pytest.warns(UserWarning, match="Implicit dimension choice for softmax") as record:
         E.softmax(T(x))
+    assert record[0].filename == __file__  # the caller's line
 
 
 @pytest.mark.parametrize("dim", [0, 1])

@@ -97,6 +97,23 @@ def test_interpolate_errors():
         E.interpolate(E.zeros(1, 1, 4), size=2, mode="bilinear")
 
 
+def test_interpolate_checks_in_pytorchs_order():
+    # align_corners before size/scale_factor; a size tuple's length before the input's rank
+    with pytest.raises(ValueError, match="^align_corners option can only be set"):
+        E.interpolate(E.zeros(1, 1, 4, 4), size=2, scale_factor=2, mode="area", align_corners=True)
+    with pytest.raises(ValueError, match=r"^Input and output must have the same number of spatial dimensions, but "
+                                         r"got input with spatial dimensions of \[\] and output size of \(8, 8\)"):
+        E.interpolate(E.zeros(2, 2), size=(8, 8), mode="bilinear")
+    with pytest.raises(NotImplementedError, match=r"^Input Error: Only 3D, 4D and 5D input Tensors supported \(got "
+                                                  r"2D\) for the modes: .* \| lanczos \| area \| nearest-exact "
+                                                  r"\(got nearest\)$"):
+        E.interpolate(E.zeros(2, 2), size=8)
+    with pytest.raises(ValueError, match="^recompute_scale_factor is not meaningful with an explicit size.$"):
+        E.interpolate(E.zeros(1, 1, 4, 4), size=2, recompute_scale_factor=True)
+    with pytest.raises(NotImplementedError, match=r"\(got 3D\) .* \(got bicubic\)$"):
+        E.interpolate(E.zeros(1, 1, 4), size=2, mode="bicubic")
+
+
 def test_pixel_shuffle_matches_reference_and_unshuffle_inverts_it():
     x = np.random.default_rng(4).standard_normal((2, 8, 3, 5))
     got = E.pixel_shuffle(T(x), 2).numpy()
@@ -323,3 +340,14 @@ def test_interpolate_to_an_empty_size_names_the_dims_as_pytorch():
         E.interpolate(E.zeros(1, 1, 4, 4), size=(2, 0), mode="bilinear")
     with pytest.raises(RuntimeError, match=r"input \(D: 4, H: 4, W: 4\) output \(D: 0, H: 1, W: 2\)$"):
         E.interpolate(E.zeros(1, 1, 4, 4, 4), size=(0, 1, 2))
+
+
+def test_source_indices_use_pytorchs_float32_step():
+    # nearest_idx's step is a float32 1/scale: with scale 1.3, output 39 reads input 30 (float64 would give 29)
+    x = E.arange(40.0).reshape(1, 1, 40)
+    got = E.interpolate(x, scale_factor=1.3, mode="nearest")
+    assert got.shape == (1, 1, 52) and got[0, 0, 39].item() == 30.0
+    assert E.interpolate(x, scale_factor=1.3, mode="nearest-exact")[0, 0, 19].item() == 15.0
+    # linear: float32 coordinates for a float32 input, bit for bit the value PyTorch 2.13 prints
+    assert E.interpolate(E.arange(16.0).reshape(1, 1, 4, 4), scale_factor=1.5, mode="bilinear")[0, 0, 0, 2].item() \
+        == 1.1666667461395264

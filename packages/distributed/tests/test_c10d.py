@@ -32,6 +32,7 @@ def test_unknown_backend_raises():
 
 def test_reduce_op_names():
     assert [op.name for op in dist.ReduceOp] == ["SUM", "AVG", "PRODUCT", "MIN", "MAX"]
+    assert str(dist.ReduceOp.AVG) == "RedOpType.AVG" and repr(dist.ReduceOp.MAX) == "<RedOpType.MAX: 4>"
 
 
 def test_without_a_launcher_a_group_of_one_and_a_wait_past_the_deadline_raises():

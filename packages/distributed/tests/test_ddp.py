@@ -23,7 +23,7 @@ def test_ddp_without_a_process_group_raises():
     import ember.nn as nn
     from ember.distributed import DistributedDataParallel
 
-    with pytest.raises(RuntimeError, match="Default process group has not been initialized"):
+    with pytest.raises(ValueError, match="Default process group has not been initialized"):
         DistributedDataParallel(nn.Linear(2, 2))
 
 

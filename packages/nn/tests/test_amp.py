@@ -36,6 +36,20 @@ def test_op_lists_set_output_dtypes_on_cpu():
         assert (x.double() @ w.double().t()).dtype is E.float64     # float64 is never cast
 
 
+def test_cpu_matmul_family_as_pytorchs_cpu_autocast():
+    # matmul and linalg.vecdot are listed (so `v @ v` too); mv is one unlisted kernel (float32 out); einsum is
+    # unlisted but contracts through bmm: lower exactly when an index shared by operands is summed out
+    m, v = E.ones(3, 4), E.ones(4)
+    with E.autocast("cpu"):
+        assert (v @ v).dtype is E.bfloat16 and E.matmul(m, v).dtype is E.bfloat16
+        assert E.linalg.vecdot(m, m).dtype is E.bfloat16
+        assert E.mv(m, v).dtype is E.float32
+        assert E.einsum("ij,kj->ik", m, m).dtype is E.bfloat16 and E.einsum("i,i", v, v).dtype is E.bfloat16
+        assert E.einsum(m, [0, 1], m, [2, 1], [0, 2]).dtype is E.bfloat16
+        for eq, ops in (("ij,ij->ij", (m, m)), ("ij->j", (m,)), ("ij,k->ijk", (m, v)), ("ij,kl->", (m, m))):
+            assert E.einsum(eq, *ops).dtype is E.float32, eq
+
+
 def test_cpu_norms_compute_in_float32_and_keep_running_stats():
     x = E.tensor(np.linspace(-2, 3, 24, dtype=np.float32).reshape(4, 6), requires_grad=True)
     mean, var = E.zeros(6), E.ones(6)

@@ -325,6 +325,19 @@ def test_embedding_bag_sum_and_mean():
                                rtol=1e-12)
 
 
+def test_embedding_bag_scale_grad_by_freq_gives_pytorchs_cpu_gradient():
+    # PyTorch's CPU kernel divides the k-th distinct index's row by the count of the k-th smallest index: with
+    # indices [4, 0, 2, 2, 1], row 4 (4th distinct) is halved by the count of 2 (values from torch 2.13)
+    bag = nn.EmbeddingBag(5, 1, mode="sum", scale_grad_by_freq=True)
+    bag(torch.tensor([4, 0, 2, 2, 1]), torch.tensor([0, 2])).sum().backward()
+    assert bag.weight.grad.flatten().tolist() == [1.0, 1.0, 1.0, 0.0, 0.5]
+    bag = nn.EmbeddingBag(5, 2, mode="mean", scale_grad_by_freq=True, padding_idx=3)
+    out = bag(torch.tensor([1, 1, 2, 3, 1, 3]), torch.tensor([0, 2, 4]))
+    (out * torch.tensor([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]])).sum().backward()
+    np.testing.assert_allclose(w(bag.weight.grad), [[0, 0], [2, 8 / 3], [1, 4 / 3], [0, 0], [0, 0]], rtol=1e-6)
+    assert out.grad_fn.name() == "EmbeddingBagBackward0"
+
+
 def test_upsample_nearest():
     x = torch.arange(4, dtype=torch.float32).reshape(1, 1, 2, 2)
     np.testing.assert_array_equal(w(nn.Upsample(scale_factor=2)(x))[0, 0], np.repeat(np.repeat(w(x)[0, 0], 2, 0), 2, 1))

@@ -42,8 +42,12 @@ def test_invalid_reduction_and_broadcast_warning():
     x, y = pair(3)
     with pytest.raises(ValueError, match="bogus is not a valid value for reduction"):
         F.mse_loss(x, y, reduction="bogus")
-    with pytest.warns(UserWarning, match="Using a target size"):
+    with pytest.warns(UserWarning, match="Using a target size") as record:
         F.mse_loss(x, torch.zeros(1, dtype=torch.float64))
+    assert record[0].filename == __file__  # the caller's line, through the composite's frame
+    with pytest.warns(UserWarning, match="Using a target size") as record:
+        F.l1_loss(x, torch.zeros(1, dtype=torch.float64))
+    assert record[0].filename == __file__
     assert F.mse_loss(x, y, size_average=False).item() == pytest.approx(((x.numpy() - y.numpy()) ** 2).sum())
 
 

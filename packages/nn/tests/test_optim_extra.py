@@ -215,6 +215,15 @@ def test_sparse_adam_refuses_dense_gradients_as_pytorch_and_changes_nothing():
     assert not opt.state
 
 
+def test_sparse_adam_refuses_sparse_and_complex_parameters_by_their_indices():
+    dense = nn.Parameter(torch.zeros(2))
+    with pytest.raises(ValueError, match=r"^Sparse params at indices \[\[1, 0\]\]: SparseAdam requires dense "
+                                         r"parameter tensors$"):
+        optim.SparseAdam([{"params": [dense]}, {"params": [torch.ones(2).to_sparse().requires_grad_()]}])
+    with pytest.raises(ValueError, match=r"^Complex params at indices \[\[0, 1\]\]"):
+        optim.SparseAdam([dense, nn.Parameter(torch.zeros(2, dtype=torch.complex64))])
+
+
 def test_muon_trajectory_against_a_bfloat16_rounded_newton_schulz():
     traj, opt = run_ember(optim.Muon, P0, lr=0.02)
     ref = muon_ref(P0, lr=0.02)

@@ -389,3 +389,15 @@ def test_grid_sample_refuses_non_floating_input_as_pytorch(shape, kernel):
                 F.grid_sample(E.ones(shape, dtype=dtype), g, align_corners=False)
     empty = F.grid_sample(E.ones((0, *shape[1:]), dtype=E.int64), grid[:0], align_corners=False)
     assert empty.dtype is E.int64 and tuple(empty.shape) == (0, 1, *grid.shape[1:-1])  # PyTorch returns it
+
+
+def test_affine_grid_errors_show_the_size_as_given():
+    # PyTorch formats the size argument itself: a list prints with brackets, a tuple with parentheses
+    theta = E.zeros(1, 3, 3)
+    with pytest.raises(ValueError, match=r"^Expected a batch of 2D affine matrices of shape Nx2x3 for size "
+                                         r"\[1, 3, 4, 4\]\. Got (torch|ember)\.Size\(\[1, 3, 3\]\)\.$"):
+        F.affine_grid(theta, [1, 3, 4, 4], align_corners=False)
+    with pytest.raises(ValueError, match=r"for size \(1, 3, 4, 4\)\. Got"):
+        F.affine_grid(theta, (1, 3, 4, 4), align_corners=False)
+    with pytest.raises(NotImplementedError, match=r"respectively\. Got size \[1, 3, 4\]\.$"):
+        F.affine_grid(theta, [1, 3, 4], align_corners=False)

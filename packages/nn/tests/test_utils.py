@@ -151,6 +151,40 @@ def test_register_parametrization_property_right_inverse_and_removal():
         parametrize.register_parametrization(lin, "nope", Scale())
 
 
+def test_parametrized_weight_norm_loads_an_old_weight_norm_state_dict():
+    import warnings
+
+    old = nn.Linear(3, 2)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", FutureWarning)
+        nn.utils.weight_norm(old)
+    with torch.no_grad():
+        old.weight_g.mul_(2.0)
+    new = nn.utils.parametrizations.weight_norm(nn.Linear(3, 2))
+    result = new.load_state_dict(old.state_dict())
+    assert not result.missing_keys and not result.unexpected_keys
+    np.testing.assert_allclose(new.parametrizations.weight.original0.detach().numpy(), old.weight_g.detach().numpy())
+    x = torch.ones(1, 3)
+    np.testing.assert_allclose(new(x).detach().numpy(), old(x).detach().numpy(), rtol=1e-6)
+    with pytest.raises(ValueError, match=r"^Mode fan not supported, please use one of \['fan_in', 'fan_out'\]$"):
+        nn.init.kaiming_normal_(torch.empty(3, 3), mode="fan")
+
+
+def test_remove_weight_norm_leaves_a_parameter_when_only_v_requires_grad():
+    # DINO freezes weight_norm's g; PyTorch still leaves `weight` a Parameter, since v requires grad
+    from ember.nn.utils import parametrize
+
+    lin = nn.utils.parametrizations.weight_norm(nn.Linear(3, 2, bias=False))
+    lin.parametrizations.weight.original0.requires_grad = False
+    w = lin.weight.detach().numpy().copy()
+    parametrize.remove_parametrizations(lin, "weight")
+    assert [n for n, _ in lin.named_parameters()] == ["weight"] and lin.weight.is_leaf
+    np.testing.assert_allclose(lin.weight.detach().numpy(), w)
+    frozen = nn.utils.parametrizations.weight_norm(nn.Linear(3, 2, bias=False)).requires_grad_(False)
+    parametrize.remove_parametrizations(frozen, "weight")
+    assert [n for n, _ in frozen.named_buffers()] == ["weight"] and not list(frozen.parameters())
+
+
 def test_parametrize_cached_computes_each_tensor_once_per_block():
     from ember.nn.utils import parametrize
 

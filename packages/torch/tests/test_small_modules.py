@@ -64,3 +64,27 @@ def test_norm_base_classes_cover_batch_and_instance_norms():
 
     assert isinstance(torch.nn.BatchNorm2d(3), _NormBase) and isinstance(torch.nn.InstanceNorm2d(3), _NormBase)
     assert isinstance(torch.nn.SyncBatchNorm(3), _BatchNorm) and not isinstance(torch.nn.LayerNorm(3), _NormBase)
+
+
+def test_every_hook_handle_is_torch_utils_hooks_removable_handle():
+    from ember.torch.utils.hooks import RemovableHandle
+
+    lin = torch.nn.Linear(2, 2)
+    opt = torch.optim.SGD(lin.parameters(), lr=0.1)
+    calls = []
+    handles = [lin.register_forward_hook(lambda *a: calls.append("fwd"), always_call=True, with_kwargs=False),
+               lin.weight.register_hook(lambda g: calls.append("grad")),
+               opt.register_step_post_hook(lambda *a: calls.append("step"))]
+    assert all(isinstance(h, RemovableHandle) for h in handles) and len({h.id for h in handles}) == 3
+    for h in handles:
+        with h:  # each is a context manager that removes its hook on exit
+            pass
+    lin(torch.ones(1, 2)).sum().backward()
+    opt.step()
+    assert calls == [] and not lin._forward_hooks_always_called
+
+
+def test_torch_assert_raises_assertion_error_with_the_message():
+    torch._assert(torch.tensor(True), "never raised")
+    with pytest.raises(AssertionError, match="^boxes must be 2D$"):
+        torch._assert(False, "boxes must be 2D")

@@ -34,6 +34,7 @@ import warnings
 from collections.abc import Callable
 
 from ember.core import dispatch, dtypes
+from ember.core.ops.linalg import einsum_contracts
 from ember.core.tensor import Tensor
 
 from ember.autograd.grad_mode import is_grad_enabled
@@ -46,6 +47,10 @@ __all__ = ["autocast", "is_autocast_enabled", "get_autocast_dtype", "set_autocas
            "cuda_custom_bwd", "GradScaler", "CudaGradScaler", "CpuGradScaler"]
 
 _LOWER, _FP32, _PROMOTE, _BANNED, _FP32_KEEP = "lower", "fp32", "promote", "banned", "fp32_keep"
+# "as_is": cast nothing, and let nothing inside be cast (an op PyTorch runs as one kernel that ember composes
+# of listed ones: CPU mv); "einsum_cpu": PyTorch's CPU einsum is no listed op but contracts through bmm, so
+# it is "lower" exactly when an index shared by operands is summed out
+_AS_IS, _EINSUM_CPU = "as_is", "einsum_cpu"
 
 # PyTorch's lists (aten/src/ATen/autocast_mode.cpp), by ember's op and composite names
 _CONV = ("conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d")
@@ -57,8 +62,9 @@ _LINALG = ("linalg_cholesky", "linalg_det", "linalg_eigh", "linalg_inv", "linalg
            "linalg_solve", "linalg_svd")
 _POLICIES: dict[str, dict[str, str]] = {
     "cpu": {
-        **dict.fromkeys(_CONV + ("mm", "bmm", "addmm", "baddbmm", "addbmm", "linear", "prelu", "dot", "linalg_vecdot",
-                                 "scaled_dot_product_attention", "einsum"), _LOWER),
+        **dict.fromkeys(_CONV + ("mm", "bmm", "addmm", "baddbmm", "addbmm", "linear", "prelu", "matmul", "dot",
+                                 "linalg_vecdot", "scaled_dot_product_attention"), _LOWER),
+        "mv": _AS_IS, "einsum": _EINSUM_CPU,
         **dict.fromkeys(_LOSSES + _LINALG + ("binary_cross_entropy", "prod", "trace", "cdist", "grid_sampler", "polar",
                                              "quantile", "nanquantile", "max_unpool", "pad_nd"), _FP32),
         **dict.fromkeys(("layer_norm", "group_norm", "batch_norm"), _FP32_KEEP),
@@ -66,7 +72,8 @@ _POLICIES: dict[str, dict[str, str]] = {
     },
     "cuda": {
         **dict.fromkeys(_CONV + ("mm", "bmm", "dot", "addmm", "addmv", "addr", "baddbmm", "addbmm", "linear",
-                                 "prelu", "einsum", "lstm_cell", "gru_cell"), _LOWER),
+                                 "prelu", "einsum", "lstm_cell", "gru_cell", "matmul", "mv", "linalg_vecdot"),
+                        _LOWER),
         **dict.fromkeys(_LOSSES + _LINALG + (
             "acos", "asin", "cosh", "erfinv", "exp", "expm1", "log", "log10", "log2", "log1p", "reciprocal",
             "rsqrt", "sinh", "tan", "pow", "softplus", "layer_norm", "group_norm", "rms_norm", "vector_norm",
@@ -165,6 +172,12 @@ def _widest(values, device_type: str, start: dtypes.dtype) -> dtypes.dtype:
 def _cast_all(name: str, kind: str, args: tuple, kwargs: dict, device_type: str) -> tuple[tuple, dict]:
     if kind == _BANNED:
         raise RuntimeError(_BANNED_MESSAGE)
+    if kind == _AS_IS:
+        return args, kwargs
+    if kind == _EINSUM_CPU:
+        if not einsum_contracts(args):
+            return args, kwargs
+        kind = _LOWER
     if kind == _LOWER:
         dt = _tls.dtype[device_type]
     elif kind == _FP32 or kind == _FP32_KEEP:

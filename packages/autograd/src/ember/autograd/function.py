@@ -271,9 +271,7 @@ def _attach(ctx: BackwardCFunction, args: tuple, tensor_pos: list[int], output):
             ctx._out_meta.append(None)
             continue
         if id(o) in dirty:
-            if o._grad_fn is None and o._requires_grad:
-                raise RuntimeError("a leaf Variable that requires grad has been used in an in-place operation.")
-            check_inplace(o)
+            check_inplace(o, dirtied=True)
         elif id(o) in inputs:
             o = outs[i] = Tensor._make(o._storage, o._offset, o._shape, o._strides, o._dtype)
         ctx._out_meta.append((o._shape, o._dtype, o.device))

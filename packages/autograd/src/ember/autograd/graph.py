@@ -78,19 +78,32 @@ def meta(t: Tensor) -> AutogradMeta:
     return m
 
 
+def _dict_ref(d: dict) -> Callable[[], dict | None]:
+    """A weak reference to a hooks dict where the dict takes one (OrderedDict does), else a strong one."""
+    try:
+        return weakref.ref(d)
+    except TypeError:
+        return lambda: d
+
+
 class RemovableHandle:
-    """Returned by `register_hook`: `.remove()` unregisters the hook (also a context manager)."""
+    """What every `register_*_hook` returns (tensor, node, module and optimizer hooks: one class, as PyTorch's
+    `torch.utils.hooks.RemovableHandle`): `.remove()` takes the hook out of `hooks_dict` and of `extra_dict`
+    (a dict or a list of dicts) again. Also a context manager."""
 
     _ids = itertools.count()
 
-    def __init__(self, hooks: OrderedDict) -> None:
+    def __init__(self, hooks_dict: dict, *, extra_dict: dict | list | None = None) -> None:
         self.id = next(RemovableHandle._ids)
-        self._hooks = weakref.ref(hooks)
+        self.hooks_dict_ref = _dict_ref(hooks_dict)
+        extra = [extra_dict] if isinstance(extra_dict, dict) else list(extra_dict or ())
+        self.extra_dict_ref = tuple(_dict_ref(d) for d in extra)
 
     def remove(self) -> None:
-        hooks = self._hooks()
-        if hooks is not None:
-            hooks.pop(self.id, None)
+        for ref in (self.hooks_dict_ref, *self.extra_dict_ref):
+            hooks = ref()
+            if hooks is not None:
+                hooks.pop(self.id, None)
 
     def __enter__(self) -> RemovableHandle:
         return self

@@ -123,13 +123,14 @@ def _track_view(r: Tensor, op, args: tuple, kwargs: dict) -> None:
         r._is_inference = True
 
 
-def check_inplace(t: Tensor) -> None:
+def check_inplace(t: Tensor, *, dirtied: bool = False) -> None:
     """PyTorch's error for an in-place write into a leaf that requires grad, or a view of one, or into an
-    inference tensor outside inference mode."""
+    inference tensor outside inference mode (a leaf a Function marked dirty: "has been used", its words)."""
     if t._is_inference and not _inference.get():
         raise RuntimeError(_INFERENCE_INPLACE)
     if t._grad_fn is None and t._requires_grad:
-        raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
+        raise RuntimeError(f"a leaf Variable that requires grad {'has been' if dirtied else 'is being'} used in an "
+                           f"in-place operation.")
     m = t._ag
     if m is not None and m.base is not None and m.base._grad_fn is None and m.base._requires_grad:
         raise RuntimeError("a view of a leaf Variable that requires grad is being used in an in-place operation.")

@@ -545,8 +545,7 @@ def arange(start, end=None, step=1, *, out=None, dtype=None, device=None, requir
     if step == 0:
         raise RuntimeError("step must be nonzero")
     if (end - start) * step < 0:
-        raise RuntimeError(f"upper bound and lower bound inconsistent with step sign; got start={start}, "
-                           f"end={end}, step={step}")
+        raise RuntimeError("upper bound and lower bound inconsistent with step sign")
     if dtype is None:
         all_int = all(isinstance(v, numbers.Integral) for v in (start, end, step))
         dtype = dtypes.int64 if all_int else dtypes.get_default_dtype()

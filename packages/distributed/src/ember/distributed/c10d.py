@@ -56,6 +56,13 @@ class ReduceOp(enum.Enum):
     MIN = "min"
     MAX = "max"
 
+    # PyTorch's members are its C++ RedOpType's, numbered in this order: `RedOpType.SUM`, `<RedOpType.SUM: 0>`
+    def __str__(self) -> str:
+        return f"RedOpType.{self.name}"
+
+    def __repr__(self) -> str:
+        return f"<RedOpType.{self.name}: {list(type(self)).index(self)}>"
+
 
 # Open MPI's nonblocking all-reduce (libnbc) picks, by default, algorithms up to 2x slower than its
 # blocking one from 1 MB; Rabenseifner's (reduce-scatter, then all-gather) matches the blocking

@@ -109,8 +109,8 @@ class DistributedDataParallel(Module, Joinable):
                  device_mesh=None, skip_all_reduce_unused_params: bool = False) -> None:
         super().__init__()
         if not c10d.is_initialized():
-            raise RuntimeError("Default process group has not been initialized, please make sure to call "
-                               "init_process_group.")
+            raise ValueError("Default process group has not been initialized, please make sure to call "
+                             "init_process_group.")
         self.module = module
         self.process_group = c10d._pg(process_group)
         self.broadcast_buffers = broadcast_buffers

@@ -28,6 +28,7 @@ import numpy as np
 from ember import autograd as ea
 from ember.core import Tensor
 from ember.core.sparse import SparseTensor
+from ember.autograd.graph import RemovableHandle
 
 __all__ = ["Optimizer", "required", "register_optimizer_step_pre_hook", "register_optimizer_step_post_hook"]
 
@@ -42,20 +43,6 @@ class _RequiredParameter:
 required = _RequiredParameter()
 
 
-class _Handle:
-    """Removes one optimizer hook."""
-
-    _next = 0
-
-    def __init__(self, hooks: dict) -> None:
-        self._hooks = hooks
-        self.id = _Handle._next
-        _Handle._next += 1
-
-    def remove(self) -> None:
-        self._hooks.pop(self.id, None)
-
-
 _global_optimizer_pre_hooks: dict[int, Callable] = OrderedDict()
 _global_optimizer_post_hooks: dict[int, Callable] = OrderedDict()
 
@@ -66,16 +53,16 @@ def _check_tensor_lr(lr: Any) -> None:
         raise ValueError("Tensor lr must be 1-element")
 
 
-def register_optimizer_step_pre_hook(hook: Callable) -> _Handle:
+def register_optimizer_step_pre_hook(hook: Callable) -> RemovableHandle:
     """`hook(optimizer, args, kwargs)` before the `step` of every optimizer; it may return new (args, kwargs)."""
-    handle = _Handle(_global_optimizer_pre_hooks)
+    handle = RemovableHandle(_global_optimizer_pre_hooks)
     _global_optimizer_pre_hooks[handle.id] = hook
     return handle
 
 
-def register_optimizer_step_post_hook(hook: Callable) -> _Handle:
+def register_optimizer_step_post_hook(hook: Callable) -> RemovableHandle:
     """`hook(optimizer, args, kwargs)` after the `step` of every optimizer."""
-    handle = _Handle(_global_optimizer_post_hooks)
+    handle = RemovableHandle(_global_optimizer_post_hooks)
     _global_optimizer_post_hooks[handle.id] = hook
     return handle
 
@@ -246,38 +233,38 @@ class Optimizer:
         for hook in list(self._optimizer_load_state_dict_post_hooks.values()):
             hook(self)
 
-    def register_step_pre_hook(self, hook: Callable) -> _Handle:
+    def register_step_pre_hook(self, hook: Callable) -> RemovableHandle:
         """`hook(optimizer, args, kwargs)` before each `step`; it may return new (args, kwargs)."""
-        handle = _Handle(self._optimizer_step_pre_hooks)
+        handle = RemovableHandle(self._optimizer_step_pre_hooks)
         self._optimizer_step_pre_hooks[handle.id] = hook
         return handle
 
-    def register_step_post_hook(self, hook: Callable) -> _Handle:
+    def register_step_post_hook(self, hook: Callable) -> RemovableHandle:
         """`hook(optimizer, args, kwargs)` after each `step`."""
-        handle = _Handle(self._optimizer_step_post_hooks)
+        handle = RemovableHandle(self._optimizer_step_post_hooks)
         self._optimizer_step_post_hooks[handle.id] = hook
         return handle
 
-    def _register(self, hooks: dict, hook: Callable, prepend: bool) -> _Handle:
-        handle = _Handle(hooks)
+    def _register(self, hooks: dict, hook: Callable, prepend: bool) -> RemovableHandle:
+        handle = RemovableHandle(hooks)
         hooks[handle.id] = hook
         if prepend:
             hooks.move_to_end(handle.id, last=False)
         return handle
 
-    def register_state_dict_pre_hook(self, hook: Callable, prepend: bool = False) -> _Handle:
+    def register_state_dict_pre_hook(self, hook: Callable, prepend: bool = False) -> RemovableHandle:
         """`hook(optimizer)` before `state_dict` packs the state."""
         return self._register(self._optimizer_state_dict_pre_hooks, hook, prepend)
 
-    def register_state_dict_post_hook(self, hook: Callable, prepend: bool = False) -> _Handle:
+    def register_state_dict_post_hook(self, hook: Callable, prepend: bool = False) -> RemovableHandle:
         """`hook(optimizer, state_dict)` after `state_dict`; it may return a replacement dict."""
         return self._register(self._optimizer_state_dict_post_hooks, hook, prepend)
 
-    def register_load_state_dict_pre_hook(self, hook: Callable, prepend: bool = False) -> _Handle:
+    def register_load_state_dict_pre_hook(self, hook: Callable, prepend: bool = False) -> RemovableHandle:
         """`hook(optimizer, state_dict)` before `load_state_dict`; it may return a replacement dict."""
         return self._register(self._optimizer_load_state_dict_pre_hooks, hook, prepend)
 
-    def register_load_state_dict_post_hook(self, hook: Callable, prepend: bool = False) -> _Handle:
+    def register_load_state_dict_post_hook(self, hook: Callable, prepend: bool = False) -> RemovableHandle:
         """`hook(optimizer)` after `load_state_dict` has restored the state."""
         return self._register(self._optimizer_load_state_dict_post_hooks, hook, prepend)
 

@@ -55,6 +55,10 @@ class SparseAdam(Optimizer):
             raise ValueError(f"Invalid beta parameter at index 1: {betas[1]}")
         defaults = {"lr": lr, "betas": betas, "eps": eps, "maximize": maximize}
         super().__init__(params, defaults)
+        sparse_params = [[i, j] for i, group in enumerate(self.param_groups)
+                         for j, p in enumerate(group["params"]) if p.is_sparse]
+        if sparse_params:
+            raise ValueError(f"Sparse params at indices {sparse_params}: SparseAdam requires dense parameter tensors")
         complex_params = [[i, j] for i, group in enumerate(self.param_groups)
                           for j, p in enumerate(group["params"]) if p.is_complex()]
         if complex_params:

@@ -148,6 +148,12 @@ def typename(obj) -> str:
     return cls.__qualname__ if cls.__module__ in ("builtins", None) else f"{cls.__module__}.{cls.__qualname__}"
 
 
+def _assert(condition, message) -> None:
+    """`torch._assert`: an `assert` that scripted code keeps (torchvision's detection models check inputs with
+    it); a one-element tensor condition counts by its truth value."""
+    assert condition, message
+
+
 _NO_CPP = {"_C": "PyTorch's C++ extension module (torch._C)", "ops": "PyTorch's operator registry (torch.ops)",
            "_inductor": "TorchInductor", "fx": "torch.fx graph capture",
            "export": "torch.export graph capture"}

@@ -62,7 +62,10 @@ def _counts(input, dim, index, include_self):
 
 def _scatter_reduce_grads(grad, input, dim, index, src, reduce, include_self, result, grad_input_mask):
     """scatter_reduce's gradients: sum and mean spread the gradient; amax/amin share it evenly
-    among the values equal to the result; prod divides the result (inputs must be nonzero)."""
+    among the values equal to the result; prod divides the result (inputs must be nonzero). The forward's
+    'max'/'min' spellings have no derivative, as in PyTorch."""
+    if reduce not in ("sum", "prod", "mean", "amax", "amin"):
+        raise RuntimeError(f"Expected 'reduce' to be one of 'sum', 'prod', 'mean', 'amax', 'amin' but got {reduce}.")
     if reduce == "sum":
         gi = grad if include_self else ix.scatter(grad, dim, index, 0.0)
         return gi, ix.gather(grad, dim, index)

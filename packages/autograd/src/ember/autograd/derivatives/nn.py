@@ -153,6 +153,22 @@ def _embedding_transpose(grad, indices, num_weights, padding_idx, scale_grad_by_
     return rows if scale is None else rows * scale.unsqueeze(-1)
 
 
+def _bag_by_freq(grad_weight, indices, scale_grad_by_freq: bool):
+    """embedding_bag's weight gradient with scale_grad_by_freq, as PyTorch's CPU kernel computes it: the k-th
+    distinct index's row is divided by the count of the k-th smallest index (not its own; the two differ once an
+    index repeats below it), so that a program sees PyTorch's numbers."""
+    if not scale_grad_by_freq or indices.numel() == 0:
+        return grad_weight
+    from ember.core import ones
+
+    srt = indices.sort().values
+    uniq = srt.unique()
+    counts = srt.bincount(minlength=grad_weight.shape[0]).to(grad_weight.dtype)
+    scale = ones(grad_weight.shape[0], dtype=grad_weight.dtype, device=grad_weight.device)
+    scale = scale.index_put((uniq,), 1.0 / counts.index_select(0, srt[:uniq.shape[0]]))
+    return grad_weight * scale.unsqueeze(1)
+
+
 def _bag_per_sample_weights(grad, weight, indices, offsets, mode, include_last_offset, padding_idx):
     """mode='sum': each weight's gradient is its bag's gradient dotted with the row it scaled."""
     from ember.core import arange
@@ -382,12 +398,13 @@ ENTRIES = [
           grad, indices, weight_shape[0], padding_idx, scale_grad_by_freq)),
     d("embedding_backward(grad_output, indices, num_weights, padding_idx, scale_grad_by_freq=False)", indices=None,
       grad_output=_embedding_transpose),
-    d("embedding_bag(weight, indices, offsets, mode, per_sample_weights, include_last_offset, padding_idx)",
+    d("embedding_bag(weight, indices, offsets, mode, per_sample_weights, include_last_offset, padding_idx, "
+      "scale_grad_by_freq=False)",
       indices=None, offsets=None,
       weight=lambda grad, indices, offsets, result1, result2, weight_shape, mode, per_sample_weights,
-      include_last_offset, padding_idx: get_op("embedding_bag_backward")(
+      include_last_offset, padding_idx, scale_grad_by_freq: _bag_by_freq(get_op("embedding_bag_backward")(
           grad, indices, offsets, result1, result2, weight_shape[0], mode, per_sample_weights, include_last_offset,
-          padding_idx),
+          padding_idx), indices, scale_grad_by_freq),
       per_sample_weights=_bag_per_sample_weights),
     d("embedding_bag_backward(grad_output, indices, offsets, bag_size, max_indices, num_weights, mode, "
       "per_sample_weights, include_last_offset, padding_idx)",

@@ -139,6 +139,7 @@ def _extreme(dt: dtypes.dtype, largest: bool):
 
 def _scatter_reduce(input, dim, index, src, reduce, *, include_self=True, out=None):
     modes = {"sum": KI.ADD, "mean": KI.ADD, "amax": KI.MAX, "amin": KI.MIN}
+    reduce = I.REDUCE_ALIASES.get(reduce, reduce)
     if reduce == "prod":  # the other modes were checked by the op's meta step
         raise NotImplementedError("scatter_reduce(reduce='prod') has no CUDA kernel (there is no atomic multiply)")
     d = I._wrap_dim(input, dim)
@@ -254,7 +255,8 @@ def _bag_args(indices: Tensor, offsets: Tensor, include_last_offset: bool, per_s
             lu.typed(psw)[psw._offset:] if psw is not None else lu.typed(like)[:1], psw is not None)
 
 
-def _embedding_bag(weight, indices, offsets, mode, per_sample_weights, include_last_offset, padding_idx):
+def _embedding_bag(weight, indices, offsets, mode, per_sample_weights, include_last_offset, padding_idx,
+                   scale_grad_by_freq=False):
     w = weight.contiguous()
     v, d = w._shape
     nbags, nb_off, m, idx, off, psw, has_psw = _bag_args(indices, offsets, include_last_offset, per_sample_weights, w)

@@ -11,8 +11,8 @@ from ember.core import dtypes
 from ember.core.tensor import Tensor, describe
 
 __all__ = ["arr", "wrap", "write_out", "prepare_out", "broadcast_shapes", "normalize_dims", "shape_error", "silenced",
-           "named_as", "BroadcastError", "warn_at_caller", "warn_complex_to_real", "real_value", "cast_error",
-           "require_grad"]
+           "named_as", "BroadcastError", "legacy_type_name", "warn_at_caller", "warn_complex_to_real", "real_value",
+           "cast_error", "require_grad"]
 
 
 def warn_at_caller(message: str, category: type[Warning] = UserWarning) -> None:
@@ -206,6 +206,20 @@ def _resize_out(out: Tensor, shape: tuple, layout) -> None:
     strides = layout(shape) if layout is not None else None
     if strides is not None:  # dense strides: resize_ gave the storage room for every element
         out._set_meta(out._storage, out._offset, shape, strides)
+
+
+# the dtypes whose tensors have a legacy class (torch.FloatTensor); the others print as CPUBoolType
+_LEGACY = {"uint8": "Byte", "int8": "Char", "int16": "Short", "int32": "Int", "int64": "Long", "float16": "Half",
+           "float32": "Float", "float64": "Double"}
+
+
+def legacy_type_name(t) -> str:
+    """A tensor's type as ATen's messages name it: `torch.FloatTensor`, `torch.cuda.LongTensor`, or `CPUBoolType` /
+    `CUDAComplexFloatType` for dtypes without a legacy class."""
+    cuda = t.device.type == "cuda"
+    if t.dtype.name in _LEGACY:
+        return f"torch.{'cuda.' if cuda else ''}{_LEGACY[t.dtype.name]}Tensor"
+    return f"{'CUDA' if cuda else 'CPU'}{dtypes.TORCH_NAMES.get(t.dtype.name, t.dtype.name)}Type"
 
 
 def cast_error(result: dtypes.dtype, out: dtypes.dtype) -> RuntimeError:

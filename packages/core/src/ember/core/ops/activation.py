@@ -317,7 +317,7 @@ def gelu(input: Tensor, approximate: str = "none") -> Tensor:
     0.8413
     """
     if approximate not in ("none", "tanh"):
-        raise RuntimeError(f"approximate argument must be either none or tanh; got {approximate!r}")
+        raise RuntimeError("approximate argument must be either none or tanh.")
     return gelu_op(input, approximate)
 
 

@@ -213,10 +213,10 @@ def _apply_mats(a: Tensor, mats, transpose: bool) -> Tensor:
     return _op("clone")(a) if not a.is_contiguous() else a
 
 
-def _mats(in_sizes, out_sizes, mode, align_corners, scales) -> list[np.ndarray]:
+def _mats(in_sizes, out_sizes, mode, align_corners, scales, f64: bool) -> list[np.ndarray]:
     """The `(out, in)` interpolation matrix of each spatial dim, from the CPU op's taps."""
     mats = []
-    for n_in, (i0, i1, lam) in zip(in_sizes, UP._all_taps(in_sizes, out_sizes, mode, align_corners, scales),
+    for n_in, (i0, i1, lam) in zip(in_sizes, UP._all_taps(in_sizes, out_sizes, mode, align_corners, scales, f64),
                                    strict=True):
         m = np.zeros((len(i0), n_in))
         rows = np.arange(len(i0))
@@ -230,11 +230,13 @@ def _mats(in_sizes, out_sizes, mode, align_corners, scales) -> list[np.ndarray]:
 
 
 def _upsample(input, output_size, mode, align_corners, scales):
-    return _apply_mats(input, _mats(input._shape[2:], output_size, mode, align_corners, scales), False)
+    f64 = input._dtype is dtypes.float64
+    return _apply_mats(input, _mats(input._shape[2:], output_size, mode, align_corners, scales, f64), False)
 
 
 def _upsample_backward(grad, input_shape, mode, align_corners, scales):
-    return _apply_mats(grad, _mats(tuple(input_shape[2:]), grad._shape[2:], mode, align_corners, scales), True)
+    f64 = grad._dtype is dtypes.float64
+    return _apply_mats(grad, _mats(tuple(input_shape[2:]), grad._shape[2:], mode, align_corners, scales, f64), True)
 
 
 def _on_device(v, like: Tensor, dtype=None) -> Tensor:

@@ -779,11 +779,35 @@ pairs of ints -> `(N, C*kh*kw, L)` with L the number of block positions. Linear;
 `col2im(grad, (H, W), kernel_size, dilation, padding, stride)`.""")
 
 
+_BLOCK_CHECKS = {  # ATen's im2col and col2im shape checks, each in its own order
+    "kernel": lambda v: (min(v) > 0, f"kernel size should be greater than zero, but got kernel_height: {v[0]} "
+                                     f"kernel_width: {v[1]}"),
+    "dilation": lambda v: (min(v) > 0, f"dilation should be greater than zero, but got dilation_height: {v[0]} "
+                                       f"dilation_width: {v[1]}"),
+    "padding": lambda v: (min(v) >= 0, f"padding should be non-negative, but got pad_height: {v[0]} "
+                                       f"pad_width: {v[1]}"),
+    "stride": lambda v: (min(v) > 0, f"stride should be greater than zero, but got stride_height: {v[0]} "
+                                     f"stride_width: {v[1]}")}
+_BLOCK_ORDER = {"unfold": ("kernel", "dilation", "padding", "stride"),
+                "fold": ("kernel", "stride", "dilation", "padding")}
+
+
 def _check_blocks(op: str, kernel_size, dilation, padding, stride) -> None:
-    k, d, p, st = kernel_size, dilation, padding, stride
-    if min(k) <= 0 or min(d) <= 0 or min(st) <= 0 or min(p) < 0:
-        raise RuntimeError(f"{op}: kernel_size, dilation and stride must be positive and padding non-negative; "
-                           f"got kernel_size={tuple(k)}, dilation={tuple(d)}, padding={tuple(p)}, stride={tuple(st)}")
+    values = {"kernel": kernel_size, "dilation": dilation, "padding": padding, "stride": stride}
+    for name in _BLOCK_ORDER[op]:
+        ok, message = _BLOCK_CHECKS[name](tuple(values[name]))
+        if not ok:
+            raise RuntimeError(message)
+
+
+def _check_unfold_blocks(hw, k, padding, dilation, stride) -> None:
+    """ATen's im2col: at least one block position along each spatial dim (a floor division, as its div_rtn)."""
+    blocks = tuple((n + 2 * p - (d * (kk - 1) + 1)) // st + 1
+                   for n, kk, p, d, st in zip(hw, k, padding, dilation, stride))
+    if min(blocks) < 1:
+        raise RuntimeError(f"Given input with spatial size {tuple(hw)}, kernel_size={tuple(k)}, "
+                           f"dilation={tuple(dilation)}, padding={tuple(padding)}, calculated shape of the array of "
+                           f"sliding blocks as {blocks}, but its components must be at least one.")
 
 
 @im2col.meta
@@ -792,7 +816,7 @@ def _im2col_meta(input, kernel_size, dilation, padding, stride) -> None:
     if input.ndim != 4:
         raise RuntimeError(f"Input Error: Only 4D input Tensors are supported (got {describe(input)})")
     _check_blocks("unfold", kernel_size, dilation, padding, stride)
-    _check_sizes("unfold", tuple(input._shape[2:]), kernel_size, padding, dilation)
+    _check_unfold_blocks(tuple(input._shape[2:]), kernel_size, padding, dilation, stride)
 
 
 @im2col.register("cpu")
@@ -1289,9 +1313,7 @@ def _block_args(op: str, kernel_size, dilation, padding, stride):
     args = [_ntuple(v, 2, name, op) for v, name in ((kernel_size, "kernel_size"), (dilation, "dilation"),
                                                      (padding, "padding"), (stride, "stride"))]
     k, d, p, s = args
-    if min(k) <= 0 or min(d) <= 0 or min(s) <= 0 or min(p) < 0:
-        raise RuntimeError(f"{op}: kernel_size, dilation and stride must be positive and padding non-negative; "
-                           f"got kernel_size={k}, dilation={d}, padding={p}, stride={s}")
+    _check_blocks(op, k, d, p, s)
     return k, d, p, s
 
 
@@ -1313,10 +1335,10 @@ def unfold(input: Tensor, kernel_size: Size2, dilation: Size2 = 1, padding: Size
     if input.ndim in (1, 2):  # PyTorch's im2col reads the size of a dim the input lacks
         n = input.ndim
         raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {n})")
+    k, d, p, s = _block_args("unfold", kernel_size, dilation, padding, stride)
     if input.ndim not in (3, 4):
         raise RuntimeError(f"Expected 3D or 4D (batch mode) tensor with possibly 0 batch size and other non-zero "
                            f"dimensions for input, but got: {list(input.shape)}")
-    k, d, p, s = _block_args("unfold", kernel_size, dilation, padding, stride)
     batched = input.ndim == 4
     x = input if batched else unsqueeze(input, 0)
     out = im2col(x, k, d, p, s)  # its meta step checks the window against the padded input

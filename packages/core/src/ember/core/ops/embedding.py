@@ -11,10 +11,11 @@ import operator
 
 import numpy as np
 
+from ember.core import dtypes
 from ember.core.dispatch import declare
 from ember.core.opinfo_indexing import info as _info
 from ember.core.ops import numba_nn
-from ember.core.ops._util import wrap
+from ember.core.ops._util import legacy_type_name, wrap
 from ember.core.tensor import Tensor, describe
 
 __all__ = ["embedding", "embedding_bag", "embedding_backward", "embedding_bag_backward", "embedding_renorm_",
@@ -175,12 +176,12 @@ def _bags(indices: np.ndarray, offsets: np.ndarray, include_last_offset: bool):
 embedding_bag_op = declare("embedding_bag", doc="""Sums, means or maxima of bags of embedding rows.
 
 Positional signature: `embedding_bag(weight, indices, offsets, mode, per_sample_weights,
-include_last_offset, padding_idx)` with 1-D indices, 1-D int64 offsets (bag starts), mode
+include_last_offset, padding_idx, scale_grad_by_freq=False)` with 1-D indices, 1-D int64 offsets (bag starts), mode
 'sum' | 'mean' | 'max', per_sample_weights `(len(indices),)` or None (sum only), padding_idx an
 int or -1 (its entries are left out of their bag). Returns `(output (B, D), bag_size (B,),
 max_indices (B, D))`; empty bags give zeros. Backward (weight only): `embedding_bag_backward(grad,
 indices, offsets, bag_size, max_indices, num_weights, mode, per_sample_weights,
-include_last_offset, padding_idx)`.""")
+include_last_offset, padding_idx)`; scale_grad_by_freq only scales that gradient (its derivative rule).""")
 
 
 def _meta_bags(op: str, weight_rows: int | None, indices: Tensor, offsets: Tensor, per_sample_weights) -> None:
@@ -196,7 +197,8 @@ def _meta_bags(op: str, weight_rows: int | None, indices: Tensor, offsets: Tenso
 
 
 @embedding_bag_op.meta
-def _embedding_bag_meta(weight, indices, offsets, mode, per_sample_weights, include_last_offset, padding_idx):
+def _embedding_bag_meta(weight, indices, offsets, mode, per_sample_weights, include_last_offset, padding_idx,
+                        scale_grad_by_freq=False):
     if weight.ndim != 2:
         raise RuntimeError(f"embedding_bag: 'weight' must be 2-D; got {describe(weight)}")
     _meta_bags("embedding_bag", None, indices, offsets, per_sample_weights)
@@ -204,7 +206,8 @@ def _embedding_bag_meta(weight, indices, offsets, mode, per_sample_weights, incl
 
 
 @embedding_bag_op.register("cpu")
-def _embedding_bag_cpu(weight, indices, offsets, mode, per_sample_weights, include_last_offset, padding_idx):
+def _embedding_bag_cpu(weight, indices, offsets, mode, per_sample_weights, include_last_offset, padding_idx,
+                       scale_grad_by_freq=False):
     w = np.ascontiguousarray(numba_nn.kernel_array(weight._np()))
     idx = _flat_indices(indices, w.shape[0], bag=True)
     starts, ends = _bags(idx, _flat_indices(offsets), include_last_offset)
@@ -252,14 +255,23 @@ def _embedding_bag_backward_cpu(grad, indices, offsets, bag_size, max_indices, n
 
 
 # --- validation and the public functions ------------------------------------------------
+def _check_indices(op: str, t: Tensor) -> None:
+    if t.dtype.name not in ("int64", "int32"):
+        raise RuntimeError(f"Expected tensor for argument #1 'indices' to have one of the following scalar types: "
+                           f"Long, Int; but got {legacy_type_name(t)} instead (while checking arguments for {op})")
+
+
 def _check(op: str, input, weight, *, bag: bool = False) -> None:
+    """ATen's checks, in its order: embedding's weight rank, the indices' dtype; a bag's weight dtype and values."""
     if not isinstance(input, Tensor) or not isinstance(weight, Tensor):
         raise TypeError(f"{op}: expected input and weight tensors; got {describe(input)} and {describe(weight)}")
-    if input.dtype.name not in ("int64", "int32"):
-        raise RuntimeError(f"Expected tensor for argument #1 'indices' to have one of the following scalar types: "
-                           f"Long, Int; but got {describe(input)} instead (while checking arguments for {op})")
-    if weight.ndim != 2:
-        raise RuntimeError(f"'weight' must be 2-D; got {describe(weight)}")
+    if not bag and weight.ndim != 2:
+        raise RuntimeError("'weight' must be 2-D")
+    _check_indices(op, input)
+    if bag and not weight.dtype.is_floating_point:
+        raise RuntimeError(f"Expected tensor for argument #1 'weight' to have one of the following scalar types: "
+                           f"Half, BFloat16, Float, Double; but got {legacy_type_name(weight)} instead (while checking "
+                           f"arguments for {op})")
     if bag and input._storage.device.type == "cpu":  # embedding's values: its op's meta step checks them
         _check_values(input._np(), weight.shape[0], bag)
 
@@ -355,45 +367,69 @@ def embedding_bag(input: Tensor, weight: Tensor, offsets: Tensor | None = None, 
     from ember.core import creation
     from ember.core.ops.layout import reshape
 
-    _check("embedding_bag", input, weight, bag=True)
-    if mode not in _MODES:
-        raise ValueError(f"mode has to be one of sum, mean or max; got {mode!r}")
-    if mode == "max" and scale_grad_by_freq:
-        raise ValueError("max mode does not support scaling the gradient by the frequency")
-    if mode == "max" and sparse:
-        raise ValueError("max mode does not support sparse weights")
-    if scale_grad_by_freq and not sparse:
-        raise NotImplementedError("embedding_bag: scale_grad_by_freq is not supported by ember")
-    if per_sample_weights is not None:
-        if mode != "sum":
-            raise NotImplementedError(f"embedding_bag: per_sample_weights was not None. per_sample_weights is only "
-                                      f"supported for mode='sum' (got mode='{mode}'). Please open a feature "
-                                      f"request on GitHub.")
-        if tuple(per_sample_weights.shape) != tuple(input.shape):
-            raise ValueError(f"embedding_bag: If per_sample_weights ({list(per_sample_weights.shape)}) is not None, "
-                             f"then it must have the same shape as the input ({list(input.shape)})")
-        per_sample_weights = reshape(per_sample_weights, (-1,))
+    # checked in PyTorch's order: its Python function's checks, then ATen's (dtypes, index and offset values)
+    if not isinstance(input, Tensor) or not isinstance(weight, Tensor):
+        raise TypeError(f"embedding_bag: expected input and weight tensors; got {describe(input)} and "
+                        f"{describe(weight)}")
+    if per_sample_weights is not None and tuple(per_sample_weights.shape) != tuple(input.shape):
+        raise ValueError(f"embedding_bag: If per_sample_weights ({per_sample_weights.shape}) is not None, then it "
+                         f"must have the same shape as the input ({input.shape})")
+    if weight.ndim != 2:
+        raise ValueError(f"weight has to be a 2D Tensor, but got Tensor of dimension {weight.ndim}")
     if input.ndim == 2:
         if offsets is not None:
-            raise ValueError("if input is 2D, then offsets has to be None, as input is treated is a mini-batch of "
-                             "fixed length sequences.")
-        b, length = input.shape
-        offsets = creation.from_numpy(np.arange(b, dtype=np.int64) * length).to(input.device)
-        input = reshape(input, (-1,))
-        include_last_offset = False
+            kind = "<class 'torch.Tensor'>" if isinstance(offsets, Tensor) else str(type(offsets))
+            raise ValueError(f"if input is 2D, then offsets has to be None, as input is treated is a mini-batch of "
+                             f"fixed length sequences. However, found offsets of type {kind}")
     elif input.ndim == 1:
         if offsets is None:
             raise ValueError("offsets has to be a 1D Tensor but got None")
         if offsets.ndim != 1:
             raise ValueError("offsets has to be a 1D Tensor")
+    else:
+        raise ValueError(f"input has to be 1D or 2D Tensor, but got Tensor of dimension {input.ndim}")
+    if mode not in _MODES:
+        raise ValueError("mode has to be one of sum, mean or max")
+    if mode == "max" and scale_grad_by_freq:
+        raise ValueError("max mode does not support scaling the gradient by the frequency")
+    if mode == "max" and sparse:
+        raise ValueError("max mode does not support sparse weights")
+    if per_sample_weights is not None:
+        if mode != "sum":
+            raise NotImplementedError(f"embedding_bag: per_sample_weights was not None. per_sample_weights is only "
+                                      f"supported for mode='sum' (got mode='{mode}'). Please open a feature "
+                                      f"request on GitHub.")
+        per_sample_weights = reshape(per_sample_weights, (-1,))
+    if input.ndim == 1:  # ATen promotes indices and offsets to one type (bool indices become int64) first
+        common = dtypes.promote_types(input.dtype, offsets.dtype)
+        if common.name not in ("int64", "int32"):
+            _check_indices("embedding_bag", input if input.dtype == common else offsets.to(common))
+        if input.dtype != common:
+            input = input.to(common)
+    _check("embedding_bag", input, weight, bag=True)
+    if per_sample_weights is not None and per_sample_weights.dtype != weight.dtype:
+        raise RuntimeError(f"Expected tensor for argument #1 'weight' to have the same type as tensor for argument "
+                           f"#1 'per_sample_weights'; but type {legacy_type_name(weight)} does not equal "
+                           f"{legacy_type_name(per_sample_weights)} (while checking arguments for embedding_bag)")
+    if input.ndim == 2:
+        b, length = input.shape
+        offsets = creation.from_numpy(np.arange(b, dtype=np.int64) * length).to(input.device)
+        input = reshape(input, (-1,))
+        include_last_offset = False
+    else:
         # the values on the host only: reading device offsets would synchronize (the CUDA kernels
         # clamp each bag to the indices instead)
         o = offsets._np() if offsets.device.type == "cpu" else np.zeros(0, np.int64)
-        if o.size and (o[0] != 0 or (np.diff(o) < 0).any() or o[-1] > input.shape[0]):
-            raise RuntimeError(f"embedding_bag: offsets must start at 0, be non-decreasing and at most the number "
-                               f"of indices; got {describe(offsets)}")
-    else:
-        raise ValueError(f"input has to be 1D or 2D Tensor, but got Tensor of dimension {input.ndim}")
+        if o.size and o[0] != 0:  # (PyTorch prints the 0-d offsets[0] after, in its C++ form)
+            both_int = offsets.dtype == dtypes.int32 and input.dtype == dtypes.int32
+            raise RuntimeError(f"offsets[0] has to be 0, i.e., the first sequence in the mini-batch has to start "
+                               f"from position 0. However, got {o[0]}\n[ torch.{'Int' if both_int else 'Long'}"
+                               f"Tensor{{}} ]")
+        if o.size and o[-1] > input.shape[0]:
+            raise RuntimeError(f"offsets[-1] can not be greater than input's length {input.shape[0]} but got "
+                               f"offsets[-1] of {o[-1]}")
+        if o.size and (np.diff(o) < 0).any():
+            raise RuntimeError(f"embedding_bag: offsets must be non-decreasing; got {describe(offsets)}")
     if max_norm is not None:
         embedding_renorm_(weight, input, float(max_norm), float(norm_type))
     lookup = _sparse_lookup("embedding_bag", weight) if sparse else None
@@ -401,4 +437,4 @@ def embedding_bag(input: Tensor, weight: Tensor, offsets: Tensor | None = None, 
         return lookup(weight, input, offsets, mode, per_sample_weights, bool(include_last_offset),
                       _bag_padding(padding_idx, weight.shape[0]), bool(scale_grad_by_freq))
     return embedding_bag_op(weight, input, offsets, mode, per_sample_weights, bool(include_last_offset),
-                            _bag_padding(padding_idx, weight.shape[0]))[0]
+                            _bag_padding(padding_idx, weight.shape[0]), bool(scale_grad_by_freq))[0]

@@ -514,17 +514,19 @@ def _scatter_add_cpu(input, dim, index, src, *, out=None):
 _scatter_reduce = declare("scatter_reduce", overlap=OVERLAP_INTERNAL | OVERLAP_SOURCES, info=_info("scatter_reduce"))
 _IDENTITY = {"sum": 0, "mean": 0, "prod": 1}
 _REDUCTIONS = {"sum": ADD, "mean": ADD, "prod": MUL, "amax": MAX, "amin": MIN}
+REDUCE_ALIASES = {"max": "amax", "min": "amin"}  # accepted by PyTorch's forward kernels, not by its derivative
 
 
 @_scatter_reduce.meta
 def _meta_scatter_reduce(input, dim, index, src, reduce, *, include_self=True, out=None) -> None:
-    if reduce not in _REDUCTIONS:
+    if reduce not in _REDUCTIONS and reduce not in REDUCE_ALIASES:
         raise RuntimeError(f"reduce argument must be either sum, prod, mean, amax or amin, got {reduce}")
     _meta_scatter_any(input, dim, index, src)
 
 
 @_scatter_reduce.register("cpu")
 def _scatter_reduce_cpu(input, dim, index, src, reduce, *, include_self=True, out=None):
+    reduce = REDUCE_ALIASES.get(reduce, reduce)
     t = _target(input, out)
     offs, vals = _scatter_offsets("scatter_reduce", t, dim, index, src)
     offs = np.ascontiguousarray(offs).reshape(-1)
@@ -598,7 +600,8 @@ def scatter_add(input, dim: int, index: Tensor, src: Tensor, *, out=None) -> Ten
 @method
 def scatter_reduce(input, dim: int, index: Tensor, src: Tensor, reduce: str, *, include_self: bool = True,
                    out=None) -> Tensor:
-    """Reduce `src` into `input` at `index` along `dim` with sum/prod/mean/amax/amin."""
+    """Reduce `src` into `input` at `index` along `dim` with sum/prod/mean/amax/amin ('max' and 'min' are
+    PyTorch's unlisted spellings of amax and amin, which its backward refuses)."""
     return _scatter_reduce(input, dim, index, src, reduce, include_self=include_self, out=out)
 
 
@@ -629,6 +632,8 @@ def _check_device_dim_index(op: str, input: Tensor, dim: int, index: Tensor) -> 
 def _check_index_vector(op: str, index: Tensor) -> None:
     """A 1-D (or 0-dim) int32/int64 index; its rank is checked first, as PyTorch."""
     if isinstance(index, Tensor) and index.ndim > 1:
+        if op == "index_select":  # PyTorch's index_select says no more
+            raise IndexError("index_select(): Index is supposed to be a vector")
         raise IndexError(f"{op}(): Index is supposed to be a vector, but got dim: {index.ndim} with type: "
                          f"{_scalar_type(index)} and size: {_sizes(index)}")
     _check_long(op, index)

@@ -591,7 +591,13 @@ def trace(input: Tensor) -> Tensor:
 
 def _tri_indices(fn, row: int, col: int, offset: int, dtype, device) -> Tensor:
     from ember.core.creation import tensor
+    from ember.core.ops.numeric import not_implemented_for
 
+    for name, n in (("row", row), ("col", col)):
+        if n < 0:
+            raise RuntimeError(f"{name} must be non-negative, got{n}")  # (sic: PyTorch's message has no space)
+    if dtype is not None and dtype not in (dtypes.int32, dtypes.int64):
+        raise not_implemented_for(fn.__name__, dtype)
     r, c = fn(row, offset, col)
     return tensor(np.stack([r, c]) if row and col else np.zeros((2, 0)), dtype=dtype or dtypes.int64, device=device)
 

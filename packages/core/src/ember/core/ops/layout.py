@@ -15,7 +15,7 @@ from ember.core.dispatch import declare, node_name
 from ember.core.methods import attach, method
 from ember.core.ops import memfmt
 from ember.core.ops import shape as S
-from ember.core.ops._util import _C_INT_NAMES, int_value, real_value, warn_complex_to_real
+from ember.core.ops._util import _C_INT_NAMES, int_value, legacy_type_name, real_value, warn_complex_to_real
 from ember.core.ops.complex import conj as _conj
 from ember.core.settings import contiguous_format, preserve_format
 from ember.core.tensor import Tensor
@@ -597,9 +597,9 @@ def _setitem_source(value: Tensor, shape: tuple) -> Tensor:
     if lead:
         value = reshape(value, value._shape[lead:])
     if value.ndim > len(shape):
-        raise RuntimeError(f"expand({value.type()}{{{list(value._shape)}}}, size={list(shape)}): the number of sizes "
-                           f"provided ({len(shape)}) must be greater or equal to the number of dimensions in the "
-                           f"tensor ({value.ndim})")
+        raise RuntimeError(f"expand({legacy_type_name(value)}{{{list(value._shape)}}}, size={list(shape)}): the "
+                           f"number of sizes provided ({len(shape)}) must be greater or equal to the number of "
+                           f"dimensions in the tensor ({value.ndim})")
     return S.expand(value, shape)
 
 

@@ -15,6 +15,7 @@ import types
 import numpy as np
 
 from ember.core import dtypes
+from ember.core import dispatch as _dispatch
 from ember.core.dispatch import OVERLAP_INTERNAL, composite, declare, node_name
 from ember.core.methods import attach, inplace, method
 from ember.core.ops import aliased_products, blas_threads
@@ -354,6 +355,7 @@ def _c32_refusal(kernel: str) -> Exception:
 
 
 @method
+@composite("mv")
 def mv(input: Tensor, vec: Tensor, *, out=None) -> Tensor:
     """Matrix (n, m) times vector (m,): (n,)."""
     if input.ndim != 2 or vec.ndim != 1:  # PyTorch's addmv names its result (1-D), the matrix and the vector
@@ -417,10 +419,13 @@ def _sparse_reroute(name: str, a, b, out, input=None, beta=1, alpha=1) -> Tensor
     return a.matmul(b) if a.is_sparse or a.is_sparse_csr else a @ b
 
 
-def _matmul(a: Tensor, b: Tensor) -> Tensor:
-    """The product of two tensors (`a @ b`), or NotImplemented where `b` is no Tensor (Python's fallback)."""
+def _matmul(a: Tensor, b: Tensor, *, _hooked: bool = False) -> Tensor:
+    """The product of two tensors (`a @ b`), or NotImplemented where `b` is no Tensor (Python's fallback).
+    The composite hook (autocast) sees it as `matmul`, checked inline: `@` pays no wrapper's call."""
     if b.__class__ is not Tensor and not isinstance(b, Tensor):
         return NotImplemented
+    if not _hooked and _dispatch._composite_hook is not None:
+        return _dispatch._composite_hook("matmul", _matmul_hooked, (a, b), {})
     da, db = len(a._shape), len(b._shape)
     if da == 0 or db == 0:
         raise RuntimeError(f"both arguments to matmul need to be at least 1D, but they are {da}D and {db}D")
@@ -632,6 +637,7 @@ def tensordot(a: Tensor, b: Tensor, dims=2, out=None) -> Tensor:
     return S.copy_(_out_like(out, r), r) if out is not None else r
 
 
+@composite("einsum")
 def einsum(*args) -> Tensor:
     """Einstein summation, e.g. `einsum("bij,bjk->bik", a, b)`; operands may also come as one list, or in the
     sublist format `einsum(a, [0, 1], b, [1, 2], [0, 2])` (subscripts 0-51, `...` as Ellipsis).
@@ -662,7 +668,33 @@ def einsum(*args) -> Tensor:
             kind = type(o)
             name = kind.__name__ if kind.__module__ == "builtins" else f"{kind.__module__}.{kind.__qualname__}"
             raise TypeError(f"expected Tensor as element {i} in argument 1, but got {name}")
-    return _einsum(equation, *operands)
+    r = _einsum(equation, *operands)
+    if len(operands) > 1:
+        name = "ViewBackward0" if einsum_contracts(args) else "MulBackward0"
+    else:
+        lhs, arrow, out = equation.replace(" ", "").replace(".", "").partition("->")
+        out = out if arrow else [v for v in lhs if lhs.count(v) == 1]
+        name = "SumBackward1" if any(v not in out for v in lhs) else "PermuteBackward0"
+    return node_name(r, "EinsumBackward0", name)  # the last node of PyTorch's decomposition
+
+
+def einsum_contracts(args: tuple) -> bool:
+    """Whether an einsum call (its arguments, string or sublist form) sums out an index that two or more operands
+    share: PyTorch then contracts through bmm (autocast casts it; its result is a view of bmm's)."""
+    if isinstance(args[0], str):
+        eq = args[0].replace(" ", "").replace(".", "")
+        lhs, arrow, out = eq.partition("->")
+        subs = lhs.split(",")
+    else:
+        subs = [tuple(v for v in sub if v is not Ellipsis) for sub in args[1::2]]
+        arrow, out = (True, args[-1]) if len(args) % 2 == 1 else ("", ())
+    counts: dict = {}
+    for sub in subs:
+        for v in set(sub):
+            counts[v] = counts.get(v, 0) + 1
+    if not arrow:  # implicit output: the indices that appear once in all
+        out = [v for sub in subs for v in sub if sum(x.count(v) for x in subs) == 1]
+    return any(n >= 2 and v not in out for v, n in counts.items())
 
 
 def _sublist_letter(n) -> str:
@@ -767,20 +799,11 @@ def dist(input: Tensor, other: Tensor, p: float = 2) -> Tensor:
     return vector_norm(ew.sub(input, other), p)
 
 
-def _imatmul(self: Tensor, other: Tensor) -> Tensor:
-    r = _matmul(self, other)
-    if r is NotImplemented:
-        return r
-    if r._shape != self._shape:
-        raise RuntimeError(f"matmul: the result of shape {tuple(r._shape)} can't be written in place into a tensor "
-                           f"of shape {tuple(self._shape)}")
-    return S.copy_(self, r)
-
-
-# a non-tensor operand leaves `@` to Python (NotImplemented, from `_matmul`), as PyTorch's operators do
+# a non-tensor operand leaves `@` to Python (NotImplemented, from `_matmul`), as PyTorch's operators do. No
+# `__imatmul__`, as PyTorch's Tensor: `y @= x` rebinds y to `y @ x`
+_matmul_hooked = functools.partial(_matmul, _hooked=True)
 attach("__matmul__", _matmul)
 attach("__rmatmul__", lambda self, other: _matmul(other, self) if isinstance(other, Tensor) else NotImplemented)
-attach("__imatmul__", _imatmul)
 
 
 @composite("linalg_vecdot")

@@ -257,24 +257,24 @@ def affine_grid(theta: Tensor, size: list[int] | tuple[int, ...], align_corners:
         raise TypeError(f"affine_grid(): argument 'theta' must be Tensor, not {type(theta).__name__}")
     if not theta.dtype.is_floating_point:
         raise ValueError(f"Expected theta to have floating point type, but got {theta.dtype}")
-    size = tuple(int(s) for s in size)
+    given, size = size, tuple(int(s) for s in size)  # the messages show the size as given, as PyTorch's
     shape = tuple(theta.shape)
     if len(size) == 4:
         if theta.ndim != 3 or shape[-2:] != (2, 3):
-            raise ValueError(f"Expected a batch of 2D affine matrices of shape Nx2x3 for size {size}. Got "
+            raise ValueError(f"Expected a batch of 2D affine matrices of shape Nx2x3 for size {given}. Got "
                              f"{theta.shape}.")
     elif len(size) == 5:
         if theta.ndim != 3 or shape[-2:] != (3, 4):
-            raise ValueError(f"Expected a batch of 3D affine matrices of shape Nx3x4 for size {size}. Got "
+            raise ValueError(f"Expected a batch of 3D affine matrices of shape Nx3x4 for size {given}. Got "
                              f"{theta.shape}.")
     else:
         raise NotImplementedError(f"affine_grid only supports 4D and 5D sizes, for 2D and 3D affine transforms, "
-                                  f"respectively. Got size {size}.")
+                                  f"respectively. Got size {given}.")
     if align_corners and min(size[2:]) == 1:
         warnings.warn("Since version 1.3.0, affine_grid behavior has changed for unit-size grids when "
                       "align_corners=True. This is not an intended use case of affine_grid. See the documentation "
                       "of affine_grid for details.", stacklevel=2)
     if min(size) <= 0:
-        raise ValueError(f"Expected non-zero, positive output size. Got {size}")
+        raise ValueError(f"Expected non-zero, positive output size. Got {given}")
     return affine_grid_generator(theta, list(size), bool(align_corners))
 

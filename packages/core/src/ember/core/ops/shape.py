@@ -15,7 +15,7 @@ from ember.core.device_backends import backend
 from ember.core.dispatch import TENSOR_ITERATOR, check_overlap, declare
 from ember.core.geometry import INT64_MAX, check_geometry, make_tensor
 from ember.core.ops import memfmt
-from ember.core.ops._util import _mismatch, normalize_dims, warn_complex_to_real, wrap
+from ember.core.ops._util import _mismatch, legacy_type_name, normalize_dims, warn_complex_to_real, wrap
 from ember.core.opinfo_shape import info as _info
 from ember.core.ops.restricted_dtypes import cast_array, casts_nan_bits, nan_bits_as_pytorch
 from ember.core.storage import Storage
@@ -203,8 +203,9 @@ def _expand(x, size):
     size = tuple(map(int, size))
     ndim = len(x._shape)
     if len(size) < ndim:
-        raise RuntimeError(f"expand: the number of sizes provided ({len(size)}) must be greater or equal to the "
-                           f"number of dimensions in the tensor ({ndim})")
+        raise RuntimeError(f"expand({legacy_type_name(x)}{{{list(x._shape)}}}, size={list(size)}): the number of "
+                           f"sizes provided ({len(size)}) must be greater or equal to the number of dimensions in the "
+                           f"tensor ({ndim})")
     lead = len(size) - ndim
     shape, strides = [], []
     for i, n in enumerate(size):

@@ -11,8 +11,6 @@ PyTorch's "Target 7 is out of bounds.".
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 
 from ember.core import dtypes
@@ -20,7 +18,7 @@ from ember.core.dispatch import declare, node_name
 from ember.core.opinfo_indexing import info as _info
 from ember.core.methods import attach
 from ember.core.ops import softmax_rows as _rows_pass
-from ember.core.ops._util import normalize_dims, wrap
+from ember.core.ops._util import normalize_dims, warn_at_caller, wrap
 from ember.core.tensor import Tensor, describe
 
 __all__ = ["softmax", "_safe_softmax", "log_softmax", "softmin", "softmax_backward", "log_softmax_backward",
@@ -370,8 +368,9 @@ def _binary_cross_entropy_any(input, target):
 
 # --- validation and the public functions --------------------------------------------------
 def _implicit_dim(op: str, ndim: int, stacklevel: int) -> int:
-    warnings.warn(f"Implicit dimension choice for {op} has been deprecated. Change the call to include dim=X "
-                  f"as an argument.", UserWarning, stacklevel=stacklevel)
+    # at the first frame outside ember: PyTorch's default _stacklevel (3) names the caller of F.softmax
+    warn_at_caller(f"Implicit dimension choice for {op} has been deprecated. Change the call to include dim=X "
+                   f"as an argument.")
     return 0 if ndim in (0, 1, 3) else 1
 
 

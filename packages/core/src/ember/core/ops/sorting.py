@@ -738,7 +738,10 @@ def _quantile(input: Tensor, q, dim, keepdim: bool, interpolation: str, ignore_n
         elif dim is None:
             vlo = reshape(vlo, (1,) * input.ndim)
         results.append(vlo)
-    return results[0] if scalar_q else stack(results, 0)
+    r = results[0] if scalar_q else stack(results, 0)
+    # PyTorch's quantile ends with a squeeze whatever the arguments: its node names every result
+    fn = getattr(r, "_grad_fn", None)
+    return node_name(r, type(fn).__name__, "SqueezeBackward4") if fn is not None else r
 
 
 @method

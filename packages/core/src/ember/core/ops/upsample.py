@@ -12,7 +12,6 @@ dim; the backward sums each output's gradient back into its taps. The taps are n
 from __future__ import annotations
 
 import math
-import numbers
 import warnings
 
 import numpy as np
@@ -85,20 +84,32 @@ def _antialias_taps(n_in: int, n_out: int, mode: str, align_corners: bool, scale
     return _Taps([np.minimum(lo + k, n_in - 1) for k in range(k_max)], [w / total for w in ws])
 
 
-def _taps(n_in: int, n_out: int, mode: str, align_corners: bool, scale: float | None):
-    """`(i0, i1, lam)` of one dim: output `j` is `(1 - lam[j]) * x[i0[j]] + lam[j] * x[i1[j]]`."""
-    dst = np.arange(n_out, dtype=np.float64)
-    ratio = (1.0 / scale) if scale else n_in / n_out
+def _taps(n_in: int, n_out: int, mode: str, align_corners: bool, scale: float | None, f64: bool = False):
+    """`(i0, i1, lam)` of one dim: output `j` is `(1 - lam[j]) * x[i0[j]] + lam[j] * x[i1[j]]`. As PyTorch's
+    kernels: nearest indices from a float32 step (nearest_idx), linear coordinates in the input's opmath type
+    (float32 but for float64 inputs), so the indices and weights are PyTorch's to the last bit."""
+    dst = np.arange(n_out, dtype=np.int64)
     if mode in ("nearest", "nearest-exact"):
-        src = np.floor((dst + 0.5) * ratio if mode == "nearest-exact" else dst * ratio).astype(np.int64)
+        step = np.float32(1.0 / scale) if scale else np.float32(n_in) / np.float32(n_out)
+        if mode == "nearest" and n_out == n_in:
+            src = dst
+        elif mode == "nearest" and n_out == 2 * n_in:
+            src = dst >> 1
+        elif mode == "nearest":
+            src = np.floor(dst.astype(np.float32) * step).astype(np.int64)
+        else:  # (dst + 0.5) in double times the float step, then floorf of it as a float
+            src = np.floor(((dst + 0.5) * np.float64(step)).astype(np.float32)).astype(np.int64)
         i0 = np.minimum(src, n_in - 1)
         return i0, i0, None
+    ft = np.float64 if f64 else np.float32
     if align_corners:
-        src = dst * ((n_in - 1) / (n_out - 1)) if n_out > 1 else np.zeros(n_out)
+        step = ft(n_in - 1) / ft(n_out - 1) if n_out > 1 else ft(0)
+        src = dst.astype(ft) * step
     else:
-        src = np.maximum((dst + 0.5) * ratio - 0.5, 0.0)
+        step = ft(1.0 / scale) if scale else ft(n_in) / ft(n_out)
+        src = np.maximum((dst.astype(ft) + ft(0.5)) * step - ft(0.5), ft(0))
     i0 = np.minimum(np.floor(src).astype(np.int64), n_in - 1)
-    return i0, np.minimum(i0 + 1, n_in - 1), src - i0
+    return i0, np.minimum(i0 + 1, n_in - 1), np.clip(src - i0.astype(ft), ft(0), ft(1))
 
 
 def _along(v: np.ndarray, d: int, ndim: int) -> np.ndarray:
@@ -153,13 +164,13 @@ source-index formula). Backward:
 `upsample_backward(grad, input.shape, mode, align_corners, scales)` -> grad_input.""")
 
 
-def _all_taps(in_sizes, out_sizes, mode, align_corners, scales):
+def _all_taps(in_sizes, out_sizes, mode, align_corners, scales, f64: bool = False):
     scales = scales or (None,) * len(in_sizes)
     if mode == "bicubic":
         return [_bicubic_taps(i, o, align_corners, s) for i, o, s in zip(in_sizes, out_sizes, scales)]
     if mode.endswith("-aa"):
         return [_antialias_taps(i, o, mode[:-3], align_corners, s) for i, o, s in zip(in_sizes, out_sizes, scales)]
-    return [_taps(i, o, mode, align_corners, s) for i, o, s in zip(in_sizes, out_sizes, scales)]
+    return [_taps(i, o, mode, align_corners, s, f64) for i, o, s in zip(in_sizes, out_sizes, scales)]
 
 
 @upsample_op.meta
@@ -177,7 +188,8 @@ def _upsample_meta(input, output_size, mode, align_corners, scales) -> None:
 @upsample_op.register("cpu")
 def _upsample_cpu(input, output_size, mode, align_corners, scales):
     x = input._np()
-    return wrap(_resize(x, _all_taps(x.shape[2:], output_size, mode, align_corners, scales), False, x.shape[2:]))
+    taps = _all_taps(x.shape[2:], output_size, mode, align_corners, scales, x.dtype == np.float64)
+    return wrap(_resize(x, taps, False, x.shape[2:]))
 
 
 upsample_backward = declare("upsample_backward", doc="""The gradient of upsample wrt its input.
@@ -190,7 +202,8 @@ is `upsample(gg, grad.shape[2:], mode, align_corners, scales)`.""")
 @upsample_backward.register("cpu")
 def _upsample_backward_cpu(grad, input_shape, mode, align_corners, scales):
     g, sizes = grad._np(), tuple(input_shape[2:])
-    return wrap(_resize(g, _all_taps(sizes, g.shape[2:], mode, align_corners, scales), True, sizes))
+    return wrap(_resize(g, _all_taps(sizes, g.shape[2:], mode, align_corners, scales, g.dtype == np.float64), True,
+                        sizes))
 
 
 def interpolate(input: Tensor, size: int | tuple[int, ...] | None = None,
@@ -214,51 +227,30 @@ def interpolate(input: Tensor, size: int | tuple[int, ...] | None = None,
     """
     if not isinstance(input, Tensor):
         raise TypeError(f"interpolate(): argument 'input' must be Tensor, not {type(input).__name__}")
+    # checked in PyTorch's order: align_corners, size/scale_factor, antialias, then the rank for the mode
+    if mode in ("nearest", "area", "nearest-exact"):
+        if align_corners is not None:
+            raise ValueError("align_corners option can only be set with the interpolating modes: "
+                             "linear | bilinear | bicubic | trilinear")
+    align_corners = bool(align_corners)
     nd = input.ndim - 2
-    if nd < 1:
-        raise NotImplementedError(f"Input Error: Only 3D, 4D and 5D input Tensors supported (got {input.ndim}D) "
-                                  f"for the modes: nearest | linear | bilinear | bicubic | trilinear | area | "
-                                  f"nearest-exact (got {mode})")
-    if mode in _LINEAR:
-        if mode == "bicubic" and input.ndim != 4:
-            raise NotImplementedError(f"Input Error: Only 3D, 4D and 5D input Tensors supported (got {input.ndim}D) "
-                                      f"for the modes: nearest | linear | bilinear | bicubic | trilinear | lanczos | "
-                                      f"area | nearest-exact (got {mode})")
-        if _LINEAR[mode] != input.ndim:
-            raise NotImplementedError(f"Got {input.ndim}D input, but {mode} mode needs {_LINEAR[mode]}D input")
-        align_corners = bool(align_corners)
-    elif mode == "area":
-        if align_corners is not None:
-            raise ValueError("align_corners option can only be set with the interpolating modes: "
-                             "linear | bilinear | bicubic | trilinear")
-    elif mode in ("nearest", "nearest-exact"):
-        if align_corners is not None:
-            raise ValueError("align_corners option can only be set with the interpolating modes: "
-                             "linear | bilinear | bicubic | trilinear")
-        align_corners = False
-    else:
-        raise NotImplementedError(f"Input Error: Only 3D, 4D and 5D input Tensors supported (got {input.ndim}D) "
-                                  f"for the modes: nearest | linear | bilinear | bicubic | trilinear | lanczos | "
-                                  f"area | nearest-exact (got {mode})")
-    if antialias and (mode not in ("bilinear", "bicubic") or input.ndim != 4):
-        raise ValueError("Anti-alias option is restricted to bilinear, bicubic, and lanczos modes and requires a "
-                         "4-D tensor as input")
-    if (size is None) == (scale_factor is None):
-        raise ValueError("only one of size or scale_factor should be defined" if size is not None
-                         else "either size or scale_factor should be defined")
     spatial = tuple(input.shape[2:])
+    if size is not None and scale_factor is not None:
+        raise ValueError("only one of size or scale_factor should be defined")
     scales = None
     if size is not None:
-        out = (int(size),) * nd if isinstance(size, numbers.Integral) else tuple(int(s) for s in size)
-        if len(out) != nd:
+        out = tuple(int(s) for s in size) if isinstance(size, (list, tuple)) else (int(size),) * max(nd, 0)
+        if isinstance(size, (list, tuple)) and len(size) != nd:
             raise ValueError(f"Input and output must have the same number of spatial dimensions, but got input with "
                              f"spatial dimensions of {list(spatial)} and output size of {size}. Please provide "
                              f"input tensor in (N, C, d1, d2, ...,dK) format and output size in (o1, o2, ...,oK) "
                              f"format.")
-    else:
-        sf = (float(scale_factor),) * nd if isinstance(scale_factor, numbers.Real) else \
-            tuple(float(s) for s in scale_factor)
-        if len(sf) != nd:
+        if recompute_scale_factor:
+            raise ValueError("recompute_scale_factor is not meaningful with an explicit size.")
+    elif scale_factor is not None:
+        sf = tuple(float(s) for s in scale_factor) if isinstance(scale_factor, (list, tuple)) else \
+            (float(scale_factor),) * max(nd, 0)
+        if isinstance(scale_factor, (list, tuple)) and len(sf) != nd:
             raise ValueError(f"Input and scale_factor must have the same number of spatial dimensions, but got input "
                              f"with spatial dimensions of {list(spatial)} and scale_factor of shape {scale_factor}. "
                              f"Please provide input tensor in (N, C, d1, d2, ...,dK) format and scale_factor in "
@@ -266,7 +258,19 @@ def interpolate(input: Tensor, size: int | tuple[int, ...] | None = None,
         if not all(math.isfinite(n * s) for n, s in zip(spatial, sf)):
             raise RuntimeError("value cannot be converted to type int64_t without overflow")
         out = tuple(int(math.floor(n * s)) for n, s in zip(spatial, sf))
-        scales = None if recompute_scale_factor else sf
+        scales = None if recompute_scale_factor or mode == "area" else sf
+    else:
+        raise ValueError("either size or scale_factor should be defined")
+    if antialias and (mode not in ("bilinear", "bicubic") or input.ndim != 4):
+        raise ValueError("Anti-alias option is restricted to bilinear, bicubic, and lanczos modes and requires a "
+                         "4-D tensor as input")
+    supported = mode in ("nearest", "nearest-exact", "area") and 1 <= nd <= 3 or _LINEAR.get(mode) == input.ndim
+    if not supported:
+        if mode in ("linear", "bilinear", "trilinear") and 3 <= input.ndim <= 5:
+            raise NotImplementedError(f"Got {input.ndim}D input, but {mode} mode needs {_LINEAR[mode]}D input")
+        raise NotImplementedError(f"Input Error: Only 3D, 4D and 5D input Tensors supported (got {input.ndim}D) "
+                                  f"for the modes: nearest | linear | bilinear | bicubic | trilinear | lanczos | "
+                                  f"area | nearest-exact (got {mode})")
     if mode == "area":  # (the pools refuse non-floating dtypes in PyTorch's words)
         from ember.core.ops import pool
 

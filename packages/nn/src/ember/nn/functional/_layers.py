@@ -180,9 +180,6 @@ def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None, max
     `sparse=True` gives `weight` a sparse COO gradient, as PyTorch's: the looked-up ids in order (uncoalesced,
     `padding_idx` left out) with the rows of the incoming gradient (`ember.autograd.sparse`).
     """
-    if input.is_floating_point():
-        raise RuntimeError(f"Expected tensor for argument #1 'indices' to have one of the following scalar types: "
-                           f"Long, Int; but got {input.type()} instead (while checking arguments for embedding)")
     if padding_idx is not None:  # PyTorch's checks: 0 is never out of range (an empty table takes it)
         if padding_idx > 0 and padding_idx >= weight.shape[0] or padding_idx < 0 and padding_idx < -weight.shape[0]:
             raise AssertionError("Padding_idx must be within num_embeddings")
@@ -206,18 +203,7 @@ def embedding_bag(input: Tensor, weight: Tensor, offsets: Tensor | None = None, 
                   padding_idx: int | None = None) -> Tensor:
     """Sum/mean/max of the embeddings of each bag (rows of a 2-D `input`, or 1-D `input` cut at `offsets`);
     `sparse=True` gives a sparse gradient, as `embedding`'s (not with mode 'max', as PyTorch)."""
-    if mode not in ("sum", "mean", "max"):
-        raise ValueError(f"mode has to be one of sum, mean or max; got {mode!r}")
-    if input.dim() == 2 and offsets is not None:
-        raise ValueError("if input is 2D, then offsets has to be None, as input is treated is a mini-batch of "
-                         "fixed length sequences.")
-    if input.dim() == 1 and offsets is None:
-        raise ValueError("offsets has to be a 1D Tensor but got None")
-    if mode == "max" and scale_grad_by_freq:
-        raise ValueError("max mode does not support scaling the gradient by the frequency")
-    if mode == "max" and sparse:
-        raise ValueError("max mode does not support sparse weights")
-    if max_norm is not None:
+    if max_norm is not None:  # (core checks the arguments; a bad call with max_norm renormalises first)
         _renorm(weight, input, max_norm, norm_type)
     return ea.embedding_bag(input, weight, offsets, None, norm_type, scale_grad_by_freq, mode, sparse,
                             per_sample_weights, include_last_offset, padding_idx)
@@ -231,12 +217,6 @@ def pad(input: Tensor, pad: tuple[int, ...], mode: str = "constant", value: floa
 def interpolate(input: Tensor, size=None, scale_factor=None, mode: str = "nearest", align_corners: bool | None = None,
                 recompute_scale_factor: bool | None = None, antialias: bool = False) -> Tensor:
     """Resample the spatial dimensions to `size` or by `scale_factor` (nearest, bilinear, ...)."""
-    if (size is None) == (scale_factor is None):
-        raise ValueError("only one of size or scale_factor should be defined" if size is not None
-                         else "either size or scale_factor should be defined")
-    if align_corners is not None and mode in ("nearest", "area", "nearest-exact"):
-        raise ValueError("align_corners option can only be set with the interpolating modes: "
-                         "linear | bilinear | bicubic | trilinear")
     return ea.interpolate(input, size, scale_factor, mode, align_corners, recompute_scale_factor, antialias)
 
 

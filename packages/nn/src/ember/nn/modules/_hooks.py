@@ -3,34 +3,15 @@ module hooks (`register_module_*`) that every module runs besides its own."""
 
 from __future__ import annotations
 
-import itertools
 from collections import OrderedDict
 from collections.abc import Callable
+
+from ember.autograd.graph import RemovableHandle
 
 __all__ = ["RemovableHandle", "register_module_forward_hook", "register_module_forward_pre_hook",
            "register_module_full_backward_pre_hook", "register_module_full_backward_hook",
            "register_module_backward_hook", "register_module_buffer_registration_hook",
            "register_module_module_registration_hook", "register_module_parameter_registration_hook"]
-
-
-class RemovableHandle:
-    """A handle that removes one hook from the dicts it was registered in."""
-
-    _ids = itertools.count()
-
-    def __init__(self, hooks_dict: dict, *, extra_dict: dict | None = None) -> None:
-        self.hooks_dicts = [hooks_dict] + ([extra_dict] if extra_dict is not None else [])
-        self.id = next(RemovableHandle._ids)
-
-    def remove(self) -> None:
-        for d in self.hooks_dicts:
-            d.pop(self.id, None)
-
-    def __enter__(self) -> RemovableHandle:
-        return self
-
-    def __exit__(self, *args) -> None:
-        self.remove()
 
 
 # the hooks every module runs, registered by the `register_module_*` functions below

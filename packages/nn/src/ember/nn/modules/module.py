@@ -745,8 +745,8 @@ class Module:
                               always_call: bool = False) -> RemovableHandle:
         """`hook(module, args, output)` (or `(module, args, kwargs, output)`) after `forward`; may
         replace the output. With `always_call`, it also runs (output None) when `forward` raises."""
-        handle = RemovableHandle(self._forward_hooks, extra_dict=self._forward_hooks_with_kwargs)
-        handle.hooks_dicts.append(self._forward_hooks_always_called)
+        handle = RemovableHandle(self._forward_hooks, extra_dict=[self._forward_hooks_with_kwargs,
+                                                                  self._forward_hooks_always_called])
         self._forward_hooks[handle.id] = hook
         if with_kwargs:
             self._forward_hooks_with_kwargs[handle.id] = True

@@ -28,8 +28,18 @@ class _WeightNorm(Module):
 
 
 def weight_norm(module: Module, name: str = "weight", dim: int | None = 0) -> Module:
-    """Reparametrise `module.<name>` by its magnitude and direction (Salimans & Kingma, 2016)."""
+    """Reparametrise `module.<name>` by its magnitude and direction (Salimans & Kingma, 2016). A state_dict saved
+    with the old `nn.utils.weight_norm` (`<name>_g`, `<name>_v`) loads into it, as in PyTorch."""
     parametrize.register_parametrization(module, name, _WeightNorm(dim), unsafe=True)
+
+    def _weight_norm_compat_hook(state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
+                                 error_msgs) -> None:
+        g_key, v_key = f"{prefix}{name}_g", f"{prefix}{name}_v"
+        if g_key in state_dict and v_key in state_dict:
+            state_dict[f"{prefix}parametrizations.{name}.original0"] = state_dict.pop(g_key)
+            state_dict[f"{prefix}parametrizations.{name}.original1"] = state_dict.pop(v_key)
+
+    module._register_load_state_dict_pre_hook(_weight_norm_compat_hook)
     return module
 
 

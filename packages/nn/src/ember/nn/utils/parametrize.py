@@ -184,10 +184,8 @@ def remove_parametrizations(module: Module, tensor_name: str, leave_parametrized
         if not leave_parametrized:
             raise ValueError("Cannot leave unparametrized (`leave_parametrized=False`) a tensor that is parametrized "
                              "in terms of a sequence of tensors.")
-        with ea.no_grad():
-            value = getattr(module, tensor_name)
-        requires_grad = plist.original0.requires_grad
-        original = Parameter(_detached(value).clone(), requires_grad) if requires_grad else _detached(value).clone()
+        value = getattr(module, tensor_name)  # a parameter when any of the originals requires grad, as PyTorch's
+        original = Parameter(_detached(value)) if value.requires_grad else _detached(value)
     delattr(type(module), tensor_name)
     del module.parametrizations[tensor_name]
     _register(module, tensor_name, original)

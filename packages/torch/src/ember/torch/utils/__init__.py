@@ -1,4 +1,4 @@
-"""`torch.utils`: `data` (ember.data, the same module objects), `checkpoint`, `collect_env`, `_pytree` and
+"""`torch.utils`: `data` (ember.data, the same module objects), `checkpoint`, `collect_env`, `_pytree`, `hooks` and
 `tensorboard` (imported on first use: it needs the `tensorboard` package), `benchmark` (imported on first use)."""
 
 import importlib

@@ -1,0 +1,5 @@
+"""`torch.utils.hooks`: `RemovableHandle`, the one class every `register_*_hook` returns."""
+
+from ember.autograd.graph import RemovableHandle
+
+__all__ = ["RemovableHandle"]
