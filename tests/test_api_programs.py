@@ -22,7 +22,14 @@ the stored outputs against PyTorch itself.
 
 Training infrastructure too: checkpointing with accumulation, resumed optimizers and schedulers, metric-learning and
 probabilistic losses, a TCN/LSTM forecaster, Transformer stacks with the eval fast path, torch.func ensembles with
-gradient penalties, module surgery with hooks, multi-task tricks (SAM, PCGrad), hand-written attention variants."""
+gradient penalties, module surgery with hooks, multi-task tricks (SAM, PCGrad), hand-written attention variants.
+
+Self-supervised, detection and recommender code: BYOL/MoCo, DINO multi-crop, MAE masking, box coding with NMS, RoI
+pooling through grid_sample, DLRM and wide&deep, sparsemax/FT-Transformer, LARS with kNN evaluation; code that
+extends the framework: torch.autograd.functional, the graph and Node API, diagnostics, checkpointing with custom
+Functions, __torch_function__ subclasses and modes, nn.utils, module state hooks, parametrizations; generative models
+and neural fields: VQ-VAE, flow matching with a DiT, SIREN and hypernetworks, StyleGAN and PixelCNN layers, EBM and
+mixture density networks, capsules and CLIP, hash-grid fields, dVAE/MADE/EDM, EMA with graph debugging."""
 
 from __future__ import annotations
 
