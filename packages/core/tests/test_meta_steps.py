@@ -47,7 +47,7 @@ ERRORS = [
                                                                              E.ones(1, device=d), reduce="max"),
      RuntimeError),
     ("scatter_reduce with an unknown reduce",
-     lambda d: E.zeros(3, device=d).scatter_reduce(0, E.tensor([0], device=d), E.ones(1, device=d), "max"),
+     lambda d: E.zeros(3, device=d).scatter_reduce(0, E.tensor([0], device=d), E.ones(1, device=d), "foo"),
      RuntimeError),
     ("an activation of ints", lambda d: get_op("leaky_relu")(E.tensor([1, 2], device=d), 0.1), TypeError),
     ("einsum of two dtypes", lambda d: E.einsum("i,i->", E.ones(2, device=d), E.ones(2, dtype=E.float64, device=d)),
