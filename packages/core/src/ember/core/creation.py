@@ -12,7 +12,7 @@ from ember.core.device import CPU, as_device
 from ember.core.geometry import INT64_MAX, check_geometry, make_tensor
 from ember.core.ops import memfmt
 from ember.core.ops import shape as _shape_ops
-from ember.core.ops._util import require_grad, warn_at_caller, warn_complex_to_real
+from ember.core.ops._util import require_grad, scalar_as, warn_at_caller, warn_complex_to_real
 from ember.core.storage import Storage, allocation_error
 from ember.core.tensor import Tensor, contiguous_strides
 
@@ -545,18 +545,57 @@ def arange(start, end=None, step=1, *, out=None, dtype=None, device=None, requir
     if step == 0:
         raise RuntimeError("step must be nonzero")
     if (end - start) * step < 0:
-        raise RuntimeError(f"upper bound and lower bound inconsistent with step sign; got start={start}, "
-                           f"end={end}, step={step}")
+        raise RuntimeError("upper bound and lower bound inconsistent with step sign")
     if dtype is None:
         all_int = all(isinstance(v, numbers.Integral) for v in (start, end, step))
         dtype = dtypes.int64 if all_int else dtypes.get_default_dtype()
     dtype = _computable(dtypes.as_dtype(dtype), "arange_cpu")
     n = _count(np.ceil((end - start) / step))
+    if not (dtype.is_floating_point or dtype.is_complex):
+        start, end, step = int(start), int(end), int(step)  # PyTorch's integer kernels truncate the three to int64
+        if dtype is dtypes.int64:  # whose count is then the integers' ceiling division
+            if step == 0:  # PyTorch raises a ValueError for a step that truncates to zero
+                raise ValueError("step must be nonzero")
+            n = _count(abs(end - start + step - (1 if step > 0 else -1)) // abs(step))
     t = _meta(device, (n,), dtype, requires_grad)
     if t is None:
-        a = (start + np.arange(n, dtype=np.float64 if dtype.is_floating_point else np.int64) * step).astype(dtype.np)
+        if dtype.is_floating_point:
+            a = _arange_floating(start, step, n, np.dtype(dtype.np))
+        else:
+            a = (start + np.arange(n, dtype=np.int64) * step).astype(dtype.np)
         t = _finish(Tensor._wrap(a), requires_grad, as_device(device))
     return out.resize_(t.shape).copy_(t) if out is not None else t
+
+
+def _fma(a, b, c):
+    """`a * b + c` rounded once, as a fused multiply-add (float64 arrays; Dekker's exact product, then the sum of its
+    parts, which rounds as the FMA does but for double roundings of a low part)."""
+    p = a * b
+    big = 134217729.0  # 2**27 + 1 splits a double into two 26-bit halves
+    ah, bh = a * big - (a * big - a), b * big - (b * big - b)
+    err = ((ah * bh - p) + ah * (b - bh) + (a - ah) * bh) + (a - ah) * (b - bh)
+    h = p + c
+    back = h - p
+    return h + (((p - (h - back)) + (c - back)) + err)
+
+
+_VEC_BYTES = 32  # the width of the vectors PyTorch's CPU range kernels fill (four doubles), measured on AVX512 too
+
+
+def _arange_floating(start, step, n: int, npdt: np.dtype) -> np.ndarray:
+    """PyTorch's floating arange to the bit: in its accumulate type (double; float for the half types), its kernel
+    fills pairs of vectors, each from its first element `start + step * i` (fused, then rounded to the dtype) plus
+    `step * lane`, and the tail element by element."""
+    acc = np.float32 if npdt.itemsize == 2 else np.float64
+    i = np.arange(n, dtype=np.float64)
+    steps, starts = np.full(n, float(acc(step))), np.full(n, float(acc(start)))
+    lanes = _VEC_BYTES // npdt.itemsize
+    lane = i % lanes
+    base = _fma(steps, i - lane, starts).astype(acc).astype(npdt).astype(np.float64)
+    vectorized = np.arange(n) < n // (2 * lanes) * (2 * lanes)
+    # bfloat16's vectors add a rounded float product; the others' a fused one
+    lanes_on = base + (steps * lane).astype(acc) if npdt == dtypes.bfloat16.np else _fma(steps, lane, base)
+    return np.where(vectorized, lanes_on, _fma(steps, i, starts)).astype(acc).astype(npdt)
 
 
 def _computable(dtype, kernel: str):
@@ -607,6 +646,20 @@ def _linspace_floating(start, end, steps: int, npdt) -> np.ndarray:
     return np.where(i < steps // 2, lo, hi).astype(npdt)
 
 
+def _linspace_integral(start, end, steps: int, dtype) -> np.ndarray:
+    """PyTorch's integer linspace: the ends truncated to the dtype, a double step between them, and each value
+    `start + step * i` up to the halfway point, `end - step * (steps - 1 - i)` after it, fused, then truncated."""
+    if steps <= 1:  # PyTorch fills one value with `start` (and checks the ends only when it steps between them)
+        return np.full(steps, int(scalar_as(dtype, start)) if steps else 0, dtype.np)
+    s, e = (int(scalar_as(dtype, v)) for v in (start, end))
+    step = (float(e) - float(s)) / (steps - 1)
+    i = np.arange(steps, dtype=np.float64)
+    with np.errstate(invalid="ignore", over="ignore"):
+        v = np.where(i < steps // 2, _fma(np.full(steps, step), i, np.full(steps, float(s))),
+                     _fma(np.full(steps, -step), steps - 1 - i, np.full(steps, float(e))))
+    return np.trunc(v).astype(np.int64).astype(dtype.np)
+
+
 @_allocating
 def linspace(start, end, steps: int, *, out=None, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
     if steps < 0:
@@ -620,6 +673,8 @@ def linspace(start, end, steps: int, *, out=None, dtype=None, device=None, requi
         return out.resize_(t.shape) if out is not None else t
     if dtype.is_floating_point:
         a = _linspace_floating(start, end, steps, dtype.np)
+    elif not dtype.is_complex:
+        a = _linspace_integral(start, end, steps, dtype)
     else:
         work = np.complex128 if dtype.is_complex else np.float64
         a = np.linspace(start, end, steps, dtype=work).astype(dtype.np)
@@ -633,8 +688,37 @@ def logspace(start, end, steps: int, base: float = 10.0, *, dtype=None, device=N
     dtype = _computable(_dtype_or_default(dtype), "logspace_cpu")
     if (t := _meta(device, (steps,), dtype, requires_grad)) is not None:
         return t
-    a = np.logspace(_num(start), _num(end), steps, base=base, dtype=np.float64).astype(dtype.np)
+    if dtype.is_complex:
+        a = np.logspace(_num(start), _num(end), steps, base=base, dtype=np.float64).astype(dtype.np)
+    elif steps == 0:
+        a = np.empty(0, dtype.np)
+    elif steps == 1:
+        with np.errstate(all="ignore"):
+            value = float(np.float64(base) ** float(_num(start)))
+        return full((1,), value, dtype=dtype, device=device, requires_grad=requires_grad)
+    else:
+        a = _logspace_real(_num(start), _num(end), steps, float(base), dtype)
     return _finish(Tensor._wrap(a), requires_grad, as_device(device))
+
+
+def _logspace_real(start, end, steps: int, base: float, dtype) -> np.ndarray:
+    """PyTorch's real logspace: the ends converted to the dtype (integers truncated), their difference taken in it,
+    a double step, and `base ** (start + step * i)` up to the halfway point, `base ** (end - step * (steps - 1 - i))`
+    after it, in double, stored as the dtype stores a double."""
+    via = np.float32 if dtype.is_floating_point and dtype.itemsize == 2 else np.float64  # halves: through float
+    if dtype.is_floating_point:
+        s, e = (np.asarray(float(v)).astype(via).astype(dtype.np) for v in (start, end))
+        diff, s, e = float(e - s), float(s), float(e)
+    else:
+        s, e = (int(scalar_as(dtype, v)) for v in (start, end))
+        diff = float(e - s)
+    step = diff / (steps - 1)
+    i = np.arange(steps, dtype=np.float64)
+    with np.errstate(all="ignore"):
+        exponent = np.where(i < steps // 2, s + step * i, e - step * (steps - 1 - i))
+        # numpy's scalar power is the C library's pow, as PyTorch's; its array loop (SIMD) can differ by an ulp
+        powers = [np.float64(base) ** x for x in exponent.tolist()]
+        return np.array(powers, np.float64).astype(via).astype(dtype.np)
 
 
 @_allocating

@@ -59,7 +59,12 @@ def int_value(input: Tensor, value):
     """A Python int written into an integer tensor, as PyTorch's checked conversion takes it: in the
     dtype's range, or (unsigned) down to minus its maximum, wrapping as two's complement (`fill_(-2)`
     of uint8 is 254); else PyTorch's "value cannot be converted ... without overflow"."""
-    name = input._dtype.name
+    return scalar_as(input._dtype, value)
+
+
+def scalar_as(dtype: dtypes.dtype, value):
+    """`int_value` for a dtype: a Python number checked (and wrapped) as PyTorch's `Scalar.to<dtype>()`."""
+    name = dtype.name
     if type(value) is float and name in _C_INT_NAMES:  # a float must fit the dtype's range (NaN never does)
         info = np.iinfo(name)
         if not int(info.min) <= value <= int(info.max):
