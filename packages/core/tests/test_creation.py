@@ -127,7 +127,7 @@ def test_empty_zeros_ones_size_forms_and_errors():
         assert make(()).shape == () and make(0).shape == (0,)
     assert E.zeros(2, 2).tolist() == [[0, 0], [0, 0]] and E.ones(2, dtype=E.int64).tolist() == [1, 1]
     with pytest.raises(RuntimeError, match="Trying to create tensor with negative dimension -1"):
-        E.zeros(2, -1)
+        E.ones(2, -1)
     with pytest.raises(TypeError, match="size must be a tuple of ints"):
         E.ones(2.5)
 

@@ -44,6 +44,12 @@ def _size_of(args: tuple, size) -> tuple[int, ...]:
     return _shape_arg(args)
 
 
+def _flat_sizes(args: tuple, size) -> tuple:
+    """The size arguments of `zeros(2, 3)`, `zeros((2, 3))` or `zeros(size=(2, 3))`, unchecked."""
+    given = (size,) if size is not None else args
+    return tuple(given[0]) if len(given) == 1 and isinstance(given[0], tuple | list) else given
+
+
 def new_empty(shape: tuple[int, ...], dtype, dev=CPU) -> Tensor:
     """An uninitialised contiguous tensor (the allocation every op's output starts from)."""
     n = 1
@@ -90,7 +96,9 @@ def _infer_np(data, dtype):
         try:  # uint64 values past int64 would go through float64 and lose their low bits
             a = np.array(data, dtype=dtype.np if dtype in dtypes.UNSIGNED_WIDE else None)
         except ValueError:
-            raise _sequence_error(data) from None
+            a = _empty_nesting(data)
+            if a is None:
+                raise _sequence_error(data) from None
         if a.dtype.kind == "c" and dtype is not None and not dtype.is_complex and dtype is not dtypes.bool:
             # PyTorch converts each Python number to the dtype, which a complex number cannot be
             raise TypeError("must be real number, not complex" if dtype.is_floating_point else
@@ -150,6 +158,26 @@ def _real_part(a: np.ndarray, dtype: dtypes.dtype) -> np.ndarray:
     return a.real if a.dtype.kind == "c" and not dtype.is_complex and dtype is not dtypes.bool else a
 
 
+def _first_sizes(data) -> list[int]:
+    """The sizes along the first elements of nested sequences, down to the first empty one."""
+    sizes, x = [], data
+    while isinstance(x, list | tuple):
+        sizes.append(len(x))
+        if not x:
+            break
+        x = x[0]
+    return sizes
+
+
+def _empty_nesting(data) -> np.ndarray | None:
+    """Ragged numbers whose first elements nest down to an empty sequence: PyTorch makes that shape, with no
+    element to read (`tensor([[], [1]])` is a (2, 0) float tensor), else None."""
+    sizes = _first_sizes(data)
+    if 0 not in sizes or _first_non_number(data) is not None:
+        return None
+    return np.zeros(sizes, np.complex128 if complex in _leaf_types(data) else np.float64)
+
+
 def _sequence_error(data) -> Exception:
     """PyTorch's error for data it cannot make a tensor of: first the leaves' dtype (a non-number), then the
     nesting, checked against the sizes along the first elements (`expected sequence of length ...`)."""
@@ -160,12 +188,8 @@ def _sequence_error(data) -> Exception:
         if not isinstance(data, str) and isinstance(_first_leaf(data), str):
             return ValueError("too many dimensions 'str'")
         return TypeError("new(): invalid data type 'str'")
-    sizes, x = [], data
-    while isinstance(x, list | tuple):
-        sizes.append(len(x))
-        if not x:
-            break
-        x = x[0]
+    sizes = _first_sizes(data)
+    x = _first_leaf(data)
     return _nesting_error(data, sizes, 0, x) or ValueError(f"could not convert {type(data).__name__} to a tensor")
 
 
@@ -447,6 +471,9 @@ def full(size, fill_value, *, out=None, dtype=None, device=None, requires_grad: 
 
 
 def zeros(*args, size=None, out=None, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+    if as_device(device).type != "meta" and out is None and any(
+            isinstance(s, numbers.Integral) and s < 0 for s in _flat_sizes(args, size)):
+        raise RuntimeError("zeros: Dimension size must be non-negative.")  # PyTorch's zeros checks its sizes itself
     return full(_size_of(args, size), 0, out=out, dtype=_dtype_or_default(dtype), device=device,
                 requires_grad=requires_grad)
 
@@ -531,7 +558,7 @@ def _meta(device, shape: tuple, dtype, requires_grad: bool) -> Tensor | None:
 
 def _count(n: float) -> int:
     """The number of values of arange/range, or PyTorch's error for one that no tensor can hold."""
-    if not np.isfinite(n) or n > INT64_MAX:
+    if n > INT64_MAX or n == np.inf:
         raise RuntimeError("invalid size, possible overflow?")
     return int(n)
 
@@ -542,7 +569,11 @@ def arange(start, end=None, step=1, *, out=None, dtype=None, device=None, requir
     start, end, step = _num(start), _num(end), _num(step)
     if end is None:
         start, end = 0, start
-    if step == 0:
+    if any(isinstance(v, int) and not -INT64_MAX - 1 <= v <= INT64_MAX for v in (start, end, step)):
+        raise RuntimeError("value cannot be converted to type int64_t without overflow")
+    if not all(np.isfinite((start, end))):  # printed as C++ prints a double (`0 -> inf`)
+        raise RuntimeError(f"unsupported range: {start:g} -> {end:g}")
+    if not (step > 0 or step < 0):  # zero or NaN
         raise RuntimeError("step must be nonzero")
     if (end - start) * step < 0:
         raise RuntimeError("upper bound and lower bound inconsistent with step sign")

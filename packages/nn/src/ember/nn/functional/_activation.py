@@ -6,6 +6,7 @@ from __future__ import annotations
 from ember import autograd as ea
 from ember.core import Tensor
 from ember.core.dispatch import node_name
+from ember.core.ops._util import normalize_dims
 
 __all__ = ["relu", "relu_", "relu6", "leaky_relu", "leaky_relu_", "elu", "elu_", "selu", "celu", "gelu", "silu",
            "mish", "tanh", "sigmoid", "hardtanh", "hardtanh_", "softplus", "softmax", "log_softmax", "softmin",
@@ -129,6 +130,9 @@ def tanhshrink(input: Tensor) -> Tensor:
 
 def glu(input: Tensor, dim: int = -1) -> Tensor:
     """a * sigmoid(b) where a, b are the halves of `input` along `dim`."""
+    if input.dim() == 0:
+        raise RuntimeError("glu does not support scalars because halving size must be even")
+    dim = normalize_dims(dim, input.dim(), "glu")[0]
     if input.shape[dim] % 2:
         raise RuntimeError(f"Halving dimension must be even, but dimension {dim % input.dim()} is size "
                            f"{input.shape[dim]}")

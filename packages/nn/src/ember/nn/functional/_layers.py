@@ -24,6 +24,8 @@ def _check_linear_shapes(input: Tensor, weight: Tensor) -> None:
     if input.dim() == 0 or weight.dim() == 0:
         raise RuntimeError(f"both arguments to linear need to be at least 1D, but they are {input.dim()}D and "
                            f"{weight.dim()}D")
+    if weight.dim() > 2:  # PyTorch transposes the weight first
+        raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {weight.dim()}D")
     if input.shape[-1] != weight.shape[-1]:
         rows = math.prod(input.shape[:-1])
         w = "x".join(str(s) for s in reversed(weight.shape))
