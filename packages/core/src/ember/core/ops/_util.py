@@ -90,16 +90,16 @@ def _rebuild_named(key: str, args: tuple):
     return _NAMED[key](*args)
 
 
-def named_as(name: str):
+def named_as(name: str, module: str = "builtins"):
     """Class decorator: an ember exception class prints as the built-in PyTorch raises (`type(e).__name__`,
-    `repr(e)` and tracebacks say `RuntimeError`), while `except` of each of its bases still catches it and
-    pickling keeps the class."""
+    `repr(e)` and tracebacks say `RuntimeError`; `module` for one outside builtins, as `_pickle`), while `except`
+    of each of its bases still catches it and pickling keeps the class."""
 
     def apply(cls):
         key = f"{cls.__module__}:{cls.__qualname__}"
         _NAMED[key] = cls
         cls.__name__ = cls.__qualname__ = name
-        cls.__module__ = "builtins"
+        cls.__module__ = module
         cls.__reduce__ = lambda self: (_rebuild_named, (key, self.args), self.__dict__ or None)
         return cls
 
