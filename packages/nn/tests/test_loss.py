@@ -289,3 +289,16 @@ def test_triplet_with_distance_defaults_to_a_pairwise_distance_module():
     loss = nn.TripletMarginWithDistanceLoss(margin=0.5)
     assert isinstance(loss.distance_function, nn.PairwiseDistance)
     assert repr(loss) == "TripletMarginWithDistanceLoss(\n  (distance_function): PairwiseDistance()\n)"
+
+
+def test_broadcast_and_implicit_dim_warnings_name_the_callers_line():
+    import warnings
+
+    x = torch.zeros(2, 3)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        F.mse_loss(x, torch.zeros(3))
+        F.l1_loss(x, torch.zeros(3))
+        F.softmax(x)
+    assert [w.filename for w in caught] == [__file__] * 3
+    assert str(caught[0].message).startswith("Using a target size (") and "Implicit dimension" in str(caught[2].message)

@@ -24,6 +24,18 @@ def warn_at_caller(message: str, category: type[Warning] = UserWarning) -> None:
     warnings.warn(message, category, stacklevel=level)
 
 
+_warned_once: set[str] = set()
+warn_always = [False]  # `set_warn_always`
+
+
+def warn_once(message: str, category: type[Warning] = UserWarning) -> None:
+    """PyTorch's TORCH_WARN_ONCE: `message` the first time in the process (every time after `set_warn_always(True)`),
+    at the user's line."""
+    if warn_always[0] or message not in _warned_once:
+        _warned_once.add(message)
+        warn_at_caller(message, category)
+
+
 _complex_to_real_warned = False
 
 

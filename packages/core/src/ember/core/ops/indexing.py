@@ -16,7 +16,7 @@ from ember.core.dispatch import OVERLAP_ANY, OVERLAP_INTERNAL, OVERLAP_SOURCES, 
 from ember.core.methods import inplace, method
 from ember.core.opinfo_indexing import info as _info
 from ember.core.ops import shape as S
-from ember.core.ops._util import arr, int_value, real_value, wrap, write_out
+from ember.core.ops._util import arr, int_value, real_value, warn_once, wrap, write_out
 from ember.core.ops.scatter_cpu import (
     ADD, MAX, MIN, MUL, SET, accumulate_rows, dim_offsets, fancy_offsets, flat_storage, index_array, scatter_apply,
     scatter_kernel,
@@ -586,6 +586,9 @@ def scatter(input, dim: int, index: Tensor, src=None, *, value=None, reduce: str
     source = src if src is not None else value
     if source is None:
         raise TypeError("scatter() missing 1 required argument: 'src' or 'value'")
+    if reduce is not None and isinstance(source, Tensor):
+        warn_once("The reduce argument of torch.scatter with Tensor src is deprecated and will be removed in a future "
+                  "PyTorch release. Use torch.scatter_reduce instead for more reduction options.")
     return _scatter(input, dim, index, source, reduce, out=out)
 
 

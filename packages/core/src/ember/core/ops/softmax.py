@@ -11,7 +11,6 @@ PyTorch's "Target 7 is out of bounds.".
 
 from __future__ import annotations
 
-import warnings
 
 import numpy as np
 
@@ -20,7 +19,7 @@ from ember.core.dispatch import declare, node_name
 from ember.core.opinfo_indexing import info as _info
 from ember.core.methods import attach
 from ember.core.ops import softmax_rows as _rows_pass
-from ember.core.ops._util import normalize_dims, wrap
+from ember.core.ops._util import normalize_dims, warn_at_caller, wrap
 from ember.core.tensor import Tensor, describe
 
 __all__ = ["softmax", "_safe_softmax", "log_softmax", "softmin", "softmax_backward", "log_softmax_backward",
@@ -369,9 +368,9 @@ def _binary_cross_entropy_any(input, target):
 
 
 # --- validation and the public functions --------------------------------------------------
-def _implicit_dim(op: str, ndim: int, stacklevel: int) -> int:
-    warnings.warn(f"Implicit dimension choice for {op} has been deprecated. Change the call to include dim=X "
-                  f"as an argument.", UserWarning, stacklevel=stacklevel)
+def _implicit_dim(op: str, ndim: int) -> int:
+    warn_at_caller(f"Implicit dimension choice for {op} has been deprecated. Change the call to include dim=X "
+                   f"as an argument.")
     return 0 if ndim in (0, 1, 3) else 1
 
 
@@ -381,7 +380,7 @@ def _prep(op: str, input: Tensor, dim, dtype, stacklevel) -> tuple[Tensor, int]:
     if not isinstance(input, Tensor):
         raise TypeError(f"{op}(): argument 'input' must be Tensor, not {type(input).__name__}")
     if dim is None:
-        dim = _implicit_dim(op, input.ndim, stacklevel + 1)
+        dim = _implicit_dim(op, input.ndim)
     (d,) = normalize_dims(int(dim), input.ndim, op) or (0,)
     if dtype is not None:
         from ember.core.ops.layout import to

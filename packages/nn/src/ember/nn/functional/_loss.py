@@ -10,6 +10,7 @@ from ember import autograd as ea
 from ember.core import Tensor, dtypes
 from ember.core.dispatch import composite, node_name
 from ember.core.dtypes import TORCH_NAMES
+from ember.core.ops._util import warn_at_caller
 from ember.core.ops.complex import ComplexNotSupported
 from ember.core.tensor import describe
 
@@ -26,8 +27,7 @@ def _legacy_reduction(size_average, reduce, reduction: str) -> str:
     size_average = True if size_average is None else size_average
     reduce = True if reduce is None else reduce
     ret = "mean" if reduce and size_average else "sum" if reduce else "none"
-    warnings.warn(f"size_average and reduce args will be deprecated, please use reduction='{ret}' instead.",
-                  stacklevel=3)
+    warn_at_caller(f"size_average and reduce args will be deprecated, please use reduction='{ret}' instead.")
     return ret
 
 
@@ -54,9 +54,9 @@ def _check_reduction(reduction: str) -> None:
 
 def _warn_broadcast(name: str, input: Tensor, target: Tensor) -> None:
     if tuple(target.shape) != tuple(input.shape):
-        warnings.warn(f"Using a target size ({target.shape}) that is different to the input size ({input.shape}). "
-                      "This will likely lead to incorrect results due to broadcasting. Please ensure they have the "
-                      "same size.", stacklevel=3)
+        warn_at_caller(f"Using a target size ({target.shape}) that is different to the input size ({input.shape}). "
+                       "This will likely lead to incorrect results due to broadcasting. Please ensure they have the "
+                       "same size.")
 
 
 def _no_complex(kernel: str, *tensors: Tensor) -> None:
