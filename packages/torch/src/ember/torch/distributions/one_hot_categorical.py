@@ -91,11 +91,6 @@ class OneHotCategorical(Distribution):
             values = values.expand((n,) + tuple(self.batch_shape) + (n,))
         return values
 
-    def __repr__(self) -> str:
-        names = [k for k in ("probs", "logits") if k in self._categorical.__dict__]
-        parts = [f"{k}: {self._categorical.__dict__[k].shape}" for k in names]
-        return f"{self.__class__.__name__}({', '.join(parts)})"
-
 
 class OneHotCategoricalStraightThrough(OneHotCategorical):
     """OneHotCategorical whose `rsample` passes gradients straight through to `probs` (Bengio et al., 2013)."""

@@ -93,8 +93,3 @@ class RelaxedBernoulli(TransformedDistribution):
     @property
     def probs(self):
         return self.base_dist.probs
-
-    def __repr__(self) -> str:
-        names = [k for k in ("probs", "logits") if k in self.base_dist.__dict__]
-        parts = [f"{k}: {self.base_dist.__dict__[k].shape}" for k in names]
-        return f"{self.__class__.__name__}({', '.join(parts)})"

@@ -71,11 +71,6 @@ class ExpRelaxedCategorical(Distribution):
         score = (score - score.logsumexp(dim=-1, keepdim=True)).sum(-1)
         return score + log_scale
 
-    def __repr__(self) -> str:
-        names = [k for k in ("probs", "logits") if k in self._categorical.__dict__]
-        parts = [f"{k}: {self._categorical.__dict__[k].shape}" for k in names]
-        return f"{self.__class__.__name__}({', '.join(parts)})"
-
 
 class RelaxedOneHotCategorical(TransformedDistribution):
     """A continuous relaxation of OneHotCategorical on the simplex, sharper as `temperature` goes to 0;
@@ -104,6 +99,3 @@ class RelaxedOneHotCategorical(TransformedDistribution):
     @property
     def probs(self):
         return self.base_dist.probs
-
-    def __repr__(self) -> str:
-        return repr(self.base_dist).replace("ExpRelaxedCategorical", self.__class__.__name__, 1)
