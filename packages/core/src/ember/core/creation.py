@@ -148,7 +148,7 @@ def _check_int_overflow(a: np.ndarray, dtype) -> None:
         return
     info = np.iinfo(dtype.np)
     lo = -info.max if info.min == 0 else info.min
-    if a.min() < lo or a.max() > info.max:
+    if a.min() < lo or a.max() > info.max or (a.dtype.kind == "f" and np.isnan(a).any()):
         raise RuntimeError(f"value cannot be converted to type {dtype.np.name} without overflow")
 
 

@@ -586,6 +586,8 @@ def scatter(input, dim: int, index: Tensor, src=None, *, value=None, reduce: str
     source = src if src is not None else value
     if source is None:
         raise TypeError("scatter() missing 1 required argument: 'src' or 'value'")
+    if not isinstance(source, Tensor):
+        source = int_value(input, source)  # checked as PyTorch converts the number
     if reduce is not None and isinstance(source, Tensor):
         warn_once("The reduce argument of torch.scatter with Tensor src is deprecated and will be removed in a future "
                   "PyTorch release. Use torch.scatter_reduce instead for more reduction options.")
