@@ -21,7 +21,9 @@ def _cases(t):
         "max": lambda: x.max(3), "std": lambda: x.std(3), "topk": lambda: x.topk(1, 3), "sort": lambda: x.sort(3),
         "chunk": lambda: x.chunk(2, 3), "index_select": lambda: x.index_select(3, t.tensor([0])),
         "glu": lambda: F.glu(x, 3), "glu_scalar": lambda: F.glu(t.tensor(1.0)),
-        "normalize": lambda: F.normalize(x, dim=3),
+        "normalize": lambda: F.normalize(x, dim=3), "cross": lambda: t.cross(t.zeros(3, 3), t.zeros(3, 3), dim=5),
+        "sum_tuple": lambda: x.sum((0, 5)), "scalar_sum": lambda: t.tensor(1.0).sum(1),
+        "scalar_chunk": lambda: t.tensor(1.0).chunk(1, 0),
         # shape checks worded as PyTorch's
         "bmm": lambda: t.bmm(x, x), "bmm2": lambda: t.bmm(y, x), "embedding": lambda: F.embedding(i, t.zeros(3)),
         "linear_3d_weight": lambda: F.linear(x, y), "outer_self": lambda: t.outer(x, t.zeros(3)),
