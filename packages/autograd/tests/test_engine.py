@@ -313,7 +313,7 @@ def test_inplace_on_view_of_non_leaf_rebases_base_with_copyslices():
     v = b[0]
     v.mul_(3)
     assert isinstance(b.grad_fn, CopySlices) and b.grad_fn.name() == "torch::autograd::CopySlices"
-    assert v.grad_fn.name() == "SelectBackward0"
+    assert v.grad_fn.name() == "AsStridedBackward0"  # regenerated on the rebased base, as PyTorch names it
     b.backward(E.ones(2, 3, dtype=E.float64))
     assert a.grad.tolist() == [[6.0] * 3, [2.0] * 3]
     assert E.gradcheck(lambda t: _mul_row(t), (make((2, 3)),))
@@ -489,3 +489,15 @@ def test_retained_grad_under_create_graph_matches_pytorch():
         (y * y).sum().backward(create_graph=True)
         seen.append((y.grad.requires_grad, type(y.grad.grad_fn).__name__, y.grad.tolist()))
     assert seen[0] == seen[1]
+
+
+def test_modified_saved_view_names_asstrided_as_pytorch():
+    a = E.ones(4, requires_grad=True)
+    b = a * 2
+    c = b[1:3]
+    d = c.pow(2)  # saves the view c
+    b.mul_(2)  # the base changes: c's grad_fn is regenerated, AsStridedBackward0 in PyTorch
+    assert c.grad_fn.name() == "AsStridedBackward0"
+    with pytest.raises(RuntimeError, match=r"modified by an inplace operation: \[\w+\.FloatTensor \[2\]\], which is "
+                                           r"output 0 of AsStrided, is at version 1; expected version 0 instead"):
+        d.sum().backward()

@@ -21,6 +21,7 @@ from __future__ import annotations
 import traceback
 import weakref
 
+from ember.core.dispatch import node_name
 from ember.core.tensor import Tensor
 
 from ember.autograd import anomaly
@@ -321,7 +322,8 @@ def _rebase_inplace(target: Tensor, node: Node, target_slot: int) -> None:
 
 
 def regenerate_view(t: Tensor) -> None:
-    """Give view `t` a grad_fn that replays its view chain on its base's current history."""
+    """Give view `t` a grad_fn that replays its view chain on its base's current history; the node is named
+    `AsStridedBackward0`, as PyTorch's regenerated views (it replays them with as_strided)."""
     m = t._ag
     base = m.base
     bm = base._ag
@@ -336,6 +338,8 @@ def regenerate_view(t: Tensor) -> None:
             v = op(v, *a, **(kw or {}))
     finally:
         _state.enabled = prev
+    if v._grad_fn is not None:
+        node_name(v, type(v._grad_fn).__name__, "AsStridedBackward0")
     t._grad_fn = v._grad_fn
     t._requires_grad = v._requires_grad
     m.output_nr = 0
