@@ -441,3 +441,11 @@ def test_fills_check_float_and_masked_values_but_wrap_a_tensors():
         E.zeros(2, dtype=E.int8).masked_fill_(E.tensor([True, False]), 200)
     assert E.zeros(2, dtype=E.int8).fill_(E.tensor(200)).tolist() == [-56, -56]
     assert E.full((2,), 1.5, dtype=E.int32).tolist() == [1, 1] and E.zeros(1, dtype=E.uint8).fill_(-1).tolist() == [255]
+
+
+def test_long_arange_follows_pytorchs_thread_chunks():
+    torch = pytest.importorskip("torch")
+    for n, step, dtype in [(100001, 0.1, "float32"), (70000, -1.3, "float64"), (65537, 1.7, "float16")]:
+        want = torch.arange(0.3, 0.3 + step * n, step, dtype=getattr(torch, dtype)).double().numpy()
+        got = E.arange(0.3, 0.3 + step * n, step, dtype=getattr(E, dtype)).double().numpy()
+        np.testing.assert_array_equal(got, want, err_msg=f"arange of {n} {dtype}")

@@ -601,32 +601,42 @@ def arange(start, end=None, step=1, *, out=None, dtype=None, device=None, requir
 def _fma(a, b, c):
     """`a * b + c` rounded once, as a fused multiply-add (float64 arrays; Dekker's exact product, then the sum of its
     parts, which rounds as the FMA does but for double roundings of a low part)."""
-    p = a * b
-    big = 134217729.0  # 2**27 + 1 splits a double into two 26-bit halves
-    ah, bh = a * big - (a * big - a), b * big - (b * big - b)
-    err = ((ah * bh - p) + ah * (b - bh) + (a - ah) * bh) + (a - ah) * (b - bh)
-    h = p + c
-    back = h - p
-    return h + (((p - (h - back)) + (c - back)) + err)
+    with np.errstate(all="ignore"):
+        p = a * b
+        big = 134217729.0  # 2**27 + 1 splits a double into two 26-bit halves
+        ah, bh = a * big - (a * big - a), b * big - (b * big - b)
+        err = ((ah * bh - p) + ah * (b - bh) + (a - ah) * bh) + (a - ah) * (b - bh)
+        h = p + c
+        back = h - p
+        return np.where(np.isfinite(h), h + (((p - (h - back)) + (c - back)) + err), h)
 
 
+_GRAIN = 32768  # PyTorch's internal::GRAIN_SIZE: the fewest elements a parallel kernel gives a thread
 _VEC_BYTES = 32  # the width of the vectors PyTorch's CPU range kernels fill (four doubles), measured on AVX512 too
 
 
 def _arange_floating(start, step, n: int, npdt: np.dtype) -> np.ndarray:
     """PyTorch's floating arange to the bit: in its accumulate type (double; float for the half types), its kernel
     fills pairs of vectors, each from its first element `start + step * i` (fused, then rounded to the dtype) plus
-    `step * lane`, and the tail element by element."""
+    `step * lane`, and the tail element by element; past 32768 values each of its threads fills its own chunk."""
     acc = np.float32 if npdt.itemsize == 2 else np.float64
     i = np.arange(n, dtype=np.float64)
     steps, starts = np.full(n, float(acc(step))), np.full(n, float(acc(start)))
+    chunk = n
+    if n > _GRAIN:  # at::parallel_for's split: min(threads, n / grain) chunks of equal size, the last shorter
+        from ember.core.parallel import get_num_threads
+
+        chunk = -(-n // min(get_num_threads(), -(-n // _GRAIN)))
+    local = np.arange(n) % chunk
+    length = np.minimum(chunk, n - (np.arange(n) - local))
     lanes = _VEC_BYTES // npdt.itemsize
-    lane = i % lanes
-    base = _fma(steps, i - lane, starts).astype(acc).astype(npdt).astype(np.float64)
-    vectorized = np.arange(n) < n // (2 * lanes) * (2 * lanes)
-    # bfloat16's vectors add a rounded float product; the others' a fused one
-    lanes_on = base + (steps * lane).astype(acc) if npdt == dtypes.bfloat16.np else _fma(steps, lane, base)
-    return np.where(vectorized, lanes_on, _fma(steps, i, starts)).astype(acc).astype(npdt)
+    lane = (local % lanes).astype(np.float64)
+    vectorized = local < length // (2 * lanes) * (2 * lanes)
+    with np.errstate(over="ignore"):  # past the dtype's range, inf as PyTorch's casts give
+        base = _fma(steps, i - lane, starts).astype(acc).astype(npdt).astype(np.float64)
+        # bfloat16's vectors add a rounded float product; the others' a fused one
+        lanes_on = base + (steps * lane).astype(acc) if npdt == dtypes.bfloat16.np else _fma(steps, lane, base)
+        return np.where(vectorized, lanes_on, _fma(steps, i, starts)).astype(acc).astype(npdt)
 
 
 def _computable(dtype, kernel: str):
