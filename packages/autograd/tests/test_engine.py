@@ -553,3 +553,15 @@ def test_a_view_regenerated_after_an_in_place_write_is_as_strided():
     w = v[:2]
     v.mul_(2)
     assert w.grad_fn.name() == "AsStridedBackward0" and w.grad_fn.next_functions[0][0] is v.grad_fn
+
+
+def test_modified_saved_view_names_asstrided_as_pytorch():
+    a = E.ones(4, requires_grad=True)
+    b = a * 2
+    c = b[1:3]
+    d = c.pow(2)  # saves the view c
+    b.mul_(2)  # the base changes: c's grad_fn is regenerated, AsStridedBackward0 in PyTorch
+    assert c.grad_fn.name() == "AsStridedBackward0"
+    with pytest.raises(RuntimeError, match=r"modified by an inplace operation: \[\w+\.FloatTensor \[2\]\], which is "
+                                           r"output 0 of AsStrided, is at version 1; expected version 0 instead"):
+        d.sum().backward()

@@ -149,3 +149,19 @@ def test_against_torch_func():
     h1 = hessian(lambda x: ours(t(w), x))(t(xs[0])).numpy()
     h2 = torch.func.hessian(lambda x: theirs(torch.tensor(w), x))(torch.tensor(xs[0])).numpy()
     np.testing.assert_allclose(h1, h2, rtol=1e-10, atol=1e-12)
+
+
+def test_vmap_refuses_reading_python_values_of_mapped_tensors_as_pytorch():
+    x = E.ones(3, 2)
+    with pytest.raises(RuntimeError, match=r"^vmap: It looks like you're calling \.item\(\) on a Tensor\. We don't"):
+        vmap(lambda a: a.sum().item())(x)
+    with pytest.raises(RuntimeError, match=r"^vmap: It looks like you're calling \.item\(\)"):
+        vmap(lambda a: float(a[0]))(x)
+    with pytest.raises(RuntimeError, match=r"^vmap: It looks like you're attempting to use a Tensor in some "
+                                           r"data-dependent control flow"):
+        vmap(lambda a: a * 2 if a.sum() > 0 else a)(x)
+    with pytest.raises(RuntimeError, match="^Cannot access data pointer of Tensor that doesn't have storage$"):
+        vmap(lambda a: a.tolist())(x)
+    scale = E.tensor(2.0)  # an unmapped tensor's value may be read; so may ember's own code read mapped ones
+    assert vmap(lambda a: E.cross_entropy(a.unsqueeze(0), E.tensor([1])) * scale.item())(x).shape == (3,)
+    assert vmap(lambda a: a.sum())(x).tolist() == [2.0, 2.0, 2.0]  # the record ends with the call

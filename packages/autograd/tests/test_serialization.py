@@ -131,14 +131,75 @@ def test_deepcopy_only_of_leaves():
         copy.deepcopy(x * 2)
 
 
-def test_foreign_file_is_rejected(tmp_path):
+def test_foreign_file_raises_what_pytorch_raises(tmp_path):
+    # PyTorch reads bytes that are no zip archive as its legacy format, whose first pickled object is a magic number
+    import pickle
+
     p = tmp_path / "foreign.bin"
-    p.write_bytes(b"hello, this is not a checkpoint at all")
-    with pytest.raises(RuntimeError, match="is not an ember checkpoint"):
+    p.write_bytes(b"hello, this is not a checkpoint at all")  # 'h' is BINGET: memo entry 101 ('e') is missing
+    with pytest.raises(KeyError, match="^101$"):
+        E.load(p)
+    with pytest.raises(pickle.UnpicklingError, match="^Memo value not found at index 101$"):
+        E.load(p, weights_only=False)
+    p.write_bytes(b"")
+    with pytest.raises(EOFError, match="^$"):
+        E.load(p)
+    p.write_bytes(pickle.dumps({"a": 1}, protocol=2))  # a pickle that loads, but is no magic number
+    with pytest.raises(RuntimeError, match="^Invalid magic number; corrupt file\\?$"):
+        E.load(p)
+    p.write_bytes(pickle.dumps({"a": 1}, protocol=4))  # FRAME is no opcode of the weights-only unpickler
+    with pytest.raises(pickle.UnpicklingError, match="(?s)Weights only load failed.*WeightsUnpickler error: \n\n"
+                                                      "Unsupported operand 149\n\nCheck the documentation"):
         E.load(p)
     p.write_bytes(b"PK\x03\x04" + b"\0" * 100)
     with pytest.raises(RuntimeError, match="looks like a zip archive"):
         E.load(p)
+
+
+def test_foreign_files_raise_as_in_pytorch(tmp_path):
+    torch = pytest.importorskip("torch")
+    import pickle
+    import random
+    import warnings
+
+    rng = random.Random(0)
+    blobs = [bytes(rng.randrange(256) for _ in range(rng.choice([1, 2, 5, 40]))) for _ in range(60)]
+    blobs += [bytes(rng.choice(b"KJMGXUhqjr()]}t.N\x80\x85c\nRsueab 01") for _ in range(rng.choice([2, 6, 30])))
+              for _ in range(60)]
+    blobs += [pickle.dumps(obj, protocol=proto) for obj in ({"a": 1}, [1, 2.5], {1, 2}, b"x", 2**70)
+              for proto in (2, 4)] + [b"", b"a,b\n1,2\n", b'{"a": 1}']
+    for i, blob in enumerate(blobs):
+        p = tmp_path / f"{i}.bin"
+        p.write_bytes(blob)
+        for weights_only in (True, False):
+            got = []
+            for lib in (torch, E):
+                try:
+                    with warnings.catch_warnings():
+                        warnings.simplefilter("ignore")
+                        lib.load(p, weights_only=weights_only)
+                    got.append("loaded")
+                except Exception as e:  # noqa: BLE001 - the exception is what is compared
+                    got.append((type(e).__name__, str(e)))
+            assert got[0] == got[1], (blob, weights_only)
+
+
+def test_refused_global_prints_as_pytorchs_unpickling_error(tmp_path):
+    import pickle
+
+    from ember.autograd.checkpoint_io import CheckpointError
+
+    p = tmp_path / "m.pt"
+    E.save({"f": _Opaque()}, p)
+    with pytest.raises(CheckpointError) as info:  # ember's own except clauses still catch it
+        E.load(p)
+    assert type(info.value).__name__ == "UnpicklingError" and type(info.value).__module__ == "_pickle"
+    assert isinstance(info.value, pickle.UnpicklingError) and isinstance(info.value, RuntimeError)
+    assert type(pickle.loads(pickle.dumps(info.value))) is type(info.value)
+
+
+class _Opaque:
+    pass
 
 
 def test_truncated_file_is_rejected(tmp_path):

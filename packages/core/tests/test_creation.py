@@ -127,7 +127,7 @@ def test_empty_zeros_ones_size_forms_and_errors():
         assert make(()).shape == () and make(0).shape == (0,)
     assert E.zeros(2, 2).tolist() == [[0, 0], [0, 0]] and E.ones(2, dtype=E.int64).tolist() == [1, 1]
     with pytest.raises(RuntimeError, match="Trying to create tensor with negative dimension -1"):
-        E.zeros(2, -1)
+        E.ones(2, -1)
     with pytest.raises(TypeError, match="size must be a tuple of ints"):
         E.ones(2.5)
 
@@ -184,6 +184,72 @@ def test_linspace_rounds_with_a_fused_multiply_add():
     assert E.linspace(2, 3, 1).tolist() == [2.0]
     with pytest.raises(RuntimeError, match="value cannot be converted to type c10::Half without overflow"):
         E.linspace(0, 1e5, 3, dtype=E.float16)
+
+
+def test_integer_ranges_truncate_their_ends_as_pytorch():
+    assert E.linspace(0.3, 7.1, 5, dtype=E.int64).tolist() == [0, 1, 3, 5, 7]
+    assert E.linspace(-5, 10, 4, dtype=E.uint8).tolist() == [251, 170, 90, 10]
+    assert E.arange(0, 5.5, 1.5, dtype=E.int64).tolist() == [0, 1, 2, 3, 4]  # int64 counts in truncated integers
+    assert E.arange(0, 5.5, 1.5, dtype=E.int32).tolist() == [0, 1, 2, 3]
+    assert E.arange(0, 5, 0.5, dtype=E.int32).tolist() == [0] * 10
+    with pytest.raises(ValueError, match="^step must be nonzero$"):
+        E.arange(0, 5, 0.5, dtype=E.int64)
+    with pytest.raises(RuntimeError, match="^upper bound and lower bound inconsistent with step sign$"):
+        E.arange(0, -5, 0.5)
+    with pytest.raises(RuntimeError, match="value cannot be converted to type uint8_t without overflow"):
+        E.linspace(0, 300, 5, dtype=E.uint8)
+    assert E.logspace(0.283, 1.5, 3, -2.0, dtype=E.int64).tolist()[0] == 1  # the start truncated to 0
+
+
+def _ranges_against_torch(torch, fn, draw, n_cases):
+    import random
+
+    rng = random.Random(0)
+    for _ in range(n_cases):
+        args, dtype = draw(rng)
+        results = []
+        for lib in (torch, E):
+            try:
+                results.append(getattr(lib, fn)(*args, dtype=getattr(lib, dtype)).double().tolist())
+            except (RuntimeError, ValueError) as e:
+                results.append(f"{type(e).__name__}: {e}")
+        assert results[0] == results[1], f"{fn}{args} dtype={dtype}"
+
+
+def test_integer_linspace_is_pytorchs():
+    torch = pytest.importorskip("torch")
+
+    def draw(rng):
+        dtype = rng.choice(["int64", "int32", "int16", "int8", "uint8"])
+        info = np.iinfo(dtype)
+        lo, hi = rng.choice([(max(int(info.min), -100), min(int(info.max), 120)), (int(info.min), int(info.max))])
+        ends = [rng.uniform(lo, hi) if rng.random() < 0.5 else rng.randint(lo, hi) for _ in range(2)]
+        return (*ends, rng.randint(0, 600)), dtype
+
+    _ranges_against_torch(torch, "linspace", draw, 600)
+
+
+def test_arange_is_pytorchs_for_every_real_dtype():
+    torch = pytest.importorskip("torch")
+
+    def draw(rng):
+        dtype = rng.choice(["int64", "int32", "int16", "float16", "bfloat16", "float32", "float64"])
+        start = round(rng.uniform(-40, 40), rng.choice([0, 2]))
+        step = rng.choice([-1, 1]) * round(rng.uniform(0.1, 6), rng.choice([0, 2]))
+        return (start, start + step * rng.uniform(0, 300), step), dtype
+
+    _ranges_against_torch(torch, "arange", draw, 600)
+
+
+def test_logspace_is_pytorchs_for_every_real_dtype():
+    torch = pytest.importorskip("torch")
+
+    def draw(rng):
+        dtype = rng.choice(["int64", "int32", "int16", "uint8", "float32", "float64", "bfloat16"])
+        ends = [round(rng.uniform(-3, 6), rng.choice([0, 1, 3])) for _ in range(2)]
+        return (*ends, rng.randint(0, 60), rng.choice([10.0, 2.0, 3, 1.5, 0.5])), dtype
+
+    _ranges_against_torch(torch, "logspace", draw, 400)
 
 
 def test_linspace_logspace_eye():
@@ -375,3 +441,11 @@ def test_fills_check_float_and_masked_values_but_wrap_a_tensors():
         E.zeros(2, dtype=E.int8).masked_fill_(E.tensor([True, False]), 200)
     assert E.zeros(2, dtype=E.int8).fill_(E.tensor(200)).tolist() == [-56, -56]
     assert E.full((2,), 1.5, dtype=E.int32).tolist() == [1, 1] and E.zeros(1, dtype=E.uint8).fill_(-1).tolist() == [255]
+
+
+def test_long_arange_follows_pytorchs_thread_chunks():
+    torch = pytest.importorskip("torch")
+    for n, step, dtype in [(100001, 0.1, "float32"), (70000, -1.3, "float64"), (65537, 1.7, "float16")]:
+        want = torch.arange(0.3, 0.3 + step * n, step, dtype=getattr(torch, dtype)).double().numpy()
+        got = E.arange(0.3, 0.3 + step * n, step, dtype=getattr(E, dtype)).double().numpy()
+        np.testing.assert_array_equal(got, want, err_msg=f"arange of {n} {dtype}")

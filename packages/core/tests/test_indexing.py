@@ -724,3 +724,23 @@ def test_a_2d_index_is_refused_in_each_ops_own_words():
     with pytest.raises(IndexError, match="^index_add_\\(\\): Index is supposed to be a vector, but got dim: 2 with "
                                          "type: Long and size: \\[1, 1\\]$"):
         E.zeros(3).index_add(0, E.tensor([[0]]), E.ones(1, 1))
+
+
+def test_scatter_reduce_argument_and_index_reduce_warn_once_as_pytorch(monkeypatch):
+    import warnings
+
+    from ember.core.ops import _util
+
+    monkeypatch.setattr(_util, "_warned_once", set())
+    x, i = E.zeros(2, 3), E.zeros(2, 3, dtype=E.int64)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        x.scatter_(1, i, 2.0, reduce="add")  # a number src: no warning
+        x.scatter_(1, i, E.ones(2, 3), reduce="multiply")
+        E.scatter(x, 1, i, E.ones(2, 3), reduce="add")  # once a process
+        x.index_reduce_(0, E.tensor([0]), E.ones(1, 3), "prod")
+        x.index_reduce(0, E.tensor([0]), E.ones(1, 3), "amax")
+    assert [(w.category, str(w.message), w.filename) for w in caught] == [
+        (UserWarning, "The reduce argument of torch.scatter with Tensor src is deprecated and will be removed in a "
+                      "future PyTorch release. Use torch.scatter_reduce instead for more reduction options.", __file__),
+        (UserWarning, "index_reduce() is in beta and the API may change at any time.", __file__)]

@@ -404,3 +404,36 @@ PUBLIC = [
 def test_public_functions_refuse_operands_that_bound_a_kernel(fn, exc, msg):
     with pytest.raises(exc, match=re.escape(msg)):
         fn()
+
+
+def _number_writes(t, dt, val):
+    def setitem(key):
+        x = t.zeros(3, dtype=dt)
+        x[key(x)] = val
+        return x
+
+    x = t.zeros(3, dtype=dt)
+    return {
+        "setitem_int": lambda: setitem(lambda x: 0), "setitem_mask": lambda: setitem(lambda x: x == 0),
+        "setitem_slice": lambda: setitem(lambda x: slice(0, 2)),
+        "setitem_index": lambda: setitem(lambda x: t.tensor([0])),
+        "where": lambda: t.where(x == 0, x, val), "where_first": lambda: t.where(x == 0, val, x),
+        "scatter": lambda: x.scatter(0, t.tensor([0]), val), "addcmul": lambda: t.addcmul(x, x, x, value=val),
+        "pow": lambda: x ** val, "floordiv": lambda: x // val, "remainder": lambda: x % val,
+        "clamp_min": lambda: x.clamp_min(val), "tensor": lambda: t.tensor([val], dtype=dt),
+    }
+
+
+def test_python_numbers_written_into_integer_tensors_convert_as_pytorchs():
+    torch = pytest.importorskip("torch")
+    for name in ("int8", "uint8", "int16", "int32", "int64"):
+        for val in (300, -300, 2**40, 2**63, 1e10, float("nan"), float("inf"), -129, 255, -255, -256, 7):
+            want, got = _number_writes(torch, getattr(torch, name), val), _number_writes(E, getattr(E, name), val)
+            for case in want:
+                outcome = []
+                for fn in (want[case], got[case]):
+                    try:
+                        outcome.append(fn().tolist())
+                    except Exception as e:  # noqa: BLE001 - the exception is what is compared
+                        outcome.append((type(e).__name__, str(e)))
+                assert repr(outcome[0]) == repr(outcome[1]), (case, name, val)  # (NaN compares unequal)

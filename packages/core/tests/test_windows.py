@@ -73,3 +73,11 @@ def test_trapezoid_errors():
     with pytest.raises(IndexError, match="Dimension out of range"):
         E.trapezoid(E.ones(3), dim=1)
     assert math.isclose(E.trapezoid(E.ones(5), dx=0.25).item(), 1.0)
+
+
+def test_kaiser_window_takes_beta_only_after_periodic_as_pytorchs_binding():
+    with pytest.raises(TypeError, match=r"^kaiser_window\(\) received an invalid combination of arguments - got "
+                                        r"\(int, beta=float\), but expected one of:\n \* \(int window_length, \*, "):
+        E.kaiser_window(8, beta=5.0)
+    assert_close(E.kaiser_window(6, periodic=False, beta=5.0, dtype=E.float64), E.tensor(np.kaiser(6, 5.0)))
+    assert E.kaiser_window(8).shape == (8,)

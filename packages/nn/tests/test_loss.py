@@ -293,3 +293,50 @@ def test_triplet_with_distance_defaults_to_a_pairwise_distance_module():
     loss = nn.TripletMarginWithDistanceLoss(margin=0.5)
     assert isinstance(loss.distance_function, nn.PairwiseDistance)
     assert repr(loss) == "TripletMarginWithDistanceLoss(\n  (distance_function): PairwiseDistance()\n)"
+
+
+def test_broadcast_and_implicit_dim_warnings_name_the_callers_line():
+    import warnings
+
+    x = torch.zeros(2, 3)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        F.mse_loss(x, torch.zeros(3))
+        F.l1_loss(x, torch.zeros(3))
+        F.softmax(x)
+    assert [w.filename for w in caught] == [__file__] * 3
+    assert str(caught[0].message).startswith("Using a target size (") and "Implicit dimension" in str(caught[2].message)
+
+
+def test_bce_with_logits_computes_into_the_targets_dtype_as_pytorch():
+    x = torch.tensor([0.5, -1.0, 2.0])
+    t16 = torch.tensor([1.0, 0.0, 1.0], dtype=torch.float16)
+    assert F.binary_cross_entropy_with_logits(x, t16).dtype is torch.float16
+    assert F.binary_cross_entropy_with_logits(x.double(), t16.float(), reduction="none").dtype is torch.float32
+    assert F.binary_cross_entropy_with_logits(x.half(), t16.float()).dtype is torch.float32
+    pw = torch.ones(3, dtype=torch.float64)
+    assert F.binary_cross_entropy_with_logits(x, t16, pos_weight=pw).dtype is torch.float16
+
+
+def test_bce_with_logits_mixed_dtypes_match_pytorch():
+    real = pytest.importorskip("torch")
+    rng = np.random.default_rng(0)
+    x, t, w, pw = rng.normal(size=40) * 3, rng.uniform(size=40), rng.uniform(size=40), rng.uniform(size=40) * 3
+    for xd, td, pd in [("float32", "float16", None), ("float32", "float16", "float64"), ("float64", "float32", None),
+                       ("float32", "bfloat16", "float32")]:
+        out = []
+        for lib, fn in ((real, real.nn.functional), (torch, F)):
+            kw = {} if pd is None else {"pos_weight": lib.tensor(pw, dtype=getattr(lib, pd))}
+            loss = fn.binary_cross_entropy_with_logits(lib.tensor(x, dtype=getattr(lib, xd)),
+                                                        lib.tensor(t, dtype=getattr(lib, td)),
+                                                        weight=lib.tensor(w, dtype=getattr(lib, td)), reduction="none",
+                                                        **kw)
+            out.append((str(loss.dtype).split(".")[-1], loss.double().tolist()))
+        assert out[0] == out[1], (xd, td, pd)
+
+
+def test_bce_weight_that_does_not_broadcast_raises_broadcast_shapes_error():
+    with pytest.raises(RuntimeError, match=r"^Attempting to broadcast a dimension of length 4 at -1! Mismatching "
+                                           r"argument at index 1 had \w+\.Size\(\[4\]\); but expected shape should be "
+                                           r"broadcastable to \[2, 3\]$"):
+        F.binary_cross_entropy(torch.full((2, 3), 0.5), torch.ones(2, 3), weight=torch.ones(4))

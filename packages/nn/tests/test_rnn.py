@@ -229,3 +229,21 @@ def test_input_dtype_and_state_rank_errors_as_pytorch():
     with torch.autocast("cpu", dtype=torch.bfloat16):  # autocast casts inside; no dtype refusal
         out, _ = lstm(torch.ones(4, 1, 2, dtype=torch.bfloat16))
     assert out.shape == (4, 1, 3)
+
+
+def test_packed_lstm_state_of_another_batch_fails_in_pytorchs_broadcast_words():
+    # PyTorch checks no batch of a packed LSTM's (h, c): its kernel's broadcasts speak
+    from ember.nn.utils.rnn import pack_sequence
+
+    lstm = nn.LSTM(3, 3)
+    packed = pack_sequence([torch.zeros(4, 3), torch.zeros(2, 3)])
+    with pytest.raises(RuntimeError, match=r"^The size of tensor a \(3\) must match the size of tensor b \(2\) at "
+                                           r"non-singleton dimension 0$"):
+        lstm(packed, (torch.zeros(1, 3, 3), torch.zeros(1, 2, 3)))
+    with pytest.raises(RuntimeError, match=r"^The size of tensor a \(2\) must match the size of tensor b \(3\) at "):
+        lstm(packed, (torch.zeros(1, 2, 3), torch.zeros(1, 3, 3)))
+    with pytest.raises(RuntimeError, match=r"^output with shape \[1, 12\] doesn't match the broadcast shape "
+                                           r"\[2, 12\]$"):
+        lstm(packed, (torch.zeros(1, 1, 3), torch.zeros(1, 2, 3)))
+    _, (h, c) = lstm(packed, (torch.zeros(1, 2, 3), torch.zeros(1, 1, 3)))  # one cell state serves the batch
+    assert h.shape == c.shape == (1, 2, 3)

@@ -51,3 +51,15 @@ def test_queues_refuse_cuda_tensors():
 
     with pytest.raises(RuntimeError, match="move it to the CPU"):
         ForkingPickler.dumps(et.ones(2, device="cuda"))
+
+
+def test_deprecated_amp_grad_scalers_are_named_gradscaler():
+    import pickle
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for scaler in (et.cuda.amp.GradScaler(), et.cpu.amp.GradScaler()):
+            assert type(scaler).__name__ == type(scaler).__qualname__ == "GradScaler"
+            assert isinstance(scaler, et.amp.GradScaler)
+            assert type(pickle.loads(pickle.dumps(scaler))) is type(scaler)

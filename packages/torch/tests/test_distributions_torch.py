@@ -456,3 +456,23 @@ def test_mixture_support_constraint_matches_pytorch():
         m = mod.MixtureSameFamily(mod.Categorical(make([0.5, 0.5])), mod.Uniform(make(low), make(high)))
         out.append((repr(m.support).replace("torch.", "ember."), _np(m.support.check(make(v))).tolist()))
     assert out[0] == out[1]
+
+
+def test_reprs_of_distributions_holding_their_parameters_elsewhere_match_pytorch():
+    # PyTorch's repr lists the arg_constraints found in the instance's __dict__: none for these
+    from ember.torch.distributions.relaxed_bernoulli import LogitRelaxedBernoulli
+    from ember.torch.distributions.relaxed_categorical import ExpRelaxedCategorical
+    from torch.distributions.relaxed_bernoulli import LogitRelaxedBernoulli as TLogit
+    from torch.distributions.relaxed_categorical import ExpRelaxedCategorical as TExp
+
+    p = [0.2, 0.8]
+    for make in (lambda d, t: d.OneHotCategorical(probs=t.tensor(p)),
+                 lambda d, t: d.OneHotCategorical(logits=t.tensor(p)),
+                 lambda d, t: d.OneHotCategoricalStraightThrough(probs=t.tensor(p)),
+                 lambda d, t: d.RelaxedOneHotCategorical(t.tensor(0.5), probs=t.tensor(p)),
+                 lambda d, t: d.RelaxedBernoulli(t.tensor(0.5), probs=t.tensor(p))):
+        assert repr(make(ed, et)) == repr(make(td, torch))
+    assert repr(ExpRelaxedCategorical(et.tensor(0.5), probs=et.tensor(p))) == repr(TExp(torch.tensor(0.5),
+                                                                                        probs=torch.tensor(p)))
+    assert repr(LogitRelaxedBernoulli(et.tensor(0.5), probs=et.tensor(0.2))) == repr(TLogit(torch.tensor(0.5),
+                                                                                         probs=torch.tensor(0.2)))

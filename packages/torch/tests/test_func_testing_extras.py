@@ -84,3 +84,14 @@ def test_assert_close_rejects_a_tensor_against_a_number_and_names_mapping_keys()
         torch.testing.assert_close({"a": 1}, {"b": 1})
     assert str(info.value) == ("The keys of the mappings do not match:\nMissing keys in the actual mapping: ['b']\n"
                                "Additional keys in the actual mapping: ['a']")
+
+
+def test_assert_close_rejects_a_tensor_against_a_number_inside_containers_naming_the_item():
+    prefix = r"^No comparison pair was able to handle inputs of type <class 'torch.Tensor'> and <class 'float'>\."
+    with pytest.raises(TypeError, match=prefix + r"\n\nThe failure occurred for item \[0\]$"):
+        torch.testing.assert_close([torch.tensor(1.0)], [1.0])
+    with pytest.raises(TypeError, match=prefix + r"\n\nThe failure occurred for item \['a'\]$"):
+        torch.testing.assert_close({"a": torch.tensor(1.0)}, {"a": 1.0})
+    with pytest.raises(TypeError, match=prefix + r"\n\nThe failure occurred for item \[0\]\[1\]$"):
+        torch.testing.assert_close([[1.0, torch.tensor(2.0)]], [[1.0, 2.0]])
+    torch.testing.assert_close([1.0, (torch.ones(2),)], [1.0, (torch.ones(2),)])

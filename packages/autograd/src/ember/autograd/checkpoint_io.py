@@ -24,6 +24,8 @@ import tempfile
 from collections.abc import Callable
 from typing import BinaryIO
 
+from ember.core.ops._util import named_as
+
 __all__ = ["CheckpointError", "CallerError", "MAX_DEPTH", "check_depth", "atomic_write",
            "remove_stale_temporaries"]
 
@@ -32,6 +34,11 @@ MAX_DEPTH = 100
 
 class CheckpointError(pickle.UnpicklingError, RuntimeError):
     """A checkpoint that cannot be loaded: the message names the file, the record and the problem."""
+
+
+@named_as("UnpicklingError", module="_pickle")
+class UnsafeGlobalError(CheckpointError):
+    """A weights-only load refusing a global the file names: PyTorch's `_pickle.UnpicklingError` in print."""
 
 
 class CallerError(Exception):

@@ -14,12 +14,15 @@ batched call; the cost is one Python call per element.
 
 from __future__ import annotations
 
+import sys
+import weakref
 from collections.abc import Callable, Sequence
 from functools import wraps
 
+from ember.core import dispatch
 from ember.core import stack as _stack
 from ember.core.random import get_rng_state, set_rng_state
-from ember.core.tensor import Tensor
+from ember.core.tensor import Tensor, value_read_guard
 
 from ember.autograd.engine import grad as _autograd_grad
 from ember.autograd.function import func_transform
@@ -388,18 +391,82 @@ def vmap(func: Callable, in_dims=0, out_dims=0, randomness: str = "error", *,
             return _empty_batch(func, leaves, dims, build, kwargs, out_dims, name)
         state = get_rng_state() if randomness != "different" else None
         results = []
-        for i in range(size):
-            if randomness == "same":
-                set_rng_state(state)
-            call = build([x.select(d, i) if d is not None else x for x, d in zip(leaves, dims)])
-            with func_transform("vmap"):
-                results.append(func(*call, **kwargs))
-            if randomness == "error" and not get_rng_state().equal(state):
-                set_rng_state(state)
-                raise RuntimeError(_RANDOM_ERROR)
+        with _MappedValues() as mapped:
+            for i in range(size):
+                if randomness == "same":
+                    set_rng_state(state)
+                call = build([mapped.add(x.select(d, i)) if d is not None else x for x, d in zip(leaves, dims)])
+                with func_transform("vmap"):
+                    results.append(func(*call, **kwargs))
+                if randomness == "error" and not get_rng_state().equal(state):
+                    set_rng_state(state)
+                    raise RuntimeError(_RANDOM_ERROR)
         return _stack_outputs(results, out_dims, name)
 
     return wrapper
+
+
+_VALUE_READS = {
+    "item": "vmap: It looks like you're calling .item() on a Tensor. We don't support vmap over calling .item() on a "
+            "Tensor, please try to rewrite what you're doing with other operations. If error is occurring somewhere "
+            "inside PyTorch internals, please file a bug report.",
+    "bool": "vmap: It looks like you're attempting to use a Tensor in some data-dependent control flow. We don't "
+            "support that yet, please file an issue at https://github.com/pytorch/pytorch/issues .",
+    "tolist": "Cannot access data pointer of Tensor that doesn't have storage",
+}
+
+
+_TENSOR_FILE = sys.modules[Tensor.__module__].__file__
+
+
+class _MappedValues:
+    """The tensors a running vmap maps (its per-sample slices) and every op result computed from them: the user's
+    code may not read their Python values (`.item()`, `bool()`, `.tolist()`), which PyTorch's batched tensors
+    refuse; ember's own code may (it runs per sample). Nested vmaps share one record."""
+
+    active: _MappedValues | None = None
+
+    def __enter__(self) -> _MappedValues:
+        self.outer = _MappedValues.active
+        if self.outer is not None:
+            return self.outer
+        self.refs: dict[int, weakref.ref] = {}
+        _MappedValues.active = self
+        dispatch.register_dispatch_hook(self._hook)
+        value_read_guard[0] = self._guard
+        return self
+
+    def __exit__(self, *exc) -> None:
+        if self.outer is None:
+            _MappedValues.active = None
+            dispatch.remove_dispatch_hook(self._hook)
+            value_read_guard[0] = None
+
+    def add(self, t: Tensor) -> Tensor:
+        self.refs[id(t)] = weakref.ref(t)
+        return t
+
+    def holds(self, t) -> bool:
+        ref = self.refs.get(id(t)) if isinstance(t, Tensor) else None
+        return ref is not None and ref() is t
+
+    def _hook(self, op, args, kwargs, call_next):
+        out = call_next(op, args, kwargs)
+        if any(self.holds(a) or (isinstance(a, tuple | list) and any(self.holds(b) for b in a))
+               for a in (*args, *kwargs.values())):
+            for t in out if isinstance(out, tuple | list) else (out,):
+                if isinstance(t, Tensor):
+                    self.add(t)
+        return out
+
+    def _guard(self, t: Tensor, kind: str) -> None:
+        if not self.holds(t):
+            return
+        frame = sys._getframe(2)
+        while frame is not None and frame.f_code.co_filename == _TENSOR_FILE:
+            frame = frame.f_back
+        if frame is None or not frame.f_globals.get("__name__", "").startswith("ember."):
+            raise RuntimeError(_VALUE_READS[kind])
 
 
 def _match_in_dims(in_dims, args: tuple, what: str) -> list:

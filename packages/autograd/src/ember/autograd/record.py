@@ -323,7 +323,8 @@ def _rebase_inplace(target: Tensor, node: Node, target_slot: int) -> None:
 
 
 def regenerate_view(t: Tensor) -> None:
-    """Give view `t` a grad_fn that replays its view chain on its base's current history."""
+    """Give view `t` a grad_fn that replays its view chain on its base's current history; the node is named
+    `AsStridedBackward0`, as PyTorch's regenerated views (it replays them with as_strided)."""
     m = t._ag
     base = m.base
     bm = base._ag

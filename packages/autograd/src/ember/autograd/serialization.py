@@ -69,8 +69,9 @@ from ember.core.storage import Storage
 from ember.core.sparse import SparseTensor, _rebuild_coo, _rebuild_csr, sparse_coo_tensor, sparse_csr_tensor
 from ember.core.tensor import Size, Tensor
 
-from ember.autograd import torch_checkpoint
-from ember.autograd.checkpoint_io import MAX_DEPTH, CallerError, CheckpointError, atomic_write, check_depth, reraise
+from ember.autograd import legacy_magic, torch_checkpoint
+from ember.autograd.checkpoint_io import (MAX_DEPTH, CallerError, CheckpointError, UnsafeGlobalError, atomic_write,
+                                         check_depth, reraise)
 
 __all__ = ["save", "load", "CheckpointError", "add_safe_globals", "get_safe_globals", "clear_safe_globals",
            "safe_globals"]
@@ -244,7 +245,7 @@ class _TensorUnpickler(pickle._Unpickler):
 
 
 def _unsupported_global(decoder, what: str, module: str, name: str) -> CheckpointError:
-    return CheckpointError(
+    return UnsafeGlobalError(
         f"load: {decoder.name}: {decoder.record}: {what}. Weights only load failed: Unsupported global: GLOBAL "
         f"{module}.{name} was not an allowed global by default. Please use "
         f"`torch.serialization.add_safe_globals([{name}])` or the "
@@ -602,7 +603,9 @@ def load(f, map_location=None, pickle_module: Any = None, *, weights_only: bool 
         CheckpointError: (a `RuntimeError` and a `pickle.UnpicklingError`) the file is not a
             checkpoint, is truncated or corrupted, holds a tensor outside its storage, nests too
             deep, or, with `weights_only`, a pickled object names a global that is not allowlisted
-            (`add_safe_globals`); the message names the file and the record (NOTE [ Load errors ]).
+            (`add_safe_globals`: then printed as PyTorch's `UnpicklingError`); the message names the file and
+            the record (NOTE [ Load errors ]). Bytes that are no checkpoint at all raise what PyTorch raises
+            for them (`legacy_magic`).
         TypeError: `map_location` is of an unsupported type or returned something else than a storage.
     """
     _check_map_location(map_location)
@@ -614,6 +617,8 @@ def load(f, map_location=None, pickle_module: Any = None, *, weights_only: bool 
         raise CheckpointError(f"load: {name}: preamble: is a PyTorch checkpoint in the legacy format (written by "
                               "torch.save before PyTorch 1.6, or with _use_new_zipfile_serialization=False), which "
                               "ember does not read; load it in PyTorch and save it again with torch.save")
+    if not (data and MAGIC.startswith(data[:len(MAGIC)])):  # not even the start of an ember checkpoint
+        legacy_magic.raise_as_pytorch(data, weights_only)
     header = _check(data, name)
     decoder = None
     try:

@@ -49,7 +49,7 @@ from ember.core.meta import meta_storage
 from ember.core.storage import Storage
 from ember.core.tensor import Size, Tensor
 
-from ember.autograd.checkpoint_io import CheckpointError, check_depth, reraise
+from ember.autograd.checkpoint_io import CheckpointError, UnsafeGlobalError, check_depth, reraise
 
 __all__ = ["is_torch_zip", "load_torch_zip", "is_legacy_torch", "can_write", "write_torch_zip"]
 
@@ -144,7 +144,7 @@ class _Unpickler(pickle._Unpickler):
     def find_class(self, module: str, name: str):
         obj = self.allowed.get((module, name))
         if obj is None:
-            raise CheckpointError(
+            raise UnsafeGlobalError(
                 f"load: {self.name}: {self.record}: Weights only load failed: the PyTorch checkpoint needs the "
                 f"global {module}.{name}; ember reads tensors, state dicts and containers of them from PyTorch "
                 "files, and never runs code from them (save a state_dict in PyTorch, or re-save with ember)")

@@ -12,7 +12,7 @@ from ember.core.device import CPU, as_device
 from ember.core.geometry import INT64_MAX, check_geometry, make_tensor
 from ember.core.ops import memfmt
 from ember.core.ops import shape as _shape_ops
-from ember.core.ops._util import require_grad, warn_at_caller, warn_complex_to_real
+from ember.core.ops._util import require_grad, scalar_as, warn_at_caller, warn_complex_to_real
 from ember.core.storage import Storage, allocation_error
 from ember.core.tensor import Tensor, contiguous_strides
 
@@ -42,6 +42,12 @@ def _size_of(args: tuple, size) -> tuple[int, ...]:
             raise TypeError("size given both positionally and as a keyword")
         return _shape_arg((size,))
     return _shape_arg(args)
+
+
+def _flat_sizes(args: tuple, size) -> tuple:
+    """The size arguments of `zeros(2, 3)`, `zeros((2, 3))` or `zeros(size=(2, 3))`, unchecked."""
+    given = (size,) if size is not None else args
+    return tuple(given[0]) if len(given) == 1 and isinstance(given[0], tuple | list) else given
 
 
 def new_empty(shape: tuple[int, ...], dtype, dev=CPU) -> Tensor:
@@ -90,7 +96,9 @@ def _infer_np(data, dtype):
         try:  # uint64 values past int64 would go through float64 and lose their low bits
             a = np.array(data, dtype=dtype.np if dtype in dtypes.UNSIGNED_WIDE else None)
         except ValueError:
-            raise _sequence_error(data) from None
+            a = _empty_nesting(data)
+            if a is None:
+                raise _sequence_error(data) from None
         if a.dtype.kind == "c" and dtype is not None and not dtype.is_complex and dtype is not dtypes.bool:
             # PyTorch converts each Python number to the dtype, which a complex number cannot be
             raise TypeError("must be real number, not complex" if dtype.is_floating_point else
@@ -140,7 +148,7 @@ def _check_int_overflow(a: np.ndarray, dtype) -> None:
         return
     info = np.iinfo(dtype.np)
     lo = -info.max if info.min == 0 else info.min
-    if a.min() < lo or a.max() > info.max:
+    if a.min() < lo or a.max() > info.max or (a.dtype.kind == "f" and np.isnan(a).any()):
         raise RuntimeError(f"value cannot be converted to type {dtype.np.name} without overflow")
 
 
@@ -148,6 +156,26 @@ def _real_part(a: np.ndarray, dtype: dtypes.dtype) -> np.ndarray:
     """A complex array's real part when it is cast to a real dtype other than bool (numpy's cast would
     warn), else the array."""
     return a.real if a.dtype.kind == "c" and not dtype.is_complex and dtype is not dtypes.bool else a
+
+
+def _first_sizes(data) -> list[int]:
+    """The sizes along the first elements of nested sequences, down to the first empty one."""
+    sizes, x = [], data
+    while isinstance(x, list | tuple):
+        sizes.append(len(x))
+        if not x:
+            break
+        x = x[0]
+    return sizes
+
+
+def _empty_nesting(data) -> np.ndarray | None:
+    """Ragged numbers whose first elements nest down to an empty sequence: PyTorch makes that shape, with no
+    element to read (`tensor([[], [1]])` is a (2, 0) float tensor), else None."""
+    sizes = _first_sizes(data)
+    if 0 not in sizes or _first_non_number(data) is not None:
+        return None
+    return np.zeros(sizes, np.complex128 if complex in _leaf_types(data) else np.float64)
 
 
 def _sequence_error(data) -> Exception:
@@ -160,12 +188,8 @@ def _sequence_error(data) -> Exception:
         if not isinstance(data, str) and isinstance(_first_leaf(data), str):
             return ValueError("too many dimensions 'str'")
         return TypeError("new(): invalid data type 'str'")
-    sizes, x = [], data
-    while isinstance(x, list | tuple):
-        sizes.append(len(x))
-        if not x:
-            break
-        x = x[0]
+    sizes = _first_sizes(data)
+    x = _first_leaf(data)
     return _nesting_error(data, sizes, 0, x) or ValueError(f"could not convert {type(data).__name__} to a tensor")
 
 
@@ -447,6 +471,9 @@ def full(size, fill_value, *, out=None, dtype=None, device=None, requires_grad: 
 
 
 def zeros(*args, size=None, out=None, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+    if as_device(device).type != "meta" and out is None and any(
+            isinstance(s, numbers.Integral) and s < 0 for s in _flat_sizes(args, size)):
+        raise RuntimeError("zeros: Dimension size must be non-negative.")  # PyTorch's zeros checks its sizes itself
     return full(_size_of(args, size), 0, out=out, dtype=_dtype_or_default(dtype), device=device,
                 requires_grad=requires_grad)
 
@@ -531,7 +558,7 @@ def _meta(device, shape: tuple, dtype, requires_grad: bool) -> Tensor | None:
 
 def _count(n: float) -> int:
     """The number of values of arange/range, or PyTorch's error for one that no tensor can hold."""
-    if not np.isfinite(n) or n > INT64_MAX:
+    if n > INT64_MAX or n == np.inf:
         raise RuntimeError("invalid size, possible overflow?")
     return int(n)
 
@@ -542,7 +569,11 @@ def arange(start, end=None, step=1, *, out=None, dtype=None, device=None, requir
     start, end, step = _num(start), _num(end), _num(step)
     if end is None:
         start, end = 0, start
-    if step == 0:
+    if any(isinstance(v, int) and not -INT64_MAX - 1 <= v <= INT64_MAX for v in (start, end, step)):
+        raise RuntimeError("value cannot be converted to type int64_t without overflow")
+    if not all(np.isfinite((start, end))):  # printed as C++ prints a double (`0 -> inf`)
+        raise RuntimeError(f"unsupported range: {start:g} -> {end:g}")
+    if not (step > 0 or step < 0):  # zero or NaN
         raise RuntimeError("step must be nonzero")
     if (end - start) * step < 0:
         raise RuntimeError("upper bound and lower bound inconsistent with step sign")
@@ -551,11 +582,61 @@ def arange(start, end=None, step=1, *, out=None, dtype=None, device=None, requir
         dtype = dtypes.int64 if all_int else dtypes.get_default_dtype()
     dtype = _computable(dtypes.as_dtype(dtype), "arange_cpu")
     n = _count(np.ceil((end - start) / step))
+    if not (dtype.is_floating_point or dtype.is_complex):
+        start, end, step = int(start), int(end), int(step)  # PyTorch's integer kernels truncate the three to int64
+        if dtype is dtypes.int64:  # whose count is then the integers' ceiling division
+            if step == 0:  # PyTorch raises a ValueError for a step that truncates to zero
+                raise ValueError("step must be nonzero")
+            n = _count(abs(end - start + step - (1 if step > 0 else -1)) // abs(step))
     t = _meta(device, (n,), dtype, requires_grad)
     if t is None:
-        a = (start + np.arange(n, dtype=np.float64 if dtype.is_floating_point else np.int64) * step).astype(dtype.np)
+        if dtype.is_floating_point:
+            a = _arange_floating(start, step, n, np.dtype(dtype.np))
+        else:
+            a = (start + np.arange(n, dtype=np.int64) * step).astype(dtype.np)
         t = _finish(Tensor._wrap(a), requires_grad, as_device(device))
     return out.resize_(t.shape).copy_(t) if out is not None else t
+
+
+def _fma(a, b, c):
+    """`a * b + c` rounded once, as a fused multiply-add (float64 arrays; Dekker's exact product, then the sum of its
+    parts, which rounds as the FMA does but for double roundings of a low part)."""
+    with np.errstate(all="ignore"):
+        p = a * b
+        big = 134217729.0  # 2**27 + 1 splits a double into two 26-bit halves
+        ah, bh = a * big - (a * big - a), b * big - (b * big - b)
+        err = ((ah * bh - p) + ah * (b - bh) + (a - ah) * bh) + (a - ah) * (b - bh)
+        h = p + c
+        back = h - p
+        return np.where(np.isfinite(h), h + (((p - (h - back)) + (c - back)) + err), h)
+
+
+_GRAIN = 32768  # PyTorch's internal::GRAIN_SIZE: the fewest elements a parallel kernel gives a thread
+_VEC_BYTES = 32  # the width of the vectors PyTorch's CPU range kernels fill (four doubles), measured on AVX512 too
+
+
+def _arange_floating(start, step, n: int, npdt: np.dtype) -> np.ndarray:
+    """PyTorch's floating arange to the bit: in its accumulate type (double; float for the half types), its kernel
+    fills pairs of vectors, each from its first element `start + step * i` (fused, then rounded to the dtype) plus
+    `step * lane`, and the tail element by element; past 32768 values each of its threads fills its own chunk."""
+    acc = np.float32 if npdt.itemsize == 2 else np.float64
+    i = np.arange(n, dtype=np.float64)
+    steps, starts = np.full(n, float(acc(step))), np.full(n, float(acc(start)))
+    chunk = n
+    if n > _GRAIN:  # at::parallel_for's split: min(threads, n / grain) chunks of equal size, the last shorter
+        from ember.core.parallel import get_num_threads
+
+        chunk = -(-n // min(get_num_threads(), -(-n // _GRAIN)))
+    local = np.arange(n) % chunk
+    length = np.minimum(chunk, n - (np.arange(n) - local))
+    lanes = _VEC_BYTES // npdt.itemsize
+    lane = (local % lanes).astype(np.float64)
+    vectorized = local < length // (2 * lanes) * (2 * lanes)
+    with np.errstate(over="ignore"):  # past the dtype's range, inf as PyTorch's casts give
+        base = _fma(steps, i - lane, starts).astype(acc).astype(npdt).astype(np.float64)
+        # bfloat16's vectors add a rounded float product; the others' a fused one
+        lanes_on = base + (steps * lane).astype(acc) if npdt == dtypes.bfloat16.np else _fma(steps, lane, base)
+        return np.where(vectorized, lanes_on, _fma(steps, i, starts)).astype(acc).astype(npdt)
 
 
 def _computable(dtype, kernel: str):
@@ -606,6 +687,20 @@ def _linspace_floating(start, end, steps: int, npdt) -> np.ndarray:
     return np.where(i < steps // 2, lo, hi).astype(npdt)
 
 
+def _linspace_integral(start, end, steps: int, dtype) -> np.ndarray:
+    """PyTorch's integer linspace: the ends truncated to the dtype, a double step between them, and each value
+    `start + step * i` up to the halfway point, `end - step * (steps - 1 - i)` after it, fused, then truncated."""
+    if steps <= 1:  # PyTorch fills one value with `start` (and checks the ends only when it steps between them)
+        return np.full(steps, int(scalar_as(dtype, start)) if steps else 0, dtype.np)
+    s, e = (int(scalar_as(dtype, v)) for v in (start, end))
+    step = (float(e) - float(s)) / (steps - 1)
+    i = np.arange(steps, dtype=np.float64)
+    with np.errstate(invalid="ignore", over="ignore"):
+        v = np.where(i < steps // 2, _fma(np.full(steps, step), i, np.full(steps, float(s))),
+                     _fma(np.full(steps, -step), steps - 1 - i, np.full(steps, float(e))))
+    return np.trunc(v).astype(np.int64).astype(dtype.np)
+
+
 @_allocating
 def linspace(start, end, steps: int, *, out=None, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
     if steps < 0:
@@ -619,6 +714,8 @@ def linspace(start, end, steps: int, *, out=None, dtype=None, device=None, requi
         return out.resize_(t.shape) if out is not None else t
     if dtype.is_floating_point:
         a = _linspace_floating(start, end, steps, dtype.np)
+    elif not dtype.is_complex:
+        a = _linspace_integral(start, end, steps, dtype)
     else:
         work = np.complex128 if dtype.is_complex else np.float64
         a = np.linspace(start, end, steps, dtype=work).astype(dtype.np)
@@ -632,8 +729,37 @@ def logspace(start, end, steps: int, base: float = 10.0, *, dtype=None, device=N
     dtype = _computable(_dtype_or_default(dtype), "logspace_cpu")
     if (t := _meta(device, (steps,), dtype, requires_grad)) is not None:
         return t
-    a = np.logspace(_num(start), _num(end), steps, base=base, dtype=np.float64).astype(dtype.np)
+    if dtype.is_complex:
+        a = np.logspace(_num(start), _num(end), steps, base=base, dtype=np.float64).astype(dtype.np)
+    elif steps == 0:
+        a = np.empty(0, dtype.np)
+    elif steps == 1:
+        with np.errstate(all="ignore"):
+            value = float(np.float64(base) ** float(_num(start)))
+        return full((1,), value, dtype=dtype, device=device, requires_grad=requires_grad)
+    else:
+        a = _logspace_real(_num(start), _num(end), steps, float(base), dtype)
     return _finish(Tensor._wrap(a), requires_grad, as_device(device))
+
+
+def _logspace_real(start, end, steps: int, base: float, dtype) -> np.ndarray:
+    """PyTorch's real logspace: the ends converted to the dtype (integers truncated), their difference taken in it,
+    a double step, and `base ** (start + step * i)` up to the halfway point, `base ** (end - step * (steps - 1 - i))`
+    after it, in double, stored as the dtype stores a double."""
+    via = np.float32 if dtype.is_floating_point and dtype.itemsize == 2 else np.float64  # halves: through float
+    if dtype.is_floating_point:
+        s, e = (np.asarray(float(v)).astype(via).astype(dtype.np) for v in (start, end))
+        diff, s, e = float(e - s), float(s), float(e)
+    else:
+        s, e = (int(scalar_as(dtype, v)) for v in (start, end))
+        diff = float(e - s)
+    step = diff / (steps - 1)
+    i = np.arange(steps, dtype=np.float64)
+    with np.errstate(all="ignore"):
+        exponent = np.where(i < steps // 2, s + step * i, e - step * (steps - 1 - i))
+        # numpy's scalar power is the C library's pow, as PyTorch's; its array loop (SIMD) can differ by an ulp
+        powers = [np.float64(base) ** x for x in exponent.tolist()]
+        return np.array(powers, np.float64).astype(via).astype(dtype.np)
 
 
 @_allocating

@@ -7,6 +7,8 @@ from ember.core.device_backends import backend
 __all__ = ["device", "as_device", "set_default_device", "get_default_device"]
 
 _TYPES = ("cpu", "cuda", "meta")
+_PYTORCH_TYPES = ("cpu, cuda, ipu, xpu, mkldnn, opengl, opencl, ideep, hip, ve, fpga, maia, xla, lazy, vulkan, mps, "
+                  "meta, hpu, mtia, privateuseone")  # the device types PyTorch's parser names when refusing one
 
 
 class device:
@@ -27,7 +29,7 @@ class device:
             return cached
         kind, sep, idx = type.partition(":")
         if kind not in _TYPES:
-            raise RuntimeError(f"Expected one of cpu, cuda, meta device type at start of device string: {type}")
+            raise RuntimeError(f"Expected one of {_PYTORCH_TYPES} device type at start of device string: {type}")
         if sep:
             if index is not None:
                 raise RuntimeError(f"device: index given twice in {type!r} and index={index}")

@@ -55,6 +55,9 @@ _BY_NP = dtypes._BY_NP
 
 
 _scalar_of_grad_warned = False
+# `guard(tensor, kind)` before a Python value is read out of a tensor ("item", "bool", "tolist"): set by a
+# transform that must refuse such reads of the values it maps (torch.func.vmap), None otherwise
+value_read_guard: list = [None]
 
 
 def _grad_mode_enabled() -> bool:
@@ -400,6 +403,8 @@ class Tensor:
         return (self[i] for i in range(self._shape[0]))
 
     def __bool__(self) -> bool:
+        if value_read_guard[0] is not None:
+            value_read_guard[0](self, "bool")
         if self.numel() != 1:
             many = "no values" if self.numel() == 0 else "more than one value"
             raise RuntimeError(f"Boolean value of Tensor with {many} is ambiguous")
@@ -437,6 +442,8 @@ class Tensor:
         return object.__format__(self, spec)
 
     def _scalar_value(self):
+        if value_read_guard[0] is not None:
+            value_read_guard[0](self, "item")
         if self.numel() != 1:
             raise RuntimeError(f"a Tensor with {self.numel()} elements cannot be converted to Scalar")
         if self._storage.device.type == "meta":
@@ -464,6 +471,8 @@ class Tensor:
         return self._scalar_value()
 
     def tolist(self):
+        if value_read_guard[0] is not None:
+            value_read_guard[0](self, "tolist")
         return self._values().tolist()
 
     def numpy(self, *, force: bool = False) -> np.ndarray:

@@ -4,6 +4,7 @@ predecessor `assert_allclose`, and `make_tensor`."""
 from __future__ import annotations
 
 import warnings
+from collections.abc import Mapping, Sequence
 
 from ember.core import Tensor, float16, float32, float64, tensor
 from ember.core import testing as _testing
@@ -29,18 +30,41 @@ def assert_close(actual, expected, *, allow_subclasses: bool = True, rtol: float
     if (rtol is None) != (atol is None):
         raise ValueError(f"Both 'rtol' and 'atol' must be either specified or omitted, but got no "
                          f"{'rtol' if rtol is None else 'atol'}.")
-    numbers = (int, float, complex)
-    mixed = isinstance(actual, Tensor) and isinstance(expected, numbers) or \
-        isinstance(expected, Tensor) and isinstance(actual, numbers)
-    if mixed or (not allow_subclasses and type(actual) is not type(expected)):
-        raise TypeError(f"No comparison pair was able to handle inputs of type {_type_name(actual)} and "
-                        f"{_type_name(expected)}.")
+    bad = _unpaired(actual, expected, allow_subclasses, "")
+    if bad is not None:
+        a, e, path = bad
+        raise TypeError(f"No comparison pair was able to handle inputs of type {_type_name(a)} and {_type_name(e)}."
+                        + (f"\n\nThe failure occurred for item {path}" if path else ""))
     if check_stride and isinstance(actual, Tensor) and isinstance(expected, Tensor) \
             and actual.stride() != expected.stride():
         raise AssertionError(msg or f"The values for attribute 'stride()' do not match: {actual.stride()} != "
                                     f"{expected.stride()}.")
     _testing.assert_close(actual, expected, rtol=rtol, atol=atol, equal_nan=equal_nan, check_dtype=check_dtype,
                           check_device=check_device, msg=msg)
+
+
+def _unpaired(actual, expected, allow_subclasses: bool, path: str):
+    """The first pair, walking sequences and mappings as PyTorch pairs them up, that no comparison handles (a tensor
+    and a number, or classes that differ without `allow_subclasses`): (actual, expected, "[0]['a']"), else None."""
+    numbers = (int, float, complex)
+    mappings = isinstance(actual, Mapping) and isinstance(expected, Mapping)
+    sequences = isinstance(actual, Sequence) and isinstance(expected, Sequence) and not isinstance(actual, str) \
+        and not isinstance(expected, str)
+    if isinstance(actual, Tensor) and isinstance(expected, numbers) or \
+            isinstance(expected, Tensor) and isinstance(actual, numbers) or \
+            (not allow_subclasses and type(actual) is not type(expected) and not mappings and not sequences):
+        return actual, expected, path
+    if mappings and set(actual) == set(expected):
+        pairs = [(k, actual[k], expected[k]) for k in actual]
+    elif sequences and len(actual) == len(expected):
+        pairs = list(zip(range(len(actual)), actual, expected))
+    else:
+        return None
+    for k, a, e in pairs:
+        bad = _unpaired(a, e, allow_subclasses, f"{path}[{k!r}]")
+        if bad is not None:
+            return bad
+    return None
 
 
 def _type_name(x) -> str:

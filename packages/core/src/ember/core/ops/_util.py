@@ -24,6 +24,18 @@ def warn_at_caller(message: str, category: type[Warning] = UserWarning) -> None:
     warnings.warn(message, category, stacklevel=level)
 
 
+_warned_once: set[str] = set()
+warn_always = [False]  # `set_warn_always`
+
+
+def warn_once(message: str, category: type[Warning] = UserWarning) -> None:
+    """PyTorch's TORCH_WARN_ONCE: `message` the first time in the process (every time after `set_warn_always(True)`),
+    at the user's line."""
+    if warn_always[0] or message not in _warned_once:
+        _warned_once.add(message)
+        warn_at_caller(message, category)
+
+
 _complex_to_real_warned = False
 
 
@@ -63,7 +75,12 @@ def int_value(input: Tensor, value):
     """A Python int written into an integer tensor, as PyTorch's checked conversion takes it: in the
     dtype's range, or (unsigned) down to minus its maximum, wrapping as two's complement (`fill_(-2)`
     of uint8 is 254); else PyTorch's "value cannot be converted ... without overflow"."""
-    name = input._dtype.name
+    return scalar_as(input._dtype, value)
+
+
+def scalar_as(dtype: dtypes.dtype, value):
+    """`int_value` for a dtype: a Python number checked (and wrapped) as PyTorch's `Scalar.to<dtype>()`."""
+    name = dtype.name
     if type(value) is float and name in _C_INT_NAMES:  # a float must fit the dtype's range (NaN never does)
         info = np.iinfo(name)
         if not int(info.min) <= value <= int(info.max):
@@ -89,16 +106,16 @@ def _rebuild_named(key: str, args: tuple):
     return _NAMED[key](*args)
 
 
-def named_as(name: str):
+def named_as(name: str, module: str = "builtins"):
     """Class decorator: an ember exception class prints as the built-in PyTorch raises (`type(e).__name__`,
-    `repr(e)` and tracebacks say `RuntimeError`), while `except` of each of its bases still catches it and
-    pickling keeps the class."""
+    `repr(e)` and tracebacks say `RuntimeError`; `module` for one outside builtins, as `_pickle`), while `except`
+    of each of its bases still catches it and pickling keeps the class."""
 
     def apply(cls):
         key = f"{cls.__module__}:{cls.__qualname__}"
         _NAMED[key] = cls
         cls.__name__ = cls.__qualname__ = name
-        cls.__module__ = "builtins"
+        cls.__module__ = module
         cls.__reduce__ = lambda self: (_rebuild_named, (key, self.args), self.__dict__ or None)
         return cls
 

@@ -11,6 +11,7 @@ from ember.core.methods import attach, inplace, method, operator
 from ember.core.opinfo import BOOL
 from ember.core.ops import elementwise as ew
 from ember.core.ops import shape as S
+from ember.core.ops._util import int_value, scalar_as
 from ember.core.tensor import Tensor
 
 __all__ = [
@@ -190,6 +191,10 @@ def floor_divide(input, other, *, out=None) -> Tensor:
 @method
 def pow(input, exponent, *, out=None) -> Tensor:  # noqa: A001
     """`input ** exponent`; an integer tensor to a negative Python integer power raises, as in PyTorch."""
+    if isinstance(input, Tensor) and type(exponent) is int and exponent >= 0 and not input._dtype.is_floating_point:
+        if exponent >= 1 << 63:
+            raise RuntimeError("value cannot be converted to type int64_t without overflow")
+        int_value(input, exponent)  # the exponent converts to the input's dtype, checked
     r = ew.pow(input, exponent, out=out)
     if not isinstance(input, Tensor):  # PyTorch's overloads: pow(Tensor, Scalar), (Tensor, Tensor), (Scalar, Tensor)
         return node_name(r, "PowBackward0", "PowBackward2")
@@ -226,7 +231,7 @@ def clamp(input, min=None, max=None, *, out=None) -> Tensor:  # noqa: A002
         raise TypeError(f"clamp() received an invalid combination of arguments - got ({got}), but expected one of:\n"
                         f" * (Tensor input, Tensor min = None, Tensor max = None, *, Tensor out = None)\n"
                         f" * (Tensor input, Number min = None, Number max = None, *, Tensor out = None)\n")
-    r = ew.clamp(input, min, max, out=out)
+    r = ew.clamp(input, _bound(input, min), _bound(input, max), out=out)
     return node_name(r, "ClampBackward1", "ClampBackward0") if isinstance(min, Tensor) or isinstance(max, Tensor) else r
 
 
@@ -236,19 +241,36 @@ attach("clip", clamp)
 
 @method
 def clamp_min(input, min, *, out=None) -> Tensor:  # noqa: A002
-    r = ew.clamp(input, min, None, out=out)
+    r = ew.clamp(input, _bound(input, min), None, out=out)
     return node_name(r, "ClampBackward1", f"ClampMinBackward{int(isinstance(min, Tensor))}")
 
 
 @method
 def clamp_max(input, max, *, out=None) -> Tensor:  # noqa: A002
-    r = ew.clamp(input, None, max, out=out)
+    r = ew.clamp(input, None, _bound(input, max), out=out)
     return node_name(r, "ClampBackward1", f"ClampMaxBackward{int(isinstance(max, Tensor))}")
+
+
+def _bound(input, v):
+    """A Python int bound as PyTorch converts it to an integer input's dtype: checked, and wrapped for unsigned
+    ones (uint8's `clamp_min(-1)` is `clamp_min(255)`)."""
+    return int_value(input, v) if isinstance(input, Tensor) and type(v) is int else v
+
+
+def _scalar_value(value, *operands):
+    """addcmul/addcdiv's `value` as PyTorch converts it to the operands' integer result dtype: checked, and a
+    float truncated (`addcmul(ints, value=2.5)` scales by 2)."""
+    if type(value) in (int, float) and all(isinstance(t, Tensor) for t in operands):
+        dt = dtypes.result_type(*operands)
+        if not (dt.is_floating_point or dt.is_complex or dt is dtypes.bool):
+            return int(scalar_as(dt, value))
+    return value
 
 
 @method
 def addcmul(input, tensor1, tensor2, *, value=1, out=None) -> Tensor:
     """`input + value * tensor1 * tensor2` (bfloat16/float16 operands: in float32, rounded once, as PyTorch)."""
+    value = _scalar_value(value, input, tensor1, tensor2)
     if out is not None:  # the product is a fresh tensor: `add` below cannot see tensor1 and tensor2 overlap `out`
         check_overlap(TENSOR_ITERATOR, out, (tensor1, tensor2))
     if (isinstance(input, Tensor) and (dt := input._dtype) in _REDUCED and getattr(tensor1, "_dtype", None) is dt
@@ -265,6 +287,7 @@ def addcmul(input, tensor1, tensor2, *, value=1, out=None) -> Tensor:
 @method
 def addcdiv(input, tensor1, tensor2, *, value=1, out=None) -> Tensor:
     """`input + value * tensor1 / tensor2`."""
+    value = _scalar_value(value, input, tensor1, tensor2)
     if out is not None:
         check_overlap(TENSOR_ITERATOR, out, (tensor1, tensor2))
     q = ew.div(tensor1, tensor2)

@@ -21,8 +21,8 @@ from ember.core import dtypes
 from ember.core.dispatch import declare, get_op
 from ember.core.opinfo import (ALL_DTYPES, BOOL, FLOAT, INT_DTYPES, PROMOTE, ErrorInput, OpInfo, Sample, binary_samples,
                                unary_samples)
-from ember.core.ops._util import (ERRSTATE, IGNORE_ALL, _C_INT_NAMES, _CPP_TYPE_NAMES, arr, named_as, shape_error,
-                                   warn_at_caller, wrap, write_out)
+from ember.core.ops._util import (ERRSTATE, IGNORE_ALL, _C_INT_NAMES, _CPP_TYPE_NAMES, arr, named_as, scalar_as,
+                                  shape_error, warn_at_caller, wrap, write_out)
 from ember.core.ops import memfmt, numba_cpu, numba_rows, unary_kernels
 from ember.core.ops.complex import BINARY_REFUSING, complex_unary, refuse_complex
 from ember.core.ops.complex_half import half_complex_binary
@@ -689,6 +689,8 @@ class IntegerDivisionByZero(RuntimeError, ZeroDivisionError):
 def _check_int_div(name: str, a, b, dt) -> None:
     """Raise PyTorch's exact error (its message is the bare name) if `b` holds a zero and `dt` is integral."""
     if not dt.is_floating_point and not _empty(a) and not _empty(b):  # an empty result divides nothing
+        if type(b) is int and dt.name in _C_INT_NAMES:  # a Python int divisor wraps to the dtype (2**40 is int8's 0)
+            b = b % (1 << (8 * dt.itemsize))
         if np.any(np.asarray(arr(b)) == 0):
             raise IntegerDivisionByZero("ZeroDivisionError")
 
@@ -857,6 +859,11 @@ def _where_meta(condition, input, other, *, out=None) -> None:
         if isinstance(out, Tensor) and out._dtype is not dt:
             raise RuntimeError(f"Expected out type to be {dtypes.TORCH_NAMES[dt.name]} but got "
                                f"{dtypes.TORCH_NAMES[out._dtype.name]}")
+    if not (isinstance(input, Tensor) and isinstance(other, Tensor)):  # a number converts to the result dtype
+        dt = dtypes.result_type(input, other)
+        for v in (input, other):
+            if type(v) in (int, float) and dt.name in _C_INT_NAMES:
+                scalar_as(dt, v)
     if isinstance(condition, Tensor) and condition._dtype is not dtypes.bool:
         if condition._dtype is dtypes.uint8:
             warn_at_caller("where received a uint8 condition tensor. This behavior is deprecated and will be removed "
@@ -896,6 +903,8 @@ def _where_fill(condition, input, other, dt) -> np.ndarray | None:
 @where.register("cpu")
 def _where_cpu(condition, input, other, *, out=None):
     dt = dtypes.result_type(input, other)
+    if dt.name in _C_INT_NAMES:  # a Python int wraps into an unsigned result (uint8's -1 is 255), as PyTorch's
+        input, other = (scalar_as(dt, v) if type(v) is int else v for v in (input, other))
     if out is None and (r := _where_fill(condition, input, other, dt)) is not None:
         return wrap(r)
     try:

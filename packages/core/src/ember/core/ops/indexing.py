@@ -16,7 +16,7 @@ from ember.core.dispatch import OVERLAP_ANY, OVERLAP_INTERNAL, OVERLAP_SOURCES, 
 from ember.core.methods import inplace, method
 from ember.core.opinfo_indexing import info as _info
 from ember.core.ops import shape as S
-from ember.core.ops._util import arr, int_value, real_value, wrap, write_out
+from ember.core.ops._util import arr, int_value, real_value, warn_once, wrap, write_out
 from ember.core.ops.scatter_cpu import (
     ADD, MAX, MIN, MUL, SET, accumulate_rows, dim_offsets, fancy_offsets, flat_storage, index_array, scatter_apply,
     scatter_kernel,
@@ -588,6 +588,11 @@ def scatter(input, dim: int, index: Tensor, src=None, *, value=None, reduce: str
     source = src if src is not None else value
     if source is None:
         raise TypeError("scatter() missing 1 required argument: 'src' or 'value'")
+    if not isinstance(source, Tensor):
+        source = int_value(input, source)  # checked as PyTorch converts the number
+    if reduce is not None and isinstance(source, Tensor):
+        warn_once("The reduce argument of torch.scatter with Tensor src is deprecated and will be removed in a future "
+                  "PyTorch release. Use torch.scatter_reduce instead for more reduction options.")
     return _scatter(input, dim, index, source, reduce, out=out)
 
 
@@ -821,23 +826,24 @@ def _check_mask(op: str, mask: Tensor) -> None:
 
 
 def _broadcast(a: Tensor, b: Tensor) -> tuple[int, ...]:
-    """The broadcast shape of `a` and `b`, or PyTorch's error naming the first dim that differs."""
+    """The broadcast shape of `a` and `b`, or PyTorch's error naming the last dim that differs (it checks from the
+    right)."""
     sa, sb = a._shape, b._shape
     n = max(len(sa), len(sb))
     shape = []
-    for i in range(n):
+    for i in reversed(range(n)):
         x = sa[len(sa) - n + i] if len(sa) - n + i >= 0 else 1
         y = sb[len(sb) - n + i] if len(sb) - n + i >= 0 else 1
         if x != y and x != 1 and y != 1:
             raise RuntimeError(f"The size of tensor a ({x}) must match the size of tensor b ({y}) at non-singleton "
                                f"dimension {i}")
         shape.append(y if x == 1 else x)
-    return tuple(shape)
+    return tuple(reversed(shape))
 
 
 def _meta_masked(input, mask, value=None, *, out=None) -> None:
     """The mask broadcasts with `input`; written in place, to exactly `input`'s shape."""
-    shape = _broadcast(mask, input)
+    shape = _broadcast(input, mask) if out is input else _broadcast(mask, input)
     if out is input and shape != input._shape:
         raise RuntimeError(f"output with shape {_sizes(input)} doesn't match the broadcast shape "
                            f"[{', '.join(map(str, shape))}]")
@@ -922,7 +928,7 @@ def masked_scatter(input, mask: Tensor, source: Tensor, *, out=None) -> Tensor:
     """`input` with the first elements of `source`, in order, where the bool `mask` is True."""
     _check_mask("masked_scatter_", mask)
     if out is not input:  # out of place, `input` and `mask` broadcast together
-        shape = _broadcast(input, mask)
+        shape = _broadcast(mask, input)
         if shape != input._shape:
             input = S.expand(input, shape)
     return _masked_scatter(input, mask, source, out=out)

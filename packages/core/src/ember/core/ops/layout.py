@@ -608,6 +608,10 @@ def setitem(self, key, value) -> None:
         raise TypeError(f"can't assign a {_type_name(value)} to a {type(self)}")  # PyTorch: a tensor or a number
     if isinstance(value, complex):  # `type` is the Tensor method here
         value = real_value(self, value)
+    if value.__class__ is int and not -(1 << 63) <= value < 1 << 63:
+        raise ValueError("Overflow when unpacking long long")  # PyTorch reads a Python int as a C long long
+    if not isinstance(value, Tensor):
+        value = int_value(self, value)  # checked (and wrapped, uint8's -1 is 255) as PyTorch converts the number
     if key.__class__ is bool:  # PyTorch: x[True] = v is x[None] = v (a copy, cast); x[False] = v writes nothing
         if not key:
             return

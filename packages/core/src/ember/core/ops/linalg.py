@@ -166,9 +166,9 @@ _bmm = declare("bmm", np.matmul, overlap=0, doc="bmm(a, b) -> Tensor")
 def _bmm_meta(a, b, *, out=None) -> None:
     """(B, n, k) and (B, k, m) of one dtype, for every device's kernel (NOTE [ The meta step ])."""
     if a.ndim != 3:
-        raise RuntimeError(f"batch1 must be a 3D tensor; got a {a.ndim}-D tensor")
+        raise RuntimeError("batch1 must be a 3D tensor")
     if b.ndim != 3:
-        raise RuntimeError(f"batch2 must be a 3D tensor; got a {b.ndim}-D tensor")
+        raise RuntimeError("batch2 must be a 3D tensor")
     if b._shape[:2] != (a._shape[0], a._shape[2]):
         raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: "
                            f"[{a._shape[0]}, {a._shape[2]}] but got: [{b._shape[0]}, {b._shape[1]}].")
@@ -584,8 +584,9 @@ for _fn in (addmm, addmv, baddbmm, addbmm, addr):
 @method
 def outer(input: Tensor, vec2: Tensor, *, out=None) -> Tensor:
     """The outer product of two 1-D tensors: (n,) x (m,) -> (n, m)."""
-    if input.ndim != 1 or vec2.ndim != 1:
-        raise RuntimeError(f"outer: expected 1-D tensors, but got {input.ndim}D and {vec2.ndim}D tensors")
+    for name, v in (("self", input), ("vec2", vec2)):
+        if v.ndim != 1:
+            raise RuntimeError(f"outer: Expected 1-D argument {name}, but got {v.ndim}-D")
     return ew.mul(S.unsqueeze(input, 1), vec2, out=out)
 
 

@@ -14,7 +14,7 @@ from ember.core.dispatch import declare
 from ember.core.methods import method
 from ember.core.ops import elementwise as ew
 from ember.core.ops import shape as S
-from ember.core.ops._util import wrap
+from ember.core.ops._util import normalize_dims, wrap
 from ember.core.ops.complex import conj
 from ember.core.ops.linalg import _matmul, _refuse_bool, linalg
 from ember.core.ops.reduce import _amax, _amin, _sum, vector_norm
@@ -687,6 +687,7 @@ def multi_dot(tensors) -> Tensor:
 def _cross(input: Tensor, other: Tensor, dim: int) -> Tensor:
     from ember.core.ops.join import roll
 
+    normalize_dims(dim, max(input.ndim, other.ndim), "cross")  # PyTorch's IndexError for a dim past them
     if input._shape[dim] != 3 or other._shape[dim] != 3:
         raise RuntimeError(f"linalg.cross: inputs dimension {dim} must have length 3. Got {input._shape[dim]} and "
                            f"{other._shape[dim]}")

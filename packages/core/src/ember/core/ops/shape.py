@@ -208,7 +208,7 @@ def _expand(x, size):
                            f"tensor ({ndim})")
     lead = len(size) - ndim
     shape, strides = [], []
-    for i, n in enumerate(size):
+    for i, n in reversed(list(enumerate(size))):  # from the right, as PyTorch's checks
         if i < lead:
             if n < 0:
                 raise RuntimeError(f"expand: the expanded size {n} is not allowed in a leading, non-existing dimension")
@@ -228,6 +228,8 @@ def _expand(x, size):
             raise RuntimeError(f"The expanded size of the tensor ({n}) must match the existing size ({cur}) at "
                                f"non-singleton dimension {i}.  Target sizes: {list(size)}.  Tensor sizes: "
                                f"{list(x._shape)}")
+    shape.reverse()
+    strides.reverse()
     for i in reversed(range(lead)):  # a new size-1 dim gets PyTorch's stride: the next dim's extent
         if shape[i] == 1:
             strides[i] = shape[i + 1] * strides[i + 1] if i + 1 < len(shape) else 0

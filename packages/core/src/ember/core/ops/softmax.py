@@ -367,8 +367,7 @@ def _binary_cross_entropy_any(input, target):
 
 
 # --- validation and the public functions --------------------------------------------------
-def _implicit_dim(op: str, ndim: int, stacklevel: int) -> int:
-    # at the first frame outside ember: PyTorch's default _stacklevel (3) names the caller of F.softmax
+def _implicit_dim(op: str, ndim: int) -> int:
     warn_at_caller(f"Implicit dimension choice for {op} has been deprecated. Change the call to include dim=X "
                    f"as an argument.")
     return 0 if ndim in (0, 1, 3) else 1
@@ -380,7 +379,7 @@ def _prep(op: str, input: Tensor, dim, dtype, stacklevel) -> tuple[Tensor, int]:
     if not isinstance(input, Tensor):
         raise TypeError(f"{op}(): argument 'input' must be Tensor, not {type(input).__name__}")
     if dim is None:
-        dim = _implicit_dim(op, input.ndim, stacklevel + 1)
+        dim = _implicit_dim(op, input.ndim)
     (d,) = normalize_dims(int(dim), input.ndim, op) or (0,)
     if dtype is not None:
         from ember.core.ops.layout import to

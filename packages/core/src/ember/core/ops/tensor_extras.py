@@ -19,6 +19,7 @@ from ember.core.methods import attach, inplace, method
 from ember.core.ops import elementwise as ew
 from ember.core.ops import join as J
 from ember.core.ops import layout as L
+from ember.core.ops import _util
 from ember.core.ops import shape as S
 from ember.core.ops.activation import hardshrink, prelu
 from ember.core.ops.indexing import nonzero, scatter_reduce
@@ -235,6 +236,7 @@ def index_reduce(input: Tensor, dim: int, index: Tensor, source: Tensor, reduce:
     if index._dtype not in (dtypes.int64, dtypes.int32):  # a float index would be truncated silently
         name = dtypes.TORCH_NAMES.get(index._dtype.name, index._dtype.name)
         raise RuntimeError(f"index_reduce_(): Expected dtype int32/int64 for index but got: {name}")
+    _util.warn_once("index_reduce() is in beta and the API may change at any time.")
     d = input._wrap_dim(dim)
     view = [1] * source.ndim
     view[d] = -1
@@ -356,19 +358,17 @@ attach("const_data_ptr", lambda self: self.data_ptr())
 
 
 # --- global switches --------------------------------------------------------------------------------
-_warn_always = False
 _DEBUG_MODES = {"default": 0, "warn": 1, "error": 2}
 
 
 def set_warn_always(b: bool) -> None:
-    """Record whether warnings that PyTorch issues once should be issued every time."""
-    global _warn_always
-    _warn_always = bool(b)
+    """Whether warnings that PyTorch issues once (`warn_once`) are issued every time."""
+    _util.warn_always[0] = bool(b)
 
 
 def is_warn_always_enabled() -> bool:
     """The flag `set_warn_always` set."""
-    return _warn_always
+    return _util.warn_always[0]
 
 
 def set_deterministic_debug_mode(debug_mode: str | int) -> None:

@@ -74,8 +74,9 @@ def broadcast_shapes(*shapes) -> tuple[int, ...]:
             if s[i] == 1 or s[i] == result[i]:
                 continue
             if result[i] != 1:
+                given = shapes[at] if isinstance(shapes[at], Size) else tuple(s)  # a Size prints as one
                 raise RuntimeError(f"Attempting to broadcast a dimension of length {s[i]} at {i}! Mismatching "
-                                   f"argument at index {at} had {tuple(s)}; but expected shape should be "
+                                   f"argument at index {at} had {given}; but expected shape should be "
                                    f"broadcastable to {result}")
             result[i] = s[i]
     return Size(_broadcast_shapes(*norm))

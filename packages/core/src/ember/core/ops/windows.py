@@ -71,9 +71,21 @@ def bartlett_window(window_length: int, periodic: bool = True, *, dtype=None, la
                    lambda k, n: 1.0 - np.abs(2.0 * k / (n - 1) - 1.0))
 
 
-def kaiser_window(window_length: int, periodic: bool = True, beta: float = 12.0, *, dtype=None, layout=None,
-                  device=None, requires_grad: bool = False) -> Tensor:
-    """The Kaiser window, `I0(beta sqrt(1 - (2n / (N - 1) - 1)^2)) / I0(beta)`."""
+def kaiser_window(window_length: int, periodic: bool | None = None, beta: float | None = None, *, dtype=None,
+                  layout=None, device=None, requires_grad: bool = False) -> Tensor:
+    """The Kaiser window, `I0(beta sqrt(1 - (2n / (N - 1) - 1)^2)) / I0(beta)`; `periodic` defaults to True and
+    `beta` to 12, but PyTorch's binding takes `beta` only after `periodic`."""
+    if beta is not None and periodic is None:
+        given = [("dtype", dtype, "torch.dtype"), ("layout", layout, "torch.layout"),
+                 ("device", device, "torch.device"), ("requires_grad", requires_grad or None, "bool")]
+        got = ", ".join(["int"] + [f"{k}={t}" for k, v, t in given if v is not None] + [f"beta={type(beta).__name__}"])
+        tail = "torch.dtype dtype = None, torch.layout layout = None, torch.device device = None, bool pin_memory = " \
+               "False, bool requires_grad = False)"
+        raise TypeError(f"kaiser_window() received an invalid combination of arguments - got ({got}), but expected "
+                        f"one of:\n * (int window_length, *, {tail}\n * (int window_length, bool periodic, *, {tail}\n"
+                        f" * (int window_length, bool periodic, float beta, *, {tail}\n")
+    periodic = True if periodic is None else periodic
+    beta = 12.0 if beta is None else beta
     return _window("kaiser_window", window_length, periodic, dtype, device, requires_grad,
                    lambda k, n: np.i0(beta * np.sqrt(np.clip(1.0 - (2.0 * k / (n - 1) - 1.0) ** 2, 0.0, None)))
                    / np.i0(beta))

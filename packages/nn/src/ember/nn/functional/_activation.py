@@ -6,7 +6,7 @@ from __future__ import annotations
 from ember import autograd as ea
 from ember.core import Tensor
 from ember.core.dispatch import node_name
-from ember.core.ops.softmax import _implicit_dim
+from ember.core.ops._util import normalize_dims
 
 __all__ = ["relu", "relu_", "relu6", "leaky_relu", "leaky_relu_", "elu", "elu_", "selu", "celu", "gelu", "silu",
            "mish", "tanh", "sigmoid", "hardtanh", "hardtanh_", "softplus", "softmax", "log_softmax", "softmin",
@@ -95,21 +95,15 @@ def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tenso
 
 def softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype=None) -> Tensor:
     """exp(x) / sum(exp(x)) along `dim`."""
-    if dim is None and isinstance(input, Tensor):  # the deprecation warning points at F.softmax's caller
-        dim = _implicit_dim("softmax", input.dim(), _stacklevel)
     return ea.softmax(input, dim, dtype=dtype)
 
 
 def log_softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype=None) -> Tensor:
     """x - logsumexp(x) along `dim`."""
-    if dim is None and isinstance(input, Tensor):  # the deprecation warning points at F.log_softmax's caller
-        dim = _implicit_dim("log_softmax", input.dim(), _stacklevel)
     return ea.log_softmax(input, dim, dtype=dtype)
 
 
 def softmin(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype=None) -> Tensor:
-    if dim is None and isinstance(input, Tensor):  # the deprecation warning points at F.softmin's caller
-        dim = _implicit_dim("softmin", input.dim(), _stacklevel)
     return ea.softmin(input, dim, dtype=dtype)
 
 
@@ -136,6 +130,9 @@ def tanhshrink(input: Tensor) -> Tensor:
 
 def glu(input: Tensor, dim: int = -1) -> Tensor:
     """a * sigmoid(b) where a, b are the halves of `input` along `dim`."""
+    if input.dim() == 0:
+        raise RuntimeError("glu does not support scalars because halving size must be even")
+    dim = normalize_dims(dim, input.dim(), "glu")[0]
     if input.shape[dim] % 2:
         raise RuntimeError(f"Halving dimension must be even, but dimension {dim % input.dim()} is size "
                            f"{input.shape[dim]}")

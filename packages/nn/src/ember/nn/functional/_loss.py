@@ -27,8 +27,7 @@ def _legacy_reduction(size_average, reduce, reduction: str) -> str:
     size_average = True if size_average is None else size_average
     reduce = True if reduce is None else reduce
     ret = "mean" if reduce and size_average else "sum" if reduce else "none"
-    warnings.warn(f"size_average and reduce args will be deprecated, please use reduction='{ret}' instead.",
-                  stacklevel=3)
+    warn_at_caller(f"size_average and reduce args will be deprecated, please use reduction='{ret}' instead.")
     return ret
 
 
@@ -55,9 +54,9 @@ def _check_reduction(reduction: str) -> None:
 
 def _warn_broadcast(name: str, input: Tensor, target: Tensor) -> None:
     if tuple(target.shape) != tuple(input.shape):
-        warn_at_caller(f"Using a target size ({target.shape}) that is different to the input size "
-                       f"({input.shape}). This will likely lead to incorrect results due to broadcasting. Please "
-                       f"ensure they have the same size.")
+        warn_at_caller(f"Using a target size ({target.shape}) that is different to the input size ({input.shape}). "
+                       "This will likely lead to incorrect results due to broadcasting. Please ensure they have the "
+                       "same size.")
 
 
 def _no_complex(kernel: str, *tensors: Tensor) -> None:
@@ -148,6 +147,8 @@ def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = 
     if target.dtype is not input.dtype:  # PyTorch's kernel takes one dtype (integer labels are a common slip)
         raise RuntimeError(f"Found dtype {dtypes.TORCH_NAMES[target.dtype.name]} but expected "
                            f"{dtypes.TORCH_NAMES[input.dtype.name]}")
+    if weight is not None:  # PyTorch broadcasts the weight to the target first, with broadcast_shapes' words
+        ea.broadcast_shapes(target.shape, weight.shape)
     return _named(ea.binary_cross_entropy(input, target, weight, reduction), "BinaryCrossEntropyBackward0")
 
 
@@ -165,10 +166,16 @@ def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight: Tens
         # PyTorch computes into the target's dtype: integer labels cannot hold the float loss
         raise RuntimeError(f"result type {dtypes.TORCH_NAMES[input.dtype.name]} can't be cast to the desired output "
                            f"type {dtypes.TORCH_NAMES[target.dtype.name]}")
-    log_weight = 1 if pos_weight is None else (pos_weight - 1) * target + 1
-    loss = (1 - target) * input - log_weight * ea.logsigmoid(input)
+    def into(t: Tensor, like: Tensor) -> Tensor:  # PyTorch computes in place: each step rounds to `like`'s dtype
+        return t if t.dtype is like.dtype or not like.dtype.is_floating_point else t.to(like.dtype)
+
+    log_sigmoid = ea.logsigmoid(input)
+    if pos_weight is not None:
+        log_weight = (pos_weight - 1) * target + 1
+        log_sigmoid = into(log_weight * log_sigmoid, log_weight)
+    loss = into(into((1 - target) * input, target) - log_sigmoid, target)  # in (1 - target): the target's dtype
     if weight is not None:
-        loss = loss * weight
+        loss = into(loss * weight, target)
     return _named(_reduce(loss, reduction), "BinaryCrossEntropyWithLogitsBackward0")
 
 

@@ -347,13 +347,36 @@ class RNNBase(Module):
             self._check_hidden(s, batch, what)
         return tuple(states)
 
+    def _packed_lstm_states(self, hx, batch: int) -> tuple[Tensor, Tensor]:
+        """PyTorch checks no batch of a packed LSTM's (h, c): its kernel broadcasts them in the gate arithmetic,
+        so a c of one sequence serves all and other batches fail with its broadcast errors."""
+        h, c = hx
+        gates = 4 * self.hidden_size
+        if h.shape[1] != batch:
+            if h.shape[1] == 1:
+                raise RuntimeError(f"output with shape [1, {gates}] doesn't match the broadcast shape "
+                                   f"[{batch}, {gates}]")
+            raise RuntimeError(f"The size of tensor a ({h.shape[1]}) must match the size of tensor b ({batch}) at "
+                               "non-singleton dimension 0")
+        if c.shape[1] != batch:
+            if c.shape[1] != 1:
+                raise RuntimeError(f"The size of tensor a ({batch}) must match the size of tensor b ({c.shape[1]}) at "
+                                   "non-singleton dimension 0")
+            c = c.expand(c.shape[0], batch, c.shape[2])
+        return h, c
+
     def _forward_packed(self, packed: PackedSequence, hx):
         padded, lengths = _unpack_sorted(packed)
         self._check_dtype(padded)
         if padded.shape[-1] != self.input_size:
             raise RuntimeError(f"input.size(-1) must be equal to input_size. Expected {self.input_size}, "
                                f"got {padded.shape[-1]}")
-        if hx is not None:
+        if hx is not None and self.mode == "LSTM" and isinstance(hx, tuple | list) and len(hx) == 2 \
+                and all(s.dim() == 3 for s in hx):
+            if packed.sorted_indices is not None:
+                hx = tuple(s.index_select(1, packed.sorted_indices) for s in hx)
+            hx = self._states(self._packed_lstm_states(hx, padded.shape[1]), padded.shape[1], False)
+        elif hx is not None:
             hx = self._states(hx, padded.shape[1], False)
             if packed.sorted_indices is not None:
                 hx = tuple(s.index_select(1, packed.sorted_indices) for s in hx)
