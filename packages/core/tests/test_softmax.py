@@ -84,8 +84,14 @@ def test_softmax_is_stable_takes_negative_dims_and_dtype():
     np.testing.assert_array_equal(T(x).log_softmax(dim=-1).numpy(), E.log_softmax(T(x), 1).numpy())
     with pytest.raises(NotImplementedError, match="\"softmax_lastdim_kernel_impl\" not implemented for 'Long'"):
         E.softmax(E.tensor([1, 2]), 0)
-    with pytest.warns(UserWarning, match="Implicit dimension choice for softmax") as record:
-        E.softmax(T(x))
+    # torch.softmax/log_softmax and the methods require `dim`, as PyTorch's bindings; F.softmin's implicit dim
+    # warns at the caller's line (F.softmax's and F.log_softmax's: nn's test_activation)
+    for fn in (lambda: E.softmax(T(x)), lambda: T(x).softmax(), lambda: E.log_softmax(T(x)),
+               lambda: T(x).log_softmax()):
+        with pytest.raises(TypeError, match='^(log_)?softmax\\(\\) missing 1 required positional arguments: "dim"$'):
+            fn()
+    with pytest.warns(UserWarning, match="Implicit dimension choice for softmin") as record:
+        E.softmin(T(x))
     assert record[0].filename == __file__  # the caller's line
 
 

@@ -373,6 +373,12 @@ def _implicit_dim(op: str, ndim: int) -> int:
     return 0 if ndim in (0, 1, 3) else 1
 
 
+def _required_dim(op: str, dim) -> None:
+    """`torch.softmax`/`Tensor.softmax` take no implicit dim (only `torch.nn.functional`'s forms do)."""
+    if dim is None:
+        raise TypeError(f'{op}() missing 1 required positional arguments: "dim"')
+
+
 def _prep(op: str, input: Tensor, dim, dtype, stacklevel) -> tuple[Tensor, int]:
     if isinstance(stacklevel, dtypes.dtype):  # torch.softmax(input, dim, dtype): dtype third
         dtype, stacklevel = stacklevel, 3
@@ -402,7 +408,8 @@ def _empty_like(x: Tensor) -> Tensor:
 
 
 def softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype=None) -> Tensor:
-    """`exp(x) / sum(exp(x), dim)`, computed stably, as `torch.nn.functional.softmax`.
+    """`exp(x) / sum(exp(x), dim)`, computed stably, as `torch.softmax` (`dim` required; the implicit dim is
+    `torch.nn.functional.softmax`'s).
 
     Args:
         input: any shape. dim: the dim that sums to one. dtype: cast the input to it first.
@@ -412,6 +419,7 @@ def softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype=N
         >>> [round(v, 4) for v in ec.softmax(ec.tensor([1.0, 2.0, 3.0]), dim=0).tolist()]
         [0.09, 0.2447, 0.6652]
     """
+    _required_dim("softmax", dim)
     x, d = _prep("softmax", input, dim, dtype, _stacklevel)
     return softmax_op(x, d) if x._dtype.is_floating_point else _empty_like(x)
 
@@ -430,13 +438,15 @@ def _safe_softmax(input: Tensor, dim: int, dtype=None) -> Tensor:
 
 
 def log_softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype=None) -> Tensor:
-    """`x - logsumexp(x, dim)`, as `torch.nn.functional.log_softmax`.
+    """`x - logsumexp(x, dim)`, as `torch.log_softmax` (`dim` required; the implicit dim is
+    `torch.nn.functional.log_softmax`'s).
 
     Examples:
         >>> import ember.core as ec
         >>> [round(v, 4) for v in ec.log_softmax(ec.tensor([1.0, 2.0, 3.0]), dim=0).tolist()]
         [-2.4076, -1.4076, -0.4076]
     """
+    _required_dim("log_softmax", dim)
     x, d = _prep("log_softmax", input, dim, dtype, _stacklevel)
     return log_softmax_op(x, d) if x._dtype.is_floating_point else _empty_like(x)
 

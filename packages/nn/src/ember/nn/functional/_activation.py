@@ -7,6 +7,7 @@ from ember import autograd as ea
 from ember.core import Tensor
 from ember.core.dispatch import node_name
 from ember.core.ops._util import normalize_dims
+from ember.core.ops.softmax import _implicit_dim
 
 __all__ = ["relu", "relu_", "relu6", "leaky_relu", "leaky_relu_", "elu", "elu_", "selu", "celu", "gelu", "silu",
            "mish", "tanh", "sigmoid", "hardtanh", "hardtanh_", "softplus", "softmax", "log_softmax", "softmin",
@@ -94,12 +95,16 @@ def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tenso
 
 
 def softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype=None) -> Tensor:
-    """exp(x) / sum(exp(x)) along `dim`."""
+    """exp(x) / sum(exp(x)) along `dim` (None: PyTorch's deprecated implicit choice, with its warning)."""
+    if dim is None and isinstance(input, Tensor):
+        dim = _implicit_dim("softmax", input.dim())
     return ea.softmax(input, dim, dtype=dtype)
 
 
 def log_softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype=None) -> Tensor:
-    """x - logsumexp(x) along `dim`."""
+    """x - logsumexp(x) along `dim` (None: PyTorch's deprecated implicit choice, with its warning)."""
+    if dim is None and isinstance(input, Tensor):
+        dim = _implicit_dim("log_softmax", input.dim())
     return ea.log_softmax(input, dim, dtype=dtype)
 
 
