@@ -433,6 +433,9 @@ def test_out_of_a_factorization_checks_dtypes_and_kind_as_pytorch():
         LC.inv_ex(A, out=(E.empty(0, dtype=E.float64), E.empty(0, dtype=E.int32)))
     with pytest.raises(RuntimeError, match="^Expected out tensor to have dtype int, but got long int instead$"):
         LC.inv_ex(A, out=(E.empty(0), E.empty(0, dtype=E.int64)))
+    with pytest.raises(RuntimeError, match="^Expected out tensor to have dtype float, but got short unsigned int "
+                                           "instead$"):  # PyTorch's C++ name of uint16
+        LC.inv_ex(A, out=(E.empty(0, dtype=E.uint16), E.empty(0, dtype=E.int32)))
     with pytest.raises(TypeError, match=r"^linalg_inv_ex\(\): argument 'out' must be tuple of Tensors, not Tensor$"):
         LC.inv_ex(A, out=E.empty(0))
     o = E.empty(0, dtype=E.float64)

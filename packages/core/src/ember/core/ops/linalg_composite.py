@@ -21,7 +21,7 @@ from ember.core.ops import join as J
 from ember.core.ops import layout as L
 from ember.core.ops import reduce as R
 from ember.core.ops import shape as S
-from ember.core.ops._util import warn_at_caller
+from ember.core.ops._util import _CPP_TYPE_NAMES, warn_at_caller
 from ember.core.ops.complex import conj
 from ember.core.ops.linalg import _matmul, linalg, mm
 from ember.core.ops.linalg_solvers import (
@@ -129,12 +129,13 @@ def _resized(out: Tensor, r: Tensor) -> Tensor:
     return out
 
 
+_FLOAT_CPP_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half", "bfloat16": "c10::BFloat16",
+                    "complex64": "c10::complex<float>", "complex128": "c10::complex<double>"}
+
+
 def _torch_dtype_name(dt) -> str:
-    """A dtype as PyTorch's out= messages name it (`float`, `long int`, `c10::complex<double>`)."""
-    return {"float32": "float", "float64": "double", "int32": "int", "int64": "long int", "int16": "short int",
-            "int8": "signed char", "uint8": "unsigned char", "bool": "bool", "float16": "c10::Half",
-            "bfloat16": "c10::BFloat16", "complex64": "c10::complex<float>",
-            "complex128": "c10::complex<double>"}.get(dt.name, dt.name)
+    """A dtype as PyTorch's out= messages name it, its C++ type (`float`, `long int`, `c10::complex<double>`)."""
+    return _FLOAT_CPP_NAMES.get(dt.name) or _CPP_TYPE_NAMES.get(dt.name, dt.name)
 
 
 # the functions of `torch.*` (not `torch.linalg.*`) among those `writes_out` wraps: PyTorch's messages name them
