@@ -79,8 +79,13 @@ def test_namespace_helpers():
     assert E.fill(E.zeros(2), 3).tolist() == [3.0, 3.0]
     assert E.fill(E.tensor([float("inf"), float("nan")]), E.tensor(2.0)).tolist() == [2.0, 2.0]
     assert [t.tolist() for t in E.unravel_index(E.tensor([4, 1, -1]), (2, 3))] == [[1, 0, 1], [1, 1, 2]]
-    with pytest.raises(ValueError, match="must be in range"):
-        E.unravel_index(E.tensor([6]), (2, 3))
+    # PyTorch 2.13 checks no range: indices past the end wrap by floor division and remainder
+    got = E.unravel_index(E.tensor([9, 100, -7], dtype=E.int32), (2, 3))
+    assert [t.tolist() for t in got] == [[1, 1, 1], [0, 1, 2]] and got[0].dtype is E.int64
+    assert E.unravel_index(E.tensor([1]), ()) == ()
+    with pytest.raises(RuntimeError, match="ZeroDivisionError"):
+        E.unravel_index(E.tensor([1]), (2, 0))
+    assert [t.tolist() for t in E.unravel_index(E.tensor([], dtype=E.int64), (2, 0))] == [[], []]
     with pytest.warns(UserWarning, match="torch.range is deprecated"):
         assert E.range(1, 4).tolist() == [1.0, 2.0, 3.0, 4.0]
     assert [p.shape for p in E.zeros(5, 2).split_with_sizes([2, 3])] == [(2, 2), (3, 2)]

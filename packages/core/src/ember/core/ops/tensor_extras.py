@@ -238,6 +238,9 @@ def index_reduce(input: Tensor, dim: int, index: Tensor, source: Tensor, reduce:
         raise RuntimeError(f"index_reduce_(): Expected dtype int32/int64 for index but got: {name}")
     _util.warn_once("index_reduce() is in beta and the API may change at any time.")
     d = input._wrap_dim(dim)
+    if index.numel():  # PyTorch wraps no negative index here
+        if int(index.min()) < 0 or int(index.max()) >= (input._shape[d] if input.ndim else 1):
+            raise IndexError("index out of range in self")
     view = [1] * source.ndim
     view[d] = -1
     idx = L.expand(S.view(S.to_dtype(index, dtypes.int64), tuple(view)), source._shape)

@@ -132,14 +132,11 @@ def unravel_index(indices, shape) -> tuple[Tensor, ...]:
     shape = (shape,) if isinstance(shape, numbers.Integral) else tuple(shape)
     if any(s < 0 for s in shape):
         raise ValueError("'shape' cannot have negative values, but got " + str(tuple(shape)))
-    n = math.prod(shape)
-    if bool(R.any(ew.logical_or(ew.lt(idx, -n), ew.ge(idx, n)))):
-        raise ValueError(f"'indices' must be in range [-{n}, {n})" if n else "'indices' must be empty")
-    flat = S.to_dtype(ew.remainder(idx, n) if n else idx, dtypes.int64)
-    out = []
-    for size in reversed(shape):
-        out.append(ew.remainder(flat, size))
-        flat = ew.floor_divide(flat, size)
+    flat = S.to_dtype(idx, dtypes.int64)
+    out, coef = [], 1
+    for size in reversed(shape):  # PyTorch's floor division and remainder: no range check, indices wrap
+        out.append(ew.remainder(ew.floor_divide(flat, coef), size))
+        coef *= size
     return tuple(reversed(out))
 
 
