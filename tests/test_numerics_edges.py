@@ -757,3 +757,41 @@ def test_degrees_of_freedom_warning_names_the_callers_line():
         with pytest.warns(UserWarning, match="degrees of freedom is <= 0") as record:
             call()
         assert record[0].filename == __file__, record[0].filename
+
+
+def test_deprecation_warnings_name_the_callers_line_and_warn_once_where_pytorch_does(monkeypatch):
+    """The warnings of deprecated calls carry PyTorch's words, at the user's line (through composites and the
+    index path), every call or once a process as PyTorch's TORCH_WARN / TORCH_WARN_ONCE."""
+    from ember.core.ops import _util
+
+    t = ember_torch()
+    F = t.nn.functional
+    monkeypatch.setattr(_util, "_warned_once", set())
+    ro = np.zeros(2)
+    ro.flags.writeable = False
+    every_call = [
+        (lambda: F.kl_div(t.zeros(2), t.ones(2)), "reduction: 'mean' divides the total loss"),
+        (lambda: F.nll_loss(t.zeros(2, 3), t.tensor([0, 1]), size_average=True),
+         "size_average and reduce args will be deprecated, please use reduction='mean' instead."),
+        (lambda: t.ones(3)[t.tensor([1, 0, 1], dtype=t.uint8)], "indexing with dtype torch.uint8 is now deprecated"),
+    ]
+    once = [
+        (lambda: F.conv1d(t.ones(1, 1, 5), t.ones(1, 1, 2), padding="same"), "Using padding='same' with even kernel"),
+        (lambda: t.ones(2, 3, 4).T, "The use of `x.T` on tensors of dimension other than 2"),
+        (lambda: t.tensor(1.0).T, "Tensor.T is deprecated on 0-D tensors."),
+        (lambda: t.ones(2, 2).to_sparse_csr(), "Sparse CSR tensor support is in beta state."),
+        (lambda: t.chain_matmul(t.ones(2, 2), t.ones(2, 2)), "torch.chain_matmul is deprecated"),
+        (lambda: t.lu(t.eye(2)), "torch.lu is deprecated in favor of torch.linalg.lu_factor"),
+        (lambda: t.as_tensor(ro), "The given NumPy array is not writable, and PyTorch does not support"),
+    ]
+    for call, message in every_call + once:
+        with warnings.catch_warnings(record=True) as record:
+            warnings.simplefilter("always")
+            call()
+            call()
+        got = [w for w in record if str(w.message).startswith(message)]
+        assert len(got) == (2 if (call, message) in every_call else 1), (message, [str(w.message) for w in record])
+        assert got[0].filename == __file__, (message, got[0].filename)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert t.ones(2, 3).T.shape == (3, 2)  # 2-D: no warning

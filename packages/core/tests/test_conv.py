@@ -158,7 +158,9 @@ def test_conv_same_padding_keeps_the_size_and_pads_the_extra_at_the_end(k, dilat
 
 
 def test_same_padding_with_an_even_kernel_warns_once_a_process(monkeypatch):
-    monkeypatch.setattr(C, "_SAME_PAD_WARNED", [])
+    from ember.core.ops import _util
+
+    monkeypatch.setattr(_util, "_warned_once", set())
     x = E.zeros(1, 2, 6, 6)
     with pytest.warns(UserWarning, match="^Using padding='same' with even kernel lengths and odd dilation may"):
         E.conv2d(x, E.zeros(2, 2, 4, 4), padding="same")

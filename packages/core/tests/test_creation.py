@@ -1,5 +1,7 @@
 """Tensor creation: dtype inference of Python and numpy data, memory sharing, filled tensors and ranges."""
 
+import warnings
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -108,7 +110,10 @@ def test_from_numpy_shares_memory_and_strides():
     assert E.from_numpy(np.zeros((0, 3))).shape == (0, 3)
 
 
-def test_from_numpy_errors():
+def test_from_numpy_errors(monkeypatch):
+    from ember.core.ops import _util
+
+    monkeypatch.setattr(_util, "_warned_once", set())
     with pytest.raises(ValueError, match="negative"):
         E.from_numpy(np.arange(3)[::-1])
     with pytest.raises(TypeError, match="can't convert np.ndarray of type <U1"):
@@ -117,8 +122,11 @@ def test_from_numpy_errors():
         E.from_numpy([1, 2])
     ro = np.zeros(2)
     ro.flags.writeable = False
-    with pytest.warns(UserWarning, match="not writable"):
+    with pytest.warns(UserWarning, match="^The given NumPy array is not writable, and PyTorch does not support"):
         E.from_numpy(ro)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        E.as_tensor(ro)  # PyTorch's TORCH_WARN_ONCE: the rest of the program is silent
 
 
 def test_empty_zeros_ones_size_forms_and_errors():

@@ -359,10 +359,12 @@ def from_numpy(ndarray: np.ndarray) -> Tensor:
     else:
         span = sum((n - 1) * s for n, s in zip(ndarray.shape, ndarray.strides, strict=True)) + isz
     if not ndarray.flags.writeable:
-        import warnings
+        from ember.core.ops._util import warn_once
 
-        warnings.warn("The given NumPy array is not writable; ember does not support non-writable tensors. "
-                      "Writing to the tensor is undefined behaviour.", UserWarning, stacklevel=2)
+        warn_once("The given NumPy array is not writable, and PyTorch does not support non-writable tensors. This "
+                  "means writing to this tensor will result in undefined behavior. You may want to copy the array to "
+                  "protect its data or make it writable before converting it to a tensor. This type of warning will "
+                  "be suppressed for the rest of this program.")
     st = Storage.wrap_cpu(_byte_span(ndarray, span) if span else np.empty(0, np.uint8))
     return make_tensor(st, 0, ndarray.shape, tuple(s // isz for s in ndarray.strides), dt, op="from_numpy")
 

@@ -29,7 +29,7 @@ import numpy as np
 
 from ember.core import dtypes
 from ember.core.dispatch import node_name
-from ember.core.ops._util import named_as
+from ember.core.ops._util import named_as, warn_once
 from ember.core.ops.tensor_utils import layout
 from ember.core.tensor import Tensor, contiguous_strides
 
@@ -254,6 +254,8 @@ class SparseTensor(Tensor):
 
     @classmethod
     def _csr(cls, crow: np.ndarray, col: np.ndarray, values: Tensor, size: tuple) -> SparseTensor:
+        warn_once("Sparse CSR tensor support is in beta state. If you miss a functionality in the sparse tensor "
+                  "support, please submit a feature request to https://github.com/pytorch/pytorch/issues.")
         t = cls._blank(size, values, "sparse_csr")
         t._sp_crow, t._sp_col = crow, col
         return t

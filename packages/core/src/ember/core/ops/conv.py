@@ -89,7 +89,6 @@ the dispatch, the weight, then a 3-D bias strictly or a 1-D/2-D bias that must c
 
 from __future__ import annotations
 
-import warnings
 from functools import lru_cache
 
 import numpy as np
@@ -97,7 +96,7 @@ import numpy as np
 from ember.core import dtypes
 from ember.core.dispatch import composite, declare, node_name
 from ember.core.ops import numba_nn
-from ember.core.ops._util import named_as, wrap
+from ember.core.ops._util import named_as, warn_once, wrap
 from ember.core.ops.blas_threads import matmul as _matmul
 from ember.core.ops.blas_threads import single_threaded as _blas_single_threaded
 from ember.core.ops.elementwise import add
@@ -1012,9 +1011,6 @@ def _check_sizes(op: str, hw, k, padding, dilation) -> None:
                            f"actual input size")
 
 
-_SAME_PAD_WARNED: list[bool] = []
-
-
 def _same_padding(op: str, input: Tensor, k, stride, dilation):
     """PyTorch's padding='same': symmetric pads, plus one extra row/col at the end when odd."""
     if any(s != 1 for s in stride):
@@ -1025,10 +1021,8 @@ def _same_padding(op: str, input: Tensor, k, stride, dilation):
     if any(extra):
         from ember.core.ops.padding import pad
 
-        if not _SAME_PAD_WARNED:  # PyTorch warns once a process
-            _SAME_PAD_WARNED.append(True)
-            warnings.warn("Using padding='same' with even kernel lengths and odd dilation may require a zero-padded "
-                          "copy of the input be created", UserWarning, stacklevel=4)
+        warn_once("Using padding='same' with even kernel lengths and odd dilation may require a zero-padded copy of "
+                  "the input be created")
         flat: list[int] = []
         for e in reversed(extra):
             flat += [0, e]

@@ -16,7 +16,7 @@ from ember.core.dispatch import OVERLAP_ANY, OVERLAP_INTERNAL, OVERLAP_SOURCES, 
 from ember.core.methods import inplace, method
 from ember.core.opinfo_indexing import info as _info
 from ember.core.ops import shape as S
-from ember.core.ops._util import arr, int_value, real_value, warn_once, wrap, write_out
+from ember.core.ops._util import arr, int_value, real_value, warn_at_caller, warn_once, wrap, write_out
 from ember.core.ops.scatter_cpu import (
     ADD, MAX, MIN, MUL, SET, accumulate_rows, dim_offsets, fancy_offsets, flat_storage, index_array, scatter_apply,
     scatter_kernel,
@@ -203,8 +203,7 @@ def _as_index_tensor(k, dev) -> Tensor:
     if t._dtype not in _INDEX_DTYPES:
         raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
     if t._dtype is dtypes.uint8:
-        warnings.warn("indexing with dtype torch.uint8 is now deprecated, please use a dtype torch.bool instead.",
-                      UserWarning, stacklevel=4)
+        warn_at_caller("indexing with dtype torch.uint8 is now deprecated, please use a dtype torch.bool instead.")
         t = t.to(dtypes.bool)
     return t if t.device == dev else t.to(dev)
 

@@ -15,7 +15,8 @@ from ember.core.dispatch import declare, node_name
 from ember.core.methods import attach, method
 from ember.core.ops import memfmt
 from ember.core.ops import shape as S
-from ember.core.ops._util import _C_INT_NAMES, int_value, legacy_type_name, real_value, warn_complex_to_real
+from ember.core.ops._util import (_C_INT_NAMES, int_value, legacy_type_name, real_value, warn_complex_to_real,
+                                  warn_once)
 from ember.core.ops.complex import conj as _conj
 from ember.core.settings import contiguous_format, preserve_format
 from ember.core.tensor import Tensor
@@ -129,7 +130,18 @@ def adjoint(input) -> Tensor:
     return _conj(S.transpose(input, -2, -1))
 
 
-attach("T", property(lambda self: S.permute(self, tuple(range(self.ndim - 1, -1, -1)))))
+def _reversed_dims(self: Tensor) -> Tensor:
+    """`x.T`: x with its dims reversed; PyTorch's deprecation warning once for other than 2-D."""
+    if self.ndim == 0:
+        warn_once("Tensor.T is deprecated on 0-D tensors. This function is the identity in these cases.")
+    elif self.ndim != 2:
+        warn_once("The use of `x.T` on tensors of dimension other than 2 to reverse their shape is deprecated and it "
+                  "will throw an error in a future release. Consider `x.mT` to transpose batches of matrices or "
+                  "`x.permute(*torch.arange(x.ndim - 1, -1, -1))` to reverse the dimensions of a tensor.")
+    return S.permute(self, tuple(range(self.ndim - 1, -1, -1)))
+
+
+attach("T", property(_reversed_dims))
 
 
 def _matrices(x, name: str):

@@ -21,7 +21,7 @@ from ember.core.ops import join as J
 from ember.core.ops import layout as L
 from ember.core.ops import reduce as R
 from ember.core.ops import shape as S
-from ember.core.ops._util import _CPP_TYPE_NAMES, warn_at_caller
+from ember.core.ops._util import _CPP_TYPE_NAMES, warn_at_caller, warn_once
 from ember.core.ops.complex import conj
 from ember.core.ops.linalg import _matmul, linalg, mm
 from ember.core.ops.linalg_solvers import (
@@ -722,6 +722,11 @@ def norm_except_dim(v: Tensor, pow: float = 2, dim: int = 0) -> Tensor:  # noqa:
 @method
 def lu(A: Tensor, pivot: bool = True, get_infos: bool = False):
     """`torch.lu` (deprecated for `linalg.lu_factor`): `(A_LU, pivots)`, plus `infos` when asked."""
+    warn_once("torch.lu is deprecated in favor of torch.linalg.lu_factor / torch.linalg.lu_factor_ex and will be "
+              "removed in a future PyTorch release.\nLU, pivots = torch.lu(A, compute_pivots)\nshould be replaced "
+              "with\nLU, pivots = torch.linalg.lu_factor(A, compute_pivots)\nand\nLU, pivots, info = torch.lu(A, "
+              "compute_pivots, get_infos=True)\nshould be replaced with\nLU, pivots, info = "
+              "torch.linalg.lu_factor_ex(A, compute_pivots)")
     _check_lu_input("torch.lu", A)
     LU, piv, info = _lu_packed(A)
     return (LU, piv, info) if get_infos else (LU, piv)

@@ -14,7 +14,7 @@ from ember.core.dispatch import declare
 from ember.core.methods import method
 from ember.core.ops import elementwise as ew
 from ember.core.ops import shape as S
-from ember.core.ops._util import normalize_dims, wrap
+from ember.core.ops._util import normalize_dims, warn_once, wrap
 from ember.core.ops.complex import conj
 from ember.core.ops.linalg import _matmul, _refuse_bool, linalg
 from ember.core.ops.reduce import _amax, _amin, _sum, vector_norm
@@ -756,7 +756,10 @@ def pinverse(input: Tensor, rcond: float = 1e-15) -> Tensor:
 
 
 def chain_matmul(*matrices) -> Tensor:
-    """`torch.chain_matmul`: the product of 2-D matrices, left to right."""
+    """`torch.chain_matmul`: the product of 2-D matrices, left to right (deprecated for `linalg.multi_dot`)."""
+    warn_once("torch.chain_matmul is deprecated and will be removed in a future PyTorch release. Use "
+              "torch.linalg.multi_dot instead, which accepts a list of two or more tensors rather than multiple "
+              "parameters.")
     return multi_dot(matrices)
 
 

@@ -467,12 +467,15 @@ attach("log_softmax", log_softmax)
 _REDUCTIONS = ("none", "mean", "sum")
 
 
-def _legacy_reduction(size_average, reduce, reduction: str) -> str:
+def legacy_reduction(size_average, reduce, reduction: str) -> str:
+    """The reduction that the deprecated `size_average`/`reduce` arguments ask for, with PyTorch's warning."""
     if size_average is None and reduce is None:
         return reduction
     size_average = True if size_average is None else size_average
     reduce = True if reduce is None else reduce
-    return "none" if not reduce else ("mean" if size_average else "sum")
+    ret = "mean" if reduce and size_average else "sum" if reduce else "none"
+    warn_at_caller(f"size_average and reduce args will be deprecated, please use reduction='{ret}' instead.")
+    return ret
 
 
 def _check_loss(op: str, input, target, weight, reduction: str, probabilities: bool) -> None:
@@ -591,7 +594,7 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, s
     >>> round(ec.cross_entropy(ec.tensor([[0.0, 0.0]]), ec.tensor([1])).item(), 4)
     0.6931
     """
-    reduction = _legacy_reduction(size_average, reduce, reduction)
+    reduction = legacy_reduction(size_average, reduce, reduction)
     if not 0.0 <= label_smoothing <= 1.0:
         raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
     if (isinstance(input, Tensor) and isinstance(target, Tensor) and target.shape == input.shape
@@ -643,7 +646,7 @@ def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, size_a
     >>> ec.nll_loss(ec.tensor([[-1.0, -2.0]]), ec.tensor([1])).item()
     2.0
     """
-    reduction = _legacy_reduction(size_average, reduce, reduction)
+    reduction = legacy_reduction(size_average, reduce, reduction)
     r = nll_loss_op(input, _unbatched_target(input, target), weight, reduction, int(ignore_index))[0]
     return node_name(r, "NllLossBackward0", _nll_node(input, reduction))
 

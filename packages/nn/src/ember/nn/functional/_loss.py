@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import math
-import warnings
 
 from ember import autograd as ea
 from ember.core import Tensor, dtypes
@@ -12,6 +11,7 @@ from ember.core.dispatch import composite, node_name
 from ember.core.dtypes import TORCH_NAMES
 from ember.core.ops._util import warn_at_caller
 from ember.core.ops.complex import ComplexNotSupported
+from ember.core.ops.softmax import legacy_reduction as _legacy_reduction
 from ember.core.tensor import describe
 
 __all__ = ["mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss", "binary_cross_entropy",
@@ -19,16 +19,6 @@ __all__ = ["mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss", "binary_cross_
            "cosine_similarity", "normalize", "margin_ranking_loss", "soft_margin_loss", "gaussian_nll_loss",
            "poisson_nll_loss", "hinge_embedding_loss", "multi_margin_loss", "triplet_margin_loss",
            "multilabel_soft_margin_loss"]
-
-
-def _legacy_reduction(size_average, reduce, reduction: str) -> str:
-    if size_average is None and reduce is None:
-        return reduction
-    size_average = True if size_average is None else size_average
-    reduce = True if reduce is None else reduce
-    ret = "mean" if reduce and size_average else "sum" if reduce else "none"
-    warn_at_caller(f"size_average and reduce args will be deprecated, please use reduction='{ret}' instead.")
-    return ret
 
 
 def _reduce(loss: Tensor, reduction: str) -> Tensor:
@@ -212,10 +202,9 @@ def kl_div(input: Tensor, target: Tensor, size_average=None, reduce=None, reduct
     if reduction == "batchmean":
         return loss.sum() / input.shape[0] if input.dim() else loss.sum()
     if reduction == "mean":
-        warnings.warn("reduction: 'mean' divides the total loss by both the batch size and the support size."
-                      "'batchmean' divides only by the batch size, and aligns with the KL div math definition."
-                      "'mean' will be changed to behave the same as 'batchmean' in the next major release.",
-                      stacklevel=2)
+        warn_at_caller("reduction: 'mean' divides the total loss by both the batch size and the support size."
+                       "'batchmean' divides only by the batch size, and aligns with the KL div math definition."
+                       "'mean' will be changed to behave the same as 'batchmean' in the next major release.")
     return _reduce(loss, reduction)
 
 
