@@ -72,8 +72,10 @@ def test_mm_errors_name_both_shapes_and_dtypes():
         E.ones(2, 3) @ E.ones(4, 5)
     with pytest.raises(RuntimeError, match="expected m1 and m2 to have the same dtype, but got: float != double"):
         E.mm(E.ones(2, 3), E.ones(3, 2, dtype=E.float64))
-    with pytest.raises(RuntimeError, match="self must be a matrix"):
+    with pytest.raises(RuntimeError, match="^self must be a matrix$"):
         E.mm(E.ones(3), E.ones(3, 2))
+    with pytest.raises(RuntimeError, match="^mat2 must be a matrix$"):
+        E.mm(E.ones(3, 2), E.ones(3))
     with pytest.raises(RuntimeError, match=r"Expected size for first two dimensions of batch2 tensor to be: "
                                            r"\[2, 3\] but got: \[2, 4\]\."):
         E.bmm(E.ones(2, 5, 3), E.ones(2, 4, 5))

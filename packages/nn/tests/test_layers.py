@@ -118,6 +118,12 @@ def test_conv_wrong_channels_names_expected_and_got():
         nn.Conv2d(4, 8, 3)(torch.zeros(2, 3, 8, 8))
     with pytest.raises(RuntimeError, match="to have 2 channels, but got 5 channels"):
         nn.Conv1d(2, 4, 3)(torch.zeros(1, 5, 10))
+    # an unbatched input is named as the batch of one the kernel sees, as PyTorch's
+    with pytest.raises(RuntimeError, match=r"expected input\[1, 2, 8, 8\] to have 3 channels, but got 2 channels"):
+        nn.Conv2d(3, 4, 3)(torch.zeros(2, 8, 8))
+    with pytest.raises(RuntimeError,
+                       match=r"^Given transposed=1, weight of size \[3, 4, 3\], expected input\[1, 2, 8\] "):
+        nn.ConvTranspose1d(3, 4, 3)(torch.zeros(2, 8))
     with pytest.raises(RuntimeError, match=r"^Expected 3D \(unbatched\) or 4D \(batched\) input to conv2d, but got "
                                            r"input of size: \[8, 8\]$"):
         nn.Conv2d(1, 1, 3)(torch.zeros(8, 8))

@@ -118,9 +118,9 @@ _mm = declare("mm", np.matmul, overlap=OVERLAP_INTERNAL, doc="mm(a, b) -> Tensor
 def _mm_meta(a, b, *, out=None) -> None:
     sa, sb = a._shape, b._shape
     if len(sa) != 2:
-        raise RuntimeError(f"self must be a matrix; got a {len(sa)}-D tensor")
+        raise RuntimeError("self must be a matrix")
     if len(sb) != 2:
-        raise RuntimeError(f"mat2 must be a matrix; got a {len(sb)}-D tensor")
+        raise RuntimeError("mat2 must be a matrix")
     if sa[1] != sb[0]:
         raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({sa[0]}x{sa[1]} and {sb[0]}x{sb[1]})")
     if b._dtype is not a._dtype:

@@ -23,6 +23,11 @@ def _ntuple(v, n: int) -> tuple:
     return (v,) * n
 
 
+def _batched_shape(input: Tensor, nd: int) -> list[int]:
+    """input's shape as the kernel sees it (an unbatched input with a batch of one), for PyTorch's messages."""
+    return list(input.shape) if input.dim() == nd + 2 else [1, *input.shape]
+
+
 class _ConvNd(Module):
     _nd = 2
     _transposed = False
@@ -82,8 +87,8 @@ class _ConvNd(Module):
         if got != self.in_channels:
             w = list(self.weight.shape)
             raise RuntimeError(f"Given groups={self.groups}, weight of size {w}, expected input"
-                               f"{list(input.shape)} to have {self.in_channels} channels, but got {got} channels "
-                               "instead")
+                               f"{_batched_shape(input, nd)} to have {self.in_channels} channels, but got {got} "
+                               "channels instead")
 
     def forward(self, input: Tensor) -> Tensor:
         self._check_input(input)
@@ -187,8 +192,8 @@ class _ConvTransposeNd(_ConvNd):
         got = input.shape[-nd - 1]
         if got != self.in_channels:
             raise RuntimeError(f"Given transposed=1, weight of size {list(self.weight.shape)}, expected input"
-                               f"{list(input.shape)} to have {self.in_channels} channels, but got {got} channels "
-                               "instead")
+                               f"{_batched_shape(input, nd)} to have {self.in_channels} channels, but got {got} "
+                               "channels instead")
 
     def _output_padding(self, input: Tensor, output_size) -> tuple[int, ...]:
         """The output_padding that makes the output `output_size` (its last `_nd` entries), as PyTorch's: sizes from
