@@ -23,6 +23,8 @@ __all__ = ["tensor", "as_tensor", "from_numpy", "asarray", "empty", "empty_strid
 def _shape_arg(size) -> tuple[int, ...]:
     if len(size) == 1 and isinstance(size[0], tuple | list):
         size = size[0]
+    if all(type(s) is int and s >= 0 for s in size):  # the common case, without the ABC checks below
+        return tuple(size)
     out = []
     for s in size:
         if isinstance(s, Tensor):
@@ -464,7 +466,7 @@ def full(size, fill_value, *, out=None, dtype=None, device=None, requires_grad: 
             dtype = dtypes.complex128 if dtypes.get_default_dtype() is dtypes.float64 else dtypes.complex64
         else:
             dtype = dtypes.get_default_dtype()
-    t = empty(*_shape_arg((size,)), dtype=dtype, device=device)
+    t = new_empty(_shape_arg((size,)), dtypes.as_dtype(dtype), as_device(device))
     t.fill_(fill_value)
     t._storage.version = 0  # a new tensor starts at version 0, as in PyTorch, however it was filled
     if out is not None:
@@ -473,8 +475,9 @@ def full(size, fill_value, *, out=None, dtype=None, device=None, requires_grad: 
 
 
 def zeros(*args, size=None, out=None, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
-    if as_device(device).type != "meta" and out is None and any(
-            isinstance(s, numbers.Integral) and s < 0 for s in _flat_sizes(args, size)):
+    sizes = _flat_sizes(args, size)
+    if out is None and not all(type(s) is int and s >= 0 for s in sizes) and as_device(device).type != "meta" and any(
+            isinstance(s, numbers.Integral) and s < 0 for s in sizes):
         raise RuntimeError("zeros: Dimension size must be non-negative.")  # PyTorch's zeros checks its sizes itself
     return full(_size_of(args, size), 0, out=out, dtype=_dtype_or_default(dtype), device=device,
                 requires_grad=requires_grad)
