@@ -24,10 +24,45 @@ def test_collective_before_init_raises():
         dist.get_rank()
 
 
-def test_unknown_backend_raises():
-    with pytest.raises(RuntimeError, match="Invalid backend: 'nccl'"):
-        dist.init_process_group("nccl")
+def test_unknown_backend_raises_as_pytorch():
+    with pytest.raises(AssertionError, match="^Unknown backend type foo$"):
+        dist.init_process_group("foo")
+    with pytest.raises(ValueError, match="^Invalid backend: 'bar'$"):
+        dist.init_process_group("cpu:bar")
     assert not dist.is_initialized()
+
+
+def test_backend_names_as_pytorch():
+    assert dist.Backend("GLOO") == "gloo" and isinstance(dist.Backend.NCCL, str)
+    assert dist.Backend.backend_list == ["undefined", "gloo", "nccl", "ucc", "mpi", "xccl"]
+    with pytest.raises(ValueError, match="^Invalid backend: 'foo'$"):
+        dist.Backend("foo")
+    assert dist.is_gloo_available() == dist.is_mpi_available() == dist.is_backend_available("cpu:gloo")
+    assert not dist.is_backend_available("foo")
+    assert dist.get_node_local_rank(fallback_rank=3) == 3 or "LOCAL_RANK" in __import__("os").environ
+
+
+@pytest.mark.parametrize("name", ["gloo", "GLOO", "cpu:gloo,cuda:nccl"])
+def test_pytorch_backend_names_run_over_mpi(run_job, name):
+    res = run_job(2, "backend_names.py", name)
+    assert res.returncode == 0, res.stdout
+    assert res.stdout.count(f"OK {name}") == 2, res.stdout
+
+
+def test_a_world_size_mpi_did_not_start_names_the_launcher():
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    pytest.importorskip("mpi4py")
+    env = dict(os.environ, WORLD_SIZE="2", RANK="0")  # as torchrun sets for each process it starts alone
+    job = Path(__file__).parent / "jobs" / "backend_names.py"
+    res = subprocess.run([sys.executable, str(job), "gloo"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                         text=True, timeout=120, env=env)
+    assert res.returncode != 0
+    assert "init_process_group: world_size=2 but MPI started 1 processes; ember's process groups run over MPI: " \
+           "start the processes with `ember-run --nproc-per-node N script.py`" in res.stdout, res.stdout
 
 
 def test_reduce_op_names():

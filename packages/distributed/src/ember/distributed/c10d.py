@@ -30,7 +30,9 @@ import numpy as np
 from ember.core.futures import Future
 from ember.core.tensor import Tensor, describe
 
-__all__ = ["ReduceOp", "ProcessGroup", "Work", "DistError", "DistBackendError", "init_process_group",
+__all__ = ["ReduceOp", "ProcessGroup", "Work", "DistError", "DistBackendError", "Backend", "is_gloo_available",
+           "is_nccl_available", "is_backend_available", "is_torchelastic_launched", "get_node_local_rank",
+           "init_process_group",
            "destroy_process_group", "is_initialized", "is_available", "is_mpi_available", "get_rank",
            "get_world_size", "get_backend", "new_group", "barrier", "all_reduce", "reduce", "broadcast",
            "all_gather", "all_gather_into_tensor", "reduce_scatter_tensor", "gather", "scatter", "send", "recv",
@@ -92,8 +94,65 @@ def is_available() -> bool:
 
 
 def is_mpi_available() -> bool:
-    """Whether the MPI backend is available (the only backend ember has)."""
+    """Whether the MPI backend is available (the transport under every backend name)."""
     return is_available()
+
+
+def is_gloo_available() -> bool:
+    """Whether `init_process_group("gloo")` works: MPI serves PyTorch's CPU backend name."""
+    return is_available()
+
+
+def is_nccl_available() -> bool:
+    """Whether `init_process_group("nccl")` works: MPI serves it where a CUDA device is visible."""
+    from ember.core import cuda
+
+    return is_available() and cuda.is_available()
+
+
+def is_backend_available(backend: str) -> bool:
+    """Whether `backend` (a name or "device:name,..." list) can be asked of `init_process_group` here."""
+    names = [b.partition(":")[2] or b for b in str(backend).lower().split(",")]
+    return all(n in Backend.backend_list for n in names) and (
+        is_nccl_available() if "nccl" in names else is_available())
+
+
+def is_torchelastic_launched() -> bool:
+    """Whether a torchelastic launcher (torchrun) started this process: it sets TORCHELASTIC_RUN_ID."""
+    return os.environ.get("TORCHELASTIC_RUN_ID") is not None
+
+
+def get_node_local_rank(fallback_rank: int | None = None) -> int:
+    """This process's rank on its node, from $LOCAL_RANK (the launchers set it) or else `fallback_rank`."""
+    if "LOCAL_RANK" in os.environ:
+        return int(os.environ["LOCAL_RANK"])
+    if fallback_rank is not None:
+        return int(fallback_rank)
+    raise RuntimeError("LOCAL_RANK is not in the environment. Consider passing fallback_rank to allow "
+                       "`get_node_local_rank` to work, assuming you are not running in a multi-device context "
+                       "and want the code to run locally instead.")
+
+
+class Backend(str):
+    """torch.distributed.Backend: a backend's lower-case name. ember runs every one of them over MPI, so a
+    program asking for PyTorch's "gloo" (CPU) or "nccl" (GPU) runs unchanged under `ember-run`/`mpirun`."""
+
+    UNDEFINED = "undefined"
+    GLOO = "gloo"
+    NCCL = "nccl"
+    UCC = "ucc"
+    MPI = "mpi"
+    XCCL = "xccl"
+    backend_list = ["undefined", "gloo", "nccl", "ucc", "mpi", "xccl"]
+    default_device_backend_map = {"cpu": "gloo", "cuda": "nccl"}
+
+    def __new__(cls, name: str) -> Backend:
+        if not isinstance(name, str):
+            raise ValueError(f"Backend constructor parameter must be string-ish, but got: {type(name)}")
+        value = name.lower()
+        if value not in cls.backend_list:
+            raise ValueError(f"Invalid backend: '{name}'")
+        return str.__new__(cls, value)
 
 
 class ProcessGroup:
@@ -105,6 +164,7 @@ class ProcessGroup:
         self.ranks = ranks
         self.timeout = timeout
         self._rank = comm.Get_rank() if comm is not None else -1
+        self._backend = "mpi"  # the name the program asked for (every one runs over MPI)
 
     def rank(self) -> int:
         return self._rank
@@ -113,10 +173,10 @@ class ProcessGroup:
         return len(self.ranks)
 
     def name(self) -> str:
-        return "mpi"
+        return self._backend
 
     def __repr__(self) -> str:
-        return f"ProcessGroup(backend=mpi, ranks={self.ranks}, rank={self._rank})"
+        return f"ProcessGroup(backend={self._backend}, ranks={self.ranks}, rank={self._rank})"
 
 
 class GroupMember:
@@ -171,7 +231,7 @@ def init_process_group(backend: str | None = None, init_method: str | None = Non
     """Join the job's default process group (MPI's COMM_WORLD).
 
     Args:
-        backend: "mpi" (None picks it; "gloo"/"nccl" are not available in ember).
+        backend: "mpi", or PyTorch's "gloo"/"nccl"/"cpu:gloo,cuda:nccl", all served by MPI (None: "mpi").
         timeout: how long a collective may wait for its peers before raising DistBackendError
             (default 30 minutes, PyTorch's).
         world_size, rank: checked against MPI's when given (also from $WORLD_SIZE/$RANK).
@@ -190,8 +250,7 @@ def init_process_group(backend: str | None = None, init_method: str | None = Non
     """
     if GroupMember.WORLD is not None:
         raise RuntimeError("trying to initialize the default process group twice!")
-    if backend is not None and str(backend).lower() not in ("mpi", "undefined"):
-        raise RuntimeError(f"Invalid backend: '{backend}'; ember.distributed supports only 'mpi'")
+    name = _backend_name(backend)
     if timeout is None:
         timeout = default_pg_timeout
     if not isinstance(timeout, datetime.timedelta):
@@ -202,11 +261,16 @@ def init_process_group(backend: str | None = None, init_method: str | None = Non
     comm = MPI.COMM_WORLD.Dup()
     want_size = world_size if world_size != -1 else int(os.environ.get("WORLD_SIZE", -1))
     want_rank = rank if rank != -1 else int(os.environ.get("RANK", -1))
+    launch = ("ember's process groups run over MPI: start the processes with `ember-run --nproc-per-node N "
+              "script.py` or the cluster's mpirun/srun (torchrun starts each one alone)")
     if want_size not in (-1, comm.Get_size()):
-        raise RuntimeError(f"init_process_group: world_size={want_size} but MPI started {comm.Get_size()} processes")
+        raise RuntimeError(f"init_process_group: world_size={want_size} but MPI started {comm.Get_size()} "
+                           f"processes; {launch}")
     if want_rank not in (-1, comm.Get_rank()):
-        raise RuntimeError(f"init_process_group: rank={want_rank} but MPI gave this process rank {comm.Get_rank()}")
+        raise RuntimeError(f"init_process_group: rank={want_rank} but MPI gave this process rank {comm.Get_rank()}; "
+                           f"{launch}")
     pg = ProcessGroup(comm, list(range(comm.Get_size())), timeout)
+    pg._backend = name
     GroupMember.WORLD = group.WORLD = pg
     _groups.append(pg)
     if os.environ.get("EMBER_DIST_ABORT_ON_EXCEPTION", "1") != "0" and comm.Get_size() > 1:
@@ -238,9 +302,26 @@ def is_initialized() -> bool:
     return GroupMember.WORLD is not None
 
 
-def get_backend(group: ProcessGroup | None = None) -> str:
-    _pg(group)
-    return "mpi"
+def _backend_name(backend) -> str:
+    """The name `init_process_group`/`new_group` were asked for, checked as PyTorch's BackendConfig does."""
+    if backend is None:
+        return "mpi"
+    text = str(backend).lower()
+    if ":" in text:
+        for pair in text.split(","):
+            device, _, name = pair.partition(":")
+            if name not in Backend.backend_list:
+                raise ValueError(f"Invalid backend: '{name}'")
+        return text
+    if text not in Backend.backend_list:
+        raise AssertionError(f"Unknown backend type {backend}")
+    return text
+
+
+def get_backend(group: ProcessGroup | None = None) -> Backend | str:
+    """The backend name `group` (the default group when None) was created with ("mpi" unless asked)."""
+    name = _pg(group)._backend
+    return Backend(name) if name in Backend.backend_list else name
 
 
 def get_rank(group: ProcessGroup | None = None) -> int:
@@ -267,6 +348,7 @@ def new_group(ranks: Sequence[int] | None = None, timeout: datetime.timedelta | 
     if comm == _mpi().COMM_NULL:
         comm = None
     pg = ProcessGroup(comm, ranks, timeout or world.timeout)
+    pg._backend = world._backend if backend is None else _backend_name(backend)
     _groups.append(pg)
     return pg
 
