@@ -1,6 +1,8 @@
 """Optimizers: float64 trajectories against PyTorch's update rules written out in numpy; the
 Optimizer base's groups, state dicts, zero_grad, hooks and argument checks."""
 
+import copy
+
 import numpy as np
 import pytest
 
@@ -252,9 +254,8 @@ def test_state_dict_format_and_round_trip():
     twin = nn.Linear(3, 2).double()
     twin.load_state_dict(model.state_dict())
     opt2 = optim.Adam(twin.parameters(), lr=0.5)
-    opt2.load_state_dict(sd)
+    opt2.load_state_dict(copy.deepcopy(sd))
     assert opt2.param_groups[0]["lr"] == 0.01 and opt2.param_groups[0]["params"][0] is twin.weight
-    assert opt2.state[twin.weight]["exp_avg"].data_ptr() != opt.state[model.weight]["exp_avg"].data_ptr()
     for m, o in ((model, opt), (twin, opt2)):
         o.zero_grad()
         m(x).pow(2).sum().backward()
@@ -262,6 +263,23 @@ def test_state_dict_format_and_round_trip():
     np.testing.assert_allclose(twin.weight.detach().numpy(), model.weight.detach().numpy(), rtol=1e-14)
     with pytest.raises(ValueError, match="different number of parameter groups"):
         opt2.load_state_dict({"state": {}, "param_groups": []})
+
+
+def test_load_state_dict_shares_state_as_pytorch():
+    # PyTorch casts state tensors with .to(): nothing is copied where the dtype already matches, 'step'
+    # is never cast (unless the group is fused/capturable), and a float param casts every tensor entry
+    p = nn.Parameter(torch.ones(3, dtype=torch.float64))
+    opt = optim.Adam([p], lr=0.1)
+    step, avg = torch.tensor(4.0), torch.full((3,), 0.5, dtype=torch.float64)
+    group = dict(opt.state_dict()["param_groups"][0], params=[0])
+    saved = {"step": step, "exp_avg": avg, "exp_avg_sq": torch.ones(3), "n": torch.tensor([2])}
+    opt.load_state_dict({"state": {0: saved}, "param_groups": [group]})
+    st = opt.state[p]
+    assert st["step"] is step and st["exp_avg"] is avg
+    assert st["exp_avg_sq"].dtype == torch.float64 and st["n"].dtype == torch.float64
+    step64 = torch.tensor(4.0, dtype=torch.float64)
+    opt.load_state_dict({"state": {0: {"step": step64}}, "param_groups": [dict(group, capturable=True)]})
+    assert opt.state[p]["step"].dtype == torch.float32
 
 
 def test_sgd_closure_and_hooks():

@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 
 from ember import autograd as ea
-from ember.core import Tensor
+from ember.core import Tensor, float32
 from ember.core.sparse import SparseTensor
 from ember.autograd.graph import RemovableHandle
 
@@ -191,8 +191,8 @@ class Optimizer:
         return result
 
     def load_state_dict(self, state_dict: dict[str, Any]) -> None:
-        """Restore hyper-parameters and state saved by `state_dict` (state tensors are copied and
-        cast to each parameter's dtype and device)."""
+        """Restore hyper-parameters and state saved by `state_dict`; as PyTorch's, state tensors are cast
+        to each parameter's dtype and device and shared with the given dict where no cast is needed."""
         state_dict = dict(state_dict)
         for hook in list(self._optimizer_load_state_dict_pre_hooks.values()):
             out = hook(self, state_dict)
@@ -206,24 +206,27 @@ class Optimizer:
             raise ValueError("loaded state dict contains a parameter group that doesn't match the size of "
                              "optimizer's group")
         id_map = {old: p for g, s in zip(groups, saved_groups) for old, p in zip(s["params"], g["params"])}
+        exact = {old: bool(s.get("fused") or s.get("capturable")) for s in saved_groups for old in s["params"]}
 
-        def cast(param: Tensor, value: Any, key: Any = None) -> Any:
+        def cast(param: Tensor, value: Any, on_device: bool, key: Any = None) -> Any:
             if isinstance(value, Tensor):
                 if key == "step":
-                    return value.clone()
-                if value.is_floating_point():
-                    return value.to(dtype=param.dtype, device=param.device).clone()
-                return value.to(device=param.device).clone()
+                    return value.to(dtype=float32, device=param.device) if on_device else value
+                if param.is_floating_point():
+                    return value.to(dtype=param.dtype, device=param.device)
+                return value.to(device=param.device)
             if isinstance(value, dict):
-                return {k: cast(param, v, k) for k, v in value.items()}
-            return deepcopy(value)
+                return {k: cast(param, v, on_device, k) for k, v in value.items()}
+            if isinstance(value, (list, tuple)):
+                return type(value)(cast(param, v, on_device) for v in value)
+            return value
 
         state: defaultdict[Tensor, dict] = defaultdict(dict)
         for k, v in state_dict["state"].items():
             if k in id_map:
-                state[id_map[k]] = cast(id_map[k], v)
+                state[id_map[k]] = cast(id_map[k], v, exact[k])
             else:
-                state[k] = deepcopy(v)
+                state[k] = v
         new_groups = []
         for g, s in zip(groups, saved_groups):
             s["params"] = g["params"]
