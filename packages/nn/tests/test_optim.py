@@ -282,6 +282,34 @@ def test_load_state_dict_shares_state_as_pytorch():
     assert opt.state[p]["step"].dtype == torch.float32
 
 
+def test_step_hooks_see_self_in_args_and_may_replace_them():
+    # PyTorch passes step's full positional args (self first) to the hooks
+    p = nn.Parameter(torch.tensor([2.0], dtype=torch.float64))
+    opt = optim.SGD([p], lr=0.25)
+    seen = []
+    opt.register_step_pre_hook(lambda o, a, k: seen.append((a[0] is o, len(a), dict(k))))
+
+    def closure():
+        opt.zero_grad()
+        loss = (p * p).sum()
+        loss.backward()
+        return loss
+
+    opt.register_step_pre_hook(lambda o, a, k: ((o,), {"closure": closure}))
+    opt.register_step_post_hook(lambda o, a, k: seen.append((a[0] is o, sorted(k))))
+    assert opt.step().item() == 4.0 and p.item() == 1.0
+    assert seen == [(True, 1, {}), (True, ["closure"])]
+
+
+@pytest.mark.parametrize("cls", [optim.SGD, optim.Adam, optim.AdamW, optim.Adagrad])
+def test_fused_refuses_differentiable_and_foreach(cls):
+    p = [nn.Parameter(torch.ones(2))]
+    with pytest.raises(RuntimeError, match="^`fused` does not support `differentiable`$"):
+        cls(p, lr=0.1, fused=True, differentiable=True)
+    with pytest.raises(RuntimeError, match=r"^`fused` and `foreach` cannot be `True` together\.$"):
+        cls(p, lr=0.1, fused=True, foreach=True)
+
+
 def test_sgd_closure_and_hooks():
     p = nn.Parameter(torch.tensor([2.0], dtype=torch.float64))
     opt = optim.SGD([p], lr=0.25)

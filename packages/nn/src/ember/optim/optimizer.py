@@ -53,6 +53,15 @@ def _check_tensor_lr(lr: Any) -> None:
         raise ValueError("Tensor lr must be 1-element")
 
 
+def _check_fused(fused: bool | None, differentiable: bool, foreach: bool | None) -> None:
+    """PyTorch's refusals of `fused=True` with `differentiable` or `foreach` (Adam, AdamW, SGD, Adagrad)."""
+    if fused:
+        if differentiable:
+            raise RuntimeError("`fused` does not support `differentiable`")
+        if foreach:
+            raise RuntimeError("`fused` and `foreach` cannot be `True` together.")
+
+
 def register_optimizer_step_pre_hook(hook: Callable) -> RemovableHandle:
     """`hook(optimizer, args, kwargs)` before the `step` of every optimizer; it may return new (args, kwargs)."""
     handle = RemovableHandle(_global_optimizer_pre_hooks)
@@ -343,6 +352,7 @@ class _FlatViews:
 def _with_hooks(step: Callable) -> Callable:
     """Wrap a subclass's `step`: pre/post hooks around it, run under `no_grad`."""
     def wrapper(self, *args, **kwargs):
+        args = (self, *args)  # as PyTorch's, the hooks see `self` first in `args`
         for hook in [*_global_optimizer_pre_hooks.values(), *self._optimizer_step_pre_hooks.values()]:
             result = hook(self, args, kwargs)
             if result is not None:
@@ -351,7 +361,7 @@ def _with_hooks(step: Callable) -> Callable:
                                        f"{result}.")
                 args, kwargs = result
         with ea.no_grad():
-            out = step(self, *args, **kwargs)
+            out = step(*args, **kwargs)
         self._opt_called = True  # read by LR schedulers to warn when they step first
         for hook in [*self._optimizer_step_post_hooks.values(), *_global_optimizer_post_hooks.values()]:
             hook(self, args, kwargs)

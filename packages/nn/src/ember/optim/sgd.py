@@ -7,7 +7,7 @@ from collections.abc import Callable, Iterable
 from ember.core import Tensor
 from ember.core.ops.optim_kernels import sgd_step, sgd_update
 from ember.core.sparse import SparseTensor, add_sparse_
-from ember.optim.optimizer import _NO_BUFFER, Optimizer, _check_tensor_lr, _flat
+from ember.optim.optimizer import _NO_BUFFER, Optimizer, _check_fused, _check_tensor_lr, _flat
 
 __all__ = ["SGD"]
 
@@ -36,6 +36,7 @@ class SGD(Optimizer):
                     "nesterov": nesterov, "maximize": maximize, "foreach": foreach, "differentiable": differentiable,
                     "fused": fused}
         super().__init__(params, defaults)
+        _check_fused(fused, differentiable, foreach)
 
     def step(self, closure: Callable | None = None):
         """One SGD update of every parameter with a gradient; returns `closure()`'s loss if given."""
