@@ -521,12 +521,7 @@ class OneCycleLR(LRScheduler):
         super().__init__(optimizer, last_epoch)
 
     def _format_param(self, name: str, param) -> list[float]:
-        n = len(self.optimizer.param_groups)
-        if isinstance(param, list | tuple):
-            if len(param) != n:
-                raise ValueError(f"expected {n} values for {name}, got {len(param)}")
-            return list(param)
-        return [param] * n
+        return _per_group(self.optimizer, name, param)
 
     def _anneal_func(self, start: float, end: float, pct: float) -> float:
         if self._anneal_func_type == "cos":
@@ -561,10 +556,12 @@ class OneCycleLR(LRScheduler):
 
 
 def _per_group(optimizer: Optimizer, name: str, value) -> list:
+    """`value` for each param group (one given for all, or a list of one per group), as PyTorch's _format_param."""
     n = len(optimizer.param_groups)
     if isinstance(value, list | tuple):
         if len(value) != n:
-            raise ValueError(f"expected {n} values for {name}, got {len(value)}")
+            raise ValueError(f"{name} must have the same length as optimizer.param_groups. {name} has "
+                             f"{len(value)} values, param_groups has {n}.")
         return list(value)
     return [value] * n
 

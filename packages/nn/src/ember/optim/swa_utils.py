@@ -13,7 +13,7 @@ from ember import autograd as ea
 from ember.core import Tensor
 from ember.nn.modules.module import Module
 from ember.nn.modules.normalization import _BatchNorm, _InstanceNorm
-from ember.optim.lr_scheduler import LRScheduler
+from ember.optim.lr_scheduler import LRScheduler, _per_group
 from ember.optim.optimizer import Optimizer
 
 __all__ = ["AveragedModel", "update_bn", "SWALR", "get_ema_multi_avg_fn", "get_swa_multi_avg_fn",
@@ -168,14 +168,7 @@ class SWALR(LRScheduler):
 
     def __init__(self, optimizer: Optimizer, swa_lr: float | list[float], anneal_epochs: int = 10,
                  anneal_strategy: str = "cos", last_epoch: int = -1) -> None:
-        n = len(optimizer.param_groups)
-        if isinstance(swa_lr, list | tuple):
-            if len(swa_lr) != n:
-                raise ValueError(f"swa_lr must have the same length as optimizer.param_groups: swa_lr has "
-                                 f"{len(swa_lr)}, optimizer.param_groups has {n}")
-            swa_lrs = list(swa_lr)
-        else:
-            swa_lrs = [swa_lr] * n
+        swa_lrs = _per_group(optimizer, "swa_lr", swa_lr)
         for lr, group in zip(swa_lrs, optimizer.param_groups):
             group["swa_lr"] = lr
         if anneal_strategy not in ("cos", "linear"):
