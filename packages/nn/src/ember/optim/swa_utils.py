@@ -13,7 +13,7 @@ from ember import autograd as ea
 from ember.core import Tensor
 from ember.nn.modules.module import Module
 from ember.nn.modules.normalization import _BatchNorm, _InstanceNorm
-from ember.optim.lr_scheduler import LRScheduler, _per_group
+from ember.optim.lr_scheduler import LRScheduler, _per_group, _warn_get_lr_called_within_step
 from ember.optim.optimizer import Optimizer
 
 __all__ = ["AveragedModel", "update_bn", "SWALR", "get_ema_multi_avg_fn", "get_swa_multi_avg_fn",
@@ -198,6 +198,7 @@ class SWALR(LRScheduler):
         self.anneal_func = self._cosine_anneal if anneal_strategy == "cos" else self._linear_anneal
 
     def get_lr(self) -> list[float]:
+        _warn_get_lr_called_within_step(self)
         # the lr before annealing is recovered from the current one, so other schedulers may run first
         step = self._step_count - 1
         if self.anneal_epochs == 0:
