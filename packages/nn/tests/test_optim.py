@@ -472,3 +472,42 @@ def test_tensor_lr_and_param_group_checks_as_pytorch():
             cls(p, lr=torch.tensor([0.1, 0.2]))
     with pytest.raises(TypeError, match=r"^param_group must be a dict, but got <class 'list'>$"):
         optim.SGD(p, lr=0.1).add_param_group([nn.Parameter(torch.zeros(1))])
+
+
+@pytest.mark.parametrize("name", ["Rprop", "ASGD", "LBFGS"])
+def test_complex_parameters_step_as_real_pairs_as_pytorch(name):
+    # PyTorch steps a complex parameter as view_as_real (Rprop's imaginary step sizes start at lr too)
+    real = pytest.importorskip("torch")
+    z0 = np.array([0.5 - 1.0j, -0.3 + 0.2j, 1.2 + 0.7j], np.complex64)
+    target = np.array([1.0 + 1.0j, -1.0 + 0.5j, 0.2 - 0.4j], np.complex64)
+    kw = {"Rprop": {"lr": 0.05}, "ASGD": {"lr": 0.05, "weight_decay": 0.1}, "LBFGS": {"max_iter": 5}}[name]
+    out = []
+    for lib, lib_nn, lib_optim in ((torch, nn, optim), (real, real.nn, real.optim)):
+        z = lib_nn.Parameter(lib.from_numpy(z0.copy()))
+        opt = getattr(lib_optim, name)([z], **kw)
+        t = lib.from_numpy(target)
+
+        def closure():
+            opt.zero_grad()
+            loss = ((z - t).abs() ** 2).sum() + 0.1 * (z.real * z.imag).sum()
+            loss.backward()
+            return loss
+
+        for _ in range(4):
+            opt.step(closure)
+        out.append(z.detach().numpy())
+    np.testing.assert_allclose(out[0], out[1], rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("name", ["SGD", "Adam", "Adagrad", "RMSprop", "NAdam"])
+def test_half_precision_parameters_update_through_float32(name):
+    # the fused kernels take float32/64: a bfloat16 parameter and its state update in float32, rounded back
+    p = nn.Parameter(torch.linspace(-1, 1, 6, dtype=torch.float64).bfloat16())
+    ref = nn.Parameter(p.detach().float())
+    opts = [getattr(optim, name)([q], lr=0.05) for q in (p, ref)]
+    for q, opt in zip((p, ref), opts):
+        q.grad = torch.linspace(0.5, 2.0, 6).to(q.dtype)
+        opt.step()
+    assert p.dtype == torch.bfloat16 and all(v.dtype == torch.bfloat16 for k, v in opts[0].state[p].items()
+                                             if k != "step" and v.dim() > 0)
+    np.testing.assert_array_equal(p.detach().float().numpy(), ref.detach().bfloat16().float().numpy())

@@ -132,13 +132,15 @@ class LBFGS(Optimizer):
         self._params = self.param_groups[0]["params"]
 
     def _gather_flat_grad(self) -> Tensor:
-        # a sparse gradient (Embedding(sparse=True)) is read dense, as PyTorch's
-        return ea.cat([p.new_zeros(p.numel()) if p.grad is None else p.grad.to_dense().reshape(-1)
-                       for p in self._params])
+        # a sparse gradient (Embedding(sparse=True)) is read dense and a complex one as its real pairs, as PyTorch's
+        views = [p.new_zeros(p.numel()) if p.grad is None else p.grad.to_dense().reshape(-1) for p in self._params]
+        return ea.cat([ea.view_as_real(v).reshape(-1) if v.is_complex() else v for v in views])
 
     def _add_grad(self, step_size: float, update: Tensor) -> None:
         offset = 0
         for p in self._params:
+            if p.is_complex():
+                p = ea.view_as_real(p)
             n = p.numel()
             p.add_(update[offset:offset + n].view_as(p), alpha=step_size)
             offset += n
