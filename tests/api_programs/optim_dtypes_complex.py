@@ -1,7 +1,7 @@
 """Optimizer numerics across dtypes as a numerics study checks them: every optimizer on a complex parameter
 (phase retrieval style loss), float64 and bfloat16 parameters and the dtypes of their state, foreach=True against
 the per-tensor loop, parameters without gradients left untouched, a Tensor lr changed in place between
-steps."""
+steps, and differentiable=True SGD giving hypergradients with respect to lr and the initial weights."""
 
 import numpy as np
 import torch
@@ -116,4 +116,23 @@ for k in range(3):
     lr.mul_(0.5)
 print("tensor_lr", fmt(w), opt.param_groups[0]["lr"] is lr, round(opt.param_groups[0]["lr"].item(), 4))
 
+
+# differentiable SGD (a meta-learning inner step): d loss(w after two steps) / d lr and / d w0
+for mom, nest in ((0.0, False), (0.9, True)):
+    lr = torch.tensor(0.1, requires_grad=True)
+    w0 = torch.tensor([1.0, 2.0, -1.0], requires_grad=True)
+    c = torch.tensor([1.0, 2.0, 3.0])
+    w = w0.clone()
+    opt = optim.SGD([w], lr=lr, momentum=mom, nesterov=nest, differentiable=True, weight_decay=0.01)
+    for k in range(2):
+        (g,) = torch.autograd.grad((w0**2 * c).sum() * (k + 1), w0, create_graph=True)
+        w.grad = g
+        opt.step()
+    after = (w**2 * c).sum()
+    after.backward()
+    print("hypergrad", mom, round(after.item(), 4), round(lr.grad.item(), 4), fmt(w0.grad), w.grad_fn.name())
+try:
+    optim.SGD([torch.ones(2, requires_grad=True) * 2], lr=0.1)
+except ValueError as e:
+    print("non_leaf", e)
 print("OK")

@@ -511,3 +511,34 @@ def test_half_precision_parameters_update_through_float32(name):
     assert p.dtype == torch.bfloat16 and all(v.dtype == torch.bfloat16 for k, v in opts[0].state[p].items()
                                              if k != "step" and v.dim() > 0)
     np.testing.assert_array_equal(p.detach().float().numpy(), ref.detach().bfloat16().float().numpy())
+
+
+@pytest.mark.parametrize("momentum, nesterov", [(0.0, False), (0.9, True)])
+def test_differentiable_sgd_gives_hypergradients_as_pytorch(momentum, nesterov):
+    real = pytest.importorskip("torch")
+    out = []
+    for lib, lib_optim in ((torch, optim), (real, real.optim)):
+        lr = lib.tensor(0.1, requires_grad=True)
+        w0 = lib.tensor([1.0, 2.0, -1.0], requires_grad=True)
+        c = lib.tensor([1.0, 2.0, 3.0])
+        w = w0.clone()  # a non-leaf parameter: allowed with differentiable=True
+        opt = lib_optim.SGD([w], lr=lr, momentum=momentum, nesterov=nesterov, differentiable=True, weight_decay=0.01)
+        for k in range(2):
+            (g,) = lib.autograd.grad((w0**2 * c).sum() * (k + 1), w0, create_graph=True)
+            w.grad = g
+            opt.step()
+        (w**2 * c).sum().backward()
+        out.append((lr.grad.item(), w0.grad.numpy().copy(), w.grad_fn.name()))
+    assert out[0][2] == out[1][2] == "AddcmulBackward0"
+    np.testing.assert_allclose(out[0][0], out[1][0], rtol=1e-6)
+    np.testing.assert_allclose(out[0][1], out[1][1], rtol=1e-6)
+
+
+def test_differentiable_steps_ember_lacks_are_refused():
+    w = torch.ones(2, requires_grad=True).clone()
+    opt = optim.Adam([w], lr=0.1, differentiable=True)
+    w.grad = torch.ones(2)
+    with pytest.raises(NotImplementedError, match="Adam\\(differentiable=True\\) is not supported yet"):
+        opt.step()
+    with pytest.raises(ValueError, match="^can't optimize a non-leaf Tensor$"):
+        optim.Adam([torch.ones(2, requires_grad=True) * 2])

@@ -85,6 +85,8 @@ class Optimizer:
     """Base class: holds `param_groups` (dicts of params and hyper-parameters), `defaults` and
     `state` (a dict keyed by parameter)."""
 
+    _differentiable_step = False  # whether `differentiable=True` steps are recorded by autograd (SGD's)
+
     def __init__(self, params: Iterable[Tensor] | Iterable[dict[str, Any]], defaults: dict[str, Any]) -> None:
         self.defaults = defaults
         self.state: defaultdict[Tensor, dict[str, Any]] = defaultdict(dict)
@@ -143,7 +145,7 @@ class Optimizer:
         for p in param_group["params"]:
             if not isinstance(p, Tensor):
                 raise TypeError("optimizer can only optimize Tensors, but one of the params is " + type(p).__name__)
-            if not p.is_leaf:
+            if not (p.is_leaf or p.retains_grad or self.defaults.get("differentiable")):
                 raise ValueError("can't optimize a non-leaf Tensor")
         for name, default in self.defaults.items():
             if default is required and name not in param_group:
@@ -350,7 +352,7 @@ class _FlatViews:
 
 
 def _with_hooks(step: Callable) -> Callable:
-    """Wrap a subclass's `step`: pre/post hooks around it, run under `no_grad`."""
+    """Wrap a subclass's `step`: pre/post hooks around it, run under `no_grad` (unless `differentiable`)."""
     def wrapper(self, *args, **kwargs):
         args = (self, *args)  # as PyTorch's, the hooks see `self` first in `args`
         for hook in [*_global_optimizer_pre_hooks.values(), *self._optimizer_step_pre_hooks.values()]:
@@ -360,7 +362,11 @@ def _with_hooks(step: Callable) -> Callable:
                     raise RuntimeError(f"{hook} must return None or a tuple of (new_args, new_kwargs), but got "
                                        f"{result}.")
                 args, kwargs = result
-        with ea.no_grad():
+        differentiable = bool(self.defaults.get("differentiable"))
+        if differentiable and not self._differentiable_step:
+            raise NotImplementedError(f"{type(self).__name__}(differentiable=True) is not supported yet; ember's "
+                                      "differentiable step is SGD's")
+        with ea.set_grad_enabled(differentiable):
             out = step(*args, **kwargs)
         self._opt_called = True  # read by LR schedulers to warn when they step first
         for hook in [*self._optimizer_step_post_hooks.values(), *_global_optimizer_post_hooks.values()]:
