@@ -147,4 +147,11 @@ o.load_state_dict(sd)
 o.step()
 print("hooks", log)
 print("sd_keys", sorted(sd), sd["note"])
+
+# capturable=True (copied from CUDA-graph code) on CPU parameters
+for cls in (optim.Adam, optim.NAdam, optim.Adadelta, optim.ASGD):
+    q = nn.Parameter(torch.ones(2))
+    o = cls([q], capturable=True)
+    q.grad = torch.ones(2)
+    print("capturable", cls.__name__, err(o.step))
 print("OK")

@@ -542,3 +542,17 @@ def test_differentiable_steps_ember_lacks_are_refused():
         opt.step()
     with pytest.raises(ValueError, match="^can't optimize a non-leaf Tensor$"):
         optim.Adam([torch.ones(2, requires_grad=True) * 2])
+
+
+@pytest.mark.parametrize("cls, what", [
+    (optim.Adam, "params and state_steps"), (optim.NAdam, "params, mu_products and state_steps"),
+    (optim.ASGD, "params, mus, etas, and state_steps"), (optim.Rprop, "params and state_steps"),
+])
+def test_capturable_step_on_cpu_is_refused_as_pytorch(cls, what):
+    p = nn.Parameter(torch.ones(2))
+    opt = cls([p], capturable=True)
+    p.grad = torch.ones(2)
+    msg = f"If capturable=True, {what} must be on supported devices: ['cuda', 'xpu', 'hpu', 'privateuseone', 'xla']."
+    with pytest.raises(AssertionError) as e:
+        opt.step()
+    assert str(e.value) == msg and p.tolist() == [1.0, 1.0]

@@ -53,6 +53,17 @@ def _check_tensor_lr(lr: Any) -> None:
         raise ValueError("Tensor lr must be 1-element")
 
 
+_CAPTURABLE_DEVICES = ["cuda", "xpu", "hpu", "privateuseone", "xla"]
+
+
+def _check_capturable(group: dict, p: Tensor, what: str = "params and state_steps", xla: bool = True) -> None:
+    """PyTorch's AssertionError at a `capturable=True` step of a parameter on a device CUDA graphs do not reach
+    (the device list it names leaves out 'xla' for Adadelta)."""
+    devices = _CAPTURABLE_DEVICES if xla else _CAPTURABLE_DEVICES[:-1]
+    if group.get("capturable") and p.device.type not in devices:
+        raise AssertionError(f"If capturable=True, {what} must be on supported devices: {devices}.")
+
+
 def _check_fused(fused: bool | None, differentiable: bool, foreach: bool | None) -> None:
     """PyTorch's refusals of `fused=True` with `differentiable` or `foreach` (Adam, AdamW, SGD, Adagrad)."""
     if fused:

@@ -6,7 +6,7 @@ from collections.abc import Callable, Iterable
 
 from ember import autograd as ea
 from ember.core import Tensor
-from ember.optim.optimizer import Optimizer, _refuse_sparse
+from ember.optim.optimizer import Optimizer, _check_capturable, _refuse_sparse
 
 __all__ = ["Rprop"]
 
@@ -49,6 +49,7 @@ class Rprop(Optimizer):
             for p in group["params"]:
                 if p.grad is None:
                     continue
+                _check_capturable(group, p)
                 state = self.state[p]
                 if not state:
                     state["step"] = ea.tensor(0.0)
