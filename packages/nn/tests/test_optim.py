@@ -556,3 +556,28 @@ def test_capturable_step_on_cpu_is_refused_as_pytorch(cls, what):
     with pytest.raises(AssertionError) as e:
         opt.step()
     assert str(e.value) == msg and p.tolist() == [1.0, 1.0]
+
+
+def test_lbfgs_keeps_its_curvature_scalars_as_tensors_as_pytorch():
+    # PyTorch's H_diag, ro and al are 0-dim tensors of the parameters' dtype (its state_dict shows them; its
+    # float32 arithmetic decides the steps)
+    real = pytest.importorskip("torch")
+    w0 = np.array([[0.3, -1.2, 0.8], [1.5, 0.1, -0.4]], np.float32)
+    out = []
+    for lib, lib_nn, lib_optim in ((torch, nn, optim), (real, real.nn, real.optim)):
+        w = lib_nn.Parameter(lib.from_numpy(w0.copy()))
+        opt = lib_optim.LBFGS([w], lr=0.5, max_iter=6, history_size=3, line_search_fn="strong_wolfe")
+
+        def closure():
+            opt.zero_grad()
+            loss = ((w.sin() * 2 + 1) ** 2).mean()
+            loss.backward()
+            return loss
+
+        for _ in range(2):
+            opt.step(closure)
+        st = opt.state[w]
+        assert isinstance(st["H_diag"], lib.Tensor) and st["H_diag"].dim() == 0
+        assert all(isinstance(v, lib.Tensor) and v.dtype == lib.float32 for v in st["ro"] + st["al"] if v is not None)
+        out.append(w.detach().numpy().copy())
+    np.testing.assert_allclose(out[0], out[1], rtol=1e-5, atol=1e-6)  # the line search rounds otherwise
