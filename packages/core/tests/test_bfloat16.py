@@ -136,3 +136,28 @@ def test_importing_core_leaves_ml_dtypes_for_first_use():
     subprocess.run([sys.executable, "-c", code], check=True, timeout=120)
     code = "import sys, ember.core as E; E.zeros(2, dtype=E.bfloat16); assert 'ml_dtypes' in sys.modules"
     subprocess.run([sys.executable, "-c", code], check=True, timeout=120)
+
+
+@pytest.mark.parametrize("name", ["bfloat16", "float16"])
+def test_product_and_quotient_by_a_scalar_keep_it_in_float32(name):
+    # PyTorch's CPU mul/div kernels read a scalar second operand (a number or a 0-dim tensor) in float32,
+    # not rounded to the 16-bit dtype first: x * 0.3 is round(x * float32(0.3))
+    npdt = BF if name == "bfloat16" else np.dtype(np.float16)
+    x32 = np.random.default_rng(4).standard_normal(400).astype(np.float32)
+    xs = x32.astype(npdt).astype(np.float32)
+    t = E.from_numpy(x32).to(getattr(E, name))
+    s = np.float32(0.3)
+    cases = {"mul": (t * 0.3, xs * s), "rmul": (0.3 * t, xs * s), "div": (t / 0.3, xs / s),
+             "mul_": (t.clone().mul_(0.3), xs * s), "0-dim": (t * E.tensor(0.3, dtype=E.float64), xs * s),
+             "rdiv": (0.3 / t, (np.float32(1) / xs).astype(npdt).astype(np.float32) * s)}
+    for case, (got, want) in cases.items():
+        assert got.dtype is t.dtype, case
+        np.testing.assert_array_equal(got.float().numpy(), want.astype(npdt).astype(np.float32), err_msg=case)
+
+
+def test_reflected_division_is_reciprocal_times_the_number_as_pytorch():
+    # PyTorch's Tensor.__rtruediv__ is `self.reciprocal() * other`: two roundings, also in float32
+    x = np.random.default_rng(5).standard_normal(500).astype(np.float32)
+    got = (0.3 / E.from_numpy(x)).numpy()
+    np.testing.assert_array_equal(got, (np.float32(1) / x) * np.float32(0.3))
+    assert (3 / E.tensor([2, 4])).tolist() == [1.5, 0.75]

@@ -8,6 +8,7 @@ import pytest
 import ember.autograd as torch
 from ember import nn, optim
 from ember.optim import lr_scheduler as S
+from ember.optim.swa_utils import SWALR
 
 
 def make_opt(lr=0.05, cls=optim.SGD, **kw):
@@ -259,3 +260,31 @@ def test_chained_scheduler_resumes_from_its_state_dict():
         lrs.append(opt2.param_groups[0]["lr"])
     # 0.1 * 0.9^k, halved at epochs 2 and 6 (PyTorch's values)
     assert lrs == pytest.approx([0.1 * 0.9**5 * 0.5, 0.1 * 0.9**6 * 0.25, 0.1 * 0.9**7 * 0.25])
+
+
+@pytest.mark.parametrize("make", [
+    lambda o: S.StepLR(o, 2), lambda o: S.LambdaLR(o, lambda e: 1.0), lambda o: S.CosineAnnealingLR(o, 4),
+    lambda o: S.OneCycleLR(o, 0.1, total_steps=4), lambda o: S.CyclicLR(o, 0.01, 0.1),
+    lambda o: SWALR(o, 0.01),
+])
+def test_get_lr_called_by_the_user_warns_as_pytorch(make):
+    opt = make_opt(cls=optim.SGD, momentum=0.9)
+    sched = make(opt)
+    with warnings.catch_warnings(record=True) as rec:
+        warnings.simplefilter("always")
+        opt.step()
+        sched.step()
+        assert rec == []
+        sched.get_lr()
+    assert [(w.category, str(w.message)) for w in rec] == [
+        (UserWarning, "To get the last learning rate computed by the scheduler, please use `get_last_lr()`.")]
+
+
+def test_resuming_without_initial_lr_says_why_as_pytorch():
+    msg = ("param 'initial_lr' is not specified in param_groups[0] when resuming scheduler with last_epoch >= 0.\n"
+           "This typically happens when:\n1. You're trying to resume training from a checkpoint but haven't "
+           "properly loaded the optimizer state\n2. You're using last_epoch >= 0 for a fresh training run "
+           "(not recommended)")
+    with pytest.raises(KeyError) as e:
+        S.StepLR(make_opt(), 2, last_epoch=3)
+    assert e.value.args == (msg,)

@@ -1,6 +1,8 @@
 """Optimizers: float64 trajectories against PyTorch's update rules written out in numpy; the
 Optimizer base's groups, state dicts, zero_grad, hooks and argument checks."""
 
+import copy
+
 import numpy as np
 import pytest
 
@@ -252,9 +254,8 @@ def test_state_dict_format_and_round_trip():
     twin = nn.Linear(3, 2).double()
     twin.load_state_dict(model.state_dict())
     opt2 = optim.Adam(twin.parameters(), lr=0.5)
-    opt2.load_state_dict(sd)
+    opt2.load_state_dict(copy.deepcopy(sd))
     assert opt2.param_groups[0]["lr"] == 0.01 and opt2.param_groups[0]["params"][0] is twin.weight
-    assert opt2.state[twin.weight]["exp_avg"].data_ptr() != opt.state[model.weight]["exp_avg"].data_ptr()
     for m, o in ((model, opt), (twin, opt2)):
         o.zero_grad()
         m(x).pow(2).sum().backward()
@@ -262,6 +263,51 @@ def test_state_dict_format_and_round_trip():
     np.testing.assert_allclose(twin.weight.detach().numpy(), model.weight.detach().numpy(), rtol=1e-14)
     with pytest.raises(ValueError, match="different number of parameter groups"):
         opt2.load_state_dict({"state": {}, "param_groups": []})
+
+
+def test_load_state_dict_shares_state_as_pytorch():
+    # PyTorch casts state tensors with .to(): nothing is copied where the dtype already matches, 'step'
+    # is never cast (unless the group is fused/capturable), and a float param casts every tensor entry
+    p = nn.Parameter(torch.ones(3, dtype=torch.float64))
+    opt = optim.Adam([p], lr=0.1)
+    step, avg = torch.tensor(4.0), torch.full((3,), 0.5, dtype=torch.float64)
+    group = dict(opt.state_dict()["param_groups"][0], params=[0])
+    saved = {"step": step, "exp_avg": avg, "exp_avg_sq": torch.ones(3), "n": torch.tensor([2])}
+    opt.load_state_dict({"state": {0: saved}, "param_groups": [group]})
+    st = opt.state[p]
+    assert st["step"] is step and st["exp_avg"] is avg
+    assert st["exp_avg_sq"].dtype == torch.float64 and st["n"].dtype == torch.float64
+    step64 = torch.tensor(4.0, dtype=torch.float64)
+    opt.load_state_dict({"state": {0: {"step": step64}}, "param_groups": [dict(group, capturable=True)]})
+    assert opt.state[p]["step"].dtype == torch.float32
+
+
+def test_step_hooks_see_self_in_args_and_may_replace_them():
+    # PyTorch passes step's full positional args (self first) to the hooks
+    p = nn.Parameter(torch.tensor([2.0], dtype=torch.float64))
+    opt = optim.SGD([p], lr=0.25)
+    seen = []
+    opt.register_step_pre_hook(lambda o, a, k: seen.append((a[0] is o, len(a), dict(k))))
+
+    def closure():
+        opt.zero_grad()
+        loss = (p * p).sum()
+        loss.backward()
+        return loss
+
+    opt.register_step_pre_hook(lambda o, a, k: ((o,), {"closure": closure}))
+    opt.register_step_post_hook(lambda o, a, k: seen.append((a[0] is o, sorted(k))))
+    assert opt.step().item() == 4.0 and p.item() == 1.0
+    assert seen == [(True, 1, {}), (True, ["closure"])]
+
+
+@pytest.mark.parametrize("cls", [optim.SGD, optim.Adam, optim.AdamW, optim.Adagrad])
+def test_fused_refuses_differentiable_and_foreach(cls):
+    p = [nn.Parameter(torch.ones(2))]
+    with pytest.raises(RuntimeError, match="^`fused` does not support `differentiable`$"):
+        cls(p, lr=0.1, fused=True, differentiable=True)
+    with pytest.raises(RuntimeError, match=r"^`fused` and `foreach` cannot be `True` together\.$"):
+        cls(p, lr=0.1, fused=True, foreach=True)
 
 
 def test_sgd_closure_and_hooks():
@@ -426,3 +472,112 @@ def test_tensor_lr_and_param_group_checks_as_pytorch():
             cls(p, lr=torch.tensor([0.1, 0.2]))
     with pytest.raises(TypeError, match=r"^param_group must be a dict, but got <class 'list'>$"):
         optim.SGD(p, lr=0.1).add_param_group([nn.Parameter(torch.zeros(1))])
+
+
+@pytest.mark.parametrize("name", ["Rprop", "ASGD", "LBFGS"])
+def test_complex_parameters_step_as_real_pairs_as_pytorch(name):
+    # PyTorch steps a complex parameter as view_as_real (Rprop's imaginary step sizes start at lr too)
+    real = pytest.importorskip("torch")
+    z0 = np.array([0.5 - 1.0j, -0.3 + 0.2j, 1.2 + 0.7j], np.complex64)
+    target = np.array([1.0 + 1.0j, -1.0 + 0.5j, 0.2 - 0.4j], np.complex64)
+    kw = {"Rprop": {"lr": 0.05}, "ASGD": {"lr": 0.05, "weight_decay": 0.1}, "LBFGS": {"max_iter": 5}}[name]
+    out = []
+    for lib, lib_nn, lib_optim in ((torch, nn, optim), (real, real.nn, real.optim)):
+        z = lib_nn.Parameter(lib.from_numpy(z0.copy()))
+        opt = getattr(lib_optim, name)([z], **kw)
+        t = lib.from_numpy(target)
+
+        def closure():
+            opt.zero_grad()
+            loss = ((z - t).abs() ** 2).sum() + 0.1 * (z.real * z.imag).sum()
+            loss.backward()
+            return loss
+
+        for _ in range(4):
+            opt.step(closure)
+        out.append(z.detach().numpy())
+    np.testing.assert_allclose(out[0], out[1], rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("name", ["SGD", "Adam", "Adagrad", "RMSprop", "NAdam"])
+def test_half_precision_parameters_update_through_float32(name):
+    # the fused kernels take float32/64: a bfloat16 parameter and its state update in float32, rounded back
+    p = nn.Parameter(torch.linspace(-1, 1, 6, dtype=torch.float64).bfloat16())
+    ref = nn.Parameter(p.detach().float())
+    opts = [getattr(optim, name)([q], lr=0.05) for q in (p, ref)]
+    for q, opt in zip((p, ref), opts):
+        q.grad = torch.linspace(0.5, 2.0, 6).to(q.dtype)
+        opt.step()
+    assert p.dtype == torch.bfloat16 and all(v.dtype == torch.bfloat16 for k, v in opts[0].state[p].items()
+                                             if k != "step" and v.dim() > 0)
+    np.testing.assert_array_equal(p.detach().float().numpy(), ref.detach().bfloat16().float().numpy())
+
+
+@pytest.mark.parametrize("momentum, nesterov", [(0.0, False), (0.9, True)])
+def test_differentiable_sgd_gives_hypergradients_as_pytorch(momentum, nesterov):
+    real = pytest.importorskip("torch")
+    out = []
+    for lib, lib_optim in ((torch, optim), (real, real.optim)):
+        lr = lib.tensor(0.1, requires_grad=True)
+        w0 = lib.tensor([1.0, 2.0, -1.0], requires_grad=True)
+        c = lib.tensor([1.0, 2.0, 3.0])
+        w = w0.clone()  # a non-leaf parameter: allowed with differentiable=True
+        opt = lib_optim.SGD([w], lr=lr, momentum=momentum, nesterov=nesterov, differentiable=True, weight_decay=0.01)
+        for k in range(2):
+            (g,) = lib.autograd.grad((w0**2 * c).sum() * (k + 1), w0, create_graph=True)
+            w.grad = g
+            opt.step()
+        (w**2 * c).sum().backward()
+        out.append((lr.grad.item(), w0.grad.numpy().copy(), w.grad_fn.name()))
+    assert out[0][2] == out[1][2] == "AddcmulBackward0"
+    np.testing.assert_allclose(out[0][0], out[1][0], rtol=1e-6)
+    np.testing.assert_allclose(out[0][1], out[1][1], rtol=1e-6)
+
+
+def test_differentiable_steps_ember_lacks_are_refused():
+    w = torch.ones(2, requires_grad=True).clone()
+    opt = optim.Adam([w], lr=0.1, differentiable=True)
+    w.grad = torch.ones(2)
+    with pytest.raises(NotImplementedError, match="Adam\\(differentiable=True\\) is not supported yet"):
+        opt.step()
+    with pytest.raises(ValueError, match="^can't optimize a non-leaf Tensor$"):
+        optim.Adam([torch.ones(2, requires_grad=True) * 2])
+
+
+@pytest.mark.parametrize("cls, what", [
+    (optim.Adam, "params and state_steps"), (optim.NAdam, "params, mu_products and state_steps"),
+    (optim.ASGD, "params, mus, etas, and state_steps"), (optim.Rprop, "params and state_steps"),
+])
+def test_capturable_step_on_cpu_is_refused_as_pytorch(cls, what):
+    p = nn.Parameter(torch.ones(2))
+    opt = cls([p], capturable=True)
+    p.grad = torch.ones(2)
+    msg = f"If capturable=True, {what} must be on supported devices: ['cuda', 'xpu', 'hpu', 'privateuseone', 'xla']."
+    with pytest.raises(AssertionError) as e:
+        opt.step()
+    assert str(e.value) == msg and p.tolist() == [1.0, 1.0]
+
+
+def test_lbfgs_keeps_its_curvature_scalars_as_tensors_as_pytorch():
+    # PyTorch's H_diag, ro and al are 0-dim tensors of the parameters' dtype (its state_dict shows them; its
+    # float32 arithmetic decides the steps)
+    real = pytest.importorskip("torch")
+    w0 = np.array([[0.3, -1.2, 0.8], [1.5, 0.1, -0.4]], np.float32)
+    out = []
+    for lib, lib_nn, lib_optim in ((torch, nn, optim), (real, real.nn, real.optim)):
+        w = lib_nn.Parameter(lib.from_numpy(w0.copy()))
+        opt = lib_optim.LBFGS([w], lr=0.5, max_iter=6, history_size=3, line_search_fn="strong_wolfe")
+
+        def closure():
+            opt.zero_grad()
+            loss = ((w.sin() * 2 + 1) ** 2).mean()
+            loss.backward()
+            return loss
+
+        for _ in range(2):
+            opt.step(closure)
+        st = opt.state[w]
+        assert isinstance(st["H_diag"], lib.Tensor) and st["H_diag"].dim() == 0
+        assert all(isinstance(v, lib.Tensor) and v.dtype == lib.float32 for v in st["ro"] + st["al"] if v is not None)
+        out.append(w.detach().numpy().copy())
+    np.testing.assert_allclose(out[0], out[1], rtol=1e-5, atol=1e-6)  # the line search rounds otherwise

@@ -1,6 +1,7 @@
 """`optim.swa_utils`: averages against numpy means, update_bn against batch statistics, SWALR's schedule."""
 
 import math
+import re
 
 import numpy as np
 import pytest
@@ -108,6 +109,12 @@ def test_swalr_anneals_to_swa_lr_then_holds_it():
         SWALR(opt, 0.1, anneal_strategy="x")
     with pytest.raises(ValueError, match="anneal_epochs must be equal or greater than 0, got -1"):
         SWALR(opt, 0.1, anneal_epochs=-1)
+    msg = "swa_lr must have the same length as optimizer.param_groups. swa_lr has 2 values, param_groups has 1."
+    with pytest.raises(ValueError, match=f"^{re.escape(msg)}$"):
+        SWALR(opt, [0.1, 0.2])
+    msg = "max_lr must have the same length as optimizer.param_groups. max_lr has 2 values, param_groups has 1."
+    with pytest.raises(ValueError, match=f"^{re.escape(msg)}$"):
+        optim.lr_scheduler.OneCycleLR(opt, [0.1, 0.2], total_steps=4)
 
 
 @pytest.mark.torch

@@ -7,7 +7,7 @@ from collections.abc import Callable, Iterable
 from ember import autograd as ea
 from ember.core import Tensor
 from ember.core.ops.optim_kernels import adadelta_step
-from ember.optim.optimizer import Optimizer, _check_tensor_lr, _refuse_sparse
+from ember.optim.optimizer import Optimizer, _check_capturable, _check_tensor_lr, _refuse_sparse
 
 __all__ = ["Adadelta"]
 
@@ -40,6 +40,7 @@ class Adadelta(Optimizer):
             for p in group["params"]:
                 if p.grad is None:
                     continue
+                _check_capturable(group, p, xla=False)
                 state = self.state[p]
                 if not state:
                     state["step"] = ea.tensor(0.0)

@@ -8,7 +8,7 @@ from ember import autograd as ea
 from ember.core import Tensor
 from ember.core.ops.optim_kernels import adagrad_step
 from ember.core.sparse import SparseTensor
-from ember.optim.optimizer import Optimizer, _check_tensor_lr
+from ember.optim.optimizer import Optimizer, _check_fused, _check_tensor_lr
 from ember.optim.sparse_adam import _sparse_rows
 
 __all__ = ["Adagrad"]
@@ -53,6 +53,7 @@ class Adagrad(Optimizer):
                     "initial_accumulator_value": initial_accumulator_value, "foreach": foreach, "maximize": maximize,
                     "differentiable": differentiable, "fused": fused}
         super().__init__(params, defaults)
+        _check_fused(fused, differentiable, foreach)
         for group in self.param_groups:
             for p in group["params"]:
                 state = self.state[p]

@@ -7,7 +7,8 @@ from collections.abc import Callable, Iterable
 from ember import autograd as ea
 from ember.core import Tensor
 from ember.core.ops.optim_kernels import adam_kernel, adam_scalars, adam_step
-from ember.optim.optimizer import _NO_BUFFER, Optimizer, _check_tensor_lr, _flat, _FlatViews, _refuse_sparse
+from ember.optim.optimizer import (
+    _NO_BUFFER, Optimizer, _check_capturable, _check_fused, _check_tensor_lr, _flat, _FlatViews, _refuse_sparse)
 
 __all__ = ["Adam", "AdamW"]
 
@@ -47,6 +48,7 @@ class Adam(Optimizer):
                     "differentiable": differentiable, "fused": fused,
                     "decoupled_weight_decay": decoupled_weight_decay}
         super().__init__(params, defaults)
+        _check_fused(fused, differentiable, foreach)
 
     def _init_state(self, p: Tensor, amsgrad: bool) -> dict:
         state = self.state[p]
@@ -68,6 +70,7 @@ class Adam(Optimizer):
             for p in group["params"]:
                 if p.grad is None:
                     continue
+                _check_capturable(group, p)
                 state = self._init_state(p, amsgrad)
                 step = float(state["step"]) + 1
                 state["step"].fill_(step)

@@ -8,7 +8,7 @@ from ember import autograd as ea
 from ember.core import Tensor
 from ember.core.ops.optim_kernels import adamax_step, nadam_scalars, nadam_step, radam_step
 from ember.optim.adam import _check_args
-from ember.optim.optimizer import Optimizer, _refuse_sparse
+from ember.optim.optimizer import Optimizer, _check_capturable, _refuse_sparse
 
 __all__ = ["Adamax", "NAdam", "RAdam"]
 
@@ -40,6 +40,7 @@ class Adamax(Optimizer):
             for p in group["params"]:
                 if p.grad is None:
                     continue
+                _check_capturable(group, p)
                 state = self.state[p]
                 if not state:
                     state["step"] = ea.tensor(0.0)
@@ -76,6 +77,7 @@ class NAdam(Optimizer):
             for p in group["params"]:
                 if p.grad is None:
                     continue
+                _check_capturable(group, p, "params, mu_products and state_steps")
                 state = self.state[p]
                 if not state:
                     state["step"] = ea.tensor(0.0)
@@ -117,6 +119,7 @@ class RAdam(Optimizer):
             for p in group["params"]:
                 if p.grad is None:
                     continue
+                _check_capturable(group, p)
                 state = self.state[p]
                 if not state:
                     state["step"] = ea.tensor(0.0)

@@ -6,8 +6,7 @@ from collections.abc import Callable, Iterable
 
 from ember import autograd as ea
 from ember.core import Tensor
-from ember.core.tensor import describe
-from ember.optim.optimizer import Optimizer, _refuse_sparse
+from ember.optim.optimizer import Optimizer, _check_capturable, _refuse_sparse
 
 __all__ = ["ASGD"]
 
@@ -50,8 +49,7 @@ class ASGD(Optimizer):
             for p in group["params"]:
                 if p.grad is None:
                     continue
-                if p.is_complex():  # PyTorch steps their real and imaginary parts; ember does not yet
-                    raise NotImplementedError(f"ASGD: complex parameters are not supported yet; got {describe(p)}")
+                _check_capturable(group, p, "params, mus, etas, and state_steps")
                 state = self.state[p]
                 if not state:
                     # PyTorch keeps eta and mu in float32 scalars: round through them the same way
@@ -60,17 +58,19 @@ class ASGD(Optimizer):
                     state["mu"] = ea.tensor(1.0)
                     state["ax"] = ea.zeros_like(p)
                 grad = -p.grad if group["maximize"] else p.grad
+                param, ax = p, state["ax"]
+                if p.is_complex():  # as PyTorch: the real and imaginary parts step as real numbers
+                    grad, param, ax = ea.view_as_real(grad), ea.view_as_real(p), ea.view_as_real(ax)
                 state["step"].add_(1)
                 if group["weight_decay"] != 0:
-                    grad = grad.add(p, alpha=group["weight_decay"])
+                    grad = grad.add(param, alpha=group["weight_decay"])
                 eta = float(state["eta"])
-                p.mul_(1 - lambd * eta)
-                p.add_(grad, alpha=-eta)
-                ax = state["ax"]
+                param.mul_(1 - lambd * eta)
+                param.add_(grad, alpha=-eta)
                 if float(state["mu"]) != 1:
-                    ax.add_(p.sub(ax).mul_(float(state["mu"])))
+                    ax.add_(param.sub(ax).mul_(float(state["mu"])))
                 else:
-                    ax.copy_(p)
+                    ax.copy_(param)
                 step = float(state["step"])
                 state["eta"].fill_(lr / ((1 + lambd * lr * step) ** alpha))
                 state["mu"].fill_(1 / max(1, step - t0))

@@ -132,13 +132,15 @@ class LBFGS(Optimizer):
         self._params = self.param_groups[0]["params"]
 
     def _gather_flat_grad(self) -> Tensor:
-        # a sparse gradient (Embedding(sparse=True)) is read dense, as PyTorch's
-        return ea.cat([p.new_zeros(p.numel()) if p.grad is None else p.grad.to_dense().reshape(-1)
-                       for p in self._params])
+        # a sparse gradient (Embedding(sparse=True)) is read dense and a complex one as its real pairs, as PyTorch's
+        views = [p.new_zeros(p.numel()) if p.grad is None else p.grad.to_dense().reshape(-1) for p in self._params]
+        return ea.cat([ea.view_as_real(v).reshape(-1) if v.is_complex() else v for v in views])
 
     def _add_grad(self, step_size: float, update: Tensor) -> None:
         offset = 0
         for p in self._params:
+            if p.is_complex():
+                p = ea.view_as_real(p)
             n = p.numel()
             p.add_(update[offset:offset + n].view_as(p), alpha=step_size)
             offset += n
@@ -194,12 +196,13 @@ class LBFGS(Optimizer):
             state["n_iter"] += 1
             if state["n_iter"] == 1:
                 d = flat_grad.neg()
-                old_dirs, old_stps, ro, H_diag = [], [], [], 1.0
+                old_dirs, old_stps, ro, H_diag = [], [], [], 1
             else:
-                # the new curvature pair, kept only when it keeps the inverse Hessian positive definite
+                # the new curvature pair, kept only when it keeps the inverse Hessian positive definite; the
+                # scalars stay 0-dim tensors of the parameters' dtype, as PyTorch's (its arithmetic and state)
                 y = flat_grad.sub(prev_flat_grad)
                 s = d.mul(t)
-                ys = float(y.dot(s))
+                ys = y.dot(s)
                 if ys > 1e-10:
                     if len(old_dirs) == history_size:
                         old_dirs.pop(0)
@@ -208,17 +211,17 @@ class LBFGS(Optimizer):
                     old_dirs.append(y)
                     old_stps.append(s)
                     ro.append(1.0 / ys)
-                    H_diag = ys / float(y.dot(y))
+                    H_diag = ys / y.dot(y)
                 # two-loop recursion: d = -H g
                 al = state.setdefault("al", [None] * history_size)  # kept in the state, as PyTorch keeps it
                 q = flat_grad.neg()
                 for i in range(len(old_dirs) - 1, -1, -1):
-                    al[i] = float(old_stps[i].dot(q)) * ro[i]
-                    q.add_(old_dirs[i], alpha=-al[i])
+                    al[i] = old_stps[i].dot(q) * ro[i]
+                    q.add_(old_dirs[i], alpha=-float(al[i]))
                 d = r = q.mul(H_diag)
                 for i in range(len(old_dirs)):
-                    be_i = float(old_dirs[i].dot(r)) * ro[i]
-                    r.add_(old_stps[i], alpha=al[i] - be_i)
+                    be_i = old_dirs[i].dot(r) * ro[i]
+                    r.add_(old_stps[i], alpha=float(al[i] - be_i))
 
             prev_flat_grad = flat_grad.clone()
             prev_loss = loss

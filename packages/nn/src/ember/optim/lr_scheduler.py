@@ -34,6 +34,13 @@ def _check_optimizer(optimizer) -> None:
         raise TypeError(f"{type(optimizer).__name__} is not an Optimizer")
 
 
+def _warn_get_lr_called_within_step(scheduler: LRScheduler) -> None:
+    """PyTorch's warning when `get_lr()` is called by the user rather than by `step()`."""
+    if not scheduler._get_lr_called_within_step:
+        warnings.warn("To get the last learning rate computed by the scheduler, please use `get_last_lr()`.",
+                      UserWarning, stacklevel=3)
+
+
 class LRScheduler:
     """Base class: sets each group's `initial_lr`, keeps `last_epoch`, steps the group lrs."""
 
@@ -52,8 +59,11 @@ class LRScheduler:
         else:
             for i, group in enumerate(optimizer.param_groups):
                 if "initial_lr" not in group:
-                    raise KeyError(f"param 'initial_lr' is not specified in param_groups[{i}] when resuming an "
-                                   "optimizer")
+                    raise KeyError(
+                        f"param 'initial_lr' is not specified in param_groups[{i}] when resuming scheduler with "
+                        "last_epoch >= 0.\nThis typically happens when:\n1. You're trying to resume training from a "
+                        "checkpoint but haven't properly loaded the optimizer state\n2. You're using last_epoch >= 0 "
+                        "for a fresh training run (not recommended)")
         self.base_lrs: list[float] = [group["initial_lr"] for group in optimizer.param_groups]
         self.last_epoch = last_epoch
         self._initial_step()
@@ -141,6 +151,7 @@ class LambdaLR(LRScheduler):
                 self.lr_lambdas[i].__dict__.update(fn)
 
     def get_lr(self) -> list[float]:
+        _warn_get_lr_called_within_step(self)
         return [base * lmbda(self.last_epoch) for lmbda, base in zip(self.lr_lambdas, self.base_lrs)]
 
 
@@ -159,6 +170,7 @@ class MultiplicativeLR(LRScheduler):
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self) -> list[float]:
+        _warn_get_lr_called_within_step(self)
         if self.last_epoch > 0:
             return [g["lr"] * fn(self.last_epoch) for fn, g in zip(self.lr_lambdas, self.optimizer.param_groups)]
         return self._group_lrs()
@@ -173,6 +185,7 @@ class StepLR(LRScheduler):
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self) -> list[float]:
+        _warn_get_lr_called_within_step(self)
         if self.last_epoch == 0 or self.last_epoch % self.step_size != 0:
             return self._group_lrs()
         return [lr * self.gamma for lr in self._group_lrs()]
@@ -191,6 +204,7 @@ class MultiStepLR(LRScheduler):
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self) -> list[float]:
+        _warn_get_lr_called_within_step(self)
         if self.last_epoch not in self.milestones:
             return self._group_lrs()
         return [lr * self.gamma ** self.milestones[self.last_epoch] for lr in self._group_lrs()]
@@ -212,6 +226,7 @@ class ConstantLR(LRScheduler):
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self) -> list[float]:
+        _warn_get_lr_called_within_step(self)
         if self.last_epoch == 0:
             return [lr * self.factor for lr in self._group_lrs()]
         if self.last_epoch != self.total_iters:
@@ -238,6 +253,7 @@ class LinearLR(LRScheduler):
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self) -> list[float]:
+        _warn_get_lr_called_within_step(self)
         if self.last_epoch == 0:
             return [lr * self.start_factor for lr in self._group_lrs()]
         if self.last_epoch > self.total_iters:
@@ -260,6 +276,7 @@ class ExponentialLR(LRScheduler):
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self) -> list[float]:
+        _warn_get_lr_called_within_step(self)
         if self.last_epoch == 0:
             return self._group_lrs()
         return [lr * self.gamma for lr in self._group_lrs()]
@@ -277,6 +294,7 @@ class PolynomialLR(LRScheduler):
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self) -> list[float]:
+        _warn_get_lr_called_within_step(self)
         if self.last_epoch == 0 or self.last_epoch > self.total_iters:
             return self._group_lrs()
         factor = ((1.0 - self.last_epoch / self.total_iters) / (1.0 - (self.last_epoch - 1) / self.total_iters)
@@ -297,6 +315,7 @@ class CosineAnnealingLR(LRScheduler):
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self) -> list[float]:
+        _warn_get_lr_called_within_step(self)
         e, T, lo = self.last_epoch, self.T_max, self.eta_min
         groups = self.optimizer.param_groups
         if e == 0:
@@ -331,6 +350,7 @@ class CosineAnnealingWarmRestarts(LRScheduler):
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self) -> list[float]:
+        _warn_get_lr_called_within_step(self)
         return [self.eta_min + (base - self.eta_min) * (1 + math.cos(math.pi * self.T_cur / self.T_i)) / 2
                 for base in self.base_lrs]
 
@@ -521,12 +541,7 @@ class OneCycleLR(LRScheduler):
         super().__init__(optimizer, last_epoch)
 
     def _format_param(self, name: str, param) -> list[float]:
-        n = len(self.optimizer.param_groups)
-        if isinstance(param, list | tuple):
-            if len(param) != n:
-                raise ValueError(f"expected {n} values for {name}, got {len(param)}")
-            return list(param)
-        return [param] * n
+        return _per_group(self.optimizer, name, param)
 
     def _anneal_func(self, start: float, end: float, pct: float) -> float:
         if self._anneal_func_type == "cos":
@@ -534,6 +549,7 @@ class OneCycleLR(LRScheduler):
         return (end - start) * pct + start
 
     def get_lr(self) -> list[float]:
+        _warn_get_lr_called_within_step(self)
         step_num = self.last_epoch
         if step_num > self.total_steps:
             raise ValueError(f"Tried to step {step_num} times. The specified number of total steps is "
@@ -561,10 +577,12 @@ class OneCycleLR(LRScheduler):
 
 
 def _per_group(optimizer: Optimizer, name: str, value) -> list:
+    """`value` for each param group (one given for all, or a list of one per group), as PyTorch's _format_param."""
     n = len(optimizer.param_groups)
     if isinstance(value, list | tuple):
         if len(value) != n:
-            raise ValueError(f"expected {n} values for {name}, got {len(value)}")
+            raise ValueError(f"{name} must have the same length as optimizer.param_groups. {name} has "
+                             f"{len(value)} values, param_groups has {n}.")
         return list(value)
     return [value] * n
 
@@ -625,6 +643,7 @@ class CyclicLR(LRScheduler):
         return self.gamma ** x
 
     def get_lr(self) -> list[float]:
+        _warn_get_lr_called_within_step(self)
         cycle = math.floor(1 + self.last_epoch / self.total_size)
         x = 1.0 + self.last_epoch / self.total_size - cycle
         factor = x / self.step_ratio if x <= self.step_ratio else (x - 1) / (self.step_ratio - 1)

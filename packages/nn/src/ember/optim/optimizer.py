@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 
 from ember import autograd as ea
-from ember.core import Tensor
+from ember.core import Tensor, float32
 from ember.core.sparse import SparseTensor
 from ember.autograd.graph import RemovableHandle
 
@@ -53,6 +53,26 @@ def _check_tensor_lr(lr: Any) -> None:
         raise ValueError("Tensor lr must be 1-element")
 
 
+_CAPTURABLE_DEVICES = ["cuda", "xpu", "hpu", "privateuseone", "xla"]
+
+
+def _check_capturable(group: dict, p: Tensor, what: str = "params and state_steps", xla: bool = True) -> None:
+    """PyTorch's AssertionError at a `capturable=True` step of a parameter on a device CUDA graphs do not reach
+    (the device list it names leaves out 'xla' for Adadelta)."""
+    devices = _CAPTURABLE_DEVICES if xla else _CAPTURABLE_DEVICES[:-1]
+    if group.get("capturable") and p.device.type not in devices:
+        raise AssertionError(f"If capturable=True, {what} must be on supported devices: {devices}.")
+
+
+def _check_fused(fused: bool | None, differentiable: bool, foreach: bool | None) -> None:
+    """PyTorch's refusals of `fused=True` with `differentiable` or `foreach` (Adam, AdamW, SGD, Adagrad)."""
+    if fused:
+        if differentiable:
+            raise RuntimeError("`fused` does not support `differentiable`")
+        if foreach:
+            raise RuntimeError("`fused` and `foreach` cannot be `True` together.")
+
+
 def register_optimizer_step_pre_hook(hook: Callable) -> RemovableHandle:
     """`hook(optimizer, args, kwargs)` before the `step` of every optimizer; it may return new (args, kwargs)."""
     handle = RemovableHandle(_global_optimizer_pre_hooks)
@@ -75,6 +95,8 @@ _HOOK_DICTS = ("_optimizer_step_pre_hooks", "_optimizer_step_post_hooks", "_opti
 class Optimizer:
     """Base class: holds `param_groups` (dicts of params and hyper-parameters), `defaults` and
     `state` (a dict keyed by parameter)."""
+
+    _differentiable_step = False  # whether `differentiable=True` steps are recorded by autograd (SGD's)
 
     def __init__(self, params: Iterable[Tensor] | Iterable[dict[str, Any]], defaults: dict[str, Any]) -> None:
         self.defaults = defaults
@@ -134,7 +156,7 @@ class Optimizer:
         for p in param_group["params"]:
             if not isinstance(p, Tensor):
                 raise TypeError("optimizer can only optimize Tensors, but one of the params is " + type(p).__name__)
-            if not p.is_leaf:
+            if not (p.is_leaf or p.retains_grad or self.defaults.get("differentiable")):
                 raise ValueError("can't optimize a non-leaf Tensor")
         for name, default in self.defaults.items():
             if default is required and name not in param_group:
@@ -191,8 +213,8 @@ class Optimizer:
         return result
 
     def load_state_dict(self, state_dict: dict[str, Any]) -> None:
-        """Restore hyper-parameters and state saved by `state_dict` (state tensors are copied and
-        cast to each parameter's dtype and device)."""
+        """Restore hyper-parameters and state saved by `state_dict`; as PyTorch's, state tensors are cast
+        to each parameter's dtype and device and shared with the given dict where no cast is needed."""
         state_dict = dict(state_dict)
         for hook in list(self._optimizer_load_state_dict_pre_hooks.values()):
             out = hook(self, state_dict)
@@ -206,24 +228,27 @@ class Optimizer:
             raise ValueError("loaded state dict contains a parameter group that doesn't match the size of "
                              "optimizer's group")
         id_map = {old: p for g, s in zip(groups, saved_groups) for old, p in zip(s["params"], g["params"])}
+        exact = {old: bool(s.get("fused") or s.get("capturable")) for s in saved_groups for old in s["params"]}
 
-        def cast(param: Tensor, value: Any, key: Any = None) -> Any:
+        def cast(param: Tensor, value: Any, on_device: bool, key: Any = None) -> Any:
             if isinstance(value, Tensor):
                 if key == "step":
-                    return value.clone()
-                if value.is_floating_point():
-                    return value.to(dtype=param.dtype, device=param.device).clone()
-                return value.to(device=param.device).clone()
+                    return value.to(dtype=float32, device=param.device) if on_device else value
+                if param.is_floating_point():
+                    return value.to(dtype=param.dtype, device=param.device)
+                return value.to(device=param.device)
             if isinstance(value, dict):
-                return {k: cast(param, v, k) for k, v in value.items()}
-            return deepcopy(value)
+                return {k: cast(param, v, on_device, k) for k, v in value.items()}
+            if isinstance(value, (list, tuple)):
+                return type(value)(cast(param, v, on_device) for v in value)
+            return value
 
         state: defaultdict[Tensor, dict] = defaultdict(dict)
         for k, v in state_dict["state"].items():
             if k in id_map:
-                state[id_map[k]] = cast(id_map[k], v)
+                state[id_map[k]] = cast(id_map[k], v, exact[k])
             else:
-                state[k] = deepcopy(v)
+                state[k] = v
         new_groups = []
         for g, s in zip(groups, saved_groups):
             s["params"] = g["params"]
@@ -338,8 +363,9 @@ class _FlatViews:
 
 
 def _with_hooks(step: Callable) -> Callable:
-    """Wrap a subclass's `step`: pre/post hooks around it, run under `no_grad`."""
+    """Wrap a subclass's `step`: pre/post hooks around it, run under `no_grad` (unless `differentiable`)."""
     def wrapper(self, *args, **kwargs):
+        args = (self, *args)  # as PyTorch's, the hooks see `self` first in `args`
         for hook in [*_global_optimizer_pre_hooks.values(), *self._optimizer_step_pre_hooks.values()]:
             result = hook(self, args, kwargs)
             if result is not None:
@@ -347,8 +373,12 @@ def _with_hooks(step: Callable) -> Callable:
                     raise RuntimeError(f"{hook} must return None or a tuple of (new_args, new_kwargs), but got "
                                        f"{result}.")
                 args, kwargs = result
-        with ea.no_grad():
-            out = step(self, *args, **kwargs)
+        differentiable = bool(self.defaults.get("differentiable"))
+        if differentiable and not self._differentiable_step:
+            raise NotImplementedError(f"{type(self).__name__}(differentiable=True) is not supported yet; ember's "
+                                      "differentiable step is SGD's")
+        with ea.set_grad_enabled(differentiable):
+            out = step(*args, **kwargs)
         self._opt_called = True  # read by LR schedulers to warn when they step first
         for hook in [*self._optimizer_step_post_hooks.values(), *_global_optimizer_post_hooks.values()]:
             hook(self, args, kwargs)

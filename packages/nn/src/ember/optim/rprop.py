@@ -6,8 +6,7 @@ from collections.abc import Callable, Iterable
 
 from ember import autograd as ea
 from ember.core import Tensor
-from ember.core.tensor import describe
-from ember.optim.optimizer import Optimizer, _refuse_sparse
+from ember.optim.optimizer import Optimizer, _check_capturable, _refuse_sparse
 
 __all__ = ["Rprop"]
 
@@ -50,16 +49,18 @@ class Rprop(Optimizer):
             for p in group["params"]:
                 if p.grad is None:
                     continue
-                if p.is_complex():  # PyTorch steps their real and imaginary parts; ember does not yet
-                    raise NotImplementedError(f"Rprop: complex parameters are not supported yet; got {describe(p)}")
+                _check_capturable(group, p)
                 state = self.state[p]
                 if not state:
                     state["step"] = ea.tensor(0.0)
                     state["prev"] = ea.zeros_like(p)
-                    state["step_size"] = ea.full_like(p.grad, float(group["lr"]))
+                    lr = float(group["lr"])  # a complex element is two real ones: each starts at lr
+                    state["step_size"] = ea.full_like(p.grad, complex(lr, lr) if p.is_complex() else lr)
                 state["step"].add_(1)
                 grad = -p.grad if group["maximize"] else p.grad
-                prev, step_size = state["prev"], state["step_size"]
+                param, prev, step_size = p, state["prev"], state["step_size"]
+                if p.is_complex():  # as PyTorch: real and imaginary parts step as real numbers
+                    grad, param, prev, step_size = (ea.view_as_real(t) for t in (grad, p, prev, step_size))
                 sign = grad.mul(prev).sign()
                 # the sign becomes the step-size factor: etaplus where it kept, etaminus where it flipped
                 factor = ea.where(sign.gt(0), ea.full_like(sign, etaplus), sign)
@@ -67,6 +68,6 @@ class Rprop(Optimizer):
                 factor = ea.where(factor.eq(0), ea.ones_like(sign), factor)
                 step_size.mul_(factor).clamp_(step_size_min, step_size_max)
                 grad = ea.where(factor.eq(etaminus), ea.zeros_like(grad), grad)  # no move right after a flip
-                p.addcmul_(grad.sign(), step_size, value=-1)
+                param.addcmul_(grad.sign(), step_size, value=-1)
                 prev.copy_(grad)
         return loss

@@ -7,17 +7,19 @@ from collections.abc import Callable, Iterable
 from ember.core import Tensor
 from ember.core.ops.optim_kernels import sgd_step, sgd_update
 from ember.core.sparse import SparseTensor, add_sparse_
-from ember.optim.optimizer import _NO_BUFFER, Optimizer, _check_tensor_lr, _flat
+from ember.optim.optimizer import _NO_BUFFER, Optimizer, _check_fused, _check_tensor_lr, _flat
 
 __all__ = ["SGD"]
 
 
 class SGD(Optimizer):
-    """Stochastic gradient descent (sparse gradients too, as PyTorch: `_sparse_step`).
+    """Stochastic gradient descent (sparse gradients too, as PyTorch: `_composite_step`).
 
     d = g + weight_decay * p; with momentum, b = momentum * b + (1 - dampening) * d (b = d at the
     first step) and d = b (or d + momentum * b with `nesterov`); then p -= lr * d.
     """
+
+    _differentiable_step = True
 
     def __init__(self, params: Iterable[Tensor] | Iterable[dict], lr: float = 1e-3, momentum: float = 0,
                  dampening: float = 0, weight_decay: float = 0, nesterov: bool = False, *,
@@ -36,6 +38,7 @@ class SGD(Optimizer):
                     "nesterov": nesterov, "maximize": maximize, "foreach": foreach, "differentiable": differentiable,
                     "fused": fused}
         super().__init__(params, defaults)
+        _check_fused(fused, differentiable, foreach)
 
     def step(self, closure: Callable | None = None):
         """One SGD update of every parameter with a gradient; returns `closure()`'s loss if given."""
@@ -46,8 +49,8 @@ class SGD(Optimizer):
                 g = p.grad
                 if g is None:
                     continue
-                if type(g) is SparseTensor:
-                    self._sparse_step(p, g, group)
+                if type(g) is SparseTensor or group["differentiable"]:
+                    self._composite_step(p, g, group)
                     continue
                 buf = None
                 first = False
@@ -62,10 +65,11 @@ class SGD(Optimizer):
                          group["nesterov"], group["maximize"], first)
         return loss
 
-    def _sparse_step(self, p: Tensor, grad: SparseTensor, group: dict) -> None:
-        """PyTorch's update with a sparse gradient: the momentum buffer is sparse too (a clone of the first
-        gradient, then `buf * momentum + (1 - dampening) * grad`, merged as sparse sums are), and the parameter
-        takes `-lr` times it at its stored positions; weight decay raises PyTorch's add(sparse, dense) error."""
+    def _composite_step(self, p: Tensor, grad: Tensor, group: dict) -> None:
+        """PyTorch's single-tensor update in tensor ops: for a sparse gradient (the momentum buffer is sparse
+        too, `buf * momentum + (1 - dampening) * grad` merged as sparse sums are, the parameter taking `-lr`
+        times it at its stored positions; weight decay raises PyTorch's add(sparse, dense) error) and for
+        `differentiable=True` (recorded by autograd, a Tensor lr that requires grad included)."""
         if group["maximize"]:
             grad = -grad
         if group["weight_decay"] != 0:
@@ -76,21 +80,24 @@ class SGD(Optimizer):
             buf = state.get("momentum_buffer")
             if buf is None:
                 buf = state["momentum_buffer"] = grad.detach().clone()
-            elif type(buf) is SparseTensor:
-                buf.mul_(momentum).add_(grad, alpha=1 - group["dampening"])
-            else:
+            elif type(grad) is SparseTensor and type(buf) is not SparseTensor:
                 add_sparse_(buf.mul_(momentum), grad, alpha=1 - group["dampening"])
+            else:
+                buf.mul_(momentum).add_(grad, alpha=1 - group["dampening"])
             grad = grad.add(buf, alpha=momentum) if group["nesterov"] else buf
+        lr = group["lr"]
         if type(grad) is SparseTensor:
-            add_sparse_(p, grad, alpha=-float(group["lr"]))
+            add_sparse_(p, grad, alpha=-float(lr))
+        elif isinstance(lr, Tensor) and lr.requires_grad:
+            p.addcmul_(grad, lr, value=-1)
         else:
-            p.add_(grad, alpha=-float(group["lr"]))
+            p.add_(grad, alpha=-float(lr))
 
     def _replay_step(self, exact: bool = True) -> Callable[[], None] | None:
         """`step()` as one pass of `sgd_update` calls (NOTE [ An optimizer's step in a compiled plan ]); always
         eager's bits (`exact` is for the optimizers whose kernel has a faster inexact form)."""
-        if type(self).step is not SGD.step:  # a subclass's own step: called as in eager
-            return None
+        if type(self).step is not SGD.step or any(g["differentiable"] for g in self.param_groups):
+            return None  # a subclass's own step, or one autograd records: called as in eager
 
         def run() -> None:
             if self._step_hooked():

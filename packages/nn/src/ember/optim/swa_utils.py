@@ -13,7 +13,7 @@ from ember import autograd as ea
 from ember.core import Tensor
 from ember.nn.modules.module import Module
 from ember.nn.modules.normalization import _BatchNorm, _InstanceNorm
-from ember.optim.lr_scheduler import LRScheduler
+from ember.optim.lr_scheduler import LRScheduler, _per_group, _warn_get_lr_called_within_step
 from ember.optim.optimizer import Optimizer
 
 __all__ = ["AveragedModel", "update_bn", "SWALR", "get_ema_multi_avg_fn", "get_swa_multi_avg_fn",
@@ -168,14 +168,7 @@ class SWALR(LRScheduler):
 
     def __init__(self, optimizer: Optimizer, swa_lr: float | list[float], anneal_epochs: int = 10,
                  anneal_strategy: str = "cos", last_epoch: int = -1) -> None:
-        n = len(optimizer.param_groups)
-        if isinstance(swa_lr, list | tuple):
-            if len(swa_lr) != n:
-                raise ValueError(f"swa_lr must have the same length as optimizer.param_groups: swa_lr has "
-                                 f"{len(swa_lr)}, optimizer.param_groups has {n}")
-            swa_lrs = list(swa_lr)
-        else:
-            swa_lrs = [swa_lr] * n
+        swa_lrs = _per_group(optimizer, "swa_lr", swa_lr)
         for lr, group in zip(swa_lrs, optimizer.param_groups):
             group["swa_lr"] = lr
         if anneal_strategy not in ("cos", "linear"):
@@ -205,6 +198,7 @@ class SWALR(LRScheduler):
         self.anneal_func = self._cosine_anneal if anneal_strategy == "cos" else self._linear_anneal
 
     def get_lr(self) -> list[float]:
+        _warn_get_lr_called_within_step(self)
         # the lr before annealing is recovered from the current one, so other schedulers may run first
         step = self._step_count - 1
         if self.anneal_epochs == 0:

@@ -315,12 +315,20 @@ _OPERATORS = {
 }
 # `a + b` calls the primitive itself where the public function only adds defaults (alpha=1, out=None)
 _DIRECT = {"add": ew.add, "mul": ew.mul, "truediv": ew.div}
+
+
+def _rtruediv(input, other) -> Tensor:
+    """`other / input` as PyTorch's `Tensor.__rtruediv__`: `input.reciprocal() * other` (two roundings,
+    MulBackward0)."""
+    return ew.mul(ew.reciprocal(input), other)
+
+
+_REFLECTED = {"sub": rsub, "truediv": _rtruediv}  # `1 - x`: RsubBackward1
 for _name, _fn in _OPERATORS.items():
     _call = _DIRECT.get(_name)
     _fwd = _fn if _call is None else _call
     attach(f"__{_name}__", operator(_fwd))
-    # `1 - x`: RsubBackward1
-    attach(f"__r{_name}__", operator(rsub) if _name == "sub" else operator(_fwd, "reflected"))
+    attach(f"__r{_name}__", operator(_REFLECTED[_name]) if _name in _REFLECTED else operator(_fwd, "reflected"))
     attach(f"__i{_name}__", operator(_fn, "inplace"))
 for _name, _fn in (("eq", ew.eq), ("ne", ew.ne), ("lt", ew.lt), ("le", ew.le), ("gt", ew.gt), ("ge", ew.ge)):
     attach(f"__{_name}__", operator(_fn))

@@ -718,8 +718,22 @@ def _scalar_inplace(fn, t: Tensor, b) -> Tensor | None:
     return t
 
 
+_HALF_FLOATS = (dtypes.float16, dtypes.bfloat16)
+
+
+def _opmath_scalar(b) -> np.float32 | None:
+    """`b` as PyTorch's CPU mul and div kernels read a scalar second operand (a Python number or a 0-dim CPU
+    tensor) of a float16/bfloat16 product: its own value in float32, not rounded to the 16-bit dtype first."""
+    if type(b) is float or type(b) is int or type(b) is bool:
+        return np.float32(b)
+    if isinstance(b, Tensor) and not b._shape and not b._dtype.is_complex and b.device.type == "cpu":
+        return np.float32(b._np()[()])
+    return None
+
+
 def _make_binary(row: Row):
     name, fn, rule = row.name, row.impl, row.info.rule
+    opmath = name in ("mul", "div")  # a 16-bit float times/over a scalar: the scalar kept in float32
     op = declare(name, fn, differentiable=row.differentiable, argnames=row.argnames, info=row.info)
     refused = refused_dtypes(row)
     refuses_complex = name in BINARY_REFUSING
@@ -764,6 +778,15 @@ def _make_binary(row: Row):
             x, y = _as_operand(x, dt), _as_operand(y, dt)  # comparisons too: uint8 > -3 is uint8 > 253
             u = a if isinstance(a, Tensor) else (b if name != "pow" else _ROW_MAJOR)
             v = b if isinstance(b, Tensor) else u
+        wide = None
+        if opmath and dt in _HALF_FLOATS:
+            if isinstance(a, Tensor) and a._dtype is dt:
+                wide = _opmath_scalar(b)
+                if wide is not None:
+                    x, y = np.asarray(x, np.float32), wide
+            elif name == "mul" and type(a) in (float, int, bool) and isinstance(b, Tensor) and b._dtype is dt:
+                wide = np.float32(a)  # `0.3 * t`: PyTorch's Tensor.__rmul__ is mul(t, 0.3)
+                x, y = wide, np.asarray(y, np.float32)
         if refuses_complex and dt.is_complex:
             refuse_complex(name, dt)
         if refused and dt in refused:
@@ -774,6 +797,8 @@ def _make_binary(row: Row):
         try:
             if rule == BOOL:
                 r = fn(x, y)
+            elif wide is not None:
+                r = fn(x, y, dtype=np.float32).astype(dt.np)
             else:
                 if out is not None and out._dtype is dt and out._shape == (
                         a._shape if isinstance(a, Tensor) and isinstance(b, Tensor) and a._shape == b._shape

@@ -252,6 +252,9 @@ def _run(param: Tensor, grad: Tensor, states: tuple, fn) -> None:
     parameter, its gradient and state run as real pairs, as PyTorch's optimizers (view_as_real) do."""
     dt = param._dtype.np
     rt = param._dtype.to_real().np
+    if rt.itemsize < 4:  # float16/bfloat16: the kernels take float32/64, so update float32 copies, round back once
+        _run_widened(param, grad, states, fn)
+        return
     g = np.ascontiguousarray(grad._np(), dtype=dt).reshape(-1).view(rt)
     flats = [_flat(s, rt) for s in states]
     pa = param._np()
@@ -261,6 +264,25 @@ def _run(param: Tensor, grad: Tensor, states: tuple, fn) -> None:
         work = np.ascontiguousarray(pa).reshape(-1)
         fn(work.view(rt), g, *flats)
         np.copyto(pa, work.reshape(pa.shape))
+
+
+def _scalar_type(param: Tensor) -> type:
+    """The numpy type of the kernels' scalars: the parameter's real dtype (a complex parameter updates as its
+    (real, imag) pairs), float32 for a half-precision one (updated in float32, `_run_widened`)."""
+    rt = param._dtype.to_real().np
+    return np.float32 if rt.itemsize < 4 else rt.type
+
+
+def _run_widened(param: Tensor, grad: Tensor, states: tuple, fn) -> None:
+    """`_run` for a half-precision parameter: `fn` on float32 copies, the parameter and state rounded back."""
+    tensors = [param, *(s for s in states if s is not None)]
+    works = [np.ascontiguousarray(t._np(), dtype=np.float32).reshape(-1) for t in tensors]
+    g = np.ascontiguousarray(grad._np(), dtype=np.float32).reshape(-1)
+    it = iter(works[1:])
+    fn(works[0], g, *(np.empty(0, np.float32) if s is None else next(it) for s in states))
+    for t, w in zip(tensors, works):
+        a = t._np()
+        np.copyto(a, w.reshape(a.shape).astype(a.dtype))
 
 
 sgd_step = declare("sgd_step", differentiable=False, mutates=(0, 2), doc="""SGD update of one parameter, in place.
@@ -341,7 +363,7 @@ momentum, centered, maximize)`; `grad_avg` only when centered, `momentum_buffer`
 @rmsprop_step.register("cpu")
 def _rmsprop_cpu(param, grad, square_avg, grad_avg, momentum_buffer, lr, alpha, eps, weight_decay, momentum,
                  centered, maximize):
-    c = param._dtype.to_real().np.type  # a complex parameter updates as its (real, imag) pairs
+    c = _scalar_type(param)
     k = _kernels()["rmsprop"]
     _run(param, grad, (square_avg, grad_avg, momentum_buffer),
          lambda p, g, sq, ga, b: k(p, g, sq, ga, b, c(lr), c(alpha), c(1 - alpha), c(eps), c(weight_decay),
@@ -357,7 +379,7 @@ the count after this update's increment.""")
 
 @adagrad_step.register("cpu")
 def _adagrad_cpu(param, grad, state_sum, step, lr, lr_decay, eps, weight_decay, maximize):
-    c = param._dtype.to_real().np.type  # a complex parameter updates as its (real, imag) pairs
+    c = _scalar_type(param)
     clr = lr / (1 + (step - 1) * lr_decay)
     k = _kernels()["adagrad"]
     _run(param, grad, (state_sum,), lambda p, g, s: k(p, g, s, c(clr), c(eps), c(weight_decay), bool(maximize)))
@@ -372,7 +394,7 @@ adamax_step = declare("adamax_step", differentiable=False, mutates=(0, 2, 3), do
 
 @adamax_step.register("cpu")
 def _adamax_cpu(param, grad, exp_avg, exp_inf, step, lr, beta1, beta2, eps, weight_decay, maximize):
-    c = param._dtype.to_real().np.type  # a complex parameter updates as its (real, imag) pairs
+    c = _scalar_type(param)
     clr = lr / (1 - beta1 ** step)
     k = _kernels()["adamax"]
     _run(param, grad, (exp_avg, exp_inf), lambda p, g, m, u: k(p, g, m, u, c(1 - beta1), c(beta2), c(eps),
@@ -397,7 +419,7 @@ coef_avg, maximize, decoupled)`; the coefficients come from `nadam_scalars`.""")
 @nadam_step.register("cpu")
 def _nadam_cpu(param, grad, exp_avg, exp_avg_sq, step, lr, beta1, beta2, eps, weight_decay, coef_grad, coef_avg,
                maximize, decoupled):
-    c = param._dtype.to_real().np.type  # a complex parameter updates as its (real, imag) pairs
+    c = _scalar_type(param)
     k = _kernels()["nadam"]
     _run(param, grad, (exp_avg, exp_avg_sq),
          lambda p, g, m, v: k(p, g, m, v, c(1 - lr * weight_decay), c(1 - beta1), c(1 - beta2), c(beta2), c(eps),
@@ -423,7 +445,7 @@ decoupled)`.""")
 
 @radam_step.register("cpu")
 def _radam_cpu(param, grad, exp_avg, exp_avg_sq, step, lr, beta1, beta2, eps, weight_decay, maximize, decoupled):
-    c = param._dtype.to_real().np.type  # a complex parameter updates as its (real, imag) pairs
+    c = _scalar_type(param)
     k = _kernels()["radam"]
     _run(param, grad, (exp_avg, exp_avg_sq),
          lambda p, g, m, v: k(p, g, m, v, c(1 - lr * weight_decay), c(1 - beta1), c(1 - beta2), c(beta2), c(eps),
@@ -439,7 +461,7 @@ adadelta_step = declare("adadelta_step", differentiable=False, mutates=(0, 2, 3)
 
 @adadelta_step.register("cpu")
 def _adadelta_cpu(param, grad, square_avg, acc_delta, lr, rho, eps, weight_decay, maximize):
-    c = param._dtype.to_real().np.type  # a complex parameter updates as its (real, imag) pairs
+    c = _scalar_type(param)
     k = _kernels()["adadelta"]
     _run(param, grad, (square_avg, acc_delta),
          lambda p, g, sq, acc: k(p, g, sq, acc, c(lr), c(rho), c(1 - rho), c(eps), c(weight_decay), bool(maximize)))
