@@ -68,6 +68,7 @@ from __future__ import annotations
 
 import builtins
 import functools
+import sys
 import warnings
 import weakref
 
@@ -421,6 +422,8 @@ class CompiledFunction:
         if entry.broken is not None:
             return self.__wrapped__(*args, **kwargs)
         try:
+            if entry.calls < config.capture_call and self._fullgraph:  # PyTorch raises at the first call
+                return Recorder(True).run(self.__wrapped__, tensors, args, kwargs, check_only=True)
             if entry.calls < config.capture_call:
                 return self.__wrapped__(*args, **kwargs)
             return self._capture(entry, tensors, args, kwargs)
@@ -620,6 +623,14 @@ def reset() -> None:
 def is_compiling() -> bool:
     """True while a call is being captured (the function's Python runs only then), as `torch.compiler.is_compiling`."""
     return bool(capture._active)
+
+
+def graph_break(msg: str = "") -> None:
+    """End the capture running here, as `torch._dynamo.graph_break()`: the statement then runs eagerly at
+    every call (with `fullgraph=True`, `Unsupported`). Outside a capture, nothing."""
+    for rec in capture._active:
+        if rec.active:
+            rec.brk(msg or "a call to graph_break()", sys._getframe(1))
 
 
 def explain(fn, *args, **kwargs) -> ExplainOutput:

@@ -7,6 +7,8 @@ return their function; `disable` gives back the uncompiled callable, which then 
 
 from __future__ import annotations
 
+import functools
+import types
 from collections.abc import Callable
 
 import ember.jit as _jit
@@ -26,8 +28,8 @@ def compile(*args, **kwargs):  # noqa: A001 - PyTorch's name
 
 def disable(fn: Callable | None = None, recursive: bool = True, *, reason: str | None = None):
     """`fn` run eagerly: a compiled function or module comes back as the callable it compiled; a plain
-    function is returned as it is (its ops replay eager's kernels, so its results do not change).
-    Without `fn`, a decorator."""
+    function comes back wrapped to break a capture that calls it (it then runs eagerly at every call;
+    with `fullgraph=True`, `Unsupported`, as PyTorch's). Without `fn`, a decorator."""
     if fn is None:
         return lambda f: disable(f, recursive, reason=reason)
     if isinstance(fn, OptimizedModule):
@@ -36,7 +38,14 @@ def disable(fn: Callable | None = None, recursive: bool = True, *, reason: str |
         return fn._orig_mod
     if isinstance(fn, CompiledFunction):
         return fn.__wrapped__
-    return fn
+    if not isinstance(fn, (types.FunctionType, types.MethodType)):
+        return fn
+
+    @functools.wraps(fn)
+    def disabled(*args, **kwargs):
+        _jit.graph_break("a call to a torch.compiler.disable()d function")  # fullgraph: Unsupported, as PyTorch's
+        return fn(*args, **kwargs)
+    return disabled
 
 
 def allow_in_graph(fn: Callable) -> Callable:

@@ -16,7 +16,8 @@ from ember.torch._dynamo.eval_frame import OptimizedModule
 
 sys.modules[__name__ + ".config"] = config
 
-__all__ = ["OptimizedModule", "config", "exc", "reset", "explain", "list_backends", "is_compiling", "disable"]
+__all__ = ["OptimizedModule", "config", "exc", "reset", "explain", "list_backends", "is_compiling", "disable",
+           "graph_break"]
 
 _BACKENDS = ("aot_eager", "cudagraphs", "eager", "inductor")
 
@@ -43,6 +44,11 @@ def disable(fn=None, recursive: bool = True, *, reason: str | None = None, wrapp
     from ember.torch.compiler import disable as _disable
 
     return _disable(fn, recursive, reason=reason)
+
+
+def graph_break(msg: str = "") -> None:
+    """`torch._dynamo.graph_break()`: the capture breaks here (with `fullgraph=True`, `Unsupported`)."""
+    _jit.graph_break(msg)
 
 
 def is_compiling() -> bool:
