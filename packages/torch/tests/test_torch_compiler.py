@@ -44,8 +44,8 @@ def test_tracer_hints_return_the_function_and_state_queries_answer():
     f = torch.compile(lambda x: seen.append(torch.compiler.is_compiling()) or x * 3)
     for _ in range(3):
         f(torch.ones(2))
-    # the eager first call, then the capture (the append is a side effect: later calls run eagerly)
-    assert seen[:2] == [False, True]
+    # the first call (traced in PyTorch) and the capture (the append is a side effect: later calls run eagerly)
+    assert seen[:2] == [True, True]
 
 
 def test_importing_ember_torch_installs_jit_as_module_compiles_compiler():
@@ -108,3 +108,20 @@ def test_disabled_calls_and_prints_run_at_every_call(capsys):
         np.testing.assert_array_equal(f(torch.ones(2)).numpy(), [3.0, 3.0])
     assert len(calls) == 4 and calls[-1] is False
     assert capsys.readouterr().out == "step\n" * 4
+
+
+def test_is_compiling_is_true_in_every_traced_call_and_false_in_disabled_functions():
+    # PyTorch traces the first call, so a branch on is_compiling() takes the compiled side from the start
+    seen = []
+
+    @torch.compiler.disable
+    def probe():
+        seen.append(torch.compiler.is_compiling())
+
+    @torch.compile
+    def f(x):
+        probe()
+        return x * 2 if torch.compiler.is_compiling() else x * 3
+
+    assert [f(torch.ones(1)).item() for _ in range(3)] == [2.0, 2.0, 2.0]
+    assert seen == [False, False, False] and not torch.compiler.is_compiling()

@@ -67,6 +67,7 @@ mode) count towards the limit either way. `evictions` counts the plans dropped.
 from __future__ import annotations
 
 import builtins
+import contextlib
 import functools
 import sys
 import warnings
@@ -425,7 +426,11 @@ class CompiledFunction:
             if entry.calls < config.capture_call and self._fullgraph:  # PyTorch raises at the first call
                 return Recorder(True).run(self.__wrapped__, tensors, args, kwargs, check_only=True)
             if entry.calls < config.capture_call:
-                return self.__wrapped__(*args, **kwargs)
+                _eager_calls.append(self)  # is_compiling() answers True there, as in PyTorch's traced call
+                try:
+                    return self.__wrapped__(*args, **kwargs)
+                finally:
+                    _eager_calls.pop()
             return self._capture(entry, tensors, args, kwargs)
         except BaseException:
             if entry.replay is None and entry.broken is None and entry.split is None:  # bad input: eager's error
@@ -620,9 +625,24 @@ def reset() -> None:
         c._warned = False
 
 
+_eager_calls: list = []  # compiled functions running a first call eagerly (before their capture)
+_paused: list = []  # calls of functions `compiler.disable` wrapped: their Python is not compiled
+
+
 def is_compiling() -> bool:
-    """True while a call is being captured (the function's Python runs only then), as `torch.compiler.is_compiling`."""
-    return bool(capture._active)
+    """True while a compiled function's Python runs (its first calls and its capture; a replay runs none),
+    False inside a function `torch.compiler.disable` wrapped, as `torch.compiler.is_compiling`."""
+    return bool(capture._active or _eager_calls) and not _paused
+
+
+@contextlib.contextmanager
+def paused():
+    """`is_compiling()` answers False in the block (a `torch.compiler.disable`d function's call)."""
+    _paused.append(True)
+    try:
+        yield
+    finally:
+        _paused.pop()
 
 
 def graph_break(msg: str = "") -> None:

@@ -12,7 +12,7 @@ import types
 from collections.abc import Callable
 
 import ember.jit as _jit
-from ember.jit.compiler import CompiledFunction, CompiledModule
+from ember.jit.compiler import CompiledFunction, CompiledModule, paused
 from ember.torch._dynamo import list_backends, reset
 from ember.torch._dynamo.eval_frame import OptimizedModule
 
@@ -44,7 +44,8 @@ def disable(fn: Callable | None = None, recursive: bool = True, *, reason: str |
     @functools.wraps(fn)
     def disabled(*args, **kwargs):
         _jit.graph_break("a call to a torch.compiler.disable()d function")  # fullgraph: Unsupported, as PyTorch's
-        return fn(*args, **kwargs)
+        with paused():
+            return fn(*args, **kwargs)
     return disabled
 
 
