@@ -70,6 +70,7 @@ import builtins
 import contextlib
 import functools
 import sys
+import types
 import warnings
 import weakref
 
@@ -368,6 +369,10 @@ class CompiledFunction:
             if m is not None:
                 labels.append("the modules' .training flags")
         return key, tensors
+
+    def __get__(self, obj, objtype=None):
+        """A compiled function defined in a class body (`@compile` on a method) binds as the function would."""
+        return self if obj is None else types.MethodType(self, obj)
 
     def __call__(self, *args, **kwargs):
         if capture._active:  # inside another function's capture: its recorder must see these ops
