@@ -51,6 +51,8 @@ print("params_shared", all(a is b for a, b in zip(model.parameters(), base.param
 print("keys", list(model.state_dict().keys())[:4], len(model.state_dict()))
 print("named", [n for n, _ in model.named_parameters()][:2])
 print("attr", model.fc1.out_features, model.bn.momentum, model.training)
+model.log_every = 10  # a new attribute set through the wrapper lands on the original module
+print("setattr", getattr(base, "log_every", None), model.log_every, "log_every" in model.__dict__)
 
 # train it next to an eager twin (dropout off via p=0 so the numbers do not depend on the RNG)
 eager = make_model(1)

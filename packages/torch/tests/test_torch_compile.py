@@ -172,3 +172,17 @@ def test_an_optimized_module_copies_and_pickles_uncaptured():
         for _ in range(3):
             np.testing.assert_array_equal(c(x).detach().numpy(), want)
         assert c._compiled.explain().graph_count == 1
+
+
+def test_optimized_module_sets_new_attributes_on_the_original():
+    # PyTorch's OptimizedModule.__setattr__ forwards what is not its own to _orig_mod (a flag its forward reads)
+    m = nn.Linear(2, 2)
+    cm = torch.compile(m)
+    cm.use_cache = True
+    assert m.use_cache is True and cm.use_cache is True and "use_cache" not in cm.__dict__
+    cm.extra = nn.ReLU()
+    assert isinstance(m.extra, nn.ReLU) and list(cm.state_dict()) == ["_orig_mod.weight", "_orig_mod.bias"]
+    del cm.use_cache
+    assert not hasattr(m, "use_cache")
+    cm.eval()
+    assert cm.training is False and m.training is False and cm._orig_mod is m
