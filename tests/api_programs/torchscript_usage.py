@@ -76,6 +76,7 @@ print("is_script", isinstance(spool, torch.jit.ScriptModule), isinstance(pool, t
 print("same_out", torch.allclose(spool(x, mask), pool(x, mask)), r(spool(x, mask)))
 print("shared_params", spool.proj.weight.data_ptr() == pool.proj.weight.data_ptr(), spool.scale)
 print("keys", list(spool.state_dict().keys()))
+print(spool)
 
 
 class Tower(nn.Module):
@@ -96,6 +97,7 @@ tower = init_(Tower(), 2)
 sig = T(3, 3, 10)
 traced = torch.jit.trace(tower, sig)
 print("traced", isinstance(traced, torch.jit.ScriptModule), torch.allclose(traced(sig), tower(sig), atol=1e-6))
+print(traced)
 print("traced_other_batch", r(traced(sig[:1])), tuple(traced(T(5, 3, 10)).shape))
 
 # training a scripted module updates the eager module's parameters (they are the same tensors)

@@ -97,6 +97,13 @@ def test_jit_script_modules_are_script_modules_sharing_state_and_fork_wait_isins
     assert type(s).__name__ == "RecursiveScriptModule" and type(t).__name__ == "TopLevelTracedModule"
     assert isinstance(s, et.jit.ScriptModule) and isinstance(t, et.jit.ScriptModule) and s.original_name == "Linear"
     assert s.weight is lin.weight and type(lin) is enn.Linear and et.jit.script(s) is s
+    seq = enn.Sequential(enn.Linear(2, 2), enn.ReLU())
+    assert repr(s) == "RecursiveScriptModule(original_name=Linear)"
+    assert repr(et.jit.script(seq)).splitlines() == [
+        "RecursiveScriptModule(", "  original_name=Sequential", "  (0): RecursiveScriptModule(original_name=Linear)",
+        "  (1): RecursiveScriptModule(original_name=ReLU)", ")"]
+    assert repr(et.jit.trace(seq, ea.ones(1, 2))).splitlines()[:3] == [
+        "Sequential(", "  original_name=Sequential", "  (0): Linear(original_name=Linear)"]
     assert issubclass(et.jit.TracerWarning, Warning) and issubclass(et.jit.Error, RuntimeError)
     fut = et.jit.fork(lambda a, b: a * b, ea.ones(2), 3.0)
     np.testing.assert_array_equal(et.jit.wait(fut).numpy(), [3.0, 3.0])

@@ -34,8 +34,20 @@ class ScriptModule(Module):
     """The class of what `script` and `trace` return for a module (`isinstance(m, torch.jit.ScriptModule)`)."""
 
 
+def _script_repr(mod, name) -> str:
+    """PyTorch's repr of a scripted or traced module: each level's `original_name`, no `extra_repr`."""
+    orig = getattr(mod, "original_name", type(mod).__name__)
+    children = [f"({k}): " + _script_repr(c, name).replace("\n", "\n  ") for k, c in mod.named_children()]
+    if not children:
+        return f"{name(orig)}(original_name={orig})"
+    return f"{name(orig)}(\n  " + "\n  ".join([f"original_name={orig}", *children]) + "\n)"
+
+
 class RecursiveScriptModule(ScriptModule):
     """What `script(module)` returns: the module's state, shared, under this class."""
+
+    def __repr__(self) -> str:
+        return _script_repr(self, lambda orig: "RecursiveScriptModule")
 
 
 class TracedModule(ScriptModule):
@@ -44,6 +56,9 @@ class TracedModule(ScriptModule):
 
 class TopLevelTracedModule(TracedModule):
     """What `trace(module)` returns: the module's state, shared, under this class."""
+
+    def __repr__(self) -> str:
+        return _script_repr(self, lambda orig: orig)
 
 
 class ScriptFunction:
