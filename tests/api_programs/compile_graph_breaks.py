@@ -171,3 +171,10 @@ print("after reset", r(clipped_step(torch.tensor([6.0, 8.0]))[0]), r(pure(a, b),
 torch.compiler.reset()
 print("after compiler.reset", r(uses_disabled(torch.tensor([1.0, -2.0, 3.0]))[0]))
 torch._dynamo.config.suppress_errors = False
+
+# 9) set_stance: force_eager runs compiled functions eagerly (is_compiling() is False there)
+probe = torch.compile(lambda t: t * (2 if torch.compiler.is_compiling() else 3))
+print("stance default", probe(torch.ones(1)).item())
+with torch.compiler.set_stance("force_eager"):
+    print("stance force_eager", probe(torch.ones(1)).item())
+print("stance restored", probe(torch.ones(1)).item())

@@ -125,3 +125,32 @@ def test_is_compiling_is_true_in_every_traced_call_and_false_in_disabled_functio
 
     assert [f(torch.ones(1)).item() for _ in range(3)] == [2.0, 2.0, 2.0]
     assert seen == [False, False, False] and not torch.compiler.is_compiling()
+
+
+def test_set_stance_force_eager_as_call_context_manager_and_decorator():
+    # PyTorch: "force_eager" runs compiled functions eagerly (is_compiling() False), "default" compiles again
+    @torch.compile
+    def f(x):
+        return x * 2 if torch.compiler.is_compiling() else x * 3
+
+    one = torch.ones(1)
+    assert [f(one).item() for _ in range(3)] == [2.0, 2.0, 2.0]
+    with torch.compiler.set_stance("force_eager"):
+        assert [f(one).item() for _ in range(3)] == [3.0, 3.0, 3.0]
+    assert f(one).item() == 2.0
+
+    @torch.compiler.set_stance("force_eager")
+    def run():
+        return f(one).item()
+
+    assert f(one).item() == 2.0 and run() == 3.0 and f(one).item() == 2.0
+    torch.compiler.set_stance("force_eager")
+    try:
+        assert f(one).item() == 3.0
+    finally:
+        torch.compiler.set_stance("default")
+    assert f(one).item() == 2.0
+    with pytest.raises(RuntimeError, match="invalid torch.compile stance 'DynamoStance\\(stance='bogus'"):
+        torch.compiler.set_stance("bogus")
+    with pytest.raises(RuntimeError, match="non-default stance cannot have force_backend set"):
+        torch.compiler.set_stance("force_eager", force_backend="eager")

@@ -382,6 +382,8 @@ class CompiledFunction:
             r = hot.check.fast(args)  # NOTE [ The cost of a replay ]
             if r is not _NO and r is not MISS and r is not DIVERGED:
                 return r
+        if _force_eager:  # `torch.compiler.set_stance("force_eager")`: no plan runs (and `_hot` stays None)
+            return self.__wrapped__(*args, **kwargs)
         key, tensors = self._guards(args, kwargs)
         try:
             entry = self._cache.get(key)
@@ -628,6 +630,19 @@ def reset() -> None:
         c._last_key = None
         c._hot = None
         c._warned = False
+
+
+_force_eager: bool = False  # every compiled function runs eagerly (`set_force_eager`)
+
+
+def set_force_eager(flag: bool) -> bool:
+    """Make every compiled function run eagerly (True) or replay again (False), as PyTorch's stance
+    "force_eager"; returns the previous setting. The plans are kept."""
+    global _force_eager
+    prev, _force_eager = _force_eager, bool(flag)
+    for c in list(_ALL):
+        c._hot = None
+    return prev
 
 
 _eager_calls: list = []  # compiled functions running a first call eagerly (before their capture)
