@@ -181,7 +181,6 @@ def test_fullgraph_raises_unsupported_naming_the_line():
         return y * n
     c = jit.compile(f, fullgraph=True)
     x = _t(3)
-    c(x)  # the first call runs eagerly
     with pytest.raises(jit.Unsupported, match=r"float\(tensor\) reads a tensor's value.*test_compile.py:\d+") as e:
         c(x)
     line = int(str(e.value).rsplit(":", 1)[1])
@@ -495,3 +494,21 @@ def test_a_slice_backward_gets_new_zeros_instead_of_a_copy_of_its_pristine_value
         np.testing.assert_array_equal(_np(c(w)), want)
     (graph, replay), = next(iter(c._cache.values())).plans
     assert replay.source.count("_blank(") == 3 and "_fresh(" not in replay.source
+
+
+def test_compile_on_a_method_binds_like_the_function():
+    # `@torch.compile` on a method: `obj.method(x)` passes obj as self, each instance with its own state
+    class Scaler:
+        def __init__(self, k):
+            self.k = ea.tensor([k])
+
+        @jit.compile
+        def apply(self, x):
+            return x * self.k
+
+    a, b = Scaler(2.0), Scaler(3.0)
+    x = _t(3)
+    for _ in range(3):
+        np.testing.assert_allclose(a.apply(x).numpy(), x.numpy() * 2.0, rtol=1e-6)
+        np.testing.assert_allclose(b.apply(x).numpy(), x.numpy() * 3.0, rtol=1e-6)
+    assert isinstance(Scaler.__dict__["apply"], jit.CompiledFunction) and Scaler.apply is Scaler.__dict__["apply"]

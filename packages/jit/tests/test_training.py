@@ -450,3 +450,29 @@ def test_python_hooks_run_at_every_call():
     for _ in range(4):
         s(ea.ones(1, 2))
     assert len(seen) == 4
+
+
+def test_replayed_step_outputs_keep_a_spent_history():
+    # PyTorch's compiled step returns the loss with its (consumed) history: requires_grad True, a grad_fn,
+    # and a second backward raises "Trying to backward through the graph a second time"
+    model = _mlp()
+    opt = optim.SGD(model.parameters(), lr=0.1)
+    loss_fn = nn.CrossEntropyLoss()
+
+    @jit.compile
+    def step(x, y):
+        opt.zero_grad()
+        logits = model(x)
+        loss = loss_fn(logits, y)
+        loss.backward()
+        opt.step()
+        return loss, logits
+
+    xs, ys = _data(4, (6, 8), 4)
+    for x, y in zip(xs, ys):
+        loss, logits = step(x, y)
+        assert loss.requires_grad and logits.requires_grad and not loss.is_leaf
+        assert loss.grad_fn is not None and logits.grad_fn is not None
+        with pytest.raises(RuntimeError, match="Trying to backward through the graph a second time"):
+            loss.backward()
+    assert step.captures == 1  # the last two calls replayed

@@ -90,6 +90,28 @@ def test_jit_script_and_trace_return_modules_that_run_with_the_same_state():
             np.testing.assert_array_equal(v.numpy(), lin.state_dict()[k].numpy())
 
 
+def test_jit_script_modules_are_script_modules_sharing_state_and_fork_wait_isinstance():
+    # PyTorch's scripted/traced modules are ScriptModules whose parameters are the original's
+    lin = enn.Linear(3, 2)
+    s, t = et.jit.script(lin), et.jit.trace(lin, ea.ones(1, 3))
+    assert type(s).__name__ == "RecursiveScriptModule" and type(t).__name__ == "TopLevelTracedModule"
+    assert isinstance(s, et.jit.ScriptModule) and isinstance(t, et.jit.ScriptModule) and s.original_name == "Linear"
+    assert s.weight is lin.weight and type(lin) is enn.Linear and et.jit.script(s) is s
+    seq = enn.Sequential(enn.Linear(2, 2), enn.ReLU())
+    assert repr(s) == "RecursiveScriptModule(original_name=Linear)"
+    assert repr(et.jit.script(seq)).splitlines() == [
+        "RecursiveScriptModule(", "  original_name=Sequential", "  (0): RecursiveScriptModule(original_name=Linear)",
+        "  (1): RecursiveScriptModule(original_name=ReLU)", ")"]
+    assert repr(et.jit.trace(seq, ea.ones(1, 2))).splitlines()[:3] == [
+        "Sequential(", "  original_name=Sequential", "  (0): Linear(original_name=Linear)"]
+    assert issubclass(et.jit.TracerWarning, Warning) and issubclass(et.jit.Error, RuntimeError)
+    fut = et.jit.fork(lambda a, b: a * b, ea.ones(2), 3.0)
+    np.testing.assert_array_equal(et.jit.wait(fut).numpy(), [3.0, 3.0])
+    assert et.jit.isinstance([1, 2], list[int]) and not et.jit.isinstance([1, "a"], list[int])
+    assert et.jit.isinstance({"a": ea.ones(1)}, dict[str, ea.Tensor]) and et.jit.isinstance(None, int | None)
+    assert et.jit.isinstance((1, "x"), tuple[int, str]) and not et.jit.isinstance((1,), tuple[int, str])
+
+
 def test_profiler_is_autograds():
     import ember.autograd.profiler as ap
 

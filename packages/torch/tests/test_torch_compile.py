@@ -85,8 +85,7 @@ def test_bad_arguments_raise_pytorchs_errors():
 
 
 def test_dynamo_config_reset_and_the_rest_of_dynamo():
-    assert torch._dynamo.config is jit.config
-    assert torch._dynamo.config.cache_size_limit == 8
+    assert torch._dynamo.config.cache_size_limit == 8 == torch._dynamo.config.recompile_limit
     f = torch.compile(lambda x: x * 3)
     for _ in range(3):
         f(torch.ones(1))
@@ -96,6 +95,31 @@ def test_dynamo_config_reset_and_the_rest_of_dynamo():
     assert f(torch.ones(1)).tolist() == [3.0]
     with pytest.raises(AttributeError, match="TorchDynamo's internals are not provided"):
         torch._dynamo.optimize  # noqa: B018
+
+
+def test_dynamo_config_sets_jit_knobs_keeps_dynamo_ones_and_patches():
+    cfg = torch._dynamo.config
+    assert cfg.suppress_errors is False and cfg.accumulated_cache_size_limit == 256 and cfg.verbose is False
+    with cfg.patch(cache_size_limit=3, suppress_errors=True):
+        assert jit.config.cache_size_limit == 3 == cfg.recompile_limit and cfg.suppress_errors is True
+    assert jit.config.cache_size_limit == 8 and cfg.suppress_errors is False
+
+    @cfg.patch("recompile_limit", 2)
+    def limit():
+        return jit.config.cache_size_limit
+
+    assert limit() == 2 and jit.config.cache_size_limit == 8
+    assert type(cfg.patch({"verbose": True})).__name__ == "ConfigPatch"
+    with pytest.raises(AttributeError):
+        cfg.patch(no_such_knob=1)
+    cfg.cache_size_limit = 5
+    try:
+        assert jit.config.cache_size_limit == 5
+    finally:
+        cfg.cache_size_limit = 8
+    t = torch.ones(3, 2)
+    assert torch._dynamo.mark_dynamic(t, 0) is None and torch._dynamo.mark_static(t) is None
+    assert torch._dynamo.allow_in_graph(abs) is abs
 
 
 def _train(compile_model: bool, compile_step: bool):
@@ -148,3 +172,17 @@ def test_an_optimized_module_copies_and_pickles_uncaptured():
         for _ in range(3):
             np.testing.assert_array_equal(c(x).detach().numpy(), want)
         assert c._compiled.explain().graph_count == 1
+
+
+def test_optimized_module_sets_new_attributes_on_the_original():
+    # PyTorch's OptimizedModule.__setattr__ forwards what is not its own to _orig_mod (a flag its forward reads)
+    m = nn.Linear(2, 2)
+    cm = torch.compile(m)
+    cm.use_cache = True
+    assert m.use_cache is True and cm.use_cache is True and "use_cache" not in cm.__dict__
+    cm.extra = nn.ReLU()
+    assert isinstance(m.extra, nn.ReLU) and list(cm.state_dict()) == ["_orig_mod.weight", "_orig_mod.bias"]
+    del cm.use_cache
+    assert not hasattr(m, "use_cache")
+    cm.eval()
+    assert cm.training is False and m.training is False and cm._orig_mod is m

@@ -24,7 +24,7 @@ from ember.autograd.graph import FREED, Node, edge_of, meta
 from ember.autograd.grad_mode import _enabled
 from ember.core.creation import zeros
 
-__all__ = ["CompiledBackward", "attach", "reaches_hooks", "histories_meet"]
+__all__ = ["CompiledBackward", "SpentBackward", "attach", "spend", "reaches_hooks", "histories_meet"]
 
 
 class CompiledBackward(Node):
@@ -57,6 +57,30 @@ class CompiledBackward(Node):
 def attach(fn, outputs: tuple, saved: tuple, targets: tuple) -> None:
     """Give the replay's `outputs` a `CompiledBackward` node (called at the end of a forward replay)."""
     node = CompiledBackward(fn, outputs, saved, targets)
+    for i, o in enumerate(outputs):
+        o._grad_fn = node
+        o._requires_grad = True
+        if i:
+            meta(o).output_nr = i
+
+
+class SpentBackward(Node):
+    """The node of a replayed step's output whose backward already ran inside the step: it requires
+    grad, as eager's output does, and a second backward raises eager's error."""
+
+    __slots__ = ()
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.next_functions = ()
+
+    def apply(self, grads: list) -> list:
+        raise RuntimeError(FREED)
+
+
+def spend(outputs: tuple) -> None:
+    """Give a replay's `outputs` a `SpentBackward` node (their history was consumed inside the step)."""
+    node = SpentBackward()
     for i, o in enumerate(outputs):
         o._grad_fn = node
         o._requires_grad = True

@@ -104,7 +104,11 @@ def _hook_call(caller, callee) -> bool:
 _active: list[Recorder] = []  # the captures running (a compiled function called inside one runs eagerly)
 
 
-class Unsupported(RuntimeError):
+class TorchDynamoException(RuntimeError):
+    """The base of the errors `compile` raises (PyTorch's name: `except` clauses name it)."""
+
+
+class Unsupported(TorchDynamoException):
     """What `compile(..., fullgraph=True)` raises where the function cannot be captured whole."""
 
 
@@ -282,10 +286,13 @@ class Recorder:
     # --- the profile: optimizers, modules, the engine ----------------------------------------
     def _profile(self, frame, event: str, arg) -> None:
         """`sys.setprofile` callback during the capture: opens and closes optimizer islands, notes the
-        modules whose forward runs and whether the autograd engine ran."""
+        modules whose forward runs and whether the autograd engine ran; a call of `print` is a break."""
         if event == "return":
             if frame is self._island:
                 self._island = None
+            return
+        if event == "c_call" and arg is print and self._island is None and self.active:
+            self.brk("print() runs Python, which a replay would not run", frame)  # PyTorch prints at each call
             return
         if event != "call" or self._island is not None or not self.active:
             return
@@ -503,8 +510,9 @@ class Recorder:
         return saved
 
     # --- the run -----------------------------------------------------------------------
-    def run(self, fn, flat_inputs: list, args: tuple, kwargs: dict):
-        """Call `fn(*args, **kwargs)` while recording; `flat_inputs` are the tensors among the arguments."""
+    def run(self, fn, flat_inputs: list, args: tuple, kwargs: dict, check_only: bool = False):
+        """Call `fn(*args, **kwargs)` while recording; `flat_inputs` are the tensors among the arguments.
+        `check_only`: only look for breaks (fullgraph's first call), making no plan."""
         g = self.graph
         for t in flat_inputs:
             hit = self._tensors.get(id(t))
@@ -531,6 +539,10 @@ class Recorder:
                 self.brk("backward() inside the function reaches the history of a tensor made outside it (a "
                          "non-leaf argument or global); a replay could not follow that history", None,
                          self._backward_stack)
+        if check_only:
+            for h in self._host_values:
+                h.recorder = None
+            return _plain(result) if self._host_values else result
         if self.broken is None:
             self.active = True
             try:
@@ -631,6 +643,9 @@ class Recorder:
             if r._requires_grad and not self.backward_seen:
                 self.graph.through_autograd = True  # its backward runs outside: replay through autograd
             ref = self.ref(r)
+            if r._grad_fn is not None and self.backward_seen and isinstance(ref, Ref) \
+                    and self.graph.buffers[ref.index].kind == "op":
+                self.graph.spent.append(ref)  # the backward inside consumed its history
             if isinstance(ref, Ref) and self.graph.buffers[ref.index].kind == "const":
                 return Clone(ref)
             return ref

@@ -67,7 +67,10 @@ mode) count towards the limit either way. `evictions` counts the plans dropped.
 from __future__ import annotations
 
 import builtins
+import contextlib
 import functools
+import sys
+import types
 import warnings
 import weakref
 
@@ -367,6 +370,10 @@ class CompiledFunction:
                 labels.append("the modules' .training flags")
         return key, tensors
 
+    def __get__(self, obj, objtype=None):
+        """A compiled function defined in a class body (`@compile` on a method) binds as the function would."""
+        return self if obj is None else types.MethodType(self, obj)
+
     def __call__(self, *args, **kwargs):
         if capture._active:  # inside another function's capture: its recorder must see these ops
             return self.__wrapped__(*args, **kwargs)
@@ -375,6 +382,8 @@ class CompiledFunction:
             r = hot.check.fast(args)  # NOTE [ The cost of a replay ]
             if r is not _NO and r is not MISS and r is not DIVERGED:
                 return r
+        if _force_eager:  # `torch.compiler.set_stance("force_eager")`: no plan runs (and `_hot` stays None)
+            return self.__wrapped__(*args, **kwargs)
         key, tensors = self._guards(args, kwargs)
         try:
             entry = self._cache.get(key)
@@ -421,8 +430,14 @@ class CompiledFunction:
         if entry.broken is not None:
             return self.__wrapped__(*args, **kwargs)
         try:
+            if entry.calls < config.capture_call and self._fullgraph:  # PyTorch raises at the first call
+                return Recorder(True).run(self.__wrapped__, tensors, args, kwargs, check_only=True)
             if entry.calls < config.capture_call:
-                return self.__wrapped__(*args, **kwargs)
+                _eager_calls.append(self)  # is_compiling() answers True there, as in PyTorch's traced call
+                try:
+                    return self.__wrapped__(*args, **kwargs)
+                finally:
+                    _eager_calls.pop()
             return self._capture(entry, tensors, args, kwargs)
         except BaseException:
             if entry.replay is None and entry.broken is None and entry.split is None:  # bad input: eager's error
@@ -617,9 +632,45 @@ def reset() -> None:
         c._warned = False
 
 
+_force_eager: bool = False  # every compiled function runs eagerly (`set_force_eager`)
+
+
+def set_force_eager(flag: bool) -> bool:
+    """Make every compiled function run eagerly (True) or replay again (False), as PyTorch's stance
+    "force_eager"; returns the previous setting. The plans are kept."""
+    global _force_eager
+    prev, _force_eager = _force_eager, bool(flag)
+    for c in list(_ALL):
+        c._hot = None
+    return prev
+
+
+_eager_calls: list = []  # compiled functions running a first call eagerly (before their capture)
+_paused: list = []  # calls of functions `compiler.disable` wrapped: their Python is not compiled
+
+
 def is_compiling() -> bool:
-    """True while a call is being captured (the function's Python runs only then), as `torch.compiler.is_compiling`."""
-    return bool(capture._active)
+    """True while a compiled function's Python runs (its first calls and its capture; a replay runs none),
+    False inside a function `torch.compiler.disable` wrapped, as `torch.compiler.is_compiling`."""
+    return bool(capture._active or _eager_calls) and not _paused
+
+
+@contextlib.contextmanager
+def paused():
+    """`is_compiling()` answers False in the block (a `torch.compiler.disable`d function's call)."""
+    _paused.append(True)
+    try:
+        yield
+    finally:
+        _paused.pop()
+
+
+def graph_break(msg: str = "") -> None:
+    """End the capture running here, as `torch._dynamo.graph_break()`: the statement then runs eagerly at
+    every call (with `fullgraph=True`, `Unsupported`). Outside a capture, nothing."""
+    for rec in capture._active:
+        if rec.active:
+            rec.brk(msg or "a call to graph_break()", sys._getframe(1))
 
 
 def explain(fn, *args, **kwargs) -> ExplainOutput:

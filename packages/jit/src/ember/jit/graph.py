@@ -38,6 +38,7 @@ import numpy as np
 
 from ember.core.tensor import Tensor
 from ember.jit import arena
+from ember.jit.backward import spend
 
 __all__ = ["Buffer", "Ref", "Alias", "Get", "Item", "Clone", "OpNode", "CallNode", "Guard", "GradBind", "Graph", "MISS",
            "DIVERGED"]
@@ -308,6 +309,8 @@ class Graph:
     # calls its op through the dispatcher, so autograd records the graph, instead of the kernel
     through_autograd: bool = False
     backward: Backward | None = None  # the captured backward of a forward whose outputs need a history
+    # outputs with a history a backward inside the function consumed: a replay gives them a spent node
+    spent: list = field(default_factory=list)
     # inputs whose geometry no guard fixes (a captured backward's incoming gradients): no view of them is inlined
     unguarded: set = field(default_factory=set)
     # where the replay's intermediates lie (NOTE [ The replay's arena ] in ember.jit.arena); None: not planned
@@ -622,6 +625,8 @@ class Graph:
             targets = ", ".join(expr(r) for r in bw.targets)
             lines.append(f"    {obj(bw.attach, 'b')}({obj(bw.fn, 'b')}, ({outs},), ({saved}{',' if saved else ''}), "
                          f"({targets},))")
+        if self.spent:
+            lines.append(f"    {obj(spend, 's')}(({''.join(expr(r) + ', ' for r in self.spent)}))")
         if slots:
             lines.append("    _pool.append(_A)")
         lines.append(f"    return {out(self.output)}")

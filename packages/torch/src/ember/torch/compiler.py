@@ -7,14 +7,16 @@ return their function; `disable` gives back the uncompiled callable, which then 
 
 from __future__ import annotations
 
+import functools
+import types
 from collections.abc import Callable
 
 import ember.jit as _jit
-from ember.jit.compiler import CompiledFunction, CompiledModule
+from ember.jit.compiler import CompiledFunction, CompiledModule, paused, set_force_eager
 from ember.torch._dynamo import list_backends, reset
 from ember.torch._dynamo.eval_frame import OptimizedModule
 
-__all__ = ["compile", "reset", "disable", "allow_in_graph", "assume_constant_result", "list_backends",
+__all__ = ["compile", "reset", "disable", "set_stance", "allow_in_graph", "assume_constant_result", "list_backends",
            "is_compiling", "is_dynamo_compiling", "is_exporting", "cudagraph_mark_step_begin"]
 
 
@@ -26,8 +28,8 @@ def compile(*args, **kwargs):  # noqa: A001 - PyTorch's name
 
 def disable(fn: Callable | None = None, recursive: bool = True, *, reason: str | None = None):
     """`fn` run eagerly: a compiled function or module comes back as the callable it compiled; a plain
-    function is returned as it is (its ops replay eager's kernels, so its results do not change).
-    Without `fn`, a decorator."""
+    function comes back wrapped to break a capture that calls it (it then runs eagerly at every call;
+    with `fullgraph=True`, `Unsupported`, as PyTorch's). Without `fn`, a decorator."""
     if fn is None:
         return lambda f: disable(f, recursive, reason=reason)
     if isinstance(fn, OptimizedModule):
@@ -36,7 +38,50 @@ def disable(fn: Callable | None = None, recursive: bool = True, *, reason: str |
         return fn._orig_mod
     if isinstance(fn, CompiledFunction):
         return fn.__wrapped__
-    return fn
+    if not isinstance(fn, (types.FunctionType, types.MethodType)):
+        return fn
+
+    @functools.wraps(fn)
+    def disabled(*args, **kwargs):
+        _jit.graph_break("a call to a torch.compiler.disable()d function")  # fullgraph: Unsupported, as PyTorch's
+        with paused():
+            return fn(*args, **kwargs)
+    return disabled
+
+
+_STANCES = ("default", "force_eager", "eager_on_recompile", "fail_on_recompile", "eager_then_compile",
+            "aot_eager_then_compile")
+
+
+class set_stance:  # noqa: N801 - PyTorch's name
+    """`torch.compiler.set_stance`: a call, context manager or decorator. "force_eager" runs every compiled
+    function eagerly; the other stances compile as "default" does (ember's first call is eager already)."""
+
+    def __init__(self, stance: str = "default", *, skip_guard_eval_unsafe: bool = False, force_backend=None) -> None:
+        if force_backend is not None and stance != "default":
+            raise RuntimeError("non-default stance cannot have force_backend set")
+        if stance not in _STANCES:  # PyTorch raises this at the next compiled call
+            raise RuntimeError(f"invalid torch.compile stance 'DynamoStance(stance={stance!r}, "
+                               f"skip_guard_eval_unsafe={skip_guard_eval_unsafe}, backend={force_backend!r})'")
+        if _jit.is_compiling():
+            raise RuntimeError("attempted to set_stance in a torch.compile region")
+        self.stance = stance
+        self._prev = set_force_eager(stance == "force_eager")
+
+    def __enter__(self) -> None:
+        set_force_eager(self.stance == "force_eager")
+
+    def __exit__(self, *exc) -> None:
+        set_force_eager(self._prev)
+
+    def __call__(self, fn: Callable) -> Callable:
+        set_force_eager(self._prev)  # as a decorator, the stance holds only inside `fn`
+
+        @functools.wraps(fn)
+        def staged(*args, **kwargs):
+            with self:
+                return fn(*args, **kwargs)
+        return staged
 
 
 def allow_in_graph(fn: Callable) -> Callable:

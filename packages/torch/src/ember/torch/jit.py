@@ -1,21 +1,87 @@
-"""`torch.jit`: `script` and `trace` return the module or function itself, which runs eagerly with the
-same results and state_dict (ember has no TorchScript compiler); saving or loading a TorchScript
-archive raises. The decorators that only steer the compiler (`ignore`, `unused`, `export`) return
-their function, as they do in eager PyTorch."""
+"""`torch.jit`: `script` and `trace` of a module return a `ScriptModule` sharing the module's parameters,
+buffers and submodules, and of a function the function itself; both run eagerly with the same results and
+state_dict (ember has no TorchScript compiler); saving or loading a TorchScript archive raises. The
+decorators that only steer the compiler (`ignore`, `unused`, `export`) return their function, as they do in
+eager PyTorch; `fork` runs its function at once."""
 
 from __future__ import annotations
 
+import builtins
+import types
+import typing
 from typing import Final
 
+from ember.core.futures import Future
+from ember.nn import Module
 from ember.torch._unsupported import unsupported
 
 _WHY = "TorchScript compiles Python into PyTorch's C++ interpreter, which ember does not have; run the module eagerly"
 
 
+class TracerWarning(Warning):
+    """What tracing warns about (users filter it: `warnings.filterwarnings("ignore", category=TracerWarning)`)."""
+
+
+class ScriptWarning(Warning):
+    """What scripting warns about."""
+
+
+class Error(RuntimeError):
+    """A TorchScript error at run time (PyTorch's `torch.jit.Error`)."""
+
+
+class ScriptModule(Module):
+    """The class of what `script` and `trace` return for a module (`isinstance(m, torch.jit.ScriptModule)`)."""
+
+
+def _script_repr(mod, name) -> str:
+    """PyTorch's repr of a scripted or traced module: each level's `original_name`, no `extra_repr`."""
+    orig = getattr(mod, "original_name", type(mod).__name__)
+    children = [f"({k}): " + _script_repr(c, name).replace("\n", "\n  ") for k, c in mod.named_children()]
+    if not children:
+        return f"{name(orig)}(original_name={orig})"
+    return f"{name(orig)}(\n  " + "\n  ".join([f"original_name={orig}", *children]) + "\n)"
+
+
+class RecursiveScriptModule(ScriptModule):
+    """What `script(module)` returns: the module's state, shared, under this class."""
+
+    def __repr__(self) -> str:
+        return _script_repr(self, lambda orig: "RecursiveScriptModule")
+
+
+class TracedModule(ScriptModule):
+    """A traced submodule."""
+
+
+class TopLevelTracedModule(TracedModule):
+    """What `trace(module)` returns: the module's state, shared, under this class."""
+
+    def __repr__(self) -> str:
+        return _script_repr(self, lambda orig: orig)
+
+
+class ScriptFunction:
+    """The class of a scripted function in PyTorch (ember returns the function itself)."""
+
+
+def _as_script_module(mod, kind: type):
+    """`mod`'s attributes (parameters, buffers, submodules: the same objects) under a subclass of its class
+    and `kind`, named as PyTorch's, so `isinstance(m, ScriptModule)` holds and the original is unchanged."""
+    if isinstance(mod, ScriptModule):
+        return mod
+    cls = type(kind.__name__, (kind, type(mod)), {"original_name": type(mod).__name__,
+                                                  "__module__": kind.__module__})
+    new = object.__new__(cls)
+    new.__dict__.update(mod.__dict__)
+    return new
+
+
 def script(obj, optimize=None, _frames_up: int = 0, _rcb=None, example_inputs=None):
-    """The module or function itself: it runs eagerly, with the results and `state_dict` a scripted
-    one would have (no TorchScript IR is built, so `jit.save` cannot write it)."""
-    return obj
+    """A module comes back as a `RecursiveScriptModule` sharing its parameters, buffers and submodules; a
+    function as itself. Both run eagerly, with the results and `state_dict` a scripted one would have (no
+    TorchScript IR is built, so `jit.save` cannot write it)."""
+    return _as_script_module(obj, RecursiveScriptModule) if isinstance(obj, Module) else obj
 
 
 def trace(func, example_inputs=None, optimize=None, check_trace: bool = True, check_inputs=None,
@@ -24,7 +90,7 @@ def trace(func, example_inputs=None, optimize=None, check_trace: bool = True, ch
     """The module or function itself (eager), like `script`: tracing would record what it runs anyway."""
     if not callable(func):
         raise RuntimeError(f"torch.jit.trace expects a callable module or function; got {type(func).__name__}")
-    return func
+    return _as_script_module(func, TopLevelTracedModule) if isinstance(func, Module) else func
 
 
 def trace_module(mod, inputs, **kwargs):
@@ -36,6 +102,43 @@ load = unsupported("torch.jit.load", _WHY)
 save = unsupported("torch.jit.save", _WHY)
 freeze = unsupported("torch.jit.freeze", _WHY)
 optimize_for_inference = unsupported("torch.jit.optimize_for_inference", _WHY)
+
+
+def fork(func, *args, **kwargs) -> Future:
+    """Run `func(*args, **kwargs)` (now: ember has no TorchScript thread pool) and return a done `Future`."""
+    fut = Future()
+    try:
+        fut.set_result(func(*args, **kwargs))
+    except Exception as e:  # noqa: BLE001 - `wait` raises it, as PyTorch's
+        fut.set_exception(e)
+    return fut
+
+
+def wait(fut: Future):
+    """The value of a `fork`'s future."""
+    return fut.wait()
+
+
+def isinstance(obj, target_type) -> bool:  # noqa: A001 - PyTorch's name
+    """`isinstance` that also checks the items of `list[int]`, `dict[str, Tensor]`, `tuple[...]`, `Optional[...]`."""
+    return _matches(obj, target_type)
+
+
+def _matches(obj, tp) -> bool:
+    origin, args = typing.get_origin(tp), typing.get_args(tp)
+    if origin is None:
+        return builtins.isinstance(obj, tp)
+    if origin is typing.Union or origin is types.UnionType:
+        return any(_matches(obj, a) for a in args)
+    if not builtins.isinstance(obj, origin):
+        return False
+    if origin is list:
+        return all(_matches(o, args[0]) for o in obj)
+    if origin is dict:
+        return all(_matches(k, args[0]) and _matches(v, args[1]) for k, v in obj.items())
+    if origin is tuple:
+        return len(obj) == len(args) and all(_matches(o, a) for o, a in zip(obj, args))
+    return True
 
 
 def ignore(drop=False, **kwargs):
@@ -68,5 +171,7 @@ def annotate(the_type, the_value):
     return the_value
 
 
-__all__ = ["script", "trace", "trace_module", "load", "save", "freeze", "optimize_for_inference", "ignore",
-           "unused", "export", "is_scripting", "is_tracing", "annotate", "Final"]
+__all__ = ["TracerWarning", "ScriptWarning", "Error", "ScriptModule", "RecursiveScriptModule", "TracedModule",
+           "TopLevelTracedModule", "ScriptFunction", "fork", "wait", "isinstance", "script", "trace", "trace_module",
+           "load", "save", "freeze", "optimize_for_inference", "ignore", "unused", "export", "is_scripting",
+           "is_tracing", "annotate", "Final"]

@@ -1,22 +1,18 @@
 """`torch._dynamo`: the pieces of TorchDynamo's namespace that programs touch around `torch.compile`.
 
-`config` is `ember.jit.config` (`torch._dynamo.config.cache_size_limit` sets ember.jit's limit),
+`config` reads and writes `ember.jit.config` (`torch._dynamo.config.cache_size_limit` sets ember.jit's limit),
 `reset()` forgets every captured plan, `OptimizedModule` is what `torch.compile(module)` returns.
 The tracer itself is `ember.jit` (docs/compile.md); its other internals are not provided.
 """
 
 from __future__ import annotations
 
-import sys
-
 import ember.jit as _jit
-from ember.jit import config
-from ember.torch._dynamo import exc
+from ember.torch._dynamo import config, exc
 from ember.torch._dynamo.eval_frame import OptimizedModule
 
-sys.modules[__name__ + ".config"] = config
-
-__all__ = ["OptimizedModule", "config", "exc", "reset", "explain", "list_backends", "is_compiling", "disable"]
+__all__ = ["OptimizedModule", "config", "exc", "reset", "explain", "list_backends", "is_compiling", "disable",
+           "graph_break", "mark_dynamic", "maybe_mark_dynamic", "mark_static", "allow_in_graph"]
 
 _BACKENDS = ("aot_eager", "cudagraphs", "eager", "inductor")
 
@@ -43,6 +39,28 @@ def disable(fn=None, recursive: bool = True, *, reason: str | None = None, wrapp
     from ember.torch.compiler import disable as _disable
 
     return _disable(fn, recursive, reason=reason)
+
+
+def graph_break(msg: str = "") -> None:
+    """`torch._dynamo.graph_break()`: the capture breaks here (with `fullgraph=True`, `Unsupported`)."""
+    _jit.graph_break(msg)
+
+
+def mark_dynamic(t, index, *, min=None, max=None, specialize_on=None) -> None:  # noqa: A002 - PyTorch's names
+    """A hint that dimension `index` of `t` varies: a no-op, ember.jit's plans follow shapes (docs/compile.md)."""
+
+
+def maybe_mark_dynamic(t, index) -> None:
+    """A hint, as `mark_dynamic`: a no-op."""
+
+
+def mark_static(t, index=None) -> None:
+    """A hint that `t`'s shape stays: a no-op, ember.jit guards every tensor's shape."""
+
+
+def allow_in_graph(fn):
+    """A tracer hint: `fn` itself (ember.jit records the ops `fn` runs)."""
+    return fn
 
 
 def is_compiling() -> bool:

@@ -33,3 +33,17 @@ class OptimizedModule(Module):
             return super().__getattr__(name)
         except AttributeError:
             return getattr(self.__dict__["_modules"]["_orig_mod"], name)
+
+    def __setattr__(self, name: str, value) -> None:
+        """A new attribute goes to the original module (`compiled.flag = True` is seen by its forward), as
+        PyTorch's; the wrapper's own attributes (`training`, `_orig_mod`, ...) stay its own."""
+        if name in self.__dict__ or hasattr(type(self), name) or name == "_orig_mod":
+            super().__setattr__(name, value)
+        else:
+            setattr(self.__dict__["_modules"]["_orig_mod"], name, value)
+
+    def __delattr__(self, name: str) -> None:
+        if name in self.__dict__ or name == "_orig_mod":
+            super().__delattr__(name)
+        else:
+            delattr(self.__dict__["_modules"]["_orig_mod"], name)

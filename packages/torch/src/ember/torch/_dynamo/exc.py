@@ -2,13 +2,9 @@
 
 from __future__ import annotations
 
-from ember.jit import Unsupported
+from ember.jit import TorchDynamoException, Unsupported
 
 __all__ = ["TorchDynamoException", "InvalidBackend", "Unsupported"]
-
-
-class TorchDynamoException(RuntimeError):
-    """The base of TorchDynamo's errors."""
 
 
 class InvalidBackend(TorchDynamoException):
