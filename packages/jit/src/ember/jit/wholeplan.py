@@ -291,7 +291,7 @@ def emit(r: Run, g, names: dict, later: set, obj, wrap_name: str, slot_base: int
     ret = "(" + "".join(f"{x}, " for x in new_roots) + ")" if new_roots else "0"
     fn = _function(r, ret)
     args = []
-    for p, (kind, v) in r.params:
+    for _p, (kind, v) in r.params:
         args.append(f"{names[v]}._np()" if kind == "ext" else f"_A[{slot_base + v}]" if kind == "slot"
                     else obj(v, "w"))
     call = f"{obj(fn, 'W')}({', '.join(args)})"
