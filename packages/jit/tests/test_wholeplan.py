@@ -154,3 +154,25 @@ def test_bad_input_raises_eagers_error_before_the_run(monkeypatch):
     with pytest.raises(RuntimeError) as want:
         _mlp_forward(bad, *ps)
     assert str(got.value) == str(want.value)
+
+
+def test_scipys_blas_gets_numpys_thread_count():
+    # Numba's np.dot calls scipy's BLAS, loaded after a thread limit on numpy's: it would keep its own count
+    pytest.importorskip("scipy")
+    threadpoolctl = pytest.importorskip("threadpoolctl")
+    from ember.jit import wholeplan
+
+    wholeplan._match_blas_threads()
+    blas = [c for c in threadpoolctl.ThreadpoolController().lib_controllers if c.user_api == "blas"]
+    mine = [c for c in blas if "numpy" in c.filepath]
+    others = [c for c in blas if "numpy" not in c.filepath]
+    if not mine or not others:
+        pytest.skip("one BLAS only")
+    before = mine[0].num_threads
+    try:
+        others[0].set_num_threads(before + 1)
+        wholeplan._match_blas_threads()
+        assert [c.num_threads for c in blas] == [before] * len(blas)
+    finally:
+        for c in blas:
+            c.set_num_threads(before)

@@ -245,7 +245,10 @@ class _Builder:
         if not (self._ext(r, a) and self._ext(r, b)):
             return False
         (o,) = n.outs
-        if len(r.loc[a][2]) < len(r.loc[b][2]) or r.loc[a][2] != tuple(self.g.buffers[o].shape):
+        try:
+            if np.broadcast_shapes(r.loc[a][2], r.loc[b][2]) != tuple(self.g.buffers[o].shape):
+                return False
+        except ValueError:
             return False
         root = self._out(r, o)
         if root is None or not (r.loc[a][4] == r.loc[b][4] == r.loc[o][4]):
