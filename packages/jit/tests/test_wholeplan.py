@@ -176,3 +176,18 @@ def test_scipys_blas_gets_numpys_thread_count():
     finally:
         for c in blas:
             c.set_num_threads(before)
+
+
+def test_a_run_numba_cannot_compile_keeps_its_nodes_lines(monkeypatch):
+    from ember.jit import wholeplan
+
+    def refuse(r, g):
+        raise TypeError("no types for this run")
+
+    monkeypatch.setattr(wholeplan, "_signature", refuse)
+    got, calls, fn = _run(monkeypatch, True)
+    monkeypatch.undo()
+    want, _, _ = _run(monkeypatch, False)
+    (entry,) = fn._cache.values()
+    assert "one Numba function" not in entry.replay.source and len(calls) == 4
+    assert np.array_equal(got.numpy(), want.numpy())

@@ -536,12 +536,14 @@ class Graph:
                 r = whole[i]
                 later: set[int] = set(keep)
                 _reads([m.reads() for m in self.nodes[r.end:]], later)
-                lines += wholeplan.emit(r, self, names, later, obj, obj(Tensor._wrap, "w"), n_slots)
-                gone = [v for j in range(r.start, r.end) for v in dead.get(j, ()) if int(v[1:]) in names]
-                if gone:
-                    lines.append(f"    del {', '.join(gone)}")
-                inside = r.end
-                continue
+                run = wholeplan.emit(r, self, names, later, obj, obj(Tensor._wrap, "w"), n_slots)
+                if run is not None:
+                    lines += run
+                    gone = [v for j in range(r.start, r.end) for v in dead.get(j, ()) if int(v[1:]) in names]
+                    if gone:
+                        lines.append(f"    del {', '.join(gone)}")
+                    inside = r.end
+                    continue
             if n in inlined:  # NOTE [ Views at replay ]: a view of a buffer of fixed geometry is made directly
                 src, res = self.buffers[n.args[0].index], self.buffers[n.outs[0]]
                 base = names[src.index]

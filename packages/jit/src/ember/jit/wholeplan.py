@@ -23,6 +23,8 @@ function over numpy arrays that the replay calls once. Inside a run:
 Anything else (a meta step or a validation to run, a write, a call, a guard, any other kernel, a
 buffer of another geometry) ends the run; a run of fewer than two kernels stays as it was. After
 the call the replay wraps only the run's buffers that later nodes, outputs or `.grad` bindings read.
+Each function is compiled when the plan is generated, for the argument types the plan's geometry fixes
+(`_signature`); a run Numba cannot compile is dropped there, its nodes keep their own lines.
 The function's source is written to the cache directory under a hash of itself (as fused kernels,
 NOTE [ Fused kernels and their disk cache ] in ember.jit.codegen), so a second process loads it
 compiled. Its arguments are every array it reads (scalars of fused groups too), never module
@@ -287,14 +289,19 @@ def runs(g, fixed: set, inlined, settled: set, slots: dict, n_slots: int, names:
     return out
 
 
-def emit(r: Run, g, names: dict, later: set, obj, wrap_name: str, slot_base: int) -> list[str]:
+def emit(r: Run, g, names: dict, later: set, obj, wrap_name: str, slot_base: int) -> list[str] | None:
     """The replay's lines for run `r`: one call of its function, then the tensors of the run's buffers in `later`
-    (read after it) named `v<buffer>` in `names`. `obj(value, prefix)` puts a value in the replay's globals."""
+    (read after it) named `v<buffer>` in `names`. `obj(value, prefix)` puts a value in the replay's globals.
+    None where Numba cannot compile the run: the replay keeps its nodes' own lines."""
     produced = [b for b in r.loc if r.roots.get(r.loc[b][0]) != ("ext", b)]
     escape = [b for b in produced if b in later]
     new_roots = sorted({r.loc[b][0] for b in escape if r.roots[r.loc[b][0]][0] == "new"})
     ret = "(" + "".join(f"{x}, " for x in new_roots) + ")" if new_roots else "0"
     fn = _function(r, ret)
+    try:  # compiled now, for the types the plan fixes, so a run Numba cannot type is never emitted
+        fn.compile(_signature(r, g))
+    except Exception:  # noqa: BLE001 (any of Numba's errors: the run is left to the per-node lines)
+        return None
     args = []
     for _p, (kind, v) in r.params:
         args.append(f"{names[v]}._np()" if kind == "ext" else f"_A[{slot_base + v}]" if kind == "slot"
@@ -323,6 +330,24 @@ def emit(r: Run, g, names: dict, later: set, obj, wrap_name: str, slot_base: int
 
 
 _loaded: dict = {}
+
+
+def _signature(r: Run, g) -> tuple:
+    """The Numba types of run `r`'s arguments at a replay: each as `numba.typeof` types the array it gets."""
+    import numba
+
+    types = []
+    for _p, (kind, v) in r.params:
+        if kind == "ext":  # a stand-in of the buffer's geometry over one element (its flags, never read)
+            b = g.buffers[v]
+            dt = np.dtype(b.dtype.np)
+            a = np.lib.stride_tricks.as_strided(np.empty(1, dt), b.shape, tuple(s * dt.itemsize for s in b.strides))
+            types.append(numba.typeof(a))
+        elif kind == "slot":
+            types.append(numba.types.Array(numba.from_dtype(g.arena.geometry[v][2]), 1, "C"))
+        else:
+            types.append(numba.typeof(v))
+    return tuple(types)
 
 
 def _function(r: Run, ret: str):
