@@ -84,7 +84,7 @@ class _Builder:
             return True
         buf = self.g.buffers[b]
         if b not in self.fixed or b not in self.names or buf.dtype.np is None or \
-                np.dtype(buf.dtype.np) not in _FLOATS or buf.device.type != "cpu" or len(buf.shape) == 0:
+                np.dtype(buf.dtype.np) not in _FLOATS or buf.device.type != "cpu" or 0 in buf.shape or not buf.shape:
             return False
         name = f"x{b}"
         if _c(buf.shape, buf.strides):
@@ -120,7 +120,8 @@ class _Builder:
     def _out(self, r: Run, b: int, flat_size: int | None = None) -> str | None:
         """A root for result `b` (its slot, else a new array); its flat variable."""
         buf = self.g.buffers[b]
-        if buf.dtype.np is None or np.dtype(buf.dtype.np) not in _FLOATS or b in r.loc:
+        if buf.dtype.np is None or np.dtype(buf.dtype.np) not in _FLOATS or b in r.loc or buf.device.type != "cpu" \
+                or 0 in buf.shape:
             return None
         dt = np.dtype(buf.dtype.np)
         n = int(np.prod(buf.shape, dtype=np.int64)) if flat_size is None else flat_size
