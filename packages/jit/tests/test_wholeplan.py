@@ -191,3 +191,21 @@ def test_a_run_numba_cannot_compile_keeps_its_nodes_lines(monkeypatch):
     (entry,) = fn._cache.values()
     assert "one Numba function" not in entry.replay.source and len(calls) == 4
     assert np.array_equal(got.numpy(), want.numpy())
+
+
+def test_results_eager_lays_out_column_major_keep_their_layout(monkeypatch):
+    # a ufunc of transposed operands gives a column-major result in eager; its views follow those strides
+    def f(a, b, w):
+        s = a.t() + b.t()  # (16, 8), column-major
+        return ((s.t() @ w) * (w @ s).sum()).relu() @ (a.t() * b.t())
+
+    outs = []
+    for whole in (False, True):
+        monkeypatch.setattr(jit.config, "whole_plan", whole)
+        args = (_t(8, 16, seed=5), _t(8, 16, seed=6), _t(16, 16, seed=7))
+        fn = jit.compile(f)
+        for _ in range(3):
+            fn(*args)
+        outs.append(fn(*args).numpy())
+    want = f(*(_t(8, 16, seed=5), _t(8, 16, seed=6), _t(16, 16, seed=7))).numpy()
+    assert np.array_equal(outs[0], want) and np.array_equal(outs[1], want)

@@ -527,7 +527,7 @@ class Graph:
         for b, i in last.items():
             if b not in keep and b in produced and self.buffers[b].kind == "op":
                 dead.setdefault(i, []).append(f"v{b}")
-        whole = self._whole_runs(fixed, inlined, settled, slots, n_slots, names)
+        whole = self._whole_runs(fixed, inlined, settled, slots, names)
         inside = -1  # the end of the run being skipped (NOTE [ The whole plan as one function ])
         for i, n in enumerate(self.nodes):
             if i < inside:
@@ -643,13 +643,13 @@ class Graph:
         lines.append(f"    return {out(self.output)}")
         return "\n".join(lines) + "\n", g
 
-    def _whole_runs(self, fixed, inlined, settled, slots, n_slots, names) -> dict:
+    def _whole_runs(self, fixed, inlined, settled, slots, names) -> dict:
         """The runs of nodes emitted as one Numba function each, by first node (`config.whole_plan`)."""
         from ember.jit import config
 
         if not config.whole_plan or self.through_autograd:
             return {}
-        return {r.start: r for r in wholeplan.runs(self, fixed, inlined, settled, slots, n_slots, names)}
+        return {r.start: r for r in wholeplan.runs(self, fixed, inlined, settled, slots, names)}
 
     def _overwritten_first(self) -> set[int]:
         """The constants made afresh at each replay (`pristine`) whose first use overwrites all of them

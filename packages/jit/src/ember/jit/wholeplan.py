@@ -55,7 +55,7 @@ class Run:
     end: int
     lines: list = field(default_factory=list)  # the function's body
     params: list = field(default_factory=list)  # (parameter, ("ext", buffer) | ("slot", k) | ("sv", array))
-    roots: dict = field(default_factory=dict)  # root variable -> ("ext", buffer) | ("slot", k) | ("new", numel)
+    roots: dict = field(default_factory=dict)  # root variable -> ("ext" | "new", buffer) | ("slot", k)
     loc: dict = field(default_factory=dict)  # buffer -> (root, offset, shape, strides, numpy dtype)
     kernels: int = 0
     fns: dict = field(default_factory=dict)  # kernel global -> (module, attribute)
@@ -70,9 +70,11 @@ def _f2(shape, strides) -> bool:
 
 
 class _Builder:
-    def __init__(self, g, fixed: set, inlined: set, settled: set, slots: dict, n_slots: int, names: dict):
+    """Appends nodes to runs (NOTE [ The whole plan as one function ]); `names`: the buffers the replay names."""
+
+    def __init__(self, g, fixed: set, inlined: set, settled: set, slots: dict, names: dict):
         self.g, self.fixed, self.inlined, self.settled = g, fixed, inlined, settled
-        self.slots, self.n_slots, self.names = slots, n_slots, names
+        self.slots, self.names = slots, names
 
     def new(self, start: int) -> Run:
         return Run(start, start)
@@ -118,11 +120,12 @@ class _Builder:
         return f"np.ascontiguousarray({self._arr(r, b)}).reshape(-1)"
 
     def _out(self, r: Run, b: int, flat_size: int | None = None) -> str | None:
-        """A root for result `b` (its slot, else a new array); its flat variable."""
+        """A root for result `b` (its slot, else a new array of `flat_size` or its size): the variable; None where
+        `b` cannot be one."""
         buf = self.g.buffers[b]
         if buf.dtype.np is None or np.dtype(buf.dtype.np) not in _FLOATS or b in r.loc or buf.device.type != "cpu" \
-                or 0 in buf.shape:
-            return None
+                or 0 in buf.shape or buf.offset != 0 or not _c(buf.shape, buf.strides):
+            return None  # a result eager lays out otherwise (a ufunc of F-ordered operands): views follow its strides
         dt = np.dtype(buf.dtype.np)
         n = int(np.prod(buf.shape, dtype=np.int64)) if flat_size is None else flat_size
         root = f"r{b}"
@@ -263,10 +266,10 @@ class _Builder:
         return True
 
 
-def runs(g, fixed: set, inlined, settled: set, slots: dict, n_slots: int, names: dict) -> list[Run]:
+def runs(g, fixed: set, inlined, settled: set, slots: dict, names: dict) -> list[Run]:
     """The runs of `g`'s nodes that run inside Numba, each of two kernels or more (NOTE [ The whole plan as one
     function ]); `names` holds the buffers named before the nodes (inputs, constants)."""
-    bld = _Builder(g, fixed, {id(x) for x in inlined}, settled, slots, n_slots, dict(names))
+    bld = _Builder(g, fixed, {id(x) for x in inlined}, settled, slots, dict(names))
     out: list[Run] = []
     cur = None
 
