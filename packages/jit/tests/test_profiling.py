@@ -29,7 +29,8 @@ def _step():
     return step, (ea.tensor(rng.standard_normal((5, 8)).astype(np.float32)), ea.tensor(rng.integers(0, 4, 5)))
 
 
-def test_profile_rows_name_the_plans_ops_and_leave_the_replay_as_it_was():
+def test_profile_rows_name_the_plans_ops_and_leave_the_replay_as_it_was(monkeypatch):
+    monkeypatch.setattr(jit.config, "whole_plan", False)  # a row per node (a run is one statement)
     step, args = _step()
     fn = jit.compile(step)
     for _ in range(jit.config.capture_call + 1):

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 __all__ = ["cache_size_limit", "capture_call", "fuse", "fuse_parallel_min", "fuse_cache_dir", "fuse_libm_max",
-           "optimizer_pass", "optimizer_reciprocal", "plan_memory", "retain_memory", "segment_depth_limit"]
+           "optimizer_pass", "optimizer_reciprocal", "plan_memory", "retain_memory", "segment_depth_limit",
+           "whole_plan"]
 
 # plans kept per compiled function (one per set of guards); past it, new guards run eagerly, with one warning
 cache_size_limit: int = 8
@@ -40,3 +41,7 @@ retain_memory: bool = True
 # a graph break splits a function into compiled segments, and a break in a segment splits that again, up to this
 # many times deep (NOTE [ Compiled segments ] in ember.jit.segments); past it, the segment runs eagerly
 segment_depth_limit: int = 8
+# consecutive kernels of a plan that can all run inside Numba (fused groups, mm through Numba's np.dot, binary ops,
+# views) are emitted as one generated Numba function, so the replay calls it once (NOTE [ The whole plan as one
+# function ] in ember.jit.wholeplan); off: one Python call per kernel
+whole_plan: bool = False

@@ -350,6 +350,7 @@ def _fused_node(g, gr: _Group, k: int, outside: dict, keep: set) -> OpNode:
 
     if nest:
         run.takes_out = True
+        run.whole = ("nest", kern, dims, dt, shape, prep, sv, size, red_len if reduce is not None else None)
 
     written = [nodes[s].outs[0] for s in outs]
     return _node(gr, run, inputs, written + [gr.nodes[-1].outs[0]] if reduce is not None else written)

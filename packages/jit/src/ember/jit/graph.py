@@ -37,7 +37,7 @@ from typing import Any
 import numpy as np
 
 from ember.core.tensor import Tensor
-from ember.jit import arena
+from ember.jit import arena, wholeplan
 from ember.jit.backward import spend
 
 __all__ = ["Buffer", "Ref", "Alias", "Get", "Item", "Clone", "OpNode", "CallNode", "Guard", "GradBind", "Graph", "MISS",
@@ -530,7 +530,23 @@ class Graph:
         for b, i in last.items():
             if b not in keep and b in produced and self.buffers[b].kind == "op":
                 dead.setdefault(i, []).append(f"v{b}")
+        whole = self._whole_runs(fixed, inlined, settled, slots, names)
+        inside = -1  # the end of the run being skipped (NOTE [ The whole plan as one function ])
         for i, n in enumerate(self.nodes):
+            if i < inside:
+                continue
+            if i in whole:
+                r = whole[i]
+                later: set[int] = set(keep)
+                _reads([m.reads() for m in self.nodes[r.end:]], later)
+                run = wholeplan.emit(r, self, names, later, obj, obj(Tensor._wrap, "w"), n_slots)
+                if run is not None:
+                    lines += run
+                    gone = [v for j in range(r.start, r.end) for v in dead.get(j, ()) if int(v[1:]) in names]
+                    if gone:
+                        lines.append(f"    del {', '.join(gone)}")
+                    inside = r.end
+                    continue
             if n in inlined:  # NOTE [ Views at replay ]: a view of a buffer of fixed geometry is made directly
                 src, res = self.buffers[n.args[0].index], self.buffers[n.outs[0]]
                 base = names[src.index]
@@ -631,6 +647,14 @@ class Graph:
             lines.append("    _pool.append(_A)")
         lines.append(f"    return {out(self.output)}")
         return "\n".join(lines) + "\n", g
+
+    def _whole_runs(self, fixed, inlined, settled, slots, names) -> dict:
+        """The runs of nodes emitted as one Numba function each, by first node (`config.whole_plan`)."""
+        from ember.jit import config
+
+        if not config.whole_plan or self.through_autograd:
+            return {}
+        return {r.start: r for r in wholeplan.runs(self, fixed, inlined, settled, slots, names)}
 
     def _overwritten_first(self) -> set[int]:
         """The constants made afresh at each replay (`pristine`) whose first use overwrites all of them

@@ -118,6 +118,7 @@ def launcher(kern, dtype, shape: tuple, broadcast: tuple, in_shapes: tuple, n_ou
     run.dispatched = 0  # calls through Numba's dispatcher (the first, and any with another input dtype)
     run.direct = None  # the entry point called directly
     run.kernel = kern
+    run.whole = ("flat", kern, int(np.prod(shape)), npdt, shape, broadcast, sv)  # ember.jit.wholeplan's view
     run.emit = emit
     run.source = src
     return run
