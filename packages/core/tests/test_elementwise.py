@@ -235,6 +235,20 @@ def test_inplace_broadcast_rules():
         E.zeros(3).add_(E.zeros(2, 3))         # would need to grow the destination
 
 
+@pytest.mark.parametrize("grow", [
+    lambda x, t: x.add_(t), lambda x, t: E.mul(x, t, out=x), lambda x, t: x.clamp_(t), lambda x, t: x.clamp_(max=t),
+    lambda x, t: E.clamp(x, None, t, out=x), lambda x, t: x.lerp_(t, 0.5), lambda x, t: x.lerp_(t, t)])
+def test_inplace_refuses_to_grow(grow):
+    """PyTorch's TensorIterator refuses to resize an output that is also an operand (no op-name prefix)."""
+    x = E.ones(3)
+    with pytest.raises(RuntimeError) as e:
+        grow(x, E.zeros(2, 3))
+    assert str(e.value) == "output with shape [3] doesn't match the broadcast shape [2, 3]"
+    assert x.shape == (3,) and x.tolist() == [1.0] * 3
+    grow(x, E.zeros(3))  # a same-shaped operand still works in place
+    assert x.shape == (3,)
+
+
 def test_binary_out_argument():
     a, b = E.ones(2, 3), E.full((3,), 2.0)
     out = E.empty(2, 3)

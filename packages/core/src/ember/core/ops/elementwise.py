@@ -793,7 +793,7 @@ def _make_binary(row: Row):
             ERRSTATE.reset(token)
         if out is not None:
             if (out is a or out is b) and out._shape != np.shape(r):
-                raise RuntimeError(f"{name}: output with shape {list(out._shape)} doesn't match the broadcast "
+                raise RuntimeError(f"output with shape {list(out._shape)} doesn't match the broadcast "
                                    f"shape {list(np.shape(r))}")
             return write_out(out, r, name, layout_of((a, b) if u is not _ROW_MAJOR else (), name != "pow"))
         t = wrap(r, True)
@@ -915,6 +915,16 @@ def _where_cpu(condition, input, other, *, out=None):
     return write_out(out, r, "where", layout_of(operands)) if out is not None else laid_out(wrap(r, True), r, operands)
 
 
+def _check_read_write_out(out, operands) -> None:
+    """PyTorch's refusal to resize an `out` that is also an operand (`x.clamp_(t)`, `x.lerp_(t, w)`): an in-place
+    result keeps its shape, so the operands must broadcast to it."""
+    if not isinstance(out, Tensor) or not any(out is t for t in operands):
+        return
+    full = np.broadcast_shapes(*(t._shape for t in operands if isinstance(t, Tensor)))
+    if tuple(full) != out._shape:
+        raise RuntimeError(f"output with shape {list(out._shape)} doesn't match the broadcast shape {list(full)}")
+
+
 clamp = declare("clamp", np.clip, argnames=("input", "min", "max"))
 
 
@@ -930,6 +940,7 @@ def _clamp_meta(input, min=None, max=None, *, out=None) -> None:
         for v in (min, max):
             if type(v) is int and not int(info.min) <= v <= int(info.max):
                 raise RuntimeError(f"value cannot be converted to type {_C_INT_NAMES[name]} without overflow")
+    _check_read_write_out(out, (input, min, max))
     if out is input and isinstance(input, Tensor) and not isinstance(min, Tensor) and not isinstance(max, Tensor):
         dt = dtypes.result_type(*(v for v in (input, min, max) if v is not None))
         if not dtypes.can_cast(dt, input._dtype):  # clamp_ with number bounds names the C++ type
@@ -994,6 +1005,7 @@ def _lerp_meta(input, end, weight, *, out=None) -> None:
         np.broadcast_shapes(*(t._shape for t in tensors))
     except ValueError:
         raise shape_error("lerp", *tensors) from None
+    _check_read_write_out(out, tensors)
 
 
 @lerp.register("cpu")
