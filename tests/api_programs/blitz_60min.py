@@ -124,7 +124,7 @@ print(-2 * b == b.grad)
 
 class Net(nn.Module):
     def __init__(self):
-        super(Net, self).__init__()
+        super(Net, self).__init__()  # noqa: UP008 (as the tutorial types it)
         self.conv1 = nn.Conv2d(1, 6, 5)
         self.conv2 = nn.Conv2d(6, 16, 5)
         self.fc1 = nn.Linear(16 * 5 * 5, 120)

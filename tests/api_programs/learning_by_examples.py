@@ -206,4 +206,5 @@ for t in range(1500):
     loss.backward()
     optimizer.step()
 print(f"Result: {model.string()}")
-print("momentum", sorted(optimizer.state[model.e].keys()), optimizer.defaults["momentum"], optimizer.defaults["nesterov"])
+print("momentum", sorted(optimizer.state[model.e].keys()), optimizer.defaults["momentum"],
+      optimizer.defaults["nesterov"])

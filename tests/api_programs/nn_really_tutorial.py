@@ -88,7 +88,8 @@ print("F.ce", round(loss_func(model(xb), yb).item(), 4), accuracy(model(xb), yb)
 class Mnist_Logistic(nn.Module):
     def __init__(self):
         super().__init__()
-        self.weights = nn.Parameter(torch.from_numpy(rng.standard_normal((784, 10)).astype(np.float32)) / math.sqrt(784))
+        w = rng.standard_normal((784, 10)).astype(np.float32)
+        self.weights = nn.Parameter(torch.from_numpy(w) / math.sqrt(784))
         self.bias = nn.Parameter(torch.zeros(10))
 
     def forward(self, xb):
