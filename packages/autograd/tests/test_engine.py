@@ -234,10 +234,29 @@ def test_grad_setter_validates():
     x = E.tensor([1.0, 2.0], requires_grad=True)
     x.grad = E.tensor([0.5, 0.5])
     x.grad = None
-    with pytest.raises(RuntimeError, match="assigned grad has data of a different size"):
+    with pytest.raises(RuntimeError) as e:  # PyTorch's words
         x.grad = E.tensor([1.0])
-    with pytest.raises(RuntimeError, match="assigned grad has data of a different type"):
-        x.grad = E.tensor([1.0, 2.0], dtype=E.float64)
+    assert str(e.value) == ("attempting to assign a gradient of size '[1]' to a tensor of size '[2]'. Please ensure "
+                            "that the gradient and the tensor are the same size")
+    with pytest.raises(RuntimeError, match="^attempting to assign a gradient with dtype 'double' to a tensor with "
+                                           "grad_dtype 'Float'. The gradient must match"):
+        x.grad = E.tensor([1.0], dtype=E.float64)  # the dtype is checked before the size
+    with pytest.raises(RuntimeError, match="^attempting to assign a gradient with device type 'meta' to a tensor "
+                                           "with device type 'cpu'"):
+        x.grad = E.empty(1, device="meta")
+    with pytest.raises(RuntimeError, match="with dtype 'long int' to a tensor with grad_dtype 'Float'"):
+        x.grad = E.tensor([1, 2])
+
+
+def test_detach_inplace_refuses_every_view():
+    """PyTorch refuses `detach_()` on any view, also of a base that does not require grad."""
+    base = E.ones(2, 2)
+    for v in (base[0], E.ones(2, 2, requires_grad=True)[0]):
+        with pytest.raises(RuntimeError, match=r"^Can't detach views in-place. Use detach\(\) instead. If you are "
+                                               "using DistributedDataParallel"):
+            v.detach_()
+    y = E.ones(2, requires_grad=True) * 2
+    assert y.detach_() is y and not y.requires_grad and y.grad_fn is None
 
 
 def test_detach_shares_memory_and_leaves_the_graph():

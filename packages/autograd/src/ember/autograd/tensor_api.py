@@ -69,15 +69,27 @@ def _set_grad(self: Tensor, value) -> None:
         if not isinstance(value, Tensor):
             raise TypeError(f"assigned grad expected to be a Tensor or None but got grad of type "
                             f"{type(value).__name__}")
-        if value._shape != self._shape:
-            raise RuntimeError(f"assigned grad has data of a different size; got {describe(value)} for "
-                               f"{describe(self)}")
-        if value._dtype is not self._dtype:
-            raise RuntimeError(f"assigned grad has data of a different type; got {describe(value)} for "
-                               f"{describe(self)}")
+        from ember.core.dtypes import TORCH_NAMES
+        from ember.core.ops.linalg import _c_name
+
+        if value._dtype is not self._dtype:  # PyTorch's order: dtype, device, size
+            raise RuntimeError(f"attempting to assign a gradient with dtype '{_c_name(value)}' to a tensor with "
+                               f"grad_dtype '{TORCH_NAMES[self._dtype.name]}'. The gradient must match the tensor's "
+                               "grad_dtype (defaults to the tensor's dtype). You can set the tensor's grad_dtype "
+                               "attribute with a specific dtype, or None to allow any dtype. Set grad_dtype with "
+                               "caution. Diverging the dtypes of a tensor and its gradient may break downstream "
+                               "systems that assume they match.")
+        if value.device.type != self.device.type:
+            raise RuntimeError(f"attempting to assign a gradient with device type '{value.device.type}' to a tensor "
+                               f"with device type '{self.device.type}'. Please ensure that the gradient and the tensor "
+                               "are on the same device")
         if value.device != self.device:
             raise RuntimeError(f"assigned grad has data located on a different device; got {describe(value)} for "
                                f"{describe(self)}")
+        if value._shape != self._shape:
+            raise RuntimeError(f"attempting to assign a gradient of size '{list(value._shape)}' to a tensor of size "
+                               f"'{list(self._shape)}'. Please ensure that the gradient and the tensor are the same "
+                               "size")
     self._grad = value
 
 
@@ -154,8 +166,12 @@ def detach(self: Tensor) -> Tensor:
 def detach_(self: Tensor) -> Tensor:
     """Take this tensor out of the graph in place (it becomes a leaf that does not require grad)."""
     m = self._ag
-    if m is not None and m.base is not None and m.base._requires_grad:
-        raise RuntimeError("Can't detach views in-place. Use detach() instead.")
+    if m is not None and m.base is not None:  # any view, as PyTorch (its base need not require grad)
+        raise RuntimeError("Can't detach views in-place. Use detach() instead. If you are using "
+                           "DistributedDataParallel (DDP) for training, and gradient_as_bucket_view is set as True, "
+                           "gradients are views of DDP buckets, and hence detach_() cannot be called on these "
+                           "gradients. To fix this error, please refer to the Optimizer.zero_grad() function in "
+                           "torch/optim/optimizer.py as the solution.")
     self._grad_fn = None
     self._requires_grad = False
     if m is not None:
