@@ -246,6 +246,9 @@ def test_grad_setter_validates():
         x.grad = E.empty(1, device="meta")
     with pytest.raises(RuntimeError, match="with dtype 'long int' to a tensor with grad_dtype 'Float'"):
         x.grad = E.tensor([1, 2])
+    with pytest.raises(TypeError, match="^assigned grad expected to be a Tensor or None but got grad of type "
+                                        "numpy.ndarray$"):
+        x.grad = np.ones(2)
 
 
 def test_detach_inplace_refuses_every_view():

@@ -67,8 +67,9 @@ def _get_grad(self: Tensor):
 def _set_grad(self: Tensor, value) -> None:
     if value is not None:
         if not isinstance(value, Tensor):
-            raise TypeError(f"assigned grad expected to be a Tensor or None but got grad of type "
-                            f"{type(value).__name__}")
+            cls = type(value)  # numpy's C types print their module, as Python's tp_name does
+            name = f"numpy.{cls.__name__}" if cls.__module__ == "numpy" else cls.__name__
+            raise TypeError(f"assigned grad expected to be a Tensor or None but got grad of type {name}")
         from ember.core.dtypes import TORCH_NAMES
         from ember.core.ops.linalg import _c_name
 
