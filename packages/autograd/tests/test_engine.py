@@ -587,3 +587,19 @@ def test_modified_saved_view_names_asstrided_as_pytorch():
     with pytest.raises(RuntimeError, match=r"modified by an inplace operation: \[\w+\.FloatTensor \[2\]\], which is "
                                            r"output 0 of AsStrided, is at version 1; expected version 0 instead"):
         d.sum().backward()
+
+
+def test_reflected_operators_graph_as_pytorch():
+    """`2 * x` and `1 + x` are PyTorch's `x.mul(2)` / `x.add(1)` (the number's (None, 0) edge last); `2 / x` is
+    `x.reciprocal() * 2`."""
+    x = E.ones(2, requires_grad=True)
+
+    def names(t):
+        return t.grad_fn.name(), [None if n is None else n.name() for n, _ in t.grad_fn.next_functions]
+
+    acc = "torch::autograd::AccumulateGrad"
+    assert names(2 * x) == ("MulBackward0", [acc, None])
+    assert names(1 + x) == ("AddBackward0", [acc, None])
+    assert names(2 / x) == ("MulBackward0", ["ReciprocalBackward0", None])
+    (2 / x).sum().backward()
+    assert x.grad.tolist() == [-2.0, -2.0]

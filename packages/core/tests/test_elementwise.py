@@ -393,6 +393,11 @@ def test_non_tensor_operands_raise_pytorchs_type_error():
         E.logcumsumexp(E.tensor([1, 2]), 0)
     with pytest.raises(RuntimeError, match="Subtraction, the `-` operator, with a bool tensor is not supported"):
         E.tensor([True]) - 1
+    for f in (lambda: E.ones(2) - True, lambda: True - E.ones(2), lambda: E.rsub(E.ones(2), True)):
+        with pytest.raises(RuntimeError, match="with a bool tensor is not supported"):  # True wraps into a bool tensor
+            f()
+    with pytest.raises(RuntimeError, match="with two bool tensors is not supported"):
+        True - E.tensor([True])
     assert E.remainder(E.zeros(3, 0, dtype=E.int8), E.zeros(0, dtype=E.int8)).shape == (3, 0)  # nothing divided
 
 
@@ -734,3 +739,13 @@ def test_div_unknown_rounding_mode_raises_runtime_error():
     with pytest.raises(RuntimeError, match="^div expected rounding_mode to be one of None, 'trunc', or 'floor' but "
                                            "found 'bad'$"):
         E.div(E.tensor([7]), E.tensor([2]), rounding_mode="bad")
+
+
+def test_reflected_division_is_a_reciprocal_times_the_number():
+    """PyTorch's `c / x` is `x.reciprocal() * c`: its rounding (and integers promote through reciprocal)."""
+    x = E.tensor([3.0, 7.0, 0.0, -0.0, float("inf"), 49.0])
+    want = np.reciprocal(x.numpy()) * np.float32(3.0)
+    assert np.array_equal((3.0 / x).numpy(), want, equal_nan=True)
+    r = 2 / E.tensor([1, 2, 4])
+    assert r.dtype is E.float32 and r.tolist() == [2.0, 1.0, 0.5]
+    assert (E.tensor([4.0]) / E.tensor([2.0])).tolist() == [2.0]  # a tensor numerator still divides
