@@ -137,6 +137,13 @@ def _get_base(self: Tensor):
     return self._ag.base if self._ag is not None else None
 
 
+def _get_version(self: Tensor) -> int:
+    """`Tensor._version`: the storage's version counter, which PyTorch's inference tensors do not have."""
+    if self._is_inference:
+        raise RuntimeError("Inference tensors do not track version counter.")
+    return self._storage.version
+
+
 def _get_is_view(self: Tensor) -> bool:
     return self._ag is not None and self._ag.base is not None
 
@@ -290,6 +297,7 @@ def install() -> None:
     attach("name", property(_get_name))
     attach("_base", property(_get_base))
     attach("_is_view", _get_is_view)
+    attach("_version", property(_get_version), replace=True)
     attach("retains_grad", property(_get_retains_grad))
     for fn in (requires_grad_, backward, detach, detach_, retain_grad, register_hook,
                register_post_accumulate_grad_hook):
