@@ -749,3 +749,21 @@ def test_reflected_division_is_a_reciprocal_times_the_number():
     r = 2 / E.tensor([1, 2, 4])
     assert r.dtype is E.float32 and r.tolist() == [2.0, 1.0, 0.5]
     assert (E.tensor([4.0]) / E.tensor([2.0])).tolist() == [2.0]  # a tensor numerator still divides
+
+
+def test_float_power_destination_must_be_double():
+    """PyTorch computes float_power in double: a float32 `float_power_` or `out=` is refused (ember resized and
+    cast), a double one still may not grow."""
+    x = E.ones(3)
+    with pytest.raises(RuntimeError, match="^the base given to float_power_ has dtype Float but the operation's result "
+                                           "requires dtype Double$"):
+        x.float_power_(2)
+    with pytest.raises(RuntimeError, match="^the output given to float_power has dtype Float but the operation's "
+                                           "result requires dtype Double$"):
+        E.float_power(E.ones(3), 2, out=E.ones(3))
+    with pytest.raises(RuntimeError, match="requires dtype ComplexDouble$"):
+        E.ones(3, dtype=E.complex64).float_power_(2)
+    d = E.full((3,), 2.0, dtype=E.float64)
+    with pytest.raises(RuntimeError, match=r"^output with shape \[3\] doesn't match the broadcast shape \[2, 3\]$"):
+        d.float_power_(E.ones(2, 3))
+    assert d.float_power_(3).tolist() == [8.0] * 3

@@ -213,6 +213,14 @@ def round(input, *, decimals: int = 0, out=None) -> Tensor:  # noqa: A001
 
 @method
 def float_power(input, exponent, *, out=None) -> Tensor:
+    if out is not None:  # PyTorch's check: the destination must already be double (complex double)
+        cplx = any(isinstance(v, complex) or isinstance(v, Tensor) and v._dtype.is_complex for v in (input, exponent))
+        want = dtypes.complex128 if cplx else dtypes.float64
+        if out._dtype is not want:
+            what = "base given to float_power_" if out is input else "output given to float_power"
+            raise RuntimeError(f"the {what} has dtype {dtypes.TORCH_NAMES[out._dtype.name]} but the operation's "
+                               f"result requires dtype {dtypes.TORCH_NAMES[want.name]}")
+        ew._check_read_write_out(out, (input, exponent))
     return ew.pow(_as_float64(input), _as_float64(exponent), out=out)
 
 
