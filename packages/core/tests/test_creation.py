@@ -122,6 +122,9 @@ def test_from_numpy_errors():
         with pytest.raises(ValueError, match=r"^At least one stride in the given numpy array is negative, .*\) $"):
             make(np.arange(6.0).reshape(2, 3)[:, ::-1])
     assert E.tensor([np.arange(2.0)[::-1].copy(), np.ones(2)]).dtype is E.float64  # an array leaf's dtype
+    with pytest.raises(TypeError, match="^len\\(\\) of unsized object$"):  # a 0-d array read as a sequence
+        E.tensor([np.array(1.0), 2])
+    assert E.tensor([2, np.array(1.0)]).dtype is E.float64  # not first: read as a number
     with pytest.raises(TypeError, match="expected np.ndarray"):
         E.from_numpy([1, 2])
     ro = np.zeros(2)

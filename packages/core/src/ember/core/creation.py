@@ -92,6 +92,9 @@ def _infer_np(data, dtype):
             raise _numpy_type_error(a)
     else:
         if isinstance(data, list | tuple) and not _leaf_types(data) <= _PY_NUMBERS:
+            first = _first_leaf(data)
+            if isinstance(first, np.ndarray) and first.ndim == 0:  # PyTorch reads the first one as a sequence
+                raise TypeError("len() of unsized object")
             found: list = []
             data = _scalar_leaves(data, found, dtype)
             if dtype is None and any(d for d, _ in found):  # tensors or numpy scalars: PyTorch promotes every leaf
