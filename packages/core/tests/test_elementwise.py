@@ -237,7 +237,8 @@ def test_inplace_broadcast_rules():
 
 @pytest.mark.parametrize("grow", [
     lambda x, t: x.add_(t), lambda x, t: E.mul(x, t, out=x), lambda x, t: x.clamp_(t), lambda x, t: x.clamp_(max=t),
-    lambda x, t: E.clamp(x, None, t, out=x), lambda x, t: x.lerp_(t, 0.5), lambda x, t: x.lerp_(t, t)])
+    lambda x, t: E.clamp(x, None, t, out=x), lambda x, t: x.lerp_(t, 0.5), lambda x, t: x.lerp_(t, t),
+    lambda x, t: x.ldexp_(t.long()), lambda x, t: x.heaviside_(t), lambda x, t: x.nextafter_(t)])
 def test_inplace_refuses_to_grow(grow):
     """PyTorch's TensorIterator refuses to resize an output that is also an operand (no op-name prefix)."""
     x = E.ones(3)
@@ -767,3 +768,18 @@ def test_float_power_destination_must_be_double():
     with pytest.raises(RuntimeError, match=r"^output with shape \[3\] doesn't match the broadcast shape \[2, 3\]$"):
         d.float_power_(E.ones(2, 3))
     assert d.float_power_(3).tolist() == [8.0] * 3
+
+
+@pytest.mark.parametrize("op", ["gcd_", "lcm_", "bitwise_left_shift_", "bitwise_right_shift_", "bitwise_and_"])
+def test_integer_inplace_refuses_to_grow(op):
+    x = E.ones(3, dtype=E.int64)
+    with pytest.raises(RuntimeError, match=r"^output with shape \[3\] doesn't match the broadcast shape \[2, 3\]$"):
+        getattr(x, op)(E.ones(2, 3, dtype=E.int64))
+    assert x.shape == (3,)
+
+
+def test_inplace_shape_error_comes_before_the_dtype_refusal():
+    with pytest.raises(RuntimeError, match=r"^output with shape \[3\] doesn't match the broadcast shape \[2, 3\]$"):
+        E.ones(3).bitwise_and_(E.ones(2, 3))
+    with pytest.raises(RuntimeError, match=r"^The size of tensor a \(3\) must match the size of tensor b \(2\)"):
+        E.ones(3).bitwise_and_(E.ones(2))

@@ -764,6 +764,11 @@ def _make_binary(row: Row):
             x, y = _as_operand(x, dt), _as_operand(y, dt)  # comparisons too: uint8 > -3 is uint8 > 253
             u = a if isinstance(a, Tensor) else (b if name != "pow" else _ROW_MAJOR)
             v = b if isinstance(b, Tensor) else u
+        if out is not None and (out is a or out is b) and (refused or divides or refuses_complex):
+            try:  # PyTorch's shape checks come before its kernel's dtype refusals
+                _check_read_write_out(out, (a, b), strict=True)
+            except ValueError:
+                raise shape_error(name, a, b) from None
         if refuses_complex and dt.is_complex:
             refuse_complex(name, dt)
         if refused and dt in refused:
@@ -915,12 +920,18 @@ def _where_cpu(condition, input, other, *, out=None):
     return write_out(out, r, "where", layout_of(operands)) if out is not None else laid_out(wrap(r, True), r, operands)
 
 
-def _check_read_write_out(out, operands) -> None:
+def _check_read_write_out(out, operands, strict: bool = False) -> None:
     """PyTorch's refusal to resize an `out` that is also an operand (`x.clamp_(t)`, `x.lerp_(t, w)`): an in-place
-    result keeps its shape, so the operands must broadcast to it."""
+    result keeps its shape, so the operands must broadcast to it (operands that do not broadcast at all are left
+    to the op's own error, or raise numpy's ValueError when `strict`)."""
     if not isinstance(out, Tensor) or not any(out is t for t in operands):
         return
-    full = np.broadcast_shapes(*(t._shape for t in operands if isinstance(t, Tensor)))
+    try:
+        full = np.broadcast_shapes(*(t._shape for t in operands if isinstance(t, Tensor)))
+    except ValueError:
+        if strict:
+            raise
+        return
     if tuple(full) != out._shape:
         raise RuntimeError(f"output with shape {list(out._shape)} doesn't match the broadcast shape {list(full)}")
 
