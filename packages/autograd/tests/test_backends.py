@@ -30,3 +30,12 @@ def test_sdp_backend_switches_default_on_and_sdp_kernel_sets_and_restores_them()
     cuda.enable_flash_sdp(False)
     assert not cuda.flash_sdp_enabled()
     cuda.enable_flash_sdp(True)
+
+
+def test_flag_defaults_are_pytorchs():
+    """The class defaults (tests elsewhere set the instances): cudnn.deterministic False, cudnn.allow_tf32 True,
+    the reduced-precision matmul reductions allowed, matmul TF32 off."""
+    cudnn, matmul = type(ea.backends.cudnn), type(ea.backends.cuda.matmul)
+    assert (cudnn.enabled, cudnn.benchmark, cudnn.deterministic, cudnn.allow_tf32) == (True, False, False, True)
+    assert (matmul.allow_tf32, matmul.allow_fp16_reduced_precision_reduction,
+            matmul.allow_bf16_reduced_precision_reduction) == (False, True, True)

@@ -234,10 +234,32 @@ def test_grad_setter_validates():
     x = E.tensor([1.0, 2.0], requires_grad=True)
     x.grad = E.tensor([0.5, 0.5])
     x.grad = None
-    with pytest.raises(RuntimeError, match="assigned grad has data of a different size"):
+    with pytest.raises(RuntimeError) as e:  # PyTorch's words
         x.grad = E.tensor([1.0])
-    with pytest.raises(RuntimeError, match="assigned grad has data of a different type"):
-        x.grad = E.tensor([1.0, 2.0], dtype=E.float64)
+    assert str(e.value) == ("attempting to assign a gradient of size '[1]' to a tensor of size '[2]'. Please ensure "
+                            "that the gradient and the tensor are the same size")
+    with pytest.raises(RuntimeError, match="^attempting to assign a gradient with dtype 'double' to a tensor with "
+                                           "grad_dtype 'Float'. The gradient must match"):
+        x.grad = E.tensor([1.0], dtype=E.float64)  # the dtype is checked before the size
+    with pytest.raises(RuntimeError, match="^attempting to assign a gradient with device type 'meta' to a tensor "
+                                           "with device type 'cpu'"):
+        x.grad = E.empty(1, device="meta")
+    with pytest.raises(RuntimeError, match="with dtype 'long int' to a tensor with grad_dtype 'Float'"):
+        x.grad = E.tensor([1, 2])
+    with pytest.raises(TypeError, match="^assigned grad expected to be a Tensor or None but got grad of type "
+                                        "numpy.ndarray$"):
+        x.grad = np.ones(2)
+
+
+def test_detach_inplace_refuses_every_view():
+    """PyTorch refuses `detach_()` on any view, also of a base that does not require grad."""
+    base = E.ones(2, 2)
+    for v in (base[0], E.ones(2, 2, requires_grad=True)[0]):
+        with pytest.raises(RuntimeError, match=r"^Can't detach views in-place. Use detach\(\) instead. If you are "
+                                               "using DistributedDataParallel"):
+            v.detach_()
+    y = E.ones(2, requires_grad=True) * 2
+    assert y.detach_() is y and not y.requires_grad and y.grad_fn is None
 
 
 def test_detach_shares_memory_and_leaves_the_graph():
@@ -565,3 +587,19 @@ def test_modified_saved_view_names_asstrided_as_pytorch():
     with pytest.raises(RuntimeError, match=r"modified by an inplace operation: \[\w+\.FloatTensor \[2\]\], which is "
                                            r"output 0 of AsStrided, is at version 1; expected version 0 instead"):
         d.sum().backward()
+
+
+def test_reflected_operators_graph_as_pytorch():
+    """`2 * x` and `1 + x` are PyTorch's `x.mul(2)` / `x.add(1)` (the number's (None, 0) edge last); `2 / x` is
+    `x.reciprocal() * 2`."""
+    x = E.ones(2, requires_grad=True)
+
+    def names(t):
+        return t.grad_fn.name(), [None if n is None else n.name() for n, _ in t.grad_fn.next_functions]
+
+    acc = "torch::autograd::AccumulateGrad"
+    assert names(2 * x) == ("MulBackward0", [acc, None])
+    assert names(1 + x) == ("AddBackward0", [acc, None])
+    assert names(2 / x) == ("MulBackward0", ["ReciprocalBackward0", None])
+    (2 / x).sum().backward()
+    assert x.grad.tolist() == [-2.0, -2.0]

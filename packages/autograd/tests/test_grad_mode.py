@@ -180,3 +180,20 @@ def test_inference_mode_matches_pytorch():
         return out
 
     assert run(E) == run(torch)
+
+
+def test_set_grad_enabled_takes_a_bool_only():
+    """PyTorch's argument parser: 1, None or a bool tensor are refused with its TypeError; the mode is unchanged."""
+    for v, name in ((1, "int"), (None, "NoneType"), ("x", "str"), (np.bool_(True), "numpy.bool")):
+        with pytest.raises(TypeError, match=f"^set_grad_enabled\\(\\): argument 'enabled' \\(position 1\\) must be "
+                                            f"bool, not {name}$"):
+            E.set_grad_enabled(v)
+        assert E.is_grad_enabled()
+
+
+def test_inference_tensors_have_no_version_counter():
+    with E.inference_mode():
+        t = E.ones(2)
+        with pytest.raises(RuntimeError, match="^Inference tensors do not track version counter.$"):
+            t._version
+    assert E.ones(2)._version == 0

@@ -70,7 +70,7 @@ def test_unsigned_and_float8_round_trip(tmp_path):
     out = st.load_file(str(tmp_path / "x.safetensors"))
     for k, v in xs.items():
         assert out[k].dtype is v.dtype
-        assert out[k].numpy().tobytes() == v.numpy().tobytes()
+        assert out[k].view(E.uint8).numpy().tobytes() == v.view(E.uint8).numpy().tobytes()  # numpy has no float8
     from ember.core.ops import restricted_dtypes
 
     restricted_dtypes.uninstall()

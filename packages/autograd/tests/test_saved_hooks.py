@@ -129,3 +129,31 @@ def test_hook_call_counts_match_pytorch():
         return n
 
     assert count(ea) == count(torch)
+
+
+def test_raw_saved_tensor_register_hooks():
+    """`grad_fn._raw_saved_<name>.register_hooks(pack, unpack)`: packed at once, unpacked on backward; refused a
+    second time and after the graph is freed, with PyTorch's messages."""
+    b = ea.ones(3, requires_grad=True)
+    s = b.sin()
+    raw = s.grad_fn._raw_saved_self
+    assert type(raw).__name__ == "SavedTensor"
+    calls = []
+    raw.register_hooks(lambda t: calls.append("pack") or t, lambda t: calls.append("unpack") or t * 2)
+    assert calls == ["pack"]
+    with pytest.raises(RuntimeError, match="^Calling register_hooks on a saved tensor whose hooks have already been "
+                                           "set. Hint: only one pair of hooks is allowed at a time.$"):
+        raw.register_hooks(lambda t: t, lambda t: t)
+    s.sum().backward()
+    assert calls == ["pack", "unpack"]
+    np.testing.assert_allclose(b.grad.numpy(), np.full(3, math.cos(2.0), np.float32), rtol=1e-6)  # cos(2 * b)
+    with pytest.raises(RuntimeError, match="^Calling register_hooks on a saved tensor after it has been freed"):
+        s.grad_fn._raw_saved_self.register_hooks(lambda t: t, lambda t: t)
+    with pytest.raises(AttributeError, match="_raw_saved_foo"):
+        b.exp().grad_fn._raw_saved_foo
+
+
+def test_grad_refuses_empty_inputs():
+    x = ea.ones(2, requires_grad=True)
+    with pytest.raises(RuntimeError, match=r"^`inputs` argument to `grad\(\)` cannot be empty.$"):
+        ea.grad(x.sum(), [])

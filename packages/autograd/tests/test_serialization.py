@@ -332,3 +332,14 @@ def test_safe_globals_allow_named_classes_in_a_weights_only_load():
     finally:
         serialization.clear_safe_globals()
     assert serialization.get_safe_globals() == []
+
+
+def test_save_and_load_refuse_what_is_neither_path_nor_file():
+    """PyTorch's errors for `f` that is no path and no file object (AttributeErrors, as its buffer checks raise)."""
+    for f in (5, None, object()):
+        with pytest.raises(AttributeError, match="^expected 'f' to be string, path, or a file-like object with a "
+                                                 "'write' attribute$"):
+            E.save(E.ones(1), f)
+        with pytest.raises(AttributeError, match=f"^'{type(f).__name__}' object has no attribute 'seek'. You can only "
+                                                 "torch.load from a file that is seekable."):
+            E.load(f)

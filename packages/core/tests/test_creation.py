@@ -116,8 +116,20 @@ def test_from_numpy_errors(monkeypatch):
     monkeypatch.setattr(_util, "_warned_once", set())
     with pytest.raises(ValueError, match="negative"):
         E.from_numpy(np.arange(3)[::-1])
-    with pytest.raises(TypeError, match="can't convert np.ndarray of type <U1"):
+    with pytest.raises(TypeError) as e:
         E.from_numpy(np.array(["a"]))
+    assert str(e.value) == ("can't convert np.ndarray of type numpy.str_. The only supported types are: float64, "
+                            "float32, float16, complex64, complex128, int64, int32, int16, int8, uint64, uint32, "
+                            "uint16, uint8, and bool.")
+    for make in (E.tensor, E.as_tensor):  # PyTorch's words through every constructor taking the array itself
+        with pytest.raises(TypeError, match="^can't convert np.ndarray of type numpy.object_. The only supported"):
+            make(np.array([{}]))
+        with pytest.raises(ValueError, match=r"^At least one stride in the given numpy array is negative, .*\) $"):
+            make(np.arange(6.0).reshape(2, 3)[:, ::-1])
+    assert E.tensor([np.arange(2.0)[::-1].copy(), np.ones(2)]).dtype is E.float64  # an array leaf's dtype
+    with pytest.raises(TypeError, match="^len\\(\\) of unsized object$"):  # a 0-d array read as a sequence
+        E.tensor([np.array(1.0), 2])
+    assert E.tensor([2, np.array(1.0)]).dtype is E.float64  # not first: read as a number
     with pytest.raises(TypeError, match="expected np.ndarray"):
         E.from_numpy([1, 2])
     ro = np.zeros(2)

@@ -235,6 +235,21 @@ def test_inplace_broadcast_rules():
         E.zeros(3).add_(E.zeros(2, 3))         # would need to grow the destination
 
 
+@pytest.mark.parametrize("grow", [
+    lambda x, t: x.add_(t), lambda x, t: E.mul(x, t, out=x), lambda x, t: x.clamp_(t), lambda x, t: x.clamp_(max=t),
+    lambda x, t: E.clamp(x, None, t, out=x), lambda x, t: x.lerp_(t, 0.5), lambda x, t: x.lerp_(t, t),
+    lambda x, t: x.ldexp_(t.long()), lambda x, t: x.heaviside_(t), lambda x, t: x.nextafter_(t)])
+def test_inplace_refuses_to_grow(grow):
+    """PyTorch's TensorIterator refuses to resize an output that is also an operand (no op-name prefix)."""
+    x = E.ones(3)
+    with pytest.raises(RuntimeError) as e:
+        grow(x, E.zeros(2, 3))
+    assert str(e.value) == "output with shape [3] doesn't match the broadcast shape [2, 3]"
+    assert x.shape == (3,) and x.tolist() == [1.0] * 3
+    grow(x, E.zeros(3))  # a same-shaped operand still works in place
+    assert x.shape == (3,)
+
+
 def test_binary_out_argument():
     a, b = E.ones(2, 3), E.full((3,), 2.0)
     out = E.empty(2, 3)
@@ -379,6 +394,11 @@ def test_non_tensor_operands_raise_pytorchs_type_error():
         E.logcumsumexp(E.tensor([1, 2]), 0)
     with pytest.raises(RuntimeError, match="Subtraction, the `-` operator, with a bool tensor is not supported"):
         E.tensor([True]) - 1
+    for f in (lambda: E.ones(2) - True, lambda: True - E.ones(2), lambda: E.rsub(E.ones(2), True)):
+        with pytest.raises(RuntimeError, match="with a bool tensor is not supported"):  # True wraps into a bool tensor
+            f()
+    with pytest.raises(RuntimeError, match="with two bool tensors is not supported"):
+        True - E.tensor([True])
     assert E.remainder(E.zeros(3, 0, dtype=E.int8), E.zeros(0, dtype=E.int8)).shape == (3, 0)  # nothing divided
 
 
@@ -720,3 +740,46 @@ def test_div_unknown_rounding_mode_raises_runtime_error():
     with pytest.raises(RuntimeError, match="^div expected rounding_mode to be one of None, 'trunc', or 'floor' but "
                                            "found 'bad'$"):
         E.div(E.tensor([7]), E.tensor([2]), rounding_mode="bad")
+
+
+def test_reflected_division_is_a_reciprocal_times_the_number():
+    """PyTorch's `c / x` is `x.reciprocal() * c`: its rounding (and integers promote through reciprocal)."""
+    x = E.tensor([3.0, 7.0, 0.0, -0.0, float("inf"), 49.0])
+    want = np.reciprocal(x.numpy()) * np.float32(3.0)
+    assert np.array_equal((3.0 / x).numpy(), want, equal_nan=True)
+    r = 2 / E.tensor([1, 2, 4])
+    assert r.dtype is E.float32 and r.tolist() == [2.0, 1.0, 0.5]
+    assert (E.tensor([4.0]) / E.tensor([2.0])).tolist() == [2.0]  # a tensor numerator still divides
+
+
+def test_float_power_destination_must_be_double():
+    """PyTorch computes float_power in double: a float32 `float_power_` or `out=` is refused (ember resized and
+    cast), a double one still may not grow."""
+    x = E.ones(3)
+    with pytest.raises(RuntimeError, match="^the base given to float_power_ has dtype Float but the operation's result "
+                                           "requires dtype Double$"):
+        x.float_power_(2)
+    with pytest.raises(RuntimeError, match="^the output given to float_power has dtype Float but the operation's "
+                                           "result requires dtype Double$"):
+        E.float_power(E.ones(3), 2, out=E.ones(3))
+    with pytest.raises(RuntimeError, match="requires dtype ComplexDouble$"):
+        E.ones(3, dtype=E.complex64).float_power_(2)
+    d = E.full((3,), 2.0, dtype=E.float64)
+    with pytest.raises(RuntimeError, match=r"^output with shape \[3\] doesn't match the broadcast shape \[2, 3\]$"):
+        d.float_power_(E.ones(2, 3))
+    assert d.float_power_(3).tolist() == [8.0] * 3
+
+
+@pytest.mark.parametrize("op", ["gcd_", "lcm_", "bitwise_left_shift_", "bitwise_right_shift_", "bitwise_and_"])
+def test_integer_inplace_refuses_to_grow(op):
+    x = E.ones(3, dtype=E.int64)
+    with pytest.raises(RuntimeError, match=r"^output with shape \[3\] doesn't match the broadcast shape \[2, 3\]$"):
+        getattr(x, op)(E.ones(2, 3, dtype=E.int64))
+    assert x.shape == (3,)
+
+
+def test_inplace_shape_error_comes_before_the_dtype_refusal():
+    with pytest.raises(RuntimeError, match=r"^output with shape \[3\] doesn't match the broadcast shape \[2, 3\]$"):
+        E.ones(3).bitwise_and_(E.ones(2, 3))
+    with pytest.raises(RuntimeError, match=r"^The size of tensor a \(3\) must match the size of tensor b \(2\)"):
+        E.ones(3).bitwise_and_(E.ones(2))

@@ -118,12 +118,14 @@ def test_conv_wrong_channels_names_expected_and_got():
         nn.Conv2d(4, 8, 3)(torch.zeros(2, 3, 8, 8))
     with pytest.raises(RuntimeError, match="to have 2 channels, but got 5 channels"):
         nn.Conv1d(2, 4, 3)(torch.zeros(1, 5, 10))
-    # an unbatched input is named as the batch of one the kernel sees, as PyTorch's
-    with pytest.raises(RuntimeError, match=r"expected input\[1, 2, 8, 8\] to have 3 channels, but got 2 channels"):
-        nn.Conv2d(3, 4, 3)(torch.zeros(2, 8, 8))
-    with pytest.raises(RuntimeError,
-                       match=r"^Given transposed=1, weight of size \[3, 4, 3\], expected input\[1, 2, 8\] "):
-        nn.ConvTranspose1d(3, 4, 3)(torch.zeros(2, 8))
+    # PyTorch names the input its kernel sees: an unbatched one batched, a padding mode's padded
+    with pytest.raises(RuntimeError, match=r"weight of size \[6, 1, 5, 5\], expected input\[1, 2, 32, 32\] to have 1 "):
+        nn.Conv2d(1, 6, 5)(torch.zeros(2, 32, 32))
+    with pytest.raises(RuntimeError, match=r"expected input\[1, 2, 10, 10\] to have 1 channels"):
+        nn.Conv2d(1, 2, 3, padding=1, padding_mode="reflect")(torch.zeros(2, 8, 8))
+    with pytest.raises(RuntimeError, match=r"^Given transposed=1, weight of size \[1, 2, 3, 3\], expected "
+                                           r"input\[1, 2, 8, 8\]"):
+        nn.ConvTranspose2d(1, 2, 3)(torch.zeros(2, 8, 8))
     with pytest.raises(RuntimeError, match=r"^Expected 3D \(unbatched\) or 4D \(batched\) input to conv2d, but got "
                                            r"input of size: \[8, 8\]$"):
         nn.Conv2d(1, 1, 3)(torch.zeros(8, 8))

@@ -554,3 +554,22 @@ def test_module_to_a_complex_dtype_converts_floating_tensors_and_warns_as_pytorc
     with pytest.raises(TypeError, match="^nn.Module.to only accepts floating point or complex dtypes, but got desired "
                                         "dtype=.*int32$"):
         m.to(torch.int32)
+
+
+def test_load_state_dict_assign_marks_the_state_dicts_metadata():
+    """PyTorch writes `assign_to_params_buffers` into the state dict's own `_metadata`: a later plain load of the
+    same dict assigns too (a meta-device module then takes the tensors, without the no-op warning)."""
+    import warnings
+
+    sd = nn.Linear(3, 2).state_dict()
+    nn.Linear(3, 2, device="meta").load_state_dict(sd, assign=True)
+    assert sd._metadata[""]["assign_to_params_buffers"] is True
+    m = nn.Linear(3, 2, device="meta")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        m.load_state_dict(sd)
+    assert not m.weight.is_meta and m.weight.device.type == "cpu"
+    fresh = nn.Linear(3, 2, device="meta")
+    with pytest.warns(UserWarning, match="copying from a non-meta parameter"):
+        fresh.load_state_dict(nn.Linear(3, 2).state_dict())
+    assert fresh.weight.is_meta

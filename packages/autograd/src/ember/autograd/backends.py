@@ -17,8 +17,8 @@ class _Cudnn:
 
     enabled = True
     benchmark = False
-    deterministic = True  # ember's CPU kernels are deterministic
-    allow_tf32 = False
+    deterministic = False  # PyTorch's defaults (ember's kernels are deterministic whatever they say)
+    allow_tf32 = True
 
     @staticmethod
     def is_available() -> bool:
@@ -31,8 +31,8 @@ class _Cudnn:
 
 class _Matmul:
     allow_tf32 = False
-    allow_fp16_reduced_precision_reduction = False
-    allow_bf16_reduced_precision_reduction = False
+    allow_fp16_reduced_precision_reduction = True  # PyTorch's defaults
+    allow_bf16_reduced_precision_reduction = True
 
 
 class _Cuda:

@@ -464,6 +464,8 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph: bool | None = None, c
     if retain_graph is None:
         retain_graph = create_graph
     edges = _root_edges(outs)
+    if not ins:
+        raise RuntimeError("`inputs` argument to `grad()` cannot be empty.")
     cap = []
     for x in ins:
         if isinstance(x, GradientEdge):  # differentiate w.r.t. an edge of the graph, as PyTorch's

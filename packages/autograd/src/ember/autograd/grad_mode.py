@@ -161,8 +161,12 @@ class set_grad_enabled(_DecoratorContextManager):
     """Set grad mode to `mode` now (a plain call) or for a `with` block / decorated function."""
 
     def __init__(self, mode: bool) -> None:
+        if mode.__class__ is not bool:  # PyTorch's argument parser takes a bool only (not 1, None or a tensor)
+            cls = type(mode)
+            name = f"numpy.{cls.__name__}" if cls.__module__ == "numpy" else cls.__name__
+            raise TypeError(f"set_grad_enabled(): argument 'enabled' (position 1) must be bool, not {name}")
         self._prev = _state.enabled
-        self.mode = bool(mode)
+        self.mode = mode
         _state.enabled = self.mode
 
     def __call__(self, func: Callable) -> Callable:

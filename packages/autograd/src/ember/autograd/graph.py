@@ -524,6 +524,22 @@ class SavedTensor:
             meta(t).output_nr = nr
         return t
 
+    def register_hooks(self, pack_hook: Callable, unpack_hook: Callable) -> None:
+        """PyTorch's `_raw_saved_<name>.register_hooks`: pack the saved tensor now, unpack it on use."""
+        if self.tensor is None:
+            raise RuntimeError("Calling register_hooks on a saved tensor after it has been freed. Saved intermediate "
+                               "values of the graph are freed when you call .backward() or autograd.grad(). Specify "
+                               "retain_graph=True if you need to backward through the graph a second time or if you "
+                               "need to access saved variables after calling backward.")
+        if self.unpack_hook is not None:
+            raise RuntimeError("Calling register_hooks on a saved tensor whose hooks have already been set. Hint: only "
+                               "one pair of hooks is allowed at a time.")
+        t = self.tensor
+        if not self.is_output and self.producer is None and t._requires_grad:
+            self.leaf = weakref.ref(t)
+        self.unpack_hook = unpack_hook
+        self.tensor = _Packed(pack_hook(t))
+
     def release(self) -> None:
         self.tensor = None
 

@@ -316,6 +316,8 @@ def save(obj: Any, f, pickle_module: Any = None, pickle_protocol: int = 2,
         >>> load(buf)["w"]
         tensor([1., 2.])
     """
+    if not hasattr(f, "write") and not isinstance(f, str | bytes | os.PathLike):
+        raise AttributeError("expected 'f' to be string, path, or a file-like object with a 'write' attribute")
     storages = torch_checkpoint.can_write(obj)
     if storages is not None:
         chunks = [torch_checkpoint.write_torch_zip(obj, storages, torch_checkpoint.archive_name_for(f))]
@@ -330,6 +332,10 @@ def save(obj: Any, f, pickle_module: Any = None, pickle_protocol: int = 2,
 def _read_all(f) -> tuple[bytes, str]:
     if hasattr(f, "read"):
         return f.read(), getattr(f, "name", "<file object>")
+    if not isinstance(f, str | bytes | os.PathLike):  # PyTorch takes it for a buffer and seeks it
+        raise AttributeError(f"'{type(f).__name__}' object has no attribute 'seek'. You can only torch.load from a "
+                             "file that is seekable. Please pre-load the data into a buffer like io.BytesIO and try to "
+                             "load from it instead.")
     path = os.fspath(f)
     with open(path, "rb") as fh:
         return fh.read(), path

@@ -67,17 +67,30 @@ def _get_grad(self: Tensor):
 def _set_grad(self: Tensor, value) -> None:
     if value is not None:
         if not isinstance(value, Tensor):
-            raise TypeError(f"assigned grad expected to be a Tensor or None but got grad of type "
-                            f"{type(value).__name__}")
-        if value._shape != self._shape:
-            raise RuntimeError(f"assigned grad has data of a different size; got {describe(value)} for "
-                               f"{describe(self)}")
-        if value._dtype is not self._dtype:
-            raise RuntimeError(f"assigned grad has data of a different type; got {describe(value)} for "
-                               f"{describe(self)}")
+            cls = type(value)  # numpy's C types print their module, as Python's tp_name does
+            name = f"numpy.{cls.__name__}" if cls.__module__ == "numpy" else cls.__name__
+            raise TypeError(f"assigned grad expected to be a Tensor or None but got grad of type {name}")
+        from ember.core.dtypes import TORCH_NAMES
+        from ember.core.ops.linalg import _c_name
+
+        if value._dtype is not self._dtype:  # PyTorch's order: dtype, device, size
+            raise RuntimeError(f"attempting to assign a gradient with dtype '{_c_name(value)}' to a tensor with "
+                               f"grad_dtype '{TORCH_NAMES[self._dtype.name]}'. The gradient must match the tensor's "
+                               "grad_dtype (defaults to the tensor's dtype). You can set the tensor's grad_dtype "
+                               "attribute with a specific dtype, or None to allow any dtype. Set grad_dtype with "
+                               "caution. Diverging the dtypes of a tensor and its gradient may break downstream "
+                               "systems that assume they match.")
+        if value.device.type != self.device.type:
+            raise RuntimeError(f"attempting to assign a gradient with device type '{value.device.type}' to a tensor "
+                               f"with device type '{self.device.type}'. Please ensure that the gradient and the tensor "
+                               "are on the same device")
         if value.device != self.device:
             raise RuntimeError(f"assigned grad has data located on a different device; got {describe(value)} for "
                                f"{describe(self)}")
+        if value._shape != self._shape:
+            raise RuntimeError(f"attempting to assign a gradient of size '{list(value._shape)}' to a tensor of size "
+                               f"'{list(self._shape)}'. Please ensure that the gradient and the tensor are the same "
+                               "size")
     self._grad = value
 
 
@@ -124,6 +137,13 @@ def _get_base(self: Tensor):
     return self._ag.base if self._ag is not None else None
 
 
+def _get_version(self: Tensor) -> int:
+    """`Tensor._version`: the storage's version counter, which PyTorch's inference tensors do not have."""
+    if self._is_inference:
+        raise RuntimeError("Inference tensors do not track version counter.")
+    return self._storage.version
+
+
 def _get_is_view(self: Tensor) -> bool:
     return self._ag is not None and self._ag.base is not None
 
@@ -154,8 +174,12 @@ def detach(self: Tensor) -> Tensor:
 def detach_(self: Tensor) -> Tensor:
     """Take this tensor out of the graph in place (it becomes a leaf that does not require grad)."""
     m = self._ag
-    if m is not None and m.base is not None and m.base._requires_grad:
-        raise RuntimeError("Can't detach views in-place. Use detach() instead.")
+    if m is not None and m.base is not None:  # any view, as PyTorch (its base need not require grad)
+        raise RuntimeError("Can't detach views in-place. Use detach() instead. If you are using "
+                           "DistributedDataParallel (DDP) for training, and gradient_as_bucket_view is set as True, "
+                           "gradients are views of DDP buckets, and hence detach_() cannot be called on these "
+                           "gradients. To fix this error, please refer to the Optimizer.zero_grad() function in "
+                           "torch/optim/optimizer.py as the solution.")
     self._grad_fn = None
     self._requires_grad = False
     if m is not None:
@@ -273,6 +297,7 @@ def install() -> None:
     attach("name", property(_get_name))
     attach("_base", property(_get_base))
     attach("_is_view", _get_is_view)
+    attach("_version", property(_get_version), replace=True)
     attach("retains_grad", property(_get_retains_grad))
     for fn in (requires_grad_, backward, detach, detach_, retain_grad, register_hook,
                register_post_accumulate_grad_hook):

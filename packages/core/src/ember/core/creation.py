@@ -89,8 +89,14 @@ def _infer_np(data, dtype):
     from_numpy_data = isinstance(data, np.ndarray | np.generic)  # numpy data keeps its dtype
     if from_numpy_data:
         a = np.asarray(data)
+        _check_strides(a)
+        if isinstance(data, np.ndarray) and dtypes.from_numpy_dtype(a.dtype) is None:
+            raise _numpy_type_error(a)
     else:
         if isinstance(data, list | tuple) and not _leaf_types(data) <= _PY_NUMBERS:
+            first = _first_leaf(data)
+            if isinstance(first, np.ndarray) and first.ndim == 0:  # PyTorch reads the first one as a sequence
+                raise TypeError("len() of unsized object")
             found: list = []
             data = _scalar_leaves(data, found, dtype)
             if dtype is None and any(d for d, _ in found):  # tensors or numpy scalars: PyTorch promotes every leaf
@@ -270,6 +276,9 @@ def _scalar_leaves(data, found: list, dtype):
     if isinstance(data, np.generic) and not isinstance(data, np.str_ | np.bytes_ | np.void):
         found.append((dtypes.from_numpy_dtype(data.dtype), data))
         return data.item()
+    if isinstance(data, np.ndarray) and (dt := dtypes.from_numpy_dtype(data.dtype)) is not None:
+        found.append((dt, data))  # an array leaf gives its dtype, as PyTorch (`tensor([f64_array])` is float64)
+        return data
     found.append((None, data))
     return data
 
@@ -300,7 +309,7 @@ def as_tensor(data, dtype=None, device=None) -> Tensor:
         return data.to(device=device if device is not None else data.device, dtype=dtype or data.dtype)
     if (isinstance(data, np.ndarray) and (dtype is None or data.dtype == dtype.np)
             and dtypes.from_numpy_dtype(data.dtype) is not None):
-        t = from_numpy(data) if all(s >= 0 for s in data.strides) else Tensor._wrap(data.copy())
+        t = from_numpy(data)
         return t if device is None else t.to(device)
     return tensor(data, dtype=dtype, device=device)
 
@@ -338,6 +347,21 @@ def asarray(obj, *, dtype=None, device=None, copy: bool | None = None, requires_
     return t
 
 
+def _numpy_type_error(ndarray: np.ndarray) -> TypeError:
+    """PyTorch's error for a numpy array of a dtype it has no tensor of (str, object, longdouble ...)."""
+    return TypeError(f"can't convert np.ndarray of type numpy.{ndarray.dtype.type.__name__}. The only supported "
+                     "types are: float64, float32, float16, complex64, complex128, int64, int32, int16, int8, "
+                     "uint64, uint32, uint16, uint8, and bool.")
+
+
+def _check_strides(ndarray: np.ndarray) -> None:
+    """PyTorch's refusal of a numpy array with a negative stride (from_numpy, and tensor/as_tensor of it)."""
+    if any(s < 0 for s in ndarray.strides):
+        raise ValueError("At least one stride in the given numpy array is negative, and tensors with negative "
+                         "strides are not currently supported. (You can probably work around this by making a "
+                         "copy of your array  with array.copy().) ")
+
+
 def from_numpy(ndarray: np.ndarray) -> Tensor:
     """A tensor sharing memory with `ndarray` (writes show through both ways)."""
     if not isinstance(ndarray, np.ndarray):
@@ -347,13 +371,9 @@ def from_numpy(ndarray: np.ndarray) -> Tensor:
                          "between byte orders is currently not supported.")
     dt = dtypes.from_numpy_dtype(ndarray.dtype)
     if dt is None:
-        raise TypeError(f"can't convert np.ndarray of type {ndarray.dtype}. The only supported types are: "
-                        + ", ".join(d.name for d in dtypes.ALL))
+        raise _numpy_type_error(ndarray)
     isz = ndarray.itemsize
-    if any(s < 0 for s in ndarray.strides):
-        raise ValueError("At least one stride in the given numpy array is negative, and tensors with negative "
-                         "strides are not currently supported. (You can probably work around this by making a "
-                         "copy of your array  with array.copy().)")
+    _check_strides(ndarray)
     if any(s % isz for s in ndarray.strides):
         raise ValueError(f"from_numpy: strides {ndarray.strides} are not multiples of the element size {isz}")
     if ndarray.size == 0:

@@ -264,7 +264,7 @@ def set_default_dtype(d: dtype) -> None:
     global _default_float
     d = as_dtype(d)
     if not d.is_floating_point:
-        raise TypeError(f"set_default_dtype: only floating-point dtypes are allowed; got {d}")
+        raise TypeError("only floating-point types are supported as the default type")
     _default_float = d
 
 

@@ -485,8 +485,8 @@ class Tensor:
         if self._requires_grad and not force:
             raise RuntimeError("Can't call numpy() on Tensor that requires grad. "
                                "Use tensor.detach().numpy() instead.")
-        if self._dtype is dtypes.complex32:
-            raise TypeError("Got unsupported ScalarType ComplexHalf")
+        if self._dtype is dtypes.complex32 or self._dtype is dtypes.bfloat16 or self._dtype in dtypes.FLOAT8:
+            raise TypeError(f"Got unsupported ScalarType {dtypes.TORCH_NAMES[self._dtype.name]}")  # numpy has none
         if self._conj:
             raise RuntimeError("Can't call numpy() on Tensor that has conjugate bit set. "
                                "Use tensor.resolve_conj().numpy() instead.")

@@ -197,6 +197,16 @@ class RuleNode(Node):
                 return _wrapped(self.entry.op_name, key, v)
             if any(key in names for _, _, names in self.entry.groups):
                 return None  # a value the rule saves only when the gradient it feeds is needed, as PyTorch's
+        if name.startswith("_raw_saved_"):  # the SavedTensor itself (its register_hooks); freed after backward
+            key = name[len("_raw_saved_"):]
+            key = "input" if key == "self" else key
+            saved = self._saved
+            if saved is None and any(key in names for _, _, names in self.entry.groups):
+                freed = SavedTensor.__new__(SavedTensor)
+                freed.tensor = None
+                return freed
+            if saved is not None and isinstance(saved.get(key), SavedTensor):
+                return saved[key]
         raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
 
     def _resolve(self, n: str, grads: list, mask: tuple):

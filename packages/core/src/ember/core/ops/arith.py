@@ -130,8 +130,9 @@ def add(input, other, *, alpha=1, out=None) -> Tensor:
 @method
 def sub(input, other, *, alpha=1, out=None) -> Tensor:
     """`input - alpha * other`, broadcasting."""
-    a_bool = isinstance(input, Tensor) and input._dtype is dtypes.bool
-    b_bool = isinstance(other, Tensor) and other._dtype is dtypes.bool
+    # a Python bool is wrapped into a bool tensor by PyTorch, so `x - True` is refused too
+    a_bool = input.__class__ is bool or isinstance(input, Tensor) and input._dtype is dtypes.bool
+    b_bool = other.__class__ is bool or isinstance(other, Tensor) and other._dtype is dtypes.bool
     if a_bool and b_bool:
         raise ew.BoolOperatorError("Subtraction, the `-` operator, with two bool tensors is not supported. "
                                    "Use the `^` or `logical_xor()` operator instead.")
@@ -212,6 +213,14 @@ def round(input, *, decimals: int = 0, out=None) -> Tensor:  # noqa: A001
 
 @method
 def float_power(input, exponent, *, out=None) -> Tensor:
+    if out is not None:  # PyTorch's check: the destination must already be double (complex double)
+        cplx = any(isinstance(v, complex) or isinstance(v, Tensor) and v._dtype.is_complex for v in (input, exponent))
+        want = dtypes.complex128 if cplx else dtypes.float64
+        if out._dtype is not want:
+            what = "base given to float_power_" if out is input else "output given to float_power"
+            raise RuntimeError(f"the {what} has dtype {dtypes.TORCH_NAMES[out._dtype.name]} but the operation's "
+                               f"result requires dtype {dtypes.TORCH_NAMES[want.name]}")
+        ew._check_read_write_out(out, (input, exponent))
     return ew.pow(_as_float64(input), _as_float64(exponent), out=out)
 
 
@@ -317,17 +326,20 @@ _OPERATORS = {
 _DIRECT = {"add": ew.add, "mul": ew.mul, "truediv": ew.div}
 
 
-def _rtruediv(input, other) -> Tensor:
-    """`other / input` as PyTorch's `Tensor.__rtruediv__`: `input.reciprocal() * other` (two roundings,
-    MulBackward0)."""
-    return ew.mul(ew.reciprocal(input), other)
+def _rdiv(self, other):
+    """`2 / x` as PyTorch's `__rdiv__`: `x.reciprocal() * 2` (its values and its MulBackward0 graph)."""
+    return ew.div(other, self) if isinstance(other, Tensor) else ew.mul(ew.reciprocal(self), other)
 
 
-_REFLECTED = {"sub": rsub, "truediv": _rtruediv}  # `1 - x`: RsubBackward1
+# PyTorch's `2 * x` and `1 + x` are `x.mul(2)` and `x.add(1)`: the number is `other`, last in next_functions
+_REFLECTED = {"add": lambda self, other: ew.add(other, self) if isinstance(other, Tensor) else ew.add(self, other),
+              "mul": lambda self, other: ew.mul(other, self) if isinstance(other, Tensor) else ew.mul(self, other),
+              "sub": rsub, "truediv": _rdiv}
 for _name, _fn in _OPERATORS.items():
     _call = _DIRECT.get(_name)
     _fwd = _fn if _call is None else _call
     attach(f"__{_name}__", operator(_fwd))
+    # `1 - x`: RsubBackward1
     attach(f"__r{_name}__", operator(_REFLECTED[_name]) if _name in _REFLECTED else operator(_fwd, "reflected"))
     attach(f"__i{_name}__", operator(_fn, "inplace"))
 for _name, _fn in (("eq", ew.eq), ("ne", ew.ne), ("lt", ew.lt), ("le", ew.le), ("gt", ew.gt), ("ge", ew.ge)):

@@ -787,6 +787,11 @@ def _make_binary(row: Row):
             elif name == "mul" and type(a) in (float, int, bool) and isinstance(b, Tensor) and b._dtype is dt:
                 wide = np.float32(a)  # `0.3 * t`: PyTorch's Tensor.__rmul__ is mul(t, 0.3)
                 x, y = wide, np.asarray(y, np.float32)
+        if out is not None and (out is a or out is b) and (refused or divides or refuses_complex):
+            try:  # PyTorch's shape checks come before its kernel's dtype refusals
+                _check_read_write_out(out, (a, b), strict=True)
+            except ValueError:
+                raise shape_error(name, a, b) from None
         if refuses_complex and dt.is_complex:
             refuse_complex(name, dt)
         if refused and dt in refused:
@@ -818,7 +823,7 @@ def _make_binary(row: Row):
             ERRSTATE.reset(token)
         if out is not None:
             if (out is a or out is b) and out._shape != np.shape(r):
-                raise RuntimeError(f"{name}: output with shape {list(out._shape)} doesn't match the broadcast "
+                raise RuntimeError(f"output with shape {list(out._shape)} doesn't match the broadcast "
                                    f"shape {list(np.shape(r))}")
             return write_out(out, r, name, layout_of((a, b) if u is not _ROW_MAJOR else (), name != "pow"))
         t = wrap(r, True)
@@ -940,6 +945,22 @@ def _where_cpu(condition, input, other, *, out=None):
     return write_out(out, r, "where", layout_of(operands)) if out is not None else laid_out(wrap(r, True), r, operands)
 
 
+def _check_read_write_out(out, operands, strict: bool = False) -> None:
+    """PyTorch's refusal to resize an `out` that is also an operand (`x.clamp_(t)`, `x.lerp_(t, w)`): an in-place
+    result keeps its shape, so the operands must broadcast to it (operands that do not broadcast at all are left
+    to the op's own error, or raise numpy's ValueError when `strict`)."""
+    if not isinstance(out, Tensor) or not any(out is t for t in operands):
+        return
+    try:
+        full = np.broadcast_shapes(*(t._shape for t in operands if isinstance(t, Tensor)))
+    except ValueError:
+        if strict:
+            raise
+        return
+    if tuple(full) != out._shape:
+        raise RuntimeError(f"output with shape {list(out._shape)} doesn't match the broadcast shape {list(full)}")
+
+
 clamp = declare("clamp", np.clip, argnames=("input", "min", "max"))
 
 
@@ -955,6 +976,7 @@ def _clamp_meta(input, min=None, max=None, *, out=None) -> None:
         for v in (min, max):
             if type(v) is int and not int(info.min) <= v <= int(info.max):
                 raise RuntimeError(f"value cannot be converted to type {_C_INT_NAMES[name]} without overflow")
+    _check_read_write_out(out, (input, min, max))
     if out is input and isinstance(input, Tensor) and not isinstance(min, Tensor) and not isinstance(max, Tensor):
         dt = dtypes.result_type(*(v for v in (input, min, max) if v is not None))
         if not dtypes.can_cast(dt, input._dtype):  # clamp_ with number bounds names the C++ type
@@ -1019,6 +1041,7 @@ def _lerp_meta(input, end, weight, *, out=None) -> None:
         np.broadcast_shapes(*(t._shape for t in tensors))
     except ValueError:
         raise shape_error("lerp", *tensors) from None
+    _check_read_write_out(out, tensors)
 
 
 @lerp.register("cpu")

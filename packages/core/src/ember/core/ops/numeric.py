@@ -47,10 +47,13 @@ def _no_complex(input, message: str) -> None:
         raise RuntimeError(message)
 
 
-def _into(out: Tensor | None, r: Tensor, op: str) -> Tensor:
-    """`r`, or `r` copied into `out` (resized as PyTorch resizes; a category downcast raises)."""
+def _into(out: Tensor | None, r: Tensor, op: str, inputs: tuple = ()) -> Tensor:
+    """`r`, or `r` copied into `out` (resized as PyTorch resizes; a category downcast raises); an `out` that is one
+    of `inputs` (the in-place form) is never resized, as PyTorch's TensorIterator."""
     if out is None:
         return r
+    if out._shape != r._shape and any(out is t for t in inputs):
+        raise RuntimeError(f"output with shape {list(out._shape)} doesn't match the broadcast shape {list(r._shape)}")
     if not dtypes.can_cast(r._dtype, out._dtype):
         raise cast_error(r._dtype, out._dtype)
     if out._shape != r._shape:
@@ -155,7 +158,7 @@ def rad2deg(input: Tensor, *, out: Tensor | None = None) -> Tensor:
 @method
 def ldexp(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor:
     """`input * 2**other`, in a floating dtype."""
-    return _into(out, ew.mul(_float(input), ew.pow(2.0, _float(other))), "ldexp")
+    return _into(out, ew.mul(_float(input), ew.pow(2.0, _float(other))), "ldexp", (input, other))
 
 
 _Frexp = return_type("frexp", ["mantissa", "exponent"], __name__)
@@ -206,7 +209,7 @@ def nextafter(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Ten
     r = ew.where(ew.eq(x, 0), tiny, moved)
     r = ew.where(ew.eq(x, y), y, r)
     r = ew.where(ew.logical_or(ew.isnan(x), ew.isnan(y)), math.nan, r)
-    return _into(out, r, "nextafter")
+    return _into(out, r, "nextafter", (input, other))
 
 
 @method
@@ -217,7 +220,7 @@ def heaviside(input: Tensor, values: Tensor, *, out: Tensor | None = None) -> Te
     if isinstance(values, Tensor) and values._dtype is not input._dtype:
         raise RuntimeError("heaviside is not yet implemented for tensors with different dtypes.")
     r = ew.where(ew.eq(input, 0), values, S.to_dtype(ew.gt(input, 0), input._dtype))
-    return _into(out, S.to_dtype(r, input._dtype) if r._dtype is not input._dtype else r, "heaviside")
+    return _into(out, S.to_dtype(r, input._dtype) if r._dtype is not input._dtype else r, "heaviside", (input, values))
 
 
 # --- predicates --------------------------------------------------------------------------------
@@ -271,7 +274,7 @@ def bitwise_left_shift(input: Tensor, other, *, out: Tensor | None = None) -> Te
     # the product by 2**s wraps modulo 2**bits exactly as the shift does
     r = ew.mul(input, ew.pow(_two(dt, input, other), ew.where(ok, s, 0)))
     r = ew.where(ok, r, 0)
-    return _into(out, S.to_dtype(r, dt) if r._dtype is not dt else r, "bitwise_left_shift")
+    return _into(out, S.to_dtype(r, dt) if r._dtype is not dt else r, "bitwise_left_shift", (input, other))
 
 
 @method
@@ -287,7 +290,7 @@ def bitwise_right_shift(input: Tensor, other, *, out: Tensor | None = None) -> T
     r = ew.floor_divide(input, ew.pow(_two(dt, input, other), ew.where(small, s, 0)))
     fill = ew.where(ew.lt(input, 0), -1, 0) if dt.is_signed else ew.mul(input, 0)
     r = ew.where(small, r, ew.where(ew.lt(s, 0), 0, fill))
-    return _into(out, S.to_dtype(r, dt) if r._dtype is not dt else r, "bitwise_right_shift")
+    return _into(out, S.to_dtype(r, dt) if r._dtype is not dt else r, "bitwise_right_shift", (input, other))
 
 
 def _two(dt, input, other):
@@ -320,7 +323,7 @@ def gcd(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor:
     """The greatest common divisor, elementwise, of integer tensors (non-negative; gcd(0, 0) = 0)."""
     dt = _int_operands("gcd", input, other)
     a, b = S.to_dtype(input, dt), S.to_dtype(other, dt)
-    return _into(out, _euclid(*_broadcast(a, b)), "gcd")
+    return _into(out, _euclid(*_broadcast(a, b)), "gcd", (input, other))
 
 
 @method
@@ -330,7 +333,7 @@ def lcm(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor:
     a, b = _broadcast(S.to_dtype(input, dt), S.to_dtype(other, dt))
     g = _euclid(a, b)
     r = ew.abs(ew.mul(ew.floor_divide(a, ew.where(ew.eq(g, 0), 1, g)), b))
-    return _into(out, S.to_dtype(r, dt) if r._dtype is not dt else r, "lcm")
+    return _into(out, S.to_dtype(r, dt) if r._dtype is not dt else r, "lcm", (input, other))
 
 
 def _broadcast(a: Tensor, b: Tensor):

@@ -23,11 +23,6 @@ def _ntuple(v, n: int) -> tuple:
     return (v,) * n
 
 
-def _batched_shape(input: Tensor, nd: int) -> list[int]:
-    """input's shape as the kernel sees it (an unbatched input with a batch of one), for PyTorch's messages."""
-    return list(input.shape) if input.dim() == nd + 2 else [1, *input.shape]
-
-
 class _ConvNd(Module):
     _nd = 2
     _transposed = False
@@ -83,16 +78,19 @@ class _ConvNd(Module):
         if input.dim() not in (nd + 1, nd + 2):
             raise RuntimeError(f"Expected {nd + 1}D (unbatched) or {nd + 2}D (batched) input to conv{nd}d, "
                                f"but got input of size: {list(input.shape)}")
-        got = input.shape[-nd - 1]
+
+    def _check_channels(self, x: Tensor) -> None:
+        """PyTorch's channel error names the input as its kernel sees it: batched, padded by a padding mode."""
+        got = x.shape[-self._nd - 1]
         if got != self.in_channels:
-            w = list(self.weight.shape)
-            raise RuntimeError(f"Given groups={self.groups}, weight of size {w}, expected input"
-                               f"{_batched_shape(input, nd)} to have {self.in_channels} channels, but got {got} "
-                               "channels instead")
+            shape = list(x.shape) if x.dim() == self._nd + 2 else [1, *x.shape]
+            raise RuntimeError(f"Given groups={self.groups}, weight of size {list(self.weight.shape)}, expected "
+                               f"input{shape} to have {self.in_channels} channels, but got {got} channels instead")
 
     def forward(self, input: Tensor) -> Tensor:
         self._check_input(input)
         x, padding = self._padded(input)
+        self._check_channels(x)
         conv = (F.conv1d, F.conv2d, F.conv3d)[self._nd - 1]
         return conv(x, self.weight, self.bias, self.stride, padding, self.dilation, self.groups)
 
@@ -191,9 +189,9 @@ class _ConvTransposeNd(_ConvNd):
                                f"conv_transpose{nd}d, but got input of size: {list(input.shape)}")
         got = input.shape[-nd - 1]
         if got != self.in_channels:
+            shape = list(input.shape) if input.dim() == nd + 2 else [1, *input.shape]  # batched, as PyTorch's kernel
             raise RuntimeError(f"Given transposed=1, weight of size {list(self.weight.shape)}, expected input"
-                               f"{_batched_shape(input, nd)} to have {self.in_channels} channels, but got {got} "
-                               "channels instead")
+                               f"{shape} to have {self.in_channels} channels, but got {got} channels instead")
 
     def _output_padding(self, input: Tensor, output_size) -> tuple[int, ...]:
         """The output_padding that makes the output `output_size` (its last `_nd` entries), as PyTorch's: sizes from

@@ -665,7 +665,8 @@ class Module:
             state_dict._metadata = metadata
 
         def load(module: Module, prefix: str = "") -> None:
-            local_metadata = dict(metadata.get(prefix[:-1], {})) if metadata is not None else {}
+            # PyTorch's own dict, not a copy: `assign=True` stays in the state dict's metadata for later loads
+            local_metadata = metadata.get(prefix[:-1], {}) if metadata is not None else {}
             if assign:
                 local_metadata["assign_to_params_buffers"] = assign
             module._load_from_state_dict(state_dict, prefix, local_metadata, True, missing, unexpected, errors)
