@@ -47,6 +47,22 @@ def test_gradient_errors_and_integer_input():
         E.gradient(T([1.0, 2.0]), edge_order=2)
 
 
+def test_gradient_error_messages_are_pytorchs():
+    m = T(np.ones((3, 4)))
+    with pytest.raises(RuntimeError, match=r"^torch.gradient only supports edge_order=1 and edge_order=2\.$"):
+        E.gradient(m, edge_order=3)
+    with pytest.raises(RuntimeError, match=r"list of length equal to 'self.dim\(\) = 2', since dim argument was not "
+                                           r"given, but got a list of length 3$"):
+        E.gradient(m, spacing=[1.0, 2.0, 3.0], edge_order=3)
+    with pytest.raises(RuntimeError, match=r"spacing argument of length 2 and a dim argument of length 1\.$"):
+        E.gradient(m, spacing=[1.0, 2.0], dim=1)
+    with pytest.raises(RuntimeError, match=r"^torch.gradient expected each dimension size to be at least "
+                                           r"edge_order\+1$"):
+        E.gradient(T(np.ones((1, 4))))
+    with pytest.raises(RuntimeError, match="does not support uint8 input"):
+        E.gradient(E.tensor([1, 2, 3], dtype=E.uint8))
+
+
 def test_histograms_match_numpy():
     a = np.array([1.0, 2.0, 1.0, 7.0, 3.5])
     h, e = E.histogram(T(a), bins=4)

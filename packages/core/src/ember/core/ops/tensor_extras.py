@@ -111,26 +111,28 @@ def gradient(input: Tensor, *, spacing=1, dim=None, edge_order: int = 1) -> tupl
     >>> gradient(tensor([1.0, 4.0, 9.0, 16.0]))
     (tensor([3., 4., 6., 7.]),)
     """
-    if edge_order not in (1, 2):
-        raise RuntimeError(f"torch.gradient only supports edge_order=1 and edge_order=2; got {edge_order}")
+    if input._dtype == dtypes.uint8:
+        raise RuntimeError("torch.gradient does not support uint8 input.")
     dims = list(range(input.ndim)) if dim is None else [dim] if isinstance(dim, numbers.Integral) else list(dim)
+    if isinstance(spacing, list | tuple) and len(spacing) != len(dims):
+        if dim is None:
+            raise RuntimeError("torch.gradient expected spacing to be unspecified, a scalar, or a list of length equal "
+                               f"to 'self.dim() = {input.ndim}', since dim argument was not given, but got a list of "
+                               f"length {len(spacing)}")
+        raise RuntimeError("torch.gradient expected spacing to be unspecified, a scalar or it's spacing and dim "
+                           f"arguments to have the same length, but got a spacing argument of length {len(spacing)} "
+                           f"and a dim argument of length {len(dims)}.")
+    if edge_order not in (1, 2):
+        raise RuntimeError("torch.gradient only supports edge_order=1 and edge_order=2.")
     dims = [input._wrap_dim(d) for d in dims]
-    if isinstance(spacing, list | tuple):
-        if len(spacing) != len(dims):
-            raise RuntimeError(f"torch.gradient expected spacing to be unspecified, a scalar or its length to match "
-                               f"the number of dimensions ({len(dims)}); got {len(spacing)}")
-        spacings = list(spacing)
-    else:
-        spacings = [spacing] * len(dims)
+    if any(input._shape[d] < edge_order + 1 for d in dims):
+        raise RuntimeError("torch.gradient expected each dimension size to be at least edge_order+1")
+    spacings = list(spacing) if isinstance(spacing, list | tuple) else [spacing] * len(dims)
     y = input if input._dtype.is_floating_point or input._dtype.is_complex else \
         S.to_dtype(input, dtypes.get_default_dtype())
     out = []
     for d, sp in zip(dims, spacings, strict=True):
-        n = y._shape[d]
-        if n < edge_order + 1:
-            raise RuntimeError(f"torch.gradient expected each dimension size to be at least edge_order+1; got {n} "
-                               f"along dim {d}")
-        out.append(_diff_along(y, _coordinates(sp, n, y), d, edge_order))
+        out.append(_diff_along(y, _coordinates(sp, y._shape[d], y), d, edge_order))
     return tuple(out)
 
 

@@ -100,7 +100,9 @@ def _pairs(y: Tensor, dim: int):
 def _spacing(y: Tensor, x, dx, dim: int, op: str):
     """The widths between neighbours along `dim`: a number, or a tensor broadcasting against y's pairs."""
     if x is not None and dx is not None:
-        raise TypeError(f"{op}: received both x and dx; pass one of them")
+        got = ", ".join(type(v).__name__ for v in (y, x)) + f", dx={type(dx).__name__}"
+        raise TypeError(f"{op}() received an invalid combination of arguments - got ({got}), but expected one of:\n"
+                        " * (Tensor y, Tensor x, *, int dim = -1)\n * (Tensor y, *, Number dx = 1, int dim = -1)\n")
     if x is None:
         return 1 if dx is None else dx
     if not isinstance(x, Tensor):
