@@ -76,7 +76,8 @@ def test_histograms_match_numpy():
     h, edges = E.histogramdd(T(pts), bins=[3, 3], weight=T([1.0, 2.0, 4.0, 8.0]))
     nh, nedges = np.histogramdd(pts, bins=[3, 3], weights=[1, 2, 4, 8])
     assert h.tolist() == nh.tolist() and isinstance(edges, tuple)
-    assert [x.tolist() for x in edges] == [x.tolist() for x in nedges]
+    assert [x.tolist() for x in edges] == [[0.0, 2 / 3, 1.3333333333333335, 2.0]] * 2  # PyTorch's linspace
+    assert all(np.allclose(x.tolist(), n) for x, n in zip(edges, nedges, strict=True))
 
 
 def test_vander_nonzero_static_and_as_strided_scatter():
@@ -182,3 +183,32 @@ def test_slice_inverse_views_input_storage_with_src_geometry():
         E.slice_inverse(E.zeros(4), E.zeros(10), 0, 2, 6)
     assert E.random.thread_safe_generator() is None
 
+
+
+def test_histogram_dtype_and_shape_refusals_are_pytorchs():
+    x = E.ones(3, 2)
+    with pytest.raises(NotImplementedError, match="^\"histogramdd\" not implemented for 'Long'$"):
+        E.histogram(E.tensor([1, 2, 3]), bins=2)
+    with pytest.raises(NotImplementedError, match="not implemented for 'Half'"):
+        E.histogramdd(x.half(), bins=2)
+    with pytest.raises(RuntimeError, match="input with dtype float and bins for dimension 1 with dtype double$"):
+        E.histogramdd(x, bins=[E.tensor([0.0, 1.0]), T([0.0, 1.0])])
+    with pytest.raises(RuntimeError, match="but got input with dtype long int and bins for dimension 0 with dtype "):
+        E.histogram(E.tensor([1, 2]), bins=E.tensor([0.0, 1.0]))
+    with pytest.raises(RuntimeError, match="expected 2 sequences of bin edges for a 2-dimensional histogram but got 1"):
+        E.histogramdd(x, bins=[E.tensor([0.0, 1.0])])
+    with pytest.raises(RuntimeError, match="^histogramdd: The size of bins must be equal to the innermost dimension"):
+        E.histogramdd(x, bins=[2, 2, 2])
+    with pytest.raises(RuntimeError, match="range should have 4 elements, but got 2$"):
+        E.histogramdd(x, bins=[2, 2], range=[0.0, 1.0])
+
+
+def test_histogram_equal_bins_edges_are_pytorchs_float32_linspace():
+    x = E.tensor([0.1, 2.7, 1.3])
+    edges = E.histogram(x, bins=7).bin_edges.tolist()
+    assert edges[5] == 1.9571428298950195  # PyTorch 2.13's; numpy's float64 edges rounded give 1.957142949104309
+    assert edges == E.linspace(0.1, 2.7, 8).tolist()
+    pts = E.tensor([[-1.0, 0.1], [1.0, 2.7]])
+    h = E.histogramdd(pts, bins=[3, 7])
+    assert h.bin_edges[0].tolist()[1] == -0.3333333134651184 and h.bin_edges[1].tolist() == edges
+    assert h.hist.sum().item() == 2.0 and E.histogram(x, bins=7).hist.tolist() == [1.0, 0, 0, 1.0, 0, 0, 1.0]
