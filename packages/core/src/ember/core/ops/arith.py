@@ -212,6 +212,14 @@ def round(input, *, decimals: int = 0, out=None) -> Tensor:  # noqa: A001
 
 @method
 def float_power(input, exponent, *, out=None) -> Tensor:
+    """`pow` in double precision (complex128 for a complex operand); `out` (or input, in place) must hold that."""
+    if out is not None:
+        want = dtypes.complex128 if any(isinstance(v, complex) or isinstance(v, Tensor) and v._dtype.is_complex
+                                        for v in (input, exponent)) else dtypes.float64
+        if out._dtype is not want:
+            given = "the base given to float_power_" if out is input else "the output given to float_power"
+            raise RuntimeError(f"{given} has dtype {dtypes.TORCH_NAMES[out._dtype.name]} but the operation's result "
+                               f"requires dtype {dtypes.TORCH_NAMES[want.name]}")
     return ew.pow(_as_float64(input), _as_float64(exponent), out=out)
 
 
