@@ -95,10 +95,14 @@ def _int_to_long(x: Tensor, dtype) -> dtypes.dtype:
 
 
 def _float_only(x: Tensor, dtype, op: str) -> dtypes.dtype:
+    """mean's and nanmean's result dtype (`dtype=` or input's), refused with PyTorch's messages unless inexact."""
+    if op == "nanmean" and not x._dtype.is_floating_point and not x._dtype.is_complex:
+        raise RuntimeError("nanmean(): expected input to have floating point or complex dtype but got "
+                           f"{dtypes.TORCH_NAMES[x._dtype.name]}")
     dt = dtypes.as_dtype(dtype) if dtype is not None else x._dtype
     if not dt.is_floating_point and not dt.is_complex:
-        raise RuntimeError(f"{op}(): could not infer output dtype. Input dtype must be either a floating point or "
-                           f"complex dtype. Got: {dtypes.TORCH_NAMES[dt.name]}")
+        raise RuntimeError(f"{op}(): could not infer output dtype. {'Input' if dtype is None else 'Optional'} dtype "
+                           f"must be either a floating point or complex dtype. Got: {dtypes.TORCH_NAMES[dt.name]}")
     return dt
 
 
