@@ -125,6 +125,19 @@ def test_meshgrid_rejects_an_unknown_indexing_with_runtime_error():
         E.meshgrid(E.arange(2), E.arange(3), indexing="ab")
 
 
+def test_meshgrid_and_cartesian_prod_refusals_are_pytorchs():
+    with pytest.raises(RuntimeError, match="^meshgrid expects a non-empty TensorList$"):
+        E.meshgrid(indexing="ij")
+    with pytest.raises(RuntimeError, match="^meshgrid expects all tensors to have the same dtype$"):
+        E.meshgrid(E.ones(2, 2), E.arange(2), indexing="ij")  # checked before the dimensions
+    with pytest.raises(RuntimeError, match=r"^Expect a 1D vector, but got shape \[2, 2\]$"):
+        E.cartesian_prod(E.ones(2, 2))
+    with pytest.raises(RuntimeError, match=r"^Expect a 1D vector, but got shape \[\]$"):
+        E.cartesian_prod(E.ones(2), E.tensor(1.0))
+    with pytest.raises(RuntimeError, match="same dtype"):
+        E.cartesian_prod(E.ones(2), E.arange(2))
+
+
 def test_flip_takes_dims_by_keyword():
     a = _a(2, 3, 4)
     x = E.tensor(a)

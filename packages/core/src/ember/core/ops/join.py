@@ -621,6 +621,13 @@ def meshgrid(*tensors, indexing: str | None = None) -> tuple[Tensor, ...]:
         warnings.warn("torch.meshgrid: in an upcoming release, it will be required to pass the indexing argument.",
                       UserWarning, stacklevel=2)
         indexing = "ij"
+    if not ts:
+        raise RuntimeError("meshgrid expects a non-empty TensorList")
+    for a, b in zip(ts, ts[1:]):
+        if a._dtype is not b._dtype:
+            raise RuntimeError("meshgrid expects all tensors to have the same dtype")
+        if a.device != b.device:
+            raise RuntimeError("meshgrid expects all tensors to have the same device")
     if indexing not in ("ij", "xy"):
         raise RuntimeError(f'torch.meshgrid: indexing must be one of "xy" or "ij", but received: {indexing}')
     for t in ts:
@@ -643,6 +650,9 @@ def meshgrid(*tensors, indexing: str | None = None) -> tuple[Tensor, ...]:
 
 def cartesian_prod(*tensors: Tensor) -> Tensor:
     """Every combination of the elements of the 1-D `tensors`, one per row (itertools.product order)."""
+    for t in tensors:
+        if t.ndim != 1:
+            raise RuntimeError(f"Expect a 1D vector, but got shape {list(t._shape)}")
     if len(tensors) == 1:
         return tensors[0]
     grids = meshgrid(*tensors, indexing="ij")
