@@ -404,9 +404,13 @@ def _repeat(input: Tensor, *sizes) -> Tensor:
     if len(reps) < input.ndim:
         raise RuntimeError("Number of dimensions of repeat dims can not be smaller than number of dimensions of "
                            "tensor")
-    if any(r < 0 for r in reps):
-        raise RuntimeError(f"Trying to create tensor with negative dimension {min(reps)}: {list(reps)}")
     shape = (1,) * (len(reps) - input.ndim) + input._shape
+    if any(r < 0 for r in reps):  # PyTorch checks the result's sizes: a negative repeat of an empty dim is 0
+        sizes = [r * n for r, n in zip(reps, shape, strict=True)]
+        if any(n < 0 for n in sizes):
+            raise RuntimeError(f"Trying to create tensor with negative dimension {next(n for n in sizes if n < 0)}: "
+                               f"{sizes}")
+        reps = tuple(max(r, 0) for r in reps)
     x = S.view(input, shape) if input.is_contiguous() else S.view(S.clone(input), shape)
     pairs, expanded = [], []
     for r, n in zip(reps, shape, strict=True):
@@ -430,6 +434,7 @@ attach("tile", lambda self, *dims: tile(self, dims[0] if len(dims) == 1 and isin
                                          else dims))
 
 
+@numpy_aliases
 def repeat_interleave(input: Tensor, repeats=None, dim: int | None = None, *, output_size: int | None = None) -> Tensor:
     """Repeat each element (or slice along `dim`) `repeats` times (an int or one count per element).
 

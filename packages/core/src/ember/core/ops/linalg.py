@@ -17,7 +17,7 @@ import numpy as np
 from ember.core import dtypes
 from ember.core import dispatch as _dispatch
 from ember.core.dispatch import OVERLAP_INTERNAL, composite, declare, node_name
-from ember.core.methods import attach, inplace, method
+from ember.core.methods import attach, inplace, method, numpy_aliases
 from ember.core.ops import aliased_products, blas_threads
 from ember.core.ops import elementwise as ew
 from ember.core.ops import numba_rows
@@ -807,6 +807,7 @@ attach("__matmul__", _matmul)
 attach("__rmatmul__", lambda self, other: _matmul(other, self) if isinstance(other, Tensor) else NotImplemented)
 
 
+@numpy_aliases
 @composite("linalg_vecdot")
 def _vecdot(x: Tensor, y: Tensor, *, dim: int = -1) -> Tensor:
     """The dot product of `x` and `y` along `dim`, broadcasting the other dims (`x` conjugated, as PyTorch);

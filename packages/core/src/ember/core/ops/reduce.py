@@ -17,7 +17,7 @@ import types
 import numpy as np
 from ember.core import dtypes
 from ember.core.dispatch import OVERLAP_INTERNAL, declare, node_name
-from ember.core.methods import method
+from ember.core.methods import method, numpy_aliases
 from ember.core.opinfo import FLOAT, FLOAT_DTYPES, INT64, PROMOTE, OpInfo
 from ember.core.ops import elementwise as ew
 from ember.core.ops import numba_rows
@@ -594,6 +594,7 @@ def _complex_moment_mean(input: Tensor, dim, keepdim: bool) -> Tensor:
     return view_as_complex(_mean(pairs, _dims(dim, input, "mean"), keepdim, None))
 
 
+@numpy_aliases
 def var_mean(input: Tensor, dim=None, unbiased: bool | None = None, keepdim: bool = False, *,
              correction: float | None = None) -> tuple[Tensor, Tensor]:
     """`(var, mean)` over `dim` in one pass over the data."""
@@ -603,6 +604,7 @@ def var_mean(input: Tensor, dim=None, unbiased: bool | None = None, keepdim: boo
     return _var_mean(input, *_moment_args(input, dim, unbiased, keepdim, correction, "var_mean"))
 
 
+@numpy_aliases
 def std_mean(input: Tensor, dim=None, unbiased: bool | None = None, keepdim: bool = False, *,
              correction: float | None = None) -> tuple[Tensor, Tensor]:
     """`(std, mean)` over `dim` in one pass over the data."""
@@ -688,6 +690,7 @@ def _vector_norm_cpu(x, ord=2, dims=(), keepdim=False, dtype=None, *, out=None):
     return _finish(r, dt, out, "linalg.vector_norm")
 
 
+@numpy_aliases
 def vector_norm(x: Tensor, ord: float = 2, dim=None, keepdim: bool = False, *, dtype=None,  # noqa: A002
                 out=None) -> Tensor:
     """The vector `ord`-norm of `x` over `dim` (all elements when None), as `torch.linalg.vector_norm`."""

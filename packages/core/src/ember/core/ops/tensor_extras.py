@@ -15,7 +15,7 @@ import warnings
 import numpy as np
 from ember.core import dtypes
 from ember.core.creation import arange, from_numpy, full, linspace
-from ember.core.methods import attach, inplace, method
+from ember.core.methods import attach, inplace, method, numpy_aliases
 from ember.core.ops import elementwise as ew
 from ember.core.ops import join as J
 from ember.core.ops import layout as L
@@ -102,6 +102,7 @@ def _diff_along(y: Tensor, x: Tensor, dim: int, edge_order: int) -> Tensor:
     return J.cat([first, interior, last], dim)
 
 
+@numpy_aliases
 def gradient(input: Tensor, *, spacing=1, dim=None, edge_order: int = 1) -> tuple[Tensor, ...]:
     """The derivative estimate along each of `dim` (all dims by default) by central differences inside
     and one-sided ones (first or second order, `edge_order`) at the ends, as numpy.gradient; `spacing`

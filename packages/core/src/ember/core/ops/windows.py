@@ -11,6 +11,7 @@ import numpy as np
 
 from ember.core import dtypes
 from ember.core.creation import tensor
+from ember.core.methods import numpy_aliases
 from ember.core.ops import elementwise as ew
 from ember.core.ops import reduce as R
 from ember.core.ops import shape as S
@@ -125,6 +126,7 @@ def _dim(y: Tensor, dim: int, op: str) -> int:
     return dim % n
 
 
+@numpy_aliases
 def trapezoid(y: Tensor, x=None, *, dx=None, dim: int = -1) -> Tensor:
     """The trapezoidal rule along `dim`: spacing `dx` (default 1) or sample points `x`.
 
@@ -139,11 +141,13 @@ def trapezoid(y: Tensor, x=None, *, dx=None, dim: int = -1) -> Tensor:
     return R.sum(ew.mul(ew.div(ew.add(lo, hi), 2.0), _spacing(y, x, dx, dim, "trapezoid")), dim)
 
 
+@numpy_aliases
 def trapz(y: Tensor, x=None, *, dx=None, dim: int = -1) -> Tensor:
     """`torch.trapz`, the older name of `trapezoid` (`dx` may be given positionally-by-name only)."""
     return trapezoid(y, x, dx=dx, dim=dim)
 
 
+@numpy_aliases
 def cumulative_trapezoid(y: Tensor, x=None, *, dx=None, dim: int = -1) -> Tensor:
     """The running trapezoidal integral along `dim` (one element shorter than y along it)."""
     dim = _dim(y, dim, "cumulative_trapezoid")
