@@ -293,6 +293,8 @@ def test_take_along_dim_broadcasts_and_flattens():
 def test_registered_op_matches_its_declared_reference(name, args, dtype):
     op = E.get_op(name)
     a = (np.arange(12).reshape(3, 4) % 5).astype(dtype)
+    if name == "trace" and dtype is np.bool_:
+        pytest.skip("PyTorch has no bool trace")
     if name == "cat":
         got, expected = op((E.tensor(a), E.tensor(a[:, :1])), *args), op.ref((a, a[:, :1]), *args)
     else:

@@ -212,3 +212,27 @@ def test_histogram_equal_bins_edges_are_pytorchs_float32_linspace():
     h = E.histogramdd(pts, bins=[3, 7])
     assert h.bin_edges[0].tolist()[1] == -0.3333333134651184 and h.bin_edges[1].tolist() == edges
     assert h.hist.sum().item() == 2.0 and E.histogram(x, bins=7).hist.tolist() == [1.0, 0, 0, 1.0, 0, 0, 1.0]
+
+
+def test_numpy_port_refusals_are_pytorchs():
+    """diff's 0-dim prepend, isin of bools, cov's zero weight sum, trace of bools and trapezoid's number x."""
+    with pytest.raises(RuntimeError, match="^diff expects prepend or append to be the same dimension as input$"):
+        E.diff(E.tensor([1.0, 2.0]), prepend=E.tensor(0.0))
+    for a, b in ((E.tensor([True]), E.tensor([True])), (E.tensor([1]), True), (E.tensor([1]), E.tensor([False]))):
+        with pytest.raises(RuntimeError, match=r"^Unsupported input type encountered for isin\(\): Bool$"):
+            E.isin(a, b)
+    with pytest.raises(RuntimeError, match="^cov\\(\\): weights sum to zero, can't be normalized$"):
+        E.cov(E.tensor([[1.0, 2.0, 3.0]]), aweights=E.zeros(3))
+    with pytest.raises(NotImplementedError, match="^\"trace\" not implemented for 'Bool'$"):
+        E.trace(E.ones(2, 2, dtype=E.bool))
+    assert E.trace(E.ones(2, 2, dtype=E.int8)).dtype is E.int64
+    with pytest.raises(TypeError, match=r"^trapezoid\(\) received an invalid combination of arguments - got "
+                                        r"\(Tensor, float\)"):
+        E.trapezoid(E.tensor([1.0, 2.0]), 0.5)
+
+
+def test_gradient_takes_a_0dim_spacing_tensor_as_a_number():
+    (g,) = E.gradient(E.tensor([1.0, 4.0, 9.0]), spacing=E.tensor(2.0))
+    assert g.tolist() == [1.5, 2.0, 2.5]
+    with pytest.raises(RuntimeError, match="to have one dimension, but got an element with 0 dimensions!$"):
+        E.gradient(E.ones(3, 3), spacing=[E.tensor(2.0), E.tensor(1.0)])

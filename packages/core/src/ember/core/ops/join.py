@@ -581,6 +581,10 @@ _trace = declare("trace", np.trace)
 def _trace_meta(input) -> None:
     if input.ndim != 2:
         raise RuntimeError(f"trace: expected a matrix, but got tensor with dim {input.ndim}")
+    if input._dtype is dtypes.bool:
+        from ember.core.ops.numeric import not_implemented_for
+
+        raise not_implemented_for("trace", input._dtype)
 
 
 @_trace.register("cpu")

@@ -831,6 +831,8 @@ def cov(input: Tensor, *, correction: int = 1, fweights: Tensor | None = None,
         norm_factor = x._shape[1] - correction
     else:
         w_sum = R.sum(w)
+        if w_sum.item() == 0:  # PyTorch reads the sum too
+            raise RuntimeError("cov(): weights sum to zero, can't be normalized")
         avg = ew.div(R.sum(ew.mul(x, w), 1, True), w_sum)
         norm_factor = ew.sub(w_sum, correction) if aweights is None else \
             ew.sub(w_sum, ew.div(ew.mul(R.sum(ew.mul(w, aweights)), correction), w_sum))

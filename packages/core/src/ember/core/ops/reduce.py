@@ -868,6 +868,8 @@ def diff(input: Tensor, n: int = 1, dim: int = -1, prepend: Tensor | None = None
         raise RuntimeError(f"order must be non-negative but got {n}")
     d = _one_dim(dim, input, "diff")
     x = input
+    if builtins.any(t is not None and t.ndim != input.ndim for t in (prepend, append)):
+        raise RuntimeError("diff expects prepend or append to be the same dimension as input")
     if prepend is not None or append is not None:
         x = cat([t for t in (prepend, input, append) if t is not None], d)
     for _ in range(n):

@@ -627,6 +627,9 @@ def _isin_cpu(elements, test_elements, invert=False):
 
 def isin(elements, test_elements, *, assume_unique: bool = False, invert: bool = False) -> Tensor:
     """Elementwise membership of `elements` in `test_elements` (either may be a scalar)."""
+    if any(v._dtype is dtypes.bool if isinstance(v, Tensor) else isinstance(v, bool)
+           for v in (elements, test_elements)):
+        raise RuntimeError("Unsupported input type encountered for isin(): Bool")
     return _isin(elements, test_elements, invert)
 
 

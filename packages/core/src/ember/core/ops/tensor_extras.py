@@ -61,7 +61,10 @@ inplace(renorm)
 def _coordinates(spacing, n: int, like: Tensor) -> Tensor:
     """The sample coordinates along one dim: a 1-D tensor, or a number's uniform grid."""
     if isinstance(spacing, Tensor):
-        if spacing.ndim != 1 or spacing._shape[0] != n:
+        if spacing.ndim != 1:
+            raise RuntimeError("torch.gradient expected each element of spacing to have one dimension, but got an "
+                               f"element with {spacing.ndim} dimensions!")
+        if spacing._shape[0] != n:
             raise RuntimeError(f"torch.gradient expected each tensor to be on the same device and of size {n} "
                                f"along its dim; got coordinates of shape {tuple(spacing._shape)}")
         return spacing
@@ -128,6 +131,8 @@ def gradient(input: Tensor, *, spacing=1, dim=None, edge_order: int = 1) -> tupl
     dims = [input._wrap_dim(d) for d in dims]
     if any(input._shape[d] < edge_order + 1 for d in dims):
         raise RuntimeError("torch.gradient expected each dimension size to be at least edge_order+1")
+    if isinstance(spacing, Tensor) and spacing.ndim == 0:  # a 0-dim tensor is a number, as PyTorch's binding
+        spacing = spacing.item()
     spacings = list(spacing) if isinstance(spacing, list | tuple) else [spacing] * len(dims)
     y = input if input._dtype.is_floating_point or input._dtype.is_complex else \
         S.to_dtype(input, dtypes.get_default_dtype())

@@ -100,14 +100,12 @@ def _pairs(y: Tensor, dim: int):
 
 def _spacing(y: Tensor, x, dx, dim: int, op: str):
     """The widths between neighbours along `dim`: a number, or a tensor broadcasting against y's pairs."""
-    if x is not None and dx is not None:
-        got = ", ".join(type(v).__name__ for v in (y, x)) + f", dx={type(dx).__name__}"
+    if x is not None and (dx is not None or not isinstance(x, Tensor)):  # PyTorch's binding: a Tensor x, or dx
+        got = ", ".join(type(v).__name__ for v in (y, x)) + ("" if dx is None else f", dx={type(dx).__name__}")
         raise TypeError(f"{op}() received an invalid combination of arguments - got ({got}), but expected one of:\n"
                         " * (Tensor y, Tensor x, *, int dim = -1)\n * (Tensor y, *, Number dx = 1, int dim = -1)\n")
     if x is None:
         return 1 if dx is None else dx
-    if not isinstance(x, Tensor):
-        return x  # a scalar x is the spacing, as in PyTorch
     if x.ndim == 1:
         if x._shape[0] != y._shape[dim]:
             raise RuntimeError(f"{op}: There must be one `x` value for each sample point")
