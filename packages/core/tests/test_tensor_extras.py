@@ -236,3 +236,23 @@ def test_gradient_takes_a_0dim_spacing_tensor_as_a_number():
     assert g.tolist() == [1.5, 2.0, 2.5]
     with pytest.raises(RuntimeError, match="to have one dimension, but got an element with 0 dimensions!$"):
         E.gradient(E.ones(3, 3), spacing=[E.tensor(2.0), E.tensor(1.0)])
+
+
+def test_integer_and_bool_refusals_of_argmax_round_addcdiv_and_var_are_pytorchs():
+    with pytest.raises(RuntimeError, match=r"^argmin\(\): does not support bool input$"):
+        E.argmin(E.tensor([True, False]))
+    with pytest.raises(RuntimeError, match=r"^argmax\(\): does not support bool input$"):
+        E.tensor([[True]]).argmax(1)
+    assert E.round(E.tensor([1, 2])).tolist() == [1, 2]  # without decimals: the integer kernel
+    with pytest.raises(NotImplementedError, match="^\"round_cpu\" not implemented for 'Long'$"):
+        E.round(E.tensor([15, 25]), decimals=-1)
+    with pytest.raises(NotImplementedError, match="^\"round_vml_cpu\" not implemented for 'Long'$"):
+        E.round(E.tensor([15]), decimals=0)
+    assert E.round(E.tensor([1.25, 2.675]), decimals=0).tolist() == [1.0, 3.0]
+    with pytest.raises(RuntimeError, match="^Integer division with addcdiv is no longer supported"):
+        E.addcdiv(E.tensor([1.0]), E.tensor([2]), E.tensor([3]))
+    assert_close(E.addcdiv(E.tensor([1]), E.tensor([2.0]), E.tensor([3])), E.tensor([1 + 2 / 3]))
+    with pytest.raises(RuntimeError, match="^std and var only support floating point and complex dtypes$"):
+        E.var(E.tensor([1, 2]))
+    with pytest.raises(RuntimeError, match="^std_mean only support floating point and complex dtypes$"):
+        E.std_mean(E.tensor([1, 2]))

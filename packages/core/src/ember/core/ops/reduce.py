@@ -24,7 +24,7 @@ from ember.core.ops import numba_rows
 from ember.core.ops._util import normalize_dims, shape_error, warn_at_caller, wrap, write_out
 from ember.core.ops.complex import ComplexNotSupported, view_as_complex, view_as_real
 from ember.core.ops.structseq import return_type
-from ember.core.tensor import Tensor, describe
+from ember.core.tensor import Tensor
 
 __all__ = [
     "return_types", "sum", "nansum", "mean", "nanmean", "prod", "amax", "amin", "max", "min", "aminmax",
@@ -459,6 +459,8 @@ def aminmax(input: Tensor, *, dim: int | None = None, keepdim: bool = False):
 @method
 def argmax(input: Tensor, dim: int | None = None, keepdim: bool = False, *, out=None) -> Tensor:
     """The index of the largest element over `dim`, or in the flattened tensor when `dim` is None."""
+    if input._dtype is dtypes.bool:
+        raise RuntimeError("argmax(): does not support bool input")
     d = None if dim is None else _one_dim(dim, input, "argmax")
     return _argmax(input, d, keepdim, out=out)
 
@@ -466,6 +468,8 @@ def argmax(input: Tensor, dim: int | None = None, keepdim: bool = False, *, out=
 @method
 def argmin(input: Tensor, dim: int | None = None, keepdim: bool = False, *, out=None) -> Tensor:
     """The index of the smallest element over `dim`, or in the flattened tensor when `dim` is None."""
+    if input._dtype is dtypes.bool:
+        raise RuntimeError("argmin(): does not support bool input")
     d = None if dim is None else _one_dim(dim, input, "argmin")
     return _argmin(input, d, keepdim, out=out)
 
@@ -505,9 +509,9 @@ def _make_moment(op, name, sqrt, with_mean):
     def check(x, dims, correction=1, keepdim=False, *, out=None) -> None:
         """A floating input (complex ones arrive as their parts) and PyTorch's warning for no
         degrees of freedom, once for every device."""
-        if not x._dtype.is_floating_point:
-            raise RuntimeError(f"{name}(): std and var only support floating point and complex dtypes; "
-                               f"got {describe(x)}")
+        if not x._dtype.is_floating_point:  # PyTorch's words: "std and var", or "var_mean"/"std_mean"
+            raise RuntimeError(f"{name if with_mean else 'std and var'} only support floating point and complex "
+                               "dtypes")
         if _numel_over(x, tuple(dims)) - correction <= 0:
             warn_at_caller(f"{_part_of.get() or name}(): degrees of freedom is <= 0. Correction should be strictly "
                            "less than the reduction factor (input numel divided by output numel).")
