@@ -256,3 +256,22 @@ def test_integer_and_bool_refusals_of_argmax_round_addcdiv_and_var_are_pytorchs(
         E.var(E.tensor([1, 2]))
     with pytest.raises(RuntimeError, match="^std_mean only support floating point and complex dtypes$"):
         E.std_mean(E.tensor([1, 2]))
+
+
+def test_linalg_and_bit_helpers_refuse_as_pytorch():
+    with pytest.raises(RuntimeError, match=r"^linalg.cross: inputs must have the same number of dimensions\.$"):
+        E.linalg.cross(E.ones(2, 1, 3), E.ones(4, 3))
+    with pytest.raises(RuntimeError, match="^expected scalar type Long but found Float$"):
+        E.linalg.cross(E.tensor([1, 0, 0]), E.tensor([0.0, 1.0, 0.0]))
+    with pytest.raises(RuntimeError, match="^both inputs should have same dtype$"):
+        E.tensordot(E.ones(2, 3), E.ones(3, 2, dtype=E.float64), dims=1)
+    with pytest.raises(ValueError, match="^fast is not a valid value for compute_mode$"):
+        E.cdist(E.ones(1, 2), E.ones(1, 2), compute_mode="fast")
+    with pytest.raises(NotImplementedError, match="^\"gcd_cpu\" not implemented for 'Bool'$"):
+        E.gcd(E.tensor([True]), E.tensor([True]))
+    with pytest.raises(RuntimeError, match="^torch.frexp\\(\\) expects exponent to have int dtype but got long int$"):
+        E.frexp(E.tensor([1.5]), out=(E.empty(1), E.empty(1, dtype=E.int64)))
+    with pytest.raises(RuntimeError, match="expects mantissa to have dtype float but got double$"):
+        E.frexp(E.tensor([1.5]), out=(E.empty(1, dtype=E.float64), E.empty(1, dtype=E.int32)))
+    assert E.ldexp(E.tensor([1.0], dtype=E.float64), E.tensor([1000])).item() == 2.0**1000  # 2**e in float64
+    assert E.ldexp(E.tensor([1.0]), E.tensor([200])).item() == float("inf")

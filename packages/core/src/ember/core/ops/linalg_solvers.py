@@ -689,6 +689,11 @@ def multi_dot(tensors) -> Tensor:
 def _cross(input: Tensor, other: Tensor, dim: int) -> Tensor:
     from ember.core.ops.join import roll
 
+    if input.ndim != other.ndim:
+        raise RuntimeError("linalg.cross: inputs must have the same number of dimensions.")
+    if input._dtype is not other._dtype:
+        raise RuntimeError(f"expected scalar type {dtypes.TORCH_NAMES[input._dtype.name]} but found "
+                           f"{dtypes.TORCH_NAMES[other._dtype.name]}")
     normalize_dims(dim, max(input.ndim, other.ndim), "cross")  # PyTorch's IndexError for a dim past them
     if input._shape[dim] != 3 or other._shape[dim] != 3:
         raise RuntimeError(f"linalg.cross: inputs dimension {dim} must have length 3. Got {input._shape[dim]} and "
