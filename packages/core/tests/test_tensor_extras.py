@@ -275,3 +275,18 @@ def test_linalg_and_bit_helpers_refuse_as_pytorch():
         E.frexp(E.tensor([1.5]), out=(E.empty(1, dtype=E.float64), E.empty(1, dtype=E.int32)))
     assert E.ldexp(E.tensor([1.0], dtype=E.float64), E.tensor([1000])).item() == 2.0**1000  # 2**e in float64
     assert E.ldexp(E.tensor([1.0]), E.tensor([200])).item() == float("inf")
+
+
+def test_order_statistics_of_bools_are_refused_as_pytorch():
+    b = E.tensor([True, False, True])
+    with pytest.raises(RuntimeError, match="^topk does not support bool dtypes on CPU$"):
+        E.topk(b, 1)
+    with pytest.raises(NotImplementedError, match="^\"kthvalue_cpu\" not implemented for 'Bool'$"):
+        E.kthvalue(b, 1)
+    with pytest.raises(NotImplementedError, match="^\"median_cpu\" not implemented for 'Bool'$"):
+        b.median()
+    with pytest.raises(NotImplementedError, match="^\"median_out\" not implemented for 'Bool'$"):
+        E.median(b, 0)
+    with pytest.raises(NotImplementedError, match="^\"searchsorted_out_cpu\" not implemented for 'Bool'$"):
+        E.searchsorted(E.tensor([False, True]), E.tensor([True]))
+    assert E.searchsorted(E.tensor([1, 2]), E.tensor([True])).tolist() == [0]  # bool values are fine
