@@ -167,7 +167,7 @@ def check_binary(name, a, b):
 def test_binary_matches_float64_reference(name, dtype):
     info = BINARY[name]
     if dtype not in info.dtypes_for("cpu"):
-        dtype = E.int32
+        dtype = E.int32 if name in INTEGER_ONLY else E.float32
     samples = list(info.sample_inputs(dtype))
     assert len(samples) == 9  # seven broadcasts (0-dim and empty among them), strided, transposed
     for s in samples:
@@ -183,7 +183,7 @@ def test_binary_mixed_dtypes_promote_like_pytorch(name, da, db, seed):
         return
     if name == "sub" and E.bool in (da, db):  # PyTorch refuses a bool tensor on either side
         return
-    if name == "pow" and not rt.is_floating_point:
+    if name in ("pow", "hypot") and not rt.is_floating_point:
         return
     if rt is E.bool and BINARY[name].rule == PROMOTE and name not in INTEGER_ONLY | {"maximum", "minimum", "mul",
                                                                                     "add"}:
@@ -783,3 +783,22 @@ def test_inplace_shape_error_comes_before_the_dtype_refusal():
         E.ones(3).bitwise_and_(E.ones(2, 3))
     with pytest.raises(RuntimeError, match=r"^The size of tensor a \(3\) must match the size of tensor b \(2\)"):
         E.ones(3).bitwise_and_(E.ones(2))
+
+
+def test_hypot_refuses_integer_and_bool_operands_as_pytorch():
+    with pytest.raises(NotImplementedError, match="^\"hypot_cpu\" not implemented for 'Long'$"):
+        E.hypot(E.tensor([3]), E.tensor([4]))
+    with pytest.raises(NotImplementedError, match="'Bool'"):
+        E.hypot(E.tensor([True]), E.tensor([False]))
+    assert E.hypot(E.tensor([3]), E.tensor([4.0])).tolist() == [5.0]  # promoted to float first: computed
+
+
+def test_float_power_out_and_inplace_must_hold_double():
+    x = E.tensor([1.0, 2.0])
+    with pytest.raises(RuntimeError, match="^the base given to float_power_ has dtype Float but the operation's result "
+                                           "requires dtype Double$"):
+        x.float_power_(2)
+    with pytest.raises(RuntimeError, match="output given to float_power has dtype Double .* dtype ComplexDouble$"):
+        E.float_power(x, 2j, out=E.empty(2, dtype=E.float64))
+    y = x.double()
+    assert y.float_power_(3) is y and y.tolist() == [1.0, 8.0]

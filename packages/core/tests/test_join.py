@@ -125,6 +125,19 @@ def test_meshgrid_rejects_an_unknown_indexing_with_runtime_error():
         E.meshgrid(E.arange(2), E.arange(3), indexing="ab")
 
 
+def test_meshgrid_and_cartesian_prod_refusals_are_pytorchs():
+    with pytest.raises(RuntimeError, match="^meshgrid expects a non-empty TensorList$"):
+        E.meshgrid(indexing="ij")
+    with pytest.raises(RuntimeError, match="^meshgrid expects all tensors to have the same dtype$"):
+        E.meshgrid(E.ones(2, 2), E.arange(2), indexing="ij")  # checked before the dimensions
+    with pytest.raises(RuntimeError, match=r"^Expect a 1D vector, but got shape \[2, 2\]$"):
+        E.cartesian_prod(E.ones(2, 2))
+    with pytest.raises(RuntimeError, match=r"^Expect a 1D vector, but got shape \[\]$"):
+        E.cartesian_prod(E.ones(2), E.tensor(1.0))
+    with pytest.raises(RuntimeError, match="same dtype"):
+        E.cartesian_prod(E.ones(2), E.arange(2))
+
+
 def test_flip_takes_dims_by_keyword():
     a = _a(2, 3, 4)
     x = E.tensor(a)
@@ -280,6 +293,8 @@ def test_take_along_dim_broadcasts_and_flattens():
 def test_registered_op_matches_its_declared_reference(name, args, dtype):
     op = E.get_op(name)
     a = (np.arange(12).reshape(3, 4) % 5).astype(dtype)
+    if name == "trace" and dtype is np.bool_:
+        pytest.skip("PyTorch has no bool trace")
     if name == "cat":
         got, expected = op((E.tensor(a), E.tensor(a[:, :1])), *args), op.ref((a, a[:, :1]), *args)
     else:
@@ -312,3 +327,22 @@ def test_select_slice_diagonal_scatter_are_out_of_place():
     assert r.tolist() == [[0, 1, 0, 0], [0, 0, 2, 0], [0, 0, 0, 3]]
     with pytest.raises(RuntimeError, match="expected src to have a size equal to the slice"):
         E.select_scatter(x, E.ones(3), 0, 0)
+
+
+def test_repeat_with_a_negative_count_reports_the_result_size_as_pytorch():
+    with pytest.raises(RuntimeError, match=r"^Trying to create tensor with negative dimension -4: \[-4, 3\]$"):
+        E.tile(E.ones(2, 3), (-2, 1))
+    assert E.empty(2, 0).repeat(1, -2).shape == (2, 0)  # an empty dim repeated -2 times is empty, not an error
+
+
+def test_torch_level_functions_take_numpys_axis_and_keepdims():
+    x = E.tensor([[3.0, 4.0], [6.0, 8.0]])
+    assert E.linalg.norm(x, axis=1).tolist() == [5.0, 10.0]
+    assert E.linalg.vector_norm(x, axis=0, keepdims=True).shape == (1, 2)
+    a, b = E.eye(3), E.eye(3).roll(1, 0)
+    assert E.linalg.cross(a, b, axis=0).tolist() == E.linalg.cross(a, b, dim=0).tolist()
+    assert E.repeat_interleave(x, 2, axis=0).shape == (4, 2)
+    assert E.trapezoid(x, axis=0).tolist() == [4.5, 6.0]
+    assert E.std_mean(x, axis=1)[1].tolist() == [3.5, 7.0]
+    assert E.fft.fft(x, axis=0).shape == (2, 2)
+    assert_close(E.softmax(x, axis=1), E.softmax(x, dim=1))

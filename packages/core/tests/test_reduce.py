@@ -122,6 +122,13 @@ def test_mean_of_integers_raises_like_pytorch():
         E.tensor([1, 2]).mean()
     with pytest.raises(RuntimeError, match="std and var only support floating point"):
         E.tensor([1, 2]).var()
+    with pytest.raises(RuntimeError, match=r"^mean\(\): could not infer output dtype. Optional dtype must be .*Long$"):
+        E.tensor([1.0]).mean(dtype=E.int64)
+    with pytest.raises(RuntimeError, match=r"^nanmean\(\): expected input to have floating point or complex dtype but "
+                                           r"got Long$"):
+        E.nanmean(E.tensor([1, 2]), dtype=E.float32)  # the input is checked first
+    with pytest.raises(RuntimeError, match=r"^nanmean\(\): could not infer output dtype. Optional dtype"):
+        E.nanmean(E.tensor([1.0]), dtype=E.int64)
 
 
 def test_reductions_of_empty_tensors():

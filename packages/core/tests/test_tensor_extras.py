@@ -47,6 +47,22 @@ def test_gradient_errors_and_integer_input():
         E.gradient(T([1.0, 2.0]), edge_order=2)
 
 
+def test_gradient_error_messages_are_pytorchs():
+    m = T(np.ones((3, 4)))
+    with pytest.raises(RuntimeError, match=r"^torch.gradient only supports edge_order=1 and edge_order=2\.$"):
+        E.gradient(m, edge_order=3)
+    with pytest.raises(RuntimeError, match=r"list of length equal to 'self.dim\(\) = 2', since dim argument was not "
+                                           r"given, but got a list of length 3$"):
+        E.gradient(m, spacing=[1.0, 2.0, 3.0], edge_order=3)
+    with pytest.raises(RuntimeError, match=r"spacing argument of length 2 and a dim argument of length 1\.$"):
+        E.gradient(m, spacing=[1.0, 2.0], dim=1)
+    with pytest.raises(RuntimeError, match=r"^torch.gradient expected each dimension size to be at least "
+                                           r"edge_order\+1$"):
+        E.gradient(T(np.ones((1, 4))))
+    with pytest.raises(RuntimeError, match="does not support uint8 input"):
+        E.gradient(E.tensor([1, 2, 3], dtype=E.uint8))
+
+
 def test_histograms_match_numpy():
     a = np.array([1.0, 2.0, 1.0, 7.0, 3.5])
     h, e = E.histogram(T(a), bins=4)
@@ -60,7 +76,8 @@ def test_histograms_match_numpy():
     h, edges = E.histogramdd(T(pts), bins=[3, 3], weight=T([1.0, 2.0, 4.0, 8.0]))
     nh, nedges = np.histogramdd(pts, bins=[3, 3], weights=[1, 2, 4, 8])
     assert h.tolist() == nh.tolist() and isinstance(edges, tuple)
-    assert [x.tolist() for x in edges] == [x.tolist() for x in nedges]
+    assert [x.tolist() for x in edges] == [[0.0, 2 / 3, 1.3333333333333335, 2.0]] * 2  # PyTorch's linspace
+    assert all(np.allclose(x.tolist(), n) for x, n in zip(edges, nedges, strict=True))
 
 
 def test_vander_nonzero_static_and_as_strided_scatter():
@@ -166,3 +183,110 @@ def test_slice_inverse_views_input_storage_with_src_geometry():
         E.slice_inverse(E.zeros(4), E.zeros(10), 0, 2, 6)
     assert E.random.thread_safe_generator() is None
 
+
+
+def test_histogram_dtype_and_shape_refusals_are_pytorchs():
+    x = E.ones(3, 2)
+    with pytest.raises(NotImplementedError, match="^\"histogramdd\" not implemented for 'Long'$"):
+        E.histogram(E.tensor([1, 2, 3]), bins=2)
+    with pytest.raises(NotImplementedError, match="not implemented for 'Half'"):
+        E.histogramdd(x.half(), bins=2)
+    with pytest.raises(RuntimeError, match="input with dtype float and bins for dimension 1 with dtype double$"):
+        E.histogramdd(x, bins=[E.tensor([0.0, 1.0]), T([0.0, 1.0])])
+    with pytest.raises(RuntimeError, match="but got input with dtype long int and bins for dimension 0 with dtype "):
+        E.histogram(E.tensor([1, 2]), bins=E.tensor([0.0, 1.0]))
+    with pytest.raises(RuntimeError, match="expected 2 sequences of bin edges for a 2-dimensional histogram but got 1"):
+        E.histogramdd(x, bins=[E.tensor([0.0, 1.0])])
+    with pytest.raises(RuntimeError, match="^histogramdd: The size of bins must be equal to the innermost dimension"):
+        E.histogramdd(x, bins=[2, 2, 2])
+    with pytest.raises(RuntimeError, match="range should have 4 elements, but got 2$"):
+        E.histogramdd(x, bins=[2, 2], range=[0.0, 1.0])
+
+
+def test_histogram_equal_bins_edges_are_pytorchs_float32_linspace():
+    x = E.tensor([0.1, 2.7, 1.3])
+    edges = E.histogram(x, bins=7).bin_edges.tolist()
+    assert edges[5] == 1.9571428298950195  # PyTorch 2.13's; numpy's float64 edges rounded give 1.957142949104309
+    assert edges == E.linspace(0.1, 2.7, 8).tolist()
+    pts = E.tensor([[-1.0, 0.1], [1.0, 2.7]])
+    h = E.histogramdd(pts, bins=[3, 7])
+    assert h.bin_edges[0].tolist()[1] == -0.3333333134651184 and h.bin_edges[1].tolist() == edges
+    assert h.hist.sum().item() == 2.0 and E.histogram(x, bins=7).hist.tolist() == [1.0, 0, 0, 1.0, 0, 0, 1.0]
+
+
+def test_numpy_port_refusals_are_pytorchs():
+    """diff's 0-dim prepend, isin of bools, cov's zero weight sum, trace of bools and trapezoid's number x."""
+    with pytest.raises(RuntimeError, match="^diff expects prepend or append to be the same dimension as input$"):
+        E.diff(E.tensor([1.0, 2.0]), prepend=E.tensor(0.0))
+    for a, b in ((E.tensor([True]), E.tensor([True])), (E.tensor([1]), True), (E.tensor([1]), E.tensor([False]))):
+        with pytest.raises(RuntimeError, match=r"^Unsupported input type encountered for isin\(\): Bool$"):
+            E.isin(a, b)
+    with pytest.raises(RuntimeError, match="^cov\\(\\): weights sum to zero, can't be normalized$"):
+        E.cov(E.tensor([[1.0, 2.0, 3.0]]), aweights=E.zeros(3))
+    with pytest.raises(NotImplementedError, match="^\"trace\" not implemented for 'Bool'$"):
+        E.trace(E.ones(2, 2, dtype=E.bool))
+    assert E.trace(E.ones(2, 2, dtype=E.int8)).dtype is E.int64
+    with pytest.raises(TypeError, match=r"^trapezoid\(\) received an invalid combination of arguments - got "
+                                        r"\(Tensor, float\)"):
+        E.trapezoid(E.tensor([1.0, 2.0]), 0.5)
+
+
+def test_gradient_takes_a_0dim_spacing_tensor_as_a_number():
+    (g,) = E.gradient(E.tensor([1.0, 4.0, 9.0]), spacing=E.tensor(2.0))
+    assert g.tolist() == [1.5, 2.0, 2.5]
+    with pytest.raises(RuntimeError, match="to have one dimension, but got an element with 0 dimensions!$"):
+        E.gradient(E.ones(3, 3), spacing=[E.tensor(2.0), E.tensor(1.0)])
+
+
+def test_integer_and_bool_refusals_of_argmax_round_addcdiv_and_var_are_pytorchs():
+    with pytest.raises(RuntimeError, match=r"^argmin\(\): does not support bool input$"):
+        E.argmin(E.tensor([True, False]))
+    with pytest.raises(RuntimeError, match=r"^argmax\(\): does not support bool input$"):
+        E.tensor([[True]]).argmax(1)
+    assert E.round(E.tensor([1, 2])).tolist() == [1, 2]  # without decimals: the integer kernel
+    with pytest.raises(NotImplementedError, match="^\"round_cpu\" not implemented for 'Long'$"):
+        E.round(E.tensor([15, 25]), decimals=-1)
+    with pytest.raises(NotImplementedError, match="^\"round_vml_cpu\" not implemented for 'Long'$"):
+        E.round(E.tensor([15]), decimals=0)
+    assert E.round(E.tensor([1.25, 2.675]), decimals=0).tolist() == [1.0, 3.0]
+    with pytest.raises(RuntimeError, match="^Integer division with addcdiv is no longer supported"):
+        E.addcdiv(E.tensor([1.0]), E.tensor([2]), E.tensor([3]))
+    assert_close(E.addcdiv(E.tensor([1]), E.tensor([2.0]), E.tensor([3])), E.tensor([1 + 2 / 3]))
+    with pytest.raises(RuntimeError, match="^std and var only support floating point and complex dtypes$"):
+        E.var(E.tensor([1, 2]))
+    with pytest.raises(RuntimeError, match="^std_mean only support floating point and complex dtypes$"):
+        E.std_mean(E.tensor([1, 2]))
+
+
+def test_linalg_and_bit_helpers_refuse_as_pytorch():
+    with pytest.raises(RuntimeError, match=r"^linalg.cross: inputs must have the same number of dimensions\.$"):
+        E.linalg.cross(E.ones(2, 1, 3), E.ones(4, 3))
+    with pytest.raises(RuntimeError, match="^expected scalar type Long but found Float$"):
+        E.linalg.cross(E.tensor([1, 0, 0]), E.tensor([0.0, 1.0, 0.0]))
+    with pytest.raises(RuntimeError, match="^both inputs should have same dtype$"):
+        E.tensordot(E.ones(2, 3), E.ones(3, 2, dtype=E.float64), dims=1)
+    with pytest.raises(ValueError, match="^fast is not a valid value for compute_mode$"):
+        E.cdist(E.ones(1, 2), E.ones(1, 2), compute_mode="fast")
+    with pytest.raises(NotImplementedError, match="^\"gcd_cpu\" not implemented for 'Bool'$"):
+        E.gcd(E.tensor([True]), E.tensor([True]))
+    with pytest.raises(RuntimeError, match="^torch.frexp\\(\\) expects exponent to have int dtype but got long int$"):
+        E.frexp(E.tensor([1.5]), out=(E.empty(1), E.empty(1, dtype=E.int64)))
+    with pytest.raises(RuntimeError, match="expects mantissa to have dtype float but got double$"):
+        E.frexp(E.tensor([1.5]), out=(E.empty(1, dtype=E.float64), E.empty(1, dtype=E.int32)))
+    assert E.ldexp(E.tensor([1.0], dtype=E.float64), E.tensor([1000])).item() == 2.0**1000  # 2**e in float64
+    assert E.ldexp(E.tensor([1.0]), E.tensor([200])).item() == float("inf")
+
+
+def test_order_statistics_of_bools_are_refused_as_pytorch():
+    b = E.tensor([True, False, True])
+    with pytest.raises(RuntimeError, match="^topk does not support bool dtypes on CPU$"):
+        E.topk(b, 1)
+    with pytest.raises(NotImplementedError, match="^\"kthvalue_cpu\" not implemented for 'Bool'$"):
+        E.kthvalue(b, 1)
+    with pytest.raises(NotImplementedError, match="^\"median_cpu\" not implemented for 'Bool'$"):
+        b.median()
+    with pytest.raises(NotImplementedError, match="^\"median_out\" not implemented for 'Bool'$"):
+        E.median(b, 0)
+    with pytest.raises(NotImplementedError, match="^\"searchsorted_out_cpu\" not implemented for 'Bool'$"):
+        E.searchsorted(E.tensor([False, True]), E.tensor([True]))
+    assert E.searchsorted(E.tensor([1, 2]), E.tensor([True])).tolist() == [0]  # bool values are fine

@@ -81,3 +81,11 @@ def test_kaiser_window_takes_beta_only_after_periodic_as_pytorchs_binding():
         E.kaiser_window(8, beta=5.0)
     assert_close(E.kaiser_window(6, periodic=False, beta=5.0, dtype=E.float64), E.tensor(np.kaiser(6, 5.0)))
     assert E.kaiser_window(8).shape == (8,)
+
+
+def test_trapezoid_refuses_x_with_dx_as_pytorchs_binding():
+    y = E.tensor([1.0, 2.0, 4.0])
+    for fn in (E.trapezoid, E.cumulative_trapezoid):
+        with pytest.raises(TypeError, match=rf"^{fn.__name__}\(\) received an invalid combination of arguments - got "
+                                            r"\(Tensor, Tensor, dx=float\), but expected one of:"):
+            fn(y, y, dx=0.5)

@@ -16,6 +16,7 @@ from collections.abc import Sequence
 
 from ember.core.ops._util import require_grad
 from ember.core import dtypes
+from ember.core.methods import numpy_aliases
 from ember.core.ops.fft import backend_name, fft_c2c, fft_c2r, fft_r2c
 from ember.core.tensor import Tensor
 
@@ -142,6 +143,7 @@ def _one(n) -> tuple | None:
     return None if n is None else (n,)
 
 
+@numpy_aliases
 def fft(input: Tensor, n: int | None = None, dim: int = -1, norm: str | None = None, *,
         out: Tensor | None = None) -> Tensor:
     """The 1-D discrete Fourier transform over `dim`, trimmed or zero-padded to `n` points.
@@ -164,24 +166,28 @@ def fft(input: Tensor, n: int | None = None, dim: int = -1, norm: str | None = N
     return _c2c(input, _one(n), (dim,), norm, True, out)
 
 
+@numpy_aliases
 def ifft(input: Tensor, n: int | None = None, dim: int = -1, norm: str | None = None, *,
          out: Tensor | None = None) -> Tensor:
     """The 1-D inverse discrete Fourier transform over `dim` (see `fft`)."""
     return _c2c(input, _one(n), (dim,), norm, False, out)
 
 
+@numpy_aliases
 def fft2(input: Tensor, s: Sequence[int] | None = None, dim: Sequence[int] = (-2, -1), norm: str | None = None, *,
          out: Tensor | None = None) -> Tensor:
     """The 2-D discrete Fourier transform over `dim` (see `fftn`)."""
     return _c2c(input, s, dim, norm, True, out)
 
 
+@numpy_aliases
 def ifft2(input: Tensor, s: Sequence[int] | None = None, dim: Sequence[int] = (-2, -1), norm: str | None = None, *,
           out: Tensor | None = None) -> Tensor:
     """The 2-D inverse discrete Fourier transform over `dim` (see `fftn`)."""
     return _c2c(input, s, dim, norm, False, out)
 
 
+@numpy_aliases
 def fftn(input: Tensor, s: Sequence[int] | None = None, dim: Sequence[int] | None = None, norm: str | None = None,
          *, out: Tensor | None = None) -> Tensor:
     """The n-D discrete Fourier transform over `dim` (default: the last `len(s)` dims, or all).
@@ -194,12 +200,14 @@ def fftn(input: Tensor, s: Sequence[int] | None = None, dim: Sequence[int] | Non
     return _c2c(input, s, dim, norm, True, out)
 
 
+@numpy_aliases
 def ifftn(input: Tensor, s: Sequence[int] | None = None, dim: Sequence[int] | None = None, norm: str | None = None,
           *, out: Tensor | None = None) -> Tensor:
     """The n-D inverse discrete Fourier transform over `dim` (see `fftn`)."""
     return _c2c(input, s, dim, norm, False, out)
 
 
+@numpy_aliases
 def rfft(input: Tensor, n: int | None = None, dim: int = -1, norm: str | None = None, *,
          out: Tensor | None = None) -> Tensor:
     """The 1-D transform of a real signal: the `n // 2 + 1` non-negative frequencies.
@@ -214,36 +222,42 @@ def rfft(input: Tensor, n: int | None = None, dim: int = -1, norm: str | None = 
     return _r2c(input, _one(n), (dim,), norm, "rfft", out)
 
 
+@numpy_aliases
 def irfft(input: Tensor, n: int | None = None, dim: int = -1, norm: str | None = None, *,
           out: Tensor | None = None) -> Tensor:
     """The inverse of `rfft`: a real signal of `n` points (default `2 * (input.size(dim) - 1)`)."""
     return _c2r(input, _one(n), (dim,), norm, out)
 
 
+@numpy_aliases
 def rfft2(input: Tensor, s: Sequence[int] | None = None, dim: Sequence[int] = (-2, -1), norm: str | None = None, *,
           out: Tensor | None = None) -> Tensor:
     """The 2-D transform of a real signal; the last of `dim` keeps its non-negative frequencies."""
     return _r2c(input, s, dim, norm, "rfftn", out)
 
 
+@numpy_aliases
 def irfft2(input: Tensor, s: Sequence[int] | None = None, dim: Sequence[int] = (-2, -1), norm: str | None = None, *,
            out: Tensor | None = None) -> Tensor:
     """The inverse of `rfft2`."""
     return _c2r(input, s, dim, norm, out)
 
 
+@numpy_aliases
 def rfftn(input: Tensor, s: Sequence[int] | None = None, dim: Sequence[int] | None = None, norm: str | None = None,
           *, out: Tensor | None = None) -> Tensor:
     """The n-D transform of a real signal; the last of `dim` keeps its non-negative frequencies."""
     return _r2c(input, s, dim, norm, "rfftn", out)
 
 
+@numpy_aliases
 def irfftn(input: Tensor, s: Sequence[int] | None = None, dim: Sequence[int] | None = None, norm: str | None = None,
            *, out: Tensor | None = None) -> Tensor:
     """The inverse of `rfftn`: the last of `dim` has `s[-1]` points (default `2 * (size - 1)`)."""
     return _c2r(input, s, dim, norm, out)
 
 
+@numpy_aliases
 def hfft(input: Tensor, n: int | None = None, dim: int = -1, norm: str | None = None, *,
          out: Tensor | None = None) -> Tensor:
     """The 1-D transform of a Hermitian-symmetric signal given by its first half: a real result of
@@ -251,30 +265,35 @@ def hfft(input: Tensor, n: int | None = None, dim: int = -1, norm: str | None = 
     return _c2r(input, _one(n), (dim,), norm, out, hermitian=True)
 
 
+@numpy_aliases
 def ihfft(input: Tensor, n: int | None = None, dim: int = -1, norm: str | None = None, *,
           out: Tensor | None = None) -> Tensor:
     """The inverse of `hfft`: the one-sided inverse transform of a real signal."""
     return _r2c(input, _one(n), (dim,), norm, "ihfft", out, hermitian=True)
 
 
+@numpy_aliases
 def hfft2(input: Tensor, s: Sequence[int] | None = None, dim: Sequence[int] = (-2, -1), norm: str | None = None, *,
           out: Tensor | None = None) -> Tensor:
     """The 2-D `hfft`."""
     return _c2r(input, s, dim, norm, out, hermitian=True)
 
 
+@numpy_aliases
 def ihfft2(input: Tensor, s: Sequence[int] | None = None, dim: Sequence[int] = (-2, -1), norm: str | None = None, *,
            out: Tensor | None = None) -> Tensor:
     """The 2-D `ihfft`."""
     return _r2c(input, s, dim, norm, "ihfftn", out, hermitian=True)
 
 
+@numpy_aliases
 def hfftn(input: Tensor, s: Sequence[int] | None = None, dim: Sequence[int] | None = None, norm: str | None = None,
           *, out: Tensor | None = None) -> Tensor:
     """The n-D `hfft`."""
     return _c2r(input, s, dim, norm, out, hermitian=True)
 
 
+@numpy_aliases
 def ihfftn(input: Tensor, s: Sequence[int] | None = None, dim: Sequence[int] | None = None, norm: str | None = None,
            *, out: Tensor | None = None) -> Tensor:
     """The n-D `ihfft`."""
@@ -327,6 +346,7 @@ def _shift(input: Tensor, dim, sign: int) -> Tensor:
     return roll(input, shifts, dims)
 
 
+@numpy_aliases
 def fftshift(input: Tensor, dim: int | Sequence[int] | None = None) -> Tensor:
     """Roll the zero frequency to the middle of each of `dim` (default: all dims).
 
@@ -336,6 +356,7 @@ def fftshift(input: Tensor, dim: int | Sequence[int] | None = None) -> Tensor:
     return _shift(input, dim, 1)
 
 
+@numpy_aliases
 def ifftshift(input: Tensor, dim: int | Sequence[int] | None = None) -> Tensor:
     """The inverse of `fftshift`."""
     return _shift(input, dim, -1)

@@ -203,9 +203,14 @@ def pow(input, exponent, *, out=None) -> Tensor:  # noqa: A001
 
 
 @method
-def round(input, *, decimals: int = 0, out=None) -> Tensor:  # noqa: A001
-    """Round half to even; with `decimals`, `round(input * 10**decimals) / 10**decimals` as PyTorch."""
-    if decimals == 0:
+def round(input, *, decimals: int | None = None, out=None) -> Tensor:  # noqa: A001
+    """Round half to even; with `decimals`, `round(input * 10**decimals) / 10**decimals` as PyTorch (whose
+    overload with `decimals` has no integer kernel, even for 0)."""
+    if decimals is not None and isinstance(input, Tensor) and not (input._dtype.is_floating_point
+                                                                    or input._dtype.is_complex):
+        kernel = "round_vml_cpu" if decimals == 0 else "round_cpu"
+        raise ew.DtypeNotSupported(f"\"{kernel}\" not implemented for '{dtypes.TORCH_NAMES[input._dtype.name]}'")
+    if not decimals:
         return ew.round(input, out=out)
     scale = 10.0 ** decimals
     return ew.div(ew.round(ew.mul(input, scale)), scale, out=out)
@@ -293,10 +298,21 @@ def addcmul(input, tensor1, tensor2, *, value=1, out=None) -> Tensor:
                      "AddcmulBackward0")
 
 
+_ADDCDIV_INTEGER = (
+    "Integer division with addcdiv is no longer supported, and in a future  release addcdiv will perform a true "
+    "division of tensor1 and tensor2. The historic addcdiv behavior can be implemented as (input + value * "
+    "torch.trunc(tensor1 / tensor2)).to(input.dtype) for integer inputs and as (input + value * tensor1 / tensor2) "
+    "for float inputs. The future addcdiv behavior is just the latter implementation: (input + value * tensor1 / "
+    "tensor2), for all dtypes.")
+
+
 @method
 def addcdiv(input, tensor1, tensor2, *, value=1, out=None) -> Tensor:
     """`input + value * tensor1 / tensor2`."""
     value = _scalar_value(value, input, tensor1, tensor2)
+    if all(isinstance(t, Tensor) and not (t._dtype.is_floating_point or t._dtype.is_complex)
+           for t in (tensor1, tensor2)):
+        raise RuntimeError(_ADDCDIV_INTEGER)
     if out is not None:
         check_overlap(TENSOR_ITERATOR, out, (tensor1, tensor2))
     q = ew.div(tensor1, tensor2)

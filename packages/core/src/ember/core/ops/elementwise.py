@@ -19,8 +19,8 @@ import numpy as np
 
 from ember.core import dtypes
 from ember.core.dispatch import declare, get_op
-from ember.core.opinfo import (ALL_DTYPES, BOOL, FLOAT, INT_DTYPES, PROMOTE, ErrorInput, OpInfo, Sample, binary_samples,
-                               unary_samples)
+from ember.core.opinfo import (ALL_DTYPES, BOOL, FLOAT, FLOAT_DTYPES, INT_DTYPES, PROMOTE, ErrorInput, OpInfo, Sample,
+                               binary_samples, unary_samples)
 from ember.core.ops._util import (ERRSTATE, IGNORE_ALL, _C_INT_NAMES, _CPP_TYPE_NAMES, arr, named_as, scalar_as,
                                   shape_error, warn_at_caller, wrap, write_out)
 from ember.core.ops import memfmt, numba_cpu, numba_rows, unary_kernels
@@ -527,6 +527,7 @@ def _int_trunc_div(a, b):
 
 
 _INTS_AND_BOOL = {"cpu": (dtypes.bool, *INT_DTYPES), "cuda": (dtypes.bool, *INT_DTYPES)}
+_FLOATS_ONLY = {"cpu": FLOAT_DTYPES, "cuda": FLOAT_DTYPES}  # hypot: no integer kernel, "not implemented for 'Long'"
 _NO_BOOL_QUOTIENT = _NO_BOOL  # PyTorch: "remainder_cpu" not implemented for 'Bool'
 _POSITIVE = ((0.5, 3), (0.5, 3))
 
@@ -607,7 +608,7 @@ def _binary_rows():
         ("fmin", _extremum(np.fmin, np.greater, True),
          _b(ref=lambda a, b: np.where(b != b, a, np.where(a != a, b, np.minimum(a, b))))),
         ("atan2", np.arctan2, _b(FLOAT, ref=np.arctan2)),
-        ("hypot", np.hypot, _b(FLOAT, ref=lambda a, b: np.sqrt(a * a + b * b))),
+        ("hypot", np.hypot, _b(FLOAT, ref=lambda a, b: np.sqrt(a * a + b * b), dtypes=_FLOATS_ONLY)),
         ("copysign", np.copysign, _b(FLOAT, ref=lambda a, b: np.abs(a) * np.where(np.signbit(b), -1.0, 1.0),
                                      grad_domain=((0.2, 1.0), (-1, 1)))),
         ("xlogy", _xlogy, _b(FLOAT, ref=lambda a, b: np.where(b != b, np.nan, np.where(a == 0, 0.0, a * np.log(b))),
@@ -770,6 +771,8 @@ def _make_binary(row: Row):
             u = v = b
         else:
             check_operands(row, a, b)
+            if rule == FLOAT and refused and (rt := dtypes.result_type(a, b)) in refused and not rt.is_complex:
+                raise dtype_not_supported(name, rt)  # refused before promotion: "hypot_cpu" ... for 'Long'
             dt = binary_dtype(rule, a, b)
             if dt is dtypes.complex32:  # a float16 tensor and a complex number (ops/complex_half.py)
                 return half_complex_binary(op, a, b, out)

@@ -404,9 +404,13 @@ def _repeat(input: Tensor, *sizes) -> Tensor:
     if len(reps) < input.ndim:
         raise RuntimeError("Number of dimensions of repeat dims can not be smaller than number of dimensions of "
                            "tensor")
-    if any(r < 0 for r in reps):
-        raise RuntimeError(f"Trying to create tensor with negative dimension {min(reps)}: {list(reps)}")
     shape = (1,) * (len(reps) - input.ndim) + input._shape
+    if any(r < 0 for r in reps):  # PyTorch checks the result's sizes: a negative repeat of an empty dim is 0
+        sizes = [r * n for r, n in zip(reps, shape, strict=True)]
+        if any(n < 0 for n in sizes):
+            raise RuntimeError(f"Trying to create tensor with negative dimension {next(n for n in sizes if n < 0)}: "
+                               f"{sizes}")
+        reps = tuple(max(r, 0) for r in reps)
     x = S.view(input, shape) if input.is_contiguous() else S.view(S.clone(input), shape)
     pairs, expanded = [], []
     for r, n in zip(reps, shape, strict=True):
@@ -430,6 +434,7 @@ attach("tile", lambda self, *dims: tile(self, dims[0] if len(dims) == 1 and isin
                                          else dims))
 
 
+@numpy_aliases
 def repeat_interleave(input: Tensor, repeats=None, dim: int | None = None, *, output_size: int | None = None) -> Tensor:
     """Repeat each element (or slice along `dim`) `repeats` times (an int or one count per element).
 
@@ -576,6 +581,10 @@ _trace = declare("trace", np.trace)
 def _trace_meta(input) -> None:
     if input.ndim != 2:
         raise RuntimeError(f"trace: expected a matrix, but got tensor with dim {input.ndim}")
+    if input._dtype is dtypes.bool:
+        from ember.core.ops.numeric import not_implemented_for
+
+        raise not_implemented_for("trace", input._dtype)
 
 
 @_trace.register("cpu")
@@ -621,6 +630,13 @@ def meshgrid(*tensors, indexing: str | None = None) -> tuple[Tensor, ...]:
         warnings.warn("torch.meshgrid: in an upcoming release, it will be required to pass the indexing argument.",
                       UserWarning, stacklevel=2)
         indexing = "ij"
+    if not ts:
+        raise RuntimeError("meshgrid expects a non-empty TensorList")
+    for a, b in zip(ts, ts[1:]):
+        if a._dtype is not b._dtype:
+            raise RuntimeError("meshgrid expects all tensors to have the same dtype")
+        if a.device != b.device:
+            raise RuntimeError("meshgrid expects all tensors to have the same device")
     if indexing not in ("ij", "xy"):
         raise RuntimeError(f'torch.meshgrid: indexing must be one of "xy" or "ij", but received: {indexing}')
     for t in ts:
@@ -643,6 +659,9 @@ def meshgrid(*tensors, indexing: str | None = None) -> tuple[Tensor, ...]:
 
 def cartesian_prod(*tensors: Tensor) -> Tensor:
     """Every combination of the elements of the 1-D `tensors`, one per row (itertools.product order)."""
+    for t in tensors:
+        if t.ndim != 1:
+            raise RuntimeError(f"Expect a 1D vector, but got shape {list(t._shape)}")
     if len(tensors) == 1:
         return tensors[0]
     grids = meshgrid(*tensors, indexing="ij")

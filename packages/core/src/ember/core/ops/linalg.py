@@ -17,7 +17,7 @@ import numpy as np
 from ember.core import dtypes
 from ember.core import dispatch as _dispatch
 from ember.core.dispatch import OVERLAP_INTERNAL, composite, declare, node_name
-from ember.core.methods import attach, inplace, method
+from ember.core.methods import attach, inplace, method, numpy_aliases
 from ember.core.ops import aliased_products, blas_threads
 from ember.core.ops import elementwise as ew
 from ember.core.ops import numba_rows
@@ -610,6 +610,8 @@ def tensordot(a: Tensor, b: Tensor, dims=2, out=None) -> Tensor:
     """Contract `dims` (a count of trailing/leading dims, or two lists of dims) of `a` and `b`."""
     from ember.core.ops.layout import reshape
 
+    if a._dtype is not b._dtype:
+        raise RuntimeError("both inputs should have same dtype")
     if isinstance(dims, Tensor):
         dims = dims.tolist()
     if isinstance(dims, int):
@@ -732,6 +734,9 @@ def cdist(x1: Tensor, x2: Tensor, p: float = 2.0,
           compute_mode: str = "use_mm_for_euclid_dist_if_necessary") -> Tensor:
     """The p-norm distance between each row of x1 (*, P, M) and each row of x2 (*, R, M): (*, P, R).
     Euclidean distances of more than 25 rows go through one matmul, as PyTorch does."""
+    if compute_mode not in ("use_mm_for_euclid_dist_if_necessary", "use_mm_for_euclid_dist",
+                            "donot_use_mm_for_euclid_dist"):
+        raise ValueError(f"{compute_mode} is not a valid value for compute_mode")
     if x1.ndim < 2 or x2.ndim < 2:
         raise RuntimeError(f"cdist only supports at least 2D tensors, X{1 if x1.ndim < 2 else 2} got: "
                            f"{min(x1.ndim, x2.ndim)}D")
@@ -807,6 +812,7 @@ attach("__matmul__", _matmul)
 attach("__rmatmul__", lambda self, other: _matmul(other, self) if isinstance(other, Tensor) else NotImplemented)
 
 
+@numpy_aliases
 @composite("linalg_vecdot")
 def _vecdot(x: Tensor, y: Tensor, *, dim: int = -1) -> Tensor:
     """The dot product of `x` and `y` along `dim`, broadcasting the other dims (`x` conjugated, as PyTorch);

@@ -14,7 +14,7 @@ import numpy as np
 from ember.core import dtypes
 from ember.core.creation import arange, eye, full, zeros
 from ember.core.dispatch import declare
-from ember.core.methods import method
+from ember.core.methods import method, numpy_aliases
 from ember.core.ops import elementwise as ew
 from ember.core.ops import indexing as I
 from ember.core.ops import join as J
@@ -709,6 +709,7 @@ def pca_lowrank(A: Tensor, q: int | None = None, center: bool = True, niter: int
     return svd_lowrank(B, q, niter)
 
 
+@numpy_aliases
 def norm_except_dim(v: Tensor, pow: float = 2, dim: int = 0) -> Tensor:  # noqa: A002 - PyTorch's name
     """The `pow`-norm of v over every dim but `dim`, kept as size-1 dims (weight normalization's g); over all
     dims when dim is -1."""
@@ -754,12 +755,14 @@ def orgqr(input: Tensor, input2: Tensor) -> Tensor:
     return householder_product(input, input2)
 
 
+@numpy_aliases
 @writes_out
 def frobenius_norm(input: Tensor, dim, keepdim: bool = False, *, out=None) -> Tensor:
     """`torch.frobenius_norm` (deprecated): the 2-norm over `dim`."""
     return linalg.vector_norm(input, 2, dim, keepdim)
 
 
+@numpy_aliases
 @writes_out
 def nuclear_norm(input: Tensor, dim=(-2, -1), keepdim: bool = False, *, out=None) -> Tensor:
     """`torch.nuclear_norm` (deprecated): the sum of singular values over the two dims `dim`."""
@@ -833,6 +836,8 @@ def cov(input: Tensor, *, correction: int = 1, fweights: Tensor | None = None,
         norm_factor = x._shape[1] - correction
     else:
         w_sum = R.sum(w)
+        if w_sum.item() == 0:  # PyTorch reads the sum too
+            raise RuntimeError("cov(): weights sum to zero, can't be normalized")
         avg = ew.div(R.sum(ew.mul(x, w), 1, True), w_sum)
         norm_factor = ew.sub(w_sum, correction) if aweights is None else \
             ew.sub(w_sum, ew.div(ew.mul(R.sum(ew.mul(w, aweights)), correction), w_sum))

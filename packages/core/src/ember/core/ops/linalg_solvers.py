@@ -11,7 +11,7 @@ import math
 import numpy as np
 from ember.core import dtypes
 from ember.core.dispatch import declare
-from ember.core.methods import method
+from ember.core.methods import method, numpy_aliases
 from ember.core.ops import elementwise as ew
 from ember.core.ops import shape as S
 from ember.core.ops._util import normalize_dims, warn_once, wrap
@@ -540,6 +540,7 @@ def eigvalsh(A: Tensor, UPLO: str = "L") -> Tensor:
     return _eigh(A, UPLO)[0]
 
 
+@numpy_aliases
 def matrix_norm(A: Tensor, ord="fro", dim=(-2, -1), keepdim: bool = False, *, dtype=None) -> Tensor:  # noqa: A002
     """The matrix norm over the two dims `dim`: 'fro', 'nuc', 2/-2 (largest/smallest singular value),
     1/-1 (max/min column abs sum), inf/-inf (max/min row abs sum)."""
@@ -572,6 +573,7 @@ def matrix_norm(A: Tensor, ord="fro", dim=(-2, -1), keepdim: bool = False, *, dt
     return reshape(r, kept if keepdim else tuple(n for i, n in enumerate(A._shape) if i not in (d0, d1)))
 
 
+@numpy_aliases
 def norm(A: Tensor, ord=None, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:  # noqa: A002
     """`torch.linalg.norm`: a vector norm over one dim (or all, when neither `ord` nor `dim` is
     given), a matrix norm over two."""
@@ -687,6 +689,11 @@ def multi_dot(tensors) -> Tensor:
 def _cross(input: Tensor, other: Tensor, dim: int) -> Tensor:
     from ember.core.ops.join import roll
 
+    if input.ndim != other.ndim:
+        raise RuntimeError("linalg.cross: inputs must have the same number of dimensions.")
+    if input._dtype is not other._dtype:
+        raise RuntimeError(f"expected scalar type {dtypes.TORCH_NAMES[input._dtype.name]} but found "
+                           f"{dtypes.TORCH_NAMES[other._dtype.name]}")
     normalize_dims(dim, max(input.ndim, other.ndim), "cross")  # PyTorch's IndexError for a dim past them
     if input._shape[dim] != 3 or other._shape[dim] != 3:
         raise RuntimeError(f"linalg.cross: inputs dimension {dim} must have length 3. Got {input._shape[dim]} and "
@@ -695,6 +702,7 @@ def _cross(input: Tensor, other: Tensor, dim: int) -> Tensor:
                   ew.mul(roll(input, -2, dim), roll(other, -1, dim)))
 
 
+@numpy_aliases
 def linalg_cross(input: Tensor, other: Tensor, *, dim: int = -1) -> Tensor:
     """The 3-vector cross product along `dim`, broadcasting the other dims."""
     return _cross(input, other, dim)

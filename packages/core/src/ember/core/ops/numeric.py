@@ -13,7 +13,7 @@ from ember.core.creation import full
 from ember.core.methods import attach, inplace, method, operator
 from ember.core.ops import elementwise as ew
 from ember.core.ops import shape as S
-from ember.core.ops._util import broadcast_shapes, cast_error, named_as
+from ember.core.ops._util import _CPP_TYPE_NAMES, broadcast_shapes, cast_error, named_as
 from ember.core.ops.structseq import return_type
 from ember.core.settings import finfo
 from ember.core.tensor import Tensor
@@ -158,7 +158,10 @@ def rad2deg(input: Tensor, *, out: Tensor | None = None) -> Tensor:
 @method
 def ldexp(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor:
     """`input * 2**other`, in a floating dtype."""
-    return _into(out, ew.mul(_float(input), ew.pow(2.0, _float(other))), "ldexp", (input, other))
+    x, e = _float(input), _float(other)
+    if isinstance(x, Tensor) and isinstance(e, Tensor) and e._dtype is not x._dtype:  # 2**other in the result dtype
+        e = S.to_dtype(e, dtypes.promote_types(x._dtype, e._dtype))
+    return _into(out, ew.mul(x, ew.pow(2.0, e)), "ldexp", (input, other))
 
 
 _Frexp = return_type("frexp", ["mantissa", "exponent"], __name__)
@@ -170,6 +173,15 @@ def frexp(input: Tensor, *, out=None):
     nan keep exponent 0); exponent is int32."""
     if not input._dtype.is_floating_point:
         raise RuntimeError("torch.frexp() only supports floating-point dtypes")
+    if out is not None:
+        names = {"float16": "c10::Half", "bfloat16": "c10::BFloat16", "float32": "float", "float64": "double",
+                 **_CPP_TYPE_NAMES}
+        if out[0]._dtype is not input._dtype:
+            raise RuntimeError(f"torch.frexp() expects mantissa to have dtype {names[input._dtype.name]} but got "
+                               f"{names.get(out[0]._dtype.name, out[0]._dtype.name)}")
+        if out[1]._dtype is not dtypes.int32:
+            raise RuntimeError("torch.frexp() expects exponent to have int dtype but got "
+                               f"{names.get(out[1]._dtype.name, out[1]._dtype.name)}")
     x = S.to_dtype(input, dtypes.float64)  # float64 holds 2**e of every float32/16 exponent, subnormals too
     special = ew.logical_or(ew.eq(x, 0), ew.logical_not(ew.isfinite(x)))
     a = ew.where(special, 1.0, ew.abs(x))
@@ -251,7 +263,7 @@ def positive(input: Tensor) -> Tensor:
 # --- bits ---------------------------------------------------------------------------------------
 def _int_operands(op: str, input, other):
     dt = dtypes.result_type(input, other)
-    if dt.is_floating_point or dt.is_complex:
+    if dt.is_floating_point or dt.is_complex or (dt is dtypes.bool and op in ("gcd", "lcm")):
         _refuse(op, input if isinstance(input, Tensor) and input._dtype is dt else other)
     return dt
 

@@ -17,14 +17,14 @@ import types
 import numpy as np
 from ember.core import dtypes
 from ember.core.dispatch import OVERLAP_INTERNAL, declare, node_name
-from ember.core.methods import method
+from ember.core.methods import method, numpy_aliases
 from ember.core.opinfo import FLOAT, FLOAT_DTYPES, INT64, PROMOTE, OpInfo
 from ember.core.ops import elementwise as ew
 from ember.core.ops import numba_rows
 from ember.core.ops._util import normalize_dims, shape_error, warn_at_caller, wrap, write_out
 from ember.core.ops.complex import ComplexNotSupported, view_as_complex, view_as_real
 from ember.core.ops.structseq import return_type
-from ember.core.tensor import Tensor, describe
+from ember.core.tensor import Tensor
 
 __all__ = [
     "return_types", "sum", "nansum", "mean", "nanmean", "prod", "amax", "amin", "max", "min", "aminmax",
@@ -95,10 +95,14 @@ def _int_to_long(x: Tensor, dtype) -> dtypes.dtype:
 
 
 def _float_only(x: Tensor, dtype, op: str) -> dtypes.dtype:
+    """mean's and nanmean's result dtype (`dtype=` or input's), refused with PyTorch's messages unless inexact."""
+    if op == "nanmean" and not x._dtype.is_floating_point and not x._dtype.is_complex:
+        raise RuntimeError("nanmean(): expected input to have floating point or complex dtype but got "
+                           f"{dtypes.TORCH_NAMES[x._dtype.name]}")
     dt = dtypes.as_dtype(dtype) if dtype is not None else x._dtype
     if not dt.is_floating_point and not dt.is_complex:
-        raise RuntimeError(f"{op}(): could not infer output dtype. Input dtype must be either a floating point or "
-                           f"complex dtype. Got: {dtypes.TORCH_NAMES[dt.name]}")
+        raise RuntimeError(f"{op}(): could not infer output dtype. {'Input' if dtype is None else 'Optional'} dtype "
+                           f"must be either a floating point or complex dtype. Got: {dtypes.TORCH_NAMES[dt.name]}")
     return dt
 
 
@@ -455,6 +459,8 @@ def aminmax(input: Tensor, *, dim: int | None = None, keepdim: bool = False):
 @method
 def argmax(input: Tensor, dim: int | None = None, keepdim: bool = False, *, out=None) -> Tensor:
     """The index of the largest element over `dim`, or in the flattened tensor when `dim` is None."""
+    if input._dtype is dtypes.bool:
+        raise RuntimeError("argmax(): does not support bool input")
     d = None if dim is None else _one_dim(dim, input, "argmax")
     return _argmax(input, d, keepdim, out=out)
 
@@ -462,6 +468,8 @@ def argmax(input: Tensor, dim: int | None = None, keepdim: bool = False, *, out=
 @method
 def argmin(input: Tensor, dim: int | None = None, keepdim: bool = False, *, out=None) -> Tensor:
     """The index of the smallest element over `dim`, or in the flattened tensor when `dim` is None."""
+    if input._dtype is dtypes.bool:
+        raise RuntimeError("argmin(): does not support bool input")
     d = None if dim is None else _one_dim(dim, input, "argmin")
     return _argmin(input, d, keepdim, out=out)
 
@@ -501,9 +509,9 @@ def _make_moment(op, name, sqrt, with_mean):
     def check(x, dims, correction=1, keepdim=False, *, out=None) -> None:
         """A floating input (complex ones arrive as their parts) and PyTorch's warning for no
         degrees of freedom, once for every device."""
-        if not x._dtype.is_floating_point:
-            raise RuntimeError(f"{name}(): std and var only support floating point and complex dtypes; "
-                               f"got {describe(x)}")
+        if not x._dtype.is_floating_point:  # PyTorch's words: "std and var", or "var_mean"/"std_mean"
+            raise RuntimeError(f"{name if with_mean else 'std and var'} only support floating point and complex "
+                               "dtypes")
         if _numel_over(x, tuple(dims)) - correction <= 0:
             warn_at_caller(f"{_part_of.get() or name}(): degrees of freedom is <= 0. Correction should be strictly "
                            "less than the reduction factor (input numel divided by output numel).")
@@ -590,6 +598,7 @@ def _complex_moment_mean(input: Tensor, dim, keepdim: bool) -> Tensor:
     return view_as_complex(_mean(pairs, _dims(dim, input, "mean"), keepdim, None))
 
 
+@numpy_aliases
 def var_mean(input: Tensor, dim=None, unbiased: bool | None = None, keepdim: bool = False, *,
              correction: float | None = None) -> tuple[Tensor, Tensor]:
     """`(var, mean)` over `dim` in one pass over the data."""
@@ -599,6 +608,7 @@ def var_mean(input: Tensor, dim=None, unbiased: bool | None = None, keepdim: boo
     return _var_mean(input, *_moment_args(input, dim, unbiased, keepdim, correction, "var_mean"))
 
 
+@numpy_aliases
 def std_mean(input: Tensor, dim=None, unbiased: bool | None = None, keepdim: bool = False, *,
              correction: float | None = None) -> tuple[Tensor, Tensor]:
     """`(std, mean)` over `dim` in one pass over the data."""
@@ -684,6 +694,7 @@ def _vector_norm_cpu(x, ord=2, dims=(), keepdim=False, dtype=None, *, out=None):
     return _finish(r, dt, out, "linalg.vector_norm")
 
 
+@numpy_aliases
 def vector_norm(x: Tensor, ord: float = 2, dim=None, keepdim: bool = False, *, dtype=None,  # noqa: A002
                 out=None) -> Tensor:
     """The vector `ord`-norm of `x` over `dim` (all elements when None), as `torch.linalg.vector_norm`."""
@@ -861,6 +872,8 @@ def diff(input: Tensor, n: int = 1, dim: int = -1, prepend: Tensor | None = None
         raise RuntimeError(f"order must be non-negative but got {n}")
     d = _one_dim(dim, input, "diff")
     x = input
+    if builtins.any(t is not None and t.ndim != input.ndim for t in (prepend, append)):
+        raise RuntimeError("diff expects prepend or append to be the same dimension as input")
     if prepend is not None or append is not None:
         x = cat([t for t in (prepend, input, append) if t is not None], d)
     for _ in range(n):

@@ -16,7 +16,7 @@ import numpy as np
 from ember.core import dtypes
 from ember.core.dispatch import declare, node_name
 from ember.core.opinfo_indexing import info as _info
-from ember.core.methods import attach
+from ember.core.methods import attach, numpy_aliases
 from ember.core.ops import softmax_rows as _rows_pass
 from ember.core.ops._util import normalize_dims, warn_at_caller, wrap
 from ember.core.tensor import Tensor, describe
@@ -407,6 +407,7 @@ def _empty_like(x: Tensor) -> Tensor:
     return empty(x.shape, dtype=x.dtype, device=x.device)
 
 
+@numpy_aliases
 def softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype=None) -> Tensor:
     """`exp(x) / sum(exp(x), dim)`, computed stably, as `torch.softmax` (`dim` required; the implicit dim is
     `torch.nn.functional.softmax`'s).
@@ -437,6 +438,7 @@ def _safe_softmax(input: Tensor, dim: int, dtype=None) -> Tensor:
     return safe_softmax_op(x, d) if x._dtype.is_floating_point else _empty_like(x)
 
 
+@numpy_aliases
 def log_softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype=None) -> Tensor:
     """`x - logsumexp(x, dim)`, as `torch.log_softmax` (`dim` required; the implicit dim is
     `torch.nn.functional.log_softmax`'s).

@@ -179,8 +179,16 @@ def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: boo
     values=tensor([3, 2]),
     indices=tensor([0, 2]))
     """
+    if input._dtype is dtypes.bool and input.device.type == "cpu":
+        raise RuntimeError("topk does not support bool dtypes on CPU")
     r = _topk(input, int(k), _one_dim(dim, input, "topk"), largest, sorted, out=None if out is None else tuple(out))
     return return_types.topk(*r)
+
+
+def _refuse_bool(input: Tensor, kernel: str) -> None:
+    """PyTorch's CPU kernels of the order statistics have no bool instance."""
+    if input._dtype is dtypes.bool:
+        raise ew.DtypeNotSupported(f"\"{kernel}\" not implemented for 'Bool'")
 
 
 _kthvalue = declare("kthvalue", doc="kthvalue(x, k, dim, keepdim) -> (values, indices)")
@@ -213,6 +221,7 @@ def _kthvalue_cpu(x, k, dim=-1, keepdim=False, *, out=None):
 @method
 def kthvalue(input: Tensor, k: int, dim: int = -1, keepdim: bool = False, *, out=None):
     """`(values, indices)` of the `k`-th smallest element along `dim` (k counts from 1)."""
+    _refuse_bool(input, "kthvalue_cpu")
     r = _kthvalue(input, int(k), _one_dim(dim, input, "kthvalue"), keepdim, out=None if out is None else tuple(out))
     return return_types.kthvalue(*r)
 
@@ -268,6 +277,7 @@ def _median_dim_cpu(x, dim, keepdim=False, *, out=None):
 @method
 def median(input: Tensor, dim: int | None = None, keepdim: bool = False, *, out=None):
     """The lower median of all elements, or `(values, indices)` along `dim`."""
+    _refuse_bool(input, "median_cpu" if dim is None else "median_out")
     if dim is None:
         return _median(input, out=out)
     r = _median_dim(input, _one_dim(dim, input, "median"), keepdim, out=None if out is None else tuple(out))
@@ -510,6 +520,7 @@ def _searchsorted_cpu(seq, values, right=False, sorter=None, out_int32=False):
 def searchsorted(sorted_sequence: Tensor, input, *, out_int32: bool = False, right: bool = False,
                  side: str | None = None, sorter: Tensor | None = None) -> Tensor:
     """Indices where `input` would be inserted into the innermost dim of `sorted_sequence` to keep it sorted."""
+    _refuse_bool(sorted_sequence, "searchsorted_out_cpu")
     if side is not None:
         if side not in ("left", "right"):
             raise RuntimeError(f"torch.searchsorted(): side can only be 'left' or 'right' but got {side}")
@@ -627,6 +638,9 @@ def _isin_cpu(elements, test_elements, invert=False):
 
 def isin(elements, test_elements, *, assume_unique: bool = False, invert: bool = False) -> Tensor:
     """Elementwise membership of `elements` in `test_elements` (either may be a scalar)."""
+    if any(v._dtype is dtypes.bool if isinstance(v, Tensor) else isinstance(v, bool)
+           for v in (elements, test_elements)):
+        raise RuntimeError("Unsupported input type encountered for isin(): Bool")
     return _isin(elements, test_elements, invert)
 
 
@@ -667,6 +681,7 @@ def _nanmedian_dim_cpu(x, dim, keepdim=False, *, out=None):
 @method
 def nanmedian(input: Tensor, dim: int | None = None, keepdim: bool = False, *, out=None):
     """The lower median ignoring NaN, of everything or `(values, indices)` along `dim`."""
+    _refuse_bool(input, "median_cpu" if dim is None else "median_out")
     if dim is None:
         return _nanmedian(input, out=out)
     r = _nanmedian_dim(input, _one_dim(dim, input, "nanmedian"), keepdim, out=None if out is None else tuple(out))

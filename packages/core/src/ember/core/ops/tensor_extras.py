@@ -14,8 +14,8 @@ import warnings
 
 import numpy as np
 from ember.core import dtypes
-from ember.core.creation import arange, from_numpy, full
-from ember.core.methods import attach, inplace, method
+from ember.core.creation import arange, from_numpy, full, linspace
+from ember.core.methods import attach, inplace, method, numpy_aliases
 from ember.core.ops import elementwise as ew
 from ember.core.ops import join as J
 from ember.core.ops import layout as L
@@ -61,7 +61,10 @@ inplace(renorm)
 def _coordinates(spacing, n: int, like: Tensor) -> Tensor:
     """The sample coordinates along one dim: a 1-D tensor, or a number's uniform grid."""
     if isinstance(spacing, Tensor):
-        if spacing.ndim != 1 or spacing._shape[0] != n:
+        if spacing.ndim != 1:
+            raise RuntimeError("torch.gradient expected each element of spacing to have one dimension, but got an "
+                               f"element with {spacing.ndim} dimensions!")
+        if spacing._shape[0] != n:
             raise RuntimeError(f"torch.gradient expected each tensor to be on the same device and of size {n} "
                                f"along its dim; got coordinates of shape {tuple(spacing._shape)}")
         return spacing
@@ -102,6 +105,7 @@ def _diff_along(y: Tensor, x: Tensor, dim: int, edge_order: int) -> Tensor:
     return J.cat([first, interior, last], dim)
 
 
+@numpy_aliases
 def gradient(input: Tensor, *, spacing=1, dim=None, edge_order: int = 1) -> tuple[Tensor, ...]:
     """The derivative estimate along each of `dim` (all dims by default) by central differences inside
     and one-sided ones (first or second order, `edge_order`) at the ends, as numpy.gradient; `spacing`
@@ -111,26 +115,30 @@ def gradient(input: Tensor, *, spacing=1, dim=None, edge_order: int = 1) -> tupl
     >>> gradient(tensor([1.0, 4.0, 9.0, 16.0]))
     (tensor([3., 4., 6., 7.]),)
     """
-    if edge_order not in (1, 2):
-        raise RuntimeError(f"torch.gradient only supports edge_order=1 and edge_order=2; got {edge_order}")
+    if input._dtype == dtypes.uint8:
+        raise RuntimeError("torch.gradient does not support uint8 input.")
     dims = list(range(input.ndim)) if dim is None else [dim] if isinstance(dim, numbers.Integral) else list(dim)
+    if isinstance(spacing, list | tuple) and len(spacing) != len(dims):
+        if dim is None:
+            raise RuntimeError("torch.gradient expected spacing to be unspecified, a scalar, or a list of length equal "
+                               f"to 'self.dim() = {input.ndim}', since dim argument was not given, but got a list of "
+                               f"length {len(spacing)}")
+        raise RuntimeError("torch.gradient expected spacing to be unspecified, a scalar or it's spacing and dim "
+                           f"arguments to have the same length, but got a spacing argument of length {len(spacing)} "
+                           f"and a dim argument of length {len(dims)}.")
+    if edge_order not in (1, 2):
+        raise RuntimeError("torch.gradient only supports edge_order=1 and edge_order=2.")
     dims = [input._wrap_dim(d) for d in dims]
-    if isinstance(spacing, list | tuple):
-        if len(spacing) != len(dims):
-            raise RuntimeError(f"torch.gradient expected spacing to be unspecified, a scalar or its length to match "
-                               f"the number of dimensions ({len(dims)}); got {len(spacing)}")
-        spacings = list(spacing)
-    else:
-        spacings = [spacing] * len(dims)
+    if any(input._shape[d] < edge_order + 1 for d in dims):
+        raise RuntimeError("torch.gradient expected each dimension size to be at least edge_order+1")
+    if isinstance(spacing, Tensor) and spacing.ndim == 0:  # a 0-dim tensor is a number, as PyTorch's binding
+        spacing = spacing.item()
+    spacings = list(spacing) if isinstance(spacing, list | tuple) else [spacing] * len(dims)
     y = input if input._dtype.is_floating_point or input._dtype.is_complex else \
         S.to_dtype(input, dtypes.get_default_dtype())
     out = []
     for d, sp in zip(dims, spacings, strict=True):
-        n = y._shape[d]
-        if n < edge_order + 1:
-            raise RuntimeError(f"torch.gradient expected each dimension size to be at least edge_order+1; got {n} "
-                               f"along dim {d}")
-        out.append(_diff_along(y, _coordinates(sp, n, y), d, edge_order))
+        out.append(_diff_along(y, _coordinates(sp, y._shape[d], y), d, edge_order))
     return tuple(out)
 
 
@@ -144,16 +152,32 @@ def _as_range(range_):
     return None if range_ is None else tuple(float(v) for v in range_)
 
 
+def _check_histogram_dtypes(input: Tensor, edges: list) -> None:
+    """PyTorch's refusals: bin edges of another dtype than input's, then any input but float32/float64."""
+    names = {"float32": "float", "float64": "double", **_util._CPP_TYPE_NAMES}
+    for i, e in enumerate(edges):
+        if e._dtype != input._dtype:
+            raise RuntimeError("torch.histogramdd: input tensor and bins tensors should have the same dtype, but got "
+                               f"input with dtype {names.get(input._dtype.name, input._dtype.name)} and bins for "
+                               f"dimension {i} with dtype {names.get(e._dtype.name, e._dtype.name)}")
+    if input._dtype not in (dtypes.float32, dtypes.float64):
+        raise NotImplementedError(f"\"histogramdd\" not implemented for '{dtypes.TORCH_NAMES[input._dtype.name]}'")
+
+
+def _uniform_edges(edges: np.ndarray, dtype) -> np.ndarray:
+    """Equal bins' edges as PyTorch computes them: its `linspace` in input's dtype (numpy's are float64)."""
+    return linspace(float(edges[0]), float(edges[-1]), len(edges), dtype=dtype)._np()
+
+
 @method
 def histogram(input: Tensor, bins=100, *, range=None, weight: Tensor | None = None,  # noqa: A002
               density: bool = False, out=None):
     """`(hist, bin_edges)`: counts (or weights, or a density) of input's elements in `bins` equal bins over
     `range` (input's min and max by default), or in the bins that the edges tensor `bins` bounds."""
-    if not input._dtype.is_floating_point:
-        raise RuntimeError(f"torch.histogram: input tensor and bins tensors should have the same dtype, but got "
-                           f"input {dtypes.TORCH_NAMES[input._dtype.name].lower()} and bins float")
+    _check_histogram_dtypes(input, [bins] if isinstance(bins, Tensor) else [])
     a = _host(input, "histogram").reshape(-1)
-    b = _host(bins, "histogram") if isinstance(bins, Tensor) else int(bins)
+    b = _host(bins, "histogram") if isinstance(bins, Tensor) else \
+        _uniform_edges(np.histogram_bin_edges(a, int(bins), _as_range(range)), input._dtype)
     w = None if weight is None else _host(weight, "histogram").reshape(-1)
     hist, edges = np.histogram(a, bins=b, range=_as_range(range), weights=w, density=density)
     return _Histogram(from_numpy(hist.astype(input._dtype.np)), from_numpy(edges.astype(input._dtype.np)))
@@ -163,11 +187,24 @@ def histogramdd(input: Tensor, bins=10, *, range=None, weight: Tensor | None = N
                 density: bool = False):
     """`(hist, bin_edges)` of the points input (*, D) in D dimensions: `bins` is a count, one count per
     dimension, or one edges tensor per dimension; `range` is (min, max) pairs flattened."""
+    edges = list(bins) if isinstance(bins, list | tuple) and bins and isinstance(bins[0], Tensor) else []
+    _check_histogram_dtypes(input, edges)
+    d = input._shape[-1]
+    if edges and len(edges) != d:
+        raise RuntimeError(f"torch.histogramdd: expected {d} sequences of bin edges for a {d}-dimensional histogram "
+                           f"but got {len(edges)}")
+    if isinstance(bins, list | tuple) and not edges and len(bins) != d:
+        raise RuntimeError("histogramdd: The size of bins must be equal to the innermost dimension of the input.")
+    if range is not None and len(range) != 2 * d:
+        raise RuntimeError(f"torch.histogramdd: for a {d}-dimensional histogram range should have {2 * d} elements, "
+                           f"but got {len(range)}")
     a = _host(input, "histogramdd")
     pts = a.reshape(-1, a.shape[-1])
-    b = [_host(e, "histogramdd") for e in bins] if isinstance(bins, list | tuple) and bins and \
-        isinstance(bins[0], Tensor) else bins
     rng = None if range is None else [tuple(range[i:i + 2]) for i in _builtins.range(0, len(range), 2)]
+    counts = bins if isinstance(bins, list | tuple) else [bins] * d
+    b = [_host(e, "histogramdd") for e in edges] if edges else \
+        [_uniform_edges(np.histogram_bin_edges(pts[:, i], int(counts[i]), None if rng is None else rng[i]),
+                        input._dtype) for i in _builtins.range(d)]
     w = None if weight is None else _host(weight, "histogramdd").reshape(-1)
     hist, edges = np.histogramdd(pts, bins=b, range=rng, weights=w, density=density)
     return _HistogramDD(from_numpy(hist.astype(input._dtype.np)),

@@ -11,6 +11,7 @@ import numpy as np
 
 from ember.core import dtypes
 from ember.core.creation import tensor
+from ember.core.methods import numpy_aliases
 from ember.core.ops import elementwise as ew
 from ember.core.ops import reduce as R
 from ember.core.ops import shape as S
@@ -99,12 +100,12 @@ def _pairs(y: Tensor, dim: int):
 
 def _spacing(y: Tensor, x, dx, dim: int, op: str):
     """The widths between neighbours along `dim`: a number, or a tensor broadcasting against y's pairs."""
-    if x is not None and dx is not None:
-        raise TypeError(f"{op}: received both x and dx; pass one of them")
+    if x is not None and (dx is not None or not isinstance(x, Tensor)):  # PyTorch's binding: a Tensor x, or dx
+        got = ", ".join(type(v).__name__ for v in (y, x)) + ("" if dx is None else f", dx={type(dx).__name__}")
+        raise TypeError(f"{op}() received an invalid combination of arguments - got ({got}), but expected one of:\n"
+                        " * (Tensor y, Tensor x, *, int dim = -1)\n * (Tensor y, *, Number dx = 1, int dim = -1)\n")
     if x is None:
         return 1 if dx is None else dx
-    if not isinstance(x, Tensor):
-        return x  # a scalar x is the spacing, as in PyTorch
     if x.ndim == 1:
         if x._shape[0] != y._shape[dim]:
             raise RuntimeError(f"{op}: There must be one `x` value for each sample point")
@@ -123,6 +124,7 @@ def _dim(y: Tensor, dim: int, op: str) -> int:
     return dim % n
 
 
+@numpy_aliases
 def trapezoid(y: Tensor, x=None, *, dx=None, dim: int = -1) -> Tensor:
     """The trapezoidal rule along `dim`: spacing `dx` (default 1) or sample points `x`.
 
@@ -137,11 +139,13 @@ def trapezoid(y: Tensor, x=None, *, dx=None, dim: int = -1) -> Tensor:
     return R.sum(ew.mul(ew.div(ew.add(lo, hi), 2.0), _spacing(y, x, dx, dim, "trapezoid")), dim)
 
 
+@numpy_aliases
 def trapz(y: Tensor, x=None, *, dx=None, dim: int = -1) -> Tensor:
     """`torch.trapz`, the older name of `trapezoid` (`dx` may be given positionally-by-name only)."""
     return trapezoid(y, x, dx=dx, dim=dim)
 
 
+@numpy_aliases
 def cumulative_trapezoid(y: Tensor, x=None, *, dx=None, dim: int = -1) -> Tensor:
     """The running trapezoidal integral along `dim` (one element shorter than y along it)."""
     dim = _dim(y, dim, "cumulative_trapezoid")

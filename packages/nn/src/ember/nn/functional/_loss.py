@@ -9,6 +9,7 @@ from ember import autograd as ea
 from ember.core import Tensor, dtypes
 from ember.core.dispatch import composite, node_name
 from ember.core.dtypes import TORCH_NAMES
+from ember.core.methods import numpy_aliases
 from ember.core.ops._util import warn_at_caller
 from ember.core.ops.complex import ComplexNotSupported
 from ember.core.ops.softmax import legacy_reduction as _legacy_reduction
@@ -214,6 +215,7 @@ def _clamp_value(norm: Tensor, eps: float) -> Tensor:
     return norm + (ea.clamp(norm, min=eps) - norm).detach()
 
 
+@numpy_aliases
 @composite("cosine_similarity")
 def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -> Tensor:
     """sum(x1 / max(||x1||, eps) * x2 / max(||x2||, eps)) along `dim` (inputs broadcast); the
