@@ -29,7 +29,15 @@ pooling through grid_sample, DLRM and wide&deep, sparsemax/FT-Transformer, LARS 
 extends the framework: torch.autograd.functional, the graph and Node API, diagnostics, checkpointing with custom
 Functions, __torch_function__ subclasses and modes, nn.utils, module state hooks, parametrizations; generative models
 and neural fields: VQ-VAE, flow matching with a DiT, SIREN and hypernetworks, StyleGAN and PixelCNN layers, EBM and
-mixture density networks, capsules and CLIP, hash-grid fields, dVAE/MADE/EDM, EMA with graph debugging."""
+mixture density networks, capsules and CLIP, hash-grid fields, dVAE/MADE/EDM, EMA with graph debugging.
+
+pytorch.org's tutorials and notes as learners type them (Learning PyTorch with Examples, What is torch.nn really?,
+the 60-minute blitz, the autograd-mechanics, broadcasting, extending, numerical-accuracy and reproducibility notes,
+saving and loading, recipes); every optimizer as researchers compare them (state dicts, errors and hooks, SWA and
+clipping, warmup schedules, complex and reduced-precision parameters, wrappers); numpy/scipy code ported op by op
+(a heat equation, spatial statistics, special functions, station records, cell lists, numpy keyword habits); and
+torch.compile and TorchScript as users call them (compiled training steps, graph breaks, inference, recipes,
+guards, AMP and checkpointing inside compiled code, scripted and traced modules)."""
 
 from __future__ import annotations
 
