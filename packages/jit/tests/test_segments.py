@@ -616,3 +616,22 @@ def test_the_first_segment_takes_the_original_signature(capsys):
         assert c(x)[0].tolist() == [3.0, 3.0]
     assert capsys.readouterr().out.count("2 ['k']") == 5
     assert c.explain().segments
+
+
+def with_library_print(x, w, b):
+    import dis
+    import io
+
+    h = x @ w + b
+    dis.dis(lambda: None, file=io.StringIO())  # the standard library's own `print(..., file=...)` calls
+    return (h.sigmoid() * 3).sum(), None
+
+
+def test_a_print_inside_a_library_is_no_break():
+    """Only the program's own `print` is a break: a library printing while the capture runs (the standard library
+    here; Numba annotating a kernel it compiles on a cold cache) leaves the function captured whole."""
+    want = _grad_run(with_library_print, 4)
+    c = jit.compile(with_library_print)
+    _same(_grad_run(c, 4), want)
+    ex = c.explain()
+    assert ex.graph_break_count == 0 and ex.graph_count == 1, ex

@@ -52,6 +52,7 @@ import copy
 import dis
 import os
 import sys
+import sysconfig
 import threading
 import types
 import weakref
@@ -71,6 +72,10 @@ __all__ = ["Unsupported", "Recorder", "user_frame"]
 
 _SEQ = (list, tuple)
 _SEP = os.sep + "ember" + os.sep
+# where installed libraries and the standard library live: their own `print` calls (Numba annotating the kernel it
+# compiles during a capture, into a StringIO) are no break; the user's program's are
+_LIBRARY_DIRS = tuple(sorted({os.path.join(os.path.realpath(p), "") for p in
+                              (sysconfig.get_paths()[k] for k in ("stdlib", "platstdlib", "purelib", "platlib"))}))
 # ops whose result's shape depends on the values of their input, or that re-point a tensor's storage
 _DYNAMIC = frozenset({"nonzero", "masked_select", "unique", "unique_consecutive", "unique_dim", "bincount",
                       "repeat_interleave", "set_", "resize_", "resize_as_", "histc", "histogram", "argwhere"})
@@ -124,6 +129,19 @@ def _stack(frame) -> list:
         out.append((frame.f_code, frame.f_lineno))
         frame = frame.f_back
     return out
+
+
+_library_files: dict[str, bool] = {}
+
+
+def _library_code(code) -> bool:
+    """Whether `code` is ember's, an installed library's or the standard library's (not the user's program)."""
+    name = code.co_filename
+    hit = _library_files.get(name)
+    if hit is None:
+        hit = _library_files[name] = _SEP in name or name.startswith("<frozen") or \
+            os.path.realpath(name).startswith(_LIBRARY_DIRS)
+    return hit
 
 
 def _user_line(stack: list) -> str:
@@ -292,7 +310,8 @@ class Recorder:
                 self._island = None
             return
         if event == "c_call" and arg is print and self._island is None and self.active:
-            self.brk("print() runs Python, which a replay would not run", frame)  # PyTorch prints at each call
+            if not _library_code(frame.f_code):  # PyTorch prints at each call
+                self.brk("print() runs Python, which a replay would not run", frame)
             return
         if event != "call" or self._island is not None or not self.active:
             return
