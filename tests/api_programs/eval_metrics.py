@@ -41,7 +41,7 @@ print("balanced_acc", round(rec.mean().item(), 4), "support", cm.sum(1).tolist()
 for k in (1, 2, 3):
     topk = logits.topk(k, dim=1).indices
     hit = (topk == target.unsqueeze(1)).any(dim=1)
-    print("top%d" % k, topk.shape, hit.dtype, round(hit.float().mean().item(), 4))
+    print(f"top{k}", topk.shape, hit.dtype, round(hit.float().mean().item(), 4))
 _, top2 = logits.topk(2, 1, True, True)
 correct = top2.t().eq(target.view(1, -1).expand_as(top2.t()))
 print("topk_ref_style", [correct[:k].reshape(-1).float().sum(0, keepdim=True).mul_(100.0 / N).item() for k in (1, 2)])
@@ -130,5 +130,8 @@ for name, fn in [
     except Exception as e:
         print(name, type(e).__name__, str(e).split("\n")[0])
 print("bucketize_unsorted", torch.bucketize(torch.tensor([0.5, 2.5]), torch.tensor([3.0, 1.0, 2.0])).tolist())
-print("bincount_empty", torch.bincount(torch.tensor([], dtype=torch.long)).tolist(), torch.bincount(torch.tensor([], dtype=torch.long), minlength=3).dtype)
-print("bincount_w_dtype", torch.bincount(torch.tensor([0, 2]), weights=torch.tensor([0.5, 1.5])).dtype, torch.bincount(torch.tensor([0, 2]), weights=torch.tensor([1, 2])).dtype)
+empty = torch.tensor([], dtype=torch.long)
+print("bincount_empty", torch.bincount(empty).tolist(), torch.bincount(empty, minlength=3).dtype)
+two = torch.tensor([0, 2])
+wf, wi = torch.tensor([0.5, 1.5]), torch.tensor([1, 2])
+print("bincount_w_dtype", torch.bincount(two, weights=wf).dtype, torch.bincount(two, weights=wi).dtype)
