@@ -86,6 +86,16 @@ def test_errors_as_pytorch():
     assert F._foreach_add([E.ones(2, dtype=E.int64)], 1.5)[0].dtype is E.float32
 
 
+@pytest.mark.parametrize("call", [lambda t: F._foreach_lerp_(t, [], 0.5), lambda t: F._foreach_lerp(t, [], 0.5),
+                                  lambda t: F._foreach_addcmul(t, [], t), lambda t: F._foreach_addcdiv_(t, t, [])])
+def test_an_empty_list_for_a_tensor_list_parameter_is_a_tensor_list(call):
+    # PyTorch types these parameters as tensor lists: an empty one is a tensor list of the wrong length
+    with pytest.raises(RuntimeError, match="^Tensor lists must have the same number of tensors, got 1 and 0$"):
+        call([E.zeros(2)])
+    with pytest.raises(RuntimeError, match="^Tensor list must have same number of elements as scalar list.$"):
+        F._foreach_add_([E.zeros(2)], [])
+
+
 @pytest.mark.torch
 def test_foreach_is_reachable_under_torch_and_matches_it():
     torch = pytest.importorskip("torch")

@@ -232,6 +232,19 @@ def test_where_one_and_three_arguments_and_method():
         E.where(c, x)
 
 
+@pytest.mark.parametrize("args", [(np.array([True]),), (np.array([True]), "T", "T"), ([True], 1.0, 2.0),
+                                  (True, "T", 0.0)])
+def test_where_refuses_a_condition_that_is_not_a_tensor_as_pytorch(args):
+    torch = pytest.importorskip("torch")
+
+    def message(lib):
+        with pytest.raises(TypeError) as info:
+            lib.where(*[lib.ones(1) if a == "T" else a for a in args])
+        return str(info.value)
+
+    assert message(E) == message(torch)
+
+
 @pytest.mark.parametrize("k", [-1, 0, 1, 2, 3, 5])
 def test_rot90_matches_numpy(k):
     a = _a(2, 3, 4)

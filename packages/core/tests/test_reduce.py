@@ -510,6 +510,13 @@ def test_cov_and_corrcoef_match_numpy():
         E.cov(E.ones(2, 1))
 
 
+@pytest.mark.parametrize("name", ["cov", "corrcoef"])
+def test_cov_and_corrcoef_of_3d_input_name_themselves(name):
+    with pytest.raises(RuntimeError, match=rf"^{name}\(\): expected input to have two or fewer dimensions but got an "
+                       "input with 3 dimensions$"):
+        getattr(E, name)(E.zeros(2, 2, 2))
+
+
 @pytest.mark.parametrize("name", ["sum", "nansum", "mean", "prod", "amax", "amin", "logsumexp", "var", "std"])
 def test_reduction_of_a_non_tensor_raises_pytorchs_type_error(name):
     with pytest.raises(TypeError, match=rf"{name}\(\): argument 'input' \(position 1\) must be Tensor, not str"):

@@ -245,10 +245,17 @@ def test_loss_primitives_validate_targets_themselves():
      r"size mismatch \(got input: \[2, 3, 4, 4\] , target: \[2, 4, 5\]"),
     ((2, 3, 4, 4), E.ones(2, 4, dtype=E.int64), RuntimeError,
      r"only batches of spatial targets supported \(3D tensors\) but got targets of dimension: 2"),
+    # uint8 class indices: a 2-D input takes them, the spatial kernels (3-D and more) want Long
+    ((2, 3, 4), E.zeros(2, 4, dtype=E.uint8), RuntimeError, "expected scalar type Long but found Byte"),
+    ((2, 3, 4, 4), E.zeros(2, 4, 4, dtype=E.uint8), RuntimeError, "expected scalar type Long but found Byte"),
+    ((2, 3, 4, 4), E.zeros(2, 4, 4, dtype=E.int32), RuntimeError,
+     "expected target dtype to be Long or Byte, but got Int"),
 ])
 def test_cross_entropy_target_errors_are_pytorchs(input_shape, target, error, message):
     with pytest.raises(error, match=f"^{message}$"):
         E.cross_entropy(E.zeros(*input_shape), target)
+    with pytest.raises(error, match=f"^{message}$"):
+        E.nll_loss(E.zeros(*input_shape), target)
 
 
 @pytest.mark.parametrize(("fn", "dim", "kernel"), [

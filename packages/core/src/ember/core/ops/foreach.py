@@ -31,10 +31,11 @@ def _check(tensors, what: str = "Tensor list") -> list:
     return list(tensors)
 
 
-def _operands(self: list, other) -> list:
-    """`other` spread over `self`: a number or a tensor for every entry, or a list matched by position."""
+def _operands(self: list, other, tensors: bool = False) -> list:
+    """`other` spread over `self`: a number or a tensor for every entry, or a list matched by position
+    (`tensors`: a parameter PyTorch types as a tensor list, so even an empty list counts as one)."""
     if isinstance(other, (list, tuple)):
-        if other and all(isinstance(o, Tensor) for o in other):
+        if (other or tensors) and all(isinstance(o, Tensor) for o in other):
             if len(other) != len(self):
                 raise RuntimeError(f"Tensor lists must have the same number of tensors, got {len(self)} and "
                                    f"{len(other)}")
@@ -107,11 +108,11 @@ def _foreach_addcmul(self, tensor1, tensor2, value=1) -> tuple:
     """`self[i] + value[i] * tensor1[i] * tensor2[i]` (value a number, numbers, or a tensor of them)."""
     self = _check(self)
     return tuple(arith.addcmul(x, a, b, value=v) for x, a, b, v in
-                 zip(self, _operands(self, tensor1), _operands(self, tensor2), _values(self, value)))
+                 zip(self, _operands(self, tensor1, True), _operands(self, tensor2, True), _values(self, value)))
 
 
 def _foreach_addcmul_(self, tensor1, tensor2, value=1) -> list:
-    for x, a, b, v in zip(_check(self), _operands(list(self), tensor1), _operands(list(self), tensor2),
+    for x, a, b, v in zip(_check(self), _operands(list(self), tensor1, True), _operands(list(self), tensor2, True),
                           _values(list(self), value)):
         x.addcmul_(a, b, value=v)
     return self
@@ -121,11 +122,11 @@ def _foreach_addcdiv(self, tensor1, tensor2, value=1) -> tuple:
     """`self[i] + value[i] * tensor1[i] / tensor2[i]`."""
     self = _check(self)
     return tuple(arith.addcdiv(x, a, b, value=v) for x, a, b, v in
-                 zip(self, _operands(self, tensor1), _operands(self, tensor2), _values(self, value)))
+                 zip(self, _operands(self, tensor1, True), _operands(self, tensor2, True), _values(self, value)))
 
 
 def _foreach_addcdiv_(self, tensor1, tensor2, value=1) -> list:
-    for x, a, b, v in zip(_check(self), _operands(list(self), tensor1), _operands(list(self), tensor2),
+    for x, a, b, v in zip(_check(self), _operands(list(self), tensor1, True), _operands(list(self), tensor2, True),
                           _values(list(self), value)):
         x.addcdiv_(a, b, value=v)
     return self
@@ -144,11 +145,12 @@ def _values(self: list, value) -> list:
 def _foreach_lerp(self, tensors1, weight) -> tuple:
     """`self[i] + weight * (tensors1[i] - self[i])`."""
     self = _check(self)
-    return tuple(elementwise.lerp(x, e, w) for x, e, w in zip(self, _operands(self, tensors1), _operands(self, weight)))
+    return tuple(elementwise.lerp(x, e, w)
+                 for x, e, w in zip(self, _operands(self, tensors1, True), _operands(self, weight)))
 
 
 def _foreach_lerp_(self, tensors1, weight) -> list:
-    for x, e, w in zip(_check(self), _operands(list(self), tensors1), _operands(list(self), weight)):
+    for x, e, w in zip(_check(self), _operands(list(self), tensors1, True), _operands(list(self), weight)):
         x.lerp_(e, w)
     return self
 

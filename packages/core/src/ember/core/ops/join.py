@@ -743,6 +743,8 @@ def block_diag(*tensors: Tensor) -> Tensor:
 
 def where(condition: Tensor, input=None, other=None, *, out: Tensor | None = None):
     """Elements of `input` where `condition`, else of `other`; with only `condition`, `nonzero(as_tuple=True)`."""
+    if not isinstance(condition, Tensor):
+        _where_refuse(condition, input, other)
     if input is None and other is None:
         from ember.core.ops.indexing import nonzero
 
@@ -750,6 +752,38 @@ def where(condition: Tensor, input=None, other=None, *, out: Tensor | None = Non
     if input is None or other is None:
         raise TypeError("where() takes 1 or 3 arguments: where(condition) or where(condition, input, other)")
     return ew.where(condition, input, other, out=out)
+
+
+def _type_name(v) -> str:
+    """A value's type as PyTorch's argument parser spells it in its messages."""
+    if isinstance(v, Tensor):
+        return "Tensor"
+    t = type(v)
+    return t.__name__ if t.__module__ == "builtins" else f"{t.__module__}.{t.__qualname__}"
+
+
+def _where_refuse(condition, input, other):  # noqa: A002
+    """PyTorch's TypeError for a condition that is not a Tensor (a numpy array, a list, a bool)."""
+    if input is None and other is None:
+        raise TypeError(f"where(): argument 'condition' (position 1) must be Tensor, not {_type_name(condition)}")
+    args = (condition, input, other)
+    names = [_type_name(v) for v in args]
+    shown = [f"list of [{', '.join(dict.fromkeys(_type_name(e) for e in v))}]" if isinstance(v, list) else n
+             for v, n in zip(args, names)]
+
+    def marked(kinds):  # PyTorch leaves unmarked only a Tensor given for a Tensor parameter
+        return ", ".join(s if k == "T" and isinstance(v, Tensor) else f"!{s}!" for k, v, s in zip(kinds, args, shown))
+
+    raise TypeError(
+        f"where() received an invalid combination of arguments - got ({', '.join(names)}), but expected one of:\n"
+        " * (Tensor condition)\n"
+        " * (Tensor condition, Tensor input, Tensor other, *, Tensor out = None)\n"
+        " * (Tensor condition, Number self, Tensor other)\n"
+        f"      didn't match because some of the arguments have invalid types: ({marked('TNT')})\n"
+        " * (Tensor condition, Tensor input, Number other)\n"
+        f"      didn't match because some of the arguments have invalid types: ({marked('TTN')})\n"
+        " * (Tensor condition, Number self, Number other)\n"
+        f"      didn't match because some of the arguments have invalid types: ({marked('TNN')})\n")
 
 
 attach("where", lambda self, condition, other: ew.where(condition, self, other))

@@ -854,6 +854,9 @@ def cov(input: Tensor, *, correction: int = 1, fweights: Tensor | None = None,
 @method
 def corrcoef(input: Tensor) -> Tensor:
     """Pearson correlation coefficients of the variables in the rows of `input`, clipped to [-1, 1]."""
+    if input.ndim > 2:
+        raise RuntimeError(f"corrcoef(): expected input to have two or fewer dimensions but got an input with "
+                           f"{input.ndim} dimensions")
     c = cov(input)
     if c.ndim == 0:
         return ew.div(c, c)

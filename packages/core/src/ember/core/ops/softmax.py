@@ -519,6 +519,8 @@ def _check_loss(op: str, input, target, weight, reduction: str, probabilities: b
     if target._dtype not in (dtypes.int64, dtypes.uint8):
         raise RuntimeError(f"expected target dtype to be Long or Byte, but got "
                            f"{dtypes.TORCH_NAMES[target._dtype.name]}")
+    if input.ndim > 2 and target._dtype is dtypes.uint8:  # PyTorch's spatial (nll_loss2d) kernels take Long only
+        raise RuntimeError("expected scalar type Long but found Byte")
     if input.ndim == 1 and target.ndim != 0:
         raise RuntimeError(f"{op}: 1D target tensor expected, multi-target not supported; got "
                            f"{describe(input)} and {describe(target)}")
