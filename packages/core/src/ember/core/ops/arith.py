@@ -11,7 +11,7 @@ from ember.core.methods import attach, inplace, method, operator
 from ember.core.opinfo import BOOL
 from ember.core.ops import elementwise as ew
 from ember.core.ops import shape as S
-from ember.core.ops._util import int_value, scalar_as
+from ember.core.ops._util import int_value, scalar_as, warn_at_caller, warn_always
 from ember.core.tensor import Tensor
 
 __all__ = [
@@ -116,9 +116,34 @@ def _sparse_form(name: str, input, other, alpha, out):
     return input + scaled if name == "add" else input - scaled
 
 
+_legacy_warned = [False]  # PyTorch warns of the deprecated overloads once per process, whichever comes first
+
+
+def _legacy_alpha(name: str, input, other, legacy: tuple, alpha, out):
+    """PyTorch's deprecated `add(input, Number alpha, other)` overload (0.4-era `p.data.add_(-lr, grad)`): the
+    arguments as `(other, alpha)`, with its warning the first time."""
+    inplace_ = out is input
+    fn = name + "_" if inplace_ else name
+    if len(legacy) != 1 or isinstance(other, Tensor) or alpha != 1:
+        got = ", ".join(type(a).__name__ for a in (other, *legacy))
+        raise TypeError(f"{fn}() received an invalid combination of arguments - got ({got})")
+    if warn_always[0] or not _legacy_warned[0]:
+        _legacy_warned[0] = True
+        if inplace_:
+            old, new = f"{fn}(Number alpha, Tensor other)", f"{fn}(Tensor other, *, Number alpha = 1)"
+        else:
+            old = f"{fn}(Tensor input, Number alpha, Tensor other, *, Tensor out = None)"
+            new = f"{fn}(Tensor input, Tensor other, *, Number alpha = 1, Tensor out = None)"
+        warn_at_caller(f"This overload of {fn} is deprecated:\n\t{old}\n"
+                       f"Consider using one of the following signatures instead:\n\t{new}")
+    return legacy[0], other
+
+
 @method
-def add(input, other, *, alpha=1, out=None) -> Tensor:
-    """`input + alpha * other`, broadcasting."""
+def add(input, other, *legacy, alpha=1, out=None) -> Tensor:
+    """`input + alpha * other`, broadcasting; `add(input, alpha, other)` is PyTorch's deprecated overload."""
+    if legacy:
+        other, alpha = _legacy_alpha("add", input, other, legacy, alpha, out)
     try:
         if alpha != 1 or alpha is True:
             return _alpha_operand(input, other, alpha, out, ew.add)
@@ -128,8 +153,10 @@ def add(input, other, *, alpha=1, out=None) -> Tensor:
 
 
 @method
-def sub(input, other, *, alpha=1, out=None) -> Tensor:
-    """`input - alpha * other`, broadcasting."""
+def sub(input, other, *legacy, alpha=1, out=None) -> Tensor:
+    """`input - alpha * other`, broadcasting; `sub(input, alpha, other)` is PyTorch's deprecated overload."""
+    if legacy:
+        other, alpha = _legacy_alpha("sub", input, other, legacy, alpha, out)
     # a Python bool is wrapped into a bool tensor by PyTorch, so `x - True` is refused too
     a_bool = input.__class__ is bool or isinstance(input, Tensor) and input._dtype is dtypes.bool
     b_bool = other.__class__ is bool or isinstance(other, Tensor) and other._dtype is dtypes.bool
