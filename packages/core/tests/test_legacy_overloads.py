@@ -1,5 +1,6 @@
-"""PyTorch's deprecated positional-alpha overloads that 0.4-era code still calls (`p.data.add_(-lr, grad)`):
-the values of `add`/`sub` with `alpha` before `other`, and the one UserWarning per process that PyTorch gives."""
+"""PyTorch's deprecated and removed entry points that 0.4-era code still calls: `add`/`sub` with `alpha` before
+`other` (`p.data.add_(-lr, grad)`) and their one UserWarning per process; the linear algebra removed in 1.9
+(`torch.lstsq`, `torch.solve`, ...), still defined, raising PyTorch's migration message."""
 
 from __future__ import annotations
 
@@ -50,3 +51,20 @@ def test_legacy_alpha_refusals(fresh_warning):
         E.add(x, y, y)  # alpha must be a number
     with pytest.raises(TypeError, match="add_\\(\\) received an invalid combination of arguments"):
         x.add_(2, y, alpha=3)
+
+
+@pytest.mark.parametrize("call, start", [
+    (lambda A: E.lstsq(A, A), "`torch.lstsq` is deprecated in favor of `torch.linalg.lstsq`.\n"),
+    (lambda A: A.lstsq(A), "`torch.lstsq` is deprecated in favor of `torch.linalg.lstsq`.\n"),
+    (lambda A: E.solve(A, A), "`torch.solve` is deprecated in favor of `torch.linalg.solve`. "),
+    (lambda A: A.solve(A), "`torch.solve` is deprecated in favor of `torch.linalg.solve`. "),
+    (lambda A: E.eig(A, True), "`torch.linalg.eig` returns complex tensors"),
+    (lambda A: A.symeig(eigenvectors=True), "The default behavior has changed from using the upper"),
+    (lambda A: E.matrix_rank(A), "\nPlease use the `torch.linalg.matrix_rank` function instead. "),
+])
+def test_removed_linalg_raises_pytorchs_message(call, start):
+    with pytest.raises(RuntimeError) as info:
+        call(E.eye(2))
+    msg = str(info.value)
+    assert msg.startswith("This function was deprecated since version 1.9 and is now removed.")
+    assert start in msg
