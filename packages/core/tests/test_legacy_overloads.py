@@ -68,3 +68,19 @@ def test_removed_linalg_raises_pytorchs_message(call, start):
     msg = str(info.value)
     assert msg.startswith("This function was deprecated since version 1.9 and is now removed.")
     assert start in msg
+
+
+def test_legacy_value_of_addcmul_addcdiv(fresh_warning):
+    a, b, c = E.arange(1.0, 4.0), E.tensor([2.0, 2.0, 2.0]), E.tensor([4.0, 1.0, 2.0])
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        assert E.addcmul(a, 0.5, b, c).tolist() == [5.0, 3.0, 5.0]
+        assert a.clone().addcdiv_(-0.5, b, c).tolist() == [0.75, 1.0, 2.5]
+        assert a.addcdiv(2, b, c).tolist() == [2.0, 6.0, 5.0]
+    assert len(w) == 1 and str(w[0].message).splitlines() == [
+        "This overload of addcmul is deprecated:",
+        "\taddcmul(Tensor input, Number value, Tensor tensor1, Tensor tensor2, *, Tensor out = None)",
+        "Consider using one of the following signatures instead:",
+        "\taddcmul(Tensor input, Tensor tensor1, Tensor tensor2, *, Number value = 1, Tensor out = None)"]
+    with pytest.raises(TypeError, match="addcmul_\\(\\) received an invalid combination of arguments"):
+        a.clone().addcmul_(0.5, b, c, value=2)
