@@ -621,3 +621,11 @@ def test_volatile_is_pytorchs_removed_flag():
         (UserWarning, "volatile was removed (Variable.volatile is always False)"),
     ]
     assert all(i.filename == __file__ for i in w)
+
+
+def test_resize_of_a_tensor_that_requires_grad_is_refused_in_pytorchs_words():
+    x = E.ones(2, requires_grad=True)
+    for t in (x, x * 2):
+        with pytest.raises(RuntimeError, match="^cannot resize variables that require grad$"):
+            t.resize_(3)
+    assert type(E.Variable).__name__ == "VariableMeta" and isinstance(x, E.Variable)

@@ -353,12 +353,12 @@ def _set_volatile(self, value) -> None:
     warn_at_caller(_VOLATILE_SET)
 
 
-class _VariableMeta(type):
+class VariableMeta(type):
     def __instancecheck__(cls, other) -> bool:
         return isinstance(other, Tensor)
 
 
-class Variable(metaclass=_VariableMeta):
+class Variable(metaclass=VariableMeta):
     """The pre-0.4 PyTorch wrapper, kept for old programs: `Variable(t, requires_grad=True)` is a
     tensor sharing `t`'s memory, a leaf with the given `requires_grad`; every tensor is a Variable."""
 
