@@ -603,3 +603,29 @@ def test_reflected_operators_graph_as_pytorch():
     assert names(2 / x) == ("MulBackward0", ["ReciprocalBackward0", None])
     (2 / x).sum().backward()
     assert x.grad.tolist() == [-2.0, -2.0]
+
+
+def test_volatile_is_pytorchs_removed_flag():
+    """`Variable(x, volatile=True)` and `x.volatile = True` warn that it has no effect; reading it warns, False."""
+    import warnings
+
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        v = E.Variable(E.ones(2), volatile=True)
+        E.Variable(E.ones(2), volatile=False)  # silent, as PyTorch
+        v.volatile = True
+        assert v.volatile is False and not v.requires_grad
+    assert [(i.category, str(i.message)) for i in w] == [
+        (UserWarning, "volatile was removed and now has no effect. Use `with torch.no_grad():` instead."),
+        (UserWarning, "volatile was removed and now has no effect. Use `with torch.no_grad():` instead."),
+        (UserWarning, "volatile was removed (Variable.volatile is always False)"),
+    ]
+    assert all(i.filename == __file__ for i in w)
+
+
+def test_resize_of_a_tensor_that_requires_grad_is_refused_in_pytorchs_words():
+    x = E.ones(2, requires_grad=True)
+    for t in (x, x * 2):
+        with pytest.raises(RuntimeError, match="^cannot resize variables that require grad$"):
+            t.resize_(3)
+    assert type(E.Variable).__name__ == "VariableMeta" and isinstance(x, E.Variable)

@@ -334,3 +334,15 @@ def test_parallel_functions_split_gather_and_apply_on_one_device():
     dp = nn.DataParallel(fc)
     ins, kws = dp.scatter((x,), {}, ["cpu", "cpu"])
     assert len(ins) == 2 and kws == ({}, {})
+
+
+def test_data_parallel_without_cuda_is_pytorchs_bare_wrapper(monkeypatch):
+    from ember.core import cuda
+
+    monkeypatch.setattr(cuda, "is_available", lambda: False)
+    fc = nn.Linear(2, 1)
+    dp = nn.DataParallel(fc, device_ids=[0], output_device=0)
+    assert dp.module is fc and dp.device_ids == [] and not hasattr(dp, "output_device")
+    assert list(dp.state_dict()) == ["module.weight", "module.bias"]
+    x = torch.ones(3, 2)
+    np.testing.assert_array_equal(dp(x).detach().numpy(), fc(x).detach().numpy())

@@ -258,3 +258,9 @@ def test_distributed_algorithms_paths():
     hooks = importlib.import_module("ember.torch.distributed.algorithms.ddp_comm_hooks.powerSGD_hook")
     assert hooks.PowerSGDState is powersgd.PowerSGDState
     assert hooks.batched_powerSGD_hook is powersgd.batched_powerSGD_hook
+
+
+def test_a_missing_attribute_is_pythons_error_as_pytorchs():
+    with pytest.raises(AttributeError, match="^module 'torch' has no attribute 'gesv'$"):
+        et.gesv  # noqa: B018 - removed in 1.2
+    assert not hasattr(et, "potrf")

@@ -1,9 +1,17 @@
 """Tensor.storage() and the legacy typed storages: a dtype's view of the tensor's bytes, with PyTorch's
-deprecation warning."""
+deprecation warning (once a process)."""
+
+import warnings
 
 import pytest
 
 import ember.torch as torch
+from ember.torch import _typed_storage
+
+
+@pytest.fixture(autouse=True)
+def fresh_warning(monkeypatch):
+    monkeypatch.setattr(_typed_storage, "_warned", [False])
 
 
 def test_tensor_storage_views_the_bytes_with_the_deprecation_warning():
@@ -26,8 +34,6 @@ def test_typed_storages_allocate():
 
 
 def test_complex_typed_storages_and_fatal_error():
-    import warnings
-
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         z = torch.tensor([1 + 2j, 3 - 1j])
@@ -35,3 +41,31 @@ def test_complex_typed_storages_and_fatal_error():
         assert isinstance(s, torch.ComplexFloatStorage) and s.size() == 2 and s.dtype is torch.complex64
         assert z.double().cdouble().storage_type() is torch.ComplexDoubleStorage
     assert issubclass(torch.FatalError, Exception)
+
+
+def test_the_deprecation_warns_once_a_process_and_storages_are_storages():
+    x = torch.arange(4.0)
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        s = x.storage()
+        torch.FloatStorage(2)
+        x.storage()
+    assert [(i.category, i.filename) for i in w] == [(UserWarning, __file__)]
+    assert torch.is_storage(s) and torch.is_storage(x.untyped_storage()) and not torch.is_storage(x)
+
+
+def test_set_default_tensor_type_warns_once():
+    from ember.core.ops import _util
+
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        _util._warned_once.discard(next((m for m in _util._warned_once if "set_default_tensor_type" in m), ""))
+        try:
+            torch.set_default_tensor_type(torch.DoubleTensor)
+            assert torch.tensor([1.0]).dtype is torch.float64
+            torch.set_default_tensor_type("torch.FloatTensor")
+        finally:
+            torch.set_default_dtype(torch.float32)
+    assert [str(i.message) for i in w] == [
+        "torch.set_default_tensor_type() is deprecated as of PyTorch 2.1, please use torch.set_default_dtype() and "
+        "torch.set_default_device() as alternatives."]

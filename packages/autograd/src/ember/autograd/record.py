@@ -166,6 +166,8 @@ def _record(op, args: tuple, kwargs: dict, call_next):
                                    "differentiation, but one of the arguments requires grad.")
             target = out
     if target is not None:
+        if op.name == "resize_" and target._requires_grad:  # PyTorch's words, before its in-place checks
+            raise RuntimeError("cannot resize variables that require grad")
         check_inplace(target)
     if not op.differentiable:
         r = _run_below(op, args, kwargs, call_next)

@@ -13,6 +13,7 @@ import weakref
 from collections.abc import Callable
 
 from ember.core.methods import attach
+from ember.core.ops._util import warn_at_caller
 from ember.core.tensor import Tensor, describe
 
 from ember.autograd import engine
@@ -299,6 +300,7 @@ def install() -> None:
     attach("_is_view", _get_is_view)
     attach("_version", property(_get_version), replace=True)
     attach("retains_grad", property(_get_retains_grad))
+    attach("volatile", property(_get_volatile, _set_volatile))
     for fn in (requires_grad_, backward, detach, detach_, retain_grad, register_hook,
                register_post_accumulate_grad_hook):
         attach(fn.__name__, fn)
@@ -338,16 +340,31 @@ def is_nonzero(input: Tensor) -> bool:
     return bool(input.item())
 
 
-class _VariableMeta(type):
+_VOLATILE_SET = "volatile was removed and now has no effect. Use `with torch.no_grad():` instead."
+
+
+def _get_volatile(self) -> bool:
+    """The pre-0.4 flag: always False, with PyTorch's warning."""
+    warn_at_caller("volatile was removed (Variable.volatile is always False)")
+    return False
+
+
+def _set_volatile(self, value) -> None:
+    warn_at_caller(_VOLATILE_SET)
+
+
+class VariableMeta(type):
     def __instancecheck__(cls, other) -> bool:
         return isinstance(other, Tensor)
 
 
-class Variable(metaclass=_VariableMeta):
+class Variable(metaclass=VariableMeta):
     """The pre-0.4 PyTorch wrapper, kept for old programs: `Variable(t, requires_grad=True)` is a
     tensor sharing `t`'s memory, a leaf with the given `requires_grad`; every tensor is a Variable."""
 
     def __new__(cls, data: Tensor, requires_grad: bool = False, volatile: bool = False) -> Tensor:
         if not isinstance(data, Tensor):
             raise TypeError(f"Variable data has to be a tensor, but got {type(data).__name__}")
+        if volatile:
+            warn_at_caller(_VOLATILE_SET)
         return detach(data).requires_grad_(requires_grad)

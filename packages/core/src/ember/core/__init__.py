@@ -43,6 +43,7 @@ from ember.core.ops import linalg_eig as _linalg_eig  # noqa: F401 - fills linal
 from ember.core.ops import linalg_ldl as _linalg_ldl  # noqa: F401 - fills linalg.ldl_factor(_ex), ldl_solve
 from ember.core.ops.linalg_lobpcg import lobpcg
 from ember.core.ops.linalg_composite import *  # noqa: F403
+from ember.core.ops.removed_linalg import *  # noqa: F403
 from ember.core.ops.activation import *  # noqa: F403
 from ember.core.ops.conv import *  # noqa: F403
 from ember.core.ops.dropout import *  # noqa: F403

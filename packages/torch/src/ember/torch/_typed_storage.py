@@ -4,21 +4,28 @@ with the same warning)."""
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 
 import ember.autograd as _ag
 from ember.core.methods import attach
+from ember.core.ops._util import warn_at_caller
 from ember.core.storage import Storage
 
-__all__ = ["TypedStorage", "BoolStorage", "ByteStorage", "CharStorage", "ShortStorage", "IntStorage", "LongStorage",
-           "HalfStorage", "BFloat16Storage", "FloatStorage", "DoubleStorage", "ComplexFloatStorage",
+__all__ = ["is_storage", "TypedStorage", "BoolStorage", "ByteStorage", "CharStorage", "ShortStorage", "IntStorage",
+           "LongStorage", "HalfStorage", "BFloat16Storage", "FloatStorage", "DoubleStorage", "ComplexFloatStorage",
            "ComplexDoubleStorage"]
 
 _DEPRECATED = ("TypedStorage is deprecated. It will be removed in the future and UntypedStorage will be the only "
                "storage class. This should only matter to you if you are using storages directly.  To access "
                "UntypedStorage directly, use tensor.untyped_storage() instead of tensor.storage()")
+_warned = [False]
+
+
+def _warn_typed_storage_removal() -> None:
+    """PyTorch's deprecation warning of typed storages: the first use in the process only, at the user's line."""
+    if not _warned[0]:
+        _warned[0] = True
+        warn_at_caller(_DEPRECATED)
 
 
 class TypedStorage:
@@ -28,7 +35,7 @@ class TypedStorage:
     _fixed_dtype = None
 
     def __init__(self, *args, dtype=None, device=None, wrap_storage: Storage | None = None) -> None:
-        warnings.warn(_DEPRECATED, UserWarning, stacklevel=2)
+        _warn_typed_storage_removal()
         self.dtype = _ag.dtypes.as_dtype(self._fixed_dtype or dtype or _ag.get_default_dtype())
         if wrap_storage is not None:
             self._untyped = wrap_storage
@@ -113,13 +120,18 @@ _BY_DTYPE = {c._fixed_dtype: c for c in (BoolStorage, ByteStorage, CharStorage, 
 
 def _storage(self) -> TypedStorage:
     """`Tensor.storage()`: the tensor's bytes as a TypedStorage of its dtype (deprecated, as in PyTorch)."""
-    warnings.warn(_DEPRECATED, UserWarning, stacklevel=2)
+    _warn_typed_storage_removal()
     return _BY_DTYPE.get(self.dtype, TypedStorage)._view(self.untyped_storage(), self.dtype)
 
 
 def _storage_type(self) -> type:
     """`Tensor.storage_type()`: the legacy storage class of the tensor's dtype."""
     return _BY_DTYPE.get(self.dtype, TypedStorage)
+
+
+def is_storage(obj) -> bool:
+    """`torch.is_storage`: an untyped or a typed storage."""
+    return isinstance(obj, Storage | TypedStorage)
 
 
 attach("storage", _storage)

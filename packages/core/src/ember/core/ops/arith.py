@@ -11,7 +11,7 @@ from ember.core.methods import attach, inplace, method, operator
 from ember.core.opinfo import BOOL
 from ember.core.ops import elementwise as ew
 from ember.core.ops import shape as S
-from ember.core.ops._util import int_value, scalar_as
+from ember.core.ops._util import int_value, scalar_as, warn_at_caller, warn_always
 from ember.core.tensor import Tensor
 
 __all__ = [
@@ -116,9 +116,34 @@ def _sparse_form(name: str, input, other, alpha, out):
     return input + scaled if name == "add" else input - scaled
 
 
+_legacy_warned = [False]  # PyTorch warns of the deprecated overloads once per process, whichever comes first
+
+
+def _legacy_scalar(name: str, kw: str, input, first, legacy: tuple, given, out, operands=("other",)):
+    """PyTorch's deprecated overloads with the scalar first, as 0.4-era code calls them (`p.data.add_(-lr, grad)`,
+    `exp_avg_sq.addcmul_(1 - beta2, grad, grad)`): the arguments as `(*operands, scalar)`, with PyTorch's warning
+    the first time any of them is used in the process."""
+    inplace_ = out is input
+    fn = name + "_" if inplace_ else name
+    if len(legacy) != len(operands) or isinstance(first, Tensor) or given != 1:
+        got = ", ".join(type(a).__name__ for a in (first, *legacy))
+        raise TypeError(f"{fn}() received an invalid combination of arguments - got ({got})")
+    if warn_always[0] or not _legacy_warned[0]:
+        _legacy_warned[0] = True
+        ts = ", ".join(f"Tensor {o}" for o in operands)
+        old, new = f"Number {kw}, {ts}", f"{ts}, *, Number {kw} = 1"
+        if not inplace_:
+            old, new = f"Tensor input, {old}, *, Tensor out = None", f"Tensor input, {new}, Tensor out = None"
+        warn_at_caller(f"This overload of {fn} is deprecated:\n\t{fn}({old})\n"
+                       f"Consider using one of the following signatures instead:\n\t{fn}({new})")
+    return (*legacy, first)
+
+
 @method
-def add(input, other, *, alpha=1, out=None) -> Tensor:
-    """`input + alpha * other`, broadcasting."""
+def add(input, other, *legacy, alpha=1, out=None) -> Tensor:
+    """`input + alpha * other`, broadcasting; `add(input, alpha, other)` is PyTorch's deprecated overload."""
+    if legacy:
+        other, alpha = _legacy_scalar("add", "alpha", input, other, legacy, alpha, out)
     try:
         if alpha != 1 or alpha is True:
             return _alpha_operand(input, other, alpha, out, ew.add)
@@ -128,8 +153,10 @@ def add(input, other, *, alpha=1, out=None) -> Tensor:
 
 
 @method
-def sub(input, other, *, alpha=1, out=None) -> Tensor:
-    """`input - alpha * other`, broadcasting."""
+def sub(input, other, *legacy, alpha=1, out=None) -> Tensor:
+    """`input - alpha * other`, broadcasting; `sub(input, alpha, other)` is PyTorch's deprecated overload."""
+    if legacy:
+        other, alpha = _legacy_scalar("sub", "alpha", input, other, legacy, alpha, out)
     # a Python bool is wrapped into a bool tensor by PyTorch, so `x - True` is refused too
     a_bool = input.__class__ is bool or isinstance(input, Tensor) and input._dtype is dtypes.bool
     b_bool = other.__class__ is bool or isinstance(other, Tensor) and other._dtype is dtypes.bool
@@ -282,8 +309,12 @@ def _scalar_value(value, *operands):
 
 
 @method
-def addcmul(input, tensor1, tensor2, *, value=1, out=None) -> Tensor:
-    """`input + value * tensor1 * tensor2` (bfloat16/float16 operands: in float32, rounded once, as PyTorch)."""
+def addcmul(input, tensor1, tensor2, *legacy, value=1, out=None) -> Tensor:
+    """`input + value * tensor1 * tensor2` (bfloat16/float16 operands: in float32, rounded once, as PyTorch);
+    `addcmul(input, value, tensor1, tensor2)` is PyTorch's deprecated overload."""
+    if legacy:
+        tensor1, tensor2, value = _legacy_scalar("addcmul", "value", input, tensor1, (tensor2, *legacy), value, out,
+                                                 ("tensor1", "tensor2"))
     value = _scalar_value(value, input, tensor1, tensor2)
     if out is not None:  # the product is a fresh tensor: `add` below cannot see tensor1 and tensor2 overlap `out`
         check_overlap(TENSOR_ITERATOR, out, (tensor1, tensor2))
@@ -307,8 +338,12 @@ _ADDCDIV_INTEGER = (
 
 
 @method
-def addcdiv(input, tensor1, tensor2, *, value=1, out=None) -> Tensor:
-    """`input + value * tensor1 / tensor2`."""
+def addcdiv(input, tensor1, tensor2, *legacy, value=1, out=None) -> Tensor:
+    """`input + value * tensor1 / tensor2`; `addcdiv(input, value, tensor1, tensor2)` is PyTorch's deprecated
+    overload."""
+    if legacy:
+        tensor1, tensor2, value = _legacy_scalar("addcdiv", "value", input, tensor1, (tensor2, *legacy), value, out,
+                                                 ("tensor1", "tensor2"))
     value = _scalar_value(value, input, tensor1, tensor2)
     if all(isinstance(t, Tensor) and not (t._dtype.is_floating_point or t._dtype.is_complex)
            for t in (tensor1, tensor2)):

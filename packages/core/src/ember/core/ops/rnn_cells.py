@@ -12,6 +12,7 @@ Numba pass over the gates.
 
 from __future__ import annotations
 
+import contextlib
 import math
 import warnings
 from functools import cache
@@ -28,8 +29,23 @@ from ember.core.tensor import Tensor, describe
 # Numba's pedantic SSA check (NumbaIRAssumptionWarning) flags the selects of `exp32`, inlined twice into the
 # LSTM kernels (their `exp` overload, then exp32 itself), as a variable out of scope; the code is right (the
 # tests hold it to float64), and without the inlining the loops do not vectorize (the layer 3.5x slower), so
-# that one message is not shown (matched by message: naming the category would import numba here)
-warnings.filterwarnings("ignore", message=r"variable '.*exp32.*' is not in scope")
+# that one message is not shown (matched by message: naming the category would import numba here), neither by
+# default nor under a caller's `catch_warnings` with `simplefilter("always")` (the first call of each dtype)
+_EXP32_SCOPE = r"variable '.*exp32.*' is not in scope"
+warnings.filterwarnings("ignore", message=_EXP32_SCOPE)
+_compiled: set = set()
+
+
+@contextlib.contextmanager
+def _quiet_compile(kernel: str, dt):
+    """Around the first calls of a layer kernel for one dtype (those that compile it): the exp32 message hidden."""
+    if (kernel, dt) in _compiled:
+        yield
+        return
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message=_EXP32_SCOPE)
+        yield
+    _compiled.add((kernel, dt))
 __all__ = ["_thnn_fused_lstm_cell", "_thnn_fused_gru_cell", "lstm_cell_backward", "gru_cell_backward"]
 
 
@@ -301,7 +317,7 @@ def _lstm_layer_cpu(input, weight_ih, weight_hh, bias_ih, bias_hh, hx, cx, rever
     c0 = _c(cx)
     forward_step = _layer_kernels()[0]
     w_t = w_hh.T
-    with single_threaded():  # each step's GEMM is small: see ops/blas_threads.py
+    with single_threaded(), _quiet_compile("forward", dt):  # each step's GEMM is small: see ops/blas_threads.py
         if reverse:
             hs[steps] = hx._np()
             for t in range(steps - 1, -1, -1):
@@ -337,7 +353,7 @@ def _lstm_layer_backward_cpu(grad_output, grad_hy, grad_cy, input, weight_ih, we
     hsa, csa, ws, c0 = hs._np(), cs._np(), workspace._np(), _c(cx)
     gg = np.empty((steps, n, 4 * hid), dt)
     backward_step = _layer_kernels()[1]
-    with single_threaded():  # each step's GEMM is small: see ops/blas_threads.py
+    with single_threaded(), _quiet_compile("backward", dt):  # each step's GEMM is small: see blas_threads.py
         for t in (range(steps) if reverse else range(steps - 1, -1, -1)):
             tp = (t + 1 if t + 1 < steps else -1) if reverse else t - 1
             backward_step(t, tp, g_out, gh, gc, c0, csa, ws, gg)

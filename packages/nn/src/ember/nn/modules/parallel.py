@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ember import autograd as ea
-from ember.core import Tensor
+from ember.core import Tensor, cuda
 from ember.nn.modules.module import Module
 
 __all__ = ["DataParallel", "data_parallel", "scatter", "gather", "replicate", "parallel_apply"]
@@ -83,14 +83,18 @@ def data_parallel(module: Module, inputs, device_ids: Sequence | None = None, ou
 
 
 class DataParallel(Module):
-    """Runs `module` on its device; `device_ids` beyond the first are not used."""
+    """Runs `module` on its device; `device_ids` beyond the first are not used. Without CUDA, `device_ids` is
+    `[]` and there is no `output_device`, as PyTorch's (`dim` stays for `scatter`/`gather`)."""
 
     def __init__(self, module: Module, device_ids=None, output_device=None, dim: int = 0) -> None:
         super().__init__()
         self.module = module
+        self.dim = dim
+        if not cuda.is_available():
+            self.device_ids = []
+            return
         self.device_ids = list(device_ids) if device_ids is not None else []
         self.output_device = output_device
-        self.dim = dim
 
     def forward(self, *inputs, **kwargs):
         return self.module(*inputs, **kwargs)
