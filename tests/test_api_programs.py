@@ -37,7 +37,10 @@ saving and loading, recipes); every optimizer as researchers compare them (state
 clipping, warmup schedules, complex and reduced-precision parameters, wrappers); numpy/scipy code ported op by op
 (a heat equation, spatial statistics, special functions, station records, cell lists, numpy keyword habits); and
 torch.compile and TorchScript as users call them (compiled training steps, graph breaks, inference, recipes,
-guards, AMP and checkpointing inside compiled code, scripted and traced modules)."""
+guards, AMP and checkpointing inside compiled code, scripted and traced modules); evaluation and continual-learning
+code (metrics from confusion matrices to calibration and ranking statistics, streaming metric modules, EWC, replay,
+distillation, SI); and older-style code still in the wild (Variable, `.data` updates, legacy tensor types and
+constructors, deprecated loss and scalar-first arguments, DataParallel on the CPU, a 2019 word language model)."""
 
 from __future__ import annotations
 
