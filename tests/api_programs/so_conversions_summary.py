@@ -32,7 +32,8 @@ print(torch.get_default_dtype(), torch.tensor(1.0).dtype, torch.tensor(1).dtype,
 
 # numpy
 arr = np.arange(6, dtype=np.int32).reshape(2, 3)
-print(torch.from_numpy(arr).dtype, torch.tensor(arr.astype(np.float64)).dtype, torch.as_tensor(arr, dtype=torch.float32))
+print(torch.from_numpy(arr).dtype, torch.tensor(arr.astype(np.float64)).dtype,
+      torch.as_tensor(arr, dtype=torch.float32))
 catch("neg_stride", lambda: torch.from_numpy(arr[:, ::-1]))
 print(torch.from_numpy(arr[:, ::-1].copy()), torch.from_numpy(np.ascontiguousarray(arr.T)).stride())
 print(torch.from_numpy(arr.T).stride(), torch.from_numpy(arr[:, 1]).stride())
@@ -72,7 +73,8 @@ catch("flatten_bad", lambda: torch.zeros(2, 3).flatten(2, 1))
 # init gains and fans
 print([round(nn.init.calculate_gain(n), 4) for n in ["linear", "relu", "tanh", "sigmoid", "conv2d", "selu"]],
       round(nn.init.calculate_gain("leaky_relu", 0.2), 4))
-print(nn.init._calculate_fan_in_and_fan_out(torch.empty(8, 4, 3, 3)), nn.init._calculate_fan_in_and_fan_out(torch.empty(5, 7)))
+print(nn.init._calculate_fan_in_and_fan_out(torch.empty(8, 4, 3, 3)),
+      nn.init._calculate_fan_in_and_fan_out(torch.empty(5, 7)))
 catch("gain_bad", lambda: nn.init.calculate_gain("gelu"))
 catch("fan_1d", lambda: nn.init.xavier_uniform_(torch.empty(3)))
 w = torch.empty(3, 4)

@@ -67,7 +67,8 @@ yb = torch.tensor([1.0, 0.0, 1.0, 1.0])
 print("bce", R(F.binary_cross_entropy_with_logits(z, yb)), R(F.binary_cross_entropy(torch.sigmoid(z), yb)))
 print("bce_pos", R(F.binary_cross_entropy_with_logits(z, yb, pos_weight=torch.tensor(3.0))),
       R(nn.BCEWithLogitsLoss(pos_weight=torch.tensor([2.0]))(z[:, None], yb[:, None])))
-print("bce_w", R(F.binary_cross_entropy_with_logits(z, yb, weight=torch.tensor([1.0, 0.0, 1.0, 0.5]), reduction="none")))
+print("bce_w", R(F.binary_cross_entropy_with_logits(z, yb, weight=torch.tensor([1.0, 0.0, 1.0, 0.5]),
+                                                    reduction="none")))
 catch("bce_long", lambda: F.binary_cross_entropy_with_logits(z, yb.long()))
 catch("bce_shape", lambda: F.binary_cross_entropy_with_logits(z, yb[:, None]))
 catch("bce_range", lambda: F.binary_cross_entropy(z, yb))

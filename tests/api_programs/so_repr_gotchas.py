@@ -114,5 +114,6 @@ d = {k: "a"}
 print(d[k], torch.tensor(1) in d, len({torch.tensor(1), torch.tensor(1)}))
 catch("bool_ambig", lambda: bool(torch.tensor([1.0, 2.0]) > 0))
 catch("if_tensor", lambda: "yes" if torch.tensor([0.0]) else "no")
-print(torch.tensor([1, 2, 3]).numpy().tolist(), np.asarray(torch.tensor([1.0])).dtype, torch.tensor(np.float64(2.0)).dtype)
+print(torch.tensor([1, 2, 3]).numpy().tolist(), np.asarray(torch.tensor([1.0])).dtype,
+      torch.tensor(np.float64(2.0)).dtype)
 print(F.softmax(torch.tensor([1.0, 2.0, 3.0]), dim=0), torch.tensor([1, 2]).float().softmax(0).dtype)
