@@ -120,6 +120,16 @@ def test_tolist_and_iteration():
         iter(E.tensor(1))
 
 
+def test_contains_searches_every_element():
+    # PyTorch's `in` is `(element == self).any()`: a 2-D tensor, a 0-d one, a broadcast row; other types refused
+    x = E.tensor([[0, 1], [2, 3]])
+    assert 3 in x and 7 not in x and 2.0 in x and E.tensor(1) in x and E.tensor([2, 3]) in x
+    assert 2 in E.tensor(2) and 1 not in E.zeros(0) and float("nan") not in E.tensor([float("nan")])
+    with pytest.raises(RuntimeError, match=r"^Tensor.__contains__ only supports Tensor or scalar, but you passed in "
+                                           r"a <class 'list'>\.$"):
+        [1] in x  # noqa: B015
+
+
 def test_numpy_shares_memory_both_ways():
     x = E.zeros(2, 3)
     a = x.numpy()
