@@ -68,3 +68,5 @@ catch("in_row", lambda: torch.tensor([0, 1]) in torch.tensor([[0, 1], [1, 2]]))
 for dt in [float, int, bool, torch.float32, torch.int16]:
     print("dtype_arg", dt, torch.zeros(2, dtype=dt).dtype, torch.tensor([1], dtype=dt).dtype,
           torch.ones(2).to(dt).dtype, torch.ones_like(torch.ones(1), dtype=dt).dtype)
+catch("to_np_dtype", lambda: torch.ones(2).to(np.float32))
+catch("to_np_dtype_obj", lambda: torch.ones(2).to(np.dtype("float64")))

@@ -257,3 +257,14 @@ def test_legacy_constructor_shapes():
     assert E.Tensor((4,)).tolist() == [4.0]  # a tuple is data, as in PyTorch; a Size is a shape
     assert E.Tensor(E.Size([2, 3])).shape == (2, 3)
     assert E.Tensor([1, 2]).tolist() == [1.0, 2.0]
+
+
+def test_to_refuses_what_no_signature_takes():
+    # PyTorch's parser names the offending types (a numpy scalar type is a `type`, a numpy dtype its C type)
+    with pytest.raises(TypeError, match=r"^to\(\) received an invalid combination of arguments - got \(type\), but "
+                                        r"expected one of:\n \* \(torch.device device = None, torch.dtype dtype"):
+        E.ones(2).to(np.float32)
+    with pytest.raises(TypeError, match=r"got \(numpy.dtypes.Float32DType\), but"):
+        E.ones(2).to(np.dtype("float32"))
+    with pytest.raises(TypeError, match=r"(?s)got \(torch.dtype, list\), but .*\n \* \(Tensor tensor, bool non_blocking"):
+        E.ones(2).to(E.float32, [1])
