@@ -70,3 +70,5 @@ for dt in [float, int, bool, torch.float32, torch.int16]:
           torch.ones(2).to(dt).dtype, torch.ones_like(torch.ones(1), dtype=dt).dtype)
 catch("to_np_dtype", lambda: torch.ones(2).to(np.float32))
 catch("to_np_dtype_obj", lambda: torch.ones(2).to(np.dtype("float64")))
+for d in [float, np.float32, np.dtype("float32"), torch.Tensor, "torch.IntTensor", torch.DoubleTensor]:
+    catch("type_arg", lambda: torch.ones(2, dtype=torch.int64).type(d).dtype)

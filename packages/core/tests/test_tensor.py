@@ -266,5 +266,18 @@ def test_to_refuses_what_no_signature_takes():
         E.ones(2).to(np.float32)
     with pytest.raises(TypeError, match=r"got \(numpy.dtypes.Float32DType\), but"):
         E.ones(2).to(np.dtype("float32"))
-    with pytest.raises(TypeError, match=r"(?s)got \(torch.dtype, list\), but .*\n \* \(Tensor tensor, bool non_blocking"):
+    with pytest.raises(TypeError, match=r"(?s)got \(torch.dtype, list\), but .*\n \* \(Tensor tensor, bool "):
         E.ones(2).to(E.float32, [1])
+
+
+def test_type_takes_tensor_types_only():
+    # PyTorch's Tensor.type: a torch.dtype, a type name or a tensor type; Python's and numpy's types are refused
+    x = E.ones(2, dtype=E.int64)
+    assert x.type(E.float64).dtype == E.float64 and x.type("torch.IntTensor").dtype == E.int32
+    assert x.type(E.Tensor).dtype == E.get_default_dtype()
+    with pytest.raises(ValueError, match=r"^invalid type: 'float'$"):
+        x.type(float)
+    with pytest.raises(ValueError, match=r"^invalid type: 'numpy.float32'$"):
+        x.type(np.float32)
+    with pytest.raises(TypeError, match=r"^dtype must be a type, str, or dtype object$"):
+        x.type(np.dtype("float32"))

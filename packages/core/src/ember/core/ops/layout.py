@@ -465,6 +465,13 @@ def type(input, dtype=None, non_blocking: bool = False):  # noqa: A001 - PyTorch
         if key not in rev:
             raise ValueError(f"invalid type: '{dtype}'")
         dev, dtype = ("cuda" if ".cuda." in dtype else "cpu"), rev[key]
+    elif isinstance(dtype, builtins.type) and issubclass(dtype, Tensor):  # torch.Tensor: the default type
+        dtype = dtypes.get_default_dtype()
+    elif isinstance(dtype, builtins.type):  # Python's float, numpy's float32: not tensor types
+        mod = "" if dtype.__module__ == "builtins" else f"{dtype.__module__}."
+        raise ValueError(f"invalid type: '{mod}{dtype.__qualname__}'")
+    elif not isinstance(dtype, dtypes.dtype):
+        raise TypeError("dtype must be a type, str, or dtype object")
     out = to(input, dtypes.as_dtype(dtype))
     return out if dev is None or out.device.type == dev else to(out, dev, non_blocking=non_blocking)
 
