@@ -469,3 +469,27 @@ def test_long_arange_follows_pytorchs_thread_chunks():
         want = torch.arange(0.3, 0.3 + step * n, step, dtype=getattr(torch, dtype)).double().numpy()
         got = E.arange(0.3, 0.3 + step * n, step, dtype=getattr(E, dtype)).double().numpy()
         np.testing.assert_array_equal(got, want, err_msg=f"arange of {n} {dtype}")
+
+
+@pytest.mark.parametrize(("make", "kernel", "name"), [
+    (lambda d: E.arange(2, dtype=d), "arange_cpu", ["Bool", "UInt16", "ComplexFloat"]),
+    (lambda d: E.arange(0, dtype=d), "arange_cpu", ["Bool", "UInt64", "ComplexDouble"]),
+    (lambda d: E.range(0, 1, dtype=d), "range_cpu", ["Bool", "UInt32", "ComplexFloat"]),
+    (lambda d: E.linspace(0, 1, 3, dtype=d), "linspace_cpu", ["Bool", "UInt16"]),
+    (lambda d: E.logspace(0, 1, 3, dtype=d), "logspace_cpu", ["Bool", "UInt32"]),
+    (lambda d: E.eye(2, dtype=d), "eye", ["UInt16"]),
+])
+def test_ranges_refuse_the_dtypes_pytorch_has_no_kernel_for(make, kernel, name):
+    # PyTorch's CPU kernels: no bool or wide unsigned ranges, no complex arange/range (linspace has complex)
+    by = {"Bool": E.bool, "UInt16": E.uint16, "UInt32": E.uint32, "UInt64": E.uint64, "ComplexFloat": E.complex64,
+          "ComplexDouble": E.complex128}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # torch.range's deprecation
+        for n in name:
+            with pytest.raises(NotImplementedError, match=f"^\"{kernel}\" not implemented for '{n}'$"):
+                make(by[n])
+        assert make(E.float32).dtype == E.float32 and make(E.int16).dtype == E.int16
+    if kernel in ("linspace_cpu", "logspace_cpu", "eye"):
+        assert make(E.complex64).dtype == E.complex64
+    if kernel == "eye":
+        assert make(E.bool).tolist() == [[True, False], [False, True]]

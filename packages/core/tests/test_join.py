@@ -55,8 +55,14 @@ def test_cat_errors_name_the_mismatch():
         E.cat([E.zeros(1), E.tensor(1.0)])
     with pytest.raises(ValueError, match="non-empty list"):
         E.cat([])
-    with pytest.raises(TypeError, match="tuple or list of Tensors"):
+    with pytest.raises(TypeError, match=r"^cat\(\): argument 'tensors' \(position 1\) "
+                                        r"must be tuple of Tensors, not Tensor$"):
         E.cat(E.zeros(2))
+    with pytest.raises(TypeError, match=r"^concat\(\): argument 'tensors' \(position 1\) "
+                                        r"must be tuple of Tensors, not int"):
+        E.concat(5)
+    with pytest.raises(TypeError, match=r"^expected Tensor as element 1 in argument 0, but got int$"):
+        E.stack([E.zeros(2), 3])
     with pytest.raises(IndexError, match="Dimension out of range"):
         E.cat([E.zeros(2)], 1)
 

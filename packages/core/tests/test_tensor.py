@@ -120,6 +120,16 @@ def test_tolist_and_iteration():
         iter(E.tensor(1))
 
 
+def test_contains_searches_every_element():
+    # PyTorch's `in` is `(element == self).any()`: a 2-D tensor, a 0-d one, a broadcast row; other types refused
+    x = E.tensor([[0, 1], [2, 3]])
+    assert 3 in x and 7 not in x and 2.0 in x and E.tensor(1) in x and E.tensor([2, 3]) in x
+    assert 2 in E.tensor(2) and 1 not in E.zeros(0) and float("nan") not in E.tensor([float("nan")])
+    with pytest.raises(RuntimeError, match=r"^Tensor.__contains__ only supports Tensor or scalar, but you passed in "
+                                           r"a <class 'list'>\.$"):
+        [1] in x  # noqa: B015
+
+
 def test_numpy_shares_memory_both_ways():
     x = E.zeros(2, 3)
     a = x.numpy()
@@ -247,3 +257,27 @@ def test_legacy_constructor_shapes():
     assert E.Tensor((4,)).tolist() == [4.0]  # a tuple is data, as in PyTorch; a Size is a shape
     assert E.Tensor(E.Size([2, 3])).shape == (2, 3)
     assert E.Tensor([1, 2]).tolist() == [1.0, 2.0]
+
+
+def test_to_refuses_what_no_signature_takes():
+    # PyTorch's parser names the offending types (a numpy scalar type is a `type`, a numpy dtype its C type)
+    with pytest.raises(TypeError, match=r"^to\(\) received an invalid combination of arguments - got \(type\), but "
+                                        r"expected one of:\n \* \(torch.device device = None, torch.dtype dtype"):
+        E.ones(2).to(np.float32)
+    with pytest.raises(TypeError, match=r"got \(numpy.dtypes.Float32DType\), but"):
+        E.ones(2).to(np.dtype("float32"))
+    with pytest.raises(TypeError, match=r"(?s)got \(torch.dtype, list\), but .*\n \* \(Tensor tensor, bool "):
+        E.ones(2).to(E.float32, [1])
+
+
+def test_type_takes_tensor_types_only():
+    # PyTorch's Tensor.type: a torch.dtype, a type name or a tensor type; Python's and numpy's types are refused
+    x = E.ones(2, dtype=E.int64)
+    assert x.type(E.float64).dtype == E.float64 and x.type("torch.IntTensor").dtype == E.int32
+    assert x.type(E.Tensor).dtype == E.get_default_dtype()
+    with pytest.raises(ValueError, match=r"^invalid type: 'float'$"):
+        x.type(float)
+    with pytest.raises(ValueError, match=r"^invalid type: 'numpy.float32'$"):
+        x.type(np.float32)
+    with pytest.raises(TypeError, match=r"^dtype must be a type, str, or dtype object$"):
+        x.type(np.dtype("float32"))

@@ -290,3 +290,10 @@ def test_order_statistics_of_bools_are_refused_as_pytorch():
     with pytest.raises(NotImplementedError, match="^\"searchsorted_out_cpu\" not implemented for 'Bool'$"):
         E.searchsorted(E.tensor([False, True]), E.tensor([True]))
     assert E.searchsorted(E.tensor([1, 2]), E.tensor([True])).tolist() == [0]  # bool values are fine
+
+
+def test_gradient_of_complex_values_on_a_uniform_grid():
+    # the grid is real (there is no complex arange): numpy's np.gradient of the same values
+    z = np.array([1 + 1j, 2 + 0j, 4 + 2j], dtype=np.complex64)
+    (g,) = E.gradient(E.from_numpy(z), spacing=2.0)
+    assert g.dtype == E.complex64 and np.allclose(g.numpy(), np.gradient(z, 2.0))

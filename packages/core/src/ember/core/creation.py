@@ -605,7 +605,7 @@ def arange(start, end=None, step=1, *, out=None, dtype=None, device=None, requir
     if dtype is None:
         all_int = all(isinstance(v, numbers.Integral) for v in (start, end, step))
         dtype = dtypes.int64 if all_int else dtypes.get_default_dtype()
-    dtype = _computable(dtypes.as_dtype(dtype), "arange_cpu")
+    dtype = computable_dtype(dtypes.as_dtype(dtype), "arange_cpu")
     n = _count(np.ceil((end - start) / step))
     if not (dtype.is_floating_point or dtype.is_complex):
         start, end, step = int(start), int(end), int(step)  # PyTorch's integer kernels truncate the three to int64
@@ -664,12 +664,15 @@ def _arange_floating(start, step, n: int, npdt: np.dtype) -> np.ndarray:
         return np.where(vectorized, lanes_on, _fma(steps, i, starts)).astype(acc).astype(npdt)
 
 
-def _computable(dtype, kernel: str):
-    """`dtype`, unless it is complex32, for which PyTorch has no such kernel (stored elements only)."""
-    if dtype is dtypes.complex32:
+def computable_dtype(dtype, kernel: str):
+    """`dtype`, unless PyTorch's CPU kernel has no instance for it: none for complex32 and the wide unsigned
+    types, none for bool in the ranges, none for complex in arange/range."""
+    refused = dtype in (dtypes.complex32, dtypes.uint16, dtypes.uint32, dtypes.uint64) or (
+        kernel != "eye" and dtype is dtypes.bool) or (kernel in ("arange_cpu", "range_cpu") and dtype.is_complex)
+    if refused:
         from ember.core.ops.numeric import DtypeNotImplemented
 
-        raise DtypeNotImplemented(f"\"{kernel}\" not implemented for 'ComplexHalf'")
+        raise DtypeNotImplemented(f"\"{kernel}\" not implemented for '{dtypes.TORCH_NAMES[dtype.name]}'")
     return dtype
 
 
@@ -677,7 +680,7 @@ def _computable(dtype, kernel: str):
 def range(start, end, step=1, *, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
     """Deprecated PyTorch `range`: like `arange` but including `end`."""
     n = _count(np.floor((end - start) / step)) + 1
-    dtype = _computable(_dtype_or_default(dtype), "range_cpu")
+    dtype = computable_dtype(_dtype_or_default(dtype), "range_cpu")
     if (t := _meta(device, (n,), dtype, requires_grad)) is not None:
         return t
     a = (start + np.arange(n, dtype=np.float64) * step).astype(dtype.np)
@@ -733,7 +736,7 @@ def linspace(start, end, steps: int, *, out=None, dtype=None, device=None, requi
     start, end = _num(start), _num(end)
     if dtype is None and (isinstance(start, complex) or isinstance(end, complex)):
         dtype = dtypes.get_default_complex_dtype()  # complex ends give the default complex dtype, as PyTorch
-    dtype = _computable(_dtype_or_default(dtype), "linspace_cpu")
+    dtype = computable_dtype(_dtype_or_default(dtype), "linspace_cpu")
     t = _meta(device, (steps,), dtype, requires_grad)
     if t is not None:
         return out.resize_(t.shape) if out is not None else t
@@ -751,7 +754,7 @@ def linspace(start, end, steps: int, *, out=None, dtype=None, device=None, requi
 @_allocating
 def logspace(start, end, steps: int, base: float = 10.0, *, dtype=None, device=None,
              requires_grad: bool = False) -> Tensor:
-    dtype = _computable(_dtype_or_default(dtype), "logspace_cpu")
+    dtype = computable_dtype(_dtype_or_default(dtype), "logspace_cpu")
     if (t := _meta(device, (steps,), dtype, requires_grad)) is not None:
         return t
     if dtype.is_complex:
@@ -789,7 +792,7 @@ def _logspace_real(start, end, steps: int, base: float, dtype) -> np.ndarray:
 
 @_allocating
 def eye(n: int, m: int | None = None, *, out=None, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
-    dtype = _computable(_dtype_or_default(dtype), "eye")
+    dtype = computable_dtype(_dtype_or_default(dtype), "eye")
     if (t := _meta(device, (n, n if m is None else m), dtype, requires_grad)) is not None:
         return out.resize_(t.shape) if out is not None else t
     t = _finish(Tensor._wrap(np.eye(n, n if m is None else m, dtype=dtype.np)), requires_grad, as_device(device))

@@ -8,6 +8,8 @@ attaches gradient tracking from above through the dispatch hook and the slots re
 
 from __future__ import annotations
 
+import numbers
+
 import numpy as np
 
 from ember.core import dtypes
@@ -396,6 +398,12 @@ class Tensor:
         if dtype is not None:
             a = a.astype(dtype, copy=False)
         return a
+
+    def __contains__(self, element) -> bool:
+        """`x in t`: whether any element of `t` equals `x` (a number or a broadcastable tensor), as PyTorch."""
+        if isinstance(element, (Tensor, numbers.Number)):
+            return bool((element == self).any().item())
+        raise RuntimeError(f"Tensor.__contains__ only supports Tensor or scalar, but you passed in a {type(element)}.")
 
     def __iter__(self):
         if not self._shape:

@@ -34,11 +34,11 @@ __all__ = ["cat", "concat", "concatenate", "stack", "hstack", "vstack", "dstack"
 
 def _tensor_list(op: str, tensors) -> list[Tensor]:
     if isinstance(tensors, Tensor) or not isinstance(tensors, Sequence):
-        raise TypeError(f"{op}(): argument 'tensors' must be a tuple or list of Tensors, not "
+        raise TypeError(f"{op}(): argument 'tensors' (position 1) must be tuple of Tensors, not "
                         f"{type(tensors).__name__}")
     for i, t in enumerate(tensors):
         if not isinstance(t, Tensor):
-            raise TypeError(f"{op}(): expected Tensor as element {i} in argument 0, but got {type(t).__name__}")
+            raise TypeError(f"expected Tensor as element {i} in argument 0, but got {type(t).__name__}")
     return list(tensors)
 
 
@@ -118,12 +118,12 @@ def cat(tensors, dim: int = 0, *, out: Tensor | None = None) -> Tensor:
 @numpy_aliases
 def concat(tensors, dim: int = 0, *, out: Tensor | None = None) -> Tensor:
     """Alias of `cat`."""
-    return cat(tensors, dim, out=out)
+    return cat(_tensor_list("concat", tensors), dim, out=out)
 
 
 def concatenate(tensors, axis: int = 0, out: Tensor | None = None) -> Tensor:
     """Alias of `cat` with numpy's argument name."""
-    return cat(tensors, axis, out=out)
+    return cat(_tensor_list("concatenate", tensors), axis, out=out)
 
 
 @numpy_aliases

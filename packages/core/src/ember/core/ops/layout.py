@@ -373,8 +373,29 @@ def _parse_to(args, kwargs):
         elif isinstance(a, str | device) or (isinstance(a, int) and not isinstance(a, bool)):
             dev = a
         elif a is not None:
-            raise TypeError(f"to() received an invalid combination of arguments; got {a!r}")
+            raise _to_refusal(args)
     return dev, dt
+
+
+_TO_TAIL = "bool non_blocking = False, bool copy = False, *, torch.memory_format memory_format = None)"
+
+
+def _parser_type_name(v) -> str:
+    """How PyTorch's argument parser names a value's type (its C type name: `numpy.dtypes.Float32DType`)."""
+    if isinstance(v, Tensor):
+        return "Tensor"
+    if isinstance(v, dtypes.dtype | device):
+        return f"torch.{builtins.type(v).__name__}"
+    t = builtins.type(v)
+    return t.__qualname__ if t.__module__ == "builtins" else f"{t.__module__}.{t.__qualname__}"
+
+
+def _to_refusal(args) -> TypeError:
+    """PyTorch's refusal of `to()` arguments that match none of its three signatures."""
+    got = ", ".join(_parser_type_name(a) for a in args)
+    return TypeError(f"to() received an invalid combination of arguments - got ({got}), but expected one of:\n"
+                     f" * (torch.device device = None, torch.dtype dtype = None, {_TO_TAIL}\n"
+                     f" * (torch.dtype dtype, {_TO_TAIL}\n * (Tensor tensor, {_TO_TAIL}\n")
 
 
 @method
@@ -444,6 +465,13 @@ def type(input, dtype=None, non_blocking: bool = False):  # noqa: A001 - PyTorch
         if key not in rev:
             raise ValueError(f"invalid type: '{dtype}'")
         dev, dtype = ("cuda" if ".cuda." in dtype else "cpu"), rev[key]
+    elif isinstance(dtype, builtins.type) and issubclass(dtype, Tensor):  # torch.Tensor: the default type
+        dtype = dtypes.get_default_dtype()
+    elif isinstance(dtype, builtins.type):  # Python's float, numpy's float32: not tensor types
+        mod = "" if dtype.__module__ == "builtins" else f"{dtype.__module__}."
+        raise ValueError(f"invalid type: '{mod}{dtype.__qualname__}'")
+    elif not isinstance(dtype, dtypes.dtype):
+        raise TypeError("dtype must be a type, str, or dtype object")
     out = to(input, dtypes.as_dtype(dtype))
     return out if dev is None or out.device.type == dev else to(out, dev, non_blocking=non_blocking)
 

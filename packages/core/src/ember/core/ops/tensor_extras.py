@@ -68,7 +68,8 @@ def _coordinates(spacing, n: int, like: Tensor) -> Tensor:
             raise RuntimeError(f"torch.gradient expected each tensor to be on the same device and of size {n} "
                                f"along its dim; got coordinates of shape {tuple(spacing._shape)}")
         return spacing
-    return ew.mul(arange(n, dtype=like._dtype, device=like.device), float(spacing))
+    dt = like._dtype.to_real() if like._dtype.is_complex else like._dtype  # real coordinates: no complex arange
+    return ew.mul(arange(n, dtype=dt, device=like.device), float(spacing))
 
 
 def _diff_along(y: Tensor, x: Tensor, dim: int, edge_order: int) -> Tensor:

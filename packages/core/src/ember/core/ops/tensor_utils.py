@@ -13,7 +13,7 @@ import warnings
 import numpy as np
 
 from ember.core import dtypes
-from ember.core.creation import arange, empty, empty_strided, full_like, tensor
+from ember.core.creation import arange, computable_dtype, empty, empty_strided, full_like, tensor
 from ember.core.methods import attach, method
 from ember.core.ops import elementwise as ew
 from ember.core.ops import join as J
@@ -147,8 +147,9 @@ def range(start=0, end=None, step=1, *, dtype=None, device=None, requires_grad: 
                   "[start, end).", UserWarning, stacklevel=2)
     if end is None:
         start, end = 0, start
+    dtype = computable_dtype(dtypes.as_dtype(dtype or dtypes.get_default_dtype()), "range_cpu")
     n = int(math.floor((end - start) / step)) + 1
-    r = ew.add(ew.mul(arange(n, dtype=dtype or dtypes.get_default_dtype(), device=device), step), start)
+    r = ew.add(ew.mul(arange(n, dtype=dtype, device=device), step), start)
     return require_grad(r) if requires_grad else r
 
 
