@@ -40,7 +40,9 @@ torch.compile and TorchScript as users call them (compiled training steps, graph
 guards, AMP and checkpointing inside compiled code, scripted and traced modules); evaluation and continual-learning
 code (metrics from confusion matrices to calibration and ranking statistics, streaming metric modules, EWC, replay,
 distillation, SI); and older-style code still in the wild (Variable, `.data` updates, legacy tensor types and
-constructors, deprecated loss and scalar-first arguments, DataParallel on the CPU, a 2019 word language model)."""
+constructors, deprecated loss and scalar-first arguments, DataParallel on the CPU, a 2019 word language model); and
+the accepted answers of the most-viewed StackOverflow and forum questions (indexing and masks, model utilities,
+numeric recipes, reprs, conversions, padding, training gotchas, grad_fn names, module bookkeeping, numpy interop)."""
 
 from __future__ import annotations
 
