@@ -56,6 +56,7 @@ def _run(monkeypatch, whole: bool, calls: int = 4):
 
 
 def test_a_plan_whose_kernels_all_run_in_numba_is_one_call_with_the_per_node_replays_bits(monkeypatch):
+    pytest.importorskip("scipy")  # Numba's np.dot (the runs' mm) calls scipy's BLAS
     per_node, calls_off, _ = _run(monkeypatch, False)
     whole, calls_on, fn = _run(monkeypatch, True)
     assert len(calls_off) == 4  # mm, the fused bias+relu, mm, the fused bias+tanh: a call each
@@ -66,6 +67,7 @@ def test_a_plan_whose_kernels_all_run_in_numba_is_one_call_with_the_per_node_rep
 
 
 def test_the_run_function_is_cached_on_disk_by_its_source(monkeypatch, tmp_path):
+    pytest.importorskip("scipy")  # Numba's np.dot (the runs' mm) calls scipy's BLAS
     from ember.jit import wholeplan
 
     monkeypatch.setattr(jit.config, "fuse_cache_dir", str(tmp_path))
@@ -86,6 +88,7 @@ def test_switch_off_gives_the_per_node_replay(monkeypatch):
 
 
 def test_a_node_that_cannot_run_in_numba_splits_the_plan_into_runs(monkeypatch):
+    pytest.importorskip("scipy")  # Numba's np.dot (the runs' mm) calls scipy's BLAS
     def f(x, w1, b1, w2, b2):  # softmax is no kernel a run takes: the runs end before it and start after it
         h = (x @ w1.t() + b1).relu() @ w2.t()
         return (h.softmax(-1) @ w2 + b1).relu() @ w1
@@ -107,6 +110,7 @@ def test_a_node_that_cannot_run_in_numba_splits_the_plan_into_runs(monkeypatch):
 
 
 def test_gradients_and_a_training_run_match_the_per_node_replay(monkeypatch):
+    pytest.importorskip("scipy")  # Numba's np.dot (the runs' mm) calls scipy's BLAS
     nn = pytest.importorskip("ember.nn")
     optim = pytest.importorskip("ember.optim")
 

@@ -34,6 +34,7 @@ globals, so one source serves every plan of the same structure.
 from __future__ import annotations
 
 import hashlib
+import importlib.util
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -226,7 +227,7 @@ class _Builder:
 
     def _mm(self, r: Run, n) -> bool:
         a, b = (x.index for x in n.args)
-        if not (self._ext(r, a) and self._ext(r, b)):
+        if not _HAS_NUMBA_BLAS or not (self._ext(r, a) and self._ext(r, b)):
             return False
         (o,) = n.outs
         la, lb = r.loc[a], r.loc[b]
@@ -370,6 +371,10 @@ def _function(r: Run, ret: str):
         fn = _loaded[sha] = codegen.import_source(src, f"ember_plan_{sha}").run
         fn.source = src
     return fn
+
+
+# Numba's `np.dot` calls scipy's BLAS: without scipy a `mm` ends a run (it stays eager's call)
+_HAS_NUMBA_BLAS = importlib.util.find_spec("scipy") is not None
 
 
 def _match_blas_threads() -> None:
