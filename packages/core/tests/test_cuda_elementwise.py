@@ -65,6 +65,8 @@ def _bounds(r):
 def test_binary_broadcast_matches_cpu(name, dtype, device):
     if dtype not in BINARY[name].dtypes_for(device):
         dtype = E.int64
+        if dtype not in BINARY[name].dtypes_for(device):
+            pytest.skip(f"{name} takes floating operands only, as PyTorch's")
     a, b = _binary_inputs(name, dtype)
     op = getattr(E, name)
     expected = op(a, b)
@@ -77,7 +79,7 @@ def test_binary_broadcast_matches_cpu(name, dtype, device):
 @pytest.mark.parametrize("scalar", [2, 0.5, True])
 def test_binary_with_python_scalar_follows_promotion(device, scalar):
     x = _on(make_tensor(4, dtype=E.int32, seed=4), device)
-    for r in (x + scalar, scalar * x, x - scalar):
+    for r in (x + scalar, scalar * x) + (() if isinstance(scalar, bool) else (x - scalar,)):  # `x - True` refused
         cpu = r.cpu()
         assert r.dtype is E.result_type(x, scalar)
         assert_close(cpu, E.tensor(cpu.tolist(), dtype=r.dtype))

@@ -141,6 +141,9 @@ def test_fuzz_cases_give_the_same_results_on_cuda_as_on_the_cpu():
     for c in cases:
         if c.kwargs:  # out= of another dtype: CUDA computes in float32 first (docs/robustness.md)
             continue
+        first = c.args[0] if c.args else None
+        if c.op.endswith("_") and getattr(first, "layout", None) in ("expanded", "overlapping"):
+            continue  # an in-place write into self-overlapping memory: the order of its writes is the kernel's own
         r = fuzz.against_cuda(c)
         if r["cls"] in ("differs", "error-differs") and "ZeroDivisionError" not in r.get("detail", ""):
             found.append(f"{r['cls']}: {c.repro()}: {r.get('detail', '')}")

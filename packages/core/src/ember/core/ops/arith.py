@@ -379,7 +379,9 @@ _DIRECT = {"add": ew.add, "mul": ew.mul, "truediv": ew.div}
 
 def _rdiv(self, other):
     """`2 / x` as PyTorch's `__rdiv__`: `x.reciprocal() * 2` (its values and its MulBackward0 graph)."""
-    return ew.div(other, self) if isinstance(other, Tensor) else ew.mul(ew.reciprocal(self), other)
+    if isinstance(other, Tensor) or self._dtype.is_complex and self.device.type == "cuda":  # no CUDA complex reciprocal
+        return ew.div(other, self)
+    return ew.mul(ew.reciprocal(self), other)
 
 
 # PyTorch's `2 * x` and `1 + x` are `x.mul(2)` and `x.add(1)`: the number is `other`, last in next_functions
