@@ -629,3 +629,25 @@ def test_resize_of_a_tensor_that_requires_grad_is_refused_in_pytorchs_words():
         with pytest.raises(RuntimeError, match="^cannot resize variables that require grad$"):
             t.resize_(3)
     assert type(E.Variable).__name__ == "VariableMeta" and isinstance(x, E.Variable)
+
+
+def test_node_classes_print_as_pytorchs_cpp_types():
+    """PyTorch's graph nodes are C++ types (`<class 'MulBackward0'>`); a custom Function's node is a Python class
+    of torch.autograd.function's module (ember.autograd.function's, here)."""
+    x = E.ones(2, requires_grad=True)
+    y = x * 2
+    z = E.ones(3, requires_grad=True).clone()
+    z[0] = x[0]
+
+    class Sq(E.Function):
+        @staticmethod
+        def forward(ctx, a):
+            return a * a
+
+        @staticmethod
+        def backward(ctx, g):
+            return g
+
+    assert [repr(type(n)) for n in (y.grad_fn, y.grad_fn.next_functions[0][0], z.grad_fn)] == [
+        "<class 'MulBackward0'>", "<class 'AccumulateGrad'>", "<class 'CopySlices'>"]
+    assert repr(type(Sq.apply(x).grad_fn)) == "<class 'ember.autograd.function.SqBackward'>"

@@ -129,7 +129,8 @@ class _FunctionMeta(type):
     """Gives each Function subclass its own backward node class, `<Name>Backward`."""
 
     def __init__(cls, name, bases, attrs) -> None:
-        cls._backward_cls = type(name + "Backward", (BackwardCFunction,), {"_forward_cls": cls})
+        cls._backward_cls = type(name + "Backward", (BackwardCFunction,), {"_forward_cls": cls,
+                                                                         "__module__": BackwardCFunction.__module__})
         super().__init__(name, bases, attrs)
 
 

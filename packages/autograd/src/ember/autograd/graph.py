@@ -194,6 +194,8 @@ class AccumulateGrad(Node):
     weakly, so the pair is no reference cycle (a leaf nobody holds has no `.grad` to fill).
     """
 
+    __module__ = "builtins"  # PyTorch's nodes are C++ types: `<class 'AccumulateGrad'>`
+
     __slots__ = ("_variable",)
     _user_code = True
 

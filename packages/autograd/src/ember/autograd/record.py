@@ -367,6 +367,8 @@ class _NonDifferentiable(Node):
 class CopySlices(Node):
     """The base's node after an in-place op on one of its views (see NOTE [ In-place ops and views ])."""
 
+    __module__ = "builtins"  # PyTorch's nodes are C++ types: `<class 'CopySlices'>`
+
     __slots__ = ("fn", "target_slot", "base_geom", "view_geom")
 
     def __init__(self, base: Tensor, view: Tensor, fn: Node, target_slot: int) -> None:

@@ -62,6 +62,7 @@ from typing import Any, BinaryIO
 import numpy as np
 
 from ember.core import dtypes
+from ember.core.class_paths import home_module
 from ember.core.device import device as Device
 from ember.core.geometry import make_tensor
 from ember.core.meta import meta_storage
@@ -124,7 +125,10 @@ def _allowed_global(module: str, name: str):
     for entry in reversed(_safe_globals):
         obj, full = entry if isinstance(entry, tuple) else (entry, None)
         if full is None:
-            full = f"{getattr(obj, '__module__', '')}.{getattr(obj, '__qualname__', getattr(obj, '__name__', ''))}"
+            qualname = getattr(obj, '__qualname__', getattr(obj, '__name__', ''))
+            if isinstance(obj, type) and f"{home_module(obj)}.{qualname}" == f"{module}.{name}":
+                return obj  # a file written without the torch names (NOTE [ Classes named by PyTorch's paths ])
+            full = f"{getattr(obj, '__module__', '')}.{qualname}"
         if full == f"{module}.{name}":
             return obj
     return None
@@ -192,7 +196,7 @@ class _Encoder:
         enc = {"storage": i, "offset": t._offset, "shape": list(t._shape), "stride": list(t._strides),
                "dtype": t._dtype.name, "requires_grad": bool(t._requires_grad)}
         if type(t) is not Tensor:
-            enc["cls"] = f"{type(t).__module__}:{type(t).__qualname__}"
+            enc["cls"] = f"{home_module(type(t))}:{type(t).__qualname__}"
         if t._conj:  # the storage holds the conjugates of its values (NOTE [ Complex storage and conj ])
             enc["conj"] = True
         if t._neg:  # and of a negative view the negations

@@ -240,6 +240,8 @@ def register_post_accumulate_grad_hook(self: Tensor, hook: Callable) -> Removabl
 class ToCopyBackward0(Node):
     """A copy to another device (core's device transfers are not ops): the gradient goes back."""
 
+    __module__ = "builtins"  # PyTorch's nodes are C++ types: `<class 'ToCopyBackward0'>`
+
     __slots__ = ("_src",)
 
     def __init__(self, src: Tensor) -> None:

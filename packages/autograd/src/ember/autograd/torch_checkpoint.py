@@ -43,6 +43,7 @@ from typing import Any
 import numpy as np
 
 from ember.core import dtypes
+from ember.core.class_paths import home_module
 from ember.core.device import device as Device
 from ember.core.geometry import INT64_MAX, make_tensor
 from ember.core.meta import meta_storage
@@ -418,7 +419,7 @@ class _ZipPickler(pickle._Pickler):
 
 
 def _is_parameter(t: Tensor) -> bool:
-    return (type(t).__module__, type(t).__qualname__) == _PARAMETER
+    return (home_module(type(t)), type(t).__qualname__) == _PARAMETER
 
 
 def _collect(obj: Any, storages: dict, depth: int = 0) -> bool:

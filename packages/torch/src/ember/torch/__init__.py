@@ -8,6 +8,7 @@ that implements it. `python -m ember.torch script.py` (or `install()`) runs unmo
 whose `import torch` resolves here (see `ember.torch._importer`).
 """
 
+import builtins as _builtins
 import math as _math
 import sys as _sys
 import warnings as _warnings
@@ -149,7 +150,7 @@ def typename(obj) -> str:
     """`torch.typename`: 'torch.FloatTensor' for a tensor, the qualified class name otherwise."""
     if isinstance(obj, Tensor):  # noqa: F405
         return obj.type()
-    cls = obj if isinstance(obj, type) else type(obj)
+    cls = obj if isinstance(obj, _builtins.type) else _builtins.type(obj)  # `type` here is torch.type
     return cls.__qualname__ if cls.__module__ in ("builtins", None) else f"{cls.__module__}.{cls.__qualname__}"
 
 
@@ -170,7 +171,11 @@ def __getattr__(name: str):
     if name in ("distributions", "_dynamo", "compiler"):
         import importlib
 
-        return importlib.import_module(f"{__name__}.{name}")
+        from ember.torch._importer import name_classes
+
+        module = importlib.import_module(f"{__name__}.{name}")
+        name_classes()  # where `import torch` is ember's, its classes print under PyTorch's paths
+        return module
     if name in _NO_CPP:
         raise AttributeError(f"module 'torch' (ember.torch) has no attribute '{name}': {_NO_CPP[name]} is not "
                              "provided by ember; see docs/porting.md")

@@ -11,7 +11,8 @@ with "spawn" or "forkserver" re-imports the main script in a fresh interpreter, 
 install the finder there: `install()` also puts `_shim/` first on `sys.path` (children inherit the
 parent's path), whose `torch` package installs the finder and stands aside for `ember.torch`.
 While installed, dtypes and shapes print as PyTorch's (`torch.float32`, `torch.Size`: NOTE [ The
-namespace reprs name ] in ember.core.dtypes).
+namespace reprs name ] in ember.core.dtypes), and classes under PyTorch's module paths (`<class
+'torch.Tensor'>`: NOTE [ Classes named by PyTorch's paths ] in ember.core.class_paths).
 """
 
 from __future__ import annotations
@@ -24,9 +25,11 @@ import runpy
 import sys
 from types import ModuleType
 
+from ember.core import class_paths
 from ember.core.dtypes import set_repr_namespace
+from ember.torch._class_paths import PATHS
 
-__all__ = ["install", "uninstall", "is_installed", "run_script", "main"]
+__all__ = ["install", "uninstall", "is_installed", "name_classes", "run_script", "main"]
 
 # names under torch that are PyTorch's C++ or its compiler stack, which ember does not have
 _NOT_PROVIDED = {
@@ -89,10 +92,22 @@ class _TorchFinder(importlib.abc.MetaPathFinder):
                 raise
             raise ModuleNotFoundError(f"No module named '{fullname}': ember.torch does not provide {fullname}; "
                                       "see docs/porting.md", name=fullname) from None
+        name_classes()
         return importlib.machinery.ModuleSpec(fullname, _ModuleLoader(module))
 
 
 _finder = _TorchFinder()
+_unnamed: dict[str, dict[str, str]] = {}  # ember module -> {qualname: PyTorch's module}, not yet imported
+
+
+def name_classes() -> None:
+    """Give the classes of every ember module imported by now PyTorch's module paths."""
+    for home in [m for m in _unnamed if m in sys.modules]:
+        for qualname, path in _unnamed.pop(home).items():
+            obj = sys.modules[home]
+            for part in qualname.split("."):
+                obj = getattr(obj, part)
+            class_paths.name_as(obj, path)
 
 
 def is_installed() -> bool:
@@ -116,6 +131,8 @@ def install() -> None:
         sys.path.insert(0, _SHIM)
     sys.modules["torch"] = importlib.import_module("ember.torch")
     set_repr_namespace("torch")  # the program speaks `torch`: dtypes print as torch.float32
+    _unnamed.update({m: dict(names) for m, names in PATHS.items()})
+    name_classes()  # the rest as their modules are imported
 
 
 def uninstall() -> None:
@@ -123,6 +140,8 @@ def uninstall() -> None:
     if _finder in sys.meta_path:
         sys.meta_path.remove(_finder)
     set_repr_namespace("ember")
+    class_paths.restore()
+    _unnamed.clear()
     if _SHIM in sys.path:
         sys.path.remove(_SHIM)
     for name in [n for n in sys.modules if n == "torch" or n.startswith("torch.")]:

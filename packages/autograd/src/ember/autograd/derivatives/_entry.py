@@ -88,7 +88,8 @@ class Derivative:
         self.diff_index = [(p, self._pos(p)) for p in self.diff_params]
         self._plans: dict[tuple, tuple] = {}
         self.inplace: Derivative | None = None
-        self.node_cls = type(name or f"{_camel(self.op_name)}Backward0", (RuleNode,), {"__slots__": (), "entry": self})
+        self.node_cls = type(name or f"{_camel(self.op_name)}Backward0", (RuleNode,), {"__slots__": (), "entry": self,
+                                                                                       "__module__": "builtins"})
 
     def _known(self, n: str) -> bool:
         if n in ("grad", "grads", "grad_input_mask") or n in self.defaults:
