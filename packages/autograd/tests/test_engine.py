@@ -651,3 +651,11 @@ def test_node_classes_print_as_pytorchs_cpp_types():
     assert [repr(type(n)) for n in (y.grad_fn, y.grad_fn.next_functions[0][0], z.grad_fn)] == [
         "<class 'MulBackward0'>", "<class 'AccumulateGrad'>", "<class 'CopySlices'>"]
     assert repr(type(Sq.apply(x).grad_fn)) == "<class 'ember.autograd.function.SqBackward'>"
+
+
+def test_a_numpy_array_next_to_a_tensor_that_requires_grad_is_refused():
+    """numpy computes `t * array` (PyTorch's operators refuse arrays), so it asks for t's values: PyTorch's error."""
+    t = E.tensor([1.0, 2.0], requires_grad=True)
+    with pytest.raises(RuntimeError, match=r"Can't call numpy\(\) on Tensor that requires grad"):
+        t * np.ones(2)
+    assert (t.detach() * np.ones(2)).dtype is E.float64

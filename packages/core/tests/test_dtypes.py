@@ -240,3 +240,19 @@ def test_set_repr_namespace_renames_dtypes_sizes_layouts_and_formats():
     finally:
         set_repr_namespace(previous)
     assert repr(E.float32) == "ember.float32" and repr(E.Size([2])) == "ember.Size([2])"
+
+
+def test_a_missing_attribute_names_the_class_as_pytorchs_c_types():
+    """`torch.float32.foo` says `'torch.dtype' object has no attribute 'foo'`, as PyTorch's C types print."""
+    from ember.core.dtypes import set_repr_namespace
+
+    previous = set_repr_namespace("torch")
+    try:
+        for obj, cls in [(E.float32, "dtype"), (E.device("cpu"), "device"), (E.Size([2]), "Size"),
+                         (E.zeros(1).layout, "layout"), (E.channels_last, "memory_format"),
+                         (E.finfo(E.float32), "finfo"), (E.iinfo(E.int8), "iinfo")]:
+            with pytest.raises(AttributeError, match=f"^'torch.{cls}' object has no attribute 'foo'$"):
+                obj.foo
+    finally:
+        set_repr_namespace(previous)
+    assert not hasattr(E.float32, "foo") and pickle.loads(pickle.dumps(E.float32)) is E.float32

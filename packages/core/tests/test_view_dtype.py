@@ -159,7 +159,9 @@ def test_dtype_keyword_and_python_types():
     assert x.view(dtype=E.int16).shape == (2, 8)
     assert x.view(float).dtype is E.float64 and x.view(float).shape == (2, 2)  # Python's float is double
     assert x.view(int).dtype is E.int64
+    with pytest.raises(TypeError, match=r"view\(\) received an invalid combination of arguments - got \(str\)"):
+        x.view("float64")  # PyTorch's words: a string is neither overload's argument
     with pytest.raises(TypeError, match="must be torch.dtype, not str"):
-        x.view("float64")
+        x.view(dtype="float64")
     with pytest.raises(TypeError, match="invalid combination of arguments"):
         x.view(-1, dtype=E.int16)

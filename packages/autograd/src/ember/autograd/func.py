@@ -22,6 +22,7 @@ from functools import wraps
 from ember.core import dispatch
 from ember.core import stack as _stack
 from ember.core.random import get_rng_state, set_rng_state
+from ember.core.class_paths import home_module
 from ember.core.tensor import Tensor, value_read_guard
 
 from ember.autograd.engine import grad as _autograd_grad
@@ -416,7 +417,7 @@ _VALUE_READS = {
 }
 
 
-_TENSOR_FILE = sys.modules[Tensor.__module__].__file__
+_TENSOR_FILE = sys.modules[home_module(Tensor)].__file__
 
 
 class _MappedValues:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ember.core import dtypes
 from ember.core.device_backends import backend
 
 __all__ = ["device", "as_device", "set_default_device", "get_default_device"]
@@ -79,6 +80,9 @@ class device:
 
     def __reduce__(self):
         return (device, (str(self),))
+
+    def __getattr__(self, name: str):
+        raise dtypes.no_attribute(self, name)
 
 
 _CACHE: dict = {}

@@ -31,6 +31,12 @@ def set_repr_namespace(name: str) -> str:
     previous, _repr_namespace = _repr_namespace, name
     return previous
 
+
+def no_attribute(obj, name: str) -> AttributeError:
+    """Python's error for a missing attribute, naming the class as PyTorch's C types print (`'torch.dtype' object
+    has no attribute 'x'`) under the namespace reprs name."""
+    return AttributeError(f"'{_repr_namespace}.{type(obj).__name__}' object has no attribute '{name}'")
+
 # promotion categories: bool < integer < floating
 _BOOL, _INT, _FLOAT = 0, 1, 2
 _COMPLEX = 3  # above floating: complex64 ranks with float32, complex128 with float64
@@ -71,6 +77,9 @@ class dtype:
 
     def __reduce__(self):
         return (as_dtype, (self.name,))
+
+    def __getattr__(self, name: str):
+        raise no_attribute(self, name)
 
 
 class _LibraryDtype(dtype):

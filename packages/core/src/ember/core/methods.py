@@ -16,12 +16,16 @@ import functools
 import inspect
 from collections.abc import Callable
 
+import numpy as np
+
 from ember.core import overrides as _overrides
 from ember.core.dispatch import Op
 from ember.core.overrides import _SKIP, _relevant, handle_torch_function, has_torch_function
 from ember.core.tensor import Tensor
 
 __all__ = ["method", "inplace", "attach", "numpy_aliases", "operator"]
+
+_NDARRAY = np.ndarray
 
 
 def numpy_aliases(fn: Callable) -> Callable:
@@ -89,15 +93,19 @@ def inplace(fn: Callable, name: str | None = None) -> Callable:
     return method_
 
 
-def operator(fn: Callable, form: str = "plain") -> Callable:
+def operator(fn: Callable, form: str = "plain", *, arrays: bool = False) -> Callable:
     """`fn` as a binary operator dunder: NotImplemented where `other` is no Tensor and `fn` refuses it with a
     plain TypeError, as PyTorch's operators do, so Python falls back (`t == None` is False, `None in [t]` works,
     `t + None` raises "unsupported operand type(s)"); ember's errors that are also RuntimeErrors (PyTorch raises
     those) propagate. `form` is "plain" (`fn(self, other)`), "reflected" (`fn(other, self)`) or "inplace"
-    (`fn(self, other, out=self)`): the dunder makes that call itself, one frame over `fn` as before."""
+    (`fn(self, other, out=self)`): the dunder makes that call itself, one frame over `fn` as before. A numpy
+    array is no operand either, as in PyTorch: numpy computes `t * a` itself and wraps its result back into a
+    tensor (`Tensor.__array_wrap__`), so `float32 * float64 array` is float64. `arrays`: the operator takes a
+    numpy array as a tensor (PyTorch's `t == array` is a bool tensor)."""
+    refused = type(None) if arrays else _NDARRAY
     if form == "reflected":
         def op(self, other):
-            if other is None:
+            if other is None or other.__class__ is refused:
                 return NotImplemented
             try:
                 return fn(other, self)
@@ -105,7 +113,7 @@ def operator(fn: Callable, form: str = "plain") -> Callable:
                 return _refused(other, e)
     elif form == "inplace":
         def op(self, other):
-            if other is None:
+            if other is None or other.__class__ is refused:
                 return NotImplemented
             try:
                 return fn(self, other, out=self)
@@ -113,7 +121,7 @@ def operator(fn: Callable, form: str = "plain") -> Callable:
                 return _refused(other, e)
     else:
         def op(self, other):
-            if other is None:
+            if other is None or other.__class__ is refused:
                 return NotImplemented
             try:
                 return fn(self, other)

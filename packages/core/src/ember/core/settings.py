@@ -63,6 +63,9 @@ class finfo:
         return (f"finfo(resolution={self.resolution:g}, min={self.min:g}, max={self.max:g}, eps={self.eps:g}, "
                 f"smallest_normal={self.smallest_normal:g}, tiny={self.tiny:g}, dtype={self.dtype})")
 
+    def __getattr__(self, name: str):
+        raise dtypes.no_attribute(self, name)
+
 
 class iinfo:
     """Machine limits of an integer dtype: `bits`, `max`, `min`.
@@ -87,6 +90,9 @@ class iinfo:
     def __repr__(self) -> str:
         return f"iinfo(min={float(self.min):g}, max={float(self.max):g}, dtype={self.dtype})"  # PyTorch's %g
 
+    def __getattr__(self, name: str):
+        raise dtypes.no_attribute(self, name)
+
 
 class memory_format:
     """A memory layout request (`channels_last` ...) for `memory_format=`: `contiguous`, `clone`, `to`, the
@@ -102,6 +108,9 @@ class memory_format:
 
     def __reduce__(self):
         return self.name
+
+    def __getattr__(self, name: str):
+        raise dtypes.no_attribute(self, name)
 
 
 contiguous_format = memory_format("contiguous_format")

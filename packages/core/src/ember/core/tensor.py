@@ -399,6 +399,15 @@ class Tensor:
             a = a.astype(dtype, copy=False)
         return a
 
+    def __array_wrap__(self, array, context=None, return_scalar=False):
+        """What numpy computed from a tensor (`np.exp(t)`, `t * array`) comes back as a tensor over its result,
+        booleans as uint8: PyTorch's wrapping."""
+        if array.dtype == np.bool_:
+            array = array.astype(np.uint8)
+        from ember.core.creation import from_numpy
+
+        return from_numpy(np.ascontiguousarray(array) if array.ndim else array.reshape(()))
+
     def __contains__(self, element) -> bool:
         """`x in t`: whether any element of `t` equals `x` (a number or a broadcastable tensor), as PyTorch."""
         if isinstance(element, (Tensor, numbers.Number)):
@@ -577,3 +586,6 @@ class Size(tuple):
 
     def __radd__(self, other):
         return Size(tuple(other) + tuple(self))
+
+    def __getattr__(self, name: str):
+        raise dtypes.no_attribute(self, name)

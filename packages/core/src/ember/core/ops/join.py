@@ -14,7 +14,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ember.core import dtypes
+from ember.core import dtypes, storage
 from ember.core.dispatch import OVERLAP_ANY, OVERLAP_INTERNAL, declare, node_name
 from ember.core.opinfo_shape import info as _info
 from ember.core.methods import attach, inplace, method, numpy_aliases
@@ -33,7 +33,8 @@ __all__ = ["cat", "concat", "concatenate", "stack", "hstack", "vstack", "dstack"
 
 
 def _tensor_list(op: str, tensors) -> list[Tensor]:
-    if isinstance(tensors, Tensor) or not isinstance(tensors, Sequence):
+    if tensors.__class__ is not list and tensors.__class__ is not tuple and \
+            (isinstance(tensors, Tensor) or not isinstance(tensors, Sequence)):
         raise TypeError(f"{op}(): argument 'tensors' (position 1) must be tuple of Tensors, not "
                         f"{type(tensors).__name__}")
     for i, t in enumerate(tensors):
@@ -43,6 +44,8 @@ def _tensor_list(op: str, tensors) -> list[Tensor]:
 
 
 def _same_device(op: str, tensors: list[Tensor]) -> None:
+    if storage.only_cpu:  # no tensor of this process lives elsewhere
+        return
     devs = {t.device for t in tensors}
     if len(devs) > 1:
         a, b = sorted(str(d) for d in devs)[:2]
@@ -89,15 +92,22 @@ def cat(tensors, dim: int = 0, *, out: Tensor | None = None) -> Tensor:
     ts = _tensor_list("cat", tensors)
     if not ts:
         raise ValueError("torch.cat(): expected a non-empty list of Tensors")
+    kept = []  # PyTorch's legacy rule: 1-D tensors of size 0 are skipped, whatever the others' shapes
     for i, t in enumerate(ts):
-        if t.ndim == 0:
+        shape = t._shape
+        if not shape:
             raise RuntimeError(f"zero-dimensional tensor (at position {i}) cannot be concatenated")
+        if shape != (0,):
+            kept.append((i, t))
     _same_device("cat", ts)
-    # PyTorch's legacy rule: 1-D tensors of size 0 are skipped, whatever the others' shapes
-    kept = [(i, t) for i, t in enumerate(ts) if not (t.ndim == 1 and t._shape[0] == 0)] or [(0, ts[0])]
+    kept = kept or [(0, ts[0])]
     ref = kept[0][1]
     d = ref._wrap_dim(dim)
+    before, after = ref._shape[:d], ref._shape[d + 1:]
     for i, t in kept:
+        shape = t._shape
+        if shape[:d] == before and shape[d + 1:] == after and len(shape) == len(ref._shape):
+            continue
         if t.ndim != ref.ndim:
             raise RuntimeError(f"Tensors must have same number of dimensions: got {ref.ndim} and {t.ndim}")
         for k in range(ref.ndim):

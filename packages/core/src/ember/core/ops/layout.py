@@ -5,6 +5,7 @@ from __future__ import annotations
 import builtins
 import math
 import numbers
+import operator
 
 import numpy as np
 
@@ -32,6 +33,7 @@ __all__ = [
 
 _SEQ = (tuple, list)  # isinstance against named tuples: an inline `tuple | list` builds a Union per call
 _SHAPE_ARG = (int, tuple, list)
+_SHAPE_OR_DTYPE = (*_SHAPE_ARG, dtypes.dtype, builtins.type)  # `view`'s two overloads
 
 
 def _sizes(args, keyword=None) -> tuple:
@@ -46,6 +48,14 @@ def _sizes(args, keyword=None) -> tuple:
 @method
 def view(input, *shape, size=None, dtype=None) -> Tensor:
     """A view with `shape` (one dim may be -1), or `view(dtype)` reinterpreting the bytes as `dtype`."""
+    if dtype is None and len(shape) == 1 and not isinstance(shape[0], _SHAPE_OR_DTYPE):
+        if isinstance(shape[0], np.bool_) or not hasattr(shape[0], "__index__"):
+            got = _type_name(shape[0])
+            raise TypeError(f"view() received an invalid combination of arguments - got ({got}), but expected one of:\n"
+                            f" * (torch.dtype dtype)\n      didn't match because some of the arguments have invalid "
+                            f"types: (!{got}!)\n * (tuple of ints size)\n      didn't match because some of the "
+                            f"arguments have invalid types: (!{got}!)\n")
+        return S.view(input, _sizes(shape, size))  # a numpy integer or a 0-d integer tensor is a size
     if dtype is not None or (len(shape) == 1 and not isinstance(shape[0], _SHAPE_ARG)):
         if dtype is not None and (shape or size is not None):
             raise TypeError("view() received an invalid combination of arguments: a dtype and a size")
@@ -159,8 +169,8 @@ attach("mH", property(lambda self: _conj(S.transpose(_matrices(self, "mH"), -2, 
 
 @method
 def movedim(input, source, destination) -> Tensor:
-    src = [_movedim_dim(s, input.ndim) for s in ((source,) if isinstance(source, int) else source)]
-    dst = [_movedim_dim(d, input.ndim) for d in ((destination,) if isinstance(destination, int) else destination)]
+    src = [_movedim_dim(s, input.ndim) for s in (source if isinstance(source, _SEQ) else (source,))]
+    dst = [_movedim_dim(d, input.ndim) for d in (destination if isinstance(destination, _SEQ) else (destination,))]
     if input.ndim == 0:
         return S.view(input, ())
     for name, dims in (("source", src), ("destination", dst)):
@@ -178,6 +188,7 @@ def movedim(input, source, destination) -> Tensor:
 
 
 def _movedim_dim(d: int, ndim: int) -> int:
+    d = operator.index(d)  # a numpy integer or a 0-d integer tensor, as PyTorch's int parser takes
     n = max(ndim, 1)
     if not -n <= d < n:
         raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {d})")

@@ -47,6 +47,9 @@ class layout:
     def __reduce__(self):
         return self.name
 
+    def __getattr__(self, name: str):
+        raise dtypes.no_attribute(self, name)
+
 
 strided = layout("strided")
 legacy_contiguous_format = contiguous_format  # PyTorch's alias of the same object

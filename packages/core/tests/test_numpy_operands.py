@@ -1,0 +1,49 @@
+"""numpy arrays and integers next to tensors, as PyTorch takes them: an array is no operand of a tensor's
+operators (numpy computes `t * a` and wraps the result back: float64 for a float64 array), numpy's ufuncs of a
+tensor give tensors (booleans as uint8), and a numpy integer is a size or a dim wherever an int is."""
+
+import numpy as np
+import pytest
+
+import ember.core as E
+
+
+def test_an_array_operand_is_computed_by_numpy_and_wrapped_back():
+    t = E.tensor([1.0, 2.0])
+    r = t * np.array([3.0, 4.0])
+    assert type(r) is E.Tensor and r.dtype is E.float64 and r.tolist() == [3.0, 8.0]
+    r = E.tensor([1, 2]) + np.ones(2)
+    assert r.dtype is E.float64 and r.tolist() == [2.0, 3.0]
+    r = t.clone()
+    r += np.ones(2)  # no in-place write: Python rebinds r to numpy's float64 sum
+    assert r.dtype is E.float64 and r.tolist() == [2.0, 3.0]
+    assert (t.reshape(1, 2) @ np.ones((2, 1))).dtype is E.float64
+
+
+def test_the_array_on_the_left_or_a_comparison_is_refused():
+    t = E.tensor([1.0, 2.0])
+    with pytest.raises(TypeError, match="unsupported operand"):
+        np.array([1.0, 2.0]) - t
+    with pytest.raises(TypeError, match="'>' not supported between instances of 'Tensor' and 'numpy.ndarray'"):
+        t > np.array(1.0)
+    eq = t == np.array([1.0, 0.0])  # equality takes the array, as PyTorch's
+    assert eq.dtype is E.bool and eq.tolist() == [True, False]
+
+
+def test_numpy_ufuncs_of_a_tensor_give_tensors():
+    t = E.tensor([1.0, 2.0])
+    r = np.exp(t)
+    assert type(r) is E.Tensor and r.dtype is E.float32
+    np.testing.assert_allclose(r.numpy(), np.exp(np.array([1.0, 2.0], np.float32)))
+    nan = np.isnan(E.tensor([1.0, float("nan")]))
+    assert nan.dtype is E.uint8 and nan.tolist() == [0, 1]
+
+
+def test_numpy_integers_are_sizes_and_dims():
+    t = E.arange(6.0)
+    assert t.view(np.int64(6)).shape == (6,) and t.view(np.int64(2), np.int64(3)).shape == (2, 3)
+    assert t.view(E.tensor(6)).shape == (6,)
+    assert t.view(np.int32).dtype is E.int32  # a type is view(dtype)
+    with pytest.raises(TypeError, match=r"view\(\) received an invalid combination of arguments - got \(numpy.bool\)"):
+        t.view(np.bool_(True))
+    assert t.reshape(2, 3).movedim(np.int64(0), np.int64(1)).shape == (3, 2)
