@@ -184,6 +184,16 @@ def _cl(*shape):
     (lambda x: ec.interpolate(x, scale_factor=2, mode="bilinear"), (192, 1, 24, 3)),
     (lambda x: ec.adaptive_avg_pool2d(x, 1), (3, 1, 3, 3)),
     (lambda x: ec.adaptive_avg_pool2d(x, 2), (12, 1, 6, 3)),
+    (lambda x: ec.avg_pool2d(x, 2), (12, 1, 6, 3)),
+    (lambda x: ec.avg_pool2d(x, 3, 1, 1, count_include_pad=False), (48, 1, 12, 3)),
+    (lambda x: ec.max_pool2d(x, 2, return_indices=True)[1], (12, 1, 6, 3)),
+    (lambda x: ec.adaptive_max_pool2d(x, 2), (12, 1, 6, 3)),
+    (lambda x: ec.pad(x, (1, 1, 1, 1), value=2.0), (108, 1, 18, 3)),
+    (lambda x: ec.pad(x, (-1, 0, 0, 0)), (36, 1, 9, 3)),
+    (lambda x: ec.pad(x, (1, 1, 1, 1), mode="reflect"), (108, 1, 18, 3)),
+    (lambda x: ec.pad(x, (1, 1, 1, 1), mode="replicate"), (108, 1, 18, 3)),
+    (lambda x: ec.pad(x, (1, 1, 1, 1), mode="circular"), (108, 36, 6, 1)),
+    (lambda x: ec.conv_transpose2d(x, ec.ones(3, 2, 2, 2), stride=2), (128, 1, 16, 2)),
 ])
 def test_conv_norm_and_pool_answer_in_a_channels_last_inputs_layout(op, want):
     x = _cl(2, 3, 4, 4)
