@@ -656,7 +656,8 @@ def max_pool3d(input: Tensor, kernel_size: Size2, stride: Size2 | None = None, p
         lambda x: max_pool2d_with_indices(x, (k[0], 1), (s[0], 1), (p[0], 0), (d[0], 1), ceil_mode))
     idx = _empty_depth_windows(idx, tuple(input.shape[-3:]), k, s, p, d)
     out, idx = _named3d(_unbatch(out, input), "MaxPool3DWithIndicesBackward0"), _unbatch(idx, input)
-    return (out, idx) if return_indices else out
+    out = channels_last_as(out, input)
+    return (out, channels_last_as(idx, input)) if return_indices else out
 
 
 def _named3d(out: Tensor, name: str) -> Tensor:
@@ -710,7 +711,7 @@ def adaptive_avg_pool3d(input: Tensor, output_size: Size2 | tuple[int | None, ..
     """
     r = _global_mean(input, output_size, 3)
     if r is not None:
-        return r
+        return channels_last_as(r, input)
     _check_adaptive("adaptive_avg_pool3d", input, 3)
     do, ho, wo = _adaptive_size("adaptive_avg_pool3d", input, output_size, 3)
     _check_dtype(input, "adaptive_avg_pool3d_cpu")
