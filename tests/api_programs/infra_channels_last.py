@@ -156,3 +156,25 @@ for bad in (lambda: x[0].contiguous(memory_format=torch.channels_last),
         print("RuntimeError", e)
 print("formats", torch.channels_last, torch.preserve_format, torch.contiguous_format == torch.contiguous_format)
 print("empty_like", torch.empty_like(xc).stride(), torch.empty_like(xc, memory_format=torch.contiguous_format).stride())
+
+video_stem = nn.Sequential(nn.BatchNorm3d(2), nn.ReLU(), nn.MaxPool3d(2), nn.Upsample(scale_factor=2, mode="trilinear"),
+                           nn.ConstantPad3d((1, 0, 0, 0, 0, 1), 0.5), nn.GroupNorm(2, 2))
+with torch.no_grad():
+    for p in video_stem.parameters():
+        p.copy_(npt(*p.shape, scale=0.5))
+clip = npt(2, 2, 4, 4, 4).to(memory_format=torch.channels_last_3d)
+video_stem = video_stem.to(memory_format=torch.channels_last_3d)
+layouts = []
+h = clip
+for m in video_stem:
+    h = m(h)
+    layouts.append(f"{type(m).__name__}:{'NDHWC' if not h.is_contiguous() else 'NCDHW'}")
+print("video", layouts, h.shape)
+print("video values", r(h), r(video_stem(clip.contiguous())))
+upsampler = nn.Sequential(nn.Conv2d(3, 12, 3, padding=1), nn.PixelShuffle(2), nn.PixelUnshuffle(2))
+with torch.no_grad():
+    for p in upsampler.parameters():
+        p.copy_(npt(*p.shape, scale=0.3))
+upsampler = upsampler.to(memory_format=torch.channels_last)
+sr = upsampler[1](upsampler[0](xc))
+print("pixel shuffle", sr.shape, sr.stride(), fmt(upsampler(xc)), r(sr))
