@@ -573,3 +573,18 @@ def test_load_state_dict_assign_marks_the_state_dicts_metadata():
     with pytest.warns(UserWarning, match="copying from a non-meta parameter"):
         fresh.load_state_dict(nn.Linear(3, 2).state_dict())
     assert fresh.weight.is_meta
+
+
+def test_full_backward_hook_on_an_inplace_relu_raises_pytorchs_view_error():
+    """The hook wraps the module's inputs in BackwardHookFunction (returned as-is, so views): an in-place ReLU
+    writing its input raises PyTorch's error, naming that Function."""
+    relu = nn.ReLU(inplace=True)
+    relu.register_full_backward_hook(lambda *a: None)
+    x = torch.ones(1, 2, requires_grad=True) * 1
+    with pytest.raises(RuntimeError, match="^Output 0 of BackwardHookFunction is a view and is being modified "
+                                           "inplace"):
+        relu(x)
+    lin = nn.Linear(2, 2)
+    lin.register_full_backward_hook(lambda *a: None)
+    out = lin(x)
+    assert out.grad_fn.name() == "BackwardHookFunctionBackward"
