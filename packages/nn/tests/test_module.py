@@ -588,3 +588,25 @@ def test_full_backward_hook_on_an_inplace_relu_raises_pytorchs_view_error():
     lin.register_full_backward_hook(lambda *a: None)
     out = lin(x)
     assert out.grad_fn.name() == "BackwardHookFunctionBackward"
+
+
+@pytest.mark.parametrize("make, x, warns", [
+    (lambda: nn.ReLU(), lambda: torch.ones(2, requires_grad=True) * 1, None),  # one node from the input's
+    (lambda: nn.ReLU(), lambda: torch.ones(2, requires_grad=True), "forward contains multiple autograd Nodes"),
+    (lambda: nn.Linear(2, 2), lambda: torch.ones(1, 2, requires_grad=True) * 1, "multiple autograd Nodes"),
+    (lambda: nn.Sequential(nn.Linear(2, 2), nn.ReLU()), lambda: torch.ones(1, 2), "multiple autograd Nodes"),
+])
+def test_non_full_backward_hooks_warn_where_pytorch_does(make, x, warns):
+    import warnings
+
+    m = make()
+    m.register_backward_hook(lambda *a: None)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        m(x()).sum().backward()
+    msgs = [str(w.message) for w in caught if "non-full backward hook" in str(w.message)]
+    if warns is None:
+        assert msgs == []
+    else:
+        assert len(msgs) == 1 and warns in msgs[0] and msgs[0].endswith(
+            "Please use register_full_backward_hook to get the documented behavior.")
