@@ -154,3 +154,19 @@ print("cloned ok", r(w.grad, 3))
 with torch.no_grad():
     p.mul_(0)
 print("no_grad write", r(p, 3), r(h, 3))
+
+import warnings  # noqa: E402
+
+legacy = nn.Sequential(nn.Linear(4, 3), nn.Tanh())
+legacy.load_state_dict({"0.weight": npt(3, 4), "0.bias": npt(3)})
+calls = []
+legacy[1].register_backward_hook(lambda mod, gin, gout: calls.append(type(mod).__name__))
+legacy[0].register_backward_hook(lambda mod, gin, gout: calls.append(type(mod).__name__))
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    legacy(X).sum().backward()
+print("legacy hooks", calls, [str(w.message)[:72] for w in caught])
+try:
+    legacy[1].register_full_backward_hook(lambda *a: None)
+except RuntimeError as e:
+    print("RuntimeError", e)
