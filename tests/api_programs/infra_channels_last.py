@@ -107,7 +107,8 @@ trace = []
 ref = net(x, trace)
 print("nchw", trace)
 net = net.to(memory_format=torch.channels_last)
-print("weights", fmt(net.stem.weight), net.block.dw.weight.stride(), net.up.weight.stride(), net.head[2].weight.stride())
+print("weights", fmt(net.stem.weight), net.block.dw.weight.stride(), net.up.weight.stride(),
+      net.head[2].weight.stride())
 xc = x.to(memory_format=torch.channels_last)
 trace = []
 out = net(xc, trace)

@@ -50,7 +50,8 @@ for replicas, drop in [(2, False), (3, False), (3, True)]:
     log("sampler", replicas, drop, [len(p) for p in parts], parts[-1][-3:])
 sampler = DistributedSampler(ds, shuffle=True, seed=3)
 sampler.set_epoch(2)
-print("sampler world", len(sampler), sampler.num_replicas, sampler.rank, sampler.epoch, sorted(sampler) == list(range(22)))
+print("sampler world", len(sampler), sampler.num_replicas, sampler.rank, sampler.epoch,
+      sorted(sampler) == list(range(22)))
 try:
     DistributedSampler(ds, num_replicas=2, rank=2)
 except ValueError as e:

@@ -132,7 +132,8 @@ class Trainer:
     def __init__(self, max_epochs, callbacks, accumulate_grad_batches=1, gradient_clip_val=None,
                  gradient_clip_algorithm="norm"):
         self.max_epochs, self.callbacks = max_epochs, callbacks
-        self.accumulate, self.clip_val, self.clip_alg = accumulate_grad_batches, gradient_clip_val, gradient_clip_algorithm
+        self.accumulate, self.clip_val = accumulate_grad_batches, gradient_clip_val
+        self.clip_alg = gradient_clip_algorithm
         self.should_stop = False
         self.global_step = 0
         self.grad_norms = []

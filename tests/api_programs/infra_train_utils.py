@@ -123,9 +123,11 @@ yl, yh, xl, xh = rand_bbox(images.shape, 0.6)
 cut = images.clone()
 cut[:, :, yl:yh, xl:xh] = images.flip(0)[:, :, yl:yh, xl:xh]
 lam_adj = 1 - (yh - yl) * (xh - xl) / float(images.shape[-2] * images.shape[-1])
-print("cutmix", (yl, yh, xl, xh), round(float(lam_adj), 4), torch.equal(cut[0, :, yl:yh, xl:xh], images[7, :, yl:yh, xl:xh]))
+print("cutmix", (yl, yh, xl, xh), round(float(lam_adj), 4),
+      torch.equal(cut[0, :, yl:yh, xl:xh], images[7, :, yl:yh, xl:xh]))
 stce = SoftTargetCrossEntropy()
-print("soft ce", r(stce(logits, soft)), r(F.cross_entropy(logits, soft)), r(F.cross_entropy(logits, soft, label_smoothing=0.2)))
+print("soft ce", r(stce(logits, soft)), r(F.cross_entropy(logits, soft)),
+      r(F.cross_entropy(logits, soft, label_smoothing=0.2)))
 
 
 class FrozenBatchNorm2d(nn.Module):
