@@ -201,3 +201,30 @@ fresh = torch.optim.SGD([nn.Parameter(torch.zeros(1))], lr=0.1)
 print("initial_lr", "initial_lr" in fresh.param_groups[0])
 CosineAnnealingLR(fresh, T_max=4)
 print("initial_lr", fresh.param_groups[0]["initial_lr"], np.float32(fresh.param_groups[0]["lr"]))
+
+import io  # noqa: E402
+
+opt = make_opt()
+mult = torch.optim.lr_scheduler.MultiplicativeLR(opt, lr_lambda=lambda e: 0.9)
+poly = torch.optim.lr_scheduler.PolynomialLR(make_opt(), total_iters=4, power=2.0)
+for _ in range(3):
+    opt.step()
+    mult.step()
+    poly.step()
+buf = io.BytesIO()
+torch.save({"mult": mult.state_dict(), "poly": poly.state_dict()}, buf)
+buf.seek(0)
+saved = torch.load(buf)
+print("mult", rl(mult.get_last_lr()), saved["mult"]["lr_lambdas"], rl(poly.get_last_lr()), saved["poly"]["power"])
+cyc_opt = make_opt()
+cyc = torch.optim.lr_scheduler.CyclicLR(cyc_opt, base_lr=0.01, max_lr=0.1, step_size_up=2, mode="triangular2")
+cv = []
+for _ in range(9):
+    cyc_opt.step()
+    cyc.step()
+    cv.append((round(cyc_opt.param_groups[0]["lr"], 5), round(cyc_opt.param_groups[0]["momentum"], 4)))
+print("cyclic", cv[:5], cv[-1])
+try:
+    torch.optim.lr_scheduler.CyclicLR(torch.optim.Adam([nn.Parameter(torch.zeros(1))]), 0.01, 0.1)
+except ValueError as e:
+    print("ValueError", e)
