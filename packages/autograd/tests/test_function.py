@@ -371,3 +371,40 @@ def test_instantiating_a_function_warns_and_calling_the_instance_raises_as_pytor
         f = _RoundSTE()
     with pytest.raises(RuntimeError, match="^Legacy autograd function with non-static forward method is deprecated"):
         f(E.tensor([1.0]))
+
+
+class _AsIs(Function):
+    @staticmethod
+    def forward(ctx, x):
+        return x
+
+    @staticmethod
+    def backward(ctx, g):
+        return g
+
+
+class _Dirty(Function):
+    @staticmethod
+    def forward(ctx, x):
+        ctx.mark_dirty(x)
+        return x.mul_(2)
+
+    @staticmethod
+    def backward(ctx, g):
+        return 2 * g
+
+
+def test_an_input_returned_as_is_is_a_view_in_place_writes_refuse():
+    """PyTorch's view+inplace error for a custom Function's output that aliases an input (as-is or a view of it);
+    a mark_dirty output, and writes under no_grad, are allowed."""
+    x = E.ones(2, requires_grad=True) * 1
+    y = _AsIs.apply(x)
+    with pytest.raises(RuntimeError, match=r"^Output 0 of _AsIs is a view and is being modified inplace\. This view "
+                                           r"was created inside a custom Function \(or because an input was returned "
+                                           r"as-is\)"):
+        y.relu_()
+    with E.no_grad():
+        y.add_(1)
+    z = _Dirty.apply(E.ones(2, requires_grad=True) * 1)
+    z.add_(1)
+    z.sum().backward()

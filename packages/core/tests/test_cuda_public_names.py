@@ -231,3 +231,16 @@ def test_memory_fraction_arguments():
         cuda.set_per_process_memory_fraction(1.0)
     cuda.reset_accumulated_memory_stats()
     assert cuda.memory_stats()["num_device_alloc"] == 0
+
+
+@no_device
+def test_pinning_ipc_and_the_memory_summary_without_a_device_raise_runtime_errors():
+    """PyTorch raises RuntimeError for each (Numba's driver error is an ImportError, which `except RuntimeError`
+    in user code would miss)."""
+    from ember.core.cuda.transfer import pin_memory
+
+    with pytest.raises(RuntimeError, match="^Cannot access accelerator device when none is available.$"):
+        pin_memory(E.ones(2))
+    for f in (cuda.ipc_collect, cuda.memory_summary):
+        with pytest.raises(RuntimeError, match="CUDA is not available"):
+            f()

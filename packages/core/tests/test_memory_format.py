@@ -184,6 +184,18 @@ def _cl(*shape):
     (lambda x: ec.interpolate(x, scale_factor=2, mode="bilinear"), (192, 1, 24, 3)),
     (lambda x: ec.adaptive_avg_pool2d(x, 1), (3, 1, 3, 3)),
     (lambda x: ec.adaptive_avg_pool2d(x, 2), (12, 1, 6, 3)),
+    (lambda x: ec.avg_pool2d(x, 2), (12, 1, 6, 3)),
+    (lambda x: ec.avg_pool2d(x, 3, 1, 1, count_include_pad=False), (48, 1, 12, 3)),
+    (lambda x: ec.max_pool2d(x, 2, return_indices=True)[1], (12, 1, 6, 3)),
+    (lambda x: ec.adaptive_max_pool2d(x, 2), (12, 1, 6, 3)),
+    (lambda x: ec.pad(x, (1, 1, 1, 1), value=2.0), (108, 1, 18, 3)),
+    (lambda x: ec.pad(x, (-1, 0, 0, 0)), (36, 1, 9, 3)),
+    (lambda x: ec.pad(x, (1, 1, 1, 1), mode="reflect"), (108, 1, 18, 3)),
+    (lambda x: ec.pad(x, (1, 1, 1, 1), mode="replicate"), (108, 1, 18, 3)),
+    (lambda x: ec.pad(x, (1, 1, 1, 1), mode="circular"), (108, 36, 6, 1)),
+    (lambda x: ec.conv_transpose2d(x, ec.ones(3, 2, 2, 2), stride=2), (128, 1, 16, 2)),
+    (lambda x: ec.pixel_unshuffle(x, 2), (48, 1, 24, 12)),
+    (lambda x: ec.pixel_shuffle(ec.cat([x, x, x, x], 1), 2), (192, 1, 24, 3)),
 ])
 def test_conv_norm_and_pool_answer_in_a_channels_last_inputs_layout(op, want):
     x = _cl(2, 3, 4, 4)
@@ -197,3 +209,27 @@ def test_conv_with_a_channels_last_weight_answers_channels_last():
     assert out.stride() == (20, 1, 10, 5)
     np.testing.assert_allclose(out.numpy(), ec.conv2d(_x(2, 3, 4, 4), ec.ones(5, 3, 3, 3)).numpy())
     assert ec.conv2d(_x(2, 3, 4, 4), ec.ones(5, 3, 1, 1)).is_contiguous()  # a 1x1 weight suggests no format
+
+
+def _cl3d(*shape):
+    return contiguous(_x(*shape), memory_format=ec.channels_last_3d)
+
+
+@pytest.mark.parametrize("op, want", [
+    (lambda x: ec.batch_norm(x, None, None, training=True), (128, 1, 64, 16, 4)),
+    (lambda x: ec.group_norm(x, 2), (128, 1, 64, 16, 4)),
+    (lambda x: ec.pad(x, (1, 1, 0, 0, 1, 0)), (288, 1, 96, 24, 4)),
+    (lambda x: ec.pad(x, (1, 1, 1, 1, 1, 1), mode="reflect"), (576, 1, 144, 24, 4)),
+    (lambda x: ec.interpolate(x, scale_factor=2, mode="trilinear"), (1024, 1, 256, 32, 4)),
+    (lambda x: ec.interpolate(x, scale_factor=2), (1024, 1, 256, 32, 4)),
+    (lambda x: ec.max_pool3d(x, 2), (16, 1, 16, 8, 4)),
+    (lambda x: ec.max_pool3d(x, 2, return_indices=True)[1], (16, 1, 16, 8, 4)),
+    (lambda x: ec.adaptive_avg_pool3d(x, 1), (4, 1, 4, 4, 4)),
+    (lambda x: ec.conv3d(x, ec.ones(2, 4, 1, 1, 1)), (64, 32, 16, 4, 1)),  # PyTorch's conv3d answers NCDHW
+    (lambda x: ec.avg_pool3d(x, 1), (128, 32, 16, 4, 1)),
+])
+def test_channels_last_3d_inputs_answer_in_pytorchs_layouts(op, want):
+    x = _cl3d(1, 4, 2, 4, 4)
+    out = op(x)
+    assert out.stride() == want  # PyTorch's CPU kernels' strides
+    np.testing.assert_allclose(out.numpy(), op(_x(1, 4, 2, 4, 4)).numpy(), rtol=1e-6)

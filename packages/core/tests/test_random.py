@@ -44,8 +44,10 @@ def test_generator_state_round_trips():
     y = E.randn(3)
     E.set_rng_state(s)
     assert E.randn(3).tolist() == y.tolist()
-    with pytest.raises(TypeError, match="ByteTensor"):
+    with pytest.raises(TypeError, match="^RNG state must be a torch.ByteTensor$"):
         g.set_state(E.zeros(16))
+    with pytest.raises(TypeError, match="^expected a torch.ByteTensor, but got list$"):
+        E.set_rng_state([1, 2])
 
 
 def test_seed_and_negative_seed():

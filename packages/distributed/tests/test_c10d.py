@@ -126,3 +126,14 @@ def test_p2p_op_takes_only_isend_or_irecv():
         dist.P2POp(dist.all_reduce, torch.zeros(1), 0)
     with pytest.raises(ValueError, match="Invalid ``p2p_op_list``"):
         dist.batch_isend_irecv([])
+
+
+@pytest.mark.parametrize("old, new", [("all_gather_into_tensor", "all_gather_single"),
+                                      ("reduce_scatter_tensor", "reduce_scatter_single")])
+def test_tensor_collectives_old_names_warn_as_pytorch(old, new):
+    """PyTorch 2.13 renames them `*_single` and deprecates the old names with a FutureWarning."""
+    assert new in dist.__all__ and old in dist.__all__
+    with pytest.warns(FutureWarning, match=f"^`torch.distributed.{old}` is deprecated. Please use "
+                                           f"`torch.distributed.{new}` instead.$"):
+        with pytest.raises(ValueError, match="Default process group has not been initialized"):
+            getattr(dist, old)(torch.zeros(2), torch.zeros(2))

@@ -288,3 +288,28 @@ def test_resuming_without_initial_lr_says_why_as_pytorch():
     with pytest.raises(KeyError) as e:
         S.StepLR(make_opt(), 2, last_epoch=3)
     assert e.value.args == (msg,)
+
+
+def test_multiplicative_lr_state_dict_saves_functions_as_none_and_pickles():
+    """PyTorch saves a plain function as None (a lambda cannot be pickled), a callable object as its __dict__."""
+    import pickle
+
+    class Decay:
+        def __init__(self):
+            self.rate = 0.9
+
+        def __call__(self, epoch):
+            return self.rate
+
+    p = nn.Parameter(torch.zeros(1))
+    opt = optim.SGD([{"params": [p]}, {"params": [nn.Parameter(torch.zeros(1))]}], lr=0.1)
+    sched = optim.lr_scheduler.MultiplicativeLR(opt, lr_lambda=[lambda e: 0.5, Decay()])
+    opt.step()
+    sched.step()
+    state = pickle.loads(pickle.dumps(sched.state_dict()))
+    assert state["lr_lambdas"] == [None, {"rate": 0.9}] and state["last_epoch"] == 1
+    other = Decay()
+    other.rate = 0.1
+    fresh = optim.lr_scheduler.MultiplicativeLR(opt, lr_lambda=[lambda e: 1.0, other])
+    fresh.load_state_dict(state)
+    assert other.rate == 0.9 and fresh.last_epoch == 1

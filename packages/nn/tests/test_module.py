@@ -573,3 +573,40 @@ def test_load_state_dict_assign_marks_the_state_dicts_metadata():
     with pytest.warns(UserWarning, match="copying from a non-meta parameter"):
         fresh.load_state_dict(nn.Linear(3, 2).state_dict())
     assert fresh.weight.is_meta
+
+
+def test_full_backward_hook_on_an_inplace_relu_raises_pytorchs_view_error():
+    """The hook wraps the module's inputs in BackwardHookFunction (returned as-is, so views): an in-place ReLU
+    writing its input raises PyTorch's error, naming that Function."""
+    relu = nn.ReLU(inplace=True)
+    relu.register_full_backward_hook(lambda *a: None)
+    x = torch.ones(1, 2, requires_grad=True) * 1
+    with pytest.raises(RuntimeError, match="^Output 0 of BackwardHookFunction is a view and is being modified "
+                                           "inplace"):
+        relu(x)
+    lin = nn.Linear(2, 2)
+    lin.register_full_backward_hook(lambda *a: None)
+    out = lin(x)
+    assert out.grad_fn.name() == "BackwardHookFunctionBackward"
+
+
+@pytest.mark.parametrize("make, x, warns", [
+    (lambda: nn.ReLU(), lambda: torch.ones(2, requires_grad=True) * 1, None),  # one node from the input's
+    (lambda: nn.ReLU(), lambda: torch.ones(2, requires_grad=True), "forward contains multiple autograd Nodes"),
+    (lambda: nn.Linear(2, 2), lambda: torch.ones(1, 2, requires_grad=True) * 1, "multiple autograd Nodes"),
+    (lambda: nn.Sequential(nn.Linear(2, 2), nn.ReLU()), lambda: torch.ones(1, 2), "multiple autograd Nodes"),
+])
+def test_non_full_backward_hooks_warn_where_pytorch_does(make, x, warns):
+    import warnings
+
+    m = make()
+    m.register_backward_hook(lambda *a: None)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        m(x()).sum().backward()
+    msgs = [str(w.message) for w in caught if "non-full backward hook" in str(w.message)]
+    if warns is None:
+        assert msgs == []
+    else:
+        assert len(msgs) == 1 and warns in msgs[0] and msgs[0].endswith(
+            "Please use register_full_backward_hook to get the documented behavior.")

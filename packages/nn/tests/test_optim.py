@@ -194,6 +194,46 @@ def test_float32_parameters_and_strided_parameters_update():
     assert p._version > v and p.dtype == torch.float32
 
 
+@pytest.mark.parametrize("cls, kw", [
+    (optim.SGD, {"lr": 0.1, "momentum": 0.9, "nesterov": True, "weight_decay": 0.01}),
+    (optim.Adam, {"lr": 0.1, "amsgrad": True}), (optim.RMSprop, {"lr": 0.01, "momentum": 0.5, "centered": True}),
+    (optim.Adagrad, {"lr": 0.1}), (optim.Adadelta, {}), (optim.Adamax, {}), (optim.NAdam, {}), (optim.RAdam, {}),
+])
+def test_state_is_laid_out_as_a_channels_last_parameter(cls, kw):
+    """PyTorch makes state with zeros_like(p, memory_format=preserve_format): a channels_last parameter's is
+    channels_last, and the update equals the contiguous parameter's element for element."""
+    rng = np.random.default_rng(1)
+    base = torch.tensor(rng.standard_normal((3, 4, 2, 5)))
+    p1 = nn.Parameter(base.clone())
+    p2 = nn.Parameter(base.clone().contiguous(memory_format=torch.channels_last))
+    o1, o2 = cls([p1], **kw), cls([p2], **kw)
+    for _ in range(3):
+        g = torch.tensor(rng.standard_normal((3, 4, 2, 5)))
+        p1.grad, p2.grad = g.clone(), g.clone().contiguous(memory_format=torch.channels_last)
+        o1.step()
+        o2.step()
+    assert p2.stride() == (40, 1, 20, 4)
+    np.testing.assert_allclose(p2.detach().numpy(), p1.detach().numpy(), rtol=1e-12)
+    for k, v in o2.state[p2].items():
+        if v.dim():
+            assert v.stride() == (40, 1, 20, 4), k
+            np.testing.assert_allclose(v.numpy(), o1.state[p1][k].numpy(), rtol=1e-12)
+
+
+def test_contiguous_state_of_a_channels_last_parameter_updates_through_a_copy():
+    p = nn.Parameter(torch.ones(2, 3, 2, 2).contiguous(memory_format=torch.channels_last))
+    q = nn.Parameter(torch.ones(2, 3, 2, 2))
+    opt, ref = optim.SGD([p], lr=0.1, momentum=0.9), optim.SGD([q], lr=0.1, momentum=0.9)
+    grad = torch.arange(24.0).reshape(2, 3, 2, 2)
+    opt.state[p]["momentum_buffer"] = grad.clone()  # as a checkpoint saved from a contiguous model loads it
+    ref.state[q]["momentum_buffer"] = grad.clone()
+    p.grad, q.grad = grad.contiguous(memory_format=torch.channels_last), grad.clone()
+    opt.step()
+    ref.step()
+    np.testing.assert_allclose(p.detach().numpy(), q.detach().numpy())
+    np.testing.assert_allclose(opt.state[p]["momentum_buffer"].numpy(), ref.state[q]["momentum_buffer"].numpy())
+
+
 def test_param_groups_defaults_and_per_group_lr():
     a, b = nn.Parameter(torch.zeros(2)), nn.Parameter(torch.zeros(2))
     opt = optim.SGD([{"params": [a]}, {"params": b, "lr": 1.0}], lr=0.1, momentum=0.0)

@@ -251,3 +251,15 @@ def test_clip_grad_norm_matches_pytorch():
         a, b = clip_grad_norm_([p], max_norm), t.nn.utils.clip_grad_norm_([q], max_norm)
         np.testing.assert_allclose(a.item(), b.item(), rtol=1e-6)
         np.testing.assert_allclose(p.grad.numpy(), q.grad.numpy(), rtol=1e-6)
+
+
+def test_total_norm_is_the_norm_of_the_per_tensor_norms_in_their_dtype():
+    """PyTorch stacks each gradient's float32 norm and takes their norm: two grads of [3, 3] give 5.9999995
+    (printed tensor(6.0000)), not the 6.0 of one float64 pass."""
+    grads = [torch.full((2,), 3.0), torch.full((2,), 3.0)]
+    per = np.float32(np.sqrt(18.0))
+    want = np.float32(np.sqrt(2 * np.float64(per) ** 2))
+    total = nn.utils.get_total_norm(grads)
+    assert total.dtype == torch.float32 and total.item() == want != 6.0
+    mixed = nn.utils.get_total_norm([torch.ones(2, dtype=torch.float16), torch.ones(2)])
+    assert mixed.dtype == torch.float32  # the stack of a float16 and a float32 norm promotes

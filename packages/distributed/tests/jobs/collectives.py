@@ -76,19 +76,19 @@ t = torch.tensor(local(r))
 dist.broadcast(t, src=n - 1)
 ok("broadcast", t.numpy(), local(n - 1))
 
-# all_gather and all_gather_into_tensor
+# all_gather and all_gather_single
 outs = [torch.zeros(3, 4, dtype=torch.float64) for _ in range(n)]
 dist.all_gather(outs, torch.tensor(local(r)))
 ok("all_gather", np.stack([o.numpy() for o in outs]), every)
 out = torch.zeros(n * 3, 4, dtype=torch.float64)
-dist.all_gather_into_tensor(out, torch.tensor(local(r)))
-ok("all_gather_into_tensor", out.numpy(), every.reshape(n * 3, 4))
+dist.all_gather_single(out, torch.tensor(local(r)))
+ok("all_gather_single", out.numpy(), every.reshape(n * 3, 4))
 
-# reduce_scatter_tensor: rank k gets chunk k of the sum
+# reduce_scatter_single: rank k gets chunk k of the sum
 inp = torch.tensor(np.concatenate([local(r) + k for k in range(n)]))
 out = torch.zeros(3, 4, dtype=torch.float64)
-dist.reduce_scatter_tensor(out, inp)
-ok("reduce_scatter_tensor", out.numpy(), every.sum(0) + n * r)
+dist.reduce_scatter_single(out, inp)
+ok("reduce_scatter_single", out.numpy(), every.sum(0) + n * r)
 
 # reduce to rank 0
 t = torch.tensor(local(r))

@@ -91,6 +91,8 @@ def _rng_restored(states: dict):
 class _Checkpoint(Function):
     """One node for a whole segment; inputs: the segment's tensor arguments, then captured tensors."""
 
+    _internal = True
+
     @staticmethod
     def forward(ctx, run, n_args: int, outputs: tuple, *tensors):
         ctx.run, ctx.n_args = run, n_args

@@ -192,6 +192,10 @@ class Function(FunctionCtx, metaclass=_FunctionMeta):
         tensor([6.])
     """
 
+    # ember's own Functions whose outputs alias their inputs (time steps, checkpointed segments) set this: their
+    # outputs may be written in place, where a user Function's aliasing outputs get PyTorch's view+inplace error
+    _internal = False
+
     @staticmethod
     def forward(*args: Any, **kwargs: Any) -> Any:
         raise NotImplementedError("You must implement the forward function for custom autograd.Function.")
@@ -264,6 +268,7 @@ def _attach(ctx: BackwardCFunction, args: tuple, tensor_pos: list[int], output):
     dirty = {id(t) for t in ctx._dirty}
     non_diff = {id(t) for t in ctx._non_differentiable}
     inputs = {id(args[i]) for i in tensor_pos}
+    storages = {id(args[i]._storage) for i in tensor_pos}
     single = not isinstance(output, tuple)
     outs = [output] if single else list(output)
     ctx._n_out = len(outs)
@@ -282,6 +287,9 @@ def _attach(ctx: BackwardCFunction, args: tuple, tensor_pos: list[int], output):
         o._requires_grad = True
         if i or o._ag is not None:
             meta(o).output_nr = i
+        fn_cls = type(ctx)._forward_cls
+        if id(o._storage) in storages and id(o) not in dirty and not fn_cls._internal:  # an input as-is, or its view
+            meta(o).custom_view = f"Output {i} of {fn_cls.__name__}"
     out_ids = {id(o): i for i, o in enumerate(outs) if isinstance(o, Tensor)}
     saved = []
     for t in ctx._to_save:

@@ -64,6 +64,7 @@ class AutogradMeta:
     post_hooks = None     # OrderedDict of post-accumulate-grad hooks
     retains_grad = False
     acc = None            # the leaf's AccumulateGrad node
+    custom_view = None    # "Output i of Fn": a custom Function returned an input (or a view of one) as this tensor
 
     def __init__(self, base: Tensor | None = None, chain: tuple = (), view_gen: int = 0) -> None:
         self.base = base          # the tensor this is a view of (never itself a view)

@@ -84,8 +84,10 @@ class Generator:
         return Tensor._wrap(np.array([self._seed, self._offset], dtype="<u8").view(np.uint8))
 
     def set_state(self, new_state: Tensor) -> Generator:
-        if not isinstance(new_state, Tensor) or new_state._dtype is not dtypes.uint8:
-            raise TypeError(f"expected a torch.ByteTensor as the new state; got {describe(new_state)}")
+        if not isinstance(new_state, Tensor):
+            raise TypeError(f"expected a torch.ByteTensor, but got {type(new_state).__name__}")
+        if new_state._dtype is not dtypes.uint8:
+            raise TypeError("RNG state must be a torch.ByteTensor")
         if new_state.numel() != 16:
             raise RuntimeError(f"Expected a state of 16 bytes (seed, offset); got {describe(new_state)}")
         s, o = np.ascontiguousarray(new_state._host_array()).reshape(-1).view("<u8")

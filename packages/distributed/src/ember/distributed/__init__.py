@@ -4,12 +4,12 @@ DistributedDataParallel. Launch with `ember-run --nproc-per-node N script.py` or
 __version__ = "0.1.2"
 
 from ember.distributed.c10d import (Backend, DistBackendError, DistError, GroupMember, ProcessGroup, ReduceOp, Work,
-                                    all_gather, all_gather_into_tensor, all_reduce, barrier, broadcast,
-                                    destroy_process_group, gather, get_backend, get_node_local_rank, get_rank,
-                                    get_world_size, group, init_process_group, irecv, is_available,
+                                    all_gather, all_gather_into_tensor, all_gather_single, all_reduce, barrier,
+                                    broadcast, destroy_process_group, gather, get_backend, get_node_local_rank,
+                                    get_rank, get_world_size, group, init_process_group, irecv, is_available,
                                     is_backend_available, is_gloo_available, is_initialized, is_mpi_available,
                                     is_nccl_available, is_torchelastic_launched, isend, new_group, recv, reduce,
-                                    reduce_scatter_tensor, scatter, send)
+                                    reduce_scatter_single, reduce_scatter_tensor, scatter, send)
 from ember.data.distributed import register_group_query
 from ember.distributed.ddp import DistributedDataParallel
 from ember.distributed.exchange import (P2POp, all_to_all, all_to_all_single, batch_isend_irecv, get_global_rank,
@@ -18,11 +18,13 @@ from ember.distributed.objects import (all_gather_object, broadcast_object_list,
                                        scatter_object_list, send_object_list)
 
 __all__ = ["Backend", "DistBackendError", "DistError", "GroupMember", "ProcessGroup", "ReduceOp", "Work", "all_gather",
-           "all_gather_into_tensor", "all_reduce", "barrier", "broadcast", "destroy_process_group", "gather",
+           "all_gather_into_tensor", "all_gather_single", "all_reduce", "barrier", "broadcast", "destroy_process_group",
+           "gather",
            "get_backend", "get_node_local_rank", "get_rank", "get_world_size", "group", "init_process_group", "irecv",
            "is_available", "is_backend_available", "is_gloo_available", "is_initialized", "is_mpi_available",
            "is_nccl_available", "is_torchelastic_launched", "isend", "new_group", "recv", "reduce",
-           "reduce_scatter_tensor", "scatter", "send", "DistributedDataParallel", "P2POp", "all_to_all",
+           "reduce_scatter_single", "reduce_scatter_tensor", "scatter", "send", "DistributedDataParallel", "P2POp",
+           "all_to_all",
            "all_to_all_single", "batch_isend_irecv", "get_global_rank", "get_group_rank", "get_process_group_ranks",
            "monitored_barrier", "reduce_scatter", "all_gather_object", "broadcast_object_list", "gather_object",
            "recv_object_list", "scatter_object_list", "send_object_list"]

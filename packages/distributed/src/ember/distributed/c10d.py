@@ -17,6 +17,8 @@ a blocking collective with a nonblocking one, and a peer may issue the same call
 
 from __future__ import annotations
 
+import warnings
+
 import datetime
 import enum
 import functools
@@ -35,7 +37,8 @@ __all__ = ["ReduceOp", "ProcessGroup", "Work", "DistError", "DistBackendError", 
            "init_process_group",
            "destroy_process_group", "is_initialized", "is_available", "is_mpi_available", "get_rank",
            "get_world_size", "get_backend", "new_group", "barrier", "all_reduce", "reduce", "broadcast",
-           "all_gather", "all_gather_into_tensor", "reduce_scatter_tensor", "gather", "scatter", "send", "recv",
+           "all_gather", "all_gather_single", "all_gather_into_tensor", "reduce_scatter_single",
+           "reduce_scatter_tensor", "gather", "scatter", "send", "recv",
            "isend", "irecv", "group", "GroupMember"]
 
 default_pg_timeout = datetime.timedelta(minutes=30)
@@ -618,19 +621,27 @@ def broadcast(tensor: Tensor, src: int = 0, group: ProcessGroup | None = None, a
     return _issue(pg, [pg._comm.Ibcast(b.mpi(), root=root)], [b], async_op, "broadcast", result=lambda: [tensor])
 
 
-def all_gather_into_tensor(output_tensor: Tensor, input_tensor: Tensor, group: ProcessGroup | None = None,
-                           async_op: bool = False) -> Work | None:
+def all_gather_single(output_tensor: Tensor, input_tensor: Tensor, group: ProcessGroup | None = None,
+                      async_op: bool = False) -> Work | None:
     """Concatenate every rank's `input_tensor` along dim 0 into `output_tensor` (world_size × its size)."""
     pg = _pg(group)
     if not _check_member(pg):
         return None
     n = pg.size()
     if output_tensor.numel() != n * input_tensor.numel() or output_tensor.dtype != input_tensor.dtype:
-        raise ValueError(f"all_gather_into_tensor: output must hold world_size ({n}) inputs of its dtype; got "
+        raise ValueError(f"all_gather_single: output must hold world_size ({n}) inputs of its dtype; got "
                          f"{describe(output_tensor)} and {describe(input_tensor)}")
     o = _Buf(output_tensor, write=True)
     i = _Buf(input_tensor, write=False)
-    return _issue(pg, [pg._comm.Iallgather(i.mpi(), o.mpi())], [o, i], async_op, "all_gather_into_tensor")
+    return _issue(pg, [pg._comm.Iallgather(i.mpi(), o.mpi())], [o, i], async_op, "all_gather_single")
+
+
+def all_gather_into_tensor(output_tensor: Tensor, input_tensor: Tensor, group: ProcessGroup | None = None,
+                           async_op: bool = False) -> Work | None:
+    """`all_gather_single`'s old name: PyTorch 2.13 deprecates it with a FutureWarning."""
+    warnings.warn("`torch.distributed.all_gather_into_tensor` is deprecated. Please use "
+                  "`torch.distributed.all_gather_single` instead.", FutureWarning, stacklevel=2)
+    return all_gather_single(output_tensor, input_tensor, group, async_op)
 
 
 def all_gather(tensor_list: list[Tensor], tensor: Tensor, group: ProcessGroup | None = None,
@@ -665,7 +676,7 @@ def _write(t: Tensor, a: np.ndarray) -> None:
         copy_(t.detach(), Tensor._wrap(np.array(a)).to(t.device))
 
 
-def reduce_scatter_tensor(output: Tensor, input: Tensor, op: ReduceOp = ReduceOp.SUM,
+def reduce_scatter_single(output: Tensor, input: Tensor, op: ReduceOp = ReduceOp.SUM,
                           group: ProcessGroup | None = None, async_op: bool = False) -> Work | None:
     """Reduce `input` (world_size × `output`'s size) across ranks and give rank r the r-th chunk."""
     pg = _pg(group)
@@ -673,13 +684,21 @@ def reduce_scatter_tensor(output: Tensor, input: Tensor, op: ReduceOp = ReduceOp
         return None
     n = pg.size()
     if input.numel() != n * output.numel() or output.dtype != input.dtype:
-        raise ValueError(f"reduce_scatter_tensor: input must hold world_size ({n}) outputs of its dtype; got "
+        raise ValueError(f"reduce_scatter_single: input must hold world_size ({n}) outputs of its dtype; got "
                          f"{describe(output)} and {describe(input)}")
     o = _Buf(output, write=True, reduce=True)
     i = _Buf(input, write=False, reduce=True)
     fix = _avg_fixup(op, o, n)
     req = pg._comm.Ireduce_scatter_block(i.arr.reshape(-1), o.arr.reshape(-1), _op(op))
-    return _issue(pg, [req], [o, i], async_op, "reduce_scatter_tensor", fix)
+    return _issue(pg, [req], [o, i], async_op, "reduce_scatter_single", fix)
+
+
+def reduce_scatter_tensor(output: Tensor, input: Tensor, op: ReduceOp = ReduceOp.SUM,
+                          group: ProcessGroup | None = None, async_op: bool = False) -> Work | None:
+    """`reduce_scatter_single`'s old name: PyTorch 2.13 deprecates it with a FutureWarning."""
+    warnings.warn("`torch.distributed.reduce_scatter_tensor` is deprecated. Please use "
+                  "`torch.distributed.reduce_scatter_single` instead.", FutureWarning, stacklevel=2)
+    return reduce_scatter_single(output, input, op, group, async_op)
 
 
 def gather(tensor: Tensor, gather_list: list[Tensor] | None = None, dst: int = 0,

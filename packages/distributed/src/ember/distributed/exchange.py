@@ -119,7 +119,7 @@ def reduce_scatter(output: Tensor, input_list: list[Tensor], op: c10d.ReduceOp =
     for t in input_list:
         c10d._same_shape(t, output, "reduce_scatter")
     flat = Tensor._wrap(np.stack([np.ascontiguousarray(t.detach().cpu()._np()) for t in input_list]))
-    return c10d.reduce_scatter_tensor(output, flat, op, group, async_op)
+    return c10d.reduce_scatter_single(output, flat, op, group, async_op)
 
 
 class P2POp:

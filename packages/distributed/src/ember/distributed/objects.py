@@ -56,13 +56,13 @@ def _gather_bytes(pg: c10d.ProcessGroup, obj, root: int | None) -> list[np.ndarr
     mine = _pack(obj)
     n = pg.size()
     sizes = np.zeros(n, np.int64)
-    c10d.all_gather_into_tensor(_t(sizes), _t(np.array([mine.size], np.int64)), group=pg)
+    c10d.all_gather_single(_t(sizes), _t(np.array([mine.size], np.int64)), group=pg)
     width = int(sizes.max())
     padded = np.zeros(width, np.uint8)
     padded[:mine.size] = mine
     if root is None:
         out = np.empty(n * width, np.uint8)
-        c10d.all_gather_into_tensor(_t(out), _t(padded), group=pg)
+        c10d.all_gather_single(_t(out), _t(padded), group=pg)
     else:
         out = np.empty(n * width if pg.rank() == root else 0, np.uint8)
         bufs = [_t(out[k * width:(k + 1) * width]) for k in range(n)] if pg.rank() == root else None

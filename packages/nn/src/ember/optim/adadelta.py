@@ -44,8 +44,8 @@ class Adadelta(Optimizer):
                 state = self.state[p]
                 if not state:
                     state["step"] = ea.tensor(0.0)
-                    state["square_avg"] = ea.zeros_like(p).contiguous()
-                    state["acc_delta"] = ea.zeros_like(p).contiguous()
+                    state["square_avg"] = ea.zeros_like(p, memory_format=ea.preserve_format)
+                    state["acc_delta"] = ea.zeros_like(p, memory_format=ea.preserve_format)
                 state["step"].fill_(float(state["step"]) + 1)
                 adadelta_step(p, p.grad, state["square_avg"], state["acc_delta"], float(group["lr"]), group["rho"],
                               group["eps"], group["weight_decay"], group["maximize"])

@@ -58,7 +58,7 @@ class Adagrad(Optimizer):
             for p in group["params"]:
                 state = self.state[p]
                 state["step"] = ea.tensor(0.0)
-                state["sum"] = ea.full_like(p, initial_accumulator_value).contiguous()
+                state["sum"] = ea.full_like(p, initial_accumulator_value, memory_format=ea.preserve_format)
 
     def step(self, closure: Callable | None = None):
         """One Adagrad update of every parameter with a gradient."""

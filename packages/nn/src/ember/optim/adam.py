@@ -54,10 +54,10 @@ class Adam(Optimizer):
         state = self.state[p]
         if not state:
             state["step"] = ea.tensor(0.0)
-            state["exp_avg"] = ea.zeros_like(p).contiguous()
-            state["exp_avg_sq"] = ea.zeros_like(p).contiguous()
+            state["exp_avg"] = ea.zeros_like(p, memory_format=ea.preserve_format)
+            state["exp_avg_sq"] = ea.zeros_like(p, memory_format=ea.preserve_format)
             if amsgrad:
-                state["max_exp_avg_sq"] = ea.zeros_like(p).contiguous()
+                state["max_exp_avg_sq"] = ea.zeros_like(p, memory_format=ea.preserve_format)
         return state
 
     def step(self, closure: Callable | None = None):

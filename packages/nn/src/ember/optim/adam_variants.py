@@ -44,8 +44,8 @@ class Adamax(Optimizer):
                 state = self.state[p]
                 if not state:
                     state["step"] = ea.tensor(0.0)
-                    state["exp_avg"] = ea.zeros_like(p).contiguous()
-                    state["exp_inf"] = ea.zeros_like(p).contiguous()
+                    state["exp_avg"] = ea.zeros_like(p, memory_format=ea.preserve_format)
+                    state["exp_inf"] = ea.zeros_like(p, memory_format=ea.preserve_format)
                 adamax_step(p, p.grad, state["exp_avg"], state["exp_inf"], _next_step(state), float(group["lr"]),
                             beta1, beta2, group["eps"], group["weight_decay"], group["maximize"])
         return loss
@@ -82,8 +82,8 @@ class NAdam(Optimizer):
                 if not state:
                     state["step"] = ea.tensor(0.0)
                     state["mu_product"] = ea.tensor(1.0)
-                    state["exp_avg"] = ea.zeros_like(p).contiguous()
-                    state["exp_avg_sq"] = ea.zeros_like(p).contiguous()
+                    state["exp_avg"] = ea.zeros_like(p, memory_format=ea.preserve_format)
+                    state["exp_avg_sq"] = ea.zeros_like(p, memory_format=ea.preserve_format)
                 step = _next_step(state)
                 mu, _, _ = nadam_scalars(step, lr, beta1, group["momentum_decay"], 0.0)
                 # PyTorch keeps the product in a default-dtype tensor: round through it the same way
@@ -123,8 +123,8 @@ class RAdam(Optimizer):
                 state = self.state[p]
                 if not state:
                     state["step"] = ea.tensor(0.0)
-                    state["exp_avg"] = ea.zeros_like(p).contiguous()
-                    state["exp_avg_sq"] = ea.zeros_like(p).contiguous()
+                    state["exp_avg"] = ea.zeros_like(p, memory_format=ea.preserve_format)
+                    state["exp_avg_sq"] = ea.zeros_like(p, memory_format=ea.preserve_format)
                 radam_step(p, p.grad, state["exp_avg"], state["exp_avg_sq"], _next_step(state), float(group["lr"]),
                            beta1, beta2, group["eps"], group["weight_decay"], group["maximize"],
                            group["decoupled_weight_decay"])

@@ -169,6 +169,9 @@ class MultiplicativeLR(LRScheduler):
             self.lr_lambdas = list(lr_lambda)
         super().__init__(optimizer, last_epoch)
 
+    state_dict = LambdaLR.state_dict  # PyTorch's: functions saved as None (a lambda cannot be pickled)
+    load_state_dict = LambdaLR.load_state_dict
+
     def get_lr(self) -> list[float]:
         _warn_get_lr_called_within_step(self)
         if self.last_epoch > 0:

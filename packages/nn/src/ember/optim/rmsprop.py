@@ -48,11 +48,11 @@ class RMSprop(Optimizer):
                 state = self.state[p]
                 if not state:
                     state["step"] = ea.tensor(0.0)
-                    state["square_avg"] = ea.zeros_like(p).contiguous()
+                    state["square_avg"] = ea.zeros_like(p, memory_format=ea.preserve_format)
                     if group["momentum"] > 0:
-                        state["momentum_buffer"] = ea.zeros_like(p).contiguous()
+                        state["momentum_buffer"] = ea.zeros_like(p, memory_format=ea.preserve_format)
                     if group["centered"]:
-                        state["grad_avg"] = ea.zeros_like(p).contiguous()
+                        state["grad_avg"] = ea.zeros_like(p, memory_format=ea.preserve_format)
                 state["step"].fill_(float(state["step"]) + 1)
                 rmsprop_step(p, p.grad, state["square_avg"], state.get("grad_avg"), state.get("momentum_buffer"),
                              float(group["lr"]), group["alpha"], group["eps"], group["weight_decay"],

@@ -58,7 +58,7 @@ class SGD(Optimizer):
                     state = self.state[p]
                     buf = state.get("momentum_buffer")
                     if buf is None:
-                        buf = g.detach().clone().contiguous()
+                        buf = g.detach().clone()
                         state["momentum_buffer"] = buf
                         first = True
                 sgd_step(p, g, buf, float(group["lr"]), momentum, group["dampening"], group["weight_decay"],

@@ -26,7 +26,7 @@ from ember.core.device import device as _device_type
 __all__ = [
     "is_available", "device_count", "current_device", "set_device", "synchronize", "Stream", "Event",
     "current_stream", "default_stream", "stream", "set_stream", "memory_allocated", "max_memory_allocated",
-    "memory_reserved", "max_memory_reserved", "memory_stats", "reset_peak_memory_stats", "empty_cache",
+    "memory_reserved", "max_memory_reserved", "memory_stats", "reset_peak_memory_stats", "empty_cache", "ipc_collect",
     "memory_summary", "memory_snapshot", "OutOfMemoryError", "sync_count", "manual_seed", "manual_seed_all",
     "to_device", "to_host", "copy_device_to_host", "device_storage", "grow_storage", "record_stream",
     "init", "is_initialized", "get_device_name", "get_device_capability", "get_device_properties",
@@ -467,8 +467,15 @@ def empty_cache() -> None:
     _allocator(None).empty_cache()
 
 
+def ipc_collect() -> None:
+    """Free memory other processes no longer share through CUDA IPC: none is shared here (ember's tensors do
+    not cross processes by IPC handles); without a device, PyTorch's RuntimeError."""
+    _lazy_init()
+
+
 def memory_summary(device=None, abbreviated: bool = False) -> str:
     """A readable table of the allocator's statistics."""
+    _lazy_init()
     return _allocator(device).memory_summary()
 
 

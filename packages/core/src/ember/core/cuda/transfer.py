@@ -124,6 +124,8 @@ def pin_memory(t: Tensor, device=None) -> Tensor:
     """A copy of CPU tensor `t` in page-locked memory (self when already pinned)."""
     if t._storage.device.type != "cpu":
         raise RuntimeError(f"cannot pin '{describe(t)}' only dense CPU tensors can be pinned")
+    if not cuda.is_available():  # PyTorch's words (Numba would raise its CudaSupportError, an ImportError)
+        raise RuntimeError("Cannot access accelerator device when none is available.")
     if is_pinned(t):
         return t
     buf = cuda.pinned_array(max(t.nbytes, 1), dtype=np.uint8)

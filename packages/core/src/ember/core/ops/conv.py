@@ -1188,6 +1188,8 @@ def _conv_transpose_nd(op: str, nd: int, input, weight, bias, stride, padding, o
                                               dilation, shape[2])
     else:
         out = conv_transpose2d_op(input, weight, bias, stride, padding, output_padding, groups, dilation)
+        if nd == 2:
+            out = channels_last_as(out, input, weight)
     if nd == 1:
         out = squeeze(out, 2)
     return out if batched else squeeze(out, 0)

@@ -85,16 +85,18 @@ def suggested_format(x: Tensor) -> str:
 
 
 def channels_last_as(out: Tensor, *inputs) -> Tensor:
-    """`out` laid out channels_last when an input (rank 4) is: PyTorch's CPU conv, batch norm and pooling kernels
-    answer in that layout. The copy's grad_fn keeps `out`'s node name."""
-    if len(out._shape) != 4 or suggested_format(out) == "channels_last" or not any(
-            t is not None and suggested_format(t) == "channels_last" for t in inputs):
+    """`out` laid out channels_last (rank 4) or channels_last_3d (rank 5) when an input of its rank is: PyTorch's
+    CPU conv, batch norm, padding and pooling kernels answer in that layout. The copy's grad_fn keeps `out`'s
+    node name."""
+    fmt = {4: "channels_last", 5: "channels_last_3d"}.get(len(out._shape))
+    if fmt is None or suggested_format(out) == fmt or not any(
+            t is not None and len(t._shape) == len(out._shape) and suggested_format(t) == fmt for t in inputs):
         return out
     from ember.core.dispatch import node_name
     from ember.core.ops.layout import clone
 
     fn = getattr(out, "_grad_fn", None)
-    res = clone(out, memory_format=settings.channels_last)
+    res = clone(out, memory_format=getattr(settings, fmt))
     return res if fn is None else node_name(res, "CloneBackward0", type(fn).__name__)
 
 

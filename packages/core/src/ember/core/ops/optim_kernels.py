@@ -236,34 +236,32 @@ def _check(op: str, param: Tensor, *others: Tensor | None) -> None:
                              f"and {describe(t)}")
 
 
-def _flat(t: Tensor | None, dtype: np.dtype) -> np.ndarray:
-    """A flat writable view of a contiguous tensor (the kernels' layout), or a dummy for None; complex
-    elements as their (real, imaginary) pairs of `dtype`."""
-    if t is None:
-        return np.empty(0, dtype)
-    a = t._np()
-    if not a.flags.c_contiguous:
-        raise ValueError(f"optimizer kernels need contiguous state; got {describe(t)}")
-    return a.reshape(-1).view(dtype)
+def _memory_order(a: np.ndarray) -> tuple[int, ...] | None:
+    """The dim order that lays `a` out C-contiguous (a channels_last or transposed parameter's), else None."""
+    perm = tuple(sorted(range(a.ndim), key=lambda d: -a.strides[d]))
+    return perm if a.transpose(perm).flags.c_contiguous else None
 
 
 def _run(param: Tensor, grad: Tensor, states: tuple, fn) -> None:
-    """Call `fn(p, g, *states)` on flat arrays; a strided parameter is updated through a copy. A complex
-    parameter, its gradient and state run as real pairs, as PyTorch's optimizers (view_as_real) do."""
+    """Call `fn(p, g, *states)` on flat arrays in the parameter's memory order (state laid out as the parameter,
+    as PyTorch's `zeros_like(p, memory_format=torch.preserve_format)`, is updated in place; a parameter or state
+    laid out otherwise through a copy). A complex parameter, its gradient and state run as real pairs, as
+    PyTorch's optimizers (view_as_real) do."""
     dt = param._dtype.np
     rt = param._dtype.to_real().np
     if rt.itemsize < 4:  # float16/bfloat16: the kernels take float32/64, so update float32 copies, round back once
         _run_widened(param, grad, states, fn)
         return
-    g = np.ascontiguousarray(grad._np(), dtype=dt).reshape(-1).view(rt)
-    flats = [_flat(s, rt) for s in states]
     pa = param._np()
-    if pa.flags.c_contiguous:
-        fn(pa.reshape(-1).view(rt), g, *flats)
-    else:
-        work = np.ascontiguousarray(pa).reshape(-1)
-        fn(work.view(rt), g, *flats)
-        np.copyto(pa, work.reshape(pa.shape))
+    perm = _memory_order(pa) or tuple(range(pa.ndim))
+    g = np.ascontiguousarray(grad._np().transpose(perm), dtype=dt).reshape(-1).view(rt)
+    arrays = [pa.transpose(perm)] + [None if s is None else s._np().transpose(perm) for s in states]
+    works = [None if a is None else a if a.flags.c_contiguous else np.ascontiguousarray(a) for a in arrays]
+    flats = [np.empty(0, rt) if w is None else w.reshape(-1).view(rt) for w in works]
+    fn(flats[0], g, *flats[1:])
+    for a, w in zip(arrays, works):
+        if w is not a:
+            np.copyto(a, w)
 
 
 def _scalar_type(param: Tensor) -> type:

@@ -14,6 +14,7 @@ import numpy as np
 
 from ember.core.dispatch import declare, node_name
 from ember.core.ops._util import wrap
+from ember.core.ops.memfmt import channels_last_as
 from ember.core.tensor import Tensor, describe
 
 __all__ = ["pad", "pad_nd", "pad_nd_backward"]
@@ -183,7 +184,8 @@ def pad(input: Tensor, pad: tuple[int, ...] | list[int], mode: str = "constant",
         nd = len(pad) // 2  # PyTorch's ReflectionPad2DBackward0, ReplicationPad1DBackward0 ...
         if mode != "circular" and input.ndim in (nd + 1, nd + 2):
             kind = "Reflection" if mode == "reflect" else "Replication"
-            return node_name(pad_nd(input, pad, mode, 0.0), "PadBackward0", f"{kind}Pad{nd}DBackward0")
+            out = node_name(pad_nd(input, pad, mode, 0.0), "PadBackward0", f"{kind}Pad{nd}DBackward0")
+            return channels_last_as(out, input)
     else:
         for d, (lo, hi) in enumerate(zip(pad[::2], pad[1::2])):
             n = input.shape[input.ndim - 1 - d]
@@ -192,4 +194,6 @@ def pad(input: Tensor, pad: tuple[int, ...] | list[int], mode: str = "constant",
                                    f"negative output size, which is invalid. Check dimension "
                                    f"{input.ndim - 1 - d} of your input.")
     r = pad_nd(input, pad, mode, float(value or 0.0))
-    return node_name(r, "PadBackward0", "ConstantPadNdBackward0") if mode == "constant" else r
+    if mode != "constant":
+        return r
+    return channels_last_as(node_name(r, "PadBackward0", "ConstantPadNdBackward0"), input)

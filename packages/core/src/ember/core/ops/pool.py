@@ -326,7 +326,8 @@ def max_pool2d(input: Tensor, kernel_size: Size2, stride: Size2 | None = None, p
     _check_window("max_pool2d", input, k, s, p, d, ceil_mode)
     _check_dtype(input, "max_pool2d", "all")
     out, idx = max_pool2d_with_indices(input, k, s, p, d, bool(ceil_mode))
-    return (out, idx) if return_indices else channels_last_as(out, input)
+    out = channels_last_as(out, input)
+    return (out, channels_last_as(idx, input)) if return_indices else out
 
 
 def _via_2d(fn, input: Tensor, *args, **kwargs):
@@ -389,9 +390,10 @@ def avg_pool2d(input: Tensor, kernel_size: Size2, stride: Size2 | None = None, p
     _check_window("avg_pool2d", input, k, s, p, (1, 1), ceil_mode)
     _check_dtype(input, "avg_pool2d", "long")
     if input._dtype is dtypes.int64:
-        return _avg_pool_int(input, k, s, p, bool(ceil_mode), bool(count_include_pad), divisor_override,
-                             "avg_pool2d_out_cuda_frame")
-    return avg_pool2d_op(input, k, s, p, bool(ceil_mode), bool(count_include_pad), divisor_override)
+        return channels_last_as(_avg_pool_int(input, k, s, p, bool(ceil_mode), bool(count_include_pad),
+                                              divisor_override, "avg_pool2d_out_cuda_frame"), input)
+    return channels_last_as(avg_pool2d_op(input, k, s, p, bool(ceil_mode), bool(count_include_pad), divisor_override),
+                            input)
 
 
 def avg_pool1d(input: Tensor, kernel_size: Size2, stride: Size2 | None = None, padding: Size2 = 0,
@@ -473,7 +475,8 @@ def adaptive_max_pool2d(input: Tensor, output_size: Size2 | tuple[int | None, ..
     sizes = _adaptive_size("adaptive_max_pool2d", input, output_size, 2)
     _check_dtype(input, "adaptive_max_pool2d")
     out, idx = adaptive_max_pool2d_op(input, sizes)
-    return (out, idx) if return_indices else out
+    out = channels_last_as(out, input)
+    return (out, channels_last_as(idx, input)) if return_indices else out
 
 
 def _check_one_size(op: str, output_size) -> None:
@@ -653,7 +656,8 @@ def max_pool3d(input: Tensor, kernel_size: Size2, stride: Size2 | None = None, p
         lambda x: max_pool2d_with_indices(x, (k[0], 1), (s[0], 1), (p[0], 0), (d[0], 1), ceil_mode))
     idx = _empty_depth_windows(idx, tuple(input.shape[-3:]), k, s, p, d)
     out, idx = _named3d(_unbatch(out, input), "MaxPool3DWithIndicesBackward0"), _unbatch(idx, input)
-    return (out, idx) if return_indices else out
+    out = channels_last_as(out, input)
+    return (out, channels_last_as(idx, input)) if return_indices else out
 
 
 def _named3d(out: Tensor, name: str) -> Tensor:
@@ -707,7 +711,7 @@ def adaptive_avg_pool3d(input: Tensor, output_size: Size2 | tuple[int | None, ..
     """
     r = _global_mean(input, output_size, 3)
     if r is not None:
-        return r
+        return channels_last_as(r, input)
     _check_adaptive("adaptive_avg_pool3d", input, 3)
     do, ho, wo = _adaptive_size("adaptive_avg_pool3d", input, output_size, 3)
     _check_dtype(input, "adaptive_avg_pool3d_cpu")

@@ -422,7 +422,8 @@ def pixel_shuffle(input: Tensor, upscale_factor: int) -> Tensor:
     k = len(lead)
     x = reshape(input, (*lead, c // (r * r), r, r, h, w))
     x = permute(x, (*range(k), k, k + 3, k + 1, k + 4, k + 2))
-    return node_name(reshape(x, (*lead, c // (r * r), h * r, w * r)), "UnsafeViewBackward0", "PixelShuffleBackward0")
+    out = node_name(reshape(x, (*lead, c // (r * r), h * r, w * r)), "UnsafeViewBackward0", "PixelShuffleBackward0")
+    return channels_last_as(out, input) if input.ndim == 4 else out
 
 
 def pixel_unshuffle(input: Tensor, downscale_factor: int) -> Tensor:
@@ -443,5 +444,5 @@ def pixel_unshuffle(input: Tensor, downscale_factor: int) -> Tensor:
     k = len(lead)
     x = reshape(input, (*lead, c, h // r, r, w // r, r))
     x = permute(x, (*range(k), k, k + 2, k + 4, k + 1, k + 3))
-    return node_name(reshape(x, (*lead, c * r * r, h // r, w // r)), "UnsafeViewBackward0",
-                     "PixelUnshuffleBackward0")
+    out = node_name(reshape(x, (*lead, c * r * r, h // r, w // r)), "UnsafeViewBackward0", "PixelUnshuffleBackward0")
+    return channels_last_as(out, input) if input.ndim == 4 else out

@@ -15,7 +15,7 @@ from ember.core import Tensor
 __all__ = ["BackwardHook"]
 
 
-class _HookIdentity(ea.Function):
+class BackwardHookFunction(ea.Function):
     """Returns its tensors unchanged; its backward hands the incoming gradients to `callback`."""
 
     @staticmethod
@@ -29,7 +29,7 @@ class _HookIdentity(ea.Function):
 
 
 def _wrap(tensors: list[Tensor], callback: Callable) -> list[Tensor]:
-    return list(_HookIdentity.apply(callback, *tensors))
+    return list(BackwardHookFunction.apply(callback, *tensors))
 
 
 class BackwardHook:

@@ -40,6 +40,8 @@ class _TimeSteps(ea.Function):
     step a backward that zero-fills a gradient of the whole sequence, and the engine would sum L
     of them (L full-size fills and adds per layer)."""
 
+    _internal = True
+
     @staticmethod
     def forward(ctx, x):
         return x.unbind(0)

@@ -25,11 +25,10 @@ def get_total_norm(tensors: Iterable[Tensor], norm_type: float = 2.0, error_if_n
     norm_type = float(norm_type)
     with ea.no_grad():
         if norm_type == math.inf:
-            total = ea.stack([t.abs().max().to(ea.float64) for t in tensors]).max()
-        else:
-            total = ea.stack([ea.vector_norm(t.to(ea.float64), norm_type) for t in tensors])
-            total = ea.vector_norm(total, norm_type)
-        total = total.to(tensors[0].dtype)
+            total = ea.stack([t.abs().max().to(ea.float64) for t in tensors]).max().to(tensors[0].dtype)
+        else:  # PyTorch's: each tensor's norm in its dtype, then the norm of their stack
+            norms = ea.stack([ea.vector_norm(t.to(ea.float64), norm_type).to(t.dtype) for t in tensors])
+            total = ea.vector_norm(norms.to(ea.float64), norm_type).to(norms.dtype)
     if error_if_nonfinite and not bool(ea.isfinite(total)):
         raise RuntimeError(f"The total norm of order {norm_type} for gradients from `parameters` is non-finite, so "
                            "it cannot be clipped. To disable this error and scale the gradients by the non-finite "
