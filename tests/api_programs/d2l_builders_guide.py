@@ -114,13 +114,13 @@ print(net.state_dict()["2.bias"].data, [k for k in net.state_dict()])
 
 
 def init_normal(module):
-    if type(module) == nn.Linear:
+    if type(module) is nn.Linear:
         nn.init.normal_(module.weight, mean=0, std=0.01)
         nn.init.zeros_(module.bias)
 
 
 def init_constant(module):
-    if type(module) == nn.Linear:
+    if type(module) is nn.Linear:
         nn.init.constant_(module.weight, 1)
         nn.init.zeros_(module.bias)
 
@@ -132,12 +132,12 @@ print(net[0].weight.data[0], net[0].bias.data[0])
 
 
 def init_xavier(module):
-    if type(module) == nn.Linear:
+    if type(module) is nn.Linear:
         nn.init.xavier_uniform_(module.weight)
 
 
 def init_42(module):
-    if type(module) == nn.Linear:
+    if type(module) is nn.Linear:
         nn.init.constant_(module.weight, 42)
 
 
@@ -148,7 +148,7 @@ print(net[0].weight.abs().max().item() <= bound, net[2].weight.data)
 
 
 def my_init(module):
-    if type(module) == nn.Linear:
+    if type(module) is nn.Linear:
         print("Init", *[(name, param.shape) for name, param in module.named_parameters()][0])
         with torch.no_grad():
             module.weight.copy_(randn(*module.weight.shape, std=6.0))

@@ -93,7 +93,8 @@ def corr2d_multi_in(X, K):
     return sum(corr2d(x, k) for x, k in zip(X, K))
 
 
-X = torch.tensor([[[0.0, 1.0, 2.0], [3.0, 4.0, 5.0], [6.0, 7.0, 8.0]], [[1.0, 2.0, 3.0], [4.0, 5.0, 6.0], [7.0, 8.0, 9.0]]])
+X = torch.tensor([[[0.0, 1.0, 2.0], [3.0, 4.0, 5.0], [6.0, 7.0, 8.0]],
+                  [[1.0, 2.0, 3.0], [4.0, 5.0, 6.0], [7.0, 8.0, 9.0]]])
 K = torch.tensor([[[0.0, 1.0], [2.0, 3.0]], [[1.0, 2.0], [3.0, 4.0]]])
 print(corr2d_multi_in(X, K))
 
@@ -158,7 +159,7 @@ except RuntimeError as e:
 
 
 def init_cnn(module):
-    if type(module) == nn.Linear or type(module) == nn.Conv2d:
+    if type(module) is nn.Linear or type(module) is nn.Conv2d:
         nn.init.xavier_uniform_(module.weight)
 
 

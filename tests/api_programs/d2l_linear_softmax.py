@@ -181,7 +181,7 @@ net = nn.Sequential(nn.Flatten(), nn.Linear(16, 5))
 
 
 def init_weights(m):
-    if type(m) == nn.Linear:
+    if type(m) is nn.Linear:
         with torch.no_grad():
             m.weight.copy_(randn(*m.weight.shape, std=0.01))
             m.bias.zero_()

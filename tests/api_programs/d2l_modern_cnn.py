@@ -79,7 +79,7 @@ print(r(nin(X), 5), nin[3])
 
 class Inception(nn.Module):
     def __init__(self, c1, c2, c3, c4, **kwargs):
-        super(Inception, self).__init__(**kwargs)
+        super().__init__(**kwargs)
         self.b1_1 = nn.LazyConv2d(c1, kernel_size=1)
         self.b2_1 = nn.LazyConv2d(c2[0], kernel_size=1)
         self.b2_2 = nn.LazyConv2d(c2[1], kernel_size=3, padding=1)
@@ -198,7 +198,7 @@ def conv_block(num_channels):
 
 class DenseBlock(nn.Module):
     def __init__(self, num_convs, num_channels):
-        super(DenseBlock, self).__init__()
+        super().__init__()
         layer = []
         for i in range(num_convs):
             layer.append(conv_block(num_channels))
@@ -213,7 +213,8 @@ class DenseBlock(nn.Module):
 
 def transition_block(num_channels):
     return nn.Sequential(
-        nn.LazyBatchNorm2d(), nn.ReLU(), nn.LazyConv2d(num_channels, kernel_size=1), nn.AvgPool2d(kernel_size=2, stride=2))
+        nn.LazyBatchNorm2d(), nn.ReLU(), nn.LazyConv2d(num_channels, kernel_size=1),
+        nn.AvgPool2d(kernel_size=2, stride=2))
 
 
 blk = DenseBlock(2, 10)

@@ -332,6 +332,8 @@ class RNNBase(Module):
         return layer_input, tuple(ea.stack(f, 0) for f in finals)
 
     def _states(self, hx, batch: int, unsqueeze: bool) -> tuple[Tensor, ...]:
+        if self.mode == "LSTM" and isinstance(hx, Tensor) and (hx.dim() == 0 or hx.shape[0] <= 2):
+            hx = (hx[0], hx[1])  # PyTorch reads a bare tensor's rows as (h_0, c_0): IndexError if it has one
         states = hx if isinstance(hx, tuple | list) else (hx,)
         if self.mode == "LSTM" and len(states) != 2:
             raise RuntimeError("LSTM: hx must be a tuple (h_0, c_0)")
