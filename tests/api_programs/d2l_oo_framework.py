@@ -25,7 +25,8 @@ class HyperParameters:
     def save_hyperparameters(self, ignore=[]):
         frame = inspect.currentframe().f_back
         _, _, _, local_vars = inspect.getargvalues(frame)
-        self.hparams = {k: v for k, v in local_vars.items() if k not in set(ignore + ["self"]) and not k.startswith("_")}
+        ignore = set(ignore + ["self"])
+        self.hparams = {k: v for k, v in local_vars.items() if k not in ignore and not k.startswith("_")}
         for k, v in self.hparams.items():
             setattr(self, k, v)
 
@@ -171,7 +172,9 @@ class WeightDecay(LinearRegression):
         self.wd = wd
 
     def configure_optimizers(self):
-        return torch.optim.SGD([{"params": self.net.weight, "weight_decay": self.wd}, {"params": self.net.bias}], lr=self.lr)
+        return torch.optim.SGD(
+            [{"params": self.net.weight, "weight_decay": self.wd}, {"params": self.net.bias}], lr=self.lr
+        )
 
 
 wd_model = WeightDecay(wd=3, lr=0.01)
@@ -210,7 +213,8 @@ class SoftmaxRegression(Classifier):
 clf = SoftmaxRegression(num_outputs=3, lr=0.1)
 logits = torch.tensor([[2.0, 0.5, 0.1], [0.2, 0.1, 3.0], [1.0, 1.2, 0.0], [0.0, 0.0, 0.0]])
 labels = torch.tensor([0, 2, 0, 1])
-print(clf.accuracy(logits, labels), clf.accuracy(logits, labels, averaged=False), round(clf.loss(logits, labels).item(), 4))
+print(clf.accuracy(logits, labels), clf.accuracy(logits, labels, averaged=False),
+      round(clf.loss(logits, labels).item(), 4))
 print(r := clf.loss(logits, labels, averaged=False), r.shape, clf.hparams)
 
 
