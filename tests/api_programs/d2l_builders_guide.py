@@ -179,6 +179,11 @@ try:
     net.state_dict()["0.weight"].shape
 except Exception as e:
     print(type(e).__name__, str(e).splitlines()[0])
+for mistake in (lambda: net[0].weight + 1, lambda: net[0].weight.numel(), lambda: net[2].bias == 0):
+    try:
+        mistake()
+    except ValueError as e:
+        print("ValueError:", str(e).splitlines()[0])
 net(torch.zeros(2, 20))
 print(net[0].weight.shape, net[2].weight.shape, net[0])
 
