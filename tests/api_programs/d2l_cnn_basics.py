@@ -6,6 +6,7 @@ and LeNet: its layer-by-layer shapes, init_cnn with xavier_uniform_, a few SGD s
 import numpy as np
 import torch
 from torch import nn
+from torch.nn import functional as F
 
 rng = np.random.default_rng(7)
 
@@ -152,10 +153,13 @@ print(X.shape)
 print(nn.MaxPool2d(3, padding=1, stride=2)(X))
 print(nn.AvgPool2d(3, padding=1, stride=2)(X), nn.AvgPool2d(3, padding=1, stride=2, count_include_pad=False)(X)[0, 0])
 print(nn.AvgPool2d(2, ceil_mode=True)(X[:, :, :3, :3]), nn.AvgPool2d(2))
-try:
-    nn.MaxPool2d(3, padding=2)(X)
-except RuntimeError as e:
-    print("RuntimeError:", e)
+for mistake in (lambda: nn.MaxPool2d(3, padding=2)(X), lambda: nn.MaxPool2d(2)(X[0, 0]),
+                lambda: nn.AvgPool2d(2)(X[0, 0, 0]), lambda: F.max_pool1d(X[0, 0, 0], 2),
+                lambda: nn.AvgPool1d(2)(X), lambda: nn.MaxPool2d(2)(X[:, :0]), lambda: nn.MaxPool2d(2)(X[0, :0])):
+    try:
+        print(mistake().shape)
+    except (RuntimeError, IndexError) as e:
+        print(type(e).__name__ + ":", e)
 
 
 def init_cnn(module):
