@@ -88,6 +88,16 @@ print(comp_conv2d(nn.LazyConv2d(1, kernel_size=3, padding=1, stride=2), X).shape
 print(comp_conv2d(nn.LazyConv2d(1, kernel_size=(3, 5), padding=(0, 1), stride=(3, 4)), X).shape)
 print(nn.Conv2d(1, 1, kernel_size=(3, 5), padding=(0, 1), stride=(3, 4)))
 print(nn.Conv2d(2, 4, 3, padding="same", padding_mode="reflect", dilation=2, groups=2, bias=False))
+for mistake in (lambda: comp_conv2d(nn.Conv2d(1, 1, 3, stride=0), X),
+                lambda: comp_conv2d(nn.Conv2d(1, 1, 3, padding=-1), X),
+                lambda: F.conv2d(X[None, None], torch.ones(1, 1, 3, 3), dilation=(1, 0)),
+                lambda: F.conv2d(X[None, None], torch.ones(1, 3, 3)), lambda: F.conv2d(X[None, None], torch.ones(3, 3)),
+                lambda: F.conv2d(X[None, None], torch.ones(1, 1, 3, 3), stride=(1, 1, 1)),
+                lambda: nn.Conv2d(2, 3, 3)(X[None, None])):
+    try:
+        print(mistake().shape)
+    except (RuntimeError, TypeError) as e:
+        print(type(e).__name__ + ":", e)
 
 
 def corr2d_multi_in(X, K):

@@ -163,6 +163,11 @@ try:
 except ValueError as e:
     print("ValueError:", e)
 print(r(nn.BatchNorm1d(4, affine=False, track_running_stats=False).eval()(Z), 4))
+for rm, rv in [(None, None), (torch.zeros(4), None)]:
+    try:
+        F.batch_norm(Z, rm, rv, training=False)
+    except RuntimeError as e:
+        print("RuntimeError:", e)
 
 
 class Residual(nn.Module):

@@ -190,6 +190,10 @@ inp = F.one_hot(Xs[:batch_size].T, len(vocab)).float()
 Y, state_new = rnn_layer(inp, state)
 H_ref = rnn(inp, (state[0],), net.params)[1][0]
 print(Y.shape, state_new.shape, torch.allclose(state_new[0], H_ref, atol=1e-5), torch.allclose(Y[-1], state_new[0]))
+try:
+    nn.utils.clip_grad_value_(rnn_layer.parameters(), clip_value=1.0)  # before any backward
+except RuntimeError as e:
+    print("RuntimeError:", e)
 out = nn.Linear(num_hiddens, len(vocab))(Y.reshape((-1, Y.shape[-1])))
 out.sum().backward()
 total_norm = nn.utils.clip_grad_norm_(rnn_layer.parameters(), max_norm=0.5)
