@@ -28,7 +28,7 @@ from ember.core.dispatch import declare
 from ember.core.methods import method
 from ember.core.ops import elementwise as ew
 from ember.core.ops import memfmt
-from ember.core.ops._util import _CPP_TYPE_NAMES, require_grad, write_out
+from ember.core.ops._util import _CPP_TYPE_NAMES, broadcast_shapes, require_grad, write_out
 from ember.core.ops.numeric import not_implemented_for
 from ember.core.settings import contiguous_format
 from ember.core.tensor import Tensor, describe
@@ -541,14 +541,23 @@ def randperm(n: int, *, generator: Generator | None = None, out: Tensor | None =
     return _finish(t, requires_grad)
 
 
+_NORMAL_OVERLOADS = (
+    "normal() received an invalid combination of arguments - got ({}, {}), but expected one of:\n"
+    " * (Tensor mean, Tensor std, *, torch.Generator generator = None, Tensor out = None)\n"
+    " * (Tensor mean, float std = 1, *, torch.Generator generator = None, Tensor out = None)\n"
+    " * (float mean, Tensor std, *, torch.Generator generator = None, Tensor out = None)\n"
+    " * (float mean, float std, tuple of ints size, *, torch.Generator generator = None, Tensor out = None, "
+    "torch.dtype dtype = None, torch.layout layout = None, torch.device device = None, bool pin_memory = False, "
+    "bool requires_grad = False)\n")
+
+
 def normal(mean=0.0, std=1.0, size=None, *, generator: Generator | None = None, out: Tensor | None = None,
            dtype=None, layout=None, device=None, requires_grad: bool = False, pin_memory: bool = False) -> Tensor:
     """Numbers drawn from N(mean, std**2): elementwise for tensor `mean`/`std`, else of `size`."""
     mt, st = isinstance(mean, Tensor), isinstance(std, Tensor)
     if not mt and not st:
         if size is None:
-            raise TypeError("normal() received an invalid combination of arguments; with float mean and std, "
-                            "size is required")
+            raise TypeError(_NORMAL_OVERLOADS.format(type(mean).__name__, type(std).__name__))
         if std < 0:
             raise RuntimeError(f"normal expects std >= 0.0, but found std {std:g}")
         t = _new(_size((), size), dtype, device, out)
@@ -557,7 +566,7 @@ def normal(mean=0.0, std=1.0, size=None, *, generator: Generator | None = None, 
         raise RuntimeError("normal expects all elements of std >= 0.0")
     if not st and std < 0:
         raise RuntimeError(f"normal expects std >= 0.0, but found std {std:g}")
-    shape = np.broadcast_shapes(mean._shape if mt else (), std._shape if st else ())
+    shape = broadcast_shapes(mean._shape if mt else (), std._shape if st else ())
     dt = dtypes.result_type(*(v for v in (mean, std) if isinstance(v, Tensor)))
     dev = (mean if mt else std).device
     eps = _normal(_new(shape, dt, dev, None), 0.0, 1.0, generator=generator)
