@@ -33,6 +33,13 @@ true_w = torch.tensor([2, -3.4])
 true_b = 4.2
 features, labels = synthetic_data(true_w, true_b, 200)
 print("features:", features[0].shape, "label:", labels[0].shape, labels.dtype)
+print(torch.normal(0, 1, (5, len(true_w))).shape, torch.normal(0, 0.01, size=(3, 1)).dtype)
+for mistake in (lambda: torch.normal(0, 1), lambda: torch.normal(torch.zeros(2), torch.ones(3)),
+                lambda: torch.normal(0, -1.0, (2,))):
+    try:
+        mistake()
+    except (TypeError, RuntimeError) as e:
+        print(type(e).__name__ + ":", str(e).splitlines()[0])
 
 
 def data_iter(batch_size, features, labels):
