@@ -169,6 +169,10 @@ print(net[2].weight.data[0] == net[4].weight.data[0])
 net[2].weight.data[0, 0] = 100
 print(net[2].weight.data[0] == net[4].weight.data[0], net[4].weight[0, 0].item())
 print(len(list(net.parameters())), len(net.state_dict()), sum(p.numel() for p in net.parameters()))
+try:
+    torch.optim.SGD(net, lr=0.1)  # the model instead of net.parameters()
+except TypeError as e:
+    print("TypeError:", e)
 print(r(net[2].weight.grad, 4))
 
 # lazy initialization
