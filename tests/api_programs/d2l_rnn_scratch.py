@@ -276,6 +276,14 @@ try:
     gru(seq, torch.zeros(2, 2, nh))
 except RuntimeError as e:
     print("RuntimeError:", e)
+cell = nn.LSTMCell(ni, nh)
+cell.load_state_dict({k[:-3]: v for k, v in lstm.state_dict().items()})  # weight_ih_l0 -> weight_ih
+hc = cell(seq[0], (h0, c0))
+print(cell, [tuple(t.shape) for t in hc], torch.allclose(hc[0], o2[0], atol=1e-6))
+try:
+    cell(seq[0], h0)
+except TypeError as e:
+    print("TypeError:", e)
 try:
     nn.RNN(ni, nh)(randn(7, 2, ni + 1))
 except RuntimeError as e:
