@@ -21,7 +21,7 @@ from ember.core.methods import method, numpy_aliases
 from ember.core.opinfo import FLOAT, FLOAT_DTYPES, INT64, PROMOTE, OpInfo
 from ember.core.ops import elementwise as ew
 from ember.core.ops import numba_rows
-from ember.core.ops._util import normalize_dims, shape_error, warn_at_caller, wrap, write_out
+from ember.core.ops._util import index_arg, normalize_dims, shape_error, warn_at_caller, wrap, write_out
 from ember.core.ops.complex import ComplexNotSupported, view_as_complex, view_as_real
 from ember.core.ops.structseq import return_type
 from ember.core.tensor import Tensor
@@ -60,7 +60,7 @@ def _one_dim(dim, x: Tensor, op: str) -> int:
     """A single dim (0 for 0-dim tensors, which accept dim 0 and -1)."""
     if not isinstance(x, Tensor):
         raise _not_a_tensor(op, x)
-    d = normalize_dims(int(dim), x.ndim, op)
+    d = normalize_dims(index_arg(dim, op, "dim"), x.ndim, op)
     return d[0] if d else 0
 
 
