@@ -493,3 +493,18 @@ def test_ranges_refuse_the_dtypes_pytorch_has_no_kernel_for(make, kernel, name):
         assert make(E.complex64).dtype == E.complex64
     if kernel == "eye":
         assert make(E.bool).tolist() == [[True, False], [False, True]]
+
+
+@pytest.mark.parametrize("name", ["zeros_like", "ones_like", "empty_like", "full_like", "rand_like", "randn_like"])
+def test_like_factories_refuse_a_non_tensor_as_pytorch(name):
+    args = (2,) if name == "full_like" else ()
+    with pytest.raises(TypeError, match=rf"^{name}\(\): argument 'input' \(position 1\) must be Tensor, not list$"):
+        getattr(E, name)([1, 2], *args)
+
+
+def test_reshape_and_view_without_a_shape_are_pytorchs_type_errors():
+    x = E.ones(2, 3)
+    with pytest.raises(TypeError, match=r'^reshape\(\) missing 1 required positional arguments: "shape"$'):
+        x.reshape()
+    with pytest.raises(TypeError, match=r"^view\(\) received an invalid combination of arguments - got \(\), but "):
+        x.view()

@@ -603,3 +603,16 @@ def test_a_dim_that_is_not_an_int_is_refused_not_truncated(call, msg):
 def test_a_zero_dim_integer_tensor_is_a_dim():
     x = E.arange(6.0).reshape(2, 3)
     assert E.sum(x, E.tensor(1)).tolist() == [3.0, 12.0] and E.argmax(x, E.tensor(0)).tolist() == [1, 1, 1]
+
+
+@pytest.mark.parametrize("call, msg", [
+    (lambda x: x.sum(0, 1), "sum(): argument 'keepdim' (position 2) must be bool, not int"),
+    (lambda x: x.max(0, 1), "max(): argument 'keepdim' (position 2) must be bool, not int"),
+    (lambda x: x.argmax(0, None), "argmax(): argument 'keepdim' (position 2) must be bool, not NoneType"),
+])
+def test_keepdim_must_be_a_bool(call, msg):
+    # a common slip (`x.sum(0, 1)` for a sum over two dims) is PyTorch's TypeError, not keepdim=True
+    with pytest.raises(TypeError, match="^" + re.escape(msg) + "$"):
+        call(E.ones(2, 3))
+    with pytest.raises(TypeError, match=r"must be bool, not numpy\.bool"):
+        E.ones(2, 3).sum(0, np.bool_(True))

@@ -512,12 +512,14 @@ def scalar_tensor(s, *, dtype=None, device=None, requires_grad: bool = False) ->
     return full((), s, dtype=_dtype_or_default(dtype), device=device, requires_grad=requires_grad)
 
 
-def _like(x: Tensor, dtype, device):
+def _like(x: Tensor, dtype, device, op: str):
+    if not isinstance(x, Tensor):
+        raise TypeError(f"{op}(): argument 'input' (position 1) must be Tensor, not {type(x).__name__}")
     return (x._shape, x._dtype if dtype is None else dtypes.as_dtype(dtype), x.device if device is None else device)
 
 
 def empty_like(input: Tensor, *, dtype=None, device=None, requires_grad: bool = False, memory_format=None) -> Tensor:
-    shape, dt, dev = _like(input, dtype, device)
+    shape, dt, dev = _like(input, dtype, device, "empty_like")
     perm = memfmt.dim_order(input, memory_format, "empty_like")
     if perm is None:
         return empty(shape, dtype=dt, device=dev, requires_grad=requires_grad)
@@ -526,7 +528,7 @@ def empty_like(input: Tensor, *, dtype=None, device=None, requires_grad: bool = 
 
 
 def zeros_like(input: Tensor, *, dtype=None, device=None, requires_grad: bool = False, memory_format=None) -> Tensor:
-    shape, dt, dev = _like(input, dtype, device)
+    shape, dt, dev = _like(input, dtype, device, "zeros_like")
     perm = memfmt.dim_order(input, memory_format, "zeros_like")
     if perm is None:
         return zeros(shape, dtype=dt, device=dev, requires_grad=requires_grad)
@@ -535,7 +537,7 @@ def zeros_like(input: Tensor, *, dtype=None, device=None, requires_grad: bool = 
 
 
 def ones_like(input: Tensor, *, dtype=None, device=None, requires_grad: bool = False, memory_format=None) -> Tensor:
-    shape, dt, dev = _like(input, dtype, device)
+    shape, dt, dev = _like(input, dtype, device, "ones_like")
     perm = memfmt.dim_order(input, memory_format, "ones_like")
     if perm is None:
         return ones(shape, dtype=dt, device=dev, requires_grad=requires_grad)
@@ -545,7 +547,7 @@ def ones_like(input: Tensor, *, dtype=None, device=None, requires_grad: bool = F
 
 def full_like(input: Tensor, fill_value, *, dtype=None, device=None, requires_grad: bool = False,
               memory_format=None) -> Tensor:
-    shape, dt, dev = _like(input, dtype, device)
+    shape, dt, dev = _like(input, dtype, device, "full_like")
     perm = memfmt.dim_order(input, memory_format, "full_like")
     if perm is None:
         return full(shape, fill_value, dtype=dt, device=dev, requires_grad=requires_grad)

@@ -461,7 +461,9 @@ def randn(*size, generator: Generator | None = None, out: Tensor | None = None, 
     return _finish(t, requires_grad)
 
 
-def _like(input: Tensor, dtype, device):
+def _like(input: Tensor, dtype, device, op: str = "rand_like"):
+    if not isinstance(input, Tensor):
+        raise TypeError(f"{op}(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
     return input._shape, input._dtype if dtype is None else dtypes.as_dtype(dtype), device or input.device
 
 
@@ -477,7 +479,7 @@ def rand_like(input: Tensor, *, dtype=None, layout=None, device=None, requires_g
 
 def randn_like(input: Tensor, *, dtype=None, layout=None, device=None, requires_grad: bool = False,
                memory_format=None, generator: Generator | None = None) -> Tensor:
-    shape, dt, dev = _like(input, dtype, device)
+    shape, dt, dev = _like(input, dtype, device, "randn_like")
     perm = memfmt.dim_order(input, memory_format, "randn_like")
     if perm is None:
         return randn(shape, dtype=dt, device=dev, requires_grad=requires_grad, generator=generator)
@@ -516,7 +518,7 @@ def randint_like(input: Tensor, low: int = 0, high: int | None = None, *, dtype=
     """Integers from [low, high) in a tensor shaped like `input` (`randint_like(x, high)` works too)."""
     if high is None:
         low, high = 0, low
-    shape, dt, dev = _like(input, dtype, device)
+    shape, dt, dev = _like(input, dtype, device, "randint_like")
     perm = memfmt.dim_order(input, memory_format, "randint_like")
     if perm is None:
         return randint(low, high, shape, dtype=dt, device=dev, requires_grad=requires_grad, generator=generator)
