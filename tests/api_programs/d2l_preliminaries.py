@@ -109,6 +109,13 @@ print(torch.norm(torch.ones((4, 9))))
 err(lambda: torch.dot(torch.arange(3), torch.ones(3)))
 err(lambda: torch.mv(A, torch.ones(4)))
 err(lambda: torch.mm(A, torch.ones(2, 4)))
+err(lambda: A.sum(0, 1))  # meant A.sum(axis=[0, 1])
+err(lambda: A.argmax(dim=(0, 1)))
+err(lambda: A.cumsum(axis=0.0))
+err(lambda: A.softmax(dim=1.0))
+err(lambda: A.reshape())
+err(lambda: torch.zeros_like([1, 2]))
+print(A.sum(torch.tensor(1)), A.argmax(torch.tensor(0)))
 
 # 2.5 automatic differentiation
 x = torch.arange(4.0)
