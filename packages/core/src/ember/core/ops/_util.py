@@ -302,9 +302,12 @@ def normalize_dims(dim, ndim: int, op: str) -> tuple[int, ...] | None:
     for d in dim:
         try:
             d = operator.index(d)
-        except TypeError:
-            raise TypeError(f"{op}(): argument 'dim' failed to unpack the object at pos 2 with error \"type must "
-                            f"be tuple of ints,but got {type(d).__name__}\"") from None
+        except TypeError:  # PyTorch's parser: a bad first element matches no overload, a later one fails to unpack
+            if not out:
+                raise TypeError(f"{op}() received an invalid combination of arguments - got (dim="
+                                f"{type(dim).__name__}, ), but expected one of:") from None
+            raise TypeError(f"{op}(): argument 'dim' failed to unpack the object at pos {len(out) + 1} with error "
+                            f"\"type must be tuple of ints,but got {type(d).__name__}\"") from None
         if not -n <= d < n:
             raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {d})")
         d = d % n
