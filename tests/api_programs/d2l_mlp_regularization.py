@@ -79,6 +79,9 @@ for epoch in range(5):
         acc = (out.argmax(1) == labels).float().mean()
     print(f"epoch {epoch} loss {loss(out, labels).mean():.4f} acc {acc:.4f}")
 print(type(W1).__name__, W1.shape, relu(torch.tensor([-1.0, 0.0, 2.0])), W1.grad.shape)
+err(lambda: nn.Linear(num_inputs, num_hiddens / 2))  # a halved hidden width left as a float
+err(lambda: nn.Linear(num_hiddens / 2, num_outputs))
+err(lambda: torch.randn(num_inputs, num_hiddens / 2))
 
 # weight decay: high-dimensional linear regression with 20 examples
 n_train, num_inputs = 20, 50

@@ -397,12 +397,15 @@ def geometric_(input: Tensor, p: float, *, generator: Generator | None = None) -
 
 
 # --- creating random tensors -----------------------------------------------------------------
-def _size(args, size) -> tuple[int, ...]:
+def _size(args, size, op: str = "empty") -> tuple[int, ...]:
+    from ember.core.creation import _shape_arg
+
     if size is not None:
         args = (size,)
-    if len(args) == 1 and isinstance(args[0], tuple | list):
-        args = tuple(args[0])
-    return tuple(int(s) for s in args)
+    flat = tuple(args[0]) if len(args) == 1 and isinstance(args[0], tuple | list) else args
+    if all(type(s) is int for s in flat):
+        return tuple(flat)
+    return _shape_arg(args, op)  # PyTorch's TypeError for a float size (ember truncated randn(2, 2.5))
 
 
 def _size_kwarg(op: str, kwargs: dict):
@@ -448,7 +451,7 @@ def rand(*size, generator: Generator | None = None, out: Tensor | None = None, d
         >>> rand(2, 3).shape
         ember.Size([2, 3])
     """
-    t = _new(_size(size, _size_kwarg("rand", kwargs)), dtype, device, out)
+    t = _new(_size(size, _size_kwarg("rand", kwargs), "rand"), dtype, device, out)
     _uniform(_pairs(t), 0.0, 1.0, generator=generator)
     return _finish(t, requires_grad)
 
@@ -456,7 +459,7 @@ def rand(*size, generator: Generator | None = None, out: Tensor | None = None, d
 def randn(*size, generator: Generator | None = None, out: Tensor | None = None, dtype=None, layout=None,
           device=None, requires_grad: bool = False, pin_memory: bool = False, **kwargs) -> Tensor:
     """Numbers drawn from the standard normal distribution in a tensor of `size`."""
-    t = _new(_size(size, _size_kwarg("randn", kwargs)), dtype, device, out)
+    t = _new(_size(size, _size_kwarg("randn", kwargs), "randn"), dtype, device, out)
     _normal(_pairs(t), 0.0, _pair_std(t, 1.0), generator=generator)
     return _finish(t, requires_grad)
 
