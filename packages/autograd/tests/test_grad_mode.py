@@ -61,6 +61,14 @@ def test_set_grad_enabled_as_call_context_and_decorator():
     assert E.is_grad_enabled() and f() is False and E.is_grad_enabled()
 
 
+def test_set_grad_enabled_prints_as_pytorchs():
+    mode = E.set_grad_enabled(False)
+    try:
+        assert repr(mode) == str(mode) == "torch.autograd.grad_mode.set_grad_enabled(mode=False)"
+    finally:
+        E.set_grad_enabled(True)
+
+
 def test_inference_mode():
     x = E.ones(2, requires_grad=True)
     with E.inference_mode():

@@ -254,6 +254,36 @@ def test_conv_errors_use_pytorchs_messages():
         E.conv_transpose2d(E.zeros(1, 3, 5, 5), E.zeros(3, 2, 3, 3), output_padding=1)
 
 
+@pytest.mark.parametrize("call, exc, msg", [
+    # PyTorch 2.13 CPU: padding, then stride, then dilation (a zero one lists them, a negative one does not)
+    (lambda x, w: E.conv2d(x, w, stride=0, padding=-1), RuntimeError, "negative padding is not supported"),
+    (lambda x, w: E.conv2d(x, w, stride=0, dilation=0), RuntimeError, "non-positive stride is not supported"),
+    (lambda x, w: E.conv2d(x, w, dilation=(1, 0)), RuntimeError,
+     "dilation should be greater than zero, but got [1, 0]"),
+    (lambda x, w: E.conv2d(x, w, dilation=(2, -1)), RuntimeError, "dilation should be greater than zero"),
+    (lambda x, w: E.conv1d(E.ones(1, 2, 5), E.ones(3, 2, 3), dilation=0, padding="same"), RuntimeError,
+     "dilation should be greater than zero, but got [1, 0]"),
+    (lambda x, w: E.conv2d(x, w, stride=(1, 1, 1)), RuntimeError, "expected stride to be a single integer value or "
+     "a list of 2 values to match the convolution dimensions, but got stride=[1, 1, 1]"),
+    (lambda x, w: E.conv2d(x, w, padding=1.0), TypeError, "conv2d(): argument 'padding' must be tuple of ints, "
+     "not float"),
+    (lambda x, w: E.conv2d(x, w[0]), RuntimeError, "expected stride to be a single integer value or a list of 1 "
+     "values to match the convolution dimensions, but got stride=[1, 1]"),
+    (lambda x, w: E.conv2d(x, w[0, 0]), RuntimeError, "weight should have at least three dimensions"),
+    (lambda x, w: E.conv1d(E.ones(1, 2, 5), w), RuntimeError, "Expected 4-dimensional input for 4-dimensional weight "
+     "[3, 2, 3, 3], but got 3-dimensional input of size [1, 2, 5] instead"),
+    (lambda x, w: E.conv_transpose2d(x, w.transpose(0, 1), stride=0, output_padding=-1), RuntimeError,
+     "negative output_padding is not supported"),
+    (lambda x, w: E.conv_transpose2d(x, w.transpose(0, 1), padding=-1, dilation=0), RuntimeError,
+     "negative padding is not supported"),
+    (lambda x, w: E.conv_transpose2d(x, w.transpose(0, 1), dilation=(2, -1)), RuntimeError,
+     "dilation should be greater than zero"),
+])
+def test_conv_argument_errors_in_pytorchs_order_and_words(call, exc, msg):
+    with pytest.raises(exc, match="^" + re.escape(msg) + "$"):
+        call(E.ones(1, 2, 5, 5), E.ones(3, 2, 3, 3))
+
+
 def test_conv2d_half_input_computes_in_float32_and_returns_half():
     rng = np.random.default_rng(9)
     x, w = rng.standard_normal((2, 3, 6, 6)), rng.standard_normal((4, 3, 3, 3))

@@ -1,5 +1,6 @@
 """Tensor creation: dtype inference of Python and numpy data, memory sharing, filled tensors and ranges."""
 
+import re
 import warnings
 
 import numpy as np
@@ -148,8 +149,24 @@ def test_empty_zeros_ones_size_forms_and_errors():
     assert E.zeros(2, 2).tolist() == [[0, 0], [0, 0]] and E.ones(2, dtype=E.int64).tolist() == [1, 1]
     with pytest.raises(RuntimeError, match="Trying to create tensor with negative dimension -1"):
         E.ones(2, -1)
-    with pytest.raises(TypeError, match="size must be a tuple of ints"):
+    with pytest.raises(TypeError, match=r"^ones\(\): argument 'size' \(position 1\) must be tuple of ints, not float$"):
         E.ones(2.5)
+
+
+@pytest.mark.parametrize("call, msg", [
+    # PyTorch's parser: a lone number, a sequence's first element, a later element (`nn.Linear(784, 256 / 2)`)
+    (lambda: E.zeros((2.5, 2)), "zeros(): argument 'size' (position 1) must be tuple of ints, but found element of "
+                                "type float at pos 0"),
+    (lambda: E.empty(3, 2.5), "empty(): argument 'size' failed to unpack the object at pos 2 with error \"type must "
+                              "be tuple of ints,but got float\""),
+    (lambda: E.randn(2, 2.5), "randn(): argument 'size' failed to unpack the object at pos 2 with error \"type must "
+                              "be tuple of ints,but got float\""),
+    (lambda: E.rand((2.5,)), "rand(): argument 'size' (position 1) must be tuple of ints, but found element of type "
+                             "float at pos 0"),
+])
+def test_a_float_size_is_pytorchs_type_error_not_truncated(call, msg):
+    with pytest.raises(TypeError, match="^" + re.escape(msg) + "$"):
+        call()
 
 
 @pytest.mark.parametrize("value,dtype", [(1, E.int64), (True, E.bool), (1.5, E.float32), (E.tensor(2), E.int64)])
@@ -493,3 +510,18 @@ def test_ranges_refuse_the_dtypes_pytorch_has_no_kernel_for(make, kernel, name):
         assert make(E.complex64).dtype == E.complex64
     if kernel == "eye":
         assert make(E.bool).tolist() == [[True, False], [False, True]]
+
+
+@pytest.mark.parametrize("name", ["zeros_like", "ones_like", "empty_like", "full_like", "rand_like", "randn_like"])
+def test_like_factories_refuse_a_non_tensor_as_pytorch(name):
+    args = (2,) if name == "full_like" else ()
+    with pytest.raises(TypeError, match=rf"^{name}\(\): argument 'input' \(position 1\) must be Tensor, not list$"):
+        getattr(E, name)([1, 2], *args)
+
+
+def test_reshape_and_view_without_a_shape_are_pytorchs_type_errors():
+    x = E.ones(2, 3)
+    with pytest.raises(TypeError, match=r'^reshape\(\) missing 1 required positional arguments: "shape"$'):
+        x.reshape()
+    with pytest.raises(TypeError, match=r"^view\(\) received an invalid combination of arguments - got \(\), but "):
+        x.view()

@@ -200,6 +200,10 @@ def test_normalization_errors_use_pytorchs_messages():
         E.batch_norm(E.zeros(1, 3), None, None, training=True)
     with pytest.raises(RuntimeError, match="running_mean should contain 3 elements not 4"):
         E.batch_norm(E.zeros(2, 3), E.zeros(4), E.ones(3))
+    for rm, rv, missing in [(None, None, "running_mean"), (E.zeros(3), None, "running_var"),
+                            (None, E.ones(3), "running_mean")]:  # PyTorch names the first missing statistic
+        with pytest.raises(RuntimeError, match=f"^{missing} must be defined in evaluation mode$"):
+            E.batch_norm(E.zeros(2, 3), rm, rv, training=False)
     with pytest.raises(RuntimeError, match=r"Given normalized_shape=\[5\], expected input with shape \[\*, 5\], "
                                            r"but got input of size\[2, 4\]"):
         E.layer_norm(E.zeros(2, 4), [5])

@@ -2,6 +2,7 @@
 differences of the forward; PyTorch's output-size rules (ceil_mode) and errors."""
 
 import math
+import re
 
 import numpy as np
 import pytest
@@ -174,12 +175,53 @@ def test_pool_errors_use_pytorchs_messages():
         E.max_pool2d(x, 2, padding=2)
     with pytest.raises(RuntimeError, match=r"Output size is too small"):
         E.max_pool2d(E.zeros(1, 1, 2, 2), 3, dilation=2, padding=1)
-    with pytest.raises(RuntimeError, match="Expected 3D or 4D"):
+    with pytest.raises(RuntimeError, match=r"^non-empty 3D or 4D \(batch mode\) tensor expected for input$"):
         E.max_pool2d(E.zeros(4, 4), 2)
     with pytest.raises(RuntimeError, match="divisor must be not zero"):
         E.avg_pool2d(x, 2, divisor_override=0)
     with pytest.raises(NotImplementedError, match="\"max_pool2d\" not implemented for 'Bool'"):
         E.max_pool2d(E.zeros(1, 1, 4, 4, dtype=E.bool), 2)
+
+
+_OPT_BATCH = "Expected {}D or {}D (batch mode) tensor with optional 0 dim batch size for input, but got:{}"
+_NON_BATCH = "{}: Expected input's non-batch dimensions to have positive length, but input has a shape of {} and " \
+             "non-batch dimension 0 has length zero!"
+
+
+@pytest.mark.parametrize("call, shape, exc, msg", [
+    (lambda x: E.max_pool2d(x, 1), (2, 4), RuntimeError, "non-empty 3D or 4D (batch mode) tensor expected for input"),
+    (lambda x: E.max_pool2d(x, 1), (0, 2, 4), RuntimeError, _OPT_BATCH.format(3, 4, [0, 2, 4])),
+    (lambda x: E.max_pool2d(x, 1), (1, 2, 0, 4), RuntimeError, _OPT_BATCH.format(3, 4, [1, 2, 0, 4])),
+    (lambda x: E.avg_pool2d(x, 1), (), IndexError, "Dimension specified as -3 but tensor has no dimensions"),
+    (lambda x: E.avg_pool2d(x, 1), (2, 4), IndexError,
+     "Dimension out of range (expected to be in range of [-2, 1], but got -3)"),
+    (lambda x: E.avg_pool2d(x, 1), (1, 1, 2, 2, 4), RuntimeError, _OPT_BATCH.format(3, 4, [1, 1, 2, 2, 4])),
+    (lambda x: E.max_pool1d(x, 1), (4,), RuntimeError, "max_pool1d: " + _OPT_BATCH.format(2, 3, [4])),
+    (lambda x: E.avg_pool1d(x, 1), (4,), RuntimeError,
+     "Expected 2 to 3 dimensions, but got 1-dimensional tensor for argument #1 'self' (while checking arguments for "
+     "avg_pool1d)"),
+    (lambda x: E.avg_pool1d(x, 1), (1, 0, 4), RuntimeError, _OPT_BATCH.format(3, 4, [1, 0, 1, 4])),
+    (lambda x: E.max_pool3d(x, 1), (2, 2, 4), RuntimeError,
+     "non-empty 4D or 5D (batch mode) tensor expected for input"),
+    (lambda x: E.max_pool3d(x, 1), (0, 2, 4, 4), RuntimeError,
+     _NON_BATCH.format("max_pool3d_with_indices_out_cpu_template()", [0, 2, 4, 4])),
+    (lambda x: E.avg_pool3d(x, 1), (1, 1, 0, 4, 4), RuntimeError, _NON_BATCH.format("avg_pool3d()", [1, 1, 0, 4, 4])),
+    (lambda x: E.adaptive_avg_pool2d(x, 1), (4,), IndexError,
+     "Dimension out of range (expected to be in range of [-1, 0], but got -2)"),
+    (lambda x: E.adaptive_avg_pool3d(x, 1), (), IndexError,
+     "Dimension out of range (expected to be in range of [-1, 0], but got -2)"),
+], ids=lambda v: str(v) if isinstance(v, tuple) else None)
+def test_pool_rank_and_empty_dim_errors_are_each_ops_own(call, shape, exc, msg):
+    # PyTorch 2.13 CPU: each pooling op words its rank check differently; an unbatched input's first dim (its
+    # channels) must not be empty, a batched one's may
+    with pytest.raises(exc, match="^" + re.escape(msg) + "$"):
+        call(E.ones(shape))
+
+
+def test_pools_accept_an_empty_batch():
+    assert E.max_pool2d(E.ones(0, 2, 4, 4), 2).shape == (0, 2, 2, 2)
+    assert E.avg_pool1d(E.ones(0, 2, 4), 2).shape == (0, 2, 2)
+    assert E.max_pool3d(E.ones(0, 1, 2, 4, 4), 2).shape == (0, 1, 1, 2, 2)
 
 
 def test_half_inputs_pool_in_float32_and_stay_half():

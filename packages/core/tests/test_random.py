@@ -120,6 +120,17 @@ def test_normal_forms():
         E.normal(0.0, -1.0, (2,))
     with pytest.raises(RuntimeError, match="all elements of std >= 0.0"):
         E.normal(E.zeros(2), E.tensor([1.0, -1.0]))
+    assert E.normal(E.zeros(2, 1), E.ones(3)).shape == (2, 3)  # mean and std broadcast
+
+
+def test_normal_errors_are_pytorchs():
+    # PyTorch's argument parser lists normal's overloads when two numbers come without a size
+    with pytest.raises(TypeError, match=r"^normal\(\) received an invalid combination of arguments - got \(int, "
+                                        r"float\), but expected one of:\n \* \(Tensor mean, Tensor std, \*, "):
+        E.normal(0, 1.5)
+    with pytest.raises(RuntimeError, match=r"^The size of tensor a \(2\) must match the size of tensor b \(3\) at "
+                                           r"non-singleton dimension 0$"):
+        E.normal(E.zeros(2), E.ones(3))
 
 
 def test_inplace_samplers_ranges_and_versions():

@@ -1,6 +1,7 @@
 """Reductions, sorting and selection against numpy float64 references, and PyTorch's errors."""
 
 import math
+import re
 
 import numpy as np
 import pytest
@@ -582,3 +583,36 @@ def test_isclose_allclose_reject_negative_tolerances():
         E.isclose(E.ones(1), E.ones(1), rtol=-1)
     with pytest.raises(RuntimeError, match="^atol must be greater than or equal to zero, but got -0.5$"):
         E.allclose(E.ones(1), E.ones(1), atol=-0.5)
+
+
+@pytest.mark.parametrize("call, msg", [
+    (lambda x: E.argmax(x, dim=(0, 1)), "argmax(): argument 'dim' must be int, not tuple"),
+    (lambda x: E.cumsum(x, 1.5), "cumsum(): argument 'dim' must be int, not float"),
+    (lambda x: E.softmax(x, dim=1.0), "softmax(): argument 'dim' must be int, not float"),
+    (lambda x: E.sum(x, dim=1.5), "sum(): argument 'dim' must be int, not float"),
+    (lambda x: E.std(x, dim=(0, 1.5)),
+     "std(): argument 'dim' failed to unpack the object at pos 2 with error \"type must be tuple of ints,but got "
+     "float\""),
+])
+def test_a_dim_that_is_not_an_int_is_refused_not_truncated(call, msg):
+    # PyTorch's argument parser refuses floats and tuples where it takes one int (ember truncated dim=1.5 to 1)
+    with pytest.raises(TypeError, match="^" + re.escape(msg) + "$"):
+        call(E.ones(2, 3))
+
+
+def test_a_zero_dim_integer_tensor_is_a_dim():
+    x = E.arange(6.0).reshape(2, 3)
+    assert E.sum(x, E.tensor(1)).tolist() == [3.0, 12.0] and E.argmax(x, E.tensor(0)).tolist() == [1, 1, 1]
+
+
+@pytest.mark.parametrize("call, msg", [
+    (lambda x: x.sum(0, 1), "sum(): argument 'keepdim' (position 2) must be bool, not int"),
+    (lambda x: x.max(0, 1), "max(): argument 'keepdim' (position 2) must be bool, not int"),
+    (lambda x: x.argmax(0, None), "argmax(): argument 'keepdim' (position 2) must be bool, not NoneType"),
+])
+def test_keepdim_must_be_a_bool(call, msg):
+    # a common slip (`x.sum(0, 1)` for a sum over two dims) is PyTorch's TypeError, not keepdim=True
+    with pytest.raises(TypeError, match="^" + re.escape(msg) + "$"):
+        call(E.ones(2, 3))
+    with pytest.raises(TypeError, match=r"must be bool, not numpy\.bool"):
+        E.ones(2, 3).sum(0, np.bool_(True))

@@ -2,6 +2,7 @@
 
 import copy
 import pickle
+import re
 
 import numpy as np
 import pytest
@@ -85,12 +86,18 @@ def test_uninitialized_parameter_refuses_use_like_pytorch():
     assert repr(p) == "<UninitializedParameter>" and p.requires_grad and p.is_leaf
     with pytest.raises(RuntimeError, match="Can't access the shape of an uninitialized parameter"):
         p.shape
-    with pytest.raises(ValueError, match="Attempted to use an uninitialized parameter in __add__"):
-        p + 1
-    with pytest.raises(ValueError, match="Attempted to use an uninitialized parameter in numel"):
-        p.numel()
-    with pytest.raises(ValueError, match="uninitialized parameter in sum"):
-        p.sum()
+    # PyTorch's message names the TensorBase method its __torch_function__ saw (operators by their method)
+    method = "Attempted to use an uninitialized parameter in <method '{}' of 'torch._C.TensorBase' objects>. "
+    for use, name in [(lambda: p + 1, "add"), (lambda: 2 * p, "mul"), (lambda: p.numel(), "numel"),
+                      (lambda: p.nelement(), "numel"), (lambda: p.sum(), "sum"), (lambda: p == 1, "__eq__"),
+                      (lambda: p != 1, "ne"), (lambda: p % 2, "remainder"), (lambda: +p, "positive")]:
+        with pytest.raises(ValueError, match=re.escape(method.format(name))):
+            use()
+    with pytest.raises(ValueError, match=r"parameter in <slot wrapper '__getitem__' of 'torch._C.TensorBase' "):
+        p[0]
+    with pytest.raises(ValueError, match=r"parameter in <function Tensor.__rsub__ at 0x[0-9a-f]+>\. "):
+        1 - p
+    assert hash(p) == hash(p) and p in {p}
     assert p.double().dtype == torch.float64 and p.dtype == torch.float32
     p.materialize((2, 3), dtype=torch.float64)
     assert type(p) is nn.Parameter and tuple(p.shape) == (2, 3) and p.dtype == torch.float64

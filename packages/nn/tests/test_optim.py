@@ -265,6 +265,12 @@ def test_optimizer_argument_errors():
         optim.SGD([{"params": set(p)}], lr=0.1)
     with pytest.raises(ValueError, match="can't optimize a non-leaf Tensor"):
         optim.SGD([p[0] * 2], lr=0.1)
+    # the offending object named as torch.typename does (passing the model instead of its parameters)
+    with pytest.raises(TypeError, match=r"^optimizer can only optimize Tensors, but one of the params is "
+                                        r"torch\.nn\.modules\.linear\.Linear$"):
+        optim.SGD(nn.Sequential(nn.Linear(2, 2)), lr=0.1)  # iterating a Sequential gives its modules
+    with pytest.raises(TypeError, match=r"but one of the params is int$"):
+        optim.SGD([3], lr=0.1)
 
 
 def test_zero_grad_and_skipped_parameters():

@@ -231,6 +231,20 @@ def test_input_dtype_and_state_rank_errors_as_pytorch():
     assert out.shape == (4, 1, 3)
 
 
+def test_lstm_given_a_bare_tensor_state_reads_its_rows_as_h_and_c():
+    # PyTorch indexes hx[0], hx[1]: one row is an IndexError, two rows of the wrong rank its rank error
+    lstm = nn.LSTM(2, 3)
+    with pytest.raises(IndexError, match=r"^index 1 is out of bounds for dimension 0 with size 1$"):
+        lstm(torch.ones(4, 2, 2), torch.zeros(1, 2, 3))
+    with pytest.raises(RuntimeError, match=r"^For batched 3-D input, hx and cx should also be 3-D but got "
+                                           r"\(2-D, 2-D\) tensors$"):
+        lstm(torch.ones(4, 2, 2), torch.zeros(2, 2, 3))
+    out, (h, c) = lstm(torch.ones(4, 2, 2), torch.zeros(2, 1, 2, 3))
+    ref, (h_ref, c_ref) = lstm(torch.ones(4, 2, 2))
+    np.testing.assert_allclose(out.detach().numpy(), ref.detach().numpy(), rtol=1e-6)
+    np.testing.assert_allclose(c.detach().numpy(), c_ref.detach().numpy(), rtol=1e-6)
+
+
 def test_packed_lstm_state_of_another_batch_fails_in_pytorchs_broadcast_words():
     # PyTorch checks no batch of a packed LSTM's (h, c): its kernel's broadcasts speak
     from ember.nn.utils.rnn import pack_sequence

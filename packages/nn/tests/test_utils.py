@@ -44,6 +44,16 @@ def test_clip_grad_value():
     np.testing.assert_array_equal(ps[1].grad.numpy(), [[1.0, 1.5], [-1.5, 0.0]])
 
 
+@pytest.mark.parametrize("foreach", [None, False])
+def test_clip_grad_value_before_backward_fails_as_pytorchs_grouping(foreach):
+    # PyTorch 2.13 groups the (empty) list of gradients by device first, which refuses an empty list
+    msg = r"^Expected !nested_tensorlist\[0\]\.empty\(\) to be true, but got false\.  \(Could this error"
+    with pytest.raises(RuntimeError, match=msg):
+        clip_grad_value_(nn.Linear(2, 2).parameters(), 1.0, foreach=foreach)
+    with pytest.raises(RuntimeError, match=msg):
+        clip_grad_value_([], 1.0, foreach=foreach)
+
+
 def test_parameters_vector_round_trip():
     model = nn.Sequential(nn.Linear(3, 2), nn.Linear(2, 1))
     vec = parameters_to_vector(model.parameters())

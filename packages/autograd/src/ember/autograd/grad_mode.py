@@ -182,6 +182,11 @@ class set_grad_enabled(_DecoratorContextManager):
     def clone(self):
         return self.__class__(self.mode)
 
+    def __repr__(self) -> str:  # PyTorch's str and repr (torch.typename of the object)
+        return f"torch.autograd.grad_mode.set_grad_enabled(mode={self.mode})"
+
+    __str__ = __repr__
+
 
 _active_inference = 0  # inference_mode() blocks open in all threads
 _active_lock = threading.Lock()

@@ -20,30 +20,44 @@ __all__ = ["tensor", "as_tensor", "from_numpy", "asarray", "empty", "empty_strid
            "full", "arange", "range", "linspace", "logspace", "eye", "empty_like", "zeros_like",
            "ones_like", "full_like", "scalar_tensor", "new_empty"]
 
-def _shape_arg(size) -> tuple[int, ...]:
-    if len(size) == 1 and isinstance(size[0], tuple | list):
-        size = size[0]
+def _shape_arg(size, op: str = "empty") -> tuple[int, ...]:
+    lone = len(size) == 1  # `zeros(2.5)`: PyTorch words a lone number apart from a sequence's element
+    if lone and isinstance(size[0], tuple | list):
+        size, lone = size[0], False
     if all(type(s) is int and s >= 0 for s in size):  # the common case, without the ABC checks below
         return tuple(size)
     out = []
-    for s in size:
+    for i, s in enumerate(size):
         if isinstance(s, Tensor):
             s = int(s)
         if not isinstance(s, numbers.Integral):
-            raise TypeError(f"size must be a tuple of ints, but got an element of type {type(s).__name__}")
+            raise _size_type_error(op, size, i, lone)
         if s < 0:
             raise RuntimeError(f"Trying to create tensor with negative dimension {s}: {list(size)}")
         out.append(int(s))
     return tuple(out)
 
 
-def _size_of(args: tuple, size) -> tuple[int, ...]:
+def _size_type_error(op: str, size, i: int, lone: bool) -> TypeError:
+    """PyTorch's parser on a size element that is not an int (`nn.Linear(784, 256 / 2)`): a lone number, the first
+    element, and a later one each have their words."""
+    name = type(size[i]).__name__
+    if lone:
+        return TypeError(f"{op}(): argument 'size' (position 1) must be tuple of ints, not {name}")
+    if i == 0:
+        return TypeError(f"{op}(): argument 'size' (position 1) must be tuple of ints, but found element of type "
+                         f"{name} at pos 0")
+    return TypeError(f"{op}(): argument 'size' failed to unpack the object at pos {i + 1} with error \"type must be "
+                     f"tuple of ints,but got {name}\"")
+
+
+def _size_of(args: tuple, size, op: str = "empty") -> tuple[int, ...]:
     """The shape of `zeros(2, 3)`, `zeros((2, 3))` or `zeros(size=(2, 3))`."""
     if size is not None:
         if args:
             raise TypeError("size given both positionally and as a keyword")
-        return _shape_arg((size,))
-    return _shape_arg(args)
+        return _shape_arg((size,), op)
+    return _shape_arg(args, op)
 
 
 def _flat_sizes(args: tuple, size) -> tuple:
@@ -499,12 +513,12 @@ def zeros(*args, size=None, out=None, dtype=None, device=None, requires_grad: bo
     if out is None and not all(type(s) is int and s >= 0 for s in sizes) and as_device(device).type != "meta" and any(
             isinstance(s, numbers.Integral) and s < 0 for s in sizes):
         raise RuntimeError("zeros: Dimension size must be non-negative.")  # PyTorch's zeros checks its sizes itself
-    return full(_size_of(args, size), 0, out=out, dtype=_dtype_or_default(dtype), device=device,
+    return full(_size_of(args, size, "zeros"), 0, out=out, dtype=_dtype_or_default(dtype), device=device,
                 requires_grad=requires_grad)
 
 
 def ones(*args, size=None, out=None, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
-    return full(_size_of(args, size), 1, out=out, dtype=_dtype_or_default(dtype), device=device,
+    return full(_size_of(args, size, "ones"), 1, out=out, dtype=_dtype_or_default(dtype), device=device,
                 requires_grad=requires_grad)
 
 
@@ -512,12 +526,14 @@ def scalar_tensor(s, *, dtype=None, device=None, requires_grad: bool = False) ->
     return full((), s, dtype=_dtype_or_default(dtype), device=device, requires_grad=requires_grad)
 
 
-def _like(x: Tensor, dtype, device):
+def _like(x: Tensor, dtype, device, op: str):
+    if not isinstance(x, Tensor):
+        raise TypeError(f"{op}(): argument 'input' (position 1) must be Tensor, not {type(x).__name__}")
     return (x._shape, x._dtype if dtype is None else dtypes.as_dtype(dtype), x.device if device is None else device)
 
 
 def empty_like(input: Tensor, *, dtype=None, device=None, requires_grad: bool = False, memory_format=None) -> Tensor:
-    shape, dt, dev = _like(input, dtype, device)
+    shape, dt, dev = _like(input, dtype, device, "empty_like")
     perm = memfmt.dim_order(input, memory_format, "empty_like")
     if perm is None:
         return empty(shape, dtype=dt, device=dev, requires_grad=requires_grad)
@@ -526,7 +542,7 @@ def empty_like(input: Tensor, *, dtype=None, device=None, requires_grad: bool = 
 
 
 def zeros_like(input: Tensor, *, dtype=None, device=None, requires_grad: bool = False, memory_format=None) -> Tensor:
-    shape, dt, dev = _like(input, dtype, device)
+    shape, dt, dev = _like(input, dtype, device, "zeros_like")
     perm = memfmt.dim_order(input, memory_format, "zeros_like")
     if perm is None:
         return zeros(shape, dtype=dt, device=dev, requires_grad=requires_grad)
@@ -535,7 +551,7 @@ def zeros_like(input: Tensor, *, dtype=None, device=None, requires_grad: bool = 
 
 
 def ones_like(input: Tensor, *, dtype=None, device=None, requires_grad: bool = False, memory_format=None) -> Tensor:
-    shape, dt, dev = _like(input, dtype, device)
+    shape, dt, dev = _like(input, dtype, device, "ones_like")
     perm = memfmt.dim_order(input, memory_format, "ones_like")
     if perm is None:
         return ones(shape, dtype=dt, device=dev, requires_grad=requires_grad)
@@ -545,7 +561,7 @@ def ones_like(input: Tensor, *, dtype=None, device=None, requires_grad: bool = F
 
 def full_like(input: Tensor, fill_value, *, dtype=None, device=None, requires_grad: bool = False,
               memory_format=None) -> Tensor:
-    shape, dt, dev = _like(input, dtype, device)
+    shape, dt, dev = _like(input, dtype, device, "full_like")
     perm = memfmt.dim_order(input, memory_format, "full_like")
     if perm is None:
         return full(shape, fill_value, dtype=dt, device=dev, requires_grad=requires_grad)

@@ -28,7 +28,7 @@ from ember.core.dispatch import declare
 from ember.core.methods import method
 from ember.core.ops import elementwise as ew
 from ember.core.ops import memfmt
-from ember.core.ops._util import _CPP_TYPE_NAMES, require_grad, write_out
+from ember.core.ops._util import _CPP_TYPE_NAMES, broadcast_shapes, require_grad, write_out
 from ember.core.ops.numeric import not_implemented_for
 from ember.core.settings import contiguous_format
 from ember.core.tensor import Tensor, describe
@@ -399,12 +399,15 @@ def geometric_(input: Tensor, p: float, *, generator: Generator | None = None) -
 
 
 # --- creating random tensors -----------------------------------------------------------------
-def _size(args, size) -> tuple[int, ...]:
+def _size(args, size, op: str = "empty") -> tuple[int, ...]:
+    from ember.core.creation import _shape_arg
+
     if size is not None:
         args = (size,)
-    if len(args) == 1 and isinstance(args[0], tuple | list):
-        args = tuple(args[0])
-    return tuple(int(s) for s in args)
+    flat = tuple(args[0]) if len(args) == 1 and isinstance(args[0], tuple | list) else args
+    if all(type(s) is int for s in flat):
+        return tuple(flat)
+    return _shape_arg(args, op)  # PyTorch's TypeError for a float size (ember truncated randn(2, 2.5))
 
 
 def _size_kwarg(op: str, kwargs: dict):
@@ -450,7 +453,7 @@ def rand(*size, generator: Generator | None = None, out: Tensor | None = None, d
         >>> rand(2, 3).shape
         ember.Size([2, 3])
     """
-    t = _new(_size(size, _size_kwarg("rand", kwargs)), dtype, device, out)
+    t = _new(_size(size, _size_kwarg("rand", kwargs), "rand"), dtype, device, out)
     _uniform(_pairs(t), 0.0, 1.0, generator=generator)
     return _finish(t, requires_grad)
 
@@ -458,12 +461,14 @@ def rand(*size, generator: Generator | None = None, out: Tensor | None = None, d
 def randn(*size, generator: Generator | None = None, out: Tensor | None = None, dtype=None, layout=None,
           device=None, requires_grad: bool = False, pin_memory: bool = False, **kwargs) -> Tensor:
     """Numbers drawn from the standard normal distribution in a tensor of `size`."""
-    t = _new(_size(size, _size_kwarg("randn", kwargs)), dtype, device, out)
+    t = _new(_size(size, _size_kwarg("randn", kwargs), "randn"), dtype, device, out)
     _normal(_pairs(t), 0.0, _pair_std(t, 1.0), generator=generator)
     return _finish(t, requires_grad)
 
 
-def _like(input: Tensor, dtype, device):
+def _like(input: Tensor, dtype, device, op: str = "rand_like"):
+    if not isinstance(input, Tensor):
+        raise TypeError(f"{op}(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
     return input._shape, input._dtype if dtype is None else dtypes.as_dtype(dtype), device or input.device
 
 
@@ -479,7 +484,7 @@ def rand_like(input: Tensor, *, dtype=None, layout=None, device=None, requires_g
 
 def randn_like(input: Tensor, *, dtype=None, layout=None, device=None, requires_grad: bool = False,
                memory_format=None, generator: Generator | None = None) -> Tensor:
-    shape, dt, dev = _like(input, dtype, device)
+    shape, dt, dev = _like(input, dtype, device, "randn_like")
     perm = memfmt.dim_order(input, memory_format, "randn_like")
     if perm is None:
         return randn(shape, dtype=dt, device=dev, requires_grad=requires_grad, generator=generator)
@@ -518,7 +523,7 @@ def randint_like(input: Tensor, low: int = 0, high: int | None = None, *, dtype=
     """Integers from [low, high) in a tensor shaped like `input` (`randint_like(x, high)` works too)."""
     if high is None:
         low, high = 0, low
-    shape, dt, dev = _like(input, dtype, device)
+    shape, dt, dev = _like(input, dtype, device, "randint_like")
     perm = memfmt.dim_order(input, memory_format, "randint_like")
     if perm is None:
         return randint(low, high, shape, dtype=dt, device=dev, requires_grad=requires_grad, generator=generator)
@@ -543,14 +548,23 @@ def randperm(n: int, *, generator: Generator | None = None, out: Tensor | None =
     return _finish(t, requires_grad)
 
 
+_NORMAL_OVERLOADS = (
+    "normal() received an invalid combination of arguments - got ({}, {}), but expected one of:\n"
+    " * (Tensor mean, Tensor std, *, torch.Generator generator = None, Tensor out = None)\n"
+    " * (Tensor mean, float std = 1, *, torch.Generator generator = None, Tensor out = None)\n"
+    " * (float mean, Tensor std, *, torch.Generator generator = None, Tensor out = None)\n"
+    " * (float mean, float std, tuple of ints size, *, torch.Generator generator = None, Tensor out = None, "
+    "torch.dtype dtype = None, torch.layout layout = None, torch.device device = None, bool pin_memory = False, "
+    "bool requires_grad = False)\n")
+
+
 def normal(mean=0.0, std=1.0, size=None, *, generator: Generator | None = None, out: Tensor | None = None,
            dtype=None, layout=None, device=None, requires_grad: bool = False, pin_memory: bool = False) -> Tensor:
     """Numbers drawn from N(mean, std**2): elementwise for tensor `mean`/`std`, else of `size`."""
     mt, st = isinstance(mean, Tensor), isinstance(std, Tensor)
     if not mt and not st:
         if size is None:
-            raise TypeError("normal() received an invalid combination of arguments; with float mean and std, "
-                            "size is required")
+            raise TypeError(_NORMAL_OVERLOADS.format(type(mean).__name__, type(std).__name__))
         if std < 0:
             raise RuntimeError(f"normal expects std >= 0.0, but found std {std:g}")
         t = _new(_size((), size), dtype, device, out)
@@ -559,7 +573,7 @@ def normal(mean=0.0, std=1.0, size=None, *, generator: Generator | None = None, 
         raise RuntimeError("normal expects all elements of std >= 0.0")
     if not st and std < 0:
         raise RuntimeError(f"normal expects std >= 0.0, but found std {std:g}")
-    shape = np.broadcast_shapes(mean._shape if mt else (), std._shape if st else ())
+    shape = broadcast_shapes(mean._shape if mt else (), std._shape if st else ())
     dt = dtypes.result_type(*(v for v in (mean, std) if isinstance(v, Tensor)))
     dev = (mean if mt else std).device
     eps = _normal(_new(shape, dt, dev, None), 0.0, 1.0, generator=generator)

@@ -135,7 +135,36 @@ class UninitializedTensorMixin:
         return (type(self), (self.requires_grad,))
 
 
+# the TensorBase method PyTorch's __torch_function__ names for an operator; the rest are Python-level functions
+_TORCH_METHOD = {"__add__": "add", "__radd__": "add", "__iadd__": "add_", "__sub__": "sub", "__isub__": "sub_",
+                 "__mul__": "mul", "__rmul__": "mul", "__imul__": "mul_", "__truediv__": "div", "__itruediv__": "div_",
+                 "__matmul__": "matmul", "__neg__": "neg", "__pos__": "positive", "__abs__": "abs", "__lt__": "lt",
+                 "__le__": "le", "__gt__": "gt", "__ge__": "ge", "__ne__": "ne", "__mod__": "remainder",
+                 "__imod__": "remainder_", "__rand__": "bitwise_and", "__ror__": "bitwise_or",
+                 "__rxor__": "bitwise_xor", "__iter__": "dim", "nelement": "numel"}
+_TORCH_FUNCTION = {"__rsub__": "Tensor.__rsub__", "__rtruediv__": "Tensor.__rdiv__", "__pow__": "TensorBase.pow",
+                   "__ipow__": "TensorBase.pow_", "__rpow__": "Tensor.__rpow__", "__floordiv__": "Tensor.__floordiv__",
+                   "__rfloordiv__": "Tensor.__rfloordiv__", "__rmod__": "Tensor.__rmod__",
+                   "__rmatmul__": "Tensor.__rmatmul__", "__rlshift__": "Tensor.__rlshift__",
+                   "__rrshift__": "Tensor.__rrshift__", "__len__": "Tensor.__len__", "__array__": "Tensor.__array__",
+                   "__contains__": "Tensor.__contains__", "__reversed__": "Tensor.__reversed__",
+                   "__format__": "Tensor.__format__", "norm": "Tensor.norm", "split": "Tensor.split",
+                   "unique": "Tensor.unique", "unflatten": "Tensor.unflatten", "backward": "Tensor.backward",
+                   "register_hook": "Tensor.register_hook", "stft": "Tensor.stft", "istft": "Tensor.istft",
+                   "lu": "Tensor.lu", "storage": "Tensor.storage", "is_shared": "Tensor.is_shared"}
+
+
+def _torch_callable(name: str) -> str:
+    """How PyTorch's message names the refused call: `<method 'add' of 'torch._C.TensorBase' objects>`."""
+    if name in ("__getitem__", "__setitem__"):
+        return f"<slot wrapper '{name}' of 'torch._C.TensorBase' objects>"
+    if name in _TORCH_FUNCTION:
+        return f"<function {_TORCH_FUNCTION[name]} at {id(_TORCH_FUNCTION):#x}>"
+    return f"<method '{_TORCH_METHOD.get(name, name)}' of 'torch._C.TensorBase' objects>"
+
+
 def _uninitialized_use(cls: type, what: str) -> ValueError:
+    what = _torch_callable(what)
     return ValueError(f"Attempted to use an uninitialized parameter in {what}. This error happens when you are "
                       f"using a `LazyModule` or explicitly manipulating `torch.nn.parameter.{cls.__name__}` objects. "
                       "When using LazyModules Call `forward` with a dummy batch to initialize the parameters before "
@@ -155,7 +184,8 @@ for _op in ("add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "matmul", 
     for _name in (f"__{_op}__", f"__r{_op}__", f"__i{_op}__"):
         setattr(UninitializedTensorMixin, _name, _refuse(_name))
 for _name in ("__neg__", "__pos__", "__abs__", "__invert__", "__getitem__", "__setitem__", "__lt__", "__le__",
-              "__gt__", "__ge__", "__len__", "__iter__", "__bool__", "__float__", "__int__", "__index__",
+              "__gt__", "__ge__", "__eq__", "__ne__", "__len__", "__contains__", "__reversed__", "__format__",
+              "__iter__", "__bool__", "__float__", "__int__", "__index__",
               "__array__"):
     setattr(UninitializedTensorMixin, _name, _refuse(_name))
 UninitializedTensorMixin.__hash__ = Tensor.__hash__  # ids, so parameters key optimizer state before init

@@ -92,6 +92,19 @@ _HOOK_DICTS = ("_optimizer_step_pre_hooks", "_optimizer_step_post_hooks", "_opti
                "_optimizer_load_state_dict_post_hooks")
 
 
+def _typename(obj) -> str:
+    """`torch.typename` of a non-tensor as PyTorch's message prints it: ember's modules under PyTorch's names
+    (`torch.nn.modules.linear.Linear`), builtins bare."""
+    cls = type(obj)
+    mod = cls.__module__
+    if mod in ("builtins", None):
+        return cls.__qualname__
+    if mod.startswith("ember."):
+        mod = "torch.utils.data" + mod[len("ember.data"):] if mod.startswith("ember.data") else \
+            "torch." + mod[len("ember."):]
+    return f"{mod}.{cls.__qualname__}"
+
+
 class Optimizer:
     """Base class: holds `param_groups` (dicts of params and hyper-parameters), `defaults` and
     `state` (a dict keyed by parameter)."""
@@ -155,7 +168,7 @@ class Optimizer:
                            **{k: v for k, v in param_group.items() if k not in ("params", "param_names")}}
         for p in param_group["params"]:
             if not isinstance(p, Tensor):
-                raise TypeError("optimizer can only optimize Tensors, but one of the params is " + type(p).__name__)
+                raise TypeError("optimizer can only optimize Tensors, but one of the params is " + _typename(p))
             if not (p.is_leaf or p.retains_grad or self.defaults.get("differentiable")):
                 raise ValueError("can't optimize a non-leaf Tensor")
         for name, default in self.defaults.items():

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import operator
 import sys
 import warnings
 
@@ -279,16 +280,34 @@ def prepare_out(out: Tensor | None, shape: tuple[int, ...], dt: dtypes.dtype, de
     return out
 
 
+def index_arg(v, op: str, name: str) -> int:
+    """An int argument as PyTorch's parser takes it (anything with __index__): a float or a tuple is its
+    TypeError, not a silent truncation."""
+    try:
+        return operator.index(v)
+    except TypeError:
+        raise TypeError(f"{op}(): argument '{name}' must be int, not {type(v).__name__}") from None
+
+
 def normalize_dims(dim, ndim: int, op: str) -> tuple[int, ...] | None:
     """`dim` (None, an int or a sequence of ints) as a sorted tuple of non-negative dims."""
     if dim is None:
         return None
     if isinstance(dim, int | np.integer):
         dim = (int(dim),)
+    elif not hasattr(dim, "__iter__") or (isinstance(dim, Tensor) and dim.ndim == 0):  # a float is refused
+        dim = (index_arg(dim, op, "dim"),)
     n = max(ndim, 1)
     out = []
     for d in dim:
-        d = int(d)
+        try:
+            d = operator.index(d)
+        except TypeError:  # PyTorch's parser: a bad first element matches no overload, a later one fails to unpack
+            if not out:
+                raise TypeError(f"{op}() received an invalid combination of arguments - got (dim="
+                                f"{type(dim).__name__}, ), but expected one of:") from None
+            raise TypeError(f"{op}(): argument 'dim' failed to unpack the object at pos {len(out) + 1} with error "
+                            f"\"type must be tuple of ints,but got {type(d).__name__}\"") from None
         if not -n <= d < n:
             raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {d})")
         d = d % n

@@ -112,13 +112,18 @@ __all__ = ["conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d",
 
 
 def _ntuple(v, n: int, name: str, op: str) -> tuple[int, ...]:
-    if isinstance(v, int | np.integer):
+    """An int or a sequence of ints expanded to `n` (PyTorch's expand_param_if_needed); other types refused as
+    its argument parser does (conv2d's own message lists its overloads)."""
+    if isinstance(v, int | np.integer) and not isinstance(v, bool):
         return (int(v),) * n
+    if isinstance(v, str | bytes) or not hasattr(v, "__iter__") or \
+            not all(isinstance(x, int | np.integer) for x in v):
+        raise TypeError(f"{op}(): argument '{name}' must be tuple of ints, not {type(v).__name__}")
     v = tuple(int(x) for x in v)
     if len(v) == 1:
         return v * n
     if len(v) != n:
-        raise RuntimeError(f"{op}: expected {name} to be a single integer value or a list of {n} values to "
+        raise RuntimeError(f"expected {name} to be a single integer value or a list of {n} values to "
                            f"match the convolution dimensions, but got {name}={list(v)}")
     return v
 
@@ -529,9 +534,7 @@ def _geometry_of(op: str, n_c_hw, weight_shape, groups: int, stride, padding, di
     if n_c_hw[1] != cg * groups:
         raise RuntimeError(f"Given groups={groups}, weight of size {list(weight_shape)}, expected input"
                            f"{list(n_c_hw)} to have {cg * groups} channels, but got {n_c_hw[1]} channels instead")
-    if min(stride) < 1 or min(dilation) < 1 or min(padding) < 0:
-        raise RuntimeError(f"{op}: stride and dilation must be positive and padding non-negative; got "
-                           f"stride={tuple(stride)}, padding={tuple(padding)}, dilation={tuple(dilation)}")
+    _check_window_args(stride, padding, dilation)
     _check_sizes(op, tuple(n_c_hw[2:]), (kh, kw), padding, dilation)
     return (_out_size(n_c_hw[2], kh, stride[0], padding[0], dilation[0]),
             _out_size(n_c_hw[3], kw, stride[1], padding[1], dilation[1]))
@@ -725,17 +728,20 @@ def _transpose_out_shape(x_shape, w_shape, stride, padding, output_padding, dila
 
 
 def _check_transpose_params(stride, padding, output_padding, dilation) -> None:
-    """PyTorch's rules on a transposed convolution's parameters (ints per spatial dim, depth first)."""
-    if min(stride) < 1:
-        raise RuntimeError("non-positive stride is not supported")
-    if min(dilation) < 1:
-        names = ("depth", "height", "width")[3 - len(dilation):]
-        got = ", ".join(f"dilation_{n}: {d}" for n, d in zip(names, dilation))
-        raise RuntimeError(f"dilation should be greater than zero, but got {got}")
+    """PyTorch's rules on a transposed convolution's parameters (ints per spatial dim, depth first), in its
+    order; a negative dilation fails a check before the one that names them."""
     if min(padding) < 0:
         raise RuntimeError("negative padding is not supported")
     if min(output_padding) < 0:
         raise RuntimeError("negative output_padding is not supported")
+    if min(stride) < 1:
+        raise RuntimeError("non-positive stride is not supported")
+    if min(dilation) < 0:
+        raise RuntimeError("dilation should be greater than zero")
+    if min(dilation) < 1:
+        names = ("depth", "height", "width")[3 - len(dilation):]
+        got = ", ".join(f"dilation_{n}: {d}" for n, d in zip(names, dilation))
+        raise RuntimeError(f"dilation should be greater than zero, but got {got}")
 
 
 @conv_transpose2d_op.meta
@@ -1000,6 +1006,32 @@ def _integer_conv(op: str, input: Tensor, weight: Tensor, bias, stride, padding,
     return wrap(np.ascontiguousarray(res.astype(input._dtype.np)))
 
 
+def _check_window_args(stride, padding, dilation) -> None:
+    """PyTorch's checks of a convolution's arguments, in its order and words (a zero dilation lists them all)."""
+    if min(padding) < 0:
+        raise RuntimeError("negative padding is not supported")
+    if min(stride) < 1:
+        raise RuntimeError("non-positive stride is not supported")
+    if min(dilation) < 0:
+        raise RuntimeError("dilation should be greater than zero")
+    if min(dilation) < 1:
+        raise RuntimeError(f"dilation should be greater than zero, but got {list(dilation)}")
+
+
+def _weight_rank_error(op: str, nd: int, input: Tensor, weight: Tensor, stride) -> RuntimeError:
+    """PyTorch's words for a weight of another rank than the op's: its convolution expands a one-element stride
+    to the weight's dims (so conv1d goes on to the input's rank), and refuses any other stride's length."""
+    if weight.ndim < 3:
+        return RuntimeError("weight should have at least three dimensions")
+    s = list(_ntuple(stride, nd, "stride", op))
+    if len(s) != 1:
+        return RuntimeError(f"expected stride to be a single integer value or a list of {weight.ndim - 2} values to "
+                            f"match the convolution dimensions, but got stride={s}")
+    shape = list(input.shape) if input.ndim == nd + 2 else [1, *input.shape]
+    return RuntimeError(f"Expected {weight.ndim}-dimensional input for {weight.ndim}-dimensional weight "
+                        f"{list(weight.shape)}, but got {len(shape)}-dimensional input of size {shape} instead")
+
+
 def _check_sizes(op: str, hw, k, padding, dilation) -> None:
     if all(n + 2 * p >= d * (kk - 1) + 1 for n, kk, p, d in zip(hw, k, padding, dilation)):
         return
@@ -1031,6 +1063,9 @@ def _same_padding(op: str, input: Tensor, k, stride, dilation):
 
 
 def _conv_nd(op: str, nd: int, input, weight, bias, stride, padding, dilation, groups) -> Tensor:
+    if isinstance(input, Tensor) and isinstance(weight, Tensor) and input.ndim in (nd + 1, nd + 2) \
+            and weight.ndim != nd + 2:
+        raise _weight_rank_error(op, nd, input, weight, stride)
     _check(op, input, weight, bias, groups, nd, False)
     stride = _ntuple(stride, nd, "stride", op)
     dilation = _ntuple(dilation, nd, "dilation", op)
@@ -1038,6 +1073,7 @@ def _conv_nd(op: str, nd: int, input, weight, bias, stride, padding, dilation, g
     batched = input.ndim == nd + 2
     if not batched:
         input = unsqueeze(input, 0)
+    pad_arg = padding
     if isinstance(padding, str):
         if padding == "valid":
             padding = (0,) * nd
@@ -1047,9 +1083,8 @@ def _conv_nd(op: str, nd: int, input, weight, bias, stride, padding, dilation, g
             raise RuntimeError(f"Invalid padding string: '{padding}'")
     else:
         padding = _ntuple(padding, nd, "padding", op)
-    if min(stride) < 1 or min(dilation) < 1 or min(padding) < 0:
-        raise RuntimeError(f"{op}: stride and dilation must be positive and padding non-negative; got "
-                           f"stride={stride}, padding={padding}, dilation={dilation}")
+    # PyTorch runs conv1d with a padding string as a 2-D convolution: its dilation message lists (1, d)
+    _check_window_args(stride, padding, (1, *dilation) if nd == 1 and isinstance(pad_arg, str) else dilation)
     _check_sizes(op, tuple(input.shape[2:]), k, padding, dilation)
     _check_dtypes(op, input, weight, bias, nd, dilation)
     if _integral(input):

@@ -63,6 +63,9 @@ def view(input, *shape, size=None, dtype=None) -> Tensor:
         if isinstance(dtype, str):  # a dtype object or a Python type, as PyTorch's parser takes
             raise TypeError(f"view(): argument 'dtype' must be torch.dtype, not {builtins.type(dtype).__name__}")
         return S.view_dtype(input, dtype)
+    if not shape and size is None:  # PyTorch's parser: neither overload matches no argument
+        raise TypeError("view() received an invalid combination of arguments - got (), but expected one of:\n"
+                        " * (torch.dtype dtype)\n * (tuple of ints size)\n")
     return S.view(input, _sizes(shape, size))
 
 
@@ -74,6 +77,8 @@ def view_as(input, other) -> Tensor:
 @method
 def reshape(input, *args, shape=None) -> Tensor:
     """`input` with `shape`: a view when the strides allow, else a copy."""
+    if not args and shape is None:
+        raise TypeError('reshape() missing 1 required positional arguments: "shape"')
     shape = S.infer_shape(_sizes(args, shape), input.numel(), "reshape")
     if S.view_strides(input._shape, input._strides, shape) is not None:
         return S.view(input, shape)

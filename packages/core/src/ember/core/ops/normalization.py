@@ -61,7 +61,8 @@ def _batch_norm_meta(input, weight, bias, running_mean, running_var, training, m
     if input.ndim < 2:
         raise ValueError(f"batch_norm: expected an input of shape (N, C, *); got {describe(input)}")
     if not training and (running_mean is None or running_var is None):
-        raise RuntimeError("running_mean and running_var must be defined in evaluation mode")
+        raise RuntimeError(f"{'running_mean' if running_mean is None else 'running_var'} must be defined in "
+                           "evaluation mode")
     _check_channels(input._shape[1], weight=weight, bias=bias, running_mean=running_mean, running_var=running_var)
 
 
@@ -461,8 +462,9 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
         if input.numel() // max(c, 1) == 1:
             raise ValueError(f"Expected more than 1 value per channel when training, got input size "
                              f"{input.shape}")
-    elif running_mean is None or running_var is None:
-        raise RuntimeError("running_mean and running_var must be defined in evaluation mode")
+    elif running_mean is None or running_var is None:  # PyTorch names the first missing one
+        raise RuntimeError(f"{'running_mean' if running_mean is None else 'running_var'} must be defined in "
+                           "evaluation mode")
     out = batch_norm_op(input, weight, bias, running_mean, running_var, bool(training), float(momentum),
                         float(eps))[0]
     return channels_last_as(out, input)

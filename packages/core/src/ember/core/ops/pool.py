@@ -238,11 +238,30 @@ def _adaptive_max_pool2d_cpu(input, output_size):
 
 # --- validation and the public functions ------------------------------------------------
 def _check_input(op: str, input, nd: int) -> None:
+    """PyTorch's rank and empty-dimension checks of each pooling op, in its words (which differ by op): only a
+    batched input's first dim may be empty; avg_pool1d leaves the empty dims to avg_pool2d's check."""
     if not isinstance(input, Tensor):
         raise TypeError(f"{op}: expected a tensor; got {describe(input)}")
-    if input.ndim not in (nd + 1, nd + 2) or any(s == 0 for s in input.shape[1:]):
-        raise RuntimeError(f"{op}: Expected {nd + 1}D or {nd + 2}D (batch mode) tensor with optional 0 dim batch "
-                           f"size for input, but got: {list(input.shape)}")
+    shape, rank, lo, hi = list(input.shape), input.ndim, nd + 1, nd + 2
+    if rank not in (lo, hi):
+        if op in ("max_pool2d", "max_pool3d", "avg_pool3d"):
+            raise RuntimeError(f"non-empty {lo}D or {hi}D (batch mode) tensor expected for input")
+        if op == "avg_pool1d":
+            raise RuntimeError(f"Expected 2 to 3 dimensions, but got {rank}-dimensional tensor for argument #1 "
+                               "'self' (while checking arguments for avg_pool1d)")
+        if op == "avg_pool2d" and rank < 3:  # PyTorch reads input.size(-3) first
+            if rank == 0:
+                raise IndexError("Dimension specified as -3 but tensor has no dimensions")
+            raise IndexError(f"Dimension out of range (expected to be in range of [{-rank}, {rank - 1}], but got -3)")
+    elif op == "avg_pool1d" or 0 not in (shape if rank == lo else shape[1:]):
+        return
+    if op in ("max_pool3d", "avg_pool3d"):  # PyTorch prints the empty dim's length where it means its index
+        fn = "max_pool3d_with_indices_out_cpu_template()" if op == "max_pool3d" else "avg_pool3d()"
+        raise RuntimeError(f"{fn}: Expected input's non-batch dimensions to have positive length, but input has a "
+                           f"shape of {shape} and non-batch dimension 0 has length zero!")
+    prefix = "max_pool1d: " if op == "max_pool1d" else ""
+    raise RuntimeError(f"{prefix}Expected {lo}D or {hi}D (batch mode) tensor with optional 0 dim batch size for "
+                       f"input, but got:{shape}")
 
 
 def _check_dtype(input: Tensor, kernel: str, integers: str | None = None) -> None:
@@ -424,11 +443,11 @@ def _global_mean(input, output_size, nd: int):
     if not isinstance(input, Tensor):
         return None
     sizes = (output_size,) * nd if isinstance(output_size, int | np.integer) else tuple(output_size)
-    if len(sizes) != nd or any(v is None or int(v) != 1 for v in sizes) or input.ndim < nd:
+    if len(sizes) != nd or any(v is None or int(v) != 1 for v in sizes):
         return None
     from ember.core.ops.reduce import mean
 
-    return mean(input, tuple(range(-nd, 0)), keepdim=True)
+    return mean(input, tuple(range(-1, -nd - 1, -1)), keepdim=True)  # PyTorch's order: a low rank fails at -2
 
 
 def _check_adaptive(op: str, input: Tensor, nd: int) -> None:

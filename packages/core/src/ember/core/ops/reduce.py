@@ -21,7 +21,7 @@ from ember.core.methods import method, numpy_aliases
 from ember.core.opinfo import FLOAT, FLOAT_DTYPES, INT64, PROMOTE, OpInfo
 from ember.core.ops import elementwise as ew
 from ember.core.ops import numba_rows
-from ember.core.ops._util import normalize_dims, shape_error, warn_at_caller, wrap, write_out
+from ember.core.ops._util import index_arg, normalize_dims, shape_error, warn_at_caller, wrap, write_out
 from ember.core.ops.complex import ComplexNotSupported, view_as_complex, view_as_real
 from ember.core.ops.structseq import return_type
 from ember.core.tensor import Tensor
@@ -60,8 +60,16 @@ def _one_dim(dim, x: Tensor, op: str) -> int:
     """A single dim (0 for 0-dim tensors, which accept dim 0 and -1)."""
     if not isinstance(x, Tensor):
         raise _not_a_tensor(op, x)
-    d = normalize_dims(int(dim), x.ndim, op)
+    d = normalize_dims(index_arg(dim, op, "dim"), x.ndim, op)
     return d[0] if d else 0
+
+
+def _check_keepdim(keepdim, op: str) -> None:
+    """PyTorch's parser takes a bool keepdim only: `x.sum(0, 1)` is its TypeError, not keepdim=True."""
+    if keepdim is not False and keepdim is not True:
+        cls = type(keepdim)
+        name = f"numpy.{cls.__name__}" if cls.__module__ == "numpy" else cls.__name__
+        raise TypeError(f"{op}(): argument 'keepdim' (position 2) must be bool, not {name}")
 
 
 def _not_a_tensor(op: str, x) -> TypeError:
@@ -263,6 +271,7 @@ def sum(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None, out=None)
     >>> x.sum(), x.sum(dim=0), tensor([True, False, True]).sum()
     (tensor(10.), tensor([4., 6.]), tensor(2))
     """
+    _check_keepdim(keepdim, "sum")
     if out is None:
         try:
             dims = tuple(range(len(input._shape))) if dim is None else _dims(dim, input, "sum")
@@ -288,6 +297,7 @@ def mean(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None, out=None
     tensor([[1.5000],
             [3.5000]])
     """
+    _check_keepdim(keepdim, "mean")
     r = _mean(input, _dims(dim, input, "mean"), keepdim, dtype, out=out)
     return r if dim is None else node_name(r, "MeanBackward0", "MeanBackward1")  # PyTorch's dim overload
 
@@ -303,6 +313,7 @@ def prod(input: Tensor, dim: int | None = None, keepdim: bool = False, *, dtype=
     """The product over one `dim`, or over everything when `dim` is None."""
     if not isinstance(input, Tensor):
         raise _not_a_tensor("prod", input)
+    _check_keepdim(keepdim, "prod")
     dims = tuple(range(input.ndim)) if dim is None else (_one_dim(dim, input, "prod"),)
     r = _prod(input, dims if input.ndim else (), keepdim, dtype, out=out)
     return r if dim is None else node_name(r, "ProdBackward0", "ProdBackward1")  # PyTorch's dim overload
@@ -394,6 +405,7 @@ def amax(input: Tensor, dim=(), keepdim: bool = False, *, out=None) -> Tensor:
     """The maximum over `dim` (int or tuple; () for all); NaN propagates."""
     if (dim == () or dim is None) and isinstance(input, Tensor):  # all dims: RuntimeError, as PyTorch
         _check_nonempty(input, (), "amax", full=True)
+    _check_keepdim(keepdim, "amax")
     return _amax(input, _dims(dim, input, "amax"), keepdim, out=out)
 
 
@@ -402,6 +414,7 @@ def amin(input: Tensor, dim=(), keepdim: bool = False, *, out=None) -> Tensor:
     """The minimum over `dim` (int or tuple; () for all); NaN propagates."""
     if (dim == () or dim is None) and isinstance(input, Tensor):  # all dims: RuntimeError, as PyTorch
         _check_nonempty(input, (), "amin", full=True)
+    _check_keepdim(keepdim, "amin")
     return _amin(input, _dims(dim, input, "amin"), keepdim, out=out)
 
 
@@ -415,6 +428,7 @@ def _extreme(name, full_op, dim_op, binary_op, input, dim, keepdim, out):
         r = full_op(input, tuple(range(input.ndim)), False, out=out)
         return node_name(r, f"A{name}Backward0", f"{name.capitalize()}Backward1")  # PyTorch's max()/min()
     d = _one_dim(dim, input, name)
+    _check_keepdim(keepdim, name)
     rt = getattr(return_types, name)
     return rt(*dim_op(input, d, keepdim, out=None if out is None else tuple(out)))
 
@@ -462,6 +476,7 @@ def argmax(input: Tensor, dim: int | None = None, keepdim: bool = False, *, out=
     if input._dtype is dtypes.bool:
         raise RuntimeError("argmax(): does not support bool input")
     d = None if dim is None else _one_dim(dim, input, "argmax")
+    _check_keepdim(keepdim, "argmax")
     return _argmax(input, d, keepdim, out=out)
 
 
@@ -471,6 +486,7 @@ def argmin(input: Tensor, dim: int | None = None, keepdim: bool = False, *, out=
     if input._dtype is dtypes.bool:
         raise RuntimeError("argmin(): does not support bool input")
     d = None if dim is None else _one_dim(dim, input, "argmin")
+    _check_keepdim(keepdim, "argmin")
     return _argmin(input, d, keepdim, out=out)
 
 

@@ -18,7 +18,7 @@ from ember.core.dispatch import declare, node_name
 from ember.core.opinfo_indexing import info as _info
 from ember.core.methods import attach, numpy_aliases
 from ember.core.ops import softmax_rows as _rows_pass
-from ember.core.ops._util import normalize_dims, warn_at_caller, wrap
+from ember.core.ops._util import index_arg, normalize_dims, warn_at_caller, wrap
 from ember.core.tensor import Tensor, describe
 
 __all__ = ["softmax", "_safe_softmax", "log_softmax", "softmin", "softmax_backward", "log_softmax_backward",
@@ -386,7 +386,7 @@ def _prep(op: str, input: Tensor, dim, dtype, stacklevel) -> tuple[Tensor, int]:
         raise TypeError(f"{op}(): argument 'input' must be Tensor, not {type(input).__name__}")
     if dim is None:
         dim = _implicit_dim(op, input.ndim)
-    (d,) = normalize_dims(int(dim), input.ndim, op) or (0,)
+    (d,) = normalize_dims(index_arg(dim, op, "dim"), input.ndim, op) or (0,)
     if dtype is not None:
         from ember.core.ops.layout import to
 

@@ -334,6 +334,8 @@ class RNNBase(Module):
         return layer_input, tuple(ea.stack(f, 0) for f in finals)
 
     def _states(self, hx, batch: int, unsqueeze: bool) -> tuple[Tensor, ...]:
+        if self.mode == "LSTM" and isinstance(hx, Tensor) and (hx.dim() == 0 or hx.shape[0] <= 2):
+            hx = (hx[0], hx[1])  # PyTorch reads a bare tensor's rows as (h_0, c_0): IndexError if it has one
         states = hx if isinstance(hx, tuple | list) else (hx,)
         if self.mode == "LSTM" and len(states) != 2:
             raise RuntimeError("LSTM: hx must be a tuple (h_0, c_0)")
@@ -489,11 +491,11 @@ class RNNCellBase(Module):
     def _prepare(self, input: Tensor, hx: Tensor | None) -> tuple[Tensor, bool]:
         if input.dim() not in (1, 2):
             raise ValueError(f"{type(self).__name__}: Expected input to be 1D or 2D, got {input.dim()}D instead")
+        if hx is not None and hx.dim() not in (1, 2):  # PyTorch's module checks; its kernel then the sizes
+            raise ValueError(f"{type(self).__name__}: Expected hidden to be 1D or 2D, got {hx.dim()}D instead")
         if input.shape[-1] != self.input_size:
             raise RuntimeError(f"input has inconsistent input_size: got {input.shape[-1]} expected "
                                f"{self.input_size}")
-        if hx is not None and hx.dim() not in (1, 2):
-            raise ValueError(f"{type(self).__name__}: Expected hidden to be 1D or 2D, got {hx.dim()}D instead")
         batched = input.dim() == 2
         return (input if batched else input.unsqueeze(0)), batched
 
@@ -547,9 +549,18 @@ class LSTMCell(RNNCellBase):
         super().__init__(input_size, hidden_size, bias, 4, device, dtype)
 
     def forward(self, input: Tensor, hx: tuple[Tensor, Tensor] | None = None) -> tuple[Tensor, Tensor]:
+        if input.dim() not in (1, 2):
+            raise ValueError(f"LSTMCell: Expected input to be 1D or 2D, got {input.dim()}D instead")
+        if hx is not None:  # PyTorch's order: every state's rank, then its binding's tuple-only `hx`
+            for idx, value in enumerate(hx):
+                if value.dim() not in (1, 2):
+                    raise ValueError(f"LSTMCell: Expected hx[{idx}] to be 1D or 2D, got {value.dim()}D instead")
+            if not isinstance(hx, tuple | list):
+                if input.dim() == 2:
+                    raise TypeError("lstm_cell(): argument 'hx' (position 2) must be tuple of Tensors, not "
+                                    f"{type(hx).__name__}")
+                hx = (hx[0], hx[1])  # an unbatched step indexes a bare tensor's rows
         x, batched = self._prepare(input, None if hx is None else hx[0])
-        if hx is not None and hx[1].dim() not in (1, 2):
-            raise ValueError(f"LSTMCell: Expected hidden to be 1D or 2D, got {hx[1].dim()}D instead")
         h = self._hidden(x, None if hx is None else hx[0], batched, 0)
         c = self._hidden(x, None if hx is None else hx[1], batched, 1)
         h, c = _lstm_step(F.linear(x, self.weight_ih, self.bias_ih), h, c, self.weight_hh, self.bias_hh)

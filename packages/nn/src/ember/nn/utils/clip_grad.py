@@ -47,12 +47,16 @@ def clip_grad_norm_(parameters: Tensor | Iterable[Tensor], max_norm: float, norm
 
 
 def clip_grad_value_(parameters: Tensor | Iterable[Tensor], clip_value: float, foreach: bool | None = None) -> None:
-    """Clamp every gradient elementwise to [-clip_value, clip_value]."""
+    """Clamp every gradient elementwise to [-clip_value, clip_value]. With no gradient at all (called before
+    backward) PyTorch's grouping of the gradients by device fails: so does this, in its words."""
     clip_value = float(clip_value)
+    grads = [p.grad for p in _as_list(parameters) if p.grad is not None]
+    if not grads:
+        raise RuntimeError("Expected !nested_tensorlist[0].empty() to be true, but got false.  (Could this error "
+                           "message be improved?  If so, please report an enhancement request to PyTorch.)")
     with ea.no_grad():
-        for p in _as_list(parameters):
-            if p.grad is not None:
-                p.grad.clamp_(min=-clip_value, max=clip_value)
+        for g in grads:
+            g.clamp_(min=-clip_value, max=clip_value)
 
 
 def clip_grads_with_norm_(parameters: Tensor | Iterable[Tensor], max_norm: float, total_norm: Tensor,
