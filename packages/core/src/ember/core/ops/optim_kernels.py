@@ -253,9 +253,13 @@ def _run(param: Tensor, grad: Tensor, states: tuple, fn) -> None:
         _run_widened(param, grad, states, fn)
         return
     pa = param._np()
-    perm = _memory_order(pa) or tuple(range(pa.ndim))
-    g = np.ascontiguousarray(grad._np().transpose(perm), dtype=dt).reshape(-1).view(rt)
-    arrays = [pa.transpose(perm)] + [None if s is None else s._np().transpose(perm) for s in states]
+    perm = None if pa.flags.c_contiguous else _memory_order(pa)  # None: row-major, no transposes (the common case)
+    if perm is None:
+        g = np.ascontiguousarray(grad._np(), dtype=dt).reshape(-1).view(rt)
+        arrays = [pa] + [None if s is None else s._np() for s in states]
+    else:
+        g = np.ascontiguousarray(grad._np().transpose(perm), dtype=dt).reshape(-1).view(rt)
+        arrays = [pa.transpose(perm)] + [None if s is None else s._np().transpose(perm) for s in states]
     works = [None if a is None else a if a.flags.c_contiguous else np.ascontiguousarray(a) for a in arrays]
     flats = [np.empty(0, rt) if w is None else w.reshape(-1).view(rt) for w in works]
     fn(flats[0], g, *flats[1:])
