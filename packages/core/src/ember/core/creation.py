@@ -792,6 +792,9 @@ def _logspace_real(start, end, steps: int, base: float, dtype) -> np.ndarray:
 
 @_allocating
 def eye(n: int, m: int | None = None, *, out=None, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+    for name, v in (("n", n), ("m", m)):
+        if v is not None and v < 0:
+            raise RuntimeError(f"{name} must be greater or equal to 0, got {v}")
     dtype = computable_dtype(_dtype_or_default(dtype), "eye")
     if (t := _meta(device, (n, n if m is None else m), dtype, requires_grad)) is not None:
         return out.resize_(t.shape) if out is not None else t

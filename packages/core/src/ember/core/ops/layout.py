@@ -540,6 +540,9 @@ def new_empty(input, *size, dtype=None, device=None, requires_grad: bool = False
 def new_full(input, size, fill_value, *, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
     from ember.core.creation import full
 
+    if not isinstance(size, tuple | list):
+        raise TypeError("new_full(): argument 'size' (position 1) must be tuple of ints, not "
+                        f"{size.__class__.__name__}")
     return full(tuple(size), fill_value, dtype=dtype or input.dtype, device=device or input.device,
                 requires_grad=requires_grad)
 

@@ -1,0 +1,35 @@
+"""PyTorch's reference-docstring examples and their typical misuse, as ember answers them."""
+
+import math
+
+import pytest
+
+import ember.core as E
+
+
+def test_eye_refuses_negative_sizes():
+    with pytest.raises(RuntimeError, match="^n must be greater or equal to 0, got -1$"):
+        E.eye(-1)
+    with pytest.raises(RuntimeError, match="^m must be greater or equal to 0, got -2$"):
+        E.eye(2, -2)
+
+
+def test_polar_refuses_mixed_and_integer_parts():
+    a = E.tensor([1.0, 2.0], dtype=E.float64)
+    with pytest.raises(
+        RuntimeError, match="^Expected object of scalar type Double but got scalar type Float for second"
+    ):
+        E.polar(a, a.float())
+    with pytest.raises(RuntimeError, match="^Expected both inputs to be Half, Float or Double tensors but got Long"):
+        E.polar(a.long(), a.long())
+    p = E.polar(a, E.tensor([math.pi / 2, 0.0], dtype=E.float64))
+    assert p.dtype is E.complex128
+    assert abs(p[0].imag.item() - 1.0) < 1e-12 and p[1].real.item() == 2.0
+
+
+def test_new_full_refuses_int_size():
+    with pytest.raises(
+        TypeError, match=r"^new_full\(\): argument 'size' \(position 1\) must be tuple of ints, not int$"
+    ):
+        E.tensor([1, 2]).new_full(3, 2)
+    assert E.tensor([1.0]).new_full([2], 4.0).tolist() == [4.0, 4.0]
