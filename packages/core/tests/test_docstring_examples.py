@@ -33,3 +33,9 @@ def test_new_full_refuses_int_size():
     ):
         E.tensor([1, 2]).new_full(3, 2)
     assert E.tensor([1.0]).new_full([2], 4.0).tolist() == [4.0, 4.0]
+
+
+def test_aminmax_of_a_0d_tensor_over_dim_0():
+    r = E.aminmax(E.tensor(2.5), dim=0, keepdim=True)
+    assert r.min.shape == () and r.max.item() == 2.5
+    assert E.aminmax(E.tensor(-1), dim=-1).min.item() == -1

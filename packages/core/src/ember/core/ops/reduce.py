@@ -453,6 +453,7 @@ def aminmax(input: Tensor, *, dim: int | None = None, keepdim: bool = False):
                                "identity.")
         if input.ndim and input._shape[dims[0]] == 0:
             raise IndexError(f"aminmax: Expected reduction dim {dims[0]} to have non-zero size.")
+    dims = dims if input.ndim else ()  # a 0-d tensor's dim 0 (or -1) is itself
     return return_types.aminmax(_amin(input, dims, keepdim), _amax(input, dims, keepdim))
 
 
