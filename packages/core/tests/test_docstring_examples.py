@@ -39,3 +39,11 @@ def test_aminmax_of_a_0d_tensor_over_dim_0():
     r = E.aminmax(E.tensor(2.5), dim=0, keepdim=True)
     assert r.min.shape == () and r.max.item() == 2.5
     assert E.aminmax(E.tensor(-1), dim=-1).min.item() == -1
+
+
+def test_sort_and_topk_of_complex_keep_pytorchs_leading_space():
+    z = E.tensor([1 + 1j])
+    for fn, text in [(E.sort, " Sort"), (E.argsort, " Sort"), (E.msort, " Sort"), (lambda t: E.topk(t, 1), " topk")]:
+        with pytest.raises(RuntimeError) as info:
+            fn(z)
+        assert str(info.value) == f"{text} does not support complex dtypes on CPU"

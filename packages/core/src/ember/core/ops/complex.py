@@ -618,8 +618,8 @@ _ORDERING_ERRORS = {
     "min_dim": (ComplexNotSupportedRuntime, "min(): does not support complex input"),
     "argmax": (ComplexNotSupportedRuntime, "argmax(): does not support complex input"),
     "argmin": (ComplexNotSupportedRuntime, "argmin(): does not support complex input"),
-    "sort": (ComplexNotSupportedRuntime, "Sort does not support complex dtypes on CPU"),
-    "topk": (ComplexNotSupportedRuntime, "topk does not support complex dtypes on CPU"),
+    "sort": (ComplexNotSupportedRuntime, " Sort does not support complex dtypes on CPU"),  # PyTorch's leading space
+    "topk": (ComplexNotSupportedRuntime, " topk does not support complex dtypes on CPU"),
     "kthvalue": _kernel("kthvalue_cpu"),
     "median": _kernel("median_cpu"),
     "median_dim": _kernel("median_out"),
