@@ -2,6 +2,8 @@
 
 import math
 
+import numpy as np
+
 import pytest
 
 import ember.core as E
@@ -47,3 +49,29 @@ def test_sort_and_topk_of_complex_keep_pytorchs_leading_space():
         with pytest.raises(RuntimeError) as info:
             fn(z)
         assert str(info.value) == f"{text} does not support complex dtypes on CPU"
+
+
+@pytest.mark.parametrize("edge_order", [1, 2])
+def test_gradient_rounds_as_pytorchs(edge_order):
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(0)
+    y = rng.standard_normal((5, 6)).astype(np.float32)
+    xs = np.cumsum(rng.uniform(0.1, 2.0, 6)).astype(np.float32)
+    for spacing in [2.5, [1.0, 0.3]]:
+        got = E.gradient(E.tensor(y), spacing=spacing, edge_order=edge_order)
+        want = torch.gradient(torch.tensor(y), spacing=spacing, edge_order=edge_order)
+        for g, w in zip(got, want, strict=True):
+            assert np.array_equal(g.numpy(), w.numpy())
+    got = E.gradient(E.tensor(y).double(), spacing=(E.tensor(xs),), dim=1, edge_order=edge_order)[0]
+    want = torch.gradient(torch.tensor(y).double(), spacing=(torch.tensor(xs),), dim=1, edge_order=edge_order)[0]
+    assert got.dtype is E.float64 and np.allclose(got.numpy(), want.numpy(), rtol=1e-15, atol=0)
+
+
+def test_tensordot_and_renorm_messages_are_pytorchs_words():
+    a = E.ones(3, 4, 5)
+    with pytest.raises(RuntimeError) as info:
+        E.tensordot(a, a, dims=([1], [0, 1]))
+    assert str(info.value) == "both dimension lists should have same length"
+    with pytest.raises(RuntimeError) as info:
+        E.renorm(a, -1, 0, 5)
+    assert str(info.value) == "renorm: non-positive-norm not supported"

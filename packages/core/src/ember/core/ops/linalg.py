@@ -621,7 +621,7 @@ def tensordot(a: Tensor, b: Tensor, dims=2, out=None) -> Tensor:
     else:
         da, db = ([d] if isinstance(d, int) else list(d) for d in dims)
     if len(da) != len(db):
-        raise RuntimeError(f"both dimension lists should have same length; got {da} and {db}")
+        raise RuntimeError("both dimension lists should have same length")
     da = [d % a.ndim for d in da]
     db = [d % b.ndim for d in db]
     for x, y in zip(da, db, strict=True):
