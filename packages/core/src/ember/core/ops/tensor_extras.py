@@ -14,7 +14,7 @@ import warnings
 
 import numpy as np
 from ember.core import dtypes
-from ember.core.creation import arange, from_numpy, full, linspace
+from ember.core.creation import from_numpy, full, linspace
 from ember.core.methods import attach, inplace, method, numpy_aliases
 from ember.core.ops import elementwise as ew
 from ember.core.ops import join as J
