@@ -75,3 +75,58 @@ def test_tensordot_and_renorm_messages_are_pytorchs_words():
     with pytest.raises(RuntimeError) as info:
         E.renorm(a, -1, 0, 5)
     assert str(info.value) == "renorm: non-positive-norm not supported"
+
+
+def _message(fn) -> str:
+    with pytest.raises(RuntimeError) as info:
+        fn()
+    return str(info.value)
+
+
+def test_blas_products_check_as_pytorch_in_its_order():
+    M, b1, b2 = E.ones(3, 5), E.ones(2, 3, 4), E.ones(2, 4, 5)
+    assert _message(lambda: E.addbmm(M, b1, b2[:, :3])) == "Incompatible matrix sizes for bmm (3x4 and 3x5)"
+    assert (
+        _message(lambda: E.addbmm(M, b1, b2[:1])) == "batch1 and batch2 must have same number of batches, got 2 and 1"
+    )
+    assert _message(lambda: E.addbmm(M, b1, b2.double())) == (
+        "self and mat2 must have the same dtype, but got Float and Double"
+    )
+    assert _message(lambda: E.addbmm(M, b1.double(), b2)) == (
+        "mat1 and mat2 must have the same dtype, but got Double and Float"
+    )
+    assert _message(lambda: E.baddbmm(M, b1, b2.double())) == "expected scalar type Float but found Double"
+    assert _message(lambda: E.baddbmm(M.double(), b1, b2)) == (
+        "Input dtypes must be the same, got: input double, batch1: float, batch2: float"
+    )
+    assert _message(lambda: E.baddbmm(E.ones(4, 5), b1, b2)).startswith(
+        "The expanded size of the tensor (3) must match the existing size (4) at non-singleton dimension 1."
+    )
+    m, v = E.ones(2, 3), E.ones(3)
+    assert _message(lambda: E.addmv(E.ones(3), m, v)) == "size mismatch, got input (3), mat (2x3), vec (3)"
+    assert _message(lambda: E.addmv(E.ones(2, 1), m, v)) == "vector + matrix @ vector expected, got 2, 2, 1"
+    assert _message(lambda: E.addmv(E.ones(2), m.double(), v)) == (
+        "addmv input tensors must have the same dtype, but got Float, Double, and Float"
+    )
+    assert _message(lambda: E.addr(E.zeros(3, 3), v, E.ones(2))).startswith("The expanded size of the tensor (2)")
+    assert _message(lambda: E.addr(E.zeros(3, 3), v, E.ones(2, 1))) == "addr: Expected 1-D argument vec2, but got 2-D"
+
+
+def test_integral_products_truncate_scalars_and_addr_refuses_floats():
+    i = E.ones(2, 2, dtype=E.int64)
+    r = E.addmm(i, i, i, alpha=1.5, beta=2.7)
+    assert r.dtype is E.int64 and r.tolist() == [[4, 4], [4, 4]]
+    assert E.addmv(E.ones(2, dtype=E.int64), i, E.ones(2, dtype=E.int64), alpha=0.5).tolist() == [1, 1]
+    with pytest.raises(RuntimeError, match="^For integral input tensors, argument beta must not be a floating"):
+        E.addr(i, E.tensor([1, 2]), E.tensor([3, 4]), beta=0.5)
+    t, f = E.tensor([True, False]), E.tensor([True, True])
+    r = E.addr(E.zeros(2, 2, dtype=E.bool), t, f, alpha=2)
+    assert r.dtype is E.bool and r.tolist() == [[True, True], [False, False]]
+    assert E.addr(E.ones(2, 2, dtype=E.bool), t, f, alpha=0).tolist() == [[True, True], [True, True]]
+
+
+def test_round_negative_decimals_divides_and_nan_to_num_refuses_strings():
+    assert E.round(E.tensor([1200.1234567]), decimals=-3).item() == 1000.0
+    with pytest.raises(TypeError, match=r"^nan_to_num\(\): argument 'posinf' must be float, not str$"):
+        E.nan_to_num(E.ones(2), posinf="x")
+    assert E.nan_to_num(E.tensor([float("nan")]), nan=1).item() == 1.0
