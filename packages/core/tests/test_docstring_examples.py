@@ -130,3 +130,17 @@ def test_round_negative_decimals_divides_and_nan_to_num_refuses_strings():
     with pytest.raises(TypeError, match=r"^nan_to_num\(\): argument 'posinf' must be float, not str$"):
         E.nan_to_num(E.ones(2), posinf="x")
     assert E.nan_to_num(E.tensor([float("nan")]), nan=1).item() == 1.0
+
+
+def test_special_namespace_names_itself_and_igamma_refuses_integers():
+    x = E.ones(2)
+    with pytest.raises(TypeError, match=r"^special_polygamma\(\): argument 'n' \(position 1\) must be int, not float$"):
+        E.special.polygamma(1.5, x)
+    for name in ("softmax", "log_softmax", "logsumexp"):
+        with pytest.raises(TypeError, match=rf'^special_{name}\(\) missing 1 required positional arguments: "dim"$'):
+            getattr(E.special, name)(x)
+    assert E.special.logsumexp(E.zeros(2, 2), 1).tolist() == pytest.approx([math.log(2)] * 2)
+    i = E.tensor([1, 2])
+    with pytest.raises(NotImplementedError, match="^\"igammac_cpu\" not implemented for 'Long'$"):
+        E.special.gammaincc(i, i)
+    assert E.igamma(i, x).dtype is E.float32
