@@ -144,3 +144,27 @@ def test_special_namespace_names_itself_and_igamma_refuses_integers():
     with pytest.raises(NotImplementedError, match="^\"igammac_cpu\" not implemented for 'Long'$"):
         E.special.gammaincc(i, i)
     assert E.igamma(i, x).dtype is E.float32
+
+
+def test_multi_dot_and_norm_check_as_pytorch():
+    from ember.core import linalg
+
+    assert _message(lambda: linalg.multi_dot([E.ones(2, 3), E.ones(2, 3)])) == (
+        "multi_dot(): tensors 0 and 1 with shapes [2, 3] and [2, 3] cannot be multiplied"
+    )
+    assert _message(lambda: linalg.multi_dot([E.ones(3, 3), E.ones(3), E.ones(3, 3)])) == (
+        "multi_dot(): tensor 1 must be 2D but got 1D"
+    )
+    assert _message(lambda: linalg.multi_dot([E.ones(3, 3), E.ones(3, 3).double()])) == (
+        "multi_dot(): all tensors must have be the same dtype but tensor 0 is float and tensor 1 double"
+    )
+    assert (
+        _message(lambda: linalg.norm(E.ones(3, 3), "fro", dim=0)) == "linalg.matrix_norm: dim must be a 2-tuple. Got 0"
+    )
+    assert _message(lambda: linalg.norm(E.ones(9), "nuc")) == (
+        "linalg.matrix_norm: The input tensor A must have at least 2 dimensions."
+    )
+    assert _message(lambda: linalg.norm(E.ones(2, 2, 2), dim=(0, 1, 2))) == (
+        "linalg.norm: If dim is specified, it must be of length 1 or 2. Got [0, 1, 2]"
+    )
+    assert linalg.norm(E.ones(2, 2, 2), "fro", dim=(1, 2)).tolist() == [2.0, 2.0]
