@@ -168,3 +168,12 @@ def test_multi_dot_and_norm_check_as_pytorch():
         "linalg.norm: If dim is specified, it must be of length 1 or 2. Got [0, 1, 2]"
     )
     assert linalg.norm(E.ones(2, 2, 2), "fro", dim=(1, 2)).tolist() == [2.0, 2.0]
+
+
+def test_promote_types_and_seeds_refuse_as_pytorch():
+    with pytest.raises(
+        TypeError, match=r"^promote_types\(\): argument 'type2' \(position 2\) must be torch.dtype, not str$"
+    ):
+        E.promote_types(E.float32, "float64")
+    with pytest.raises(ValueError, match="^Overflow when unpacking long long$"):
+        E.Generator().manual_seed(2**64)

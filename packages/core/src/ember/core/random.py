@@ -45,7 +45,7 @@ _U64 = 1 << 64
 def _check_seed(seed) -> int:
     seed = int(seed)
     if not -(1 << 63) <= seed < _U64:
-        raise RuntimeError(f"Overflow when unpacking long; seed {seed} does not fit in 64 bits")
+        raise ValueError("Overflow when unpacking long long")  # PyTorch reads the seed as a C long long
     return seed % _U64
 
 
