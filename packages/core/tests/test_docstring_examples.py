@@ -177,3 +177,13 @@ def test_promote_types_and_seeds_refuse_as_pytorch():
         E.promote_types(E.float32, "float64")
     with pytest.raises(ValueError, match="^Overflow when unpacking long long$"):
         E.Generator().manual_seed(2**64)
+
+
+def test_fft_frequencies_at_degenerate_sizes():
+    assert E.fft.fftfreq(0).shape == (0,)
+    assert math.isnan(E.fft.rfftfreq(0).item())
+    f = E.fft.rfftfreq(-1)
+    assert f.shape == (1,) and math.copysign(1.0, f.item()) == -1.0
+    assert E.fft.rfftfreq(3, d=0.0).tolist()[1] == math.inf
+    with pytest.raises(RuntimeError, match=r"^Trying to create tensor with negative dimension -3: \[-3\]$"):
+        E.fft.fftfreq(-3)
