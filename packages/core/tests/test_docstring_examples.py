@@ -187,3 +187,25 @@ def test_fft_frequencies_at_degenerate_sizes():
     assert E.fft.rfftfreq(3, d=0.0).tolist()[1] == math.inf
     with pytest.raises(RuntimeError, match=r"^Trying to create tensor with negative dimension -3: \[-3\]$"):
         E.fft.fftfreq(-3)
+
+
+def test_factories_take_a_layout():
+    assert E.zeros(2, layout=E.strided).tolist() == [0.0, 0.0]
+    assert E.ones_like(E.ones(2), layout=E.strided).tolist() == [1.0, 1.0]
+    assert E.arange(3, layout=E.strided).tolist() == [0, 1, 2]
+    assert E.eye(2, layout=E.strided).shape == (2, 2)
+    assert E.tensor([1]).new_zeros(2, layout=E.strided).tolist() == [0, 0]
+    s = E.zeros(2, 3, layout=E.sparse.sparse_coo)
+    assert s.is_sparse and s._nnz() == 0 and s.shape == (2, 3) and s.to_dense().sum().item() == 0
+    assert E.zeros_like(E.ones(2), layout=E.sparse.sparse_coo).is_sparse
+    assert E.sparse.sparse_coo_tensor(size=(2, 3)).shape == (2, 3)
+    with pytest.raises(RuntimeError, match=r"^full\(\.\.\.\) is not implemented for sparse layout$"):
+        E.ones(2, layout=E.sparse.sparse_coo)
+    with pytest.raises(TypeError, match=r"^zeros\(\): argument 'layout' must be torch.layout, not str$"):
+        E.zeros(2, layout="strided")
+
+
+def test_csr_refuses_coordinate_accessors_with_pytorchs_words():
+    c = E.eye(2).to_sparse_csr()
+    with pytest.raises(RuntimeError, match="^indices expected sparse coordinate tensor layout but got SparseCsr$"):
+        c.indices()
