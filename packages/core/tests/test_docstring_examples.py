@@ -209,3 +209,14 @@ def test_csr_refuses_coordinate_accessors_with_pytorchs_words():
     c = E.eye(2).to_sparse_csr()
     with pytest.raises(RuntimeError, match="^indices expected sparse coordinate tensor layout but got SparseCsr$"):
         c.indices()
+
+
+def test_stride_length_mismatch_in_each_entry_points_words():
+    t = E.ones(9)
+    assert _message(lambda: t.as_strided((2,), (1, 1))) == "mismatch in length of strides and shape"
+    assert _message(lambda: E.empty_strided((2,), (1, 1))) == (
+        "dimensionality of sizes (1) must match dimensionality of strides (2)"
+    )
+    assert _message(lambda: t.set_(t.untyped_storage(), 0, (2,), (1, 1))) == (
+        "unequal size length (1) and stride length (2)"
+    )
