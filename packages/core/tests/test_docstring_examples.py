@@ -220,3 +220,17 @@ def test_stride_length_mismatch_in_each_entry_points_words():
     assert _message(lambda: t.set_(t.untyped_storage(), 0, (2,), (1, 1))) == (
         "unequal size length (1) and stride length (2)"
     )
+
+
+def test_random_refusals_in_pytorchs_words():
+    with pytest.raises(RuntimeError, match=r"^Trying to create tensor with negative dimension -1: \[-1\]$"):
+        E.randperm(-1)
+    with pytest.raises(
+        TypeError, match=r"^randint\(\) received an invalid combination of arguments - got \(int, int, int\)"
+    ):
+        E.randint(0, 2, 3)
+    assert _message(lambda: E.normal(E.zeros(2), E.ones(3))) == (
+        "The size of tensor a (2) must match the size of tensor b (3) at non-singleton dimension 0"
+    )
+    assert _message(lambda: E.empty(3).geometric_(1.0)) == "geometric_ expects p to be in (0, 1), but got p=1"
+    assert _message(lambda: E.empty(3).exponential_(-1.0)) == "exponential_ expects lambda > 0.0, but found lambda=-1"
