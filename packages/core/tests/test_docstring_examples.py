@@ -234,3 +234,13 @@ def test_random_refusals_in_pytorchs_words():
     )
     assert _message(lambda: E.empty(3).geometric_(1.0)) == "geometric_ expects p to be in (0, 1), but got p=1"
     assert _message(lambda: E.empty(3).exponential_(-1.0)) == "exponential_ expects lambda > 0.0, but found lambda=-1"
+
+
+def test_sum_prod_cumsum_compute_in_outs_dtype():
+    x = E.full((2,), 1.5)
+    assert E.sum(x, 0, out=E.empty((), dtype=E.int64)).item() == 2
+    assert E.prod(x, 0, out=E.empty((), dtype=E.int64)).item() == 1
+    assert E.cumsum(x, 0, out=E.empty(2, dtype=E.int64)).tolist() == [1, 2]
+    assert E.sum(E.tensor([300, 300]), 0, out=E.empty((), dtype=E.uint8)).item() == 88
+    with pytest.raises(RuntimeError, match="^result type Float can't be cast to the desired output type Long$"):
+        E.mean(E.ones(2), 0, out=E.empty((), dtype=E.int64))

@@ -270,7 +270,13 @@ def sum(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None, out=None)
             raise _not_a_tensor("sum", input) from None
         r = _sum(input, dims, keepdim, dtype)
         return r if dim is None else node_name(r, "SumBackward0", "SumBackward1")  # PyTorch's dim overload
-    return _sum(input, _dims(dim, input, "sum"), keepdim, dtype, out=out)
+    return _sum(input, _dims(dim, input, "sum"), keepdim, _out_dtype(dtype, out), out=out)
+
+
+def _out_dtype(dtype, out):
+    """sum/prod/cumsum/cumprod with `out=` and no `dtype`: PyTorch computes in out's dtype (the input cast
+    to it first: a float sum into an int64 out truncates each element)."""
+    return out._dtype if dtype is None and isinstance(out, Tensor) else dtype
 
 
 @method
@@ -304,7 +310,7 @@ def prod(input: Tensor, dim: int | None = None, keepdim: bool = False, *, dtype=
     if not isinstance(input, Tensor):
         raise _not_a_tensor("prod", input)
     dims = tuple(range(input.ndim)) if dim is None else (_one_dim(dim, input, "prod"),)
-    r = _prod(input, dims if input.ndim else (), keepdim, dtype, out=out)
+    r = _prod(input, dims if input.ndim else (), keepdim, _out_dtype(dtype, out), out=out)
     return r if dim is None else node_name(r, "ProdBackward0", "ProdBackward1")  # PyTorch's dim overload
 
 
@@ -790,13 +796,13 @@ def cumsum(input: Tensor, dim: int, *, dtype=None, out=None) -> Tensor:
     >>> cumsum(tensor([1, 2, 3]), 0)
     tensor([1, 3, 6])
     """
-    return _cumsum(input, _one_dim(dim, input, "cumsum"), dtype, out=out)
+    return _cumsum(input, _one_dim(dim, input, "cumsum"), _out_dtype(dtype, out), out=out)
 
 
 @method
 def cumprod(input: Tensor, dim: int, *, dtype=None, out=None) -> Tensor:
     """The running product along `dim`."""
-    return _cumprod(input, _one_dim(dim, input, "cumprod"), dtype, out=out)
+    return _cumprod(input, _one_dim(dim, input, "cumprod"), _out_dtype(dtype, out), out=out)
 
 
 @method
