@@ -27,7 +27,7 @@ torch.sum(torch.tensor([[1, 2], [3, 4]]), 0, out=ms)
 print(
     "reduction out",
     ms,
-    tuple(
+    (
         torch.max(
             torch.tensor([[1, 5], [7, 2]]),
             1,

@@ -244,3 +244,11 @@ def test_sum_prod_cumsum_compute_in_outs_dtype():
     assert E.sum(E.tensor([300, 300]), 0, out=E.empty((), dtype=E.uint8)).item() == 88
     with pytest.raises(RuntimeError, match="^result type Float can't be cast to the desired output type Long$"):
         E.mean(E.ones(2), 0, out=E.empty((), dtype=E.int64))
+
+
+def test_out_calls_return_the_out_structseqs():
+    x = E.tensor([[1.0, 5.0], [7.0, 2.0]])
+    r = E.max(x, 1, out=(E.empty(2), E.empty(2, dtype=E.int64)))
+    assert type(r).__name__ == "max_out" and repr(r).startswith("torch.return_types.max_out(\n")
+    assert type(E.sort(x, 1, out=(E.empty(2, 2), E.empty(2, 2, dtype=E.int64)))).__name__ == "sort_out"
+    assert type(E.cummax(x, 1)).__name__ == "cummax"

@@ -39,8 +39,10 @@ def _values_indices(name: str):
 
 
 # `ember.core.return_types.max(values=..., indices=...)`, like `torch.return_types`
-return_types = types.SimpleNamespace(**{n: _values_indices(n) for n in (
-    "max", "min", "sort", "topk", "kthvalue", "median", "nanmedian", "mode", "cummax", "cummin")})
+# (each with its `<name>_out` twin, the type PyTorch's `out=` calls return)
+return_types = types.SimpleNamespace(**{v: _values_indices(v) for n in (
+    "max", "min", "sort", "topk", "kthvalue", "median", "nanmedian", "mode", "cummax", "cummin")
+    for v in (n, n + "_out")})
 return_types.aminmax = return_type("aminmax", ["min", "max"], __name__)
 
 
@@ -421,7 +423,7 @@ def _extreme(name, full_op, dim_op, binary_op, input, dim, keepdim, out):
         r = full_op(input, tuple(range(input.ndim)), False, out=out)
         return node_name(r, f"A{name}Backward0", f"{name.capitalize()}Backward1")  # PyTorch's max()/min()
     d = _one_dim(dim, input, name)
-    rt = getattr(return_types, name)
+    rt = getattr(return_types, name if out is None else name + "_out")
     return rt(*dim_op(input, d, keepdim, out=None if out is None else tuple(out)))
 
 
