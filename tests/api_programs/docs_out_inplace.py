@@ -35,6 +35,8 @@ print(
         )
     ),
 )
+amn, amx = torch.empty(2), torch.empty(2)
+print("aminmax out", torch.aminmax(torch.tensor([[1.0, 5.0], [7.0, 2.0]]), dim=1, out=(amn, amx)), amn)
 t = torch.tensor([[1.0, 2.0], [3.0, 4.0]])
 t.add_(torch.tensor([10.0, 20.0]))
 print("inplace broadcast", t)

@@ -252,3 +252,9 @@ def test_out_calls_return_the_out_structseqs():
     assert type(r).__name__ == "max_out" and repr(r).startswith("torch.return_types.max_out(\n")
     assert type(E.sort(x, 1, out=(E.empty(2, 2), E.empty(2, 2, dtype=E.int64)))).__name__ == "sort_out"
     assert type(E.cummax(x, 1)).__name__ == "cummax"
+
+
+def test_aminmax_writes_into_out():
+    mn, mx = E.empty(2), E.empty(2)
+    r = E.aminmax(E.tensor([[1.0, 5.0], [7.0, 2.0]]), dim=1, out=(mn, mx))
+    assert type(r).__name__ == "aminmax_out" and r.min is mn and mx.tolist() == [5.0, 7.0]

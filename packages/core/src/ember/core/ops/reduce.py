@@ -44,6 +44,7 @@ return_types = types.SimpleNamespace(**{v: _values_indices(v) for n in (
     "max", "min", "sort", "topk", "kthvalue", "median", "nanmedian", "mode", "cummax", "cummin")
     for v in (n, n + "_out")})
 return_types.aminmax = return_type("aminmax", ["min", "max"], __name__)
+return_types.aminmax_out = return_type("aminmax_out", ["min", "max"], __name__)
 
 
 
@@ -450,8 +451,8 @@ def min(input: Tensor, dim=None, keepdim: bool = False, *, out=None):  # noqa: A
 
 
 @method
-def aminmax(input: Tensor, *, dim: int | None = None, keepdim: bool = False):
-    """`(min, max)` over `dim` (or everything)."""
+def aminmax(input: Tensor, *, dim: int | None = None, keepdim: bool = False, out=None):
+    """`(min, max)` over `dim` (or everything); with `out=(min, max)`, written there."""
     if input._dtype.is_complex:
         raise ComplexNotSupported(f"\"aminmax_cpu\" not implemented for '{dtypes.TORCH_NAMES[input._dtype.name]}'")
     dims = tuple(range(input.ndim)) if dim is None else (_one_dim(dim, input, "aminmax"),)
@@ -462,6 +463,9 @@ def aminmax(input: Tensor, *, dim: int | None = None, keepdim: bool = False):
         if input.ndim and input._shape[dims[0]] == 0:
             raise IndexError(f"aminmax: Expected reduction dim {dims[0]} to have non-zero size.")
     dims = dims if input.ndim else ()  # a 0-d tensor's dim 0 (or -1) is itself
+    if out is not None:
+        mn, mx = out
+        return return_types.aminmax_out(_amin(input, dims, keepdim, out=mn), _amax(input, dims, keepdim, out=mx))
     return return_types.aminmax(_amin(input, dims, keepdim), _amax(input, dims, keepdim))
 
 
