@@ -30,7 +30,7 @@ def _kernel(name):
 
 # (label, fn(m) -> the call, PyTorch's exception type, its message); `m` puts a tensor on the device
 ERRORS = [
-    ("sort", lambda m: E.sort(_z(m)), RuntimeError, "Sort does not support complex dtypes on CPU"),
+    ("sort", lambda m: E.sort(_z(m)), RuntimeError, " Sort does not support complex dtypes on CPU"),
     ("argmax", lambda m: E.argmax(_z(m)), RuntimeError, "argmax(): does not support complex input"),
     ("max over a dim", lambda m: E.max(_z(m), 1), RuntimeError, "max(): does not support complex input"),
     ("max of everything", lambda m: E.max(_z(m)), _NIE, _kernel("max_all")),

@@ -55,7 +55,7 @@ def test_seed_and_negative_seed():
     assert E.initial_seed() == s
     E.manual_seed(-1)
     assert E.initial_seed() == 2 ** 64 - 1
-    with pytest.raises(RuntimeError, match="Overflow"):
+    with pytest.raises(ValueError, match="^Overflow when unpacking long long$"):
         E.manual_seed(2 ** 64)
 
 

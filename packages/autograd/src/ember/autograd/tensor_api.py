@@ -321,11 +321,23 @@ def is_tensor(obj) -> bool:
     return isinstance(obj, Tensor)
 
 
+def _tensor_arg(op: str, input) -> None:
+    if not isinstance(input, Tensor):
+        raise TypeError(f"{op}(): argument 'input' (position 1) must be Tensor, not {_type_name(input)}")
+
+
+def _type_name(obj) -> str:
+    cls = obj.__class__
+    return cls.__qualname__ if cls.__module__ == "builtins" else f"{cls.__module__}.{cls.__qualname__}"
+
+
 def is_floating_point(input: Tensor) -> bool:
+    _tensor_arg("is_floating_point", input)
     return input.is_floating_point()
 
 
 def numel(input: Tensor) -> int:
+    _tensor_arg("numel", input)
     return input.numel()
 
 

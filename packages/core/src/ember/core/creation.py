@@ -418,12 +418,39 @@ def _byte_span(a: np.ndarray, span: int) -> np.ndarray:
     return np.asarray(_ByteSpan(a, span))
 
 
+def _sparse_layout(layout, op: str) -> bool:
+    """Whether `layout` asks for a sparse COO result (None and `strided`: dense); PyTorch's TypeError for a
+    non-layout, and ember's refusal of the layouts it cannot build."""
+    if layout is None:
+        return False
+    from ember.core.ops.tensor_utils import layout as layout_type
+
+    if not isinstance(layout, layout_type):
+        raise TypeError(f"{op}(): argument 'layout' must be torch.layout, not {layout.__class__.__name__}")
+    if layout.name not in ("strided", "sparse_coo"):
+        raise NotImplementedError(f"ember: {op}(layout=torch.{layout.name}) is not supported")
+    return layout.name == "sparse_coo"
+
+
+def _dense_only(layout, op: str, aten: str) -> None:
+    """A factory with no sparse kernel: PyTorch's refusal of a sparse `layout`."""
+    if _sparse_layout(layout, op):
+        raise NotImplementedError(f"Could not run '{aten}' with arguments from the 'SparseCPU' backend.")
+
+
+def _sparse_zeros(shape, dtype, device, requires_grad: bool) -> Tensor:
+    """An all-zero sparse COO tensor of `shape` (no stored elements), as `zeros(..., layout=torch.sparse_coo)`."""
+    from ember.core.sparse import sparse_coo_tensor
+
+    return sparse_coo_tensor(size=shape, dtype=dtype, device=device, requires_grad=requires_grad)
+
+
 def _dtype_or_default(dtype):
     return dtypes.get_default_dtype() if dtype is None else dtypes.as_dtype(dtype)
 
 
-def empty(*args, size=None, out=None, dtype=None, device=None, requires_grad: bool = False, pin_memory: bool = False,
-          memory_format=None) -> Tensor:
+def empty(*args, size=None, out=None, dtype=None, layout=None, device=None, requires_grad: bool = False,
+          pin_memory: bool = False, memory_format=None) -> Tensor:
     """An uninitialised tensor of `size`: contiguous, or ordered as `memory_format` says (`channels_last`:
     NHWC, 4-D only; `channels_last_3d`: 5-D only); with `out=`, that tensor resized to `size`.
 
@@ -432,6 +459,8 @@ def empty(*args, size=None, out=None, dtype=None, device=None, requires_grad: bo
             other than `out`'s.
     """
     shape = _size_of(args, size)
+    if layout is not None and _sparse_layout(layout, "empty"):
+        return _sparse_zeros(shape, dtype, device, requires_grad)
     if out is not None:
         if memory_format is not None:
             raise RuntimeError("'memory_format' argument is incompatible with 'out' tensor argument")
@@ -487,8 +516,10 @@ def empty_strided(size, stride, *, dtype=None, device=None, requires_grad: bool 
     return require_grad(t) if requires_grad else t
 
 
-def full(size, fill_value, *, out=None, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None, requires_grad: bool = False) -> Tensor:
     """A tensor of `size` filled with `fill_value` (dtype inferred from the value, as PyTorch)."""
+    if layout is not None and _sparse_layout(layout, "full"):
+        raise RuntimeError("full(...) is not implemented for sparse layout")
     if isinstance(fill_value, Tensor):
         fill_value = fill_value.item()
     if dtype is None:
@@ -508,7 +539,9 @@ def full(size, fill_value, *, out=None, dtype=None, device=None, requires_grad: 
     return require_grad(t) if requires_grad else t
 
 
-def zeros(*args, size=None, out=None, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+def zeros(*args, size=None, out=None, dtype=None, layout=None, device=None, requires_grad: bool = False) -> Tensor:
+    if layout is not None and _sparse_layout(layout, "zeros"):
+        return _sparse_zeros(_size_of(args, size, "zeros"), dtype, device, requires_grad)
     sizes = _flat_sizes(args, size)
     if out is None and not all(type(s) is int and s >= 0 for s in sizes) and as_device(device).type != "meta" and any(
             isinstance(s, numbers.Integral) and s < 0 for s in sizes):
@@ -517,8 +550,8 @@ def zeros(*args, size=None, out=None, dtype=None, device=None, requires_grad: bo
                 requires_grad=requires_grad)
 
 
-def ones(*args, size=None, out=None, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
-    return full(_size_of(args, size, "ones"), 1, out=out, dtype=_dtype_or_default(dtype), device=device,
+def ones(*args, size=None, out=None, dtype=None, layout=None, device=None, requires_grad: bool = False) -> Tensor:
+    return full(_size_of(args, size, "ones"), 1, out=out, dtype=_dtype_or_default(dtype), layout=layout, device=device,
                 requires_grad=requires_grad)
 
 
@@ -532,8 +565,11 @@ def _like(x: Tensor, dtype, device, op: str):
     return (x._shape, x._dtype if dtype is None else dtypes.as_dtype(dtype), x.device if device is None else device)
 
 
-def empty_like(input: Tensor, *, dtype=None, device=None, requires_grad: bool = False, memory_format=None) -> Tensor:
+def empty_like(input: Tensor, *, dtype=None, layout=None, device=None, requires_grad: bool = False,
+               memory_format=None) -> Tensor:
     shape, dt, dev = _like(input, dtype, device, "empty_like")
+    if layout is not None:
+        _dense_only(layout, "empty_like", "aten::empty_strided")
     perm = memfmt.dim_order(input, memory_format, "empty_like")
     if perm is None:
         return empty(shape, dtype=dt, device=dev, requires_grad=requires_grad)
@@ -541,8 +577,11 @@ def empty_like(input: Tensor, *, dtype=None, device=None, requires_grad: bool = 
     return memfmt.laid_out(t, perm, requires_grad, memory_format, input)
 
 
-def zeros_like(input: Tensor, *, dtype=None, device=None, requires_grad: bool = False, memory_format=None) -> Tensor:
+def zeros_like(input: Tensor, *, dtype=None, layout=None, device=None, requires_grad: bool = False,
+               memory_format=None) -> Tensor:
     shape, dt, dev = _like(input, dtype, device, "zeros_like")
+    if layout is not None and _sparse_layout(layout, "zeros_like"):
+        return _sparse_zeros(shape, dt, dev, requires_grad)
     perm = memfmt.dim_order(input, memory_format, "zeros_like")
     if perm is None:
         return zeros(shape, dtype=dt, device=dev, requires_grad=requires_grad)
@@ -550,8 +589,11 @@ def zeros_like(input: Tensor, *, dtype=None, device=None, requires_grad: bool = 
     return memfmt.laid_out(t, perm, requires_grad, memory_format, input)
 
 
-def ones_like(input: Tensor, *, dtype=None, device=None, requires_grad: bool = False, memory_format=None) -> Tensor:
+def ones_like(input: Tensor, *, dtype=None, layout=None, device=None, requires_grad: bool = False,
+              memory_format=None) -> Tensor:
     shape, dt, dev = _like(input, dtype, device, "ones_like")
+    if layout is not None and _sparse_layout(layout, "ones_like"):
+        raise RuntimeError("full(...) is not implemented for sparse layout")
     perm = memfmt.dim_order(input, memory_format, "ones_like")
     if perm is None:
         return ones(shape, dtype=dt, device=dev, requires_grad=requires_grad)
@@ -559,9 +601,11 @@ def ones_like(input: Tensor, *, dtype=None, device=None, requires_grad: bool = F
     return memfmt.laid_out(t, perm, requires_grad, memory_format, input)
 
 
-def full_like(input: Tensor, fill_value, *, dtype=None, device=None, requires_grad: bool = False,
+def full_like(input: Tensor, fill_value, *, dtype=None, layout=None, device=None, requires_grad: bool = False,
               memory_format=None) -> Tensor:
     shape, dt, dev = _like(input, dtype, device, "full_like")
+    if layout is not None and _sparse_layout(layout, "full_like"):
+        raise RuntimeError("full(...) is not implemented for sparse layout")
     perm = memfmt.dim_order(input, memory_format, "full_like")
     if perm is None:
         return full(shape, fill_value, dtype=dt, device=dev, requires_grad=requires_grad)
@@ -605,8 +649,11 @@ def _count(n: float) -> int:
 
 
 @_allocating
-def arange(start, end=None, step=1, *, out=None, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+def arange(start, end=None, step=1, *, out=None, dtype=None, layout=None, device=None,
+           requires_grad: bool = False) -> Tensor:
     """Values from `start` up to (not including) `end`, every `step`."""
+    if layout is not None:
+        _dense_only(layout, "arange", "aten::arange.start_out")
     start, end, step = _num(start), _num(end), _num(step)
     if end is None:
         start, end = 0, start
@@ -693,8 +740,10 @@ def computable_dtype(dtype, kernel: str):
 
 
 @_allocating
-def range(start, end, step=1, *, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+def range(start, end, step=1, *, dtype=None, layout=None, device=None, requires_grad: bool = False) -> Tensor:
     """Deprecated PyTorch `range`: like `arange` but including `end`."""
+    if layout is not None:
+        _dense_only(layout, "range", "aten::range.out")
     n = _count(np.floor((end - start) / step)) + 1
     dtype = computable_dtype(_dtype_or_default(dtype), "range_cpu")
     if (t := _meta(device, (n,), dtype, requires_grad)) is not None:
@@ -746,7 +795,10 @@ def _linspace_integral(start, end, steps: int, dtype) -> np.ndarray:
 
 
 @_allocating
-def linspace(start, end, steps: int, *, out=None, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+def linspace(start, end, steps: int, *, out=None, dtype=None, layout=None, device=None,
+             requires_grad: bool = False) -> Tensor:
+    if layout is not None:
+        _dense_only(layout, "linspace", "aten::linspace.out")
     if steps < 0:
         raise RuntimeError("number of steps must be non-negative")
     start, end = _num(start), _num(end)
@@ -768,8 +820,10 @@ def linspace(start, end, steps: int, *, out=None, dtype=None, device=None, requi
 
 
 @_allocating
-def logspace(start, end, steps: int, base: float = 10.0, *, dtype=None, device=None,
+def logspace(start, end, steps: int, base: float = 10.0, *, dtype=None, layout=None, device=None,
              requires_grad: bool = False) -> Tensor:
+    if layout is not None:
+        _dense_only(layout, "logspace", "aten::logspace.out")
     dtype = computable_dtype(_dtype_or_default(dtype), "logspace_cpu")
     if (t := _meta(device, (steps,), dtype, requires_grad)) is not None:
         return t
@@ -807,7 +861,13 @@ def _logspace_real(start, end, steps: int, base: float, dtype) -> np.ndarray:
 
 
 @_allocating
-def eye(n: int, m: int | None = None, *, out=None, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+def eye(n: int, m: int | None = None, *, out=None, dtype=None, layout=None, device=None,
+        requires_grad: bool = False) -> Tensor:
+    if layout is not None:
+        _dense_only(layout, "eye", "aten::eye.m_out")
+    for name, v in (("n", n), ("m", m)):
+        if v is not None and v < 0:
+            raise RuntimeError(f"{name} must be greater or equal to 0, got {v}")
     dtype = computable_dtype(_dtype_or_default(dtype), "eye")
     if (t := _meta(device, (n, n if m is None else m), dtype, requires_grad)) is not None:
         return out.resize_(t.shape) if out is not None else t

@@ -307,6 +307,10 @@ def as_dtype(d) -> dtype:
 
 def promote_types(a: dtype, b: dtype) -> dtype:
     """The smallest dtype both `a` and `b` convert to without losing range (PyTorch's table)."""
+    for i, d in enumerate((a, b), 1):
+        if not isinstance(d, dtype):
+            raise TypeError(f"promote_types(): argument 'type{i}' (position {i}) must be torch.dtype, not "
+                            f"{d.__class__.__name__}")
     if a is b:
         return a
     if a in RESTRICTED or b in RESTRICTED:

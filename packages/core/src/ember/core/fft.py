@@ -12,6 +12,7 @@ both ways) or "forward" (1/n forward, none on the inverse).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 from ember.core.ops._util import require_grad
@@ -317,12 +318,20 @@ def fftfreq(n: int, d: float = 1.0, *, out: Tensor | None = None, dtype=None, la
     from ember.core.creation import arange
 
     dt = _freq_dtype(dtype)
+    if n < 0:  # PyTorch's empty(n) refuses it
+        raise RuntimeError(f"Trying to create tensor with negative dimension {n}: [{n}]")
     k = arange(n, dtype=dtypes.int64)
     k = k - (k >= (n + 1) // 2).to(dtypes.int64) * n
-    r = k.to(dt) * (1.0 / (n * d))
+    r = k.to(dt) * _step(n, d)
     if device is not None:
         r = r.to(device)
     return _finish(require_grad(r) if requires_grad else r, out)
+
+
+def _step(n: int, d: float) -> float:
+    """PyTorch's `1.0 / (n * d)` in double: +-inf (not ZeroDivisionError) for n * d == 0."""
+    prod = n * d
+    return 1.0 / prod if prod else math.copysign(math.inf, prod)
 
 
 def rfftfreq(n: int, d: float = 1.0, *, out: Tensor | None = None, dtype=None, layout=None, device=None,
@@ -331,7 +340,7 @@ def rfftfreq(n: int, d: float = 1.0, *, out: Tensor | None = None, dtype=None, l
     from ember.core.creation import arange
 
     dt = _freq_dtype(dtype)
-    r = arange(n // 2 + 1, dtype=dt, device=device) * (1.0 / (n * d))
+    r = arange(int(n / 2) + 1, dtype=dt, device=device) * _step(n, d)  # C's n / 2: rfftfreq(-1) has one element
     return _finish(require_grad(r) if requires_grad else r, out)
 
 

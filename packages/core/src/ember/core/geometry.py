@@ -76,9 +76,13 @@ def check_geometry(storage_nbytes: int, itemsize: int, size, stride, offset, *,
     """
     size, stride = _ints(size, "size", op), _ints(stride, "stride", op)
     offset = _int(offset, "storage_offset", op)
-    if len(size) != len(stride):
-        raise RuntimeError(f"{op}: mismatch in length of strides and shape: sizes {list(size)} and strides "
-                           f"{list(stride)}")
+    if len(size) != len(stride):  # each of PyTorch's entry points says it its own way
+        if op == "empty_strided":
+            raise RuntimeError(f"dimensionality of sizes ({len(size)}) must match dimensionality of strides "
+                               f"({len(stride)})")
+        if op == "set_":
+            raise RuntimeError(f"unequal size length ({len(size)}) and stride length ({len(stride)})")
+        raise RuntimeError("mismatch in length of strides and shape")
     if offset < 0:
         raise RuntimeError(f"Tensor: invalid storage offset {offset}")
     for n in size:

@@ -45,7 +45,7 @@ _U64 = 1 << 64
 def _check_seed(seed) -> int:
     seed = int(seed)
     if not -(1 << 63) <= seed < _U64:
-        raise RuntimeError(f"Overflow when unpacking long; seed {seed} does not fit in 64 bits")
+        raise ValueError("Overflow when unpacking long long")  # PyTorch reads the seed as a C long long
     return seed % _U64
 
 
@@ -331,7 +331,7 @@ def _check_p(p) -> None:
         if isinstance(p, Tensor):
             raise RuntimeError("Expected p_in >= 0 && p_in <= 1 to be true, but got false.  (Could this error message "
                                "be improved?  If so, please report an enhancement request to PyTorch.)")
-        raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={p}")
+        raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={float(p):g}")
 
 
 @method
@@ -345,7 +345,7 @@ def bernoulli_(input: Tensor, p=0.5, *, generator: Generator | None = None) -> T
 def exponential_(input: Tensor, lambd: float = 1.0, *, generator: Generator | None = None) -> Tensor:
     """Fill with numbers drawn from the exponential distribution of rate `lambd`."""
     if not lambd > 0:
-        raise RuntimeError(f"exponential_ expects lambda > 0.0, but found lambda={lambd}")
+        raise RuntimeError(f"exponential_ expects lambda > 0.0, but found lambda={float(lambd):g}")
     return _exponential(input, float(lambd), generator=generator)
 
 
@@ -394,7 +394,7 @@ def log_normal_(input: Tensor, mean: float = 1.0, std: float = 2.0, *, generator
 def geometric_(input: Tensor, p: float, *, generator: Generator | None = None) -> Tensor:
     """Fill with the number of Bernoulli(p) trials up to the first success."""
     if not 0 < p < 1:
-        raise RuntimeError(f"geometric_ expects p to be in (0, 1), but got p={p}")
+        raise RuntimeError(f"geometric_ expects p to be in (0, 1), but got p={float(p):g}")
     return _geometric(input, float(p), generator=generator)
 
 
@@ -510,8 +510,8 @@ def randint(*args, size=None, generator: Generator | None = None, out: Tensor | 
     elif len(args) == 1:
         high = args[0]
     if high is None or size is None or kwargs:
-        raise TypeError("randint() received an invalid combination of arguments; expected (high, size) or "
-                        "(low, high, size)")
+        got = ", ".join([type(a).__name__ for a in args] + [f"{k}={type(v).__name__}" for k, v in kwargs.items()])
+        raise TypeError(f"randint() received an invalid combination of arguments - got ({got}), but expected one of:")
     if int(low) >= int(high):
         raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}")
     t = _new(_size((), size), dtypes.int64 if dtype is None else dtype, device, out)
@@ -537,7 +537,7 @@ def randperm(n: int, *, generator: Generator | None = None, out: Tensor | None =
     from ember.core.creation import tensor
 
     if n < 0:
-        raise RuntimeError(f"n must be non-negative, got {n}")
+        raise RuntimeError(f"Trying to create tensor with negative dimension {n}: [{n}]")
     dt = dtypes.int64 if dtype is None else dtypes.as_dtype(dtype)
     g = generator if generator is not None else default_generator
     s, o = philox_seed_offset(g, n)
@@ -638,8 +638,6 @@ def binomial(count: Tensor, prob: Tensor, generator: Generator | None = None) ->
     if prob.device != count.device:
         raise RuntimeError(f"binomial: count and prob must be on the same device; got {describe(count)} and "
                            f"{describe(prob)}")
-    from ember.core.ops._util import broadcast_shapes
-
     shape = broadcast_shapes(count._shape, prob._shape)
     n = np.broadcast_to(np.asarray(count._host_array(), dtype=np.float64), shape)
     p = np.broadcast_to(np.asarray(prob._host_array(), dtype=np.float64), shape)

@@ -131,7 +131,7 @@ def _set_grad_leaf(values: Tensor, requires_grad: bool) -> Tensor:
     return values.detach().requires_grad_()
 
 
-def sparse_coo_tensor(indices, values, size=None, *, dtype=None, device=None, pin_memory: bool = False,
+def sparse_coo_tensor(indices=None, values=None, size=None, *, dtype=None, device=None, pin_memory: bool = False,
                       requires_grad: bool = False, check_invariants: bool | None = None,
                       is_coalesced: bool | None = None) -> SparseTensor:
     """A sparse COO tensor of `values` (nnz, *dense) at `indices` (sparse_dim, nnz); `size` inferred if None.
@@ -147,6 +147,16 @@ def sparse_coo_tensor(indices, values, size=None, *, dtype=None, device=None, pi
     Raises:
         RuntimeError: indices out of range, nnz or size inconsistent with the values (PyTorch's messages).
     """
+    if values is None and size is None and isinstance(indices, tuple | list) and all(
+            isinstance(n, int) for n in indices):
+        indices, size = None, indices  # PyTorch's sparse_coo_tensor(size) overload
+    if indices is None and values is None:
+        if size is None:
+            raise TypeError("sparse_coo_tensor() missing 2 required positional arguments: 'indices' and 'values'")
+        from ember.core.creation import empty
+
+        dt = dtypes.get_default_dtype() if dtype is None else dtypes.as_dtype(dtype)
+        indices, values = empty((len(size), 0), dtype=dtypes.int64), empty((0,), dtype=dt)
     i = _as_index(indices, "indices")
     v = _as_values(values, dtype)
     if size is not None and i.ndim and v.ndim and len(size) != i._shape[0] + v.ndim - 1:  # PyTorch checks this first
@@ -269,6 +279,8 @@ class SparseTensor(Tensor):
 
     def _need_coo(self, op: str) -> None:
         if self._sp_layout is not sparse_coo:
+            if op in ("indices", "is_coalesced", "coalesce"):  # PyTorch's own layout checks, not a missing kernel
+                raise RuntimeError(f"{op} expected sparse coordinate tensor layout but got SparseCsr")
             raise _refusal("sparse_csr", op)
 
     # --- what PyTorch's sparse tensors answer ------------------------------------------------------

@@ -6,11 +6,13 @@ from __future__ import annotations
 from ember.core.ops.arith import round
 from ember.core.ops.elementwise import erf, erfinv, exp2, expm1, log1p, xlogy
 from ember.core.ops.elementwise import sigmoid as expit
-from ember.core.ops.reduce import logsumexp
-from ember.core.ops.softmax import log_softmax, softmax
+from ember.core.ops import reduce as _reduce
+from ember.core.ops import softmax as _softmax
 from ember.core.ops.special import OPS as _OPS
 from ember.core.ops.special import POLYNOMIALS as _POLYNOMIALS
-from ember.core.ops.special import digamma, erfc, i0, lgamma, logit, mvlgamma, polygamma, sinc
+from ember.core.ops.special import check_polygamma_order as _check_order
+from ember.core.ops.special import digamma, erfc, i0, lgamma, logit, mvlgamma, sinc
+from ember.core.ops.special import polygamma as _polygamma
 from ember.core.tensor import Tensor
 
 __all__ = ["airy_ai", "bessel_j0", "bessel_j1", "bessel_y0", "bessel_y1", "digamma", "entr", "erf", "erfc",
@@ -43,3 +45,32 @@ def multigammaln(input: Tensor, p: int, *, out: Tensor | None = None) -> Tensor:
         tensor([0.8570])
     """
     return mvlgamma(input, p, out=out)
+
+
+def _required(op: str, dim) -> None:
+    if dim is None:
+        raise TypeError(f'special_{op}() missing 1 required positional arguments: "dim"')
+
+
+def softmax(input: Tensor, dim: int | None = None, *, dtype=None) -> Tensor:
+    """`torch.special.softmax`: `torch.softmax` with a required `dim`."""
+    _required("softmax", dim)
+    return _softmax.softmax(input, dim, dtype=dtype)
+
+
+def log_softmax(input: Tensor, dim: int | None = None, *, dtype=None) -> Tensor:
+    """`torch.special.log_softmax`: `torch.log_softmax` with a required `dim`."""
+    _required("log_softmax", dim)
+    return _softmax.log_softmax(input, dim, dtype=dtype)
+
+
+def logsumexp(input: Tensor, dim=None, keepdim: bool = False, *, out: Tensor | None = None) -> Tensor:
+    """`torch.special.logsumexp`: `torch.logsumexp` with a required `dim`."""
+    _required("logsumexp", dim)
+    return _reduce.logsumexp(input, dim, keepdim, out=out)
+
+
+def polygamma(n: int, input: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """`torch.special.polygamma`: `torch.polygamma` under its own name in errors."""
+    _check_order(n, "special_polygamma")
+    return _polygamma(n, input, out=out)

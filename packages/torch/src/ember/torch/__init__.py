@@ -8,7 +8,6 @@ that implements it. `python -m ember.torch script.py` (or `install()`) runs unmo
 whose `import torch` resolves here (see `ember.torch._importer`).
 """
 
-import builtins as _builtins
 import math as _math
 import sys as _sys
 import warnings as _warnings
@@ -150,8 +149,11 @@ def typename(obj) -> str:
     """`torch.typename`: 'torch.FloatTensor' for a tensor, the qualified class name otherwise."""
     if isinstance(obj, Tensor):  # noqa: F405
         return obj.type()
-    cls = obj if isinstance(obj, _builtins.type) else _builtins.type(obj)  # `type` here is torch.type
-    return cls.__qualname__ if cls.__module__ in ("builtins", None) else f"{cls.__module__}.{cls.__qualname__}"
+    module = getattr(obj, "__module__", "") or ""  # (a class's own names; an instance's class's)
+    qualname = getattr(obj, "__qualname__", None) or getattr(obj, "__name__", None)
+    if qualname is None:
+        module, qualname = obj.__class__.__module__ or "", obj.__class__.__qualname__
+    return qualname if module in ("", "builtins") else f"{module}.{qualname}"
 
 
 def _assert(condition, message) -> None:

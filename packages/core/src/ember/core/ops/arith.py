@@ -231,14 +231,17 @@ def pow(input, exponent, *, out=None) -> Tensor:  # noqa: A001
 
 @method
 def round(input, *, decimals: int | None = None, out=None) -> Tensor:  # noqa: A001
-    """Round half to even; with `decimals`, `round(input * 10**decimals) / 10**decimals` as PyTorch (whose
-    overload with `decimals` has no integer kernel, even for 0)."""
+    """Round half to even; with `decimals`, `round(x * 10**d) / 10**d` (`round(x / 10**-d) * 10**-d` for d < 0)
+    as PyTorch (whose overload with `decimals` has no integer kernel, even for 0)."""
     if decimals is not None and isinstance(input, Tensor) and not (input._dtype.is_floating_point
                                                                     or input._dtype.is_complex):
         kernel = "round_vml_cpu" if decimals == 0 else "round_cpu"
         raise ew.DtypeNotSupported(f"\"{kernel}\" not implemented for '{dtypes.TORCH_NAMES[input._dtype.name]}'")
     if not decimals:
         return ew.round(input, out=out)
+    if decimals < 0:  # PyTorch divides by 10**-decimals (exact), not multiplies by its inexact inverse
+        scale = 10.0 ** -decimals
+        return ew.mul(ew.round(ew.div(input, scale)), scale, out=out)
     scale = 10.0 ** decimals
     return ew.div(ew.round(ew.mul(input, scale)), scale, out=out)
 

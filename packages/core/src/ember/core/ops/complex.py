@@ -270,6 +270,19 @@ def view_as_complex(input: Tensor) -> Tensor:
 
 
 # --- construction ----------------------------------------------------------------------------
+def _check_parts(re: Tensor, im: Tensor) -> None:
+    """PyTorch's refusals of complex()/polar() parts: both Half, Float or Double, and of one dtype."""
+    floats = (dtypes.float16, dtypes.float32, dtypes.float64)
+    names = dtypes.TORCH_NAMES
+    if re._dtype not in floats or im._dtype not in floats:
+        raise RuntimeError("Expected both inputs to be Half, Float or Double tensors but got "
+                           f"{names.get(re._dtype.name, re._dtype.name)} and "
+                           f"{names.get(im._dtype.name, im._dtype.name)}")
+    if re._dtype is not im._dtype:
+        raise RuntimeError(f"Expected object of scalar type {names[re._dtype.name]} but got scalar type "
+                           f"{names[im._dtype.name]} for second argument")
+
+
 _complex = declare("complex", argnames=("real", "imag"))
 
 
@@ -281,15 +294,7 @@ def _complex_any(re, im, *, out=None):
     for t in (re, im):
         if not isinstance(t, Tensor):
             raise TypeError(f"complex(): argument 'real' and 'imag' must be Tensor, not {type(t).__name__}")
-    floats = (dtypes.float16, dtypes.float32, dtypes.float64)
-    names = dtypes.TORCH_NAMES
-    if re._dtype not in floats or im._dtype not in floats:
-        raise RuntimeError("Expected both inputs to be Half, Float or Double tensors but got "
-                           f"{names.get(re._dtype.name, re._dtype.name)} and "
-                           f"{names.get(im._dtype.name, im._dtype.name)}")
-    if re._dtype is not im._dtype:
-        raise RuntimeError(f"Expected object of scalar type {names[re._dtype.name]} but got scalar type "
-                           f"{names[im._dtype.name]} for second argument")
+    _check_parts(re, im)
     if re._storage.device != im._storage.device:
         raise RuntimeError(f"complex(): expected both inputs on the same device; got {describe(re)} and {describe(im)}")
     shape = broadcast_shapes(re._shape, im._shape)
@@ -327,6 +332,8 @@ def polar(abs: Tensor, angle: Tensor, *, out: Tensor | None = None) -> Tensor:  
         from ember.core.ops.numeric import DtypeNotImplemented
 
         raise DtypeNotImplemented("\"polar_cpu\" not implemented for 'Half'")
+    if isinstance(abs, Tensor) and isinstance(angle, Tensor):
+        _check_parts(abs, angle)
     r = complex(ew.mul(abs, ew.cos(angle)), ew.mul(abs, ew.sin(angle)), out=out)
     return node_name(r, "ComplexBackward0", "PolarBackward0")
 
@@ -611,8 +618,8 @@ _ORDERING_ERRORS = {
     "min_dim": (ComplexNotSupportedRuntime, "min(): does not support complex input"),
     "argmax": (ComplexNotSupportedRuntime, "argmax(): does not support complex input"),
     "argmin": (ComplexNotSupportedRuntime, "argmin(): does not support complex input"),
-    "sort": (ComplexNotSupportedRuntime, "Sort does not support complex dtypes on CPU"),
-    "topk": (ComplexNotSupportedRuntime, "topk does not support complex dtypes on CPU"),
+    "sort": (ComplexNotSupportedRuntime, " Sort does not support complex dtypes on CPU"),  # PyTorch's leading space
+    "topk": (ComplexNotSupportedRuntime, " topk does not support complex dtypes on CPU"),
     "kthvalue": _kernel("kthvalue_cpu"),
     "median": _kernel("median_cpu"),
     "median_dim": _kernel("median_out"),

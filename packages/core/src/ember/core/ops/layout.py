@@ -531,11 +531,11 @@ def new_tensor(input, data, *, dtype=None, device=None, requires_grad: bool = Fa
 
 
 def _new_filled(fill):
-    def new(self, *size, dtype=None, device=None, requires_grad: bool = False, pin_memory: bool = False):
+    def new(self, *size, dtype=None, layout=None, device=None, requires_grad: bool = False, pin_memory: bool = False):
         from ember.core.creation import full
 
         shape = _sizes(size)
-        return full(shape, fill, dtype=dtype or self.dtype, device=device or self.device,
+        return full(shape, fill, dtype=dtype or self.dtype, layout=layout, device=device or self.device,
                     requires_grad=requires_grad)
     return new
 
@@ -545,18 +545,21 @@ attach("new_ones", _new_filled(1))
 
 
 @method
-def new_empty(input, *size, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+def new_empty(input, *size, dtype=None, layout=None, device=None, requires_grad: bool = False) -> Tensor:
     from ember.core.creation import empty
 
-    return empty(_sizes(size), dtype=dtype or input.dtype, device=device or input.device,
+    return empty(_sizes(size), dtype=dtype or input.dtype, layout=layout, device=device or input.device,
                  requires_grad=requires_grad)
 
 
 @method
-def new_full(input, size, fill_value, *, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+def new_full(input, size, fill_value, *, dtype=None, layout=None, device=None, requires_grad: bool = False) -> Tensor:
     from ember.core.creation import full
 
-    return full(tuple(size), fill_value, dtype=dtype or input.dtype, device=device or input.device,
+    if not isinstance(size, tuple | list):
+        raise TypeError("new_full(): argument 'size' (position 1) must be tuple of ints, not "
+                        f"{size.__class__.__name__}")
+    return full(tuple(size), fill_value, dtype=dtype or input.dtype, layout=layout, device=device or input.device,
                 requires_grad=requires_grad)
 
 

@@ -162,9 +162,8 @@ def _mm_cpu(a, b, *, out=None):
 _bmm = declare("bmm", np.matmul, overlap=0, doc="bmm(a, b) -> Tensor")
 
 
-@_bmm.meta
-def _bmm_meta(a, b, *, out=None) -> None:
-    """(B, n, k) and (B, k, m) of one dtype, for every device's kernel (NOTE [ The meta step ])."""
+def _bmm_shapes(a: Tensor, b: Tensor) -> None:
+    """(B, n, k) and (B, k, m), or PyTorch's refusal."""
     if a.ndim != 3:
         raise RuntimeError("batch1 must be a 3D tensor")
     if b.ndim != 3:
@@ -172,6 +171,12 @@ def _bmm_meta(a, b, *, out=None) -> None:
     if b._shape[:2] != (a._shape[0], a._shape[2]):
         raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: "
                            f"[{a._shape[0]}, {a._shape[2]}] but got: [{b._shape[0]}, {b._shape[1]}].")
+
+
+@_bmm.meta
+def _bmm_meta(a, b, *, out=None) -> None:
+    """(B, n, k) and (B, k, m) of one dtype, for every device's kernel (NOTE [ The meta step ])."""
+    _bmm_shapes(a, b)
     _same_dtype(a, b)
     _refuse_bool("bmm", a, bool(a.numel() and b._shape[2]))
 
@@ -494,6 +499,10 @@ def _scaled_sum(input, prod_dt: tuple, beta, alpha, out, op: str) -> Tensor:
     if prod._dtype is dtypes.bool and op in ("addmm", "baddbmm", "addbmm") and isinstance(input, Tensor) \
             and input._dtype is dtypes.bool:
         return _bool_empty_product(input, prod, beta, out)
+    if isinstance(input, Tensor) and _integral(input._dtype) and _integral(prod._dtype):
+        beta, alpha = _truncated(beta), _truncated(alpha)  # PyTorch casts them to the integral dtype
+    if isinstance(input, Tensor):
+        _expand_self(input, prod._shape, op)
     if alpha != 1:
         prod = ew.mul(prod, alpha)
     if beta == 0:
@@ -505,6 +514,20 @@ def _scaled_sum(input, prod_dt: tuple, beta, alpha, out, op: str) -> Tensor:
     except ValueError:
         raise RuntimeError(f"{op}: the input of shape {tuple(getattr(input, '_shape', ()))} can't be broadcast to "
                            f"the product's shape {tuple(prod._shape)}") from None
+
+
+def _integral(dt) -> bool:
+    return not (dt.is_floating_point or dt.is_complex or dt is dtypes.bool)
+
+
+def _truncated(v):
+    return int(v) if isinstance(v, float) else v
+
+
+def _expand_self(input, sizes: tuple, op: str) -> None:
+    """PyTorch expands `input` to the product's shape before it checks the operands: its error first."""
+    if isinstance(input, Tensor):
+        S.expand(input, sizes)
 
 
 def _bool_empty_product(input: Tensor, prod: Tensor, beta, out) -> Tensor:
@@ -536,6 +559,16 @@ def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta=1, alpha=1, out=Non
 @composite("addmv")
 def addmv(input: Tensor, mat: Tensor, vec: Tensor, *, beta=1, alpha=1, out=None) -> Tensor:
     """`beta * input + alpha * (mat @ vec)`."""
+    if isinstance(input, Tensor):  # PyTorch's checks, in its order
+        if mat.ndim != 2 or vec.ndim != 1 or input.ndim > 1:
+            raise RuntimeError(f"vector + matrix @ vector expected, got {input.ndim}, {mat.ndim}, {vec.ndim}")
+        if mat._shape[1] != vec._shape[0] or (mat._shape[0] != input.numel() and input.numel() != 1):
+            raise RuntimeError(f"size mismatch, got input ({input._shape[0] if input.ndim else 1}), mat "
+                               f"({mat._shape[0]}x{mat._shape[1]}), vec ({vec._shape[0]})")
+        if not (input._dtype is mat._dtype is vec._dtype):
+            names = [dtypes.TORCH_NAMES[t._dtype.name] for t in (input, mat, vec)]
+            raise RuntimeError(f"addmv input tensors must have the same dtype, but got {names[0]}, {names[1]}, and "
+                               f"{names[2]}")
     prod = _opmath(mv, mat, vec)
     if out is not None and out is input and 0 in out._strides:  # NOTE [ In-place products into an expanded self ]
         done = aliased_products.addmv_expanded(out, prod[0], mat, vec, beta, alpha)
@@ -550,6 +583,15 @@ def baddbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta=1, alpha=1, o
     """`beta * input + alpha * bmm(batch1, batch2)`."""
     if batch1._dtype is dtypes.bool and batch2._dtype is dtypes.bool and batch1.ndim == batch2.ndim == 3:
         _refuse_bool("baddbmm", batch1, bool(batch1.numel() and batch2._shape[2]))
+    if isinstance(input, Tensor):  # PyTorch's checks, in its order
+        _expand_self(input, (batch1.size(0), batch1.size(1), batch2.size(2)), "baddbmm")
+        _bmm_shapes(batch1, batch2)
+        if input._dtype is not batch1._dtype:
+            raise RuntimeError(f"Input dtypes must be the same, got: input {_c_name(input)}, batch1: "
+                               f"{_c_name(batch1)}, batch2: {_c_name(batch2)}")
+        if batch1._dtype is not batch2._dtype:
+            raise RuntimeError(f"expected scalar type {dtypes.TORCH_NAMES[batch1._dtype.name]} but found "
+                               f"{dtypes.TORCH_NAMES[batch2._dtype.name]}")
     prod = _opmath(_bmm, batch1, batch2)
     if out is not None and out is input and 0 in out._strides:  # NOTE [ In-place products into an expanded self ]
         done = aliased_products.baddbmm_expanded(out, prod[0], batch1, batch2, beta, alpha)
@@ -564,6 +606,21 @@ def addbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta=1, alpha=1, ou
     """`beta * input + alpha * sum_b(batch1[b] @ batch2[b])`."""
     if batch1._dtype is dtypes.bool and batch2._dtype is dtypes.bool and batch1.ndim == batch2.ndim == 3:
         _refuse_bool("addmm_impl_cpu_", batch1, bool(batch1.numel() and batch2._shape[2]))
+    if isinstance(input, Tensor):  # PyTorch's checks, in its order
+        _expand_self(input, (batch1.size(1), batch2.size(2)), "addbmm")
+        for name, b in (("batch1", batch1), ("batch2", batch2)):
+            if b.ndim != 3:
+                raise RuntimeError(f"{name} must be a 3D tensor")
+        if batch1._shape[0] != batch2._shape[0]:
+            raise RuntimeError(f"batch1 and batch2 must have same number of batches, got {batch1._shape[0]} and "
+                               f"{batch2._shape[0]}")
+        if batch1._shape[2] != batch2._shape[1]:
+            raise RuntimeError(f"Incompatible matrix sizes for bmm ({batch1._shape[1]}x{batch1._shape[2]} and "
+                               f"{batch2._shape[1]}x{batch2._shape[2]})")
+        for names, (a, b) in ((("self", "mat2"), (input, batch2)), (("mat1", "mat2"), (batch1, batch2))):
+            if a._dtype is not b._dtype:
+                raise RuntimeError(f"{names[0]} and {names[1]} must have the same dtype, but got "
+                                   f"{dtypes.TORCH_NAMES[a._dtype.name]} and {dtypes.TORCH_NAMES[b._dtype.name]}")
     prod = _opmath(lambda a, b: _sum(_bmm(a, b), (0,), False, None), batch1, batch2)
     if batch1._dtype is dtypes.bool:  # an empty bool product (the others were refused): no int64 count
         prod = (S.to_dtype(prod[0], dtypes.bool), None)
@@ -573,7 +630,22 @@ def addbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta=1, alpha=1, ou
 @method
 @composite("addr")
 def addr(input: Tensor, vec1: Tensor, vec2: Tensor, *, beta=1, alpha=1, out=None) -> Tensor:
-    """`beta * input + alpha * outer(vec1, vec2)`."""
+    """`beta * input + alpha * outer(vec1, vec2)`; of bools, `(beta and input) or (alpha and outer)`."""
+    for name, v in (("vec1", vec1), ("vec2", vec2)):
+        if v.ndim != 1:
+            raise RuntimeError(f"addr: Expected 1-D argument {name}, but got {v.ndim}-D")
+    if isinstance(input, Tensor):
+        if not (input._dtype.is_floating_point or input._dtype.is_complex):
+            for name, v in (("beta", beta), ("alpha", alpha)):
+                if isinstance(v, float):
+                    raise RuntimeError(f"For integral input tensors, argument {name} must not be a floating point "
+                                       "number.")
+        _expand_self(input, (vec1._shape[0], vec2._shape[0]), "addr")
+        if input._dtype is vec1._dtype is vec2._dtype is dtypes.bool:
+            r = ew.logical_and(outer(vec1, vec2), bool(alpha))
+            if beta:
+                r = ew.logical_or(r, input)
+            return r if out is None else S.copy_(_out_like(out, r), r)
     return _scaled_sum(input, _opmath(outer, vec1, vec2), beta, alpha, out, "addr")
 
 
@@ -621,7 +693,7 @@ def tensordot(a: Tensor, b: Tensor, dims=2, out=None) -> Tensor:
     else:
         da, db = ([d] if isinstance(d, int) else list(d) for d in dims)
     if len(da) != len(db):
-        raise RuntimeError(f"both dimension lists should have same length; got {da} and {db}")
+        raise RuntimeError("both dimension lists should have same length")
     da = [d % a.ndim for d in da]
     db = [d % b.ndim for d in db]
     for x, y in zip(da, db, strict=True):

@@ -552,6 +552,9 @@ def matrix_norm(A: Tensor, ord="fro", dim=(-2, -1), keepdim: bool = False, *, dt
     if A.dtype in (dtypes.float16, dtypes.bfloat16) and ord not in ("fro", 1, -1, math.inf, -math.inf):
         raise RuntimeError(f"linalg.matrix_norm: Low precision dtypes not supported. Got "
                            f"{dtypes.TORCH_NAMES[A.dtype.name]}")
+    if isinstance(dim, int) or len(dim) != 2:
+        got = " ".join(str(d) for d in ((dim,) if isinstance(dim, int) else dim))
+        raise RuntimeError(f"linalg.matrix_norm: dim must be a 2-tuple. Got {got}")
     d0, d1 = (d % A.ndim for d in dim)
     if ord == "fro":
         return vector_norm(A, 2, (d0, d1), keepdim, dtype=dtype)
@@ -577,16 +580,20 @@ def matrix_norm(A: Tensor, ord="fro", dim=(-2, -1), keepdim: bool = False, *, dt
 def norm(A: Tensor, ord=None, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:  # noqa: A002
     """`torch.linalg.norm`: a vector norm over one dim (or all, when neither `ord` nor `dim` is
     given), a matrix norm over two."""
-    if dim is None:
+    dims = None if dim is None else (dim,) if isinstance(dim, int) else tuple(dim)
+    if dims is not None and len(dims) not in (1, 2):
+        raise RuntimeError(f"linalg.norm: If dim is specified, it must be of length 1 or 2. Got {list(dims)}")
+    if dims is None and ord is not None and A.ndim not in (1, 2):
+        raise RuntimeError("linalg.norm: If dim is not specified but ord is, the input must be 1D or 2D. "
+                           f"Got {A.ndim}D.")
+    if isinstance(ord, str):  # PyTorch's string overload: always a matrix norm (over dims 0 and 1 by default)
+        return matrix_norm(A, ord, (0, 1) if dims is None else dims, keepdim, dtype=dtype)
+    if dims is None:
         if ord is None:
             return vector_norm(A, 2, None, keepdim, dtype=dtype)
         if A.ndim == 2:
             return matrix_norm(A, ord, (-2, -1), keepdim, dtype=dtype)
-        if A.ndim != 1:
-            raise RuntimeError("linalg.norm: If dim is not specified but ord is, the input must be 1D or 2D. "
-                               f"Got {A.ndim}D.")
         return vector_norm(A, ord, None, keepdim, dtype=dtype)
-    dims = (dim,) if isinstance(dim, int) else tuple(dim)
     if len(dims) == 1:
         return vector_norm(A, 2 if ord is None else ord, dims, keepdim, dtype=dtype)
     return matrix_norm(A, "fro" if ord is None else ord, dims, keepdim, dtype=dtype)
@@ -678,12 +685,34 @@ def multi_dot(tensors) -> Tensor:
     tensors = list(tensors)
     if len(tensors) < 2:
         raise RuntimeError(f"multi_dot(): expected at least 2 tensors but got {len(tensors)}")
+    _check_chain(tensors)
     if all(t._dtype is dtypes.bool and t.numel() for t in tensors):  # PyTorch chains mm, even for two vectors
         _refuse_bool("addmm_impl_cpu_", tensors[0], True)
     r = tensors[0]
     for t in tensors[1:]:
         r = _matmul(r, t)
     return r
+
+
+def _check_chain(tensors: list) -> None:
+    """PyTorch's multi_dot checks: a 1-D/2-D first and last, 2-D inner tensors, one dtype, chained sizes."""
+    from ember.core.ops.linalg import _c_name
+
+    for i, t in enumerate(tensors):
+        if i in (0, len(tensors) - 1) and t.ndim not in (1, 2):
+            where = "first" if i == 0 else "last"
+            raise RuntimeError(f"multi_dot(): the {where} tensor must be 1D or 2D but got {t.ndim}D")
+        if 0 < i < len(tensors) - 1 and t.ndim != 2:
+            raise RuntimeError(f"multi_dot(): tensor {i} must be 2D but got {t.ndim}D")
+    for i, t in enumerate(tensors[1:], 1):
+        if t._dtype is not tensors[0]._dtype:
+            raise RuntimeError(f"multi_dot(): all tensors must have be the same dtype but tensor 0 is "
+                               f"{_c_name(tensors[0])} and tensor {i} {_c_name(t)}")
+    for i in range(1, len(tensors)):
+        a, b = tensors[i - 1], tensors[i]
+        if a._shape[-1] != b._shape[0]:
+            raise RuntimeError(f"multi_dot(): tensors {i - 1} and {i} with shapes {list(a._shape)} and "
+                               f"{list(b._shape)} cannot be multiplied")
 
 
 def _cross(input: Tensor, other: Tensor, dim: int) -> Tensor:

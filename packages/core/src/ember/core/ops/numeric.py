@@ -7,6 +7,7 @@ function forms PyTorch exports at the top level (`torch.exp_(x)`).
 from __future__ import annotations
 
 import math
+import numbers
 
 from ember.core import dtypes
 from ember.core.creation import full
@@ -122,6 +123,9 @@ def nan_to_num(input: Tensor, nan: float = 0.0, posinf: float | None = None, neg
                out: Tensor | None = None) -> Tensor:
     """NaN to `nan`, +inf to `posinf`, -inf to `neginf` (the dtype's largest and lowest by default);
     integer and bool tensors come back unchanged (copied)."""
+    for name, v in (("nan", nan), ("posinf", posinf), ("neginf", neginf)):
+        if not (v is None or isinstance(v, numbers.Real | Tensor)):
+            raise TypeError(f"nan_to_num(): argument '{name}' must be float, not {v.__class__.__name__}")
     if input._dtype is dtypes.complex32:
         raise DtypeNotImplemented("\"nan_to_num\" not implemented for 'ComplexHalf'")
     if input._dtype.is_complex:  # the real and imaginary parts each, with the part dtype's limits

@@ -39,9 +39,12 @@ def _values_indices(name: str):
 
 
 # `ember.core.return_types.max(values=..., indices=...)`, like `torch.return_types`
-return_types = types.SimpleNamespace(**{n: _values_indices(n) for n in (
-    "max", "min", "sort", "topk", "kthvalue", "median", "nanmedian", "mode", "cummax", "cummin")})
+# (each with its `<name>_out` twin, the type PyTorch's `out=` calls return)
+return_types = types.SimpleNamespace(**{v: _values_indices(v) for n in (
+    "max", "min", "sort", "topk", "kthvalue", "median", "nanmedian", "mode", "cummax", "cummin")
+    for v in (n, n + "_out")})
 return_types.aminmax = return_type("aminmax", ["min", "max"], __name__)
+return_types.aminmax_out = return_type("aminmax_out", ["min", "max"], __name__)
 
 
 
@@ -279,7 +282,13 @@ def sum(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None, out=None)
             raise _not_a_tensor("sum", input) from None
         r = _sum(input, dims, keepdim, dtype)
         return r if dim is None else node_name(r, "SumBackward0", "SumBackward1")  # PyTorch's dim overload
-    return _sum(input, _dims(dim, input, "sum"), keepdim, dtype, out=out)
+    return _sum(input, _dims(dim, input, "sum"), keepdim, _out_dtype(dtype, out), out=out)
+
+
+def _out_dtype(dtype, out):
+    """sum/prod/cumsum/cumprod with `out=` and no `dtype`: PyTorch computes in out's dtype (the input cast
+    to it first: a float sum into an int64 out truncates each element)."""
+    return out._dtype if dtype is None and isinstance(out, Tensor) else dtype
 
 
 @method
@@ -315,7 +324,7 @@ def prod(input: Tensor, dim: int | None = None, keepdim: bool = False, *, dtype=
         raise _not_a_tensor("prod", input)
     _check_keepdim(keepdim, "prod")
     dims = tuple(range(input.ndim)) if dim is None else (_one_dim(dim, input, "prod"),)
-    r = _prod(input, dims if input.ndim else (), keepdim, dtype, out=out)
+    r = _prod(input, dims if input.ndim else (), keepdim, _out_dtype(dtype, out), out=out)
     return r if dim is None else node_name(r, "ProdBackward0", "ProdBackward1")  # PyTorch's dim overload
 
 
@@ -429,7 +438,7 @@ def _extreme(name, full_op, dim_op, binary_op, input, dim, keepdim, out):
         return node_name(r, f"A{name}Backward0", f"{name.capitalize()}Backward1")  # PyTorch's max()/min()
     d = _one_dim(dim, input, name)
     _check_keepdim(keepdim, name)
-    rt = getattr(return_types, name)
+    rt = getattr(return_types, name if out is None else name + "_out")
     return rt(*dim_op(input, d, keepdim, out=None if out is None else tuple(out)))
 
 
@@ -456,8 +465,8 @@ def min(input: Tensor, dim=None, keepdim: bool = False, *, out=None):  # noqa: A
 
 
 @method
-def aminmax(input: Tensor, *, dim: int | None = None, keepdim: bool = False):
-    """`(min, max)` over `dim` (or everything)."""
+def aminmax(input: Tensor, *, dim: int | None = None, keepdim: bool = False, out=None):
+    """`(min, max)` over `dim` (or everything); with `out=(min, max)`, written there."""
     if input._dtype.is_complex:
         raise ComplexNotSupported(f"\"aminmax_cpu\" not implemented for '{dtypes.TORCH_NAMES[input._dtype.name]}'")
     dims = tuple(range(input.ndim)) if dim is None else (_one_dim(dim, input, "aminmax"),)
@@ -467,6 +476,10 @@ def aminmax(input: Tensor, *, dim: int | None = None, keepdim: bool = False):
                                "identity.")
         if input.ndim and input._shape[dims[0]] == 0:
             raise IndexError(f"aminmax: Expected reduction dim {dims[0]} to have non-zero size.")
+    dims = dims if input.ndim else ()  # a 0-d tensor's dim 0 (or -1) is itself
+    if out is not None:
+        mn, mx = out
+        return return_types.aminmax_out(_amin(input, dims, keepdim, out=mn), _amax(input, dims, keepdim, out=mx))
     return return_types.aminmax(_amin(input, dims, keepdim), _amax(input, dims, keepdim))
 
 
@@ -805,13 +818,13 @@ def cumsum(input: Tensor, dim: int, *, dtype=None, out=None) -> Tensor:
     >>> cumsum(tensor([1, 2, 3]), 0)
     tensor([1, 3, 6])
     """
-    return _cumsum(input, _one_dim(dim, input, "cumsum"), dtype, out=out)
+    return _cumsum(input, _one_dim(dim, input, "cumsum"), _out_dtype(dtype, out), out=out)
 
 
 @method
 def cumprod(input: Tensor, dim: int, *, dtype=None, out=None) -> Tensor:
     """The running product along `dim`."""
-    return _cumprod(input, _one_dim(dim, input, "cumprod"), dtype, out=out)
+    return _cumprod(input, _one_dim(dim, input, "cumprod"), _out_dtype(dtype, out), out=out)
 
 
 @method

@@ -127,7 +127,7 @@ def sort(input: Tensor, dim: int = -1, descending: bool = False, stable: bool = 
     values=tensor([1, 2, 3]),
     indices=tensor([1, 2, 0]))
     """
-    rt = return_types.sort
+    rt = return_types.sort if out is None else return_types.sort_out
     r = _sort(input, _one_dim(dim, input, "sort"), descending, bool(stable), out=None if out is None else tuple(out))
     return rt(node_name(r[0], "SortBackward0", "SortBackward1") if stable else r[0], r[1])  # PyTorch's sort.stable
 
@@ -182,7 +182,7 @@ def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: boo
     if input._dtype is dtypes.bool and input.device.type == "cpu":
         raise RuntimeError("topk does not support bool dtypes on CPU")
     r = _topk(input, int(k), _one_dim(dim, input, "topk"), largest, sorted, out=None if out is None else tuple(out))
-    return return_types.topk(*r)
+    return (return_types.topk if out is None else return_types.topk_out)(*r)
 
 
 def _refuse_bool(input: Tensor, kernel: str) -> None:
@@ -223,7 +223,7 @@ def kthvalue(input: Tensor, k: int, dim: int = -1, keepdim: bool = False, *, out
     """`(values, indices)` of the `k`-th smallest element along `dim` (k counts from 1)."""
     _refuse_bool(input, "kthvalue_cpu")
     r = _kthvalue(input, int(k), _one_dim(dim, input, "kthvalue"), keepdim, out=None if out is None else tuple(out))
-    return return_types.kthvalue(*r)
+    return (return_types.kthvalue if out is None else return_types.kthvalue_out)(*r)
 
 
 # --- median, mode ------------------------------------------------------------------------------
@@ -281,7 +281,7 @@ def median(input: Tensor, dim: int | None = None, keepdim: bool = False, *, out=
     if dim is None:
         return _median(input, out=out)
     r = _median_dim(input, _one_dim(dim, input, "median"), keepdim, out=None if out is None else tuple(out))
-    return return_types.median(*r)
+    return (return_types.median if out is None else return_types.median_out)(*r)
 
 
 _mode = declare("mode", doc="mode(x, dim, keepdim) -> (values, indices)")
@@ -310,7 +310,7 @@ def _mode_cpu(x, dim=-1, keepdim=False, *, out=None):
 def mode(input: Tensor, dim: int = -1, keepdim: bool = False, *, out=None):
     """`(values, indices)` of the most frequent value along `dim`."""
     r = _mode(input, _one_dim(dim, input, "mode"), keepdim, out=None if out is None else tuple(out))
-    return return_types.mode(*r)
+    return (return_types.mode if out is None else return_types.mode_out)(*r)
 
 
 # --- cummax, cummin ------------------------------------------------------------------------------
@@ -366,14 +366,14 @@ _cummin = _make_cum_extreme("cummin", False)
 def cummax(input: Tensor, dim: int, *, out=None):
     """`(values, indices)` of the running maximum along `dim`."""
     r = _cummax(input, _one_dim(dim, input, "cummax"), out=None if out is None else tuple(out))
-    return return_types.cummax(*r)
+    return (return_types.cummax if out is None else return_types.cummax_out)(*r)
 
 
 @method
 def cummin(input: Tensor, dim: int, *, out=None):
     """`(values, indices)` of the running minimum along `dim`."""
     r = _cummin(input, _one_dim(dim, input, "cummin"), out=None if out is None else tuple(out))
-    return return_types.cummin(*r)
+    return (return_types.cummin if out is None else return_types.cummin_out)(*r)
 
 
 # --- unique ------------------------------------------------------------------------------------
@@ -685,7 +685,7 @@ def nanmedian(input: Tensor, dim: int | None = None, keepdim: bool = False, *, o
     if dim is None:
         return _nanmedian(input, out=out)
     r = _nanmedian_dim(input, _one_dim(dim, input, "nanmedian"), keepdim, out=None if out is None else tuple(out))
-    return return_types.nanmedian(*r)
+    return (return_types.nanmedian if out is None else return_types.nanmedian_out)(*r)
 
 
 _INTERPOLATIONS = ("linear", "lower", "higher", "midpoint", "nearest")

@@ -155,6 +155,12 @@ def _make_binary(name: str, fname: str, differentiable: bool):
     def kernel(a, b, *, out=None):
         if not isinstance(b, Tensor):
             _check_tensor(name, a)
+        if name in ("igamma", "igammac"):  # PyTorch's kernels have no integral instance (no int-to-float rule)
+            common = dtypes.result_type(a, b)
+            if not (common.is_floating_point or common.is_complex):
+                from ember.core.ops.numeric import not_implemented_for
+
+                raise not_implemented_for(f"{name}_cpu", common)
         dt = binary_dtype("float", a, b)
         try:
             return _run(fname, (_f64(a), _f64(b)), dt, out, name, (a, b))
@@ -181,9 +187,9 @@ def _polygamma_cpu(n, x, *, out=None):
     return _run("polygamma", (np.float64(n), _f64(x)), float_dtype(x), out, "polygamma", (x,))
 
 
-def check_polygamma_order(n) -> None:
+def check_polygamma_order(n, op: str = "polygamma") -> None:
     if isinstance(n, Tensor) or isinstance(n, bool) or not isinstance(n, (int, np.integer)):
-        raise TypeError(f"polygamma(): argument 'n' must be int, not {type(n).__name__}")
+        raise TypeError(f"{op}(): argument 'n' (position 1) must be int, not {type(n).__name__}")
     if n < 0:
         raise RuntimeError("polygamma(n, x) does not support negative n.")
 

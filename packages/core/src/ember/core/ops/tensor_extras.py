@@ -14,7 +14,7 @@ import warnings
 
 import numpy as np
 from ember.core import dtypes
-from ember.core.creation import arange, from_numpy, full, linspace
+from ember.core.creation import from_numpy, full, linspace
 from ember.core.methods import attach, inplace, method, numpy_aliases
 from ember.core.ops import elementwise as ew
 from ember.core.ops import join as J
@@ -42,7 +42,7 @@ def renorm(input: Tensor, p: float, dim: int, maxnorm: float, *, out: Tensor | N
     """Each slice along `dim` whose `p`-norm exceeds `maxnorm` scaled down to norm `maxnorm`
     (by `maxnorm / (norm + 1e-7)`, as PyTorch)."""
     if p <= 0:
-        raise RuntimeError(f"renorm: non-positive-norm not supported; got p={p}")
+        raise RuntimeError("renorm: non-positive-norm not supported")
     if maxnorm < 0:
         raise RuntimeError(f"renorm: expected maxnorm to be >= 0 but got {maxnorm}")
     d = input._wrap_dim(dim)
@@ -58,50 +58,60 @@ def renorm(input: Tensor, p: float, dim: int, maxnorm: float, *, out: Tensor | N
 inplace(renorm)
 
 
-def _coordinates(spacing, n: int, like: Tensor) -> Tensor:
-    """The sample coordinates along one dim: a 1-D tensor, or a number's uniform grid."""
-    if isinstance(spacing, Tensor):
-        if spacing.ndim != 1:
-            raise RuntimeError("torch.gradient expected each element of spacing to have one dimension, but got an "
-                               f"element with {spacing.ndim} dimensions!")
-        if spacing._shape[0] != n:
-            raise RuntimeError(f"torch.gradient expected each tensor to be on the same device and of size {n} "
-                               f"along its dim; got coordinates of shape {tuple(spacing._shape)}")
-        return spacing
-    dt = like._dtype.to_real() if like._dtype.is_complex else like._dtype  # real coordinates: no complex arange
-    return ew.mul(arange(n, dtype=dt, device=like.device), float(spacing))
+def _check_coordinates(spacing: Tensor, n: int) -> Tensor:
+    """One dim's sample coordinates: a 1-D tensor of that dim's size."""
+    if spacing.ndim != 1:
+        raise RuntimeError("torch.gradient expected each element of spacing to have one dimension, but got an "
+                           f"element with {spacing.ndim} dimensions!")
+    if spacing._shape[0] != n:
+        raise RuntimeError(f"torch.gradient expected each tensor to be on the same device and of size {n} "
+                           f"along its dim; got coordinates of shape {tuple(spacing._shape)}")
+    return spacing
 
 
-def _diff_along(y: Tensor, x: Tensor, dim: int, edge_order: int) -> Tensor:
+def _diff_along(y: Tensor, spacing, dim: int, edge_order: int) -> Tensor:
+    """PyTorch's gradient along `dim` with its operation order (so its roundings): a number's uniform step
+    divides differences; coordinates give three-point weights computed in their own dtype."""
     n = y._shape[dim]
-    view = [1] * y.ndim
-    view[dim] = -1
 
     def f(i, k=1):
         return S.narrow(y, dim, i if i >= 0 else n + i, k)
 
+    if not isinstance(spacing, Tensor):
+        h = float(spacing)
+        interior = ew.div(ew.div(ew.sub(f(2, n - 2), f(0, n - 2)), h), 2)
+        if edge_order == 1:
+            first = ew.div(ew.sub(f(1), f(0)), h)
+            last = ew.div(ew.sub(f(-1), f(-2)), h)
+        else:
+            first = ew.div(ew.sub(ew.add(ew.mul(f(0), -1.5), ew.mul(f(1), 2)), ew.mul(f(2), 0.5)), h)
+            last = ew.div(ew.add(ew.sub(ew.mul(f(-3), 0.5), ew.mul(f(-2), 2)), ew.mul(f(-1), 1.5)), h)
+        return J.cat([first, interior, last], dim)
+    view = [1] * y.ndim
+    view[dim] = -1
+
     def c(t):
         return S.view(t, tuple(view))
 
-    dx = ew.sub(x[1:], x[:-1])  # (n - 1)
-    hd, hs = c(dx[:-1]), c(dx[1:])  # backward and forward steps at the interior points
-    # numpy.gradient's second-order-accurate interior for uneven steps
-    interior = ew.div(ew.add(ew.sub(ew.mul(ew.square(hd), f(2, n - 2)), ew.mul(ew.square(hs), f(0, n - 2))),
-                             ew.mul(ew.sub(ew.square(hs), ew.square(hd)), f(1, n - 2))),
-                      ew.mul(ew.mul(hs, hd), ew.add(hd, hs)))
+    dx = ew.sub(spacing[1:], spacing[:-1])  # (n - 1)
+    d1, d2 = dx[:-1], dx[1:]  # backward and forward steps at the interior points
+    a = c(ew.div(ew.neg(d2), ew.mul(d1, ew.add(d1, d2))))
+    b = c(ew.div(ew.sub(d2, d1), ew.mul(d1, d2)))
+    cc = c(ew.div(d1, ew.mul(d2, ew.add(d1, d2))))
+    interior = ew.add(ew.add(ew.mul(a, f(0, n - 2)), ew.mul(b, f(1, n - 2))), ew.mul(cc, f(2, n - 2)))
     if edge_order == 1:
-        first = ew.div(ew.sub(f(1), f(0)), c(dx[:1]))
-        last = ew.div(ew.sub(f(-1), f(-2)), c(dx[-1:]))
+        first = ew.div(ew.sub(f(1), f(0)), dx[0])
+        last = ew.div(ew.sub(f(-1), f(-2)), dx[-1])
     else:
-        d1, d2 = c(dx[:1]), c(dx[1:2])
+        d1, d2 = dx[0], dx[1]
         a = ew.neg(ew.div(ew.add(ew.mul(d1, 2.0), d2), ew.mul(d1, ew.add(d1, d2))))
         b = ew.div(ew.add(d1, d2), ew.mul(d1, d2))
-        cc = ew.neg(ew.div(d1, ew.mul(d2, ew.add(d1, d2))))
+        cc = ew.div(ew.neg(d1), ew.mul(d2, ew.add(d1, d2)))
         first = ew.add(ew.add(ew.mul(a, f(0)), ew.mul(b, f(1))), ew.mul(cc, f(2)))
-        d1, d2 = c(dx[-2:-1]), c(dx[-1:])
-        a = ew.div(d2, ew.mul(d1, ew.add(d1, d2)))
-        b = ew.neg(ew.div(ew.add(d2, d1), ew.mul(d1, d2)))
-        cc = ew.div(ew.add(ew.mul(d2, 2.0), d1), ew.mul(d2, ew.add(d1, d2)))
+        d1, d2 = dx[-2], dx[-1]
+        a = ew.div(d2, ew.mul(d1, ew.add(d2, d1)))
+        b = ew.neg(ew.div(ew.add(d2, d1), ew.mul(d2, d1)))
+        cc = ew.div(ew.add(ew.mul(d2, 2), d1), ew.mul(d2, ew.add(d2, d1)))
         last = ew.add(ew.add(ew.mul(a, f(-3)), ew.mul(b, f(-2))), ew.mul(cc, f(-1)))
     return J.cat([first, interior, last], dim)
 
@@ -139,7 +149,8 @@ def gradient(input: Tensor, *, spacing=1, dim=None, edge_order: int = 1) -> tupl
         S.to_dtype(input, dtypes.get_default_dtype())
     out = []
     for d, sp in zip(dims, spacings, strict=True):
-        out.append(_diff_along(y, _coordinates(sp, y._shape[d], y), d, edge_order))
+        sp = _check_coordinates(sp, y._shape[d]) if isinstance(sp, Tensor) else sp
+        out.append(_diff_along(y, sp, d, edge_order))
     return tuple(out)
 
 
