@@ -124,6 +124,10 @@ for name, fn in (
     ("unsorted default", lambda: pack_padded_sequence(un_padded, [2, 5, 4], batch_first=True)),
     ("zero length", lambda: pack_padded_sequence(src_padded, [5, 4, 0])),
     ("total_length short", lambda: pad_packed_sequence(pk, batch_first=True, total_length=3)),
+    ("lengths per token", lambda: pack_padded_sequence(un_padded, [2, 5, 4, 1, 1], batch_first=True)),
+    ("lengths 2-D", lambda: pack_padded_sequence(src_padded, torch.tensor([lengths]))),
+    ("padding_side", lambda: pad_sequence(src, padding_side="end")),
+    ("GRU proj_size", lambda: nn.GRU(4, 5, proj_size=2)),
 ):
     try:
         fn()

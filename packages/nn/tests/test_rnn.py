@@ -247,3 +247,9 @@ def test_packed_lstm_state_of_another_batch_fails_in_pytorchs_broadcast_words():
         lstm(packed, (torch.zeros(1, 1, 3), torch.zeros(1, 2, 3)))
     _, (h, c) = lstm(packed, (torch.zeros(1, 2, 3), torch.zeros(1, 1, 3)))  # one cell state serves the batch
     assert h.shape == c.shape == (1, 2, 3)
+
+
+@pytest.mark.parametrize("cls", [nn.RNN, nn.GRU])
+def test_rnn_and_gru_refuse_proj_size(cls):
+    with pytest.raises(ValueError, match="proj_size argument is only supported for LSTM, not RNN or GRU"):
+        cls(2, 3, proj_size=0)
