@@ -201,6 +201,51 @@ with warnings.catch_warnings(record=True) as caught:
     except Exception as e:  # noqa: BLE001
         print("gradcheck float32", type(e).__name__, isinstance(e, RuntimeError), str(e).splitlines()[0])
 print("gradcheck warnings", len(caught), caught[0].category.__name__, str(caught[0].message).strip())
+
+
+class WrongBackward(AffineReLU):
+    """A classic bug: the weight gradient forgets to mask by the ReLU."""
+
+    @staticmethod
+    def backward(ctx, g):
+        dx, _, db = AffineReLU.backward(ctx, g)
+        x, _, _ = ctx.saved_tensors
+        return dx, x.t() @ g, db
+
+
+small = (inputs[0][:2, :2].detach().clone(), T(2, 2).requires_grad_(), torch.zeros(2, dtype=torch.float64))
+with torch.no_grad():
+    small[1].copy_(torch.tensor([[1.0, -1.0], [0.5, -2.0]]))
+    small[0].copy_(torch.tensor([[0.5, 1.0], [1.5, 0.25]]))
+try:
+    gradcheck(WrongBackward.apply, small)
+except RuntimeError as e:
+    print("wrong backward", type(e).__name__)
+    print(e)
+print("no raise", gradcheck(WrongBackward.apply, small, raise_exception=False))
+
+
+class SquareOnce(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return x * x
+
+    @staticmethod
+    @torch.autograd.function.once_differentiable
+    def backward(ctx, g):
+        (x,) = ctx.saved_tensors
+        return 2 * x * g
+
+
+xo = torch.tensor([1.5, -0.5], dtype=torch.float64, requires_grad=True)
+go = torch.ones(2, dtype=torch.float64, requires_grad=True)
+(g1,) = torch.autograd.grad(SquareOnce.apply(xo), xo, go, create_graph=True)
+print("once_differentiable", g1.tolist(), g1.requires_grad, torch.autograd.grad(g1.sum(), [xo, go], allow_unused=True))
+try:
+    g1.sum().backward()
+except RuntimeError as e:
+    print("double backward", e)
 bad = tuple(t.clone().requires_grad_() for t in inputs)
 print("gradcheck linear", gradcheck(lambda a, ww, bb: a @ ww + bb, bad, raise_exception=False))
 
