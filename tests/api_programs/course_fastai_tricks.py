@@ -129,6 +129,10 @@ logits = model(xm)
 loss_mix = lam * F.cross_entropy(logits, y) + (1 - lam) * F.cross_entropy(logits, y[perm])
 soft = lam * F.one_hot(y, 3).float() + (1 - lam) * F.one_hot(y[perm], 3).float()
 print("mixup", round(lam, 4), round(loss_mix.item(), 4), round(F.cross_entropy(logits, soft).item(), 4))
+try:
+    F.cross_entropy(logits, soft, ignore_index=0)
+except RuntimeError as e:
+    print("soft targets with ignore_index", type(e).__name__, e)
 cut = math.sqrt(1 - lam)
 ch, cw = int(8 * cut), int(8 * cut)
 cy, cx = 3, 5
