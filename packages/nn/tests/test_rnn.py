@@ -253,3 +253,11 @@ def test_packed_lstm_state_of_another_batch_fails_in_pytorchs_broadcast_words():
 def test_rnn_and_gru_refuse_proj_size(cls):
     with pytest.raises(ValueError, match="proj_size argument is only supported for LSTM, not RNN or GRU"):
         cls(2, 3, proj_size=0)
+
+
+@pytest.mark.parametrize("cls,name", [(nn.RNN, "TransposeBackward1"), (nn.GRU, "TransposeBackward1"),
+                                      (nn.LSTM, "TransposeBackward0")])
+def test_batch_first_output_node_is_pytorchs(cls, name):
+    """PyTorch's RNN and GRU transpose a batch_first output in place (TransposeBackward1), its LSTM does not."""
+    out, _ = cls(2, 3, batch_first=True)(torch.ones(4, 5, 2))
+    assert type(out.grad_fn).__name__ == name and out.shape == (4, 5, 3)

@@ -16,7 +16,7 @@ import warnings
 
 from ember import autograd as ea
 from ember.core import Tensor
-from ember.core.dispatch import get_op
+from ember.core.dispatch import get_op, node_name
 from ember.nn import functional as F
 from ember.nn import init
 from ember.nn.modules.module import Module
@@ -404,6 +404,8 @@ class RNNBase(Module):
             finals = tuple(f.squeeze(1) for f in finals)
         elif self.batch_first:
             output = output.transpose(0, 1)
+            if self.mode != "LSTM":  # PyTorch's RNN and GRU transpose their output in place (`transpose_`)
+                output = node_name(output, "TransposeBackward0", "TransposeBackward1")
         return output, (finals if self.mode == "LSTM" else finals[0])
 
     def extra_repr(self) -> str:
