@@ -174,6 +174,14 @@ try:
     torch.nn.Dropout(p=1.5)
 except ValueError as e:
     print("Dropout(p=1.5)", type(e).__name__, e)
+try:
+    torch.nn.Dropout1d(0.2)(xd.view(1, 1, 500, 500))
+except RuntimeError as e:
+    print("Dropout1d 4-D", type(e).__name__, e)
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    spatial = torch.nn.Dropout3d(0.2).eval()(xd[:3, :4])
+print("Dropout3d 2-D", torch.equal(spatial, xd[:3, :4]), [str(w.message) for w in caught])
 
 
 # gradcheck and gradgradcheck of a hand-written Function.
