@@ -187,6 +187,9 @@ out = cnn(x).view(2, 3, 4)
 print("char cnn", tuple(x.shape), tuple(out.shape), r(out), x.is_contiguous())
 print("max over time", torch.equal(cnn.pool(F.relu(cnn.conv(x))).squeeze(-1), F.relu(cnn.conv(x)).max(-1)[0]))
 print(cnn)
+proj = nn.LSTM(3, 6, proj_size=2, bidirectional=True, batch_first=True)
+print(proj, [tuple(p.shape) for n, p in proj.named_parameters() if "reverse" not in n])
+print("proj out", tuple(proj(x.transpose(1, 2))[0].shape), tuple(proj(x.transpose(1, 2))[1][1].shape))
 try:
     cnn.conv(char_emb(chars).view(-1, 6, 3))
 except RuntimeError as e:

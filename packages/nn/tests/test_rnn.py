@@ -261,3 +261,8 @@ def test_batch_first_output_node_is_pytorchs(cls, name):
     """PyTorch's RNN and GRU transpose a batch_first output in place (TransposeBackward1), its LSTM does not."""
     out, _ = cls(2, 3, batch_first=True)(torch.ones(4, 5, 2))
     assert type(out.grad_fn).__name__ == name and out.shape == (4, 5, 3)
+
+
+def test_lstm_repr_puts_proj_size_second_as_pytorch():
+    m = nn.LSTM(2, 3, 2, dropout=0.1, batch_first=True, bidirectional=True, proj_size=1)
+    assert repr(m) == "LSTM(2, 3, proj_size=1, num_layers=2, batch_first=True, dropout=0.1, bidirectional=True)"
