@@ -81,6 +81,24 @@ h_only, c_only = lcell(x)
 print("LSTMCell zero state", tuple(h_only.shape), h_only.dtype, torch.allclose(c_only, lstm_step_forward(
     x, torch.zeros(N, H, dtype=torch.float64), torch.zeros(N, H, dtype=torch.float64), Wx4, Wh4, b4)[1]))
 
+# A classic mistake: squashing the chunked gates in place.
+gates = T(N, 4 * H).requires_grad_() * 1
+i_g, f_g, g_g, o_g = gates.chunk(4, dim=1)
+try:
+    i_g.sigmoid_()
+except RuntimeError as e:
+    print("chunk in place", type(e).__name__, str(e).split(". ")[0])
+try:
+    gates.unbind(0)[2].tanh_()
+except RuntimeError as e:
+    print("unbind in place", str(e).split(". ")[0])
+with torch.no_grad():
+    print("under no_grad", r(gates.chunk(4, dim=1)[1].sigmoid_(), 3))
+try:
+    lcell.weight_ih.data = torch.zeros(4 * H, D, dtype=torch.long)
+except RuntimeError as e:
+    print("int .data", e)
+
 # Sequences: the loop against nn.RNN, and gradcheck through the whole forward.
 xs = T(2, 6, D)
 hs = rnn_forward(xs, h[:2], Wx, Wh, b)

@@ -290,6 +290,33 @@ def test_numpy_of_tensor_requiring_grad_raises():
 
 
 # --- in-place ops ---------------------------------------------------------------------------
+def test_inplace_on_an_output_of_split_or_unbind_is_refused_as_pytorch():
+    """PyTorch refuses in-place writes into the views of a function returning several (split, chunk, unbind) while
+    they require grad; unsafe_split's pieces, tensor_split's, and writes under no_grad are allowed."""
+    x = E.ones(4, 2, requires_grad=True) * 1
+    for pieces, name in ((x.split(2), "Split"), (x.chunk(2, 1), "Split"), (x.split([1, 3]), "SplitWithSizes"),
+                         (x.unbind(), "Unbind")):
+        with pytest.raises(RuntimeError, match=f"^Output 1 of {name} is a view and is being modified inplace. This "
+                                               "view is the output of a function that returns multiple views."):
+            pieces[1].mul_(2)
+    with E.no_grad():
+        x.split(2)[1].mul_(2)
+    x.unsafe_split(2)[1].mul_(2)
+    x.tensor_split(2)[1].mul_(2)
+    E.ones(4).split(2)[0].mul_(2)  # no grad required
+    assert type(x.unsafe_chunk(2)[0].grad_fn).__name__ == "UnsafeSplitBackward0"
+
+
+def test_data_of_a_tensor_requiring_grad_must_stay_floating():
+    p = E.ones(2, requires_grad=True)
+    with pytest.raises(RuntimeError, match="^data set to a tensor that requires gradients must be floating point or "
+                                           "complex dtype$"):
+        p.data = E.ones(2, dtype=E.int64)
+    q = E.ones(2)
+    q.data = E.ones(2, dtype=E.int64)
+    assert q.dtype == E.int64
+
+
 def test_inplace_on_leaf_requiring_grad_raises():
     x = E.tensor([1.0], requires_grad=True)
     with pytest.raises(RuntimeError, match="a leaf Variable that requires grad is being used in an in-place "
