@@ -95,6 +95,18 @@ try:
 except RuntimeError as e:
     print("second grad", str(e).splitlines()[0][:90])
 
+# The same with torch.func: grad of a scalar function, with an auxiliary output, and two mistakes.
+dfdx = torch.func.grad(lambda t: (t - x_f) ** 2)
+print("func.grad", dfdx(torch.tensor(1.0)), torch.func.grad(lambda t: ((t ** 3).sum(), t.mean()), has_aux=True)(
+    torch.tensor([1.0, 2.0])))
+for name, fn in (("has_aux without aux", lambda: torch.func.grad(lambda t: t ** 2, has_aux=True)(torch.tensor(1.0))),
+                 ("python float", lambda: torch.func.grad(lambda t: (t ** 2).item())(torch.tensor(1.0))),
+                 ("vector output", lambda: torch.func.grad(lambda t: t ** 2)(torch.ones(2)))):
+    try:
+        fn()
+    except RuntimeError as e:
+        print(name, type(e).__name__, str(e).splitlines()[0])
+
 # NYU: the spiral dataset, a linear model and a two-layer net.
 N, D, C, H = 40, 2, 3, 20
 X = np.zeros((N * C, D), dtype=np.float32)
