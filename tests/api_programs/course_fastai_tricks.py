@@ -101,6 +101,15 @@ def set_trainable(module, flag):
 
 
 set_trainable(model[0], False)
+for bad in (0, np.bool_(True)):  # a flag read from a config file or a numpy comparison
+    try:
+        model[0][0].weight.requires_grad_(bad)
+    except TypeError as e:
+        print("requires_grad_", type(e).__name__, e)
+try:
+    model[0][0].bias.requires_grad = 1
+except RuntimeError as e:
+    print("requires_grad =", type(e).__name__, e)
 print("trainable", sum(p.numel() for p in model.parameters() if p.requires_grad),
       sum(p.numel() for p in model.parameters()))
 before = model[0][0].weight.clone()

@@ -656,3 +656,14 @@ def test_resize_of_a_tensor_that_requires_grad_is_refused_in_pytorchs_words():
         with pytest.raises(RuntimeError, match="^cannot resize variables that require grad$"):
             t.resize_(3)
     assert type(E.Variable).__name__ == "VariableMeta" and isinstance(x, E.Variable)
+
+
+def test_requires_grad_takes_a_bool_only_as_pytorch():
+    t = E.ones(1)
+    for bad, name in ((1, "int"), (np.bool_(True), "numpy.bool"), (E.tensor(True), "Tensor"), (None, "NoneType")):
+        with pytest.raises(TypeError, match=re.escape(f"requires_grad_(): argument 'requires_grad' (position 1) must "
+                                                      f"be bool, not {name}")):
+            t.requires_grad_(bad)
+        with pytest.raises(RuntimeError, match="^requires_grad must be a bool$"):
+            t.requires_grad = bad
+    assert t.requires_grad_(True).requires_grad and not t.requires_grad_(False).requires_grad
