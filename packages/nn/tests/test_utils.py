@@ -92,6 +92,8 @@ def test_pack_padded_sequence_checks_lengths_like_pytorch():
     with pytest.raises(RuntimeError, match="'lengths' argument should be a 1D CPU int64 tensor, but got 2D cpu Long"):
         pack_padded_sequence(x, torch.tensor([[3, 2]]))
     assert pack_padded_sequence(x, [3.0, 2.0]).batch_sizes.tolist() == [2, 2, 1]
+    # unsorted: the batch is index-selected by the lengths' order first, so fewer lengths pack that many sequences
+    assert pack_padded_sequence(x, [3], enforce_sorted=False).batch_sizes.tolist() == [1, 1, 1]
 
 
 def test_pack_round_trip_and_packed_lstm_equals_per_sequence_runs():
