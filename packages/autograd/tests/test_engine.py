@@ -290,6 +290,33 @@ def test_numpy_of_tensor_requiring_grad_raises():
 
 
 # --- in-place ops ---------------------------------------------------------------------------
+def test_inplace_on_an_output_of_split_or_unbind_is_refused_as_pytorch():
+    """PyTorch refuses in-place writes into the views of a function returning several (split, chunk, unbind) while
+    they require grad; unsafe_split's pieces, tensor_split's, and writes under no_grad are allowed."""
+    x = E.ones(4, 2, requires_grad=True) * 1
+    for pieces, name in ((x.split(2), "Split"), (x.chunk(2, 1), "Split"), (x.split([1, 3]), "SplitWithSizes"),
+                         (x.unbind(), "Unbind")):
+        with pytest.raises(RuntimeError, match=f"^Output 1 of {name} is a view and is being modified inplace. This "
+                                               "view is the output of a function that returns multiple views."):
+            pieces[1].mul_(2)
+    with E.no_grad():
+        x.split(2)[1].mul_(2)
+    x.unsafe_split(2)[1].mul_(2)
+    x.tensor_split(2)[1].mul_(2)
+    E.ones(4).split(2)[0].mul_(2)  # no grad required
+    assert type(x.unsafe_chunk(2)[0].grad_fn).__name__ == "UnsafeSplitBackward0"
+
+
+def test_data_of_a_tensor_requiring_grad_must_stay_floating():
+    p = E.ones(2, requires_grad=True)
+    with pytest.raises(RuntimeError, match="^data set to a tensor that requires gradients must be floating point or "
+                                           "complex dtype$"):
+        p.data = E.ones(2, dtype=E.int64)
+    q = E.ones(2)
+    q.data = E.ones(2, dtype=E.int64)
+    assert q.dtype == E.int64
+
+
 def test_inplace_on_leaf_requiring_grad_raises():
     x = E.tensor([1.0], requires_grad=True)
     with pytest.raises(RuntimeError, match="a leaf Variable that requires grad is being used in an in-place "
@@ -659,3 +686,14 @@ def test_a_numpy_array_next_to_a_tensor_that_requires_grad_is_refused():
     with pytest.raises(RuntimeError, match=r"Can't call numpy\(\) on Tensor that requires grad"):
         t * np.ones(2)
     assert (t.detach() * np.ones(2)).dtype is E.float64
+
+
+def test_requires_grad_takes_a_bool_only_as_pytorch():
+    t = E.ones(1)
+    for bad, name in ((1, "int"), (np.bool_(True), "numpy.bool"), (E.tensor(True), "Tensor"), (None, "NoneType")):
+        with pytest.raises(TypeError, match=re.escape(f"requires_grad_(): argument 'requires_grad' (position 1) must "
+                                                      f"be bool, not {name}")):
+            t.requires_grad_(bad)
+        with pytest.raises(RuntimeError, match="^requires_grad must be a bool$"):
+            t.requires_grad = bad
+    assert t.requires_grad_(True).requires_grad and not t.requires_grad_(False).requires_grad

@@ -1,6 +1,8 @@
 """torch.func's transforms against closed-form float64 derivatives, finite differences, nesting,
 and PyTorch's errors."""
 
+import re
+
 import numpy as np
 import pytest
 
@@ -165,3 +167,18 @@ def test_vmap_refuses_reading_python_values_of_mapped_tensors_as_pytorch():
     scale = E.tensor(2.0)  # an unmapped tensor's value may be read; so may ember's own code read mapped ones
     assert vmap(lambda a: E.cross_entropy(a.unsqueeze(0), E.tensor([1])) * scale.item())(x).shape == (3,)
     assert vmap(lambda a: a.sum())(x).tolist() == [2.0, 2.0, 2.0]  # the record ends with the call
+
+
+def test_has_aux_and_output_errors_name_the_call_as_pytorch():
+    x = E.ones(2)
+    cases = [(lambda: grad(lambda t: t.sum(), has_aux=True)(x), "grad_and_value(f)(*args)"),
+             (lambda: grad(lambda t: [t.sum(), 1], has_aux=True)(x), "grad_and_value(f)(*args)"),
+             (lambda: vjp(lambda t: t * 2, x, has_aux=True), "vjp(f, *primals)"),
+             (lambda: jacrev(lambda t: t * 2, has_aux=True)(x), "vjp(f, *primals)"),
+             (lambda: jacfwd(lambda t: t * 2, has_aux=True)(x), "jvp(f, primals, tangents)")]
+    for fn, call in cases:
+        with pytest.raises(RuntimeError, match=re.escape(f"{call}: output of function f should be a tuple: (output, "
+                                                         "aux) if has_aux is True")):
+            fn()
+    with pytest.raises(RuntimeError, match=re.escape("Expected f(*args) to return a Tensor, got <class 'float'>")):
+        grad(lambda t: t.sum().item())(x)

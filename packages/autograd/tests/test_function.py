@@ -208,8 +208,11 @@ def test_once_differentiable_blocks_double_backward():
             return 2 * x * grad
 
     x = E.tensor([3.0], requires_grad=True)
-    (g,) = E.grad(Sq.apply(x), x, E.ones(1, requires_grad=True), create_graph=True)
+    go = E.ones(1, requires_grad=True)
+    (g,) = E.grad(Sq.apply(x), x, go, create_graph=True)
     assert g.item() == 6.0
+    # As PyTorch's, the error node leads to fresh leaves: gradients asked of x or go are unused, not errors.
+    assert E.grad(g, [x, go], allow_unused=True) == (None, None)
     with pytest.raises(RuntimeError, match="trying to differentiate twice a function that was marked with "
                                            "@once_differentiable"):
         g.sum().backward()

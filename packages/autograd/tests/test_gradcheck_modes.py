@@ -42,3 +42,27 @@ def test_a_wrong_backward_fails_the_batched_and_forward_checks():
         gradcheck(_WrongBackward.apply, (_x(),), check_forward_ad=True, check_backward_ad=False)
     assert not gradcheck(_WrongBackward.apply, (_x(),), check_forward_ad=True, check_backward_ad=False,
                          raise_exception=False)
+
+
+def test_mismatch_message_shows_jacobians_as_pytorch_does():
+    """(numel(input), numel(output)) tensors, numerical in the output dtype, analytical in the input's; inputs
+    counted among those that require grad."""
+
+    class Bad(Function):
+        @staticmethod
+        def forward(ctx, a, b):
+            return (a[:2] * b.sum()).double()
+
+        @staticmethod
+        def backward(ctx, g):
+            return None, (g * 0 + 1).sum().float().expand(3)
+
+    a = E.tensor([0.5, 1.0, 2.0], dtype=E.float32)
+    b = E.ones(3, requires_grad=True)
+    with pytest.raises(GradcheckError) as info:
+        gradcheck(Bad.apply, (a, b), eps=2**-10)
+    assert str(info.value).replace("ember.", "torch.") == (  # ember's dtype repr outside the torch shim
+        "Jacobian mismatch for output 0 with respect to input 0,\n"
+        "numerical:tensor([[0.5000, 1.0000],\n        [0.5000, 1.0000],\n        [0.5000, 1.0000]], "
+        "dtype=torch.float64)\n"
+        "analytical:tensor([[2., 2.],\n        [2., 2.],\n        [2., 2.]])\n")

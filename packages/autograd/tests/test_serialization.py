@@ -7,6 +7,7 @@ import io
 import math
 import os
 import pickle
+import re
 from collections import OrderedDict
 
 import numpy as np
@@ -343,3 +344,9 @@ def test_save_and_load_refuse_what_is_neither_path_nor_file():
         with pytest.raises(AttributeError, match=f"^'{type(f).__name__}' object has no attribute 'seek'. You can only "
                                                  "torch.load from a file that is seekable."):
             E.load(f)
+
+
+def test_save_into_a_missing_folder_raises_pytorchs_error(tmp_path):
+    with pytest.raises(RuntimeError, match=f"^Parent directory {re.escape(str(tmp_path / 'nodir'))} does not exist.$"):
+        E.save({}, tmp_path / "nodir" / "x.pt")
+    assert list(tmp_path.iterdir()) == []

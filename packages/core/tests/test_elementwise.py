@@ -802,3 +802,21 @@ def test_float_power_out_and_inplace_must_hold_double():
         E.float_power(x, 2j, out=E.empty(2, dtype=E.float64))
     y = x.double()
     assert y.float_power_(3) is y and y.tolist() == [1.0, 8.0]
+
+
+def test_two_python_numbers_make_a_tensor_where_pytorchs_parser_allows_them():
+    """add, sub, mul, div and floor_divide take Python numbers for both operands (as the MIT labs'
+    `torch.subtract(b, 1)` with an int b); (Tensor, Tensor) signatures such as ldexp, nextafter and dist refuse any
+    number."""
+    cases = ((E.add, 2, 1, 3, E.int64), (E.sub, 2.5, 1, 1.5, E.float32), (E.mul, 2, 1.5, 3.0, E.float32),
+             (E.div, 2, 1, 2.0, E.float32), (E.floor_divide, 7, 2, 3, E.int64), (E.add, True, 1, 2, E.int64))
+    for fn, a, b, want, dt in cases:
+        r = fn(a, b)
+        assert isinstance(r, E.Tensor) and r.dim() == 0 and r.dtype == dt and r.item() == want
+    assert E.sub(2, 1, alpha=2).item() == 0
+    for fn in (E.ldexp, E.nextafter, E.dist):
+        msg = rf"^{fn.__name__}\(\): argument '{{}}' \(position {{}}\) must be Tensor, not int$"
+        with pytest.raises(TypeError, match=msg.format("input", 1)):
+            fn(2, E.ones(1))
+        with pytest.raises(TypeError, match=msg.format("other", 2)):
+            fn(E.ones(1), 2)

@@ -223,6 +223,9 @@ def test_loss_errors_use_pytorchs_messages():
         E.cross_entropy(x, E.tensor([1, 2]), label_smoothing=1.5)
     with pytest.raises(RuntimeError, match="weight tensor should be defined either for all 5 classes"):
         E.cross_entropy(x, E.tensor([1, 2]), weight=E.ones(4))
+    with pytest.raises(RuntimeError, match="^ignore_index is not supported for floating point target$"):
+        E.cross_entropy(x, E.full((2, 5), 0.2), ignore_index=0)
+    assert E.cross_entropy(x, E.full((2, 5), 0.2), ignore_index=-1).item() == pytest.approx(np.log(5))
 
 
 def test_loss_primitives_validate_targets_themselves():

@@ -3,6 +3,8 @@ pixel shuffling, 1-D pooling, channel dropout, SGDR restarts."""
 
 import math
 
+import re
+
 import numpy as np
 import pytest
 
@@ -102,7 +104,10 @@ def test_dropout1d_zeroes_whole_channels():
     y = nn.Dropout1d(0.5)(torch.ones(16, 32, 5)).numpy()
     assert np.all((y == 0).all(-1) | (y == 2).all(-1))
     assert 0.3 < (y == 0).all(-1).mean() < 0.7
-    with pytest.raises(RuntimeError, match="Expected 2D or 3D input"):
+    msg = ("dropout1d: Expected 2D or 3D input, but received a 4D input. Note that dropout1d exists to provide "
+           "channel-wise dropout on inputs with 1 spatial dimension, a channel dimension, and an optional batch "
+           "dimension (i.e. 2D or 3D inputs).")
+    with pytest.raises(RuntimeError, match=f"^{re.escape(msg)}$"):
         F.dropout1d(torch.ones(2, 3, 4, 5))
 
 

@@ -261,3 +261,22 @@ def test_packed_lstm_state_of_another_batch_fails_in_pytorchs_broadcast_words():
         lstm(packed, (torch.zeros(1, 1, 3), torch.zeros(1, 2, 3)))
     _, (h, c) = lstm(packed, (torch.zeros(1, 2, 3), torch.zeros(1, 1, 3)))  # one cell state serves the batch
     assert h.shape == c.shape == (1, 2, 3)
+
+
+@pytest.mark.parametrize("cls", [nn.RNN, nn.GRU])
+def test_rnn_and_gru_refuse_proj_size(cls):
+    with pytest.raises(ValueError, match="proj_size argument is only supported for LSTM, not RNN or GRU"):
+        cls(2, 3, proj_size=0)
+
+
+@pytest.mark.parametrize("cls,name", [(nn.RNN, "TransposeBackward1"), (nn.GRU, "TransposeBackward1"),
+                                      (nn.LSTM, "TransposeBackward0")])
+def test_batch_first_output_node_is_pytorchs(cls, name):
+    """PyTorch's RNN and GRU transpose a batch_first output in place (TransposeBackward1), its LSTM does not."""
+    out, _ = cls(2, 3, batch_first=True)(torch.ones(4, 5, 2))
+    assert type(out.grad_fn).__name__ == name and out.shape == (4, 5, 3)
+
+
+def test_lstm_repr_puts_proj_size_second_as_pytorch():
+    m = nn.LSTM(2, 3, 2, dropout=0.1, batch_first=True, bidirectional=True, proj_size=1)
+    assert repr(m) == "LSTM(2, 3, proj_size=1, num_layers=2, batch_first=True, dropout=0.1, bidirectional=True)"

@@ -88,6 +88,22 @@ def test_pad_sequence():
     left = pad_sequence([a, b], batch_first=True, padding_side="left")
     np.testing.assert_array_equal(left[1].numpy(), [[0, 0], [0, 0], [1, 1]])
     np.testing.assert_array_equal(left[0].numpy(), a.numpy())
+    with pytest.raises(RuntimeError, match="Expected padding_side to be one of left or right, but got middle."):
+        pad_sequence([a, b], padding_side="middle")
+
+
+def test_pack_padded_sequence_checks_lengths_like_pytorch():
+    from ember.nn.utils.rnn import pack_padded_sequence
+
+    x = torch.zeros(3, 2)
+    with pytest.raises(RuntimeError, match=r"Expected `len\(lengths\)` to be equal to batch_size, but got 3 "
+                                           r"\(batch_size=2\)"):
+        pack_padded_sequence(x, [3, 2, 1])
+    with pytest.raises(RuntimeError, match="'lengths' argument should be a 1D CPU int64 tensor, but got 2D cpu Long"):
+        pack_padded_sequence(x, torch.tensor([[3, 2]]))
+    assert pack_padded_sequence(x, [3.0, 2.0]).batch_sizes.tolist() == [2, 2, 1]
+    # unsorted: the batch is index-selected by the lengths' order first, so fewer lengths pack that many sequences
+    assert pack_padded_sequence(x, [3], enforce_sorted=False).batch_sizes.tolist() == [1, 1, 1]
 
 
 def test_pack_round_trip_and_packed_lstm_equals_per_sequence_runs():

@@ -124,7 +124,7 @@ def test_dropout3d_drops_whole_channels_and_scales():
     drop = nn.Dropout3d(0.5)
     drop.eval()
     assert drop(x) is x
-    with pytest.warns(UserWarning, match="dropout3d: Received a 3-D input"):
+    with pytest.warns(UserWarning, match=r"dropout3d: Received a 3-D input.*an optional batch dimension \(i.e. 4D"):
         F.dropout3d(torch.ones(4, 3, 2), 0.5)
 
 

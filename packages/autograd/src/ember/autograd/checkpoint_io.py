@@ -129,6 +129,8 @@ def atomic_write(path: str | os.PathLike, write: Callable[[BinaryIO], None]) -> 
     leaves the old file; a kill leaves a temporary that the next save into the folder removes."""
     path = os.fspath(path)
     directory = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(directory):  # PyTorch's check and words, the folder as the caller spelled it
+        raise RuntimeError(f"Parent directory {os.path.dirname(path)} does not exist.")
     remove_stale_temporaries(directory)
     prefix = f".{os.path.basename(path)}{_TMP_MARK}{_host()}.{os.getpid()}."
     fd, tmp = tempfile.mkstemp(dir=directory, prefix=prefix)

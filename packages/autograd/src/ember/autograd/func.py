@@ -113,11 +113,15 @@ def _finish(x, keep: bool):
     return x if keep or not isinstance(x, Tensor) else x.detach()
 
 
+_AUX_CALLS = {"grad_and_value": "grad_and_value(f)(*args)", "vjp": "vjp(f, *primals)", "jacrev": "vjp(f, *primals)",
+              "jvp": "jvp(f, primals, tangents)"}  # how PyTorch's messages name the call
+
+
 def _split_aux(out, has_aux: bool, what: str):
     if not has_aux:
         return out, None
-    if not isinstance(out, tuple | list) or len(out) != 2:
-        raise RuntimeError(f"{what}(f, ...)(*args): output of function f should be a tuple: (output, aux) "
+    if not isinstance(out, tuple) or len(out) != 2:
+        raise RuntimeError(f"{_AUX_CALLS[what]}: output of function f should be a tuple: (output, aux) "
                            "if has_aux is True")
     return out[0], out[1]
 
@@ -142,7 +146,7 @@ def grad_and_value(func: Callable, argnums: int | tuple[int, ...] = 0, has_aux: 
                 out, aux = _split_aux(func(*call, **kwargs), has_aux, "grad_and_value")
             if not isinstance(out, Tensor):
                 raise RuntimeError(f"grad_and_value(f)(*args): Expected f(*args) to return a Tensor, got "
-                                   f"{type(out).__name__}")
+                                   f"{type(out)}")
             if out.dim() != 0:
                 raise RuntimeError(f"grad_and_value(f)(*args): Expected f(*args) to return a scalar Tensor, got "
                                    f"tensor with {out.dim()} dims. Maybe you wanted to use the vjp or jacrev APIs "
@@ -262,6 +266,11 @@ def jacrev(func: Callable, argnums: int | tuple[int, ...] = 0, *, has_aux: bool 
            chunk_size: int | None = None, _preallocate_and_copy: bool = False) -> Callable:
     """`f -> the Jacobian of f w.r.t. args[argnums]`, one backward per output element: for each
     output a tensor of shape `output.shape + input.shape` (a tuple over argnums when it is a tuple)."""
+    return _jacobian(func, argnums, has_aux, "jacrev")
+
+
+def _jacobian(func: Callable, argnums, has_aux: bool, aux_call: str) -> Callable:
+    """jacrev's transform; `aux_call` names the call in the has_aux error ("jvp" for jacfwd, as PyTorch)."""
 
     @wraps(func)
     def wrapper(*args, **kwargs):
@@ -269,7 +278,7 @@ def jacrev(func: Callable, argnums: int | tuple[int, ...] = 0, *, has_aux: bool 
         with enable_grad():
             tracked, call = _tracked_call(args, argnums, trees)
             with func_transform("jacrev"):
-                out, aux = _split_aux(func(*call, **kwargs), has_aux, "jacrev")
+                out, aux = _split_aux(func(*call, **kwargs), has_aux, aux_call)
             out_leaves, out_build = _flatten(out)
             flat = [x for xs in tracked for x in xs]
             jacs = []
@@ -301,7 +310,7 @@ def jacrev(func: Callable, argnums: int | tuple[int, ...] = 0, *, has_aux: bool 
 def jacfwd(func: Callable, argnums: int | tuple[int, ...] = 0, has_aux: bool = False, *,
            randomness: str = "error") -> Callable:
     """The Jacobian, as `jacrev` gives it (ember computes it in reverse mode; values are the same)."""
-    return jacrev(func, argnums, has_aux=has_aux)
+    return _jacobian(func, argnums, has_aux, "jvp")
 
 
 def hessian(func: Callable, argnums: int | tuple[int, ...] = 0) -> Callable:

@@ -330,19 +330,23 @@ def once_differentiable(fn: Callable) -> Callable:
             _state.enabled = prev
         if not prev:
             return outputs
-        requires = [a for a in args if isinstance(a, Tensor) and a._requires_grad]
-        if not requires:
+        if not any(isinstance(a, Tensor) and a._requires_grad for a in args):
             return outputs
         err = _DelayedError("trying to differentiate twice a function that was marked with @once_differentiable")
-        err.next_functions = tuple(edge_of(a) for a in requires)
         single = not isinstance(outputs, tuple)
         outs = (outputs,) if single else outputs
-        res = []
+        res, edges = [], []
         for o in outs:
             if isinstance(o, Tensor) and (o._dtype.is_floating_point or o._dtype.is_complex):
+                # As PyTorch, the error node leads to fresh leaves, not to the backward's inputs: gradients
+                # asked of those inputs are unused (None), and only a backward through the outputs raises.
+                leaf = Tensor._make(o._storage, o._offset, o._shape, o._strides, o._dtype)
+                leaf._requires_grad = True
+                edges.append(edge_of(leaf))
                 o = Tensor._make(o._storage, o._offset, o._shape, o._strides, o._dtype)
                 o._grad_fn = err
                 o._requires_grad = True
             res.append(o)
+        err.next_functions = tuple(edges)
         return res[0] if single else tuple(res)
     return wrapper

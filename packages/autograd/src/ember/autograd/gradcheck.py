@@ -142,8 +142,13 @@ def _forward(func: Callable, inputs: tuple, i: int, n_out: list[int]) -> list[np
     return cols
 
 
-def _mismatch(what: str, j: int, i: int, expected: np.ndarray, got: np.ndarray, raise_exception: bool) -> bool:
-    """Report a Jacobian mismatch: raise `GradcheckError` or return False."""
+def _mismatch(what: str, j: int, i: int, expected: np.ndarray, got: np.ndarray, raise_exception: bool,
+              dtypes: tuple) -> bool:
+    """Report a Jacobian mismatch: raise `GradcheckError` or return False. As PyTorch's, the message shows
+    (numel(input), numel(output)) tensors, the numerical one in the output's dtype, the other in the input's."""
+    from ember.core import tensor
+
+    expected, got = tensor(expected.T.copy(), dtype=dtypes[0]), tensor(got.T.copy(), dtype=dtypes[1])
     msg = f"{what} mismatch for output {j} with respect to input {i},\nnumerical:{expected}\nanalytical:{got}\n"
     if raise_exception:
         raise GradcheckError(msg)
@@ -193,18 +198,22 @@ def gradcheck(func: Callable, inputs, *, eps: float = 1e-6, atol: float = 1e-5, 
     diff_inputs = [tupled[i] for i in diff_idx]
     analytical = _analytical(outputs, diff_inputs) if check_backward_ad or check_batched_grad else None
     batched = _batched(outputs, diff_inputs) if check_batched_grad else None
+    numerical = [_numerical(func, tupled, i, eps, n_out) for i in diff_idx]
+    # As PyTorch: outputs outer, inputs inner, inputs counted among those that require grad.
+    for j in range(len(outputs)):
+        for k, i in enumerate(diff_idx):
+            n, dtypes = numerical[k][j], (outputs[j].dtype, tupled[i].dtype)
+            if check_backward_ad and not np.allclose(analytical[j][k], n, rtol=rtol, atol=atol, equal_nan=True):
+                return _mismatch("Jacobian", j, k, n, analytical[j][k], raise_exception, dtypes)
     for k, i in enumerate(diff_idx):
-        numerical = _numerical(func, tupled, i, eps, n_out)
         forward = _forward(func, tupled, i, n_out) if check_forward_ad or check_batched_forward_grad else None
         for j in range(len(outputs)):
-            n = numerical[j]
-            if check_backward_ad and not np.allclose(analytical[j][k], n, rtol=rtol, atol=atol, equal_nan=True):
-                return _mismatch("Jacobian", j, i, n, analytical[j][k], raise_exception)
+            n, dtypes = numerical[k][j], (outputs[j].dtype, tupled[i].dtype)
             if forward is not None and not np.allclose(forward[j], n, rtol=rtol, atol=atol, equal_nan=True):
-                return _mismatch("Jacobian computed with forward mode", j, i, n, forward[j], raise_exception)
+                return _mismatch("Jacobian computed with forward mode", j, k, n, forward[j], raise_exception, dtypes)
             if batched is not None and not np.allclose(batched[j][k], analytical[j][k], rtol=rtol, atol=atol,
                                                        equal_nan=True):
-                return _mismatch("Batched gradient", j, i, analytical[j][k], batched[j][k], raise_exception)
+                return _mismatch("Batched gradient", j, k, analytical[j][k], batched[j][k], raise_exception, dtypes)
     return True
 
 

@@ -132,6 +132,14 @@ def check_inplace(t: Tensor, *, dirtied: bool = False) -> None:
         raise RuntimeError(f"a leaf Variable that requires grad {'has been' if dirtied else 'is being'} used in an "
                            f"in-place operation.")
     m = t._ag
+    if m is not None and m.base is not None and t._requires_grad:
+        multi = _MULTI_VIEW_NODES.get(type(t._grad_fn).__name__)
+        if multi is not None:
+            nr = getattr(t._grad_fn, "view_output_nr", 0)
+            raise RuntimeError(f"Output {nr} of {multi} is a view and is being modified inplace. This view is "
+                               "the output of a function that returns multiple views. Such functions do not allow the "
+                               "output views to be modified inplace. You should replace the inplace operation by an "
+                               "out-of-place one.")
     if m is not None and m.base is not None and m.base._grad_fn is None and m.base._requires_grad:
         raise RuntimeError("a view of a leaf Variable that requires grad is being used in an in-place operation.")
     if m is not None and m.custom_view is not None and t._requires_grad and _state.enabled:
@@ -140,6 +148,11 @@ def check_inplace(t: Tensor, *, dirtied: bool = False) -> None:
                            "view+inplace would override the custom backward associated with the custom Function, "
                            "leading to incorrect gradients. This behavior is forbidden. You can fix this by cloning "
                            "the output of the custom Function.")
+
+
+# the nodes of PyTorch's functions returning several views, whose outputs it refuses to modify in place
+_MULTI_VIEW_NODES = {"SplitBackward0": "Split", "SplitWithSizesBackward0": "SplitWithSizes",
+                     "UnbindBackward0": "Unbind"}
 
 
 def _run_below(op, args: tuple, kwargs: dict, call_next):

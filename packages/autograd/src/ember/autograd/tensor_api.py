@@ -34,7 +34,8 @@ def _get_requires_grad(self: Tensor) -> bool:
 
 
 def _set_requires_grad(self: Tensor, value: bool, what: str = "floating point and complex") -> None:
-    value = bool(value)
+    if type(value) is not bool:  # numpy bools, ints and 0-dim tensors are refused too (the method: TypeError)
+        raise RuntimeError("requires_grad must be a bool")
     if self._grad_fn is not None:
         if not value:
             raise RuntimeError("you can only change requires_grad flags of leaf variables. If you want to use a "
@@ -50,6 +51,11 @@ def _set_requires_grad(self: Tensor, value: bool, what: str = "floating point an
 
 def requires_grad_(self: Tensor, requires_grad: bool = True) -> Tensor:
     """Set `requires_grad` in place (leaves only, floating dtypes only) and return self."""
+    if type(requires_grad) is not bool:
+        kind = type(requires_grad)
+        plain = kind.__module__ in ("builtins", "ember.core.tensor")
+        name = kind.__name__ if plain else f"{kind.__module__}.{kind.__name__}"
+        raise TypeError(f"requires_grad_(): argument 'requires_grad' (position 1) must be bool, not {name}")
     _set_requires_grad(self, requires_grad, "floating point")  # PyTorch's wording for the method
     return self
 
@@ -121,6 +127,8 @@ def _get_data(self: Tensor) -> Tensor:
 def _set_data(self: Tensor, value: Tensor) -> None:
     if not isinstance(value, Tensor):
         raise TypeError(f"data must be a Tensor; got {type(value).__name__}")
+    if self._requires_grad and not (value._dtype.is_floating_point or value._dtype.is_complex):
+        raise RuntimeError("data set to a tensor that requires gradients must be floating point or complex dtype")
     self._set_meta(value._storage, value._offset, value._shape, value._strides)
     self._dtype = value._dtype
 

@@ -605,6 +605,16 @@ def set_composite_hook(hook: Callable | None) -> Callable | None:
 _NAMED: dict = {}
 
 
+def multi_view_output(result, made: str, name: str, index: int):
+    """`node_name` for output `index` of a function returning several views (split, unbind), remembered on the node:
+    autograd refuses in-place writes into such outputs as PyTorch ("Output 1 of Split is a view ...")."""
+    node_name(result, made, name)
+    fn = getattr(result, "_grad_fn", None)
+    if fn is not None and type(fn).__name__ == name:
+        fn.view_output_nr = index
+    return result
+
+
 def node_name(result, made: str, name: str):
     """Give `result`'s grad_fn PyTorch's node name `name` when it is the `made` node this function's
     decomposition put on it (`linear`'s AddBackward0 is PyTorch's AddmmBackward0): the node's class

@@ -139,11 +139,25 @@ def _legacy_scalar(name: str, kw: str, input, first, legacy: tuple, given, out, 
     return (*legacy, first)
 
 
+_PY_NUMBERS = (bool, int, float, complex)
+
+
+def _wrapped_number(input, other):
+    """A Python number `input` beside a Python number `other` as a tensor: PyTorch's parser lets add, sub, mul, div
+    and floor_divide take numbers for both (`torch.sub(2, 1)` is tensor(1), `torch.mul(2.5, 2)` a float32 one)."""
+    if type(input) in _PY_NUMBERS and type(other) in _PY_NUMBERS:
+        from ember.core.creation import tensor
+
+        return tensor(input)
+    return input
+
+
 @method
 def add(input, other, *legacy, alpha=1, out=None) -> Tensor:
     """`input + alpha * other`, broadcasting; `add(input, alpha, other)` is PyTorch's deprecated overload."""
     if legacy:
         other, alpha = _legacy_scalar("add", "alpha", input, other, legacy, alpha, out)
+    input = _wrapped_number(input, other)
     try:
         if alpha != 1 or alpha is True:
             return _alpha_operand(input, other, alpha, out, ew.add)
@@ -167,6 +181,7 @@ def sub(input, other, *legacy, alpha=1, out=None) -> Tensor:
         raise ew.BoolOperatorError("Subtraction, the `-` operator, with a bool tensor is not supported. "
                                    "If you are trying to invert a mask, use the `~` or `logical_not()` operator "
                                    "instead.")
+    input = _wrapped_number(input, other)
     try:
         if alpha != 1 or alpha is True:
             return _alpha_operand(input, other, alpha, out, ew.sub)
@@ -181,6 +196,7 @@ attach("subtract", sub)
 
 @method
 def mul(input, other, *, out=None) -> Tensor:
+    input = _wrapped_number(input, other)
     try:
         return ew.mul(input, other) if out is None else ew.mul(input, other, out=out)
     except NotImplementedError:
@@ -194,6 +210,7 @@ attach("multiply", mul)
 @method
 def div(input, other, *, rounding_mode: str | None = None, out=None) -> Tensor:
     """True division, or `rounding_mode="trunc"`/`"floor"` division."""
+    input = _wrapped_number(input, other)
     if rounding_mode is None:
         try:
             return ew.div(input, other) if out is None else ew.div(input, other, out=out)
@@ -213,6 +230,7 @@ attach("true_divide", div)
 
 @method
 def floor_divide(input, other, *, out=None) -> Tensor:
+    input = _wrapped_number(input, other)
     return ew.floor_divide(input, other, out=out)
 
 

@@ -254,6 +254,13 @@ def not_a_tensor(name: str, arg: str, position: int, value) -> TypeError:
     return TypeError(f"{name}(): argument '{arg}' (position {position}) must be Tensor, not {type(value).__name__}")
 
 
+def check_tensors(name: str, input, other) -> None:
+    """PyTorch's TypeError for a non-tensor operand of a (Tensor input, Tensor other) signature."""
+    for pos, (arg, v) in enumerate((("input", input), ("other", other)), 1):
+        if not isinstance(v, Tensor):
+            raise not_a_tensor(name, arg, pos, v)
+
+
 def _make_unary(row: Row):
     name, fn, rule = row.name, row.impl, row.info.rule
     op = declare(name, fn, differentiable=row.differentiable, argnames=row.argnames, info=row.info)

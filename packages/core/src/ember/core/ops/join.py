@@ -15,7 +15,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from ember.core import dtypes, storage
-from ember.core.dispatch import OVERLAP_ANY, OVERLAP_INTERNAL, declare, node_name
+from ember.core.dispatch import OVERLAP_ANY, OVERLAP_INTERNAL, declare, multi_view_output, node_name
 from ember.core.opinfo_shape import info as _info
 from ember.core.methods import attach, inplace, method, numpy_aliases
 from ember.core.ops import elementwise as ew
@@ -238,8 +238,8 @@ def split(tensor: Tensor, split_size_or_sections, dim: int = 0) -> tuple[Tensor,
                                f"dimension {d}), but got split_sizes={sizes}")
     out, start = [], 0
     name = "SplitBackward0" if isinstance(split_size_or_sections, numbers.Integral) else "SplitWithSizesBackward0"
-    for s in sizes:
-        out.append(node_name(S.narrow(tensor, d, start, s), "NarrowBackward0", name))
+    for i, s in enumerate(sizes):
+        out.append(multi_view_output(S.narrow(tensor, d, start, s), "NarrowBackward0", name, i))
         start += s
     return tuple(out)
 

@@ -12,7 +12,7 @@ import numpy as np
 from ember.core import dtypes
 from ember.core.device import as_device, device
 from ember.core.device_backends import backend
-from ember.core.dispatch import declare, node_name
+from ember.core.dispatch import declare, multi_view_output, node_name
 from ember.core.methods import attach, method
 from ember.core.ops import memfmt
 from ember.core.ops import shape as S
@@ -303,7 +303,8 @@ def diagonal(input, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor:
 @method
 def unbind(input, dim: int = 0) -> tuple[Tensor, ...]:
     d = input._wrap_dim(dim)
-    return tuple(node_name(S.select(input, d, i), "SelectBackward0", "UnbindBackward0") for i in range(input._shape[d]))
+    return tuple(multi_view_output(S.select(input, d, i), "SelectBackward0", "UnbindBackward0", i)
+                 for i in range(input._shape[d]))
 
 
 @method

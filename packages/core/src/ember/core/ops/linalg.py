@@ -874,6 +874,7 @@ def pdist(input: Tensor, p: float = 2.0) -> Tensor:
 @method
 def dist(input: Tensor, other: Tensor, p: float = 2) -> Tensor:
     """The p-norm of `input - other` (broadcast), as one number."""
+    ew.check_tensors("dist", input, other)
     return vector_norm(ew.sub(input, other), p)
 
 

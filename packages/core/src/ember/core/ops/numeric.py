@@ -162,6 +162,7 @@ def rad2deg(input: Tensor, *, out: Tensor | None = None) -> Tensor:
 @method
 def ldexp(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor:
     """`input * 2**other`, in a floating dtype."""
+    ew.check_tensors("ldexp", input, other)
     x, e = _float(input), _float(other)
     if isinstance(x, Tensor) and isinstance(e, Tensor) and e._dtype is not x._dtype:  # 2**other in the result dtype
         e = S.to_dtype(e, dtypes.promote_types(x._dtype, e._dtype))
@@ -209,6 +210,7 @@ _BITS_INT = {dtypes.float16: dtypes.int16, dtypes.bfloat16: dtypes.int16, dtypes
 @method
 def nextafter(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor:
     """The next floating-point value after `input` towards `other`, elementwise."""
+    ew.check_tensors("nextafter", input, other)
     dt = dtypes.result_type(input, other)
     if not dt.is_floating_point:
         _refuse("nextafter", input)

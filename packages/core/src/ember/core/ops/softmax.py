@@ -605,6 +605,8 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, s
             and not target._dtype.is_floating_point):
         raise RuntimeError(f"Expected floating point type for target with class probabilities, got "
                            f"{dtypes.TORCH_NAMES.get(target._dtype.name, target._dtype.name)}")
+    if isinstance(input, Tensor) and isinstance(target, Tensor) and target.shape == input.shape and ignore_index >= 0:
+        raise RuntimeError("ignore_index is not supported for floating point target")
     _check_probabilities_shape(input, target, weight, reduction)
     if (isinstance(input, Tensor) and _is_probabilities(target) and target.shape == input.shape
             and target._dtype is not input._dtype and input._dtype.is_floating_point):

@@ -13,6 +13,7 @@ import warnings
 import numpy as np
 
 from ember.core import dtypes
+from ember.core.dispatch import node_name
 from ember.core.creation import arange, computable_dtype, empty, empty_strided, full_like, tensor
 from ember.core.methods import attach, method
 from ember.core.ops import elementwise as ew
@@ -162,10 +163,20 @@ def split_with_sizes(input: Tensor, split_sizes, dim: int = 0) -> tuple[Tensor, 
     return J.split(input, list(split_sizes), dim)
 
 
-unsafe_chunk, unsafe_split, unsafe_split_with_sizes = J.chunk, J.split, split_with_sizes
-for _name, _fn in (("unsafe_chunk", J.chunk), ("unsafe_split", J.split), ("unsafe_split_with_sizes",
-                                                                          split_with_sizes)):
-    attach(_name, _fn)
+def _unsafe(fn, made: str, name: str):
+    """PyTorch's unsafe_* twins of the splits: the same pieces, whose node is Unsafe*, so that autograd lets them be
+    modified in place (it refuses that for the outputs of split)."""
+    def unsafe(*args, **kwargs):
+        return tuple(node_name(t, made, name) for t in fn(*args, **kwargs))
+    unsafe.__name__ = unsafe.__qualname__ = "unsafe_" + fn.__name__.removeprefix("_")
+    return unsafe
+
+
+unsafe_chunk = _unsafe(J.chunk, "SplitBackward0", "UnsafeSplitBackward0")
+unsafe_split = _unsafe(J.split, "SplitBackward0", "UnsafeSplitBackward0")
+unsafe_split_with_sizes = _unsafe(split_with_sizes, "SplitWithSizesBackward0", "UnsafeSplitWithSizesBackward0")
+for _fn in (unsafe_chunk, unsafe_split, unsafe_split_with_sizes):
+    attach(_fn.__name__, _fn)
 
 
 def empty_permuted(size, physical_layout, *, dtype=None, layout=None, device=None, requires_grad: bool = False,

@@ -16,7 +16,7 @@ import warnings
 
 from ember import autograd as ea
 from ember.core import Tensor
-from ember.core.dispatch import get_op
+from ember.core.dispatch import get_op, node_name
 from ember.nn import functional as F
 from ember.nn import init
 from ember.nn.modules.module import Module
@@ -408,10 +408,14 @@ class RNNBase(Module):
             finals = tuple(f.squeeze(1) for f in finals)
         elif self.batch_first:
             output = output.transpose(0, 1)
+            if self.mode != "LSTM":  # PyTorch's RNN and GRU transpose their output in place (`transpose_`)
+                output = node_name(output, "TransposeBackward0", "TransposeBackward1")
         return output, (finals if self.mode == "LSTM" else finals[0])
 
     def extra_repr(self) -> str:
         s = f"{self.input_size}, {self.hidden_size}"
+        if self.proj_size != 0:  # PyTorch's order: proj_size second
+            s += f", proj_size={self.proj_size}"
         if self.num_layers != 1:
             s += f", num_layers={self.num_layers}"
         if self.bias is not True:
@@ -422,9 +426,13 @@ class RNNBase(Module):
             s += f", dropout={self.dropout}"
         if self.bidirectional is not False:
             s += f", bidirectional={self.bidirectional}"
-        if self.proj_size != 0:
-            s += f", proj_size={self.proj_size}"
         return s
+
+
+def _refuse_proj_size(proj_size) -> None:
+    """PyTorch's RNN and GRU refuse any `proj_size` keyword, even 0."""
+    if proj_size is not None:
+        raise ValueError("proj_size argument is only supported for LSTM, not RNN or GRU")
 
 
 class RNN(RNNBase):
@@ -432,7 +440,8 @@ class RNN(RNNBase):
 
     def __init__(self, input_size: int, hidden_size: int, num_layers: int = 1, nonlinearity: str = "tanh",
                  bias: bool = True, batch_first: bool = False, dropout: float = 0.0, bidirectional: bool = False,
-                 device=None, dtype=None) -> None:
+                 device=None, dtype=None, *, proj_size: int | None = None) -> None:
+        _refuse_proj_size(proj_size)
         if nonlinearity not in ("tanh", "relu"):
             raise ValueError(f"Unknown nonlinearity '{nonlinearity}'. Select from 'tanh' or 'relu'.")
         self.nonlinearity = nonlinearity
@@ -459,7 +468,8 @@ class GRU(RNNBase):
 
     def __init__(self, input_size: int, hidden_size: int, num_layers: int = 1, bias: bool = True,
                  batch_first: bool = False, dropout: float = 0.0, bidirectional: bool = False, device=None,
-                 dtype=None) -> None:
+                 dtype=None, *, proj_size: int | None = None) -> None:
+        _refuse_proj_size(proj_size)
         super().__init__("GRU", input_size, hidden_size, num_layers, bias, batch_first, dropout, bidirectional,
                          device=device, dtype=dtype)
 

@@ -95,7 +95,7 @@ def pad_sequence(sequences: Sequence[Tensor], batch_first: bool = False, padding
     [[1.0, 1.0], [1.0, 0.0]]
     """
     if padding_side not in ("left", "right"):
-        raise ValueError(f"Expected padding_side to be one of left or right, but got {padding_side}.")
+        raise RuntimeError(f"Expected padding_side to be one of left or right, but got {padding_side}.")
     if len(sequences) == 0:
         raise RuntimeError("received an empty list of sequences")
     longest = max(s.shape[0] for s in sequences)
@@ -121,10 +121,22 @@ def _lengths_list(lengths) -> list[int]:
     return [int(v) for v in lengths]
 
 
+def _packing_lengths(lengths, batch_size: int | None) -> list[int]:
+    """`lengths` as ints after PyTorch's checks: one dimension, one length per batch entry (unchecked when None: an
+    unsorted batch is first index-selected by the lengths' order, as PyTorch does, so it always has one each)."""
+    t = lengths if isinstance(lengths, Tensor) else ea.as_tensor(lengths, dtype=ea.int64)
+    if t.dim() != 1:
+        raise RuntimeError(f"'lengths' argument should be a 1D CPU int64 tensor, but got {t.dim()}D cpu Long tensor")
+    if batch_size is not None and t.shape[0] != batch_size:
+        raise RuntimeError(f"Expected `len(lengths)` to be equal to batch_size, but got {t.shape[0]} "
+                           f"(batch_size={batch_size})")
+    return _lengths_list(t)
+
+
 def pack_padded_sequence(input: Tensor, lengths: Tensor | Sequence[int], batch_first: bool = False,
                          enforce_sorted: bool = True) -> PackedSequence:
     """Pack a padded batch (T, B, *) ((B, T, *) with `batch_first`) of sequences of `lengths`."""
-    lens = _lengths_list(lengths)
+    lens = _packing_lengths(lengths, input.shape[0 if batch_first else 1] if enforce_sorted else None)
     if enforce_sorted:
         if any(a < b for a, b in zip(lens, lens[1:])):
             raise RuntimeError("`lengths` array must be sorted in decreasing order when `enforce_sorted` is True. "
