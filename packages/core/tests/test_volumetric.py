@@ -219,7 +219,7 @@ def test_adaptive_pool3d_matches_bin_reference(size):
 
 
 @pytest.mark.parametrize("call, msg", [
-    (lambda: E.max_pool3d(E.ones(2, 3, 4), 2), r"Expected 4D or 5D \(batch mode\) tensor"),
+    (lambda: E.max_pool3d(E.ones(2, 3, 4), 2), r"non-empty 4D or 5D \(batch mode\) tensor expected"),
     (lambda: E.max_pool3d(E.ones(1, 1, 4, 4, 4), 2, padding=2), r"pad should be smaller than or equal to half of "
                                                                 r"kernel size"),
     (lambda: E.max_pool3d(E.ones(1, 1, 1, 4, 4), (3, 2, 2)), r"Output size is too small"),
