@@ -42,8 +42,10 @@ def test_rms_norm():
     np.testing.assert_allclose(norm(x).detach().numpy(), ref, rtol=1e-12)
     ref = a / np.sqrt((a * a).mean((1, 2), keepdims=True) + np.finfo(np.float64).eps)
     np.testing.assert_allclose(F.rms_norm(x, (3, 4)).numpy(), ref, rtol=1e-12)
-    with pytest.raises(RuntimeError, match="normalized_shape"):
+    with pytest.raises(RuntimeError, match=r"^Given normalized_shape=\[5\], expected input with shape \[\*5\], but"):
         F.rms_norm(x, (5,))
+    with pytest.raises(ValueError, match="^Input tensor must have at least 4 dimensions, but got 3$"):
+        F.rms_norm(x, (1, 2, 3, 4))
 
 
 def test_distances_and_softmax2d():

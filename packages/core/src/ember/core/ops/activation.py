@@ -417,6 +417,8 @@ def rrelu(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, trainin
     from ember.core.ops import elementwise as ew
 
     x = _float_input("rrelu", input)
+    if lower > upper:
+        raise RuntimeError("Lower bound should be less than or equal to the upper bound")
     if not training:
         return leaky_relu(input, (lower + upper) / 2, inplace)
     slopes = random.rand(*input.shape, dtype=input.dtype)._np() * (upper - lower) + lower
