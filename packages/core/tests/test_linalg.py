@@ -679,3 +679,17 @@ def test_bool_empty_products_match_pytorch(name, beta):
         except RuntimeError as e:
             outcomes.append(str(e))
     assert outcomes[0] == outcomes[1]
+
+
+def test_norm_string_orders_go_to_matrix_norm_and_vector_norm_refuses_them():
+    """PyTorch: linalg.norm sends 'fro'/'nuc' to matrix_norm at any rank; vector_norm's ord must be a Number."""
+    a = E.arange(4.0)
+    with pytest.raises(RuntimeError, match="^linalg.matrix_norm: The input tensor A must have at least 2 dimensions"):
+        E.linalg.norm(a, "fro")
+    with pytest.raises(RuntimeError, match="^linalg.matrix_norm: Order bad not supported.$"):
+        E.linalg.norm(a, "bad", dim=0)
+    with pytest.raises(RuntimeError, match="must be 1D or 2D. Got 3D."):
+        E.linalg.norm(E.ones(2, 2, 2), "fro")
+    assert E.linalg.norm(E.ones(2, 2, 2), "fro", dim=(0, 2)).tolist() == [2.0, 2.0]
+    with pytest.raises(TypeError, match=r"argument 'ord' \(position 2\) must be Number, not str"):
+        E.linalg.vector_norm(a, "fro")

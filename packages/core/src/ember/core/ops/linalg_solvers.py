@@ -577,14 +577,18 @@ def matrix_norm(A: Tensor, ord="fro", dim=(-2, -1), keepdim: bool = False, *, dt
 def norm(A: Tensor, ord=None, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:  # noqa: A002
     """`torch.linalg.norm`: a vector norm over one dim (or all, when neither `ord` nor `dim` is
     given), a matrix norm over two."""
+    if dim is None and ord is not None and A.ndim not in (1, 2):
+        raise RuntimeError("linalg.norm: If dim is not specified but ord is, the input must be 1D or 2D. "
+                           f"Got {A.ndim}D.")
+    if isinstance(ord, str):  # PyTorch sends a string order to matrix_norm, whatever the rank or dims
+        if ord not in ("fro", "nuc"):
+            raise RuntimeError(f"linalg.matrix_norm: Order {ord} not supported.")
+        return matrix_norm(A, ord, (-2, -1) if dim is None else dim, keepdim, dtype=dtype)
     if dim is None:
         if ord is None:
             return vector_norm(A, 2, None, keepdim, dtype=dtype)
         if A.ndim == 2:
             return matrix_norm(A, ord, (-2, -1), keepdim, dtype=dtype)
-        if A.ndim != 1:
-            raise RuntimeError("linalg.norm: If dim is not specified but ord is, the input must be 1D or 2D. "
-                               f"Got {A.ndim}D.")
         return vector_norm(A, ord, None, keepdim, dtype=dtype)
     dims = (dim,) if isinstance(dim, int) else tuple(dim)
     if len(dims) == 1:
