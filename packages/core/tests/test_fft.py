@@ -149,3 +149,16 @@ def test_bad_input_raises_pytorchs_error(call, exc, message):
 
 def test_backend_is_named():
     assert fft.backend_name() in ("scipy.fft", "numpy.fft")
+
+
+@pytest.mark.parametrize("norm", ["backward", "ortho", "forward"])
+def test_ifft_of_a_real_signal_is_a_lazy_conjugate_as_pytorchs(norm):
+    """PyTorch's 1-D ifft of a real signal conjugates its one-sided forward transform lazily: is_conj() is True,
+    the values are numpy's and a zero imaginary part prints as -0 (only the 1-D ifft does this)."""
+    x = np.arange(5.0)
+    y = E.fft.ifft(E.tensor(x), n=6, norm=norm)
+    assert y.is_conj()
+    np.testing.assert_allclose(y.resolve_conj().numpy(), np.fft.ifft(x, n=6, norm=norm), atol=1e-12)
+    assert np.signbit(y.resolve_conj().numpy()[0].imag)
+    assert not E.fft.ifft(E.tensor(x, dtype=E.complex128)).is_conj()
+    assert not E.fft.ifft2(E.tensor(x).reshape(1, 5)).is_conj()

@@ -170,6 +170,8 @@ def fft(input: Tensor, n: int | None = None, dim: int = -1, norm: str | None = N
 def ifft(input: Tensor, n: int | None = None, dim: int = -1, norm: str | None = None, *,
          out: Tensor | None = None) -> Tensor:
     """The 1-D inverse discrete Fourier transform over `dim` (see `fft`)."""
+    if out is None and not input._dtype.is_complex:  # PyTorch: the conjugate view of a real signal's forward
+        return _c2c(input, _one(n), (dim,), _SWAP[_norm(norm)], True, None).conj()  # transform, normed the other way
     return _c2c(input, _one(n), (dim,), norm, False, out)
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from ember.core.ops.arith import round
 from ember.core.ops.elementwise import erf, erfinv, exp2, expm1, log1p, xlogy
 from ember.core.ops.elementwise import sigmoid as expit
-from ember.core.ops.reduce import logsumexp
+from ember.core.ops import reduce as _reduce
 from ember.core.ops.softmax import log_softmax, softmax
 from ember.core.ops.special import OPS as _OPS
 from ember.core.ops.special import POLYNOMIALS as _POLYNOMIALS
@@ -33,6 +33,13 @@ modified_bessel_i0, modified_bessel_i1, modified_bessel_k0, modified_bessel_k1 =
 scaled_modified_bessel_k0 = _OPS["special_scaled_modified_bessel_k0"]
 scaled_modified_bessel_k1 = _OPS["special_scaled_modified_bessel_k1"]
 globals().update({_p: _OPS[f"special_{_p}"] for _p in _POLYNOMIALS})
+
+def logsumexp(input: Tensor, dim=None, keepdim: bool = False, *, out: Tensor | None = None) -> Tensor:
+    """`torch.special.logsumexp`: `torch.logsumexp` under the name PyTorch's errors give it."""
+    if dim is None:
+        raise TypeError("special_logsumexp() missing 1 required positional arguments: \"dim\"")
+    return _reduce.logsumexp(input, dim, keepdim, out=out)
+
 
 def multigammaln(input: Tensor, p: int, *, out: Tensor | None = None) -> Tensor:
     """`torch.special.multigammaln`: the log of the multivariate gamma function (`torch.mvlgamma`).

@@ -652,8 +652,10 @@ def _logsumexp_cpu(x, dims, keepdim=False, *, out=None):
 
 
 @method
-def logsumexp(input: Tensor, dim=(), keepdim: bool = False, *, out=None) -> Tensor:
-    """`log(sum(exp(input), dim))`, computed without overflow."""
+def logsumexp(input: Tensor, dim=None, keepdim: bool = False, *, out=None) -> Tensor:
+    """`log(sum(exp(input), dim))`, computed without overflow; `dim` is required, as in PyTorch."""
+    if dim is None:
+        raise TypeError("logsumexp() missing 1 required positional arguments: \"dim\"")
     return _logsumexp(input, _dims(dim, input, "logsumexp"), keepdim, out=out)
 
 
