@@ -247,3 +247,11 @@ def test_packed_lstm_state_of_another_batch_fails_in_pytorchs_broadcast_words():
         lstm(packed, (torch.zeros(1, 1, 3), torch.zeros(1, 2, 3)))
     _, (h, c) = lstm(packed, (torch.zeros(1, 2, 3), torch.zeros(1, 1, 3)))  # one cell state serves the batch
     assert h.shape == c.shape == (1, 2, 3)
+
+
+def test_repr_puts_proj_size_first_and_rnn_gru_refuse_it():
+    """PyTorch's extra_repr lists proj_size right after the sizes; RNN and GRU raise on any proj_size keyword."""
+    assert repr(nn.LSTM(4, 6, 2, proj_size=3)) == "LSTM(4, 6, proj_size=3, num_layers=2)"
+    for cls in (nn.RNN, nn.GRU):
+        with pytest.raises(ValueError, match="^proj_size argument is only supported for LSTM, not RNN or GRU$"):
+            cls(4, 6, proj_size=0)

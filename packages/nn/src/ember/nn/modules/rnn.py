@@ -408,6 +408,8 @@ class RNNBase(Module):
 
     def extra_repr(self) -> str:
         s = f"{self.input_size}, {self.hidden_size}"
+        if self.proj_size != 0:
+            s += f", proj_size={self.proj_size}"
         if self.num_layers != 1:
             s += f", num_layers={self.num_layers}"
         if self.bias is not True:
@@ -418,9 +420,13 @@ class RNNBase(Module):
             s += f", dropout={self.dropout}"
         if self.bidirectional is not False:
             s += f", bidirectional={self.bidirectional}"
-        if self.proj_size != 0:
-            s += f", proj_size={self.proj_size}"
         return s
+
+
+def _refuse_proj_size(proj_size) -> None:
+    """PyTorch's RNN and GRU refuse a `proj_size` keyword, whatever its value."""
+    if proj_size is not None:
+        raise ValueError("proj_size argument is only supported for LSTM, not RNN or GRU")
 
 
 class RNN(RNNBase):
@@ -428,7 +434,8 @@ class RNN(RNNBase):
 
     def __init__(self, input_size: int, hidden_size: int, num_layers: int = 1, nonlinearity: str = "tanh",
                  bias: bool = True, batch_first: bool = False, dropout: float = 0.0, bidirectional: bool = False,
-                 device=None, dtype=None) -> None:
+                 device=None, dtype=None, proj_size=None) -> None:
+        _refuse_proj_size(proj_size)
         if nonlinearity not in ("tanh", "relu"):
             raise ValueError(f"Unknown nonlinearity '{nonlinearity}'. Select from 'tanh' or 'relu'.")
         self.nonlinearity = nonlinearity
@@ -455,7 +462,8 @@ class GRU(RNNBase):
 
     def __init__(self, input_size: int, hidden_size: int, num_layers: int = 1, bias: bool = True,
                  batch_first: bool = False, dropout: float = 0.0, bidirectional: bool = False, device=None,
-                 dtype=None) -> None:
+                 dtype=None, proj_size=None) -> None:
+        _refuse_proj_size(proj_size)
         super().__init__("GRU", input_size, hidden_size, num_layers, bias, batch_first, dropout, bidirectional,
                          device=device, dtype=dtype)
 
