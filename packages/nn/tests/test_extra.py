@@ -248,3 +248,16 @@ def test_interpolate_names_the_missing_or_doubled_size_as_pytorch():
         F.interpolate(x)
     with pytest.raises(ValueError, match="^only one of size or scale_factor should be defined$"):
         F.interpolate(x, size=2, scale_factor=2)
+
+
+def test_cosine_similarity_broadcasts_before_counting_dim():
+    """PyTorch broadcasts the operands first: dim=1 of (3, 4) against (4,) is valid; mismatches say so."""
+    x = x64(3, 4)
+    got = F.cosine_similarity(x, x[0], dim=1).numpy()
+    a = x.numpy()
+    want = (a @ a[0]) / np.maximum(np.linalg.norm(a, axis=1) * np.linalg.norm(a[0]), 1e-8)
+    np.testing.assert_allclose(got, want, rtol=1e-12)
+    with pytest.raises(RuntimeError, match=r"^The size of tensor a \(3\) must match the size of tensor b \(2\) at "):
+        F.cosine_similarity(x, x64(2, 4))
+    with pytest.raises(RuntimeError, match=r"^dropout1d: Expected 2D or 3D input, but received a 4D input. Note that"):
+        F.dropout1d(x64(2, 3, 4, 5), 0.5)

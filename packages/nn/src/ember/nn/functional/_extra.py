@@ -9,7 +9,6 @@ from ember import autograd as ea
 from ember.core import Tensor
 from ember.core.dispatch import composite, node_name
 from ember.core.ops import conv as _conv
-from ember.core.tensor import describe
 
 __all__ = ["max_pool1d", "avg_pool1d", "adaptive_avg_pool1d", "adaptive_max_pool2d", "conv_transpose1d",
            "hardshrink", "softshrink", "selu_", "celu_", "threshold_", "prelu", "rms_norm", "pairwise_distance",
@@ -115,8 +114,9 @@ def dropout1d(input: Tensor, p: float = 0.5, training: bool = True, inplace: boo
     if p < 0.0 or p > 1.0:
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
     if input.dim() not in (2, 3):
-        raise RuntimeError(f"dropout1d: Expected 2D or 3D input, but received a {input.dim()}D input; got "
-                           f"{describe(input)}")
+        raise RuntimeError(f"dropout1d: Expected 2D or 3D input, but received a {input.dim()}D input. Note that "
+                           "dropout1d exists to provide channel-wise dropout on inputs with 1 spatial dimension, a "
+                           "channel dimension, and an optional batch dimension (i.e. 2D or 3D inputs).")
     return ea.dropout1d(input, p, training, inplace)
 
 

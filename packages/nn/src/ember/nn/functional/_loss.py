@@ -224,6 +224,8 @@ def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -
     if not common.is_floating_point:
         raise RuntimeError(f"expected common dtype to be floating point, yet common dtype is "
                            f"{TORCH_NAMES[common.name]}")
+    if x1.shape != x2.shape:  # PyTorch broadcasts first: `dim` counts the dims of the common shape
+        x1, x2 = ea.broadcast_tensors(x1, x2)
     n1 = _clamp_value(ea.linalg.vector_norm(x1, 2, dim, keepdim=True), eps)
     n2 = _clamp_value(ea.linalg.vector_norm(x2, 2, dim, keepdim=True), eps)
     return ((x1 / n1) * (x2 / n2)).sum(dim)

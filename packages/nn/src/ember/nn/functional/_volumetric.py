@@ -75,7 +75,7 @@ def dropout3d(input: Tensor, p: float = 0.5, training: bool = True, inplace: boo
     warnings.warn(f"dropout3d: Received a {input.dim()}-D input to dropout3d, which is deprecated and will result "
                   "in an error in a future release. To retain the behavior and silence this warning, please use "
                   "dropout instead. Note that dropout3d exists to provide channel-wise dropout on inputs with 3 "
-                  "spatial dimensions, a channel dimension, and an optional batch size dimension (i.e. 4D or 5D "
+                  "spatial dimensions, a channel dimension, and an optional batch dimension (i.e. 4D or 5D "
                   "inputs).", stacklevel=2)
     return ea.feature_dropout(input.unsqueeze(0), p, training).squeeze(0)
 
