@@ -7,6 +7,7 @@ PyTorch's older top-level names (`inverse`, `det`, `svd` with V, `qr`, `pinverse
 from __future__ import annotations
 
 import math
+import numbers
 
 import numpy as np
 from ember.core import dtypes
@@ -16,7 +17,7 @@ from ember.core.ops import elementwise as ew
 from ember.core.ops import shape as S
 from ember.core.ops._util import normalize_dims, warn_once, wrap
 from ember.core.ops.complex import conj
-from ember.core.ops.linalg import _matmul, _refuse_bool, linalg
+from ember.core.ops.linalg import _c_name, _matmul, _refuse_bool, linalg
 from ember.core.ops.reduce import _amax, _amin, _sum, vector_norm
 from ember.core.ops.structseq import return_type
 from ember.core.tensor import Tensor
@@ -552,7 +553,12 @@ def matrix_norm(A: Tensor, ord="fro", dim=(-2, -1), keepdim: bool = False, *, dt
     if A.dtype in (dtypes.float16, dtypes.bfloat16) and ord not in ("fro", 1, -1, math.inf, -math.inf):
         raise RuntimeError(f"linalg.matrix_norm: Low precision dtypes not supported. Got "
                            f"{dtypes.TORCH_NAMES[A.dtype.name]}")
+    if isinstance(dim, int) or len(dim) != 2:
+        got = " ".join(map(str, (dim,) if isinstance(dim, int) else dim))
+        raise RuntimeError(f"linalg.matrix_norm: dim must be a 2-tuple. Got {got}")
     d0, d1 = (d % A.ndim for d in dim)
+    if d0 == d1:
+        raise RuntimeError(f"linalg.matrix_norm: dims must be different. Got ({d0}, {d1})")
     if ord == "fro":
         return vector_norm(A, 2, (d0, d1), keepdim, dtype=dtype)
     if dtype is not None:
@@ -591,6 +597,8 @@ def norm(A: Tensor, ord=None, dim=None, keepdim: bool = False, *, dtype=None) ->
             return matrix_norm(A, ord, (-2, -1), keepdim, dtype=dtype)
         return vector_norm(A, ord, None, keepdim, dtype=dtype)
     dims = (dim,) if isinstance(dim, int) else tuple(dim)
+    if len(dims) not in (1, 2):
+        raise RuntimeError(f"linalg.norm: If dim is specified, it must be of length 1 or 2. Got {list(dims)}")
     if len(dims) == 1:
         return vector_norm(A, 2 if ord is None else ord, dims, keepdim, dtype=dtype)
     return matrix_norm(A, "fro" if ord is None else ord, dims, keepdim, dtype=dtype)
@@ -653,6 +661,8 @@ def matrix_rank(A: Tensor, tol=None, hermitian: bool = False, *, atol=None, rtol
 @method
 def matrix_power(input: Tensor, n: int) -> Tensor:
     """A @ A @ ... (n times) by repeated squaring; n = 0 is the identity, n < 0 powers the inverse."""
+    if not isinstance(n, numbers.Integral) or isinstance(n, bool):
+        raise TypeError(f"linalg_matrix_power(): argument 'n' (position 2) must be int, not {type(n).__name__}")
     if input.ndim < 2:
         raise RuntimeError("linalg.matrix_power: The input tensor A must have at least 2 dimensions.")
     if input._shape[-1] != input._shape[-2]:
@@ -677,11 +687,31 @@ def matrix_power(input: Tensor, n: int) -> Tensor:
     return result if result is not input else S.clone(input)
 
 
+def _check_chain(tensors: list) -> None:
+    """PyTorch's checks of a multi_dot chain: ranks (1-D or 2-D ends, 2-D inside), one dtype, matching sizes."""
+    last = len(tensors) - 1
+    for i, t in enumerate(tensors):
+        if i in (0, last) and t.ndim not in (1, 2):
+            which = "first" if i == 0 else "last"
+            raise RuntimeError(f"multi_dot(): the {which} tensor must be 1D or 2D but got {t.ndim}D")
+        if 0 < i < last and t.ndim != 2:
+            raise RuntimeError(f"multi_dot(): tensor {i} must be 2D but got {t.ndim}D")
+        if t._dtype is not tensors[0]._dtype:
+            raise RuntimeError(f"multi_dot(): all tensors must have be the same dtype but tensor 0 is "
+                               f"{_c_name(tensors[0])} and tensor {i} {_c_name(t)}")
+    for i in range(last):
+        a, b = tensors[i], tensors[i + 1]
+        if a._shape[-1] != b._shape[0]:
+            raise RuntimeError(f"multi_dot(): tensors {i} and {i + 1} with shapes {list(a.shape)} and "
+                               f"{list(b.shape)} cannot be multiplied")
+
+
 def multi_dot(tensors) -> Tensor:
     """The product of a chain of matrices (the first may be a vector, as may the last)."""
     tensors = list(tensors)
     if len(tensors) < 2:
         raise RuntimeError(f"multi_dot(): expected at least 2 tensors but got {len(tensors)}")
+    _check_chain(tensors)
     if all(t._dtype is dtypes.bool and t.numel() for t in tensors):  # PyTorch chains mm, even for two vectors
         _refuse_bool("addmm_impl_cpu_", tensors[0], True)
     r = tensors[0]
