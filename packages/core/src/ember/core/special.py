@@ -3,14 +3,17 @@
 
 from __future__ import annotations
 
+import numbers
+
 from ember.core.ops.arith import round
 from ember.core.ops.elementwise import erf, erfinv, exp2, expm1, log1p, xlogy
 from ember.core.ops.elementwise import sigmoid as expit
 from ember.core.ops import reduce as _reduce
-from ember.core.ops.softmax import log_softmax, softmax
+from ember.core.ops import softmax as _softmax
 from ember.core.ops.special import OPS as _OPS
 from ember.core.ops.special import POLYNOMIALS as _POLYNOMIALS
-from ember.core.ops.special import digamma, erfc, i0, lgamma, logit, mvlgamma, polygamma, sinc
+from ember.core.ops import special as _special
+from ember.core.ops.special import digamma, erfc, i0, lgamma, logit, mvlgamma, sinc
 from ember.core.tensor import Tensor
 
 __all__ = ["airy_ai", "bessel_j0", "bessel_j1", "bessel_y0", "bessel_y1", "digamma", "entr", "erf", "erfc",
@@ -36,9 +39,27 @@ globals().update({_p: _OPS[f"special_{_p}"] for _p in _POLYNOMIALS})
 
 def logsumexp(input: Tensor, dim=None, keepdim: bool = False, *, out: Tensor | None = None) -> Tensor:
     """`torch.special.logsumexp`: `torch.logsumexp` under the name PyTorch's errors give it."""
-    if dim is None:
-        raise TypeError("special_logsumexp() missing 1 required positional arguments: \"dim\"")
+    _softmax._required_dim("special_logsumexp", dim)
     return _reduce.logsumexp(input, dim, keepdim, out=out)
+
+
+def softmax(input: Tensor, dim=None, dtype=None) -> Tensor:
+    """`torch.special.softmax`: `torch.softmax`, `dim` required, under its own name in errors."""
+    _softmax._required_dim("special_softmax", dim)
+    return _softmax.softmax(input, dim, dtype=dtype)
+
+
+def log_softmax(input: Tensor, dim=None, dtype=None) -> Tensor:
+    """`torch.special.log_softmax`: `torch.log_softmax`, `dim` required, under its own name in errors."""
+    _softmax._required_dim("special_log_softmax", dim)
+    return _softmax.log_softmax(input, dim, dtype=dtype)
+
+
+def polygamma(n: int, input: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """`torch.special.polygamma`: `torch.polygamma` under the name PyTorch's argument errors give it."""
+    if isinstance(n, bool) or not isinstance(n, numbers.Integral):
+        raise TypeError(f"special_polygamma(): argument 'n' (position 1) must be int, not {type(n).__name__}")
+    return _special.polygamma(n, input, out=out)
 
 
 def multigammaln(input: Tensor, p: int, *, out: Tensor | None = None) -> Tensor:

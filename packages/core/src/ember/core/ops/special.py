@@ -183,7 +183,7 @@ def _polygamma_cpu(n, x, *, out=None):
 
 def check_polygamma_order(n) -> None:
     if isinstance(n, Tensor) or isinstance(n, bool) or not isinstance(n, (int, np.integer)):
-        raise TypeError(f"polygamma(): argument 'n' must be int, not {type(n).__name__}")
+        raise TypeError(f"polygamma(): argument 'n' (position 1) must be int, not {type(n).__name__}")
     if n < 0:
         raise RuntimeError("polygamma(n, x) does not support negative n.")
 
