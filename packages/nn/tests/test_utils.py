@@ -251,3 +251,13 @@ def test_clip_grad_norm_matches_pytorch():
         a, b = clip_grad_norm_([p], max_norm), t.nn.utils.clip_grad_norm_([q], max_norm)
         np.testing.assert_allclose(a.item(), b.item(), rtol=1e-6)
         np.testing.assert_allclose(p.grad.numpy(), q.grad.numpy(), rtol=1e-6)
+
+
+def test_packing_checks_the_batch_and_padding_side_as_pytorch():
+    from ember.nn.utils import rnn as rnn_utils
+
+    with pytest.raises(RuntimeError, match=r"^Expected `len\(lengths\)` to be equal to batch_size, but got 3 "
+                                           r"\(batch_size=2\)$"):
+        rnn_utils.pack_padded_sequence(torch.ones(3, 2), [3, 2, 1])
+    with pytest.raises(RuntimeError, match="^Expected padding_side to be one of left or right, but got middle.$"):
+        rnn_utils.pad_sequence([torch.ones(2)], padding_side="middle")

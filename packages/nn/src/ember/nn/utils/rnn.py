@@ -95,7 +95,7 @@ def pad_sequence(sequences: Sequence[Tensor], batch_first: bool = False, padding
     [[1.0, 1.0], [1.0, 0.0]]
     """
     if padding_side not in ("left", "right"):
-        raise ValueError(f"Expected padding_side to be one of left or right, but got {padding_side}.")
+        raise RuntimeError(f"Expected padding_side to be one of left or right, but got {padding_side}.")
     if len(sequences) == 0:
         raise RuntimeError("received an empty list of sequences")
     longest = max(s.shape[0] for s in sequences)
@@ -125,6 +125,10 @@ def pack_padded_sequence(input: Tensor, lengths: Tensor | Sequence[int], batch_f
                          enforce_sorted: bool = True) -> PackedSequence:
     """Pack a padded batch (T, B, *) ((B, T, *) with `batch_first`) of sequences of `lengths`."""
     lens = _lengths_list(lengths)
+    batch = input.shape[0 if batch_first else 1] if input.dim() > 1 else 0
+    if len(lens) != batch:
+        raise RuntimeError(f"Expected `len(lengths)` to be equal to batch_size, but got {len(lens)} "
+                           f"(batch_size={batch})")
     if enforce_sorted:
         if any(a < b for a, b in zip(lens, lens[1:])):
             raise RuntimeError("`lengths` array must be sorted in decreasing order when `enforce_sorted` is True. "
