@@ -243,6 +243,12 @@ def cosine_embedding_loss(input1: Tensor, input2: Tensor, target: Tensor, margin
                           reduce=None, reduction: str = "mean") -> Tensor:
     """1 - cos(x1, x2) where target is 1, max(0, cos(x1, x2) - margin) where it is -1."""
     reduction = _legacy_reduction(size_average, reduce, reduction)
+    if target.dim() not in (0, 1):
+        raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
+    rank = target.dim() + 1  # PyTorch: a 1-D target pairs 2-D inputs, a 0-D one 1-D inputs
+    if input1.dim() != rank or input2.dim() != rank:
+        raise RuntimeError(f"{target.dim()}D target tensor expects {rank}D input tensors, but found inputs with "
+                           f"sizes {list(input1.shape)} and {list(input2.shape)}.")
     if input1.dim() != input2.dim() or input1.dim() not in (1, 2):
         raise RuntimeError(f"cosine_embedding_loss: expected 1D or 2D inputs of the same rank; got "
                            f"{describe(input1)} and {describe(input2)}")
@@ -273,7 +279,7 @@ def margin_ranking_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: 
 def soft_margin_loss(input: Tensor, target: Tensor, size_average=None, reduce=None, reduction: str = "mean") -> Tensor:
     """log(1 + exp(-target * input))."""
     reduction = _legacy_reduction(size_average, reduce, reduction)
-    return _reduce(ea.log1p(ea.exp(-target * input)), reduction)
+    return _reduce(ea.log1p(ea.exp(-input * target)), reduction)  # PyTorch's operand order, for its size errors
 
 
 def gaussian_nll_loss(input: Tensor, target: Tensor, var: Tensor | float, full: bool = False, eps: float = 1e-6,
