@@ -61,7 +61,8 @@ def _batch_norm_meta(input, weight, bias, running_mean, running_var, training, m
     if input.ndim < 2:
         raise ValueError(f"batch_norm: expected an input of shape (N, C, *); got {describe(input)}")
     if not training and (running_mean is None or running_var is None):
-        raise RuntimeError("running_mean and running_var must be defined in evaluation mode")
+        raise RuntimeError(f"{'running_mean' if running_mean is None else 'running_var'} must be defined in "
+                           "evaluation mode")
     _check_channels(input._shape[1], weight=weight, bias=bias, running_mean=running_mean, running_var=running_var)
 
 
@@ -461,8 +462,9 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
         if input.numel() // max(c, 1) == 1:
             raise ValueError(f"Expected more than 1 value per channel when training, got input size "
                              f"{input.shape}")
-    elif running_mean is None or running_var is None:
-        raise RuntimeError("running_mean and running_var must be defined in evaluation mode")
+    elif running_mean is None or running_var is None:  # PyTorch names the missing one
+        raise RuntimeError(f"{'running_mean' if running_mean is None else 'running_var'} must be defined in "
+                           "evaluation mode")
     out = batch_norm_op(input, weight, bias, running_mean, running_var, bool(training), float(momentum),
                         float(eps))[0]
     return channels_last_as(out, input)
@@ -502,7 +504,8 @@ def layer_norm(input: Tensor, normalized_shape, weight: Tensor | None = None, bi
                            f"[*, {', '.join(map(str, shape))}], but got input of size{list(input.shape)}")
     for name, t in (("weight", weight), ("bias", bias)):
         if t is not None and tuple(t.shape) != shape:
-            raise RuntimeError(f"layer_norm: expected {name} of shape {list(shape)}; got {describe(t)}")
+            raise RuntimeError(f"Expected {name} to be of same shape as normalized_shape, but got {name} of shape "
+                               f"{list(t.shape)} and normalized_shape = {list(shape)}")
         _check_vec("layer_norm", name, t, t.numel() if t is not None else 0, input, dtype=False)
     if _norm_dtypes(input, (weight, bias), (weight, bias)):  # mixed dtype: in float32, rounded once
         return layer_norm_op(input.to(dtypes.float32), shape, weight, bias, float(eps))[0].to(input.dtype)
@@ -598,7 +601,7 @@ def local_response_norm(input: Tensor, size: int, alpha: float = 1e-4, beta: flo
 
     _check_float("local_response_norm", input)
     if input.ndim < 3:
-        raise ValueError(f"Expected 3D or higher dimensionality input (got {input.ndim} dimensions)")
+        raise ValueError(f"Expected 3D or higher dimensionality{' ' * 26}input (got {input.ndim} dimensions)")
     if input.ndim > 3 and not (input.dtype.is_floating_point or input.dtype is dtypes.int64):
         # PyTorch pools (N, C, *) inputs with avg_pool3d, whose kernel names itself (int64 computes, truncated)
         from ember.core.ops.numeric import not_implemented_for

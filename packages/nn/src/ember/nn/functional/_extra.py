@@ -82,6 +82,9 @@ def rms_norm(input: Tensor, normalized_shape, weight: Tensor | None = None, eps:
     if tuple(input.shape[input.dim() - len(shape):]) != shape:  # PyTorch's words: no ", " after the "*"
         raise RuntimeError(f"Given normalized_shape={list(shape)}, expected input with shape [*"
                            f"{', '.join(map(str, shape))}], but got input of size{list(input.shape)}")
+    if weight is not None and tuple(weight.shape) != shape:
+        raise RuntimeError(f"Expected weight to be of same shape as normalized_shape, but got weight of shape "
+                           f"{list(weight.shape)} and normalized_shape = {list(shape)}")
     if eps is None:
         eps = float(np.finfo(input.dtype.np).eps)
     dims = tuple(range(input.dim() - len(shape), input.dim()))
