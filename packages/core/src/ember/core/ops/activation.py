@@ -387,9 +387,9 @@ def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
 def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
     """`x - lambd if x > lambd, x + lambd if x < -lambd, else 0`."""
     if lambd < 0 and isinstance(input, Tensor) and input._dtype.is_floating_point:  # PyTorch's words, %g-formatted
-        top = "%g" % float(np.finfo(input._dtype.np).max) if input._dtype is not dtypes.bfloat16 else "3.38953e+38"
+        top = f"{float(np.finfo(input._dtype.np).max):g}" if input._dtype is not dtypes.bfloat16 else "3.38953e+38"
         raise RuntimeError(f"lambda must be in range [0, {top}] for input dtype "
-                           f"{dtypes.TORCH_NAMES[input._dtype.name]}, but found {'%g' % lambd}")
+                           f"{dtypes.TORCH_NAMES[input._dtype.name]}, but found {lambd:g}")
     return softshrink_op(input, float(lambd))
 
 
