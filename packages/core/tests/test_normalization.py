@@ -473,3 +473,11 @@ def test_norm_operand_errors_name_what_pytorch_names():
         E.layer_norm(x, (5,), None, E.ones(4))
     with pytest.raises(ValueError, match=r"^Expected 3D or higher dimensionality {26}input \(got 2 dimensions\)$"):
         E.local_response_norm(E.ones(3, 4), 2)
+
+
+def test_instance_norm_counts_its_per_sample_repeated_stats_in_size_errors():
+    """PyTorch runs instance norm as a batch norm of n * c planes, so its size errors count n copies."""
+    with pytest.raises(RuntimeError, match="^running_mean should contain 12 elements not 8$"):
+        E.instance_norm(E.ones(4, 3, 5), E.zeros(2), E.ones(3))
+    with pytest.raises(RuntimeError, match="^weight should contain 12 elements not 8$"):
+        E.instance_norm(E.ones(4, 3, 5), weight=E.ones(2))

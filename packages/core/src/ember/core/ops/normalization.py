@@ -556,6 +556,8 @@ def instance_norm(input: Tensor, running_mean: Tensor | None = None, running_var
     n, c = input.shape[:2]
     for name, t in (("running_mean", running_mean), ("running_var", running_var), ("weight", weight),
                     ("bias", bias)):
+        if isinstance(t, Tensor) and t.numel() != c:  # PyTorch repeats each per sample: it counts n of them
+            raise RuntimeError(f"{name} should contain {n * c} elements not {t.numel() * n}")
         _check_vec("instance_norm", name, t, c, input, dtype=False)
     if _batch_norm_dtypes(input, use_input_stats, weight, bias, running_mean, running_var):  # as batch_norm's
         return instance_norm(input.to(dtypes.float32), running_mean, running_var, weight, bias, use_input_stats,
