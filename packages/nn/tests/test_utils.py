@@ -261,3 +261,12 @@ def test_packing_checks_the_batch_and_padding_side_as_pytorch():
         rnn_utils.pack_padded_sequence(torch.ones(3, 2), [3, 2, 1])
     with pytest.raises(RuntimeError, match="^Expected padding_side to be one of left or right, but got middle.$"):
         rnn_utils.pad_sequence([torch.ones(2)], padding_side="middle")
+
+
+def test_unsorted_packing_checks_the_batch_after_selecting_it():
+    """With enforce_sorted=False PyTorch index_selects the sorted rows first: fewer lengths than rows pack them."""
+    from ember.nn.utils import rnn as rnn_utils
+
+    packed = rnn_utils.pack_padded_sequence(torch.ones(4, 8, 2), torch.tensor([5, 8, 3]), batch_first=True,
+                                            enforce_sorted=False)
+    assert packed.batch_sizes.tolist() == [3, 3, 3, 2, 2, 1, 1, 1]

@@ -121,15 +121,20 @@ def _lengths_list(lengths) -> list[int]:
     return [int(v) for v in lengths]
 
 
-def pack_padded_sequence(input: Tensor, lengths: Tensor | Sequence[int], batch_first: bool = False,
-                         enforce_sorted: bool = True) -> PackedSequence:
-    """Pack a padded batch (T, B, *) ((B, T, *) with `batch_first`) of sequences of `lengths`."""
-    lens = _lengths_list(lengths)
+def _check_batch(lens: list, input: Tensor, batch_first: bool) -> None:
+    """One length per sequence of the batch, as PyTorch's packing kernel checks first."""
     batch = input.shape[0 if batch_first else 1] if input.dim() > 1 else 0
     if len(lens) != batch:
         raise RuntimeError(f"Expected `len(lengths)` to be equal to batch_size, but got {len(lens)} "
                            f"(batch_size={batch})")
+
+
+def pack_padded_sequence(input: Tensor, lengths: Tensor | Sequence[int], batch_first: bool = False,
+                         enforce_sorted: bool = True) -> PackedSequence:
+    """Pack a padded batch (T, B, *) ((B, T, *) with `batch_first`) of sequences of `lengths`."""
+    lens = _lengths_list(lengths)
     if enforce_sorted:
+        _check_batch(lens, input, batch_first)
         if any(a < b for a, b in zip(lens, lens[1:])):
             raise RuntimeError("`lengths` array must be sorted in decreasing order when `enforce_sorted` is True. "
                                "You can pass `enforce_sorted=False` to pack_padded_sequence and/or pack_sequence to "
@@ -140,6 +145,7 @@ def pack_padded_sequence(input: Tensor, lengths: Tensor | Sequence[int], batch_f
         sorted_indices = ea.tensor(order, dtype=ea.int64, device=input.device)
         input = input.index_select(0 if batch_first else 1, sorted_indices)
         lens = [lens[i] for i in order]
+    _check_batch(lens, input, batch_first)  # (after the sort's index_select, as PyTorch)
     if lens and lens[-1] <= 0:
         raise RuntimeError("Length of all samples has to be greater than 0, but found an element in 'lengths' that "
                            "is <= 0")
