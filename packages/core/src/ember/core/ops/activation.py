@@ -88,8 +88,9 @@ def _act_errors(name, attrs):
     def errors(device):
         from ember.core.creation import tensor
 
+        kernel = _CPU_KERNELS.get(name, f"{name}_cpu")
         yield ErrorInput(Sample((tensor([1, 2], device=device), *attrs)), TypeError,
-                         rf"{name}: expected a floating point tensor; got Tensor\(shape=\(2,\), dtype=int64")
+                         rf"^\"{kernel}\" not implemented for 'Long'$")
         yield ErrorInput(Sample(([1.0, 2.0], *attrs)), TypeError,
                          rf"{name}\(\): argument 'input' must be Tensor, not list")
     return errors
