@@ -112,8 +112,15 @@ def test_inplace_activations_write_into_the_input_and_bump_its_version():
 
 
 def test_activation_errors():
-    with pytest.raises(TypeError, match="floating point"):
+    with pytest.raises(NotImplementedError, match="^\"GeluKernelImpl\" not implemented for 'Long'$"):
         E.gelu(E.tensor([1, 2]))
+    with pytest.raises(NotImplementedError, match="^\"elu_cpu\" not implemented for 'Int'$"):
+        E.selu(E.tensor([1, 2], dtype=E.int32))
+    with pytest.raises(RuntimeError, match="^ZeroDivisionError: alpha cannot be 0 for CELU$"):
+        E.celu(E.tensor([1.0]), 0.0)
+    with pytest.raises(RuntimeError, match=r"^lambda must be in range \[0, 3.40282e\+38\] for input dtype Float, "
+                                           "but found -0.5$"):
+        E.softshrink(E.tensor([1.0]), -0.5)
     with pytest.raises(RuntimeError, match="^approximate argument must be either none or tanh.$"):
         E.gelu(E.tensor([1.0]), approximate="fast")
     with pytest.raises(ValueError, match="min_val cannot be greater than max_val"):

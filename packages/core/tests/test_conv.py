@@ -798,3 +798,23 @@ def test_the_blas_limit_of_overlapping_conv_calls_is_restored_by_the_last_one_ou
     assert blas_threads() == [1] * len(before)
     b.__exit__(None, None, None)
     assert blas_threads() == before
+
+
+@pytest.mark.parametrize("fn, x, w, kw, msg", [
+    (E.conv2d, (1, 4, 5, 5), (8, 4, 3), {}, "expected stride to be a single integer value or a list of 1 values to "
+     "match the convolution dimensions, but got stride=[1, 1]"),
+    (E.conv1d, (1, 4, 5), (8, 4, 3, 3), {}, "Expected 4-dimensional input for 4-dimensional weight [8, 4, 3, 3], but "
+     "got 3-dimensional input of size [1, 4, 5] instead"),
+    (E.conv2d, (1, 4, 5, 5), (6, 2, 3), {"padding": "same"}, "Expected 3-dimensional input for 3-dimensional "
+     "weight[6, 2, 3], but got 4-dimensional input of size [1, 4, 5, 5] instead"),
+    (E.conv1d, (2, 4, 7), (6, 2, 3), {"padding": "same", "stride": 2},
+     "padding='same' is not supported for strided convolutions"),
+    (E.conv_transpose1d, (1, 4, 5), (4, 3, 3), {"stride": 2, "output_padding": 2},
+     "output padding must be smaller than either stride or dilation, but got output_padding_height: 0 "
+     "output_padding_width: 2 stride_height: 1 stride_width: 2 dilation_height: 1 dilation_width: 1"),
+])
+def test_misranked_weights_and_argument_order_errors_are_pytorchs(fn, x, w, kw, msg):
+    """ATen takes a convolution's dims from its weight; 'same' with a stride is refused before the channels."""
+    with pytest.raises(RuntimeError) as info:
+        fn(E.zeros(*x), E.zeros(*w), **kw)
+    assert str(info.value) == msg

@@ -151,3 +151,9 @@ def _raised(case, module):
     except Exception as e:  # noqa: BLE001 - the test compares whatever each library raises
         return e
     raise AssertionError("no error")
+
+
+def test_broadcast_tensors_of_mismatched_shapes_says_pytorchs_words():
+    with pytest.raises(RuntimeError, match=r"^The size of tensor a \(3\) must match the size of tensor b \(2\) at "
+                                           r"non-singleton dimension 1$"):
+        E.broadcast_tensors(E.ones(2, 3), E.ones(3, 2))

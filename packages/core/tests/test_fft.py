@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 
@@ -149,3 +151,39 @@ def test_bad_input_raises_pytorchs_error(call, exc, message):
 
 def test_backend_is_named():
     assert fft.backend_name() in ("scipy.fft", "numpy.fft")
+
+
+@pytest.mark.parametrize("norm", ["backward", "ortho", "forward"])
+def test_ifft_of_a_real_signal_is_a_lazy_conjugate_as_pytorchs(norm):
+    """PyTorch's 1-D ifft of a real signal conjugates its one-sided forward transform lazily: is_conj() is True,
+    the values are numpy's and a zero imaginary part prints as -0 (only the 1-D ifft does this)."""
+    x = np.arange(5.0)
+    y = E.fft.ifft(E.tensor(x), n=6, norm=norm)
+    assert y.is_conj()
+    np.testing.assert_allclose(y.resolve_conj().numpy(), np.fft.ifft(x, n=6, norm=norm), atol=1e-12)
+    assert np.signbit(y.resolve_conj().numpy()[0].imag)
+    assert not E.fft.ifft(E.tensor(x, dtype=E.complex128)).is_conj()
+    assert not E.fft.ifft2(E.tensor(x).reshape(1, 5)).is_conj()
+
+
+def test_one_dimensional_transforms_parse_dim_and_n_as_pytorch():
+    x = E.arange(4.0)
+    with pytest.raises(TypeError, match=r"^fft_ifft\(\): argument 'dim' must be int, not tuple$"):
+        E.fft.ifft(x, dim=(0,))
+    with pytest.raises(RuntimeError, match=r"^Invalid number of data points \(-2\) specified$"):
+        E.fft.fft(x, n=-2)
+    with pytest.raises(RuntimeError, match="^rfft expects a real input tensor, but got ComplexFloat$"):
+        E.fft.rfft(x.to(E.complex64))
+    with pytest.raises(RuntimeError, match="^rfftn expects a real-valued input tensor, but got ComplexFloat$"):
+        E.fft.rfft2(x.to(E.complex64).reshape(2, 2))
+    with pytest.raises(RuntimeError, match="^Only supports floating-point dtypes, but found: ComplexFloat$"):
+        E.fft.ihfftn(x.to(E.complex64))
+
+
+def test_frequencies_divide_as_ieee_and_refuse_negative_sizes():
+    """PyTorch scales by 1 / (n d) in double arithmetic: a zero spacing gives inf (and NaN at 0), not an error."""
+    got = E.fft.fftfreq(3, d=0).tolist()
+    assert math.isnan(got[0]) and got[1:] == [math.inf, -math.inf]
+    assert E.fft.rfftfreq(-2).shape == (0,) and E.fft.fftfreq(0).shape == (0,)
+    with pytest.raises(RuntimeError, match=r"^Trying to create tensor with negative dimension -1: \[-1\]$"):
+        E.fft.fftfreq(-1)

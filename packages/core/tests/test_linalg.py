@@ -679,3 +679,53 @@ def test_bool_empty_products_match_pytorch(name, beta):
         except RuntimeError as e:
             outcomes.append(str(e))
     assert outcomes[0] == outcomes[1]
+
+
+def test_norm_string_orders_go_to_matrix_norm_and_vector_norm_refuses_them():
+    """PyTorch: linalg.norm sends 'fro'/'nuc' to matrix_norm at any rank; vector_norm's ord must be a Number."""
+    a = E.arange(4.0)
+    with pytest.raises(RuntimeError, match="^linalg.matrix_norm: The input tensor A must have at least 2 dimensions"):
+        E.linalg.norm(a, "fro")
+    with pytest.raises(RuntimeError, match="^linalg.matrix_norm: Order bad not supported.$"):
+        E.linalg.norm(a, "bad", dim=0)
+    with pytest.raises(RuntimeError, match="must be 1D or 2D. Got 3D."):
+        E.linalg.norm(E.ones(2, 2, 2), "fro")
+    assert E.linalg.norm(E.ones(2, 2, 2), "fro", dim=(0, 2)).tolist() == [2.0, 2.0]
+    with pytest.raises(TypeError, match=r"argument 'ord' \(position 2\) must be Number, not str"):
+        E.linalg.vector_norm(a, "fro")
+
+
+@pytest.mark.parametrize("call, msg", [
+    (lambda: E.linalg.householder_product(E.ones(2, 3), E.ones(2)),
+     "torch.linalg.householder_product: input.shape[-2] must be greater than or equal to input.shape[-1]"),
+    (lambda: E.linalg.householder_product(E.ones(3, 2), E.ones(3)),
+     "torch.linalg.householder_product: input.shape[-1] must be greater than or equal to tau.shape[-1]"),
+    (lambda: E.linalg.vecdot(E.ones(3), E.ones(4)), "inconsistent tensor size, expected tensor [3] and src [4] to "
+     "have the same number of elements, but got 3 and 4 elements respectively"),
+    (lambda: E.linalg.cond(E.eye(3), "bad"), "linalg.cond got an invalid norm type: bad"),
+    (lambda: E.linalg.lstsq(E.eye(3), E.ones(3), driver="bad"),
+     "torch.linalg.lstsq: parameter `driver` should be one of (gels, gelsy, gelsd, gelss)"),
+    (lambda: E.linalg.multi_dot([E.ones(2, 3), E.ones(4, 2)]),
+     "multi_dot(): tensors 0 and 1 with shapes [2, 3] and [4, 2] cannot be multiplied"),
+    (lambda: E.linalg.multi_dot([E.ones(2, 3, 3), E.ones(3, 2)]),
+     "multi_dot(): the first tensor must be 1D or 2D but got 3D"),
+    (lambda: E.linalg.multi_dot([E.ones(2, 3), E.ones(3, 3, 3), E.ones(3)]),
+     "multi_dot(): tensor 1 must be 2D but got 3D"),
+    (lambda: E.linalg.multi_dot([E.ones(2, 3), E.ones(3, 2, dtype=E.float64)]),
+     "multi_dot(): all tensors must have be the same dtype but tensor 0 is float and tensor 1 double"),
+    (lambda: E.linalg.lu(E.ones(2)), "linalg.lu: Expected tensor with 2 or more dimensions. Got size: [2] instead"),
+    (lambda: E.linalg.lu_factor(E.ones(2)),
+     "torch.lu_factor: Expected tensor with 2 or more dimensions. Got size: [2] instead"),
+    (lambda: E.linalg.norm(E.eye(3), dim=(0, 1, 1)),
+     "linalg.norm: If dim is specified, it must be of length 1 or 2. Got [0, 1, 1]"),
+    (lambda: E.linalg.matrix_norm(E.eye(3), dim=(0, -2)), "linalg.matrix_norm: dims must be different. Got (0, 0)"),
+    (lambda: E.linalg.matrix_norm(E.ones(2, 2, 2), dim=(0, 1, 2)),
+     "linalg.matrix_norm: dim must be a 2-tuple. Got 0 1 2"),
+    (lambda: E.linalg.vander(E.ones(3), N=1), "N must be greater than 1."),
+])
+def test_linalg_misuse_errors_are_pytorchs(call, msg):
+    with pytest.raises(RuntimeError) as info:
+        call()
+    assert str(info.value) == msg
+    with pytest.raises(TypeError, match=r"argument 'n' \(position 2\) must be int, not float"):
+        E.linalg.matrix_power(E.eye(2), 2.5)

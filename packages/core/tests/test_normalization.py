@@ -466,3 +466,22 @@ def test_layer_group_instance_norm_dtype_rule_matches_torch():
 
     for call, inp, w, b in itertools.product(("layer", "group", "instance"), names[1:], names, names):
         assert run(E, call, inp, w, b) == run(torch, call, inp, w, b), (call, inp, w, b)
+
+
+def test_norm_operand_errors_name_what_pytorch_names():
+    x = E.ones(4, 3, 5)
+    with pytest.raises(RuntimeError, match="^running_var must be defined in evaluation mode$"):
+        E.batch_norm(x, E.zeros(3), None, training=False)
+    with pytest.raises(RuntimeError, match=r"^Expected bias to be of same shape as normalized_shape, but got bias of "
+                                           r"shape \[4\] and normalized_shape = \[5\]$"):
+        E.layer_norm(x, (5,), None, E.ones(4))
+    with pytest.raises(ValueError, match=r"^Expected 3D or higher dimensionality {26}input \(got 2 dimensions\)$"):
+        E.local_response_norm(E.ones(3, 4), 2)
+
+
+def test_instance_norm_counts_its_per_sample_repeated_stats_in_size_errors():
+    """PyTorch runs instance norm as a batch norm of n * c planes, so its size errors count n copies."""
+    with pytest.raises(RuntimeError, match="^running_mean should contain 12 elements not 8$"):
+        E.instance_norm(E.ones(4, 3, 5), E.zeros(2), E.ones(3))
+    with pytest.raises(RuntimeError, match="^weight should contain 12 elements not 8$"):
+        E.instance_norm(E.ones(4, 3, 5), weight=E.ones(2))

@@ -224,6 +224,29 @@ def test_pools_accept_an_empty_batch():
     assert E.max_pool3d(E.ones(0, 1, 2, 4, 4), 2).shape == (0, 1, 1, 2, 2)
 
 
+@pytest.mark.parametrize("fn, shape, exc, msg", [
+    (E.avg_pool2d, (2, 3), IndexError, "Dimension out of range (expected to be in range of [-2, 1], but got -3)"),
+    (E.avg_pool2d, (), IndexError, "Dimension specified as -3 but tensor has no dimensions"),
+    (E.avg_pool2d, (2, 0, 4, 4), RuntimeError,
+     "Expected 3D or 4D (batch mode) tensor with optional 0 dim batch size for input, but got:[2, 0, 4, 4]"),
+    (E.max_pool2d, (5,), RuntimeError, "non-empty 3D or 4D (batch mode) tensor expected for input"),
+    (E.avg_pool1d, (5,), RuntimeError, "Expected 2 to 3 dimensions, but got 1-dimensional tensor for argument #1 "
+     "'self' (while checking arguments for avg_pool1d)"),
+    (E.avg_pool1d, (0, 0), RuntimeError,
+     "Expected 3D or 4D (batch mode) tensor with optional 0 dim batch size for input, but got:[0, 1, 0]"),
+    (E.max_pool1d, (5,), RuntimeError,
+     "max_pool1d: Expected 2D or 3D (batch mode) tensor with optional 0 dim batch size for input, but got:[5]"),
+    (E.avg_pool3d, (2, 3), RuntimeError, "non-empty 4D or 5D (batch mode) tensor expected for input"),
+    (E.max_pool3d, (2, 0, 4, 4, 4), RuntimeError, "max_pool3d_with_indices_out_cpu_template(): Expected input's "
+     "non-batch dimensions to have positive length, but input has a shape of [2, 0, 4, 4, 4] and non-batch "
+     "dimension 0 has length zero!"),
+])
+def test_pool_rank_errors_are_pytorchs_per_function(fn, shape, exc, msg):
+    with pytest.raises(exc) as info:
+        fn(E.ones(*shape), 1)
+    assert str(info.value) == msg
+
+
 def test_half_inputs_pool_in_float32_and_stay_half():
     x = np.random.default_rng(8).standard_normal((1, 2, 4, 4)).astype(np.float16)
     for fn in (lambda t: E.max_pool2d(t, 2), lambda t: E.avg_pool2d(t, 2), lambda t: E.adaptive_avg_pool2d(t, 3)):

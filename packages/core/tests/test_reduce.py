@@ -51,6 +51,8 @@ def test_multi_dim_reductions_match_numpy(name, npfn, case):
     else:
         expected = npfn(ref(x), axis=axis, keepdims=keepdim)
     fn = getattr(E, name)
+    if dim is None and name == "logsumexp":  # PyTorch's logsumexp requires dim: all of them
+        dim = tuple(range(x.ndim))
     got = fn(x, dim, keepdim) if dim is not None else fn(x, keepdim=keepdim)
     assert got.dtype is E.float64
     assert_close(got, np.asarray(expected), rtol=1e-10, atol=1e-10)
@@ -616,3 +618,12 @@ def test_keepdim_must_be_a_bool(call, msg):
         call(E.ones(2, 3))
     with pytest.raises(TypeError, match=r"must be bool, not numpy\.bool"):
         E.ones(2, 3).sum(0, np.bool_(True))
+
+
+def test_logsumexp_requires_dim_with_pytorchs_type_error():
+    x = E.ones(2, 3)
+    with pytest.raises(TypeError, match='^logsumexp\\(\\) missing 1 required positional arguments: "dim"$'):
+        E.logsumexp(x)
+    with pytest.raises(TypeError, match='^special_logsumexp\\(\\) missing 1 required positional arguments: "dim"$'):
+        E.special.logsumexp(x)
+    assert E.special.logsumexp(x, 1).tolist() == pytest.approx([math.log(3.0) + 1.0] * 2)

@@ -306,3 +306,16 @@ def test_cross_entropy_promotes_a_probability_target_of_another_floating_dtype()
     half = E.cross_entropy(E.zeros(2, 3, dtype=E.float64), E.tensor(p, dtype=E.float16))
     assert half.dtype is E.float64 and abs(half.item() - 3 * float(np.float16(1 / 3)) * np.log(3)) < 1e-12
 
+
+
+def test_cross_entropy_smooths_only_positive_amounts_and_refuses_ignore_index_for_probabilities():
+    """PyTorch checks only label_smoothing <= 1, smooths by a positive amount only, and takes no non-negative
+    ignore_index with probability targets."""
+    x = E.tensor(np.sin(np.arange(20.0)).reshape(4, 5))
+    t = E.tensor([1, 0, 4, 2])
+    p = E.softmax(E.tensor(np.cos(np.arange(20.0)).reshape(4, 5)), 1)
+    assert E.cross_entropy(x, t, label_smoothing=-0.1).item() == E.cross_entropy(x, t).item()
+    assert E.cross_entropy(x, p, label_smoothing=-0.2).item() == E.cross_entropy(x, p).item()
+    assert E.cross_entropy(x, p, ignore_index=-1).item() == E.cross_entropy(x, p).item()
+    with pytest.raises(RuntimeError, match="^ignore_index is not supported for floating point target$"):
+        E.cross_entropy(x, p, ignore_index=1)

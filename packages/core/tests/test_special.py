@@ -464,3 +464,16 @@ def test_sinc_below_float64_rounds_pi_x_to_float32_first():
         np.testing.assert_allclose(got, want.astype(dt.np).astype(np.float32), rtol=1e-6, atol=0)
     assert E.sinc(E.tensor([1.0])).item() == pytest.approx(-2.7827534e-08, rel=1e-5)
     assert abs(E.sinc(E.tensor([1.0], dtype=E.float64)).item()) < 1e-16
+
+
+def test_special_namespace_names_itself_in_argument_errors():
+    x = E.arange(3.0)
+    for fn, name in ((E.special.softmax, "special_softmax"), (E.special.log_softmax, "special_log_softmax"),
+                     (E.special.logsumexp, "special_logsumexp")):
+        with pytest.raises(TypeError, match=f'^{name}\\(\\) missing 1 required positional arguments: "dim"$'):
+            fn(x)
+    with pytest.raises(TypeError, match=r"^special_polygamma\(\): argument 'n' \(position 1\) must be int, not float$"):
+        E.special.polygamma(1.5, x)
+    assert E.special.softmax(x, 0).sum().item() == pytest.approx(1.0)
+    with pytest.raises(TypeError, match=r"^round\(\): argument 'decimals' must be int, not float$"):
+        E.round(x, decimals=1.5)

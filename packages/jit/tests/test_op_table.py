@@ -93,6 +93,8 @@ def test_reduction_replays_to_eager_values_and_gradients(name, dim, keepdim):
 
     if name == "prod" and isinstance(dim, tuple):
         pytest.skip("prod takes one dim, as PyTorch's")
+    if name == "logsumexp" and dim is None:
+        pytest.skip("logsumexp requires dim, as PyTorch's")
     fn = getattr(ec, name)
     base = ea.tensor(np.random.default_rng(0).uniform(0.5, 1.5, (3, 4, 5)))
 

@@ -83,8 +83,11 @@ def test_inplace_activations_write_their_input(module):
 
 
 def test_activation_errors():
-    with pytest.raises(ValueError, match="max_val must be greater than min_val"):
+    with pytest.raises(AssertionError, match=r"^max_val \(0.0\) must be greater than min_val \(1.0\)$"):
         nn.Hardtanh(1.0, 0.0)
+    for training in (True, False):
+        with pytest.raises(RuntimeError, match="Lower bound should be less than or equal to the upper bound"):
+            F.rrelu(torch.zeros(3), 0.5, 0.1, training=training)
     with pytest.raises(RuntimeError, match="Halving dimension must be even"):
         F.glu(torch.zeros(2, 3))
 

@@ -44,8 +44,10 @@ def test_rms_norm():
     np.testing.assert_allclose(norm(x).detach().numpy(), ref, rtol=1e-12)
     ref = a / np.sqrt((a * a).mean((1, 2), keepdims=True) + np.finfo(np.float64).eps)
     np.testing.assert_allclose(F.rms_norm(x, (3, 4)).numpy(), ref, rtol=1e-12)
-    with pytest.raises(RuntimeError, match="normalized_shape"):
+    with pytest.raises(RuntimeError, match=r"^Given normalized_shape=\[5\], expected input with shape \[\*5\], but"):
         F.rms_norm(x, (5,))
+    with pytest.raises(ValueError, match="^Input tensor must have at least 4 dimensions, but got 3$"):
+        F.rms_norm(x, (1, 2, 3, 4))
 
 
 def test_distances_and_softmax2d():
@@ -251,3 +253,16 @@ def test_interpolate_names_the_missing_or_doubled_size_as_pytorch():
         F.interpolate(x)
     with pytest.raises(ValueError, match="^only one of size or scale_factor should be defined$"):
         F.interpolate(x, size=2, scale_factor=2)
+
+
+def test_cosine_similarity_broadcasts_before_counting_dim():
+    """PyTorch broadcasts the operands first: dim=1 of (3, 4) against (4,) is valid; mismatches say so."""
+    x = x64(3, 4)
+    got = F.cosine_similarity(x, x[0], dim=1).numpy()
+    a = x.numpy()
+    want = (a @ a[0]) / np.maximum(np.linalg.norm(a, axis=1) * np.linalg.norm(a[0]), 1e-8)
+    np.testing.assert_allclose(got, want, rtol=1e-12)
+    with pytest.raises(RuntimeError, match=r"^The size of tensor a \(3\) must match the size of tensor b \(2\) at "):
+        F.cosine_similarity(x, x64(2, 4))
+    with pytest.raises(RuntimeError, match=r"^dropout1d: Expected 2D or 3D input, but received a 4D input. Note that"):
+        F.dropout1d(x64(2, 3, 4, 5), 0.5)

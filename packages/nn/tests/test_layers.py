@@ -438,3 +438,17 @@ def test_linear_parameter_gradients_become_grad_without_a_copy():
     assert lin.weight.grad.is_contiguous() and lin.bias.grad.is_contiguous()
     np.testing.assert_allclose(lin.weight.grad.numpy(), g64.T @ x64, rtol=1e-12)
     np.testing.assert_allclose(lin.bias.grad.numpy(), g64.sum(0), rtol=1e-12)
+
+
+@pytest.mark.parametrize("a, b, bias, msg", [
+    ((3, 4), (2, 5), None, "bilinear(): input batch dimensions do not match at dim 0: got 3 and 2"),
+    ((2, 3, 4), (2, 5), None, "bilinear(): input dimensions do not match: got 3 and 2"),
+    ((3, 3), (3, 5), None, "bilinear(): input1 size does not match weight size: got 3 but expected 4"),
+    ((3, 4), (3, 6), None, "bilinear(): input2 size does not match weight size: got 6 but expected 5"),
+    ((3, 4), (3, 5), 3, "bilinear(): bias size does not match weight size: got 3 but expected 2"),
+])
+def test_bilinear_operand_errors_are_pytorchs(a, b, bias, msg):
+    w = torch.ones(2, 4, 5)
+    with pytest.raises(RuntimeError) as info:
+        nn.functional.bilinear(torch.ones(*a), torch.ones(*b), w, None if bias is None else torch.ones(bias))
+    assert str(info.value) == msg

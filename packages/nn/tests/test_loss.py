@@ -340,3 +340,14 @@ def test_bce_weight_that_does_not_broadcast_raises_broadcast_shapes_error():
                                            r"argument at index 1 had \w+\.Size\(\[4\]\); but expected shape should be "
                                            r"broadcastable to \[2, 3\]$"):
         F.binary_cross_entropy(torch.full((2, 3), 0.5), torch.ones(2, 3), weight=torch.ones(4))
+
+
+def test_cosine_embedding_loss_target_rank_errors_and_soft_margin_operand_order():
+    x, y = torch.ones(4, 5), torch.ones(4, 5)
+    with pytest.raises(RuntimeError, match="^0D or 1D target tensor expected, multi-target not supported$"):
+        F.cosine_embedding_loss(x, y, torch.ones(4, 1))
+    with pytest.raises(RuntimeError, match=r"^0D target tensor expects 1D input tensors, but found inputs with sizes "
+                                           r"\[4, 5\] and \[4, 5\].$"):
+        F.cosine_embedding_loss(x, y, torch.ones(()))
+    with pytest.raises(RuntimeError, match=r"size of tensor a \(5\) must match the size of tensor b \(2\)"):
+        F.soft_margin_loss(x, torch.ones(4, 2))

@@ -316,6 +316,7 @@ def test_module_list_repr_compresses_runs_like_pytorch():
     (nn.Upsample(scale_factor=2), "Upsample(scale_factor=2.0, mode='nearest')"),
     (nn.Hardtanh(), "Hardtanh(min_val=-1.0, max_val=1.0)"),
     (nn.Unflatten(1, (2, 3)), "Unflatten(dim=1, unflattened_size=(2, 3))"),
+    (nn.Unflatten(1, [2, 3]), "Unflatten(dim=1, unflattened_size=[2, 3])"),
 ])
 def test_layer_reprs(module, text):
     assert repr(module) == text
@@ -610,3 +611,10 @@ def test_non_full_backward_hooks_warn_where_pytorch_does(make, x, warns):
     else:
         assert len(msgs) == 1 and warns in msgs[0] and msgs[0].endswith(
             "Please use register_full_backward_hook to get the documented behavior.")
+
+
+def test_unflatten_refuses_sizes_that_are_not_ints():
+    with pytest.raises(TypeError, match="^unflattened_size must be a tuple of ints, but found type int$"):
+        nn.Unflatten(1, 10)
+    with pytest.raises(TypeError, match="^unflattened_size must be tuple of ints, but found element of type tuple at"):
+        nn.Unflatten(1, (("a", 2),))

@@ -280,3 +280,11 @@ def test_batch_first_output_node_is_pytorchs(cls, name):
 def test_lstm_repr_puts_proj_size_second_as_pytorch():
     m = nn.LSTM(2, 3, 2, dropout=0.1, batch_first=True, bidirectional=True, proj_size=1)
     assert repr(m) == "LSTM(2, 3, proj_size=1, num_layers=2, batch_first=True, dropout=0.1, bidirectional=True)"
+
+
+def test_repr_puts_proj_size_first_and_rnn_gru_refuse_it():
+    """PyTorch's extra_repr lists proj_size right after the sizes; RNN and GRU raise on any proj_size keyword."""
+    assert repr(nn.LSTM(4, 6, 2, proj_size=3)) == "LSTM(4, 6, proj_size=3, num_layers=2)"
+    for cls in (nn.RNN, nn.GRU):
+        with pytest.raises(ValueError, match="^proj_size argument is only supported for LSTM, not RNN or GRU$"):
+            cls(4, 6, proj_size=0)

@@ -91,6 +91,14 @@ def test_invalid_indices_raise_and_write_nothing_out_of_bounds():
         F.max_unpool3d(E.ones(1, 1, 2, 2, 2), E.full((1, 1, 2, 2, 2), 64, dtype=E.int64), 2)
 
 
+def test_invalid_index_message_names_the_last_bad_index_and_closes():
+    """PyTorch names the last bad index of the first plane holding one, in full parentheses."""
+    with pytest.raises(RuntimeError, match=r"^Found an invalid max index: 18 \(output volumes are of size 4x4\)$"):
+        F.max_unpool2d(E.ones(1, 1, 2, 2), E.tensor([[[[6, 8], [16, 18]]]]), 2)
+    with pytest.raises(RuntimeError, match=r"^Found an invalid max index: 70 \(output volumes are of size 8x1\)$"):
+        F.max_unpool1d(E.ones(2, 1, 4), E.tensor([[[0, 99, 4, 70]], [[1, 2, 50, 6]]]), 2)
+
+
 def test_bad_indices_and_output_sizes_raise_pytorchs_errors():
     v = E.ones(1, 1, 2, 2)
     with pytest.raises(RuntimeError, match="elements in indices should be type int64 but got: Int"):

@@ -289,3 +289,22 @@ def test_total_norm_is_the_norm_of_the_per_tensor_norms_in_their_dtype():
     assert total.dtype == torch.float32 and total.item() == want != 6.0
     mixed = nn.utils.get_total_norm([torch.ones(2, dtype=torch.float16), torch.ones(2)])
     assert mixed.dtype == torch.float32  # the stack of a float16 and a float32 norm promotes
+
+
+def test_packing_checks_the_batch_and_padding_side_as_pytorch():
+    from ember.nn.utils import rnn as rnn_utils
+
+    with pytest.raises(RuntimeError, match=r"^Expected `len\(lengths\)` to be equal to batch_size, but got 3 "
+                                           r"\(batch_size=2\)$"):
+        rnn_utils.pack_padded_sequence(torch.ones(3, 2), [3, 2, 1])
+    with pytest.raises(RuntimeError, match="^Expected padding_side to be one of left or right, but got middle.$"):
+        rnn_utils.pad_sequence([torch.ones(2)], padding_side="middle")
+
+
+def test_unsorted_packing_checks_the_batch_after_selecting_it():
+    """With enforce_sorted=False PyTorch index_selects the sorted rows first: fewer lengths than rows pack them."""
+    from ember.nn.utils import rnn as rnn_utils
+
+    packed = rnn_utils.pack_padded_sequence(torch.ones(4, 8, 2), torch.tensor([5, 8, 3]), batch_first=True,
+                                            enforce_sorted=False)
+    assert packed.batch_sizes.tolist() == [3, 3, 3, 2, 2, 1, 1, 1]

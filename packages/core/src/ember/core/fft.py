@@ -53,8 +53,12 @@ def _as_complex(x: Tensor) -> Tensor:
 
 def _as_real(x: Tensor, fname: str) -> Tensor:
     _check_dtype(x)
-    if x._dtype.is_complex:
-        raise RuntimeError(f"{fname} expects a real input tensor, but got {dtypes.TORCH_NAMES[x._dtype.name]}")
+    if x._dtype.is_complex:  # PyTorch's words differ by entry point
+        got = dtypes.TORCH_NAMES[x._dtype.name]
+        if fname == "ihfftn":
+            raise RuntimeError(f"Only supports floating-point dtypes, but found: {got}")
+        kind = "real-valued" if fname == "rfftn" else "real"
+        raise RuntimeError(f"{fname} expects a {kind} input tensor, but got {got}")
     return x if x._dtype.is_floating_point else x.to(dtypes.get_default_dtype())
 
 
@@ -144,6 +148,14 @@ def _one(n) -> tuple | None:
     return None if n is None else (n,)
 
 
+def _check_1d(name: str, n, dim) -> None:
+    """A 1-D transform's arguments as PyTorch parses them: an int `dim`, and `n` (if given) at least 1."""
+    if isinstance(dim, bool) or not isinstance(dim, int):
+        raise TypeError(f"fft_{name}(): argument 'dim' must be int, not {type(dim).__name__}")
+    if n is not None and n < 1:
+        raise RuntimeError(f"Invalid number of data points ({n}) specified")
+
+
 @numpy_aliases
 def fft(input: Tensor, n: int | None = None, dim: int = -1, norm: str | None = None, *,
         out: Tensor | None = None) -> Tensor:
@@ -164,6 +176,7 @@ def fft(input: Tensor, n: int | None = None, dim: int = -1, norm: str | None = N
     >>> fft(tensor([1.0, 2.0, 3.0, 4.0]))
     tensor([10.+0.j, -2.+2.j, -2.+0.j, -2.-2.j])
     """
+    _check_1d("fft", n, dim)
     return _c2c(input, _one(n), (dim,), norm, True, out)
 
 
@@ -171,6 +184,9 @@ def fft(input: Tensor, n: int | None = None, dim: int = -1, norm: str | None = N
 def ifft(input: Tensor, n: int | None = None, dim: int = -1, norm: str | None = None, *,
          out: Tensor | None = None) -> Tensor:
     """The 1-D inverse discrete Fourier transform over `dim` (see `fft`)."""
+    _check_1d("ifft", n, dim)
+    if out is None and not input._dtype.is_complex:  # PyTorch: the conjugate view of a real signal's forward
+        return _c2c(input, _one(n), (dim,), _SWAP[_norm(norm)], True, None).conj()  # transform, normed the other way
     return _c2c(input, _one(n), (dim,), norm, False, out)
 
 
@@ -220,6 +236,7 @@ def rfft(input: Tensor, n: int | None = None, dim: int = -1, norm: str | None = 
     >>> rfft(tensor([1.0, 2.0, 3.0, 4.0]))
     tensor([10.+0.j, -2.+2.j, -2.+0.j])
     """
+    _check_1d("rfft", n, dim)
     return _r2c(input, _one(n), (dim,), norm, "rfft", out)
 
 
@@ -227,6 +244,7 @@ def rfft(input: Tensor, n: int | None = None, dim: int = -1, norm: str | None = 
 def irfft(input: Tensor, n: int | None = None, dim: int = -1, norm: str | None = None, *,
           out: Tensor | None = None) -> Tensor:
     """The inverse of `rfft`: a real signal of `n` points (default `2 * (input.size(dim) - 1)`)."""
+    _check_1d("irfft", n, dim)
     return _c2r(input, _one(n), (dim,), norm, out)
 
 
@@ -263,6 +281,7 @@ def hfft(input: Tensor, n: int | None = None, dim: int = -1, norm: str | None = 
          out: Tensor | None = None) -> Tensor:
     """The 1-D transform of a Hermitian-symmetric signal given by its first half: a real result of
     `n` points (default `2 * (input.size(dim) - 1)`)."""
+    _check_1d("hfft", n, dim)
     return _c2r(input, _one(n), (dim,), norm, out, hermitian=True)
 
 
@@ -270,6 +289,7 @@ def hfft(input: Tensor, n: int | None = None, dim: int = -1, norm: str | None = 
 def ihfft(input: Tensor, n: int | None = None, dim: int = -1, norm: str | None = None, *,
           out: Tensor | None = None) -> Tensor:
     """The inverse of `hfft`: the one-sided inverse transform of a real signal."""
+    _check_1d("ihfft", n, dim)
     return _r2c(input, _one(n), (dim,), norm, "ihfft", out, hermitian=True)
 
 

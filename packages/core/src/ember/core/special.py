@@ -36,6 +36,24 @@ scaled_modified_bessel_k0 = _OPS["special_scaled_modified_bessel_k0"]
 scaled_modified_bessel_k1 = _OPS["special_scaled_modified_bessel_k1"]
 globals().update({_p: _OPS[f"special_{_p}"] for _p in _POLYNOMIALS})
 
+def logsumexp(input: Tensor, dim=None, keepdim: bool = False, *, out: Tensor | None = None) -> Tensor:
+    """`torch.special.logsumexp`: `torch.logsumexp` under the name PyTorch's errors give it."""
+    _softmax._required_dim("special_logsumexp", dim)
+    return _reduce.logsumexp(input, dim, keepdim, out=out)
+
+
+def softmax(input: Tensor, dim=None, *, dtype=None) -> Tensor:
+    """`torch.special.softmax`: `torch.softmax`, `dim` required, under its own name in errors."""
+    _softmax._required_dim("special_softmax", dim)
+    return _softmax.softmax(input, dim, dtype=dtype)
+
+
+def log_softmax(input: Tensor, dim=None, *, dtype=None) -> Tensor:
+    """`torch.special.log_softmax`: `torch.log_softmax`, `dim` required, under its own name in errors."""
+    _softmax._required_dim("special_log_softmax", dim)
+    return _softmax.log_softmax(input, dim, dtype=dtype)
+
+
 def multigammaln(input: Tensor, p: int, *, out: Tensor | None = None) -> Tensor:
     """`torch.special.multigammaln`: the log of the multivariate gamma function (`torch.mvlgamma`).
 
@@ -45,29 +63,6 @@ def multigammaln(input: Tensor, p: int, *, out: Tensor | None = None) -> Tensor:
         tensor([0.8570])
     """
     return mvlgamma(input, p, out=out)
-
-
-def _required(op: str, dim) -> None:
-    if dim is None:
-        raise TypeError(f'special_{op}() missing 1 required positional arguments: "dim"')
-
-
-def softmax(input: Tensor, dim: int | None = None, *, dtype=None) -> Tensor:
-    """`torch.special.softmax`: `torch.softmax` with a required `dim`."""
-    _required("softmax", dim)
-    return _softmax.softmax(input, dim, dtype=dtype)
-
-
-def log_softmax(input: Tensor, dim: int | None = None, *, dtype=None) -> Tensor:
-    """`torch.special.log_softmax`: `torch.log_softmax` with a required `dim`."""
-    _required("log_softmax", dim)
-    return _softmax.log_softmax(input, dim, dtype=dtype)
-
-
-def logsumexp(input: Tensor, dim=None, keepdim: bool = False, *, out: Tensor | None = None) -> Tensor:
-    """`torch.special.logsumexp`: `torch.logsumexp` with a required `dim`."""
-    _required("logsumexp", dim)
-    return _reduce.logsumexp(input, dim, keepdim, out=out)
 
 
 def polygamma(n: int, input: Tensor, *, out: Tensor | None = None) -> Tensor:

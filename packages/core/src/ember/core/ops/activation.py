@@ -13,12 +13,13 @@ from dataclasses import replace
 
 import numpy as np
 
+from ember.core import dtypes
 from ember.core.dispatch import TENSOR_ITERATOR, composite, declare, node_name
 from ember.core.opinfo import FLOAT_DTYPES, PROMOTE, ErrorInput, OpInfo, Sample, unary_samples
 from ember.core.ops import numba_cpu, numba_nn
 from ember.core.ops._util import write_out, wrap
 from ember.core.ops.elementwise import layout_of, laid_out
-from ember.core.tensor import Tensor, describe
+from ember.core.tensor import Tensor
 
 __all__ = ["leaky_relu", "elu", "selu", "celu", "gelu", "hardtanh", "relu6", "hardsigmoid", "hardswish",
            "softplus", "mish", "logsigmoid", "softsign", "tanhshrink", "threshold", "hardshrink", "softshrink",
@@ -87,8 +88,9 @@ def _act_errors(name, attrs):
     def errors(device):
         from ember.core.creation import tensor
 
+        kernel = _CPU_KERNELS.get(name, f"{name}_cpu")
         yield ErrorInput(Sample((tensor([1, 2], device=device), *attrs)), TypeError,
-                         rf"{name}: expected a floating point tensor; got Tensor\(shape=\(2,\), dtype=int64")
+                         rf"^\"{kernel}\" not implemented for 'Long'$")
         yield ErrorInput(Sample(([1.0, 2.0], *attrs)), TypeError,
                          rf"{name}\(\): argument 'input' must be Tensor, not list")
     return errors
@@ -149,11 +151,16 @@ def _float_meta(op: str):
     def check(x, *args, out=None) -> None:
         if not isinstance(x, Tensor):
             raise TypeError(f"{op}(): argument 'input' must be Tensor, not {type(x).__name__}")
-        if not x._dtype.is_floating_point:  # PyTorch: NotImplementedError ("leaky_relu_cpu" not implemented for 'Int')
+        if not x._dtype.is_floating_point:  # PyTorch's NotImplementedError, naming its CPU kernel
             from ember.core.ops.elementwise import DtypeNotSupported
 
-            raise DtypeNotSupported(f"{op}: expected a floating point tensor; got {describe(x)}")
+            kernel = _CPU_KERNELS.get(op, f"{op}_cpu")
+            raise DtypeNotSupported(f"\"{kernel}\" not implemented for '{dtypes.TORCH_NAMES[x._dtype.name]}'")
     return check
+
+
+# the CPU kernels PyTorch names when an activation refuses an integer or bool input (the rest are "<op>_cpu")
+_CPU_KERNELS = {"gelu": "GeluKernelImpl", "softshrink": "softshrink_check", "rrelu": "leaky_relu_cpu"}
 
 
 def _float_input(op: str, x) -> np.ndarray:
@@ -305,7 +312,7 @@ def selu(input: Tensor, inplace: bool = False) -> Tensor:
 def celu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
     """`max(0, x) + min(0, alpha * (exp(x / alpha) - 1))` (elu(input, alpha, 1, 1 / alpha))."""
     if alpha == 0:
-        raise RuntimeError("ZeroDivisionError")
+        raise RuntimeError("ZeroDivisionError: alpha cannot be 0 for CELU")
     return _call(elu_op, input, float(alpha), 1.0, 1.0 / alpha, inplace=inplace)
 
 
@@ -380,8 +387,10 @@ def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
 
 def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
     """`x - lambd if x > lambd, x + lambd if x < -lambd, else 0`."""
-    if lambd < 0:
-        raise RuntimeError(f"lambda must be greater or equal to 0, but found to be {lambd}.")
+    if lambd < 0 and isinstance(input, Tensor) and input._dtype.is_floating_point:  # PyTorch's words, %g-formatted
+        top = f"{float(np.finfo(input._dtype.np).max):g}" if input._dtype is not dtypes.bfloat16 else "3.38953e+38"
+        raise RuntimeError(f"lambda must be in range [0, {top}] for input dtype "
+                           f"{dtypes.TORCH_NAMES[input._dtype.name]}, but found {lambd:g}")
     return softshrink_op(input, float(lambd))
 
 
@@ -417,6 +426,8 @@ def rrelu(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, trainin
     from ember.core.ops import elementwise as ew
 
     x = _float_input("rrelu", input)
+    if lower > upper:
+        raise RuntimeError("Lower bound should be less than or equal to the upper bound")
     if not training:
         return leaky_relu(input, (lower + upper) / 2, inplace)
     slopes = random.rand(*input.shape, dtype=input.dtype)._np() * (upper - lower) + lower

@@ -251,6 +251,8 @@ def pow(input, exponent, *, out=None) -> Tensor:  # noqa: A001
 def round(input, *, decimals: int | None = None, out=None) -> Tensor:  # noqa: A001
     """Round half to even; with `decimals`, `round(x * 10**d) / 10**d` (`round(x / 10**-d) * 10**-d` for d < 0)
     as PyTorch (whose overload with `decimals` has no integer kernel, even for 0)."""
+    if decimals is not None and (isinstance(decimals, bool) or not isinstance(decimals, int | np.integer)):
+        raise TypeError(f"round(): argument 'decimals' must be int, not {type(decimals).__name__}")
     if decimals is not None and isinstance(input, Tensor) and not (input._dtype.is_floating_point
                                                                     or input._dtype.is_complex):
         kernel = "round_vml_cpu" if decimals == 0 else "round_cpu"

@@ -872,7 +872,30 @@ def _col2im_cpu(input, output_size, kernel_size, dilation, padding, stride):
 
 
 # --- validation and the public functions ------------------------------------------------
-def _check(op: str, input: Tensor, weight: Tensor, bias, groups: int, nd: int, transposed: bool) -> None:
+def _weight_rank_error(input: Tensor, weight: Tensor, nd: int, stride, padding, dilation) -> RuntimeError:
+    """PyTorch's error for a weight of the wrong rank: ATen takes the convolution's dims from the weight, so an
+    argument list of another length, else the input's rank, is what it reports."""
+    k = weight.ndim
+    if k < 3:
+        return RuntimeError("weight should have at least three dimensions")
+    shape = list(input.shape) if input.ndim == nd + 2 else [1, *input.shape]
+    space = " "
+    if not isinstance(padding, str):
+        for name, v in (("stride", stride), ("padding", padding), ("dilation", dilation)):
+            vals = [v] * nd if isinstance(v, int) else list(v)
+            if len(vals) not in (1, k - 2):
+                return RuntimeError(f"expected {name} to be a single integer value or a list of {k - 2} values to "
+                                    f"match the convolution dimensions, but got {name}={vals}")
+    else:
+        space = ""  # the string-padding path words it without the space
+    return RuntimeError(f"Expected {k}-dimensional input for {k}-dimensional weight{space}{list(weight.shape)}, "
+                        f"but got {len(shape)}-dimensional input of size {shape} instead")
+
+
+def _check(op: str, input: Tensor, weight: Tensor, bias, groups: int, nd: int, transposed: bool,
+           params: tuple | None = None) -> None:
+    """The operands' checks in PyTorch's order; `params` (stride, padding, dilation) words a misranked weight's
+    error and refuses a strided padding='same' before the channels are checked."""
     if not isinstance(input, Tensor) or not isinstance(weight, Tensor):
         raise TypeError(f"{op}: expected input and weight to be tensors; got {describe(input)} and "
                         f"{describe(weight)}")
@@ -880,7 +903,13 @@ def _check(op: str, input: Tensor, weight: Tensor, bias, groups: int, nd: int, t
         raise RuntimeError(f"Expected {nd + 1}D (unbatched) or {nd + 2}D (batched) input to {op}, but got "
                            f"input of size: {list(input.shape)}")
     if weight.ndim != nd + 2:
+        if params is not None:
+            raise _weight_rank_error(input, weight, nd, *params)
         raise RuntimeError(f"{op}: expected weight to be {nd + 2}-dimensional; got {describe(weight)}")
+    if params is not None and isinstance(params[1], str) and params[1] == "same":
+        stride = params[0]
+        if any(s != 1 for s in ((stride,) if isinstance(stride, int) else stride)):
+            raise RuntimeError("padding='same' is not supported for strided convolutions")
     if input.device != weight.device:
         raise RuntimeError(f"{op}: expected input and weight on the same device; got {describe(input)} and "
                            f"{describe(weight)}")
@@ -1018,20 +1047,6 @@ def _check_window_args(stride, padding, dilation) -> None:
         raise RuntimeError(f"dilation should be greater than zero, but got {list(dilation)}")
 
 
-def _weight_rank_error(op: str, nd: int, input: Tensor, weight: Tensor, stride) -> RuntimeError:
-    """PyTorch's words for a weight of another rank than the op's: its convolution expands a one-element stride
-    to the weight's dims (so conv1d goes on to the input's rank), and refuses any other stride's length."""
-    if weight.ndim < 3:
-        return RuntimeError("weight should have at least three dimensions")
-    s = list(_ntuple(stride, nd, "stride", op))
-    if len(s) != 1:
-        return RuntimeError(f"expected stride to be a single integer value or a list of {weight.ndim - 2} values to "
-                            f"match the convolution dimensions, but got stride={s}")
-    shape = list(input.shape) if input.ndim == nd + 2 else [1, *input.shape]
-    return RuntimeError(f"Expected {weight.ndim}-dimensional input for {weight.ndim}-dimensional weight "
-                        f"{list(weight.shape)}, but got {len(shape)}-dimensional input of size {shape} instead")
-
-
 def _check_sizes(op: str, hw, k, padding, dilation) -> None:
     if all(n + 2 * p >= d * (kk - 1) + 1 for n, kk, p, d in zip(hw, k, padding, dilation)):
         return
@@ -1063,10 +1078,7 @@ def _same_padding(op: str, input: Tensor, k, stride, dilation):
 
 
 def _conv_nd(op: str, nd: int, input, weight, bias, stride, padding, dilation, groups) -> Tensor:
-    if isinstance(input, Tensor) and isinstance(weight, Tensor) and input.ndim in (nd + 1, nd + 2) \
-            and weight.ndim != nd + 2:
-        raise _weight_rank_error(op, nd, input, weight, stride)
-    _check(op, input, weight, bias, groups, nd, False)
+    _check(op, input, weight, bias, groups, nd, False, (stride, padding, dilation))
     stride = _ntuple(stride, nd, "stride", op)
     dilation = _ntuple(dilation, nd, "dilation", op)
     k = tuple(weight.shape[2:])
@@ -1197,9 +1209,12 @@ def _conv_transpose_nd(op: str, nd: int, input, weight, bias, stride, padding, o
     _check_transpose_params(stride, padding, output_padding, dilation)
     for op_, s, d in zip(output_padding, stride, dilation):
         if op_ >= max(s, d) or op_ < 0:
-            names = ("depth", "height", "width")[3 - nd:]
-            got = " ".join(f"{label}_{n}: {v}" for label, vals in (("output_padding", output_padding),
-                                                                   ("stride", stride), ("dilation", dilation))
+            # PyTorch runs a 1-d transposed convolution as a 2-d one of height 1: its words name that height
+            lead = ((0,), (1,), (1,)) if nd == 1 else ((), (), ())
+            names = ("depth", "height", "width")[3 - max(nd, 2):]
+            got = " ".join(f"{label}_{n}: {v}" for label, vals in (("output_padding", lead[0] + output_padding),
+                                                                   ("stride", lead[1] + stride),
+                                                                   ("dilation", lead[2] + dilation))
                            for n, v in zip(names, vals))
             raise RuntimeError(f"output padding must be smaller than either stride or dilation, but got {got}")
     batched = input.ndim == nd + 2

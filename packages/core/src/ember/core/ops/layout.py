@@ -16,8 +16,8 @@ from ember.core.dispatch import declare, multi_view_output, node_name
 from ember.core.methods import attach, method
 from ember.core.ops import memfmt
 from ember.core.ops import shape as S
-from ember.core.ops._util import (_C_INT_NAMES, int_value, legacy_type_name, real_value, warn_complex_to_real,
-                                  warn_once)
+from ember.core.ops._util import (_C_INT_NAMES, broadcast_shapes, int_value, legacy_type_name, real_value,
+                                  warn_complex_to_real, warn_once)
 from ember.core.ops.complex import conj as _conj
 from ember.core.settings import contiguous_format, preserve_format
 from ember.core.tensor import Tensor
@@ -221,7 +221,8 @@ def broadcast_to(input, *size) -> Tensor:
 
 
 def broadcast_tensors(*tensors) -> tuple[Tensor, ...]:
-    shape = tuple(np.broadcast_shapes(*(t._shape for t in tensors)))
+    """`tensors` expanded to their common shape; shapes that do not broadcast raise PyTorch's message."""
+    shape = broadcast_shapes(*(t._shape for t in tensors))
     return tuple(S.expand(t, shape) for t in tensors)
 
 

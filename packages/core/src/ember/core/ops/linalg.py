@@ -897,6 +897,10 @@ def _vecdot(x: Tensor, y: Tensor, *, dim: int = -1) -> Tensor:
         raise RuntimeError(f"linalg.vecdot: Expected x and y to have the same dtype, but found x of type "
                            f"{dtypes.TORCH_NAMES[x._dtype.name]} and y of type {dtypes.TORCH_NAMES[y._dtype.name]} "
                            "instead")
+    if x.ndim == y.ndim == 1 and x._shape != y._shape:  # PyTorch's 1-D vecdot is its dot, with dot's words
+        raise RuntimeError(f"inconsistent tensor size, expected tensor [{x._shape[0]}] and src [{y._shape[0]}] to "
+                           f"have the same number of elements, but got {x._shape[0]} and {y._shape[0]} elements "
+                           "respectively")
     p = ew.mul(x.conj() if x._dtype.is_complex else x, y)
     return _sum(p, (dim % max(p.ndim, 1),) if p.ndim else (), False, None)
 

@@ -310,7 +310,9 @@ def _lu_packed(A: Tensor):
 
 
 def _check_lu_input(op: str, A: Tensor) -> None:
-    _at_least_2d(op, "A", A)
+    if A.ndim < 2:  # PyTorch words it per entry point: linalg.lu names itself, the packed ones torch.lu_factor
+        name = "linalg.lu" if op == "linalg.lu" else "torch.lu_factor"
+        raise RuntimeError(f"{name}: Expected tensor with 2 or more dimensions. Got size: {list(A.shape)} instead")
     refuse_dtype(A, "lu_cpu", True)
     _check_float(op, A)
 
@@ -515,6 +517,8 @@ def matrix_exp(input: Tensor) -> Tensor:
 def cond(A: Tensor, p=None, *, out=None) -> Tensor:
     """The condition number of each matrix in the norm `p` (2, the ratio of extreme singular values, by default)."""
     _at_least_2d("linalg.cond", "A", A)
+    if p not in (None, 2, -2, 1, -1, math.inf, -math.inf, "fro", "nuc"):
+        raise RuntimeError(f"linalg.cond got an invalid norm type: {p}")
     if p in (None, 2, -2):
         s = svdvals(A)
         hi, lo = s[..., 0], s[..., -1]
@@ -561,8 +565,8 @@ def vander(x: Tensor, *, N: int | None = None) -> Tensor:
     if x.ndim < 1:
         raise RuntimeError("linalg.vander: x must have at least one dimension")
     n = x._shape[-1] if N is None else N
-    if n < 0:
-        raise RuntimeError(f"N must be non-negative; got {n}")
+    if n <= 1:
+        raise RuntimeError("N must be greater than 1.")
     dt = x._dtype if x._dtype is not dtypes.bool else dtypes.int64
     ones = full(x._shape + (1,), 1, dtype=dt, device=x.device)
     if n <= 1:
@@ -579,9 +583,12 @@ def householder_product(A: Tensor, tau: Tensor, *, out=None) -> Tensor:
     refuse_dtype(A, "orgqr_cpu", True)
     m, n = A._shape[-2:]
     k = tau._shape[-1]
-    if not m >= n >= k:
+    if m < n:
         raise RuntimeError("torch.linalg.householder_product: input.shape[-2] must be greater than or equal to "
-                           "input.shape[-1] and input.shape[-1] must be greater than or equal to tau.shape[-1]")
+                           "input.shape[-1]")
+    if n < k:
+        raise RuntimeError("torch.linalg.householder_product: input.shape[-1] must be greater than or equal to "
+                           "tau.shape[-1]")
     rows = arange(m, device=A.device)
     Q = ew.add(ew.mul(A[..., :, :1], 0), eye(m, dtype=A._dtype, device=A.device))  # (*, m, m)
     for i in range(k):
@@ -598,8 +605,7 @@ def lstsq(A: Tensor, B: Tensor, rcond=None, *, driver: str | None = None):
     are real for a complex A."""
     driver = driver or "gelsy"
     if driver not in ("gels", "gelsy", "gelsd", "gelss"):
-        raise RuntimeError(f"torch.linalg.lstsq: parameter `driver` should be one of (gels, gelsy, gelsd, gelss), "
-                           f"but got {driver}")
+        raise RuntimeError("torch.linalg.lstsq: parameter `driver` should be one of (gels, gelsy, gelsd, gelss)")
     _at_least_2d("torch.linalg.lstsq", "A", A)
     if not (A._dtype.is_floating_point or A._dtype.is_complex) or A._dtype in (dtypes.float16, dtypes.bfloat16):
         raise RuntimeError("This function doesn't handle types other than float and double")

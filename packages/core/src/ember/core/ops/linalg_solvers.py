@@ -7,6 +7,7 @@ PyTorch's older top-level names (`inverse`, `det`, `svd` with V, `qr`, `pinverse
 from __future__ import annotations
 
 import math
+import numbers
 
 import numpy as np
 from ember.core import dtypes
@@ -16,7 +17,7 @@ from ember.core.ops import elementwise as ew
 from ember.core.ops import shape as S
 from ember.core.ops._util import normalize_dims, warn_once, wrap
 from ember.core.ops.complex import conj
-from ember.core.ops.linalg import _matmul, _refuse_bool, linalg
+from ember.core.ops.linalg import _c_name, _matmul, _refuse_bool, linalg
 from ember.core.ops.reduce import _amax, _amin, _sum, vector_norm
 from ember.core.ops.structseq import return_type
 from ember.core.tensor import Tensor
@@ -556,6 +557,8 @@ def matrix_norm(A: Tensor, ord="fro", dim=(-2, -1), keepdim: bool = False, *, dt
         got = " ".join(str(d) for d in ((dim,) if isinstance(dim, int) else dim))
         raise RuntimeError(f"linalg.matrix_norm: dim must be a 2-tuple. Got {got}")
     d0, d1 = (d % A.ndim for d in dim)
+    if d0 == d1:
+        raise RuntimeError(f"linalg.matrix_norm: dims must be different. Got ({d0}, {d1})")
     if ord == "fro":
         return vector_norm(A, 2, (d0, d1), keepdim, dtype=dtype)
     if dtype is not None:
@@ -587,6 +590,8 @@ def norm(A: Tensor, ord=None, dim=None, keepdim: bool = False, *, dtype=None) ->
         raise RuntimeError("linalg.norm: If dim is not specified but ord is, the input must be 1D or 2D. "
                            f"Got {A.ndim}D.")
     if isinstance(ord, str):  # PyTorch's string overload: always a matrix norm (over dims 0 and 1 by default)
+        if ord not in ("fro", "nuc"):
+            raise RuntimeError(f"linalg.matrix_norm: Order {ord} not supported.")
         return matrix_norm(A, ord, (0, 1) if dims is None else dims, keepdim, dtype=dtype)
     if dims is None:
         if ord is None:
@@ -656,6 +661,8 @@ def matrix_rank(A: Tensor, tol=None, hermitian: bool = False, *, atol=None, rtol
 @method
 def matrix_power(input: Tensor, n: int) -> Tensor:
     """A @ A @ ... (n times) by repeated squaring; n = 0 is the identity, n < 0 powers the inverse."""
+    if not isinstance(n, numbers.Integral) or isinstance(n, bool):
+        raise TypeError(f"linalg_matrix_power(): argument 'n' (position 2) must be int, not {type(n).__name__}")
     if input.ndim < 2:
         raise RuntimeError("linalg.matrix_power: The input tensor A must have at least 2 dimensions.")
     if input._shape[-1] != input._shape[-2]:
@@ -678,6 +685,25 @@ def matrix_power(input: Tensor, n: int) -> Tensor:
         if n:
             base = _matmul(base, base)
     return result if result is not input else S.clone(input)
+
+
+def _check_chain(tensors: list) -> None:
+    """PyTorch's checks of a multi_dot chain: ranks (1-D or 2-D ends, 2-D inside), one dtype, matching sizes."""
+    last = len(tensors) - 1
+    for i, t in enumerate(tensors):
+        if i in (0, last) and t.ndim not in (1, 2):
+            which = "first" if i == 0 else "last"
+            raise RuntimeError(f"multi_dot(): the {which} tensor must be 1D or 2D but got {t.ndim}D")
+        if 0 < i < last and t.ndim != 2:
+            raise RuntimeError(f"multi_dot(): tensor {i} must be 2D but got {t.ndim}D")
+        if t._dtype is not tensors[0]._dtype:
+            raise RuntimeError(f"multi_dot(): all tensors must have be the same dtype but tensor 0 is "
+                               f"{_c_name(tensors[0])} and tensor {i} {_c_name(t)}")
+    for i in range(last):
+        a, b = tensors[i], tensors[i + 1]
+        if a._shape[-1] != b._shape[0]:
+            raise RuntimeError(f"multi_dot(): tensors {i} and {i + 1} with shapes {list(a.shape)} and "
+                               f"{list(b.shape)} cannot be multiplied")
 
 
 def multi_dot(tensors) -> Tensor:

@@ -504,7 +504,8 @@ def layer_norm(input: Tensor, normalized_shape, weight: Tensor | None = None, bi
                            f"[*, {', '.join(map(str, shape))}], but got input of size{list(input.shape)}")
     for name, t in (("weight", weight), ("bias", bias)):
         if t is not None and tuple(t.shape) != shape:
-            raise RuntimeError(f"layer_norm: expected {name} of shape {list(shape)}; got {describe(t)}")
+            raise RuntimeError(f"Expected {name} to be of same shape as normalized_shape, but got {name} of shape "
+                               f"{list(t.shape)} and normalized_shape = {list(shape)}")
         _check_vec("layer_norm", name, t, t.numel() if t is not None else 0, input, dtype=False)
     if _norm_dtypes(input, (weight, bias), (weight, bias)):  # mixed dtype: in float32, rounded once
         return layer_norm_op(input.to(dtypes.float32), shape, weight, bias, float(eps))[0].to(input.dtype)
@@ -555,6 +556,8 @@ def instance_norm(input: Tensor, running_mean: Tensor | None = None, running_var
     n, c = input.shape[:2]
     for name, t in (("running_mean", running_mean), ("running_var", running_var), ("weight", weight),
                     ("bias", bias)):
+        if isinstance(t, Tensor) and t.numel() != c:  # PyTorch repeats each per sample: it counts n of them
+            raise RuntimeError(f"{name} should contain {n * c} elements not {t.numel() * n}")
         _check_vec("instance_norm", name, t, c, input, dtype=False)
     if _batch_norm_dtypes(input, use_input_stats, weight, bias, running_mean, running_var):  # as batch_norm's
         return instance_norm(input.to(dtypes.float32), running_mean, running_var, weight, bias, use_input_stats,
@@ -600,7 +603,7 @@ def local_response_norm(input: Tensor, size: int, alpha: float = 1e-4, beta: flo
 
     _check_float("local_response_norm", input)
     if input.ndim < 3:
-        raise ValueError(f"Expected 3D or higher dimensionality input (got {input.ndim} dimensions)")
+        raise ValueError(f"Expected 3D or higher dimensionality{' ' * 26}input (got {input.ndim} dimensions)")
     if input.ndim > 3 and not (input.dtype.is_floating_point or input.dtype is dtypes.int64):
         # PyTorch pools (N, C, *) inputs with avg_pool3d, whose kernel names itself (int64 computes, truncated)
         from ember.core.ops.numeric import not_implemented_for

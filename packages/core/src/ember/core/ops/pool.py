@@ -238,30 +238,31 @@ def _adaptive_max_pool2d_cpu(input, output_size):
 
 # --- validation and the public functions ------------------------------------------------
 def _check_input(op: str, input, nd: int) -> None:
-    """PyTorch's rank and empty-dimension checks of each pooling op, in its words (which differ by op): only a
-    batched input's first dim may be empty; avg_pool1d leaves the empty dims to avg_pool2d's check."""
+    """PyTorch's rank and empty-size errors of each pooling function, worded (and typed) as each words them."""
     if not isinstance(input, Tensor):
         raise TypeError(f"{op}: expected a tensor; got {describe(input)}")
-    shape, rank, lo, hi = list(input.shape), input.ndim, nd + 1, nd + 2
-    if rank not in (lo, hi):
-        if op in ("max_pool2d", "max_pool3d", "avg_pool3d"):
-            raise RuntimeError(f"non-empty {lo}D or {hi}D (batch mode) tensor expected for input")
-        if op == "avg_pool1d":
-            raise RuntimeError(f"Expected 2 to 3 dimensions, but got {rank}-dimensional tensor for argument #1 "
-                               "'self' (while checking arguments for avg_pool1d)")
-        if op == "avg_pool2d" and rank < 3:  # PyTorch reads input.size(-3) first
-            if rank == 0:
-                raise IndexError("Dimension specified as -3 but tensor has no dimensions")
-            raise IndexError(f"Dimension out of range (expected to be in range of [{-rank}, {rank - 1}], but got -3)")
-    elif op == "avg_pool1d" or 0 not in (shape if rank == lo else shape[1:]):
+    shape, ndim = list(input.shape), input.ndim
+    rank_ok = ndim in (nd + 1, nd + 2)
+    empty = [i for i, n in enumerate(shape[ndim - nd - 1:]) if n == 0] if rank_ok else []
+    if rank_ok and not empty:
         return
-    if op in ("max_pool3d", "avg_pool3d"):  # PyTorch prints the empty dim's length where it means its index
-        fn = "max_pool3d_with_indices_out_cpu_template()" if op == "max_pool3d" else "avg_pool3d()"
-        raise RuntimeError(f"{fn}: Expected input's non-batch dimensions to have positive length, but input has a "
-                           f"shape of {shape} and non-batch dimension 0 has length zero!")
+    if op == "avg_pool1d" and not rank_ok:
+        raise RuntimeError(f"Expected 2 to 3 dimensions, but got {ndim}-dimensional tensor for argument #1 'self' "
+                           "(while checking arguments for avg_pool1d)")
+    if op == "avg_pool2d" and ndim < 3:
+        raise IndexError("Dimension specified as -3 but tensor has no dimensions" if ndim == 0 else
+                         f"Dimension out of range (expected to be in range of [{-ndim}, {ndim - 1}], but got -3)")
+    if nd == 3 and empty:  # PyTorch prints the empty dim's length (0) where it means its index
+        where = "avg_pool3d()" if op == "avg_pool3d" else "max_pool3d_with_indices_out_cpu_template()"
+        raise RuntimeError(f"{where}: Expected input's non-batch dimensions to have positive length, but input has "
+                           f"a shape of {shape} and non-batch dimension 0 has length zero!")
+    if op in ("max_pool2d", "avg_pool3d", "max_pool3d") and not rank_ok:
+        raise RuntimeError(f"non-empty {nd + 1}D or {nd + 2}D (batch mode) tensor expected for input")
+    if op == "avg_pool1d":  # PyTorch pools a 1-d input as 2-d over an inserted height of 1
+        op, nd, shape = "avg_pool2d", 2, shape[:-1] + [1] + shape[-1:]
     prefix = "max_pool1d: " if op == "max_pool1d" else ""
-    raise RuntimeError(f"{prefix}Expected {lo}D or {hi}D (batch mode) tensor with optional 0 dim batch size for "
-                       f"input, but got:{shape}")
+    raise RuntimeError(f"{prefix}Expected {nd + 1}D or {nd + 2}D (batch mode) tensor with optional 0 dim batch size "
+                       f"for input, but got:{shape}")
 
 
 def _check_dtype(input: Tensor, kernel: str, integers: str | None = None) -> None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import builtins
 import contextvars
 import math
+import numbers
 import types
 
 import numpy as np
@@ -680,8 +681,10 @@ def _logsumexp_cpu(x, dims, keepdim=False, *, out=None):
 
 
 @method
-def logsumexp(input: Tensor, dim=(), keepdim: bool = False, *, out=None) -> Tensor:
-    """`log(sum(exp(input), dim))`, computed without overflow."""
+def logsumexp(input: Tensor, dim=None, keepdim: bool = False, *, out=None) -> Tensor:
+    """`log(sum(exp(input), dim))`, computed without overflow; `dim` is required, as in PyTorch."""
+    if dim is None:
+        raise TypeError("logsumexp() missing 1 required positional arguments: \"dim\"")
     return _logsumexp(input, _dims(dim, input, "logsumexp"), keepdim, out=out)
 
 
@@ -727,6 +730,8 @@ def _vector_norm_cpu(x, ord=2, dims=(), keepdim=False, dtype=None, *, out=None):
 def vector_norm(x: Tensor, ord: float = 2, dim=None, keepdim: bool = False, *, dtype=None,  # noqa: A002
                 out=None) -> Tensor:
     """The vector `ord`-norm of `x` over `dim` (all elements when None), as `torch.linalg.vector_norm`."""
+    if not isinstance(ord, (numbers.Number, Tensor)):
+        raise TypeError(f"linalg_vector_norm(): argument 'ord' (position 2) must be Number, not {type(ord).__name__}")
     if x._dtype is dtypes.complex32 and dtype is None and out is None:  # moduli in float32, rounded once (PyTorch)
         return vector_norm(x.to(dtypes.complex64), ord, dim, keepdim).to(dtypes.float16)
     if x._dtype.is_complex:  # the norm of the moduli, a real tensor

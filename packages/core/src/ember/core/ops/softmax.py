@@ -599,8 +599,11 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, s
     0.6931
     """
     reduction = legacy_reduction(size_average, reduce, reduction)
-    if not 0.0 <= label_smoothing <= 1.0:
+    if label_smoothing > 1.0:  # PyTorch checks only the upper bound, and smooths only by a positive amount
         raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
+    label_smoothing = max(float(label_smoothing), 0.0)
+    if isinstance(target, Tensor) and target._dtype.is_floating_point and ignore_index >= 0:
+        raise RuntimeError("ignore_index is not supported for floating point target")
     if (isinstance(input, Tensor) and isinstance(target, Tensor) and target.shape == input.shape
             and not target._dtype.is_floating_point):
         raise RuntimeError(f"Expected floating point type for target with class probabilities, got "

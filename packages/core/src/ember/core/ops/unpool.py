@@ -52,15 +52,18 @@ def _max_unpool_meta(input, indices, output_size) -> None:
 
 
 def _check_values(idx: np.ndarray, output_size) -> None:
-    """Every flat index lies in its output plane, else PyTorch's "Found an invalid max index"."""
-    bad = (idx < 0) | (idx >= math.prod(output_size))
+    """Every flat index lies in its output plane, else PyTorch's "Found an invalid max index" naming, as its
+    kernel does, the last bad index of the first plane holding one."""
+    planes = idx.reshape(-1, math.prod(idx.shape[-len(output_size):]))
+    bad = (planes < 0) | (planes >= math.prod(output_size))
     if bad.any():
-        raise _invalid(int(idx[bad][0]), output_size)
+        first = int(bad.any(axis=1).argmax())
+        raise _invalid(int(planes[first][bad[first]][-1]), output_size)
 
 
 def _invalid(bad: int, output_size) -> RuntimeError:
     sizes = "x".join(str(int(s)) for s in output_size) + ("x1" if len(output_size) == 1 else "")
-    return RuntimeError(f"Found an invalid max index: {bad} (output volumes are of size {sizes}")
+    return RuntimeError(f"Found an invalid max index: {bad} (output volumes are of size {sizes})")
 
 
 @max_unpool.register("cpu")

@@ -77,9 +77,14 @@ def rms_norm(input: Tensor, normalized_shape, weight: Tensor | None = None, eps:
         from ember.core.ops.numeric import not_implemented_for
 
         raise not_implemented_for("rms_norm", input.dtype)
-    if tuple(input.shape[input.dim() - len(shape):]) != shape:
-        raise RuntimeError(f"Given normalized_shape={list(shape)}, expected input with shape [*, "
+    if len(shape) > input.dim():
+        raise ValueError(f"Input tensor must have at least {len(shape)} dimensions, but got {input.dim()}")
+    if tuple(input.shape[input.dim() - len(shape):]) != shape:  # PyTorch's words: no ", " after the "*"
+        raise RuntimeError(f"Given normalized_shape={list(shape)}, expected input with shape [*"
                            f"{', '.join(map(str, shape))}], but got input of size{list(input.shape)}")
+    if weight is not None and tuple(weight.shape) != shape:
+        raise RuntimeError(f"Expected weight to be of same shape as normalized_shape, but got weight of shape "
+                           f"{list(weight.shape)} and normalized_shape = {list(shape)}")
     if eps is None:
         eps = float(np.finfo(input.dtype.np).eps)
     dims = tuple(range(input.dim() - len(shape), input.dim()))

@@ -10,7 +10,6 @@ import warnings
 from ember import autograd as ea
 from ember.core import Tensor, dtypes
 from ember.core.dispatch import composite, node_name
-from ember.core.tensor import describe
 
 __all__ = ["linear", "bilinear", "conv1d", "conv2d", "conv_transpose2d", "max_pool2d", "avg_pool2d",
            "adaptive_avg_pool2d", "batch_norm", "layer_norm", "group_norm", "dropout", "dropout2d", "embedding",
@@ -61,13 +60,28 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
         out + bias
 
 
+def _check_bilinear(input1: Tensor, input2: Tensor, weight: Tensor, bias: Tensor | None) -> None:
+    """PyTorch's checks of bilinear's operands, in its order and words."""
+    if input1.dim() != input2.dim():
+        raise RuntimeError(f"bilinear(): input dimensions do not match: got {input1.dim()} and {input2.dim()}")
+    for i in range(input1.dim() - 1):
+        if input1.shape[i] != input2.shape[i]:
+            raise RuntimeError(f"bilinear(): input batch dimensions do not match at dim {i}: got {input1.shape[i]} "
+                               f"and {input2.shape[i]}")
+    for name, x, want in (("input1", input1, weight.shape[1]), ("input2", input2, weight.shape[2])):
+        if x.shape[-1] != want:
+            raise RuntimeError(f"bilinear(): {name} size does not match weight size: got {x.shape[-1]} but "
+                               f"expected {want}")
+    if bias is not None and bias.shape[0] != weight.shape[0]:
+        raise RuntimeError(f"bilinear(): bias size does not match weight size: got {bias.shape[0]} but expected "
+                           f"{weight.shape[0]}")
+
+
 @composite("bilinear")
 def bilinear(input1: Tensor, input2: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     """y_k = x1^T W_k x2 + b_k; input1 (*, in1), input2 (*, in2), weight (out, in1, in2)."""
     out_f, in1, in2 = weight.shape
-    if input1.shape[-1] != in1 or input2.shape[-1] != in2:
-        raise RuntimeError(f"bilinear: expected inputs with last dimensions {in1} and {in2}; got "
-                           f"{describe(input1)} and {describe(input2)}")
+    _check_bilinear(input1, input2, weight, bias)
     lead = tuple(input1.shape[:-1])
     x1 = input1.reshape(-1, in1)
     x2 = input2.reshape(-1, in2)

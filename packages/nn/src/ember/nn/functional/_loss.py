@@ -224,6 +224,8 @@ def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -
     if not common.is_floating_point:
         raise RuntimeError(f"expected common dtype to be floating point, yet common dtype is "
                            f"{TORCH_NAMES[common.name]}")
+    if x1.shape != x2.shape:  # PyTorch broadcasts first: `dim` counts the dims of the common shape
+        x1, x2 = ea.broadcast_tensors(x1, x2)
     n1 = _clamp_value(ea.linalg.vector_norm(x1, 2, dim, keepdim=True), eps)
     n2 = _clamp_value(ea.linalg.vector_norm(x2, 2, dim, keepdim=True), eps)
     return ((x1 / n1) * (x2 / n2)).sum(dim)
@@ -241,6 +243,12 @@ def cosine_embedding_loss(input1: Tensor, input2: Tensor, target: Tensor, margin
                           reduce=None, reduction: str = "mean") -> Tensor:
     """1 - cos(x1, x2) where target is 1, max(0, cos(x1, x2) - margin) where it is -1."""
     reduction = _legacy_reduction(size_average, reduce, reduction)
+    if target.dim() not in (0, 1):
+        raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
+    rank = target.dim() + 1  # PyTorch: a 1-D target pairs 2-D inputs, a 0-D one 1-D inputs
+    if input1.dim() != rank or input2.dim() != rank:
+        raise RuntimeError(f"{target.dim()}D target tensor expects {rank}D input tensors, but found inputs with "
+                           f"sizes {list(input1.shape)} and {list(input2.shape)}.")
     if input1.dim() != input2.dim() or input1.dim() not in (1, 2):
         raise RuntimeError(f"cosine_embedding_loss: expected 1D or 2D inputs of the same rank; got "
                            f"{describe(input1)} and {describe(input2)}")
@@ -271,7 +279,7 @@ def margin_ranking_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: 
 def soft_margin_loss(input: Tensor, target: Tensor, size_average=None, reduce=None, reduction: str = "mean") -> Tensor:
     """log(1 + exp(-target * input))."""
     reduction = _legacy_reduction(size_average, reduce, reduction)
-    return _reduce(ea.log1p(ea.exp(-target * input)), reduction)
+    return _reduce(ea.log1p(ea.exp(-input * target)), reduction)  # PyTorch's operand order, for its size errors
 
 
 def gaussian_nll_loss(input: Tensor, target: Tensor, var: Tensor | float, full: bool = False, eps: float = 1e-6,

@@ -47,7 +47,7 @@ def local_response_norm(input: Tensor, size: int, alpha: float = 1e-4, beta: flo
             channel and `(size - 1) // 2` after (zeros beyond the edges, still divided by `size`).
     """
     if input.dim() < 3:
-        raise ValueError(f"Expected 3D or higher dimensionality input (got {input.dim()} dimensions)")
+        raise ValueError(f"Expected 3D or higher dimensionality{' ' * 26}input (got {input.dim()} dimensions)")
     if input.numel() == 0:
         return input
     if not input.dtype.is_floating_point:  # PyTorch's own composition: int64 averages truncated, others refused

@@ -44,7 +44,7 @@ class Hardtanh(Module):
             min_val = min_val if min_value is None else min_value
             max_val = max_val if max_value is None else max_value
         if max_val <= min_val:
-            raise ValueError("max_val must be greater than min_val")
+            raise AssertionError(f"max_val ({max_val}) must be greater than min_val ({min_val})")
         self.min_val = min_val
         self.max_val = max_val
         self.inplace = inplace

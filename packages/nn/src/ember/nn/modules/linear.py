@@ -108,10 +108,17 @@ class Flatten(Module):
 class Unflatten(Module):
     """Splits dimension `dim` into `unflattened_size`."""
 
-    def __init__(self, dim: int | str, unflattened_size) -> None:
+    def __init__(self, dim: int, unflattened_size) -> None:
         super().__init__()
+        if not isinstance(unflattened_size, tuple | list):
+            raise TypeError("unflattened_size must be a tuple of ints, but found type "
+                            f"{type(unflattened_size).__name__}")
+        for i, n in enumerate(unflattened_size):
+            if not isinstance(n, int):
+                raise TypeError(f"unflattened_size must be tuple of ints, but found element of type {type(n).__name__} "
+                                f"at pos {i}")
         self.dim = dim
-        self.unflattened_size = tuple(unflattened_size)
+        self.unflattened_size = unflattened_size  # as given: a list or Size prints as one, as in PyTorch
 
     def forward(self, input: Tensor) -> Tensor:
         return input.unflatten(self.dim, self.unflattened_size)

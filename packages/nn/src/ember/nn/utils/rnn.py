@@ -121,23 +121,28 @@ def _lengths_list(lengths) -> list[int]:
     return [int(v) for v in lengths]
 
 
-def _packing_lengths(lengths, batch_size: int | None) -> list[int]:
-    """`lengths` as ints after PyTorch's checks: one dimension, one length per batch entry (unchecked when None: an
-    unsorted batch is first index-selected by the lengths' order, as PyTorch does, so it always has one each)."""
+def _packing_lengths(lengths) -> list[int]:
+    """`lengths` as ints after PyTorch's first check: one dimension."""
     t = lengths if isinstance(lengths, Tensor) else ea.as_tensor(lengths, dtype=ea.int64)
     if t.dim() != 1:
         raise RuntimeError(f"'lengths' argument should be a 1D CPU int64 tensor, but got {t.dim()}D cpu Long tensor")
-    if batch_size is not None and t.shape[0] != batch_size:
-        raise RuntimeError(f"Expected `len(lengths)` to be equal to batch_size, but got {t.shape[0]} "
-                           f"(batch_size={batch_size})")
     return _lengths_list(t)
+
+
+def _check_batch(lens: list, input: Tensor, batch_first: bool) -> None:
+    """One length per sequence of the batch, as PyTorch's packing kernel checks first."""
+    batch = input.shape[0 if batch_first else 1] if input.dim() > 1 else 0
+    if len(lens) != batch:
+        raise RuntimeError(f"Expected `len(lengths)` to be equal to batch_size, but got {len(lens)} "
+                           f"(batch_size={batch})")
 
 
 def pack_padded_sequence(input: Tensor, lengths: Tensor | Sequence[int], batch_first: bool = False,
                          enforce_sorted: bool = True) -> PackedSequence:
     """Pack a padded batch (T, B, *) ((B, T, *) with `batch_first`) of sequences of `lengths`."""
-    lens = _packing_lengths(lengths, input.shape[0 if batch_first else 1] if enforce_sorted else None)
+    lens = _packing_lengths(lengths)
     if enforce_sorted:
+        _check_batch(lens, input, batch_first)
         if any(a < b for a, b in zip(lens, lens[1:])):
             raise RuntimeError("`lengths` array must be sorted in decreasing order when `enforce_sorted` is True. "
                                "You can pass `enforce_sorted=False` to pack_padded_sequence and/or pack_sequence to "
@@ -148,6 +153,7 @@ def pack_padded_sequence(input: Tensor, lengths: Tensor | Sequence[int], batch_f
         sorted_indices = ea.tensor(order, dtype=ea.int64, device=input.device)
         input = input.index_select(0 if batch_first else 1, sorted_indices)
         lens = [lens[i] for i in order]
+        _check_batch(lens, input, batch_first)  # after the sort's index_select, as PyTorch
     if lens and lens[-1] <= 0:
         raise RuntimeError("Length of all samples has to be greater than 0, but found an element in 'lengths' that "
                            "is <= 0")
