@@ -42,7 +42,15 @@ code (metrics from confusion matrices to calibration and ranking statistics, str
 distillation, SI); and older-style code still in the wild (Variable, `.data` updates, legacy tensor types and
 constructors, deprecated loss and scalar-first arguments, DataParallel on the CPU, a 2019 word language model); and
 the accepted answers of the most-viewed StackOverflow and forum questions (indexing and masks, model utilities,
-numeric recipes, reprs, conversions, padding, training gotchas, grad_fn names, module bookkeeping, numpy interop)."""
+numeric recipes, reprs, conversions, padding, training gotchas, grad_fn names, module bookkeeping, numpy interop).
+
+Course and book code: Dive into Deep Learning (`d2l_*`, `d2l2_*`: preliminaries to RNNs, attention to recommender
+systems, its Module/Trainer scaffolding inlined), CS231n/CS224n assignments and fast.ai tricks (`course_*`: layers by
+hand with gradient checks, saliency, parsers and NMT, LR finders and mixup); library infrastructure rewritten inline
+(`infra_*`: timm blocks and EMA, Lightning-style loops and callbacks, torchmetrics-style states, schedulers,
+checkpoint resume with RNG states); and the `>>>` examples of PyTorch's own reference pages run on fixed inputs
+(`docs_*`: torch.* and Tensor methods by theme; `nndocs_*`: torch.nn layers, losses, init and utils, torch.linalg,
+torch.special and torch.fft)."""
 
 from __future__ import annotations
 
