@@ -92,6 +92,12 @@ attention = MultiHeadAttention(num_hiddens, num_heads, 0.5)
 batch_size, num_queries, num_kvpairs = 2, 4, 6
 valid_lens = torch.tensor([3, 2])
 X, Y = T(batch_size, num_queries, num_hiddens), T(batch_size, num_kvpairs, num_hiddens)
+print(attention.W_q.weight, attention.W_q, attention.W_q.has_uninitialized_params())
+for init_fn in (nn.init.xavier_uniform_, nn.init.zeros_, lambda w: w.numel(), lambda w: w + 1):
+    try:
+        init_fn(attention.W_q.weight)
+    except ValueError as e:
+        print("ValueError", str(e).split(". This")[0])
 attention(X, Y, Y, valid_lens)
 init_(attention)
 attention.eval()

@@ -135,7 +135,27 @@ class UninitializedTensorMixin:
         return (type(self), (self.requires_grad,))
 
 
+# the C method PyTorch names when a Python operator reaches an uninitialized tensor
+_UNINIT_OP_METHODS = {
+    "__add__": "add", "__radd__": "add", "__iadd__": "add_", "__sub__": "sub", "__isub__": "sub_",
+    "__mul__": "mul", "__rmul__": "mul", "__imul__": "mul_", "__truediv__": "div", "__itruediv__": "div_",
+    "__mod__": "remainder", "__matmul__": "matmul", "__neg__": "neg", "__pos__": "positive", "__abs__": "abs",
+    "__lt__": "lt", "__le__": "le", "__gt__": "gt", "__ge__": "ge", "__ne__": "ne", "__iter__": "dim"}
+# the Tensor methods PyTorch writes in Python (named as functions, with an address, in its message)
+_UNINIT_PY_FUNCTIONS = frozenset({
+    "__rsub__", "__rtruediv__", "__floordiv__", "__rfloordiv__", "__pow__", "__rpow__", "__rmatmul__",
+    "__rlshift__", "__rrshift__", "__len__", "__array__", "norm", "unique", "split", "unflatten", "stft", "istft",
+    "lu", "__contains__", "__reversed__", "__format__", "share_memory_"})
+
+
 def _uninitialized_use(cls: type, what: str) -> ValueError:
+    if what in ("__getitem__", "__setitem__"):
+        what = f"<slot wrapper '{what}' of 'torch._C.TensorBase' objects>"
+    elif what in _UNINIT_PY_FUNCTIONS:
+        name = {"__rtruediv__": "__rdiv__", "__pow__": "pow"}.get(what, what)
+        what = f"<function {'TensorBase' if name == 'pow' else 'Tensor'}.{name} at {id(_uninitialized_use):#x}>"
+    else:
+        what = f"<method '{_UNINIT_OP_METHODS.get(what, what)}' of 'torch._C.TensorBase' objects>"
     return ValueError(f"Attempted to use an uninitialized parameter in {what}. This error happens when you are "
                       f"using a `LazyModule` or explicitly manipulating `torch.nn.parameter.{cls.__name__}` objects. "
                       "When using LazyModules Call `forward` with a dummy batch to initialize the parameters before "
@@ -155,8 +175,8 @@ for _op in ("add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "matmul", 
     for _name in (f"__{_op}__", f"__r{_op}__", f"__i{_op}__"):
         setattr(UninitializedTensorMixin, _name, _refuse(_name))
 for _name in ("__neg__", "__pos__", "__abs__", "__invert__", "__getitem__", "__setitem__", "__lt__", "__le__",
-              "__gt__", "__ge__", "__len__", "__iter__", "__bool__", "__float__", "__int__", "__index__",
-              "__array__"):
+              "__gt__", "__ge__", "__eq__", "__ne__", "__len__", "__iter__", "__bool__", "__float__", "__int__",
+              "__index__", "__array__"):
     setattr(UninitializedTensorMixin, _name, _refuse(_name))
 UninitializedTensorMixin.__hash__ = Tensor.__hash__  # ids, so parameters key optimizer state before init
 
