@@ -52,6 +52,15 @@ print("bmm", torch.bmm(X, Y).shape)
 weights = torch.ones((2, 10)) * 0.1
 values = torch.arange(20.0).reshape((2, 10))
 print("bmm_pool", torch.bmm(weights.unsqueeze(1), values.unsqueeze(-1)).squeeze().tolist())
+# the usual slip: integer values from torch.arange(20)
+for fn in (lambda: torch.bmm(weights.unsqueeze(1), torch.arange(20).reshape(2, 10, 1)),
+           lambda: torch.bmm(weights.double().unsqueeze(1), values.unsqueeze(-1)),
+           lambda: torch.matmul(weights.unsqueeze(1), torch.arange(20).reshape(2, 10, 1)),
+           lambda: torch.bmm(weights.unsqueeze(1), values.unsqueeze(-1), out=torch.empty(2, 1, 1, dtype=torch.float64))):
+    try:
+        fn()
+    except RuntimeError as e:
+        print("RuntimeError", e)
 
 
 class NWKernelRegression(nn.Module):

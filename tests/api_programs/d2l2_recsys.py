@@ -187,6 +187,13 @@ for loss_name, loss_fn in (("bpr", BPRLoss()), ("hinge", HingeLossbRec())):
         all_scores = model(torch.arange(num_users).repeat_interleave(num_items),
                            torch.arange(num_items).repeat(num_users)).reshape(num_users, num_items)
     ranked = torch.argsort(all_scores, dim=1, descending=True)
+    cand = all_scores.index_select(1, torch.tensor([0, 3, 7]))
+    print(loss_name, "candidates", cand.shape, r(cand[2], 3))
+    for dim, idx in ((1, [0, num_items]), (0, [num_users])):
+        try:
+            all_scores.index_select(dim, torch.tensor(idx))
+        except (IndexError, RuntimeError) as e:
+            print(type(e).__name__, e)
     test_u, test_i = users[~train_mask], items[~train_mask]
     hits = [(ranked[uu, :5] == ii).any().item() for uu, ii in zip(test_u.tolist(), test_i.tolist())]
     rank_of = (ranked[test_u] == test_i[:, None]).nonzero()[:, 1].float()
