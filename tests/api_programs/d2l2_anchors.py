@@ -5,7 +5,6 @@ multibox_detection, plus the SSD class/box prediction heads and their flatten-an
 import numpy as np
 import torch
 from torch import nn
-from torch.nn import functional as F
 
 torch.set_printoptions(2)
 rng = np.random.default_rng(3)
@@ -177,7 +176,7 @@ def nms(boxes, scores, iou_threshold):
 def multibox_detection(cls_probs, offset_preds, anchors, nms_threshold=0.5, pos_threshold=0.009999999):
     device, batch_size = cls_probs.device, cls_probs.shape[0]
     anchors = anchors.squeeze(0)
-    num_classes, num_anchors = cls_probs.shape[1], cls_probs.shape[2]
+    num_classes, num_anchors = cls_probs.shape[1], cls_probs.shape[2]  # noqa: F841
     out = []
     for i in range(batch_size):
         cls_prob, offset_pred = cls_probs[i], offset_preds[i].reshape(-1, 4)

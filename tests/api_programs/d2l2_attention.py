@@ -56,7 +56,8 @@ print("bmm_pool", torch.bmm(weights.unsqueeze(1), values.unsqueeze(-1)).squeeze(
 for fn in (lambda: torch.bmm(weights.unsqueeze(1), torch.arange(20).reshape(2, 10, 1)),
            lambda: torch.bmm(weights.double().unsqueeze(1), values.unsqueeze(-1)),
            lambda: torch.matmul(weights.unsqueeze(1), torch.arange(20).reshape(2, 10, 1)),
-           lambda: torch.bmm(weights.unsqueeze(1), values.unsqueeze(-1), out=torch.empty(2, 1, 1, dtype=torch.float64))):
+           lambda: torch.bmm(weights.unsqueeze(1), values.unsqueeze(-1),
+                             out=torch.empty(2, 1, 1, dtype=torch.float64))):
     try:
         fn()
     except RuntimeError as e:
@@ -122,7 +123,7 @@ print("seqmask", sequence_mask(torch.tensor([[1, 2, 3], [4, 5, 6]]), torch.tenso
 
 class AdditiveAttention(nn.Module):
     def __init__(self, key_size, query_size, num_hiddens, dropout, **kwargs):
-        super(AdditiveAttention, self).__init__(**kwargs)
+        super(AdditiveAttention, self).__init__(**kwargs)  # noqa: UP008
         self.W_k = nn.Linear(key_size, num_hiddens, bias=False)
         self.W_q = nn.Linear(query_size, num_hiddens, bias=False)
         self.w_v = nn.Linear(num_hiddens, 1, bias=False)
@@ -151,7 +152,7 @@ print(attention)
 
 class DotProductAttention(nn.Module):
     def __init__(self, dropout, **kwargs):
-        super(DotProductAttention, self).__init__(**kwargs)
+        super(DotProductAttention, self).__init__(**kwargs)  # noqa: UP008
         self.dropout = nn.Dropout(dropout)
 
     def forward(self, queries, keys, values, valid_lens=None):

@@ -38,7 +38,7 @@ print("interaction", inter.shape, int((inter > 0).sum()), inter.sum().item())
 
 class MF(nn.Module):
     def __init__(self, num_factors, num_users, num_items, **kwargs):
-        super(MF, self).__init__(**kwargs)
+        super(MF, self).__init__(**kwargs)  # noqa: UP008
         self.P = nn.Embedding(num_embeddings=num_users, embedding_dim=num_factors)
         self.Q = nn.Embedding(num_embeddings=num_items, embedding_dim=num_factors)
         self.user_bias = nn.Embedding(num_users, 1)
@@ -81,7 +81,7 @@ print(len(loader), next(iter(loader))[0].dtype, net.P)
 
 class AutoRec(nn.Module):
     def __init__(self, num_hidden, num_users, dropout=0.05):
-        super(AutoRec, self).__init__()
+        super(AutoRec, self).__init__()  # noqa: UP008
         self.encoder = nn.Sequential(nn.Linear(num_users, num_hidden), nn.Sigmoid())
         self.decoder = nn.Linear(num_hidden, num_users)
         self.dropout = nn.Dropout(dropout)
@@ -116,7 +116,7 @@ print("autorec_rmse", round(torch.sqrt(((test_pred - scores[~train_mask]) ** 2).
 
 class NeuMF(nn.Module):
     def __init__(self, num_factors, num_users, num_items, nums_hiddens, **kwargs):
-        super(NeuMF, self).__init__(**kwargs)
+        super(NeuMF, self).__init__(**kwargs)  # noqa: UP008
         self.P = nn.Embedding(num_users, num_factors)
         self.Q = nn.Embedding(num_items, num_factors)
         self.U = nn.Embedding(num_users, num_factors)
@@ -142,7 +142,7 @@ class NeuMF(nn.Module):
 
 class BPRLoss(nn.Module):
     def __init__(self, **kwargs):
-        super(BPRLoss, self).__init__(**kwargs)
+        super(BPRLoss, self).__init__(**kwargs)  # noqa: UP008
 
     def forward(self, positive, negative):
         distances = positive - negative
@@ -152,7 +152,7 @@ class BPRLoss(nn.Module):
 
 class HingeLossbRec(nn.Module):
     def __init__(self, **kwargs):
-        super(HingeLossbRec, self).__init__(**kwargs)
+        super(HingeLossbRec, self).__init__(**kwargs)  # noqa: UP008
 
     def forward(self, positive, negative, margin=1):
         distances = positive - negative
@@ -206,7 +206,7 @@ print(HingeLossbRec()(torch.tensor([2.0, 0.5]), torch.tensor([1.0, 1.0]), margin
 
 class FM(nn.Module):
     def __init__(self, field_dims, num_factors):
-        super(FM, self).__init__()
+        super(FM, self).__init__()  # noqa: UP008
         num_inputs = int(sum(field_dims))
         self.embedding = nn.Embedding(num_inputs, num_factors)
         self.fc = nn.Embedding(num_inputs, 1)
@@ -231,7 +231,8 @@ print("fm", out.shape, r(out, 4), torch.allclose(0.5 * (emb.sum(1) ** 2 - (emb *
 lbl = (scores[:6] > 3).float().reshape(-1, 1)
 bce = F.binary_cross_entropy(out, lbl)
 bce.backward()
-print("fm_loss", round(bce.item(), 4), fm.embedding.weight.grad.shape, int((fm.embedding.weight.grad.abs().sum(1) > 0).sum()))
+print("fm_loss", round(bce.item(), 4), fm.embedding.weight.grad.shape,
+      int((fm.embedding.weight.grad.abs().sum(1) > 0).sum()))
 try:
     fm(feats + 100)
 except IndexError as e:

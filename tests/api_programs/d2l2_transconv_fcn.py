@@ -214,7 +214,7 @@ print("gram", styles_Y_gram[0].shape, r(styles_Y_gram[1][0], 4), torch.allclose(
 
 class SynthesizedImage(nn.Module):
     def __init__(self, img_shape, **kwargs):
-        super(SynthesizedImage, self).__init__(**kwargs)
+        super(SynthesizedImage, self).__init__(**kwargs)  # noqa: UP008
         self.weight = nn.Parameter(torch.rand(*img_shape))
 
     def forward(self):

@@ -238,7 +238,7 @@ print(get_tokens_and_segments(["a", "cat"], ["sat", "down"]))
 
 class BERTEncoder(nn.Module):
     def __init__(self, vocab_size, num_hiddens, ffn_num_hiddens, num_heads, num_blks, dropout, max_len=1000):
-        super(BERTEncoder, self).__init__()
+        super(BERTEncoder, self).__init__()  # noqa: UP008
         self.token_embedding = nn.Embedding(vocab_size, num_hiddens)
         self.segment_embedding = nn.Embedding(2, num_hiddens)
         self.blks = nn.Sequential()
@@ -258,7 +258,7 @@ class BERTEncoder(nn.Module):
 
 class MaskLM(nn.Module):
     def __init__(self, vocab_size, num_hiddens, **kwargs):
-        super(MaskLM, self).__init__(**kwargs)
+        super(MaskLM, self).__init__(**kwargs)  # noqa: UP008
         self.mlp = nn.Sequential(nn.LazyLinear(num_hiddens), nn.ReLU(), nn.LayerNorm(num_hiddens),
                                  nn.LazyLinear(vocab_size))
 
@@ -275,7 +275,7 @@ class MaskLM(nn.Module):
 
 class NextSentencePred(nn.Module):
     def __init__(self, **kwargs):
-        super(NextSentencePred, self).__init__(**kwargs)
+        super(NextSentencePred, self).__init__(**kwargs)  # noqa: UP008
         self.output = nn.LazyLinear(2)
 
     def forward(self, X):
