@@ -247,3 +247,21 @@ def test_packed_lstm_state_of_another_batch_fails_in_pytorchs_broadcast_words():
         lstm(packed, (torch.zeros(1, 1, 3), torch.zeros(1, 2, 3)))
     _, (h, c) = lstm(packed, (torch.zeros(1, 2, 3), torch.zeros(1, 1, 3)))  # one cell state serves the batch
     assert h.shape == c.shape == (1, 2, 3)
+
+
+def test_wrong_hidden_state_kinds_fail_as_pytorchs_forward():
+    # an LSTM's (h, c) given to a GRU/RNN: PyTorch calls hx.dim(); an LSTM indexes hx[0] and hx[1]
+    x = torch.ones(3, 5, 7)
+    h = torch.zeros(1, 5, 4)
+    for m in (nn.GRU(7, 4), nn.RNN(7, 4)):
+        with pytest.raises(AttributeError, match="^'tuple' object has no attribute 'dim'$"):
+            m(x, (h, h))
+        with pytest.raises(AttributeError, match="^'list' object has no attribute 'dim'$"):
+            m(x[0], [h[:, 0]])
+    with pytest.raises(IndexError, match="^index 1 is out of bounds for dimension 0 with size 1$"):
+        nn.LSTM(7, 4)(x, h)
+    with pytest.raises(IndexError, match="^tuple index out of range$"):
+        nn.LSTM(7, 4)(x, (h,))
+    with pytest.raises(RuntimeError, match=r"hx and cx should also be 3-D but got \(2-D, 2-D\) tensors$"):
+        nn.LSTM(7, 4, num_layers=2)(x, torch.zeros(2, 5, 4))
+    assert nn.LSTM(7, 4)(x, [h, h])[0].shape == (3, 5, 4)

@@ -245,7 +245,7 @@ def _parse_key(x: Tensor, key: tuple) -> tuple[Tensor, list]:
     if consumed > x.ndim:
         raise IndexError(f"too many indices for tensor of dimension {x.ndim}")
     v, entries, dim = x, [], 0
-    for k in items:
+    for i, k in enumerate(items):
         if k is Ellipsis:
             entries.extend([None] * (x.ndim - consumed))
             dim += x.ndim - consumed
@@ -263,8 +263,8 @@ def _parse_key(x: Tensor, key: tuple) -> tuple[Tensor, list]:
             dim += 1
         elif isinstance(k, int):
             size = v._shape[dim]
-            if not -size <= k < size:
-                raise IndexError(f"index {k} is out of bounds for dimension {dim} with size {size}")
+            if not -size <= k < size:  # PyTorch names the item's position in the key as its dimension
+                raise IndexError(f"index {k} is out of bounds for dimension {i} with size {size}")
             v = S.select(v, dim, k)
         elif k._dtype is dtypes.bool:
             if k.ndim == 0:

@@ -563,7 +563,7 @@ def basic_index(x: Tensor, key: tuple) -> Tensor:
         raise IndexError(f"too many indices for tensor of dimension {x.ndim}")
     out = x
     dim = 0
-    for k in key:
+    for i, k in enumerate(key):
         if k is Ellipsis:
             dim += x.ndim - consumed
         elif k is None:
@@ -578,8 +578,8 @@ def basic_index(x: Tensor, key: tuple) -> Tensor:
             dim += 1
         else:
             size = out._shape[dim]
-            if not -size <= k < size:
-                raise IndexError(f"index {k} is out of bounds for dimension {dim} with size {size}")
+            if not -size <= k < size:  # PyTorch names the item's position in the key as its dimension
+                raise IndexError(f"index {k} is out of bounds for dimension {i} with size {size}")
             out = S.select(out, dim, int(k))
     return out if out is not x else S.view(x, x._shape)
 
