@@ -265,3 +265,10 @@ def test_wrong_hidden_state_kinds_fail_as_pytorchs_forward():
     with pytest.raises(RuntimeError, match=r"hx and cx should also be 3-D but got \(2-D, 2-D\) tensors$"):
         nn.LSTM(7, 4, num_layers=2)(x, torch.zeros(2, 5, 4))
     assert nn.LSTM(7, 4)(x, [h, h])[0].shape == (3, 5, 4)
+
+
+def test_flat_weights_lists_the_parameters_in_their_names_order():
+    m = nn.LSTM(3, 2, num_layers=2, bidirectional=True)
+    assert len(m._flat_weights) == len(m._flat_weights_names) == 16
+    assert all(p is getattr(m, n) for p, n in zip(m._flat_weights, m._flat_weights_names, strict=True))
+    assert [p.shape for p in nn.GRU(3, 2, bias=False)._flat_weights] == [(6, 3), (6, 2)]

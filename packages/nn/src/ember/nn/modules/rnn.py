@@ -198,6 +198,11 @@ class RNNBase(Module):
             init.uniform_(weight, -stdv, stdv)
 
     @property
+    def _flat_weights(self) -> list:
+        """The parameters in `_flat_weights_names` order (PyTorch's list, which weight-drop code reads)."""
+        return [getattr(self, w, None) for w in self._flat_weights_names]
+
+    @property
     def all_weights(self) -> list[list[Parameter]]:
         n = (4 if self.bias else 2) + (1 if self.proj_size else 0)
         names = self._flat_weights_names
