@@ -96,7 +96,7 @@ print(predict_sentiment(net, [3, 5, 7]), predict_sentiment(net, [11, 2, 19, 4]))
 
 def corr1d(X, K):
     w = K.shape[0]
-    Y = torch.zeros((X.shape[0] - w + 1))
+    Y = torch.zeros((X.shape[0] - w + 1))  # noqa: UP034
     for i in range(Y.shape[0]):
         Y[i] = (X[i: i + w] * K).sum()
     return Y
