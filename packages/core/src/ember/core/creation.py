@@ -37,13 +37,60 @@ def _shape_arg(size) -> tuple[int, ...]:
     return tuple(out)
 
 
-def _size_of(args: tuple, size) -> tuple[int, ...]:
+def _size_of(args: tuple, size, op: str = "zeros") -> tuple[int, ...]:
     """The shape of `zeros(2, 3)`, `zeros((2, 3))` or `zeros(size=(2, 3))`."""
     if size is not None:
         if args:
             raise TypeError("size given both positionally and as a keyword")
+        if (err := size_error(op, (), size)) is not None:
+            raise err
         return _shape_arg((size,))
+    if not all(type(s) is int for s in args) and (err := size_error(op, args, None)) is not None:
+        raise err
     return _shape_arg(args)
+
+
+def _type_name(v) -> str:
+    """The type name PyTorch's argument parser prints (numpy's scalars with their module)."""
+    t = type(v)
+    return "Tensor" if isinstance(v, Tensor) else t.__name__ if t.__module__ == "builtins" else \
+        f"{t.__module__}.{t.__name__}"
+
+
+def _int_like(v, first: bool) -> bool:
+    """An element PyTorch's parser takes as an int (a bool only after the first, where the list is known)."""
+    if isinstance(v, bool | np.bool_):
+        return not first
+    if isinstance(v, Tensor):
+        return v.numel() == 1 and not (v._dtype.is_floating_point or v._dtype.is_complex)
+    return isinstance(v, numbers.Integral)
+
+
+def size_error(op: str, args: tuple, keyword, name: str = "size") -> TypeError | None:
+    """PyTorch's argument-parser error for a `size` that is not a tuple of ints (`zeros(n / 2)`): given
+    positionally as `args`, or as the keyword's value; None when every element is an int."""
+    if keyword is not None or len(args) == 1:
+        v = keyword if keyword is not None else args[0]
+        where = "" if keyword is not None else " (position 1)"
+        if not isinstance(v, tuple | list):
+            if keyword is None and _int_like(v, True):
+                return None
+            return TypeError(f"{op}(): argument '{name}'{where} must be tuple of ints, not {_type_name(v)}")
+        if v and not _int_like(v[0], True):
+            if keyword is not None:
+                return TypeError(f"{op}(): argument '{name}' must be tuple of ints, not {_type_name(v)}")
+            return TypeError(f"{op}(): argument '{name}' (position 1) must be tuple of ints, but found element of "
+                             f"type {_type_name(v[0])} at pos 0")
+        items = v
+    else:
+        if args and not _int_like(args[0], True):
+            return TypeError(f"{op}() takes 1 positional argument but {len(args)} were given")
+        items = args
+    for i, v in enumerate(items):
+        if i and not _int_like(v, False):
+            return TypeError(f"{op}(): argument '{name}' failed to unpack the object at pos {i + 1} with error "
+                             f"\"type must be tuple of ints,but got {_type_name(v)}\"")
+    return None
 
 
 def _flat_sizes(args: tuple, size) -> tuple:
@@ -417,7 +464,7 @@ def empty(*args, size=None, out=None, dtype=None, device=None, requires_grad: bo
         RuntimeError: `memory_format` of the wrong rank, `preserve_format`, or given with `out=`; a `dtype`
             other than `out`'s.
     """
-    shape = _size_of(args, size)
+    shape = _size_of(args, size, "empty")
     if out is not None:
         if memory_format is not None:
             raise RuntimeError("'memory_format' argument is incompatible with 'out' tensor argument")
@@ -486,6 +533,8 @@ def full(size, fill_value, *, out=None, dtype=None, device=None, requires_grad: 
             dtype = dtypes.complex128 if dtypes.get_default_dtype() is dtypes.float64 else dtypes.complex64
         else:
             dtype = dtypes.get_default_dtype()
+    if not (type(size) is tuple and all(type(s) is int for s in size)) and (err := size_error("full", (size,), None)):
+        raise err
     t = new_empty(_shape_arg((size,)), dtypes.as_dtype(dtype), as_device(device))
     t.fill_(fill_value)
     t._storage.version = 0  # a new tensor starts at version 0, as in PyTorch, however it was filled
@@ -499,12 +548,12 @@ def zeros(*args, size=None, out=None, dtype=None, device=None, requires_grad: bo
     if out is None and not all(type(s) is int and s >= 0 for s in sizes) and as_device(device).type != "meta" and any(
             isinstance(s, numbers.Integral) and s < 0 for s in sizes):
         raise RuntimeError("zeros: Dimension size must be non-negative.")  # PyTorch's zeros checks its sizes itself
-    return full(_size_of(args, size), 0, out=out, dtype=_dtype_or_default(dtype), device=device,
+    return full(_size_of(args, size, "zeros"), 0, out=out, dtype=_dtype_or_default(dtype), device=device,
                 requires_grad=requires_grad)
 
 
 def ones(*args, size=None, out=None, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
-    return full(_size_of(args, size), 1, out=out, dtype=_dtype_or_default(dtype), device=device,
+    return full(_size_of(args, size, "ones"), 1, out=out, dtype=_dtype_or_default(dtype), device=device,
                 requires_grad=requires_grad)
 
 
@@ -792,6 +841,14 @@ def _logspace_real(start, end, steps: int, base: float, dtype) -> np.ndarray:
 
 @_allocating
 def eye(n: int, m: int | None = None, *, out=None, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+    for i, (name, v) in enumerate((("n", n), ("m", m))):
+        if v is None:
+            continue
+        if not (isinstance(v, numbers.Integral) or isinstance(v, Tensor) and _int_like(v, False)) or \
+                isinstance(v, bool):
+            raise TypeError(f"eye(): argument '{name}' (position {i + 1}) must be int, not {_type_name(v)}")
+        if v < 0:
+            raise RuntimeError(f"{name} must be greater or equal to 0, got {int(v)}")
     dtype = computable_dtype(_dtype_or_default(dtype), "eye")
     if (t := _meta(device, (n, n if m is None else m), dtype, requires_grad)) is not None:
         return out.resize_(t.shape) if out is not None else t

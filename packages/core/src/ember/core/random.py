@@ -397,7 +397,15 @@ def geometric_(input: Tensor, p: float, *, generator: Generator | None = None) -
 
 
 # --- creating random tensors -----------------------------------------------------------------
-def _size(args, size) -> tuple[int, ...]:
+def _size(args, size, op: str | None = None) -> tuple[int, ...]:
+    if op is not None:
+        given = size if size is not None else args[0] if len(args) == 1 and isinstance(args[0], tuple | list) \
+            else args
+        if not (isinstance(given, tuple | list) and all(type(s) is int for s in given)):
+            from ember.core.creation import size_error
+
+            if (err := size_error(op, () if size is not None else args, size)) is not None:
+                raise err
     if size is not None:
         args = (size,)
     if len(args) == 1 and isinstance(args[0], tuple | list):
@@ -448,7 +456,7 @@ def rand(*size, generator: Generator | None = None, out: Tensor | None = None, d
         >>> rand(2, 3).shape
         ember.Size([2, 3])
     """
-    t = _new(_size(size, _size_kwarg("rand", kwargs)), dtype, device, out)
+    t = _new(_size(size, _size_kwarg("rand", kwargs), "rand"), dtype, device, out)
     _uniform(_pairs(t), 0.0, 1.0, generator=generator)
     return _finish(t, requires_grad)
 
@@ -456,7 +464,7 @@ def rand(*size, generator: Generator | None = None, out: Tensor | None = None, d
 def randn(*size, generator: Generator | None = None, out: Tensor | None = None, dtype=None, layout=None,
           device=None, requires_grad: bool = False, pin_memory: bool = False, **kwargs) -> Tensor:
     """Numbers drawn from the standard normal distribution in a tensor of `size`."""
-    t = _new(_size(size, _size_kwarg("randn", kwargs)), dtype, device, out)
+    t = _new(_size(size, _size_kwarg("randn", kwargs), "randn"), dtype, device, out)
     _normal(_pairs(t), 0.0, _pair_std(t, 1.0), generator=generator)
     return _finish(t, requires_grad)
 

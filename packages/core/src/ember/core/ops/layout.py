@@ -34,8 +34,16 @@ _SEQ = (tuple, list)  # isinstance against named tuples: an inline `tuple | list
 _SHAPE_ARG = (int, tuple, list)
 
 
-def _sizes(args, keyword=None) -> tuple:
-    """`f(2, 3)`, `f((2, 3))` or `f(size=(2, 3))` (PyTorch's varargs-or-sequence convention)."""
+def _sizes(args, keyword=None, op: str | None = None, name: str = "size") -> tuple:
+    """`f(2, 3)`, `f((2, 3))` or `f(size=(2, 3))` (PyTorch's varargs-or-sequence convention); with `op`,
+    elements that are not ints raise PyTorch's argument-parser TypeError."""
+    if op is not None:
+        given = keyword if keyword is not None else args[0] if len(args) == 1 and isinstance(args[0], _SEQ) else args
+        if not (isinstance(given, _SEQ) and all(builtins.type(s) is int for s in given)):
+            from ember.core.creation import size_error
+
+            if (err := size_error(op, () if keyword is not None else args, keyword, name)) is not None:
+                raise err
     if keyword is not None:
         return tuple(keyword) if isinstance(keyword, _SEQ) else (keyword,)
     if len(args) == 1 and isinstance(args[0], _SEQ):
@@ -53,7 +61,7 @@ def view(input, *shape, size=None, dtype=None) -> Tensor:
         if isinstance(dtype, str):  # a dtype object or a Python type, as PyTorch's parser takes
             raise TypeError(f"view(): argument 'dtype' must be torch.dtype, not {builtins.type(dtype).__name__}")
         return S.view_dtype(input, dtype)
-    return S.view(input, _sizes(shape, size))
+    return S.view(input, _sizes(shape, size, "view"))
 
 
 @method
@@ -64,7 +72,7 @@ def view_as(input, other) -> Tensor:
 @method
 def reshape(input, *args, shape=None) -> Tensor:
     """`input` with `shape`: a view when the strides allow, else a copy."""
-    shape = S.infer_shape(_sizes(args, shape), input.numel(), "reshape")
+    shape = S.infer_shape(_sizes(args, shape, "reshape", "shape"), input.numel(), "reshape")
     if S.view_strides(input._shape, input._strides, shape) is not None:
         return S.view(input, shape)
     return node_name(S.view(S.clone(input), shape), "ViewBackward0", "UnsafeViewBackward0")  # PyTorch's copy
@@ -99,7 +107,7 @@ def clone(input, *, memory_format=None) -> Tensor:
 
 @method
 def permute(input, *args, dims=None) -> Tensor:
-    return S.permute(input, _sizes(args, dims))
+    return S.permute(input, _sizes(args, dims, "permute", "dims"))
 
 
 @method
@@ -190,7 +198,7 @@ attach("moveaxis", movedim)
 
 @method
 def expand(input, *args, size=None) -> Tensor:
-    return S.expand(input, _sizes(args, size))
+    return S.expand(input, _sizes(args, size, "expand"))
 
 
 @method
@@ -518,7 +526,7 @@ def _new_filled(fill):
     def new(self, *size, dtype=None, device=None, requires_grad: bool = False, pin_memory: bool = False):
         from ember.core.creation import full
 
-        shape = _sizes(size)
+        shape = _sizes(size, None, "new_zeros" if fill == 0 else "new_ones")
         return full(shape, fill, dtype=dtype or self.dtype, device=device or self.device,
                     requires_grad=requires_grad)
     return new
@@ -532,7 +540,7 @@ attach("new_ones", _new_filled(1))
 def new_empty(input, *size, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
     from ember.core.creation import empty
 
-    return empty(_sizes(size), dtype=dtype or input.dtype, device=device or input.device,
+    return empty(_sizes(size, None, "new_empty"), dtype=dtype or input.dtype, device=device or input.device,
                  requires_grad=requires_grad)
 
 
