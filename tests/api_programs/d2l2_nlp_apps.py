@@ -262,8 +262,11 @@ emb = nn.Embedding(vocab_size, embed_size)(features.T)
 state = (torch.zeros(1, 12, 5), torch.zeros(1, 12, 5))
 for fn in (lambda: gru(emb, state), lambda: nn.LSTM(embed_size, 5)(emb, torch.zeros(1, 12, 5)),
            lambda: features[0, 9], lambda: features[:, 0, 1], lambda: valid_len[None, 12],
-           lambda: features[:0].reshape(-1, 0), lambda: features.T.view(-1)):
+           lambda: features[:0].reshape(-1, 0), lambda: features.T.view(-1),
+           lambda: torch.zeros(num_steps / 3), lambda: features.reshape(12, num_steps / 3, 3),
+           lambda: torch.ones(2, embed_size / 2), lambda: torch.randn((embed_size / 2, 2)),
+           lambda: glove.repeat(1, 2.0), lambda: torch.eye(vocab_size / 2)):
     try:
         fn()
-    except (AttributeError, IndexError, RuntimeError) as e:
+    except (AttributeError, IndexError, RuntimeError, TypeError) as e:
         print(type(e).__name__, e)
