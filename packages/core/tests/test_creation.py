@@ -185,6 +185,7 @@ def test_sizes_that_are_not_ints_raise_pytorchs_parser_errors(call, msg):
 def test_int_like_sizes_still_pass():
     assert E.zeros(2, np.int64(3)).shape == (2, 3) and E.zeros(2, E.tensor(3)).shape == (2, 3)
     assert E.ones(E.tensor(2)).shape == (2,) and E.zeros(2, True).shape == (2, 1)
+    assert E.zeros(np.array(3)).shape == (3,) and E.ones(2, np.array(2)).shape == (2, 2)
     assert E.ones(6).reshape(np.int32(2), 3).shape == (2, 3) and E.ones(2).repeat(E.Size([2, 1])).shape == (2, 2)
     with pytest.raises(RuntimeError, match="^n must be greater or equal to 0, got -1$"):
         E.eye(-1)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import numbers
+import operator
 
 import numpy as np
 
@@ -29,6 +30,8 @@ def _shape_arg(size) -> tuple[int, ...]:
     for s in size:
         if isinstance(s, Tensor):
             s = int(s)
+        elif not isinstance(s, numbers.Integral) and hasattr(s, "__index__"):  # a 0-dim integer array
+            s = operator.index(s)
         if not isinstance(s, numbers.Integral):
             raise TypeError(f"size must be a tuple of ints, but got an element of type {type(s).__name__}")
         if s < 0:
@@ -63,7 +66,11 @@ def _int_like(v, first: bool) -> bool:
         return not first
     if isinstance(v, Tensor):
         return v.numel() == 1 and not (v._dtype.is_floating_point or v._dtype.is_complex)
-    return isinstance(v, numbers.Integral)
+    try:  # ints, numpy's integers and 0-dim integer arrays: what has __index__
+        operator.index(v)
+    except TypeError:
+        return False
+    return True
 
 
 def size_error(op: str, args: tuple, keyword, name: str = "size") -> TypeError | None:
