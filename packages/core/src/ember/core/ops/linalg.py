@@ -131,7 +131,8 @@ def _mm_meta(a, b, *, out=None) -> None:
         raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({sa[0]}x{sa[1]} and {sb[0]}x{sb[1]})")
     if b._dtype is not a._dtype:
         _same_dtype(a, b)
-    _check_out_dtype(out, a)
+    if out is not None:
+        _check_out_dtype(out, a)
     if a._dtype is dtypes.bool:
         _refuse_bool("addmm_impl_cpu_", a, bool(sa[0] and sa[1] and sb[1]))
 
@@ -182,7 +183,8 @@ def _bmm_meta(a, b, *, out=None) -> None:
     if a._dtype is not b._dtype:  # PyTorch's bmm kernel names the dtypes as scalar types (mm: C++ names)
         raise RuntimeError(f"expected scalar type {dtypes.TORCH_NAMES[a._dtype.name]} but found "
                            f"{dtypes.TORCH_NAMES[b._dtype.name]}")
-    _check_out_dtype(out, a)
+    if out is not None:
+        _check_out_dtype(out, a)
     _refuse_bool("bmm", a, bool(a.numel() and b._shape[2]))
 
 
@@ -543,7 +545,8 @@ def _bool_empty_product(input: Tensor, prod: Tensor, beta, out) -> Tensor:
 @composite("addmm")
 def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta=1, alpha=1, out=None) -> Tensor:
     """`beta * input + alpha * (mat1 @ mat2)`; `input` broadcasts to (n, m)."""
-    _check_out_dtype(out, mat1)
+    if out is not None:
+        _check_out_dtype(out, mat1)
     try:
         prod = _opmath(_mm, mat1, mat2)
     except NotImplementedError:  # NOTE [ Sparse tensors beside the dense path ]
@@ -567,7 +570,8 @@ def addmv(input: Tensor, mat: Tensor, vec: Tensor, *, beta=1, alpha=1, out=None)
 @composite("baddbmm")
 def baddbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta=1, alpha=1, out=None) -> Tensor:
     """`beta * input + alpha * bmm(batch1, batch2)`."""
-    _check_out_dtype(out, batch1)
+    if out is not None:
+        _check_out_dtype(out, batch1)
     if batch1._dtype is dtypes.bool and batch2._dtype is dtypes.bool and batch1.ndim == batch2.ndim == 3:
         _refuse_bool("baddbmm", batch1, bool(batch1.numel() and batch2._shape[2]))
     prod = _opmath(_bmm, batch1, batch2)
