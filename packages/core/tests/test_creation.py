@@ -169,6 +169,44 @@ def test_a_float_size_is_pytorchs_type_error_not_truncated(call, msg):
         call()
 
 
+@pytest.mark.parametrize(("call", "msg"), [
+    (lambda: E.zeros(2, 3.0), "zeros(): argument 'size' failed to unpack the object at pos 2 with error \"type must "
+                              "be tuple of ints,but got float\""),
+    (lambda: E.zeros([2.0]), "zeros(): argument 'size' (position 1) must be tuple of ints, but found element of type "
+                             "float at pos 0"),
+    (lambda: E.zeros(size=[2.0]), "zeros(): argument 'size' must be tuple of ints, not list"),
+    (lambda: E.ones(E.tensor([2, 3])), "ones(): argument 'size' (position 1) must be tuple of ints, not Tensor"),
+    (lambda: E.ones(np.float64(2)), "ones(): argument 'size' (position 1) must be tuple of ints, not numpy.float64"),
+    (lambda: E.zeros(2.0, 3), "zeros() takes 1 positional argument but 2 were given"),
+    (lambda: E.empty(3, 2.0), "empty(): argument 'size' failed to unpack the object at pos 2 with error \"type must "
+                              "be tuple of ints,but got float\""),
+    (lambda: E.full((2.0,), 1), "full(): argument 'size' (position 1) must be tuple of ints, but found element of "
+                                "type float at pos 0"),
+    (lambda: E.randn(2.0), "randn(): argument 'size' (position 1) must be tuple of ints, not float"),
+    (lambda: E.ones(2).reshape(2, 1.0), "reshape(): argument 'shape' failed to unpack the object at pos 2 with error "
+                                        "\"type must be tuple of ints,but got float\""),
+    (lambda: E.ones(2).expand(2.0), "expand(): argument 'size' (position 1) must be tuple of ints, not float"),
+    (lambda: E.ones(2).repeat(2, 2.0), "repeat(): argument 'repeats' failed to unpack the object at pos 2 with error "
+                                       "\"type must be tuple of ints,but got float\""),
+    (lambda: E.ones(2).new_zeros(2.0), "new_zeros(): argument 'size' (position 1) must be tuple of ints, not float"),
+    (lambda: E.ones(2).permute(0.0), "permute(): argument 'dims' (position 1) must be tuple of ints, not float"),
+    (lambda: E.eye(2.0), "eye(): argument 'n' (position 1) must be int, not float"),
+])
+def test_sizes_that_are_not_ints_raise_pytorchs_parser_errors(call, msg):
+    # the usual `torch.zeros(n / 2)`: PyTorch's argument parser refuses floats (ember took int(2.5) before)
+    with pytest.raises(TypeError, match="^" + re.escape(msg) + "$"):
+        call()
+
+
+def test_int_like_sizes_still_pass():
+    assert E.zeros(2, np.int64(3)).shape == (2, 3) and E.zeros(2, E.tensor(3)).shape == (2, 3)
+    assert E.ones(E.tensor(2)).shape == (2,) and E.zeros(2, True).shape == (2, 1)
+    assert E.zeros(np.array(3)).shape == (3,) and E.ones(2, np.array(2)).shape == (2, 2)
+    assert E.ones(6).reshape(np.int32(2), 3).shape == (2, 3) and E.ones(2).repeat(E.Size([2, 1])).shape == (2, 2)
+    with pytest.raises(RuntimeError, match="^n must be greater or equal to 0, got -1$"):
+        E.eye(-1)
+
+
 @pytest.mark.parametrize("value,dtype", [(1, E.int64), (True, E.bool), (1.5, E.float32), (E.tensor(2), E.int64)])
 def test_full_infers_dtype_from_the_value(value, dtype):
     t = E.full((2, 2), value)

@@ -1,5 +1,7 @@
 """Advanced indexing and the gather/scatter family against numpy references."""
 
+import re
+
 import numpy as np
 import pytest
 from hypothesis import assume, given, settings
@@ -744,3 +746,43 @@ def test_scatter_reduce_argument_and_index_reduce_warn_once_as_pytorch(monkeypat
         (UserWarning, "The reduce argument of torch.scatter with Tensor src is deprecated and will be removed in a "
                       "future PyTorch release. Use torch.scatter_reduce instead for more reduction options.", __file__),
         (UserWarning, "index_reduce() is in beta and the API may change at any time.", __file__)]
+
+
+@pytest.mark.parametrize(("shape", "dim", "idx", "err", "msg"), [
+    ((2, 3), 1, [0, 7, 5], RuntimeError, "INDICES element is out of DATA bounds, id=7 axis_dim=3"),
+    ((2, 3), -1, [-4], RuntimeError, "INDICES element is out of DATA bounds, id=-4 axis_dim=3"),
+    ((2, 3, 4), 1, [3], RuntimeError, "INDICES element is out of DATA bounds, id=3 axis_dim=3"),
+    ((2, 3, 0), 0, [4], RuntimeError, "INDICES element is out of DATA bounds, id=4 axis_dim=2"),
+    ((2, 0, 3), 1, [0], RuntimeError, "index_select(): self indexing axis dim should be positive"),
+    ((2, 3), 0, [0, 5], IndexError, "index out of range in self"),
+    ((2, 3, 4), 2, [9], IndexError, "index out of range in self"),
+    ((3,), 0, [7], IndexError, "index out of range in self"),
+])
+def test_index_select_out_of_range_errors_follow_pytorchs_cpu_paths(shape, dim, idx, err, msg):
+    # PyTorch's dim-1 batch-gather path and its empty-tensor check raise RuntimeError naming the index
+    x = E.ones(*shape)
+    with pytest.raises(err, match="^" + re.escape(msg) + "$"):
+        x.index_select(dim, E.tensor(idx))
+    with pytest.raises(err, match="^" + re.escape(msg) + "$"):
+        E.index_select(x.transpose(0, 0), dim, E.tensor(idx, dtype=E.int32))
+
+
+@pytest.mark.parametrize(("key", "dim", "size"), [
+    ((0, 9), 1, 5), ((0, slice(None), 9), 2, 7), ((None, 0, 9), 2, 5), ((Ellipsis, 9), 1, 7),
+    ((0, Ellipsis, 9), 2, 7), ((None, None, 1, 9), 3, 5), ((0, E.tensor([1]), 9), 2, 7), ((E.tensor([0]), 9), 1, 5)])
+def test_int_index_out_of_range_names_its_position_in_the_key(key, dim, size):
+    # PyTorch reports the index item's position in the key as "dimension", for reads and writes alike
+    x = E.ones(2, 5, 7)
+    msg = f"^index 9 is out of bounds for dimension {dim} with size {size}$"
+    with pytest.raises(IndexError, match=msg):
+        x[key]
+    with pytest.raises(IndexError, match=msg):
+        x[key] = 1.0
+
+
+def test_reshape_of_nothing_with_an_inferred_dim_is_ambiguous():
+    with pytest.raises(RuntimeError, match=re.escape("cannot reshape tensor of 0 elements into shape [-1, 0] because "
+                                                     "the unspecified dimension size -1 can be any value and is "
+                                                     "ambiguous")):
+        E.ones(0, 3).reshape(-1, 0)
+    assert E.ones(0, 3).reshape(2, -1).shape == (2, 0) and E.ones(0).view(-1).shape == (0,)

@@ -729,3 +729,31 @@ def test_linalg_misuse_errors_are_pytorchs(call, msg):
     assert str(info.value) == msg
     with pytest.raises(TypeError, match=r"argument 'n' \(position 2\) must be int, not float"):
         E.linalg.matrix_power(E.eye(2), 2.5)
+
+
+def test_batched_and_out_dtype_mismatches_raise_pytorchs_messages():
+    f = E.ones(2, 3, 3)
+    # bmm (and matmul's and einsum's batched path) names scalar types; mm names C++ types
+    with pytest.raises(RuntimeError, match="^expected scalar type Float but found Long$"):
+        E.bmm(f, f.long())
+    with pytest.raises(RuntimeError, match="^expected scalar type Double but found Float$"):
+        E.matmul(f.double(), f)
+    with pytest.raises(RuntimeError, match="^expected scalar type Half but found Float$"):
+        E.baddbmm(f.half(), f.half(), f)
+    with pytest.raises(RuntimeError, match="^expected m1 and m2 to have the same dtype, but got: float != long int$"):
+        E.mm(f[0], f[0].long())
+    # out= must have the result's dtype: products do not cast into it
+    d = E.empty(2, 3, 3, dtype=E.float64)
+    for fn in (lambda: E.bmm(f, f, out=d), lambda: E.matmul(f, f, out=d), lambda: E.mm(f[0], f[0], out=d[0]),
+               lambda: E.baddbmm(f, f, f, out=d), lambda: E.addmm(f[0], f[0], f[0], out=d[0])):
+        with pytest.raises(RuntimeError, match="^Expected out tensor to have dtype float, but got double instead$"):
+            fn()
+    with pytest.raises(RuntimeError, match="^Expected out tensor to have dtype long int, but got float instead$"):
+        E.bmm(f.long(), f.long(), out=E.empty(2, 3, 3))
+    with pytest.raises(RuntimeError, match="^addmv input tensors must have the same dtype, but got Double, Float, "
+                                           "and Float$"):
+        E.mv(f[0], f[0, 0], out=d[0, 0])
+    with pytest.raises(RuntimeError, match="^result dtype Double does not match input dtype Float$"):
+        E.dot(f[0, 0], f[0, 0], out=E.empty((), dtype=E.float64))
+    r = E.empty(2, 3, 3)
+    assert E.bmm(f, f, out=r) is r and r.tolist()[0][0] == [3.0, 3.0, 3.0]

@@ -98,6 +98,21 @@ def test_uninitialized_parameter_refuses_use_like_pytorch():
     with pytest.raises(ValueError, match=r"parameter in <function Tensor.__rsub__ at 0x[0-9a-f]+>\. "):
         1 - p
     assert hash(p) == hash(p) and p in {p}
+    # PyTorch names the TensorBase method an operator or call reached
+    with pytest.raises(ValueError, match=r"parameter in <method 'add' of 'torch._C.TensorBase' objects>\."):
+        p + 1
+    with pytest.raises(ValueError, match=r"parameter in <method 'numel' of 'torch._C.TensorBase' objects>"):
+        p.numel()
+    with pytest.raises(ValueError, match=r"parameter in <method 'sum' of 'torch._C.TensorBase' objects>"):
+        p.sum()
+    with pytest.raises(ValueError, match=r"in <method 'positive' of 'torch._C.TensorBase' objects>"):
+        +p
+    with pytest.raises(ValueError, match=r"in <method 'ne' of 'torch._C.TensorBase' objects>"):
+        p != 1
+    with pytest.raises(ValueError, match=r"in <slot wrapper '__getitem__' of 'torch._C.TensorBase' objects>"):
+        p[0]
+    with pytest.raises(ValueError, match=r"in <method 'dim' of 'torch._C.TensorBase' objects>"):
+        nn.init.xavier_uniform_(p)
     assert p.double().dtype == torch.float64 and p.dtype == torch.float32
     p.materialize((2, 3), dtype=torch.float64)
     assert type(p) is nn.Parameter and tuple(p.shape) == (2, 3) and p.dtype == torch.float64

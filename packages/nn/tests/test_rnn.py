@@ -288,3 +288,28 @@ def test_repr_puts_proj_size_first_and_rnn_gru_refuse_it():
     for cls in (nn.RNN, nn.GRU):
         with pytest.raises(ValueError, match="^proj_size argument is only supported for LSTM, not RNN or GRU$"):
             cls(4, 6, proj_size=0)
+
+
+def test_wrong_hidden_state_kinds_fail_as_pytorchs_forward():
+    # an LSTM's (h, c) given to a GRU/RNN: PyTorch calls hx.dim(); an LSTM indexes hx[0] and hx[1]
+    x = torch.ones(3, 5, 7)
+    h = torch.zeros(1, 5, 4)
+    for m in (nn.GRU(7, 4), nn.RNN(7, 4)):
+        with pytest.raises(AttributeError, match="^'tuple' object has no attribute 'dim'$"):
+            m(x, (h, h))
+        with pytest.raises(AttributeError, match="^'list' object has no attribute 'dim'$"):
+            m(x[0], [h[:, 0]])
+    with pytest.raises(IndexError, match="^index 1 is out of bounds for dimension 0 with size 1$"):
+        nn.LSTM(7, 4)(x, h)
+    with pytest.raises(IndexError, match="^tuple index out of range$"):
+        nn.LSTM(7, 4)(x, (h,))
+    with pytest.raises(RuntimeError, match=r"hx and cx should also be 3-D but got \(2-D, 2-D\) tensors$"):
+        nn.LSTM(7, 4, num_layers=2)(x, torch.zeros(2, 5, 4))
+    assert nn.LSTM(7, 4)(x, [h, h])[0].shape == (3, 5, 4)
+
+
+def test_flat_weights_lists_the_parameters_in_their_names_order():
+    m = nn.LSTM(3, 2, num_layers=2, bidirectional=True)
+    assert len(m._flat_weights) == len(m._flat_weights_names) == 16
+    assert all(p is getattr(m, n) for p, n in zip(m._flat_weights, m._flat_weights_names, strict=True))
+    assert [p.shape for p in nn.GRU(3, 2, bias=False)._flat_weights] == [(6, 3), (6, 2)]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import numbers
+import operator
 
 import numpy as np
 
@@ -21,34 +22,24 @@ __all__ = ["tensor", "as_tensor", "from_numpy", "asarray", "empty", "empty_strid
            "ones_like", "full_like", "scalar_tensor", "new_empty"]
 
 def _shape_arg(size, op: str = "empty") -> tuple[int, ...]:
-    lone = len(size) == 1  # `zeros(2.5)`: PyTorch words a lone number apart from a sequence's element
-    if lone and isinstance(size[0], tuple | list):
-        size, lone = size[0], False
+    given = size  # the positional arguments, whose parse PyTorch's error words
+    if len(size) == 1 and isinstance(size[0], tuple | list):
+        size = size[0]
     if all(type(s) is int and s >= 0 for s in size):  # the common case, without the ABC checks below
         return tuple(size)
     out = []
-    for i, s in enumerate(size):
+    for s in size:
         if isinstance(s, Tensor):
             s = int(s)
+        elif not isinstance(s, numbers.Integral) and hasattr(s, "__index__"):  # a 0-dim integer array
+            s = operator.index(s)
         if not isinstance(s, numbers.Integral):
-            raise _size_type_error(op, size, i, lone)
+            raise size_error(op, given, None) or TypeError(
+                f"{op}(): argument 'size' must be tuple of ints, but found element of type {type(s).__name__}")
         if s < 0:
             raise RuntimeError(f"Trying to create tensor with negative dimension {s}: {list(size)}")
         out.append(int(s))
     return tuple(out)
-
-
-def _size_type_error(op: str, size, i: int, lone: bool) -> TypeError:
-    """PyTorch's parser on a size element that is not an int (`nn.Linear(784, 256 / 2)`): a lone number, the first
-    element, and a later one each have their words."""
-    name = type(size[i]).__name__
-    if lone:
-        return TypeError(f"{op}(): argument 'size' (position 1) must be tuple of ints, not {name}")
-    if i == 0:
-        return TypeError(f"{op}(): argument 'size' (position 1) must be tuple of ints, but found element of type "
-                         f"{name} at pos 0")
-    return TypeError(f"{op}(): argument 'size' failed to unpack the object at pos {i + 1} with error \"type must be "
-                     f"tuple of ints,but got {name}\"")
 
 
 def _size_of(args: tuple, size, op: str = "empty") -> tuple[int, ...]:
@@ -56,8 +47,59 @@ def _size_of(args: tuple, size, op: str = "empty") -> tuple[int, ...]:
     if size is not None:
         if args:
             raise TypeError("size given both positionally and as a keyword")
+        if (err := size_error(op, (), size)) is not None:
+            raise err
         return _shape_arg((size,), op)
+    if not all(type(s) is int for s in args) and (err := size_error(op, args, None)) is not None:
+        raise err
     return _shape_arg(args, op)
+
+
+def _type_name(v) -> str:
+    """The type name PyTorch's argument parser prints (numpy's scalars with their module)."""
+    t = type(v)
+    return "Tensor" if isinstance(v, Tensor) else t.__name__ if t.__module__ == "builtins" else \
+        f"{t.__module__}.{t.__name__}"
+
+
+def _int_like(v, first: bool) -> bool:
+    """An element PyTorch's parser takes as an int (a bool only after the first, where the list is known)."""
+    if isinstance(v, bool | np.bool_):
+        return not first
+    if isinstance(v, Tensor):
+        return v.numel() == 1 and not (v._dtype.is_floating_point or v._dtype.is_complex)
+    try:  # ints, numpy's integers and 0-dim integer arrays: what has __index__
+        operator.index(v)
+    except TypeError:
+        return False
+    return True
+
+
+def size_error(op: str, args: tuple, keyword, name: str = "size") -> TypeError | None:
+    """PyTorch's argument-parser error for a `size` that is not a tuple of ints (`zeros(n / 2)`): given
+    positionally as `args`, or as the keyword's value; None when every element is an int."""
+    if keyword is not None or len(args) == 1:
+        v = keyword if keyword is not None else args[0]
+        where = "" if keyword is not None else " (position 1)"
+        if not isinstance(v, tuple | list):
+            if keyword is None and _int_like(v, True):
+                return None
+            return TypeError(f"{op}(): argument '{name}'{where} must be tuple of ints, not {_type_name(v)}")
+        if v and not _int_like(v[0], True):
+            if keyword is not None:
+                return TypeError(f"{op}(): argument '{name}' must be tuple of ints, not {_type_name(v)}")
+            return TypeError(f"{op}(): argument '{name}' (position 1) must be tuple of ints, but found element of "
+                             f"type {_type_name(v[0])} at pos 0")
+        items = v
+    else:
+        if args and not _int_like(args[0], True):
+            return TypeError(f"{op}() takes 1 positional argument but {len(args)} were given")
+        items = args
+    for i, v in enumerate(items):
+        if i and not _int_like(v, False):
+            return TypeError(f"{op}(): argument '{name}' failed to unpack the object at pos {i + 1} with error "
+                             f"\"type must be tuple of ints,but got {_type_name(v)}\"")
+    return None
 
 
 def _flat_sizes(args: tuple, size) -> tuple:
@@ -458,7 +500,7 @@ def empty(*args, size=None, out=None, dtype=None, layout=None, device=None, requ
         RuntimeError: `memory_format` of the wrong rank, `preserve_format`, or given with `out=`; a `dtype`
             other than `out`'s.
     """
-    shape = _size_of(args, size)
+    shape = _size_of(args, size, "empty")
     if layout is not None and _sparse_layout(layout, "empty"):
         return _sparse_zeros(shape, dtype, device, requires_grad)
     if out is not None:
@@ -531,6 +573,8 @@ def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None, re
             dtype = dtypes.complex128 if dtypes.get_default_dtype() is dtypes.float64 else dtypes.complex64
         else:
             dtype = dtypes.get_default_dtype()
+    if not (type(size) is tuple and all(type(s) is int for s in size)) and (err := size_error("full", (size,), None)):
+        raise err
     t = new_empty(_shape_arg((size,)), dtypes.as_dtype(dtype), as_device(device))
     t.fill_(fill_value)
     t._storage.version = 0  # a new tensor starts at version 0, as in PyTorch, however it was filled
@@ -865,9 +909,14 @@ def eye(n: int, m: int | None = None, *, out=None, dtype=None, layout=None, devi
         requires_grad: bool = False) -> Tensor:
     if layout is not None:
         _dense_only(layout, "eye", "aten::eye.m_out")
-    for name, v in (("n", n), ("m", m)):
-        if v is not None and v < 0:
-            raise RuntimeError(f"{name} must be greater or equal to 0, got {v}")
+    for i, (name, v) in enumerate((("n", n), ("m", m))):
+        if v is None:
+            continue
+        if not (isinstance(v, numbers.Integral) or isinstance(v, Tensor) and _int_like(v, False)) or \
+                isinstance(v, bool):
+            raise TypeError(f"eye(): argument '{name}' (position {i + 1}) must be int, not {_type_name(v)}")
+        if v < 0:
+            raise RuntimeError(f"{name} must be greater or equal to 0, got {int(v)}")
     dtype = computable_dtype(_dtype_or_default(dtype), "eye")
     if (t := _meta(device, (n, n if m is None else m), dtype, requires_grad)) is not None:
         return out.resize_(t.shape) if out is not None else t

@@ -230,7 +230,8 @@ def _index_select_ref(x, dim, idx):
             raise Invalid("index to a scalar with several values")
         _values(ii, 1, IndexError)
         return Expect(x.copy(), _dt(x))
-    ii = _values(ii, x.shape[d], IndexError)
+    # PyTorch's CPU kernel: RuntimeError on a 2+-D tensor's dim 1 (batch gather) or an empty tensor, else IndexError
+    ii = _values(ii, x.shape[d], RuntimeError if x.ndim > 1 and (d == 1 or x.size == 0) else IndexError)
     return Expect(np.take(x, ii, axis=d), _dt(x))
 
 

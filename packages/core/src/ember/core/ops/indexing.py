@@ -245,7 +245,7 @@ def _parse_key(x: Tensor, key: tuple) -> tuple[Tensor, list]:
     if consumed > x.ndim:
         raise IndexError(f"too many indices for tensor of dimension {x.ndim}")
     v, entries, dim = x, [], 0
-    for k in items:
+    for i, k in enumerate(items):
         if k is Ellipsis:
             entries.extend([None] * (x.ndim - consumed))
             dim += x.ndim - consumed
@@ -263,8 +263,8 @@ def _parse_key(x: Tensor, key: tuple) -> tuple[Tensor, list]:
             dim += 1
         elif isinstance(k, int):
             size = v._shape[dim]
-            if not -size <= k < size:
-                raise IndexError(f"index {k} is out of bounds for dimension {dim} with size {size}")
+            if not -size <= k < size:  # PyTorch names the item's position in the key as its dimension
+                raise IndexError(f"index {k} is out of bounds for dimension {i} with size {size}")
             v = S.select(v, dim, k)
         elif k._dtype is dtypes.bool:
             if k.ndim == 0:
@@ -623,14 +623,36 @@ def _dim_index(op: str, input: Tensor, dim: int, index: Tensor) -> tuple[int, np
     """The wrapped dim and the host copy of a 1-D `index`, its values checked against that dim
     (index_fill takes negative indices, as PyTorch)."""
     d = _wrap_dim(input, dim)
-    return d, index_array(index, _size(input, d), d, allow_negative=op == "index_fill",
-                          prefix=_PREFIX.get(op, ""), message=_message(op, input)).reshape(-1)
+    try:
+        return d, index_array(index, _size(input, d), d, allow_negative=op == "index_fill",
+                              prefix=_PREFIX.get(op, ""), message=_message(op, input)).reshape(-1)
+    except IndexError:
+        _refuse_select_batch_gather(op, input, d, index)
+        raise
 
 
 def _check_device_dim_index(op: str, input: Tensor, dim: int, index: Tensor) -> None:
     d = _wrap_dim(input, dim)
-    _check_device_values(index, _size(input, d), d, allow_negative=op == "index_fill", prefix=_PREFIX.get(op, ""),
-                         message=_message(op, input))
+    try:
+        _check_device_values(index, _size(input, d), d, allow_negative=op == "index_fill",
+                             prefix=_PREFIX.get(op, ""), message=_message(op, input))
+    except IndexError:
+        _refuse_select_batch_gather(op, input, d, index)
+        raise
+
+
+def _refuse_select_batch_gather(op: str, input: Tensor, d: int, index: Tensor) -> None:
+    """PyTorch's CPU index_select of a tensor of 2+ dims checks its indices with a RuntimeError naming the
+    first bad one on dim 1 (its batch-gather path) and on an empty tensor; other dims raise IndexError."""
+    if op != "index_select" or input.ndim < 2 or not (d == 1 or input.numel() == 0):
+        return
+    size = _size(input, d)
+    if input.numel() == 0 and size == 0:
+        raise RuntimeError("index_select(): self indexing axis dim should be positive")
+    a = np.asarray(index._host_array()).reshape(-1).astype(np.int64)
+    bad = a[(a < 0) | (a >= size)]
+    if bad.size:
+        raise RuntimeError(f"INDICES element is out of DATA bounds, id={bad[0]} axis_dim={size}")
 
 
 def _check_index_vector(op: str, index: Tensor) -> None:

@@ -410,6 +410,11 @@ def rot90(input: Tensor, k: int = 1, dims=(0, 1)) -> Tensor:
 def _repeat(input: Tensor, *sizes) -> Tensor:
     """Tile `input` `sizes[i]` times along each dim (a copy; `sizes` may add leading dims)."""
     reps = tuple(sizes[0]) if len(sizes) == 1 and isinstance(sizes[0], tuple | list) else tuple(sizes)
+    if not all(type(r) is int for r in reps):
+        from ember.core.creation import size_error
+
+        if (err := size_error("repeat", sizes, None, "repeats")) is not None:
+            raise err
     reps = tuple(int(r) for r in reps)
     if len(reps) < input.ndim:
         raise RuntimeError("Number of dimensions of repeat dims can not be smaller than number of dimensions of "

@@ -36,8 +36,16 @@ _SHAPE_ARG = (int, tuple, list)
 _SHAPE_OR_DTYPE = (*_SHAPE_ARG, dtypes.dtype, builtins.type)  # `view`'s two overloads
 
 
-def _sizes(args, keyword=None) -> tuple:
-    """`f(2, 3)`, `f((2, 3))` or `f(size=(2, 3))` (PyTorch's varargs-or-sequence convention)."""
+def _sizes(args, keyword=None, op: str | None = None, name: str = "size") -> tuple:
+    """`f(2, 3)`, `f((2, 3))` or `f(size=(2, 3))` (PyTorch's varargs-or-sequence convention); with `op`,
+    elements that are not ints raise PyTorch's argument-parser TypeError."""
+    if op is not None:
+        given = keyword if keyword is not None else args[0] if len(args) == 1 and isinstance(args[0], _SEQ) else args
+        if not (isinstance(given, _SEQ) and all(builtins.type(s) is int for s in given)):
+            from ember.core.creation import size_error
+
+            if (err := size_error(op, () if keyword is not None else args, keyword, name)) is not None:
+                raise err
     if keyword is not None:
         return tuple(keyword) if isinstance(keyword, _SEQ) else (keyword,)
     if len(args) == 1 and isinstance(args[0], _SEQ):
@@ -66,7 +74,7 @@ def view(input, *shape, size=None, dtype=None) -> Tensor:
     if not shape and size is None:  # PyTorch's parser: neither overload matches no argument
         raise TypeError("view() received an invalid combination of arguments - got (), but expected one of:\n"
                         " * (torch.dtype dtype)\n * (tuple of ints size)\n")
-    return S.view(input, _sizes(shape, size))
+    return S.view(input, _sizes(shape, size, "view"))
 
 
 @method
@@ -79,7 +87,7 @@ def reshape(input, *args, shape=None) -> Tensor:
     """`input` with `shape`: a view when the strides allow, else a copy."""
     if not args and shape is None:
         raise TypeError('reshape() missing 1 required positional arguments: "shape"')
-    shape = S.infer_shape(_sizes(args, shape), input.numel(), "reshape")
+    shape = S.infer_shape(_sizes(args, shape, "reshape", "shape"), input.numel(), "reshape")
     if S.view_strides(input._shape, input._strides, shape) is not None:
         return S.view(input, shape)
     return node_name(S.view(S.clone(input), shape), "ViewBackward0", "UnsafeViewBackward0")  # PyTorch's copy
@@ -114,7 +122,7 @@ def clone(input, *, memory_format=None) -> Tensor:
 
 @method
 def permute(input, *args, dims=None) -> Tensor:
-    return S.permute(input, _sizes(args, dims))
+    return S.permute(input, _sizes(args, dims, "permute", "dims"))
 
 
 @method
@@ -206,7 +214,7 @@ attach("moveaxis", movedim)
 
 @method
 def expand(input, *args, size=None) -> Tensor:
-    return S.expand(input, _sizes(args, size))
+    return S.expand(input, _sizes(args, size, "expand"))
 
 
 @method
@@ -536,7 +544,7 @@ def _new_filled(fill):
     def new(self, *size, dtype=None, layout=None, device=None, requires_grad: bool = False, pin_memory: bool = False):
         from ember.core.creation import full
 
-        shape = _sizes(size)
+        shape = _sizes(size, None, "new_zeros" if fill == 0 else "new_ones")
         return full(shape, fill, dtype=dtype or self.dtype, layout=layout, device=device or self.device,
                     requires_grad=requires_grad)
     return new
@@ -550,7 +558,8 @@ attach("new_ones", _new_filled(1))
 def new_empty(input, *size, dtype=None, layout=None, device=None, requires_grad: bool = False) -> Tensor:
     from ember.core.creation import empty
 
-    return empty(_sizes(size), dtype=dtype or input.dtype, layout=layout, device=device or input.device,
+    return empty(_sizes(size, None, "new_empty"), dtype=dtype or input.dtype, layout=layout,
+                 device=device or input.device,
                  requires_grad=requires_grad)
 
 
@@ -584,7 +593,7 @@ def basic_index(x: Tensor, key: tuple) -> Tensor:
         raise IndexError(f"too many indices for tensor of dimension {x.ndim}")
     out = x
     dim = 0
-    for k in key:
+    for i, k in enumerate(key):
         if k is Ellipsis:
             dim += x.ndim - consumed
         elif k is None:
@@ -599,8 +608,8 @@ def basic_index(x: Tensor, key: tuple) -> Tensor:
             dim += 1
         else:
             size = out._shape[dim]
-            if not -size <= k < size:
-                raise IndexError(f"index {k} is out of bounds for dimension {dim} with size {size}")
+            if not -size <= k < size:  # PyTorch names the item's position in the key as its dimension
+                raise IndexError(f"index {k} is out of bounds for dimension {i} with size {size}")
             out = S.select(out, dim, int(k))
     return out if out is not x else S.view(x, x._shape)
 

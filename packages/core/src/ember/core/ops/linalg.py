@@ -87,6 +87,12 @@ def _same_dtype(a: Tensor, b: Tensor) -> None:
         raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {_c_name(a)} != {_c_name(b)}")
 
 
+def _check_out_dtype(out, a: Tensor) -> None:
+    """PyTorch's products write `out` only in their result's dtype (no cast)."""
+    if out is not None and out._dtype is not a._dtype:
+        raise RuntimeError(f"Expected out tensor to have dtype {_c_name(a)}, but got {_c_name(out)} instead")
+
+
 def _c_name(x: Tensor) -> str:
     """PyTorch's C++ scalar type names in mm's dtype error: float, double, long ..."""
     return {"float32": "float", "float64": "double", "float16": "c10::Half", "bfloat16": "c10::BFloat16",
@@ -125,6 +131,8 @@ def _mm_meta(a, b, *, out=None) -> None:
         raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({sa[0]}x{sa[1]} and {sb[0]}x{sb[1]})")
     if b._dtype is not a._dtype:
         _same_dtype(a, b)
+    if out is not None:
+        _check_out_dtype(out, a)
     if a._dtype is dtypes.bool:
         _refuse_bool("addmm_impl_cpu_", a, bool(sa[0] and sa[1] and sb[1]))
 
@@ -177,7 +185,11 @@ def _bmm_shapes(a: Tensor, b: Tensor) -> None:
 def _bmm_meta(a, b, *, out=None) -> None:
     """(B, n, k) and (B, k, m) of one dtype, for every device's kernel (NOTE [ The meta step ])."""
     _bmm_shapes(a, b)
-    _same_dtype(a, b)
+    if a._dtype is not b._dtype:  # PyTorch's bmm kernel names the dtypes as scalar types (mm: C++ names)
+        raise RuntimeError(f"expected scalar type {dtypes.TORCH_NAMES[a._dtype.name]} but found "
+                           f"{dtypes.TORCH_NAMES[b._dtype.name]}")
+    if out is not None:
+        _check_out_dtype(out, a)
     _refuse_bool("bmm", a, bool(a.numel() and b._shape[2]))
 
 
@@ -202,6 +214,9 @@ def _dot_meta(a, b, *, out=None) -> None:
     if a._dtype is not b._dtype:
         raise RuntimeError(f"dot : expected both vectors to have same dtype, but found "
                            f"{dtypes.TORCH_NAMES[a._dtype.name]} and {dtypes.TORCH_NAMES[b._dtype.name]}")
+    if out is not None and out._dtype is not a._dtype:
+        raise RuntimeError(f"result dtype {dtypes.TORCH_NAMES[out._dtype.name]} does not match input dtype "
+                           f"{dtypes.TORCH_NAMES[a._dtype.name]}")
     _refuse_bool("dot", a, True)
 
 
@@ -374,6 +389,10 @@ def mv(input: Tensor, vec: Tensor, *, out=None) -> Tensor:
         names = [dtypes.TORCH_NAMES[d.name] for d in (vec._dtype, input._dtype, vec._dtype)]
         raise RuntimeError(f"addmv input tensors must have the same dtype, but got {names[0]}, {names[1]}, and "
                            f"{names[2]}")
+    if out is not None and out._dtype is not input._dtype:  # addmv names out (its input), mat and vec
+        names = [dtypes.TORCH_NAMES[d.name] for d in (out._dtype, input._dtype, vec._dtype)]
+        raise RuntimeError(f"addmv input tensors must have the same dtype, but got {names[0]}, {names[1]}, and "
+                           f"{names[2]}")
     if input._dtype is dtypes.complex32 and input.numel():
         raise _c32_refusal("addmv_impl_cpu")
     _refuse_bool("addmv_impl_cpu", input, bool(input.numel()))
@@ -406,6 +425,7 @@ def matmul(input: Tensor, other: Tensor, *, out=None) -> Tensor:
     if r is NotImplemented:
         raise TypeError(f"matmul(): argument 'other' (position 2) must be Tensor, not {type(other).__name__}")
     if out is not None:
+        _check_out_dtype(out, r)
         return S.copy_(_out_like(out, r), r)
     return r
 
@@ -548,6 +568,8 @@ def _bool_empty_product(input: Tensor, prod: Tensor, beta, out) -> Tensor:
 @composite("addmm")
 def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta=1, alpha=1, out=None) -> Tensor:
     """`beta * input + alpha * (mat1 @ mat2)`; `input` broadcasts to (n, m)."""
+    if out is not None:
+        _check_out_dtype(out, mat1)
     try:
         prod = _opmath(_mm, mat1, mat2)
     except NotImplementedError:  # NOTE [ Sparse tensors beside the dense path ]
@@ -581,6 +603,8 @@ def addmv(input: Tensor, mat: Tensor, vec: Tensor, *, beta=1, alpha=1, out=None)
 @composite("baddbmm")
 def baddbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta=1, alpha=1, out=None) -> Tensor:
     """`beta * input + alpha * bmm(batch1, batch2)`."""
+    if out is not None:
+        _check_out_dtype(out, batch1)
     if batch1._dtype is dtypes.bool and batch2._dtype is dtypes.bool and batch1.ndim == batch2.ndim == 3:
         _refuse_bool("baddbmm", batch1, bool(batch1.numel() and batch2._shape[2]))
     if isinstance(input, Tensor):  # PyTorch's checks, in its order

@@ -64,6 +64,9 @@ def infer_shape(shape, numel: int, op: str = "view") -> tuple[int, ...]:
         raise RuntimeError(f"{where}invalid shape dimension {shape[i]} at index {i} of shape {shape}")
     known = _numel(s for s in shape if s != -1)
     if neg:
+        if known == 0 and numel == 0:
+            raise RuntimeError(f"cannot reshape tensor of 0 elements into shape {list(shape)} because the unspecified "
+                               "dimension size -1 can be any value and is ambiguous")
         if known == 0 or numel % known:
             raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {numel}")
         shape[neg[0]] = numel // known

@@ -200,6 +200,11 @@ class RNNBase(Module):
             init.uniform_(weight, -stdv, stdv)
 
     @property
+    def _flat_weights(self) -> list:
+        """The parameters in `_flat_weights_names` order (PyTorch's list, which weight-drop code reads)."""
+        return [getattr(self, w, None) for w in self._flat_weights_names]
+
+    @property
     def all_weights(self) -> list[list[Parameter]]:
         n = (4 if self.bias else 2) + (1 if self.proj_size else 0)
         names = self._flat_weights_names
@@ -334,11 +339,12 @@ class RNNBase(Module):
         return layer_input, tuple(ea.stack(f, 0) for f in finals)
 
     def _states(self, hx, batch: int, unsqueeze: bool) -> tuple[Tensor, ...]:
-        if self.mode == "LSTM" and isinstance(hx, Tensor) and (hx.dim() == 0 or hx.shape[0] <= 2):
-            hx = (hx[0], hx[1])  # PyTorch reads a bare tensor's rows as (h_0, c_0): IndexError if it has one
-        states = hx if isinstance(hx, tuple | list) else (hx,)
-        if self.mode == "LSTM" and len(states) != 2:
-            raise RuntimeError("LSTM: hx must be a tuple (h_0, c_0)")
+        if self.mode == "LSTM":  # PyTorch reads hx[0] and hx[1]: a tensor or a 1-tuple fails as that indexing
+            states = (hx[0], hx[1])
+        elif isinstance(hx, Tensor):
+            states = (hx,)
+        else:  # an LSTM's (h, c) given to a GRU or RNN: PyTorch calls hx.dim()
+            raise AttributeError(f"'{type(hx).__name__}' object has no attribute 'dim'")
         rank, kind = (2, "unbatched 2-D") if unsqueeze else (3, "batched 3-D")
         if any(st.dim() != rank for st in states):
             if self.mode == "LSTM":
