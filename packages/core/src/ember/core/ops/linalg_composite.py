@@ -567,6 +567,11 @@ def vander(x: Tensor, *, N: int | None = None) -> Tensor:
     n = x._shape[-1] if N is None else N
     if n <= 1:
         raise RuntimeError("N must be greater than 1.")
+    return vandermonde(x, n)
+
+
+def vandermonde(x: Tensor, n: int) -> Tensor:
+    """The columns x^0 ... x^(n-1) of x (*, m), unchecked: `linalg.vander` and `torch.vander` (which takes n <= 1)."""
     dt = x._dtype if x._dtype is not dtypes.bool else dtypes.int64
     ones = full(x._shape + (1,), 1, dtype=dt, device=x.device)
     if n <= 1:
