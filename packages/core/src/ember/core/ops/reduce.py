@@ -165,6 +165,10 @@ def _one_dim_only(x, dim=None, keepdim=False):
     return "a tuple of dims where PyTorch's signature takes one int" if isinstance(dim, tuple) else None
 
 
+def _dim_required(x, dim=None, keepdim=False):
+    return "no dim: PyTorch's logsumexp requires one" if dim is None else None
+
+
 def _logsumexp_ref(x, axis=None, keepdims=False):
     m = np.max(x, axis=axis, keepdims=True) if x.size else np.zeros(np.ones(x.ndim, int), x.dtype)
     m = np.where(np.isfinite(m), m, 0)
@@ -650,8 +654,8 @@ def std_mean(input: Tensor, dim=None, unbiased: bool | None = None, keepdim: boo
 
 # --- logsumexp, norms ------------------------------------------------------------------------
 _logsumexp = declare("logsumexp", lambda a, dims, keepdim=False: np.log(np.sum(np.exp(a), dims, keepdims=keepdim)),
-                     doc="logsumexp(x, dims, keepdim) -> Tensor", info=_reduction(_logsumexp_ref, FLOAT),
-                     overlap=OVERLAP_INTERNAL)
+                     doc="logsumexp(x, dims, keepdim) -> Tensor",
+                     info=_reduction(_logsumexp_ref, FLOAT, invalid=_dim_required), overlap=OVERLAP_INTERNAL)
 
 
 @_logsumexp.register("cpu")
