@@ -86,8 +86,9 @@ def test_ember_checkpoints_name_embers_modules_and_uninstall_restores(tmp_path):
 
 @pytest.mark.parametrize("home", sorted(PATHS))
 def test_each_path_holds_its_class(home):
-    """Pickling by a path needs that path, imported under ember.torch, to hold the very class."""
-    module = importlib.import_module(home)
+    """Pickling by a path needs that path, imported under ember.torch, to hold the very class (a layer that is not
+    installed, as ember-distributed in the torch session, has no classes to name)."""
+    module = pytest.importorskip(home)
     for qualname, path in PATHS[home].items():
         cls = module
         for part in qualname.split("."):
