@@ -30,6 +30,9 @@ def test_types_print_as_pytorchs(tmp_path):
         print(torch.utils.data.DataLoader, torch.autograd.Function, torch.dtype, torch.device)
         print(torch.optim.lr_scheduler.StepLR, torch.distributions.Normal, torch.amp.GradScaler)
         print(torch.typename(torch.nn.ReLU()))
+        from torch.optim import lr_scheduler
+        sched = lr_scheduler.StepLR(torch.optim.SGD([torch.nn.Parameter(x)], lr=0.1), 2)
+        print(sched.__module__ == lr_scheduler.__name__ == "torch.optim.lr_scheduler")  # d2l's test of a scheduler
     """, tmp_path)
     assert r.returncode == 0, r.stderr
     assert r.stdout.splitlines() == [
@@ -41,6 +44,7 @@ def test_types_print_as_pytorchs(tmp_path):
         "<class 'torch.optim.lr_scheduler.StepLR'> <class 'torch.distributions.normal.Normal'> "
         "<class 'torch.amp.grad_scaler.GradScaler'>",
         "torch.nn.modules.activation.ReLU",
+        "True",
     ]
 
 
@@ -72,6 +76,8 @@ def test_ember_checkpoints_name_embers_modules_and_uninstall_restores(tmp_path):
         p = torch.nn.Parameter(torch.arange(3.0))
         ember.autograd.save({{"p": p}}, {str(path)!r})
         ember.torch.uninstall()
+        import ember.optim.lr_scheduler
+        assert ember.optim.lr_scheduler.__name__ == "ember.optim.lr_scheduler"
         print(torch.Tensor, type(p), class_paths.home_module(torch.Tensor))
     """, tmp_path)
     assert r.returncode == 0, r.stderr

@@ -475,7 +475,7 @@ class _MappedValues:
         frame = sys._getframe(2)
         while frame is not None and frame.f_code.co_filename == _TENSOR_FILE:
             frame = frame.f_back
-        if frame is None or not frame.f_globals.get("__name__", "").startswith("ember."):
+        if frame is None or not frame.f_globals.get("__name__", "").startswith(("ember.", "torch.")):
             raise RuntimeError(_VALUE_READS[kind])
 
 

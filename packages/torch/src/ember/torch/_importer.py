@@ -100,14 +100,24 @@ _finder = _TorchFinder()
 _unnamed: dict[str, dict[str, str]] = {}  # ember module -> {qualname: PyTorch's module}, not yet imported
 
 
+_renamed: dict[ModuleType, str] = {}  # ember modules that are a torch path themselves -> their own name
+
+
 def name_classes() -> None:
-    """Give the classes of every ember module imported by now PyTorch's module paths."""
+    """Give the classes of every ember module imported by now PyTorch's module paths; a module that is itself the
+    torch module of that path (`torch.optim.lr_scheduler` is ember.optim.lr_scheduler) takes the name too, so
+    `scheduler.__module__ == lr_scheduler.__name__` holds as in PyTorch."""
     for home in [m for m in _unnamed if m in sys.modules]:
+        module = sys.modules[home]
         for qualname, path in _unnamed.pop(home).items():
-            obj = sys.modules[home]
+            obj = module
             for part in qualname.split("."):
                 obj = getattr(obj, part)
             class_paths.name_as(obj, path)
+            if sys.modules.get("ember.torch" + path[len("torch"):]) is module and module not in _renamed \
+                    and not home.startswith("ember.torch"):  # a layer's module, never the torch tree's own
+                _renamed[module] = module.__name__
+                module.__name__ = path
 
 
 def is_installed() -> bool:
@@ -141,6 +151,9 @@ def uninstall() -> None:
         sys.meta_path.remove(_finder)
     set_repr_namespace("ember")
     class_paths.restore()
+    for module, name in _renamed.items():
+        module.__name__ = name
+    _renamed.clear()
     _unnamed.clear()
     if _SHIM in sys.path:
         sys.path.remove(_SHIM)

@@ -20,7 +20,7 @@ def warn_at_caller(message: str, category: type[Warning] = UserWarning) -> None:
     """Warn at the first frame outside ember, whatever the depth of the call path (method, autograd's
     recording, dispatch), so the warning names the user's line, as PyTorch's do."""
     frame, level = sys._getframe(1), 2  # stacklevel 2 is the frame that called this function
-    while frame is not None and frame.f_globals.get("__name__", "").startswith("ember."):
+    while frame is not None and frame.f_globals.get("__name__", "").startswith(("ember.", "torch.")):  # (ember's too)
         frame, level = frame.f_back, level + 1
     warnings.warn(message, category, stacklevel=level)
 
