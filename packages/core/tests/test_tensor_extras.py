@@ -88,6 +88,15 @@ def test_vander_nonzero_static_and_as_strided_scatter():
     assert E.as_strided_scatter(E.zeros(4), E.ones(2), (2,), (2,)).tolist() == [1.0, 0.0, 1.0, 0.0]
 
 
+def test_vander_takes_zero_or_one_columns_where_linalg_vander_refuses():
+    # torch.vander builds N = 0 or 1 columns; torch.linalg.vander requires N > 1 (both PyTorch 2.13)
+    x = T([2.0, 3.0])
+    assert E.vander(x, 0).shape == (2, 0) and E.vander(x, N=1).tolist() == [[1.0], [1.0]]
+    with pytest.raises(RuntimeError, match="^N must be greater than 1.$"):
+        E.linalg.vander(x, N=1)
+    assert E.linalg.vander(x, N=3).tolist() == np.vander([2.0, 3.0], 3, increasing=True).tolist()
+
+
 def test_small_methods_and_switches():
     x = T([[1.0, 2.0], [3.0, 4.0]])
     assert x.hardshrink(1.5).tolist() == [[0.0, 2.0], [3.0, 4.0]]
