@@ -563,3 +563,22 @@ def test_reshape_and_view_without_a_shape_are_pytorchs_type_errors():
         x.reshape()
     with pytest.raises(TypeError, match=r"^view\(\) received an invalid combination of arguments - got \(\), but "):
         x.view()
+
+
+def test_a_finite_float_beyond_a_float_dtypes_range_overflows_as_pytorch():
+    # PyTorch's checked Scalar conversion: a finite double beyond float32/float16/bfloat16's largest value raises;
+    # infinities and NaN convert, and so does float32's own largest value
+    x = E.zeros(2)
+    for fn, name in ((lambda: E.full((2,), 1e300), "float"), (lambda: E.full((1,), -1e39), "float"),
+                     (lambda: x.fill_(3.4028235e38), "float"), (lambda: E.full_like(x, 1e300), "float"),
+                     (lambda: x.masked_fill(x == 0, 1e300), "float"), (lambda: x.clamp(max=1e300), "float"),
+                     (lambda: E.ones(2, dtype=E.float16).fill_(70000.0), "c10::Half"),
+                     (lambda: E.ones(2, dtype=E.bfloat16).fill_(1e39), "c10::BFloat16")):
+        with pytest.raises(RuntimeError, match=f"^value cannot be converted to type {name} without overflow$"):
+            fn()
+    assert x.fill_(float(np.finfo(np.float32).max)).tolist() == [float(np.finfo(np.float32).max)] * 2
+    assert E.full((2,), float("-inf")).tolist() == [float("-inf")] * 2
+    assert np.isnan(E.full((1,), float("nan")).item())
+    assert E.full((2,), 1e300, dtype=E.float64).tolist() == [1e300, 1e300]
+    # an integer tensor clamped by a float is promoted, not checked
+    assert E.arange(3).clamp(min=1e30).tolist() == [float(np.float32(1e30))] * 3

@@ -310,3 +310,32 @@ def test_fork_rng_disabled_or_raising_block():
         E.rand(7)
         raise KeyError("x")
     assert E.rand(2).tolist() == want
+
+
+def test_draws_read_the_philox_stream_of_their_seed_and_offset():
+    # NOTE [ Re-keying numpy's Philox ]: one re-keyed generator per thread gives what a new Philox at the draw's
+    # (seed, offset) gives, bit for bit: in-place draws (rand, randn), strided and float16 ones, and a 128-bit key
+    import threading
+
+    from ember.core.philox_stream import philox_stream
+
+    def fresh(seed, offset):
+        return np.random.Generator(np.random.Philox(key=seed, counter=[0, offset % 2**64, offset // 2**64, 0]))
+
+    g = E.Generator().manual_seed(2**64 - 5)
+    draws = [(lambda: E.randn(3, 4, generator=g), lambda r: r.standard_normal((3, 4), dtype=np.float32)),
+             (lambda: E.rand(5, generator=g), lambda r: r.random(5, dtype=np.float32)),
+             (lambda: E.rand(2, dtype=E.float64, generator=g), lambda r: r.random(2)),
+             (lambda: E.empty(4, 3).t().normal_(2.0, 3.0, generator=g),
+              lambda r: r.standard_normal((3, 4), dtype=np.float32) * np.float32(3.0) + np.float32(2.0))]
+    for draw, want in draws:
+        seed, offset = g.initial_seed(), g._offset
+        np.testing.assert_array_equal(draw().numpy(), want(fresh(seed, offset)))
+    np.testing.assert_array_equal(philox_stream(3 + 2**70, 2**65 + 8).random(6), fresh(3 + 2**70, 2**65 + 8).random(6))
+    got = {}
+    thread = threading.Thread(target=lambda: got.setdefault("x", philox_stream(7, 4).random(3)))
+    first = philox_stream(9, 0)
+    thread.start()
+    thread.join()
+    np.testing.assert_array_equal(got["x"], fresh(7, 4).random(3))  # each thread keys its own generator
+    np.testing.assert_array_equal(first.random(3), fresh(9, 0).random(3))

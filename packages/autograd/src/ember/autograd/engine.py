@@ -42,6 +42,8 @@ def _sum_to(g: Tensor, shape: tuple) -> Tensor | None:
             return None
         dims.append(lead + i)
     if dims:
+        if len(dims) == lead:  # only leading dims (a bias's batch): summed away, no view after
+            return g.sum(tuple(dims))
         g = g.sum(tuple(dims), keepdim=True)
     return g.view(shape) if g._shape != tuple(shape) else g
 

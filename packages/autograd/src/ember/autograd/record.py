@@ -66,6 +66,10 @@ def dispatch_hook(op, args: tuple, kwargs: dict, call_next):
     return call_next(op, args, kwargs)
 
 
+# a fill of a new tensor neither records (nothing requires grad) nor writes an inference tensor (`Tensor._make`
+# marks one made in inference mode): factories may skip it (`dispatch.bare`)
+dispatch_hook.ignores_fresh = True
+
 _INFERENCE_INPLACE = ("Inplace update to inference tensor outside InferenceMode is not allowed.You can make a clone to "
                       "get a normal tensor before doing inplace update.See https://github.com/pytorch/rfcs/pull/17 for "
                       "more details.")

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import functools
+import importlib
 import numbers
 import operator
 
 import numpy as np
 
+from ember.core import dispatch as _dispatch
 from ember.core import dtypes
 from ember.core.device import CPU, as_device
 from ember.core.geometry import INT64_MAX, check_geometry, make_tensor
@@ -15,7 +17,10 @@ from ember.core.ops import memfmt
 from ember.core.ops import shape as _shape_ops
 from ember.core.ops._util import require_grad, scalar_as, warn_at_caller, warn_complex_to_real
 from ember.core.storage import Storage, allocation_error
-from ember.core.tensor import Tensor, contiguous_strides
+from ember.core.tensor import _CSTRIDES, Tensor, _contiguous_strides_cached, contiguous_strides
+
+_device = importlib.import_module("ember.core.device")  # the module (`ember.core.device` is the class)
+_SEQ = (tuple, list)  # for isinstance: an inline `tuple | list` builds a Union object per call
 
 __all__ = ["tensor", "as_tensor", "from_numpy", "asarray", "empty", "empty_strided", "zeros", "ones",
            "full", "arange", "range", "linspace", "logspace", "eye", "empty_like", "zeros_like",
@@ -105,7 +110,47 @@ def size_error(op: str, args: tuple, keyword, name: str = "size") -> TypeError |
 def _flat_sizes(args: tuple, size) -> tuple:
     """The size arguments of `zeros(2, 3)`, `zeros((2, 3))` or `zeros(size=(2, 3))`, unchecked."""
     given = (size,) if size is not None else args
-    return tuple(given[0]) if len(given) == 1 and isinstance(given[0], tuple | list) else given
+    return tuple(given[0]) if len(given) == 1 and isinstance(given[0], _SEQ) else given
+
+
+
+
+def _numpy_filled(shape, dt, value) -> Tensor | None:
+    """A new row-major CPU tensor of `dt` (None: the default float dtype) that numpy allocates and fills (`value`
+    None: uninitialised), for a factory called plainly while nothing watches ops (`dispatch.bare`); None where
+    numpy cannot or an argument needs checking (the caller's general path then fills through the `fill_` op, or
+    raises its errors)."""
+    if dt is None:
+        dt = dtypes.get_default_dtype()
+    elif dt.__class__ is not dtypes.dtype or dt is dtypes.complex32:
+        return None
+    if _device._default is not None:
+        return None
+    for s in shape:
+        if s.__class__ is not int or s < 0:
+            return None
+    if shape.__class__ is not tuple:
+        shape = tuple(shape)
+    try:
+        if value == 0:
+            a = np.zeros(shape, dt.np)
+        else:
+            a = np.empty(shape, dt.np)
+            if value is not None:
+                a.fill(value)
+    except (MemoryError, ValueError):
+        return None
+    return Tensor._make(Storage(a, a.nbytes), 0, shape, _CSTRIDES.get(shape) or _contiguous_strides_cached(shape), dt)
+
+
+def _numpy_filled_like(x, dtype, value) -> Tensor | None:
+    """`_numpy_filled` of a row-major CPU tensor's shape (PyTorch's preserved layout is then row-major too)."""
+    if not (isinstance(x, Tensor) and x._dense_like and x._storage.device.type == "cpu"):
+        return None
+    shape = x._shape
+    if len(shape) > 1 and x._strides != (_CSTRIDES.get(shape) or _contiguous_strides_cached(shape)):
+        return None
+    return _numpy_filled(shape, x._dtype if dtype is None else dtype, value)
 
 
 def new_empty(shape: tuple[int, ...], dtype, dev=CPU) -> Tensor:
@@ -500,6 +545,9 @@ def empty(*args, size=None, out=None, dtype=None, layout=None, device=None, requ
         RuntimeError: `memory_format` of the wrong rank, `preserve_format`, or given with `out=`; a `dtype`
             other than `out`'s.
     """
+    if (_dispatch.bare and size is None and out is None and layout is None and device is None and memory_format is None
+            and not pin_memory and (t := _numpy_filled(_flat_sizes(args, None), dtype, None)) is not None):
+        return require_grad(t) if requires_grad else t
     shape = _size_of(args, size, "empty")
     if layout is not None and _sparse_layout(layout, "empty"):
         return _sparse_zeros(shape, dtype, device, requires_grad)
@@ -560,6 +608,10 @@ def empty_strided(size, stride, *, dtype=None, device=None, requires_grad: bool 
 
 def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None, requires_grad: bool = False) -> Tensor:
     """A tensor of `size` filled with `fill_value` (dtype inferred from the value, as PyTorch)."""
+    if (_dispatch.bare and fill_value.__class__ is float and dtype is None and out is None and layout is None
+            and device is None and isinstance(size, _SEQ)
+            and (t := _numpy_filled(size, None, scalar_as(dtypes.get_default_dtype(), fill_value))) is not None):
+        return require_grad(t) if requires_grad else t
     if layout is not None and _sparse_layout(layout, "full"):
         raise RuntimeError("full(...) is not implemented for sparse layout")
     if isinstance(fill_value, Tensor):
@@ -584,6 +636,9 @@ def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None, re
 
 
 def zeros(*args, size=None, out=None, dtype=None, layout=None, device=None, requires_grad: bool = False) -> Tensor:
+    if (_dispatch.bare and size is None and out is None and layout is None and device is None
+            and (t := _numpy_filled(_flat_sizes(args, None), dtype, 0)) is not None):
+        return require_grad(t) if requires_grad else t
     if layout is not None and _sparse_layout(layout, "zeros"):
         return _sparse_zeros(_size_of(args, size, "zeros"), dtype, device, requires_grad)
     sizes = _flat_sizes(args, size)
@@ -595,6 +650,9 @@ def zeros(*args, size=None, out=None, dtype=None, layout=None, device=None, requ
 
 
 def ones(*args, size=None, out=None, dtype=None, layout=None, device=None, requires_grad: bool = False) -> Tensor:
+    if (_dispatch.bare and size is None and out is None and layout is None and device is None
+            and (t := _numpy_filled(_flat_sizes(args, None), dtype, 1)) is not None):
+        return require_grad(t) if requires_grad else t
     return full(_size_of(args, size, "ones"), 1, out=out, dtype=_dtype_or_default(dtype), layout=layout, device=device,
                 requires_grad=requires_grad)
 
@@ -611,6 +669,9 @@ def _like(x: Tensor, dtype, device, op: str):
 
 def empty_like(input: Tensor, *, dtype=None, layout=None, device=None, requires_grad: bool = False,
                memory_format=None) -> Tensor:
+    if (_dispatch.bare and layout is None and device is None and memory_format is None
+            and (t := _numpy_filled_like(input, dtype, None)) is not None):
+        return require_grad(t) if requires_grad else t
     shape, dt, dev = _like(input, dtype, device, "empty_like")
     if layout is not None:
         _dense_only(layout, "empty_like", "aten::empty_strided")
@@ -623,6 +684,9 @@ def empty_like(input: Tensor, *, dtype=None, layout=None, device=None, requires_
 
 def zeros_like(input: Tensor, *, dtype=None, layout=None, device=None, requires_grad: bool = False,
                memory_format=None) -> Tensor:
+    if (_dispatch.bare and layout is None and device is None and memory_format is None
+            and (t := _numpy_filled_like(input, dtype, 0)) is not None):
+        return require_grad(t) if requires_grad else t
     shape, dt, dev = _like(input, dtype, device, "zeros_like")
     if layout is not None and _sparse_layout(layout, "zeros_like"):
         return _sparse_zeros(shape, dt, dev, requires_grad)
@@ -635,6 +699,9 @@ def zeros_like(input: Tensor, *, dtype=None, layout=None, device=None, requires_
 
 def ones_like(input: Tensor, *, dtype=None, layout=None, device=None, requires_grad: bool = False,
               memory_format=None) -> Tensor:
+    if (_dispatch.bare and layout is None and device is None and memory_format is None
+            and (t := _numpy_filled_like(input, dtype, 1)) is not None):
+        return require_grad(t) if requires_grad else t
     shape, dt, dev = _like(input, dtype, device, "ones_like")
     if layout is not None and _sparse_layout(layout, "ones_like"):
         raise RuntimeError("full(...) is not implemented for sparse layout")

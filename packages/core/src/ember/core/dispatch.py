@@ -120,6 +120,10 @@ _top: Callable | None = None  # the newest hook, which `Op.__call__` calls first
 _top_next: Callable | None = None  # the `call_next` it receives
 _composite_hook: Callable | None = None  # hook(name, fn, args, kwargs) around `@composite` functions
 _protocol: Callable | None = None  # the `__torch_function__` check, set once a Tensor subclass or a mode exists
+# nothing would see an op filling a new tensor: every hook installed leaves such calls alone (`ignores_fresh`) and
+# no `__torch_function__` mode is on (plain tensors are in `_SKIP`), so a factory may fill its result with numpy
+# directly (creation's fast path); `_rebuild` keeps it
+bare = True
 # classes whose instances never take part in `__torch_function__` (NOTE [ Tensor subclasses ]): the op entry tests
 # membership here, no call; ember.core.overrides adds each class it finds not taking part
 _SKIP: set = {Tensor, int, float, bool, complex, str, bytes, type(None), type(Ellipsis), slice, dict}
@@ -535,7 +539,9 @@ def registered_ops() -> dict[str, Op]:
 def register_dispatch_hook(hook: Callable, *, innermost: bool = False) -> Callable:
     """Install `hook(op, args, kwargs, call_next)` above the kernels; later hooks run first.
     `innermost=True` puts it below every other hook, right above the kernels: a recorder sees each
-    call exactly as the kernel gets it (after autocast's casts, below autograd's recording)."""
+    call exactly as the kernel gets it (after autocast's casts, below autograd's recording).
+    A hook with a true `ignores_fresh` attribute does nothing with an op filling a tensor nobody has
+    seen yet (autograd's): factories then skip their fill op while only such hooks are installed."""
     if innermost:
         _hooks.insert(0, hook)
     else:
@@ -550,11 +556,12 @@ def remove_dispatch_hook(hook: Callable) -> None:
 
 
 def _rebuild() -> None:
-    global _top, _top_next
+    global _top, _top_next, bare
     fn = Op.redispatch  # called as fn(op, args, kwargs)
     for h in _hooks[:-1]:
         fn = _chain(h, fn)
     _top, _top_next = (_hooks[-1], fn) if _hooks else (None, None)
+    bare = Tensor in _SKIP and all(getattr(h, "ignores_fresh", False) for h in _hooks)
 
 
 def set_protocol_check(check: Callable, composite_check: Callable | None = None) -> None:

@@ -456,6 +456,7 @@ class TorchFunctionMode:
         _activate()
         _entered[0] += 1
         _dispatch._SKIP = _NONE  # every op call reaches the check, plain tensors too
+        _dispatch._rebuild()  # factories fill through their op while a mode watches (`dispatch.bare`)
         return self
 
     def __exit__(self, exc_type, exc_val, exc_tb):
@@ -463,6 +464,7 @@ class TorchFunctionMode:
         _entered[0] -= 1
         if not _entered[0]:
             _dispatch._SKIP = _SKIP
+            _dispatch._rebuild()
         return False
 
     @classmethod

@@ -23,6 +23,7 @@ import math
 import numpy as np
 
 from ember.core import dtypes
+from ember.core.device import CPU
 from ember.core.device import device as _device
 from ember.core.dispatch import declare
 from ember.core.methods import method
@@ -30,6 +31,7 @@ from ember.core.ops import elementwise as ew
 from ember.core.ops import memfmt
 from ember.core.ops._util import _CPP_TYPE_NAMES, broadcast_shapes, require_grad, write_out
 from ember.core.ops.numeric import not_implemented_for
+from ember.core.philox_stream import philox_stream
 from ember.core.settings import contiguous_format
 from ember.core.tensor import Tensor, describe
 
@@ -176,18 +178,20 @@ def fork_rng(devices=None, enabled: bool = True, _caller: str = "fork_rng", _dev
 
 def philox_seed_offset(generator: Generator | None, numel: int, device="cpu") -> tuple[int, int]:
     """(seed, offset) for a draw of `numel` values; advances the generator (NOTE [ Philox streams ])."""
-    g = generator if generator is not None else default_generator_for(device)
-    if g.device.type != _device(device).type:
-        raise RuntimeError(f"Expected a '{_device(device).type}' device type for generator but found "
-                           f"'{g.device.type}'")
+    if generator is None and (device is CPU or device == "cpu"):  # the CPU's default generator, nothing to check
+        g = default_generator
+    else:
+        g = generator if generator is not None else default_generator_for(device)
+        if g.device.type != _device(device).type:
+            raise RuntimeError(f"Expected a '{_device(device).type}' device type for generator but found "
+                               f"'{g.device.type}'")
     out = (g._seed, g._offset)
     g._offset += (int(numel) + 3) // 4 * 4
     return out
 
 
 def _stream(generator: Generator | None, x: Tensor) -> np.random.Generator:
-    s, o = philox_seed_offset(generator, x.numel(), x.device)
-    return np.random.Generator(np.random.Philox(key=s, counter=[0, o % _U64, o // _U64, 0]))
+    return philox_stream(*philox_seed_offset(generator, x.numel(), x.device))
 
 
 # PyTorch's refusals of an integer or bool tensor, per sampler: a kernel with no instance for the dtype, or a sentence
@@ -220,8 +224,11 @@ _uniform = declare("uniform_", mutates=(0,), differentiable=False)
 @_uniform.register("cpu")
 def _uniform_cpu(x, low=0.0, high=1.0, *, generator=None):
     wd = _work_dtype(x, "uniform_")
-    u = _stream(generator, x).random(x._shape, dtype=wd)
     td = x._dtype.np.type
+    if low == 0.0 and high == 1.0 and td is wd and (a := x._np()).flags.c_contiguous and a.flags.writeable:
+        _stream(generator, x).random(dtype=wd, out=a)  # `rand`: the draw itself, written in place (same bits)
+        return x
+    u = _stream(generator, x).random(x._shape, dtype=wd)
     r = (low + (high - low) * u).astype(td)
     if high > low:  # rounding to x's dtype may reach `high`; keep [low, high)
         r = np.minimum(r, np.nextafter(td(high), td(low)))
@@ -234,6 +241,11 @@ _normal = declare("normal_", mutates=(0,), differentiable=False)
 @_normal.register("cpu")
 def _normal_cpu(x, mean=0.0, std=1.0, *, generator=None):
     wd = _work_dtype(x, "normal_")
+    if x._dtype.np.type is wd and (a := x._np()).flags.c_contiguous and a.flags.writeable:  # drawn in place
+        _stream(generator, x).standard_normal(dtype=wd, out=a)
+        a *= wd(std)
+        a += wd(mean)
+        return x
     return _fill(x, _stream(generator, x).standard_normal(x._shape, dtype=wd) * wd(std) + wd(mean))
 
 
@@ -541,7 +553,7 @@ def randperm(n: int, *, generator: Generator | None = None, out: Tensor | None =
     dt = dtypes.int64 if dtype is None else dtypes.as_dtype(dtype)
     g = generator if generator is not None else default_generator
     s, o = philox_seed_offset(g, n)
-    perm = np.random.Generator(np.random.Philox(key=s, counter=[0, o % _U64, o // _U64, 0])).permutation(n)
+    perm = philox_stream(s, o).permutation(n)
     t = tensor(perm, dtype=dt, device=device)
     if out is not None:
         return write_out(out, perm.astype(dt.np), "randperm")
@@ -646,7 +658,7 @@ def binomial(count: Tensor, prob: Tensor, generator: Generator | None = None) ->
     if not np.all((p >= 0) & (p <= 1)):
         raise RuntimeError("binomial: prob must be in [0, 1]")
     sd, o = philox_seed_offset(generator, n.size, count.device)
-    rng = np.random.Generator(np.random.Philox(key=sd, counter=[0, o % _U64, o // _U64, 0]))
+    rng = philox_stream(sd, o)
     draws = rng.binomial(n.astype(np.int64), p)
     return Tensor._wrap(np.asarray(draws).astype(count._dtype.np)).to(count.device)
 
@@ -660,7 +672,7 @@ def _multinomial_cpu(input, num_samples, replacement=False, *, generator=None):
     rows = p.reshape(-1, p.shape[-1])
     g = generator if generator is not None else default_generator
     s, o = philox_seed_offset(g, rows.shape[0] * (num_samples if replacement else rows.shape[1]))
-    rng = np.random.Generator(np.random.Philox(key=s, counter=[0, o % _U64, o // _U64, 0]))
+    rng = philox_stream(s, o)
     n, c = rows.shape
     if replacement:  # inverse CDF, all rows at once: row i's CDF is shifted into [i, i + 1]
         cdf = np.cumsum(rows, axis=1)

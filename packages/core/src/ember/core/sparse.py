@@ -247,6 +247,8 @@ def _refusing(op: str):
 class SparseTensor(Tensor):
     """A sparse COO or CSR tensor: indices and values (NOTE [ Sparse tensors beside the dense path ])."""
 
+    _dense_like = False
+
     @staticmethod
     def _blank(size: tuple, values: Tensor, layout_name: str) -> SparseTensor:
         t = Tensor._make(_NoStorage(values._storage.device, layout_name), 0, tuple(size),

@@ -92,6 +92,8 @@ class Tensor:
     _conj = False
     # the negative bit of PyTorch's lazily negated view (`.imag` of a conjugate view): the same scheme
     _neg = False
+    # `zeros_like` & co may allocate a dense tensor of this one's geometry directly (not a sparse or lazy one)
+    _dense_like = True
 
     def __new__(cls, *args, **kwargs):
         """`Tensor(2, 3)` is uninitialised float storage; `Tensor([[1, 2]])` copies data."""

@@ -91,6 +91,7 @@ class UninitializedTensorMixin:
     and device can change until `materialize(shape)` gives it storage and turns it into `cls_to_become`."""
 
     cls_to_become: type = Tensor
+    _dense_like = False
 
     def materialize(self, shape, device=None, dtype=None) -> None:
         """Allocate uninitialised storage of `shape` (keeping this object, so optimizers holding it stay valid)

@@ -79,9 +79,18 @@ def int_value(input: Tensor, value):
     return scalar_as(input._dtype, value)
 
 
+_INF = float("inf")
+# the narrow floating dtypes' largest finite values and C++ names: a finite float beyond one does not convert
+_FLOAT_LIMITS = {"float32": (float(np.finfo(np.float32).max), "float"), "float16": (65504.0, "c10::Half"),
+                 "bfloat16": (3.3895313892515355e38, "c10::BFloat16")}
+
+
 def scalar_as(dtype: dtypes.dtype, value):
-    """`int_value` for a dtype: a Python number checked (and wrapped) as PyTorch's `Scalar.to<dtype>()`."""
+    """`int_value` for a dtype: a Python number checked (and wrapped) as PyTorch's `Scalar.to<dtype>()`
+    (a finite float beyond a float dtype's range overflows too, as `full((2,), 1e300)` does in PyTorch)."""
     name = dtype.name
+    if type(value) is float and (limit := _FLOAT_LIMITS.get(name)) is not None and limit[0] < abs(value) < _INF:
+        raise RuntimeError(f"value cannot be converted to type {limit[1]} without overflow")
     if type(value) is float and name in _C_INT_NAMES:  # a float must fit the dtype's range (NaN never does)
         info = np.iinfo(name)
         if not int(info.min) <= value <= int(info.max):
@@ -289,11 +298,16 @@ def index_arg(v, op: str, name: str) -> int:
         raise TypeError(f"{op}(): argument '{name}' must be int, not {type(v).__name__}") from None
 
 
+_INTEGERS = (int, np.integer)  # for isinstance: an inline `int | np.integer` builds a Union object per call
+
+
 def normalize_dims(dim, ndim: int, op: str) -> tuple[int, ...] | None:
     """`dim` (None, an int or a sequence of ints) as a sorted tuple of non-negative dims."""
     if dim is None:
         return None
-    if isinstance(dim, int | np.integer):
+    if dim.__class__ is int and -(n := ndim or 1) <= dim < n:  # one plain dim in range: nothing to convert
+        return (dim % n,) if ndim else ()
+    if isinstance(dim, _INTEGERS):
         dim = (int(dim),)
     elif not hasattr(dim, "__iter__") or (isinstance(dim, Tensor) and dim.ndim == 0):  # a float is refused
         dim = (index_arg(dim, op, "dim"),)

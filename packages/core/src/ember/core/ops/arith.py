@@ -316,9 +316,11 @@ def clamp_max(input, max, *, out=None) -> Tensor:  # noqa: A002
 
 
 def _bound(input, v):
-    """A Python int bound as PyTorch converts it to an integer input's dtype: checked, and wrapped for unsigned
-    ones (uint8's `clamp_min(-1)` is `clamp_min(255)`)."""
-    return int_value(input, v) if isinstance(input, Tensor) and type(v) is int else v
+    """A Python number bound as PyTorch converts it to the input's dtype: checked (a float beyond a float input's
+    range overflows), and an int wrapped for unsigned dtypes (uint8's `clamp_min(-1)` is `clamp_min(255)`)."""
+    if isinstance(input, Tensor) and (type(v) is int or type(v) is float and input._dtype.is_floating_point):
+        return int_value(input, v)
+    return v
 
 
 def _scalar_value(value, *operands):

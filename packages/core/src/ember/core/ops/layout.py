@@ -585,10 +585,14 @@ def _is_basic(key) -> bool:
 
 def basic_index(x: Tensor, key: tuple) -> Tensor:
     """x[key] for ints, slices (any positive step), None and Ellipsis: always a view."""
-    n_ell = sum(k is Ellipsis for k in key)
+    n_ell = consumed = 0
+    for k in key:
+        if k is Ellipsis:
+            n_ell += 1
+        elif k is not None:
+            consumed += 1
     if n_ell > 1:
         raise IndexError("an index can only have a single ellipsis ('...')")
-    consumed = sum(1 for k in key if k is not None and k is not Ellipsis)
     if consumed > x.ndim:
         raise IndexError(f"too many indices for tensor of dimension {x.ndim}")
     out = x
@@ -629,6 +633,11 @@ def _normalize_key(key) -> tuple:
 
 
 def _unwrap_0d_int(key: tuple) -> tuple:
+    for k in key:
+        if isinstance(k, Tensor):
+            break
+    else:  # no tensor in the key (`x[0, 1]`, `x[:, :2]`): as it is
+        return key
     return tuple(int(k) if isinstance(k, Tensor) and k.ndim == 0 and not k._dtype.is_floating_point
                  and k._dtype is not dtypes.bool else k for k in key)
 

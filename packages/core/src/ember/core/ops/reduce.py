@@ -64,6 +64,8 @@ def _one_dim(dim, x: Tensor, op: str) -> int:
     """A single dim (0 for 0-dim tensors, which accept dim 0 and -1)."""
     if not isinstance(x, Tensor):
         raise _not_a_tensor(op, x)
+    if dim.__class__ is int and -(n := len(x._shape) or 1) <= dim < n:  # one plain dim in range
+        return dim % n
     d = normalize_dims(index_arg(dim, op, "dim"), x.ndim, op)
     return d[0] if d else 0
 
@@ -404,7 +406,7 @@ def _make_arg(op, fn, name):
         else:
             r = _arg_extreme(a, dim, fn)
             if not keepdim and a.ndim:
-                r = np.squeeze(r, dim)
+                r = r.squeeze(dim)
         return _finish(r, dtypes.int64, out, name)
 
     return kernel

@@ -29,15 +29,16 @@ def _log_softmax_np(x: np.ndarray, dim: int) -> np.ndarray:
     """`x - logsumexp(x)` along `dim`; an all -inf row, and a row with +inf (inf - inf), give NaN like PyTorch."""
     if not x.size:
         return x.copy()
-    m = np.max(x, axis=dim, keepdims=True)
+    m = np.maximum.reduce(x, axis=dim, keepdims=True)
     with np.errstate(divide="ignore", invalid="ignore"):  # silently, as PyTorch
         z = x - np.where(m == -np.inf, 0, m)
-        return z - np.log(np.sum(np.exp(z), axis=dim, keepdims=True))
+        return z - np.log(np.add.reduce(np.exp(z), axis=dim, keepdims=True))
 
 
 def _opmath(a: np.ndarray) -> np.ndarray:
-    """`a` in the dtype PyTorch computes it in: float32 for half and bfloat16 (one rounding, on the result)."""
-    return a.astype(np.float32) if a.dtype == np.float16 or a.dtype.name == "bfloat16" else a
+    """`a` in the dtype PyTorch computes it in: float32 for half and bfloat16 (one rounding, on the result; their
+    type codes, which need neither `dtype.name`'s Python nor ml_dtypes loaded)."""
+    return a.astype(np.float32) if a.dtype.char in "eE" else a
 
 
 softmax_op = declare("softmax", doc="""Softmax along one dim (PyTorch's _softmax).
@@ -53,10 +54,10 @@ def _softmax_cpu(input, dim):
         return wrap(np.ones((), input._dtype.np))
     if dim == x.ndim - 1 and (out := _rows_pass.softmax_rows(x)) is not None:  # float32/64, row-major
         return wrap(out.astype(input._dtype.np, copy=False))
-    m = np.max(x, axis=dim, keepdims=True) if x.size else 0
+    m = np.maximum.reduce(x, axis=dim, keepdims=True) if x.size else 0  # np.max's ufunc, without its wrappers
     with np.errstate(invalid="ignore"):  # a row all -inf (or with +inf) is NaN, silently as in PyTorch
         e = np.exp(x - m)
-        e /= np.sum(e, axis=dim, keepdims=True)
+        e /= np.add.reduce(e, axis=dim, keepdims=True)
     return wrap(e.astype(input._dtype.np, order="C", copy=False))
 
 
@@ -85,10 +86,10 @@ def _safe_softmax_cpu(input, dim):
     if dim == x.ndim - 1 and (out := _rows_pass.safe_softmax_rows(x)) is not None:  # float32/64, row-major
         return wrap(out.astype(input._dtype.np, copy=False))
     empty = np.all(x == -np.inf, axis=dim, keepdims=True)
-    m = np.max(x, axis=dim, keepdims=True) if x.size else 0
+    m = np.maximum.reduce(x, axis=dim, keepdims=True) if x.size else 0
     with np.errstate(invalid="ignore"):  # a row with +inf, or a NaN, is NaN, silently as in PyTorch
         e = np.exp(np.where(empty, 0, x) - np.where(empty, 0, m))
-        e /= np.sum(e, axis=dim, keepdims=True)
+        e /= np.add.reduce(e, axis=dim, keepdims=True)
     return wrap(np.where(empty, 0, e).astype(input._dtype.np, order="C", copy=False))
 
 
@@ -132,7 +133,8 @@ def _softmax_backward_cpu(grad, output, dim):
     if dim == y.ndim - 1 and (out := _rows_pass.softmax_backward_rows(g, y)) is not None:
         return wrap(out.astype(output._dtype.np, copy=False))
     gy = g * y
-    return wrap((gy - y * np.sum(gy, axis=dim, keepdims=True)).astype(output._dtype.np, order="C", copy=False))
+    gx = gy - y * np.add.reduce(gy, axis=dim, keepdims=True)
+    return wrap(gx.astype(output._dtype.np, order="C", copy=False))
 
 
 log_softmax_backward = declare("log_softmax_backward", doc="""The gradient of log_softmax.
@@ -148,7 +150,8 @@ def _log_softmax_backward_cpu(grad, output, dim):
         return wrap(np.zeros((), output._dtype.np))
     if dim == y.ndim - 1 and (out := _rows_pass.log_softmax_backward_rows(g, y)) is not None:
         return wrap(out.astype(output._dtype.np, copy=False))
-    return wrap((g - np.exp(y) * np.sum(g, axis=dim, keepdims=True)).astype(output._dtype.np, order="C", copy=False))
+    gx = g - np.exp(y) * np.add.reduce(g, axis=dim, keepdims=True)
+    return wrap(gx.astype(output._dtype.np, order="C", copy=False))
 
 
 # --- losses ---------------------------------------------------------------------------------
@@ -156,6 +159,8 @@ def _rows(x: np.ndarray) -> np.ndarray:
     """`(N, C, d1, ...)` or `(C,)` as `(M, C)` rows with the class dim last."""
     if x.ndim == 1:
         return x.reshape(1, -1)
+    if x.ndim == 2:  # rows already
+        return x
     return np.moveaxis(x, 1, -1).reshape(-1, x.shape[1])
 
 
@@ -169,7 +174,7 @@ def _unrows(r: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
 def _exp_shifted(r: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(exp(r - shift), shift) for (M, C) rows, shift the row max, in one buffer: the class-index losses'
     softmax without materializing log_softmax. A row with +inf, or all -inf, is NaN (inf - inf), as PyTorch's."""
-    shift = np.max(r, axis=1, keepdims=True)
+    shift = np.maximum.reduce(r, axis=1, keepdims=True)
     e = r - shift
     np.exp(e, out=e)
     return e, shift
@@ -178,7 +183,7 @@ def _exp_shifted(r: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 def _shifted_sums_np(r: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(shift, sum(exp(r - shift))) per row, as `_exp_shifted`: numpy's form of the row pass."""
     e, shift = _exp_shifted(r)
-    return shift[:, 0], e.sum(1)
+    return shift[:, 0], np.add.reduce(e, axis=1)
 
 
 def _class_terms(x: Tensor, target: Tensor, weight, ignore_index: int):
@@ -189,18 +194,20 @@ def _class_terms(x: Tensor, target: Tensor, weight, ignore_index: int):
     t = target._np().reshape(-1).astype(np.int64, copy=False)
     valid = t != ignore_index
     bad = valid & ((t < 0) | (t >= c))
-    if bad.any():
+    if np.logical_or.reduce(bad, axis=None):  # bad.any()'s ufunc, without its Python wrapper
         raise IndexError(f"Target {int(t[bad][0])} is out of bounds.")
     tt = np.where(valid, t, 0)
-    w = weight._np() if weight is not None else np.ones(c, x._dtype.np)
-    wt = w[tt] * valid
-    return tt, valid, w, wt
+    if weight is None:  # every class weighs 1: a row's weight is whether it counts (the bits of ones[tt] * valid)
+        w = np.ones(c, x._dtype.np)
+        return tt, valid, w, valid.astype(w.dtype)
+    w = weight._np()
+    return tt, valid, w, w[tt] * valid
 
 
 def _reduce(per_row: np.ndarray, reduction: str, denom, target_shape, dt) -> np.ndarray:
     if reduction == "none":
         return per_row.reshape(target_shape).astype(dt, copy=False)
-    s = per_row.sum()
+    s = np.add.reduce(per_row, axis=None)  # per_row.sum()'s ufunc, without its Python wrapper
     if reduction == "sum":
         return np.asarray(s, dtype=dt)
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -380,6 +387,9 @@ def _required_dim(op: str, dim) -> None:
 
 
 def _prep(op: str, input: Tensor, dim, dtype, stacklevel) -> tuple[Tensor, int]:
+    if (dtype is None and dim.__class__ is int and stacklevel.__class__ is int and isinstance(input, Tensor)
+            and input._dtype.is_floating_point and -(n := len(input._shape)) <= dim < n):  # nothing to convert
+        return input, dim + n if dim < 0 else dim
     if isinstance(stacklevel, dtypes.dtype):  # torch.softmax(input, dim, dtype): dtype third
         dtype, stacklevel = stacklevel, 3
     if not isinstance(input, Tensor):
@@ -481,6 +491,10 @@ def legacy_reduction(size_average, reduce, reduction: str) -> str:
 
 
 def _check_loss(op: str, input, target, weight, reduction: str, probabilities: bool) -> None:
+    if (not probabilities and weight is None and isinstance(input, Tensor) and isinstance(target, Tensor)
+            and len(xs := input._shape) == 2 and target._shape == xs[:1] and target._dtype is dtypes.int64
+            and input._dtype.is_floating_point and reduction in _REDUCTIONS):  # (N, C) scores, N class indices
+        return
     if not isinstance(input, Tensor) or not isinstance(target, Tensor):
         raise TypeError(f"{op}: expected input and target tensors; got {describe(input)} and {describe(target)}")
     if reduction not in _REDUCTIONS:

@@ -34,6 +34,13 @@ def _check_linear_shapes(input: Tensor, weight: Tensor) -> None:
 @composite("linear")
 def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     """input @ weight.T + bias; input (*, in_features), weight (out_features, in_features)."""
+    if (isinstance(input, Tensor) and isinstance(weight, Tensor) and len(xs := input._shape) == 2
+            and len(ws := weight._shape) == 2 and xs[1] == ws[1] and (dt := weight._dtype) is input._dtype
+            and dt not in _REDUCED):  # a matrix by a matrix of its dtype: nothing to refuse, no addmm to mimic
+        if bias is None:
+            return ea.matmul(input, weight.t())
+        if isinstance(bias, Tensor) and bias._dtype is dt and bias._shape == (ws[0],):
+            return node_name(ea.matmul(input, weight.t()) + bias, "AddBackward0", "AddmmBackward0")
     _check_linear_shapes(input, weight)
     if bias is not None and (input.dtype is not weight.dtype or bias.dtype is not weight.dtype) and \
             weight.dim() == 2 and not (ea.is_autocast_enabled("cpu") or ea.is_autocast_enabled("cuda")):
