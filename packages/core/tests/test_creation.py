@@ -582,3 +582,17 @@ def test_a_finite_float_beyond_a_float_dtypes_range_overflows_as_pytorch():
     assert E.full((2,), 1e300, dtype=E.float64).tolist() == [1e300, 1e300]
     # an integer tensor clamped by a float is promoted, not checked
     assert E.arange(3).clamp(min=1e30).tolist() == [float(np.float32(1e30))] * 3
+
+
+def test_one_hot_and_factories_on_a_named_cpu_device():
+    # the numpy paths (CPU one_hot, factories given device="cpu" or x.device) give the general path's tensors
+    got = E.one_hot(E.tensor([[0, 2], [1, 1]]), 4)
+    assert got.dtype is E.int64 and got.shape == (2, 2, 4) and got.stride() == (8, 4, 1)
+    np.testing.assert_array_equal(got.numpy(), np.eye(4, dtype=np.int64)[[[0, 2], [1, 1]]])
+    empty = E.one_hot(E.tensor([], dtype=E.int64).reshape(0, 2), 0)
+    assert empty.shape == (0, 2, 0) and empty.stride() == (2, 1, 1)
+    with pytest.raises(RuntimeError, match="^Class values must be smaller than num_classes.$"):
+        E.one_hot(E.tensor([0, 3]), 3)
+    x = E.ones(2)
+    for t in (E.zeros(2, 3, device="cpu"), E.zeros(2, 3, device=x.device), E.ones(2, 3, device=E.device("cpu"))):
+        assert t.shape == (2, 3) and t.device == x.device and t.stride() == (3, 1)

@@ -115,6 +115,11 @@ def _flat_sizes(args: tuple, size) -> tuple:
 
 
 
+def _plain_device(device) -> bool:
+    """`device=` left out, or the CPU named (`x.device`, "cpu"): the factories' numpy path may apply."""
+    return device is None or device is CPU or device.__class__ is str and device == "cpu"
+
+
 def _numpy_filled(shape, dt, value) -> Tensor | None:
     """A new row-major CPU tensor of `dt` (None: the default float dtype) that numpy allocates and fills (`value`
     None: uninitialised), for a factory called plainly while nothing watches ops (`dispatch.bare`); None where
@@ -545,8 +550,9 @@ def empty(*args, size=None, out=None, dtype=None, layout=None, device=None, requ
         RuntimeError: `memory_format` of the wrong rank, `preserve_format`, or given with `out=`; a `dtype`
             other than `out`'s.
     """
-    if (_dispatch.bare and size is None and out is None and layout is None and device is None and memory_format is None
-            and not pin_memory and (t := _numpy_filled(_flat_sizes(args, None), dtype, None)) is not None):
+    if (_dispatch.bare and size is None and out is None and layout is None and _plain_device(device)
+            and memory_format is None and not pin_memory
+            and (t := _numpy_filled(_flat_sizes(args, None), dtype, None)) is not None):
         return require_grad(t) if requires_grad else t
     shape = _size_of(args, size, "empty")
     if layout is not None and _sparse_layout(layout, "empty"):
@@ -609,7 +615,7 @@ def empty_strided(size, stride, *, dtype=None, device=None, requires_grad: bool 
 def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None, requires_grad: bool = False) -> Tensor:
     """A tensor of `size` filled with `fill_value` (dtype inferred from the value, as PyTorch)."""
     if (_dispatch.bare and fill_value.__class__ is float and dtype is None and out is None and layout is None
-            and device is None and isinstance(size, _SEQ)
+            and _plain_device(device) and isinstance(size, _SEQ)
             and (t := _numpy_filled(size, None, scalar_as(dtypes.get_default_dtype(), fill_value))) is not None):
         return require_grad(t) if requires_grad else t
     if layout is not None and _sparse_layout(layout, "full"):
@@ -636,7 +642,7 @@ def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None, re
 
 
 def zeros(*args, size=None, out=None, dtype=None, layout=None, device=None, requires_grad: bool = False) -> Tensor:
-    if (_dispatch.bare and size is None and out is None and layout is None and device is None
+    if (_dispatch.bare and size is None and out is None and layout is None and _plain_device(device)
             and (t := _numpy_filled(_flat_sizes(args, None), dtype, 0)) is not None):
         return require_grad(t) if requires_grad else t
     if layout is not None and _sparse_layout(layout, "zeros"):
@@ -650,7 +656,7 @@ def zeros(*args, size=None, out=None, dtype=None, layout=None, device=None, requ
 
 
 def ones(*args, size=None, out=None, dtype=None, layout=None, device=None, requires_grad: bool = False) -> Tensor:
-    if (_dispatch.bare and size is None and out is None and layout is None and device is None
+    if (_dispatch.bare and size is None and out is None and layout is None and _plain_device(device)
             and (t := _numpy_filled(_flat_sizes(args, None), dtype, 1)) is not None):
         return require_grad(t) if requires_grad else t
     return full(_size_of(args, size, "ones"), 1, out=out, dtype=_dtype_or_default(dtype), layout=layout, device=device,
@@ -669,7 +675,7 @@ def _like(x: Tensor, dtype, device, op: str):
 
 def empty_like(input: Tensor, *, dtype=None, layout=None, device=None, requires_grad: bool = False,
                memory_format=None) -> Tensor:
-    if (_dispatch.bare and layout is None and device is None and memory_format is None
+    if (_dispatch.bare and layout is None and _plain_device(device) and memory_format is None
             and (t := _numpy_filled_like(input, dtype, None)) is not None):
         return require_grad(t) if requires_grad else t
     shape, dt, dev = _like(input, dtype, device, "empty_like")
@@ -684,7 +690,7 @@ def empty_like(input: Tensor, *, dtype=None, layout=None, device=None, requires_
 
 def zeros_like(input: Tensor, *, dtype=None, layout=None, device=None, requires_grad: bool = False,
                memory_format=None) -> Tensor:
-    if (_dispatch.bare and layout is None and device is None and memory_format is None
+    if (_dispatch.bare and layout is None and _plain_device(device) and memory_format is None
             and (t := _numpy_filled_like(input, dtype, 0)) is not None):
         return require_grad(t) if requires_grad else t
     shape, dt, dev = _like(input, dtype, device, "zeros_like")
@@ -699,7 +705,7 @@ def zeros_like(input: Tensor, *, dtype=None, layout=None, device=None, requires_
 
 def ones_like(input: Tensor, *, dtype=None, layout=None, device=None, requires_grad: bool = False,
               memory_format=None) -> Tensor:
-    if (_dispatch.bare and layout is None and device is None and memory_format is None
+    if (_dispatch.bare and layout is None and _plain_device(device) and memory_format is None
             and (t := _numpy_filled_like(input, dtype, 1)) is not None):
         return require_grad(t) if requires_grad else t
     shape, dt, dev = _like(input, dtype, device, "ones_like")

@@ -1067,6 +1067,11 @@ def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
         raise RuntimeError("Class values must be non-negative.")
     if a.size and a.max() >= num_classes:
         raise RuntimeError("Class values must be smaller than num_classes.")
+    if tensor._storage.device.type == "cpu":  # the ones set by numpy directly (a, checked above, is on the host)
+        out = np.zeros(a.shape + (num_classes,), np.int64)
+        if out.size:
+            out.reshape(-1, num_classes)[np.arange(a.size), a.reshape(-1)] = 1
+        return Tensor._wrap(out)
     out = zeros(tuple(tensor._shape) + (num_classes,), dtype=dtypes.int64, device=tensor.device)
     return _scatter(out, -1, S.unsqueeze(tensor, -1), 1, None, out=out)
 
