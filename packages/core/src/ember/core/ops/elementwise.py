@@ -1000,8 +1000,19 @@ def _clamp_meta(input, min=None, max=None, *, out=None) -> None:
                                f"{dtypes.TORCH_NAMES[dt.name]}")
 
 
+_NUMBER_OR_NONE = frozenset({int, float, type(None)})
+
+
 @clamp.register("cpu")
 def _clamp_cpu(input, min=None, max=None, *, out=None):
+    if (min.__class__ in _NUMBER_OR_NONE and max.__class__ in _NUMBER_OR_NONE and isinstance(input, Tensor)
+            and input._dtype.is_floating_point):  # a float tensor and number bounds: its dtype, no NaN to track
+        x = r = input._np()
+        for bound, past in ((min, np.less), (max, np.greater)):
+            if bound is not None:
+                b = x.dtype.type(bound)
+                r = np.full_like(r, b) if bound != bound else np.where(past(r, b), b, r)
+        return _clamp_result(x, r, (input, min, max), out)
     dt = dtypes.result_type(*(v for v in (input, min, max) if v is not None))
     x = arr(input).astype(dt.np, copy=False)
     r = x
@@ -1020,9 +1031,12 @@ def _clamp_cpu(input, min=None, max=None, *, out=None):
                     nan = (np.isnan(x) if nan is None else nan) | np.isnan(b)
         if nan is not None and nan.any():
             np.copyto(r, np.array(np.nan, dtype=dt.np), where=nan)
+    return _clamp_result(x, r, (input, min, max), out)
+
+
+def _clamp_result(x: np.ndarray, r: np.ndarray, operands: tuple, out):
     if r is x:
         r = x.copy()
-    operands = (input, min, max)
     if out is not None:
         return write_out(out, r, "clamp", layout_of(operands, False))
     return laid_out(wrap(r, True), r, operands, False)

@@ -36,12 +36,19 @@ _SHAPE_ARG = (int, tuple, list)
 _SHAPE_OR_DTYPE = (*_SHAPE_ARG, dtypes.dtype, builtins.type)  # `view`'s two overloads
 
 
+def _all_ints(seq) -> bool:
+    for s in seq:  # a loop, not all() over a generator: this runs for every view and reshape
+        if s.__class__ is not int:
+            return False
+    return True
+
+
 def _sizes(args, keyword=None, op: str | None = None, name: str = "size") -> tuple:
     """`f(2, 3)`, `f((2, 3))` or `f(size=(2, 3))` (PyTorch's varargs-or-sequence convention); with `op`,
     elements that are not ints raise PyTorch's argument-parser TypeError."""
     if op is not None:
         given = keyword if keyword is not None else args[0] if len(args) == 1 and isinstance(args[0], _SEQ) else args
-        if not (isinstance(given, _SEQ) and all(builtins.type(s) is int for s in given)):
+        if not (isinstance(given, _SEQ) and _all_ints(given)):
             from ember.core.creation import size_error
 
             if (err := size_error(op, () if keyword is not None else args, keyword, name)) is not None:

@@ -54,6 +54,19 @@ def infer_shape(shape, numel: int, op: str = "view") -> tuple[int, ...]:
     else:
         if n == numel:
             return shape if type(shape) is tuple else tuple(shape)
+    known, at = 1, -1
+    for i, s in enumerate(shape):  # next: one -1 among non-negative ints that divide numel (`view(-1, 5)`)
+        if type(s) is not int or s < 0 and (s != -1 or at >= 0):
+            break
+        if s == -1:
+            at = i
+        else:
+            known *= s
+    else:
+        if at >= 0 and known and numel % known == 0:
+            out = list(shape)
+            out[at] = numel // known
+            return tuple(out)
     shape = [int(s) for s in shape]
     neg = [i for i, s in enumerate(shape) if s == -1]
     where = "" if op in ("view", "reshape") else f"{op}: "  # PyTorch's view/reshape name no op
