@@ -1,6 +1,7 @@
 """A Kaggle image-classification notebook: mixup with a numpy Beta lambda and cutmix boxes, label smoothing,
 gradient accumulation under torch.autocast('cpu', bfloat16) with a disabled GradScaler, warmup then
-CosineAnnealingWarmRestarts, an EMA of weights through AveragedModel with a custom avg_fn, flip TTA and pseudo-labels."""
+CosineAnnealingWarmRestarts, an EMA of weights through AveragedModel with a custom avg_fn, flip TTA and
+pseudo-labels."""
 
 import math
 

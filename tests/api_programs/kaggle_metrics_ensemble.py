@@ -60,7 +60,8 @@ print("pearson with target", np.round(cc[-1, :3].numpy(), 4).tolist())
 sp = torch.corrcoef(torch.stack([rank(p) for p in [*preds, y_true.double() + 1e-6 * torch.arange(N)]]))
 print("spearman-ish", np.round(sp[-1, :3].numpy(), 4).tolist())
 print("cov diag", np.round(torch.cov(preds).diagonal().numpy(), 4).tolist(),
-      "aweights", np.round(torch.cov(preds, correction=0, aweights=torch.ones(N, dtype=torch.float64)).diagonal().numpy(), 4).tolist())
+      "aweights", np.round(torch.cov(preds, correction=0, aweights=torch.ones(N, dtype=torch.float64))
+                           .diagonal().numpy(), 4).tolist())
 
 # multi-class probabilities: log loss, blending, MAP@3.
 logits = torch.from_numpy(rng.standard_normal((3, N, C)))
@@ -97,11 +98,13 @@ for step in range(20):
 print("hill weights", np.round(w.numpy(), 4).tolist(), "blend logloss", round(best, 4))
 geo = torch.exp(torch.log(probs).mean(0))
 geo = geo / geo.sum(-1, keepdim=True)
-print("geo mean logloss", round(logloss(geo, y_true), 4), "logit avg", round(logloss(logits.mean(0).softmax(-1), y_true), 4))
+print("geo mean logloss", round(logloss(geo, y_true), 4),
+      "logit avg", round(logloss(logits.mean(0).softmax(-1), y_true), 4))
 lo, hi = torch.quantile(preds[0], torch.tensor([0.01, 0.99], dtype=torch.float64))
 print("quantile clip", round(lo.item(), 4), round(hi.item(), 4), "nanquantile",
       round(torch.nanquantile(torch.tensor([1.0, float("nan"), 3.0, 2.0]), 0.5).item(), 4))
-print("median", round(preds[1].median().item(), 4), "interp lower", torch.quantile(torch.arange(4.0), 0.5, interpolation="lower").item())
+print("median", round(preds[1].median().item(), 4),
+      "interp lower", torch.quantile(torch.arange(4.0), 0.5, interpolation="lower").item())
 sub = torch.stack([torch.arange(N), probs.mean(0).argmax(1)], 1)[:4]
 print("submission", "\n".join(",".join(str(v) for v in row) for row in sub.tolist()))
 try:

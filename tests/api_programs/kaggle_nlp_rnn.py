@@ -102,7 +102,8 @@ def focal_loss(logits, targets, alpha=0.25, gamma=2.0):
     return (a_t * (1 - p_t) ** gamma * bce).mean()
 
 
-print("focal", round(focal_loss(logits, yb).item(), 4), "bce", round(F.binary_cross_entropy_with_logits(logits, yb).item(), 4))
+print("focal", round(focal_loss(logits, yb).item(), 4),
+      "bce", round(F.binary_cross_entropy_with_logits(logits, yb).item(), 4))
 opt = torch.optim.Adam(model.parameters(), lr=0.03)
 Xall, Lall, Yall = collate([ds[i] for i in range(len(ds))])
 for ep in range(12):

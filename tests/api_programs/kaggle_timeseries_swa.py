@@ -21,7 +21,8 @@ series = np.stack([np.sin(t / 6 + k) + 0.1 * k * t / T + 0.05 * rng.standard_nor
 s = torch.from_numpy(series.astype(np.float32))
 mu, sd = s.mean(1, keepdim=True), s.std(1, keepdim=True, unbiased=True)
 z = (s - mu) / sd
-print("mu", np.round(mu.squeeze(1).double().numpy(), 4).tolist(), "sd", np.round(sd.squeeze(1).double().numpy(), 4).tolist())
+print("mu", np.round(mu.squeeze(1).double().numpy(), 4).tolist(),
+      "sd", np.round(sd.squeeze(1).double().numpy(), 4).tolist())
 L, H = 12, 3
 win = z.unfold(1, L + H, 1)
 print("windows", tuple(win.shape), "stride", win.stride(), "contiguous", win.is_contiguous())
@@ -109,7 +110,8 @@ missing = fresh.load_state_dict(ck["model"])
 print("load", missing)
 opt2 = torch.optim.Adam(fresh.parameters(), lr=1.0)
 opt2.load_state_dict(ck["opt"])
-print("restored lr", opt2.param_groups[0]["lr"], "exp_avg shape", tuple(opt2.state[fresh.conv[0].weight]["exp_avg"].shape))
+print("restored lr", opt2.param_groups[0]["lr"],
+      "exp_avg shape", tuple(opt2.state[fresh.conv[0].weight]["exp_avg"].shape))
 for f in sorted(os.listdir(ckdir)):
     os.remove(os.path.join(ckdir, f))
 os.rmdir(ckdir)

@@ -178,7 +178,8 @@ cnn = nn.Sequential(nn.Conv2d(1, 2, 3), nn.BatchNorm2d(2), nn.ReLU())
 cnn.train()
 cnn.apply(freeze_bn)
 print("bn training", cnn[1].training, "conv training", cnn[0].training, "bn grad", cnn[1].weight.requires_grad)
-print("out", tuple(out_full.shape), "row sums of softmax", np.round(out_full.softmax(-1).sum(-1).double().numpy(), 4).tolist())
+print("out", tuple(out_full.shape),
+      "row sums of softmax", np.round(out_full.softmax(-1).sum(-1).double().numpy(), 4).tolist())
 try:
     torch.optim.AdamW([{"params": model.fc.parameters()}, {"params": [model.fc.bias]}])
 except ValueError as e:
