@@ -104,6 +104,38 @@ def test_without_use_reentrant_warns_and_kwargs_need_non_reentrant():
     np.testing.assert_allclose(x.grad.numpy(), [3.0, 3.0])
 
 
+def test_non_reentrant_output_carries_the_segments_own_graph():
+    # PyTorch's use_reentrant=False keeps the plain call's graph (grad_fn of the last op, requires_grad as a
+    # plain call gives it); the reentrant form's one node is CheckpointFunctionBackward
+    x = ea.ones(2, 3, requires_grad=True)
+    y = checkpoint(lambda t: (t * 2).tanh(), x, use_reentrant=False)
+    assert y.grad_fn.name() == "TanhBackward0"
+    assert y.grad_fn.next_functions[0][0].name() == "MulBackward0"
+    assert not checkpoint(lambda t: t.detach() * 2, x, use_reentrant=False).requires_grad
+    assert checkpoint(lambda t: t * 2, x, use_reentrant=True).grad_fn.name() == "CheckpointFunctionBackward"
+
+
+def test_non_reentrant_backward_twice_with_retain_graph_accumulates():
+    x = ea.tensor([0.5, 1.0], requires_grad=True)
+    out = checkpoint(lambda t: (t * 3).sin(), x, use_reentrant=False).sum()
+    out.backward(retain_graph=True)
+    out.backward()
+    np.testing.assert_allclose(x.grad.numpy(), 2 * 3 * np.cos(3 * np.array([0.5, 1.0])), rtol=1e-6)
+
+
+def test_a_recomputation_saving_other_tensors_raises():
+    calls = []
+
+    def unstable(t):
+        calls.append(1)
+        return (t * t).exp() if len(calls) == 1 else t * 2
+
+    x = ea.ones(2, requires_grad=True)
+    out = checkpoint(unstable, x, use_reentrant=False).sum()
+    with pytest.raises(RuntimeError, match="A different number of tensors was saved during the original forward"):
+        out.backward()
+
+
 def test_checkpoint_sequential_matches_the_plain_sequence():
     ws = _mlp_params(6, depth=6)
     layers = [lambda h, w=w: (h @ w).tanh() for w in ws]

@@ -56,6 +56,18 @@ def test_backward_on_non_scalar_needs_a_gradient():
     assert x.grad.tolist() == [2.0, -2.0]
 
 
+def test_an_output_without_grad_is_refused_before_its_implicit_gradient():
+    # PyTorch's _make_grads creates (and checks) an implicit gradient only for an output that requires grad
+    x = E.tensor([1.0, 2.0], requires_grad=True)
+    for call in (lambda: E.ones(2).backward(), lambda: E.ones(2, dtype=E.int64).backward(),
+                 lambda: E.autograd.grad(E.ones(2), x)):
+        with pytest.raises(RuntimeError, match="^element 0 of tensors does not require grad and does not have a "
+                                               "grad_fn$"):
+            call()
+    with pytest.raises(RuntimeError, match="^element 1 of tensors does not require grad"):
+        E.autograd.backward([x.sum(), E.ones(2)])
+
+
 def test_backward_of_tensor_without_grad_raises():
     with pytest.raises(RuntimeError, match="element 0 of tensors does not require grad and does not have a grad_fn"):
         E.tensor([1.0]).sum().backward()

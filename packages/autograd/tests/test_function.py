@@ -34,6 +34,14 @@ def test_function_apply_records_a_named_node():
     assert x.grad.tolist() == [3.0, 3.0]
 
 
+def test_function_node_prints_module_qualified_as_a_python_node():
+    # PyTorch prints a Function's node as a Python object (`<torch.autograd.function.MulConstBackward object at
+    # 0x...>`), unlike its C++ nodes (`<MulBackward0 object at 0x...>`)
+    y, _ = MulConst.apply(E.tensor([1.0], requires_grad=True), 2.0)
+    assert re.fullmatch(r"<ember\.autograd\.function\.MulConstBackward object at 0x[0-9a-f]+>", repr(y.grad_fn))
+    assert re.fullmatch(r"<MulBackward0 object at 0x[0-9a-f]+>", repr((y * 2).grad_fn))
+
+
 def test_function_without_grad_returns_plain_outputs():
     y, _ = MulConst.apply(E.tensor([1.0]), 2.0)
     assert y.grad_fn is None and not y.requires_grad

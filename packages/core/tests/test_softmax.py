@@ -90,6 +90,10 @@ def test_softmax_is_stable_takes_negative_dims_and_dtype():
                lambda: T(x).log_softmax()):
         with pytest.raises(TypeError, match='^(log_)?softmax\\(\\) missing 1 required positional arguments: "dim"$'):
             fn()
+    # an explicit None is no omission: PyTorch's parser refuses it as a non-int
+    for fn in (lambda: E.softmax(T(x), dim=None), lambda: T(x).softmax(None), lambda: E.log_softmax(T(x), None)):
+        with pytest.raises(TypeError, match="^(log_)?softmax\\(\\): argument 'dim' must be int, not NoneType$"):
+            fn()
     with pytest.warns(UserWarning, match="Implicit dimension choice for softmin") as record:
         E.softmin(T(x))
     assert record[0].filename == __file__  # the caller's line

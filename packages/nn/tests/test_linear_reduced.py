@@ -38,3 +38,22 @@ def test_bf16_linear_matches_torch():
     ref = torch.nn.functional.linear(*(torch.from_numpy(v).bfloat16() for v in (x, w, b)))
     ours = F.linear(*(ea.tensor(v).bfloat16() for v in (x, w, b)))
     np.testing.assert_array_equal(ours.float().numpy(), ref.float().numpy())
+
+
+@pytest.mark.parametrize("dt", ["bfloat16", "float16"])
+def test_reduced_linear_and_addmm_nodes_are_pytorchs(dt):
+    # a matrix input is one addmm (AddmmBackward0), a batched one addmm then a view, in any dtype and under autocast
+    dtype = getattr(ea, dt)
+    w = ea.ones(3, 4, dtype=dtype, requires_grad=True)
+    b = ea.zeros(3, dtype=dtype, requires_grad=True)
+    x = ea.ones(2, 4, dtype=dtype)
+    assert F.linear(x, w, b).grad_fn.name() == "AddmmBackward0"
+    assert F.linear(ea.ones(2, 5, 4, dtype=dtype), w, b).grad_fn.name() == "ViewBackward0"
+    assert ea.addmm(b, x, w.t()).grad_fn.name() == "AddmmBackward0"
+    assert ea.baddbmm(b.expand(1, 2, 3), x[None], w.t()[None]).grad_fn.name() == "BaddbmmBackward0"
+    w32, b32 = ea.ones(3, 4, requires_grad=True), ea.zeros(3, requires_grad=True)
+    with ea.autocast("cpu", dtype=dtype):
+        out = F.linear(ea.ones(2, 4), w32, b32)
+    assert out.dtype is dtype and out.grad_fn.name() == "AddmmBackward0"
+    out.sum().backward()
+    assert w32.grad.tolist() == [[2.0] * 4] * 3 and b32.grad.tolist() == [2.0] * 3

@@ -2,15 +2,17 @@
 activations, and recompute them during backward, trading compute for memory.
 
 NOTE [How a checkpointed segment reaches the graph]
-The segment runs once under `no_grad`, so nothing inside it is saved. While it runs, a dispatch
-hook notes every tensor that requires grad and enters one of its ops from outside the segment
-(its inputs, the parameters its modules use, activations it closes over). One `Function` node then
-stands for the whole segment, with those tensors as its inputs: gradients reach parameters even
-when no explicit input requires grad (PyTorch's `use_reentrant=False` behaviour). Its backward
-restores the RNG state the forward saw (so dropout draws the same mask) and its autocast state
-(so the recomputed activations have the forward's dtypes), reruns the segment with grad enabled
-on detached inputs, and takes `autograd.grad` of the recomputed outputs with respect
-to the inputs and the captured tensors.
+`use_reentrant=False` (PyTorch's recommended form) runs the segment once with grad enabled under
+`saved_tensors_hooks` whose pack hook keeps only a counter: the graph is the plain call's (its
+grad_fns, which outputs require grad), but no activation is held. The first unpack in backward reruns
+the segment on detached inputs, with the RNG and autocast state the forward saw, collecting what it
+saves in the same order; each hook then hands back its recomputed tensor.
+
+`use_reentrant=True` runs the segment once under `no_grad`. While it runs, a dispatch hook notes every
+tensor that requires grad and enters one of its ops from outside the segment (its inputs, the
+parameters its modules use). One `CheckpointFunction` node then stands for the whole segment, with
+those tensors as its inputs; its backward reruns the segment with grad enabled on detached inputs and
+takes `autograd.grad` of the recomputed outputs with respect to the inputs and the captured tensors.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from ember.core.tensor import Tensor
 from ember.autograd import amp
 from ember.autograd.function import Function
 from ember.autograd.grad_mode import enable_grad, is_grad_enabled, no_grad
+from ember.autograd.saved_hooks import saved_tensors_hooks
 
 __all__ = ["checkpoint", "checkpoint_sequential", "noop_context_fn"]
 
@@ -88,8 +91,9 @@ def _rng_restored(states: dict):
             g.set_state(now[d])
 
 
-class _Checkpoint(Function):
-    """One node for a whole segment; inputs: the segment's tensor arguments, then captured tensors."""
+class CheckpointFunction(Function):
+    """The reentrant form's one node for a whole segment (PyTorch's name, so its grad_fn prints
+    `CheckpointFunctionBackward`); inputs: the segment's tensor arguments, then captured tensors."""
 
     _internal = True
 
@@ -145,6 +149,8 @@ def checkpoint(function: Callable, *args, use_reentrant: bool | None = None, con
     states = _rng_states(tensor_args) if preserve_rng_state else None
     regions = amp.current_regions()
     forward_ctx, recompute_ctx = context_fn()
+    if not use_reentrant:
+        return _without_reentrant(function, args, kwargs, states, regions, forward_ctx, recompute_ctx)
     capture = _Capture()
     capture.made.update(id(t) for t in tensor_args)  # the explicit inputs are routed separately
     register_dispatch_hook(capture)
@@ -170,11 +176,57 @@ def checkpoint(function: Callable, *args, use_reentrant: bool | None = None, con
         again = list(again) if isinstance(again, tuple) else [again]
         return [again[i] for i in positions]
 
-    attached = _Checkpoint.apply(run, len(tensor_args), tuple(outputs[i] for i in positions), *tensor_args,
+    attached = CheckpointFunction.apply(run, len(tensor_args), tuple(outputs[i] for i in positions), *tensor_args,
                                  *captured)
     for i, t in zip(positions, attached, strict=True):
         outputs[i] = t
     return tuple(outputs) if isinstance(output, tuple) else outputs[0]
+
+
+def _without_reentrant(function, args, kwargs, states, regions, forward_ctx, recompute_ctx):
+    """The segment's own graph, its saved tensors dropped in forward and recomputed at the first unpack."""
+    count = 0
+    recomputed: dict[int, Tensor] = {}
+
+    def pack(t: Tensor) -> int:
+        nonlocal count
+        count += 1
+        return count - 1
+
+    def recompute() -> None:
+        order = 0
+
+        def keep(t: Tensor) -> None:
+            nonlocal order
+            recomputed[order] = t.detach()
+            order += 1
+
+        call_args = [a.detach().requires_grad_(a._requires_grad) if isinstance(a, Tensor) else a for a in args]
+        with contextlib.ExitStack() as stack:
+            if states is not None:
+                stack.enter_context(_rng_restored(states))
+            for region in regions:
+                stack.enter_context(region)
+            stack.enter_context(recompute_ctx)
+            stack.enter_context(enable_grad())
+            stack.enter_context(saved_tensors_hooks(keep, _never_unpacked))
+            function(*call_args, **kwargs)
+        if order != count:
+            raise RuntimeError(f"torch.utils.checkpoint: A different number of tensors was saved during the "
+                               f"original forward and recomputation.\nNumber of tensors saved during forward: "
+                               f"{count}\nNumber of tensors saved during recomputation: {order}.")
+
+    def unpack(i: int) -> Tensor:
+        if i not in recomputed:
+            recompute()
+        return recomputed[i]
+
+    with saved_tensors_hooks(pack, unpack), forward_ctx:
+        return function(*args, **kwargs)
+
+
+def _never_unpacked(_):
+    raise RuntimeError("torch.utils.checkpoint: a tensor saved during recomputation was unpacked")
 
 
 def checkpoint_sequential(functions, segments: int, input, use_reentrant: bool | None = None, **kwargs):

@@ -344,6 +344,9 @@ def _root_grads(outputs: list[Tensor], grad_outputs: list, what: str) -> list:
     for i, t in enumerate(outputs):
         g = grad_outputs[i] if grad_outputs else None
         if g is None:
+            if isinstance(t, Tensor) and not t.requires_grad:
+                res.append(None)  # PyTorch makes no implicit grad here: _root_edges refuses the output first
+                continue
             if t._shape and t.numel() != 1:
                 raise RuntimeError("grad can be implicitly created only for scalar outputs")
             if not t._dtype.is_floating_point:

@@ -72,6 +72,11 @@ class BackwardCFunction(Node, FunctionCtx):
         self._input_tensor_pos: list[int] = []
         self.needs_input_grad: tuple[bool, ...] = ()
 
+    def __repr__(self) -> str:
+        # a Python-defined node prints as a Python object, module-qualified (PyTorch's C++ nodes do not); every
+        # node class lives in this module, which prints as torch.autograd.function under ember.torch
+        return f"<{BackwardCFunction.__module__}.{type(self).__qualname__} object at {id(self):#x}>"
+
     @property
     def saved_tensors(self) -> tuple:
         if self._saved is None:

@@ -536,6 +536,12 @@ def _scaled_sum(input, prod_dt: tuple, beta, alpha, out, op: str) -> Tensor:
                            f"the product's shape {tuple(prod._shape)}") from None
 
 
+def _sum_named(result, name: str):
+    """`result` of a scaled sum with PyTorch's node name: its last node is the add, or in bfloat16/float16 the
+    rounding back from float32 (`_opmath`)."""
+    return node_name(node_name(result, "AddBackward0", name), "ToCopyBackward0", name)
+
+
 def _integral(dt) -> bool:
     return not (dt.is_floating_point or dt.is_complex or dt is dtypes.bool)
 
@@ -574,7 +580,7 @@ def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta=1, alpha=1, out=Non
         prod = _opmath(_mm, mat1, mat2)
     except NotImplementedError:  # NOTE [ Sparse tensors beside the dense path ]
         return _sparse_reroute("addmm", mat1, mat2, out, input, beta, alpha)
-    return node_name(_scaled_sum(input, prod, beta, alpha, out, "addmm"), "AddBackward0", "AddmmBackward0")
+    return _sum_named(_scaled_sum(input, prod, beta, alpha, out, "addmm"), "AddmmBackward0")
 
 
 @method
@@ -596,7 +602,7 @@ def addmv(input: Tensor, mat: Tensor, vec: Tensor, *, beta=1, alpha=1, out=None)
         done = aliased_products.addmv_expanded(out, prod[0], mat, vec, beta, alpha)
         if done is not None:
             return done
-    return node_name(_scaled_sum(input, prod, beta, alpha, out, "addmv"), "AddBackward0", "AddmvBackward0")
+    return _sum_named(_scaled_sum(input, prod, beta, alpha, out, "addmv"), "AddmvBackward0")
 
 
 @method
@@ -621,7 +627,7 @@ def baddbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta=1, alpha=1, o
         done = aliased_products.baddbmm_expanded(out, prod[0], batch1, batch2, beta, alpha)
         if done is not None:
             return done
-    return node_name(_scaled_sum(input, prod, beta, alpha, out, "baddbmm"), "AddBackward0", "BaddbmmBackward0")
+    return _sum_named(_scaled_sum(input, prod, beta, alpha, out, "baddbmm"), "BaddbmmBackward0")
 
 
 @method

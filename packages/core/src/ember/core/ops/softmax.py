@@ -380,10 +380,27 @@ def _implicit_dim(op: str, ndim: int) -> int:
     return 0 if ndim in (0, 1, 3) else 1
 
 
+class _Omitted:
+    """The default of `torch.softmax`'s `dim`: tells an omitted dim from an explicit None (two messages)."""
+
+    def __repr__(self) -> str:
+        return "<required>"
+
+
+_OMITTED = _Omitted()
+
+
 def _required_dim(op: str, dim) -> None:
     """`torch.softmax`/`Tensor.softmax` take no implicit dim (only `torch.nn.functional`'s forms do)."""
-    if dim is None:
+    if dim is None or dim is _OMITTED:
         raise TypeError(f'{op}() missing 1 required positional arguments: "dim"')
+
+
+def _given_dim(op: str, dim) -> None:
+    """A dim that must be given, as PyTorch's parser words it: omitted, or passed as None (not an int)."""
+    if dim is None:
+        raise TypeError(f"{op}(): argument 'dim' must be int, not NoneType")
+    _required_dim(op, dim)
 
 
 def _prep(op: str, input: Tensor, dim, dtype, stacklevel) -> tuple[Tensor, int]:
@@ -418,7 +435,7 @@ def _empty_like(x: Tensor) -> Tensor:
 
 
 @numpy_aliases
-def softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype=None) -> Tensor:
+def softmax(input: Tensor, dim: int = _OMITTED, _stacklevel: int = 3, dtype=None) -> Tensor:
     """`exp(x) / sum(exp(x), dim)`, computed stably, as `torch.softmax` (`dim` required; the implicit dim is
     `torch.nn.functional.softmax`'s).
 
@@ -430,7 +447,7 @@ def softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype=N
         >>> [round(v, 4) for v in ec.softmax(ec.tensor([1.0, 2.0, 3.0]), dim=0).tolist()]
         [0.09, 0.2447, 0.6652]
     """
-    _required_dim("softmax", dim)
+    _given_dim("softmax", dim)
     x, d = _prep("softmax", input, dim, dtype, _stacklevel)
     return softmax_op(x, d) if x._dtype.is_floating_point else _empty_like(x)
 
@@ -449,7 +466,7 @@ def _safe_softmax(input: Tensor, dim: int, dtype=None) -> Tensor:
 
 
 @numpy_aliases
-def log_softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype=None) -> Tensor:
+def log_softmax(input: Tensor, dim: int = _OMITTED, _stacklevel: int = 3, dtype=None) -> Tensor:
     """`x - logsumexp(x, dim)`, as `torch.log_softmax` (`dim` required; the implicit dim is
     `torch.nn.functional.log_softmax`'s).
 
@@ -458,7 +475,7 @@ def log_softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dty
         >>> [round(v, 4) for v in ec.log_softmax(ec.tensor([1.0, 2.0, 3.0]), dim=0).tolist()]
         [-2.4076, -1.4076, -0.4076]
     """
-    _required_dim("log_softmax", dim)
+    _given_dim("log_softmax", dim)
     x, d = _prep("log_softmax", input, dim, dtype, _stacklevel)
     return log_softmax_op(x, d) if x._dtype.is_floating_point else _empty_like(x)
 
