@@ -3,6 +3,8 @@ and l1_unstructured, the weight_orig parameter and weight_mask buffer, the forwa
 ln_structured and its PruningContainer history, state_dict keys, remove, global_unstructured sparsity over several
 layers, a custom BasePruningMethod, identity, and the errors of typical mistakes."""
 
+# ruff: noqa: UP008, UP032  (the tutorial's own idioms, kept as written)
+
 import numpy as np
 import torch
 from torch import nn
@@ -60,7 +62,8 @@ print("masked equals", torch.equal(module.weight, module.weight_orig * module.we
 bias_before = module.bias.detach().clone()
 prune.l1_unstructured(module, name="bias", amount=3)
 print("bias mask", module.bias_mask.tolist())
-print("smallest pruned", sorted(bias_before.abs().argsort()[:3].tolist()) == sorted((module.bias_mask == 0).nonzero().flatten().tolist()))
+pruned_idx = sorted((module.bias_mask == 0).nonzero().flatten().tolist())
+print("smallest pruned", sorted(bias_before.abs().argsort()[:3].tolist()) == pruned_idx)
 print("bias", np.round(module.bias.detach().numpy(), 4).tolist())
 print("hooks", len(module._forward_pre_hooks))
 
@@ -89,7 +92,8 @@ for name, mod in new_model.named_modules():
     elif isinstance(mod, torch.nn.Linear):
         prune.l1_unstructured(mod, name="weight", amount=0.4)
 print(dict(new_model.named_buffers()).keys())
-print("per-layer", [sparsity(m.weight) for m in (new_model.conv1, new_model.conv2, new_model.fc1, new_model.fc2, new_model.fc3)])
+layers = (new_model.conv1, new_model.conv2, new_model.fc1, new_model.fc2, new_model.fc3)
+print("per-layer", [sparsity(m.weight) for m in layers])
 
 model = fill(LeNet())
 parameters_to_prune = (
@@ -107,7 +111,8 @@ total_zero = sum(float(torch.sum(m.weight == 0)) for m, _ in parameters_to_prune
 total = sum(float(m.weight.nelement()) for m, _ in parameters_to_prune)
 print("Global sparsity: {:.2f}%".format(100.0 * total_zero / total))
 thr = all_w.sort().values[int(round(0.2 * all_w.numel())) - 1]
-print("threshold respected", all(bool((m.weight.abs()[m.weight_mask == 1] >= thr).all()) for m, _ in parameters_to_prune))
+kept_ok = all(bool((m.weight.abs()[m.weight_mask == 1] >= thr).all()) for m, _ in parameters_to_prune)
+print("threshold respected", kept_ok)
 print("is_pruned", prune.is_pruned(model), prune.is_pruned(LeNet()))
 
 
@@ -159,6 +164,7 @@ except ValueError as e:
     print(type(e).__name__, e)
 print("bias restored", [n for n, _ in lin.named_parameters()], [n for n, _ in lin.named_buffers()])
 prune.random_structured(lin, "weight", amount=0.0, dim=0)
-print("zero amount", int(lin.weight_mask.sum()), type(lin._forward_pre_hooks[next(iter(lin._forward_pre_hooks))]).__name__)
+hook = lin._forward_pre_hooks[next(iter(lin._forward_pre_hooks))]
+print("zero amount", int(lin.weight_mask.sum()), type(hook).__name__)
 lin(torch.ones(2, 5)).sum().backward()
 print("grad orig", np.round(lin.weight_orig.grad.numpy(), 4).tolist()[0])

@@ -227,7 +227,10 @@ def vjp(func: Callable, *primals, has_aux: bool = False):
 def jvp(func: Callable, primals: Sequence, tangents: Sequence, *, strict: bool = False, has_aux: bool = False):
     """`(func(*primals), J tangents)`: the Jacobian-vector product (by differentiating a vjp with
     respect to its cotangent); with `has_aux`, `(output, jvp_out, aux)`."""
-    if not isinstance(primals, tuple | list) or not isinstance(tangents, tuple | list):
+    if not isinstance(primals, tuple):
+        raise RuntimeError("jvp(f, primals, tangents): Expected primals to be a tuple. E.g. it should be valid to "
+                           "call f(*primals).")
+    if not isinstance(tangents, tuple | list):
         raise RuntimeError("jvp(f, primals, tangents): Expected primals and tangents to be tuples")
     if len(primals) != len(tangents):
         raise RuntimeError(f"jvp(f, primals, tangents): Expected primals and tangents to have the same length, "
@@ -237,8 +240,9 @@ def jvp(func: Callable, primals: Sequence, tangents: Sequence, *, strict: bool =
     p_leaves = [x for leaves, _ in p_trees for x in leaves]
     for p, t in zip(p_leaves, t_leaves):
         if tuple(p.shape) != tuple(t.shape):
-            raise RuntimeError(f"jvp(f, primals, tangents): Expected primals and tangents to have the same shape, "
-                               f"got {tuple(p.shape)} and {tuple(t.shape)}")
+            raise RuntimeError("Trying to set a forward gradient that has a different size than that of the original "
+                               f"Tensor, this is not supported. Tensor is of size {list(p.shape)} while the given "
+                               f"forward gradient is of size {list(t.shape)}.")
     keep = _outer_tracking(p_leaves + t_leaves)
     with enable_grad():
         tracked = [[_track(x) for x in leaves] for leaves, _ in p_trees]
