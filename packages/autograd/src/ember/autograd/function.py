@@ -32,9 +32,9 @@ class FunctionCtx:
 
     def save_for_backward(self, *tensors: Tensor | None) -> None:
         """Save tensors (or None) for backward; `ctx.saved_tensors` returns them, version-checked."""
-        for t in tensors:
+        for i, t in enumerate(tensors):
             if t is not None and not isinstance(t, Tensor):
-                raise TypeError(f"save_for_backward can only save variables, but argument {tensors.index(t)} is of "
+                raise TypeError(f"save_for_backward can only save variables, but argument {i} is of "
                                 f"type {type(t).__name__}")
         self._to_save = tensors
 
