@@ -46,11 +46,13 @@ print("result", tuple(out.shape), idx.shape[1], idx.dtype)
 averages = prof.key_averages()
 names = {e.key for e in averages}
 print("labels", sorted(n for n in names if n.isupper()))
-print("aten", "aten::sum" in names, "aten::mean" in names, "aten::relu" in names)
+print("aten", "aten::linear" in names, "aten::sum" in names, "aten::mean" in names, "aten::relu" in names)
 counts = {e.key: e.count for e in averages}
-print("counts", counts["LINEAR PASS"], counts["MASK INDICES"], counts["aten::mean"])
+print("counts", counts["LINEAR PASS"], counts["MASK INDICES"], counts["aten::mean"], counts["aten::linear"])
 print(type(averages).__name__, type(averages[0]).__name__, type(prof.events()[0]).__name__)
 by_shape = prof.key_averages(group_by_input_shape=True)
+lin = [e for e in prof.events() if e.name == "aten::linear"][0]
+print("linear", lin.cpu_parent.name, [e.input_shapes for e in by_shape if e.key == "aten::linear"])
 print("grouped", sorted(e.input_shapes for e in by_shape if e.key in ("LINEAR PASS", "MASK INDICES")))
 ev = [e for e in prof.events() if e.name == "MASK INDICES"][0]
 children = {c.name for c in ev.cpu_children}
