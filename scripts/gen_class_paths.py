@@ -16,7 +16,8 @@ NAMESPACES = ["torch", "torch.nn", "torch.nn.parameter", "torch.nn.utils.rnn", "
               "torch.optim", "torch.optim.lr_scheduler", "torch.optim.swa_utils", "torch.utils.data",
               "torch.autograd", "torch.autograd.graph", "torch.autograd.function", "torch.distributions",
               "torch.amp", "torch.nn.parallel", "torch.utils.hooks", "torch.autograd.profiler",
-              "torch.utils.checkpoint"]
+              "torch.utils.checkpoint", "torch.nn.utils.prune", "torch.nn.utils.parametrizations", "torch.profiler",
+              "torch.utils.benchmark", "torch.library", "torch.autograd.forward_ad"]
 
 _PYTORCH_SIDE = """
 import importlib, inspect, json, sys

@@ -301,6 +301,15 @@ def test_numpy_of_tensor_requiring_grad_raises():
         E.tensor([1.0], requires_grad=True).numpy()
 
 
+def test_numpy_of_tensor_requiring_grad_under_no_grad_shares_memory():
+    """PyTorch refuses only under grad mode: a custom Function's forward (run without grad) may call .numpy()."""
+    x = E.tensor([1.0, 2.0], requires_grad=True)
+    with E.no_grad():
+        a = x.numpy()
+    a[0] = 7.0
+    assert x.tolist() == [7.0, 2.0]
+
+
 # --- in-place ops ---------------------------------------------------------------------------
 def test_inplace_on_an_output_of_split_or_unbind_is_refused_as_pytorch():
     """PyTorch refuses in-place writes into the views of a function returning several (split, chunk, unbind) while

@@ -6,6 +6,8 @@ import pytest
 
 import ember.autograd as torch
 import ember.autograd.forward_ad as fwAD
+from ember.autograd import Function, func, gradcheck
+from ember.core import from_numpy
 
 
 def _f(x, w):
@@ -157,3 +159,44 @@ def test_matches_pytorch():
         theirs = rf.unpack_dual((x.sin() * x).reshape(2, 3) @ real.tensor(ws)
                                 + x.reshape(2, 3).exp().sum(1, keepdim=True)).tangent
     np.testing.assert_allclose(ours.numpy(), theirs.numpy(), rtol=1e-12)
+
+
+class _ExpJvpOnly(Function):
+    """exp with only a forward derivative, as the forward-mode AD tutorial's Fn."""
+
+    @staticmethod
+    def forward(ctx, x):
+        result = x.exp()
+        ctx.result = result
+        return result
+
+    @staticmethod
+    def jvp(ctx, gx):
+        out = gx * ctx.result
+        del ctx.result
+        return out
+
+
+def test_custom_function_jvp_gives_the_output_tangent():
+    x = from_numpy(np.linspace(-1.0, 1.0, 6)).requires_grad_()
+    t = from_numpy(np.arange(6.0))
+    with fwAD.dual_level():
+        y = _ExpJvpOnly.apply(fwAD.make_dual(x, t)) * 2.0
+        tangent = fwAD.unpack_dual(y).tangent
+    np.testing.assert_allclose(tangent.numpy(), 2.0 * np.exp(np.linspace(-1.0, 1.0, 6)) * np.arange(6.0))
+
+
+def test_custom_function_without_jvp_raises_pytorch_message_and_gradcheck_uses_jvp():
+    x = from_numpy(np.linspace(-1.0, 1.0, 4)).requires_grad_()
+    assert gradcheck(_ExpJvpOnly.apply, (x,), check_forward_ad=True, check_backward_ad=False,
+                     check_undefined_grad=False, check_batched_grad=False)
+    with pytest.raises(NotImplementedError, match="You must implement the jvp function for custom"):
+        Function.jvp(None, x)
+
+
+def test_func_jvp_errors_are_pytorchs():
+    x = from_numpy(np.ones(3))
+    with pytest.raises(RuntimeError, match=r"Expected primals to be a tuple\. E\.g\. it should be valid"):
+        func.jvp(lambda u: u.sum(), [x], (x,))
+    with pytest.raises(RuntimeError, match=r"Tensor is of size \[3\] while the given forward gradient is of size"):
+        func.jvp(lambda u: u.sum(), (x,), (from_numpy(np.ones(2)),))

@@ -182,3 +182,19 @@ def test_has_aux_and_output_errors_name_the_call_as_pytorch():
             fn()
     with pytest.raises(RuntimeError, match=re.escape("Expected f(*args) to return a Tensor, got <class 'float'>")):
         grad(lambda t: t.sum().item())(x)
+
+
+def test_vmap_in_dims_structure_mismatch_prints_pytorchs_treespecs():
+    """in_dims must mirror the inputs' structure (an int or None covers a subtree); the error shows both as
+    PyTorch's TreeSpec reprs."""
+    x = E.ones(2, 3)
+    expected = ("vmap(<lambda>, in_dims=(0, [0]), ...)(<inputs>): in_dims is not compatible with the structure of "
+                "`inputs`. in_dims has structure TreeSpec(tuple, None, [*,\n  TreeSpec(list, None, [*])]) but inputs "
+                "has structure TreeSpec(tuple, None, [*,\n  *]).")
+    with pytest.raises(ValueError) as info:
+        vmap(lambda a, b: a + b, in_dims=(0, [0]))(x, x)
+    assert str(info.value) == expected
+    with pytest.raises(ValueError, match=r"in_dims has structure TreeSpec\(tuple, None, \[\*\]\) but inputs"):
+        vmap(lambda a, b: a + b, in_dims=(0,))(x, x)
+    out = vmap(lambda a, d: a + d["u"] * d["v"], in_dims=(0, {"u": 1, "v": None}))(x, {"u": x.t(), "v": 2.0})
+    assert out.tolist() == [[3.0] * 3] * 2

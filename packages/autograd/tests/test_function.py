@@ -419,3 +419,18 @@ def test_an_input_returned_as_is_is_a_view_in_place_writes_refuse():
     z = _Dirty.apply(E.ones(2, requires_grad=True) * 1)
     z.add_(1)
     z.sum().backward()
+
+
+def test_save_for_backward_of_a_non_tensor_names_its_position():
+    class SaveInt(Function):
+        @staticmethod
+        def forward(ctx, a):
+            ctx.save_for_backward(a, None, 3)
+            return a.clone()
+
+        @staticmethod
+        def backward(ctx, g):
+            return g
+
+    with pytest.raises(TypeError, match="save_for_backward can only save variables, but argument 2 is of type int"):
+        SaveInt.apply(E.ones(2, 3, requires_grad=True))

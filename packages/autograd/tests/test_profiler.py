@@ -168,3 +168,21 @@ def test_same_api_as_pytorchs_profiler():
         keys = {e.key for e in prof.key_averages()}
         assert {"block", "aten::add", "aten::relu"} <= keys
         assert "Self CPU time total" in prof.key_averages().table(sort_by="cpu_time_total", row_limit=3)
+
+
+def test_composite_functions_are_one_event_over_their_ops_and_autocast_still_applies():
+    from ember.core import dispatch
+
+    x, w = ea.ones(4, 3), ea.ones(2, 3)
+    with profile() as prof:
+        y = ea.matmul(x, w.t())
+        z = x @ w.t()
+    names = [e.name for e in prof.events()]
+    assert "aten::matmul" in names and "aten::mm" in names and names.count("aten::matmul") == 2
+    mm = next(e for e in prof.events() if e.name == "aten::mm")
+    assert mm.cpu_parent is not None and mm.cpu_parent.name == "aten::matmul"
+    assert dispatch._composite_hook is None and y.tolist() == z.tolist()
+    with ea.autocast("cpu", dtype=ea.bfloat16):
+        with profile() as prof:
+            out = x @ w.t()
+    assert out.dtype == ea.bfloat16 and "aten::matmul" in [e.name for e in prof.events()]

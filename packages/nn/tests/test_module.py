@@ -618,3 +618,26 @@ def test_unflatten_refuses_sizes_that_are_not_ints():
         nn.Unflatten(1, 10)
     with pytest.raises(TypeError, match="^unflattened_size must be tuple of ints, but found element of type tuple at"):
         nn.Unflatten(1, (("a", 2),))
+
+
+def test_conversion_flags_choose_between_new_parameters_and_in_place_conversion():
+    """torch.__future__'s flags: by default `.to(dtype)` keeps the Parameter objects; with the overwrite flag they
+    are replaced (grads too); the swap flag keeps them and wins over overwrite."""
+    from ember.nn.modules.module import CONVERSION_FLAGS
+
+    m = nn.Linear(3, 2)
+    w = m.weight
+    m.to(torch.float64)
+    assert m.weight is w and w.dtype == torch.float64
+    m.weight.grad = torch.ones(2, 3, dtype=torch.float64)
+    try:
+        CONVERSION_FLAGS[0] = True
+        m.to(torch.float32)
+        assert m.weight is not w and isinstance(m.weight, nn.Parameter) and m.weight.requires_grad
+        assert m.weight.dtype == torch.float32 and m.weight.grad.dtype == torch.float32 and w.dtype == torch.float64
+        CONVERSION_FLAGS[1] = True
+        w = m.weight
+        m.to(torch.float64)
+        assert m.weight is w and w.dtype == torch.float64
+    finally:
+        CONVERSION_FLAGS[:] = [False, False]

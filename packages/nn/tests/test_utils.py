@@ -308,3 +308,27 @@ def test_unsorted_packing_checks_the_batch_after_selecting_it():
     packed = rnn_utils.pack_padded_sequence(torch.ones(4, 8, 2), torch.tensor([5, 8, 3]), batch_first=True,
                                             enforce_sorted=False)
     assert packed.batch_sizes.tolist() == [3, 3, 3, 2, 2, 1, 1, 1]
+
+
+def test_right_inverse_changing_the_shape_is_refused_unless_unsafe():
+    import ember.nn.utils.parametrize as P
+
+    class FirstRow(nn.Module):
+        def forward(self, X):
+            return X
+
+        def right_inverse(self, X):
+            return X[:1]
+
+    with pytest.raises(ValueError, match=r"may not change the shape of the tensor, unless `unsafe`(.|\n)*"
+                                         r"unparametrized shape: \S*\(\[2, 3\]\)"):
+        P.register_parametrization(nn.Linear(3, 2), "weight", FirstRow())
+    lin = nn.Linear(3, 2)
+    P.register_parametrization(lin, "weight", FirstRow(), unsafe=True)
+    assert tuple(lin.weight.shape) == (1, 3)
+
+
+def test_linear_with_a_vector_weight_and_a_bias_is_refused_as_addmm():
+    with pytest.raises(RuntimeError, match="mat2 must be a matrix, got 1-D tensor"):
+        nn.functional.linear(torch.ones(1, 3), torch.ones(6), torch.ones(2))
+    assert nn.functional.linear(torch.ones(2, 1, 3), torch.ones(3), torch.ones(())).shape == (2, 1)

@@ -64,5 +64,59 @@ def test_kernels_by_device_mutation_and_names():
 
     torch.library.register_kernel("test::twice", "cpu", lambda x: x * 20)
     assert twice(torch.ones(1)).tolist() == [20.0]
-    with pytest.raises(ValueError, match="Expected there to be a namespace in twice"):
+    # as PyTorch: the schema is inferred first, then the name unpacked
+    with pytest.raises(ValueError, match=r"infer_schema\(func\): Parameter x must have a type annotation"):
         torch.library.custom_op("twice", lambda x: x, mutates_args=())
+    with pytest.raises(ValueError, match=r"not enough values to unpack \(expected 2, got 1\)"):
+        torch.library.custom_op("twice", twice._init_fn, mutates_args=())
+
+
+def test_mutated_arguments_get_their_version_bumped():
+    @torch.library.custom_op("test::np_fill", mutates_args={"out"})
+    def np_fill(x: torch.Tensor, out: torch.Tensor) -> None:
+        out.numpy()[:] = x.numpy()  # a write the tensor's version cannot see
+
+    x, out = torch.ones(3), torch.zeros(3)
+    v0, vx = out._version, x._version
+    np_fill(x, out)
+    assert out.tolist() == [1.0, 1.0, 1.0] and out._version == v0 + 1 and x._version == vx
+
+
+def test_opcheck_passes_a_correct_op_and_reports_each_failure():
+    sin = make_sin("test::opcheck_sin")
+    x = torch.tensor([0.1, 0.2], dtype=torch.float64, requires_grad=True)
+    res = torch.library.opcheck(sin, (x,))
+    assert res == dict.fromkeys(["test_schema", "test_autograd_registration", "test_faketensor",
+                                 "test_aot_dispatch_dynamic"], "SUCCESS")
+
+    @torch.library.custom_op("test::bad_fake", mutates_args=())
+    def bad_fake(x: torch.Tensor) -> torch.Tensor:
+        return x.t().contiguous()
+
+    @bad_fake.register_fake
+    def _(x):
+        return x.new_empty(x.shape[1], x.shape[0]).t()
+
+    with pytest.raises(Exception, match=r"opcheck\(op, \.\.\.\): test_faketensor failed with .*Shape mismatch"):
+        torch.library.opcheck(bad_fake, (torch.ones(2, 3),))
+    res = torch.library.opcheck(bad_fake, (torch.ones(2, 3),), raise_exception=False)
+    assert res["test_schema"] == "SUCCESS" and isinstance(res["test_faketensor"], RuntimeError)
+
+    @torch.library.custom_op("test::no_grad_formula", mutates_args=())
+    def no_formula(x: torch.Tensor) -> torch.Tensor:
+        return x.detach() * 2
+
+    res = torch.library.opcheck(no_formula, (torch.ones(2, requires_grad=True),), raise_exception=False,
+                                test_utils=("test_autograd_registration", "test_faketensor"))
+    assert isinstance(res["test_autograd_registration"], AssertionError)
+    assert "no fake impl registered" in str(res["test_faketensor"])
+
+    @torch.library.custom_op("test::sneaky", mutates_args=())
+    def sneaky(x: torch.Tensor) -> torch.Tensor:
+        x.add_(1)
+        return x.clone()
+
+    with pytest.raises(Exception, match="argument x is not defined as mutable but was mutated"):
+        torch.library.opcheck(sneaky, (torch.ones(2),), test_utils="test_schema")
+    with pytest.raises(ValueError, match="expected test_utils to be subset of"):
+        torch.library.opcheck(sneaky, (torch.ones(2),), test_utils="test_nothing")

@@ -12,6 +12,8 @@ gradient of <g(u), t> with respect to u. What this costs and where it differs fr
 - tangents flow only through ops recorded on the tape: work under `no_grad()` or `.detach()`ed
   has no tangent (PyTorch's forward AD ignores `no_grad`), and an op whose backward is not
   itself differentiable contributes a zero tangent;
+- a custom Function defining `jvp` and no backward gives duals of its outputs with the tangents its `jvp`
+  computes (no reverse mode through them); one that defines both has its tangents through its backward;
 - duals require grad (PyTorch's do not unless their primal does), so writing into one in place
   raises (a leaf, or `unpack_dual` refuses a dual modified since `make_dual`), and the level keeps
   every dual and tangent alive until it exits.
@@ -84,6 +86,13 @@ def make_dual(tensor: Tensor, tangent: Tensor, *, level: int | None = None) -> T
     with enable_grad():
         dual = tensor.view_as(tensor) if tracked else tensor.detach().requires_grad_(True)
     _duals.append((dual, tangent, tracked, dual._version))
+    return dual
+
+
+def _register(tensor: Tensor, tangent: Tensor) -> Tensor:
+    """A dual of the open level for an output whose tangent a custom Function's `jvp` computed."""
+    dual = tensor.detach().requires_grad_(True)
+    _duals.append((dual, tangent, False, dual._version))
     return dual
 
 

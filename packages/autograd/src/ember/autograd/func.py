@@ -227,7 +227,10 @@ def vjp(func: Callable, *primals, has_aux: bool = False):
 def jvp(func: Callable, primals: Sequence, tangents: Sequence, *, strict: bool = False, has_aux: bool = False):
     """`(func(*primals), J tangents)`: the Jacobian-vector product (by differentiating a vjp with
     respect to its cotangent); with `has_aux`, `(output, jvp_out, aux)`."""
-    if not isinstance(primals, tuple | list) or not isinstance(tangents, tuple | list):
+    if not isinstance(primals, tuple):
+        raise RuntimeError("jvp(f, primals, tangents): Expected primals to be a tuple. E.g. it should be valid to "
+                           "call f(*primals).")
+    if not isinstance(tangents, tuple | list):
         raise RuntimeError("jvp(f, primals, tangents): Expected primals and tangents to be tuples")
     if len(primals) != len(tangents):
         raise RuntimeError(f"jvp(f, primals, tangents): Expected primals and tangents to have the same length, "
@@ -237,8 +240,9 @@ def jvp(func: Callable, primals: Sequence, tangents: Sequence, *, strict: bool =
     p_leaves = [x for leaves, _ in p_trees for x in leaves]
     for p, t in zip(p_leaves, t_leaves):
         if tuple(p.shape) != tuple(t.shape):
-            raise RuntimeError(f"jvp(f, primals, tangents): Expected primals and tangents to have the same shape, "
-                               f"got {tuple(p.shape)} and {tuple(t.shape)}")
+            raise RuntimeError("Trying to set a forward gradient that has a different size than that of the original "
+                               f"Tensor, this is not supported. Tensor is of size {list(p.shape)} while the given "
+                               f"forward gradient is of size {list(t.shape)}.")
     keep = _outer_tracking(p_leaves + t_leaves)
     with enable_grad():
         tracked = [[_track(x) for x in leaves] for leaves, _ in p_trees]
@@ -479,6 +483,19 @@ class _MappedValues:
             raise RuntimeError(_VALUE_READS[kind])
 
 
+def _spec_repr(tree, indent: int = 0) -> str:
+    """The structure of a tuple/list/dict tree as PyTorch's `TreeSpec` prints it (leaves, None included, as `*`)."""
+    if isinstance(tree, tuple | list) and type(tree) in (tuple, list):
+        kind, context, children = type(tree).__name__, None, list(tree)
+    elif type(tree) is dict:
+        kind, context, children = "dict", list(tree), list(tree.values())
+    else:
+        return "*"
+    indent += 2
+    inner = ("," + "\n" + " " * indent).join(_spec_repr(c, indent) for c in children)
+    return f"TreeSpec({kind}, {context}, [{inner}])"
+
+
 def _match_in_dims(in_dims, args: tuple, what: str) -> list:
     """One mapped dimension (or None) per leaf of `args`."""
     if isinstance(in_dims, int):
@@ -486,20 +503,23 @@ def _match_in_dims(in_dims, args: tuple, what: str) -> list:
     if not isinstance(in_dims, tuple | list):
         raise ValueError(f"{what}: expected `in_dims` to be int or a (potentially nested) tuple matching the "
                          f"structure of inputs, got: {type(in_dims)}.")
+    mismatch = (f"{what}: in_dims is not compatible with the structure of `inputs`. in_dims has structure "
+                f"{_spec_repr(tuple(in_dims))} but inputs has structure {_spec_repr(tuple(args))}.")
     if len(in_dims) != len(args):
-        raise ValueError(f"{what}: in_dims is not compatible with the structure of `inputs`. in_dims has structure "
-                         f"of {len(in_dims)} entries but inputs has {len(args)}.")
-    out = []
-    for d, a in zip(in_dims, args):
-        a_leaves, _ = _flatten(a)
+        raise ValueError(mismatch)
+
+    def match(d, a) -> list:
+        """`d` broadcast over `a`'s leaves: an int or None covers a subtree; a container must mirror `a`'s."""
         if isinstance(d, int) or d is None:
-            out += [d] * len(a_leaves)
-        else:
-            d_leaves, _ = _flatten(d)
-            if len(d_leaves) != len(a_leaves):
-                raise ValueError(f"{what}: in_dims is not compatible with the structure of `inputs`.")
-            out += d_leaves
-    return out
+            return [d] * len(_flatten(a)[0])
+        if isinstance(d, tuple) and isinstance(a, tuple) or isinstance(d, list) and isinstance(a, list):
+            if len(d) == len(a):
+                return [x for dd, aa in zip(d, a) for x in match(dd, aa)]
+        elif isinstance(d, dict) and isinstance(a, dict) and d.keys() == a.keys():
+            return [x for k in a for x in match(d[k], a[k])]
+        raise ValueError(mismatch)
+
+    return [x for d, a in zip(in_dims, args) for x in match(d, a)]
 
 
 def _empty_batch(func: Callable, leaves: list, dims: list, build: Callable, kwargs: dict, out_dims, name: str):

@@ -32,9 +32,9 @@ class FunctionCtx:
 
     def save_for_backward(self, *tensors: Tensor | None) -> None:
         """Save tensors (or None) for backward; `ctx.saved_tensors` returns them, version-checked."""
-        for t in tensors:
+        for i, t in enumerate(tensors):
             if t is not None and not isinstance(t, Tensor):
-                raise TypeError(f"save_for_backward can only save variables, but argument {tensors.index(t)} is of "
+                raise TypeError(f"save_for_backward can only save variables, but argument {i} is of "
                                 f"type {type(t).__name__}")
         self._to_save = tensors
 
@@ -217,6 +217,11 @@ class Function(FunctionCtx, metaclass=_FunctionMeta):
     vjp = backward
     generate_vmap_rule = False
 
+    @staticmethod
+    def jvp(ctx: Any, *grad_inputs: Any) -> Any:
+        raise NotImplementedError("You must implement the jvp function for custom autograd.Function to use it with "
+                                  "forward mode AD.")
+
     def __init__(self, *args, **kwargs) -> None:
         warnings.warn(f"{self.__class__} should not be instantiated. Methods on autograd functions are all static, so "
                       "you should invoke them on the class itself. Instantiating an autograd function will raise an "
@@ -254,10 +259,43 @@ class Function(FunctionCtx, metaclass=_FunctionMeta):
             _state.enabled = prev
         for t in ctx._dirty:  # PyTorch's mark_dirty bumps each dirty tensor's version once more
             t._storage.version += 1
+        dual = _forward_mode(cls, ctx, args, output)
+        if dual is not None:
+            return dual
         tensor_pos = [i for i, a in enumerate(args) if isinstance(a, Tensor)]
         if not (prev and any(ctx.needs_input_grad)):
             return output
         return _attach(ctx, args, tensor_pos, output)
+
+
+def _forward_mode(cls, ctx: BackwardCFunction, args: tuple, output):
+    """Under an open forward-AD level, the outputs of a Function defining only `jvp` (no backward) as duals whose
+    tangents its `jvp` computes from the inputs' tangents; None where the tape's emulation applies instead."""
+    from ember.autograd import forward_ad
+
+    if (forward_ad._current_level < 0 or cls.jvp is Function.jvp or cls.backward is not Function.backward
+            or cls.vjp is not Function.vjp):
+        return None
+    tangents = [forward_ad.unpack_dual(a).tangent if isinstance(a, Tensor) and a._requires_grad else None
+                for a in args]
+    if all(t is None for t in tangents):
+        return None
+    tangents = [a.detach().new_zeros(tuple(a.shape)) if t is None and isinstance(a, Tensor) else t
+                for a, t in zip(args, tangents)]
+    prev = _state.enabled
+    _state.enabled = False
+    try:
+        res = cls.jvp(ctx, *tangents)
+    finally:
+        _state.enabled = prev
+    single = not isinstance(output, tuple)
+    outs, res = ([output], [res]) if single else (list(output), list(res if isinstance(res, tuple) else (res,)))
+    if len(res) != len(outs):
+        raise RuntimeError(f"jvp function of {cls.__name__} returned an incorrect number of forward gradients "
+                           f"(expected {len(outs)} got {len(res)})")
+    outs = [forward_ad._register(o, t) if isinstance(o, Tensor) and isinstance(t, Tensor) else o
+            for o, t in zip(outs, res)]
+    return outs[0] if single else tuple(outs)
 
 
 def _attach(ctx: BackwardCFunction, args: tuple, tensor_pos: list[int], output):

@@ -118,10 +118,11 @@ def _batched(outputs: list[Tensor], diff_inputs: list[Tensor]) -> list[list[np.n
 
 
 def _forward(func: Callable, inputs: tuple, i: int, n_out: list[int]) -> list[np.ndarray]:
-    """d(outputs)/d(inputs[i]) by forward mode (`autograd.functional.jvp`: no torch.func transform, so any
-    custom Function takes part), one column per one-hot tangent."""
+    """d(outputs)/d(inputs[i]) by forward mode (dual tensors of `forward_ad`, so a custom Function's `jvp` takes
+    part; `autograd.functional.jvp` where a level is already open), one column per one-hot tangent."""
     from ember.core import zeros_like
 
+    from ember.autograd import forward_ad
     from ember.autograd.functional import jvp
 
     x = inputs[i]
@@ -135,8 +136,14 @@ def _forward(func: Callable, inputs: tuple, i: int, n_out: list[int]) -> list[np
     for c in range(x.numel()):
         t = zeros_like(x.detach())
         t.view(-1)[c] = 1.0
-        _, jv = jvp(of_x, (x.detach(),), (t,))
-        jv = jv if isinstance(jv, tuple) else (jv,)
+        if forward_ad._current_level >= 0:
+            _, jv = jvp(of_x, (x.detach(),), (t,))
+            jv = jv if isinstance(jv, tuple) else (jv,)
+        else:
+            with forward_ad.dual_level():
+                outs = of_x(forward_ad.make_dual(x.detach(), t))
+                jv = [forward_ad.unpack_dual(o).tangent for o in outs]
+            jv = [zeros_like(o.detach()) if g is None else g for o, g in zip(outs, jv)]
         for j in range(len(n_out)):
             cols[j][:, c] = _host(jv[j]).reshape(-1)
     return cols

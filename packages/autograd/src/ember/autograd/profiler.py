@@ -18,6 +18,7 @@ import threading
 import time
 from collections.abc import Callable, Iterable
 
+from ember.core import dispatch as _dispatch
 from ember.core.dispatch import register_dispatch_hook, registered_ops, remove_dispatch_hook
 from ember.core.tensor import Tensor
 
@@ -305,6 +306,8 @@ class profile:
         self._t0 = time.perf_counter_ns()
         self._next_id = 0
         self._action = ProfilerAction.RECORD
+        self._prev_composite: Callable | None = None
+        self._composite_ids: set[int] = set()
 
     # --- recording -------------------------------------------------------------------------------
     def _now_us(self) -> float:
@@ -327,7 +330,21 @@ class profile:
             stack.pop()
         self._events.append(e)
 
+    def _composite(self, name: str, fn: Callable, args: tuple, kwargs: dict):
+        """A composite function (`F.linear`, `@`, the losses) as one event over the ops it runs, as PyTorch's
+        `aten::linear` over `aten::addmm`; the composite hook it replaced (autocast's) still runs inside."""
+        e = self._open("aten::" + name, _shapes(args) if self.record_shapes else None)
+        self._composite_ids.add(e.id)
+        try:
+            prev = self._prev_composite
+            return prev(name, fn, args, kwargs) if prev is not None else fn(*args, **kwargs)
+        finally:
+            self._close(e)
+
     def _hook(self, op, args, kwargs, call_next):
+        stack = _stack()
+        if stack and stack[-1].id in self._composite_ids and stack[-1].name == "aten::" + op.name:
+            return call_next(op, args, kwargs)  # the composite's own op of the same name: one event, as PyTorch
         e = self._open("aten::" + op.name, _shapes(args) if self.record_shapes else None)
         try:
             result = call_next(op, args, kwargs)
@@ -361,6 +378,7 @@ class profile:
                     self._saved_kernels.append((op, dev, fn))
                     op.kernels[dev] = self._wrap_kernel(fn, dev)
         register_dispatch_hook(self._hook)
+        self._prev_composite = _dispatch.set_composite_hook(self._composite)
         _active.append(self)
 
     def _stop_recording(self) -> None:
@@ -369,6 +387,8 @@ class profile:
         self._recording = False
         _active.remove(self)
         remove_dispatch_hook(self._hook)
+        if _dispatch._composite_hook == self._composite:  # autocast entered meanwhile replaced it: leave its own
+            _dispatch.set_composite_hook(self._prev_composite)
         for op, dev, fn in reversed(self._saved_kernels):
             op.kernels[dev] = fn
         self._saved_kernels.clear()

@@ -501,7 +501,7 @@ class Tensor:
                 raise TypeError(f"can't convert {self.device} device type tensor to numpy. "
                                 "Use Tensor.cpu() to copy the tensor to host memory first.")
             return self._host_array()
-        if self._requires_grad and not force:
+        if self._requires_grad and not force and _grad_mode_enabled():  # PyTorch's check is under grad mode only
             raise RuntimeError("Can't call numpy() on Tensor that requires grad. "
                                "Use tensor.detach().numpy() instead.")
         if self._dtype is dtypes.complex32 or self._dtype is dtypes.bfloat16 or self._dtype in dtypes.FLOAT8:

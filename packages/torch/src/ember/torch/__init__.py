@@ -47,6 +47,7 @@ import ember.torch.testing as testing  # noqa: E402
 import ember.torch.onnx as onnx  # noqa: E402
 import ember.torch.jit as jit  # noqa: E402
 import ember.torch.profiler as profiler  # noqa: E402
+import ember.torch.__future__ as __future__  # noqa: E402, F401 - torch.__future__'s conversion flags
 import ember.torch.distributed as distributed  # noqa: E402
 import ember.torch.futures as futures  # noqa: E402
 import ember.torch.func as func  # noqa: E402

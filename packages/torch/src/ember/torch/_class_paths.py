@@ -9,6 +9,10 @@ PATHS = {
         'detect_anomaly': 'torch.autograd.anomaly_mode',
         'set_detect_anomaly': 'torch.autograd.anomaly_mode',
     },
+    'ember.autograd.forward_ad': {
+        'UnpackedDualTensor': 'torch.autograd.forward_ad',
+        'dual_level': 'torch.autograd.forward_ad',
+    },
     'ember.autograd.function': {
         'BackwardCFunction': 'torch.autograd.function',
         'Function': 'torch.autograd.function',
@@ -302,6 +306,16 @@ PATHS = {
     },
     'ember.nn.utils.parametrize': {
         'ParametrizationList': 'torch.nn.utils.parametrize',
+    },
+    'ember.nn.utils.prune': {
+        'BasePruningMethod': 'torch.nn.utils.prune',
+        'CustomFromMask': 'torch.nn.utils.prune',
+        'Identity': 'torch.nn.utils.prune',
+        'L1Unstructured': 'torch.nn.utils.prune',
+        'LnStructured': 'torch.nn.utils.prune',
+        'PruningContainer': 'torch.nn.utils.prune',
+        'RandomStructured': 'torch.nn.utils.prune',
+        'RandomUnstructured': 'torch.nn.utils.prune',
     },
     'ember.nn.utils.rnn': {
         'PackedSequence': 'torch.nn.utils.rnn',

@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterable
 import ember.autograd as _ag
 from ember.autograd.function import Function
 
-__all__ = ["custom_op", "CustomOpDef", "register_fake", "register_autograd", "register_kernel"]
+__all__ = ["custom_op", "CustomOpDef", "register_fake", "register_autograd", "register_kernel", "opcheck"]
 
 _OPS: dict[str, CustomOpDef] = {}
 
@@ -20,12 +20,9 @@ class CustomOpDef:
     """An operator made by `custom_op`: call it like the function it wraps."""
 
     def __init__(self, name: str, fn: Callable, mutates_args) -> None:
-        ns, _, op = name.partition("::")
-        if not ns or not op:
-            raise ValueError(f"Expected there to be a namespace in {name}, i.e. The operator name should look "
-                             f"something like ns::foo")
+        self._signature = _infer_schema(fn)
+        ns, op = name.split("::")  # PyTorch unpacks the same way (its ValueError for a name without "::")
         self._name, self._opname, self._init_fn = name, f"{ns}.{op}.default", fn
-        self._signature = inspect.signature(fn)
         self._mutates_args = mutates_args
         self._kernels: dict[str, Callable] = {}
         self._fake: Callable | None = None
@@ -69,8 +66,36 @@ class CustomOpDef:
         needs_grad = _ag.is_grad_enabled() and any(
             isinstance(a, _ag.Tensor) and a.requires_grad for a in args)
         if not needs_grad:
-            return self._kernel(args)(*args)
-        return self._node.apply(*args)
+            out = self._kernel(args)(*args)
+        else:
+            out = self._node.apply(*args)
+        self._bump_mutated(bound.arguments)
+        return out
+
+    def _bump_mutated(self, arguments: dict) -> None:
+        """The arguments named in `mutates_args` were written (by numpy, say): PyTorch bumps their versions."""
+        names = arguments if self._mutates_args == "unknown" else self._mutates_args
+        for n in names:
+            t = arguments.get(n)
+            if isinstance(t, _ag.Tensor):
+                t._storage.version += 1
+
+
+def _infer_schema(fn: Callable) -> inspect.Signature:
+    """`fn`'s signature, refused where PyTorch's `infer_schema` cannot build an operator schema from it."""
+    sig = inspect.signature(fn)
+
+    def error_fn(what: str):
+        raise ValueError(f"infer_schema(func): {what} Got func with signature {sig})")
+
+    for name, param in sig.parameters.items():
+        if param.kind not in (param.POSITIONAL_OR_KEYWORD, param.KEYWORD_ONLY):
+            error_fn("We do not support positional-only args, varargs, or varkwargs.")
+        if param.annotation is inspect.Parameter.empty:
+            error_fn(f"Parameter {name} must have a type annotation.")
+    if sig.return_annotation is inspect.Signature.empty:
+        error_fn("No return type annotation was provided. Please add one.")
+    return sig
 
 
 class _CustomOpFunction(Function):
@@ -140,3 +165,124 @@ def register_autograd(op: str | CustomOpDef, backward: Callable, /, *, setup_con
 def register_kernel(op: str | CustomOpDef, device_types, func: Callable | None = None, /, **_):
     """`torch.library.register_kernel`: a per-device kernel of a custom op, by object or name."""
     return _op(op).register_kernel(device_types, func)
+
+
+class OpCheckError(Exception):
+    """What `opcheck` raises when one of its tests fails (PyTorch's optests.OpCheckError)."""
+
+
+_DEFAULT_TEST_UTILS = ("test_schema", "test_autograd_registration", "test_faketensor", "test_aot_dispatch_dynamic")
+
+
+def _tensors(tree) -> list:
+    if isinstance(tree, _ag.Tensor):
+        return [tree]
+    if isinstance(tree, tuple | list):
+        return [t for x in tree for t in _tensors(x)]
+    return []
+
+
+def _clone_args(args: tuple, kwargs: dict, device: str | None = None):
+    def one(a):
+        if isinstance(a, _ag.Tensor):
+            c = a.detach().to(device) if device else a.detach().clone()
+            return c.requires_grad_(a.requires_grad) if c.is_floating_point() or c.is_complex() else c
+        return a
+    return tuple(one(a) for a in args), {k: one(v) for k, v in kwargs.items()}
+
+
+def _check_schema(op: CustomOpDef, args: tuple, kwargs: dict) -> None:
+    """Only the arguments named in `mutates_args` are written; outputs are new tensors, not inputs or views."""
+    args, kwargs = _clone_args(args, kwargs)
+    bound = op._signature.bind(*args, **kwargs)
+    before = {n: v.detach().clone() for n, v in bound.arguments.items() if isinstance(v, _ag.Tensor)}
+    with _ag.no_grad():
+        out = op(*args, **kwargs)
+    declared = set(bound.arguments) if op._mutates_args == "unknown" else set(op._mutates_args)
+    for n, old in before.items():
+        if n not in declared and not _ag.equal(old, bound.arguments[n].detach()):
+            raise RuntimeError(f"{op._opname}: argument {n} is not defined as mutable but was mutated")
+    storages = {id(t._storage) for t in _tensors(list(bound.arguments.values()))}
+    for o in _tensors(out):
+        if id(o._storage) in storages:
+            raise RuntimeError(f"{op._opname}: output aliases an input; outputs of a custom op must be new tensors")
+
+
+def _check_autograd_registration(op: CustomOpDef, args: tuple, kwargs: dict) -> None:
+    """An op called with inputs that require grad, whose outputs are differentiable, needs `register_autograd`."""
+    if op._backward is not None or not any(t.requires_grad for t in _tensors(list(args) + list(kwargs.values()))):
+        return
+    with _ag.no_grad():
+        out = op(*_clone_args(args, kwargs)[0], **_clone_args(args, kwargs)[1])
+    if any(o.is_floating_point() or o.is_complex() for o in _tensors(out)):
+        raise AssertionError(f"{op._opname}: inputs require grad but no autograd formula was registered (use "
+                             "torch.library.register_autograd)")
+
+
+def _check_faketensor(op: CustomOpDef, args: tuple, kwargs: dict) -> None:
+    """The fake kernel, run on meta copies of the inputs, gives outputs of the real ones' sizes, strides, dtypes."""
+    if op._fake is None:
+        raise RuntimeError(f"There was no fake impl registered for {op._opname}. This is necessary for "
+                           "torch.compile/export/fx tracing to work. Please use torch.library.register_fake to add a "
+                           "fake impl.")
+    with _ag.no_grad():
+        real = _tensors(op(*_clone_args(args, kwargs)[0], **_clone_args(args, kwargs)[1]))
+        fargs, fkwargs = _clone_args(args, kwargs, "meta")
+        fake = _tensors(op._fake(*fargs, **fkwargs))
+    if len(real) != len(fake):
+        raise RuntimeError(f"{op._opname}: the fake impl returned {len(fake)} tensors, the real one {len(real)}")
+    for r, f in zip(real, fake):
+        for what, a, b in (("Shape", tuple(f.shape), tuple(r.shape)), ("Stride", f.stride(), r.stride()),
+                           ("Dtype", f.dtype, r.dtype)):
+            if a != b:
+                raise RuntimeError(f"When comparing the output of {op._opname} on FakeTensor and concrete Tensors, "
+                                   f"found mismatched tensor metadata: {what} mismatch! {what}s are {a} and {b}!")
+
+
+def _check_aot_dispatch(op: CustomOpDef, args: tuple, kwargs: dict) -> None:
+    """Two calls on copies of the inputs agree, and so do their gradients where inputs require grad."""
+    from ember.torch.testing import assert_close
+
+    runs = []
+    for _ in range(2):
+        cargs, ckwargs = _clone_args(args, kwargs)
+        out = _tensors(op(*cargs, **ckwargs))
+        leaves = [t for t in _tensors(list(cargs) + list(ckwargs.values())) if t.requires_grad]
+        diff = [o for o in out if o.requires_grad]
+        grads = _ag.autograd.grad([o.sum() for o in diff], leaves, allow_unused=True) if diff and leaves else ()
+        runs.append(([o.detach() for o in out], [g for g in grads if g is not None]))
+    for a, b in zip(runs[0][0] + runs[0][1], runs[1][0] + runs[1][1]):
+        assert_close(a, b)
+
+
+_TEST_UTILS = {"test_schema": _check_schema, "test_autograd_registration": _check_autograd_registration,
+               "test_faketensor": _check_faketensor, "test_aot_dispatch_dynamic": _check_aot_dispatch,
+               "test_aot_dispatch_static": _check_aot_dispatch}
+
+
+def opcheck(op: str | CustomOpDef, args: tuple, kwargs: dict | None = None, *,
+            test_utils: str | Iterable[str] = _DEFAULT_TEST_UTILS, raise_exception: bool = True,
+            rtol: float | None = None, atol: float | None = None) -> dict:
+    """`torch.library.opcheck`: check a custom op's registrations on sample inputs (schema and mutation, autograd
+    formula, fake kernel metadata, repeatability); a dict of test name -> "SUCCESS" or the exception."""
+    if (rtol is None) ^ (atol is None):
+        raise ValueError("opcheck(op, ...): if you specify one of rtol/atol, you must specify both")
+    op = _op(op)
+    kwargs = {} if kwargs is None else kwargs
+    if test_utils == "ALL":
+        test_utils = tuple(_TEST_UTILS)
+    if isinstance(test_utils, str):
+        test_utils = (test_utils,)
+    if not isinstance(test_utils, tuple | list) or not set(test_utils) <= set(_TEST_UTILS):
+        raise ValueError(f"opcheck(op, ..., test_utils={test_utils}), expected test_utils to be subset of "
+                         f"{tuple(_TEST_UTILS)} but it was not")
+    results: dict = {}
+    for name in test_utils:
+        try:
+            _TEST_UTILS[name](op, tuple(args), kwargs)
+            results[name] = "SUCCESS"
+        except Exception as ex:
+            if raise_exception:
+                raise OpCheckError(f"opcheck(op, ...): {name} failed with {ex} (scroll up for stack trace)") from ex
+            results[name] = ex
+    return results

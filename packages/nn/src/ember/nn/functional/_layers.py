@@ -41,6 +41,8 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
             return ea.matmul(input, weight.t())
         if isinstance(bias, Tensor) and bias._dtype is dt and bias._shape == (ws[0],):
             return node_name(ea.matmul(input, weight.t()) + bias, "AddBackward0", "AddmmBackward0")
+    if weight.dim() == 1 and bias is not None and (input.dim() == 2 or bias.dim() >= 1):
+        raise RuntimeError("mat2 must be a matrix, got 1-D tensor")  # PyTorch's addmm path for a vector weight
     _check_linear_shapes(input, weight)
     if bias is not None and (input.dtype is not weight.dtype or bias.dtype is not weight.dtype) and \
             weight.dim() == 2 and not (ea.is_autocast_enabled("cpu") or ea.is_autocast_enabled("cuda")):

@@ -81,6 +81,9 @@ def _ns() -> str:
     return dtypes._repr_namespace
 
 
+# `torch.__future__`'s conversion flags: [overwrite_module_params_on_conversion, swap_module_params_on_conversion]
+CONVERSION_FLAGS = [False, False]
+
 _MIXED_BACKWARD_HOOKS = ("Cannot use both regular backward hooks and full backward hooks on a single Module. "
                          "Please use only one of them.")
 
@@ -491,11 +494,19 @@ class Module:
         if recurse:
             for m in self.children():
                 m._apply(fn)
-        for p in self._parameters.values():
+        overwrite = CONVERSION_FLAGS[0] and not CONVERSION_FLAGS[1]  # swapping keeps identity, as setting data
+        for key, p in self._parameters.items():
             if p is None:
                 continue
             with ea.no_grad():
                 new = fn(p)
+            if new is not p and overwrite:  # PyTorch: a new Parameter object (and grad) replaces the old one
+                fresh = Parameter(new, p.requires_grad)
+                if p.grad is not None:
+                    with ea.no_grad():
+                        fresh.grad = fn(p.grad).requires_grad_(p.grad.requires_grad)
+                self._parameters[key] = fresh
+                continue
             if new is not p:
                 _set_data(p, new)
             if p.grad is not None:

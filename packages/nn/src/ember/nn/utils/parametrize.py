@@ -36,6 +36,7 @@ class ParametrizationList(ModuleList):
     def __init__(self, modules, original: Tensor, unsafe: bool = False) -> None:
         super().__init__(modules)
         self.unsafe = unsafe
+        shape, dtype = original.shape, original.dtype  # before right_inverse's value may replace original's data
         with ea.no_grad():
             new = original
             for module in reversed(list(self)):
@@ -54,7 +55,7 @@ class ParametrizationList(ModuleList):
                 t = Parameter(_detached(t).clone(), original.requires_grad) if isinstance(original, Parameter) else t
                 _register(self, f"original{i}", t)
         if not unsafe:  # PyTorch's consistency check: forward(right_inverse(original)) keeps shape and dtype
-            _check_same(self(), original.shape, original.dtype, "unless `unsafe` flag is enabled")
+            _check_same(self(), shape, dtype, "unless `unsafe` flag is enabled")
 
     def right_inverse(self, value: Tensor) -> None:
         """Set the original(s) so that the parametrization evaluates to `value`."""

@@ -1,16 +1,20 @@
 """`torch.utils.benchmark`'s Python timer: `Timer(stmt, setup, globals=...)` with `timeit` and
 `blocked_autorange`, returning a `Measurement` (per-run `times`, `mean`, `median`, `iqr`); `torch` is
-in the statement's namespace, as in PyTorch. Callgrind counts, `Compare` tables and fuzzers are not provided."""
+in the statement's namespace, as in PyTorch; `Compare` lays measurements out in PyTorch's table. Callgrind counts
+and fuzzers are not provided."""
 
 from __future__ import annotations
 
+import math
 import statistics
 import time
 import timeit as _timeit
 
+import numpy as np
+
 import ember.torch as _torch
 
-__all__ = ["Timer", "Measurement", "TaskSpec", "select_unit"]
+__all__ = ["Timer", "Measurement", "TaskSpec", "select_unit", "Compare"]
 
 timer = time.perf_counter
 
@@ -76,6 +80,30 @@ class Measurement:
     @property
     def has_warnings(self) -> bool:
         return False
+
+    @property
+    def significant_figures(self) -> int:
+        """A rough count of trustworthy digits of the median, from the spread of the middle half (1 to 4)."""
+        times = sorted(self.times)
+        n = len(times)
+        middle = times[n // 4:math.ceil(3 * n / 4)]
+        spread = statistics.pstdev(middle) if len(middle) > 1 else 0.0
+        interval = max(1.645 * spread / math.sqrt(len(middle)), 25e-9)
+        return min(max(math.floor(math.log10(self.median / interval)), 1), 4)
+
+    @property
+    def as_row_name(self) -> str:
+        return self.sub_label or self.stmt or "[Unknown]"
+
+    @staticmethod
+    def merge(measurements) -> list[Measurement]:
+        """One Measurement per task (same statement, labels and threads), its per-run times pooled."""
+        groups: dict = {}
+        for m in measurements:
+            t = m.task_spec
+            key = (t.stmt, t.setup, t.global_setup, t.label, t.sub_label, t.description, t.env, t.num_threads)
+            groups.setdefault(key, (t, []))[1].extend(m.times)
+        return [Measurement(1, times, spec) for spec, times in groups.values()]
 
     def __repr__(self) -> str:
         unit, scale = select_unit(self.median)
@@ -148,3 +176,133 @@ class Timer:
             m = Measurement(m.number_per_run, m.raw_times + [t * m.number_per_run / more.number_per_run
                                                                for t in more.raw_times], self._task_spec)
         return m
+
+
+_UNIT_NAMES = {"ns": "nanosecond", "us": "microsecond", "ms": "millisecond", "s": "second"}
+_BEST, _GOOD, _BAD, _VERY_BAD, _BOLD, _END = "\033[92m", "\033[34m", "\033[2m\033[91m", "\033[31m", "\033[1m", "\033[0m"
+
+
+def _digits(x: float) -> int:
+    """The digits of `x` before the point, computed in float32 as PyTorch's table does."""
+    return int(np.ceil(np.log10(np.float32(abs(x)))))
+
+
+def _trim_sigfig(x: float, n: int) -> float:
+    """`x` rounded to `n` significant figures, in float32 arithmetic as PyTorch's (so 1.2e11 prints 120000004096)."""
+    scale = 10 ** (_digits(x) - n)
+    return float(np.round(np.float32(x / scale)) * np.float32(scale))
+
+
+def _shade(cell: str, value: float, best: float) -> str:
+    """A cell coloured by how far its median is from the best one (Compare.colorize)."""
+    if value <= best * 1.01 or value <= best + 100e-9:
+        return _BEST + _BOLD + cell + _END * 2
+    if value <= best * 1.1:
+        return _GOOD + _BOLD + cell + _END * 2
+    if value >= best * 5:
+        return _VERY_BAD + _BOLD + cell + _END * 2
+    if value >= best * 2:
+        return _BAD + cell + _END * 2
+    return cell
+
+
+def _render_table(results: list[Measurement], colorize: str, trim: bool) -> str:
+    """One label's measurements: a row per (threads, env, sub_label or stmt), a column per description."""
+    unit, scale = select_unit(min(r.median for r in results))
+    rows = sorted(dict.fromkeys((r.num_threads, r.env, r.as_row_name) for r in results),
+                  key=lambda k: (k[0], "" if k[1] is None else k[1]))
+    cols = list(dict.fromkeys(r.description for r in results))
+    cell = {((r.num_threads, r.env, r.as_row_name), r.description): r for r in results}
+    envs = {r.env for r in results}
+    env_width = max(len(str(e)) for e in envs) if len(envs) > 1 else 0
+    groups = [k[0] for k in rows]  # the thread count of each row: the columns' digits are set per column
+    formats = []
+    for c in cols:
+        ms = [cell.get((k, c)) for k in rows]
+        digits = [_digits(m.median / scale) if m else None for m in ms]
+        whole = max(d for d in digits if d is not None)
+        decimals = min(max(m.significant_figures - d, 0) for d, m in zip(digits, ms) if m) if trim else 1
+        formats.append((whole + decimals + (1 if decimals else 0), decimals))
+    table = [[""] + [str(c) if c is not None else "None" for c in cols]]
+    prior_env, prior_threads = None, None
+    for k in rows:
+        first_of_group = k[0] != prior_threads
+        env = f"({k[1]})" if env_width and (first_of_group or k[1] != prior_env) else ""
+        line = ["  " + env.ljust(env_width + 4 if env_width else 4) + k[2]]
+        for c, (width, decimals) in zip(cols, formats):
+            m = cell.get((k, c))
+            if m is None:
+                line.append(" " * width)
+                continue
+            value = m.median / scale
+            if trim:
+                value = _trim_sigfig(value, m.significant_figures)
+            line.append(f"{value:>{width}.{decimals}f}")
+        table.append(line)
+        prior_env, prior_threads = k[1], k[0]
+    widths = [max(len(r[i]) for r in table) for i in range(len(table[0]))]
+    header = "  |  ".join(t.center(w) for t, w in zip(table[0], widths))
+    out = [header]
+    prior_threads = None
+    for k, line, n in zip(rows, table[1:], groups):
+        if n != prior_threads:
+            out.append(f"{n} threads: ".ljust(len(header), "-"))
+        prior_threads = n
+        cells = [line[0].ljust(widths[0])]
+        for i, (text, c) in enumerate(zip(line[1:], cols), start=1):
+            text = text.center(widths[i])
+            m = cell.get((k, c))
+            if colorize != "none" and m is not None:
+                if colorize == "rowwise":
+                    best = min(x.median for x in (cell.get((k, cc)) for cc in cols) if x is not None)
+                else:
+                    best = min(x.median for kk in rows if kk[0] == k[0] and (x := cell.get((kk, c))) is not None)
+                text = _shade(text, m.median, best)
+            cells.append(text)
+        out.append("  |  ".join(cells))
+    label = results[0].label or ""
+    title = f"[{(' ' + label + ' ').center(len(header) - 2, '-')}]"
+    return title + "\n" + "\n".join(out) + f"\n\nTimes are in {_UNIT_NAMES[unit]}s ({unit}).\n"
+
+
+class Compare:
+    """`Compare([m1, m2, ...])`: the measurements as PyTorch's table, one per label, a row per sub_label (or
+    statement) and thread count, a column per description; `print()` or `str()` it."""
+
+    def __init__(self, results: list[Measurement]) -> None:
+        self._results: list[Measurement] = []
+        self.extend_results(results)
+        self._trim_significant_figures = False
+        self._colorize = "none"
+        self._highlight_warnings = False
+
+    def __str__(self) -> str:
+        return "\n".join(self._render())
+
+    def extend_results(self, results) -> None:
+        """Add measurements to the table."""
+        for r in results:
+            if not isinstance(r, Measurement):
+                raise ValueError(f"Expected an instance of `Measurement`, got {type(r)} instead.")
+        self._results.extend(results)
+
+    def trim_significant_figures(self) -> None:
+        """Print each time with only the digits its spread supports."""
+        self._trim_significant_figures = True
+
+    def colorize(self, rowwise: bool = False) -> None:
+        """Colour each time by its distance from the best of its column (or row)."""
+        self._colorize = "rowwise" if rowwise else "columnwise"
+
+    def highlight_warnings(self) -> None:
+        """Accepted; ember's measurements carry no variance warnings."""
+        self._highlight_warnings = True
+
+    def print(self) -> None:
+        print(str(self))
+
+    def _render(self) -> list[str]:
+        by_label: dict = {}
+        for r in Measurement.merge(self._results):
+            by_label.setdefault(r.label, []).append(r)
+        return [_render_table(group, self._colorize, self._trim_significant_figures) for group in by_label.values()]
