@@ -267,6 +267,7 @@ def test_encoder_fast_path_zeroes_padded_positions_in_inference():
             torch.backends.mha.set_fastpath_enabled(True)
     keep = (~pad).numpy()[..., None]
     np.testing.assert_allclose(fast.numpy(), slow.detach().numpy() * keep, atol=1e-6)
+    assert not np.signbit(fast.numpy()[pad.numpy()]).any()  # padded with +0.0, as to_padded_tensor(0.0)
     assert np.abs(left.numpy()[1, :2]).sum() > 1 and np.abs(with_mask.numpy()[1, 3:]).sum() > 1
     np.testing.assert_allclose(off.numpy(), slow.detach().numpy(), atol=1e-6)
     np.testing.assert_allclose(enc(x, src_key_padding_mask=pad).detach().numpy(), slow.detach().numpy(), atol=1e-6)
