@@ -72,24 +72,39 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn
     if is_causal:
         causal = _additive_mask(ea.ones(L, S, dtype=ea.bool, device=query.device).tril(), scores.dtype)
         if attn_mask is None:
-            weights = ea.softmax(scores + causal, -1)
+            scores, safe = scores + causal, False
         elif query.dim() == key.dim() == value.dim() == 4 and dropout_p == 0.0:
             # PyTorch's CPU flash kernel (4-D inputs, no dropout) applies both masks; its math path refuses
-            weights = ea._safe_softmax(scores + causal + _additive_mask(attn_mask, scores.dtype), -1)
+            scores, safe = scores + causal + _additive_mask(attn_mask, scores.dtype), True
         else:
             raise RuntimeError("_scaled_dot_product_attention: Explicit attn_mask should not be set when "
                                "is_causal=True")
     elif attn_mask is not None:
-        weights = ea._safe_softmax(scores + _additive_mask(attn_mask, scores.dtype), -1)
+        scores, safe = scores + _additive_mask(attn_mask, scores.dtype), True
     else:
-        weights = ea.softmax(scores, -1)
-    if dropout_p > 0.0:
-        weights = dropout(weights, dropout_p, True)
-    out = ea.matmul(weights, value)
+        safe = False
+    if low is not None and flash:
+        out = _flash_reduced(scores, value, low)
+    else:
+        weights = ea._safe_softmax(scores, -1) if safe else ea.softmax(scores, -1)
+        if dropout_p > 0.0:
+            weights = dropout(weights, dropout_p, True)
+        out = ea.matmul(weights, value)
     if low is not None:
         out = out.to(low)
     return node_name(out, "UnsafeViewBackward0" if low is None else "ToCopyBackward0",
                      "ScaledDotProductFlashAttentionForCpuBackward0") if flash else out
+
+
+def _flash_reduced(scores: Tensor, value: Tensor, low) -> Tensor:
+    """PyTorch's CPU flash kernel in half/bfloat16: the float32 exponentials `p = exp(s - max)` are rounded to the
+    input's dtype for the product with V, then divided by their float32 sum (rows masked out entirely give 0)."""
+    m = scores.detach().amax(-1, keepdim=True)
+    m = ea.where(ea.isfinite(m), m, ea.zeros_like(m))
+    p = ea.exp(scores - m)
+    total = p.sum(-1, keepdim=True)
+    out = ea.matmul(p.to(low).float(), value) / ea.where(total > 0, total, ea.ones_like(total))
+    return out
 
 
 def _takes_cpu_flash(query: Tensor, key: Tensor, value: Tensor, dropout_p: float) -> bool:
