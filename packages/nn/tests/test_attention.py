@@ -407,3 +407,13 @@ def test_bf16_cpu_flash_attention_rounds_the_exponentials_before_the_product_wit
     assert not got.detach().float().numpy()[:, :, 2].any()
     got.float().sum().backward()
     assert qt.grad.dtype == torch.bfloat16 and np.isfinite(qt.grad.float().numpy()).all()
+
+
+def test_sdpa_refuses_a_mask_neither_bool_float32_nor_the_querys_dtype_in_pytorchs_words():
+    q = torch.ones(1, 2, 3, 4)
+    with pytest.raises(RuntimeError, match=r"attn_mask.dtype: long int and  query.dtype: float instead\."):
+        F.scaled_dot_product_attention(q, q, q, attn_mask=torch.ones(3, 3, dtype=torch.int64))
+    with pytest.raises(RuntimeError, match=r"attn_mask.dtype: double and  query.dtype: c10::BFloat16 instead\."):
+        F.scaled_dot_product_attention(q.bfloat16(), q.bfloat16(), q.bfloat16(), attn_mask=torch.ones(3, 3).double())
+    d = q.double()
+    assert F.scaled_dot_product_attention(d, d, d, attn_mask=torch.zeros(3, 3)).dtype == torch.float64

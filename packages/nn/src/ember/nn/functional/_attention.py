@@ -8,6 +8,7 @@ import warnings
 from ember import autograd as ea
 from ember.core import Tensor
 from ember.core.dispatch import composite, node_name
+from ember.core.ops._util import _CPP_TYPE_NAMES
 from ember.core.tensor import describe
 
 from ember.nn.functional._layers import dropout, linear
@@ -58,6 +59,10 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn
     if query.shape[-1] != key.shape[-1]:
         raise RuntimeError(f"scaled_dot_product_attention: query and key must have the same embedding size; got "
                            f"{describe(query)} and {describe(key)}")
+    if attn_mask is not None and attn_mask.dtype not in (ea.bool, ea.float32, query.dtype):
+        raise RuntimeError(f"Expected attn_mask dtype to be bool or float or to match query dtype, but got "
+                           f"attn_mask.dtype: {_cpp_name(attn_mask.dtype)} and  query.dtype: "
+                           f"{_cpp_name(query.dtype)} instead.")
     low = query.dtype if query.dtype in (ea.bfloat16, ea.float16) and query.device.type == "cpu" else None
     flash = _takes_cpu_flash(query, key, value, dropout_p)
     if low is not None:  # PyTorch's CPU kernels compute half and bfloat16 attention in float32, rounding once
@@ -94,6 +99,14 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn
         out = out.to(low)
     return node_name(out, "UnsafeViewBackward0" if low is None else "ToCopyBackward0",
                      "ScaledDotProductFlashAttentionForCpuBackward0") if flash else out
+
+
+def _cpp_name(dtype) -> str:
+    """The demangled C++ type name PyTorch's SDPA checks print (`long int`, `c10::BFloat16`)."""
+    names = {**_CPP_TYPE_NAMES, "float16": "c10::Half", "bfloat16": "c10::BFloat16", "float32": "float",
+             "float64": "double", "complex32": "c10::complex<c10::Half>", "complex64": "c10::complex<float>",
+             "complex128": "c10::complex<double>"}
+    return names.get(dtype.name, dtype.name)
 
 
 def _flash_reduced(scores: Tensor, value: Tensor, low) -> Tensor:
