@@ -63,7 +63,8 @@ dense = q @ k.transpose(1, 2)
 idx = torch.arange(8)[:, None] + torch.arange(-w, w + 1)[None, :]
 valid = (idx >= 0) & (idx < 8)
 ref = torch.gather(dense, 2, idx.clamp(0, 7).expand(2, -1, -1)).masked_fill(~valid, 0.0)
-print("band", tuple(band.shape), "matches dense diagonals", torch.allclose(band.masked_fill(~valid, 0.0), ref, atol=1e-5))
+print("band", tuple(band.shape), "matches dense diagonals",
+      torch.allclose(band.masked_fill(~valid, 0.0), ref, atol=1e-5))
 print("band row 3", r(band[0, 3], 5))
 
 
@@ -110,7 +111,8 @@ def nystrom_attention(q, k, v, num_landmarks=4):
 
 ny, k2 = nystrom_attention(q, k, v)
 inv = iterative_inv(k2, 20)
-print("pinv", torch.allclose(inv, torch.linalg.pinv(k2), atol=1e-3), "inverse", torch.allclose(k2 @ inv, torch.eye(4).expand(2, 4, 4), atol=1e-3))
+print("pinv", torch.allclose(inv, torch.linalg.pinv(k2), atol=1e-3), "inverse",
+      torch.allclose(k2 @ inv, torch.eye(4).expand(2, 4, 4), atol=1e-3))
 full = F.softmax(q @ k.transpose(1, 2) / 2.0, dim=-1) @ v
 print("nystrom", tuple(ny.shape), r(ny[0, 0], 3), "rel err", round(((ny - full).norm() / full.norm()).item(), 2))
 
@@ -140,8 +142,8 @@ def blocked_attention(q, k, v, block=3, causal=True):
 fo, lse = blocked_attention(q, k, v)
 sdpa = F.scaled_dot_product_attention(q.unsqueeze(1), k.unsqueeze(1), v.unsqueeze(1), is_causal=True).squeeze(1)
 scores = (q @ k.transpose(1, 2) / 2.0).masked_fill(torch.ones(8, 8, dtype=torch.bool).triu(1), float("-inf"))
-print("flash == sdpa", torch.allclose(fo, sdpa, atol=1e-5), "lse", torch.allclose(lse, torch.logsumexp(scores, -1), atol=1e-5),
-      r(lse[0], 4))
+print("flash == sdpa", torch.allclose(fo, sdpa, atol=1e-5), "lse",
+      torch.allclose(lse, torch.logsumexp(scores, -1), atol=1e-5), r(lse[0], 4))
 
 
 class LinearAttentionLM(nn.Module):

@@ -50,12 +50,14 @@ class ResBlock(nn.Module):
         super().__init__()
         self.out_channels = out_channels or channels
         self.use_scale_shift_norm = use_scale_shift_norm
-        self.in_layers = nn.Sequential(normalization(channels), nn.SiLU(), nn.Conv2d(channels, self.out_channels, 3, padding=1))
+        self.in_layers = nn.Sequential(normalization(channels), nn.SiLU(),
+                                       nn.Conv2d(channels, self.out_channels, 3, padding=1))
         self.emb_layers = nn.Sequential(nn.SiLU(), nn.Linear(emb_channels, 2 * self.out_channels if use_scale_shift_norm
                                                              else self.out_channels))
         self.out_layers = nn.Sequential(normalization(self.out_channels), nn.SiLU(), nn.Dropout(p=0.0),
                                         zero_module(nn.Conv2d(self.out_channels, self.out_channels, 3, padding=1)))
-        self.skip_connection = nn.Identity() if self.out_channels == channels else nn.Conv2d(channels, self.out_channels, 1)
+        self.skip_connection = nn.Identity() if self.out_channels == channels else \
+            nn.Conv2d(channels, self.out_channels, 1)
 
     def forward(self, x, emb):
         h = self.in_layers(x)
@@ -159,7 +161,8 @@ t = torch.tensor([0, 10, 999])
 print("timestep emb", tuple(timestep_embedding(t, 7).shape), r(timestep_embedding(t, 8)[1], 8),
       timestep_embedding(t, 3, repeat_only=True)[2].tolist())
 net = TinyUNet()
-print("zero-init out", net.mid_attn.proj_out.weight.abs().sum().item(), net.down_res.out_layers[3].bias.abs().sum().item())
+print("zero-init out", net.mid_attn.proj_out.weight.abs().sum().item(),
+      net.down_res.out_layers[3].bias.abs().sum().item())
 print(net.down_res.in_layers[0], "params", sum(p.numel() for p in net.parameters()))
 with torch.no_grad():
     for name, p in net.named_parameters():

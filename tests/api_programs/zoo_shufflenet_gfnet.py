@@ -61,7 +61,8 @@ class InvertedResidual(nn.Module):
 
 
 x = torch.arange(2 * 6, dtype=torch.float32).view(2, 6, 1, 1)
-print("shuffle", channel_shuffle(x, 2)[0, :, 0, 0].tolist(), nn.ChannelShuffle(3), nn.ChannelShuffle(3)(x)[1, :, 0, 0].tolist())
+print("shuffle", channel_shuffle(x, 2)[0, :, 0, 0].tolist(), nn.ChannelShuffle(3),
+      nn.ChannelShuffle(3)(x)[1, :, 0, 0].tolist())
 print("same as module", torch.equal(channel_shuffle(x, 3), nn.ChannelShuffle(3)(x)))
 net = nn.Sequential(nn.Conv2d(3, 8, 3, 2, 1, bias=False), nn.BatchNorm2d(8), nn.ReLU(inplace=True),
                     InvertedResidual(8, 16, 2), InvertedResidual(16, 16, 1), InvertedResidual(16, 16, 1),

@@ -93,7 +93,7 @@ class SwinBlock(nn.Module):
                     cnt += 1
             mask_windows = window_partition(img_mask, window_size).view(-1, window_size * window_size)
             attn_mask = mask_windows.unsqueeze(1) - mask_windows.unsqueeze(2)
-            attn_mask = attn_mask.masked_fill(attn_mask != 0, float(-100.0)).masked_fill(attn_mask == 0, float(0.0))
+            attn_mask = attn_mask.masked_fill(attn_mask != 0, (-100.0)).masked_fill(attn_mask == 0, 0.0)
         else:
             attn_mask = None
         self.register_buffer("attn_mask", attn_mask)

@@ -8,7 +8,6 @@ import math
 import numpy as np
 import torch
 import torch.nn as nn
-import torch.nn.functional as F
 
 rng = np.random.default_rng(8)
 
@@ -141,7 +140,8 @@ def bbox_iou(box1, box2, xywh=True, GIoU=False, CIoU=False, eps=1e-7):
 
 b1 = torch.tensor([[5.0, 5.0, 4.0, 2.0], [1.0, 1.0, 2.0, 2.0]])
 b2 = torch.tensor([[6.0, 5.0, 4.0, 4.0], [4.0, 4.0, 1.0, 1.0]])
-print("iou", r(bbox_iou(b1, b2), 2), "giou", r(bbox_iou(b1, b2, GIoU=True), 2), "ciou", r(bbox_iou(b1, b2, CIoU=True), 2))
+print("iou", r(bbox_iou(b1, b2), 2), "giou", r(bbox_iou(b1, b2, GIoU=True), 2),
+      "ciou", r(bbox_iou(b1, b2, CIoU=True), 2))
 
 model = TinyYolo()
 with torch.no_grad():
