@@ -136,6 +136,8 @@ def test_prelu_glu_and_rrelu():
     np.testing.assert_allclose(E.prelu(T(x), T(w[:1])).numpy(), np.where(x > 0, x, w[0] * x), rtol=1e-12)
     with pytest.raises(RuntimeError, match="Found parameter numbers = 2 and channel size = 3"):
         E.prelu(T(x), T(w[:2]))
+    z = E.prelu(T([[-0.0, 0.0, -2.0]]), T([0.5]))  # x > 0 ? x : w * x, as PyTorch's kernel: -0.0 stays -0.0
+    assert np.signbit(z.numpy()).tolist() == [[True, False, True]]
     np.testing.assert_allclose(E.glu(T(x), 2).numpy(), x[..., :2] * sig(x[..., 2:]), rtol=1e-12)
     with pytest.raises(RuntimeError, match="Halving dimension must be even, but dimension 1 is size 3"):
         E.glu(T(x), 1)

@@ -267,6 +267,7 @@ def test_encoder_fast_path_zeroes_padded_positions_in_inference():
             torch.backends.mha.set_fastpath_enabled(True)
     keep = (~pad).numpy()[..., None]
     np.testing.assert_allclose(fast.numpy(), slow.detach().numpy() * keep, atol=1e-6)
+    assert not np.signbit(fast.numpy()[pad.numpy()]).any()  # padded with +0.0, as to_padded_tensor(0.0)
     assert np.abs(left.numpy()[1, :2]).sum() > 1 and np.abs(with_mask.numpy()[1, 3:]).sum() > 1
     np.testing.assert_allclose(off.numpy(), slow.detach().numpy(), atol=1e-6)
     np.testing.assert_allclose(enc(x, src_key_padding_mask=pad).detach().numpy(), slow.detach().numpy(), atol=1e-6)
@@ -380,3 +381,39 @@ def test_is_causal_hint_replaces_the_mask_only_without_padding_mask_or_weights()
     mha.eval()
     with torch.no_grad():
         np.testing.assert_allclose(mha(x, x, x, is_causal=True)[0].numpy(), mha(x, x, x)[0].numpy(), atol=1e-12)
+
+
+def test_bf16_cpu_flash_attention_rounds_the_exponentials_before_the_product_with_v():
+    # PyTorch's CPU flash kernel: p = exp(s - max) in float32, rounded to bfloat16 for p @ V, divided by sum(p)
+    import ml_dtypes
+
+    bf = np.dtype(ml_dtypes.bfloat16)
+    rng = np.random.default_rng(5)
+    q, k, v = (rng.standard_normal((1, 2, 6, 8)).astype(bf) for _ in range(3))
+    mask = rng.random((6, 6)) > 0.4
+    mask[2] = False  # a row masked out entirely gives zeros
+    s = q.astype(np.float64) @ k.astype(np.float64).transpose(0, 1, 3, 2) / np.sqrt(8)
+    s = np.where(mask, s, -np.inf)
+    m = s.max(-1, keepdims=True)
+    p = np.exp(s - np.where(np.isfinite(m), m, 0))
+    total = p.sum(-1, keepdims=True)
+    want = (p.astype(bf).astype(np.float64) @ v.astype(np.float64)) / np.where(total > 0, total, 1)
+    qt, kt, vt = (torch.tensor(a.astype(np.float32)).bfloat16() for a in (q, k, v))
+    qt.requires_grad_(True)
+    got = F.scaled_dot_product_attention(qt, kt, vt, attn_mask=torch.tensor(mask))
+    assert got.dtype == torch.bfloat16 and got.grad_fn.name() == "ScaledDotProductFlashAttentionForCpuBackward0"
+    diff = np.abs(got.detach().float().numpy() - want.astype(bf).astype(np.float32))
+    assert (diff == 0).mean() > 0.95 and diff.max() <= 2 ** -6  # float32 vs float64 sums may flip a rounding
+    assert not got.detach().float().numpy()[:, :, 2].any()
+    got.float().sum().backward()
+    assert qt.grad.dtype == torch.bfloat16 and np.isfinite(qt.grad.float().numpy()).all()
+
+
+def test_sdpa_refuses_a_mask_neither_bool_float32_nor_the_querys_dtype_in_pytorchs_words():
+    q = torch.ones(1, 2, 3, 4)
+    with pytest.raises(RuntimeError, match=r"attn_mask.dtype: long int and  query.dtype: float instead\."):
+        F.scaled_dot_product_attention(q, q, q, attn_mask=torch.ones(3, 3, dtype=torch.int64))
+    with pytest.raises(RuntimeError, match=r"attn_mask.dtype: double and  query.dtype: c10::BFloat16 instead\."):
+        F.scaled_dot_product_attention(q.bfloat16(), q.bfloat16(), q.bfloat16(), attn_mask=torch.ones(3, 3).double())
+    d = q.double()
+    assert F.scaled_dot_product_attention(d, d, d, attn_mask=torch.zeros(3, 3)).dtype == torch.float64

@@ -105,3 +105,19 @@ def test_data_parallel_wraps_one_device():
     np.testing.assert_array_equal(dp(x).detach().numpy(), lin(x).detach().numpy())
     assert list(dp.state_dict()) == ["module.weight", "module.bias"]
     assert repr(dp) == "DataParallel(\n  (module): Linear(in_features=2, out_features=2, bias=True)\n)"
+
+
+def test_module_tables_are_plain_dicts_and_hook_tables_ordered_as_pytorchs():
+    from collections import OrderedDict
+
+    import ember.nn as nn
+
+    m = nn.Linear(1, 1)
+    assert type(m._parameters) is dict and type(m._buffers) is dict and type(m._modules) is dict
+    assert type(m._forward_hooks_with_kwargs) is OrderedDict and type(m._forward_pre_hooks) is OrderedDict
+    assert repr(nn.Sequential(nn.ReLU())._modules) == "{'0': ReLU()}"
+    lst = nn.ModuleList([nn.ReLU(), nn.Tanh()])
+    lst.insert(1, nn.ReLU())  # in place: still a dict, renumbered
+    assert type(lst._modules) is dict and list(lst._modules) == ["0", "1", "2"]
+    del lst[0]  # PyTorch rebuilds an OrderedDict here
+    assert type(lst._modules) is OrderedDict and list(lst._modules) == ["0", "1"]

@@ -57,3 +57,26 @@ def test_reduced_linear_and_addmm_nodes_are_pytorchs(dt):
     assert out.dtype is dtype and out.grad_fn.name() == "AddmmBackward0"
     out.sum().backward()
     assert w32.grad.tolist() == [[2.0] * 4] * 3 and b32.grad.tolist() == [2.0] * 3
+
+
+@pytest.mark.parametrize("dtype", ["bfloat16", "half"])
+def test_reduced_linear_of_a_matrix_is_one_addmm_node(dtype):
+    x = getattr(ea.ones(5, 4), dtype)()
+    w = getattr(ea.ones(3, 4), dtype)().requires_grad_(True)
+    b = getattr(ea.ones(3), dtype)()
+    assert F.linear(x, w, b).grad_fn.name() == "AddmmBackward0"  # PyTorch's; no view after it
+    assert ea.addmm(b, x, w.t(), beta=0).grad_fn.name() == "AddmmBackward0"
+    assert ea.addbmm(getattr(ea.ones(5, 3), dtype)(), x[None], w.t()[None]).grad_fn.name() == "AddbmmBackward0"
+
+
+def test_reduced_rms_norm_and_layer_norm_compute_in_float32_and_round_once():
+    rng = np.random.default_rng(1)
+    x, w, b = bf(rng.standard_normal((6, 8))), bf(rng.standard_normal(8)), bf(rng.standard_normal(8))
+    x64 = x.astype(np.float64)
+    rms = x64 / np.sqrt((x64 ** 2).mean(-1, keepdims=True) + np.finfo(np.float32).eps)  # float32's eps, as PyTorch
+    xt, wt = ea.tensor(x).bfloat16(), ea.tensor(w).bfloat16()
+    np.testing.assert_array_equal(F.rms_norm(xt, (8,), wt).float().numpy(), bf(rms * w))
+    got = F.rms_norm(xt, (8,), ea.tensor(w))  # a float32 weight: still the input's dtype
+    assert got.dtype is ea.bfloat16 and got.grad_fn is None
+    ln = (x64 - x64.mean(-1, keepdims=True)) / np.sqrt(x64.var(-1, keepdims=True) + 1e-5)
+    np.testing.assert_array_equal(F.layer_norm(xt, (8,), wt, ea.tensor(b).bfloat16()).float().numpy(), bf(ln * w + b))

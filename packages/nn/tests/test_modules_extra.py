@@ -137,6 +137,13 @@ def test_sdpa_kernel_checks_and_restores_the_selected_backends():
             pass
 
 
+def test_sdpa_backend_prints_its_qualified_name_like_pytorchs_enum():
+    from ember.nn.attention import SDPBackend
+
+    assert str(SDPBackend.MATH) == "SDPBackend.MATH" and f"{SDPBackend.CUDNN_ATTENTION}" == "SDPBackend.CUDNN_ATTENTION"
+    assert repr(SDPBackend.FLASH_ATTENTION) == "<SDPBackend.FLASH_ATTENTION: 1>"
+
+
 def test_factory_kwargs_keeps_the_factory_keys_and_refuses_others():
     assert nn.factory_kwargs({"device": "cpu", "factory_kwargs": {"dtype": torch.float64}}) == \
         {"device": "cpu", "dtype": torch.float64}

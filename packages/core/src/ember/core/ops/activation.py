@@ -396,9 +396,9 @@ def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
 
 @composite("prelu")
 def prelu(input: Tensor, weight: Tensor) -> Tensor:
-    """`max(0, x) + weight * min(0, x)` with one learnable slope or one per channel (dim 1).
+    """`x if x > 0 else weight * x` with one learnable slope or one per channel (dim 1).
 
-    Composed of relu, sub, mul and add, so it is differentiable in both arguments.
+    Composed of gt, mul and where, so it is differentiable in both arguments and -0.0 stays -0.0.
 
     >>> import ember.core as ec
     >>> ec.prelu(ec.tensor([[-2.0, 3.0]]), ec.tensor([0.25])).tolist()
@@ -414,8 +414,7 @@ def prelu(input: Tensor, weight: Tensor) -> Tensor:
         raise RuntimeError(f"Mismatch of parameter numbers and input channel size. Found parameter numbers = {n} "
                            f"and channel size = {channels}.")
     w = reshape(weight, (n,) + (1,) * (input.ndim - 2)) if input.ndim >= 2 and n > 1 else weight
-    pos = ew.relu(input)
-    return node_name(ew.add(pos, ew.mul(w, ew.sub(input, pos))), "AddBackward0", "PreluKernelBackward0")
+    return node_name(ew.where(ew.gt(input, 0), input, ew.mul(w, input)), "WhereBackward0", "PreluKernelBackward0")
 
 
 def rrelu(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, training: bool = False,

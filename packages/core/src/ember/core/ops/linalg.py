@@ -515,7 +515,10 @@ def _scaled_sum(input, prod_dt: tuple, beta, alpha, out, op: str) -> Tensor:
         if isinstance(input, Tensor) and input._dtype is dt:
             input = S.to_dtype(input, dtypes.float32)
         r = _scaled_sum(input, (prod, None), beta, alpha, None, op)
-        return S.to_dtype(r, dt) if out is None else S.copy_(_out_like(out, r), r)
+        if out is not None:
+            return S.copy_(_out_like(out, r), r)
+        # the rounding back is part of the one op in PyTorch: its node takes the name the float32 sum's would
+        return node_name(S.to_dtype(r, dt), "ToCopyBackward0", type(getattr(r, "_grad_fn", None)).__name__)
     if prod._dtype is dtypes.bool and op in ("addmm", "baddbmm", "addbmm") and isinstance(input, Tensor) \
             and input._dtype is dtypes.bool:
         return _bool_empty_product(input, prod, beta, out)
@@ -536,10 +539,11 @@ def _scaled_sum(input, prod_dt: tuple, beta, alpha, out, op: str) -> Tensor:
                            f"the product's shape {tuple(prod._shape)}") from None
 
 
-def _sum_named(result, name: str):
-    """`result` of a scaled sum with PyTorch's node name: its last node is the add, or in bfloat16/float16 the
-    rounding back from float32 (`_opmath`)."""
-    return node_name(node_name(result, "AddBackward0", name), "ToCopyBackward0", name)
+def _op_node(result, name: str):
+    """The fresh result of an add*-product op named as PyTorch's one node, whichever step made it last (the sum,
+    the product when beta is 0, the scaling by alpha)."""
+    fn = getattr(result, "_grad_fn", None)
+    return node_name(result, type(fn).__name__, name) if fn is not None else result
 
 
 def _integral(dt) -> bool:
@@ -580,7 +584,7 @@ def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta=1, alpha=1, out=Non
         prod = _opmath(_mm, mat1, mat2)
     except NotImplementedError:  # NOTE [ Sparse tensors beside the dense path ]
         return _sparse_reroute("addmm", mat1, mat2, out, input, beta, alpha)
-    return _sum_named(_scaled_sum(input, prod, beta, alpha, out, "addmm"), "AddmmBackward0")
+    return _op_node(_scaled_sum(input, prod, beta, alpha, out, "addmm"), "AddmmBackward0")
 
 
 @method
@@ -602,7 +606,7 @@ def addmv(input: Tensor, mat: Tensor, vec: Tensor, *, beta=1, alpha=1, out=None)
         done = aliased_products.addmv_expanded(out, prod[0], mat, vec, beta, alpha)
         if done is not None:
             return done
-    return _sum_named(_scaled_sum(input, prod, beta, alpha, out, "addmv"), "AddmvBackward0")
+    return _op_node(_scaled_sum(input, prod, beta, alpha, out, "addmv"), "AddmvBackward0")
 
 
 @method
@@ -627,7 +631,7 @@ def baddbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta=1, alpha=1, o
         done = aliased_products.baddbmm_expanded(out, prod[0], batch1, batch2, beta, alpha)
         if done is not None:
             return done
-    return _sum_named(_scaled_sum(input, prod, beta, alpha, out, "baddbmm"), "BaddbmmBackward0")
+    return _op_node(_scaled_sum(input, prod, beta, alpha, out, "baddbmm"), "BaddbmmBackward0")
 
 
 @method
@@ -654,7 +658,7 @@ def addbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta=1, alpha=1, ou
     prod = _opmath(lambda a, b: _sum(_bmm(a, b), (0,), False, None), batch1, batch2)
     if batch1._dtype is dtypes.bool:  # an empty bool product (the others were refused): no int64 count
         prod = (S.to_dtype(prod[0], dtypes.bool), None)
-    return _scaled_sum(input, prod, beta, alpha, out, "addbmm")
+    return _op_node(_scaled_sum(input, prod, beta, alpha, out, "addbmm"), "AddbmmBackward0")
 
 
 @method
@@ -676,7 +680,7 @@ def addr(input: Tensor, vec1: Tensor, vec2: Tensor, *, beta=1, alpha=1, out=None
             if beta:
                 r = ew.logical_or(r, input)
             return r if out is None else S.copy_(_out_like(out, r), r)
-    return _scaled_sum(input, _opmath(outer, vec1, vec2), beta, alpha, out, "addr")
+    return _op_node(_scaled_sum(input, _opmath(outer, vec1, vec2), beta, alpha, out, "addr"), "AddrBackward0")
 
 
 for _fn in (addmm, addmv, baddbmm, addbmm, addr):

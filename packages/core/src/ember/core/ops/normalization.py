@@ -274,6 +274,13 @@ def _layer_norm_cpu(input, normalized_shape, weight, bias, eps):
         return wrap(out.reshape(x.shape)), wrap(mean.astype(x.dtype).reshape(shp)), \
             wrap(rstd.astype(x.dtype).reshape(shp))
     mean, rstd = _rows_norm(x, k, eps)
+    if x.dtype.itemsize == 2:  # half and bfloat16: the affine in float too, one rounding at the end as PyTorch's
+        out = (x - mean) * rstd
+        if weight is not None:
+            out = out * weight._np()
+        if bias is not None:
+            out = out + bias._np()
+        return wrap(out.astype(x.dtype)), wrap(mean.astype(x.dtype)), wrap(rstd.astype(x.dtype))
     out = ((x - mean) * rstd).astype(x.dtype)
     if weight is not None:
         out *= weight._np()

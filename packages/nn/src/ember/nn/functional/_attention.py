@@ -8,6 +8,7 @@ import warnings
 from ember import autograd as ea
 from ember.core import Tensor
 from ember.core.dispatch import composite, node_name
+from ember.core.ops._util import _CPP_TYPE_NAMES
 from ember.core.tensor import describe
 
 from ember.nn.functional._layers import dropout, linear
@@ -58,6 +59,10 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn
     if query.shape[-1] != key.shape[-1]:
         raise RuntimeError(f"scaled_dot_product_attention: query and key must have the same embedding size; got "
                            f"{describe(query)} and {describe(key)}")
+    if attn_mask is not None and attn_mask.dtype not in (ea.bool, ea.float32, query.dtype):
+        raise RuntimeError(f"Expected attn_mask dtype to be bool or float or to match query dtype, but got "
+                           f"attn_mask.dtype: {_cpp_name(attn_mask.dtype)} and  query.dtype: "
+                           f"{_cpp_name(query.dtype)} instead.")
     low = query.dtype if query.dtype in (ea.bfloat16, ea.float16) and query.device.type == "cpu" else None
     flash = _takes_cpu_flash(query, key, value, dropout_p)
     if low is not None:  # PyTorch's CPU kernels compute half and bfloat16 attention in float32, rounding once
@@ -72,24 +77,47 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn
     if is_causal:
         causal = _additive_mask(ea.ones(L, S, dtype=ea.bool, device=query.device).tril(), scores.dtype)
         if attn_mask is None:
-            weights = ea.softmax(scores + causal, -1)
+            scores, safe = scores + causal, False
         elif query.dim() == key.dim() == value.dim() == 4 and dropout_p == 0.0:
             # PyTorch's CPU flash kernel (4-D inputs, no dropout) applies both masks; its math path refuses
-            weights = ea._safe_softmax(scores + causal + _additive_mask(attn_mask, scores.dtype), -1)
+            scores, safe = scores + causal + _additive_mask(attn_mask, scores.dtype), True
         else:
             raise RuntimeError("_scaled_dot_product_attention: Explicit attn_mask should not be set when "
                                "is_causal=True")
     elif attn_mask is not None:
-        weights = ea._safe_softmax(scores + _additive_mask(attn_mask, scores.dtype), -1)
+        scores, safe = scores + _additive_mask(attn_mask, scores.dtype), True
     else:
-        weights = ea.softmax(scores, -1)
-    if dropout_p > 0.0:
-        weights = dropout(weights, dropout_p, True)
-    out = ea.matmul(weights, value)
+        safe = False
+    if low is not None and flash:
+        out = _flash_reduced(scores, value, low)
+    else:
+        weights = ea._safe_softmax(scores, -1) if safe else ea.softmax(scores, -1)
+        if dropout_p > 0.0:
+            weights = dropout(weights, dropout_p, True)
+        out = ea.matmul(weights, value)
     if low is not None:
         out = out.to(low)
     return node_name(out, "UnsafeViewBackward0" if low is None else "ToCopyBackward0",
                      "ScaledDotProductFlashAttentionForCpuBackward0") if flash else out
+
+
+def _cpp_name(dtype) -> str:
+    """The demangled C++ type name PyTorch's SDPA checks print (`long int`, `c10::BFloat16`)."""
+    names = {**_CPP_TYPE_NAMES, "float16": "c10::Half", "bfloat16": "c10::BFloat16", "float32": "float",
+             "float64": "double", "complex32": "c10::complex<c10::Half>", "complex64": "c10::complex<float>",
+             "complex128": "c10::complex<double>"}
+    return names.get(dtype.name, dtype.name)
+
+
+def _flash_reduced(scores: Tensor, value: Tensor, low) -> Tensor:
+    """PyTorch's CPU flash kernel in half/bfloat16: the float32 exponentials `p = exp(s - max)` are rounded to the
+    input's dtype for the product with V, then divided by their float32 sum (rows masked out entirely give 0)."""
+    m = scores.detach().amax(-1, keepdim=True)
+    m = ea.where(ea.isfinite(m), m, ea.zeros_like(m))
+    p = ea.exp(scores - m)
+    total = p.sum(-1, keepdim=True)
+    out = ea.matmul(p.to(low).float(), value) / ea.where(total > 0, total, ea.ones_like(total))
+    return out
 
 
 def _takes_cpu_flash(query: Tensor, key: Tensor, value: Tensor, dropout_p: float) -> bool:

@@ -85,11 +85,13 @@ def rms_norm(input: Tensor, normalized_shape, weight: Tensor | None = None, eps:
     if weight is not None and tuple(weight.shape) != shape:
         raise RuntimeError(f"Expected weight to be of same shape as normalized_shape, but got weight of shape "
                            f"{list(weight.shape)} and normalized_shape = {list(shape)}")
+    # PyTorch computes half and bfloat16 in float32 (its eps too) and rounds once, to the input's dtype
+    x = input.float() if input.dtype in (ea.float16, ea.bfloat16) else input
     if eps is None:
-        eps = float(np.finfo(input.dtype.np).eps)
+        eps = float(np.finfo(x.dtype.np).eps)
     dims = tuple(range(input.dim() - len(shape), input.dim()))
-    out = input * ea.rsqrt((input * input).mean(dims, keepdim=True) + eps)
-    return out * weight if weight is not None else out
+    out = x * ea.rsqrt((x * x).mean(dims, keepdim=True) + eps)
+    return (out * weight if weight is not None else out).to(input.dtype)
 
 
 def pairwise_distance(x1: Tensor, x2: Tensor, p: float = 2.0, eps: float = 1e-6, keepdim: bool = False) -> Tensor:

@@ -59,7 +59,7 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     if bias is not None and weight.dim() == 2 and input.dim() != 2 and bias.dim() == 1 and input.is_contiguous() or \
             bias is not None and input.dtype in _REDUCED and weight.dim() == 2 and input.dim() >= 2:
         # PyTorch's _flatten_nd_linear (flatten, addmm, view); in bfloat16/float16, addmm's float32 sum rounded once
-        if input.dim() == 2:  # no flattening: one addmm, as PyTorch
+        if input.dim() == 2:  # one addmm, no view after it (AddmmBackward0, as PyTorch's)
             return ea.addmm(bias, input, weight.t())
         flat = ea.addmm(bias, input.reshape(-1, input.shape[-1]), weight.t())
         return flat.reshape(*input.shape[:-1], weight.shape[0])

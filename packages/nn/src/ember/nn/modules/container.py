@@ -87,7 +87,8 @@ class Sequential(Module):
             index += n
         mods = list(self._modules.values())
         mods.insert(index, module)
-        self._modules = OrderedDict((str(i), m) for i, m in enumerate(mods))
+        self._modules.clear()  # renumbered in place, as PyTorch's: a plain dict stays one
+        self._modules.update((str(i), m) for i, m in enumerate(mods))
         return self
 
     def extend(self, sequential: Iterable[Module]) -> Sequential:
@@ -148,7 +149,7 @@ class ModuleList(Module):
     def insert(self, index: int, module: Module) -> None:
         mods = list(self._modules.values())
         mods.insert(index, module)
-        self._modules = OrderedDict()
+        self._modules.clear()
         for i, m in enumerate(mods):
             self.add_module(str(i), m)
 

@@ -228,8 +228,8 @@ class TransformerEncoder(Module):
         if nested:
             # NOTE [ Encoder fast path ]: PyTorch's inference path packs the unpadded tokens into a nested tensor
             # and pads the result back with zeros; the real tokens' values are the ones computed here
-            keep = padding.logical_not() if padding.dtype == ea.bool else padding == 0
-            out = out * keep.unsqueeze(-1).to(out.dtype)
+            drop = padding if padding.dtype == ea.bool else padding != 0
+            out = out.masked_fill(drop.unsqueeze(-1), 0.0)
         if self.norm is not None:
             out = self.norm(out)
         return out
