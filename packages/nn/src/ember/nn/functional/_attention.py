@@ -8,7 +8,6 @@ import warnings
 from ember import autograd as ea
 from ember.core import Tensor
 from ember.core.dispatch import composite, node_name
-from ember.core.tensor import describe
 
 from ember.nn.functional._layers import dropout, linear
 
@@ -55,9 +54,8 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn
                                  enable_gqa: bool = False) -> Tensor:
     """softmax(Q K^T * scale + mask) V; query (..., L, E), key (..., S, E), value (..., S, Ev).
     A boolean `attn_mask` marks the positions that take part (True), a float one is added."""
-    if query.shape[-1] != key.shape[-1]:
-        raise RuntimeError(f"scaled_dot_product_attention: query and key must have the same embedding size; got "
-                           f"{describe(query)} and {describe(key)}")
+    if query.shape[-1] != key.shape[-1]:  # PyTorch's math path refuses in its Q K^T product: the same message
+        ea.matmul(query, key.transpose(-2, -1))
     low = query.dtype if query.dtype in (ea.bfloat16, ea.float16) and query.device.type == "cpu" else None
     flash = _takes_cpu_flash(query, key, value, dropout_p)
     if low is not None:  # PyTorch's CPU kernels compute half and bfloat16 attention in float32, rounding once
