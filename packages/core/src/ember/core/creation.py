@@ -562,8 +562,10 @@ def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None, re
     """A tensor of `size` filled with `fill_value` (dtype inferred from the value, as PyTorch)."""
     if layout is not None and _sparse_layout(layout, "full"):
         raise RuntimeError("full(...) is not implemented for sparse layout")
-    if isinstance(fill_value, Tensor):
+    if isinstance(fill_value, Tensor) and not fill_value.ndim:
         fill_value = fill_value.item()
+    elif not isinstance(fill_value, numbers.Number | np.bool_):
+        raise TypeError(f"full(): argument 'fill_value' (position 2) must be Number, not {_type_name(fill_value)}")
     if dtype is None:
         if isinstance(fill_value, bool):
             dtype = dtypes.bool
