@@ -46,3 +46,31 @@ ERRORS = [
 def test_pytorchs_message(fn, kind, message):
     with pytest.raises(kind, match="^" + re.escape(message) + "$"):
         fn()
+
+
+def _raises(kind, message, fn):
+    with pytest.raises(kind, match="^" + re.escape(message) + "$"):
+        fn()
+
+
+def _identity(x):
+    return x
+
+
+def test_a_non_module_is_named_as_torch_typename_names_it():
+    from ember import nn
+
+    _raises(TypeError, "ember.nn.modules.activation.ReLU is not a Module subclass", lambda: nn.Sequential(nn.ReLU))
+    _raises(TypeError, f"{__name__}._identity is not a Module subclass", lambda: nn.Sequential(_identity))
+    _raises(TypeError, "ember._VariableFunctionsClass.relu is not a Module subclass", lambda: nn.Sequential(torch.relu))
+    _raises(TypeError, "ember.nn.functional.relu is not a Module subclass", lambda: nn.Sequential(F.relu))
+    _raises(TypeError, "str is not a Module subclass", lambda: nn.ModuleList(["relu"]))
+
+
+def test_parameter_of_a_non_tensor_and_a_missing_parameter_dict_key():
+    from ember import nn
+
+    _raises(AttributeError, "'list' object has no attribute 'detach'", lambda: nn.Parameter([1.0, 2.0]))
+    pd = nn.ParameterDict({"w": nn.Parameter(torch.ones(1))})
+    _raises(AttributeError, "'ParameterDict' object has no attribute 'v'", lambda: pd["v"])
+    assert pd.get("v") is None and pd["w"].shape == (1,)
