@@ -74,3 +74,31 @@ def test_parameter_of_a_non_tensor_and_a_missing_parameter_dict_key():
     pd = nn.ParameterDict({"w": nn.Parameter(torch.ones(1))})
     _raises(AttributeError, "'ParameterDict' object has no attribute 'v'", lambda: pd["v"])
     assert pd.get("v") is None and pd["w"].shape == (1,)
+
+
+_PAD = "pad(): argument 'pad' (position 2) must be tuple of ints"
+
+
+@pytest.mark.parametrize("pad, message", [
+    (1, f"{_PAD}, not int"), (None, f"{_PAD}, not NoneType"), ("ab", f"{_PAD}, not str"),
+    ((1.0, 1), f"{_PAD}, but found element of type float at pos 0"),
+    ((True, 1), f"{_PAD}, but found element of type bool at pos 0"),
+    ((torch.tensor(1.0), 1), f"{_PAD}, but found element of type Tensor at pos 0"),
+    ((1, 1.5), "pad(): argument 'pad' failed to unpack the object at pos 2 with error \"type must be tuple of ints,but "
+               "got float\""),
+])
+def test_pad_refuses_what_is_no_tuple_of_ints(pad, message):
+    _raises(TypeError, message, lambda: F.pad(_r(1, 2, 4, 4), pad))
+
+
+def test_pad_takes_int_likes():
+    import numpy as np
+
+    assert F.pad(_r(1, 2, 4, 4), (torch.tensor(1), np.int64(1))).shape == (1, 2, 4, 6)
+
+
+def test_clip_grad_norm_reads_norm_type_before_looking_for_gradients():
+    from ember import nn
+
+    _raises(ValueError, "could not convert string to float: 'l2'",
+            lambda: nn.utils.clip_grad_norm_([torch.ones(1, requires_grad=True)], 1.0, norm_type="l2"))
