@@ -98,3 +98,28 @@ def test_to_takes_positional_non_blocking_and_copy():
     assert x.to(E.float32, False) is x
     assert x.to("cpu", E.float64, True).dtype is E.float64
     assert x.to(None, E.float64).dtype is E.float64
+
+
+@pytest.mark.parametrize("args, message", [
+    ((2.5,), "new(): data must be a sequence (got float)"), ((None,), "new(): data must be a sequence (got NoneType)"),
+    ((np.float32(2),), "new(): data must be a sequence (got numpy.float32)"),
+    ((True,), "new(): data must be a sequence (got bool)"), (("abc",), "new(): invalid data type 'str'"),
+    ((2, 2.5), "new(): argument 'size' failed to unpack the object at pos 2 with error \"type must be tuple of "
+               "ints,but got float\""),
+])
+def test_legacy_constructors_refuse_as_pytorchs_new(args, message):
+    from ember.core import legacy
+
+    for make in (E.Tensor, legacy.FloatTensor, legacy.LongTensor):
+        _raises(TypeError, message, lambda: make(*args))  # noqa: B023
+
+
+def test_legacy_constructors_still_build():
+    from ember.core import legacy
+
+    assert E.Tensor(2, 3).shape == (2, 3) and E.Tensor([1, 2]).tolist() == [1.0, 2.0]
+    assert legacy.LongTensor(np.int64(3)).shape == (3,) and legacy.FloatTensor((2, 3)).tolist() == [2.0, 3.0]
+
+
+def test_from_numpy_names_a_numpy_scalar_with_its_module():
+    _raises(TypeError, "expected np.ndarray (got numpy.float32)", lambda: E.from_numpy(np.float32(3.0)))

@@ -102,6 +102,21 @@ def size_error(op: str, args: tuple, keyword, name: str = "size") -> TypeError |
     return None
 
 
+def legacy_new_error(args: tuple) -> TypeError | None:
+    """PyTorch's refusal of legacy-constructor arguments (`torch.Tensor(2.5)`, `torch.FloatTensor("abc")`,
+    `torch.LongTensor(2, 2.5)`): one value that is no sequence, or sizes that are not all ints; else None."""
+    if len(args) == 1:
+        v = args[0]
+        if isinstance(v, str):
+            return TypeError("new(): invalid data type 'str'")
+        if v is None or isinstance(v, bool | numbers.Number | np.generic | dict | set):
+            return None if _int_like(v, True) else TypeError(f"new(): data must be a sequence (got {_type_name(v)})")
+        return None
+    if args and _int_like(args[0], True):
+        return size_error("new", args, None)
+    return None
+
+
 def _flat_sizes(args: tuple, size) -> tuple:
     """The size arguments of `zeros(2, 3)`, `zeros((2, 3))` or `zeros(size=(2, 3))`, unchecked."""
     given = (size,) if size is not None else args
@@ -421,7 +436,7 @@ def _check_strides(ndarray: np.ndarray) -> None:
 def from_numpy(ndarray: np.ndarray) -> Tensor:
     """A tensor sharing memory with `ndarray` (writes show through both ways)."""
     if not isinstance(ndarray, np.ndarray):
-        raise TypeError(f"expected np.ndarray (got {type(ndarray).__name__})")
+        raise TypeError(f"expected np.ndarray (got {_type_name(ndarray)})")
     if not ndarray.dtype.isnative:
         raise ValueError("given numpy array has byte order different from the native byte order. Conversion "
                          "between byte orders is currently not supported.")

@@ -245,8 +245,8 @@ def _check_pad_ints(pad) -> None:
         if not _is_int(p):
             if i == 0:
                 raise TypeError(f"{head}, but found element of type {_parser_name(p)} at pos 0")
-            raise TypeError(f"pad(): argument 'pad' failed to unpack the object at pos 2 with error \"type must be "
-                            f"tuple of ints,but got {_parser_name(p)}\"")
+            raise TypeError(f"pad(): argument 'pad' failed to unpack the object at pos {i + 1} with error "
+                            f"\"type must be tuple of ints,but got {_parser_name(p)}\"")
 
 
 def pad(input: Tensor, pad: tuple[int, ...], mode: str = "constant", value: float | None = None) -> Tensor:
