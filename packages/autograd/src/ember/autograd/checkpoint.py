@@ -107,9 +107,7 @@ class CheckpointFunction(Function):
     def backward(ctx, *grads):
         from ember.autograd.engine import grad as autograd_grad
 
-        if ctx.run is None:
-            raise RuntimeError("Trying to backward through a checkpointed segment a second time; "
-                               "specify retain_graph=True the first time")
+        _ = ctx.saved_tensors  # nothing is saved, but a released node refuses a second backward in PyTorch's words
         args, captured = ctx.inputs[:ctx.n_args], ctx.inputs[ctx.n_args:]
         detached = [a.detach().requires_grad_(a._requires_grad) for a in args]
         with enable_grad():

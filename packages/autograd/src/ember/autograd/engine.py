@@ -409,11 +409,11 @@ def backward(tensors, grad_tensors=None, retain_graph: bool | None = None, creat
         return
     ins = _as_list(inputs)
     if not ins:
-        raise RuntimeError("'inputs' argument to backward() cannot be empty.")
+        raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
     cap = [edge_of(x) for x in ins]
     for e in cap:
-        if e[0] is None:
-            raise RuntimeError("One of the differentiated Tensors does not require grad")
+        if e[0] is None:  # PyTorch retains the grads of `inputs`, and refuses here in those words
+            raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
     got = execute(edges, grads, retain_graph=retain_graph, create_graph=create_graph, capture=cap,
                   accumulate=False)
     prev = _state.enabled

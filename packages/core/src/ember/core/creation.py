@@ -107,6 +107,21 @@ def size_error(op: str, args: tuple, keyword, name: str = "size") -> TypeError |
     return None
 
 
+def legacy_new_error(args: tuple) -> TypeError | None:
+    """PyTorch's refusal of legacy-constructor arguments (`torch.Tensor(2.5)`, `torch.FloatTensor("abc")`,
+    `torch.LongTensor(2, 2.5)`): one value that is no sequence, or sizes that are not all ints; else None."""
+    if len(args) == 1:
+        v = args[0]
+        if isinstance(v, str):
+            return TypeError("new(): invalid data type 'str'")
+        if v is None or isinstance(v, bool | numbers.Number | np.generic | dict | set):
+            return None if _int_like(v, True) else TypeError(f"new(): data must be a sequence (got {_type_name(v)})")
+        return None
+    if args and _int_like(args[0], True):
+        return size_error("new", args, None)
+    return None
+
+
 def _flat_sizes(args: tuple, size) -> tuple:
     """The size arguments of `zeros(2, 3)`, `zeros((2, 3))` or `zeros(size=(2, 3))`, unchecked."""
     given = (size,) if size is not None else args
@@ -471,7 +486,7 @@ def _check_strides(ndarray: np.ndarray) -> None:
 def from_numpy(ndarray: np.ndarray) -> Tensor:
     """A tensor sharing memory with `ndarray` (writes show through both ways)."""
     if not isinstance(ndarray, np.ndarray):
-        raise TypeError(f"expected np.ndarray (got {type(ndarray).__name__})")
+        raise TypeError(f"expected np.ndarray (got {_type_name(ndarray)})")
     if not ndarray.dtype.isnative:
         raise ValueError("given numpy array has byte order different from the native byte order. Conversion "
                          "between byte orders is currently not supported.")
@@ -620,8 +635,10 @@ def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None, re
         return require_grad(t) if requires_grad else t
     if layout is not None and _sparse_layout(layout, "full"):
         raise RuntimeError("full(...) is not implemented for sparse layout")
-    if isinstance(fill_value, Tensor):
+    if isinstance(fill_value, Tensor) and not fill_value.ndim:
         fill_value = fill_value.item()
+    elif not isinstance(fill_value, numbers.Number | np.bool_):
+        raise TypeError(f"full(): argument 'fill_value' (position 2) must be Number, not {_type_name(fill_value)}")
     if dtype is None:
         if isinstance(fill_value, bool):
             dtype = dtypes.bool

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import re
+
 from ember.core import dtypes
 from ember.core.device_backends import backend
 
 __all__ = ["device", "as_device", "set_default_device", "get_default_device"]
 
 _TYPES = ("cpu", "cuda", "meta")
+_DEVICE_STRING = re.compile(r"([a-zA-Z_]+)(?::([1-9][0-9]*|0))?")
 _PYTORCH_TYPES = ("cpu, cuda, ipu, xpu, mkldnn, opengl, opencl, ideep, hip, ve, fpga, maia, xla, lazy, vulkan, mps, "
                   "meta, hpu, mtia, privateuseone")  # the device types PyTorch's parser names when refusing one
 
@@ -28,17 +31,19 @@ class device:
         cached = _CACHE.get(key)
         if cached is not None:
             return cached
-        kind, sep, idx = type.partition(":")
+        parsed = _DEVICE_STRING.fullmatch(type)
+        if parsed is None:  # PyTorch's parser: a type of letters and '_', then ':' and an index without leading zeros
+            raise RuntimeError("Device string must not be empty" if not type else f"Invalid device string: '{type}'")
+        kind, idx = parsed.groups()
         if kind not in _TYPES:
-            raise RuntimeError(f"Expected one of {_PYTORCH_TYPES} device type at start of device string: {type}")
-        if sep:
+            raise RuntimeError(f"Expected one of {_PYTORCH_TYPES} device type at start of device string: {kind}")
+        if idx is not None:
             if index is not None:
-                raise RuntimeError(f"device: index given twice in {type!r} and index={index}")
-            if not idx.isdigit():
-                raise RuntimeError(f"Invalid device string: '{type}'")
+                raise RuntimeError(f"type (string) must not include an index because index was passed explicitly: "
+                                   f"{type}")
             index = int(idx)
         if index is not None and index < 0:
-            raise RuntimeError(f"Device index must not be negative; got {index}")
+            raise RuntimeError("Device index must not be negative")
         self = object.__new__(cls)
         object.__setattr__(self, "type", kind)
         object.__setattr__(self, "index", index)

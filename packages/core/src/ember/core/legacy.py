@@ -20,6 +20,23 @@ __all__ = ["tensortype", "FloatTensor", "DoubleTensor", "HalfTensor", "LongTenso
            "CharTensor", "ByteTensor", "BoolTensor", "BFloat16Tensor", "CUDA_TYPES"]
 
 
+def _options(dtype_name: str, dev) -> str:
+    return (f"TensorOptions(dtype={dtype_name}, device={dev}, layout=Strided, requires_grad=false (default), "
+            "pinned_memory=false (default), memory_format=(nullopt))")
+
+
+def _options_error(cls, src: Tensor) -> TypeError | None:
+    """PyTorch's refusal to alias a CPU tensor of another dtype (`torch.LongTensor(float_tensor)`), in its C++
+    names; None where ember does not know them."""
+    from ember.core.ops._util import _CPP_TYPE_NAMES
+
+    names = {**_CPP_TYPE_NAMES, "float32": "float", "float64": "double"}
+    want, got = names.get(cls.dtype.name), names.get(src._dtype.name)
+    if want is None or got is None or cls.is_cuda or src.is_cuda:
+        return None
+    return TypeError(f"expected {_options(want, 'cpu')} (got {_options(got, 'cpu')})")
+
+
 class tensortype(type):
     """The metaclass of the legacy types: `isinstance` checks dtype and device type, calling constructs."""
 
@@ -44,11 +61,16 @@ class tensortype(type):
         if len(args) == 1 and isinstance(args[0], Tensor):
             src = args[0]
             if src._dtype is not cls.dtype:
+                if (err := _options_error(cls, src)) is not None:
+                    raise err
                 raise TypeError(f"{cls.__module__}.{cls.__name__}: expected a {cls.dtype.name} tensor to alias; got "
                                 f"{describe(src)}")
             return src
         if len(args) == 1 and isinstance(args[0], list | tuple | np.ndarray):
             return creation.tensor(args[0], dtype=cls.dtype, device=dev)
+        err = creation.legacy_new_error(args)
+        if err is not None:
+            raise err
         raise TypeError(f"{cls.__module__}.{cls.__name__}(): expected sizes (ints), a sequence or a tensor; got "
                         + ", ".join(type(a).__name__ for a in args))
 

@@ -99,6 +99,8 @@ class Tensor:
         """`Tensor(2, 3)` is uninitialised float storage; `Tensor([[1, 2]])` copies data."""
         from ember.core import creation
 
+        if (err := creation.legacy_new_error(args)) is not None:
+            raise err
         if len(args) == 1 and not isinstance(args[0], int | Size):  # Tensor(torch.Size([2, 3])) is a shape
             src = args[0]
             if isinstance(src, Tensor):

@@ -35,7 +35,8 @@ class Parameter(Tensor):
     def __new__(cls, data: Tensor | None = None, requires_grad: bool = True):
         if data is None:
             data = empty(0)
-        if not isinstance(data, Tensor):
+        if not isinstance(data, Tensor):  # PyTorch calls data.detach(): Python's AttributeError names the type
+            data.detach  # noqa: B018
             raise TypeError(f"Parameter: data must be a Tensor; got {type(data).__name__}")
         if requires_grad and not (data._dtype.is_floating_point or data._dtype.is_complex):
             raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")

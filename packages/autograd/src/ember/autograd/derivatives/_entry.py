@@ -177,8 +177,22 @@ class RuleNode(Node):
         self._in_meta = in_meta  # per next_functions entry: (shape, dtype, device) of that input
 
     def release(self) -> None:
-        # the node's dict is the only holder of its SavedTensors: dropping it frees what they saved
-        self._saved = None
+        # frees the saved tensors only, as PyTorch's: a node that saved none (x + 1, x * 2) runs again
+        saved = self._saved
+        if saved:
+            from ember.autograd.record import _NUMBERS, _WRAPPED_NUMBERS
+
+            wrapped = _WRAPPED_NUMBERS.get(self.entry.op_name, ())
+            for k, v in saved.items():
+                if type(v) is SavedTensor:
+                    v.tensor = None
+                elif k in wrapped and type(v) in _NUMBERS:  # PyTorch saved the number as a wrapped tensor
+                    freed = saved[k] = SavedTensor.__new__(SavedTensor)
+                    freed.tensor = None
+                elif type(v) is list and v and isinstance(v[0], SavedTensor | type(None)):
+                    for s in v:
+                        if s is not None:
+                            s.tensor = None
 
     def __getattr__(self, name: str):
         """PyTorch's `_saved_<name>` attributes: what the rule saved, unpacked; a wrapped number as a 0-d tensor."""

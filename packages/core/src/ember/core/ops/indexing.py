@@ -235,6 +235,8 @@ def _parse_key(x: Tensor, key: tuple) -> tuple[Tensor, list]:
             items.append(_as_index_tensor(k, x.device))
         elif isinstance(k, range):  # PyTorch indexes with a range as with the list of its values
             items.append(_as_index_tensor(list(k), x.device))
+        elif isinstance(k, str):  # PyTorch reads a string as a sequence of indices, and refuses its items
+            raise TypeError("new(): invalid data type 'str'")
         else:
             raise IndexError("only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables are "
                              f"valid indices (got {type(k).__name__})")
@@ -254,9 +256,9 @@ def _parse_key(x: Tensor, key: tuple) -> tuple[Tensor, list]:
             entries.append(None)
             dim += 1
         elif isinstance(k, slice):
-            step = 1 if k.step is None else int(k.step)
-            if step <= 0:
-                raise ValueError("step must be greater than zero")
+            from ember.core.ops.layout import slice_step
+
+            step = slice_step(k)
             v = S.slice(v, dim, None if k.start is None else int(k.start), None if k.stop is None else int(k.stop),
                         step)
             entries.append(None)
@@ -404,6 +406,9 @@ def _check_scatter_shapes(index: Tensor, target: Tensor, dim: int, src) -> None:
     if max(index.ndim, 1) != nd:
         raise RuntimeError("Index tensor must have the same number of dimensions as self tensor")
     has_src = isinstance(src, Tensor)
+    if has_src and 0 < src.ndim < index.ndim:  # PyTorch reads src.size(d) for each of the index's dims first
+        n = src.ndim
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {n})")
     if has_src and max(src.ndim, 1) != nd:
         raise RuntimeError("Index tensor must have the same number of dimensions as src tensor")
     wrong = any(d != dim and _size(index, d) > _size(target, d) for d in range(nd))
@@ -426,8 +431,7 @@ def _meta_scatter_any(input, dim, index, src) -> None:
     d = _wrap_dim(input, dim)
     _check_long("scatter", index)
     if isinstance(src, Tensor) and src._dtype is not input._dtype:
-        raise RuntimeError(f"scatter(): Expected self.dtype to be equal to src.dtype; got {describe(input)} and "
-                           f"{describe(src)}")
+        raise RuntimeError("scatter(): Expected self.dtype to be equal to src.dtype")
     if index.numel():
         _check_scatter_shapes(index, input, d, src)
         _check_device_values(index, _size(input, d), d)

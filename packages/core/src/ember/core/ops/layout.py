@@ -395,19 +395,31 @@ def zero_(input) -> Tensor:
 
 
 # --- conversion ----------------------------------------------------------------------------
-def _parse_to(args, kwargs):
+def _is_to_dtype(a) -> bool:
+    return isinstance(a, dtypes.dtype) or (isinstance(a, builtins.type) and a in (float, int, bool, complex))
+
+
+def _parse_to(args, kwargs) -> tuple:
+    """(device, dtype, non_blocking, copy) from PyTorch's three `to` signatures: (device, dtype, ...),
+    (dtype, ...) and (tensor, ...), each followed by at most the bools non_blocking and copy."""
     dev = kwargs.get("device")
     dt = kwargs.get("dtype")
-    for a in args:
-        if isinstance(a, Tensor):
-            dev, dt = a.device, a.dtype
-        elif isinstance(a, dtypes.dtype) or (isinstance(a, builtins.type) and a in (float, int, bool, complex)):
-            dt = a
-        elif isinstance(a, str | device) or (isinstance(a, int) and not isinstance(a, bool)):
-            dev = a
-        elif a is not None:
-            raise _to_refusal(args)
-    return dev, dt
+    flags = [kwargs.get("non_blocking", False), kwargs.get("copy", False)]
+    head = 0
+    if args and isinstance(args[0], Tensor):
+        dev, dt, head = args[0].device, args[0].dtype, 1
+    elif args and _is_to_dtype(args[0]):
+        dt, head = args[0], 1
+    elif args and (args[0] is None or isinstance(args[0], str | device)
+                   or (isinstance(args[0], int) and not isinstance(args[0], bool))):
+        dev, head = args[0], 1
+        if len(args) > 1 and (args[1] is None or _is_to_dtype(args[1])):
+            dt, head = args[1], 2
+    rest = args[head:]
+    if len(rest) > 2 or not all(isinstance(a, bool) for a in rest):
+        raise _to_refusal(args)
+    flags[:len(rest)] = rest
+    return dev, dt, flags[0], flags[1]
 
 
 _TO_TAIL = "bool non_blocking = False, bool copy = False, *, torch.memory_format memory_format = None)"
@@ -435,9 +447,7 @@ def _to_refusal(args) -> TypeError:
 def to(input, *args, **kwargs) -> Tensor:
     """`to(dtype)`, `to(device)`, `to(device, dtype)` or `to(other)`, and `memory_format=`: self when nothing
     changes."""
-    dev, dt = _parse_to(args, kwargs)
-    copy = kwargs.get("copy", False)
-    non_blocking = kwargs.get("non_blocking", False)
+    dev, dt, non_blocking, copy = _parse_to(args, kwargs)
     out = input
     if dt is not None:
         dt = dtypes.as_dtype(dt)
@@ -611,9 +621,7 @@ def basic_index(x: Tensor, key: tuple) -> Tensor:
             out = S.unsqueeze(out, dim)
             dim += 1
         elif isinstance(k, slice):
-            step = 1 if k.step is None else int(k.step)
-            if step <= 0:
-                raise ValueError("step must be greater than zero")
+            step = slice_step(k)
             if not (k.start is None and k.stop is None and step == 1):
                 out = S.slice(out, dim, _int_or_none(k.start), _int_or_none(k.stop), step)
             dim += 1
@@ -623,6 +631,19 @@ def basic_index(x: Tensor, key: tuple) -> Tensor:
                 raise IndexError(f"index {k} is out of bounds for dimension {i} with size {size}")
             out = S.select(out, dim, int(k))
     return out if out is not x else S.view(x, x._shape)
+
+
+_PLAIN = (int, builtins.type(None))
+
+
+def slice_step(k: slice) -> int:
+    """The step of an index's slice, its parts checked as PyTorch's (Python's slice rules, then a positive step)."""
+    if not (k.start.__class__ in _PLAIN and k.stop.__class__ in _PLAIN and k.step.__class__ in _PLAIN):
+        k.indices(0)  # Python's TypeError for a part without __index__ ("slice indices must be integers ...")
+    step = 1 if k.step is None else operator.index(k.step)
+    if step <= 0:
+        raise ValueError("slice step cannot be zero" if step == 0 else "step must be greater than zero")
+    return step
 
 
 def _int_or_none(v):

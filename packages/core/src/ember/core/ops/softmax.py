@@ -516,12 +516,17 @@ def _check_loss(op: str, input, target, weight, reduction: str, probabilities: b
         raise TypeError(f"{op}: expected input and target tensors; got {describe(input)} and {describe(target)}")
     if reduction not in _REDUCTIONS:
         raise ValueError(f"{reduction} is not a valid value for reduction")
-    if not input._dtype.is_floating_point:
+    integral = not input._dtype.is_floating_point and not input._dtype.is_complex
+    if integral and op == "cross_entropy":  # PyTorch's cross_entropy starts with log_softmax over dim 1
+        kernel = "log_softmax_lastdim_kernel_impl" if input.ndim <= 2 else "log_softmax_kernel_impl"
+        from ember.core.ops.numeric import not_implemented_for
+        raise not_implemented_for(kernel, input._dtype)
+    if not input._dtype.is_floating_point and not integral:
         raise TypeError(f"{op}: expected a floating point input; got {describe(input)}")
     if input.ndim == 0:
         raise ValueError(f"{op}: input must have a class dim; got {describe(input)}")
     c = input.shape[1] if input.ndim > 1 else input.shape[0]
-    if weight is not None and (weight.ndim != 1 or weight.shape[0] != c or weight.dtype is not input.dtype):
+    if weight is not None and (weight.ndim != 1 or weight.shape[0] != c):
         raise RuntimeError(f"weight tensor should be defined either for all {c} classes or no classes but got "
                            f"weight tensor of shape: {list(weight.shape)}")
     if probabilities:
@@ -550,6 +555,13 @@ def _check_loss(op: str, input, target, weight, reduction: str, probabilities: b
     if target._dtype not in (dtypes.int64, dtypes.uint8):
         raise RuntimeError(f"expected target dtype to be Long or Byte, but got "
                            f"{dtypes.TORCH_NAMES[target._dtype.name]}")
+    if weight is not None and weight.dtype is not input.dtype:
+        raise RuntimeError(f"expected scalar type {dtypes.TORCH_NAMES[input._dtype.name]} but found "
+                           f"{dtypes.TORCH_NAMES[weight._dtype.name]}")
+    if integral:  # nll_loss's kernels refuse an integer input after the checks above
+        kernel = "nll_loss_out_frame" if input.ndim <= 2 else "nll_loss2d_forward_out_frame"
+        from ember.core.ops.numeric import not_implemented_for
+        raise not_implemented_for(kernel, input._dtype)
     if input.ndim > 2 and target._dtype is dtypes.uint8:  # PyTorch's spatial (nll_loss2d) kernels take Long only
         raise RuntimeError("expected scalar type Long but found Byte")
     if input.ndim == 1 and target.ndim != 0:

@@ -9,7 +9,6 @@ from ember import autograd as ea
 from ember.core import Tensor
 from ember.core.dispatch import composite, node_name
 from ember.core.ops._util import _CPP_TYPE_NAMES
-from ember.core.tensor import describe
 
 from ember.nn.functional._layers import dropout, linear
 
@@ -56,9 +55,8 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn
                                  enable_gqa: bool = False) -> Tensor:
     """softmax(Q K^T * scale + mask) V; query (..., L, E), key (..., S, E), value (..., S, Ev).
     A boolean `attn_mask` marks the positions that take part (True), a float one is added."""
-    if query.shape[-1] != key.shape[-1]:
-        raise RuntimeError(f"scaled_dot_product_attention: query and key must have the same embedding size; got "
-                           f"{describe(query)} and {describe(key)}")
+    if query.shape[-1] != key.shape[-1]:  # PyTorch's math path refuses in its Q K^T product: the same message
+        ea.matmul(query, key.transpose(-2, -1))
     if attn_mask is not None and attn_mask.dtype not in (ea.bool, ea.float32, query.dtype):
         raise RuntimeError(f"Expected attn_mask dtype to be bool or float or to match query dtype, but got "
                            f"attn_mask.dtype: {_cpp_name(attn_mask.dtype)} and  query.dtype: "

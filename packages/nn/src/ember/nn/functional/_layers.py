@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import math
+import numbers
 import warnings
 
 from ember import autograd as ea
@@ -234,8 +235,34 @@ def embedding_bag(input: Tensor, weight: Tensor, offsets: Tensor | None = None, 
                             per_sample_weights, include_last_offset, padding_idx)
 
 
+def _parser_name(v) -> str:
+    t = type(v)
+    return "Tensor" if isinstance(v, Tensor) else t.__name__ if t.__module__ == "builtins" else \
+        f"{t.__module__}.{t.__name__}"
+
+
+def _is_int(v) -> bool:
+    if isinstance(v, Tensor):
+        return v.ndim == 0 and not (v.dtype.is_floating_point or v.dtype.is_complex or v.dtype is dtypes.bool)
+    return isinstance(v, numbers.Integral) and not isinstance(v, bool)
+
+
+def _check_pad_ints(pad) -> None:
+    """PyTorch's argument parser on `pad`: a tuple or list of ints (its first element decides the overload)."""
+    head = "pad(): argument 'pad' (position 2) must be tuple of ints"
+    if not isinstance(pad, tuple | list):
+        raise TypeError(f"{head}, not {_parser_name(pad)}")
+    for i, p in enumerate(pad):
+        if not _is_int(p):
+            if i == 0:
+                raise TypeError(f"{head}, but found element of type {_parser_name(p)} at pos 0")
+            raise TypeError(f"pad(): argument 'pad' failed to unpack the object at pos {i + 1} with error "
+                            f"\"type must be tuple of ints,but got {_parser_name(p)}\"")
+
+
 def pad(input: Tensor, pad: tuple[int, ...], mode: str = "constant", value: float | None = None) -> Tensor:
     """Pad the last len(pad) / 2 dimensions: pad = (left, right, top, bottom, ...); core's `pad` checks them."""
+    _check_pad_ints(pad)
     return ea.pad(input, tuple(pad), mode, value)
 
 

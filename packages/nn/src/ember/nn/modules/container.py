@@ -308,9 +308,7 @@ class ParameterDict(Module):
             self.update(parameters)
 
     def __getitem__(self, key: str):
-        if key not in self._keys:
-            raise KeyError(key)
-        return getattr(self, key)
+        return getattr(self, key)  # a missing key: Module's AttributeError, as PyTorch's
 
     def __setitem__(self, key: str, value) -> None:
         self._keys[key] = None

@@ -58,7 +58,19 @@ class _IncompatibleKeys(NamedTuple):
 
 
 def _typename(value) -> str:
-    return value.type() if isinstance(value, Tensor) else type(value).__name__
+    """`torch.typename`, as PyTorch's errors name a value: a tensor's type, else the qualified name of a function or
+    class (ember's ops and functionals under PyTorch's paths), else of the value's class."""
+    if isinstance(value, Tensor):
+        return value.type()
+    module = getattr(value, "__module__", "") or ""
+    qualname = getattr(value, "__qualname__", None) or getattr(value, "__name__", None)
+    if qualname is None:
+        module, qualname = type(value).__module__ or "", type(value).__qualname__
+    elif module == "ember.core.dispatch":  # an op: PyTorch's torch.relu is a method of its _VariableFunctions
+        module, qualname = _ns(), f"_VariableFunctionsClass.{qualname}"
+    elif module.startswith("ember.nn.functional"):
+        module = f"{_ns()}.nn.functional"
+    return qualname if module in ("", "builtins") else f"{module}.{qualname}"
 
 
 def _addindent(s: str, num_spaces: int) -> str:

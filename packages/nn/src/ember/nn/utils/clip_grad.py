@@ -20,9 +20,9 @@ def get_total_norm(tensors: Iterable[Tensor], norm_type: float = 2.0, error_if_n
                    foreach: bool | None = None) -> Tensor:
     """The `norm_type`-norm of all `tensors` together, as if concatenated into one vector."""
     tensors = _as_list(tensors)
+    norm_type = float(norm_type)  # first, as PyTorch's: a norm_type such as 'l2' fails even with no gradients
     if not tensors:
         return ea.tensor(0.0)
-    norm_type = float(norm_type)
     with ea.no_grad():
         if norm_type == math.inf:
             total = ea.stack([t.abs().max().to(ea.float64) for t in tensors]).max().to(tensors[0].dtype)
