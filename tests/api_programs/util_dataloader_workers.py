@@ -70,13 +70,15 @@ def main():
     loader = DataLoader(Squares(10), batch_size=4, num_workers=2)
     out = list(loader)
     print("map_workers", len(loader), [b["idx"].tolist() for b in out])
-    print("map_values", [b["x"].tolist() for b in out][-1], out[0]["x"].dtype, sorted({int(w) for b in out for w in b["worker"]}))
+    print("map_values", [b["x"].tolist() for b in out][-1], out[0]["x"].dtype,
+          sorted({int(w) for b in out for w in b["worker"]}))
 
     pl = DataLoader(Squares(6), batch_size=3, num_workers=2, persistent_workers=True, prefetch_factor=3)
     e1 = [b["idx"].tolist() for b in pl]
     e2 = [b["idx"].tolist() for b in pl]
     print("persistent", e1, e1 == e2, pl.persistent_workers, pl.prefetch_factor)
-    print("default_prefetch", DataLoader(Squares(2)).prefetch_factor, DataLoader(Squares(2), num_workers=2).prefetch_factor)
+    print("default_prefetch", DataLoader(Squares(2)).prefetch_factor,
+          DataLoader(Squares(2), num_workers=2).prefetch_factor)
 
     tagged = list(DataLoader(Tagged(), batch_size=None, num_workers=2, worker_init_fn=tag_worker))
     print("init_fn", sorted(tagged))
