@@ -125,3 +125,25 @@ def test_random_split_fractions_always_cover_the_dataset(n, weights):
     parts = random_split(Listed(range(n)), fracs, generator=E.Generator().manual_seed(n))
     assert sum(len(p) for p in parts) == n
     assert sorted(i for p in parts for i in p.indices) == list(range(n))
+
+
+def test_stack_dataset_getitems_batches_through_nested_getitems():
+    """PyTorch's StackDataset.__getitems__: tuples or dicts per index, a Subset column fetched in one call."""
+    calls = []
+
+    class Batched(Listed):
+        def __getitems__(self, idx):
+            calls.append(list(idx))
+            return [self[i] for i in idx]
+
+    st = StackDataset(Listed("abc"), Batched([10, 20, 30]))
+    assert st.__getitems__([2, 0]) == [("c", 30), ("a", 10)] and calls == [[2, 0]]
+    sd = StackDataset(x=Listed("abc"), y=Subset(Batched([1, 2, 3]), [2, 1, 0]))
+    assert sd.__getitems__([0, 1]) == [{"x": "a", "y": 3}, {"x": "b", "y": 2}]
+
+    class Short(Listed):
+        def __getitems__(self, idx):
+            return []
+
+    with pytest.raises(ValueError, match="Nested dataset's output size mismatch. Expected 2, got 0"):
+        StackDataset(Short("ab"), Listed("ab")).__getitems__([0, 1])

@@ -78,6 +78,24 @@ class StackDataset(Dataset):
             return {k: d[index] for k, d in self.datasets.items()}
         return tuple(d[index] for d in self.datasets)
 
+    def __getitems__(self, indices: list) -> list:
+        """A batch of samples, through each dataset's own `__getitems__` where it has one."""
+        named = isinstance(self.datasets, dict)
+        columns = {}
+        for key, d in (self.datasets.items() if named else enumerate(self.datasets)):
+            getitems = getattr(d, "__getitems__", None)
+            if callable(getitems):
+                items = getitems(indices)
+                if len(items) != len(indices):
+                    raise ValueError(f"Nested dataset's output size mismatch. Expected {len(indices)}, "
+                                     f"got {len(items)}")
+                columns[key] = items
+            else:
+                columns[key] = [d[i] for i in indices]
+        if named:
+            return [{k: col[j] for k, col in columns.items()} for j in range(len(indices))]
+        return [tuple(col[j] for col in columns.values()) for j in range(len(indices))]
+
     def __len__(self) -> int:
         return self._length
 
